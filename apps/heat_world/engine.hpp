@@ -1,0 +1,87 @@
+// Engines that step a heat world, and the registry step_world picks them from by name.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "world.hpp"
+
+namespace kiln::heat {
+
+// Told how many of the run's steps are complete. Engines call it now and then from whichever
+// thread they like, never from two threads at once, with counts that never decrease, and once
+// with the full count at the end. It must be cheap and must not throw.
+using progress_callback = std::function<void(unsigned steps_done)>;
+
+// What the user asked for, passed to every engine factory.
+struct engine_options {
+    std::string device;    // --device, else $KILN_DEVICE, else empty: the default device
+    unsigned threads = 0;  // --threads for host engines; 0 means every core
+};
+
+class engine {
+public:
+    virtual ~engine() = default;
+
+    virtual std::string_view name() const = 0;
+
+    // A line for --stats, e.g. "threads (8 threads)" or "resident on NVIDIA H100".
+    virtual std::string description() const { return std::string(name()); }
+
+    // Advances `w` by `steps` steps of `dt` with the update rule of the original program (see
+    // engine_reference.cpp), and advances w.t by dt once per step. `w` must satisfy
+    // check_world. progress may be empty.
+    virtual void run(world& w, float dt, unsigned steps, const progress_callback& progress) = 0;
+};
+
+struct engine_entry {
+    std::string name;
+    std::string summary;       // one line for --list-engines
+    bool uses_device = false;  // false: runs on the host and ignores --device
+    std::function<std::unique_ptr<engine>(const engine_options&)> create;
+    // How much this engine wants to be the default for these options: nullopt when it should
+    // not be chosen by default (say, no usable device matches options.device), otherwise a rank;
+    // the highest rank wins. The CPU engines rank low, so a GPU engine that ranks higher on a
+    // usable device becomes the default without step_world changing.
+    std::function<std::optional<int>(const engine_options&)> default_rank;
+};
+
+class engine_registry {
+public:
+    // Throws std::invalid_argument when the name is taken or the entry has no factory.
+    void add(engine_entry entry);
+
+    const engine_entry* find(std::string_view name) const;
+    // Throws std::invalid_argument naming the known engines when `name` is not one of them.
+    const engine_entry& at(std::string_view name) const;
+    const std::vector<engine_entry>& entries() const { return entries_; }
+
+    // The name of the engine with the highest default_rank for these options (the first added
+    // wins a tie). Throws std::runtime_error when no engine is a candidate.
+    std::string default_engine(const engine_options& options) const;
+
+    // at(name).create(options)
+    std::unique_ptr<engine> create(std::string_view name, const engine_options& options) const;
+
+private:
+    std::vector<engine_entry> entries_;
+};
+
+// Ranks of the host engines, for GPU engines to place themselves against.
+inline constexpr int reference_default_rank = 0;
+inline constexpr int threads_default_rank = 10;
+
+// The host engines.
+std::unique_ptr<engine> make_reference_engine();
+std::unique_ptr<engine> make_threads_engine(unsigned threads = 0);
+void register_host_engines(engine_registry& registry);
+
+// Every engine this build has: the host engines, and the kiln GPU engines once they exist
+// (their registration goes in engine_registry.cpp, next to the host engines').
+engine_registry make_engine_registry();
+
+}  // namespace kiln::heat

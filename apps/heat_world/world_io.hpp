@@ -1,0 +1,46 @@
+// Strict readers and byte-exact writers for the HPCEHeatWorldV0 text and binary formats.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "world.hpp"
+
+namespace kiln::heat {
+
+enum class world_format { text, binary };
+
+// A malformed world file. what() is one line that starts with the position, e.g.
+// "line 3: unknown cell flag 7 at x=2, y=0 (expected 0, 1 or 2)" or
+// "byte offset 61: input ends after 3 of 16 temperatures".
+class world_format_error : public std::runtime_error {
+public:
+    enum class position_kind { line, byte_offset };
+
+    world_format_error(position_kind kind, std::uint64_t position, const std::string& problem);
+
+    position_kind kind() const { return kind_; }
+    std::uint64_t position() const { return position_; }  // 1-based line or 0-based byte offset
+    const std::string& problem() const { return problem_; }  // what() without the position
+
+private:
+    position_kind kind_;
+    std::uint64_t position_;
+    std::string problem_;
+};
+
+// Reads one world in either format (the header says which). The whole input must be the world:
+// anything but whitespace after `End` is an error. Throws world_format_error; never allocates
+// more than a small multiple of the bytes actually read, whatever the header claims.
+world read_world(std::istream& in);
+world read_world(std::string_view bytes);
+
+// Writes exactly the bytes the original coursework program wrote for the same world.
+// Throws std::runtime_error when the stream fails.
+void write_world(std::ostream& out, const world& w, world_format format);
+std::string world_to_string(const world& w, world_format format);
+
+}  // namespace kiln::heat

@@ -1,0 +1,10 @@
+// kiln: everything in one include.
+#pragma once
+
+#include <kiln/error.hpp>
+#include <kiln/runtime/buffer.hpp>
+#include <kiln/runtime/cache.hpp>
+#include <kiln/runtime/device.hpp>
+#include <kiln/runtime/event.hpp>
+#include <kiln/runtime/program.hpp>
+#include <kiln/runtime/queue.hpp>

@@ -1,0 +1,26 @@
+// The compile cache: built programs kept in memory per process and on disk across processes.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+
+namespace kiln::program_cache {
+
+/// The disk cache's directory: KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else ~/.cache/kiln.
+/// Empty when the disk cache is off (KILN_CACHE_DIR set to an empty string, or no home).
+std::filesystem::path directory();
+
+/// Forgets the programs kept in memory (the disk cache stays), e.g. to measure a warm start.
+void clear_memory();
+
+struct statistics {
+    std::size_t memory_hits = 0;
+    std::size_t disk_hits = 0;
+    std::size_t compiles = 0;
+    std::size_t disk_rejected = 0;      ///< corrupt, truncated or mismatched entries rebuilt
+    std::size_t disk_write_failures = 0;  ///< entries that could not be stored (read-only dir...)
+};
+statistics stats();
+
+}  // namespace kiln::program_cache

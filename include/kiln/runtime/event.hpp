@@ -1,0 +1,72 @@
+// Events: completion of enqueued work, waiting, and profiling times.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace kiln {
+
+namespace detail {
+class event_impl;
+}
+
+enum class event_status { queued, submitted, running, complete };
+
+/// Device timestamps in nanoseconds (queue must have been created with profiling on).
+struct profiling_times {
+    std::uint64_t queued_ns = 0;
+    std::uint64_t submitted_ns = 0;
+    std::uint64_t started_ns = 0;
+    std::uint64_t ended_ns = 0;
+};
+
+/// A handle on enqueued work. A default-constructed event is already complete.
+class event {
+public:
+    event() = default;
+    explicit event(std::shared_ptr<detail::event_impl> impl) noexcept : impl_(std::move(impl)) {}
+
+    /// Blocks until the work is done; throws if it failed.
+    void wait() const;
+    event_status status() const;
+    bool done() const { return status() == event_status::complete; }
+    /// Waits, then reads the timestamps. Throws if the queue was not created with profiling.
+    profiling_times times() const;
+    /// Time from start to end on the device.
+    std::chrono::nanoseconds duration() const;
+
+    explicit operator bool() const noexcept { return impl_ != nullptr; }
+    const std::shared_ptr<detail::event_impl>& impl() const noexcept { return impl_; }
+
+private:
+    std::shared_ptr<detail::event_impl> impl_;
+};
+
+/// The events an operation must wait for: none, one, or any number.
+class wait_list {
+public:
+    wait_list() = default;
+    wait_list(const event& e) {  // NOLINT(google-explicit-constructor): lets a lone event stand in
+        if (e) events_.push_back(e);
+    }
+    wait_list(std::initializer_list<event> events);
+    wait_list(std::span<const event> events);
+    wait_list(const std::vector<event>& events) : wait_list(std::span<const event>(events)) {}
+
+    std::span<const event> events() const noexcept { return events_; }
+    bool empty() const noexcept { return events_.empty(); }
+
+private:
+    std::vector<event> events_;
+};
+
+void wait_for_all(std::span<const event> events);
+inline void wait_for_all(std::initializer_list<event> events) {
+    wait_for_all(std::span<const event>(events.begin(), events.size()));
+}
+
+}  // namespace kiln

@@ -1,0 +1,261 @@
+// Programs (sources built for one device, through the compile cache) and kernel launches.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <concepts>
+#include <cstddef>
+#include <cstring>
+#include <filesystem>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <kiln/runtime/buffer.hpp>
+#include <kiln/runtime/device.hpp>
+#include <kiln/runtime/event.hpp>
+#include <kiln/runtime/queue.hpp>
+
+namespace kiln {
+
+namespace detail {
+class program_impl;
+class kernel_impl;
+}  // namespace detail
+
+class kernel;
+template <class... Params>
+class typed_kernel;
+
+/// Where a program's binary came from.
+enum class program_origin { compiled, memory_cache, disk_cache };
+
+/// A program: one or more sources (device functions, constants and kernels, like a module)
+/// built for one device. Construction goes through the compile cache; a failed build throws
+/// build_error carrying the log.
+class program {
+public:
+    program(const kiln::device& dev, std::string_view source, std::string_view options = {});
+    program(const kiln::device& dev, std::vector<std::string> sources, std::string_view options = {});
+
+    /// Sources read from files, looked up as given, then in each directory of KILN_KERNEL_PATH
+    /// (':'-separated), the current directory, and the executable's directory and its kernels/.
+    static program from_files(const kiln::device& dev, const std::vector<std::filesystem::path>& files,
+                              std::string_view options = {});
+    static program from_file(const kiln::device& dev, const std::filesystem::path& file,
+                             std::string_view options = {}) {
+        return from_files(dev, {file}, options);
+    }
+
+    class kernel kernel(std::string_view name) const;
+    template <class... Params>
+    class typed_kernel<Params...> kernel(std::string_view name) const;
+
+    std::vector<std::string> kernel_names() const;
+    const kiln::device& device() const noexcept { return device_; }
+    program_origin origin() const noexcept { return origin_; }
+    /// Time to produce the program: compiling, or loading a cached binary.
+    std::chrono::nanoseconds build_time() const noexcept { return build_time_; }
+
+private:
+    kiln::device device_;
+    std::shared_ptr<detail::program_impl> impl_;
+    program_origin origin_ = program_origin::compiled;
+    std::chrono::nanoseconds build_time_{0};
+};
+
+/// Resolves a kernel file name the way program::from_files does; throws if not found, naming
+/// every directory searched.
+std::filesystem::path find_kernel_file(const std::filesystem::path& file);
+
+/// A local-memory (work-group shared) allocation of n elements of T, passed as a kernel argument.
+template <class T>
+struct local {
+    explicit local(std::size_t count) : n(count) {}
+    std::size_t n;
+    std::size_t bytes() const { return n * sizeof(T); }
+};
+
+/// A 1-, 2- or 3-D range of work-items: {n}, {x, y} or {x, y, z}.
+class range {
+public:
+    range() = default;
+    range(std::size_t x) : sizes_{x, 1, 1}, dims_(1) {}  // NOLINT: a size is a 1-D range
+    range(std::initializer_list<std::size_t> sizes);
+    std::size_t dims() const noexcept { return dims_; }
+    std::size_t operator[](std::size_t i) const noexcept { return sizes_[i]; }
+    bool empty() const noexcept { return dims_ == 0; }
+    std::size_t total() const noexcept { return sizes_[0] * sizes_[1] * sizes_[2]; }
+    std::string to_string() const;
+
+private:
+    std::array<std::size_t, 3> sizes_{1, 1, 1};
+    std::size_t dims_ = 0;
+};
+
+namespace detail {
+
+/// One kernel argument as it travels to the backend.
+struct kernel_argument {
+    enum class kind { scalar, buffer, local };
+    kind what = kind::scalar;
+    std::array<std::byte, 64> scalar_bytes{};  ///< value bytes for scalars
+    std::size_t size = 0;                       ///< scalar size, or local bytes
+    std::shared_ptr<memory_impl> memory;        ///< the buffer's memory, held by the launch
+    kiln::device buffer_device;
+    access buffer_mode = access::inout;
+};
+
+template <class T>
+kernel_argument make_argument(const T& value) {
+    kernel_argument arg;
+    if constexpr (requires { value.storage(); typename T::value_type; T::mode; }) {
+        arg.what = kernel_argument::kind::buffer;
+        arg.memory = value.storage().shared_memory();
+        arg.buffer_device = value.device();
+        arg.buffer_mode = T::mode;
+        arg.size = value.bytes();
+    } else if constexpr (requires { value.n; value.bytes(); }) {
+        arg.what = kernel_argument::kind::local;
+        arg.size = value.bytes();
+    } else {
+        static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 64,
+                      "kernel arguments are buffers, kiln::local<T>(n), or trivially copyable "
+                      "values of at most 64 bytes");
+        arg.what = kernel_argument::kind::scalar;
+        arg.size = sizeof(T);
+        std::memcpy(arg.scalar_bytes.data(), &value, sizeof(T));
+    }
+    return arg;
+}
+
+}  // namespace detail
+
+/// A kernel with its arguments bound, ready to launch.
+class bound_kernel {
+public:
+    bound_kernel(std::shared_ptr<detail::kernel_impl> kernel, std::vector<detail::kernel_argument> args);
+    /// Enqueues the kernel over `global` work-items in groups of `local` (empty: the
+    /// implementation chooses), after the events in `after`. The geometry is checked first.
+    event launch(const queue& q, const range& global, const range& local = {},
+                 const range& offset = {}, const wait_list& after = {}) const;
+
+private:
+    std::shared_ptr<detail::kernel_impl> kernel_;
+    std::vector<detail::kernel_argument> args_;
+};
+
+/// A kernel by name. Call it with its arguments to bind them: arity and argument kinds are
+/// checked against the kernel's signature (as far as the platform reports it).
+class kernel {
+public:
+    kernel(std::shared_ptr<detail::program_impl> program, std::string_view name);
+
+    template <class... Args>
+    bound_kernel operator()(const Args&... args) const {
+        return bind({detail::make_argument(args)...});
+    }
+    bound_kernel bind(std::vector<detail::kernel_argument> args) const;
+
+    const std::string& name() const;
+    std::size_t parameter_count() const;
+    /// The largest work-group this kernel can be launched with on its device.
+    std::size_t max_work_group_size() const;
+
+private:
+    std::shared_ptr<detail::program_impl> program_;  // keeps the program alive
+    std::shared_ptr<detail::kernel_impl> impl_;
+};
+
+/// Parameter declarations for typed kernels: which buffers a parameter accepts is checked at
+/// compile time; scalars are any other type, converted to exactly that type.
+namespace param {
+template <class T>
+struct in {};  ///< kernel reads: accepts buffer<T, in> and buffer<T, inout>
+template <class T>
+struct out {};  ///< kernel writes: accepts buffer<T, out> and buffer<T, inout>
+template <class T>
+struct inout {};  ///< kernel reads and writes: accepts buffer<T, inout>
+template <class T>
+struct local {};  ///< accepts kiln::local<T>
+}  // namespace param
+
+namespace detail {
+template <class Param, class Arg>
+struct accepts : std::false_type {};
+template <class T, access A>
+struct accepts<param::in<T>, buffer<T, A>> : std::bool_constant<A != access::out> {};
+template <class T, access A>
+struct accepts<param::in<T>, single<T, A>> : std::bool_constant<A != access::out> {};
+template <class T, access A>
+struct accepts<param::out<T>, buffer<T, A>> : std::bool_constant<A != access::in> {};
+template <class T, access A>
+struct accepts<param::out<T>, single<T, A>> : std::bool_constant<A != access::in> {};
+template <class T>
+struct accepts<param::inout<T>, buffer<T, access::inout>> : std::true_type {};
+template <class T>
+struct accepts<param::inout<T>, single<T, access::inout>> : std::true_type {};
+template <class T>
+struct accepts<param::local<T>, kiln::local<T>> : std::true_type {};
+
+template <class P>
+inline constexpr bool is_memory_param = false;
+template <class T>
+inline constexpr bool is_memory_param<param::in<T>> = true;
+template <class T>
+inline constexpr bool is_memory_param<param::out<T>> = true;
+template <class T>
+inline constexpr bool is_memory_param<param::inout<T>> = true;
+template <class T>
+inline constexpr bool is_memory_param<param::local<T>> = true;
+
+template <class Param, class Arg>
+constexpr bool argument_fits() {
+    if constexpr (is_memory_param<Param>)
+        return accepts<Param, std::remove_cvref_t<Arg>>::value;
+    else
+        return std::convertible_to<Arg, Param>;
+}
+
+template <class Param, class Arg>
+concept argument_for = argument_fits<Param, Arg>();
+
+template <class Param, class Arg>
+auto as_parameter(const Arg& arg) {
+    if constexpr (is_memory_param<Param>) {
+        return make_argument(arg);
+    } else {
+        return make_argument(static_cast<Param>(arg));
+    }
+}
+}  // namespace detail
+
+/// A kernel whose C++ signature is declared, e.g.
+/// `typed_kernel<param::in<float>, param::out<float>, unsigned>`: passing an `in` buffer where
+/// the kernel writes does not compile.
+template <class... Params>
+class typed_kernel {
+public:
+    explicit typed_kernel(class kernel k) : kernel_(std::move(k)) {}
+
+    template <class... Args>
+        requires(sizeof...(Args) == sizeof...(Params) && (detail::argument_for<Params, Args> && ...))
+    bound_kernel operator()(const Args&... args) const {
+        return kernel_.bind({detail::as_parameter<Params>(args)...});
+    }
+    const class kernel& untyped() const noexcept { return kernel_; }
+
+private:
+    class kernel kernel_;
+};
+
+template <class... Params>
+typed_kernel<Params...> program::kernel(std::string_view name) const {
+    return typed_kernel<Params...>(kernel(name));
+}
+
+}  // namespace kiln

@@ -1,0 +1,48 @@
+// Command queues: where copies and launches are ordered (or not) and profiled.
+#pragma once
+
+#include <memory>
+
+#include <kiln/runtime/device.hpp>
+#include <kiln/runtime/event.hpp>
+
+namespace kiln {
+
+namespace detail {
+class queue_impl;
+}
+
+struct queue_options {
+    /// Commands may run in any order that their wait lists allow.
+    bool out_of_order = false;
+    /// Events carry device timestamps (event::times()).
+    bool profiling = false;
+};
+
+inline constexpr queue_options in_order{};
+inline constexpr queue_options profiled{.out_of_order = false, .profiling = true};
+inline constexpr queue_options out_of_order{.out_of_order = true, .profiling = false};
+
+class queue {
+public:
+    explicit queue(const kiln::device& dev, queue_options options = {});
+
+    const kiln::device& device() const noexcept { return device_; }
+    const queue_options& options() const noexcept { return options_; }
+
+    /// Submits everything enqueued so far without waiting.
+    void flush() const;
+    /// Waits until everything enqueued so far has completed.
+    void finish() const;
+    /// An event that completes when the given events (or, with none, all earlier work) have.
+    event marker(const wait_list& after = {}) const;
+
+    detail::queue_impl& impl() const noexcept { return *impl_; }
+
+private:
+    kiln::device device_;
+    queue_options options_;
+    std::shared_ptr<detail::queue_impl> impl_;
+};
+
+}  // namespace kiln

@@ -1,0 +1,156 @@
+// The backend interface: what OpenCL and CUDA each provide beneath kiln's public API.
+//
+// A backend enumerates devices. A device allocates memory, creates queues and builds programs
+// from OpenCL C sources (the CUDA backend translates them for NVRTC). Queues order copies, fills
+// and kernel launches and return events. Every method reports failure by throwing kiln::error
+// (or a subclass) built through detail::throw_api_error, so the public layer never sees a raw
+// status code. Everything here is abstract; each backend's concrete classes are `final` and
+// marked `override`, so the compiler checks that a backend implements all of it.
+//
+// Threading: devices and programs may be used from several threads; a queue from one thread at
+// a time (like the public kiln::queue), except that events may be waited on from any thread.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <kiln/error.hpp>
+#include <kiln/runtime/device.hpp>
+#include <kiln/runtime/event.hpp>
+#include <kiln/runtime/program.hpp>
+#include <kiln/runtime/queue.hpp>
+
+namespace kiln::detail {
+
+class event_impl {
+public:
+    virtual ~event_impl() = default;
+    /// Blocks until complete; throws if the command failed.
+    virtual void wait() = 0;
+    virtual event_status status() = 0;
+    /// Device timestamps in ns; throws invalid_argument_error if the queue had no profiling.
+    virtual profiling_times times() = 0;
+};
+
+/// Device memory of a fixed size in bytes.
+class memory_impl {
+public:
+    virtual ~memory_impl() = default;
+    virtual std::size_t size_bytes() const noexcept = 0;
+};
+
+/// What the kernel's declaration says about one parameter, used to check arguments.
+struct parameter_info {
+    enum class address_space { global, constant, local, private_ };
+    address_space space = address_space::private_;
+    std::string type_name;   ///< as declared, e.g. "float*", "uint", "float4"
+    std::string name;        ///< the parameter's name, where known
+    bool pointee_const = false;
+};
+
+class kernel_impl {
+public:
+    virtual ~kernel_impl() = default;
+    virtual const std::string& name() const noexcept = 0;
+    virtual std::size_t parameter_count() const = 0;
+    /// Per-parameter details where the backend knows them (OpenCL: kernel argument info; CUDA:
+    /// kiln's own parse of the source); empty when it does not.
+    virtual const std::vector<parameter_info>& parameters() const = 0;
+    /// The largest work-group size this kernel can launch with on its device.
+    virtual std::size_t max_work_group_size() const = 0;
+};
+
+/// Launch geometry after the public layer has validated it. local[i] == 0 in every dimension
+/// means the backend chooses.
+struct launch_geometry {
+    std::size_t dims = 1;
+    std::array<std::size_t, 3> global{1, 1, 1};
+    std::array<std::size_t, 3> local{0, 0, 0};
+    std::array<std::size_t, 3> offset{0, 0, 0};
+};
+
+using event_list = std::span<const event>;
+
+class queue_impl {
+public:
+    virtual ~queue_impl() = default;
+    virtual std::shared_ptr<event_impl> write(memory_impl& dst, std::size_t dst_offset, const void* src,
+                                              std::size_t bytes, event_list after, bool blocking) = 0;
+    virtual std::shared_ptr<event_impl> read(memory_impl& src, std::size_t src_offset, void* dst,
+                                             std::size_t bytes, event_list after, bool blocking) = 0;
+    virtual std::shared_ptr<event_impl> copy(memory_impl& src, std::size_t src_offset, memory_impl& dst,
+                                             std::size_t dst_offset, std::size_t bytes,
+                                             event_list after) = 0;
+    /// Repeats a pattern of 1, 2, 4, 8, 16, 32, 64 or 128 bytes over `bytes` bytes (a multiple
+    /// of the pattern size) starting at `offset`.
+    virtual std::shared_ptr<event_impl> fill(memory_impl& dst, std::size_t offset, const void* pattern,
+                                             std::size_t pattern_size, std::size_t bytes,
+                                             event_list after) = 0;
+    /// Arguments have been checked against the kernel's parameters; buffers are on this
+    /// queue's device.
+    virtual std::shared_ptr<event_impl> launch(kernel_impl& kernel, const launch_geometry& geometry,
+                                               std::span<const kernel_argument> args,
+                                               event_list after) = 0;
+    virtual std::shared_ptr<event_impl> marker(event_list after) = 0;
+    virtual void flush() = 0;
+    virtual void finish() = 0;
+};
+
+class program_impl {
+public:
+    virtual ~program_impl() = default;
+    /// Throws kiln::error naming the kernel when the program has none of that name.
+    virtual std::shared_ptr<kernel_impl> create_kernel(const std::string& name) = 0;
+    virtual std::vector<std::string> kernel_names() = 0;
+    /// The device binary, as the disk cache stores it and device_impl::load accepts it.
+    virtual std::vector<std::byte> binary() = 0;
+};
+
+class device_impl {
+public:
+    virtual ~device_impl() = default;
+    virtual const device_properties& properties() const noexcept = 0;
+    /// What besides device name and sources decides the binary: driver and compiler versions.
+    /// Part of every compile-cache key.
+    virtual std::string compiler_identity() const = 0;
+    virtual std::unique_ptr<queue_impl> create_queue(const queue_options& options) = 0;
+    /// Throws out_of_memory_error naming the request and the device's limits.
+    virtual std::unique_ptr<memory_impl> allocate(std::size_t bytes, access mode) = 0;
+    /// Builds OpenCL C sources (concatenated in order, as one translation unit); throws
+    /// build_error with the full log on failure.
+    virtual std::unique_ptr<program_impl> build(std::span<const std::string> sources,
+                                                const std::string& options) = 0;
+    /// Loads a binary produced by program_impl::binary(); nullptr if the device rejects it
+    /// (the caller then rebuilds from source).
+    virtual std::unique_ptr<program_impl> load(std::span<const std::byte> binary,
+                                               const std::string& options) = 0;
+};
+
+class backend {
+public:
+    virtual ~backend() = default;
+    virtual backend_kind kind() const noexcept = 0;
+    /// The backend's devices; empty when its driver or platform is missing.
+    virtual std::vector<std::shared_ptr<device_impl>> devices() = 0;
+};
+
+std::unique_ptr<backend> make_opencl_backend();
+/// nullptr when kiln was built without the CUDA backend.
+std::unique_ptr<backend> make_cuda_backend();
+
+/// The single way a backend reports a failed call: builds the right kiln::error subclass.
+[[noreturn]] void throw_api_error(const char* call, long long code, const char* code_name,
+                                  const std::string& detail,
+                                  std::source_location where = std::source_location::current());
+
+/// Host-side waiting for events of other backends or contexts, which a backend cannot put
+/// into its own wait lists.
+void wait_on_host(event_list events);
+
+}  // namespace kiln::detail

@@ -1,0 +1,152 @@
+// OpenCL platforms and devices: enumeration, properties, contexts and memory.
+#include <algorithm>
+#include <sstream>
+#include <variant>
+
+#include "backend/opencl/opencl_objects.hpp"
+
+namespace kiln::detail::opencl {
+namespace {
+
+std::string device_string(cl_device_id device, cl_device_info name, const char* call = "clGetDeviceInfo") {
+    return get_info_string(clGetDeviceInfo, device, name, call);
+}
+
+template <class T>
+T device_value(cl_device_id device, cl_device_info name) {
+    return get_info<T>(clGetDeviceInfo, device, name, "clGetDeviceInfo");
+}
+
+// One table of (query, destination) rows fills the properties; the destination's type picks
+// the OpenCL value type to read (cl_uint, cl_ulong or a string).
+using property_target = std::variant<std::string device_properties::*, unsigned device_properties::*,
+                                     std::uint64_t device_properties::*>;
+struct property_query {
+    cl_device_info name;
+    property_target target;
+};
+
+const property_query property_queries[] = {
+    {CL_DEVICE_NAME, &device_properties::name},
+    {CL_DEVICE_VENDOR, &device_properties::vendor},
+    {CL_DEVICE_VERSION, &device_properties::api_version},
+    {CL_DRIVER_VERSION, &device_properties::driver_version},
+    {CL_DEVICE_OPENCL_C_VERSION, &device_properties::compiler},
+    {CL_DEVICE_ADDRESS_BITS, &device_properties::address_bits},
+    {CL_DEVICE_GLOBAL_MEM_SIZE, &device_properties::global_memory_bytes},
+    {CL_DEVICE_LOCAL_MEM_SIZE, &device_properties::local_memory_bytes},
+    {CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, &device_properties::constant_memory_bytes},
+    {CL_DEVICE_MAX_MEM_ALLOC_SIZE, &device_properties::max_allocation_bytes},
+    {CL_DEVICE_MAX_COMPUTE_UNITS, &device_properties::compute_units},
+    {CL_DEVICE_MAX_CLOCK_FREQUENCY, &device_properties::clock_mhz},
+};
+
+device_properties read_properties(cl_platform_id platform, cl_device_id device) {
+    device_properties props;
+    props.backend = backend_kind::opencl;
+    for (const auto& query : property_queries) {
+        std::visit(
+            [&](auto member) {
+                using value = std::remove_reference_t<decltype(props.*member)>;
+                if constexpr (std::is_same_v<value, std::string>)
+                    props.*member = device_string(device, query.name);
+                else if constexpr (std::is_same_v<value, unsigned>)
+                    props.*member = device_value<cl_uint>(device, query.name);
+                else
+                    props.*member = device_value<cl_ulong>(device, query.name);
+            },
+            query.target);
+    }
+    props.platform = get_info_string(clGetPlatformInfo, platform, CL_PLATFORM_NAME, "clGetPlatformInfo");
+    auto type = device_value<cl_device_type>(device, CL_DEVICE_TYPE);
+    props.type = (type & CL_DEVICE_TYPE_GPU)           ? device_type::gpu
+                 : (type & CL_DEVICE_TYPE_CPU)         ? device_type::cpu
+                 : (type & CL_DEVICE_TYPE_ACCELERATOR) ? device_type::accelerator
+                                                       : device_type::other;
+    props.max_work_group_size = device_value<std::size_t>(device, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+    auto dims = device_value<cl_uint>(device, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS);
+    std::vector<std::size_t> sizes(std::max<cl_uint>(dims, 3), 1);
+    check(clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof(std::size_t) * dims, sizes.data(), nullptr),
+          "clGetDeviceInfo");
+    std::copy_n(sizes.begin(), 3, props.max_work_item_sizes.begin());
+    // The query answers in bits.
+    props.memory_base_alignment_bytes = device_value<cl_uint>(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8;
+    props.double_precision = device_value<cl_device_fp_config>(device, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
+    props.unified_memory = device_value<cl_bool>(device, CL_DEVICE_HOST_UNIFIED_MEMORY) == CL_TRUE;
+    std::istringstream extensions(device_string(device, CL_DEVICE_EXTENSIONS));
+    for (std::string ext; extensions >> ext;) props.extensions.push_back(ext);
+    return props;
+}
+
+class opencl_backend final : public backend {
+public:
+    backend_kind kind() const noexcept override { return backend_kind::opencl; }
+
+    std::vector<std::shared_ptr<device_impl>> devices() override {
+        std::vector<std::shared_ptr<device_impl>> found;
+        cl_uint platform_count = 0;
+        // No ICD or no platform: the backend simply has no devices.
+        if (clGetPlatformIDs(0, nullptr, &platform_count) != CL_SUCCESS || platform_count == 0) return found;
+        std::vector<cl_platform_id> platforms(platform_count);
+        check(clGetPlatformIDs(platform_count, platforms.data(), nullptr), "clGetPlatformIDs");
+        for (auto platform : platforms) {
+            cl_uint device_count = 0;
+            if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &device_count) != CL_SUCCESS) continue;
+            std::vector<cl_device_id> ids(device_count);
+            check(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, device_count, ids.data(), nullptr), "clGetDeviceIDs");
+            for (auto id : ids) found.push_back(std::make_shared<opencl_device>(platform, id));
+        }
+        return found;
+    }
+};
+
+}  // namespace
+
+opencl_device::opencl_device(cl_platform_id platform, cl_device_id device)
+    : platform_(platform), device_(device), properties_(read_properties(platform, device)) {}
+
+std::string opencl_device::compiler_identity() const {
+    return properties_.platform + " | " + properties_.api_version + " | " + properties_.driver_version + " | " +
+           properties_.compiler;
+}
+
+cl_context opencl_device::context() {
+    std::call_once(context_once_, [&] {
+        cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform_), 0};
+        cl_int status = CL_SUCCESS;
+        context_ = context_handle(clCreateContext(props, 1, &device_, nullptr, nullptr, &status));
+        check(status, "clCreateContext", properties_.name);
+    });
+    return context_.get();
+}
+
+std::unique_ptr<queue_impl> opencl_device::create_queue(const queue_options& options) {
+    return std::make_unique<opencl_queue>(*this, options);
+}
+
+std::unique_ptr<memory_impl> opencl_device::allocate(std::size_t bytes, access mode) {
+    auto out_of_memory = [&](cl_int status, const char* name) {
+        return out_of_memory_error("clCreateBuffer", status, name, bytes, properties_.max_allocation_bytes,
+                                   properties_.global_memory_bytes, properties_.name);
+    };
+    // Checked here because drivers differ: some fail at once, some only at first use.
+    if (bytes > properties_.max_allocation_bytes) throw out_of_memory(CL_INVALID_BUFFER_SIZE, "CL_INVALID_BUFFER_SIZE");
+    cl_mem_flags flags = mode == access::in ? CL_MEM_READ_ONLY : mode == access::out ? CL_MEM_WRITE_ONLY : CL_MEM_READ_WRITE;
+    cl_int status = CL_SUCCESS;
+    mem_handle mem(clCreateBuffer(context(), flags, bytes, nullptr, &status));
+    switch (status) {
+        case CL_SUCCESS: break;
+        case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+        case CL_OUT_OF_RESOURCES:
+        case CL_OUT_OF_HOST_MEMORY:
+        case CL_INVALID_BUFFER_SIZE: throw out_of_memory(status, error_name(status));
+        default: check(status, "clCreateBuffer");
+    }
+    return std::make_unique<opencl_memory>(std::move(mem), bytes);
+}
+
+}  // namespace kiln::detail::opencl
+
+namespace kiln::detail {
+std::unique_ptr<backend> make_opencl_backend() { return std::make_unique<opencl::opencl_backend>(); }
+}  // namespace kiln::detail

@@ -1,0 +1,216 @@
+// OpenCL programs and kernels: building from source, binaries for the cache, parameter info.
+#include <cstring>
+
+#include "backend/opencl/opencl_objects.hpp"
+
+namespace kiln::detail::opencl {
+namespace {
+
+// Argument info lets kiln check kernel arguments before enqueueing; it costs nothing at run time.
+constexpr const char* always_on_options = " -cl-kernel-arg-info";
+
+std::string build_log(cl_program program, cl_device_id device) {
+    return get_info_string(clGetProgramBuildInfo, program, CL_PROGRAM_BUILD_LOG, "clGetProgramBuildInfo", device);
+}
+
+/// Parameter descriptions of one kernel, or nothing when the platform does not keep them.
+std::vector<parameter_info> read_parameters(cl_kernel kernel) {
+    auto count = get_info<cl_uint>(clGetKernelInfo, kernel, CL_KERNEL_NUM_ARGS, "clGetKernelInfo");
+    std::vector<parameter_info> params;
+    for (cl_uint i = 0; i < count; ++i) {
+        cl_kernel_arg_address_qualifier address = 0;
+        if (clGetKernelArgInfo(kernel, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address, &address, nullptr) != CL_SUCCESS)
+            return {};
+        parameter_info param;
+        switch (address) {
+            case CL_KERNEL_ARG_ADDRESS_GLOBAL: param.space = parameter_info::address_space::global; break;
+            case CL_KERNEL_ARG_ADDRESS_CONSTANT: param.space = parameter_info::address_space::constant; break;
+            case CL_KERNEL_ARG_ADDRESS_LOCAL: param.space = parameter_info::address_space::local; break;
+            default: param.space = parameter_info::address_space::private_;
+        }
+        param.type_name = get_info_string(clGetKernelArgInfo, kernel, CL_KERNEL_ARG_TYPE_NAME, "clGetKernelArgInfo", i);
+        param.name = get_info_string(clGetKernelArgInfo, kernel, CL_KERNEL_ARG_NAME, "clGetKernelArgInfo", i);
+        auto qualifiers = get_info<cl_kernel_arg_type_qualifier>(clGetKernelArgInfo, kernel,
+                                                                 CL_KERNEL_ARG_TYPE_QUALIFIER, "clGetKernelArgInfo", i);
+        // constant memory is read-only even when not declared const.
+        param.pointee_const = (qualifiers & CL_KERNEL_ARG_TYPE_CONST) != 0 ||
+                              param.space == parameter_info::address_space::constant;
+        params.push_back(std::move(param));
+    }
+    return params;
+}
+
+std::vector<std::string> split_kernel_names(const std::string& joined) {
+    std::vector<std::string> names;
+    std::size_t start = 0;
+    while (start < joined.size()) {
+        auto end = joined.find(';', start);
+        if (end == std::string::npos) end = joined.size();
+        if (end > start) names.push_back(joined.substr(start, end - start));
+        start = end + 1;
+    }
+    return names;
+}
+
+// The cached payload keeps the parameter descriptions beside the device binary: binaries loaded
+// back do not always carry argument info, and checks must not depend on where a program came from.
+class payload_writer {
+public:
+    void u64(std::uint64_t v) {
+        for (int i = 0; i < 8; ++i) bytes_.push_back(static_cast<std::byte>((v >> (8 * i)) & 0xff));
+    }
+    void text(const std::string& s) {
+        u64(s.size());
+        raw(s.data(), s.size());
+    }
+    void raw(const void* data, std::size_t size) {
+        const auto* p = static_cast<const std::byte*>(data);
+        bytes_.insert(bytes_.end(), p, p + size);
+    }
+    std::vector<std::byte> take() { return std::move(bytes_); }
+
+private:
+    std::vector<std::byte> bytes_;
+};
+
+class payload_reader {
+public:
+    explicit payload_reader(std::span<const std::byte> bytes) : rest_(bytes) {}
+    bool u64(std::uint64_t& v) {
+        if (rest_.size() < 8) return false;
+        v = 0;
+        for (int i = 0; i < 8; ++i) v |= std::uint64_t(rest_[i]) << (8 * i);
+        rest_ = rest_.subspan(8);
+        return true;
+    }
+    bool text(std::string& s) {
+        std::uint64_t size = 0;
+        if (!u64(size) || rest_.size() < size) return false;
+        s.assign(reinterpret_cast<const char*>(rest_.data()), size);
+        rest_ = rest_.subspan(size);
+        return true;
+    }
+    std::span<const std::byte> rest() const { return rest_; }
+
+private:
+    std::span<const std::byte> rest_;
+};
+
+constexpr std::uint64_t payload_magic = 0x314c434e4c494bull;  // "KILNCL1"
+
+}  // namespace
+
+std::unique_ptr<program_impl> opencl_device::build(std::span<const std::string> sources, const std::string& options) {
+    std::vector<const char*> texts;
+    std::vector<std::size_t> lengths;
+    for (const auto& source : sources) {
+        texts.push_back(source.data());
+        lengths.push_back(source.size());
+    }
+    cl_int status = CL_SUCCESS;
+    program_handle program(clCreateProgramWithSource(context(), static_cast<cl_uint>(texts.size()), texts.data(),
+                                                     lengths.data(), &status));
+    check(status, "clCreateProgramWithSource");
+    const std::string full_options = options + always_on_options;
+    status = clBuildProgram(program.get(), 1, &device_, full_options.c_str(), nullptr, nullptr);
+    if (status != CL_SUCCESS) {
+        std::string log;
+        try {
+            log = build_log(program.get(), device_);
+        } catch (const error&) {
+            log = "(no build log available)";
+        }
+        throw build_error("clBuildProgram", status, error_name(status),
+                          "device " + properties_.name + " (options \"" + options + "\"):\n" + log);
+    }
+    return std::make_unique<opencl_program>(*this, std::move(program), std::map<std::string, std::vector<parameter_info>>{});
+}
+
+std::unique_ptr<program_impl> opencl_device::load(std::span<const std::byte> payload, const std::string& options) {
+    payload_reader in(payload);
+    std::uint64_t magic = 0, kernel_count = 0;
+    if (!in.u64(magic) || magic != payload_magic || !in.u64(kernel_count)) return nullptr;
+    std::map<std::string, std::vector<parameter_info>> parameters;
+    for (std::uint64_t k = 0; k < kernel_count; ++k) {
+        std::string name;
+        std::uint64_t count = 0;
+        if (!in.text(name) || !in.u64(count)) return nullptr;
+        auto& params = parameters[name];
+        for (std::uint64_t i = 0; i < count; ++i) {
+            parameter_info param;
+            std::uint64_t space = 0, is_const = 0;
+            if (!in.u64(space) || space > 3 || !in.u64(is_const) || !in.text(param.type_name) || !in.text(param.name))
+                return nullptr;
+            param.space = static_cast<parameter_info::address_space>(space);
+            param.pointee_const = is_const != 0;
+            params.push_back(std::move(param));
+        }
+    }
+    auto binary = in.rest();
+    const auto* data = reinterpret_cast<const unsigned char*>(binary.data());
+    std::size_t size = binary.size();
+    cl_int binary_status = CL_SUCCESS, status = CL_SUCCESS;
+    program_handle program(clCreateProgramWithBinary(context(), 1, &device_, &size, &data, &binary_status, &status));
+    if (status != CL_SUCCESS || binary_status != CL_SUCCESS) return nullptr;
+    const std::string full_options = options + always_on_options;
+    if (clBuildProgram(program.get(), 1, &device_, full_options.c_str(), nullptr, nullptr) != CL_SUCCESS) return nullptr;
+    return std::make_unique<opencl_program>(*this, std::move(program), std::move(parameters));
+}
+
+opencl_program::opencl_program(opencl_device& device, program_handle program,
+                               std::map<std::string, std::vector<parameter_info>> parameters)
+    : device_(device), program_(std::move(program)), parameters_(std::move(parameters)) {
+    if (!parameters_.empty()) return;
+    for (const auto& name : kernel_names()) {
+        cl_int status = CL_SUCCESS;
+        kernel_handle kernel(clCreateKernel(program_.get(), name.c_str(), &status));
+        check(status, "clCreateKernel", name);
+        parameters_[name] = read_parameters(kernel.get());
+    }
+}
+
+std::vector<std::string> opencl_program::kernel_names() {
+    return split_kernel_names(get_info_string(clGetProgramInfo, program_.get(), CL_PROGRAM_KERNEL_NAMES, "clGetProgramInfo"));
+}
+
+std::shared_ptr<kernel_impl> opencl_program::create_kernel(const std::string& name) {
+    cl_int status = CL_SUCCESS;
+    kernel_handle kernel(clCreateKernel(program_.get(), name.c_str(), &status));
+    if (status == CL_INVALID_KERNEL_NAME) {
+        std::string known;
+        for (const auto& k : kernel_names()) known += (known.empty() ? "" : ", ") + k;
+        check(status, "clCreateKernel", "no kernel named '" + name + "' in the program (it has: " + known + ")");
+    }
+    check(status, "clCreateKernel", name);
+    auto count = get_info<cl_uint>(clGetKernelInfo, kernel.get(), CL_KERNEL_NUM_ARGS, "clGetKernelInfo");
+    auto group = get_info<std::size_t>(clGetKernelWorkGroupInfo, kernel.get(), CL_KERNEL_WORK_GROUP_SIZE,
+                                       "clGetKernelWorkGroupInfo", device_.id());
+    auto found = parameters_.find(name);
+    auto params = found != parameters_.end() ? found->second : std::vector<parameter_info>{};
+    return std::make_shared<opencl_kernel>(std::move(kernel), name, std::move(params), count, group);
+}
+
+std::vector<std::byte> opencl_program::binary() {
+    auto size = get_info<std::size_t>(clGetProgramInfo, program_.get(), CL_PROGRAM_BINARY_SIZES, "clGetProgramInfo");
+    std::vector<unsigned char> binary(size);
+    unsigned char* destination = binary.data();
+    check(clGetProgramInfo(program_.get(), CL_PROGRAM_BINARIES, sizeof destination, &destination, nullptr),
+          "clGetProgramInfo");
+    payload_writer out;
+    out.u64(payload_magic);
+    out.u64(parameters_.size());
+    for (const auto& [name, params] : parameters_) {
+        out.text(name);
+        out.u64(params.size());
+        for (const auto& param : params) {
+            out.u64(static_cast<std::uint64_t>(param.space));
+            out.u64(param.pointee_const ? 1 : 0);
+            out.text(param.type_name);
+            out.text(param.name);
+        }
+    }
+    out.raw(binary.data(), binary.size());
+    return out.take();
+}
+
+}  // namespace kiln::detail::opencl

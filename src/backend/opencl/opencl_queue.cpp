@@ -1,0 +1,162 @@
+// OpenCL command queues and events.
+#include <chrono>
+
+#include "backend/opencl/opencl_objects.hpp"
+
+namespace kiln::detail::opencl {
+
+// --- events --------------------------------------------------------------------------------
+
+void opencl_event::wait() {
+    cl_event raw = event_.get();
+    cl_int status = clWaitForEvents(1, &raw);
+    if (status == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
+        auto command_status = get_info<cl_int>(clGetEventInfo, raw, CL_EVENT_COMMAND_EXECUTION_STATUS, "clGetEventInfo");
+        check(command_status, "clWaitForEvents", "the command failed on the device");
+    }
+    check(status, "clWaitForEvents");
+}
+
+event_status opencl_event::status() {
+    auto value = get_info<cl_int>(clGetEventInfo, event_.get(), CL_EVENT_COMMAND_EXECUTION_STATUS, "clGetEventInfo");
+    if (value < 0) check(value, "clGetEventInfo", "the command failed on the device");
+    switch (value) {
+        case CL_QUEUED: return event_status::queued;
+        case CL_SUBMITTED: return event_status::submitted;
+        case CL_RUNNING: return event_status::running;
+        default: return event_status::complete;
+    }
+}
+
+profiling_times opencl_event::times() {
+    if (!profiling_)
+        throw invalid_argument_error("kiln::event::times",
+                                     "the queue was created without profiling (use kiln::queue_options{.profiling = true})");
+    auto read = [&](cl_profiling_info what) {
+        return get_info<cl_ulong>(clGetEventProfilingInfo, event_.get(), what, "clGetEventProfilingInfo");
+    };
+    return {read(CL_PROFILING_COMMAND_QUEUED), read(CL_PROFILING_COMMAND_SUBMIT), read(CL_PROFILING_COMMAND_START),
+            read(CL_PROFILING_COMMAND_END)};
+}
+
+// --- queues ------------------------------------------------------------------------------
+
+opencl_queue::opencl_queue(opencl_device& device, const queue_options& options)
+    : device_(device), context_(device.context()), profiling_(options.profiling) {
+    cl_command_queue_properties props = 0;
+    if (options.out_of_order) props |= CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
+    if (options.profiling) props |= CL_QUEUE_PROFILING_ENABLE;
+    cl_int status = CL_SUCCESS;
+    queue_ = command_queue_handle(clCreateCommandQueue(context_, device.id(), props, &status));
+    check(status, "clCreateCommandQueue", device.properties().name);
+}
+
+std::vector<cl_event> opencl_queue::native_wait_list(event_list after) {
+    std::vector<cl_event> native;
+    for (const auto& e : after) {
+        auto* ours = dynamic_cast<opencl_event*>(e.impl().get());
+        if (ours != nullptr && ours->context() == context_)
+            native.push_back(ours->get());
+        else
+            e.wait();
+    }
+    return native;
+}
+
+std::shared_ptr<event_impl> opencl_queue::wrap(cl_event raw) {
+    return std::make_shared<opencl_event>(event_handle(raw), context_, profiling_);
+}
+
+namespace {
+const cl_event* list_or_null(const std::vector<cl_event>& events) { return events.empty() ? nullptr : events.data(); }
+cl_uint list_size(const std::vector<cl_event>& events) { return static_cast<cl_uint>(events.size()); }
+cl_mem native(memory_impl& memory) { return static_cast<opencl_memory&>(memory).get(); }
+}  // namespace
+
+std::shared_ptr<event_impl> opencl_queue::write(memory_impl& dst, std::size_t dst_offset, const void* src,
+                                                std::size_t bytes, event_list after, bool blocking) {
+    auto waits = native_wait_list(after);
+    cl_event done = nullptr;
+    check(clEnqueueWriteBuffer(queue_.get(), native(dst), blocking ? CL_TRUE : CL_FALSE, dst_offset, bytes, src,
+                               list_size(waits), list_or_null(waits), &done),
+          "clEnqueueWriteBuffer");
+    return wrap(done);
+}
+
+std::shared_ptr<event_impl> opencl_queue::read(memory_impl& src, std::size_t src_offset, void* dst, std::size_t bytes,
+                                               event_list after, bool blocking) {
+    auto waits = native_wait_list(after);
+    cl_event done = nullptr;
+    check(clEnqueueReadBuffer(queue_.get(), native(src), blocking ? CL_TRUE : CL_FALSE, src_offset, bytes, dst,
+                              list_size(waits), list_or_null(waits), &done),
+          "clEnqueueReadBuffer");
+    return wrap(done);
+}
+
+std::shared_ptr<event_impl> opencl_queue::copy(memory_impl& src, std::size_t src_offset, memory_impl& dst,
+                                               std::size_t dst_offset, std::size_t bytes, event_list after) {
+    auto waits = native_wait_list(after);
+    cl_event done = nullptr;
+    check(clEnqueueCopyBuffer(queue_.get(), native(src), native(dst), src_offset, dst_offset, bytes,
+                              list_size(waits), list_or_null(waits), &done),
+          "clEnqueueCopyBuffer");
+    return wrap(done);
+}
+
+std::shared_ptr<event_impl> opencl_queue::fill(memory_impl& dst, std::size_t offset, const void* pattern,
+                                               std::size_t pattern_size, std::size_t bytes, event_list after) {
+    auto waits = native_wait_list(after);
+    cl_event done = nullptr;
+    check(clEnqueueFillBuffer(queue_.get(), native(dst), pattern, pattern_size, offset, bytes, list_size(waits),
+                              list_or_null(waits), &done),
+          "clEnqueueFillBuffer");
+    return wrap(done);
+}
+
+std::shared_ptr<event_impl> opencl_queue::launch(kernel_impl& kernel, const launch_geometry& geometry,
+                                                 std::span<const kernel_argument> args, event_list after) {
+    auto& cl_kernel_impl = static_cast<opencl_kernel&>(kernel);
+    auto waits = native_wait_list(after);
+    std::lock_guard lock(cl_kernel_impl.launch_mutex());
+    for (cl_uint i = 0; i < args.size(); ++i) {
+        const auto& arg = args[i];
+        cl_int status = CL_SUCCESS;
+        switch (arg.what) {
+            case kernel_argument::kind::scalar:
+                status = clSetKernelArg(cl_kernel_impl.get(), i, arg.size, arg.scalar_bytes.data());
+                break;
+            case kernel_argument::kind::buffer: {
+                // An empty buffer has no memory: the kernel sees a null pointer.
+                cl_mem mem = arg.memory ? native(*arg.memory) : nullptr;
+                status = clSetKernelArg(cl_kernel_impl.get(), i, sizeof(cl_mem), &mem);
+                break;
+            }
+            case kernel_argument::kind::local:
+                status = clSetKernelArg(cl_kernel_impl.get(), i, arg.size, nullptr);
+                break;
+        }
+        check(status, "clSetKernelArg", "kernel '" + kernel.name() + "', argument " + std::to_string(i));
+    }
+    const bool has_local = geometry.local[0] != 0;
+    const bool has_offset = geometry.offset != std::array<std::size_t, 3>{0, 0, 0};
+    cl_event done = nullptr;
+    check(clEnqueueNDRangeKernel(queue_.get(), cl_kernel_impl.get(), static_cast<cl_uint>(geometry.dims),
+                                 has_offset ? geometry.offset.data() : nullptr, geometry.global.data(),
+                                 has_local ? geometry.local.data() : nullptr, list_size(waits), list_or_null(waits),
+                                 &done),
+          "clEnqueueNDRangeKernel", "kernel '" + kernel.name() + "'");
+    return wrap(done);
+}
+
+std::shared_ptr<event_impl> opencl_queue::marker(event_list after) {
+    auto waits = native_wait_list(after);
+    cl_event done = nullptr;
+    check(clEnqueueMarkerWithWaitList(queue_.get(), list_size(waits), list_or_null(waits), &done),
+          "clEnqueueMarkerWithWaitList");
+    return wrap(done);
+}
+
+void opencl_queue::flush() { check(clFlush(queue_.get()), "clFlush"); }
+void opencl_queue::finish() { check(clFinish(queue_.get()), "clFinish"); }
+
+}  // namespace kiln::detail::opencl

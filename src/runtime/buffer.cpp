@@ -1,0 +1,116 @@
+// Shapes and the untyped, bounds-checked transfers beneath every kiln::buffer.
+#include <kiln/runtime/buffer.hpp>
+
+#include <bit>
+#include <cstring>
+#include <limits>
+
+#include "backend/backend.hpp"
+
+namespace kiln {
+
+shape::shape(std::initializer_list<std::size_t> extents) : rank_(extents.size()) {
+    if (extents.size() < 1 || extents.size() > 3)
+        throw invalid_argument_error("kiln::shape", "a shape has 1 to 3 extents, not " +
+                                                        std::to_string(extents.size()));
+    std::size_t i = 0;
+    for (auto e : extents) extents_[i++] = e;
+}
+
+std::size_t shape::size() const {
+    std::size_t total = 1;
+    for (std::size_t i = 0; i < rank_; ++i) {
+        if (extents_[i] != 0 && total > std::numeric_limits<std::size_t>::max() / extents_[i])
+            throw invalid_argument_error("kiln::shape::size", "element count of " + to_string() + " overflows");
+        total *= extents_[i];
+    }
+    return total;
+}
+
+std::string shape::to_string() const {
+    std::string text = "{";
+    for (std::size_t i = 0; i < rank_; ++i) text += (i ? ", " : "") + std::to_string(extents_[i]);
+    return text + "}";
+}
+
+namespace detail {
+
+void throw_size_mismatch(const char* call, std::size_t expected, std::size_t got) {
+    throw invalid_argument_error(call, "the host range has " + std::to_string(got) +
+                                           " elements but the buffer has " + std::to_string(expected) +
+                                           " (use the offset overload for a sub-range)");
+}
+
+void throw_out_of_range(const char* call, std::size_t offset, std::size_t count, std::size_t size) {
+    throw invalid_argument_error(call, "elements [" + std::to_string(offset) + ", " +
+                                           std::to_string(offset) + " + " + std::to_string(count) +
+                                           ") are outside the buffer's " + std::to_string(size) +
+                                           " elements");
+}
+
+std::size_t checked_bytes(std::size_t count, std::size_t element_size) {
+    if (element_size != 0 && count > std::numeric_limits<std::size_t>::max() / element_size)
+        throw invalid_argument_error("kiln::buffer", std::to_string(count) + " elements of " +
+                                                         std::to_string(element_size) +
+                                                         " bytes overflow the address space");
+    return count * element_size;
+}
+
+namespace {
+
+void check_same_device(const char* call, const kiln::device& buffer_device, const queue& q) {
+    if (!(buffer_device == q.device()))
+        throw invalid_argument_error(call, "the buffer lives on " + buffer_device.name() + " (" +
+                                               std::string(to_string(buffer_device.backend())) +
+                                               ") but the queue is on " + q.device().name() + " (" +
+                                               std::string(to_string(q.device().backend())) + ")");
+}
+
+}  // namespace
+
+buffer_storage::buffer_storage(const kiln::device& dev, std::size_t bytes, access mode)
+    : device_(dev), bytes_(bytes), mode_(mode) {
+    // Zero-byte buffers are legal and common (empty inputs); they own no device memory.
+    if (bytes > 0) memory_ = dev.impl().allocate(bytes, mode);
+}
+
+event buffer_storage::write_bytes(const queue& q, std::size_t offset, const void* src, std::size_t count,
+                                  const wait_list& after, bool blocking) const {
+    check_same_device("kiln::buffer::write", device_, q);
+    if (count == 0) return blocking ? (wait_for_all(after.events()), event()) : q.marker(after);
+    return event(q.impl().write(*memory_, offset, src, count, after.events(), blocking));
+}
+
+event buffer_storage::read_bytes(const queue& q, std::size_t offset, void* dst, std::size_t count,
+                                 const wait_list& after, bool blocking) const {
+    check_same_device("kiln::buffer::read", device_, q);
+    if (count == 0) return blocking ? (wait_for_all(after.events()), event()) : q.marker(after);
+    return event(q.impl().read(*memory_, offset, dst, count, after.events(), blocking));
+}
+
+event buffer_storage::copy_bytes(const queue& q, std::size_t offset, const buffer_storage& dst,
+                                 std::size_t dst_offset, std::size_t count, const wait_list& after) const {
+    check_same_device("kiln::buffer::copy_to (source)", device_, q);
+    check_same_device("kiln::buffer::copy_to (destination)", dst.device_, q);
+    if (count == 0) return q.marker(after);
+    return event(q.impl().copy(*memory_, offset, *dst.memory_, dst_offset, count, after.events()));
+}
+
+event buffer_storage::fill_bytes(const queue& q, std::size_t offset, const void* pattern,
+                                 std::size_t pattern_size, std::size_t count, const wait_list& after) const {
+    check_same_device("kiln::buffer::fill", device_, q);
+    if (count == 0) return q.marker(after);
+    if (std::has_single_bit(pattern_size) && pattern_size <= 128)
+        return event(q.impl().fill(*memory_, offset, pattern, pattern_size, count, after.events()));
+    // Devices fill only power-of-two patterns; other element sizes are expanded on the host.
+    std::vector<std::byte> expanded(count);
+    for (std::size_t at = 0; at < count; at += pattern_size)
+        std::memcpy(expanded.data() + at, pattern, pattern_size);
+    return event(q.impl().write(*memory_, offset, expanded.data(), count, after.events(), true));
+}
+
+}  // namespace detail
+
+std::size_t device_sizeof_size_t(const device& dev) { return dev.properties().address_bits / 8; }
+
+}  // namespace kiln

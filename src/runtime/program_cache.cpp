@@ -1,0 +1,228 @@
+// The two-level compile cache: a map in memory behind a mutex, and checksummed files on disk
+// written atomically, so that a corrupt entry is rebuilt and concurrent writers are harmless.
+#include "runtime/program_cache.hpp"
+
+#include <kiln/runtime/cache.hpp>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+namespace kiln {
+namespace {
+
+std::mutex cache_mutex;
+program_cache::statistics cache_stats;
+
+// Memory entries are per device object: a binary is loaded into one device's context.
+std::map<std::pair<const detail::device_impl*, std::string>, std::shared_ptr<detail::program_impl>>&
+memory_entries() {
+    static std::map<std::pair<const detail::device_impl*, std::string>, std::shared_ptr<detail::program_impl>> entries;
+    return entries;
+}
+
+// FNV-1a: simple and good enough to name files and detect torn or corrupted payloads; the full
+// key is stored in each entry, so a hash collision cannot return the wrong binary.
+std::uint64_t fnv1a(const void* data, std::size_t size, std::uint64_t hash = 14695981039346656037ull) {
+    const auto* bytes = static_cast<const unsigned char*>(data);
+    for (std::size_t i = 0; i < size; ++i) {
+        hash ^= bytes[i];
+        hash *= 1099511628211ull;
+    }
+    return hash;
+}
+
+constexpr char entry_magic[8] = {'K', 'I', 'L', 'N', 'B', 'I', 'N', '1'};
+
+std::string cache_key(const device& dev, std::span<const std::string> sources, const std::string& options) {
+    std::string key = "kiln program cache key v1\n";
+    key += std::string(to_string(dev.backend())) + "\n" + dev.name() + "\n" +
+           dev.impl().compiler_identity() + "\noptions: " + options + "\n";
+    for (const auto& source : sources) key += std::to_string(source.size()) + ":" + source + "\n";
+    return key;
+}
+
+std::string entry_file_name(const std::string& key) {
+    char name[64];
+    std::snprintf(name, sizeof name, "%016llx%016llx.kbin",
+                  static_cast<unsigned long long>(fnv1a(key.data(), key.size())),
+                  static_cast<unsigned long long>(fnv1a(key.data(), key.size(), 0x9e3779b97f4a7c15ull)));
+    return name;
+}
+
+void append_u64(std::string& out, std::uint64_t value) {
+    for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
+}
+
+bool take_u64(std::string_view& in, std::uint64_t& value) {
+    if (in.size() < 8) return false;
+    value = 0;
+    for (int i = 0; i < 8; ++i) value |= std::uint64_t(static_cast<unsigned char>(in[i])) << (8 * i);
+    in.remove_prefix(8);
+    return true;
+}
+
+/// The payload of a valid entry for `key`, or nothing if missing, truncated, corrupt or stale.
+std::optional<std::vector<std::byte>> read_entry(const std::filesystem::path& file, const std::string& key,
+                                                 bool& rejected) {
+    rejected = false;
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string_view rest(content);
+    rejected = true;
+    if (rest.size() < sizeof entry_magic || std::memcmp(rest.data(), entry_magic, sizeof entry_magic) != 0)
+        return std::nullopt;
+    rest.remove_prefix(sizeof entry_magic);
+    std::uint64_t key_size = 0, payload_size = 0, checksum = 0;
+    if (!take_u64(rest, key_size) || rest.size() < key_size || rest.substr(0, key_size) != key)
+        return std::nullopt;
+    rest.remove_prefix(key_size);
+    if (!take_u64(rest, payload_size) || !take_u64(rest, checksum) || rest.size() != payload_size ||
+        fnv1a(rest.data(), rest.size()) != checksum)
+        return std::nullopt;
+    rejected = false;
+    std::vector<std::byte> payload(rest.size());
+    std::memcpy(payload.data(), rest.data(), rest.size());
+    return payload;
+}
+
+/// Writes to a private temporary file and renames it over the entry, so readers only ever see
+/// a complete entry and two writers of the same entry simply replace each other.
+bool write_entry(const std::filesystem::path& dir, const std::string& name, const std::string& key,
+                 std::span<const std::byte> payload) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) return false;
+    std::string content(entry_magic, sizeof entry_magic);
+    append_u64(content, key.size());
+    content += key;
+    append_u64(content, payload.size());
+    append_u64(content, fnv1a(payload.data(), payload.size()));
+    content.append(reinterpret_cast<const char*>(payload.data()), payload.size());
+
+    static std::atomic<unsigned> counter{0};
+    std::ostringstream temp_name;
+    temp_name << name << ".tmp." << ::getpid() << "." << std::this_thread::get_id() << "." << counter++;
+    auto temp = dir / temp_name.str();
+    {
+        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+        if (!out) return false;
+        out.write(content.data(), static_cast<std::streamsize>(content.size()));
+        out.close();
+        if (!out) {
+            std::filesystem::remove(temp, ec);
+            return false;
+        }
+    }
+    std::filesystem::rename(temp, dir / name, ec);
+    if (ec) {
+        std::filesystem::remove(temp, ec);
+        return false;
+    }
+    return true;
+}
+
+bool show_kernels() {
+    const char* value = std::getenv("KILN_SHOW_KERNELS");
+    return value != nullptr && *value != '\0' && std::strcmp(value, "0") != 0;
+}
+
+void print_sources(const device& dev, std::span<const std::string> sources, const std::string& options) {
+    std::ostringstream out;
+    out << "=== kiln: program for " << dev.name() << " (" << to_string(dev.backend()) << ")"
+        << (options.empty() ? "" : ", options: " + options) << "\n";
+    for (const auto& source : sources) out << source << (source.ends_with('\n') ? "" : "\n");
+    out << "=== end of program\n";
+    std::cerr << out.str() << std::flush;
+}
+
+template <class F>
+std::chrono::nanoseconds timed(F&& work) {
+    auto start = std::chrono::steady_clock::now();
+    work();
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start);
+}
+
+}  // namespace
+
+namespace program_cache {
+
+std::filesystem::path directory() {
+    if (const char* dir = std::getenv("KILN_CACHE_DIR")) return dir;  // empty: disk cache off
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0')
+        return std::filesystem::path(xdg) / "kiln";
+    if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
+        return std::filesystem::path(home) / ".cache" / "kiln";
+    return {};
+}
+
+void clear_memory() {
+    std::lock_guard lock(cache_mutex);
+    memory_entries().clear();
+}
+
+statistics stats() {
+    std::lock_guard lock(cache_mutex);
+    return cache_stats;
+}
+
+}  // namespace program_cache
+
+namespace detail {
+
+cached_program get_or_build(const device& dev, std::span<const std::string> sources, const std::string& options) {
+    const std::string key = cache_key(dev, sources, options);
+    const auto memory_key = std::make_pair(&dev.impl(), key);
+    {
+        std::lock_guard lock(cache_mutex);
+        if (auto found = memory_entries().find(memory_key); found != memory_entries().end()) {
+            ++cache_stats.memory_hits;
+            return {found->second, program_origin::memory_cache, std::chrono::nanoseconds(0)};
+        }
+    }
+    if (show_kernels()) print_sources(dev, sources, options);
+
+    // Compiling happens outside the lock: builds of different programs may overlap, and two
+    // threads racing on the same program both build it, one result winning in the map.
+    cached_program result;
+    const auto dir = program_cache::directory();
+    const std::string name = entry_file_name(key);
+    bool rejected = false;
+    if (!dir.empty()) {
+        result.build_time = timed([&] {
+            if (auto payload = read_entry(dir / name, key, rejected)) {
+                result.impl = dev.impl().load(*payload, options);
+                if (!result.impl) rejected = true;
+            }
+        });
+    }
+    bool stored = true;
+    if (result.impl) {
+        result.origin = program_origin::disk_cache;
+    } else {
+        result.build_time = timed([&] { result.impl = dev.impl().build(sources, options); });
+        result.origin = program_origin::compiled;
+        if (!dir.empty()) stored = write_entry(dir, name, key, result.impl->binary());
+    }
+
+    std::lock_guard lock(cache_mutex);
+    if (result.origin == program_origin::disk_cache) ++cache_stats.disk_hits;
+    else ++cache_stats.compiles;
+    if (rejected) ++cache_stats.disk_rejected;
+    if (!stored) ++cache_stats.disk_write_failures;
+    auto [it, inserted] = memory_entries().emplace(memory_key, result.impl);
+    result.impl = it->second;
+    return result;
+}
+
+}  // namespace detail
+}  // namespace kiln
