@@ -19,7 +19,7 @@ using progress_callback = std::function<void(unsigned steps_done)>;
 
 // What the user asked for, passed to every engine factory.
 struct engine_options {
-    std::string device;    // --device, else $KILN_DEVICE, else empty: the default device
+    std::string device{};  // --device, else $KILN_DEVICE, else empty: the default device
     unsigned threads = 0;  // --threads for host engines; 0 means every core
 };
 
@@ -29,7 +29,7 @@ public:
 
     virtual std::string_view name() const = 0;
 
-    // A line for --stats, e.g. "threads (8 threads)" or "resident on NVIDIA H100".
+    // A line for --stats, e.g. "threads (up to 8 threads)" or "resident on NVIDIA H100".
     virtual std::string description() const { return std::string(name()); }
 
     // Advances `w` by `steps` steps of `dt` with the update rule of the original program (see
@@ -39,15 +39,15 @@ public:
 };
 
 struct engine_entry {
-    std::string name;
-    std::string summary;       // one line for --list-engines
+    std::string name{};
+    std::string summary{};     // one line for --list-engines
     bool uses_device = false;  // false: runs on the host and ignores --device
-    std::function<std::unique_ptr<engine>(const engine_options&)> create;
+    std::function<std::unique_ptr<engine>(const engine_options&)> create{};
     // How much this engine wants to be the default for these options: nullopt when it should
     // not be chosen by default (say, no usable device matches options.device), otherwise a rank;
     // the highest rank wins. The CPU engines rank low, so a GPU engine that ranks higher on a
     // usable device becomes the default without step_world changing.
-    std::function<std::optional<int>(const engine_options&)> default_rank;
+    std::function<std::optional<int>(const engine_options&)> default_rank{};
 };
 
 class engine_registry {

@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "engine.hpp"
+#include "engine_kiln.hpp"
 
 namespace kiln::heat {
 
@@ -65,7 +66,7 @@ void register_host_engines(engine_registry& registry) {
 engine_registry make_engine_registry() {
     engine_registry registry;
     register_host_engines(registry);
-    // The kiln engines (naive, resident, packed, temporal, ...) register here.
+    register_kiln_engines(registry);
     return registry;
 }
 

@@ -14,7 +14,7 @@ namespace kiln::heat {
 namespace {
 
 constexpr std::size_t bmp_header_bytes = 14 + 40;
-constexpr std::uint32_t bmp_pixels_per_metre = 2835;  // 72 dpi, as the original wrote
+constexpr std::uint32_t bmp_pixels_per_metre = 2835;  // 72 dpi, the original's vertical resolution
 
 void put_u16(std::uint8_t* at, std::uint16_t value) {
     at[0] = static_cast<std::uint8_t>(value);
@@ -71,8 +71,11 @@ std::vector<std::uint8_t> encode_bmp(const world& w, bmp_padding padding) {
     put_u16(info + 12, 1);        // colour planes
     put_u16(info + 14, 24);       // bits per pixel
     put_u32(info + 16, 0);        // no compression
-    put_u32(info + 20, static_cast<std::uint32_t>(data_bytes));
-    put_u32(info + 24, bmp_pixels_per_metre);
+    // The original wrote the pixel data's size into the horizontal resolution (offset 24) and
+    // left the image-size field (offset 20) zero, which uncompressed BMPs allow. Viewers ignore
+    // the resolution, so we keep the original's bytes rather than "fix" them.
+    put_u32(info + 20, 0);
+    put_u32(info + 24, static_cast<std::uint32_t>(data_bytes));
     put_u32(info + 28, bmp_pixels_per_metre);
     // Palette sizes at 32 and 36 stay zero.
 

@@ -25,9 +25,12 @@ struct rgb {
 };
 rgb cell_colour(const world& w, std::size_t index);
 
-// A complete .bmp file: 54-byte header, 2835 pixels per metre, positive height (so y = 0 is the
-// bottom row of the picture), rows from y = 0, pixels as B, G, R. Throws std::length_error
-// when the file would exceed the format's 4 GiB.
+// A complete .bmp file, byte-identical to the original program's (for every width with
+// bmp_padding::original, for even widths with the default): 54-byte header, positive height
+// (so y = 0 is the bottom row of the picture), rows from y = 0, pixels as B, G, R. Like the
+// original it leaves the image-size field 0 and stores the pixel data's size where the
+// horizontal resolution belongs; the vertical resolution is 2835 pixels per metre. Throws
+// std::length_error when the file would exceed the format's 4 GiB.
 std::vector<std::uint8_t> encode_bmp(const world& w, bmp_padding padding = bmp_padding::standard);
 
 // A complete .png file (8-bit RGB) showing the same picture as encode_bmp: y = 0 at the bottom.

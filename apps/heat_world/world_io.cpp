@@ -108,6 +108,8 @@ public:
         }
 
         world w;
+        skip_whitespace();
+        const position dimensions = here();
         const std::uint64_t width = read_dimension("width");
         const std::uint64_t height = read_dimension("height");
         w.alpha = read_alpha();
@@ -115,7 +117,7 @@ public:
         try {
             cells = checked_cell_count(width, height);
         } catch (const std::length_error& e) {
-            fail(e.what());
+            fail_at(dimensions, e.what());
         }
         w.width = static_cast<std::uint32_t>(width);
         w.height = static_cast<std::uint32_t>(height);
@@ -175,22 +177,26 @@ private:
         return result;
     }
 
+    struct position {
+        std::uint64_t line;
+        std::uint64_t offset;
+    };
+    position here() const { return {line_, offset_}; }
+
     // Line numbers mean nothing once raw binary data has been read, so from then on errors give
     // the byte offset.
-    [[noreturn]] void fail(const std::string& problem) const {
-        if (after_binary_payload_) fail_at_byte(offset_, problem);
-        throw world_format_error(world_format_error::position_kind::line, line_, problem);
+    [[noreturn]] void fail_at(position where, const std::string& problem) const {
+        if (after_binary_payload_) fail_at_byte(where.offset, problem);
+        throw world_format_error(world_format_error::position_kind::line, where.line, problem);
     }
+    [[noreturn]] void fail(const std::string& problem) const { fail_at(here(), problem); }
     [[noreturn]] void fail_at_byte(std::uint64_t offset, const std::string& problem) const {
         throw world_format_error(world_format_error::position_kind::byte_offset, offset, problem);
-    }
-    [[noreturn]] void fail_at_token(std::uint64_t line, const std::string& problem) const {
-        throw world_format_error(world_format_error::position_kind::line, line, problem);
     }
 
     std::uint64_t read_dimension(const char* what) {
         skip_whitespace();
-        const std::uint64_t line = line_;
+        const position where = here();
         const token t = next_token();
         if (t.text.empty()) fail(std::string("input ends before the world's ") + what);
         std::uint64_t value = 0;
@@ -199,10 +205,10 @@ private:
         const auto [end, error] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), value);
         if (!digits_only || t.truncated || error == std::errc::result_out_of_range) {
             if (digits_only) {
-                fail_at_token(line, std::string("world ") + what + " " + quoted(t.text, t.truncated) +
+                fail_at(where, std::string("world ") + what + " " + quoted(t.text, t.truncated) +
                                         " is absurdly large");
             }
-            fail_at_token(line, std::string("world ") + what + " " + quoted(t.text, t.truncated) +
+            fail_at(where, std::string("world ") + what + " " + quoted(t.text, t.truncated) +
                                     " is not a whole number");
         }
         (void)end;
@@ -211,14 +217,17 @@ private:
 
     float read_alpha() {
         skip_whitespace();
-        const std::uint64_t line = line_;
+        const position where = here();
         const token t = next_token();
         if (t.text.empty()) fail("input ends before the world's alpha");
         float value = 0;
         const auto [end, error] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), value);
-        if (error != std::errc{} || end != t.text.data() + t.text.size() || t.truncated ||
-            !std::isfinite(value)) {
-            fail_at_token(line, "world alpha " + quoted(t.text, t.truncated) + " is not a finite number");
+        const bool whole = end == t.text.data() + t.text.size() && !t.truncated;
+        if (error == std::errc::result_out_of_range && whole) {
+            fail_at(where, "world alpha " + quoted(t.text) + " is out of float range");
+        }
+        if (error != std::errc{} || !whole || !std::isfinite(value)) {
+            fail_at(where, "world alpha " + quoted(t.text, t.truncated) + " is not a finite number");
         }
         return value;
     }
@@ -227,31 +236,35 @@ private:
         skip_whitespace();
         if (at_end()) fail(std::string("input ends before the '-' that starts ") + before_what);
         if (peek() != '-') {
+            const position where = here();
             const token t = next_token();
-            fail(std::string("expected '-' before ") + before_what + ", found " +
-                 quoted(t.text, t.truncated) +
-                 (t.text.find_first_of("0123456789") != std::string_view::npos
-                      ? " (more values than width x height?)"
-                      : ""));
+            fail_at(where, std::string("expected '-' before ") + before_what + ", found " +
+                               quoted(t.text, t.truncated) + more_values_hint(t.text));
         }
         get();
     }
 
     void expect_end() {
         skip_whitespace();
+        const position where = here();
         const token t = next_token();
         if (t.text.empty()) fail("input ends before the closing 'End'");
         if (t.text != "End") {
-            fail("expected 'End' after the temperatures, found " + quoted(t.text, t.truncated) +
-                 (t.text.find_first_of("0123456789") != std::string_view::npos
-                      ? " (more values than width x height?)"
-                      : ""));
+            fail_at(where, "expected 'End' after the temperatures, found " +
+                               quoted(t.text, t.truncated) + more_values_hint(t.text));
         }
         skip_whitespace();
         if (!at_end()) {
+            const position extra_at = here();
             const token extra = next_token();
-            fail("unexpected data after 'End': " + quoted(extra.text, extra.truncated));
+            fail_at(extra_at, "unexpected data after 'End': " + quoted(extra.text, extra.truncated));
         }
+    }
+
+    static std::string more_values_hint(std::string_view found) {
+        return found.find_first_of("0123456789") != std::string_view::npos
+                   ? " (more values than width x height?)"
+                   : "";
     }
 
     // Reads `count` raw 32-bit little-endian words into `words`, a chunk at a time.
@@ -359,8 +372,11 @@ private:
             float value = 0;
             const auto [end, error] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), value);
             if (error == std::errc::result_out_of_range) {
+                // from_chars leaves the value alone when out of range; a double says which way.
+                double wide = 0;
+                std::from_chars(t.text.data(), t.text.data() + t.text.size(), wide);
                 fail("temperature " + quoted(t.text, t.truncated) + at_cell(i, w.width) +
-                     " is outside [0, 1]");
+                     (std::fabs(wide) < 1 ? " underflows a float" : " is outside [0, 1]"));
             }
             if (error != std::errc{} || end != t.text.data() + t.text.size() || t.truncated) {
                 fail("temperature " + quoted(t.text, t.truncated) + at_cell(i, w.width) +

@@ -284,7 +284,10 @@ filter from_spec(std::string_view spec) {
         if (end == std::string_view::npos) end = spec.size();
         std::string term = lower(spec.substr(start, end - start));
         start = end + 1;
-        std::erase_if(term, [](unsigned char c) { return std::isspace(c); });
+        // Trim only: device names contain spaces ("GeForce RTX 4090") that must still match.
+        auto is_space = [](unsigned char c) { return std::isspace(c) != 0; };
+        term.erase(std::find_if_not(term.rbegin(), term.rend(), is_space).base(), term.end());
+        term.erase(term.begin(), std::find_if_not(term.begin(), term.end(), is_space));
         if (term.empty()) continue;
         any_term = true;
         std::size_t index = 0;

@@ -103,7 +103,10 @@ public:
 }  // namespace
 
 opencl_device::opencl_device(cl_platform_id platform, cl_device_id device)
-    : platform_(platform), device_(device), properties_(read_properties(platform, device)) {}
+    : platform_(platform),
+      device_(device),
+      properties_(read_properties(platform, device)),
+      quirks_(quirks_for(properties_)) {}
 
 std::string opencl_device::compiler_identity() const {
     return properties_.platform + " | " + properties_.api_version + " | " + properties_.driver_version + " | " +

@@ -6,6 +6,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/opencl/opencl_common.hpp"
+#include "backend/opencl/opencl_quirks.hpp"
 
 namespace kiln::detail::opencl {
 
@@ -14,6 +15,7 @@ public:
     opencl_device(cl_platform_id platform, cl_device_id device);
 
     const device_properties& properties() const noexcept override { return properties_; }
+    const opencl_quirks& quirks() const noexcept { return quirks_; }
     std::string compiler_identity() const override;
     std::unique_ptr<queue_impl> create_queue(const queue_options& options) override;
     std::unique_ptr<memory_impl> allocate(std::size_t bytes, access mode) override;
@@ -28,6 +30,7 @@ private:
     cl_platform_id platform_;
     cl_device_id device_;
     device_properties properties_;
+    opencl_quirks quirks_;
     std::once_flag context_once_;
     context_handle context_;
 };

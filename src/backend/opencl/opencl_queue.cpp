@@ -1,5 +1,6 @@
 // OpenCL command queues and events.
 #include <chrono>
+#include <cstring>
 
 #include "backend/opencl/opencl_objects.hpp"
 
@@ -103,8 +104,41 @@ std::shared_ptr<event_impl> opencl_queue::copy(memory_impl& src, std::size_t src
     return wrap(done);
 }
 
+namespace {
+
+constexpr std::size_t int32_limit = std::size_t{1} << 31;
+
+/// The widest power-of-two pattern (up to OpenCL's 128 bytes) that `offset` is aligned to and
+/// that repeats `pattern` exactly.
+std::size_t widest_fill_pattern(std::size_t offset, std::size_t pattern_size) {
+    std::size_t width = pattern_size;
+    while (width < 128 && offset % (2 * width) == 0) width *= 2;
+    return width;
+}
+
+}  // namespace
+
 std::shared_ptr<event_impl> opencl_queue::fill(memory_impl& dst, std::size_t offset, const void* pattern,
                                                std::size_t pattern_size, std::size_t bytes, event_list after) {
+    if (device_.quirks().fill_index_is_32_bit && (offset + bytes) / pattern_size >= int32_limit) {
+        // Widen the pattern so its index stays below 2^31, and write the tail that the wide
+        // pattern does not cover from the host.
+        const std::size_t width = widest_fill_pattern(offset, pattern_size);
+        if ((offset + bytes) / width < int32_limit) {
+            std::vector<std::byte> wide(width);
+            for (std::size_t at = 0; at < width; at += pattern_size) std::memcpy(wide.data() + at, pattern, pattern_size);
+            const std::size_t body = bytes / width * width;
+            std::shared_ptr<event_impl> body_done;
+            if (body > 0) body_done = fill(dst, offset, wide.data(), width, body, after);
+            if (body == bytes) return body_done;
+            std::vector<event> tail_after(after.begin(), after.end());
+            if (body_done) tail_after.emplace_back(body_done);
+            return write(dst, offset + body, wide.data(), bytes - body, tail_after, true);
+        }
+        std::vector<std::byte> expanded(bytes);
+        for (std::size_t at = 0; at < bytes; at += pattern_size) std::memcpy(expanded.data() + at, pattern, pattern_size);
+        return write(dst, offset, expanded.data(), bytes, after, true);
+    }
     auto waits = native_wait_list(after);
     cl_event done = nullptr;
     check(clEnqueueFillBuffer(queue_.get(), native(dst), pattern, pattern_size, offset, bytes, list_size(waits),
@@ -137,6 +171,14 @@ std::shared_ptr<event_impl> opencl_queue::launch(kernel_impl& kernel, const laun
         }
         check(status, "clSetKernelArg", "kernel '" + kernel.name() + "', argument " + std::to_string(i));
     }
+    if (device_.quirks().global_offset_is_32_bit)
+        for (std::size_t d = 0; d < geometry.dims; ++d)
+            if (geometry.offset[d] >= int32_limit)
+                throw invalid_argument_error(
+                    "kiln::kernel '" + kernel.name() + "' launch",
+                    "global offset " + std::to_string(geometry.offset[d]) + " is 2^31 or more, which " +
+                        device_.properties().platform + "'s OpenCL driver passes to kernels truncated; pass "
+                        "the base index as a kernel argument, or use the CUDA backend");
     const bool has_local = geometry.local[0] != 0;
     const bool has_offset = geometry.offset != std::array<std::size_t, 3>{0, 0, 0};
     cl_event done = nullptr;

@@ -1,0 +1,12 @@
+// The kiln engines: the heat world stepped by the OpenCL C kernels of kernels/ on a kiln device.
+#pragma once
+
+#include "engine.hpp"
+
+namespace kiln::heat {
+
+// Adds naive, resident, packed, tiled and temporal to the registry (see engine_kiln.cpp for
+// what each does and when one of them becomes step_world's default).
+void register_kiln_engines(engine_registry& registry);
+
+}  // namespace kiln::heat

@@ -1,0 +1,138 @@
+// The CUDA toolkit's own performance on bench/expr's work: thrust::transform for y = 2*x + 3*z
+// and cub::DeviceReduce::Sum, next to a device-to-device copy, on n = 2^28 floats by default.
+//
+//     expr_cub_reference [log2(n)]
+//
+// Prints rows in the same format as expr_bench, to sit under its table in docs/benchmarks.md.
+#include <cub/device/device_reduce.cuh>
+#include <thrust/execution_policy.h>
+#include <thrust/transform.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace {
+
+void check(cudaError_t status, const char* call) {
+    if (status != cudaSuccess) {
+        std::fprintf(stderr, "cub_reference: %s failed: %s\n", call, cudaGetErrorString(status));
+        std::exit(2);
+    }
+}
+
+struct two_x_plus_three_z {
+    __host__ __device__ float operator()(float x, float z) const { return 2.0f * x + 3.0f * z; }
+};
+
+/// Best device time of `work` over `repeats` runs, from CUDA events around each run.
+template <class Work>
+double best_event_seconds(cudaStream_t stream, int repeats, Work&& work) {
+    cudaEvent_t start, stop;
+    check(cudaEventCreate(&start), "cudaEventCreate");
+    check(cudaEventCreate(&stop), "cudaEventCreate");
+    work();  // warm-up
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    double best = 1e30;
+    for (int r = 0; r < repeats; ++r) {
+        check(cudaEventRecord(start, stream), "cudaEventRecord");
+        work();
+        check(cudaEventRecord(stop, stream), "cudaEventRecord");
+        check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+        float ms = 0;
+        check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+        best = std::min(best, ms * 1e-3);
+    }
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    return best;
+}
+
+void row(const char* what, double seconds, double bytes, double limit_gb_per_s, const char* note) {
+    const double gb_per_s = bytes / seconds / 1e9;
+    std::printf("| %s | %.3f ms | %.1f GB/s | %.1f%% | %s |\n", what, seconds * 1e3, gb_per_s,
+                100.0 * gb_per_s / limit_gb_per_s, note);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int log2_n = argc > 1 ? std::atoi(argv[1]) : 28;
+    const std::size_t n = std::size_t{1} << log2_n;
+    const std::size_t bytes = n * sizeof(float);
+
+    std::vector<float> host_x(n), host_z(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        host_x[i] = static_cast<float>(i % 1024) / 1024.0f;
+        host_z[i] = 1.0f - static_cast<float>(i % 512) / 512.0f;
+    }
+    cudaStream_t stream;
+    check(cudaStreamCreate(&stream), "cudaStreamCreate");
+    float *x, *z, *y, *copy, *sum;
+    check(cudaMalloc(&x, bytes), "cudaMalloc");
+    check(cudaMalloc(&z, bytes), "cudaMalloc");
+    check(cudaMalloc(&y, bytes), "cudaMalloc");
+    check(cudaMalloc(&copy, bytes), "cudaMalloc");
+    check(cudaMalloc(&sum, sizeof(float)), "cudaMalloc");
+    check(cudaMemcpy(x, host_x.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+    check(cudaMemcpy(z, host_z.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+
+    const double copy_seconds = best_event_seconds(stream, 10, [&] {
+        check(cudaMemcpyAsync(copy, x, bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync");
+    });
+    const double copy_gb_per_s = 2.0 * bytes / copy_seconds / 1e9;
+
+    const double transform_seconds = best_event_seconds(stream, 10, [&] {
+        thrust::transform(thrust::cuda::par.on(stream), x, x + n, z, y, two_x_plus_three_z{});
+    });
+
+    std::size_t temporary_bytes = 0;
+    check(cub::DeviceReduce::Sum(nullptr, temporary_bytes, x, sum, static_cast<int>(n), stream), "DeviceReduce::Sum");
+    void* temporary = nullptr;
+    check(cudaMalloc(&temporary, temporary_bytes), "cudaMalloc");
+    const double reduce_seconds = best_event_seconds(stream, 10, [&] {
+        check(cub::DeviceReduce::Sum(temporary, temporary_bytes, x, sum, static_cast<int>(n), stream),
+              "DeviceReduce::Sum");
+    });
+    // What kiln::sum returns: the value on the host. Time the reduction and the copy back.
+    float host_sum = 0;
+    double reduce_to_host_seconds = 1e30;
+    for (int r = 0; r < 10; ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        check(cub::DeviceReduce::Sum(temporary, temporary_bytes, x, sum, static_cast<int>(n), stream),
+              "DeviceReduce::Sum");
+        check(cudaMemcpyAsync(&host_sum, sum, sizeof(float), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
+        check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+        reduce_to_host_seconds = std::min(
+            reduce_to_host_seconds, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    double exact_sum = 0;
+    for (float v : host_x) exact_sum += v;
+
+    int device_index = 0;
+    cudaDeviceProp properties{};
+    check(cudaGetDevice(&device_index), "cudaGetDevice");
+    check(cudaGetDeviceProperties(&properties, device_index), "cudaGetDeviceProperties");
+    std::printf("### CUDA toolkit reference, %s, n = 2^%d floats\n\n", properties.name, log2_n);
+    std::printf("| work | time | bandwidth | of copy bandwidth | notes |\n|---|---|---|---|---|\n");
+    std::printf("| cudaMemcpy device to device (limit) | %.3f ms | %.1f GB/s | | CUDA events, best of 10 |\n",
+                copy_seconds * 1e3, copy_gb_per_s);
+    row("thrust::transform `y = 2*x + 3*z`", transform_seconds, 3.0 * bytes, copy_gb_per_s, "CUDA events, best of 10");
+    row("cub::DeviceReduce::Sum", reduce_seconds, 1.0 * bytes, copy_gb_per_s, "CUDA events, result stays on the device");
+    char note[96];
+    std::snprintf(note, sizeof note, "wall clock, like kiln::sum; relative error vs double %.1e",
+                  std::fabs(host_sum - exact_sum) / exact_sum);
+    row("cub::DeviceReduce::Sum + copy to host", reduce_to_host_seconds, 1.0 * bytes, copy_gb_per_s, note);
+
+    cudaFree(temporary);
+    cudaFree(sum);
+    cudaFree(copy);
+    cudaFree(y);
+    cudaFree(z);
+    cudaFree(x);
+    cudaStreamDestroy(stream);
+    return 0;
+}

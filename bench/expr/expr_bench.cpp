@@ -1,0 +1,154 @@
+// Benchmarks of vector expressions against the device's own copy bandwidth and plain CPU loops.
+//
+//     expr_bench [log2(n)]     (default 28 on GPUs, 24 on CPUs; KILN_DEVICE picks the device)
+//
+// Prints one markdown table for docs/benchmarks.md: the device's copy bandwidth (a buffer copy
+// timed with profiling events: the practical limit), `y = 2*x + 3*z`, `sum(x)`, the first launch
+// of a new expression with a warm disk cache, and the same work as plain single-threaded C++ loops
+// on the host. bench/expr/cub_reference.cu measures CUB and Thrust on the same work.
+#include <device_limits.hpp>
+
+#include <kiln/kiln.hpp>
+#include <kiln/vector.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point start) {
+    return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+/// Best time per call of `work` over `batches` batches of `calls` back-to-back calls: device
+/// work queues up while the host enqueues, so launch overheads overlap with execution as they
+/// would in a real program. finish() ends each batch.
+template <class Work>
+double best_seconds_per_call(const kiln::queue& q, int batches, int calls, Work&& work) {
+    work();  // warm-up: build, first touch of the pages
+    q.finish();
+    double best = 1e30;
+    for (int b = 0; b < batches; ++b) {
+        const auto start = clock_type::now();
+        for (int c = 0; c < calls; ++c) work();
+        q.finish();
+        best = std::min(best, seconds_since(start) / calls);
+    }
+    return best;
+}
+
+template <class Work>
+double best_host_seconds(int repeats, Work&& work) {
+    double best = 1e30;
+    for (int r = 0; r < repeats; ++r) {
+        const auto start = clock_type::now();
+        work();
+        best = std::min(best, seconds_since(start));
+    }
+    return best;
+}
+
+void row(const char* what, double seconds, double bytes, double limit_gb_per_s, const char* note = "") {
+    const double gb_per_s = bytes / seconds / 1e9;
+    if (limit_gb_per_s > 0)
+        std::printf("| %s | %.3f ms | %.1f GB/s | %.1f%% | %s |\n", what, seconds * 1e3, gb_per_s,
+                    100.0 * gb_per_s / limit_gb_per_s, note);
+    else
+        std::printf("| %s | %.3f ms | %.1f GB/s | | %s |\n", what, seconds * 1e3, gb_per_s, note);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        const kiln::device dev = kiln::default_device();
+        const int log2_n = argc > 1 ? std::atoi(argv[1]) : (dev.is_gpu() ? 28 : 24);
+        const std::size_t n = std::size_t{1} << log2_n;
+        kiln::queue q(dev);
+
+        std::vector<float> host_x(n), host_z(n), host_y(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            host_x[i] = static_cast<float>(i % 1024) / 1024.0f;
+            host_z[i] = 1.0f - static_cast<float>(i % 512) / 512.0f;
+        }
+        kiln::vector<float> x(q, host_x), z(q, host_z), y(q, n);
+
+        const double copy_gb_per_s = kiln::bench::measure_copy_bandwidth(dev, n * sizeof(float));
+
+        const double axpy = best_seconds_per_call(q, 5, 20, [&] { y = 2 * x + 3 * z; });
+        float device_sum = 0;
+        const double sum = best_seconds_per_call(q, 5, 20, [&] { device_sum = kiln::sum(x); });
+
+        // First launch of an expression this process has not run, its binary on disk: drop
+        // kiln's in-memory caches so that the statement regenerates its source, finds the binary
+        // in the disk cache, loads it and launches. Small vectors: this times the overhead.
+        kiln::vector<float> small_x(q, 1024), small_y(q, 1024);
+        auto fresh_expression = [&] { small_y = kiln::sqrt(small_x * 0.25f + 7) - kiln::cos(small_x); };
+        fresh_expression();  // compiles and stores the binary on disk, if it was not there yet
+        q.finish();
+        std::vector<double> first_launches;
+        for (int r = 0; r < 9; ++r) {
+            kiln::expression_cache::clear();
+            kiln::program_cache::clear_memory();
+            const auto start = clock_type::now();
+            fresh_expression();
+            q.finish();
+            first_launches.push_back(seconds_since(start));
+        }
+        std::nth_element(first_launches.begin(), first_launches.begin() + 4, first_launches.end());
+        const double first_launch = first_launches[4];
+        const auto cache = kiln::program_cache::stats();
+
+        const double host_axpy = best_host_seconds(5, [&] {
+            for (std::size_t i = 0; i < n; ++i) host_y[i] = 2 * host_x[i] + 3 * host_z[i];
+        });
+        float host_float_sum = 0;
+        const double host_sum_time =
+            best_host_seconds(5, [&] { host_float_sum = std::accumulate(host_x.begin(), host_x.end(), 0.0f); });
+        double exact_sum = 0;
+        for (float v : host_x) exact_sum += v;
+
+        const std::vector<float> result = y.read();
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i < n; ++i) wrong += std::fabs(result[i] - host_y[i]) > 1e-6f * (1 + std::fabs(host_y[i]));
+
+        char date[32];
+        const std::time_t now = std::time(nullptr);
+        std::strftime(date, sizeof date, "%Y-%m-%d", std::localtime(&now));
+        std::printf("### %s, %s (%s), n = 2^%d floats\n\n", date, dev.name().c_str(),
+                    std::string(kiln::to_string(dev.backend())).c_str(), log2_n);
+        std::printf("| work | time | bandwidth | of copy bandwidth | notes |\n|---|---|---|---|---|\n");
+        row("buffer copy (limit)", 2.0 * n * sizeof(float) / (copy_gb_per_s * 1e9), 2.0 * n * sizeof(float), 0,
+            "device events, best of 10; read + write");
+        row("`y = 2*x + 3*z`", axpy, 3.0 * n * sizeof(float), copy_gb_per_s, "wall clock per assignment, best batch");
+        char note[128];
+        std::snprintf(note, sizeof note, "result on the host; relative error vs double %.1e",
+                      std::fabs(device_sum - exact_sum) / exact_sum);
+        row("`sum(x)`", sum, 1.0 * n * sizeof(float), copy_gb_per_s, note);
+        std::printf("| first launch, new expression, warm disk cache | %.3f ms | | | median of 9; %zu disk hits |\n",
+                    first_launch * 1e3, cache.disk_hits);
+        row("CPU loop `y = 2*x + 3*z`", host_axpy, 3.0 * n * sizeof(float), copy_gb_per_s, "one host thread");
+        std::snprintf(note, sizeof note, "one host thread, float accumulator (relative error %.1e)",
+                      std::fabs(host_float_sum - exact_sum) / exact_sum);
+        row("CPU loop sum", host_sum_time, 1.0 * n * sizeof(float), copy_gb_per_s, note);
+        std::printf("\nspeed-up over the CPU loop: %.1fx (y = 2*x + 3*z), %.1fx (sum)\n", host_axpy / axpy,
+                    host_sum_time / sum);
+        if (wrong != 0) {
+            std::fprintf(stderr, "expr_bench: %zu elements of y differ from the CPU\n", wrong);
+            return 1;
+        }
+        return 0;
+    } catch (const kiln::error& e) {
+        std::fprintf(stderr, "expr_bench: %s\n", e.what());
+        return 2;
+    }
+}

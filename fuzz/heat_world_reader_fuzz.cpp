@@ -1,0 +1,65 @@
+// libFuzzer target: the heat-world reader given arbitrary bytes must either reject them with a
+// world_format_error or return a valid world that survives writing and reading back.
+#include <cstdint>
+#include <cstdlib>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+#include "world.hpp"
+#include "world_io.hpp"
+
+namespace {
+
+[[noreturn]] void broken(const char* what) {
+    std::fprintf(stderr, "heat_world_reader_fuzz: %s\n", what);
+    std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    using namespace kiln::heat;
+    const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+
+    world w;
+    std::string message;
+    try {
+        w = read_world(bytes);
+    } catch (const world_format_error& e) {
+        message = e.what();
+        if (message.empty() || message.find('\n') != std::string::npos) broken("error message is not one line");
+    }
+
+    // The stream reader must agree with the bytes reader, error message included.
+    std::istringstream stream{std::string(bytes)};
+    try {
+        const world from_stream = read_world(stream);
+        if (!message.empty() || from_stream != w) broken("stream and bytes readers disagree");
+    } catch (const world_format_error& e) {
+        if (message != e.what()) broken("stream and bytes readers give different errors");
+    }
+    if (!message.empty()) return 0;
+
+    check_world(w);  // an accepted world must keep every invariant; throwing here is a finding
+
+    // Both formats store alpha as printf("%g") text, as the original did, so alpha may change
+    // once on the first write (666666960.1 becomes 6.66667e+08) and must be stable after that.
+    // Binary temperatures are stored exactly; text ones with 8 decimals, again stable after
+    // one write.
+    const std::string binary = world_to_string(w, world_format::binary);
+    const world from_binary = read_world(binary);
+    if (from_binary.flags != w.flags ||
+        std::memcmp(from_binary.temperatures.data(), w.temperatures.data(), w.temperatures.size() * sizeof(float)) != 0 ||
+        world_to_string(from_binary, world_format::binary) != binary) {
+        broken("binary round trip changed the world");
+    }
+    const std::string text = world_to_string(w, world_format::text);
+    const world from_text = read_world(text);
+    if (from_text.flags != w.flags || world_to_string(from_text, world_format::text) != text) {
+        broken("text round trip changed the world");
+    }
+    return 0;
+}

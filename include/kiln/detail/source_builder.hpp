@@ -1,0 +1,128 @@
+// The one backend-neutral generator of kernel source: every kernel kiln writes goes through it.
+//
+// It writes portable OpenCL C 1.2 (kernel/global/local, get_global_id & co, barrier, scalar and
+// vector types, the common math built-ins), the subset that kiln's CUDA backend translates for
+// NVRTC. Helper definitions are added once by key, whatever the order in which the parts of an
+// expression ask for them; the fp64 pragma appears only when the finished source uses double.
+#pragma once
+
+#include <complex>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace kiln::detail {
+
+/// Two values of T laid out like OpenCL's T2 (alignment included): the state of reducers that
+/// carry two numbers, such as a compensated sum or a (min, max) pair.
+template <class T>
+struct alignas(2 * sizeof(T)) pair_state {
+    T first{};
+    T second{};
+    friend bool operator==(const pair_state&, const pair_state&) = default;
+};
+
+template <class T>
+inline constexpr bool is_complex_v = false;
+template <class T>
+inline constexpr bool is_complex_v<std::complex<T>> = true;
+
+template <class T>
+inline constexpr bool is_pair_state_v = false;
+template <class T>
+inline constexpr bool is_pair_state_v<pair_state<T>> = true;
+
+/// Host types that have an OpenCL C spelling: what kernels and the host exchange.
+template <class T>
+concept device_representable =
+    (std::is_arithmetic_v<T> && !std::is_same_v<T, long double>) ||
+    std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>> ||
+    is_pair_state_v<T>;
+
+/// The OpenCL C name of a host type. bool travels as int (OpenCL has no bool kernel arguments);
+/// complex numbers are float2 / double2 holding (real, imaginary).
+template <device_representable T>
+std::string opencl_type_name() {
+    if constexpr (std::is_same_v<T, bool>) {
+        return "int";
+    } else if constexpr (std::is_same_v<T, float>) {
+        return "float";
+    } else if constexpr (std::is_same_v<T, double>) {
+        return "double";
+    } else if constexpr (is_complex_v<T>) {
+        return opencl_type_name<typename T::value_type>() + "2";
+    } else if constexpr (is_pair_state_v<T>) {
+        return opencl_type_name<decltype(T::first)>() + "2";
+    } else {
+        static_assert(std::is_integral_v<T>);
+        constexpr const char* signed_names[] = {"char", "short", "int", "long"};
+        constexpr const char* unsigned_names[] = {"uchar", "ushort", "uint", "ulong"};
+        constexpr int rank = sizeof(T) == 1 ? 0 : sizeof(T) == 2 ? 1 : sizeof(T) == 4 ? 2 : 3;
+        return std::is_signed_v<T> ? signed_names[rank] : unsigned_names[rank];
+    }
+}
+
+/// How the work-items of a launch share the elements of a 1-D problem.
+enum class loop_style {
+    /// Work-item g visits g, g + G, g + 2G... (G work-items in all): neighbouring work-items
+    /// touch neighbouring elements at the same time, which is what GPUs coalesce.
+    strided,
+    /// Work-item g visits one contiguous chunk: what CPU caches and vectorisers want, since CPU
+    /// implementations run a work-group's items one after another on one core.
+    chunked,
+};
+
+/// The elements one work-item visits: `for (i = begin; i < end; i += step)`.
+struct element_range {
+    std::string begin, end, step;
+};
+
+/// Writes one program: helper definitions first, then kernels, indented and readable (users see
+/// it with KILN_SHOW_KERNELS=1 and in compile errors).
+class source_builder {
+public:
+    /// Adds a definition (function, typedef) once under `key`; later calls with the same key are
+    /// ignored. Returns whether it was added now.
+    bool define(std::string_view key, std::string_view text);
+    bool is_defined(std::string_view key) const;
+
+    /// Starts `kernel void name(`; parameters follow, then begin_body().
+    void begin_kernel(std::string_view name);
+    /// One parameter declaration, e.g. "global const float* p0" or "ulong n".
+    void parameter(std::string_view declaration);
+    void begin_body();
+    void end_kernel();
+
+    /// One line of code at the current indentation.
+    void line(std::string_view text);
+    /// `header {` (a bare block when header is empty) and one more level of indentation, until
+    /// close().
+    void open(std::string_view header);
+    void close();
+
+    /// Declares whatever `range` needs for a problem of `size` elements (a variable holding the
+    /// size) split across the launch the way `style` says, and returns the range.
+    element_range declare_element_range(loop_style style, std::string_view size);
+    /// `for (ulong index = begin; index < end; index += step) {` over the range; close() ends it.
+    void open_element_loop(const element_range& range, std::string_view index);
+    /// Waits for every work-item of the group and makes local-memory writes visible to them.
+    void local_barrier();
+
+    /// The finished program.
+    std::string str() const;
+
+private:
+    std::vector<std::pair<std::string, std::string>> definitions_;
+    std::string kernels_;
+    std::vector<std::string> parameters_;
+    int indent_ = 0;
+};
+
+/// The source with numbered lines, as compile errors show it.
+std::string with_line_numbers(std::string_view source);
+
+}  // namespace kiln::detail

@@ -1,0 +1,212 @@
+// Assignment of expressions: one fused kernel per statement, several results per kernel (tie).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <kiln/expr/core.hpp>
+#include <kiln/expr/launch.hpp>
+
+namespace kiln {
+namespace detail {
+
+/// Nodes that can be written: vectors and views.
+template <class T>
+concept target_node = expression_node<T> && requires(const T& t, generator& g) {
+    { t.generate_target(g) } -> std::same_as<std::string>;
+};
+
+/// Targets[i] = Values[i] for every i and every element, in one kernel. All values are computed
+/// before any target is stored, so tie(x, y) = std::make_tuple(y, x) swaps.
+template <class Targets, class Values>
+class assignment {
+public:
+    static constexpr std::size_t count = std::tuple_size_v<Targets>;
+
+    assignment(Targets targets, Values values) : targets_(std::move(targets)), values_(std::move(values)) {}
+
+    void run(std::string call) const {
+        operand_check check(std::move(call));
+        std::apply([&](const auto&... t) { (t.check(check), ...); }, targets_);
+        std::apply([&](const auto&... v) { (v.check(check), ...); }, values_);
+        const layout parts = check.launch_layout();
+        for (std::size_t k = 0; k < parts.size(); ++k) {
+            const part_extent& part = parts[k];
+            if (part.size == 0) continue;
+            const generated_kernel& kernel = cache_for<assignment>().get(
+                part.queue.device(), "kiln_assign", [this](loop_style style) { return source(style); });
+            argument_list args(k, part.begin);
+            args.scalar<std::uint64_t>(part.size);
+            std::apply([&](const auto&... t) { (t.collect(args), ...); }, targets_);
+            std::apply([&](const auto&... v) { (v.collect(args), ...); }, values_);
+            kernel.launch(part.queue, kernel.groups_for(part.size), std::move(args).take());
+        }
+    }
+
+    std::string source(loop_style style) const {
+        source_builder builder;
+        generator g(builder);
+        builder.begin_kernel("kiln_assign");
+        g.parameter("ulong", "n");
+        body element = generate_body(g);
+        builder.begin_body();
+        if (style == loop_style::strided && wide_lanes > 1) {
+            // GPUs: each work-item moves 16 bytes per vector per iteration; one wide access
+            // instead of several narrow ones is what brings a streaming kernel to the copy
+            // bandwidth. The n % lanes elements left over go through the element loop below.
+            const std::string lanes = std::to_string(wide_lanes);
+            builder.line("const ulong kiln_wide_n = n / " + lanes + ";");
+            builder.open("for (ulong kiln_j = (ulong)get_global_id(0); kiln_j < kiln_wide_n; "
+                         "kiln_j += (ulong)get_global_size(0))");
+            std::vector<generator> lane_generators;
+            std::vector<body> lane_bodies;
+            for (unsigned lane = 0; lane < wide_lanes; ++lane) {
+                lane_generators.emplace_back(builder, lane, wide_lanes);
+                lane_bodies.push_back(generate_body(lane_generators.back()));
+            }
+            for (const auto& load : lane_generators[0].wide_loads())
+                builder.line("const " + load.wide_type + " " + load.name + "_in = ((global const " + load.wide_type +
+                             "*)" + load.name + ")[kiln_j];");
+            for (const auto& store : lane_generators[0].wide_stores())
+                builder.line(store.wide_type + " " + store.name + "_out;");
+            for (unsigned lane = 0; lane < wide_lanes; ++lane) {
+                builder.open("");
+                builder.line("const ulong idx = " + lanes + " * kiln_j + " + std::to_string(lane) + ";");
+                emit(builder, lane_generators[lane].statements(), lane_bodies[lane]);
+                builder.close();
+            }
+            for (const auto& store : lane_generators[0].wide_stores())
+                builder.line("((global " + store.wide_type + "*)" + store.name + ")[kiln_j] = " + store.name + "_out;");
+            builder.close();
+            builder.open_element_loop({"kiln_wide_n * " + lanes + " + (ulong)get_global_id(0)", "n",
+                                       "(ulong)get_global_size(0)"},
+                                      "idx");
+        } else {
+            builder.open_element_loop(builder.declare_element_range(style, "n"), "idx");
+        }
+        emit(builder, g.statements(), element);
+        builder.end_kernel();
+        return builder.str();
+    }
+
+private:
+    template <std::size_t I>
+    using target_type = typename std::tuple_element_t<I, Targets>::value_type;
+    template <std::size_t I>
+    using value_type = typename std::tuple_element_t<I, Values>::value_type;
+
+    /// Elements per wide access (16 bytes), or 1 when the statement cannot be widened.
+    static constexpr unsigned wide_lanes = [] {
+        constexpr std::size_t width = [] {
+            std::size_t w = any_width;
+            [&]<std::size_t... I>(std::index_sequence<I...>) {
+                ((w = combine_widths(w, width_of<std::tuple_element_t<I, Targets>>())), ...);
+                ((w = combine_widths(w, width_of<std::tuple_element_t<I, Values>>())), ...);
+            }(std::make_index_sequence<count>{});
+            return w;
+        }();
+        return width == 0 || width == any_width ? 1u : static_cast<unsigned>(16 / width);
+    }();
+
+    /// What one element's statement stores where.
+    struct body {
+        std::array<std::string, count> stores, values;
+    };
+    body generate_body(generator& g) const {
+        body b;
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            ((b.stores[I] = std::get<I>(targets_).generate_target(g)), ...);
+            ((b.values[I] = convert_value<target_type<I>, value_type<I>>(g.source, std::get<I>(values_).generate(g))),
+             ...);
+        }(std::make_index_sequence<count>{});
+        return b;
+    }
+    static void emit(source_builder& builder, const std::vector<std::string>& statements, const body& b) {
+        for (const auto& statement : statements) builder.line(statement);
+        if constexpr (count == 1) {
+            builder.line(b.stores[0] + " = " + b.values[0] + ";");
+        } else {
+            [&]<std::size_t... I>(std::index_sequence<I...>) {
+                (builder.line("const " + opencl_type_name<target_type<I>>() + " result" + std::to_string(I) + " = " +
+                              b.values[I] + ";"),
+                 ...);
+            }(std::make_index_sequence<count>{});
+            for (std::size_t i = 0; i < count; ++i) builder.line(b.stores[i] + " = result" + std::to_string(i) + ";");
+        }
+    }
+
+    Targets targets_;
+    Values values_;
+};
+
+template <class Target, class Value>
+concept assignable_to = target_node<Target> && expression_operand<Value> &&
+                        storable_as<typename Target::value_type, beside_value_t<Value, typename Target::value_type>>;
+
+/// target = value (a scalar value takes the target's type).
+template <target_node Target, class Value>
+    requires assignable_to<Target, Value>
+void assign(const Target& target, const Value& value, std::string call) {
+    auto node = as_node_beside<typename Target::value_type>(value);
+    assignment<std::tuple<Target>, std::tuple<decltype(node)>>({target}, {std::move(node)}).run(std::move(call));
+}
+
+template <class Target>
+auto as_target(const Target& target) {
+    if constexpr (target_node<Target>)
+        return target;
+    else
+        return terminal_for<Target>::make(target);
+}
+
+template <class X>
+concept target_like = target_node<X> || (has_terminal<X> && target_node<decltype(terminal_for<X>::make(std::declval<const X&>()))>);
+
+/// What kiln::tie returns: several targets assigned together from a tuple of expressions.
+template <target_node... Targets>
+class tied_targets {
+public:
+    explicit tied_targets(Targets... targets) : targets_(std::move(targets)...) {}
+
+    template <class... Values>
+        requires(sizeof...(Values) == sizeof...(Targets)) && (assignable_to<Targets, Values> && ...)
+    const tied_targets& operator=(const std::tuple<Values...>& values) const {
+        auto nodes = std::apply(
+            [](const auto&... v) {
+                return [&]<std::size_t... I>(std::index_sequence<I...>) {
+                    return std::make_tuple(
+                        as_node_beside<typename std::tuple_element_t<I, std::tuple<Targets...>>::value_type>(
+                            v)...);
+                }(std::index_sequence_for<Values...>{});
+            },
+            values);
+        assignment<std::tuple<Targets...>, decltype(nodes)>(targets_, std::move(nodes)).run("kiln::tie assignment");
+        return *this;
+    }
+
+private:
+    std::tuple<Targets...> targets_;
+};
+
+}  // namespace detail
+
+/// Several results from one kernel:
+///
+///     kiln::tie(sum, difference) = std::make_tuple(x + y, x - y);
+///
+/// Every value is computed before any target is written. The targets (vectors or views) must
+/// have the same size and split over devices.
+template <class... Targets>
+    requires(sizeof...(Targets) >= 1) && (detail::target_like<std::remove_cvref_t<Targets>> && ...) &&
+            (!std::is_const_v<std::remove_reference_t<Targets>> && ...)
+auto tie(Targets&&... targets) {
+    return detail::tied_targets<decltype(detail::as_target(targets))...>(detail::as_target(targets)...);
+}
+
+}  // namespace kiln

@@ -1,0 +1,423 @@
+// What every vector expression is made of: the node protocol, operands, scalars and checks.
+//
+// An expression is a tree of small value types (nodes). Each node can
+//   - generate(generator&): declare the kernel parameters and helper definitions it needs and
+//     return its per-element value as OpenCL C text. The text depends only on the node's type,
+//     never on run-time values, so one kernel per expression type serves every call;
+//   - collect(argument_list&): push its run-time arguments (buffers, scalars) in the same order
+//     as generate() declared the parameters;
+//   - check(operand_check&): report its size and where its data lives, so that mismatches are
+//     caught, with a clear message, before anything is enqueued.
+#pragma once
+
+#include <complex>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <kiln/detail/source_builder.hpp>
+#include <kiln/error.hpp>
+#include <kiln/runtime/buffer.hpp>
+#include <kiln/runtime/program.hpp>
+#include <kiln/runtime/queue.hpp>
+
+namespace kiln {
+
+/// Element types of kiln::vector.
+template <class T>
+concept vector_value =
+    std::same_as<T, float> || std::same_as<T, double> || std::same_as<T, std::int32_t> ||
+    std::same_as<T, std::uint32_t> || std::same_as<T, std::int64_t> ||
+    std::same_as<T, std::uint64_t> || std::same_as<T, std::complex<float>> ||
+    std::same_as<T, std::complex<double>>;
+
+template <vector_value T>
+class vector;
+
+/// Host values that may appear in an expression; each becomes a kernel argument.
+template <class T>
+concept scalar_value = (std::is_arithmetic_v<T> && !std::same_as<T, long double>) ||
+                       std::same_as<T, std::complex<float>> || std::same_as<T, std::complex<double>>;
+
+/// Every expression node derives from this empty class, so that argument-dependent lookup finds
+/// kiln's operators and functions for nodes as it does for kiln::vector.
+struct expression_tag {};
+
+namespace detail {
+
+/// One device's share of a vector: elements [begin, begin + size) live on `queue`'s device.
+struct part_extent {
+    kiln::queue queue;
+    std::size_t begin = 0;
+    std::size_t size = 0;
+};
+using layout = std::vector<part_extent>;
+
+/// Keys under which shared parts of an expression (tagged terminals, temporaries) are declared
+/// once per kernel.
+enum class shared_kind : std::uint64_t { tag = 1, temporary = 2 };
+constexpr std::uint64_t shared_key(shared_kind kind, int id) {
+    return (static_cast<std::uint64_t>(kind) << 32) | static_cast<std::uint32_t>(id);
+}
+
+/// The state of generating one kernel from an expression.
+///
+/// A kernel body may also be generated lane by lane, for work-items that handle several
+/// consecutive elements with one wide (16-byte) load per vector: each lane is one more pass over
+/// the same expression with its own generator, whose parameters were already declared by the
+/// first, element-by-element pass (the names match because every pass walks the tree in the
+/// same order), and whose vectors read from the wide loads.
+class generator {
+public:
+    explicit generator(source_builder& builder) : source(builder) {}
+    generator(source_builder& builder, unsigned lane, unsigned lanes)
+        : source(builder), lane_(lane), lanes_(lanes) {}
+
+    source_builder& source;
+
+    /// A fresh parameter name: p0, p1...
+    std::string new_name() { return "p" + std::to_string(next_++); }
+    /// Declares `type name` as a kernel parameter (lane passes declare nothing).
+    void parameter(const std::string& type, const std::string& name) {
+        if (!lane_) source.parameter(type + " " + name);
+    }
+    /// A statement each element runs before the values that refer to it (temporaries).
+    void statement(std::string text) { statements_.push_back(std::move(text)); }
+    const std::vector<std::string>& statements() const noexcept { return statements_; }
+    /// True the first time `key` is met in this kernel (in this lane).
+    bool first_use(std::uint64_t key) {
+        for (auto seen : seen_)
+            if (seen == key) return false;
+        seen_.push_back(key);
+        return true;
+    }
+
+    /// The lane being generated, if this is a lane pass.
+    std::optional<unsigned> lane() const noexcept { return lane_; }
+    /// A vector parameter read or written through wide accesses of `lanes` elements of type
+    /// `element_type`.
+    struct wide_access {
+        std::string name, wide_type;
+    };
+    /// In a lane pass: this lane's component of the wide load (or store) of vector `name`.
+    std::string wide_element(const std::string& name, const std::string& element_type, bool store) {
+        auto& accesses = store ? wide_stores_ : wide_loads_;
+        bool known = false;
+        for (const auto& a : accesses) known = known || a.name == name;
+        if (!known) accesses.push_back({name, element_type + std::to_string(lanes_)});
+        return name + (store ? "_out." : "_in.") + "xyzw"[*lane_];
+    }
+    const std::vector<wide_access>& wide_loads() const noexcept { return wide_loads_; }
+    const std::vector<wide_access>& wide_stores() const noexcept { return wide_stores_; }
+
+private:
+    unsigned next_ = 0;
+    std::vector<std::string> statements_;
+    std::vector<std::uint64_t> seen_;
+    std::optional<unsigned> lane_;
+    unsigned lanes_ = 1;
+    std::vector<wide_access> wide_loads_, wide_stores_;
+};
+
+/// Whether a node can be evaluated lane by lane from wide loads, and the element size of its
+/// vectors: 0 when it cannot (gathers, raw pointers, complex vectors), any_width when it reads no
+/// vector at all. Nodes say so in a static member `contiguous_width`; those without one cannot.
+inline constexpr std::size_t any_width = ~std::size_t{0};
+constexpr std::size_t combine_widths(std::size_t a, std::size_t b) {
+    if (a == 0 || b == 0) return 0;
+    if (a == any_width) return b;
+    if (b == any_width) return a;
+    return a == b ? a : 0;
+}
+template <class Node>
+constexpr std::size_t width_of() {
+    if constexpr (requires { Node::contiguous_width; })
+        return Node::contiguous_width;
+    else
+        return 0;
+}
+template <class... Nodes>
+constexpr std::size_t combined_width() {
+    std::size_t width = any_width;
+    ((width = combine_widths(width, width_of<Nodes>())), ...);
+    return width;
+}
+
+/// The device form of a host scalar: bool travels as int.
+template <class T>
+using device_scalar_t = std::conditional_t<std::is_same_v<T, bool>, std::int32_t, T>;
+
+/// The run-time arguments of one launch on one part of the data.
+class argument_list {
+public:
+    argument_list(std::size_t part, std::size_t part_begin) : part_(part), part_begin_(part_begin) {}
+
+    /// Which part of a multi-device layout this launch covers, and its first element's index.
+    std::size_t part() const noexcept { return part_; }
+    std::size_t part_begin() const noexcept { return part_begin_; }
+
+    template <class T>
+    void scalar(const T& value) {
+        args_.push_back(make_argument(static_cast<device_scalar_t<T>>(value)));
+    }
+    template <class T, access A>
+    void buffer(const kiln::buffer<T, A>& memory) {
+        args_.push_back(make_argument(memory));
+    }
+    template <class T>
+    void local(std::size_t count) {
+        args_.push_back(make_argument(kiln::local<T>(count)));
+    }
+    /// Mirrors generator::first_use, so that shared parts pass their arguments once.
+    bool first_use(std::uint64_t key) {
+        for (auto seen : seen_)
+            if (seen == key) return false;
+        seen_.push_back(key);
+        return true;
+    }
+    std::vector<kernel_argument> take() && { return std::move(args_); }
+
+private:
+    std::size_t part_, part_begin_;
+    std::vector<kernel_argument> args_;
+    std::vector<std::uint64_t> seen_;
+};
+
+/// Collects what the operands of one statement say about their sizes and devices, and rejects
+/// disagreements with invalid_argument_error.
+class operand_check {
+public:
+    explicit operand_check(std::string call) : call_(std::move(call)) {}
+
+    /// Data read or written element by element: the size and the split over devices must
+    /// agree with every other such operand.
+    void elementwise(const layout& parts, std::size_t size);
+    /// A size without data of its own (element_index with a size, views).
+    void sized(std::size_t size, std::string_view what);
+    /// Data read or written at computed positions (raw pointers, permutations, slices): only on
+    /// a single device, the one the rest of the statement runs on.
+    void gathered(const layout& parts, std::string_view what);
+    /// The statement runs on this queue (reductions of expressions with no vector in them).
+    void on_queue(const kiln::queue& q);
+
+    const std::string& call() const noexcept { return call_; }
+    /// Where the statement runs: the element-wise operands' split, or one part on the device of
+    /// the gathered data or given queue. Throws if the size or the device is unknown.
+    layout launch_layout() const;
+
+private:
+    [[noreturn]] void fail(const std::string& why) const;
+    void check_device(const kiln::device& dev, std::string_view what) const;
+
+    std::string call_;
+    std::optional<std::size_t> size_;
+    const layout* elementwise_ = nullptr;
+    std::optional<kiln::queue> single_queue_;
+    std::string single_queue_source_;
+};
+
+/// The node protocol described at the top of this file.
+template <class E>
+concept expression_node =
+    std::derived_from<E, expression_tag> && std::copy_constructible<E> &&
+    requires(const E& e, generator& g, argument_list& a, operand_check& c) {
+        typename E::value_type;
+        { e.generate(g) } -> std::same_as<std::string>;
+        e.collect(a);
+        e.check(c);
+    };
+
+/// How a non-node operand (kiln::vector) becomes a node; specialised next to the type.
+template <class X>
+struct terminal_for;
+
+template <class X>
+concept has_terminal = requires(const X& x) {
+    { terminal_for<X>::make(x) } -> expression_node;
+};
+
+template <class X>
+concept node_like = expression_node<X> || has_terminal<X>;
+
+/// A host value passed to the kernel as an argument, so that changing it does not recompile.
+template <class T>
+class scalar_terminal : public expression_tag {
+public:
+    using value_type = T;
+    static constexpr std::size_t contiguous_width = any_width;
+    explicit scalar_terminal(const T& value) : value_(value) {}
+
+    std::string generate(generator& g) const {
+        auto name = g.new_name();
+        declare(g, name);
+        return name;
+    }
+    void collect(argument_list& args) const { pass(args); }
+    void check(operand_check&) const {}
+
+    // The protocol of terminals that kiln::tag can share.
+    void declare(generator& g, const std::string& name) const {
+        g.parameter(opencl_type_name<T>(), name);
+    }
+    std::string value_of(generator&, const std::string& name) const { return name; }
+    void pass(argument_list& args) const { args.scalar(value_); }
+
+private:
+    T value_;
+};
+
+template <class X>
+auto as_node(const X& x) {
+    if constexpr (expression_node<X>) {
+        return x;
+    } else if constexpr (has_terminal<X>) {
+        return terminal_for<X>::make(x);
+    } else {
+        static_assert(scalar_value<X>, "not a vector expression, vector or scalar");
+        return scalar_terminal<X>(x);
+    }
+}
+
+template <class X>
+using node_t = decltype(as_node(std::declval<const X&>()));
+
+/// The value type of an operand: of its node, or the scalar's own type.
+template <class X>
+struct operand_value {
+    using type = X;
+};
+template <class X>
+    requires node_like<X>
+struct operand_value<X> {
+    using type = typename node_t<X>::value_type;
+};
+template <class X>
+using operand_value_t = typename operand_value<X>::type;
+
+template <class T>
+struct real_of {
+    using type = T;
+};
+template <class T>
+struct real_of<std::complex<T>> {
+    using type = T;
+};
+template <class T>
+using real_of_t = typename real_of<T>::type;
+
+/// A host scalar next to an expression of value type V takes V's type (2.0 * x stays float when
+/// x is float; x + 1 stays ulong when x is ulong), except that a floating-point scalar next to an
+/// integer expression keeps its type, as in C++ (i * 0.5 is double).
+template <class S, class V>
+struct adopted_scalar {
+    using type = S;
+};
+template <class S, class V>
+    requires std::is_arithmetic_v<S> && (!std::is_same_v<S, bool>) &&
+             (is_complex_v<V> || std::is_floating_point_v<V> ||
+              (std::is_integral_v<V> && std::is_integral_v<S> && !std::is_same_v<V, bool>))
+struct adopted_scalar<S, V> {
+    using type = V;
+};
+
+/// The node of `x` placed beside an operand of type Other: scalars adopt Other's value type.
+template <class Other, class X>
+auto as_node_beside(const X& x) {
+    if constexpr (node_like<X>) {
+        return as_node(x);
+    } else {
+        using S = typename adopted_scalar<X, operand_value_t<Other>>::type;
+        return scalar_terminal<S>(static_cast<S>(x));
+    }
+}
+
+/// The value type of operand X once placed beside Other (scalars adopt Other's type).
+template <class X, class Other>
+using beside_value_t = typename decltype(as_node_beside<Other>(std::declval<const X&>()))::value_type;
+
+// --- complex numbers ---------------------------------------------------------------------------
+
+/// Defines the complex helpers for float2 or double2 (components: real, imaginary). Functions
+/// rather than vector operators, because float2 * float2 is component-wise in OpenCL C and
+/// undefined in CUDA.
+template <class Real>
+void define_complex_helpers(source_builder& source) {
+    const std::string r = opencl_type_name<Real>();
+    const std::string c = r + "2";
+    const std::string s = "_" + r;
+    source.define("complex" + s,
+                  c + " kiln_cmake" + s + "(" + r + " re, " + r + " im) { " + c +
+                      " z; z.x = re; z.y = im; return z; }\n" +
+                  c + " kiln_cadd" + s + "(" + c + " a, " + c + " b) { return kiln_cmake" + s +
+                      "(a.x + b.x, a.y + b.y); }\n" +
+                  c + " kiln_csub" + s + "(" + c + " a, " + c + " b) { return kiln_cmake" + s +
+                      "(a.x - b.x, a.y - b.y); }\n" +
+                  c + " kiln_cmul" + s + "(" + c + " a, " + c + " b) { return kiln_cmake" + s +
+                      "(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }\n" +
+                  c + " kiln_cdiv" + s + "(" + c + " a, " + c + " b) {\n    const " + r +
+                      " d = b.x * b.x + b.y * b.y;\n    return kiln_cmake" + s +
+                      "((a.x * b.x + a.y * b.y) / d, (a.y * b.x - a.x * b.y) / d);\n}\n" +
+                  c + " kiln_cneg" + s + "(" + c + " a) { return kiln_cmake" + s + "(-a.x, -a.y); }\n" +
+                  c + " kiln_conj" + s + "(" + c + " a) { return kiln_cmake" + s + "(a.x, -a.y); }\n" +
+                  r + " kiln_cabs" + s + "(" + c + " a) { return hypot(a.x, a.y); }\n" +
+                  r + " kiln_carg" + s + "(" + c + " a) { return atan2(a.y, a.x); }\n");
+}
+
+/// The name of complex helper `operation` (cadd, cmul...) for complex type C, defining it.
+template <class C>
+std::string complex_helper(source_builder& source, std::string_view operation) {
+    using Real = typename C::value_type;
+    define_complex_helpers<Real>(source);
+    return "kiln_" + std::string(operation) + "_" + opencl_type_name<Real>();
+}
+
+template <class T>
+concept real_number = std::is_arithmetic_v<T>;
+template <class T>
+concept number = real_number<T> || is_complex_v<T>;
+
+/// Whether a value of type From may be stored as To: any real to real or complex, and complex
+/// to complex. Complex to real needs an explicit real(), imag() or abs().
+template <class To, class From>
+concept storable_as = number<To> && number<From> && (!is_complex_v<From> || is_complex_v<To>);
+
+/// OpenCL C text converting `value` (of type From) to To.
+template <class To, class From>
+    requires storable_as<To, From>
+std::string convert_value(source_builder& source, const std::string& value) {
+    if constexpr (std::is_same_v<To, From>) {
+        return value;
+    } else if constexpr (is_complex_v<To>) {
+        using R = typename To::value_type;
+        const std::string make = complex_helper<To>(source, "cmake");
+        const std::string cast = "(" + opencl_type_name<R>() + ")";
+        if constexpr (is_complex_v<From>)
+            return make + "(" + cast + "(" + value + ").x, " + cast + "(" + value + ").y)";
+        else
+            return make + "(" + cast + "(" + value + "), 0)";
+    } else {
+        return "((" + opencl_type_name<To>() + ")(" + value + "))";
+    }
+}
+
+}  // namespace detail
+
+/// Anything that can stand in an expression besides host scalars: vectors, views, expressions.
+template <class E>
+concept vector_expression = detail::node_like<std::remove_cvref_t<E>>;
+
+/// One operand of an operator or function: an expression or a host scalar.
+template <class X>
+concept expression_operand = vector_expression<X> || scalar_value<std::remove_cvref_t<X>>;
+
+/// The value type of an expression's elements.
+template <vector_expression E>
+using expression_value_t = typename detail::node_t<std::remove_cvref_t<E>>::value_type;
+
+}  // namespace kiln

@@ -1,0 +1,104 @@
+// Generated kernels: launch geometry chosen per device, and a per-expression-type kernel cache.
+//
+// Each distinct statement type (assignment or reduction of one expression type) owns one
+// kernel_cache, a function-local static. Its first use on a device generates the source and
+// builds it through kiln::program, which consults kiln's memory and disk caches; every later use
+// on that device finds the kernel by comparing device handles: no source is regenerated or
+// hashed in steady state.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <kiln/detail/source_builder.hpp>
+#include <kiln/runtime/device.hpp>
+#include <kiln/runtime/event.hpp>
+#include <kiln/runtime/program.hpp>
+#include <kiln/runtime/queue.hpp>
+
+namespace kiln {
+
+/// Counters of the expression kernels of this process, to see the cache work.
+struct expression_statistics {
+    std::size_t sources_generated = 0;  ///< kernels generated and built (once per type and device)
+    std::size_t launches = 0;           ///< generated kernels enqueued
+};
+
+namespace expression_cache {
+expression_statistics stats();
+/// Forgets every generated kernel (the program caches stay), e.g. to time a first launch.
+void clear();
+}  // namespace expression_cache
+
+namespace detail {
+
+/// How generated kernels are launched on a kind of device. Tuning as data: see launch.cpp for
+/// where each number comes from.
+struct launch_policy {
+    loop_style loop = loop_style::strided;
+    std::size_t work_group_size = 256;
+    /// Upper bound on work-groups per compute unit; more elements are covered by looping.
+    std::size_t groups_per_compute_unit = 16;
+};
+launch_policy launch_policy_for(const device& dev);
+/// Makes every device use `policy` (nullopt: back to the defaults), so that tests can run the
+/// GPU kernel shapes on a CPU device. Clear the expression cache before and after.
+void override_launch_policy(std::optional<launch_policy> policy);
+
+/// One generated kernel built for one device.
+class generated_kernel {
+public:
+    generated_kernel(kiln::kernel kernel, const device& dev, const launch_policy& policy);
+
+    std::size_t work_group_size() const noexcept { return work_group_size_; }
+    /// Work-groups for `n` elements: enough for all of them, at most the policy's cap.
+    std::size_t groups_for(std::size_t n) const noexcept;
+    event launch(const queue& q, std::size_t groups, std::vector<kernel_argument> args) const;
+
+private:
+    kiln::kernel kernel_;
+    std::size_t work_group_size_;
+    std::size_t max_groups_;
+};
+
+class kernel_cache {
+public:
+    kernel_cache();
+    ~kernel_cache();
+    kernel_cache(const kernel_cache&) = delete;
+    kernel_cache& operator=(const kernel_cache&) = delete;
+
+    /// The kernel for `dev`, generating its source with generate(loop_style) on first use.
+    template <class Generate>
+    const generated_kernel& get(const device& dev, std::string_view kernel_name, Generate&& generate) {
+        std::lock_guard lock(mutex_);
+        for (const auto& [known, kernel] : kernels_)
+            if (known == dev) return *kernel;
+        const launch_policy policy = launch_policy_for(dev);
+        return build(dev, kernel_name, generate(policy.loop), policy);
+    }
+    void clear();
+
+private:
+    const generated_kernel& build(const device& dev, std::string_view kernel_name, const std::string& source,
+                                  const launch_policy& policy);
+
+    std::mutex mutex_;
+    std::vector<std::pair<device, std::unique_ptr<generated_kernel>>> kernels_;
+};
+
+/// The kernel cache of one statement type.
+template <class Statement>
+kernel_cache& cache_for() {
+    static kernel_cache cache;
+    return cache;
+}
+
+}  // namespace detail
+}  // namespace kiln

@@ -1,0 +1,506 @@
+// Reductions of vector expressions to one value: sum, Kahan sum, min, max, minmax, count, any, all.
+//
+// Two stages. On the device, each work-group folds its share of the elements (four independent
+// accumulators per work-item, for memory-level parallelism, then a tree in local memory) into
+// one partial result. On the host, the partials of every group and every device part are folded
+// in order. The expression is evaluated inside the first stage: no temporary vector.
+//
+// Semantics with special values (documented in docs/vector.md):
+//   sum, kahan_sum  IEEE: NaN if any element is NaN or if +inf and -inf both occur; +-inf
+//                   otherwise when one occurs. An empty range sums to 0.
+//   minimum/maximum NaN elements are ignored (IEEE fmin/fmax); NaN only if every element is NaN
+//                   or the range is empty (integers: the type's max / lowest when empty).
+//   count           elements that are not zero; NaN counts (it is not equal to zero).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <kiln/expr/core.hpp>
+#include <kiln/expr/launch.hpp>
+#include <kiln/runtime/buffer.hpp>
+#include <kiln/runtime/event.hpp>
+
+namespace kiln {
+namespace detail {
+
+/// Sums accumulate narrow integers in 64 bits (and bools, i.e. conditions, as counts).
+template <class T>
+using sum_type_t = std::conditional_t<
+    std::is_same_v<T, bool>, std::uint64_t,
+    std::conditional_t<std::is_integral_v<T>,
+                       std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>, T>>;
+
+/// Helpers for reducers whose state is a pair_state (float2, double2...).
+template <class T>
+std::string pair_helper(source_builder& source, std::string_view helper) {
+    const std::string t = opencl_type_name<T>();
+    const std::string p = t + "2";
+    source.define("pair_" + t, p + " kiln_pair_" + t + "(" + t + " a, " + t + " b) { " + p +
+                                   " r; r.x = a; r.y = b; return r; }\n" + p + " kiln_pair_same_" + t + "(" +
+                                   t + " a) { return kiln_pair_" + t + "(a, a); }\n");
+    return "kiln_" + std::string(helper) + "_" + t;
+}
+
+template <class T>
+constexpr bool is_floating_v = std::is_floating_point_v<T>;
+
+}  // namespace detail
+
+/// Reducers: each says, for an element type T, what it accumulates (`state`), how an element
+/// becomes a state (`map`, device), how two states combine (`combine`, device and host), and what
+/// the final state means (`finish`).
+namespace reducers {
+
+struct sum {
+    template <class T>
+        requires detail::number<T>
+    struct on {
+        using state = detail::sum_type_t<T>;
+        using result = state;
+        static state identity() { return state{}; }
+        static std::string map(detail::source_builder& source, const std::string& value) {
+            return detail::convert_value<state, T>(source, value);
+        }
+        static std::string combine(detail::source_builder& source, const std::string& a, const std::string& b) {
+            if constexpr (detail::is_complex_v<state>)
+                return detail::complex_helper<state>(source, "cadd") + "(" + a + ", " + b + ")";
+            else
+                return "(" + a + " + " + b + ")";
+        }
+        static state combine(const state& a, const state& b) { return a + b; }
+        static result finish(const state& s) { return s; }
+    };
+};
+
+/// Compensated summation (Kahan-Babuska-Neumaier): the rounding error of every addition is
+/// carried along in a second number, so the result is nearly independent of the number of
+/// elements and of the order in which partial sums meet.
+struct kahan_sum {
+    template <class T>
+        requires detail::is_floating_v<T>
+    struct on {
+        using state = detail::pair_state<T>;  // (running sum, the rounding error it has lost)
+        using result = T;
+        static state identity() { return {}; }
+        static std::string map(detail::source_builder& source, const std::string& value) {
+            return detail::pair_helper<T>(source, "pair") + "(" + value + ", 0)";
+        }
+        static std::string combine(detail::source_builder& source, const std::string& a, const std::string& b) {
+            const std::string t = detail::opencl_type_name<T>();
+            const std::string pair = detail::pair_helper<T>(source, "pair");
+            // Knuth's two-sum gives the exact error of s = a.x + b.x. Once the sum is infinite
+            // or NaN the error is meaningless (inf - inf): drop it, so that the result is the
+            // plain sum's inf or NaN.
+            source.define("kahan_" + t, t + "2 kiln_kahan_" + t + "(" + t + "2 a, " + t + "2 b) {\n    const " + t +
+                                            " s = a.x + b.x;\n    const " + t + " b_part = s - a.x;\n    const " + t +
+                                            " error = (a.x - (s - b_part)) + (b.x - b_part);\n    return " + pair +
+                                            "(s, isfinite(s) ? a.y + b.y + error : 0);\n}\n");
+            return "kiln_kahan_" + t + "(" + a + ", " + b + ")";
+        }
+        static state combine(const state& a, const state& b) {
+            const T s = a.first + b.first;
+            const T b_part = s - a.first;
+            const T error = (a.first - (s - b_part)) + (b.first - b_part);
+            return {s, std::isfinite(s) ? a.second + b.second + error : T(0)};
+        }
+        static result finish(const state& s) { return s.first + s.second; }
+    };
+};
+
+template <bool Maximum>
+struct extremum {
+    template <class T>
+        requires detail::real_number<T> && (!std::is_same_v<T, bool>)
+    struct on {
+        using state = T;
+        using result = T;
+        static state identity() {
+            if constexpr (detail::is_floating_v<T>) return std::numeric_limits<T>::quiet_NaN();
+            else return Maximum ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+        }
+        static std::string map(detail::source_builder&, const std::string& value) { return value; }
+        static std::string combine(detail::source_builder&, const std::string& a, const std::string& b) {
+            const char* name = detail::is_floating_v<T> ? (Maximum ? "fmax" : "fmin") : (Maximum ? "max" : "min");
+            return std::string(name) + "(" + a + ", " + b + ")";
+        }
+        static state combine(const state& a, const state& b) {
+            if constexpr (detail::is_floating_v<T>) return Maximum ? std::fmax(a, b) : std::fmin(a, b);
+            else return Maximum ? std::max(a, b) : std::min(a, b);
+        }
+        static result finish(const state& s) { return s; }
+    };
+};
+using minimum = extremum<false>;
+using maximum = extremum<true>;
+
+/// Minimum and maximum in one pass.
+struct minmax {
+    template <class T>
+        requires detail::real_number<T> && (!std::is_same_v<T, bool>)
+    struct on {
+        using state = detail::pair_state<T>;
+        using result = std::pair<T, T>;
+        static state identity() {
+            return {minimum::on<T>::identity(), maximum::on<T>::identity()};
+        }
+        static std::string map(detail::source_builder& source, const std::string& value) {
+            return detail::pair_helper<T>(source, "pair_same") + "(" + value + ")";
+        }
+        static std::string combine(detail::source_builder& source, const std::string& a, const std::string& b) {
+            const std::string t = detail::opencl_type_name<T>();
+            const std::string pair = detail::pair_helper<T>(source, "pair");
+            const std::string low = detail::is_floating_v<T> ? "fmin" : "min";
+            const std::string high = detail::is_floating_v<T> ? "fmax" : "max";
+            source.define("minmax_" + t, t + "2 kiln_minmax_" + t + "(" + t + "2 a, " + t + "2 b) { return " + pair +
+                                             "(" + low + "(a.x, b.x), " + high + "(a.y, b.y)); }\n");
+            return "kiln_minmax_" + t + "(" + a + ", " + b + ")";
+        }
+        static state combine(const state& a, const state& b) {
+            return {minimum::on<T>::combine(a.first, b.first), maximum::on<T>::combine(a.second, b.second)};
+        }
+        static result finish(const state& s) { return {s.first, s.second}; }
+    };
+};
+
+/// Number of elements that are not zero (of a condition: how many hold).
+struct count {
+    template <class T>
+        requires detail::real_number<T>
+    struct on {
+        using state = std::uint64_t;
+        using result = std::uint64_t;
+        static state identity() { return 0; }
+        static std::string map(detail::source_builder&, const std::string& value) {
+            return "((ulong)((" + value + ") != 0))";
+        }
+        static std::string combine(detail::source_builder&, const std::string& a, const std::string& b) {
+            return "(" + a + " + " + b + ")";
+        }
+        static state combine(const state& a, const state& b) { return a + b; }
+        static result finish(const state& s) { return s; }
+    };
+};
+
+/// Whether any (All = false) or every (All = true) element is not zero.
+template <bool All>
+struct quantifier {
+    template <class T>
+        requires detail::real_number<T>
+    struct on {
+        using state = std::int32_t;
+        using result = bool;
+        static state identity() { return All ? 1 : 0; }
+        static std::string map(detail::source_builder&, const std::string& value) {
+            return "((" + value + ") != 0)";
+        }
+        static std::string combine(detail::source_builder&, const std::string& a, const std::string& b) {
+            return "(" + a + (All ? " & " : " | ") + b + ")";
+        }
+        static state combine(const state& a, const state& b) { return All ? (a & b) : (a | b); }
+        static result finish(const state& s) { return s != 0; }
+    };
+};
+using any_of = quantifier<false>;
+using all_of = quantifier<true>;
+
+}  // namespace reducers
+
+template <class Reducer, class T>
+concept reducer_for = requires { typename Reducer::template on<T>; };
+
+namespace detail {
+
+/// Device buffers for partial results, reused across reductions: allocating per call would cost
+/// more than a small reduction itself on some backends.
+template <class State>
+class partials_pool {
+public:
+    static buffer<State> acquire(const kiln::queue& q, std::size_t count) {
+        {
+            std::lock_guard lock(instance().mutex);
+            auto& free = instance().free;
+            for (auto it = free.begin(); it != free.end(); ++it)
+                if (it->device() == q.device() && it->size() >= count) {
+                    buffer<State> found = std::move(*it);
+                    free.erase(it);
+                    return found;
+                }
+        }
+        return buffer<State>(q, count);
+    }
+    static void release(buffer<State> partials) {
+        std::lock_guard lock(instance().mutex);
+        instance().free.push_back(std::move(partials));
+    }
+
+private:
+    struct storage {
+        std::mutex mutex;
+        std::vector<buffer<State>> free;
+    };
+    static storage& instance() {
+        static storage pool;
+        return pool;
+    }
+};
+
+}  // namespace detail
+
+/// A reduction on its way: the device work is enqueued, get() waits and returns the result.
+template <class Traits>
+class pending_reduction {
+public:
+    using state = typename Traits::state;
+    using result_type = typename Traits::result;
+
+    pending_reduction() = default;
+    pending_reduction(pending_reduction&&) noexcept = default;
+    pending_reduction& operator=(pending_reduction&& other) noexcept {
+        finish_reads();
+        parts_ = std::move(other.parts_);
+        return *this;
+    }
+    /// Waits for outstanding reads: their host memory lives here.
+    ~pending_reduction() { finish_reads(); }
+
+    /// Waits for the device and combines the partial results of every part.
+    result_type get() {
+        std::vector<state> partials;
+        for (auto& part : parts_) {
+            part.read.wait();
+            partials.insert(partials.end(), part.host.begin(), part.host.end());
+        }
+        release();
+        // Pairwise, so that rounding errors grow with the logarithm of the number of partials
+        // (thousands on a large GPU), not linearly.
+        for (std::size_t width = 1; width < partials.size(); width *= 2)
+            for (std::size_t i = 0; i + width < partials.size(); i += 2 * width)
+                partials[i] = Traits::combine(partials[i], partials[i + width]);
+        return Traits::finish(partials.empty() ? Traits::identity() : partials[0]);
+    }
+    /// The reads of the partial results, one per device part: done means get() will not block.
+    std::vector<event> events() const {
+        std::vector<event> all;
+        for (const auto& part : parts_) all.push_back(part.read);
+        return all;
+    }
+    /// The reduction kernels' launches, one per device part (device times on profiled queues).
+    std::vector<event> kernel_events() const {
+        std::vector<event> all;
+        for (const auto& part : parts_) all.push_back(part.launch);
+        return all;
+    }
+
+    /// Used by kiln::reduce_async: partials of one part, read after `launch` into host memory.
+    void add_part(const kiln::queue& q, buffer<state> partials, std::size_t count, const event& launch) {
+        part_result part{std::move(partials), std::vector<state>(count), {}, launch};
+        part.read = part.partials.read_async(q, 0, std::span<state>(part.host), launch);
+        parts_.push_back(std::move(part));
+    }
+
+private:
+    struct part_result {
+        buffer<state> partials;
+        std::vector<state> host;  // moving the vector keeps its storage, which the read targets
+        event read;
+        event launch;
+    };
+
+    void finish_reads() noexcept {
+        for (auto& part : parts_) {
+            try {
+                part.read.wait();
+            } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor must not throw; get() reports
+            }
+        }
+        release();
+    }
+    void release() noexcept {
+        for (auto& part : parts_) {
+            try {
+                detail::partials_pool<state>::release(std::move(part.partials));
+            } catch (...) {  // NOLINT(bugprone-empty-catch): losing a cached buffer is harmless
+            }
+        }
+        parts_.clear();
+    }
+
+    std::vector<part_result> parts_;
+};
+
+namespace detail {
+
+template <class Reducer, expression_node Value>
+class reduction {
+public:
+    using traits = typename Reducer::template on<typename Value::value_type>;
+    using state = typename traits::state;
+    static constexpr int accumulators = 4;
+
+    explicit reduction(Value value) : value_(std::move(value)) {}
+
+    pending_reduction<traits> start(const std::optional<kiln::queue>& on_queue, std::string call) const {
+        operand_check check(std::move(call));
+        if (on_queue) check.on_queue(*on_queue);
+        value_.check(check);
+        const layout parts = check.launch_layout();
+        pending_reduction<traits> pending;
+        for (std::size_t k = 0; k < parts.size(); ++k) {
+            const part_extent& part = parts[k];
+            if (part.size == 0) continue;
+            const generated_kernel& kernel = cache_for<reduction>().get(
+                part.queue.device(), "kiln_reduce", [this](loop_style style) { return source(style); });
+            const std::size_t groups = kernel.groups_for(part.size);
+            buffer<state> partials = partials_pool<state>::acquire(part.queue, groups);
+            argument_list args(k, part.begin);
+            args.scalar<std::uint64_t>(part.size);
+            args.buffer(partials);
+            args.local<state>(kernel.work_group_size());
+            args.scalar(traits::identity());
+            value_.collect(args);
+            const event done = kernel.launch(part.queue, groups, std::move(args).take());
+            pending.add_part(part.queue, std::move(partials), groups, done);
+        }
+        return pending;
+    }
+
+    std::string source(loop_style style) const {
+        source_builder builder;
+        generator g(builder);
+        const std::string s = opencl_type_name<state>();
+        builder.begin_kernel("kiln_reduce");
+        g.parameter("ulong", "n");
+        g.parameter("global " + s + "*", "kiln_partials");
+        g.parameter("local " + s + "*", "kiln_scratch");
+        g.parameter(s, "kiln_identity");
+        const std::string mapped = traits::map(builder, value_.generate(g));
+        builder.begin_body();
+        for (int a = 0; a < accumulators; ++a)
+            builder.line(s + " acc" + std::to_string(a) + " = kiln_identity;");
+        const element_range range = builder.declare_element_range(style, "n");
+        const auto fold = [&](int accumulator, const std::string& index) {
+            builder.open("");
+            builder.line("const ulong idx = " + index + ";");
+            for (const auto& statement : g.statements()) builder.line(statement);
+            const std::string acc = "acc" + std::to_string(accumulator);
+            builder.line(acc + " = " + traits::combine(builder, acc, mapped) + ";");
+            builder.close();
+        };
+        // Four independent loads in flight per work-item: latency hiding that one accumulator,
+        // whose additions depend on each other, would not give.
+        builder.line("ulong i = " + range.begin + ";");
+        builder.open("for (; i + 3 * " + range.step + " < " + range.end + "; i += 4 * " + range.step + ")");
+        fold(0, "i");
+        for (int a = 1; a < accumulators; ++a) fold(a, "i + " + std::to_string(a) + " * " + range.step);
+        builder.close();
+        builder.open("for (; i < " + range.end + "; i += " + range.step + ")");
+        fold(0, "i");
+        builder.close();
+        builder.line("acc0 = " + traits::combine(builder, traits::combine(builder, "acc0", "acc1"),
+                                                 traits::combine(builder, "acc2", "acc3")) + ";");
+        // The work-group's tree in local memory; the group size is a power of two.
+        builder.line("const uint lid = (uint)get_local_id(0);");
+        builder.line("kiln_scratch[lid] = acc0;");
+        builder.local_barrier();
+        builder.open("for (uint stride = (uint)get_local_size(0) / 2; stride > 0; stride /= 2)");
+        builder.line("if (lid < stride) kiln_scratch[lid] = " +
+                     traits::combine(builder, "kiln_scratch[lid]", "kiln_scratch[lid + stride]") + ";");
+        builder.local_barrier();
+        builder.close();
+        builder.line("if (lid == 0) kiln_partials[get_group_id(0)] = kiln_scratch[0];");
+        builder.end_kernel();
+        return builder.str();
+    }
+
+private:
+    Value value_;
+};
+
+template <class Reducer, class E>
+auto start_reduction(const std::optional<kiln::queue>& q, const E& e, std::string call) {
+    auto node = as_node(e);
+    return reduction<Reducer, decltype(node)>(std::move(node)).start(q, std::move(call));
+}
+
+}  // namespace detail
+
+/// Starts reducing the expression on the devices of its vectors; get() on the result waits.
+template <class Reducer, vector_expression E>
+    requires reducer_for<Reducer, expression_value_t<E>>
+auto reduce_async(const E& e) {
+    return detail::start_reduction<Reducer>(std::nullopt, e, "kiln::reduce");
+}
+/// The same on an explicit queue, for expressions without vectors (element_index with a size).
+template <class Reducer, vector_expression E>
+    requires reducer_for<Reducer, expression_value_t<E>>
+auto reduce_async(const kiln::queue& q, const E& e) {
+    return detail::start_reduction<Reducer>(q, e, "kiln::reduce");
+}
+template <class Reducer, vector_expression E>
+    requires reducer_for<Reducer, expression_value_t<E>>
+auto reduce(const E& e) {
+    return reduce_async<Reducer>(e).get();
+}
+template <class Reducer, vector_expression E>
+    requires reducer_for<Reducer, expression_value_t<E>>
+auto reduce(const kiln::queue& q, const E& e) {
+    return reduce_async<Reducer>(q, e).get();
+}
+
+// clang-format off
+/// Sum of the elements (narrow integers and conditions accumulate in 64 bits).
+template <vector_expression E> requires reducer_for<reducers::sum, expression_value_t<E>>
+auto sum(const E& e) { return reduce<reducers::sum>(e); }
+template <vector_expression E> requires reducer_for<reducers::sum, expression_value_t<E>>
+auto sum(const kiln::queue& q, const E& e) { return reduce<reducers::sum>(q, e); }
+/// Compensated sum of a floating-point expression.
+template <vector_expression E> requires reducer_for<reducers::kahan_sum, expression_value_t<E>>
+auto kahan_sum(const E& e) { return reduce<reducers::kahan_sum>(e); }
+template <vector_expression E> requires reducer_for<reducers::kahan_sum, expression_value_t<E>>
+auto kahan_sum(const kiln::queue& q, const E& e) { return reduce<reducers::kahan_sum>(q, e); }
+/// Smallest element, NaNs ignored.
+template <vector_expression E> requires reducer_for<reducers::minimum, expression_value_t<E>>
+auto minimum(const E& e) { return reduce<reducers::minimum>(e); }
+template <vector_expression E> requires reducer_for<reducers::minimum, expression_value_t<E>>
+auto minimum(const kiln::queue& q, const E& e) { return reduce<reducers::minimum>(q, e); }
+/// Largest element, NaNs ignored.
+template <vector_expression E> requires reducer_for<reducers::maximum, expression_value_t<E>>
+auto maximum(const E& e) { return reduce<reducers::maximum>(e); }
+template <vector_expression E> requires reducer_for<reducers::maximum, expression_value_t<E>>
+auto maximum(const kiln::queue& q, const E& e) { return reduce<reducers::maximum>(q, e); }
+/// {smallest, largest} in one pass.
+template <vector_expression E> requires reducer_for<reducers::minmax, expression_value_t<E>>
+auto minmax(const E& e) { return reduce<reducers::minmax>(e); }
+template <vector_expression E> requires reducer_for<reducers::minmax, expression_value_t<E>>
+auto minmax(const kiln::queue& q, const E& e) { return reduce<reducers::minmax>(q, e); }
+/// How many elements are not zero.
+template <vector_expression E> requires reducer_for<reducers::count, expression_value_t<E>>
+auto count(const E& e) { return reduce<reducers::count>(e); }
+template <vector_expression E> requires reducer_for<reducers::count, expression_value_t<E>>
+auto count(const kiln::queue& q, const E& e) { return reduce<reducers::count>(q, e); }
+/// Whether any element is not zero.
+template <vector_expression E> requires reducer_for<reducers::any_of, expression_value_t<E>>
+bool any(const E& e) { return reduce<reducers::any_of>(e); }
+template <vector_expression E> requires reducer_for<reducers::any_of, expression_value_t<E>>
+bool any(const kiln::queue& q, const E& e) { return reduce<reducers::any_of>(q, e); }
+/// Whether every element is not zero (true for no elements).
+template <vector_expression E> requires reducer_for<reducers::all_of, expression_value_t<E>>
+bool all(const E& e) { return reduce<reducers::all_of>(e); }
+template <vector_expression E> requires reducer_for<reducers::all_of, expression_value_t<E>>
+bool all(const kiln::queue& q, const E& e) { return reduce<reducers::all_of>(q, e); }
+// clang-format on
+
+}  // namespace kiln

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# On the GPU machine: build everything with benchmarks, list devices, run the whole suite on every
+# device, the benchmarks, and compute-sanitizer over the CUDA tests. Logs go to $OUT (or ./gpu-logs).
+# Usage: scripts/gpu-check.sh [tests|bench|sanitize|all]...   (default: all)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-$PWD/gpu-logs}
+mkdir -p "$out"
+parts=${*:-all}
+want() { [[ " $parts " == *" all "* || " $parts " == *" $1 "* ]]; }
+
+# NVIDIA's OpenCL needs its ICD loader entry on these machines.
+if [ -e /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 ] || ldconfig -p | grep -q libnvidia-opencl; then
+    mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
+fi
+export KILN_CACHE_DIR=/tmp/kiln-cache
+build=/tmp/kiln-build
+
+{
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_BENCHMARKS=ON -DKILN_CUDA=ON
+} > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+cmake --build "$build" -j "$(nproc)" > "$out/build.log" 2>&1 || { grep -E "error|Error" "$out/build.log" | head -40; exit 1; }
+echo "build ok"
+
+"$build/tools/kiln-info" > "$out/kiln-info.txt" 2>&1
+"$build/tools/kiln-info" --json > "$out/kiln-info.json" 2>&1
+grep -E "^\[|backend:|type:" "$out/kiln-info.txt"
+
+if want tests; then
+    ctest --test-dir "$build" -j 4 --output-on-failure --timeout 300 > "$out/ctest.log" 2>&1
+    grep -E "tests passed|tests failed|\*\*\*Failed|Timeout|Not Run" "$out/ctest.log" | head -40
+fi
+
+if want bench; then
+    : > "$out/bench.log"
+    for harness in "$build"/bench/*/*_bench; do
+        [ -x "$harness" ] || continue
+        echo "=== $harness" | tee -a "$out/bench.log"
+        timeout 240 "$harness" >> "$out/bench.log" 2>&1 || echo "(exit $?)" >> "$out/bench.log"
+    done
+    tail -80 "$out/bench.log"
+fi
+
+if want sanitize && command -v compute-sanitizer > /dev/null; then
+    for tool in memcheck racecheck; do
+        for test_binary in "$build"/tests/runtime/*_test "$build"/tests/cuda/*_test; do
+            [ -x "$test_binary" ] || continue
+            # Test names carry the device as <index>_<backend>_<name>: run only the CUDA instances.
+            filter='*_cuda_*'
+            [[ "$test_binary" == */tests/cuda/* ]] && filter='*'
+            timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+                "$test_binary" --gtest_filter="$filter" > "$out/sanitizer-$tool-$(basename "$test_binary").log" 2>&1
+            echo "compute-sanitizer $tool $(basename "$test_binary"): exit $?"
+        done
+    done
+fi

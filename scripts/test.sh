@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Builds kiln and runs every test: the release suite, the same suite under AddressSanitizer,
+# an install consumed through find_package(kiln), and a bounded fuzzing run of the world reader.
+# Installs missing Debian packages first. KILN_TEST_SKIP_ASAN=1 / KILN_TEST_SKIP_FUZZ=1 skip parts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+scripts/install-deps.sh
+jobs=$(nproc)
+
+step() { printf '\n=== %s\n' "$*"; }
+
+step "release build and tests"
+cmake --preset release >/dev/null
+cmake --build --preset release -j "$jobs"
+ctest --preset release -j "$jobs"
+
+if [ "${KILN_TEST_SKIP_ASAN:-0}" != 1 ]; then
+    step "AddressSanitizer + UBSan build and tests"
+    cmake --preset asan >/dev/null
+    cmake --build --preset asan -j "$jobs"
+    ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0" \
+        ctest --preset asan -j "$jobs"
+fi
+
+step "install and find_package(kiln) from a consumer project"
+rm -rf build/install build/consumer
+cmake --install build/release --prefix build/install >/dev/null
+cmake -S tests/install_consumer -B build/consumer -G Ninja -DCMAKE_PREFIX_PATH="$root/build/install" >/dev/null
+cmake --build build/consumer
+ctest --test-dir build/consumer --output-on-failure
+
+if [ "${KILN_TEST_SKIP_FUZZ:-0}" != 1 ] && [ -x scripts/fuzz-heat-world.sh ]; then
+    step "fuzzing the heat-world reader (bounded)"
+    scripts/fuzz-heat-world.sh
+fi
+
+step "all tests passed"

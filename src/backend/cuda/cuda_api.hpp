@@ -1,0 +1,97 @@
+// The CUDA driver and NVRTC entry points, loaded with dlopen so kiln runs without them.
+//
+// Each table is resolved once, on first use. The members are declared through cuda.h's own
+// names, whose macros map them to the versioned symbols (cuMemAlloc -> cuMemAlloc_v2), so
+// `driver()->cuMemAlloc(...)` calls the entry point matching the header kiln was built with.
+#pragma once
+
+#include <cuda.h>
+#include <nvrtc.h>
+
+#include <string>
+
+namespace kiln::detail::cuda {
+
+#define KILN_CUDA_DRIVER_FUNCTIONS(X) \
+    X(cuInit)                         \
+    X(cuDriverGetVersion)             \
+    X(cuGetErrorName)                 \
+    X(cuGetErrorString)               \
+    X(cuDeviceGetCount)               \
+    X(cuDeviceGet)                    \
+    X(cuDeviceGetName)                \
+    X(cuDeviceGetAttribute)           \
+    X(cuDeviceTotalMem)               \
+    X(cuDevicePrimaryCtxRetain)       \
+    X(cuDevicePrimaryCtxRelease)      \
+    X(cuCtxGetCurrent)                \
+    X(cuCtxSetCurrent)                \
+    X(cuMemAlloc)                     \
+    X(cuMemFree)                      \
+    X(cuMemHostAlloc)                 \
+    X(cuMemFreeHost)                  \
+    X(cuPointerGetAttributes)         \
+    X(cuMemcpyHtoDAsync)              \
+    X(cuMemcpyDtoHAsync)              \
+    X(cuMemcpyDtoDAsync)              \
+    X(cuMemcpyPeerAsync)              \
+    X(cuMemsetD8Async)                \
+    X(cuMemsetD16Async)               \
+    X(cuMemsetD32Async)               \
+    X(cuStreamCreate)                 \
+    X(cuStreamDestroy)                \
+    X(cuStreamWaitEvent)              \
+    X(cuStreamSynchronize)            \
+    X(cuStreamQuery)                  \
+    X(cuLaunchHostFunc)               \
+    X(cuEventCreate)                  \
+    X(cuEventDestroy)                 \
+    X(cuEventRecord)                  \
+    X(cuEventQuery)                   \
+    X(cuEventSynchronize)             \
+    X(cuEventElapsedTime)             \
+    X(cuModuleLoadData)               \
+    X(cuModuleUnload)                 \
+    X(cuModuleGetFunction)            \
+    X(cuFuncGetAttribute)             \
+    X(cuFuncSetAttribute)             \
+    X(cuLaunchKernel)
+
+#define KILN_NVRTC_FUNCTIONS(X)  \
+    X(nvrtcGetErrorString)       \
+    X(nvrtcVersion)              \
+    X(nvrtcGetNumSupportedArchs) \
+    X(nvrtcGetSupportedArchs)    \
+    X(nvrtcCreateProgram)        \
+    X(nvrtcDestroyProgram)       \
+    X(nvrtcCompileProgram)       \
+    X(nvrtcGetProgramLogSize)    \
+    X(nvrtcGetProgramLog)        \
+    X(nvrtcGetCUBINSize)         \
+    X(nvrtcGetCUBIN)             \
+    X(nvrtcGetPTXSize)           \
+    X(nvrtcGetPTX)
+
+#define KILN_CUDA_DECLARE_ENTRY_POINT(name) decltype(&::name) name = nullptr;
+
+struct driver_api {
+    KILN_CUDA_DRIVER_FUNCTIONS(KILN_CUDA_DECLARE_ENTRY_POINT)
+};
+
+struct nvrtc_api {
+    KILN_NVRTC_FUNCTIONS(KILN_CUDA_DECLARE_ENTRY_POINT)
+};
+
+#undef KILN_CUDA_DECLARE_ENTRY_POINT
+
+/// libcuda's entry points, or nullptr when there is no usable NVIDIA driver (no libcuda.so.1,
+/// or one too old to export what kiln calls).
+const driver_api* driver();
+
+/// libnvrtc's entry points, or nullptr when NVRTC cannot be loaded.
+const nvrtc_api* nvrtc();
+
+/// Why nvrtc() is null: the libraries tried and dlopen's answers.
+const std::string& nvrtc_load_failure();
+
+}  // namespace kiln::detail::cuda

@@ -1,0 +1,245 @@
+// The CUDA backend's implementations of the backend interface (backend/backend.hpp).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "backend/cuda/cuda_handles.hpp"
+#include "backend/cuda/opencl_c_translation.hpp"
+
+namespace kiln::detail::cuda {
+
+/// Page-locked host buffers that asynchronous transfers go through, so the copy engine can move
+/// the data while the host returns (a transfer from pageable memory would block the host).
+/// Chunks are reused once the transfer that last used them has completed on its stream.
+class staging_pool {
+public:
+    static constexpr std::size_t chunk_bytes = std::size_t{4} << 20;
+    static constexpr std::size_t max_chunks = 16;
+
+    struct chunk {
+        pinned_memory_handle memory;
+        event_handle last_use;
+        bool reserved = false;  ///< handed out and not yet given back
+        bool used = false;      ///< last_use has been recorded
+        std::byte* data() const noexcept { return static_cast<std::byte*>(memory.get().raw); }
+    };
+
+    explicit staging_pool(CUcontext context) : context_(context) {}
+
+    /// A chunk no transfer is using; may wait for one. The context must be current.
+    chunk& acquire();
+    /// Gives the chunk back once the work enqueued on `stream` so far has completed.
+    void release_after(chunk& c, CUstream stream);
+
+private:
+    CUcontext context_;
+    std::mutex mutex_;
+    std::condition_variable available_;
+    std::vector<std::unique_ptr<chunk>> chunks_;
+};
+
+/// A device's primary context and what kiln keeps per context. Retained on first use of the
+/// device, not when devices are listed, since retaining a context takes time and memory.
+class cuda_context {
+public:
+    cuda_context(CUdevice device, int compute_capability, std::size_t max_shared_memory_per_block);
+
+    CUcontext get() const noexcept { return primary_.get().context; }
+    /// Static and dynamic shared memory together, with the opt-in for large allocations.
+    std::size_t max_shared_memory_per_block() const noexcept { return max_shared_memory_per_block_; }
+    void make_current() const { cuda::make_current(get()); }
+    staging_pool& staging() noexcept { return staging_; }
+    /// The kernel behind fills with 8- to 128-byte patterns, compiled on first use.
+    CUfunction fill_function();
+
+private:
+    int compute_capability_;
+    std::size_t max_shared_memory_per_block_;
+    primary_context_handle primary_;  // first member destroyed last: everything else lives in it
+    staging_pool staging_;
+    std::once_flag fill_once_;
+    module_handle fill_module_;
+    CUfunction fill_function_ = nullptr;
+};
+
+class cuda_device final : public device_impl {
+public:
+    explicit cuda_device(CUdevice device);
+
+    const device_properties& properties() const noexcept override { return properties_; }
+    std::string compiler_identity() const override;
+    std::unique_ptr<queue_impl> create_queue(const queue_options& options) override;
+    std::unique_ptr<memory_impl> allocate(std::size_t bytes, access mode) override;
+    std::unique_ptr<program_impl> build(std::span<const std::string> sources, const std::string& options) override;
+    std::unique_ptr<program_impl> load(std::span<const std::byte> binary, const std::string& options) override;
+
+    /// The context, retained on first call.
+    const std::shared_ptr<cuda_context>& context();
+
+private:
+    CUdevice device_;
+    int driver_version_ = 0;
+    device_properties properties_;
+    std::once_flag context_once_;
+    std::shared_ptr<cuda_context> context_;
+};
+
+class cuda_memory final : public memory_impl {
+public:
+    cuda_memory(std::shared_ptr<cuda_context> context, device_memory_handle memory, std::size_t bytes)
+        : context_(std::move(context)), memory_(std::move(memory)), bytes_(bytes) {}
+    std::size_t size_bytes() const noexcept override { return bytes_; }
+    CUdeviceptr address() const noexcept { return memory_.get().raw; }
+    const std::shared_ptr<cuda_context>& context() const noexcept { return context_; }
+
+private:
+    std::shared_ptr<cuda_context> context_;
+    device_memory_handle memory_;
+    std::size_t bytes_;
+};
+
+/// Where a profiled queue's device timeline meets the host's steady clock: an event recorded on
+/// the idle stream and the host time just after it completed, so every device time placed from
+/// it is at or after the moment it really happened.
+struct profiling_timeline {
+    event_handle reference;
+    std::uint64_t host_ns = 0;
+};
+
+class cuda_event final : public event_impl {
+public:
+    cuda_event(std::shared_ptr<cuda_context> context, event_handle end, event_handle start,
+               std::shared_ptr<const profiling_timeline> timeline, std::uint64_t queued_ns,
+               std::uint64_t submitted_ns)
+        : context_(std::move(context)),
+          end_(std::move(end)),
+          start_(std::move(start)),
+          timeline_(std::move(timeline)),
+          queued_ns_(queued_ns),
+          submitted_ns_(submitted_ns) {}
+
+    void wait() override;
+    event_status status() override;
+    profiling_times times() override;
+    CUevent native() const noexcept { return end_.get().raw; }
+
+private:
+    std::shared_ptr<cuda_context> context_;
+    event_handle end_;
+    event_handle start_;  // only when profiling
+    std::shared_ptr<const profiling_timeline> timeline_;
+    std::uint64_t queued_ns_, submitted_ns_;
+};
+
+/// A loaded module, shared by its program and kernels so launches never outlive it.
+struct loaded_module {
+    std::shared_ptr<cuda_context> context;
+    module_handle module;
+};
+
+class cuda_kernel final : public kernel_impl {
+public:
+    cuda_kernel(std::shared_ptr<loaded_module> module, CUfunction function, kernel_signature signature);
+
+    const std::string& name() const noexcept override { return signature_.name; }
+    std::size_t parameter_count() const override { return signature_.parameters.size(); }
+    const std::vector<parameter_info>& parameters() const override { return signature_.parameters; }
+    std::size_t max_work_group_size() const override { return max_threads_per_block_; }
+
+    CUfunction function() const noexcept { return function_; }
+    const std::shared_ptr<cuda_context>& context() const noexcept { return module_->context; }
+    std::size_t static_shared_bytes() const noexcept { return static_shared_bytes_; }
+    /// Raises the kernel's dynamic shared memory limit to `bytes` if it is lower.
+    void allow_dynamic_shared_memory(std::size_t bytes);
+
+private:
+    std::shared_ptr<loaded_module> module_;
+    CUfunction function_;
+    kernel_signature signature_;
+    std::size_t max_threads_per_block_ = 0;
+    std::size_t static_shared_bytes_ = 0;
+    static constexpr std::size_t default_shared_limit = 48 * 1024;
+    std::mutex shared_limit_mutex_;
+    std::size_t dynamic_shared_limit_ = 0;
+};
+
+class cuda_program final : public program_impl {
+public:
+    cuda_program(std::shared_ptr<loaded_module> module, std::vector<kernel_signature> kernels,
+                 std::vector<std::byte> binary)
+        : module_(std::move(module)), kernels_(std::move(kernels)), binary_(std::move(binary)) {}
+
+    std::shared_ptr<kernel_impl> create_kernel(const std::string& name) override;
+    std::vector<std::string> kernel_names() override;
+    std::vector<std::byte> binary() override { return binary_; }
+
+private:
+    std::shared_ptr<loaded_module> module_;
+    std::vector<kernel_signature> kernels_;
+    std::vector<std::byte> binary_;
+};
+
+/// A CUDA stream. CUDA streams run their commands in order, so an out-of-order queue is an
+/// in-order one here (a valid OpenCL implementation too: the order is one of those allowed).
+class cuda_queue final : public queue_impl {
+public:
+    cuda_queue(std::shared_ptr<cuda_context> context, const queue_options& options);
+
+    std::shared_ptr<event_impl> write(memory_impl& dst, std::size_t dst_offset, const void* src, std::size_t bytes,
+                                      event_list after, bool blocking) override;
+    std::shared_ptr<event_impl> read(memory_impl& src, std::size_t src_offset, void* dst, std::size_t bytes,
+                                     event_list after, bool blocking) override;
+    std::shared_ptr<event_impl> copy(memory_impl& src, std::size_t src_offset, memory_impl& dst,
+                                     std::size_t dst_offset, std::size_t bytes, event_list after) override;
+    std::shared_ptr<event_impl> fill(memory_impl& dst, std::size_t offset, const void* pattern,
+                                     std::size_t pattern_size, std::size_t bytes, event_list after) override;
+    std::shared_ptr<event_impl> launch(kernel_impl& kernel, const launch_geometry& geometry,
+                                       std::span<const kernel_argument> args, event_list after) override;
+    std::shared_ptr<event_impl> marker(event_list after) override;
+    void flush() override;
+    void finish() override;
+
+private:
+    /// What every command does first and last: wait for `after`, time-stamp, record events.
+    struct command {
+        std::uint64_t queued_ns = 0;
+        std::uint64_t submitted_ns = 0;
+        event_handle start;
+        std::shared_ptr<const profiling_timeline> timeline;
+    };
+    command begin(event_list after);
+    std::shared_ptr<cuda_event> end(command& c);
+
+    CUstream stream() const noexcept { return stream_.get().raw; }
+    /// A fresh reference for profiling times, recorded and waited for while the stream is idle.
+    std::shared_ptr<const profiling_timeline> new_timeline();
+    CUdeviceptr device_address(memory_impl& memory, std::size_t offset, std::size_t bytes, const char* call) const;
+
+    std::shared_ptr<cuda_context> context_;
+    stream_handle stream_;
+    bool profiling_;
+    std::shared_ptr<const profiling_timeline> timeline_;
+};
+
+class cuda_backend final : public backend {
+public:
+    backend_kind kind() const noexcept override { return backend_kind::cuda; }
+    std::vector<std::shared_ptr<device_impl>> devices() override;
+
+private:
+    std::once_flag devices_once_;
+    std::vector<std::shared_ptr<device_impl>> devices_;
+};
+
+/// A new CUDA event in the current context.
+event_handle create_event(CUcontext context, bool timing);
+
+/// Nanoseconds on the host's steady clock, the timeline of profiling times.
+std::uint64_t host_now_ns();
+
+}  // namespace kiln::detail::cuda

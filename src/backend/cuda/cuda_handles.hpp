@@ -1,0 +1,85 @@
+// Ownership traits for the CUDA backend's raw handles, used with kiln::detail::handle.
+//
+// Releasing a stream, event, module or allocation needs its context current, so those handles
+// carry the context along. Release functions swallow errors: they run in destructors, often at
+// process exit when the driver may already be shutting down.
+#pragma once
+
+#include <cuda.h>
+#include <nvrtc.h>
+
+#include <kiln/detail/handle.hpp>
+
+namespace kiln::detail::cuda {
+
+/// A device's primary context, retained once by kiln.
+struct primary_context {
+    CUdevice device = 0;
+    CUcontext context = nullptr;
+    bool operator==(const primary_context&) const = default;
+};
+
+/// A raw handle and the context it lives in.
+template <class Raw>
+struct in_context {
+    CUcontext context = nullptr;
+    Raw raw{};
+    bool operator==(const in_context&) const = default;
+};
+
+struct primary_context_traits {
+    using value_type = primary_context;
+    static value_type null() noexcept { return {}; }
+    static void release(value_type value) noexcept;
+};
+
+struct stream_traits {
+    using value_type = in_context<CUstream>;
+    static value_type null() noexcept { return {}; }
+    static void release(value_type value) noexcept;
+};
+
+struct event_traits {
+    using value_type = in_context<CUevent>;
+    static value_type null() noexcept { return {}; }
+    static void release(value_type value) noexcept;
+};
+
+struct module_traits {
+    using value_type = in_context<CUmodule>;
+    static value_type null() noexcept { return {}; }
+    static void release(value_type value) noexcept;
+};
+
+struct device_memory_traits {
+    using value_type = in_context<CUdeviceptr>;
+    static value_type null() noexcept { return {}; }
+    static void release(value_type value) noexcept;
+};
+
+/// Page-locked host memory from cuMemHostAlloc.
+struct pinned_memory_traits {
+    using value_type = in_context<void*>;
+    static value_type null() noexcept { return {}; }
+    static void release(value_type value) noexcept;
+};
+
+struct nvrtc_program_traits {
+    using value_type = nvrtcProgram;
+    static value_type null() noexcept { return nullptr; }
+    static void release(value_type value) noexcept;
+};
+
+using primary_context_handle = handle<primary_context_traits>;
+using stream_handle = handle<stream_traits>;
+using event_handle = handle<event_traits>;
+using module_handle = handle<module_traits>;
+using device_memory_handle = handle<device_memory_traits>;
+using pinned_memory_handle = handle<pinned_memory_traits>;
+using nvrtc_program_handle = handle<nvrtc_program_traits>;
+
+/// Makes `context` current on the calling thread unless it already is. Every entry point of the
+/// backend calls it, so devices can be used from any thread in any order.
+void make_current(CUcontext context);
+
+}  // namespace kiln::detail::cuda

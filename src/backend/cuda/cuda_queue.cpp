@@ -1,0 +1,415 @@
+// CUDA streams as kiln queues: transfers through pinned staging, fills, launches and events.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+#include "backend/cuda/cuda_api.hpp"
+#include "backend/cuda/cuda_backend.hpp"
+#include "backend/cuda/cuda_error.hpp"
+
+namespace kiln::detail::cuda {
+
+std::uint64_t host_now_ns() {
+    return static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+event_handle create_event(CUcontext context, bool timing) {
+    CUevent raw = nullptr;
+    check(driver()->cuEventCreate(&raw, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+    return event_handle({context, raw});
+}
+
+// --- staging ---------------------------------------------------------------------------------
+
+staging_pool::chunk& staging_pool::acquire() {
+    std::unique_lock lock(mutex_);
+    while (true) {
+        for (auto& c : chunks_) {
+            if (c->reserved) continue;
+            if (c->used) {
+                const CUresult state = driver()->cuEventQuery(c->last_use.get().raw);
+                if (state == CUDA_ERROR_NOT_READY) continue;
+                check(state, "cuEventQuery");
+            }
+            c->reserved = true;
+            return *c;
+        }
+        if (chunks_.size() < max_chunks) {
+            auto fresh = std::make_unique<chunk>();
+            void* memory = nullptr;
+            check(driver()->cuMemHostAlloc(&memory, chunk_bytes, CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc",
+                  std::to_string(chunk_bytes) + " bytes of pinned staging memory");
+            fresh->memory = pinned_memory_handle({context_, memory});
+            fresh->last_use = create_event(context_, false);
+            fresh->reserved = true;
+            chunks_.push_back(std::move(fresh));
+            return *chunks_.back();
+        }
+        // Every chunk is in flight: wait for one that no other thread holds to come back.
+        const auto idle = std::find_if(chunks_.begin(), chunks_.end(), [](const auto& c) { return !c->reserved; });
+        if (idle == chunks_.end()) {
+            available_.wait(lock);
+            continue;
+        }
+        chunk& c = **idle;
+        c.reserved = true;
+        lock.unlock();
+        check(driver()->cuEventSynchronize(c.last_use.get().raw), "cuEventSynchronize");
+        return c;
+    }
+}
+
+void staging_pool::release_after(chunk& c, CUstream stream) {
+    const CUresult recorded = driver()->cuEventRecord(c.last_use.get().raw, stream);
+    {
+        std::lock_guard lock(mutex_);
+        c.used = recorded == CUDA_SUCCESS;
+        c.reserved = false;
+    }
+    available_.notify_one();
+    check(recorded, "cuEventRecord");
+}
+
+namespace {
+
+/// Runs on the driver's callback thread once a device-to-host copy into staging is done.
+struct host_copy {
+    void* destination;
+    const void* source;
+    std::size_t bytes;
+};
+void CUDA_CB copy_on_host(void* payload) {
+    std::unique_ptr<host_copy> copy(static_cast<host_copy*>(payload));
+    std::memcpy(copy->destination, copy->source, copy->bytes);
+}
+
+/// Page-locked host memory can be transferred from directly, without staging. The plural query
+/// answers "unknown" for ordinary memory instead of failing (which tools would report).
+bool is_pinned(const void* host) {
+    unsigned int type = 0;
+    CUpointer_attribute attribute = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+    void* answer = &type;
+    return driver()->cuPointerGetAttributes(1, &attribute, &answer, reinterpret_cast<CUdeviceptr>(host)) == CUDA_SUCCESS &&
+           type == CU_MEMORYTYPE_HOST;
+}
+
+cuda_memory& as_cuda_memory(memory_impl& memory, const char* call) {
+    auto* cuda = dynamic_cast<cuda_memory*>(&memory);
+    if (cuda == nullptr) throw invalid_argument_error(call, "the buffer belongs to another backend");
+    return *cuda;
+}
+
+}  // namespace
+
+// --- events ----------------------------------------------------------------------------------
+
+void cuda_event::wait() {
+    context_->make_current();
+    check(driver()->cuEventSynchronize(end_.get().raw), "cuEventSynchronize");
+}
+
+event_status cuda_event::status() {
+    context_->make_current();
+    const CUresult state = driver()->cuEventQuery(end_.get().raw);
+    if (state == CUDA_ERROR_NOT_READY) return event_status::submitted;
+    check(state, "cuEventQuery");
+    return event_status::complete;
+}
+
+profiling_times cuda_event::times() {
+    if (!timeline_)
+        throw invalid_argument_error("kiln::event::times",
+                                     "the queue was created without profiling (use kiln::queue_options{.profiling = true})");
+    wait();
+    // Both ends are placed from the same reference, so the times of the commands of a queue are
+    // ordered exactly as they ran; the reference is at most a moment older than the command
+    // unless the stream never idles (elapsed times are float milliseconds: they lose precision
+    // as they grow).
+    auto since_reference_ns = [&](CUevent to) {
+        float ms = 0.0f;
+        check(driver()->cuEventElapsedTime(&ms, timeline_->reference.get().raw, to), "cuEventElapsedTime");
+        return timeline_->host_ns + static_cast<std::uint64_t>(std::llround(static_cast<double>(ms) * 1e6));
+    };
+    return {queued_ns_, submitted_ns_, since_reference_ns(start_.get().raw), since_reference_ns(end_.get().raw)};
+}
+
+// --- queues ----------------------------------------------------------------------------------
+
+cuda_queue::cuda_queue(std::shared_ptr<cuda_context> context, const queue_options& options)
+    : context_(std::move(context)), profiling_(options.profiling) {
+    context_->make_current();
+    CUstream raw = nullptr;
+    // Non-blocking: no implicit ordering with the legacy default stream of other CUDA code.
+    check(driver()->cuStreamCreate(&raw, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    stream_ = stream_handle({context_->get(), raw});
+    if (profiling_) timeline_ = new_timeline();
+}
+
+std::shared_ptr<const profiling_timeline> cuda_queue::new_timeline() {
+    auto timeline = std::make_shared<profiling_timeline>();
+    timeline->reference = create_event(context_->get(), true);
+    check(driver()->cuEventRecord(timeline->reference.get().raw, stream()), "cuEventRecord");
+    check(driver()->cuEventSynchronize(timeline->reference.get().raw), "cuEventSynchronize");
+    timeline->host_ns = host_now_ns();
+    return timeline;
+}
+
+cuda_queue::command cuda_queue::begin(event_list after) {
+    command c;
+    c.queued_ns = host_now_ns();
+    context_->make_current();
+    if (profiling_) {
+        // A new reference when the current one has aged and waiting for it costs nothing.
+        constexpr std::uint64_t reference_lifetime_ns = 100'000'000;
+        if (c.queued_ns - timeline_->host_ns > reference_lifetime_ns && driver()->cuStreamQuery(stream()) == CUDA_SUCCESS)
+            timeline_ = new_timeline();
+        c.timeline = timeline_;
+    }
+    std::vector<event> foreign;
+    for (const auto& e : after) {
+        if (!e.impl()) continue;
+        if (auto* ours = dynamic_cast<cuda_event*>(e.impl().get())) {
+            // Works across contexts and devices too.
+            check(driver()->cuStreamWaitEvent(stream(), ours->native(), CU_EVENT_WAIT_DEFAULT), "cuStreamWaitEvent");
+        } else {
+            foreign.push_back(e);
+        }
+    }
+    if (!foreign.empty()) wait_on_host(foreign);
+    if (profiling_) {
+        c.start = create_event(context_->get(), true);
+        check(driver()->cuEventRecord(c.start.get().raw, stream()), "cuEventRecord");
+    }
+    // Taken before the command itself is enqueued: the device cannot have started it earlier.
+    c.submitted_ns = host_now_ns();
+    return c;
+}
+
+std::shared_ptr<cuda_event> cuda_queue::end(command& c) {
+    auto done = create_event(context_->get(), profiling_);
+    check(driver()->cuEventRecord(done.get().raw, stream()), "cuEventRecord");
+    return std::make_shared<cuda_event>(context_, std::move(done), std::move(c.start), std::move(c.timeline),
+                                        c.queued_ns, c.submitted_ns);
+}
+
+CUdeviceptr cuda_queue::device_address(memory_impl& memory, std::size_t offset, std::size_t bytes,
+                                       const char* call) const {
+    auto& cuda = as_cuda_memory(memory, call);
+    if (offset > cuda.size_bytes() || bytes > cuda.size_bytes() - offset)
+        throw invalid_argument_error(call, std::to_string(bytes) + " bytes at offset " + std::to_string(offset) +
+                                               " exceed the buffer's " + std::to_string(cuda.size_bytes()) + " bytes");
+    return cuda.address() + offset;
+}
+
+std::shared_ptr<event_impl> cuda_queue::write(memory_impl& dst, std::size_t dst_offset, const void* src,
+                                              std::size_t bytes, event_list after, bool blocking) {
+    const CUdeviceptr target = device_address(dst, dst_offset, bytes, "kiln::buffer write");
+    auto c = begin(after);
+    const auto* source = static_cast<const std::byte*>(src);
+    if (bytes == 0) {
+        // nothing to move; the event still orders like a write
+    } else if (blocking || is_pinned(src)) {
+        // Blocking: the driver stages pageable memory itself and the host waits anyway.
+        check(driver()->cuMemcpyHtoDAsync(target, src, bytes, stream()), "cuMemcpyHtoDAsync");
+    } else {
+        for (std::size_t done = 0; done < bytes;) {
+            const std::size_t part = std::min(staging_pool::chunk_bytes, bytes - done);
+            auto& chunk = context_->staging().acquire();
+            std::memcpy(chunk.data(), source + done, part);
+            const CUresult copied = driver()->cuMemcpyHtoDAsync(target + done, chunk.data(), part, stream());
+            context_->staging().release_after(chunk, stream());
+            check(copied, "cuMemcpyHtoDAsync");
+            done += part;
+        }
+    }
+    auto done = end(c);
+    if (blocking) done->wait();
+    return done;
+}
+
+std::shared_ptr<event_impl> cuda_queue::read(memory_impl& src, std::size_t src_offset, void* dst, std::size_t bytes,
+                                             event_list after, bool blocking) {
+    const CUdeviceptr origin = device_address(src, src_offset, bytes, "kiln::buffer read");
+    auto c = begin(after);
+    auto* destination = static_cast<std::byte*>(dst);
+    if (bytes == 0) {
+        // nothing to move; the event still orders like a read
+    } else if (blocking || is_pinned(dst)) {
+        check(driver()->cuMemcpyDtoHAsync(dst, origin, bytes, stream()), "cuMemcpyDtoHAsync");
+    } else {
+        // Into pinned staging on the stream, then a host function copies each chunk out: the
+        // host does not wait, and the returned event completes once the data is in place.
+        for (std::size_t done = 0; done < bytes;) {
+            const std::size_t part = std::min(staging_pool::chunk_bytes, bytes - done);
+            auto& chunk = context_->staging().acquire();
+            CUresult result = driver()->cuMemcpyDtoHAsync(chunk.data(), origin + done, part, stream());
+            auto copy = std::make_unique<host_copy>(host_copy{destination + done, chunk.data(), part});
+            if (result == CUDA_SUCCESS) result = driver()->cuLaunchHostFunc(stream(), copy_on_host, copy.get());
+            if (result == CUDA_SUCCESS) copy.release();  // copy_on_host owns it now
+            context_->staging().release_after(chunk, stream());
+            check(result, "cuMemcpyDtoHAsync");
+            done += part;
+        }
+    }
+    auto done = end(c);
+    if (blocking) done->wait();
+    return done;
+}
+
+std::shared_ptr<event_impl> cuda_queue::copy(memory_impl& src, std::size_t src_offset, memory_impl& dst,
+                                             std::size_t dst_offset, std::size_t bytes, event_list after) {
+    const CUdeviceptr origin = device_address(src, src_offset, bytes, "kiln::buffer copy (source)");
+    const CUdeviceptr target = device_address(dst, dst_offset, bytes, "kiln::buffer copy (destination)");
+    const auto& source_context = as_cuda_memory(src, "kiln::buffer copy").context();
+    const auto& target_context = as_cuda_memory(dst, "kiln::buffer copy").context();
+    auto c = begin(after);
+    if (bytes == 0) {
+        // nothing to move
+    } else if (source_context == target_context) {
+        check(driver()->cuMemcpyDtoDAsync(target, origin, bytes, stream()), "cuMemcpyDtoDAsync");
+    } else {
+        check(driver()->cuMemcpyPeerAsync(target, target_context->get(), origin, source_context->get(), bytes, stream()),
+              "cuMemcpyPeerAsync");
+    }
+    return end(c);
+}
+
+std::shared_ptr<event_impl> cuda_queue::fill(memory_impl& dst, std::size_t offset, const void* pattern,
+                                             std::size_t pattern_size, std::size_t bytes, event_list after) {
+    const CUdeviceptr target = device_address(dst, offset, bytes, "kiln::buffer fill");
+    const bool supported = pattern_size != 0 && pattern_size <= 128 && (pattern_size & (pattern_size - 1)) == 0;
+    if (!supported || bytes % pattern_size != 0 || target % pattern_size != 0)
+        throw invalid_argument_error("kiln::buffer fill", "a pattern of " + std::to_string(pattern_size) + " bytes over " +
+                                                              std::to_string(bytes) + " bytes at offset " +
+                                                              std::to_string(offset) + " (patterns are 1 to 128 bytes, "
+                                                              "a power of two, aligned and repeated whole)");
+    auto c = begin(after);
+    const std::size_t count = bytes / pattern_size;
+    if (count == 0) {
+        // nothing to fill
+    } else if (pattern_size == 1) {
+        check(driver()->cuMemsetD8Async(target, *static_cast<const unsigned char*>(pattern), count, stream()), "cuMemsetD8Async");
+    } else if (pattern_size == 2) {
+        unsigned short value = 0;
+        std::memcpy(&value, pattern, 2);
+        check(driver()->cuMemsetD16Async(target, value, count, stream()), "cuMemsetD16Async");
+    } else if (pattern_size == 4) {
+        unsigned int value = 0;
+        std::memcpy(&value, pattern, 4);
+        check(driver()->cuMemsetD32Async(target, value, count, stream()), "cuMemsetD32Async");
+    } else {
+        struct fill_pattern {
+            unsigned long long words[16];
+        } words{};
+        std::memcpy(words.words, pattern, pattern_size);
+        CUdeviceptr destination = target;
+        unsigned long long word_count = bytes / 8;
+        unsigned int mask = static_cast<unsigned int>(pattern_size / 8 - 1);
+        void* parameters[] = {&destination, &word_count, &mask, &words};
+        constexpr unsigned threads = 256;
+        // Enough blocks to fill the device; the kernel loops over the rest.
+        const unsigned long long blocks = std::min<unsigned long long>((word_count + threads - 1) / threads, 65535);
+        check(driver()->cuLaunchKernel(context_->fill_function(), static_cast<unsigned>(blocks), 1, 1, threads, 1, 1, 0,
+                                       stream(), parameters, nullptr),
+              "cuLaunchKernel", "the fill kernel");
+    }
+    return end(c);
+}
+
+std::shared_ptr<event_impl> cuda_queue::launch(kernel_impl& kernel, const launch_geometry& geometry,
+                                               std::span<const kernel_argument> args, event_list after) {
+    auto& cuda = dynamic_cast<cuda_kernel&>(kernel);
+    const std::string call = "kiln::kernel '" + cuda.name() + "' launch";
+    context_->make_current();
+    if (cuda.context() != context_)
+        throw invalid_argument_error(call, "the kernel was built for another device than the queue's");
+    if (args.size() != cuda.parameter_count())
+        throw invalid_argument_error(call, std::to_string(args.size()) + " arguments for " +
+                                               std::to_string(cuda.parameter_count()) + " parameters");
+
+    // Block shape: as given, or a flat block of up to 256 work-items that the grid rounds up
+    // to cover the range (the kernel's prologue drops the work-items past its end).
+    std::array<std::size_t, 3> block{1, 1, 1};
+    if (geometry.local[0] == 0) {
+        const std::size_t budget = std::min<std::size_t>(256, cuda.max_work_group_size());
+        block[0] = std::max<std::size_t>(1, std::min(geometry.global[0], budget));
+        block[1] = std::max<std::size_t>(1, std::min(geometry.global[1], budget / block[0]));
+        block[2] = std::max<std::size_t>(1, std::min(geometry.global[2], budget / (block[0] * block[1])));
+    } else {
+        for (std::size_t d = 0; d < geometry.dims; ++d) block[d] = geometry.local[d];
+    }
+    std::array<std::size_t, 3> grid{};
+    static constexpr std::array<std::size_t, 3> grid_limits{2147483647u, 65535u, 65535u};
+    for (std::size_t d = 0; d < 3; ++d) {
+        grid[d] = (geometry.global[d] + block[d] - 1) / block[d];
+        if (grid[d] > grid_limits[d])
+            throw invalid_argument_error(call, "the global range needs " + std::to_string(grid[d]) +
+                                                   " work-groups in dimension " + std::to_string(d) + ", more than CUDA's " +
+                                                   std::to_string(grid_limits[d]) + "; use larger work-groups");
+    }
+
+    launch_info info{};
+    for (std::size_t d = 0; d < 3; ++d) {
+        info.global_offset[d] = geometry.offset[d];
+        info.global_size[d] = geometry.global[d];
+    }
+    info.work_dim = static_cast<std::uint32_t>(geometry.dims);
+
+    // Local-memory arguments share the dynamic shared memory block, each at a 16-byte aligned
+    // offset (enough for every OpenCL C type the GPU loads in one instruction).
+    std::vector<void*> parameters{&info};
+    std::vector<CUdeviceptr> addresses(args.size());
+    std::vector<unsigned int> local_offsets(args.size());
+    std::size_t dynamic_shared = 0;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const auto& arg = args[i];
+        switch (arg.what) {
+            case kernel_argument::kind::scalar:
+                parameters.push_back(const_cast<std::byte*>(arg.scalar_bytes.data()));
+                break;
+            case kernel_argument::kind::buffer:
+                addresses[i] = arg.memory ? as_cuda_memory(*arg.memory, call.c_str()).address() : 0;
+                parameters.push_back(&addresses[i]);
+                break;
+            case kernel_argument::kind::local:
+                dynamic_shared = (dynamic_shared + 15) / 16 * 16;
+                local_offsets[i] = static_cast<unsigned int>(dynamic_shared);
+                dynamic_shared += arg.size;
+                parameters.push_back(&local_offsets[i]);
+                break;
+        }
+    }
+    const std::size_t shared_total = dynamic_shared + cuda.static_shared_bytes();
+    if (shared_total > context_->max_shared_memory_per_block())
+        throw invalid_argument_error(call, "the kernel needs " + std::to_string(shared_total) + " bytes of local memory (" +
+                                               std::to_string(cuda.static_shared_bytes()) + " in local arrays, " +
+                                               std::to_string(dynamic_shared) + " in local arguments), more than the " +
+                                               std::to_string(context_->max_shared_memory_per_block()) +
+                                               " a work-group can have on this device");
+    cuda.allow_dynamic_shared_memory(dynamic_shared);
+
+    auto c = begin(after);
+    check(driver()->cuLaunchKernel(cuda.function(), static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
+                                   static_cast<unsigned>(grid[2]), static_cast<unsigned>(block[0]),
+                                   static_cast<unsigned>(block[1]), static_cast<unsigned>(block[2]),
+                                   static_cast<unsigned>(dynamic_shared), stream(), parameters.data(), nullptr),
+          "cuLaunchKernel", "kernel '" + cuda.name() + "'");
+    return end(c);
+}
+
+std::shared_ptr<event_impl> cuda_queue::marker(event_list after) {
+    auto c = begin(after);
+    return end(c);
+}
+
+// CUDA submits work as it is enqueued; there is nothing to flush.
+void cuda_queue::flush() {}
+
+void cuda_queue::finish() {
+    context_->make_current();
+    check(driver()->cuStreamSynchronize(stream()), "cuStreamSynchronize");
+}
+
+}  // namespace kiln::detail::cuda

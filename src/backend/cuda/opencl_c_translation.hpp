@@ -1,0 +1,63 @@
+// Translation of OpenCL C sources into CUDA C++ that NVRTC compiles on top of the prelude.
+//
+// The rewrite is lexical and keeps every source line where it was (the output says `#line 1
+// "source_N"` once per source), so NVRTC's messages point at the original lines. It rewrites what
+// the prelude cannot express: kernel signatures (a hidden launch-geometry parameter first, `local`
+// pointer parameters turned into offsets into one dynamic shared memory block), address space
+// qualifiers, vector literals `(float4)(a, b, c, d)`, swizzles `.xy` / `.s01` / `.lo`,
+// convert_* / as_* / vloadN / vstoreN, C++ keywords used as names, and `#include`s (inlined,
+// so they are translated too). Unsupported OpenCL C features become identifiers that NVRTC
+// reports as undefined on the right line; explain_compiler_log() turns those into plain words.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backend/backend.hpp"
+
+namespace kiln::detail::cuda {
+
+/// The hidden first kernel parameter; the prelude's kiln_opencl::detail::launch_info is the same.
+struct launch_info {
+    std::uint64_t global_offset[3];
+    std::uint64_t global_size[3];
+    std::uint32_t work_dim;
+};
+static_assert(sizeof(launch_info) == 56 && alignof(launch_info) == 8);
+
+struct kernel_signature {
+    std::string name;    ///< as the OpenCL C source names it
+    std::string symbol;  ///< the CUDA symbol (differs when the name is a C++ keyword)
+    std::vector<parameter_info> parameters;
+};
+
+struct translation_options {
+    std::vector<std::filesystem::path> include_directories;
+    /// -D definitions, value "1" when none was given; they also reach NVRTC.
+    std::vector<std::pair<std::string, std::string>> macros;
+    /// -cl-single-precision-constant: unsuffixed floating literals become float.
+    bool single_precision_constants = false;
+};
+
+struct translation {
+    std::string source;  ///< CUDA C++; includes the prelude by opencl_c_prelude_name
+    std::vector<kernel_signature> kernels;
+};
+
+/// Translates sources that form one OpenCL C program, in order. Throws build_error (with a log
+/// in NVRTC's format) on input it cannot translate, e.g. an #include that is not found.
+translation translate_opencl_c(std::span<const std::string> sources, const translation_options& options);
+
+/// The file name a source has in compiler messages: "source_1" for the first.
+std::string source_file_name(std::size_t index);
+
+/// Rewrites NVRTC's messages about the translator's placeholders into plain words: an
+/// unsupported feature, named with its line.
+std::string explain_compiler_log(std::string log);
+
+}  // namespace kiln::detail::cuda

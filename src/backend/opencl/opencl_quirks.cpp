@@ -1,0 +1,18 @@
+// Which vendor workarounds a device needs.
+#include "backend/opencl/opencl_quirks.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+namespace kiln::detail::opencl {
+
+opencl_quirks quirks_for(const device_properties& props) {
+    std::string platform = props.platform;
+    std::transform(platform.begin(), platform.end(), platform.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const bool nvidia = platform.find("nvidia") != std::string::npos;
+    return {.global_offset_is_32_bit = nvidia, .fill_index_is_32_bit = nvidia};
+}
+
+}  // namespace kiln::detail::opencl

@@ -1,0 +1,133 @@
+// The kernel source builder: definitions once by key, kernels, loops and the fp64 pragma.
+#include <kiln/detail/source_builder.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+namespace kiln::detail {
+namespace {
+
+bool is_identifier_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+
+/// Whether `source` names the double type (double, double2, ...), outside of longer identifiers.
+/// Scanning the finished text catches every way a double can enter: scalars, vectors, reducer
+/// states and the bodies of user functions alike.
+bool uses_double(std::string_view source) {
+    constexpr std::string_view word = "double";
+    for (std::size_t at = source.find(word); at != std::string_view::npos;
+         at = source.find(word, at + 1)) {
+        if (at > 0 && is_identifier_char(source[at - 1])) continue;
+        std::size_t end = at + word.size();
+        while (end < source.size() && std::isdigit(static_cast<unsigned char>(source[end]))) ++end;
+        if (end < source.size() && is_identifier_char(source[end])) continue;
+        return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+bool source_builder::define(std::string_view key, std::string_view text) {
+    if (is_defined(key)) return false;
+    definitions_.emplace_back(std::string(key), std::string(text));
+    return true;
+}
+
+bool source_builder::is_defined(std::string_view key) const {
+    return std::any_of(definitions_.begin(), definitions_.end(),
+                       [&](const auto& entry) { return entry.first == key; });
+}
+
+void source_builder::begin_kernel(std::string_view name) {
+    kernels_ += "kernel void ";
+    kernels_ += name;
+    parameters_.clear();
+}
+
+void source_builder::parameter(std::string_view declaration) {
+    parameters_.emplace_back(declaration);
+}
+
+void source_builder::begin_body() {
+    kernels_ += "(\n";
+    for (std::size_t i = 0; i < parameters_.size(); ++i) {
+        kernels_ += "    ";
+        kernels_ += parameters_[i];
+        kernels_ += i + 1 < parameters_.size() ? ",\n" : "\n";
+    }
+    kernels_ += ") {\n";
+    indent_ = 1;
+}
+
+void source_builder::end_kernel() {
+    while (indent_ > 0) close();
+    kernels_ += "\n";
+}
+
+void source_builder::line(std::string_view text) {
+    kernels_.append(static_cast<std::size_t>(indent_) * 4, ' ');
+    kernels_ += text;
+    kernels_ += '\n';
+}
+
+void source_builder::open(std::string_view header) {
+    line(header.empty() ? std::string("{") : std::string(header) + " {");
+    ++indent_;
+}
+
+void source_builder::close() {
+    --indent_;
+    line("}");
+}
+
+element_range source_builder::declare_element_range(loop_style style, std::string_view size) {
+    const std::string n(size);
+    if (style == loop_style::strided) return {"(ulong)get_global_id(0)", n, "(ulong)get_global_size(0)"};
+    // Ternaries rather than min(): the same text is valid OpenCL C and CUDA for 64-bit integers.
+    line("const ulong kiln_chunk = (" + n + " + get_global_size(0) - 1) / get_global_size(0);");
+    line("const ulong kiln_first = (ulong)get_global_id(0) * kiln_chunk;");
+    line("const ulong kiln_begin = kiln_first < " + n + " ? kiln_first : " + n + ";");
+    line("const ulong kiln_end = " + n + " - kiln_begin > kiln_chunk ? kiln_begin + kiln_chunk : " + n + ";");
+    return {"kiln_begin", "kiln_end", "1"};
+}
+
+void source_builder::open_element_loop(const element_range& range, std::string_view index) {
+    const std::string i(index);
+    open("for (ulong " + i + " = " + range.begin + "; " + i + " < " + range.end + "; " + i +
+         " += " + range.step + ")");
+}
+
+void source_builder::local_barrier() { line("barrier(CLK_LOCAL_MEM_FENCE);"); }
+
+std::string source_builder::str() const {
+    std::string body;
+    for (const auto& [key, text] : definitions_) {
+        body += text;
+        if (!text.empty() && text.back() != '\n') body += '\n';
+        body += '\n';
+    }
+    body += kernels_;
+    if (uses_double(body)) return "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\n" + body;
+    return body;
+}
+
+std::string with_line_numbers(std::string_view source) {
+    std::string numbered;
+    int number = 1;
+    while (!source.empty()) {
+        const auto end = source.find('\n');
+        char prefix[16];
+        std::snprintf(prefix, sizeof prefix, "%4d | ", number++);
+        numbered += prefix;
+        numbered += source.substr(0, end);
+        numbered += '\n';
+        if (end == std::string_view::npos) break;
+        source.remove_prefix(end + 1);
+    }
+    return numbered;
+}
+
+}  // namespace kiln::detail

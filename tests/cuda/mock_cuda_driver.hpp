@@ -1,0 +1,40 @@
+// The inspection interface of the mock libcuda.so.1 (mock_cuda_driver.cpp) that lets the CUDA
+// backend's host logic be tested on machines without a GPU.
+//
+// The mock runs every stream command at once on the host: device memory is host memory,
+// transfers and memsets are memcpy/memset, host functions are called in place, and of the kernels
+// it only carries out kiln's own fill kernel; other launches are recorded for the test to check.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln_mock {
+
+struct launch_record {
+    std::string function;
+    unsigned grid[3];
+    unsigned block[3];
+    unsigned shared_bytes;
+    std::vector<std::vector<std::byte>> parameters;  ///< sized as set by expect_parameter_sizes
+};
+
+/// Live handles and call counts, for checking that everything acquired is released.
+struct state {
+    int device_count = 1;
+    long contexts_retained = 0, contexts_released = 0;
+    long live_allocations = 0, live_host_allocations = 0, live_streams = 0, live_events = 0, live_modules = 0;
+    long stream_waits = 0, host_functions = 0, pageable_transfers = 0, pinned_transfers = 0;
+    std::vector<launch_record> launches;
+    std::vector<std::size_t> parameter_sizes;  ///< how many bytes of each kernel parameter to record
+    std::vector<std::pair<std::string, CUresult>> failures;  ///< entry points that fail, by name
+};
+
+}  // namespace kiln_mock
+
+/// The mock's state, found by the test with dlsym in the already loaded library.
+extern "C" kiln_mock::state* kiln_mock_state();

@@ -1,0 +1,103 @@
+// A vector split over several devices: placement, expressions on every part, combined reductions,
+// continuous element indices and random streams, and the errors of mixing placements. CTest runs
+// it with POCL_DEVICES="pthread pthread" so that PoCL shows its CPU as two devices.
+#include <gtest/gtest.h>
+
+#include <kiln/kiln.hpp>
+#include <kiln/vector.hpp>
+
+#include <cmath>
+#include <numeric>
+
+namespace {
+
+class multi_device_test : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (kiln::devices().size() < 2) GTEST_SKIP() << "needs two devices (POCL_DEVICES=\"pthread pthread\")";
+        for (std::size_t i = 0; i < 2; ++i) queues.emplace_back(kiln::devices()[i]);
+    }
+    std::vector<kiln::queue> queues;
+};
+
+TEST_F(multi_device_test, splits_in_proportion_to_speed) {
+    // [doc:multi-device]
+    kiln::vector<float> x(queues, 1000001);  // std::vector<kiln::queue> queues: one per device
+    // [/doc]
+    ASSERT_EQ(x.part_count(), 2u);
+    const auto& parts = x.layout();
+    EXPECT_EQ(parts[0].begin, 0u);
+    EXPECT_EQ(parts[1].begin, parts[0].size);
+    EXPECT_EQ(parts[0].size + parts[1].size, 1000001u);
+    // The two devices are the same CPU: equal speed, equal halves.
+    EXPECT_NEAR(static_cast<double>(parts[0].size), 500000.5, 1.0);
+}
+
+TEST_F(multi_device_test, expressions_run_on_every_part_with_continuous_indices) {
+    const std::size_t n = 100003;
+    std::vector<float> host(n);
+    std::iota(host.begin(), host.end(), 0.0f);
+    kiln::vector<float> x(queues, host), y(queues, n);
+    kiln::vector<std::uint64_t> index(queues, n);
+    y = 2 * x + 1;
+    index = kiln::element_index(10);
+    const auto hy = y.read();
+    const auto hi = index.read();
+    for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(hy[i], 2 * host[i] + 1) << i;
+        ASSERT_EQ(hi[i], i + 10) << i;
+    }
+    EXPECT_EQ(static_cast<float>(y[n - 1]), 2 * host[n - 1] + 1);
+    y[n - 1] = -1.0f;
+    EXPECT_EQ(static_cast<float>(y[n - 1]), -1.0f);
+}
+
+TEST_F(multi_device_test, reductions_combine_the_parts) {
+    const std::size_t n = 200001;
+    std::vector<float> host(n);
+    for (std::size_t i = 0; i < n; ++i) host[i] = static_cast<float>(std::sin(0.001 * i));
+    kiln::vector<float> x(queues, host);
+    double expected = 0;
+    for (float v : host) expected += v;
+    EXPECT_NEAR(kiln::sum(x), expected, 1e-2);
+    EXPECT_NEAR(kiln::kahan_sum(x), expected, std::abs(expected) * 1.2e-7 + 1e-6);
+    const auto [low, high] = kiln::minmax(x);
+    EXPECT_EQ(low, *std::min_element(host.begin(), host.end()));
+    EXPECT_EQ(high, *std::max_element(host.begin(), host.end()));
+    EXPECT_EQ(kiln::count(x > 0), static_cast<std::uint64_t>(std::count_if(host.begin(), host.end(), [](float v) { return v > 0; })));
+}
+
+TEST_F(multi_device_test, random_streams_do_not_depend_on_the_split) {
+    const std::size_t n = 5000;
+    kiln::random_uniform<float> uniform;
+    kiln::vector<float> split(queues, n), single(queues[0], n);
+    split = uniform(kiln::element_index(), 7);
+    single = uniform(kiln::element_index(), 7);
+    EXPECT_EQ(split.read(), single.read());
+}
+
+TEST_F(multi_device_test, resize_and_copy_keep_the_split) {
+    kiln::vector<std::int32_t> v(queues, std::vector<std::int32_t>{1, 2, 3, 4, 5, 6});
+    v.resize(9);
+    EXPECT_EQ(v.part_count(), 2u);
+    const auto grown = v.read();
+    EXPECT_EQ(std::vector<std::int32_t>(grown.begin(), grown.begin() + 6), (std::vector<std::int32_t>{1, 2, 3, 4, 5, 6}));
+    kiln::vector<std::int32_t> copy(v);
+    EXPECT_EQ(copy.read(), grown);
+}
+
+TEST_F(multi_device_test, mixing_placements_is_a_clear_error) {
+    kiln::vector<float> split(queues, 100), on_first(queues[0], 100), on_second(queues[1], 100);
+    EXPECT_THROW(split = on_first + 1, kiln::invalid_argument_error);
+    try {
+        on_first = on_second * 2;
+        FAIL() << "expected kiln::invalid_argument_error";
+    } catch (const kiln::invalid_argument_error& e) {
+        EXPECT_NE(std::string(e.what()).find("same device"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(split = kiln::reverse(split), kiln::invalid_argument_error);
+    EXPECT_THROW(on_first = kiln::raw_pointer(split)[kiln::element_index()], kiln::invalid_argument_error);
+    EXPECT_THROW(static_cast<void>(kiln::sum(queues[1], on_first)), kiln::invalid_argument_error);
+}
+
+}  // namespace

@@ -1,0 +1,31 @@
+#!/bin/sh
+# Runs a heat-world tool that must fail: exit status 1, nothing on standard output, and exactly
+# one line on standard error that contains the expected text.
+# usage: expect_tool_error.sh EXPECTED_TEXT INPUT_FILE COMMAND [ARGUMENT...]
+expected=$1
+input=$2
+shift 2
+scratch=$(mktemp -d) || exit 2
+trap 'rm -rf "$scratch"' EXIT
+"$@" <"$input" >"$scratch/out" 2>"$scratch/err"
+status=$?
+failed=0
+if [ "$status" -ne 1 ]; then
+    echo "expected exit status 1, got $status" >&2
+    failed=1
+fi
+if [ -s "$scratch/out" ]; then
+    echo "expected nothing on standard output, got $(wc -c <"$scratch/out") bytes" >&2
+    failed=1
+fi
+lines=$(wc -l <"$scratch/err")
+if [ "$lines" -ne 1 ]; then
+    echo "expected one line on standard error, got $lines" >&2
+    failed=1
+fi
+if ! grep -qF -- "$expected" "$scratch/err"; then
+    echo "standard error lacks: $expected" >&2
+    failed=1
+fi
+echo "standard error was: $(cat "$scratch/err")" >&2
+exit $failed

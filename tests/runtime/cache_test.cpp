@@ -1,0 +1,326 @@
+// The compile cache: memory and disk hits, damaged entries rebuilt, unwritable and missing
+// directories, concurrent builds, KILN_SHOW_KERNELS, and cold versus warm build times.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <kiln/kiln.hpp>
+
+#include "support/device_param.hpp"
+#include "test_helpers.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using kiln::test::scoped_env;
+using kiln::test::temp_dir;
+
+class compile_cache : public kiln::test::device_test {
+  protected:
+    // Every test gets its own cache directory, so the entries it finds there are its own.
+    temp_dir dir_;
+    scoped_env cache_dir_{"KILN_CACHE_DIR", dir_.path().string()};
+    scoped_env quiet_{"KILN_SHOW_KERNELS", std::nullopt};
+};
+
+/// A small program that no cache has seen; its kernel writes `value` everywhere.
+std::string fresh_source(int value) {
+    return "// " + kiln::test::unique_token() +
+           "\n"
+           "kernel void fill_with(global int* out, uint n) {\n"
+           "    size_t i = get_global_id(0);\n"
+           "    if (i < n) out[i] = " +
+           std::to_string(value) +
+           ";\n"
+           "}\n";
+}
+
+/// Runs the program's kernel, proving that a program restored from anywhere works.
+std::vector<int> run(const kiln::program& prog, const kiln::device& dev) {
+    kiln::queue q(dev);
+    kiln::buffer<int> out(q, std::vector<int>(5, 0));
+    return out.read(q, prog.kernel("fill_with")(out, 5u).launch(q, {5}));
+}
+
+std::vector<fs::path> files_in(const fs::path& dir) {
+    std::vector<fs::path> found;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) found.push_back(entry.path());
+    return found;
+}
+
+/// The one entry the test's directory should hold.
+fs::path only_entry(const fs::path& dir) {
+    auto files = files_in(dir);
+    EXPECT_EQ(files.size(), 1u);
+    if (files.empty()) return {};
+    EXPECT_EQ(files.front().extension(), ".kbin");
+    return files.front();
+}
+
+std::string read_bytes(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const fs::path& file, const std::string& bytes) {
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+TEST_P(compile_cache, a_second_build_is_a_memory_hit) {
+    const auto source = fresh_source(1);
+    const auto before = kiln::program_cache::stats();
+    kiln::program first(device(), source);
+    EXPECT_EQ(first.origin(), kiln::program_origin::compiled);
+    EXPECT_GT(first.build_time().count(), 0);
+    kiln::program second(device(), source);
+    EXPECT_EQ(second.origin(), kiln::program_origin::memory_cache);
+    const auto after = kiln::program_cache::stats();
+    EXPECT_EQ(after.compiles, before.compiles + 1);
+    EXPECT_EQ(after.memory_hits, before.memory_hits + 1);
+    EXPECT_EQ(run(second, device()), std::vector<int>(5, 1));
+
+    // Options are part of the key: the same source with other options is another program.
+    kiln::program optimised_differently(device(), source, "-cl-opt-disable");
+    EXPECT_EQ(optimised_differently.origin(), kiln::program_origin::compiled);
+    EXPECT_EQ(files_in(dir_.path()).size(), 2u);
+}
+
+TEST_P(compile_cache, clear_memory_then_build_is_a_disk_hit) {
+    const auto source = fresh_source(2);
+    kiln::program compiled(device(), source);
+    ASSERT_EQ(compiled.origin(), kiln::program_origin::compiled);
+    only_entry(dir_.path());
+    kiln::program_cache::clear_memory();
+    const auto before = kiln::program_cache::stats();
+    kiln::program loaded(device(), source);
+    EXPECT_EQ(loaded.origin(), kiln::program_origin::disk_cache);
+    EXPECT_EQ(kiln::program_cache::stats().disk_hits, before.disk_hits + 1);
+    EXPECT_EQ(run(loaded, device()), std::vector<int>(5, 2));
+    // Argument checks survive the trip through the disk: the parameter descriptions are stored.
+    EXPECT_THROW(loaded.kernel("fill_with")(1.0f, 5u), kiln::invalid_argument_error);
+}
+
+TEST_P(compile_cache, corrupt_entries_are_rebuilt) {
+    const auto source = fresh_source(3);
+    (void)kiln::program(device(), source);
+    const auto entry = only_entry(dir_.path());
+    const auto good = read_bytes(entry);
+    ASSERT_GT(good.size(), 64u);
+    // Damage the magic, the stored key, the middle and the last byte of the binary in turn.
+    for (std::size_t at : {std::size_t(0), std::size_t(20), good.size() / 2, good.size() - 1}) {
+        SCOPED_TRACE("byte " + std::to_string(at) + " of " + std::to_string(good.size()));
+        auto damaged = good;
+        damaged[at] = static_cast<char>(damaged[at] ^ 0x5a);
+        write_bytes(entry, damaged);
+        kiln::program_cache::clear_memory();
+        const auto before = kiln::program_cache::stats();
+        kiln::program rebuilt(device(), source);
+        EXPECT_EQ(rebuilt.origin(), kiln::program_origin::compiled);
+        EXPECT_EQ(kiln::program_cache::stats().disk_rejected, before.disk_rejected + 1);
+        EXPECT_EQ(run(rebuilt, device()), std::vector<int>(5, 3));
+        // (Not byte-equal to the first: PoCL's binaries grow once a kernel has been launched.)
+        EXPECT_TRUE(read_bytes(entry) != damaged)
+            << "the rebuilt entry did not replace the damaged one";
+    }
+    kiln::program_cache::clear_memory();
+    EXPECT_EQ(kiln::program(device(), source).origin(), kiln::program_origin::disk_cache);
+}
+
+TEST_P(compile_cache, truncated_entries_are_rebuilt) {
+    const auto source = fresh_source(4);
+    (void)kiln::program(device(), source);
+    const auto entry = only_entry(dir_.path());
+    const auto good = read_bytes(entry);
+    for (std::size_t keep :
+         {std::size_t(0), std::size_t(5), std::size_t(40), good.size() / 2, good.size() - 1}) {
+        SCOPED_TRACE("kept " + std::to_string(keep) + " of " + std::to_string(good.size()) +
+                     " bytes");
+        write_bytes(entry, good.substr(0, keep));
+        kiln::program_cache::clear_memory();
+        const auto before = kiln::program_cache::stats();
+        kiln::program rebuilt(device(), source);
+        EXPECT_EQ(rebuilt.origin(), kiln::program_origin::compiled);
+        EXPECT_EQ(kiln::program_cache::stats().disk_rejected, before.disk_rejected + 1);
+        EXPECT_EQ(run(rebuilt, device()), std::vector<int>(5, 4));
+    }
+    // Bytes appended after a valid entry are damage too.
+    write_bytes(entry, good + "trailing");
+    kiln::program_cache::clear_memory();
+    EXPECT_EQ(kiln::program(device(), source).origin(), kiln::program_origin::compiled);
+}
+
+TEST_P(compile_cache, an_unwritable_directory_only_disables_the_disk_cache) {
+    // Root may write anywhere regardless of permissions, but not beneath a regular file.
+    write_bytes(dir_.path() / "a_file", "not a directory");
+    std::vector<fs::path> unwritable = {dir_.path() / "a_file" / "cache"};
+    if (::geteuid() != 0) {
+        fs::create_directory(dir_.path() / "read_only");
+        fs::permissions(dir_.path() / "read_only", fs::perms::owner_read | fs::perms::owner_exec);
+        unwritable.push_back(dir_.path() / "read_only");
+    }
+    for (const auto& cache : unwritable) {
+        SCOPED_TRACE(cache.string());
+        scoped_env env("KILN_CACHE_DIR", cache.string());
+        const auto source = fresh_source(5);
+        const auto before = kiln::program_cache::stats();
+        kiln::program prog(device(), source);
+        EXPECT_EQ(prog.origin(), kiln::program_origin::compiled);
+        EXPECT_EQ(kiln::program_cache::stats().disk_write_failures, before.disk_write_failures + 1);
+        EXPECT_EQ(run(prog, device()), std::vector<int>(5, 5));
+        kiln::program_cache::clear_memory();
+        EXPECT_EQ(kiln::program(device(), source).origin(), kiln::program_origin::compiled);
+    }
+}
+
+TEST_P(compile_cache, a_missing_directory_is_created) {
+    const auto deep = dir_.path() / "not" / "there" / "yet";
+    scoped_env env("KILN_CACHE_DIR", deep.string());
+    const auto source = fresh_source(6);
+    const auto before = kiln::program_cache::stats();
+    (void)kiln::program(device(), source);
+    EXPECT_EQ(kiln::program_cache::stats().disk_write_failures, before.disk_write_failures);
+    only_entry(deep);
+    kiln::program_cache::clear_memory();
+    EXPECT_EQ(kiln::program(device(), source).origin(), kiln::program_origin::disk_cache);
+}
+
+TEST_P(compile_cache, an_empty_kiln_cache_dir_turns_the_disk_cache_off) {
+    scoped_env env("KILN_CACHE_DIR", "");
+    EXPECT_TRUE(kiln::program_cache::directory().empty());
+    const auto source = fresh_source(7);
+    const auto before = kiln::program_cache::stats();
+    (void)kiln::program(device(), source);
+    kiln::program_cache::clear_memory();
+    EXPECT_EQ(kiln::program(device(), source).origin(), kiln::program_origin::compiled);
+    EXPECT_EQ(kiln::program_cache::stats().disk_write_failures, before.disk_write_failures);
+    EXPECT_TRUE(files_in(dir_.path()).empty());
+}
+
+TEST(compile_cache_directory, follows_kiln_cache_dir_then_xdg_then_home) {
+    scoped_env cache("KILN_CACHE_DIR", "/somewhere/kiln-cache");
+    scoped_env xdg("XDG_CACHE_HOME", "/xdg");
+    scoped_env home("HOME", "/home/someone");
+    EXPECT_EQ(kiln::program_cache::directory(), fs::path("/somewhere/kiln-cache"));
+    {
+        scoped_env unset("KILN_CACHE_DIR", std::nullopt);
+        EXPECT_EQ(kiln::program_cache::directory(), fs::path("/xdg/kiln"));
+        scoped_env no_xdg("XDG_CACHE_HOME", std::nullopt);
+        EXPECT_EQ(kiln::program_cache::directory(), fs::path("/home/someone/.cache/kiln"));
+        scoped_env no_home("HOME", std::nullopt);
+        EXPECT_TRUE(kiln::program_cache::directory().empty());
+    }
+}
+
+TEST_P(compile_cache, threads_building_the_same_program_at_once) {
+    const auto source = fresh_source(8);
+    constexpr int threads = 4;
+    std::vector<std::vector<int>> results(threads);
+    std::vector<std::string> errors(threads);
+    std::vector<std::thread> builders;
+    const auto before = kiln::program_cache::stats();
+    for (int t = 0; t < threads; ++t) {
+        builders.emplace_back([&, t] {
+            // An exception must not escape a thread: that would end the whole test program.
+            try {
+                results[t] = run(kiln::program(device(), source), device());
+            } catch (const std::exception& e) {
+                errors[t] = e.what();
+            }
+        });
+    }
+    for (auto& b : builders) b.join();
+    for (int t = 0; t < threads; ++t) {
+        EXPECT_EQ(errors[t], "") << "thread " << t;
+        EXPECT_EQ(results[t], std::vector<int>(5, 8)) << "thread " << t;
+    }
+    const auto after = kiln::program_cache::stats();
+    EXPECT_EQ((after.compiles - before.compiles) + (after.memory_hits - before.memory_hits) +
+                  (after.disk_hits - before.disk_hits),
+              std::size_t(threads));
+    EXPECT_EQ(after.disk_write_failures, before.disk_write_failures);
+    // Whoever wrote last, exactly one complete entry is left and no temporary file.
+    only_entry(dir_.path());
+    kiln::program_cache::clear_memory();
+    EXPECT_EQ(kiln::program(device(), source).origin(), kiln::program_origin::disk_cache);
+}
+
+TEST_P(compile_cache, kiln_show_kernels_prints_each_source_before_compiling) {
+    const auto source = fresh_source(9);
+    {
+        scoped_env show("KILN_SHOW_KERNELS", "1");
+        testing::internal::CaptureStderr();
+        (void)kiln::program(device(), source, "-DUNUSED_MACRO=1");
+        const std::string printed = testing::internal::GetCapturedStderr();
+        EXPECT_NE(printed.find(source), std::string::npos) << printed;
+        EXPECT_NE(printed.find(device().name()), std::string::npos) << printed;
+        EXPECT_NE(printed.find("-DUNUSED_MACRO=1"), std::string::npos) << printed;
+
+        testing::internal::CaptureStderr();
+        (void)kiln::program(device(), source, "-DUNUSED_MACRO=1");
+        EXPECT_EQ(testing::internal::GetCapturedStderr().find(source), std::string::npos)
+            << "a memory hit compiles nothing, so prints nothing";
+    }
+    for (const char* off : {"0", ""}) {
+        scoped_env show("KILN_SHOW_KERNELS", off);
+        const auto other = fresh_source(10);
+        testing::internal::CaptureStderr();
+        (void)kiln::program(device(), other);
+        EXPECT_EQ(testing::internal::GetCapturedStderr().find(other), std::string::npos)
+            << "KILN_SHOW_KERNELS=" << off;
+    }
+}
+
+// A kernel of realistic size (a tiled matrix product) so that the times mean something.
+std::string timing_source() {
+    return "// " + kiln::test::unique_token() + R"(
+#define TILE 16
+kernel void product(global const float* a, global const float* b, global float* c, uint n) {
+    local float a_tile[TILE][TILE], b_tile[TILE][TILE];
+    size_t row = get_global_id(1), col = get_global_id(0);
+    size_t lr = get_local_id(1), lc = get_local_id(0);
+    float sum = 0.0f;
+    for (uint t = 0; t < (n + TILE - 1) / TILE; ++t) {
+        a_tile[lr][lc] = row < n && t * TILE + lc < n ? a[row * n + t * TILE + lc] : 0.0f;
+        b_tile[lr][lc] = col < n && t * TILE + lr < n ? b[(t * TILE + lr) * n + col] : 0.0f;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int k = 0; k < TILE; ++k) sum += a_tile[lr][k] * b_tile[k][lc];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (row < n && col < n) c[row * n + col] = sum;
+}
+)";
+}
+
+TEST_P(compile_cache, cold_and_warm_build_times) {
+    const auto source = timing_source();
+    kiln::program cold(device(), source);
+    ASSERT_EQ(cold.origin(), kiln::program_origin::compiled);
+    kiln::program_cache::clear_memory();
+    kiln::program warm(device(), source);
+    ASSERT_EQ(warm.origin(), kiln::program_origin::disk_cache);
+    kiln::program hot(device(), source);
+    ASSERT_EQ(hot.origin(), kiln::program_origin::memory_cache);
+    using ms = std::chrono::duration<double, std::milli>;
+    const double cold_ms = ms(cold.build_time()).count(), warm_ms = ms(warm.build_time()).count();
+    std::cout << "[ timing   ] " << device().name() << ": cold build (compiled) " << cold_ms
+              << " ms, warm build (disk cache) " << warm_ms << " ms, memory cache "
+              << ms(hot.build_time()).count() << " ms\n";
+    RecordProperty("cold_build_ms", std::to_string(cold_ms));
+    RecordProperty("warm_build_ms", std::to_string(warm_ms));
+    EXPECT_LT(warm.build_time(), cold.build_time())
+        << "loading a cached binary should beat compiling";
+}
+
+KILN_INSTANTIATE_FOR_EVERY_DEVICE(compile_cache);
+
+}  // namespace

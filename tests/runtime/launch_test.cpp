@@ -1,0 +1,267 @@
+// Launches: 1-, 2- and 3-D ranges with and without local range and offset, geometry checks
+// before enqueueing, non-multiple and empty sizes, local memory, inf / NaN in kernels, and one
+// kernel launched from several threads.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <kiln/kiln.hpp>
+
+#include "support/device_param.hpp"
+
+namespace {
+
+class launches : public kiln::test::device_test {};
+
+const char* source = R"(
+// Eight numbers per work-item: global ids, local ids, group id 0, and the work dimension.
+kernel void where_am_i(global uint* out) {
+    size_t x = get_global_id(0) - get_global_offset(0);
+    size_t y = get_global_id(1) - get_global_offset(1);
+    size_t z = get_global_id(2) - get_global_offset(2);
+    size_t i = 8 * ((z * get_global_size(1) + y) * get_global_size(0) + x);
+    out[i + 0] = get_global_id(0);
+    out[i + 1] = get_global_id(1);
+    out[i + 2] = get_global_id(2);
+    out[i + 3] = get_local_id(0);
+    out[i + 4] = get_local_id(1);
+    out[i + 5] = get_local_id(2);
+    out[i + 6] = get_group_id(0);
+    out[i + 7] = get_work_dim();
+}
+kernel void add_one(global int* data, uint n) {
+    size_t i = get_global_id(0);
+    if (i < n) data[i] += 1;
+}
+kernel void group_sums(global const int* in, global int* sums, local int* scratch, uint n) {
+    size_t g = get_global_id(0), l = get_local_id(0);
+    scratch[l] = g < n ? in[g] : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (size_t stride = get_local_size(0) / 2; stride > 0; stride /= 2) {
+        if (l < stride) scratch[l] += scratch[l + stride];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l == 0) sums[get_group_id(0)] = scratch[0];
+}
+kernel void classify(global const float* in, global float* copy, global int* kind) {
+    size_t i = get_global_id(0);
+    float x = in[i];
+    copy[i] = x;
+    kind[i] = isnan(x) ? 1 : isinf(x) ? (x > 0.0f ? 2 : 3) : 0;
+}
+kernel void make_specials(global float* out, float zero) {
+    out[0] = 1.0f / zero;
+    out[1] = -1.0f / zero;
+    out[2] = zero / zero;
+    out[3] = sqrt(zero - 1.0f);
+    out[4] = exp(1000.0f + zero);
+}
+)";
+
+struct case_3d {
+    kiln::range global, local, offset;
+};
+
+void check_ids(const std::vector<unsigned>& out, const case_3d& c) {
+    const std::size_t dims = c.global.dims();
+    for (std::size_t z = 0; z < c.global[2]; ++z)
+        for (std::size_t y = 0; y < c.global[1]; ++y)
+            for (std::size_t x = 0; x < c.global[0]; ++x) {
+                const std::size_t at[3] = {x, y, z};
+                const std::size_t i = 8 * ((z * c.global[1] + y) * c.global[0] + x);
+                for (std::size_t d = 0; d < 3; ++d) {
+                    const std::size_t offset = c.offset.empty() || d >= dims ? 0 : c.offset[d];
+                    ASSERT_EQ(out[i + d], at[d] + offset)
+                        << "global id " << d << " of item " << x << "," << y << "," << z;
+                    if (!c.local.empty()) {
+                        ASSERT_EQ(out[i + 3 + d], at[d] % c.local[d]) << "local id " << d;
+                    }
+                }
+                if (!c.local.empty()) {
+                    ASSERT_EQ(out[i + 6], x / c.local[0]);
+                }
+                ASSERT_EQ(out[i + 7], dims);
+            }
+}
+
+TEST_P(launches, cover_one_two_and_three_dimensions) {
+    kiln::program prog(device(), source);
+    auto where_am_i = prog.kernel("where_am_i");
+    kiln::queue q(device());
+    const std::vector<case_3d> cases = {
+        {{37}, {}, {}},
+        {{40}, {8}, {}},
+        {{40}, {8}, {5}},
+        {{37}, {}, {1000}},
+        {{6, 10}, {}, {}},
+        {{8, 12}, {4, 3}, {}},
+        {{8, 12}, {4, 3}, {1, 2}},
+        {{3, 4, 5}, {}, {}},
+        {{4, 6, 2}, {2, 3, 1}, {}},
+        {{4, 6, 2}, {2, 3, 1}, {7, 0, 9}},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE("global " + c.global.to_string() + " local " + c.local.to_string() +
+                     " offset " + c.offset.to_string());
+        kiln::buffer<unsigned> out(q, 8 * c.global.total());
+        auto done = where_am_i(out).launch(q, c.global, c.local, c.offset);
+        check_ids(out.read(q, done), c);
+    }
+}
+
+TEST_P(launches, bad_geometry_is_rejected_before_anything_is_enqueued) {
+    kiln::program prog(device(), source);
+    auto add_one = prog.kernel("add_one");
+    kiln::queue q(device());
+    const std::size_t n = 64;
+    kiln::buffer<int> data(q, std::vector<int>(n, 0));
+    auto bound = add_one(data, static_cast<unsigned>(n));
+    const auto& p = device().properties();
+    const std::size_t kernel_limit = std::min(p.max_work_group_size, add_one.max_work_group_size());
+    auto rejects = [&](const kiln::range& global, const kiln::range& local,
+                       const kiln::range& offset, const std::string& expected) {
+        try {
+            (void)bound.launch(q, global, local, offset);
+            ADD_FAILURE() << "launched global " << global.to_string() << " local "
+                          << local.to_string();
+        } catch (const kiln::invalid_argument_error& e) {
+            EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("add_one"), std::string::npos) << e.what();
+        }
+    };
+    rejects({60}, {8}, {}, "does not divide global range {60}");
+    rejects({8, 9}, {8, 2}, {}, "(dimension 1)");
+    rejects({n}, {0}, {}, "zero extent");
+    rejects({n}, {8, 1}, {}, "differ in dimensions");
+    rejects({n}, {}, {1, 1}, "differ in dimensions");
+    rejects(kiln::range(), {}, {}, "global range is empty");
+    const std::size_t too_wide = p.max_work_item_sizes[0] * 2;
+    rejects({too_wide}, {too_wide}, {}, "maximum work-item size");
+    // Each extent within the per-dimension limits, the product beyond the kernel's limit.
+    if (p.max_work_item_sizes[0] >= kernel_limit && p.max_work_item_sizes[1] >= 2)
+        rejects({kernel_limit, 2}, {kernel_limit, 2}, {},
+                "exceeds this kernel's limit of " + std::to_string(kernel_limit));
+    q.finish();
+    EXPECT_EQ(data.read(q), std::vector<int>(n, 0)) << "a rejected launch ran anyway";
+}
+
+TEST_P(launches, sizes_that_are_not_multiples_of_the_group_size) {
+    kiln::program prog(device(), source);
+    auto add_one = prog.kernel("add_one");
+    kiln::queue q(device());
+    for (std::size_t n : {1u, 63u, 65u, 1000u}) {
+        kiln::buffer<int> data(q, std::vector<int>(n, 41));
+        const std::size_t group = 64;
+        const std::size_t rounded = (n + group - 1) / group * group;
+        auto done = add_one(data, static_cast<unsigned>(n)).launch(q, {rounded}, {group});
+        EXPECT_EQ(data.read(q, done), std::vector<int>(n, 42)) << n;
+        done = add_one(data, static_cast<unsigned>(n)).launch(q, {n});
+        EXPECT_EQ(data.read(q, done), std::vector<int>(n, 43)) << n;
+    }
+}
+
+TEST_P(launches, an_empty_range_runs_nothing_but_still_orders) {
+    kiln::program prog(device(), source);
+    kiln::queue q(device());
+    kiln::buffer<int> data(q, std::vector<int>(4, 7));
+    kiln::buffer<int> empty(q, 0);
+    auto filled = data.fill(q, 9);
+    auto done = prog.kernel("add_one")(data, 4u).launch(q, {0}, {}, {}, filled);
+    done.wait();
+    EXPECT_TRUE(filled.done());
+    EXPECT_EQ(data.read(q), std::vector<int>(4, 9));
+    // An empty buffer is a valid argument for a launch that touches nothing.
+    prog.kernel("add_one")(empty, 0u).launch(q, {0, 5}).wait();
+}
+
+TEST_P(launches, local_memory_reduction_per_group) {
+    kiln::program prog(device(), source);
+    kiln::queue q(device());
+    const std::size_t n = 1000, group = 64, groups = (n + group - 1) / group;
+    std::vector<int> host(n);
+    for (std::size_t i = 0; i < n; ++i) host[i] = static_cast<int>(i % 17) - 8;
+    kiln::buffer<int, kiln::in> in(q, host);
+    kiln::buffer<int, kiln::out> sums(q, groups);
+    auto done =
+        prog.kernel("group_sums")(in, sums, kiln::local<int>(group), static_cast<unsigned>(n))
+            .launch(q, {groups * group}, {group});
+    auto result = sums.read(q, done);
+    for (std::size_t g = 0; g < groups; ++g) {
+        int expected = 0;
+        for (std::size_t i = g * group; i < std::min(n, (g + 1) * group); ++i) expected += host[i];
+        EXPECT_EQ(result[g], expected) << "group " << g;
+    }
+}
+
+TEST_P(launches, infinities_and_nans_pass_through_kernels) {
+    kiln::program prog(device(), source);
+    kiln::queue q(device());
+    const float inf = std::numeric_limits<float>::infinity(),
+                nan = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<float> host = {inf,  -inf,  nan,
+                                     1.0f, -0.0f, std::numeric_limits<float>::max()};
+    kiln::buffer<float, kiln::in> in(q, host);
+    kiln::buffer<float, kiln::out> copy(q, host.size());
+    kiln::buffer<int, kiln::out> kind(q, host.size());
+    auto done = prog.kernel("classify")(in, copy, kind).launch(q, {host.size()});
+    EXPECT_EQ(kind.read(q, done), (std::vector<int>{2, 3, 1, 0, 0, 0}));
+    auto copied = copy.read(q);
+    for (std::size_t i = 0; i < host.size(); ++i) {
+        if (std::isnan(host[i]))
+            EXPECT_TRUE(std::isnan(copied[i])) << i;
+        else
+            EXPECT_EQ(std::bit_cast<std::uint32_t>(copied[i]),
+                      std::bit_cast<std::uint32_t>(host[i]))
+                << i;
+    }
+
+    kiln::buffer<float> specials(q, 5);
+    done = prog.kernel("make_specials")(specials, 0.0f).launch(q, {1});
+    auto made = specials.read(q, done);
+    EXPECT_TRUE(std::isinf(made[0]) && made[0] > 0);
+    EXPECT_TRUE(std::isinf(made[1]) && made[1] < 0);
+    EXPECT_TRUE(std::isnan(made[2]));
+    EXPECT_TRUE(std::isnan(made[3]));
+    EXPECT_TRUE(std::isinf(made[4]) && made[4] > 0);
+}
+
+TEST_P(launches, one_kernel_from_several_threads) {
+    kiln::program prog(device(), source);
+    auto add_one = prog.kernel("add_one");
+    constexpr int threads = 4, rounds = 20;
+    const std::size_t n = 256;
+    std::vector<std::vector<int>> results(threads);
+    std::vector<std::string> errors(threads);
+    std::vector<std::thread> workers;
+    for (int t = 0; t < threads; ++t) {
+        workers.emplace_back([&, t] {
+            // An exception must not escape a thread: that would end the whole test program.
+            try {
+                kiln::queue q(device());  // a queue is used by one thread at a time
+                kiln::buffer<int> data(q, std::vector<int>(n, 1000 * t));
+                kiln::event last;
+                for (int r = 0; r < rounds; ++r)
+                    last = add_one(data, static_cast<unsigned>(n)).launch(q, {n}, {}, {}, last);
+                results[t] = data.read(q, last);
+            } catch (const std::exception& e) {
+                errors[t] = e.what();
+            }
+        });
+    }
+    for (auto& w : workers) w.join();
+    for (int t = 0; t < threads; ++t) {
+        EXPECT_EQ(errors[t], "") << "thread " << t;
+        EXPECT_EQ(results[t], std::vector<int>(n, 1000 * t + rounds)) << "thread " << t;
+    }
+}
+
+KILN_INSTANTIATE_FOR_EVERY_DEVICE(launches);
+
+}  // namespace

@@ -1,0 +1,52 @@
+// One test body for every device: a GoogleTest fixture parametrised over kiln::devices().
+//
+// Usage:
+//   class buffers : public kiln::test::device_test {};
+//   TEST_P(buffers, round_trip) { kiln::queue q(device()); ... }
+//   KILN_INSTANTIATE_FOR_EVERY_DEVICE(buffers);
+//
+// The same suite then runs on PoCL in CI and on every OpenCL and CUDA device of a GPU machine;
+// test names carry the device, e.g. `devices/buffers.round_trip/0_opencl_pthread_skylake`.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <ostream>
+#include <string>
+
+#include <kiln/kiln.hpp>
+
+namespace kiln {
+
+// GoogleTest prints parameters of failing tests; without this it would dump the object's bytes.
+inline void PrintTo(const device& dev, std::ostream* out) {
+    *out << dev.index() << ": " << dev.name() << " (" << to_string(dev.backend()) << ")";
+}
+
+}  // namespace kiln
+
+namespace kiln::test {
+
+class device_test : public ::testing::TestWithParam<kiln::device> {
+  protected:
+    const kiln::device& device() const { return GetParam(); }
+};
+
+/// "<index>_<backend>_<name>" with every character GoogleTest rejects turned into '_'.
+inline std::string device_test_name(const ::testing::TestParamInfo<kiln::device>& info) {
+    std::string name = std::to_string(info.param.index()) + "_" +
+                       std::string(to_string(info.param.backend())) + "_" + info.param.name();
+    for (char& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    return name;
+}
+
+}  // namespace kiln::test
+
+/// Instantiates a kiln::test::device_test suite once per device. With no device at all the
+/// suite has no instances and GoogleTest reports it as uninstantiated, which fails the run:
+/// a machine without devices must not pass silently.
+#define KILN_INSTANTIATE_FOR_EVERY_DEVICE(suite)                                     \
+    INSTANTIATE_TEST_SUITE_P(devices, suite, ::testing::ValuesIn(::kiln::devices()), \
+                             ::kiln::test::device_test_name)
