@@ -5,18 +5,17 @@
 // it reads and its launch plan, which is why they share one engine class and differ by a row
 // of `variants` below. naive alone copies the state to and from the host around every launch,
 // as the coursework's first OpenCL version did.
+#include "engine_kiln.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <kiln/kiln.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <kiln/kiln.hpp>
-
-#include "engine_kiln.hpp"
 
 namespace kiln::heat {
 namespace {
@@ -28,13 +27,14 @@ struct extent {
     std::size_t h;
 };
 
-// How one kernel is launched. Every kernel is built with -DHEAT_CELLS_X=cells.w
-// -DHEAT_CELLS_Y=cells.h; a work-group of `group` work-items covers a region of group * cells
-// cells, of which the tile it writes is all but `halo` cells on every side.
+// How one kernel is built and launched. Every kernel is compiled for one work-group shape and
+// one number of cells per work-item (-DHEAT_GROUP_W/H, -DHEAT_CELLS_X/Y; see heat_cell.cl): a
+// work-group covers a region of group * cells cells, of which the tile it writes is all but
+// `halo` cells on every side.
 struct launch_plan {
     extent group;
-    extent cells;        // cells each work-item computes, across and down
-    unsigned halo = 0;   // temporal only: the most steps per launch
+    extent cells;       // cells each work-item computes, across and down
+    unsigned halo = 0;  // temporal only: the most steps per launch
 
     std::size_t region_w() const { return group.w * cells.w; }
     std::size_t region_h() const { return group.h * cells.h; }
@@ -52,35 +52,58 @@ device_tuning choose_tuning(const kiln::device_properties& device) {
     if (device.type == kiln::device_type::cpu) {
         // PoCL's CPU device runs a work-group as a loop over its work-items and vectorises that
         // loop when it is the innermost one, i.e. when the kernel has no loop and no barrier of
-        // its own. Measured on PoCL 3.1, 2 cores of an AMD EPYC (AVX-512), 1000 x 1000 world:
-        // one_cell 32 x 4 = 1024 x 1 = 512 x 2 (1.1e9 cell updates/s) > 64 x 4 > 256 x 1 >
-        // 128 x 8 (0.85e9). tiled and temporal have barriers and inner loops and reach about
-        // 1e8 in every shape tried (32 x 4 to 1024 x 1 groups, 1 to 64 cells per item).
-        return {.one_cell = {.group = {32, 4}, .cells = {1, 1}},
-                .tiled = {.group = {32, 4}, .cells = {1, 4}},
+        // its own; wide groups amortise its per-group cost. Measured with PoCL 3.1 on 2 cores
+        // of an AMD EPYC (AVX-512), 1000 x 1000 world, 2026-11-21: one_cell 64 x 4 and 1024 x 1
+        // ~9.6e8 cell updates/s, 32 x 4, 256 x 1, 128 x 8 6.5e8 to 7.9e8. tiled and temporal
+        // have a barrier and loops and reach 1e8 to 2e8 in every shape tried; the best were
+        // tiled 128 x 2 groups of 1 x 8 cells (1.7e8), temporal 128 x 2 groups of 1 x 32 cells
+        // with halo 8 (1.9e8).
+        return {.one_cell = {.group = {64, 4}, .cells = {1, 1}},
+                .tiled = {.group = {128, 2}, .cells = {1, 8}},
                 .temporal = {.group = {128, 2}, .cells = {1, 32}, .halo = 8}};
     }
-    // GPUs: a row of 32 work-items is one warp (NVIDIA) or half a wavefront (AMD) reading 128
-    // contiguous bytes; the rest is measured on an NVIDIA H100 (see docs/benchmarks.md).
-    return {.one_cell = {.group = {32, 8}, .cells = {1, 1}},
-            .tiled = {.group = {32, 8}, .cells = {1, 4}},
-            .temporal = {.group = {32, 16}, .cells = {2, 4}, .halo = 4}};
+    // GPUs. Rows of 32 work-items: one NVIDIA warp, half an AMD wavefront, 128 contiguous bytes
+    // per load. Measured on an NVIDIA H100 80GB HBM3 (CUDA backend, 5000^2 and 8192^2 worlds,
+    // 1000 steps, copy bandwidth 3.0 TB/s), 2026-11-21:
+    // - one_cell 32 x 4: 1.72e11 cell updates/s at 8192^2, ahead of 64 x 4, 128 x 2, 256 x 1
+    //   (1.68e11 to 1.70e11), 32 x 8 (1.66e11), 64 x 8, 16 x 16 (1.57e11), 32 x 32 (1.34e11).
+    // - tiled 32 x 8 groups of 2 x 4 cells (a 64 x 32 tile), flags as bytes: 2.51e11 at
+    //   8192^2, 2.35e11 at 5000^2; 64 x 4 groups within 2%; 2 x 2 cells 15% slower; the same
+    //   kernel reading 32-bit flag words 8% to 10% slower; 1 x 8 and 1 x 4 cells 10% slower,
+    //   2 x 8 and 4 x 4 cells 20% slower (registers).
+    // - temporal 64 x 8 groups of 2 x 8 cells (a 128 x 64 region, 64 KiB of local memory) with
+    //   halo 4: 2.73e11, 1.09 times the copy-bandwidth bound. Halo 3 and 5 were within 2%,
+    //   halo 2 10% slower; 32 x 16 groups of 4 x 4 cells the same; 32 x 8 groups of 2 x 8 cells
+    //   (32 KiB) 3% slower; 16 or more cells down per work-item 25% slower (registers).
+    return {.one_cell = {.group = {32, 4}, .cells = {1, 1}},
+            .tiled = {.group = {32, 8}, .cells = {2, 4}},
+            .temporal = {.group = {64, 8}, .cells = {2, 8}, .halo = 4}};
 }
 
-// Makes a plan fit this kernel on this device: the group within the kernel's and the device's
-// work-group limits, the temporal region in local memory, and the halo inside the region.
 // Local memory each kernel needs per work-group, in floats.
-std::size_t no_local_memory(const launch_plan&) { return 0; }
-std::size_t tiled_local_floats(const launch_plan& plan) { return (plan.tile_w() + 2) * (plan.tile_h() + 2); }
-std::size_t temporal_local_floats(const launch_plan& plan) { return 2 * plan.region_w() * plan.region_h(); }
+std::size_t no_local_memory(const launch_plan&) {
+    return 0;
+}
+std::size_t tiled_local_floats(const launch_plan& plan) {
+    return (plan.tile_w() + 2) * (plan.tile_h() + 2);
+}
+std::size_t temporal_local_floats(const launch_plan& plan) {
+    return 2 * plan.region_w() * plan.region_h();
+}
 
-launch_plan fit_plan(launch_plan plan, const kiln::kernel& kernel, const kiln::device_properties& device,
+// Makes a plan fit the device: the work-group within its limits, the kernel's local memory
+// within what a work-group may have, and the halo inside the region.
+launch_plan fit_plan(launch_plan plan, const kiln::device_properties& device,
                      std::size_t (*local_floats)(const launch_plan&)) {
-    const std::size_t most = std::min(kernel.max_work_group_size(), device.max_work_group_size);
+    // CUDA devices give local-memory arguments up to their opt-in maximum, beyond the 48 KiB
+    // that local_memory_bytes (the limit of local arrays) reports.
+    const std::uint64_t local_bytes =
+        std::max(device.local_memory_bytes, device.shared_memory_per_block_bytes);
     auto too_big = [&] {
-        return plan.group.w * plan.group.h > most || plan.group.w > device.max_work_item_sizes[0] ||
+        return plan.group.w * plan.group.h > device.max_work_group_size ||
+               plan.group.w > device.max_work_item_sizes[0] ||
                plan.group.h > device.max_work_item_sizes[1] ||
-               local_floats(plan) * sizeof(float) > device.local_memory_bytes;
+               local_floats(plan) * sizeof(float) > local_bytes;
     };
     while (too_big() && plan.group.w * plan.group.h > 1) {
         if (plan.group.h > 1) {
@@ -89,10 +112,13 @@ launch_plan fit_plan(launch_plan plan, const kiln::kernel& kernel, const kiln::d
             plan.group.w /= 2;
         }
     }
-    if (too_big()) throw std::runtime_error("no work-group of this kernel fits the device");
+    if (too_big())
+        throw std::runtime_error("no work-group of the heat-world kernels fits the device");
     if (plan.halo > 0) {
         const std::size_t narrowest = std::min(plan.region_w(), plan.region_h());
-        if (narrowest < 3) throw std::runtime_error("the device's work-groups are too small for temporal blocking");
+        if (narrowest < 3)
+            throw std::runtime_error(
+                "the device's work-groups are too small for temporal blocking");
         plan.halo = std::min<unsigned>(plan.halo, static_cast<unsigned>((narrowest - 1) / 2));
     }
     return plan;
@@ -104,6 +130,33 @@ std::size_t groups_to_cover(std::size_t cells, std::size_t cells_per_group) {
 
 // --- the kernels and how each is launched -------------------------------------------------
 
+// The flags a kernel reads: the world's own (0 normal, 1 fixed, 2 insulator), or the packed
+// words of pack_neighbour_flags, as 32-bit words or, since they use six bits, as bytes; a byte
+// per cell makes a step move 9 bytes per cell update instead of 12.
+enum class flag_layout { world, packed_words, packed_bytes };
+
+// One of the two holds the flags, the other is empty.
+struct flag_buffers {
+    kiln::buffer<std::uint32_t, kiln::in> words;
+    kiln::buffer<std::uint8_t, kiln::in> bytes;
+};
+
+flag_buffers upload_flags(const kiln::queue& queue, const world& w, flag_layout layout) {
+    switch (layout) {
+        case flag_layout::world:
+            return {.words = kiln::buffer<std::uint32_t, kiln::in>(queue, w.flags), .bytes = {}};
+        case flag_layout::packed_words:
+            return {.words = kiln::buffer<std::uint32_t, kiln::in>(queue, pack_neighbour_flags(w)),
+                    .bytes = {}};
+        case flag_layout::packed_bytes: {
+            const std::vector<std::uint32_t> words = pack_neighbour_flags(w);
+            const std::vector<std::uint8_t> bytes(words.begin(), words.end());
+            return {.words = {}, .bytes = kiln::buffer<std::uint8_t, kiln::in>(queue, bytes)};
+        }
+    }
+    throw std::logic_error("unknown flag layout");
+}
+
 // Everything one launch needs. The kernels take the world's size as 32-bit uints (world sizes
 // are uint32_t) and index with size_t.
 struct step_launch {
@@ -114,7 +167,7 @@ struct step_launch {
     std::uint32_t height;
     float inner;
     float outer;
-    const kiln::buffer<std::uint32_t, kiln::in>& flags;
+    const flag_buffers& flags;
     const kiln::buffer<float>& state_in;
     const kiln::buffer<float>& state_out;
     unsigned steps_left;
@@ -132,23 +185,24 @@ struct launched {
 };
 
 launched launch_one_cell_per_item(const step_launch& s) {
-    return {s.kernel(s.width, s.height, s.inner, s.outer, s.flags, s.state_in, s.state_out)
+    return {s.kernel(s.width, s.height, s.inner, s.outer, s.flags.words, s.state_in, s.state_out)
                 .launch(s.queue, s.global(), s.local()),
             1};
 }
 
 launched launch_tiled(const step_launch& s) {
     const kiln::local<float> tile(tiled_local_floats(s.plan));
-    return {s.kernel(s.width, s.height, s.inner, s.outer, s.flags, s.state_in, s.state_out, tile)
-                .launch(s.queue, s.global(), s.local()),
-            1};
+    return {
+        s.kernel(s.width, s.height, s.inner, s.outer, s.flags.bytes, s.state_in, s.state_out, tile)
+            .launch(s.queue, s.global(), s.local()),
+        1};
 }
 
 launched launch_temporal(const step_launch& s) {
     const unsigned steps = std::min(s.plan.halo, s.steps_left);
     const kiln::local<float> region(temporal_local_floats(s.plan));
-    return {s.kernel(s.width, s.height, s.inner, s.outer, s.plan.halo, steps, s.flags, s.state_in, s.state_out,
-                     region)
+    return {s.kernel(s.width, s.height, s.inner, s.outer, s.plan.halo, steps, s.flags.words,
+                     s.state_in, s.state_out, region)
                 .launch(s.queue, s.global(), s.local()),
             steps};
 }
@@ -160,14 +214,22 @@ struct engine_variant {
     std::string_view kernel_name;
     launch_plan device_tuning::*plan;
     std::size_t (*local_floats)(const launch_plan&);
-    bool packed_flags;       // pack_neighbour_flags words instead of the world's own flags
+    flag_layout flags;
     bool copies_every_step;  // the state goes to the device and back around every launch
     launched (*launch)(const step_launch&);
-    // default_rank on a GPU and on a CPU device; see the measurements in docs/benchmarks.md.
+    // default_rank on a GPU and on a CPU device (nullopt: never the default there).
     std::optional<int> gpu_rank;
     std::optional<int> cpu_rank;
 };
 
+// The ranks put the fastest engine first, against threads' 10 (docs/benchmarks.md has the
+// tables). On a GPU every kiln engine but naive beats threads by far, in the order temporal
+// (2.6e11 cell updates/s on an H100), tiled (2.3e11 to 2.5e11), packed (1.7e11), resident
+// (1.3e11); naive (1.5e9) is slower than threads there. On a CPU device the kiln engines share
+// the cores that threads uses, so only one that beats threads may rank above it: packed, which
+// PoCL vectorises across work-items, ran at 1.08e9 against threads' 4.9e8 on the same 2 cores
+// (1000 x 1000 world, 100 steps); resident (3.8e8), naive (2.7e8), tiled (1.8e8) and temporal
+// (1.1e8 to 1.9e8) are slower than threads there and are never the default.
 const engine_variant variants[] = {
     {.name = "naive",
      .summary = "kiln: one kernel per step, state copied to and from the host every step",
@@ -175,7 +237,7 @@ const engine_variant variants[] = {
      .kernel_name = "heat_step",
      .plan = &device_tuning::one_cell,
      .local_floats = no_local_memory,
-     .packed_flags = false,
+     .flags = flag_layout::world,
      .copies_every_step = true,
      .launch = launch_one_cell_per_item,
      .gpu_rank = std::nullopt,
@@ -186,18 +248,19 @@ const engine_variant variants[] = {
      .kernel_name = "heat_step",
      .plan = &device_tuning::one_cell,
      .local_floats = no_local_memory,
-     .packed_flags = false,
+     .flags = flag_layout::world,
      .copies_every_step = false,
      .launch = launch_one_cell_per_item,
      .gpu_rank = 11,
      .cpu_rank = std::nullopt},
     {.name = "packed",
-     .summary = "kiln: neighbours' insulator bits packed into each flag word, one flag read per cell",
+     .summary =
+         "kiln: neighbours' insulator bits packed into each flag word, one flag read per cell",
      .kernel_file = "heat_step_packed.cl",
      .kernel_name = "heat_step_packed",
      .plan = &device_tuning::one_cell,
      .local_floats = no_local_memory,
-     .packed_flags = true,
+     .flags = flag_layout::packed_words,
      .copies_every_step = false,
      .launch = launch_one_cell_per_item,
      .gpu_rank = 12,
@@ -208,7 +271,7 @@ const engine_variant variants[] = {
      .kernel_name = "heat_step_tiled",
      .plan = &device_tuning::tiled,
      .local_floats = tiled_local_floats,
-     .packed_flags = true,
+     .flags = flag_layout::packed_bytes,
      .copies_every_step = false,
      .launch = launch_tiled,
      .gpu_rank = 13,
@@ -219,7 +282,7 @@ const engine_variant variants[] = {
      .kernel_name = "heat_step_temporal",
      .plan = &device_tuning::temporal,
      .local_floats = temporal_local_floats,
-     .packed_flags = true,
+     .flags = flag_layout::packed_words,
      .copies_every_step = false,
      .launch = launch_temporal,
      .gpu_rank = 14,
@@ -233,38 +296,49 @@ constexpr std::size_t launches_in_flight = 16;
 // kiln::select_device's choice, but with the one-line error the tools print: no device matches.
 kiln::device choose_device(const engine_options& options) {
     if (options.device.empty()) return kiln::default_device();
-    const std::vector<kiln::device> matching = kiln::devices(kiln::filters::from_spec(options.device));
+    const std::vector<kiln::device> matching =
+        kiln::devices(kiln::filters::from_spec(options.device));
     if (!matching.empty()) return matching.front();
     std::string known;
     for (const kiln::device& device : kiln::devices()) {
-        known += (known.empty() ? "" : ", ") + std::to_string(device.index()) + ": " + device.name() + " (" +
-                 std::string(kiln::to_string(device.backend())) + ", " +
+        known += (known.empty() ? "" : ", ") + std::to_string(device.index()) + ": " +
+                 device.name() + " (" + std::string(kiln::to_string(device.backend())) + ", " +
                  std::string(kiln::to_string(device.type())) + ")";
     }
-    throw std::invalid_argument("no device matches '" + options.device + "' (devices: " +
-                                (known.empty() ? "none" : known) + ")");
+    throw std::invalid_argument("no device matches '" + options.device +
+                                "' (devices: " + (known.empty() ? "none" : known) + ")");
 }
 
-kiln::kernel build_kernel(const engine_variant& variant, const kiln::device& device, const launch_plan& plan) {
+kiln::kernel build_kernel(const engine_variant& variant, const kiln::device& device,
+                          const launch_plan& plan) {
     // Correctly rounded division makes acc / contrib the reference's to the last bit; without
     // it OpenCL allows 2.5 ulp. Devices that cannot round correctly ignore the request.
-    const std::string options = "-cl-fp32-correctly-rounded-divide-sqrt -DHEAT_CELLS_X=" +
-                                std::to_string(plan.cells.w) + " -DHEAT_CELLS_Y=" + std::to_string(plan.cells.h);
-    return kiln::program::from_files(device, {"heat_cell.cl", variant.kernel_file}, options)
-        .kernel(variant.kernel_name);
+    const std::string options =
+        "-cl-fp32-correctly-rounded-divide-sqrt -DHEAT_GROUP_W=" + std::to_string(plan.group.w) +
+        " -DHEAT_GROUP_H=" + std::to_string(plan.group.h) +
+        " -DHEAT_CELLS_X=" + std::to_string(plan.cells.w) +
+        " -DHEAT_CELLS_Y=" + std::to_string(plan.cells.h);
+    kiln::kernel kernel =
+        kiln::program::from_files(device, {"heat_cell.cl", variant.kernel_file}, options)
+            .kernel(variant.kernel_name);
+    if (kernel.max_work_group_size() < plan.group.w * plan.group.h) {
+        throw std::runtime_error(std::string(variant.kernel_name) + " cannot run work-groups of " +
+                                 std::to_string(plan.group.w) + " x " +
+                                 std::to_string(plan.group.h) + " on " + device.name());
+    }
+    return kernel;
 }
 
 class kiln_engine final : public engine {
-public:
+  public:
     kiln_engine(const engine_variant& variant, const kiln::device& device)
         : variant_(variant),
           device_(device),
           queue_(device_),
-          plan_(choose_tuning(device_.properties()).*variant.plan),
+          plan_(fit_plan(choose_tuning(device_.properties()).*variant.plan, device_.properties(),
+                         variant.local_floats)),
           // Built here rather than in run(), so that step_world fails before reading its input.
-          kernel_(build_kernel(variant, device_, plan_)) {
-        plan_ = fit_plan(plan_, kernel_, device_.properties(), variant.local_floats);
-    }
+          kernel_(build_kernel(variant, device_, plan_)) {}
 
     std::string_view name() const override { return variant_.name; }
 
@@ -273,7 +347,8 @@ public:
                            std::string(kiln::to_string(device_.backend())) + "), work-groups of " +
                            std::to_string(plan_.group.w) + " x " + std::to_string(plan_.group.h);
         if (plan_.cells.w * plan_.cells.h > 1) {
-            text += ", " + std::to_string(plan_.cells.w) + " x " + std::to_string(plan_.cells.h) + " cells each";
+            text += ", " + std::to_string(plan_.cells.w) + " x " + std::to_string(plan_.cells.h) +
+                    " cells each";
         }
         if (plan_.halo > 0) text += ", up to " + std::to_string(plan_.halo) + " steps per launch";
         return text;
@@ -287,9 +362,7 @@ public:
         }
         const float outer = w.alpha * dt;
         const float inner = 1 - outer / 4;
-        const kiln::buffer<std::uint32_t, kiln::in> flags =
-            variant_.packed_flags ? kiln::buffer<std::uint32_t, kiln::in>(queue_, pack_neighbour_flags(w))
-                                  : kiln::buffer<std::uint32_t, kiln::in>(queue_, w.flags);
+        const flag_buffers flags = upload_flags(queue_, w, variant_.flags);
         kiln::buffer<float> now(queue_, w.temperatures);
         kiln::buffer<float> next(queue_, w.cell_count());
 
@@ -328,7 +401,7 @@ public:
         advance_time(w, dt, steps);
     }
 
-private:
+  private:
     const engine_variant& variant_;
     kiln::device device_;
     kiln::queue queue_;
@@ -340,19 +413,20 @@ private:
 
 void register_kiln_engines(engine_registry& registry) {
     for (const engine_variant& variant : variants) {
-        registry.add({.name = std::string(variant.name),
-                      .summary = std::string(variant.summary),
-                      .uses_device = true,
-                      .create = [&variant](const engine_options& options) -> std::unique_ptr<engine> {
-                          return std::make_unique<kiln_engine>(variant, choose_device(options));
-                      },
-                      .default_rank = [&variant](const engine_options& options) -> std::optional<int> {
-                          try {
-                              return choose_device(options).is_cpu() ? variant.cpu_rank : variant.gpu_rank;
-                          } catch (const std::exception&) {
-                              return std::nullopt;  // no usable device: leave the default to the host
-                          }
-                      }});
+        registry.add(
+            {.name = std::string(variant.name),
+             .summary = std::string(variant.summary),
+             .uses_device = true,
+             .create = [&variant](const engine_options& options) -> std::unique_ptr<engine> {
+                 return std::make_unique<kiln_engine>(variant, choose_device(options));
+             },
+             .default_rank = [&variant](const engine_options& options) -> std::optional<int> {
+                 try {
+                     return choose_device(options).is_cpu() ? variant.cpu_rank : variant.gpu_rank;
+                 } catch (const std::exception&) {
+                     return std::nullopt;  // no usable device: leave the default to the host
+                 }
+             }});
     }
 }
 

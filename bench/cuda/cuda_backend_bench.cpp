@@ -3,8 +3,6 @@
 //
 // Prints Markdown tables for docs/benchmarks.md. Every figure is measured in this run; kernel
 // times come from profiling events, launch latencies from the host's steady clock.
-#include <kiln/kiln.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -12,6 +10,7 @@
 #include <ctime>
 #include <filesystem>
 #include <functional>
+#include <kiln/kiln.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,7 +76,9 @@ kernel void mandelbrot(global uchar* image, int width, int height) {
 }
 )";
 
-double microseconds(clock_type::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
+double microseconds(clock_type::duration d) {
+    return std::chrono::duration<double, std::micro>(d).count();
+}
 
 /// Mean host time of one launch followed by waiting for it, and of one launch in a stream of them.
 struct launch_latency {
@@ -109,21 +110,28 @@ std::optional<launch_latency> measure_plain_cuda_launches(const kiln::device& de
     if (api == nullptr) return std::nullopt;
     const auto& p = dev.properties();
     const auto compiled = compile_with_nvrtc(
-        "extern \"C\" __global__ void empty(int* flag) { if (blockIdx.x * blockDim.x + threadIdx.x == 0x40000000u) flag[0] = 1; }\n",
-        build_options{}, choose_architecture(p.compute_capability_major * 10 + p.compute_capability_minor));
+        "extern \"C\" __global__ void empty(int* flag) { if (blockIdx.x * blockDim.x + threadIdx.x "
+        "== 0x40000000u) flag[0] = 1; }\n",
+        build_options{},
+        choose_architecture(p.compute_capability_major * 10 + p.compute_capability_minor));
     CUdevice device = 0;
     CUcontext context = nullptr;
     CUmodule module = nullptr;
     CUfunction function = nullptr;
     CUstream stream = nullptr;
     CUdeviceptr flag = 0;
-    if (api->cuDeviceGet(&device, 0) != CUDA_SUCCESS || api->cuDevicePrimaryCtxRetain(&context, device) != CUDA_SUCCESS ||
-        api->cuCtxSetCurrent(context) != CUDA_SUCCESS || api->cuModuleLoadData(&module, compiled.image.data()) != CUDA_SUCCESS ||
+    if (api->cuDeviceGet(&device, 0) != CUDA_SUCCESS ||
+        api->cuDevicePrimaryCtxRetain(&context, device) != CUDA_SUCCESS ||
+        api->cuCtxSetCurrent(context) != CUDA_SUCCESS ||
+        api->cuModuleLoadData(&module, compiled.image.data()) != CUDA_SUCCESS ||
         api->cuModuleGetFunction(&function, module, "empty") != CUDA_SUCCESS ||
-        api->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS || api->cuMemAlloc(&flag, 4) != CUDA_SUCCESS)
+        api->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS ||
+        api->cuMemAlloc(&flag, 4) != CUDA_SUCCESS)
         return std::nullopt;
     void* parameters[] = {&flag};
-    auto launch = [&] { api->cuLaunchKernel(function, 1, 1, 1, 32, 1, 1, 0, stream, parameters, nullptr); };
+    auto launch = [&] {
+        api->cuLaunchKernel(function, 1, 1, 1, 32, 1, 1, 0, stream, parameters, nullptr);
+    };
     for (int i = 0; i < 100; ++i) {
         launch();
         api->cuStreamSynchronize(stream);
@@ -155,7 +163,8 @@ double measure_copy_kernel(const kiln::device& dev, std::size_t bytes) {
     copy.launch(q, {count}, {256}).wait();
     double best = 1e30;
     for (int i = 0; i < 10; ++i)
-        best = std::min(best, std::chrono::duration<double>(copy.launch(q, {count}, {256}).duration()).count());
+        best = std::min(
+            best, std::chrono::duration<double>(copy.launch(q, {count}, {256}).duration()).count());
     return 2.0 * static_cast<double>(count * sizeof(float4_value)) / best / 1e9;
 }
 
@@ -163,7 +172,8 @@ double measure_copy_kernel(const kiln::device& dev, std::size_t bytes) {
 double best_of(int repeats, const std::function<kiln::event()>& run) {
     run().wait();
     double best = 1e30;
-    for (int i = 0; i < repeats; ++i) best = std::min(best, std::chrono::duration<double, std::micro>(run().duration()).count());
+    for (int i = 0; i < repeats; ++i)
+        best = std::min(best, std::chrono::duration<double, std::micro>(run().duration()).count());
     return best;
 }
 
@@ -175,10 +185,12 @@ example_times measure_examples(const kiln::device& dev) {
     kiln::queue q(dev, kiln::profiled);
     kiln::program prog(dev, example_kernels);
     const unsigned n = 1u << 24;
-    kiln::buffer<float> a(q, std::vector<float>(n, 1.0f)), b(q, std::vector<float>(n, 2.0f)), c(q, n);
+    kiln::buffer<float> a(q, std::vector<float>(n, 1.0f)), b(q, std::vector<float>(n, 2.0f)),
+        c(q, n);
     kiln::buffer<float> sums(q, n / 256);
     const int m = 1024;
-    kiln::buffer<float> ma(q, std::vector<float>(m * m, 0.5f)), mb(q, std::vector<float>(m * m, 2.0f)), mc(q, m * m);
+    kiln::buffer<float> ma(q, std::vector<float>(m * m, 0.5f)),
+        mb(q, std::vector<float>(m * m, 2.0f)), mc(q, m * m);
     kiln::buffer<unsigned char> image(q, 4096 * 4096);
     auto add = prog.kernel("add")(a, b, c, n);
     auto reduce = prog.kernel("partial_sums")(a, sums, kiln::local<float>(256), n);
@@ -186,19 +198,28 @@ example_times measure_examples(const kiln::device& dev) {
     auto mandelbrot = prog.kernel("mandelbrot")(image, 4096, 4096);
     return {best_of(10, [&] { return add.launch(q, {n}, {256}); }),
             best_of(10, [&] { return reduce.launch(q, {n}, {256}); }),
-            best_of(5, [&] { return matmul.launch(q, {std::size_t(m), std::size_t(m)}, {16, 16}); }),
-            best_of(5, [&] { return mandelbrot.launch(q, {4096, 4096}, {16, 16}); })};
+            best_of(5,
+                    [&] {
+                        return matmul.launch(q, {std::size_t(m), std::size_t(m)}, {16, 16});
+                    }),
+            best_of(5, [&] {
+                return mandelbrot.launch(q, {4096, 4096}, {16, 16});
+            })};
 }
 
 /// Milliseconds to build a program never seen before, and to load it back from the disk cache.
 std::pair<double, double> measure_build_times(const kiln::device& dev) {
-    const std::string source = std::string(example_kernels) + "// " + std::to_string(std::time(nullptr)) + " " +
+    const std::string source = std::string(example_kernels) + "// " +
+                               std::to_string(std::time(nullptr)) + " " +
                                std::string(kiln::to_string(dev.backend())) + "\n";
     kiln::program cold(dev, source);
     kiln::program_cache::clear_memory();
     kiln::program warm(dev, source);
-    auto ms = [](std::chrono::nanoseconds t) { return std::chrono::duration<double, std::milli>(t).count(); };
-    return {ms(cold.build_time()), warm.origin() == kiln::program_origin::disk_cache ? ms(warm.build_time()) : -1.0};
+    auto ms = [](std::chrono::nanoseconds t) {
+        return std::chrono::duration<double, std::milli>(t).count();
+    };
+    return {ms(cold.build_time()),
+            warm.origin() == kiln::program_origin::disk_cache ? ms(warm.build_time()) : -1.0};
 }
 
 }  // namespace
@@ -210,31 +231,34 @@ int main() {
         return 0;
     }
     const auto& cuda = cuda_devices.front();
-    const auto twins = kiln::devices(kiln::filters::backend(kiln::backend_kind::opencl) && kiln::filters::named(cuda.name()));
+    const auto twins = kiln::devices(kiln::filters::backend(kiln::backend_kind::opencl) &&
+                                     kiln::filters::named(cuda.name()));
     std::vector<kiln::device> both{cuda};
     if (!twins.empty()) both.push_back(twins.front());
 
     // The disk cache of this run only, so that the cold builds are cold.
-    const auto cache = std::filesystem::temp_directory_path() / ("kiln_cuda_bench_cache_" + std::to_string(std::time(nullptr)));
+    const auto cache = std::filesystem::temp_directory_path() /
+                       ("kiln_cuda_bench_cache_" + std::to_string(std::time(nullptr)));
     setenv("KILN_CACHE_DIR", cache.c_str(), 1);
 
     char date[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-    std::printf("## CUDA backend, %s, %s (%s, %s)\n\n", date, cuda.name().c_str(), cuda.properties().api_version.c_str(),
-                cuda.properties().compiler.c_str());
+    std::printf("## CUDA backend, %s, %s (%s, %s)\n\n", date, cuda.name().c_str(),
+                cuda.properties().api_version.c_str(), cuda.properties().compiler.c_str());
 
     const int launches = 5000;
     std::printf("### Launch latency of an empty kernel (%d launches)\n\n", launches);
     std::printf("| path | launch + wait (us) | enqueue only (us) |\n| --- | --- | --- |\n");
     for (const auto& dev : both) {
         const auto l = measure_kiln_launches(dev, launches);
-        std::printf("| kiln, %s backend | %.2f | %.2f |\n", std::string(kiln::to_string(dev.backend())).c_str(),
-                    l.launch_and_wait_us, l.enqueue_us);
+        std::printf("| kiln, %s backend | %.2f | %.2f |\n",
+                    std::string(kiln::to_string(dev.backend())).c_str(), l.launch_and_wait_us,
+                    l.enqueue_us);
     }
     if (const auto plain = measure_plain_cuda_launches(cuda, launches))
-        std::printf("| plain CUDA (cuLaunchKernel, cuStreamSynchronize) | %.2f | %.2f |\n", plain->launch_and_wait_us,
-                    plain->enqueue_us);
+        std::printf("| plain CUDA (cuLaunchKernel, cuStreamSynchronize) | %.2f | %.2f |\n",
+                    plain->launch_and_wait_us, plain->enqueue_us);
 
     const std::size_t bytes = kiln::bench::copy_benchmark_bytes(cuda);
     std::printf("\n### Copy bandwidth, %zu MiB, bytes read + written (GB/s)\n\n", bytes >> 20);
@@ -244,22 +268,29 @@ int main() {
     for (const auto& dev : both) {
         const double kernel = measure_copy_kernel(dev, bytes);
         std::printf("| float4 copy kernel, kiln %s backend | %.0f (%.1f%% of cuMemcpy) |\n",
-                    std::string(kiln::to_string(dev.backend())).c_str(), kernel, 100.0 * kernel / memcpy_bandwidth);
+                    std::string(kiln::to_string(dev.backend())).c_str(), kernel,
+                    100.0 * kernel / memcpy_bandwidth);
     }
 
     std::printf("\n### The examples' kernels, best kernel time (us)\n\n");
-    std::printf("| backend | vector add 2^24 | reduction 2^24 | matmul 1024 (16x16 tiles) | Mandelbrot 4096^2 |\n");
+    std::printf(
+        "| backend | vector add 2^24 | reduction 2^24 | matmul 1024 (16x16 tiles) | Mandelbrot "
+        "4096^2 |\n");
     std::printf("| --- | --- | --- | --- | --- |\n");
     for (const auto& dev : both) {
         const auto t = measure_examples(dev);
-        std::printf("| %s | %.1f | %.1f | %.1f | %.1f |\n", std::string(kiln::to_string(dev.backend())).c_str(), t.add_us,
-                    t.reduction_us, t.matmul_us, t.mandelbrot_us);
+        std::printf("| %s | %.1f | %.1f | %.1f | %.1f |\n",
+                    std::string(kiln::to_string(dev.backend())).c_str(), t.add_us, t.reduction_us,
+                    t.matmul_us, t.mandelbrot_us);
     }
 
-    std::printf("\n### Program build time (ms)\n\n| backend | cold (compile) | warm (disk cache) |\n| --- | --- | --- |\n");
+    std::printf(
+        "\n### Program build time (ms)\n\n| backend | cold (compile) | warm (disk cache) |\n| --- "
+        "| --- | --- |\n");
     for (const auto& dev : both) {
         const auto [cold, warm] = measure_build_times(dev);
-        std::printf("| %s | %.1f | %.1f |\n", std::string(kiln::to_string(dev.backend())).c_str(), cold, warm);
+        std::printf("| %s | %.1f | %.1f |\n", std::string(kiln::to_string(dev.backend())).c_str(),
+                    cold, warm);
     }
     std::error_code ignored;
     std::filesystem::remove_all(cache, ignored);

@@ -1,10 +1,9 @@
 // heat_world_bench: every heat-world engine on one device, in cell updates per second and as a
 // share of the bound that the device's copy bandwidth, measured in the same run, sets.
-#include <device_limits.hpp>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <device_limits.hpp>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -44,7 +43,9 @@ workload parse_workload(const std::string& text) {
     const std::size_t colon = text.find(':');
     const unsigned n = kiln::heat::parse_count(text.substr(0, colon), "N");
     if (n < 3) throw kiln::heat::usage_error("N must be at least 3, got " + std::to_string(n));
-    const unsigned steps = colon == std::string::npos ? 1000 : kiln::heat::parse_count(text.substr(colon + 1), "STEPS");
+    const unsigned steps = colon == std::string::npos
+                               ? 1000
+                               : kiln::heat::parse_count(text.substr(colon + 1), "STEPS");
     if (steps == 0) throw kiln::heat::usage_error("STEPS must be at least 1");
     return {n, steps};
 }
@@ -104,7 +105,8 @@ int main(int argc, char** argv) {
     return kiln::heat::run_tool("heat_world_bench", [&] {
         using namespace kiln::heat;
         std::string device_spec;
-        if (const char* from_environment = std::getenv("KILN_DEVICE")) device_spec = from_environment;
+        if (const char* from_environment = std::getenv("KILN_DEVICE"))
+            device_spec = from_environment;
         std::vector<std::string> engine_names;
         unsigned capped_steps = 100;
         std::vector<workload> workloads;
@@ -125,20 +127,24 @@ int main(int argc, char** argv) {
             }
         }
 
-        const kiln::device device = device_spec.empty() ? kiln::default_device() : kiln::select_device(device_spec);
+        const kiln::device device =
+            device_spec.empty() ? kiln::default_device() : kiln::select_device(device_spec);
         const bool gpu = device.is_gpu();
         if (workloads.empty()) {
             // 5000 x 5000 for 1000 steps is the coursework's table; on a CPU device that would
             // take minutes per engine, so a smaller world stands in.
-            workloads = gpu ? std::vector<workload>{{5000, 1000}, {8192, 1000}} : std::vector<workload>{{1000, 100}};
+            workloads = gpu ? std::vector<workload>{{5000, 1000}, {8192, 1000}}
+                            : std::vector<workload>{{1000, 100}};
         }
         const engine_registry registry = make_engine_registry();
         if (engine_names.empty()) {
             for (const engine_entry& entry : registry.entries()) {
-                if (entry.name == "threads" || entry.uses_device) engine_names.push_back(entry.name);
+                if (entry.name == "threads" || entry.uses_device)
+                    engine_names.push_back(entry.name);
             }
         }
-        for (const std::string& name : engine_names) registry.at(name);  // unknown names fail before any work
+        for (const std::string& name : engine_names)
+            registry.at(name);  // unknown names fail before any work
 
         const std::size_t copy_bytes = kiln::bench::copy_benchmark_bytes(device);
         const double copy_gb_per_s = kiln::bench::measure_copy_bandwidth(device, copy_bytes);
@@ -146,10 +152,13 @@ int main(int argc, char** argv) {
         std::printf("## Heat world on %s (%s, %s)\n\n", device.name().c_str(),
                     std::string(kiln::to_string(device.backend())).c_str(),
                     std::string(kiln::to_string(device.type())).c_str());
-        std::printf("Copy bandwidth %.1f GB/s (bytes read + written, %zu MiB buffers); bound %.3g cell updates/s "
-                    "at %.0f bytes per cell update.\n\n",
-                    copy_gb_per_s, copy_bytes >> 20, bound, bytes_per_cell_update);
-        std::printf("| engine | size | steps | seconds | cell updates/s | GB/s | of bound | run s |\n");
+        std::printf(
+            "Copy bandwidth %.1f GB/s (bytes read + written, %zu MiB buffers); bound %.3g cell "
+            "updates/s "
+            "at %.0f bytes per cell update.\n\n",
+            copy_gb_per_s, copy_bytes >> 20, bound, bytes_per_cell_update);
+        std::printf(
+            "| engine | size | steps | seconds | cell updates/s | GB/s | of bound | run s |\n");
         std::printf("|---|---|---|---:|---:|---:|---:|---:|\n");
         std::fflush(stdout);
 
@@ -164,27 +173,33 @@ int main(int argc, char** argv) {
                 // the device is this machine's processor.
                 const bool on_device = entry.uses_device || device.is_cpu();
                 const bool slow = name == "naive" || (!entry.uses_device && gpu);
-                const unsigned steps = slow && capped_steps != 0 ? std::min(load.steps, capped_steps) : load.steps;
+                const unsigned steps =
+                    slow && capped_steps != 0 ? std::min(load.steps, capped_steps) : load.steps;
                 const timing t = time_run(*stepper, start, steps);
                 const double seconds = t.step_seconds * load.steps / steps;
                 const double rate = static_cast<double>(start.cell_count()) * load.steps / seconds;
                 const std::string size = std::to_string(load.n) + "x" + std::to_string(load.n);
                 const std::string steps_text =
-                    std::to_string(load.steps) + (steps < load.steps ? " (" + std::to_string(steps) + " run)" : "");
-                std::printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", name.c_str(), size.c_str(),
-                            steps_text.c_str(), format("%.3f", seconds).c_str(), format("%.3g", rate).c_str(),
+                    std::to_string(load.steps) +
+                    (steps < load.steps ? " (" + std::to_string(steps) + " run)" : "");
+                std::printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", name.c_str(),
+                            size.c_str(), steps_text.c_str(), format("%.3f", seconds).c_str(),
+                            format("%.3g", rate).c_str(),
                             format("%.1f", rate * bytes_per_cell_update / 1e9).c_str(),
                             on_device ? format("%.2f", rate / bound).c_str() : "-",
                             format("%.3f", t.run_seconds).c_str());
                 std::fflush(stdout);
-                if (load.n == workloads.front().n) notes.push_back(name + ": " + stepper->description());
+                if (load.n == workloads.front().n)
+                    notes.push_back(name + ": " + stepper->description());
             }
         }
-        std::printf("\nseconds: steady stepping time for all steps, from the engine's progress reports, "
-                    "without packing flags, uploading and reading back; rows marked \"(N run)\" ran N "
-                    "steps and are extrapolated. run s: the whole run of the steps run. of bound: cell "
-                    "updates/s over copy bandwidth / %.0f bytes (\"-\": a host engine beside the device).\n",
-                    bytes_per_cell_update);
+        std::printf(
+            "\nseconds: steady stepping time for all steps, from the engine's progress reports, "
+            "without packing flags, uploading and reading back; rows marked \"(N run)\" ran N "
+            "steps and are extrapolated. run s: the whole run of the steps run. of bound: cell "
+            "updates/s over copy bandwidth / %.0f bytes (\"-\": a host engine beside the "
+            "device).\n",
+            bytes_per_cell_update);
         for (const std::string& note : notes) std::printf("- %s\n", note.c_str());
         return 0;
     });

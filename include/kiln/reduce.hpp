@@ -283,7 +283,7 @@ public:
             part.read.wait();
             partials.insert(partials.end(), part.host.begin(), part.host.end());
         }
-        release();
+        release_buffers();
         // Pairwise, so that rounding errors grow with the logarithm of the number of partials
         // (thousands on a large GPU), not linearly.
         for (std::size_t width = 1; width < partials.size(); width *= 2)
@@ -326,16 +326,18 @@ private:
             } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor must not throw; get() reports
             }
         }
-        release();
+        release_buffers();
+        parts_.clear();
     }
-    void release() noexcept {
+    /// Returns the device buffers for reuse; the host copies and the events stay.
+    void release_buffers() noexcept {
         for (auto& part : parts_) {
+            if (part.partials.empty()) continue;
             try {
-                detail::partials_pool<state>::release(std::move(part.partials));
+                detail::partials_pool<state>::release(std::exchange(part.partials, {}));
             } catch (...) {  // NOLINT(bugprone-empty-catch): losing a cached buffer is harmless
             }
         }
-        parts_.clear();
     }
 
     std::vector<part_result> parts_;
@@ -395,7 +397,7 @@ public:
             builder.open("");
             builder.line("const ulong idx = " + index + ";");
             for (const auto& statement : g.statements()) builder.line(statement);
-            const std::string acc = "acc" + std::to_string(accumulator);
+            const std::string acc = std::string("acc") + std::to_string(accumulator);
             builder.line(acc + " = " + traits::combine(builder, acc, mapped) + ";");
             builder.close();
         };
@@ -404,7 +406,7 @@ public:
         builder.line("ulong i = " + range.begin + ";");
         builder.open("for (; i + 3 * " + range.step + " < " + range.end + "; i += 4 * " + range.step + ")");
         fold(0, "i");
-        for (int a = 1; a < accumulators; ++a) fold(a, "i + " + std::to_string(a) + " * " + range.step);
+        for (int a = 1; a < accumulators; ++a) fold(a, std::string("i + ") + std::to_string(a) + " * " + range.step);
         builder.close();
         builder.open("for (; i < " + range.end + "; i += " + range.step + ")");
         fold(0, "i");

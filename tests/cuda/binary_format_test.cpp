@@ -69,7 +69,8 @@ TEST(BinaryFormat, ForeignBytesAreRefused) {
     auto wrong_version = packed;
     wrong_version[8] = std::byte{99};
     EXPECT_FALSE(unpack_binary(wrong_version));
-    const std::vector<std::byte> elf{std::byte{0x7f}, std::byte{'E'}, std::byte{'L'}, std::byte{'F'}};
+    const std::vector<std::byte> elf{std::byte{0x7f}, std::byte{'E'}, std::byte{'L'},
+                                     std::byte{'F'}};
     EXPECT_FALSE(unpack_binary(elf));
 }
 

@@ -2,12 +2,11 @@
 // translated kernels checked against host results. Skips when the machine has no CUDA device.
 #include <gtest/gtest.h>
 
-#include <kiln/error.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <iostream>
+#include <kiln/error.hpp>
 #include <numeric>
 #include <random>
 #include <thread>
@@ -61,20 +60,23 @@ TEST(CudaBackend, DevicePropertiesComeFromTheDriver) {
         EXPECT_TRUE(p.has_extension("cl_khr_fp64"));
         EXPECT_TRUE(p.has_extension("cl_khr_int64_base_atomics"));
         const auto identity = device->compiler_identity();
-        EXPECT_NE(identity.find("sm_" + std::to_string(p.compute_capability_major)), std::string::npos) << identity;
+        EXPECT_NE(identity.find("sm_" + std::to_string(p.compute_capability_major)),
+                  std::string::npos)
+            << identity;
         std::cout << p.name << ": " << identity << ", " << p.driver_version << "\n";
     }
 }
 
 class CudaDevice : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         KILN_REQUIRE_CUDA_DEVICE();
         device_ = cuda_devices().front().get();
         queue_ = device_->create_queue({});
     }
 
-    std::shared_ptr<program_impl> build(const std::string& source, const std::string& options = {}) {
+    std::shared_ptr<program_impl> build(const std::string& source,
+                                        const std::string& options = {}) {
         return device_->build(std::vector<std::string>{source}, options);
     }
 
@@ -94,7 +96,8 @@ TEST_F(CudaDevice, BlockingAndAsynchronousTransfersRoundTrip) {
         std::vector<std::uint32_t> doubled(count), back(count, 0);
         std::transform(values.begin(), values.end(), doubled.begin(), [](auto v) { return v * 2; });
         auto written = kiln::event(queue_->write(*memory, 0, doubled.data(), count * 4, {}, false));
-        auto read = kiln::event(queue_->read(*memory, 0, back.data(), count * 4, std::span(&written, 1), false));
+        auto read = kiln::event(
+            queue_->read(*memory, 0, back.data(), count * 4, std::span(&written, 1), false));
         read.impl()->wait();
         EXPECT_EQ(back, doubled) << count << " values";
     }
@@ -124,7 +127,8 @@ TEST_F(CudaDevice, FillsRepeatEveryPatternSize) {
         const auto bytes = download<std::uint8_t>(*queue_, *memory);
         for (std::size_t i = 0; i < bytes.size(); ++i) {
             const bool inside = i >= offset && i < offset + count;
-            ASSERT_EQ(bytes[i], inside ? pattern[(i - offset) % pattern_size] : 0) << "pattern " << pattern_size << ", byte " << i;
+            ASSERT_EQ(bytes[i], inside ? pattern[(i - offset) % pattern_size] : 0)
+                << "pattern " << pattern_size << ", byte " << i;
         }
     }
 }
@@ -135,7 +139,8 @@ TEST_F(CudaDevice, VectorAddWithAndWithoutALocalSize) {
     EXPECT_EQ(kernel->parameter_count(), 4u);
     EXPECT_GT(kernel->max_work_group_size(), 0u);
     // A prime size: when kiln chooses the block, the last one is partial.
-    for (auto [n, local] : {std::pair<std::uint32_t, std::size_t>{1'000'003, 0}, {1024, 128}, {1, 0}}) {
+    for (auto [n, local] :
+         {std::pair<std::uint32_t, std::size_t>{1'000'003, 0}, {1024, 128}, {1, 0}}) {
         std::vector<float> a(n), b(n);
         for (std::uint32_t i = 0; i < n; ++i) {
             a[i] = float(i);
@@ -143,10 +148,12 @@ TEST_F(CudaDevice, VectorAddWithAndWithoutALocalSize) {
         }
         auto da = upload(*device_, *queue_, a), db = upload(*device_, *queue_, b);
         std::shared_ptr<memory_impl> dc = device_->allocate(n * sizeof(float), kiln::out);
-        std::vector<kernel_argument> args{buffer_argument(da), buffer_argument(db), buffer_argument(dc), scalar_argument(n)};
+        std::vector<kernel_argument> args{buffer_argument(da), buffer_argument(db),
+                                          buffer_argument(dc), scalar_argument(n)};
         queue_->launch(*kernel, local ? geometry({n}, {local}) : geometry({n}), args, {});
         const auto c = download<float>(*queue_, *dc);
-        for (std::uint32_t i = 0; i < n; ++i) ASSERT_EQ(c[i], 1.5f * float(i)) << "n " << n << ", index " << i;
+        for (std::uint32_t i = 0; i < n; ++i)
+            ASSERT_EQ(c[i], 1.5f * float(i)) << "n " << n << ", index " << i;
     }
 }
 
@@ -160,13 +167,14 @@ TEST_F(CudaDevice, ReductionThroughALocalMemoryArgument) {
     for (auto& v : input) v = values(random);
     auto din = upload(*device_, *queue_, input);
     std::shared_ptr<memory_impl> sums = device_->allocate(groups * sizeof(float), kiln::out);
-    std::vector<kernel_argument> args{buffer_argument(din), buffer_argument(sums), local_argument(group * sizeof(float)),
-                                      scalar_argument(n)};
+    std::vector<kernel_argument> args{buffer_argument(din), buffer_argument(sums),
+                                      local_argument(group * sizeof(float)), scalar_argument(n)};
     queue_->launch(*kernel, geometry({groups * group}, {group}), args, {});
     const auto partial = download<float>(*queue_, *sums);
     for (std::size_t g = 0; g < groups; ++g) {
         double expected = 0;
-        for (std::size_t i = g * group; i < std::min<std::size_t>(n, (g + 1) * group); ++i) expected += input[i];
+        for (std::size_t i = g * group; i < std::min<std::size_t>(n, (g + 1) * group); ++i)
+            expected += input[i];
         ASSERT_NEAR(partial[g], expected, 1e-3) << "group " << g;
     }
 }
@@ -179,11 +187,13 @@ TEST_F(CudaDevice, LocalArgumentsBeyond48KiBAndBeyondTheDevice) {
     std::shared_ptr<memory_impl> sums = device_->allocate(sizeof(float), kiln::out);
     // The kernel only touches the first 256 floats; the rest makes the launch opt in.
     const std::size_t large = std::min<std::size_t>(limit, 64 * 1024);
-    std::vector<kernel_argument> args{buffer_argument(din), buffer_argument(sums), local_argument(large), scalar_argument(n)};
+    std::vector<kernel_argument> args{buffer_argument(din), buffer_argument(sums),
+                                      local_argument(large), scalar_argument(n)};
     queue_->launch(*kernel, geometry({256}, {256}), args, {});
     EXPECT_EQ(download<float>(*queue_, *sums)[0], 256.0f);
     args[2] = local_argument(limit + 1);
-    EXPECT_THROW(queue_->launch(*kernel, geometry({256}, {256}), args, {}), kiln::invalid_argument_error);
+    EXPECT_THROW(queue_->launch(*kernel, geometry({256}, {256}), args, {}),
+                 kiln::invalid_argument_error);
 }
 
 TEST_F(CudaDevice, TiledMatrixMultiplyWithLocalArrays) {
@@ -196,7 +206,8 @@ TEST_F(CudaDevice, TiledMatrixMultiplyWithLocalArrays) {
     }
     auto da = upload(*device_, *queue_, a), db = upload(*device_, *queue_, b);
     std::shared_ptr<memory_impl> dc = device_->allocate(n * n * sizeof(float), kiln::out);
-    std::vector<kernel_argument> args{scalar_argument(n), buffer_argument(da), buffer_argument(db), buffer_argument(dc)};
+    std::vector<kernel_argument> args{scalar_argument(n), buffer_argument(da), buffer_argument(db),
+                                      buffer_argument(dc)};
     queue_->launch(*kernel, geometry({112, 112}, {16, 16}), args, {});
     const auto c = download<float>(*queue_, *dc);
     for (int row = 0; row < n; ++row)
@@ -217,8 +228,9 @@ TEST_F(CudaDevice, Atomics) {
     auto total = upload(*device_, *queue_, std::vector<std::uint32_t>{0});
     auto sum = upload(*device_, *queue_, std::vector<float>{0.0f});
     auto wide = upload(*device_, *queue_, std::vector<std::int64_t>{0, 0});
-    std::vector<kernel_argument> args{buffer_argument(dvalues), buffer_argument(bins), buffer_argument(total),
-                                      buffer_argument(sum),     buffer_argument(wide), local_argument(sizeof(int))};
+    std::vector<kernel_argument> args{buffer_argument(dvalues), buffer_argument(bins),
+                                      buffer_argument(total),   buffer_argument(sum),
+                                      buffer_argument(wide),    local_argument(sizeof(int))};
     queue_->launch(*kernel, geometry({n}, {64}), args, {});
     const auto b = download<std::int32_t>(*queue_, *bins);
     for (int i = 0; i < 16; ++i) EXPECT_EQ(b[i], int(n / 16)) << "bin " << i;
@@ -250,15 +262,17 @@ kernel void swizzle(global const float4* in, global float4* out, global int4* ma
     masks[i] = v > (float4)(2.0f);
     packed[i] = (float3)(v.x, v.yz + 1.0f);
 }
-)")->create_kernel("swizzle");
+)")
+                      ->create_kernel("swizzle");
     const std::size_t n = 64;
     std::vector<float> in(4 * n);
     for (std::size_t i = 0; i < in.size(); ++i) in[i] = float(i % 5);
     auto din = upload(*device_, *queue_, in);
-    std::shared_ptr<memory_impl> out = device_->allocate(n * 16, kiln::out), masks = device_->allocate(n * 16, kiln::out),
+    std::shared_ptr<memory_impl> out = device_->allocate(n * 16, kiln::out),
+                                 masks = device_->allocate(n * 16, kiln::out),
                                  packed = device_->allocate(n * 16, kiln::out);
-    std::vector<kernel_argument> args{buffer_argument(din), buffer_argument(out), buffer_argument(masks),
-                                      buffer_argument(packed)};
+    std::vector<kernel_argument> args{buffer_argument(din), buffer_argument(out),
+                                      buffer_argument(masks), buffer_argument(packed)};
     queue_->launch(*kernel, geometry({n}), args, {});
     const auto r = download<float>(*queue_, *out);
     const auto m = download<std::int32_t>(*queue_, *masks);
@@ -283,7 +297,8 @@ size_t position(void) { return get_global_id(0) - get_global_offset(0) + (get_gl
 kernel void ids(global ulong* out) {
     out[position()] = get_global_id(0) * 1000 + get_global_id(1) + 1000000 * get_work_dim() + 10000000 * get_local_size(0);
 }
-)")->create_kernel("ids");
+)")
+                      ->create_kernel("ids");
     const std::size_t width = 300, height = 7;
     std::shared_ptr<memory_impl> out = device_->allocate(width * height * 8, kiln::out);
     std::vector<kernel_argument> args{buffer_argument(out)};
@@ -293,29 +308,39 @@ kernel void ids(global ulong* out) {
         for (std::size_t x = 0; x < width; ++x) {
             // kiln chose 256-wide groups: the last one along x holds the remaining 44 work-items.
             const std::uint64_t local_size = x < 256 ? 256 : width - 256;
-            ASSERT_EQ(ids[y * width + x], (500 + x) * 1000 + (3 + y) + 2000000 + 10000000 * local_size) << x << ", " << y;
+            ASSERT_EQ(ids[y * width + x],
+                      (500 + x) * 1000 + (3 + y) + 2000000 + 10000000 * local_size)
+                << x << ", " << y;
         }
 }
 
 TEST_F(CudaDevice, MathBuiltinsAndPrintfRun) {
     auto kernel = build(kiln_test::scalar_builtins_source)->create_kernel("builtins");
     const std::size_t n = 8;
-    std::shared_ptr<memory_impl> ints = device_->allocate(n * 4, kiln::out), uints = device_->allocate(n * 4, kiln::out),
-                                 floats = device_->allocate(n * 4, kiln::out), longs = device_->allocate(n * 8, kiln::out),
+    std::shared_ptr<memory_impl> ints = device_->allocate(n * 4, kiln::out),
+                                 uints = device_->allocate(n * 4, kiln::out),
+                                 floats = device_->allocate(n * 4, kiln::out),
+                                 longs = device_->allocate(n * 8, kiln::out),
                                  ulongs = device_->allocate(n * 8, kiln::out);
-    std::vector<kernel_argument> args{buffer_argument(ints),  buffer_argument(uints),  buffer_argument(floats),
-                                      buffer_argument(longs), buffer_argument(ulongs), scalar_argument(std::uint64_t{12345})};
+    std::vector<kernel_argument> args{
+        buffer_argument(ints),  buffer_argument(uints),  buffer_argument(floats),
+        buffer_argument(longs), buffer_argument(ulongs), scalar_argument(std::uint64_t{12345})};
     queue_->launch(*kernel, geometry({n}, {n}), args, {});
     const auto f = download<float>(*queue_, *floats);
     // sqrt(0) + e + 3 + 8 + 5 + 5 + pi/4 + 1 + 1 + 2 + 180 - 1 + 0.5 + pi + 0 + 1 - 1 + 1 - 2
-    EXPECT_NEAR(f[0], 2.7182818f + 3 + 8 + 5 + 5 + 0.7853982f + 1 + 1 + 2 + 180 - 1 + 0.5f + 3.1415927f + 1 - 1 + 1 - 2, 1e-3);
+    EXPECT_NEAR(f[0],
+                2.7182818f + 3 + 8 + 5 + 5 + 0.7853982f + 1 + 1 + 2 + 180 - 1 + 0.5f + 3.1415927f +
+                    1 - 1 + 1 - 2,
+                1e-3);
     const auto u = download<std::uint32_t>(*queue_, *uints);
     EXPECT_EQ(u[2], (2u << 16 | 1u) + 0u + 0u);
 }
 
 TEST_F(CudaDevice, ProfilingTimesAreOrderedAndNeedAProfilingQueue) {
     auto profiled = device_->create_queue(kiln::profiled);
-    auto kernel = build("kernel void spin(global float* x) { float v = x[0]; for (int i = 0; i < 100000; ++i) v = v * 0.999f + 1.0f; x[1] = v; }\n")
+    auto kernel = build(
+                      "kernel void spin(global float* x) { float v = x[0]; for (int i = 0; i < "
+                      "100000; ++i) v = v * 0.999f + 1.0f; x[1] = v; }\n")
                       ->create_kernel("spin");
     std::shared_ptr<memory_impl> x = upload(*device_, *profiled, std::vector<float>{1.0f, 0.0f});
     std::vector<kernel_argument> args{buffer_argument(x)};
@@ -354,7 +379,8 @@ TEST_F(CudaDevice, BinariesLoadBackAndForeignOnesAreRefused) {
     const std::uint32_t n = 3;
     auto a = upload(*device_, *queue_, std::vector<float>{1, 2, 3});
     std::shared_ptr<memory_impl> c = device_->allocate(12, kiln::out);
-    std::vector<kernel_argument> args{buffer_argument(a), buffer_argument(a), buffer_argument(c), scalar_argument(n)};
+    std::vector<kernel_argument> args{buffer_argument(a), buffer_argument(a), buffer_argument(c),
+                                      scalar_argument(n)};
     queue_->launch(*kernel, geometry({n}), args, {});
     EXPECT_EQ(download<float>(*queue_, *c), (std::vector<float>{2, 4, 6}));
 
@@ -366,8 +392,9 @@ TEST_F(CudaDevice, BinariesLoadBackAndForeignOnesAreRefused) {
 }
 
 TEST_F(CudaDevice, KernelsInDisabledCodeAndUnknownNames) {
-    auto program = build("#if 0\nkernel void hidden(global int* x) { x[0] = 1; }\n#endif\n"
-                         "kernel void shown(global int* x) { x[0] = 2; }\n");
+    auto program = build(
+        "#if 0\nkernel void hidden(global int* x) { x[0] = 1; }\n#endif\n"
+        "kernel void shown(global int* x) { x[0] = 2; }\n");
     EXPECT_EQ(program->kernel_names(), std::vector<std::string>{"shown"});
     EXPECT_THROW(program->create_kernel("hidden"), kiln::error);
     EXPECT_THROW(program->create_kernel("nope"), kiln::error);
@@ -408,10 +435,12 @@ TEST_F(CudaDevice, SeveralThreadsShareTheDevice) {
             std::vector<float> a(n, float(t)), b(n, 1.0f);
             auto da = upload(*device_, *queue, a), db = upload(*device_, *queue, b);
             std::shared_ptr<memory_impl> dc = device_->allocate(n * 4, kiln::out);
-            std::vector<kernel_argument> args{buffer_argument(da), buffer_argument(db), buffer_argument(dc), scalar_argument(n)};
+            std::vector<kernel_argument> args{buffer_argument(da), buffer_argument(db),
+                                              buffer_argument(dc), scalar_argument(n)};
             queue->launch(*kernel, geometry({n}), args, {});
             const auto c = download<float>(*queue, *dc);
-            correct[t] = std::all_of(c.begin(), c.end(), [&](float v) { return v == float(t) + 1.0f; });
+            correct[t] =
+                std::all_of(c.begin(), c.end(), [&](float v) { return v == float(t) + 1.0f; });
         });
     }
     for (auto& thread : threads) thread.join();

@@ -3,9 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include <kiln/runtime/program.hpp>
-
 #include <cstring>
+#include <kiln/runtime/program.hpp>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,7 +19,8 @@ using kiln::detail::kernel_argument;
 inline const std::vector<std::shared_ptr<kiln::detail::device_impl>>& cuda_devices() {
     static const auto devices = [] {
         static const auto backend = kiln::detail::make_cuda_backend();
-        return backend ? backend->devices() : std::vector<std::shared_ptr<kiln::detail::device_impl>>{};
+        return backend ? backend->devices()
+                       : std::vector<std::shared_ptr<kiln::detail::device_impl>>{};
     }();
     return devices;
 }
@@ -66,9 +66,11 @@ inline kiln::detail::launch_geometry geometry(std::initializer_list<std::size_t>
 
 /// Device memory holding a copy of `values`.
 template <class T>
-std::shared_ptr<kiln::detail::memory_impl> upload(kiln::detail::device_impl& device, kiln::detail::queue_impl& queue,
+std::shared_ptr<kiln::detail::memory_impl> upload(kiln::detail::device_impl& device,
+                                                  kiln::detail::queue_impl& queue,
                                                   const std::vector<T>& values) {
-    std::shared_ptr<kiln::detail::memory_impl> memory = device.allocate(values.size() * sizeof(T), kiln::inout);
+    std::shared_ptr<kiln::detail::memory_impl> memory =
+        device.allocate(values.size() * sizeof(T), kiln::inout);
     queue.write(*memory, 0, values.data(), values.size() * sizeof(T), {}, true);
     return memory;
 }

@@ -34,19 +34,22 @@ struct event_object {
     unsigned flags = 0;
     std::uint64_t time_ns = 0;
 };
-struct module_object {
-    std::string image;
-};
 struct function_object {
     std::string name;
     int max_dynamic_shared = 48 * 1024;
+};
+/// A module owns its functions, as in CUDA: they live until it is unloaded.
+struct module_object {
+    std::string image;
+    std::map<std::string, function_object> functions;
 };
 
 std::map<std::uintptr_t, std::size_t> pinned_sizes;
 
 std::uint64_t now_ns() {
-    return static_cast<std::uint64_t>(
-               std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count()) +
+    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                          std::chrono::steady_clock::now().time_since_epoch())
+                                          .count()) +
            clock_offset_ns;
 }
 
@@ -58,9 +61,8 @@ CUresult injected(std::string_view name) {
     return CUDA_SUCCESS;
 }
 
-#define KILN_MOCK_INJECTED(name)                                      \
-    if (CUresult failure = injected(name); failure != CUDA_SUCCESS) \
-        return failure;
+#define KILN_MOCK_INJECTED(name) \
+    if (CUresult failure = injected(name); failure != CUDA_SUCCESS) return failure;
 
 bool is_pinned(const void* pointer) {
     const auto address = reinterpret_cast<std::uintptr_t>(pointer);
@@ -73,7 +75,10 @@ bool is_pinned(const void* pointer) {
 /// A cubin is an ELF file whose size its header gives; PTX is text.
 std::string image_bytes(const void* image) {
     const auto* bytes = static_cast<const char*>(image);
-    if (std::memcmp(bytes, "\x7f" "ELF", 4) == 0) {
+    if (std::memcmp(bytes,
+                    "\x7f"
+                    "ELF",
+                    4) == 0) {
         std::uint64_t section_offset = 0;
         std::uint16_t entry_size = 0, entries = 0;
         std::memcpy(&section_offset, bytes + 0x28, 8);
@@ -88,7 +93,9 @@ std::string image_bytes(const void* image) {
 
 extern "C" {
 
-kiln_mock::state* kiln_mock_state() { return &mock; }
+kiln_mock::state* kiln_mock_state() {
+    return &mock;
+}
 
 CUresult CUDAAPI cuInit(unsigned int) {
     KILN_MOCK_INJECTED("cuInit")
@@ -109,12 +116,23 @@ CUresult CUDAAPI cuDriverGetVersion(int* version) {
 
 CUresult CUDAAPI cuGetErrorName(CUresult error, const char** name) {
     switch (error) {
-        case CUDA_ERROR_OUT_OF_MEMORY: *name = "CUDA_ERROR_OUT_OF_MEMORY"; break;
-        case CUDA_ERROR_ILLEGAL_ADDRESS: *name = "CUDA_ERROR_ILLEGAL_ADDRESS"; break;
-        case CUDA_ERROR_INVALID_VALUE: *name = "CUDA_ERROR_INVALID_VALUE"; break;
-        case CUDA_ERROR_NOT_FOUND: *name = "CUDA_ERROR_NOT_FOUND"; break;
-        case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: *name = "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"; break;
-        default: *name = "CUDA_ERROR_UNKNOWN";
+        case CUDA_ERROR_OUT_OF_MEMORY:
+            *name = "CUDA_ERROR_OUT_OF_MEMORY";
+            break;
+        case CUDA_ERROR_ILLEGAL_ADDRESS:
+            *name = "CUDA_ERROR_ILLEGAL_ADDRESS";
+            break;
+        case CUDA_ERROR_INVALID_VALUE:
+            *name = "CUDA_ERROR_INVALID_VALUE";
+            break;
+        case CUDA_ERROR_NOT_FOUND:
+            *name = "CUDA_ERROR_NOT_FOUND";
+            break;
+        case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES:
+            *name = "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
+            break;
+        default:
+            *name = "CUDA_ERROR_UNKNOWN";
     }
     return CUDA_SUCCESS;
 }
@@ -142,23 +160,56 @@ CUresult CUDAAPI cuDeviceGetName(char* name, int length, CUdevice device) {
 
 CUresult CUDAAPI cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, CUdevice) {
     switch (attribute) {
-        case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *value = 132; break;
-        case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: *value = 1980000; break;
-        case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = 1024; break;
-        case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: *value = 1024; break;
-        case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: *value = 1024; break;
-        case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: *value = 64; break;
-        case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *value = 48 * 1024; break;
-        case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *value = 227 * 1024; break;
-        case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: *value = 228 * 1024; break;
-        case CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: *value = 64 * 1024; break;
-        case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: *value = 50 * 1024 * 1024; break;
-        case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: *value = 5120; break;
-        case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: *value = 2619000; break;
-        case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *value = 9; break;
-        case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *value = 0; break;
-        case CU_DEVICE_ATTRIBUTE_INTEGRATED: *value = 0; break;
-        default: return CUDA_ERROR_INVALID_VALUE;
+        case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+            *value = 132;
+            break;
+        case CU_DEVICE_ATTRIBUTE_CLOCK_RATE:
+            *value = 1980000;
+            break;
+        case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+            *value = 1024;
+            break;
+        case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X:
+            *value = 1024;
+            break;
+        case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y:
+            *value = 1024;
+            break;
+        case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z:
+            *value = 64;
+            break;
+        case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK:
+            *value = 48 * 1024;
+            break;
+        case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+            *value = 227 * 1024;
+            break;
+        case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR:
+            *value = 228 * 1024;
+            break;
+        case CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY:
+            *value = 64 * 1024;
+            break;
+        case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE:
+            *value = 50 * 1024 * 1024;
+            break;
+        case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH:
+            *value = 5120;
+            break;
+        case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE:
+            *value = 2619000;
+            break;
+        case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+            *value = 9;
+            break;
+        case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+            *value = 0;
+            break;
+        case CU_DEVICE_ATTRIBUTE_INTEGRATED:
+            *value = 0;
+            break;
+        default:
+            return CUDA_ERROR_INVALID_VALUE;
     }
     return CUDA_SUCCESS;
 }
@@ -226,11 +277,13 @@ CUresult CUDAAPI cuMemFreeHost(void* pointer) {
     return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuPointerGetAttributes(unsigned int count, CUpointer_attribute* attributes, void** data, CUdeviceptr pointer) {
+CUresult CUDAAPI cuPointerGetAttributes(unsigned int count, CUpointer_attribute* attributes,
+                                        void** data, CUdeviceptr pointer) {
     std::lock_guard lock(mutex);
     for (unsigned i = 0; i < count; ++i) {
         if (attributes[i] != CU_POINTER_ATTRIBUTE_MEMORY_TYPE) return CUDA_ERROR_INVALID_VALUE;
-        *static_cast<unsigned*>(data[i]) = is_pinned(reinterpret_cast<const void*>(pointer)) ? CU_MEMORYTYPE_HOST : 0;
+        *static_cast<unsigned*>(data[i]) =
+            is_pinned(reinterpret_cast<const void*>(pointer)) ? CU_MEMORYTYPE_HOST : 0;
     }
     return CUDA_SUCCESS;
 }
@@ -240,7 +293,8 @@ static void count_transfer(const void* host) {
     ++(is_pinned(host) ? mock.pinned_transfers : mock.pageable_transfers);
 }
 
-CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr destination, const void* source, size_t bytes, CUstream) {
+CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr destination, const void* source, size_t bytes,
+                                   CUstream) {
     count_transfer(source);
     std::memcpy(reinterpret_cast<void*>(destination), source, bytes);
     return CUDA_SUCCESS;
@@ -252,29 +306,35 @@ CUresult CUDAAPI cuMemcpyDtoHAsync(void* destination, CUdeviceptr source, size_t
     return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr destination, CUdeviceptr source, size_t bytes, CUstream) {
-    std::memmove(reinterpret_cast<void*>(destination), reinterpret_cast<const void*>(source), bytes);
-    return CUDA_SUCCESS;
-}
-
-CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr destination, CUcontext, CUdeviceptr source, CUcontext, size_t bytes,
+CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr destination, CUdeviceptr source, size_t bytes,
                                    CUstream) {
-    std::memmove(reinterpret_cast<void*>(destination), reinterpret_cast<const void*>(source), bytes);
+    std::memmove(reinterpret_cast<void*>(destination), reinterpret_cast<const void*>(source),
+                 bytes);
     return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr destination, unsigned char value, size_t count, CUstream) {
+CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr destination, CUcontext, CUdeviceptr source,
+                                   CUcontext, size_t bytes, CUstream) {
+    std::memmove(reinterpret_cast<void*>(destination), reinterpret_cast<const void*>(source),
+                 bytes);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr destination, unsigned char value, size_t count,
+                                 CUstream) {
     std::memset(reinterpret_cast<void*>(destination), value, count);
     return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr destination, unsigned short value, size_t count, CUstream) {
+CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr destination, unsigned short value, size_t count,
+                                  CUstream) {
     if (destination % 2 != 0) return CUDA_ERROR_INVALID_VALUE;
     std::fill_n(reinterpret_cast<unsigned short*>(destination), count, value);
     return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr destination, unsigned int value, size_t count, CUstream) {
+CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr destination, unsigned int value, size_t count,
+                                  CUstream) {
     if (destination % 4 != 0) return CUDA_ERROR_INVALID_VALUE;
     std::fill_n(reinterpret_cast<unsigned int*>(destination), count, value);
     return CUDA_SUCCESS;
@@ -306,7 +366,9 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream) {
     return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuStreamQuery(CUstream) { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuStreamQuery(CUstream) {
+    return CUDA_SUCCESS;
+}
 
 CUresult CUDAAPI cuLaunchHostFunc(CUstream, CUhostFn function, void* data) {
     {
@@ -357,8 +419,13 @@ CUresult CUDAAPI cuEventElapsedTime(float* milliseconds, CUevent start, CUevent 
 
 CUresult CUDAAPI cuModuleLoadData(CUmodule* module, const void* image) {
     const auto* bytes = static_cast<const char*>(image);
-    if (std::memcmp(bytes, "\x7f" "ELF", 4) != 0 && std::strncmp(bytes, "//", 2) != 0) return CUDA_ERROR_INVALID_IMAGE;
-    *module = reinterpret_cast<CUmodule>(new module_object{image_bytes(image)});
+    if (std::memcmp(bytes,
+                    "\x7f"
+                    "ELF",
+                    4) != 0 &&
+        std::strncmp(bytes, "//", 2) != 0)
+        return CUDA_ERROR_INVALID_IMAGE;
+    *module = reinterpret_cast<CUmodule>(new module_object{image_bytes(image), {}});
     std::lock_guard lock(mutex);
     ++mock.live_modules;
     return CUDA_SUCCESS;
@@ -373,10 +440,13 @@ CUresult CUDAAPI cuModuleUnload(CUmodule module) {
 
 CUresult CUDAAPI cuModuleGetFunction(CUfunction* function, CUmodule module, const char* name) {
     // A cubin's string table holds each symbol between NUL characters.
+    std::lock_guard lock(mutex);
     const std::string& image = reinterpret_cast<module_object*>(module)->image;
-    if (image.find(std::string(1, '\0') + name + std::string(1, '\0')) == std::string::npos) return CUDA_ERROR_NOT_FOUND;
-    // Leaked on purpose: a CUfunction lives as long as its module, and tests are short.
-    *function = reinterpret_cast<CUfunction>(new function_object{name});
+    if (image.find(std::string(1, '\0') + name + std::string(1, '\0')) == std::string::npos)
+        return CUDA_ERROR_NOT_FOUND;
+    auto& functions = reinterpret_cast<module_object*>(module)->functions;
+    *function = reinterpret_cast<CUfunction>(
+        &functions.try_emplace(name, function_object{name}).first->second);
     return CUDA_SUCCESS;
 }
 
@@ -385,18 +455,22 @@ CUresult CUDAAPI cuFuncGetAttribute(int* value, CUfunction_attribute attribute, 
     return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute, int value) {
-    if (attribute != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES || value > 227 * 1024) return CUDA_ERROR_INVALID_VALUE;
+CUresult CUDAAPI cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute,
+                                    int value) {
+    if (attribute != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES || value > 227 * 1024)
+        return CUDA_ERROR_INVALID_VALUE;
     reinterpret_cast<function_object*>(function)->max_dynamic_shared = value;
     return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z,
-                                unsigned int block_x, unsigned int block_y, unsigned int block_z, unsigned int shared,
-                                CUstream, void** parameters, void**) {
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int grid_x, unsigned int grid_y,
+                                unsigned int grid_z, unsigned int block_x, unsigned int block_y,
+                                unsigned int block_z, unsigned int shared, CUstream,
+                                void** parameters, void**) {
     KILN_MOCK_INJECTED("cuLaunchKernel")
     const auto* function = reinterpret_cast<const function_object*>(f);
-    if (static_cast<int>(shared) > function->max_dynamic_shared || block_x * block_y * block_z > 1024)
+    if (static_cast<int>(shared) > function->max_dynamic_shared ||
+        block_x * block_y * block_z > 1024)
         return CUDA_ERROR_INVALID_VALUE;
     std::lock_guard lock(mutex);
     clock_offset_ns += kernel_duration_ns;
@@ -409,7 +483,8 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int grid_x, unsigned int 
         for (unsigned long long i = 0; i < count; ++i) destination[i] = words[i & mask];
         return CUDA_SUCCESS;
     }
-    kiln_mock::launch_record launch{function->name, {grid_x, grid_y, grid_z}, {block_x, block_y, block_z}, shared, {}};
+    kiln_mock::launch_record launch{
+        function->name, {grid_x, grid_y, grid_z}, {block_x, block_y, block_z}, shared, {}};
     for (std::size_t i = 0; i < mock.parameter_sizes.size(); ++i) {
         const auto* bytes = static_cast<const std::byte*>(parameters[i]);
         launch.parameters.emplace_back(bytes, bytes + mock.parameter_sizes[i]);

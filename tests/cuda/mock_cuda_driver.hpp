@@ -27,10 +27,12 @@ struct launch_record {
 struct state {
     int device_count = 1;
     long contexts_retained = 0, contexts_released = 0;
-    long live_allocations = 0, live_host_allocations = 0, live_streams = 0, live_events = 0, live_modules = 0;
+    long live_allocations = 0, live_host_allocations = 0, live_streams = 0, live_events = 0,
+         live_modules = 0;
     long stream_waits = 0, host_functions = 0, pageable_transfers = 0, pinned_transfers = 0;
     std::vector<launch_record> launches;
-    std::vector<std::size_t> parameter_sizes;  ///< how many bytes of each kernel parameter to record
+    std::vector<std::size_t>
+        parameter_sizes;  ///< how many bytes of each kernel parameter to record
     std::vector<std::pair<std::string, CUresult>> failures;  ///< entry points that fail, by name
 };
 

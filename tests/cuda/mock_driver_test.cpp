@@ -3,9 +3,8 @@
 // staging, fills, launch geometry and parameters, local memory layout, events, errors.
 #include <gtest/gtest.h>
 
-#include <kiln/error.hpp>
-
 #include <cstring>
+#include <kiln/error.hpp>
 #include <numeric>
 #include <thread>
 
@@ -24,7 +23,7 @@ using kiln::detail::memory_impl;
 using kiln::detail::cuda::launch_info;
 
 class MockDriver : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         *kiln_mock_state() = {};
         backend_ = kiln::detail::make_cuda_backend();
@@ -83,7 +82,8 @@ TEST_F(MockDriver, PropertiesComeFromTheDriverAndNoContextIsTakenToListThem) {
     EXPECT_EQ(p.memory_clock_mhz, 2619u);
     EXPECT_EQ(p.max_work_item_sizes[2], 64u);
     EXPECT_TRUE(p.has_extension("cl_khr_int64_extended_atomics"));
-    EXPECT_NE(fresh->devices().front()->compiler_identity().find("CUDA driver 13000"), std::string::npos);
+    EXPECT_NE(fresh->devices().front()->compiler_identity().find("CUDA driver 13000"),
+              std::string::npos);
     // The fixture's queue took the only context so far.
     EXPECT_EQ(mock().contexts_retained, 1);
 }
@@ -100,10 +100,12 @@ TEST_F(MockDriver, AsynchronousTransfersGoThroughPinnedStaging) {
     std::iota(values.begin(), values.end(), 1u);
     std::shared_ptr<memory_impl> memory = device_->allocate(count * 4, kiln::inout);
     kiln::event written(queue_->write(*memory, 0, values.data(), count * 4, {}, false));
-    kiln::event read(queue_->read(*memory, 0, back.data(), count * 4, std::span(&written, 1), false));
+    kiln::event read(
+        queue_->read(*memory, 0, back.data(), count * 4, std::span(&written, 1), false));
     read.wait();
     EXPECT_EQ(back, values);
-    EXPECT_EQ(mock().pageable_transfers, 0) << "asynchronous transfers from pageable memory must be staged";
+    EXPECT_EQ(mock().pageable_transfers, 0)
+        << "asynchronous transfers from pageable memory must be staged";
     EXPECT_EQ(mock().pinned_transfers, 6);
     EXPECT_EQ(mock().host_functions, 3);
 
@@ -123,7 +125,8 @@ TEST_F(MockDriver, AsynchronousTransfersGoThroughPinnedStaging) {
 
 TEST_F(MockDriver, FillsOfEveryPatternSize) {
     for (std::size_t pattern_size = 1; pattern_size <= 128; pattern_size *= 2) {
-        if (pattern_size >= 8 && kiln::detail::cuda::nvrtc() == nullptr) break;  // the fill kernel needs NVRTC
+        if (pattern_size >= 8 && kiln::detail::cuda::nvrtc() == nullptr)
+            break;  // the fill kernel needs NVRTC
         std::vector<std::uint8_t> pattern(pattern_size);
         std::iota(pattern.begin(), pattern.end(), std::uint8_t(1));
         std::shared_ptr<memory_impl> memory = device_->allocate(4096, kiln::inout);
@@ -134,7 +137,8 @@ TEST_F(MockDriver, FillsOfEveryPatternSize) {
         const auto filled = download<std::uint8_t>(*queue_, *memory);
         for (std::size_t i = 0; i < filled.size(); ++i) {
             const bool inside = i >= offset && i < offset + bytes;
-            ASSERT_EQ(filled[i], inside ? pattern[(i - offset) % pattern_size] : 0) << pattern_size << "-byte pattern, byte " << i;
+            ASSERT_EQ(filled[i], inside ? pattern[(i - offset) % pattern_size] : 0)
+                << pattern_size << "-byte pattern, byte " << i;
         }
     }
     std::shared_ptr<memory_impl> memory = device_->allocate(64, kiln::inout);
@@ -151,10 +155,12 @@ launch_info info_of(const kiln_mock::launch_record& launch) {
 TEST_F(MockDriver, LaunchGeometryAndParameters) {
     require_nvrtc();
     auto kernel = build(kiln_test::vector_add_source)->create_kernel("add");
-    std::shared_ptr<memory_impl> a = device_->allocate(64, kiln::in), b = device_->allocate(64, kiln::in),
+    std::shared_ptr<memory_impl> a = device_->allocate(64, kiln::in),
+                                 b = device_->allocate(64, kiln::in),
                                  c = device_->allocate(64, kiln::out);
     const std::uint32_t n = 1'000'003;
-    std::vector<kernel_argument> args{buffer_argument(a), buffer_argument(b), buffer_argument(c), scalar_argument(n)};
+    std::vector<kernel_argument> args{buffer_argument(a), buffer_argument(b), buffer_argument(c),
+                                      scalar_argument(n)};
     mock().parameter_sizes = {sizeof(launch_info), 8, 8, 8, 4};
 
     queue_->launch(*kernel, geometry({n}), args, {});
@@ -166,7 +172,8 @@ TEST_F(MockDriver, LaunchGeometryAndParameters) {
     // kiln's choice: blocks of 256 work-items and a grid rounded up to cover the range.
     const auto& flat = mock().launches[0];
     EXPECT_EQ(flat.function, "add");
-    EXPECT_EQ(std::vector<unsigned>(flat.block, flat.block + 3), (std::vector<unsigned>{256, 1, 1}));
+    EXPECT_EQ(std::vector<unsigned>(flat.block, flat.block + 3),
+              (std::vector<unsigned>{256, 1, 1}));
     EXPECT_EQ(std::vector<unsigned>(flat.grid, flat.grid + 3), (std::vector<unsigned>{3907, 1, 1}));
     EXPECT_EQ(flat.shared_bytes, 0u);
     const auto info = info_of(flat);
@@ -181,13 +188,15 @@ TEST_F(MockDriver, LaunchGeometryAndParameters) {
     EXPECT_EQ(n_seen, n);
 
     const auto& offset = mock().launches[1];
-    EXPECT_EQ(std::vector<unsigned>(offset.grid, offset.grid + 3), (std::vector<unsigned>{2, 7, 1}));
+    EXPECT_EQ(std::vector<unsigned>(offset.grid, offset.grid + 3),
+              (std::vector<unsigned>{2, 7, 1}));
     EXPECT_EQ(info_of(offset).global_offset[0], 500u);
     EXPECT_EQ(info_of(offset).global_offset[1], 3u);
     EXPECT_EQ(info_of(offset).work_dim, 2u);
 
     const auto& tiled = mock().launches[2];
-    EXPECT_EQ(std::vector<unsigned>(tiled.block, tiled.block + 3), (std::vector<unsigned>{16, 16, 1}));
+    EXPECT_EQ(std::vector<unsigned>(tiled.block, tiled.block + 3),
+              (std::vector<unsigned>{16, 16, 1}));
     EXPECT_EQ(std::vector<unsigned>(tiled.grid, tiled.grid + 3), (std::vector<unsigned>{7, 7, 1}));
 
     const auto& three = mock().launches[3];
@@ -197,12 +206,15 @@ TEST_F(MockDriver, LaunchGeometryAndParameters) {
     EXPECT_EQ(info_of(three).work_dim, 3u);
 
     // CUDA's grid limits are checked before anything is enqueued.
-    EXPECT_THROW(queue_->launch(*kernel, geometry({1, 70000}, {1, 1}), args, {}), kiln::invalid_argument_error);
+    EXPECT_THROW(queue_->launch(*kernel, geometry({1, 70000}, {1, 1}), args, {}),
+                 kiln::invalid_argument_error);
 }
 
 TEST_F(MockDriver, LocalArgumentsShareOneAlignedBlockAndOptInBeyond48KiB) {
     require_nvrtc();
-    auto kernel = build("kernel void two(local char* a, global int* x, local double* b) { x[0] = a[0] + (int)b[0]; }\n")
+    auto kernel = build(
+                      "kernel void two(local char* a, global int* x, local double* b) { x[0] = "
+                      "a[0] + (int)b[0]; }\n")
                       ->create_kernel("two");
     const auto& params = kernel->parameters();
     ASSERT_EQ(params.size(), 3u);
@@ -226,12 +238,13 @@ TEST_F(MockDriver, LocalArgumentsShareOneAlignedBlockAndOptInBeyond48KiB) {
     queue_->launch(*kernel, geometry({64}, {64}), args, {});
     EXPECT_EQ(mock().launches.back().shared_bytes, 16u + 100 * 1024);
     args[2] = local_argument(227 * 1024);
-    EXPECT_THROW(queue_->launch(*kernel, geometry({64}, {64}), args, {}), kiln::invalid_argument_error);
+    EXPECT_THROW(queue_->launch(*kernel, geometry({64}, {64}), args, {}),
+                 kiln::invalid_argument_error);
 }
 
 TEST_F(MockDriver, WaitListsUseStreamWaitsAndTheHostForOtherBackends) {
     class foreign_event final : public kiln::detail::event_impl {
-    public:
+      public:
         void wait() override { waited = true; }
         kiln::event_status status() override { return kiln::event_status::complete; }
         kiln::profiling_times times() override { return {}; }
@@ -239,7 +252,8 @@ TEST_F(MockDriver, WaitListsUseStreamWaitsAndTheHostForOtherBackends) {
     };
     auto other = device_->create_queue(kiln::out_of_order);
     auto foreign = std::make_shared<foreign_event>();
-    std::vector<kiln::event> after{kiln::event(queue_->marker({})), kiln::event(foreign), kiln::event()};
+    std::vector<kiln::event> after{kiln::event(queue_->marker({})), kiln::event(foreign),
+                                   kiln::event()};
     other->marker(after)->wait();
     EXPECT_EQ(mock().stream_waits, 1);
     EXPECT_TRUE(foreign->waited);
@@ -271,7 +285,9 @@ TEST_F(MockDriver, StickyErrorsAreReportedAsSuch) {
         EXPECT_EQ(e.call(), "cuEventSynchronize");
         EXPECT_EQ(e.code(), CUDA_ERROR_ILLEGAL_ADDRESS);
         EXPECT_EQ(e.code_name(), "CUDA_ERROR_ILLEGAL_ADDRESS");
-        EXPECT_NE(std::string(e.what()).find("cuEventSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS (700)"), std::string::npos)
+        EXPECT_NE(std::string(e.what()).find(
+                      "cuEventSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS (700)"),
+                  std::string::npos)
             << e.what();
     }
     mock().failures = {{"cuStreamSynchronize", CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES}};
@@ -301,7 +317,8 @@ TEST_F(MockDriver, AllocationFailuresNameTheRequest) {
 
 TEST_F(MockDriver, ProgramsRoundTripThroughTheirBinary) {
     require_nvrtc();
-    auto program = build("#if 0\nkernel void hidden(global int* x) { x[0] = 1; }\n#endif\n" + std::string(kiln_test::reduction_source));
+    auto program = build("#if 0\nkernel void hidden(global int* x) { x[0] = 1; }\n#endif\n" +
+                         std::string(kiln_test::reduction_source));
     EXPECT_EQ(program->kernel_names(), std::vector<std::string>{"partial_sums"});
     auto loaded = device_->load(program->binary(), "");
     ASSERT_NE(loaded, nullptr);
@@ -321,8 +338,10 @@ TEST_F(MockDriver, ThreadsUseTheDeviceAtOnce) {
             auto queue = device_->create_queue({});
             std::vector<int> values(100'000, t), back(values.size());
             std::shared_ptr<memory_impl> memory = device_->allocate(values.size() * 4, kiln::inout);
-            kiln::event written(queue->write(*memory, 0, values.data(), values.size() * 4, {}, false));
-            queue->read(*memory, 0, back.data(), back.size() * 4, std::span(&written, 1), false)->wait();
+            kiln::event written(
+                queue->write(*memory, 0, values.data(), values.size() * 4, {}, false));
+            queue->read(*memory, 0, back.data(), back.size() * 4, std::span(&written, 1), false)
+                ->wait();
             correct[t] = back == values;
         });
     }

@@ -1,14 +1,13 @@
 // Translates OpenCL C kernels and compiles them with NVRTC for sm_90: runs without a GPU.
 #include <gtest/gtest.h>
-
-#include <kiln/error.hpp>
+#include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <kiln/error.hpp>
 #include <regex>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "backend/cuda/cuda_api.hpp"
@@ -22,7 +21,7 @@ namespace {
 constexpr target_architecture hopper{90, true};
 
 class NvrtcCompile : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         if (nvrtc() == nullptr) GTEST_SKIP() << nvrtc_load_failure();
     }
@@ -35,7 +34,8 @@ protected:
     }
 
     /// The build log of a compile that must fail.
-    static std::string failure_log(std::vector<std::string> sources, const std::string& options = {}) {
+    static std::string failure_log(std::vector<std::string> sources,
+                                   const std::string& options = {}) {
         try {
             compile(std::move(sources), options);
         } catch (const build_error& e) {
@@ -48,45 +48,66 @@ protected:
     static void expect_cubin(const compiled_image& compiled) {
         ASSERT_TRUE(compiled.is_cubin);
         ASSERT_GT(compiled.image.size(), 4u);
-        EXPECT_EQ(std::memcmp(compiled.image.data(), "\x7f" "ELF", 4), 0) << "a cubin is an ELF file";
+        EXPECT_EQ(std::memcmp(compiled.image.data(),
+                              "\x7f"
+                              "ELF",
+                              4),
+                  0)
+            << "a cubin is an ELF file";
     }
 };
 
-TEST_F(NvrtcCompile, VectorAdd) { expect_cubin(compile({kiln_test::vector_add_source})); }
+TEST_F(NvrtcCompile, VectorAdd) {
+    expect_cubin(compile({kiln_test::vector_add_source}));
+}
 
-TEST_F(NvrtcCompile, LocalMemoryReductionWithBarriers) { expect_cubin(compile({kiln_test::reduction_source})); }
+TEST_F(NvrtcCompile, LocalMemoryReductionWithBarriers) {
+    expect_cubin(compile({kiln_test::reduction_source}));
+}
 
-TEST_F(NvrtcCompile, TiledMatrixMultiplyWithLocalArrays) { expect_cubin(compile({kiln_test::tiled_matmul_source})); }
+TEST_F(NvrtcCompile, TiledMatrixMultiplyWithLocalArrays) {
+    expect_cubin(compile({kiln_test::tiled_matmul_source}));
+}
 
-TEST_F(NvrtcCompile, Atomics) { expect_cubin(compile({kiln_test::atomics_source})); }
+TEST_F(NvrtcCompile, Atomics) {
+    expect_cubin(compile({kiln_test::atomics_source}));
+}
 
-TEST_F(NvrtcCompile, VectorTypes) { expect_cubin(compile({kiln_test::vector_types_source})); }
+TEST_F(NvrtcCompile, VectorTypes) {
+    expect_cubin(compile({kiln_test::vector_types_source}));
+}
 
-TEST_F(NvrtcCompile, ScalarBuiltinsAndPrintf) { expect_cubin(compile({kiln_test::scalar_builtins_source})); }
+TEST_F(NvrtcCompile, ScalarBuiltinsAndPrintf) {
+    expect_cubin(compile({kiln_test::scalar_builtins_source}));
+}
 
 TEST_F(NvrtcCompile, BuildOptionsReachTheCompiler) {
     const char* source = R"(
 kernel void scale(global REAL* x) { x[get_global_id(0)] *= FACTOR * 0.5; }
 )";
-    expect_cubin(compile({source}, "-DREAL=float -D FACTOR=3 -cl-fast-relaxed-math -cl-mad-enable "
-                                   "-cl-std=CL1.2 -cl-kernel-arg-info -cl-single-precision-constant -w"));
+    expect_cubin(compile({source},
+                         "-DREAL=float -D FACTOR=3 -cl-fast-relaxed-math -cl-mad-enable "
+                         "-cl-std=CL1.2 -cl-kernel-arg-info -cl-single-precision-constant -w"));
     expect_cubin(compile({source}, "-DREAL=double -DFACTOR=2 -cl-denorms-are-zero -g"));
 }
 
 TEST_F(NvrtcCompile, SeveralSourcesFormOneProgram) {
-    expect_cubin(compile({"constant float scale = 2.0f;\nfloat twice(float x) { return scale * x; }\n",
-                          "kernel void apply(global float* x) { x[get_global_id(0)] = twice(x[get_global_id(0)]); }\n"}));
+    expect_cubin(
+        compile({"constant float scale = 2.0f;\nfloat twice(float x) { return scale * x; }\n",
+                 "kernel void apply(global float* x) { x[get_global_id(0)] = "
+                 "twice(x[get_global_id(0)]); }\n"}));
 }
 
 TEST_F(NvrtcCompile, SyntaxErrorIsReportedOnItsOriginalLine) {
-    const char* source = "// line 1\n"
-                         "kernel void broken(global float* x,\n"
-                         "                   local float* scratch) {\n"
-                         "    float4 v = (float4)(1.0f, 2.0f, 3.0f, 4.0f);\n"
-                         "    x[get_global_id(0)] = v.x + v.yz.x;\n"
-                         "\n"
-                         "    x[0] = undefined_name + 1;\n"
-                         "}\n";
+    const char* source =
+        "// line 1\n"
+        "kernel void broken(global float* x,\n"
+        "                   local float* scratch) {\n"
+        "    float4 v = (float4)(1.0f, 2.0f, 3.0f, 4.0f);\n"
+        "    x[get_global_id(0)] = v.x + v.yz.x;\n"
+        "\n"
+        "    x[0] = undefined_name + 1;\n"
+        "}\n";
     const auto log = failure_log({source});
     EXPECT_NE(log.find("source_1(7): error"), std::string::npos) << log;
     EXPECT_NE(log.find("undefined_name"), std::string::npos) << log;
@@ -99,60 +120,74 @@ TEST_F(NvrtcCompile, ErrorsInLaterSourcesNameThatSource) {
 }
 
 TEST_F(NvrtcCompile, LineDirectivesOfFileSourcesWin) {
-    const auto log = failure_log({"#line 1 \"kernels/add.cl\"\nkernel void k(global float* x) {\n  x[0] = oops;\n}\n"});
+    const auto log = failure_log(
+        {"#line 1 \"kernels/add.cl\"\nkernel void k(global float* x) {\n  x[0] = oops;\n}\n"});
     EXPECT_NE(log.find("kernels/add.cl(2): error"), std::string::npos) << log;
 }
 
 TEST_F(NvrtcCompile, UnsupportedFeaturesAreNamedWithTheirLine) {
-    const auto images = failure_log({"\nkernel void blur(image2d_t in, global float* out) {\n"
-                                     "    out[0] = 1.0f;\n}\n"});
+    const auto images =
+        failure_log({"\nkernel void blur(image2d_t in, global float* out) {\n"
+                     "    out[0] = 1.0f;\n}\n"});
     EXPECT_NE(images.find("source_1(2)"), std::string::npos) << images;
-    EXPECT_NE(images.find("'image2d_t' is not supported by kiln's CUDA backend (images and samplers"), std::string::npos)
+    EXPECT_NE(
+        images.find("'image2d_t' is not supported by kiln's CUDA backend (images and samplers"),
+        std::string::npos)
         << images;
     const auto access = failure_log({"kernel void blur(read_only image2d_t in) {}\n"});
-    EXPECT_NE(access.find("'read_only' is not supported by kiln's CUDA backend (image access qualifiers"),
-              std::string::npos)
+    EXPECT_NE(
+        access.find("'read_only' is not supported by kiln's CUDA backend (image access qualifiers"),
+        std::string::npos)
         << access;
 
-    const auto half = failure_log({"kernel void k(global float* out) {\n\n    half h;\n    out[0] = 0;\n}\n"});
+    const auto half =
+        failure_log({"kernel void k(global float* out) {\n\n    half h;\n    out[0] = 0;\n}\n"});
     EXPECT_NE(half.find("source_1(3)"), std::string::npos) << half;
     EXPECT_NE(half.find("'half' is not supported"), std::string::npos) << half;
 
-    const auto vector_printf = failure_log({"kernel void k(global float4* v) {\n    printf(\"%v4f\\n\", v[0]);\n}\n"});
+    const auto vector_printf =
+        failure_log({"kernel void k(global float4* v) {\n    printf(\"%v4f\\n\", v[0]);\n}\n"});
     EXPECT_NE(vector_printf.find("source_1(2)"), std::string::npos) << vector_printf;
-    EXPECT_NE(vector_printf.find("printf with a vector conversion"), std::string::npos) << vector_printf;
+    EXPECT_NE(vector_printf.find("printf with a vector conversion"), std::string::npos)
+        << vector_printf;
 
-    const auto collective = failure_log({"kernel void k(global int* v) {\n    v[0] = work_group_reduce_add(v[1]);\n}\n"});
+    const auto collective = failure_log(
+        {"kernel void k(global int* v) {\n    v[0] = work_group_reduce_add(v[1]);\n}\n"});
     EXPECT_NE(collective.find("work-group collective functions"), std::string::npos) << collective;
 }
 
 TEST_F(NvrtcCompile, NamesThatLookLikeUnsupportedFunctionsStayUsable) {
-    expect_cubin(compile({"kernel void k(global int* v) { int work_group_size = get_local_size(0);\n"
-                          "  int sub_group_count = 2; v[0] = work_group_size + sub_group_count; }\n"}));
+    expect_cubin(
+        compile({"kernel void k(global int* v) { int work_group_size = get_local_size(0);\n"
+                 "  int sub_group_count = 2; v[0] = work_group_size + sub_group_count; }\n"}));
 }
 
 TEST_F(NvrtcCompile, QualifierMacrosThatAreOneWordAreTranslated) {
-    expect_cubin(compile({"#define KERNEL __kernel\n#define GLOBAL __global\n#define LOCAL __local\n"
-                          "KERNEL void k(GLOBAL float* x, LOCAL float* scratch) {\n"
-                          "  LOCAL float tile[4];\n  tile[0] = scratch[0] = x[0];\n"
-                          "  barrier(CLK_LOCAL_MEM_FENCE);\n  x[0] = tile[0];\n}\n"}));
+    expect_cubin(
+        compile({"#define KERNEL __kernel\n#define GLOBAL __global\n#define LOCAL __local\n"
+                 "KERNEL void k(GLOBAL float* x, LOCAL float* scratch) {\n"
+                 "  LOCAL float tile[4];\n  tile[0] = scratch[0] = x[0];\n"
+                 "  barrier(CLK_LOCAL_MEM_FENCE);\n  x[0] = tile[0];\n}\n"}));
 }
 
 TEST_F(NvrtcCompile, QualifiersHiddenInLargerMacrosAreRefused) {
-    const auto log = failure_log({"#define TILE(n) __local float tile[n]\n"
-                                  "kernel void k(global float* x) {\n  TILE(4);\n  x[0] = tile[0];\n}\n"});
+    const auto log =
+        failure_log({"#define TILE(n) __local float tile[n]\n"
+                     "kernel void k(global float* x) {\n  TILE(4);\n  x[0] = tile[0];\n}\n"});
     EXPECT_NE(log.find("__local qualifier inside a macro expansion"), std::string::npos) << log;
 }
 
 TEST_F(NvrtcCompile, UntranslatedVectorLiteralIsAnErrorNotACommaExpression) {
     // A vector type reached through a function-like macro is invisible to the translator.
-    const auto log = failure_log({"#define VEC(t) t\n"
-                                  "kernel void k(global float4* x) { x[0] = (VEC(float4))(1.0f, 2.0f, 3.0f, 4.0f); }\n"});
+    const auto log = failure_log(
+        {"#define VEC(t) t\n"
+         "kernel void k(global float4* x) { x[0] = (VEC(float4))(1.0f, 2.0f, 3.0f, 4.0f); }\n"});
     EXPECT_NE(log.find("expression has no effect"), std::string::npos) << log;
 }
 
 TEST_F(NvrtcCompile, WerrorTurnsWarningsIntoErrors) {
-    const char* source = "kernel void k(global float* x) { int unused_result = 1 / 0; x[0] = 1.0f; }\n";
+    const char* source =
+        "kernel void k(global float* x) { int unused_result = 1 / 0; x[0] = 1.0f; }\n";
     expect_cubin(compile({source}));
     const auto log = failure_log({source}, "-Werror");
     EXPECT_NE(log.find("warning"), std::string::npos) << log;
@@ -169,17 +204,20 @@ TEST_F(NvrtcCompile, UnknownOptionsAreRejected) {
 }
 
 TEST_F(NvrtcCompile, IncludesAreTranslatedToo) {
-    const auto dir = std::filesystem::temp_directory_path() / ("kiln_cuda_include_" + std::to_string(::getpid()));
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("kiln_cuda_include_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
-    std::ofstream(dir / "helpers.cl") << "#ifndef HELPERS\n#define HELPERS\n"
-                                         "float4 splat(float x) { return (float4)(x, x, x, x); }\n#endif\n";
+    std::ofstream(dir / "helpers.cl")
+        << "#ifndef HELPERS\n#define HELPERS\n"
+           "float4 splat(float x) { return (float4)(x, x, x, x); }\n#endif\n";
     std::ofstream(dir / "broken.cl") << "float4 f(void) {\n  return nope;\n}\n";
     const auto compiled = compile({"#include \"helpers.cl\"\n#include <helpers.cl>\n"
                                    "kernel void k(global float4* v) { v[0] = splat(1.0f); }\n"},
                                   "-I " + dir.string());
     expect_cubin(compiled);
-    const auto log = failure_log({"\n#include \"broken.cl\"\nkernel void k(global float4* v) { v[0] = f(); }\n"},
-                                 "-I" + dir.string());
+    const auto log =
+        failure_log({"\n#include \"broken.cl\"\nkernel void k(global float4* v) { v[0] = f(); }\n"},
+                    "-I" + dir.string());
     EXPECT_NE(log.find("broken.cl(2): error"), std::string::npos) << log;
     std::filesystem::remove_all(dir);
 }
@@ -189,14 +227,16 @@ TEST_F(NvrtcCompile, NewerDevicesGetPtxForTheNewestKnownArchitecture) {
     EXPECT_FALSE(arch.cubin);
     const auto compiled = compile({kiln_test::vector_add_source}, {}, arch);
     ASSERT_FALSE(compiled.is_cubin);
-    const std::string ptx(reinterpret_cast<const char*>(compiled.image.data()), compiled.image.size());
+    const std::string ptx(reinterpret_cast<const char*>(compiled.image.data()),
+                          compiled.image.size());
     EXPECT_NE(ptx.find(".entry add("), std::string::npos);
     EXPECT_EQ(choose_architecture(90).number, 90);
     EXPECT_TRUE(choose_architecture(90).cubin);
 }
 
 TEST_F(NvrtcCompile, VersionIsReported) {
-    EXPECT_TRUE(std::regex_match(nvrtc_version_string(), std::regex(R"(NVRTC \d+\.\d+)"))) << nvrtc_version_string();
+    EXPECT_TRUE(std::regex_match(nvrtc_version_string(), std::regex(R"(NVRTC \d+\.\d+)")))
+        << nvrtc_version_string();
 }
 
 }  // namespace

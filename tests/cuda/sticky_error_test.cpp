@@ -13,9 +13,10 @@ TEST(CudaStickyErrors, IllegalAddressIsReportedAsSticky) {
     KILN_REQUIRE_CUDA_DEVICE();
     auto& device = *cuda_devices().front();
     auto queue = device.create_queue({});
-    auto program = device.build(std::vector<std::string>{
-                                    "kernel void wild(global int* x) { global int* p = (global int*)0x10; p[get_global_id(0)] = x[0]; }\n"},
-                                "");
+    auto program =
+        device.build(std::vector<std::string>{"kernel void wild(global int* x) { global int* p = "
+                                              "(global int*)0x10; p[get_global_id(0)] = x[0]; }\n"},
+                     "");
     auto kernel = program->create_kernel("wild");
     std::shared_ptr<kiln::detail::memory_impl> x = upload(device, *queue, std::vector<int>{1});
     std::vector<kernel_argument> args{buffer_argument(x)};

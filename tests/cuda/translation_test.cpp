@@ -1,9 +1,8 @@
 // The OpenCL C to CUDA translation on its own: what each rule produces, and its errors.
 #include <gtest/gtest.h>
 
-#include <kiln/error.hpp>
-
 #include <algorithm>
+#include <kiln/error.hpp>
 #include <string>
 #include <vector>
 
@@ -17,7 +16,8 @@ namespace {
 using space = parameter_info::address_space;
 
 translation translate(const std::string& source, const std::string& options = {}) {
-    return translate_opencl_c(std::vector<std::string>{source}, parse_build_options(options).translation);
+    return translate_opencl_c(std::vector<std::string>{source},
+                              parse_build_options(options).translation);
 }
 
 /// The translated text of the user's source, without the prelude include and namespace.
@@ -37,7 +37,9 @@ std::string translation_error(const std::string& source, const std::string& opti
     return {};
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
 
 TEST(Translation, KernelSignaturesAreParsed) {
     const auto t = translate(kiln_test::vector_add_source);
@@ -53,16 +55,30 @@ TEST(Translation, KernelSignaturesAreParsed) {
     EXPECT_FALSE(k.parameters[2].pointee_const);
     EXPECT_EQ(k.parameters[3].space, space::private_);
     EXPECT_EQ(k.parameters[3].type_name, "uint");
-    EXPECT_TRUE(contains(t.source, "extern \"C\" __global__ void add(::kiln_opencl::detail::launch_info kiln_launch_parameter,"));
+    EXPECT_TRUE(contains(t.source,
+                         "extern \"C\" __global__ void add(::kiln_opencl::detail::launch_info "
+                         "kiln_launch_parameter,"));
+}
+
+TEST(Translation, FpContractOffTurnsFusedMultiplyAddOff) {
+    const std::string kernel = "kernel void f(global float* x) { x[0] = x[0] * x[1] + x[2]; }\n";
+    EXPECT_FALSE(translate(kernel).contraction_off);
+    EXPECT_FALSE(translate("#pragma OPENCL FP_CONTRACT ON\n" + kernel).contraction_off);
+    const auto off = translate("#pragma OPENCL FP_CONTRACT OFF\n" + kernel);
+    EXPECT_TRUE(off.contraction_off);
+    EXPECT_FALSE(contains(body(off), "FP_CONTRACT"));
 }
 
 TEST(Translation, EveryLineStaysWhereItWas) {
-    for (const char* source : {kiln_test::vector_add_source, kiln_test::reduction_source, kiln_test::tiled_matmul_source,
-                               kiln_test::atomics_source, kiln_test::vector_types_source}) {
+    for (const char* source :
+         {kiln_test::vector_add_source, kiln_test::reduction_source, kiln_test::tiled_matmul_source,
+          kiln_test::atomics_source, kiln_test::vector_types_source}) {
         const auto translated = body(translate(source));
         const auto lines = std::count(translated.begin(), translated.end(), '\n');
         // Two more: the #line directive's own line, and the one that closes the namespace.
-        EXPECT_EQ(lines, std::count(source, source + std::char_traits<char>::length(source), '\n') + 2) << translated;
+        EXPECT_EQ(lines,
+                  std::count(source, source + std::char_traits<char>::length(source), '\n') + 2)
+            << translated;
     }
 }
 
@@ -75,7 +91,9 @@ TEST(Translation, LocalPointerParametersBecomeOffsetsIntoSharedMemory) {
     EXPECT_EQ(params[2].type_name, "float*");
     EXPECT_EQ(params[3].type_name, "uint");
     EXPECT_TRUE(contains(t.source, "unsigned int kiln_local_offset_2"));
-    EXPECT_TRUE(contains(t.source, "float * scratch = (float *)(::kiln_opencl::detail::dynamic_shared_memory + kiln_local_offset_2);"));
+    EXPECT_TRUE(contains(t.source,
+                         "float * scratch = (float *)(::kiln_opencl::detail::dynamic_shared_memory "
+                         "+ kiln_local_offset_2);"));
 }
 
 TEST(Translation, LocalArraysAndConstantTablesGetCudaMemorySpaces) {
@@ -83,83 +101,104 @@ TEST(Translation, LocalArraysAndConstantTablesGetCudaMemorySpaces) {
     EXPECT_TRUE(contains(matmul, "__shared__ float a_tile[TILE][TILE];"));
     const auto vectors = body(translate(kiln_test::vector_types_source));
     EXPECT_TRUE(contains(vectors, "__constant__ float4 offsets[2]"));
-    const auto t = translate("kernel void k(constant float* table, global float* out) {\n"
-                             "  constant float* p = table; local float* q = 0; out[0] = p[0];\n}\n");
+    const auto t = translate(
+        "kernel void k(constant float* table, global float* out) {\n"
+        "  constant float* p = table; local float* q = 0; out[0] = p[0];\n}\n");
     EXPECT_EQ(t.kernels[0].parameters[0].space, space::constant);
     EXPECT_TRUE(contains(t.source, "const  float* table"));
     EXPECT_TRUE(contains(t.source, "  float* p = table;  float* q = 0;"));
 }
 
 TEST(Translation, VectorLiteralsBecomeConstructorCalls) {
-    const auto t = body(translate("#define REAL4 float4\ntypedef float4 real4;\n"
-                                  "float4 f(float x) { return (float4)(x, 1.0f, (float2)(x)) + (real4)(x) + (REAL4)(2.0f) +\n"
-                                  "  (float4)x + g((float)(x)) + (const float4){1, 2, 3, 4}; }\n"));
+    const auto t = body(translate(
+        "#define REAL4 float4\ntypedef float4 real4;\n"
+        "float4 f(float x) { return (float4)(x, 1.0f, (float2)(x)) + (real4)(x) + (REAL4)(2.0f) +\n"
+        "  (float4)x + g((float)(x)) + (const float4){1, 2, 3, 4}; }\n"));
     EXPECT_TRUE(contains(t, "return float4(x, 1.0f, float2(x)) + real4(x) + REAL4(2.0f) +")) << t;
     EXPECT_TRUE(contains(t, "(float4)x + g((float)(x)) +  float4{1, 2, 3, 4};")) << t;
 }
 
 TEST(Translation, SwizzlesBecomeVectorMembers) {
-    const auto t = body(translate("float4 f(float4 v, float8 w) {\n"
-                                  "  v.xy = v.wz; v.s3 += w.s7; v.lo = w.even.lo; return v.zyxw + (float4)(w.odd.S01, v.x, v.rg.y);\n}\n"));
+    const auto t =
+        body(translate("float4 f(float4 v, float8 w) {\n"
+                       "  v.xy = v.wz; v.s3 += w.s7; v.lo = w.even.lo; return v.zyxw + "
+                       "(float4)(w.odd.S01, v.x, v.rg.y);\n}\n"));
     EXPECT_TRUE(contains(t, "v.kiln_swizzle_ref<0,1>() = v.kiln_swizzle<3,2>();")) << t;
     EXPECT_TRUE(contains(t, "v.kiln_s<3>() += w.kiln_s<7>();")) << t;
     EXPECT_TRUE(contains(t, "v.kiln_lo_ref() = w.kiln_even().kiln_lo();")) << t;
-    EXPECT_TRUE(contains(t, "v.kiln_swizzle<2,1,0,3>() + float4(w.kiln_odd().kiln_swizzle<0,1>(), v.x, v.kiln_swizzle<0,1>().y)"))
+    EXPECT_TRUE(contains(t,
+                         "v.kiln_swizzle<2,1,0,3>() + float4(w.kiln_odd().kiln_swizzle<0,1>(), "
+                         "v.x, v.kiln_swizzle<0,1>().y)"))
         << t;
 }
 
 TEST(Translation, StructMembersWithSwizzleNamesStayMembers) {
-    const auto t = body(translate("typedef struct { int lo, hi; float xy; } range_t;\n"
-                                  "int width(range_t r) { return r.hi - r.lo + (int)r.xy; }\n"));
+    const auto t =
+        body(translate("typedef struct { int lo, hi; float xy; } range_t;\n"
+                       "int width(range_t r) { return r.hi - r.lo + (int)r.xy; }\n"));
     EXPECT_TRUE(contains(t, "return r.hi - r.lo + (int)r.xy;")) << t;
 }
 
 TEST(Translation, CxxKeywordsUsedAsNamesAreRenamed) {
-    const auto t = translate("kernel void k(global int* new, int class) { int this = class; new[0] = this; }\n");
+    const auto t = translate(
+        "kernel void k(global int* new, int class) { int this = class; new[0] = this; }\n");
     ASSERT_EQ(t.kernels[0].parameters.size(), 2u);
     EXPECT_EQ(t.kernels[0].parameters[0].name, "new");
     EXPECT_TRUE(contains(t.source, "int* kiln_cxx_new, int kiln_cxx_class) { const"));
-    EXPECT_TRUE(contains(t.source, "int kiln_cxx_this = kiln_cxx_class; kiln_cxx_new[0] = kiln_cxx_this;"));
+    EXPECT_TRUE(
+        contains(t.source, "int kiln_cxx_this = kiln_cxx_class; kiln_cxx_new[0] = kiln_cxx_this;"));
 }
 
 TEST(Translation, BuiltinsWithTypesInTheirNamesBecomeTemplates) {
-    const auto t = body(translate("void f(float4 v, global float* p) { int4 a = convert_int4_sat_rtz(v); uint b = as_uint(v.x);\n"
-                                  "  float c = convert_float(a.x); vstore4(vload4(0, p), 1, p); }\n"));
-    EXPECT_TRUE(contains(t, "::kiln_opencl::detail::convert< ::kiln_opencl::int4, true, 2>(v)")) << t;
+    const auto t =
+        body(translate("void f(float4 v, global float* p) { int4 a = convert_int4_sat_rtz(v); uint "
+                       "b = as_uint(v.x);\n"
+                       "  float c = convert_float(a.x); vstore4(vload4(0, p), 1, p); }\n"));
+    EXPECT_TRUE(contains(t, "::kiln_opencl::detail::convert< ::kiln_opencl::int4, true, 2>(v)"))
+        << t;
     EXPECT_TRUE(contains(t, "::kiln_opencl::detail::as< ::kiln_opencl::uint>(v.x)")) << t;
     EXPECT_TRUE(contains(t, "::kiln_opencl::detail::convert< float, false, 0>(a.x)")) << t;
-    EXPECT_TRUE(contains(t, "::kiln_opencl::detail::vstore<4>(::kiln_opencl::detail::vload<4>(0, p), 1, p)")) << t;
+    EXPECT_TRUE(contains(
+        t, "::kiln_opencl::detail::vstore<4>(::kiln_opencl::detail::vload<4>(0, p), 1, p)"))
+        << t;
 }
 
 TEST(Translation, KernelAttributesAndPrototypes) {
-    const auto t = translate("kernel void k(global float* x);\n"
-                             "__kernel __attribute__((reqd_work_group_size(64, 1, 1))) void k(global float* x) { x[0] = 0; }\n"
-                             "kernel void empty(void) {}\n");
+    const auto t = translate(
+        "kernel void k(global float* x);\n"
+        "__kernel __attribute__((reqd_work_group_size(64, 1, 1))) void k(global float* x) { x[0] = "
+        "0; }\n"
+        "kernel void empty(void) {}\n");
     ASSERT_EQ(t.kernels.size(), 2u);
     EXPECT_EQ(t.kernels[0].name, "k");
     EXPECT_EQ(t.kernels[1].name, "empty");
     EXPECT_TRUE(t.kernels[1].parameters.empty());
     EXPECT_TRUE(contains(t.source, "__launch_bounds__((64)*(1)*(1)) k("));
-    EXPECT_TRUE(contains(t.source, "void empty(::kiln_opencl::detail::launch_info kiln_launch_parameter) {"));
+    EXPECT_TRUE(contains(t.source,
+                         "void empty(::kiln_opencl::detail::launch_info kiln_launch_parameter) {"));
 }
 
 TEST(Translation, WorkItemFunctionsOutsideKernelsReadTheSharedCopy) {
     const auto inside = translate(kiln_test::vector_add_source);
     EXPECT_FALSE(contains(inside.source, "__syncthreads()"));
-    const auto outside = translate("size_t index(void) { return get_global_id(0); }\n"
-                                   "kernel void k(global int* x) { x[index()] = 1; }\n");
-    EXPECT_TRUE(contains(outside.source, "::kiln_opencl::kiln_launch = kiln_launch_parameter; __syncthreads();"));
+    const auto outside = translate(
+        "size_t index(void) { return get_global_id(0); }\n"
+        "kernel void k(global int* x) { x[index()] = 1; }\n");
+    EXPECT_TRUE(contains(outside.source,
+                         "::kiln_opencl::kiln_launch = kiln_launch_parameter; __syncthreads();"));
 }
 
 TEST(Translation, OpenclPragmasAreDropped) {
-    const auto t = body(translate("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#pragma unroll\nvoid f(void) {}\n"));
+    const auto t = body(translate(
+        "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#pragma unroll\nvoid f(void) {}\n"));
     EXPECT_FALSE(contains(t, "OPENCL"));
     EXPECT_TRUE(contains(t, "#pragma unroll"));
 }
 
 TEST(Translation, SinglePrecisionConstants) {
-    const auto t = body(translate("double f(void) { return 1.5 + 1e3 + 0x1p3 + 2.5f + 2 + 1.0L; }\n",
-                                  "-cl-single-precision-constant"));
+    const auto t =
+        body(translate("double f(void) { return 1.5 + 1e3 + 0x1p3 + 2.5f + 2 + 1.0L; }\n",
+                       "-cl-single-precision-constant"));
     EXPECT_TRUE(contains(t, "return 1.5f + 1e3f + 0x1p3f + 2.5f + 2 + 1.0L;")) << t;
 }
 
@@ -167,10 +206,12 @@ TEST(Translation, UnsupportedFeaturesBecomePlaceholders) {
     const auto t = body(translate("kernel void k(read_only image2d_t img, global half* h) {}\n"));
     EXPECT_TRUE(contains(t, "kiln_unsupported__read_only kiln_unsupported__image2d_t img"));
     EXPECT_TRUE(contains(t, "kiln_unsupported__half* h"));
-    const std::string explained =
-        explain_compiler_log("source_1(1): error: identifier \"kiln_unsupported__image2d_t\" is undefined\n");
-    EXPECT_EQ(explained, "source_1(1): error: 'image2d_t' is not supported by kiln's CUDA backend (images and samplers; "
-                         "see docs/cuda.md)\n");
+    const std::string explained = explain_compiler_log(
+        "source_1(1): error: identifier \"kiln_unsupported__image2d_t\" is undefined\n");
+    EXPECT_EQ(explained,
+              "source_1(1): error: 'image2d_t' is not supported by kiln's CUDA backend (images and "
+              "samplers; "
+              "see docs/cuda.md)\n");
 }
 
 TEST(Translation, ErrorsNameTheLine) {
@@ -178,15 +219,18 @@ TEST(Translation, ErrorsNameTheLine) {
                          "source_1(3): error: cannot open include file \"no_such_file.cl\""));
     EXPECT_TRUE(contains(translation_error("\nkernel void (global float* x) {}\n"),
                          "source_1(2): error: cannot find the kernel's name"));
-    EXPECT_TRUE(contains(translation_error("\n\n/* never closed\n\n"), "source_1(3): error: unterminated /* comment"));
+    EXPECT_TRUE(contains(translation_error("\n\n/* never closed\n\n"),
+                         "source_1(3): error: unterminated /* comment"));
     EXPECT_TRUE(contains(translation_error("kernel void k(global float*) {}\n"),
                          "source_1(1): error: kernel parameter 1 needs a name"));
-    EXPECT_TRUE(contains(translation_error("\nchar* s = \"open;\n"), "source_1(2): error: unterminated string literal"));
+    EXPECT_TRUE(contains(translation_error("\nchar* s = \"open;\n"),
+                         "source_1(2): error: unterminated string literal"));
 }
 
 TEST(BuildOptions, CommonOpenclOptionsAreAccepted) {
     const auto parsed = parse_build_options(
-        "-DA -D B=2 -DC=\"x y\" -I /tmp/include -I/tmp/more -cl-fast-relaxed-math -cl-mad-enable -cl-std=CL2.0 "
+        "-DA -D B=2 -DC=\"x y\" -I /tmp/include -I/tmp/more -cl-fast-relaxed-math -cl-mad-enable "
+        "-cl-std=CL2.0 "
         "-w -Werror -cl-kernel-arg-info -cl-single-precision-constant -cl-denorms-are-zero");
     ASSERT_EQ(parsed.translation.macros.size(), 3u);
     EXPECT_EQ(parsed.translation.macros[0], std::make_pair(std::string("A"), std::string("1")));
@@ -197,13 +241,15 @@ TEST(BuildOptions, CommonOpenclOptionsAreAccepted) {
     EXPECT_TRUE(parsed.translation.single_precision_constants);
     EXPECT_TRUE(parsed.warnings_are_errors);
     const auto& nvrtc = parsed.nvrtc_options;
-    for (const char* expected : {"-DA=1", "-DB=2", "--use_fast_math", "--fmad=true", "-w", "--ftz=true",
-                                 "-D__FAST_RELAXED_MATH__=1", "-D__OPENCL_C_VERSION__=200"})
+    for (const char* expected :
+         {"-DA=1", "-DB=2", "--use_fast_math", "--fmad=true", "-w", "--ftz=true",
+          "-D__FAST_RELAXED_MATH__=1", "-D__OPENCL_C_VERSION__=200"})
         EXPECT_NE(std::find(nvrtc.begin(), nvrtc.end(), expected), nvrtc.end()) << expected;
 }
 
 TEST(BuildOptions, UnknownOptionsAreRejectedByName) {
-    for (const char* options : {"-O3", "-cl-std=CL9.9", "--use_fast_math", "-D", "-cl-fast-relaxed-math -x"}) {
+    for (const char* options :
+         {"-O3", "-cl-std=CL9.9", "--use_fast_math", "-D", "-cl-fast-relaxed-math -x"}) {
         try {
             parse_build_options(options);
             ADD_FAILURE() << options << " was accepted";

@@ -24,7 +24,7 @@ protected:
 
 /// "d0_pthread_skylake_avx512_AMD_EPYC": a GoogleTest-safe name per device.
 inline std::string device_test_name(const ::testing::TestParamInfo<kiln::device>& info) {
-    std::string name = "d" + std::to_string(info.index) + "_";
+    std::string name = std::string("d") + std::to_string(info.index) + "_";
     for (char c : info.param.name()) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
     return name;
 }

@@ -47,7 +47,7 @@ const world& reference_after(const world& start, unsigned step_count, const std:
 }
 
 class kiln_engine : public kiln::test::device_test {
-protected:
+  protected:
     engine_options options() const { return {.device = std::to_string(device().index())}; }
 
     std::unique_ptr<engine> make(const std::string& name) const {
@@ -105,11 +105,13 @@ TEST_P(kiln_engine, takes_any_number_of_steps_and_reports_progress) {
     for (const char* name : kiln_engines) {
         const std::unique_ptr<engine> stepper = make(name);
         for (unsigned step_count : {0u, 1u, 2u, 3u, 5u, 7u, 9u, 17u}) {
-            const std::string what = std::string(name) + ", " + std::to_string(step_count) + " steps";
+            const std::string what =
+                std::string(name) + ", " + std::to_string(step_count) + " steps";
             const world& expected = reference_after(start, step_count, "random 150x90");
             world actual = start;
             std::vector<unsigned> reported;
-            stepper->run(actual, 0.1f, step_count, [&](unsigned done) { reported.push_back(done); });
+            stepper->run(actual, 0.1f, step_count,
+                         [&](unsigned done) { reported.push_back(done); });
             EXPECT_LE(max_difference(actual, expected), tolerance) << what;
             EXPECT_EQ(actual.t, expected.t) << what;
             ASSERT_FALSE(reported.empty()) << what;
@@ -123,7 +125,8 @@ TEST_P(kiln_engine, describes_itself_and_rejects_a_broken_world) {
     for (const char* name : kiln_engines) {
         const std::unique_ptr<engine> stepper = make(name);
         EXPECT_EQ(stepper->name(), name);
-        EXPECT_NE(stepper->description().find(device().name()), std::string::npos) << stepper->description();
+        EXPECT_NE(stepper->description().find(device().name()), std::string::npos)
+            << stepper->description();
         world broken = make_test_world(5, 0.1f);
         broken.temperatures.pop_back();
         EXPECT_THROW(stepper->run(broken, 0.1f, 1, {}), std::invalid_argument) << name;
@@ -150,8 +153,9 @@ TEST(kiln_engine_registry, leaves_the_default_to_the_host_when_no_device_matches
         registry.create("packed", nowhere);
         FAIL() << "created an engine on a device that does not exist";
     } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find("no device matches 'no-such-device-anywhere' (devices: "),
-                  std::string::npos)
+        EXPECT_NE(
+            std::string(e.what()).find("no device matches 'no-such-device-anywhere' (devices: "),
+            std::string::npos)
             << e.what();
         EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
     }
@@ -161,7 +165,8 @@ TEST(kiln_engine_registry, makes_a_kiln_engine_the_default_on_a_gpu) {
     const std::vector<kiln::device> gpus = kiln::devices(kiln::filters::gpu());
     if (gpus.empty()) GTEST_SKIP() << "no GPU";
     const engine_registry registry = make_engine_registry();
-    const std::string chosen = registry.default_engine({.device = std::to_string(gpus.front().index())});
+    const std::string chosen =
+        registry.default_engine({.device = std::to_string(gpus.front().index())});
     EXPECT_TRUE(registry.at(chosen).uses_device) << chosen;
 }
 

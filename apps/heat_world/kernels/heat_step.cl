@@ -9,8 +9,9 @@
 //                                  2 insulator (not the packed words of heat_step_packed.cl)
 //   5 global const float* state_in   temperatures before the step
 //   6 global float* state_out        temperatures after the step; a different buffer from state_in
-// Launch: 2-D NDRange, offset (0, 0), any local size (lx, ly), global size
-//   (round_up(width, lx), round_up(height, ly)); work-items outside the world do nothing.
+// Launch: 2-D NDRange, offset (0, 0), local size (HEAT_GROUP_W, HEAT_GROUP_H) = (lx, ly),
+//   global size (round_up(width, lx), round_up(height, ly)); work-items outside the world do
+//   nothing.
 //   Indices are size_t, so worlds of more than 2^32 cells work where size_t is 64-bit.
 // naive: copy the state in, launch once, copy it out, every step. resident: keep both state
 // buffers on the device and swap state_in and state_out between launches.
@@ -18,7 +19,8 @@
 // Each cell reads its own flag and its four neighbours' to find which of them pass heat; cells
 // outside the world count as insulators.
 
-kernel void heat_step(uint width, uint height, float inner, float outer,
+kernel __attribute__((reqd_work_group_size(HEAT_GROUP_W, HEAT_GROUP_H, 1)))
+void heat_step(uint width, uint height, float inner, float outer,
                       global const uint* flags, global const float* state_in,
                       global float* state_out)
 {

@@ -15,11 +15,12 @@
 //                                  outside the world, so no bounds tests are needed here.
 //   5 global const float* state_in   temperatures before the step
 //   6 global float* state_out        temperatures after the step; a different buffer
-// Launch: as heat_step.cl: 2-D NDRange, offset (0, 0), any local size (lx, ly), global size
-//   (round_up(width, lx), round_up(height, ly)); state buffers stay on the device and are
-//   swapped between launches.
+// Launch: as heat_step.cl: 2-D NDRange, offset (0, 0), local size (HEAT_GROUP_W, HEAT_GROUP_H)
+//   = (lx, ly), global size (round_up(width, lx), round_up(height, ly)); state buffers stay on
+//   the device and are swapped between launches.
 
-kernel void heat_step_packed(uint width, uint height, float inner, float outer,
+kernel __attribute__((reqd_work_group_size(HEAT_GROUP_W, HEAT_GROUP_H, 1)))
+void heat_step_packed(uint width, uint height, float inner, float outer,
                              global const uint* packed_flags, global const float* state_in,
                              global float* state_out)
 {

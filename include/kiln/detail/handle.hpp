@@ -1,6 +1,7 @@
 // One RAII owner for every backend's raw handles (cl_mem, CUstream, ...), parametrised by traits.
 #pragma once
 
+#include <concepts>
 #include <utility>
 
 namespace kiln::detail {

@@ -82,7 +82,11 @@ public:
     source_builder& source;
 
     /// A fresh parameter name: p0, p1...
-    std::string new_name() { return "p" + std::to_string(next_++); }
+    std::string new_name() {
+        std::string name = "p";
+        name += std::to_string(next_++);
+        return name;
+    }
     /// Declares `type name` as a kernel parameter (lane passes declare nothing).
     void parameter(const std::string& type, const std::string& name) {
         if (!lane_) source.parameter(type + " " + name);
@@ -206,7 +210,6 @@ public:
     /// The statement runs on this queue (reductions of expressions with no vector in them).
     void on_queue(const kiln::queue& q);
 
-    const std::string& call() const noexcept { return call_; }
     /// Where the statement runs: the element-wise operands' split, or one part on the device of
     /// the gathered data or given queue. Throws if the size or the device is unknown.
     layout launch_layout() const;

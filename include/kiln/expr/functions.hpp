@@ -353,9 +353,11 @@ private:
 ///     KILN_FUNCTION(float, squared_norm, (float x, float y), return x * x + y * y;);
 ///     z = sqrt(squared_norm(x, y));
 ///
-/// The parameter list is a C declaration (pointers are global memory and take raw_pointer()
-/// arguments; OpenCL's uint and ulong are available); the body is OpenCL C. Use at namespace or
-/// function scope. A compile error in the body shows the generated source with line numbers.
+/// The return type and parameter list are copied into the device code, so spell them the same
+/// in C++ and OpenCL C: float, double, int, uint, ulong (the last two are provided on the C++
+/// side) and pointers to them, which are global memory and take raw_pointer() arguments. The
+/// body is OpenCL C. Use at namespace or function scope. A compile error in the body shows the
+/// generated source with line numbers.
 #define KILN_FUNCTION(return_type, name, parameters, ...)                                      \
     struct name##_kiln_function_definition {                                                   \
         KILN_DETAIL_OPENCL_TYPE_NAMES                                                          \

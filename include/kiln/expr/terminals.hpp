@@ -53,7 +53,7 @@ public:
     explicit tagged_node(Terminal terminal) : terminal_(std::move(terminal)) {}
 
     std::string generate(generator& g) const {
-        const std::string name = "tag" + std::to_string(Id);
+        const std::string name = std::string("tag") + std::to_string(Id);
         if (g.first_use(shared_key(shared_kind::tag, Id))) terminal_.declare(g, name);
         return terminal_.value_of(g, name);
     }
@@ -74,7 +74,7 @@ public:
     explicit temporary_node(Expression expression) : expression_(std::move(expression)) {}
 
     std::string generate(generator& g) const {
-        const std::string name = "temp" + std::to_string(Id);
+        const std::string name = std::string("temp") + std::to_string(Id);
         if (g.first_use(shared_key(shared_kind::temporary, Id))) {
             const std::string value = expression_.generate(g);
             g.statement("const " + opencl_type_name<value_type>() + " " + name + " = " + value + ";");

@@ -307,7 +307,7 @@ private:
         std::size_t elements = 1;
         for (auto e : extents_) elements *= e;
         if (v.size() != elements)
-            detail::throw_bad_slice("the vector has " + std::to_string(v.size()) +
+            detail::throw_bad_slice(std::string("the vector has ") + std::to_string(v.size()) +
                                     " elements but the slicer's extents hold " + std::to_string(elements));
         // Pitch of each dimension in the flat row-major source.
         std::array<std::uint64_t, Rank> pitch{};
@@ -323,14 +323,14 @@ private:
                 bool negative = false;
                 if constexpr (std::is_signed_v<S>) negative = selector < 0;
                 if (negative || static_cast<std::size_t>(selector) >= extent)
-                    detail::throw_bad_slice("index " + std::to_string(selector) + " is outside dimension " +
+                    detail::throw_bad_slice(std::string("index ") + std::to_string(selector) + " is outside dimension " +
                                             std::to_string(dim) + " of extent " + std::to_string(extent));
                 geometry.offset += static_cast<std::uint64_t>(selector) * pitch[dim];
             } else {
                 index_range r{0, extent, 1};
                 if constexpr (std::is_same_v<S, index_range>) r = selector;
                 if (r.step == 0 || r.begin > r.end || r.end > extent)
-                    detail::throw_bad_slice("range [" + std::to_string(r.begin) + ", " + std::to_string(r.end) +
+                    detail::throw_bad_slice(std::string("range [") + std::to_string(r.begin) + ", " + std::to_string(r.end) +
                                             ") step " + std::to_string(r.step) + " does not fit dimension " +
                                             std::to_string(dim) + " of extent " + std::to_string(extent));
                 geometry.offset += r.begin * pitch[dim];

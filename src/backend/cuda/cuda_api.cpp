@@ -34,7 +34,8 @@ std::vector<std::string> nvrtc_candidates() {
     const std::string versioned = "libnvrtc.so." + std::to_string(CUDA_VERSION / 1000);
     std::vector<std::string> names{versioned, "libnvrtc.so"};
     std::vector<std::string> directories;
-    if (const char* cuda_path = std::getenv("CUDA_PATH"); cuda_path != nullptr && *cuda_path != '\0')
+    if (const char* cuda_path = std::getenv("CUDA_PATH");
+        cuda_path != nullptr && *cuda_path != '\0')
         directories.push_back(std::string(cuda_path) + "/lib64/");
     directories.emplace_back("/usr/local/cuda/lib64/");
     for (const auto& directory : directories) {
@@ -59,9 +60,9 @@ const loaded_nvrtc& nvrtc_library() {
             return result;
         }
         bool complete = true;
-#define KILN_CUDA_RESOLVE(name)                                                              \
-    if (!resolve(library, KILN_CUDA_STRINGIFY_EXPANDED(name), result.api.name)) {           \
-        complete = false;                                                                    \
+#define KILN_CUDA_RESOLVE(name)                                                                    \
+    if (!resolve(library, KILN_CUDA_STRINGIFY_EXPANDED(name), result.api.name)) {                  \
+        complete = false;                                                                          \
         result.failure += std::string("\n  libnvrtc lacks ") + KILN_CUDA_STRINGIFY_EXPANDED(name); \
     }
         KILN_NVRTC_FUNCTIONS(KILN_CUDA_RESOLVE)
@@ -81,7 +82,8 @@ const driver_api* driver() {
         if (library == nullptr) return nullptr;
         static driver_api api;
         bool complete = true;
-#define KILN_CUDA_RESOLVE(name) complete = resolve(library, KILN_CUDA_STRINGIFY_EXPANDED(name), api.name) && complete;
+#define KILN_CUDA_RESOLVE(name) \
+    complete = resolve(library, KILN_CUDA_STRINGIFY_EXPANDED(name), api.name) && complete;
         KILN_CUDA_DRIVER_FUNCTIONS(KILN_CUDA_RESOLVE)
 #undef KILN_CUDA_RESOLVE
         return complete ? &api : nullptr;
@@ -94,6 +96,8 @@ const nvrtc_api* nvrtc() {
     return loaded.usable ? &loaded.api : nullptr;
 }
 
-const std::string& nvrtc_load_failure() { return nvrtc_library().failure; }
+const std::string& nvrtc_load_failure() {
+    return nvrtc_library().failure;
+}
 
 }  // namespace kiln::detail::cuda

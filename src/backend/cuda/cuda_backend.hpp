@@ -17,7 +17,7 @@ namespace kiln::detail::cuda {
 /// the data while the host returns (a transfer from pageable memory would block the host).
 /// Chunks are reused once the transfer that last used them has completed on its stream.
 class staging_pool {
-public:
+  public:
     static constexpr std::size_t chunk_bytes = std::size_t{4} << 20;
     static constexpr std::size_t max_chunks = 16;
 
@@ -36,7 +36,7 @@ public:
     /// Gives the chunk back once the work enqueued on `stream` so far has completed.
     void release_after(chunk& c, CUstream stream);
 
-private:
+  private:
     CUcontext context_;
     std::mutex mutex_;
     std::condition_variable available_;
@@ -46,18 +46,20 @@ private:
 /// A device's primary context and what kiln keeps per context. Retained on first use of the
 /// device, not when devices are listed, since retaining a context takes time and memory.
 class cuda_context {
-public:
+  public:
     cuda_context(CUdevice device, int compute_capability, std::size_t max_shared_memory_per_block);
 
     CUcontext get() const noexcept { return primary_.get().context; }
     /// Static and dynamic shared memory together, with the opt-in for large allocations.
-    std::size_t max_shared_memory_per_block() const noexcept { return max_shared_memory_per_block_; }
+    std::size_t max_shared_memory_per_block() const noexcept {
+        return max_shared_memory_per_block_;
+    }
     void make_current() const { cuda::make_current(get()); }
     staging_pool& staging() noexcept { return staging_; }
     /// The kernel behind fills with 8- to 128-byte patterns, compiled on first use.
     CUfunction fill_function();
 
-private:
+  private:
     int compute_capability_;
     std::size_t max_shared_memory_per_block_;
     primary_context_handle primary_;  // first member destroyed last: everything else lives in it
@@ -68,20 +70,22 @@ private:
 };
 
 class cuda_device final : public device_impl {
-public:
+  public:
     explicit cuda_device(CUdevice device);
 
     const device_properties& properties() const noexcept override { return properties_; }
     std::string compiler_identity() const override;
     std::unique_ptr<queue_impl> create_queue(const queue_options& options) override;
     std::unique_ptr<memory_impl> allocate(std::size_t bytes, access mode) override;
-    std::unique_ptr<program_impl> build(std::span<const std::string> sources, const std::string& options) override;
-    std::unique_ptr<program_impl> load(std::span<const std::byte> binary, const std::string& options) override;
+    std::unique_ptr<program_impl> build(std::span<const std::string> sources,
+                                        const std::string& options) override;
+    std::unique_ptr<program_impl> load(std::span<const std::byte> binary,
+                                       const std::string& options) override;
 
     /// The context, retained on first call.
     const std::shared_ptr<cuda_context>& context();
 
-private:
+  private:
     CUdevice device_;
     int driver_version_ = 0;
     device_properties properties_;
@@ -90,14 +94,15 @@ private:
 };
 
 class cuda_memory final : public memory_impl {
-public:
-    cuda_memory(std::shared_ptr<cuda_context> context, device_memory_handle memory, std::size_t bytes)
+  public:
+    cuda_memory(std::shared_ptr<cuda_context> context, device_memory_handle memory,
+                std::size_t bytes)
         : context_(std::move(context)), memory_(std::move(memory)), bytes_(bytes) {}
     std::size_t size_bytes() const noexcept override { return bytes_; }
     CUdeviceptr address() const noexcept { return memory_.get().raw; }
     const std::shared_ptr<cuda_context>& context() const noexcept { return context_; }
 
-private:
+  private:
     std::shared_ptr<cuda_context> context_;
     device_memory_handle memory_;
     std::size_t bytes_;
@@ -112,7 +117,7 @@ struct profiling_timeline {
 };
 
 class cuda_event final : public event_impl {
-public:
+  public:
     cuda_event(std::shared_ptr<cuda_context> context, event_handle end, event_handle start,
                std::shared_ptr<const profiling_timeline> timeline, std::uint64_t queued_ns,
                std::uint64_t submitted_ns)
@@ -128,7 +133,7 @@ public:
     profiling_times times() override;
     CUevent native() const noexcept { return end_.get().raw; }
 
-private:
+  private:
     std::shared_ptr<cuda_context> context_;
     event_handle end_;
     event_handle start_;  // only when profiling
@@ -143,8 +148,9 @@ struct loaded_module {
 };
 
 class cuda_kernel final : public kernel_impl {
-public:
-    cuda_kernel(std::shared_ptr<loaded_module> module, CUfunction function, kernel_signature signature);
+  public:
+    cuda_kernel(std::shared_ptr<loaded_module> module, CUfunction function,
+                kernel_signature signature);
 
     const std::string& name() const noexcept override { return signature_.name; }
     std::size_t parameter_count() const override { return signature_.parameters.size(); }
@@ -157,7 +163,7 @@ public:
     /// Raises the kernel's dynamic shared memory limit to `bytes` if it is lower.
     void allow_dynamic_shared_memory(std::size_t bytes);
 
-private:
+  private:
     std::shared_ptr<loaded_module> module_;
     CUfunction function_;
     kernel_signature signature_;
@@ -169,7 +175,7 @@ private:
 };
 
 class cuda_program final : public program_impl {
-public:
+  public:
     cuda_program(std::shared_ptr<loaded_module> module, std::vector<kernel_signature> kernels,
                  std::vector<std::byte> binary)
         : module_(std::move(module)), kernels_(std::move(kernels)), binary_(std::move(binary)) {}
@@ -178,7 +184,7 @@ public:
     std::vector<std::string> kernel_names() override;
     std::vector<std::byte> binary() override { return binary_; }
 
-private:
+  private:
     std::shared_ptr<loaded_module> module_;
     std::vector<kernel_signature> kernels_;
     std::vector<std::byte> binary_;
@@ -187,24 +193,27 @@ private:
 /// A CUDA stream. CUDA streams run their commands in order, so an out-of-order queue is an
 /// in-order one here (a valid OpenCL implementation too: the order is one of those allowed).
 class cuda_queue final : public queue_impl {
-public:
+  public:
     cuda_queue(std::shared_ptr<cuda_context> context, const queue_options& options);
 
-    std::shared_ptr<event_impl> write(memory_impl& dst, std::size_t dst_offset, const void* src, std::size_t bytes,
-                                      event_list after, bool blocking) override;
-    std::shared_ptr<event_impl> read(memory_impl& src, std::size_t src_offset, void* dst, std::size_t bytes,
-                                     event_list after, bool blocking) override;
+    std::shared_ptr<event_impl> write(memory_impl& dst, std::size_t dst_offset, const void* src,
+                                      std::size_t bytes, event_list after, bool blocking) override;
+    std::shared_ptr<event_impl> read(memory_impl& src, std::size_t src_offset, void* dst,
+                                     std::size_t bytes, event_list after, bool blocking) override;
     std::shared_ptr<event_impl> copy(memory_impl& src, std::size_t src_offset, memory_impl& dst,
-                                     std::size_t dst_offset, std::size_t bytes, event_list after) override;
+                                     std::size_t dst_offset, std::size_t bytes,
+                                     event_list after) override;
     std::shared_ptr<event_impl> fill(memory_impl& dst, std::size_t offset, const void* pattern,
-                                     std::size_t pattern_size, std::size_t bytes, event_list after) override;
+                                     std::size_t pattern_size, std::size_t bytes,
+                                     event_list after) override;
     std::shared_ptr<event_impl> launch(kernel_impl& kernel, const launch_geometry& geometry,
-                                       std::span<const kernel_argument> args, event_list after) override;
+                                       std::span<const kernel_argument> args,
+                                       event_list after) override;
     std::shared_ptr<event_impl> marker(event_list after) override;
     void flush() override;
     void finish() override;
 
-private:
+  private:
     /// What every command does first and last: wait for `after`, time-stamp, record events.
     struct command {
         std::uint64_t queued_ns = 0;
@@ -218,7 +227,8 @@ private:
     CUstream stream() const noexcept { return stream_.get().raw; }
     /// A fresh reference for profiling times, recorded and waited for while the stream is idle.
     std::shared_ptr<const profiling_timeline> new_timeline();
-    CUdeviceptr device_address(memory_impl& memory, std::size_t offset, std::size_t bytes, const char* call) const;
+    CUdeviceptr device_address(memory_impl& memory, std::size_t offset, std::size_t bytes,
+                               const char* call) const;
 
     std::shared_ptr<cuda_context> context_;
     stream_handle stream_;
@@ -227,11 +237,11 @@ private:
 };
 
 class cuda_backend final : public backend {
-public:
+  public:
     backend_kind kind() const noexcept override { return backend_kind::cuda; }
     std::vector<std::shared_ptr<device_impl>> devices() override;
 
-private:
+  private:
     std::once_flag devices_once_;
     std::vector<std::shared_ptr<device_impl>> devices_;
 };

@@ -15,12 +15,14 @@ constexpr std::string_view magic = "KILNCUDA";
 constexpr std::uint32_t format_version = 1;
 
 class writer {
-public:
+  public:
     void u32(std::uint32_t value) {
-        for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<std::byte>((value >> (8 * i)) & 0xff));
+        for (int i = 0; i < 4; ++i)
+            bytes.push_back(static_cast<std::byte>((value >> (8 * i)) & 0xff));
     }
     void u64(std::uint64_t value) {
-        for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<std::byte>((value >> (8 * i)) & 0xff));
+        for (int i = 0; i < 8; ++i)
+            bytes.push_back(static_cast<std::byte>((value >> (8 * i)) & 0xff));
     }
     void raw(const void* data, std::size_t size) {
         const auto* begin = static_cast<const std::byte*>(data);
@@ -34,7 +36,7 @@ public:
 };
 
 class reader {
-public:
+  public:
     explicit reader(std::span<const std::byte> bytes) : rest_(bytes) {}
     bool u32(std::uint32_t& value) {
         std::uint64_t wide = 0;
@@ -58,11 +60,12 @@ public:
     }
     std::size_t remaining() const noexcept { return rest_.size(); }
 
-private:
+  private:
     bool little_endian(int count, std::uint64_t& value) {
         if (rest_.size() < static_cast<std::size_t>(count)) return false;
         value = 0;
-        for (int i = 0; i < count; ++i) value |= std::uint64_t(std::to_integer<unsigned>(rest_[i])) << (8 * i);
+        for (int i = 0; i < count; ++i)
+            value |= std::uint64_t(std::to_integer<unsigned>(rest_[i])) << (8 * i);
         rest_ = rest_.subspan(count);
         return true;
     }
@@ -98,9 +101,11 @@ std::optional<program_binary> unpack_binary(std::span<const std::byte> bytes) {
     reader in(bytes);
     char header[magic.size()];
     std::uint32_t version = 0, architecture = 0, is_cubin = 0, kernel_count = 0;
-    if (!in.raw(header, sizeof header) || std::string_view(header, sizeof header) != magic) return std::nullopt;
+    if (!in.raw(header, sizeof header) || std::string_view(header, sizeof header) != magic)
+        return std::nullopt;
     if (!in.u32(version) || version != format_version) return std::nullopt;
-    if (!in.u32(architecture) || !in.u32(is_cubin) || is_cubin > 1 || !in.u32(kernel_count)) return std::nullopt;
+    if (!in.u32(architecture) || !in.u32(is_cubin) || is_cubin > 1 || !in.u32(kernel_count))
+        return std::nullopt;
 
     program_binary binary;
     binary.architecture = static_cast<int>(architecture);
@@ -108,11 +113,13 @@ std::optional<program_binary> unpack_binary(std::span<const std::byte> bytes) {
     for (std::uint32_t k = 0; k < kernel_count; ++k) {
         kernel_signature kernel;
         std::uint32_t parameter_count = 0;
-        if (!in.text(kernel.name) || !in.text(kernel.symbol) || !in.u32(parameter_count)) return std::nullopt;
+        if (!in.text(kernel.name) || !in.text(kernel.symbol) || !in.u32(parameter_count))
+            return std::nullopt;
         for (std::uint32_t p = 0; p < parameter_count; ++p) {
             parameter_info parameter;
             std::uint32_t space = 0, pointee_const = 0;
-            if (!in.u32(space) || space > static_cast<std::uint32_t>(parameter_info::address_space::private_) ||
+            if (!in.u32(space) ||
+                space > static_cast<std::uint32_t>(parameter_info::address_space::private_) ||
                 !in.u32(pointee_const) || !in.text(parameter.type_name) || !in.text(parameter.name))
                 return std::nullopt;
             parameter.space = static_cast<parameter_info::address_space>(space);

@@ -15,7 +15,9 @@
 
 namespace kiln::detail {
 
-std::unique_ptr<backend> make_cuda_backend() { return std::make_unique<cuda::cuda_backend>(); }
+std::unique_ptr<backend> make_cuda_backend() {
+    return std::make_unique<cuda::cuda_backend>();
+}
 
 }  // namespace kiln::detail
 
@@ -33,34 +35,50 @@ struct attribute_row {
     void (*apply)(device_properties&, int value);
 };
 constexpr attribute_row attribute_table[] = {
-    {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, [](device_properties& p, int v) { p.compute_units = unsigned(v); }},
-    {CU_DEVICE_ATTRIBUTE_CLOCK_RATE, [](device_properties& p, int v) { p.clock_mhz = unsigned(v / 1000); }},
-    {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, [](device_properties& p, int v) { p.max_work_group_size = std::size_t(v); }},
-    {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, [](device_properties& p, int v) { p.max_work_item_sizes[0] = std::size_t(v); }},
-    {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, [](device_properties& p, int v) { p.max_work_item_sizes[1] = std::size_t(v); }},
-    {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, [](device_properties& p, int v) { p.max_work_item_sizes[2] = std::size_t(v); }},
+    {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+     [](device_properties& p, int v) { p.compute_units = unsigned(v); }},
+    {CU_DEVICE_ATTRIBUTE_CLOCK_RATE,
+     [](device_properties& p, int v) { p.clock_mhz = unsigned(v / 1000); }},
+    {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+     [](device_properties& p, int v) { p.max_work_group_size = std::size_t(v); }},
+    {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X,
+     [](device_properties& p, int v) { p.max_work_item_sizes[0] = std::size_t(v); }},
+    {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
+     [](device_properties& p, int v) { p.max_work_item_sizes[1] = std::size_t(v); }},
+    {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z,
+     [](device_properties& p, int v) { p.max_work_item_sizes[2] = std::size_t(v); }},
     // Static __shared__ arrays (OpenCL local arrays) are limited to this; local pointer
     // parameters can use up to the opt-in maximum below.
-    {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, [](device_properties& p, int v) { p.local_memory_bytes = std::uint64_t(v); }},
+    {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
+     [](device_properties& p, int v) { p.local_memory_bytes = std::uint64_t(v); }},
     {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
      [](device_properties& p, int v) { p.shared_memory_per_block_bytes = std::uint64_t(v); }},
     {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
-     [](device_properties& p, int v) { p.shared_memory_per_multiprocessor_bytes = std::uint64_t(v); }},
-    {CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY, [](device_properties& p, int v) { p.constant_memory_bytes = std::uint64_t(v); }},
-    {CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, [](device_properties& p, int v) { p.l2_cache_bytes = std::uint64_t(v); }},
-    {CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, [](device_properties& p, int v) { p.memory_bus_width_bits = unsigned(v); }},
-    {CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, [](device_properties& p, int v) { p.memory_clock_mhz = unsigned(v / 1000); }},
-    {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, [](device_properties& p, int v) { p.compute_capability_major = v; }},
-    {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, [](device_properties& p, int v) { p.compute_capability_minor = v; }},
-    {CU_DEVICE_ATTRIBUTE_INTEGRATED, [](device_properties& p, int v) { p.unified_memory = v != 0; }},
+     [](device_properties& p, int v) {
+         p.shared_memory_per_multiprocessor_bytes = std::uint64_t(v);
+     }},
+    {CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY,
+     [](device_properties& p, int v) { p.constant_memory_bytes = std::uint64_t(v); }},
+    {CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE,
+     [](device_properties& p, int v) { p.l2_cache_bytes = std::uint64_t(v); }},
+    {CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH,
+     [](device_properties& p, int v) { p.memory_bus_width_bits = unsigned(v); }},
+    {CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE,
+     [](device_properties& p, int v) { p.memory_clock_mhz = unsigned(v / 1000); }},
+    {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+     [](device_properties& p, int v) { p.compute_capability_major = v; }},
+    {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+     [](device_properties& p, int v) { p.compute_capability_minor = v; }},
+    {CU_DEVICE_ATTRIBUTE_INTEGRATED,
+     [](device_properties& p, int v) { p.unified_memory = v != 0; }},
 };
 
 /// The OpenCL extensions whose functions the translation provides (see the prelude).
 const std::vector<std::string> translated_extensions{
-    "cl_khr_byte_addressable_store",        "cl_khr_fp64",
-    "cl_khr_global_int32_base_atomics",     "cl_khr_global_int32_extended_atomics",
-    "cl_khr_local_int32_base_atomics",      "cl_khr_local_int32_extended_atomics",
-    "cl_khr_int64_base_atomics",            "cl_khr_int64_extended_atomics"};
+    "cl_khr_byte_addressable_store",    "cl_khr_fp64",
+    "cl_khr_global_int32_base_atomics", "cl_khr_global_int32_extended_atomics",
+    "cl_khr_local_int32_base_atomics",  "cl_khr_local_int32_extended_atomics",
+    "cl_khr_int64_base_atomics",        "cl_khr_int64_extended_atomics"};
 
 std::string cuda_version_string(int version) {
     return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
@@ -96,27 +114,33 @@ module_handle load_image(const cuda_context& context, std::span<const std::byte>
     CUmodule raw = nullptr;
     const CUresult result = driver()->cuModuleLoadData(&raw, image.data());
     switch (result) {
-        case CUDA_SUCCESS: return module_handle({context.get(), raw});
+        case CUDA_SUCCESS:
+            return module_handle({context.get(), raw});
         case CUDA_ERROR_NO_BINARY_FOR_GPU:
         case CUDA_ERROR_INVALID_IMAGE:
         case CUDA_ERROR_INVALID_PTX:
         case CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
-        case CUDA_ERROR_INVALID_SOURCE: return {};
-        default: throw_driver_error(result, "cuModuleLoadData", {}, std::source_location::current());
+        case CUDA_ERROR_INVALID_SOURCE:
+            return {};
+        default:
+            throw_driver_error(result, "cuModuleLoadData", {}, std::source_location::current());
     }
 }
 
-std::shared_ptr<loaded_module> load_module(const std::shared_ptr<cuda_context>& context, const program_binary& binary) {
+std::shared_ptr<loaded_module> load_module(const std::shared_ptr<cuda_context>& context,
+                                           const program_binary& binary) {
     auto module = load_image(*context, binary.image);
     if (!module) return nullptr;
     return std::make_shared<loaded_module>(loaded_module{context, std::move(module)});
 }
 
 /// Keeps the kernels the module really has: one inside `#if 0` was parsed but not compiled.
-std::vector<kernel_signature> present_kernels(const loaded_module& module, std::vector<kernel_signature> kernels) {
+std::vector<kernel_signature> present_kernels(const loaded_module& module,
+                                              std::vector<kernel_signature> kernels) {
     std::erase_if(kernels, [&](const kernel_signature& k) {
         CUfunction function = nullptr;
-        const CUresult result = driver()->cuModuleGetFunction(&function, module.module.get().raw, k.symbol.c_str());
+        const CUresult result =
+            driver()->cuModuleGetFunction(&function, module.module.get().raw, k.symbol.c_str());
         if (result == CUDA_ERROR_NOT_FOUND) return true;
         check(result, "cuModuleGetFunction", "kernel '" + k.name + "'");
         return false;
@@ -133,7 +157,9 @@ std::vector<std::shared_ptr<device_impl>> cuda_backend::devices() {
         // No driver, no device, or a driver too old for this build: silently no CUDA devices.
         const auto* api = driver();
         int count = 0;
-        if (api == nullptr || api->cuInit(0) != CUDA_SUCCESS || api->cuDeviceGetCount(&count) != CUDA_SUCCESS) return;
+        if (api == nullptr || api->cuInit(0) != CUDA_SUCCESS ||
+            api->cuDeviceGetCount(&count) != CUDA_SUCCESS)
+            return;
         for (int ordinal = 0; ordinal < count; ++ordinal) {
             CUdevice device = 0;
             if (api->cuDeviceGet(&device, ordinal) != CUDA_SUCCESS) continue;
@@ -157,7 +183,8 @@ primary_context_handle retain_primary_context(CUdevice device) {
 }
 }  // namespace
 
-cuda_context::cuda_context(CUdevice device, int compute_capability, std::size_t max_shared_memory_per_block)
+cuda_context::cuda_context(CUdevice device, int compute_capability,
+                           std::size_t max_shared_memory_per_block)
     : compute_capability_(compute_capability),
       max_shared_memory_per_block_(max_shared_memory_per_block),
       primary_(retain_primary_context(device)),
@@ -175,10 +202,14 @@ extern "C" __global__ void kiln_fill(unsigned long long* destination, unsigned l
         destination[i] = pattern.words[i & mask];
 }
 )";
-        const auto compiled = compile_with_nvrtc(source, build_options{}, choose_architecture(compute_capability_));
+        const auto compiled =
+            compile_with_nvrtc(source, build_options{}, choose_architecture(compute_capability_));
         auto module = load_image(*this, compiled.image);
-        if (!module) throw error("cuModuleLoadData", 0, "KILN_FILL_KERNEL", "the fill kernel does not load on this device");
-        check(driver()->cuModuleGetFunction(&fill_function_, module.get().raw, "kiln_fill"), "cuModuleGetFunction");
+        if (!module)
+            throw error("cuModuleLoadData", 0, "KILN_FILL_KERNEL",
+                        "the fill kernel does not load on this device");
+        check(driver()->cuModuleGetFunction(&fill_function_, module.get().raw, "kiln_fill"),
+              "cuModuleGetFunction");
         fill_module_ = std::move(module);
     });
     return fill_function_;
@@ -205,7 +236,8 @@ cuda_device::cuda_device(CUdevice device) : device_(device) {
     for (const auto& row : attribute_table) {
         // An attribute this driver does not know stays 0.
         int value = 0;
-        if (api->cuDeviceGetAttribute(&value, row.attribute, device) == CUDA_SUCCESS) row.apply(p, value);
+        if (api->cuDeviceGetAttribute(&value, row.attribute, device) == CUDA_SUCCESS)
+            row.apply(p, value);
     }
     std::size_t total = 0;
     check(api->cuDeviceTotalMem(&total, device), "cuDeviceTotalMem");
@@ -221,17 +253,18 @@ cuda_device::cuda_device(CUdevice device) : device_(device) {
 const std::shared_ptr<cuda_context>& cuda_device::context() {
     std::call_once(context_once_, [this] {
         context_ = std::make_shared<cuda_context>(
-            device_, properties_.compute_capability_major * 10 + properties_.compute_capability_minor,
+            device_,
+            properties_.compute_capability_major * 10 + properties_.compute_capability_minor,
             properties_.shared_memory_per_block_bytes);
     });
     return context_;
 }
 
 std::string cuda_device::compiler_identity() const {
-    return "CUDA driver " + std::to_string(driver_version_) + "; " + nvrtc_version_string() + "; sm_" +
-           std::to_string(properties_.compute_capability_major) + std::to_string(properties_.compute_capability_minor) +
-           "; OpenCL C translation " + std::to_string(translation_revision) + "/" +
-           std::to_string(fnv1a(opencl_c_prelude));
+    return "CUDA driver " + std::to_string(driver_version_) + "; " + nvrtc_version_string() +
+           "; sm_" + std::to_string(properties_.compute_capability_major) +
+           std::to_string(properties_.compute_capability_minor) + "; OpenCL C translation " +
+           std::to_string(translation_revision) + "/" + std::to_string(fnv1a(opencl_c_prelude));
 }
 
 std::unique_ptr<queue_impl> cuda_device::create_queue(const queue_options& options) {
@@ -242,7 +275,8 @@ std::unique_ptr<memory_impl> cuda_device::allocate(std::size_t bytes, access) {
     const auto& ctx = context();
     if (bytes == 0) return std::make_unique<cuda_memory>(ctx, device_memory_handle(), 0);
     auto out_of_memory = [&](CUresult code) {
-        return out_of_memory_error("cuMemAlloc", code, driver_error_name(code), bytes, properties_.max_allocation_bytes,
+        return out_of_memory_error("cuMemAlloc", code, driver_error_name(code), bytes,
+                                   properties_.max_allocation_bytes,
                                    properties_.global_memory_bytes, properties_.name);
     };
     // Beyond the device's memory the answer is known; asking could only fail more slowly.
@@ -251,17 +285,21 @@ std::unique_ptr<memory_impl> cuda_device::allocate(std::size_t bytes, access) {
     CUdeviceptr address = 0;
     const CUresult result = driver()->cuMemAlloc(&address, bytes);
     if (result == CUDA_ERROR_OUT_OF_MEMORY) throw out_of_memory(result);
-    check(result, "cuMemAlloc", "allocating " + std::to_string(bytes) + " bytes on " + properties_.name);
+    check(result, "cuMemAlloc",
+          "allocating " + std::to_string(bytes) + " bytes on " + properties_.name);
     return std::make_unique<cuda_memory>(ctx, device_memory_handle({ctx->get(), address}), bytes);
 }
 
-std::unique_ptr<program_impl> cuda_device::build(std::span<const std::string> sources, const std::string& options) {
+std::unique_ptr<program_impl> cuda_device::build(std::span<const std::string> sources,
+                                                 const std::string& options) {
     translation translated;
     compiled_image compiled;
-    const auto arch = choose_architecture(properties_.compute_capability_major * 10 + properties_.compute_capability_minor);
+    const auto arch = choose_architecture(properties_.compute_capability_major * 10 +
+                                          properties_.compute_capability_minor);
     try {
-        const auto parsed = parse_build_options(options);
+        auto parsed = parse_build_options(options);
         translated = translate_opencl_c(sources, parsed.translation);
+        if (translated.contraction_off) parsed.nvrtc_options.push_back("--fmad=false");
         if (show_translated_kernels()) {
             std::ostringstream out;
             out << "=== kiln: OpenCL C translated for CUDA (" << properties_.name << ")\n"
@@ -271,23 +309,30 @@ std::unique_ptr<program_impl> cuda_device::build(std::span<const std::string> so
         compiled = compile_with_nvrtc(translated.source, parsed, arch);
     } catch (const build_error& e) {
         // Like the OpenCL backend's logs: say which device and options the log is for.
-        throw build_error(e.call(), e.code(), e.code_name(),
-                          "device " + properties_.name + " (options \"" + options + "\"):\n" + e.log(), e.where());
+        throw build_error(
+            e.call(), e.code(), e.code_name(),
+            "device " + properties_.name + " (options \"" + options + "\"):\n" + e.log(),
+            e.where());
     }
 
-    program_binary binary{arch.number, compiled.is_cubin, std::move(translated.kernels), std::move(compiled.image)};
+    program_binary binary{arch.number, compiled.is_cubin, std::move(translated.kernels),
+                          std::move(compiled.image)};
     auto module = load_module(context(), binary);
     if (!module)
-        throw build_error("cuModuleLoadData", CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU",
+        throw build_error("cuModuleLoadData", CUDA_ERROR_NO_BINARY_FOR_GPU,
+                          "CUDA_ERROR_NO_BINARY_FOR_GPU",
                           "the compiled program does not load on " + properties_.name + "\n");
     auto kernels = present_kernels(*module, binary.kernels);
-    return std::make_unique<cuda_program>(std::move(module), std::move(kernels), pack_binary(binary));
+    return std::make_unique<cuda_program>(std::move(module), std::move(kernels),
+                                          pack_binary(binary));
 }
 
-std::unique_ptr<program_impl> cuda_device::load(std::span<const std::byte> bytes, const std::string&) {
+std::unique_ptr<program_impl> cuda_device::load(std::span<const std::byte> bytes,
+                                                const std::string&) {
     auto binary = unpack_binary(bytes);
     if (!binary) return nullptr;
-    const int own = properties_.compute_capability_major * 10 + properties_.compute_capability_minor;
+    const int own =
+        properties_.compute_capability_major * 10 + properties_.compute_capability_minor;
     // A cubin runs only on its own architecture; PTX on its own and newer ones.
     if (binary->is_cubin ? binary->architecture != own : binary->architecture > own) return nullptr;
     auto module = load_module(context(), *binary);

@@ -21,7 +21,9 @@ void make_current(CUcontext context) {
     if (current != context) check(driver()->cuCtxSetCurrent(context), "cuCtxSetCurrent");
 }
 
-void primary_context_traits::release(value_type value) noexcept { driver()->cuDevicePrimaryCtxRelease(value.device); }
+void primary_context_traits::release(value_type value) noexcept {
+    driver()->cuDevicePrimaryCtxRelease(value.device);
+}
 
 void stream_traits::release(value_type value) noexcept {
     try_make_current(value.context);
@@ -48,6 +50,8 @@ void pinned_memory_traits::release(value_type value) noexcept {
     driver()->cuMemFreeHost(value.raw);
 }
 
-void nvrtc_program_traits::release(value_type value) noexcept { nvrtc()->nvrtcDestroyProgram(&value); }
+void nvrtc_program_traits::release(value_type value) noexcept {
+    nvrtc()->nvrtcDestroyProgram(&value);
+}
 
 }  // namespace kiln::detail::cuda

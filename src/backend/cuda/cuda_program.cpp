@@ -8,41 +8,52 @@
 namespace kiln::detail::cuda {
 
 namespace {
-std::size_t function_attribute(CUfunction function, CUfunction_attribute attribute, const char* what) {
+std::size_t function_attribute(CUfunction function, CUfunction_attribute attribute,
+                               const char* what) {
     int value = 0;
     check(driver()->cuFuncGetAttribute(&value, attribute, function), "cuFuncGetAttribute", what);
     return static_cast<std::size_t>(value);
 }
 }  // namespace
 
-cuda_kernel::cuda_kernel(std::shared_ptr<loaded_module> module, CUfunction function, kernel_signature signature)
+cuda_kernel::cuda_kernel(std::shared_ptr<loaded_module> module, CUfunction function,
+                         kernel_signature signature)
     : module_(std::move(module)), function_(function), signature_(std::move(signature)) {
-    max_threads_per_block_ = function_attribute(function_, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "max threads per block");
-    static_shared_bytes_ = function_attribute(function_, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "static shared memory");
+    max_threads_per_block_ = function_attribute(function_, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                                                "max threads per block");
+    static_shared_bytes_ =
+        function_attribute(function_, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "static shared memory");
     // Without opting in, static and dynamic shared memory together stay within 48 KiB.
-    dynamic_shared_limit_ = default_shared_limit > static_shared_bytes_ ? default_shared_limit - static_shared_bytes_ : 0;
+    dynamic_shared_limit_ = default_shared_limit > static_shared_bytes_
+                                ? default_shared_limit - static_shared_bytes_
+                                : 0;
 }
 
 void cuda_kernel::allow_dynamic_shared_memory(std::size_t bytes) {
     std::lock_guard lock(shared_limit_mutex_);
     if (bytes <= dynamic_shared_limit_) return;
-    check(driver()->cuFuncSetAttribute(function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(bytes)),
-          "cuFuncSetAttribute", "kernel '" + name() + "', " + std::to_string(bytes) + " bytes of local memory");
+    check(driver()->cuFuncSetAttribute(function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                       static_cast<int>(bytes)),
+          "cuFuncSetAttribute",
+          "kernel '" + name() + "', " + std::to_string(bytes) + " bytes of local memory");
     dynamic_shared_limit_ = bytes;
 }
 
 std::shared_ptr<kernel_impl> cuda_program::create_kernel(const std::string& name) {
-    const auto found = std::find_if(kernels_.begin(), kernels_.end(), [&](const kernel_signature& k) { return k.name == name; });
+    const auto found = std::find_if(kernels_.begin(), kernels_.end(),
+                                    [&](const kernel_signature& k) { return k.name == name; });
     if (found == kernels_.end()) {
         std::string known;
         for (const auto& k : kernels_) known += (known.empty() ? "" : ", ") + k.name;
         throw error("cuModuleGetFunction", CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND",
-                    "the program has no kernel '" + name + "' (it has: " + (known.empty() ? "none" : known) + ")");
+                    "the program has no kernel '" + name +
+                        "' (it has: " + (known.empty() ? "none" : known) + ")");
     }
     module_->context->make_current();
     CUfunction function = nullptr;
-    check(driver()->cuModuleGetFunction(&function, module_->module.get().raw, found->symbol.c_str()), "cuModuleGetFunction",
-          "kernel '" + name + "'");
+    check(
+        driver()->cuModuleGetFunction(&function, module_->module.get().raw, found->symbol.c_str()),
+        "cuModuleGetFunction", "kernel '" + name + "'");
     return std::make_shared<cuda_kernel>(module_, function, *found);
 }
 

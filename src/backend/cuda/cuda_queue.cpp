@@ -11,13 +11,15 @@
 namespace kiln::detail::cuda {
 
 std::uint64_t host_now_ns() {
-    return static_cast<std::uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                          std::chrono::steady_clock::now().time_since_epoch())
+                                          .count());
 }
 
 event_handle create_event(CUcontext context, bool timing) {
     CUevent raw = nullptr;
-    check(driver()->cuEventCreate(&raw, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+    check(driver()->cuEventCreate(&raw, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING),
+          "cuEventCreate");
     return event_handle({context, raw});
 }
 
@@ -39,7 +41,8 @@ staging_pool::chunk& staging_pool::acquire() {
         if (chunks_.size() < max_chunks) {
             auto fresh = std::make_unique<chunk>();
             void* memory = nullptr;
-            check(driver()->cuMemHostAlloc(&memory, chunk_bytes, CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc",
+            check(driver()->cuMemHostAlloc(&memory, chunk_bytes, CU_MEMHOSTALLOC_PORTABLE),
+                  "cuMemHostAlloc",
                   std::to_string(chunk_bytes) + " bytes of pinned staging memory");
             fresh->memory = pinned_memory_handle({context_, memory});
             fresh->last_use = create_event(context_, false);
@@ -48,7 +51,8 @@ staging_pool::chunk& staging_pool::acquire() {
             return *chunks_.back();
         }
         // Every chunk is in flight: wait for one that no other thread holds to come back.
-        const auto idle = std::find_if(chunks_.begin(), chunks_.end(), [](const auto& c) { return !c->reserved; });
+        const auto idle = std::find_if(chunks_.begin(), chunks_.end(),
+                                       [](const auto& c) { return !c->reserved; });
         if (idle == chunks_.end()) {
             available_.wait(lock);
             continue;
@@ -91,13 +95,15 @@ bool is_pinned(const void* host) {
     unsigned int type = 0;
     CUpointer_attribute attribute = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
     void* answer = &type;
-    return driver()->cuPointerGetAttributes(1, &attribute, &answer, reinterpret_cast<CUdeviceptr>(host)) == CUDA_SUCCESS &&
+    return driver()->cuPointerGetAttributes(1, &attribute, &answer,
+                                            reinterpret_cast<CUdeviceptr>(host)) == CUDA_SUCCESS &&
            type == CU_MEMORYTYPE_HOST;
 }
 
 cuda_memory& as_cuda_memory(memory_impl& memory, const char* call) {
     auto* cuda = dynamic_cast<cuda_memory*>(&memory);
-    if (cuda == nullptr) throw invalid_argument_error(call, "the buffer belongs to another backend");
+    if (cuda == nullptr)
+        throw invalid_argument_error(call, "the buffer belongs to another backend");
     return *cuda;
 }
 
@@ -120,8 +126,9 @@ event_status cuda_event::status() {
 
 profiling_times cuda_event::times() {
     if (!timeline_)
-        throw invalid_argument_error("kiln::event::times",
-                                     "the queue was created without profiling (use kiln::queue_options{.profiling = true})");
+        throw invalid_argument_error(
+            "kiln::event::times",
+            "the queue was created without profiling (use kiln::queue_options{.profiling = true})");
     wait();
     // Both ends are placed from the same reference, so the times of the commands of a queue are
     // ordered exactly as they ran; the reference is at most a moment older than the command
@@ -129,10 +136,13 @@ profiling_times cuda_event::times() {
     // as they grow).
     auto since_reference_ns = [&](CUevent to) {
         float ms = 0.0f;
-        check(driver()->cuEventElapsedTime(&ms, timeline_->reference.get().raw, to), "cuEventElapsedTime");
-        return timeline_->host_ns + static_cast<std::uint64_t>(std::llround(static_cast<double>(ms) * 1e6));
+        check(driver()->cuEventElapsedTime(&ms, timeline_->reference.get().raw, to),
+              "cuEventElapsedTime");
+        return timeline_->host_ns +
+               static_cast<std::uint64_t>(std::llround(static_cast<double>(ms) * 1e6));
     };
-    return {queued_ns_, submitted_ns_, since_reference_ns(start_.get().raw), since_reference_ns(end_.get().raw)};
+    return {queued_ns_, submitted_ns_, since_reference_ns(start_.get().raw),
+            since_reference_ns(end_.get().raw)};
 }
 
 // --- queues ----------------------------------------------------------------------------------
@@ -163,7 +173,8 @@ cuda_queue::command cuda_queue::begin(event_list after) {
     if (profiling_) {
         // A new reference when the current one has aged and waiting for it costs nothing.
         constexpr std::uint64_t reference_lifetime_ns = 100'000'000;
-        if (c.queued_ns - timeline_->host_ns > reference_lifetime_ns && driver()->cuStreamQuery(stream()) == CUDA_SUCCESS)
+        if (c.queued_ns - timeline_->host_ns > reference_lifetime_ns &&
+            driver()->cuStreamQuery(stream()) == CUDA_SUCCESS)
             timeline_ = new_timeline();
         c.timeline = timeline_;
     }
@@ -172,7 +183,8 @@ cuda_queue::command cuda_queue::begin(event_list after) {
         if (!e.impl()) continue;
         if (auto* ours = dynamic_cast<cuda_event*>(e.impl().get())) {
             // Works across contexts and devices too.
-            check(driver()->cuStreamWaitEvent(stream(), ours->native(), CU_EVENT_WAIT_DEFAULT), "cuStreamWaitEvent");
+            check(driver()->cuStreamWaitEvent(stream(), ours->native(), CU_EVENT_WAIT_DEFAULT),
+                  "cuStreamWaitEvent");
         } else {
             foreign.push_back(e);
         }
@@ -190,21 +202,23 @@ cuda_queue::command cuda_queue::begin(event_list after) {
 std::shared_ptr<cuda_event> cuda_queue::end(command& c) {
     auto done = create_event(context_->get(), profiling_);
     check(driver()->cuEventRecord(done.get().raw, stream()), "cuEventRecord");
-    return std::make_shared<cuda_event>(context_, std::move(done), std::move(c.start), std::move(c.timeline),
-                                        c.queued_ns, c.submitted_ns);
+    return std::make_shared<cuda_event>(context_, std::move(done), std::move(c.start),
+                                        std::move(c.timeline), c.queued_ns, c.submitted_ns);
 }
 
 CUdeviceptr cuda_queue::device_address(memory_impl& memory, std::size_t offset, std::size_t bytes,
                                        const char* call) const {
     auto& cuda = as_cuda_memory(memory, call);
     if (offset > cuda.size_bytes() || bytes > cuda.size_bytes() - offset)
-        throw invalid_argument_error(call, std::to_string(bytes) + " bytes at offset " + std::to_string(offset) +
-                                               " exceed the buffer's " + std::to_string(cuda.size_bytes()) + " bytes");
+        throw invalid_argument_error(call, std::to_string(bytes) + " bytes at offset " +
+                                               std::to_string(offset) + " exceed the buffer's " +
+                                               std::to_string(cuda.size_bytes()) + " bytes");
     return cuda.address() + offset;
 }
 
-std::shared_ptr<event_impl> cuda_queue::write(memory_impl& dst, std::size_t dst_offset, const void* src,
-                                              std::size_t bytes, event_list after, bool blocking) {
+std::shared_ptr<event_impl> cuda_queue::write(memory_impl& dst, std::size_t dst_offset,
+                                              const void* src, std::size_t bytes, event_list after,
+                                              bool blocking) {
     const CUdeviceptr target = device_address(dst, dst_offset, bytes, "kiln::buffer write");
     auto c = begin(after);
     const auto* source = static_cast<const std::byte*>(src);
@@ -218,7 +232,8 @@ std::shared_ptr<event_impl> cuda_queue::write(memory_impl& dst, std::size_t dst_
             const std::size_t part = std::min(staging_pool::chunk_bytes, bytes - done);
             auto& chunk = context_->staging().acquire();
             std::memcpy(chunk.data(), source + done, part);
-            const CUresult copied = driver()->cuMemcpyHtoDAsync(target + done, chunk.data(), part, stream());
+            const CUresult copied =
+                driver()->cuMemcpyHtoDAsync(target + done, chunk.data(), part, stream());
             context_->staging().release_after(chunk, stream());
             check(copied, "cuMemcpyHtoDAsync");
             done += part;
@@ -229,8 +244,8 @@ std::shared_ptr<event_impl> cuda_queue::write(memory_impl& dst, std::size_t dst_
     return done;
 }
 
-std::shared_ptr<event_impl> cuda_queue::read(memory_impl& src, std::size_t src_offset, void* dst, std::size_t bytes,
-                                             event_list after, bool blocking) {
+std::shared_ptr<event_impl> cuda_queue::read(memory_impl& src, std::size_t src_offset, void* dst,
+                                             std::size_t bytes, event_list after, bool blocking) {
     const CUdeviceptr origin = device_address(src, src_offset, bytes, "kiln::buffer read");
     auto c = begin(after);
     auto* destination = static_cast<std::byte*>(dst);
@@ -244,9 +259,12 @@ std::shared_ptr<event_impl> cuda_queue::read(memory_impl& src, std::size_t src_o
         for (std::size_t done = 0; done < bytes;) {
             const std::size_t part = std::min(staging_pool::chunk_bytes, bytes - done);
             auto& chunk = context_->staging().acquire();
-            CUresult result = driver()->cuMemcpyDtoHAsync(chunk.data(), origin + done, part, stream());
-            auto copy = std::make_unique<host_copy>(host_copy{destination + done, chunk.data(), part});
-            if (result == CUDA_SUCCESS) result = driver()->cuLaunchHostFunc(stream(), copy_on_host, copy.get());
+            CUresult result =
+                driver()->cuMemcpyDtoHAsync(chunk.data(), origin + done, part, stream());
+            auto copy =
+                std::make_unique<host_copy>(host_copy{destination + done, chunk.data(), part});
+            if (result == CUDA_SUCCESS)
+                result = driver()->cuLaunchHostFunc(stream(), copy_on_host, copy.get());
             if (result == CUDA_SUCCESS) copy.release();  // copy_on_host owns it now
             context_->staging().release_after(chunk, stream());
             check(result, "cuMemcpyDtoHAsync");
@@ -258,10 +276,12 @@ std::shared_ptr<event_impl> cuda_queue::read(memory_impl& src, std::size_t src_o
     return done;
 }
 
-std::shared_ptr<event_impl> cuda_queue::copy(memory_impl& src, std::size_t src_offset, memory_impl& dst,
-                                             std::size_t dst_offset, std::size_t bytes, event_list after) {
+std::shared_ptr<event_impl> cuda_queue::copy(memory_impl& src, std::size_t src_offset,
+                                             memory_impl& dst, std::size_t dst_offset,
+                                             std::size_t bytes, event_list after) {
     const CUdeviceptr origin = device_address(src, src_offset, bytes, "kiln::buffer copy (source)");
-    const CUdeviceptr target = device_address(dst, dst_offset, bytes, "kiln::buffer copy (destination)");
+    const CUdeviceptr target =
+        device_address(dst, dst_offset, bytes, "kiln::buffer copy (destination)");
     const auto& source_context = as_cuda_memory(src, "kiln::buffer copy").context();
     const auto& target_context = as_cuda_memory(dst, "kiln::buffer copy").context();
     auto c = begin(after);
@@ -270,27 +290,34 @@ std::shared_ptr<event_impl> cuda_queue::copy(memory_impl& src, std::size_t src_o
     } else if (source_context == target_context) {
         check(driver()->cuMemcpyDtoDAsync(target, origin, bytes, stream()), "cuMemcpyDtoDAsync");
     } else {
-        check(driver()->cuMemcpyPeerAsync(target, target_context->get(), origin, source_context->get(), bytes, stream()),
+        check(driver()->cuMemcpyPeerAsync(target, target_context->get(), origin,
+                                          source_context->get(), bytes, stream()),
               "cuMemcpyPeerAsync");
     }
     return end(c);
 }
 
-std::shared_ptr<event_impl> cuda_queue::fill(memory_impl& dst, std::size_t offset, const void* pattern,
-                                             std::size_t pattern_size, std::size_t bytes, event_list after) {
+std::shared_ptr<event_impl> cuda_queue::fill(memory_impl& dst, std::size_t offset,
+                                             const void* pattern, std::size_t pattern_size,
+                                             std::size_t bytes, event_list after) {
     const CUdeviceptr target = device_address(dst, offset, bytes, "kiln::buffer fill");
-    const bool supported = pattern_size != 0 && pattern_size <= 128 && (pattern_size & (pattern_size - 1)) == 0;
+    const bool supported =
+        pattern_size != 0 && pattern_size <= 128 && (pattern_size & (pattern_size - 1)) == 0;
     if (!supported || bytes % pattern_size != 0 || target % pattern_size != 0)
-        throw invalid_argument_error("kiln::buffer fill", "a pattern of " + std::to_string(pattern_size) + " bytes over " +
-                                                              std::to_string(bytes) + " bytes at offset " +
-                                                              std::to_string(offset) + " (patterns are 1 to 128 bytes, "
-                                                              "a power of two, aligned and repeated whole)");
+        throw invalid_argument_error(
+            "kiln::buffer fill", "a pattern of " + std::to_string(pattern_size) + " bytes over " +
+                                     std::to_string(bytes) + " bytes at offset " +
+                                     std::to_string(offset) +
+                                     " (patterns are 1 to 128 bytes, "
+                                     "a power of two, aligned and repeated whole)");
     auto c = begin(after);
     const std::size_t count = bytes / pattern_size;
     if (count == 0) {
         // nothing to fill
     } else if (pattern_size == 1) {
-        check(driver()->cuMemsetD8Async(target, *static_cast<const unsigned char*>(pattern), count, stream()), "cuMemsetD8Async");
+        check(driver()->cuMemsetD8Async(target, *static_cast<const unsigned char*>(pattern), count,
+                                        stream()),
+              "cuMemsetD8Async");
     } else if (pattern_size == 2) {
         unsigned short value = 0;
         std::memcpy(&value, pattern, 2);
@@ -310,24 +337,28 @@ std::shared_ptr<event_impl> cuda_queue::fill(memory_impl& dst, std::size_t offse
         void* parameters[] = {&destination, &word_count, &mask, &words};
         constexpr unsigned threads = 256;
         // Enough blocks to fill the device; the kernel loops over the rest.
-        const unsigned long long blocks = std::min<unsigned long long>((word_count + threads - 1) / threads, 65535);
-        check(driver()->cuLaunchKernel(context_->fill_function(), static_cast<unsigned>(blocks), 1, 1, threads, 1, 1, 0,
-                                       stream(), parameters, nullptr),
+        const unsigned long long blocks =
+            std::min<unsigned long long>((word_count + threads - 1) / threads, 65535);
+        check(driver()->cuLaunchKernel(context_->fill_function(), static_cast<unsigned>(blocks), 1,
+                                       1, threads, 1, 1, 0, stream(), parameters, nullptr),
               "cuLaunchKernel", "the fill kernel");
     }
     return end(c);
 }
 
 std::shared_ptr<event_impl> cuda_queue::launch(kernel_impl& kernel, const launch_geometry& geometry,
-                                               std::span<const kernel_argument> args, event_list after) {
+                                               std::span<const kernel_argument> args,
+                                               event_list after) {
     auto& cuda = dynamic_cast<cuda_kernel&>(kernel);
     const std::string call = "kiln::kernel '" + cuda.name() + "' launch";
     context_->make_current();
     if (cuda.context() != context_)
-        throw invalid_argument_error(call, "the kernel was built for another device than the queue's");
+        throw invalid_argument_error(call,
+                                     "the kernel was built for another device than the queue's");
     if (args.size() != cuda.parameter_count())
         throw invalid_argument_error(call, std::to_string(args.size()) + " arguments for " +
-                                               std::to_string(cuda.parameter_count()) + " parameters");
+                                               std::to_string(cuda.parameter_count()) +
+                                               " parameters");
 
     // Block shape: as given, or a flat block of up to 256 work-items that the grid rounds up
     // to cover the range (the kernel's prologue drops the work-items past its end).
@@ -336,7 +367,8 @@ std::shared_ptr<event_impl> cuda_queue::launch(kernel_impl& kernel, const launch
         const std::size_t budget = std::min<std::size_t>(256, cuda.max_work_group_size());
         block[0] = std::max<std::size_t>(1, std::min(geometry.global[0], budget));
         block[1] = std::max<std::size_t>(1, std::min(geometry.global[1], budget / block[0]));
-        block[2] = std::max<std::size_t>(1, std::min(geometry.global[2], budget / (block[0] * block[1])));
+        block[2] =
+            std::max<std::size_t>(1, std::min(geometry.global[2], budget / (block[0] * block[1])));
     } else {
         for (std::size_t d = 0; d < geometry.dims; ++d) block[d] = geometry.local[d];
     }
@@ -345,9 +377,10 @@ std::shared_ptr<event_impl> cuda_queue::launch(kernel_impl& kernel, const launch
     for (std::size_t d = 0; d < 3; ++d) {
         grid[d] = (geometry.global[d] + block[d] - 1) / block[d];
         if (grid[d] > grid_limits[d])
-            throw invalid_argument_error(call, "the global range needs " + std::to_string(grid[d]) +
-                                                   " work-groups in dimension " + std::to_string(d) + ", more than CUDA's " +
-                                                   std::to_string(grid_limits[d]) + "; use larger work-groups");
+            throw invalid_argument_error(
+                call, "the global range needs " + std::to_string(grid[d]) +
+                          " work-groups in dimension " + std::to_string(d) + ", more than CUDA's " +
+                          std::to_string(grid_limits[d]) + "; use larger work-groups");
     }
 
     launch_info info{};
@@ -383,18 +416,20 @@ std::shared_ptr<event_impl> cuda_queue::launch(kernel_impl& kernel, const launch
     }
     const std::size_t shared_total = dynamic_shared + cuda.static_shared_bytes();
     if (shared_total > context_->max_shared_memory_per_block())
-        throw invalid_argument_error(call, "the kernel needs " + std::to_string(shared_total) + " bytes of local memory (" +
-                                               std::to_string(cuda.static_shared_bytes()) + " in local arrays, " +
-                                               std::to_string(dynamic_shared) + " in local arguments), more than the " +
-                                               std::to_string(context_->max_shared_memory_per_block()) +
-                                               " a work-group can have on this device");
+        throw invalid_argument_error(
+            call, "the kernel needs " + std::to_string(shared_total) + " bytes of local memory (" +
+                      std::to_string(cuda.static_shared_bytes()) + " in local arrays, " +
+                      std::to_string(dynamic_shared) + " in local arguments), more than the " +
+                      std::to_string(context_->max_shared_memory_per_block()) +
+                      " a work-group can have on this device");
     cuda.allow_dynamic_shared_memory(dynamic_shared);
 
     auto c = begin(after);
-    check(driver()->cuLaunchKernel(cuda.function(), static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
-                                   static_cast<unsigned>(grid[2]), static_cast<unsigned>(block[0]),
-                                   static_cast<unsigned>(block[1]), static_cast<unsigned>(block[2]),
-                                   static_cast<unsigned>(dynamic_shared), stream(), parameters.data(), nullptr),
+    check(driver()->cuLaunchKernel(
+              cuda.function(), static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
+              static_cast<unsigned>(grid[2]), static_cast<unsigned>(block[0]),
+              static_cast<unsigned>(block[1]), static_cast<unsigned>(block[2]),
+              static_cast<unsigned>(dynamic_shared), stream(), parameters.data(), nullptr),
           "cuLaunchKernel", "kernel '" + cuda.name() + "'");
     return end(c);
 }

@@ -23,8 +23,10 @@ std::vector<std::string> split_options(const std::string& text) {
     char quote = 0;
     for (char c : text) {
         if (quote != 0) {
-            if (c == quote) quote = 0;
-            else word += c;
+            if (c == quote)
+                quote = 0;
+            else
+                word += c;
         } else if (c == '"' || c == '\'') {
             quote = c;
             in_word = true;
@@ -42,18 +44,20 @@ std::vector<std::string> split_options(const std::string& text) {
 }
 
 [[noreturn]] void reject_option(const std::string& option, const std::string& why) {
-    throw build_error("kiln CUDA build options", NVRTC_ERROR_INVALID_OPTION, "NVRTC_ERROR_INVALID_OPTION",
-                      "build option '" + option + "' " + why +
-                          "\nThe CUDA backend accepts -D, -I, -w, -Werror, -g, -cl-std=CL1.0..CL3.0, "
-                          "-cl-fast-relaxed-math, -cl-mad-enable, -cl-unsafe-math-optimizations, "
-                          "-cl-finite-math-only, -cl-no-signed-zeros, -cl-denorms-are-zero, "
-                          "-cl-single-precision-constant, -cl-fp32-correctly-rounded-divide-sqrt, "
-                          "-cl-opt-disable, -cl-kernel-arg-info, -cl-strict-aliasing, "
-                          "-cl-uniform-work-group-size and -cl-no-subgroup-ifp (see docs/cuda.md).\n");
+    throw build_error(
+        "kiln CUDA build options", NVRTC_ERROR_INVALID_OPTION, "NVRTC_ERROR_INVALID_OPTION",
+        "build option '" + option + "' " + why +
+            "\nThe CUDA backend accepts -D, -I, -w, -Werror, -g, -cl-std=CL1.0..CL3.0, "
+            "-cl-fast-relaxed-math, -cl-mad-enable, -cl-unsafe-math-optimizations, "
+            "-cl-finite-math-only, -cl-no-signed-zeros, -cl-denorms-are-zero, "
+            "-cl-single-precision-constant, -cl-fp32-correctly-rounded-divide-sqrt, "
+            "-cl-opt-disable, -cl-kernel-arg-info, -cl-strict-aliasing, "
+            "-cl-uniform-work-group-size and -cl-no-subgroup-ifp (see docs/cuda.md).\n");
 }
 
 /// The value of "-Dx" / "-D x" style options; advances `i` past a separate value.
-std::string option_value(const std::vector<std::string>& words, std::size_t& i, std::size_t prefix) {
+std::string option_value(const std::vector<std::string>& words, std::size_t& i,
+                         std::size_t prefix) {
     if (words[i].size() > prefix) return words[i].substr(prefix);
     if (i + 1 >= words.size()) reject_option(words[i], "needs a value");
     return words[++i];
@@ -71,9 +75,10 @@ std::string read_log(nvrtcProgram program) {
 const nvrtc_api& loaded_nvrtc() {
     const auto* api = nvrtc();
     if (api == nullptr)
-        throw error("nvrtcCreateProgram", 0, "KILN_NVRTC_NOT_FOUND",
-                    "the CUDA backend compiles kernels with NVRTC, and " + nvrtc_load_failure() +
-                        "\n(set CUDA_PATH to the CUDA toolkit, or add its lib64 to LD_LIBRARY_PATH)");
+        throw error(
+            "nvrtcCreateProgram", 0, "KILN_NVRTC_NOT_FOUND",
+            "the CUDA backend compiles kernels with NVRTC, and " + nvrtc_load_failure() +
+                "\n(set CUDA_PATH to the CUDA toolkit, or add its lib64 to LD_LIBRARY_PATH)");
     return *api;
 }
 
@@ -89,7 +94,8 @@ build_options parse_build_options(const std::string& options) {
             const std::string definition = option_value(words, i, 2);
             const auto equals = definition.find('=');
             const std::string name = definition.substr(0, equals);
-            const std::string value = equals == std::string::npos ? "1" : definition.substr(equals + 1);
+            const std::string value =
+                equals == std::string::npos ? "1" : definition.substr(equals + 1);
             if (name.empty()) reject_option(word, "defines no name");
             result.translation.macros.emplace_back(name, value);
             result.nvrtc_options.push_back("-D" + name + "=" + value);
@@ -103,10 +109,16 @@ build_options parse_build_options(const std::string& options) {
             result.nvrtc_options.push_back("-lineinfo");
         } else if (word.starts_with("-cl-std=")) {
             static const std::array<std::pair<std::string_view, std::string_view>, 5> versions{
-                {{"CL1.0", "100"}, {"CL1.1", "110"}, {"CL1.2", "120"}, {"CL2.0", "200"}, {"CL3.0", "300"}}};
+                {{"CL1.0", "100"},
+                 {"CL1.1", "110"},
+                 {"CL1.2", "120"},
+                 {"CL2.0", "200"},
+                 {"CL3.0", "300"}}};
             const auto version = std::string_view(word).substr(8);
-            auto found = std::find_if(versions.begin(), versions.end(), [&](auto& v) { return v.first == version; });
-            if (found == versions.end()) reject_option(word, "names an OpenCL C version kiln does not know");
+            auto found = std::find_if(versions.begin(), versions.end(),
+                                      [&](auto& v) { return v.first == version; });
+            if (found == versions.end())
+                reject_option(word, "names an OpenCL C version kiln does not know");
             opencl_c_version = std::string(found->second);
         } else if (word == "-cl-fast-relaxed-math") {
             result.nvrtc_options.push_back("--use_fast_math");
@@ -124,9 +136,9 @@ build_options parse_build_options(const std::string& options) {
             result.nvrtc_options.push_back("--device-debug");
         } else if (word == "-cl-single-precision-constant") {
             result.translation.single_precision_constants = true;
-        } else if (word == "-cl-finite-math-only" || word == "-cl-no-signed-zeros" || word == "-cl-kernel-arg-info" ||
-                   word == "-cl-strict-aliasing" || word == "-cl-uniform-work-group-size" ||
-                   word == "-cl-no-subgroup-ifp") {
+        } else if (word == "-cl-finite-math-only" || word == "-cl-no-signed-zeros" ||
+                   word == "-cl-kernel-arg-info" || word == "-cl-strict-aliasing" ||
+                   word == "-cl-uniform-work-group-size" || word == "-cl-no-subgroup-ifp") {
             // Permissions or requests NVRTC has no separate switch for; correct code is unaffected.
         } else {
             reject_option(word, "is not supported by the CUDA backend");
@@ -144,27 +156,33 @@ target_architecture choose_architecture(int compute_capability) {
     if (count > 0) check(api.nvrtcGetSupportedArchs(supported.data()), "nvrtcGetSupportedArchs");
     if (std::find(supported.begin(), supported.end(), compute_capability) != supported.end())
         return {compute_capability, true};
-    const auto older = std::find_if(supported.rbegin(), supported.rend(), [&](int a) { return a < compute_capability; });
+    const auto older = std::find_if(supported.rbegin(), supported.rend(),
+                                    [&](int a) { return a < compute_capability; });
     if (older == supported.rend())
         throw error("nvrtcGetSupportedArchs", 0, "KILN_ARCHITECTURE_UNSUPPORTED",
-                    "NVRTC cannot compile for compute capability " + std::to_string(compute_capability / 10) + "." +
-                        std::to_string(compute_capability % 10) + ", nor for any older architecture");
+                    "NVRTC cannot compile for compute capability " +
+                        std::to_string(compute_capability / 10) + "." +
+                        std::to_string(compute_capability % 10) +
+                        ", nor for any older architecture");
     return {*older, false};
 }
 
-compiled_image compile_with_nvrtc(const std::string& source, const build_options& options, target_architecture arch) {
+compiled_image compile_with_nvrtc(const std::string& source, const build_options& options,
+                                  target_architecture arch) {
     const auto& api = loaded_nvrtc();
     nvrtcProgram raw = nullptr;
     const char* header_text = opencl_c_prelude.data();
     const std::string header_name(opencl_c_prelude_name);
     const char* header_name_c = header_name.c_str();
     // The prelude view is a literal: its data() is terminated.
-    check(api.nvrtcCreateProgram(&raw, source.c_str(), "kiln_opencl_program.cu", 1, &header_text, &header_name_c),
+    check(api.nvrtcCreateProgram(&raw, source.c_str(), "kiln_opencl_program.cu", 1, &header_text,
+                                 &header_name_c),
           "nvrtcCreateProgram");
     nvrtc_program_handle program(raw);
 
     std::vector<std::string> words{
-        std::string("--gpu-architecture=") + (arch.cubin ? "sm_" : "compute_") + std::to_string(arch.number),
+        std::string("--gpu-architecture=") + (arch.cubin ? "sm_" : "compute_") +
+            std::to_string(arch.number),
         "--std=c++20",
         // Unannotated functions in OpenCL C are device functions.
         "-default-device",
@@ -177,7 +195,8 @@ compiled_image compile_with_nvrtc(const std::string& source, const build_options
     std::vector<const char*> argv;
     for (const auto& word : words) argv.push_back(word.c_str());
 
-    const nvrtcResult result = api.nvrtcCompileProgram(program.get(), static_cast<int>(argv.size()), argv.data());
+    const nvrtcResult result =
+        api.nvrtcCompileProgram(program.get(), static_cast<int>(argv.size()), argv.data());
     std::string log = explain_compiler_log(read_log(program.get()));
     if (result == NVRTC_ERROR_COMPILATION)
         throw build_error("nvrtcCompileProgram", result, api.nvrtcGetErrorString(result), log);
@@ -192,11 +211,13 @@ compiled_image compile_with_nvrtc(const std::string& source, const build_options
     if (arch.cubin) {
         check(api.nvrtcGetCUBINSize(program.get(), &size), "nvrtcGetCUBINSize");
         compiled.image.resize(size);
-        check(api.nvrtcGetCUBIN(program.get(), reinterpret_cast<char*>(compiled.image.data())), "nvrtcGetCUBIN");
+        check(api.nvrtcGetCUBIN(program.get(), reinterpret_cast<char*>(compiled.image.data())),
+              "nvrtcGetCUBIN");
     } else {
         check(api.nvrtcGetPTXSize(program.get(), &size), "nvrtcGetPTXSize");
         compiled.image.resize(size);
-        check(api.nvrtcGetPTX(program.get(), reinterpret_cast<char*>(compiled.image.data())), "nvrtcGetPTX");
+        check(api.nvrtcGetPTX(program.get(), reinterpret_cast<char*>(compiled.image.data())),
+              "nvrtcGetPTX");
     }
     return compiled;
 }
@@ -204,7 +225,8 @@ compiled_image compile_with_nvrtc(const std::string& source, const build_options
 std::string nvrtc_version_string() {
     const auto* api = nvrtc();
     int major = 0, minor = 0;
-    if (api == nullptr || api->nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return "NVRTC not found";
+    if (api == nullptr || api->nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
+        return "NVRTC not found";
     return "NVRTC " + std::to_string(major) + "." + std::to_string(minor);
 }
 

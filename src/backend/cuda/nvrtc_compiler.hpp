@@ -34,7 +34,8 @@ target_architecture choose_architecture(int compute_capability);
 
 /// Compiles translated CUDA C++ (translation::source); throws build_error carrying NVRTC's log
 /// (with unsupported features explained), or kiln::error when NVRTC cannot be loaded.
-compiled_image compile_with_nvrtc(const std::string& source, const build_options& options, target_architecture arch);
+compiled_image compile_with_nvrtc(const std::string& source, const build_options& options,
+                                  target_architecture arch);
 
 /// "NVRTC 13.0", or a note that it is missing.
 std::string nvrtc_version_string();

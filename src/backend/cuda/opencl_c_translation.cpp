@@ -32,27 +32,29 @@ bool is_vector_type(std::string_view name) {
     for (auto scalar : scalar_type_names) {
         if (!name.starts_with(scalar)) continue;
         auto width = name.substr(scalar.size());
-        if (std::find(vector_widths.begin(), vector_widths.end(), width) != vector_widths.end()) return true;
+        if (std::find(vector_widths.begin(), vector_widths.end(), width) != vector_widths.end())
+            return true;
     }
     return false;
 }
 
 // Names that are plain identifiers in C but keywords in C++: renamed consistently.
 const std::set<std::string_view> cxx_only_keywords{
-    "alignas",   "alignof",   "and",          "and_eq",       "asm",        "bitand",
-    "bitor",     "catch",     "char8_t",      "char16_t",     "char32_t",   "class",
-    "co_await",  "co_return", "co_yield",     "compl",        "concept",    "consteval",
-    "constexpr", "constinit", "const_cast",   "decltype",     "delete",     "dynamic_cast",
-    "explicit",  "export",    "friend",       "mutable",      "namespace",  "new",
-    "noexcept",  "not",       "not_eq",       "nullptr",      "operator",   "or",
-    "or_eq",     "protected", "public",       "reinterpret_cast", "requires", "static_assert",
-    "static_cast", "template", "this",        "thread_local", "throw",      "try",
-    "typeid",    "typename",  "using",        "virtual",      "wchar_t",    "xor",
-    "xor_eq"};
+    "alignas",      "alignof",       "and",         "and_eq",       "asm",
+    "bitand",       "bitor",         "catch",       "char8_t",      "char16_t",
+    "char32_t",     "class",         "co_await",    "co_return",    "co_yield",
+    "compl",        "concept",       "consteval",   "constexpr",    "constinit",
+    "const_cast",   "decltype",      "delete",      "dynamic_cast", "explicit",
+    "export",       "friend",        "mutable",     "namespace",    "new",
+    "noexcept",     "not",           "not_eq",      "nullptr",      "operator",
+    "or",           "or_eq",         "protected",   "public",       "reinterpret_cast",
+    "requires",     "static_assert", "static_cast", "template",     "this",
+    "thread_local", "throw",         "try",         "typeid",       "typename",
+    "using",        "virtual",       "wchar_t",     "xor",          "xor_eq"};
 
 // Work-item functions that read the launch's global size or offset (see the prelude).
 const std::set<std::string_view> launch_dependent_functions{
-    "get_global_id", "get_global_size",  "get_global_offset",
+    "get_global_id",  "get_global_size", "get_global_offset",
     "get_local_size", "get_work_dim",    "get_global_linear_id"};
 
 /// Why an OpenCL C name cannot be translated, or nullopt when it can. Function names count only
@@ -156,12 +158,14 @@ std::optional<std::string> unsupported_feature(std::string_view name, bool calle
     }};
     if (auto found = names.find(name); found != names.end()) return std::string(found->second);
     if (called) {
-        if (auto found = functions.find(name); found != functions.end()) return std::string(found->second);
+        if (auto found = functions.find(name); found != functions.end())
+            return std::string(found->second);
         if (name.starts_with("atomic_compare_exchange") || name.starts_with("atomic_flag_"))
             return "C11-style atomics (OpenCL C 2.0)";
     }
     for (const auto& rule : prefixes)
-        if (name.starts_with(rule.prefix) && (called || !rule.call_only)) return std::string(rule.feature);
+        if (name.starts_with(rule.prefix) && (called || !rule.call_only))
+            return std::string(rule.feature);
     return std::nullopt;
 }
 
@@ -184,7 +188,9 @@ struct token {
     std::optional<std::string> replacement;
     std::string prefix, suffix;
 
-    std::string_view output_text() const { return replacement ? std::string_view(*replacement) : text; }
+    std::string_view output_text() const {
+        return replacement ? std::string_view(*replacement) : text;
+    }
     bool is(std::string_view s) const { return kind != token_kind::generated && text == s; }
 };
 
@@ -198,8 +204,12 @@ struct source_file {
                       file + "(" + std::to_string(line) + "): error: " + message + "\n");
 }
 
-bool is_identifier_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_identifier_start(char c) {
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+bool is_identifier_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
 std::string c_string_literal(std::string_view text) {
     std::string out = "\"";
@@ -211,7 +221,7 @@ std::string c_string_literal(std::string_view text) {
 }
 
 class lexer {
-public:
+  public:
     lexer(std::string_view text, std::size_t file, const std::string& file_name)
         : text_(text), file_(file), file_name_(file_name) {}
 
@@ -249,13 +259,14 @@ public:
             } else {
                 lex_token(t);
             }
-            expect_header_name = in_directive && t.kind == token_kind::identifier && t.text == "include" &&
-                                 tokens.size() >= 1 && tokens.back().is("#") && tokens.back().starts_line;
+            expect_header_name = in_directive && t.kind == token_kind::identifier &&
+                                 t.text == "include" && tokens.size() >= 1 &&
+                                 tokens.back().is("#") && tokens.back().starts_line;
             tokens.push_back(std::move(t));
         }
     }
 
-private:
+  private:
     // Returns whether an unescaped newline was crossed (it ends a directive).
     bool skip_trivia(std::string& leading) {
         bool newline = false;
@@ -267,7 +278,9 @@ private:
                 ++line_;
                 ++pos_;
             } else if (c == '\\' && pos_ + 1 < text_.size() &&
-                       (text_[pos_ + 1] == '\n' || (text_[pos_ + 1] == '\r' && pos_ + 2 < text_.size() && text_[pos_ + 2] == '\n'))) {
+                       (text_[pos_ + 1] == '\n' ||
+                        (text_[pos_ + 1] == '\r' && pos_ + 2 < text_.size() &&
+                         text_[pos_ + 2] == '\n'))) {
                 const std::size_t length = text_[pos_ + 1] == '\n' ? 2 : 3;
                 leading.append(text_.substr(pos_, length));
                 ++line_;
@@ -290,7 +303,8 @@ private:
             } else if (text_.substr(pos_, 2) == "/*") {
                 const int start_line = line_;
                 const auto end = text_.find("*/", pos_ + 2);
-                if (end == std::string_view::npos) fail(file_name_, start_line, "unterminated /* comment");
+                if (end == std::string_view::npos)
+                    fail(file_name_, start_line, "unterminated /* comment");
                 leading += ' ';
                 for (auto i = pos_; i < end; ++i) {
                     if (text_[i] == '\n') {
@@ -331,11 +345,13 @@ private:
             }
             t.kind = token_kind::identifier;
         } else if (std::isdigit(static_cast<unsigned char>(c)) ||
-                   (c == '.' && pos_ + 1 < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_ + 1])))) {
+                   (c == '.' && pos_ + 1 < text_.size() &&
+                    std::isdigit(static_cast<unsigned char>(text_[pos_ + 1])))) {
             ++pos_;
             while (pos_ < text_.size()) {
                 const char d = text_[pos_];
-                if ((d == '+' || d == '-') && std::string_view("eEpP").find(text_[pos_ - 1]) != std::string_view::npos) {
+                if ((d == '+' || d == '-') &&
+                    std::string_view("eEpP").find(text_[pos_ - 1]) != std::string_view::npos) {
                     ++pos_;
                 } else if (is_identifier_char(d) || d == '.') {
                     ++pos_;
@@ -348,9 +364,9 @@ private:
             lex_literal(t, start);
             return;
         } else {
-            static constexpr std::array punctuators{"...", "<<=", ">>=", "->", "++", "--", "<<", ">>",
-                                                    "<=",  ">=",  "==",  "!=", "&&", "||", "*=", "/=",
-                                                    "%=",  "+=",  "-=",  "&=", "^=", "|=", "##", "::"};
+            static constexpr std::array punctuators{
+                "...", "<<=", ">>=", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=",
+                "&&",  "||",  "*=",  "/=", "%=", "+=", "-=", "&=", "^=", "|=", "##", "::"};
             std::size_t length = 1;
             for (std::string_view p : punctuators) {
                 if (text_.substr(pos_, p.size()) == p) {
@@ -369,7 +385,9 @@ private:
         const char quote = text_[pos_++];
         while (true) {
             if (pos_ >= text_.size() || text_[pos_] == '\n')
-                fail(file_name_, line_, quote == '"' ? "unterminated string literal" : "unterminated character literal");
+                fail(file_name_, line_,
+                     quote == '"' ? "unterminated string literal"
+                                  : "unterminated character literal");
             if (text_[pos_] == '\\') {
                 pos_ += 2;
                 continue;
@@ -392,7 +410,7 @@ private:
 // ---------------------------------------------------------------------------------------------
 
 class translator {
-public:
+  public:
     explicit translator(const translation_options& options) : options_(options) {
         for (const auto& [name, value] : options.macros) record_alias(name, value);
     }
@@ -424,17 +442,19 @@ public:
         }
         out += "\n}  // namespace kiln_opencl\n";
         result.kernels = std::move(kernels_);
+        result.contraction_off = contraction_off_;
         return result;
     }
 
-private:
+  private:
     struct kernel_body {
         std::size_t open_brace;  ///< index of the body's `{`
         std::vector<std::string> local_declarations;
     };
 
     // --- reading files --------------------------------------------------------------------
-    void append_file(std::string_view text, std::size_t file, std::vector<std::string>& include_stack) {
+    void append_file(std::string_view text, std::size_t file,
+                     std::vector<std::string>& include_stack) {
         auto tokens = lexer(text, file, files_[file].name).run();
         for (std::size_t i = 0; i < tokens.size(); ++i) {
             token& t = tokens[i];
@@ -445,10 +465,14 @@ private:
                 continue;
             }
             const token& target = tokens[i + 2];
-            if (target.kind != token_kind::header_name || !target.in_directive || tokens[i + 2].starts_line)
-                fail(files_[file].name, t.line, "#include needs a file name in \"\" or <>; a macro is not supported");
+            if (target.kind != token_kind::header_name || !target.in_directive ||
+                tokens[i + 2].starts_line)
+                fail(files_[file].name, t.line,
+                     "#include needs a file name in \"\" or <>; a macro is not supported");
             const std::string wanted = target.text.substr(1, target.text.size() - 2);
-            const auto path = find_include(wanted, target.text.front() == '"' ? files_[file].directory : std::filesystem::path());
+            const auto path =
+                find_include(wanted, target.text.front() == '"' ? files_[file].directory
+                                                                : std::filesystem::path());
             if (!path) {
                 std::string searched;
                 for (const auto& dir : options_.include_directories) searched += " " + dir.string();
@@ -462,10 +486,12 @@ private:
             token file_token = tokens[i + 2];
             i += 2;
             const std::string canonical = std::filesystem::weakly_canonical(*path).string();
-            const bool recursive = std::find(include_stack.begin(), include_stack.end(), canonical) != include_stack.end();
+            const bool recursive = std::find(include_stack.begin(), include_stack.end(),
+                                             canonical) != include_stack.end();
             // A file that includes itself (directly or not) was meant to be guarded: the inner
             // copy would be empty anyway, so it is left out.
-            hash.replacement = recursive ? "" : "#line 1 " + c_string_literal(path->string()) + "\n";
+            hash.replacement =
+                recursive ? "" : "#line 1 " + c_string_literal(path->string()) + "\n";
             name.replacement = "";
             file_token.replacement = "";
             tokens_.push_back(std::move(hash));
@@ -482,14 +508,16 @@ private:
             include_stack.pop_back();
             token back;
             back.kind = token_kind::generated;
-            back.text = "\n#line " + std::to_string(directive_line + 1) + " " + c_string_literal(files_[file].name);
+            back.text = "\n#line " + std::to_string(directive_line + 1) + " " +
+                        c_string_literal(files_[file].name);
             back.file = file;
             back.line = directive_line;
             tokens_.push_back(std::move(back));
         }
     }
 
-    std::optional<std::filesystem::path> find_include(const std::string& name, const std::filesystem::path& local_dir) {
+    std::optional<std::filesystem::path> find_include(const std::string& name,
+                                                      const std::filesystem::path& local_dir) {
         std::error_code ignored;
         std::vector<std::filesystem::path> candidates;
         if (!local_dir.empty()) candidates.push_back(local_dir / name);
@@ -510,16 +538,21 @@ private:
     void collect_declarations() {
         for (std::size_t i = 0; i < tokens_.size(); ++i) {
             const token& t = tokens_[i];
-            if (t.is("#") && t.starts_line && next(i).is("define") && next(next_index(i)).kind == token_kind::identifier) {
+            if (t.is("#") && t.starts_line && next(i).is("define") &&
+                next(next_index(i)).kind == token_kind::identifier) {
                 const std::size_t name = next_index(next_index(i));
                 const std::size_t body = next_index(name);
                 const bool function_like = tokens_[body].is("(") && tokens_[body].leading.empty();
-                const bool single_token = tokens_[body].in_directive && !tokens_[body].starts_line &&
-                                          !(tokens_[next_index(body)].in_directive && !tokens_[next_index(body)].starts_line);
+                const bool single_token = tokens_[body].in_directive &&
+                                          !tokens_[body].starts_line &&
+                                          !(tokens_[next_index(body)].in_directive &&
+                                            !tokens_[next_index(body)].starts_line);
                 if (!function_like && single_token && tokens_[body].kind == token_kind::identifier)
                     record_alias(tokens_[name].text, tokens_[body].text);
-            } else if (!t.in_directive && t.is("typedef") && next(i).kind == token_kind::identifier &&
-                       next(next_index(i)).kind == token_kind::identifier && next(next_index(next_index(i))).is(";")) {
+            } else if (!t.in_directive && t.is("typedef") &&
+                       next(i).kind == token_kind::identifier &&
+                       next(next_index(i)).kind == token_kind::identifier &&
+                       next(next_index(next_index(i))).is(";")) {
                 record_alias(next(next_index(i)).text, next(i).text);
             } else if (!t.in_directive && (t.is("struct") || t.is("union"))) {
                 std::size_t j = next_index(i);
@@ -529,7 +562,8 @@ private:
                 for (std::size_t k = j + 1; k < close; ++k) {
                     if (tokens_[k].kind != token_kind::identifier) continue;
                     const token& after = next(k);
-                    if (after.is(";") || after.is(",") || after.is("[") || after.is(":")) struct_members_.insert(tokens_[k].text);
+                    if (after.is(";") || after.is(",") || after.is("[") || after.is(":"))
+                        struct_members_.insert(tokens_[k].text);
                 }
             }
         }
@@ -537,7 +571,8 @@ private:
 
     /// Every name `name` may stand for through macro and typedef aliases, itself included.
     const std::set<std::string>& meanings(const std::string& name) const {
-        if (auto cached = meanings_cache_.find(name); cached != meanings_cache_.end()) return cached->second;
+        if (auto cached = meanings_cache_.find(name); cached != meanings_cache_.end())
+            return cached->second;
         std::set<std::string> result{name};
         std::vector<std::string> pending{name};
         while (!pending.empty() && result.size() < 64) {
@@ -576,7 +611,9 @@ private:
 
     bool is_kernel_keyword(const token& t) const { return means_any(t, {"kernel", "__kernel"}); }
     bool is_local_keyword(const token& t) const { return means_any(t, {"local", "__local"}); }
-    bool is_constant_keyword(const token& t) const { return means_any(t, {"constant", "__constant"}); }
+    bool is_constant_keyword(const token& t) const {
+        return means_any(t, {"constant", "__constant"});
+    }
     bool is_dropped_qualifier(const token& t) const {
         return means_any(t, {"global", "__global", "private", "__private"});
     }
@@ -605,7 +642,8 @@ private:
         int depth = 0;
         for (std::size_t i = open; i < tokens_.size(); ++i) {
             const token& t = tokens_[i];
-            if (t.kind == token_kind::generated || t.in_directive != tokens_[open].in_directive) continue;
+            if (t.kind == token_kind::generated || t.in_directive != tokens_[open].in_directive)
+                continue;
             if (t.is(opening)) ++depth;
             if (t.is(closing) && --depth == 0) return i;
         }
@@ -641,7 +679,8 @@ private:
                 if (open != 0) kernel_body_depth = brace_depth + 1;
                 continue;
             }
-            if (t.kind == token_kind::identifier && launch_dependent_functions.contains(t.text) && kernel_body_depth < 0)
+            if (t.kind == token_kind::identifier && launch_dependent_functions.contains(t.text) &&
+                kernel_body_depth < 0)
                 kernels_need_shared_launch_ = true;
             rewrite_token(i, brace_depth == 0 && paren_depth == 0);
         }
@@ -650,11 +689,16 @@ private:
     /// Rewrites a preprocessing directive; returns the index of its last token.
     std::size_t rewrite_directive(std::size_t hash) {
         std::size_t last = hash;
-        while (last + 1 < tokens_.size() && tokens_[last + 1].in_directive && !tokens_[last + 1].starts_line) ++last;
+        while (last + 1 < tokens_.size() && tokens_[last + 1].in_directive &&
+               !tokens_[last + 1].starts_line)
+            ++last;
         if (!tokens_[hash].is("#") || hash == last) return last;
         token& name = tokens_[hash + 1];
         if (name.is("pragma") && hash + 2 <= last && tokens_[hash + 2].is("OPENCL")) {
-            // OPENCL EXTENSION / FP_CONTRACT pragmas mean nothing to NVRTC, which would warn.
+            // OPENCL EXTENSION / FP_CONTRACT pragmas mean nothing to NVRTC, which would warn;
+            // FP_CONTRACT OFF becomes a compile option instead.
+            if (hash + 4 <= last && tokens_[hash + 3].is("FP_CONTRACT") && tokens_[hash + 4].is("OFF"))
+                contraction_off_ = true;
             for (std::size_t i = hash; i <= last; ++i) tokens_[i].replacement = "";
             return last;
         }
@@ -680,13 +724,15 @@ private:
     }
 
     void rename_if_keyword(token& t) {
-        if (t.kind == token_kind::identifier && cxx_only_keywords.contains(t.text)) t.replacement = "kiln_cxx_" + t.text;
+        if (t.kind == token_kind::identifier && cxx_only_keywords.contains(t.text))
+            t.replacement = "kiln_cxx_" + t.text;
     }
 
     void rewrite_token(std::size_t i, bool at_file_scope) {
         token& t = tokens_[i];
         if (t.kind == token_kind::number) {
-            if (options_.single_precision_constants && is_unsuffixed_floating_literal(t.text)) t.replacement = t.text + "f";
+            if (options_.single_precision_constants && is_unsuffixed_floating_literal(t.text))
+                t.replacement = t.text + "f";
             return;
         }
         if (t.is("(")) {
@@ -731,15 +777,18 @@ private:
     static std::optional<std::string> templated_builtin(const std::string& name) {
         static const std::regex convert(
             R"(convert_(char|uchar|short|ushort|int|uint|long|ulong|float|double)(2|3|4|8|16)?(_sat)?(_rte|_rtz|_rtp|_rtn)?)");
-        static const std::regex as(R"(as_(char|uchar|short|ushort|int|uint|long|ulong|float|double)(2|3|4|8|16)?)");
+        static const std::regex as(
+            R"(as_(char|uchar|short|ushort|int|uint|long|ulong|float|double)(2|3|4|8|16)?)");
         static const std::regex load_store(R"((vload|vstore)(2|3|4|8|16))");
-        if (!name.starts_with("convert_") && !name.starts_with("as_") && !name.starts_with("vload") &&
-            !name.starts_with("vstore"))
+        if (!name.starts_with("convert_") && !name.starts_with("as_") &&
+            !name.starts_with("vload") && !name.starts_with("vstore"))
             return std::nullopt;
-        // OpenCL's own type names live in the prelude's namespace; C's keywords cannot be qualified.
+        // OpenCL's own type names live in the prelude's namespace; C's keywords cannot be
+        // qualified.
         const auto type = [](const std::smatch& m) {
             const std::string base = m[1].str(), width = m[2].str();
-            const bool keyword = width.empty() && base != "uchar" && base != "ushort" && base != "uint" && base != "ulong";
+            const bool keyword = width.empty() && base != "uchar" && base != "ushort" &&
+                                 base != "uint" && base != "ulong";
             return keyword ? base : "::kiln_opencl::" + base + width;
         };
         std::smatch m;
@@ -754,7 +803,8 @@ private:
                    (m[3].matched ? "true" : "false") + ", " + mode + ">";
         }
         if (std::regex_match(name, m, as)) return "::kiln_opencl::detail::as< " + type(m) + ">";
-        if (std::regex_match(name, m, load_store)) return "::kiln_opencl::detail::" + m[1].str() + "<" + m[2].str() + ">";
+        if (std::regex_match(name, m, load_store))
+            return "::kiln_opencl::detail::" + m[1].str() + "<" + m[2].str() + ">";
         return std::nullopt;
     }
 
@@ -764,7 +814,9 @@ private:
         for (std::size_t i = next_index(qualifier); i + 1 < tokens_.size(); i = next_index(i)) {
             const token& t = tokens_[i];
             if (t.in_directive != tokens_[qualifier].in_directive) break;
-            if (depth == 0 && (t.is(";") || t.is("=") || t.is(",") || t.is(")") || t.is("[") || t.is("{"))) break;
+            if (depth == 0 &&
+                (t.is(";") || t.is("=") || t.is(",") || t.is(")") || t.is("[") || t.is("{")))
+                break;
             if (t.is("(")) ++depth;
             if (t.is(")")) --depth;
             if (t.is("*")) return true;
@@ -774,7 +826,8 @@ private:
 
     bool has_vector_format(std::size_t printf_token) const {
         if (!next(printf_token).is("(")) return false;
-        for (std::size_t i = next_index(next_index(printf_token)); tokens_[i].kind == token_kind::literal; i = next_index(i)) {
+        for (std::size_t i = next_index(next_index(printf_token));
+             tokens_[i].kind == token_kind::literal; i = next_index(i)) {
             const std::string& s = tokens_[i].text;
             for (std::size_t p = s.find('%'); p != std::string::npos; p = s.find('%', p + 1)) {
                 std::size_t q = p + 1;
@@ -782,7 +835,9 @@ private:
                     p = q;
                     continue;
                 }
-                while (q < s.size() && std::string_view("-+ #0123456789.").find(s[q]) != std::string_view::npos) ++q;
+                while (q < s.size() &&
+                       std::string_view("-+ #0123456789.").find(s[q]) != std::string_view::npos)
+                    ++q;
                 if (q < s.size() && s[q] == 'v') return true;
             }
         }
@@ -806,11 +861,13 @@ private:
         }
         if (!tokens_[close].is(")")) return;
         const token& after = next(close);
-        if (!(after.is("(") || after.is("{")) || after.in_directive != tokens_[open].in_directive) return;
-        if (auto before = previous_index(open); before && tokens_[*before].in_directive == tokens_[open].in_directive) {
+        if (!(after.is("(") || after.is("{")) || after.in_directive != tokens_[open].in_directive)
+            return;
+        if (auto before = previous_index(open);
+            before && tokens_[*before].in_directive == tokens_[open].in_directive) {
             const token& b = tokens_[*before];
-            const bool callee = b.kind == token_kind::identifier && !b.is("return") && !b.is("case") &&
-                                !b.is("else") && !b.is("do");
+            const bool callee = b.kind == token_kind::identifier && !b.is("return") &&
+                                !b.is("case") && !b.is("else") && !b.is("do");
             if (callee || b.is(")") || b.is("]")) return;
         }
         tokens_[open].replacement = "";
@@ -823,10 +880,11 @@ private:
         token& t = tokens_[member];
         if (struct_members_.contains(t.text)) return;
         const token& after = next(member);
-        const bool assigned = after.in_directive == t.in_directive &&
-                              (after.is("=") || after.is("+=") || after.is("-=") || after.is("*=") || after.is("/=") ||
-                               after.is("%=") || after.is("&=") || after.is("|=") || after.is("^=") ||
-                               after.is("<<=") || after.is(">>="));
+        const bool assigned =
+            after.in_directive == t.in_directive &&
+            (after.is("=") || after.is("+=") || after.is("-=") || after.is("*=") ||
+             after.is("/=") || after.is("%=") || after.is("&=") || after.is("|=") ||
+             after.is("^=") || after.is("<<=") || after.is(">>="));
         const std::string ref = assigned ? "_ref" : "";
         if (t.text == "lo" || t.text == "hi" || t.text == "even" || t.text == "odd") {
             t.replacement = "kiln_" + t.text + ref + "()";
@@ -850,9 +908,12 @@ private:
         if (name.size() >= 2 && (name[0] == 's' || name[0] == 'S')) {
             for (std::size_t i = 1; i < name.size(); ++i) {
                 const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
-                if (c >= '0' && c <= '9') indices.push_back(c - '0');
-                else if (c >= 'a' && c <= 'f') indices.push_back(c - 'a' + 10);
-                else return std::nullopt;
+                if (c >= '0' && c <= '9')
+                    indices.push_back(c - '0');
+                else if (c >= 'a' && c <= 'f')
+                    indices.push_back(c - 'a' + 10);
+                else
+                    return std::nullopt;
             }
             return indices;
         }
@@ -881,7 +942,8 @@ private:
         for (;; i = next_index(i)) {
             token& t = tokens_[i];
             if (t.kind == token_kind::generated || t.is(";") || t.is("{") || t.in_directive)
-                fail(file_name(start), start.line, "cannot find the kernel's name and parameter list");
+                fail(file_name(start), start.line,
+                     "cannot find the kernel's name and parameter list");
             if (t.is("__attribute__")) {
                 const std::size_t open = next_index(i);
                 if (!tokens_[open].is("(")) fail(file_name(t), t.line, "malformed __attribute__");
@@ -892,7 +954,8 @@ private:
                 continue;
             }
             if (t.kind == token_kind::identifier && next(i).is("(")) {
-                if (is_type_keyword(t.text)) fail(file_name(start), start.line, "cannot find the kernel's name");
+                if (is_type_keyword(t.text))
+                    fail(file_name(start), start.line, "cannot find the kernel's name");
                 break;
             }
         }
@@ -902,8 +965,10 @@ private:
 
         kernel_signature signature;
         signature.name = resolved(tokens_[name_index].text);
-        signature.symbol = cxx_only_keywords.contains(signature.name) ? "kiln_cxx_" + signature.name : signature.name;
-        if (launch_bounds) tokens_[name_index].prefix = "__launch_bounds__(" + *launch_bounds + ") ";
+        signature.symbol = cxx_only_keywords.contains(signature.name) ? "kiln_cxx_" + signature.name
+                                                                      : signature.name;
+        if (launch_bounds)
+            tokens_[name_index].prefix = "__launch_bounds__(" + *launch_bounds + ") ";
 
         kernel_body body;
         std::vector<std::pair<std::size_t, std::size_t>> ranges;
@@ -918,16 +983,20 @@ private:
                 begin = next_index(k);
             }
         }
-        if (ranges.size() == 1 && tokens_[ranges[0].first].is("void") && next_index(ranges[0].first) == ranges[0].second) {
+        if (ranges.size() == 1 && tokens_[ranges[0].first].is("void") &&
+            next_index(ranges[0].first) == ranges[0].second) {
             tokens_[ranges[0].first].replacement = "";
             ranges.clear();
         }
-        tokens_[open].suffix = "::kiln_opencl::detail::launch_info kiln_launch_parameter" + std::string(ranges.empty() ? "" : ", ");
+        tokens_[open].suffix = "::kiln_opencl::detail::launch_info kiln_launch_parameter" +
+                               std::string(ranges.empty() ? "" : ", ");
         for (std::size_t p = 0; p < ranges.size(); ++p)
-            signature.parameters.push_back(translate_parameter(ranges[p].first, ranges[p].second, p, body));
+            signature.parameters.push_back(
+                translate_parameter(ranges[p].first, ranges[p].second, p, body));
 
         const std::size_t after = next_index(close);
-        std::erase_if(kernels_, [&](const kernel_signature& k) { return k.name == signature.name; });
+        std::erase_if(kernels_,
+                      [&](const kernel_signature& k) { return k.name == signature.name; });
         kernels_.push_back(std::move(signature));
         if (!tokens_[after].is("{")) return 0;
         body.open_brace = after;
@@ -949,7 +1018,8 @@ private:
         return std::nullopt;
     }
 
-    parameter_info translate_parameter(std::size_t first, std::size_t end, std::size_t position, kernel_body& body) {
+    parameter_info translate_parameter(std::size_t first, std::size_t end, std::size_t position,
+                                       kernel_body& body) {
         parameter_info info;
         std::optional<std::size_t> name_index;
         std::size_t type_words = 0;
@@ -966,8 +1036,8 @@ private:
                 has_const = true;
                 if (!pointer) const_before_star = true;
             }
-            if (t.kind == token_kind::identifier && !is_address_space(t) && !t.is("const") && !t.is("volatile") &&
-                !t.is("restrict") && !t.is("__restrict")) {
+            if (t.kind == token_kind::identifier && !is_address_space(t) && !t.is("const") &&
+                !t.is("volatile") && !t.is("restrict") && !t.is("__restrict")) {
                 if (name_index) ++type_words;
                 name_index = i;
             }
@@ -983,37 +1053,47 @@ private:
         std::string declaration_type;  // for local pointers, without the name and qualifier
         for (std::size_t i = first; i < end; i = next_index(i)) {
             const token& t = tokens_[i];
-            if (is_local_keyword(t)) info.space = parameter_info::address_space::local;
-            else if (is_constant_keyword(t)) info.space = parameter_info::address_space::constant;
-            else if (means_any(t, {"global", "__global"})) info.space = parameter_info::address_space::global;
+            if (is_local_keyword(t))
+                info.space = parameter_info::address_space::local;
+            else if (is_constant_keyword(t))
+                info.space = parameter_info::address_space::constant;
+            else if (means_any(t, {"global", "__global"}))
+                info.space = parameter_info::address_space::global;
             if (i == *name_index || is_address_space(t)) continue;
             if (!(t.is("const") || t.is("volatile") || t.is("restrict") || t.is("__restrict")))
                 type_name += (type_name.empty() || t.is("*") ? "" : " ") + resolved(t.text);
-            if (!t.is("restrict") && !t.is("__restrict")) declaration_type += (declaration_type.empty() ? "" : " ") + t.text;
+            if (!t.is("restrict") && !t.is("__restrict"))
+                declaration_type += (declaration_type.empty() ? "" : " ") + t.text;
         }
         // OpenCL C 1.2 has no unqualified pointer parameters; treat 2.0's generic ones as global.
-        if (pointer && info.space == parameter_info::address_space::private_) info.space = parameter_info::address_space::global;
+        if (pointer && info.space == parameter_info::address_space::private_)
+            info.space = parameter_info::address_space::global;
         info.type_name = normalised_type_name(type_name);
 
-        const std::string cuda_name = cxx_only_keywords.contains(info.name) ? "kiln_cxx_" + info.name : info.name;
+        const std::string cuda_name =
+            cxx_only_keywords.contains(info.name) ? "kiln_cxx_" + info.name : info.name;
         if (info.space == parameter_info::address_space::local) {
             const std::string offset = "kiln_local_offset_" + std::to_string(position);
             tokens_[first].replacement = "unsigned int " + offset;
-            for (std::size_t i = next_index(first); i < end; i = next_index(i)) tokens_[i].replacement = "";
-            body.local_declarations.push_back(declaration_type + " " + cuda_name + " = (" + declaration_type +
-                                              ")(::kiln_opencl::detail::dynamic_shared_memory + " + offset + ");");
+            for (std::size_t i = next_index(first); i < end; i = next_index(i))
+                tokens_[i].replacement = "";
+            body.local_declarations.push_back(
+                declaration_type + " " + cuda_name + " = (" + declaration_type +
+                ")(::kiln_opencl::detail::dynamic_shared_memory + " + offset + ");");
             return info;
         }
         for (std::size_t i = first; i < end; i = next_index(i))
             if (is_address_space(tokens_[i])) tokens_[i].replacement = "";
-        if (info.space == parameter_info::address_space::constant && !has_const) tokens_[first].prefix = "const ";
+        if (info.space == parameter_info::address_space::constant && !has_const)
+            tokens_[first].prefix = "const ";
         return info;
     }
 
     static bool is_type_keyword(const std::string& word) {
-        static const std::set<std::string_view> keywords{"void", "char", "short", "int", "long", "float", "double",
-                                                         "unsigned", "signed", "bool", "size_t", "uchar", "ushort",
-                                                         "uint", "ulong", "ptrdiff_t", "intptr_t", "uintptr_t"};
+        static const std::set<std::string_view> keywords{
+            "void",   "char",     "short",  "int",       "long",     "float",
+            "double", "unsigned", "signed", "bool",      "size_t",   "uchar",
+            "ushort", "uint",     "ulong",  "ptrdiff_t", "intptr_t", "uintptr_t"};
         return keywords.contains(word) || is_vector_type(word);
     }
 
@@ -1041,11 +1121,13 @@ private:
         for (const auto& body : bodies_) {
             std::string prologue;
             if (kernels_need_shared_launch_) {
-                prologue += " if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) "
-                            "::kiln_opencl::kiln_launch = kiln_launch_parameter; __syncthreads();";
+                prologue +=
+                    " if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) "
+                    "::kiln_opencl::kiln_launch = kiln_launch_parameter; __syncthreads();";
             }
-            prologue += " const ::kiln_opencl::detail::launch_info& kiln_launch = kiln_launch_parameter;"
-                        " if (!::kiln_opencl::detail::inside_global_range(kiln_launch)) return;";
+            prologue +=
+                " const ::kiln_opencl::detail::launch_info& kiln_launch = kiln_launch_parameter;"
+                " if (!::kiln_opencl::detail::inside_global_range(kiln_launch)) return;";
             for (const auto& declaration : body.local_declarations) prologue += " " + declaration;
             tokens_[body.open_brace].suffix += prologue;
         }
@@ -1060,13 +1142,17 @@ private:
     std::vector<kernel_signature> kernels_;
     std::vector<kernel_body> bodies_;
     bool kernels_need_shared_launch_ = false;
+    bool contraction_off_ = false;
 };
 
 }  // namespace
 
-std::string source_file_name(std::size_t index) { return "source_" + std::to_string(index + 1); }
+std::string source_file_name(std::size_t index) {
+    return "source_" + std::to_string(index + 1);
+}
 
-translation translate_opencl_c(std::span<const std::string> sources, const translation_options& options) {
+translation translate_opencl_c(std::span<const std::string> sources,
+                               const translation_options& options) {
     return translator(options).run(sources);
 }
 
@@ -1087,8 +1173,8 @@ std::string explain_compiler_log(std::string log) {
         } else {
             const auto feature = unsupported_feature(name, true);
             result += "'" + (name == "kiln_vector_printf" ? std::string("printf") : name) +
-                      "' is not supported by kiln's CUDA backend (" + feature.value_or("unsupported") +
-                      "; see docs/cuda.md)";
+                      "' is not supported by kiln's CUDA backend (" +
+                      feature.value_or("unsupported") + "; see docs/cuda.md)";
         }
         begin = m[0].second;
     }

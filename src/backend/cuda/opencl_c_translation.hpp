@@ -47,11 +47,15 @@ struct translation_options {
 struct translation {
     std::string source;  ///< CUDA C++; includes the prelude by opencl_c_prelude_name
     std::vector<kernel_signature> kernels;
+    /// The source said `#pragma OPENCL FP_CONTRACT OFF`: NVRTC must not fuse a*b+c either.
+    /// NVRTC has no per-region switch, so the whole program compiles with --fmad=false.
+    bool contraction_off = false;
 };
 
 /// Translates sources that form one OpenCL C program, in order. Throws build_error (with a log
 /// in NVRTC's format) on input it cannot translate, e.g. an #include that is not found.
-translation translate_opencl_c(std::span<const std::string> sources, const translation_options& options);
+translation translate_opencl_c(std::span<const std::string> sources,
+                               const translation_options& options);
 
 /// The file name a source has in compiler messages: "source_1" for the first.
 std::string source_file_name(std::size_t index);
