@@ -8,3 +8,6 @@
 #include <kiln/runtime/event.hpp>
 #include <kiln/runtime/program.hpp>
 #include <kiln/runtime/queue.hpp>
+#include <kiln/random.hpp>
+#include <kiln/reduce.hpp>
+#include <kiln/vector.hpp>
