@@ -17,11 +17,11 @@ const char* source = R"(
 // Without contraction into fused multiply-adds every operation rounds as on the host, so the
 // CPU check can expect the very same iteration counts.
 #pragma OPENCL FP_CONTRACT OFF
-kernel void mandelbrot(global uint* iterations, uint width, uint height, float x0, float y0, float step,
+kernel void mandelbrot(global uint* iterations, uint width, uint height, float x_origin, float y_origin, float step,
                        uint max_iterations) {
     size_t px = get_global_id(0), py = get_global_id(1);
     if (px >= width || py >= height) return;  // the range is rounded up to whole work-groups
-    float cx = x0 + (float)px * step, cy = y0 + (float)py * step;
+    float cx = x_origin + (float)px * step, cy = y_origin + (float)py * step;
     float x = 0.0f, y = 0.0f;
     uint i = 0;
     while (i < max_iterations && x * x + y * y <= 4.0f) {
@@ -36,10 +36,10 @@ kernel void mandelbrot(global uint* iterations, uint width, uint height, float x
 
 constexpr unsigned width = 803, height = 601,
                    max_iterations = 256;  // neither side a multiple of 16
-constexpr float x0 = -2.2f, y0 = -1.2f, step = 3.2f / width;
+constexpr float x_origin = -2.2f, y_origin = -1.2f, step = 3.2f / width;
 
 unsigned cpu_iterations(unsigned px, unsigned py) {
-    const float cx = x0 + static_cast<float>(px) * step, cy = y0 + static_cast<float>(py) * step;
+    const float cx = x_origin + static_cast<float>(px) * step, cy = y_origin + static_cast<float>(py) * step;
     float x = 0.0f, y = 0.0f;
     unsigned i = 0;
     while (i < max_iterations && x * x + y * y <= 4.0f) {
@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
         const std::size_t group = 16;
         const kiln::range global = {(width + group - 1) / group * group,
                                     (height + group - 1) / group * group};
-        auto done = mandelbrot(iterations, width, height, x0, y0, step, max_iterations)
+        auto done = mandelbrot(iterations, width, height, x_origin, y_origin, step, max_iterations)
                         .launch(q, global, {group, group});
         const auto counts = iterations.read(q, done);
 
@@ -128,8 +128,8 @@ int main(int argc, char** argv) {
             const char* where;
         };
         const landmark landmarks[] = {
-            {static_cast<unsigned>((-0.25f - x0) / step), height / 2, "main cardioid"},
-            {static_cast<unsigned>((-1.0f - x0) / step), height / 2, "period-2 bulb"},
+            {static_cast<unsigned>((-0.25f - x_origin) / step), height / 2, "main cardioid"},
+            {static_cast<unsigned>((-1.0f - x_origin) / step), height / 2, "period-2 bulb"},
             {0, 0, "corner"},
             {width - 1, height - 1, "opposite corner"}};
         for (const auto& l : landmarks) {

@@ -280,7 +280,11 @@ public:
     result_type get() {
         std::vector<state> partials;
         for (auto& part : parts_) {
-            part.read.wait();
+            if (part.read_on_get)
+                // The pooled buffer may be longer than this launch's partials.
+                part.partials.read(part.queue, 0, std::span<state>(part.host), part.launch);
+            else
+                part.read.wait();
             partials.insert(partials.end(), part.host.begin(), part.host.end());
         }
         release_buffers();
@@ -294,7 +298,7 @@ public:
     /// The reads of the partial results, one per device part: done means get() will not block.
     std::vector<event> events() const {
         std::vector<event> all;
-        for (const auto& part : parts_) all.push_back(part.read);
+        for (const auto& part : parts_) all.push_back(part.read_on_get ? part.launch : part.read);
         return all;
     }
     /// The reduction kernels' launches, one per device part (device times on profiled queues).
@@ -304,10 +308,21 @@ public:
         return all;
     }
 
+    /// How the partial results come to the host.
+    enum class read_mode {
+        /// Right after the launch, asynchronously: events() tells when get() will not block.
+        enqueued,
+        /// By get() itself, a blocking read: for a result wanted at once, since an asynchronous
+        /// read into ordinary host memory costs a driver callback (tens of microseconds on CUDA)
+        /// that a blocking read does not.
+        on_get,
+    };
+
     /// Used by kiln::reduce_async: partials of one part, read after `launch` into host memory.
-    void add_part(const kiln::queue& q, buffer<state> partials, std::size_t count, const event& launch) {
-        part_result part{std::move(partials), std::vector<state>(count), {}, launch};
-        part.read = part.partials.read_async(q, 0, std::span<state>(part.host), launch);
+    void add_part(const kiln::queue& q, buffer<state> partials, std::size_t count, const event& launch,
+                  read_mode mode) {
+        part_result part{std::move(partials), std::vector<state>(count), {}, launch, q, mode == read_mode::on_get};
+        if (!part.read_on_get) part.read = part.partials.read_async(q, 0, std::span<state>(part.host), launch);
         parts_.push_back(std::move(part));
     }
 
@@ -317,12 +332,15 @@ private:
         std::vector<state> host;  // moving the vector keeps its storage, which the read targets
         event read;
         event launch;
+        kiln::queue queue;
+        bool read_on_get = false;
     };
 
     void finish_reads() noexcept {
         for (auto& part : parts_) {
             try {
-                part.read.wait();
+                // Not read yet: the kernel may still write the partials that go back to the pool.
+                (part.read_on_get ? part.launch : part.read).wait();
             } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor must not throw; get() reports
             }
         }
@@ -354,7 +372,10 @@ public:
 
     explicit reduction(Value value) : value_(std::move(value)) {}
 
-    pending_reduction<traits> start(const std::optional<kiln::queue>& on_queue, std::string call) const {
+    using read_mode = typename pending_reduction<traits>::read_mode;
+
+    pending_reduction<traits> start(const std::optional<kiln::queue>& on_queue, std::string call,
+                                    read_mode mode) const {
         operand_check check(std::move(call));
         if (on_queue) check.on_queue(*on_queue);
         value_.check(check);
@@ -374,7 +395,7 @@ public:
             args.scalar(traits::identity());
             value_.collect(args);
             const event done = kernel.launch(part.queue, groups, std::move(args).take());
-            pending.add_part(part.queue, std::move(partials), groups, done);
+            pending.add_part(part.queue, std::move(partials), groups, done, mode);
         }
         return pending;
     }
@@ -432,9 +453,12 @@ private:
 };
 
 template <class Reducer, class E>
-auto start_reduction(const std::optional<kiln::queue>& q, const E& e, std::string call) {
+auto start_reduction(const std::optional<kiln::queue>& q, const E& e, std::string call, bool result_wanted_now) {
     auto node = as_node(e);
-    return reduction<Reducer, decltype(node)>(std::move(node)).start(q, std::move(call));
+    using reduction_type = reduction<Reducer, decltype(node)>;
+    return reduction_type(std::move(node))
+        .start(q, std::move(call),
+               result_wanted_now ? reduction_type::read_mode::on_get : reduction_type::read_mode::enqueued);
 }
 
 }  // namespace detail
@@ -443,23 +467,23 @@ auto start_reduction(const std::optional<kiln::queue>& q, const E& e, std::strin
 template <class Reducer, vector_expression E>
     requires reducer_for<Reducer, expression_value_t<E>>
 auto reduce_async(const E& e) {
-    return detail::start_reduction<Reducer>(std::nullopt, e, "kiln::reduce");
+    return detail::start_reduction<Reducer>(std::nullopt, e, "kiln::reduce", false);
 }
 /// The same on an explicit queue, for expressions without vectors (element_index with a size).
 template <class Reducer, vector_expression E>
     requires reducer_for<Reducer, expression_value_t<E>>
 auto reduce_async(const kiln::queue& q, const E& e) {
-    return detail::start_reduction<Reducer>(q, e, "kiln::reduce");
+    return detail::start_reduction<Reducer>(q, e, "kiln::reduce", false);
 }
 template <class Reducer, vector_expression E>
     requires reducer_for<Reducer, expression_value_t<E>>
 auto reduce(const E& e) {
-    return reduce_async<Reducer>(e).get();
+    return detail::start_reduction<Reducer>(std::nullopt, e, "kiln::reduce", true).get();
 }
 template <class Reducer, vector_expression E>
     requires reducer_for<Reducer, expression_value_t<E>>
 auto reduce(const kiln::queue& q, const E& e) {
-    return reduce_async<Reducer>(q, e).get();
+    return detail::start_reduction<Reducer>(q, e, "kiln::reduce", true).get();
 }
 
 // clang-format off
