@@ -11,17 +11,29 @@ jobs=$(nproc)
 
 step() { printf '\n=== %s\n' "$*"; }
 
+# Runs ctest and adds its counts to the totals printed at the end.
+passed=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+run_ctest() {
+    ctest "$@" | tee "$log"
+    local total failed
+    total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$log" | tail -1)
+    failed=$(sed -n 's/.* \([0-9]*\) tests failed out of.*/\1/p' "$log" | tail -1)
+    passed=$((passed + ${total:-0} - ${failed:-0}))
+}
+
 step "release build and tests"
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$jobs"
-ctest --preset release -j "$jobs"
+run_ctest --preset release -j "$jobs"
 
 if [ "${KILN_TEST_SKIP_ASAN:-0}" != 1 ]; then
     step "AddressSanitizer + UBSan build and tests"
     cmake --preset asan >/dev/null
     cmake --build --preset asan -j "$jobs"
     ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0" \
-        ctest --preset asan -j "$jobs"
+        run_ctest --preset asan -j "$jobs"
 fi
 
 step "install and find_package(kiln) from a consumer project"
@@ -29,7 +41,7 @@ rm -rf build/install build/consumer
 cmake --install build/release --prefix build/install >/dev/null
 cmake -S tests/install_consumer -B build/consumer -G Ninja -DCMAKE_PREFIX_PATH="$root/build/install" >/dev/null
 cmake --build build/consumer
-ctest --test-dir build/consumer --output-on-failure
+run_ctest --test-dir build/consumer --output-on-failure
 
 if [ "${KILN_TEST_SKIP_FUZZ:-0}" != 1 ] && [ -x scripts/fuzz-heat-world.sh ]; then
     step "fuzzing the heat-world reader (bounded)"
@@ -37,3 +49,4 @@ if [ "${KILN_TEST_SKIP_FUZZ:-0}" != 1 ] && [ -x scripts/fuzz-heat-world.sh ]; th
 fi
 
 step "all tests passed"
+echo "$passed passed, 0 failed"
