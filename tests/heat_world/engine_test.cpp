@@ -171,18 +171,12 @@ TEST(threads_engine, matches_reference_after_1000_steps_on_test_worlds) {
 }
 
 TEST(threads_engine, matches_reference_after_1000_steps_on_random_worlds) {
-    const testing::random_world_shape shapes[] = {
-        {.width = 64, .height = 33},
-        {.width = 33, .height = 64, .insulator_share = 0.4, .fixed_share = 0.1},
-        {.width = 1, .height = 300},
-        {.width = 300, .height = 1},
-        {.width = 1, .height = 1},
-        {.width = 7, .height = 3, .insulator_share = 0.0, .fixed_share = 0.0},
-        {.width = 41, .height = 29, .corridors = true},
+    auto shapes = testing::edge_case_shapes();
+    shapes.insert(shapes.end(), {
         {.width = 250, .height = 150, .insulator_share = 0.1, .fixed_share = 0.01},  // threaded
         {.width = 300, .height = 201, .corridors = true},                            // threaded
         {.width = 129, .height = 257, .insulating_border = true},                    // threaded
-    };
+    });
     std::uint64_t seed = 1;
     for (const auto& shape : shapes) {
         for (int repeat = 0; repeat < 2; ++repeat, ++seed) {

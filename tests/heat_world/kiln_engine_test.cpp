@@ -77,18 +77,12 @@ TEST_P(kiln_engine, matches_reference_after_1000_steps_on_test_worlds) {
 TEST_P(kiln_engine, matches_reference_after_1000_steps_on_random_worlds) {
     // Sizes around the work-group and tile shapes (32, 64, 256 wide), 1-wide worlds and
     // corridors, worlds with and without an insulating border.
-    const testing::random_world_shape shapes[] = {
-        {.width = 64, .height = 33},
-        {.width = 33, .height = 64, .insulator_share = 0.4, .fixed_share = 0.1},
-        {.width = 1, .height = 300},
-        {.width = 300, .height = 1},
-        {.width = 1, .height = 1},
-        {.width = 7, .height = 3, .insulator_share = 0.0, .fixed_share = 0.0},
-        {.width = 41, .height = 29, .corridors = true},
+    auto shapes = testing::edge_case_shapes();
+    shapes.insert(shapes.end(), {
         {.width = 257, .height = 65, .insulator_share = 0.1, .fixed_share = 0.01},
         {.width = 129, .height = 97, .corridors = true},
         {.width = 95, .height = 130, .insulating_border = true},
-    };
+    });
     std::uint64_t seed = 1;
     for (const auto& shape : shapes) {
         const world start = testing::random_world(shape, seed);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "world.hpp"
 
@@ -18,6 +19,21 @@ struct random_world_shape {
     // Walls every other row, each with one random gap, leaving 1-wide corridors between them.
     bool corridors = false;
 };
+
+// The small and degenerate shapes every engine must get right: non-square, 1-wide in either
+// direction, a single cell, no insulators or fixed cells, corridors. Tests add their own larger
+// shapes after these.
+inline std::vector<random_world_shape> edge_case_shapes() {
+    return {
+        {.width = 64, .height = 33},
+        {.width = 33, .height = 64, .insulator_share = 0.4, .fixed_share = 0.1},
+        {.width = 1, .height = 300},
+        {.width = 300, .height = 1},
+        {.width = 1, .height = 1},
+        {.width = 7, .height = 3, .insulator_share = 0.0, .fixed_share = 0.0},
+        {.width = 41, .height = 29, .corridors = true},
+    };
+}
 
 inline world random_world(const random_world_shape& shape, std::uint64_t seed) {
     std::mt19937_64 random(seed);
