@@ -2,12 +2,11 @@
 // checked against a CPU computation.
 //
 // usage: mandelbrot [output.png]   (default: mandelbrot.png in the current directory)
-#include <kiln/kiln.hpp>
-
 #include <png.h>
 
 #include <array>
 #include <cstdio>
+#include <kiln/kiln.hpp>
 #include <string>
 #include <vector>
 
@@ -39,7 +38,8 @@ constexpr unsigned width = 803, height = 601,
 constexpr float x_origin = -2.2f, y_origin = -1.2f, step = 3.2f / width;
 
 unsigned cpu_iterations(unsigned px, unsigned py) {
-    const float cx = x_origin + static_cast<float>(px) * step, cy = y_origin + static_cast<float>(py) * step;
+    const float cx = x_origin + static_cast<float>(px) * step,
+                cy = y_origin + static_cast<float>(py) * step;
     float x = 0.0f, y = 0.0f;
     unsigned i = 0;
     while (i < max_iterations && x * x + y * y <= 4.0f) {

@@ -1,8 +1,7 @@
 // Matrix multiply, naive and with 16x16 local-memory tiles: one program (loaded from
 // kernels/matrix_multiply.cl), two kernels, both checked against the CPU and timed.
-#include <kiln/kiln.hpp>
-
 #include <cstdio>
+#include <kiln/kiln.hpp>
 #include <string>
 #include <vector>
 

@@ -1,11 +1,10 @@
 // Work-group reduction: each group sums its slice in local memory, synchronising with barriers;
 // the host adds the per-group partial sums. Checked against the CPU on awkward sizes.
-#include <kiln/kiln.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <kiln/kiln.hpp>
 #include <vector>
 
 namespace {

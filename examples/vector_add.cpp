@@ -1,8 +1,7 @@
 // Vector addition: the smallest complete kiln program, checked against the CPU.
-#include <kiln/kiln.hpp>
-
 #include <cstdio>
 #include <cstdlib>
+#include <kiln/kiln.hpp>
 #include <vector>
 
 namespace {
@@ -17,7 +16,8 @@ kernel void add(global const float* a, global const float* b, global float* c, u
 }  // namespace
 
 int main(int argc, char** argv) {
-    const unsigned n = argc > 1 ? static_cast<unsigned>(std::strtoul(argv[1], nullptr, 10)) : 1'000'003;
+    const unsigned n =
+        argc > 1 ? static_cast<unsigned>(std::strtoul(argv[1], nullptr, 10)) : 1'000'003;
     std::vector<float> host_a(n), host_b(n);
     for (unsigned i = 0; i < n; ++i) {
         host_a[i] = static_cast<float>(i) * 0.5f;
@@ -34,7 +34,8 @@ int main(int argc, char** argv) {
 
     for (unsigned i = 0; i < n; ++i) {
         if (result[i] != host_a[i] + host_b[i]) {
-            std::fprintf(stderr, "vector_add: mismatch at %u: %g != %g\n", i, result[i], host_a[i] + host_b[i]);
+            std::fprintf(stderr, "vector_add: mismatch at %u: %g != %g\n", i, result[i],
+                         host_a[i] + host_b[i]);
             return 1;
         }
     }

@@ -1,8 +1,8 @@
 // libFuzzer target: the heat-world reader given arbitrary bytes must either reject them with a
 // world_format_error or return a valid world that survives writing and reading back.
 #include <cstdint>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <string>
@@ -30,7 +30,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         w = read_world(bytes);
     } catch (const world_format_error& e) {
         message = e.what();
-        if (message.empty() || message.find('\n') != std::string::npos) broken("error message is not one line");
+        if (message.empty() || message.find('\n') != std::string::npos)
+            broken("error message is not one line");
     }
 
     // The stream reader must agree with the bytes reader, error message included.
@@ -52,7 +53,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string binary = world_to_string(w, world_format::binary);
     const world from_binary = read_world(binary);
     if (from_binary.flags != w.flags ||
-        std::memcmp(from_binary.temperatures.data(), w.temperatures.data(), w.temperatures.size() * sizeof(float)) != 0 ||
+        std::memcmp(from_binary.temperatures.data(), w.temperatures.data(),
+                    w.temperatures.size() * sizeof(float)) != 0 ||
         world_to_string(from_binary, world_format::binary) != binary) {
         broken("binary round trip changed the world");
     }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds kiln and runs every test: the release suite, the same suite under AddressSanitizer,
+# Builds kiln and runs every test: a formatting check, the release suite, the same suite under AddressSanitizer,
 # an install consumed through find_package(kiln), and a bounded fuzzing run of the world reader.
 # Installs missing Debian packages first. KILN_TEST_SKIP_ASAN=1 / KILN_TEST_SKIP_FUZZ=1 skip parts.
 set -euo pipefail
@@ -22,6 +22,9 @@ run_ctest() {
     failed=$(sed -n 's/.* \([0-9]*\) tests failed out of.*/\1/p' "$log" | tail -1)
     passed=$((passed + ${total:-0} - ${failed:-0}))
 }
+
+step "formatting (clang-format)"
+scripts/check-format.sh
 
 step "release build and tests"
 cmake --preset release >/dev/null

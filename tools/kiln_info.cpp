@@ -1,17 +1,17 @@
 // kiln-info: lists every device kiln sees, with its properties, and marks the default.
-#include <kiln/kiln.hpp>
-
 #include <cstring>
 #include <iostream>
+#include <kiln/kiln.hpp>
 
 namespace {
 
 void print_usage() {
-    std::cout << "usage: kiln-info [--json] [--help]\n"
-                 "Lists every OpenCL and CUDA device kiln can use, with the properties portable code\n"
-                 "needs, and marks the default device (KILN_DEVICE overrides it, e.g. gpu, cpu,\n"
-                 "cuda, nvidia, 0).\n"
-                 "  --json   one JSON object: {\"default\": index, \"devices\": [...]}\n";
+    std::cout
+        << "usage: kiln-info [--json] [--help]\n"
+           "Lists every OpenCL and CUDA device kiln can use, with the properties portable code\n"
+           "needs, and marks the default device (KILN_DEVICE overrides it, e.g. gpu, cpu,\n"
+           "cuda, nvidia, 0).\n"
+           "  --json   one JSON object: {\"default\": index, \"devices\": [...]}\n";
 }
 
 }  // namespace
@@ -40,15 +40,18 @@ int main(int argc, char** argv) {
         }
         if (json) {
             std::cout << "{\"default\": " << default_index << ", \"devices\": [";
-            for (std::size_t i = 0; i < all.size(); ++i) std::cout << (i ? ", " : "") << all[i].to_json();
+            for (std::size_t i = 0; i < all.size(); ++i)
+                std::cout << (i ? ", " : "") << all[i].to_json();
             std::cout << "]}\n";
         } else {
             if (all.empty()) std::cout << "No devices found.\n";
             for (const auto& dev : all) {
-                std::cout << "[" << dev.index() << "]" << (static_cast<long>(dev.index()) == default_index ? " (default) " : " ")
+                std::cout << "[" << dev.index() << "]"
+                          << (static_cast<long>(dev.index()) == default_index ? " (default) " : " ")
                           << dev.summary() << "\n";
             }
-            if (!default_problem.empty()) std::cout << "No default device: " << default_problem << "\n";
+            if (!default_problem.empty())
+                std::cout << "No default device: " << default_problem << "\n";
         }
         return all.empty() ? 1 : 0;
     } catch (const std::exception& e) {

@@ -24,7 +24,7 @@ struct engine_options {
 };
 
 class engine {
-public:
+  public:
     virtual ~engine() = default;
 
     virtual std::string_view name() const = 0;
@@ -51,7 +51,7 @@ struct engine_entry {
 };
 
 class engine_registry {
-public:
+  public:
     // Throws std::invalid_argument when the name is taken or the entry has no factory.
     void add(engine_entry entry);
 
@@ -67,7 +67,7 @@ public:
     // at(name).create(options)
     std::unique_ptr<engine> create(std::string_view name, const engine_options& options) const;
 
-private:
+  private:
     std::vector<engine_entry> entries_;
 };
 

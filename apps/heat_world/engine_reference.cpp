@@ -12,22 +12,24 @@ namespace kiln::heat {
 namespace {
 
 class reference_engine final : public engine {
-public:
+  public:
     std::string_view name() const override { return "reference"; }
 
     void run(world& w, float dt, unsigned steps, const progress_callback& progress) override {
         check_world(w);
         const std::uint32_t width = w.width;
         const std::uint32_t height = w.height;
-        const float outer = w.alpha * dt;     // heat exchanged with each conducting neighbour
-        const float inner = 1 - outer / 4;    // heat a cell keeps
+        const float outer = w.alpha * dt;   // heat exchanged with each conducting neighbour
+        const float inner = 1 - outer / 4;  // heat a cell keeps
         std::vector<float> next(w.cell_count());
 
         for (unsigned step = 0; step < steps; ++step) {
             const std::vector<float>& now = w.temperatures;
             // Neighbours outside the world count as insulators; the original read past the
             // array there instead.
-            auto conducts = [&](std::size_t index) { return (w.flags[index] & cell_insulator) == 0; };
+            auto conducts = [&](std::size_t index) {
+                return (w.flags[index] & cell_insulator) == 0;
+            };
             for (std::uint32_t y = 0; y < height; ++y) {
                 for (std::uint32_t x = 0; x < width; ++x) {
                     const std::size_t index = w.index(x, y);
@@ -68,6 +70,8 @@ public:
 
 }  // namespace
 
-std::unique_ptr<engine> make_reference_engine() { return std::make_unique<reference_engine>(); }
+std::unique_ptr<engine> make_reference_engine() {
+    return std::make_unique<reference_engine>();
+}
 
 }  // namespace kiln::heat

@@ -11,7 +11,8 @@ void engine_registry::add(engine_entry entry) {
         throw std::invalid_argument("engine_registry: an engine needs a name and a factory");
     }
     if (find(entry.name) != nullptr) {
-        throw std::invalid_argument("engine_registry: engine '" + entry.name + "' is already registered");
+        throw std::invalid_argument("engine_registry: engine '" + entry.name +
+                                    "' is already registered");
     }
     entries_.push_back(std::move(entry));
 }
@@ -42,7 +43,8 @@ const engine_entry& engine_registry::at(std::string_view name) const {
     if (const engine_entry* entry = find(name)) return *entry;
     std::string known;
     for (const engine_entry& e : entries_) known += (known.empty() ? "" : ", ") + e.name;
-    throw std::invalid_argument("unknown engine '" + std::string(name) + "' (known: " + known + ")");
+    throw std::invalid_argument("unknown engine '" + std::string(name) + "' (known: " + known +
+                                ")");
 }
 
 std::unique_ptr<engine> engine_registry::create(std::string_view name,
@@ -56,11 +58,13 @@ void register_host_engines(engine_registry& registry) {
                   .uses_device = false,
                   .create = [](const engine_options&) { return make_reference_engine(); },
                   .default_rank = [](const engine_options&) { return reference_default_rank; }});
-    registry.add({.name = "threads",
-                  .summary = "rows split over all cores with std::jthread, no kiln",
-                  .uses_device = false,
-                  .create = [](const engine_options& options) { return make_threads_engine(options.threads); },
-                  .default_rank = [](const engine_options&) { return threads_default_rank; }});
+    registry.add(
+        {.name = "threads",
+         .summary = "rows split over all cores with std::jthread, no kiln",
+         .uses_device = false,
+         .create =
+             [](const engine_options& options) { return make_threads_engine(options.threads); },
+         .default_rank = [](const engine_options&) { return threads_default_rank; }});
 }
 
 engine_registry make_engine_registry() {

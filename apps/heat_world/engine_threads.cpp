@@ -54,7 +54,7 @@ void step_cells(const step_constants& c, const float* now, float* next, std::siz
 }
 
 class threads_engine final : public engine {
-public:
+  public:
     explicit threads_engine(unsigned threads)
         : threads_(threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency())) {}
 
@@ -129,7 +129,7 @@ public:
         if (progress && steps == 0) progress(0);
     }
 
-private:
+  private:
     unsigned threads_;
 };
 

@@ -45,10 +45,12 @@ int main(int argc, char** argv) {
             }
         }
         if (positional.size() > 3) {
-            throw usage_error("too many arguments: expected at most n, alpha and binary (try --help)");
+            throw usage_error(
+                "too many arguments: expected at most n, alpha and binary (try --help)");
         }
         const unsigned n = positional.size() > 0 ? parse_count(positional[0], "n") : 128;
-        const float alpha = positional.size() > 1 ? parse_non_negative(positional[1], "alpha") : 0.1f;
+        const float alpha =
+            positional.size() > 1 ? parse_non_negative(positional[1], "alpha") : 0.1f;
         const bool binary = positional.size() > 2 && parse_binary_choice(positional[2]);
         if (n < 3) throw usage_error("n must be at least 3, got " + positional[0]);
 
@@ -61,9 +63,12 @@ int main(int argc, char** argv) {
         if (!std::cout) throw std::runtime_error("writing to standard output failed");
         if (stats) {
             const double total = clock.seconds();
-            std::fprintf(stderr, "make_world: %u x %u world (%zu cells), built in %.3f s, written in %.3f s (%.3g cells/s)\n",
-                         n, n, w.cell_count(), build_seconds, total - build_seconds,
-                         static_cast<double>(w.cell_count()) / std::max(total - build_seconds, 1e-9));
+            std::fprintf(
+                stderr,
+                "make_world: %u x %u world (%zu cells), built in %.3f s, written in %.3f s (%.3g "
+                "cells/s)\n",
+                n, n, w.cell_count(), build_seconds, total - build_seconds,
+                static_cast<double>(w.cell_count()) / std::max(total - build_seconds, 1e-9));
         }
         return 0;
     });

@@ -48,8 +48,8 @@ std::vector<std::uint8_t> encode_bmp(const world& w, bmp_padding padding) {
                                 " world is too large for a BMP file");
     }
     const std::uint64_t pixel_bytes = 3 * std::uint64_t{w.width};
-    const std::uint64_t pad = padding == bmp_padding::standard ? (4 - pixel_bytes % 4) % 4
-                                                               : (4 - w.width % 4) % 4;
+    const std::uint64_t pad =
+        padding == bmp_padding::standard ? (4 - pixel_bytes % 4) % 4 : (4 - w.width % 4) % 4;
     const std::uint64_t row_bytes = pixel_bytes + pad;
     const std::uint64_t data_bytes = row_bytes * w.height;
     const std::uint64_t file_bytes = data_bytes + bmp_header_bytes;
@@ -94,7 +94,9 @@ std::vector<std::uint8_t> encode_bmp(const world& w, bmp_padding padding) {
 
 #if KILN_HEAT_HAVE_PNG
 
-bool png_supported() { return true; }
+bool png_supported() {
+    return true;
+}
 
 std::vector<std::uint8_t> encode_png(const world& w) {
     check_sizes(w);
@@ -139,7 +141,9 @@ std::vector<std::uint8_t> encode_png(const world& w) {
 
 #else
 
-bool png_supported() { return false; }
+bool png_supported() {
+    return false;
+}
 
 std::vector<std::uint8_t> encode_png(const world&) {
     throw std::runtime_error("this build of kiln has no PNG support (libpng was not found)");

@@ -60,7 +60,8 @@ int main(int argc, char** argv) {
                 positional.push_back(args.take());
             }
         }
-        if (positional.size() > 1) throw usage_error("too many arguments: expected one file name (try --help)");
+        if (positional.size() > 1)
+            throw usage_error("too many arguments: expected one file name (try --help)");
         const std::string destination = positional.empty() ? "-" : positional[0];
         if (destination.empty()) throw usage_error("the file name is empty");
         const bool png = format ? *format == "png" : ends_with_png(destination);
@@ -82,7 +83,8 @@ int main(int argc, char** argv) {
         write_output(destination, picture.data(), picture.size());
         if (stats) {
             std::fprintf(stderr,
-                         "render_world: %u x %u cells: read %.3f s, encoded %s in %.3f s (%.3g cells/s), %zu bytes\n",
+                         "render_world: %u x %u cells: read %.3f s, encoded %s in %.3f s (%.3g "
+                         "cells/s), %zu bytes\n",
                          w.width, w.height, read_seconds, png ? "PNG" : "BMP", encode_seconds,
                          static_cast<double>(w.cell_count()) / std::max(encode_seconds, 1e-9),
                          picture.size());

@@ -31,7 +31,8 @@ options:
   --help          print this help
 )";
 
-void list_engines(const kiln::heat::engine_registry& registry, const kiln::heat::engine_options& options) {
+void list_engines(const kiln::heat::engine_registry& registry,
+                  const kiln::heat::engine_options& options) {
     const std::string chosen = registry.default_engine(options);
     for (const kiln::heat::engine_entry& entry : registry.entries()) {
         std::printf("%-10s %s%s\n", entry.name.c_str(), entry.summary.c_str(),
@@ -46,7 +47,11 @@ int main(int argc, char** argv) {
         using namespace kiln::heat;
         bool stats = false;
         bool list = false;
-        enum class progress_choice { automatic, always, never } progress_mode = progress_choice::automatic;
+        enum class progress_choice {
+            automatic,
+            always,
+            never
+        } progress_mode = progress_choice::automatic;
         std::optional<std::string> engine_name;
         std::optional<std::string> device_argument;
         engine_options options;
@@ -78,7 +83,8 @@ int main(int argc, char** argv) {
             }
         }
         if (positional.size() > 3) {
-            throw usage_error("too many arguments: expected at most dt, steps and binary (try --help)");
+            throw usage_error(
+                "too many arguments: expected at most dt, steps and binary (try --help)");
         }
         const float dt = positional.size() > 0 ? parse_non_negative(positional[0], "dt") : 0.1f;
         const unsigned steps = positional.size() > 1 ? parse_count(positional[1], "steps") : 1;
@@ -98,7 +104,8 @@ int main(int argc, char** argv) {
         const std::string chosen = engine_name ? *engine_name : registry.default_engine(options);
         const engine_entry& entry = registry.at(chosen);
         if (device_argument && !entry.uses_device) {
-            std::fprintf(stderr, "step_world: note: engine '%s' runs on the host and ignores --device\n",
+            std::fprintf(stderr,
+                         "step_world: note: engine '%s' runs on the host and ignores --device\n",
                          chosen.c_str());
         }
 
@@ -115,8 +122,9 @@ int main(int argc, char** argv) {
         }
         const double read_seconds = read_clock.seconds();
 
-        const bool show_progress = progress_mode == progress_choice::always ||
-                                   (progress_mode == progress_choice::automatic && stderr_is_terminal());
+        const bool show_progress =
+            progress_mode == progress_choice::always ||
+            (progress_mode == progress_choice::automatic && stderr_is_terminal());
         std::optional<progress_bar> bar;
         progress_callback on_progress;
         if (show_progress) {
@@ -137,9 +145,11 @@ int main(int argc, char** argv) {
         if (stats) {
             const double updates = static_cast<double>(w.cell_count()) * steps;
             std::fprintf(stderr,
-                         "step_world: %s: %u x %u cells, %u steps in %.4f s: %s; read %.3f s, write %.3f s\n",
+                         "step_world: %s: %u x %u cells, %u steps in %.4f s: %s; read %.3f s, "
+                         "write %.3f s\n",
                          stepper->description().c_str(), w.width, w.height, steps, step_seconds,
-                         update_rate_text(updates, step_seconds).c_str(), read_seconds, write_seconds);
+                         update_rate_text(updates, step_seconds).c_str(), read_seconds,
+                         write_seconds);
         }
         return 0;
     });

@@ -14,7 +14,9 @@
 namespace kiln::heat {
 namespace {
 
-std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+std::string quoted(std::string_view text) {
+    return "'" + std::string(text) + "'";
+}
 
 }  // namespace
 
@@ -27,7 +29,8 @@ unsigned parse_count(std::string_view text, std::string_view what) {
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (error == std::errc::result_out_of_range) {
         throw usage_error(name + " is too large (at most " +
-                          std::to_string(std::numeric_limits<unsigned>::max()) + "), got " + quoted(text));
+                          std::to_string(std::numeric_limits<unsigned>::max()) + "), got " +
+                          quoted(text));
     }
     if (text.empty() || error != std::errc{} || end != text.data() + text.size()) {
         throw usage_error(name + " must be a whole number, got " + quoted(text));
@@ -92,7 +95,9 @@ bool argument_reader::next_is_option() const {
     return !((second >= '0' && second <= '9') || second == '.');
 }
 
-std::string argument_reader::take() { return arguments_.at(next_++); }
+std::string argument_reader::take() {
+    return arguments_.at(next_++);
+}
 
 int run_tool(const char* tool, const std::function<int()>& body) {
     try {
@@ -110,7 +115,9 @@ int run_tool(const char* tool, const std::function<int()>& body) {
     return 1;
 }
 
-bool stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
+bool stderr_is_terminal() {
+    return isatty(STDERR_FILENO) == 1;
+}
 
 progress_bar::progress_bar(std::string label, std::uint64_t total, bool forced)
     : label_(std::move(label)),
@@ -145,7 +152,8 @@ void progress_bar::finish() {
 
 void progress_bar::draw(std::uint64_t done) {
     constexpr int bar_width = 30;
-    const double fraction = total_ == 0 ? 1.0 : static_cast<double>(done) / static_cast<double>(total_);
+    const double fraction =
+        total_ == 0 ? 1.0 : static_cast<double>(done) / static_cast<double>(total_);
     const int filled = static_cast<int>(fraction * bar_width);
     char bar[bar_width + 1];
     for (int i = 0; i < bar_width; ++i) bar[i] = i < filled ? '#' : '.';
@@ -169,8 +177,9 @@ std::string update_rate_text(double cell_updates, double seconds) {
         std::snprintf(text, sizeof text, "%.3g cell updates in no measurable time", cell_updates);
     } else {
         const double rate = cell_updates / seconds;
-        std::snprintf(text, sizeof text, "%.3g cell updates/s, %.3f GB/s (%.0f bytes per cell update)",
-                      rate, rate * bytes_per_cell_update / 1e9, bytes_per_cell_update);
+        std::snprintf(text, sizeof text,
+                      "%.3g cell updates/s, %.3f GB/s (%.0f bytes per cell update)", rate,
+                      rate * bytes_per_cell_update / 1e9, bytes_per_cell_update);
     }
     return text;
 }

@@ -14,7 +14,7 @@ namespace kiln::heat {
 
 // A bad command line; the tools print it as one line and exit with status 1.
 class usage_error : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
@@ -30,7 +30,7 @@ bool parse_binary_choice(std::string_view text);
 // is a (negative) number, so "-0.1" reaches the number parser and gets a precise complaint,
 // and "-" alone is a positional value (standard output).
 class argument_reader {
-public:
+  public:
     argument_reader(int argc, const char* const* argv);
 
     bool done() const { return next_ >= arguments_.size(); }
@@ -41,7 +41,7 @@ public:
     bool next_is_option() const;
     std::string take();
 
-private:
+  private:
     std::vector<std::string> arguments_;
     std::size_t next_ = 0;
 };
@@ -54,7 +54,7 @@ bool stderr_is_terminal();
 // A one-line progress bar on stderr, redrawn at most ten times a second. When not forced it
 // stays silent for the first half second, so short runs print nothing.
 class progress_bar {
-public:
+  public:
     progress_bar(std::string label, std::uint64_t total, bool forced);
     progress_bar(const progress_bar&) = delete;
     progress_bar& operator=(const progress_bar&) = delete;
@@ -63,7 +63,7 @@ public:
     void update(std::uint64_t done);
     void finish();  // draws the final state (if anything was drawn) and ends the line
 
-private:
+  private:
     void draw(std::uint64_t done);
 
     std::string label_;
@@ -78,13 +78,13 @@ private:
 
 // Wall-clock seconds since construction.
 class stopwatch {
-public:
+  public:
     stopwatch() : start_(std::chrono::steady_clock::now()) {}
     double seconds() const {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     }
 
-private:
+  private:
     std::chrono::steady_clock::time_point start_;
 };
 

@@ -84,7 +84,9 @@ world make_test_world(std::uint32_t n, float alpha) {
     w.alpha = alpha;
     w.flags.assign(std::size_t{n} * n, cell_normal);
     w.temperatures.assign(std::size_t{n} * n, 0.0f);
-    auto set = [&](std::uint32_t x, std::uint32_t y, std::uint32_t flag) { w.flags[w.index(x, y)] = flag; };
+    auto set = [&](std::uint32_t x, std::uint32_t y, std::uint32_t flag) {
+        w.flags[w.index(x, y)] = flag;
+    };
 
     for (std::uint32_t i = 0; i < n; ++i) {
         set(i, 0, cell_insulator);
@@ -116,7 +118,8 @@ world make_test_world(std::uint32_t n, float alpha) {
 std::vector<std::uint32_t> pack_neighbour_flags(const world& w) {
     std::vector<std::uint32_t> packed(w.cell_count());
     auto blocks = [&](std::int64_t x, std::int64_t y) {
-        if (x < 0 || y < 0 || x >= std::int64_t{w.width} || y >= std::int64_t{w.height}) return true;
+        if (x < 0 || y < 0 || x >= std::int64_t{w.width} || y >= std::int64_t{w.height})
+            return true;
         return (w.flags[w.index(static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y))] &
                 cell_insulator) != 0;
     };

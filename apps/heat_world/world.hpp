@@ -34,9 +34,7 @@ struct world {
     std::vector<float> temperatures;   // row-major, each in [0, 1]
 
     std::size_t cell_count() const { return std::size_t{width} * height; }
-    std::size_t index(std::uint32_t x, std::uint32_t y) const {
-        return std::size_t{y} * width + x;
-    }
+    std::size_t index(std::uint32_t x, std::uint32_t y) const { return std::size_t{y} * width + x; }
 
     friend bool operator==(const world&, const world&) = default;
 };

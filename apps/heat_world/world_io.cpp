@@ -49,12 +49,13 @@ constexpr std::string_view binary_header = "HPCEHeatWorldV0Binary";
 // proportion to the data that actually follows it.
 constexpr std::size_t cells_per_chunk = std::size_t{1} << 20;
 
-static_assert(std::endian::native == std::endian::little || std::endian::native == std::endian::big);
+static_assert(std::endian::native == std::endian::little ||
+              std::endian::native == std::endian::big);
 static_assert(sizeof(float) == 4 && std::numeric_limits<float>::is_iec559);
 
 // A streambuf over caller-owned bytes, so reading from a string_view copies nothing.
 class memory_streambuf : public std::streambuf {
-public:
+  public:
     explicit memory_streambuf(std::string_view bytes) {
         // The get area is only ever read; streambuf merely lacks a const interface.
         char* begin = const_cast<char*>(bytes.data());
@@ -88,7 +89,7 @@ std::string at_cell(std::size_t index, std::uint32_t width) {
 }
 
 class world_parser {
-public:
+  public:
     explicit world_parser(std::streambuf& source) : source_(source) {}
 
     world parse() {
@@ -138,7 +139,7 @@ public:
         return w;
     }
 
-private:
+  private:
     struct token {
         std::string_view text;
         bool truncated = false;
@@ -200,16 +201,17 @@ private:
         const token t = next_token();
         if (t.text.empty()) fail(std::string("input ends before the world's ") + what);
         std::uint64_t value = 0;
-        const bool digits_only = std::all_of(t.text.begin(), t.text.end(),
-                                             [](char c) { return c >= '0' && c <= '9'; });
-        const auto [end, error] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), value);
+        const bool digits_only =
+            std::all_of(t.text.begin(), t.text.end(), [](char c) { return c >= '0' && c <= '9'; });
+        const auto [end, error] =
+            std::from_chars(t.text.data(), t.text.data() + t.text.size(), value);
         if (!digits_only || t.truncated || error == std::errc::result_out_of_range) {
             if (digits_only) {
                 fail_at(where, std::string("world ") + what + " " + quoted(t.text, t.truncated) +
-                                        " is absurdly large");
+                                   " is absurdly large");
             }
             fail_at(where, std::string("world ") + what + " " + quoted(t.text, t.truncated) +
-                                    " is not a whole number");
+                               " is not a whole number");
         }
         (void)end;
         return value;
@@ -221,13 +223,15 @@ private:
         const token t = next_token();
         if (t.text.empty()) fail("input ends before the world's alpha");
         float value = 0;
-        const auto [end, error] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), value);
+        const auto [end, error] =
+            std::from_chars(t.text.data(), t.text.data() + t.text.size(), value);
         const bool whole = end == t.text.data() + t.text.size() && !t.truncated;
         if (error == std::errc::result_out_of_range && whole) {
             fail_at(where, "world alpha " + quoted(t.text) + " is out of float range");
         }
         if (error != std::errc{} || !whole || !std::isfinite(value)) {
-            fail_at(where, "world alpha " + quoted(t.text, t.truncated) + " is not a finite number");
+            fail_at(where,
+                    "world alpha " + quoted(t.text, t.truncated) + " is not a finite number");
         }
         return value;
     }
@@ -257,7 +261,8 @@ private:
         if (!at_end()) {
             const position extra_at = here();
             const token extra = next_token();
-            fail_at(extra_at, "unexpected data after 'End': " + quoted(extra.text, extra.truncated));
+            fail_at(extra_at,
+                    "unexpected data after 'End': " + quoted(extra.text, extra.truncated));
         }
     }
 
@@ -278,7 +283,8 @@ private:
             const std::size_t chunk = std::min(count - done, std::max(done, cells_per_chunk));
             words.resize(done + chunk);
             const std::streamsize want = static_cast<std::streamsize>(chunk * sizeof(T));
-            const std::streamsize got = source_.sgetn(reinterpret_cast<char*>(words.data() + done), want);
+            const std::streamsize got =
+                source_.sgetn(reinterpret_cast<char*>(words.data() + done), want);
             offset_ += static_cast<std::uint64_t>(got);
             if (got != want) {
                 fail_at_byte(offset_, "input ends after " +
@@ -320,7 +326,8 @@ private:
     }
 
     template <class Fail>
-    static void check_temperature(float value, std::size_t index, std::uint32_t width, Fail&& fail_with) {
+    static void check_temperature(float value, std::size_t index, std::uint32_t width,
+                                  Fail&& fail_with) {
         if (std::isnan(value)) fail_with("temperature" + at_cell(index, width) + " is NaN");
         if (!(value >= 0.0f && value <= 1.0f)) {
             char text[64];
@@ -335,8 +342,8 @@ private:
         skip_whitespace();
         const token t = next_token();
         if (t.text.empty()) {
-            fail("input ends after " + std::to_string(done) + " of " + std::to_string(count) +
-                 " " + what);
+            fail("input ends after " + std::to_string(done) + " of " + std::to_string(count) + " " +
+                 what);
         }
         if (t.text == "-" || t.text == "End") {
             fail("found " + quoted(t.text) + " after " + std::to_string(done) + " of " +
@@ -350,7 +357,8 @@ private:
         for (std::size_t i = 0; i < cells; ++i) {
             const token t = next_text_value(i, cells, "cell flags");
             std::uint32_t flag = 0;
-            const auto [end, error] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), flag);
+            const auto [end, error] =
+                std::from_chars(t.text.data(), t.text.data() + t.text.size(), flag);
             const bool whole = error == std::errc{} && end == t.text.data() + t.text.size() &&
                                !t.truncated && t.text.front() != '-';
             if (!whole) {
@@ -370,7 +378,8 @@ private:
         for (std::size_t i = 0; i < cells; ++i) {
             const token t = next_text_value(i, cells, "temperatures");
             float value = 0;
-            const auto [end, error] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), value);
+            const auto [end, error] =
+                std::from_chars(t.text.data(), t.text.data() + t.text.size(), value);
             if (error == std::errc::result_out_of_range) {
                 // from_chars leaves the value alone when out of range; a double says which way.
                 double wide = 0;
@@ -382,7 +391,8 @@ private:
                 fail("temperature " + quoted(t.text, t.truncated) + at_cell(i, w.width) +
                      " is not a number");
             }
-            check_temperature(value, i, w.width, [&](const std::string& problem) { fail(problem); });
+            check_temperature(value, i, w.width,
+                              [&](const std::string& problem) { fail(problem); });
             w.temperatures.push_back(value);
         }
     }
@@ -399,7 +409,7 @@ private:
 // Collects output in a large buffer so that a text world costs a few big writes, not one
 // stream operation per cell.
 class output_buffer {
-public:
+  public:
     explicit output_buffer(std::ostream& out) : out_(out) { buffer_.reserve(capacity); }
     ~output_buffer() = default;
 
@@ -415,7 +425,9 @@ public:
         buffer_.resize(tail_start_ + max_length);
         return buffer_.data() + tail_start_;
     }
-    void commit_tail(const char* end) { buffer_.resize(static_cast<std::size_t>(end - buffer_.data())); }
+    void commit_tail(const char* end) {
+        buffer_.resize(static_cast<std::size_t>(end - buffer_.data()));
+    }
 
     template <class T>
     void append_words(const std::vector<T>& words) {
@@ -439,7 +451,7 @@ public:
         buffer_.clear();
     }
 
-private:
+  private:
     static constexpr std::size_t capacity = std::size_t{1} << 20;
 
     void write(const char* data, std::size_t size) {
@@ -503,7 +515,8 @@ void write_world(std::ostream& out, const world& w, world_format format) {
     buffer.append("-\n");
     for (std::uint32_t y = 0; y < w.height; ++y) {
         for (std::uint32_t x = 0; x < w.width; ++x) {
-            constexpr std::size_t room = 64;  // enough for any float in fixed notation with 8 decimals
+            constexpr std::size_t room =
+                64;  // enough for any float in fixed notation with 8 decimals
             char* slot = buffer.reserve_tail(room);
             *slot = ' ';
             const auto result = std::to_chars(slot + 1, slot + room, w.temperatures[w.index(x, y)],

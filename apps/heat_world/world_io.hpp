@@ -17,16 +17,16 @@ enum class world_format { text, binary };
 // "line 3: unknown cell flag 7 at x=2, y=0 (expected 0, 1 or 2)" or
 // "byte offset 61: input ends after 3 of 16 temperatures".
 class world_format_error : public std::runtime_error {
-public:
+  public:
     enum class position_kind { line, byte_offset };
 
     world_format_error(position_kind kind, std::uint64_t position, const std::string& problem);
 
     position_kind kind() const { return kind_; }
-    std::uint64_t position() const { return position_; }  // 1-based line or 0-based byte offset
+    std::uint64_t position() const { return position_; }     // 1-based line or 0-based byte offset
     const std::string& problem() const { return problem_; }  // what() without the position
 
-private:
+  private:
     position_kind kind_;
     std::uint64_t position_;
     std::string problem_;

@@ -4,7 +4,6 @@
 //     expr_cub_reference [log2(n)]
 //
 // Prints rows in the same format as expr_bench, to sit under its table in docs/benchmarks.md.
-#include <cub/device/device_reduce.cuh>
 #include <thrust/execution_policy.h>
 #include <thrust/transform.h>
 
@@ -13,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cub/device/device_reduce.cuh>
 #include <vector>
 
 namespace {
@@ -90,24 +90,29 @@ int main(int argc, char** argv) {
     });
 
     std::size_t temporary_bytes = 0;
-    check(cub::DeviceReduce::Sum(nullptr, temporary_bytes, x, sum, static_cast<int>(n), stream), "DeviceReduce::Sum");
+    check(cub::DeviceReduce::Sum(nullptr, temporary_bytes, x, sum, static_cast<int>(n), stream),
+          "DeviceReduce::Sum");
     void* temporary = nullptr;
     check(cudaMalloc(&temporary, temporary_bytes), "cudaMalloc");
     const double reduce_seconds = best_event_seconds(stream, 10, [&] {
-        check(cub::DeviceReduce::Sum(temporary, temporary_bytes, x, sum, static_cast<int>(n), stream),
-              "DeviceReduce::Sum");
+        check(
+            cub::DeviceReduce::Sum(temporary, temporary_bytes, x, sum, static_cast<int>(n), stream),
+            "DeviceReduce::Sum");
     });
     // What kiln::sum returns: the value on the host. Time the reduction and the copy back.
     float host_sum = 0;
     double reduce_to_host_seconds = 1e30;
     for (int r = 0; r < 10; ++r) {
         const auto start = std::chrono::steady_clock::now();
-        check(cub::DeviceReduce::Sum(temporary, temporary_bytes, x, sum, static_cast<int>(n), stream),
-              "DeviceReduce::Sum");
-        check(cudaMemcpyAsync(&host_sum, sum, sizeof(float), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
+        check(
+            cub::DeviceReduce::Sum(temporary, temporary_bytes, x, sum, static_cast<int>(n), stream),
+            "DeviceReduce::Sum");
+        check(cudaMemcpyAsync(&host_sum, sum, sizeof(float), cudaMemcpyDeviceToHost, stream),
+              "cudaMemcpyAsync");
         check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
         reduce_to_host_seconds = std::min(
-            reduce_to_host_seconds, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+            reduce_to_host_seconds,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
     double exact_sum = 0;
     for (float v : host_x) exact_sum += v;
@@ -118,14 +123,19 @@ int main(int argc, char** argv) {
     check(cudaGetDeviceProperties(&properties, device_index), "cudaGetDeviceProperties");
     std::printf("### CUDA toolkit reference, %s, n = 2^%d floats\n\n", properties.name, log2_n);
     std::printf("| work | time | bandwidth | of copy bandwidth | notes |\n|---|---|---|---|---|\n");
-    std::printf("| cudaMemcpy device to device (limit) | %.3f ms | %.1f GB/s | | CUDA events, best of 10 |\n",
-                copy_seconds * 1e3, copy_gb_per_s);
-    row("thrust::transform `y = 2*x + 3*z`", transform_seconds, 3.0 * bytes, copy_gb_per_s, "CUDA events, best of 10");
-    row("cub::DeviceReduce::Sum", reduce_seconds, 1.0 * bytes, copy_gb_per_s, "CUDA events, result stays on the device");
+    std::printf(
+        "| cudaMemcpy device to device (limit) | %.3f ms | %.1f GB/s | | CUDA events, best of 10 "
+        "|\n",
+        copy_seconds * 1e3, copy_gb_per_s);
+    row("thrust::transform `y = 2*x + 3*z`", transform_seconds, 3.0 * bytes, copy_gb_per_s,
+        "CUDA events, best of 10");
+    row("cub::DeviceReduce::Sum", reduce_seconds, 1.0 * bytes, copy_gb_per_s,
+        "CUDA events, result stays on the device");
     char note[96];
     std::snprintf(note, sizeof note, "wall clock, like kiln::sum; relative error vs double %.1e",
                   std::fabs(host_sum - exact_sum) / exact_sum);
-    row("cub::DeviceReduce::Sum + copy to host", reduce_to_host_seconds, 1.0 * bytes, copy_gb_per_s, note);
+    row("cub::DeviceReduce::Sum + copy to host", reduce_to_host_seconds, 1.0 * bytes, copy_gb_per_s,
+        note);
 
     cudaFree(temporary);
     cudaFree(sum);

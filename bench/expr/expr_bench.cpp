@@ -6,17 +6,15 @@
 // timed with profiling events: the practical limit), `y = 2*x + 3*z`, `sum(x)`, the first launch
 // of a new expression with a warm disk cache, and the same work as plain single-threaded C++ loops
 // on the host. bench/expr/cub_reference.cu measures CUB and Thrust on the same work.
-#include <device_limits.hpp>
-
-#include <kiln/kiln.hpp>
-#include <kiln/vector.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <device_limits.hpp>
+#include <kiln/kiln.hpp>
+#include <kiln/vector.hpp>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -57,7 +55,8 @@ double best_host_seconds(int repeats, Work&& work) {
     return best;
 }
 
-void row(const char* what, double seconds, double bytes, double limit_gb_per_s, const char* note = "") {
+void row(const char* what, double seconds, double bytes, double limit_gb_per_s,
+         const char* note = "") {
     const double gb_per_s = bytes / seconds / 1e9;
     if (limit_gb_per_s > 0)
         std::printf("| %s | %.3f ms | %.1f GB/s | %.1f%% | %s |\n", what, seconds * 1e3, gb_per_s,
@@ -97,14 +96,17 @@ int main(int argc, char** argv) {
             auto pending = kiln::reduce_async<kiln::reducers::sum>(profiled_x);
             pending.get();
             for (const auto& launch : pending.kernel_events())
-                sum_kernel = std::min(sum_kernel, std::chrono::duration<double>(launch.duration()).count());
+                sum_kernel =
+                    std::min(sum_kernel, std::chrono::duration<double>(launch.duration()).count());
         }
 
         // First launch of an expression this process has not run, its binary on disk: drop
         // kiln's in-memory caches so that the statement regenerates its source, finds the binary
         // in the disk cache, loads it and launches. Small vectors: this times the overhead.
         kiln::vector<float> small_x(q, 1024), small_y(q, 1024);
-        auto fresh_expression = [&] { small_y = kiln::sqrt(small_x * 0.25f + 7) - kiln::cos(small_x); };
+        auto fresh_expression = [&] {
+            small_y = kiln::sqrt(small_x * 0.25f + 7) - kiln::cos(small_x);
+        };
         fresh_expression();  // compiles and stores the binary on disk, if it was not there yet
         q.finish();
         std::vector<double> first_launches;
@@ -124,38 +126,44 @@ int main(int argc, char** argv) {
             for (std::size_t i = 0; i < n; ++i) host_y[i] = 2 * host_x[i] + 3 * host_z[i];
         });
         float host_float_sum = 0;
-        const double host_sum_time =
-            best_host_seconds(5, [&] { host_float_sum = std::accumulate(host_x.begin(), host_x.end(), 0.0f); });
+        const double host_sum_time = best_host_seconds(
+            5, [&] { host_float_sum = std::accumulate(host_x.begin(), host_x.end(), 0.0f); });
         double exact_sum = 0;
         for (float v : host_x) exact_sum += v;
 
         const std::vector<float> result = y.read();
         std::size_t wrong = 0;
-        for (std::size_t i = 0; i < n; ++i) wrong += std::fabs(result[i] - host_y[i]) > 1e-6f * (1 + std::fabs(host_y[i]));
+        for (std::size_t i = 0; i < n; ++i)
+            wrong += std::fabs(result[i] - host_y[i]) > 1e-6f * (1 + std::fabs(host_y[i]));
 
         char date[32];
         const std::time_t now = std::time(nullptr);
         std::strftime(date, sizeof date, "%Y-%m-%d", std::localtime(&now));
         std::printf("### %s, %s (%s), n = 2^%d floats\n\n", date, dev.name().c_str(),
                     std::string(kiln::to_string(dev.backend())).c_str(), log2_n);
-        std::printf("| work | time | bandwidth | of copy bandwidth | notes |\n|---|---|---|---|---|\n");
-        row("buffer copy (limit)", 2.0 * n * sizeof(float) / (copy_gb_per_s * 1e9), 2.0 * n * sizeof(float), 0,
-            "device events, best of 10; read + write");
-        row("`y = 2*x + 3*z`", axpy, 3.0 * n * sizeof(float), copy_gb_per_s, "wall clock per assignment, best batch");
+        std::printf(
+            "| work | time | bandwidth | of copy bandwidth | notes |\n|---|---|---|---|---|\n");
+        row("buffer copy (limit)", 2.0 * n * sizeof(float) / (copy_gb_per_s * 1e9),
+            2.0 * n * sizeof(float), 0, "device events, best of 10; read + write");
+        row("`y = 2*x + 3*z`", axpy, 3.0 * n * sizeof(float), copy_gb_per_s,
+            "wall clock per assignment, best batch");
         char note[128];
         std::snprintf(note, sizeof note, "result on the host; relative error vs double %.1e",
                       std::fabs(device_sum - exact_sum) / exact_sum);
         row("`sum(x)`", sum, 1.0 * n * sizeof(float), copy_gb_per_s, note);
         row("`sum(x)`, reduction kernel only", sum_kernel, 1.0 * n * sizeof(float), copy_gb_per_s,
             "device event, best of 20");
-        std::printf("| first launch, new expression, warm disk cache | %.3f ms | | | median of 9; %zu disk hits |\n",
-                    first_launch * 1e3, cache.disk_hits);
-        row("CPU loop `y = 2*x + 3*z`", host_axpy, 3.0 * n * sizeof(float), copy_gb_per_s, "one host thread");
+        std::printf(
+            "| first launch, new expression, warm disk cache | %.3f ms | | | median of 9; %zu disk "
+            "hits |\n",
+            first_launch * 1e3, cache.disk_hits);
+        row("CPU loop `y = 2*x + 3*z`", host_axpy, 3.0 * n * sizeof(float), copy_gb_per_s,
+            "one host thread");
         std::snprintf(note, sizeof note, "one host thread, float accumulator (relative error %.1e)",
                       std::fabs(host_float_sum - exact_sum) / exact_sum);
         row("CPU loop sum", host_sum_time, 1.0 * n * sizeof(float), copy_gb_per_s, note);
-        std::printf("\nspeed-up over the CPU loop: %.1fx (y = 2*x + 3*z), %.1fx (sum)\n", host_axpy / axpy,
-                    host_sum_time / sum);
+        std::printf("\nspeed-up over the CPU loop: %.1fx (y = 2*x + 3*z), %.1fx (sum)\n",
+                    host_axpy / axpy, host_sum_time / sum);
         if (wrong != 0) {
             std::fprintf(stderr, "expr_bench: %zu elements of y differ from the CPU\n", wrong);
             return 1;

@@ -4,13 +4,12 @@
 //
 // overlap = (kernel + copy - both) / min(kernel, copy): 1 when the shorter one is fully hidden
 // behind the other, 0 when they run one after the other.
-#include <kiln/kiln.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <functional>
+#include <kiln/kiln.hpp>
 #include <vector>
 
 namespace {
@@ -29,7 +28,8 @@ double best_seconds(int repeats, const std::function<void()>& work) {
     for (int r = 0; r < repeats; ++r) {
         auto start = std::chrono::steady_clock::now();
         work();
-        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        best = std::min(
+            best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
     return best;
 }
@@ -45,8 +45,12 @@ void measure(const kiln::device& dev) {
     auto spin = kiln::program(dev, spin_source).kernel("spin");
 
     const int repeats = 5;
-    auto write_async = [&] { return staging_target.write_async(transfer, 0, std::span<const float>(host)); };
-    auto read_async = [&] { return staging_target.read_async(transfer, 0, std::span<float>(host)); };
+    auto write_async = [&] {
+        return staging_target.write_async(transfer, 0, std::span<const float>(host));
+    };
+    auto read_async = [&] {
+        return staging_target.read_async(transfer, 0, std::span<float>(host));
+    };
     write_async().wait();  // first touch of every page, outside the timings
     const double write_alone = best_seconds(repeats, [&] { write_async().wait(); });
     const double read_alone = best_seconds(repeats, [&] { read_async().wait(); });
@@ -60,8 +64,9 @@ void measure(const kiln::device& dev) {
     run_spin().wait();
     const double kernel_alone = best_seconds(repeats, [&] { run_spin().wait(); });
 
-    std::printf("\n### %s (%s), %zu MiB copies from/to ordinary host memory\n\n", dev.name().c_str(),
-                std::string(kiln::to_string(dev.backend())).c_str(), copy_bytes >> 20);
+    std::printf("\n### %s (%s), %zu MiB copies from/to ordinary host memory\n\n",
+                dev.name().c_str(), std::string(kiln::to_string(dev.backend())).c_str(),
+                copy_bytes >> 20);
     std::printf("| copy | copy alone (ms) | kernel alone (ms) | both at once (ms) | overlap |\n");
     std::printf("|---|---:|---:|---:|---:|\n");
     for (auto [name, copy_alone, copy] :
@@ -72,9 +77,10 @@ void measure(const kiln::device& dev) {
             auto copy_done = copy();
             kiln::wait_for_all({kernel_done, copy_done});
         });
-        const double overlap = (kernel_alone + copy_alone - both) / std::min(kernel_alone, copy_alone);
-        std::printf("| %s | %.2f | %.2f | %.2f | %.2f |\n", name, copy_alone * 1e3, kernel_alone * 1e3,
-                    both * 1e3, overlap);
+        const double overlap =
+            (kernel_alone + copy_alone - both) / std::min(kernel_alone, copy_alone);
+        std::printf("| %s | %.2f | %.2f | %.2f | %.2f |\n", name, copy_alone * 1e3,
+                    kernel_alone * 1e3, both * 1e3, overlap);
     }
 }
 
@@ -82,8 +88,9 @@ void measure(const kiln::device& dev) {
 
 int main(int argc, char** argv) {
     try {
-        std::vector<kiln::device> targets =
-            argc > 1 ? kiln::devices(kiln::filters::from_spec(argv[1])) : kiln::devices(kiln::filters::gpu());
+        std::vector<kiln::device> targets = argc > 1
+                                                ? kiln::devices(kiln::filters::from_spec(argv[1]))
+                                                : kiln::devices(kiln::filters::gpu());
         if (targets.empty()) targets.push_back(kiln::default_device());
         char date[32];
         std::time_t now = std::time(nullptr);

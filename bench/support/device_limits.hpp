@@ -1,11 +1,10 @@
 // The device's own limits, measured in the same run as a benchmark so that ratios are honest.
 #pragma once
 
-#include <kiln/kiln.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <kiln/kiln.hpp>
 
 namespace kiln::bench {
 
@@ -20,7 +19,8 @@ inline double measure_copy_bandwidth(const kiln::device& dev, std::size_t bytes,
     double best_seconds = 1e30;
     for (int i = 0; i < repeats; ++i) {
         auto done = source.copy_to(q, destination);
-        best_seconds = std::min(best_seconds, std::chrono::duration<double>(done.duration()).count());
+        best_seconds =
+            std::min(best_seconds, std::chrono::duration<double>(done.duration()).count());
     }
     return 2.0 * static_cast<double>(count * sizeof(float)) / best_seconds / 1e9;
 }

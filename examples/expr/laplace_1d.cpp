@@ -1,10 +1,9 @@
 // A 1-D Laplace operator through raw pointers: each element reads its neighbours; checked
 // against the CPU.
-#include <kiln/kiln.hpp>
-#include <kiln/vector.hpp>
-
 #include <cmath>
 #include <cstdio>
+#include <kiln/kiln.hpp>
+#include <kiln/vector.hpp>
 #include <vector>
 
 int main() {
@@ -18,13 +17,16 @@ int main() {
         auto data = kiln::raw_pointer(x);
         auto i = kiln::element_index();
         // Reflecting boundaries: the missing neighbour is the element itself.
-        y = 2 * data[i] - data[kiln::if_else(i > 0, i - 1, i)] - data[kiln::if_else(i + 1 < n, i + 1, i)];
+        y = 2 * data[i] - data[kiln::if_else(i > 0, i - 1, i)] -
+            data[kiln::if_else(i + 1 < n, i + 1, i)];
         const std::vector<float> result = y.read();
 
         for (std::size_t k = 0; k < n; ++k) {
-            const float expected = 2 * host[k] - host[k > 0 ? k - 1 : k] - host[k + 1 < n ? k + 1 : k];
+            const float expected =
+                2 * host[k] - host[k > 0 ? k - 1 : k] - host[k + 1 < n ? k + 1 : k];
             if (std::fabs(result[k] - expected) > 1e-6f) {
-                std::fprintf(stderr, "laplace_1d: y[%zu] = %.9g, expected %.9g\n", k, result[k], expected);
+                std::fprintf(stderr, "laplace_1d: y[%zu] = %.9g, expected %.9g\n", k, result[k],
+                             expected);
                 return 1;
             }
         }

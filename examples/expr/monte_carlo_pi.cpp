@@ -1,11 +1,10 @@
 // Monte Carlo pi: random points in the unit square counted inside the quarter circle, with
 // counter-based random numbers and a count reduction; checked against the same stream on the CPU.
-#include <kiln/kiln.hpp>
-#include <kiln/vector.hpp>
-
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <kiln/kiln.hpp>
+#include <kiln/vector.hpp>
 #include <numbers>
 
 int main() {
@@ -30,10 +29,14 @@ int main() {
         }
         // Points within a rounding of the circle may fall either way if the device fuses the
         // multiply-add; the streams themselves are identical.
-        const double difference = std::fabs(static_cast<double>(inside) - static_cast<double>(host_inside));
+        const double difference =
+            std::fabs(static_cast<double>(inside) - static_cast<double>(host_inside));
         if (difference > 1e-6 * static_cast<double>(n) || std::fabs(pi - std::numbers::pi) > 1e-2) {
-            std::fprintf(stderr, "monte_carlo_pi: %llu points inside on the device, %llu on the CPU (pi ~ %.6f)\n",
-                         static_cast<unsigned long long>(inside), static_cast<unsigned long long>(host_inside), pi);
+            std::fprintf(
+                stderr,
+                "monte_carlo_pi: %llu points inside on the device, %llu on the CPU (pi ~ %.6f)\n",
+                static_cast<unsigned long long>(inside),
+                static_cast<unsigned long long>(host_inside), pi);
             return 1;
         }
         std::printf("monte_carlo_pi: pi ~ %.6f from %zu points on %s (CPU agrees)\n", pi, n,

@@ -1,9 +1,8 @@
 // SAXPY, y = a * x + y, as one vector expression; checked against a loop on the CPU.
-#include <kiln/kiln.hpp>
-#include <kiln/vector.hpp>
-
 #include <cmath>
 #include <cstdio>
+#include <kiln/kiln.hpp>
+#include <kiln/vector.hpp>
 #include <vector>
 
 int main() {
@@ -27,7 +26,8 @@ int main() {
             const float expected = a * host_x[i] + host_y[i];
             // The device may fuse the multiply-add (OpenCL allows contraction): one rounding less.
             if (std::fabs(result[i] - expected) > 1e-6f * std::fmax(1.0f, std::fabs(expected))) {
-                std::fprintf(stderr, "saxpy: y[%zu] = %.9g, expected %.9g\n", i, result[i], expected);
+                std::fprintf(stderr, "saxpy: y[%zu] = %.9g, expected %.9g\n", i, result[i],
+                             expected);
                 return 1;
             }
         }

@@ -12,7 +12,7 @@ namespace kiln {
 /// function, or the kiln function whose arguments were rejected), the error code and its
 /// symbolic name, and where in kiln it was raised.
 class error : public std::runtime_error {
-public:
+  public:
     error(std::string call, long long code, std::string code_name, const std::string& detail,
           std::source_location where = std::source_location::current());
 
@@ -21,7 +21,7 @@ public:
     const std::string& code_name() const noexcept { return code_name_; }
     const std::source_location& where() const noexcept { return where_; }
 
-private:
+  private:
     std::string call_;
     long long code_;
     std::string code_name_;
@@ -30,18 +30,18 @@ private:
 
 /// A program failed to compile or link; log() holds the compiler's output for every device.
 class build_error : public error {
-public:
+  public:
     build_error(std::string call, long long code, std::string code_name, std::string log,
                 std::source_location where = std::source_location::current());
     const std::string& log() const noexcept { return log_; }
 
-private:
+  private:
     std::string log_;
 };
 
 /// An allocation the device cannot satisfy; carries the request and the device's limits.
 class out_of_memory_error : public error {
-public:
+  public:
     out_of_memory_error(std::string call, long long code, std::string code_name,
                         std::uint64_t requested_bytes, std::uint64_t max_allocation_bytes,
                         std::uint64_t global_memory_bytes, const std::string& device_name,
@@ -50,14 +50,14 @@ public:
     std::uint64_t max_allocation_bytes() const noexcept { return max_allocation_; }
     std::uint64_t global_memory_bytes() const noexcept { return global_memory_; }
 
-private:
+  private:
     std::uint64_t requested_, max_allocation_, global_memory_;
 };
 
 /// kiln rejected its arguments before anything reached the device (a size mismatch, a range
 /// out of bounds, a bad launch geometry, a wrong kernel argument...). code() is 0.
 class invalid_argument_error : public error {
-public:
+  public:
     invalid_argument_error(std::string call, const std::string& detail,
                            std::source_location where = std::source_location::current());
 };
@@ -65,7 +65,7 @@ public:
 /// The device context is unusable after this error (CUDA's sticky errors such as an illegal
 /// address in a kernel): every later call on that device fails too.
 class sticky_device_error : public error {
-public:
+  public:
     using error::error;
 };
 

@@ -2,12 +2,12 @@
 #pragma once
 
 #include <kiln/error.hpp>
+#include <kiln/random.hpp>
+#include <kiln/reduce.hpp>
 #include <kiln/runtime/buffer.hpp>
 #include <kiln/runtime/cache.hpp>
 #include <kiln/runtime/device.hpp>
 #include <kiln/runtime/event.hpp>
 #include <kiln/runtime/program.hpp>
 #include <kiln/runtime/queue.hpp>
-#include <kiln/random.hpp>
-#include <kiln/reduce.hpp>
 #include <kiln/vector.hpp>

@@ -11,12 +11,11 @@
 #include <array>
 #include <concepts>
 #include <cstdint>
+#include <kiln/expr/core.hpp>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
-
-#include <kiln/expr/core.hpp>
 
 namespace kiln {
 
@@ -73,18 +72,21 @@ std::string random_function_source(std::string_view function, std::string_view g
 template <std::floating_point T>
 T random_from_words(const std::array<std::uint32_t, 4>& w, distribution kind);
 
-template <std::floating_point T, random_generator Generator, distribution Kind, expression_node Index>
+template <std::floating_point T, random_generator Generator, distribution Kind,
+          expression_node Index>
 class random_node : public expression_tag {
-public:
+  public:
     using value_type = T;
     static constexpr std::size_t contiguous_width = width_of<Index>();
     random_node(Index index, std::uint64_t seed) : index_(std::move(index)), seed_(seed) {}
 
     std::string generate(generator& g) const {
         g.source.define(Generator::name, Generator::device_source());
-        const std::string function = std::string("kiln_") + (Kind == distribution::uniform ? "uniform_" : "normal_") +
+        const std::string function = std::string("kiln_") +
+                                     (Kind == distribution::uniform ? "uniform_" : "normal_") +
                                      opencl_type_name<T>() + "_" + std::string(Generator::name);
-        g.source.define(function, random_function_source(function, Generator::name, opencl_type_name<T>(), Kind));
+        g.source.define(function, random_function_source(function, Generator::name,
+                                                         opencl_type_name<T>(), Kind));
         const std::string index =
             convert_value<std::uint64_t, typename Index::value_type>(g.source, index_.generate(g));
         const std::string seed = g.new_name();
@@ -97,18 +99,18 @@ public:
     }
     void check(operand_check& c) const { index_.check(c); }
 
-private:
+  private:
     Index index_;
     std::uint64_t seed_;
 };
 
 template <std::floating_point T, random_generator Generator, distribution Kind>
 class random_distribution {
-public:
+  public:
     /// The number that element `index` (an integer expression, usually element_index()) of
     /// stream `seed` draws. The seed is a kernel argument: changing it does not recompile.
     template <vector_expression I>
-        requires std::is_integral_v<expression_value_t<I>>
+    requires std::is_integral_v<expression_value_t<I>>
     auto operator()(const I& index, std::uint64_t seed) const {
         auto node = as_node(index);
         return random_node<T, Generator, Kind, decltype(node)>(std::move(node), seed);

@@ -18,6 +18,10 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <kiln/expr/core.hpp>
+#include <kiln/expr/launch.hpp>
+#include <kiln/runtime/buffer.hpp>
+#include <kiln/runtime/event.hpp>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -27,11 +31,6 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
-
-#include <kiln/expr/core.hpp>
-#include <kiln/expr/launch.hpp>
-#include <kiln/runtime/buffer.hpp>
-#include <kiln/runtime/event.hpp>
 
 namespace kiln {
 namespace detail {
@@ -49,8 +48,8 @@ std::string pair_helper(source_builder& source, std::string_view helper) {
     const std::string t = opencl_type_name<T>();
     const std::string p = t + "2";
     source.define("pair_" + t, p + " kiln_pair_" + t + "(" + t + " a, " + t + " b) { " + p +
-                                   " r; r.x = a; r.y = b; return r; }\n" + p + " kiln_pair_same_" + t + "(" +
-                                   t + " a) { return kiln_pair_" + t + "(a, a); }\n");
+                                   " r; r.x = a; r.y = b; return r; }\n" + p + " kiln_pair_same_" +
+                                   t + "(" + t + " a) { return kiln_pair_" + t + "(a, a); }\n");
     return "kiln_" + std::string(helper) + "_" + t;
 }
 
@@ -66,7 +65,7 @@ namespace reducers {
 
 struct sum {
     template <class T>
-        requires detail::number<T>
+    requires detail::number<T>
     struct on {
         using state = detail::sum_type_t<T>;
         using result = state;
@@ -74,7 +73,8 @@ struct sum {
         static std::string map(detail::source_builder& source, const std::string& value) {
             return detail::convert_value<state, T>(source, value);
         }
-        static std::string combine(detail::source_builder& source, const std::string& a, const std::string& b) {
+        static std::string combine(detail::source_builder& source, const std::string& a,
+                                   const std::string& b) {
             if constexpr (detail::is_complex_v<state>)
                 return detail::complex_helper<state>(source, "cadd") + "(" + a + ", " + b + ")";
             else
@@ -90,7 +90,7 @@ struct sum {
 /// elements and of the order in which partial sums meet.
 struct kahan_sum {
     template <class T>
-        requires detail::is_floating_v<T>
+    requires detail::is_floating_v<T>
     struct on {
         using state = detail::pair_state<T>;  // (running sum, the rounding error it has lost)
         using result = T;
@@ -98,16 +98,19 @@ struct kahan_sum {
         static std::string map(detail::source_builder& source, const std::string& value) {
             return detail::pair_helper<T>(source, "pair") + "(" + value + ", 0)";
         }
-        static std::string combine(detail::source_builder& source, const std::string& a, const std::string& b) {
+        static std::string combine(detail::source_builder& source, const std::string& a,
+                                   const std::string& b) {
             const std::string t = detail::opencl_type_name<T>();
             const std::string pair = detail::pair_helper<T>(source, "pair");
             // Knuth's two-sum gives the exact error of s = a.x + b.x. Once the sum is infinite
             // or NaN the error is meaningless (inf - inf): drop it, so that the result is the
             // plain sum's inf or NaN.
-            source.define("kahan_" + t, t + "2 kiln_kahan_" + t + "(" + t + "2 a, " + t + "2 b) {\n    const " + t +
-                                            " s = a.x + b.x;\n    const " + t + " b_part = s - a.x;\n    const " + t +
-                                            " error = (a.x - (s - b_part)) + (b.x - b_part);\n    return " + pair +
-                                            "(s, isfinite(s) ? a.y + b.y + error : 0);\n}\n");
+            source.define("kahan_" + t,
+                          t + "2 kiln_kahan_" + t + "(" + t + "2 a, " + t + "2 b) {\n    const " +
+                              t + " s = a.x + b.x;\n    const " + t +
+                              " b_part = s - a.x;\n    const " + t +
+                              " error = (a.x - (s - b_part)) + (b.x - b_part);\n    return " +
+                              pair + "(s, isfinite(s) ? a.y + b.y + error : 0);\n}\n");
             return "kiln_kahan_" + t + "(" + a + ", " + b + ")";
         }
         static state combine(const state& a, const state& b) {
@@ -123,22 +126,27 @@ struct kahan_sum {
 template <bool Maximum>
 struct extremum {
     template <class T>
-        requires detail::real_number<T> && (!std::is_same_v<T, bool>)
-    struct on {
+    requires detail::real_number<T> &&(!std::is_same_v<T, bool>)struct on {
         using state = T;
         using result = T;
         static state identity() {
-            if constexpr (detail::is_floating_v<T>) return std::numeric_limits<T>::quiet_NaN();
-            else return Maximum ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+            if constexpr (detail::is_floating_v<T>)
+                return std::numeric_limits<T>::quiet_NaN();
+            else
+                return Maximum ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
         }
         static std::string map(detail::source_builder&, const std::string& value) { return value; }
-        static std::string combine(detail::source_builder&, const std::string& a, const std::string& b) {
-            const char* name = detail::is_floating_v<T> ? (Maximum ? "fmax" : "fmin") : (Maximum ? "max" : "min");
+        static std::string combine(detail::source_builder&, const std::string& a,
+                                   const std::string& b) {
+            const char* name =
+                detail::is_floating_v<T> ? (Maximum ? "fmax" : "fmin") : (Maximum ? "max" : "min");
             return std::string(name) + "(" + a + ", " + b + ")";
         }
         static state combine(const state& a, const state& b) {
-            if constexpr (detail::is_floating_v<T>) return Maximum ? std::fmax(a, b) : std::fmin(a, b);
-            else return Maximum ? std::max(a, b) : std::min(a, b);
+            if constexpr (detail::is_floating_v<T>)
+                return Maximum ? std::fmax(a, b) : std::fmin(a, b);
+            else
+                return Maximum ? std::max(a, b) : std::min(a, b);
         }
         static result finish(const state& s) { return s; }
     };
@@ -149,27 +157,27 @@ using maximum = extremum<true>;
 /// Minimum and maximum in one pass.
 struct minmax {
     template <class T>
-        requires detail::real_number<T> && (!std::is_same_v<T, bool>)
-    struct on {
+    requires detail::real_number<T> &&(!std::is_same_v<T, bool>)struct on {
         using state = detail::pair_state<T>;
         using result = std::pair<T, T>;
-        static state identity() {
-            return {minimum::on<T>::identity(), maximum::on<T>::identity()};
-        }
+        static state identity() { return {minimum::on<T>::identity(), maximum::on<T>::identity()}; }
         static std::string map(detail::source_builder& source, const std::string& value) {
             return detail::pair_helper<T>(source, "pair_same") + "(" + value + ")";
         }
-        static std::string combine(detail::source_builder& source, const std::string& a, const std::string& b) {
+        static std::string combine(detail::source_builder& source, const std::string& a,
+                                   const std::string& b) {
             const std::string t = detail::opencl_type_name<T>();
             const std::string pair = detail::pair_helper<T>(source, "pair");
             const std::string low = detail::is_floating_v<T> ? "fmin" : "min";
             const std::string high = detail::is_floating_v<T> ? "fmax" : "max";
-            source.define("minmax_" + t, t + "2 kiln_minmax_" + t + "(" + t + "2 a, " + t + "2 b) { return " + pair +
-                                             "(" + low + "(a.x, b.x), " + high + "(a.y, b.y)); }\n");
+            source.define("minmax_" + t, t + "2 kiln_minmax_" + t + "(" + t + "2 a, " + t +
+                                             "2 b) { return " + pair + "(" + low + "(a.x, b.x), " +
+                                             high + "(a.y, b.y)); }\n");
             return "kiln_minmax_" + t + "(" + a + ", " + b + ")";
         }
         static state combine(const state& a, const state& b) {
-            return {minimum::on<T>::combine(a.first, b.first), maximum::on<T>::combine(a.second, b.second)};
+            return {minimum::on<T>::combine(a.first, b.first),
+                    maximum::on<T>::combine(a.second, b.second)};
         }
         static result finish(const state& s) { return {s.first, s.second}; }
     };
@@ -178,7 +186,7 @@ struct minmax {
 /// Number of elements that are not zero (of a condition: how many hold).
 struct count {
     template <class T>
-        requires detail::real_number<T>
+    requires detail::real_number<T>
     struct on {
         using state = std::uint64_t;
         using result = std::uint64_t;
@@ -186,7 +194,8 @@ struct count {
         static std::string map(detail::source_builder&, const std::string& value) {
             return "((ulong)((" + value + ") != 0))";
         }
-        static std::string combine(detail::source_builder&, const std::string& a, const std::string& b) {
+        static std::string combine(detail::source_builder&, const std::string& a,
+                                   const std::string& b) {
             return "(" + a + " + " + b + ")";
         }
         static state combine(const state& a, const state& b) { return a + b; }
@@ -198,7 +207,7 @@ struct count {
 template <bool All>
 struct quantifier {
     template <class T>
-        requires detail::real_number<T>
+    requires detail::real_number<T>
     struct on {
         using state = std::int32_t;
         using result = bool;
@@ -206,7 +215,8 @@ struct quantifier {
         static std::string map(detail::source_builder&, const std::string& value) {
             return "((" + value + ") != 0)";
         }
-        static std::string combine(detail::source_builder&, const std::string& a, const std::string& b) {
+        static std::string combine(detail::source_builder&, const std::string& a,
+                                   const std::string& b) {
             return "(" + a + (All ? " & " : " | ") + b + ")";
         }
         static state combine(const state& a, const state& b) { return All ? (a & b) : (a | b); }
@@ -219,7 +229,9 @@ using all_of = quantifier<true>;
 }  // namespace reducers
 
 template <class Reducer, class T>
-concept reducer_for = requires { typename Reducer::template on<T>; };
+concept reducer_for = requires {
+    typename Reducer::template on<T>;
+};
 
 namespace detail {
 
@@ -227,7 +239,7 @@ namespace detail {
 /// more than a small reduction itself on some backends.
 template <class State>
 class partials_pool {
-public:
+  public:
     static buffer<State> acquire(const kiln::queue& q, std::size_t count) {
         {
             std::lock_guard lock(instance().mutex);
@@ -246,7 +258,7 @@ public:
         instance().free.push_back(std::move(partials));
     }
 
-private:
+  private:
     struct storage {
         std::mutex mutex;
         std::vector<buffer<State>> free;
@@ -262,7 +274,7 @@ private:
 /// A reduction on its way: the device work is enqueued, get() waits and returns the result.
 template <class Traits>
 class pending_reduction {
-public:
+  public:
     using state = typename Traits::state;
     using result_type = typename Traits::result;
 
@@ -319,14 +331,16 @@ public:
     };
 
     /// Used by kiln::reduce_async: partials of one part, read after `launch` into host memory.
-    void add_part(const kiln::queue& q, buffer<state> partials, std::size_t count, const event& launch,
-                  read_mode mode) {
-        part_result part{std::move(partials), std::vector<state>(count), {}, launch, q, mode == read_mode::on_get};
-        if (!part.read_on_get) part.read = part.partials.read_async(q, 0, std::span<state>(part.host), launch);
+    void add_part(const kiln::queue& q, buffer<state> partials, std::size_t count,
+                  const event& launch, read_mode mode) {
+        part_result part{std::move(partials),      std::vector<state>(count), {}, launch, q,
+                         mode == read_mode::on_get};
+        if (!part.read_on_get)
+            part.read = part.partials.read_async(q, 0, std::span<state>(part.host), launch);
         parts_.push_back(std::move(part));
     }
 
-private:
+  private:
     struct part_result {
         buffer<state> partials;
         std::vector<state> host;  // moving the vector keeps its storage, which the read targets
@@ -341,7 +355,8 @@ private:
             try {
                 // Not read yet: the kernel may still write the partials that go back to the pool.
                 (part.read_on_get ? part.launch : part.read).wait();
-            } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor must not throw; get() reports
+            } catch (
+                ...) {  // NOLINT(bugprone-empty-catch): a destructor must not throw; get() reports
             }
         }
         release_buffers();
@@ -365,7 +380,7 @@ namespace detail {
 
 template <class Reducer, expression_node Value>
 class reduction {
-public:
+  public:
     using traits = typename Reducer::template on<typename Value::value_type>;
     using state = typename traits::state;
     static constexpr int accumulators = 4;
@@ -384,8 +399,9 @@ public:
         for (std::size_t k = 0; k < parts.size(); ++k) {
             const part_extent& part = parts[k];
             if (part.size == 0) continue;
-            const generated_kernel& kernel = cache_for<reduction>().get(
-                part.queue.device(), "kiln_reduce", [this](loop_style style) { return source(style); });
+            const generated_kernel& kernel =
+                cache_for<reduction>().get(part.queue.device(), "kiln_reduce",
+                                           [this](loop_style style) { return source(style); });
             const std::size_t groups = kernel.groups_for(part.size);
             buffer<state> partials = partials_pool<state>::acquire(part.queue, groups);
             argument_list args(k, part.begin);
@@ -425,22 +441,27 @@ public:
         // Four independent loads in flight per work-item: latency hiding that one accumulator,
         // whose additions depend on each other, would not give.
         builder.line("ulong i = " + range.begin + ";");
-        builder.open("for (; i + 3 * " + range.step + " < " + range.end + "; i += 4 * " + range.step + ")");
+        builder.open("for (; i + 3 * " + range.step + " < " + range.end + "; i += 4 * " +
+                     range.step + ")");
         fold(0, "i");
-        for (int a = 1; a < accumulators; ++a) fold(a, std::string("i + ") + std::to_string(a) + " * " + range.step);
+        for (int a = 1; a < accumulators; ++a)
+            fold(a, std::string("i + ") + std::to_string(a) + " * " + range.step);
         builder.close();
         builder.open("for (; i < " + range.end + "; i += " + range.step + ")");
         fold(0, "i");
         builder.close();
-        builder.line("acc0 = " + traits::combine(builder, traits::combine(builder, "acc0", "acc1"),
-                                                 traits::combine(builder, "acc2", "acc3")) + ";");
+        builder.line("acc0 = " +
+                     traits::combine(builder, traits::combine(builder, "acc0", "acc1"),
+                                     traits::combine(builder, "acc2", "acc3")) +
+                     ";");
         // The work-group's tree in local memory; the group size is a power of two.
         builder.line("const uint lid = (uint)get_local_id(0);");
         builder.line("kiln_scratch[lid] = acc0;");
         builder.local_barrier();
         builder.open("for (uint stride = (uint)get_local_size(0) / 2; stride > 0; stride /= 2)");
         builder.line("if (lid < stride) kiln_scratch[lid] = " +
-                     traits::combine(builder, "kiln_scratch[lid]", "kiln_scratch[lid + stride]") + ";");
+                     traits::combine(builder, "kiln_scratch[lid]", "kiln_scratch[lid + stride]") +
+                     ";");
         builder.local_barrier();
         builder.close();
         builder.line("if (lid == 0) kiln_partials[get_group_id(0)] = kiln_scratch[0];");
@@ -448,40 +469,42 @@ public:
         return builder.str();
     }
 
-private:
+  private:
     Value value_;
 };
 
 template <class Reducer, class E>
-auto start_reduction(const std::optional<kiln::queue>& q, const E& e, std::string call, bool result_wanted_now) {
+auto start_reduction(const std::optional<kiln::queue>& q, const E& e, std::string call,
+                     bool result_wanted_now) {
     auto node = as_node(e);
     using reduction_type = reduction<Reducer, decltype(node)>;
     return reduction_type(std::move(node))
         .start(q, std::move(call),
-               result_wanted_now ? reduction_type::read_mode::on_get : reduction_type::read_mode::enqueued);
+               result_wanted_now ? reduction_type::read_mode::on_get
+                                 : reduction_type::read_mode::enqueued);
 }
 
 }  // namespace detail
 
 /// Starts reducing the expression on the devices of its vectors; get() on the result waits.
 template <class Reducer, vector_expression E>
-    requires reducer_for<Reducer, expression_value_t<E>>
+requires reducer_for<Reducer, expression_value_t<E>>
 auto reduce_async(const E& e) {
     return detail::start_reduction<Reducer>(std::nullopt, e, "kiln::reduce", false);
 }
 /// The same on an explicit queue, for expressions without vectors (element_index with a size).
 template <class Reducer, vector_expression E>
-    requires reducer_for<Reducer, expression_value_t<E>>
+requires reducer_for<Reducer, expression_value_t<E>>
 auto reduce_async(const kiln::queue& q, const E& e) {
     return detail::start_reduction<Reducer>(q, e, "kiln::reduce", false);
 }
 template <class Reducer, vector_expression E>
-    requires reducer_for<Reducer, expression_value_t<E>>
+requires reducer_for<Reducer, expression_value_t<E>>
 auto reduce(const E& e) {
     return detail::start_reduction<Reducer>(std::nullopt, e, "kiln::reduce", true).get();
 }
 template <class Reducer, vector_expression E>
-    requires reducer_for<Reducer, expression_value_t<E>>
+requires reducer_for<Reducer, expression_value_t<E>>
 auto reduce(const kiln::queue& q, const E& e) {
     return detail::start_reduction<Reducer>(q, e, "kiln::reduce", true).get();
 }

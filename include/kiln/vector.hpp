@@ -11,13 +11,6 @@
 #include <cstddef>
 #include <initializer_list>
 #include <iterator>
-#include <ranges>
-#include <span>
-#include <string>
-#include <type_traits>
-#include <utility>
-#include <vector>
-
 #include <kiln/expr/assign.hpp>
 #include <kiln/expr/core.hpp>
 #include <kiln/expr/functions.hpp>
@@ -30,6 +23,12 @@
 #include <kiln/runtime/buffer.hpp>
 #include <kiln/runtime/event.hpp>
 #include <kiln/runtime/queue.hpp>
+#include <ranges>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace kiln {
 namespace detail {
@@ -49,14 +48,14 @@ class vector_terminal;
 /// Host data a vector can be built from or copied to: contiguous elements of exactly T.
 template <class R, class T>
 concept host_range_of = std::ranges::contiguous_range<R> && std::ranges::sized_range<R> &&
-                        std::same_as<std::remove_cv_t<std::ranges::range_value_t<R>>, T>;
+    std::same_as<std::remove_cv_t<std::ranges::range_value_t<R>>, T>;
 
 /// A vector of T in device memory. On one queue's device, or split over several devices (see
 /// the constructors taking a span of queues): every expression then runs on each part, and
 /// reductions combine the parts. Copies are deep; moves leave the source empty.
 template <vector_value T>
 class vector {
-public:
+  public:
     using value_type = T;
 
     /// An empty vector on no device; assign a vector to it, or construct it with a queue.
@@ -64,7 +63,8 @@ public:
     /// n uninitialised elements.
     vector(const kiln::queue& q, std::size_t n) : vector(std::span<const kiln::queue>(&q, 1), n) {}
     /// n uninitialised elements split over the queues' devices in proportion to their speed.
-    vector(std::span<const kiln::queue> queues, std::size_t n) : layout_(detail::split(queues, n)), size_(n) {
+    vector(std::span<const kiln::queue> queues, std::size_t n)
+        : layout_(detail::split(queues, n)), size_(n) {
         for (const auto& part : layout_) buffers_.emplace_back(part.queue, part.size);
     }
     /// A copy of host data (blocks until it is on the device).
@@ -73,14 +73,17 @@ public:
         write(std::span<const T>(std::ranges::data(host), std::ranges::size(host)));
     }
     template <host_range_of<T> R>
-    vector(std::span<const kiln::queue> queues, const R& host) : vector(queues, std::ranges::size(host)) {
+    vector(std::span<const kiln::queue> queues, const R& host)
+        : vector(queues, std::ranges::size(host)) {
         write(std::span<const T>(std::ranges::data(host), std::ranges::size(host)));
     }
-    vector(const kiln::queue& q, std::initializer_list<T> host) : vector(q, std::span<const T>(host.begin(), host.size())) {}
+    vector(const kiln::queue& q, std::initializer_list<T> host)
+        : vector(q, std::span<const T>(host.begin(), host.size())) {}
     /// A copy of [first, last), converted to T.
     template <std::input_iterator I, std::sentinel_for<I> S>
-        requires std::convertible_to<std::iter_value_t<I>, T>
-    vector(const kiln::queue& q, I first, S last) : vector(q, std::vector<T>(first, last)) {}
+    requires std::convertible_to<std::iter_value_t<I>, T> vector(const kiln::queue& q, I first,
+                                                                 S last)
+        : vector(q, std::vector<T>(first, last)) {}
 
     vector(const vector& other) : layout_(other.layout_), size_(other.size_) {
         for (std::size_t k = 0; k < layout_.size(); ++k) {
@@ -89,7 +92,9 @@ public:
         }
     }
     vector(vector&& other) noexcept
-        : layout_(std::move(other.layout_)), buffers_(std::move(other.buffers_)), size_(std::exchange(other.size_, 0)) {
+        : layout_(std::move(other.layout_)),
+          buffers_(std::move(other.buffers_)),
+          size_(std::exchange(other.size_, 0)) {
         other.layout_.clear();
         other.buffers_.clear();
     }
@@ -115,16 +120,15 @@ public:
     /// Evaluates the expression for every element in one kernel launch per device part. Sizes and
     /// devices must match (invalid_argument_error otherwise).
     template <class E>
-        requires(!std::same_as<std::remove_cvref_t<E>, vector>) && vector_expression<E> &&
-                detail::assignable_to<detail::vector_terminal<T>, E>
-    vector& operator=(const E& expression) {
+    requires(!std::same_as<std::remove_cvref_t<E>, vector>) &&
+        vector_expression<E>&& detail::assignable_to<detail::vector_terminal<T>, E> vector&
+        operator=(const E& expression) {
         detail::assign(detail::vector_terminal<T>(*this), expression, "kiln::vector assignment");
         return *this;
     }
     /// Sets every element (a fill, no kernel to build).
     template <scalar_value S>
-        requires detail::storable_as<T, S>
-    vector& operator=(const S& value) {
+    requires detail::storable_as<T, S> vector& operator=(const S& value) {
         const T converted = static_cast<T>(value);
         for (std::size_t k = 0; k < layout_.size(); ++k)
             if (layout_[k].size > 0) buffers_[k].fill(layout_[k].queue, converted);
@@ -133,35 +137,48 @@ public:
 
     // x op= e is x = x op e: one kernel that reads and writes x.
     template <expression_operand E>
-        requires detail::binary_operands<detail::plus_op, vector, E>
-    vector& operator+=(const E& e) { return *this = *this + e; }
+    requires detail::binary_operands<detail::plus_op, vector, E> vector& operator+=(const E& e) {
+        return *this = *this + e;
+    }
     template <expression_operand E>
-        requires detail::binary_operands<detail::minus_op, vector, E>
-    vector& operator-=(const E& e) { return *this = *this - e; }
+    requires detail::binary_operands<detail::minus_op, vector, E> vector& operator-=(const E& e) {
+        return *this = *this - e;
+    }
     template <expression_operand E>
-        requires detail::binary_operands<detail::multiplies_op, vector, E>
-    vector& operator*=(const E& e) { return *this = *this * e; }
+    requires detail::binary_operands<detail::multiplies_op, vector, E> vector& operator*=(
+        const E& e) {
+        return *this = *this * e;
+    }
     template <expression_operand E>
-        requires detail::binary_operands<detail::divides_op, vector, E>
-    vector& operator/=(const E& e) { return *this = *this / e; }
+    requires detail::binary_operands<detail::divides_op, vector, E> vector& operator/=(const E& e) {
+        return *this = *this / e;
+    }
     template <expression_operand E>
-        requires detail::binary_operands<detail::modulus_op, vector, E>
-    vector& operator%=(const E& e) { return *this = *this % e; }
+    requires detail::binary_operands<detail::modulus_op, vector, E> vector& operator%=(const E& e) {
+        return *this = *this % e;
+    }
     template <expression_operand E>
-        requires detail::binary_operands<detail::bit_and_op, vector, E>
-    vector& operator&=(const E& e) { return *this = *this & e; }
+    requires detail::binary_operands<detail::bit_and_op, vector, E> vector& operator&=(const E& e) {
+        return *this = *this & e;
+    }
     template <expression_operand E>
-        requires detail::binary_operands<detail::bit_or_op, vector, E>
-    vector& operator|=(const E& e) { return *this = *this | e; }
+    requires detail::binary_operands<detail::bit_or_op, vector, E> vector& operator|=(const E& e) {
+        return *this = *this | e;
+    }
     template <expression_operand E>
-        requires detail::binary_operands<detail::bit_xor_op, vector, E>
-    vector& operator^=(const E& e) { return *this = *this ^ e; }
+    requires detail::binary_operands<detail::bit_xor_op, vector, E> vector& operator^=(const E& e) {
+        return *this = *this ^ e;
+    }
     template <expression_operand E>
-        requires detail::binary_operands<detail::shift_left_op, vector, E>
-    vector& operator<<=(const E& e) { return *this = *this << e; }
+    requires detail::binary_operands<detail::shift_left_op, vector, E> vector& operator<<=(
+        const E& e) {
+        return *this = *this << e;
+    }
     template <expression_operand E>
-        requires detail::binary_operands<detail::shift_right_op, vector, E>
-    vector& operator>>=(const E& e) { return *this = *this >> e; }
+    requires detail::binary_operands<detail::shift_right_op, vector, E> vector& operator>>=(
+        const E& e) {
+        return *this = *this >> e;
+    }
 
     std::size_t size() const noexcept { return size_; }
     bool empty() const noexcept { return size_ == 0; }
@@ -184,7 +201,8 @@ public:
         check_host_size("kiln::vector::write", host.size());
         for (std::size_t k = 0; k < layout_.size(); ++k)
             if (layout_[k].size > 0)
-                buffers_[k].write(layout_[k].queue, 0, host.subspan(layout_[k].begin, layout_[k].size), after);
+                buffers_[k].write(layout_[k].queue, 0,
+                                  host.subspan(layout_[k].begin, layout_[k].size), after);
     }
     /// Starts copying host data in and returns at once, with one event per device part; `host`
     /// must stay alive until they complete.
@@ -193,8 +211,8 @@ public:
         std::vector<event> done;
         for (std::size_t k = 0; k < layout_.size(); ++k)
             if (layout_[k].size > 0)
-                done.push_back(buffers_[k].write_async(layout_[k].queue, 0,
-                                                       host.subspan(layout_[k].begin, layout_[k].size), after));
+                done.push_back(buffers_[k].write_async(
+                    layout_[k].queue, 0, host.subspan(layout_[k].begin, layout_[k].size), after));
         return done;
     }
     /// Copies the elements out into `host` (exactly size() elements), blocking until done.
@@ -202,7 +220,8 @@ public:
         check_host_size("kiln::vector::read", host.size());
         for (std::size_t k = 0; k < layout_.size(); ++k)
             if (layout_[k].size > 0)
-                buffers_[k].read(layout_[k].queue, 0, host.subspan(layout_[k].begin, layout_[k].size), after);
+                buffers_[k].read(layout_[k].queue, 0,
+                                 host.subspan(layout_[k].begin, layout_[k].size), after);
     }
     std::vector<T> read(const wait_list& after = {}) const {
         std::vector<T> host(size_);
@@ -216,15 +235,15 @@ public:
         std::vector<event> done;
         for (std::size_t k = 0; k < layout_.size(); ++k)
             if (layout_[k].size > 0)
-                done.push_back(buffers_[k].read_async(layout_[k].queue, 0,
-                                                      host.subspan(layout_[k].begin, layout_[k].size), after));
+                done.push_back(buffers_[k].read_async(
+                    layout_[k].queue, 0, host.subspan(layout_[k].begin, layout_[k].size), after));
         return done;
     }
 
     // --- single elements (slow: one transfer each) ---------------------------------------
 
     class element_reference {
-    public:
+      public:
         operator T() const { return owner_->get(index_); }  // NOLINT: reads like a T&
         const element_reference& operator=(const T& value) const {
             owner_->set(index_, value);
@@ -234,7 +253,7 @@ public:
             return *this = static_cast<T>(other);
         }
 
-    private:
+      private:
         friend class vector;
         element_reference(const vector* owner, std::size_t index) : owner_(owner), index_(index) {}
         const vector* owner_;
@@ -271,12 +290,14 @@ public:
     }
     friend void swap(vector& a, vector& b) noexcept { a.swap(b); }
 
-private:
+  private:
     bool same_split(const vector& other) const {
-        if (size_ != other.size_ || layout_.size() != other.layout_.size() || layout_.empty()) return false;
+        if (size_ != other.size_ || layout_.size() != other.layout_.size() || layout_.empty())
+            return false;
         for (std::size_t k = 0; k < layout_.size(); ++k)
             if (!(layout_[k].queue.device() == other.layout_[k].queue.device()) ||
-                layout_[k].begin != other.layout_[k].begin || layout_[k].size != other.layout_[k].size)
+                layout_[k].begin != other.layout_[k].begin ||
+                layout_[k].size != other.layout_[k].size)
                 return false;
         return true;
     }
@@ -295,7 +316,8 @@ private:
     }
     void set(std::size_t index, const T& value) const {
         const std::size_t k = part_of(index);
-        buffers_[k].write(layout_[k].queue, index - layout_[k].begin, std::span<const T>(&value, 1));
+        buffers_[k].write(layout_[k].queue, index - layout_[k].begin,
+                          std::span<const T>(&value, 1));
     }
 
     detail::layout layout_;
@@ -308,7 +330,7 @@ namespace detail {
 /// A vector read element by element (or written, as an assignment's target).
 template <class T>
 class vector_terminal : public expression_tag {
-public:
+  public:
     using value_type = T;
     // Wide accesses are safe: a vector part is a whole device allocation, aligned far beyond
     // 16 bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN, cudaMalloc's 256 bytes).
@@ -339,7 +361,7 @@ public:
     }
     void pass(argument_list& args) const { args.buffer(vector_->part(args.part())); }
 
-private:
+  private:
     const kiln::vector<T>* vector_;
 };
 
@@ -353,11 +375,11 @@ struct terminal_for<kiln::vector<T>> {
 /// The OpenCL C source that `target = value` compiles to on `dev` (what KILN_SHOW_KERNELS=1
 /// prints), for inspection and tests.
 template <vector_value T, vector_expression E>
-    requires detail::assignable_to<detail::vector_terminal<T>, E>
-std::string assignment_source(const device& dev, const vector<T>& target, const E& value) {
+requires detail::assignable_to<detail::vector_terminal<T>, E> std::string assignment_source(
+    const device& dev, const vector<T>& target, const E& value) {
     auto node = detail::as_node_beside<T>(value);
-    detail::assignment<std::tuple<detail::vector_terminal<T>>, std::tuple<decltype(node)>> statement(
-        {detail::vector_terminal<T>(target)}, {std::move(node)});
+    detail::assignment<std::tuple<detail::vector_terminal<T>>, std::tuple<decltype(node)>>
+        statement({detail::vector_terminal<T>(target)}, {std::move(node)});
     return statement.source(detail::launch_policy_for(dev).loop);
 }
 

@@ -14,22 +14,21 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <kiln/error.hpp>
+#include <kiln/runtime/device.hpp>
+#include <kiln/runtime/event.hpp>
+#include <kiln/runtime/program.hpp>
+#include <kiln/runtime/queue.hpp>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
-#include <kiln/error.hpp>
-#include <kiln/runtime/device.hpp>
-#include <kiln/runtime/event.hpp>
-#include <kiln/runtime/program.hpp>
-#include <kiln/runtime/queue.hpp>
-
 namespace kiln::detail {
 
 class event_impl {
-public:
+  public:
     virtual ~event_impl() = default;
     /// Blocks until complete; throws if the command failed.
     virtual void wait() = 0;
@@ -40,7 +39,7 @@ public:
 
 /// Device memory of a fixed size in bytes.
 class memory_impl {
-public:
+  public:
     virtual ~memory_impl() = default;
     virtual std::size_t size_bytes() const noexcept = 0;
 };
@@ -49,13 +48,13 @@ public:
 struct parameter_info {
     enum class address_space { global, constant, local, private_ };
     address_space space = address_space::private_;
-    std::string type_name;   ///< as declared, e.g. "float*", "uint", "float4"
-    std::string name;        ///< the parameter's name, where known
+    std::string type_name;  ///< as declared, e.g. "float*", "uint", "float4"
+    std::string name;       ///< the parameter's name, where known
     bool pointee_const = false;
 };
 
 class kernel_impl {
-public:
+  public:
     virtual ~kernel_impl() = default;
     virtual const std::string& name() const noexcept = 0;
     virtual std::size_t parameter_count() const = 0;
@@ -78,20 +77,22 @@ struct launch_geometry {
 using event_list = std::span<const event>;
 
 class queue_impl {
-public:
+  public:
     virtual ~queue_impl() = default;
-    virtual std::shared_ptr<event_impl> write(memory_impl& dst, std::size_t dst_offset, const void* src,
-                                              std::size_t bytes, event_list after, bool blocking) = 0;
+    virtual std::shared_ptr<event_impl> write(memory_impl& dst, std::size_t dst_offset,
+                                              const void* src, std::size_t bytes, event_list after,
+                                              bool blocking) = 0;
     virtual std::shared_ptr<event_impl> read(memory_impl& src, std::size_t src_offset, void* dst,
-                                             std::size_t bytes, event_list after, bool blocking) = 0;
-    virtual std::shared_ptr<event_impl> copy(memory_impl& src, std::size_t src_offset, memory_impl& dst,
-                                             std::size_t dst_offset, std::size_t bytes,
-                                             event_list after) = 0;
+                                             std::size_t bytes, event_list after,
+                                             bool blocking) = 0;
+    virtual std::shared_ptr<event_impl> copy(memory_impl& src, std::size_t src_offset,
+                                             memory_impl& dst, std::size_t dst_offset,
+                                             std::size_t bytes, event_list after) = 0;
     /// Repeats a pattern of 1, 2, 4, 8, 16, 32, 64 or 128 bytes over `bytes` bytes (a multiple
     /// of the pattern size) starting at `offset`.
-    virtual std::shared_ptr<event_impl> fill(memory_impl& dst, std::size_t offset, const void* pattern,
-                                             std::size_t pattern_size, std::size_t bytes,
-                                             event_list after) = 0;
+    virtual std::shared_ptr<event_impl> fill(memory_impl& dst, std::size_t offset,
+                                             const void* pattern, std::size_t pattern_size,
+                                             std::size_t bytes, event_list after) = 0;
     /// Arguments have been checked against the kernel's parameters; buffers are on this
     /// queue's device.
     virtual std::shared_ptr<event_impl> launch(kernel_impl& kernel, const launch_geometry& geometry,
@@ -103,7 +104,7 @@ public:
 };
 
 class program_impl {
-public:
+  public:
     virtual ~program_impl() = default;
     /// Throws kiln::error naming the kernel when the program has none of that name.
     virtual std::shared_ptr<kernel_impl> create_kernel(const std::string& name) = 0;
@@ -113,7 +114,7 @@ public:
 };
 
 class device_impl {
-public:
+  public:
     virtual ~device_impl() = default;
     virtual const device_properties& properties() const noexcept = 0;
     /// What besides device name and sources decides the binary: driver and compiler versions.
@@ -133,7 +134,7 @@ public:
 };
 
 class backend {
-public:
+  public:
     virtual ~backend() = default;
     virtual backend_kind kind() const noexcept = 0;
     /// The backend's devices; empty when its driver or platform is missing.

@@ -1,10 +1,8 @@
 // Launch geometry per device, the per-expression kernel caches and their statistics.
-#include <kiln/expr/launch.hpp>
-
 #include <algorithm>
 #include <atomic>
-
 #include <kiln/error.hpp>
+#include <kiln/expr/launch.hpp>
 
 namespace kiln {
 namespace detail {
@@ -60,7 +58,8 @@ launch_policy launch_policy_for(const device& dev) {
     return {loop_style::strided, 256, 16};
 }
 
-generated_kernel::generated_kernel(kiln::kernel kernel, const device& dev, const launch_policy& policy)
+generated_kernel::generated_kernel(kiln::kernel kernel, const device& dev,
+                                   const launch_policy& policy)
     : kernel_(std::move(kernel)) {
     const auto& props = dev.properties();
     const std::size_t limit = std::min({policy.work_group_size, kernel_.max_work_group_size(),
@@ -75,7 +74,8 @@ std::size_t generated_kernel::groups_for(std::size_t n) const noexcept {
     return std::clamp<std::size_t>(needed, 1, max_groups_);
 }
 
-event generated_kernel::launch(const queue& q, std::size_t groups, std::vector<kernel_argument> args) const {
+event generated_kernel::launch(const queue& q, std::size_t groups,
+                               std::vector<kernel_argument> args) const {
     launches.fetch_add(1, std::memory_order_relaxed);
     return kernel_.bind(std::move(args)).launch(q, groups * work_group_size_, work_group_size_);
 }
@@ -98,11 +98,13 @@ void kernel_cache::clear() {
 }
 
 const generated_kernel& kernel_cache::build(const device& dev, std::string_view kernel_name,
-                                            const std::string& source, const launch_policy& policy) {
+                                            const std::string& source,
+                                            const launch_policy& policy) {
     sources_generated.fetch_add(1, std::memory_order_relaxed);
     try {
         kiln::program built(dev, source);
-        kernels_.emplace_back(dev, std::make_unique<generated_kernel>(built.kernel(kernel_name), dev, policy));
+        kernels_.emplace_back(
+            dev, std::make_unique<generated_kernel>(built.kernel(kernel_name), dev, policy));
         return *kernels_.back().second;
     } catch (const build_error& e) {
         // The compiler's line numbers refer to generated text the user never wrote: show it.

@@ -10,15 +10,19 @@ std::string describe(const device& dev) {
 
 }  // namespace
 
-void operand_check::fail(const std::string& why) const { throw invalid_argument_error(call_, why); }
+void operand_check::fail(const std::string& why) const {
+    throw invalid_argument_error(call_, why);
+}
 
 void operand_check::check_device(const device& dev, std::string_view what) const {
     const device* expected = nullptr;
-    if (elementwise_) expected = &(*elementwise_)[0].queue.device();
-    else if (single_queue_) expected = &single_queue_->device();
+    if (elementwise_)
+        expected = &(*elementwise_)[0].queue.device();
+    else if (single_queue_)
+        expected = &single_queue_->device();
     if (expected && !(*expected == dev))
-        fail(std::string(what) + " is on " + describe(dev) + " but the statement runs on " + describe(*expected) +
-             "; every operand must live on the same device");
+        fail(std::string(what) + " is on " + describe(dev) + " but the statement runs on " +
+             describe(*expected) + "; every operand must live on the same device");
 }
 
 void operand_check::elementwise(const layout& parts, std::size_t size) {
@@ -28,8 +32,10 @@ void operand_check::elementwise(const layout& parts, std::size_t size) {
     if (!elementwise_) {
         if (single_queue_) {
             if (parts.size() != 1)
-                fail(single_queue_source_ + " needs every vector of the statement on one device, but a vector "
-                     "here is split over " + std::to_string(parts.size()) + " devices");
+                fail(single_queue_source_ +
+                     " needs every vector of the statement on one device, but a vector "
+                     "here is split over " +
+                     std::to_string(parts.size()) + " devices");
             check_device(parts[0].queue.device(), "a vector");
         }
         elementwise_ = &parts;
@@ -38,17 +44,19 @@ void operand_check::elementwise(const layout& parts, std::size_t size) {
     if (&parts == elementwise_) return;
     const layout& first = *elementwise_;
     if (parts.size() != first.size())
-        fail("vectors are split over different numbers of devices (" + std::to_string(first.size()) + " and " +
-             std::to_string(parts.size()) + "); vectors in one statement must share devices and split");
+        fail("vectors are split over different numbers of devices (" +
+             std::to_string(first.size()) + " and " + std::to_string(parts.size()) +
+             "); vectors in one statement must share devices and split");
     for (std::size_t k = 0; k < parts.size(); ++k) {
         if (!(parts[k].queue.device() == first[k].queue.device()))
-            fail("part " + std::to_string(k) + " of one vector is on " + describe(first[k].queue.device()) +
-                 ", of another on " + describe(parts[k].queue.device()) +
+            fail("part " + std::to_string(k) + " of one vector is on " +
+                 describe(first[k].queue.device()) + ", of another on " +
+                 describe(parts[k].queue.device()) +
                  "; vectors in one statement must live on the same devices");
         if (parts[k].begin != first[k].begin || parts[k].size != first[k].size)
-            fail("vectors of equal size are split differently over their devices (part " + std::to_string(k) +
-                 " holds " + std::to_string(first[k].size) + " elements in one, " + std::to_string(parts[k].size) +
-                 " in another)");
+            fail("vectors of equal size are split differently over their devices (part " +
+                 std::to_string(k) + " holds " + std::to_string(first[k].size) +
+                 " elements in one, " + std::to_string(parts[k].size) + " in another)");
     }
 }
 
@@ -61,10 +69,12 @@ void operand_check::sized(std::size_t size, std::string_view what) {
 
 void operand_check::gathered(const layout& parts, std::string_view what) {
     if (parts.size() != 1)
-        fail(std::string(what) + " works on a vector on a single device; this vector is split over " +
+        fail(std::string(what) +
+             " works on a vector on a single device; this vector is split over " +
              std::to_string(parts.size()) + " devices");
     if (elementwise_ && elementwise_->size() != 1)
-        fail(std::string(what) + " needs the statement on a single device, but its vectors are split over " +
+        fail(std::string(what) +
+             " needs the statement on a single device, but its vectors are split over " +
              std::to_string(elementwise_->size()) + " devices");
     check_device(parts[0].queue.device(), what);
     if (!single_queue_) {
@@ -82,7 +92,8 @@ void operand_check::on_queue(const kiln::queue& q) {
 }
 
 layout operand_check::launch_layout() const {
-    if (!size_) fail("the statement's size is unknown: use a vector in it, or give element_index a size");
+    if (!size_)
+        fail("the statement's size is unknown: use a vector in it, or give element_index a size");
     if (*size_ == 0) return {};
     if (elementwise_) return *elementwise_;
     if (single_queue_) return {part_extent{*single_queue_, 0, *size_}};

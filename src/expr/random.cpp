@@ -2,9 +2,8 @@
 //
 // Constants from Salmon et al., SC'11, and the Skein 1.3 specification (Threefish rotations and
 // key-schedule parity); checked against Random123's known-answer vectors in tests/expr.
-#include <kiln/random.hpp>
-
 #include <cmath>
+#include <kiln/random.hpp>
 
 namespace kiln {
 namespace {
@@ -75,7 +74,9 @@ void kiln_random_words_threefry(ulong index, ulong seed, uint* w) {
 }
 )";
 
-std::uint64_t rotate_left(std::uint64_t x, unsigned bits) { return (x << bits) | (x >> (64 - bits)); }
+std::uint64_t rotate_left(std::uint64_t x, unsigned bits) {
+    return (x << bits) | (x >> (64 - bits));
+}
 
 constexpr float two_to_minus_24 = 0x1p-24f;
 constexpr double two_to_minus_53 = 0x1p-53;
@@ -96,7 +97,9 @@ philox::counter_type philox::apply(counter_type c, key_type key) noexcept {
     return c;
 }
 
-std::string_view philox::device_source() noexcept { return philox_source; }
+std::string_view philox::device_source() noexcept {
+    return philox_source;
+}
 
 std::array<std::uint32_t, 4> philox::words(std::uint64_t index, std::uint64_t seed) noexcept {
     return apply({static_cast<std::uint32_t>(index), static_cast<std::uint32_t>(index >> 32), 0, 0},
@@ -120,7 +123,9 @@ threefry::counter_type threefry::apply(counter_type x, key_type key) noexcept {
     return x;
 }
 
-std::string_view threefry::device_source() noexcept { return threefry_source; }
+std::string_view threefry::device_source() noexcept {
+    return threefry_source;
+}
 
 std::array<std::uint32_t, 4> threefry::words(std::uint64_t index, std::uint64_t seed) noexcept {
     const auto x = apply({index, 0}, {seed, 0});
@@ -134,8 +139,9 @@ std::string random_function_source(std::string_view function, std::string_view g
                                    std::string_view type, distribution kind) {
     const std::string t(type);
     const bool is_double = type == "double";
-    std::string body = t + " " + std::string(function) + "(ulong index, ulong seed) {\n    uint w[4];\n" +
-                       "    kiln_random_words_" + std::string(generator) + "(index, seed, w);\n";
+    std::string body = t + " " + std::string(function) +
+                       "(ulong index, ulong seed) {\n    uint w[4];\n" + "    kiln_random_words_" +
+                       std::string(generator) + "(index, seed, w);\n";
     // 2^-24 and 2^-53, written so that every compiler reads the exact power of two.
     const std::string scale = is_double ? "1.1102230246251565e-16" : "5.9604644775390625e-8f";
     const std::string low = is_double ? "((((ulong)w[1] << 32) | w[0]) >> 11)" : "(w[0] >> 8)";

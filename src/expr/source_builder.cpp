@@ -1,9 +1,8 @@
 // The kernel source builder: definitions once by key, kernels, loops and the fp64 pragma.
-#include <kiln/detail/source_builder.hpp>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <kiln/detail/source_builder.hpp>
 
 namespace kiln::detail {
 namespace {
@@ -85,12 +84,14 @@ void source_builder::close() {
 
 element_range source_builder::declare_element_range(loop_style style, std::string_view size) {
     const std::string n(size);
-    if (style == loop_style::strided) return {"(ulong)get_global_id(0)", n, "(ulong)get_global_size(0)"};
+    if (style == loop_style::strided)
+        return {"(ulong)get_global_id(0)", n, "(ulong)get_global_size(0)"};
     // Ternaries rather than min(): the same text is valid OpenCL C and CUDA for 64-bit integers.
     line("const ulong kiln_chunk = (" + n + " + get_global_size(0) - 1) / get_global_size(0);");
     line("const ulong kiln_first = (ulong)get_global_id(0) * kiln_chunk;");
     line("const ulong kiln_begin = kiln_first < " + n + " ? kiln_first : " + n + ";");
-    line("const ulong kiln_end = " + n + " - kiln_begin > kiln_chunk ? kiln_begin + kiln_chunk : " + n + ";");
+    line("const ulong kiln_end = " + n +
+         " - kiln_begin > kiln_chunk ? kiln_begin + kiln_chunk : " + n + ";");
     return {"kiln_begin", "kiln_end", "1"};
 }
 
@@ -100,7 +101,9 @@ void source_builder::open_element_loop(const element_range& range, std::string_v
          " += " + range.step + ")");
 }
 
-void source_builder::local_barrier() { line("barrier(CLK_LOCAL_MEM_FENCE);"); }
+void source_builder::local_barrier() {
+    line("barrier(CLK_LOCAL_MEM_FENCE);");
+}
 
 std::string source_builder::str() const {
     std::string body;

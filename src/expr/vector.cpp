@@ -1,6 +1,5 @@
 // The non-template parts of kiln::vector and its expressions: splitting, user functions, errors.
 #include <kiln/vector.hpp>
-
 #include <numeric>
 
 namespace kiln::detail {
@@ -11,7 +10,8 @@ namespace {
 /// device and right for equal devices, the common case.
 double speed_weight(const device& dev) {
     const auto& p = dev.properties();
-    return static_cast<double>(std::max(1u, p.compute_units)) * static_cast<double>(std::max(1u, p.clock_mhz));
+    return static_cast<double>(std::max(1u, p.compute_units)) *
+           static_cast<double>(std::max(1u, p.clock_mhz));
 }
 
 std::string trim(std::string_view text) {
@@ -24,7 +24,8 @@ std::string trim(std::string_view text) {
 }  // namespace
 
 layout split(std::span<const queue> queues, std::size_t n) {
-    if (queues.empty()) throw invalid_argument_error("kiln::vector", "no queue given to place the vector on");
+    if (queues.empty())
+        throw invalid_argument_error("kiln::vector", "no queue given to place the vector on");
     std::vector<double> weights;
     for (const auto& q : queues) weights.push_back(speed_weight(q.device()));
     const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
@@ -33,9 +34,11 @@ layout split(std::span<const queue> queues, std::size_t n) {
     std::size_t begin = 0;
     for (std::size_t k = 0; k < queues.size(); ++k) {
         cumulative += weights[k];
-        const std::size_t end = k + 1 == queues.size()
-                                    ? n
-                                    : std::min(n, static_cast<std::size_t>(static_cast<long double>(n) * cumulative / total));
+        const std::size_t end =
+            k + 1 == queues.size()
+                ? n
+                : std::min(n, static_cast<std::size_t>(static_cast<long double>(n) * cumulative /
+                                                       total));
         parts.push_back(part_extent{queues[k], begin, end - begin});
         begin = end;
     }
@@ -43,19 +46,21 @@ layout split(std::span<const queue> queues, std::size_t n) {
 }
 
 void throw_index_out_of_range(std::size_t index, std::size_t size) {
-    throw invalid_argument_error("kiln::vector element access", "index " + std::to_string(index) +
-                                                                    " is outside a vector of " +
-                                                                    std::to_string(size) + " elements");
+    throw invalid_argument_error("kiln::vector element access",
+                                 "index " + std::to_string(index) + " is outside a vector of " +
+                                     std::to_string(size) + " elements");
 }
 
 void throw_no_queue(const char* call) {
     throw invalid_argument_error(call, "the vector has no device: construct it with a queue");
 }
 
-void throw_bad_slice(const std::string& why) { throw invalid_argument_error("kiln::slicer", why); }
+void throw_bad_slice(const std::string& why) {
+    throw invalid_argument_error("kiln::slicer", why);
+}
 
 std::string user_function_source(std::string_view return_type, std::string_view name,
-                                  std::string_view parameters, std::string_view body) {
+                                 std::string_view parameters, std::string_view body) {
     // The stringised list arrives as "(float x, const float* p)".
     std::string_view list = parameters;
     if (!list.empty() && list.front() == '(') list.remove_prefix(1);
@@ -64,15 +69,18 @@ std::string user_function_source(std::string_view return_type, std::string_view 
     while (!list.empty()) {
         const auto comma = list.find(',');
         std::string parameter = trim(list.substr(0, comma));
-        const bool has_space = parameter.starts_with("global ") || parameter.starts_with("local ") ||
-                               parameter.starts_with("constant ") || parameter.starts_with("private ");
-        if (parameter.find('*') != std::string::npos && !has_space) parameter = "global " + parameter;
+        const bool has_space =
+            parameter.starts_with("global ") || parameter.starts_with("local ") ||
+            parameter.starts_with("constant ") || parameter.starts_with("private ");
+        if (parameter.find('*') != std::string::npos && !has_space)
+            parameter = "global " + parameter;
         if (!declared.empty()) declared += ", ";
         declared += parameter;
         if (comma == std::string_view::npos) break;
         list.remove_prefix(comma + 1);
     }
-    return std::string(return_type) + " " + std::string(name) + "(" + declared + ") {\n    " + trim(body) + "\n}\n";
+    return std::string(return_type) + " " + std::string(name) + "(" + declared + ") {\n    " +
+           trim(body) + "\n}\n";
 }
 
 }  // namespace kiln::detail

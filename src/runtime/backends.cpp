@@ -4,7 +4,9 @@
 namespace kiln::detail {
 
 #ifndef KILN_HAVE_CUDA
-std::unique_ptr<backend> make_cuda_backend() { return nullptr; }
+std::unique_ptr<backend> make_cuda_backend() {
+    return nullptr;
+}
 #endif
 
 const std::vector<std::unique_ptr<backend>>& all_backends() {

@@ -1,8 +1,7 @@
 // Shapes and the untyped, bounds-checked transfers beneath every kiln::buffer.
-#include <kiln/runtime/buffer.hpp>
-
 #include <bit>
 #include <cstring>
+#include <kiln/runtime/buffer.hpp>
 #include <limits>
 
 #include "backend/backend.hpp"
@@ -11,8 +10,8 @@ namespace kiln {
 
 shape::shape(std::initializer_list<std::size_t> extents) : rank_(extents.size()) {
     if (extents.size() < 1 || extents.size() > 3)
-        throw invalid_argument_error("kiln::shape", "a shape has 1 to 3 extents, not " +
-                                                        std::to_string(extents.size()));
+        throw invalid_argument_error(
+            "kiln::shape", "a shape has 1 to 3 extents, not " + std::to_string(extents.size()));
     std::size_t i = 0;
     for (auto e : extents) extents_[i++] = e;
 }
@@ -21,7 +20,8 @@ std::size_t shape::size() const {
     std::size_t total = 1;
     for (std::size_t i = 0; i < rank_; ++i) {
         if (extents_[i] != 0 && total > std::numeric_limits<std::size_t>::max() / extents_[i])
-            throw invalid_argument_error("kiln::shape::size", "element count of " + to_string() + " overflows");
+            throw invalid_argument_error("kiln::shape::size",
+                                         "element count of " + to_string() + " overflows");
         total *= extents_[i];
     }
     return total;
@@ -36,9 +36,9 @@ std::string shape::to_string() const {
 namespace detail {
 
 void throw_size_mismatch(const char* call, std::size_t expected, std::size_t got) {
-    throw invalid_argument_error(call, "the host range has " + std::to_string(got) +
-                                           " elements but the buffer has " + std::to_string(expected) +
-                                           " (use the offset overload for a sub-range)");
+    throw invalid_argument_error(
+        call, "the host range has " + std::to_string(got) + " elements but the buffer has " +
+                  std::to_string(expected) + " (use the offset overload for a sub-range)");
 }
 
 void throw_out_of_range(const char* call, std::size_t offset, std::size_t count, std::size_t size) {
@@ -74,8 +74,8 @@ buffer_storage::buffer_storage(const kiln::device& dev, std::size_t bytes, acces
     if (bytes > 0) memory_ = dev.impl().allocate(bytes, mode);
 }
 
-event buffer_storage::write_bytes(const queue& q, std::size_t offset, const void* src, std::size_t count,
-                                  const wait_list& after, bool blocking) const {
+event buffer_storage::write_bytes(const queue& q, std::size_t offset, const void* src,
+                                  std::size_t count, const wait_list& after, bool blocking) const {
     check_same_device("kiln::buffer::write", device_, q);
     if (count == 0) return blocking ? (wait_for_all(after.events()), event()) : q.marker(after);
     return event(q.impl().write(*memory_, offset, src, count, after.events(), blocking));
@@ -89,7 +89,8 @@ event buffer_storage::read_bytes(const queue& q, std::size_t offset, void* dst, 
 }
 
 event buffer_storage::copy_bytes(const queue& q, std::size_t offset, const buffer_storage& dst,
-                                 std::size_t dst_offset, std::size_t count, const wait_list& after) const {
+                                 std::size_t dst_offset, std::size_t count,
+                                 const wait_list& after) const {
     check_same_device("kiln::buffer::copy_to (source)", device_, q);
     check_same_device("kiln::buffer::copy_to (destination)", dst.device_, q);
     if (count == 0) return q.marker(after);
@@ -97,7 +98,8 @@ event buffer_storage::copy_bytes(const queue& q, std::size_t offset, const buffe
 }
 
 event buffer_storage::fill_bytes(const queue& q, std::size_t offset, const void* pattern,
-                                 std::size_t pattern_size, std::size_t count, const wait_list& after) const {
+                                 std::size_t pattern_size, std::size_t count,
+                                 const wait_list& after) const {
     check_same_device("kiln::buffer::fill", device_, q);
     if (count == 0) return q.marker(after);
     if (std::has_single_bit(pattern_size) && pattern_size <= 128)
@@ -111,6 +113,8 @@ event buffer_storage::fill_bytes(const queue& q, std::size_t offset, const void*
 
 }  // namespace detail
 
-std::size_t device_sizeof_size_t(const device& dev) { return dev.properties().address_bits / 8; }
+std::size_t device_sizeof_size_t(const device& dev) {
+    return dev.properties().address_bits / 8;
+}
 
 }  // namespace kiln

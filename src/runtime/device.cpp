@@ -1,11 +1,10 @@
 // Devices: enumeration across backends, summaries, filters and the default choice.
-#include <kiln/runtime/device.hpp>
-
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <functional>
+#include <kiln/runtime/device.hpp>
 #include <sstream>
 
 #include "backend/backend.hpp"
@@ -19,10 +18,14 @@ std::string_view to_string(backend_kind kind) noexcept {
 
 std::string_view to_string(device_type type) noexcept {
     switch (type) {
-        case device_type::cpu: return "cpu";
-        case device_type::gpu: return "gpu";
-        case device_type::accelerator: return "accelerator";
-        case device_type::other: return "other";
+        case device_type::cpu:
+            return "cpu";
+        case device_type::gpu:
+            return "gpu";
+        case device_type::accelerator:
+            return "accelerator";
+        case device_type::other:
+            return "other";
     }
     return "other";
 }
@@ -43,7 +46,9 @@ detail::device_impl& device::impl() const {
     return *impl_;
 }
 
-const device_properties& device::properties() const { return impl().properties(); }
+const device_properties& device::properties() const {
+    return impl().properties();
+}
 
 std::size_t device::index() const {
     const auto& all = devices();
@@ -62,7 +67,9 @@ struct property_row {
     bool cuda_only;
 };
 
-std::string bytes_text(std::uint64_t bytes) { return std::to_string(bytes); }
+std::string bytes_text(std::uint64_t bytes) {
+    return std::to_string(bytes);
+}
 
 const std::vector<property_row>& property_table() {
     using p = const device_properties&;
@@ -74,14 +81,21 @@ const std::vector<property_row>& property_table() {
         {"API version", "api_version", [](p d) { return d.api_version; }, false, false},
         {"driver version", "driver_version", [](p d) { return d.driver_version; }, false, false},
         {"compiler", "compiler", [](p d) { return d.compiler; }, false, false},
-        {"address bits", "address_bits", [](p d) { return std::to_string(d.address_bits); }, true, false},
-        {"global memory (bytes)", "global_memory_bytes", [](p d) { return bytes_text(d.global_memory_bytes); }, true, false},
-        {"local memory (bytes)", "local_memory_bytes", [](p d) { return bytes_text(d.local_memory_bytes); }, true, false},
-        {"constant memory (bytes)", "constant_memory_bytes", [](p d) { return bytes_text(d.constant_memory_bytes); }, true, false},
-        {"max allocation (bytes)", "max_allocation_bytes", [](p d) { return bytes_text(d.max_allocation_bytes); }, true, false},
-        {"compute units", "compute_units", [](p d) { return std::to_string(d.compute_units); }, true, false},
+        {"address bits", "address_bits", [](p d) { return std::to_string(d.address_bits); }, true,
+         false},
+        {"global memory (bytes)", "global_memory_bytes",
+         [](p d) { return bytes_text(d.global_memory_bytes); }, true, false},
+        {"local memory (bytes)", "local_memory_bytes",
+         [](p d) { return bytes_text(d.local_memory_bytes); }, true, false},
+        {"constant memory (bytes)", "constant_memory_bytes",
+         [](p d) { return bytes_text(d.constant_memory_bytes); }, true, false},
+        {"max allocation (bytes)", "max_allocation_bytes",
+         [](p d) { return bytes_text(d.max_allocation_bytes); }, true, false},
+        {"compute units", "compute_units", [](p d) { return std::to_string(d.compute_units); },
+         true, false},
         {"clock (MHz)", "clock_mhz", [](p d) { return std::to_string(d.clock_mhz); }, true, false},
-        {"max work-group size", "max_work_group_size", [](p d) { return std::to_string(d.max_work_group_size); }, true, false},
+        {"max work-group size", "max_work_group_size",
+         [](p d) { return std::to_string(d.max_work_group_size); }, true, false},
         {"max work-item sizes", "max_work_item_sizes",
          [](p d) {
              return "[" + std::to_string(d.max_work_item_sizes[0]) + ", " +
@@ -89,17 +103,28 @@ const std::vector<property_row>& property_table() {
                     std::to_string(d.max_work_item_sizes[2]) + "]";
          },
          true, false},
-        {"memory base alignment (bytes)", "memory_base_alignment_bytes", [](p d) { return std::to_string(d.memory_base_alignment_bytes); }, true, false},
-        {"double precision", "double_precision", [](p d) { return std::string(d.double_precision ? "true" : "false"); }, true, false},
-        {"unified memory", "unified_memory", [](p d) { return std::string(d.unified_memory ? "true" : "false"); }, true, false},
+        {"memory base alignment (bytes)", "memory_base_alignment_bytes",
+         [](p d) { return std::to_string(d.memory_base_alignment_bytes); }, true, false},
+        {"double precision", "double_precision",
+         [](p d) { return std::string(d.double_precision ? "true" : "false"); }, true, false},
+        {"unified memory", "unified_memory",
+         [](p d) { return std::string(d.unified_memory ? "true" : "false"); }, true, false},
         {"compute capability", "compute_capability",
-         [](p d) { return std::to_string(d.compute_capability_major) + "." + std::to_string(d.compute_capability_minor); },
+         [](p d) {
+             return std::to_string(d.compute_capability_major) + "." +
+                    std::to_string(d.compute_capability_minor);
+         },
          false, true},
-        {"L2 cache (bytes)", "l2_cache_bytes", [](p d) { return bytes_text(d.l2_cache_bytes); }, true, true},
-        {"shared memory per block (bytes)", "shared_memory_per_block_bytes", [](p d) { return bytes_text(d.shared_memory_per_block_bytes); }, true, true},
-        {"shared memory per SM (bytes)", "shared_memory_per_multiprocessor_bytes", [](p d) { return bytes_text(d.shared_memory_per_multiprocessor_bytes); }, true, true},
-        {"memory bus width (bits)", "memory_bus_width_bits", [](p d) { return std::to_string(d.memory_bus_width_bits); }, true, true},
-        {"memory clock (MHz)", "memory_clock_mhz", [](p d) { return std::to_string(d.memory_clock_mhz); }, true, true},
+        {"L2 cache (bytes)", "l2_cache_bytes", [](p d) { return bytes_text(d.l2_cache_bytes); },
+         true, true},
+        {"shared memory per block (bytes)", "shared_memory_per_block_bytes",
+         [](p d) { return bytes_text(d.shared_memory_per_block_bytes); }, true, true},
+        {"shared memory per SM (bytes)", "shared_memory_per_multiprocessor_bytes",
+         [](p d) { return bytes_text(d.shared_memory_per_multiprocessor_bytes); }, true, true},
+        {"memory bus width (bits)", "memory_bus_width_bits",
+         [](p d) { return std::to_string(d.memory_bus_width_bits); }, true, true},
+        {"memory clock (MHz)", "memory_clock_mhz",
+         [](p d) { return std::to_string(d.memory_clock_mhz); }, true, true},
         {"peak memory bandwidth (GB/s)", "peak_memory_bandwidth_gb_per_s",
          [](p d) {
              char text[32];
@@ -115,10 +140,18 @@ std::string json_escape(std::string_view text) {
     std::string out;
     for (char c : text) {
         switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\t': out += "\\t"; break;
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
             default:
                 if (static_cast<unsigned char>(c) < 0x20) {
                     char code[8];
@@ -265,7 +298,8 @@ filter min_global_memory(std::uint64_t bytes) {
     return filter([bytes](const device& d) { return d.properties().global_memory_bytes >= bytes; });
 }
 filter extension(std::string_view name) {
-    return filter([name = std::string(name)](const device& d) { return d.properties().has_extension(name); });
+    return filter(
+        [name = std::string(name)](const device& d) { return d.properties().has_extension(name); });
 }
 filter first(std::size_t count) {
     return filter::from_list_transform([count](filter::list devices) {
@@ -273,7 +307,9 @@ filter first(std::size_t count) {
         return devices;
     });
 }
-filter any(std::function<bool(const device&)> predicate) { return filter(std::move(predicate)); }
+filter any(std::function<bool(const device&)> predicate) {
+    return filter(std::move(predicate));
+}
 
 filter from_spec(std::string_view spec) {
     filter combined = all();
@@ -327,7 +363,9 @@ const std::vector<device>& devices() {
     return all;
 }
 
-std::vector<device> devices(const filter& f) { return f(devices()); }
+std::vector<device> devices(const filter& f) {
+    return f(devices());
+}
 
 device select_device(std::string_view spec) {
     auto matching = devices(filters::from_spec(spec));
@@ -335,7 +373,8 @@ device select_device(std::string_view spec) {
         std::string known;
         for (const auto& d : devices())
             known += "\n  " + std::to_string(d.index()) + ": " + d.name() + " (" +
-                     std::string(to_string(d.backend())) + ", " + std::string(to_string(d.type())) + ")";
+                     std::string(to_string(d.backend())) + ", " + std::string(to_string(d.type())) +
+                     ")";
         throw invalid_argument_error("kiln::select_device",
                                      "no device matches \"" + std::string(spec) + "\"; devices:" +
                                          (known.empty() ? std::string(" none") : known));

@@ -1,6 +1,5 @@
 // kiln's exception types and the single function backends report failed calls through.
 #include <kiln/error.hpp>
-
 #include <string>
 
 #include "backend/backend.hpp"

@@ -9,7 +9,9 @@ void event::wait() const {
     if (impl_) impl_->wait();
 }
 
-event_status event::status() const { return impl_ ? impl_->status() : event_status::complete; }
+event_status event::status() const {
+    return impl_ ? impl_->status() : event_status::complete;
+}
 
 profiling_times event::times() const {
     if (!impl_)
@@ -38,7 +40,9 @@ void wait_for_all(std::span<const event> events) {
 }
 
 namespace detail {
-void wait_on_host(event_list events) { wait_for_all(events); }
+void wait_on_host(event_list events) {
+    wait_for_all(events);
+}
 }  // namespace detail
 
 }  // namespace kiln

@@ -1,11 +1,11 @@
 // Programs, kernels and launches: argument and geometry checks happen here, before the backend.
-#include <kiln/runtime/program.hpp>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
+#include <kiln/runtime/program.hpp>
 #include <map>
 #include <sstream>
-#include <unistd.h>
 
 #include "backend/backend.hpp"
 #include "runtime/program_cache.hpp"
@@ -16,8 +16,8 @@ namespace kiln {
 
 range::range(std::initializer_list<std::size_t> sizes) : dims_(sizes.size()) {
     if (sizes.size() < 1 || sizes.size() > 3)
-        throw invalid_argument_error("kiln::range", "a range has 1 to 3 dimensions, not " +
-                                                        std::to_string(sizes.size()));
+        throw invalid_argument_error(
+            "kiln::range", "a range has 1 to 3 dimensions, not " + std::to_string(sizes.size()));
     std::size_t i = 0;
     for (auto s : sizes) sizes_[i++] = s;
 }
@@ -33,7 +33,8 @@ std::string range::to_string() const {
 program::program(const kiln::device& dev, std::string_view source, std::string_view options)
     : program(dev, std::vector<std::string>{std::string(source)}, options) {}
 
-program::program(const kiln::device& dev, std::vector<std::string> sources, std::string_view options)
+program::program(const kiln::device& dev, std::vector<std::string> sources,
+                 std::string_view options)
     : device_(dev) {
     if (sources.empty()) throw invalid_argument_error("kiln::program", "no sources given");
     auto built = detail::get_or_build(dev, sources, std::string(options));
@@ -68,7 +69,9 @@ std::vector<std::filesystem::path> kernel_search_path() {
 
 std::string read_text_file(const std::filesystem::path& file) {
     std::ifstream in(file, std::ios::binary);
-    if (!in) throw error("kiln::program::from_files", errno, "KILN_FILE_UNREADABLE", "cannot read " + file.string());
+    if (!in)
+        throw error("kiln::program::from_files", errno, "KILN_FILE_UNREADABLE",
+                    "cannot read " + file.string());
     std::ostringstream content;
     content << in.rdbuf();
     return content.str();
@@ -80,7 +83,8 @@ std::filesystem::path find_kernel_file(const std::filesystem::path& file) {
     std::error_code ec;
     if (file.is_absolute()) {
         if (std::filesystem::is_regular_file(file, ec)) return file;
-        throw error("kiln::find_kernel_file", 0, "KILN_FILE_NOT_FOUND", file.string() + " does not exist");
+        throw error("kiln::find_kernel_file", 0, "KILN_FILE_NOT_FOUND",
+                    file.string() + " does not exist");
     }
     std::string searched;
     for (const auto& dir : kernel_search_path()) {
@@ -89,11 +93,14 @@ std::filesystem::path find_kernel_file(const std::filesystem::path& file) {
         searched += "\n  " + dir.string();
     }
     throw error("kiln::find_kernel_file", 0, "KILN_FILE_NOT_FOUND",
-                "kernel file " + file.string() + " not found; searched (KILN_KERNEL_PATH, then the "
-                "current and the executable's directories):" + searched);
+                "kernel file " + file.string() +
+                    " not found; searched (KILN_KERNEL_PATH, then the "
+                    "current and the executable's directories):" +
+                    searched);
 }
 
-program program::from_files(const kiln::device& dev, const std::vector<std::filesystem::path>& files,
+program program::from_files(const kiln::device& dev,
+                            const std::vector<std::filesystem::path>& files,
                             std::string_view options) {
     std::vector<std::string> sources;
     for (const auto& file : files) {
@@ -104,18 +111,28 @@ program program::from_files(const kiln::device& dev, const std::vector<std::file
     return program(dev, std::move(sources), options);
 }
 
-kernel program::kernel(std::string_view name) const { return kiln::kernel(impl_, name); }
+kernel program::kernel(std::string_view name) const {
+    return kiln::kernel(impl_, name);
+}
 
-std::vector<std::string> program::kernel_names() const { return impl_->kernel_names(); }
+std::vector<std::string> program::kernel_names() const {
+    return impl_->kernel_names();
+}
 
 // --- kernels and argument checks ---------------------------------------------------------
 
 kernel::kernel(std::shared_ptr<detail::program_impl> program, std::string_view name)
     : program_(std::move(program)), impl_(program_->create_kernel(std::string(name))) {}
 
-const std::string& kernel::name() const { return impl_->name(); }
-std::size_t kernel::parameter_count() const { return impl_->parameter_count(); }
-std::size_t kernel::max_work_group_size() const { return impl_->max_work_group_size(); }
+const std::string& kernel::name() const {
+    return impl_->name();
+}
+std::size_t kernel::parameter_count() const {
+    return impl_->parameter_count();
+}
+std::size_t kernel::max_work_group_size() const {
+    return impl_->max_work_group_size();
+}
 
 namespace {
 
@@ -126,8 +143,9 @@ using space = parameter_info::address_space;
 /// Bytes of an OpenCL C scalar or vector type, 0 when the name is not a built-in type.
 std::size_t opencl_type_size(std::string type) {
     static const std::map<std::string, std::size_t, std::less<>> scalars = {
-        {"char", 1}, {"uchar", 1}, {"bool", 1}, {"short", 2}, {"ushort", 2}, {"half", 2},
-        {"int", 4},  {"uint", 4},  {"float", 4}, {"long", 8},  {"ulong", 8},  {"double", 8},
+        {"char", 1},          {"uchar", 1},          {"bool", 1},         {"short", 2},
+        {"ushort", 2},        {"half", 2},           {"int", 4},          {"uint", 4},
+        {"float", 4},         {"long", 8},           {"ulong", 8},        {"double", 8},
         {"unsigned char", 1}, {"unsigned short", 2}, {"unsigned int", 4}, {"unsigned long", 8},
         {"unsigned", 4}};
     while (!type.empty() && type.back() == ' ') type.pop_back();
@@ -145,9 +163,12 @@ std::size_t opencl_type_size(std::string type) {
 
 const char* kind_name(kernel_argument::kind kind) {
     switch (kind) {
-        case kernel_argument::kind::buffer: return "a buffer";
-        case kernel_argument::kind::local: return "kiln::local memory";
-        case kernel_argument::kind::scalar: return "a scalar";
+        case kernel_argument::kind::buffer:
+            return "a buffer";
+        case kernel_argument::kind::local:
+            return "kiln::local memory";
+        case kernel_argument::kind::scalar:
+            return "a scalar";
     }
     return "?";
 }
@@ -164,7 +185,8 @@ void check_arguments(const detail::kernel_impl& kernel, const std::vector<kernel
     const std::string call = "kiln::kernel '" + kernel.name() + "'";
     if (args.size() != kernel.parameter_count())
         throw invalid_argument_error(call, "takes " + std::to_string(kernel.parameter_count()) +
-                                               " arguments but " + std::to_string(args.size()) + " were given");
+                                               " arguments but " + std::to_string(args.size()) +
+                                               " were given");
     const auto& params = kernel.parameters();
     if (params.empty()) return;  // the platform does not describe its parameters
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -176,19 +198,25 @@ void check_arguments(const detail::kernel_impl& kernel, const std::vector<kernel
         switch (param.space) {
             case space::global:
             case space::constant:
-                if (arg.what != kernel_argument::kind::buffer) wrong(std::string("expects a buffer, got ") + kind_name(arg.what));
+                if (arg.what != kernel_argument::kind::buffer)
+                    wrong(std::string("expects a buffer, got ") + kind_name(arg.what));
                 if (arg.buffer_mode == access::out && param.pointee_const)
-                    wrong("the kernel only reads it, but the buffer is declared kiln::out (write-only)");
+                    wrong(
+                        "the kernel only reads it, but the buffer is declared kiln::out "
+                        "(write-only)");
                 break;
             case space::local:
-                if (arg.what != kernel_argument::kind::local) wrong(std::string("expects kiln::local<T>(n), got ") + kind_name(arg.what));
+                if (arg.what != kernel_argument::kind::local)
+                    wrong(std::string("expects kiln::local<T>(n), got ") + kind_name(arg.what));
                 if (arg.size == 0) wrong("a local allocation of 0 bytes");
                 break;
             case space::private_:
-                if (arg.what != kernel_argument::kind::scalar) wrong(std::string("expects a scalar, got ") + kind_name(arg.what));
-                if (std::size_t expected = opencl_type_size(param.type_name); expected != 0 && expected != arg.size)
-                    wrong("expects " + std::to_string(expected) + " bytes, got a " + std::to_string(arg.size) +
-                          "-byte value");
+                if (arg.what != kernel_argument::kind::scalar)
+                    wrong(std::string("expects a scalar, got ") + kind_name(arg.what));
+                if (std::size_t expected = opencl_type_size(param.type_name);
+                    expected != 0 && expected != arg.size)
+                    wrong("expects " + std::to_string(expected) + " bytes, got a " +
+                          std::to_string(arg.size) + "-byte value");
                 break;
         }
     }
@@ -201,13 +229,15 @@ bound_kernel kernel::bind(std::vector<detail::kernel_argument> args) const {
     return bound_kernel(impl_, std::move(args));
 }
 
-bound_kernel::bound_kernel(std::shared_ptr<detail::kernel_impl> kernel, std::vector<detail::kernel_argument> args)
+bound_kernel::bound_kernel(std::shared_ptr<detail::kernel_impl> kernel,
+                           std::vector<detail::kernel_argument> args)
     : kernel_(std::move(kernel)), args_(std::move(args)) {}
 
 namespace {
 
 detail::launch_geometry checked_geometry(const detail::kernel_impl& kernel, const device& dev,
-                                         const range& global, const range& local, const range& offset) {
+                                         const range& global, const range& local,
+                                         const range& offset) {
     const std::string call = "kiln::kernel '" + kernel.name() + "' launch";
     if (global.empty()) throw invalid_argument_error(call, "the global range is empty");
     const auto& props = dev.properties();
@@ -216,47 +246,55 @@ detail::launch_geometry checked_geometry(const detail::kernel_impl& kernel, cons
     for (std::size_t d = 0; d < 3; ++d) geometry.global[d] = global[d];
     if (!offset.empty()) {
         if (offset.dims() != global.dims())
-            throw invalid_argument_error(call, "offset " + offset.to_string() + " and global range " +
-                                                   global.to_string() + " differ in dimensions");
+            throw invalid_argument_error(call, "offset " + offset.to_string() +
+                                                   " and global range " + global.to_string() +
+                                                   " differ in dimensions");
         for (std::size_t d = 0; d < offset.dims(); ++d) geometry.offset[d] = offset[d];
     }
     if (local.empty()) return geometry;
     if (local.dims() != global.dims())
-        throw invalid_argument_error(call, "local range " + local.to_string() + " and global range " +
-                                               global.to_string() + " differ in dimensions");
+        throw invalid_argument_error(call, "local range " + local.to_string() +
+                                               " and global range " + global.to_string() +
+                                               " differ in dimensions");
     std::size_t group = 1;
     for (std::size_t d = 0; d < local.dims(); ++d) {
-        if (local[d] == 0) throw invalid_argument_error(call, "local range " + local.to_string() + " has a zero extent");
+        if (local[d] == 0)
+            throw invalid_argument_error(call,
+                                         "local range " + local.to_string() + " has a zero extent");
         if (global[d] % local[d] != 0)
-            throw invalid_argument_error(call, "local range " + local.to_string() + " does not divide global range " +
-                                                   global.to_string() + " (dimension " + std::to_string(d) +
-                                                   "); round the global range up to a multiple");
+            throw invalid_argument_error(
+                call, "local range " + local.to_string() + " does not divide global range " +
+                          global.to_string() + " (dimension " + std::to_string(d) +
+                          "); round the global range up to a multiple");
         if (local[d] > props.max_work_item_sizes[d])
-            throw invalid_argument_error(call, "local range " + local.to_string() + " exceeds the device's " +
-                                                   "maximum work-item size " + std::to_string(props.max_work_item_sizes[d]) +
-                                                   " in dimension " + std::to_string(d));
+            throw invalid_argument_error(
+                call, "local range " + local.to_string() + " exceeds the device's " +
+                          "maximum work-item size " + std::to_string(props.max_work_item_sizes[d]) +
+                          " in dimension " + std::to_string(d));
         group *= local[d];
         geometry.local[d] = local[d];
     }
     std::size_t limit = std::min(props.max_work_group_size, kernel.max_work_group_size());
     if (group > limit)
-        throw invalid_argument_error(call, "a work-group of " + std::to_string(group) + " work-items exceeds this "
-                                               "kernel's limit of " + std::to_string(limit) + " on " + dev.name());
+        throw invalid_argument_error(call, "a work-group of " + std::to_string(group) +
+                                               " work-items exceeds this "
+                                               "kernel's limit of " +
+                                               std::to_string(limit) + " on " + dev.name());
     return geometry;
 }
 
 }  // namespace
 
-event bound_kernel::launch(const queue& q, const range& global, const range& local, const range& offset,
-                           const wait_list& after) const {
+event bound_kernel::launch(const queue& q, const range& global, const range& local,
+                           const range& offset, const wait_list& after) const {
     auto geometry = checked_geometry(*kernel_, q.device(), global, local, offset);
     for (std::size_t i = 0; i < args_.size(); ++i) {
         const auto& arg = args_[i];
         if (arg.what == detail::kernel_argument::kind::buffer && !(arg.buffer_device == q.device()))
             throw invalid_argument_error("kiln::kernel '" + kernel_->name() + "' launch",
                                          "argument " + std::to_string(i) + " is a buffer on " +
-                                             arg.buffer_device.name() + ", not on the queue's device " +
-                                             q.device().name());
+                                             arg.buffer_device.name() +
+                                             ", not on the queue's device " + q.device().name());
     }
     // Nothing to run: still honour the wait list so the returned event orders like a launch.
     if (global.total() == 0) return q.marker(after);

@@ -2,7 +2,7 @@
 // written atomically, so that a corrupt entry is rebuilt and concurrent writers are harmless.
 #include "runtime/program_cache.hpp"
 
-#include <kiln/runtime/cache.hpp>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
@@ -10,11 +10,11 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <kiln/runtime/cache.hpp>
 #include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
-#include <unistd.h>
 
 namespace kiln {
 namespace {
@@ -25,13 +25,16 @@ program_cache::statistics cache_stats;
 // Memory entries are per device object: a binary is loaded into one device's context.
 std::map<std::pair<const detail::device_impl*, std::string>, std::shared_ptr<detail::program_impl>>&
 memory_entries() {
-    static std::map<std::pair<const detail::device_impl*, std::string>, std::shared_ptr<detail::program_impl>> entries;
+    static std::map<std::pair<const detail::device_impl*, std::string>,
+                    std::shared_ptr<detail::program_impl>>
+        entries;
     return entries;
 }
 
 // FNV-1a: simple and good enough to name files and detect torn or corrupted payloads; the full
 // key is stored in each entry, so a hash collision cannot return the wrong binary.
-std::uint64_t fnv1a(const void* data, std::size_t size, std::uint64_t hash = 14695981039346656037ull) {
+std::uint64_t fnv1a(const void* data, std::size_t size,
+                    std::uint64_t hash = 14695981039346656037ull) {
     const auto* bytes = static_cast<const unsigned char*>(data);
     for (std::size_t i = 0; i < size; ++i) {
         hash ^= bytes[i];
@@ -42,7 +45,8 @@ std::uint64_t fnv1a(const void* data, std::size_t size, std::uint64_t hash = 146
 
 constexpr char entry_magic[8] = {'K', 'I', 'L', 'N', 'B', 'I', 'N', '1'};
 
-std::string cache_key(const device& dev, std::span<const std::string> sources, const std::string& options) {
+std::string cache_key(const device& dev, std::span<const std::string> sources,
+                      const std::string& options) {
     std::string key = "kiln program cache key v1\n";
     key += std::string(to_string(dev.backend())) + "\n" + dev.name() + "\n" +
            dev.impl().compiler_identity() + "\noptions: " + options + "\n";
@@ -52,9 +56,10 @@ std::string cache_key(const device& dev, std::span<const std::string> sources, c
 
 std::string entry_file_name(const std::string& key) {
     char name[64];
-    std::snprintf(name, sizeof name, "%016llx%016llx.kbin",
-                  static_cast<unsigned long long>(fnv1a(key.data(), key.size())),
-                  static_cast<unsigned long long>(fnv1a(key.data(), key.size(), 0x9e3779b97f4a7c15ull)));
+    std::snprintf(
+        name, sizeof name, "%016llx%016llx.kbin",
+        static_cast<unsigned long long>(fnv1a(key.data(), key.size())),
+        static_cast<unsigned long long>(fnv1a(key.data(), key.size(), 0x9e3779b97f4a7c15ull)));
     return name;
 }
 
@@ -65,21 +70,23 @@ void append_u64(std::string& out, std::uint64_t value) {
 bool take_u64(std::string_view& in, std::uint64_t& value) {
     if (in.size() < 8) return false;
     value = 0;
-    for (int i = 0; i < 8; ++i) value |= std::uint64_t(static_cast<unsigned char>(in[i])) << (8 * i);
+    for (int i = 0; i < 8; ++i)
+        value |= std::uint64_t(static_cast<unsigned char>(in[i])) << (8 * i);
     in.remove_prefix(8);
     return true;
 }
 
 /// The payload of a valid entry for `key`, or nothing if missing, truncated, corrupt or stale.
-std::optional<std::vector<std::byte>> read_entry(const std::filesystem::path& file, const std::string& key,
-                                                 bool& rejected) {
+std::optional<std::vector<std::byte>> read_entry(const std::filesystem::path& file,
+                                                 const std::string& key, bool& rejected) {
     rejected = false;
     std::ifstream in(file, std::ios::binary);
     if (!in) return std::nullopt;
     std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::string_view rest(content);
     rejected = true;
-    if (rest.size() < sizeof entry_magic || std::memcmp(rest.data(), entry_magic, sizeof entry_magic) != 0)
+    if (rest.size() < sizeof entry_magic ||
+        std::memcmp(rest.data(), entry_magic, sizeof entry_magic) != 0)
         return std::nullopt;
     rest.remove_prefix(sizeof entry_magic);
     std::uint64_t key_size = 0, payload_size = 0, checksum = 0;
@@ -111,7 +118,8 @@ bool write_entry(const std::filesystem::path& dir, const std::string& name, cons
 
     static std::atomic<unsigned> counter{0};
     std::ostringstream temp_name;
-    temp_name << name << ".tmp." << ::getpid() << "." << std::this_thread::get_id() << "." << counter++;
+    temp_name << name << ".tmp." << ::getpid() << "." << std::this_thread::get_id() << "."
+              << counter++;
     auto temp = dir / temp_name.str();
     {
         std::ofstream out(temp, std::ios::binary | std::ios::trunc);
@@ -136,7 +144,8 @@ bool show_kernels() {
     return value != nullptr && *value != '\0' && std::strcmp(value, "0") != 0;
 }
 
-void print_sources(const device& dev, std::span<const std::string> sources, const std::string& options) {
+void print_sources(const device& dev, std::span<const std::string> sources,
+                   const std::string& options) {
     std::ostringstream out;
     out << "=== kiln: program for " << dev.name() << " (" << to_string(dev.backend()) << ")"
         << (options.empty() ? "" : ", options: " + options) << "\n";
@@ -149,7 +158,8 @@ template <class F>
 std::chrono::nanoseconds timed(F&& work) {
     auto start = std::chrono::steady_clock::now();
     work();
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start);
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                                start);
 }
 
 }  // namespace
@@ -179,7 +189,8 @@ statistics stats() {
 
 namespace detail {
 
-cached_program get_or_build(const device& dev, std::span<const std::string> sources, const std::string& options) {
+cached_program get_or_build(const device& dev, std::span<const std::string> sources,
+                            const std::string& options) {
     const std::string key = cache_key(dev, sources, options);
     const auto memory_key = std::make_pair(&dev.impl(), key);
     {
@@ -215,8 +226,10 @@ cached_program get_or_build(const device& dev, std::span<const std::string> sour
     }
 
     std::lock_guard lock(cache_mutex);
-    if (result.origin == program_origin::disk_cache) ++cache_stats.disk_hits;
-    else ++cache_stats.compiles;
+    if (result.origin == program_origin::disk_cache)
+        ++cache_stats.disk_hits;
+    else
+        ++cache_stats.compiles;
     if (rejected) ++cache_stats.disk_rejected;
     if (!stored) ++cache_stats.disk_write_failures;
     auto [it, inserted] = memory_entries().emplace(memory_key, result.impl);

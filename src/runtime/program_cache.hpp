@@ -2,12 +2,11 @@
 #pragma once
 
 #include <chrono>
+#include <kiln/runtime/device.hpp>
+#include <kiln/runtime/program.hpp>
 #include <memory>
 #include <span>
 #include <string>
-
-#include <kiln/runtime/device.hpp>
-#include <kiln/runtime/program.hpp>
 
 #include "backend/backend.hpp"
 

@@ -3,11 +3,10 @@
 
 #include <gtest/gtest.h>
 
-#include <kiln/kiln.hpp>
-#include <kiln/vector.hpp>
-
 #include <cctype>
 #include <cstdint>
+#include <kiln/kiln.hpp>
+#include <kiln/vector.hpp>
 #include <random>
 #include <string>
 #include <vector>
@@ -15,7 +14,7 @@
 namespace kiln::testing {
 
 class device_test : public ::testing::TestWithParam<kiln::device> {
-protected:
+  protected:
     const kiln::device& device() const { return GetParam(); }
     bool has_double() const { return device().properties().double_precision; }
 
@@ -49,7 +48,7 @@ inline const std::vector<std::size_t>& edge_sizes() {
 
 }  // namespace kiln::testing
 
-#define KILN_INSTANTIATE_DEVICE_TEST(suite)                                                 \
-    GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(suite);                                   \
-    INSTANTIATE_TEST_SUITE_P(devices, suite, ::testing::ValuesIn(kiln::devices()),          \
+#define KILN_INSTANTIATE_DEVICE_TEST(suite)                                        \
+    GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(suite);                          \
+    INSTANTIATE_TEST_SUITE_P(devices, suite, ::testing::ValuesIn(kiln::devices()), \
                              ::kiln::testing::device_test_name)

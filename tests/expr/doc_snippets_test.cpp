@@ -45,7 +45,8 @@ std::vector<snippet> snippets_in(const std::filesystem::path& file) {
         } else if (line.find(end_marker) != std::string::npos && inside) {
             std::size_t indent = std::string::npos;
             for (const auto& l : region)
-                if (l.find_first_not_of(' ') != std::string::npos) indent = std::min(indent, l.find_first_not_of(' '));
+                if (l.find_first_not_of(' ') != std::string::npos)
+                    indent = std::min(indent, l.find_first_not_of(' '));
             std::string text;
             for (const auto& l : region) text += (l.size() > indent ? l.substr(indent) : "") + "\n";
             found.push_back({name, file.filename().string(), text});
@@ -67,7 +68,8 @@ TEST(doc_snippets, every_marked_region_is_quoted_in_docs_vector_md) {
             for (const auto& s : snippets_in(entry.path())) {
                 ++checked;
                 EXPECT_NE(document.find(s.text), std::string::npos)
-                    << "docs/vector.md does not quote region " << s.name << " of " << s.origin << ":\n"
+                    << "docs/vector.md does not quote region " << s.name << " of " << s.origin
+                    << ":\n"
                     << s.text;
             }
         }

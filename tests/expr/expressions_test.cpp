@@ -1,12 +1,12 @@
 // Vector expressions: operators, built-ins, scalars, casts, indices, tie, tags, temporaries,
 // complex numbers, special values, fusion into one launch, and misuse.
-#include "device_test.hpp"
-
 #include <cmath>
 #include <complex>
 #include <limits>
 #include <optional>
 #include <string>
+
+#include "device_test.hpp"
 
 namespace {
 
@@ -20,10 +20,12 @@ std::size_t occurrences(const std::string& text, const std::string& word) {
     return count;
 }
 
-void expect_near_relative(const std::vector<float>& actual, const std::vector<float>& expected, float tolerance) {
+void expect_near_relative(const std::vector<float>& actual, const std::vector<float>& expected,
+                          float tolerance) {
     ASSERT_EQ(actual.size(), expected.size());
     for (std::size_t i = 0; i < actual.size(); ++i)
-        ASSERT_NEAR(actual[i], expected[i], tolerance * std::max(1.0f, std::fabs(expected[i]))) << "element " << i;
+        ASSERT_NEAR(actual[i], expected[i], tolerance * std::max(1.0f, std::fabs(expected[i])))
+            << "element " << i;
 }
 
 TEST_P(expression_test, arithmetic_matches_the_host_on_every_size) {
@@ -33,14 +35,16 @@ TEST_P(expression_test, arithmetic_matches_the_host_on_every_size) {
         kiln::vector<float> x(q, hx), y(q, hy), z(q, n);
         z = 2 * x + y * y - x / (y + 3) - (-x);
         std::vector<float> expected(n);
-        for (std::size_t i = 0; i < n; ++i) expected[i] = 2 * hx[i] + hy[i] * hy[i] - hx[i] / (hy[i] + 3) - (-hx[i]);
+        for (std::size_t i = 0; i < n; ++i)
+            expected[i] = 2 * hx[i] + hy[i] * hy[i] - hx[i] / (hy[i] + 3) - (-hx[i]);
         expect_near_relative(z.read(), expected, 1e-6f);
     }
 }
 
 TEST_P(expression_test, one_assignment_is_one_launch_of_one_cached_kernel) {
     const std::size_t n = 4097;
-    kiln::vector<float> x(q, random_values<float>(n, 0, 1)), y(q, random_values<float>(n, 0, 1)), z(q, n);
+    kiln::vector<float> x(q, random_values<float>(n, 0, 1)), y(q, random_values<float>(n, 0, 1)),
+        z(q, n);
     // [doc:fusion]
     // One kernel, with no temporary vectors: every element reads x and y once and writes z once.
     z = x * y + kiln::sin(x) / (1 + y * y);
@@ -49,11 +53,14 @@ TEST_P(expression_test, one_assignment_is_one_launch_of_one_cached_kernel) {
     for (int i = 0; i < 10; ++i) z = x * y + kiln::sin(x) / (1 + y * y);
     const auto after = kiln::expression_cache::stats();
     EXPECT_EQ(after.launches - before.launches, 10u);
-    EXPECT_EQ(after.sources_generated, before.sources_generated) << "steady state must not regenerate";
+    EXPECT_EQ(after.sources_generated, before.sources_generated)
+        << "steady state must not regenerate";
 
-    const std::string source = kiln::assignment_source(device(), z, x * y + kiln::sin(x) / (1 + y * y));
+    const std::string source =
+        kiln::assignment_source(device(), z, x * y + kiln::sin(x) / (1 + y * y));
     EXPECT_EQ(occurrences(source, "kernel void"), 1u);
-    EXPECT_EQ(occurrences(source, "global float*"), 1u) << "only the target is written:\n" << source;
+    EXPECT_EQ(occurrences(source, "global float*"), 1u) << "only the target is written:\n"
+                                                        << source;
     EXPECT_EQ(occurrences(source, "#pragma OPENCL EXTENSION cl_khr_fp64"), 0u) << source;
     EXPECT_NE(source.find("ulong idx"), std::string::npos) << "64-bit indices:\n" << source;
 }
@@ -65,7 +72,8 @@ TEST_P(expression_test, comparisons_and_logic_select_elements) {
     z = kiln::if_else((x > 0.5f && !(y < 0.2f)) || x == y, x, -y);
     const auto hz = z.read();
     for (std::size_t i = 0; i < n; ++i)
-        ASSERT_EQ(hz[i], ((hx[i] > 0.5f && !(hy[i] < 0.2f)) || hx[i] == hy[i]) ? hx[i] : -hy[i]) << i;
+        ASSERT_EQ(hz[i], ((hx[i] > 0.5f && !(hy[i] < 0.2f)) || hx[i] == hy[i]) ? hx[i] : -hy[i])
+            << i;
     kiln::vector<std::int32_t> flags(q, n);
     flags = (x >= y) + (x <= 0.25f) * 2 + (x != y) * 4;
     const auto hf = flags.read();
@@ -84,7 +92,9 @@ TEST_P(expression_test, integer_operators_match_the_host) {
     c = ((a % b) ^ (b << 2)) | ((~a & 0xff) + (a >> 1) - a / b);
     const auto hc = c.read();
     for (std::size_t i = 0; i < n; ++i)
-        ASSERT_EQ(hc[i], ((ha[i] % hb[i]) ^ (hb[i] << 2)) | ((~ha[i] & 0xff) + (ha[i] >> 1) - ha[i] / hb[i])) << i;
+        ASSERT_EQ(hc[i], ((ha[i] % hb[i]) ^ (hb[i] << 2)) |
+                             ((~ha[i] & 0xff) + (ha[i] >> 1) - ha[i] / hb[i]))
+            << i;
 }
 
 TEST_P(expression_test, every_element_type_computes) {
@@ -94,7 +104,8 @@ TEST_P(expression_test, every_element_type_computes) {
         kiln::vector<T> x(q, host), y(q, host.size());
         y = x * 3 + 1;
         const auto result = y.read();
-        for (std::size_t i = 0; i < host.size(); ++i) ASSERT_EQ(result[i], static_cast<T>(host[i] * 3 + 1));
+        for (std::size_t i = 0; i < host.size(); ++i)
+            ASSERT_EQ(result[i], static_cast<T>(host[i] * 3 + 1));
     };
     check(std::int32_t{});
     check(std::uint32_t{});
@@ -109,15 +120,17 @@ TEST_P(expression_test, math_built_ins_match_the_host) {
     kiln::vector<float> x(q, hx), y(q, hy), z(q, n);
     z = kiln::sin(x) + kiln::cos(y) + kiln::tan(y) + kiln::exp(-x) + kiln::log(x) + kiln::sqrt(x) +
         kiln::rsqrt(x) + kiln::pow(x, 2.5f) + kiln::fabs(y) + kiln::fmin(x, y) + kiln::fmax(x, y) +
-        kiln::floor(y * 3) + kiln::ceil(y * 3) + kiln::round(y * 3) + kiln::erf(y) + kiln::atan2(y, x) +
-        kiln::hypot(x, y) + kiln::tanh(y) + kiln::log10(x) + kiln::exp2(y) + kiln::cbrt(y);
+        kiln::floor(y * 3) + kiln::ceil(y * 3) + kiln::round(y * 3) + kiln::erf(y) +
+        kiln::atan2(y, x) + kiln::hypot(x, y) + kiln::tanh(y) + kiln::log10(x) + kiln::exp2(y) +
+        kiln::cbrt(y);
     std::vector<float> expected(n);
     for (std::size_t i = 0; i < n; ++i) {
         const float a = hx[i], b = hy[i];
-        expected[i] = std::sin(a) + std::cos(b) + std::tan(b) + std::exp(-a) + std::log(a) + std::sqrt(a) +
-                      1 / std::sqrt(a) + std::pow(a, 2.5f) + std::fabs(b) + std::fmin(a, b) + std::fmax(a, b) +
-                      std::floor(b * 3) + std::ceil(b * 3) + std::round(b * 3) + std::erf(b) + std::atan2(b, a) +
-                      std::hypot(a, b) + std::tanh(b) + std::log10(a) + std::exp2(b) + std::cbrt(b);
+        expected[i] = std::sin(a) + std::cos(b) + std::tan(b) + std::exp(-a) + std::log(a) +
+                      std::sqrt(a) + 1 / std::sqrt(a) + std::pow(a, 2.5f) + std::fabs(b) +
+                      std::fmin(a, b) + std::fmax(a, b) + std::floor(b * 3) + std::ceil(b * 3) +
+                      std::round(b * 3) + std::erf(b) + std::atan2(b, a) + std::hypot(a, b) +
+                      std::tanh(b) + std::log10(a) + std::exp2(b) + std::cbrt(b);
     }
     expect_near_relative(z.read(), expected, 2e-5f);
 }
@@ -130,7 +143,8 @@ TEST_P(expression_test, host_scalars_take_the_vector_type) {
     y = 2.0 * x + 0.5;
     // [/doc]
     static_assert(std::is_same_v<kiln::expression_value_t<decltype(2.0 * x + 0.5)>, float>);
-    static_assert(std::is_same_v<kiln::expression_value_t<decltype(kiln::element_index() * 0.5)>, double>);
+    static_assert(
+        std::is_same_v<kiln::expression_value_t<decltype(kiln::element_index() * 0.5)>, double>);
     EXPECT_EQ(y.read(), (std::vector<float>{2.5f, 4.5f}));
     EXPECT_EQ(occurrences(kiln::assignment_source(device(), y, 2.0 * x + 0.5), "double"), 0u);
 }
@@ -195,7 +209,8 @@ TEST_P(expression_test, temporaries_are_computed_once_per_element) {
     // One definition per element body (GPU kernels have one per lane of a wide access), each
     // with one log, and the value reads it twice.
     EXPECT_GE(occurrences(source, "const float temp1 = log("), 1u) << source;
-    EXPECT_EQ(occurrences(source, "log("), occurrences(source, "const float temp1 = log(")) << source;
+    EXPECT_EQ(occurrences(source, "log("), occurrences(source, "const float temp1 = log("))
+        << source;
     EXPECT_NE(source.find("(temp1 * (temp1 + "), std::string::npos) << source;
     std::vector<float> expected(100);
     for (std::size_t i = 0; i < 100; ++i) expected[i] = std::log(hx[i]) * (std::log(hx[i]) + hy[i]);
@@ -204,7 +219,8 @@ TEST_P(expression_test, temporaries_are_computed_once_per_element) {
 
 TEST_P(expression_test, complex_numbers_follow_complex_arithmetic) {
     using complex = std::complex<float>;
-    const std::vector<complex> ha = {{1, 2}, {-3, 0.5f}, {0, -1}}, hb = {{0.5f, -1}, {2, 2}, {-1, 0}};
+    const std::vector<complex> ha = {{1, 2}, {-3, 0.5f}, {0, -1}},
+                               hb = {{0.5f, -1}, {2, 2}, {-1, 0}};
     kiln::vector<complex> a(q, ha), b(q, hb), c(q, 3);
     c = a * b + kiln::conj(a) / b - 2 * a + std::complex<float>(0, 1);
     kiln::vector<float> modulus(q, 3), parts(q, 3);
@@ -213,7 +229,8 @@ TEST_P(expression_test, complex_numbers_follow_complex_arithmetic) {
     const auto hc = c.read();
     const auto hm = modulus.read(), hp = parts.read();
     for (std::size_t i = 0; i < 3; ++i) {
-        const complex expected = ha[i] * hb[i] + std::conj(ha[i]) / hb[i] - 2.0f * ha[i] + complex(0, 1);
+        const complex expected =
+            ha[i] * hb[i] + std::conj(ha[i]) / hb[i] - 2.0f * ha[i] + complex(0, 1);
         EXPECT_NEAR(hc[i].real(), expected.real(), 1e-5f);
         EXPECT_NEAR(hc[i].imag(), expected.imag(), 1e-5f);
         EXPECT_NEAR(hm[i], std::abs(ha[i]), 1e-6f);
@@ -251,7 +268,8 @@ TEST_P(expression_test, mismatched_sizes_are_a_clear_error) {
         FAIL() << "expected kiln::invalid_argument_error";
     } catch (const kiln::invalid_argument_error& e) {
         EXPECT_NE(std::string(e.what()).find("sizes differ"), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("kiln::vector assignment"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("kiln::vector assignment"), std::string::npos)
+            << e.what();
     }
     kiln::vector<float> empty;
     EXPECT_THROW(z = empty + x, kiln::invalid_argument_error);
@@ -262,7 +280,8 @@ TEST_P(expression_test, gpu_shaped_kernels_give_the_same_results) {
     // The kernels GPUs get (strided loops, 16-byte accesses, then a loop over the n % lanes
     // elements left), run on this device whatever it is, on sizes around the lane counts.
     kiln::expression_cache::clear();
-    kiln::detail::override_launch_policy(kiln::detail::launch_policy{kiln::detail::loop_style::strided, 64, 2});
+    kiln::detail::override_launch_policy(
+        kiln::detail::launch_policy{kiln::detail::loop_style::strided, 64, 2});
     struct restore_defaults {
         ~restore_defaults() {
             kiln::detail::override_launch_policy(std::nullopt);
@@ -271,7 +290,9 @@ TEST_P(expression_test, gpu_shaped_kernels_give_the_same_results) {
     } restore;
     kiln::vector<float> probe(q, 4);
     const auto source = kiln::assignment_source(device(), probe, 2 * probe + 1);
-    EXPECT_NE(source.find("const float4 p2_in = ((global const float4*)p2)[kiln_j];"), std::string::npos) << source;
+    EXPECT_NE(source.find("const float4 p2_in = ((global const float4*)p2)[kiln_j];"),
+              std::string::npos)
+        << source;
 
     for (std::size_t n : {0, 1, 3, 4, 5, 7, 1000, 65537}) {
         SCOPED_TRACE("n = " + std::to_string(n));
@@ -309,24 +330,34 @@ TEST_P(expression_test, gpu_shaped_kernels_give_the_same_results) {
 
 // Misuse is rejected by concepts at compile time, with short errors.
 template <class A, class B>
-concept addable = requires(const A& a, const B& b) { a + b; };
+concept addable = requires(const A& a, const B& b) {
+    a + b;
+};
 template <class A, class B>
-concept remainder_defined = requires(const A& a, const B& b) { a % b; };
+concept remainder_defined = requires(const A& a, const B& b) {
+    a % b;
+};
 template <class Target, class Value>
-concept assignable = requires(Target& t, const Value& v) { t = v; };
+concept assignable = requires(Target& t, const Value& v) {
+    t = v;
+};
 template <class A, class B>
-concept comparable = requires(const A& a, const B& b) { a < b; };
+concept comparable = requires(const A& a, const B& b) {
+    a < b;
+};
 
 static_assert(addable<kiln::vector<float>, float>);
 static_assert(addable<int, kiln::vector<double>>);
 static_assert(!addable<kiln::vector<float>, std::string>);
 static_assert(!remainder_defined<kiln::vector<float>, int>, "% needs integers; use fmod");
 static_assert(remainder_defined<kiln::vector<std::int32_t>, int>);
-static_assert(!assignable<kiln::vector<float>, kiln::vector<std::complex<float>>>, "complex to real needs real()");
+static_assert(!assignable<kiln::vector<float>, kiln::vector<std::complex<float>>>,
+              "complex to real needs real()");
 static_assert(assignable<kiln::vector<std::complex<float>>, kiln::vector<float>>);
 static_assert(!comparable<kiln::vector<std::complex<float>>, float>);
-static_assert(!addable<decltype(kiln::raw_pointer(std::declval<const kiln::vector<float>&>())), int>,
-              "no pointer arithmetic");
+static_assert(
+    !addable<decltype(kiln::raw_pointer(std::declval<const kiln::vector<float>&>())), int>,
+    "no pointer arithmetic");
 
 KILN_INSTANTIATE_DEVICE_TEST(expression_test);
 

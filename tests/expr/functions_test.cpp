@@ -1,14 +1,17 @@
 // User functions in expressions: plain, with dependencies, over raw pointers, and their errors.
-#include "device_test.hpp"
-
 #include <cmath>
 #include <string>
 
+#include "device_test.hpp"
+
+// clang-format off
 // [doc:user-function]
 KILN_FUNCTION(float, squared_norm, (float x, float y), return x * x + y * y;);
 KILN_FUNCTION_USING(float, norm, (float x, float y), (squared_norm), return sqrt(squared_norm(x, y)););
 // [/doc]
+// clang-format on
 
+// clang-format off
 // [doc:nbody]
 // y[i] = sum over j != i of exp(-|x[i] - x[j]|): a loop over the whole vector per element.
 KILN_FUNCTION(float, interaction, (ulong n, ulong i, const float* x),
@@ -18,6 +21,7 @@ KILN_FUNCTION(float, interaction, (ulong n, ulong i, const float* x),
                   if (j != i) total += exp(-fabs(x[j] - xi));
               return total;);
 // [/doc]
+// clang-format on
 
 KILN_FUNCTION(float, broken, (float x), return x + ;);
 
@@ -36,7 +40,8 @@ TEST_P(function_test, user_functions_compute_like_the_host) {
     // [/doc]
     const auto hz = z.read();
     for (std::size_t i = 0; i < n; ++i)
-        ASSERT_NEAR(hz[i], std::sqrt(hx[i] * hx[i] + hy[i] * hy[i]) + hx[i] * hx[i] + 1, 1e-4f) << i;
+        ASSERT_NEAR(hz[i], std::sqrt(hx[i] * hx[i] + hy[i] * hy[i]) + hx[i] * hx[i] + 1, 1e-4f)
+            << i;
 }
 
 TEST_P(function_test, functions_may_be_declared_in_a_block) {
@@ -95,10 +100,13 @@ TEST_P(function_test, a_compile_error_shows_the_numbered_source) {
 
 // Arity and pointer parameters are checked at compile time.
 template <class F, class... Args>
-concept callable = requires(const F& f, const Args&... args) { f(args...); };
+concept callable = requires(const F& f, const Args&... args) {
+    f(args...);
+};
 static_assert(callable<decltype(squared_norm), kiln::vector<float>, float>);
 static_assert(!callable<decltype(squared_norm), kiln::vector<float>>, "one argument too few");
-static_assert(!callable<decltype(interaction), std::size_t, decltype(kiln::element_index()), kiln::vector<float>>,
+static_assert(!callable<decltype(interaction), std::size_t, decltype(kiln::element_index()),
+                        kiln::vector<float>>,
               "a pointer parameter takes raw_pointer(), not a vector");
 
 KILN_INSTANTIATE_DEVICE_TEST(function_test);

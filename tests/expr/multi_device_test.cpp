@@ -3,18 +3,18 @@
 // it with POCL_DEVICES="pthread pthread" so that PoCL shows its CPU as two devices.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <kiln/kiln.hpp>
 #include <kiln/vector.hpp>
-
-#include <cmath>
 #include <numeric>
 
 namespace {
 
 class multi_device_test : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
-        if (kiln::devices().size() < 2) GTEST_SKIP() << "needs two devices (POCL_DEVICES=\"pthread pthread\")";
+        if (kiln::devices().size() < 2)
+            GTEST_SKIP() << "needs two devices (POCL_DEVICES=\"pthread pthread\")";
         for (std::size_t i = 0; i < 2; ++i) queues.emplace_back(kiln::devices()[i]);
     }
     std::vector<kiln::queue> queues;
@@ -64,7 +64,8 @@ TEST_F(multi_device_test, reductions_combine_the_parts) {
     const auto [low, high] = kiln::minmax(x);
     EXPECT_EQ(low, *std::min_element(host.begin(), host.end()));
     EXPECT_EQ(high, *std::max_element(host.begin(), host.end()));
-    EXPECT_EQ(kiln::count(x > 0), static_cast<std::uint64_t>(std::count_if(host.begin(), host.end(), [](float v) { return v > 0; })));
+    EXPECT_EQ(kiln::count(x > 0), static_cast<std::uint64_t>(std::count_if(
+                                      host.begin(), host.end(), [](float v) { return v > 0; })));
 }
 
 TEST_F(multi_device_test, random_streams_do_not_depend_on_the_split) {
@@ -81,7 +82,8 @@ TEST_F(multi_device_test, resize_and_copy_keep_the_split) {
     v.resize(9);
     EXPECT_EQ(v.part_count(), 2u);
     const auto grown = v.read();
-    EXPECT_EQ(std::vector<std::int32_t>(grown.begin(), grown.begin() + 6), (std::vector<std::int32_t>{1, 2, 3, 4, 5, 6}));
+    EXPECT_EQ(std::vector<std::int32_t>(grown.begin(), grown.begin() + 6),
+              (std::vector<std::int32_t>{1, 2, 3, 4, 5, 6}));
     kiln::vector<std::int32_t> copy(v);
     EXPECT_EQ(copy.read(), grown);
 }
@@ -96,7 +98,8 @@ TEST_F(multi_device_test, mixing_placements_is_a_clear_error) {
         EXPECT_NE(std::string(e.what()).find("same device"), std::string::npos) << e.what();
     }
     EXPECT_THROW(split = kiln::reverse(split), kiln::invalid_argument_error);
-    EXPECT_THROW(on_first = kiln::raw_pointer(split)[kiln::element_index()], kiln::invalid_argument_error);
+    EXPECT_THROW(on_first = kiln::raw_pointer(split)[kiln::element_index()],
+                 kiln::invalid_argument_error);
     EXPECT_THROW(static_cast<void>(kiln::sum(queues[1], on_first)), kiln::invalid_argument_error);
 }
 

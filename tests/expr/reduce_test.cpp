@@ -1,12 +1,12 @@
 // Reductions: every reducer against a double-precision host computation, special values, empty
 // and odd sizes, integer widening, the async form and expressions without vectors.
-#include "device_test.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdio>
 #include <limits>
+
+#include "device_test.hpp"
 
 namespace {
 
@@ -24,14 +24,15 @@ double host_sum(const std::vector<float>& values) {
 }
 
 TEST_P(reduce_test, sums_match_a_double_precision_host_sum) {
-    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{1000}, std::size_t{65537},
-                          std::size_t{1} << 20}) {
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{1000},
+                          std::size_t{65537}, std::size_t{1} << 20}) {
         SCOPED_TRACE("n = " + std::to_string(n));
         const auto host = random_values<float>(n, -1, 1, static_cast<unsigned>(n));
         kiln::vector<float> x(q, host);
         const double expected = host_sum(host);
         const float sum = kiln::sum(x), kahan = kiln::kahan_sum(x);
-        std::printf("n = %zu: float sum error %.3g, Kahan error %.3g\n", n, sum - expected, kahan - expected);
+        std::printf("n = %zu: float sum error %.3g, Kahan error %.3g\n", n, sum - expected,
+                    kahan - expected);
         EXPECT_NEAR(sum, expected, 1e-6 * std::sqrt(static_cast<double>(n)) + 1e-6);
         // Compensated: only the final rounding to float remains.
         EXPECT_NEAR(kahan, expected, std::abs(expected) * 1.2e-7 + 1e-6);
@@ -52,7 +53,8 @@ TEST_P(reduce_test, reduces_expressions_without_temporaries) {
     std::uint64_t expected_inside = 0;
     for (std::size_t i = 0; i < n; ++i) {
         expected_dot += double(hx[i]) * hy[i];
-        expected_distance = std::max(expected_distance, std::sqrt(double(hx[i]) * hx[i] + double(hy[i]) * hy[i]));
+        expected_distance =
+            std::max(expected_distance, std::sqrt(double(hx[i]) * hx[i] + double(hy[i]) * hy[i]));
         expected_inside += hx[i] * hx[i] + hy[i] * hy[i] < 1;
     }
     EXPECT_NEAR(dot, expected_dot, 1e-3);
@@ -79,8 +81,11 @@ TEST_P(reduce_test, min_max_count_any_all_on_odd_sizes) {
         kiln::vector<float> x(q, host);
         EXPECT_EQ(kiln::minimum(x), *std::min_element(host.begin(), host.end()));
         EXPECT_EQ(kiln::maximum(x), *std::max_element(host.begin(), host.end()));
-        EXPECT_EQ(kiln::count(x > 0), static_cast<std::uint64_t>(std::count_if(host.begin(), host.end(), [](float v) { return v > 0; })));
-        EXPECT_EQ(kiln::any(x > 4.9f), std::any_of(host.begin(), host.end(), [](float v) { return v > 4.9f; }));
+        EXPECT_EQ(kiln::count(x > 0),
+                  static_cast<std::uint64_t>(
+                      std::count_if(host.begin(), host.end(), [](float v) { return v > 0; })));
+        EXPECT_EQ(kiln::any(x > 4.9f),
+                  std::any_of(host.begin(), host.end(), [](float v) { return v > 4.9f; }));
         EXPECT_EQ(kiln::all(x > -5.0f), true);
         EXPECT_FALSE(kiln::all(x > 0) && n > 1);
     }
@@ -101,6 +106,7 @@ TEST_P(reduce_test, empty_ranges_give_each_reducers_identity) {
 }
 
 TEST_P(reduce_test, special_values_follow_the_documented_semantics) {
+    // clang-format off
     // [doc:special-values]
     kiln::vector<float> x(q, {1.0f, nan, -2.0f, inf});
     EXPECT_TRUE(std::isnan(kiln::sum(x)));     // NaN in, NaN out
@@ -108,7 +114,9 @@ TEST_P(reduce_test, special_values_follow_the_documented_semantics) {
     EXPECT_EQ(kiln::maximum(x), inf);
     EXPECT_EQ(kiln::count(x), 4u);             // NaN is not zero
     // [/doc]
-    kiln::vector<float> infinities(q, {inf, 1.0f, 2.0f}), opposite(q, {inf, -inf}), nans(q, {nan, nan});
+    // clang-format on
+    kiln::vector<float> infinities(q, {inf, 1.0f, 2.0f}), opposite(q, {inf, -inf}),
+        nans(q, {nan, nan});
     EXPECT_EQ(kiln::sum(infinities), inf);
     EXPECT_EQ(kiln::kahan_sum(infinities), inf);
     EXPECT_TRUE(std::isnan(kiln::sum(opposite)));
@@ -120,7 +128,8 @@ TEST_P(reduce_test, special_values_follow_the_documented_semantics) {
 }
 
 TEST_P(reduce_test, integers_accumulate_in_64_bits) {
-    kiln::vector<std::int32_t> big(q, std::vector<std::int32_t>(1000, std::numeric_limits<std::int32_t>::max()));
+    kiln::vector<std::int32_t> big(
+        q, std::vector<std::int32_t>(1000, std::numeric_limits<std::int32_t>::max()));
     EXPECT_EQ(kiln::sum(big), 1000ll * std::numeric_limits<std::int32_t>::max());
     kiln::vector<std::uint32_t> small(q, {1u, 2u, 3u});
     static_assert(std::is_same_v<decltype(kiln::sum(small)), std::uint64_t>);
@@ -157,13 +166,18 @@ TEST_P(reduce_test, expressions_without_vectors_reduce_on_a_given_queue) {
     const std::size_t n = 100000;
     EXPECT_EQ(kiln::count(q, kiln::element_index(0, n) % 3 == 0), (n + 2) / 3);
     EXPECT_EQ(kiln::sum(q, kiln::element_index(1, n)), n * (n + 1) / 2);
-    EXPECT_THROW(static_cast<void>(kiln::sum(q, kiln::element_index() * 2)), kiln::invalid_argument_error);
+    EXPECT_THROW(static_cast<void>(kiln::sum(q, kiln::element_index() * 2)),
+                 kiln::invalid_argument_error);
 }
 
 template <class Reducer, class E>
-concept reducible = requires(const E& e) { kiln::reduce<Reducer>(e); };
-static_assert(!reducible<kiln::reducers::kahan_sum, kiln::vector<std::int32_t>>, "Kahan summation is for floats");
-static_assert(!reducible<kiln::reducers::minimum, kiln::vector<std::complex<float>>>, "complex numbers have no order");
+concept reducible = requires(const E& e) {
+    kiln::reduce<Reducer>(e);
+};
+static_assert(!reducible<kiln::reducers::kahan_sum, kiln::vector<std::int32_t>>,
+              "Kahan summation is for floats");
+static_assert(!reducible<kiln::reducers::minimum, kiln::vector<std::complex<float>>>,
+              "complex numbers have no order");
 static_assert(reducible<kiln::reducers::sum, kiln::vector<std::complex<float>>>);
 
 KILN_INSTANTIATE_DEVICE_TEST(reduce_test);

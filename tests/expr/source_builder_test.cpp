@@ -2,10 +2,9 @@
 // loop shapes, numbered listings, and user-function declarations.
 #include <gtest/gtest.h>
 
+#include <complex>
 #include <kiln/detail/source_builder.hpp>
 #include <kiln/expr/functions.hpp>
-
-#include <complex>
 
 namespace {
 
@@ -32,10 +31,13 @@ TEST(source_builder, writes_kernels_with_parameters_and_a_chosen_loop) {
         builder.line("x[idx] *= 2;");
         builder.end_kernel();
         const std::string source = builder.str();
-        EXPECT_NE(source.find("kernel void scale(\n    ulong n,\n    global float* x\n) {\n"), std::string::npos) << source;
+        EXPECT_NE(source.find("kernel void scale(\n    ulong n,\n    global float* x\n) {\n"),
+                  std::string::npos)
+            << source;
         EXPECT_NE(source.find("x[idx] *= 2;"), std::string::npos);
         const bool strided = style == kiln::detail::loop_style::strided;
-        EXPECT_EQ(source.find("idx += (ulong)get_global_size(0)") != std::string::npos, strided) << source;
+        EXPECT_EQ(source.find("idx += (ulong)get_global_size(0)") != std::string::npos, strided)
+            << source;
         EXPECT_EQ(source.find("idx += 1)") != std::string::npos, !strided) << source;
     }
 }
@@ -65,8 +67,8 @@ TEST(source_builder, numbers_lines_for_error_reports) {
 }
 
 TEST(source_builder, user_function_pointers_get_the_global_address_space) {
-    EXPECT_EQ(kiln::detail::user_function_source("float", "f", "(ulong n, const float* x, local int* y)",
-                                                 " return x[n]; "),
+    EXPECT_EQ(kiln::detail::user_function_source(
+                  "float", "f", "(ulong n, const float* x, local int* y)", " return x[n]; "),
               "float f(ulong n, global const float* x, local int* y) {\n    return x[n];\n}\n");
 }
 

@@ -1,9 +1,9 @@
 // kiln::vector itself: construction, host transfers, element access, resize, copies and moves.
-#include "device_test.hpp"
-
 #include <complex>
 #include <list>
 #include <span>
+
+#include "device_test.hpp"
 
 namespace {
 
@@ -75,7 +75,8 @@ TEST_P(vector_test, resize_keeps_the_leading_elements) {
     v.resize(6);
     ASSERT_EQ(v.size(), 6u);
     const auto grown = v.read();
-    EXPECT_EQ(std::vector<std::int32_t>(grown.begin(), grown.begin() + 4), (std::vector<std::int32_t>{1, 2, 3, 4}));
+    EXPECT_EQ(std::vector<std::int32_t>(grown.begin(), grown.begin() + 4),
+              (std::vector<std::int32_t>{1, 2, 3, 4}));
     v.resize(2);
     EXPECT_EQ(v.read(), (std::vector<std::int32_t>{1, 2}));
     v.resize(0);
@@ -107,7 +108,8 @@ TEST_P(vector_test, copies_are_deep) {
     other_size = copy;
     empty = copy;
     copy = 7.0f;
-    for (const auto* v : {&same_size, &other_size, &empty}) EXPECT_EQ(v->read(), (std::vector<float>{1, 2, 3}));
+    for (const auto* v : {&same_size, &other_size, &empty})
+        EXPECT_EQ(v->read(), (std::vector<float>{1, 2, 3}));
 }
 
 TEST_P(vector_test, assigning_a_scalar_fills) {

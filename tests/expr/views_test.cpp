@@ -1,7 +1,7 @@
 // Views on both sides of assignments: permutations (gather, scatter), reverse, 2-D and 3-D slices.
-#include "device_test.hpp"
-
 #include <numeric>
+
+#include "device_test.hpp"
 
 namespace {
 
@@ -32,7 +32,8 @@ TEST_P(view_test, permutations_gather_and_scatter) {
     kiln::vector<std::uint32_t> index(q, host_index);
     y = kiln::permutation(index)(x) * 2 + 1;
     const auto gathered = y.read();
-    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(gathered[i], static_cast<float>(host_index[i]) * 2 + 1);
+    for (std::size_t i = 0; i < n; ++i)
+        ASSERT_EQ(gathered[i], static_cast<float>(host_index[i]) * 2 + 1);
 }
 
 TEST_P(view_test, reverse_reads_and_writes) {
@@ -47,6 +48,7 @@ TEST_P(view_test, two_dimensional_slices_select_rows_columns_and_ranges) {
     const std::size_t rows = 30, columns = 40;
     kiln::vector<float> matrix(q, iota_values(rows * columns));
     kiln::vector<float> row(q, columns), column(q, rows), block(q, 15 * 4);
+    // clang-format off
     // [doc:slices]
     kiln::slicer<2> grid({rows, columns});
     row = grid(matrix, 3, kiln::every);                     // row 3
@@ -55,12 +57,14 @@ TEST_P(view_test, two_dimensional_slices_select_rows_columns_and_ranges) {
                  kiln::index_range{10, 18, 2});             // columns 10, 12, 14, 16
     grid(matrix, kiln::every, 0) = -column;                 // slices are writable
     // [/doc]
+    // clang-format on
     const auto hr = row.read(), hc = column.read(), hb = block.read();
     for (std::size_t c = 0; c < columns; ++c) ASSERT_EQ(hr[c], static_cast<float>(3 * columns + c));
     for (std::size_t r = 0; r < rows; ++r) ASSERT_EQ(hc[r], static_cast<float>(r * columns + 7));
     for (std::size_t r = 0; r < 15; ++r)
         for (std::size_t c = 0; c < 4; ++c)
-            ASSERT_EQ(hb[r * 4 + c], static_cast<float>(2 * r * columns + 10 + 2 * c)) << r << "," << c;
+            ASSERT_EQ(hb[r * 4 + c], static_cast<float>(2 * r * columns + 10 + 2 * c))
+                << r << "," << c;
     const auto hm = matrix.read();
     for (std::size_t r = 0; r < rows; ++r) {
         ASSERT_EQ(hm[r * columns], -static_cast<float>(r * columns + 7));
@@ -70,7 +74,8 @@ TEST_P(view_test, two_dimensional_slices_select_rows_columns_and_ranges) {
 
 TEST_P(view_test, three_dimensional_slices) {
     const std::size_t nx = 5, ny = 6, nz = 7;
-    kiln::vector<float> cube(q, iota_values(nx * ny * nz)), plane(q, nx * nz), line(q, 3), one(q, 1);
+    kiln::vector<float> cube(q, iota_values(nx * ny * nz)), plane(q, nx * nz), line(q, 3),
+        one(q, 1);
     kiln::slicer<3> volume({nx, ny, nz});
     plane = volume(cube, kiln::every, 2, kiln::every);
     line = volume(cube, 4, kiln::index_range{1, 6, 2}, 6);
@@ -79,7 +84,8 @@ TEST_P(view_test, three_dimensional_slices) {
     for (std::size_t x = 0; x < nx; ++x)
         for (std::size_t z = 0; z < nz; ++z)
             ASSERT_EQ(hp[x * nz + z], static_cast<float>((x * ny + 2) * nz + z));
-    for (std::size_t k = 0; k < 3; ++k) ASSERT_EQ(hl[k], static_cast<float>((4 * ny + 1 + 2 * k) * nz + 6));
+    for (std::size_t k = 0; k < 3; ++k)
+        ASSERT_EQ(hl[k], static_cast<float>((4 * ny + 1 + 2 * k) * nz + 6));
     EXPECT_EQ(one.read(), (std::vector<float>{static_cast<float>((1 * ny + 2) * nz + 3)}));
     volume(cube, kiln::every, kiln::every, 0) = 0;
     EXPECT_EQ(static_cast<float>(cube[nz]), 0.0f);
@@ -91,16 +97,20 @@ TEST_P(view_test, bad_slices_and_view_sizes_are_errors) {
     EXPECT_THROW(static_cast<void>(wrong(x, 0, kiln::every)), kiln::invalid_argument_error);
     kiln::slicer<2> grid({3, 4});
     EXPECT_THROW(static_cast<void>(grid(x, 3, kiln::every)), kiln::invalid_argument_error);
-    EXPECT_THROW(static_cast<void>(grid(x, kiln::index_range{2, 1}, 0)), kiln::invalid_argument_error);
+    EXPECT_THROW(static_cast<void>(grid(x, kiln::index_range{2, 1}, 0)),
+                 kiln::invalid_argument_error);
     EXPECT_THROW(y = grid(x, 0, kiln::every), kiln::invalid_argument_error);  // 4 elements into 5
     EXPECT_THROW(y = kiln::reverse(x), kiln::invalid_argument_error);
 }
 
 // A view of a const vector can be read but not written.
 template <class View, class Value>
-concept writable = requires(const View& v, const Value& value) { v = value; };
+concept writable = requires(const View& v, const Value& value) {
+    v = value;
+};
 static_assert(writable<decltype(kiln::reverse(std::declval<kiln::vector<float>&>())), float>);
-static_assert(!writable<decltype(kiln::reverse(std::declval<const kiln::vector<float>&>())), float>);
+static_assert(
+    !writable<decltype(kiln::reverse(std::declval<const kiln::vector<float>&>())), float>);
 
 KILN_INSTANTIATE_DEVICE_TEST(view_test);
 

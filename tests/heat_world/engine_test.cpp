@@ -1,17 +1,19 @@
 // Tests of the host engines and the engine registry.
+#include "engine.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <memory>
 
-#include "engine.hpp"
 #include "test_worlds.hpp"
 #include "world.hpp"
 
 namespace kiln::heat {
 namespace {
 
-world row_world(std::vector<std::uint32_t> flags, std::vector<float> temperatures, float alpha = 0.1f) {
+world row_world(std::vector<std::uint32_t> flags, std::vector<float> temperatures,
+                float alpha = 0.1f) {
     world w;
     w.width = static_cast<std::uint32_t>(flags.size());
     w.height = 1;
@@ -52,7 +54,7 @@ void step_in_double(const world& w, std::vector<double>& state, double dt) {
 }
 
 class host_engine : public ::testing::TestWithParam<const char*> {
-protected:
+  protected:
     std::unique_ptr<engine> make() const {
         return make_engine_registry().create(GetParam(), engine_options{});
     }
@@ -77,7 +79,8 @@ TEST_P(host_engine, matches_a_double_precision_oracle_on_small_worlds) {
     std::vector<world> worlds = {make_test_world(5, 0.1f), make_test_world(8, 0.3f)};
     for (std::uint64_t seed = 1; seed <= 4; ++seed) {
         worlds.push_back(testing::random_world({.width = 6, .height = 5}, seed));
-        worlds.push_back(testing::random_world({.width = 1, .height = 7, .insulator_share = 0.1}, seed));
+        worlds.push_back(
+            testing::random_world({.width = 1, .height = 7, .insulator_share = 0.1}, seed));
     }
     for (world w : worlds) {
         std::vector<double> state(w.temperatures.begin(), w.temperatures.end());
@@ -115,7 +118,7 @@ TEST_P(host_engine, keeps_fixed_and_insulating_cells_and_clamps_to_0_and_1) {
     world cold = row_world({cell_normal, cell_fixed}, {1.0f, 0.0f}, 10.0f);  // -1.5 / 8.5
     make()->run(cold, 1.0f, 1, {});
     EXPECT_EQ(cold.temperatures[0], 0.0f);
-    world hot = row_world({cell_normal, cell_fixed}, {0.0f, 1.0f}, 10.0f);   // 10 / 8.5
+    world hot = row_world({cell_normal, cell_fixed}, {0.0f, 1.0f}, 10.0f);  // 10 / 8.5
     make()->run(hot, 1.0f, 1, {});
     EXPECT_EQ(hot.temperatures[0], 1.0f);
 }
@@ -172,11 +175,13 @@ TEST(threads_engine, matches_reference_after_1000_steps_on_test_worlds) {
 
 TEST(threads_engine, matches_reference_after_1000_steps_on_random_worlds) {
     auto shapes = testing::edge_case_shapes();
-    shapes.insert(shapes.end(), {
-        {.width = 250, .height = 150, .insulator_share = 0.1, .fixed_share = 0.01},  // threaded
-        {.width = 300, .height = 201, .corridors = true},                            // threaded
-        {.width = 129, .height = 257, .insulating_border = true},                    // threaded
-    });
+    shapes.insert(
+        shapes.end(),
+        {
+            {.width = 250, .height = 150, .insulator_share = 0.1, .fixed_share = 0.01},  // threaded
+            {.width = 300, .height = 201, .corridors = true},                            // threaded
+            {.width = 129, .height = 257, .insulating_border = true},                    // threaded
+        });
     std::uint64_t seed = 1;
     for (const auto& shape : shapes) {
         for (int repeat = 0; repeat < 2; ++repeat, ++seed) {
@@ -209,7 +214,9 @@ TEST(engine_registry, names_the_known_engines_when_asked_for_another) {
         registry.create("warp-drive", {});
         FAIL();
     } catch (const std::invalid_argument& e) {
-        EXPECT_EQ(std::string(e.what()), "unknown engine 'warp-drive' (known: reference, threads, naive, resident, packed, tiled, temporal)");
+        EXPECT_EQ(std::string(e.what()),
+                  "unknown engine 'warp-drive' (known: reference, threads, naive, resident, "
+                  "packed, tiled, temporal)");
     }
 }
 
@@ -226,8 +233,10 @@ TEST(engine_registry, lets_a_device_engine_become_the_default_where_it_can_run) 
                   }});
     EXPECT_EQ(registry.default_engine({.device = ""}), "gpu");
     EXPECT_EQ(registry.default_engine({.device = "no-such-device"}), "threads");
-    EXPECT_THROW(registry.add({.name = "gpu", .create = [](const engine_options&) { return make_reference_engine(); }}),
-                 std::invalid_argument);
+    EXPECT_THROW(
+        registry.add({.name = "gpu",
+                      .create = [](const engine_options&) { return make_reference_engine(); }}),
+        std::invalid_argument);
     EXPECT_THROW(registry.add({.name = "no-factory"}), std::invalid_argument);
 }
 

@@ -78,11 +78,12 @@ TEST_P(kiln_engine, matches_reference_after_1000_steps_on_random_worlds) {
     // Sizes around the work-group and tile shapes (32, 64, 256 wide), 1-wide worlds and
     // corridors, worlds with and without an insulating border.
     auto shapes = testing::edge_case_shapes();
-    shapes.insert(shapes.end(), {
-        {.width = 257, .height = 65, .insulator_share = 0.1, .fixed_share = 0.01},
-        {.width = 129, .height = 97, .corridors = true},
-        {.width = 95, .height = 130, .insulating_border = true},
-    });
+    shapes.insert(shapes.end(),
+                  {
+                      {.width = 257, .height = 65, .insulator_share = 0.1, .fixed_share = 0.01},
+                      {.width = 129, .height = 97, .corridors = true},
+                      {.width = 95, .height = 130, .insulating_border = true},
+                  });
     std::uint64_t seed = 1;
     for (const auto& shape : shapes) {
         const world start = testing::random_world(shape, seed);

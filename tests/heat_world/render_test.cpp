@@ -1,10 +1,11 @@
 // Tests of the BMP and PNG pictures of a world.
+#include "render.hpp"
+
 #include <gtest/gtest.h>
 #include <png.h>
 
 #include <cstring>
 
-#include "render.hpp"
 #include "test_worlds.hpp"
 #include "world.hpp"
 
@@ -24,6 +25,8 @@ world tiny_world() {
 
 TEST(encode_bmp, writes_the_originals_header_and_pixels) {
     // Rows of 9 pixel bytes padded to 12; 0.5 * 255 = 127.5 -> 127, 0.25 * 255 = 63.75 -> 63.
+    // The table is laid out as the header's fields.
+    // clang-format off
     const std::vector<std::uint8_t> expected = {
         'B', 'M', 78, 0, 0, 0,  0, 0, 0, 0,  54, 0, 0, 0,  // file header: size 78, pixels at 54
         40, 0, 0, 0,  3, 0, 0, 0,  2, 0, 0, 0,  1, 0,  24, 0,  0, 0, 0, 0,  // 3 x 2, 24 bpp
@@ -34,6 +37,7 @@ TEST(encode_bmp, writes_the_originals_header_and_pixels) {
         0, 255, 0,  255, 0, 0,  0, 0, 255,  0, 0, 0,        // y = 0 (B, G, R) + 3 bytes padding
         128, 0, 127,  192, 0, 63,  0, 255, 0,  0, 0, 0,      // y = 1
     };
+    // clang-format on
     EXPECT_EQ(encode_bmp(tiny_world()), expected);
 }
 
@@ -42,7 +46,7 @@ TEST(encode_bmp, can_pad_rows_as_the_original_did) {
     const std::vector<std::uint8_t> bmp = encode_bmp(tiny_world(), bmp_padding::original);
     ASSERT_EQ(bmp.size(), 54u + 20u);
     EXPECT_EQ(bmp[2], 74);
-    EXPECT_EQ(bmp[38], 20);  // pixel-data size, where the original put it
+    EXPECT_EQ(bmp[38], 20);        // pixel-data size, where the original put it
     EXPECT_EQ(bmp[54 + 10], 128);  // y = 1 starts right after 9 bytes and 1 byte of padding
 }
 
@@ -98,7 +102,8 @@ TEST(encode_png, decodes_to_the_pixels_of_the_bmp) {
             for (std::uint32_t x = 0; x < w.width; ++x) {
                 const std::uint8_t* rgb = png.rgb.data() + (std::size_t{row} * w.width + x) * 3;
                 const auto expected = bmp_pixel(bmp, w.width, w.height, row, x);
-                ASSERT_EQ(rgb[0], expected[0]) << w.width << "x" << w.height << " row " << row << " x " << x;
+                ASSERT_EQ(rgb[0], expected[0])
+                    << w.width << "x" << w.height << " row " << row << " x " << x;
                 ASSERT_EQ(rgb[1], expected[1]);
                 ASSERT_EQ(rgb[2], expected[2]);
             }

@@ -1,4 +1,6 @@
 // Tests of the world readers and writers: exact bytes, round trips, and every rejection.
+#include "world_io.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -10,7 +12,6 @@
 
 #include "test_worlds.hpp"
 #include "world.hpp"
-#include "world_io.hpp"
 
 namespace kiln::heat {
 namespace {
@@ -85,25 +86,37 @@ std::string ostream_fixed8(float value) {
 }
 
 TEST(write_world, alpha_is_printed_as_iostreams_print_a_float) {
-    for (float alpha : {0.1f, 0.05f, 1e-7f, 2.5f, 100000.0f, 1234567.0f, 0.123456789f, 0.0f, 3.0f}) {
+    for (float alpha :
+         {0.1f, 0.05f, 1e-7f, 2.5f, 100000.0f, 1234567.0f, 0.123456789f, 0.0f, 3.0f}) {
         world w = tiny_world();
         w.alpha = alpha;
         const std::string text = world_to_string(w, world_format::text);
-        const std::string second_line = text.substr(text.find('\n') + 1, text.find('\n', text.find('\n') + 1) - text.find('\n') - 1);
+        const std::string second_line = text.substr(
+            text.find('\n') + 1, text.find('\n', text.find('\n') + 1) - text.find('\n') - 1);
         EXPECT_EQ(second_line, "2 2 " + ostream_default(alpha)) << alpha;
     }
 }
 
 TEST(write_world, temperatures_are_printed_as_iostreams_fixed_8) {
-    std::vector<float> values = {0.0f, -0.0f, 1.0f, 0.5f, 0.1f, 1e-9f, 5e-9f, 4.9999999e-9f,
-                                 0.99999999f, std::nextafter(1.0f, 0.0f), std::numeric_limits<float>::denorm_min()};
+    std::vector<float> values = {0.0f,
+                                 -0.0f,
+                                 1.0f,
+                                 0.5f,
+                                 0.1f,
+                                 1e-9f,
+                                 5e-9f,
+                                 4.9999999e-9f,
+                                 0.99999999f,
+                                 std::nextafter(1.0f, 0.0f),
+                                 std::numeric_limits<float>::denorm_min()};
     // Exact decimal ties at the ninth decimal, where the rounding rule shows.
     for (int k = 0; k <= 4096; ++k) values.push_back(static_cast<float>(k) / 4096.0f);
     for (int k = 0; k < 512; ++k) values.push_back(static_cast<float>(k) / 512.0f + 1.0f / 1024.0f);
     std::mt19937 random(20240521);
     std::uniform_real_distribution<float> unit(0.0f, 1.0f);
     for (int i = 0; i < 100000; ++i) values.push_back(unit(random));
-    for (int i = 0; i < 20000; ++i) values.push_back(std::ldexp(unit(random), -static_cast<int>(random() % 40)));
+    for (int i = 0; i < 20000; ++i)
+        values.push_back(std::ldexp(unit(random), -static_cast<int>(random() % 40)));
 
     world w;
     w.width = static_cast<std::uint32_t>(values.size());
@@ -129,7 +142,8 @@ TEST(read_world, reads_what_the_original_wrote) {
     const std::string binary = read_file("make_world_6_step_50.bin");
     const world from_binary = read_world(binary);
     EXPECT_EQ(world_to_string(from_binary, world_format::binary), binary);
-    EXPECT_EQ(world_to_string(from_binary, world_format::text), read_file("make_world_6_step_50.txt"));
+    EXPECT_EQ(world_to_string(from_binary, world_format::text),
+              read_file("make_world_6_step_50.txt"));
 }
 
 TEST(read_world, reads_from_a_stream_like_from_bytes) {
@@ -140,8 +154,10 @@ TEST(read_world, reads_from_a_stream_like_from_bytes) {
 
 TEST(read_world, tolerates_the_whitespace_the_original_tolerated) {
     const world expected = tiny_world();
-    EXPECT_EQ(read_world("HPCEHeatWorldV0\r\n2 2 0.1\r\n-\r\n 2 1\r\n 0 0\r\n-\r\n 0.5 1\r\n 0 0.25\r\nEnd\r\n"),
-              expected);
+    EXPECT_EQ(
+        read_world(
+            "HPCEHeatWorldV0\r\n2 2 0.1\r\n-\r\n 2 1\r\n 0 0\r\n-\r\n 0.5 1\r\n 0 0.25\r\nEnd\r\n"),
+        expected);
     EXPECT_EQ(read_world("  HPCEHeatWorldV0 2\n2\t0.1 - 2 1 0 0 -0.5 1 0 0.25 End"), expected);
 }
 
@@ -168,13 +184,18 @@ TEST_P(round_trip, is_byte_exact_for_test_worlds_and_random_worlds) {
         // Binary is lossless, so text survives a trip through it; the reverse holds only for
         // temperatures that 8 decimals represent, which random floats are not.
         if (format == world_format::text) {
-            EXPECT_EQ(world_to_string(read_world(world_to_string(back, world_format::binary)), format), bytes);
+            EXPECT_EQ(
+                world_to_string(read_world(world_to_string(back, world_format::binary)), format),
+                bytes);
         }
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(formats, round_trip, ::testing::Values(world_format::text, world_format::binary),
-                         [](const auto& info) { return info.param == world_format::text ? "text" : "binary"; });
+INSTANTIATE_TEST_SUITE_P(formats, round_trip,
+                         ::testing::Values(world_format::text, world_format::binary),
+                         [](const auto& info) {
+                             return info.param == world_format::text ? "text" : "binary";
+                         });
 
 // Each malformed input and the exact message it must give.
 struct rejection {
@@ -183,7 +204,9 @@ struct rejection {
     std::string message;
 };
 
-void PrintTo(const rejection& r, std::ostream* out) { *out << r.name; }
+void PrintTo(const rejection& r, std::ostream* out) {
+    *out << r.name;
+}
 
 std::string binary_world(std::uint32_t flag3, float temperature3, bool with_end = true) {
     return "HPCEHeatWorldV0Binary\n2 2 0.1\n-" + little_endian(2u) + little_endian(1u) +
@@ -197,57 +220,83 @@ const std::string good_text_head = "HPCEHeatWorldV0\n2 2 0.1\n-\n 2 1\n 0 0\n-\n
 std::vector<rejection> rejections() {
     const std::string binary_head = "HPCEHeatWorldV0Binary\n2 2 0.1\n-";  // 31 bytes
     return {
-        {"empty", "", "line 1: input is empty, expected the header HPCEHeatWorldV0 or HPCEHeatWorldV0Binary"},
+        {"empty", "",
+         "line 1: input is empty, expected the header HPCEHeatWorldV0 or HPCEHeatWorldV0Binary"},
         {"wrong_header", "HPCEHeatWorldV1\n2 2 0.1\n",
-         "line 1: wrong header 'HPCEHeatWorldV1', expected HPCEHeatWorldV0 or HPCEHeatWorldV0Binary"},
+         "line 1: wrong header 'HPCEHeatWorldV1', expected HPCEHeatWorldV0 or "
+         "HPCEHeatWorldV0Binary"},
         {"binary_garbage_header", std::string("\x89PNG\r\n", 6),
          "line 1: wrong header '\\x89PNG', expected HPCEHeatWorldV0 or HPCEHeatWorldV0Binary"},
-        {"width_not_a_number", "HPCEHeatWorldV0\nten 2 0.1\n", "line 2: world width 'ten' is not a whole number"},
-        {"negative_height", "HPCEHeatWorldV0\n2 -2 0.1\n", "line 2: world height '-2' is not a whole number"},
-        {"zero_width", "HPCEHeatWorldV0\n0 2 0.1\n-\n-\nEnd\n", "line 2: a world needs at least one cell, got 0 x 2"},
+        {"width_not_a_number", "HPCEHeatWorldV0\nten 2 0.1\n",
+         "line 2: world width 'ten' is not a whole number"},
+        {"negative_height", "HPCEHeatWorldV0\n2 -2 0.1\n",
+         "line 2: world height '-2' is not a whole number"},
+        {"zero_width", "HPCEHeatWorldV0\n0 2 0.1\n-\n-\nEnd\n",
+         "line 2: a world needs at least one cell, got 0 x 2"},
         {"side_too_large", "HPCEHeatWorldV0\n4294967296 1 0.1\n",
          "line 2: world side 4294967296 is larger than the format's limit of 4294967295"},
         {"width_overflows", "HPCEHeatWorldV0\n123456789012345678901234567890 1 0.1\n",
          "line 2: world width '123456789012345678901234...' is absurdly large"},
-        {"alpha_nan", "HPCEHeatWorldV0\n2 2 nan\n", "line 2: world alpha 'nan' is not a finite number"},
+        {"alpha_nan", "HPCEHeatWorldV0\n2 2 nan\n",
+         "line 2: world alpha 'nan' is not a finite number"},
         {"alpha_missing", "HPCEHeatWorldV0\n2 2", "line 2: input ends before the world's alpha"},
         {"hyphen_missing_before_flags", "HPCEHeatWorldV0\n2 2 0.1\n 2 1\n",
-         "line 3: expected '-' before the cell flags, found '2' (more values than width x height?)"},
-        {"hyphen_missing_before_temperatures", good_text_head.substr(0, good_text_head.size() - 2) + " 0.5 1 0 0.25\nEnd\n",
-         "line 6: expected '-' before the temperatures, found '0.5' (more values than width x height?)"},
-        {"unknown_text_flag", "HPCEHeatWorldV0\n2 2 0.1\n-\n 2 3\n", "line 4: unknown cell flag 3 at x=1, y=0 (expected 0, 1 or 2)"},
+         "line 3: expected '-' before the cell flags, found '2' (more values than width x "
+         "height?)"},
+        {"hyphen_missing_before_temperatures",
+         good_text_head.substr(0, good_text_head.size() - 2) + " 0.5 1 0 0.25\nEnd\n",
+         "line 6: expected '-' before the temperatures, found '0.5' (more values than width x "
+         "height?)"},
+        {"unknown_text_flag", "HPCEHeatWorldV0\n2 2 0.1\n-\n 2 3\n",
+         "line 4: unknown cell flag 3 at x=1, y=0 (expected 0, 1 or 2)"},
         {"text_flag_not_a_number", "HPCEHeatWorldV0\n2 2 0.1\n-\n 2 x\n",
          "line 4: cell flag 'x' at x=1, y=0 is not a number (expected 0, 1 or 2)"},
         {"too_few_text_flags", "HPCEHeatWorldV0\n2 2 0.1\n-\n 2 1\n 0\n-\n",
          "line 6: found '-' after 3 of 4 cell flags (fewer values than width x height)"},
-        {"text_ends_in_flags", "HPCEHeatWorldV0\n2 2 0.1\n-\n 2 1\n 0", "line 5: input ends after 3 of 4 cell flags"},
-        {"text_temperature_too_hot", good_text_head + " 0.5 1.5\n", "line 7: temperature 1.5 at x=1, y=0 is outside [0, 1]"},
-        {"text_temperature_negative", good_text_head + " 0.5 1\n -0.25", "line 8: temperature -0.25 at x=0, y=1 is outside [0, 1]"},
+        {"text_ends_in_flags", "HPCEHeatWorldV0\n2 2 0.1\n-\n 2 1\n 0",
+         "line 5: input ends after 3 of 4 cell flags"},
+        {"text_temperature_too_hot", good_text_head + " 0.5 1.5\n",
+         "line 7: temperature 1.5 at x=1, y=0 is outside [0, 1]"},
+        {"text_temperature_negative", good_text_head + " 0.5 1\n -0.25",
+         "line 8: temperature -0.25 at x=0, y=1 is outside [0, 1]"},
         {"text_temperature_nan", good_text_head + " nan", "line 7: temperature at x=0, y=0 is NaN"},
-        {"text_temperature_huge", good_text_head + " 1e99", "line 7: temperature '1e99' at x=0, y=0 is outside [0, 1]"},
-        {"text_temperature_underflows", good_text_head + " 1e-50", "line 7: temperature '1e-50' at x=0, y=0 underflows a float"},
-        {"alpha_out_of_range", "HPCEHeatWorldV0\n2 2 1e40\n", "line 2: world alpha '1e40' is out of float range"},
-        {"text_temperature_not_a_number", good_text_head + " 0.5x", "line 7: temperature '0.5x' at x=0, y=0 is not a number"},
-        {"text_ends_in_temperatures", good_text_head + " 0.5 1\n 0", "line 8: input ends after 3 of 4 temperatures"},
+        {"text_temperature_huge", good_text_head + " 1e99",
+         "line 7: temperature '1e99' at x=0, y=0 is outside [0, 1]"},
+        {"text_temperature_underflows", good_text_head + " 1e-50",
+         "line 7: temperature '1e-50' at x=0, y=0 underflows a float"},
+        {"alpha_out_of_range", "HPCEHeatWorldV0\n2 2 1e40\n",
+         "line 2: world alpha '1e40' is out of float range"},
+        {"text_temperature_not_a_number", good_text_head + " 0.5x",
+         "line 7: temperature '0.5x' at x=0, y=0 is not a number"},
+        {"text_ends_in_temperatures", good_text_head + " 0.5 1\n 0",
+         "line 8: input ends after 3 of 4 temperatures"},
         {"too_few_text_temperatures", good_text_head + " 0.5 1\n 0\nEnd\n",
          "line 9: found 'End' after 3 of 4 temperatures (fewer values than width x height)"},
-        {"end_missing", good_text_head + " 0.5 1\n 0 0.25\n", "line 9: input ends before the closing 'End'"},
-        {"end_misspelt", good_text_head + " 0.5 1\n 0 0.25\nEnd.\n", "line 9: expected 'End' after the temperatures, found 'End.'"},
+        {"end_missing", good_text_head + " 0.5 1\n 0 0.25\n",
+         "line 9: input ends before the closing 'End'"},
+        {"end_misspelt", good_text_head + " 0.5 1\n 0 0.25\nEnd.\n",
+         "line 9: expected 'End' after the temperatures, found 'End.'"},
         {"too_many_temperatures", good_text_head + " 0.5 1\n 0 0.25 0.5\nEnd\n",
-         "line 8: expected 'End' after the temperatures, found '0.5' (more values than width x height?)"},
+         "line 8: expected 'End' after the temperatures, found '0.5' (more values than width x "
+         "height?)"},
         {"data_after_end", good_text_head + " 0.5 1\n 0 0.25\nEnd\nHPCEHeatWorldV0\n",
          "line 10: unexpected data after 'End': 'HPCEHeatWorldV0'"},
-        {"unknown_binary_flag", binary_world(7, 0.25f), "byte offset 43: unknown cell flag 7 at x=1, y=1 (expected 0, 1 or 2)"},
+        {"unknown_binary_flag", binary_world(7, 0.25f),
+         "byte offset 43: unknown cell flag 7 at x=1, y=1 (expected 0, 1 or 2)"},
         {"binary_temperature_nan", binary_world(0, std::numeric_limits<float>::quiet_NaN()),
          "byte offset 60: temperature at x=1, y=1 is NaN"},
-        {"binary_temperature_too_hot", binary_world(0, 2.0f), "byte offset 60: temperature 2 at x=1, y=1 is outside [0, 1]"},
+        {"binary_temperature_too_hot", binary_world(0, 2.0f),
+         "byte offset 60: temperature 2 at x=1, y=1 is outside [0, 1]"},
         {"binary_ends_in_flags", binary_head + little_endian(2u) + "\x01",
          "byte offset 36: input ends after 1 of 4 cell flags"},
-        {"binary_ends_in_temperatures", binary_world(0, 0.25f).substr(0, 58), "byte offset 58: input ends after 2 of 4 temperatures"},
+        {"binary_ends_in_temperatures", binary_world(0, 0.25f).substr(0, 58),
+         "byte offset 58: input ends after 2 of 4 temperatures"},
         {"binary_hyphen_missing", binary_head + std::string(16, '\0') + "End\n",
          "byte offset 47: expected '-' before the temperatures, found 'End'"},
-        {"binary_end_missing", binary_world(0, 0.25f, false), "byte offset 64: input ends before the closing 'End'"},
-        {"binary_data_after_end", binary_world(0, 0.25f) + "x", "byte offset 68: unexpected data after 'End': 'x'"},
+        {"binary_end_missing", binary_world(0, 0.25f, false),
+         "byte offset 64: input ends before the closing 'End'"},
+        {"binary_data_after_end", binary_world(0, 0.25f) + "x",
+         "byte offset 68: unexpected data after 'End': 'x'"},
     };
 }
 
@@ -281,7 +330,8 @@ TEST(read_world, rejects_absurd_dimensions_before_allocating) {
 TEST(read_world, a_header_that_lies_about_the_size_costs_no_more_than_the_data) {
     // 2^32 - 1 cells would need 32 GiB; either the memory check or the data running out stops
     // it, long before anything that size is allocated.
-    for (const char* header : {"HPCEHeatWorldV0Binary\n65535 65537 0.1\n-", "HPCEHeatWorldV0\n65535 65537 0.1\n-\n 0 0"}) {
+    for (const char* header : {"HPCEHeatWorldV0Binary\n65535 65537 0.1\n-",
+                               "HPCEHeatWorldV0\n65535 65537 0.1\n-\n 0 0"}) {
         EXPECT_THROW(read_world(std::string(header) + std::string(4000, '\0')), world_format_error);
     }
 }

@@ -1,11 +1,11 @@
 // Tests of the world type: the coursework's test world, size checks, invariants, packed flags.
+#include "world.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <string>
-
-#include "world.hpp"
 
 namespace kiln::heat {
 namespace {
@@ -21,8 +21,8 @@ expected_cell expected_test_world_cell(std::uint32_t n, std::uint32_t x, std::ui
     const std::uint32_t low = static_cast<std::uint32_t>(std::floor(n / 3.0));
     const std::uint32_t mid = static_cast<std::uint32_t>(std::floor(n / 2.0));
     const std::uint32_t high = static_cast<std::uint32_t>(std::floor(2.0 * n / 3.0));
-    if (x == mid && y == n - 3) return {cell_fixed, 0.0f};           // the sink
-    if (y == 1 && x >= 1 && x < n - 1) return {cell_fixed, 1.0f};    // the source
+    if (x == mid && y == n - 3) return {cell_fixed, 0.0f};         // the sink
+    if (y == 1 && x >= 1 && x < n - 1) return {cell_fixed, 1.0f};  // the source
     const bool border = x == 0 || y == 0 || x == n - 1 || y == n - 1;
     const bool wall = (y == low && x < high) || (y == high && x >= low) ||
                       (x == high && y >= low && y < mid) || (x == low && y >= mid && y < high);
@@ -44,7 +44,8 @@ TEST_P(test_world, follows_the_construction_rules) {
     for (std::uint32_t y = 0; y < n; ++y) {
         for (std::uint32_t x = 0; x < n; ++x) {
             const expected_cell expected = expected_test_world_cell(n, x, y);
-            EXPECT_EQ(w.flags[w.index(x, y)], expected.flag) << "n=" << n << " x=" << x << " y=" << y;
+            EXPECT_EQ(w.flags[w.index(x, y)], expected.flag)
+                << "n=" << n << " x=" << x << " y=" << y;
             EXPECT_EQ(w.temperatures[w.index(x, y)], expected.temperature)
                 << "n=" << n << " x=" << x << " y=" << y;
         }
@@ -52,7 +53,8 @@ TEST_P(test_world, follows_the_construction_rules) {
     EXPECT_NO_THROW(check_world(w));
 }
 
-INSTANTIATE_TEST_SUITE_P(sizes, test_world, ::testing::Values(3u, 4u, 5u, 6u, 7u, 8u, 9u, 10u, 128u));
+INSTANTIATE_TEST_SUITE_P(sizes, test_world,
+                         ::testing::Values(3u, 4u, 5u, 6u, 7u, 8u, 9u, 10u, 128u));
 
 TEST(test_world, matches_the_coursework_picture_for_n_10) {
     // The flags `make_world 10` of the original program printed.
@@ -88,7 +90,8 @@ TEST(checked_cell_count, rejects_empty_huge_and_overflowing_sizes) {
         checked_cell_count(max_side, max_side);
         FAIL() << "a 2^64-byte world was accepted";
     } catch (const std::length_error& e) {
-        EXPECT_NE(std::string(e.what()).find("more than this machine's"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("more than this machine's"), std::string::npos)
+            << e.what();
     }
 }
 
@@ -128,11 +131,11 @@ TEST(pack_neighbour_flags, marks_insulators_and_the_outside_as_blocked) {
     const std::vector<std::uint32_t> packed = pack_neighbour_flags(w);
     const std::uint32_t up = packed_up_blocked, down = packed_down_blocked;
     const std::uint32_t left = packed_left_blocked, right = packed_right_blocked;
-    EXPECT_EQ(packed[0], up | left | right);             // right is the insulator
-    EXPECT_EQ(packed[1], cell_insulator | up);           // its neighbours all conduct
-    EXPECT_EQ(packed[2], up | left | right);             // left is the insulator
+    EXPECT_EQ(packed[0], up | left | right);    // right is the insulator
+    EXPECT_EQ(packed[1], cell_insulator | up);  // its neighbours all conduct
+    EXPECT_EQ(packed[2], up | left | right);    // left is the insulator
     EXPECT_EQ(packed[3], cell_fixed | down | left);
-    EXPECT_EQ(packed[4], up | down);                     // up is the insulator
+    EXPECT_EQ(packed[4], up | down);  // up is the insulator
     EXPECT_EQ(packed[5], down | right);
 }
 

@@ -1,7 +1,6 @@
 // Uses an installed kiln: one kernel on the default device, checked on the host.
-#include <kiln/kiln.hpp>
-
 #include <cstdio>
+#include <kiln/kiln.hpp>
 #include <vector>
 
 int main() {

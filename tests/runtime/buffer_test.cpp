@@ -6,12 +6,11 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <kiln/kiln.hpp>
 #include <limits>
 #include <numeric>
 #include <type_traits>
 #include <vector>
-
-#include <kiln/kiln.hpp>
 
 #include "support/device_param.hpp"
 

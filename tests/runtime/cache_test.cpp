@@ -8,11 +8,10 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <kiln/kiln.hpp>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <kiln/kiln.hpp>
 
 #include "support/device_param.hpp"
 #include "test_helpers.hpp"

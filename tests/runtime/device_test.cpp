@@ -3,10 +3,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <kiln/kiln.hpp>
 #include <string>
 #include <vector>
-
-#include <kiln/kiln.hpp>
 
 #include "support/device_param.hpp"
 #include "test_helpers.hpp"

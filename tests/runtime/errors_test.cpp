@@ -3,14 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <kiln/detail/handle.hpp>
+#include <kiln/kiln.hpp>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
-
-#include <kiln/detail/handle.hpp>
-#include <kiln/kiln.hpp>
 
 #include "support/device_param.hpp"
 

@@ -5,12 +5,11 @@
 
 #include <fstream>
 #include <iostream>
+#include <kiln/kiln.hpp>
 #include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
-
-#include <kiln/kiln.hpp>
 
 #include "support/device_param.hpp"
 #include "test_helpers.hpp"

@@ -4,10 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <kiln/kiln.hpp>
 #include <string>
 #include <vector>
-
-#include <kiln/kiln.hpp>
 
 #include "support/device_param.hpp"
 
@@ -59,7 +58,8 @@ kernel void global_ids(global ulong* ids, global ulong* offset, ulong base, uint
     kiln::queue q(device());
     const unsigned n = 64;
     const auto& props = device().properties();
-    if (props.backend == kiln::backend_kind::opencl && props.platform.find("NVIDIA") != std::string::npos) {
+    if (props.backend == kiln::backend_kind::opencl &&
+        props.platform.find("NVIDIA") != std::string::npos) {
         // NVIDIA's OpenCL truncates such offsets (src/backend/opencl/opencl_quirks.hpp): kiln
         // must refuse them before the driver corrupts memory.
         kiln::buffer<std::uint64_t> ids(q, n);

@@ -7,12 +7,11 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <kiln/kiln.hpp>
 #include <limits>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <kiln/kiln.hpp>
 
 #include "support/device_param.hpp"
 

@@ -6,11 +6,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <kiln/kiln.hpp>
 #include <string>
 #include <type_traits>
 #include <vector>
-
-#include <kiln/kiln.hpp>
 
 #include "support/device_param.hpp"
 #include "test_helpers.hpp"

@@ -2,9 +2,8 @@
 // status, wait lists across queues, and profiling times.
 #include <gtest/gtest.h>
 
-#include <vector>
-
 #include <kiln/kiln.hpp>
+#include <vector>
 
 #include "support/device_param.hpp"
 

@@ -12,10 +12,9 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <kiln/kiln.hpp>
 #include <ostream>
 #include <string>
-
-#include <kiln/kiln.hpp>
 
 namespace kiln {
 

@@ -11,31 +11,31 @@ namespace kiln::detail {
 template <class Traits>
 concept handle_traits = requires(typename Traits::value_type raw) {
     { Traits::null() } -> std::same_as<typename Traits::value_type>;
-    { Traits::release(raw) } noexcept;
+    { Traits::release(raw) }
+    noexcept;
 };
 
 template <class Traits>
-concept retainable_handle_traits = handle_traits<Traits> && requires(typename Traits::value_type raw) {
-    { Traits::retain(raw) } noexcept;
+concept retainable_handle_traits = handle_traits<Traits> &&
+    requires(typename Traits::value_type raw) {
+    { Traits::retain(raw) }
+    noexcept;
 };
 
 template <handle_traits Traits>
 class handle {
-public:
+  public:
     using value_type = typename Traits::value_type;
 
     handle() noexcept = default;
     /// Takes ownership of a raw handle that already holds one reference.
     explicit handle(value_type raw) noexcept : raw_(raw) {}
 
-    handle(const handle& other) noexcept
-        requires retainable_handle_traits<Traits>
+    handle(const handle& other) noexcept requires retainable_handle_traits<Traits>
         : raw_(other.raw_) {
         if (raw_ != Traits::null()) Traits::retain(raw_);
     }
-    handle& operator=(const handle& other) noexcept
-        requires retainable_handle_traits<Traits>
-    {
+    handle& operator=(const handle& other) noexcept requires retainable_handle_traits<Traits> {
         handle copy(other);
         swap(copy);
         return *this;
@@ -57,7 +57,7 @@ public:
     }
     void swap(handle& other) noexcept { std::swap(raw_, other.raw_); }
 
-private:
+  private:
     value_type raw_ = Traits::null();
 };
 

@@ -38,10 +38,9 @@ inline constexpr bool is_pair_state_v<pair_state<T>> = true;
 
 /// Host types that have an OpenCL C spelling: what kernels and the host exchange.
 template <class T>
-concept device_representable =
-    (std::is_arithmetic_v<T> && !std::is_same_v<T, long double>) ||
-    std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>> ||
-    is_pair_state_v<T>;
+concept device_representable = (std::is_arithmetic_v<T> && !std::is_same_v<T, long double>) ||
+                               std::is_same_v<T, std::complex<float>> ||
+                               std::is_same_v<T, std::complex<double>> || is_pair_state_v<T>;
 
 /// The OpenCL C name of a host type. bool travels as int (OpenCL has no bool kernel arguments);
 /// complex numbers are float2 / double2 holding (real, imaginary).
@@ -84,7 +83,7 @@ struct element_range {
 /// Writes one program: helper definitions first, then kernels, indented and readable (users see
 /// it with KILN_SHOW_KERNELS=1 and in compile errors).
 class source_builder {
-public:
+  public:
     /// Adds a definition (function, typedef) once under `key`; later calls with the same key are
     /// ignored. Returns whether it was added now.
     bool define(std::string_view key, std::string_view text);
@@ -115,7 +114,7 @@ public:
     /// The finished program.
     std::string str() const;
 
-private:
+  private:
     std::vector<std::pair<std::string, std::string>> definitions_;
     std::string kernels_;
     std::vector<std::string> parameters_;

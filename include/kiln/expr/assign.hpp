@@ -4,14 +4,13 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <kiln/expr/core.hpp>
+#include <kiln/expr/launch.hpp>
 #include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
-
-#include <kiln/expr/core.hpp>
-#include <kiln/expr/launch.hpp>
 
 namespace kiln {
 namespace detail {
@@ -26,10 +25,11 @@ concept target_node = expression_node<T> && requires(const T& t, generator& g) {
 /// before any target is stored, so tie(x, y) = std::make_tuple(y, x) swaps.
 template <class Targets, class Values>
 class assignment {
-public:
+  public:
     static constexpr std::size_t count = std::tuple_size_v<Targets>;
 
-    assignment(Targets targets, Values values) : targets_(std::move(targets)), values_(std::move(values)) {}
+    assignment(Targets targets, Values values)
+        : targets_(std::move(targets)), values_(std::move(values)) {}
 
     void run(std::string call) const {
         operand_check check(std::move(call));
@@ -39,8 +39,9 @@ public:
         for (std::size_t k = 0; k < parts.size(); ++k) {
             const part_extent& part = parts[k];
             if (part.size == 0) continue;
-            const generated_kernel& kernel = cache_for<assignment>().get(
-                part.queue.device(), "kiln_assign", [this](loop_style style) { return source(style); });
+            const generated_kernel& kernel =
+                cache_for<assignment>().get(part.queue.device(), "kiln_assign",
+                                            [this](loop_style style) { return source(style); });
             argument_list args(k, part.begin);
             args.scalar<std::uint64_t>(part.size);
             std::apply([&](const auto&... t) { (t.collect(args), ...); }, targets_);
@@ -62,8 +63,9 @@ public:
             // bandwidth. The n % lanes elements left over go through the element loop below.
             const std::string lanes = std::to_string(wide_lanes);
             builder.line("const ulong kiln_wide_n = n / " + lanes + ";");
-            builder.open("for (ulong kiln_j = (ulong)get_global_id(0); kiln_j < kiln_wide_n; "
-                         "kiln_j += (ulong)get_global_size(0))");
+            builder.open(
+                "for (ulong kiln_j = (ulong)get_global_id(0); kiln_j < kiln_wide_n; "
+                "kiln_j += (ulong)get_global_size(0))");
             std::vector<generator> lane_generators;
             std::vector<body> lane_bodies;
             for (unsigned lane = 0; lane < wide_lanes; ++lane) {
@@ -71,18 +73,20 @@ public:
                 lane_bodies.push_back(generate_body(lane_generators.back()));
             }
             for (const auto& load : lane_generators[0].wide_loads())
-                builder.line("const " + load.wide_type + " " + load.name + "_in = ((global const " + load.wide_type +
-                             "*)" + load.name + ")[kiln_j];");
+                builder.line("const " + load.wide_type + " " + load.name + "_in = ((global const " +
+                             load.wide_type + "*)" + load.name + ")[kiln_j];");
             for (const auto& store : lane_generators[0].wide_stores())
                 builder.line(store.wide_type + " " + store.name + "_out;");
             for (unsigned lane = 0; lane < wide_lanes; ++lane) {
                 builder.open("");
-                builder.line("const ulong idx = " + lanes + " * kiln_j + " + std::to_string(lane) + ";");
+                builder.line("const ulong idx = " + lanes + " * kiln_j + " + std::to_string(lane) +
+                             ";");
                 emit(builder, lane_generators[lane].statements(), lane_bodies[lane]);
                 builder.close();
             }
             for (const auto& store : lane_generators[0].wide_stores())
-                builder.line("((global " + store.wide_type + "*)" + store.name + ")[kiln_j] = " + store.name + "_out;");
+                builder.line("((global " + store.wide_type + "*)" + store.name +
+                             ")[kiln_j] = " + store.name + "_out;");
             builder.close();
             builder.open_element_loop({"kiln_wide_n * " + lanes + " + (ulong)get_global_id(0)", "n",
                                        "(ulong)get_global_size(0)"},
@@ -95,7 +99,7 @@ public:
         return builder.str();
     }
 
-private:
+  private:
     template <std::size_t I>
     using target_type = typename std::tuple_element_t<I, Targets>::value_type;
     template <std::size_t I>
@@ -108,7 +112,8 @@ private:
             [&]<std::size_t... I>(std::index_sequence<I...>) {
                 ((w = combine_widths(w, width_of<std::tuple_element_t<I, Targets>>())), ...);
                 ((w = combine_widths(w, width_of<std::tuple_element_t<I, Values>>())), ...);
-            }(std::make_index_sequence<count>{});
+            }
+            (std::make_index_sequence<count>{});
             return w;
         }();
         return width == 0 || width == any_width ? 1u : static_cast<unsigned>(16 / width);
@@ -122,22 +127,27 @@ private:
         body b;
         [&]<std::size_t... I>(std::index_sequence<I...>) {
             ((b.stores[I] = std::get<I>(targets_).generate_target(g)), ...);
-            ((b.values[I] = convert_value<target_type<I>, value_type<I>>(g.source, std::get<I>(values_).generate(g))),
+            ((b.values[I] = convert_value<target_type<I>, value_type<I>>(
+                  g.source, std::get<I>(values_).generate(g))),
              ...);
-        }(std::make_index_sequence<count>{});
+        }
+        (std::make_index_sequence<count>{});
         return b;
     }
-    static void emit(source_builder& builder, const std::vector<std::string>& statements, const body& b) {
+    static void emit(source_builder& builder, const std::vector<std::string>& statements,
+                     const body& b) {
         for (const auto& statement : statements) builder.line(statement);
         if constexpr (count == 1) {
             builder.line(b.stores[0] + " = " + b.values[0] + ";");
         } else {
             [&]<std::size_t... I>(std::index_sequence<I...>) {
-                (builder.line("const " + opencl_type_name<target_type<I>>() + " result" + std::to_string(I) + " = " +
-                              b.values[I] + ";"),
+                (builder.line("const " + opencl_type_name<target_type<I>>() + " result" +
+                              std::to_string(I) + " = " + b.values[I] + ";"),
                  ...);
-            }(std::make_index_sequence<count>{});
-            for (std::size_t i = 0; i < count; ++i) builder.line(b.stores[i] + " = result" + std::to_string(i) + ";");
+            }
+            (std::make_index_sequence<count>{});
+            for (std::size_t i = 0; i < count; ++i)
+                builder.line(b.stores[i] + " = result" + std::to_string(i) + ";");
         }
     }
 
@@ -147,14 +157,15 @@ private:
 
 template <class Target, class Value>
 concept assignable_to = target_node<Target> && expression_operand<Value> &&
-                        storable_as<typename Target::value_type, beside_value_t<Value, typename Target::value_type>>;
+    storable_as<typename Target::value_type, beside_value_t<Value, typename Target::value_type>>;
 
 /// target = value (a scalar value takes the target's type).
 template <target_node Target, class Value>
-    requires assignable_to<Target, Value>
+requires assignable_to<Target, Value>
 void assign(const Target& target, const Value& value, std::string call) {
     auto node = as_node_beside<typename Target::value_type>(value);
-    assignment<std::tuple<Target>, std::tuple<decltype(node)>>({target}, {std::move(node)}).run(std::move(call));
+    assignment<std::tuple<Target>, std::tuple<decltype(node)>>({target}, {std::move(node)})
+        .run(std::move(call));
 }
 
 template <class Target>
@@ -166,31 +177,36 @@ auto as_target(const Target& target) {
 }
 
 template <class X>
-concept target_like = target_node<X> || (has_terminal<X> && target_node<decltype(terminal_for<X>::make(std::declval<const X&>()))>);
+concept target_like = target_node<X> ||
+    (has_terminal<X>&& target_node<decltype(terminal_for<X>::make(std::declval<const X&>()))>);
 
 /// What kiln::tie returns: several targets assigned together from a tuple of expressions.
 template <target_node... Targets>
 class tied_targets {
-public:
+  public:
     explicit tied_targets(Targets... targets) : targets_(std::move(targets)...) {}
 
     template <class... Values>
-        requires(sizeof...(Values) == sizeof...(Targets)) && (assignable_to<Targets, Values> && ...)
-    const tied_targets& operator=(const std::tuple<Values...>& values) const {
+    requires(sizeof...(Values) == sizeof...(Targets)) &&
+        (assignable_to<Targets, Values> && ...) const tied_targets& operator=(
+            const std::tuple<Values...>& values) const {
         auto nodes = std::apply(
             [](const auto&... v) {
                 return [&]<std::size_t... I>(std::index_sequence<I...>) {
                     return std::make_tuple(
-                        as_node_beside<typename std::tuple_element_t<I, std::tuple<Targets...>>::value_type>(
+                        as_node_beside<
+                            typename std::tuple_element_t<I, std::tuple<Targets...>>::value_type>(
                             v)...);
-                }(std::index_sequence_for<Values...>{});
+                }
+                (std::index_sequence_for<Values...>{});
             },
             values);
-        assignment<std::tuple<Targets...>, decltype(nodes)>(targets_, std::move(nodes)).run("kiln::tie assignment");
+        assignment<std::tuple<Targets...>, decltype(nodes)>(targets_, std::move(nodes))
+            .run("kiln::tie assignment");
         return *this;
     }
 
-private:
+  private:
     std::tuple<Targets...> targets_;
 };
 
@@ -203,10 +219,10 @@ private:
 /// Every value is computed before any target is written. The targets (vectors or views) must
 /// have the same size and split over devices.
 template <class... Targets>
-    requires(sizeof...(Targets) >= 1) && (detail::target_like<std::remove_cvref_t<Targets>> && ...) &&
-            (!std::is_const_v<std::remove_reference_t<Targets>> && ...)
-auto tie(Targets&&... targets) {
-    return detail::tied_targets<decltype(detail::as_target(targets))...>(detail::as_target(targets)...);
+requires(sizeof...(Targets) >= 1) && (detail::target_like<std::remove_cvref_t<Targets>> && ...) &&
+    (!std::is_const_v<std::remove_reference_t<Targets>> && ...) auto tie(Targets&&... targets) {
+    return detail::tied_targets<decltype(detail::as_target(targets))...>(
+        detail::as_target(targets)...);
 }
 
 }  // namespace kiln

@@ -14,6 +14,11 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <kiln/detail/source_builder.hpp>
+#include <kiln/error.hpp>
+#include <kiln/runtime/buffer.hpp>
+#include <kiln/runtime/program.hpp>
+#include <kiln/runtime/queue.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,29 +26,23 @@
 #include <utility>
 #include <vector>
 
-#include <kiln/detail/source_builder.hpp>
-#include <kiln/error.hpp>
-#include <kiln/runtime/buffer.hpp>
-#include <kiln/runtime/program.hpp>
-#include <kiln/runtime/queue.hpp>
-
 namespace kiln {
 
 /// Element types of kiln::vector.
 template <class T>
-concept vector_value =
-    std::same_as<T, float> || std::same_as<T, double> || std::same_as<T, std::int32_t> ||
-    std::same_as<T, std::uint32_t> || std::same_as<T, std::int64_t> ||
-    std::same_as<T, std::uint64_t> || std::same_as<T, std::complex<float>> ||
-    std::same_as<T, std::complex<double>>;
+concept vector_value = std::same_as<T, float> || std::same_as<T, double> ||
+    std::same_as<T, std::int32_t> || std::same_as<T, std::uint32_t> ||
+    std::same_as<T, std::int64_t> || std::same_as<T, std::uint64_t> ||
+    std::same_as<T, std::complex<float>> || std::same_as<T, std::complex<double>>;
 
 template <vector_value T>
 class vector;
 
 /// Host values that may appear in an expression; each becomes a kernel argument.
 template <class T>
-concept scalar_value = (std::is_arithmetic_v<T> && !std::same_as<T, long double>) ||
-                       std::same_as<T, std::complex<float>> || std::same_as<T, std::complex<double>>;
+concept scalar_value =
+    (std::is_arithmetic_v<T> && !std::same_as<T, long double>) ||
+    std::same_as<T, std::complex<float>> || std::same_as<T, std::complex<double>>;
 
 /// Every expression node derives from this empty class, so that argument-dependent lookup finds
 /// kiln's operators and functions for nodes as it does for kiln::vector.
@@ -74,7 +73,7 @@ constexpr std::uint64_t shared_key(shared_kind kind, int id) {
 /// first, element-by-element pass (the names match because every pass walks the tree in the
 /// same order), and whose vectors read from the wide loads.
 class generator {
-public:
+  public:
     explicit generator(source_builder& builder) : source(builder) {}
     generator(source_builder& builder, unsigned lane, unsigned lanes)
         : source(builder), lane_(lane), lanes_(lanes) {}
@@ -120,7 +119,7 @@ public:
     const std::vector<wide_access>& wide_loads() const noexcept { return wide_loads_; }
     const std::vector<wide_access>& wide_stores() const noexcept { return wide_stores_; }
 
-private:
+  private:
     unsigned next_ = 0;
     std::vector<std::string> statements_;
     std::vector<std::uint64_t> seen_;
@@ -159,8 +158,9 @@ using device_scalar_t = std::conditional_t<std::is_same_v<T, bool>, std::int32_t
 
 /// The run-time arguments of one launch on one part of the data.
 class argument_list {
-public:
-    argument_list(std::size_t part, std::size_t part_begin) : part_(part), part_begin_(part_begin) {}
+  public:
+    argument_list(std::size_t part, std::size_t part_begin)
+        : part_(part), part_begin_(part_begin) {}
 
     /// Which part of a multi-device layout this launch covers, and its first element's index.
     std::size_t part() const noexcept { return part_; }
@@ -187,7 +187,7 @@ public:
     }
     std::vector<kernel_argument> take() && { return std::move(args_); }
 
-private:
+  private:
     std::size_t part_, part_begin_;
     std::vector<kernel_argument> args_;
     std::vector<std::uint64_t> seen_;
@@ -196,7 +196,7 @@ private:
 /// Collects what the operands of one statement say about their sizes and devices, and rejects
 /// disagreements with invalid_argument_error.
 class operand_check {
-public:
+  public:
     explicit operand_check(std::string call) : call_(std::move(call)) {}
 
     /// Data read or written element by element: the size and the split over devices must
@@ -214,7 +214,7 @@ public:
     /// the gathered data or given queue. Throws if the size or the device is unknown.
     layout launch_layout() const;
 
-private:
+  private:
     [[noreturn]] void fail(const std::string& why) const;
     void check_device(const kiln::device& dev, std::string_view what) const;
 
@@ -227,14 +227,13 @@ private:
 
 /// The node protocol described at the top of this file.
 template <class E>
-concept expression_node =
-    std::derived_from<E, expression_tag> && std::copy_constructible<E> &&
+concept expression_node = std::derived_from<E, expression_tag> && std::copy_constructible<E> &&
     requires(const E& e, generator& g, argument_list& a, operand_check& c) {
-        typename E::value_type;
-        { e.generate(g) } -> std::same_as<std::string>;
-        e.collect(a);
-        e.check(c);
-    };
+    typename E::value_type;
+    { e.generate(g) } -> std::same_as<std::string>;
+    e.collect(a);
+    e.check(c);
+};
 
 /// How a non-node operand (kiln::vector) becomes a node; specialised next to the type.
 template <class X>
@@ -251,7 +250,7 @@ concept node_like = expression_node<X> || has_terminal<X>;
 /// A host value passed to the kernel as an argument, so that changing it does not recompile.
 template <class T>
 class scalar_terminal : public expression_tag {
-public:
+  public:
     using value_type = T;
     static constexpr std::size_t contiguous_width = any_width;
     explicit scalar_terminal(const T& value) : value_(value) {}
@@ -271,7 +270,7 @@ public:
     std::string value_of(generator&, const std::string& name) const { return name; }
     void pass(argument_list& args) const { args.scalar(value_); }
 
-private:
+  private:
     T value_;
 };
 
@@ -296,7 +295,7 @@ struct operand_value {
     using type = X;
 };
 template <class X>
-    requires node_like<X>
+requires node_like<X>
 struct operand_value<X> {
     using type = typename node_t<X>::value_type;
 };
@@ -322,10 +321,10 @@ struct adopted_scalar {
     using type = S;
 };
 template <class S, class V>
-    requires std::is_arithmetic_v<S> && (!std::is_same_v<S, bool>) &&
-             (is_complex_v<V> || std::is_floating_point_v<V> ||
-              (std::is_integral_v<V> && std::is_integral_v<S> && !std::is_same_v<V, bool>))
-struct adopted_scalar<S, V> {
+requires std::is_arithmetic_v<S> &&
+    (!std::is_same_v<S, bool>)&&(is_complex_v<V> || std::is_floating_point_v<V> ||
+                                 (std::is_integral_v<V> && std::is_integral_v<S> &&
+                                  !std::is_same_v<V, bool>)) struct adopted_scalar<S, V> {
     using type = V;
 };
 
@@ -342,7 +341,8 @@ auto as_node_beside(const X& x) {
 
 /// The value type of operand X once placed beside Other (scalars adopt Other's type).
 template <class X, class Other>
-using beside_value_t = typename decltype(as_node_beside<Other>(std::declval<const X&>()))::value_type;
+using beside_value_t =
+    typename decltype(as_node_beside<Other>(std::declval<const X&>()))::value_type;
 
 // --- complex numbers ---------------------------------------------------------------------------
 
@@ -354,22 +354,21 @@ void define_complex_helpers(source_builder& source) {
     const std::string r = opencl_type_name<Real>();
     const std::string c = r + "2";
     const std::string s = "_" + r;
-    source.define("complex" + s,
-                  c + " kiln_cmake" + s + "(" + r + " re, " + r + " im) { " + c +
-                      " z; z.x = re; z.y = im; return z; }\n" +
-                  c + " kiln_cadd" + s + "(" + c + " a, " + c + " b) { return kiln_cmake" + s +
-                      "(a.x + b.x, a.y + b.y); }\n" +
-                  c + " kiln_csub" + s + "(" + c + " a, " + c + " b) { return kiln_cmake" + s +
-                      "(a.x - b.x, a.y - b.y); }\n" +
-                  c + " kiln_cmul" + s + "(" + c + " a, " + c + " b) { return kiln_cmake" + s +
-                      "(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }\n" +
-                  c + " kiln_cdiv" + s + "(" + c + " a, " + c + " b) {\n    const " + r +
-                      " d = b.x * b.x + b.y * b.y;\n    return kiln_cmake" + s +
-                      "((a.x * b.x + a.y * b.y) / d, (a.y * b.x - a.x * b.y) / d);\n}\n" +
-                  c + " kiln_cneg" + s + "(" + c + " a) { return kiln_cmake" + s + "(-a.x, -a.y); }\n" +
-                  c + " kiln_conj" + s + "(" + c + " a) { return kiln_cmake" + s + "(a.x, -a.y); }\n" +
-                  r + " kiln_cabs" + s + "(" + c + " a) { return hypot(a.x, a.y); }\n" +
-                  r + " kiln_carg" + s + "(" + c + " a) { return atan2(a.y, a.x); }\n");
+    source.define(
+        "complex" + s,
+        c + " kiln_cmake" + s + "(" + r + " re, " + r + " im) { " + c +
+            " z; z.x = re; z.y = im; return z; }\n" + c + " kiln_cadd" + s + "(" + c + " a, " + c +
+            " b) { return kiln_cmake" + s + "(a.x + b.x, a.y + b.y); }\n" + c + " kiln_csub" + s +
+            "(" + c + " a, " + c + " b) { return kiln_cmake" + s + "(a.x - b.x, a.y - b.y); }\n" +
+            c + " kiln_cmul" + s + "(" + c + " a, " + c + " b) { return kiln_cmake" + s +
+            "(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }\n" + c + " kiln_cdiv" + s + "(" + c +
+            " a, " + c + " b) {\n    const " + r +
+            " d = b.x * b.x + b.y * b.y;\n    return kiln_cmake" + s +
+            "((a.x * b.x + a.y * b.y) / d, (a.y * b.x - a.x * b.y) / d);\n}\n" + c + " kiln_cneg" +
+            s + "(" + c + " a) { return kiln_cmake" + s + "(-a.x, -a.y); }\n" + c + " kiln_conj" +
+            s + "(" + c + " a) { return kiln_cmake" + s + "(a.x, -a.y); }\n" + r + " kiln_cabs" +
+            s + "(" + c + " a) { return hypot(a.x, a.y); }\n" + r + " kiln_carg" + s + "(" + c +
+            " a) { return atan2(a.y, a.x); }\n");
 }
 
 /// The name of complex helper `operation` (cadd, cmul...) for complex type C, defining it.
@@ -388,12 +387,12 @@ concept number = real_number<T> || is_complex_v<T>;
 /// Whether a value of type From may be stored as To: any real to real or complex, and complex
 /// to complex. Complex to real needs an explicit real(), imag() or abs().
 template <class To, class From>
-concept storable_as = number<To> && number<From> && (!is_complex_v<From> || is_complex_v<To>);
+concept storable_as = number<To> && number<From> &&(!is_complex_v<From> || is_complex_v<To>);
 
 /// OpenCL C text converting `value` (of type From) to To.
 template <class To, class From>
-    requires storable_as<To, From>
-std::string convert_value(source_builder& source, const std::string& value) {
+requires storable_as<To, From> std::string convert_value(source_builder& source,
+                                                         const std::string& value) {
     if constexpr (std::is_same_v<To, From>) {
         return value;
     } else if constexpr (is_complex_v<To>) {

@@ -4,14 +4,13 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <kiln/expr/core.hpp>
+#include <kiln/expr/operators.hpp>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
-
-#include <kiln/expr/core.hpp>
-#include <kiln/expr/operators.hpp>
 
 namespace kiln {
 namespace detail {
@@ -34,7 +33,7 @@ using floating_result_t = std::common_type_t<floating_argument_t<T>...>;
 /// A call of OpenCL built-in `Name` with `Result` values, converting each argument to Parameter.
 template <fixed_string Name, class Result, class Parameter, expression_node... Args>
 class builtin_call : public expression_tag {
-public:
+  public:
     using value_type = Result;
     static constexpr std::size_t contiguous_width = combined_width<Args...>();
     explicit builtin_call(Args... args) : args_(std::move(args)...) {}
@@ -44,9 +43,10 @@ public:
         std::apply(
             [&](const auto&... arg) {
                 std::size_t position = 0;
-                ((call += (position++ ? ", " : "") +
-                          convert_value<Parameter, typename std::remove_cvref_t<decltype(arg)>::value_type>(
-                              g.source, arg.generate(g))),
+                ((call +=
+                  (position++ ? ", " : "") +
+                  convert_value<Parameter, typename std::remove_cvref_t<decltype(arg)>::value_type>(
+                      g.source, arg.generate(g))),
                  ...);
             },
             args_);
@@ -59,7 +59,7 @@ public:
         std::apply([&](const auto&... arg) { (arg.check(c), ...); }, args_);
     }
 
-private:
+  private:
     std::tuple<Args...> args_;
 };
 
@@ -70,7 +70,8 @@ concept builtin_operands = (expression_operand<X> && ...) && (vector_expression<
 /// Math built-in over real arguments: all are converted to their common floating-point type.
 template <fixed_string Name, class... X>
 auto make_math_call(const X&... x) {
-    using Common = floating_result_t<beside_value_t<X, std::common_type_t<operand_value_t<X>...>>...>;
+    using Common =
+        floating_result_t<beside_value_t<X, std::common_type_t<operand_value_t<X>...>>...>;
     return builtin_call<Name, Common, Common, decltype(as_node_beside<Common>(x))...>(
         as_node_beside<Common>(x)...);
 }
@@ -78,7 +79,8 @@ auto make_math_call(const X&... x) {
 /// Built-in of integer or floating arguments (min, max) in their common type.
 template <fixed_string Name, class... X>
 auto make_generic_call(const X&... x) {
-    using Common = std::common_type_t<beside_value_t<X, std::common_type_t<operand_value_t<X>...>>...>;
+    using Common =
+        std::common_type_t<beside_value_t<X, std::common_type_t<operand_value_t<X>...>>...>;
     return builtin_call<Name, Common, Common, decltype(as_node_beside<Common>(x))...>(
         as_node_beside<Common>(x)...);
 }
@@ -86,18 +88,19 @@ auto make_generic_call(const X&... x) {
 /// A complex helper returning Result (abs, arg, conj...) applied to one complex expression.
 template <class Result, expression_node Arg>
 class complex_call : public expression_tag {
-public:
+  public:
     using value_type = Result;
     static constexpr std::size_t contiguous_width = width_of<Arg>();
     complex_call(Arg arg, std::string_view helper) : arg_(std::move(arg)), helper_(helper) {}
 
     std::string generate(generator& g) const {
-        return complex_helper<typename Arg::value_type>(g.source, helper_) + "(" + arg_.generate(g) + ")";
+        return complex_helper<typename Arg::value_type>(g.source, helper_) + "(" +
+               arg_.generate(g) + ")";
     }
     void collect(argument_list& a) const { arg_.collect(a); }
     void check(operand_check& c) const { arg_.check(c); }
 
-private:
+  private:
     Arg arg_;
     std::string_view helper_;
 };
@@ -105,7 +108,7 @@ private:
 /// The real or imaginary part of a complex expression.
 template <expression_node Arg>
 class complex_part : public expression_tag {
-public:
+  public:
     using value_type = typename Arg::value_type::value_type;
     static constexpr std::size_t contiguous_width = width_of<Arg>();
     complex_part(Arg arg, bool imaginary) : arg_(std::move(arg)), imaginary_(imaginary) {}
@@ -116,7 +119,7 @@ public:
     void collect(argument_list& a) const { arg_.collect(a); }
     void check(operand_check& c) const { arg_.check(c); }
 
-private:
+  private:
     Arg arg_;
     bool imaginary_;
 };
@@ -236,8 +239,7 @@ struct signature_traits<R(P...)> {
 /// Whether an argument fits a user-function parameter: pointers take raw_pointer() of the same
 /// element type; other parameters take numbers, converted as in a C call.
 template <class Parameter, class Argument>
-concept fits_parameter =
-    expression_operand<Argument> &&
+concept fits_parameter = expression_operand<Argument> &&
     (std::is_pointer_v<Parameter>
          ? std::is_same_v<operand_value_t<Argument>,
                           device_pointer<std::remove_cv_t<std::remove_pointer_t<Parameter>>>>
@@ -259,7 +261,7 @@ auto as_argument_node(const Argument& argument) {
 
 template <class Definition, expression_node... Args>
 class function_call : public expression_tag {
-public:
+  public:
     using value_type = typename signature_traits<decltype(Definition::signature)>::result;
     static constexpr std::size_t contiguous_width = combined_width<Args...>();
     explicit function_call(Args... args) : args_(std::move(args)...) {}
@@ -290,7 +292,7 @@ public:
                                            Definition::parameter_text(), Definition::body()));
     }
 
-private:
+  private:
     std::tuple<Args...> args_;
 };
 
@@ -314,11 +316,11 @@ class user_function {
         return (detail::fits_parameter<std::tuple_element_t<I, parameters>, Args> && ...);
     }
 
-public:
+  public:
     template <class... Args>
-        requires(sizeof...(Args) == std::tuple_size_v<parameters>) &&
-                (fits<Args...>(std::index_sequence_for<Args...>{}))
-    auto operator()(const Args&... args) const {
+    requires(sizeof...(Args) == std::tuple_size_v<parameters>) &&
+        (fits<Args...>(std::index_sequence_for<Args...>{})) auto operator()(
+            const Args&... args) const {
         return call(std::index_sequence_for<Args...>{}, args...);
     }
 
@@ -327,11 +329,12 @@ public:
         detail::function_call<Definition>::define(source);
     }
 
-private:
+  private:
     template <std::size_t... I, class... Args>
     static auto call(std::index_sequence<I...>, const Args&... args) {
-        return detail::function_call<Definition, decltype(detail::as_argument_node<
-                                                          std::tuple_element_t<I, parameters>>(args))...>(
+        return detail::function_call<
+            Definition,
+            decltype(detail::as_argument_node<std::tuple_element_t<I, parameters>>(args))...>(
             detail::as_argument_node<std::tuple_element_t<I, parameters>>(args)...);
     }
 };
@@ -340,10 +343,10 @@ private:
 
 /// OpenCL C type names usable in KILN_FUNCTION signatures, so that one spelling serves the C++
 /// declaration and the device code.
-#define KILN_DETAIL_OPENCL_TYPE_NAMES                  \
-    using uchar [[maybe_unused]] = unsigned char;      \
-    using ushort [[maybe_unused]] = unsigned short;    \
-    using uint [[maybe_unused]] = ::std::uint32_t;     \
+#define KILN_DETAIL_OPENCL_TYPE_NAMES               \
+    using uchar [[maybe_unused]] = unsigned char;   \
+    using ushort [[maybe_unused]] = unsigned short; \
+    using uint [[maybe_unused]] = ::std::uint32_t;  \
     using ulong [[maybe_unused]] = ::std::uint64_t;
 
 #define KILN_DETAIL_UNPARENTHESIZE(...) __VA_ARGS__
@@ -358,33 +361,33 @@ private:
 /// side) and pointers to them, which are global memory and take raw_pointer() arguments. The
 /// body is OpenCL C. Use at namespace or function scope. A compile error in the body shows the
 /// generated source with line numbers.
-#define KILN_FUNCTION(return_type, name, parameters, ...)                                      \
-    struct name##_kiln_function_definition {                                                   \
-        KILN_DETAIL_OPENCL_TYPE_NAMES                                                          \
-        static return_type signature parameters;                                               \
-        static constexpr ::std::string_view function_name() { return #name; }                  \
-        static constexpr ::std::string_view return_text() { return #return_type; }             \
-        static constexpr ::std::string_view parameter_text() { return #parameters; }           \
-        static constexpr ::std::string_view body() { return #__VA_ARGS__; }                    \
-        static void define_dependencies(::kiln::detail::source_builder&) {}                    \
-    };                                                                                         \
+#define KILN_FUNCTION(return_type, name, parameters, ...)                            \
+    struct name##_kiln_function_definition {                                         \
+        KILN_DETAIL_OPENCL_TYPE_NAMES                                                \
+        static return_type signature parameters;                                     \
+        static constexpr ::std::string_view function_name() { return #name; }        \
+        static constexpr ::std::string_view return_text() { return #return_type; }   \
+        static constexpr ::std::string_view parameter_text() { return #parameters; } \
+        static constexpr ::std::string_view body() { return #__VA_ARGS__; }          \
+        static void define_dependencies(::kiln::detail::source_builder&) {}          \
+    };                                                                               \
     [[maybe_unused]] constexpr ::kiln::user_function<name##_kiln_function_definition> name {}
 
 /// Like KILN_FUNCTION for a function that calls other user functions, listed in parentheses:
 ///
 ///     KILN_FUNCTION_USING(float, norm, (float x, float y), (squared_norm),
 ///                         return sqrt(squared_norm(x, y)););
-#define KILN_FUNCTION_USING(return_type, name, parameters, dependencies, ...)                  \
-    struct name##_kiln_function_definition {                                                   \
-        KILN_DETAIL_OPENCL_TYPE_NAMES                                                          \
-        static return_type signature parameters;                                               \
-        static constexpr ::std::string_view function_name() { return #name; }                  \
-        static constexpr ::std::string_view return_text() { return #return_type; }             \
-        static constexpr ::std::string_view parameter_text() { return #parameters; }           \
-        static constexpr ::std::string_view body() { return #__VA_ARGS__; }                    \
-        static void define_dependencies(::kiln::detail::source_builder& source) {              \
-            decltype(::kiln::detail::function_list(                                            \
-                KILN_DETAIL_UNPARENTHESIZE dependencies))::define(source);                     \
-        }                                                                                      \
-    };                                                                                         \
+#define KILN_FUNCTION_USING(return_type, name, parameters, dependencies, ...)        \
+    struct name##_kiln_function_definition {                                         \
+        KILN_DETAIL_OPENCL_TYPE_NAMES                                                \
+        static return_type signature parameters;                                     \
+        static constexpr ::std::string_view function_name() { return #name; }        \
+        static constexpr ::std::string_view return_text() { return #return_type; }   \
+        static constexpr ::std::string_view parameter_text() { return #parameters; } \
+        static constexpr ::std::string_view body() { return #__VA_ARGS__; }          \
+        static void define_dependencies(::kiln::detail::source_builder& source) {    \
+            decltype(::kiln::detail::function_list(                                  \
+                KILN_DETAIL_UNPARENTHESIZE dependencies))::define(source);           \
+        }                                                                            \
+    };                                                                               \
     [[maybe_unused]] constexpr ::kiln::user_function<name##_kiln_function_definition> name {}

@@ -8,6 +8,11 @@
 #pragma once
 
 #include <cstddef>
+#include <kiln/detail/source_builder.hpp>
+#include <kiln/runtime/device.hpp>
+#include <kiln/runtime/event.hpp>
+#include <kiln/runtime/program.hpp>
+#include <kiln/runtime/queue.hpp>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -15,12 +20,6 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <kiln/detail/source_builder.hpp>
-#include <kiln/runtime/device.hpp>
-#include <kiln/runtime/event.hpp>
-#include <kiln/runtime/program.hpp>
-#include <kiln/runtime/queue.hpp>
 
 namespace kiln {
 
@@ -53,7 +52,7 @@ void override_launch_policy(std::optional<launch_policy> policy);
 
 /// One generated kernel built for one device.
 class generated_kernel {
-public:
+  public:
     generated_kernel(kiln::kernel kernel, const device& dev, const launch_policy& policy);
 
     std::size_t work_group_size() const noexcept { return work_group_size_; }
@@ -61,14 +60,14 @@ public:
     std::size_t groups_for(std::size_t n) const noexcept;
     event launch(const queue& q, std::size_t groups, std::vector<kernel_argument> args) const;
 
-private:
+  private:
     kiln::kernel kernel_;
     std::size_t work_group_size_;
     std::size_t max_groups_;
 };
 
 class kernel_cache {
-public:
+  public:
     kernel_cache();
     ~kernel_cache();
     kernel_cache(const kernel_cache&) = delete;
@@ -76,7 +75,8 @@ public:
 
     /// The kernel for `dev`, generating its source with generate(loop_style) on first use.
     template <class Generate>
-    const generated_kernel& get(const device& dev, std::string_view kernel_name, Generate&& generate) {
+    const generated_kernel& get(const device& dev, std::string_view kernel_name,
+                                Generate&& generate) {
         std::lock_guard lock(mutex_);
         for (const auto& [known, kernel] : kernels_)
             if (known == dev) return *kernel;
@@ -85,9 +85,9 @@ public:
     }
     void clear();
 
-private:
-    const generated_kernel& build(const device& dev, std::string_view kernel_name, const std::string& source,
-                                  const launch_policy& policy);
+  private:
+    const generated_kernel& build(const device& dev, std::string_view kernel_name,
+                                  const std::string& source, const launch_policy& policy);
 
     std::mutex mutex_;
     std::vector<std::pair<device, std::unique_ptr<generated_kernel>>> kernels_;

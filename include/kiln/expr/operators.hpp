@@ -3,12 +3,11 @@
 
 #include <complex>
 #include <concepts>
+#include <kiln/expr/core.hpp>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
-
-#include <kiln/expr/core.hpp>
 
 namespace kiln {
 namespace detail {
@@ -66,9 +65,9 @@ struct arithmetic_result {
     using type = decltype(std::declval<A>() + std::declval<B>());
 };
 template <class A, class B>
-    requires(is_complex_v<A> || is_complex_v<B>)
-struct arithmetic_result<A, B> {
-    using type = std::complex<decltype(std::declval<real_of_t<A>>() + std::declval<real_of_t<B>>())>;
+requires(is_complex_v<A> || is_complex_v<B>) struct arithmetic_result<A, B> {
+    using type =
+        std::complex<decltype(std::declval<real_of_t<A>>() + std::declval<real_of_t<B>>())>;
 };
 template <class A, class B>
 using arithmetic_result_t = typename arithmetic_result<A, B>::type;
@@ -86,22 +85,21 @@ struct binary_result {
     using type = arithmetic_result_t<A, B>;
 };
 template <class Op, class A, class B>
-    requires(Op::family == operator_family::comparison || Op::family == operator_family::logical)
-struct binary_result<Op, A, B> {
+requires(Op::family == operator_family::comparison ||
+         Op::family == operator_family::logical) struct binary_result<Op, A, B> {
     using type = bool;
 };
 template <class Op, class A, class B>
-    requires(Op::family == operator_family::shift)
-struct binary_result<Op, A, B> {
+requires(Op::family == operator_family::shift) struct binary_result<Op, A, B> {
     using type = decltype(+std::declval<A>());
 };
 template <class Op, class A, class B>
 using binary_result_t = typename binary_result<Op, A, B>::type;
 
 template <class Op, expression_node Left, expression_node Right>
-    requires binary_applicable<Op, typename Left::value_type, typename Right::value_type>
+requires binary_applicable<Op, typename Left::value_type, typename Right::value_type>
 class binary_node : public expression_tag {
-public:
+  public:
     using left_type = typename Left::value_type;
     using right_type = typename Right::value_type;
     using value_type = binary_result_t<Op, left_type, right_type>;
@@ -129,15 +127,14 @@ public:
         right_.check(c);
     }
 
-private:
+  private:
     Left left_;
     Right right_;
 };
 
 template <class Op, class L, class R>
-concept binary_operands =
-    (vector_expression<L> || vector_expression<R>) && expression_operand<L> && expression_operand<R> &&
-    binary_applicable<Op, beside_value_t<L, R>, beside_value_t<R, L>>;
+concept binary_operands = (vector_expression<L> || vector_expression<R>)&&expression_operand<
+    L>&& expression_operand<R>&& binary_applicable<Op, beside_value_t<L, R>, beside_value_t<R, L>>;
 
 template <class Op, class L, class R>
 auto make_binary(const L& left, const R& right) {
@@ -167,18 +164,20 @@ struct unary_traits<logical_not_op, A> {
     using type = bool;
 };
 template <class A>
-    requires std::is_integral_v<A>
+requires std::is_integral_v<A>
 struct unary_traits<bit_not_op, A> {
     using type = decltype(~std::declval<A>());
 };
 
 template <class Op, class A>
-concept unary_applicable = requires { typename unary_traits<Op, A>::type; };
+concept unary_applicable = requires {
+    typename unary_traits<Op, A>::type;
+};
 
 template <class Op, expression_node Arg>
-    requires unary_applicable<Op, typename Arg::value_type>
+requires unary_applicable<Op, typename Arg::value_type>
 class unary_node : public expression_tag {
-public:
+  public:
     using argument_type = typename Arg::value_type;
     using value_type = typename unary_traits<Op, argument_type>::type;
     static constexpr std::size_t contiguous_width = width_of<Arg>();
@@ -195,7 +194,7 @@ public:
     void collect(argument_list& args) const { arg_.collect(args); }
     void check(operand_check& c) const { arg_.check(c); }
 
-private:
+  private:
     Arg arg_;
 };
 
@@ -204,19 +203,22 @@ concept unary_operand = vector_expression<X> && unary_applicable<Op, expression_
 
 /// The common type of the two branches of if_else (or of min, max...), complex included.
 template <class A, class B>
-using common_value_t = std::conditional_t<is_complex_v<A> || is_complex_v<B>, arithmetic_result_t<A, B>,
-                                          std::common_type_t<A, B>>;
+using common_value_t = std::conditional_t<is_complex_v<A> || is_complex_v<B>,
+                                          arithmetic_result_t<A, B>, std::common_type_t<A, B>>;
 
 template <expression_node Condition, expression_node WhenTrue, expression_node WhenFalse>
 class if_else_node : public expression_tag {
-public:
+  public:
     using true_type = typename WhenTrue::value_type;
     using false_type = typename WhenFalse::value_type;
     using value_type = common_value_t<true_type, false_type>;
-    static constexpr std::size_t contiguous_width = combined_width<Condition, WhenTrue, WhenFalse>();
+    static constexpr std::size_t contiguous_width =
+        combined_width<Condition, WhenTrue, WhenFalse>();
 
     if_else_node(Condition condition, WhenTrue when_true, WhenFalse when_false)
-        : condition_(std::move(condition)), true_(std::move(when_true)), false_(std::move(when_false)) {}
+        : condition_(std::move(condition)),
+          true_(std::move(when_true)),
+          false_(std::move(when_false)) {}
 
     std::string generate(generator& g) const {
         const std::string c = condition_.generate(g);
@@ -235,16 +237,16 @@ public:
         false_.check(c);
     }
 
-private:
+  private:
     Condition condition_;
     WhenTrue true_;
     WhenFalse false_;
 };
 
 template <class To, expression_node Arg>
-    requires storable_as<To, typename Arg::value_type>
+requires storable_as<To, typename Arg::value_type>
 class cast_node : public expression_tag {
-public:
+  public:
     using value_type = To;
     static constexpr std::size_t contiguous_width = width_of<Arg>();
     explicit cast_node(Arg arg) : arg_(std::move(arg)) {}
@@ -255,7 +257,7 @@ public:
     void collect(argument_list& args) const { arg_.collect(args); }
     void check(operand_check& c) const { arg_.check(c); }
 
-private:
+  private:
     Arg arg_;
 };
 
@@ -264,27 +266,27 @@ private:
 // --- arithmetic ------------------------------------------------------------------------------
 
 template <class L, class R>
-    requires detail::binary_operands<detail::plus_op, L, R>
+requires detail::binary_operands<detail::plus_op, L, R>
 auto operator+(const L& l, const R& r) {
     return detail::make_binary<detail::plus_op>(l, r);
 }
 template <class L, class R>
-    requires detail::binary_operands<detail::minus_op, L, R>
+requires detail::binary_operands<detail::minus_op, L, R>
 auto operator-(const L& l, const R& r) {
     return detail::make_binary<detail::minus_op>(l, r);
 }
 template <class L, class R>
-    requires detail::binary_operands<detail::multiplies_op, L, R>
+requires detail::binary_operands<detail::multiplies_op, L, R>
 auto operator*(const L& l, const R& r) {
     return detail::make_binary<detail::multiplies_op>(l, r);
 }
 template <class L, class R>
-    requires detail::binary_operands<detail::divides_op, L, R>
+requires detail::binary_operands<detail::divides_op, L, R>
 auto operator/(const L& l, const R& r) {
     return detail::make_binary<detail::divides_op>(l, r);
 }
 template <class L, class R>
-    requires detail::binary_operands<detail::modulus_op, L, R>
+requires detail::binary_operands<detail::modulus_op, L, R>
 auto operator%(const L& l, const R& r) {
     return detail::make_binary<detail::modulus_op>(l, r);
 }
@@ -292,32 +294,32 @@ auto operator%(const L& l, const R& r) {
 // --- comparison ------------------------------------------------------------------------------
 
 template <class L, class R>
-    requires detail::binary_operands<detail::equal_op, L, R>
+requires detail::binary_operands<detail::equal_op, L, R>
 auto operator==(const L& l, const R& r) {
     return detail::make_binary<detail::equal_op>(l, r);
 }
 template <class L, class R>
-    requires detail::binary_operands<detail::not_equal_op, L, R>
+requires detail::binary_operands<detail::not_equal_op, L, R>
 auto operator!=(const L& l, const R& r) {
     return detail::make_binary<detail::not_equal_op>(l, r);
 }
 template <class L, class R>
-    requires detail::binary_operands<detail::less_op, L, R>
+requires detail::binary_operands<detail::less_op, L, R>
 auto operator<(const L& l, const R& r) {
     return detail::make_binary<detail::less_op>(l, r);
 }
 template <class L, class R>
-    requires detail::binary_operands<detail::less_equal_op, L, R>
+requires detail::binary_operands<detail::less_equal_op, L, R>
 auto operator<=(const L& l, const R& r) {
     return detail::make_binary<detail::less_equal_op>(l, r);
 }
 template <class L, class R>
-    requires detail::binary_operands<detail::greater_op, L, R>
+requires detail::binary_operands<detail::greater_op, L, R>
 auto operator>(const L& l, const R& r) {
     return detail::make_binary<detail::greater_op>(l, r);
 }
 template <class L, class R>
-    requires detail::binary_operands<detail::greater_equal_op, L, R>
+requires detail::binary_operands<detail::greater_equal_op, L, R>
 auto operator>=(const L& l, const R& r) {
     return detail::make_binary<detail::greater_equal_op>(l, r);
 }
@@ -326,37 +328,37 @@ auto operator>=(const L& l, const R& r) {
 
 /// Element-wise; both sides are always evaluated (no short-circuit across elements).
 template <class L, class R>
-    requires detail::binary_operands<detail::logical_and_op, L, R>
+requires detail::binary_operands<detail::logical_and_op, L, R>
 auto operator&&(const L& l, const R& r) {
     return detail::make_binary<detail::logical_and_op>(l, r);
 }
 template <class L, class R>
-    requires detail::binary_operands<detail::logical_or_op, L, R>
+requires detail::binary_operands<detail::logical_or_op, L, R>
 auto operator||(const L& l, const R& r) {
     return detail::make_binary<detail::logical_or_op>(l, r);
 }
 template <class L, class R>
-    requires detail::binary_operands<detail::bit_and_op, L, R>
+requires detail::binary_operands<detail::bit_and_op, L, R>
 auto operator&(const L& l, const R& r) {
     return detail::make_binary<detail::bit_and_op>(l, r);
 }
 template <class L, class R>
-    requires detail::binary_operands<detail::bit_or_op, L, R>
+requires detail::binary_operands<detail::bit_or_op, L, R>
 auto operator|(const L& l, const R& r) {
     return detail::make_binary<detail::bit_or_op>(l, r);
 }
 template <class L, class R>
-    requires detail::binary_operands<detail::bit_xor_op, L, R>
+requires detail::binary_operands<detail::bit_xor_op, L, R>
 auto operator^(const L& l, const R& r) {
     return detail::make_binary<detail::bit_xor_op>(l, r);
 }
 template <class L, class R>
-    requires detail::binary_operands<detail::shift_left_op, L, R>
+requires detail::binary_operands<detail::shift_left_op, L, R>
 auto operator<<(const L& l, const R& r) {
     return detail::make_binary<detail::shift_left_op>(l, r);
 }
 template <class L, class R>
-    requires detail::binary_operands<detail::shift_right_op, L, R>
+requires detail::binary_operands<detail::shift_right_op, L, R>
 auto operator>>(const L& l, const R& r) {
     return detail::make_binary<detail::shift_right_op>(l, r);
 }
@@ -364,19 +366,19 @@ auto operator>>(const L& l, const R& r) {
 // --- unary -----------------------------------------------------------------------------------
 
 template <class X>
-    requires detail::unary_operand<detail::negate_op, X>
+requires detail::unary_operand<detail::negate_op, X>
 auto operator-(const X& x) {
     auto node = detail::as_node(x);
     return detail::unary_node<detail::negate_op, decltype(node)>(std::move(node));
 }
 template <class X>
-    requires detail::unary_operand<detail::logical_not_op, X>
+requires detail::unary_operand<detail::logical_not_op, X>
 auto operator!(const X& x) {
     auto node = detail::as_node(x);
     return detail::unary_node<detail::logical_not_op, decltype(node)>(std::move(node));
 }
 template <class X>
-    requires detail::unary_operand<detail::bit_not_op, X>
+requires detail::unary_operand<detail::bit_not_op, X>
 auto operator~(const X& x) {
     auto node = detail::as_node(x);
     return detail::unary_node<detail::bit_not_op, decltype(node)>(std::move(node));
@@ -386,9 +388,10 @@ auto operator~(const X& x) {
 
 /// Element-wise `condition ? when_true : when_false`; both branches are evaluated.
 template <expression_operand C, expression_operand T, expression_operand F>
-    requires(vector_expression<C> || vector_expression<T> || vector_expression<F>) &&
-            detail::real_number<detail::operand_value_t<C>>
-auto if_else(const C& condition, const T& when_true, const F& when_false) {
+requires(vector_expression<C> || vector_expression<T> || vector_expression<F>) &&
+    detail::real_number<detail::operand_value_t<C>> auto if_else(const C& condition,
+                                                                 const T& when_true,
+                                                                 const F& when_false) {
     auto c = detail::as_node(condition);
     auto t = detail::as_node_beside<F>(when_true);
     auto f = detail::as_node_beside<T>(when_false);
@@ -398,7 +401,7 @@ auto if_else(const C& condition, const T& when_true, const F& when_false) {
 
 /// Converts each element to To, like a C cast (to complex: the value becomes the real part).
 template <scalar_value To, vector_expression X>
-    requires detail::storable_as<To, expression_value_t<X>>
+requires detail::storable_as<To, expression_value_t<X>>
 auto cast(const X& x) {
     auto node = detail::as_node(x);
     return detail::cast_node<To, decltype(node)>(std::move(node));

@@ -3,18 +3,17 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <kiln/expr/core.hpp>
+#include <kiln/expr/functions.hpp>
 #include <optional>
 #include <string>
 #include <utility>
-
-#include <kiln/expr/core.hpp>
-#include <kiln/expr/functions.hpp>
 
 namespace kiln {
 namespace detail {
 
 class element_index_terminal : public expression_tag {
-public:
+  public:
     using value_type = std::uint64_t;
     static constexpr std::size_t contiguous_width = any_width;
     element_index_terminal(std::uint64_t offset, std::optional<std::size_t> size)
@@ -26,28 +25,30 @@ public:
         return "(idx + " + name + ")";
     }
     // Numbering continues across the parts of a multi-device vector.
-    void collect(argument_list& args) const { args.scalar<std::uint64_t>(offset_ + args.part_begin()); }
+    void collect(argument_list& args) const {
+        args.scalar<std::uint64_t>(offset_ + args.part_begin());
+    }
     void check(operand_check& c) const {
         if (size_) c.sized(*size_, "element_index");
     }
 
-private:
+  private:
     std::uint64_t offset_;
     std::optional<std::size_t> size_;
 };
 
 /// Terminals whose parameter can be shared: vectors and scalars.
 template <class T>
-concept shareable_terminal =
-    expression_node<T> && requires(const T& t, generator& g, argument_list& a, const std::string& name) {
-        t.declare(g, name);
-        { t.value_of(g, name) } -> std::same_as<std::string>;
-        t.pass(a);
-    };
+concept shareable_terminal = expression_node<T> &&
+    requires(const T& t, generator& g, argument_list& a, const std::string& name) {
+    t.declare(g, name);
+    { t.value_of(g, name) } -> std::same_as<std::string>;
+    t.pass(a);
+};
 
 template <int Id, shareable_terminal Terminal>
 class tagged_node : public expression_tag {
-public:
+  public:
     using value_type = typename Terminal::value_type;
     static constexpr std::size_t contiguous_width = width_of<Terminal>();
     explicit tagged_node(Terminal terminal) : terminal_(std::move(terminal)) {}
@@ -62,13 +63,13 @@ public:
     }
     void check(operand_check& c) const { terminal_.check(c); }
 
-private:
+  private:
     Terminal terminal_;
 };
 
 template <int Id, expression_node Expression>
 class temporary_node : public expression_tag {
-public:
+  public:
     using value_type = typename Expression::value_type;
     static constexpr std::size_t contiguous_width = width_of<Expression>();
     explicit temporary_node(Expression expression) : expression_(std::move(expression)) {}
@@ -77,7 +78,8 @@ public:
         const std::string name = std::string("temp") + std::to_string(Id);
         if (g.first_use(shared_key(shared_kind::temporary, Id))) {
             const std::string value = expression_.generate(g);
-            g.statement("const " + opencl_type_name<value_type>() + " " + name + " = " + value + ";");
+            g.statement("const " + opencl_type_name<value_type>() + " " + name + " = " + value +
+                        ";");
         }
         return name;
     }
@@ -86,15 +88,16 @@ public:
     }
     void check(operand_check& c) const { expression_.check(c); }
 
-private:
+  private:
     Expression expression_;
 };
 
 template <class Pointer, expression_node Index>
 class subscript_node : public expression_tag {
-public:
+  public:
     using value_type = typename Pointer::element_type;
-    subscript_node(Pointer pointer, Index index) : pointer_(std::move(pointer)), index_(std::move(index)) {}
+    subscript_node(Pointer pointer, Index index)
+        : pointer_(std::move(pointer)), index_(std::move(index)) {}
 
     std::string generate(generator& g) const {
         const std::string pointer = pointer_.generate(g);
@@ -109,7 +112,7 @@ public:
         index_.check(c);
     }
 
-private:
+  private:
     Pointer pointer_;
     Index index_;
 };
@@ -117,7 +120,7 @@ private:
 /// The device address of a vector's data inside a kernel (single-device vectors only).
 template <class Vector>
 class raw_pointer_node : public expression_tag {
-public:
+  public:
     using element_type = typename Vector::value_type;
     using value_type = device_pointer<element_type>;
     explicit raw_pointer_node(const Vector& vector) : vector_(&vector) {}
@@ -133,13 +136,13 @@ public:
 
     /// Element `index` (an integer expression) of the vector.
     template <expression_operand I>
-        requires std::is_integral_v<operand_value_t<std::remove_cvref_t<I>>>
+    requires std::is_integral_v<operand_value_t<std::remove_cvref_t<I>>>
     auto operator[](const I& index) const {
         auto node = as_node_beside<std::uint64_t>(index);
         return subscript_node<raw_pointer_node, decltype(node)>(*this, std::move(node));
     }
 
-private:
+  private:
     const Vector* vector_;
 };
 
@@ -158,7 +161,7 @@ inline auto element_index(std::uint64_t offset, std::size_t size) {
 /// the kernel gets it once: tag<1>(x) * tag<1>(x) passes x once. Equal ids must mean the same
 /// operand.
 template <int Id, vector_expression X>
-    requires detail::shareable_terminal<detail::node_t<X>>
+requires detail::shareable_terminal<detail::node_t<X>>
 auto tag(const X& x) {
     return detail::tagged_node<Id, detail::node_t<X>>(detail::as_node(x));
 }

@@ -5,12 +5,11 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <kiln/expr/assign.hpp>
+#include <kiln/expr/core.hpp>
 #include <string>
 #include <type_traits>
 #include <utility>
-
-#include <kiln/expr/assign.hpp>
-#include <kiln/expr/core.hpp>
 
 namespace kiln {
 namespace detail {
@@ -19,19 +18,20 @@ namespace detail {
 /// kernel parameter naming its data.
 template <class Vector>
 class view_base : public expression_tag {
-public:
+  public:
     using value_type = typename std::remove_const_t<Vector>::value_type;
 
     void check_storage(operand_check& c, std::string_view what) const {
         c.gathered(vector_->layout(), what);
     }
 
-protected:
+  protected:
     explicit view_base(Vector& vector) : vector_(&vector) {}
 
     std::string declare_data(generator& g, bool writable) const {
         const std::string name = g.new_name();
-        g.parameter(std::string("global ") + (writable ? "" : "const ") + opencl_type_name<value_type>() + "*",
+        g.parameter(std::string("global ") + (writable ? "" : "const ") +
+                        opencl_type_name<value_type>() + "*",
                     name);
         return name;
     }
@@ -43,14 +43,13 @@ protected:
 /// v[index(i)] for each i: a gather when read, a scatter when written.
 template <class Vector, expression_node Index>
 class permuted_view : public view_base<Vector> {
-public:
-    permuted_view(Vector& vector, Index index) : view_base<Vector>(vector), index_(std::move(index)) {}
+  public:
+    permuted_view(Vector& vector, Index index)
+        : view_base<Vector>(vector), index_(std::move(index)) {}
     permuted_view(const permuted_view&) = default;
 
     std::string generate(generator& g) const { return element(g, false); }
-    std::string generate_target(generator& g) const
-        requires(!std::is_const_v<Vector>)
-    {
+    std::string generate_target(generator& g) const requires(!std::is_const_v<Vector>) {
         return element(g, true);
     }
     void collect(argument_list& args) const {
@@ -63,19 +62,17 @@ public:
     }
 
     template <expression_operand E>
-        requires(!std::is_const_v<Vector>)
-    const permuted_view& operator=(const E& value) const {
+    requires(!std::is_const_v<Vector>) const permuted_view& operator=(const E& value) const {
         assign(*this, value, "kiln::permutation assignment");
         return *this;
     }
     const permuted_view& operator=(const permuted_view& other) const
-        requires(!std::is_const_v<Vector>)
-    {
+        requires(!std::is_const_v<Vector>) {
         assign(*this, other, "kiln::permutation assignment");
         return *this;
     }
 
-private:
+  private:
     std::string element(generator& g, bool writable) const {
         const std::string data = this->declare_data(g, writable);
         return data + "[" + index_.generate(g) + "]";
@@ -87,14 +84,12 @@ private:
 /// v[n - 1 - i]: the vector back to front.
 template <class Vector>
 class reversed_view : public view_base<Vector> {
-public:
+  public:
     explicit reversed_view(Vector& vector) : view_base<Vector>(vector) {}
     reversed_view(const reversed_view&) = default;
 
     std::string generate(generator& g) const { return element(g, false); }
-    std::string generate_target(generator& g) const
-        requires(!std::is_const_v<Vector>)
-    {
+    std::string generate_target(generator& g) const requires(!std::is_const_v<Vector>) {
         return element(g, true);
     }
     void collect(argument_list& args) const {
@@ -107,19 +102,17 @@ public:
     }
 
     template <expression_operand E>
-        requires(!std::is_const_v<Vector>)
-    const reversed_view& operator=(const E& value) const {
+    requires(!std::is_const_v<Vector>) const reversed_view& operator=(const E& value) const {
         assign(*this, value, "kiln::reverse assignment");
         return *this;
     }
     const reversed_view& operator=(const reversed_view& other) const
-        requires(!std::is_const_v<Vector>)
-    {
+        requires(!std::is_const_v<Vector>) {
         assign(*this, other, "kiln::reverse assignment");
         return *this;
     }
 
-private:
+  private:
     std::string element(generator& g, bool writable) const {
         const std::string data = this->declare_data(g, writable);
         const std::string last = g.new_name();
@@ -144,15 +137,13 @@ struct slice_geometry {
 
 template <class Vector, std::size_t Rank>
 class slice_view : public view_base<Vector> {
-public:
+  public:
     slice_view(Vector& vector, slice_geometry<Rank> geometry)
         : view_base<Vector>(vector), geometry_(geometry) {}
     slice_view(const slice_view&) = default;
 
     std::string generate(generator& g) const { return element(g, false); }
-    std::string generate_target(generator& g) const
-        requires(!std::is_const_v<Vector>)
-    {
+    std::string generate_target(generator& g) const requires(!std::is_const_v<Vector>) {
         return element(g, true);
     }
     void collect(argument_list& args) const {
@@ -167,19 +158,16 @@ public:
     }
 
     template <expression_operand E>
-        requires(!std::is_const_v<Vector>)
-    const slice_view& operator=(const E& value) const {
+    requires(!std::is_const_v<Vector>) const slice_view& operator=(const E& value) const {
         assign(*this, value, "kiln::slice assignment");
         return *this;
     }
-    const slice_view& operator=(const slice_view& other) const
-        requires(!std::is_const_v<Vector>)
-    {
+    const slice_view& operator=(const slice_view& other) const requires(!std::is_const_v<Vector>) {
         assign(*this, other, "kiln::slice assignment");
         return *this;
     }
 
-private:
+  private:
     std::string element(generator& g, bool writable) const {
         const std::string data = this->declare_data(g, writable);
         const std::string offset = g.new_name();
@@ -199,7 +187,8 @@ private:
         for (std::size_t d = Rank; d-- > 0;) {
             const std::string coordinate =
                 d == 0 ? (Rank == 1 ? "idx" : "idx / (" + inner + ")")
-                       : (d == Rank - 1 ? "idx % " + count[d] : "(idx / (" + inner + ")) % " + count[d]);
+                       : (d == Rank - 1 ? "idx % " + count[d]
+                                        : "(idx / (" + inner + ")) % " + count[d]);
             position += " + (" + coordinate + ") * " + stride[d];
             inner = inner == "1" ? count[d] : inner + " * " + count[d];
         }
@@ -223,9 +212,9 @@ inline constexpr bool is_index_selector_v = std::is_integral_v<Selector>;
 /// Indices are not bounds-checked; a scatter with repeated indices stores one of the values.
 template <class Index>
 class permutation {
-public:
+  public:
     template <vector_expression I>
-        requires std::is_integral_v<expression_value_t<I>>
+    requires std::is_integral_v<expression_value_t<I>>
     explicit permutation(const I& index) : index_(detail::as_node(index)) {}
 
     template <vector_value T>
@@ -237,7 +226,7 @@ public:
         return detail::permuted_view<const vector<T>, Index>(v, index_);
     }
 
-private:
+  private:
     Index index_;
 };
 template <vector_expression I>
@@ -266,7 +255,8 @@ struct index_range {
 };
 
 template <class S>
-concept slice_selector = std::is_integral_v<S> || std::same_as<S, every_index> || std::same_as<S, index_range>;
+concept slice_selector =
+    std::is_integral_v<S> || std::same_as<S, every_index> || std::same_as<S, index_range>;
 
 namespace detail {
 [[noreturn]] void throw_bad_slice(const std::string& why);
@@ -282,33 +272,34 @@ namespace detail {
 /// Each selector is an index (that dimension disappears), kiln::every or an index_range. The
 /// view's elements are in row-major order of the dimensions that remain.
 template <std::size_t Rank>
-    requires(Rank >= 1 && Rank <= 3)
-class slicer {
-public:
+requires(Rank >= 1 && Rank <= 3) class slicer {
+  public:
     explicit slicer(const std::array<std::size_t, Rank>& extents) : extents_(extents) {}
 
     template <vector_value T, slice_selector... Selectors>
-        requires(sizeof...(Selectors) == Rank)
-    auto operator()(vector<T>& v, Selectors... selectors) const {
+    requires(sizeof...(Selectors) == Rank) auto operator()(vector<T>& v,
+                                                           Selectors... selectors) const {
         return make<vector<T>>(v, selectors...);
     }
     template <vector_value T, slice_selector... Selectors>
-        requires(sizeof...(Selectors) == Rank)
-    auto operator()(const vector<T>& v, Selectors... selectors) const {
+    requires(sizeof...(Selectors) == Rank) auto operator()(const vector<T>& v,
+                                                           Selectors... selectors) const {
         return make<const vector<T>>(v, selectors...);
     }
 
     const std::array<std::size_t, Rank>& extents() const noexcept { return extents_; }
 
-private:
+  private:
     template <class Vector, class... Selectors>
     auto make(Vector& v, Selectors... selectors) const {
-        constexpr std::size_t view_rank = (std::size_t{0} + ... + (detail::is_index_selector_v<Selectors> ? 0 : 1));
+        constexpr std::size_t view_rank =
+            (std::size_t{0} + ... + (detail::is_index_selector_v<Selectors> ? 0 : 1));
         std::size_t elements = 1;
         for (auto e : extents_) elements *= e;
         if (v.size() != elements)
             detail::throw_bad_slice(std::string("the vector has ") + std::to_string(v.size()) +
-                                    " elements but the slicer's extents hold " + std::to_string(elements));
+                                    " elements but the slicer's extents hold " +
+                                    std::to_string(elements));
         // Pitch of each dimension in the flat row-major source.
         std::array<std::uint64_t, Rank> pitch{};
         pitch[Rank - 1] = 1;
@@ -323,16 +314,19 @@ private:
                 bool negative = false;
                 if constexpr (std::is_signed_v<S>) negative = selector < 0;
                 if (negative || static_cast<std::size_t>(selector) >= extent)
-                    detail::throw_bad_slice(std::string("index ") + std::to_string(selector) + " is outside dimension " +
-                                            std::to_string(dim) + " of extent " + std::to_string(extent));
+                    detail::throw_bad_slice(std::string("index ") + std::to_string(selector) +
+                                            " is outside dimension " + std::to_string(dim) +
+                                            " of extent " + std::to_string(extent));
                 geometry.offset += static_cast<std::uint64_t>(selector) * pitch[dim];
             } else {
                 index_range r{0, extent, 1};
                 if constexpr (std::is_same_v<S, index_range>) r = selector;
                 if (r.step == 0 || r.begin > r.end || r.end > extent)
-                    detail::throw_bad_slice(std::string("range [") + std::to_string(r.begin) + ", " + std::to_string(r.end) +
-                                            ") step " + std::to_string(r.step) + " does not fit dimension " +
-                                            std::to_string(dim) + " of extent " + std::to_string(extent));
+                    detail::throw_bad_slice(std::string("range [") + std::to_string(r.begin) +
+                                            ", " + std::to_string(r.end) + ") step " +
+                                            std::to_string(r.step) + " does not fit dimension " +
+                                            std::to_string(dim) + " of extent " +
+                                            std::to_string(extent));
                 geometry.offset += r.begin * pitch[dim];
                 if constexpr (view_rank > 0) {
                     geometry.counts[kept] = (r.end - r.begin + r.step - 1) / r.step;

@@ -6,6 +6,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <kiln/runtime/device.hpp>
+#include <kiln/runtime/event.hpp>
+#include <kiln/runtime/queue.hpp>
 #include <memory>
 #include <ranges>
 #include <span>
@@ -13,10 +16,6 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
-
-#include <kiln/runtime/device.hpp>
-#include <kiln/runtime/event.hpp>
-#include <kiln/runtime/queue.hpp>
 
 namespace kiln {
 
@@ -32,12 +31,13 @@ inline constexpr access inout = access::inout;
 
 /// Element types a buffer may hold: what can be copied to a device byte for byte.
 template <class T>
-concept device_value = std::is_trivially_copyable_v<T> && std::is_standard_layout_v<T> &&
-                       !std::is_pointer_v<T> && !std::is_reference_v<T>;
+concept device_value =
+    std::is_trivially_copyable_v<T> && std::is_standard_layout_v<T> && !std::is_pointer_v<T> &&
+    !std::is_reference_v<T>;
 
 /// 1 to 3 extents, row-major: {rows, columns} puts element (r, c) at r*columns + c.
 class shape {
-public:
+  public:
     shape() = default;
     shape(std::size_t n) : extents_{n, 1, 1}, rank_(1) {}  // NOLINT: a size is a 1-D shape
     shape(std::initializer_list<std::size_t> extents);
@@ -49,7 +49,7 @@ public:
     std::string to_string() const;
     friend bool operator==(const shape&, const shape&) = default;
 
-private:
+  private:
     std::array<std::size_t, 3> extents_{0, 1, 1};
     std::size_t rank_ = 1;
 };
@@ -58,7 +58,7 @@ namespace detail {
 
 /// The untyped part of every buffer: device memory plus byte-level, bounds-checked transfers.
 class buffer_storage {
-public:
+  public:
     buffer_storage() = default;
     buffer_storage(const kiln::device& dev, std::size_t bytes, access mode);
 
@@ -77,7 +77,7 @@ public:
     event fill_bytes(const queue& q, std::size_t offset, const void* pattern,
                      std::size_t pattern_size, std::size_t count, const wait_list& after) const;
 
-private:
+  private:
     kiln::device device_;
     std::size_t bytes_ = 0;
     access mode_ = access::inout;
@@ -95,7 +95,7 @@ std::size_t checked_bytes(std::size_t count, std::size_t element_size);
 /// out / inout accept it according to A. Moves leave the source empty; copies share the memory.
 template <device_value T, access A = access::inout>
 class buffer {
-public:
+  public:
     using value_type = T;
     static constexpr access mode = A;
 
@@ -106,14 +106,17 @@ public:
     buffer(const queue& q, std::size_t n) : buffer(q, kiln::shape(n)) {}
     /// A copy of a host range; blocks until it is on the device.
     template <std::ranges::contiguous_range R>
-        requires std::same_as<std::remove_cv_t<std::ranges::range_value_t<R>>, T>
-    buffer(const queue& q, const R& host) : buffer(q, kiln::shape(std::ranges::size(host))) {
+    requires std::same_as<std::remove_cv_t<std::ranges::range_value_t<R>>, T> buffer(const queue& q,
+                                                                                     const R& host)
+        : buffer(q, kiln::shape(std::ranges::size(host))) {
         write(q, host);
     }
     /// A copy of a host range laid out as `s`; the range must hold exactly s.size() elements.
     template <std::ranges::contiguous_range R>
-        requires std::same_as<std::remove_cv_t<std::ranges::range_value_t<R>>, T>
-    buffer(const queue& q, const R& host, kiln::shape s) : buffer(q, s) {
+    requires std::same_as<std::remove_cv_t<std::ranges::range_value_t<R>>, T> buffer(const queue& q,
+                                                                                     const R& host,
+                                                                                     kiln::shape s)
+        : buffer(q, s) {
         write(q, host);
     }
     buffer(const queue& q, std::initializer_list<T> host)
@@ -139,7 +142,8 @@ public:
     // --- host to device -------------------------------------------------------------------
     /// Writes the whole buffer; the host range must have exactly size() elements.
     void write(const queue& q, std::span<const T> host, const wait_list& after = {}) const {
-        if (host.size() != size()) detail::throw_size_mismatch("kiln::buffer::write", size(), host.size());
+        if (host.size() != size())
+            detail::throw_size_mismatch("kiln::buffer::write", size(), host.size());
         storage_.write_bytes(q, 0, host.data(), host.size_bytes(), after, true);
     }
     template <std::ranges::contiguous_range R>
@@ -156,7 +160,8 @@ public:
     event write_async(const queue& q, std::size_t offset, std::span<const T> host,
                       const wait_list& after = {}) const {
         check_range("kiln::buffer::write_async", offset, host.size());
-        return storage_.write_bytes(q, offset * sizeof(T), host.data(), host.size_bytes(), after, false);
+        return storage_.write_bytes(q, offset * sizeof(T), host.data(), host.size_bytes(), after,
+                                    false);
     }
 
     // --- device to host -------------------------------------------------------------------
@@ -168,11 +173,13 @@ public:
     }
     /// Reads the whole buffer into `host`, which must have exactly size() elements.
     void read(const queue& q, std::span<T> host, const wait_list& after = {}) const {
-        if (host.size() != size()) detail::throw_size_mismatch("kiln::buffer::read", size(), host.size());
+        if (host.size() != size())
+            detail::throw_size_mismatch("kiln::buffer::read", size(), host.size());
         storage_.read_bytes(q, 0, host.data(), host.size_bytes(), after, true);
     }
     /// Reads host.size() elements starting at element `offset`.
-    void read(const queue& q, std::size_t offset, std::span<T> host, const wait_list& after = {}) const {
+    void read(const queue& q, std::size_t offset, std::span<T> host,
+              const wait_list& after = {}) const {
         check_range("kiln::buffer::read", offset, host.size());
         storage_.read_bytes(q, offset * sizeof(T), host.data(), host.size_bytes(), after, true);
     }
@@ -180,7 +187,8 @@ public:
     event read_async(const queue& q, std::size_t offset, std::span<T> host,
                      const wait_list& after = {}) const {
         check_range("kiln::buffer::read_async", offset, host.size());
-        return storage_.read_bytes(q, offset * sizeof(T), host.data(), host.size_bytes(), after, false);
+        return storage_.read_bytes(q, offset * sizeof(T), host.data(), host.size_bytes(), after,
+                                   false);
     }
     /// Slow single-element access, for debugging and tests.
     T read_element(const queue& q, std::size_t index, const wait_list& after = {}) const {
@@ -193,7 +201,8 @@ public:
     /// Copies the whole buffer into `dst`, which must have the same size.
     template <access B>
     event copy_to(const queue& q, const buffer<T, B>& dst, const wait_list& after = {}) const {
-        if (dst.size() != size()) detail::throw_size_mismatch("kiln::buffer::copy_to", size(), dst.size());
+        if (dst.size() != size())
+            detail::throw_size_mismatch("kiln::buffer::copy_to", size(), dst.size());
         return storage_.copy_bytes(q, 0, dst.storage(), 0, bytes(), after);
     }
     /// Copies `count` elements from element `offset` to `dst` at element `dst_offset`.
@@ -213,7 +222,8 @@ public:
     event fill(const queue& q, const T& value, std::size_t offset, std::size_t count,
                const wait_list& after = {}) const {
         check_range("kiln::buffer::fill", offset, count);
-        return storage_.fill_bytes(q, offset * sizeof(T), &value, sizeof(T), count * sizeof(T), after);
+        return storage_.fill_bytes(q, offset * sizeof(T), &value, sizeof(T), count * sizeof(T),
+                                   after);
     }
 
     void check_range(const char* call, std::size_t offset, std::size_t count) const {
@@ -221,7 +231,7 @@ public:
             detail::throw_out_of_range(call, offset, count, size());
     }
 
-private:
+  private:
     detail::buffer_storage storage_;
     kiln::shape shape_;
 };
@@ -229,10 +239,13 @@ private:
 /// A buffer holding one value, e.g. a kernel's result counter.
 template <device_value T, access A = access::inout>
 class single : public buffer<T, A> {
-public:
+  public:
     single() = default;
-    explicit single(const queue& q, const T& initial = T{}) : buffer<T, A>(q, std::span<const T>(&initial, 1)) {}
-    T get(const queue& q, const wait_list& after = {}) const { return this->read_element(q, 0, after); }
+    explicit single(const queue& q, const T& initial = T{})
+        : buffer<T, A>(q, std::span<const T>(&initial, 1)) {}
+    T get(const queue& q, const wait_list& after = {}) const {
+        return this->read_element(q, 0, after);
+    }
     void set(const queue& q, const T& value, const wait_list& after = {}) const {
         this->write(q, std::span<const T>(&value, 1), after);
     }
@@ -245,7 +258,7 @@ std::size_t device_sizeof(const buffer<T, A>& b) noexcept {
     return b.bytes();
 }
 template <class T>
-    requires std::is_arithmetic_v<T>
+requires std::is_arithmetic_v<T>
 constexpr std::size_t device_sizeof(const T&) noexcept {
     return sizeof(T);
 }

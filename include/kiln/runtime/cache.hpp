@@ -18,7 +18,7 @@ struct statistics {
     std::size_t memory_hits = 0;
     std::size_t disk_hits = 0;
     std::size_t compiles = 0;
-    std::size_t disk_rejected = 0;      ///< corrupt, truncated or mismatched entries rebuilt
+    std::size_t disk_rejected = 0;        ///< corrupt, truncated or mismatched entries rebuilt
     std::size_t disk_write_failures = 0;  ///< entries that could not be stored (read-only dir...)
 };
 statistics stats();

@@ -34,7 +34,7 @@ struct device_properties {
     std::string compiler;        ///< OpenCL C version, or "NVRTC 13.0"
     unsigned address_bits = 0;
     std::uint64_t global_memory_bytes = 0;
-    std::uint64_t local_memory_bytes = 0;     ///< per work-group
+    std::uint64_t local_memory_bytes = 0;  ///< per work-group
     std::uint64_t constant_memory_bytes = 0;
     std::uint64_t max_allocation_bytes = 0;
     unsigned compute_units = 0;
@@ -63,7 +63,7 @@ struct device_properties {
 /// A device seen through one backend. Cheap to copy; compares equal when it is the same device
 /// of the same backend.
 class device {
-public:
+  public:
     device() = default;
     explicit device(std::shared_ptr<detail::device_impl> impl) noexcept;
 
@@ -86,14 +86,14 @@ public:
 
     detail::device_impl& impl() const;
 
-private:
+  private:
     std::shared_ptr<detail::device_impl> impl_;
 };
 
 /// A device filter: a list transformation so that predicates (gpu, vendor...) and selections
 /// (first(n)) compose with &&, || and !.
 class filter {
-public:
+  public:
     using list = std::vector<device>;
 
     /// Keeps the devices for which the predicate holds.
@@ -106,7 +106,7 @@ public:
     friend filter operator||(filter a, filter b);  ///< kept by either, in the original order
     friend filter operator!(filter a);             ///< the devices a drops
 
-private:
+  private:
     filter() = default;
     std::function<list(list)> transform_;
 };

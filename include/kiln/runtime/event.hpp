@@ -26,7 +26,7 @@ struct profiling_times {
 
 /// A handle on enqueued work. A default-constructed event is already complete.
 class event {
-public:
+  public:
     event() = default;
     explicit event(std::shared_ptr<detail::event_impl> impl) noexcept : impl_(std::move(impl)) {}
 
@@ -42,13 +42,13 @@ public:
     explicit operator bool() const noexcept { return impl_ != nullptr; }
     const std::shared_ptr<detail::event_impl>& impl() const noexcept { return impl_; }
 
-private:
+  private:
     std::shared_ptr<detail::event_impl> impl_;
 };
 
 /// The events an operation must wait for: none, one, or any number.
 class wait_list {
-public:
+  public:
     wait_list() = default;
     wait_list(const event& e) {  // NOLINT(google-explicit-constructor): lets a lone event stand in
         if (e) events_.push_back(e);
@@ -60,7 +60,7 @@ public:
     std::span<const event> events() const noexcept { return events_; }
     bool empty() const noexcept { return events_.empty(); }
 
-private:
+  private:
     std::vector<event> events_;
 };
 

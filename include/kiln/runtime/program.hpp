@@ -8,17 +8,16 @@
 #include <cstring>
 #include <filesystem>
 #include <initializer_list>
+#include <kiln/runtime/buffer.hpp>
+#include <kiln/runtime/device.hpp>
+#include <kiln/runtime/event.hpp>
+#include <kiln/runtime/queue.hpp>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
-
-#include <kiln/runtime/buffer.hpp>
-#include <kiln/runtime/device.hpp>
-#include <kiln/runtime/event.hpp>
-#include <kiln/runtime/queue.hpp>
 
 namespace kiln {
 
@@ -38,13 +37,15 @@ enum class program_origin { compiled, memory_cache, disk_cache };
 /// built for one device. Construction goes through the compile cache; a failed build throws
 /// build_error carrying the log.
 class program {
-public:
+  public:
     program(const kiln::device& dev, std::string_view source, std::string_view options = {});
-    program(const kiln::device& dev, std::vector<std::string> sources, std::string_view options = {});
+    program(const kiln::device& dev, std::vector<std::string> sources,
+            std::string_view options = {});
 
     /// Sources read from files, looked up as given, then in each directory of KILN_KERNEL_PATH
     /// (':'-separated), the current directory, and the executable's directory and its kernels/.
-    static program from_files(const kiln::device& dev, const std::vector<std::filesystem::path>& files,
+    static program from_files(const kiln::device& dev,
+                              const std::vector<std::filesystem::path>& files,
                               std::string_view options = {});
     static program from_file(const kiln::device& dev, const std::filesystem::path& file,
                              std::string_view options = {}) {
@@ -61,7 +62,7 @@ public:
     /// Time to produce the program: compiling, or loading a cached binary.
     std::chrono::nanoseconds build_time() const noexcept { return build_time_; }
 
-private:
+  private:
     kiln::device device_;
     std::shared_ptr<detail::program_impl> impl_;
     program_origin origin_ = program_origin::compiled;
@@ -82,7 +83,7 @@ struct local {
 
 /// A 1-, 2- or 3-D range of work-items: {n}, {x, y} or {x, y, z}.
 class range {
-public:
+  public:
     range() = default;
     range(std::size_t x) : sizes_{x, 1, 1}, dims_(1) {}  // NOLINT: a size is a 1-D range
     range(std::initializer_list<std::size_t> sizes);
@@ -92,7 +93,7 @@ public:
     std::size_t total() const noexcept { return sizes_[0] * sizes_[1] * sizes_[2]; }
     std::string to_string() const;
 
-private:
+  private:
     std::array<std::size_t, 3> sizes_{1, 1, 1};
     std::size_t dims_ = 0;
 };
@@ -104,8 +105,8 @@ struct kernel_argument {
     enum class kind { scalar, buffer, local };
     kind what = kind::scalar;
     std::array<std::byte, 64> scalar_bytes{};  ///< value bytes for scalars
-    std::size_t size = 0;                       ///< scalar size, or local bytes
-    std::shared_ptr<memory_impl> memory;        ///< the buffer's memory, held by the launch
+    std::size_t size = 0;                      ///< scalar size, or local bytes
+    std::shared_ptr<memory_impl> memory;       ///< the buffer's memory, held by the launch
     kiln::device buffer_device;
     access buffer_mode = access::inout;
 };
@@ -113,13 +114,20 @@ struct kernel_argument {
 template <class T>
 kernel_argument make_argument(const T& value) {
     kernel_argument arg;
-    if constexpr (requires { value.storage(); typename T::value_type; T::mode; }) {
+    if constexpr (requires {
+                      value.storage();
+                      typename T::value_type;
+                      T::mode;
+                  }) {
         arg.what = kernel_argument::kind::buffer;
         arg.memory = value.storage().shared_memory();
         arg.buffer_device = value.device();
         arg.buffer_mode = T::mode;
         arg.size = value.bytes();
-    } else if constexpr (requires { value.n; value.bytes(); }) {
+    } else if constexpr (requires {
+                             value.n;
+                             value.bytes();
+                         }) {
         arg.what = kernel_argument::kind::local;
         arg.size = value.bytes();
     } else {
@@ -137,14 +145,15 @@ kernel_argument make_argument(const T& value) {
 
 /// A kernel with its arguments bound, ready to launch.
 class bound_kernel {
-public:
-    bound_kernel(std::shared_ptr<detail::kernel_impl> kernel, std::vector<detail::kernel_argument> args);
+  public:
+    bound_kernel(std::shared_ptr<detail::kernel_impl> kernel,
+                 std::vector<detail::kernel_argument> args);
     /// Enqueues the kernel over `global` work-items in groups of `local` (empty: the
     /// implementation chooses), after the events in `after`. The geometry is checked first.
     event launch(const queue& q, const range& global, const range& local = {},
                  const range& offset = {}, const wait_list& after = {}) const;
 
-private:
+  private:
     std::shared_ptr<detail::kernel_impl> kernel_;
     std::vector<detail::kernel_argument> args_;
 };
@@ -152,7 +161,7 @@ private:
 /// A kernel by name. Call it with its arguments to bind them: arity and argument kinds are
 /// checked against the kernel's signature (as far as the platform reports it).
 class kernel {
-public:
+  public:
     kernel(std::shared_ptr<detail::program_impl> program, std::string_view name);
 
     template <class... Args>
@@ -166,7 +175,7 @@ public:
     /// The largest work-group this kernel can be launched with on its device.
     std::size_t max_work_group_size() const;
 
-private:
+  private:
     std::shared_ptr<detail::program_impl> program_;  // keeps the program alive
     std::shared_ptr<detail::kernel_impl> impl_;
 };
@@ -239,17 +248,18 @@ auto as_parameter(const Arg& arg) {
 /// the kernel writes does not compile.
 template <class... Params>
 class typed_kernel {
-public:
+  public:
     explicit typed_kernel(class kernel k) : kernel_(std::move(k)) {}
 
     template <class... Args>
-        requires(sizeof...(Args) == sizeof...(Params) && (detail::argument_for<Params, Args> && ...))
-    bound_kernel operator()(const Args&... args) const {
+    requires(sizeof...(Args) == sizeof...(Params) &&
+             (detail::argument_for<Params, Args> && ...)) bound_kernel
+    operator()(const Args&... args) const {
         return kernel_.bind({detail::as_parameter<Params>(args)...});
     }
     const class kernel& untyped() const noexcept { return kernel_; }
 
-private:
+  private:
     class kernel kernel_;
 };
 

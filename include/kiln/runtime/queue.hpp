@@ -1,10 +1,9 @@
 // Command queues: where copies and launches are ordered (or not) and profiled.
 #pragma once
 
-#include <memory>
-
 #include <kiln/runtime/device.hpp>
 #include <kiln/runtime/event.hpp>
+#include <memory>
 
 namespace kiln {
 
@@ -24,7 +23,7 @@ inline constexpr queue_options profiled{.out_of_order = false, .profiling = true
 inline constexpr queue_options out_of_order{.out_of_order = true, .profiling = false};
 
 class queue {
-public:
+  public:
     explicit queue(const kiln::device& dev, queue_options options = {});
 
     const kiln::device& device() const noexcept { return device_; }
@@ -39,7 +38,7 @@ public:
 
     detail::queue_impl& impl() const noexcept { return *impl_; }
 
-private:
+  private:
     kiln::device device_;
     queue_options options_;
     std::shared_ptr<detail::queue_impl> impl_;

@@ -697,7 +697,8 @@ class translator {
         if (name.is("pragma") && hash + 2 <= last && tokens_[hash + 2].is("OPENCL")) {
             // OPENCL EXTENSION / FP_CONTRACT pragmas mean nothing to NVRTC, which would warn;
             // FP_CONTRACT OFF becomes a compile option instead.
-            if (hash + 4 <= last && tokens_[hash + 3].is("FP_CONTRACT") && tokens_[hash + 4].is("OFF"))
+            if (hash + 4 <= last && tokens_[hash + 3].is("FP_CONTRACT") &&
+                tokens_[hash + 4].is("OFF"))
                 contraction_off_ = true;
             for (std::size_t i = hash; i <= last; ++i) tokens_[i].replacement = "";
             return last;

@@ -3,11 +3,10 @@
 
 #include <CL/cl.h>
 
+#include <kiln/detail/handle.hpp>
 #include <source_location>
 #include <string>
 #include <vector>
-
-#include <kiln/detail/handle.hpp>
 
 #include "backend/backend.hpp"
 
@@ -31,11 +30,13 @@ struct reference_counted_traits {
     static void release(value_type h) noexcept { (void)Release(h); }
 };
 
-using context_handle = handle<reference_counted_traits<cl_context, clRetainContext, clReleaseContext>>;
+using context_handle =
+    handle<reference_counted_traits<cl_context, clRetainContext, clReleaseContext>>;
 using command_queue_handle =
     handle<reference_counted_traits<cl_command_queue, clRetainCommandQueue, clReleaseCommandQueue>>;
 using mem_handle = handle<reference_counted_traits<cl_mem, clRetainMemObject, clReleaseMemObject>>;
-using program_handle = handle<reference_counted_traits<cl_program, clRetainProgram, clReleaseProgram>>;
+using program_handle =
+    handle<reference_counted_traits<cl_program, clRetainProgram, clReleaseProgram>>;
 using kernel_handle = handle<reference_counted_traits<cl_kernel, clRetainKernel, clReleaseKernel>>;
 using event_handle = handle<reference_counted_traits<cl_event, clRetainEvent, clReleaseEvent>>;
 
@@ -48,7 +49,8 @@ T get_info(Getter getter, Object object, cl_uint name, const char* call, Extra..
 }
 
 template <class Object, class Getter, class... Extra>
-std::string get_info_string(Getter getter, Object object, cl_uint name, const char* call, Extra... extra) {
+std::string get_info_string(Getter getter, Object object, cl_uint name, const char* call,
+                            Extra... extra) {
     std::size_t size = 0;
     check(getter(object, extra..., name, 0, nullptr, &size), call);
     std::string value(size, '\0');

@@ -8,7 +8,8 @@
 namespace kiln::detail::opencl {
 namespace {
 
-std::string device_string(cl_device_id device, cl_device_info name, const char* call = "clGetDeviceInfo") {
+std::string device_string(cl_device_id device, cl_device_info name,
+                          const char* call = "clGetDeviceInfo") {
     return get_info_string(clGetDeviceInfo, device, name, call);
 }
 
@@ -19,8 +20,9 @@ T device_value(cl_device_id device, cl_device_info name) {
 
 // One table of (query, destination) rows fills the properties; the destination's type picks
 // the OpenCL value type to read (cl_uint, cl_ulong or a string).
-using property_target = std::variant<std::string device_properties::*, unsigned device_properties::*,
-                                     std::uint64_t device_properties::*>;
+using property_target =
+    std::variant<std::string device_properties::*, unsigned device_properties::*,
+                 std::uint64_t device_properties::*>;
 struct property_query {
     cl_device_info name;
     property_target target;
@@ -57,7 +59,8 @@ device_properties read_properties(cl_platform_id platform, cl_device_id device) 
             },
             query.target);
     }
-    props.platform = get_info_string(clGetPlatformInfo, platform, CL_PLATFORM_NAME, "clGetPlatformInfo");
+    props.platform =
+        get_info_string(clGetPlatformInfo, platform, CL_PLATFORM_NAME, "clGetPlatformInfo");
     auto type = device_value<cl_device_type>(device, CL_DEVICE_TYPE);
     props.type = (type & CL_DEVICE_TYPE_GPU)           ? device_type::gpu
                  : (type & CL_DEVICE_TYPE_CPU)         ? device_type::cpu
@@ -66,12 +69,15 @@ device_properties read_properties(cl_platform_id platform, cl_device_id device) 
     props.max_work_group_size = device_value<std::size_t>(device, CL_DEVICE_MAX_WORK_GROUP_SIZE);
     auto dims = device_value<cl_uint>(device, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS);
     std::vector<std::size_t> sizes(std::max<cl_uint>(dims, 3), 1);
-    check(clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof(std::size_t) * dims, sizes.data(), nullptr),
+    check(clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof(std::size_t) * dims,
+                          sizes.data(), nullptr),
           "clGetDeviceInfo");
     std::copy_n(sizes.begin(), 3, props.max_work_item_sizes.begin());
     // The query answers in bits.
-    props.memory_base_alignment_bytes = device_value<cl_uint>(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8;
-    props.double_precision = device_value<cl_device_fp_config>(device, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
+    props.memory_base_alignment_bytes =
+        device_value<cl_uint>(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8;
+    props.double_precision =
+        device_value<cl_device_fp_config>(device, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
     props.unified_memory = device_value<cl_bool>(device, CL_DEVICE_HOST_UNIFIED_MEMORY) == CL_TRUE;
     std::istringstream extensions(device_string(device, CL_DEVICE_EXTENSIONS));
     for (std::string ext; extensions >> ext;) props.extensions.push_back(ext);
@@ -79,21 +85,25 @@ device_properties read_properties(cl_platform_id platform, cl_device_id device) 
 }
 
 class opencl_backend final : public backend {
-public:
+  public:
     backend_kind kind() const noexcept override { return backend_kind::opencl; }
 
     std::vector<std::shared_ptr<device_impl>> devices() override {
         std::vector<std::shared_ptr<device_impl>> found;
         cl_uint platform_count = 0;
         // No ICD or no platform: the backend simply has no devices.
-        if (clGetPlatformIDs(0, nullptr, &platform_count) != CL_SUCCESS || platform_count == 0) return found;
+        if (clGetPlatformIDs(0, nullptr, &platform_count) != CL_SUCCESS || platform_count == 0)
+            return found;
         std::vector<cl_platform_id> platforms(platform_count);
         check(clGetPlatformIDs(platform_count, platforms.data(), nullptr), "clGetPlatformIDs");
         for (auto platform : platforms) {
             cl_uint device_count = 0;
-            if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &device_count) != CL_SUCCESS) continue;
+            if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &device_count) !=
+                CL_SUCCESS)
+                continue;
             std::vector<cl_device_id> ids(device_count);
-            check(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, device_count, ids.data(), nullptr), "clGetDeviceIDs");
+            check(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, device_count, ids.data(), nullptr),
+                  "clGetDeviceIDs");
             for (auto id : ids) found.push_back(std::make_shared<opencl_device>(platform, id));
         }
         return found;
@@ -109,13 +119,14 @@ opencl_device::opencl_device(cl_platform_id platform, cl_device_id device)
       quirks_(quirks_for(properties_)) {}
 
 std::string opencl_device::compiler_identity() const {
-    return properties_.platform + " | " + properties_.api_version + " | " + properties_.driver_version + " | " +
-           properties_.compiler;
+    return properties_.platform + " | " + properties_.api_version + " | " +
+           properties_.driver_version + " | " + properties_.compiler;
 }
 
 cl_context opencl_device::context() {
     std::call_once(context_once_, [&] {
-        cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform_), 0};
+        cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                         reinterpret_cast<cl_context_properties>(platform_), 0};
         cl_int status = CL_SUCCESS;
         context_ = context_handle(clCreateContext(props, 1, &device_, nullptr, nullptr, &status));
         check(status, "clCreateContext", properties_.name);
@@ -129,21 +140,28 @@ std::unique_ptr<queue_impl> opencl_device::create_queue(const queue_options& opt
 
 std::unique_ptr<memory_impl> opencl_device::allocate(std::size_t bytes, access mode) {
     auto out_of_memory = [&](cl_int status, const char* name) {
-        return out_of_memory_error("clCreateBuffer", status, name, bytes, properties_.max_allocation_bytes,
+        return out_of_memory_error("clCreateBuffer", status, name, bytes,
+                                   properties_.max_allocation_bytes,
                                    properties_.global_memory_bytes, properties_.name);
     };
     // Checked here because drivers differ: some fail at once, some only at first use.
-    if (bytes > properties_.max_allocation_bytes) throw out_of_memory(CL_INVALID_BUFFER_SIZE, "CL_INVALID_BUFFER_SIZE");
-    cl_mem_flags flags = mode == access::in ? CL_MEM_READ_ONLY : mode == access::out ? CL_MEM_WRITE_ONLY : CL_MEM_READ_WRITE;
+    if (bytes > properties_.max_allocation_bytes)
+        throw out_of_memory(CL_INVALID_BUFFER_SIZE, "CL_INVALID_BUFFER_SIZE");
+    cl_mem_flags flags = mode == access::in    ? CL_MEM_READ_ONLY
+                         : mode == access::out ? CL_MEM_WRITE_ONLY
+                                               : CL_MEM_READ_WRITE;
     cl_int status = CL_SUCCESS;
     mem_handle mem(clCreateBuffer(context(), flags, bytes, nullptr, &status));
     switch (status) {
-        case CL_SUCCESS: break;
+        case CL_SUCCESS:
+            break;
         case CL_MEM_OBJECT_ALLOCATION_FAILURE:
         case CL_OUT_OF_RESOURCES:
         case CL_OUT_OF_HOST_MEMORY:
-        case CL_INVALID_BUFFER_SIZE: throw out_of_memory(status, error_name(status));
-        default: check(status, "clCreateBuffer");
+        case CL_INVALID_BUFFER_SIZE:
+            throw out_of_memory(status, error_name(status));
+        default:
+            check(status, "clCreateBuffer");
     }
     return std::make_unique<opencl_memory>(std::move(mem), bytes);
 }
@@ -151,5 +169,7 @@ std::unique_ptr<memory_impl> opencl_device::allocate(std::size_t bytes, access m
 }  // namespace kiln::detail::opencl
 
 namespace kiln::detail {
-std::unique_ptr<backend> make_opencl_backend() { return std::make_unique<opencl::opencl_backend>(); }
+std::unique_ptr<backend> make_opencl_backend() {
+    return std::make_unique<opencl::opencl_backend>();
+}
 }  // namespace kiln::detail

@@ -7,7 +7,8 @@ namespace kiln::detail::opencl {
 const char* error_name(cl_int code) noexcept {
     switch (code) {
 #define KILN_CL_ERROR(name) \
-    case name: return #name;
+    case name:              \
+        return #name;
         KILN_CL_ERROR(CL_SUCCESS)
         KILN_CL_ERROR(CL_DEVICE_NOT_FOUND)
         KILN_CL_ERROR(CL_DEVICE_NOT_AVAILABLE)
@@ -72,8 +73,10 @@ const char* error_name(cl_int code) noexcept {
         KILN_CL_ERROR(CL_INVALID_SPEC_ID)
         KILN_CL_ERROR(CL_MAX_SIZE_RESTRICTION_EXCEEDED)
 #undef KILN_CL_ERROR
-        case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
-        default: return "CL_UNKNOWN_ERROR";
+        case -1001:
+            return "CL_PLATFORM_NOT_FOUND_KHR";
+        default:
+            return "CL_UNKNOWN_ERROR";
     }
 }
 

@@ -11,7 +11,7 @@
 namespace kiln::detail::opencl {
 
 class opencl_device final : public device_impl {
-public:
+  public:
     opencl_device(cl_platform_id platform, cl_device_id device);
 
     const device_properties& properties() const noexcept override { return properties_; }
@@ -19,14 +19,16 @@ public:
     std::string compiler_identity() const override;
     std::unique_ptr<queue_impl> create_queue(const queue_options& options) override;
     std::unique_ptr<memory_impl> allocate(std::size_t bytes, access mode) override;
-    std::unique_ptr<program_impl> build(std::span<const std::string> sources, const std::string& options) override;
-    std::unique_ptr<program_impl> load(std::span<const std::byte> binary, const std::string& options) override;
+    std::unique_ptr<program_impl> build(std::span<const std::string> sources,
+                                        const std::string& options) override;
+    std::unique_ptr<program_impl> load(std::span<const std::byte> binary,
+                                       const std::string& options) override;
 
     cl_device_id id() const noexcept { return device_; }
     /// One context per device, created on first use.
     cl_context context();
 
-private:
+  private:
     cl_platform_id platform_;
     cl_device_id device_;
     device_properties properties_;
@@ -36,18 +38,18 @@ private:
 };
 
 class opencl_memory final : public memory_impl {
-public:
+  public:
     opencl_memory(mem_handle mem, std::size_t bytes) : mem_(std::move(mem)), bytes_(bytes) {}
     std::size_t size_bytes() const noexcept override { return bytes_; }
     cl_mem get() const noexcept { return mem_.get(); }
 
-private:
+  private:
     mem_handle mem_;
     std::size_t bytes_;
 };
 
 class opencl_event final : public event_impl {
-public:
+  public:
     opencl_event(event_handle event, cl_context context, bool profiling)
         : event_(std::move(event)), context_(context), profiling_(profiling) {}
     void wait() override;
@@ -56,31 +58,34 @@ public:
     cl_event get() const noexcept { return event_.get(); }
     cl_context context() const noexcept { return context_; }
 
-private:
+  private:
     event_handle event_;
     cl_context context_;
     bool profiling_;
 };
 
 class opencl_queue final : public queue_impl {
-public:
+  public:
     opencl_queue(opencl_device& device, const queue_options& options);
 
-    std::shared_ptr<event_impl> write(memory_impl& dst, std::size_t dst_offset, const void* src, std::size_t bytes,
-                                      event_list after, bool blocking) override;
-    std::shared_ptr<event_impl> read(memory_impl& src, std::size_t src_offset, void* dst, std::size_t bytes,
-                                     event_list after, bool blocking) override;
+    std::shared_ptr<event_impl> write(memory_impl& dst, std::size_t dst_offset, const void* src,
+                                      std::size_t bytes, event_list after, bool blocking) override;
+    std::shared_ptr<event_impl> read(memory_impl& src, std::size_t src_offset, void* dst,
+                                     std::size_t bytes, event_list after, bool blocking) override;
     std::shared_ptr<event_impl> copy(memory_impl& src, std::size_t src_offset, memory_impl& dst,
-                                     std::size_t dst_offset, std::size_t bytes, event_list after) override;
+                                     std::size_t dst_offset, std::size_t bytes,
+                                     event_list after) override;
     std::shared_ptr<event_impl> fill(memory_impl& dst, std::size_t offset, const void* pattern,
-                                     std::size_t pattern_size, std::size_t bytes, event_list after) override;
+                                     std::size_t pattern_size, std::size_t bytes,
+                                     event_list after) override;
     std::shared_ptr<event_impl> launch(kernel_impl& kernel, const launch_geometry& geometry,
-                                       std::span<const kernel_argument> args, event_list after) override;
+                                       std::span<const kernel_argument> args,
+                                       event_list after) override;
     std::shared_ptr<event_impl> marker(event_list after) override;
     void flush() override;
     void finish() override;
 
-private:
+  private:
     /// This context's events as a cl_event list; events of other contexts or backends are
     /// waited for on the host first, since OpenCL cannot wait on them.
     std::vector<cl_event> native_wait_list(event_list after);
@@ -93,7 +98,7 @@ private:
 };
 
 class opencl_kernel final : public kernel_impl {
-public:
+  public:
     opencl_kernel(kernel_handle kernel, std::string name, std::vector<parameter_info> parameters,
                   std::size_t parameter_count, std::size_t max_work_group_size)
         : kernel_(std::move(kernel)),
@@ -112,7 +117,7 @@ public:
     /// interleave between threads.
     std::mutex& launch_mutex() noexcept { return launch_mutex_; }
 
-private:
+  private:
     kernel_handle kernel_;
     std::string name_;
     std::vector<parameter_info> parameters_;
@@ -122,7 +127,7 @@ private:
 };
 
 class opencl_program final : public program_impl {
-public:
+  public:
     /// `parameters` maps kernel names to their parameter descriptions; when empty they are read
     /// from the program (it must have been built with -cl-kernel-arg-info).
     opencl_program(opencl_device& device, program_handle program,
@@ -132,7 +137,7 @@ public:
     std::vector<std::string> kernel_names() override;
     std::vector<std::byte> binary() override;
 
-private:
+  private:
     opencl_device& device_;
     program_handle program_;
     std::map<std::string, std::vector<parameter_info>> parameters_;

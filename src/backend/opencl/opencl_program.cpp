@@ -10,7 +10,8 @@ namespace {
 constexpr const char* always_on_options = " -cl-kernel-arg-info";
 
 std::string build_log(cl_program program, cl_device_id device) {
-    return get_info_string(clGetProgramBuildInfo, program, CL_PROGRAM_BUILD_LOG, "clGetProgramBuildInfo", device);
+    return get_info_string(clGetProgramBuildInfo, program, CL_PROGRAM_BUILD_LOG,
+                           "clGetProgramBuildInfo", device);
 }
 
 /// Parameter descriptions of one kernel, or nothing when the platform does not keep them.
@@ -19,19 +20,29 @@ std::vector<parameter_info> read_parameters(cl_kernel kernel) {
     std::vector<parameter_info> params;
     for (cl_uint i = 0; i < count; ++i) {
         cl_kernel_arg_address_qualifier address = 0;
-        if (clGetKernelArgInfo(kernel, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address, &address, nullptr) != CL_SUCCESS)
+        if (clGetKernelArgInfo(kernel, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address, &address,
+                               nullptr) != CL_SUCCESS)
             return {};
         parameter_info param;
         switch (address) {
-            case CL_KERNEL_ARG_ADDRESS_GLOBAL: param.space = parameter_info::address_space::global; break;
-            case CL_KERNEL_ARG_ADDRESS_CONSTANT: param.space = parameter_info::address_space::constant; break;
-            case CL_KERNEL_ARG_ADDRESS_LOCAL: param.space = parameter_info::address_space::local; break;
-            default: param.space = parameter_info::address_space::private_;
+            case CL_KERNEL_ARG_ADDRESS_GLOBAL:
+                param.space = parameter_info::address_space::global;
+                break;
+            case CL_KERNEL_ARG_ADDRESS_CONSTANT:
+                param.space = parameter_info::address_space::constant;
+                break;
+            case CL_KERNEL_ARG_ADDRESS_LOCAL:
+                param.space = parameter_info::address_space::local;
+                break;
+            default:
+                param.space = parameter_info::address_space::private_;
         }
-        param.type_name = get_info_string(clGetKernelArgInfo, kernel, CL_KERNEL_ARG_TYPE_NAME, "clGetKernelArgInfo", i);
-        param.name = get_info_string(clGetKernelArgInfo, kernel, CL_KERNEL_ARG_NAME, "clGetKernelArgInfo", i);
-        auto qualifiers = get_info<cl_kernel_arg_type_qualifier>(clGetKernelArgInfo, kernel,
-                                                                 CL_KERNEL_ARG_TYPE_QUALIFIER, "clGetKernelArgInfo", i);
+        param.type_name = get_info_string(clGetKernelArgInfo, kernel, CL_KERNEL_ARG_TYPE_NAME,
+                                          "clGetKernelArgInfo", i);
+        param.name = get_info_string(clGetKernelArgInfo, kernel, CL_KERNEL_ARG_NAME,
+                                     "clGetKernelArgInfo", i);
+        auto qualifiers = get_info<cl_kernel_arg_type_qualifier>(
+            clGetKernelArgInfo, kernel, CL_KERNEL_ARG_TYPE_QUALIFIER, "clGetKernelArgInfo", i);
         // constant memory is read-only even when not declared const.
         param.pointee_const = (qualifiers & CL_KERNEL_ARG_TYPE_CONST) != 0 ||
                               param.space == parameter_info::address_space::constant;
@@ -55,7 +66,7 @@ std::vector<std::string> split_kernel_names(const std::string& joined) {
 // The cached payload keeps the parameter descriptions beside the device binary: binaries loaded
 // back do not always carry argument info, and checks must not depend on where a program came from.
 class payload_writer {
-public:
+  public:
     void u64(std::uint64_t v) {
         for (int i = 0; i < 8; ++i) bytes_.push_back(static_cast<std::byte>((v >> (8 * i)) & 0xff));
     }
@@ -69,12 +80,12 @@ public:
     }
     std::vector<std::byte> take() { return std::move(bytes_); }
 
-private:
+  private:
     std::vector<std::byte> bytes_;
 };
 
 class payload_reader {
-public:
+  public:
     explicit payload_reader(std::span<const std::byte> bytes) : rest_(bytes) {}
     bool u64(std::uint64_t& v) {
         if (rest_.size() < 8) return false;
@@ -92,7 +103,7 @@ public:
     }
     std::span<const std::byte> rest() const { return rest_; }
 
-private:
+  private:
     std::span<const std::byte> rest_;
 };
 
@@ -100,7 +111,8 @@ constexpr std::uint64_t payload_magic = 0x314c434e4c494bull;  // "KILNCL1"
 
 }  // namespace
 
-std::unique_ptr<program_impl> opencl_device::build(std::span<const std::string> sources, const std::string& options) {
+std::unique_ptr<program_impl> opencl_device::build(std::span<const std::string> sources,
+                                                   const std::string& options) {
     std::vector<const char*> texts;
     std::vector<std::size_t> lengths;
     for (const auto& source : sources) {
@@ -108,8 +120,8 @@ std::unique_ptr<program_impl> opencl_device::build(std::span<const std::string> 
         lengths.push_back(source.size());
     }
     cl_int status = CL_SUCCESS;
-    program_handle program(clCreateProgramWithSource(context(), static_cast<cl_uint>(texts.size()), texts.data(),
-                                                     lengths.data(), &status));
+    program_handle program(clCreateProgramWithSource(context(), static_cast<cl_uint>(texts.size()),
+                                                     texts.data(), lengths.data(), &status));
     check(status, "clCreateProgramWithSource");
     const std::string full_options = options + always_on_options;
     status = clBuildProgram(program.get(), 1, &device_, full_options.c_str(), nullptr, nullptr);
@@ -123,10 +135,12 @@ std::unique_ptr<program_impl> opencl_device::build(std::span<const std::string> 
         throw build_error("clBuildProgram", status, error_name(status),
                           "device " + properties_.name + " (options \"" + options + "\"):\n" + log);
     }
-    return std::make_unique<opencl_program>(*this, std::move(program), std::map<std::string, std::vector<parameter_info>>{});
+    return std::make_unique<opencl_program>(*this, std::move(program),
+                                            std::map<std::string, std::vector<parameter_info>>{});
 }
 
-std::unique_ptr<program_impl> opencl_device::load(std::span<const std::byte> payload, const std::string& options) {
+std::unique_ptr<program_impl> opencl_device::load(std::span<const std::byte> payload,
+                                                  const std::string& options) {
     payload_reader in(payload);
     std::uint64_t magic = 0, kernel_count = 0;
     if (!in.u64(magic) || magic != payload_magic || !in.u64(kernel_count)) return nullptr;
@@ -139,7 +153,8 @@ std::unique_ptr<program_impl> opencl_device::load(std::span<const std::byte> pay
         for (std::uint64_t i = 0; i < count; ++i) {
             parameter_info param;
             std::uint64_t space = 0, is_const = 0;
-            if (!in.u64(space) || space > 3 || !in.u64(is_const) || !in.text(param.type_name) || !in.text(param.name))
+            if (!in.u64(space) || space > 3 || !in.u64(is_const) || !in.text(param.type_name) ||
+                !in.text(param.name))
                 return nullptr;
             param.space = static_cast<parameter_info::address_space>(space);
             param.pointee_const = is_const != 0;
@@ -150,10 +165,13 @@ std::unique_ptr<program_impl> opencl_device::load(std::span<const std::byte> pay
     const auto* data = reinterpret_cast<const unsigned char*>(binary.data());
     std::size_t size = binary.size();
     cl_int binary_status = CL_SUCCESS, status = CL_SUCCESS;
-    program_handle program(clCreateProgramWithBinary(context(), 1, &device_, &size, &data, &binary_status, &status));
+    program_handle program(
+        clCreateProgramWithBinary(context(), 1, &device_, &size, &data, &binary_status, &status));
     if (status != CL_SUCCESS || binary_status != CL_SUCCESS) return nullptr;
     const std::string full_options = options + always_on_options;
-    if (clBuildProgram(program.get(), 1, &device_, full_options.c_str(), nullptr, nullptr) != CL_SUCCESS) return nullptr;
+    if (clBuildProgram(program.get(), 1, &device_, full_options.c_str(), nullptr, nullptr) !=
+        CL_SUCCESS)
+        return nullptr;
     return std::make_unique<opencl_program>(*this, std::move(program), std::move(parameters));
 }
 
@@ -170,7 +188,8 @@ opencl_program::opencl_program(opencl_device& device, program_handle program,
 }
 
 std::vector<std::string> opencl_program::kernel_names() {
-    return split_kernel_names(get_info_string(clGetProgramInfo, program_.get(), CL_PROGRAM_KERNEL_NAMES, "clGetProgramInfo"));
+    return split_kernel_names(get_info_string(clGetProgramInfo, program_.get(),
+                                              CL_PROGRAM_KERNEL_NAMES, "clGetProgramInfo"));
 }
 
 std::shared_ptr<kernel_impl> opencl_program::create_kernel(const std::string& name) {
@@ -179,22 +198,28 @@ std::shared_ptr<kernel_impl> opencl_program::create_kernel(const std::string& na
     if (status == CL_INVALID_KERNEL_NAME) {
         std::string known;
         for (const auto& k : kernel_names()) known += (known.empty() ? "" : ", ") + k;
-        check(status, "clCreateKernel", "no kernel named '" + name + "' in the program (it has: " + known + ")");
+        check(status, "clCreateKernel",
+              "no kernel named '" + name + "' in the program (it has: " + known + ")");
     }
     check(status, "clCreateKernel", name);
-    auto count = get_info<cl_uint>(clGetKernelInfo, kernel.get(), CL_KERNEL_NUM_ARGS, "clGetKernelInfo");
-    auto group = get_info<std::size_t>(clGetKernelWorkGroupInfo, kernel.get(), CL_KERNEL_WORK_GROUP_SIZE,
-                                       "clGetKernelWorkGroupInfo", device_.id());
+    auto count =
+        get_info<cl_uint>(clGetKernelInfo, kernel.get(), CL_KERNEL_NUM_ARGS, "clGetKernelInfo");
+    auto group =
+        get_info<std::size_t>(clGetKernelWorkGroupInfo, kernel.get(), CL_KERNEL_WORK_GROUP_SIZE,
+                              "clGetKernelWorkGroupInfo", device_.id());
     auto found = parameters_.find(name);
     auto params = found != parameters_.end() ? found->second : std::vector<parameter_info>{};
-    return std::make_shared<opencl_kernel>(std::move(kernel), name, std::move(params), count, group);
+    return std::make_shared<opencl_kernel>(std::move(kernel), name, std::move(params), count,
+                                           group);
 }
 
 std::vector<std::byte> opencl_program::binary() {
-    auto size = get_info<std::size_t>(clGetProgramInfo, program_.get(), CL_PROGRAM_BINARY_SIZES, "clGetProgramInfo");
+    auto size = get_info<std::size_t>(clGetProgramInfo, program_.get(), CL_PROGRAM_BINARY_SIZES,
+                                      "clGetProgramInfo");
     std::vector<unsigned char> binary(size);
     unsigned char* destination = binary.data();
-    check(clGetProgramInfo(program_.get(), CL_PROGRAM_BINARIES, sizeof destination, &destination, nullptr),
+    check(clGetProgramInfo(program_.get(), CL_PROGRAM_BINARIES, sizeof destination, &destination,
+                           nullptr),
           "clGetProgramInfo");
     payload_writer out;
     out.u64(payload_magic);

@@ -12,32 +12,40 @@ void opencl_event::wait() {
     cl_event raw = event_.get();
     cl_int status = clWaitForEvents(1, &raw);
     if (status == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
-        auto command_status = get_info<cl_int>(clGetEventInfo, raw, CL_EVENT_COMMAND_EXECUTION_STATUS, "clGetEventInfo");
+        auto command_status = get_info<cl_int>(clGetEventInfo, raw,
+                                               CL_EVENT_COMMAND_EXECUTION_STATUS, "clGetEventInfo");
         check(command_status, "clWaitForEvents", "the command failed on the device");
     }
     check(status, "clWaitForEvents");
 }
 
 event_status opencl_event::status() {
-    auto value = get_info<cl_int>(clGetEventInfo, event_.get(), CL_EVENT_COMMAND_EXECUTION_STATUS, "clGetEventInfo");
+    auto value = get_info<cl_int>(clGetEventInfo, event_.get(), CL_EVENT_COMMAND_EXECUTION_STATUS,
+                                  "clGetEventInfo");
     if (value < 0) check(value, "clGetEventInfo", "the command failed on the device");
     switch (value) {
-        case CL_QUEUED: return event_status::queued;
-        case CL_SUBMITTED: return event_status::submitted;
-        case CL_RUNNING: return event_status::running;
-        default: return event_status::complete;
+        case CL_QUEUED:
+            return event_status::queued;
+        case CL_SUBMITTED:
+            return event_status::submitted;
+        case CL_RUNNING:
+            return event_status::running;
+        default:
+            return event_status::complete;
     }
 }
 
 profiling_times opencl_event::times() {
     if (!profiling_)
-        throw invalid_argument_error("kiln::event::times",
-                                     "the queue was created without profiling (use kiln::queue_options{.profiling = true})");
+        throw invalid_argument_error(
+            "kiln::event::times",
+            "the queue was created without profiling (use kiln::queue_options{.profiling = true})");
     auto read = [&](cl_profiling_info what) {
-        return get_info<cl_ulong>(clGetEventProfilingInfo, event_.get(), what, "clGetEventProfilingInfo");
+        return get_info<cl_ulong>(clGetEventProfilingInfo, event_.get(), what,
+                                  "clGetEventProfilingInfo");
     };
-    return {read(CL_PROFILING_COMMAND_QUEUED), read(CL_PROFILING_COMMAND_SUBMIT), read(CL_PROFILING_COMMAND_START),
-            read(CL_PROFILING_COMMAND_END)};
+    return {read(CL_PROFILING_COMMAND_QUEUED), read(CL_PROFILING_COMMAND_SUBMIT),
+            read(CL_PROFILING_COMMAND_START), read(CL_PROFILING_COMMAND_END)};
 }
 
 // --- queues ------------------------------------------------------------------------------
@@ -69,33 +77,41 @@ std::shared_ptr<event_impl> opencl_queue::wrap(cl_event raw) {
 }
 
 namespace {
-const cl_event* list_or_null(const std::vector<cl_event>& events) { return events.empty() ? nullptr : events.data(); }
-cl_uint list_size(const std::vector<cl_event>& events) { return static_cast<cl_uint>(events.size()); }
-cl_mem native(memory_impl& memory) { return static_cast<opencl_memory&>(memory).get(); }
+const cl_event* list_or_null(const std::vector<cl_event>& events) {
+    return events.empty() ? nullptr : events.data();
+}
+cl_uint list_size(const std::vector<cl_event>& events) {
+    return static_cast<cl_uint>(events.size());
+}
+cl_mem native(memory_impl& memory) {
+    return static_cast<opencl_memory&>(memory).get();
+}
 }  // namespace
 
-std::shared_ptr<event_impl> opencl_queue::write(memory_impl& dst, std::size_t dst_offset, const void* src,
-                                                std::size_t bytes, event_list after, bool blocking) {
+std::shared_ptr<event_impl> opencl_queue::write(memory_impl& dst, std::size_t dst_offset,
+                                                const void* src, std::size_t bytes,
+                                                event_list after, bool blocking) {
     auto waits = native_wait_list(after);
     cl_event done = nullptr;
-    check(clEnqueueWriteBuffer(queue_.get(), native(dst), blocking ? CL_TRUE : CL_FALSE, dst_offset, bytes, src,
-                               list_size(waits), list_or_null(waits), &done),
+    check(clEnqueueWriteBuffer(queue_.get(), native(dst), blocking ? CL_TRUE : CL_FALSE, dst_offset,
+                               bytes, src, list_size(waits), list_or_null(waits), &done),
           "clEnqueueWriteBuffer");
     return wrap(done);
 }
 
-std::shared_ptr<event_impl> opencl_queue::read(memory_impl& src, std::size_t src_offset, void* dst, std::size_t bytes,
-                                               event_list after, bool blocking) {
+std::shared_ptr<event_impl> opencl_queue::read(memory_impl& src, std::size_t src_offset, void* dst,
+                                               std::size_t bytes, event_list after, bool blocking) {
     auto waits = native_wait_list(after);
     cl_event done = nullptr;
-    check(clEnqueueReadBuffer(queue_.get(), native(src), blocking ? CL_TRUE : CL_FALSE, src_offset, bytes, dst,
-                              list_size(waits), list_or_null(waits), &done),
+    check(clEnqueueReadBuffer(queue_.get(), native(src), blocking ? CL_TRUE : CL_FALSE, src_offset,
+                              bytes, dst, list_size(waits), list_or_null(waits), &done),
           "clEnqueueReadBuffer");
     return wrap(done);
 }
 
-std::shared_ptr<event_impl> opencl_queue::copy(memory_impl& src, std::size_t src_offset, memory_impl& dst,
-                                               std::size_t dst_offset, std::size_t bytes, event_list after) {
+std::shared_ptr<event_impl> opencl_queue::copy(memory_impl& src, std::size_t src_offset,
+                                               memory_impl& dst, std::size_t dst_offset,
+                                               std::size_t bytes, event_list after) {
     auto waits = native_wait_list(after);
     cl_event done = nullptr;
     check(clEnqueueCopyBuffer(queue_.get(), native(src), native(dst), src_offset, dst_offset, bytes,
@@ -118,15 +134,17 @@ std::size_t widest_fill_pattern(std::size_t offset, std::size_t pattern_size) {
 
 }  // namespace
 
-std::shared_ptr<event_impl> opencl_queue::fill(memory_impl& dst, std::size_t offset, const void* pattern,
-                                               std::size_t pattern_size, std::size_t bytes, event_list after) {
+std::shared_ptr<event_impl> opencl_queue::fill(memory_impl& dst, std::size_t offset,
+                                               const void* pattern, std::size_t pattern_size,
+                                               std::size_t bytes, event_list after) {
     if (device_.quirks().fill_index_is_32_bit && (offset + bytes) / pattern_size >= int32_limit) {
         // Widen the pattern so its index stays below 2^31, and write the tail that the wide
         // pattern does not cover from the host.
         const std::size_t width = widest_fill_pattern(offset, pattern_size);
         if ((offset + bytes) / width < int32_limit) {
             std::vector<std::byte> wide(width);
-            for (std::size_t at = 0; at < width; at += pattern_size) std::memcpy(wide.data() + at, pattern, pattern_size);
+            for (std::size_t at = 0; at < width; at += pattern_size)
+                std::memcpy(wide.data() + at, pattern, pattern_size);
             const std::size_t body = bytes / width * width;
             std::shared_ptr<event_impl> body_done;
             if (body > 0) body_done = fill(dst, offset, wide.data(), width, body, after);
@@ -136,19 +154,22 @@ std::shared_ptr<event_impl> opencl_queue::fill(memory_impl& dst, std::size_t off
             return write(dst, offset + body, wide.data(), bytes - body, tail_after, true);
         }
         std::vector<std::byte> expanded(bytes);
-        for (std::size_t at = 0; at < bytes; at += pattern_size) std::memcpy(expanded.data() + at, pattern, pattern_size);
+        for (std::size_t at = 0; at < bytes; at += pattern_size)
+            std::memcpy(expanded.data() + at, pattern, pattern_size);
         return write(dst, offset, expanded.data(), bytes, after, true);
     }
     auto waits = native_wait_list(after);
     cl_event done = nullptr;
-    check(clEnqueueFillBuffer(queue_.get(), native(dst), pattern, pattern_size, offset, bytes, list_size(waits),
-                              list_or_null(waits), &done),
+    check(clEnqueueFillBuffer(queue_.get(), native(dst), pattern, pattern_size, offset, bytes,
+                              list_size(waits), list_or_null(waits), &done),
           "clEnqueueFillBuffer");
     return wrap(done);
 }
 
-std::shared_ptr<event_impl> opencl_queue::launch(kernel_impl& kernel, const launch_geometry& geometry,
-                                                 std::span<const kernel_argument> args, event_list after) {
+std::shared_ptr<event_impl> opencl_queue::launch(kernel_impl& kernel,
+                                                 const launch_geometry& geometry,
+                                                 std::span<const kernel_argument> args,
+                                                 event_list after) {
     auto& cl_kernel_impl = static_cast<opencl_kernel&>(kernel);
     auto waits = native_wait_list(after);
     std::lock_guard lock(cl_kernel_impl.launch_mutex());
@@ -169,23 +190,26 @@ std::shared_ptr<event_impl> opencl_queue::launch(kernel_impl& kernel, const laun
                 status = clSetKernelArg(cl_kernel_impl.get(), i, arg.size, nullptr);
                 break;
         }
-        check(status, "clSetKernelArg", "kernel '" + kernel.name() + "', argument " + std::to_string(i));
+        check(status, "clSetKernelArg",
+              "kernel '" + kernel.name() + "', argument " + std::to_string(i));
     }
     if (device_.quirks().global_offset_is_32_bit)
         for (std::size_t d = 0; d < geometry.dims; ++d)
             if (geometry.offset[d] >= int32_limit)
                 throw invalid_argument_error(
                     "kiln::kernel '" + kernel.name() + "' launch",
-                    "global offset " + std::to_string(geometry.offset[d]) + " is 2^31 or more, which " +
-                        device_.properties().platform + "'s OpenCL driver passes to kernels truncated; pass "
+                    "global offset " + std::to_string(geometry.offset[d]) +
+                        " is 2^31 or more, which " + device_.properties().platform +
+                        "'s OpenCL driver passes to kernels truncated; pass "
                         "the base index as a kernel argument, or use the CUDA backend");
     const bool has_local = geometry.local[0] != 0;
     const bool has_offset = geometry.offset != std::array<std::size_t, 3>{0, 0, 0};
     cl_event done = nullptr;
-    check(clEnqueueNDRangeKernel(queue_.get(), cl_kernel_impl.get(), static_cast<cl_uint>(geometry.dims),
-                                 has_offset ? geometry.offset.data() : nullptr, geometry.global.data(),
-                                 has_local ? geometry.local.data() : nullptr, list_size(waits), list_or_null(waits),
-                                 &done),
+    check(clEnqueueNDRangeKernel(
+              queue_.get(), cl_kernel_impl.get(), static_cast<cl_uint>(geometry.dims),
+              has_offset ? geometry.offset.data() : nullptr, geometry.global.data(),
+              has_local ? geometry.local.data() : nullptr, list_size(waits), list_or_null(waits),
+              &done),
           "clEnqueueNDRangeKernel", "kernel '" + kernel.name() + "'");
     return wrap(done);
 }
@@ -198,7 +222,11 @@ std::shared_ptr<event_impl> opencl_queue::marker(event_list after) {
     return wrap(done);
 }
 
-void opencl_queue::flush() { check(clFlush(queue_.get()), "clFlush"); }
-void opencl_queue::finish() { check(clFinish(queue_.get()), "clFinish"); }
+void opencl_queue::flush() {
+    check(clFlush(queue_.get()), "clFlush");
+}
+void opencl_queue::finish() {
+    check(clFinish(queue_.get()), "clFinish");
+}
 
 }  // namespace kiln::detail::opencl
