@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "program_main.hpp"
+
 namespace {
 
 constexpr std::size_t tile = 16;
@@ -73,7 +75,7 @@ bool multiply_and_check(kiln::queue& q, const multiply_kernel& naive, const mult
 }  // namespace
 
 int main() {
-    try {
+    return kiln::programs::run_program("matrix_multiply", [] {
         auto dev = kiln::default_device();
         kiln::queue q(dev, kiln::profiled);
         // Found next to this executable, in kernels/ (or through KILN_KERNEL_PATH).
@@ -97,8 +99,5 @@ int main() {
              {dims{100, 70, 130}, dims{256, 64, 128}, dims{1, 1, 1}, dims{17, 300, 5}})
             ok = multiply_and_check(q, naive, tiled, d) && ok;
         return ok ? 0 : 1;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "matrix_multiply: %s\n", e.what());
-        return 1;
-    }
+    });
 }
