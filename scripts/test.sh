@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds kiln and runs every test: a formatting check, the release suite, the same suite under AddressSanitizer,
-# an install consumed through find_package(kiln), and a bounded fuzzing run of the world reader.
-# Installs missing Debian packages first. KILN_TEST_SKIP_ASAN=1 / KILN_TEST_SKIP_FUZZ=1 skip parts.
+# the tests that use threads under ThreadSanitizer, an install consumed through find_package(kiln), and a
+# bounded fuzzing run of the world reader. Installs missing Debian packages first.
+# KILN_TEST_SKIP_ASAN=1 / KILN_TEST_SKIP_TSAN=1 / KILN_TEST_SKIP_FUZZ=1 skip parts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -37,6 +38,14 @@ if [ "${KILN_TEST_SKIP_ASAN:-0}" != 1 ]; then
     cmake --build --preset asan -j "$jobs"
     ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0" \
         run_ctest --preset asan -j "$jobs"
+fi
+
+if [ "${KILN_TEST_SKIP_TSAN:-0}" != 1 ]; then
+    # Only the tests that use threads (tsan.*, tests/CMakeLists.txt), and only their targets.
+    step "ThreadSanitizer build and the tests that use threads"
+    cmake --preset tsan >/dev/null
+    cmake --build --preset tsan -j "$jobs" --target runtime_cache_test runtime_launch_test expr_threads_test
+    run_ctest --preset tsan
 fi
 
 step "install and find_package(kiln) from a consumer project"

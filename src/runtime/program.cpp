@@ -45,6 +45,10 @@ program::program(const kiln::device& dev, std::vector<std::string> sources,
 
 namespace {
 
+// The directories the user named for bare file names: KILN_KERNEL_PATH, then the executable's
+// kernels/. Never the current directory unless KILN_KERNEL_PATH names it: a file planted in the
+// directory a tool runs in must not become its kernel. Empty entries are skipped rather than read
+// as the current directory, as a shell's PATH would.
 std::vector<std::filesystem::path> kernel_search_path() {
     std::vector<std::filesystem::path> dirs;
     if (const char* path = std::getenv("KILN_KERNEL_PATH")) {
@@ -57,13 +61,9 @@ std::vector<std::filesystem::path> kernel_search_path() {
             rest.remove_prefix(colon + 1);
         }
     }
-    dirs.emplace_back(".");
     std::error_code ec;
     auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (!ec) {
-        dirs.push_back(exe.parent_path());
-        dirs.push_back(exe.parent_path() / "kernels");
-    }
+    if (!ec) dirs.push_back(exe.parent_path() / "kernels");
     return dirs;
 }
 
@@ -81,10 +81,15 @@ std::string read_text_file(const std::filesystem::path& file) {
 
 std::filesystem::path find_kernel_file(const std::filesystem::path& file) {
     std::error_code ec;
-    if (file.is_absolute()) {
+    // As execvp does for commands: a path with a directory component ("./k.cl", "sub/k.cl",
+    // "/opt/k.cl") is the user's explicit choice and is taken as given; only a bare file name
+    // is searched for.
+    if (file.has_parent_path()) {
         if (std::filesystem::is_regular_file(file, ec)) return file;
         throw error("kiln::find_kernel_file", 0, "KILN_FILE_NOT_FOUND",
-                    file.string() + " does not exist");
+                    file.string() +
+                        " is not a readable file (a path with a directory is not "
+                        "searched for)");
     }
     std::string searched;
     for (const auto& dir : kernel_search_path()) {
@@ -94,9 +99,9 @@ std::filesystem::path find_kernel_file(const std::filesystem::path& file) {
     }
     throw error("kiln::find_kernel_file", 0, "KILN_FILE_NOT_FOUND",
                 "kernel file " + file.string() +
-                    " not found; searched (KILN_KERNEL_PATH, then the "
-                    "current and the executable's directories):" +
-                    searched);
+                    " not found; searched KILN_KERNEL_PATH, then the executable's kernels/ (never "
+                    "the current directory; name it as ./" +
+                    file.string() + " to use it):" + searched);
 }
 
 program program::from_files(const kiln::device& dev,

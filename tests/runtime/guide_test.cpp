@@ -153,8 +153,8 @@ TEST_P(guide, kernel_files) {
         << "kernel void negate(global int* x) { x[get_global_id(0)] *= -1; }\n";
     kiln::test::scoped_env path("KILN_KERNEL_PATH", dir.path().string());
     // guide: kernel files
-    // Looked up as given, then in each directory of KILN_KERNEL_PATH, the current directory,
-    // and the executable's directory and its kernels/ subdirectory.
+    // A bare name is searched for in each directory of KILN_KERNEL_PATH, then in the
+    // executable's kernels/ directory; never in the current directory.
     kiln::program from_file = kiln::program::from_file(dev, "negate.cl");
     // end guide
     kiln::queue q(dev);

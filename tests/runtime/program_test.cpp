@@ -153,6 +153,51 @@ TEST_P(programs, files_are_found_through_kiln_kernel_path) {
     }
 }
 
+// A file planted in the directory a program runs in must not become its kernel: a bare name is
+// searched for only where the user said (KILN_KERNEL_PATH, the executable's kernels/), and the
+// current directory is used only when named, as "./name" or as "." in KILN_KERNEL_PATH.
+TEST(kernel_files, a_bare_name_is_never_found_in_the_current_directory) {
+    temp_dir dir;
+    write_file(dir.path() / "planted.cl", "kernel void planted(global int* x) { x[0] = 1; }\n");
+    kiln::test::scoped_cwd in_dir(dir.path());
+    auto not_found = [](const std::filesystem::path& file) {
+        try {
+            (void)kiln::find_kernel_file(file);
+            return false;
+        } catch (const kiln::error& e) {
+            EXPECT_EQ(e.code_name(), "KILN_FILE_NOT_FOUND");
+            EXPECT_TRUE(contains(e.what(), "never the current directory")) << e.what();
+            return true;
+        }
+    };
+    {
+        scoped_env no_path("KILN_KERNEL_PATH", std::nullopt);
+        EXPECT_TRUE(not_found("planted.cl"));
+    }
+    {
+        // Empty entries do not stand for the current directory, as they would in a shell's PATH.
+        scoped_env empty_entries("KILN_KERNEL_PATH", ":/nonexistent/kiln::");
+        EXPECT_TRUE(not_found("planted.cl"));
+    }
+    {
+        scoped_env dot("KILN_KERNEL_PATH", ".");
+        EXPECT_EQ(kiln::find_kernel_file("planted.cl"), std::filesystem::path(".") / "planted.cl");
+    }
+    // A path with a directory component is taken as given, relative to the current directory,
+    // and is not searched for in KILN_KERNEL_PATH.
+    scoped_env elsewhere("KILN_KERNEL_PATH", dir.path().string());
+    EXPECT_EQ(kiln::find_kernel_file("./planted.cl"), std::filesystem::path("./planted.cl"));
+    std::filesystem::create_directory(dir.path() / "sub");
+    write_file(dir.path() / "sub" / "nested.cl", "kernel void nested(global int* x) {}\n");
+    EXPECT_EQ(kiln::find_kernel_file("sub/nested.cl"), std::filesystem::path("sub/nested.cl"));
+    {
+        temp_dir other;
+        kiln::test::scoped_cwd in_other(other.path());
+        EXPECT_THROW((void)kiln::find_kernel_file("sub/nested.cl"), kiln::error)
+            << "a relative path with a directory was searched for in KILN_KERNEL_PATH";
+    }
+}
+
 TEST_P(programs, build_errors_in_files_name_the_file) {
     temp_dir dir;
     write_file(dir.path() / "broken_kernel.cl",

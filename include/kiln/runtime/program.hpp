@@ -42,8 +42,10 @@ class program {
     program(const kiln::device& dev, std::vector<std::string> sources,
             std::string_view options = {});
 
-    /// Sources read from files, looked up as given, then in each directory of KILN_KERNEL_PATH
-    /// (':'-separated), the current directory, and the executable's directory and its kernels/.
+    /// Sources read from files. A bare file name ("k.cl") is searched for in each directory of
+    /// KILN_KERNEL_PATH (':'-separated), then in the executable's kernels/ directory, never in
+    /// the current directory; a path with a directory component ("./k.cl", "sub/k.cl",
+    /// "/opt/k.cl") is taken as given and not searched for.
     static program from_files(const kiln::device& dev,
                               const std::vector<std::filesystem::path>& files,
                               std::string_view options = {});
@@ -69,8 +71,8 @@ class program {
     std::chrono::nanoseconds build_time_{0};
 };
 
-/// Resolves a kernel file name the way program::from_files does; throws if not found, naming
-/// every directory searched.
+/// Resolves a kernel file name the way program::from_files does; throws kiln::error
+/// (KILN_FILE_NOT_FOUND) if not found, naming every directory searched.
 std::filesystem::path find_kernel_file(const std::filesystem::path& file);
 
 /// A local-memory (work-group shared) allocation of n elements of T, passed as a kernel argument.
