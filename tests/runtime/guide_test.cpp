@@ -244,8 +244,9 @@ std::string read_text(const char* path) {
 
 // The guide must not drift from the code: every block above appears in it, unindented.
 TEST(guide_document, quotes_every_block_verbatim) {
-    const std::string source = read_text(__FILE__), document = read_text(KILN_RUNTIME_GUIDE);
-    ASSERT_FALSE(source.empty()) << __FILE__;
+    const std::string source = read_text(KILN_RUNTIME_GUIDE_TEST),
+                      document = read_text(KILN_RUNTIME_GUIDE);
+    ASSERT_FALSE(source.empty()) << KILN_RUNTIME_GUIDE_TEST;
     ASSERT_FALSE(document.empty()) << KILN_RUNTIME_GUIDE;
     const std::string start_marker = "// guide: ", end_marker = "// end guide";
     std::size_t blocks = 0;
