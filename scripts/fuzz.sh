@@ -5,7 +5,8 @@
 # usage: scripts/fuzz.sh TARGET [SECONDS] [LIBFUZZER_FLAG...]
 #   TARGET    heat_world_reader or kernel_launch (the executable is TARGET_fuzz)
 #   SECONDS   how long to fuzz (default: $FUZZ_SECONDS, else 60)
-# Environment: FUZZ_BUILD_DIR (default build/fuzz), FUZZ_CXX (default clang++), FUZZ_JOBS (2).
+# Environment: FUZZ_BUILD_DIR (default build/fuzz), FUZZ_CXX (default clang++-15 where installed:
+# kiln's headers need std::source_location, which clang 14 lacks; else clang++), FUZZ_JOBS (2).
 # New inputs go to $FUZZ_BUILD_DIR/corpus/TARGET, never into the committed seeds; a crashing
 # input is saved in $FUZZ_BUILD_DIR/artifacts and the script exits non-zero.
 set -euo pipefail
@@ -24,8 +25,9 @@ if [[ $# -gt 0 && $1 =~ ^[0-9]+$ ]]; then
     shift
 fi
 
+compiler=${FUZZ_CXX:-$(command -v clang++-15 || echo clang++)}
 cmake -S "$root/fuzz" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DCMAKE_CXX_COMPILER="${FUZZ_CXX:-clang++}" >/dev/null
+      -DCMAKE_CXX_COMPILER="$compiler" >/dev/null
 cmake --build "$build" --target "${target}_fuzz" -j "${FUZZ_JOBS:-2}"
 
 # Leaks inside the OpenCL stack are PoCL's own (see the file); kiln's stay visible.
