@@ -147,6 +147,9 @@ std::size_t kernel::parameter_count() const {
 std::size_t kernel::max_work_group_size() const {
     return impl_->max_work_group_size();
 }
+std::size_t kernel::local_memory_bytes() const {
+    return impl_->local_memory_bytes();
+}
 
 namespace {
 

@@ -224,6 +224,9 @@ class kernel {
     std::size_t parameter_count() const;
     /// The largest work-group this kernel can be launched with on its device.
     std::size_t max_work_group_size() const;
+    /// Local memory the kernel declares itself (its `local` arrays), as the driver reports it
+    /// before any argument is set; launches add their kiln::local arguments to it.
+    std::size_t local_memory_bytes() const;
     const kiln::device& device() const noexcept { return device_; }
 
   private:
