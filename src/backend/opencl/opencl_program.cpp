@@ -204,13 +204,19 @@ std::shared_ptr<kernel_impl> opencl_program::create_kernel(const std::string& na
     check(status, "clCreateKernel", name);
     auto count =
         get_info<cl_uint>(clGetKernelInfo, kernel.get(), CL_KERNEL_NUM_ARGS, "clGetKernelInfo");
-    auto group =
+    opencl_kernel::needs needs;
+    needs.max_work_group_size =
         get_info<std::size_t>(clGetKernelWorkGroupInfo, kernel.get(), CL_KERNEL_WORK_GROUP_SIZE,
                               "clGetKernelWorkGroupInfo", device_.id());
+    // Queried before any argument is set, so it counts only the kernel's own local arrays.
+    needs.local_memory_bytes = static_cast<std::size_t>(
+        get_info<cl_ulong>(clGetKernelWorkGroupInfo, kernel.get(), CL_KERNEL_LOCAL_MEM_SIZE,
+                           "clGetKernelWorkGroupInfo", device_.id()));
+    needs.local_memory_limit = static_cast<std::size_t>(device_.properties().local_memory_bytes);
     auto found = parameters_.find(name);
     auto params = found != parameters_.end() ? found->second : std::vector<parameter_info>{};
     return std::make_shared<opencl_kernel>(std::move(kernel), name, std::move(params), count,
-                                           group);
+                                           needs);
 }
 
 std::vector<std::byte> opencl_program::binary() {
