@@ -2,9 +2,6 @@
 #pragma once
 
 #include <kiln/runtime/device.hpp>
-#include <span>
-#include <string>
-
 namespace kiln::detail {
 
 /// Which families of OpenCL C's sub-group and work-group collective functions kernel source may
@@ -22,26 +19,18 @@ struct subgroup_features {
     bool ballot = false;            ///< cl_khr_subgroup_ballot: sub_group_ballot and friends
     bool shuffle = false;           ///< cl_khr_subgroup_shuffle: sub_group_shuffle, _shuffle_xor
     bool shuffle_relative = false;  ///< cl_khr_subgroup_shuffle_relative: _shuffle_up, _down
-    /// work_group_reduce_*, work_group_scan_*, work_group_broadcast, work_group_any and _all.
-    bool work_group_collectives = false;
+    /// work_group_reduce_*, work_group_scan_*, work_group_broadcast, work_group_any and _all may
+    /// be called: on every device, natively or through kiln's local-memory helper on OpenCL
+    /// devices without them (then in kernel bodies only; docs/runtime.md).
+    bool work_group_collectives = true;
+    /// The device's own collectives (OpenCL 2.x, OpenCL 3.0 ones reporting them, and CUDA's
+    /// prelude on warp intrinsics), rather than kiln's local-memory tree.
+    bool native_work_group_collectives = false;
 };
 
 subgroup_features subgroup_support(const device_properties& props);
 inline subgroup_features subgroup_support(const kiln::device& dev) {
     return subgroup_support(dev.properties());
 }
-
-/// For an OpenCL build: throws build_error (code name KILN_KERNEL_FEATURE_UNSUPPORTED) naming
-/// the device, the missing extension and the first call that needs it when the sources call a
-/// sub-group or work-group collective function the device lacks. Otherwise returns what the
-/// build needs for the functions they call: the extension pragmas to put before the sources,
-/// and an -cl-std option when `options` has none and the functions need OpenCL C 2.0.
-struct kernel_feature_setup {
-    std::string pragmas;
-    std::string extra_options;
-};
-kernel_feature_setup prepare_kernel_features(const device_properties& props,
-                                             std::span<const std::string> sources,
-                                             const std::string& options);
 
 }  // namespace kiln::detail

@@ -49,8 +49,9 @@ struct device_properties {
     /// sub-group size), 0 when the device does not say. Which sub-group functions kernels may
     /// call is a separate question: kiln::detail::subgroup_support (docs/runtime.md).
     unsigned sub_group_size = 0;
-    /// Kernels may call work_group_reduce_*, _scan_*, _broadcast, _any and _all: OpenCL 2.x
+    /// The device has work_group_reduce_*, _scan_*, _broadcast, _any and _all itself: OpenCL 2.x
     /// devices, OpenCL 3.0 ones that report them, and every CUDA device (the prelude has them).
+    /// Elsewhere kiln provides them through local memory (docs/runtime.md).
     bool work_group_collectives = false;
     std::vector<std::string> extensions;
 
