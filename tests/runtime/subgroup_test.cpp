@@ -18,13 +18,16 @@ namespace {
 
 class subgroups : public kiln::test::device_test {};
 
-const char* sub_group_source = R"(
+// The sub-group kernel in parts, one per extension, so that a device runs the families it has
+// natively and each one it lacks gives its own named error.
+const char* sub_group_core = R"(
 kernel void sub_group_ops(global const T* in, global T* out, global int* ids) {
     size_t i = get_global_id(0);
     T x = in[i];
     uint size = get_sub_group_size();
     uint lane = get_sub_group_local_id();
     global T* o = out + 14 * i;
+    global int* d = ids + 12 * i;
     o[0] = sub_group_reduce_add(x);
     o[1] = sub_group_reduce_min(x);
     o[2] = sub_group_reduce_max(x);
@@ -35,12 +38,7 @@ kernel void sub_group_ops(global const T* in, global T* out, global int* ids) {
     o[7] = sub_group_scan_exclusive_min(x);
     o[8] = sub_group_scan_exclusive_max(x);
     o[9] = sub_group_broadcast(x, size - 1);
-    o[10] = sub_group_shuffle(x, size - 1 - lane);
-    o[11] = sub_group_shuffle_xor(x, 1);
-    o[12] = sub_group_shuffle_up(x, 1);
-    o[13] = sub_group_shuffle_down(x, 1);
     sub_group_barrier(CLK_LOCAL_MEM_FENCE);
-    global int* d = ids + 12 * i;
     d[0] = size;
     d[1] = lane;
     d[2] = get_sub_group_id();
@@ -50,12 +48,32 @@ kernel void sub_group_ops(global const T* in, global T* out, global int* ids) {
     d[6] = get_local_id(0);
     d[7] = sub_group_any(x == (T)7);
     d[8] = sub_group_all(x != (T)7);
+    d[11] = get_local_size(0);
+)";
+const char* sub_group_ballot_part = R"(
     uint4 odd = sub_group_ballot(((int)x & 1) == 1);
     d[9] = sub_group_ballot_bit_count(odd);
     d[10] = sub_group_ballot_exclusive_scan(odd);
-    d[11] = get_local_size(0);
-}
 )";
+const char* sub_group_shuffle_part = R"(
+    o[10] = sub_group_shuffle(x, size - 1 - lane);
+    o[11] = sub_group_shuffle_xor(x, 1);
+)";
+const char* sub_group_relative_part = R"(
+    o[12] = sub_group_shuffle_up(x, 1);
+    o[13] = sub_group_shuffle_down(x, 1);
+)";
+
+/// Which optional parts a sub-group kernel holds; the core part is always there.
+struct sub_group_parts {
+    bool ballot = false, shuffle = false, relative = false;
+};
+
+std::string sub_group_source(sub_group_parts parts) {
+    return std::string(sub_group_core) + (parts.ballot ? sub_group_ballot_part : "") +
+           (parts.shuffle ? sub_group_shuffle_part : "") +
+           (parts.relative ? sub_group_relative_part : "") + "}\n";
+}
 
 const char* work_group_source = R"(
 kernel void work_group_ops(global const T* in, global T* out, global int* ids) {
@@ -81,7 +99,7 @@ kernel void work_group_ops(global const T* in, global T* out, global int* ids) {
 )";
 
 template <class T>
-std::string program_text(const char* type_name, const char* body) {
+std::string program_text(const char* type_name, const std::string& body) {
     std::string text =
         std::is_same_v<T, double> ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
     return text + "typedef " + type_name + " T;\n" + body;
@@ -141,8 +159,8 @@ void expect_collectives(const std::vector<T>& x, const std::vector<std::vector<T
 }
 
 template <class T>
-void check_sub_groups(const kiln::device& dev, const char* type_name) {
-    kiln::program prog(dev, program_text<T>(type_name, sub_group_source));
+void check_sub_groups(const kiln::device& dev, const char* type_name, sub_group_parts parts) {
+    kiln::program prog(dev, program_text<T>(type_name, sub_group_source(parts)));
     kiln::queue q(dev);
     for (const auto& c : cases) {
         const auto in = inputs<T>(c.global);
@@ -186,24 +204,30 @@ void check_sub_groups(const kiln::device& dev, const char* type_name) {
                     << "get_num_sub_groups " << here;
                 EXPECT_EQ(id[7], any7 ? 1 : 0) << "sub_group_any " << here;
                 EXPECT_EQ(id[8], any7 ? 0 : 1) << "sub_group_all " << here;
-                EXPECT_EQ(id[9], odd_count) << "sub_group_ballot_bit_count " << here;
+                if (parts.ballot) {
+                    EXPECT_EQ(id[9], odd_count) << "sub_group_ballot_bit_count " << here;
+                }
                 int odd_before = 0;
                 for (std::size_t k = 0; k < l; ++k) odd_before += (static_cast<int>(x[k]) & 1) == 1;
-                EXPECT_EQ(id[10], odd_before) << "sub_group_ballot_exclusive_scan " << here;
+                if (parts.ballot) {
+                    EXPECT_EQ(id[10], odd_before) << "sub_group_ballot_exclusive_scan " << here;
+                }
                 for (std::size_t k = 0; k < 14; ++k) results[k].push_back(o[14 * i + k]);
             }
             expect_collectives(x, results, 0, here);
             for (std::size_t l = 0; l < size; ++l) {
                 EXPECT_EQ(results[9][l], x[size - 1]) << "sub_group_broadcast " << here;
-                EXPECT_EQ(results[10][l], x[size - 1 - l]) << "sub_group_shuffle " << here;
+                if (parts.shuffle) {
+                    EXPECT_EQ(results[10][l], x[size - 1 - l]) << "sub_group_shuffle " << here;
+                }
                 // A source outside the sub-group is undefined in OpenCL: only those inside count.
-                if ((l ^ 1) < size) {
+                if (parts.shuffle && (l ^ 1) < size) {
                     EXPECT_EQ(results[11][l], x[l ^ 1]) << "sub_group_shuffle_xor " << here;
                 }
-                if (l >= 1) {
+                if (parts.relative && l >= 1) {
                     EXPECT_EQ(results[12][l], x[l - 1]) << "sub_group_shuffle_up " << here;
                 }
-                if (l + 1 < size) {
+                if (parts.relative && l + 1 < size) {
                     EXPECT_EQ(results[13][l], x[l + 1]) << "sub_group_shuffle_down " << here;
                 }
             }
@@ -251,7 +275,7 @@ void check_work_groups(const kiln::device& dev, const char* type_name) {
 /// Runs `check` for each type, or, where the device lacks what the source needs, expects the
 /// named build error saying so.
 template <class Check>
-void for_each_type(const kiln::device& dev, bool supported, const char* source,
+void for_each_type(const kiln::device& dev, bool supported, const std::string& source,
                    const std::string& missing, Check check) {
     if (!supported) {
         try {
@@ -291,13 +315,26 @@ TEST_P(subgroups, properties_and_the_support_query_agree) {
 
 TEST_P(subgroups, every_sub_group_function_matches_the_host) {
     const auto support = kiln::detail::subgroup_support(device());
-    const bool all = support.core && support.ballot && support.shuffle && support.shuffle_relative;
-    const std::string missing = !support.core      ? "cl_khr_subgroups"
-                                : !support.ballot  ? "cl_khr_subgroup_ballot"
-                                : !support.shuffle ? "cl_khr_subgroup_shuffle"
-                                                   : "cl_khr_subgroup_shuffle_relative";
-    for_each_type(device(), all, sub_group_source, missing,
-                  [&]<class T>(const char* name) { check_sub_groups<T>(device(), name); });
+    const sub_group_parts parts{support.ballot, support.shuffle, support.shuffle_relative};
+    for_each_type(device(), support.core, sub_group_source(parts), "cl_khr_subgroups",
+                  [&]<class T>(const char* name) { check_sub_groups<T>(device(), name, parts); });
+}
+
+// Each extension the device lacks gives its own named error, even where it has the others.
+TEST_P(subgroups, each_missing_extension_is_named) {
+    const auto support = kiln::detail::subgroup_support(device());
+    if (!support.core) GTEST_SKIP() << "no sub-groups at all: the test above expects that error";
+    const std::pair<bool, sub_group_parts> families[] = {
+        {support.ballot, {true, false, false}},
+        {support.shuffle, {false, true, false}},
+        {support.shuffle_relative, {false, false, true}}};
+    const char* names[] = {"cl_khr_subgroup_ballot", "cl_khr_subgroup_shuffle",
+                           "cl_khr_subgroup_shuffle_relative"};
+    for (std::size_t f = 0; f < 3; ++f) {
+        if (families[f].first) continue;
+        for_each_type(device(), false, sub_group_source(families[f].second), names[f],
+                      [&]<class T>(const char*) {});
+    }
 }
 
 // Natively where the device has them, else through kiln's local-memory helper.

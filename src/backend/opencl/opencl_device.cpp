@@ -56,8 +56,10 @@ unsigned native_sub_group_size(cl_device_id device, const device_properties& pro
         clGetDeviceInfo(device, CL_DEVICE_WAVEFRONT_WIDTH_AMD, sizeof width, &width, nullptr) ==
             CL_SUCCESS)
         return width;
+    // Only on GPUs: PoCL's CPU device lists every power of two up to 512 there (PoCL on the
+    // GPU machine, 2026-11-22), a range of choices rather than a lockstep width.
     std::size_t bytes = 0;
-    if (props.has_extension("cl_intel_required_subgroup_size") &&
+    if (props.type == device_type::gpu && props.has_extension("cl_intel_required_subgroup_size") &&
         clGetDeviceInfo(device, CL_DEVICE_SUB_GROUP_SIZES_INTEL, 0, nullptr, &bytes) ==
             CL_SUCCESS &&
         bytes >= sizeof(std::size_t)) {
