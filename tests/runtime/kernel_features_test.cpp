@@ -48,6 +48,13 @@ TEST(KernelFeatures, AMissingExtensionIsNamedWithItsCallAndLine) {
     EXPECT_EQ(log.find("sub_group_reduce_add"), std::string::npos) << "supported: " << log;
 }
 
+TEST(KernelFeatures, CallsInMacroBodiesCount) {
+    const auto log = build_log(pocl_like(),
+                               "#define NEXT(x) \\\n    sub_group_shuffle_up((x), 1u)\n"
+                               "kernel void k(global int* v) { v[0] = NEXT(v[1]); }\n");
+    EXPECT_NE(log.find("sub_group_shuffle_up (source 1, line 2)"), std::string::npos) << log;
+}
+
 TEST(KernelFeatures, ExtensionsTheDeviceHasGetTheirPragmasAndLanguage) {
     const std::vector<std::string> sources{
         "kernel void k(global uint* v) {\n"

@@ -63,11 +63,11 @@ struct call_site {
     int line = 0;
 };
 
-/// Calls `on_word(word, position, line, depth)` for each identifier outside comments, string and
-/// character literals and preprocessing directives, and `on_brace(position, depth)` for each `{`
-/// (depth counts the braces open before it).
+/// Calls `on_word(word, end, line, depth)` for each identifier outside comments, string and
+/// character literals (and preprocessing directives when `skip_directives`), and
+/// `on_brace(position, depth)` for each `{` (depth counts the braces open before it).
 template <class OnWord, class OnBrace>
-void scan(std::string_view text, OnWord on_word, OnBrace on_brace) {
+void scan(std::string_view text, bool skip_directives, OnWord on_word, OnBrace on_brace) {
     int line = 1, depth = 0;
     bool line_start = true;
     auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
@@ -78,7 +78,7 @@ void scan(std::string_view text, OnWord on_word, OnBrace on_brace) {
         if (c == '\n') {
             ++line;
             ++i;
-        } else if (c == '#' && at_line_start) {
+        } else if (c == '#' && at_line_start && skip_directives) {
             // A directive runs to the end of the line, continued by backslashes.
             for (; i < text.size() && text[i] != '\n'; ++i)
                 if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '\n') ++line, ++i;
@@ -109,11 +109,12 @@ void scan(std::string_view text, OnWord on_word, OnBrace on_brace) {
     }
 }
 
-/// The first call of each family in one source: a family's name followed by '('.
+/// The first call of each family in one source: a family's name followed by '(', also in macro
+/// bodies. Code that the preprocessor leaves out (#if 0) still counts.
 void find_calls(std::string_view text, std::size_t source,
                 std::optional<call_site> (&first)[std::size(families)]) {
     scan(
-        text,
+        text, false,
         [&](std::string_view word, std::size_t end, int line, int) {
             while (end < text.size() && (text[end] == ' ' || text[end] == '\t')) ++end;
             if (end == text.size() || text[end] != '(') return;
@@ -128,8 +129,9 @@ void find_calls(std::string_view text, std::size_t source,
 std::string declare_collective_scratch(const std::string& source) {
     std::vector<std::size_t> bodies;
     bool in_kernel_signature = false;
+    // Directives skipped: a brace in a macro body opens no kernel body.
     scan(
-        source,
+        source, true,
         [&](std::string_view word, std::size_t, int, int depth) {
             if (depth == 0 && (word == "kernel" || word == "__kernel")) in_kernel_signature = true;
         },
