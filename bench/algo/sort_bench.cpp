@@ -14,7 +14,7 @@
 #include <cstring>
 #include <ctime>
 #include <kiln/algo/sort.hpp>
-#include <kiln/algo/sort_policy.hpp>
+#include <kiln/algo/tuning.hpp>
 #include <kiln/kiln.hpp>
 #include <random>
 #include <string>
@@ -166,15 +166,16 @@ int main(int argc, char** argv) {
             run_case<float>(dev, "float keys", n, false, 2, repeats, &all_sorted);
             run_case<std::uint64_t>(dev, "uint64 keys", n, false, 3, repeats, &all_sorted);
             if (!sweep || dev.is_cpu()) continue;
-            const std::vector<kiln::detail::sort_policy> policies = {
-                {4, 256, 8, 4, 256}, {4, 256, 8, 2, 256}, {4, 256, 8, 8, 256}, {4, 256, 16, 4, 256},
-                {4, 128, 8, 8, 256}, {5, 256, 8, 4, 256}, {4, 512, 4, 2, 256}};
+            // {work-group size, items per work-item, radix bits}
+            const std::vector<kiln::detail::algorithm_policy> policies = {
+                {256, 8, 4}, {256, 16, 4}, {128, 8, 4}, {128, 16, 4},
+                {256, 4, 4}, {256, 8, 5},  {512, 4, 4}, {128, 8, 5}};
             for (const auto& p : policies) {
-                kiln::detail::scoped_sort_policy scoped(p);
+                kiln::detail::scoped_algorithm_policy scoped(kiln::detail::algorithm::radix_sort,
+                                                             p);
                 char what[96];
-                std::snprintf(what, sizeof what, "uint32 keys, %u bits, %u x %u, %u per CU",
-                              p.radix_bits, p.work_group_size, p.items_per_work_item,
-                              p.groups_per_compute_unit);
+                std::snprintf(what, sizeof what, "uint32 keys, %u-bit digits, %zu x %zu",
+                              p.radix_bits, p.work_group_size, p.items_per_work_item);
                 run_case<std::uint32_t>(dev, what, n, false, 0, 3, &all_sorted);
             }
         }

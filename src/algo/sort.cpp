@@ -1,10 +1,11 @@
-// Host side of sorting: tuning per device, program caching, and the passes of each sort.
+// Host side of sorting: the passes of the radix and merge sorts, over the algorithm base (tuning
+// table, program cache, temporary pool).
 #include <algorithm>
+#include <kiln/algo/algorithm_program.hpp>
 #include <kiln/algo/sort.hpp>
-#include <kiln/algo/sort_policy.hpp>
+#include <kiln/algo/temporary_pool.hpp>
+#include <kiln/algo/tuning.hpp>
 #include <kiln/error.hpp>
-#include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,59 +15,12 @@
 namespace kiln::detail {
 namespace {
 
-std::mutex policy_mutex;
-std::optional<sort_policy> policy_override;
-
-/// Built sort programs, found by device and a short text naming the program's shape: sources
-/// are generated only on a miss.
-class sort_programs {
-  public:
-    template <class Generate>
-    const program& get(const device& dev, const std::string& key, Generate&& generate) {
-        std::lock_guard lock(mutex_);
-        for (const auto& entry : entries_)
-            if (entry->dev == dev && entry->key == key) return entry->built;
-        const std::string source = generate();
-        try {
-            entries_.push_back(
-                std::make_unique<entry_type>(entry_type{dev, key, program(dev, source)}));
-        } catch (const build_error& e) {
-            throw build_error(e.call(), e.code(), e.code_name(),
-                              e.log() + "\ngenerated source:\n" + with_line_numbers(source),
-                              e.where());
-        }
-        return entries_.back()->built;
-    }
-
-  private:
-    struct entry_type {
-        device dev;
-        std::string key;
-        program built;
-    };
-    std::mutex mutex_;
-    std::vector<std::unique_ptr<entry_type>> entries_;
-};
-
-sort_programs& programs() {
-    static sort_programs instance;
-    return instance;
-}
-
-/// A temporary of `count` elements of `bytes` bytes each.
-struct scratch {
-    scratch(const queue& q, std::size_t bytes, std::size_t count) {
-        if (bytes == 8)
-            wide = buffer<std::uint64_t>(q, count);
-        else
-            narrow = buffer<std::uint32_t>(q, count);
-    }
-    kernel_argument argument() const {
-        return narrow.empty() ? make_argument(wide) : make_argument(narrow);
-    }
-    buffer<std::uint32_t> narrow;
-    buffer<std::uint64_t> wide;
-};
+/// Radix chunks (one work-group each, walking its chunk tile by tile) per compute unit. With
+/// 256-item groups and about 26 KB of local memory each, 4 groups keep an H100 SM half full
+/// (1024 of 2048 threads) while the chunks stay long enough that carrying digit offsets from
+/// tile to tile, not the per-group histogram work, dominates; PoCL runs one group per core at a
+/// time, and 4 per core balance the load.
+constexpr std::size_t radix_chunks_per_compute_unit = 4;
 
 kernel_argument scalar(std::uint64_t value) {
     return make_argument(value);
@@ -84,150 +38,112 @@ std::size_t stride_group(const device& dev) {
     return std::min<std::size_t>(256, dev.properties().max_work_group_size);
 }
 
-/// Work-groups for a grid-stride kernel over n elements.
-std::size_t stride_groups(const device& dev, std::size_t n, std::size_t group) {
+/// Work-items for a grid-stride kernel over n elements.
+std::size_t stride_items(const device& dev, std::size_t n) {
+    const std::size_t group = stride_group(dev);
     const std::size_t cap = std::max<std::size_t>(1, dev.properties().compute_units * 8u);
-    return std::clamp<std::size_t>(ceil_div(n, group), 1, cap);
+    return std::clamp<std::size_t>(ceil_div(n, group), 1, cap) * group;
 }
 
-}  // namespace
-
-sort_policy sort_policy_for(const device& dev, std::size_t key_bytes) {
-    {
-        std::lock_guard lock(policy_mutex);
-        if (policy_override) return *policy_override;
-    }
-    const auto& p = dev.properties();
-    sort_policy policy;
-    if (dev.is_cpu()) {
-        // PoCL runs a work-group's items in a loop between barriers, one group per core at a
-        // time: small groups with several items each keep the ranking loops in cache, and a
-        // few chunks per core balance the load. Measured on this project's 2-core build machine
-        // with tests/algo/sort_test (2026-11-22): 4-bit digits, 64 x 8 items.
-        policy = {4, 64, 8, 4, 64};
-    } else {
-        // GPUs: 256-item groups (8 warps) and 4 resident chunks per compute unit; the tile of
-        // 256 x 8 32-bit keys (or 256 x 4 64-bit keys, to stay within 48 KB of static local
-        // memory with an 8-byte value exchange beside them) is ranked in local memory.
-        // Starting point taken from the reduce-then-scan radix sorts of Merrill and Grimshaw
-        // (4-bit digits, 128-256 threads, 4-16 keys per thread); see docs/sorting.md for the
-        // H100/H200 measurements of this table.
-        policy = {4, 256, key_bytes == 8 ? 4u : 8u, 4, 256};
-    }
-    const std::size_t limit = std::min(p.max_work_group_size, p.max_work_item_sizes[0]);
-    while (policy.work_group_size > limit && policy.work_group_size > 1) {
-        policy.work_group_size /= 2;
-        policy.merge_work_group_size =
-            std::min(policy.merge_work_group_size, policy.work_group_size);
-    }
-    return policy;
+const algorithm_program& permutation_program(const device& dev) {
+    return algorithm_program_for(
+        dev, "sort permutation",
+        {"kiln_order_iota", "kiln_gather4", "kiln_gather8", "kiln_copy4", "kiln_copy8"},
+        [] { return permutation_source(); });
 }
-
-scoped_sort_policy::scoped_sort_policy(const sort_policy& policy) {
-    std::lock_guard lock(policy_mutex);
-    previous_ = policy_override;
-    policy_override = policy;
-}
-
-scoped_sort_policy::~scoped_sort_policy() {
-    std::lock_guard lock(policy_mutex);
-    policy_override = previous_;
-}
-
-namespace {
 
 /// Moves every value vector through `order` (value i becomes value order[i]).
-void apply_order(const queue& q, const buffer<std::uint32_t>& order, std::size_t n,
+void apply_order(const queue& q, const kernel_argument& order, std::size_t n,
                  const std::vector<sort_operand>& values) {
-    if (values.empty()) return;
     const device& dev = q.device();
-    const program& built = programs().get(dev, "permutation", [] { return permutation_source(); });
-    const std::size_t group = stride_group(dev);
-    const std::size_t stride = stride_groups(dev, n, group) * group;
+    const algorithm_program& built = permutation_program(dev);
     for (const auto& v : values) {
         const std::string bytes = std::to_string(v.element_bytes);
-        scratch gathered(q, v.element_bytes, n);
+        temporary_lease gathered = temporary_pool::acquire(q, n * v.element_bytes);
+        const kernel_argument temporary = make_argument(gathered.bytes());
         built.kernel("kiln_gather" + bytes)
-            .bind({v.memory, gathered.argument(), make_argument(order), scalar(n)})
-            .launch(q, stride, group);
-        built.kernel("kiln_copy" + bytes)
-            .bind({gathered.argument(), v.memory, scalar(n)})
-            .launch(q, stride, group)
-            .wait();  // before `gathered` goes
+            .bind({v.memory, temporary, order, scalar(n)})
+            .launch(q, stride_items(dev, n), stride_group(dev));
+        const event done = built.kernel("kiln_copy" + bytes)
+                               .bind({temporary, v.memory, scalar(n)})
+                               .launch(q, stride_items(dev, n), stride_group(dev));
+        gathered.release_after(q, done);
     }
 }
 
 /// The radix passes over keys and at most one value vector moving with them.
-void radix_passes(const queue& q, radix_key key, bool descending, const sort_operand& keys,
-                  std::size_t n, const sort_operand* value) {
+event radix_passes(const queue& q, radix_key key, bool descending, const sort_operand& keys,
+                   std::size_t n, const sort_operand* value) {
     const device& dev = q.device();
-    const sort_policy policy = sort_policy_for(dev, key.bytes);
+    const algorithm_policy policy = policy_for(algorithm::radix_sort, dev);
     radix_sort_shape shape;
     shape.key = {static_cast<sort_key_kind>(key.kind), key.bytes};
     shape.descending = descending;
     shape.value_bytes = value ? value->element_bytes : 0;
     shape.radix_bits = policy.radix_bits;
-    shape.work_group_size = policy.work_group_size;
-    shape.items_per_work_item = policy.items_per_work_item;
+    shape.work_group_size = static_cast<unsigned>(policy.work_group_size);
+    // 64-bit keys (and values) double the exchange arrays: half the items keep the tile within
+    // the 48 KB of static local memory that CUDA grants without opting in.
+    const bool wide = key.bytes == 8 || shape.value_bytes == 8;
+    shape.items_per_work_item = static_cast<unsigned>(
+        std::max<std::size_t>(1, policy.items_per_work_item / (wide ? 2 : 1)));
 
-    std::string cache_key = "radix " + std::to_string(key.kind) + " " + std::to_string(key.bytes) +
-                            (descending ? " d " : " a ") + std::to_string(shape.radix_bits) + " " +
-                            std::to_string(shape.work_group_size) + " " +
-                            std::to_string(shape.items_per_work_item) + " v" +
-                            std::to_string(shape.value_bytes);
-    const program& built = programs().get(dev, cache_key, [&] { return radix_sort_source(shape); });
+    const std::string cache_key =
+        "radix sort " + std::to_string(key.kind) + " " + std::to_string(key.bytes) +
+        (descending ? " descending " : " ascending ") + std::to_string(shape.radix_bits) + " " +
+        std::to_string(shape.work_group_size) + " " + std::to_string(shape.items_per_work_item) +
+        " value " + std::to_string(shape.value_bytes);
+    const algorithm_program& built = algorithm_program_for(
+        dev, cache_key,
+        {"kiln_radix_upsweep", "kiln_radix_scan", "kiln_radix_downsweep", "kiln_radix_finish"},
+        [&] { return radix_sort_source(shape); });
 
-    // Chunks of whole tiles, at most groups_per_compute_unit per compute unit: each work-group
-    // carries its digit offsets from tile to tile within its chunk.
+    // Chunks of whole tiles: each work-group carries its digit offsets from tile to tile.
     const std::size_t tile = shape.tile(), group = shape.work_group_size;
     const std::size_t tiles = ceil_div(n, tile);
-    const std::size_t most_blocks =
-        std::max<std::size_t>(1, dev.properties().compute_units * policy.groups_per_compute_unit);
-    const std::size_t tiles_per_chunk = ceil_div(tiles, std::min(tiles, most_blocks));
+    const std::size_t most_chunks =
+        std::max<std::size_t>(1, dev.properties().compute_units * radix_chunks_per_compute_unit);
+    const std::size_t tiles_per_chunk = ceil_div(tiles, std::min(tiles, most_chunks));
     const std::size_t chunk = tiles_per_chunk * tile;
     const std::size_t blocks = ceil_div(tiles, tiles_per_chunk);
 
-    scratch keys_b(q, key.bytes, n);
-    std::optional<scratch> values_b;
-    if (value) values_b.emplace(q, value->element_bytes, n);
-    buffer<std::uint64_t> counts(q, blocks * shape.radix());
-    // Data in buffer a, as if a pass had read b and moved the keys to a.
-    const std::uint32_t initial_state[2] = {1, 0};
-    buffer<std::uint32_t> state(q, std::span<const std::uint32_t>(initial_state));
+    temporary_lease keys_b = temporary_pool::acquire(q, n * key.bytes);
+    temporary_lease values_b;
+    if (value) values_b = temporary_pool::acquire(q, n * value->element_bytes);
+    temporary_lease counts = temporary_pool::acquire(q, blocks * shape.radix() * 8);
+    temporary_lease state = temporary_pool::acquire(q, 8);
+    state.zero(q, 8);  // the data starts in a, no pass skipped
+    const kernel_argument b = make_argument(keys_b.bytes());
+    const kernel_argument counts_arg = make_argument(counts.bytes());
+    const kernel_argument state_arg = make_argument(state.bytes());
 
-    const kernel upsweep = built.kernel("kiln_radix_upsweep");
-    const kernel scan = built.kernel("kiln_radix_scan");
-    const kernel downsweep = built.kernel("kiln_radix_downsweep");
-    const kernel finish = built.kernel("kiln_radix_finish");
-    std::vector<kernel_argument> data{keys.memory, keys_b.argument()};
+    std::vector<kernel_argument> data{keys.memory, b};
     if (value) {
         data.push_back(value->memory);
-        data.push_back(values_b->argument());
+        data.push_back(make_argument(values_b.bytes()));
     }
     const unsigned passes = static_cast<unsigned>(ceil_div(key.bytes * 8, shape.radix_bits));
     for (unsigned pass = 0; pass < passes; ++pass) {
         const std::uint32_t shift = pass * shape.radix_bits;
-        upsweep
-            .bind({keys.memory, keys_b.argument(), make_argument(state), scalar(n), scalar(chunk),
-                   scalar32(shift), make_argument(counts)})
+        built.kernel("kiln_radix_upsweep")
+            .bind(
+                {keys.memory, b, state_arg, scalar(n), scalar(chunk), scalar32(shift), counts_arg})
             .launch(q, blocks * group, group);
-        scan.bind({make_argument(counts), scalar32(static_cast<std::uint32_t>(blocks)),
-                   make_argument(state), scalar(n)})
+        built.kernel("kiln_radix_scan")
+            .bind({counts_arg, scalar32(static_cast<std::uint32_t>(blocks)), state_arg, scalar(n)})
             .launch(q, group, group);
         std::vector<kernel_argument> args = data;
-        args.push_back(make_argument(counts));
-        args.push_back(make_argument(state));
-        args.push_back(scalar(n));
-        args.push_back(scalar(chunk));
-        args.push_back(scalar32(shift));
-        downsweep.bind(std::move(args)).launch(q, blocks * group, group);
+        args.insert(args.end(), {counts_arg, state_arg, scalar(n), scalar(chunk), scalar32(shift)});
+        built.kernel("kiln_radix_downsweep").bind(std::move(args)).launch(q, blocks * group, group);
     }
     std::vector<kernel_argument> args = data;
-    args.push_back(make_argument(state));
-    args.push_back(scalar(n));
-    finish.bind(std::move(args))
-        .launch(q, stride_groups(dev, n, group) * group, group)
-        .wait();  // the temporaries go when this returns
+    args.insert(args.end(), {state_arg, scalar(n)});
+    const event done = built.kernel("kiln_radix_finish")
+                           .bind(std::move(args))
+                           .launch(q, stride_items(dev, n), stride_group(dev));
+    for (temporary_lease* lease : {&keys_b, &values_b, &counts, &state})
+        if (!lease->empty()) lease->release_after(q, done);
+    return done;
 }
 
 }  // namespace
@@ -236,63 +152,68 @@ void radix_sort_part(const queue& q, radix_key key, bool descending, const sort_
                      std::size_t n, const std::vector<sort_operand>& values) {
     if (n < 2) return;
     if (values.size() <= 1) {
-        radix_passes(q, key, descending, keys, n, values.empty() ? nullptr : &values[0]);
+        radix_passes(q, key, descending, keys, n, values.empty() ? nullptr : &values[0]).wait();
         return;
     }
     // Several value vectors: the keys carry their original positions, and every value vector
     // is then gathered through them (one kernel each, rather than a scatter per value per pass).
     if (n > 0xffffffffu) throw_sort_too_large("kiln::sort_by_key", n);
-    buffer<std::uint32_t> order(q, n);
-    const program& permutation =
-        programs().get(q.device(), "permutation", [] { return permutation_source(); });
-    permutation.kernel("kiln_order_iota")
-        .bind({make_argument(order), scalar(n)})
-        .launch(q,
-                stride_groups(q.device(), n, stride_group(q.device())) * stride_group(q.device()),
-                stride_group(q.device()));
-    const sort_operand positions{make_argument(order), sizeof(std::uint32_t)};
+    temporary_lease order = temporary_pool::acquire(q, n * 4);
+    const kernel_argument order_arg = make_argument(order.bytes());
+    permutation_program(q.device())
+        .kernel("kiln_order_iota")
+        .bind({order_arg, scalar(n)})
+        .launch(q, stride_items(q.device(), n), stride_group(q.device()));
+    const sort_operand positions{order_arg, 4};
     radix_passes(q, key, descending, keys, n, &positions);
-    apply_order(q, order, n, values);
+    apply_order(q, order_arg, n, values);
+    order.release_after(q, q.marker());
+    q.finish();
 }
 
 void merge_sort_part(const queue& q, const sort_comparator& comparator, const sort_operand& keys,
                      std::size_t n, const std::vector<sort_operand>& values) {
     if (n < 2) return;
     const device& dev = q.device();
-    const sort_policy policy = sort_policy_for(dev, keys.element_bytes);
     merge_sort_shape shape;
     shape.key_type = comparator.key_type;
     shape.comparator_source = comparator.source;
     shape.comparator_name = comparator.name;
-    shape.work_group_size = policy.merge_work_group_size;
+    shape.work_group_size =
+        static_cast<unsigned>(policy_for(algorithm::merge_sort, dev).work_group_size);
     // The comparator's whole source is part of the key: two functions may share a name.
-    const std::string cache_key = "merge " + comparator.key_type + " " +
+    const std::string cache_key = "merge sort " + comparator.key_type + " " +
                                   std::to_string(shape.work_group_size) + "\n" + comparator.source;
-    const program& built = programs().get(dev, cache_key, [&] { return merge_sort_source(shape); });
+    const algorithm_program& built = algorithm_program_for(
+        dev, cache_key, {"kiln_merge_block_sort", "kiln_merge_pass", "kiln_merge_copy_keys"},
+        [&] { return merge_sort_source(shape); });
 
     const std::size_t group = shape.work_group_size;
-    scratch keys_b(q, keys.element_bytes, n);
-    buffer<std::uint32_t> order_a(q, n), order_b(q, n);
+    temporary_lease keys_b = temporary_pool::acquire(q, n * keys.element_bytes);
+    temporary_lease order_a = temporary_pool::acquire(q, n * 4);
+    temporary_lease order_b = temporary_pool::acquire(q, n * 4);
+    const kernel_argument b = make_argument(keys_b.bytes());
+    const kernel_argument order[2] = {make_argument(order_a.bytes()),
+                                      make_argument(order_b.bytes())};
     built.kernel("kiln_merge_block_sort")
-        .bind({keys.memory, make_argument(order_a), scalar(n)})
+        .bind({keys.memory, order[0], scalar(n)})
         .launch(q, ceil_div(n, group) * group, group);
-    const kernel pass = built.kernel("kiln_merge_pass");
-    const std::size_t stride = stride_groups(dev, n, group) * group;
     bool in_a = true;
     for (std::size_t width = group; width < n; width *= 2) {
-        const kernel_argument from = in_a ? keys.memory : keys_b.argument();
-        const kernel_argument to = in_a ? keys_b.argument() : keys.memory;
-        pass.bind({from, to, make_argument(in_a ? order_a : order_b),
-                   make_argument(in_a ? order_b : order_a), scalar(n), scalar(width)})
-            .launch(q, stride, group);
+        built.kernel("kiln_merge_pass")
+            .bind({in_a ? keys.memory : b, in_a ? b : keys.memory, order[in_a ? 0 : 1],
+                   order[in_a ? 1 : 0], scalar(n), scalar(width)})
+            .launch(q, stride_items(dev, n), stride_group(dev));
         in_a = !in_a;
     }
     if (!in_a)
         built.kernel("kiln_merge_copy_keys")
-            .bind({keys_b.argument(), keys.memory, scalar(n)})
-            .launch(q, stride, group);
-    apply_order(q, in_a ? order_a : order_b, n, values);
-    q.finish();
+            .bind({b, keys.memory, scalar(n)})
+            .launch(q, stride_items(dev, n), stride_group(dev));
+    apply_order(q, order[in_a ? 0 : 1], n, values);
+    const event done = q.marker();
+    for (temporary_lease* lease : {&keys_b, &order_a, &order_b}) lease->release_after(q, done);
+    done.wait();
 }
 
 void throw_sort_layout_mismatch(std::string_view call) {
@@ -302,11 +223,10 @@ void throw_sort_layout_mismatch(std::string_view call) {
 }
 
 void throw_sort_too_large(std::string_view call, std::size_t n) {
-    throw invalid_argument_error(
-        std::string(call),
-        "sorts with a comparator or several value vectors handle up to 2^32 - 1 "
-        "keys, got " +
-            std::to_string(n));
+    throw invalid_argument_error(std::string(call),
+                                 "sorts with a comparator or several value vectors handle up to "
+                                 "2^32 - 1 keys, got " +
+                                     std::to_string(n));
 }
 
 }  // namespace kiln::detail

@@ -9,9 +9,10 @@
 //   downsweep  every work-group walks its chunk tile by tile, ranks each tile's keys stably in
 //              local memory and scatters keys and values to their offsets
 // Keys and values live in two buffers (a: the caller's, b: a temporary) and move between them.
-// Which one holds the data is decided on the device: state[0] is the buffer the last pass read,
-// state[1] whether it was skipped, so a skipped pass leaves the data where it is with no host
-// round trip. The finish kernel copies the data back into the caller's buffers if it ended in b.
+// Which one holds the data is decided on the device, with no host round trip: state[1] says
+// whether the last pass was skipped, state[0] is the buffer the last pass wrote (or would have
+// written). The state starts as zeros (data in a). The finish kernel copies the data back into
+// the caller's buffers if it ended in b.
 #include "sort_kernels.hpp"
 
 #include <kiln/detail/source_builder.hpp>
@@ -68,13 +69,13 @@ void define_radix_helpers(source_builder& b, const radix_sort_shape& s) {
     // Which buffer holds the keys now (see the file comment).
     b.define("kiln_sort_current",
              "uint kiln_sort_current(global const uint* state) {\n"
-             "    return state[1] ? state[0] : 1u - state[0];\n}");
+             "    return state[1] ? 1u - state[0] : state[0];\n}");
 }
 
 void upsweep(source_builder& b, const radix_sort_shape& s) {
     const std::string key = bits_type(s.key.bytes);
     const unsigned g = s.work_group_size;
-    b.begin_kernel("kiln_radix_upsweep");
+    b.begin_kernel("kiln_radix_upsweep", g);
     b.parameter("global const " + key + "* keys_a");
     b.parameter("global const " + key + "* keys_b");
     b.parameter("global const uint* state");
@@ -84,7 +85,7 @@ void upsweep(source_builder& b, const radix_sort_shape& s) {
     b.parameter("global ulong* counts");
     b.begin_body();
     // One counter per (digit, work-item): each work-item increments its own, no atomics.
-    b.line("local uint kiln_counters[" + num(s.radix() * g + (s.radix() * g >> 5)) + "];");
+    b.local_array("uint", "kiln_counters", num(s.radix() * g + (s.radix() * g >> 5)));
     b.line("const uint t = (uint)get_local_id(0);");
     b.line("for (uint d = 0; d < " + num(s.radix()) + "u; ++d) kiln_counters[" +
            padded("d * " + num(g) + "u + t") + "] = 0;");
@@ -108,14 +109,14 @@ void upsweep(source_builder& b, const radix_sort_shape& s) {
 
 void scan(source_builder& b, const radix_sort_shape& s) {
     const unsigned g = s.work_group_size;
-    b.begin_kernel("kiln_radix_scan");
+    b.begin_kernel("kiln_radix_scan", g);
     b.parameter("global ulong* counts");
     b.parameter("uint blocks");
     b.parameter("global uint* state");
     b.parameter("ulong n");
     b.begin_body();
-    b.line("local ulong kiln_partial[" + num(g) + "];");
-    b.line("local ulong kiln_digit_start[" + num(s.radix()) + "];");
+    b.local_array("ulong", "kiln_partial", num(g));
+    b.local_array("ulong", "kiln_digit_start", num(s.radix()));
     b.line("const uint t = (uint)get_local_id(0);");
     b.line("const uint total = blocks * " + num(s.radix()) + "u;");
     b.line("ulong carry = 0;");
@@ -144,7 +145,7 @@ void scan(source_builder& b, const radix_sort_shape& s) {
     b.line("const ulong next = d + 1 < " + num(s.radix()) + "u ? kiln_digit_start[d + 1] : n;");
     b.line("if (next - kiln_digit_start[d] == n) skip = 1;");
     b.close();
-    b.line("state[0] = kiln_sort_current(state);");
+    b.line("state[0] = 1u - kiln_sort_current(state);");
     b.line("state[1] = skip;");
     b.close();
     b.end_kernel();
@@ -154,7 +155,7 @@ void downsweep(source_builder& b, const radix_sort_shape& s) {
     const std::string key = bits_type(s.key.bytes);
     const unsigned g = s.work_group_size, k = s.items_per_work_item, r = s.radix();
     const std::string G = num(g) + "u", R = num(r) + "u", tile = num(s.tile()) + "u";
-    b.begin_kernel("kiln_radix_downsweep");
+    b.begin_kernel("kiln_radix_downsweep", g);
     b.parameter("global " + key + "* keys_a");
     b.parameter("global " + key + "* keys_b");
     if (s.value_bytes != 0) {
@@ -167,19 +168,18 @@ void downsweep(source_builder& b, const radix_sort_shape& s) {
     b.parameter("ulong chunk");
     b.parameter("uint shift");
     b.begin_body();
-    b.line("local uint kiln_counters[" + num(r * g + (r * g >> 5)) + "];");
-    b.line("local uint kiln_sums[" + G + "];");
-    b.line("local ulong kiln_run[" + R + "];");
+    b.local_array("uint", "kiln_counters", num(r * g + (r * g >> 5)));
+    b.local_array("uint", "kiln_sums", G);
+    b.local_array("ulong", "kiln_run", R);
     // One exchange array per element size: keys and values of one size take turns in it.
-    b.line("local " + key + " kiln_exchange" + num(s.key.bytes) + "[" + tile + "];");
+    b.local_array(key, "kiln_exchange" + num(s.key.bytes), tile);
     if (s.value_bytes != 0 && s.value_bytes != s.key.bytes)
-        b.line("local " + bits_type(s.value_bytes) + " kiln_exchange" + num(s.value_bytes) + "[" +
-               tile + "];");
+        b.local_array(bits_type(s.value_bytes), "kiln_exchange" + num(s.value_bytes), tile);
     const std::string key_exchange = "kiln_exchange" + num(s.key.bytes);
     // Every key has this pass's digit in common: the data stays where it is.
     b.line("if (state[1]) return;");
     b.line("const uint t = (uint)get_local_id(0);");
-    b.line("const uint from_b = state[0];");
+    b.line("const uint from_b = 1u - state[0];");
     b.line("global " + key + "* key_src = from_b ? keys_b : keys_a;");
     b.line("global " + key + "* key_dst = from_b ? keys_a : keys_b;");
     if (s.value_bytes != 0) {
@@ -340,12 +340,12 @@ std::string merge_sort_source(const merge_sort_shape& s) {
     // Each work-group sorts a run of G keys: a key's place is the number of keys that go before
     // it, counting equal keys only when they come earlier (stability). G^2 comparisons per run,
     // cheap next to the merges for the small G used.
-    b.begin_kernel("kiln_merge_block_sort");
+    b.begin_kernel("kiln_merge_block_sort", s.work_group_size);
     b.parameter("global " + key + "* keys");
     b.parameter("global uint* order");
     b.parameter("ulong n");
     b.begin_body();
-    b.line("local " + key + " kiln_run[" + G + "];");
+    b.local_array(key, "kiln_run", G);
     b.line("const uint t = (uint)get_local_id(0);");
     b.line("const ulong base = (ulong)get_group_id(0) * " + G + ";");
     b.line("const uint valid = n - base < " + G + " ? (uint)(n - base) : " + G + ";");

@@ -62,6 +62,25 @@ constexpr std::array table{
                "as the CPU scan row"},
     tuning_row{reduce_by_key, any_device, policy(64, 4),
                "anything else: small and safe, not measured"},
+    // --- radix sort (sort.cpp halves the items for 64-bit keys or values) ----------------------
+    tuning_row{radix_sort, nvidia_gpus, {256, 8, 4},
+               "NVIDIA GPUs: 4-bit digits ranked in local memory by 256 x 8 keys, the classic "
+               "reduce-then-scan shape (Merrill and Grimshaw); bench/algo/sort_bench --sweep on "
+               "an H100, figures in docs/sorting.md"},
+    tuning_row{radix_sort, any_gpu, {256, 8, 4},
+               "any other GPU: as NVIDIA, about 26 KB of local memory per group; not measured"},
+    tuning_row{radix_sort, any_cpu, {64, 8, 4},
+               "CPU devices (PoCL): small groups keep the per-(digit, item) counters (4 KB) in "
+               "L1 while PoCL loops over the group's items between barriers; 2-core build "
+               "machine, tests/algo/sort_test"},
+    tuning_row{radix_sort, any_device, {64, 4, 4},
+               "anything else: small and safe, not measured"},
+    // --- merge sort (comparator sorts): work-group size = first run length ---------------------
+    tuning_row{merge_sort, any_gpu, policy(256, 1),
+               "GPUs: 256-key runs sorted by rank in local memory, then merges; not tuned"},
+    tuning_row{merge_sort, any_device, policy(64, 1),
+               "CPU devices and anything else: the run sort costs G^2 comparisons per run, so "
+               "keep G small; not tuned"},
 };
 // clang-format on
 
