@@ -166,6 +166,14 @@ int main(int argc, char** argv) {
             run_case<float>(dev, "float keys", n, false, 2, repeats, &all_sorted);
             run_case<std::uint64_t>(dev, "uint64 keys", n, false, 3, repeats, &all_sorted);
             if (!sweep || dev.is_cpu()) continue;
+            if (kiln::detail::groups_make_progress(dev)) {
+                // The reduce-then-scan path that devices without forward progress take.
+                kiln::detail::scoped_forward_progress classic(false);
+                run_case<std::uint32_t>(dev, "uint32 keys, reduce-then-scan", n, false, 0, 3,
+                                        &all_sorted);
+                run_case<std::uint32_t>(dev, "uint32 pairs, reduce-then-scan", n, true, 1, 3,
+                                        &all_sorted);
+            }
             // {work-group size, items per work-item, radix bits}
             const std::vector<kiln::detail::algorithm_policy> policies = {
                 {256, 8, 4}, {256, 16, 4}, {128, 8, 4}, {128, 16, 4},

@@ -71,6 +71,27 @@ void apply_order(const queue& q, const kernel_argument& order, std::size_t n,
     }
 }
 
+/// Reduce-then-scan: upsweep, scan and downsweep per digit.
+void classic_passes(const queue& q, const algorithm_program& built, const sort_operand& keys,
+                    const kernel_argument& b, const std::vector<kernel_argument>& data,
+                    const kernel_argument& counts, const kernel_argument& state, std::size_t n,
+                    std::size_t chunk, std::size_t blocks, unsigned passes,
+                    const radix_sort_shape& shape) {
+    const std::size_t group = shape.work_group_size;
+    for (unsigned pass = 0; pass < passes; ++pass) {
+        const std::uint32_t shift = pass * shape.radix_bits;
+        built.kernel("kiln_radix_upsweep")
+            .bind({keys.memory, b, state, scalar(n), scalar(chunk), scalar32(shift), counts})
+            .launch(q, blocks * group, group);
+        built.kernel("kiln_radix_scan")
+            .bind({counts, scalar32(static_cast<std::uint32_t>(blocks)), state, scalar(n)})
+            .launch(q, group, group);
+        std::vector<kernel_argument> args = data;
+        args.insert(args.end(), {counts, state, scalar(n), scalar(chunk), scalar32(shift)});
+        built.kernel("kiln_radix_downsweep").bind(std::move(args)).launch(q, blocks * group, group);
+    }
+}
+
 /// The radix passes over keys and at most one value vector moving with them.
 event radix_passes(const queue& q, radix_key key, bool descending, const sort_operand& keys,
                    std::size_t n, const sort_operand* value) {
@@ -87,16 +108,23 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
     const bool wide = key.bytes == 8 || shape.value_bytes == 8;
     shape.items_per_work_item = static_cast<unsigned>(
         std::max<std::size_t>(1, policy.items_per_work_item / (wide ? 2 : 1)));
+    // One pass per digit with decoupled look-back where work-groups that started earlier are
+    // sure to make progress; the status words hold 30-bit counts.
+    shape.single_pass = groups_make_progress(dev) && n < (std::size_t{1} << 30);
 
     const std::string cache_key =
         "radix sort " + std::to_string(key.kind) + " " + std::to_string(key.bytes) +
         (descending ? " descending " : " ascending ") + std::to_string(shape.radix_bits) + " " +
         std::to_string(shape.work_group_size) + " " + std::to_string(shape.items_per_work_item) +
-        " value " + std::to_string(shape.value_bytes);
+        " value " + std::to_string(shape.value_bytes) + (shape.single_pass ? " single pass" : "");
+    std::vector<std::string> kernel_names = {"kiln_radix_upsweep", "kiln_radix_scan",
+                                             "kiln_radix_downsweep", "kiln_radix_finish"};
+    if (shape.single_pass)
+        kernel_names.insert(kernel_names.end(), {"kiln_onesweep_histogram", "kiln_onesweep_offsets",
+                                                 "kiln_onesweep_pass"});
     const algorithm_program& built = algorithm_program_for(
-        dev, cache_key,
-        {"kiln_radix_upsweep", "kiln_radix_scan", "kiln_radix_downsweep", "kiln_radix_finish"},
-        [&] { return radix_sort_source(shape); });
+        dev, cache_key, kernel_names, [&] { return radix_sort_source(shape); });
+    const unsigned passes = static_cast<unsigned>(ceil_div(key.bytes * 8, shape.radix_bits));
 
     // Chunks of whole tiles: each work-group carries its digit offsets from tile to tile.
     const std::size_t tile = shape.tile(), group = shape.work_group_size;
@@ -110,39 +138,52 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
     temporary_lease keys_b = temporary_pool::acquire(q, n * key.bytes);
     temporary_lease values_b;
     if (value) values_b = temporary_pool::acquire(q, n * value->element_bytes);
-    temporary_lease counts = temporary_pool::acquire(q, blocks * shape.radix() * 8);
-    temporary_lease state = temporary_pool::acquire(q, 8);
-    state.zero(q, 8);  // the data starts in a, no pass skipped
     const kernel_argument b = make_argument(keys_b.bytes());
-    const kernel_argument counts_arg = make_argument(counts.bytes());
-    const kernel_argument state_arg = make_argument(state.bytes());
-
     std::vector<kernel_argument> data{keys.memory, b};
     if (value) {
         data.push_back(value->memory);
         data.push_back(make_argument(values_b.bytes()));
     }
-    const unsigned passes = static_cast<unsigned>(ceil_div(key.bytes * 8, shape.radix_bits));
-    for (unsigned pass = 0; pass < passes; ++pass) {
-        const std::uint32_t shift = pass * shape.radix_bits;
-        built.kernel("kiln_radix_upsweep")
-            .bind(
-                {keys.memory, b, state_arg, scalar(n), scalar(chunk), scalar32(shift), counts_arg})
-            .launch(q, blocks * group, group);
-        built.kernel("kiln_radix_scan")
-            .bind({counts_arg, scalar32(static_cast<std::uint32_t>(blocks)), state_arg, scalar(n)})
+    std::vector<temporary_lease> leases;
+    const auto zeroed = [&](std::size_t bytes) {
+        leases.push_back(temporary_pool::acquire(q, bytes));
+        leases.back().zero(q, bytes);
+        return make_argument(leases.back().bytes());
+    };
+    kernel_argument state_arg;
+    if (shape.single_pass) {
+        const kernel_argument histogram = zeroed(std::size_t{passes} * shape.radix() * 4);
+        const kernel_argument control = zeroed((2 + 2 * std::size_t{passes}) * 4);
+        const kernel_argument status = zeroed(std::size_t{passes} * tiles * shape.radix() * 4);
+        state_arg = control;
+        built.kernel("kiln_onesweep_histogram")
+            .bind({keys.memory, scalar(n), histogram})
+            .launch(q, std::min(most_chunks * 2, ceil_div(n, group * 16)) * group, group);
+        built.kernel("kiln_onesweep_offsets")
+            .bind({histogram, control, scalar(n)})
             .launch(q, group, group);
-        std::vector<kernel_argument> args = data;
-        args.insert(args.end(), {counts_arg, state_arg, scalar(n), scalar(chunk), scalar32(shift)});
-        built.kernel("kiln_radix_downsweep").bind(std::move(args)).launch(q, blocks * group, group);
+        for (unsigned pass = 0; pass < passes; ++pass) {
+            std::vector<kernel_argument> args = data;
+            args.insert(args.end(), {histogram, control, status, scalar(n),
+                                     scalar32(pass * shape.radix_bits), scalar32(pass)});
+            built.kernel("kiln_onesweep_pass")
+                .bind(std::move(args))
+                .launch(q, tiles * group, group);
+        }
+    } else {
+        const kernel_argument counts_arg = zeroed(blocks * shape.radix() * 8);
+        state_arg = zeroed(8);  // the data starts in a, no pass skipped
+        classic_passes(q, built, keys, b, data, counts_arg, state_arg, n, chunk, blocks, passes,
+                       shape);
     }
     std::vector<kernel_argument> args = data;
     args.insert(args.end(), {state_arg, scalar(n)});
     const event done = built.kernel("kiln_radix_finish")
                            .bind(std::move(args))
                            .launch(q, stride_items(dev, n), stride_group(dev));
-    for (temporary_lease* lease : {&keys_b, &values_b, &counts, &state})
+    for (temporary_lease* lease : {&keys_b, &values_b})
         if (!lease->empty()) lease->release_after(q, done);
+    for (auto& lease : leases) lease.release_after(q, done);
     return done;
 }
 

@@ -15,6 +15,7 @@
 // the caller's buffers if it ended in b.
 #include "sort_kernels.hpp"
 
+#include <algorithm>
 #include <kiln/detail/source_builder.hpp>
 #include <string>
 
@@ -151,35 +152,45 @@ void scan(source_builder& b, const radix_sort_shape& s) {
     b.end_kernel();
 }
 
-void downsweep(source_builder& b, const radix_sort_shape& s) {
+/// Names shared by the tile code of the classic and the single-pass downsweeps.
+struct tile_names {
+    std::string key, G, R, tile, key_exchange;
+    unsigned g, k, r;
+    explicit tile_names(const radix_sort_shape& s)
+        : key(bits_type(s.key.bytes)),
+          G(num(s.work_group_size) + "u"),
+          R(num(s.radix()) + "u"),
+          tile(num(s.tile()) + "u"),
+          key_exchange("kiln_exchange" + num(s.key.bytes)),
+          g(s.work_group_size),
+          k(s.items_per_work_item),
+          r(s.radix()) {}
+};
+
+void scatter_parameters(source_builder& b, const radix_sort_shape& s) {
     const std::string key = bits_type(s.key.bytes);
-    const unsigned g = s.work_group_size, k = s.items_per_work_item, r = s.radix();
-    const std::string G = num(g) + "u", R = num(r) + "u", tile = num(s.tile()) + "u";
-    b.begin_kernel("kiln_radix_downsweep", g);
     b.parameter("global " + key + "* keys_a");
     b.parameter("global " + key + "* keys_b");
     if (s.value_bytes != 0) {
         b.parameter("global " + bits_type(s.value_bytes) + "* values_a");
         b.parameter("global " + bits_type(s.value_bytes) + "* values_b");
     }
-    b.parameter("global const ulong* counts");
-    b.parameter("global const uint* state");
-    b.parameter("ulong n");
-    b.parameter("ulong chunk");
-    b.parameter("uint shift");
-    b.begin_body();
-    b.local_array("uint", "kiln_counters", num(r * g + (r * g >> 5)));
-    b.local_array("uint", "kiln_sums", G);
-    b.local_array("ulong", "kiln_run", R);
+}
+
+/// Local arrays, and source and destination pointers chosen by `from_b` (declared before).
+void tile_setup(source_builder& b, const radix_sort_shape& s) {
+    const tile_names n(s);
+    b.local_array("uint", "kiln_counters", num(n.r * n.g + (n.r * n.g >> 5)));
+    b.local_array("uint", "kiln_sums", n.G);
+    b.local_array("ulong", "kiln_run", n.R);
     // One exchange array per element size: keys and values of one size take turns in it.
-    b.local_array(key, "kiln_exchange" + num(s.key.bytes), tile);
+    b.local_array(n.key, n.key_exchange, n.tile);
     if (s.value_bytes != 0 && s.value_bytes != s.key.bytes)
-        b.local_array(bits_type(s.value_bytes), "kiln_exchange" + num(s.value_bytes), tile);
-    const std::string key_exchange = "kiln_exchange" + num(s.key.bytes);
-    // Every key has this pass's digit in common: the data stays where it is.
-    b.line("if (state[1]) return;");
-    b.line("const uint t = (uint)get_local_id(0);");
-    b.line("const uint from_b = 1u - state[0];");
+        b.local_array(bits_type(s.value_bytes), "kiln_exchange" + num(s.value_bytes), n.tile);
+}
+
+void tile_pointers(source_builder& b, const radix_sort_shape& s) {
+    const std::string key = bits_type(s.key.bytes);
     b.line("global " + key + "* key_src = from_b ? keys_b : keys_a;");
     b.line("global " + key + "* key_dst = from_b ? keys_a : keys_b;");
     if (s.value_bytes != 0) {
@@ -187,12 +198,16 @@ void downsweep(source_builder& b, const radix_sort_shape& s) {
         b.line("global " + type + "* value_src = from_b ? values_b : values_a;");
         b.line("global " + type + "* value_dst = from_b ? values_a : values_b;");
     }
-    b.line("const ulong begin = (ulong)get_group_id(0) * chunk;");
-    b.line("const ulong end = n - begin > chunk ? begin + chunk : n;");
-    b.line("if (t < " + R +
-           ") kiln_run[t] = counts[(ulong)t * get_num_groups(0) + get_group_id(0)];");
-    b.open("for (ulong base = begin; base < end; base += " + tile + ")");
-    b.line("const uint valid = end - base < " + tile + " ? (uint)(end - base) : " + tile + ";");
+}
+
+/// Loads the tile at `base` (`valid` keys) and ranks it stably: afterwards the tile is sorted
+/// in the key exchange array, rankJ says where item J of this work-item went, and
+/// kiln_counters[pad(d * G)] is where digit d starts in the tile.
+void tile_rank(source_builder& b, const radix_sort_shape& s) {
+    const tile_names names(s);
+    const std::string &key = names.key, &G = names.G, &R = names.R,
+                      &key_exchange = names.key_exchange;
+    const unsigned g = names.g, k = names.k, r = names.r;
     // Coalesced loads, item j*G + t to work-item t.
     for (unsigned j = 0; j < k; ++j) {
         const std::string i = num(j * g) + "u + t";
@@ -204,16 +219,25 @@ void downsweep(source_builder& b, const radix_sort_shape& s) {
     b.local_barrier();
     // Work-item t ranks the consecutive items t*K .. t*K+K-1, so that counting them in order
     // and then scanning over work-items keeps equal keys in tile order: the sort is stable.
-    // Items past the end get the last digit and rank after every real key.
+    // Items past the end get the last digit and rank after every real key. A work-item counts
+    // its items in registers (prefixJ: earlier items with the same digit) and the last item of
+    // each digit stores the count: no chain of dependent local loads and stores.
     for (unsigned j = 0; j < k; ++j) {
         const std::string J = num(j), p = "t * " + num(k) + "u + " + J + "u";
         b.line("const " + key + " key" + J + " = " + key_exchange + "[" + p + "];");
         b.line("const uint digit" + J + " = " + p + " < valid ? kiln_sort_digit(key" + J +
                ", shift) : " + num(r - 1) + "u;");
-        b.line("const uint prefix" + J + " = kiln_counters[" +
-               padded("digit" + J + " * " + G + " + t") + "];");
-        b.line("kiln_counters[" + padded("digit" + J + " * " + G + " + t") + "] = prefix" + J +
-               " + 1;");
+        std::string prefix = "0u";
+        for (unsigned i = 0; i < j; ++i)
+            prefix += " + (digit" + num(i) + " == digit" + J + " ? 1u : 0u)";
+        b.line("const uint prefix" + J + " = " + prefix + ";");
+    }
+    for (unsigned j = 0; j < k; ++j) {
+        const std::string J = num(j);
+        std::string last = "1";
+        for (unsigned i = j + 1; i < k; ++i) last += " && digit" + num(i) + " != digit" + J;
+        b.line("if (" + last + ") kiln_counters[" + padded("digit" + J + " * " + G + " + t") +
+               "] = prefix" + J + " + 1;");
     }
     b.local_barrier();
     // Exclusive scan of the counters in (digit, work-item) order: each work-item sums R
@@ -247,8 +271,14 @@ void downsweep(source_builder& b, const radix_sort_shape& s) {
                "] = key" + J + ";");
     }
     b.local_barrier();
-    // The tile is now sorted in local memory; consecutive work-items write consecutive keys of
-    // one digit, which coalesces.
+}
+
+/// Writes the ranked tile's keys (and values) to kiln_run[digit] + their place within the
+/// digit: consecutive work-items write consecutive keys of one digit, which coalesces.
+void tile_scatter(source_builder& b, const radix_sort_shape& s) {
+    const tile_names names(s);
+    const std::string &key = names.key, &G = names.G, &key_exchange = names.key_exchange;
+    const unsigned g = names.g, k = names.k;
     for (unsigned j = 0; j < k; ++j) b.line("ulong position" + num(j) + " = 0;");
     for (unsigned j = 0; j < k; ++j) {
         const std::string J = num(j), i = num(j * g) + "u + t";
@@ -286,6 +316,33 @@ void downsweep(source_builder& b, const radix_sort_shape& s) {
                    i + "];");
         }
     }
+}
+
+void downsweep(source_builder& b, const radix_sort_shape& s) {
+    const tile_names names(s);
+    const std::string &G = names.G, &R = names.R, &tile = names.tile;
+    b.begin_kernel("kiln_radix_downsweep", names.g);
+    scatter_parameters(b, s);
+    b.parameter("global const ulong* counts");
+    b.parameter("global const uint* state");
+    b.parameter("ulong n");
+    b.parameter("ulong chunk");
+    b.parameter("uint shift");
+    b.begin_body();
+    tile_setup(b, s);
+    // Every key has this pass's digit in common: the data stays where it is.
+    b.line("if (state[1]) return;");
+    b.line("const uint t = (uint)get_local_id(0);");
+    b.line("const uint from_b = 1u - state[0];");
+    tile_pointers(b, s);
+    b.line("const ulong begin = (ulong)get_group_id(0) * chunk;");
+    b.line("const ulong end = n - begin > chunk ? begin + chunk : n;");
+    b.line("if (t < " + R +
+           ") kiln_run[t] = counts[(ulong)t * get_num_groups(0) + get_group_id(0)];");
+    b.open("for (ulong base = begin; base < end; base += " + tile + ")");
+    b.line("const uint valid = end - base < " + tile + " ? (uint)(end - base) : " + tile + ";");
+    tile_rank(b, s);
+    tile_scatter(b, s);
     b.local_barrier();
     b.open("if (t < " + R + ")");
     b.line("const uint first = kiln_counters[" + padded("t * " + G) + "];");
@@ -318,6 +375,142 @@ void finish(source_builder& b, const radix_sort_shape& s) {
     b.end_kernel();
 }
 
+// --- single pass per digit (Onesweep, Adinets and Merrill 2022) -----------------------------
+// One histogram kernel counts the digits of every pass at once; each pass is then one kernel in
+// which work-groups take tiles in ticket order, rank them as above, publish their digit counts
+// and look back over earlier tiles for their digit offsets (decoupled look-back). A status word
+// per (tile, digit) packs a flag in its top two bits (01: this tile's count, 10: inclusive prefix)
+// and the count in the low 30 bits, so n must stay below 2^30.
+
+void onesweep_histogram(source_builder& b, const radix_sort_shape& s, unsigned passes) {
+    const tile_names n(s);
+    const unsigned copies = std::max(1u, n.g / 32), bins = passes * n.r;
+    b.begin_kernel("kiln_onesweep_histogram", n.g);
+    b.parameter("global const " + n.key + "* keys");
+    b.parameter("ulong n");
+    b.parameter("global uint* histogram");
+    b.begin_body();
+    // One copy of the counters per 32 work-items: fewer work-items contend for one counter.
+    b.local_array("uint", "kiln_bins", num(copies * bins));
+    b.line("const uint t = (uint)get_local_id(0);");
+    b.line("for (uint i = t; i < " + num(copies * bins) + "u; i += " + n.G + ") kiln_bins[i] = 0;");
+    b.local_barrier();
+    b.line("const uint copy = (t / 32u) * " + num(bins) + "u;");
+    b.open("for (ulong i = get_global_id(0); i < n; i += get_global_size(0))");
+    b.line("const " + n.key + " k = keys[i];");
+    for (unsigned p = 0; p < passes; ++p)
+        b.line("atomic_inc(&kiln_bins[copy + " + num(p * n.r) + "u + kiln_sort_digit(k, " +
+               num(p * s.radix_bits) + "u)]);");
+    b.close();
+    b.local_barrier();
+    b.open("for (uint i = t; i < " + num(bins) + "u; i += " + n.G + ")");
+    b.line("uint total = 0;");
+    b.line("for (uint c = 0; c < " + num(copies) + "u; ++c) total += kiln_bins[c * " + num(bins) +
+           "u + i];");
+    b.line("if (total != 0) atomic_add(&histogram[i], total);");
+    b.close();
+    b.end_kernel();
+}
+
+/// Turns each pass's digit counts into exclusive offsets, marks the passes whose keys all share
+/// their digit, and records where the data ends (for kiln_radix_finish).
+void onesweep_offsets(source_builder& b, const radix_sort_shape& s, unsigned passes) {
+    const tile_names n(s);
+    b.begin_kernel("kiln_onesweep_offsets", n.g);
+    b.parameter("global uint* histogram");
+    b.parameter("global uint* control");  // state[2] as kiln_radix_finish reads it, skip[passes]
+    b.parameter("ulong n");
+    b.begin_body();
+    b.local_array("uint", "kiln_skip", num(passes));
+    b.line("global uint* state = control;");
+    b.line("global uint* skip = control + 2;");
+    b.line("const uint t = (uint)get_local_id(0);");
+    b.open("if (t < " + num(passes) + "u)");
+    b.line("uint run = 0, same = 0;");
+    b.open("for (uint d = 0; d < " + n.R + "; ++d)");
+    b.line("const uint c = histogram[t * " + n.R + " + d];");
+    b.line("histogram[t * " + n.R + " + d] = run;");
+    b.line("run += c;");
+    b.line("if (c == n) same = 1;");
+    b.close();
+    b.line("skip[t] = same;");
+    b.line("kiln_skip[t] = same;");
+    b.close();
+    b.local_barrier();
+    b.open("if (t == 0)");
+    b.line("uint in_b = 0;");
+    b.line("for (uint p = 0; p < " + num(passes) + "u; ++p) in_b ^= kiln_skip[p] ? 0u : 1u;");
+    b.line("state[0] = in_b;");
+    b.line("state[1] = 0;");
+    b.close();
+    b.end_kernel();
+}
+
+void onesweep_pass(source_builder& b, const radix_sort_shape& s, unsigned passes) {
+    const tile_names names(s);
+    const std::string &G = names.G, &R = names.R, &tile = names.tile;
+    b.begin_kernel("kiln_onesweep_pass", names.g);
+    scatter_parameters(b, s);
+    b.parameter("global const uint* offsets");  // every pass's, from kiln_onesweep_offsets
+    b.parameter("global uint* control");        // state[2], skip[passes], ticket[passes]
+    b.parameter("global uint* status");
+    b.parameter("ulong n");
+    b.parameter("uint shift");
+    b.parameter("uint pass");
+    b.begin_body();
+    tile_setup(b, s);
+    b.local_array("uint", "kiln_tile", "1");
+    b.line("global const uint* skip = control + 2;");
+    b.line("global uint* ticket = control + 2 + " + num(passes) + "u;");
+    // Every key has this pass's digit in common: the data stays where it is.
+    b.line("if (skip[pass]) return;");
+    b.line("const uint t = (uint)get_local_id(0);");
+    // The data moved once per pass that was not skipped.
+    b.line("uint from_b = 0;");
+    b.line("for (uint p = 0; p < pass; ++p) from_b ^= skip[p] ? 0u : 1u;");
+    tile_pointers(b, s);
+    // Tiles in the order work-groups start, not by group id: a group waits only for groups
+    // that started before it, which the device keeps running (groups_make_progress).
+    b.line("if (t == 0) kiln_tile[0] = atomic_inc(ticket + pass);");
+    b.local_barrier();
+    b.line("const uint tile_id = kiln_tile[0];");
+    b.line("const ulong base = (ulong)tile_id * " + tile + ";");
+    b.line("const uint valid = n - base < " + tile + " ? (uint)(n - base) : " + tile + ";");
+    tile_rank(b, s);
+    // Work-item d < R handles digit d; the others run the look-back loop zero times.
+    b.line("const uint digit_lane = t < " + R + " ? t : 0;");
+    b.line("const uint first = kiln_counters[" + padded("digit_lane * " + G) + "];");
+    b.line("const uint next = digit_lane + 1 < " + R + " ? kiln_counters[" +
+           padded("(digit_lane + 1) * " + G) + "] : valid;");
+    // This pass's status words: one per (tile, digit).
+    b.line("global uint* words = status + (ulong)pass * ((n + " + tile + " - 1) / " + tile +
+           ") * " + R + ";");
+    b.line("global uint* mine = words + (ulong)tile_id * " + R + " + digit_lane;");
+    b.open("if (t < " + R + ")");
+    b.release_store("uint", "mine", "(tile_id == 0 ? 0x80000000u : 0x40000000u) | (next - first)");
+    b.close();
+    // Walk back while earlier tiles show only their own counts; stop at an inclusive prefix
+    // (tile 0 always publishes one). A zero word: that tile has not published yet, read again.
+    b.line("uint exclusive = 0;");
+    b.open("for (uint j = t < " + R + " ? tile_id : 0; j > 0;)");
+    b.line("uint word;");
+    b.acquire_load("uint", "words + (ulong)(j - 1) * " + R + " + digit_lane", "word");
+    b.open("if (word != 0)");
+    b.line("exclusive += word & 0x3fffffffu;");
+    b.line("j = (word & 0x80000000u) ? 0 : j - 1;");
+    b.close();
+    b.close();
+    b.open("if (t < " + R + ")");
+    b.open("if (tile_id != 0)");
+    b.release_store("uint", "mine", "0x80000000u | (exclusive + next - first)");
+    b.close();
+    b.line("kiln_run[t] = offsets[pass * " + R + " + t] + exclusive;");
+    b.close();
+    b.local_barrier();
+    tile_scatter(b, s);
+    b.end_kernel();
+}
+
 }  // namespace
 
 std::string radix_sort_source(const radix_sort_shape& shape) {
@@ -327,121 +520,12 @@ std::string radix_sort_source(const radix_sort_shape& shape) {
     scan(b, shape);
     downsweep(b, shape);
     finish(b, shape);
-    return b.str();
-}
-
-std::string merge_sort_source(const merge_sort_shape& s) {
-    source_builder b;
-    const std::string& key = s.key_type;
-    const std::string before = s.comparator_name;
-    const std::string G = num(s.work_group_size) + "u";
-    b.define("comparator", s.comparator_source);
-
-    // Each work-group sorts a run of G keys: a key's place is the number of keys that go before
-    // it, counting equal keys only when they come earlier (stability). G^2 comparisons per run,
-    // cheap next to the merges for the small G used.
-    b.begin_kernel("kiln_merge_block_sort", s.work_group_size);
-    b.parameter("global " + key + "* keys");
-    b.parameter("global uint* order");
-    b.parameter("ulong n");
-    b.begin_body();
-    b.local_array(key, "kiln_run", G);
-    b.line("const uint t = (uint)get_local_id(0);");
-    b.line("const ulong base = (ulong)get_group_id(0) * " + G + ";");
-    b.line("const uint valid = n - base < " + G + " ? (uint)(n - base) : " + G + ";");
-    b.line("if (t < valid) kiln_run[t] = keys[base + t];");
-    b.local_barrier();
-    b.open("if (t < valid)");
-    b.line("const " + key + " x = kiln_run[t];");
-    b.line("uint place = 0;");
-    b.open("for (uint j = 0; j < valid; ++j)");
-    b.line("const " + key + " y = kiln_run[j];");
-    b.line("place += (j < t ? !" + before + "(x, y) : " + before + "(y, x)) ? 1u : 0u;");
-    b.close();
-    b.line("keys[base + place] = x;");
-    b.line("order[base + place] = (uint)(base + t);");
-    b.close();
-    b.end_kernel();
-
-    // Merges neighbouring sorted runs of `width` keys: a key's output place is its place in its
-    // own run plus the number of keys of the other run that go before it, found by binary
-    // search (the co-ranking merge path computes, done per key). Keys of the left run go before
-    // equal keys of the right run, which keeps the sort stable.
-    b.begin_kernel("kiln_merge_pass");
-    b.parameter("global const " + key + "* src");
-    b.parameter("global " + key + "* dst");
-    b.parameter("global const uint* order_src");
-    b.parameter("global uint* order_dst");
-    b.parameter("ulong n");
-    b.parameter("ulong width");
-    b.begin_body();
-    b.open("for (ulong i = get_global_id(0); i < n; i += get_global_size(0))");
-    b.line("const ulong run = i / width;");
-    b.line("const ulong start = (run - (run & 1)) * width;");
-    b.line("const " + key + " x = src[i];");
-    b.line("ulong place;");
-    b.open("if ((run & 1) == 0)");
-    b.line("const ulong first = start + width < n ? start + width : n;");
-    b.line("ulong lo = first;");
-    b.line("ulong hi = start + 2 * width < n ? start + 2 * width : n;");
-    b.open("while (lo < hi)");
-    b.line("const ulong mid = lo + (hi - lo) / 2;");
-    b.line("if (" + before + "(src[mid], x)) lo = mid + 1; else hi = mid;");
-    b.close();
-    b.line("place = i + (lo - first);");
-    b.close();
-    b.open("else");
-    b.line("ulong lo = start;");
-    b.line("ulong hi = start + width;");
-    b.open("while (lo < hi)");
-    b.line("const ulong mid = lo + (hi - lo) / 2;");
-    b.line("if (!" + before + "(x, src[mid])) lo = mid + 1; else hi = mid;");
-    b.close();
-    b.line("place = i - width + (lo - start);");
-    b.close();
-    b.line("dst[place] = x;");
-    b.line("order_dst[place] = order_src[i];");
-    b.close();
-    b.end_kernel();
-
-    b.begin_kernel("kiln_merge_copy_keys");
-    b.parameter("global const " + key + "* src");
-    b.parameter("global " + key + "* dst");
-    b.parameter("ulong n");
-    b.begin_body();
-    b.line("for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) dst[i] = src[i];");
-    b.end_kernel();
-
-    return b.str();
-}
-
-std::string permutation_source() {
-    source_builder b;
-    b.begin_kernel("kiln_order_iota");
-    b.parameter("global uint* order");
-    b.parameter("ulong n");
-    b.begin_body();
-    b.line("for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) order[i] = (uint)i;");
-    b.end_kernel();
-    for (std::size_t size : {4, 8}) {
-        const std::string type = bits_type(size);
-        b.begin_kernel("kiln_gather" + num(size));
-        b.parameter("global const " + type + "* src");
-        b.parameter("global " + type + "* dst");
-        b.parameter("global const uint* order");
-        b.parameter("ulong n");
-        b.begin_body();
-        b.line(
-            "for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) dst[i] = "
-            "src[order[i]];");
-        b.end_kernel();
-        b.begin_kernel("kiln_copy" + num(size));
-        b.parameter("global const " + type + "* src");
-        b.parameter("global " + type + "* dst");
-        b.parameter("ulong n");
-        b.begin_body();
-        b.line("for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) dst[i] = src[i];");
-        b.end_kernel();
+    if (shape.single_pass) {
+        const unsigned passes =
+            (static_cast<unsigned>(shape.key.bytes) * 8 + shape.radix_bits - 1) / shape.radix_bits;
+        onesweep_histogram(b, shape, passes);
+        onesweep_offsets(b, shape, passes);
+        onesweep_pass(b, shape, passes);
     }
     return b.str();
 }

@@ -23,12 +23,16 @@ struct radix_sort_shape {
     unsigned radix_bits = 4;
     unsigned work_group_size = 256;
     unsigned items_per_work_item = 8;
+    /// Also generate the single-pass kernels (kiln_onesweep_*), for devices where work-groups
+    /// that started earlier keep making progress.
+    bool single_pass = false;
 
     unsigned radix() const { return 1u << radix_bits; }
     unsigned tile() const { return work_group_size * items_per_work_item; }
 };
 
-/// Kernels kiln_radix_upsweep, kiln_radix_scan, kiln_radix_downsweep and kiln_radix_finish; see
+/// Kernels kiln_radix_upsweep, kiln_radix_scan, kiln_radix_downsweep and kiln_radix_finish, and
+/// with single_pass kiln_onesweep_histogram, kiln_onesweep_offsets and kiln_onesweep_pass; see
 /// sort_kernels.cpp for what each does and the device-side state they share.
 std::string radix_sort_source(const radix_sort_shape& shape);
 

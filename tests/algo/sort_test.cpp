@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <kiln/algo/sort.hpp>
 #include <kiln/algo/tuning.hpp>
@@ -260,6 +261,29 @@ TEST_P(sort_test, gpu_shapes_on_every_device) {
     gpu.radix_bits = 5;  // a digit width that does not divide the key width
     kiln::detail::scoped_algorithm_policy wider(algorithm::radix_sort, gpu);
     check_radix(random_keys<std::int64_t>(30011, 10), "int64, 5-bit digits");
+}
+
+TEST_P(sort_test, both_radix_paths) {
+    // Single pass with decoupled look-back where the device promises progress, reduce-then-scan
+    // elsewhere: run both where the single pass can run. PoCL runs a started work-group to its
+    // end, so groups that took earlier tickets always finish and the look-back would be safe on
+    // it; but PoCL 3.1's default work-group compiler ("loops") gives wrong ranks in the
+    // single-pass kernel, which is right under POCL_WORK_GROUP_METHOD=repl: CTest runs this
+    // test that way too (algo.sort_single_pass_pocl).
+    const char* method = std::getenv("POCL_WORK_GROUP_METHOD");
+    const bool single_pass_runs = kiln::detail::groups_make_progress(device()) ||
+                                  (method != nullptr && std::string(method) == "repl");
+    for (bool progress : {false, true}) {
+        if (progress && !single_pass_runs) continue;
+        SCOPED_TRACE(progress ? "single pass" : "reduce-then-scan");
+        kiln::detail::scoped_forward_progress scoped(progress);
+        check_radix(random_keys<std::uint32_t>(100003, 21), "uint32");
+        check_radix(random_keys<std::int64_t>(30011, 22), "int64");
+        std::vector<float> few(50001);
+        for (std::size_t i = 0; i < few.size(); ++i) few[i] = static_cast<float>(i % 3);
+        check_radix(few, "three distinct floats");  // passes with one digit are skipped
+        check_radix(special_floats<float>(3001), "float specials");
+    }
 }
 
 KILN_INSTANTIATE_DEVICE_TEST(sort_test);
