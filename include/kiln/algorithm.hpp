@@ -3,5 +3,7 @@
 #pragma once
 
 #include <kiln/algo/algorithm_program.hpp>
+#include <kiln/algo/operation.hpp>
+#include <kiln/algo/scan.hpp>
 #include <kiln/algo/temporary_pool.hpp>
 #include <kiln/algo/tuning.hpp>
