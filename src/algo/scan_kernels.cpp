@@ -8,8 +8,13 @@ namespace {
 class scan_writer {
   public:
     scan_writer(source_builder& b, const scan_operation& op, const algorithm_policy& policy,
-                bool exclusive)
-        : b_(b), op_(op), policy_(policy), t_(op.value_type), exclusive_(exclusive) {
+                bool exclusive, bool scatter)
+        : b_(b),
+          op_(op),
+          policy_(policy),
+          t_(op.value_type),
+          exclusive_(exclusive),
+          scatter_(scatter) {
         b_.constant("WG", policy.work_group_size);
         b_.constant("ITEMS", policy.items_per_work_item);
         b_.constant("TILE", policy.tile_size());
@@ -26,7 +31,7 @@ class scan_writer {
     element_text begin(const std::string& name, bool with_out, const declare_input* input) {
         b_.begin_kernel(name, policy_.work_group_size);
         b_.scalar_parameter<std::uint64_t>("n");
-        if (with_out) b_.parameter("global " + t_ + "* out");
+        if (with_out && !scatter_) b_.parameter("global " + t_ + "* out");
         b_.parameter("global uchar* kiln_temp");
         b_.parameter("int has_carry");
         b_.parameter(t_ + " carry");
@@ -35,11 +40,13 @@ class scan_writer {
         b_.begin_body();
         b_.line("const ulong tiles = (n + TILE - 1) / TILE;");
         b_.line("global " + t_ + "* kiln_total = (global " + t_ + "*)(kiln_temp + 64);");
+        const std::string slot = op_.value_bytes <= 8 ? "8" : "16";
         b_.line("global ulong* kiln_state = (global ulong*)(kiln_temp + 128);");
+        b_.line("const ulong kiln_values = 128 + (tiles + 1) / 2 * 16;");
         b_.line("global " + t_ + "* kiln_aggregates = (global " + t_ +
-                "*)(kiln_temp + 128 + tiles * 8);");
+                "*)(kiln_temp + kiln_values);");
         b_.line("global " + t_ + "* kiln_prefixes = (global " + t_ +
-                "*)(kiln_temp + 128 + tiles * 16);");
+                "*)(kiln_temp + kiln_values + tiles * " + slot + ");");
         return element;
     }
 
@@ -65,21 +72,21 @@ class scan_writer {
         b_.close();
         b_.local_barrier();
         b_.line("const uint first = lid * ITEMS;");
-        b_.line("const uint count = first < valid ? (valid - first < ITEMS ? valid - first : "
-                "ITEMS) : 0;");
+        b_.line(
+            "const uint count = first < valid ? (valid - first < ITEMS ? valid - first : "
+            "ITEMS) : 0;");
         b_.line(t_ + " acc = kiln_tile[KILN_PAD(first < valid ? first : 0)];");
         b_.open("for (uint j = 1; j < count; ++j)");
         b_.line("acc = " + combine("acc", "kiln_tile[KILN_PAD(first + j)]") + ";");
         b_.close();
-        group_collectives(b_).inclusive_scan("kiln_scan", "lid", "WG", t_, "acc",
-                                             [this](const std::string& x, const std::string& y) {
-                                                 return combine(x, y);
-                                             });
+        group_collectives(b_).inclusive_scan(
+            "kiln_scan", "lid", "WG", t_, "acc",
+            [this](const std::string& x, const std::string& y) { return combine(x, y); });
         b_.line("const " + t_ + " aggregate = kiln_scan[(valid - 1) / ITEMS];");
     }
 
     /// Writes the tile's results given its prefix (tile_has_prefix, tile_prefix).
-    void store() {
+    void store(const element_text& element) {
         b_.line("int have = tile_has_prefix;");
         b_.line(t_ + " running = tile_prefix;");
         b_.open("if (lid > 0)");
@@ -90,6 +97,16 @@ class scan_writer {
         // Each work-item rewrites only its own items: no barrier before.
         b_.open("for (uint j = 0; j < count; ++j)");
         b_.line("const " + t_ + " x = kiln_tile[KILN_PAD(first + j)];");
+        if (scatter_) {
+            b_.line("running = have ? " + combine("running", "x") + " : x;");
+            b_.line("have = 1;");
+            b_.open("");
+            b_.line("const ulong idx = base + first + j;");
+            element.scatter(b_);
+            b_.close();
+            b_.close();
+            return;
+        }
         if (exclusive_) b_.line("kiln_tile[KILN_PAD(first + j)] = running;");
         b_.line("running = have ? " + combine("running", "x") + " : x;");
         b_.line("have = 1;");
@@ -131,8 +148,21 @@ class scan_writer {
         if (packed()) {
             b_.line("const " + t_ + " value = as_" + t_ + "((uint)word);");
         } else {
-            b_.line("const " + t_ + " value = flag == 2 ? *(volatile global " + t_ +
-                    "*)&kiln_prefixes[k] : *(volatile global " + t_ + "*)&kiln_aggregates[k];");
+            // Volatile loads skip the non-coherent L1 of GPUs, which may hold a line read
+            // before this tile's value was written. Component by component: CUDA's vector
+            // types cannot be copied from volatile memory.
+            b_.line(t_ + " value;");
+            b_.line("global " + t_ +
+                    "* kiln_source = flag == 2 ? &kiln_prefixes[k] : "
+                    "&kiln_aggregates[k];");
+            if (op_.components == 1) {
+                b_.line("value = *(volatile global " + t_ + "*)kiln_source;");
+            } else {
+                const std::string scalar = t_.substr(0, t_.size() - 1);
+                for (unsigned c = 0; c < op_.components; ++c)
+                    b_.line(std::string("value.") + "xyzw"[c] + " = ((volatile global " + scalar +
+                            "*)kiln_source)[" + std::to_string(c) + "];");
+            }
         }
         b_.line("prefix = have ? " + combine("value", "prefix") + " : value;");
         b_.line("have = 1;");
@@ -148,7 +178,7 @@ class scan_writer {
         b_.local_barrier();
         b_.line("const int tile_has_prefix = kiln_has_prefix;");
         b_.line("const " + t_ + " tile_prefix = kiln_prefix;");
-        store();
+        store(element);
         b_.end_kernel();
     }
 
@@ -196,7 +226,7 @@ class scan_writer {
         load_and_scan(element);
         b_.line("const int tile_has_prefix = tile > 0 || has_carry;");
         b_.line("const " + t_ + " tile_prefix = tile > 0 ? kiln_prefixes[tile] : carry;");
-        store();
+        store(element);
         b_.end_kernel();
     }
 
@@ -208,13 +238,13 @@ class scan_writer {
     /// flag after them.
     void publish(const std::string& value, int flag) {
         if (packed()) {
-            b_.release_store("ulong", "&kiln_state[tile]",
-                             "((ulong)" + std::to_string(flag) + " << 32) | as_uint(" + value +
-                                 ")");
+            b_.release_store(
+                "ulong", "&kiln_state[tile]",
+                "((ulong)" + std::to_string(flag) + " << 32) | as_uint(" + value + ")");
             return;
         }
-        b_.line(std::string(flag == 1 ? "kiln_aggregates" : "kiln_prefixes") +
-                "[tile] = " + value + ";");
+        b_.line(std::string(flag == 1 ? "kiln_aggregates" : "kiln_prefixes") + "[tile] = " + value +
+                ";");
         b_.release_store("ulong", "&kiln_state[tile]", std::to_string(flag));
     }
 
@@ -223,6 +253,7 @@ class scan_writer {
     const algorithm_policy& policy_;
     std::string t_;
     bool exclusive_;
+    bool scatter_;
 };
 
 }  // namespace
@@ -232,9 +263,9 @@ std::vector<std::string> scan_kernel_names() {
 }
 
 std::string scan_program_source(const scan_operation& op, const declare_input& input,
-                                const algorithm_policy& policy, bool exclusive) {
+                                const algorithm_policy& policy, bool exclusive, bool scatter) {
     source_builder builder;
-    scan_writer writer(builder, op, policy, exclusive);
+    scan_writer writer(builder, op, policy, exclusive, scatter);
     writer.lookback_kernel(input);
     writer.reduce_kernel(input);
     writer.spine_kernel();

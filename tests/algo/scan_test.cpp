@@ -35,7 +35,8 @@ class scan_test : public kiln::testing::device_test {
     /// Sizes around one tile of T on this device, and one large size.
     template <class T>
     std::vector<std::size_t> sizes(bool large = true) const {
-        const std::size_t tile = kiln::detail::value_policy<T>(algorithm::scan, device()).tile_size();
+        const std::size_t tile =
+            kiln::detail::value_policy<T>(algorithm::scan, device()).tile_size();
         std::vector<std::size_t> result = {0, 1, 2, tile - 1, tile, tile + 1, 3 * tile + 5};
         if (large) result.push_back(1000007);
         return result;

@@ -39,9 +39,8 @@ struct operation_traits<reducers::extremum<Maximum>, T> {
     }
 };
 template <class Definition, class T>
-requires std::same_as<
-    typename signature_traits<decltype(Definition::signature)>::result(T, T),
-    decltype(Definition::signature)> struct operation_traits<user_function<Definition>, T> {
+requires std::same_as < typename signature_traits<decltype(Definition::signature)>::result(T, T)
+, decltype(Definition::signature) > struct operation_traits<user_function<Definition>, T> {
     // The body is part of the key: two functions of one name in different scopes differ.
     static std::string key() {
         return "fn " + std::string(Definition::function_name()) + " " +

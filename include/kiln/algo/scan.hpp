@@ -39,11 +39,10 @@ template <class T, class Op, expression_node Input>
 const algorithm_program& scan_program(const device& dev, const Input& input,
                                       const algorithm_policy& policy, bool exclusive) {
     // The node's type decides its generated text, so its name stands for the input's source.
-    const std::string key = "scan " + opencl_type_name<T>() + " " +
-                            operation_traits<Op, T>::key() + (exclusive ? " exclusive " : " ") +
+    const std::string key = "scan " + opencl_type_name<T>() + " " + operation_traits<Op, T>::key() +
+                            (exclusive ? " exclusive " : " ") +
                             std::to_string(policy.work_group_size) + "x" +
-                            std::to_string(policy.items_per_work_item) + " " +
-                            typeid(Input).name();
+                            std::to_string(policy.items_per_work_item) + " " + typeid(Input).name();
     return algorithm_program_for(dev, key, scan_kernel_names(), [&] {
         const declare_input declare = [&](source_builder& b) {
             generator g(b);
@@ -53,6 +52,52 @@ const algorithm_program& scan_program(const device& dev, const Input& input,
         };
         return scan_program_source(make_scan_operation<T, Op>(), declare, policy, exclusive);
     });
+}
+
+/// Runs the passes of a scan program over one part of `n` elements on `q`: look-back where the
+/// device promises forward progress, else reduce-then-scan. `arguments()` gives the arguments
+/// of the tile kernels (n, [out], scratch, has_carry, carry, input...). Returns the last pass's
+/// event; the scratch lease is kept until then.
+template <device_value Carry, class Arguments>
+event run_scan_passes(const algorithm_program& program, const queue& q,
+                      const algorithm_policy& policy, std::size_t n, std::size_t part,
+                      std::size_t part_begin, const std::optional<Carry>& carry,
+                      temporary_lease& scratch, Arguments&& arguments) {
+    const std::size_t tiles = (n + policy.tile_size() - 1) / policy.tile_size();
+    const std::size_t items = tiles * policy.work_group_size;
+    event done;
+    if (groups_make_progress(q.device())) {
+        const event zeroed = scratch.zero(q, scan_zeroed_bytes(tiles));
+        done = program.kernel("kiln_scan_lookback")
+                   .bind(arguments())
+                   .launch(q, items, policy.work_group_size, {}, zeroed);
+    } else {
+        const event reduced = program.kernel("kiln_scan_reduce")
+                                  .bind(arguments())
+                                  .launch(q, items, policy.work_group_size);
+        argument_list spine_args(part, part_begin);
+        spine_args.scalar<std::uint64_t>(n);
+        spine_args.buffer(scratch.bytes());
+        spine_args.scalar<std::int32_t>(carry.has_value());
+        spine_args.scalar(carry.value_or(Carry{}));
+        const event spine =
+            program.kernel("kiln_scan_spine")
+                .bind(std::move(spine_args).take())
+                .launch(q, policy.work_group_size, policy.work_group_size, {}, reduced);
+        done = program.kernel("kiln_scan_downsweep")
+                   .bind(arguments())
+                   .launch(q, items, policy.work_group_size, {}, spine);
+    }
+    scratch.release_after(q, done);
+    return done;
+}
+
+/// The total a scan program left in its scratch (blocking read after `done`).
+template <device_value T>
+T scan_total(const queue& q, const temporary_lease& scratch, const event& done) {
+    T total{};
+    scratch.bytes().storage().read_bytes(q, scan_total_offset, &total, sizeof(T), done, true);
+    return total;
 }
 
 template <class T, class Op, expression_node Input>
@@ -70,49 +115,20 @@ void scan(const Input& input, const vector<T>& output, bool exclusive, std::opti
         const algorithm_policy policy = value_policy<T>(algorithm::scan, q.device());
         const auto& program = scan_program<T, Op>(q.device(), input, policy, exclusive);
         const std::size_t tiles = (part.size + policy.tile_size() - 1) / policy.tile_size();
-        temporary_lease scratch = temporary_pool::acquire(q, scan_scratch_bytes(tiles));
-        const auto arguments = [&] {
-            argument_list args(k, part.begin);
-            args.scalar<std::uint64_t>(part.size);
-            args.buffer(output.part(k));
-            args.buffer(scratch.bytes());
-            args.scalar<std::int32_t>(carry.has_value());
-            args.scalar(carry.value_or(T{}));
-            input.collect(args);
-            return std::move(args).take();
-        };
-        const std::size_t items = tiles * policy.work_group_size;
-        event done;
-        if (groups_make_progress(q.device())) {
-            const event zeroed = scratch.zero(q, scan_zeroed_bytes(tiles));
-            done = program.kernel("kiln_scan_lookback")
-                       .bind(arguments())
-                       .launch(q, items, policy.work_group_size, {}, zeroed);
-        } else {
-            const event reduced = program.kernel("kiln_scan_reduce")
-                                      .bind(arguments())
-                                      .launch(q, items, policy.work_group_size);
-            argument_list spine_args(k, part.begin);
-            spine_args.scalar<std::uint64_t>(part.size);
-            spine_args.buffer(scratch.bytes());
-            spine_args.scalar<std::int32_t>(carry.has_value());
-            spine_args.scalar(carry.value_or(T{}));
-            const event spine = program.kernel("kiln_scan_spine")
-                                    .bind(std::move(spine_args).take())
-                                    .launch(q, policy.work_group_size, policy.work_group_size, {},
-                                            reduced);
-            done = program.kernel("kiln_scan_downsweep")
-                       .bind(arguments())
-                       .launch(q, items, policy.work_group_size, {}, spine);
-        }
-        scratch.release_after(q, done);
-        if (k + 1 < parts.size()) {
-            // The next part, on another device, starts from this one's total.
-            T total{};
-            scratch.bytes().storage().read_bytes(q, scan_total_offset, &total, sizeof(T), done,
-                                                 true);
-            carry = total;
-        }
+        temporary_lease scratch = temporary_pool::acquire(q, scan_scratch_bytes(tiles, sizeof(T)));
+        const event done =
+            run_scan_passes<T>(program, q, policy, part.size, k, part.begin, carry, scratch, [&] {
+                argument_list args(k, part.begin);
+                args.scalar<std::uint64_t>(part.size);
+                args.buffer(output.part(k));
+                args.buffer(scratch.bytes());
+                args.scalar<std::int32_t>(carry.has_value());
+                args.scalar(carry.value_or(T{}));
+                input.collect(args);
+                return std::move(args).take();
+            });
+        // The next part, on another device, starts from this one's total.
+        if (k + 1 < parts.size()) carry = scan_total<T>(q, scratch, done);
     }
 }
 
