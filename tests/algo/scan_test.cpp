@@ -233,7 +233,12 @@ TEST(scan_split, parts_carry_their_totals) {
     kiln::inclusive_scan(x, y);
     std::vector<std::int64_t> expected(n);
     std::inclusive_scan(host.begin(), host.end(), expected.begin());
-    EXPECT_EQ(y.read(), expected);
+    const auto got = y.read();
+    const auto first_difference = std::mismatch(got.begin(), got.end(), expected.begin());
+    EXPECT_EQ(first_difference.first, got.end())
+        << "first difference at " << first_difference.first - got.begin() << " of " << n
+        << "; part 0 has " << x.layout()[0].size << " elements on "
+        << x.layout()[0].queue.device().name();
     kiln::exclusive_scan(x + 1, x, -3);  // in place, from an expression
     std::transform_exclusive_scan(host.begin(), host.end(), expected.begin(), std::int64_t{-3},
                                   std::plus<>(), [](std::int64_t v) { return v + 1; });

@@ -33,8 +33,8 @@ std::size_t run_compaction(const algorithm_program& program, const queue& q,
     const std::size_t tiles = (n + policy.tile_size() - 1) / policy.tile_size();
     temporary_lease scratch = temporary_pool::acquire(q, scan_scratch_bytes(tiles, 8));
     const std::optional<std::uint64_t> no_carry;
-    const event done =
-        run_scan_passes<std::uint64_t>(program, q, policy, n, 0, 0, no_carry, scratch, [&] {
+    const event done = run_scan_passes<std::uint64_t>(
+        program, q, policy, state_packing::count_62_bits, n, 0, 0, no_carry, scratch, [&] {
             argument_list args(0, 0);
             args.scalar<std::uint64_t>(n);
             args.buffer(scratch.bytes());
