@@ -3,5 +3,9 @@
 #pragma once
 
 #include <kiln/algo/algorithm_program.hpp>
+#include <kiln/algo/compaction.hpp>
+#include <kiln/algo/operation.hpp>
+#include <kiln/algo/reduce_by_key.hpp>
+#include <kiln/algo/scan.hpp>
 #include <kiln/algo/temporary_pool.hpp>
 #include <kiln/algo/tuning.hpp>

@@ -171,6 +171,14 @@ bool groups_make_progress(const device& dev) {
     return device_quirks_for(dev.properties()).groups_make_progress;
 }
 
+bool global_fence_orders_device(const device& dev) {
+    {
+        std::lock_guard lock(override_mutex);
+        if (progress_override) return *progress_override;  // tests choose the path outright
+    }
+    return device_quirks_for(dev.properties()).global_fence_orders_device;
+}
+
 scoped_algorithm_policy::scoped_algorithm_policy(algorithm a, algorithm_policy policy)
     : algorithm_(a) {
     std::lock_guard lock(override_mutex);

@@ -94,6 +94,11 @@ void source_builder::close() {
     line("}");
 }
 
+void source_builder::close_with(std::string_view trailer) {
+    --indent_;
+    line("} " + std::string(trailer));
+}
+
 element_range source_builder::declare_element_range(loop_style style, std::string_view size) {
     const std::string n(size);
     if (style == loop_style::strided)

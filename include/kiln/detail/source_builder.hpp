@@ -122,6 +122,8 @@ class source_builder {
     /// close().
     void open(std::string_view header);
     void close();
+    /// `} trailer`, e.g. the `while (...);` of a do loop.
+    void close_with(std::string_view trailer);
 
     /// Declares whatever `range` needs for a problem of `size` elements (a variable holding the
     /// size) split across the launch the way `style` says, and returns the range.
