@@ -7,5 +7,6 @@
 #include <kiln/algo/operation.hpp>
 #include <kiln/algo/reduce_by_key.hpp>
 #include <kiln/algo/scan.hpp>
+#include <kiln/algo/sort.hpp>
 #include <kiln/algo/temporary_pool.hpp>
 #include <kiln/algo/tuning.hpp>
