@@ -79,9 +79,9 @@ double best_kiln_seconds(const kiln::queue& q, const std::vector<K>& host,
 void report(const char* what, std::size_t n, double seconds, double reference, const char* ref_name,
             bool sorted) {
     const double rate = static_cast<double>(n) / seconds / 1e9;
-    std::printf("| %s | %.3f ms | %.2f Gkeys/s |", what, seconds * 1e3, rate);
+    std::printf("| %s | %.3f ms | %.3g Gkeys/s |", what, seconds * 1e3, rate);
     if (reference > 0)
-        std::printf(" %.3f ms | %.2f Gkeys/s | %.2fx %s |", reference * 1e3,
+        std::printf(" %.3f ms | %.3g Gkeys/s | %.2fx %s |", reference * 1e3,
                     static_cast<double>(n) / reference / 1e9, reference / seconds, ref_name);
     else
         std::printf(" | | |");
