@@ -1,0 +1,273 @@
+// Host side of sorting: the passes of the radix and merge sorts, over the algorithm base (tuning
+// table, program cache, temporary pool).
+#include <algorithm>
+#include <kiln/algo/algorithm_program.hpp>
+#include <kiln/algo/sort.hpp>
+#include <kiln/algo/temporary_pool.hpp>
+#include <kiln/algo/tuning.hpp>
+#include <kiln/error.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sort_kernels.hpp"
+
+namespace kiln::detail {
+namespace {
+
+/// Radix chunks (one work-group each, walking its chunk tile by tile) per compute unit. With
+/// 256-item groups and about 26 KB of local memory each, 4 groups keep an H100 SM half full
+/// (1024 of 2048 threads) while the chunks stay long enough that carrying digit offsets from
+/// tile to tile, not the per-group histogram work, dominates; PoCL runs one group per core at a
+/// time, and 4 per core balance the load.
+constexpr std::size_t radix_chunks_per_compute_unit = 4;
+
+kernel_argument scalar(std::uint64_t value) {
+    return make_argument(value);
+}
+kernel_argument scalar32(std::uint32_t value) {
+    return make_argument(value);
+}
+
+std::size_t ceil_div(std::size_t a, std::size_t b) {
+    return (a + b - 1) / b;
+}
+
+/// The work-group size of the simple grid-stride kernels.
+std::size_t stride_group(const device& dev) {
+    return std::min<std::size_t>(256, dev.properties().max_work_group_size);
+}
+
+/// Work-items for a grid-stride kernel over n elements.
+std::size_t stride_items(const device& dev, std::size_t n) {
+    const std::size_t group = stride_group(dev);
+    const std::size_t cap = std::max<std::size_t>(1, dev.properties().compute_units * 8u);
+    return std::clamp<std::size_t>(ceil_div(n, group), 1, cap) * group;
+}
+
+const algorithm_program& permutation_program(const device& dev) {
+    return algorithm_program_for(
+        dev, "sort permutation",
+        {"kiln_order_iota", "kiln_gather4", "kiln_gather8", "kiln_copy4", "kiln_copy8"},
+        [] { return permutation_source(); });
+}
+
+/// Moves every value vector through `order` (value i becomes value order[i]).
+void apply_order(const queue& q, const kernel_argument& order, std::size_t n,
+                 const std::vector<sort_operand>& values) {
+    const device& dev = q.device();
+    const algorithm_program& built = permutation_program(dev);
+    for (const auto& v : values) {
+        const std::string bytes = std::to_string(v.element_bytes);
+        temporary_lease gathered = temporary_pool::acquire(q, n * v.element_bytes);
+        const kernel_argument temporary = make_argument(gathered.bytes());
+        built.kernel("kiln_gather" + bytes)
+            .bind({v.memory, temporary, order, scalar(n)})
+            .launch(q, stride_items(dev, n), stride_group(dev));
+        const event done = built.kernel("kiln_copy" + bytes)
+                               .bind({temporary, v.memory, scalar(n)})
+                               .launch(q, stride_items(dev, n), stride_group(dev));
+        gathered.release_after(q, done);
+    }
+}
+
+/// Reduce-then-scan: upsweep, scan and downsweep per digit.
+void classic_passes(const queue& q, const algorithm_program& built, const sort_operand& keys,
+                    const kernel_argument& b, const std::vector<kernel_argument>& data,
+                    const kernel_argument& counts, const kernel_argument& state, std::size_t n,
+                    std::size_t chunk, std::size_t blocks, unsigned passes,
+                    const radix_sort_shape& shape) {
+    const std::size_t group = shape.work_group_size;
+    for (unsigned pass = 0; pass < passes; ++pass) {
+        const std::uint32_t shift = pass * shape.radix_bits;
+        built.kernel("kiln_radix_upsweep")
+            .bind({keys.memory, b, state, scalar(n), scalar(chunk), scalar32(shift), counts})
+            .launch(q, blocks * group, group);
+        built.kernel("kiln_radix_scan")
+            .bind({counts, scalar32(static_cast<std::uint32_t>(blocks)), state, scalar(n)})
+            .launch(q, group, group);
+        std::vector<kernel_argument> args = data;
+        args.insert(args.end(), {counts, state, scalar(n), scalar(chunk), scalar32(shift)});
+        built.kernel("kiln_radix_downsweep").bind(std::move(args)).launch(q, blocks * group, group);
+    }
+}
+
+/// The radix passes over keys and at most one value vector moving with them.
+event radix_passes(const queue& q, radix_key key, bool descending, const sort_operand& keys,
+                   std::size_t n, const sort_operand* value) {
+    const device& dev = q.device();
+    const algorithm_policy policy = policy_for(algorithm::radix_sort, dev);
+    radix_sort_shape shape;
+    shape.key = {static_cast<sort_key_kind>(key.kind), key.bytes};
+    shape.descending = descending;
+    shape.value_bytes = value ? value->element_bytes : 0;
+    shape.radix_bits = policy.radix_bits;
+    shape.work_group_size = static_cast<unsigned>(policy.work_group_size);
+    // 64-bit keys (and values) double the exchange arrays: half the items keep the tile within
+    // the 48 KB of static local memory that CUDA grants without opting in.
+    const bool wide = key.bytes == 8 || shape.value_bytes == 8;
+    shape.items_per_work_item = static_cast<unsigned>(
+        std::max<std::size_t>(1, policy.items_per_work_item / (wide ? 2 : 1)));
+    // One pass per digit with decoupled look-back where work-groups that started earlier are
+    // sure to make progress; the status words hold 30-bit counts.
+    shape.single_pass = groups_make_progress(dev) && n < (std::size_t{1} << 30);
+
+    const std::string cache_key =
+        "radix sort " + std::to_string(key.kind) + " " + std::to_string(key.bytes) +
+        (descending ? " descending " : " ascending ") + std::to_string(shape.radix_bits) + " " +
+        std::to_string(shape.work_group_size) + " " + std::to_string(shape.items_per_work_item) +
+        " value " + std::to_string(shape.value_bytes) + (shape.single_pass ? " single pass" : "");
+    std::vector<std::string> kernel_names = {"kiln_radix_upsweep", "kiln_radix_scan",
+                                             "kiln_radix_downsweep", "kiln_radix_finish"};
+    if (shape.single_pass)
+        kernel_names.insert(kernel_names.end(), {"kiln_onesweep_histogram", "kiln_onesweep_offsets",
+                                                 "kiln_onesweep_pass"});
+    const algorithm_program& built = algorithm_program_for(
+        dev, cache_key, kernel_names, [&] { return radix_sort_source(shape); });
+    const unsigned passes = static_cast<unsigned>(ceil_div(key.bytes * 8, shape.radix_bits));
+
+    // Chunks of whole tiles: each work-group carries its digit offsets from tile to tile.
+    const std::size_t tile = shape.tile(), group = shape.work_group_size;
+    const std::size_t tiles = ceil_div(n, tile);
+    const std::size_t most_chunks =
+        std::max<std::size_t>(1, dev.properties().compute_units * radix_chunks_per_compute_unit);
+    const std::size_t tiles_per_chunk = ceil_div(tiles, std::min(tiles, most_chunks));
+    const std::size_t chunk = tiles_per_chunk * tile;
+    const std::size_t blocks = ceil_div(tiles, tiles_per_chunk);
+
+    temporary_lease keys_b = temporary_pool::acquire(q, n * key.bytes);
+    temporary_lease values_b;
+    if (value) values_b = temporary_pool::acquire(q, n * value->element_bytes);
+    const kernel_argument b = make_argument(keys_b.bytes());
+    std::vector<kernel_argument> data{keys.memory, b};
+    if (value) {
+        data.push_back(value->memory);
+        data.push_back(make_argument(values_b.bytes()));
+    }
+    std::vector<temporary_lease> leases;
+    const auto zeroed = [&](std::size_t bytes) {
+        leases.push_back(temporary_pool::acquire(q, bytes));
+        leases.back().zero(q, bytes);
+        return make_argument(leases.back().bytes());
+    };
+    kernel_argument state_arg;
+    if (shape.single_pass) {
+        const kernel_argument histogram = zeroed(std::size_t{passes} * shape.radix() * 4);
+        const kernel_argument control = zeroed((2 + 2 * std::size_t{passes}) * 4);
+        const kernel_argument status = zeroed(std::size_t{passes} * tiles * shape.radix() * 4);
+        state_arg = control;
+        built.kernel("kiln_onesweep_histogram")
+            .bind({keys.memory, scalar(n), histogram})
+            .launch(q, std::min(most_chunks * 2, ceil_div(n, group * 16)) * group, group);
+        built.kernel("kiln_onesweep_offsets")
+            .bind({histogram, control, scalar(n)})
+            .launch(q, group, group);
+        for (unsigned pass = 0; pass < passes; ++pass) {
+            std::vector<kernel_argument> args = data;
+            args.insert(args.end(), {histogram, control, status, scalar(n),
+                                     scalar32(pass * shape.radix_bits), scalar32(pass)});
+            built.kernel("kiln_onesweep_pass")
+                .bind(std::move(args))
+                .launch(q, tiles * group, group);
+        }
+    } else {
+        const kernel_argument counts_arg = zeroed(blocks * shape.radix() * 8);
+        state_arg = zeroed(8);  // the data starts in a, no pass skipped
+        classic_passes(q, built, keys, b, data, counts_arg, state_arg, n, chunk, blocks, passes,
+                       shape);
+    }
+    std::vector<kernel_argument> args = data;
+    args.insert(args.end(), {state_arg, scalar(n)});
+    const event done = built.kernel("kiln_radix_finish")
+                           .bind(std::move(args))
+                           .launch(q, stride_items(dev, n), stride_group(dev));
+    for (temporary_lease* lease : {&keys_b, &values_b})
+        if (!lease->empty()) lease->release_after(q, done);
+    for (auto& lease : leases) lease.release_after(q, done);
+    return done;
+}
+
+}  // namespace
+
+void radix_sort_part(const queue& q, radix_key key, bool descending, const sort_operand& keys,
+                     std::size_t n, const std::vector<sort_operand>& values) {
+    if (n < 2) return;
+    if (values.size() <= 1) {
+        radix_passes(q, key, descending, keys, n, values.empty() ? nullptr : &values[0]).wait();
+        return;
+    }
+    // Several value vectors: the keys carry their original positions, and every value vector
+    // is then gathered through them (one kernel each, rather than a scatter per value per pass).
+    if (n > 0xffffffffu) throw_sort_too_large("kiln::sort_by_key", n);
+    temporary_lease order = temporary_pool::acquire(q, n * 4);
+    const kernel_argument order_arg = make_argument(order.bytes());
+    permutation_program(q.device())
+        .kernel("kiln_order_iota")
+        .bind({order_arg, scalar(n)})
+        .launch(q, stride_items(q.device(), n), stride_group(q.device()));
+    const sort_operand positions{order_arg, 4};
+    radix_passes(q, key, descending, keys, n, &positions);
+    apply_order(q, order_arg, n, values);
+    order.release_after(q, q.marker());
+    q.finish();
+}
+
+void merge_sort_part(const queue& q, const sort_comparator& comparator, const sort_operand& keys,
+                     std::size_t n, const std::vector<sort_operand>& values) {
+    if (n < 2) return;
+    const device& dev = q.device();
+    merge_sort_shape shape;
+    shape.key_type = comparator.key_type;
+    shape.comparator_source = comparator.source;
+    shape.comparator_name = comparator.name;
+    shape.work_group_size =
+        static_cast<unsigned>(policy_for(algorithm::merge_sort, dev).work_group_size);
+    // The comparator's whole source is part of the key: two functions may share a name.
+    const std::string cache_key = "merge sort " + comparator.key_type + " " +
+                                  std::to_string(shape.work_group_size) + "\n" + comparator.source;
+    const algorithm_program& built = algorithm_program_for(
+        dev, cache_key, {"kiln_merge_block_sort", "kiln_merge_pass", "kiln_merge_copy_keys"},
+        [&] { return merge_sort_source(shape); });
+
+    const std::size_t group = shape.work_group_size;
+    temporary_lease keys_b = temporary_pool::acquire(q, n * keys.element_bytes);
+    temporary_lease order_a = temporary_pool::acquire(q, n * 4);
+    temporary_lease order_b = temporary_pool::acquire(q, n * 4);
+    const kernel_argument b = make_argument(keys_b.bytes());
+    const kernel_argument order[2] = {make_argument(order_a.bytes()),
+                                      make_argument(order_b.bytes())};
+    built.kernel("kiln_merge_block_sort")
+        .bind({keys.memory, order[0], scalar(n)})
+        .launch(q, ceil_div(n, group) * group, group);
+    bool in_a = true;
+    for (std::size_t width = group; width < n; width *= 2) {
+        built.kernel("kiln_merge_pass")
+            .bind({in_a ? keys.memory : b, in_a ? b : keys.memory, order[in_a ? 0 : 1],
+                   order[in_a ? 1 : 0], scalar(n), scalar(width)})
+            .launch(q, stride_items(dev, n), stride_group(dev));
+        in_a = !in_a;
+    }
+    if (!in_a)
+        built.kernel("kiln_merge_copy_keys")
+            .bind({b, keys.memory, scalar(n)})
+            .launch(q, stride_items(dev, n), stride_group(dev));
+    apply_order(q, order[in_a ? 0 : 1], n, values);
+    const event done = q.marker();
+    for (temporary_lease* lease : {&keys_b, &order_a, &order_b}) lease->release_after(q, done);
+    done.wait();
+}
+
+void throw_sort_layout_mismatch(std::string_view call) {
+    throw invalid_argument_error(std::string(call),
+                                 "every value vector must have the keys' size and be split over "
+                                 "the same devices in the same parts");
+}
+
+void throw_sort_too_large(std::string_view call, std::size_t n) {
+    throw invalid_argument_error(std::string(call),
+                                 "sorts with a comparator or several value vectors handle up to "
+                                 "2^32 - 1 keys, got " +
+                                     std::to_string(n));
+}
+
+}  // namespace kiln::detail

@@ -1,0 +1,54 @@
+// Kernel generators for sorting: the LSD radix sort passes and the stable merge sort passes.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace kiln::detail {
+
+/// How a sort key's bits become an unsigned number whose order is the wanted order.
+enum class sort_key_kind { unsigned_integer, signed_integer, floating };
+
+struct sort_key_info {
+    sort_key_kind kind = sort_key_kind::unsigned_integer;
+    std::size_t bytes = 4;  ///< 4 or 8
+};
+
+/// The shape of one radix sort program: tuning constants are compiled in.
+struct radix_sort_shape {
+    sort_key_info key;
+    bool descending = false;
+    std::size_t value_bytes = 0;  ///< the bytes (4 or 8) of values moving along, 0 for none
+    unsigned radix_bits = 4;
+    unsigned work_group_size = 256;
+    unsigned items_per_work_item = 8;
+    /// Also generate the single-pass kernels (kiln_onesweep_*), for devices where work-groups
+    /// that started earlier keep making progress.
+    bool single_pass = false;
+
+    unsigned radix() const { return 1u << radix_bits; }
+    unsigned tile() const { return work_group_size * items_per_work_item; }
+};
+
+/// Kernels kiln_radix_upsweep, kiln_radix_scan, kiln_radix_downsweep and kiln_radix_finish, and
+/// with single_pass kiln_onesweep_histogram, kiln_onesweep_offsets and kiln_onesweep_pass; see
+/// sort_kernels.cpp for what each does and the device-side state they share.
+std::string radix_sort_source(const radix_sort_shape& shape);
+
+/// The shape of one merge sort program.
+struct merge_sort_shape {
+    std::string key_type;            ///< the keys' OpenCL C type
+    std::string comparator_source;   ///< definitions of the comparator and what it calls
+    std::string comparator_name;     ///< less(a, b): whether a goes before b
+    unsigned work_group_size = 256;  ///< also the length of the runs sorted inside one group
+};
+
+/// Kernels kiln_merge_block_sort, kiln_merge_pass and kiln_merge_copy_keys.
+std::string merge_sort_source(const merge_sort_shape& shape);
+
+/// Kernels that move values through a permutation of uint indices: kiln_order_iota,
+/// kiln_gather4/8 (dst[i] = src[order[i]]) and kiln_copy4/8.
+std::string permutation_source();
+
+}  // namespace kiln::detail

@@ -1,0 +1,350 @@
+// kiln::sort and kiln::sort_by_key on every device, compared with std::stable_sort: edge sizes
+// around the tile and chunk, key patterns, every key type, NaN and -0, stability, descending
+// order, comparators, and vectors split over two devices.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <kiln/algo/sort.hpp>
+#include <kiln/algo/tuning.hpp>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../expr/device_test.hpp"
+
+namespace {
+
+KILN_FUNCTION(int, by_magnitude, (float a, float b), return fabs(a) < fabs(b););
+KILN_FUNCTION(int, by_low_byte, (uint a, uint b), return (a & 255u) < (b & 255u););
+
+/// The order docs/sorting.md promises, written independently of kiln's bit tricks: NaNs after
+/// everything (in input order), -0 before +0, otherwise by value.
+template <class T>
+bool documented_before(T a, T b) {
+    if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(a)) return false;
+        if (std::isnan(b)) return true;
+        if (a == b) return std::signbit(a) && !std::signbit(b);
+    }
+    return a < b;
+}
+
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+    return a.size() == b.size() &&
+           (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+template <class T>
+std::vector<T> random_keys(std::size_t n, unsigned seed) {
+    std::mt19937_64 engine(seed);
+    std::vector<T> keys(n);
+    for (auto& k : keys) {
+        if constexpr (std::is_floating_point_v<T>)
+            k = static_cast<T>(std::uniform_real_distribution<double>(-1e6, 1e6)(engine));
+        else
+            k = static_cast<T>(engine());  // every bit random: high bits and negatives included
+    }
+    return keys;
+}
+
+/// The indices of `keys` in stable sorted order.
+template <class T, class Before>
+std::vector<std::uint32_t> stable_order(const std::vector<T>& keys, Before before) {
+    std::vector<std::uint32_t> order(keys.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return before(keys[a], keys[b]); });
+    return order;
+}
+
+template <class T>
+std::vector<T> permuted(const std::vector<T>& v, const std::vector<std::uint32_t>& order) {
+    std::vector<T> out(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i) out[i] = v[order[i]];
+    return out;
+}
+
+class sort_test : public kiln::testing::device_test {
+  protected:
+    /// Sizes around one tile and around the chunks of several work-groups.
+    std::vector<std::size_t> sizes(std::size_t key_bytes) const {
+        const auto policy = kiln::detail::policy_for(kiln::detail::algorithm::radix_sort, device());
+        // sort.cpp halves the items per work-item for 64-bit keys.
+        const std::size_t tile = policy.tile_size() / (key_bytes == 8 ? 2 : 1);
+        return {0, 1, 2, 3, tile - 1, tile, tile + 1, 5 * tile + 17, 1000007};
+    }
+
+    /// Sorts keys by value and by (key, index) pairs, ascending and descending, and checks both
+    /// against std::stable_sort.
+    template <class T>
+    void check_radix(const std::vector<T>& host, const std::string& what) {
+        SCOPED_TRACE(what + ", n = " + std::to_string(host.size()));
+        for (bool descending : {false, true}) {
+            SCOPED_TRACE(descending ? "descending" : "ascending");
+            const auto before = [descending](T a, T b) {
+                return descending ? documented_before(b, a) : documented_before(a, b);
+            };
+            const auto order = stable_order(host, before);
+            kiln::vector<T> keys(q, host);
+            std::vector<std::uint32_t> index(host.size());
+            std::iota(index.begin(), index.end(), 0u);
+            kiln::vector<std::uint32_t> values(q, index);
+            if (descending)
+                kiln::sort_by_key(keys, values, kiln::descending);
+            else
+                kiln::sort_by_key(keys, values);
+            ASSERT_TRUE(same_bits(keys.read(), permuted(host, order)));
+            ASSERT_EQ(values.read(), order);  // equal keys keep their input order
+
+            kiln::vector<T> alone(q, host);
+            if (descending)
+                kiln::sort(alone, kiln::descending);
+            else
+                kiln::sort(alone);
+            ASSERT_TRUE(same_bits(alone.read(), permuted(host, order)));
+        }
+    }
+
+    template <class T>
+    void check_key_type() {
+        if (std::is_same_v<T, double> && !has_double()) GTEST_SKIP() << "no double precision";
+        for (std::size_t n : sizes(sizeof(T))) check_radix(random_keys<T>(n, 7 + n), "random");
+        const std::size_t n = sizes(sizeof(T))[7];
+        auto keys = random_keys<T>(n, 11);
+        std::sort(keys.begin(), keys.end(), documented_before<T>);
+        check_radix(keys, "already sorted");
+        std::reverse(keys.begin(), keys.end());
+        check_radix(keys, "reverse sorted");
+        check_radix(std::vector<T>(n, static_cast<T>(42)), "all equal");
+        // Few distinct keys: long runs of equal keys test stability across tiles and chunks.
+        std::vector<T> few(n);
+        for (std::size_t i = 0; i < n; ++i) few[i] = static_cast<T>((i * 7919) % 5);
+        check_radix(few, "five distinct keys");
+    }
+};
+
+TEST_P(sort_test, uint32_keys) {
+    check_key_type<std::uint32_t>();
+}
+TEST_P(sort_test, int32_keys) {
+    check_key_type<std::int32_t>();
+}
+TEST_P(sort_test, uint64_keys) {
+    check_key_type<std::uint64_t>();
+}
+TEST_P(sort_test, int64_keys) {
+    check_key_type<std::int64_t>();
+}
+TEST_P(sort_test, float_keys) {
+    check_key_type<float>();
+}
+TEST_P(sort_test, double_keys) {
+    check_key_type<double>();
+}
+
+template <class T>
+std::vector<T> special_floats(std::size_t n) {
+    using limits = std::numeric_limits<T>;
+    const T negative_nan = -limits::quiet_NaN();
+    const T specials[] = {limits::quiet_NaN(),
+                          negative_nan,
+                          T(-0.0),
+                          T(0.0),
+                          limits::infinity(),
+                          -limits::infinity(),
+                          limits::denorm_min(),
+                          -limits::denorm_min(),
+                          limits::max(),
+                          limits::lowest(),
+                          limits::min(),
+                          T(1),
+                          T(-1),
+                          limits::signaling_NaN()};
+    std::vector<T> keys = random_keys<T>(n, 5);
+    for (std::size_t i = 0; i < n; i += 3) keys[i] = specials[(i / 3) % std::size(specials)];
+    return keys;
+}
+
+TEST_P(sort_test, nan_and_signed_zero_keys) {
+    check_radix(special_floats<float>(3001), "float specials");
+    if (has_double()) check_radix(special_floats<double>(3001), "double specials");
+}
+
+TEST_P(sort_test, several_value_vectors_move_with_their_keys) {
+    const std::size_t n = 20011;
+    std::vector<std::int32_t> host(n);
+    for (std::size_t i = 0; i < n; ++i)
+        host[i] = static_cast<std::int32_t>((i * 2654435761u) % 97) - 48;
+    std::vector<float> a(n);
+    std::vector<std::uint64_t> b(n);
+    std::vector<std::int32_t> c(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        a[i] = static_cast<float>(i) * 0.5f;
+        b[i] = (std::uint64_t{1} << 63) | i;
+        c[i] = -static_cast<std::int32_t>(i);
+    }
+    kiln::vector<std::int32_t> keys(q, host);
+    kiln::vector<float> va(q, a);
+    kiln::vector<std::uint64_t> vb(q, b);
+    kiln::vector<std::int32_t> vc(q, c);
+    kiln::sort_by_key(keys, va, vb, vc);
+    const auto order = stable_order(host, documented_before<std::int32_t>);
+    EXPECT_EQ(keys.read(), permuted(host, order));
+    EXPECT_EQ(va.read(), permuted(a, order));
+    EXPECT_EQ(vb.read(), permuted(b, order));
+    EXPECT_EQ(vc.read(), permuted(c, order));
+
+    // One wide value beside narrow keys: it travels inside the radix passes.
+    kiln::vector<std::int32_t> keys2(q, host);
+    kiln::vector<std::uint64_t> wide(q, b);
+    kiln::sort_by_key(keys2, wide);
+    EXPECT_EQ(keys2.read(), permuted(host, order));
+    EXPECT_EQ(wide.read(), permuted(b, order));
+}
+
+TEST_P(sort_test, comparator_sort_is_stable) {
+    const auto policy = kiln::detail::policy_for(kiln::detail::algorithm::merge_sort, device());
+    for (std::size_t n :
+         {std::size_t{0}, std::size_t{1}, std::size_t{2}, policy.work_group_size - 1,
+          policy.work_group_size + 1, std::size_t{100003}}) {
+        SCOPED_TRACE("n = " + std::to_string(n));
+        std::vector<float> host(n);
+        for (std::size_t i = 0; i < n; ++i)
+            host[i] = static_cast<float>(static_cast<int>((i * 40503u) % 201) - 100) * 0.25f;
+        const auto order =
+            stable_order(host, [](float x, float y) { return std::fabs(x) < std::fabs(y); });
+        kiln::vector<float> keys(q, host);
+        kiln::sort(keys, by_magnitude);
+        ASSERT_EQ(keys.read(), permuted(host, order));  // -x and x keep their input order
+
+        std::vector<std::uint32_t> index(n);
+        std::iota(index.begin(), index.end(), 0u);
+        std::vector<double> weights(n);
+        for (std::size_t i = 0; i < n; ++i) weights[i] = 1.0 / static_cast<double>(i + 1);
+        kiln::vector<float> keys2(q, host);
+        kiln::vector<std::uint32_t> values(q, index);
+        std::vector<float> as_float(n);
+        for (std::size_t i = 0; i < n; ++i) as_float[i] = static_cast<float>(weights[i]);
+        kiln::vector<float> more(q, as_float);
+        kiln::sort_by_key(keys2, values, more, by_magnitude);
+        ASSERT_EQ(keys2.read(), permuted(host, order));
+        ASSERT_EQ(values.read(), order);
+        ASSERT_EQ(more.read(), permuted(as_float, order));
+    }
+}
+
+TEST_P(sort_test, comparator_on_unsigned_keys) {
+    const std::size_t n = 70001;
+    const auto host = random_keys<std::uint32_t>(n, 3);
+    const auto order = stable_order(
+        host, [](std::uint32_t a, std::uint32_t b) { return (a & 255u) < (b & 255u); });
+    kiln::vector<std::uint32_t> keys(q, host);
+    kiln::sort(keys, by_low_byte);
+    EXPECT_EQ(keys.read(), permuted(host, order));
+}
+
+TEST_P(sort_test, gpu_shapes_on_every_device) {
+    // The GPU policy's tile and group shapes, whatever the device: on PoCL this runs the code
+    // paths the GPUs take.
+    using kiln::detail::algorithm;
+    kiln::detail::algorithm_policy gpu{256, 8, 4};
+    kiln::detail::scoped_algorithm_policy scoped(algorithm::radix_sort, gpu);
+    check_radix(random_keys<std::uint32_t>(100003, 9), "uint32, GPU shape");
+    gpu.radix_bits = 5;  // a digit width that does not divide the key width
+    kiln::detail::scoped_algorithm_policy wider(algorithm::radix_sort, gpu);
+    check_radix(random_keys<std::int64_t>(30011, 10), "int64, 5-bit digits");
+}
+
+TEST_P(sort_test, both_radix_paths) {
+    // Single pass with decoupled look-back where the device promises progress, reduce-then-scan
+    // elsewhere: run both where the single pass can run. PoCL runs a started work-group to its
+    // end, so groups that took earlier tickets always finish and the look-back would be safe on
+    // it; but PoCL 3.1's default work-group compiler ("loops") gives wrong ranks in the
+    // single-pass kernel, which is right under POCL_WORK_GROUP_METHOD=repl: CTest runs this
+    // test that way too (algo.sort_single_pass_pocl).
+    const char* method = std::getenv("POCL_WORK_GROUP_METHOD");
+    const bool replicated = method != nullptr && std::string(method) == "repl";
+    const bool single_pass_runs = kiln::detail::groups_make_progress(device()) || replicated;
+    // "repl" copies the kernel body once per work-item: small groups keep compiling quick
+    // (16 work-items still give every digit its own work-item).
+    std::optional<kiln::detail::scoped_algorithm_policy> small;
+    if (replicated)
+        small.emplace(kiln::detail::algorithm::radix_sort,
+                      kiln::detail::algorithm_policy{16, 4, 4});
+    for (bool progress : {false, true}) {
+        if (progress && !single_pass_runs) continue;
+        SCOPED_TRACE(progress ? "single pass" : "reduce-then-scan");
+        kiln::detail::scoped_forward_progress scoped(progress);
+        check_radix(random_keys<std::uint32_t>(100003, 21), "uint32");
+        check_radix(random_keys<std::int64_t>(30011, 22), "int64");
+        std::vector<float> few(50001);
+        for (std::size_t i = 0; i < few.size(); ++i) few[i] = static_cast<float>(i % 3);
+        check_radix(few, "three distinct floats");  // passes with one digit are skipped
+        check_radix(special_floats<float>(3001), "float specials");
+    }
+}
+
+KILN_INSTANTIATE_DEVICE_TEST(sort_test);
+
+/// A vector split over two devices: each part is sorted on its device, then the parts are merged.
+class split_sort_test : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        if (kiln::devices().size() < 2)
+            GTEST_SKIP() << "needs two devices (POCL_DEVICES=\"pthread pthread\")";
+        for (std::size_t i = 0; i < 2; ++i) queues.emplace_back(kiln::devices()[i]);
+    }
+    std::vector<kiln::queue> queues;
+};
+
+TEST_F(split_sort_test, radix_sort_by_key_merges_the_parts_stably) {
+    const std::size_t n = 100003;
+    std::vector<std::int64_t> host(n);
+    for (std::size_t i = 0; i < n; ++i)
+        host[i] = static_cast<std::int64_t>((i * 7919) % 1013) - 500;
+    std::vector<std::uint32_t> index(n);
+    std::iota(index.begin(), index.end(), 0u);
+    kiln::vector<std::int64_t> keys(queues, host);
+    kiln::vector<std::uint32_t> values(queues, index);
+    ASSERT_EQ(keys.part_count(), 2u);
+    kiln::sort_by_key(keys, values, kiln::descending);
+    const auto order = stable_order(host, [](std::int64_t a, std::int64_t b) { return b < a; });
+    EXPECT_EQ(keys.read(), permuted(host, order));
+    EXPECT_EQ(values.read(), order);
+}
+
+TEST_F(split_sort_test, float_keys_with_nans) {
+    const auto host = special_floats<float>(50001);
+    kiln::vector<float> keys(queues, host);
+    kiln::sort(keys);
+    const auto order = stable_order(host, documented_before<float>);
+    EXPECT_TRUE(same_bits(keys.read(), permuted(host, order)));
+}
+
+TEST_F(split_sort_test, comparator_sort) {
+    const std::size_t n = 30001;
+    std::vector<float> host(n);
+    for (std::size_t i = 0; i < n; ++i) host[i] = static_cast<float>(static_cast<int>(i % 41) - 20);
+    kiln::vector<float> keys(queues, host);
+    kiln::sort(keys, by_magnitude);
+    const auto order =
+        stable_order(host, [](float x, float y) { return std::fabs(x) < std::fabs(y); });
+    EXPECT_EQ(keys.read(), permuted(host, order));
+}
+
+TEST_F(split_sort_test, values_split_differently_are_rejected) {
+    kiln::vector<float> keys(queues, 1000);
+    kiln::vector<float> values(queues[0], 1000);
+    EXPECT_THROW(kiln::sort_by_key(keys, values), kiln::invalid_argument_error);
+}
+
+}  // namespace
