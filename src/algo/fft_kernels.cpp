@@ -1,0 +1,180 @@
+// Source of the FFT program: Stockham radix passes and the three element-wise steps of Bluestein.
+#include <cmath>
+#include <cstdio>
+#include <kiln/algo/fft_kernels.hpp>
+#include <kiln/detail/source_builder.hpp>
+#include <numbers>
+#include <string_view>
+
+namespace kiln::detail {
+namespace {
+
+// Everything a kernel needs to know about the element and index types.
+struct fft_types {
+    std::string real, complex, index;
+    bool double_precision;
+};
+
+std::string literal(const fft_types& t, double value) {
+    char text[40];
+    std::snprintf(text, sizeof text, "%.17e", value);
+    return std::string(text) + (t.double_precision ? "" : "f");
+}
+
+void define_helpers(source_builder& b, const fft_types& t) {
+    const std::string& c = t.complex;
+    b.define("kiln_fft_helpers",
+             c + " kiln_fft_make(" + t.real + " re, " + t.real + " im) { " + c +
+                 " z; z.x = re; z.y = im; return z; }\n" + c + " kiln_fft_add(" + c + " a, " + c +
+                 " b) { return kiln_fft_make(a.x + b.x, a.y + b.y); }\n" + c + " kiln_fft_sub(" +
+                 c + " a, " + c + " b) { return kiln_fft_make(a.x - b.x, a.y - b.y); }\n" + c +
+                 " kiln_fft_mul(" + c + " a, " + c +
+                 " b) { return kiln_fft_make(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }\n" +
+                 c + " kiln_fft_mul_i(" + c + " a) { return kiln_fft_make(-a.y, a.x); }\n" + c +
+                 " kiln_fft_mul_minus_i(" + c + " a) { return kiln_fft_make(a.y, -a.x); }\n" + c +
+                 " kiln_fft_scaled(" + c + " a, " + t.real +
+                 " s) { return kiln_fft_make(a.x * s, a.y * s); }\n");
+}
+
+// The common signature; see fft_program_source.
+void begin(source_builder& b, const fft_types& t, const std::string& name) {
+    b.begin_kernel(name);
+    b.parameter("global const " + t.complex + "* in");
+    b.parameter("global " + t.complex + "* out");
+    b.parameter("global const " + t.complex + "* table");
+    for (const char* p : {"count", "a", "b", "c", "d", "e"}) b.parameter(t.index + " " + p);
+    b.parameter(t.real + " scale");
+    b.begin_body();
+    b.line("const " + t.index + " g = (" + t.index + ")get_global_id(0);");
+    b.line("if (g >= count) return;");
+}
+
+// `function(a, b)`, or `function(a)` when b is empty.
+std::string call(std::string_view function, std::string_view a, std::string_view b = {}) {
+    std::string text(function);
+    text.append("(").append(a);
+    if (!b.empty()) text.append(", ").append(b);
+    return text.append(")");
+}
+
+// y[m] = sum over r of v[r] w^(r m), w = exp(sign 2 pi i / R), with the multiplications by 1,
+// -1, i and -i written as additions and swaps.
+void write_small_dft(source_builder& b, const fft_types& t, std::size_t radix, bool inverse) {
+    const double sign = inverse ? 1.0 : -1.0;
+    for (std::size_t m = 0; m < radix; ++m) {
+        std::string sum = "v0";
+        for (std::size_t r = 1; r < radix; ++r) {
+            const std::size_t e = (r * m) % radix;
+            const std::string v = "v" + std::to_string(r);
+            if (e == 0) {
+                sum = call("kiln_fft_add", sum, v);
+            } else if ((4 * e) % radix == 0) {
+                // A multiple of a quarter turn: w^e is -1, i or -i.
+                const std::size_t quarters = 4 * e / radix;
+                if (quarters == 2) {
+                    sum = call("kiln_fft_sub", sum, v);
+                } else {
+                    const bool plus_i = (quarters == 1) == inverse;
+                    sum = call("kiln_fft_add", sum,
+                               call(plus_i ? "kiln_fft_mul_i" : "kiln_fft_mul_minus_i", v));
+                }
+            } else {
+                const double angle = sign * 2 * std::numbers::pi * double(e) / double(radix);
+                const std::string w =
+                    call("kiln_fft_make", literal(t, std::cos(angle)), literal(t, std::sin(angle)));
+                sum = call("kiln_fft_add", sum, call("kiln_fft_mul", v, w));
+            }
+        }
+        b.line("const " + t.complex + " y" + std::to_string(m) + " = " + sum + ";");
+    }
+}
+
+// One Stockham autosort pass of radix R over every line of a strided batch (a = n, b = n / R,
+// c = the length of the sub-transforms already done, d = the stride between a line's
+// elements, e = the offset of this pass's twiddles in the table): it combines R sub-transforms
+// of length c into one of length c R, reading and writing in the natural order.
+void write_radix_kernel(source_builder& b, const fft_types& t, std::size_t radix, bool inverse) {
+    begin(b, t, fft_radix_kernel_name(radix, inverse));
+    const std::string& i = t.index;
+    const std::string r_text = std::to_string(radix);
+    b.line("const " + i + " inner = g % d;");
+    b.line("const " + i + " rest = g / d;");
+    b.line("const " + i + " j = rest % b;");
+    b.line("const " + i + " base = (rest / b) * a * d + inner;");
+    b.line("const " + i + " k = j % c;");
+    b.line(t.complex + " v0 = in[base + j * d];");
+    for (std::size_t r = 1; r < radix; ++r) {
+        const std::string rs = std::to_string(r);
+        b.line(t.complex + " v" + rs + " = kiln_fft_mul(in[base + (j + " + rs + " * b) * d], " +
+               "table[e + k * " + std::to_string(radix - 1) + " + " + std::to_string(r - 1) +
+               "]);");
+    }
+    write_small_dft(b, t, radix, inverse);
+    b.line("const " + i + " target = base + ((j - k) * " + r_text + " + k) * d;");
+    for (std::size_t r = 0; r < radix; ++r) {
+        const std::string rs = std::to_string(r);
+        b.line("out[target + " + rs + " * c * d] = kiln_fft_scaled(y" + rs + ", scale);");
+    }
+    b.end_kernel();
+}
+
+// Bluestein, step 1: each line (a = n elements, stride c) times the chirp (table from d), zero
+// padded to b elements, contiguous.
+void write_chirp_in(source_builder& b, const fft_types& t) {
+    begin(b, t, fft_chirp_in_kernel);
+    b.line("const " + t.index + " i = g % b;");
+    b.line("const " + t.index + " line = g / b;");
+    b.line(t.complex + " v = kiln_fft_make(0, 0);");
+    b.line("if (i < a) v = kiln_fft_mul(in[(line / c) * a * c + i * c + line % c], table[d + i]);");
+    b.line("out[g] = v;");
+    b.end_kernel();
+}
+
+// Bluestein, step 2: the padded lines' spectra (a elements each) times the chirp's (table from
+// b). Element-wise, so in and out may be the same memory.
+void write_pointwise(source_builder& b, const fft_types& t) {
+    begin(b, t, fft_pointwise_kernel);
+    b.line("out[g] = kiln_fft_mul(in[g], table[b + g % a]);");
+    b.end_kernel();
+}
+
+// Bluestein, step 3: the first a elements of each padded line (b elements) times the chirp
+// (table from d), scaled, back to the strided layout (stride c).
+void write_chirp_out(source_builder& b, const fft_types& t) {
+    begin(b, t, fft_chirp_out_kernel);
+    b.line("const " + t.index + " i = g % a;");
+    b.line("const " + t.index + " line = g / a;");
+    b.line(
+        "out[(line / c) * a * c + i * c + line % c] = "
+        "kiln_fft_scaled(kiln_fft_mul(in[line * b + i], table[d + i]), scale);");
+    b.end_kernel();
+}
+
+}  // namespace
+
+std::string fft_radix_kernel_name(std::size_t radix, bool inverse) {
+    return "kiln_fft_radix" + std::to_string(radix) + (inverse ? "_inverse" : "_forward");
+}
+
+std::vector<std::string> fft_kernel_names() {
+    std::vector<std::string> names;
+    for (std::size_t radix : fft_radices)
+        for (bool inverse : {false, true}) names.push_back(fft_radix_kernel_name(radix, inverse));
+    names.insert(names.end(), {fft_chirp_in_kernel, fft_pointwise_kernel, fft_chirp_out_kernel});
+    return names;
+}
+
+std::string fft_program_source(bool double_precision, bool wide_index) {
+    const std::string real = double_precision ? "double" : "float";
+    const fft_types t{real, real + "2", wide_index ? "ulong" : "uint", double_precision};
+    source_builder b;
+    define_helpers(b, t);
+    for (std::size_t radix : fft_radices)
+        for (bool inverse : {false, true}) write_radix_kernel(b, t, radix, inverse);
+    write_chirp_in(b, t);
+    write_pointwise(b, t);
+    write_chirp_out(b, t);
+    return b.str();
+}
+
+}  // namespace kiln::detail

@@ -1,0 +1,188 @@
+// kiln::fft on every device against FFTW in double precision: 1-D sizes from 1 to 2^20 (radix
+// passes and Bluestein), 2-D and 3-D shapes, batches, round trips, in place, bad input, caching.
+#include <fftw3.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <kiln/algo/algorithm_program.hpp>
+#include <kiln/kiln.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "support/device_param.hpp"
+
+namespace {
+
+using cdouble = std::complex<double>;
+
+template <class T>
+std::vector<std::complex<T>> random_complex(std::size_t n, unsigned seed) {
+    std::mt19937 engine(seed);
+    std::uniform_real_distribution<T> value(-1, 1);
+    std::vector<std::complex<T>> data(n);
+    for (auto& z : data) z = {value(engine), value(engine)};
+    return data;
+}
+
+std::size_t product(const std::vector<std::size_t>& sizes) {
+    std::size_t n = 1;
+    for (std::size_t s : sizes) n *= s;
+    return n;
+}
+
+// FFTW's transform of `input` (converted to double), scaled by 1/N when inverse, like kiln's.
+template <class T>
+std::vector<cdouble> reference(const std::vector<std::complex<T>>& input,
+                               const std::vector<std::size_t>& sizes, std::size_t batch,
+                               bool inverse) {
+    std::vector<cdouble> in(input.begin(), input.end()), out(input.size());
+    std::vector<int> n(sizes.begin(), sizes.end());
+    const int transform = int(product(sizes));
+    fftw_plan plan = fftw_plan_many_dft(
+        int(n.size()), n.data(), int(batch), reinterpret_cast<fftw_complex*>(in.data()), nullptr, 1,
+        transform, reinterpret_cast<fftw_complex*>(out.data()), nullptr, 1, transform,
+        inverse ? FFTW_BACKWARD : FFTW_FORWARD, FFTW_ESTIMATE);
+    fftw_execute(plan);
+    fftw_destroy_plan(plan);
+    if (inverse)
+        for (auto& z : out) z /= double(transform);
+    return out;
+}
+
+template <class T>
+double relative_l2_error(const std::vector<std::complex<T>>& got,
+                         const std::vector<cdouble>& expected) {
+    double error = 0, norm = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        error += std::norm(cdouble(got[i]) - expected[i]);
+        norm += std::norm(expected[i]);
+    }
+    return norm == 0 ? std::sqrt(error) : std::sqrt(error / norm);
+}
+
+// The promise of docs/fft.md: 2e-7 log2 N for float, 1e-15 log2 N for double (log2 N >= 1).
+template <class T>
+double tolerance(std::size_t n) {
+    const double log_n = std::max(1.0, std::log2(double(n)));
+    return (std::is_same_v<T, float> ? 2e-7 : 1e-15) * log_n;
+}
+
+class fft_test : public kiln::test::device_queue_test {
+  protected:
+    // Transforms random data with kiln and FFTW and compares, forward or inverse.
+    template <class T>
+    void check(const std::vector<std::size_t>& sizes, std::size_t batch, bool inverse) {
+        SCOPED_TRACE(shape_text(sizes, batch) + (inverse ? " inverse" : " forward"));
+        const auto host = random_complex<T>(product(sizes) * batch, unsigned(product(sizes)));
+        const kiln::vector<std::complex<T>> x(q, host);
+        const auto plan =
+            inverse ? kiln::fft<T>(q, sizes, kiln::inverse, batch) : kiln::fft<T>(q, sizes, batch);
+        const auto y = plan(x);
+        EXPECT_LE(relative_l2_error(y.read(), reference(host, sizes, batch, inverse)),
+                  tolerance<T>(product(sizes)));
+        EXPECT_EQ(x.read(), host) << "the input must be left alone";
+    }
+    // Float, and double where the device has it; CPUs skip double for large problems, which
+    // take seconds there and test no code that float and the smaller sizes do not.
+    template <class Body>
+    void for_each_precision(Body&& body, std::size_t elements = 0) {
+        body(float{});
+        const bool large_on_cpu =
+            device().properties().type == kiln::device_type::cpu && elements > (1u << 16);
+        if (has_double() && !large_on_cpu) body(double{});
+    }
+    static std::string shape_text(const std::vector<std::size_t>& sizes, std::size_t batch) {
+        std::string text;
+        for (std::size_t n : sizes) text += (text.empty() ? "" : "x") + std::to_string(n);
+        return text + " batch " + std::to_string(batch);
+    }
+};
+
+TEST_P(fft_test, one_dimension_of_every_kind_of_size_matches_fftw) {
+    // Radix passes (2, 3, 5, 7 and their products) and Bluestein (97, 1000003).
+    for (std::size_t n :
+         {1u, 2u, 3u, 7u, 8u, 97u, 128u, 1000u, 1024u, 4096u, 65536u, 1000003u, 1u << 20})
+        for_each_precision([&](auto real) { check<decltype(real)>({n}, 1, false); }, n);
+}
+
+TEST_P(fft_test, inverse_matches_fftw_scaled_by_one_over_n) {
+    for (std::size_t n : {1u, 5u, 12u, 97u, 1000u, 4096u, 2310u})
+        for_each_precision([&](auto real) { check<decltype(real)>({n}, 1, true); });
+}
+
+TEST_P(fft_test, two_and_three_dimensions_match_fftw) {
+    const std::vector<std::vector<std::size_t>> shapes = {
+        {1, 1000}, {1000, 1}, {480, 640}, {97, 10}, {64, 64, 64}, {5, 7, 11}, {1, 1, 1}};
+    for (const auto& sizes : shapes)
+        for_each_precision([&](auto real) {
+            check<decltype(real)>(sizes, 1, false);
+            check<decltype(real)>(sizes, 1, true);
+        });
+}
+
+TEST_P(fft_test, batches_match_fftw) {
+    const std::vector<std::vector<std::size_t>> shapes = {{1000}, {97}, {1}, {12, 10}, {3, 4, 13}};
+    for (const auto& sizes : shapes)
+        for_each_precision([&](auto real) {
+            check<decltype(real)>(sizes, 7, false);
+            check<decltype(real)>(sizes, 3, true);
+        });
+}
+
+TEST_P(fft_test, forward_then_inverse_in_place_gives_the_input_back) {
+    for (const auto& sizes : std::vector<std::vector<std::size_t>>{
+             {1}, {2}, {97}, {4096}, {10007}, {480, 640}, {6, 10, 14}}) {
+        SCOPED_TRACE(shape_text(sizes, 2));
+        const auto host = random_complex<float>(product(sizes) * 2, 7);
+        kiln::vector<std::complex<float>> x(q, host);
+        const kiln::fft<float> forward(q, sizes, 2), backward(q, sizes, kiln::inverse, 2);
+        forward(x, x);  // truly in place: one stage (sizes 2, 97) goes through scratch
+        x = backward(x);
+        std::vector<cdouble> expected(host.begin(), host.end());
+        EXPECT_LE(relative_l2_error(x.read(), expected), 2 * tolerance<float>(product(sizes)));
+    }
+}
+
+TEST_P(fft_test, bad_input_is_rejected_before_anything_runs) {
+    EXPECT_THROW(kiln::fft<float>(q, {0}), kiln::invalid_argument_error);
+    EXPECT_THROW(kiln::fft<float>(q, {4, 0}), kiln::invalid_argument_error);
+    EXPECT_THROW(kiln::fft<float>(q, {}), kiln::invalid_argument_error);
+    EXPECT_THROW(kiln::fft<float>(q, {2, 2, 2, 2}), kiln::invalid_argument_error);
+    EXPECT_THROW(kiln::fft<float>(q, {8}, 0), kiln::invalid_argument_error);
+    const kiln::fft<float> plan(q, {8});
+    const std::vector<std::complex<float>> ones(8, {1, 0});
+    const kiln::vector<std::complex<float>> wrong_size(q, std::vector<std::complex<float>>(7));
+    const kiln::vector<std::complex<float>> output(q, ones);
+    EXPECT_THROW(plan(wrong_size), kiln::invalid_argument_error);
+    EXPECT_THROW(plan(wrong_size, output), kiln::invalid_argument_error);
+    EXPECT_THROW(plan(output, wrong_size), kiln::invalid_argument_error);
+    EXPECT_THROW(plan(kiln::vector<std::complex<float>>()), kiln::invalid_argument_error);
+    EXPECT_EQ(output.read(), ones) << "a rejected call must not have written the output";
+    for (const kiln::device& other : kiln::devices()) {
+        if (other == device()) continue;
+        const kiln::queue other_queue(other);
+        const kiln::vector<std::complex<float>> elsewhere(other_queue, ones);
+        EXPECT_THROW(plan(elsewhere), kiln::invalid_argument_error);
+        EXPECT_THROW(plan(elsewhere, output), kiln::invalid_argument_error);
+        EXPECT_EQ(output.read(), ones);
+    }
+}
+
+TEST_P(fft_test, a_second_plan_of_the_same_shape_costs_nothing) {
+    const kiln::fft<float> first(q, {97, 60}, 3);
+    const std::size_t generated = kiln::detail::algorithm_programs_generated();
+    const kiln::fft<float> second(q, {97, 60}, 3);
+    EXPECT_EQ(&first.plan(), &second.plan()) << "tables and steps are shared";
+    EXPECT_EQ(kiln::detail::algorithm_programs_generated(), generated);
+    const kiln::fft<float> other_shape(q, {97, 61}, 3);
+    EXPECT_NE(&first.plan(), &other_shape.plan());
+    EXPECT_EQ(kiln::detail::algorithm_programs_generated(), generated)
+        << "one program per precision serves every shape";
+}
+
+KILN_INSTANTIATE_FOR_EVERY_DEVICE(fft_test);
+
+}  // namespace
