@@ -199,8 +199,9 @@ kernel_argument buffer_argument(const buffer_storage& storage) {
 
 std::string describe(const fft_shape& shape) {
     std::string text = shape.double_precision ? "double" : "float";
-    for (std::size_t n : shape.sizes) text += " " + std::to_string(n);
-    return text + " x" + std::to_string(shape.batch) + (shape.inverse ? " inverse" : " forward");
+    for (std::size_t n : shape.sizes) text.append(" ").append(std::to_string(n));
+    text.append(" x").append(std::to_string(shape.batch));
+    return text.append(shape.inverse ? " inverse" : " forward");
 }
 
 }  // namespace

@@ -65,7 +65,7 @@ void write_small_dft(source_builder& b, const fft_types& t, std::size_t radix, b
         std::string sum = "v0";
         for (std::size_t r = 1; r < radix; ++r) {
             const std::size_t e = (r * m) % radix;
-            const std::string v = "v" + std::to_string(r);
+            const std::string v = 'v' + std::to_string(r);
             if (e == 0) {
                 sum = call("kiln_fft_add", sum, v);
             } else if ((4 * e) % radix == 0) {
