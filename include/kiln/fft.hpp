@@ -21,6 +21,7 @@
 #include <kiln/vector.hpp>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kiln {
@@ -54,6 +55,18 @@ class fft {
         plan_->run(input.queue(), input.part(0).storage(), output.part(0).storage());
         return output;
     }
+    /// The transform of a vector expression (real or complex values, e.g. `plan(2.0f * x)` or a
+    /// kiln::vector<float>), evaluated into the new vector on the plan's queue first and then
+    /// transformed there in place. Not yet fused into the first pass: one more read and write.
+    template <vector_expression E>
+    requires(!std::same_as<std::remove_cvref_t<E>, vector<value_type>>) &&
+        detail::storable_as<value_type, expression_value_t<E>> vector<value_type> operator()(
+            const E& input) const {
+        vector<value_type> output(queue_, size());
+        output = input;  // sizes and devices checked here, before anything runs
+        plan_->run(queue_, output.part(0).storage(), output.part(0).storage());
+        return output;
+    }
     /// Writes the transform of `input` to `output`, which may be `input` itself (in place).
     void operator()(const vector<value_type>& input, const vector<value_type>& output) const {
         check(input, "input");
@@ -74,6 +87,7 @@ class fft {
         : plan_(detail::fft_plan::make(
               q, detail::fft_shape{std::move(sizes), batch, inverse, std::same_as<T, double>},
               "kiln::fft")),
+          queue_(q),
           device_(q.device()) {}
 
     void check(const vector<value_type>& v, const char* role) const {
@@ -87,6 +101,7 @@ class fft {
     }
 
     std::shared_ptr<const detail::fft_plan> plan_;
+    queue queue_;
     device device_;
 };
 

@@ -146,6 +146,25 @@ TEST_P(fft_test, forward_then_inverse_in_place_gives_the_input_back) {
     }
 }
 
+TEST_P(fft_test, expressions_and_real_vectors_are_transformed) {
+    const std::size_t n = 360;
+    const auto host = random_complex<float>(n, 3);
+    std::vector<float> real_host(n);
+    for (std::size_t i = 0; i < n; ++i) real_host[i] = host[i].imag();
+    const kiln::vector<std::complex<float>> x(q, host);
+    const kiln::vector<float> r(q, real_host);
+    const kiln::fft<float> plan(q, {n});
+    std::vector<std::complex<float>> doubled(host);
+    for (auto& z : doubled) z *= 2.0f;
+    EXPECT_LE(relative_l2_error(plan(2.0f * x).read(), reference(doubled, {n}, 1, false)),
+              tolerance<float>(n));
+    const std::vector<std::complex<float>> real_as_complex(real_host.begin(), real_host.end());
+    EXPECT_LE(relative_l2_error(plan(r).read(), reference(real_as_complex, {n}, 1, false)),
+              tolerance<float>(n));
+    const kiln::vector<float> too_short(q, std::vector<float>(n - 1));
+    EXPECT_THROW(plan(too_short), kiln::invalid_argument_error);
+}
+
 TEST_P(fft_test, bad_input_is_rejected_before_anything_runs) {
     EXPECT_THROW(kiln::fft<float>(q, {0}), kiln::invalid_argument_error);
     EXPECT_THROW(kiln::fft<float>(q, {4, 0}), kiln::invalid_argument_error);
