@@ -30,7 +30,8 @@ void define_helpers(source_builder& b, const fft_types& t) {
                  c + " a, " + c + " b) { return kiln_fft_make(a.x - b.x, a.y - b.y); }\n" + c +
                  " kiln_fft_mul(" + c + " a, " + c +
                  " b) { return kiln_fft_make(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }\n" +
-                 c + " kiln_fft_mul_i(" + c + " a) { return kiln_fft_make(-a.y, a.x); }\n" + c +
+                 c + " kiln_fft_neg(" + c + " a) { return kiln_fft_make(-a.x, -a.y); }\n" + c +
+                 " kiln_fft_mul_i(" + c + " a) { return kiln_fft_make(-a.y, a.x); }\n" + c +
                  " kiln_fft_mul_minus_i(" + c + " a) { return kiln_fft_make(a.y, -a.x); }\n" + c +
                  " kiln_fft_scaled(" + c + " a, " + t.real +
                  " s) { return kiln_fft_make(a.x * s, a.y * s); }\n");
@@ -57,37 +58,76 @@ std::string call(std::string_view function, std::string_view a, std::string_view
     return text.append(")");
 }
 
-// y[m] = sum over r of v[r] w^(r m), w = exp(sign 2 pi i / R), with the multiplications by 1,
-// -1, i and -i written as additions and swaps.
-void write_small_dft(source_builder& b, const fft_types& t, std::size_t radix, bool inverse) {
-    const double sign = inverse ? 1.0 : -1.0;
-    for (std::size_t m = 0; m < radix; ++m) {
-        std::string sum = "v0";
-        for (std::size_t r = 1; r < radix; ++r) {
-            const std::size_t e = (r * m) % radix;
-            const std::string v = 'v' + std::to_string(r);
-            if (e == 0) {
-                sum = call("kiln_fft_add", sum, v);
-            } else if ((4 * e) % radix == 0) {
-                // A multiple of a quarter turn: w^e is -1, i or -i.
-                const std::size_t quarters = 4 * e / radix;
-                if (quarters == 2) {
-                    sum = call("kiln_fft_sub", sum, v);
-                } else {
-                    const bool plus_i = (quarters == 1) == inverse;
-                    sum = call("kiln_fft_add", sum,
-                               call(plus_i ? "kiln_fft_mul_i" : "kiln_fft_mul_minus_i", v));
-                }
-            } else {
-                const double angle = sign * 2 * std::numbers::pi * double(e) / double(radix);
-                const std::string w =
-                    call("kiln_fft_make", literal(t, std::cos(angle)), literal(t, std::sin(angle)));
-                sum = call("kiln_fft_add", sum, call("kiln_fft_mul", v, w));
-            }
-        }
-        b.line("const " + t.complex + " y" + std::to_string(m) + " = " + sum + ";");
+// v w^e, w = exp(sign 2 pi i / R): multiplications by 1, -1, i and -i are negations and swaps.
+std::string rotated(const fft_types& t, const std::string& v, std::size_t e, std::size_t radix,
+                    bool inverse) {
+    e %= radix;
+    if (e == 0) return v;
+    if ((4 * e) % radix == 0) {
+        const std::size_t quarters = 4 * e / radix;
+        if (quarters == 2) return call("kiln_fft_neg", v);
+        const bool plus_i = (quarters == 1) == inverse;
+        return call(plus_i ? "kiln_fft_mul_i" : "kiln_fft_mul_minus_i", v);
     }
+    const double angle = (inverse ? 2 : -2) * std::numbers::pi * double(e) / double(radix);
+    return call("kiln_fft_mul", v,
+                call("kiln_fft_make", literal(t, std::cos(angle)), literal(t, std::sin(angle))));
 }
+
+// Writes the small DFT inside a pass, y[m] = sum over r of v[r] w^(r m), into named values.
+// Radices 8 and 16 are split into DFTs of 2 x 4 and 4 x 4 with twiddles between them (fewer
+// multiplications, and less rounding, than the direct sum); the others are direct sums.
+class small_dft_writer {
+  public:
+    small_dft_writer(source_builder& b, const fft_types& t, bool inverse)
+        : b_(b), t_(t), inverse_(inverse) {}
+
+    std::vector<std::string> dft(const std::vector<std::string>& v) {
+        const std::size_t radix = v.size();
+        const std::size_t a = radix == 16 ? 4 : radix == 8 ? 2 : 1;
+        std::vector<std::string> y(radix);
+        if (a == 1) {
+            for (std::size_t m = 0; m < radix; ++m) {
+                std::string sum = v[0];
+                for (std::size_t r = 1; r < radix; ++r)
+                    sum = call("kiln_fft_add", sum, rotated(t_, v[r], r * m, radix, inverse_));
+                y[m] = name(sum);
+            }
+            return y;
+        }
+        // r = r1 + a r2 and m = m2 + b m1: DFTs of length b over r2, twiddles w^(r1 m2), then
+        // DFTs of length a over r1.
+        const std::size_t b = radix / a;
+        std::vector<std::vector<std::string>> inner(a);
+        for (std::size_t r1 = 0; r1 < a; ++r1) {
+            std::vector<std::string> column;
+            for (std::size_t r2 = 0; r2 < b; ++r2) column.push_back(v[r1 + a * r2]);
+            inner[r1] = dft(column);
+            for (std::size_t m2 = 1; m2 < b; ++m2)
+                if ((r1 * m2) % radix != 0)
+                    inner[r1][m2] = name(rotated(t_, inner[r1][m2], r1 * m2, radix, inverse_));
+        }
+        for (std::size_t m2 = 0; m2 < b; ++m2) {
+            std::vector<std::string> row;
+            for (std::size_t r1 = 0; r1 < a; ++r1) row.push_back(inner[r1][m2]);
+            const std::vector<std::string> outer = dft(row);
+            for (std::size_t m1 = 0; m1 < a; ++m1) y[m2 + b * m1] = outer[m1];
+        }
+        return y;
+    }
+
+  private:
+    std::string name(const std::string& value) {
+        std::string n = 's' + std::to_string(next_++);
+        b_.line("const " + t_.complex + " " + n + " = " + value + ";");
+        return n;
+    }
+
+    source_builder& b_;
+    const fft_types& t_;
+    bool inverse_;
+    int next_ = 0;
+};
 
 // One Stockham autosort pass of radix R over every line of a strided batch (a = n, b = n / R,
 // c = the length of the sub-transforms already done, d = the stride between a line's
@@ -109,11 +149,13 @@ void write_radix_kernel(source_builder& b, const fft_types& t, std::size_t radix
                "table[e + k * " + std::to_string(radix - 1) + " + " + std::to_string(r - 1) +
                "]);");
     }
-    write_small_dft(b, t, radix, inverse);
+    std::vector<std::string> v;
+    for (std::size_t r = 0; r < radix; ++r) v.push_back('v' + std::to_string(r));
+    const std::vector<std::string> y = small_dft_writer(b, t, inverse).dft(v);
     b.line("const " + i + " target = base + ((j - k) * " + r_text + " + k) * d;");
     for (std::size_t r = 0; r < radix; ++r) {
         const std::string rs = std::to_string(r);
-        b.line("out[target + " + rs + " * c * d] = kiln_fft_scaled(y" + rs + ", scale);");
+        b.line("out[target + " + rs + " * c * d] = kiln_fft_scaled(" + y[r] + ", scale);");
     }
     b.end_kernel();
 }

@@ -8,7 +8,7 @@
 namespace kiln::detail {
 
 /// The radices that Stockham passes exist for, largest first (the order plans prefer them in).
-inline constexpr std::size_t fft_radices[] = {8, 4, 2, 3, 5, 7};
+inline constexpr std::size_t fft_radices[] = {16, 8, 4, 2, 3, 5, 7};
 
 /// "kiln_fft_radix<R>_forward" or "..._inverse".
 std::string fft_radix_kernel_name(std::size_t radix, bool inverse);
