@@ -1,4 +1,5 @@
 // kiln::fft plans: factoring sizes into radix passes or Bluestein, host tables, the plan cache.
+#include <atomic>
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -19,6 +20,11 @@ namespace kiln::detail {
 namespace {
 
 using complex_double = std::complex<double>;
+std::atomic<bool> force_wide_indices{false};
+
+bool wide_indices_forced() {
+    return force_wide_indices.load(std::memory_order_relaxed);
+}
 constexpr std::size_t work_group_size = 64;
 
 // The radices whose product is n, or nothing if n has another prime factor.
@@ -206,6 +212,11 @@ std::string describe(const fft_shape& shape) {
 
 }  // namespace
 
+scoped_wide_fft_indices::scoped_wide_fft_indices() : previous_(force_wide_indices.exchange(true)) {}
+scoped_wide_fft_indices::~scoped_wide_fft_indices() {
+    force_wide_indices.store(previous_);
+}
+
 std::size_t fft_shape::elements() const {
     std::size_t total = batch;
     for (std::size_t n : sizes) total *= n;
@@ -235,8 +246,9 @@ fft_plan::fft_plan(const queue& q, fft_shape shape)
     in_place_ = chain(stages, true);
     work_elements_ = builder.work_elements;
 
-    wide_index_ = std::max({elements, work_elements_, builder.table.size()}) >
-                  std::size_t{0xffffffff} - work_group_size;
+    wide_index_ =
+        wide_indices_forced() || std::max({elements, work_elements_, builder.table.size()}) >
+                                     std::size_t{0xffffffff} - work_group_size;
     program_ = &algorithm_program_for(
         q.device(),
         std::string("fft ") + (shape_.double_precision ? "double" : "float") +
@@ -344,11 +356,13 @@ std::shared_ptr<const fft_plan> fft_plan::make(const queue& q, const fft_shape& 
     static std::mutex mutex;
     static std::map<std::pair<const device_impl*, std::string>, std::weak_ptr<const fft_plan>>
         plans;
-    const auto key = std::make_pair(&q.device().impl(), describe(shape));
+    const auto key = std::make_pair(&q.device().impl(),
+                                    describe(shape) + (wide_indices_forced() ? " wide" : ""));
     std::lock_guard lock(mutex);
     if (auto found = plans.find(key); found != plans.end())
         if (auto plan = found->second.lock()) return plan;
     auto plan = std::make_shared<const fft_plan>(q, shape);
+    std::erase_if(plans, [](const auto& entry) { return entry.second.expired(); });
     plans[key] = plan;
     return plan;
 }

@@ -96,13 +96,14 @@ class fft_test : public kiln::test::device_queue_test {
     }
     static std::string shape_text(const std::vector<std::size_t>& sizes, std::size_t batch) {
         std::string text;
-        for (std::size_t n : sizes) text += (text.empty() ? "" : "x") + std::to_string(n);
-        return text + " batch " + std::to_string(batch);
+        for (std::size_t n : sizes) text.append(text.empty() ? "" : "x").append(std::to_string(n));
+        return text.append(" batch ").append(std::to_string(batch));
     }
 };
 
 TEST_P(fft_test, one_dimension_of_every_kind_of_size_matches_fftw) {
-    // Radix passes (2, 3, 5, 7 and their products) and Bluestein (97, 1000003).
+    // Radix passes (2, 3, 5, 7 and their products, radix 16 and 8 included) and Bluestein (97,
+    // 1000003).
     for (std::size_t n :
          {1u, 2u, 3u, 7u, 8u, 97u, 128u, 1000u, 1024u, 4096u, 65536u, 1000003u, 1u << 20})
         for_each_precision([&](auto real) { check<decltype(real)>({n}, 1, false); }, n);
@@ -130,6 +131,15 @@ TEST_P(fft_test, batches_match_fftw) {
             check<decltype(real)>(sizes, 7, false);
             check<decltype(real)>(sizes, 3, true);
         });
+}
+
+TEST_P(fft_test, the_64_bit_index_kernels_of_huge_plans_are_right) {
+    // Float only: the index type is written by the same code for both precisions, and each
+    // program costs PoCL seconds to build.
+    const kiln::detail::scoped_wide_fft_indices wide;
+    check<float>({4096}, 1, false);
+    check<float>({97}, 3, true);
+    check<float>({12, 5, 16}, 1, false);
 }
 
 TEST_P(fft_test, forward_then_inverse_in_place_gives_the_input_back) {

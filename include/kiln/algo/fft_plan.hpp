@@ -42,6 +42,19 @@ struct fft_step {
     double scale = 1;
 };
 
+/// While one lives, plans made use 64-bit element indices, as plans of more than 2^32 elements
+/// do: lets tests run that path on small data.
+class scoped_wide_fft_indices {
+  public:
+    scoped_wide_fft_indices();
+    ~scoped_wide_fft_indices();
+    scoped_wide_fft_indices(const scoped_wide_fft_indices&) = delete;
+    scoped_wide_fft_indices& operator=(const scoped_wide_fft_indices&) = delete;
+
+  private:
+    bool previous_;
+};
+
 class fft_plan {
   public:
     /// The plan for `shape` on q's device, shared by every kiln::fft made for the same shape on
