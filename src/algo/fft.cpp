@@ -1,4 +1,5 @@
 // kiln::fft plans: factoring sizes into radix passes or Bluestein, host tables, the plan cache.
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <complex>
@@ -268,10 +269,6 @@ fft_plan::fft_plan(const queue& q, fft_shape shape)
     }
     tables_ = buffer<std::byte>(q, bytes.size());
     tables_.write(q, std::span<const std::byte>(bytes));
-}
-
-std::size_t fft_plan::launches(bool in_place) const {
-    return (in_place ? in_place_ : out_of_place_).size();
 }
 
 event fft_plan::run(const queue& q, const buffer_storage& input,

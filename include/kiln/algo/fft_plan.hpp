@@ -67,8 +67,6 @@ class fft_plan {
     event run(const queue& q, const buffer_storage& input, const buffer_storage& output) const;
 
     const fft_shape& shape() const noexcept { return shape_; }
-    /// Kernel launches per run, for tests of the plan's structure.
-    std::size_t launches(bool in_place) const;
 
     fft_plan(const queue& q, fft_shape shape);
 
