@@ -25,6 +25,21 @@
 #include <vector>
 
 namespace kiln {
+namespace detail {
+
+/// Throws invalid_argument_error unless `v` has `size` elements, all on `dev`.
+template <class V>
+void check_fft_operand(const vector<V>& v, std::size_t size, const device& dev, const char* role) {
+    if (v.size() != size)
+        throw invalid_argument_error("kiln::fft",
+                                     std::string(role) + " has " + std::to_string(v.size()) +
+                                         " elements, the plan expects " + std::to_string(size));
+    if (v.part_count() != 1 || !(v.queue().device() == dev))
+        throw invalid_argument_error(
+            "kiln::fft", std::string(role) + " is not on the plan's device " + dev.name());
+}
+
+}  // namespace detail
 
 /// Selects the inverse transform in kiln::fft's constructor.
 struct inverse_t {
@@ -79,8 +94,9 @@ class fft {
     /// Elements transformed per call: the sizes' product times the batch.
     std::size_t size() const noexcept { return plan_->shape().elements(); }
     bool is_inverse() const noexcept { return plan_->shape().inverse; }
-    /// The shared device plan, for tests of caching.
+    /// The shared device plan (tests of caching; real transforms).
     const detail::fft_plan& plan() const noexcept { return *plan_; }
+    const device& plan_device() const noexcept { return device_; }
 
   private:
     fft(const queue& q, std::vector<std::size_t> sizes, bool inverse, std::size_t batch)
@@ -91,18 +107,87 @@ class fft {
           device_(q.device()) {}
 
     void check(const vector<value_type>& v, const char* role) const {
-        if (v.size() != size())
-            throw invalid_argument_error(
-                "kiln::fft", std::string(role) + " has " + std::to_string(v.size()) +
-                                 " elements, the plan transforms " + std::to_string(size()));
-        if (v.part_count() != 1 || !(v.queue().device() == device_))
-            throw invalid_argument_error(
-                "kiln::fft", std::string(role) + " is not on the plan's device " + device_.name());
+        detail::check_fft_operand(v, size(), device_, role);
     }
 
     std::shared_ptr<const detail::fft_plan> plan_;
     queue queue_;
     device device_;
+};
+
+/// Real-to-complex forward transforms, FFTW's r2c layout: arrays of {n0[, n1[, n2]]} real values
+/// to arrays of {n0[, n1[, n2 / 2 + 1]]} complex ones (the last size halved, plus one; the rest of
+/// the spectrum is their complex conjugate). Even and odd sizes. Runs as a complex transform of
+/// the real data and keeps half of it: correct, not yet the 2x faster packed algorithm.
+template <class T>
+requires std::same_as<T, float> || std::same_as<T, double>
+class rfft {
+  public:
+    rfft(const queue& q, std::vector<std::size_t> sizes, std::size_t batch = 1)
+        : complex_(q, std::move(sizes), batch) {}
+
+    vector<std::complex<T>> operator()(const vector<T>& input) const {
+        detail::check_fft_operand(input, size(), complex_.plan_device(), "input");
+        vector<std::complex<T>> output(input.queue(), spectrum_size());
+        (*this)(input, output);
+        return output;
+    }
+    void operator()(const vector<T>& input, const vector<std::complex<T>>& output) const {
+        detail::check_fft_operand(input, size(), complex_.plan_device(), "input");
+        detail::check_fft_operand(output, spectrum_size(), complex_.plan_device(), "output");
+        vector<std::complex<T>> full(input.queue(), size());
+        full = input;
+        complex_(full, full);
+        complex_.plan().keep_half(input.queue(), full.part(0).storage(), output.part(0).storage(),
+                                  {});
+    }
+
+    /// Real values in: the sizes' product times the batch.
+    std::size_t size() const noexcept { return complex_.size(); }
+    /// Complex values out.
+    std::size_t spectrum_size() const noexcept {
+        return size() / complex_.sizes().back() * (complex_.sizes().back() / 2 + 1);
+    }
+
+  private:
+    fft<T> complex_;
+};
+
+/// Complex-to-real inverse transforms, the inverse of rfft (scaled by 1/N): arrays of
+/// {n0[, n1[, n2 / 2 + 1]]} complex values, the half spectrum of real data, to arrays of
+/// {n0[, n1[, n2]]} real ones. Only the half spectrum is read; the rest is taken to be its
+/// conjugate, as for FFTW's c2r. Runs as a complex transform of the expanded spectrum.
+template <class T>
+requires std::same_as<T, float> || std::same_as<T, double>
+class irfft {
+  public:
+    irfft(const queue& q, std::vector<std::size_t> sizes, std::size_t batch = 1)
+        : complex_(q, std::move(sizes), inverse, batch) {}
+
+    vector<T> operator()(const vector<std::complex<T>>& input) const {
+        detail::check_fft_operand(input, spectrum_size(), complex_.plan_device(), "input");
+        vector<T> output(input.queue(), size());
+        (*this)(input, output);
+        return output;
+    }
+    void operator()(const vector<std::complex<T>>& input, vector<T>& output) const {
+        detail::check_fft_operand(input, spectrum_size(), complex_.plan_device(), "input");
+        detail::check_fft_operand(output, size(), complex_.plan_device(), "output");
+        vector<std::complex<T>> full(input.queue(), size());
+        complex_.plan().expand_half(input.queue(), input.part(0).storage(), full.part(0).storage());
+        complex_(full, full);
+        output = real(full);
+    }
+
+    /// Real values out: the sizes' product times the batch.
+    std::size_t size() const noexcept { return complex_.size(); }
+    /// Complex values in.
+    std::size_t spectrum_size() const noexcept {
+        return size() / complex_.sizes().back() * (complex_.sizes().back() / 2 + 1);
+    }
+
+  private:
+    fft<T> complex_;
 };
 
 }  // namespace kiln

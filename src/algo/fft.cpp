@@ -310,26 +310,55 @@ event fft_plan::run(const queue& q, const buffer_storage& input,
             done = storage(step.source).copy_bytes(q, 0, storage(step.target), 0, bytes, done);
             continue;
         }
-        std::vector<kernel_argument> args{buffer_argument(storage(step.source)),
-                                          buffer_argument(storage(step.target)),
-                                          buffer_argument(tables_.storage())};
-        const auto index = [&](std::uint64_t value) {
-            args.push_back(wide_index_ ? make_argument(value)
-                                       : make_argument(static_cast<std::uint32_t>(value)));
-        };
-        index(step.work_items);
-        for (std::size_t i = 0; i < 5; ++i) index(i < step.values.size() ? step.values[i] : 0);
-        args.push_back(shape_.double_precision ? make_argument(step.scale)
-                                               : make_argument(static_cast<float>(step.scale)));
-        const std::size_t global =
-            (step.work_items + work_group_size - 1) / work_group_size * work_group_size;
-        done = program_->kernel(step.kernel)
-                   .bind(std::move(args))
-                   .launch(q, global, work_group_size, {}, done);
+        done = launch(q, step, storage(step.source), storage(step.target), done);
     }
     for (temporary_lease* lease : {&scratch[0], &scratch[1], &work[0], &work[1]})
         if (!lease->empty()) lease->release_after(q, done);
     return done;
+}
+
+event fft_plan::launch(const queue& q, const fft_step& step, const buffer_storage& source,
+                       const buffer_storage& target, const event& after) const {
+    std::vector<kernel_argument> args{buffer_argument(source), buffer_argument(target),
+                                      buffer_argument(tables_.storage())};
+    const auto index = [&](std::uint64_t value) {
+        args.push_back(wide_index_ ? make_argument(value)
+                                   : make_argument(static_cast<std::uint32_t>(value)));
+    };
+    index(step.work_items);
+    for (std::size_t i = 0; i < 5; ++i) index(i < step.values.size() ? step.values[i] : 0);
+    args.push_back(shape_.double_precision ? make_argument(step.scale)
+                                           : make_argument(static_cast<float>(step.scale)));
+    const std::size_t global =
+        (step.work_items + work_group_size - 1) / work_group_size * work_group_size;
+    return program_->kernel(step.kernel)
+        .bind(std::move(args))
+        .launch(q, global, work_group_size, {}, after);
+}
+
+// The sizes of a real transform's arrays: d x c x n, n contiguous, half = n / 2 + 1.
+struct real_layout {
+    std::size_t n, half, c, d;
+    explicit real_layout(const fft_shape& shape)
+        : n(shape.sizes.back()),
+          half(n / 2 + 1),
+          c(shape.sizes.size() >= 2 ? shape.sizes[shape.sizes.size() - 2] : 1),
+          d(shape.sizes.size() == 3 ? shape.sizes[0] : 1) {}
+};
+
+event fft_plan::keep_half(const queue& q, const buffer_storage& full, const buffer_storage& half,
+                          const event& after) const {
+    const real_layout l(shape_);
+    const std::size_t lines = shape_.elements() / l.n;
+    return launch(q, {fft_half_kernel, {}, {}, lines * l.half, {l.n, l.half}, 1.0}, full, half,
+                  after);
+}
+
+event fft_plan::expand_half(const queue& q, const buffer_storage& half,
+                            const buffer_storage& full) const {
+    const real_layout l(shape_);
+    return launch(q, {fft_expand_kernel, {}, {}, shape_.elements(), {l.n, l.half, l.c, l.d}, 1.0},
+                  half, full, {});
 }
 
 std::shared_ptr<const fft_plan> fft_plan::make(const queue& q, const fft_shape& shape,

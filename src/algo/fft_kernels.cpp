@@ -192,6 +192,35 @@ void write_chirp_out(source_builder& b, const fft_types& t) {
     b.end_kernel();
 }
 
+// Real transforms, forward: the first b = a / 2 + 1 elements of each line of a (the rest is
+// their complex conjugate).
+void write_half(source_builder& b, const fft_types& t) {
+    begin(b, t, fft_half_kernel);
+    b.line("out[g] = in[(g / b) * a + g % b];");
+    b.end_kernel();
+}
+
+// Real transforms, inverse: the full spectrum from its first b = a / 2 + 1 columns, through
+// X[i0, i1, k] = conj(X[-i0, -i1, -k]) (the input of real data), for arrays of (d, c, a).
+void write_expand(source_builder& b, const fft_types& t) {
+    begin(b, t, fft_expand_kernel);
+    const std::string& i = t.index;
+    b.line("const " + i + " k = g % a;");
+    b.line("const " + i + " rest = g / a;");
+    b.open("if (k < b)");
+    b.line("out[g] = in[rest * b + k];");
+    b.close();
+    b.open("else");
+    b.line("const " + i + " i1 = rest % c;");
+    b.line("const " + i + " i0 = (rest / c) % d;");
+    b.line("const " + i + " array = rest / c / d;");
+    b.line("const " + i + " mirror = (array * d + (d - i0) % d) * c + (c - i1) % c;");
+    b.line(t.complex + " z = in[mirror * b + a - k];");
+    b.line("out[g] = kiln_fft_make(z.x, -z.y);");
+    b.close();
+    b.end_kernel();
+}
+
 }  // namespace
 
 std::string fft_radix_kernel_name(std::size_t radix, bool inverse) {
@@ -202,7 +231,8 @@ std::vector<std::string> fft_kernel_names() {
     std::vector<std::string> names;
     for (std::size_t radix : fft_radices)
         for (bool inverse : {false, true}) names.push_back(fft_radix_kernel_name(radix, inverse));
-    names.insert(names.end(), {fft_chirp_in_kernel, fft_pointwise_kernel, fft_chirp_out_kernel});
+    names.insert(names.end(), {fft_chirp_in_kernel, fft_pointwise_kernel, fft_chirp_out_kernel,
+                               fft_half_kernel, fft_expand_kernel});
     return names;
 }
 
@@ -216,6 +246,8 @@ std::string fft_program_source(bool double_precision, bool wide_index) {
     write_chirp_in(b, t);
     write_pointwise(b, t);
     write_chirp_out(b, t);
+    write_half(b, t);
+    write_expand(b, t);
     return b.str();
 }
 

@@ -239,6 +239,46 @@ TEST_P(fft_test, expressions_and_real_vectors_are_transformed) {
     EXPECT_THROW(plan(too_short), kiln::invalid_argument_error);
 }
 
+// The first n / 2 + 1 of every n values (n the last size): the half spectrum of real data.
+std::vector<cdouble> half_columns(const std::vector<cdouble>& full, std::size_t n) {
+    std::vector<cdouble> half;
+    for (std::size_t i = 0; i < full.size(); ++i)
+        if (i % n <= n / 2) half.push_back(full[i]);
+    return half;
+}
+
+TEST_P(fft_test, real_transforms_of_even_and_odd_sizes_match_fftw_and_invert) {
+    const std::vector<std::vector<std::size_t>> shapes = {
+        {1}, {2}, {7}, {8}, {97}, {1000}, {6, 9}, {5, 8}, {1, 7}, {9, 1}, {4, 6, 5}, {3, 2, 8}};
+    for (const auto& sizes : shapes)
+        for_each_precision([&](auto real) {
+            using T = decltype(real);
+            SCOPED_TRACE(shape_text(sizes, 3) + (sizeof(T) == 4 ? " float" : " double"));
+            const std::size_t total = product(sizes) * 3;
+            std::vector<T> host(total);
+            const auto random = random_complex<T>(total, unsigned(total));
+            for (std::size_t i = 0; i < total; ++i) host[i] = random[i].real();
+            const kiln::vector<T> x(q, host);
+            const kiln::rfft<T> forward(q, sizes, 3);
+            const kiln::irfft<T> backward(q, sizes, 3);
+            const auto spectrum = forward(x);
+            ASSERT_EQ(spectrum.size(), forward.spectrum_size());
+            const std::vector<std::complex<T>> as_complex(host.begin(), host.end());
+            const auto expected =
+                half_columns(reference(as_complex, sizes, 3, false), sizes.back());
+            EXPECT_LE(relative_l2_error(spectrum.read(), expected), tolerance<T>(product(sizes)));
+            const std::vector<T> back = backward(spectrum).read();
+            const std::vector<std::complex<T>> back_complex(back.begin(), back.end());
+            EXPECT_LE(
+                relative_l2_error(back_complex, std::vector<cdouble>(host.begin(), host.end())),
+                2 * tolerance<T>(product(sizes)));
+        });
+    const kiln::rfft<float> plan(q, {8});
+    EXPECT_THROW(plan(kiln::vector<float>(q, 7)), kiln::invalid_argument_error);
+    const kiln::irfft<float> inverse(q, {8});
+    EXPECT_THROW(inverse(kiln::vector<std::complex<float>>(q, 8)), kiln::invalid_argument_error);
+}
+
 TEST_P(fft_test, bad_input_is_rejected_before_anything_runs) {
     EXPECT_THROW(kiln::fft<float>(q, {0}), kiln::invalid_argument_error);
     EXPECT_THROW(kiln::fft<float>(q, {4, 0}), kiln::invalid_argument_error);

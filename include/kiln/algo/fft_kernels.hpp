@@ -15,6 +15,8 @@ std::string fft_radix_kernel_name(std::size_t radix, bool inverse);
 inline constexpr const char* fft_chirp_in_kernel = "kiln_fft_chirp_in";
 inline constexpr const char* fft_pointwise_kernel = "kiln_fft_pointwise";
 inline constexpr const char* fft_chirp_out_kernel = "kiln_fft_chirp_out";
+inline constexpr const char* fft_half_kernel = "kiln_fft_half";
+inline constexpr const char* fft_expand_kernel = "kiln_fft_expand";
 
 /// Every kernel of the FFT program.
 std::vector<std::string> fft_kernel_names();

@@ -66,11 +66,21 @@ class fft_plan {
     /// Transforms `input` into `output` (they may be the same memory) on q.
     event run(const queue& q, const buffer_storage& input, const buffer_storage& output) const;
 
+    /// Real transforms, after the forward one: the first n/2 + 1 of every n elements along
+    /// the last size (the rest are their conjugates when the input was real).
+    event keep_half(const queue& q, const buffer_storage& full, const buffer_storage& half,
+                    const event& after) const;
+    /// Real transforms, before the inverse one: the full spectrum of real data from its half.
+    event expand_half(const queue& q, const buffer_storage& half, const buffer_storage& full) const;
+
     const fft_shape& shape() const noexcept { return shape_; }
 
     fft_plan(const queue& q, fft_shape shape);
 
   private:
+    event launch(const queue& q, const fft_step& step, const buffer_storage& source,
+                 const buffer_storage& target, const event& after) const;
+
     fft_shape shape_;
     std::size_t element_bytes_;
     bool wide_index_ = false;  // 64-bit element indices in the kernels
