@@ -17,6 +17,7 @@ namespace {
 using kiln::detail::algorithm;
 using kiln::testing::random_values;
 
+// [doc:affine-operation]
 // Affine maps x -> a * x + b modulo 2^32, packed as a << 32 | b, applied left to right:
 // associative and not commutative, so any reordering of operands shows in the result.
 KILN_FUNCTION(ulong, affine_then, (ulong f, ulong g), {
@@ -24,6 +25,7 @@ KILN_FUNCTION(ulong, affine_then, (ulong f, ulong g), {
     const uint b = (uint)(g >> 32) * (uint)f + (uint)g;
     return ((ulong)a << 32) | b;
 });
+// [/doc]
 std::uint64_t host_affine_then(std::uint64_t f, std::uint64_t g) {
     const auto a = std::uint32_t(f >> 32) * std::uint32_t(g >> 32);
     const auto b = std::uint32_t(g >> 32) * std::uint32_t(f) + std::uint32_t(g);
