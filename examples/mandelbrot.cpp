@@ -7,8 +7,12 @@
 #include <array>
 #include <cstdio>
 #include <kiln/kiln.hpp>
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "atomic_file.hpp"
+#include "program_main.hpp"
 
 namespace {
 
@@ -60,47 +64,52 @@ std::array<png_byte, 3> colour(unsigned iterations) {
             static_cast<png_byte>(8.5 * u * u * u * t * 255.0)};
 }
 
-bool write_png(const std::string& path, const std::vector<png_byte>& rgb) {
+/// The picture as the bytes of a PNG file.
+std::vector<png_byte> encode_png(const std::vector<png_byte>& rgb) {
     png_image image{};
     image.version = PNG_IMAGE_VERSION;
     image.width = width;
     image.height = height;
     image.format = PNG_FORMAT_RGB;
-    if (png_image_write_to_file(&image, path.c_str(), 0, rgb.data(), 0, nullptr) == 0) {
-        std::fprintf(stderr, "mandelbrot: cannot write %s: %s\n", path.c_str(), image.message);
-        return false;
+    png_alloc_size_t size = 0;  // a first pass without memory measures the file
+    if (png_image_write_to_memory(&image, nullptr, &size, 0, rgb.data(), 0, nullptr) == 0) {
+        throw std::runtime_error(std::string("cannot encode the PNG: ") + image.message);
     }
-    return true;
+    std::vector<png_byte> file(size);
+    if (png_image_write_to_memory(&image, file.data(), &size, 0, rgb.data(), 0, nullptr) == 0) {
+        throw std::runtime_error(std::string("cannot encode the PNG: ") + image.message);
+    }
+    file.resize(size);
+    return file;
 }
 
-/// Reads the PNG back, so the check covers what was written, not just what was computed.
-bool read_png(const std::string& path, std::vector<png_byte>& rgb) {
+/// Decodes the PNG again, so the check covers the bytes that are written, not just what was
+/// computed.
+std::vector<png_byte> decode_png(const std::vector<png_byte>& file) {
     png_image image{};
     image.version = PNG_IMAGE_VERSION;
-    if (png_image_begin_read_from_file(&image, path.c_str()) == 0) {
-        std::fprintf(stderr, "mandelbrot: cannot read %s back: %s\n", path.c_str(), image.message);
-        return false;
+    if (png_image_begin_read_from_memory(&image, file.data(), file.size()) == 0) {
+        throw std::runtime_error(std::string("cannot decode the PNG: ") + image.message);
     }
     if (image.width != width || image.height != height) {
-        std::fprintf(stderr, "mandelbrot: %s is %ux%u, not %ux%u\n", path.c_str(), image.width,
-                     image.height, width, height);
         png_image_free(&image);
-        return false;
+        throw std::runtime_error("the PNG is " + std::to_string(image.width) + "x" +
+                                 std::to_string(image.height) + ", not " + std::to_string(width) +
+                                 "x" + std::to_string(height));
     }
     image.format = PNG_FORMAT_RGB;
-    rgb.resize(PNG_IMAGE_SIZE(image));
+    std::vector<png_byte> rgb(PNG_IMAGE_SIZE(image));
     if (png_image_finish_read(&image, nullptr, rgb.data(), 0, nullptr) == 0) {
-        std::fprintf(stderr, "mandelbrot: cannot decode %s: %s\n", path.c_str(), image.message);
-        return false;
+        throw std::runtime_error(std::string("cannot decode the PNG: ") + image.message);
     }
-    return true;
+    return rgb;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    const std::string output = argc > 1 ? argv[1] : "mandelbrot.png";
-    try {
+    return kiln::programs::run_program("mandelbrot", [&] {
+        const std::string output = argc > 1 ? argv[1] : "mandelbrot.png";
         auto dev = kiln::default_device();
         kiln::queue q(dev);
         auto mandelbrot = kiln::program(dev, source).kernel("mandelbrot");
@@ -113,8 +122,9 @@ int main(int argc, char** argv) {
                         .launch(q, global, {group, group});
         const auto counts = iterations.read(q, done);
 
-        // Every pixel against the CPU. Devices may still round a few boundary points differently
-        // (e.g. a different float conversion); more than 0.1% would be a real error.
+        // Every pixel against the CPU. Devices may still round a few boundary points
+        // differently (e.g. a different float conversion); more than 0.1% would be a real
+        // error.
         std::size_t differing = 0;
         for (unsigned py = 0; py < height; ++py)
             for (unsigned px = 0; px < width; ++px)
@@ -146,29 +156,25 @@ int main(int argc, char** argv) {
         rgb.reserve(pixels * 3);
         for (unsigned n : counts)
             for (png_byte channel : colour(n)) rgb.push_back(channel);
-        std::vector<png_byte> reread;
-        if (!write_png(output, rgb) || !read_png(output, reread)) return 1;
+        const std::vector<png_byte> file = encode_png(rgb);
+        const std::vector<png_byte> reread = decode_png(file);
         for (const auto& l : landmarks) {
             const auto expected = colour(cpu_iterations(l.px, l.py));
             const std::size_t at = (std::size_t(l.py) * width + l.px) * 3;
             if (reread[at] != expected[0] || reread[at + 1] != expected[1] ||
                 reread[at + 2] != expected[2]) {
-                std::fprintf(stderr, "mandelbrot: %s has the wrong colour in %s\n", l.where,
-                             output.c_str());
+                std::fprintf(stderr, "mandelbrot: %s has the wrong colour in the PNG\n", l.where);
                 ok = false;
             }
         }
         ok = ok && reread == rgb;
+        kiln::programs::write_file(output, file.data(), file.size());
 
         std::printf(
-            "mandelbrot: %ux%u, %u iterations at most, on %s: %zu of %zu pixels differ from the "
-            "CPU; "
-            "wrote %s: %s\n",
+            "mandelbrot: %ux%u, %u iterations at most, on %s: %zu of %zu pixels differ from "
+            "the CPU; wrote %s: %s\n",
             width, height, max_iterations, dev.name().c_str(), differing, pixels, output.c_str(),
             ok ? "OK" : "MISMATCH");
         return ok ? 0 : 1;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "mandelbrot: %s\n", e.what());
-        return 1;
-    }
+    });
 }

@@ -1,9 +1,13 @@
-// Matrix multiply, naive and with 16x16 local-memory tiles: one program (loaded from
-// kernels/matrix_multiply.cl), two kernels, both checked against the CPU and timed.
+// Matrix multiply, naive and with 16x16 local-memory tiles: one program (from
+// kernels/matrix_multiply.cl, embedded at build time), two kernels, both checked against the CPU
+// and timed.
 #include <cstdio>
+#include <example_kernels.hpp>
 #include <kiln/kiln.hpp>
 #include <string>
 #include <vector>
+
+#include "program_main.hpp"
 
 namespace {
 
@@ -73,12 +77,12 @@ bool multiply_and_check(kiln::queue& q, const multiply_kernel& naive, const mult
 }  // namespace
 
 int main() {
-    try {
+    return kiln::programs::run_program("matrix_multiply", [] {
         auto dev = kiln::default_device();
         kiln::queue q(dev, kiln::profiled);
-        // Found next to this executable, in kernels/ (or through KILN_KERNEL_PATH).
-        auto prog =
-            kiln::program::from_file(dev, "matrix_multiply.cl", "-DTILE=" + std::to_string(tile));
+        // kernels/matrix_multiply.cl, embedded in this executable when it was built.
+        auto prog = kiln::program(dev, kiln::examples::matrix_multiply_cl,
+                                  "-DTILE=" + std::to_string(tile));
         const auto naive =
             prog.kernel<kiln::param::in<float>, kiln::param::in<float>, kiln::param::out<float>,
                         unsigned, unsigned, unsigned>("multiply_naive");
@@ -97,8 +101,5 @@ int main() {
              {dims{100, 70, 130}, dims{256, 64, 128}, dims{1, 1, 1}, dims{17, 300, 5}})
             ok = multiply_and_check(q, naive, tiled, d) && ok;
         return ok ? 0 : 1;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "matrix_multiply: %s\n", e.what());
-        return 1;
-    }
+    });
 }

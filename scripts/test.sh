@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds kiln and runs every test: a formatting check, the release suite, the same suite under AddressSanitizer,
-# an install consumed through find_package(kiln), and a bounded fuzzing run of the world reader.
-# Installs missing Debian packages first. KILN_TEST_SKIP_ASAN=1 / KILN_TEST_SKIP_FUZZ=1 skip parts.
+# the tests that use threads under ThreadSanitizer, an install consumed through find_package(kiln), and
+# bounded fuzzing runs of the world reader and of kernel-argument binding and launch geometry.
+# Installs missing Debian packages first.
+# KILN_TEST_SKIP_ASAN=1 / KILN_TEST_SKIP_TSAN=1 / KILN_TEST_SKIP_FUZZ=1 skip parts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -39,6 +41,14 @@ if [ "${KILN_TEST_SKIP_ASAN:-0}" != 1 ]; then
         run_ctest --preset asan -j "$jobs"
 fi
 
+if [ "${KILN_TEST_SKIP_TSAN:-0}" != 1 ]; then
+    # Only the tests that use threads (tsan.*, tests/CMakeLists.txt), and only their targets.
+    step "ThreadSanitizer build and the tests that use threads"
+    cmake --preset tsan >/dev/null
+    cmake --build --preset tsan -j "$jobs" --target runtime_cache_test runtime_launch_test expr_threads_test
+    run_ctest --preset tsan
+fi
+
 step "install and find_package(kiln) from a consumer project"
 rm -rf build/install build/consumer
 cmake --install build/release --prefix build/install >/dev/null
@@ -46,9 +56,11 @@ cmake -S tests/install_consumer -B build/consumer -G Ninja -DCMAKE_PREFIX_PATH="
 cmake --build build/consumer
 run_ctest --test-dir build/consumer --output-on-failure
 
-if [ "${KILN_TEST_SKIP_FUZZ:-0}" != 1 ] && [ -x scripts/fuzz-heat-world.sh ]; then
+if [ "${KILN_TEST_SKIP_FUZZ:-0}" != 1 ] && [ -x scripts/fuzz.sh ]; then
     step "fuzzing the heat-world reader (bounded)"
-    scripts/fuzz-heat-world.sh
+    scripts/fuzz.sh heat_world_reader
+    step "fuzzing kernel arguments and launch geometry on PoCL (bounded)"
+    scripts/fuzz.sh kernel_launch
 fi
 
 step "all tests passed"

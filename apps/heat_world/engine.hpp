@@ -23,6 +23,12 @@ struct engine_options {
     unsigned threads = 0;  // --threads for host engines; 0 means every core
 };
 
+// The most threads the threads engine takes. It runs one band of rows per thread, and the bands
+// meet at a barrier after every step, so threads beyond the cores only add waiting; 1024 is
+// above the hardware threads of any one machine the tools run on, yet far below the counts
+// where creating threads exhausts the process's memory or the system's limits.
+inline constexpr unsigned max_threads = 1024;
+
 class engine {
   public:
     virtual ~engine() = default;
@@ -77,6 +83,7 @@ inline constexpr int threads_default_rank = 10;
 
 // The host engines.
 std::unique_ptr<engine> make_reference_engine();
+// `threads` is 0 (every core) or at most max_threads; more throws std::invalid_argument.
 std::unique_ptr<engine> make_threads_engine(unsigned threads = 0);
 void register_host_engines(engine_registry& registry);
 

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <heat_world_kernels.hpp>
 #include <kiln/kiln.hpp>
 #include <optional>
 #include <stdexcept>
@@ -318,9 +319,14 @@ kiln::kernel build_kernel(const engine_variant& variant, const kiln::device& dev
         " -DHEAT_GROUP_H=" + std::to_string(plan.group.h) +
         " -DHEAT_CELLS_X=" + std::to_string(plan.cells.w) +
         " -DHEAT_CELLS_Y=" + std::to_string(plan.cells.h);
+    // The kernels are the ones embedded at build time, never files found at run time. The #line
+    // directives make compiler messages name the kernel file, as program::from_files does.
+    std::vector<std::string> sources;
+    for (std::string_view file : {std::string_view("heat_cell.cl"), variant.kernel_file})
+        sources.push_back("#line 1 \"" + std::string(file) + "\"\n" +
+                          std::string(kernels::embedded_file(file)));
     kiln::kernel kernel =
-        kiln::program::from_files(device, {"heat_cell.cl", variant.kernel_file}, options)
-            .kernel(variant.kernel_name);
+        kiln::program(device, std::move(sources), options).kernel(variant.kernel_name);
     if (kernel.max_work_group_size() < plan.group.w * plan.group.h) {
         throw std::runtime_error(std::string(variant.kernel_name) + " cannot run work-groups of " +
                                  std::to_string(plan.group.w) + " x " +

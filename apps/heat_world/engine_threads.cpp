@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <barrier>
 #include <latch>
+#include <stdexcept>
+#include <string>
+#include <system_error>
 #include <thread>
 
 #include "engine.hpp"
@@ -56,7 +59,13 @@ void step_cells(const step_constants& c, const float* now, float* next, std::siz
 class threads_engine final : public engine {
   public:
     explicit threads_engine(unsigned threads)
-        : threads_(threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency())) {}
+        : threads_(threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency())) {
+        if (threads > max_threads) {
+            throw std::invalid_argument("the threads engine takes at most " +
+                                        std::to_string(max_threads) + " threads, not " +
+                                        std::to_string(threads));
+        }
+    }
 
     std::string_view name() const override { return "threads"; }
 
@@ -110,10 +119,19 @@ class threads_engine final : public engine {
                 try {
                     helpers.reserve(bands - 1);
                     for (std::size_t band = 1; band < bands; ++band) {
-                        helpers.emplace_back([&, band] {
-                            started.wait();
-                            if (!start_failed) work(band);
-                        });
+                        try {
+                            helpers.emplace_back([&, band] {
+                                started.wait();
+                                if (!start_failed) work(band);
+                            });
+                        } catch (const std::system_error& e) {
+                            throw std::runtime_error(
+                                "the threads engine could not start thread " +
+                                std::to_string(band + 1) + " of " + std::to_string(bands) + ": " +
+                                e.code().message() +
+                                " (a limit on threads or memory was reached; ask for fewer "
+                                "threads)");
+                        }
                     }
                 } catch (...) {
                     start_failed = true;

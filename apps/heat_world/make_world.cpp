@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "program_main.hpp"
 #include "tool_support.hpp"
 #include "world.hpp"
 #include "world_io.hpp"
@@ -26,7 +27,7 @@ options:
 }  // namespace
 
 int main(int argc, char** argv) {
-    return kiln::heat::run_tool("make_world", [&] {
+    return kiln::programs::run_program("make_world", [&] {
         using namespace kiln::heat;
         bool stats = false;
         std::vector<std::string> positional;
@@ -56,11 +57,12 @@ int main(int argc, char** argv) {
 
         std::ios::sync_with_stdio(false);
         const stopwatch clock;
+        kiln::programs::now_doing("building the world");
         const world w = make_test_world(n, alpha);
         const double build_seconds = clock.seconds();
+        kiln::programs::now_doing("writing the world");
         write_world(std::cout, w, binary ? world_format::binary : world_format::text);
-        std::cout.flush();
-        if (!std::cout) throw std::runtime_error("writing to standard output failed");
+        kiln::programs::flush_standard_output();
         if (stats) {
             const double total = clock.seconds();
             std::fprintf(

@@ -1,7 +1,11 @@
 // render_world: reads a heat world on standard input and writes it as a BMP or PNG picture.
+#include <unistd.h>
+
 #include <cstdio>
 #include <iostream>
 
+#include "atomic_file.hpp"
+#include "program_main.hpp"
 #include "render.hpp"
 #include "tool_support.hpp"
 #include "world.hpp"
@@ -14,6 +18,8 @@ constexpr const char* usage = R"(usage: render_world [options] [file|-]
 Reads a heat world (HPCEHeatWorldV0 text or binary) on standard input and draws it: insulators
 green, every other cell from blue (temperature 0) to red (temperature 1), y = 0 at the bottom.
 Writes a 24-bit BMP to `file` (default -, standard output), or a PNG when `file` ends in .png.
+An existing file is replaced only once the new picture is complete and on disk (a failed write
+leaves it as it was); a device or a FIFO is written to as a stream.
 
 options:
   --format bmp|png      picture format, whatever the file name says
@@ -33,7 +39,7 @@ bool ends_with_png(const std::string& name) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    return kiln::heat::run_tool("render_world", [&] {
+    return kiln::programs::run_program("render_world", [&] {
         using namespace kiln::heat;
         bool stats = false;
         bmp_padding padding = bmp_padding::standard;
@@ -71,6 +77,7 @@ int main(int argc, char** argv) {
 
         std::ios::sync_with_stdio(false);
         const stopwatch clock;
+        kiln::programs::now_doing("reading the world");
         world w;
         try {
             w = read_world(std::cin);
@@ -78,9 +85,17 @@ int main(int argc, char** argv) {
             throw std::runtime_error(std::string("bad world on standard input: ") + e.what());
         }
         const double read_seconds = clock.seconds();
+        kiln::programs::now_doing("encoding the picture");
         const std::vector<std::uint8_t> picture = png ? encode_png(w) : encode_bmp(w, padding);
         const double encode_seconds = clock.seconds() - read_seconds;
-        write_output(destination, picture.data(), picture.size());
+        kiln::programs::now_doing("writing the picture");
+        if (destination == "-") {
+            kiln::programs::flush_standard_output();
+            kiln::programs::write_stream(STDOUT_FILENO, picture.data(), picture.size(),
+                                         "standard output");
+        } else {
+            kiln::programs::write_file(destination, picture.data(), picture.size());
+        }
         if (stats) {
             std::fprintf(stderr,
                          "render_world: %u x %u cells: read %.3f s, encoded %s in %.3f s (%.3g "

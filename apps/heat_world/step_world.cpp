@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "engine.hpp"
+#include "program_main.hpp"
 #include "tool_support.hpp"
 #include "world.hpp"
 #include "world_io.hpp"
@@ -23,7 +24,7 @@ exit status 1 and nothing on standard output.
 options:
   --engine NAME   engine to step with (default: the fastest for the device; see --list-engines)
   --device SPEC   device for GPU engines (default: $KILN_DEVICE, else kiln's default device)
-  --threads N     threads for the threads engine (default: every core)
+  --threads N     threads for the threads engine, at most 1024 (default: every core)
   --list-engines  list the engines of this build and exit
   --stats         print the time taken, cell updates/s and GB/s on standard error
   --progress      draw a progress bar on standard error even when it is not a terminal
@@ -43,7 +44,7 @@ void list_engines(const kiln::heat::engine_registry& registry,
 }  // namespace
 
 int main(int argc, char** argv) {
-    return kiln::heat::run_tool("step_world", [&] {
+    return kiln::programs::run_program("step_world", [&] {
         using namespace kiln::heat;
         bool stats = false;
         bool list = false;
@@ -74,6 +75,10 @@ int main(int argc, char** argv) {
                 device_argument = *value;
             } else if (auto value = args.option("--threads")) {
                 options.threads = parse_count(*value, "--threads");
+                if (options.threads > max_threads) {
+                    throw usage_error("--threads must be at most " + std::to_string(max_threads) +
+                                      ", got " + *value);
+                }
             } else if (args.flag("--")) {
                 while (!args.done()) positional.push_back(args.take());
             } else if (args.next_is_option()) {
@@ -114,6 +119,7 @@ int main(int argc, char** argv) {
 
         std::ios::sync_with_stdio(false);
         const stopwatch read_clock;
+        kiln::programs::now_doing("reading the world");
         world w;
         try {
             w = read_world(std::cin);
@@ -132,14 +138,15 @@ int main(int argc, char** argv) {
             on_progress = [&bar](unsigned done) { bar->update(done); };
         }
         const stopwatch step_clock;
+        kiln::programs::now_doing("stepping the world");
         stepper->run(w, dt, steps, on_progress);
         const double step_seconds = step_clock.seconds();
         if (bar) bar->finish();
 
         const stopwatch write_clock;
+        kiln::programs::now_doing("writing the world");
         write_world(std::cout, w, binary ? world_format::binary : world_format::text);
-        std::cout.flush();
-        if (!std::cout) throw std::runtime_error("writing to standard output failed");
+        kiln::programs::flush_standard_output();
         const double write_seconds = write_clock.seconds();
 
         if (stats) {

@@ -1,14 +1,11 @@
-// What the three heat-world tools share: strict argument parsing, error reporting, progress, stats.
+// What the three heat-world tools share: strict argument parsing, progress, stats.
 #include "tool_support.hpp"
 
 #include <unistd.h>
 
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <exception>
 #include <limits>
 
 namespace kiln::heat {
@@ -99,22 +96,6 @@ std::string argument_reader::take() {
     return arguments_.at(next_++);
 }
 
-int run_tool(const char* tool, const std::function<int()>& body) {
-    try {
-        return body();
-    } catch (const std::exception& e) {
-        std::string message = e.what();
-        // One line, whatever the exception carried.
-        for (char& c : message) {
-            if (c == '\n' || c == '\r') c = ' ';
-        }
-        std::fprintf(stderr, "%s: %s\n", tool, message.c_str());
-    } catch (...) {
-        std::fprintf(stderr, "%s: unknown error\n", tool);
-    }
-    return 1;
-}
-
 bool stderr_is_terminal() {
     return isatty(STDERR_FILENO) == 1;
 }
@@ -182,25 +163,6 @@ std::string update_rate_text(double cell_updates, double seconds) {
                       rate * bytes_per_cell_update / 1e9, bytes_per_cell_update);
     }
     return text;
-}
-
-void write_output(const std::string& file_name, const void* data, std::size_t size) {
-    const bool to_stdout = file_name == "-";
-    std::FILE* file = to_stdout ? stdout : std::fopen(file_name.c_str(), "wb");
-    const std::string shown = to_stdout ? std::string("standard output") : "'" + file_name + "'";
-    if (file == nullptr) {
-        throw std::runtime_error("cannot open " + shown + " for writing: " + std::strerror(errno));
-    }
-    const bool written = std::fwrite(data, 1, size, file) == size;
-    int saved_errno = errno;
-    const bool flushed = std::fflush(file) == 0;
-    if (written && !flushed) saved_errno = errno;
-    const bool closed = to_stdout || std::fclose(file) == 0;
-    if (!closed && written && flushed) saved_errno = errno;
-    if (!written || !flushed || !closed) {
-        if (!to_stdout) std::remove(file_name.c_str());
-        throw std::runtime_error("writing " + shown + " failed: " + std::strerror(saved_errno));
-    }
 }
 
 }  // namespace kiln::heat

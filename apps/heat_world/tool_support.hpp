@@ -1,9 +1,10 @@
-// What the three heat-world tools share: strict argument parsing, error reporting, progress, stats.
+// What the three heat-world tools share: strict argument parsing, progress, stats. How they end
+// on an error and write files is kiln::programs' (tools/support), shared with kiln's other
+// programs.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -45,9 +46,6 @@ class argument_reader {
     std::vector<std::string> arguments_;
     std::size_t next_ = 0;
 };
-
-// Runs a tool's body; turns any exception into "tool: message" on stderr and exit status 1.
-int run_tool(const char* tool, const std::function<int()>& body);
 
 bool stderr_is_terminal();
 
@@ -94,9 +92,5 @@ inline constexpr double bytes_per_cell_update = 12.0;
 
 // "2.50e+08 cell updates/s, 3.00 GB/s (12 bytes per cell update)"
 std::string update_rate_text(double cell_updates, double seconds);
-
-// Writes bytes to a file, or to standard output when the name is "-". A file that could not be
-// written completely is removed. Throws std::runtime_error naming the file and the reason.
-void write_output(const std::string& file_name, const void* data, std::size_t size);
 
 }  // namespace kiln::heat

@@ -59,6 +59,7 @@ void check_world(const world& w) {
                                     std::to_string(w.temperatures.size()) + " temperatures");
     }
     if (!std::isfinite(w.alpha)) throw std::invalid_argument("world's alpha is not finite");
+    if (w.alpha < 0) throw std::invalid_argument("world's alpha is negative");
     for (std::size_t i = 0; i < cells; ++i) {
         const std::uint32_t flag = w.flags[i];
         if (flag != cell_normal && flag != cell_fixed && flag != cell_insulator) {

@@ -45,7 +45,8 @@ struct world {
 std::size_t checked_cell_count(std::uint64_t width, std::uint64_t height);
 
 // Throws std::invalid_argument when a world built in code breaks the invariants the readers
-// guarantee: sizes that agree, known flags, temperatures in [0, 1] (NaN excluded).
+// guarantee: sizes that agree, a finite alpha >= 0, known flags, temperatures in [0, 1] (NaN
+// excluded).
 void check_world(const world& w);
 
 // The coursework's n x n "slalom" test world (n >= 3): an insulating border, two insulating

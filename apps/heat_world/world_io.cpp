@@ -233,6 +233,9 @@ class world_parser {
             fail_at(where,
                     "world alpha " + quoted(t.text, t.truncated) + " is not a finite number");
         }
+        // Heat flows down its gradient only for alpha >= 0; make_world refuses a negative alpha
+        // too, and so the engines never see one.
+        if (value < 0) fail_at(where, "world alpha " + quoted(t.text) + " is negative");
         return value;
     }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine.hpp"
+#include "program_main.hpp"
 #include "tool_support.hpp"
 #include "world.hpp"
 
@@ -102,7 +103,7 @@ std::string format(const char* pattern, double value) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    return kiln::heat::run_tool("heat_world_bench", [&] {
+    return kiln::programs::run_program("heat_world_bench", [&] {
         using namespace kiln::heat;
         std::string device_spec;
         if (const char* from_environment = std::getenv("KILN_DEVICE"))

@@ -6,8 +6,10 @@
 #include <kiln/vector.hpp>
 #include <vector>
 
+#include "program_main.hpp"
+
 int main() {
-    try {
+    return kiln::programs::run_program("laplace_1d", [] {
         const std::size_t n = std::size_t{1} << 20;
         std::vector<float> host(n);
         for (std::size_t i = 0; i < n; ++i) host[i] = std::sin(0.001f * static_cast<float>(i));
@@ -32,8 +34,5 @@ int main() {
         }
         std::printf("laplace_1d: %zu points on %s match the CPU\n", n, q.device().name().c_str());
         return 0;
-    } catch (const kiln::error& e) {
-        std::fprintf(stderr, "laplace_1d: %s\n", e.what());
-        return 2;
-    }
+    });
 }

@@ -7,8 +7,10 @@
 #include <kiln/vector.hpp>
 #include <numbers>
 
+#include "program_main.hpp"
+
 int main() {
-    try {
+    return kiln::programs::run_program("monte_carlo_pi", [] {
         const std::size_t n = std::size_t{1} << 22;
         const std::uint64_t seed = 2024;
         kiln::queue q(kiln::default_device());
@@ -42,8 +44,5 @@ int main() {
         std::printf("monte_carlo_pi: pi ~ %.6f from %zu points on %s (CPU agrees)\n", pi, n,
                     q.device().name().c_str());
         return 0;
-    } catch (const kiln::error& e) {
-        std::fprintf(stderr, "monte_carlo_pi: %s\n", e.what());
-        return 2;
-    }
+    });
 }

@@ -6,6 +6,8 @@
 #include <kiln/vector.hpp>
 #include <vector>
 
+#include "program_main.hpp"
+
 // Potential at body i from all others: sum over j != i of 1 / sqrt(|x_i - x_j|^2 + softening).
 KILN_FUNCTION(
     float, potential, (ulong n, ulong i, const float* x, float softening), const float xi = x[i];
@@ -15,7 +17,7 @@ KILN_FUNCTION(
     } return total;);
 
 int main() {
-    try {
+    return kiln::programs::run_program("nbody_sum", [] {
         const std::size_t n = 4096;
         const float softening = 0.01f;
         std::vector<float> host(n);
@@ -41,8 +43,5 @@ int main() {
         }
         std::printf("nbody_sum: %zu bodies on %s match the CPU\n", n, q.device().name().c_str());
         return 0;
-    } catch (const kiln::error& e) {
-        std::fprintf(stderr, "nbody_sum: %s\n", e.what());
-        return 2;
-    }
+    });
 }

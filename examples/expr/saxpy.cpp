@@ -5,8 +5,10 @@
 #include <kiln/vector.hpp>
 #include <vector>
 
+#include "program_main.hpp"
+
 int main() {
-    try {
+    return kiln::programs::run_program("saxpy", [] {
         const std::size_t n = std::size_t{1} << 22;
         const float a = 2.5f;
         std::vector<float> host_x(n), host_y(n);
@@ -33,8 +35,5 @@ int main() {
         }
         std::printf("saxpy: %zu elements on %s match the CPU\n", n, q.device().name().c_str());
         return 0;
-    } catch (const kiln::error& e) {
-        std::fprintf(stderr, "saxpy: %s\n", e.what());
-        return 2;
-    }
+    });
 }

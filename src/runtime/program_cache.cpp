@@ -2,14 +2,18 @@
 // written atomically, so that a corrupt entry is rebuilt and concurrent writers are harmless.
 #include "runtime/program_cache.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <kiln/detail/handle.hpp>
 #include <kiln/runtime/cache.hpp>
 #include <list>
 #include <map>
@@ -93,14 +97,53 @@ bool take_u64(std::string_view& in, std::uint64_t& value) {
     return true;
 }
 
-/// The payload of a valid entry for `key`, or nothing if missing, truncated, corrupt or stale.
+// The largest entry read back or written: 64 MiB, 500 times the largest entry the test suites
+// write on PoCL (126 KB, runtime.launch) and far above what a kernel's device binary needs. A
+// bigger file at an entry's path is not kiln's, and is not read into memory.
+constexpr std::uint64_t max_entry_bytes = std::uint64_t(64) << 20;
+
+struct file_descriptor_traits {
+    using value_type = int;
+    static int null() noexcept { return -1; }
+    static void release(int fd) noexcept { ::close(fd); }
+};
+using file_descriptor = detail::handle<file_descriptor_traits>;
+
+/// The bytes of the regular file at `file`. Whatever else may sit at an entry's path is refused
+/// without reading a byte: a symbolic link is not followed (O_NOFOLLOW), a FIFO cannot block the
+/// open (O_NONBLOCK), and fstat on the opened file rejects directories, FIFOs, devices and files
+/// over max_entry_bytes. `rejected` says whether something was there but refused or unreadable.
+std::optional<std::string> read_regular_file(const std::filesystem::path& file, bool& rejected) {
+    file_descriptor fd(::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (!fd) {
+        rejected = errno != ENOENT;
+        return std::nullopt;
+    }
+    rejected = true;
+    struct stat status {};
+    if (::fstat(fd.get(), &status) != 0 || !S_ISREG(status.st_mode) || status.st_size < 0 ||
+        static_cast<std::uint64_t>(status.st_size) > max_entry_bytes)
+        return std::nullopt;
+    std::string content(static_cast<std::size_t>(status.st_size), '\0');
+    std::size_t done = 0;
+    while (done < content.size()) {
+        const ssize_t got = ::read(fd.get(), content.data() + done, content.size() - done);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return std::nullopt;
+        done += static_cast<std::size_t>(got);
+    }
+    rejected = false;
+    return content;
+}
+
+/// The payload of a valid entry for `key`, or nothing if missing, not a regular file, too large,
+/// truncated, corrupt or stale; `rejected` says whether an entry was there but unusable.
 std::optional<std::vector<std::byte>> read_entry(const std::filesystem::path& file,
                                                  const std::string& key, bool& rejected) {
     rejected = false;
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::string_view rest(content);
+    const std::optional<std::string> content = read_regular_file(file, rejected);
+    if (!content) return std::nullopt;
+    std::string_view rest(*content);
     rejected = true;
     if (rest.size() < sizeof entry_magic ||
         std::memcmp(rest.data(), entry_magic, sizeof entry_magic) != 0)
@@ -132,6 +175,7 @@ bool write_entry(const std::filesystem::path& dir, const std::string& name, cons
     append_u64(content, payload.size());
     append_u64(content, fnv1a(payload.data(), payload.size()));
     content.append(reinterpret_cast<const char*>(payload.data()), payload.size());
+    if (content.size() > max_entry_bytes) return false;  // it would never be read back
 
     static std::atomic<unsigned> counter{0};
     std::ostringstream temp_name;

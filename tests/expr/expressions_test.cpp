@@ -2,17 +2,19 @@
 // complex numbers, special values, fusion into one launch, and misuse.
 #include <cmath>
 #include <complex>
+#include <kiln/vector.hpp>
 #include <limits>
 #include <optional>
 #include <string>
 
-#include "device_test.hpp"
+#include "support/device_param.hpp"
+#include "test_data.hpp"
 
 namespace {
 
-using kiln::testing::random_values;
+using kiln::test::random_values;
 
-class expression_test : public kiln::testing::device_test {};
+class expression_test : public kiln::test::device_queue_test {};
 
 std::size_t occurrences(const std::string& text, const std::string& word) {
     std::size_t count = 0;
@@ -29,7 +31,7 @@ void expect_near_relative(const std::vector<float>& actual, const std::vector<fl
 }
 
 TEST_P(expression_test, arithmetic_matches_the_host_on_every_size) {
-    for (std::size_t n : kiln::testing::edge_sizes()) {
+    for (std::size_t n : kiln::test::edge_sizes()) {
         SCOPED_TRACE("n = " + std::to_string(n));
         const auto hx = random_values<float>(n, -2, 2, 1), hy = random_values<float>(n, 1, 3, 2);
         kiln::vector<float> x(q, hx), y(q, hy), z(q, n);
@@ -352,6 +354,6 @@ static_assert(
     !addable<decltype(kiln::raw_pointer(std::declval<const kiln::vector<float>&>())), int>,
     "no pointer arithmetic");
 
-KILN_INSTANTIATE_DEVICE_TEST(expression_test);
+KILN_INSTANTIATE_FOR_EVERY_DEVICE(expression_test);
 
 }  // namespace

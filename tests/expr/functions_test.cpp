@@ -1,8 +1,10 @@
 // User functions in expressions: plain, with dependencies, over raw pointers, and their errors.
 #include <cmath>
+#include <kiln/vector.hpp>
 #include <string>
 
-#include "device_test.hpp"
+#include "support/device_param.hpp"
+#include "test_data.hpp"
 
 // clang-format off
 // [doc:user-function]
@@ -27,9 +29,9 @@ KILN_FUNCTION(float, broken, (float x), return x + ;);
 
 namespace {
 
-using kiln::testing::random_values;
+using kiln::test::random_values;
 
-class function_test : public kiln::testing::device_test {};
+class function_test : public kiln::test::device_queue_test {};
 
 TEST_P(function_test, user_functions_compute_like_the_host) {
     const std::size_t n = 1001;
@@ -109,6 +111,6 @@ static_assert(!callable<decltype(interaction), std::size_t, decltype(kiln::eleme
                         kiln::vector<float>>,
               "a pointer parameter takes raw_pointer(), not a vector");
 
-KILN_INSTANTIATE_DEVICE_TEST(function_test);
+KILN_INSTANTIATE_FOR_EVERY_DEVICE(function_test);
 
 }  // namespace

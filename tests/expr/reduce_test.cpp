@@ -4,15 +4,17 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <kiln/vector.hpp>
 #include <limits>
 
-#include "device_test.hpp"
+#include "support/device_param.hpp"
+#include "test_data.hpp"
 
 namespace {
 
-using kiln::testing::random_values;
+using kiln::test::random_values;
 
-class reduce_test : public kiln::testing::device_test {};
+class reduce_test : public kiln::test::device_queue_test {};
 
 constexpr float inf = std::numeric_limits<float>::infinity();
 constexpr float nan = std::numeric_limits<float>::quiet_NaN();
@@ -180,6 +182,6 @@ static_assert(!reducible<kiln::reducers::minimum, kiln::vector<std::complex<floa
               "complex numbers have no order");
 static_assert(reducible<kiln::reducers::sum, kiln::vector<std::complex<float>>>);
 
-KILN_INSTANTIATE_DEVICE_TEST(reduce_test);
+KILN_INSTANTIATE_FOR_EVERY_DEVICE(reduce_test);
 
 }  // namespace

@@ -1,13 +1,15 @@
 // kiln::vector itself: construction, host transfers, element access, resize, copies and moves.
 #include <complex>
+#include <kiln/vector.hpp>
 #include <list>
 #include <span>
 
-#include "device_test.hpp"
+#include "support/device_param.hpp"
+#include "test_data.hpp"
 
 namespace {
 
-class vector_test : public kiln::testing::device_test {};
+class vector_test : public kiln::test::device_queue_test {};
 
 TEST_P(vector_test, is_built_from_host_ranges_of_every_kind) {
     const std::vector<float> host = {1, 2, 3, 4};
@@ -23,7 +25,7 @@ TEST_P(vector_test, is_built_from_host_ranges_of_every_kind) {
 }
 
 TEST_P(vector_test, has_the_size_it_was_given) {
-    for (std::size_t n : kiln::testing::edge_sizes()) {
+    for (std::size_t n : kiln::test::edge_sizes()) {
         kiln::vector<float> v(q, n);
         EXPECT_EQ(v.size(), n);
         EXPECT_EQ(v.empty(), n == 0);
@@ -49,7 +51,7 @@ TEST_P(vector_test, round_trips_every_element_type) {
 }
 
 TEST_P(vector_test, async_copies_complete_with_their_events) {
-    const auto host = kiln::testing::random_values<float>(10007, -1, 1);
+    const auto host = kiln::test::random_values<float>(10007, -1, 1);
     kiln::vector<float> v(q, host.size());
     auto written = v.write_async(host);
     std::vector<float> back(host.size());
@@ -134,6 +136,6 @@ TEST_P(vector_test, a_default_constructed_vector_has_no_device) {
     EXPECT_THROW(static_cast<void>(v.queue()), kiln::invalid_argument_error);
 }
 
-KILN_INSTANTIATE_DEVICE_TEST(vector_test);
+KILN_INSTANTIATE_FOR_EVERY_DEVICE(vector_test);
 
 }  // namespace

@@ -1,11 +1,13 @@
 // Views on both sides of assignments: permutations (gather, scatter), reverse, 2-D and 3-D slices.
+#include <kiln/vector.hpp>
 #include <numeric>
 
-#include "device_test.hpp"
+#include "support/device_param.hpp"
+#include "test_data.hpp"
 
 namespace {
 
-class view_test : public kiln::testing::device_test {};
+class view_test : public kiln::test::device_queue_test {};
 
 std::vector<float> iota_values(std::size_t n) {
     std::vector<float> values(n);
@@ -112,6 +114,6 @@ static_assert(writable<decltype(kiln::reverse(std::declval<kiln::vector<float>&>
 static_assert(
     !writable<decltype(kiln::reverse(std::declval<const kiln::vector<float>&>())), float>);
 
-KILN_INSTANTIATE_DEVICE_TEST(view_test);
+KILN_INSTANTIATE_FOR_EVERY_DEVICE(view_test);
 
 }  // namespace

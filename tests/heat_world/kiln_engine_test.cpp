@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -14,6 +15,7 @@
 #include "support/device_param.hpp"
 #include "test_worlds.hpp"
 #include "world.hpp"
+#include "world_io.hpp"
 
 namespace kiln::heat {
 namespace {
@@ -125,6 +127,31 @@ TEST_P(kiln_engine, describes_itself_and_rejects_a_broken_world) {
         world broken = make_test_world(5, 0.1f);
         broken.temperatures.pop_back();
         EXPECT_THROW(stepper->run(broken, 0.1f, 1, {}), std::invalid_argument) << name;
+    }
+}
+
+TEST_P(kiln_engine, clamps_a_negative_zero_to_zero_as_the_reference_does) {
+    // With alpha * dt > 4, inner = 1 - outer / 4 is negative: the middle-left cell, holding four
+    // times the smallest subnormal with one conducting neighbour at 0, gets acc = -2^-149, and
+    // acc / contrib rounds to -0. The reference clamps that to +0 ("0.00000000"); an engine that
+    // kept -0 would print "-0.00000000" and no longer match the reference byte for byte.
+    world start;
+    start.width = 4;
+    start.height = 3;
+    start.alpha = 1.0f;
+    start.flags = {2, 2, 2, 2, 2, 0, 0, 2, 2, 2, 2, 2};
+    start.temperatures.assign(12, 0.0f);
+    start.temperatures[5] = 4 * std::numeric_limits<float>::denorm_min();
+    world expected = start;
+    make_reference_engine()->run(expected, 5.0f, 1, {});
+    ASSERT_FALSE(std::signbit(expected.temperatures[5]));
+    for (const char* name : kiln_engines) {
+        world actual = start;
+        make(name)->run(actual, 5.0f, 1, {});
+        EXPECT_FALSE(std::signbit(actual.temperatures[5])) << name;
+        EXPECT_EQ(world_to_string(actual, world_format::text),
+                  world_to_string(expected, world_format::text))
+            << name;
     }
 }
 

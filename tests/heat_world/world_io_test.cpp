@@ -266,6 +266,7 @@ std::vector<rejection> rejections() {
          "line 7: temperature '1e-50' at x=0, y=0 underflows a float"},
         {"alpha_out_of_range", "HPCEHeatWorldV0\n2 2 1e40\n",
          "line 2: world alpha '1e40' is out of float range"},
+        {"alpha_negative", "HPCEHeatWorldV0\n2 2 -0.5\n", "line 2: world alpha '-0.5' is negative"},
         {"text_temperature_not_a_number", good_text_head + " 0.5x",
          "line 7: temperature '0.5x' at x=0, y=0 is not a number"},
         {"text_ends_in_temperatures", good_text_head + " 0.5 1\n 0",

@@ -118,6 +118,10 @@ TEST(check_world, rejects_broken_invariants) {
     world nan_alpha = w;
     nan_alpha.alpha = std::numeric_limits<float>::quiet_NaN();
     EXPECT_THROW(check_world(nan_alpha), std::invalid_argument);
+
+    world negative_alpha = w;
+    negative_alpha.alpha = -0.5f;
+    EXPECT_THROW(check_world(negative_alpha), std::invalid_argument);
 }
 
 TEST(pack_neighbour_flags, marks_insulators_and_the_outside_as_blocked) {

@@ -1,14 +1,20 @@
-// The compile cache: memory and disk hits, damaged entries rebuilt, unwritable and missing
-// directories, concurrent builds, KILN_SHOW_KERNELS, and cold versus warm build times.
+// The compile cache: memory and disk hits, damaged entries rebuilt, directories, FIFOs, links
+// and oversize files at an entry's path, unwritable and missing directories, concurrent builds,
+// KILN_SHOW_KERNELS, and cold versus warm build times.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <iterator>
 #include <kiln/kiln.hpp>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -28,6 +34,21 @@ class compile_cache : public kiln::test::device_test {
     temp_dir dir_;
     scoped_env cache_dir_{"KILN_CACHE_DIR", dir_.path().string()};
     scoped_env quiet_{"KILN_SHOW_KERNELS", std::nullopt};
+
+    /// Builds a fresh program, puts what `plant` makes at its entry's path, and builds the
+    /// program again: whatever sits there must be a miss counted as a rejected entry, never an
+    /// exception, a hang or a read of more than the entry cap. Returns the entry's path.
+    fs::path rebuild_over_planted_entry(int value,
+                                        const std::function<void(const fs::path&)>& plant);
+    /// Whether the program of fresh_source(value) last built comes from the disk cache now.
+    bool loads_from_disk(int value) const {
+        kiln::program_cache::clear_memory();
+        return kiln::program(device(), sources_.at(value)).origin() ==
+               kiln::program_origin::disk_cache;
+    }
+
+  private:
+    std::map<int, std::string> sources_;
 };
 
 /// A small program that no cache has seen; its kernel writes `value` everywhere.
@@ -73,6 +94,24 @@ std::string read_bytes(const fs::path& file) {
 void write_bytes(const fs::path& file, const std::string& bytes) {
     std::ofstream out(file, std::ios::binary | std::ios::trunc);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+fs::path compile_cache::rebuild_over_planted_entry(
+    int value, const std::function<void(const fs::path&)>& plant) {
+    const auto source = sources_[value] = fresh_source(value);
+    (void)kiln::program(device(), source);
+    const auto entry = only_entry(dir_.path());
+    fs::remove(entry);
+    plant(entry);
+    kiln::program_cache::clear_memory();
+    const auto before = kiln::program_cache::stats();
+    kiln::program rebuilt(device(), source);
+    const auto after = kiln::program_cache::stats();
+    EXPECT_EQ(rebuilt.origin(), kiln::program_origin::compiled);
+    EXPECT_EQ(after.compiles, before.compiles + 1);
+    EXPECT_EQ(after.disk_rejected, before.disk_rejected + 1);
+    EXPECT_EQ(run(rebuilt, device()), std::vector<int>(5, value));
+    return entry;
 }
 
 TEST_P(compile_cache, a_second_build_is_a_memory_hit) {
@@ -156,6 +195,43 @@ TEST_P(compile_cache, truncated_entries_are_rebuilt) {
     write_bytes(entry, good + "trailing");
     kiln::program_cache::clear_memory();
     EXPECT_EQ(kiln::program(device(), source).origin(), kiln::program_origin::compiled);
+}
+
+// What sits at an entry's path is not trusted: the cache opens it without following a link or
+// blocking, and reads it only if fstat says it is a regular file no larger than the entry cap.
+TEST_P(compile_cache, a_directory_at_an_entry_is_a_miss) {
+    const auto before = kiln::program_cache::stats();
+    const auto entry =
+        rebuild_over_planted_entry(31, [](const fs::path& at) { fs::create_directory(at); });
+    // The directory stays where the entry would go, so the new entry cannot be stored.
+    EXPECT_TRUE(fs::is_directory(entry));
+    EXPECT_EQ(kiln::program_cache::stats().disk_write_failures, before.disk_write_failures + 1);
+}
+
+TEST_P(compile_cache, a_fifo_at_an_entry_is_a_miss) {
+    const auto entry = rebuild_over_planted_entry(32, [](const fs::path& at) {
+        ASSERT_EQ(::mkfifo(at.c_str(), 0600), 0) << std::strerror(errno);
+    });
+    // The rebuilt entry replaced the FIFO.
+    EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(entry)));
+    EXPECT_TRUE(loads_from_disk(32));
+}
+
+TEST_P(compile_cache, a_symbolic_link_to_dev_zero_at_an_entry_is_a_miss) {
+    const auto entry = rebuild_over_planted_entry(
+        33, [](const fs::path& at) { fs::create_symlink("/dev/zero", at); });
+    EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(entry)));
+    EXPECT_TRUE(loads_from_disk(33));
+}
+
+TEST_P(compile_cache, an_oversize_file_at_an_entry_is_a_miss) {
+    // A terabyte, sparse so that it takes no disk: read into memory it would exhaust it. Its
+    // size alone (from fstat, over the 64 MiB entry cap) makes it a miss.
+    rebuild_over_planted_entry(34, [](const fs::path& at) {
+        write_bytes(at, "KILNBIN1");
+        fs::resize_file(at, std::uintmax_t(1) << 40);
+    });
+    EXPECT_TRUE(loads_from_disk(34));
 }
 
 TEST_P(compile_cache, an_unwritable_directory_only_disables_the_disk_cache) {

@@ -1,5 +1,6 @@
-// Helpers for the runtime tests: environment variables and temporary directories that are
-// restored or removed whatever the test's outcome, and sources that no cache has seen.
+// Helpers for the runtime tests: environment variables, the current directory and temporary
+// directories that are restored or removed whatever the test's outcome, and sources that no cache
+// has seen.
 #pragma once
 
 #include <unistd.h>
@@ -35,6 +36,24 @@ class scoped_env {
   private:
     std::string name_;
     std::optional<std::string> previous_;
+};
+
+/// Makes `dir` the current directory for the current scope.
+class scoped_cwd {
+  public:
+    explicit scoped_cwd(const std::filesystem::path& dir)
+        : previous_(std::filesystem::current_path()) {
+        std::filesystem::current_path(dir);
+    }
+    ~scoped_cwd() {
+        std::error_code ignored;
+        std::filesystem::current_path(previous_, ignored);
+    }
+    scoped_cwd(const scoped_cwd&) = delete;
+    scoped_cwd& operator=(const scoped_cwd&) = delete;
+
+  private:
+    std::filesystem::path previous_;
 };
 
 /// A text that differs between calls and between runs, so a program containing it is compiled

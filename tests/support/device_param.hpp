@@ -1,4 +1,5 @@
-// One test body for every device: a GoogleTest fixture parametrised over kiln::devices().
+// One test body for every device: the GoogleTest fixtures of every suite (runtime, expressions,
+// heat world), parametrised over kiln::devices(), and the one way to instantiate them.
 //
 // Usage:
 //   class buffers : public kiln::test::device_test {};
@@ -7,6 +8,8 @@
 //
 // The same suite then runs on PoCL in CI and on every OpenCL and CUDA device of a GPU machine;
 // test names carry the device, e.g. `devices/buffers.round_trip/0_opencl_pthread_skylake`.
+// There is deliberately no GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST anywhere: with no
+// device, every suite must fail (tests.device_suites_fail_without_devices checks that).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -30,6 +33,13 @@ namespace kiln::test {
 class device_test : public ::testing::TestWithParam<kiln::device> {
   protected:
     const kiln::device& device() const { return GetParam(); }
+    bool has_double() const { return device().properties().double_precision; }
+};
+
+/// A device_test with a queue on the device, for tests that only launch in order on one queue.
+class device_queue_test : public device_test {
+  protected:
+    kiln::queue q{device()};
 };
 
 /// "<index>_<backend>_<name>" with every character GoogleTest rejects turned into '_'.

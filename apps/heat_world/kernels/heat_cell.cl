@@ -83,6 +83,10 @@ float heat_cell_update(uint flags, float own, float up, float down, float left, 
         contrib += outer;
         acc += UNFUSED_MUL(outer, right);
     }
-    // fmax/fmin give what the reference's std::max/std::min give, NaN (0/0) included: 0.
-    return fmin(1.0f, fmax(0.0f, heat_divide(acc, contrib)));
+    // The reference's std::max(0.0f, q) and std::min(1.0f, ...), comparison for comparison: NaN
+    // (0/0) and -0 become +0. fmax(0.0f, -0.0f) may return -0, which prints as "-0.00000000"
+    // (a tiny negative quotient rounds to -0 when alpha * dt > 4).
+    const float quotient = heat_divide(acc, contrib);
+    const float at_least_0 = 0.0f < quotient ? quotient : 0.0f;
+    return at_least_0 < 1.0f ? at_least_0 : 1.0f;
 }

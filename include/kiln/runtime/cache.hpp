@@ -24,7 +24,9 @@ struct statistics {
     std::size_t memory_hits = 0;
     std::size_t disk_hits = 0;
     std::size_t compiles = 0;
-    std::size_t disk_rejected = 0;        ///< corrupt, truncated or mismatched entries rebuilt
+    /// Entries found but refused and rebuilt: corrupt, truncated, mismatched, not a regular file
+    /// (directory, FIFO, device, symbolic link), over the 64 MiB entry cap, or unreadable.
+    std::size_t disk_rejected = 0;
     std::size_t disk_write_failures = 0;  ///< entries that could not be stored (read-only dir...)
 };
 statistics stats();

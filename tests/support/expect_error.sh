@@ -1,7 +1,7 @@
 #!/bin/sh
-# Runs a heat-world tool that must fail: exit status 1, nothing on standard output, and exactly
+# Runs a program that must fail: exit status 1, nothing on standard output, and exactly
 # one line on standard error that contains the expected text.
-# usage: expect_tool_error.sh EXPECTED_TEXT INPUT_FILE COMMAND [ARGUMENT...]
+# usage: expect_error.sh EXPECTED_TEXT INPUT_FILE COMMAND [ARGUMENT...]
 expected=$1
 input=$2
 shift 2

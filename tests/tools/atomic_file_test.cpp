@@ -1,0 +1,249 @@
+// Tests of write_file: a file is replaced whole or not at all, and devices and FIFOs get a stream.
+#include "atomic_file.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <string>
+#include <thread>
+
+namespace kiln::programs {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh folder per test, removed afterwards.
+class atomic_file : public testing::Test {
+  protected:
+    void SetUp() override {
+        std::string pattern = (fs::temp_directory_path() / "kiln-atomic-file-XXXXXX").string();
+        ASSERT_NE(mkdtemp(pattern.data()), nullptr) << std::strerror(errno);
+        folder_ = pattern;
+    }
+    void TearDown() override { fs::remove_all(folder_); }
+
+    std::string path(const std::string& name) const { return (folder_ / name).string(); }
+
+    std::set<std::string> folder_entries() const {
+        std::set<std::string> names;
+        for (const auto& entry : fs::directory_iterator(folder_)) {
+            names.insert(entry.path().filename().string());
+        }
+        return names;
+    }
+
+    fs::path folder_;
+};
+
+std::string contents(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void create(const std::string& path, const std::string& text, mode_t mode) {
+    std::ofstream(path, std::ios::binary) << text;
+    ASSERT_EQ(chmod(path.c_str(), mode), 0);
+}
+
+struct stat status_of(const std::string& path) {
+    struct stat status {};
+    EXPECT_EQ(lstat(path.c_str(), &status), 0) << path;
+    return status;
+}
+
+mode_t current_umask() {
+    const mode_t mask = umask(0);
+    umask(mask);
+    return mask;
+}
+
+// Calls whose write takes `accepted` bytes and then fails as a full disk does.
+file_system_calls disk_full_after(std::size_t accepted) {
+    file_system_calls calls;
+    auto left = std::make_shared<std::size_t>(accepted);
+    calls.write = [left](int fd, const void* data, std::size_t size) -> ssize_t {
+        if (*left == 0) {
+            errno = ENOSPC;
+            return -1;
+        }
+        const std::size_t now = std::min(size, *left);
+        *left -= now;
+        return ::write(fd, data, now);
+    };
+    return calls;
+}
+
+// Runs `write` and returns the message of the std::runtime_error it must throw.
+template <class Write>
+std::string failure_of(Write&& write) {
+    try {
+        write();
+    } catch (const std::runtime_error& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "no error";
+    return {};
+}
+
+const std::string new_text = "the new picture, longer than the old one";
+
+TEST_F(atomic_file, creates_a_new_file_with_the_umasks_permissions) {
+    const std::string target = path("new.bmp");
+    EXPECT_EQ(write_file(target, new_text.data(), new_text.size()), delivery::replaced);
+    EXPECT_EQ(contents(target), new_text);
+    EXPECT_EQ(status_of(target).st_mode & 07777, 0666 & ~current_umask());
+    EXPECT_EQ(folder_entries(), std::set<std::string>{"new.bmp"});
+}
+
+TEST_F(atomic_file, replaces_a_file_by_renaming_and_keeps_its_permissions) {
+    const std::string target = path("old.bmp");
+    create(target, "old", 0640);
+    const ino_t old_inode = status_of(target).st_ino;
+    EXPECT_EQ(write_file(target, new_text.data(), new_text.size()), delivery::replaced);
+    EXPECT_EQ(contents(target), new_text);
+    // A new inode: the old file was never opened for writing, so never truncated.
+    EXPECT_NE(status_of(target).st_ino, old_inode);
+    EXPECT_EQ(status_of(target).st_mode & 07777, 0640);
+    EXPECT_EQ(folder_entries(), std::set<std::string>{"old.bmp"});
+}
+
+TEST_F(atomic_file, a_full_disk_leaves_the_old_file_byte_for_byte_and_no_temporary) {
+    const std::string target = path("old.bmp");
+    const std::string old_text(100000, 'x');
+    create(target, old_text, 0644);
+    for (std::size_t accepted : {std::size_t{0}, std::size_t{7}}) {
+        const std::string message = failure_of([&] {
+            write_file(target, new_text.data(), new_text.size(), disk_full_after(accepted));
+        });
+        EXPECT_NE(message.find("writing '" + target + "' failed: No space left on device"),
+                  std::string::npos)
+            << message;
+        EXPECT_NE(message.find("is unchanged"), std::string::npos) << message;
+        EXPECT_EQ(contents(target), old_text);
+        EXPECT_EQ(folder_entries(), std::set<std::string>{"old.bmp"});
+    }
+}
+
+TEST_F(atomic_file, a_failed_fsync_or_rename_leaves_the_old_file_and_no_temporary) {
+    const std::string target = path("old.bmp");
+    create(target, "old", 0644);
+    file_system_calls failing_fsync;
+    failing_fsync.fsync = [](int) {
+        errno = EIO;
+        return -1;
+    };
+    file_system_calls failing_rename;
+    failing_rename.rename = [](const char*, const char*) {
+        errno = EXDEV;
+        return -1;
+    };
+    for (const file_system_calls& calls : {failing_fsync, failing_rename}) {
+        const std::string message =
+            failure_of([&] { write_file(target, new_text.data(), new_text.size(), calls); });
+        EXPECT_NE(message.find("is unchanged"), std::string::npos) << message;
+        EXPECT_EQ(contents(target), "old");
+        EXPECT_EQ(folder_entries(), std::set<std::string>{"old.bmp"});
+    }
+}
+
+TEST_F(atomic_file, a_full_disk_creates_no_file_where_there_was_none) {
+    const std::string target = path("new.bmp");
+    const std::string message = failure_of(
+        [&] { write_file(target, new_text.data(), new_text.size(), disk_full_after(3)); });
+    EXPECT_NE(message.find("no file was created"), std::string::npos) << message;
+    EXPECT_TRUE(folder_entries().empty());
+}
+
+TEST_F(atomic_file, writes_through_a_symbolic_link_and_keeps_the_link) {
+    create(path("real.bmp"), "old", 0600);
+    fs::create_symlink("real.bmp", path("link.bmp"));
+    write_file(path("link.bmp"), new_text.data(), new_text.size());
+    EXPECT_TRUE(fs::is_symlink(path("link.bmp")));
+    EXPECT_EQ(contents(path("real.bmp")), new_text);
+    EXPECT_EQ(status_of(path("real.bmp")).st_mode & 07777, 0600);
+    EXPECT_EQ(folder_entries(), (std::set<std::string>{"link.bmp", "real.bmp"}));
+}
+
+TEST_F(atomic_file, refuses_a_dangling_link_a_folder_and_an_empty_name) {
+    fs::create_symlink("missing.bmp", path("dangling.bmp"));
+    EXPECT_NE(failure_of([&] {
+                  write_file(path("dangling.bmp"), "x", 1);
+              }).find("symbolic link to a file that does not exist"),
+              std::string::npos);
+    fs::create_directory(path("folder"));
+    EXPECT_NE(failure_of([&] { write_file(path("folder"), "x", 1); }).find("Is a directory"),
+              std::string::npos);
+    EXPECT_FALSE(failure_of([&] { write_file("", "x", 1); }).empty());
+    EXPECT_EQ(folder_entries(), (std::set<std::string>{"dangling.bmp", "folder"}));
+    EXPECT_TRUE(fs::is_directory(path("folder")));
+}
+
+TEST_F(atomic_file, refuses_to_replace_a_file_it_may_not_write) {
+    if (geteuid() == 0) GTEST_SKIP() << "root may write any file";
+    create(path("read_only.bmp"), "old", 0444);
+    EXPECT_NE(
+        failure_of([&] { write_file(path("read_only.bmp"), "x", 1); }).find("Permission denied"),
+        std::string::npos);
+    EXPECT_EQ(contents(path("read_only.bmp")), "old");
+}
+
+TEST_F(atomic_file, a_device_that_is_full_is_an_error_and_is_not_removed) {
+    // Through a link, so that not even a root run of a broken writer could remove /dev/full.
+    fs::create_symlink("/dev/full", path("full.bmp"));
+    const std::string message =
+        failure_of([&] { write_file(path("full.bmp"), new_text.data(), new_text.size()); });
+    EXPECT_NE(message.find("No space left on device"), std::string::npos) << message;
+    EXPECT_TRUE(fs::is_symlink(path("full.bmp")));
+    EXPECT_TRUE(fs::is_character_file("/dev/full"));
+    EXPECT_EQ(folder_entries(), std::set<std::string>{"full.bmp"});
+}
+
+TEST_F(atomic_file, streams_into_a_device_without_replacing_it) {
+    EXPECT_EQ(write_file("/dev/null", new_text.data(), new_text.size()), delivery::streamed);
+    EXPECT_TRUE(fs::is_character_file("/dev/null"));
+}
+
+TEST_F(atomic_file, streams_into_a_fifo) {
+    const std::string fifo = path("picture.fifo");
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    std::string received;
+    std::thread reader([&] { received = contents(fifo); });
+    const delivery how = write_file(fifo, new_text.data(), new_text.size());
+    reader.join();
+    EXPECT_EQ(how, delivery::streamed);
+    EXPECT_EQ(received, new_text);
+    EXPECT_TRUE(fs::is_fifo(fifo));
+    EXPECT_EQ(folder_entries(), std::set<std::string>{"picture.fifo"});
+}
+
+TEST_F(atomic_file, write_stream_finishes_short_and_interrupted_writes) {
+    int pipe_ends[2];
+    ASSERT_EQ(pipe(pipe_ends), 0);
+    file_system_calls calls;
+    auto interrupted = std::make_shared<bool>(false);
+    calls.write = [interrupted](int fd, const void* data, std::size_t size) -> ssize_t {
+        *interrupted = !*interrupted;
+        if (*interrupted) {
+            errno = EINTR;
+            return -1;
+        }
+        return ::write(fd, data, std::min<std::size_t>(size, 3));
+    };
+    write_stream(pipe_ends[1], new_text.data(), new_text.size(), "the pipe", calls);
+    close(pipe_ends[1]);
+    std::string received(new_text.size() + 1, '\0');
+    const ssize_t got = read(pipe_ends[0], received.data(), received.size());
+    close(pipe_ends[0]);
+    ASSERT_EQ(got, static_cast<ssize_t>(new_text.size()));
+    EXPECT_EQ(received.substr(0, new_text.size()), new_text);
+}
+
+}  // namespace
+}  // namespace kiln::programs

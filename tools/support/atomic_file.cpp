@@ -1,0 +1,186 @@
+// Writing a program's output file so that a failure never loses or truncates what was there.
+#include "atomic_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <random>
+#include <stdexcept>
+
+namespace kiln::programs {
+namespace {
+
+std::string quoted(const std::string& text) {
+    return "'" + text + "'";
+}
+
+[[noreturn]] void fail(const std::string& problem, int error) {
+    throw std::runtime_error(problem + ": " + std::strerror(error));
+}
+
+// Where the bytes of `path` would go, with symbolic links followed, so that replacing a file
+// through a link replaces the file and keeps the link.
+std::string resolve_links(const std::string& path) {
+    struct stat link_status {};
+    if (lstat(path.c_str(), &link_status) != 0 || !S_ISLNK(link_status.st_mode)) return path;
+    const std::unique_ptr<char, decltype(&std::free)> resolved(realpath(path.c_str(), nullptr),
+                                                               &std::free);
+    if (resolved == nullptr) {
+        if (errno == ENOENT) {
+            throw std::runtime_error("cannot write " + quoted(path) +
+                                     ": it is a symbolic link to a file that does not exist");
+        }
+        fail("cannot write " + quoted(path), errno);
+    }
+    return resolved.get();
+}
+
+// A new, empty file beside the one it will replace. Removed again unless it was renamed.
+class temporary_file {
+  public:
+    explicit temporary_file(const std::string& target, const std::string& shown) {
+        const std::filesystem::path target_path(target);
+        std::filesystem::path folder = target_path.parent_path();
+        if (folder.empty()) folder = ".";
+        // Hidden, and short enough for any file system even when the target's name is long.
+        const std::string stem = target_path.filename().string().substr(0, 200);
+        std::random_device entropy;
+        for (int attempt = 0; attempt < 100; ++attempt) {
+            char suffix[32];
+            std::snprintf(suffix, sizeof suffix, ".%08x%08x.tmp", entropy(), entropy());
+            path_ = (folder / ("." + stem + suffix)).string();
+            // Mode 0666 lets the umask decide a new file's permissions, as for any new file.
+            fd_ = open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+            if (fd_ >= 0 || errno != EEXIST) break;
+        }
+        if (fd_ < 0) {
+            fail("cannot write " + shown + ": cannot create a file in " + quoted(folder.string()),
+                 errno);
+        }
+    }
+    temporary_file(const temporary_file&) = delete;
+    temporary_file& operator=(const temporary_file&) = delete;
+    ~temporary_file() {
+        if (fd_ >= 0) close(fd_);
+        if (!renamed_) unlink(path_.c_str());
+    }
+
+    int fd() const { return fd_; }
+    const std::string& path() const { return path_; }
+
+    // Returns 0, or the errno of a failed close.
+    int close_file() {
+        const int result = close(fd_);
+        fd_ = -1;
+        return result == 0 ? 0 : errno;
+    }
+    void mark_renamed() { renamed_ = true; }
+
+  private:
+    std::string path_;
+    int fd_ = -1;
+    bool renamed_ = false;
+};
+
+// Returns 0, or the errno of the write that failed.
+int write_all(int fd, const void* data, std::size_t size, const file_system_calls& calls) {
+    const auto* bytes = static_cast<const char*>(data);
+    while (size > 0) {
+        const ssize_t written = calls.write(fd, bytes, size);
+        if (written < 0 && errno == EINTR) continue;
+        if (written < 0) return errno;
+        if (written == 0) return EIO;  // no progress and no reason: do not spin
+        bytes += written;
+        size -= static_cast<std::size_t>(written);
+    }
+    return 0;
+}
+
+void replace_file(const std::string& target, const struct stat* existing, const void* data,
+                  std::size_t size, const std::string& shown, const file_system_calls& calls) {
+    const std::string outcome = existing ? "; " + shown + " is unchanged" : "; no file was created";
+    const auto failed = [&](const char* what, int error) {
+        throw std::runtime_error(std::string(what) + " " + shown +
+                                 " failed: " + std::strerror(error) + outcome);
+    };
+    temporary_file temporary(target, shown);
+    if (const int error = write_all(temporary.fd(), data, size, calls)) failed("writing", error);
+    if (existing) {
+        // Owner and group first: changing them clears set-user-ID bits that fchmod then restores.
+        // Only a privileged process may give a file away, so failing to is no error.
+        if (fchown(temporary.fd(), existing->st_uid, existing->st_gid) != 0) {
+            (void)fchown(temporary.fd(), static_cast<uid_t>(-1), existing->st_gid);
+        }
+        if (fchmod(temporary.fd(), existing->st_mode & 07777) != 0) {
+            failed("copying the permissions of", errno);
+        }
+    }
+    if (calls.fsync(temporary.fd()) != 0) failed("writing", errno);
+    if (const int error = temporary.close_file()) failed("writing", error);
+    if (calls.rename(temporary.path().c_str(), target.c_str()) != 0) failed("replacing", errno);
+    temporary.mark_renamed();
+    // The rename is durable once the folder is on disk too; a folder that cannot be synced
+    // (some file systems refuse) still holds the new file, so this is best effort.
+    std::filesystem::path folder = std::filesystem::path(target).parent_path();
+    if (folder.empty()) folder = ".";
+    const int folder_fd = open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (folder_fd >= 0) {
+        (void)fsync(folder_fd);
+        close(folder_fd);
+    }
+}
+
+void stream_to_file(const std::string& target, const void* data, std::size_t size,
+                    const std::string& shown, const file_system_calls& calls) {
+    int fd = -1;
+    do {
+        // Neither O_CREAT nor O_TRUNC: the file exists and is not ours to reshape.
+        fd = open(target.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) fail("cannot open " + shown + " for writing", errno);
+    try {
+        write_stream(fd, data, size, shown, calls);
+    } catch (...) {
+        close(fd);
+        throw;
+    }
+    if (close(fd) != 0) fail("writing " + shown + " failed", errno);
+}
+
+}  // namespace
+
+delivery write_file(const std::string& path, const void* data, std::size_t size,
+                    const file_system_calls& calls) {
+    const std::string shown = quoted(path);
+    if (path.empty()) throw std::runtime_error("cannot write a file with an empty name");
+    const std::string target = resolve_links(path);
+    struct stat status {};
+    if (stat(target.c_str(), &status) != 0) {
+        if (errno != ENOENT) fail("cannot write " + shown, errno);
+        replace_file(target, nullptr, data, size, shown, calls);
+        return delivery::replaced;
+    }
+    if (S_ISDIR(status.st_mode)) fail("cannot write " + shown, EISDIR);
+    if (!S_ISREG(status.st_mode)) {
+        stream_to_file(target, data, size, shown, calls);
+        return delivery::streamed;
+    }
+    if (access(target.c_str(), W_OK) != 0) fail("cannot write " + shown, errno);
+    replace_file(target, &status, data, size, shown, calls);
+    return delivery::replaced;
+}
+
+void write_stream(int fd, const void* data, std::size_t size, const std::string& shown,
+                  const file_system_calls& calls) {
+    if (const int error = write_all(fd, data, size, calls)) {
+        fail("writing " + shown + " failed", error);
+    }
+}
+
+}  // namespace kiln::programs
