@@ -9,12 +9,13 @@
 #include <limits>
 #include <vector>
 
-#include "expr/device_test.hpp"
+#include "expr/test_data.hpp"
+#include "support/device_param.hpp"
 
 namespace {
 
 using kiln::detail::algorithm;
-using kiln::testing::random_values;
+using kiln::test::random_values;
 
 // Affine maps x -> a * x + b modulo 2^32, packed as a << 32 | b, applied left to right.
 KILN_FUNCTION(ulong, affine_then, (ulong f, ulong g), {
@@ -44,7 +45,7 @@ std::pair<std::vector<K>, std::vector<V>> host_reduce_by_key(const std::vector<K
     return {out_keys, out_values};
 }
 
-class compaction_test : public kiln::testing::device_test {
+class compaction_test : public kiln::test::device_queue_test {
   protected:
     std::vector<std::size_t> sizes(algorithm a, std::size_t value_bytes, bool large = true) const {
         auto policy = kiln::detail::policy_for(a, device());
@@ -195,7 +196,7 @@ TEST_P(compaction_test, reduce_by_key_with_long_runs_and_other_operations) {
     });
 }
 
-KILN_INSTANTIATE_DEVICE_TEST(compaction_test);
+KILN_INSTANTIATE_FOR_EVERY_DEVICE(compaction_test);
 
 /// Split vectors: each part compacts on its device, after the elements of the parts before it.
 TEST(compaction_split, copy_if_and_unique_follow_the_parts_in_order) {
