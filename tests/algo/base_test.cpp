@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "expr/device_test.hpp"
+#include "support/device_param.hpp"
 
 namespace {
 
 using kiln::detail::algorithm;
 using kiln::detail::temporary_pool;
 
-class algo_base_test : public kiln::testing::device_test {};
+class algo_base_test : public kiln::test::device_queue_test {};
 
 TEST_P(algo_base_test, temporary_pool_reuses_blocks_and_shrinks) {
     temporary_pool::trim(device());
@@ -65,7 +65,7 @@ std::string collectives_source(std::size_t group_size) {
     b.global_parameter<std::uint32_t>("out");
     b.global_parameter<std::uint64_t>("flags");
     b.begin_body();
-    b.local_array("uint", "scratch", "GROUP");
+    b.local_array("uint", "scratch", "2 * GROUP");
     b.line("const uint lid = " + b.local_id() + ";");
     // Affine maps x -> a * x + b (mod 2^16), packed as a << 16 | b, composed in order: an
     // associative operation that is not commutative, so the order of operands shows.
@@ -76,12 +76,12 @@ std::string collectives_source(std::size_t group_size) {
              "    return a << 16 | b;\n}\n");
     b.line("uint v = (lid + 2) << 16 | (lid + 1);");
     kiln::detail::group_collectives(b).inclusive_scan(
-        "scratch", "lid", "GROUP", "uint", "v",
+        "scratch", "lid", "GROUP", "v",
         [](const std::string& x, const std::string& y) { return "compose(" + x + ", " + y + ")"; });
     b.line("out[lid] = v;");
     b.line("ulong seen = 0;");
     b.open("if (lid == 0)");
-    b.release_store("ulong", "&flags[0]", "((ulong)1 << 32) | scratch[GROUP - 1]");
+    b.release_store("ulong", "&flags[0]", "((ulong)1 << 32) | scratch[kiln_from + GROUP - 1]");
     b.acquire_load("ulong", "&flags[0]", "seen");
     b.line("flags[1] = seen;");
     b.close();
@@ -167,6 +167,6 @@ TEST_P(algo_base_test, program_cache_forgets_the_least_recently_used) {
     kiln::program_cache::set_memory_capacity(kiln::program_cache::default_memory_capacity);
 }
 
-KILN_INSTANTIATE_DEVICE_TEST(algo_base_test);
+KILN_INSTANTIATE_FOR_EVERY_DEVICE(algo_base_test);
 
 }  // namespace
