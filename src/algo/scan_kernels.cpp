@@ -1,4 +1,5 @@
 // The scan family's kernel source: tile scan, decoupled look-back, reduce-then-scan passes.
+#include <algorithm>
 #include <kiln/algo/scan_kernels.hpp>
 #include <kiln/detail/group_collectives.hpp>
 
@@ -18,7 +19,8 @@ class scan_writer {
         b_.constant("WG", policy.work_group_size);
         b_.constant("ITEMS", policy.items_per_work_item);
         b_.constant("TILE", policy.tile_size());
-        b_.constant("KILN_WINDOW", 32);
+        // Earlier tiles read at once by the look-back: a warp's worth, at most the group.
+        b_.constant("KILN_WINDOW", std::min<std::size_t>(32, policy.work_group_size));
         // One padding slot per 32 elements: work-items reading their ITEMS consecutive
         // elements then hit different local-memory banks.
         b_.define("pad", "#define KILN_PAD(i) ((i) + ((i) >> 5))");

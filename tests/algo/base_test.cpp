@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "expr/device_test.hpp"
+#include "support/device_param.hpp"
 
 namespace {
 
 using kiln::detail::algorithm;
 using kiln::detail::temporary_pool;
 
-class algo_base_test : public kiln::testing::device_test {};
+class algo_base_test : public kiln::test::device_queue_test {};
 
 TEST_P(algo_base_test, temporary_pool_reuses_blocks_and_shrinks) {
     temporary_pool::trim(device());
@@ -167,6 +167,6 @@ TEST_P(algo_base_test, program_cache_forgets_the_least_recently_used) {
     kiln::program_cache::set_memory_capacity(kiln::program_cache::default_memory_capacity);
 }
 
-KILN_INSTANTIATE_DEVICE_TEST(algo_base_test);
+KILN_INSTANTIATE_FOR_EVERY_DEVICE(algo_base_test);
 
 }  // namespace

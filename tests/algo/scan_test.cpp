@@ -8,15 +8,18 @@
 #include <kiln/kiln.hpp>
 #include <limits>
 #include <numeric>
+#include <random>
 #include <vector>
 
-#include "expr/device_test.hpp"
+#include "expr/test_data.hpp"
+#include "support/device_param.hpp"
 
 namespace {
 
 using kiln::detail::algorithm;
-using kiln::testing::random_values;
+using kiln::test::random_values;
 
+// [doc:affine-operation]
 // Affine maps x -> a * x + b modulo 2^32, packed as a << 32 | b, applied left to right:
 // associative and not commutative, so any reordering of operands shows in the result.
 KILN_FUNCTION(ulong, affine_then, (ulong f, ulong g), {
@@ -24,13 +27,14 @@ KILN_FUNCTION(ulong, affine_then, (ulong f, ulong g), {
     const uint b = (uint)(g >> 32) * (uint)f + (uint)g;
     return ((ulong)a << 32) | b;
 });
+// [/doc]
 std::uint64_t host_affine_then(std::uint64_t f, std::uint64_t g) {
     const auto a = std::uint32_t(f >> 32) * std::uint32_t(g >> 32);
     const auto b = std::uint32_t(g >> 32) * std::uint32_t(f) + std::uint32_t(g);
     return std::uint64_t(a) << 32 | b;
 }
 
-class scan_test : public kiln::testing::device_test {
+class scan_test : public kiln::test::device_queue_test {
   protected:
     /// Sizes around one tile of T on this device, and one large size.
     template <class T>
@@ -219,7 +223,7 @@ TEST_P(scan_test, the_default_dispatch_is_correct) {
     EXPECT_EQ(y.read(), expected);
 }
 
-KILN_INSTANTIATE_DEVICE_TEST(scan_test);
+KILN_INSTANTIATE_FOR_EVERY_DEVICE(scan_test);
 
 /// A vector split over two devices: each part starts from the total of the parts before it.
 TEST(scan_split, parts_carry_their_totals) {

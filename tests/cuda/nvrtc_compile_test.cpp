@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <kiln/algo/fft_kernels.hpp>
 #include <kiln/error.hpp>
 #include <regex>
 #include <string>
@@ -59,6 +60,12 @@ class NvrtcCompile : public ::testing::Test {
 
 TEST_F(NvrtcCompile, VectorAdd) {
     expect_cubin(compile({kiln_test::vector_add_source}));
+}
+
+TEST_F(NvrtcCompile, FftProgramsOfBothPrecisionsAndIndexWidths) {
+    // Two builds cover both precisions and both index widths of kiln::fft's generated program.
+    expect_cubin(compile({fft_program_source(false, false)}));
+    expect_cubin(compile({fft_program_source(true, true)}));
 }
 
 TEST_F(NvrtcCompile, LocalMemoryReductionWithBarriers) {

@@ -1,0 +1,148 @@
+// kiln::fft beside cuFFT (GPUs) or FFTW on one thread (CPUs) on the same data and shapes.
+//
+//     fft_bench [max elements]   (default: every workload; KILN_DEVICE picks the device)
+//
+// Prints one markdown table: complex float, forward, out of place; time per call (best of
+// batches of back-to-back calls, wall clock), the FFT's nominal rate 5 N log2 N / t, and kiln's
+// time divided by cuFFT's on the same data (bench/algo/cufft_reference.cu, run by this program when
+// it was built) or, on CPUs, to FFTW's single-threaded FFTW_MEASURE plan when FFTW was found.
+// The check column is the relative L2 error of a forward-then-inverse round trip through kiln.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <cstdlib>
+#include <kiln/kiln.hpp>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "fft_workloads.hpp"
+
+#ifdef KILN_FFT_BENCH_FFTW
+#include <fftw3.h>
+#endif
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+using cfloat = std::complex<float>;
+
+double seconds_since(clock_type::time_point start) {
+    return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+template <class Work>
+double best_seconds_per_call(const kiln::queue& q, int batches, int calls, Work&& work) {
+    work();
+    q.finish();
+    double best = 1e30;
+    for (int b = 0; b < batches; ++b) {
+        const auto start = clock_type::now();
+        for (int c = 0; c < calls; ++c) work();
+        q.finish();
+        best = std::min(best, seconds_since(start) / calls);
+    }
+    return best;
+}
+
+/// cuFFT's seconds per workload, from the reference program's `cufft <name> <seconds>` lines.
+std::map<std::string, double> cufft_reference() {
+    std::map<std::string, double> times;
+#ifdef KILN_FFT_CUFFT_REFERENCE
+    if (FILE* pipe = popen(KILN_FFT_CUFFT_REFERENCE, "r")) {
+        char name[64];
+        double seconds = 0;
+        while (std::fscanf(pipe, "cufft %63s %lf\n", name, &seconds) == 2) times[name] = seconds;
+        pclose(pipe);
+    }
+#endif
+    return times;
+}
+
+/// FFTW's best seconds for the workload on one thread (FFTW_MEASURE), or 0 without FFTW.
+double fftw_seconds(const fft_workloads::workload& w, const std::vector<cfloat>& host) {
+#ifdef KILN_FFT_BENCH_FFTW
+    std::vector<cfloat> in(host.size()), out(host.size());
+    int sizes[3] = {int(w.sizes[0]), int(w.sizes[1]), int(w.sizes[2])};
+    const int each = int(w.elements() / w.batch);
+    // Planning with FFTW_MEASURE overwrites the arrays, so the data goes in afterwards.
+    fftwf_plan plan = fftwf_plan_many_dft(
+        w.rank, sizes, int(w.batch), reinterpret_cast<fftwf_complex*>(in.data()), nullptr, 1, each,
+        reinterpret_cast<fftwf_complex*>(out.data()), nullptr, 1, each, FFTW_FORWARD, FFTW_MEASURE);
+    std::copy(host.begin(), host.end(), in.begin());
+    double best = 1e30;
+    for (int r = 0; r < 3; ++r) {
+        const auto start = clock_type::now();
+        fftwf_execute(plan);
+        best = std::min(best, seconds_since(start));
+    }
+    fftwf_destroy_plan(plan);
+    return best;
+#else
+    (void)w, (void)host;
+    return 0;
+#endif
+}
+
+double round_trip_error(const kiln::queue& q, const fft_workloads::workload& w,
+                        const kiln::vector<cfloat>& spectrum, const std::vector<cfloat>& host) {
+    std::vector<std::size_t> sizes(w.sizes, w.sizes + w.rank);
+    const kiln::fft<float> inverse(q, sizes, kiln::inverse, w.batch);
+    const std::vector<cfloat> back = inverse(spectrum).read();
+    double error = 0, norm = 0;
+    for (std::size_t i = 0; i < host.size(); ++i) {
+        error += std::norm(std::complex<double>(back[i]) - std::complex<double>(host[i]));
+        norm += std::norm(std::complex<double>(host[i]));
+    }
+    return std::sqrt(error / norm);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const kiln::device dev = kiln::default_device();
+    const bool cpu = dev.is_cpu();
+    const std::size_t max_elements = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : ~0ull;
+    kiln::queue q(dev);
+    const std::map<std::string, double> cufft =
+        cpu ? std::map<std::string, double>{} : cufft_reference();
+
+    std::printf("### kiln::fft, %s (%s), complex float, forward, out of place\n\n",
+                dev.name().c_str(), std::string(kiln::to_string(dev.backend())).c_str());
+    std::printf(
+        "| shape | kiln | 5 N log2 N / t | kiln time / reference time | round-trip error |\n"
+        "|---|---|---|---|---|\n");
+    for (const auto& w : fft_workloads::all) {
+        const std::size_t n = w.elements();
+        if (n > max_elements) continue;
+        std::vector<cfloat> host(n);
+        for (std::size_t i = 0; i < n; ++i)
+            host[i] = {fft_workloads::value(i, 0), fft_workloads::value(i, 1)};
+        const std::vector<std::size_t> sizes(w.sizes, w.sizes + w.rank);
+        const kiln::vector<cfloat> x(q, host);
+        kiln::vector<cfloat> y(q, n);
+        const kiln::fft<float> forward(q, sizes, w.batch);
+        const double s = best_seconds_per_call(q, 5, cpu ? 2 : 20, [&] { forward(x, y); });
+        const double transform = double(n / w.batch);
+        const double gflops = 5.0 * double(n) * std::log2(transform) / s / 1e9;
+        std::printf("| %s | %.3f ms | %.1f GFLOP/s |", w.name, s * 1e3, gflops);
+        double reference = 0;
+        const char* reference_name = "";
+        if (cpu) {
+            reference = fftw_seconds(w, host);
+            reference_name = "FFTW 1 thread, MEASURE";
+        } else if (auto found = cufft.find(w.name); found != cufft.end()) {
+            reference = found->second;
+            reference_name = "cuFFT";
+        }
+        if (reference > 0)
+            std::printf(" %.2fx %s (%.3f ms) |", s / reference, reference_name, reference * 1e3);
+        else
+            std::printf(" none |");
+        std::printf(" %.2g |\n", round_trip_error(q, w, y, host));
+        std::fflush(stdout);
+    }
+    return 0;
+}

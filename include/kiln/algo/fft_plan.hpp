@@ -1,0 +1,93 @@
+// The device side of kiln::fft: a plan's kernel launches, tables and scratch, for any precision.
+//
+// A plan is a list of steps (kernel launches and copies) over symbolic buffers: the input, the
+// output, two scratch buffers for the Stockham ping-pong, and two for Bluestein's convolutions.
+// The steps, the twiddle and chirp tables (computed on the host in double, uploaded once) and
+// the program are fixed when the plan is made; running it only binds buffers and launches.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <kiln/runtime/buffer.hpp>
+#include <kiln/runtime/device.hpp>
+#include <kiln/runtime/event.hpp>
+#include <kiln/runtime/queue.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln::detail {
+
+class algorithm_program;
+
+/// What a plan transforms: 1 to 3 sizes (row-major: the last one is contiguous), a batch of such
+/// arrays one after another, the direction, and the precision.
+struct fft_shape {
+    std::vector<std::size_t> sizes;
+    std::size_t batch = 1;
+    bool inverse = false;
+    bool double_precision = false;
+    std::size_t elements() const;  // sizes' product times batch
+};
+
+/// The buffers a step reads and writes.
+enum class fft_buffer : std::uint8_t { input, output, scratch0, scratch1, work0, work1 };
+
+/// One kernel launch (or a copy, when kernel is empty) of a plan.
+struct fft_step {
+    std::string kernel;
+    fft_buffer source{}, target{};
+    std::size_t work_items = 0;
+    std::vector<std::uint64_t> values;  // the kernel's integer parameters, in order
+    double scale = 1;
+};
+
+/// While one lives, plans made use 64-bit element indices, as plans of more than 2^32 elements
+/// do: lets tests run that path on small data.
+class scoped_wide_fft_indices {
+  public:
+    scoped_wide_fft_indices();
+    ~scoped_wide_fft_indices();
+    scoped_wide_fft_indices(const scoped_wide_fft_indices&) = delete;
+    scoped_wide_fft_indices& operator=(const scoped_wide_fft_indices&) = delete;
+
+  private:
+    bool previous_;
+};
+
+class fft_plan {
+  public:
+    /// The plan for `shape` on q's device, shared by every kiln::fft made for the same shape on
+    /// that device while one of them lives (tables are uploaded once, kernels built once per
+    /// device and precision). Throws invalid_argument_error for zero or too many sizes.
+    static std::shared_ptr<const fft_plan> make(const queue& q, const fft_shape& shape,
+                                                const char* call);
+
+    /// Transforms `input` into `output` (they may be the same memory) on q.
+    event run(const queue& q, const buffer_storage& input, const buffer_storage& output) const;
+
+    /// Real transforms, after the forward one: the first n/2 + 1 of every n elements along
+    /// the last size (the rest are their conjugates when the input was real).
+    event keep_half(const queue& q, const buffer_storage& full, const buffer_storage& half,
+                    const event& after) const;
+    /// Real transforms, before the inverse one: the full spectrum of real data from its half.
+    event expand_half(const queue& q, const buffer_storage& half, const buffer_storage& full) const;
+
+    const fft_shape& shape() const noexcept { return shape_; }
+
+    fft_plan(const queue& q, fft_shape shape);
+
+  private:
+    event launch(const queue& q, const fft_step& step, const buffer_storage& source,
+                 const buffer_storage& target, const event& after) const;
+
+    fft_shape shape_;
+    std::size_t element_bytes_;
+    bool wide_index_ = false;  // 64-bit element indices in the kernels
+    const algorithm_program* program_ = nullptr;
+    buffer<std::byte> tables_;
+    std::size_t work_elements_ = 0;  // per Bluestein work buffer
+    std::vector<fft_step> out_of_place_, in_place_;
+};
+
+}  // namespace kiln::detail

@@ -1,0 +1,396 @@
+// kiln::fft plans: factoring sizes into radix passes or Bluestein, host tables, the plan cache.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <kiln/algo/algorithm_program.hpp>
+#include <kiln/algo/fft_kernels.hpp>
+#include <kiln/algo/fft_plan.hpp>
+#include <kiln/algo/temporary_pool.hpp>
+#include <kiln/error.hpp>
+#include <kiln/runtime/program.hpp>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <numbers>
+#include <optional>
+#include <span>
+
+namespace kiln::detail {
+namespace {
+
+using complex_double = std::complex<double>;
+std::atomic<bool> force_wide_indices{false};
+
+bool wide_indices_forced() {
+    return force_wide_indices.load(std::memory_order_relaxed);
+}
+constexpr std::size_t work_group_size = 64;
+
+// The radices whose product is n, or nothing if n has another prime factor.
+std::optional<std::vector<std::size_t>> factor(std::size_t n) {
+    std::vector<std::size_t> radices;
+    for (std::size_t radix : fft_radices)
+        while (n % radix == 0) {
+            radices.push_back(radix);
+            n /= radix;
+        }
+    if (n != 1) return std::nullopt;
+    return radices;
+}
+
+// exp(i angle), with the angle given as a fraction of a full turn: numerator / denominator.
+complex_double turn(double sign, std::size_t numerator, std::size_t denominator) {
+    const double angle = sign * 2 * std::numbers::pi * double(numerator) / double(denominator);
+    return {std::cos(angle), std::sin(angle)};
+}
+
+// A forward transform of a power-of-two length on the host, in double: Bluestein's chirp
+// spectrum, so that its rounding does not add to the device's.
+void host_fft(std::vector<complex_double>& x) {
+    const std::size_t n = x.size();
+    for (std::size_t i = 1, j = 0; i < n; ++i) {
+        std::size_t bit = n >> 1;
+        for (; j & bit; bit >>= 1) j ^= bit;
+        j |= bit;
+        if (i < j) std::swap(x[i], x[j]);
+    }
+    std::vector<complex_double> w;
+    for (std::size_t length = 2; length <= n; length *= 2) {
+        w.resize(length / 2);
+        for (std::size_t k = 0; k < length / 2; ++k) w[k] = turn(-1, k, length);
+        for (std::size_t start = 0; start < n; start += length)
+            for (std::size_t k = 0; k < length / 2; ++k) {
+                const complex_double a = x[start + k], b = x[start + k + length / 2] * w[k];
+                x[start + k] = a + b;
+                x[start + k + length / 2] = a - b;
+            }
+    }
+}
+
+// A stage maps its source (written fft_buffer::input) to its target (fft_buffer::output); the
+// chain decides what they are.
+using stage = std::vector<fft_step>;
+
+class plan_builder {
+  public:
+    explicit plan_builder(const fft_shape& shape) : shape_(shape) {}
+
+    // Stockham passes for a length whose factors all have passes, each pass a stage: from
+    // source to target, or (ping_pong) alternately from source to target and back.
+    void add_passes(std::vector<stage>& stages, std::size_t n, std::size_t stride,
+                    std::size_t lines, const std::vector<std::size_t>& radices, bool inverse,
+                    double last_scale, fft_buffer first_source, fft_buffer first_target,
+                    bool ping_pong) {
+        const double sign = inverse ? 1 : -1;
+        std::size_t done = 1;
+        fft_buffer source = first_source, target = first_target;
+        for (std::size_t p = 0; p < radices.size(); ++p) {
+            const std::size_t radix = radices[p];
+            const std::size_t offset = table.size();
+            for (std::size_t k = 0; k < done; ++k)
+                for (std::size_t r = 1; r < radix; ++r)
+                    table.push_back(turn(sign, k * r, done * radix));
+            fft_step step{fft_radix_kernel_name(radix, inverse),
+                          source,
+                          target,
+                          lines * n / radix,
+                          {n, n / radix, done, stride, offset},
+                          p + 1 == radices.size() ? last_scale : 1.0};
+            stages.push_back({step});
+            done *= radix;
+            if (ping_pong) std::swap(source, target);
+        }
+    }
+
+    // Bluestein's algorithm for a length n with a prime factor without a pass: a convolution
+    // with the chirp exp(-sign i pi k^2 / n), done by power-of-two transforms of m >= 2n - 1.
+    stage bluestein(std::size_t n, std::size_t stride, std::size_t lines, double scale) {
+        std::size_t m = 1;
+        while (m < 2 * n - 1) m *= 2;
+        work_elements = std::max(work_elements, lines * m);
+        const double sign = shape_.inverse ? 1 : -1;
+        // k^2 mod 2n, exactly, so that the angle keeps its precision for large k.
+        std::vector<complex_double> chirp(n);
+        for (std::size_t k = 0, square = 0; k < n; ++k) {
+            chirp[k] = turn(sign, square, 2 * n);
+            square = (square + 2 * k + 1) % (2 * n);
+        }
+        const std::size_t chirp_offset = table.size();
+        table.insert(table.end(), chirp.begin(), chirp.end());
+        std::vector<complex_double> kernel(m);
+        for (std::size_t k = 0; k < n; ++k) {
+            kernel[k] = std::conj(chirp[k]);
+            if (k > 0) kernel[m - k] = std::conj(chirp[k]);
+        }
+        host_fft(kernel);
+        const std::size_t spectrum_offset = table.size();
+        for (const complex_double& z : kernel) table.push_back(z / double(m));
+
+        const auto radices = *factor(m);
+        std::vector<stage> passes;
+        stage steps;
+        steps.push_back({fft_chirp_in_kernel,
+                         fft_buffer::input,
+                         fft_buffer::work0,
+                         lines * m,
+                         {n, m, stride, chirp_offset, 0},
+                         1.0});
+        add_passes(passes, m, 1, lines, radices, false, 1.0, fft_buffer::work0, fft_buffer::work1,
+                   true);
+        const fft_buffer spectrum = radices.size() % 2 ? fft_buffer::work1 : fft_buffer::work0;
+        const fft_buffer other =
+            spectrum == fft_buffer::work0 ? fft_buffer::work1 : fft_buffer::work0;
+        passes.push_back({{fft_pointwise_kernel,
+                           spectrum,
+                           spectrum,
+                           lines * m,
+                           {m, spectrum_offset, 0, 0, 0},
+                           1.0}});
+        add_passes(passes, m, 1, lines, radices, true, 1.0, spectrum, other, true);
+        const fft_buffer result = radices.size() % 2 ? other : spectrum;
+        for (const stage& pass : passes) steps.insert(steps.end(), pass.begin(), pass.end());
+        steps.push_back({fft_chirp_out_kernel,
+                         result,
+                         fft_buffer::output,
+                         lines * n,
+                         {n, m, stride, chirp_offset, 0},
+                         scale});
+        return steps;
+    }
+
+    std::vector<complex_double> table;
+    std::size_t work_elements = 0;
+
+  private:
+    const fft_shape& shape_;
+};
+
+// The steps of the stages one after another, from the input to the output through the
+// scratch buffers. Radix passes cannot read and write the same memory, so a single stage run
+// in place goes through scratch and a copy.
+std::vector<fft_step> chain(const std::vector<stage>& stages, bool in_place) {
+    std::vector<fft_step> steps;
+    if (stages.empty()) {
+        if (!in_place) steps.push_back({"", fft_buffer::input, fft_buffer::output, 0, {}, 1.0});
+        return steps;
+    }
+    fft_buffer current = fft_buffer::input;
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+        const bool last = i + 1 == stages.size();
+        const bool through_scratch = last && in_place && current == fft_buffer::input;
+        const fft_buffer target = last && !through_scratch          ? fft_buffer::output
+                                  : current == fft_buffer::scratch0 ? fft_buffer::scratch1
+                                                                    : fft_buffer::scratch0;
+        for (fft_step step : stages[i]) {
+            if (step.source == fft_buffer::input) step.source = current;
+            if (step.target == fft_buffer::output) step.target = target;
+            steps.push_back(std::move(step));
+        }
+        current = target;
+        if (through_scratch) steps.push_back({"", current, fft_buffer::output, 0, {}, 1.0});
+    }
+    return steps;
+}
+
+kernel_argument buffer_argument(const buffer_storage& storage) {
+    kernel_argument arg;
+    arg.what = kernel_argument::kind::buffer;
+    arg.memory = storage.shared_memory();
+    arg.buffer_device = storage.device();
+    arg.buffer_mode = storage.mode();
+    arg.size = storage.bytes();
+    return arg;
+}
+
+std::string describe(const fft_shape& shape) {
+    std::string text = shape.double_precision ? "double" : "float";
+    for (std::size_t n : shape.sizes) text.append(" ").append(std::to_string(n));
+    text.append(" x").append(std::to_string(shape.batch));
+    return text.append(shape.inverse ? " inverse" : " forward");
+}
+
+}  // namespace
+
+scoped_wide_fft_indices::scoped_wide_fft_indices() : previous_(force_wide_indices.exchange(true)) {}
+scoped_wide_fft_indices::~scoped_wide_fft_indices() {
+    force_wide_indices.store(previous_);
+}
+
+std::size_t fft_shape::elements() const {
+    std::size_t total = batch;
+    for (std::size_t n : sizes) total *= n;
+    return total;
+}
+
+fft_plan::fft_plan(const queue& q, fft_shape shape)
+    : shape_(std::move(shape)), element_bytes_(shape_.double_precision ? 16 : 8) {
+    plan_builder builder(shape_);
+    std::vector<stage> stages;
+    const std::size_t elements = shape_.elements();
+    std::size_t stride = 1;
+    for (std::size_t d = shape_.sizes.size(); d-- > 0;) {
+        const std::size_t n = shape_.sizes[d];
+        const std::size_t lines = elements / n;
+        const double scale = shape_.inverse ? 1.0 / double(n) : 1.0;
+        if (n > 1) {
+            if (const auto radices = factor(n))
+                builder.add_passes(stages, n, stride, lines, *radices, shape_.inverse, scale,
+                                   fft_buffer::input, fft_buffer::output, false);
+            else
+                stages.push_back(builder.bluestein(n, stride, lines, scale));
+        }
+        stride *= n;
+    }
+    out_of_place_ = chain(stages, false);
+    in_place_ = chain(stages, true);
+    work_elements_ = builder.work_elements;
+
+    wide_index_ =
+        wide_indices_forced() || std::max({elements, work_elements_, builder.table.size()}) >
+                                     std::size_t{0xffffffff} - work_group_size;
+    program_ = &algorithm_program_for(
+        q.device(),
+        std::string("fft ") + (shape_.double_precision ? "double" : "float") +
+            (wide_index_ ? " ulong" : " uint"),
+        fft_kernel_names(),
+        [&] { return fft_program_source(shape_.double_precision, wide_index_); });
+
+    std::vector<std::byte> bytes(std::max<std::size_t>(builder.table.size(), 1) * element_bytes_);
+    for (std::size_t i = 0; i < builder.table.size(); ++i) {
+        const complex_double z = builder.table[i];
+        if (shape_.double_precision) {
+            std::memcpy(bytes.data() + i * 16, &z, 16);
+        } else {
+            const std::complex<float> f(float(z.real()), float(z.imag()));
+            std::memcpy(bytes.data() + i * 8, &f, 8);
+        }
+    }
+    tables_ = buffer<std::byte>(q, bytes.size());
+    tables_.write(q, std::span<const std::byte>(bytes));
+}
+
+event fft_plan::run(const queue& q, const buffer_storage& input,
+                    const buffer_storage& output) const {
+    const bool in_place = input.memory() == output.memory();
+    const std::vector<fft_step>& steps = in_place ? in_place_ : out_of_place_;
+    const std::size_t bytes = shape_.elements() * element_bytes_;
+    const auto uses = [&](fft_buffer b) {
+        for (const fft_step& s : steps)
+            if (s.source == b || s.target == b) return true;
+        return false;
+    };
+    temporary_lease scratch[2], work[2];
+    for (int i = 0; i < 2; ++i) {
+        if (uses(fft_buffer(int(fft_buffer::scratch0) + i)))
+            scratch[i] = temporary_pool::acquire(q, bytes);
+        if (uses(fft_buffer(int(fft_buffer::work0) + i)))
+            work[i] = temporary_pool::acquire(q, work_elements_ * element_bytes_);
+    }
+    const auto storage = [&](fft_buffer b) -> const buffer_storage& {
+        switch (b) {
+            case fft_buffer::input:
+                return input;
+            case fft_buffer::output:
+                return output;
+            case fft_buffer::scratch0:
+                return scratch[0].bytes().storage();
+            case fft_buffer::scratch1:
+                return scratch[1].bytes().storage();
+            case fft_buffer::work0:
+                return work[0].bytes().storage();
+            default:
+                return work[1].bytes().storage();
+        }
+    };
+    event done;
+    for (const fft_step& step : steps) {
+        if (step.kernel.empty()) {
+            done = storage(step.source).copy_bytes(q, 0, storage(step.target), 0, bytes, done);
+            continue;
+        }
+        done = launch(q, step, storage(step.source), storage(step.target), done);
+    }
+    for (temporary_lease* lease : {&scratch[0], &scratch[1], &work[0], &work[1]})
+        if (!lease->empty()) lease->release_after(q, done);
+    return done;
+}
+
+event fft_plan::launch(const queue& q, const fft_step& step, const buffer_storage& source,
+                       const buffer_storage& target, const event& after) const {
+    std::vector<kernel_argument> args{buffer_argument(source), buffer_argument(target),
+                                      buffer_argument(tables_.storage())};
+    const auto index = [&](std::uint64_t value) {
+        args.push_back(wide_index_ ? make_argument(value)
+                                   : make_argument(static_cast<std::uint32_t>(value)));
+    };
+    index(step.work_items);
+    for (std::size_t i = 0; i < 5; ++i) index(i < step.values.size() ? step.values[i] : 0);
+    args.push_back(shape_.double_precision ? make_argument(step.scale)
+                                           : make_argument(static_cast<float>(step.scale)));
+    const std::size_t global =
+        (step.work_items + work_group_size - 1) / work_group_size * work_group_size;
+    return program_->kernel(step.kernel)
+        .bind(std::move(args))
+        .launch(q, global, work_group_size, {}, after);
+}
+
+// The sizes of a real transform's arrays: d x c x n, n contiguous, half = n / 2 + 1.
+struct real_layout {
+    std::size_t n, half, c, d;
+    explicit real_layout(const fft_shape& shape)
+        : n(shape.sizes.back()),
+          half(n / 2 + 1),
+          c(shape.sizes.size() >= 2 ? shape.sizes[shape.sizes.size() - 2] : 1),
+          d(shape.sizes.size() == 3 ? shape.sizes[0] : 1) {}
+};
+
+event fft_plan::keep_half(const queue& q, const buffer_storage& full, const buffer_storage& half,
+                          const event& after) const {
+    const real_layout l(shape_);
+    const std::size_t lines = shape_.elements() / l.n;
+    return launch(q, {fft_half_kernel, {}, {}, lines * l.half, {l.n, l.half}, 1.0}, full, half,
+                  after);
+}
+
+event fft_plan::expand_half(const queue& q, const buffer_storage& half,
+                            const buffer_storage& full) const {
+    const real_layout l(shape_);
+    return launch(q, {fft_expand_kernel, {}, {}, shape_.elements(), {l.n, l.half, l.c, l.d}, 1.0},
+                  half, full, {});
+}
+
+std::shared_ptr<const fft_plan> fft_plan::make(const queue& q, const fft_shape& shape,
+                                               const char* call) {
+    if (shape.sizes.empty() || shape.sizes.size() > 3)
+        throw invalid_argument_error(
+            call, "an FFT has 1, 2 or 3 sizes, not " + std::to_string(shape.sizes.size()));
+    std::size_t total = shape.batch;
+    for (std::size_t n : shape.sizes) {
+        if (n == 0 || total == 0)
+            throw invalid_argument_error(
+                call, "FFT sizes and batch must not be zero (" + describe(shape) + ")");
+        if (total > std::numeric_limits<std::size_t>::max() / n)
+            throw invalid_argument_error(call, "FFT too large: " + describe(shape));
+        total *= n;
+    }
+    if (shape.double_precision && !q.device().properties().double_precision)
+        throw invalid_argument_error(call,
+                                     "the device has no double precision: " + q.device().name());
+
+    static std::mutex mutex;
+    static std::map<std::pair<const device_impl*, std::string>, std::weak_ptr<const fft_plan>>
+        plans;
+    const auto key = std::make_pair(&q.device().impl(),
+                                    describe(shape) + (wide_indices_forced() ? " wide" : ""));
+    std::lock_guard lock(mutex);
+    if (auto found = plans.find(key); found != plans.end())
+        if (auto plan = found->second.lock()) return plan;
+    auto plan = std::make_shared<const fft_plan>(q, shape);
+    std::erase_if(plans, [](const auto& entry) { return entry.second.expired(); });
+    plans[key] = plan;
+    return plan;
+}
+
+}  // namespace kiln::detail

@@ -1,0 +1,321 @@
+// kiln::fft on every device against FFTW in double precision (or, where FFTW is missing, a
+// host Cooley-Tukey in double that skips large primes): 1-D sizes from 1 to 2^20 (radix
+// passes and Bluestein), 2-D and 3-D shapes, batches, round trips, in place, bad input, caching.
+#include <gtest/gtest.h>
+
+#ifdef KILN_FFT_TEST_FFTW
+#include <fftw3.h>
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <kiln/algo/algorithm_program.hpp>
+#include <kiln/kiln.hpp>
+#include <numbers>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "support/device_param.hpp"
+
+namespace {
+
+using cdouble = std::complex<double>;
+
+template <class T>
+std::vector<std::complex<T>> random_complex(std::size_t n, unsigned seed) {
+    std::mt19937 engine(seed);
+    std::uniform_real_distribution<T> value(-1, 1);
+    std::vector<std::complex<T>> data(n);
+    for (auto& z : data) z = {value(engine), value(engine)};
+    return data;
+}
+
+std::size_t product(const std::vector<std::size_t>& sizes) {
+    std::size_t n = 1;
+    for (std::size_t s : sizes) n *= s;
+    return n;
+}
+
+#ifdef KILN_FFT_TEST_FFTW
+constexpr bool reference_is_fftw = true;
+
+// FFTW's transforms of `input` (converted to double), unscaled.
+std::vector<cdouble> reference_transform(std::vector<cdouble> in, const std::vector<int>& n,
+                                         std::size_t batch, bool inverse) {
+    std::vector<cdouble> out(in.size());
+    const int transform = int(in.size() / batch);
+    fftw_plan plan = fftw_plan_many_dft(
+        int(n.size()), n.data(), int(batch), reinterpret_cast<fftw_complex*>(in.data()), nullptr, 1,
+        transform, reinterpret_cast<fftw_complex*>(out.data()), nullptr, 1, transform,
+        inverse ? FFTW_BACKWARD : FFTW_FORWARD, FFTW_ESTIMATE);
+    fftw_execute(plan);
+    fftw_destroy_plan(plan);
+    return out;
+}
+#else
+// Without FFTW (machines that lack libfftw3-dev): recursive Cooley-Tukey on the host in double,
+// over the smallest prime factor, with every root of unity computed directly. Sizes with a
+// large prime factor (1000003) would take O(n^2) and are skipped.
+constexpr bool reference_is_fftw = false;
+
+void host_dft(cdouble* x, std::size_t n, std::size_t stride, const std::vector<cdouble>& roots,
+              std::size_t root_step) {
+    if (n == 1) return;
+    std::size_t p = 2;
+    while (n % p != 0) ++p;
+    const std::size_t m = n / p;
+    std::vector<cdouble> parts(n);
+    for (std::size_t r = 0; r < p; ++r) {
+        for (std::size_t j = 0; j < m; ++j) parts[r * m + j] = x[(j * p + r) * stride];
+        host_dft(parts.data() + r * m, m, 1, roots, root_step * p);
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+        cdouble sum = 0;
+        for (std::size_t r = 0; r < p; ++r)
+            sum += parts[r * m + k % m] * roots[(r * k % n) * root_step];
+        x[k * stride] = sum;
+    }
+}
+
+std::vector<cdouble> reference_transform(std::vector<cdouble> data, const std::vector<int>& n,
+                                         std::size_t batch, bool inverse) {
+    const std::size_t transform = data.size() / batch;
+    std::size_t stride = transform;
+    for (const int size : n) {
+        stride /= std::size_t(size);
+        std::vector<cdouble> roots(static_cast<std::size_t>(size));
+        for (std::size_t e = 0; e < roots.size(); ++e)
+            roots[e] =
+                std::polar(1.0, (inverse ? 2 : -2) * std::numbers::pi * double(e) / double(size));
+        for (std::size_t start = 0; start < data.size(); ++start)
+            if (start % (stride * std::size_t(size)) < stride)
+                host_dft(data.data() + start, std::size_t(size), stride, roots, 1);
+    }
+    return data;
+}
+#endif
+
+bool reference_can_do(std::size_t n) {
+    return reference_is_fftw || n < 100000 || (n & (n - 1)) == 0;
+}
+
+// The reference transform of `input` (converted to double), scaled by 1/N when inverse, like
+// kiln's.
+template <class T>
+std::vector<cdouble> reference(const std::vector<std::complex<T>>& input,
+                               const std::vector<std::size_t>& sizes, std::size_t batch,
+                               bool inverse) {
+    std::vector<cdouble> out =
+        reference_transform(std::vector<cdouble>(input.begin(), input.end()),
+                            std::vector<int>(sizes.begin(), sizes.end()), batch, inverse);
+    if (inverse)
+        for (auto& z : out) z /= double(product(sizes));
+    return out;
+}
+
+template <class T>
+double relative_l2_error(const std::vector<std::complex<T>>& got,
+                         const std::vector<cdouble>& expected) {
+    double error = 0, norm = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        error += std::norm(cdouble(got[i]) - expected[i]);
+        norm += std::norm(expected[i]);
+    }
+    return norm == 0 ? std::sqrt(error) : std::sqrt(error / norm);
+}
+
+// The promise of docs/fft.md: 2e-7 log2 N for float, 1e-15 log2 N for double (log2 N >= 1).
+template <class T>
+double tolerance(std::size_t n) {
+    const double log_n = std::max(1.0, std::log2(double(n)));
+    return (std::is_same_v<T, float> ? 2e-7 : 1e-15) * log_n;
+}
+
+class fft_test : public kiln::test::device_queue_test {
+  protected:
+    // Transforms random data with kiln and FFTW and compares, forward or inverse.
+    template <class T>
+    void check(const std::vector<std::size_t>& sizes, std::size_t batch, bool inverse) {
+        SCOPED_TRACE(shape_text(sizes, batch) + (inverse ? " inverse" : " forward"));
+        const auto host = random_complex<T>(product(sizes) * batch, unsigned(product(sizes)));
+        const kiln::vector<std::complex<T>> x(q, host);
+        const auto plan =
+            inverse ? kiln::fft<T>(q, sizes, kiln::inverse, batch) : kiln::fft<T>(q, sizes, batch);
+        const auto y = plan(x);
+        EXPECT_LE(relative_l2_error(y.read(), reference(host, sizes, batch, inverse)),
+                  tolerance<T>(product(sizes)));
+        EXPECT_EQ(x.read(), host) << "the input must be left alone";
+    }
+    // Float, and double where the device has it; CPUs skip double for large problems, which
+    // take seconds there and test no code that float and the smaller sizes do not.
+    template <class Body>
+    void for_each_precision(Body&& body, std::size_t elements = 0) {
+        body(float{});
+        const bool large_on_cpu =
+            device().properties().type == kiln::device_type::cpu && elements > (1u << 16);
+        if (has_double() && !large_on_cpu) body(double{});
+    }
+    static std::string shape_text(const std::vector<std::size_t>& sizes, std::size_t batch) {
+        std::string text;
+        for (std::size_t n : sizes) text.append(text.empty() ? "" : "x").append(std::to_string(n));
+        return text.append(" batch ").append(std::to_string(batch));
+    }
+};
+
+TEST_P(fft_test, one_dimension_of_every_kind_of_size_matches_fftw) {
+    // Radix passes (2, 3, 5, 7 and their products, radix 16 and 8 included) and Bluestein (97,
+    // 1000003).
+    for (std::size_t n :
+         {1u, 2u, 3u, 7u, 8u, 97u, 128u, 1000u, 1024u, 4096u, 65536u, 1000003u, 1u << 20})
+        if (reference_can_do(n))
+            for_each_precision([&](auto real) { check<decltype(real)>({n}, 1, false); }, n);
+}
+
+TEST_P(fft_test, inverse_matches_fftw_scaled_by_one_over_n) {
+    for (std::size_t n : {1u, 5u, 12u, 97u, 1000u, 4096u, 2310u})
+        for_each_precision([&](auto real) { check<decltype(real)>({n}, 1, true); });
+}
+
+TEST_P(fft_test, two_and_three_dimensions_match_fftw) {
+    const std::vector<std::vector<std::size_t>> shapes = {
+        {1, 1000}, {1000, 1}, {480, 640}, {97, 10}, {64, 64, 64}, {5, 7, 11}, {1, 1, 1}};
+    for (const auto& sizes : shapes)
+        for_each_precision([&](auto real) {
+            check<decltype(real)>(sizes, 1, false);
+            check<decltype(real)>(sizes, 1, true);
+        });
+}
+
+TEST_P(fft_test, batches_match_fftw) {
+    const std::vector<std::vector<std::size_t>> shapes = {{1000}, {97}, {1}, {12, 10}, {3, 4, 13}};
+    for (const auto& sizes : shapes)
+        for_each_precision([&](auto real) {
+            check<decltype(real)>(sizes, 7, false);
+            check<decltype(real)>(sizes, 3, true);
+        });
+}
+
+TEST_P(fft_test, the_64_bit_index_kernels_of_huge_plans_are_right) {
+    // Float only: the index type is written by the same code for both precisions, and each
+    // program costs PoCL seconds to build.
+    const kiln::detail::scoped_wide_fft_indices wide;
+    check<float>({4096}, 1, false);
+    check<float>({97}, 3, true);
+    check<float>({12, 5, 16}, 1, false);
+}
+
+TEST_P(fft_test, forward_then_inverse_in_place_gives_the_input_back) {
+    for (const auto& sizes : std::vector<std::vector<std::size_t>>{
+             {1}, {2}, {97}, {4096}, {10007}, {480, 640}, {6, 10, 14}}) {
+        SCOPED_TRACE(shape_text(sizes, 2));
+        const auto host = random_complex<float>(product(sizes) * 2, 7);
+        kiln::vector<std::complex<float>> x(q, host);
+        const kiln::fft<float> forward(q, sizes, 2), backward(q, sizes, kiln::inverse, 2);
+        forward(x, x);  // truly in place: one stage (sizes 2, 97) goes through scratch
+        x = backward(x);
+        std::vector<cdouble> expected(host.begin(), host.end());
+        EXPECT_LE(relative_l2_error(x.read(), expected), 2 * tolerance<float>(product(sizes)));
+    }
+}
+
+TEST_P(fft_test, expressions_and_real_vectors_are_transformed) {
+    const std::size_t n = 360;
+    const auto host = random_complex<float>(n, 3);
+    std::vector<float> real_host(n);
+    for (std::size_t i = 0; i < n; ++i) real_host[i] = host[i].imag();
+    const kiln::vector<std::complex<float>> x(q, host);
+    const kiln::vector<float> r(q, real_host);
+    const kiln::fft<float> plan(q, {n});
+    std::vector<std::complex<float>> doubled(host);
+    for (auto& z : doubled) z *= 2.0f;
+    EXPECT_LE(relative_l2_error(plan(2.0f * x).read(), reference(doubled, {n}, 1, false)),
+              tolerance<float>(n));
+    const std::vector<std::complex<float>> real_as_complex(real_host.begin(), real_host.end());
+    EXPECT_LE(relative_l2_error(plan(r).read(), reference(real_as_complex, {n}, 1, false)),
+              tolerance<float>(n));
+    const kiln::vector<float> too_short(q, std::vector<float>(n - 1));
+    EXPECT_THROW(plan(too_short), kiln::invalid_argument_error);
+}
+
+// The first n / 2 + 1 of every n values (n the last size): the half spectrum of real data.
+std::vector<cdouble> half_columns(const std::vector<cdouble>& full, std::size_t n) {
+    std::vector<cdouble> half;
+    for (std::size_t i = 0; i < full.size(); ++i)
+        if (i % n <= n / 2) half.push_back(full[i]);
+    return half;
+}
+
+TEST_P(fft_test, real_transforms_of_even_and_odd_sizes_match_fftw_and_invert) {
+    const std::vector<std::vector<std::size_t>> shapes = {
+        {1}, {2}, {7}, {8}, {97}, {1000}, {6, 9}, {5, 8}, {1, 7}, {9, 1}, {4, 6, 5}, {3, 2, 8}};
+    for (const auto& sizes : shapes)
+        for_each_precision([&](auto real) {
+            using T = decltype(real);
+            SCOPED_TRACE(shape_text(sizes, 3) + (sizeof(T) == 4 ? " float" : " double"));
+            const std::size_t total = product(sizes) * 3;
+            std::vector<T> host(total);
+            const auto random = random_complex<T>(total, unsigned(total));
+            for (std::size_t i = 0; i < total; ++i) host[i] = random[i].real();
+            const kiln::vector<T> x(q, host);
+            const kiln::rfft<T> forward(q, sizes, 3);
+            const kiln::irfft<T> backward(q, sizes, 3);
+            const auto spectrum = forward(x);
+            ASSERT_EQ(spectrum.size(), forward.spectrum_size());
+            const std::vector<std::complex<T>> as_complex(host.begin(), host.end());
+            const auto expected =
+                half_columns(reference(as_complex, sizes, 3, false), sizes.back());
+            EXPECT_LE(relative_l2_error(spectrum.read(), expected), tolerance<T>(product(sizes)));
+            const std::vector<T> back = backward(spectrum).read();
+            const std::vector<std::complex<T>> back_complex(back.begin(), back.end());
+            EXPECT_LE(
+                relative_l2_error(back_complex, std::vector<cdouble>(host.begin(), host.end())),
+                2 * tolerance<T>(product(sizes)));
+        });
+    const kiln::rfft<float> plan(q, {8});
+    EXPECT_THROW(plan(kiln::vector<float>(q, 7)), kiln::invalid_argument_error);
+    const kiln::irfft<float> inverse(q, {8});
+    EXPECT_THROW(inverse(kiln::vector<std::complex<float>>(q, 8)), kiln::invalid_argument_error);
+}
+
+TEST_P(fft_test, bad_input_is_rejected_before_anything_runs) {
+    EXPECT_THROW(kiln::fft<float>(q, {0}), kiln::invalid_argument_error);
+    EXPECT_THROW(kiln::fft<float>(q, {4, 0}), kiln::invalid_argument_error);
+    EXPECT_THROW(kiln::fft<float>(q, {}), kiln::invalid_argument_error);
+    EXPECT_THROW(kiln::fft<float>(q, {2, 2, 2, 2}), kiln::invalid_argument_error);
+    EXPECT_THROW(kiln::fft<float>(q, {8}, 0), kiln::invalid_argument_error);
+    const kiln::fft<float> plan(q, {8});
+    const std::vector<std::complex<float>> ones(8, {1, 0});
+    const kiln::vector<std::complex<float>> wrong_size(q, std::vector<std::complex<float>>(7));
+    const kiln::vector<std::complex<float>> output(q, ones);
+    EXPECT_THROW(plan(wrong_size), kiln::invalid_argument_error);
+    EXPECT_THROW(plan(wrong_size, output), kiln::invalid_argument_error);
+    EXPECT_THROW(plan(output, wrong_size), kiln::invalid_argument_error);
+    EXPECT_THROW(plan(kiln::vector<std::complex<float>>()), kiln::invalid_argument_error);
+    EXPECT_EQ(output.read(), ones) << "a rejected call must not have written the output";
+    for (const kiln::device& other : kiln::devices()) {
+        if (other == device()) continue;
+        const kiln::queue other_queue(other);
+        const kiln::vector<std::complex<float>> elsewhere(other_queue, ones);
+        EXPECT_THROW(plan(elsewhere), kiln::invalid_argument_error);
+        EXPECT_THROW(plan(elsewhere, output), kiln::invalid_argument_error);
+        EXPECT_EQ(output.read(), ones);
+    }
+}
+
+TEST_P(fft_test, a_second_plan_of_the_same_shape_costs_nothing) {
+    const kiln::fft<float> first(q, {97, 60}, 3);
+    const std::size_t generated = kiln::detail::algorithm_programs_generated();
+    const kiln::fft<float> second(q, {97, 60}, 3);
+    EXPECT_EQ(&first.plan(), &second.plan()) << "tables and steps are shared";
+    EXPECT_EQ(kiln::detail::algorithm_programs_generated(), generated);
+    const kiln::fft<float> other_shape(q, {97, 61}, 3);
+    EXPECT_NE(&first.plan(), &other_shape.plan());
+    EXPECT_EQ(kiln::detail::algorithm_programs_generated(), generated)
+        << "one program per precision serves every shape";
+}
+
+KILN_INSTANTIATE_FOR_EVERY_DEVICE(fft_test);
+
+}  // namespace
