@@ -1,6 +1,7 @@
 // kiln: everything in one include.
 #pragma once
 
+#include <kiln/algorithm.hpp>
 #include <kiln/error.hpp>
 #include <kiln/random.hpp>
 #include <kiln/reduce.hpp>

@@ -18,13 +18,14 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <kiln/algo/temporary_pool.hpp>
+#include <kiln/detail/group_collectives.hpp>
 #include <kiln/expr/core.hpp>
 #include <kiln/expr/launch.hpp>
 #include <kiln/runtime/buffer.hpp>
 #include <kiln/runtime/event.hpp>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -233,44 +234,6 @@ concept reducer_for = requires {
     typename Reducer::template on<T>;
 };
 
-namespace detail {
-
-/// Device buffers for partial results, reused across reductions: allocating per call would cost
-/// more than a small reduction itself on some backends.
-template <class State>
-class partials_pool {
-  public:
-    static buffer<State> acquire(const kiln::queue& q, std::size_t count) {
-        {
-            std::lock_guard lock(instance().mutex);
-            auto& free = instance().free;
-            for (auto it = free.begin(); it != free.end(); ++it)
-                if (it->device() == q.device() && it->size() >= count) {
-                    buffer<State> found = std::move(*it);
-                    free.erase(it);
-                    return found;
-                }
-        }
-        return buffer<State>(q, count);
-    }
-    static void release(buffer<State> partials) {
-        std::lock_guard lock(instance().mutex);
-        instance().free.push_back(std::move(partials));
-    }
-
-  private:
-    struct storage {
-        std::mutex mutex;
-        std::vector<buffer<State>> free;
-    };
-    static storage& instance() {
-        static storage pool;
-        return pool;
-    }
-};
-
-}  // namespace detail
-
 /// A reduction on its way: the device work is enqueued, get() waits and returns the result.
 template <class Traits>
 class pending_reduction {
@@ -293,8 +256,10 @@ class pending_reduction {
         std::vector<state> partials;
         for (auto& part : parts_) {
             if (part.read_on_get)
-                // The pooled buffer may be longer than this launch's partials.
-                part.partials.read(part.queue, 0, std::span<state>(part.host), part.launch);
+                // The pooled block may be longer than this launch's partials.
+                part.partials.bytes().storage().read_bytes(part.queue, 0, part.host.data(),
+                                                           part.host.size() * sizeof(state),
+                                                           part.launch, true);
             else
                 part.read.wait();
             partials.insert(partials.end(), part.host.begin(), part.host.end());
@@ -331,18 +296,20 @@ class pending_reduction {
     };
 
     /// Used by kiln::reduce_async: partials of one part, read after `launch` into host memory.
-    void add_part(const kiln::queue& q, buffer<state> partials, std::size_t count,
+    void add_part(const kiln::queue& q, detail::temporary_lease partials, std::size_t count,
                   const event& launch, read_mode mode) {
         part_result part{std::move(partials),      std::vector<state>(count), {}, launch, q,
                          mode == read_mode::on_get};
         if (!part.read_on_get)
-            part.read = part.partials.read_async(q, 0, std::span<state>(part.host), launch);
+            part.read = part.partials.bytes().storage().read_bytes(
+                q, 0, part.host.data(), count * sizeof(state), launch, false);
+        part.partials.release_after(q, part.read_on_get ? part.launch : part.read);
         parts_.push_back(std::move(part));
     }
 
   private:
     struct part_result {
-        buffer<state> partials;
+        detail::temporary_lease partials;
         std::vector<state> host;  // moving the vector keeps its storage, which the read targets
         event read;
         event launch;
@@ -364,13 +331,7 @@ class pending_reduction {
     }
     /// Returns the device buffers for reuse; the host copies and the events stay.
     void release_buffers() noexcept {
-        for (auto& part : parts_) {
-            if (part.partials.empty()) continue;
-            try {
-                detail::partials_pool<state>::release(std::exchange(part.partials, {}));
-            } catch (...) {  // NOLINT(bugprone-empty-catch): losing a cached buffer is harmless
-            }
-        }
+        for (auto& part : parts_) part.partials = {};
     }
 
     std::vector<part_result> parts_;
@@ -403,10 +364,10 @@ class reduction {
                 cache_for<reduction>().get(part.queue.device(), "kiln_reduce",
                                            [this](loop_style style) { return source(style); });
             const std::size_t groups = kernel.groups_for(part.size);
-            buffer<state> partials = partials_pool<state>::acquire(part.queue, groups);
+            temporary_lease partials = temporary_pool::acquire(part.queue, groups * sizeof(state));
             argument_list args(k, part.begin);
             args.scalar<std::uint64_t>(part.size);
-            args.buffer(partials);
+            args.buffer(partials.bytes());
             args.local<state>(kernel.work_group_size());
             args.scalar(traits::identity());
             value_.collect(args);
@@ -455,15 +416,12 @@ class reduction {
                                      traits::combine(builder, "acc2", "acc3")) +
                      ";");
         // The work-group's tree in local memory; the group size is a power of two.
-        builder.line("const uint lid = (uint)get_local_id(0);");
+        builder.line("const uint lid = " + builder.local_id() + ";");
         builder.line("kiln_scratch[lid] = acc0;");
-        builder.local_barrier();
-        builder.open("for (uint stride = (uint)get_local_size(0) / 2; stride > 0; stride /= 2)");
-        builder.line("if (lid < stride) kiln_scratch[lid] = " +
-                     traits::combine(builder, "kiln_scratch[lid]", "kiln_scratch[lid + stride]") +
-                     ";");
-        builder.local_barrier();
-        builder.close();
+        group_collectives(builder).reduce_in_place("kiln_scratch", "lid", "(uint)get_local_size(0)",
+                                                   [&](const std::string& a, const std::string& b) {
+                                                       return traits::combine(builder, a, b);
+                                                   });
         builder.line("if (lid == 0) kiln_partials[get_group_id(0)] = kiln_scratch[0];");
         builder.end_kernel();
         return builder.str();

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <kiln/error.hpp>
 #include <kiln/expr/launch.hpp>
+#include <utility>
 
 namespace kiln {
 namespace detail {
@@ -32,9 +33,20 @@ std::size_t round_down_to_power_of_two(std::size_t n) {
 
 }  // namespace
 
-void override_launch_policy(std::optional<launch_policy> policy) {
-    std::lock_guard lock(policy_mutex);
-    policy_override = policy;
+scoped_launch_policy::scoped_launch_policy(launch_policy policy) {
+    {
+        std::lock_guard lock(policy_mutex);
+        previous_ = std::exchange(policy_override, policy);
+    }
+    expression_cache::clear();
+}
+
+scoped_launch_policy::~scoped_launch_policy() {
+    {
+        std::lock_guard lock(policy_mutex);
+        policy_override = previous_;
+    }
+    expression_cache::clear();
 }
 
 launch_policy launch_policy_for(const device& dev) {

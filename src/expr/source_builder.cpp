@@ -46,6 +46,18 @@ void source_builder::begin_kernel(std::string_view name) {
     parameters_.clear();
 }
 
+void source_builder::begin_kernel(std::string_view name, std::size_t work_group_size) {
+    kernels_ += "kernel __attribute__((reqd_work_group_size(" + std::to_string(work_group_size) +
+                ", 1, 1))) void ";
+    kernels_ += name;
+    parameters_.clear();
+}
+
+void source_builder::constant(std::string_view name, std::uint64_t value) {
+    define(std::string("constant ") + std::string(name),
+           "#define " + std::string(name) + " " + std::to_string(value));
+}
+
 void source_builder::parameter(std::string_view declaration) {
     parameters_.emplace_back(declaration);
 }
@@ -82,6 +94,11 @@ void source_builder::close() {
     line("}");
 }
 
+void source_builder::close_with(std::string_view trailer) {
+    --indent_;
+    line("} " + std::string(trailer));
+}
+
 element_range source_builder::declare_element_range(loop_style style, std::string_view size) {
     const std::string n(size);
     if (style == loop_style::strided)
@@ -103,6 +120,34 @@ void source_builder::open_element_loop(const element_range& range, std::string_v
 
 void source_builder::local_barrier() {
     line("barrier(CLK_LOCAL_MEM_FENCE);");
+}
+
+void source_builder::local_array(std::string_view type, std::string_view name,
+                                 std::string_view count) {
+    line("local " + std::string(type) + " " + std::string(name) + "[" + std::string(count) + "];");
+}
+
+void source_builder::open_2d_loop(std::string_view rows, std::string_view columns,
+                                  std::string_view row, std::string_view column) {
+    const std::string r(row), c(column);
+    open("for (ulong " + r + " = get_global_id(1); " + r + " < " + std::string(rows) + "; " + r +
+         " += get_global_size(1))");
+    open("for (ulong " + c + " = get_global_id(0); " + c + " < " + std::string(columns) + "; " + c +
+         " += get_global_size(0))");
+}
+
+void source_builder::release_store(std::string_view type, std::string_view pointer,
+                                   std::string_view value) {
+    line("mem_fence(CLK_GLOBAL_MEM_FENCE);");
+    line("*(volatile global " + std::string(type) + "*)(" + std::string(pointer) +
+         ") = " + std::string(value) + ";");
+}
+
+void source_builder::acquire_load(std::string_view type, std::string_view pointer,
+                                  std::string_view target) {
+    line(std::string(target) + " = *(volatile global " + std::string(type) + "*)(" +
+         std::string(pointer) + ");");
+    line("mem_fence(CLK_GLOBAL_MEM_FENCE);");
 }
 
 std::string source_builder::str() const {

@@ -15,6 +15,7 @@
 #include <iostream>
 #include <kiln/detail/handle.hpp>
 #include <kiln/runtime/cache.hpp>
+#include <list>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -26,13 +27,29 @@ namespace {
 std::mutex cache_mutex;
 program_cache::statistics cache_stats;
 
-// Memory entries are per device object: a binary is loaded into one device's context.
-std::map<std::pair<const detail::device_impl*, std::string>, std::shared_ptr<detail::program_impl>>&
-memory_entries() {
-    static std::map<std::pair<const detail::device_impl*, std::string>,
-                    std::shared_ptr<detail::program_impl>>
-        entries;
-    return entries;
+// Memory entries are per device object: a binary is loaded into one device's context. The map
+// is bounded: the least recently used entry goes first (programs in use stay alive through
+// their owners' shared pointers; only the cache forgets them).
+using memory_key = std::pair<const detail::device_impl*, std::string>;
+struct memory_entry {
+    std::shared_ptr<detail::program_impl> impl;
+    std::list<memory_key>::iterator recency;
+};
+struct memory_cache {
+    std::map<memory_key, memory_entry> entries;
+    std::list<memory_key> recency;  // most recently used first
+    std::size_t capacity = program_cache::default_memory_capacity;
+};
+memory_cache& memory() {
+    static memory_cache cache;
+    return cache;
+}
+
+void evict_beyond_capacity(memory_cache& cache) {
+    while (cache.entries.size() > cache.capacity) {
+        cache.entries.erase(cache.recency.back());
+        cache.recency.pop_back();
+    }
 }
 
 // FNV-1a: simple and good enough to name files and detect torn or corrupted payloads; the full
@@ -221,7 +238,19 @@ std::filesystem::path directory() {
 
 void clear_memory() {
     std::lock_guard lock(cache_mutex);
-    memory_entries().clear();
+    memory().entries.clear();
+    memory().recency.clear();
+}
+
+void set_memory_capacity(std::size_t entries) {
+    std::lock_guard lock(cache_mutex);
+    memory().capacity = entries;
+    evict_beyond_capacity(memory());
+}
+
+std::size_t memory_size() {
+    std::lock_guard lock(cache_mutex);
+    return memory().entries.size();
 }
 
 statistics stats() {
@@ -236,12 +265,14 @@ namespace detail {
 cached_program get_or_build(const device& dev, std::span<const std::string> sources,
                             const std::string& options) {
     const std::string key = cache_key(dev, sources, options);
-    const auto memory_key = std::make_pair(&dev.impl(), key);
+    const memory_key entry_key(&dev.impl(), key);
     {
         std::lock_guard lock(cache_mutex);
-        if (auto found = memory_entries().find(memory_key); found != memory_entries().end()) {
+        auto& cache = memory();
+        if (auto found = cache.entries.find(entry_key); found != cache.entries.end()) {
             ++cache_stats.memory_hits;
-            return {found->second, program_origin::memory_cache, std::chrono::nanoseconds(0)};
+            cache.recency.splice(cache.recency.begin(), cache.recency, found->second.recency);
+            return {found->second.impl, program_origin::memory_cache, std::chrono::nanoseconds(0)};
         }
     }
     if (show_kernels()) print_sources(dev, sources, options);
@@ -276,8 +307,14 @@ cached_program get_or_build(const device& dev, std::span<const std::string> sour
         ++cache_stats.compiles;
     if (rejected) ++cache_stats.disk_rejected;
     if (!stored) ++cache_stats.disk_write_failures;
-    auto [it, inserted] = memory_entries().emplace(memory_key, result.impl);
-    result.impl = it->second;
+    auto& cache = memory();
+    auto [it, inserted] = cache.entries.emplace(entry_key, memory_entry{result.impl, {}});
+    if (inserted) {
+        cache.recency.push_front(entry_key);
+        it->second.recency = cache.recency.begin();
+    }
+    result.impl = it->second.impl;
+    evict_beyond_capacity(cache);
     return result;
 }
 

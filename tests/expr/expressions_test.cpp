@@ -281,15 +281,8 @@ TEST_P(expression_test, mismatched_sizes_are_a_clear_error) {
 TEST_P(expression_test, gpu_shaped_kernels_give_the_same_results) {
     // The kernels GPUs get (strided loops, 16-byte accesses, then a loop over the n % lanes
     // elements left), run on this device whatever it is, on sizes around the lane counts.
-    kiln::expression_cache::clear();
-    kiln::detail::override_launch_policy(
+    const kiln::detail::scoped_launch_policy gpu_shapes(
         kiln::detail::launch_policy{kiln::detail::loop_style::strided, 64, 2});
-    struct restore_defaults {
-        ~restore_defaults() {
-            kiln::detail::override_launch_policy(std::nullopt);
-            kiln::expression_cache::clear();
-        }
-    } restore;
     kiln::vector<float> probe(q, 4);
     const auto source = kiln::assignment_source(device(), probe, 2 * probe + 1);
     EXPECT_NE(source.find("const float4 p2_in = ((global const float4*)p2)[kiln_j];"),

@@ -91,8 +91,28 @@ class source_builder {
 
     /// Starts `kernel void name(`; parameters follow, then begin_body().
     void begin_kernel(std::string_view name);
+    /// The same for a kernel that is always launched in groups of `work_group_size` items:
+    /// reqd_work_group_size lets the compiler size local arrays and unroll group loops (CUDA:
+    /// __launch_bounds__).
+    void begin_kernel(std::string_view name, std::size_t work_group_size);
     /// One parameter declaration, e.g. "global const float* p0" or "ulong n".
     void parameter(std::string_view declaration);
+    /// Typed parameters: `global T* name`, `global const T* name`, `T name`.
+    template <device_representable T>
+    void global_parameter(std::string_view name) {
+        parameter("global " + opencl_type_name<T>() + "* " + std::string(name));
+    }
+    template <device_representable T>
+    void global_const_parameter(std::string_view name) {
+        parameter("global const " + opencl_type_name<T>() + "* " + std::string(name));
+    }
+    template <device_representable T>
+    void scalar_parameter(std::string_view name) {
+        parameter(opencl_type_name<T>() + " " + std::string(name));
+    }
+
+    /// A compile-time constant of the program (a tuning value): `#define NAME value`, once.
+    void constant(std::string_view name, std::uint64_t value);
     void begin_body();
     void end_kernel();
 
@@ -102,6 +122,8 @@ class source_builder {
     /// close().
     void open(std::string_view header);
     void close();
+    /// `} trailer`, e.g. the `while (...);` of a do loop.
+    void close_with(std::string_view trailer);
 
     /// Declares whatever `range` needs for a problem of `size` elements (a variable holding the
     /// size) split across the launch the way `style` says, and returns the range.
@@ -110,6 +132,32 @@ class source_builder {
     void open_element_loop(const element_range& range, std::string_view index);
     /// Waits for every work-item of the group and makes local-memory writes visible to them.
     void local_barrier();
+    /// `local type name[count];` in the kernel body: a work-group array sized at compile time.
+    void local_array(std::string_view type, std::string_view name, std::string_view count);
+    /// `for (ulong row = ...; row < rows; ...) for (ulong column = ...; column < columns; ...)`
+    /// over a 2-D launch (dimension 1 rows, dimension 0 columns, so that neighbouring work-items
+    /// touch neighbouring columns); close() twice ends it.
+    void open_2d_loop(std::string_view rows, std::string_view columns, std::string_view row,
+                      std::string_view column);
+
+    // Ids as 32-bit (within a group) or 64-bit (global) unsigned values, the same text on every
+    // backend.
+    static std::string local_id() { return "(uint)get_local_id(0)"; }
+    static std::string group_id() { return "(ulong)get_group_id(0)"; }
+    static std::string group_count() { return "(ulong)get_num_groups(0)"; }
+    static std::string local_size() { return "(uint)get_local_size(0)"; }
+    static std::string global_id() { return "(ulong)get_global_id(0)"; }
+
+    /// Look-back flags between work-groups of one launch, in OpenCL C 1.2 (which the CUDA
+    /// translation understands): a release store makes the writes before it visible to a
+    /// work-group that sees the stored value through an acquire load. Volatile accesses go to the
+    /// coherent level of the memory hierarchy (L2 on GPUs) and the global fence orders them
+    /// (CUDA: __threadfence()). Aligned 32- and 64-bit volatile accesses are single accesses on
+    /// every device kiln runs on, so a reader never sees half of a flag-and-value word.
+    /// `pointer` is a `global T*` expression and `type` its element type.
+    void release_store(std::string_view type, std::string_view pointer, std::string_view value);
+    /// `target = acquire load of *pointer` (target must be declared).
+    void acquire_load(std::string_view type, std::string_view pointer, std::string_view target);
 
     /// The finished program.
     std::string str() const;

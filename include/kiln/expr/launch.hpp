@@ -46,9 +46,20 @@ struct launch_policy {
     std::size_t groups_per_compute_unit = 16;
 };
 launch_policy launch_policy_for(const device& dev);
-/// Makes every device use `policy` (nullopt: back to the defaults), so that tests can run the
-/// GPU kernel shapes on a CPU device. Clear the expression cache before and after.
-void override_launch_policy(std::optional<launch_policy> policy);
+
+/// Test-only: while alive, every device uses `policy`, so that tests can run the GPU kernel
+/// shapes on a CPU device. Clears the expression kernels when it starts and when it ends (they
+/// were built for the other policy), and restores the policy in force before it.
+class scoped_launch_policy {
+  public:
+    explicit scoped_launch_policy(launch_policy policy);
+    ~scoped_launch_policy();
+    scoped_launch_policy(const scoped_launch_policy&) = delete;
+    scoped_launch_policy& operator=(const scoped_launch_policy&) = delete;
+
+  private:
+    std::optional<launch_policy> previous_;
+};
 
 /// One generated kernel built for one device.
 class generated_kernel {

@@ -14,6 +14,12 @@ std::filesystem::path directory();
 /// Forgets the programs kept in memory (the disk cache stays), e.g. to measure a warm start.
 void clear_memory();
 
+/// Programs kept in memory at most; the least recently used is forgotten first.
+inline constexpr std::size_t default_memory_capacity = 512;
+void set_memory_capacity(std::size_t entries);
+/// Programs kept in memory now.
+std::size_t memory_size();
+
 struct statistics {
     std::size_t memory_hits = 0;
     std::size_t disk_hits = 0;

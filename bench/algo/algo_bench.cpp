@@ -1,0 +1,184 @@
+// Benchmarks of kiln's scan family beside CUB (GPUs) or one host thread (CPUs), same data.
+//
+//     algo_bench [log2(n scan)] [log2(n reduce_by_key)] [log2(n copy_if)]
+//                (defaults 28 26 28 on GPUs, 24 22 24 on CPUs; KILN_DEVICE picks the device)
+//
+// Prints one markdown table: inclusive_scan of int32, reduce_by_key over runs of 8 (int32 keys
+// and values, sum), copy_if keeping half of the int32 elements; time per call (best of batches
+// of back-to-back calls, wall clock; reduce_by_key and copy_if return their count, so each call
+// waits for it), bandwidth (bytes read + written once), and the ratio to CUB's time on the same
+// data (bench/algo/cub_algo_reference.cu, run by this program when it was built) or, on CPUs,
+// to the same work as a plain single-threaded loop (std::inclusive_scan and friends).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <device_limits.hpp>
+#include <kiln/algorithm.hpp>
+#include <kiln/kiln.hpp>
+#include <map>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "algo_data.hpp"
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point start) {
+    return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+template <class Work>
+double best_seconds_per_call(const kiln::queue& q, int batches, int calls, Work&& work) {
+    work();
+    q.finish();
+    double best = 1e30;
+    for (int b = 0; b < batches; ++b) {
+        const auto start = clock_type::now();
+        for (int c = 0; c < calls; ++c) work();
+        q.finish();
+        best = std::min(best, seconds_since(start) / calls);
+    }
+    return best;
+}
+
+template <class Work>
+double best_host_seconds(int repeats, Work&& work) {
+    double best = 1e30;
+    for (int r = 0; r < repeats; ++r) {
+        const auto start = clock_type::now();
+        work();
+        best = std::min(best, seconds_since(start));
+    }
+    return best;
+}
+
+/// CUB's seconds per work, from the reference program's `cub <work> <seconds>` lines.
+std::map<std::string, double> cub_reference(int log2_scan, int log2_key, int log2_select) {
+    std::map<std::string, double> times;
+#ifdef KILN_ALGO_CUB_REFERENCE
+    const std::string command = std::string(KILN_ALGO_CUB_REFERENCE) + " " +
+                                std::to_string(log2_scan) + " " + std::to_string(log2_key) + " " +
+                                std::to_string(log2_select);
+    if (FILE* pipe = popen(command.c_str(), "r")) {
+        char work[64];
+        double seconds = 0;
+        while (std::fscanf(pipe, "cub %63s %lf\n", work, &seconds) == 2) times[work] = seconds;
+        pclose(pipe);
+    }
+#else
+    (void)log2_scan, (void)log2_key, (void)log2_select;
+#endif
+    return times;
+}
+
+void row(const char* what, double seconds, double bytes, double elements, double reference,
+         const char* reference_name, const char* check) {
+    std::printf("| %s | %.3f ms | %.1f GB/s | %.2f Gelem/s |", what, seconds * 1e3,
+                bytes / seconds / 1e9, elements / seconds / 1e9);
+    if (reference > 0)
+        std::printf(" %.2fx %s (%.3f ms) | %s |\n", reference / seconds, reference_name,
+                    reference * 1e3, check);
+    else
+        std::printf(" | %s |\n", check);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const kiln::device dev = kiln::default_device();
+    const bool cpu = dev.is_cpu();
+    const int log2_scan = argc > 1 ? std::atoi(argv[1]) : cpu ? 24 : 28;
+    const int log2_key = argc > 2 ? std::atoi(argv[2]) : cpu ? 22 : 26;
+    const int log2_select = argc > 3 ? std::atoi(argv[3]) : cpu ? 24 : 28;
+    const std::size_t n_scan = std::size_t{1} << log2_scan, n_key = std::size_t{1} << log2_key,
+                      n_select = std::size_t{1} << log2_select;
+    kiln::queue q(dev);
+    const double copy_gb_per_s =
+        kiln::bench::measure_copy_bandwidth(dev, kiln::bench::copy_benchmark_bytes(dev));
+    std::map<std::string, double> reference;
+    if (!cpu) reference = cub_reference(log2_scan, log2_key, log2_select);
+    const bool dispatch_lookback = kiln::detail::groups_make_progress(dev);
+    const auto scan_policy = kiln::detail::policy_for(kiln::detail::algorithm::scan, dev);
+
+    std::printf("### kiln algorithms, %s (%s), scan path: %s, scan tile %zux%zu\n\n",
+                dev.name().c_str(), std::string(kiln::to_string(dev.backend())).c_str(),
+                dispatch_lookback ? "decoupled look-back" : "reduce-then-scan",
+                scan_policy.work_group_size, scan_policy.items_per_work_item);
+    std::printf("copy bandwidth (device to device, limit): %.1f GB/s\n\n", copy_gb_per_s);
+    std::printf(
+        "| work | time | bandwidth | elements | reference | check |\n|---|---|---|---|---|---|\n");
+
+    {
+        std::vector<std::int32_t> host(n_scan), expected(n_scan);
+        for (std::size_t i = 0; i < n_scan; ++i) host[i] = algo_data::scan_value(i);
+        kiln::vector<std::int32_t> x(q, host), y(q, n_scan);
+        const double s = best_seconds_per_call(q, 5, 10, [&] { kiln::inclusive_scan(x, y); });
+        const double host_s = best_host_seconds(
+            cpu ? 3 : 1, [&] { std::inclusive_scan(host.begin(), host.end(), expected.begin()); });
+        const bool ok = y.read() == expected;
+        char what[96];
+        std::snprintf(what, sizeof what, "inclusive_scan int32, n = 2^%d", log2_scan);
+        row(what, s, 2.0 * n_scan * 4, double(n_scan), cpu ? host_s : reference["scan"],
+            cpu ? "std::inclusive_scan, 1 thread" : "CUB DeviceScan::InclusiveSum",
+            ok ? "matches std" : "MISMATCH");
+    }
+    {
+        std::vector<std::int32_t> keys(n_key), values(n_key);
+        for (std::size_t i = 0; i < n_key; ++i) {
+            keys[i] = algo_data::run_key(i);
+            values[i] = algo_data::run_value(i);
+        }
+        kiln::vector<std::int32_t> k(q, keys), v(q, values), ok_(q, n_key), ov(q, n_key);
+        std::size_t runs = 0;
+        const double s =
+            best_seconds_per_call(q, 5, 10, [&] { runs = kiln::reduce_by_key(k, v, ok_, ov); });
+        std::vector<std::int32_t> hk, hv;
+        const double host_s = best_host_seconds(cpu ? 3 : 1, [&] {
+            hk.clear();
+            hv.clear();
+            for (std::size_t i = 0; i < n_key; ++i) {
+                if (i == 0 || keys[i] != keys[i - 1]) {
+                    hk.push_back(keys[i]);
+                    hv.push_back(values[i]);
+                } else {
+                    hv.back() += values[i];
+                }
+            }
+        });
+        auto gv = ov.read();
+        gv.resize(runs);
+        const bool ok = runs == hk.size() && gv == hv;
+        char what[96];
+        std::snprintf(what, sizeof what, "reduce_by_key int32, runs of 8, n = 2^%d", log2_key);
+        row(what, s, n_key * 8.0 + runs * 8.0, double(n_key),
+            cpu ? host_s : reference["reduce_by_key"],
+            cpu ? "host loop, 1 thread" : "CUB DeviceReduce::ReduceByKey",
+            ok ? "matches host" : "MISMATCH");
+    }
+    {
+        std::vector<std::int32_t> host(n_select), expected;
+        for (std::size_t i = 0; i < n_select; ++i) host[i] = algo_data::select_value(i);
+        kiln::vector<std::int32_t> x(q, host), out(q, n_select);
+        std::size_t kept = 0;
+        const double s =
+            best_seconds_per_call(q, 5, 10, [&] { kept = kiln::copy_if(x, (x & 1) == 0, out); });
+        const double host_s = best_host_seconds(cpu ? 3 : 1, [&] {
+            expected.clear();
+            std::copy_if(host.begin(), host.end(), std::back_inserter(expected), algo_data::kept);
+        });
+        auto got = out.read();
+        got.resize(kept);
+        const bool ok = got == expected;
+        char what[96];
+        std::snprintf(what, sizeof what, "copy_if int32 keeping half, n = 2^%d", log2_select);
+        row(what, s, n_select * 4.0 + kept * 4.0, double(n_select),
+            cpu ? host_s : reference["copy_if"],
+            cpu ? "std::copy_if, 1 thread" : "CUB DeviceSelect::If",
+            ok ? "matches std" : "MISMATCH");
+    }
+    return 0;
+}

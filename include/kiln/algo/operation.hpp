@@ -1,0 +1,74 @@
+// The binary operations that algorithms combine values with: kiln::reducers::sum, minimum and
+// maximum, or a KILN_FUNCTION taking and returning the value type.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <kiln/algo/scan_kernels.hpp>
+#include <kiln/expr/functions.hpp>
+#include <kiln/reduce.hpp>
+#include <string>
+#include <type_traits>
+#include <typeinfo>
+
+namespace kiln::detail {
+
+/// Value types of scans and reductions by key.
+template <class T>
+concept scan_value = std::same_as<T, std::int32_t> || std::same_as<T, std::uint32_t> ||
+    std::same_as<T, std::int64_t> || std::same_as<T, std::uint64_t> || std::same_as<T, float> ||
+    std::same_as<T, double>;
+
+/// How Op combines two values of T: key() names it in program keys, combine() writes it.
+template <class Op, class T>
+struct operation_traits;
+
+template <class T>
+struct operation_traits<reducers::sum, T> {
+    static std::string key() { return "sum"; }
+    static std::string combine(source_builder&, const std::string& a, const std::string& b) {
+        return "(" + a + " + " + b + ")";
+    }
+};
+/// min and max ignore NaN operands, as kiln::minimum and kiln::maximum do (fmin, fmax).
+template <bool Maximum, class T>
+struct operation_traits<reducers::extremum<Maximum>, T> {
+    static std::string key() { return Maximum ? "max" : "min"; }
+    static std::string combine(source_builder& b, const std::string& x, const std::string& y) {
+        return reducers::extremum<Maximum>::template on<T>::combine(b, x, y);
+    }
+};
+template <class Definition, class T>
+requires std::same_as < typename signature_traits<decltype(Definition::signature)>::result(T, T)
+, decltype(Definition::signature) > struct operation_traits<user_function<Definition>, T> {
+    // The body is part of the key: two functions of one name in different scopes differ.
+    static std::string key() {
+        return "fn " + std::string(Definition::function_name()) + " " +
+               std::string(Definition::body());
+    }
+    static std::string combine(source_builder& b, const std::string& x, const std::string& y) {
+        user_function<Definition>::define(b);
+        return std::string(Definition::function_name()) + "(" + x + ", " + y + ")";
+    }
+};
+
+template <class Op, class T>
+concept operation_for = scan_value<T> && requires {
+    { operation_traits<Op, T>::key() } -> std::same_as<std::string>;
+};
+
+template <scan_value T, class Op>
+scan_operation make_scan_operation() {
+    return {opencl_type_name<T>(), sizeof(T), &operation_traits<Op, T>::combine};
+}
+
+/// The policy of `a` for values of T: items per work-item are given for 4-byte values, and
+/// halved for 8-byte ones, so that a tile takes the same local memory.
+template <class T>
+algorithm_policy value_policy(algorithm a, const device& dev) {
+    algorithm_policy policy = policy_for(a, dev);
+    if (sizeof(T) > 4 && policy.items_per_work_item > 1) policy.items_per_work_item /= 2;
+    return policy;
+}
+
+}  // namespace kiln::detail

@@ -1,0 +1,153 @@
+// Prefix scans of vectors and vector expressions: kiln::inclusive_scan and kiln::exclusive_scan.
+//
+//     kiln::inclusive_scan(x, y);                             // y[i] = x[0] + ... + x[i]
+//     kiln::exclusive_scan(x * x, y, 0.0);                    // y[i] = 0 + x[0]^2 + ... + x[i-1]^2
+//     kiln::inclusive_scan(x, x, kiln::reducers::maximum{});  // running maximum, in place
+//
+// The operation is kiln::reducers::sum (the default), minimum or maximum (NaN operands ignored,
+// like kiln::minimum), or a KILN_FUNCTION T(T, T) that is associative; it need not commute.
+// Values are combined in the output's type. The input expression is evaluated inside the first
+// pass, element by element; it may read the output vector itself (in place), but not other
+// elements of the output (a shifted view of it would race with the writes).
+//
+// Dispatch, per device (docs/algorithms.md): a single pass with decoupled look-back where
+// work-groups that started earlier are guaranteed to progress (kiln::detail::
+// groups_make_progress), else reduce-then-scan in three passes, which cannot deadlock.
+// Carries stay on the device. A vector split over several devices is scanned part after part,
+// each part starting from the total of the parts before it (a few bytes through the host).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <kiln/algo/algorithm_program.hpp>
+#include <kiln/algo/operation.hpp>
+#include <kiln/algo/scan_kernels.hpp>
+#include <kiln/algo/temporary_pool.hpp>
+#include <kiln/algo/tuning.hpp>
+#include <kiln/expr/core.hpp>
+#include <kiln/vector.hpp>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <typeinfo>
+
+namespace kiln {
+namespace detail {
+
+/// The scan program for values T, operation Op and input node Input on `dev`.
+template <class T, class Op, expression_node Input>
+const algorithm_program& scan_program(const device& dev, const Input& input,
+                                      const algorithm_policy& policy, bool exclusive) {
+    // The node's type decides its generated text, so its name stands for the input's source.
+    const std::string key = "scan " + opencl_type_name<T>() + " " + operation_traits<Op, T>::key() +
+                            (exclusive ? " exclusive " : " ") +
+                            std::to_string(policy.work_group_size) + "x" +
+                            std::to_string(policy.items_per_work_item) + " " + typeid(Input).name();
+    return algorithm_program_for(dev, key, scan_kernel_names(), [&] {
+        const declare_input declare = [&](source_builder& b) {
+            generator g(b);
+            const std::string value =
+                convert_value<T, typename Input::value_type>(b, input.generate(g));
+            return element_text{g.statements(), value};
+        };
+        return scan_program_source(make_scan_operation<T, Op>(), declare, policy, exclusive);
+    });
+}
+
+/// Runs the passes of a scan program over one part of `n` elements on `q`: look-back where the
+/// device promises forward progress, else reduce-then-scan. `arguments()` gives the arguments
+/// of the tile kernels (n, [out], scratch, has_carry, carry, input...). Returns the last pass's
+/// event; the scratch lease is kept until then.
+template <device_value Carry, class Arguments>
+event run_scan_passes(const algorithm_program& program, const queue& q,
+                      const algorithm_policy& policy, std::size_t n, std::size_t part,
+                      std::size_t part_begin, const std::optional<Carry>& carry,
+                      temporary_lease& scratch, Arguments&& arguments) {
+    const std::size_t tiles = (n + policy.tile_size() - 1) / policy.tile_size();
+    const std::size_t items = tiles * policy.work_group_size;
+    event done;
+    if (groups_make_progress(q.device())) {
+        const event zeroed = scratch.zero(q, scan_zeroed_bytes(tiles));
+        done = program.kernel("kiln_scan_lookback")
+                   .bind(arguments())
+                   .launch(q, items, policy.work_group_size, {}, zeroed);
+    } else {
+        const event reduced = program.kernel("kiln_scan_reduce")
+                                  .bind(arguments())
+                                  .launch(q, items, policy.work_group_size);
+        argument_list spine_args(part, part_begin);
+        spine_args.scalar<std::uint64_t>(n);
+        spine_args.buffer(scratch.bytes());
+        spine_args.scalar<std::int32_t>(carry.has_value());
+        spine_args.scalar(carry.value_or(Carry{}));
+        const event spine =
+            program.kernel("kiln_scan_spine")
+                .bind(std::move(spine_args).take())
+                .launch(q, policy.work_group_size, policy.work_group_size, {}, reduced);
+        done = program.kernel("kiln_scan_downsweep")
+                   .bind(arguments())
+                   .launch(q, items, policy.work_group_size, {}, spine);
+    }
+    scratch.release_after(q, done);
+    return done;
+}
+
+/// The total a scan program left in its scratch (blocking read after `done`).
+template <device_value T>
+T scan_total(const queue& q, const temporary_lease& scratch, const event& done) {
+    T total{};
+    scratch.bytes().storage().read_bytes(q, scan_total_offset, &total, sizeof(T), done, true);
+    return total;
+}
+
+template <class T, class Op, expression_node Input>
+void scan(const Input& input, const vector<T>& output, bool exclusive, std::optional<T> carry,
+          const char* call) {
+    operand_check check(call);
+    input.check(check);
+    check.elementwise(output.layout(), output.size());
+    if (output.size() == 0) return;
+    const layout parts = check.launch_layout();
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+        const part_extent& part = parts[k];
+        if (part.size == 0) continue;
+        const queue& q = part.queue;
+        const algorithm_policy policy = value_policy<T>(algorithm::scan, q.device());
+        const auto& program = scan_program<T, Op>(q.device(), input, policy, exclusive);
+        const std::size_t tiles = (part.size + policy.tile_size() - 1) / policy.tile_size();
+        temporary_lease scratch = temporary_pool::acquire(q, scan_scratch_bytes(tiles, sizeof(T)));
+        const event done =
+            run_scan_passes<T>(program, q, policy, part.size, k, part.begin, carry, scratch, [&] {
+                argument_list args(k, part.begin);
+                args.scalar<std::uint64_t>(part.size);
+                args.buffer(output.part(k));
+                args.buffer(scratch.bytes());
+                args.scalar<std::int32_t>(carry.has_value());
+                args.scalar(carry.value_or(T{}));
+                input.collect(args);
+                return std::move(args).take();
+            });
+        // The next part, on another device, starts from this one's total.
+        if (k + 1 < parts.size()) carry = scan_total<T>(q, scratch, done);
+    }
+}
+
+}  // namespace detail
+
+/// output[i] = input[0] op input[1] op ... op input[i].
+template <vector_expression E, detail::scan_value T, class Op = reducers::sum>
+requires detail::operation_for<Op, T> && detail::storable_as<T, expression_value_t<E>>
+void inclusive_scan(const E& input, const vector<T>& output, Op = {}) {
+    detail::scan<T, Op>(detail::as_node(input), output, false, std::nullopt,
+                        "kiln::inclusive_scan");
+}
+
+/// output[0] = init, output[i] = init op input[0] op ... op input[i - 1].
+template <vector_expression E, detail::scan_value T, class Op = reducers::sum>
+requires detail::operation_for<Op, T> && detail::storable_as<T, expression_value_t<E>>
+void exclusive_scan(const E& input, const vector<T>& output, std::type_identity_t<T> init,
+                    Op = {}) {
+    detail::scan<T, Op>(detail::as_node(input), output, true, init, "kiln::exclusive_scan");
+}
+
+}  // namespace kiln

@@ -1,0 +1,73 @@
+// Kernel generators shared by the scan family: the tile scan (load, per-item and group scan,
+// store), decoupled look-back, and the three passes of reduce-then-scan.
+//
+// Every kernel of the family works on tiles of policy.tile_size() elements, one work-group per
+// tile, and needs no identity element: work-items without elements (the end of the last tile)
+// never feed their values to work-items with elements, and prefixes travel as (have, value)
+// pairs. So any associative operation works, commutative or not.
+//
+// Device scratch (one temporary-pool lease) is laid out as
+//     [0, 64)        ticket counter (uint): tiles take ids in the order they start
+//     [64, 128)      total: the combination of the whole part (and carry), for the host
+//     [128, +s)      look-back state per tile (t tiles): flag and value, or the flag alone;
+//                    s = 8t rounded up to 16 bytes
+//     [.., +wt)      tile aggregates, in slots of w = 8 bytes (16 for 16-byte values)
+//     [.., +wt)      tile prefixes: inclusive (look-back) or exclusive (reduce-then-scan)
+// and only the first 128 + s bytes need zeroing, for the look-back path.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <kiln/algo/tuning.hpp>
+#include <kiln/detail/source_builder.hpp>
+#include <string>
+#include <vector>
+
+namespace kiln::detail {
+
+/// The operation a scan combines values with, as text for the value type.
+struct scan_operation {
+    std::string value_type;  ///< OpenCL C type of the values
+    std::size_t value_bytes = 0;
+    /// `combine(a, b)` as text, defining any helper it needs in the builder.
+    std::function<std::string(source_builder&, const std::string&, const std::string&)> combine;
+    /// Components of a vector value type (uint2, ulong2...), else 1.
+    unsigned components = 1;
+};
+
+/// Code computing input element `idx`: statements to run first, then the value's text.
+struct element_text {
+    std::vector<std::string> statements;
+    std::string value;
+    /// For scattering kernels (stream compaction, reduce by key): code run for each element,
+    /// with `idx` its index, `x` its scanned value and `running` its inclusive result, instead
+    /// of storing `running` to out[idx].
+    std::function<void(source_builder&)> scatter;
+};
+/// Declares the input's kernel parameters (after the kernel's own) and returns its element
+/// text; called once per kernel that reads the input.
+using declare_input = std::function<element_text(source_builder&)>;
+
+/// The scan program's kernels, by name:
+/// (Scattering programs, whose input has a scatter function, take no `out`.)
+///   kiln_scan_lookback  (n, out, temp, has_carry, carry, input...): single pass
+///   kiln_scan_reduce    (n, out, temp, has_carry, carry, input...): tile aggregates
+///   kiln_scan_spine     (n, temp, has_carry, carry): exclusive prefixes of the tiles
+///   kiln_scan_downsweep (n, out, temp, has_carry, carry, input...): the scan with prefixes
+/// `carry` (when has_carry) comes before the first element: the init of an exclusive scan, or
+/// the total of the parts before this one on another device.
+std::vector<std::string> scan_kernel_names();
+std::string scan_program_source(const scan_operation& op, const declare_input& input,
+                                const algorithm_policy& policy, bool exclusive,
+                                bool scatter = false);
+
+/// Bytes of scratch for `tiles` tiles, and how many of them the look-back path zeroes first.
+constexpr std::size_t scan_zeroed_bytes(std::size_t tiles) {
+    return 128 + (tiles + 1) / 2 * 16;
+}
+constexpr std::size_t scan_scratch_bytes(std::size_t tiles, std::size_t value_bytes) {
+    return scan_zeroed_bytes(tiles) + 2 * tiles * (value_bytes <= 8 ? 8 : 16);
+}
+constexpr std::size_t scan_total_offset = 64;
+
+}  // namespace kiln::detail

@@ -1,0 +1,89 @@
+// Tuning of the algorithm kernels as data: a policy per algorithm and device class.
+//
+// A policy's numbers become compile-time constants of the generated kernels (work-group size
+// through reqd_work_group_size, items per work-item, radix bits, local tile sizes), so they are
+// part of every algorithm program's cache key. The table in src/algo/tuning.cpp is read from the
+// top: the first row whose device class matches wins, rows run from specific (a backend, vendor
+// and compute capability) to generic (any GPU, any CPU, anything), which is the fallback chain,
+// and every row says where its numbers come from.
+#pragma once
+
+#include <cstddef>
+#include <kiln/runtime/device.hpp>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace kiln::detail {
+
+enum class algorithm { scan, select, reduce_by_key, radix_sort, merge_sort };
+std::string_view to_string(algorithm a) noexcept;
+
+struct algorithm_policy {
+    std::size_t work_group_size = 256;
+    std::size_t items_per_work_item = 8;
+    unsigned radix_bits = 0;  ///< sorts only
+    /// Items a work-group handles per tile: work_group_size * items_per_work_item.
+    std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
+};
+
+/// Which devices a row applies to; unset fields match every device.
+struct device_class {
+    std::optional<backend_kind> backend;
+    std::optional<device_type> type;
+    std::string_view vendor;         ///< case-insensitive substring of the vendor or platform name
+    int min_compute_capability = 0;  ///< major * 10 + minor (CUDA devices)
+    std::size_t sub_group_size = 0;  ///< 0: any
+};
+
+struct tuning_row {
+    algorithm for_algorithm;
+    device_class devices;
+    algorithm_policy policy;
+    std::string_view provenance;  ///< where the numbers were measured, or why they were chosen
+};
+
+/// The table, in the order it is searched.
+std::span<const tuning_row> tuning_table();
+bool matches(const device_class& c, const device& dev);
+/// The sub-group (warp) size kiln assumes for `dev`: 32 on NVIDIA GPUs, else 0 (unknown).
+std::size_t sub_group_size_of(const device& dev);
+/// The first matching row's policy (or the test override, if one is in scope).
+algorithm_policy policy_for(algorithm a, const device& dev);
+/// The row policy_for takes, for diagnostics (nullptr under a test override).
+const tuning_row* tuning_row_for(algorithm a, const device& dev);
+
+/// Whether work-groups that took lower ticket-ordered ids (a global atomic counter, read at the
+/// start of each group) always make progress while later groups wait for them: what a
+/// single-pass scan with decoupled look-back needs. From the device's quirks; overridable in
+/// tests.
+bool groups_make_progress(const device& dev);
+
+/// Test-only: while alive, every device uses `policy` for `a`. Restores the previous state when
+/// destroyed. Not thread-safe with algorithms running on other threads.
+class scoped_algorithm_policy {
+  public:
+    scoped_algorithm_policy(algorithm a, algorithm_policy policy);
+    ~scoped_algorithm_policy();
+    scoped_algorithm_policy(const scoped_algorithm_policy&) = delete;
+    scoped_algorithm_policy& operator=(const scoped_algorithm_policy&) = delete;
+
+  private:
+    algorithm algorithm_;
+    std::optional<algorithm_policy> previous_;
+};
+
+/// Test-only: while alive, groups_make_progress answers `value` for every device, e.g. to run
+/// the look-back path on a device where it is safe but not promised. Restores when destroyed.
+class scoped_forward_progress {
+  public:
+    explicit scoped_forward_progress(bool value);
+    ~scoped_forward_progress();
+    scoped_forward_progress(const scoped_forward_progress&) = delete;
+    scoped_forward_progress& operator=(const scoped_forward_progress&) = delete;
+
+  private:
+    std::optional<bool> previous_;
+};
+
+}  // namespace kiln::detail

@@ -1,0 +1,276 @@
+// The scan family's kernel source: tile scan, decoupled look-back, reduce-then-scan passes.
+#include <kiln/algo/scan_kernels.hpp>
+#include <kiln/detail/group_collectives.hpp>
+
+namespace kiln::detail {
+namespace {
+
+class scan_writer {
+  public:
+    scan_writer(source_builder& b, const scan_operation& op, const algorithm_policy& policy,
+                bool exclusive, bool scatter)
+        : b_(b),
+          op_(op),
+          policy_(policy),
+          t_(op.value_type),
+          exclusive_(exclusive),
+          scatter_(scatter) {
+        b_.constant("WG", policy.work_group_size);
+        b_.constant("ITEMS", policy.items_per_work_item);
+        b_.constant("TILE", policy.tile_size());
+        // One padding slot per 32 elements: work-items reading their ITEMS consecutive
+        // elements then hit different local-memory banks.
+        b_.define("pad", "#define KILN_PAD(i) ((i) + ((i) >> 5))");
+    }
+
+    std::string combine(const std::string& a, const std::string& b) {
+        return op_.combine(b_, a, b);
+    }
+
+    /// Kernel header and the pointers into the scratch lease.
+    element_text begin(const std::string& name, bool with_out, const declare_input* input) {
+        b_.begin_kernel(name, policy_.work_group_size);
+        b_.scalar_parameter<std::uint64_t>("n");
+        if (with_out && !scatter_) b_.parameter("global " + t_ + "* out");
+        b_.parameter("global uchar* kiln_temp");
+        b_.parameter("int has_carry");
+        b_.parameter(t_ + " carry");
+        element_text element;
+        if (input) element = (*input)(b_);
+        b_.begin_body();
+        b_.line("const ulong tiles = (n + TILE - 1) / TILE;");
+        b_.line("global " + t_ + "* kiln_total = (global " + t_ + "*)(kiln_temp + 64);");
+        const std::string slot = op_.value_bytes <= 8 ? "8" : "16";
+        b_.line("global ulong* kiln_state = (global ulong*)(kiln_temp + 128);");
+        b_.line("const ulong kiln_values = 128 + (tiles + 1) / 2 * 16;");
+        b_.line("global " + t_ + "* kiln_aggregates = (global " + t_ +
+                "*)(kiln_temp + kiln_values);");
+        b_.line("global " + t_ + "* kiln_prefixes = (global " + t_ +
+                "*)(kiln_temp + kiln_values + tiles * " + slot + ");");
+        return element;
+    }
+
+    /// Local arrays of a tile kernel (OpenCL C wants them at kernel scope).
+    void declare_tile_arrays() {
+        b_.local_array(t_, "kiln_tile", "TILE + TILE / 32");
+        b_.local_array(t_, "kiln_scan", "WG");
+        b_.line("const uint lid = " + source_builder::local_id() + ";");
+    }
+
+    /// Loads tile `tile` (coalesced, through the expression), scans each work-item's items and
+    /// the work-items' totals; leaves `aggregate`, the tile's combination.
+    void load_and_scan(const element_text& element) {
+        b_.line("const ulong base = tile * TILE;");
+        b_.line("const uint valid = n - base < TILE ? (uint)(n - base) : TILE;");
+        b_.open("for (uint j = 0; j < ITEMS; ++j)");
+        b_.line("const uint k = j * WG + lid;");
+        b_.open("if (k < valid)");
+        b_.line("const ulong idx = base + k;");
+        for (const auto& statement : element.statements) b_.line(statement);
+        b_.line("kiln_tile[KILN_PAD(k)] = " + element.value + ";");
+        b_.close();
+        b_.close();
+        b_.local_barrier();
+        b_.line("const uint first = lid * ITEMS;");
+        b_.line(
+            "const uint count = first < valid ? (valid - first < ITEMS ? valid - first : "
+            "ITEMS) : 0;");
+        b_.line(t_ + " acc = kiln_tile[KILN_PAD(first < valid ? first : 0)];");
+        b_.open("for (uint j = 1; j < count; ++j)");
+        b_.line("acc = " + combine("acc", "kiln_tile[KILN_PAD(first + j)]") + ";");
+        b_.close();
+        group_collectives(b_).inclusive_scan(
+            "kiln_scan", "lid", "WG", t_, "acc",
+            [this](const std::string& x, const std::string& y) { return combine(x, y); });
+        b_.line("const " + t_ + " aggregate = kiln_scan[(valid - 1) / ITEMS];");
+    }
+
+    /// Writes the tile's results given its prefix (tile_has_prefix, tile_prefix).
+    void store(const element_text& element) {
+        b_.line("int have = tile_has_prefix;");
+        b_.line(t_ + " running = tile_prefix;");
+        b_.open("if (lid > 0)");
+        b_.line("running = have ? " + combine("running", "kiln_scan[lid - 1]") +
+                " : kiln_scan[lid - 1];");
+        b_.line("have = 1;");
+        b_.close();
+        // Each work-item rewrites only its own items: no barrier before.
+        b_.open("for (uint j = 0; j < count; ++j)");
+        b_.line("const " + t_ + " x = kiln_tile[KILN_PAD(first + j)];");
+        if (scatter_) {
+            b_.line("running = have ? " + combine("running", "x") + " : x;");
+            b_.line("have = 1;");
+            b_.open("");
+            b_.line("const ulong idx = base + first + j;");
+            element.scatter(b_);
+            b_.close();
+            b_.close();
+            return;
+        }
+        if (exclusive_) b_.line("kiln_tile[KILN_PAD(first + j)] = running;");
+        b_.line("running = have ? " + combine("running", "x") + " : x;");
+        b_.line("have = 1;");
+        if (!exclusive_) b_.line("kiln_tile[KILN_PAD(first + j)] = running;");
+        b_.close();
+        b_.local_barrier();
+        b_.open("for (uint j = 0; j < ITEMS; ++j)");
+        b_.line("const uint k = j * WG + lid;");
+        b_.line("if (k < valid) out[base + k] = kiln_tile[KILN_PAD(k)];");
+        b_.close();
+    }
+
+    void lookback_kernel(const declare_input& input) {
+        const element_text element = begin("kiln_scan_lookback", true, &input);
+        declare_tile_arrays();
+        b_.line("local uint kiln_tile_number;");
+        b_.line("local int kiln_has_prefix;");
+        b_.line("local " + t_ + " kiln_prefix;");
+        // Ticket order: a tile's id is taken when its group starts, so every tile it waits for
+        // belongs to a group that started earlier.
+        b_.line("if (lid == 0) kiln_tile_number = atomic_inc((volatile global uint*)kiln_temp);");
+        b_.local_barrier();
+        b_.line("const ulong tile = kiln_tile_number;");
+        load_and_scan(element);
+        b_.open("if (lid == 0)");
+        b_.line("int have = tile == 0 ? has_carry : 0;");
+        b_.line(t_ + " prefix = carry;");
+        b_.open("if (tile > 0)");
+        publish("aggregate", 1);
+        b_.line("ulong k = tile;");
+        b_.line("ulong flag = 0;");
+        b_.open("do");
+        b_.line("--k;");
+        b_.line("ulong word = 0;");
+        b_.open("do");
+        b_.acquire_load("ulong", "&kiln_state[k]", "word");
+        b_.line("flag = " + std::string(packed() ? "word >> 32" : "word") + ";");
+        b_.close_with("while (flag == 0);");
+        if (packed()) {
+            b_.line("const " + t_ + " value = as_" + t_ + "((uint)word);");
+        } else {
+            // Volatile loads skip the non-coherent L1 of GPUs, which may hold a line read
+            // before this tile's value was written. Component by component: CUDA's vector
+            // types cannot be copied from volatile memory.
+            b_.line(t_ + " value;");
+            b_.line("global " + t_ +
+                    "* kiln_source = flag == 2 ? &kiln_prefixes[k] : "
+                    "&kiln_aggregates[k];");
+            if (op_.components == 1) {
+                b_.line("value = *(volatile global " + t_ + "*)kiln_source;");
+            } else {
+                const std::string scalar = t_.substr(0, t_.size() - 1);
+                for (unsigned c = 0; c < op_.components; ++c)
+                    b_.line(std::string("value.") + "xyzw"[c] + " = ((volatile global " + scalar +
+                            "*)kiln_source)[" + std::to_string(c) + "];");
+            }
+        }
+        b_.line("prefix = have ? " + combine("value", "prefix") + " : value;");
+        b_.line("have = 1;");
+        b_.close_with("while (flag != 2);");
+        b_.close();
+        b_.line("const " + t_ + " inclusive = have ? " + combine("prefix", "aggregate") +
+                " : aggregate;");
+        publish("inclusive", 2);
+        b_.line("if (tile == tiles - 1) *kiln_total = inclusive;");
+        b_.line("kiln_has_prefix = have;");
+        b_.line("kiln_prefix = prefix;");
+        b_.close();
+        b_.local_barrier();
+        b_.line("const int tile_has_prefix = kiln_has_prefix;");
+        b_.line("const " + t_ + " tile_prefix = kiln_prefix;");
+        store(element);
+        b_.end_kernel();
+    }
+
+    void reduce_kernel(const declare_input& input) {
+        const element_text element = begin("kiln_scan_reduce", true, &input);
+        declare_tile_arrays();
+        b_.line("const ulong tile = " + source_builder::group_id() + ";");
+        load_and_scan(element);
+        b_.line("if (lid == 0) kiln_aggregates[tile] = aggregate;");
+        b_.end_kernel();
+    }
+
+    /// One work-group walks the tile aggregates in chunks of WG, carrying the running prefix.
+    void spine_kernel() {
+        begin("kiln_scan_spine", false, nullptr);
+        b_.local_array(t_, "kiln_scan", "WG");
+        b_.line("const uint lid = " + source_builder::local_id() + ";");
+        b_.line(t_ + " running = carry;");
+        b_.line("int have = has_carry;");
+        b_.open("for (ulong chunk = 0; chunk < tiles; chunk += WG)");
+        b_.line("const ulong i = chunk + lid;");
+        b_.line("const uint valid = tiles - chunk < WG ? (uint)(tiles - chunk) : WG;");
+        b_.line(t_ + " v = kiln_aggregates[i < tiles ? i : tiles - 1];");
+        group_collectives(b_).inclusive_scan(
+            "kiln_scan", "lid", "WG", t_, "v",
+            [this](const std::string& x, const std::string& y) { return combine(x, y); });
+        b_.open("if (i < tiles)");
+        b_.line("if (lid == 0) kiln_prefixes[i] = running;");
+        b_.line("else kiln_prefixes[i] = have ? " + combine("running", "kiln_scan[lid - 1]") +
+                " : kiln_scan[lid - 1];");
+        b_.close();
+        b_.line("const " + t_ + " chunk_total = kiln_scan[valid - 1];");
+        b_.line("running = have ? " + combine("running", "chunk_total") + " : chunk_total;");
+        b_.line("have = 1;");
+        b_.local_barrier();
+        b_.close();
+        b_.line("if (lid == 0) *kiln_total = running;");
+        b_.end_kernel();
+    }
+
+    void downsweep_kernel(const declare_input& input) {
+        const element_text element = begin("kiln_scan_downsweep", true, &input);
+        declare_tile_arrays();
+        b_.line("const ulong tile = " + source_builder::group_id() + ";");
+        load_and_scan(element);
+        b_.line("const int tile_has_prefix = tile > 0 || has_carry;");
+        b_.line("const " + t_ + " tile_prefix = tile > 0 ? kiln_prefixes[tile] : carry;");
+        store(element);
+        b_.end_kernel();
+    }
+
+  private:
+    bool packed() const { return op_.value_bytes == 4; }
+
+    /// Publishes `value` with `flag` (1: aggregate, 2: inclusive prefix) for this tile. Four-byte
+    /// values travel in one 64-bit word with their flag; wider ones are written first and the
+    /// flag after them.
+    void publish(const std::string& value, int flag) {
+        if (packed()) {
+            b_.release_store(
+                "ulong", "&kiln_state[tile]",
+                "((ulong)" + std::to_string(flag) + " << 32) | as_uint(" + value + ")");
+            return;
+        }
+        b_.line(std::string(flag == 1 ? "kiln_aggregates" : "kiln_prefixes") + "[tile] = " + value +
+                ";");
+        b_.release_store("ulong", "&kiln_state[tile]", std::to_string(flag));
+    }
+
+    source_builder& b_;
+    const scan_operation& op_;
+    const algorithm_policy& policy_;
+    std::string t_;
+    bool exclusive_;
+    bool scatter_;
+};
+
+}  // namespace
+
+std::vector<std::string> scan_kernel_names() {
+    return {"kiln_scan_lookback", "kiln_scan_reduce", "kiln_scan_spine", "kiln_scan_downsweep"};
+}
+
+std::string scan_program_source(const scan_operation& op, const declare_input& input,
+                                const algorithm_policy& policy, bool exclusive, bool scatter) {
+    source_builder builder;
+    scan_writer writer(builder, op, policy, exclusive, scatter);
+    writer.lookback_kernel(input);
+    writer.reduce_kernel(input);
+    writer.spine_kernel();
+    writer.downsweep_kernel(input);
+    return builder.str();
+}
+
+}  // namespace kiln::detail

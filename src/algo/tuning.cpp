@@ -1,0 +1,176 @@
+// The algorithms' tuning table, device matching, the forward-progress flag and test overrides.
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <kiln/algo/tuning.hpp>
+#include <kiln/error.hpp>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "backend/device_quirks.hpp"
+
+namespace kiln::detail {
+namespace {
+
+using enum algorithm;
+constexpr device_class any_device{std::nullopt, std::nullopt, "", 0, 0};
+constexpr device_class any_gpu{std::nullopt, device_type::gpu, "", 0, 0};
+constexpr device_class any_cpu{std::nullopt, device_type::cpu, "", 0, 0};
+// Through CUDA or NVIDIA's OpenCL alike: the platform or vendor name says NVIDIA.
+constexpr device_class nvidia_gpus{std::nullopt, device_type::gpu, "nvidia", 0, 0};
+
+constexpr algorithm_policy policy(std::size_t work_group_size, std::size_t items_per_work_item) {
+    return {work_group_size, items_per_work_item, 0};
+}
+
+// clang-format off
+constexpr std::array table{
+    // --- scan (also the tile pass of reduce-then-scan) ---------------------------------------
+    tuning_row{scan, nvidia_gpus,
+               policy(256, 16),
+               "NVIDIA GPUs (CUDA and OpenCL): a tile of 4096 items keeps enough loads in "
+               "flight per SM to hide HBM latency while one look-back per tile stays cheap; "
+               "to be confirmed with bench/algo on the H200"},
+    tuning_row{scan, any_gpu, policy(256, 8),
+               "any other GPU: half the NVIDIA tile, for devices with less local memory; "
+               "not measured"},
+    tuning_row{scan, any_cpu, policy(16, 64),
+               "CPU devices (PoCL): few work-items per group, since PoCL runs a group's items "
+               "in loops split at each barrier and the group scan costs log2(size) barriers; "
+               "64 consecutive items per work-item vectorise. PoCL on this machine, "
+               "bench/algo"},
+    tuning_row{scan, any_device, policy(64, 4),
+               "anything else: small and safe, not measured"},
+    // --- stream compaction (copy_if, unique) ---------------------------------------------------
+    tuning_row{select, nvidia_gpus,
+               policy(256, 16),
+               "as the NVIDIA scan row: the same look-back over counts"},
+    tuning_row{select, any_gpu, policy(256, 8),
+               "as the generic GPU scan row; not measured"},
+    tuning_row{select, any_cpu, policy(16, 64),
+               "as the CPU scan row"},
+    tuning_row{select, any_device, policy(64, 4),
+               "anything else: small and safe, not measured"},
+    // --- reduce_by_key -------------------------------------------------------------------------
+    tuning_row{reduce_by_key, nvidia_gpus,
+               policy(256, 8),
+               "NVIDIA GPUs: keys and values both in local memory, so half the scan tile"},
+    tuning_row{reduce_by_key, any_gpu, policy(256, 4),
+               "any other GPU; not measured"},
+    tuning_row{reduce_by_key, any_cpu, policy(16, 64),
+               "as the CPU scan row"},
+    tuning_row{reduce_by_key, any_device, policy(64, 4),
+               "anything else: small and safe, not measured"},
+};
+// clang-format on
+
+std::string lower(std::string_view text) {
+    std::string out(text);
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
+}
+
+std::mutex override_mutex;
+std::array<std::optional<algorithm_policy>, 5> policy_overrides;
+std::optional<bool> progress_override;
+
+}  // namespace
+
+std::string_view to_string(algorithm a) noexcept {
+    switch (a) {
+        case scan:
+            return "scan";
+        case select:
+            return "select";
+        case reduce_by_key:
+            return "reduce_by_key";
+        case radix_sort:
+            return "radix_sort";
+        case merge_sort:
+            return "merge_sort";
+    }
+    return "?";
+}
+
+std::span<const tuning_row> tuning_table() {
+    return table;
+}
+
+std::size_t sub_group_size_of(const device& dev) {
+    const auto& props = dev.properties();
+    const bool nvidia = lower(props.vendor).find("nvidia") != std::string::npos ||
+                        props.backend == backend_kind::cuda;
+    return nvidia && dev.is_gpu() ? 32 : 0;
+}
+
+bool matches(const device_class& c, const device& dev) {
+    const auto& props = dev.properties();
+    if (c.backend && *c.backend != props.backend) return false;
+    if (c.type && *c.type != props.type) return false;
+    if (!c.vendor.empty()) {
+        const std::string wanted = lower(c.vendor);
+        if (lower(props.vendor).find(wanted) == std::string::npos &&
+            lower(props.platform).find(wanted) == std::string::npos)
+            return false;
+    }
+    if (c.min_compute_capability > 0 &&
+        (props.backend != backend_kind::cuda ||
+         props.compute_capability_major * 10 + props.compute_capability_minor <
+             c.min_compute_capability))
+        return false;
+    return c.sub_group_size == 0 || c.sub_group_size == sub_group_size_of(dev);
+}
+
+const tuning_row* tuning_row_for(algorithm a, const device& dev) {
+    {
+        std::lock_guard lock(override_mutex);
+        if (policy_overrides[static_cast<std::size_t>(a)]) return nullptr;
+    }
+    for (const auto& row : table)
+        if (row.for_algorithm == a && matches(row.devices, dev)) return &row;
+    return nullptr;
+}
+
+algorithm_policy policy_for(algorithm a, const device& dev) {
+    {
+        std::lock_guard lock(override_mutex);
+        if (const auto& forced = policy_overrides[static_cast<std::size_t>(a)]) return *forced;
+    }
+    if (const tuning_row* row = tuning_row_for(a, dev)) return row->policy;
+    throw invalid_argument_error(
+        "kiln::detail::policy_for",
+        "no tuning row for " + std::string(to_string(a)) + " on " + dev.name());
+}
+
+bool groups_make_progress(const device& dev) {
+    {
+        std::lock_guard lock(override_mutex);
+        if (progress_override) return *progress_override;
+    }
+    return device_quirks_for(dev.properties()).groups_make_progress;
+}
+
+scoped_algorithm_policy::scoped_algorithm_policy(algorithm a, algorithm_policy policy)
+    : algorithm_(a) {
+    std::lock_guard lock(override_mutex);
+    previous_ = std::exchange(policy_overrides[static_cast<std::size_t>(a)], policy);
+}
+
+scoped_algorithm_policy::~scoped_algorithm_policy() {
+    std::lock_guard lock(override_mutex);
+    policy_overrides[static_cast<std::size_t>(algorithm_)] = previous_;
+}
+
+scoped_forward_progress::scoped_forward_progress(bool value) {
+    std::lock_guard lock(override_mutex);
+    previous_ = std::exchange(progress_override, value);
+}
+
+scoped_forward_progress::~scoped_forward_progress() {
+    std::lock_guard lock(override_mutex);
+    progress_override = previous_;
+}
+
+}  // namespace kiln::detail

@@ -1,0 +1,34 @@
+// Vendor facts shared by both backends that algorithms consult, each with where it comes from.
+// (Workarounds specific to one backend's API stay in that backend's quirks file.)
+#pragma once
+
+#include <algorithm>
+#include <cctype>
+#include <kiln/runtime/device.hpp>
+#include <string>
+
+namespace kiln::detail {
+
+struct device_quirks {
+    /// Work-groups that started earlier keep running while later ones spin waiting for them,
+    /// provided groups number themselves in the order they start (a global atomic ticket).
+    /// NVIDIA GPUs, through CUDA and NVIDIA's OpenCL: resident blocks are never descheduled and
+    /// a block that took a ticket is resident, which CUB's single-pass scan relies on. PoCL's
+    /// CPU device: not promised (OpenCL gives no such guarantee, and its work-group scheduling
+    /// is an implementation detail, e.g. with POCL_MAX_PTHREAD_COUNT=1). Unknown devices: not.
+    bool groups_make_progress = false;
+};
+
+inline device_quirks device_quirks_for(const device_properties& props) {
+    const auto lower = [](std::string text) {
+        std::transform(text.begin(), text.end(), text.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        return text;
+    };
+    const bool nvidia = lower(props.vendor).find("nvidia") != std::string::npos ||
+                        lower(props.platform).find("nvidia") != std::string::npos;
+    const bool gpu = props.type == device_type::gpu;
+    return {.groups_make_progress = gpu && (props.backend == backend_kind::cuda || nvidia)};
+}
+
+}  // namespace kiln::detail

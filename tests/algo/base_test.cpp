@@ -1,0 +1,172 @@
+// The algorithm layer's base: temporary pool, program cache, tuning table, group collectives.
+#include <gtest/gtest.h>
+
+#include <kiln/algorithm.hpp>
+#include <kiln/detail/group_collectives.hpp>
+#include <kiln/runtime/cache.hpp>
+#include <string>
+#include <vector>
+
+#include "expr/device_test.hpp"
+
+namespace {
+
+using kiln::detail::algorithm;
+using kiln::detail::temporary_pool;
+
+class algo_base_test : public kiln::testing::device_test {};
+
+TEST_P(algo_base_test, temporary_pool_reuses_blocks_and_shrinks) {
+    temporary_pool::trim(device());
+    const kiln::detail::memory_impl* first = nullptr;
+    {
+        auto lease = temporary_pool::acquire(q, 1000);
+        EXPECT_EQ(lease.size(), 4096u);  // rounded up to a power of two, at least 4 KiB
+        first = lease.bytes().storage().memory();
+    }
+    EXPECT_EQ(temporary_pool::idle_bytes(device()), 4096u);
+    {
+        auto again = temporary_pool::acquire(q, 3000);
+        EXPECT_EQ(again.bytes().storage().memory(), first) << "the idle block is reused";
+        EXPECT_EQ(temporary_pool::idle_bytes(device()), 0u);
+        auto second = temporary_pool::acquire(q, 3000);
+        EXPECT_NE(second.bytes().storage().memory(), first) << "a block on lease is not shared";
+    }
+    EXPECT_EQ(temporary_pool::idle_bytes(device()), 8192u);
+
+    // A large block returns to the pool; a small request frees it instead of pinning it.
+    { auto large = temporary_pool::acquire(q, std::size_t{32} << 20); }
+    EXPECT_EQ(temporary_pool::idle_bytes(device()), 8192u + (std::size_t{32} << 20));
+    {
+        auto a = temporary_pool::acquire(q, 4096), b = temporary_pool::acquire(q, 4096);
+        auto small = temporary_pool::acquire(q, 64 << 10);
+        EXPECT_EQ(small.size(), std::size_t{64} << 10);
+        EXPECT_EQ(temporary_pool::idle_bytes(device()), 0u) << "the 32 MiB block was freed";
+    }
+    temporary_pool::trim(device());
+    EXPECT_EQ(temporary_pool::idle_bytes(device()), 0u);
+}
+
+TEST_P(algo_base_test, temporary_lease_zeroes_its_bytes) {
+    auto lease = temporary_pool::acquire(q, 256);
+    const std::vector<std::byte> ones(lease.size(), std::byte{0xff});
+    lease.bytes().write(q, ones);
+    lease.zero(q, 100).wait();
+    const auto back = lease.bytes().read(q);
+    for (std::size_t i = 0; i < back.size(); ++i)
+        ASSERT_EQ(back[i], i < 100 ? std::byte{0} : std::byte{0xff}) << "byte " << i;
+}
+
+/// A kernel of the group collectives and look-back helpers, with its tuning as constants.
+std::string collectives_source(std::size_t group_size) {
+    kiln::detail::source_builder b;
+    b.constant("GROUP", group_size);
+    b.begin_kernel("group_scan", group_size);
+    b.global_parameter<std::uint32_t>("out");
+    b.global_parameter<std::uint64_t>("flags");
+    b.begin_body();
+    b.local_array("uint", "scratch", "GROUP");
+    b.line("const uint lid = " + b.local_id() + ";");
+    // Affine maps x -> a * x + b (mod 2^16), packed as a << 16 | b, composed in order: an
+    // associative operation that is not commutative, so the order of operands shows.
+    b.define("compose",
+             "uint compose(uint f, uint g) {\n"
+             "    const uint a = ((f >> 16) * (g >> 16)) & 0xffff;\n"
+             "    const uint b = ((g >> 16) * (f & 0xffff) + (g & 0xffff)) & 0xffff;\n"
+             "    return a << 16 | b;\n}\n");
+    b.line("uint v = (lid + 2) << 16 | (lid + 1);");
+    kiln::detail::group_collectives(b).inclusive_scan(
+        "scratch", "lid", "GROUP", "uint", "v",
+        [](const std::string& x, const std::string& y) { return "compose(" + x + ", " + y + ")"; });
+    b.line("out[lid] = v;");
+    b.line("ulong seen = 0;");
+    b.open("if (lid == 0)");
+    b.release_store("ulong", "&flags[0]", "((ulong)1 << 32) | scratch[GROUP - 1]");
+    b.acquire_load("ulong", "&flags[0]", "seen");
+    b.line("flags[1] = seen;");
+    b.close();
+    b.end_kernel();
+    return b.str();
+}
+
+TEST_P(algo_base_test, group_scan_program_is_generated_once_per_key) {
+    constexpr std::size_t group = 64;
+    const std::size_t before = kiln::detail::algorithm_programs_generated();
+    const auto& program = kiln::detail::algorithm_program_for(
+        device(), "test.group_scan.64", {"group_scan"}, [] { return collectives_source(group); });
+    const auto& again = kiln::detail::algorithm_program_for(
+        device(), "test.group_scan.64", {"group_scan"},
+        []() -> std::string { throw std::logic_error("generated twice"); });
+    EXPECT_EQ(&program, &again);
+    EXPECT_EQ(kiln::detail::algorithm_programs_generated(), before + 1);
+
+    kiln::buffer<std::uint32_t> out(q, group);
+    kiln::buffer<std::uint64_t> flags(q, 2);
+    program.kernel("group_scan")(out, flags).launch(q, group, group).wait();
+    const auto got = out.read(q);
+    const auto compose = [](std::uint32_t f, std::uint32_t g) {
+        const std::uint32_t a = ((f >> 16) * (g >> 16)) & 0xffff;
+        const std::uint32_t b = ((g >> 16) * (f & 0xffff) + (g & 0xffff)) & 0xffff;
+        return a << 16 | b;
+    };
+    std::uint32_t expected = 0;
+    for (std::uint32_t i = 0; i < group; ++i) {
+        const std::uint32_t own = (i + 2) << 16 | (i + 1);
+        expected = i == 0 ? own : compose(expected, own);
+        ASSERT_EQ(got[i], expected) << "work-item " << i;
+    }
+    EXPECT_EQ(flags.read(q)[1], (std::uint64_t{1} << 32) | expected);
+}
+
+TEST_P(algo_base_test, every_device_has_a_policy_with_provenance) {
+    for (const auto a : {algorithm::scan, algorithm::select, algorithm::reduce_by_key}) {
+        const auto* row = kiln::detail::tuning_row_for(a, device());
+        ASSERT_NE(row, nullptr) << to_string(a);
+        EXPECT_FALSE(row->provenance.empty());
+        const auto policy = kiln::detail::policy_for(a, device());
+        EXPECT_GT(policy.tile_size(), 0u);
+        EXPECT_EQ(policy.work_group_size & (policy.work_group_size - 1), 0u) << "a power of two";
+    }
+}
+
+TEST_P(algo_base_test, scoped_overrides_restore_what_was_there) {
+    const auto original = kiln::detail::policy_for(algorithm::scan, device());
+    const bool progress = kiln::detail::groups_make_progress(device());
+    {
+        const kiln::detail::scoped_algorithm_policy small(algorithm::scan, {32, 2, 0});
+        EXPECT_EQ(kiln::detail::policy_for(algorithm::scan, device()).tile_size(), 64u);
+        const kiln::detail::scoped_forward_progress flipped(!progress);
+        EXPECT_EQ(kiln::detail::groups_make_progress(device()), !progress);
+    }
+    EXPECT_EQ(kiln::detail::policy_for(algorithm::scan, device()).tile_size(),
+              original.tile_size());
+    EXPECT_EQ(kiln::detail::groups_make_progress(device()), progress);
+}
+
+TEST_P(algo_base_test, forward_progress_follows_the_vendor) {
+    const auto& props = device().properties();
+    const bool nvidia_gpu = device().is_gpu() && (props.backend == kiln::backend_kind::cuda ||
+                                                  props.vendor.find("NVIDIA") != std::string::npos);
+    EXPECT_EQ(kiln::detail::groups_make_progress(device()), nvidia_gpu) << props.vendor;
+}
+
+TEST_P(algo_base_test, program_cache_forgets_the_least_recently_used) {
+    kiln::program_cache::clear_memory();
+    kiln::program_cache::set_memory_capacity(2);
+    const auto source = [](int k) {
+        return "kernel void k" + std::to_string(k) +
+               "(global int* x) { x[0] = " + std::to_string(k) + "; }\n";
+    };
+    kiln::program(device(), source(1));
+    kiln::program(device(), source(2));
+    kiln::program(device(), source(1));  // 1 is now the most recently used
+    kiln::program(device(), source(3));  // evicts 2
+    EXPECT_EQ(kiln::program_cache::memory_size(), 2u);
+    EXPECT_EQ(kiln::program(device(), source(1)).origin(), kiln::program_origin::memory_cache);
+    EXPECT_NE(kiln::program(device(), source(2)).origin(), kiln::program_origin::memory_cache);
+    kiln::program_cache::set_memory_capacity(kiln::program_cache::default_memory_capacity);
+}
+
+KILN_INSTANTIATE_DEVICE_TEST(algo_base_test);
+
+}  // namespace

@@ -1,0 +1,200 @@
+// copy_if, unique and reduce_by_key on every device through both dispatch paths, against
+// std::copy_if, std::unique and a host reduce_by_key.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <kiln/algorithm.hpp>
+#include <kiln/kiln.hpp>
+#include <limits>
+#include <vector>
+
+#include "expr/device_test.hpp"
+
+namespace {
+
+using kiln::detail::algorithm;
+using kiln::testing::random_values;
+
+// Affine maps x -> a * x + b modulo 2^32, packed as a << 32 | b, applied left to right.
+KILN_FUNCTION(ulong, affine_then, (ulong f, ulong g), {
+    const uint a = (uint)(f >> 32) * (uint)(g >> 32);
+    const uint b = (uint)(g >> 32) * (uint)f + (uint)g;
+    return ((ulong)a << 32) | b;
+});
+std::uint64_t host_affine_then(std::uint64_t f, std::uint64_t g) {
+    const auto a = std::uint32_t(f >> 32) * std::uint32_t(g >> 32);
+    const auto b = std::uint32_t(g >> 32) * std::uint32_t(f) + std::uint32_t(g);
+    return std::uint64_t(a) << 32 | b;
+}
+
+template <class K, class V, class Op>
+std::pair<std::vector<K>, std::vector<V>> host_reduce_by_key(const std::vector<K>& keys,
+                                                             const std::vector<V>& values, Op op) {
+    std::vector<K> out_keys;
+    std::vector<V> out_values;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        if (i == 0 || keys[i] != keys[i - 1]) {
+            out_keys.push_back(keys[i]);
+            out_values.push_back(values[i]);
+        } else {
+            out_values.back() = op(out_values.back(), values[i]);
+        }
+    }
+    return {out_keys, out_values};
+}
+
+class compaction_test : public kiln::testing::device_test {
+  protected:
+    std::vector<std::size_t> sizes(algorithm a, std::size_t value_bytes, bool large = true) const {
+        auto policy = kiln::detail::policy_for(a, device());
+        if (value_bytes > 4)
+            policy.items_per_work_item = std::max<std::size_t>(1, policy.items_per_work_item / 2);
+        const std::size_t tile = policy.tile_size();
+        std::vector<std::size_t> result = {0, 1, 2, tile - 1, tile + 1, 3 * tile + 5};
+        if (large) result.push_back(1000007);
+        return result;
+    }
+    template <class Body>
+    void on_both_paths(Body&& body) {
+        for (const bool lookback : {true, false}) {
+            SCOPED_TRACE(lookback ? "decoupled look-back" : "reduce-then-scan");
+            const kiln::detail::scoped_forward_progress path(lookback);
+            body();
+        }
+    }
+};
+
+TEST_P(compaction_test, copy_if_keeps_the_flagged_elements_in_order) {
+    on_both_paths([&] {
+        for (const std::size_t n : sizes(algorithm::select, 8)) {
+            SCOPED_TRACE("n = " + std::to_string(n));
+            const auto host = random_values<float>(n, -1, 1, unsigned(n));
+            kiln::vector<float> x(q, host), out(q, n);
+            const std::size_t kept = kiln::copy_if(x, x > 0, out);
+            std::vector<float> expected;
+            std::copy_if(host.begin(), host.end(), std::back_inserter(expected),
+                         [](float v) { return v > 0; });
+            ASSERT_EQ(kept, expected.size());
+            auto got = out.read();
+            got.resize(kept);
+            ASSERT_EQ(got, expected);
+        }
+    });
+}
+
+TEST_P(compaction_test, copy_if_of_an_expression_with_64_bit_values) {
+    on_both_paths([&] {
+        const std::size_t n = sizes(algorithm::select, 8)[5];
+        std::vector<std::uint64_t> host(n);
+        for (std::size_t i = 0; i < n; ++i) host[i] = (std::uint64_t{0xabcd} << 48) | (i * 7919);
+        kiln::vector<std::uint64_t> x(q, host), out(q, n);
+        const std::size_t kept = kiln::copy_if(x + 1, (x & 3) == 1, out);
+        std::vector<std::uint64_t> expected;
+        for (auto v : host)
+            if ((v & 3) == 1) expected.push_back(v + 1);
+        ASSERT_EQ(kept, expected.size());
+        auto got = out.read();
+        got.resize(kept);
+        EXPECT_EQ(got, expected);
+    });
+}
+
+TEST_P(compaction_test, copy_if_into_a_small_output_keeps_the_first_and_throws) {
+    kiln::vector<std::int32_t> x(q, std::vector<std::int32_t>{1, 0, 2, 3, 0, 4}), out(q, 2);
+    try {
+        kiln::copy_if(x, x, out);
+        FAIL() << "expected invalid_argument_error";
+    } catch (const kiln::invalid_argument_error& e) {
+        EXPECT_NE(std::string(e.what()).find("4 elements"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(out.read(), (std::vector<std::int32_t>{1, 2}));
+}
+
+TEST_P(compaction_test, unique_keeps_the_first_of_each_run) {
+    on_both_paths([&] {
+        for (const std::size_t n : sizes(algorithm::select, 8)) {
+            SCOPED_TRACE("n = " + std::to_string(n));
+            auto host = random_values<std::int32_t>(n, 0, 4, unsigned(n) + 1);  // runs of ~1-4
+            kiln::vector<std::int32_t> keys(q, host);
+            const std::size_t size = kiln::unique(keys);
+            const auto end = std::unique(host.begin(), host.end());
+            host.erase(end, host.end());
+            ASSERT_EQ(size, host.size());
+            auto got = keys.read();
+            got.resize(size);
+            ASSERT_EQ(got, host);
+        }
+        // All keys equal; and NaN keys, each a run of its own as with std::unique.
+        kiln::vector<double> same(q, std::vector<double>(5000, 2.5));
+        EXPECT_EQ(kiln::unique(same), 1u);
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        if (has_double()) {
+            kiln::vector<double> nans(q, std::vector<double>{nan, nan, 1, 1, nan});
+            EXPECT_EQ(kiln::unique(nans), 4u);
+        }
+    });
+}
+
+TEST_P(compaction_test, reduce_by_key_sums_runs_like_the_host) {
+    on_both_paths([&] {
+        for (const std::size_t n : sizes(algorithm::reduce_by_key, 4)) {
+            SCOPED_TRACE("n = " + std::to_string(n));
+            auto keys = random_values<std::int32_t>(n, 0, 3, unsigned(n) + 2);
+            const auto values = random_values<std::int32_t>(n, -100, 100, unsigned(n) + 3);
+            kiln::vector<std::int32_t> k(q, keys), v(q, values), ok(q, n), ov(q, n);
+            const std::size_t runs = kiln::reduce_by_key(k, v, ok, ov);
+            const auto [ek, ev] = host_reduce_by_key(keys, values, std::plus<>());
+            ASSERT_EQ(runs, ek.size());
+            auto gk = ok.read(), gv = ov.read();
+            gk.resize(runs);
+            gv.resize(runs);
+            ASSERT_EQ(gk, ek);
+            ASSERT_EQ(gv, ev);
+        }
+    });
+}
+
+TEST_P(compaction_test, reduce_by_key_with_long_runs_and_other_operations) {
+    on_both_paths([&] {
+        const std::size_t n = sizes(algorithm::reduce_by_key, 8)[5] * 3;
+        // All keys equal, then runs longer than a tile: the run's value crosses tiles.
+        std::vector<std::uint64_t> keys(n, std::uint64_t{1} << 60);
+        std::vector<std::uint64_t> values(n);
+        std::mt19937_64 engine(11);
+        for (auto& v : values) v = engine() | (std::uint64_t{1} << 32);
+        kiln::vector<std::uint64_t> k(q, keys), v(q, values), ok(q, n), ov(q, n);
+        ASSERT_EQ(kiln::reduce_by_key(k, v, ok, ov, affine_then), 1u);
+        auto [ek, ev] = host_reduce_by_key(keys, values, host_affine_then);
+        EXPECT_EQ(ok.read()[0], ek[0]);
+        EXPECT_EQ(ov.read()[0], ev[0]);
+
+        for (std::size_t i = 0; i < n; ++i) keys[i] = (i / 1500) | (std::uint64_t{1} << 63);
+        k.write(keys);
+        const std::size_t runs = kiln::reduce_by_key(k, v, ok, ov, affine_then);
+        std::tie(ek, ev) = host_reduce_by_key(keys, values, host_affine_then);
+        ASSERT_EQ(runs, ek.size());
+        auto gk = ok.read(), gv = ov.read();
+        gk.resize(runs);
+        gv.resize(runs);
+        EXPECT_EQ(gk, ek);
+        EXPECT_EQ(gv, ev);
+
+        // Float values from an expression, maximum per run.
+        const auto fv = random_values<float>(n, -10, 10, 12);
+        kiln::vector<float> f(q, fv), of(q, n);
+        const std::size_t fruns = kiln::reduce_by_key(k, 2 * f, ok, of, kiln::reducers::maximum{});
+        std::vector<float> doubled(n);
+        for (std::size_t i = 0; i < n; ++i) doubled[i] = 2 * fv[i];
+        const auto [fk, fe] =
+            host_reduce_by_key(keys, doubled, [](float a, float b) { return std::fmax(a, b); });
+        ASSERT_EQ(fruns, fe.size());
+        auto gf = of.read();
+        gf.resize(fruns);
+        EXPECT_EQ(gf, fe);
+    });
+}
+
+KILN_INSTANTIATE_DEVICE_TEST(compaction_test);
+
+}  // namespace

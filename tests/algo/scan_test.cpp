@@ -1,0 +1,243 @@
+// inclusive_scan and exclusive_scan on every device, through both dispatch paths, against
+// std::inclusive_scan / std::exclusive_scan. CTest also runs it with PoCL limited to one thread
+// (the reduce-then-scan fallback by default) and with PoCL shown as two devices (split vectors).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <kiln/algorithm.hpp>
+#include <kiln/kiln.hpp>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+#include "expr/device_test.hpp"
+
+namespace {
+
+using kiln::detail::algorithm;
+using kiln::testing::random_values;
+
+// Affine maps x -> a * x + b modulo 2^32, packed as a << 32 | b, applied left to right:
+// associative and not commutative, so any reordering of operands shows in the result.
+KILN_FUNCTION(ulong, affine_then, (ulong f, ulong g), {
+    const uint a = (uint)(f >> 32) * (uint)(g >> 32);
+    const uint b = (uint)(g >> 32) * (uint)f + (uint)g;
+    return ((ulong)a << 32) | b;
+});
+std::uint64_t host_affine_then(std::uint64_t f, std::uint64_t g) {
+    const auto a = std::uint32_t(f >> 32) * std::uint32_t(g >> 32);
+    const auto b = std::uint32_t(g >> 32) * std::uint32_t(f) + std::uint32_t(g);
+    return std::uint64_t(a) << 32 | b;
+}
+
+class scan_test : public kiln::testing::device_test {
+  protected:
+    /// Sizes around one tile of T on this device, and one large size.
+    template <class T>
+    std::vector<std::size_t> sizes(bool large = true) const {
+        const std::size_t tile =
+            kiln::detail::value_policy<T>(algorithm::scan, device()).tile_size();
+        std::vector<std::size_t> result = {0, 1, 2, tile - 1, tile, tile + 1, 3 * tile + 5};
+        if (large) result.push_back(1000007);
+        return result;
+    }
+    /// Runs `body` once per dispatch path: look-back (safe on PoCL too: its groups run on
+    /// threads of their own or one after another, and tickets are taken in start order) and
+    /// reduce-then-scan.
+    template <class Body>
+    void on_both_paths(Body&& body) {
+        for (const bool lookback : {true, false}) {
+            SCOPED_TRACE(lookback ? "decoupled look-back" : "reduce-then-scan");
+            const kiln::detail::scoped_forward_progress path(lookback);
+            body();
+        }
+    }
+};
+
+TEST_P(scan_test, inclusive_sum_of_int32_matches_std) {
+    on_both_paths([&] {
+        for (const std::size_t n : sizes<std::int32_t>()) {
+            SCOPED_TRACE("n = " + std::to_string(n));
+            const auto host = random_values<std::int32_t>(n, -1000, 1000, unsigned(n));
+            kiln::vector<std::int32_t> x(q, host), y(q, n);
+            kiln::inclusive_scan(x, y);
+            std::vector<std::int32_t> expected(n);
+            std::inclusive_scan(host.begin(), host.end(), expected.begin());
+            ASSERT_EQ(y.read(), expected);
+        }
+    });
+}
+
+TEST_P(scan_test, exclusive_sum_of_uint64_with_high_bits_wraps_like_std) {
+    on_both_paths([&] {
+        for (const std::size_t n : sizes<std::uint64_t>(false)) {
+            SCOPED_TRACE("n = " + std::to_string(n));
+            std::vector<std::uint64_t> host(n);
+            for (std::size_t i = 0; i < n; ++i) host[i] = (std::uint64_t{0xfedc} << 48) + i * 977;
+            kiln::vector<std::uint64_t> x(q, host), y(q, n);
+            const std::uint64_t init = std::uint64_t{1} << 63;
+            kiln::exclusive_scan(x, y, init);
+            std::vector<std::uint64_t> expected(n);
+            std::exclusive_scan(host.begin(), host.end(), expected.begin(), init);
+            ASSERT_EQ(y.read(), expected);
+        }
+    });
+}
+
+TEST_P(scan_test, int64_and_uint32_scans) {
+    on_both_paths([&] {
+        const std::size_t n = sizes<std::int64_t>(false)[5] + 3;
+        const auto host = random_values<std::int64_t>(n, -1e12, 1e12, 3);
+        kiln::vector<std::int64_t> x(q, host), y(q, n);
+        kiln::inclusive_scan(x, y);
+        std::vector<std::int64_t> expected(n);
+        std::inclusive_scan(host.begin(), host.end(), expected.begin());
+        EXPECT_EQ(y.read(), expected);
+
+        const auto hu = random_values<std::uint32_t>(n, 0, 4e9, 4);
+        kiln::vector<std::uint32_t> u(q, hu), v(q, n);
+        kiln::exclusive_scan(u, v, 7u);
+        std::vector<std::uint32_t> expected_u(n);
+        std::exclusive_scan(hu.begin(), hu.end(), expected_u.begin(), 7u);
+        EXPECT_EQ(v.read(), expected_u);
+    });
+}
+
+TEST_P(scan_test, float_sums_carry_infinities_and_nan_like_std) {
+    on_both_paths([&] {
+        const std::size_t n = sizes<float>(false)[6];
+        // Small integers: every partial sum is exact, so the order of additions does not matter.
+        auto host = random_values<float>(n, -50, 50);
+        for (auto& v : host) v = std::round(v);
+        host[n / 4] = std::numeric_limits<float>::infinity();
+        const std::size_t minus_inf = n / 2, nan = 3 * n / 4;
+        kiln::vector<float> x(q, host), y(q, n);
+        kiln::inclusive_scan(x, y);
+        auto got = y.read();
+        std::vector<float> expected(n);
+        std::inclusive_scan(host.begin(), host.end(), expected.begin());
+        EXPECT_EQ(got, expected);
+
+        host[minus_inf] = -std::numeric_limits<float>::infinity();
+        host[nan] = std::numeric_limits<float>::quiet_NaN();
+        x.write(host);
+        kiln::inclusive_scan(x, y);
+        got = y.read();
+        std::inclusive_scan(host.begin(), host.end(), expected.begin());
+        for (std::size_t i = 0; i < n; ++i) {
+            if (std::isnan(expected[i]))
+                ASSERT_TRUE(std::isnan(got[i])) << i;
+            else
+                ASSERT_EQ(got[i], expected[i]) << i;
+        }
+        EXPECT_TRUE(std::isnan(got[minus_inf])) << "+inf + -inf";
+    });
+}
+
+TEST_P(scan_test, running_min_and_max_of_doubles_ignore_nan) {
+    if (!has_double()) GTEST_SKIP() << "no double precision";
+    on_both_paths([&] {
+        const std::size_t n = sizes<double>(false)[6];
+        auto host = random_values<double>(n, -1e6, 1e6, 9);
+        host[0] = std::numeric_limits<double>::quiet_NaN();
+        host[n / 3] = -std::numeric_limits<double>::infinity();
+        kiln::vector<double> x(q, host), low(q, n), high(q, n);
+        kiln::inclusive_scan(x, low, kiln::reducers::minimum{});
+        kiln::inclusive_scan(x, high, kiln::reducers::maximum{});
+        std::vector<double> expected_low(n), expected_high(n);
+        std::inclusive_scan(host.begin(), host.end(), expected_low.begin(),
+                            [](double a, double b) { return std::fmin(a, b); });
+        std::inclusive_scan(host.begin(), host.end(), expected_high.begin(),
+                            [](double a, double b) { return std::fmax(a, b); });
+        const auto got_low = low.read(), got_high = high.read();
+        EXPECT_TRUE(std::isnan(got_low[0]));
+        for (std::size_t i = 1; i < n; ++i) {
+            ASSERT_EQ(got_low[i], expected_low[i]) << i;
+            ASSERT_EQ(got_high[i], expected_high[i]) << i;
+        }
+    });
+}
+
+TEST_P(scan_test, non_commutative_operation_keeps_the_order) {
+    on_both_paths([&] {
+        for (const std::size_t n : sizes<std::uint64_t>()) {
+            SCOPED_TRACE("n = " + std::to_string(n));
+            std::vector<std::uint64_t> host(n);
+            std::mt19937_64 engine(n);
+            for (auto& v : host) v = engine() | (std::uint64_t{1} << 32);
+            kiln::vector<std::uint64_t> x(q, host), y(q, n);
+            kiln::inclusive_scan(x, y, affine_then);
+            std::vector<std::uint64_t> expected(n);
+            std::inclusive_scan(host.begin(), host.end(), expected.begin(), host_affine_then);
+            ASSERT_EQ(y.read(), expected);
+
+            const std::uint64_t identity = std::uint64_t{1} << 32;  // x -> 1 * x + 0
+            kiln::exclusive_scan(x, y, identity, affine_then);
+            std::exclusive_scan(host.begin(), host.end(), expected.begin(), identity,
+                                host_affine_then);
+            ASSERT_EQ(y.read(), expected);
+        }
+    });
+}
+
+TEST_P(scan_test, in_place_and_expression_input) {
+    on_both_paths([&] {
+        const std::size_t n = sizes<std::int32_t>(false)[5] * 2 + 1;
+        const auto host = random_values<std::int32_t>(n, -100, 100, 21);
+        kiln::vector<std::int32_t> x(q, host), y(q, n);
+        std::vector<std::int32_t> expected(n);
+
+        kiln::inclusive_scan(2 * x + 1, y);
+        std::transform_inclusive_scan(host.begin(), host.end(), expected.begin(), std::plus<>(),
+                                      [](std::int32_t v) { return 2 * v + 1; });
+        EXPECT_EQ(y.read(), expected);
+
+        kiln::exclusive_scan(x, x, 5);
+        std::exclusive_scan(host.begin(), host.end(), expected.begin(), 5);
+        EXPECT_EQ(x.read(), expected);
+        kiln::inclusive_scan(x, x, kiln::reducers::maximum{});
+        std::inclusive_scan(expected.begin(), expected.end(), expected.begin(),
+                            [](std::int32_t a, std::int32_t b) { return std::max(a, b); });
+        EXPECT_EQ(x.read(), expected);
+    });
+}
+
+TEST_P(scan_test, size_mismatch_is_rejected) {
+    kiln::vector<float> x(q, 10), y(q, 11);
+    EXPECT_THROW(kiln::inclusive_scan(x, y), kiln::invalid_argument_error);
+}
+
+TEST_P(scan_test, the_default_dispatch_is_correct) {
+    // Whatever this device's forward-progress flag says (with POCL_MAX_PTHREAD_COUNT=1, as
+    // CTest runs this binary once, reduce-then-scan on PoCL).
+    const std::size_t n = 1000007;
+    const auto host = random_values<std::int32_t>(n, -1000, 1000, 5);
+    kiln::vector<std::int32_t> x(q, host), y(q, n);
+    kiln::inclusive_scan(x, y);
+    std::vector<std::int32_t> expected(n);
+    std::inclusive_scan(host.begin(), host.end(), expected.begin());
+    EXPECT_EQ(y.read(), expected);
+}
+
+KILN_INSTANTIATE_DEVICE_TEST(scan_test);
+
+/// A vector split over two devices: each part starts from the total of the parts before it.
+TEST(scan_split, parts_carry_their_totals) {
+    if (kiln::devices().size() < 2) GTEST_SKIP() << "needs two devices";
+    const std::vector<kiln::queue> queues = {kiln::queue(kiln::devices()[0]),
+                                             kiln::queue(kiln::devices()[1])};
+    const std::size_t n = 300001;
+    const auto host = random_values<std::int64_t>(n, -1e6, 1e6, 8);
+    kiln::vector<std::int64_t> x(queues, host), y(queues, n);
+    ASSERT_EQ(x.part_count(), 2u);
+    kiln::inclusive_scan(x, y);
+    std::vector<std::int64_t> expected(n);
+    std::inclusive_scan(host.begin(), host.end(), expected.begin());
+    EXPECT_EQ(y.read(), expected);
+    kiln::exclusive_scan(x + 1, x, -3);  // in place, from an expression
+    std::transform_exclusive_scan(host.begin(), host.end(), expected.begin(), std::int64_t{-3},
+                                  std::plus<>(), [](std::int64_t v) { return v + 1; });
+    EXPECT_EQ(x.read(), expected);
+}
+
+}  // namespace
