@@ -11,4 +11,5 @@
 #include <kiln/runtime/event.hpp>
 #include <kiln/runtime/program.hpp>
 #include <kiln/runtime/queue.hpp>
+#include <kiln/sparse.hpp>
 #include <kiln/vector.hpp>

@@ -1,0 +1,331 @@
+// Sparse matrices built from host CSR arrays, and their products inside vector expressions.
+//
+//     kiln::sparse_matrix<float> A(q, rows, columns, row_pointers, column_indices, values);
+//     y = A * x;                 // one kernel
+//     r = f - A * x;             // one kernel: the element-wise part runs in the product's
+//     y = 2 * x + A * (x + z);   // kernel, at each row, and A's operand at each column
+//
+// The operand of A * ... is evaluated at the columns a row reads (idx is the column there), the
+// rest of the statement at the row. The storage (CSR, ELL) and the kernel shape are chosen when
+// the matrix is built (include/kiln/algo/sparse_format.hpp).
+#pragma once
+
+#include <complex>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <kiln/algo/algorithm_program.hpp>
+#include <kiln/algo/sparse_format.hpp>
+#include <kiln/expr/assign.hpp>
+#include <kiln/expr/launch.hpp>
+#include <kiln/expr/operators.hpp>
+#include <kiln/vector.hpp>
+#include <limits>
+#include <ranges>
+#include <span>
+#include <string>
+#include <typeinfo>
+#include <vector>
+
+namespace kiln {
+
+/// Element types of kiln::sparse_matrix.
+template <class T>
+concept sparse_value = std::same_as<T, float> || std::same_as<T, double> ||
+    std::same_as<T, std::complex<float>> || std::same_as<T, std::complex<double>>;
+
+namespace detail {
+
+/// Device arrays of one matrix, in the format the rule chose: CSR (row pointers, columns,
+/// values) or ELL (columns and values, column-major, rows padded with no_column).
+template <class T>
+struct sparse_storage {
+    static constexpr std::uint32_t no_column = 0xffffffffu;
+    sparse_layout layout;
+    kiln::buffer<std::uint32_t> row_pointers, columns;
+    kiln::buffer<T> values;
+};
+
+/// Checks host CSR arrays and returns the row lengths' statistics; throws
+/// invalid_argument_error naming the first problem.
+template <class Index>
+row_statistics check_csr(std::size_t rows, std::size_t columns, std::span<const Index> row_pointers,
+                         std::span<const Index> column_indices, std::size_t values) {
+    const auto fail = [](const std::string& why) {
+        throw invalid_argument_error("kiln::sparse_matrix", why);
+    };
+    if (row_pointers.size() != rows + 1)
+        fail("row_pointers has " + std::to_string(row_pointers.size()) +
+             " entries, rows + 1 = " + std::to_string(rows + 1) + " expected");
+    if (row_pointers[0] != 0) fail("row_pointers[0] is not 0 (indices are 0-based)");
+    for (std::size_t r = 0; r < rows; ++r)
+        if (row_pointers[r + 1] < row_pointers[r])
+            fail("row_pointers decreases at row " + std::to_string(r));
+    const auto nonzeros = static_cast<std::size_t>(row_pointers[rows]);
+    if (column_indices.size() != nonzeros || values != nonzeros)
+        fail("row_pointers[rows] = " + std::to_string(nonzeros) + " but there are " +
+             std::to_string(column_indices.size()) + " column indices and " +
+             std::to_string(values) + " values");
+    if (nonzeros >= std::numeric_limits<std::uint32_t>::max() ||
+        columns >= std::numeric_limits<std::uint32_t>::max())
+        fail("more than 2^32 - 2 non-zeros or columns: 64-bit device indices are not supported");
+    for (std::size_t k = 0; k < nonzeros; ++k)
+        if (column_indices[k] < 0 || static_cast<std::size_t>(column_indices[k]) >= columns)
+            fail("column index " + std::to_string(column_indices[k]) + " (entry " +
+                 std::to_string(k) + ") is outside [0, " + std::to_string(columns) + ")");
+    return statistics_of(row_pointers);
+}
+
+template <class T>
+sparse_storage<T> make_storage(const queue& q, const row_statistics& stats,
+                               std::span<const std::uint32_t> row_pointers,
+                               std::span<const std::uint32_t> columns, std::span<const T> values);
+
+template <sparse_value T, class X, class Result>
+class sparse_statement;
+
+}  // namespace detail
+
+/// A sparse matrix on one device, multiplied with vector expressions: `y = A * x`.
+template <sparse_value T>
+class sparse_matrix {
+  public:
+    using value_type = T;
+
+    /// From 0-based host CSR arrays of any integer index type. Validated before anything is
+    /// allocated (invalid_argument_error).
+    template <std::ranges::contiguous_range RowPointers, std::ranges::contiguous_range Columns,
+              std::ranges::contiguous_range Values>
+    requires std::integral<std::ranges::range_value_t<RowPointers>> &&
+        std::same_as<std::ranges::range_value_t<RowPointers>,
+                     std::ranges::range_value_t<Columns>> &&
+        std::same_as<std::ranges::range_value_t<Values>, T>
+        sparse_matrix(const queue& q, std::size_t rows, std::size_t columns,
+                      const RowPointers& row_pointers, const Columns& column_indices,
+                      const Values& values)
+        : queue_(q), rows_(rows), columns_(columns) {
+        using Index = std::ranges::range_value_t<RowPointers>;
+        const std::span<const Index> pointers(std::ranges::data(row_pointers),
+                                              std::ranges::size(row_pointers));
+        const std::span<const Index> indices(std::ranges::data(column_indices),
+                                             std::ranges::size(column_indices));
+        const detail::row_statistics stats =
+            detail::check_csr(rows, columns, pointers, indices, std::ranges::size(values));
+        std::vector<std::uint32_t> pointers32(pointers.begin(), pointers.end());
+        std::vector<std::uint32_t> indices32(indices.begin(), indices.end());
+        nonzeros_ = stats.nonzeros;
+        storage_ = detail::make_storage<T>(
+            q, stats, pointers32, indices32,
+            std::span<const T>(std::ranges::data(values), std::ranges::size(values)));
+    }
+
+    std::size_t rows() const noexcept { return rows_; }
+    std::size_t columns() const noexcept { return columns_; }
+    std::size_t nonzeros() const noexcept { return nonzeros_; }
+    const kiln::queue& queue() const noexcept { return queue_; }
+    /// The storage and kernel shape the rule chose (for tests, benchmarks and diagnostics).
+    detail::sparse_format format() const noexcept { return storage_.layout.format; }
+    const detail::sparse_storage<T>& storage() const noexcept { return storage_; }
+
+  private:
+    kiln::queue queue_;
+    std::size_t rows_, columns_, nonzeros_ = 0;
+    detail::sparse_storage<T> storage_;
+};
+
+namespace detail {
+
+/// Where the product's value stands in the statement's element-wise part.
+template <class T>
+class product_value_node : public expression_tag {
+  public:
+    using value_type = T;
+    std::string generate(generator&) const { return "kiln_product"; }
+    void collect(argument_list&) const {}
+    void check(operand_check&) const {}
+};
+
+/// Opens the loop over rows and everything before the per-entry loop, for `layout`.
+void open_sparse_rows(source_builder& b, const sparse_layout& layout, loop_style style,
+                      const std::string& zero, const std::string& type);
+/// Opens the loop over one row's entries (kiln_entry: the entry, its column in kiln_column).
+void open_sparse_entries(source_builder& b, const sparse_layout& layout);
+/// Closes the entry loop and combines the lanes' sums (csr_vector) into kiln_sum, using `add`
+/// (a function name or empty for +); then opens the block run once per row.
+void close_sparse_entries(source_builder& b, const sparse_layout& layout, const std::string& add);
+/// Closes the per-row block and the row loop.
+void close_sparse_rows(source_builder& b, const sparse_layout& layout);
+/// Launches a sparse product kernel over `rows` rows.
+event launch_sparse(const kiln::kernel& kernel, const queue& q, const sparse_layout& layout,
+                    std::size_t rows, std::vector<kernel_argument> args);
+
+/// target = result, where result is an element-wise expression of the rows in which the product
+/// A * x stands as product_value_node<T>.
+template <sparse_value T, class X, class Result>
+class sparse_statement {
+  public:
+    sparse_statement(const sparse_matrix<T>& matrix, X x, Result result)
+        : matrix_(&matrix), x_(std::move(x)), result_(std::move(result)) {}
+
+    template <vector_value Target>
+    requires storable_as<Target, typename Result::value_type>
+    void assign_to(kiln::vector<Target>& target) const {
+        const std::string call = "kiln::sparse_matrix product";
+        const queue& q = matrix_->queue();
+        operand_check columns(call + " operand");
+        x_.check(columns);
+        columns.sized(matrix_->columns(), "the matrix's columns");
+        columns.on_queue(q);
+        const layout column_parts = columns.launch_layout();
+        operand_check rows(call);
+        const vector_terminal<Target> target_node(target);
+        target_node.check(rows);
+        result_.check(rows);
+        rows.sized(matrix_->rows(), "the matrix's rows");
+        rows.on_queue(q);
+        const layout row_parts = rows.launch_layout();
+        if (column_parts.size() != 1 || row_parts.size() != 1)
+            throw invalid_argument_error(call, "split vectors are not supported yet");
+        if (matrix_->rows() == 0) return;
+
+        const sparse_storage<T>& storage = matrix_->storage();
+        const launch_policy policy = launch_policy_for(q.device());
+        const std::string key = std::string("kiln_spmv:") +
+                                typeid(sparse_statement<T, X, vector_terminal<Target>>).name() +
+                                ":" + std::string(to_string(storage.layout.format)) + ":" +
+                                std::to_string(storage.layout.lanes) + ":" +
+                                std::to_string(storage.layout.work_group_size) + ":" +
+                                (policy.loop == loop_style::chunked ? "chunked" : "strided") + ":" +
+                                typeid(Result).name();
+        const algorithm_program& program = algorithm_program_for(
+            q.device(), key, {"kiln_spmv"},
+            [&] { return source<Target>(target_node, storage.layout, policy.loop); });
+
+        argument_list args(0, 0);
+        args.scalar<std::uint64_t>(matrix_->rows());
+        args.scalar<std::uint64_t>(storage.layout.ell_width);
+        args.buffer(storage.row_pointers);
+        args.buffer(storage.columns);
+        args.buffer(storage.values);
+        x_.collect(args);
+        target_node.collect(args);
+        result_.collect(args);
+        launch_sparse(program.kernel("kiln_spmv"), q, storage.layout, matrix_->rows(),
+                      std::move(args).take());
+    }
+
+    template <vector_value Target>
+    std::string source(const vector_terminal<Target>& target, const sparse_layout& layout,
+                       loop_style style) const {
+        source_builder b;
+        generator g(b);
+        if (layout.format == sparse_format::csr_vector)
+            b.begin_kernel("kiln_spmv", layout.work_group_size);
+        else
+            b.begin_kernel("kiln_spmv");
+        const std::string t = opencl_type_name<T>();
+        b.parameter("ulong n");
+        b.parameter("ulong kiln_width");
+        b.parameter("global const uint* kiln_row_pointers");
+        b.parameter("global const uint* kiln_columns");
+        b.parameter("global const " + t + "* kiln_values");
+        const std::string x_value = convert_value<T, typename X::value_type>(b, x_.generate(g));
+        const std::size_t x_statements = g.statements().size();
+        const std::string store = target.generate_target(g);
+        const std::string result =
+            convert_value<Target, typename Result::value_type>(b, result_.generate(g));
+
+        std::string zero = "(" + t + ")0", add, multiply;
+        if constexpr (is_complex_v<T>) {
+            zero = complex_helper<T>(b, "cmake") + "(0, 0)";
+            add = complex_helper<T>(b, "cadd");
+            multiply = complex_helper<T>(b, "cmul");
+        }
+        b.begin_body();
+        open_sparse_rows(b, layout, style, zero, t);
+        open_sparse_entries(b, layout);
+        b.line("const ulong idx = kiln_column;");
+        for (std::size_t s = 0; s < x_statements; ++s) b.line(g.statements()[s]);
+        const std::string term = multiply.empty()
+                                     ? "kiln_values[kiln_entry] * " + x_value
+                                     : multiply + "(kiln_values[kiln_entry], " + x_value + ")";
+        b.line(add.empty() ? "kiln_sum += " + term + ";"
+                           : "kiln_sum = " + add + "(kiln_sum, " + term + ");");
+        close_sparse_entries(b, layout, add);
+        b.line("const ulong idx = kiln_row;");
+        b.line("const " + t + " kiln_product = kiln_sum;");
+        for (std::size_t s = x_statements; s < g.statements().size(); ++s)
+            b.line(g.statements()[s]);
+        b.line(store + " = " + result + ";");
+        close_sparse_rows(b, layout);
+        b.end_kernel();
+        return b.str();
+    }
+
+  private:
+    const sparse_matrix<T>* matrix_;
+    X x_;
+    Result result_;
+};
+
+/// A * x: not an expression by itself (it cannot be evaluated element by element), but a term
+/// that a vector assignment accepts alone or added to an element-wise expression.
+template <sparse_value T, class X>
+class sparse_product {
+  public:
+    sparse_product(const sparse_matrix<T>& matrix, X x) : matrix_(&matrix), x_(std::move(x)) {}
+
+    template <class Result>
+    sparse_statement<T, X, Result> with(Result result) const {
+        return {*matrix_, x_, std::move(result)};
+    }
+    template <vector_value Target>
+    requires storable_as<Target, T>
+    void assign_to(kiln::vector<Target>& target) const {
+        with(product_value_node<T>{}).assign_to(target);
+    }
+
+  private:
+    const sparse_matrix<T>* matrix_;
+    X x_;
+};
+
+template <class Op, class T, class X, class Other>
+requires binary_operands<Op, Other, product_value_node<T>>
+auto product_on_right(const sparse_product<T, X>& product, const Other& other) {
+    return product.with(make_binary<Op>(other, product_value_node<T>{}));
+}
+template <class Op, class T, class X, class Other>
+requires binary_operands<Op, product_value_node<T>, Other>
+auto product_on_left(const sparse_product<T, X>& product, const Other& other) {
+    return product.with(make_binary<Op>(product_value_node<T>{}, other));
+}
+
+// rest ± A * x and A * x ± rest, for any expression or scalar `rest`.
+template <class T, class X, expression_operand Other>
+auto operator+(const Other& other, const sparse_product<T, X>& product) {
+    return product_on_right<plus_op>(product, other);
+}
+template <class T, class X, expression_operand Other>
+auto operator-(const Other& other, const sparse_product<T, X>& product) {
+    return product_on_right<minus_op>(product, other);
+}
+template <class T, class X, expression_operand Other>
+auto operator+(const sparse_product<T, X>& product, const Other& other) {
+    return product_on_left<plus_op>(product, other);
+}
+template <class T, class X, expression_operand Other>
+auto operator-(const sparse_product<T, X>& product, const Other& other) {
+    return product_on_left<minus_op>(product, other);
+}
+
+}  // namespace detail
+
+/// A * x for any vector expression x with A.columns() elements on A's device.
+template <sparse_value T, vector_expression X>
+requires detail::storable_as<T, expression_value_t<X>>
+auto operator*(const sparse_matrix<T>& matrix, const X& x) {
+    return detail::sparse_product<T, detail::node_t<X>>(matrix, detail::as_node(x));
+}
+
+}  // namespace kiln
