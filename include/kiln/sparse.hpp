@@ -44,6 +44,9 @@ struct sparse_storage {
     sparse_layout layout;
     kiln::buffer<std::uint32_t> row_pointers, columns;
     kiln::buffer<T> values;
+    /// csr_vector: the rows longer than layout.long_row, each reduced by a whole work-group.
+    kiln::buffer<std::uint32_t> long_rows;
+    std::size_t long_row_count = 0;
 };
 
 /// Checks host CSR arrays and returns the row lengths' statistics; throws
@@ -145,16 +148,16 @@ class product_value_node : public expression_tag {
     void check(operand_check&) const {}
 };
 
-/// Opens the loop over rows and everything before the per-entry loop, for `layout`.
-void open_sparse_rows(source_builder& b, const sparse_layout& layout, loop_style style,
-                      const std::string& zero, const std::string& type);
-/// Opens the loop over one row's entries (kiln_entry: the entry, its column in kiln_column).
-void open_sparse_entries(source_builder& b, const sparse_layout& layout);
-/// Closes the entry loop and combines the lanes' sums (csr_vector) into kiln_sum, using `add`
-/// (a function name or empty for +); then opens the block run once per row.
-void close_sparse_entries(source_builder& b, const sparse_layout& layout, const std::string& add);
-/// Closes the per-row block and the row loop.
-void close_sparse_rows(source_builder& b, const sparse_layout& layout);
+/// What the kernel does per entry and per row, as lines of OpenCL C: `entry` sees kiln_entry
+/// (the entry's index in the value array) and kiln_column and adds to kiln_sum; `row` sees
+/// kiln_row and the finished kiln_sum.
+struct sparse_kernel_text {
+    std::string type, zero, add;  ///< add: a function name, or empty for +
+    std::vector<std::string> entry, row;
+};
+/// The kernel body for `layout`: loops over rows and entries around `text`.
+void emit_sparse_body(source_builder& b, const sparse_layout& layout, loop_style style,
+                      const sparse_kernel_text& text);
 /// Launches a sparse product kernel over `rows` rows.
 event launch_sparse(const kiln::kernel& kernel, const queue& q, const sparse_layout& layout,
                     std::size_t rows, std::vector<kernel_argument> args);
@@ -195,6 +198,7 @@ class sparse_statement {
                                 ":" + std::string(to_string(storage.layout.format)) + ":" +
                                 std::to_string(storage.layout.lanes) + ":" +
                                 std::to_string(storage.layout.work_group_size) + ":" +
+                                std::to_string(storage.layout.long_row) + ":" +
                                 (policy.loop == loop_style::chunked ? "chunked" : "strided") + ":" +
                                 typeid(Result).name();
         const algorithm_program& program = algorithm_program_for(
@@ -207,6 +211,8 @@ class sparse_statement {
         args.buffer(storage.row_pointers);
         args.buffer(storage.columns);
         args.buffer(storage.values);
+        args.scalar<std::uint64_t>(storage.long_row_count);
+        args.buffer(storage.long_rows);
         x_.collect(args);
         target_node.collect(args);
         result_.collect(args);
@@ -229,6 +235,8 @@ class sparse_statement {
         b.parameter("global const uint* kiln_row_pointers");
         b.parameter("global const uint* kiln_columns");
         b.parameter("global const " + t + "* kiln_values");
+        b.parameter("ulong kiln_long_count");
+        b.parameter("global const uint* kiln_long_rows");
         const std::string x_value = convert_value<T, typename X::value_type>(b, x_.generate(g));
         const std::size_t x_statements = g.statements().size();
         const std::string store = target.generate_target(g);
@@ -241,23 +249,19 @@ class sparse_statement {
             add = complex_helper<T>(b, "cadd");
             multiply = complex_helper<T>(b, "cmul");
         }
-        b.begin_body();
-        open_sparse_rows(b, layout, style, zero, t);
-        open_sparse_entries(b, layout);
-        b.line("const ulong idx = kiln_column;");
-        for (std::size_t s = 0; s < x_statements; ++s) b.line(g.statements()[s]);
+        sparse_kernel_text text{t, zero, add, {"const ulong idx = kiln_column;"}, {}};
+        for (std::size_t k = 0; k < x_statements; ++k) text.entry.push_back(g.statements()[k]);
         const std::string term = multiply.empty()
                                      ? "kiln_values[kiln_entry] * " + x_value
                                      : multiply + "(kiln_values[kiln_entry], " + x_value + ")";
-        b.line(add.empty() ? "kiln_sum += " + term + ";"
-                           : "kiln_sum = " + add + "(kiln_sum, " + term + ");");
-        close_sparse_entries(b, layout, add);
-        b.line("const ulong idx = kiln_row;");
-        b.line("const " + t + " kiln_product = kiln_sum;");
-        for (std::size_t s = x_statements; s < g.statements().size(); ++s)
-            b.line(g.statements()[s]);
-        b.line(store + " = " + result + ";");
-        close_sparse_rows(b, layout);
+        text.entry.push_back(add.empty() ? "kiln_sum += " + term + ";"
+                                         : "kiln_sum = " + add + "(kiln_sum, " + term + ");");
+        text.row = {"const ulong idx = kiln_row;", "const " + t + " kiln_product = kiln_sum;"};
+        for (std::size_t k = x_statements; k < g.statements().size(); ++k)
+            text.row.push_back(g.statements()[k]);
+        text.row.push_back(store + " = " + result + ";");
+        b.begin_body();
+        emit_sparse_body(b, layout, style, text);
         b.end_kernel();
         return b.str();
     }

@@ -8,13 +8,14 @@ namespace {
 
 // clang-format off
 constexpr sparse_rule gpu_rule{
-    1.25, 32, 32, 128,
+    1.25, 32, 32, 128, 16,
     "GPUs: ELL while padding adds at most a quarter of the traffic (5-point stencil rows: "
     "4..5 entries, 1.05x) and rows fit in one 32-entry pass; csr_vector teams up to a warp (32), "
-    "groups of 128 (4 rows of 32 lanes, 64 of 2). Chosen from the memory traffic of each "
-    "format, not yet measured: bench/algo/spmv_bench on the H200 is to confirm them"};
+    "groups of 128 (4 rows of 32 lanes, 64 of 2); rows needing more than 16 passes of their "
+    "team go to a whole group. Chosen from the memory traffic of each format, not yet "
+    "measured: bench/algo/spmv_bench on the H200 is to confirm them"};
 constexpr sparse_rule cpu_rule{
-    0.0, 0, 1, 16,
+    0.0, 0, 1, 16, 0,
     "CPUs (PoCL): always csr_scalar; a work-item walks a contiguous block of rows, which is the "
     "plain CSR loop that caches and prefetchers handle best; no padding, no local memory"};
 // clang-format on
@@ -67,6 +68,8 @@ sparse_layout choose_sparse_layout(const row_statistics& rows, const device& dev
     } else {
         layout.format = sparse_format::csr_vector;
         layout.lanes = lanes_for(rows.mean(), rule.max_lanes);
+        layout.long_row =
+            std::max<std::size_t>(layout.lanes * rule.long_row_passes, layout.work_group_size);
     }
     return layout;
 }

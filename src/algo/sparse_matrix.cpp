@@ -21,7 +21,16 @@ sparse_storage<T> make_storage(const queue& q, const row_statistics& stats,
                                std::span<const std::uint32_t> columns, std::span<const T> values) {
     sparse_storage<T> s;
     s.layout = choose_sparse_layout(stats, q.device());
+    s.long_rows = kiln::buffer<std::uint32_t>(q, 1);
     if (s.layout.format != sparse_format::ell) {
+        if (s.layout.format == sparse_format::csr_vector && s.layout.long_row > 0) {
+            std::vector<std::uint32_t> long_rows;
+            for (std::size_t r = 0; r < stats.rows; ++r)
+                if (row_pointers[r + 1] - row_pointers[r] > s.layout.long_row)
+                    long_rows.push_back(static_cast<std::uint32_t>(r));
+            s.long_row_count = long_rows.size();
+            if (!long_rows.empty()) s.long_rows = kiln::buffer<std::uint32_t>(q, long_rows);
+        }
         s.row_pointers = device_copy(q, row_pointers);
         s.columns = device_copy(q, columns);
         s.values = device_copy(q, values);
@@ -60,86 +69,117 @@ template sparse_storage<std::complex<double>> make_storage(const queue&, const r
                                                            std::span<const std::uint32_t>,
                                                            std::span<const std::complex<double>>);
 
-void open_sparse_rows(source_builder& b, const sparse_layout& layout, loop_style style,
-                      const std::string& zero, const std::string& type) {
-    switch (layout.format) {
-        case sparse_format::csr_scalar:
-            b.open_element_loop(b.declare_element_range(style, "n"), "kiln_row");
-            break;
-        case sparse_format::ell:
-            b.open_element_loop(b.declare_element_range(loop_style::strided, "n"), "kiln_row");
-            break;
-        case sparse_format::csr_vector: {
-            const std::string lanes = std::to_string(layout.lanes);
-            const std::string rows_per_group =
-                std::to_string(layout.work_group_size / layout.lanes);
-            b.local_array(type, "kiln_partial", std::to_string(layout.work_group_size));
-            b.line("const uint kiln_lid = " + source_builder::local_id() + ";");
-            b.line("const uint kiln_lane = kiln_lid % " + lanes + ";");
-            b.open("for (ulong kiln_first = " + source_builder::group_id() + " * " +
-                   rows_per_group + "; kiln_first < n; kiln_first += " +
-                   source_builder::group_count() + " * " + rows_per_group + ")");
-            b.line("const ulong kiln_row = kiln_first + kiln_lid / " + lanes + ";");
-            break;
-        }
-    }
-    b.line(type + " kiln_sum = " + zero + ";");
+namespace {
+
+void emit_lines(source_builder& b, const std::vector<std::string>& lines) {
+    for (const auto& line : lines) b.line(line);
 }
 
-void open_sparse_entries(source_builder& b, const sparse_layout& layout) {
-    switch (layout.format) {
-        case sparse_format::csr_scalar:
-            b.open(
-                "for (ulong kiln_entry = kiln_row_pointers[kiln_row]; kiln_entry < "
-                "kiln_row_pointers[kiln_row + 1]; ++kiln_entry)");
-            b.line("const uint kiln_column = kiln_columns[kiln_entry];");
-            break;
-        case sparse_format::ell:
-            b.open("for (ulong kiln_k = 0; kiln_k < kiln_width; ++kiln_k)");
-            b.line("const ulong kiln_entry = kiln_k * n + kiln_row;");
-            b.line("const uint kiln_column = kiln_columns[kiln_entry];");
-            b.line("if (kiln_column == 0xffffffffu) break;");
-            break;
-        case sparse_format::csr_vector:
-            b.open("if (kiln_row < n)");
-            b.line("const ulong kiln_end = kiln_row_pointers[kiln_row + 1];");
-            b.open(
-                "for (ulong kiln_entry = kiln_row_pointers[kiln_row] + kiln_lane; kiln_entry "
-                "< kiln_end; kiln_entry += " +
-                std::to_string(layout.lanes) + ")");
-            b.line("const uint kiln_column = kiln_columns[kiln_entry];");
-            break;
-    }
-}
-
-void close_sparse_entries(source_builder& b, const sparse_layout& layout, const std::string& add) {
-    b.close();
-    if (layout.format != sparse_format::csr_vector) {
-        b.open("");
-        return;
-    }
-    b.close();
-    // A tree over the team's lanes in local memory: portable OpenCL C 1.2, no sub-group
-    // functions. Every work-item of the group meets every barrier (the row loop's trip count is
-    // the same for the whole group).
+/// kiln_sum of the group's work-items (or of each team of `lanes`, kiln_lane its rank) summed
+/// into the first of them, through local memory: portable OpenCL C 1.2, no sub-group
+/// functions. Every work-item of the group must get here.
+void emit_tree_sum(source_builder& b, std::size_t lanes, const std::string& add,
+                   const std::string& lane) {
+    const std::string other = "kiln_partial[kiln_lid + kiln_s]";
     b.line("kiln_partial[kiln_lid] = kiln_sum;");
     b.local_barrier();
-    b.open("for (uint kiln_s = " + std::to_string(layout.lanes / 2) +
-           "; kiln_s > 0; kiln_s >>= 1)");
-    const std::string other = "kiln_partial[kiln_lid + kiln_s]";
-    b.line("if (kiln_lane < kiln_s) kiln_partial[kiln_lid] = " +
+    b.open("for (uint kiln_s = " + std::to_string(lanes / 2) + "; kiln_s > 0; kiln_s >>= 1)");
+    b.line("if (" + lane + " < kiln_s) kiln_partial[kiln_lid] = " +
            (add.empty() ? "kiln_partial[kiln_lid] + " + other
                         : add + "(kiln_partial[kiln_lid], " + other + ")") +
            ";");
     b.local_barrier();
     b.close();
-    b.open("if (kiln_lane == 0 && kiln_row < n)");
-    b.line("kiln_sum = kiln_partial[kiln_lid];");
 }
 
-void close_sparse_rows(source_builder& b, const sparse_layout&) {
-    b.close();  // the per-row block
-    b.close();  // the row loop
+void emit_csr_vector(source_builder& b, const sparse_layout& layout,
+                     const sparse_kernel_text& text) {
+    const std::string lanes = std::to_string(layout.lanes);
+    const std::string group = std::to_string(layout.work_group_size);
+    const std::string rows_per_group = std::to_string(layout.work_group_size / layout.lanes);
+    b.local_array(text.type, "kiln_partial", group);
+    b.line("const uint kiln_lid = " + source_builder::local_id() + ";");
+    // The long rows first, a whole group each, then the others, a team each: every group does
+    // some of both, and the loops' trip counts are the same for the whole group (barriers).
+    b.open("for (ulong kiln_l = " + source_builder::group_id() +
+           "; kiln_l < kiln_long_count; "
+           "kiln_l += " +
+           source_builder::group_count() + ")");
+    b.line("const ulong kiln_row = kiln_long_rows[kiln_l];");
+    b.line(text.type + " kiln_sum = " + text.zero + ";");
+    b.open(
+        "for (ulong kiln_entry = kiln_row_pointers[kiln_row] + kiln_lid; kiln_entry < "
+        "kiln_row_pointers[kiln_row + 1]; kiln_entry += " +
+        group + ")");
+    b.line("const uint kiln_column = kiln_columns[kiln_entry];");
+    emit_lines(b, text.entry);
+    b.close();
+    emit_tree_sum(b, layout.work_group_size, text.add, "kiln_lid");
+    b.open("if (kiln_lid == 0)");
+    b.line("kiln_sum = kiln_partial[0];");
+    emit_lines(b, text.row);
+    b.close();
+    b.close();
+
+    b.line("const uint kiln_lane = kiln_lid % " + lanes + ";");
+    b.open("for (ulong kiln_first = " + source_builder::group_id() + " * " + rows_per_group +
+           "; kiln_first < n; kiln_first += " + source_builder::group_count() + " * " +
+           rows_per_group + ")");
+    b.line("const ulong kiln_row = kiln_first + kiln_lid / " + lanes + ";");
+    b.line(text.type + " kiln_sum = " + text.zero + ";");
+    b.line("ulong kiln_begin = 0, kiln_end = 0;");
+    b.open("if (kiln_row < n)");
+    b.line("kiln_begin = kiln_row_pointers[kiln_row];");
+    b.line("kiln_end = kiln_row_pointers[kiln_row + 1];");
+    b.close();
+    b.line(
+        "const int kiln_mine = kiln_row < n && (kiln_long_count == 0 || kiln_end - kiln_begin "
+        "<= " +
+        std::to_string(layout.long_row) + ");");
+    b.open(
+        "if (kiln_mine) for (ulong kiln_entry = kiln_begin + kiln_lane; kiln_entry < "
+        "kiln_end; kiln_entry += " +
+        lanes + ")");
+    b.line("const uint kiln_column = kiln_columns[kiln_entry];");
+    emit_lines(b, text.entry);
+    b.close();
+    emit_tree_sum(b, layout.lanes, text.add, "kiln_lane");
+    b.open("if (kiln_lane == 0 && kiln_mine)");
+    b.line("kiln_sum = kiln_partial[kiln_lid];");
+    emit_lines(b, text.row);
+    b.close();
+    b.close();
+}
+
+}  // namespace
+
+void emit_sparse_body(source_builder& b, const sparse_layout& layout, loop_style style,
+                      const sparse_kernel_text& text) {
+    if (layout.format == sparse_format::csr_vector) {
+        emit_csr_vector(b, layout, text);
+        return;
+    }
+    const bool ell = layout.format == sparse_format::ell;
+    b.open_element_loop(b.declare_element_range(ell ? loop_style::strided : style, "n"),
+                        "kiln_row");
+    b.line(text.type + " kiln_sum = " + text.zero + ";");
+    if (ell) {
+        b.open("for (ulong kiln_k = 0; kiln_k < kiln_width; ++kiln_k)");
+        b.line("const ulong kiln_entry = kiln_k * n + kiln_row;");
+        b.line("const uint kiln_column = kiln_columns[kiln_entry];");
+        b.line("if (kiln_column == 0xffffffffu) break;");
+    } else {
+        b.open(
+            "for (ulong kiln_entry = kiln_row_pointers[kiln_row]; kiln_entry < "
+            "kiln_row_pointers[kiln_row + 1]; ++kiln_entry)");
+        b.line("const uint kiln_column = kiln_columns[kiln_entry];");
+    }
+    emit_lines(b, text.entry);
+    b.close();
+    b.open("");
+    emit_lines(b, text.row);
+    b.close();
+    b.close();
 }
 
 event launch_sparse(const kiln::kernel& kernel, const queue& q, const sparse_layout& layout,

@@ -8,7 +8,9 @@
 //     neighbouring entries, so every load is coalesced, and no row pointers are read;
 //   - csr_vector: a team of `lanes` work-items (a power of two) per row, which reduce their
 //     partial sums in local memory. GPUs, for every other matrix; the team is as wide as the mean
-//     row, so that long rows do not serialise on one work-item and short rows waste few lanes.
+//     row, so that long rows do not serialise on one work-item and short rows waste few lanes;
+//     rows far longer than the team (a power-law matrix's few huge rows) are each reduced by a
+//     whole work-group instead, so that they do not hold up the end of the launch.
 // The thresholds are data, in src/algo/sparse_format.cpp, each with where it came from.
 #pragma once
 
@@ -34,6 +36,8 @@ struct sparse_layout {
     unsigned lanes = 1;                 ///< csr_vector: work-items per row
     std::size_t ell_width = 0;          ///< ell: entries per row after padding
     std::size_t work_group_size = 128;  ///< csr_vector: work-items per group
+    /// csr_vector: rows with more entries go to a whole work-group each (0: none do).
+    std::size_t long_row = 0;
 };
 
 /// The numbers the rule uses, with where they came from.
@@ -45,6 +49,8 @@ struct sparse_rule {
     /// csr_vector teams are at most this wide (a warp on NVIDIA GPUs).
     unsigned max_lanes = 32;
     std::size_t work_group_size = 128;
+    /// csr_vector: rows longer than this many passes of their team go to a whole work-group.
+    std::size_t long_row_passes = 16;
     std::string_view provenance;
 };
 const sparse_rule& sparse_rule_for(const device& dev);
