@@ -34,7 +34,8 @@ template <class T>
 T* device_copy(const std::vector<T>& host) {
     T* p = nullptr;
     check(cudaMalloc(&p, std::max<std::size_t>(1, host.size()) * sizeof(T)), "cudaMalloc");
-    check(cudaMemcpy(p, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+    check(cudaMemcpy(p, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice),
+          "cudaMemcpy");
     return p;
 }
 
@@ -91,8 +92,9 @@ double time_spmv(const spmv_matrices::csr& m) {
     cusparseDestroyDnVec(vx);
     cusparseDestroyDnVec(vy);
     cusparseDestroy(handle);
-    for (void* p : {static_cast<void*>(row_pointers), static_cast<void*>(columns),
-                    static_cast<void*>(values), static_cast<void*>(x), static_cast<void*>(y), buffer})
+    for (void* p :
+         {static_cast<void*>(row_pointers), static_cast<void*>(columns), static_cast<void*>(values),
+          static_cast<void*>(x), static_cast<void*>(y), buffer})
         cudaFree(p);
     return best;
 }
@@ -107,7 +109,6 @@ int main(int argc, char** argv) {
     const std::size_t side = std::strtoull(argv[1], nullptr, 10);
     const std::size_t rows = std::strtoull(argv[2], nullptr, 10);
     std::printf("cusparse poisson %.9f\n", time_spmv(spmv_matrices::poisson_2d(side)));
-    std::printf("cusparse power_law %.9f\n",
-                time_spmv(spmv_matrices::power_law(rows, 100000)));
+    std::printf("cusparse power_law %.9f\n", time_spmv(spmv_matrices::power_law(rows, 100000)));
     return 0;
 }

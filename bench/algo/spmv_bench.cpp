@@ -76,8 +76,8 @@ std::vector<double> host_product(const spmv_matrices::csr& m, const std::vector<
     return y;
 }
 
-void measure(const kiln::queue& q, const char* name, const spmv_matrices::csr& m,
-             double reference, bool cpu) {
+void measure(const kiln::queue& q, const char* name, const spmv_matrices::csr& m, double reference,
+             bool cpu) {
     const std::vector<float> x = spmv_matrices::operand(m.columns);
     const kiln::sparse_matrix<float> A(q, m.rows, m.columns, m.row_pointers, m.column_indices,
                                        m.values);
@@ -110,8 +110,8 @@ void measure(const kiln::queue& q, const char* name, const spmv_matrices::csr& m
     const double bytes = spmv_matrices::minimum_bytes(m);
     const double ref = cpu ? host_s : reference;
     std::printf("| %s, %zu rows, %zu non-zeros | %s | %.3f ms | %.1f GB/s |", name, m.rows,
-                m.values.size(), std::string(kiln::detail::to_string(A.format())).c_str(),
-                s * 1e3, bytes / s / 1e9);
+                m.values.size(), std::string(kiln::detail::to_string(A.format())).c_str(), s * 1e3,
+                bytes / s / 1e9);
     if (ref > 0)
         std::printf(" %.2fx %s (%.3f ms) |", ref / s,
                     cpu ? "one-thread CSR loop" : "cuSPARSE cusparseSpMV", ref * 1e3);
@@ -126,8 +126,8 @@ int main(int argc, char** argv) {
     const kiln::device dev = kiln::default_device();
     const bool cpu = dev.is_cpu();
     const std::size_t side = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : cpu ? 1024 : 4096;
-    const std::size_t rows = argc > 2 ? std::strtoull(argv[2], nullptr, 10)
-                                      : std::size_t{1} << (cpu ? 20 : 24);
+    const std::size_t rows =
+        argc > 2 ? std::strtoull(argv[2], nullptr, 10) : std::size_t{1} << (cpu ? 20 : 24);
     kiln::queue q(dev);
     const double copy_gb_per_s =
         kiln::bench::measure_copy_bandwidth(dev, kiln::bench::copy_benchmark_bytes(dev));
@@ -137,8 +137,9 @@ int main(int argc, char** argv) {
     std::printf("### kiln sparse matrix-vector products, %s (%s)\n\n", dev.name().c_str(),
                 std::string(kiln::to_string(dev.backend())).c_str());
     std::printf("copy bandwidth (device to device, limit): %.1f GB/s\n\n", copy_gb_per_s);
-    std::printf("| matrix | kiln format | time | bandwidth (min. CSR traffic) | reference | check "
-                "|\n|---|---|---|---|---|---|\n");
+    std::printf(
+        "| matrix | kiln format | time | bandwidth (min. CSR traffic) | reference | check "
+        "|\n|---|---|---|---|---|---|\n");
     measure(q, "2-D Poisson 5-point", spmv_matrices::poisson_2d(side), reference["poisson"], cpu);
     measure(q, "power-law", spmv_matrices::power_law(rows, 100000), reference["power_law"], cpu);
     return 0;
