@@ -288,6 +288,84 @@ class sparse_product {
     void assign_to(kiln::vector<Target>& target) const {
         with(product_value_node<T>{}).assign_to(target);
     }
+    const sparse_matrix<T>& matrix() const noexcept { return *matrix_; }
+    const X& operand() const noexcept { return x_; }
+
+  private:
+    const sparse_matrix<T>* matrix_;
+    X x_;
+};
+
+/// make_inline(A * x): row idx of the product, computed by the work-item that needs it with
+/// one loop over the row (CSR) or its padded slots (ELL); an ordinary expression node.
+template <sparse_value T, class X>
+class inline_product_node : public expression_tag {
+  public:
+    using value_type = T;
+    explicit inline_product_node(const sparse_product<T, X>& product)
+        : matrix_(&product.matrix()), x_(product.operand()) {}
+
+    std::string generate(generator& g) const {
+        const std::string t = opencl_type_name<T>();
+        const std::string pointers = g.new_name(), columns = g.new_name(), values = g.new_name(),
+                          width = g.new_name(), rows = g.new_name();
+        g.parameter("global const uint*", pointers);
+        g.parameter("global const uint*", columns);
+        g.parameter("global const " + t + "*", values);
+        g.parameter("ulong", width);
+        g.parameter("ulong", rows);
+        const std::size_t statements = g.statements().size();
+        const std::string x = convert_value<T, typename X::value_type>(g.source, x_.generate(g));
+        if (g.statements().size() != statements)
+            throw invalid_argument_error("kiln::make_inline",
+                                         "the operand of an inlined product cannot contain "
+                                         "kiln::temporary");
+        // Every local is suffixed with the first parameter's name, unique in the kernel.
+        const std::string sum = "kiln_inline_" + pointers, k = "kiln_k_" + pointers,
+                          entry = "kiln_e_" + pointers, first = "kiln_first_" + pointers,
+                          count = "kiln_count_" + pointers, step = "kiln_step_" + pointers;
+        std::string zero = "(" + t + ")0", term = values + "[" + entry + "] * " + x;
+        std::string accumulate = sum + " += " + term + ";";
+        if constexpr (is_complex_v<T>) {
+            zero = complex_helper<T>(g.source, "cmake") + "(0, 0)";
+            term =
+                complex_helper<T>(g.source, "cmul") + "(" + values + "[" + entry + "], " + x + ")";
+            accumulate =
+                sum + " = " + complex_helper<T>(g.source, "cadd") + "(" + sum + ", " + term + ");";
+        }
+        // ELL (width > 0): slot k of row idx at k * rows + idx; CSR: entries from the row
+        // pointers. One text for both, so that the kernel does not depend on the format.
+        g.statement(t + " " + sum + " = " + zero + "; { const ulong " + first + " = " + width +
+                    " ? idx : " + pointers + "[idx]; const ulong " + count + " = " + width + " ? " +
+                    width + " : " + pointers + "[idx + 1] - " + first + "; const ulong " + step +
+                    " = " + width + " ? " + rows + " : 1; for (ulong " + k + " = 0; " + k + " < " +
+                    count + "; ++" + k + ") { const ulong " + entry + " = " + first + " + " + k +
+                    " * " + step + "; if (" + columns + "[" + entry +
+                    "] == 0xffffffffu) break; { const ulong idx = " + columns + "[" + entry +
+                    "]; " + accumulate + " } } }");
+        return sum;
+    }
+    void collect(argument_list& args) const {
+        const sparse_storage<T>& storage = matrix_->storage();
+        args.buffer(storage.row_pointers);
+        args.buffer(storage.columns);
+        args.buffer(storage.values);
+        args.scalar<std::uint64_t>(
+            storage.layout.format == sparse_format::ell ? storage.layout.ell_width : 0);
+        args.scalar<std::uint64_t>(matrix_->rows());
+        x_.collect(args);
+    }
+    void check(operand_check& c) const {
+        operand_check columns("kiln::make_inline operand");
+        x_.check(columns);
+        columns.sized(matrix_->columns(), "the matrix's columns");
+        columns.on_queue(matrix_->queue());
+        if (columns.launch_layout().size() != 1)
+            throw invalid_argument_error("kiln::make_inline", "split vectors are not supported");
+        c.gathered(layout{part_extent{matrix_->queue(), 0, matrix_->rows()}},
+                   "an inlined sparse product");
+        c.sized(matrix_->rows(), "an inlined sparse product");
+    }
 
   private:
     const sparse_matrix<T>* matrix_;
@@ -330,6 +408,15 @@ template <sparse_value T, vector_expression X>
 requires detail::storable_as<T, expression_value_t<X>>
 auto operator*(const sparse_matrix<T>& matrix, const X& x) {
     return detail::sparse_product<T, detail::node_t<X>>(matrix, detail::as_node(x));
+}
+
+/// The product as an ordinary expression, usable anywhere on one device (reductions, other
+/// operators): `kiln::maximum(kiln::fabs(f - kiln::make_inline(A * u)))`. Each row is computed
+/// by one work-item, the plain CSR (or ELL) loop: for an assignment prefer `y = f - A * u`,
+/// whose kernel shape suits the matrix.
+template <sparse_value T, class X>
+detail::inline_product_node<T, X> make_inline(const detail::sparse_product<T, X>& product) {
+    return detail::inline_product_node<T, X>(product);
 }
 
 }  // namespace kiln

@@ -278,6 +278,34 @@ TEST_P(spmv, the_rule_picks_ell_for_stencils_and_teams_for_irregular_rows_on_gpu
     }
 }
 
+TEST_P(spmv, inlined_products_stand_anywhere_in_an_expression) {
+    const auto host = random_matrix<float>(300, power_law_lengths(300, 300, 51), 52);
+    const auto u = random_vector<float>(300, 53), f = random_vector<float>(300, 54);
+    const auto [au, magnitude] = host_product(host, u);
+    double expected_max = 0;
+    std::vector<float> expected(300);
+    for (std::size_t i = 0; i < 300; ++i) {
+        expected[i] = 3 * au[i] * au[i];
+        expected_max = std::max(expected_max, double(std::abs(f[i] - au[i])));
+    }
+    // The CSR loop and the ELL loop of the same node (one kernel text for both).
+    for (const auto& layout : {std::optional<sparse_layout>{},
+                               std::optional(sparse_layout{sparse_format::ell, 1, 0, 128})}) {
+        SCOPED_TRACE(describe(layout));
+        std::optional<kiln::detail::scoped_sparse_layout> forced;
+        if (layout) forced.emplace(*layout);
+        const auto A = host.on(q);
+        kiln::vector<float> du(q, u), df(q, f), y(q, 300);
+        const double residual = kiln::maximum(kiln::fabs(df - kiln::make_inline(A * du)));
+        EXPECT_NEAR(residual, expected_max, 1e-4);
+        auto product = kiln::make_inline(A * du);
+        y = 3 * product * product;
+        const auto got = y.read();
+        for (std::size_t i = 0; i < 300; ++i)
+            ASSERT_NEAR(got[i], expected[i], 1e-4 * (1 + magnitude[i] * magnitude[i])) << i;
+    }
+}
+
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(spmv);
 
 }  // namespace
