@@ -87,6 +87,31 @@ sparse_storage<T> make_storage(const queue& q, const row_statistics& stats,
 template <sparse_value T, class X, class Result>
 class sparse_statement;
 
+/// One device's share of a split matrix: its rows, with columns renumbered so that its own part
+/// of x comes first (0 .. own columns - 1) and the elements of other parts it reads (the halo,
+/// sorted global indices) after.
+struct split_part_plan {
+    std::size_t entries_begin = 0, entries = 0;
+    std::vector<std::uint32_t> row_pointers, column_indices;
+    std::vector<std::uint64_t> halo;
+};
+std::vector<split_part_plan> plan_split(const layout& row_parts, const layout& column_parts,
+                                        std::span<const std::uint32_t> row_pointers,
+                                        std::span<const std::uint32_t> column_indices);
+
+/// The halo elements one device receives from another before each product of a split matrix.
+struct halo_transfer {
+    std::size_t owner = 0, offset = 0;          ///< from part `owner`, to halo[offset...]
+    kiln::buffer<std::uint32_t> owner_indices;  ///< indices within the owner's part
+    std::size_t count = 0;
+};
+
+/// Copies x's part of `part` and the halo it needs from the other parts into one buffer on
+/// the part's device (gathering on each owner, through the host between devices).
+template <class T>
+kiln::buffer<T> exchange_halo(const kiln::vector<T>& x, std::size_t part, std::size_t own,
+                              std::size_t halo, const std::vector<halo_transfer>& transfers);
+
 }  // namespace detail
 
 /// A sparse matrix on one device, multiplied with vector expressions: `y = A * x`.
@@ -122,6 +147,60 @@ class sparse_matrix {
             std::span<const T>(std::ranges::data(values), std::ranges::size(values)));
     }
 
+    /// Split over several devices like a kiln::vector of `rows` elements on `queues`: each
+    /// device multiplies its rows, reading its own part of x (split like a vector of `columns`
+    /// elements) and, exchanged before each product, only the elements of other parts its rows
+    /// need.
+    template <std::ranges::contiguous_range RowPointers, std::ranges::contiguous_range Columns,
+              std::ranges::contiguous_range Values>
+    requires std::integral<std::ranges::range_value_t<RowPointers>> &&
+        std::same_as<std::ranges::range_value_t<RowPointers>,
+                     std::ranges::range_value_t<Columns>> &&
+        std::same_as<std::ranges::range_value_t<Values>, T>
+        sparse_matrix(const std::vector<kiln::queue>& queues, std::size_t rows, std::size_t columns,
+                      const RowPointers& row_pointers, const Columns& column_indices,
+                      const Values& values)
+        : sparse_matrix(queues.at(0), rows, columns, row_pointers, column_indices, values) {
+        if (queues.size() == 1) return;
+        row_parts_ = detail::split(queues, rows);
+        column_parts_ = detail::split(queues, columns);
+        const std::vector<std::uint32_t> pointers(std::ranges::begin(row_pointers),
+                                                  std::ranges::end(row_pointers));
+        const std::vector<std::uint32_t> indices(std::ranges::begin(column_indices),
+                                                 std::ranges::end(column_indices));
+        const auto plans = detail::plan_split(row_parts_, column_parts_, pointers, indices);
+        const std::span<const T> all_values(std::ranges::data(values), std::ranges::size(values));
+        for (std::size_t k = 0; k < plans.size(); ++k) {
+            const auto& plan = plans[k];
+            const std::size_t own = column_parts_[k].size;
+            blocks_.emplace_back(row_parts_[k].queue, row_parts_[k].size, own + plan.halo.size(),
+                                 plan.row_pointers, plan.column_indices,
+                                 all_values.subspan(plan.entries_begin, plan.entries));
+            std::vector<detail::halo_transfer> transfers;
+            for (std::size_t j = 0; j < column_parts_.size(); ++j) {
+                std::vector<std::uint32_t> owner_indices;
+                std::size_t offset = plan.halo.size();
+                for (std::size_t h = 0; h < plan.halo.size(); ++h) {
+                    const auto c = plan.halo[h];
+                    if (c < column_parts_[j].begin ||
+                        c >= column_parts_[j].begin + column_parts_[j].size)
+                        continue;
+                    offset = std::min(offset, h);
+                    owner_indices.push_back(static_cast<std::uint32_t>(c - column_parts_[j].begin));
+                }
+                if (owner_indices.empty()) continue;
+                transfers.push_back(
+                    {j, offset, kiln::buffer<std::uint32_t>(column_parts_[j].queue, owner_indices),
+                     owner_indices.size()});
+            }
+            transfers_.push_back(std::move(transfers));
+            halo_sizes_.push_back(plan.halo.size());
+        }
+        // The delegated constructor validated the arrays and built the whole matrix on the
+        // first device; a split matrix multiplies through its blocks only.
+        storage_ = {};
+    }
+
     std::size_t rows() const noexcept { return rows_; }
     std::size_t columns() const noexcept { return columns_; }
     std::size_t nonzeros() const noexcept { return nonzeros_; }
@@ -130,10 +209,24 @@ class sparse_matrix {
     detail::sparse_format format() const noexcept { return storage_.layout.format; }
     const detail::sparse_storage<T>& storage() const noexcept { return storage_; }
 
+    // Split matrices (empty for one device).
+    bool is_split() const noexcept { return !blocks_.empty(); }
+    const detail::layout& row_parts() const noexcept { return row_parts_; }
+    const detail::layout& column_parts() const noexcept { return column_parts_; }
+    const sparse_matrix& block(std::size_t k) const { return blocks_.at(k); }
+    const std::vector<detail::halo_transfer>& transfers(std::size_t k) const {
+        return transfers_.at(k);
+    }
+    std::size_t halo_size(std::size_t k) const { return halo_sizes_.at(k); }
+
   private:
     kiln::queue queue_;
     std::size_t rows_, columns_, nonzeros_ = 0;
     detail::sparse_storage<T> storage_;
+    detail::layout row_parts_, column_parts_;
+    std::vector<sparse_matrix> blocks_;
+    std::vector<std::vector<detail::halo_transfer>> transfers_;
+    std::vector<std::size_t> halo_sizes_;
 };
 
 namespace detail {
@@ -162,18 +255,38 @@ void emit_sparse_body(source_builder& b, const sparse_layout& layout, loop_style
 event launch_sparse(const kiln::kernel& kernel, const queue& q, const sparse_layout& layout,
                     std::size_t rows, std::vector<kernel_argument> args);
 
+/// A split product's operand on one device: its part of x followed by its halo.
+template <class T>
+class halo_operand_node : public expression_tag {
+  public:
+    using value_type = T;
+    explicit halo_operand_node(const kiln::buffer<T>* values) : values_(values) {}
+    std::string generate(generator& g) const {
+        const std::string name = g.new_name();
+        g.parameter("global const " + opencl_type_name<T>() + "*", name);
+        return name + "[idx]";
+    }
+    void collect(argument_list& args) const { args.buffer(*values_); }
+    void check(operand_check&) const {}
+
+  private:
+    const kiln::buffer<T>* values_;
+};
+
 /// target = result, where result is an element-wise expression of the rows in which the product
 /// A * x stands as product_value_node<T>.
 template <sparse_value T, class X, class Result>
 class sparse_statement {
   public:
-    sparse_statement(const sparse_matrix<T>& matrix, X x, Result result)
-        : matrix_(&matrix), x_(std::move(x)), result_(std::move(result)) {}
+    sparse_statement(const sparse_matrix<T>& matrix, X x, Result result,
+                     const kiln::vector<T>* plain_x = nullptr)
+        : matrix_(&matrix), x_(std::move(x)), result_(std::move(result)), plain_x_(plain_x) {}
 
     template <vector_value Target>
     requires storable_as<Target, typename Result::value_type>
     void assign_to(kiln::vector<Target>& target) const {
         const std::string call = "kiln::sparse_matrix product";
+        if (matrix_->is_split()) return assign_split(target, call);
         const queue& q = matrix_->queue();
         operand_check columns(call + " operand");
         x_.check(columns);
@@ -190,7 +303,14 @@ class sparse_statement {
         if (column_parts.size() != 1 || row_parts.size() != 1)
             throw invalid_argument_error(call, "split vectors are not supported yet");
         if (matrix_->rows() == 0) return;
+        launch_part(q, target_node, argument_list(0, 0));
+    }
 
+    /// Launches the product of this statement's matrix on `q`, the rest of the statement taking
+    /// its arguments for the part `args` names.
+    template <vector_value Target>
+    void launch_part(const queue& q, const vector_terminal<Target>& target_node,
+                     argument_list args) const {
         const sparse_storage<T>& storage = matrix_->storage();
         const launch_policy policy = launch_policy_for(q.device());
         const std::string key = std::string("kiln_spmv:") +
@@ -205,7 +325,6 @@ class sparse_statement {
             q.device(), key, {"kiln_spmv"},
             [&] { return source<Target>(target_node, storage.layout, policy.loop); });
 
-        argument_list args(0, 0);
         args.scalar<std::uint64_t>(matrix_->rows());
         args.scalar<std::uint64_t>(storage.layout.ell_width);
         args.buffer(storage.row_pointers);
@@ -267,9 +386,47 @@ class sparse_statement {
     }
 
   private:
+    template <vector_value Target>
+    void assign_split(kiln::vector<Target>& target, const std::string& call) const {
+        const auto fail = [&](const std::string& why) { throw invalid_argument_error(call, why); };
+        if (!plain_x_)
+            fail(
+                "the operand of a split matrix's product must be a kiln::vector of the "
+                "matrix's type");
+        const auto same = [](const layout& a, const layout& b) {
+            if (a.size() != b.size()) return false;
+            for (std::size_t k = 0; k < a.size(); ++k)
+                if (a[k].begin != b[k].begin || a[k].size != b[k].size ||
+                    a[k].queue.device() != b[k].queue.device())
+                    return false;
+            return true;
+        };
+        if (!same(plain_x_->layout(), matrix_->column_parts()))
+            fail("the operand must be split over the matrix's devices like a vector of its " +
+                 std::to_string(matrix_->columns()) + " columns");
+        operand_check rows(call);
+        const vector_terminal<Target> target_node(target);
+        target_node.check(rows);
+        result_.check(rows);
+        rows.sized(matrix_->rows(), "the matrix's rows");
+        if (!same(rows.launch_layout(), matrix_->row_parts()))
+            fail("the result must be split over the matrix's devices like its rows");
+        for (std::size_t k = 0; k < matrix_->row_parts().size(); ++k) {
+            const part_extent& part = matrix_->row_parts()[k];
+            if (part.size == 0) continue;
+            const kiln::buffer<T> operand =
+                exchange_halo(*plain_x_, k, matrix_->column_parts()[k].size, matrix_->halo_size(k),
+                              matrix_->transfers(k));
+            sparse_statement<T, halo_operand_node<T>, Result>(
+                matrix_->block(k), halo_operand_node<T>(&operand), result_)
+                .launch_part(part.queue, target_node, argument_list(k, part.begin));
+        }
+    }
+
     const sparse_matrix<T>* matrix_;
     X x_;
     Result result_;
+    const kiln::vector<T>* plain_x_;
 };
 
 /// A * x: not an expression by itself (it cannot be evaluated element by element), but a term
@@ -277,11 +434,12 @@ class sparse_statement {
 template <sparse_value T, class X>
 class sparse_product {
   public:
-    sparse_product(const sparse_matrix<T>& matrix, X x) : matrix_(&matrix), x_(std::move(x)) {}
+    sparse_product(const sparse_matrix<T>& matrix, X x, const kiln::vector<T>* plain_x = nullptr)
+        : matrix_(&matrix), x_(std::move(x)), plain_x_(plain_x) {}
 
     template <class Result>
     sparse_statement<T, X, Result> with(Result result) const {
-        return {*matrix_, x_, std::move(result)};
+        return {*matrix_, x_, std::move(result), plain_x_};
     }
     template <vector_value Target>
     requires storable_as<Target, T>
@@ -294,6 +452,7 @@ class sparse_product {
   private:
     const sparse_matrix<T>* matrix_;
     X x_;
+    const kiln::vector<T>* plain_x_;
 };
 
 /// make_inline(A * x): row idx of the product, computed by the work-item that needs it with
@@ -356,6 +515,8 @@ class inline_product_node : public expression_tag {
         x_.collect(args);
     }
     void check(operand_check& c) const {
+        if (matrix_->is_split())
+            throw invalid_argument_error("kiln::make_inline", "split matrices are not supported");
         operand_check columns("kiln::make_inline operand");
         x_.check(columns);
         columns.sized(matrix_->columns(), "the matrix's columns");
@@ -408,6 +569,13 @@ template <sparse_value T, vector_expression X>
 requires detail::storable_as<T, expression_value_t<X>>
 auto operator*(const sparse_matrix<T>& matrix, const X& x) {
     return detail::sparse_product<T, detail::node_t<X>>(matrix, detail::as_node(x));
+}
+
+/// A * x for a vector of the matrix's own type: the form a split matrix accepts.
+template <sparse_value T>
+auto operator*(const sparse_matrix<T>& matrix, const vector<T>& x) {
+    return detail::sparse_product<T, detail::vector_terminal<T>>(matrix,
+                                                                 detail::vector_terminal<T>(x), &x);
 }
 
 /// The product as an ordinary expression, usable anywhere on one device (reductions, other

@@ -153,6 +153,88 @@ void emit_csr_vector(source_builder& b, const sparse_layout& layout,
 
 }  // namespace
 
+std::vector<split_part_plan> plan_split(const layout& row_parts, const layout& column_parts,
+                                        std::span<const std::uint32_t> row_pointers,
+                                        std::span<const std::uint32_t> column_indices) {
+    std::vector<split_part_plan> plans;
+    for (std::size_t k = 0; k < row_parts.size(); ++k) {
+        split_part_plan plan;
+        const std::size_t first_row = row_parts[k].begin, rows = row_parts[k].size;
+        const std::size_t own_begin = column_parts[k].begin, own = column_parts[k].size;
+        plan.entries_begin = row_pointers[first_row];
+        plan.entries = row_pointers[first_row + rows] - plan.entries_begin;
+        const auto columns = column_indices.subspan(plan.entries_begin, plan.entries);
+        const auto is_own = [&](std::uint64_t c) { return c >= own_begin && c < own_begin + own; };
+        for (const auto c : columns)
+            if (!is_own(c)) plan.halo.push_back(c);
+        std::sort(plan.halo.begin(), plan.halo.end());
+        plan.halo.erase(std::unique(plan.halo.begin(), plan.halo.end()), plan.halo.end());
+        for (const auto c : columns) {
+            if (is_own(c)) {
+                plan.column_indices.push_back(static_cast<std::uint32_t>(c - own_begin));
+            } else {
+                const auto h = std::lower_bound(plan.halo.begin(), plan.halo.end(), c);
+                plan.column_indices.push_back(static_cast<std::uint32_t>(
+                    own + static_cast<std::size_t>(h - plan.halo.begin())));
+            }
+        }
+        for (std::size_t r = 0; r <= rows; ++r)
+            plan.row_pointers.push_back(
+                static_cast<std::uint32_t>(row_pointers[first_row + r] - plan.entries_begin));
+        plans.push_back(std::move(plan));
+    }
+    return plans;
+}
+
+template <class T>
+kiln::buffer<T> exchange_halo(const kiln::vector<T>& x, std::size_t part, std::size_t own,
+                              std::size_t halo, const std::vector<halo_transfer>& transfers) {
+    const queue& q = x.layout()[part].queue;
+    kiln::buffer<T> operand(q, std::max<std::size_t>(1, own + halo));
+    if (own > 0) x.part(part).copy_to(q, 0, operand, 0, own);
+    const std::string t = opencl_type_name<T>();
+    for (const auto& transfer : transfers) {
+        const queue& owner = x.layout()[transfer.owner].queue;
+        const algorithm_program& program = algorithm_program_for(
+            owner.device(), "kiln_halo_gather:" + t, {"kiln_halo_gather"}, [&] {
+                source_builder b;
+                if constexpr (is_complex_v<T>) define_complex_helpers<real_of_t<T>>(b);
+                b.begin_kernel("kiln_halo_gather");
+                b.parameter("ulong n");
+                b.parameter("global const uint* indices");
+                b.parameter("global const " + t + "* x");
+                b.parameter("global " + t + "* out");
+                b.begin_body();
+                b.open_element_loop(b.declare_element_range(loop_style::strided, "n"), "i");
+                b.line("out[i] = x[indices[i]];");
+                b.close();
+                b.end_kernel();
+                return b.str();
+            });
+        kiln::buffer<T> gathered(owner, transfer.count);
+        const std::size_t group = 64;
+        program
+            .kernel("kiln_halo_gather")(std::uint64_t{transfer.count}, transfer.owner_indices,
+                                        x.part(transfer.owner), gathered)
+            .launch(owner, (transfer.count + group - 1) / group * group, group);
+        // Between devices through the host: only the elements this part reads.
+        const std::vector<T> host = gathered.read(owner);
+        operand.write(q, own + transfer.offset, std::span<const T>(host));
+    }
+    return operand;
+}
+
+template kiln::buffer<float> exchange_halo(const kiln::vector<float>&, std::size_t, std::size_t,
+                                           std::size_t, const std::vector<halo_transfer>&);
+template kiln::buffer<double> exchange_halo(const kiln::vector<double>&, std::size_t, std::size_t,
+                                            std::size_t, const std::vector<halo_transfer>&);
+template kiln::buffer<std::complex<float>> exchange_halo(const kiln::vector<std::complex<float>>&,
+                                                         std::size_t, std::size_t, std::size_t,
+                                                         const std::vector<halo_transfer>&);
+template kiln::buffer<std::complex<double>> exchange_halo(const kiln::vector<std::complex<double>>&,
+                                                          std::size_t, std::size_t, std::size_t,
+                                                          const std::vector<halo_transfer>&);
+
 void emit_sparse_body(source_builder& b, const sparse_layout& layout, loop_style style,
                       const sparse_kernel_text& text) {
     if (layout.format == sparse_format::csr_vector) {

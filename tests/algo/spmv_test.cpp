@@ -308,4 +308,69 @@ TEST_P(spmv, inlined_products_stand_anywhere_in_an_expression) {
 
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(spmv);
 
+// A matrix split over two devices (CTest runs this with POCL_DEVICES="pthread pthread"): each
+// device multiplies its rows and receives only the elements of x its rows read.
+class spmv_split : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        ASSERT_FALSE(kiln::devices().empty()) << "no OpenCL or CUDA device";
+        if (kiln::devices().size() < 2)
+            GTEST_SKIP() << "needs two devices (POCL_DEVICES=\"pthread pthread\")";
+        for (std::size_t i = 0; i < 2; ++i) queues.emplace_back(kiln::devices()[i]);
+    }
+    std::vector<kiln::queue> queues;
+};
+
+TEST_F(spmv_split, products_of_split_matrices_match_the_host_loop) {
+    // A band (neighbours across the split), a power-law matrix (columns everywhere) and a matrix
+    // whose rows read only their own device's part (no halo at all).
+    std::vector<host_csr<float>> matrices;
+    {
+        host_csr<float> band;
+        band.columns = 2000;
+        std::mt19937 random(61);
+        for (std::int64_t r = 0; r < 2000; ++r) {
+            std::vector<std::int64_t> row;
+            for (std::int64_t c = r - 3; c <= r + 3; ++c)
+                if (c >= 0 && c < 2000) row.push_back(c);
+            band.add_row(row, random);
+        }
+        matrices.push_back(band);
+        host_csr<float> diagonal;
+        diagonal.columns = 2000;
+        for (std::int64_t r = 0; r < 2000; ++r) diagonal.add_row({r}, random);
+        matrices.push_back(diagonal);
+    }
+    matrices.push_back(random_matrix<float>(1500, power_law_lengths(1500, 1500, 62), 63));
+    for (std::size_t m = 0; m < matrices.size(); ++m) {
+        SCOPED_TRACE("matrix " + std::to_string(m));
+        const auto& host = matrices[m];
+        const auto x = random_vector<float>(host.columns, 64),
+                   f = random_vector<float>(host.rows, 65);
+        const auto [ax, magnitude] = host_product(host, x);
+        const kiln::sparse_matrix<float> A(queues, host.rows, host.columns, host.row_pointers,
+                                           host.column_indices, host.values);
+        ASSERT_TRUE(A.is_split());
+        kiln::vector<float> dx(queues, x), df(queues, f), y(queues, host.rows);
+        y = A * dx;
+        expect_close(y.read(), ax, magnitude);
+        y = df - A * dx;
+        std::vector<float> expected(host.rows);
+        for (std::size_t i = 0; i < host.rows; ++i) expected[i] = f[i] - ax[i];
+        expect_close(y.read(), expected, magnitude);
+    }
+}
+
+TEST_F(spmv_split, operands_split_otherwise_are_rejected) {
+    const auto host = random_matrix<float>(100, std::vector<std::size_t>(100, 3), 71);
+    const kiln::sparse_matrix<float> A(queues, 100, 100, host.row_pointers, host.column_indices,
+                                       host.values);
+    kiln::vector<float> single(queues[0], 100), split(queues, 100), y(queues, 100);
+    single = 1;
+    split = 1;
+    EXPECT_THROW(y = A * single, kiln::invalid_argument_error);
+    EXPECT_THROW(y = A * (split + 1), kiln::invalid_argument_error);
+    EXPECT_THROW(single = A * split, kiln::invalid_argument_error);
+}
+
 }  // namespace
