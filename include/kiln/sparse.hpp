@@ -286,6 +286,11 @@ class sparse_statement {
     requires storable_as<Target, typename Result::value_type>
     void assign_to(kiln::vector<Target>& target) const {
         const std::string call = "kiln::sparse_matrix product";
+        // Rows are written while other rows still read x: x = A * x would read new values.
+        if (static_cast<const void*>(plain_x_) == static_cast<const void*>(&target))
+            throw invalid_argument_error(call,
+                                         "the target is the product's operand (x = A * x); "
+                                         "write into another vector");
         if (matrix_->is_split()) return assign_split(target, call);
         const queue& q = matrix_->queue();
         operand_check columns(call + " operand");

@@ -254,6 +254,9 @@ TEST_P(spmv, operands_of_the_wrong_size_are_rejected) {
     EXPECT_THROW(y = A * short_x, kiln::invalid_argument_error);
     EXPECT_THROW(long_y = A * x, kiln::invalid_argument_error);
     EXPECT_THROW(y = long_y - A * x, kiln::invalid_argument_error);
+    // Rows would be written while other rows read them.
+    const auto square = random_matrix<float>(30, std::vector<std::size_t>(30, 3), 32).on(q);
+    EXPECT_THROW(x = square * x, kiln::invalid_argument_error);
 }
 
 TEST_P(spmv, the_rule_picks_ell_for_stencils_and_teams_for_irregular_rows_on_gpus) {
