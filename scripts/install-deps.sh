@@ -6,7 +6,7 @@ packages=(
     cmake ninja-build g++ pkg-config
     ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
     libgtest-dev libgmock-dev libbenchmark-dev libpng-dev
-    clang clang-format libclang-rt-14-dev valgrind
+    clang clang-15 clang-format libclang-rt-14-dev valgrind
 )
 
 missing=()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds kiln and runs every test: a formatting check, the release suite, the same suite under AddressSanitizer,
-# the tests that use threads under ThreadSanitizer, an install consumed through find_package(kiln), and a
-# bounded fuzzing run of the world reader. Installs missing Debian packages first.
+# the tests that use threads under ThreadSanitizer, an install consumed through find_package(kiln), and
+# bounded fuzzing runs of the world reader and of kernel-argument binding and launch geometry.
+# Installs missing Debian packages first.
 # KILN_TEST_SKIP_ASAN=1 / KILN_TEST_SKIP_TSAN=1 / KILN_TEST_SKIP_FUZZ=1 skip parts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,9 +56,11 @@ cmake -S tests/install_consumer -B build/consumer -G Ninja -DCMAKE_PREFIX_PATH="
 cmake --build build/consumer
 run_ctest --test-dir build/consumer --output-on-failure
 
-if [ "${KILN_TEST_SKIP_FUZZ:-0}" != 1 ] && [ -x scripts/fuzz-heat-world.sh ]; then
+if [ "${KILN_TEST_SKIP_FUZZ:-0}" != 1 ] && [ -x scripts/fuzz.sh ]; then
     step "fuzzing the heat-world reader (bounded)"
-    scripts/fuzz-heat-world.sh
+    scripts/fuzz.sh heat_world_reader
+    step "fuzzing kernel arguments and launch geometry on PoCL (bounded)"
+    scripts/fuzz.sh kernel_launch
 fi
 
 step "all tests passed"

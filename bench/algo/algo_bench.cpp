@@ -1,7 +1,9 @@
 // Benchmarks of kiln's scan family beside CUB (GPUs) or one host thread (CPUs), same data.
 //
-//     algo_bench [log2(n scan)] [log2(n reduce_by_key)] [log2(n copy_if)]
-//                (defaults 28 26 28 on GPUs, 24 22 24 on CPUs; KILN_DEVICE picks the device)
+//     algo_bench [log2(n scan)] [log2(n reduce_by_key)] [log2(n copy_if)] [GxI]
+//                (defaults 28 26 28 on GPUs, 24 22 24 on CPUs; KILN_DEVICE picks the device;
+//                GxI replaces the tuning table's scan, select and reduce_by_key policies by
+//                work-groups of G items with I items each, to measure candidates for the table)
 //
 // Prints one markdown table: inclusive_scan of int32, reduce_by_key over runs of 8 (int32 keys
 // and values, sum), copy_if keeping half of the int32 elements; time per call (best of batches
@@ -13,10 +15,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <device_limits.hpp>
 #include <kiln/algorithm.hpp>
 #include <kiln/kiln.hpp>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -96,6 +100,15 @@ int main(int argc, char** argv) {
     const int log2_select = argc > 3 ? std::atoi(argv[3]) : cpu ? 24 : 28;
     const std::size_t n_scan = std::size_t{1} << log2_scan, n_key = std::size_t{1} << log2_key,
                       n_select = std::size_t{1} << log2_select;
+    std::vector<std::unique_ptr<kiln::detail::scoped_algorithm_policy>> candidate;
+    if (argc > 4) {
+        const kiln::detail::algorithm_policy policy{
+            std::strtoul(argv[4], nullptr, 10),
+            std::strtoul(std::strchr(argv[4], 'x') + 1, nullptr, 10), 0};
+        for (const auto a : {kiln::detail::algorithm::scan, kiln::detail::algorithm::select,
+                             kiln::detail::algorithm::reduce_by_key})
+            candidate.push_back(std::make_unique<kiln::detail::scoped_algorithm_policy>(a, policy));
+    }
     kiln::queue q(dev);
     const double copy_gb_per_s =
         kiln::bench::measure_copy_bandwidth(dev, kiln::bench::copy_benchmark_bytes(dev));

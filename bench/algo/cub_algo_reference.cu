@@ -17,7 +17,8 @@ namespace {
 
 void check(cudaError_t status, const char* call) {
     if (status != cudaSuccess) {
-        std::fprintf(stderr, "algo_cub_reference: %s failed: %s\n", call, cudaGetErrorString(status));
+        std::fprintf(stderr, "algo_cub_reference: %s failed: %s\n", call,
+                     cudaGetErrorString(status));
         std::exit(2);
     }
 }
@@ -48,7 +49,8 @@ template <class T>
 T* device_copy(const std::vector<T>& host) {
     T* p = nullptr;
     check(cudaMalloc(&p, host.size() * sizeof(T)), "cudaMalloc");
-    check(cudaMemcpy(p, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+    check(cudaMemcpy(p, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice),
+          "cudaMemcpy");
     return p;
 }
 
@@ -102,8 +104,8 @@ int main(int argc, char** argv) {
         check(cudaMalloc(&out_v, n_key * sizeof(int)), "cudaMalloc");
         check(cudaMalloc(&runs, sizeof(int)), "cudaMalloc");
         std::size_t bytes = 0;
-        cub::DeviceReduce::ReduceByKey(nullptr, bytes, k, out_k, v, out_v, runs, cuda::std::plus<int>{},
-                                       static_cast<int>(n_key));
+        cub::DeviceReduce::ReduceByKey(nullptr, bytes, k, out_k, v, out_v, runs,
+                                       cuda::std::plus<int>{}, static_cast<int>(n_key));
         reserve(bytes);
         const double s = best_event_seconds(10, [&] {
             std::size_t b = temp_bytes;
@@ -126,7 +128,8 @@ int main(int argc, char** argv) {
         check(cudaMalloc(&out, n_select * sizeof(int)), "cudaMalloc");
         check(cudaMalloc(&count, sizeof(int)), "cudaMalloc");
         std::size_t bytes = 0;
-        cub::DeviceSelect::If(nullptr, bytes, in, out, count, static_cast<int>(n_select), keep_even{});
+        cub::DeviceSelect::If(nullptr, bytes, in, out, count, static_cast<int>(n_select),
+                              keep_even{});
         reserve(bytes);
         const double s = best_event_seconds(10, [&] {
             std::size_t b = temp_bytes;

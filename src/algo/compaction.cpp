@@ -11,7 +11,8 @@ const algorithm_program& compaction_program(const device& dev, const std::string
         const scan_operation count{"ulong", 8,
                                    [](source_builder&, const std::string& a, const std::string& b) {
                                        return "(" + a + " + " + b + ")";
-                                   }};
+                                   },
+                                   1, state_packing::count_62_bits};
         return scan_program_source(count, input, policy, false, true);
     });
 }

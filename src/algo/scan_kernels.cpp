@@ -1,4 +1,5 @@
 // The scan family's kernel source: tile scan, decoupled look-back, reduce-then-scan passes.
+#include <algorithm>
 #include <kiln/algo/scan_kernels.hpp>
 #include <kiln/detail/group_collectives.hpp>
 
@@ -18,6 +19,8 @@ class scan_writer {
         b_.constant("WG", policy.work_group_size);
         b_.constant("ITEMS", policy.items_per_work_item);
         b_.constant("TILE", policy.tile_size());
+        // Earlier tiles read at once by the look-back: a warp's worth, at most the group.
+        b_.constant("KILN_WINDOW", std::min<std::size_t>(32, policy.work_group_size));
         // One padding slot per 32 elements: work-items reading their ITEMS consecutive
         // elements then hit different local-memory banks.
         b_.define("pad", "#define KILN_PAD(i) ((i) + ((i) >> 5))");
@@ -53,7 +56,7 @@ class scan_writer {
     /// Local arrays of a tile kernel (OpenCL C wants them at kernel scope).
     void declare_tile_arrays() {
         b_.local_array(t_, "kiln_tile", "TILE + TILE / 32");
-        b_.local_array(t_, "kiln_scan", "WG");
+        b_.local_array(t_, "kiln_scan", "2 * WG");
         b_.line("const uint lid = " + source_builder::local_id() + ";");
     }
 
@@ -79,10 +82,11 @@ class scan_writer {
         b_.open("for (uint j = 1; j < count; ++j)");
         b_.line("acc = " + combine("acc", "kiln_tile[KILN_PAD(first + j)]") + ";");
         b_.close();
-        group_collectives(b_).inclusive_scan(
-            "kiln_scan", "lid", "WG", t_, "acc",
+        scanned_at_ = group_collectives(b_).inclusive_scan(
+            "kiln_scan", "lid", "WG", "acc",
             [this](const std::string& x, const std::string& y) { return combine(x, y); });
-        b_.line("const " + t_ + " aggregate = kiln_scan[(valid - 1) / ITEMS];");
+        b_.line("const " + t_ + " aggregate = kiln_scan[" + scanned_at_ +
+                " + (valid - 1) / ITEMS];");
     }
 
     /// Writes the tile's results given its prefix (tile_has_prefix, tile_prefix).
@@ -90,8 +94,9 @@ class scan_writer {
         b_.line("int have = tile_has_prefix;");
         b_.line(t_ + " running = tile_prefix;");
         b_.open("if (lid > 0)");
-        b_.line("running = have ? " + combine("running", "kiln_scan[lid - 1]") +
-                " : kiln_scan[lid - 1];");
+        b_.line("running = have ? " +
+                combine("running", "kiln_scan[" + scanned_at_ + " + lid - 1]") + " : kiln_scan[" +
+                scanned_at_ + " + lid - 1];");
         b_.line("have = 1;");
         b_.close();
         // Each work-item rewrites only its own items: no barrier before.
@@ -125,6 +130,9 @@ class scan_writer {
         b_.line("local uint kiln_tile_number;");
         b_.line("local int kiln_has_prefix;");
         b_.line("local " + t_ + " kiln_prefix;");
+        b_.line("local ulong kiln_window_flag[KILN_WINDOW];");
+        b_.line("local " + t_ + " kiln_window_value[KILN_WINDOW];");
+        b_.line("local int kiln_window_done;");
         // Ticket order: a tile's id is taken when its group starts, so every tile it waits for
         // belongs to a group that started earlier.
         b_.line("if (lid == 0) kiln_tile_number = atomic_inc((volatile global uint*)kiln_temp);");
@@ -132,48 +140,58 @@ class scan_writer {
         b_.line("const ulong tile = kiln_tile_number;");
         load_and_scan(element);
         b_.open("if (lid == 0)");
-        b_.line("int have = tile == 0 ? has_carry : 0;");
-        b_.line(t_ + " prefix = carry;");
-        b_.open("if (tile > 0)");
+        b_.line("if (tile > 0) {");
         publish("aggregate", 1);
-        b_.line("ulong k = tile;");
+        b_.line("}");
+        b_.line("kiln_has_prefix = tile == 0 ? has_carry : 0;");
+        b_.line("kiln_prefix = carry;");
+        b_.close();
+        // The look-back: KILN_WINDOW work-items read the states of as many earlier tiles at
+        // once (waiting for each to be published), then work-item 0 folds them from the
+        // nearest back to the first inclusive prefix; the window moves back until one is found.
+        b_.open("if (tile > 0)");
+        b_.line("ulong end = tile;");
+        b_.open("for (;;)");
+        b_.open("if (lid < KILN_WINDOW)");
         b_.line("ulong flag = 0;");
-        b_.open("do");
-        b_.line("--k;");
+        b_.open("if (end > lid)");
+        b_.line("const ulong k = end - 1 - lid;");
         b_.line("ulong word = 0;");
         b_.open("do");
-        b_.acquire_load("ulong", "&kiln_state[k]", "word");
-        b_.line("flag = " + std::string(packed() ? "word >> 32" : "word") + ";");
+        b_.line("word = *(volatile global ulong*)&kiln_state[k];");
+        b_.line("flag = " + flag_of("word") + ";");
         b_.close_with("while (flag == 0);");
-        if (packed()) {
-            b_.line("const " + t_ + " value = as_" + t_ + "((uint)word);");
-        } else {
-            // Volatile loads skip the non-coherent L1 of GPUs, which may hold a line read
-            // before this tile's value was written. Component by component: CUDA's vector
-            // types cannot be copied from volatile memory.
-            b_.line(t_ + " value;");
-            b_.line("global " + t_ +
-                    "* kiln_source = flag == 2 ? &kiln_prefixes[k] : "
-                    "&kiln_aggregates[k];");
-            if (op_.components == 1) {
-                b_.line("value = *(volatile global " + t_ + "*)kiln_source;");
-            } else {
-                const std::string scalar = t_.substr(0, t_.size() - 1);
-                for (unsigned c = 0; c < op_.components; ++c)
-                    b_.line(std::string("value.") + "xyzw"[c] + " = ((volatile global " + scalar +
-                            "*)kiln_source)[" + std::to_string(c) + "];");
-            }
-        }
+        read_value("k", "word");
+        b_.line("kiln_window_value[lid] = value;");
+        b_.close();
+        b_.line("kiln_window_flag[lid] = flag;");
+        b_.close();
+        b_.local_barrier();
+        b_.open("if (lid == 0)");
+        b_.line("int have = kiln_has_prefix;");
+        b_.line(t_ + " prefix = kiln_prefix;");
+        b_.line("int done = 0;");
+        b_.open("for (uint j = 0; j < KILN_WINDOW && !done; ++j)");
+        b_.line("if (kiln_window_flag[j] == 0) break;");
+        b_.line("const " + t_ + " value = kiln_window_value[j];");
         b_.line("prefix = have ? " + combine("value", "prefix") + " : value;");
         b_.line("have = 1;");
-        b_.close_with("while (flag != 2);");
+        b_.line("done = kiln_window_flag[j] == 2;");
         b_.close();
-        b_.line("const " + t_ + " inclusive = have ? " + combine("prefix", "aggregate") +
-                " : aggregate;");
-        publish("inclusive", 2);
-        b_.line("if (tile == tiles - 1) *kiln_total = inclusive;");
         b_.line("kiln_has_prefix = have;");
         b_.line("kiln_prefix = prefix;");
+        b_.line("kiln_window_done = done || end <= KILN_WINDOW;");
+        b_.close();
+        b_.local_barrier();
+        b_.line("if (kiln_window_done) break;");
+        b_.line("end -= KILN_WINDOW;");
+        b_.close();
+        b_.close();
+        b_.open("if (lid == 0)");
+        b_.line("const " + t_ + " inclusive = kiln_has_prefix ? " +
+                combine("kiln_prefix", "aggregate") + " : aggregate;");
+        publish("inclusive", 2);
+        b_.line("if (tile == tiles - 1) *kiln_total = inclusive;");
         b_.close();
         b_.local_barrier();
         b_.line("const int tile_has_prefix = kiln_has_prefix;");
@@ -194,7 +212,7 @@ class scan_writer {
     /// One work-group walks the tile aggregates in chunks of WG, carrying the running prefix.
     void spine_kernel() {
         begin("kiln_scan_spine", false, nullptr);
-        b_.local_array(t_, "kiln_scan", "WG");
+        b_.local_array(t_, "kiln_scan", "2 * WG");
         b_.line("const uint lid = " + source_builder::local_id() + ";");
         b_.line(t_ + " running = carry;");
         b_.line("int have = has_carry;");
@@ -202,15 +220,16 @@ class scan_writer {
         b_.line("const ulong i = chunk + lid;");
         b_.line("const uint valid = tiles - chunk < WG ? (uint)(tiles - chunk) : WG;");
         b_.line(t_ + " v = kiln_aggregates[i < tiles ? i : tiles - 1];");
-        group_collectives(b_).inclusive_scan(
-            "kiln_scan", "lid", "WG", t_, "v",
+        scanned_at_ = group_collectives(b_).inclusive_scan(
+            "kiln_scan", "lid", "WG", "v",
             [this](const std::string& x, const std::string& y) { return combine(x, y); });
         b_.open("if (i < tiles)");
         b_.line("if (lid == 0) kiln_prefixes[i] = running;");
-        b_.line("else kiln_prefixes[i] = have ? " + combine("running", "kiln_scan[lid - 1]") +
-                " : kiln_scan[lid - 1];");
+        b_.line("else kiln_prefixes[i] = have ? " +
+                combine("running", "kiln_scan[" + scanned_at_ + " + lid - 1]") + " : kiln_scan[" +
+                scanned_at_ + " + lid - 1];");
         b_.close();
-        b_.line("const " + t_ + " chunk_total = kiln_scan[valid - 1];");
+        b_.line("const " + t_ + " chunk_total = kiln_scan[" + scanned_at_ + " + valid - 1];");
         b_.line("running = have ? " + combine("running", "chunk_total") + " : chunk_total;");
         b_.line("have = 1;");
         b_.local_barrier();
@@ -231,21 +250,68 @@ class scan_writer {
     }
 
   private:
-    bool packed() const { return op_.value_bytes == 4; }
+    bool packed() const { return op_.packing != state_packing::separate; }
 
-    /// Publishes `value` with `flag` (1: aggregate, 2: inclusive prefix) for this tile. Four-byte
-    /// values travel in one 64-bit word with their flag; wider ones are written first and the
-    /// flag after them.
-    void publish(const std::string& value, int flag) {
-        if (packed()) {
-            b_.release_store(
-                "ulong", "&kiln_state[tile]",
-                "((ulong)" + std::to_string(flag) + " << 32) | as_uint(" + value + ")");
+    /// The flag of a state word.
+    std::string flag_of(const std::string& word) const {
+        switch (op_.packing) {
+            case state_packing::low_32_bits:
+                return word + " >> 32";
+            case state_packing::count_62_bits:
+                return word + " >> 62";
+            case state_packing::separate:
+                break;
+        }
+        return word;
+    }
+
+    /// `value`: the value of tile k, whose state word has been read (and its flag seen).
+    void read_value(const std::string& k, const std::string& word) {
+        if (op_.packing == state_packing::low_32_bits) {
+            b_.line("const " + t_ + " value = as_" + t_ + "((uint)" + word + ");");
             return;
+        }
+        if (op_.packing == state_packing::count_62_bits) {
+            b_.line("const " + t_ + " value = " + word + " & (((ulong)1 << 62) - 1);");
+            return;
+        }
+        // Written before the flag, behind a fence: fence here too, then volatile loads, which
+        // skip the non-coherent L1 of GPUs. Component by component: CUDA's vector types cannot
+        // be copied from volatile memory.
+        b_.line("mem_fence(CLK_GLOBAL_MEM_FENCE);");
+        b_.line(t_ + " value;");
+        b_.line("global " + t_ + "* kiln_source = flag == 2 ? &kiln_prefixes[" + k +
+                "] : &kiln_aggregates[" + k + "];");
+        if (op_.components == 1) {
+            b_.line("value = *(volatile global " + t_ + "*)kiln_source;");
+        } else {
+            const std::string scalar = t_.substr(0, t_.size() - 1);
+            for (unsigned c = 0; c < op_.components; ++c)
+                b_.line(std::string("value.") + "xyzw"[c] + " = ((volatile global " + scalar +
+                        "*)kiln_source)[" + std::to_string(c) + "];");
+        }
+    }
+
+    /// Publishes `value` with `flag` (1: aggregate, 2: inclusive prefix) for this tile. Packed
+    /// states are one 64-bit word, stored at once: no fence needed. Wider values are written
+    /// first and the flag after them, behind a fence.
+    void publish(const std::string& value, int flag) {
+        const std::string f = std::to_string(flag);
+        switch (op_.packing) {
+            case state_packing::low_32_bits:
+                b_.line("*(volatile global ulong*)&kiln_state[tile] = ((ulong)" + f +
+                        " << 32) | as_uint(" + value + ");");
+                return;
+            case state_packing::count_62_bits:
+                b_.line("*(volatile global ulong*)&kiln_state[tile] = ((ulong)" + f + " << 62) | " +
+                        value + ";");
+                return;
+            case state_packing::separate:
+                break;
         }
         b_.line(std::string(flag == 1 ? "kiln_aggregates" : "kiln_prefixes") + "[tile] = " + value +
                 ";");
-        b_.release_store("ulong", "&kiln_state[tile]", std::to_string(flag));
+        b_.release_store("ulong", "&kiln_state[tile]", f);
     }
 
     source_builder& b_;
@@ -254,9 +320,15 @@ class scan_writer {
     std::string t_;
     bool exclusive_;
     bool scatter_;
+    std::string scanned_at_;  // where the group scan left its results in kiln_scan
 };
 
 }  // namespace
+
+bool lookback_allowed(const device& dev, state_packing packing) {
+    return groups_make_progress(dev) &&
+           (packing != state_packing::separate || global_fence_orders_device(dev));
+}
 
 std::vector<std::string> scan_kernel_names() {
     return {"kiln_scan_lookback", "kiln_scan_reduce", "kiln_scan_spine", "kiln_scan_downsweep"};

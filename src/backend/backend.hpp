@@ -23,6 +23,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kiln::detail {
@@ -41,6 +42,7 @@ class event_impl {
 class memory_impl {
   public:
     virtual ~memory_impl() = default;
+    virtual backend_kind backend() const noexcept = 0;
     virtual std::size_t size_bytes() const noexcept = 0;
 };
 
@@ -56,6 +58,7 @@ struct parameter_info {
 class kernel_impl {
   public:
     virtual ~kernel_impl() = default;
+    virtual backend_kind backend() const noexcept = 0;
     virtual const std::string& name() const noexcept = 0;
     virtual std::size_t parameter_count() const = 0;
     /// Per-parameter details where the backend knows them (OpenCL: kernel argument info; CUDA:
@@ -63,7 +66,23 @@ class kernel_impl {
     virtual const std::vector<parameter_info>& parameters() const = 0;
     /// The largest work-group size this kernel can launch with on its device.
     virtual std::size_t max_work_group_size() const = 0;
+    /// Local memory the kernel declares itself (local arrays), in bytes per work-group.
+    virtual std::size_t local_memory_bytes() const = 0;
+    /// The most local memory one work-group of this kernel may use, its own and its local
+    /// arguments together.
+    virtual std::size_t local_memory_limit() const = 0;
 };
+
+/// The one way a backend turns an interface object into its own class. An object of the other
+/// backend (a kernel built for a GPU's CUDA device reaching the same GPU's OpenCL queue) is an
+/// invalid_argument_error naming both backends, never undefined behaviour or std::bad_cast.
+template <class Concrete, class Interface>
+Concrete& backend_cast(Interface& object, const std::string& call, std::string_view what) {
+    if (auto* ours = dynamic_cast<Concrete*>(&object)) return *ours;
+    throw invalid_argument_error(
+        call, std::string(what) + " of the " + std::string(to_string(object.backend())) +
+                  " backend reached the " + std::string(to_string(Concrete::kind)) + " backend");
+}
 
 /// Launch geometry after the public layer has validated it. local[i] == 0 in every dimension
 /// means the backend chooses.

@@ -17,6 +17,12 @@ struct device_quirks {
     /// CPU device: not promised (OpenCL gives no such guarantee, and its work-group scheduling
     /// is an implementation detail, e.g. with POCL_MAX_PTHREAD_COUNT=1). Unknown devices: not.
     bool groups_make_progress = false;
+    /// mem_fence(CLK_GLOBAL_MEM_FENCE) orders a work-item's global writes as seen by other
+    /// work-groups. CUDA: it is __threadfence(). CPU devices: stores stay in order (x86-64).
+    /// NVIDIA's OpenCL: apparently not. A single-pass copy_if whose counts sat apart from their
+    /// flags lost elements at 2^28 on an H100 (bench/algo, 2026-11-22), while CUDA and the
+    /// one-word states of int32 scans were right.
+    bool global_fence_orders_device = false;
 };
 
 inline device_quirks device_quirks_for(const device_properties& props) {
@@ -28,7 +34,9 @@ inline device_quirks device_quirks_for(const device_properties& props) {
     const bool nvidia = lower(props.vendor).find("nvidia") != std::string::npos ||
                         lower(props.platform).find("nvidia") != std::string::npos;
     const bool gpu = props.type == device_type::gpu;
-    return {.groups_make_progress = gpu && (props.backend == backend_kind::cuda || nvidia)};
+    return {.groups_make_progress = gpu && (props.backend == backend_kind::cuda || nvidia),
+            .global_fence_orders_device =
+                props.backend == backend_kind::cuda || props.type == device_type::cpu};
 }
 
 }  // namespace kiln::detail

@@ -14,23 +14,23 @@ void group_collectives::reduce_in_place(std::string_view scratch, std::string_vi
     builder_.close();
 }
 
-void group_collectives::inclusive_scan(std::string_view scratch, std::string_view lid,
-                                       std::string_view group_size, std::string_view type,
-                                       std::string_view value, const combine_text& combine) {
-    // Hillis-Steele: log2(group size) steps, each reading before any work-item writes.
-    const std::string s(scratch), i(lid), v(value);
+std::string group_collectives::inclusive_scan(std::string_view scratch, std::string_view lid,
+                                              std::string_view group_size, std::string_view value,
+                                              const combine_text& combine) {
+    // Hillis-Steele: log2(group size) steps, each reading one half of the scratch and writing
+    // the other, so one barrier per step suffices.
+    const std::string s(scratch), i(lid), v(value), n(group_size);
     builder_.line(s + "[" + i + "] = " + v + ";");
     builder_.local_barrier();
-    builder_.open("for (uint kiln_d = 1; kiln_d < " + std::string(group_size) + "; kiln_d *= 2)");
-    builder_.line(std::string(type) + " kiln_before = " + v + ";");
-    builder_.line("if (" + i + " >= kiln_d) kiln_before = " + s + "[" + i + " - kiln_d];");
-    builder_.local_barrier();
-    builder_.open("if (" + i + " >= kiln_d)");
-    builder_.line(v + " = " + combine("kiln_before", v) + ";");
-    builder_.line(s + "[" + i + "] = " + v + ";");
-    builder_.close();
+    builder_.line("uint kiln_from = 0;");
+    builder_.open("for (uint kiln_d = 1; kiln_d < " + n + "; kiln_d *= 2)");
+    builder_.line("if (" + i + " >= kiln_d) " + v + " = " +
+                  combine(s + "[kiln_from + " + i + " - kiln_d]", v) + ";");
+    builder_.line("kiln_from = " + n + " - kiln_from;");
+    builder_.line(s + "[kiln_from + " + i + "] = " + v + ";");
     builder_.local_barrier();
     builder_.close();
+    return "kiln_from";
 }
 
 }  // namespace kiln::detail

@@ -109,6 +109,10 @@ const std::vector<property_row>& property_table() {
          [](p d) { return std::string(d.double_precision ? "true" : "false"); }, true, false},
         {"unified memory", "unified_memory",
          [](p d) { return std::string(d.unified_memory ? "true" : "false"); }, true, false},
+        {"sub-group size", "sub_group_size", [](p d) { return std::to_string(d.sub_group_size); },
+         true, false},
+        {"work-group collectives", "work_group_collectives",
+         [](p d) { return std::string(d.work_group_collectives ? "true" : "false"); }, true, false},
         {"compute capability", "compute_capability",
          [](p d) {
              return std::to_string(d.compute_capability_major) + "." +

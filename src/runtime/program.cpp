@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <kiln/runtime/program.hpp>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -20,6 +21,16 @@ range::range(std::initializer_list<std::size_t> sizes) : dims_(sizes.size()) {
             "kiln::range", "a range has 1 to 3 dimensions, not " + std::to_string(sizes.size()));
     std::size_t i = 0;
     for (auto s : sizes) sizes_[i++] = s;
+    // total() must not wrap: {2^32, 2^32} would otherwise be an empty launch that runs nothing.
+    const std::size_t max = std::numeric_limits<std::size_t>::max();
+    std::size_t product = 1;
+    for (std::size_t d = 0; d < dims_; ++d) {
+        if (sizes_[d] != 0 && product > max / sizes_[d])
+            throw invalid_argument_error("kiln::range", "range " + to_string() + " has more than " +
+                                                            std::to_string(max) +
+                                                            " elements in all (size_t overflows)");
+        product *= sizes_[d];
+    }
 }
 
 std::string range::to_string() const {
@@ -117,7 +128,7 @@ program program::from_files(const kiln::device& dev,
 }
 
 kernel program::kernel(std::string_view name) const {
-    return kiln::kernel(impl_, name);
+    return kiln::kernel(device_, impl_, name);
 }
 
 std::vector<std::string> program::kernel_names() const {
@@ -126,8 +137,11 @@ std::vector<std::string> program::kernel_names() const {
 
 // --- kernels and argument checks ---------------------------------------------------------
 
-kernel::kernel(std::shared_ptr<detail::program_impl> program, std::string_view name)
-    : program_(std::move(program)), impl_(program_->create_kernel(std::string(name))) {}
+kernel::kernel(kiln::device dev, std::shared_ptr<detail::program_impl> program,
+               std::string_view name)
+    : device_(std::move(dev)),
+      program_(std::move(program)),
+      impl_(program_->create_kernel(std::string(name))) {}
 
 const std::string& kernel::name() const {
     return impl_->name();
@@ -137,6 +151,9 @@ std::size_t kernel::parameter_count() const {
 }
 std::size_t kernel::max_work_group_size() const {
     return impl_->max_work_group_size();
+}
+std::size_t kernel::local_memory_bytes() const {
+    return impl_->local_memory_bytes();
 }
 
 namespace {
@@ -164,6 +181,20 @@ std::size_t opencl_type_size(std::string type) {
     int width = std::atoi(type.c_str() + digits);
     if (width != 2 && width != 3 && width != 4 && width != 8 && width != 16) return 0;
     return base->second * static_cast<std::size_t>(width == 3 ? 4 : width);
+}
+
+/// The built-in OpenCL C type a pointer parameter points to, spelt as opencl_type_name spells
+/// host types ("uint", "float4"); empty for void, structs and typedefs, which are not checked.
+std::string builtin_pointee_type(std::string type) {
+    while (!type.empty() && (type.back() == '*' || type.back() == ' ')) type.pop_back();
+    for (std::string_view qualifier : {"const ", "volatile "})
+        if (type.starts_with(qualifier)) type.erase(0, qualifier.size());
+    static const std::map<std::string, std::string, std::less<>> spellings = {
+        {"unsigned char", "uchar"}, {"unsigned short", "ushort"}, {"unsigned int", "uint"},
+        {"unsigned long", "ulong"}, {"unsigned", "uint"},         {"signed char", "char"}};
+    if (auto found = spellings.find(type); found != spellings.end()) type = found->second;
+    if (type == "bool" || opencl_type_size(type) == 0) return {};
+    return type;
 }
 
 const char* kind_name(kernel_argument::kind kind) {
@@ -209,11 +240,19 @@ void check_arguments(const detail::kernel_impl& kernel, const std::vector<kernel
                     wrong(
                         "the kernel only reads it, but the buffer is declared kiln::out "
                         "(write-only)");
+                if (std::string pointee = builtin_pointee_type(param.type_name);
+                    !arg.element_type.empty() && !pointee.empty() && pointee != arg.element_type)
+                    wrong("expects a buffer of " + pointee + ", got a buffer of " +
+                          arg.element_type + " (kiln::reinterpret(buffer) passes it as it is)");
                 break;
             case space::local:
                 if (arg.what != kernel_argument::kind::local)
                     wrong(std::string("expects kiln::local<T>(n), got ") + kind_name(arg.what));
                 if (arg.size == 0) wrong("a local allocation of 0 bytes");
+                if (std::string pointee = builtin_pointee_type(param.type_name);
+                    !arg.element_type.empty() && !pointee.empty() && pointee != arg.element_type)
+                    wrong("expects kiln::local<" + pointee + ">, got kiln::local<" +
+                          arg.element_type + ">");
                 break;
             case space::private_:
                 if (arg.what != kernel_argument::kind::scalar)
@@ -231,12 +270,12 @@ void check_arguments(const detail::kernel_impl& kernel, const std::vector<kernel
 
 bound_kernel kernel::bind(std::vector<detail::kernel_argument> args) const {
     check_arguments(*impl_, args);
-    return bound_kernel(impl_, std::move(args));
+    return bound_kernel(device_, impl_, std::move(args));
 }
 
-bound_kernel::bound_kernel(std::shared_ptr<detail::kernel_impl> kernel,
+bound_kernel::bound_kernel(kiln::device dev, std::shared_ptr<detail::kernel_impl> kernel,
                            std::vector<detail::kernel_argument> args)
-    : kernel_(std::move(kernel)), args_(std::move(args)) {}
+    : device_(std::move(dev)), kernel_(std::move(kernel)), args_(std::move(args)) {}
 
 namespace {
 
@@ -256,6 +295,18 @@ detail::launch_geometry checked_geometry(const detail::kernel_impl& kernel, cons
                                                    " differ in dimensions");
         for (std::size_t d = 0; d < offset.dims(); ++d) geometry.offset[d] = offset[d];
     }
+    // Global ids are size_t on the device: the last one, offset + size - 1, must fit its width.
+    const std::size_t id_limit = props.address_bits > 0 && props.address_bits < 64
+                                     ? (std::size_t{1} << props.address_bits) - 1
+                                     : std::numeric_limits<std::size_t>::max();
+    for (std::size_t d = 0; d < geometry.dims; ++d)
+        if (geometry.global[d] > id_limit || geometry.offset[d] > id_limit - geometry.global[d])
+            throw invalid_argument_error(
+                call, "offset " + std::to_string(geometry.offset[d]) + " plus global size " +
+                          std::to_string(geometry.global[d]) + " in dimension " +
+                          std::to_string(d) + " passes the largest global id, " +
+                          std::to_string(id_limit) + ", of " + dev.name() + " (" +
+                          std::to_string(props.address_bits) + "-bit size_t)");
     if (local.empty()) return geometry;
     if (local.dims() != global.dims())
         throw invalid_argument_error(call, "local range " + local.to_string() +
@@ -288,18 +339,51 @@ detail::launch_geometry checked_geometry(const detail::kernel_impl& kernel, cons
     return geometry;
 }
 
+/// The kernel's own local memory and its local arguments must fit one work-group's share.
+void check_local_memory(const detail::kernel_impl& kernel, const device& dev,
+                        const std::vector<kernel_argument>& args) {
+    const std::size_t limit = kernel.local_memory_limit();
+    const std::size_t own = kernel.local_memory_bytes();
+    std::size_t total = own;
+    bool overflows = false;
+    for (const auto& arg : args)
+        if (arg.what == kernel_argument::kind::local) {
+            overflows = overflows || arg.size > std::numeric_limits<std::size_t>::max() - total;
+            if (!overflows) total += arg.size;
+        }
+    if (overflows || total > limit) {
+        std::string asked;
+        for (const auto& arg : args)
+            if (arg.what == kernel_argument::kind::local)
+                asked += (asked.empty() ? "" : " + ") + std::to_string(arg.size);
+        throw invalid_argument_error(
+            "kiln::kernel '" + kernel.name() + "' launch",
+            "local memory of " + std::to_string(own) + " bytes in the kernel's own arrays and " +
+                (asked.empty() ? "0" : asked) + " bytes in kiln::local arguments exceeds the " +
+                std::to_string(limit) + " bytes a work-group can have on " + dev.name());
+    }
+}
+
 }  // namespace
 
 event bound_kernel::launch(const queue& q, const range& global, const range& local,
                            const range& offset, const wait_list& after) const {
+    const std::string call = "kiln::kernel '" + kernel_->name() + "' launch";
+    if (!(q.device() == device_))
+        throw invalid_argument_error(call, "the kernel was built for " + device_.name() + " (" +
+                                               std::string(to_string(device_.backend())) +
+                                               "), but the queue is on " + q.device().name() +
+                                               " (" + std::string(to_string(q.device().backend())) +
+                                               ")");
     auto geometry = checked_geometry(*kernel_, q.device(), global, local, offset);
+    check_local_memory(*kernel_, q.device(), args_);
     for (std::size_t i = 0; i < args_.size(); ++i) {
         const auto& arg = args_[i];
         if (arg.what == detail::kernel_argument::kind::buffer && !(arg.buffer_device == q.device()))
-            throw invalid_argument_error("kiln::kernel '" + kernel_->name() + "' launch",
-                                         "argument " + std::to_string(i) + " is a buffer on " +
-                                             arg.buffer_device.name() +
-                                             ", not on the queue's device " + q.device().name());
+            throw invalid_argument_error(call, "argument " + std::to_string(i) +
+                                                   " is a buffer on " + arg.buffer_device.name() +
+                                                   ", not on the queue's device " +
+                                                   q.device().name());
     }
     // Nothing to run: still honour the wait list so the returned event orders like a launch.
     if (global.total() == 0) return q.marker(after);

@@ -65,7 +65,7 @@ std::string collectives_source(std::size_t group_size) {
     b.global_parameter<std::uint32_t>("out");
     b.global_parameter<std::uint64_t>("flags");
     b.begin_body();
-    b.local_array("uint", "scratch", "GROUP");
+    b.local_array("uint", "scratch", "2 * GROUP");
     b.line("const uint lid = " + b.local_id() + ";");
     // Affine maps x -> a * x + b (mod 2^16), packed as a << 16 | b, composed in order: an
     // associative operation that is not commutative, so the order of operands shows.
@@ -76,12 +76,12 @@ std::string collectives_source(std::size_t group_size) {
              "    return a << 16 | b;\n}\n");
     b.line("uint v = (lid + 2) << 16 | (lid + 1);");
     kiln::detail::group_collectives(b).inclusive_scan(
-        "scratch", "lid", "GROUP", "uint", "v",
+        "scratch", "lid", "GROUP", "v",
         [](const std::string& x, const std::string& y) { return "compose(" + x + ", " + y + ")"; });
     b.line("out[lid] = v;");
     b.line("ulong seen = 0;");
     b.open("if (lid == 0)");
-    b.release_store("ulong", "&flags[0]", "((ulong)1 << 32) | scratch[GROUP - 1]");
+    b.release_store("ulong", "&flags[0]", "((ulong)1 << 32) | scratch[kiln_from + GROUP - 1]");
     b.acquire_load("ulong", "&flags[0]", "seen");
     b.line("flags[1] = seen;");
     b.close();

@@ -197,4 +197,47 @@ TEST_P(compaction_test, reduce_by_key_with_long_runs_and_other_operations) {
 
 KILN_INSTANTIATE_DEVICE_TEST(compaction_test);
 
+/// Split vectors: each part compacts on its device, after the elements of the parts before it.
+TEST(compaction_split, copy_if_and_unique_follow_the_parts_in_order) {
+    if (kiln::devices().size() < 2) GTEST_SKIP() << "needs two devices";
+    const std::vector<kiln::queue> queues = {kiln::queue(kiln::devices()[0]),
+                                             kiln::queue(kiln::devices()[1])};
+    const std::size_t n = 200003;
+    const auto host = random_values<std::int32_t>(n, 0, 3, 31);  // runs across the boundary
+    kiln::vector<std::int32_t> x(queues, host), out(queues, n);
+    kiln::vector<std::uint64_t> where(kiln::queue(kiln::devices()[1]), n);
+    ASSERT_EQ(x.part_count(), 2u);
+
+    const std::size_t kept = kiln::copy_if(x * 10, x > 0, out);
+    std::vector<std::int32_t> expected;
+    for (auto v : host)
+        if (v > 0) expected.push_back(v * 10);
+    ASSERT_EQ(kept, expected.size());
+    auto got = out.read();
+    got.resize(kept);
+    EXPECT_EQ(got, expected);
+
+    // Indices continue across the parts (element_index), into an output on one device.
+    const std::size_t zeros = kiln::copy_if(kiln::element_index(), x == 0, where);
+    std::vector<std::uint64_t> expected_where;
+    for (std::size_t i = 0; i < n; ++i)
+        if (host[i] == 0) expected_where.push_back(i);
+    ASSERT_EQ(zeros, expected_where.size());
+    auto got_where = where.read();
+    got_where.resize(zeros);
+    EXPECT_EQ(got_where, expected_where);
+
+    // The boundary key is equal to the one before it about a third of the time: force it.
+    auto keys = host;
+    const std::size_t boundary = x.layout()[1].begin;
+    keys[boundary] = keys[boundary - 1];
+    x.write(keys);
+    const std::size_t size = kiln::unique(x);
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    ASSERT_EQ(size, keys.size());
+    auto got_keys = x.read();
+    got_keys.resize(size);
+    EXPECT_EQ(got_keys, keys);
+}
+
 }  // namespace

@@ -17,6 +17,7 @@ namespace {
 using kiln::detail::algorithm;
 using kiln::testing::random_values;
 
+// [doc:affine-operation]
 // Affine maps x -> a * x + b modulo 2^32, packed as a << 32 | b, applied left to right:
 // associative and not commutative, so any reordering of operands shows in the result.
 KILN_FUNCTION(ulong, affine_then, (ulong f, ulong g), {
@@ -24,6 +25,7 @@ KILN_FUNCTION(ulong, affine_then, (ulong f, ulong g), {
     const uint b = (uint)(g >> 32) * (uint)f + (uint)g;
     return ((ulong)a << 32) | b;
 });
+// [/doc]
 std::uint64_t host_affine_then(std::uint64_t f, std::uint64_t g) {
     const auto a = std::uint32_t(f >> 32) * std::uint32_t(g >> 32);
     const auto b = std::uint32_t(g >> 32) * std::uint32_t(f) + std::uint32_t(g);
@@ -233,7 +235,12 @@ TEST(scan_split, parts_carry_their_totals) {
     kiln::inclusive_scan(x, y);
     std::vector<std::int64_t> expected(n);
     std::inclusive_scan(host.begin(), host.end(), expected.begin());
-    EXPECT_EQ(y.read(), expected);
+    const auto got = y.read();
+    const auto first_difference = std::mismatch(got.begin(), got.end(), expected.begin());
+    EXPECT_EQ(first_difference.first, got.end())
+        << "first difference at " << first_difference.first - got.begin() << " of " << n
+        << "; part 0 has " << x.layout()[0].size << " elements on "
+        << x.layout()[0].queue.device().name();
     kiln::exclusive_scan(x + 1, x, -3);  // in place, from an expression
     std::transform_exclusive_scan(host.begin(), host.end(), expected.begin(), std::int64_t{-3},
                                   std::plus<>(), [](std::int64_t v) { return v + 1; });

@@ -57,6 +57,9 @@ TEST(CudaBackend, DevicePropertiesComeFromTheDriver) {
         EXPECT_GT(p.constant_memory_bytes, 0u);
         EXPECT_EQ(p.max_work_group_size, 1024u);
         EXPECT_EQ(p.max_work_item_sizes[0], 1024u);
+        EXPECT_EQ(p.sub_group_size, 32u);
+        EXPECT_TRUE(p.work_group_collectives);
+        EXPECT_TRUE(p.has_extension("cl_khr_subgroups"));
         EXPECT_TRUE(p.has_extension("cl_khr_fp64"));
         EXPECT_TRUE(p.has_extension("cl_khr_int64_base_atomics"));
         const auto identity = device->compiler_identity();

@@ -208,6 +208,9 @@ CUresult CUDAAPI cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, 
         case CU_DEVICE_ATTRIBUTE_INTEGRATED:
             *value = 0;
             break;
+        case CU_DEVICE_ATTRIBUTE_WARP_SIZE:
+            *value = 32;
+            break;
         default:
             return CUDA_ERROR_INVALID_VALUE;
     }

@@ -150,10 +150,6 @@ TEST_F(NvrtcCompile, UnsupportedFeaturesAreNamedWithTheirLine) {
     EXPECT_NE(vector_printf.find("source_1(2)"), std::string::npos) << vector_printf;
     EXPECT_NE(vector_printf.find("printf with a vector conversion"), std::string::npos)
         << vector_printf;
-
-    const auto collective = failure_log(
-        {"kernel void k(global int* v) {\n    v[0] = work_group_reduce_add(v[1]);\n}\n"});
-    EXPECT_NE(collective.find("work-group collective functions"), std::string::npos) << collective;
 }
 
 TEST_F(NvrtcCompile, NamesThatLookLikeUnsupportedFunctionsStayUsable) {

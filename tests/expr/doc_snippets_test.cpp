@@ -1,6 +1,7 @@
-// docs/vector.md quotes code that the tests and examples compile: every region between a
-// begin marker (a comment "[doc:" name "]") and an end marker (a comment "[/doc]") in tests/expr
-// and examples/expr must appear in the document verbatim, less the region's common indentation.
+// docs/vector.md and docs/algorithms.md quote code that the tests and examples compile: every
+// region between a begin marker (a comment "[doc:" name "]") and an end marker (a comment
+// "[/doc]") in tests/expr and examples/expr (tests/algo and examples/algo) must appear in the
+// document verbatim, less the region's common indentation.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -75,6 +76,25 @@ TEST(doc_snippets, every_marked_region_is_quoted_in_docs_vector_md) {
         }
     }
     EXPECT_GE(checked, 10u) << "the markers went missing";
+}
+
+TEST(doc_snippets, every_marked_region_of_the_algorithms_is_quoted_in_docs_algorithms_md) {
+    const std::string document = read_file(source_dir / "docs" / "algorithms.md");
+    ASSERT_FALSE(document.empty()) << "docs/algorithms.md is missing";
+    std::size_t checked = 0;
+    for (const char* dir : {"tests/algo", "examples/algo"}) {
+        for (const auto& entry : std::filesystem::directory_iterator(source_dir / dir)) {
+            if (entry.path().extension() != ".cpp") continue;
+            for (const auto& s : snippets_in(entry.path())) {
+                ++checked;
+                EXPECT_NE(document.find(s.text), std::string::npos)
+                    << "docs/algorithms.md does not quote region " << s.name << " of " << s.origin
+                    << ":\n"
+                    << s.text;
+            }
+        }
+    }
+    EXPECT_GE(checked, 2u) << "the markers went missing";
 }
 
 }  // namespace

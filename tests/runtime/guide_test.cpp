@@ -3,6 +3,7 @@
 // still quotes every block verbatim.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <fstream>
 #include <iostream>
 #include <kiln/kiln.hpp>
@@ -122,6 +123,13 @@ TEST_P(guide, programs_kernels_and_launches) {
     std::cout << "took " << done.duration().count() << " ns\n";
     // end guide
     EXPECT_EQ(result, std::vector<float>(n, 8.0f));
+    // guide: reinterpret
+    kiln::buffer<std::uint32_t, kiln::out> bits(q, n);
+    // scale(in, bits, n);  // invalid_argument_error: expects a buffer of float, got uint
+    scale(in, kiln::reinterpret(bits), n).launch(q, {1024}, {64}).wait();  // 8.0f is 0x41000000
+    // end guide
+    EXPECT_EQ(bits.read(q), std::vector<std::uint32_t>(n, 0x41000000u));
+    EXPECT_THROW(scale(in, bits, n), kiln::invalid_argument_error);
     auto t = done.times();
     EXPECT_LE(t.queued_ns, t.submitted_ns);
     EXPECT_LE(t.started_ns, t.ended_ns);
@@ -244,8 +252,9 @@ std::string read_text(const char* path) {
 
 // The guide must not drift from the code: every block above appears in it, unindented.
 TEST(guide_document, quotes_every_block_verbatim) {
-    const std::string source = read_text(__FILE__), document = read_text(KILN_RUNTIME_GUIDE);
-    ASSERT_FALSE(source.empty()) << __FILE__;
+    const std::string source = read_text(KILN_RUNTIME_GUIDE_TEST),
+                      document = read_text(KILN_RUNTIME_GUIDE);
+    ASSERT_FALSE(source.empty()) << KILN_RUNTIME_GUIDE_TEST;
     ASSERT_FALSE(document.empty()) << KILN_RUNTIME_GUIDE;
     const std::string start_marker = "// guide: ", end_marker = "// end guide";
     std::size_t blocks = 0;

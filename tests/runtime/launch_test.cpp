@@ -151,6 +151,84 @@ TEST_P(launches, bad_geometry_is_rejected_before_anything_is_enqueued) {
     EXPECT_EQ(data.read(q), std::vector<int>(n, 0)) << "a rejected launch ran anyway";
 }
 
+// Ranges whose work-item count or last global id does not fit in size_t, and ranges with more
+// work-groups than the backend can count: all are errors, never a wrapped launch or an abort.
+TEST_P(launches, ranges_past_size_t_or_the_grid_limits_are_rejected) {
+    const std::size_t max = std::numeric_limits<std::size_t>::max();
+    const std::size_t two_32 = std::size_t{1} << 32;
+    try {
+        kiln::range wrapped{two_32, two_32};
+        ADD_FAILURE() << "{2^32, 2^32} has " << wrapped.total() << " work-items";
+    } catch (const kiln::invalid_argument_error& e) {
+        EXPECT_NE(std::string(e.what()).find("size_t overflows"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW((kiln::range{2, max / 2 + 1}), kiln::invalid_argument_error);
+    EXPECT_EQ((kiln::range{0, max, max}).total(), 0u);
+
+    kiln::program prog(device(), source);
+    auto add_one = prog.kernel("add_one");
+    kiln::queue q(device());
+    kiln::buffer<int> data(q, std::vector<int>(64, 0));
+    auto bound = add_one(data, 64u);
+    auto rejects = [&](const kiln::range& global, const kiln::range& local,
+                       const kiln::range& offset, const std::string& expected) {
+        try {
+            (void)bound.launch(q, global, local, offset);
+            ADD_FAILURE() << "launched global " << global.to_string() << " local "
+                          << local.to_string() << " offset " << offset.to_string();
+        } catch (const kiln::invalid_argument_error& e) {
+            EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+        }
+    };
+    rejects({2}, {}, {max}, "passes the largest global id");
+    rejects({8, 2}, {}, {0, max - 1}, "in dimension 1");
+    rejects({std::size_t{1} << 62}, {}, {}, "work-groups");
+    rejects({two_32 * 2, 1}, {1, 1}, {}, "work-groups");
+    q.finish();
+    EXPECT_EQ(data.read(q), std::vector<int>(64, 0)) << "a rejected launch ran anyway";
+}
+
+TEST_P(launches, local_memory_beyond_a_work_group_is_rejected) {
+    const char* own_array_source = R"(
+kernel void with_own_array(global int* out, local int* more) {
+    local int own[1024];
+    own[get_local_id(0)] = 1;
+    more[0] = 2;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = own[0] + more[0];
+}
+)";
+    EXPECT_THROW(kiln::local<double>(std::numeric_limits<std::size_t>::max() / 4),
+                 kiln::invalid_argument_error);
+    kiln::program prog(device(), own_array_source);
+    auto with_own_array = prog.kernel("with_own_array");
+    kiln::queue q(device());
+    kiln::buffer<int> out(q, std::vector<int>(4, 0));
+    auto rejects = [&](std::size_t local_ints) {
+        try {
+            (void)with_own_array(out, kiln::local<int>(local_ints)).launch(q, {4}, {4});
+            ADD_FAILURE() << local_ints << " local ints on top of the kernel's own were launched";
+        } catch (const kiln::invalid_argument_error& e) {
+            EXPECT_NE(std::string(e.what()).find("bytes a work-group can have"), std::string::npos)
+                << e.what();
+        }
+    };
+    // A work-group's local memory; CUDA kernels may opt in to more than static arrays can have.
+    const auto& p = device().properties();
+    const std::size_t device_ints =
+        std::max(p.local_memory_bytes, p.shared_memory_per_block_bytes) / sizeof(int);
+    // Twice the limit: a PoCL assertion (abort) before kiln checked it.
+    rejects(device_ints * 2);
+    rejects(std::numeric_limits<std::size_t>::max() / sizeof(int));
+    // Within the limit on its own, past it with the kernel's own array as its driver reports
+    // it: 4 KiB from PoCL 3.1 and CUDA; the newer PoCL of an H100 machine reported less.
+    const std::size_t own = with_own_array.local_memory_bytes();
+    if (device().backend() == kiln::backend_kind::cuda) EXPECT_GE(own, 4096u);
+    rejects(device_ints - std::min(device_ints, own / sizeof(int)) + 1);
+    auto done = with_own_array(out, kiln::local<int>(4)).launch(q, {4}, {4});
+    EXPECT_EQ(out.read(q, done), std::vector<int>(4, 3));
+}
+
 TEST_P(launches, sizes_that_are_not_multiples_of_the_group_size) {
     kiln::program prog(device(), source);
     auto add_one = prog.kernel("add_one");

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <kiln/kiln.hpp>
@@ -270,6 +271,54 @@ TEST_P(programs, arity_and_argument_kinds_are_checked) {
     a.fill(q, 1.5f).wait();
     auto done = offset_by(a, 2.0f, 8u).launch(q, {8});
     EXPECT_EQ(a.read(q, done), std::vector<float>(8, 3.5f));
+}
+
+TEST_P(programs, buffer_element_types_are_checked_unless_reinterpreted) {
+    const char* source = R"(
+kernel void write_floats(global float* out, uint n) {
+    for (uint i = 0; i < n; ++i) out[i] = 1.0f;
+}
+kernel void sum_pairs(global const uint2* in, global uint* out) { out[0] = in[0].x + in[0].y; }
+typedef struct { float x, y; } point;
+kernel void first_x(global const point* in, global float* out) { out[0] = in[0].x; }
+)";
+    kiln::program prog(device(), source);
+    kiln::queue q(device());
+    auto write_floats = prog.kernel("write_floats");
+    auto rejects = [](auto bind, const std::string& expected) {
+        try {
+            bind();
+            ADD_FAILURE() << "accepted a buffer of the wrong element type (" << expected << ")";
+        } catch (const kiln::invalid_argument_error& e) {
+            EXPECT_TRUE(contains(e.what(), expected)) << e.what();
+        }
+    };
+    kiln::buffer<int> ints(q, 4);
+    rejects([&] { write_floats(ints, 4u); }, "expects a buffer of float, got a buffer of int");
+    // 16 bytes where the kernel would write 1000 floats: the type check is what stops it.
+    kiln::buffer<char> bytes(q, 16);
+    rejects([&] { write_floats(bytes, 1000u); }, "got a buffer of char");
+    kiln::buffer<double> doubles(q, 4);
+    rejects([&] { write_floats(doubles, 4u); }, "got a buffer of double");
+    kiln::buffer<unsigned> pairs(q, {3u, 4u});
+    kiln::buffer<unsigned> sum(q, 1);
+    rejects([&] { prog.kernel("sum_pairs")(pairs, sum); }, "expects a buffer of uint2");
+    kiln::program scale_prog(device(), scale_source);
+    kiln::buffer<float> floats(q, 4);
+    rejects([&] { scale_prog.kernel("with_scratch")(floats, kiln::local<char>(4)); },
+            "expects kiln::local<float>, got kiln::local<char>");
+
+    // kiln::reinterpret passes a buffer as it is; float bits of 1.0f are 0x3f800000.
+    kiln::buffer<std::uint32_t> bits(q, 4);
+    auto done = write_floats(kiln::reinterpret(bits), 4u).launch(q, {1});
+    EXPECT_EQ(bits.read(q, done), std::vector<std::uint32_t>(4, 0x3f800000u));
+    done = prog.kernel("sum_pairs")(kiln::reinterpret(pairs), sum).launch(q, {1});
+    EXPECT_EQ(sum.read(q, done), std::vector<unsigned>{7u});
+    // A struct's type name is not a built-in type, so kiln cannot check it and accepts it.
+    kiln::buffer<float> point_data(q, {2.5f, 3.5f});
+    kiln::buffer<float> x(q, 1);
+    done = prog.kernel("first_x")(point_data, x).launch(q, {1});
+    EXPECT_EQ(x.read(q, done), std::vector<float>{2.5f});
 }
 
 TEST_P(programs, local_memory_arguments) {

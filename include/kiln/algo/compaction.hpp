@@ -9,14 +9,18 @@
 // kept (stable). The input and the stencil may be expressions, evaluated inside the kernel. The
 // output holds the kept elements at the front; elements past them are left as they were. An
 // output too small for every kept element receives the first ones, and the call then throws
-// invalid_argument_error naming the count. Vectors on one device (a split input throws).
+// invalid_argument_error naming the count. Split vectors: each part compacts on its device and
+// its kept elements follow those of the parts before it in the output (through the host).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <kiln/algo/scan.hpp>
+#include <span>
 #include <string>
 #include <typeinfo>
+#include <vector>
 
 namespace kiln {
 namespace detail {
@@ -26,23 +30,26 @@ const algorithm_program& compaction_program(const device& dev, const std::string
                                             const algorithm_policy& policy,
                                             const declare_input& input);
 
-/// Runs a counting scan over n elements on q and returns how many were flagged.
+/// Runs a counting scan over part `part` (n elements from `part_begin`) on q and returns how
+/// many were flagged.
 template <class Collect>
 std::size_t run_compaction(const algorithm_program& program, const queue& q,
-                           const algorithm_policy& policy, std::size_t n, Collect&& collect) {
+                           const algorithm_policy& policy, std::size_t n, std::size_t part,
+                           std::size_t part_begin, Collect&& collect) {
     const std::size_t tiles = (n + policy.tile_size() - 1) / policy.tile_size();
     temporary_lease scratch = temporary_pool::acquire(q, scan_scratch_bytes(tiles, 8));
     const std::optional<std::uint64_t> no_carry;
     const event done =
-        run_scan_passes<std::uint64_t>(program, q, policy, n, 0, 0, no_carry, scratch, [&] {
-            argument_list args(0, 0);
-            args.scalar<std::uint64_t>(n);
-            args.buffer(scratch.bytes());
-            args.scalar<std::int32_t>(0);
-            args.scalar<std::uint64_t>(0);
-            collect(args);
-            return std::move(args).take();
-        });
+        run_scan_passes<std::uint64_t>(program, q, policy, state_packing::count_62_bits, n, part,
+                                       part_begin, no_carry, scratch, [&] {
+                                           argument_list args(part, part_begin);
+                                           args.scalar<std::uint64_t>(n);
+                                           args.buffer(scratch.bytes());
+                                           args.scalar<std::int32_t>(0);
+                                           args.scalar<std::uint64_t>(0);
+                                           collect(args);
+                                           return std::move(args).take();
+                                       });
     return static_cast<std::size_t>(scan_total<std::uint64_t>(q, scratch, done));
 }
 
@@ -50,10 +57,30 @@ std::size_t run_compaction(const algorithm_program& program, const queue& q,
                                          std::size_t capacity);
 [[noreturn]] void throw_split_unsupported(const char* call);
 
-/// The single part of a compaction's operands, or an error for split vectors.
+/// The single part of reduce_by_key's operands, or an error for split vectors.
 inline const part_extent& single_part(const layout& parts, const char* call) {
     if (parts.size() != 1) throw_split_unsupported(call);
     return parts[0];
+}
+
+/// Copies `count` elements kept in scratch on q's device into `output` from element `offset`,
+/// through the host, wherever output's parts are; what does not fit is dropped (the caller
+/// reports it). For compactions of split vectors, whose parts' results meet in one output.
+template <class T>
+void place_kept(const queue& q, const temporary_lease& kept, std::size_t count,
+                const vector<T>& output, std::size_t offset) {
+    const std::size_t room = offset < output.size() ? std::min(count, output.size() - offset) : 0;
+    if (room == 0) return;
+    std::vector<T> host(room);
+    kept.bytes().storage().read_bytes(q, 0, host.data(), room * sizeof(T), {}, true);
+    for (std::size_t j = 0; j < output.part_count(); ++j) {
+        const part_extent& out = output.layout()[j];
+        const std::size_t first = std::max(offset, out.begin);
+        const std::size_t last = std::min(offset + room, out.begin + out.size);
+        if (first >= last) continue;
+        output.part(j).write(out.queue, first - out.begin,
+                             std::span<const T>(host.data() + (first - offset), last - first));
+    }
 }
 
 }  // namespace detail
@@ -70,41 +97,54 @@ requires detail::storable_as<T, expression_value_t<E>> && detail::real_number<ex
     in.check(check);
     flag.check(check);
     const detail::layout parts = check.launch_layout();
-    if (parts.empty() || parts[0].size == 0) return 0;
-    const detail::part_extent& part = detail::single_part(parts, call);
-    if (output.part_count() != 1 || !(output.queue().device() == part.queue.device()))
-        detail::throw_split_unsupported(call);
-    const queue& q = part.queue;
-    const auto policy = detail::value_policy<std::uint64_t>(detail::algorithm::select, q.device());
-    const std::string key = "copy_if " + detail::opencl_type_name<T>() + " " +
-                            std::to_string(policy.work_group_size) + "x" +
-                            std::to_string(policy.items_per_work_item) + " " + typeid(in).name() +
-                            " " + typeid(flag).name();
-    const auto& program =
-        detail::compaction_program(q.device(), key, policy, [&](detail::source_builder& b) {
+    // One part on the output's only device: straight into the output. Otherwise each part
+    // compacts on its device and its elements follow those of the parts before it.
+    const bool direct = parts.size() == 1 && output.part_count() == 1 &&
+                        output.queue().device() == parts[0].queue.device();
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+        const detail::part_extent& part = parts[k];
+        if (part.size == 0) continue;
+        const queue& q = part.queue;
+        const auto policy =
+            detail::value_policy<std::uint64_t>(detail::algorithm::select, q.device());
+        const std::string key = "copy_if " + detail::opencl_type_name<T>() + " " +
+                                std::to_string(policy.work_group_size) + "x" +
+                                std::to_string(policy.items_per_work_item) + " " +
+                                typeid(in).name() + " " + typeid(flag).name();
+        const detail::declare_input declare = [&](detail::source_builder& b) {
             detail::generator g(b);
-            const std::string t = detail::opencl_type_name<T>();
-            b.parameter("global " + t + "* kiln_out");
+            b.parameter("global " + detail::opencl_type_name<T>() + "* kiln_out");
             b.parameter("ulong kiln_capacity");
-            const std::string kept = "(ulong)((" + flag.generate(g) + ") != 0)";
+            const std::string keep = "(ulong)((" + flag.generate(g) + ") != 0)";
             const std::string value =
                 detail::convert_value<T, expression_value_t<E>>(b, in.generate(g));
             const auto statements = g.statements();
-            return detail::element_text{statements, kept, [=](detail::source_builder& s) {
+            return detail::element_text{statements, keep, [=](detail::source_builder& s) {
                                             s.open("if (x != 0 && running <= kiln_capacity)");
-                                            for (const auto& statement : statements)
-                                                s.line(statement);
+                                            for (const auto& line : statements) s.line(line);
                                             s.line("kiln_out[running - 1] = " + value + ";");
                                             s.close();
                                         }};
-        });
-    const std::size_t kept =
-        detail::run_compaction(program, q, policy, part.size, [&](detail::argument_list& args) {
-            args.buffer(output.part(0));
-            args.scalar<std::uint64_t>(output.size());
-            flag.collect(args);
-            in.collect(args);
-        });
+        };
+        const auto& program = detail::compaction_program(q.device(), key, policy, declare);
+        detail::temporary_lease staging;
+        if (!direct) staging = detail::temporary_pool::acquire(q, part.size * sizeof(T));
+        const std::size_t part_kept = detail::run_compaction(
+            program, q, policy, part.size, k, part.begin, [&](detail::argument_list& args) {
+                if (direct) {
+                    args.buffer(output.part(0));
+                    args.scalar<std::uint64_t>(output.size());
+                } else {
+                    args.buffer(staging.bytes());
+                    args.scalar<std::uint64_t>(part.size);
+                }
+                flag.collect(args);
+                in.collect(args);
+            });
+        if (!direct) detail::place_kept(q, staging, part_kept, output, kept);
+        kept += part_kept;
+    }
     if (kept > output.size()) detail::throw_output_too_small(call, kept, output.size());
     return kept;
 }
@@ -114,37 +154,56 @@ requires detail::storable_as<T, expression_value_t<E>> && detail::real_number<ex
 /// a run of their own (NaN != NaN), as with std::unique.
 template <detail::scan_value T>
 std::size_t unique(const vector<T>& keys) {
-    constexpr const char* call = "kiln::unique";
     if (keys.size() == 0) return 0;
-    if (keys.part_count() != 1) detail::throw_split_unsupported(call);
-    const queue& q = keys.queue();
-    const auto policy = detail::value_policy<std::uint64_t>(detail::algorithm::select, q.device());
     const std::string t = detail::opencl_type_name<T>();
-    const std::string key = "unique " + t + " " + std::to_string(policy.work_group_size) + "x" +
-                            std::to_string(policy.items_per_work_item);
-    const auto& program =
-        detail::compaction_program(q.device(), key, policy, [&](detail::source_builder& b) {
+    // Each part compares its first key with the last of the part before, read first: the
+    // results of earlier parts may overwrite it.
+    std::vector<T> previous(keys.part_count());
+    for (std::size_t k = 1; k < keys.part_count(); ++k)
+        if (keys.layout()[k].begin > 0) previous[k] = keys[keys.layout()[k].begin - 1];
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < keys.part_count(); ++k) {
+        const detail::part_extent& part = keys.layout()[k];
+        if (part.size == 0) continue;
+        const queue& q = part.queue;
+        const auto policy =
+            detail::value_policy<std::uint64_t>(detail::algorithm::select, q.device());
+        const std::string key = "unique " + t + " " + std::to_string(policy.work_group_size) + "x" +
+                                std::to_string(policy.items_per_work_item);
+        const detail::declare_input declare = [&](detail::source_builder& b) {
             b.parameter("global " + t + "* kiln_out");
             b.parameter("ulong kiln_capacity");
             b.parameter("global const " + t + "* kiln_keys");
+            b.parameter("int kiln_has_previous");
+            b.parameter(t + " kiln_previous");
             return detail::element_text{
                 {},
-                "(ulong)(idx == 0 || kiln_keys[idx] != kiln_keys[idx - 1])",
+                "(ulong)(idx == 0 ? !kiln_has_previous || kiln_keys[0] != kiln_previous : "
+                "kiln_keys[idx] != kiln_keys[idx - 1])",
                 [](detail::source_builder& s) {
                     s.line("if (x != 0) kiln_out[running - 1] = kiln_keys[idx];");
                 }};
-        });
-    // Into scratch, then back: tiles of a single pass may write where later tiles still read.
-    detail::temporary_lease kept_keys = detail::temporary_pool::acquire(q, keys.size() * sizeof(T));
-    const std::size_t kept =
-        detail::run_compaction(program, q, policy, keys.size(), [&](detail::argument_list& args) {
-            args.buffer(kept_keys.bytes());
-            args.scalar<std::uint64_t>(keys.size());
-            args.buffer(keys.part(0));
-        });
-    const event copied = kept_keys.bytes().storage().copy_bytes(q, 0, keys.part(0).storage(), 0,
-                                                                kept * sizeof(T), {});
-    kept_keys.release_after(q, copied);
+        };
+        const auto& program = detail::compaction_program(q.device(), key, policy, declare);
+        // Into scratch, then back: tiles of a single pass may write where later tiles read.
+        detail::temporary_lease staging = detail::temporary_pool::acquire(q, part.size * sizeof(T));
+        const std::size_t part_kept = detail::run_compaction(
+            program, q, policy, part.size, k, part.begin, [&](detail::argument_list& args) {
+                args.buffer(staging.bytes());
+                args.scalar<std::uint64_t>(part.size);
+                args.buffer(keys.part(k));
+                args.scalar<std::int32_t>(part.begin > 0);
+                args.scalar(previous[k]);
+            });
+        if (keys.part_count() == 1) {
+            const event copied = staging.bytes().storage().copy_bytes(q, 0, keys.part(0).storage(),
+                                                                      0, part_kept * sizeof(T), {});
+            staging.release_after(q, copied);
+        } else {
+            detail::place_kept(q, staging, part_kept, keys, kept);
+        }
+        kept += part_kept;
+    }
     return kept;
 }
 

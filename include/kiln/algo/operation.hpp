@@ -59,7 +59,8 @@ concept operation_for = scan_value<T> && requires {
 
 template <scan_value T, class Op>
 scan_operation make_scan_operation() {
-    return {opencl_type_name<T>(), sizeof(T), &operation_traits<Op, T>::combine};
+    return {opencl_type_name<T>(), sizeof(T), &operation_traits<Op, T>::combine, 1,
+            sizeof(T) == 4 ? state_packing::low_32_bits : state_packing::separate};
 }
 
 /// The policy of `a` for values of T: items per work-item are given for 4-byte values, and

@@ -48,7 +48,7 @@ scan_operation segment_operation() {
                                         ");\n    return r;\n}\n");
                 return "kiln_segment_combine(" + x + ", " + y + ")";
             },
-            2};
+            2, state_packing::separate};
 }
 
 }  // namespace detail
@@ -115,20 +115,21 @@ reduce_by_key(const vector<K>& keys, const E& values, const vector<K>& out_keys,
         detail::temporary_pool::acquire(q, detail::scan_scratch_bytes(tiles, 2 * sizeof(V)));
     using carry_type = detail::pair_state<word>;
     const std::optional<carry_type> no_carry;
-    const event done = detail::run_scan_passes<carry_type>(
-        program, q, policy, keys.size(), 0, 0, no_carry, scratch, [&] {
-            detail::argument_list args(0, 0);
-            args.scalar<std::uint64_t>(keys.size());
-            args.buffer(scratch.bytes());
-            args.scalar<std::int32_t>(0);
-            args.scalar(carry_type{});
-            args.buffer(out_keys.part(0));
-            args.buffer(out_values.part(0));
-            args.scalar<std::uint64_t>(capacity);
-            args.buffer(keys.part(0));
-            value_node.collect(args);
-            return std::move(args).take();
-        });
+    const event done =
+        detail::run_scan_passes<carry_type>(program, q, policy, detail::state_packing::separate,
+                                            keys.size(), 0, 0, no_carry, scratch, [&] {
+                                                detail::argument_list args(0, 0);
+                                                args.scalar<std::uint64_t>(keys.size());
+                                                args.buffer(scratch.bytes());
+                                                args.scalar<std::int32_t>(0);
+                                                args.scalar(carry_type{});
+                                                args.buffer(out_keys.part(0));
+                                                args.buffer(out_values.part(0));
+                                                args.scalar<std::uint64_t>(capacity);
+                                                args.buffer(keys.part(0));
+                                                value_node.collect(args);
+                                                return std::move(args).take();
+                                            });
     const auto runs =
         static_cast<std::size_t>(detail::scan_total<carry_type>(q, scratch, done).first);
     if (runs > capacity) detail::throw_output_too_small(call, runs, capacity);

@@ -48,7 +48,7 @@ const algorithm_program& scan_program(const device& dev, const Input& input,
             generator g(b);
             const std::string value =
                 convert_value<T, typename Input::value_type>(b, input.generate(g));
-            return element_text{g.statements(), value};
+            return element_text{g.statements(), value, {}};
         };
         return scan_program_source(make_scan_operation<T, Op>(), declare, policy, exclusive);
     });
@@ -60,13 +60,13 @@ const algorithm_program& scan_program(const device& dev, const Input& input,
 /// event; the scratch lease is kept until then.
 template <device_value Carry, class Arguments>
 event run_scan_passes(const algorithm_program& program, const queue& q,
-                      const algorithm_policy& policy, std::size_t n, std::size_t part,
-                      std::size_t part_begin, const std::optional<Carry>& carry,
+                      const algorithm_policy& policy, state_packing packing, std::size_t n,
+                      std::size_t part, std::size_t part_begin, const std::optional<Carry>& carry,
                       temporary_lease& scratch, Arguments&& arguments) {
     const std::size_t tiles = (n + policy.tile_size() - 1) / policy.tile_size();
     const std::size_t items = tiles * policy.work_group_size;
     event done;
-    if (groups_make_progress(q.device())) {
+    if (lookback_allowed(q.device(), packing)) {
         const event zeroed = scratch.zero(q, scan_zeroed_bytes(tiles));
         done = program.kernel("kiln_scan_lookback")
                    .bind(arguments())
@@ -117,16 +117,17 @@ void scan(const Input& input, const vector<T>& output, bool exclusive, std::opti
         const std::size_t tiles = (part.size + policy.tile_size() - 1) / policy.tile_size();
         temporary_lease scratch = temporary_pool::acquire(q, scan_scratch_bytes(tiles, sizeof(T)));
         const event done =
-            run_scan_passes<T>(program, q, policy, part.size, k, part.begin, carry, scratch, [&] {
-                argument_list args(k, part.begin);
-                args.scalar<std::uint64_t>(part.size);
-                args.buffer(output.part(k));
-                args.buffer(scratch.bytes());
-                args.scalar<std::int32_t>(carry.has_value());
-                args.scalar(carry.value_or(T{}));
-                input.collect(args);
-                return std::move(args).take();
-            });
+            run_scan_passes<T>(program, q, policy, make_scan_operation<T, Op>().packing, part.size,
+                               k, part.begin, carry, scratch, [&] {
+                                   argument_list args(k, part.begin);
+                                   args.scalar<std::uint64_t>(part.size);
+                                   args.buffer(output.part(k));
+                                   args.buffer(scratch.bytes());
+                                   args.scalar<std::int32_t>(carry.has_value());
+                                   args.scalar(carry.value_or(T{}));
+                                   input.collect(args);
+                                   return std::move(args).take();
+                               });
         // The next part, on another device, starts from this one's total.
         if (k + 1 < parts.size()) carry = scan_total<T>(q, scratch, done);
     }

@@ -20,10 +20,22 @@
 #include <functional>
 #include <kiln/algo/tuning.hpp>
 #include <kiln/detail/source_builder.hpp>
+#include <kiln/runtime/device.hpp>
 #include <string>
 #include <vector>
 
 namespace kiln::detail {
+
+/// How a tile's look-back state holds its flag (1: aggregate, 2: inclusive prefix) and value.
+enum class state_packing {
+    /// Flag in the high half of a 64-bit word, the 4-byte value's bits in the low half.
+    low_32_bits,
+    /// Flag in the top 2 bits, a count below 2^62 in the others (stream compaction).
+    count_62_bits,
+    /// Value in its own array, written before the flag (a fence between): needs a global
+    /// fence that orders memory for the whole device.
+    separate,
+};
 
 /// The operation a scan combines values with, as text for the value type.
 struct scan_operation {
@@ -33,6 +45,7 @@ struct scan_operation {
     std::function<std::string(source_builder&, const std::string&, const std::string&)> combine;
     /// Components of a vector value type (uint2, ulong2...), else 1.
     unsigned components = 1;
+    state_packing packing = state_packing::separate;
 };
 
 /// Code computing input element `idx`: statements to run first, then the value's text.
@@ -60,6 +73,10 @@ std::vector<std::string> scan_kernel_names();
 std::string scan_program_source(const scan_operation& op, const declare_input& input,
                                 const algorithm_policy& policy, bool exclusive,
                                 bool scatter = false);
+
+/// Whether a single pass with decoupled look-back may run on `dev` with states packed as
+/// `packing`: groups must make progress, and separate states need a device-wide fence.
+bool lookback_allowed(const device& dev, state_packing packing);
 
 /// Bytes of scratch for `tiles` tiles, and how many of them the look-back path zeroes first.
 constexpr std::size_t scan_zeroed_bytes(std::size_t tiles) {

@@ -58,6 +58,10 @@ const tuning_row* tuning_row_for(algorithm a, const device& dev);
 /// single-pass scan with decoupled look-back needs. From the device's quirks; overridable in
 /// tests.
 bool groups_make_progress(const device& dev);
+/// Whether mem_fence(CLK_GLOBAL_MEM_FENCE) orders a work-item's global writes for every
+/// work-group of the device, as look-back states kept apart from their flag need. From the
+/// device's quirks.
+bool global_fence_orders_device(const device& dev);
 
 /// Test-only: while alive, every device uses `policy` for `a`. Restores the previous state when
 /// destroyed. Not thread-safe with algorithms running on other threads.

@@ -39,10 +39,12 @@ class group_collectives {
     /// the combination of the values of work-items 0..lid, in order. Needs no identity: a
     /// work-item only ever combines values of lower ones into its own, so values past the end
     /// of a partial tile never reach the valid work-items. `scratch` is a local array of at least
-    /// `group_size` (a compile-time constant) elements; afterwards scratch[i] holds work-item i's
-    /// result, visible to the whole group.
-    void inclusive_scan(std::string_view scratch, std::string_view lid, std::string_view group_size,
-                        std::string_view type, std::string_view value, const combine_text& combine);
+    /// 2 * `group_size` (a compile-time constant) elements, used as two halves in turn, so that
+    /// each step needs one barrier. Returns the text of the offset at which the results lie:
+    /// afterwards scratch[offset + i] holds work-item i's result, visible to the whole group.
+    std::string inclusive_scan(std::string_view scratch, std::string_view lid,
+                               std::string_view group_size, std::string_view value,
+                               const combine_text& combine);
 
     std::size_t sub_group_size() const noexcept { return sub_group_size_; }
 

@@ -44,6 +44,16 @@ struct device_properties {
     unsigned memory_base_alignment_bytes = 0;
     bool double_precision = false;
     bool unified_memory = false;  ///< device memory is host memory (CPU devices, integrated GPUs)
+    /// Work-items the hardware runs in lockstep (warp, wavefront, SIMD width): 32 under CUDA;
+    /// on OpenCL the vendor's query (NVIDIA's warp size, AMD's wavefront width, Intel's largest
+    /// sub-group size on GPUs), 0 when the device does not say (PoCL's CPU device). Which sub-group
+    /// functions kernels may call is a separate question: kiln::detail::subgroup_support
+    /// (docs/runtime.md).
+    unsigned sub_group_size = 0;
+    /// The device has work_group_reduce_*, _scan_*, _broadcast, _any and _all itself: OpenCL 2.x
+    /// devices, OpenCL 3.0 ones that report them, and every CUDA device (the prelude has them).
+    /// Elsewhere kiln provides them through local memory (docs/runtime.md).
+    bool work_group_collectives = false;
     std::vector<std::string> extensions;
 
     // CUDA devices only; zero elsewhere.

@@ -8,10 +8,13 @@
 #include <cstring>
 #include <filesystem>
 #include <initializer_list>
+#include <kiln/detail/source_builder.hpp>
+#include <kiln/error.hpp>
 #include <kiln/runtime/buffer.hpp>
 #include <kiln/runtime/device.hpp>
 #include <kiln/runtime/event.hpp>
 #include <kiln/runtime/queue.hpp>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -76,14 +79,37 @@ class program {
 std::filesystem::path find_kernel_file(const std::filesystem::path& file);
 
 /// A local-memory (work-group shared) allocation of n elements of T, passed as a kernel argument.
+/// Throws invalid_argument_error when the bytes do not fit in size_t.
 template <class T>
 struct local {
-    explicit local(std::size_t count) : n(count) {}
+    using value_type = T;
+    explicit local(std::size_t count) : n(count) {
+        if (count > std::numeric_limits<std::size_t>::max() / sizeof(T))
+            throw invalid_argument_error("kiln::local", std::to_string(count) + " elements of " +
+                                                            std::to_string(sizeof(T)) +
+                                                            " bytes overflow size_t");
+    }
     std::size_t n;
     std::size_t bytes() const { return n * sizeof(T); }
 };
 
-/// A 1-, 2- or 3-D range of work-items: {n}, {x, y} or {x, y, z}.
+/// A buffer passed as it is to a pointer parameter of another element type: a launch otherwise
+/// checks that a buffer<T>'s T is the type the parameter points to, where the kernel's argument
+/// information names a built-in type. Made by kiln::reinterpret(buffer).
+template <class T, access A>
+struct reinterpreted_buffer {
+    const buffer<T, A>& target;
+};
+
+/// Lets a buffer<T> bind to a `global U*` parameter of another element type U, e.g. a
+/// buffer<std::uint32_t> of float bits to `global float*`: `kernel(kiln::reinterpret(bits))`.
+template <class T, access A>
+reinterpreted_buffer<T, A> reinterpret(const buffer<T, A>& b) {
+    return {b};
+}
+
+/// A 1-, 2- or 3-D range of work-items: {n}, {x, y} or {x, y, z}. Construction throws
+/// invalid_argument_error when the number of work-items in all does not fit in size_t.
 class range {
   public:
     range() = default;
@@ -92,6 +118,7 @@ class range {
     std::size_t dims() const noexcept { return dims_; }
     std::size_t operator[](std::size_t i) const noexcept { return sizes_[i]; }
     bool empty() const noexcept { return dims_ == 0; }
+    /// The number of work-items; cannot overflow, since construction checks it.
     std::size_t total() const noexcept { return sizes_[0] * sizes_[1] * sizes_[2]; }
     std::string to_string() const;
 
@@ -111,27 +138,46 @@ struct kernel_argument {
     std::shared_ptr<memory_impl> memory;       ///< the buffer's memory, held by the launch
     kiln::device buffer_device;
     access buffer_mode = access::inout;
+    /// The OpenCL C name of a buffer's or local allocation's element type, checked against the
+    /// parameter's pointee type; empty when the type has no OpenCL C name or the buffer is
+    /// reinterpreted.
+    std::string element_type;
 };
+
+/// The OpenCL C name a buffer's element type must match, or "" when kiln cannot tell (bool
+/// travels as int but is one byte on the host; user structs have no built-in name).
+template <class T>
+std::string buffer_element_type() {
+    if constexpr (device_representable<T> && !std::is_same_v<T, bool>)
+        return opencl_type_name<T>();
+    else
+        return {};
+}
 
 template <class T>
 kernel_argument make_argument(const T& value) {
     kernel_argument arg;
-    if constexpr (requires {
-                      value.storage();
-                      typename T::value_type;
-                      T::mode;
-                  }) {
+    if constexpr (requires { value.target.storage(); }) {
+        arg = make_argument(value.target);
+        arg.element_type.clear();
+    } else if constexpr (requires {
+                             value.storage();
+                             typename T::value_type;
+                             T::mode;
+                         }) {
         arg.what = kernel_argument::kind::buffer;
         arg.memory = value.storage().shared_memory();
         arg.buffer_device = value.device();
         arg.buffer_mode = T::mode;
         arg.size = value.bytes();
+        arg.element_type = buffer_element_type<typename T::value_type>();
     } else if constexpr (requires {
                              value.n;
                              value.bytes();
                          }) {
         arg.what = kernel_argument::kind::local;
         arg.size = value.bytes();
+        arg.element_type = buffer_element_type<typename T::value_type>();
     } else {
         static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 64,
                       "kernel arguments are buffers, kiln::local<T>(n), or trivially copyable "
@@ -148,23 +194,27 @@ kernel_argument make_argument(const T& value) {
 /// A kernel with its arguments bound, ready to launch.
 class bound_kernel {
   public:
-    bound_kernel(std::shared_ptr<detail::kernel_impl> kernel,
+    bound_kernel(kiln::device dev, std::shared_ptr<detail::kernel_impl> kernel,
                  std::vector<detail::kernel_argument> args);
     /// Enqueues the kernel over `global` work-items in groups of `local` (empty: the
-    /// implementation chooses), after the events in `after`. The geometry is checked first.
+    /// implementation chooses), after the events in `after`. Checked first, throwing
+    /// invalid_argument_error: the queue and every buffer are on the kernel's device, the
+    /// geometry fits the device and the kernel, and so does the local memory.
     event launch(const queue& q, const range& global, const range& local = {},
                  const range& offset = {}, const wait_list& after = {}) const;
 
   private:
+    kiln::device device_;
     std::shared_ptr<detail::kernel_impl> kernel_;
     std::vector<detail::kernel_argument> args_;
 };
 
-/// A kernel by name. Call it with its arguments to bind them: arity and argument kinds are
-/// checked against the kernel's signature (as far as the platform reports it).
+/// A kernel by name, on its program's device. Call it with its arguments to bind them: arity,
+/// argument kinds, scalar sizes and buffer element types are checked against the kernel's
+/// signature (as far as the platform reports it).
 class kernel {
   public:
-    kernel(std::shared_ptr<detail::program_impl> program, std::string_view name);
+    kernel(kiln::device dev, std::shared_ptr<detail::program_impl> program, std::string_view name);
 
     template <class... Args>
     bound_kernel operator()(const Args&... args) const {
@@ -176,8 +226,13 @@ class kernel {
     std::size_t parameter_count() const;
     /// The largest work-group this kernel can be launched with on its device.
     std::size_t max_work_group_size() const;
+    /// Local memory the kernel declares itself (its `local` arrays), as the driver reports it
+    /// before any argument is set; launches add their kiln::local arguments to it.
+    std::size_t local_memory_bytes() const;
+    const kiln::device& device() const noexcept { return device_; }
 
   private:
+    kiln::device device_;
     std::shared_ptr<detail::program_impl> program_;  // keeps the program alive
     std::shared_ptr<detail::kernel_impl> impl_;
 };

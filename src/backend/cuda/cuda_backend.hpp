@@ -95,9 +95,11 @@ class cuda_device final : public device_impl {
 
 class cuda_memory final : public memory_impl {
   public:
+    static constexpr backend_kind kind = backend_kind::cuda;
     cuda_memory(std::shared_ptr<cuda_context> context, device_memory_handle memory,
                 std::size_t bytes)
         : context_(std::move(context)), memory_(std::move(memory)), bytes_(bytes) {}
+    backend_kind backend() const noexcept override { return kind; }
     std::size_t size_bytes() const noexcept override { return bytes_; }
     CUdeviceptr address() const noexcept { return memory_.get().raw; }
     const std::shared_ptr<cuda_context>& context() const noexcept { return context_; }
@@ -149,13 +151,19 @@ struct loaded_module {
 
 class cuda_kernel final : public kernel_impl {
   public:
+    static constexpr backend_kind kind = backend_kind::cuda;
     cuda_kernel(std::shared_ptr<loaded_module> module, CUfunction function,
                 kernel_signature signature);
 
+    backend_kind backend() const noexcept override { return kind; }
     const std::string& name() const noexcept override { return signature_.name; }
     std::size_t parameter_count() const override { return signature_.parameters.size(); }
     const std::vector<parameter_info>& parameters() const override { return signature_.parameters; }
     std::size_t max_work_group_size() const override { return max_threads_per_block_; }
+    std::size_t local_memory_bytes() const override { return static_shared_bytes_; }
+    std::size_t local_memory_limit() const override {
+        return module_->context->max_shared_memory_per_block();
+    }
 
     CUfunction function() const noexcept { return function_; }
     const std::shared_ptr<cuda_context>& context() const noexcept { return module_->context; }

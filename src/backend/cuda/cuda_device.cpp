@@ -71,14 +71,23 @@ constexpr attribute_row attribute_table[] = {
      [](device_properties& p, int v) { p.compute_capability_minor = v; }},
     {CU_DEVICE_ATTRIBUTE_INTEGRATED,
      [](device_properties& p, int v) { p.unified_memory = v != 0; }},
+    {CU_DEVICE_ATTRIBUTE_WARP_SIZE,
+     [](device_properties& p, int v) { p.sub_group_size = unsigned(v); }},
 };
 
 /// The OpenCL extensions whose functions the translation provides (see the prelude).
-const std::vector<std::string> translated_extensions{
-    "cl_khr_byte_addressable_store",    "cl_khr_fp64",
-    "cl_khr_global_int32_base_atomics", "cl_khr_global_int32_extended_atomics",
-    "cl_khr_local_int32_base_atomics",  "cl_khr_local_int32_extended_atomics",
-    "cl_khr_int64_base_atomics",        "cl_khr_int64_extended_atomics"};
+const std::vector<std::string> translated_extensions{"cl_khr_byte_addressable_store",
+                                                     "cl_khr_fp64",
+                                                     "cl_khr_global_int32_base_atomics",
+                                                     "cl_khr_global_int32_extended_atomics",
+                                                     "cl_khr_local_int32_base_atomics",
+                                                     "cl_khr_local_int32_extended_atomics",
+                                                     "cl_khr_int64_base_atomics",
+                                                     "cl_khr_int64_extended_atomics",
+                                                     "cl_khr_subgroups",
+                                                     "cl_khr_subgroup_ballot",
+                                                     "cl_khr_subgroup_shuffle",
+                                                     "cl_khr_subgroup_shuffle_relative"};
 
 std::string cuda_version_string(int version) {
     return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
@@ -94,11 +103,16 @@ std::string kernel_module_version() {
     return std::regex_search(line, match, version) ? match[1].str() : std::string();
 }
 
-std::uint64_t fnv1a(std::string_view text) {
+/// FNV-1a over every prelude header's name and text.
+std::uint64_t prelude_hash() {
     std::uint64_t hash = 14695981039346656037ull;
-    for (char c : text) {
-        hash ^= static_cast<unsigned char>(c);
-        hash *= 1099511628211ull;
+    for (const auto& header : opencl_c_prelude()) {
+        for (std::string_view part : {header.name, header.text}) {
+            for (char c : part) {
+                hash ^= static_cast<unsigned char>(c);
+                hash *= 1099511628211ull;
+            }
+        }
     }
     return hash;
 }
@@ -229,6 +243,8 @@ cuda_device::cuda_device(CUdevice device) : device_(device) {
     // cuMemAlloc aligns every allocation to at least 256 bytes.
     p.memory_base_alignment_bytes = 256;
     p.extensions = translated_extensions;
+    // The prelude provides them (opencl_c_subgroups.cuh).
+    p.work_group_collectives = true;
 
     char name[256] = {};
     check(api->cuDeviceGetName(name, sizeof name, device), "cuDeviceGetName");
@@ -264,7 +280,7 @@ std::string cuda_device::compiler_identity() const {
     return "CUDA driver " + std::to_string(driver_version_) + "; " + nvrtc_version_string() +
            "; sm_" + std::to_string(properties_.compute_capability_major) +
            std::to_string(properties_.compute_capability_minor) + "; OpenCL C translation " +
-           std::to_string(translation_revision) + "/" + std::to_string(fnv1a(opencl_c_prelude));
+           std::to_string(translation_revision) + "/" + std::to_string(prelude_hash());
 }
 
 std::unique_ptr<queue_impl> cuda_device::create_queue(const queue_options& options) {

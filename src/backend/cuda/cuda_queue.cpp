@@ -101,10 +101,7 @@ bool is_pinned(const void* host) {
 }
 
 cuda_memory& as_cuda_memory(memory_impl& memory, const char* call) {
-    auto* cuda = dynamic_cast<cuda_memory*>(&memory);
-    if (cuda == nullptr)
-        throw invalid_argument_error(call, "the buffer belongs to another backend");
-    return *cuda;
+    return backend_cast<cuda_memory>(memory, call, "a buffer");
 }
 
 }  // namespace
@@ -349,8 +346,8 @@ std::shared_ptr<event_impl> cuda_queue::fill(memory_impl& dst, std::size_t offse
 std::shared_ptr<event_impl> cuda_queue::launch(kernel_impl& kernel, const launch_geometry& geometry,
                                                std::span<const kernel_argument> args,
                                                event_list after) {
-    auto& cuda = dynamic_cast<cuda_kernel&>(kernel);
-    const std::string call = "kiln::kernel '" + cuda.name() + "' launch";
+    const std::string call = "kiln::kernel '" + kernel.name() + "' launch";
+    auto& cuda = backend_cast<cuda_kernel>(kernel, call, "a kernel");
     context_->make_current();
     if (cuda.context() != context_)
         throw invalid_argument_error(call,

@@ -168,15 +168,21 @@ target_architecture choose_architecture(int compute_capability) {
 }
 
 compiled_image compile_with_nvrtc(const std::string& source, const build_options& options,
-                                  target_architecture arch) {
+                                  target_architecture arch,
+                                  std::span<const prelude_header> prelude) {
     const auto& api = loaded_nvrtc();
     nvrtcProgram raw = nullptr;
-    const char* header_text = opencl_c_prelude.data();
-    const std::string header_name(opencl_c_prelude_name);
-    const char* header_name_c = header_name.c_str();
-    // The prelude view is a literal: its data() is terminated.
-    check(api.nvrtcCreateProgram(&raw, source.c_str(), "kiln_opencl_program.cu", 1, &header_text,
-                                 &header_name_c),
+    // The prelude's views are embedded literals: their data() is terminated.
+    std::vector<std::string> names;
+    std::vector<const char*> header_names, header_texts;
+    for (const auto& header : prelude) names.emplace_back(header.name);
+    for (std::size_t i = 0; i < prelude.size(); ++i) {
+        header_names.push_back(names[i].c_str());
+        header_texts.push_back(prelude[i].text.data());
+    }
+    check(api.nvrtcCreateProgram(&raw, source.c_str(), "kiln_opencl_program.cu",
+                                 static_cast<int>(prelude.size()), header_texts.data(),
+                                 header_names.data()),
           "nvrtcCreateProgram");
     nvrtc_program_handle program(raw);
 

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "backend/cuda/opencl_c_prelude.hpp"
 #include "backend/cuda/opencl_c_translation.hpp"
 
 namespace kiln::detail::cuda {
@@ -32,10 +34,12 @@ struct target_architecture {
 };
 target_architecture choose_architecture(int compute_capability);
 
-/// Compiles translated CUDA C++ (translation::source); throws build_error carrying NVRTC's log
-/// (with unsupported features explained), or kiln::error when NVRTC cannot be loaded.
+/// Compiles translated CUDA C++ (translation::source) on top of the prelude's headers (another
+/// set only in tests); throws build_error carrying NVRTC's log (with unsupported features
+/// explained), or kiln::error when NVRTC cannot be loaded.
 compiled_image compile_with_nvrtc(const std::string& source, const build_options& options,
-                                  target_architecture arch);
+                                  target_architecture arch,
+                                  std::span<const prelude_header> prelude = opencl_c_prelude());
 
 /// "NVRTC 13.0", or a note that it is missing.
 std::string nvrtc_version_string();

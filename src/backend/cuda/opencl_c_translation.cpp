@@ -54,8 +54,8 @@ const std::set<std::string_view> cxx_only_keywords{
 
 // Work-item functions that read the launch's global size or offset (see the prelude).
 const std::set<std::string_view> launch_dependent_functions{
-    "get_global_id",  "get_global_size", "get_global_offset",
-    "get_local_size", "get_work_dim",    "get_global_linear_id"};
+    "get_global_id", "get_global_size",      "get_global_offset", "get_local_size",
+    "get_work_dim",  "get_global_linear_id", "get_num_sub_groups"};
 
 /// Why an OpenCL C name cannot be translated, or nullopt when it can. Function names count only
 /// where they are called, so that a variable such as work_group_size stays usable.
@@ -122,16 +122,13 @@ std::optional<std::string> unsupported_feature(std::string_view name, bool calle
         {"atomic_work_item_fence", "C11-style atomics (OpenCL C 2.0)"},
         {"shuffle", "shuffle and shuffle2"},
         {"shuffle2", "shuffle and shuffle2"},
-        {"work_group_all", "work-group collective functions (OpenCL C 2.0)"},
-        {"work_group_any", "work-group collective functions (OpenCL C 2.0)"},
-        {"work_group_broadcast", "work-group collective functions (OpenCL C 2.0)"},
     };
     struct prefix_rule {
         std::string_view prefix;
         std::string_view feature;
         bool call_only;
     };
-    static constexpr std::array<prefix_rule, 23> prefixes{{
+    static constexpr std::array<prefix_rule, 19> prefixes{{
         {"image1d_", "images and samplers", false},
         {"image2d_", "images and samplers", false},
         {"image3d_", "images and samplers", false},
@@ -147,10 +144,6 @@ std::optional<std::string> unsupported_feature(std::string_view name, bool calle
         {"vstore_half", "half-precision loads and stores", true},
         {"vloada_half", "half-precision loads and stores", true},
         {"vstorea_half", "half-precision loads and stores", true},
-        {"work_group_reduce_", "work-group collective functions (OpenCL C 2.0)", true},
-        {"work_group_scan_", "work-group collective functions (OpenCL C 2.0)", true},
-        {"sub_group_", "sub-groups", true},
-        {"get_sub_group_", "sub-groups", true},
         {"atomic_load", "C11-style atomics (OpenCL C 2.0)", true},
         {"atomic_store", "C11-style atomics (OpenCL C 2.0)", true},
         {"atomic_exchange", "C11-style atomics (OpenCL C 2.0)", true},

@@ -1,4 +1,6 @@
 // OpenCL platforms and devices: enumeration, properties, contexts and memory.
+#include <CL/cl_ext.h>
+
 #include <algorithm>
 #include <sstream>
 #include <variant>
@@ -43,6 +45,42 @@ const property_query property_queries[] = {
     {CL_DEVICE_MAX_CLOCK_FREQUENCY, &device_properties::clock_mhz},
 };
 
+/// The vendor's lockstep width (see device_properties::sub_group_size), 0 when none says.
+unsigned native_sub_group_size(cl_device_id device, const device_properties& props) {
+    cl_uint width = 0;
+    if (props.has_extension("cl_nv_device_attribute_query") &&
+        clGetDeviceInfo(device, CL_DEVICE_WARP_SIZE_NV, sizeof width, &width, nullptr) ==
+            CL_SUCCESS)
+        return width;
+    if (props.has_extension("cl_amd_device_attribute_query") &&
+        clGetDeviceInfo(device, CL_DEVICE_WAVEFRONT_WIDTH_AMD, sizeof width, &width, nullptr) ==
+            CL_SUCCESS)
+        return width;
+    // Only on GPUs: PoCL's CPU device lists every power of two up to 512 there (PoCL on the
+    // GPU machine, 2026-11-22), a range of choices rather than a lockstep width.
+    std::size_t bytes = 0;
+    if (props.type == device_type::gpu && props.has_extension("cl_intel_required_subgroup_size") &&
+        clGetDeviceInfo(device, CL_DEVICE_SUB_GROUP_SIZES_INTEL, 0, nullptr, &bytes) ==
+            CL_SUCCESS &&
+        bytes >= sizeof(std::size_t)) {
+        std::vector<std::size_t> sizes(bytes / sizeof(std::size_t));
+        if (clGetDeviceInfo(device, CL_DEVICE_SUB_GROUP_SIZES_INTEL, bytes, sizes.data(),
+                            nullptr) == CL_SUCCESS)
+            return static_cast<unsigned>(*std::max_element(sizes.begin(), sizes.end()));
+    }
+    return 0;
+}
+
+/// OpenCL 2.x has work-group collectives in its core; 3.0 made them optional and says so.
+bool has_work_group_collectives(cl_device_id device, const device_properties& props) {
+    if (props.api_version.starts_with("OpenCL 2.")) return true;
+    cl_bool supported = CL_FALSE;
+    return props.api_version.starts_with("OpenCL 3.") &&
+           clGetDeviceInfo(device, CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT,
+                           sizeof supported, &supported, nullptr) == CL_SUCCESS &&
+           supported == CL_TRUE;
+}
+
 device_properties read_properties(cl_platform_id platform, cl_device_id device) {
     device_properties props;
     props.backend = backend_kind::opencl;
@@ -81,6 +119,8 @@ device_properties read_properties(cl_platform_id platform, cl_device_id device) 
     props.unified_memory = device_value<cl_bool>(device, CL_DEVICE_HOST_UNIFIED_MEMORY) == CL_TRUE;
     std::istringstream extensions(device_string(device, CL_DEVICE_EXTENSIONS));
     for (std::string ext; extensions >> ext;) props.extensions.push_back(ext);
+    props.sub_group_size = native_sub_group_size(device, props);
+    props.work_group_collectives = has_work_group_collectives(device, props);
     return props;
 }
 

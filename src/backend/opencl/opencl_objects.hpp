@@ -39,7 +39,9 @@ class opencl_device final : public device_impl {
 
 class opencl_memory final : public memory_impl {
   public:
+    static constexpr backend_kind kind = backend_kind::opencl;
     opencl_memory(mem_handle mem, std::size_t bytes) : mem_(std::move(mem)), bytes_(bytes) {}
+    backend_kind backend() const noexcept override { return kind; }
     std::size_t size_bytes() const noexcept override { return bytes_; }
     cl_mem get() const noexcept { return mem_.get(); }
 
@@ -90,6 +92,9 @@ class opencl_queue final : public queue_impl {
     /// waited for on the host first, since OpenCL cannot wait on them.
     std::vector<cl_event> native_wait_list(event_list after);
     std::shared_ptr<event_impl> wrap(cl_event raw);
+    /// Throws invalid_argument_error for a geometry that this device's driver mishandles
+    /// (opencl_quirks) rather than rejects.
+    void check_driver_limits(const launch_geometry& geometry, const std::string& call) const;
 
     opencl_device& device_;
     cl_context context_;
@@ -99,18 +104,28 @@ class opencl_queue final : public queue_impl {
 
 class opencl_kernel final : public kernel_impl {
   public:
+    static constexpr backend_kind kind = backend_kind::opencl;
+    /// What the kernel needs of the device beyond its parameters, read when it is created.
+    struct needs {
+        std::size_t max_work_group_size = 0;
+        std::size_t local_memory_bytes = 0;  ///< before any local argument is set
+        std::size_t local_memory_limit = 0;  ///< the device's
+    };
     opencl_kernel(kernel_handle kernel, std::string name, std::vector<parameter_info> parameters,
-                  std::size_t parameter_count, std::size_t max_work_group_size)
+                  std::size_t parameter_count, needs limits)
         : kernel_(std::move(kernel)),
           name_(std::move(name)),
           parameters_(std::move(parameters)),
           parameter_count_(parameter_count),
-          max_work_group_size_(max_work_group_size) {}
+          needs_(limits) {}
 
+    backend_kind backend() const noexcept override { return kind; }
     const std::string& name() const noexcept override { return name_; }
     std::size_t parameter_count() const override { return parameter_count_; }
     const std::vector<parameter_info>& parameters() const override { return parameters_; }
-    std::size_t max_work_group_size() const override { return max_work_group_size_; }
+    std::size_t max_work_group_size() const override { return needs_.max_work_group_size; }
+    std::size_t local_memory_bytes() const override { return needs_.local_memory_bytes; }
+    std::size_t local_memory_limit() const override { return needs_.local_memory_limit; }
 
     cl_kernel get() const noexcept { return kernel_.get(); }
     /// clSetKernelArg changes the kernel object: setting arguments and enqueueing must not
@@ -122,7 +137,7 @@ class opencl_kernel final : public kernel_impl {
     std::string name_;
     std::vector<parameter_info> parameters_;
     std::size_t parameter_count_;
-    std::size_t max_work_group_size_;
+    needs needs_;
     std::mutex launch_mutex_;
 };
 

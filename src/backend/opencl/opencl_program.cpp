@@ -1,6 +1,7 @@
 // OpenCL programs and kernels: building from source, binaries for the cache, parameter info.
 #include <cstring>
 
+#include "backend/opencl/opencl_kernel_features.hpp"
 #include "backend/opencl/opencl_objects.hpp"
 
 namespace kiln::detail::opencl {
@@ -113,9 +114,16 @@ constexpr std::uint64_t payload_magic = 0x314c434e4c494bull;  // "KILNCL1"
 
 std::unique_ptr<program_impl> opencl_device::build(std::span<const std::string> sources,
                                                    const std::string& options) {
+    // Sub-group calls the device lacks stop here, with their names; those it has get their
+    // extension pragmas and language version; collectives it lacks come from kiln.
+    const auto features = prepare_kernel_features(properties_, sources, options);
     std::vector<const char*> texts;
     std::vector<std::size_t> lengths;
-    for (const auto& source : sources) {
+    if (!features.prologue.empty()) {
+        texts.push_back(features.prologue.data());
+        lengths.push_back(features.prologue.size());
+    }
+    for (const auto& source : features.sources) {
         texts.push_back(source.data());
         lengths.push_back(source.size());
     }
@@ -123,7 +131,7 @@ std::unique_ptr<program_impl> opencl_device::build(std::span<const std::string> 
     program_handle program(clCreateProgramWithSource(context(), static_cast<cl_uint>(texts.size()),
                                                      texts.data(), lengths.data(), &status));
     check(status, "clCreateProgramWithSource");
-    const std::string full_options = options + always_on_options;
+    const std::string full_options = options + features.extra_options + always_on_options;
     status = clBuildProgram(program.get(), 1, &device_, full_options.c_str(), nullptr, nullptr);
     if (status != CL_SUCCESS) {
         std::string log;
@@ -204,13 +212,19 @@ std::shared_ptr<kernel_impl> opencl_program::create_kernel(const std::string& na
     check(status, "clCreateKernel", name);
     auto count =
         get_info<cl_uint>(clGetKernelInfo, kernel.get(), CL_KERNEL_NUM_ARGS, "clGetKernelInfo");
-    auto group =
+    opencl_kernel::needs needs;
+    needs.max_work_group_size =
         get_info<std::size_t>(clGetKernelWorkGroupInfo, kernel.get(), CL_KERNEL_WORK_GROUP_SIZE,
                               "clGetKernelWorkGroupInfo", device_.id());
+    // Queried before any argument is set, so it counts only the kernel's own local arrays.
+    needs.local_memory_bytes = static_cast<std::size_t>(
+        get_info<cl_ulong>(clGetKernelWorkGroupInfo, kernel.get(), CL_KERNEL_LOCAL_MEM_SIZE,
+                           "clGetKernelWorkGroupInfo", device_.id()));
+    needs.local_memory_limit = static_cast<std::size_t>(device_.properties().local_memory_bytes);
     auto found = parameters_.find(name);
     auto params = found != parameters_.end() ? found->second : std::vector<parameter_info>{};
     return std::make_shared<opencl_kernel>(std::move(kernel), name, std::move(params), count,
-                                           group);
+                                           needs);
 }
 
 std::vector<std::byte> opencl_program::binary() {

@@ -1,4 +1,5 @@
 // OpenCL command queues and events.
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -83,8 +84,8 @@ const cl_event* list_or_null(const std::vector<cl_event>& events) {
 cl_uint list_size(const std::vector<cl_event>& events) {
     return static_cast<cl_uint>(events.size());
 }
-cl_mem native(memory_impl& memory) {
-    return static_cast<opencl_memory&>(memory).get();
+cl_mem native(memory_impl& memory, const char* call) {
+    return backend_cast<opencl_memory>(memory, call, "a buffer").get();
 }
 }  // namespace
 
@@ -93,8 +94,9 @@ std::shared_ptr<event_impl> opencl_queue::write(memory_impl& dst, std::size_t ds
                                                 event_list after, bool blocking) {
     auto waits = native_wait_list(after);
     cl_event done = nullptr;
-    check(clEnqueueWriteBuffer(queue_.get(), native(dst), blocking ? CL_TRUE : CL_FALSE, dst_offset,
-                               bytes, src, list_size(waits), list_or_null(waits), &done),
+    check(clEnqueueWriteBuffer(queue_.get(), native(dst, "kiln::buffer::write"),
+                               blocking ? CL_TRUE : CL_FALSE, dst_offset, bytes, src,
+                               list_size(waits), list_or_null(waits), &done),
           "clEnqueueWriteBuffer");
     return wrap(done);
 }
@@ -103,8 +105,9 @@ std::shared_ptr<event_impl> opencl_queue::read(memory_impl& src, std::size_t src
                                                std::size_t bytes, event_list after, bool blocking) {
     auto waits = native_wait_list(after);
     cl_event done = nullptr;
-    check(clEnqueueReadBuffer(queue_.get(), native(src), blocking ? CL_TRUE : CL_FALSE, src_offset,
-                              bytes, dst, list_size(waits), list_or_null(waits), &done),
+    check(clEnqueueReadBuffer(queue_.get(), native(src, "kiln::buffer::read"),
+                              blocking ? CL_TRUE : CL_FALSE, src_offset, bytes, dst,
+                              list_size(waits), list_or_null(waits), &done),
           "clEnqueueReadBuffer");
     return wrap(done);
 }
@@ -114,7 +117,8 @@ std::shared_ptr<event_impl> opencl_queue::copy(memory_impl& src, std::size_t src
                                                std::size_t bytes, event_list after) {
     auto waits = native_wait_list(after);
     cl_event done = nullptr;
-    check(clEnqueueCopyBuffer(queue_.get(), native(src), native(dst), src_offset, dst_offset, bytes,
+    check(clEnqueueCopyBuffer(queue_.get(), native(src, "kiln::buffer::copy"),
+                              native(dst, "kiln::buffer::copy"), src_offset, dst_offset, bytes,
                               list_size(waits), list_or_null(waits), &done),
           "clEnqueueCopyBuffer");
     return wrap(done);
@@ -160,17 +164,64 @@ std::shared_ptr<event_impl> opencl_queue::fill(memory_impl& dst, std::size_t off
     }
     auto waits = native_wait_list(after);
     cl_event done = nullptr;
-    check(clEnqueueFillBuffer(queue_.get(), native(dst), pattern, pattern_size, offset, bytes,
-                              list_size(waits), list_or_null(waits), &done),
-          "clEnqueueFillBuffer");
+    check(
+        clEnqueueFillBuffer(queue_.get(), native(dst, "kiln::buffer::fill"), pattern, pattern_size,
+                            offset, bytes, list_size(waits), list_or_null(waits), &done),
+        "clEnqueueFillBuffer");
     return wrap(done);
+}
+
+void opencl_queue::check_driver_limits(const launch_geometry& geometry,
+                                       const std::string& call) const {
+    if (device_.quirks().global_offset_is_32_bit)
+        for (std::size_t d = 0; d < geometry.dims; ++d)
+            if (geometry.offset[d] >= int32_limit)
+                throw invalid_argument_error(
+                    call, "global offset " + std::to_string(geometry.offset[d]) +
+                              " is 2^31 or more, which " + device_.properties().platform +
+                              "'s OpenCL driver passes to kernels truncated; pass "
+                              "the base index as a kernel argument, or use the CUDA backend");
+    const auto& props = device_.properties();
+    for (std::size_t d = 0; d < geometry.dims; ++d) {
+        // Without a local range the driver chooses; even its largest groups may be too few.
+        const bool chosen = geometry.local[0] == 0;
+        const std::size_t widest =
+            chosen ? std::max<std::size_t>(1, props.max_work_item_sizes[d]) : geometry.local[d];
+        const std::size_t groups = geometry.global[d] / widest + (geometry.global[d] % widest != 0);
+        if (groups > device_.quirks().max_work_groups[d])
+            throw invalid_argument_error(
+                call, "the launch needs " + std::string(chosen ? "at least " : "") +
+                          std::to_string(groups) + " work-groups in dimension " +
+                          std::to_string(d) + ", more than the " +
+                          std::to_string(device_.quirks().max_work_groups[d]) + " that " +
+                          props.platform + "'s driver can launch; use larger work-groups");
+    }
+    if (device_.quirks().work_group_count_is_32_bit) {
+        // Without a local range the driver may choose work-groups of one work-item.
+        const bool has_local = geometry.local[0] != 0;
+        std::size_t groups = 1;
+        for (std::size_t d = 0; d < geometry.dims; ++d)
+            groups *= geometry.global[d] / (has_local ? geometry.local[d] : 1);
+        constexpr std::size_t group_limit = 0xffffffffu;
+        if (groups > group_limit)
+            throw invalid_argument_error(
+                call, std::string(has_local ? "the launch needs " : "the launch may need ") +
+                          std::to_string(groups) + " work-groups, more than the " +
+                          std::to_string(group_limit) + " that " + device_.properties().platform +
+                          "'s driver can count" +
+                          (has_local ? "; use larger work-groups"
+                                     : " (with no local range it may choose groups of one "
+                                       "work-item); pass a local range"));
+    }
 }
 
 std::shared_ptr<event_impl> opencl_queue::launch(kernel_impl& kernel,
                                                  const launch_geometry& geometry,
                                                  std::span<const kernel_argument> args,
                                                  event_list after) {
-    auto& cl_kernel_impl = static_cast<opencl_kernel&>(kernel);
+    const std::string call = "kiln::kernel '" + kernel.name() + "' launch";
+    auto& cl_kernel_impl = backend_cast<opencl_kernel>(kernel, call, "a kernel");
+    check_driver_limits(geometry, call);
     auto waits = native_wait_list(after);
     std::lock_guard lock(cl_kernel_impl.launch_mutex());
     for (cl_uint i = 0; i < args.size(); ++i) {
@@ -182,7 +233,7 @@ std::shared_ptr<event_impl> opencl_queue::launch(kernel_impl& kernel,
                 break;
             case kernel_argument::kind::buffer: {
                 // An empty buffer has no memory: the kernel sees a null pointer.
-                cl_mem mem = arg.memory ? native(*arg.memory) : nullptr;
+                cl_mem mem = arg.memory ? native(*arg.memory, call.c_str()) : nullptr;
                 status = clSetKernelArg(cl_kernel_impl.get(), i, sizeof(cl_mem), &mem);
                 break;
             }
@@ -193,15 +244,6 @@ std::shared_ptr<event_impl> opencl_queue::launch(kernel_impl& kernel,
         check(status, "clSetKernelArg",
               "kernel '" + kernel.name() + "', argument " + std::to_string(i));
     }
-    if (device_.quirks().global_offset_is_32_bit)
-        for (std::size_t d = 0; d < geometry.dims; ++d)
-            if (geometry.offset[d] >= int32_limit)
-                throw invalid_argument_error(
-                    "kiln::kernel '" + kernel.name() + "' launch",
-                    "global offset " + std::to_string(geometry.offset[d]) +
-                        " is 2^31 or more, which " + device_.properties().platform +
-                        "'s OpenCL driver passes to kernels truncated; pass "
-                        "the base index as a kernel argument, or use the CUDA backend");
     const bool has_local = geometry.local[0] != 0;
     const bool has_offset = geometry.offset != std::array<std::size_t, 3>{0, 0, 0};
     cl_event done = nullptr;

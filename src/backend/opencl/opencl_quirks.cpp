@@ -12,7 +12,12 @@ opencl_quirks quirks_for(const device_properties& props) {
     std::transform(platform.begin(), platform.end(), platform.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     const bool nvidia = platform.find("nvidia") != std::string::npos;
-    return {.global_offset_is_32_bit = nvidia, .fill_index_is_32_bit = nvidia};
+    const bool pocl = platform.find("portable computing language") != std::string::npos;
+    opencl_quirks quirks{.global_offset_is_32_bit = nvidia,
+                         .fill_index_is_32_bit = nvidia,
+                         .work_group_count_is_32_bit = pocl};
+    if (nvidia) quirks.max_work_groups = {2147483647u, 65535u, 65535u};
+    return quirks;
 }
 
 }  // namespace kiln::detail::opencl

@@ -1,0 +1,20 @@
+// The prelude's texts, from the .cuh files that CMake embeds (see opencl_c_prelude.hpp).
+#include "backend/cuda/opencl_c_prelude.hpp"
+
+#include <array>
+
+#include "cuda_prelude.hpp"
+
+namespace kiln::detail::cuda {
+
+std::span<const prelude_header> opencl_c_prelude() noexcept {
+    static constexpr std::array headers{
+        prelude_header{opencl_c_prelude_name, embedded::opencl_c_prelude_cuh},
+        prelude_header{"kiln_opencl_work_items.h", embedded::opencl_c_work_items_cuh},
+        prelude_header{"kiln_opencl_math.h", embedded::opencl_c_math_cuh},
+        prelude_header{"kiln_opencl_subgroups.h", embedded::opencl_c_subgroups_cuh},
+    };
+    return headers;
+}
+
+}  // namespace kiln::detail::cuda

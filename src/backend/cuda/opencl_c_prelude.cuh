@@ -1,0 +1,593 @@
+// kiln's OpenCL C prelude for NVRTC: OpenCL C types and builtins on top of CUDA C++.
+#line 3 "src/backend/cuda/opencl_c_prelude.cuh"
+//
+// Embedded in kiln at build time (kiln_embed_sources) and handed to NVRTC as the header
+// kiln_opencl_prelude.h. The translator (opencl_c_translation.cpp) wraps every OpenCL C source in
+// `namespace kiln_opencl { ... }` after this header, so the vector types declared here (float4,
+// int2, ...) hide CUDA's own builtin vector types of the same names, and OpenCL's builtins
+// (sqrt, min, atomic_add, get_global_id, ...) are found by ordinary lookup. Keep this text free of
+// warnings: -Werror builds fail on any warning NVRTC prints. Its contents are part of the CUDA
+// compiler identity, so every change here invalidates cached binaries. The #line above makes
+// NVRTC's messages name this file and its own line numbers (tests/cuda/prelude_test.cpp checks). It
+// includes the rest of the prelude at its end: opencl_c_work_items.cuh, opencl_c_math.cuh and
+// opencl_c_subgroups.cuh.
+#define __OPENCL_VERSION__ 120
+#define CL_VERSION_1_0 100
+#define CL_VERSION_1_1 110
+#define CL_VERSION_1_2 120
+#define CL_VERSION_2_0 200
+#define CL_VERSION_3_0 300
+#define __ENDIAN_LITTLE__ 1
+#define __KILN_CUDA__ 1
+#define FP_FAST_FMA 1
+#define FP_FAST_FMAF 1
+#define cl_khr_fp64 1
+#define cl_khr_byte_addressable_store 1
+#define cl_khr_global_int32_base_atomics 1
+#define cl_khr_global_int32_extended_atomics 1
+#define cl_khr_local_int32_base_atomics 1
+#define cl_khr_local_int32_extended_atomics 1
+#define cl_khr_int64_base_atomics 1
+#define cl_khr_int64_extended_atomics 1
+#define cl_khr_subgroups 1
+#define cl_khr_subgroup_ballot 1
+#define cl_khr_subgroup_shuffle 1
+#define cl_khr_subgroup_shuffle_relative 1
+
+#define CLK_LOCAL_MEM_FENCE 1
+#define CLK_GLOBAL_MEM_FENCE 2
+
+#define CHAR_BIT 8
+#define SCHAR_MAX 127
+#define SCHAR_MIN (-128)
+#define CHAR_MAX SCHAR_MAX
+#define CHAR_MIN SCHAR_MIN
+#define UCHAR_MAX 255
+#define SHRT_MAX 32767
+#define SHRT_MIN (-32768)
+#define USHRT_MAX 65535
+#define INT_MAX 2147483647
+#define INT_MIN (-2147483647 - 1)
+#define UINT_MAX 0xffffffffu
+#define LONG_MAX 0x7fffffffffffffffL
+#define LONG_MIN (-0x7fffffffffffffffL - 1)
+#define ULONG_MAX 0xffffffffffffffffUL
+
+#define FLT_DIG 6
+#define FLT_MANT_DIG 24
+#define FLT_MAX_10_EXP 38
+#define FLT_MAX_EXP 128
+#define FLT_MIN_10_EXP (-37)
+#define FLT_MIN_EXP (-125)
+#define FLT_RADIX 2
+#define FLT_MAX 0x1.fffffep127f
+#define FLT_MIN 0x1.0p-126f
+#define FLT_EPSILON 0x1.0p-23f
+#define DBL_DIG 15
+#define DBL_MANT_DIG 53
+#define DBL_MAX_10_EXP 308
+#define DBL_MAX_EXP 1024
+#define DBL_MIN_10_EXP (-307)
+#define DBL_MIN_EXP (-1021)
+#define DBL_MAX 0x1.fffffffffffffp1023
+#define DBL_MIN 0x1.0p-1022
+#define DBL_EPSILON 0x1.0p-52
+#define MAXFLOAT FLT_MAX
+#define HUGE_VALF (__builtin_bit_cast(float, 0x7f800000u))
+#define HUGE_VAL (__builtin_bit_cast(double, 0x7ff0000000000000ull))
+#define INFINITY HUGE_VALF
+#define NAN (__builtin_bit_cast(float, 0x7fc00000u))
+
+#define M_E_F 2.71828182845904523536f
+#define M_LOG2E_F 1.44269504088896340736f
+#define M_LOG10E_F 0.434294481903251827651f
+#define M_LN2_F 0.693147180559945309417f
+#define M_LN10_F 2.30258509299404568402f
+#define M_PI_F 3.14159265358979323846f
+#define M_PI_2_F 1.57079632679489661923f
+#define M_PI_4_F 0.785398163397448309616f
+#define M_1_PI_F 0.318309886183790671538f
+#define M_2_PI_F 0.636619772367581343076f
+#define M_2_SQRTPI_F 1.12837916709551257390f
+#define M_SQRT2_F 1.41421356237309504880f
+#define M_SQRT1_2_F 0.707106781186547524401f
+#define M_E 2.71828182845904523536
+#define M_LOG2E 1.44269504088896340736
+#define M_LOG10E 0.434294481903251827651
+#define M_LN2 0.693147180559945309417
+#define M_LN10 2.30258509299404568402
+#define M_PI 3.14159265358979323846
+#define M_PI_2 1.57079632679489661923
+#define M_PI_4 0.785398163397448309616
+#define M_1_PI 0.318309886183790671538
+#define M_2_PI 0.636619772367581343076
+#define M_2_SQRTPI 1.12837916709551257390
+#define M_SQRT2 1.41421356237309504880
+#define M_SQRT1_2 0.707106781186547524401
+
+namespace kiln_opencl {
+
+typedef unsigned char uchar;
+typedef unsigned short ushort;
+typedef unsigned int uint;
+typedef unsigned long ulong;
+typedef decltype(sizeof(int)) size_t;
+typedef decltype((int*)0 - (int*)0) ptrdiff_t;
+typedef ptrdiff_t intptr_t;
+typedef size_t uintptr_t;
+typedef int event_t;
+
+namespace detail {
+
+// --- minimal type traits (NVRTC has no standard library) ------------------------------------
+template <bool B, class T = void>
+struct enable_if {};
+template <class T>
+struct enable_if<true, T> {
+    using type = T;
+};
+template <bool B, class T = void>
+using enable_if_t = typename enable_if<B, T>::type;
+template <bool B, class T, class F>
+struct conditional {
+    using type = T;
+};
+template <class T, class F>
+struct conditional<false, T, F> {
+    using type = F;
+};
+template <bool B, class T, class F>
+using conditional_t = typename conditional<B, T, F>::type;
+template <class A, class B>
+inline constexpr bool is_same_v = false;
+template <class A>
+inline constexpr bool is_same_v<A, A> = true;
+template <class T>
+struct remove_cv {
+    using type = T;
+};
+template <class T>
+struct remove_cv<const T> {
+    using type = T;
+};
+template <class T>
+struct remove_cv<volatile T> {
+    using type = T;
+};
+template <class T>
+struct remove_cv<const volatile T> {
+    using type = T;
+};
+template <class T>
+using remove_cv_t = typename remove_cv<T>::type;
+
+template <class T>
+inline constexpr bool is_integer_v = false;
+template <>
+inline constexpr bool is_integer_v<char> = true;
+template <>
+inline constexpr bool is_integer_v<signed char> = true;
+template <>
+inline constexpr bool is_integer_v<unsigned char> = true;
+template <>
+inline constexpr bool is_integer_v<short> = true;
+template <>
+inline constexpr bool is_integer_v<unsigned short> = true;
+template <>
+inline constexpr bool is_integer_v<int> = true;
+template <>
+inline constexpr bool is_integer_v<unsigned int> = true;
+template <>
+inline constexpr bool is_integer_v<long> = true;
+template <>
+inline constexpr bool is_integer_v<unsigned long> = true;
+template <>
+inline constexpr bool is_integer_v<long long> = true;
+template <>
+inline constexpr bool is_integer_v<unsigned long long> = true;
+template <class T>
+inline constexpr bool is_floating_v = is_same_v<T, float> || is_same_v<T, double>;
+template <class T>
+inline constexpr bool is_scalar_v = is_integer_v<T> || is_floating_v<T> || is_same_v<T, bool>;
+template <class T>
+inline constexpr bool is_signed_v = T(-1) < T(0);
+
+template <class T>
+struct make_unsigned {
+    using type = T;
+};
+template <>
+struct make_unsigned<char> {
+    using type = unsigned char;
+};
+template <>
+struct make_unsigned<signed char> {
+    using type = unsigned char;
+};
+template <>
+struct make_unsigned<short> {
+    using type = unsigned short;
+};
+template <>
+struct make_unsigned<int> {
+    using type = unsigned int;
+};
+template <>
+struct make_unsigned<long> {
+    using type = unsigned long;
+};
+template <>
+struct make_unsigned<long long> {
+    using type = unsigned long long;
+};
+template <class T>
+using make_unsigned_t = typename make_unsigned<T>::type;
+
+/// OpenCL's result element type of a vector comparison: a signed integer of the same width.
+template <class T>
+using mask_element_t =
+    conditional_t<sizeof(T) == 1, signed char,
+                  conditional_t<sizeof(T) == 2, short, conditional_t<sizeof(T) == 4, int, long>>>;
+
+/// Integer limits, for saturating conversions and arithmetic.
+template <class T>
+constexpr T lowest_value() {
+    if constexpr (is_signed_v<T>)
+        return T(T(1) << (sizeof(T) * 8 - 1));
+    else
+        return T(0);
+}
+template <class T>
+constexpr T highest_value() {
+    if constexpr (is_signed_v<T>)
+        return T(~lowest_value<T>());
+    else
+        return T(~T(0));
+}
+
+// --- vectors --------------------------------------------------------------------------------
+// Aligned to their size like OpenCL's (3-component vectors take the room of 4), so buffers of
+// cl_float4 or cl_float3 written by the host have the same layout here.
+template <class T, int N>
+struct vec_data;
+template <class T>
+struct alignas(2 * sizeof(T)) vec_data<T, 2> {
+    T x, y;
+    constexpr T& at(int i) { return i == 0 ? x : y; }
+    constexpr const T& at(int i) const { return i == 0 ? x : y; }
+};
+template <class T>
+struct alignas(4 * sizeof(T)) vec_data<T, 3> {
+    T x, y, z;
+    constexpr T& at(int i) { return i == 0 ? x : i == 1 ? y : z; }
+    constexpr const T& at(int i) const { return i == 0 ? x : i == 1 ? y : z; }
+};
+template <class T>
+struct alignas(4 * sizeof(T)) vec_data<T, 4> {
+    T x, y, z, w;
+    constexpr T& at(int i) { return i == 0 ? x : i == 1 ? y : i == 2 ? z : w; }
+    constexpr const T& at(int i) const { return i == 0 ? x : i == 1 ? y : i == 2 ? z : w; }
+};
+template <class T>
+struct alignas(8 * sizeof(T)) vec_data<T, 8> {
+    T s[8];
+    constexpr T& at(int i) { return s[i]; }
+    constexpr const T& at(int i) const { return s[i]; }
+};
+template <class T>
+struct alignas(16 * sizeof(T)) vec_data<T, 16> {
+    T s[16];
+    constexpr T& at(int i) { return s[i]; }
+    constexpr const T& at(int i) const { return s[i]; }
+};
+
+template <class T, int N>
+struct vec;
+template <class V, int M>
+struct component_ref;
+
+template <class P>
+inline constexpr int component_count = 1;
+template <class T, int N>
+inline constexpr int component_count<vec<T, N>> = N;
+
+template <class T>
+inline constexpr bool is_vec_v = false;
+template <class T, int N>
+inline constexpr bool is_vec_v<vec<T, N>> = true;
+
+template <class T, int N>
+struct vec : vec_data<T, N> {
+    using element_type = T;
+    static constexpr int size = N;
+    static constexpr int half_size = N == 3 ? 2 : N / 2;
+    using half_type = conditional_t<half_size == 1, T, vec<T, half_size>>;
+
+    vec() = default;
+    /// OpenCL converts a scalar to a vector implicitly by repeating it.
+    template <class S, enable_if_t<is_scalar_v<S>, int> = 0>
+    constexpr vec(S value) : vec_data<T, N>{} {
+        for (int i = 0; i < N; ++i) this->at(i) = T(value);
+    }
+    /// The vector literal (float4)(a, b.xy, c): scalars and vectors whose components add up to N.
+    template <
+        class... Parts,
+        enable_if_t<(sizeof...(Parts) >= 2) && ((component_count<Parts> + ...) == N), int> = 0>
+    constexpr vec(const Parts&... parts) : vec_data<T, N>{} {
+        int next = 0;
+        (append(next, parts), ...);
+    }
+
+    constexpr T& operator[](int i) { return this->at(i); }
+    constexpr const T& operator[](int i) const { return this->at(i); }
+
+    /// .s0 ... .sF
+    template <int I>
+    constexpr T& kiln_s() {
+        static_assert(I >= 0 && I < N, "vector component out of range");
+        return this->at(I);
+    }
+    template <int I>
+    constexpr const T& kiln_s() const {
+        static_assert(I >= 0 && I < N, "vector component out of range");
+        return this->at(I);
+    }
+    /// .xy, .s01, .wzyx ... read.
+    template <int... I>
+    constexpr vec<T, sizeof...(I)> kiln_swizzle() const {
+        static_assert(((I >= 0 && I < N) && ...), "vector component out of range");
+        return vec<T, sizeof...(I)>(this->at(I)...);
+    }
+    /// .xy = ... and friends.
+    template <int... I>
+    constexpr component_ref<vec, sizeof...(I)> kiln_swizzle_ref() {
+        static_assert(((I >= 0 && I < N) && ...), "vector component out of range");
+        return {*this, {I...}};
+    }
+    constexpr half_type kiln_lo() const { return part(0, 1); }
+    constexpr half_type kiln_hi() const { return part(half_size, 1); }
+    constexpr half_type kiln_even() const { return part(0, 2); }
+    constexpr half_type kiln_odd() const { return part(1, 2); }
+    constexpr decltype(auto) kiln_lo_ref() { return part_ref(0, 1); }
+    constexpr decltype(auto) kiln_hi_ref() { return part_ref(half_size, 1); }
+    constexpr decltype(auto) kiln_even_ref() { return part_ref(0, 2); }
+    constexpr decltype(auto) kiln_odd_ref() { return part_ref(1, 2); }
+
+  private:
+    template <class P>
+    constexpr void append(int& next, const P& part) {
+        if constexpr (is_vec_v<P>) {
+            for (int i = 0; i < P::size; ++i) this->at(next++) = T(part[i]);
+        } else {
+            this->at(next++) = T(part);
+        }
+    }
+    // A 3-component vector's hi and odd halves read past the end: the missing component is 0.
+    constexpr half_type part(int first, int stride) const {
+        if constexpr (half_size == 1) {
+            return this->at(first);
+        } else {
+            half_type result{};
+            for (int i = 0; i < half_size; ++i) {
+                const int index = first + i * stride;
+                result[i] = index < N ? this->at(index) : T(0);
+            }
+            return result;
+        }
+    }
+    constexpr decltype(auto) part_ref(int first, int stride) {
+        if constexpr (half_size == 1) {
+            return (this->at(first));
+        } else {
+            component_ref<vec, half_size> ref{*this, {}};
+            for (int i = 0; i < half_size; ++i) ref.index[i] = first + i * stride;
+            return ref;
+        }
+    }
+};
+
+/// Assignable view of some components of a vector: the target of `v.xy = ...`.
+template <class V, int M>
+struct component_ref {
+    using element_type = typename V::element_type;
+    using value_type = vec<element_type, M>;
+    V& target;
+    int index[M];
+
+    constexpr operator value_type() const {
+        value_type result{};
+        for (int i = 0; i < M; ++i)
+            result[i] = index[i] < V::size ? target[index[i]] : element_type(0);
+        return result;
+    }
+    constexpr component_ref& operator=(const value_type& value) {
+        for (int i = 0; i < M; ++i)
+            if (index[i] < V::size) target[index[i]] = value[i];
+        return *this;
+    }
+    template <class R>
+    constexpr component_ref& operator+=(const R& r) {
+        return *this = value_type(*this) + r;
+    }
+    template <class R>
+    constexpr component_ref& operator-=(const R& r) {
+        return *this = value_type(*this) - r;
+    }
+    template <class R>
+    constexpr component_ref& operator*=(const R& r) {
+        return *this = value_type(*this) * r;
+    }
+    template <class R>
+    constexpr component_ref& operator/=(const R& r) {
+        return *this = value_type(*this) / r;
+    }
+    template <class R>
+    constexpr component_ref& operator%=(const R& r) {
+        return *this = value_type(*this) % r;
+    }
+    template <class R>
+    constexpr component_ref& operator&=(const R& r) {
+        return *this = value_type(*this) & r;
+    }
+    template <class R>
+    constexpr component_ref& operator|=(const R& r) {
+        return *this = value_type(*this) | r;
+    }
+    template <class R>
+    constexpr component_ref& operator^=(const R& r) {
+        return *this = value_type(*this) ^ r;
+    }
+    template <class R>
+    constexpr component_ref& operator<<=(const R& r) {
+        return *this = value_type(*this) << r;
+    }
+    template <class R>
+    constexpr component_ref& operator>>=(const R& r) {
+        return *this = value_type(*this) >> r;
+    }
+};
+
+// Element-wise operators, vector with vector and vector with scalar (the scalar is repeated).
+#define KILN_VECTOR_BINARY_OPERATOR(op)                                       \
+    template <class T, int N>                                                 \
+    constexpr vec<T, N> operator op(const vec<T, N>& a, const vec<T, N>& b) { \
+        vec<T, N> r{};                                                        \
+        for (int i = 0; i < N; ++i) r[i] = T(a[i] op b[i]);                   \
+        return r;                                                             \
+    }                                                                         \
+    template <class T, int N, class S, enable_if_t<is_scalar_v<S>, int> = 0>  \
+    constexpr vec<T, N> operator op(const vec<T, N>& a, S b) {                \
+        return a op vec<T, N>(b);                                             \
+    }                                                                         \
+    template <class T, int N, class S, enable_if_t<is_scalar_v<S>, int> = 0>  \
+    constexpr vec<T, N> operator op(S a, const vec<T, N>& b) {                \
+        return vec<T, N>(a) op b;                                             \
+    }                                                                         \
+    template <class T, int N, class R>                                        \
+    constexpr vec<T, N>& operator op##=(vec<T, N>& a, const R& b) {           \
+        return a = a op b;                                                    \
+    }
+KILN_VECTOR_BINARY_OPERATOR(+)
+KILN_VECTOR_BINARY_OPERATOR(-)
+KILN_VECTOR_BINARY_OPERATOR(*)
+KILN_VECTOR_BINARY_OPERATOR(/)
+KILN_VECTOR_BINARY_OPERATOR(%)
+KILN_VECTOR_BINARY_OPERATOR(&)
+KILN_VECTOR_BINARY_OPERATOR(|)
+KILN_VECTOR_BINARY_OPERATOR(^)
+KILN_VECTOR_BINARY_OPERATOR(<<)
+KILN_VECTOR_BINARY_OPERATOR(>>)
+#undef KILN_VECTOR_BINARY_OPERATOR
+
+// Comparisons give -1 (all bits set) or 0 per component, in a signed vector of the same width.
+#define KILN_VECTOR_COMPARISON(op)                                                            \
+    template <class T, int N>                                                                 \
+    constexpr vec<mask_element_t<T>, N> operator op(const vec<T, N>& a, const vec<T, N>& b) { \
+        vec<mask_element_t<T>, N> r{};                                                        \
+        for (int i = 0; i < N; ++i) r[i] = a[i] op b[i] ? -1 : 0;                             \
+        return r;                                                                             \
+    }                                                                                         \
+    template <class T, int N, class S, enable_if_t<is_scalar_v<S>, int> = 0>                  \
+    constexpr vec<mask_element_t<T>, N> operator op(const vec<T, N>& a, S b) {                \
+        return a op vec<T, N>(b);                                                             \
+    }                                                                                         \
+    template <class T, int N, class S, enable_if_t<is_scalar_v<S>, int> = 0>                  \
+    constexpr vec<mask_element_t<T>, N> operator op(S a, const vec<T, N>& b) {                \
+        return vec<T, N>(a) op b;                                                             \
+    }
+KILN_VECTOR_COMPARISON(==)
+KILN_VECTOR_COMPARISON(!=)
+KILN_VECTOR_COMPARISON(<)
+KILN_VECTOR_COMPARISON(<=)
+KILN_VECTOR_COMPARISON(>)
+KILN_VECTOR_COMPARISON(>=)
+KILN_VECTOR_COMPARISON(&&)
+KILN_VECTOR_COMPARISON(||)
+#undef KILN_VECTOR_COMPARISON
+
+template <class T, int N>
+constexpr vec<T, N> operator+(const vec<T, N>& a) {
+    return a;
+}
+template <class T, int N>
+constexpr vec<T, N> operator-(const vec<T, N>& a) {
+    vec<T, N> r{};
+    for (int i = 0; i < N; ++i) r[i] = T(-a[i]);
+    return r;
+}
+template <class T, int N>
+constexpr vec<T, N> operator~(const vec<T, N>& a) {
+    vec<T, N> r{};
+    for (int i = 0; i < N; ++i) r[i] = T(~a[i]);
+    return r;
+}
+template <class T, int N>
+constexpr vec<mask_element_t<T>, N> operator!(const vec<T, N>& a) {
+    vec<mask_element_t<T>, N> r{};
+    for (int i = 0; i < N; ++i) r[i] = a[i] == T(0) ? -1 : 0;
+    return r;
+}
+template <class T, int N>
+constexpr vec<T, N>& operator++(vec<T, N>& a) {
+    return a += T(1);
+}
+template <class T, int N>
+constexpr vec<T, N>& operator--(vec<T, N>& a) {
+    return a -= T(1);
+}
+template <class T, int N>
+constexpr vec<T, N> operator++(vec<T, N>& a, int) {
+    vec<T, N> old = a;
+    a += T(1);
+    return old;
+}
+template <class T, int N>
+constexpr vec<T, N> operator--(vec<T, N>& a, int) {
+    vec<T, N> old = a;
+    a -= T(1);
+    return old;
+}
+
+/// Applies f to each component (or to the scalar itself).
+template <class T, int N, class F>
+constexpr auto map(const vec<T, N>& a, F f) {
+    using R = decltype(f(a[0]));
+    vec<R, N> r{};
+    for (int i = 0; i < N; ++i) r[i] = f(a[i]);
+    return r;
+}
+template <class T, int N, class F>
+constexpr auto map(const vec<T, N>& a, const vec<T, N>& b, F f) {
+    using R = decltype(f(a[0], b[0]));
+    vec<R, N> r{};
+    for (int i = 0; i < N; ++i) r[i] = f(a[i], b[i]);
+    return r;
+}
+template <class T, int N, class F>
+constexpr auto map(const vec<T, N>& a, const vec<T, N>& b, const vec<T, N>& c, F f) {
+    using R = decltype(f(a[0], b[0], c[0]));
+    vec<R, N> r{};
+    for (int i = 0; i < N; ++i) r[i] = f(a[i], b[i], c[i]);
+    return r;
+}
+
+}  // namespace detail
+}  // namespace kiln_opencl
+
+// The rest of the prelude, in this order: each file uses what the ones before it declare.
+// clang-format off
+#include "kiln_opencl_work_items.h"
+#include "kiln_opencl_math.h"
+#include "kiln_opencl_subgroups.h"
+// clang-format on
+
+// Qualifiers that reach the compiler through a macro expansion were not seen by the translator:
+// the harmless ones vanish, the others stop the build with a message that names them. The bare
+// spellings (global, local, constant) cannot be macros: CUDA's own __global__, __constant__ and
+// __shared__ expand to attributes with those names. Expanded, they are undefined identifiers.
+#define __global
+#define __private
+#define restrict __restrict__
+#define __kernel kiln_unsupported__kernel_from_macro
+#define __local kiln_unsupported__local_from_macro
+#define __constant kiln_unsupported__constant_from_macro

@@ -1,0 +1,122 @@
+// The OpenCL backend's scan of sources for sub-group and collective calls, on simulated devices:
+// one with some sub-group extensions and not others (as PoCL on the GPU machine reports), and one
+// without collectives. No device needed; runtime.subgroup runs the same calls on real devices.
+#include <gtest/gtest.h>
+
+#include <kiln/error.hpp>
+#include <string>
+#include <vector>
+
+#include "backend/opencl/opencl_kernel_features.hpp"
+
+namespace {
+
+using kiln::detail::opencl::prepare_kernel_features;
+
+kiln::device_properties pocl_like() {
+    kiln::device_properties p;
+    p.name = "simulated PoCL";
+    p.platform = "Portable Computing Language";
+    p.api_version = "OpenCL 3.0 PoCL";
+    p.max_work_group_size = 4096;
+    p.local_memory_bytes = 4 << 20;
+    p.extensions = {"cl_khr_subgroups", "cl_khr_subgroup_ballot", "cl_khr_subgroup_shuffle"};
+    return p;
+}
+
+std::string build_log(const kiln::device_properties& p, const std::string& source) {
+    try {
+        prepare_kernel_features(p, std::vector<std::string>{source}, "");
+    } catch (const kiln::build_error& e) {
+        EXPECT_EQ(e.code_name(), "KILN_KERNEL_FEATURE_UNSUPPORTED");
+        return e.log();
+    }
+    ADD_FAILURE() << "accepted";
+    return {};
+}
+
+TEST(KernelFeatures, AMissingExtensionIsNamedWithItsCallAndLine) {
+    const auto log = build_log(pocl_like(),
+                               "kernel void k(global int* v) {\n"
+                               "    v[0] = sub_group_reduce_add(v[1]);\n"
+                               "    v[1] = sub_group_shuffle_down(v[2], 1u);\n}\n");
+    EXPECT_NE(log.find("simulated PoCL"), std::string::npos) << log;
+    EXPECT_NE(log.find("sub_group_shuffle_down (source 1, line 3) needs "
+                       "cl_khr_subgroup_shuffle_relative"),
+              std::string::npos)
+        << log;
+    EXPECT_EQ(log.find("sub_group_reduce_add"), std::string::npos) << "supported: " << log;
+}
+
+TEST(KernelFeatures, CallsInMacroBodiesCount) {
+    const auto log = build_log(pocl_like(),
+                               "#define NEXT(x) \\\n    sub_group_shuffle_up((x), 1u)\n"
+                               "kernel void k(global int* v) { v[0] = NEXT(v[1]); }\n");
+    EXPECT_NE(log.find("sub_group_shuffle_up (source 1, line 2)"), std::string::npos) << log;
+}
+
+TEST(KernelFeatures, ExtensionsTheDeviceHasGetTheirPragmasAndLanguage) {
+    const std::vector<std::string> sources{
+        "kernel void k(global uint* v) {\n"
+        "    uint4 b = sub_group_ballot(v[0] > 1);\n"
+        "    v[0] = sub_group_shuffle_xor(v[1], 1u) + sub_group_scan_inclusive_add(b.x);\n}\n"};
+    const auto setup = prepare_kernel_features(pocl_like(), sources, "-DX=1");
+    EXPECT_NE(setup.prologue.find("#pragma OPENCL EXTENSION cl_khr_subgroups : enable\n"),
+              std::string::npos);
+    EXPECT_NE(setup.prologue.find("#pragma OPENCL EXTENSION cl_khr_subgroup_ballot : enable\n"),
+              std::string::npos);
+    EXPECT_NE(setup.prologue.find("#pragma OPENCL EXTENSION cl_khr_subgroup_shuffle : enable\n"),
+              std::string::npos);
+    EXPECT_TRUE(setup.prologue.ends_with("#line 1\n")) << "the sources keep their line numbers";
+    EXPECT_EQ(setup.extra_options, " -cl-std=CL3.0");
+    EXPECT_EQ(setup.sources, sources);
+    // A language the user chose stays.
+    EXPECT_EQ(prepare_kernel_features(pocl_like(), sources, "-cl-std=CL2.0").extra_options, "");
+}
+
+TEST(KernelFeatures, SourcesWithoutSuchCallsAreLeftAlone) {
+    const std::vector<std::string> sources{
+        "// sub_group_reduce_add(x)\nkernel void k(global int* v) { int sub_group_size = 1; "
+        "v[0] = sub_group_size; const char* s = \"work_group_any(\"; }\n"};
+    kiln::device_properties bare;
+    const auto setup = prepare_kernel_features(bare, sources, "");
+    EXPECT_EQ(setup.prologue, "");
+    EXPECT_EQ(setup.extra_options, "");
+    EXPECT_EQ(setup.sources, sources);
+}
+
+TEST(KernelFeatures, CollectivesTheDeviceLacksComeFromKilnWithAScratchPerKernel) {
+    auto p = pocl_like();
+    p.max_work_group_size = 1024;
+    const std::vector<std::string> sources{
+        "int helper(int x) { return x + 1; }\n"
+        "__kernel __attribute__((reqd_work_group_size(64, 1, 1)))\n"
+        "void a(global int* v) {\n"
+        "    v[0] = work_group_reduce_add(helper(v[1]));\n}\n"
+        "#define BODY { }\n"
+        "kernel void b(global int* v) { v[0] = work_group_broadcast(v[1], 0); }\n"};
+    const auto setup = prepare_kernel_features(p, sources, "");
+    EXPECT_NE(setup.prologue.find("#define KILN_COLLECTIVE_SLOTS 1024\n"), std::string::npos);
+    EXPECT_NE(setup.prologue.find("#define work_group_reduce_add(x)"), std::string::npos);
+    EXPECT_EQ(setup.extra_options, "") << "kiln's collectives are OpenCL C 1.2";
+    const std::string scratch = " local ulong kiln_collective_scratch[KILN_COLLECTIVE_SLOTS];";
+    const std::string expected =
+        "int helper(int x) { return x + 1; }\n"
+        "__kernel __attribute__((reqd_work_group_size(64, 1, 1)))\n"
+        "void a(global int* v) {" +
+        scratch +
+        "\n"
+        "    v[0] = work_group_reduce_add(helper(v[1]));\n}\n"
+        "#define BODY { }\n"
+        "kernel void b(global int* v) {" +
+        scratch + " v[0] = work_group_broadcast(v[1], 0); }\n";
+    ASSERT_EQ(setup.sources.size(), 1u);
+    EXPECT_EQ(setup.sources[0], expected);
+    // A device with its own collectives keeps its sources and compiles them as OpenCL C 2.0+.
+    p.work_group_collectives = true;
+    const auto native = prepare_kernel_features(p, sources, "");
+    EXPECT_EQ(native.sources, sources);
+    EXPECT_EQ(native.extra_options, " -cl-std=CL3.0");
+}
+
+}  // namespace
