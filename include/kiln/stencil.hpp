@@ -62,18 +62,28 @@ class stencil_node : public expression_tag {
     std::string generate(generator& g) const {
         const std::string t = opencl_type_name<T>();
         const std::string function = "kiln_stencil_" + t;
-        g.source.define(function,
-                        t + " " + function + "(global const " + t + "* x, global const " + t +
-                            "* c, ulong width, ulong center, ulong n, ulong i) {\n"
-                            "    " +
-                            t +
-                            " sum = 0;\n"
-                            "    for (ulong k = 0; k < width; ++k) {\n"
-                            "        const ulong j = i + k < center ? 0 : i + k - center;\n"
-                            "        sum += c[k] * x[j < n ? j : n - 1];\n"
-                            "    }\n"
-                            "    return sum;\n"
-                            "}\n");
+        // Away from the ends no clamping: one contiguous window.
+        std::string text = R"(T F(global const T* x, global const T* c, ulong width, ulong center,
+     ulong n, ulong i) {
+    T sum = 0;
+    if (i >= center && i + width - center <= n) {
+        global const T* w = x + (i - center);
+        for (ulong k = 0; k < width; ++k) sum += c[k] * w[k];
+        return sum;
+    }
+    for (ulong k = 0; k < width; ++k) {
+        const ulong j = i + k < center ? 0 : i + k - center;
+        sum += c[k] * x[j < n ? j : n - 1];
+    }
+    return sum;
+}
+)";
+        for (std::size_t at = 0; (at = text.find_first_of("TF", at)) != std::string::npos;) {
+            const std::string& name = text[at] == 'T' ? t : function;
+            text.replace(at, 1, name);
+            at += name.size();
+        }
+        g.source.define(function, text);
         const std::string x = g.new_name(), c = g.new_name(), width = g.new_name(),
                           center = g.new_name(), n = g.new_name();
         g.parameter("global const " + t + "*", x);
