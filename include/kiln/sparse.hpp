@@ -131,21 +131,8 @@ class sparse_matrix {
         sparse_matrix(const queue& q, std::size_t rows, std::size_t columns,
                       const RowPointers& row_pointers, const Columns& column_indices,
                       const Values& values)
-        : queue_(q), rows_(rows), columns_(columns) {
-        using Index = std::ranges::range_value_t<RowPointers>;
-        const std::span<const Index> pointers(std::ranges::data(row_pointers),
-                                              std::ranges::size(row_pointers));
-        const std::span<const Index> indices(std::ranges::data(column_indices),
-                                             std::ranges::size(column_indices));
-        const detail::row_statistics stats =
-            detail::check_csr(rows, columns, pointers, indices, std::ranges::size(values));
-        std::vector<std::uint32_t> pointers32(pointers.begin(), pointers.end());
-        std::vector<std::uint32_t> indices32(indices.begin(), indices.end());
-        nonzeros_ = stats.nonzeros;
-        storage_ = detail::make_storage<T>(
-            q, stats, pointers32, indices32,
-            std::span<const T>(std::ranges::data(values), std::ranges::size(values)));
-    }
+        : sparse_matrix(std::vector<kiln::queue>{q}, rows, columns, row_pointers, column_indices,
+                        values) {}
 
     /// Split over several devices like a kiln::vector of `rows` elements on `queues`: each
     /// device multiplies its rows, reading its own part of x (split like a vector of `columns`
@@ -160,16 +147,25 @@ class sparse_matrix {
         sparse_matrix(const std::vector<kiln::queue>& queues, std::size_t rows, std::size_t columns,
                       const RowPointers& row_pointers, const Columns& column_indices,
                       const Values& values)
-        : sparse_matrix(queues.at(0), rows, columns, row_pointers, column_indices, values) {
-        if (queues.size() == 1) return;
+        : queue_(first_of(queues)), rows_(rows), columns_(columns) {
+        using Index = std::ranges::range_value_t<RowPointers>;
+        const std::span<const Index> checked_pointers(std::ranges::data(row_pointers),
+                                                      std::ranges::size(row_pointers));
+        const std::span<const Index> checked_indices(std::ranges::data(column_indices),
+                                                     std::ranges::size(column_indices));
+        const detail::row_statistics stats = detail::check_csr(
+            rows, columns, checked_pointers, checked_indices, std::ranges::size(values));
+        nonzeros_ = stats.nonzeros;
+        const std::vector<std::uint32_t> pointers(checked_pointers.begin(), checked_pointers.end());
+        const std::vector<std::uint32_t> indices(checked_indices.begin(), checked_indices.end());
+        const std::span<const T> all_values(std::ranges::data(values), std::ranges::size(values));
+        if (queues.size() == 1) {
+            storage_ = detail::make_storage<T>(queue_, stats, pointers, indices, all_values);
+            return;
+        }
         row_parts_ = detail::split(queues, rows);
         column_parts_ = detail::split(queues, columns);
-        const std::vector<std::uint32_t> pointers(std::ranges::begin(row_pointers),
-                                                  std::ranges::end(row_pointers));
-        const std::vector<std::uint32_t> indices(std::ranges::begin(column_indices),
-                                                 std::ranges::end(column_indices));
         const auto plans = detail::plan_split(row_parts_, column_parts_, pointers, indices);
-        const std::span<const T> all_values(std::ranges::data(values), std::ranges::size(values));
         for (std::size_t k = 0; k < plans.size(); ++k) {
             const auto& plan = plans[k];
             const std::size_t own = column_parts_[k].size;
@@ -196,9 +192,6 @@ class sparse_matrix {
             transfers_.push_back(std::move(transfers));
             halo_sizes_.push_back(plan.halo.size());
         }
-        // The delegated constructor validated the arrays and built the whole matrix on the
-        // first device; a split matrix multiplies through its blocks only.
-        storage_ = {};
     }
 
     std::size_t rows() const noexcept { return rows_; }
@@ -220,6 +213,11 @@ class sparse_matrix {
     std::size_t halo_size(std::size_t k) const { return halo_sizes_.at(k); }
 
   private:
+    static const kiln::queue& first_of(const std::vector<kiln::queue>& queues) {
+        if (queues.empty()) throw invalid_argument_error("kiln::sparse_matrix", "no queue given");
+        return queues[0];
+    }
+
     kiln::queue queue_;
     std::size_t rows_, columns_, nonzeros_ = 0;
     detail::sparse_storage<T> storage_;
