@@ -12,4 +12,6 @@
 #include <kiln/runtime/event.hpp>
 #include <kiln/runtime/program.hpp>
 #include <kiln/runtime/queue.hpp>
+#include <kiln/sparse.hpp>
+#include <kiln/stencil.hpp>
 #include <kiln/vector.hpp>

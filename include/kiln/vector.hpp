@@ -126,6 +126,14 @@ class vector {
         detail::assign(detail::vector_terminal<T>(*this), expression, "kiln::vector assignment");
         return *this;
     }
+    /// Statements that generate and launch their own kernel, e.g. a sparse matrix product
+    /// `y = f - A * x` (include/kiln/sparse.hpp).
+    template <class S>
+    requires(!vector_expression<S>) && requires(const S& s, vector& v) { s.assign_to(v); }
+    vector& operator=(const S& statement) {
+        statement.assign_to(*this);
+        return *this;
+    }
     /// Sets every element (a fill, no kernel to build).
     template <scalar_value S>
     requires detail::storable_as<T, S> vector& operator=(const S& value) {

@@ -1,0 +1,208 @@
+// y = A x with kiln::sparse_matrix beside cuSPARSE (GPUs) or one host thread (CPUs), same data.
+//
+//     spmv_bench [poisson side] [power-law rows]
+//                (defaults 4096 and 2^24 on GPUs, 1024 and 2^20 on CPUs; KILN_DEVICE picks it)
+//
+// Prints one markdown table: y = A x on the 2-D 5-point Poisson matrix and a power-law matrix of
+// about as many rows (bench/algo/spmv_matrices.hpp, float values, int32 indices); time per product
+// (best of batches of back-to-back products, wall clock), the bandwidth at the minimum CSR traffic
+// (values, columns, row pointers, x once, y), the format kiln chose, and the ratio to cuSPARSE's
+// cusparseSpMV on the same matrix (bench/algo/cusparse_spmv_reference.cu, run by this program
+// when it was built) or, on CPUs, to a plain single-threaded CSR loop. Then one CG iteration on
+// the Poisson matrix beside cuSPARSE + cuBLAS, and y = x * S (a 5-point 1-D stencil over
+// 4 side^2 floats) against the copy bandwidth.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <device_limits.hpp>
+#include <kiln/kiln.hpp>
+#include <kiln/sparse.hpp>
+#include <kiln/stencil.hpp>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "spmv_matrices.hpp"
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point start) {
+    return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+template <class Work>
+double best_seconds_per_call(const kiln::queue& q, int batches, int calls, Work&& work) {
+    work();
+    q.finish();
+    double best = 1e30;
+    for (int b = 0; b < batches; ++b) {
+        const auto start = clock_type::now();
+        for (int c = 0; c < calls; ++c) work();
+        q.finish();
+        best = std::min(best, seconds_since(start) / calls);
+    }
+    return best;
+}
+
+/// cuSPARSE's seconds per product, from the reference program's `cusparse <matrix> <s>` lines.
+std::map<std::string, double> cusparse_reference(std::size_t side, std::size_t rows) {
+    std::map<std::string, double> times;
+#ifdef KILN_SPMV_CUSPARSE_REFERENCE
+    const std::string command = std::string(KILN_SPMV_CUSPARSE_REFERENCE) + " " +
+                                std::to_string(side) + " " + std::to_string(rows);
+    if (FILE* pipe = popen(command.c_str(), "r")) {
+        char matrix[64];
+        double seconds = 0;
+        while (std::fscanf(pipe, "cusparse %63s %lf\n", matrix, &seconds) == 2)
+            times[matrix] = seconds;
+        pclose(pipe);
+    }
+#else
+    (void)side, (void)rows;
+#endif
+    return times;
+}
+
+/// The plain CSR loop, in double to check kiln's float result against.
+std::vector<double> host_product(const spmv_matrices::csr& m, const std::vector<float>& x) {
+    std::vector<double> y(m.rows);
+    for (std::size_t r = 0; r < m.rows; ++r) {
+        double sum = 0;
+        for (auto e = m.row_pointers[r]; e < m.row_pointers[r + 1]; ++e)
+            sum += double(m.values[e]) * x[m.column_indices[e]];
+        y[r] = sum;
+    }
+    return y;
+}
+
+void measure(const kiln::queue& q, const char* name, const spmv_matrices::csr& m, double reference,
+             bool cpu) {
+    const std::vector<float> x = spmv_matrices::operand(m.columns);
+    const kiln::sparse_matrix<float> A(q, m.rows, m.columns, m.row_pointers, m.column_indices,
+                                       m.values);
+    kiln::vector<float> dx(q, x), y(q, m.rows);
+    const double s = best_seconds_per_call(q, 5, 10, [&] { y = A * dx; });
+
+    // The plain one-thread loop (float accumulation, as kiln's): the CPU reference.
+    std::vector<float> host_y(m.rows);
+    double host_s = 1e30;
+    for (int r = 0; r < (cpu ? 3 : 1); ++r) {
+        const auto start = clock_type::now();
+        for (std::size_t row = 0; row < m.rows; ++row) {
+            float sum = 0;
+            for (auto e = m.row_pointers[row]; e < m.row_pointers[row + 1]; ++e)
+                sum += m.values[e] * x[m.column_indices[e]];
+            host_y[row] = sum;
+        }
+        host_s = std::min(host_s, seconds_since(start));
+    }
+    const std::vector<double> expected = host_product(m, x);
+    const std::vector<float> got = y.read();
+    std::size_t wrong = 0;
+    for (std::size_t r = 0; r < m.rows; ++r) {
+        double magnitude = 0;
+        for (auto e = m.row_pointers[r]; e < m.row_pointers[r + 1]; ++e)
+            magnitude += std::abs(double(m.values[e]) * x[m.column_indices[e]]);
+        if (std::abs(got[r] - expected[r]) > 1e-5 * (magnitude + 1)) ++wrong;
+    }
+
+    const double bytes = spmv_matrices::minimum_bytes(m);
+    const double ref = cpu ? host_s : reference;
+    std::printf("| %s, %zu rows, %zu non-zeros | %s | %.3f ms | %.1f GB/s |", name, m.rows,
+                m.values.size(), std::string(kiln::detail::to_string(A.format())).c_str(), s * 1e3,
+                bytes / s / 1e9);
+    if (ref > 0)
+        std::printf(" %.2fx %s (%.3f ms) |", ref / s,
+                    cpu ? "one-thread CSR loop" : "cuSPARSE cusparseSpMV", ref * 1e3);
+    else
+        std::printf(" (no reference) |");
+    std::printf(" %s |\n", wrong == 0 ? "matches the host loop" : "MISMATCH");
+}
+
+/// One CG iteration on the matrix (Ap = A p, two sums, the u and r updates in one kernel, the
+/// new direction), against cuSPARSE + cuBLAS doing the same; on CPUs no reference.
+void measure_cg(const kiln::queue& q, const spmv_matrices::csr& m, double reference, bool cpu) {
+    const kiln::sparse_matrix<float> A(q, m.rows, m.columns, m.row_pointers, m.column_indices,
+                                       m.values);
+    kiln::vector<float> u(q, m.rows), r(q, spmv_matrices::operand(m.rows)), p(q, m.rows),
+        Ap(q, m.rows);
+    u = 0;
+    p = r;
+    double rr = kiln::sum(r * r);
+    const double s = best_seconds_per_call(q, 5, 10, [&] {
+        Ap = A * p;
+        const float alpha = static_cast<float>(rr / kiln::sum(p * Ap));
+        kiln::tie(u, r) = std::make_tuple(u + alpha * p, r - alpha * Ap);
+        const double rr_next = kiln::sum(r * r);
+        p = r + static_cast<float>(rr_next / rr) * p;
+        rr = rr_next;
+    });
+    std::printf("| CG iteration, Poisson, %zu rows | %s | %.3f ms | |", m.rows,
+                std::string(kiln::detail::to_string(A.format())).c_str(), s * 1e3);
+    if (!cpu && reference > 0)
+        std::printf(" %.2fx cuSPARSE + cuBLAS (%.3f ms) |", reference / s, reference * 1e3);
+    else
+        std::printf(" (no reference) |");
+    std::printf(" residual norm %.3g after %d iterations |\n", std::sqrt(rr), 5 * 10 + 1);
+}
+
+/// y = x * S with a 5-point stencil, against the copy bandwidth (the limit: one read, one
+/// write) and, on CPUs, a one-thread loop.
+void measure_stencil(const kiln::queue& q, std::size_t n, double copy_gb_per_s, bool cpu) {
+    const std::vector<float> c = {-1.0f / 12, 4.0f / 3, -5.0f / 2, 4.0f / 3, -1.0f / 12};
+    const std::vector<float> host = spmv_matrices::operand(n);
+    const kiln::stencil<float> S(q, c, 2);
+    kiln::vector<float> x(q, host), y(q, n);
+    const double s = best_seconds_per_call(q, 5, 10, [&] { y = x * S; });
+    std::vector<float> expected(n);
+    const auto start = clock_type::now();
+    for (std::size_t i = 0; i < n; ++i) {
+        float sum = 0;
+        for (std::size_t k = 0; k < 5; ++k)
+            sum += c[k] * host[std::min(n - 1, i + k < 2 ? 0 : i + k - 2)];
+        expected[i] = sum;
+    }
+    const double host_s = seconds_since(start);
+    const std::vector<float> got = y.read();
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < n; ++i) wrong += std::abs(got[i] - expected[i]) > 1e-5f;
+    const double gb_per_s = 2.0 * double(n) * 4 / s / 1e9;
+    std::printf(
+        "| y = x * S, 5-point 1-D stencil, %zu floats | | %.3f ms | %.1f GB/s | %.0f%% of "
+        "copy bandwidth",
+        n, s * 1e3, gb_per_s, 100 * gb_per_s / copy_gb_per_s);
+    if (cpu) std::printf(", %.2fx one-thread loop (%.3f ms)", host_s / s, host_s * 1e3);
+    std::printf(" | %s |\n", wrong == 0 ? "matches the host loop" : "MISMATCH");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const kiln::device dev = kiln::default_device();
+    const bool cpu = dev.is_cpu();
+    const std::size_t side = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : cpu ? 1024 : 4096;
+    const std::size_t rows =
+        argc > 2 ? std::strtoull(argv[2], nullptr, 10) : std::size_t{1} << (cpu ? 20 : 24);
+    kiln::queue q(dev);
+    const double copy_gb_per_s =
+        kiln::bench::measure_copy_bandwidth(dev, kiln::bench::copy_benchmark_bytes(dev));
+    std::map<std::string, double> reference;
+    if (!cpu) reference = cusparse_reference(side, rows);
+
+    std::printf("### kiln sparse matrix-vector products, %s (%s)\n\n", dev.name().c_str(),
+                std::string(kiln::to_string(dev.backend())).c_str());
+    std::printf("copy bandwidth (device to device, limit): %.1f GB/s\n\n", copy_gb_per_s);
+    std::printf(
+        "| matrix | kiln format | time | bandwidth (min. CSR traffic) | reference | check "
+        "|\n|---|---|---|---|---|---|\n");
+    measure(q, "2-D Poisson 5-point", spmv_matrices::poisson_2d(side), reference["poisson"], cpu);
+    measure(q, "power-law", spmv_matrices::power_law(rows, 100000), reference["power_law"], cpu);
+    measure_cg(q, spmv_matrices::poisson_2d(side), reference["cg_poisson"], cpu);
+    measure_stencil(q, side * side * 4, copy_gb_per_s, cpu);
+    return 0;
+}

@@ -1,0 +1,87 @@
+// How kiln stores a sparse matrix on a device: the formats, row-length statistics and the rule.
+//
+// The format is chosen once, when the matrix is built, from its row lengths and the device:
+//   - csr_scalar: one work-item per row over the CSR arrays. CPUs, where a work-item walks a
+//     contiguous block of rows (what caches and prefetchers want);
+//   - ell: rows padded to the longest one and stored column-major, one work-item per row. GPUs,
+//     for short rows of nearly equal length (stencil matrices): neighbouring work-items read
+//     neighbouring entries, so every load is coalesced, and no row pointers are read;
+//   - csr_vector: a team of `lanes` work-items (a power of two) per row, which reduce their
+//     partial sums in local memory. GPUs, for every other matrix; the team is as wide as the mean
+//     row, so that long rows do not serialise on one work-item and short rows waste few lanes;
+//     rows far longer than the team (a power-law matrix's few huge rows) are each reduced by a
+//     whole work-group instead, so that they do not hold up the end of the launch.
+// The thresholds are data, in src/algo/sparse_format.cpp, each with where it came from.
+#pragma once
+
+#include <cstddef>
+#include <kiln/runtime/device.hpp>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace kiln::detail {
+
+enum class sparse_format { csr_scalar, csr_vector, ell };
+std::string_view to_string(sparse_format format) noexcept;
+
+struct row_statistics {
+    std::size_t rows = 0, nonzeros = 0, longest = 0;
+    double mean() const noexcept { return rows == 0 ? 0.0 : double(nonzeros) / double(rows); }
+};
+
+/// What the rule decided for one matrix on one device.
+struct sparse_layout {
+    sparse_format format = sparse_format::csr_scalar;
+    unsigned lanes = 1;                 ///< csr_vector: work-items per row
+    std::size_t ell_width = 0;          ///< ell: entries per row after padding
+    std::size_t work_group_size = 128;  ///< csr_vector: work-items per group
+    /// csr_vector: rows with more entries go to a whole work-group each (0: none do).
+    std::size_t long_row = 0;
+};
+
+/// The numbers the rule uses, with where they came from.
+struct sparse_rule {
+    /// ELL is used when the padded size is at most this many times the non-zeros...
+    double ell_max_padding = 1.25;
+    /// ...and the longest row has at most this many entries.
+    std::size_t ell_max_width = 32;
+    /// csr_vector teams are at most this wide (a warp on NVIDIA GPUs).
+    unsigned max_lanes = 32;
+    std::size_t work_group_size = 128;
+    /// csr_vector: rows longer than this many passes of their team go to a whole work-group.
+    std::size_t long_row_passes = 16;
+    std::string_view provenance;
+};
+const sparse_rule& sparse_rule_for(const device& dev);
+
+/// Counts row lengths from CSR row pointers (validated before: monotone, first 0).
+template <class Index>
+row_statistics statistics_of(std::span<const Index> row_pointers) {
+    row_statistics s;
+    s.rows = row_pointers.size() - 1;
+    s.nonzeros = static_cast<std::size_t>(row_pointers.back());
+    for (std::size_t r = 0; r < s.rows; ++r) {
+        const auto length = static_cast<std::size_t>(row_pointers[r + 1] - row_pointers[r]);
+        if (length > s.longest) s.longest = length;
+    }
+    return s;
+}
+
+/// The rule: see the top of this file.
+sparse_layout choose_sparse_layout(const row_statistics& rows, const device& dev);
+
+/// Test-only: while alive, every matrix built uses `layout` whatever its rows and device (the
+/// ELL width is still the longest row), so that tests run the GPU formats on a CPU device.
+class scoped_sparse_layout {
+  public:
+    explicit scoped_sparse_layout(sparse_layout layout);
+    ~scoped_sparse_layout();
+    scoped_sparse_layout(const scoped_sparse_layout&) = delete;
+    scoped_sparse_layout& operator=(const scoped_sparse_layout&) = delete;
+
+  private:
+    std::optional<sparse_layout> previous_;
+};
+
+}  // namespace kiln::detail

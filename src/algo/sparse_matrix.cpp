@@ -1,0 +1,282 @@
+// Sparse matrix storage on the device and the loop structure of the product kernels.
+#include <algorithm>
+#include <kiln/expr/launch.hpp>
+#include <kiln/sparse.hpp>
+
+namespace kiln::detail {
+namespace {
+
+/// A device copy of `host`, at least one element long (a matrix may have no entries at all).
+template <class T>
+kiln::buffer<T> device_copy(const queue& q, std::span<const T> host) {
+    if (host.empty()) return kiln::buffer<T>(q, 1);
+    return kiln::buffer<T>(q, host);
+}
+
+}  // namespace
+
+template <class T>
+sparse_storage<T> make_storage(const queue& q, const row_statistics& stats,
+                               std::span<const std::uint32_t> row_pointers,
+                               std::span<const std::uint32_t> columns, std::span<const T> values) {
+    sparse_storage<T> s;
+    s.layout = choose_sparse_layout(stats, q.device());
+    s.long_rows = kiln::buffer<std::uint32_t>(q, 1);
+    if (s.layout.format != sparse_format::ell) {
+        if (s.layout.format == sparse_format::csr_vector && s.layout.long_row > 0) {
+            std::vector<std::uint32_t> long_rows;
+            for (std::size_t r = 0; r < stats.rows; ++r)
+                if (row_pointers[r + 1] - row_pointers[r] > s.layout.long_row)
+                    long_rows.push_back(static_cast<std::uint32_t>(r));
+            s.long_row_count = long_rows.size();
+            if (!long_rows.empty()) s.long_rows = kiln::buffer<std::uint32_t>(q, long_rows);
+        }
+        s.row_pointers = device_copy(q, row_pointers);
+        s.columns = device_copy(q, columns);
+        s.values = device_copy(q, values);
+        return s;
+    }
+    // Column-major: entry k of row r at k * rows + r, so that the work-items of neighbouring
+    // rows read neighbouring addresses. Padding comes after each row's entries.
+    const std::size_t rows = stats.rows, width = s.layout.ell_width;
+    std::vector<std::uint32_t> padded_columns(rows * width, sparse_storage<T>::no_column);
+    std::vector<T> padded_values(rows * width, T{});
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::uint32_t e = row_pointers[r]; e < row_pointers[r + 1]; ++e) {
+            const std::size_t slot = (e - row_pointers[r]) * rows + r;
+            padded_columns[slot] = columns[e];
+            padded_values[slot] = values[e];
+        }
+    s.row_pointers = kiln::buffer<std::uint32_t>(q, 1);
+    s.columns = device_copy<std::uint32_t>(q, padded_columns);
+    s.values = device_copy<T>(q, padded_values);
+    return s;
+}
+
+template sparse_storage<float> make_storage(const queue&, const row_statistics&,
+                                            std::span<const std::uint32_t>,
+                                            std::span<const std::uint32_t>, std::span<const float>);
+template sparse_storage<double> make_storage(const queue&, const row_statistics&,
+                                             std::span<const std::uint32_t>,
+                                             std::span<const std::uint32_t>,
+                                             std::span<const double>);
+template sparse_storage<std::complex<float>> make_storage(const queue&, const row_statistics&,
+                                                          std::span<const std::uint32_t>,
+                                                          std::span<const std::uint32_t>,
+                                                          std::span<const std::complex<float>>);
+template sparse_storage<std::complex<double>> make_storage(const queue&, const row_statistics&,
+                                                           std::span<const std::uint32_t>,
+                                                           std::span<const std::uint32_t>,
+                                                           std::span<const std::complex<double>>);
+
+namespace {
+
+void emit_lines(source_builder& b, const std::vector<std::string>& lines) {
+    for (const auto& line : lines) b.line(line);
+}
+
+/// kiln_sum of the group's work-items (or of each team of `lanes`, kiln_lane its rank) summed
+/// into the first of them, through local memory: portable OpenCL C 1.2, no sub-group
+/// functions. Every work-item of the group must get here.
+void emit_tree_sum(source_builder& b, std::size_t lanes, const std::string& add,
+                   const std::string& lane) {
+    const std::string other = "kiln_partial[kiln_lid + kiln_s]";
+    b.line("kiln_partial[kiln_lid] = kiln_sum;");
+    b.local_barrier();
+    b.open("for (uint kiln_s = " + std::to_string(lanes / 2) + "; kiln_s > 0; kiln_s >>= 1)");
+    b.line("if (" + lane + " < kiln_s) kiln_partial[kiln_lid] = " +
+           (add.empty() ? "kiln_partial[kiln_lid] + " + other
+                        : add + "(kiln_partial[kiln_lid], " + other + ")") +
+           ";");
+    b.local_barrier();
+    b.close();
+}
+
+void emit_csr_vector(source_builder& b, const sparse_layout& layout,
+                     const sparse_kernel_text& text) {
+    const std::string lanes = std::to_string(layout.lanes);
+    const std::string group = std::to_string(layout.work_group_size);
+    const std::string rows_per_group = std::to_string(layout.work_group_size / layout.lanes);
+    b.local_array(text.type, "kiln_partial", group);
+    b.line("const uint kiln_lid = " + source_builder::local_id() + ";");
+    // The long rows first, a whole group each, then the others, a team each: every group does
+    // some of both, and the loops' trip counts are the same for the whole group (barriers).
+    b.open("for (ulong kiln_l = " + source_builder::group_id() +
+           "; kiln_l < kiln_long_count; "
+           "kiln_l += " +
+           source_builder::group_count() + ")");
+    b.line("const ulong kiln_row = kiln_long_rows[kiln_l];");
+    b.line(text.type + " kiln_sum = " + text.zero + ";");
+    b.open(
+        "for (ulong kiln_entry = kiln_row_pointers[kiln_row] + kiln_lid; kiln_entry < "
+        "kiln_row_pointers[kiln_row + 1]; kiln_entry += " +
+        group + ")");
+    b.line("const uint kiln_column = kiln_columns[kiln_entry];");
+    emit_lines(b, text.entry);
+    b.close();
+    emit_tree_sum(b, layout.work_group_size, text.add, "kiln_lid");
+    b.open("if (kiln_lid == 0)");
+    b.line("kiln_sum = kiln_partial[0];");
+    emit_lines(b, text.row);
+    b.close();
+    b.close();
+
+    b.line("const uint kiln_lane = kiln_lid % " + lanes + ";");
+    b.open("for (ulong kiln_first = " + source_builder::group_id() + " * " + rows_per_group +
+           "; kiln_first < n; kiln_first += " + source_builder::group_count() + " * " +
+           rows_per_group + ")");
+    b.line("const ulong kiln_row = kiln_first + kiln_lid / " + lanes + ";");
+    b.line(text.type + " kiln_sum = " + text.zero + ";");
+    b.line("ulong kiln_begin = 0, kiln_end = 0;");
+    b.open("if (kiln_row < n)");
+    b.line("kiln_begin = kiln_row_pointers[kiln_row];");
+    b.line("kiln_end = kiln_row_pointers[kiln_row + 1];");
+    b.close();
+    b.line(
+        "const int kiln_mine = kiln_row < n && (kiln_long_count == 0 || kiln_end - kiln_begin "
+        "<= " +
+        std::to_string(layout.long_row) + ");");
+    b.open(
+        "if (kiln_mine) for (ulong kiln_entry = kiln_begin + kiln_lane; kiln_entry < "
+        "kiln_end; kiln_entry += " +
+        lanes + ")");
+    b.line("const uint kiln_column = kiln_columns[kiln_entry];");
+    emit_lines(b, text.entry);
+    b.close();
+    emit_tree_sum(b, layout.lanes, text.add, "kiln_lane");
+    b.open("if (kiln_lane == 0 && kiln_mine)");
+    b.line("kiln_sum = kiln_partial[kiln_lid];");
+    emit_lines(b, text.row);
+    b.close();
+    b.close();
+}
+
+}  // namespace
+
+std::vector<split_part_plan> plan_split(const layout& row_parts, const layout& column_parts,
+                                        std::span<const std::uint32_t> row_pointers,
+                                        std::span<const std::uint32_t> column_indices) {
+    std::vector<split_part_plan> plans;
+    for (std::size_t k = 0; k < row_parts.size(); ++k) {
+        split_part_plan plan;
+        const std::size_t first_row = row_parts[k].begin, rows = row_parts[k].size;
+        const std::size_t own_begin = column_parts[k].begin, own = column_parts[k].size;
+        plan.entries_begin = row_pointers[first_row];
+        plan.entries = row_pointers[first_row + rows] - plan.entries_begin;
+        const auto columns = column_indices.subspan(plan.entries_begin, plan.entries);
+        const auto is_own = [&](std::uint64_t c) { return c >= own_begin && c < own_begin + own; };
+        for (const auto c : columns)
+            if (!is_own(c)) plan.halo.push_back(c);
+        std::sort(plan.halo.begin(), plan.halo.end());
+        plan.halo.erase(std::unique(plan.halo.begin(), plan.halo.end()), plan.halo.end());
+        for (const auto c : columns) {
+            if (is_own(c)) {
+                plan.column_indices.push_back(static_cast<std::uint32_t>(c - own_begin));
+            } else {
+                const auto h = std::lower_bound(plan.halo.begin(), plan.halo.end(), c);
+                plan.column_indices.push_back(static_cast<std::uint32_t>(
+                    own + static_cast<std::size_t>(h - plan.halo.begin())));
+            }
+        }
+        for (std::size_t r = 0; r <= rows; ++r)
+            plan.row_pointers.push_back(
+                static_cast<std::uint32_t>(row_pointers[first_row + r] - plan.entries_begin));
+        plans.push_back(std::move(plan));
+    }
+    return plans;
+}
+
+template <class T>
+kiln::buffer<T> exchange_halo(const kiln::vector<T>& x, std::size_t part, std::size_t own,
+                              std::size_t halo, const std::vector<halo_transfer>& transfers) {
+    const queue& q = x.layout()[part].queue;
+    kiln::buffer<T> operand(q, std::max<std::size_t>(1, own + halo));
+    if (own > 0) x.part(part).copy_to(q, 0, operand, 0, own);
+    const std::string t = opencl_type_name<T>();
+    for (const auto& transfer : transfers) {
+        const queue& owner = x.layout()[transfer.owner].queue;
+        const algorithm_program& program = algorithm_program_for(
+            owner.device(), "kiln_halo_gather:" + t, {"kiln_halo_gather"}, [&] {
+                source_builder b;
+                if constexpr (is_complex_v<T>) define_complex_helpers<real_of_t<T>>(b);
+                b.begin_kernel("kiln_halo_gather");
+                b.parameter("ulong n");
+                b.parameter("global const uint* indices");
+                b.parameter("global const " + t + "* x");
+                b.parameter("global " + t + "* out");
+                b.begin_body();
+                b.open_element_loop(b.declare_element_range(loop_style::strided, "n"), "i");
+                b.line("out[i] = x[indices[i]];");
+                b.close();
+                b.end_kernel();
+                return b.str();
+            });
+        kiln::buffer<T> gathered(owner, transfer.count);
+        const std::size_t group = 64;
+        program
+            .kernel("kiln_halo_gather")(std::uint64_t{transfer.count}, transfer.owner_indices,
+                                        x.part(transfer.owner), gathered)
+            .launch(owner, (transfer.count + group - 1) / group * group, group);
+        // Between devices through the host: only the elements this part reads.
+        const std::vector<T> host = gathered.read(owner);
+        operand.write(q, own + transfer.offset, std::span<const T>(host));
+    }
+    return operand;
+}
+
+template kiln::buffer<float> exchange_halo(const kiln::vector<float>&, std::size_t, std::size_t,
+                                           std::size_t, const std::vector<halo_transfer>&);
+template kiln::buffer<double> exchange_halo(const kiln::vector<double>&, std::size_t, std::size_t,
+                                            std::size_t, const std::vector<halo_transfer>&);
+template kiln::buffer<std::complex<float>> exchange_halo(const kiln::vector<std::complex<float>>&,
+                                                         std::size_t, std::size_t, std::size_t,
+                                                         const std::vector<halo_transfer>&);
+template kiln::buffer<std::complex<double>> exchange_halo(const kiln::vector<std::complex<double>>&,
+                                                          std::size_t, std::size_t, std::size_t,
+                                                          const std::vector<halo_transfer>&);
+
+void emit_sparse_body(source_builder& b, const sparse_layout& layout, loop_style style,
+                      const sparse_kernel_text& text) {
+    if (layout.format == sparse_format::csr_vector) {
+        emit_csr_vector(b, layout, text);
+        return;
+    }
+    const bool ell = layout.format == sparse_format::ell;
+    b.open_element_loop(b.declare_element_range(ell ? loop_style::strided : style, "n"),
+                        "kiln_row");
+    b.line(text.type + " kiln_sum = " + text.zero + ";");
+    if (ell) {
+        b.open("for (ulong kiln_k = 0; kiln_k < kiln_width; ++kiln_k)");
+        b.line("const ulong kiln_entry = kiln_k * n + kiln_row;");
+        b.line("const uint kiln_column = kiln_columns[kiln_entry];");
+        b.line("if (kiln_column == 0xffffffffu) break;");
+    } else {
+        b.open(
+            "for (ulong kiln_entry = kiln_row_pointers[kiln_row]; kiln_entry < "
+            "kiln_row_pointers[kiln_row + 1]; ++kiln_entry)");
+        b.line("const uint kiln_column = kiln_columns[kiln_entry];");
+    }
+    emit_lines(b, text.entry);
+    b.close();
+    b.open("");
+    emit_lines(b, text.row);
+    b.close();
+    b.close();
+}
+
+event launch_sparse(const kiln::kernel& kernel, const queue& q, const sparse_layout& layout,
+                    std::size_t rows, std::vector<kernel_argument> args) {
+    const device& dev = q.device();
+    const launch_policy policy = launch_policy_for(dev);
+    const std::size_t group = layout.format == sparse_format::csr_vector
+                                  ? layout.work_group_size
+                                  : std::min(policy.work_group_size, kernel.max_work_group_size());
+    const std::size_t items =
+        layout.format == sparse_format::csr_vector ? rows * layout.lanes : rows;
+    const std::size_t max_groups =
+        std::max<std::size_t>(1, dev.properties().compute_units) * policy.groups_per_compute_unit;
+    const std::size_t groups = std::clamp<std::size_t>((items + group - 1) / group, 1, max_groups);
+    return kernel.bind(std::move(args)).launch(q, groups * group, group);
+}
+
+}  // namespace kiln::detail

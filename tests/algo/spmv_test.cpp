@@ -1,0 +1,379 @@
+// Sparse matrix products on every device, in every storage format, against a host CSR loop.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <kiln/kiln.hpp>
+#include <kiln/sparse.hpp>
+#include <random>
+#include <vector>
+
+#include "support/device_param.hpp"
+
+namespace {
+
+using kiln::detail::sparse_format;
+using kiln::detail::sparse_layout;
+
+template <class T>
+struct host_csr {
+    std::size_t rows = 0, columns = 0;
+    std::vector<std::int64_t> row_pointers{0}, column_indices;
+    std::vector<T> values;
+
+    void add_row(const std::vector<std::int64_t>& row_columns, std::mt19937& random) {
+        std::uniform_real_distribution<double> value(-1, 1);
+        for (const auto c : row_columns) {
+            column_indices.push_back(c);
+            if constexpr (std::is_floating_point_v<T>)
+                values.push_back(static_cast<T>(value(random)));
+            else
+                values.push_back(
+                    T(static_cast<float>(value(random)), static_cast<float>(value(random))));
+        }
+        row_pointers.push_back(static_cast<std::int64_t>(column_indices.size()));
+        ++rows;
+    }
+    kiln::sparse_matrix<T> on(const kiln::queue& q) const {
+        return kiln::sparse_matrix<T>(q, rows, columns, row_pointers, column_indices, values);
+    }
+};
+
+/// A matrix whose row r has lengths[r] entries at random columns (repeats allowed, as CSR
+/// allows them: they add up).
+template <class T>
+host_csr<T> random_matrix(std::size_t columns, const std::vector<std::size_t>& lengths,
+                          unsigned seed) {
+    std::mt19937 random(seed);
+    std::uniform_int_distribution<std::int64_t> column(0, static_cast<std::int64_t>(columns) - 1);
+    host_csr<T> m;
+    m.columns = columns;
+    for (const auto length : lengths) {
+        std::vector<std::int64_t> row;
+        for (std::size_t k = 0; k < length; ++k) row.push_back(column(random));
+        m.add_row(row, random);
+    }
+    return m;
+}
+
+/// Row lengths with a heavy tail: most rows short, a few thousands of entries long.
+std::vector<std::size_t> power_law_lengths(std::size_t rows, std::size_t longest, unsigned seed) {
+    std::mt19937 random(seed);
+    std::uniform_real_distribution<double> u(1e-4, 1);
+    std::vector<std::size_t> lengths;
+    for (std::size_t r = 0; r < rows; ++r)
+        lengths.push_back(std::min<std::size_t>(
+            longest, static_cast<std::size_t>(std::pow(u(random), -0.9)) - 1));
+    return lengths;
+}
+
+template <class T>
+std::vector<T> random_vector(std::size_t n, unsigned seed) {
+    std::mt19937 random(seed);
+    std::uniform_real_distribution<float> value(-1, 1);
+    std::vector<T> v(n);
+    for (auto& e : v) {
+        if constexpr (std::is_floating_point_v<T>)
+            e = static_cast<T>(value(random));
+        else
+            e = T(value(random), value(random));
+    }
+    return v;
+}
+
+/// A * x on the host, and per row the sum of |a| |x| that bounds the rounding error.
+template <class T>
+std::pair<std::vector<T>, std::vector<double>> host_product(const host_csr<T>& m,
+                                                            const std::vector<T>& x) {
+    std::vector<T> y(m.rows);
+    std::vector<double> magnitude(m.rows);
+    for (std::size_t r = 0; r < m.rows; ++r)
+        for (auto e = m.row_pointers[r]; e < m.row_pointers[r + 1]; ++e) {
+            y[r] += m.values[e] * x[m.column_indices[e]];
+            magnitude[r] += std::abs(m.values[e]) * std::abs(x[m.column_indices[e]]);
+        }
+    return {y, magnitude};
+}
+
+template <class T>
+void expect_close(const std::vector<T>& actual, const std::vector<T>& expected,
+                  const std::vector<double>& magnitude) {
+    const double epsilon = sizeof(kiln::detail::real_of_t<T>) == 4 ? 1e-5 : 1e-13;
+    ASSERT_EQ(actual.size(), expected.size());
+    for (std::size_t r = 0; r < actual.size(); ++r)
+        ASSERT_LE(std::abs(actual[r] - expected[r]), epsilon * (magnitude[r] + 1)) << "row " << r;
+}
+
+/// The rule's choice, then every format forced, with csr_vector teams of 2 and 32 lanes, and
+/// of 4 lanes with rows of more than 100 entries reduced by a whole group of 64.
+std::vector<std::optional<sparse_layout>> every_layout() {
+    return {std::nullopt,
+            sparse_layout{sparse_format::csr_scalar, 1, 0, 128},
+            sparse_layout{sparse_format::ell, 1, 0, 128},
+            sparse_layout{sparse_format::csr_vector, 2, 0, 64},
+            sparse_layout{sparse_format::csr_vector, 32, 0, 128},
+            sparse_layout{sparse_format::csr_vector, 4, 0, 64, 100}};
+}
+
+std::string describe(const std::optional<sparse_layout>& layout) {
+    if (!layout) return "the rule's choice";
+    return std::string(kiln::detail::to_string(layout->format)) + " lanes " +
+           std::to_string(layout->lanes) + " long rows over " + std::to_string(layout->long_row);
+}
+
+/// The matrices every format must handle.
+std::vector<host_csr<float>> awkward_matrices() {
+    std::vector<host_csr<float>> matrices;
+    matrices.push_back(random_matrix<float>(1, {1}, 1));                  // 1 x 1
+    matrices.push_back(random_matrix<float>(700, {300}, 2));              // a single row
+    matrices.push_back(random_matrix<float>(50, {0, 0, 3, 0, 1, 0}, 3));  // empty rows
+    matrices.push_back(random_matrix<float>(10, {0, 0, 0}, 4));           // no entries at all
+    // Rectangular both ways; the long rows are longer than any work-group.
+    matrices.push_back(random_matrix<float>(40, std::vector<std::size_t>(300, 7), 5));
+    matrices.push_back(random_matrix<float>(9000, {5000, 1, 0, 4500, 2}, 6));
+    matrices.push_back(random_matrix<float>(3000, power_law_lengths(3000, 3000, 7), 8));
+    return matrices;
+}
+
+class spmv : public kiln::test::device_queue_test {};
+
+TEST_P(spmv, products_match_the_host_loop_in_every_format) {
+    const auto matrices = awkward_matrices();
+    for (const auto& layout : every_layout()) {
+        SCOPED_TRACE(describe(layout));
+        std::optional<kiln::detail::scoped_sparse_layout> forced;
+        if (layout) forced.emplace(*layout);
+        for (std::size_t m = 0; m < matrices.size(); ++m) {
+            SCOPED_TRACE("matrix " + std::to_string(m));
+            const auto& host = matrices[m];
+            const auto x = random_vector<float>(host.columns, 10 + m);
+            const auto [expected, magnitude] = host_product(host, x);
+            const auto A = host.on(q);
+            if (layout) EXPECT_EQ(A.format(), layout->format);
+            kiln::vector<float> dx(q, x), y(q, host.rows);
+            y = A * dx;
+            expect_close(y.read(), expected, magnitude);
+        }
+    }
+}
+
+TEST_P(spmv, element_wise_parts_are_fused_into_the_product) {
+    const auto host = random_matrix<float>(500, power_law_lengths(500, 400, 11), 12);
+    const auto x = random_vector<float>(500, 13), z = random_vector<float>(500, 14),
+               f = random_vector<float>(500, 15);
+    const auto [ax, magnitude] = host_product(host, x);
+    std::vector<float> sum(500), expected(500);
+    for (std::size_t i = 0; i < 500; ++i) sum[i] = x[i] + z[i];
+    const auto [a_sum, sum_magnitude] = host_product(host, sum);
+    {
+        const auto A = host.on(q);
+        kiln::vector<float> dx(q, x), df(q, f), y(q, 500);
+        y = df - A * dx;
+        for (std::size_t i = 0; i < 500; ++i) expected[i] = f[i] - ax[i];
+        expect_close(y.read(), expected, magnitude);
+        y = A * dx - 1.5;
+        for (std::size_t i = 0; i < 500; ++i) expected[i] = ax[i] - 1.5f;
+        expect_close(y.read(), expected, magnitude);
+    }
+    // y = 2 * x + A * (x + z): A's operand evaluated at the columns, the rest at the rows; in
+    // the rule's kernel shape and in the one with the most code around the fused parts.
+    for (const bool forced_shape : {false, true}) {
+        SCOPED_TRACE(forced_shape ? "csr_vector with long rows" : "the rule's choice");
+        std::optional<kiln::detail::scoped_sparse_layout> forced;
+        if (forced_shape) forced.emplace(sparse_layout{sparse_format::csr_vector, 4, 0, 64, 100});
+        const auto A = host.on(q);
+        kiln::vector<float> dx(q, x), dz(q, z), y(q, 500);
+        y = 2 * dx + A * (dx + dz);
+        for (std::size_t i = 0; i < 500; ++i) expected[i] = 2 * x[i] + a_sum[i];
+        expect_close(y.read(), expected, sum_magnitude);
+    }
+}
+
+TEST_P(spmv, double_and_complex_values) {
+    const std::vector<std::size_t> lengths = {3, 0, 70, 1, 5, 5, 5, 200};
+    {
+        const auto host = random_matrix<std::complex<float>>(250, lengths, 21);
+        const auto x = random_vector<std::complex<float>>(250, 22);
+        const auto f = random_vector<std::complex<float>>(host.rows, 23);
+        const auto [ax, magnitude] = host_product(host, x);
+        for (const auto& layout :
+             {std::optional<sparse_layout>{},
+              std::optional(sparse_layout{sparse_format::ell, 1, 0, 128}),
+              std::optional(sparse_layout{sparse_format::csr_vector, 4, 0, 64, 100})}) {
+            SCOPED_TRACE(describe(layout));
+            std::optional<kiln::detail::scoped_sparse_layout> forced;
+            if (layout) forced.emplace(*layout);
+            const auto A = host.on(q);
+            kiln::vector<std::complex<float>> dx(q, x), df(q, f), y(q, host.rows);
+            y = df - A * dx;
+            std::vector<std::complex<float>> expected(host.rows);
+            for (std::size_t i = 0; i < host.rows; ++i) expected[i] = f[i] - ax[i];
+            expect_close(y.read(), expected, magnitude);
+        }
+    }
+    if (!has_double()) GTEST_SKIP() << "no double precision on this device";
+    const auto host = random_matrix<double>(250, lengths, 24);
+    const auto x = random_vector<double>(250, 25);
+    const auto [ax, magnitude] = host_product(host, x);
+    const auto A = host.on(q);
+    kiln::vector<double> dx(q, x), y(q, host.rows);
+    y = A * dx;
+    expect_close(y.read(), ax, magnitude);
+}
+
+TEST_P(spmv, bad_csr_arrays_are_rejected_before_allocating) {
+    const std::vector<int> good_pointers = {0, 2, 3}, good_columns = {0, 2, 1};
+    const std::vector<float> values = {1, 2, 3};
+    EXPECT_NO_THROW(kiln::sparse_matrix<float>(q, 2, 3, good_pointers, good_columns, values));
+    const auto rejects = [&](std::size_t rows, std::size_t columns, std::vector<int> pointers,
+                             std::vector<int> column_indices, std::vector<float> v) {
+        EXPECT_THROW(kiln::sparse_matrix<float>(q, rows, columns, pointers, column_indices, v),
+                     kiln::invalid_argument_error);
+    };
+    rejects(3, 3, good_pointers, good_columns, values);  // row_pointers too short
+    rejects(2, 3, {1, 2, 3}, good_columns, values);      // does not start at 0
+    rejects(2, 3, {0, 3, 2}, good_columns, values);      // decreases
+    rejects(2, 3, {0, 2, 4}, good_columns, values);      // last != non-zeros
+    rejects(2, 3, good_pointers, {0, 3, 1}, values);     // column out of range
+    rejects(2, 3, good_pointers, {0, -1, 1}, values);    // negative column
+    rejects(2, 3, good_pointers, good_columns, {1, 2});  // too few values
+    try {
+        kiln::sparse_matrix<float>(q, 2, 3, good_pointers, std::vector<int>{0, 7, 1}, values);
+        FAIL() << "no error";
+    } catch (const kiln::invalid_argument_error& e) {
+        EXPECT_NE(std::string(e.what()).find("column index 7"), std::string::npos) << e.what();
+    }
+}
+
+TEST_P(spmv, operands_of_the_wrong_size_are_rejected) {
+    const auto host = random_matrix<float>(30, {1, 2, 3}, 31);
+    const auto A = host.on(q);
+    kiln::vector<float> x(q, 30), short_x(q, 29), y(q, 3), long_y(q, 30);
+    x = 1;
+    EXPECT_THROW(y = A * short_x, kiln::invalid_argument_error);
+    EXPECT_THROW(long_y = A * x, kiln::invalid_argument_error);
+    EXPECT_THROW(y = long_y - A * x, kiln::invalid_argument_error);
+    // Rows would be written while other rows read them.
+    const auto square = random_matrix<float>(30, std::vector<std::size_t>(30, 3), 32).on(q);
+    EXPECT_THROW(x = square * x, kiln::invalid_argument_error);
+}
+
+TEST_P(spmv, the_rule_picks_ell_for_stencils_and_teams_for_irregular_rows_on_gpus) {
+    // A 1-D Laplacian (rows of 2 and 3 entries) and a power-law matrix.
+    host_csr<float> laplacian;
+    laplacian.columns = 1000;
+    std::mt19937 random(41);
+    for (std::int64_t r = 0; r < 1000; ++r) {
+        std::vector<std::int64_t> row;
+        for (std::int64_t c = r - 1; c <= r + 1; ++c)
+            if (c >= 0 && c < 1000) row.push_back(c);
+        laplacian.add_row(row, random);
+    }
+    const auto irregular = random_matrix<float>(2000, power_law_lengths(2000, 2000, 42), 43);
+    const auto stencil = laplacian.on(q), power_law = irregular.on(q);
+    if (device().is_gpu()) {
+        EXPECT_EQ(stencil.format(), sparse_format::ell);
+        EXPECT_EQ(power_law.format(), sparse_format::csr_vector);
+    } else {
+        EXPECT_EQ(stencil.format(), sparse_format::csr_scalar);
+        EXPECT_EQ(power_law.format(), sparse_format::csr_scalar);
+    }
+}
+
+TEST_P(spmv, inlined_products_stand_anywhere_in_an_expression) {
+    const auto host = random_matrix<float>(300, power_law_lengths(300, 300, 51), 52);
+    const auto u = random_vector<float>(300, 53), f = random_vector<float>(300, 54);
+    const auto [au, magnitude] = host_product(host, u);
+    double expected_max = 0;
+    std::vector<float> expected(300);
+    for (std::size_t i = 0; i < 300; ++i) {
+        expected[i] = 3 * au[i] * au[i];
+        expected_max = std::max(expected_max, double(std::abs(f[i] - au[i])));
+    }
+    // The CSR loop and the ELL loop of the same node (one kernel text for both).
+    for (const auto& layout : {std::optional<sparse_layout>{},
+                               std::optional(sparse_layout{sparse_format::ell, 1, 0, 128})}) {
+        SCOPED_TRACE(describe(layout));
+        std::optional<kiln::detail::scoped_sparse_layout> forced;
+        if (layout) forced.emplace(*layout);
+        const auto A = host.on(q);
+        kiln::vector<float> du(q, u), df(q, f), y(q, 300);
+        const double residual = kiln::maximum(kiln::fabs(df - kiln::make_inline(A * du)));
+        EXPECT_NEAR(residual, expected_max, 1e-4);
+        auto product = kiln::make_inline(A * du);
+        y = 3 * product * product;
+        const auto got = y.read();
+        for (std::size_t i = 0; i < 300; ++i)
+            ASSERT_NEAR(got[i], expected[i], 1e-4 * (1 + magnitude[i] * magnitude[i])) << i;
+    }
+}
+
+KILN_INSTANTIATE_FOR_EVERY_DEVICE(spmv);
+
+// A matrix split over two devices (CTest runs this with POCL_DEVICES="pthread pthread"): each
+// device multiplies its rows and receives only the elements of x its rows read.
+class spmv_split : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        ASSERT_FALSE(kiln::devices().empty()) << "no OpenCL or CUDA device";
+        if (kiln::devices().size() < 2)
+            GTEST_SKIP() << "needs two devices (POCL_DEVICES=\"pthread pthread\")";
+        for (std::size_t i = 0; i < 2; ++i) queues.emplace_back(kiln::devices()[i]);
+    }
+    std::vector<kiln::queue> queues;
+};
+
+TEST_F(spmv_split, products_of_split_matrices_match_the_host_loop) {
+    // A band (neighbours across the split), a power-law matrix (columns everywhere) and a matrix
+    // whose rows read only their own device's part (no halo at all).
+    std::vector<host_csr<float>> matrices;
+    {
+        host_csr<float> band;
+        band.columns = 2000;
+        std::mt19937 random(61);
+        for (std::int64_t r = 0; r < 2000; ++r) {
+            std::vector<std::int64_t> row;
+            for (std::int64_t c = r - 3; c <= r + 3; ++c)
+                if (c >= 0 && c < 2000) row.push_back(c);
+            band.add_row(row, random);
+        }
+        matrices.push_back(band);
+        host_csr<float> diagonal;
+        diagonal.columns = 2000;
+        for (std::int64_t r = 0; r < 2000; ++r) diagonal.add_row({r}, random);
+        matrices.push_back(diagonal);
+    }
+    matrices.push_back(random_matrix<float>(1500, power_law_lengths(1500, 1500, 62), 63));
+    for (std::size_t m = 0; m < matrices.size(); ++m) {
+        SCOPED_TRACE("matrix " + std::to_string(m));
+        const auto& host = matrices[m];
+        const auto x = random_vector<float>(host.columns, 64),
+                   f = random_vector<float>(host.rows, 65);
+        const auto [ax, magnitude] = host_product(host, x);
+        const kiln::sparse_matrix<float> A(queues, host.rows, host.columns, host.row_pointers,
+                                           host.column_indices, host.values);
+        ASSERT_TRUE(A.is_split());
+        kiln::vector<float> dx(queues, x), df(queues, f), y(queues, host.rows);
+        y = A * dx;
+        expect_close(y.read(), ax, magnitude);
+        y = df - A * dx;
+        std::vector<float> expected(host.rows);
+        for (std::size_t i = 0; i < host.rows; ++i) expected[i] = f[i] - ax[i];
+        expect_close(y.read(), expected, magnitude);
+    }
+}
+
+TEST_F(spmv_split, operands_split_otherwise_are_rejected) {
+    const auto host = random_matrix<float>(100, std::vector<std::size_t>(100, 3), 71);
+    const kiln::sparse_matrix<float> A(queues, 100, 100, host.row_pointers, host.column_indices,
+                                       host.values);
+    kiln::vector<float> single(queues[0], 100), split(queues, 100), y(queues, 100);
+    single = 1;
+    split = 1;
+    EXPECT_THROW(y = A * single, kiln::invalid_argument_error);
+    EXPECT_THROW(y = A * (split + 1), kiln::invalid_argument_error);
+    EXPECT_THROW(single = A * split, kiln::invalid_argument_error);
+}
+
+}  // namespace
