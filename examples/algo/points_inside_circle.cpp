@@ -8,8 +8,10 @@
 #include <numbers>
 #include <vector>
 
+#include "program_main.hpp"
+
 int main() {
-    try {
+    return kiln::programs::run_program("points_inside_circle", [] {
         const std::size_t n = std::size_t{1} << 20;
         const std::uint64_t seed = 2024;
         kiln::queue q(kiln::default_device());
@@ -55,8 +57,5 @@ int main() {
             "agrees)\n",
             kept, n, pi, q.device().name().c_str());
         return 0;
-    } catch (const kiln::error& e) {
-        std::fprintf(stderr, "points_inside_circle: %s\n", e.what());
-        return 2;
-    }
+    });
 }

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "../expr/device_test.hpp"
+#include "support/device_param.hpp"
 
 namespace {
 
@@ -73,7 +73,7 @@ std::vector<T> permuted(const std::vector<T>& v, const std::vector<std::uint32_t
     return out;
 }
 
-class sort_test : public kiln::testing::device_test {
+class sort_test : public kiln::test::device_queue_test {
   protected:
     /// Sizes around one tile and around the chunks of several work-groups.
     std::vector<std::size_t> sizes(std::size_t key_bytes) const {
@@ -293,7 +293,7 @@ TEST_P(sort_test, both_radix_paths) {
     }
 }
 
-KILN_INSTANTIATE_DEVICE_TEST(sort_test);
+KILN_INSTANTIATE_FOR_EVERY_DEVICE(sort_test);
 
 /// A vector split over two devices: each part is sorted on its device, then the parts are merged.
 class split_sort_test : public ::testing::Test {

@@ -63,7 +63,8 @@ constexpr radix_key radix_key_of() {
         return {std::is_signed_v<K> ? 1 : 0, sizeof(K)};
 }
 
-/// One device buffer taking part in a sort, as its bytes.
+/// One device buffer taking part in a sort, as its bytes: the kernels move keys as unsigned
+/// integers of their width (floats and signed integers through order-preserving bit maps).
 struct sort_operand {
     kernel_argument memory;
     std::size_t element_bytes = 0;
@@ -71,7 +72,7 @@ struct sort_operand {
 
 template <class T>
 sort_operand sort_operand_of(const buffer<T>& b) {
-    return {make_argument(b), sizeof(T)};
+    return {make_argument(kiln::reinterpret(b)), sizeof(T)};
 }
 
 /// A comparator's device source, for the type-erased merge sort.

@@ -10,8 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "program_main.hpp"
+
 int main() {
-    try {
+    return kiln::programs::run_program("sort_histogram", [] {
         const std::size_t n = 1000003;
         // Sums of three dice rolls, 3 to 18: a bell-shaped histogram.
         std::mt19937 engine(7);
@@ -47,8 +49,5 @@ int main() {
             std::printf("%3d %7d %s\n", got_values[b], got_counts[b],
                         std::string(static_cast<std::size_t>(got_counts[b] / 4000), '#').c_str());
         return 0;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "sort_histogram: %s\n", e.what());
-        return 1;
-    }
+    });
 }
