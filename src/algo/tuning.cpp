@@ -3,6 +3,7 @@
 #include <array>
 #include <cctype>
 #include <kiln/algo/tuning.hpp>
+#include <kiln/detail/subgroup_support.hpp>
 #include <kiln/error.hpp>
 #include <mutex>
 #include <string>
@@ -21,7 +22,7 @@ constexpr device_class any_cpu{std::nullopt, device_type::cpu, "", 0, 0};
 constexpr device_class nvidia_gpus{std::nullopt, device_type::gpu, "nvidia", 0, 0};
 
 constexpr algorithm_policy policy(std::size_t work_group_size, std::size_t items_per_work_item) {
-    return {work_group_size, items_per_work_item, 0};
+    return {work_group_size, items_per_work_item, 0, 0};
 }
 
 // clang-format off
@@ -77,6 +78,7 @@ std::string lower(std::string_view text) {
 std::mutex override_mutex;
 std::array<std::optional<algorithm_policy>, 5> policy_overrides;
 std::optional<bool> progress_override;
+bool local_memory_group_scans = false;
 
 }  // namespace
 
@@ -135,12 +137,35 @@ const tuning_row* tuning_row_for(algorithm a, const device& dev) {
     return nullptr;
 }
 
-algorithm_policy policy_for(algorithm a, const device& dev) {
+std::string algorithm_policy::key() const {
+    return std::to_string(work_group_size) + "x" + std::to_string(items_per_work_item) + " r" +
+           std::to_string(radix_bits) + " sg" + std::to_string(sub_group_size);
+}
+
+std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size) {
     {
         std::lock_guard lock(override_mutex);
-        if (const auto& forced = policy_overrides[static_cast<std::size_t>(a)]) return *forced;
+        if (local_memory_group_scans) return 0;
     }
-    if (const tuning_row* row = tuning_row_for(a, dev)) return row->policy;
+    if (dev.properties().backend != backend_kind::cuda) return 0;
+    const subgroup_features features = subgroup_support(dev);
+    const std::size_t size = features.size;
+    const bool usable = features.shuffle_relative && size > 0 && work_group_size % size == 0;
+    return usable ? size : 0;
+}
+
+algorithm_policy policy_for(algorithm a, const device& dev) {
+    std::optional<algorithm_policy> chosen;
+    {
+        std::lock_guard lock(override_mutex);
+        chosen = policy_overrides[static_cast<std::size_t>(a)];
+    }
+    if (!chosen)
+        if (const tuning_row* row = tuning_row_for(a, dev)) chosen = row->policy;
+    if (chosen) {
+        chosen->sub_group_size = group_scan_sub_group_size(dev, chosen->work_group_size);
+        return *chosen;
+    }
     throw invalid_argument_error(
         "kiln::detail::policy_for",
         "no tuning row for " + std::string(to_string(a)) + " on " + dev.name());
@@ -168,6 +193,16 @@ scoped_algorithm_policy::scoped_algorithm_policy(algorithm a, algorithm_policy p
 scoped_algorithm_policy::~scoped_algorithm_policy() {
     std::lock_guard lock(override_mutex);
     policy_overrides[static_cast<std::size_t>(algorithm_)] = previous_;
+}
+
+scoped_local_memory_group_scans::scoped_local_memory_group_scans() {
+    std::lock_guard lock(override_mutex);
+    previous_ = std::exchange(local_memory_group_scans, true);
+}
+
+scoped_local_memory_group_scans::~scoped_local_memory_group_scans() {
+    std::lock_guard lock(override_mutex);
+    local_memory_group_scans = previous_;
 }
 
 scoped_forward_progress::scoped_forward_progress(bool value) {

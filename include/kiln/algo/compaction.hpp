@@ -108,10 +108,8 @@ requires detail::storable_as<T, expression_value_t<E>> && detail::real_number<ex
         const queue& q = part.queue;
         const auto policy =
             detail::value_policy<std::uint64_t>(detail::algorithm::select, q.device());
-        const std::string key = "copy_if " + detail::opencl_type_name<T>() + " " +
-                                std::to_string(policy.work_group_size) + "x" +
-                                std::to_string(policy.items_per_work_item) + " " +
-                                typeid(in).name() + " " + typeid(flag).name();
+        const std::string key = "copy_if " + detail::opencl_type_name<T>() + " " + policy.key() +
+                                " " + typeid(in).name() + " " + typeid(flag).name();
         const detail::declare_input declare = [&](detail::source_builder& b) {
             detail::generator g(b);
             b.parameter("global " + detail::opencl_type_name<T>() + "* kiln_out");
@@ -168,8 +166,7 @@ std::size_t unique(const vector<T>& keys) {
         const queue& q = part.queue;
         const auto policy =
             detail::value_policy<std::uint64_t>(detail::algorithm::select, q.device());
-        const std::string key = "unique " + t + " " + std::to_string(policy.work_group_size) + "x" +
-                                std::to_string(policy.items_per_work_item);
+        const std::string key = "unique " + t + " " + policy.key();
         const detail::declare_input declare = [&](detail::source_builder& b) {
             b.parameter("global " + t + "* kiln_out");
             b.parameter("ulong kiln_capacity");

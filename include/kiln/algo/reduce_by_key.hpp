@@ -78,10 +78,9 @@ reduce_by_key(const vector<K>& keys, const E& values, const vector<K>& out_keys,
     const queue& q = part.queue;
     const auto policy = detail::value_policy<V>(detail::algorithm::reduce_by_key, q.device());
     const std::string k = detail::opencl_type_name<K>(), v = detail::opencl_type_name<V>();
-    const std::string key =
-        "reduce_by_key " + k + " " + v + " " + detail::operation_traits<Op, V>::key() + " " +
-        std::to_string(policy.work_group_size) + "x" + std::to_string(policy.items_per_work_item) +
-        " " + typeid(value_node).name();
+    const std::string key = "reduce_by_key " + k + " " + v + " " +
+                            detail::operation_traits<Op, V>::key() + " " + policy.key() + " " +
+                            typeid(value_node).name();
     const auto& program =
         detail::algorithm_program_for(q.device(), key, detail::scan_kernel_names(), [&] {
             const detail::declare_input declare = [&](detail::source_builder& b) {
