@@ -20,6 +20,7 @@ constexpr device_class any_gpu{std::nullopt, device_type::gpu, "", 0, 0};
 constexpr device_class any_cpu{std::nullopt, device_type::cpu, "", 0, 0};
 // Through CUDA or NVIDIA's OpenCL alike: the platform or vendor name says NVIDIA.
 constexpr device_class nvidia_gpus{std::nullopt, device_type::gpu, "nvidia", 0, 0};
+constexpr device_class nvidia_cuda{backend_kind::cuda, device_type::gpu, "nvidia", 0, 0};
 
 constexpr algorithm_policy policy(std::size_t work_group_size, std::size_t items_per_work_item) {
     return {work_group_size, items_per_work_item, 0, 0};
@@ -28,11 +29,17 @@ constexpr algorithm_policy policy(std::size_t work_group_size, std::size_t items
 // clang-format off
 constexpr std::array table{
     // --- scan (also the tile pass of reduce-then-scan) ---------------------------------------
+    tuning_row{scan, nvidia_cuda,
+               policy(128, 32),
+               "NVIDIA GPUs through CUDA (group scans by warp shuffles): H100, bench/algo "
+               "2026-11-22, int32 scan of 2^28: 128x32 0.998 ms (0.89x CUB), 256x16 1.092 ms, "
+               "512x8 1.454 ms"},
     tuning_row{scan, nvidia_gpus,
                policy(256, 16),
-               "NVIDIA GPUs (CUDA and OpenCL): H100, bench/algo 2026-11-22, int32 scan of 2^28 "
-               "on CUDA: 256x16 1.31 ms (0.67x CUB), 128x16 1.50 ms, 256x8 1.86 ms; 512x16 and "
-               "256x24 exceed 48 KiB of local memory with 8-byte states"},
+               "NVIDIA's OpenCL (local-memory group scans): H100, bench/algo 2026-11-22, int32 "
+               "scan of 2^28, measured on CUDA with local-memory group scans: 256x16 1.31 ms "
+               "(0.67x CUB), 128x16 1.50 ms, 256x8 1.86 ms; 512x16 and 256x24 exceed 48 KiB of "
+               "local memory with 8-byte states"},
     tuning_row{scan, any_gpu, policy(256, 8),
                "any other GPU: half the NVIDIA tile, for devices with less local memory; "
                "not measured"},
@@ -56,9 +63,10 @@ constexpr std::array table{
                "anything else: small and safe, not measured"},
     // --- reduce_by_key -------------------------------------------------------------------------
     tuning_row{reduce_by_key, nvidia_gpus,
-               policy(256, 8),
-               "NVIDIA GPUs: (run count, value) pairs are 8 bytes, so half the scan tile; "
-               "H100 2026-11-22, 2^26 on CUDA: 256x8 0.84 ms, 128x16 0.835 ms"},
+               policy(512, 8),
+               "NVIDIA GPUs: (run count, value) pairs are 8 bytes, so half the items of the "
+               "scan; H100 2026-11-22, 2^26 on CUDA with warp-shuffle group scans: 512x8 "
+               "0.709 ms, 256x8 0.846 ms, 128x32 1.10 ms"},
     tuning_row{reduce_by_key, any_gpu, policy(256, 4),
                "any other GPU; not measured"},
     tuning_row{reduce_by_key, any_cpu, policy(16, 64),
