@@ -78,15 +78,9 @@ class scan_writer {
         b_.line(
             "const uint count = first < valid ? (valid - first < ITEMS ? valid - first : "
             "ITEMS) : 0;");
-        // A work-item's items in registers (ITEMS is a constant: the loops unroll), read from
-        // local memory once for both the scan and the store.
-        b_.line(t_ + " kiln_items[ITEMS];");
-        b_.open("for (uint j = 0; j < ITEMS; ++j)");
-        b_.line("kiln_items[j] = kiln_tile[KILN_PAD(j < count ? first + j : 0)];");
-        b_.close();
-        b_.line(t_ + " acc = kiln_items[0];");
-        b_.open("for (uint j = 1; j < ITEMS; ++j)");
-        b_.line("if (j < count) acc = " + combine("acc", "kiln_items[j]") + ";");
+        b_.line(t_ + " acc = kiln_tile[KILN_PAD(first < valid ? first : 0)];");
+        b_.open("for (uint j = 1; j < count; ++j)");
+        b_.line("acc = " + combine("acc", "kiln_tile[KILN_PAD(first + j)]") + ";");
         b_.close();
         scanned_at_ = group_scan("acc");
         b_.line("const " + t_ + " aggregate = kiln_scan[" + scanned_at_ +
@@ -104,9 +98,8 @@ class scan_writer {
         b_.line("have = 1;");
         b_.close();
         // Each work-item rewrites only its own items: no barrier before.
-        b_.open("for (uint j = 0; j < ITEMS; ++j)");
-        b_.line("if (j >= count) break;");
-        b_.line("const " + t_ + " x = kiln_items[j];");
+        b_.open("for (uint j = 0; j < count; ++j)");
+        b_.line("const " + t_ + " x = kiln_tile[KILN_PAD(first + j)];");
         if (scatter_) {
             b_.line("running = have ? " + combine("running", "x") + " : x;");
             b_.line("have = 1;");

@@ -63,10 +63,11 @@ constexpr std::array table{
                "anything else: small and safe, not measured"},
     // --- reduce_by_key -------------------------------------------------------------------------
     tuning_row{reduce_by_key, nvidia_gpus,
-               policy(512, 8),
-               "NVIDIA GPUs: (run count, value) pairs are 8 bytes, so half the items of the "
-               "scan; H100 2026-11-22, 2^26 on CUDA with warp-shuffle group scans: 512x8 "
-               "0.709 ms, 256x8 0.846 ms, 128x32 1.10 ms"},
+               policy(256, 8),
+               "NVIDIA GPUs: (run count, value) pairs are 8 bytes, so half the scan tile; "
+               "H100 2026-11-22, 2^26 on CUDA: 256x8 0.84 ms, 128x16 0.835 ms; 512x8 measured "
+               "0.71-0.82 ms with warp-shuffle group scans but exceeds 48 KiB of local memory "
+               "for 16-byte pairs, and NVIDIA's OpenCL allows this kernel 256 work-items"},
     tuning_row{reduce_by_key, any_gpu, policy(256, 4),
                "any other GPU; not measured"},
     tuning_row{reduce_by_key, any_cpu, policy(16, 64),
