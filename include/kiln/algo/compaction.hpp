@@ -55,14 +55,6 @@ std::size_t run_compaction(const algorithm_program& program, const queue& q,
 
 [[noreturn]] void throw_output_too_small(const char* call, std::size_t needed,
                                          std::size_t capacity);
-[[noreturn]] void throw_split_unsupported(const char* call);
-
-/// The single part of reduce_by_key's operands, or an error for split vectors.
-inline const part_extent& single_part(const layout& parts, const char* call) {
-    if (parts.size() != 1) throw_split_unsupported(call);
-    return parts[0];
-}
-
 /// Copies `count` elements kept in scratch on q's device into `output` from element `offset`,
 /// through the host, wherever output's parts are; what does not fit is dropped (the caller
 /// reports it). For compactions of split vectors, whose parts' results meet in one output.
