@@ -22,7 +22,9 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "algo_data.hpp"
@@ -104,11 +106,14 @@ int main(int argc, char** argv) {
     if (argc > 4) {
         const kiln::detail::algorithm_policy policy{
             std::strtoul(argv[4], nullptr, 10),
-            std::strtoul(std::strchr(argv[4], 'x') + 1, nullptr, 10), 0};
+            std::strtoul(std::strchr(argv[4], 'x') + 1, nullptr, 10), 0, 0};
         for (const auto a : {kiln::detail::algorithm::scan, kiln::detail::algorithm::select,
                              kiln::detail::algorithm::reduce_by_key})
             candidate.push_back(std::make_unique<kiln::detail::scoped_algorithm_policy>(a, policy));
     }
+    // A fifth argument "local": group scans through local memory even where sub-groups exist.
+    std::optional<kiln::detail::scoped_local_memory_group_scans> local_memory;
+    if (argc > 5 && std::string_view(argv[5]) == "local") local_memory.emplace();
     kiln::queue q(dev);
     const double copy_gb_per_s =
         kiln::bench::measure_copy_bandwidth(dev, kiln::bench::copy_benchmark_bytes(dev));
@@ -117,10 +122,12 @@ int main(int argc, char** argv) {
     const bool dispatch_lookback = kiln::detail::groups_make_progress(dev);
     const auto scan_policy = kiln::detail::policy_for(kiln::detail::algorithm::scan, dev);
 
-    std::printf("### kiln algorithms, %s (%s), scan path: %s, scan tile %zux%zu\n\n",
-                dev.name().c_str(), std::string(kiln::to_string(dev.backend())).c_str(),
-                dispatch_lookback ? "decoupled look-back" : "reduce-then-scan",
-                scan_policy.work_group_size, scan_policy.items_per_work_item);
+    std::printf(
+        "### kiln algorithms, %s (%s), scan path: %s, scan tile %zux%zu, group scans: %s\n\n",
+        dev.name().c_str(), std::string(kiln::to_string(dev.backend())).c_str(),
+        dispatch_lookback ? "decoupled look-back" : "reduce-then-scan", scan_policy.work_group_size,
+        scan_policy.items_per_work_item,
+        scan_policy.sub_group_size ? "sub-group shuffles" : "local memory");
     std::printf("copy bandwidth (device to device, limit): %.1f GB/s\n\n", copy_gb_per_s);
     std::printf(
         "| work | time | bandwidth | elements | reference | check |\n|---|---|---|---|---|---|\n");

@@ -23,10 +23,4 @@ void throw_output_too_small(const char* call, std::size_t needed, std::size_t ca
                   std::to_string(capacity) + " (it received the first ones)");
 }
 
-void throw_split_unsupported(const char* call) {
-    throw invalid_argument_error(call,
-                                 "works on vectors on one device; this operand is split over "
-                                 "several devices or on another device");
-}
-
 }  // namespace kiln::detail

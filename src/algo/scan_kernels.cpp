@@ -82,9 +82,7 @@ class scan_writer {
         b_.open("for (uint j = 1; j < count; ++j)");
         b_.line("acc = " + combine("acc", "kiln_tile[KILN_PAD(first + j)]") + ";");
         b_.close();
-        scanned_at_ = group_collectives(b_).inclusive_scan(
-            "kiln_scan", "lid", "WG", "acc",
-            [this](const std::string& x, const std::string& y) { return combine(x, y); });
+        scanned_at_ = group_scan("acc");
         b_.line("const " + t_ + " aggregate = kiln_scan[" + scanned_at_ +
                 " + (valid - 1) / ITEMS];");
     }
@@ -220,9 +218,7 @@ class scan_writer {
         b_.line("const ulong i = chunk + lid;");
         b_.line("const uint valid = tiles - chunk < WG ? (uint)(tiles - chunk) : WG;");
         b_.line(t_ + " v = kiln_aggregates[i < tiles ? i : tiles - 1];");
-        scanned_at_ = group_collectives(b_).inclusive_scan(
-            "kiln_scan", "lid", "WG", "v",
-            [this](const std::string& x, const std::string& y) { return combine(x, y); });
+        scanned_at_ = group_scan("v");
         b_.open("if (i < tiles)");
         b_.line("if (lid == 0) kiln_prefixes[i] = running;");
         b_.line("else kiln_prefixes[i] = have ? " +
@@ -250,6 +246,15 @@ class scan_writer {
     }
 
   private:
+    /// Scans `value` across the group in kiln_scan; returns where the results lie.
+    std::string group_scan(const std::string& value) {
+        return group_collectives(b_, policy_.sub_group_size)
+            .inclusive_scan(
+                "kiln_scan", "lid", "WG", value,
+                [this](const std::string& x, const std::string& y) { return combine(x, y); }, t_,
+                op_.components);
+    }
+
     bool packed() const { return op_.packing != state_packing::separate; }
 
     /// The flag of a state word.

@@ -3,6 +3,7 @@
 #include <array>
 #include <cctype>
 #include <kiln/algo/tuning.hpp>
+#include <kiln/detail/subgroup_support.hpp>
 #include <kiln/error.hpp>
 #include <mutex>
 #include <string>
@@ -19,19 +20,26 @@ constexpr device_class any_gpu{std::nullopt, device_type::gpu, "", 0, 0};
 constexpr device_class any_cpu{std::nullopt, device_type::cpu, "", 0, 0};
 // Through CUDA or NVIDIA's OpenCL alike: the platform or vendor name says NVIDIA.
 constexpr device_class nvidia_gpus{std::nullopt, device_type::gpu, "nvidia", 0, 0};
+constexpr device_class nvidia_cuda{backend_kind::cuda, device_type::gpu, "nvidia", 0, 0};
 
 constexpr algorithm_policy policy(std::size_t work_group_size, std::size_t items_per_work_item) {
-    return {work_group_size, items_per_work_item, 0};
+    return {work_group_size, items_per_work_item, 0, 0};
 }
 
 // clang-format off
 constexpr std::array table{
     // --- scan (also the tile pass of reduce-then-scan) ---------------------------------------
+    tuning_row{scan, nvidia_cuda,
+               policy(128, 32),
+               "NVIDIA GPUs through CUDA (group scans by warp shuffles): H100, bench/algo "
+               "2026-11-22, int32 scan of 2^28: 128x32 0.998 ms (0.89x CUB), 256x16 1.092 ms, "
+               "512x8 1.454 ms"},
     tuning_row{scan, nvidia_gpus,
                policy(256, 16),
-               "NVIDIA GPUs (CUDA and OpenCL): H100, bench/algo 2026-11-22, int32 scan of 2^28 "
-               "on CUDA: 256x16 1.31 ms (0.67x CUB), 128x16 1.50 ms, 256x8 1.86 ms; 512x16 and "
-               "256x24 exceed 48 KiB of local memory with 8-byte states"},
+               "NVIDIA's OpenCL (local-memory group scans): H100, bench/algo 2026-11-22, int32 "
+               "scan of 2^28, measured on CUDA with local-memory group scans: 256x16 1.31 ms "
+               "(0.67x CUB), 128x16 1.50 ms, 256x8 1.86 ms; 512x16 and 256x24 exceed 48 KiB of "
+               "local memory with 8-byte states"},
     tuning_row{scan, any_gpu, policy(256, 8),
                "any other GPU: half the NVIDIA tile, for devices with less local memory; "
                "not measured"},
@@ -57,7 +65,9 @@ constexpr std::array table{
     tuning_row{reduce_by_key, nvidia_gpus,
                policy(256, 8),
                "NVIDIA GPUs: (run count, value) pairs are 8 bytes, so half the scan tile; "
-               "H100 2026-11-22, 2^26 on CUDA: 256x8 0.84 ms, 128x16 0.835 ms"},
+               "H100 2026-11-22, 2^26 on CUDA: 256x8 0.84 ms, 128x16 0.835 ms; 512x8 measured "
+               "0.71-0.82 ms with warp-shuffle group scans but exceeds 48 KiB of local memory "
+               "for 16-byte pairs, and NVIDIA's OpenCL allows this kernel 256 work-items"},
     tuning_row{reduce_by_key, any_gpu, policy(256, 4),
                "any other GPU; not measured"},
     tuning_row{reduce_by_key, any_cpu, policy(16, 64),
@@ -96,6 +106,7 @@ std::string lower(std::string_view text) {
 std::mutex override_mutex;
 std::array<std::optional<algorithm_policy>, 5> policy_overrides;
 std::optional<bool> progress_override;
+bool local_memory_group_scans = false;
 
 }  // namespace
 
@@ -154,12 +165,35 @@ const tuning_row* tuning_row_for(algorithm a, const device& dev) {
     return nullptr;
 }
 
-algorithm_policy policy_for(algorithm a, const device& dev) {
+std::string algorithm_policy::key() const {
+    return std::to_string(work_group_size) + "x" + std::to_string(items_per_work_item) + " r" +
+           std::to_string(radix_bits) + " sg" + std::to_string(sub_group_size);
+}
+
+std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size) {
     {
         std::lock_guard lock(override_mutex);
-        if (const auto& forced = policy_overrides[static_cast<std::size_t>(a)]) return *forced;
+        if (local_memory_group_scans) return 0;
     }
-    if (const tuning_row* row = tuning_row_for(a, dev)) return row->policy;
+    if (dev.properties().backend != backend_kind::cuda) return 0;
+    const subgroup_features features = subgroup_support(dev);
+    const std::size_t size = features.size;
+    const bool usable = features.shuffle_relative && size > 0 && work_group_size % size == 0;
+    return usable ? size : 0;
+}
+
+algorithm_policy policy_for(algorithm a, const device& dev) {
+    std::optional<algorithm_policy> chosen;
+    {
+        std::lock_guard lock(override_mutex);
+        chosen = policy_overrides[static_cast<std::size_t>(a)];
+    }
+    if (!chosen)
+        if (const tuning_row* row = tuning_row_for(a, dev)) chosen = row->policy;
+    if (chosen) {
+        chosen->sub_group_size = group_scan_sub_group_size(dev, chosen->work_group_size);
+        return *chosen;
+    }
     throw invalid_argument_error(
         "kiln::detail::policy_for",
         "no tuning row for " + std::string(to_string(a)) + " on " + dev.name());
@@ -187,6 +221,16 @@ scoped_algorithm_policy::scoped_algorithm_policy(algorithm a, algorithm_policy p
 scoped_algorithm_policy::~scoped_algorithm_policy() {
     std::lock_guard lock(override_mutex);
     policy_overrides[static_cast<std::size_t>(algorithm_)] = previous_;
+}
+
+scoped_local_memory_group_scans::scoped_local_memory_group_scans() {
+    std::lock_guard lock(override_mutex);
+    previous_ = std::exchange(local_memory_group_scans, true);
+}
+
+scoped_local_memory_group_scans::~scoped_local_memory_group_scans() {
+    std::lock_guard lock(override_mutex);
+    local_memory_group_scans = previous_;
 }
 
 scoped_forward_progress::scoped_forward_progress(bool value) {

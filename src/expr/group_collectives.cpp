@@ -1,4 +1,4 @@
-// Work-group reduce and scan generators: the local-memory path.
+// Work-group reduce and scan generators: the local-memory path and the sub-group path.
 #include <kiln/detail/group_collectives.hpp>
 
 namespace kiln::detail {
@@ -16,7 +16,11 @@ void group_collectives::reduce_in_place(std::string_view scratch, std::string_vi
 
 std::string group_collectives::inclusive_scan(std::string_view scratch, std::string_view lid,
                                               std::string_view group_size, std::string_view value,
-                                              const combine_text& combine) {
+                                              const combine_text& combine, std::string_view type,
+                                              unsigned components) {
+    if (sub_group_size_ > 0)
+        return sub_group_scan(std::string(scratch), std::string(lid), std::string(group_size),
+                              std::string(value), combine, std::string(type), components);
     // Hillis-Steele: log2(group size) steps, each reading one half of the scratch and writing
     // the other, so one barrier per step suffices.
     const std::string s(scratch), i(lid), v(value), n(group_size);
@@ -31,6 +35,44 @@ std::string group_collectives::inclusive_scan(std::string_view scratch, std::str
     builder_.local_barrier();
     builder_.close();
     return "kiln_from";
+}
+
+std::string group_collectives::sub_group_scan(const std::string& scratch, const std::string& lid,
+                                              const std::string& group_size,
+                                              const std::string& value, const combine_text& combine,
+                                              const std::string& type, unsigned components) {
+    // Kogge-Stone within each sub-group: at step d every lane combines the value d lanes below
+    // it (the earlier operand) into its own. Lanes past a partial tile's end only ever feed
+    // higher lanes, so no identity is needed, as on the local-memory path.
+    const std::string sg = std::to_string(sub_group_size_), s = scratch, v = value;
+    builder_.line("const uint kiln_lane = " + lid + " % " + sg + ";");
+    builder_.line("const uint kiln_sub_group = " + lid + " / " + sg + ";");
+    builder_.open("for (uint kiln_d = 1; kiln_d < " + sg + "; kiln_d *= 2)");
+    if (components == 1) {
+        builder_.line(type + " kiln_below = sub_group_shuffle_up(" + v + ", kiln_d);");
+    } else {
+        builder_.line(type + " kiln_below;");
+        for (unsigned c = 0; c < components; ++c) {
+            const std::string part = std::string(".") + "xyzw"[c];
+            builder_.line("kiln_below" + part + " = sub_group_shuffle_up(" + v + part +
+                          ", kiln_d);");
+        }
+    }
+    builder_.line("if (kiln_lane >= kiln_d) " + v + " = " + combine("kiln_below", v) + ";");
+    builder_.close();
+    // Sub-group totals after the results' half; each work-item folds those before its own.
+    builder_.line("if (kiln_lane == " + sg + " - 1) " + s + "[" + group_size +
+                  " + kiln_sub_group] = " + v + ";");
+    builder_.local_barrier();
+    builder_.open("if (kiln_sub_group > 0)");
+    builder_.line(type + " kiln_before = " + s + "[" + group_size + "];");
+    builder_.line("for (uint kiln_w = 1; kiln_w < kiln_sub_group; ++kiln_w) kiln_before = " +
+                  combine("kiln_before", s + "[" + group_size + " + kiln_w]") + ";");
+    builder_.line(v + " = " + combine("kiln_before", v) + ";");
+    builder_.close();
+    builder_.line(s + "[" + lid + "] = " + v + ";");
+    builder_.local_barrier();
+    return "0";
 }
 
 }  // namespace kiln::detail

@@ -57,8 +57,9 @@ TEST_P(algo_base_test, temporary_lease_zeroes_its_bytes) {
         ASSERT_EQ(back[i], i < 100 ? std::byte{0} : std::byte{0xff}) << "byte " << i;
 }
 
-/// A kernel of the group collectives and look-back helpers, with its tuning as constants.
-std::string collectives_source(std::size_t group_size) {
+/// A kernel of the group collectives and look-back helpers, with its tuning as constants;
+/// sub_group_size 0 takes the local-memory group scan.
+std::string collectives_source(std::size_t group_size, std::size_t sub_group_size) {
     kiln::detail::source_builder b;
     b.constant("GROUP", group_size);
     b.begin_kernel("group_scan", group_size);
@@ -75,13 +76,17 @@ std::string collectives_source(std::size_t group_size) {
              "    const uint b = ((g >> 16) * (f & 0xffff) + (g & 0xffff)) & 0xffff;\n"
              "    return a << 16 | b;\n}\n");
     b.line("uint v = (lid + 2) << 16 | (lid + 1);");
-    kiln::detail::group_collectives(b).inclusive_scan(
-        "scratch", "lid", "GROUP", "v",
-        [](const std::string& x, const std::string& y) { return "compose(" + x + ", " + y + ")"; });
+    const std::string at = kiln::detail::group_collectives(b, sub_group_size)
+                               .inclusive_scan(
+                                   "scratch", "lid", "GROUP", "v",
+                                   [](const std::string& x, const std::string& y) {
+                                       return "compose(" + x + ", " + y + ")";
+                                   },
+                                   "uint");
     b.line("out[lid] = v;");
     b.line("ulong seen = 0;");
     b.open("if (lid == 0)");
-    b.release_store("ulong", "&flags[0]", "((ulong)1 << 32) | scratch[kiln_from + GROUP - 1]");
+    b.release_store("ulong", "&flags[0]", "((ulong)1 << 32) | scratch[" + at + " + GROUP - 1]");
     b.acquire_load("ulong", "&flags[0]", "seen");
     b.line("flags[1] = seen;");
     b.close();
@@ -89,33 +94,41 @@ std::string collectives_source(std::size_t group_size) {
     return b.str();
 }
 
+/// Both group-scan paths where the device has sub-groups (CUDA), the local-memory one elsewhere.
 TEST_P(algo_base_test, group_scan_program_is_generated_once_per_key) {
     constexpr std::size_t group = 64;
-    const std::size_t before = kiln::detail::algorithm_programs_generated();
-    const auto& program = kiln::detail::algorithm_program_for(
-        device(), "test.group_scan.64", {"group_scan"}, [] { return collectives_source(group); });
-    const auto& again = kiln::detail::algorithm_program_for(
-        device(), "test.group_scan.64", {"group_scan"},
-        []() -> std::string { throw std::logic_error("generated twice"); });
-    EXPECT_EQ(&program, &again);
-    EXPECT_EQ(kiln::detail::algorithm_programs_generated(), before + 1);
+    std::vector<std::size_t> sub_group_sizes = {0};
+    if (const std::size_t size = kiln::detail::group_scan_sub_group_size(device(), group))
+        sub_group_sizes.push_back(size);
+    for (const std::size_t sub_group : sub_group_sizes) {
+        SCOPED_TRACE("sub-group size " + std::to_string(sub_group));
+        const std::string key = "test.group_scan.64.sg" + std::to_string(sub_group);
+        const std::size_t before = kiln::detail::algorithm_programs_generated();
+        const auto& program = kiln::detail::algorithm_program_for(
+            device(), key, {"group_scan"}, [&] { return collectives_source(group, sub_group); });
+        const auto& again = kiln::detail::algorithm_program_for(
+            device(), key, {"group_scan"},
+            []() -> std::string { throw std::logic_error("generated twice"); });
+        EXPECT_EQ(&program, &again);
+        EXPECT_EQ(kiln::detail::algorithm_programs_generated(), before + 1);
 
-    kiln::buffer<std::uint32_t> out(q, group);
-    kiln::buffer<std::uint64_t> flags(q, 2);
-    program.kernel("group_scan")(out, flags).launch(q, group, group).wait();
-    const auto got = out.read(q);
-    const auto compose = [](std::uint32_t f, std::uint32_t g) {
-        const std::uint32_t a = ((f >> 16) * (g >> 16)) & 0xffff;
-        const std::uint32_t b = ((g >> 16) * (f & 0xffff) + (g & 0xffff)) & 0xffff;
-        return a << 16 | b;
-    };
-    std::uint32_t expected = 0;
-    for (std::uint32_t i = 0; i < group; ++i) {
-        const std::uint32_t own = (i + 2) << 16 | (i + 1);
-        expected = i == 0 ? own : compose(expected, own);
-        ASSERT_EQ(got[i], expected) << "work-item " << i;
+        kiln::buffer<std::uint32_t> out(q, group);
+        kiln::buffer<std::uint64_t> flags(q, 2);
+        program.kernel("group_scan")(out, flags).launch(q, group, group).wait();
+        const auto got = out.read(q);
+        const auto compose = [](std::uint32_t f, std::uint32_t g) {
+            const std::uint32_t a = ((f >> 16) * (g >> 16)) & 0xffff;
+            const std::uint32_t b = ((g >> 16) * (f & 0xffff) + (g & 0xffff)) & 0xffff;
+            return a << 16 | b;
+        };
+        std::uint32_t expected = 0;
+        for (std::uint32_t i = 0; i < group; ++i) {
+            const std::uint32_t own = (i + 2) << 16 | (i + 1);
+            expected = i == 0 ? own : compose(expected, own);
+            ASSERT_EQ(got[i], expected) << "work-item " << i;
+        }
+        EXPECT_EQ(flags.read(q)[1], (std::uint64_t{1} << 32) | expected);
     }
-    EXPECT_EQ(flags.read(q)[1], (std::uint64_t{1} << 32) | expected);
 }
 
 TEST_P(algo_base_test, every_device_has_a_policy_with_provenance) {

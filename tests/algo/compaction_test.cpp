@@ -62,6 +62,11 @@ class compaction_test : public kiln::test::device_queue_test {
             SCOPED_TRACE(lookback ? "decoupled look-back" : "reduce-then-scan");
             const kiln::detail::scoped_forward_progress path(lookback);
             body();
+            // Where group scans shuffle within sub-groups (CUDA), the local-memory ones too.
+            if (kiln::detail::group_scan_sub_group_size(device(), 256) == 0) continue;
+            SCOPED_TRACE("local-memory group scans");
+            const kiln::detail::scoped_local_memory_group_scans local_memory;
+            body();
         }
     }
 };
@@ -239,6 +244,39 @@ TEST(compaction_split, copy_if_and_unique_follow_the_parts_in_order) {
     auto got_keys = x.read();
     got_keys.resize(size);
     EXPECT_EQ(got_keys, keys);
+}
+
+/// Split vectors: runs crossing the boundary take their key from the part where they begin and
+/// their value from the part where they end; a non-commutative operation keeps its order.
+TEST(compaction_split, reduce_by_key_joins_runs_across_the_parts) {
+    if (kiln::devices().size() < 2) GTEST_SKIP() << "needs two devices";
+    const std::vector<kiln::queue> queues = {kiln::queue(kiln::devices()[0]),
+                                             kiln::queue(kiln::devices()[1])};
+    const std::size_t n = 100003;
+    auto keys = random_values<std::int32_t>(n, 0, 3, 7);
+    std::sort(keys.begin(), keys.begin() + n / 3);  // a few long runs, then short ones
+    const auto values = random_values<std::uint64_t>(n, 0, 1e18, 8);
+    kiln::vector<std::int32_t> k(queues, keys), out_keys(queues, n);
+    kiln::vector<std::uint64_t> v(queues, values), out_values(kiln::queue(kiln::devices()[1]), n);
+    ASSERT_EQ(k.part_count(), 2u);
+    for (const bool joined : {false, true}) {
+        SCOPED_TRACE(joined ? "a run across the boundary" : "keys as drawn");
+        if (joined) {
+            const std::size_t boundary = k.layout()[1].begin;
+            keys[boundary] = keys[boundary + 1] = keys[boundary - 1];
+            k.write(keys);
+        }
+        const auto [expected_keys, expected_values] =
+            host_reduce_by_key(keys, values, host_affine_then);
+        const std::size_t runs = kiln::reduce_by_key(k, v, out_keys, out_values, affine_then);
+        ASSERT_EQ(runs, expected_keys.size());
+        auto got_keys = out_keys.read();
+        auto got_values = out_values.read();
+        got_keys.resize(runs);
+        got_values.resize(runs);
+        EXPECT_EQ(got_keys, expected_keys);
+        EXPECT_EQ(got_values, expected_values);
+    }
 }
 
 }  // namespace

@@ -54,6 +54,11 @@ class scan_test : public kiln::test::device_queue_test {
             SCOPED_TRACE(lookback ? "decoupled look-back" : "reduce-then-scan");
             const kiln::detail::scoped_forward_progress path(lookback);
             body();
+            // Where group scans shuffle within sub-groups (CUDA), the local-memory ones too.
+            if (kiln::detail::group_scan_sub_group_size(device(), 256) == 0) continue;
+            SCOPED_TRACE("local-memory group scans");
+            const kiln::detail::scoped_local_memory_group_scans local_memory;
+            body();
         }
     }
 };

@@ -55,14 +55,6 @@ std::size_t run_compaction(const algorithm_program& program, const queue& q,
 
 [[noreturn]] void throw_output_too_small(const char* call, std::size_t needed,
                                          std::size_t capacity);
-[[noreturn]] void throw_split_unsupported(const char* call);
-
-/// The single part of reduce_by_key's operands, or an error for split vectors.
-inline const part_extent& single_part(const layout& parts, const char* call) {
-    if (parts.size() != 1) throw_split_unsupported(call);
-    return parts[0];
-}
-
 /// Copies `count` elements kept in scratch on q's device into `output` from element `offset`,
 /// through the host, wherever output's parts are; what does not fit is dropped (the caller
 /// reports it). For compactions of split vectors, whose parts' results meet in one output.
@@ -108,10 +100,8 @@ requires detail::storable_as<T, expression_value_t<E>> && detail::real_number<ex
         const queue& q = part.queue;
         const auto policy =
             detail::value_policy<std::uint64_t>(detail::algorithm::select, q.device());
-        const std::string key = "copy_if " + detail::opencl_type_name<T>() + " " +
-                                std::to_string(policy.work_group_size) + "x" +
-                                std::to_string(policy.items_per_work_item) + " " +
-                                typeid(in).name() + " " + typeid(flag).name();
+        const std::string key = "copy_if " + detail::opencl_type_name<T>() + " " + policy.key() +
+                                " " + typeid(in).name() + " " + typeid(flag).name();
         const detail::declare_input declare = [&](detail::source_builder& b) {
             detail::generator g(b);
             b.parameter("global " + detail::opencl_type_name<T>() + "* kiln_out");
@@ -168,8 +158,7 @@ std::size_t unique(const vector<T>& keys) {
         const queue& q = part.queue;
         const auto policy =
             detail::value_policy<std::uint64_t>(detail::algorithm::select, q.device());
-        const std::string key = "unique " + t + " " + std::to_string(policy.work_group_size) + "x" +
-                                std::to_string(policy.items_per_work_item);
+        const std::string key = "unique " + t + " " + policy.key();
         const detail::declare_input declare = [&](detail::source_builder& b) {
             b.parameter("global " + t + "* kiln_out");
             b.parameter("ulong kiln_capacity");

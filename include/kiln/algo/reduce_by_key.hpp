@@ -9,17 +9,21 @@
 // run's last element writes the run's value, and its first the key. The operation is
 // reducers::sum (default), minimum, maximum or a KILN_FUNCTION, applied in order. Values may be
 // an expression; keys are a vector. Outputs too small for every run receive the first ones and
-// the call throws invalid_argument_error naming the count. Vectors on one device, at most 2^32 - 1
-// elements with 4-byte values (the run counter is 32-bit there).
+// the call throws invalid_argument_error naming the count. At most 2^32 - 1 elements with 4-byte
+// values (the run counter is 32-bit there). Split vectors: see reduce_by_key below.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <kiln/algo/compaction.hpp>
 #include <kiln/algo/scan.hpp>
 #include <limits>
+#include <optional>
+#include <span>
 #include <string>
 #include <typeinfo>
+#include <vector>
 
 namespace kiln {
 namespace detail {
@@ -51,10 +55,99 @@ scan_operation segment_operation() {
             2, state_packing::separate};
 }
 
+/// Runs reduce_by_key's scan over part `k` of `keys` and `values` on its device, starting from
+/// `carry` (the pair the parts before left: runs begun, the open run's value) with `previous_key`
+/// the last key before the part, if any. Run r is written at slot r - run_base of the two output
+/// buffers if r < capacity. Returns the pair after the part.
+template <class K, class V, class Op, class E, class Values>
+pair_state<segment_word_t<V>> reduce_by_key_part(
+    const vector<K>& keys, const Values& value_node, std::size_t k,
+    const std::optional<pair_state<segment_word_t<V>>>& carry, std::optional<K> previous_key,
+    const buffer<K>& out_keys, const buffer<V>& out_values, std::size_t capacity,
+    std::size_t run_base) {
+    using carry_type = pair_state<segment_word_t<V>>;
+    const part_extent& part = keys.layout()[k];
+    const queue& q = part.queue;
+    const auto policy = value_policy<V>(algorithm::reduce_by_key, q.device());
+    const std::string kt = opencl_type_name<K>(), v = opencl_type_name<V>();
+    const std::string key = "reduce_by_key " + kt + " " + v + " " + operation_traits<Op, V>::key() +
+                            " " + policy.key() + " " + typeid(value_node).name();
+    const auto& program = algorithm_program_for(q.device(), key, scan_kernel_names(), [&] {
+        const declare_input declare = [&](source_builder& b) {
+            b.parameter("global " + kt + "* kiln_out_keys");
+            b.parameter("global " + v + "* kiln_out_values");
+            b.parameter("ulong kiln_capacity");
+            b.parameter("ulong kiln_run_base");
+            b.parameter("int kiln_has_previous");
+            b.parameter(kt + " kiln_previous_key");
+            b.parameter("global const " + kt + "* kiln_keys");
+            generator g(b);
+            const std::string value =
+                convert_value<V, expression_value_t<E>>(b, value_node.generate(g));
+            // A part's first element begins a run unless it continues the part before.
+            const std::string head =
+                "(idx == 0 ? !kiln_has_previous || kiln_keys[0] != kiln_previous_key : "
+                "kiln_keys[idx] != kiln_keys[idx - 1])";
+            return element_text{
+                g.statements(), "kiln_segment(" + head + ", " + value + ")",
+                [v](source_builder& s) {
+                    s.line("const ulong run = (ulong)running.x - 1;");
+                    s.line("const ulong slot = run - kiln_run_base;");
+                    s.line(
+                        "if (x.x != 0 && run < kiln_capacity) kiln_out_keys[slot] = "
+                        "kiln_keys[idx];");
+                    s.line(
+                        "if ((idx + 1 == n || kiln_keys[idx + 1] != kiln_keys[idx]) && "
+                        "run < kiln_capacity) kiln_out_values[slot] = as_" +
+                        v + "(running.y);");
+                }};
+        };
+        return scan_program_source(segment_operation<V, Op>(), declare, policy, false, true);
+    });
+    const std::size_t tiles = (part.size + policy.tile_size() - 1) / policy.tile_size();
+    temporary_lease scratch = temporary_pool::acquire(q, scan_scratch_bytes(tiles, 2 * sizeof(V)));
+    const event done = run_scan_passes<carry_type>(
+        program, q, policy, state_packing::separate, part.size, k, part.begin, carry, scratch, [&] {
+            argument_list args(k, part.begin);
+            args.scalar<std::uint64_t>(part.size);
+            args.buffer(scratch.bytes());
+            args.scalar<std::int32_t>(carry.has_value());
+            args.scalar(carry.value_or(carry_type{}));
+            args.buffer(out_keys);
+            args.buffer(out_values);
+            args.scalar<std::uint64_t>(capacity);
+            args.scalar<std::uint64_t>(run_base);
+            args.scalar<std::int32_t>(previous_key.has_value());
+            args.scalar(previous_key.value_or(K{}));
+            args.buffer(keys.part(k));
+            value_node.collect(args);
+            return std::move(args).take();
+        });
+    return scan_total<carry_type>(q, scratch, done);
+}
+
+/// Writes host[0, count) to the front of `output`, wherever its parts are.
+template <class T>
+void place_host(const std::vector<T>& host, std::size_t count, const vector<T>& output) {
+    for (std::size_t j = 0; j < output.part_count(); ++j) {
+        const part_extent& out = output.layout()[j];
+        const std::size_t last = std::min(count, out.begin + out.size);
+        if (out.begin >= last) continue;
+        output.part(j).write(out.queue, 0,
+                             std::span<const T>(host.data() + out.begin, last - out.begin));
+    }
+}
+
 }  // namespace detail
 
 /// For each run of equal consecutive keys: its key into out_keys and the combination of its
 /// values (in order) into out_values, at the run's position; returns the number of runs.
+///
+/// Split vectors: the parts run one after another, each on its device, from the pair the parts
+/// before it left (runs begun, the open run's value: a few bytes through the host) and the last
+/// key before it, into buffers on that device; the host then places the runs. A run crossing a
+/// boundary gets its key from the part where it begins and its value from the part where it
+/// ends, which comes later and so overwrites the partial values the earlier parts wrote.
 template <detail::scan_value K, vector_expression E, detail::scan_value V, class Op = reducers::sum>
 requires detail::operation_for<Op, V> && detail::storable_as<V, expression_value_t<E>> std::size_t
 reduce_by_key(const vector<K>& keys, const E& values, const vector<K>& out_keys,
@@ -66,72 +159,54 @@ reduce_by_key(const vector<K>& keys, const E& values, const vector<K>& out_keys,
     value_node.check(check);
     if (keys.size() == 0) return 0;
     const detail::layout parts = check.launch_layout();
-    const detail::part_extent& part = detail::single_part(parts, call);
-    for (const auto* out : {&out_keys.layout(), &out_values.layout()})
-        if (out->size() != 1 || !((*out)[0].queue.device() == part.queue.device()))
-            detail::throw_split_unsupported(call);
     using word = detail::segment_word_t<V>;
     if (keys.size() >= std::numeric_limits<word>::max())
         throw invalid_argument_error(call,
                                      "more elements than the 32-bit run counter of 4-byte "
                                      "values can count");
-    const queue& q = part.queue;
-    const auto policy = detail::value_policy<V>(detail::algorithm::reduce_by_key, q.device());
-    const std::string k = detail::opencl_type_name<K>(), v = detail::opencl_type_name<V>();
-    const std::string key =
-        "reduce_by_key " + k + " " + v + " " + detail::operation_traits<Op, V>::key() + " " +
-        std::to_string(policy.work_group_size) + "x" + std::to_string(policy.items_per_work_item) +
-        " " + typeid(value_node).name();
-    const auto& program =
-        detail::algorithm_program_for(q.device(), key, detail::scan_kernel_names(), [&] {
-            const detail::declare_input declare = [&](detail::source_builder& b) {
-                b.parameter("global " + k + "* kiln_out_keys");
-                b.parameter("global " + v + "* kiln_out_values");
-                b.parameter("ulong kiln_capacity");
-                b.parameter("global const " + k + "* kiln_keys");
-                detail::generator g(b);
-                const std::string value =
-                    detail::convert_value<V, expression_value_t<E>>(b, value_node.generate(g));
-                return detail::element_text{
-                    g.statements(),
-                    "kiln_segment(idx == 0 || kiln_keys[idx] != kiln_keys[idx - 1], " + value + ")",
-                    [v](detail::source_builder& s) {
-                        s.line("const ulong run = (ulong)running.x - 1;");
-                        s.line(
-                            "if (x.x != 0 && run < kiln_capacity) kiln_out_keys[run] = "
-                            "kiln_keys[idx];");
-                        s.line(
-                            "if ((idx + 1 == n || kiln_keys[idx + 1] != kiln_keys[idx]) && "
-                            "run < kiln_capacity) kiln_out_values[run] = as_" +
-                            v + "(running.y);");
-                    }};
-            };
-            return detail::scan_program_source(detail::segment_operation<V, Op>(), declare, policy,
-                                               false, true);
-        });
     const std::size_t capacity = std::min(out_keys.size(), out_values.size());
-    const std::size_t tiles = (keys.size() + policy.tile_size() - 1) / policy.tile_size();
-    detail::temporary_lease scratch =
-        detail::temporary_pool::acquire(q, detail::scan_scratch_bytes(tiles, 2 * sizeof(V)));
-    using carry_type = detail::pair_state<word>;
-    const std::optional<carry_type> no_carry;
-    const event done =
-        detail::run_scan_passes<carry_type>(program, q, policy, detail::state_packing::separate,
-                                            keys.size(), 0, 0, no_carry, scratch, [&] {
-                                                detail::argument_list args(0, 0);
-                                                args.scalar<std::uint64_t>(keys.size());
-                                                args.buffer(scratch.bytes());
-                                                args.scalar<std::int32_t>(0);
-                                                args.scalar(carry_type{});
-                                                args.buffer(out_keys.part(0));
-                                                args.buffer(out_values.part(0));
-                                                args.scalar<std::uint64_t>(capacity);
-                                                args.buffer(keys.part(0));
-                                                value_node.collect(args);
-                                                return std::move(args).take();
-                                            });
-    const auto runs =
-        static_cast<std::size_t>(detail::scan_total<carry_type>(q, scratch, done).first);
+    const bool direct = parts.size() == 1 && out_keys.part_count() == 1 &&
+                        out_values.part_count() == 1 &&
+                        out_keys.layout()[0].queue.device() == parts[0].queue.device() &&
+                        out_values.layout()[0].queue.device() == parts[0].queue.device();
+    if (direct) {
+        const auto total = detail::reduce_by_key_part<K, V, Op, E>(
+            keys, value_node, 0, std::nullopt, std::nullopt, out_keys.part(0), out_values.part(0),
+            capacity, 0);
+        const auto runs = static_cast<std::size_t>(total.first);
+        if (runs > capacity) detail::throw_output_too_small(call, runs, capacity);
+        return runs;
+    }
+    std::vector<K> host_keys;
+    std::vector<V> host_values;
+    std::optional<detail::pair_state<word>> carry;
+    std::optional<K> previous_key;
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+        const detail::part_extent& part = parts[k];
+        if (part.size == 0) continue;
+        const queue& q = part.queue;
+        // Slot 0 is the run open before this part (if any), so runs begun here start at 1.
+        const std::size_t run_base = carry ? static_cast<std::size_t>(carry->first) - 1 : 0;
+        const buffer<K> staged_keys(q, part.size + 1);
+        const buffer<V> staged_values(q, part.size + 1);
+        const auto total = detail::reduce_by_key_part<K, V, Op, E>(
+            keys, value_node, k, carry, previous_key, staged_keys, staged_values,
+            std::numeric_limits<std::uint64_t>::max(), run_base);
+        const std::size_t end = static_cast<std::size_t>(total.first) - run_base;
+        const std::vector<K> part_keys = staged_keys.read(q);
+        const std::vector<V> part_values = staged_values.read(q);
+        host_keys.resize(run_base + end);
+        host_values.resize(run_base + end);
+        for (std::size_t slot = carry ? 1 : 0; slot < end; ++slot)
+            host_keys[run_base + slot] = part_keys[slot];
+        for (std::size_t slot = 0; slot < end; ++slot)
+            host_values[run_base + slot] = part_values[slot];
+        carry = total;
+        previous_key = keys.part(k).read_element(q, part.size - 1);
+    }
+    const std::size_t runs = host_keys.size();
+    detail::place_host(host_keys, std::min(runs, capacity), out_keys);
+    detail::place_host(host_values, std::min(runs, capacity), out_values);
     if (runs > capacity) detail::throw_output_too_small(call, runs, capacity);
     return runs;
 }

@@ -40,9 +40,8 @@ const algorithm_program& scan_program(const device& dev, const Input& input,
                                       const algorithm_policy& policy, bool exclusive) {
     // The node's type decides its generated text, so its name stands for the input's source.
     const std::string key = "scan " + opencl_type_name<T>() + " " + operation_traits<Op, T>::key() +
-                            (exclusive ? " exclusive " : " ") +
-                            std::to_string(policy.work_group_size) + "x" +
-                            std::to_string(policy.items_per_work_item) + " " + typeid(Input).name();
+                            (exclusive ? " exclusive " : " ") + policy.key() + " " +
+                            typeid(Input).name();
     return algorithm_program_for(dev, key, scan_kernel_names(), [&] {
         const declare_input declare = [&](source_builder& b) {
             generator g(b);

@@ -12,6 +12,7 @@
 #include <kiln/runtime/device.hpp>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace kiln::detail {
@@ -23,8 +24,13 @@ struct algorithm_policy {
     std::size_t work_group_size = 256;
     std::size_t items_per_work_item = 8;
     unsigned radix_bits = 0;  ///< sorts only
+    /// Sub-group size within which group scans shuffle; 0: they go through local memory. Not in
+    /// the table: policy_for sets it from the device (group_scan_sub_group_size).
+    std::size_t sub_group_size = 0;
     /// Items a work-group handles per tile: work_group_size * items_per_work_item.
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
+    /// The numbers as text, for program cache keys: "256x16 sg32".
+    std::string key() const;
 };
 
 /// Which devices a row applies to; unset fields match every device.
@@ -62,6 +68,25 @@ bool groups_make_progress(const device& dev);
 /// work-group of the device, as look-back states kept apart from their flag need. From the
 /// device's quirks.
 bool global_fence_orders_device(const device& dev);
+
+/// The sub-group size algorithms' group scans shuffle within on `dev` for groups of
+/// `work_group_size`, 0 where they go through local memory. CUDA devices: 32 (warp shuffles).
+/// OpenCL devices: 0 for now, even with cl_khr_subgroup_shuffle_relative, since OpenCL fixes a
+/// kernel's sub-group size only when it is built, not when its source is written.
+std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size);
+
+/// Test-only: while alive, group_scan_sub_group_size answers 0 (the local-memory path) for
+/// every device, so that tests run both paths where a device has sub-groups.
+class scoped_local_memory_group_scans {
+  public:
+    scoped_local_memory_group_scans();
+    ~scoped_local_memory_group_scans();
+    scoped_local_memory_group_scans(const scoped_local_memory_group_scans&) = delete;
+    scoped_local_memory_group_scans& operator=(const scoped_local_memory_group_scans&) = delete;
+
+  private:
+    bool previous_;
+};
 
 /// Test-only: while alive, every device uses `policy` for `a`. Restores the previous state when
 /// destroyed. Not thread-safe with algorithms running on other threads.

@@ -6,10 +6,9 @@
 // kiln::reducers and KILN_FUNCTIONs all fit; it must be associative, not commutative: operands
 // always meet in element order.
 //
-// Today's path goes through local memory on every device. The interface takes the sub-group
-// size so that a sub-group path (shuffles within a sub-group, local memory only between
-// sub-groups) can be plugged in where the device has sub-group operations, without changing
-// the algorithms that call it.
+// Two paths: with a sub-group size (devices whose sub-groups have a size fixed when the kernel
+// is written and sub_group_shuffle_up, i.e. CUDA's warps), scans shuffle within sub-groups and
+// meet in local memory only between them; otherwise everything goes through local memory.
 #pragma once
 
 #include <cstddef>
@@ -25,7 +24,8 @@ using combine_text = std::function<std::string(const std::string& a, const std::
 
 class group_collectives {
   public:
-    /// sub_group_size 0: the local-memory path.
+    /// sub_group_size 0: the local-memory path; otherwise the size of every sub-group, which
+    /// must divide the group size.
     explicit group_collectives(source_builder& builder, std::size_t sub_group_size = 0)
         : builder_(builder), sub_group_size_(sub_group_size) {}
 
@@ -39,16 +39,25 @@ class group_collectives {
     /// the combination of the values of work-items 0..lid, in order. Needs no identity: a
     /// work-item only ever combines values of lower ones into its own, so values past the end
     /// of a partial tile never reach the valid work-items. `scratch` is a local array of at least
-    /// 2 * `group_size` (a compile-time constant) elements, used as two halves in turn, so that
-    /// each step needs one barrier. Returns the text of the offset at which the results lie:
-    /// afterwards scratch[offset + i] holds work-item i's result, visible to the whole group.
+    /// 2 * `group_size` (a compile-time constant) elements. Local-memory path: Hillis-Steele,
+    /// the halves used in turn so that each step needs one barrier. Sub-group path: shuffles,
+    /// then two barriers (sub-group totals, results). `type` is the value's OpenCL C type and
+    /// `components` its vector width (shuffled one component at a time: warp shuffles know
+    /// only scalars). Returns the text of the offset at which the results lie: afterwards
+    /// scratch[offset + i] holds work-item i's result, visible to the whole group.
     std::string inclusive_scan(std::string_view scratch, std::string_view lid,
                                std::string_view group_size, std::string_view value,
-                               const combine_text& combine);
+                               const combine_text& combine, std::string_view type,
+                               unsigned components = 1);
 
     std::size_t sub_group_size() const noexcept { return sub_group_size_; }
 
   private:
+    std::string sub_group_scan(const std::string& scratch, const std::string& lid,
+                               const std::string& group_size, const std::string& value,
+                               const combine_text& combine, const std::string& type,
+                               unsigned components);
+
     source_builder& builder_;
     std::size_t sub_group_size_;
 };
