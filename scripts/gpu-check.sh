@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # On the GPU machine: build everything with benchmarks, list devices, run the whole suite on every
 # device, the benchmarks, and compute-sanitizer over the CUDA tests. Logs go to $OUT (or ./gpu-logs).
-# Usage: scripts/gpu-check.sh [tests|bench|sanitize|all]...   (default: all)
+# Usage: scripts/gpu-check.sh [tests|bench|algo|sanitize|all]...   (default: all)
+#   algo: the algorithm benchmarks (scan, compaction, sort, SpMV, FFT) beside CUB, cuSPARSE and
+#   cuFFT, on each GPU backend, into $OUT/algo.log
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-$PWD/gpu-logs}
@@ -30,7 +32,7 @@ echo "build ok"
 grep -E "^\[|backend:|type:" "$out/kiln-info.txt"
 
 if want tests; then
-    ctest --test-dir "$build" -j 4 --output-on-failure --timeout 300 > "$out/ctest.log" 2>&1
+    ctest --test-dir "$build" -j 4 --output-on-failure --timeout "${KILN_CTEST_TIMEOUT:-300}" > "$out/ctest.log" 2>&1
     grep -E "tests passed|tests failed|\*\*\*Failed|Timeout|Not Run" "$out/ctest.log" | head -40
 fi
 
@@ -42,6 +44,21 @@ if want bench; then
         timeout 240 "$harness" >> "$out/bench.log" 2>&1 || echo "(exit $?)" >> "$out/bench.log"
     done
     tail -80 "$out/bench.log"
+fi
+
+if want algo; then
+    : > "$out/algo.log"
+    for backend in cuda opencl,gpu; do
+        for harness in algo_bench spmv_bench fft_bench; do
+            echo "=== $harness on $backend" >> "$out/algo.log"
+            KILN_DEVICE=$backend timeout 150 "$build/bench/algo/$harness" >> "$out/algo.log" 2>&1 ||
+                echo "(exit $?)" >> "$out/algo.log"
+        done
+    done
+    # sort_bench measures every device itself (2^28 keys on GPUs, 2^24 on CPUs).
+    echo "=== sort_bench" >> "$out/algo.log"
+    timeout 240 "$build/bench/algo/sort_bench" >> "$out/algo.log" 2>&1 || echo "(exit $?)" >> "$out/algo.log"
+    grep -E "^###|ratio|x CUB|x cu" "$out/algo.log" | head -60
 fi
 
 if want sanitize && command -v compute-sanitizer > /dev/null; then
