@@ -23,6 +23,11 @@ struct device_quirks {
     /// flags lost elements at 2^28 on an H100 (bench/algo, 2026-11-22), while CUDA and the
     /// one-word states of int32 scans were right.
     bool global_fence_orders_device = false;
+    /// The device names cl_khr_subgroup_ballot but its library lacks part of it: PoCL on the GPU
+    /// machine (Ubuntu 24.04's, `cpu-skylake-avx512`) failed to link sub_group_ballot_bit_count
+    /// and sub_group_ballot_exclusive_scan (runtime.subgroup, 2026-11-22). kiln then treats the
+    /// ballot family as missing, so a kernel that uses it gets kiln's named build error.
+    bool subgroup_ballot_incomplete = false;
 };
 
 inline device_quirks device_quirks_for(const device_properties& props) {
@@ -34,9 +39,12 @@ inline device_quirks device_quirks_for(const device_properties& props) {
     const bool nvidia = lower(props.vendor).find("nvidia") != std::string::npos ||
                         lower(props.platform).find("nvidia") != std::string::npos;
     const bool gpu = props.type == device_type::gpu;
+    const bool pocl =
+        lower(props.platform).find("portable computing language") != std::string::npos;
     return {.groups_make_progress = gpu && (props.backend == backend_kind::cuda || nvidia),
             .global_fence_orders_device =
-                props.backend == backend_kind::cuda || props.type == device_type::cpu};
+                props.backend == backend_kind::cuda || props.type == device_type::cpu,
+            .subgroup_ballot_incomplete = pocl};
 }
 
 }  // namespace kiln::detail
