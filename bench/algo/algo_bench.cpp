@@ -28,39 +28,12 @@
 #include <vector>
 
 #include "algo_data.hpp"
+#include "timing.hpp"
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-
-double seconds_since(clock_type::time_point start) {
-    return std::chrono::duration<double>(clock_type::now() - start).count();
-}
-
-template <class Work>
-double best_seconds_per_call(const kiln::queue& q, int batches, int calls, Work&& work) {
-    work();
-    q.finish();
-    double best = 1e30;
-    for (int b = 0; b < batches; ++b) {
-        const auto start = clock_type::now();
-        for (int c = 0; c < calls; ++c) work();
-        q.finish();
-        best = std::min(best, seconds_since(start) / calls);
-    }
-    return best;
-}
-
-template <class Work>
-double best_host_seconds(int repeats, Work&& work) {
-    double best = 1e30;
-    for (int r = 0; r < repeats; ++r) {
-        const auto start = clock_type::now();
-        work();
-        best = std::min(best, seconds_since(start));
-    }
-    return best;
-}
+using kiln::bench::best_host_seconds;
+using kiln::bench::best_seconds_per_call;
 
 /// CUB's seconds per work, from the reference program's `cub <work> <seconds>` lines.
 std::map<std::string, double> cub_reference(int log2_scan, int log2_key, int log2_select) {

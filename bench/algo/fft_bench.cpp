@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "fft_workloads.hpp"
+#include "timing.hpp"
 
 #ifdef KILN_FFT_BENCH_FFTW
 #include <fftw3.h>
@@ -26,26 +27,11 @@
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
+using kiln::bench::best_seconds_per_call;
+using kiln::bench::clock_type;
+using kiln::bench::seconds_since;
+
 using cfloat = std::complex<float>;
-
-double seconds_since(clock_type::time_point start) {
-    return std::chrono::duration<double>(clock_type::now() - start).count();
-}
-
-template <class Work>
-double best_seconds_per_call(const kiln::queue& q, int batches, int calls, Work&& work) {
-    work();
-    q.finish();
-    double best = 1e30;
-    for (int b = 0; b < batches; ++b) {
-        const auto start = clock_type::now();
-        for (int c = 0; c < calls; ++c) work();
-        q.finish();
-        best = std::min(best, seconds_since(start) / calls);
-    }
-    return best;
-}
 
 /// cuFFT's seconds per workload, from the reference program's `cufft <name> <seconds>` lines.
 std::map<std::string, double> cufft_reference() {

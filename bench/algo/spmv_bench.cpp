@@ -26,28 +26,13 @@
 #include <vector>
 
 #include "spmv_matrices.hpp"
+#include "timing.hpp"
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-
-double seconds_since(clock_type::time_point start) {
-    return std::chrono::duration<double>(clock_type::now() - start).count();
-}
-
-template <class Work>
-double best_seconds_per_call(const kiln::queue& q, int batches, int calls, Work&& work) {
-    work();
-    q.finish();
-    double best = 1e30;
-    for (int b = 0; b < batches; ++b) {
-        const auto start = clock_type::now();
-        for (int c = 0; c < calls; ++c) work();
-        q.finish();
-        best = std::min(best, seconds_since(start) / calls);
-    }
-    return best;
-}
+using kiln::bench::best_seconds_per_call;
+using kiln::bench::clock_type;
+using kiln::bench::seconds_since;
 
 /// cuSPARSE's seconds per product, from the reference program's `cusparse <matrix> <s>` lines.
 std::map<std::string, double> cusparse_reference(std::size_t side, std::size_t rows) {

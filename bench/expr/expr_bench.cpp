@@ -19,41 +19,14 @@
 #include <string>
 #include <vector>
 
+#include "timing.hpp"
+
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-
-double seconds_since(clock_type::time_point start) {
-    return std::chrono::duration<double>(clock_type::now() - start).count();
-}
-
-/// Best time per call of `work` over `batches` batches of `calls` back-to-back calls: device
-/// work queues up while the host enqueues, so launch overheads overlap with execution as they
-/// would in a real program. finish() ends each batch.
-template <class Work>
-double best_seconds_per_call(const kiln::queue& q, int batches, int calls, Work&& work) {
-    work();  // warm-up: build, first touch of the pages
-    q.finish();
-    double best = 1e30;
-    for (int b = 0; b < batches; ++b) {
-        const auto start = clock_type::now();
-        for (int c = 0; c < calls; ++c) work();
-        q.finish();
-        best = std::min(best, seconds_since(start) / calls);
-    }
-    return best;
-}
-
-template <class Work>
-double best_host_seconds(int repeats, Work&& work) {
-    double best = 1e30;
-    for (int r = 0; r < repeats; ++r) {
-        const auto start = clock_type::now();
-        work();
-        best = std::min(best, seconds_since(start));
-    }
-    return best;
-}
+using kiln::bench::best_host_seconds;
+using kiln::bench::best_seconds_per_call;
+using kiln::bench::clock_type;
+using kiln::bench::seconds_since;
 
 void row(const char* what, double seconds, double bytes, double limit_gb_per_s,
          const char* note = "") {

@@ -1,0 +1,47 @@
+// Wall-clock timing shared by the benchmarks: best of several batches, so that a noisy machine
+// costs repeats, not accuracy.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <kiln/kiln.hpp>
+
+namespace kiln::bench {
+
+using clock_type = std::chrono::steady_clock;
+
+inline double seconds_since(clock_type::time_point start) {
+    return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+/// Best time per call of `work` over `batches` batches of `calls` back-to-back calls: device
+/// work queues up while the host enqueues, so launch overheads overlap with execution as they
+/// would in a real program. finish() ends each batch; a first call (building kernels, first
+/// touch of the pages) is not timed.
+template <class Work>
+double best_seconds_per_call(const kiln::queue& q, int batches, int calls, Work&& work) {
+    work();
+    q.finish();
+    double best = 1e30;
+    for (int b = 0; b < batches; ++b) {
+        const auto start = clock_type::now();
+        for (int c = 0; c < calls; ++c) work();
+        q.finish();
+        best = std::min(best, seconds_since(start) / calls);
+    }
+    return best;
+}
+
+/// Best time of `repeats` runs of host work.
+template <class Work>
+double best_host_seconds(int repeats, Work&& work) {
+    double best = 1e30;
+    for (int r = 0; r < repeats; ++r) {
+        const auto start = clock_type::now();
+        work();
+        best = std::min(best, seconds_since(start));
+    }
+    return best;
+}
+
+}  // namespace kiln::bench
