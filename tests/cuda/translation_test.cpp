@@ -1,7 +1,10 @@
 // The OpenCL C to CUDA translation on its own: what each rule produces, and its errors.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <kiln/error.hpp>
 #include <string>
 #include <vector>
@@ -212,6 +215,23 @@ TEST(Translation, UnsupportedFeaturesBecomePlaceholders) {
               "source_1(1): error: 'image2d_t' is not supported by kiln's CUDA backend (images and "
               "samplers; "
               "see docs/cuda.md)\n");
+}
+
+// A quoted include of a source given as a string is searched in the -I directories only: a file
+// of that name in the current directory is never taken (as program::from_file never searches it).
+TEST(Translation, IncludesAreNotSearchedInTheCurrentDirectory) {
+    const auto folder =
+        std::filesystem::temp_directory_path() / ("kiln-include-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(folder);
+    std::ofstream(folder / "planted.cl") << "#define PLANTED 1\n";
+    const auto previous = std::filesystem::current_path();
+    std::filesystem::current_path(folder);
+    const std::string error = translation_error("#include \"planted.cl\"\n");
+    const auto named = translate("#include \"planted.cl\"\n", "-I " + folder.string());
+    std::filesystem::current_path(previous);
+    std::filesystem::remove_all(folder);
+    EXPECT_TRUE(contains(error, "cannot open include file \"planted.cl\"")) << error;
+    EXPECT_TRUE(contains(named.source, "#define PLANTED 1"));
 }
 
 TEST(Translation, ErrorsNameTheLine) {

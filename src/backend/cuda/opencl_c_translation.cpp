@@ -513,9 +513,11 @@ class translator {
                                                       const std::filesystem::path& local_dir) {
         std::error_code ignored;
         std::vector<std::filesystem::path> candidates;
+        // Never the current directory unless named (-I .): a file planted where the program
+        // runs must not become part of its kernels (docs/reliability.md).
+        if (std::filesystem::path(name).is_absolute()) candidates.emplace_back(name);
         if (!local_dir.empty()) candidates.push_back(local_dir / name);
         for (const auto& dir : options_.include_directories) candidates.push_back(dir / name);
-        candidates.emplace_back(name);
         for (const auto& candidate : candidates)
             if (std::filesystem::is_regular_file(candidate, ignored)) return candidate;
         return std::nullopt;
