@@ -9,6 +9,7 @@
 #include <limits>
 #include <vector>
 
+#include "algo/dispatch_paths.hpp"
 #include "expr/test_data.hpp"
 #include "support/device_param.hpp"
 
@@ -58,16 +59,7 @@ class compaction_test : public kiln::test::device_queue_test {
     }
     template <class Body>
     void on_both_paths(Body&& body) {
-        for (const bool lookback : {true, false}) {
-            SCOPED_TRACE(lookback ? "decoupled look-back" : "reduce-then-scan");
-            const kiln::detail::scoped_forward_progress path(lookback);
-            body();
-            // Where group scans shuffle within sub-groups (CUDA), the local-memory ones too.
-            if (kiln::detail::group_scan_sub_group_size(device(), 256) == 0) continue;
-            SCOPED_TRACE("local-memory group scans");
-            const kiln::detail::scoped_local_memory_group_scans local_memory;
-            body();
-        }
+        kiln::test::on_every_dispatch_path(device(), body);
     }
 };
 

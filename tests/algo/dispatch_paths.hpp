@@ -1,0 +1,27 @@
+// Runs a test body through every way kiln may dispatch a scan-based algorithm on a device.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <kiln/algorithm.hpp>
+
+namespace kiln::test {
+
+/// Runs `body` once per dispatch path: decoupled look-back (safe on PoCL too: its groups run on
+/// threads of their own or one after another, and tickets are taken in start order) and
+/// reduce-then-scan; where group scans shuffle within sub-groups (CUDA), once more with the
+/// local-memory group scans.
+template <class Body>
+void on_every_dispatch_path(const kiln::device& dev, Body&& body) {
+    for (const bool lookback : {true, false}) {
+        SCOPED_TRACE(lookback ? "decoupled look-back" : "reduce-then-scan");
+        const kiln::detail::scoped_forward_progress path(lookback);
+        body();
+        if (kiln::detail::group_scan_sub_group_size(dev, 256) == 0) continue;
+        SCOPED_TRACE("local-memory group scans");
+        const kiln::detail::scoped_local_memory_group_scans local_memory;
+        body();
+    }
+}
+
+}  // namespace kiln::test
