@@ -93,6 +93,24 @@ constexpr std::array table{
     tuning_row{merge_sort, any_device, policy(64, 1),
                "CPU devices and anything else: the run sort costs G^2 comparisons per run, so "
                "keep G small; not tuned"},
+    // --- stencils (include/kiln/stencil.hpp): outputs per work-item; 2-D tiles are 32 columns
+    // wide and work_group_size / 32 * items rows high -------------------------------------------
+    tuning_row{stencil_1d, nvidia_gpus, policy(256, 4),
+               "NVIDIA GPUs: PENDING"},
+    tuning_row{stencil_1d, any_gpu, policy(256, 4),
+               "any other GPU: as NVIDIA; not measured"},
+    tuning_row{stencil_1d, any_cpu, policy(64, 16),
+               "CPU devices (PoCL): PENDING"},
+    tuning_row{stencil_1d, any_device, policy(64, 4),
+               "anything else: small and safe, not measured"},
+    tuning_row{stencil_2d, nvidia_gpus, policy(256, 4),
+               "NVIDIA GPUs: PENDING"},
+    tuning_row{stencil_2d, any_gpu, policy(256, 4),
+               "any other GPU: as NVIDIA; not measured"},
+    tuning_row{stencil_2d, any_cpu, policy(64, 8),
+               "CPU devices (PoCL): PENDING"},
+    tuning_row{stencil_2d, any_device, policy(64, 4),
+               "anything else: small and safe, not measured"},
 };
 // clang-format on
 
@@ -104,7 +122,7 @@ std::string lower(std::string_view text) {
 }
 
 std::mutex override_mutex;
-std::array<std::optional<algorithm_policy>, 5> policy_overrides;
+std::array<std::optional<algorithm_policy>, 7> policy_overrides;
 std::optional<bool> progress_override;
 bool local_memory_group_scans = false;
 
@@ -122,6 +140,10 @@ std::string_view to_string(algorithm a) noexcept {
             return "radix_sort";
         case merge_sort:
             return "merge_sort";
+        case stencil_1d:
+            return "stencil_1d";
+        case stencil_2d:
+            return "stencil_2d";
     }
     return "?";
 }
