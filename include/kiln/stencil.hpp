@@ -107,10 +107,11 @@ class stencil_operand {
     stencil_reach reach_;
 };
 
-/// y = (stencil of x) through the tiled kernel, one launch per part of x. `coefficients` is
-/// null for user-defined stencils.
-template <stencil_value T>
-void assign_tiled_1d(const stencil_operand<T>& operand, kiln::vector<T>& y,
+/// y = node (a stencil of x) through the tiled kernel, one launch per part of x, or through
+/// the per-element kernel where the tuning table says so (work_group_size 0: CPU devices, on
+/// which the tile is an extra copy). `coefficients` is null for user-defined stencils.
+template <stencil_value T, class Node>
+void assign_tiled_1d(const Node& node, const stencil_operand<T>& operand, kiln::vector<T>& y,
                      const tiled_1d_shape& shape, const stencil<T>* coefficients,
                      const std::string& key) {
     const std::string call = "kiln::stencil";
@@ -124,6 +125,9 @@ void assign_tiled_1d(const stencil_operand<T>& operand, kiln::vector<T>& y,
     vector_terminal<T>(y).check(check);
     operand.check(check);
     const layout parts = check.launch_layout();
+    if (!parts.empty() &&
+        policy_for(algorithm::stencil_1d, parts[0].queue.device()).work_group_size == 0)
+        return assign(vector_terminal<T>(y), node, "kiln::vector assignment");
     for (std::size_t k = 0; k < parts.size(); ++k) {
         if (parts[k].size == 0) continue;
         const device dev = parts[k].queue.device();
@@ -190,11 +194,11 @@ class stencil_node : public expression_tag {
     }
     void check(operand_check& c) const { operand_.check(c); }
 
-    /// y = x * S alone: the tiled kernel.
+    /// y = x * S alone: the tiled kernel (on GPUs).
     void assign_to(kiln::vector<T>& y) const {
         const tiled_1d_shape shape{opencl_type_name<T>(), stencil_->width(), stencil_->center(),
                                    ""};
-        assign_tiled_1d(operand_, y, shape, stencil_,
+        assign_tiled_1d(*this, operand_, y, shape, stencil_,
                         "kiln_stencil_1d:" + shape.type + ":" + std::to_string(shape.width) + ":" +
                             std::to_string(shape.center));
     }
@@ -234,13 +238,13 @@ class operator_stencil_node : public expression_tag {
     void collect(argument_list& args) const { operand_.collect(args); }
     void check(operand_check& c) const { operand_.check(c); }
 
-    /// y = name(x) alone: the tiled kernel.
+    /// y = name(x) alone: the tiled kernel (on GPUs).
     void assign_to(kiln::vector<value_type>& y) const {
         const tiled_1d_shape shape{opencl_type_name<value_type>(), width, center, Definition::body};
-        assign_tiled_1d<value_type>(operand_, y, shape, nullptr,
-                                    "kiln_stencil_op:" + std::string(Definition::operator_name) +
-                                        ":" + shape.type + ":" + std::to_string(width) + ":" +
-                                        std::to_string(center) + ":" + shape.body);
+        assign_tiled_1d(*this, operand_, y, shape, static_cast<const stencil<value_type>*>(nullptr),
+                        "kiln_stencil_op:" + std::string(Definition::operator_name) + ":" +
+                            shape.type + ":" + std::to_string(width) + ":" +
+                            std::to_string(center) + ":" + shape.body);
     }
 
   private:

@@ -51,22 +51,38 @@ void expect_near_all(const std::vector<T>& actual, const std::vector<T>& expecte
         ASSERT_NEAR(actual[i], expected[i], tolerance) << "element " << i;
 }
 
+/// Runs `body` with the device's own choice of kernel for a stencil alone (CPUs: per element),
+/// then with small tiles forced (32 x 2 outputs: the tiled kernel, with seams every 64 elements).
+template <class Body>
+void with_and_without_tiles(Body body) {
+    {
+        SCOPED_TRACE("the device's kernel");
+        body();
+    }
+    const kiln::detail::scoped_algorithm_policy tiles(kiln::detail::algorithm::stencil_1d,
+                                                      {32, 2, 0, 0});
+    SCOPED_TRACE("small tiles forced");
+    body();
+}
+
 class stencils : public kiln::test::device_queue_test {};
 
 TEST_P(stencils, clamped_convolutions_match_the_host) {
     // Sizes shorter than the stencil, a single element, and one long vector; centres at the
     // first, a middle and the last coefficient.
     const std::vector<float> five = {0.5f, -1, 2, 0.25f, -3};
-    for (const std::size_t n : {1u, 3u, 1000u}) {
-        for (const std::size_t center : {0u, 2u, 4u}) {
-            SCOPED_TRACE("n = " + std::to_string(n) + ", center " + std::to_string(center));
-            const auto host = values<float>(n);
-            kiln::stencil<float> S(q, five, center);
-            kiln::vector<float> x(q, host), y(q, n);
-            y = x * S;
-            expect_near_all(y.read(), host_stencil(host, five, center), 1e-5);
+    with_and_without_tiles([&] {
+        for (const std::size_t n : {1u, 3u, 1000u}) {
+            for (const std::size_t center : {0u, 2u, 4u}) {
+                SCOPED_TRACE("n = " + std::to_string(n) + ", center " + std::to_string(center));
+                const auto host = values<float>(n);
+                kiln::stencil<float> S(q, five, center);
+                kiln::vector<float> x(q, host), y(q, n);
+                y = x * S;
+                expect_near_all(y.read(), host_stencil(host, five, center), 1e-5);
+            }
         }
-    }
+    });
 }
 
 TEST_P(stencils, are_terms_of_expressions) {
@@ -135,13 +151,13 @@ std::vector<double> host_forward_spread(const std::vector<double>& x) {
     return y;
 }
 
-TEST_P(stencils, user_operators_alone_and_in_expressions) {
+void user_operators(const kiln::queue& q, bool has_double) {
     for (const std::size_t n : {1u, 2u, 1000u}) {
         SCOPED_TRACE("n = " + std::to_string(n));
         const auto host = values<float>(n);
         // [doc:stencil-operator-use]
         kiln::vector<float> x(q, host), y(q, n), z(q, n);
-        y = coupling(x);                 // alone: the tiled kernel
+        y = coupling(x);                 // alone: a kernel of its own
         z = 2 * x - 0.5f * coupling(x);  // in an expression: one kernel
         // [/doc]
         const auto expected = host_coupling(host);
@@ -150,13 +166,17 @@ TEST_P(stencils, user_operators_alone_and_in_expressions) {
         for (std::size_t i = 0; i < n; ++i) combined[i] = 2 * host[i] - 0.5f * expected[i];
         expect_near_all(z.read(), combined, 1e-5);
     }
-    if (!has_double()) return;
+    if (!has_double) return;
     const auto host = values<double>(301);
     kiln::vector<double> x(q, host), y(q, 301);
     y = forward_spread(x);
     expect_near_all(y.read(), host_forward_spread(host), 1e-13);
     y = 1.0 * forward_spread(x);
     expect_near_all(y.read(), host_forward_spread(host), 1e-13);
+}
+
+TEST_P(stencils, user_operators_alone_and_in_expressions) {
+    with_and_without_tiles([&] { user_operators(q, has_double()); });
 }
 
 TEST_P(stencils, empty_vectors_and_aliasing) {
@@ -191,29 +211,31 @@ TEST_F(stencil_split, results_match_one_device_exactly) {
     const std::vector<float> nine = {1, -2, 3, -4, 5, -6, 7, -8, 9};
     // Parts shorter than the reach (n = 3, 5) take their halo from beyond the neighbour's
     // part, clamped at the vector's ends.
-    for (const std::size_t n : {3u, 5u, 1001u}) {
-        for (const std::size_t center : {0u, 3u, 8u}) {
-            SCOPED_TRACE("n = " + std::to_string(n) + ", center " + std::to_string(center));
-            const auto host = values<float>(n);
-            // [doc:stencil-split]
-            kiln::stencil<float> S(queues[0], nine, center);
-            kiln::vector<float> x(queues, host), y(queues, n), z(queues, n), w(queues, n);
-            y = x * S;            // each part reads its neighbours' edge elements
-            z = 2 * x - (x * S);  // in an expression, too
-            w = coupling(x);
-            // [/doc]
-            ASSERT_EQ(x.part_count(), 2u);
-            kiln::vector<float> x1(queues[0], host), y1(queues[0], n), z1(queues[0], n),
-                w1(queues[0], n);
-            y1 = x1 * S;
-            z1 = 2 * x1 - (x1 * S);
-            w1 = coupling(x1);
-            EXPECT_EQ(y.read(), y1.read());
-            EXPECT_EQ(z.read(), z1.read());
-            EXPECT_EQ(w.read(), w1.read());
-            expect_near_all(y.read(), host_stencil(host, nine, center), 1e-4);
+    with_and_without_tiles([&] {
+        for (const std::size_t n : {3u, 5u, 1001u}) {
+            for (const std::size_t center : {0u, 3u, 8u}) {
+                SCOPED_TRACE("n = " + std::to_string(n) + ", center " + std::to_string(center));
+                const auto host = values<float>(n);
+                // [doc:stencil-split]
+                kiln::stencil<float> S(queues[0], nine, center);
+                kiln::vector<float> x(queues, host), y(queues, n), z(queues, n), w(queues, n);
+                y = x * S;            // each part reads its neighbours' edge elements
+                z = 2 * x - (x * S);  // in an expression, too
+                w = coupling(x);
+                // [/doc]
+                ASSERT_EQ(x.part_count(), 2u);
+                kiln::vector<float> x1(queues[0], host), y1(queues[0], n), z1(queues[0], n),
+                    w1(queues[0], n);
+                y1 = x1 * S;
+                z1 = 2 * x1 - (x1 * S);
+                w1 = coupling(x1);
+                EXPECT_EQ(y.read(), y1.read());
+                EXPECT_EQ(z.read(), z1.read());
+                EXPECT_EQ(w.read(), w1.read());
+                expect_near_all(y.read(), host_stencil(host, nine, center), 1e-4);
+            }
         }
-    }
+    });
 }
 
 TEST_F(stencil_split, targets_split_otherwise_are_rejected) {
