@@ -131,10 +131,10 @@ void assign_tiled_1d(const Node& node, const stencil_operand<T>& operand, kiln::
     for (std::size_t k = 0; k < parts.size(); ++k) {
         if (parts[k].size == 0) continue;
         const device dev = parts[k].queue.device();
-        const algorithm_policy policy = policy_for(algorithm::stencil_1d, dev);
-        const algorithm_program& program =
-            algorithm_program_for(dev, key + ":" + policy.key(), {"kiln_stencil_1d"},
-                                  [&] { return tiled_stencil_1d_source(shape, policy); });
+        algorithm_policy policy = policy_for(algorithm::stencil_1d, dev);
+        const kiln::kernel& kernel = tiled_stencil_kernel(
+            dev, key, "kiln_stencil_1d", policy, 1,
+            [&](const algorithm_policy& p) { return tiled_stencil_1d_source(shape, p); });
         const part_halo<T> halo = exchange_stencil_halo(x, k, operand.reach());
         argument_list args(k, parts[k].begin);
         args.scalar<std::uint64_t>(parts[k].size);
@@ -145,8 +145,8 @@ void assign_tiled_1d(const Node& node, const stencil_operand<T>& operand, kiln::
         args.scalar<std::uint32_t>(halo.at_end);
         args.buffer(y.part(k));
         args.buffer(coefficients ? coefficients->coefficients_on(parts[k].queue) : x.part(k));
-        launch_tiled_stencil_1d(program.kernel("kiln_stencil_1d"), parts[k].queue, parts[k].size,
-                                policy, std::move(args).take());
+        launch_tiled_stencil_1d(kernel, parts[k].queue, parts[k].size, policy,
+                                std::move(args).take());
     }
 }
 

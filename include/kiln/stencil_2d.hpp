@@ -113,22 +113,21 @@ class stencil_2d_product {
         const tiled_2d_shape shape{opencl_type_name<T>(), stencil_->kernel_extents()[0],
                                    stencil_->kernel_extents()[1], stencil_->center()[0],
                                    stencil_->center()[1]};
-        const algorithm_policy policy = stencil_2d_policy(q.device());
+        algorithm_policy policy = stencil_2d_policy(q.device());
         const std::string key =
             "kiln_stencil_2d:" + shape.type + ":" + std::to_string(shape.kernel_rows) + "x" +
             std::to_string(shape.kernel_columns) + ":" + std::to_string(shape.center_row) + "," +
-            std::to_string(shape.center_column) + ":" + policy.key();
-        const algorithm_program& program =
-            algorithm_program_for(q.device(), key, {"kiln_stencil_2d"},
-                                  [&] { return tiled_stencil_2d_source(shape, policy); });
+            std::to_string(shape.center_column);
+        const kiln::kernel& kernel = tiled_stencil_kernel(
+            q.device(), key, "kiln_stencil_2d", policy, stencil_2d_tile_columns,
+            [&](const algorithm_policy& p) { return tiled_stencil_2d_source(shape, p); });
         argument_list args(0, 0);
         args.scalar<std::uint64_t>(rows);
         args.scalar<std::uint64_t>(columns);
         args.buffer(x_->part(0));
         args.buffer(y.part(0));
         args.buffer(stencil_->coefficients());
-        launch_tiled_stencil_2d(program.kernel("kiln_stencil_2d"), q, rows, columns, policy,
-                                std::move(args).take());
+        launch_tiled_stencil_2d(kernel, q, rows, columns, policy, std::move(args).take());
     }
 
   private:

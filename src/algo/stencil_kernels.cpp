@@ -31,6 +31,23 @@ std::string define_stencil_load(source_builder& b, const std::string& type) {
     return name;
 }
 
+const kiln::kernel& tiled_stencil_kernel(
+    const device& dev, const std::string& key, const std::string& name, algorithm_policy& policy,
+    std::size_t smallest_group,
+    const std::function<std::string(const algorithm_policy&)>& generate) {
+    for (;;) {
+        const kiln::kernel& kernel =
+            algorithm_program_for(dev, key + ":" + policy.key(), {name}, [&] {
+                return generate(policy);
+            }).kernel(name);
+        if (kernel.max_work_group_size() >= policy.work_group_size ||
+            policy.work_group_size / 2 < smallest_group)
+            return kernel;
+        policy.work_group_size /= 2;
+        policy.items_per_work_item *= 2;
+    }
+}
+
 std::string tiled_stencil_1d_source(const tiled_1d_shape& shape, const algorithm_policy& policy) {
     source_builder b;
     const std::string& t = shape.type;

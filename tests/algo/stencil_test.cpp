@@ -133,6 +133,20 @@ TEST_P(stencils, tiles_cover_every_size_and_reach) {
     }
 }
 
+TEST_P(stencils, groups_above_the_devices_limit_halve) {
+    // 8192 work-items is more than any kiln device allows: the group halves until the device
+    // takes it, each work-item computing more outputs, so the tile stays 8192 elements.
+    const kiln::detail::scoped_algorithm_policy huge_groups(kiln::detail::algorithm::stencil_1d,
+                                                            {8192, 1, 0, 0});
+    const std::vector<float> five = {0.5f, -1, 2, 0.25f, -3};
+    kiln::stencil<float> S(q, five, 2);
+    const std::size_t n = 20000;
+    const auto host = values<float>(n);
+    kiln::vector<float> x(q, host), y(q, n);
+    y = x * S;
+    expect_near_all(y.read(), host_stencil(host, five, 2), 1e-4);
+}
+
 /// The user operators' bodies, on the host, with x[k] clamped.
 std::vector<float> host_coupling(const std::vector<float>& x) {
     const auto n = static_cast<std::ptrdiff_t>(x.size());
@@ -195,7 +209,7 @@ KILN_INSTANTIATE_FOR_EVERY_DEVICE(stencils);
 
 // Vectors split over two devices (CTest runs this with POCL_DEVICES="pthread pthread"): each
 // part fetches the few elements it reaches from its neighbour, and the result is the one a
-// single device gives, bit for bit.
+// single device gives (bit for bit on two devices of one kind).
 class stencil_split : public ::testing::Test {
   protected:
     void SetUp() override {
@@ -209,6 +223,10 @@ class stencil_split : public ::testing::Test {
 
 TEST_F(stencil_split, results_match_one_device_exactly) {
     const std::vector<float> nine = {1, -2, 3, -4, 5, -6, 7, -8, 9};
+    // Two devices of one kind (PoCL's two) compute bit for bit alike; a CPU and a GPU differ in
+    // the last bits of sin and of contracted multiply-adds.
+    const bool same_kind = queues[0].device().name() == queues[1].device().name() &&
+                           queues[0].device().backend() == queues[1].device().backend();
     // Parts shorter than the reach (n = 3, 5) take their halo from beyond the neighbour's
     // part, clamped at the vector's ends.
     with_and_without_tiles([&] {
@@ -229,9 +247,14 @@ TEST_F(stencil_split, results_match_one_device_exactly) {
                 y1 = x1 * S;
                 z1 = 2 * x1 - (x1 * S);
                 w1 = coupling(x1);
-                EXPECT_EQ(y.read(), y1.read());
-                EXPECT_EQ(z.read(), z1.read());
-                EXPECT_EQ(w.read(), w1.read());
+                if (same_kind) {
+                    EXPECT_EQ(y.read(), y1.read());
+                    EXPECT_EQ(z.read(), z1.read());
+                    EXPECT_EQ(w.read(), w1.read());
+                } else {
+                    expect_near_all(z.read(), z1.read(), 1e-4);
+                    expect_near_all(w.read(), w1.read(), 1e-5);
+                }
                 expect_near_all(y.read(), host_stencil(host, nine, center), 1e-4);
             }
         }

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <functional>
+#include <kiln/algo/algorithm_program.hpp>
 #include <kiln/algo/tuning.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <kiln/runtime/buffer.hpp>
@@ -76,6 +78,15 @@ part_halo<T> exchange_stencil_halo(const kiln::vector<T>& x, std::size_t k, sten
 /// Defines `T kiln_stencil_load_T(xs, before, before_count, after, j, m, at_start, at_end)`:
 /// element j (possibly outside [0, m)) of a part of m elements, and returns its name.
 std::string define_stencil_load(source_builder& b, const std::string& type);
+
+/// Kernel `name` of the program generate(policy) builds on `dev` under key + the policy. Where
+/// the device allows the kernel fewer work-items than the policy's group (NVIDIA's OpenCL: 256
+/// for these kernels), the group halves, down to `smallest_group`, and each work-item takes
+/// twice the outputs, keeping the tile; `policy` becomes what was built.
+const kiln::kernel& tiled_stencil_kernel(
+    const device& dev, const std::string& key, const std::string& name, algorithm_policy& policy,
+    std::size_t smallest_group,
+    const std::function<std::string(const algorithm_policy&)>& generate);
 
 /// What a tiled 1-D kernel computes per output: with coefficients (`body` empty), the sum of
 /// c[k] * x[k - center]; otherwise `body`, an OpenCL C expression of x[-center .. after].
