@@ -107,8 +107,8 @@ void measure_1d(const context& c, std::size_t n) {
     const double host_s = best_host_seconds(3, [&] { expected = host_1d(host); });
 
     const double tiled = best_seconds_per_call(c.q, 5, 10, [&] { y = x * S; });
-    report(c, "`y = x * S`, 5-point 1-D, " + std::to_string(n) + " floats (tiled)", n, tiled,
-           host_s, matches(y.read(), expected));
+    report(c, "`y = x * S`, 5-point 1-D, " + std::to_string(n) + " floats, alone", n, tiled, host_s,
+           matches(y.read(), expected));
     const double inline_s = best_seconds_per_call(c.q, 5, 10, [&] { y = 1.0f * (x * S); });
     report(c, "`y = 1.0f * (x * S)`, inside an expression (per element)", n, inline_s, host_s,
            matches(y.read(), expected));
