@@ -92,8 +92,13 @@ TEST_P(stencils, are_terms_of_expressions) {
     kiln::vector<float> x(q, host), y(q, n);
     y = 2 * x - 0.5f * (x * laplacian);
     auto expected = host_stencil(host, {1, -2, 1}, 1);
-    for (std::size_t i = 0; i < n; ++i) expected[i] = 2 * host[i] - 0.5f * expected[i];
+    double host_sum = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        host_sum += expected[i];
+        expected[i] = 2 * host[i] - 0.5f * expected[i];
+    }
     expect_near_all(y.read(), expected, 1e-5);
+    EXPECT_NEAR(kiln::sum(x * laplacian), host_sum, 1e-3);  // reductions read stencils too
 }
 
 TEST_P(stencils, double_coefficients) {
