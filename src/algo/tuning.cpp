@@ -93,6 +93,35 @@ constexpr std::array table{
     tuning_row{merge_sort, any_device, policy(64, 1),
                "CPU devices and anything else: the run sort costs G^2 comparisons per run, so "
                "keep G small; not tuned"},
+    // --- stencils (include/kiln/stencil.hpp): outputs per work-item; 2-D tiles are 32 columns
+    // wide and work_group_size / 32 * items rows high -------------------------------------------
+    tuning_row{stencil_1d, nvidia_gpus, policy(128, 8),
+               "NVIDIA GPUs: H100, bench/algo/stencil_bench --sweep on CUDA, 2026-11-22, "
+               "5-point over 2^26 floats, % of copy bandwidth: 128x8 96.7, 256x8 96.1, 64x4 95.6, "
+               "128x4 95.5, 256x4 93.1, 512x4 89.7, 256x2 75.8, 512x2 71.6, 256x1 46.6; NVIDIA's "
+               "OpenCL allows these kernels at most 256 work-items (not swept there)"},
+    tuning_row{stencil_1d, any_gpu, policy(256, 4),
+               "any other GPU: as NVIDIA; not measured"},
+    tuning_row{stencil_1d, any_cpu, policy(0, 0),
+               "CPU devices (PoCL): no tiles (0), the per-element kernel, which PoCL vectorises "
+               "across work-items; the tile is one more copy through the cache. bench/algo/"
+               "stencil_bench, PoCL on the 2-core build machine (load ~11), 2026-11-22, 5-point "
+               "over 2^22 floats: per element 23.9 ms, tiled 256x4 39.3-42.0 ms, 64x4 46.8 ms, "
+               "512x4 78.4 ms"},
+    tuning_row{stencil_1d, any_device, policy(64, 4),
+               "anything else: small and safe, not measured"},
+    tuning_row{stencil_2d, nvidia_gpus, policy(256, 4),
+               "NVIDIA GPUs: H100, bench/algo/stencil_bench --sweep on CUDA, 2026-11-22, 5-point "
+               "Laplacian over 4096^2 floats, % of copy bandwidth: 256x4 65.4, 128x4 64.7, 64x16 "
+               "64.4, 512x4 62.3, 256x8 62.1, 128x8 61.2, 64x4 55.4, 256x2 49.5, 256x1 33.1"},
+    tuning_row{stencil_2d, any_gpu, policy(256, 4),
+               "any other GPU: as NVIDIA; not measured"},
+    tuning_row{stencil_2d, any_cpu, policy(256, 4),
+               "CPU devices (PoCL): bench/algo/stencil_bench --sweep, 2-core build machine "
+               "(load ~11), 2026-11-22, 5-point Laplacian over 1024^2 floats: 256x4 16.3 ms, "
+               "256x2 21.3, 64x4 21.8, 256x8 24.3, 64x16 25.2; noisy"},
+    tuning_row{stencil_2d, any_device, policy(64, 4),
+               "anything else: small and safe, not measured"},
 };
 // clang-format on
 
@@ -104,7 +133,7 @@ std::string lower(std::string_view text) {
 }
 
 std::mutex override_mutex;
-std::array<std::optional<algorithm_policy>, 5> policy_overrides;
+std::array<std::optional<algorithm_policy>, 7> policy_overrides;
 std::optional<bool> progress_override;
 bool local_memory_group_scans = false;
 
@@ -122,6 +151,10 @@ std::string_view to_string(algorithm a) noexcept {
             return "radix_sort";
         case merge_sort:
             return "merge_sort";
+        case stencil_1d:
+            return "stencil_1d";
+        case stencil_2d:
+            return "stencil_2d";
     }
     return "?";
 }

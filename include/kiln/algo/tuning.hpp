@@ -17,7 +17,15 @@
 
 namespace kiln::detail {
 
-enum class algorithm { scan, select, reduce_by_key, radix_sort, merge_sort };
+enum class algorithm {
+    scan,
+    select,
+    reduce_by_key,
+    radix_sort,
+    merge_sort,
+    stencil_1d,
+    stencil_2d
+};
 std::string_view to_string(algorithm a) noexcept;
 
 struct algorithm_policy {
