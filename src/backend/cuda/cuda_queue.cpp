@@ -1,5 +1,6 @@
 // CUDA streams as kiln queues: transfers through pinned staging, fills, launches and events.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -25,6 +26,19 @@ event_handle create_event(CUcontext context, bool timing) {
 
 // --- staging ---------------------------------------------------------------------------------
 
+staging_pool::chunk& staging_pool::fresh_chunk() {
+    auto fresh = std::make_unique<chunk>();
+    void* memory = nullptr;
+    check(driver()->cuMemHostAlloc(&memory, chunk_bytes, CU_MEMHOSTALLOC_PORTABLE),
+          "cuMemHostAlloc", std::to_string(chunk_bytes) + " bytes of pinned staging memory");
+    fresh->memory = pinned_memory_handle({context_, memory});
+    fresh->last_use = create_event(context_, false);
+    fresh->filled = create_event(context_, false);
+    fresh->reserved = true;
+    chunks_.push_back(std::move(fresh));
+    return *chunks_.back();
+}
+
 staging_pool::chunk& staging_pool::acquire() {
     std::unique_lock lock(mutex_);
     while (true) {
@@ -38,18 +52,7 @@ staging_pool::chunk& staging_pool::acquire() {
             c->reserved = true;
             return *c;
         }
-        if (chunks_.size() < max_chunks) {
-            auto fresh = std::make_unique<chunk>();
-            void* memory = nullptr;
-            check(driver()->cuMemHostAlloc(&memory, chunk_bytes, CU_MEMHOSTALLOC_PORTABLE),
-                  "cuMemHostAlloc",
-                  std::to_string(chunk_bytes) + " bytes of pinned staging memory");
-            fresh->memory = pinned_memory_handle({context_, memory});
-            fresh->last_use = create_event(context_, false);
-            fresh->reserved = true;
-            chunks_.push_back(std::move(fresh));
-            return *chunks_.back();
-        }
+        if (chunks_.size() < max_chunks) return fresh_chunk();
         // Every chunk is in flight: wait for one that no other thread holds to come back.
         const auto idle = std::find_if(chunks_.begin(), chunks_.end(),
                                        [](const auto& c) { return !c->reserved; });
@@ -65,15 +68,68 @@ staging_pool::chunk& staging_pool::acquire() {
     }
 }
 
+staging_pool::chunk& staging_pool::acquire_for(CUstream stream) {
+    std::unique_lock lock(mutex_);
+    while (true) {
+        chunk* busy = nullptr;
+        for (auto& c : chunks_) {
+            if (c->reserved) continue;
+            if (c->used && driver()->cuEventQuery(c->last_use.get().raw) == CUDA_ERROR_NOT_READY) {
+                if (busy == nullptr) busy = c.get();
+                continue;
+            }
+            c->reserved = true;
+            return *c;
+        }
+        if (chunks_.size() < max_chunks) return fresh_chunk();
+        if (busy == nullptr) {
+            available_.wait(lock);
+            continue;
+        }
+        busy->reserved = true;
+        lock.unlock();
+        const CUresult waited =
+            driver()->cuStreamWaitEvent(stream, busy->last_use.get().raw, CU_EVENT_WAIT_DEFAULT);
+        if (waited != CUDA_SUCCESS) release(*busy, true);
+        check(waited, "cuStreamWaitEvent");
+        return *busy;
+    }
+}
+
 void staging_pool::release_after(chunk& c, CUstream stream) {
     const CUresult recorded = driver()->cuEventRecord(c.last_use.get().raw, stream);
+    release(c, recorded == CUDA_SUCCESS);
+    check(recorded, "cuEventRecord");
+}
+
+void staging_pool::release(chunk& c, bool last_use_recorded) noexcept {
     {
         std::lock_guard lock(mutex_);
-        c.used = recorded == CUDA_SUCCESS;
+        c.used = c.used || last_use_recorded;
         c.reserved = false;
     }
     available_.notify_one();
-    check(recorded, "cuEventRecord");
+}
+
+// --- events ----------------------------------------------------------------------------------
+
+event_handle event_pool::take() {
+    {
+        std::lock_guard lock(mutex_);
+        if (!free_.empty()) {
+            event_handle e = std::move(free_.back());
+            free_.pop_back();
+            return e;
+        }
+    }
+    return create_event(context_, timing_);
+}
+
+void event_pool::give_back(event_handle e) noexcept {
+    if (!e) return;
+    std::lock_guard lock(mutex_);
+    // Beyond the capacity reserved up front the event is destroyed instead (no allocation here).
+    if (free_.size() < capacity) free_.push_back(std::move(e));
 }
 
 namespace {
@@ -101,12 +157,17 @@ bool is_pinned(const void* host) {
 }
 
 cuda_memory& as_cuda_memory(memory_impl& memory, const char* call) {
+    // The message is built only when the cast fails.
+    if (auto* ours = dynamic_cast<cuda_memory*>(&memory)) return *ours;
     return backend_cast<cuda_memory>(memory, call, "a buffer");
 }
 
 }  // namespace
 
-// --- events ----------------------------------------------------------------------------------
+cuda_event::~cuda_event() {
+    pool_->give_back(std::move(end_));
+    pool_->give_back(std::move(start_));
+}
 
 void cuda_event::wait() {
     context_->make_current();
@@ -145,7 +206,9 @@ profiling_times cuda_event::times() {
 // --- queues ----------------------------------------------------------------------------------
 
 cuda_queue::cuda_queue(std::shared_ptr<cuda_context> context, const queue_options& options)
-    : context_(std::move(context)), profiling_(options.profiling) {
+    : context_(std::move(context)),
+      profiling_(options.profiling),
+      events_(std::make_shared<event_pool>(context_->get(), profiling_)) {
     context_->make_current();
     CUstream raw = nullptr;
     // Non-blocking: no implicit ordering with the legacy default stream of other CUDA code.
@@ -188,7 +251,7 @@ cuda_queue::command cuda_queue::begin(event_list after) {
     }
     if (!foreign.empty()) wait_on_host(foreign);
     if (profiling_) {
-        c.start = create_event(context_->get(), true);
+        c.start = events_->take();
         check(driver()->cuEventRecord(c.start.get().raw, stream()), "cuEventRecord");
     }
     // Taken before the command itself is enqueued: the device cannot have started it earlier.
@@ -197,10 +260,95 @@ cuda_queue::command cuda_queue::begin(event_list after) {
 }
 
 std::shared_ptr<cuda_event> cuda_queue::end(command& c) {
-    auto done = create_event(context_->get(), profiling_);
+    auto done = events_->take();
     check(driver()->cuEventRecord(done.get().raw, stream()), "cuEventRecord");
-    return std::make_shared<cuda_event>(context_, std::move(done), std::move(c.start),
+    return std::make_shared<cuda_event>(context_, events_, std::move(done), std::move(c.start),
                                         std::move(c.timeline), c.queued_ns, c.submitted_ns);
+}
+
+CUstream cuda_queue::copy_out_stream() {
+    if (!copy_out_) {
+        CUstream raw = nullptr;
+        check(driver()->cuStreamCreate(&raw, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+        copy_out_ = stream_handle({context_->get(), raw});
+    }
+    return copy_out_.get().raw;
+}
+
+void cuda_queue::read_through_staging(CUdeviceptr origin, std::byte* destination,
+                                      std::size_t bytes) {
+    // Chunk i lands in slot i % depth. The queue's stream copies it in and marks it filled; the
+    // copy-out stream waits for that, copies it out on the host and records the slot's last use,
+    // which the queue's stream waits for before filling the slot again. Filling runs ahead of
+    // copying out by up to `depth` chunks, and neither stream waits for the host thread.
+    constexpr std::size_t pipeline_depth = 4;
+    auto& pool = context_->staging();
+    const CUstream out = copy_out_stream();
+    const std::size_t chunk_count =
+        (bytes + staging_pool::chunk_bytes - 1) / staging_pool::chunk_bytes;
+    const std::size_t depth = std::min(chunk_count, pipeline_depth);
+    std::array<staging_pool::chunk*, pipeline_depth> slots{};
+    std::array<bool, pipeline_depth> recorded{};
+    std::size_t acquired = 0;
+    CUresult failure = CUDA_SUCCESS;
+    const char* failed_call = nullptr;
+    auto attempt = [&](CUresult result, const char* call) {
+        if (result != CUDA_SUCCESS) failure = result, failed_call = call;
+        return result == CUDA_SUCCESS;
+    };
+    auto give_back_slots = [&] {
+        for (std::size_t k = 0; k < acquired; ++k) pool.release(*slots[k], recorded[k]);
+    };
+    try {
+        for (std::size_t i = 0; i < chunk_count; ++i) {
+            const std::size_t k = i % depth;
+            if (i < depth) slots[acquired++] = &pool.acquire_for(stream());
+            auto& slot = *slots[k];
+            const std::size_t done = i * staging_pool::chunk_bytes;
+            const std::size_t part = std::min(staging_pool::chunk_bytes, bytes - done);
+            auto copy =
+                std::make_unique<host_copy>(host_copy{destination + done, slot.data(), part});
+            const bool enqueued =
+                (i < depth || attempt(driver()->cuStreamWaitEvent(stream(), slot.last_use.get().raw,
+                                                                  CU_EVENT_WAIT_DEFAULT),
+                                      "cuStreamWaitEvent")) &&
+                attempt(driver()->cuMemcpyDtoHAsync(slot.data(), origin + done, part, stream()),
+                        "cuMemcpyDtoHAsync") &&
+                attempt(driver()->cuEventRecord(slot.filled.get().raw, stream()),
+                        "cuEventRecord") &&
+                attempt(
+                    driver()->cuStreamWaitEvent(out, slot.filled.get().raw, CU_EVENT_WAIT_DEFAULT),
+                    "cuStreamWaitEvent") &&
+                attempt(driver()->cuLaunchHostFunc(out, copy_on_host, copy.get()),
+                        "cuLaunchHostFunc");
+            if (!enqueued) break;
+            copy.release();  // copy_on_host owns it now
+            if (!attempt(driver()->cuEventRecord(slot.last_use.get().raw, out), "cuEventRecord"))
+                break;
+            recorded[k] = true;
+        }
+        // The queue's later commands, and its event, follow the last chunk's copy out.
+        if (failure == CUDA_SUCCESS)
+            attempt(driver()->cuStreamWaitEvent(
+                        stream(), slots[(chunk_count - 1) % depth]->last_use.get().raw,
+                        CU_EVENT_WAIT_DEFAULT),
+                    "cuStreamWaitEvent");
+    } catch (...) {
+        // A chunk could not be had: let what was enqueued finish before the memory is reused.
+        driver()->cuStreamSynchronize(out);
+        driver()->cuStreamSynchronize(stream());
+        give_back_slots();
+        throw;
+    }
+    if (failure != CUDA_SUCCESS) {
+        // Nothing stays in flight behind a reported failure: host functions already enqueued
+        // finish writing before the caller may free the destination. Their own errors, if any,
+        // are the same failure again and are not reported twice.
+        driver()->cuStreamSynchronize(out);
+        driver()->cuStreamSynchronize(stream());
+    }
+    give_back_slots();
+    check(failure, failed_call);
 }
 
 CUdeviceptr cuda_queue::device_address(memory_impl& memory, std::size_t offset, std::size_t bytes,
@@ -221,7 +369,7 @@ std::shared_ptr<event_impl> cuda_queue::write(memory_impl& dst, std::size_t dst_
     const auto* source = static_cast<const std::byte*>(src);
     if (bytes == 0) {
         // nothing to move; the event still orders like a write
-    } else if (blocking || is_pinned(src)) {
+    } else if (blocking || is_kiln_pinned(src, bytes) || is_pinned(src)) {
         // Blocking: the driver stages pageable memory itself and the host waits anyway.
         check(driver()->cuMemcpyHtoDAsync(target, src, bytes, stream()), "cuMemcpyHtoDAsync");
     } else {
@@ -248,25 +396,10 @@ std::shared_ptr<event_impl> cuda_queue::read(memory_impl& src, std::size_t src_o
     auto* destination = static_cast<std::byte*>(dst);
     if (bytes == 0) {
         // nothing to move; the event still orders like a read
-    } else if (blocking || is_pinned(dst)) {
+    } else if (blocking || is_kiln_pinned(dst, bytes) || is_pinned(dst)) {
         check(driver()->cuMemcpyDtoHAsync(dst, origin, bytes, stream()), "cuMemcpyDtoHAsync");
     } else {
-        // Into pinned staging on the stream, then a host function copies each chunk out: the
-        // host does not wait, and the returned event completes once the data is in place.
-        for (std::size_t done = 0; done < bytes;) {
-            const std::size_t part = std::min(staging_pool::chunk_bytes, bytes - done);
-            auto& chunk = context_->staging().acquire();
-            CUresult result =
-                driver()->cuMemcpyDtoHAsync(chunk.data(), origin + done, part, stream());
-            auto copy =
-                std::make_unique<host_copy>(host_copy{destination + done, chunk.data(), part});
-            if (result == CUDA_SUCCESS)
-                result = driver()->cuLaunchHostFunc(stream(), copy_on_host, copy.get());
-            if (result == CUDA_SUCCESS) copy.release();  // copy_on_host owns it now
-            context_->staging().release_after(chunk, stream());
-            check(result, "cuMemcpyDtoHAsync");
-            done += part;
-        }
+        read_through_staging(origin, destination, bytes);
     }
     auto done = end(c);
     if (blocking) done->wait();
@@ -343,19 +476,59 @@ std::shared_ptr<event_impl> cuda_queue::fill(memory_impl& dst, std::size_t offse
     return end(c);
 }
 
+namespace {
+
+/// The name launch errors carry; built only when one is thrown.
+std::string launch_call(const kernel_impl& kernel) {
+    return "kiln::kernel '" + kernel.name() + "' launch";
+}
+
+/// What the driver reads a launch's parameters from: pointers to the launch info and to each
+/// argument's value, with room for buffer addresses and local-memory offsets. Kernels with up to
+/// `inline_arguments` parameters (nearly all) need no heap allocation.
+class launch_parameters {
+  public:
+    static constexpr std::size_t inline_arguments = 15;
+    explicit launch_parameters(std::size_t arguments) {
+        if (arguments > inline_arguments) {
+            heap_pointers_.resize(arguments + 1);
+            heap_values_.resize(arguments);
+        }
+        pointers_ = heap_pointers_.empty() ? inline_pointers_.data() : heap_pointers_.data();
+        values_ = heap_values_.empty() ? inline_values_.data() : heap_values_.data();
+    }
+    launch_parameters(const launch_parameters&) = delete;
+    launch_parameters& operator=(const launch_parameters&) = delete;
+
+    void** pointers() noexcept { return pointers_; }
+    /// Storage for argument i's value when the argument itself does not hold it.
+    std::uint64_t& value(std::size_t i) noexcept { return values_[i]; }
+
+  private:
+    std::array<void*, inline_arguments + 1> inline_pointers_;
+    std::array<std::uint64_t, inline_arguments> inline_values_;
+    std::vector<void*> heap_pointers_;
+    std::vector<std::uint64_t> heap_values_;
+    void** pointers_;
+    std::uint64_t* values_;
+};
+
+}  // namespace
+
 std::shared_ptr<event_impl> cuda_queue::launch(kernel_impl& kernel, const launch_geometry& geometry,
                                                std::span<const kernel_argument> args,
                                                event_list after) {
-    const std::string call = "kiln::kernel '" + kernel.name() + "' launch";
-    auto& cuda = backend_cast<cuda_kernel>(kernel, call, "a kernel");
+    auto* found = dynamic_cast<cuda_kernel*>(&kernel);
+    if (found == nullptr) backend_cast<cuda_kernel>(kernel, launch_call(kernel), "a kernel");
+    auto& cuda = *found;
     context_->make_current();
     if (cuda.context() != context_)
-        throw invalid_argument_error(call,
+        throw invalid_argument_error(launch_call(kernel),
                                      "the kernel was built for another device than the queue's");
     if (args.size() != cuda.parameter_count())
-        throw invalid_argument_error(call, std::to_string(args.size()) + " arguments for " +
-                                               std::to_string(cuda.parameter_count()) +
-                                               " parameters");
+        throw invalid_argument_error(launch_call(kernel),
+                                     std::to_string(args.size()) + " arguments for " +
+                                         std::to_string(cuda.parameter_count()) + " parameters");
 
     // Block shape: as given, or a flat block of up to 256 work-items that the grid rounds up
     // to cover the range (the kernel's prologue drops the work-items past its end).
@@ -375,9 +548,10 @@ std::shared_ptr<event_impl> cuda_queue::launch(kernel_impl& kernel, const launch
         grid[d] = (geometry.global[d] + block[d] - 1) / block[d];
         if (grid[d] > grid_limits[d])
             throw invalid_argument_error(
-                call, "the global range needs " + std::to_string(grid[d]) +
-                          " work-groups in dimension " + std::to_string(d) + ", more than CUDA's " +
-                          std::to_string(grid_limits[d]) + "; use larger work-groups");
+                launch_call(kernel), "the global range needs " + std::to_string(grid[d]) +
+                                         " work-groups in dimension " + std::to_string(d) +
+                                         ", more than CUDA's " + std::to_string(grid_limits[d]) +
+                                         "; use larger work-groups");
     }
 
     launch_info info{};
@@ -389,45 +563,60 @@ std::shared_ptr<event_impl> cuda_queue::launch(kernel_impl& kernel, const launch
 
     // Local-memory arguments share the dynamic shared memory block, each at a 16-byte aligned
     // offset (enough for every OpenCL C type the GPU loads in one instruction).
-    std::vector<void*> parameters{&info};
-    std::vector<CUdeviceptr> addresses(args.size());
-    std::vector<unsigned int> local_offsets(args.size());
+    launch_parameters parameters(args.size());
+    parameters.pointers()[0] = &info;
     std::size_t dynamic_shared = 0;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const auto& arg = args[i];
+        void*& pointer = parameters.pointers()[i + 1];
         switch (arg.what) {
             case kernel_argument::kind::scalar:
-                parameters.push_back(const_cast<std::byte*>(arg.scalar_bytes.data()));
+                pointer = const_cast<std::byte*>(arg.scalar_bytes.data());
                 break;
-            case kernel_argument::kind::buffer:
-                addresses[i] = arg.memory ? as_cuda_memory(*arg.memory, call.c_str()).address() : 0;
-                parameters.push_back(&addresses[i]);
+            case kernel_argument::kind::buffer: {
+                CUdeviceptr address = 0;
+                if (arg.memory) {
+                    auto* memory = dynamic_cast<cuda_memory*>(arg.memory.get());
+                    if (memory == nullptr)
+                        backend_cast<cuda_memory>(*arg.memory, launch_call(kernel), "a buffer");
+                    address = memory->address();
+                }
+                static_assert(sizeof(CUdeviceptr) == sizeof(std::uint64_t));
+                parameters.value(i) = address;
+                pointer = &parameters.value(i);
                 break;
-            case kernel_argument::kind::local:
+            }
+            case kernel_argument::kind::local: {
                 dynamic_shared = (dynamic_shared + 15) / 16 * 16;
-                local_offsets[i] = static_cast<unsigned int>(dynamic_shared);
+                // The kernel reads a 32-bit offset: the low half of the slot, on this
+                // little-endian host.
+                parameters.value(i) = static_cast<unsigned int>(dynamic_shared);
+                pointer = &parameters.value(i);
                 dynamic_shared += arg.size;
-                parameters.push_back(&local_offsets[i]);
                 break;
+            }
         }
     }
     const std::size_t shared_total = dynamic_shared + cuda.static_shared_bytes();
     if (shared_total > context_->max_shared_memory_per_block())
         throw invalid_argument_error(
-            call, "the kernel needs " + std::to_string(shared_total) + " bytes of local memory (" +
-                      std::to_string(cuda.static_shared_bytes()) + " in local arrays, " +
-                      std::to_string(dynamic_shared) + " in local arguments), more than the " +
-                      std::to_string(context_->max_shared_memory_per_block()) +
-                      " a work-group can have on this device");
+            launch_call(kernel),
+            "the kernel needs " + std::to_string(shared_total) + " bytes of local memory (" +
+                std::to_string(cuda.static_shared_bytes()) + " in local arrays, " +
+                std::to_string(dynamic_shared) + " in local arguments), more than the " +
+                std::to_string(context_->max_shared_memory_per_block()) +
+                " a work-group can have on this device");
     cuda.allow_dynamic_shared_memory(dynamic_shared);
 
     auto c = begin(after);
-    check(driver()->cuLaunchKernel(
-              cuda.function(), static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
-              static_cast<unsigned>(grid[2]), static_cast<unsigned>(block[0]),
-              static_cast<unsigned>(block[1]), static_cast<unsigned>(block[2]),
-              static_cast<unsigned>(dynamic_shared), stream(), parameters.data(), nullptr),
-          "cuLaunchKernel", "kernel '" + cuda.name() + "'");
+    const CUresult launched = driver()->cuLaunchKernel(
+        cuda.function(), static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
+        static_cast<unsigned>(grid[2]), static_cast<unsigned>(block[0]),
+        static_cast<unsigned>(block[1]), static_cast<unsigned>(block[2]),
+        static_cast<unsigned>(dynamic_shared), stream(), parameters.pointers(), nullptr);
+    if (launched != CUDA_SUCCESS)
+        throw_driver_error(launched, "cuLaunchKernel", "kernel '" + cuda.name() + "'",
+                           std::source_location::current());
     return end(c);
 }
 
