@@ -317,6 +317,7 @@ TEST_F(MockDriver, LaunchGeometryAndParameters) {
     EXPECT_EQ(info.global_size[0], n);
     EXPECT_EQ(info.global_size[1], 1u);
     EXPECT_EQ(info.work_dim, 1u);
+    EXPECT_EQ(info.overhang, 1u) << "1000003 work-items in blocks of 256";
     CUdeviceptr pointer = 0;
     std::memcpy(&pointer, flat.parameters[3].data(), 8);
     EXPECT_EQ(pointer, static_cast<kiln::detail::cuda::cuda_memory&>(*c).address());
@@ -335,12 +336,14 @@ TEST_F(MockDriver, LaunchGeometryAndParameters) {
     EXPECT_EQ(std::vector<unsigned>(tiled.block, tiled.block + 3),
               (std::vector<unsigned>{16, 16, 1}));
     EXPECT_EQ(std::vector<unsigned>(tiled.grid, tiled.grid + 3), (std::vector<unsigned>{7, 7, 1}));
+    EXPECT_EQ(info_of(tiled).overhang, 0u) << "the grid covers the range exactly";
 
     const auto& three = mock().launches[3];
     EXPECT_EQ(std::vector<unsigned>(three.grid, three.grid + 3), (std::vector<unsigned>{2, 2, 2}));
     EXPECT_EQ(info_of(three).global_offset[0], std::uint64_t(1) << 32);
     EXPECT_EQ(info_of(three).global_offset[2], 9u);
     EXPECT_EQ(info_of(three).work_dim, 3u);
+    EXPECT_EQ(info_of(three).overhang, 0u);
 
     // CUDA's grid limits are checked before anything is enqueued.
     EXPECT_THROW(queue_->launch(*kernel, geometry({1, 70000}, {1, 1}), args, {}),

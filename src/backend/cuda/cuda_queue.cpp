@@ -560,6 +560,8 @@ std::shared_ptr<event_impl> cuda_queue::launch(kernel_impl& kernel, const launch
         info.global_size[d] = geometry.global[d];
     }
     info.work_dim = static_cast<std::uint32_t>(geometry.dims);
+    for (std::size_t d = 0; d < 3; ++d)
+        if (grid[d] * block[d] != geometry.global[d]) info.overhang = 1;
 
     // Local-memory arguments share the dynamic shared memory block, each at a 16-byte aligned
     // offset (enough for every OpenCL C type the GPU loads in one instruction).
