@@ -182,8 +182,10 @@ int check_read_pipeline(const std::vector<kiln_mock::call_record>& calls, std::s
 
 TEST_F(MockDriver, StagedReadsPipelineTheirChunksInOrder) {
     const std::size_t chunk = kiln::detail::cuda::staging_pool::chunk_bytes;
-    const std::size_t bytes = 9 * chunk + 13;  // more chunks than the pipeline holds, one partial
-    const std::size_t offset = 5;              // an odd place in the buffer
+    // More chunks than the pipeline holds, the last one partial and split unevenly between the
+    // threads that copy chunks out.
+    const std::size_t bytes = 9 * chunk + 1'234'567;
+    const std::size_t offset = 5;  // an odd place in the buffer
     std::vector<std::uint8_t> values(bytes + offset);
     for (std::size_t i = 0; i < values.size(); ++i)
         values[i] = static_cast<std::uint8_t>(i * 7 + i / 4093);
