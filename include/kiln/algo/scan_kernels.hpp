@@ -32,6 +32,9 @@ enum class state_packing {
     low_32_bits,
     /// Flag in the top 2 bits, a count below 2^62 in the others (stream compaction).
     count_62_bits,
+    /// A uint2 (run count, 4-byte value) pair: flag in the top 2 bits, the count (below 2^30)
+    /// in the next 30, the value's bits in the low 32 (reduce by key of 4-byte values).
+    pair_30_32_bits,
     /// Value in its own array, written before the flag (a fence between): needs a global
     /// fence that orders memory for the whole device.
     separate,
@@ -48,14 +51,33 @@ struct scan_operation {
     state_packing packing = state_packing::separate;
 };
 
+/// How a scattering kernel (stream compaction, reduce by key) writes its results.
+enum class scatter_style {
+    /// `element_text::scatter` runs for each element, in the work-item that scanned it.
+    per_element,
+    /// Stream compaction: each tile gathers its kept values (`kept_value`, loaded with the
+    /// flags) in local memory and writes them at once, coalesced, to kiln_out[count - carry]
+    /// while below kiln_capacity. The scanned values are counts.
+    staged_compaction,
+    /// Reduce by key over (runs, value) pairs: each tile gathers its runs' first items and
+    /// final values (`kept_type`) in local memory and writes the runs at once, coalesced, to
+    /// kiln_out_keys / kiln_out_values[run - kiln_run_base] while run < kiln_capacity, reading
+    /// keys from kiln_keys.
+    staged_segments,
+};
+
 /// Code computing input element `idx`: statements to run first, then the value's text.
 struct element_text {
-    std::vector<std::string> statements;
-    std::string value;
+    std::vector<std::string> statements{};
+    std::string value{};
     /// For scattering kernels (stream compaction, reduce by key): code run for each element,
     /// with `idx` its index, `x` its scanned value and `running` its inclusive result, instead
-    /// of storing `running` to out[idx].
-    std::function<void(source_builder&)> scatter;
+    /// of storing `running` to out[idx] (scatter_style::per_element).
+    std::function<void(source_builder&)> scatter{};
+    scatter_style style = scatter_style::per_element;
+    /// Staged styles: the type of what a tile gathers, and (compaction) the kept value's text.
+    std::string kept_type{};
+    std::string kept_value{};
 };
 /// Declares the input's kernel parameters (after the kernel's own) and returns its element
 /// text; called once per kernel that reads the input.

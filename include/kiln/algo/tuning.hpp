@@ -27,9 +27,15 @@ struct algorithm_policy {
     /// Sub-group size within which group scans shuffle; 0: they go through local memory. Not in
     /// the table: policy_for sets it from the device (group_scan_sub_group_size).
     std::size_t sub_group_size = 0;
+    /// Stream compaction and reduce by key: tiles gather their results in local memory and
+    /// write them at once, coalesced, with 32-bit counts (and one-word look-back states for
+    /// 4-byte reduce-by-key values) where the sizes allow. false: the earlier kernels (each
+    /// work-item writes its own results, 64-bit counts), kept so that bench/algo compares both
+    /// in one run.
+    bool staged_writes = true;
     /// Items a work-group handles per tile: work_group_size * items_per_work_item.
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
-    /// The numbers as text, for program cache keys: "256x16 sg32".
+    /// The numbers as text, for program cache keys: "256x16 r0 sg32 staged".
     std::string key() const;
 };
 
