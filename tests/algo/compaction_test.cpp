@@ -59,7 +59,7 @@ class compaction_test : public kiln::test::device_queue_test {
     }
     template <class Body>
     void on_both_paths(Body&& body) {
-        kiln::test::on_every_dispatch_path(device(), body);
+        kiln::test::on_every_compaction_path(device(), body);
     }
 };
 
@@ -79,6 +79,48 @@ TEST_P(compaction_test, copy_if_keeps_the_flagged_elements_in_order) {
             ASSERT_EQ(got, expected);
         }
     });
+}
+
+TEST_P(compaction_test, copy_if_keeps_all_or_none) {
+    on_both_paths([&] {
+        for (const std::size_t n : sizes(algorithm::select, 4, false)) {
+            SCOPED_TRACE("n = " + std::to_string(n));
+            std::vector<std::int32_t> host(n);
+            for (std::size_t i = 0; i < n; ++i) host[i] = std::int32_t(i * 3 + 1);
+            kiln::vector<std::int32_t> x(q, host), out(q, n);
+            ASSERT_EQ(kiln::copy_if(x, x > 0, out), n);
+            ASSERT_EQ(out.read(), host);
+            out.write(std::vector<std::int32_t>(n, -1));
+            ASSERT_EQ(kiln::copy_if(x, x < 0, out), 0u);
+            ASSERT_EQ(out.read(), std::vector<std::int32_t>(n, -1));
+        }
+    });
+}
+
+// Counts near and past 2^31 and 2^32 without as many elements: the compaction counts from a
+// base (its output still starts at element 0). Below 2^31 it counts in 32 bits, past it in 64.
+TEST_P(compaction_test, copy_if_counts_past_32_bits) {
+    const std::size_t n = 3 * sizes(algorithm::select, 4)[3] + 7;
+    std::vector<std::int64_t> host(n);
+    for (std::size_t i = 0; i < n; ++i) host[i] = std::int64_t(i) - 5;
+    std::vector<std::int64_t> expected;
+    std::copy_if(host.begin(), host.end(), std::back_inserter(expected),
+                 [](std::int64_t v) { return v % 3 != 0; });
+    kiln::vector<std::int64_t> x(q, host), out(q, n);
+    const std::uint64_t two_31 = std::uint64_t{1} << 31, two_32 = std::uint64_t{1} << 32;
+    for (const std::uint64_t base : {two_31 - n - 1, two_31 - n / 2, two_32 - n / 3}) {
+        SCOPED_TRACE("counting from " + std::to_string(base));
+        const kiln::detail::scoped_compaction_count_base from(base);
+        EXPECT_EQ(kiln::detail::plan_compaction<std::int64_t>(device(), n).narrow,
+                  base + n < two_31);
+        on_both_paths([&] {
+            out.write(std::vector<std::int64_t>(n, 0));
+            ASSERT_EQ(kiln::copy_if(x, x % 3 != 0, out), expected.size());
+            auto got = out.read();
+            got.resize(expected.size());
+            ASSERT_EQ(got, expected);
+        });
+    }
 }
 
 TEST_P(compaction_test, copy_if_of_an_expression_with_64_bit_values) {
@@ -190,6 +232,28 @@ TEST_P(compaction_test, reduce_by_key_with_long_runs_and_other_operations) {
         auto gf = of.read();
         gf.resize(fruns);
         EXPECT_EQ(gf, fe);
+    });
+}
+
+TEST_P(compaction_test, reduce_by_key_gives_each_nan_key_a_run) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const std::size_t n = sizes(algorithm::reduce_by_key, 4)[4];
+    std::vector<float> keys(n);
+    for (std::size_t i = 0; i < n; ++i) keys[i] = i % 7 == 3 ? nan : float(i / 5);
+    std::vector<std::int32_t> values(n);
+    for (std::size_t i = 0; i < n; ++i) values[i] = std::int32_t(i % 11);
+    on_both_paths([&] {
+        kiln::vector<float> k(q, keys), ok(q, n);
+        kiln::vector<std::int32_t> v(q, values), ov(q, n);
+        const std::size_t runs = kiln::reduce_by_key(k, v, ok, ov);
+        const auto [ek, ev] = host_reduce_by_key(keys, values, std::plus<>());
+        ASSERT_EQ(runs, ek.size());
+        auto gk = ok.read();
+        auto gv = ov.read();
+        for (std::size_t r = 0; r < runs; ++r) {
+            ASSERT_TRUE(gk[r] == ek[r] || (std::isnan(gk[r]) && std::isnan(ek[r]))) << r;
+            ASSERT_EQ(gv[r], ev[r]) << r;
+        }
     });
 }
 
