@@ -339,11 +339,17 @@ class scan_writer {
   private:
     /// Scans `value` across the group in kiln_scan; returns where the results lie.
     std::string group_scan(const std::string& value) {
-        return group_collectives(b_, policy_.sub_group_size)
-            .inclusive_scan(
-                "kiln_scan", "lid", "WG", value,
-                [this](const std::string& x, const std::string& y) { return combine(x, y); }, t_,
-                op_.components);
+        group_collectives collectives(b_, policy_.sub_group_size);
+        const std::size_t size = policy_.work_group_size;
+        if (policy_.sub_group_size == 0 && policy_.raking_group_scans && size >= 64 &&
+            size % 64 == 0)
+            return collectives.raking_inclusive_scan(
+                "kiln_scan", "lid", size, value,
+                [this](const std::string& x, const std::string& y) { return combine(x, y); }, t_);
+        return collectives.inclusive_scan(
+            "kiln_scan", "lid", "WG", value,
+            [this](const std::string& x, const std::string& y) { return combine(x, y); }, t_,
+            op_.components);
     }
 
     bool staged(const element_text& element, scatter_style style) const {

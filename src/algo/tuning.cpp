@@ -23,7 +23,7 @@ constexpr device_class nvidia_gpus{std::nullopt, device_type::gpu, "nvidia", 0, 
 constexpr device_class nvidia_cuda{backend_kind::cuda, device_type::gpu, "nvidia", 0, 0};
 
 constexpr algorithm_policy policy(std::size_t work_group_size, std::size_t items_per_work_item) {
-    return {work_group_size, items_per_work_item, 0, 0, true};
+    return {work_group_size, items_per_work_item, 0, 0, true, true};
 }
 
 // clang-format off
@@ -168,7 +168,7 @@ const tuning_row* tuning_row_for(algorithm a, const device& dev) {
 std::string algorithm_policy::key() const {
     return std::to_string(work_group_size) + "x" + std::to_string(items_per_work_item) + " r" +
            std::to_string(radix_bits) + " sg" + std::to_string(sub_group_size) +
-           (staged_writes ? " staged" : " direct");
+           (staged_writes ? " staged" : " direct") + (raking_group_scans ? " rake" : " hs");
 }
 
 std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size) {

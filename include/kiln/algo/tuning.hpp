@@ -33,6 +33,9 @@ struct algorithm_policy {
     /// work-item writes its own results, 64-bit counts), kept so that bench/algo compares both
     /// in one run.
     bool staged_writes = true;
+    /// Group scans through local memory (no sub-group size) rake, in five barriers, in groups
+    /// of 64 or more; false: Hillis-Steele, one barrier per doubling (the earlier kernels).
+    bool raking_group_scans = true;
     /// Items a work-group handles per tile: work_group_size * items_per_work_item.
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
     /// The numbers as text, for program cache keys: "256x16 r0 sg32 staged".
