@@ -111,9 +111,10 @@ TEST_P(compaction_test, copy_if_counts_past_32_bits) {
     for (const std::uint64_t base : {two_31 - n - 1, two_31 - n / 2, two_32 - n / 3}) {
         SCOPED_TRACE("counting from " + std::to_string(base));
         const kiln::detail::scoped_compaction_count_base from(base);
-        EXPECT_EQ(kiln::detail::plan_compaction<std::int64_t>(device(), n).narrow,
-                  base + n < two_31);
         on_both_paths([&] {
+            const bool staged = kiln::detail::policy_for(algorithm::select, device()).staged_writes;
+            EXPECT_EQ(kiln::detail::plan_compaction<std::int64_t>(device(), n).narrow,
+                      staged && base + n < two_31);
             out.write(std::vector<std::int64_t>(n, 0));
             ASSERT_EQ(kiln::copy_if(x, x % 3 != 0, out), expected.size());
             auto got = out.read();
