@@ -12,7 +12,7 @@
 // data (bench/algo/cub_algo_reference.cu, run by this program when it was built) or, on CPUs,
 // to the same work as a plain single-threaded loop (std::inclusive_scan and friends). Each work
 // runs twice: with the tuning table's policies, then with the earlier kernels (policies'
-// staged_writes and raking_group_scans off), so that one run compares them.
+// staged_writes off), so that one run compares them.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -183,17 +183,17 @@ int main(int argc, char** argv) {
         }
     };
     measure("");
-    // The same work with the kernels of before 2026-11-22 (each work-item writes its own
-    // results, 64-bit counts, Hillis-Steele local-memory group scans), in the same run.
+    // The same work with the earlier compaction kernels (each work-item writes its own kept
+    // elements, 64-bit counts), in the same run; scan and reduce_by_key run as above.
     {
         std::vector<std::unique_ptr<kiln::detail::scoped_algorithm_policy>> before;
         for (const auto a : {kiln::detail::algorithm::scan, kiln::detail::algorithm::select,
                              kiln::detail::algorithm::reduce_by_key}) {
             auto policy = kiln::detail::policy_for(a, dev);
-            policy.staged_writes = policy.raking_group_scans = false;
+            policy.staged_writes = false;
             before.push_back(std::make_unique<kiln::detail::scoped_algorithm_policy>(a, policy));
         }
-        measure(" (before: direct writes, Hillis-Steele)");
+        measure(" (before: direct writes)");
     }
     return 0;
 }

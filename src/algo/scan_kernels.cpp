@@ -60,11 +60,6 @@ class scan_writer {
         b_.local_array(t_, "kiln_scan", "2 * WG");
         if (staged(element, scatter_style::staged_compaction))
             b_.local_array(element.kept_type, "kiln_kept", "TILE + TILE / 32");
-        if (staged(element, scatter_style::staged_segments)) {
-            // Slot s: the tile's s-th run (slot 0: the run open when the tile begins).
-            b_.local_array("uint", "kiln_run_item", "TILE + 1");
-            b_.local_array(element.kept_type, "kiln_run_value", "TILE + 1");
-        }
         b_.line("const uint lid = " + source_builder::local_id() + ";");
     }
 
@@ -100,7 +95,6 @@ class scan_writer {
     /// Writes the tile's results given its prefix (tile_has_prefix, tile_prefix).
     void store(const element_text& element) {
         if (staged(element, scatter_style::staged_compaction)) return store_compaction();
-        if (staged(element, scatter_style::staged_segments)) return store_segments();
         b_.line("int have = tile_has_prefix;");
         b_.line(t_ + " running = tile_prefix;");
         b_.open("if (lid > 0)");
@@ -162,54 +156,6 @@ class scan_writer {
         b_.open("for (uint s = lid; s < (uint)aggregate; s += WG)");
         b_.line("if (kiln_first + s < kiln_capacity) kiln_out[kiln_first + s] = " + kept +
                 "[KILN_PAD(s)];");
-        b_.close();
-    }
-
-    /// Reduce by key: each item that begins a run notes its place, each that ends one its
-    /// value, at the run's slot in the tile; then the group writes the runs, neighbouring
-    /// work-items to neighbouring runs.
-    void store_segments() {
-        b_.line("int have = tile_has_prefix;");
-        b_.line(t_ + " running = tile_prefix;");
-        b_.open("if (lid > 0)");
-        b_.line("running = have ? " +
-                combine("running", "kiln_scan[" + scanned_at_ + " + lid - 1]") + " : kiln_scan[" +
-                scanned_at_ + " + lid - 1];");
-        b_.line("have = 1;");
-        b_.close();
-        b_.line("const ulong kiln_runs_before = tile_has_prefix ? (ulong)tile_prefix.x : 0;");
-        b_.open("for (uint j = 0; j < count; ++j)");
-        b_.line("const uint item = first + j;");
-        b_.line("const " + t_ + " x = kiln_tile[KILN_PAD(item)];");
-        b_.line("running = have ? " + combine("running", "x") + " : x;");
-        b_.line("have = 1;");
-        b_.line("const uint slot = (uint)((ulong)running.x - kiln_runs_before);");
-        b_.line("if (x.x != 0) kiln_run_item[slot] = item;");
-        b_.line("const ulong idx = base + item;");
-        b_.line(
-            "const int ends = item + 1 < valid ? kiln_tile[KILN_PAD(item + 1)].x != 0 : "
-            "idx + 1 == n || kiln_keys[idx + 1] != kiln_keys[idx];");
-        b_.line("if (ends) kiln_run_value[slot] = as_" + kept_type_ + "(running.y);");
-        b_.close();
-        b_.local_barrier();
-        b_.line("const uint kiln_heads = (uint)aggregate.x;");
-        b_.line("const ulong kiln_last = base + valid - 1;");
-        b_.line(
-            "const int kiln_closes = kiln_last + 1 == n || kiln_keys[kiln_last + 1] != "
-            "kiln_keys[kiln_last];");
-        // Slot 0 is the run open before the tile: none when the tile's first item begins one.
-        b_.open(
-            "for (uint s = (kiln_tile[KILN_PAD(0)].x != 0 ? 1 : 0) + lid; s <= kiln_heads; "
-            "s += WG)");
-        b_.line("const ulong run = kiln_runs_before + s - 1;");
-        b_.open("if (run < kiln_capacity)");
-        b_.line(
-            "if (s > 0) kiln_out_keys[run - kiln_run_base] = kiln_keys[base + "
-            "kiln_run_item[s]];");
-        b_.line(
-            "if (s < kiln_heads || kiln_closes) kiln_out_values[run - kiln_run_base] = "
-            "kiln_run_value[s];");
-        b_.close();
         b_.close();
     }
 
@@ -339,17 +285,11 @@ class scan_writer {
   private:
     /// Scans `value` across the group in kiln_scan; returns where the results lie.
     std::string group_scan(const std::string& value) {
-        group_collectives collectives(b_, policy_.sub_group_size);
-        const std::size_t size = policy_.work_group_size;
-        if (policy_.sub_group_size == 0 && policy_.raking_group_scans && size >= 64 &&
-            size % 64 == 0)
-            return collectives.raking_inclusive_scan(
-                "kiln_scan", "lid", size, value,
-                [this](const std::string& x, const std::string& y) { return combine(x, y); }, t_);
-        return collectives.inclusive_scan(
-            "kiln_scan", "lid", "WG", value,
-            [this](const std::string& x, const std::string& y) { return combine(x, y); }, t_,
-            op_.components);
+        return group_collectives(b_, policy_.sub_group_size)
+            .inclusive_scan(
+                "kiln_scan", "lid", "WG", value,
+                [this](const std::string& x, const std::string& y) { return combine(x, y); }, t_,
+                op_.components);
     }
 
     bool staged(const element_text& element, scatter_style style) const {
@@ -362,7 +302,6 @@ class scan_writer {
             case state_packing::low_32_bits:
                 return word + " >> 32";
             case state_packing::count_62_bits:
-            case state_packing::pair_30_32_bits:
                 return word + " >> 62";
             case state_packing::separate:
                 break;
@@ -378,12 +317,6 @@ class scan_writer {
         }
         if (op_.packing == state_packing::count_62_bits) {
             b_.line("const " + t_ + " value = " + word + " & (((ulong)1 << 62) - 1);");
-            return;
-        }
-        if (op_.packing == state_packing::pair_30_32_bits) {
-            b_.line(t_ + " value;");
-            b_.line("value.x = (uint)(" + word + " >> 32) & 0x3fffffffu;");
-            b_.line("value.y = (uint)" + word + ";");
             return;
         }
         // Written before the flag, behind a fence: fence here too, then volatile loads, which
@@ -416,10 +349,6 @@ class scan_writer {
             case state_packing::count_62_bits:
                 b_.line("*(volatile global ulong*)&kiln_state[tile] = ((ulong)" + f + " << 62) | " +
                         value + ";");
-                return;
-            case state_packing::pair_30_32_bits:
-                b_.line("*(volatile global ulong*)&kiln_state[tile] = ((ulong)" + f +
-                        " << 62) | ((ulong)" + value + ".x << 32) | " + value + ".y;");
                 return;
             case state_packing::separate:
                 break;

@@ -37,46 +37,6 @@ std::string group_collectives::inclusive_scan(std::string_view scratch, std::str
     return "kiln_from";
 }
 
-std::string group_collectives::raking_inclusive_scan(std::string_view scratch, std::string_view lid,
-                                                     std::size_t group_size, std::string_view value,
-                                                     const combine_text& combine,
-                                                     std::string_view type) {
-    const std::string s(scratch), i(lid), v(value), t(type);
-    const std::string run = std::to_string(group_size / 32), totals = std::to_string(group_size);
-    // Values padded by one slot per 32, so that the 32 rakers, each walking its own run, hit
-    // different banks; the 32 run totals follow the padded values (group_size / 32 + 32 slots
-    // fit in the second half for groups of 64 and more).
-    const auto at = [&](const std::string& k) { return s + "[(" + k + ") + ((" + k + ") >> 5)]"; };
-    const std::string totals_at = totals + " + " + totals + " / 32";
-    builder_.line(at(i) + " = " + v + ";");
-    builder_.local_barrier();
-    builder_.open("if (" + i + " < 32)");
-    builder_.line("const uint kiln_run_first = " + i + " * " + run + ";");
-    builder_.line(t + " kiln_acc = " + at("kiln_run_first") + ";");
-    builder_.open("for (uint kiln_k = 1; kiln_k < " + run + "; ++kiln_k)");
-    builder_.line("kiln_acc = " + combine("kiln_acc", at("kiln_run_first + kiln_k")) + ";");
-    builder_.line(at("kiln_run_first + kiln_k") + " = kiln_acc;");
-    builder_.close();
-    builder_.line(s + "[" + totals_at + " + " + i + "] = kiln_acc;");
-    builder_.close();
-    builder_.local_barrier();
-    builder_.open("if (" + i + " == 0)");
-    builder_.line(t + " kiln_acc = " + s + "[" + totals_at + "];");
-    builder_.open("for (uint kiln_k = 1; kiln_k < 32; ++kiln_k)");
-    builder_.line("kiln_acc = " + combine("kiln_acc", s + "[" + totals_at + " + kiln_k]") + ";");
-    builder_.line(s + "[" + totals_at + " + kiln_k] = kiln_acc;");
-    builder_.close();
-    builder_.close();
-    builder_.local_barrier();
-    builder_.line(v + " = " + at(i) + ";");
-    builder_.line("if (" + i + " >= " + run + ") " + v + " = " +
-                  combine(s + "[" + totals_at + " + " + i + " / " + run + " - 1]", v) + ";");
-    builder_.local_barrier();
-    builder_.line(s + "[" + i + "] = " + v + ";");
-    builder_.local_barrier();
-    return "0";
-}
-
 std::string group_collectives::sub_group_scan(const std::string& scratch, const std::string& lid,
                                               const std::string& group_size,
                                               const std::string& value, const combine_text& combine,

@@ -178,36 +178,6 @@ TEST_P(scan_test, non_commutative_operation_keeps_the_order) {
     });
 }
 
-// Local-memory group scans rake in groups of 64 or more (the GPU rows); devices whose rows use
-// smaller groups (PoCL) run raking here, beside Hillis-Steele, with a non-commutative operation.
-TEST_P(scan_test, raking_and_hillis_steele_group_scans_keep_the_order) {
-    const kiln::detail::scoped_local_memory_group_scans local_memory;
-    for (const std::size_t group : {64, 256}) {
-        for (const bool raking : {true, false}) {
-            SCOPED_TRACE(std::to_string(group) + (raking ? " raking" : " Hillis-Steele"));
-            kiln::detail::algorithm_policy policy{group, 4};
-            policy.raking_group_scans = raking;
-            const kiln::detail::scoped_algorithm_policy scan_policy(algorithm::scan, policy);
-            const std::size_t tile =
-                kiln::detail::value_policy<std::uint64_t>(algorithm::scan, device()).tile_size();
-            on_both_paths([&] {
-                for (const std::size_t n : {std::size_t{1}, tile - 1, 3 * tile + 5}) {
-                    SCOPED_TRACE("n = " + std::to_string(n));
-                    std::vector<std::uint64_t> host(n);
-                    std::mt19937_64 engine(n);
-                    for (auto& v : host) v = engine() | (std::uint64_t{1} << 32);
-                    kiln::vector<std::uint64_t> x(q, host), y(q, n);
-                    kiln::inclusive_scan(x, y, affine_then);
-                    std::vector<std::uint64_t> expected(n);
-                    std::inclusive_scan(host.begin(), host.end(), expected.begin(),
-                                        host_affine_then);
-                    ASSERT_EQ(y.read(), expected);
-                }
-            });
-        }
-    }
-}
-
 TEST_P(scan_test, in_place_and_expression_input) {
     on_both_paths([&] {
         const std::size_t n = sizes<std::int32_t>(false)[5] * 2 + 1;

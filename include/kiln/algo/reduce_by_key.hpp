@@ -33,7 +33,7 @@ template <class V>
 using segment_word_t = std::conditional_t<sizeof(V) == 4, std::uint32_t, std::uint64_t>;
 
 template <class V, class Op>
-scan_operation segment_operation(state_packing packing) {
+scan_operation segment_operation() {
     const std::string w = opencl_type_name<segment_word_t<V>>();
     const std::string p = w + "2";
     return {p, 2 * sizeof(V),
@@ -52,7 +52,7 @@ scan_operation segment_operation(state_packing packing) {
                                         ");\n    return r;\n}\n");
                 return "kiln_segment_combine(" + x + ", " + y + ")";
             },
-            2, packing};
+            2, state_packing::separate};
 }
 
 /// Runs reduce_by_key's scan over part `k` of `keys` and `values` on its device, starting from
@@ -69,17 +69,9 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
     const part_extent& part = keys.layout()[k];
     const queue& q = part.queue;
     const auto policy = value_policy<V>(algorithm::reduce_by_key, q.device());
-    // One-word look-back states (which NVIDIA's OpenCL needs for the single pass) hold a run
-    // count below 2^30 beside a 4-byte value.
-    const std::uint64_t runs_before = carry ? carry->first : 0;
-    const bool one_word = policy.staged_writes && sizeof(V) == 4 &&
-                          runs_before + part.size < (std::uint64_t{1} << 30);
-    const state_packing packing =
-        one_word ? state_packing::pair_30_32_bits : state_packing::separate;
     const std::string kt = opencl_type_name<K>(), v = opencl_type_name<V>();
     const std::string key = "reduce_by_key " + kt + " " + v + " " + operation_traits<Op, V>::key() +
-                            " " + policy.key() + (one_word ? " word " : " separate ") +
-                            typeid(value_node).name();
+                            " " + policy.key() + " " + typeid(value_node).name();
     const auto& program = algorithm_program_for(q.device(), key, scan_kernel_names(), [&] {
         const declare_input declare = [&](source_builder& b) {
             b.parameter("global " + kt + "* kiln_out_keys");
@@ -96,11 +88,6 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
             const std::string head =
                 "(idx == 0 ? !kiln_has_previous || kiln_keys[0] != kiln_previous_key : "
                 "kiln_keys[idx] != kiln_keys[idx - 1])";
-            if (policy.staged_writes)
-                return element_text{.statements = g.statements(),
-                                    .value = "kiln_segment(" + head + ", " + value + ")",
-                                    .style = scatter_style::staged_segments,
-                                    .kept_type = v};
             return element_text{
                 .statements = g.statements(),
                 .value = "kiln_segment(" + head + ", " + value + ")",
@@ -116,12 +103,12 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
                         v + "(running.y);");
                 }};
         };
-        return scan_program_source(segment_operation<V, Op>(packing), declare, policy, false, true);
+        return scan_program_source(segment_operation<V, Op>(), declare, policy, false, true);
     });
     const std::size_t tiles = (part.size + policy.tile_size() - 1) / policy.tile_size();
     temporary_lease scratch = temporary_pool::acquire(q, scan_scratch_bytes(tiles, 2 * sizeof(V)));
     const event done = run_scan_passes<carry_type>(
-        program, q, policy, packing, part.size, k, part.begin, carry, scratch, [&] {
+        program, q, policy, state_packing::separate, part.size, k, part.begin, carry, scratch, [&] {
             argument_list args(k, part.begin);
             args.scalar<std::uint64_t>(part.size);
             args.buffer(scratch.bytes());

@@ -32,9 +32,6 @@ enum class state_packing {
     low_32_bits,
     /// Flag in the top 2 bits, a count below 2^62 in the others (stream compaction).
     count_62_bits,
-    /// A uint2 (run count, 4-byte value) pair: flag in the top 2 bits, the count (below 2^30)
-    /// in the next 30, the value's bits in the low 32 (reduce by key of 4-byte values).
-    pair_30_32_bits,
     /// Value in its own array, written before the flag (a fence between): needs a global
     /// fence that orders memory for the whole device.
     separate,
@@ -55,15 +52,10 @@ struct scan_operation {
 enum class scatter_style {
     /// `element_text::scatter` runs for each element, in the work-item that scanned it.
     per_element,
-    /// Stream compaction: each tile gathers its kept values (`kept_value`, loaded with the
-    /// flags) in local memory and writes them at once, coalesced, to kiln_out[count - carry]
-    /// while below kiln_capacity. The scanned values are counts.
+    /// Stream compaction: each tile gathers its kept values (`kept_value`, of `kept_type`,
+    /// loaded with the flags) in local memory and writes them at once, coalesced, to
+    /// kiln_out[count - carry] while below kiln_capacity. The scanned values are counts.
     staged_compaction,
-    /// Reduce by key over (runs, value) pairs: each tile gathers its runs' first items and
-    /// final values (`kept_type`) in local memory and writes the runs at once, coalesced, to
-    /// kiln_out_keys / kiln_out_values[run - kiln_run_base] while run < kiln_capacity, reading
-    /// keys from kiln_keys.
-    staged_segments,
 };
 
 /// Code computing input element `idx`: statements to run first, then the value's text.
@@ -75,7 +67,7 @@ struct element_text {
     /// of storing `running` to out[idx] (scatter_style::per_element).
     std::function<void(source_builder&)> scatter{};
     scatter_style style = scatter_style::per_element;
-    /// Staged styles: the type of what a tile gathers, and (compaction) the kept value's text.
+    /// Staged compaction: the kept value's type and text.
     std::string kept_type{};
     std::string kept_value{};
 };

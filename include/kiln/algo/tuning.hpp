@@ -27,15 +27,11 @@ struct algorithm_policy {
     /// Sub-group size within which group scans shuffle; 0: they go through local memory. Not in
     /// the table: policy_for sets it from the device (group_scan_sub_group_size).
     std::size_t sub_group_size = 0;
-    /// Stream compaction and reduce by key: tiles gather their results in local memory and
-    /// write them at once, coalesced, with 32-bit counts (and one-word look-back states for
-    /// 4-byte reduce-by-key values) where the sizes allow. false: the earlier kernels (each
-    /// work-item writes its own results, 64-bit counts), kept so that bench/algo compares both
-    /// in one run.
+    /// Stream compaction: tiles gather their kept elements in local memory and write them at
+    /// once, coalesced, with 32-bit counts where the sizes allow. false: each work-item writes
+    /// its own kept elements, with 64-bit counts (the earlier kernels, kept for CPU devices and
+    /// so that bench/algo compares both in one run).
     bool staged_writes = true;
-    /// Group scans through local memory (no sub-group size) rake, in five barriers, in groups
-    /// of 64 or more; false: Hillis-Steele, one barrier per doubling (the earlier kernels).
-    bool raking_group_scans = true;
     /// Items a work-group handles per tile: work_group_size * items_per_work_item.
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
     /// The numbers as text, for program cache keys: "256x16 r0 sg32 staged".

@@ -50,15 +50,6 @@ class group_collectives {
                                const combine_text& combine, std::string_view type,
                                unsigned components = 1);
 
-    /// The same scan through local memory by raking, for groups of `group_size` (a multiple of
-    /// 64) work-items: 32 work-items each scan a run of group_size / 32 values, one scans the
-    /// 32 run totals, and every work-item adds the totals before its run: five barriers where
-    /// Hillis-Steele needs log2(group_size) + 1, for devices without usable sub-groups
-    /// (NVIDIA's OpenCL). Same scratch, same result: returns the offset of the results.
-    std::string raking_inclusive_scan(std::string_view scratch, std::string_view lid,
-                                      std::size_t group_size, std::string_view value,
-                                      const combine_text& combine, std::string_view type);
-
     std::size_t sub_group_size() const noexcept { return sub_group_size_; }
 
   private:
