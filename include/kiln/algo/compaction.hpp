@@ -7,11 +7,12 @@
 // counted by the scan machinery of kiln::inclusive_scan, with the same dispatch (decoupled
 // look-back, one kernel, or reduce-then-scan), and kept elements are written at their count, so
 // the order is kept (stable). On GPUs each tile gathers its kept elements in local memory and
-// writes them coalesced, counting in 32 bits below 2^31 (compaction_plan). The input and the stencil may be expressions, evaluated inside the kernel. The
-// output holds the kept elements at the front; elements past them are left as they were. An
-// output too small for every kept element receives the first ones, and the call then throws
-// invalid_argument_error naming the count. Split vectors: each part compacts on its device and
-// its kept elements follow those of the parts before it in the output (through the host).
+// writes them coalesced, counting in 32 bits below 2^31 (compaction_plan). The input and the
+// stencil may be expressions, evaluated inside the kernel. The output holds the kept elements at
+// the front; elements past them are left as they were. An output too small for every kept element
+// receives the first ones, and the call then throws invalid_argument_error naming the count. Split
+// vectors: each part compacts on its device and its kept elements follow those of the parts before
+// it in the output (through the host).
 #pragma once
 
 #include <algorithm>
