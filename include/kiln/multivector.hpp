@@ -201,6 +201,11 @@ class multivector {
         : multivector(q, checked_component_size(std::ranges::size(host))) {
         write(std::span<const T>(std::ranges::data(host), std::ranges::size(host)));
     }
+    template <host_range_of<T> R>
+    multivector(std::span<const kiln::queue> queues, const R& host)
+        : multivector(queues, checked_component_size(std::ranges::size(host))) {
+        write(std::span<const T>(std::ranges::data(host), std::ranges::size(host)));
+    }
 
     /// Evaluates one expression per component (of multivectors, multi-expressions, vector
     /// expressions and scalars) in one kernel per device part. Every value is computed before
