@@ -76,8 +76,8 @@ TEST_P(multivector_test, components_are_vectors) {
     // [doc:multivector_components]
     norm = kiln::sqrt(X(0) * X(0) + X(1) * X(1) + X(2) * X(2));
     X(2) = 2 * X(0);  // X(i) is a kiln::vector&
-    X = std::make_tuple(X(1), X(0),
-                        1.5f);  // one expression per component, computed before any store
+    // One expression per component, all computed before any is stored:
+    X = std::make_tuple(X(1), X(0), 1.5f);
     // [/doc]
     const std::vector<float> norms = norm.read(), x = X.read();
     for (std::size_t i = 0; i < n; ++i) {
