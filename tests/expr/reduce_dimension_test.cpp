@@ -1,6 +1,7 @@
 // Reductions along a dimension: every reducer against host loops, for 1xN, Nx1, empty and
-// ordinary shapes, both dimensions, three dimensions, NaN, and both kernel shapes (one work-item
-// per result and, under a GPU launch policy, one work-group per contiguous line).
+// ordinary shapes, both dimensions, three dimensions, NaN, and every kernel shape (one work-item
+// per result; sliced strided lines, 1000 x 37 along dimension 0; and, under a GPU launch policy,
+// one work-group per contiguous line).
 #include <cmath>
 #include <cstdint>
 #include <kiln/reduce_dimension.hpp>
