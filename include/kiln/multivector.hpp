@@ -11,6 +11,7 @@
 #pragma once
 
 #include <array>
+#include <complex>
 #include <concepts>
 #include <cstddef>
 #include <kiln/vector.hpp>
@@ -43,6 +44,29 @@ class multi_expression {
     std::tuple<Components...> components_;
 };
 
+/// N component statements that are not element-wise expressions (a sparse product's statement,
+/// `A * X(i) + dt * F(i)`): each is its own kernel.
+template <class... Statements>
+class multi_statement {
+  public:
+    explicit multi_statement(Statements... statements) : statements_(std::move(statements)...) {}
+
+    template <std::size_t I>
+    const auto& component() const {
+        return std::get<I>(statements_);
+    }
+
+  private:
+    std::tuple<Statements...> statements_;
+};
+
+/// Statements that assign themselves to a vector (vector::operator= accepts them).
+template <class S, class T>
+concept component_statement_for =
+    !vector_expression<S> && requires(const S& s, kiln::vector<T>& v) {
+    s.assign_to(v);
+};
+
 /// How many components an operand has: N for multivectors and multi-expressions, N for an
 /// std::array of N per-component scalars, 0 for operands shared by every component.
 template <class X>
@@ -52,6 +76,9 @@ struct multi_size<multivector<T, N>> : std::integral_constant<std::size_t, N> {}
 template <class... Components>
 struct multi_size<multi_expression<Components...>>
     : std::integral_constant<std::size_t, sizeof...(Components)> {};
+template <class... Statements>
+struct multi_size<multi_statement<Statements...>>
+    : std::integral_constant<std::size_t, sizeof...(Statements)> {};
 template <scalar_value S, std::size_t N>
 struct multi_size<std::array<S, N>> : std::integral_constant<std::size_t, N> {};
 
@@ -65,6 +92,8 @@ template <class T, std::size_t N>
 struct is_multi<multivector<T, N>> : std::true_type {};
 template <class... Components>
 struct is_multi<multi_expression<Components...>> : std::true_type {};
+template <class... Statements>
+struct is_multi<multi_statement<Statements...>> : std::true_type {};
 template <class X>
 concept multi_value = is_multi<std::remove_cvref_t<X>>::value;
 
@@ -93,16 +122,25 @@ decltype(auto) component(const X& x) {
         return (x[I]);
 }
 
-/// f applied to component I of every operand, as a node.
+/// f applied to component I of every operand: a node, or a statement such as a sparse product.
 template <std::size_t I, class F, class... X>
-auto component_node(const F& f, const X&... x) {
-    return as_node(f(component<I>(x)...));
+auto component_term(const F& f, const X&... x) {
+    if constexpr (vector_expression<decltype(f(component<I>(x)...))>)
+        return as_node(f(component<I>(x)...));
+    else
+        return f(component<I>(x)...);
 }
 
-/// f applied to component I of every operand, for each I, as one multi-expression.
+/// f applied to component I of every operand, for each I: a multi-expression, or a
+/// multi-statement when the components are not element-wise expressions.
 template <class F, std::size_t... I, class... X>
 auto componentwise_expression(const F& f, std::index_sequence<I...>, const X&... x) {
-    return multi_expression<decltype(component_node<I>(f, x...))...>(component_node<I>(f, x...)...);
+    if constexpr ((vector_expression<decltype(component_term<I>(f, x...))> && ...))
+        return multi_expression<decltype(component_term<I>(f, x...))...>(
+            component_term<I>(f, x...)...);
+    else
+        return multi_statement<decltype(component_term<I>(f, x...))...>(
+            component_term<I>(f, x...)...);
 }
 template <class F, class... X>
 auto componentwise_expression(const F& f, const X&... x) {
@@ -114,7 +152,8 @@ auto componentwise_expression(const F& f, const X&... x) {
 template <class F, class... X>
 concept componentwise_applicable = (multi_size_v<X> + ...) > 0 && common_multi_size<X...>() > 0 &&
                                    requires(const F& f, const X&... x) {
-    { f(component<0>(x)...) } -> vector_expression;
+    requires vector_expression<decltype(f(component<0>(x)...))> ||
+        component_statement_for<decltype(f(component<0>(x)...)), std::complex<double>>;
 };
 
 struct plus_components {
@@ -219,6 +258,23 @@ class multivector {
         });
         return *this;
     }
+    /// Statements that are not element-wise, such as sparse products (X = A * X + dt * F): one
+    /// kernel per component, each into a new vector; the components are replaced once all are
+    /// computed, since a statement may read every element of any component.
+    template <class... Statements>
+    requires(sizeof...(Statements) == N) &&
+        (detail::component_statement_for<Statements, T> && ...) multivector& operator=(
+            const detail::multi_statement<Statements...>& statements) {
+        std::array<kiln::vector<T>, N> results;
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            ((results[I] = kiln::vector<T>(queues_of(I), size()),
+              statements.template component<I>().assign_to(results[I])),
+             ...);
+        }
+        (std::make_index_sequence<N>{});
+        components_.swap(results);
+        return *this;
+    }
     /// One expression or scalar per component, e.g. the right-hand side of an ODE system:
     ///     dxdt = std::make_tuple(sigma * (X(1) - X(0)), ...);
     template <class... Values>
@@ -288,6 +344,11 @@ class multivector {
             return std::array<kiln::vector<T>, N>{((void)I, kiln::vector<T>(queues, n))...};
         }
         (std::make_index_sequence<N>{});
+    }
+    std::vector<kiln::queue> queues_of(std::size_t i) const {
+        std::vector<kiln::queue> queues;
+        for (const auto& part : components_[i].layout()) queues.push_back(part.queue);
+        return queues;
     }
     static std::size_t checked_component_size(std::size_t host_size) {
         if (host_size % N != 0)
