@@ -4,8 +4,10 @@
 #include <kiln/algorithm.hpp>
 #include <kiln/error.hpp>
 #include <kiln/fft.hpp>
+#include <kiln/multivector.hpp>
 #include <kiln/random.hpp>
 #include <kiln/reduce.hpp>
+#include <kiln/reduce_dimension.hpp>
 #include <kiln/runtime/buffer.hpp>
 #include <kiln/runtime/cache.hpp>
 #include <kiln/runtime/device.hpp>

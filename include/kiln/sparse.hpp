@@ -24,6 +24,7 @@
 #include <ranges>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <typeinfo>
 #include <vector>
 
@@ -279,6 +280,13 @@ class sparse_statement {
     sparse_statement(const sparse_matrix<T>& matrix, X x, Result result,
                      const kiln::vector<T>* plain_x = nullptr)
         : matrix_(&matrix), x_(std::move(x)), result_(std::move(result)), plain_x_(plain_x) {}
+
+    /// The same product inside another element-wise part: how operators grow a statement.
+    template <class NewResult>
+    sparse_statement<T, X, NewResult> with(NewResult result) const {
+        return {*matrix_, x_, std::move(result), plain_x_};
+    }
+    const Result& result() const noexcept { return result_; }
 
     template <vector_value Target>
     requires storable_as<Target, typename Result::value_type>
@@ -536,33 +544,82 @@ class inline_product_node : public expression_tag {
     X x_;
 };
 
-template <class Op, class T, class X, class Other>
-requires binary_operands<Op, Other, product_value_node<T>>
-auto product_on_right(const sparse_product<T, X>& product, const Other& other) {
-    return product.with(make_binary<Op>(other, product_value_node<T>{}));
+/// A product alone, or a statement in which one product stands: the operands of the operators
+/// below, which wrap the element-wise part around the product's value.
+template <class S>
+struct sparse_term_traits : std::false_type {};
+template <class T, class X>
+struct sparse_term_traits<sparse_product<T, X>> : std::true_type {
+    using result = product_value_node<T>;
+    static sparse_statement<T, X, result> statement(const sparse_product<T, X>& p) {
+        return p.with(result{});
+    }
+};
+template <class T, class X, class R>
+struct sparse_term_traits<sparse_statement<T, X, R>> : std::true_type {
+    using result = R;
+    static const sparse_statement<T, X, R>& statement(const sparse_statement<T, X, R>& s) {
+        return s;
+    }
+};
+template <class S>
+concept sparse_term = sparse_term_traits<S>::value;
+template <class S>
+using sparse_result_t = typename sparse_term_traits<S>::result;
+
+/// term op other and other op term, for an expression or scalar `other`: the statement's
+/// element-wise part becomes `part op other`, still one kernel with the product
+/// (y = f - 2 * (A * x), y = (A * x) / d + 1...).
+template <class Op, class S, class Other>
+auto term_on_left(const S& term, const Other& other) {
+    const auto statement = sparse_term_traits<S>::statement(term);
+    return statement.with(make_binary<Op>(statement.result(), other));
 }
-template <class Op, class T, class X, class Other>
-requires binary_operands<Op, product_value_node<T>, Other>
-auto product_on_left(const sparse_product<T, X>& product, const Other& other) {
-    return product.with(make_binary<Op>(product_value_node<T>{}, other));
+template <class Op, class S, class Other>
+auto term_on_right(const Other& other, const S& term) {
+    const auto statement = sparse_term_traits<S>::statement(term);
+    return statement.with(make_binary<Op>(other, statement.result()));
 }
 
-// rest ± A * x and A * x ± rest, for any expression or scalar `rest`.
-template <class T, class X, expression_operand Other>
-auto operator+(const Other& other, const sparse_product<T, X>& product) {
-    return product_on_right<plus_op>(product, other);
+// clang-format off
+template <sparse_term S, expression_operand Other> requires binary_operands<plus_op, sparse_result_t<S>, Other>
+auto operator+(const S& term, const Other& other) { return term_on_left<plus_op>(term, other); }
+template <sparse_term S, expression_operand Other> requires binary_operands<minus_op, sparse_result_t<S>, Other>
+auto operator-(const S& term, const Other& other) { return term_on_left<minus_op>(term, other); }
+template <sparse_term S, expression_operand Other> requires binary_operands<multiplies_op, sparse_result_t<S>, Other>
+auto operator*(const S& term, const Other& other) { return term_on_left<multiplies_op>(term, other); }
+template <sparse_term S, expression_operand Other> requires binary_operands<divides_op, sparse_result_t<S>, Other>
+auto operator/(const S& term, const Other& other) { return term_on_left<divides_op>(term, other); }
+template <sparse_term S, expression_operand Other> requires binary_operands<plus_op, Other, sparse_result_t<S>>
+auto operator+(const Other& other, const S& term) { return term_on_right<plus_op>(other, term); }
+template <sparse_term S, expression_operand Other> requires binary_operands<minus_op, Other, sparse_result_t<S>>
+auto operator-(const Other& other, const S& term) { return term_on_right<minus_op>(other, term); }
+template <sparse_term S, expression_operand Other> requires binary_operands<multiplies_op, Other, sparse_result_t<S>>
+auto operator*(const Other& other, const S& term) { return term_on_right<multiplies_op>(other, term); }
+template <sparse_term S, expression_operand Other> requires binary_operands<divides_op, Other, sparse_result_t<S>>
+auto operator/(const Other& other, const S& term) { return term_on_right<divides_op>(other, term); }
+template <sparse_term S>
+auto operator-(const S& term) {
+    const auto statement = sparse_term_traits<S>::statement(term);
+    return statement.with(-statement.result());
 }
-template <class T, class X, expression_operand Other>
-auto operator-(const Other& other, const sparse_product<T, X>& product) {
-    return product_on_right<minus_op>(product, other);
+// clang-format on
+
+/// Two products in one statement: each needs its own kernel shape, so this is refused at
+/// compile time with a message saying what to write instead.
+template <class>
+inline constexpr bool two_sparse_products = false;
+template <sparse_term L, sparse_term R>
+void operator+(const L&, const R&) {
+    static_assert(two_sparse_products<L>,
+                  "kiln: a statement holds one sparse product; write the others as "
+                  "kiln::make_inline(B * x), or use a second statement");
 }
-template <class T, class X, expression_operand Other>
-auto operator+(const sparse_product<T, X>& product, const Other& other) {
-    return product_on_left<plus_op>(product, other);
-}
-template <class T, class X, expression_operand Other>
-auto operator-(const sparse_product<T, X>& product, const Other& other) {
-    return product_on_left<minus_op>(product, other);
+template <sparse_term L, sparse_term R>
+void operator-(const L&, const R&) {
+    static_assert(two_sparse_products<L>,
+                  "kiln: a statement holds one sparse product; write the others as "
+                  "kiln::make_inline(B * x), or use a second statement");
 }
 
 }  // namespace detail

@@ -28,7 +28,10 @@ void operand_check::check_device(const device& dev, std::string_view what) const
 void operand_check::elementwise(const layout& parts, std::size_t size) {
     sized(size, "a vector");
     // Empty operands have nothing to place; default-constructed vectors have no device at all.
-    if (size == 0) return;
+    if (size == 0) {
+        if (!empty_operand_queue_ && !parts.empty()) empty_operand_queue_ = parts[0].queue;
+        return;
+    }
     if (!elementwise_) {
         if (single_queue_) {
             if (parts.size() != 1)
@@ -98,6 +101,11 @@ layout operand_check::launch_layout() const {
     if (elementwise_) return *elementwise_;
     if (single_queue_) return {part_extent{*single_queue_, 0, *size_}};
     fail("nothing in the statement says which device to run on: pass a queue");
+}
+
+std::optional<kiln::queue> operand_check::first_queue() const {
+    if (elementwise_ && !elementwise_->empty()) return (*elementwise_)[0].queue;
+    return single_queue_ ? single_queue_ : empty_operand_queue_;
 }
 
 }  // namespace kiln::detail

@@ -175,6 +175,13 @@ TEST_P(spmv, element_wise_parts_are_fused_into_the_product) {
         y = A * dx - 1.5;
         for (std::size_t i = 0; i < 500; ++i) expected[i] = ax[i] - 1.5f;
         expect_close(y.read(), expected, magnitude);
+        // Element-wise operators wrap the product's value, still in the one kernel.
+        y = df - 2 * (A * dx);
+        for (std::size_t i = 0; i < 500; ++i) expected[i] = f[i] - 2 * ax[i];
+        expect_close(y.read(), expected, magnitude);
+        y = (df + 1) * -(A * dx) / 4;
+        for (std::size_t i = 0; i < 500; ++i) expected[i] = (f[i] + 1) * -ax[i] / 4;
+        expect_close(y.read(), expected, magnitude);
     }
     // y = 2 * x + A * (x + z): A's operand evaluated at the columns, the rest at the rows; in
     // the rule's kernel shape and in the one with the most code around the fused parts.

@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <kiln/kiln.hpp>
+#include <kiln/multivector.hpp>
+#include <kiln/reduce_dimension.hpp>
 #include <kiln/vector.hpp>
 #include <numeric>
 
@@ -53,6 +55,22 @@ TEST_F(multi_device_test, expressions_run_on_every_part_with_continuous_indices)
     EXPECT_EQ(static_cast<float>(y[n - 1]), 2 * host[n - 1] + 1);
     y[n - 1] = -1.0f;
     EXPECT_EQ(static_cast<float>(y[n - 1]), -1.0f);
+}
+
+TEST_F(multi_device_test, multivectors_update_every_part_in_one_kernel_each) {
+    const std::size_t n = 10007;
+    std::vector<float> host(3 * n);
+    std::iota(host.begin(), host.end(), 0.0f);
+    kiln::multivector<float, 3> X(queues, host), Y(queues, n);
+    ASSERT_EQ(X(2).part_count(), 2u);
+    const std::size_t before = kiln::expression_cache::stats().launches;
+    Y = 2 * X + X(0);
+    EXPECT_EQ(kiln::expression_cache::stats().launches - before, 2u);  // one per device
+    const auto y = Y.read();
+    for (std::size_t k = 0; k < 3 * n; ++k) ASSERT_EQ(y[k], 2 * host[k] + host[k % n]) << k;
+    // Reductions along a dimension need the expression on one device.
+    EXPECT_THROW(kiln::reduce<kiln::reducers::sum>(kiln::extents{n, 1}, X(0) + 0, 1),
+                 kiln::invalid_argument_error);
 }
 
 TEST_F(multi_device_test, reductions_combine_the_parts) {

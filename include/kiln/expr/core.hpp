@@ -213,6 +213,9 @@ class operand_check {
     /// Where the statement runs: the element-wise operands' split, or one part on the device of
     /// the gathered data or given queue. Throws if the size or the device is unknown.
     layout launch_layout() const;
+    /// The queue of the statement's first part or single device, known even when it has no
+    /// elements (for results that do not depend on them, e.g. reductions of empty lines).
+    std::optional<kiln::queue> first_queue() const;
 
   private:
     [[noreturn]] void fail(const std::string& why) const;
@@ -223,6 +226,7 @@ class operand_check {
     const layout* elementwise_ = nullptr;
     std::optional<kiln::queue> single_queue_;
     std::string single_queue_source_;
+    std::optional<kiln::queue> empty_operand_queue_;
 };
 
 /// The node protocol described at the top of this file.

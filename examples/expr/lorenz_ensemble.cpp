@@ -1,0 +1,121 @@
+// An ensemble of Lorenz systems integrated with the classical fourth-order Runge-Kutta method on
+// a kiln::multivector<double, 3> (one system per element, x, y and z as the components), with a
+// stepper written once for any state type; checked against the same integration on the host.
+//
+// The systems differ in the Rayleigh number R (from 0.1 to 50, so that some settle to a fixed
+// point and most are chaotic). The device and the host round differently (fused multiply-adds),
+// and chaos amplifies those differences by about e^(1.5 t): integrated to t = 5 they stay near
+// 1e-10, to t = 10 near 1e-7 (measured on PoCL). So the check runs to t = 5 with a tolerance of
+// 1e-6, which a wrong term in the system or the stepper exceeds by orders of magnitude.
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <kiln/kiln.hpp>
+#include <kiln/multivector.hpp>
+#include <tuple>
+#include <vector>
+
+#include "program_main.hpp"
+
+namespace {
+
+// [doc:runge_kutta4]
+/// The classical Runge-Kutta method, written once for any state that supports
+/// `state = state + scalar * state` (kiln::vector, kiln::multivector...). `system(x, dxdt, t)`
+/// writes the derivative of x into dxdt.
+template <class State>
+class runge_kutta4 {
+  public:
+    /// Scratch states shaped like `like` (their values are overwritten).
+    explicit runge_kutta4(const State& like)
+        : k1_(like), k2_(like), k3_(like), k4_(like), x_(like) {}
+
+    template <class System>
+    void step(const System& system, State& x, double t, double dt) {
+        system(x, k1_, t);
+        x_ = x + (dt / 2) * k1_;
+        system(x_, k2_, t + dt / 2);
+        x_ = x + (dt / 2) * k2_;
+        system(x_, k3_, t + dt / 2);
+        x_ = x + dt * k3_;
+        system(x_, k4_, t + dt);
+        x = x + (dt / 6) * (k1_ + 2 * k2_ + 2 * k3_ + k4_);  // one kernel for every component
+    }
+
+  private:
+    State k1_, k2_, k3_, k4_, x_;
+};
+// [/doc]
+
+constexpr double sigma = 10.0, beta = 8.0 / 3.0;
+
+}  // namespace
+
+int main() {
+    return kiln::programs::run_program("lorenz_ensemble", [] {
+        const std::size_t n = 1024, steps = 500;
+        const double dt = 0.01;
+        kiln::queue q(kiln::default_device());
+        if (!q.device().properties().double_precision) {
+            std::printf("lorenz_ensemble: %s has no double precision\n", q.device().name().c_str());
+            return 1;
+        }
+
+        std::vector<double> r_host(n), start(3 * n);
+        for (std::size_t i = 0; i < n; ++i) {
+            r_host[i] = 0.1 + 49.9 * double(i) / double(n - 1);
+            start[i] = 10.0;          // x
+            start[n + i] = 10.0;      // y
+            start[2 * n + i] = 10.0;  // z
+        }
+
+        // [doc:lorenz_system]
+        kiln::vector<double> R(q, r_host);         // one Rayleigh number per system
+        kiln::multivector<double, 3> X(q, start);  // X(0), X(1), X(2): x, y, z of every system
+        const auto lorenz = [&R](const kiln::multivector<double, 3>& s,
+                                 kiln::multivector<double, 3>& dsdt, double /*t*/) {
+            dsdt = std::make_tuple(sigma * (s(1) - s(0)), R * s(0) - s(1) - s(0) * s(2),
+                                   s(0) * s(1) - beta * s(2));
+        };
+        runge_kutta4<kiln::multivector<double, 3>> stepper(X);
+        for (std::size_t k = 0; k < steps; ++k) stepper.step(lorenz, X, double(k) * dt, dt);
+        // [/doc]
+        const std::vector<double> device = X.read();
+
+        // The same integration on the host, one system at a time.
+        double largest_difference = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            using state = std::array<double, 3>;
+            const auto derivative = [&](const state& s) {
+                return state{sigma * (s[1] - s[0]), r_host[i] * s[0] - s[1] - s[0] * s[2],
+                             s[0] * s[1] - beta * s[2]};
+            };
+            const auto along = [](const state& s, double h, const state& d) {
+                return state{s[0] + h * d[0], s[1] + h * d[1], s[2] + h * d[2]};
+            };
+            state s{start[i], start[n + i], start[2 * n + i]};
+            for (std::size_t k = 0; k < steps; ++k) {
+                const state k1 = derivative(s), k2 = derivative(along(s, dt / 2, k1)),
+                            k3 = derivative(along(s, dt / 2, k2)),
+                            k4 = derivative(along(s, dt, k3));
+                for (int c = 0; c < 3; ++c)
+                    s[c] += dt / 6 * (k1[c] + 2 * k2[c] + 2 * k3[c] + k4[c]);
+            }
+            for (std::size_t c = 0; c < 3; ++c)
+                largest_difference =
+                    std::fmax(largest_difference, std::fabs(device[c * n + i] - s[c]) /
+                                                      std::fmax(1.0, std::fabs(s[c])));
+        }
+        std::printf(
+            "%zu Lorenz systems, %zu RK4 steps of %g on %s: largest difference from the "
+            "host %.3g (relative)\n",
+            n, steps, dt, q.device().name().c_str(), largest_difference);
+        std::printf("system %zu (R = %g) ends at (%.6f, %.6f, %.6f)\n", n - 1, r_host[n - 1],
+                    device[n - 1], device[2 * n - 1], device[3 * n - 1]);
+        if (!(largest_difference < 1e-6)) {
+            std::printf("lorenz_ensemble: FAILED, the device and the host disagree\n");
+            return 1;
+        }
+        return 0;
+    });
+}
