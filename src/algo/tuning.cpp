@@ -93,6 +93,19 @@ constexpr std::array table{
     tuning_row{merge_sort, any_device, policy(64, 1),
                "CPU devices and anything else: the run sort costs G^2 comparisons per run, so "
                "keep G small; not tuned"},
+    // --- FFT passes: at most G work-items and G x I complex floats of local memory per group ---
+    tuning_row{fft, nvidia_gpus, policy(256, 16),
+               "NVIDIA GPUs: 4096 complex floats (32 KiB of the 48 KiB an OpenCL work-group may "
+               "have) hold a 4096-point line, so 4096^2 takes 3 passes and 256^3 3; 256 items "
+               "do one radix-16 butterfly each per stage; H100 figures in docs/fft.md"},
+    tuning_row{fft, any_gpu, policy(256, 8),
+               "any other GPU: half the NVIDIA tile (16 KiB), for devices with less local "
+               "memory; not measured"},
+    tuning_row{fft, any_cpu, policy(64, 16),
+               "CPU devices (PoCL): 1024 complex floats (8 KiB) stay in L1 while PoCL loops over "
+               "a group's items between barriers; 2-core build machine, tests/algo/fft_test"},
+    tuning_row{fft, any_device, policy(64, 16),
+               "anything else: small and safe, not measured"},
 };
 // clang-format on
 
@@ -104,7 +117,7 @@ std::string lower(std::string_view text) {
 }
 
 std::mutex override_mutex;
-std::array<std::optional<algorithm_policy>, 5> policy_overrides;
+std::array<std::optional<algorithm_policy>, 6> policy_overrides;
 std::optional<bool> progress_override;
 bool local_memory_group_scans = false;
 
@@ -122,6 +135,8 @@ std::string_view to_string(algorithm a) noexcept {
             return "radix_sort";
         case merge_sort:
             return "merge_sort";
+        case fft:
+            return "fft";
     }
     return "?";
 }

@@ -17,7 +17,7 @@
 
 namespace kiln::detail {
 
-enum class algorithm { scan, select, reduce_by_key, radix_sort, merge_sort };
+enum class algorithm { scan, select, reduce_by_key, radix_sort, merge_sort, fft };
 std::string_view to_string(algorithm a) noexcept;
 
 struct algorithm_policy {
