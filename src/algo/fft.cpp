@@ -27,6 +27,10 @@ std::atomic<bool> force_wide_indices{false};
 bool wide_indices_forced() {
     return force_wide_indices.load(std::memory_order_relaxed);
 }
+std::atomic<bool> force_length_kernels{false};
+bool length_kernels_forced() {
+    return force_length_kernels.load(std::memory_order_relaxed);
+}
 constexpr std::size_t work_group_size = 64;
 
 // The radices whose product is n, or nothing if n has another prime factor.
@@ -96,27 +100,59 @@ std::vector<std::size_t> pass_lengths(std::size_t n, std::size_t longest) {
     }
 }
 
-// How the passes fit a device: complex elements of local memory per group, work-items per
-// group, and how many lines a group must take so that its loads across lines fill whole memory
-// transactions.
+// How the passes fit a device: local memory per group (bytes, and complex elements of the
+// plan's precision), work-items per group, and how many lines a group must take so that its
+// loads across lines fill whole memory transactions.
 struct pass_limits {
-    std::size_t local_elements, work_group_size, coalesced_lines;
+    std::size_t local_bytes, local_elements, work_group_size, coalesced_lines;
+    bool double_precision;
+    bool radix_per_pass;  // one stage per pass, from one shared program (below)
 };
 
 pass_limits limits_for(const device& dev, bool double_precision) {
     const algorithm_policy policy = policy_for(algorithm::fft, dev);
     const std::size_t element_bytes = double_precision ? 16 : 8;
-    // The policy counts complex floats; a group also needs room for padding (1/16) and its
-    // line tables, so stay under 15/16 of the device's local memory.
-    const std::size_t device_elements =
-        std::size_t(dev.properties().local_memory_bytes) * 15 / 16 / element_bytes;
-    std::size_t local = std::min(policy.tile_size() * 8 / element_bytes, device_elements);
-    local = std::max<std::size_t>(local, 16);
+    // The policy counts complex floats (8 bytes). The device's limit is the hard one, and
+    // lines take 1/16 more for padding.
+    const std::size_t bytes = dev.properties().local_memory_bytes;
+    const std::size_t elements =
+        std::min(policy.tile_size() * 8 / element_bytes, bytes * 15 / 16 / element_bytes);
     const std::size_t max_group = std::max<std::size_t>(
         std::min(policy.work_group_size, dev.properties().max_work_group_size), 1);
     // GPUs read global memory in 32-byte sectors; CPUs through caches, where any order serves.
     const std::size_t coalesced = dev.is_gpu() ? std::max<std::size_t>(32 / element_bytes, 1) : 1;
-    return {local, max_group, coalesced};
+    // PoCL takes about half a second to compile each pass kernel (barriers and local memory):
+    // on CPUs, passes of one radix each (through the caches) need at most 28 kernels per
+    // precision, where kernels per pass length would need one for every length used. Tests
+    // can force the per-length kernels.
+    const bool radix_per_pass = !dev.is_gpu() && !length_kernels_forced();
+    return {
+        bytes,         std::max<std::size_t>(elements, 16), max_group, coalesced, double_precision,
+        radix_per_pass};
+}
+
+// The kernel of a pass of `length` under `limits`.
+fft_pass_kernel pass_kernel(std::size_t length, bool inverse, bool twiddled,
+                            bool load_lines_fastest, bool store_lines_fastest,
+                            const pass_limits& limits) {
+    fft_pass_kernel kernel;
+    kernel.length = length;
+    kernel.radices = *factor(length);
+    // Not fewer lines for small batches: one kernel per length serves every batch. As many
+    // lines as fit with the padding and line tables (64-bit indices assumed).
+    kernel.lines_per_group = std::max<std::size_t>(limits.local_elements / length, 1);
+    while (kernel.lines_per_group > 1 &&
+           fft_pass_local_bytes(kernel, limits.double_precision, true) > limits.local_bytes)
+        --kernel.lines_per_group;
+    // One butterfly of the largest radix per work-item and stage.
+    const std::size_t largest = *std::max_element(kernel.radices.begin(), kernel.radices.end());
+    kernel.work_group_size = std::clamp<std::size_t>(kernel.lines_per_group * length / largest, 1,
+                                                     limits.work_group_size);
+    kernel.inverse = inverse;
+    kernel.twiddled = twiddled;
+    kernel.load_lines_fastest = load_lines_fastest;
+    kernel.store_lines_fastest = store_lines_fastest;
+    return kernel;
 }
 
 class plan_builder {
@@ -134,9 +170,10 @@ class plan_builder {
         const double sign = inverse ? 1 : -1;
         const bool one_pass = stride == 1 && n <= limits_.local_elements;
         const std::vector<std::size_t> lengths =
-            one_pass ? std::vector<std::size_t>{n}
-                     : pass_lengths(n, std::max<std::size_t>(
-                                           limits_.local_elements / limits_.coalesced_lines, 16));
+            limits_.radix_per_pass ? *factor(n)
+            : one_pass             ? std::vector<std::size_t>{n}
+                                   : pass_lengths(n, std::max<std::size_t>(
+                                             limits_.local_elements / limits_.coalesced_lines, 16));
         std::size_t done = 1;
         fft_buffer source = first_source, target = first_target;
         for (std::size_t p = 0; p < lengths.size(); ++p) {
@@ -150,23 +187,13 @@ class plan_builder {
                     table.push_back(turn(sign, y * length, done * length));
             }
             const std::size_t pass_lines = lines * (n / length);
-            fft_pass_kernel kernel;
-            kernel.length = length;
-            kernel.radices = *factor(length);
-            // Not fewer lines for small batches: one kernel per length serves every batch.
-            kernel.lines_per_group = std::max<std::size_t>(limits_.local_elements / length, 1);
-            const std::size_t largest =
-                *std::max_element(kernel.radices.begin(), kernel.radices.end());
-            kernel.work_group_size = std::clamp<std::size_t>(
-                kernel.lines_per_group * length / largest, 1, limits_.work_group_size);
-            kernel.inverse = inverse;
-            kernel.twiddled = done > 1;
             // A group's lines neighbour each other in memory unless each is a whole contiguous
             // array (load) or is written as one (store: the first pass of a contiguous length).
             // CPUs read through caches, where the order does not matter: one kernel for both.
             const bool coalescing = limits_.coalesced_lines > 1;
-            kernel.load_lines_fastest = coalescing && !(stride == 1 && length == n);
-            kernel.store_lines_fastest = coalescing && !(stride == 1 && done == 1);
+            const fft_pass_kernel kernel =
+                pass_kernel(length, inverse, done > 1, coalescing && !(stride == 1 && length == n),
+                            coalescing && !(stride == 1 && done == 1), limits_);
             fft_step step{kernel.name(),
                           source,
                           target,
@@ -295,6 +322,12 @@ scoped_wide_fft_indices::~scoped_wide_fft_indices() {
     force_wide_indices.store(previous_);
 }
 
+scoped_fft_length_kernels::scoped_fft_length_kernels()
+    : previous_(force_length_kernels.exchange(true)) {}
+scoped_fft_length_kernels::~scoped_fft_length_kernels() {
+    force_length_kernels.store(previous_);
+}
+
 std::size_t fft_shape::elements() const {
     std::size_t total = batch;
     for (std::size_t n : sizes) total *= n;
@@ -303,7 +336,8 @@ std::size_t fft_shape::elements() const {
 
 fft_plan::fft_plan(const queue& q, fft_shape shape)
     : shape_(std::move(shape)), element_bytes_(shape_.double_precision ? 16 : 8) {
-    plan_builder builder(shape_, limits_for(q.device(), shape_.double_precision));
+    const pass_limits limits = limits_for(q.device(), shape_.double_precision);
+    plan_builder builder(shape_, limits);
     std::vector<stage> stages;
     const std::size_t elements = shape_.elements();
     std::size_t stride = 1;
@@ -340,7 +374,7 @@ fft_plan::fft_plan(const queue& q, fft_shape shape)
             if (step.pass)
                 step.program = &algorithm_program_for(
                     q.device(), "fft pass" + precision + " " + step.kernel, {step.kernel}, [&] {
-                        return fft_pass_source(*step.pass, shape_.double_precision, wide_index_);
+                        return fft_pass_source({*step.pass}, shape_.double_precision, wide_index_);
                     });
 
     std::vector<std::byte> bytes(std::max<std::size_t>(builder.table.size(), 1) * element_bytes_);
@@ -471,7 +505,8 @@ std::shared_ptr<const fft_plan> fft_plan::make(const queue& q, const fft_shape& 
     static std::map<std::pair<const device_impl*, std::string>, std::weak_ptr<const fft_plan>>
         plans;
     const auto key = std::make_pair(&q.device().impl(),
-                                    describe(shape) + (wide_indices_forced() ? " wide" : ""));
+                                    describe(shape) + (wide_indices_forced() ? " wide" : "") +
+                                        (length_kernels_forced() ? " lengths" : ""));
     std::lock_guard lock(mutex);
     if (auto found = plans.find(key); found != plans.end())
         if (auto plan = found->second.lock()) return plan;

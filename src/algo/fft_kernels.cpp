@@ -149,6 +149,10 @@ std::size_t local_elements(const fft_pass_kernel& k) {
     return last + last / 16 + 1;
 }
 
+std::size_t index_bytes(bool wide_index) {
+    return wide_index ? 8 : 4;
+}
+
 // `if (condition) {`, or a bare block when the condition always holds.
 void open_guard(source_builder& b, bool needed, const std::string& condition) {
     b.open(needed ? "if (" + condition + ")" : "");
@@ -157,14 +161,15 @@ void open_guard(source_builder& b, bool needed, const std::string& condition) {
 // Moves the group's lines between global and local memory: element i of line g is at
 // in[line_in[g] + i * step] (loads) or out[line_out[g] + i * step] (stores). Work-items take
 // the elements in the order that neighbours them in global memory: across lines at the same i
-// when the group's lines are neighbours, else along a line.
+// when the group's lines are neighbours, else along a line. Loads go into registers first and
+// to local memory after all of them: CUDA cannot tell a global pointer from local memory, so a
+// local store between two loads would make each load wait for the one before.
 void copy_lines(source_builder& b, const fft_types& t, const fft_pass_kernel& k, bool load,
                 bool lines_fastest, const std::string& step) {
     const std::size_t total = k.lines_per_group * k.length;
     const std::size_t rounds = (total + k.work_group_size - 1) / k.work_group_size;
     const std::string G = std::to_string(k.lines_per_group), L = std::to_string(k.length);
-    for (std::size_t u = 0; u < rounds; ++u) {
-        b.open("");
+    const auto element = [&](std::size_t u) {
         b.line("const uint f = lid + " + std::to_string(u * k.work_group_size) + "u;");
         b.line(lines_fastest ? "const uint g = f % " + G + "u, i = f / " + G + "u;"
                              : "const uint g = f / " + L + "u, i = f % " + L + "u;");
@@ -172,22 +177,32 @@ void copy_lines(source_builder& b, const fft_types& t, const fft_pass_kernel& k,
         open_guard(b, true,
                    (partial ? "f < " + std::to_string(total) + "u && " : std::string()) +
                        "first + g < count");
-        if (load) {
-            b.line(t.complex + " v = in[line_in[g] + (" + t.index + ")i * " + step + "];");
-            if (k.twiddled) {
-                b.line("const " + t.index + " x = line_k[g] * i;");
-                b.line("v = kiln_fft_mul(v, kiln_fft_mul(table[e + " + std::to_string(k.length) +
-                       " + x % " + L + "u], table[e + " + std::to_string(2 * k.length) + " + x / " +
-                       L + "u]));");
+    };
+    if (load)
+        for (std::size_t u = 0; u < rounds; ++u)
+            b.line(t.complex + " w" + std::to_string(u) + " = kiln_fft_make(0, 0);");
+    for (int phase = load ? 0 : 1; phase < 2; ++phase)
+        for (std::size_t u = 0; u < rounds; ++u) {
+            const std::string w = "w" + std::to_string(u);
+            b.open("");
+            element(u);
+            if (phase == 0) {
+                b.line(w + " = in[line_in[g] + (" + t.index + ")i * " + step + "];");
+                if (k.twiddled) {
+                    b.line("const " + t.index + " x = line_k[g] * i;");
+                    b.line(w + " = kiln_fft_mul(" + w + ", kiln_fft_mul(table[e + " +
+                           std::to_string(k.length) + " + x % " + L + "u], table[e + " +
+                           std::to_string(2 * k.length) + " + x / " + L + "u]));");
+                }
+            } else if (load) {
+                b.line("data[" + local_position(k, "g", "i") + "] = " + w + ";");
+            } else {
+                b.line("out[line_out[g] + (" + t.index + ")i * " + step +
+                       "] = kiln_fft_scaled(data[" + local_position(k, "g", "i") + "], scale);");
             }
-            b.line("data[" + local_position(k, "g", "i") + "] = v;");
-        } else {
-            b.line("out[line_out[g] + (" + t.index + ")i * " + step + "] = kiln_fft_scaled(data[" +
-                   local_position(k, "g", "i") + "], scale);");
+            b.close();
+            b.close();
         }
-        b.close();
-        b.close();
-    }
 }
 
 // One radix-R Stockham stage inside every line of the group, in local memory: R sub-transforms
@@ -365,6 +380,12 @@ std::string fft_pass_kernel::name() const {
     return text + (store_lines_fastest ? "_sa" : "_sb");
 }
 
+std::size_t fft_pass_local_bytes(const fft_pass_kernel& kernel, bool double_precision,
+                                 bool wide_index) {
+    return local_elements(kernel) * (double_precision ? 16 : 8) +
+           3 * kernel.lines_per_group * index_bytes(wide_index);
+}
+
 std::vector<std::string> fft_kernel_names() {
     return {fft_chirp_in_kernel, fft_pointwise_kernel, fft_chirp_out_kernel, fft_half_kernel,
             fft_expand_kernel};
@@ -382,11 +403,12 @@ std::string fft_program_source(bool double_precision, bool wide_index) {
     return b.str();
 }
 
-std::string fft_pass_source(const fft_pass_kernel& kernel, bool double_precision, bool wide_index) {
+std::string fft_pass_source(const std::vector<fft_pass_kernel>& kernels, bool double_precision,
+                            bool wide_index) {
     const fft_types t = types(double_precision, wide_index);
     source_builder b;
     define_helpers(b, t);
-    write_pass_kernel(b, t, kernel);
+    for (const fft_pass_kernel& kernel : kernels) write_pass_kernel(b, t, kernel);
     return b.str();
 }
 

@@ -206,6 +206,22 @@ TEST_P(fft_test, the_64_bit_index_kernels_of_huge_plans_are_right) {
     check<float>({12, 5, 16}, 1, false);
 }
 
+TEST_P(fft_test, the_local_memory_passes_of_gpus_are_right_on_every_device) {
+    // GPUs run each length that fits a group's local memory as one pass of several radix
+    // stages, and longer ones as few passes with twiddles between; CPUs one radix per pass.
+    // Forced here, CPUs run the GPU kernels too: one pass (1000, 12, 480 x 640), more lines per
+    // group than work-items (10 x 97), passes of a split length (65536, 4096 in double on CPUs),
+    // and Bluestein's inner transforms (97).
+    const kiln::detail::scoped_fft_length_kernels length_kernels;
+    check<float>({1000}, 1, false);
+    check<float>({12}, 5, true);
+    check<float>({10}, 97, false);
+    check<float>({480, 640}, 1, false);
+    check<float>({65536}, 1, false);
+    check<float>({97}, 2, false);
+    if (has_double()) check<double>({4096}, 1, true);
+}
+
 TEST_P(fft_test, forward_then_inverse_in_place_gives_the_input_back) {
     for (const auto& sizes : std::vector<std::vector<std::size_t>>{
              {1}, {2}, {97}, {4096}, {10007}, {480, 640}, {6, 10, 14}}) {

@@ -33,6 +33,10 @@ inline constexpr const char* fft_chirp_out_kernel = "kiln_fft_chirp_out";
 inline constexpr const char* fft_half_kernel = "kiln_fft_half";
 inline constexpr const char* fft_expand_kernel = "kiln_fft_expand";
 
+/// The local memory a pass kernel declares.
+std::size_t fft_pass_local_bytes(const fft_pass_kernel& kernel, bool double_precision,
+                                 bool wide_index);
+
 /// Every kernel of the element-wise FFT program.
 std::vector<std::string> fft_kernel_names();
 
@@ -41,7 +45,8 @@ std::vector<std::string> fft_kernel_names();
 /// return, and a..e are the integer parameters of fft_step::values.
 std::string fft_program_source(bool double_precision, bool wide_index);
 
-/// The program of one pass kernel (same parameters; `count` counts lines).
-std::string fft_pass_source(const fft_pass_kernel& kernel, bool double_precision, bool wide_index);
+/// A program of pass kernels (same parameters; `count` counts lines).
+std::string fft_pass_source(const std::vector<fft_pass_kernel>& kernels, bool double_precision,
+                            bool wide_index);
 
 }  // namespace kiln::detail

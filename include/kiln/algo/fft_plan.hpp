@@ -61,6 +61,20 @@ class scoped_wide_fft_indices {
     bool previous_;
 };
 
+/// While one lives, plans made on CPU devices use the per-length pass kernels that GPUs use
+/// (several radix stages per pass in local memory) instead of one radix per pass: lets tests
+/// run that path on every device.
+class scoped_fft_length_kernels {
+  public:
+    scoped_fft_length_kernels();
+    ~scoped_fft_length_kernels();
+    scoped_fft_length_kernels(const scoped_fft_length_kernels&) = delete;
+    scoped_fft_length_kernels& operator=(const scoped_fft_length_kernels&) = delete;
+
+  private:
+    bool previous_;
+};
+
 class fft_plan {
   public:
     /// The plan for `shape` on q's device, shared by every kiln::fft made for the same shape on
