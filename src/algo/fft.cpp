@@ -121,10 +121,10 @@ pass_limits limits_for(const device& dev, bool double_precision) {
         std::min(policy.work_group_size, dev.properties().max_work_group_size), 1);
     // GPUs read global memory in 32-byte sectors; CPUs through caches, where any order serves.
     const std::size_t coalesced = dev.is_gpu() ? std::max<std::size_t>(32 / element_bytes, 1) : 1;
-    // PoCL takes about half a second to compile each pass kernel (barriers and local memory):
-    // on CPUs, passes of one radix each (through the caches) need at most 28 kernels per
-    // precision, where kernels per pass length would need one for every length used. Tests
-    // can force the per-length kernels.
+    // PoCL takes about half a second to compile each local-memory pass kernel (barriers): on
+    // CPUs, passes of one radix each without local memory (the caches serve any order) need
+    // at most 28 small kernels per precision, where kernels per pass length would need one
+    // for every length used. Tests can force the per-length kernels.
     const bool radix_per_pass = !dev.is_gpu() && !length_kernels_forced();
     return {
         bytes,         std::max<std::size_t>(elements, 16), max_group, coalesced, double_precision,
@@ -191,9 +191,13 @@ class plan_builder {
             // array (load) or is written as one (store: the first pass of a contiguous length).
             // CPUs read through caches, where the order does not matter: one kernel for both.
             const bool coalescing = limits_.coalesced_lines > 1;
-            const fft_pass_kernel kernel =
+            fft_pass_kernel kernel =
                 pass_kernel(length, inverse, done > 1, coalescing && !(stride == 1 && length == n),
                             coalescing && !(stride == 1 && done == 1), limits_);
+            if (limits_.radix_per_pass) {
+                kernel.direct = true;
+                kernel.lines_per_group = kernel.work_group_size = limits_.work_group_size;
+            }
             fft_step step{kernel.name(),
                           source,
                           target,

@@ -261,6 +261,46 @@ void write_stage(source_builder& b, const fft_types& t, const fft_pass_kernel& k
     b.local_barrier();
 }
 
+// A pass of one radix stage without local memory, one line per work-item: what CPUs run (their
+// caches serve any order, and PoCL compiles kernels without barriers several times faster).
+// Same parameters and tables as write_pass_kernel.
+void write_direct_pass_kernel(source_builder& b, const fft_types& t, const fft_pass_kernel& k) {
+    const std::string& ix = t.index;
+    const std::string L = std::to_string(k.length);
+    b.begin_kernel(k.name(), k.work_group_size);
+    b.parameter("global const " + t.complex + "* in");
+    b.parameter("global " + t.complex + "* out");
+    b.parameter("global const " + t.complex + "* table");
+    for (const char* p : {"count", "a", "b", "c", "d", "e"}) b.parameter(ix + " " + p);
+    b.parameter(t.real + " scale");
+    b.begin_body();
+    b.line("const " + ix + " line = (" + ix + ")get_global_id(0);");
+    b.line("if (line >= count) return;");
+    b.line("const " + ix + " inner = line % d, j = (line / d) % b, rest = line / d / b;");
+    b.line("const " + ix + " k = j % c;");
+    b.line("const " + ix + " source = rest * a * d + j * d + inner, load_step = b * d;");
+    std::vector<std::string> v;
+    for (std::size_t r = 0; r < k.length; ++r) {
+        const std::string name = "v" + std::to_string(r);
+        std::string value = "in[source + " + std::to_string(r) + "u * load_step]";
+        if (k.twiddled && r > 0) {
+            const std::string x = "(k * " + std::to_string(r) + "u)";
+            value = "kiln_fft_mul(" + value + ", kiln_fft_mul(table[e + " + L + "u + " + x + " % " +
+                    L + "u], table[e + " + std::to_string(2 * k.length) + "u + " + x + " / " + L +
+                    "u]))";
+        }
+        b.line("const " + t.complex + " " + name + " = " + value + ";");
+        v.push_back(name);
+    }
+    const std::vector<std::string> y = small_dft_writer(b, t, k.inverse).dft(v);
+    b.line("const " + ix + " target = rest * a * d + ((j - k) * " + L +
+           "u + k) * d + inner, store_step = c * d;");
+    for (std::size_t m = 0; m < k.length; ++m)
+        b.line("out[target + " + std::to_string(m) + "u * store_step] = kiln_fft_scaled(" + y[m] +
+               ", scale);");
+    b.end_kernel();
+}
+
 // One Stockham pass of length L = k.length over every line of a strided batch, all of its radix
 // stages in local memory: one global read and one write per element. Parameters: count = the
 // pass's lines, a = n (the dimension's size), b = n / L, c = the length of the sub-transforms
@@ -376,6 +416,7 @@ std::string fft_pass_kernel::name() const {
     text += "g" + std::to_string(lines_per_group) + "_w" + std::to_string(work_group_size);
     text += inverse ? "_inv" : "_fwd";
     text += twiddled ? "_t" : "_u";
+    if (direct) return text + "_direct";
     text += load_lines_fastest ? "_la" : "_lb";
     return text + (store_lines_fastest ? "_sa" : "_sb");
 }
@@ -408,7 +449,12 @@ std::string fft_pass_source(const std::vector<fft_pass_kernel>& kernels, bool do
     const fft_types t = types(double_precision, wide_index);
     source_builder b;
     define_helpers(b, t);
-    for (const fft_pass_kernel& kernel : kernels) write_pass_kernel(b, t, kernel);
+    for (const fft_pass_kernel& kernel : kernels) {
+        if (kernel.direct)
+            write_direct_pass_kernel(b, t, kernel);
+        else
+            write_pass_kernel(b, t, kernel);
+    }
     return b.str();
 }
 

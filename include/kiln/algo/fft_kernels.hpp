@@ -24,6 +24,9 @@ struct fft_pass_kernel {
     /// Whether work-items take neighbouring lines (else neighbouring elements of one line) when
     /// loading and storing: whichever neighbours them in global memory.
     bool load_lines_fastest = false, store_lines_fastest = false;
+    /// One radix stage without local memory, one line per work-item (lines_per_group =
+    /// work_group_size): what CPUs run.
+    bool direct = false;
     std::string name() const;
 };
 
