@@ -81,7 +81,7 @@ using stage = std::vector<fft_step>;
 // The prime factors of n, largest first (n's factors are all in fft_radices).
 std::vector<std::size_t> primes_of(std::size_t n) {
     std::vector<std::size_t> primes;
-    for (std::size_t p : {7, 5, 3, 2})
+    for (std::size_t p : {13, 11, 7, 5, 3, 2})
         for (; n % p == 0; n /= p) primes.push_back(p);
     return primes;
 }
@@ -123,7 +123,7 @@ pass_limits limits_for(const device& dev, bool double_precision) {
     const std::size_t coalesced = dev.is_gpu() ? std::max<std::size_t>(32 / element_bytes, 1) : 1;
     // PoCL takes about half a second to compile each local-memory pass kernel (barriers): on
     // CPUs, passes of one radix each without local memory (the caches serve any order) need
-    // at most 28 small kernels per precision, where kernels per pass length would need one
+    // at most 36 small kernels per precision, where kernels per pass length would need one
     // for every length used. Tests can force the per-length kernels.
     const bool radix_per_pass = !dev.is_gpu() && !length_kernels_forced();
     return {

@@ -8,7 +8,7 @@
 namespace kiln::detail {
 
 /// The radices of the stages inside a pass, largest first (the order plans prefer them in).
-inline constexpr std::size_t fft_radices[] = {16, 8, 4, 2, 3, 5, 7};
+inline constexpr std::size_t fft_radices[] = {16, 8, 4, 2, 3, 5, 7, 11, 13};
 
 /// One Stockham pass of `length` = the product of `radices`, done for `lines_per_group` lines
 /// per work-group of `work_group_size` items with the data in local memory. These are the
