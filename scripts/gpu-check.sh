@@ -2,7 +2,7 @@
 # On the GPU machine: build everything with benchmarks, list devices, run the whole suite on every
 # device, the benchmarks, and compute-sanitizer over the CUDA tests. Logs go to $OUT (or ./gpu-logs).
 # Usage: scripts/gpu-check.sh [tests|bench|algo|sanitize|all]...   (default: all)
-#   algo: the algorithm benchmarks (scan, compaction, sort, SpMV, FFT) beside CUB, cuSPARSE and
+#   algo: the algorithm benchmarks (scan, compaction, sort, SpMV, stencils, FFT) beside CUB, cuSPARSE and
 #   cuFFT, on each GPU backend, into $OUT/algo.log
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -49,7 +49,7 @@ fi
 if want algo; then
     : > "$out/algo.log"
     for backend in cuda opencl,gpu; do
-        for harness in algo_bench spmv_bench fft_bench; do
+        for harness in algo_bench spmv_bench fft_bench stencil_bench; do
             echo "=== $harness on $backend" >> "$out/algo.log"
             KILN_DEVICE=$backend timeout 150 "$build/bench/algo/$harness" >> "$out/algo.log" 2>&1 ||
                 echo "(exit $?)" >> "$out/algo.log"

@@ -10,7 +10,9 @@
 // of back-to-back calls, wall clock; reduce_by_key and copy_if return their count, so each call
 // waits for it), bandwidth (bytes read + written once), and the ratio to CUB's time on the same
 // data (bench/algo/cub_algo_reference.cu, run by this program when it was built) or, on CPUs,
-// to the same work as a plain single-threaded loop (std::inclusive_scan and friends).
+// to the same work as a plain single-threaded loop (std::inclusive_scan and friends). Each work
+// runs twice: with the tuning table's policies, then with the earlier kernels (policies'
+// staged_writes off), so that one run compares them.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -79,7 +81,7 @@ int main(int argc, char** argv) {
     if (argc > 4) {
         const kiln::detail::algorithm_policy policy{
             std::strtoul(argv[4], nullptr, 10),
-            std::strtoul(std::strchr(argv[4], 'x') + 1, nullptr, 10), 0, 0};
+            std::strtoul(std::strchr(argv[4], 'x') + 1, nullptr, 10)};
         for (const auto a : {kiln::detail::algorithm::scan, kiln::detail::algorithm::select,
                              kiln::detail::algorithm::reduce_by_key})
             candidate.push_back(std::make_unique<kiln::detail::scoped_algorithm_policy>(a, policy));
@@ -105,73 +107,93 @@ int main(int argc, char** argv) {
     std::printf(
         "| work | time | bandwidth | elements | reference | check |\n|---|---|---|---|---|---|\n");
 
-    {
-        std::vector<std::int32_t> host(n_scan), expected(n_scan);
-        for (std::size_t i = 0; i < n_scan; ++i) host[i] = algo_data::scan_value(i);
-        kiln::vector<std::int32_t> x(q, host), y(q, n_scan);
-        const double s = best_seconds_per_call(q, 5, 10, [&] { kiln::inclusive_scan(x, y); });
-        const double host_s = best_host_seconds(
-            cpu ? 3 : 1, [&] { std::inclusive_scan(host.begin(), host.end(), expected.begin()); });
-        const bool ok = y.read() == expected;
-        char what[96];
-        std::snprintf(what, sizeof what, "inclusive_scan int32, n = 2^%d", log2_scan);
-        row(what, s, 2.0 * n_scan * 4, double(n_scan), cpu ? host_s : reference["scan"],
-            cpu ? "std::inclusive_scan, 1 thread" : "CUB DeviceScan::InclusiveSum",
-            ok ? "matches std" : "MISMATCH");
-    }
-    {
-        std::vector<std::int32_t> keys(n_key), values(n_key);
-        for (std::size_t i = 0; i < n_key; ++i) {
-            keys[i] = algo_data::run_key(i);
-            values[i] = algo_data::run_value(i);
+    const auto measure = [&](const char* variant) {
+        {
+            std::vector<std::int32_t> host(n_scan), expected(n_scan);
+            for (std::size_t i = 0; i < n_scan; ++i) host[i] = algo_data::scan_value(i);
+            kiln::vector<std::int32_t> x(q, host), y(q, n_scan);
+            const double s = best_seconds_per_call(q, 5, 10, [&] { kiln::inclusive_scan(x, y); });
+            const double host_s = best_host_seconds(cpu ? 3 : 1, [&] {
+                std::inclusive_scan(host.begin(), host.end(), expected.begin());
+            });
+            const bool ok = y.read() == expected;
+            char what[96];
+            std::snprintf(what, sizeof what, "inclusive_scan int32, n = 2^%d%s", log2_scan,
+                          variant);
+            row(what, s, 2.0 * n_scan * 4, double(n_scan), cpu ? host_s : reference["scan"],
+                cpu ? "std::inclusive_scan, 1 thread" : "CUB DeviceScan::InclusiveSum",
+                ok ? "matches std" : "MISMATCH");
         }
-        kiln::vector<std::int32_t> k(q, keys), v(q, values), ok_(q, n_key), ov(q, n_key);
-        std::size_t runs = 0;
-        const double s =
-            best_seconds_per_call(q, 5, 10, [&] { runs = kiln::reduce_by_key(k, v, ok_, ov); });
-        std::vector<std::int32_t> hk, hv;
-        const double host_s = best_host_seconds(cpu ? 3 : 1, [&] {
-            hk.clear();
-            hv.clear();
+        {
+            std::vector<std::int32_t> keys(n_key), values(n_key);
             for (std::size_t i = 0; i < n_key; ++i) {
-                if (i == 0 || keys[i] != keys[i - 1]) {
-                    hk.push_back(keys[i]);
-                    hv.push_back(values[i]);
-                } else {
-                    hv.back() += values[i];
-                }
+                keys[i] = algo_data::run_key(i);
+                values[i] = algo_data::run_value(i);
             }
-        });
-        auto gv = ov.read();
-        gv.resize(runs);
-        const bool ok = runs == hk.size() && gv == hv;
-        char what[96];
-        std::snprintf(what, sizeof what, "reduce_by_key int32, runs of 8, n = 2^%d", log2_key);
-        row(what, s, n_key * 8.0 + runs * 8.0, double(n_key),
-            cpu ? host_s : reference["reduce_by_key"],
-            cpu ? "host loop, 1 thread" : "CUB DeviceReduce::ReduceByKey",
-            ok ? "matches host" : "MISMATCH");
-    }
+            kiln::vector<std::int32_t> k(q, keys), v(q, values), ok_(q, n_key), ov(q, n_key);
+            std::size_t runs = 0;
+            const double s =
+                best_seconds_per_call(q, 5, 10, [&] { runs = kiln::reduce_by_key(k, v, ok_, ov); });
+            std::vector<std::int32_t> hk, hv;
+            const double host_s = best_host_seconds(cpu ? 3 : 1, [&] {
+                hk.clear();
+                hv.clear();
+                for (std::size_t i = 0; i < n_key; ++i) {
+                    if (i == 0 || keys[i] != keys[i - 1]) {
+                        hk.push_back(keys[i]);
+                        hv.push_back(values[i]);
+                    } else {
+                        hv.back() += values[i];
+                    }
+                }
+            });
+            auto gv = ov.read();
+            gv.resize(runs);
+            const bool ok = runs == hk.size() && gv == hv;
+            char what[96];
+            std::snprintf(what, sizeof what, "reduce_by_key int32, runs of 8, n = 2^%d%s", log2_key,
+                          variant);
+            row(what, s, n_key * 8.0 + runs * 8.0, double(n_key),
+                cpu ? host_s : reference["reduce_by_key"],
+                cpu ? "host loop, 1 thread" : "CUB DeviceReduce::ReduceByKey",
+                ok ? "matches host" : "MISMATCH");
+        }
+        {
+            std::vector<std::int32_t> host(n_select), expected;
+            for (std::size_t i = 0; i < n_select; ++i) host[i] = algo_data::select_value(i);
+            kiln::vector<std::int32_t> x(q, host), out(q, n_select);
+            std::size_t kept = 0;
+            const double s = best_seconds_per_call(
+                q, 5, 10, [&] { kept = kiln::copy_if(x, (x & 1) == 0, out); });
+            const double host_s = best_host_seconds(cpu ? 3 : 1, [&] {
+                expected.clear();
+                std::copy_if(host.begin(), host.end(), std::back_inserter(expected),
+                             algo_data::kept);
+            });
+            auto got = out.read();
+            got.resize(kept);
+            const bool ok = got == expected;
+            char what[96];
+            std::snprintf(what, sizeof what, "copy_if int32 keeping half, n = 2^%d%s", log2_select,
+                          variant);
+            row(what, s, n_select * 4.0 + kept * 4.0, double(n_select),
+                cpu ? host_s : reference["copy_if"],
+                cpu ? "std::copy_if, 1 thread" : "CUB DeviceSelect::If",
+                ok ? "matches std" : "MISMATCH");
+        }
+    };
+    measure("");
+    // The same work with the earlier compaction kernels (each work-item writes its own kept
+    // elements, 64-bit counts), in the same run; scan and reduce_by_key run as above.
     {
-        std::vector<std::int32_t> host(n_select), expected;
-        for (std::size_t i = 0; i < n_select; ++i) host[i] = algo_data::select_value(i);
-        kiln::vector<std::int32_t> x(q, host), out(q, n_select);
-        std::size_t kept = 0;
-        const double s =
-            best_seconds_per_call(q, 5, 10, [&] { kept = kiln::copy_if(x, (x & 1) == 0, out); });
-        const double host_s = best_host_seconds(cpu ? 3 : 1, [&] {
-            expected.clear();
-            std::copy_if(host.begin(), host.end(), std::back_inserter(expected), algo_data::kept);
-        });
-        auto got = out.read();
-        got.resize(kept);
-        const bool ok = got == expected;
-        char what[96];
-        std::snprintf(what, sizeof what, "copy_if int32 keeping half, n = 2^%d", log2_select);
-        row(what, s, n_select * 4.0 + kept * 4.0, double(n_select),
-            cpu ? host_s : reference["copy_if"],
-            cpu ? "std::copy_if, 1 thread" : "CUB DeviceSelect::If",
-            ok ? "matches std" : "MISMATCH");
+        std::vector<std::unique_ptr<kiln::detail::scoped_algorithm_policy>> before;
+        for (const auto a : {kiln::detail::algorithm::scan, kiln::detail::algorithm::select,
+                             kiln::detail::algorithm::reduce_by_key}) {
+            auto policy = kiln::detail::policy_for(a, dev);
+            policy.staged_writes = false;
+            before.push_back(std::make_unique<kiln::detail::scoped_algorithm_policy>(a, policy));
+        }
+        measure(" (before: direct writes)");
     }
     return 0;
 }

@@ -18,6 +18,7 @@
 #include "backend/cuda/cuda_api.hpp"
 #include "backend/cuda/nvrtc_compiler.hpp"
 #include "device_limits.hpp"
+#include "timing.hpp"
 
 namespace {
 
@@ -178,11 +179,13 @@ double best_of(int repeats, const std::function<kiln::event()>& run) {
 }
 
 struct example_times {
-    double add_us, reduction_us, matmul_us, mandelbrot_us;
+    double add_us, reduction_us, matmul_us, mandelbrot_us, empty_us;
 };
 
-example_times measure_examples(const kiln::device& dev) {
-    kiln::queue q(dev, kiln::profiled);
+/// Best kernel times from profiling events (`profiled`), or, without, the best host time per
+/// launch in batches of back-to-back launches, which no backend's timestamps can flatter.
+example_times measure_examples(const kiln::device& dev, bool profiled) {
+    kiln::queue q(dev, profiled ? kiln::profiled : kiln::in_order);
     kiln::program prog(dev, example_kernels);
     const unsigned n = 1u << 24;
     kiln::buffer<float> a(q, std::vector<float>(n, 1.0f)), b(q, std::vector<float>(n, 2.0f)),
@@ -192,19 +195,158 @@ example_times measure_examples(const kiln::device& dev) {
     kiln::buffer<float> ma(q, std::vector<float>(m * m, 0.5f)),
         mb(q, std::vector<float>(m * m, 2.0f)), mc(q, m * m);
     kiln::buffer<unsigned char> image(q, 4096 * 4096);
+    kiln::buffer<int> flag(q, std::vector<int>{0});
     auto add = prog.kernel("add")(a, b, c, n);
     auto reduce = prog.kernel("partial_sums")(a, sums, kiln::local<float>(256), n);
     auto matmul = prog.kernel("matmul")(m, ma, mb, mc);
     auto mandelbrot = prog.kernel("mandelbrot")(image, 4096, 4096);
-    return {best_of(10, [&] { return add.launch(q, {n}, {256}); }),
-            best_of(10, [&] { return reduce.launch(q, {n}, {256}); }),
-            best_of(5,
-                    [&] {
-                        return matmul.launch(q, {std::size_t(m), std::size_t(m)}, {16, 16});
-                    }),
-            best_of(5, [&] {
-                return mandelbrot.launch(q, {4096, 4096}, {16, 16});
-            })};
+    auto empty = kiln::program(dev, empty_kernel).kernel("empty")(flag);
+    auto time = [&](int repeats, const std::function<kiln::event()>& run) {
+        if (profiled) return best_of(repeats, run);
+        return 1e6 * kiln::bench::best_seconds_per_call(q, 3, 4 * repeats, [&] { run(); });
+    };
+    return {time(10, [&] { return add.launch(q, {n}, {256}); }),
+            time(10, [&] { return reduce.launch(q, {n}, {256}); }),
+            time(5,
+                 [&] {
+                     return matmul.launch(q, {std::size_t(m), std::size_t(m)}, {16, 16});
+                 }),
+            time(5,
+                 [&] {
+                     return mandelbrot.launch(q, {4096, 4096}, {16, 16});
+                 }),
+            time(10, [&] { return empty.launch(q, {32}, {32}); })};
+}
+
+/// The examples' memory-bound and Mandelbrot kernels written as plain CUDA C++, to find what the
+/// translation costs: 32-bit ids; 64-bit ids; 64-bit ids behind the translation's prologue (the
+/// launch-info parameter, the range check in three dimensions, the global offset); and the
+/// Mandelbrot kernel with IEEE division (NVRTC's default) or OpenCL C's 2.5-ulp division.
+const char* ablation_source = R"(
+struct launch_info {
+    unsigned long long offset[3];
+    unsigned long long size[3];
+    unsigned dims, overhang;
+};
+__device__ bool inside(const launch_info& l) {
+    return (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x < l.size[0] &&
+           (unsigned long long)blockIdx.y * blockDim.y + threadIdx.y < l.size[1] &&
+           (unsigned long long)blockIdx.z * blockDim.z + threadIdx.z < l.size[2];
+}
+extern "C" __global__ void add32(const float* a, const float* b, float* c, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+extern "C" __global__ void add64(const float* a, const float* b, float* c, unsigned n) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+extern "C" __global__ void add_prologue(launch_info l, const float* a, const float* b, float* c,
+                                        unsigned n) {
+    if (!inside(l)) return;
+    size_t i = l.offset[0] + (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+// The prologue's range check only when the host says the grid overhangs the range (here never).
+extern "C" __global__ void add_prologue_flagged(launch_info l, const float* a, const float* b,
+                                                float* c, unsigned n) {
+    if (l.overhang && !inside(l)) return;
+    size_t i = l.offset[0] + (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+extern "C" __global__ void mandelbrot(unsigned char* image, int width, int height) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    float cr = -2.0f + 3.0f * x / width, ci = -1.5f + 3.0f * y / height, zr = 0.0f, zi = 0.0f;
+    int i = 0;
+    for (; i < 255 && zr * zr + zi * zi < 4.0f; ++i) {
+        float t = zr * zr - zi * zi + cr;
+        zi = 2.0f * zr * zi + ci;
+        zr = t;
+    }
+    image[y * width + x] = (unsigned char)i;
+}
+)";
+
+/// Best kernel time in microseconds of plain-CUDA ablation kernels, by name.
+std::vector<std::pair<std::string, double>> measure_ablation(const kiln::device& dev) {
+    using namespace kiln::detail::cuda;
+    const auto* api = driver();
+    std::vector<std::pair<std::string, double>> times;
+    if (api == nullptr) return times;
+    const auto& p = dev.properties();
+    const auto arch =
+        choose_architecture(p.compute_capability_major * 10 + p.compute_capability_minor);
+    build_options exact, approximate;
+    approximate.nvrtc_options = {"--prec-div=false"};
+    const auto exact_image = compile_with_nvrtc(ablation_source, exact, arch);
+    const auto approximate_image = compile_with_nvrtc(ablation_source, approximate, arch);
+    CUdevice device = 0;
+    CUcontext context = nullptr;
+    CUmodule exact_module = nullptr, approximate_module = nullptr;
+    CUstream stream = nullptr;
+    CUevent start = nullptr, end = nullptr;
+    const unsigned n = 1u << 24;
+    CUdeviceptr a = 0, b = 0, c = 0, image = 0;
+    if (api->cuDeviceGet(&device, 0) != CUDA_SUCCESS ||
+        api->cuDevicePrimaryCtxRetain(&context, device) != CUDA_SUCCESS ||
+        api->cuCtxSetCurrent(context) != CUDA_SUCCESS ||
+        api->cuModuleLoadData(&exact_module, exact_image.image.data()) != CUDA_SUCCESS ||
+        api->cuModuleLoadData(&approximate_module, approximate_image.image.data()) !=
+            CUDA_SUCCESS ||
+        api->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS ||
+        api->cuEventCreate(&start, CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
+        api->cuEventCreate(&end, CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
+        api->cuMemAlloc(&a, n * 4) != CUDA_SUCCESS || api->cuMemAlloc(&b, n * 4) != CUDA_SUCCESS ||
+        api->cuMemAlloc(&c, n * 4) != CUDA_SUCCESS ||
+        api->cuMemAlloc(&image, 4096 * 4096) != CUDA_SUCCESS)
+        return times;
+    api->cuMemsetD32Async(a, 0x3f800000u, n, stream);
+    api->cuMemsetD32Async(b, 0x40000000u, n, stream);
+    struct {
+        unsigned long long offset[3] = {0, 0, 0};
+        unsigned long long size[3] = {1u << 24, 1, 1};
+        unsigned dims = 1, overhang = 0;
+    } info;
+    int width = 4096, height = 4096;
+    unsigned count = n;
+    void* add_parameters[] = {&a, &b, &c, &count};
+    void* prologue_parameters[] = {&info, &a, &b, &c, &count};
+    void* mandelbrot_parameters[] = {&image, &width, &height};
+    auto time = [&](const char* label, CUmodule module, const char* name, unsigned grid_x,
+                    unsigned grid_y, unsigned block_x, unsigned block_y, void** parameters) {
+        CUfunction function = nullptr;
+        if (api->cuModuleGetFunction(&function, module, name) != CUDA_SUCCESS) return;
+        double best = 1e30;
+        for (int r = 0; r < 11; ++r) {
+            api->cuEventRecord(start, stream);
+            api->cuLaunchKernel(function, grid_x, grid_y, 1, block_x, block_y, 1, 0, stream,
+                                parameters, nullptr);
+            api->cuEventRecord(end, stream);
+            api->cuEventSynchronize(end);
+            float ms = 0;
+            api->cuEventElapsedTime(&ms, start, end);
+            if (r > 0) best = std::min(best, 1000.0 * ms);
+        }
+        times.emplace_back(label, best);
+    };
+    time("add, 32-bit ids", exact_module, "add32", n / 256, 1, 256, 1, add_parameters);
+    time("add, 64-bit ids", exact_module, "add64", n / 256, 1, 256, 1, add_parameters);
+    time("add, 64-bit ids + kiln's prologue", exact_module, "add_prologue", n / 256, 1, 256, 1,
+         prologue_parameters);
+    time("add, 64-bit ids + prologue, range check skipped by a flag", exact_module,
+         "add_prologue_flagged", n / 256, 1, 256, 1, prologue_parameters);
+    time("Mandelbrot, IEEE division", exact_module, "mandelbrot", 256, 256, 16, 16,
+         mandelbrot_parameters);
+    time("Mandelbrot, --prec-div=false", approximate_module, "mandelbrot", 256, 256, 16, 16,
+         mandelbrot_parameters);
+    for (auto memory : {a, b, c, image}) api->cuMemFree(memory);
+    api->cuEventDestroy(start);
+    api->cuEventDestroy(end);
+    api->cuStreamDestroy(stream);
+    api->cuModuleUnload(exact_module);
+    api->cuModuleUnload(approximate_module);
+    api->cuDevicePrimaryCtxRelease(device);
+    return times;
 }
 
 /// Milliseconds to build a program never seen before, and to load it back from the disk cache.
@@ -272,17 +414,30 @@ int main() {
                     100.0 * kernel / memcpy_bandwidth);
     }
 
-    std::printf("\n### The examples' kernels, best kernel time (us)\n\n");
-    std::printf(
-        "| backend | vector add 2^24 | reduction 2^24 | matmul 1024 (16x16 tiles) | Mandelbrot "
-        "4096^2 |\n");
-    std::printf("| --- | --- | --- | --- | --- |\n");
-    for (const auto& dev : both) {
-        const auto t = measure_examples(dev);
-        std::printf("| %s | %.1f | %.1f | %.1f | %.1f |\n",
-                    std::string(kiln::to_string(dev.backend())).c_str(), t.add_us, t.reduction_us,
-                    t.matmul_us, t.mandelbrot_us);
+    for (bool profiled : {true, false}) {
+        std::printf("\n### The examples' kernels, %s (us)\n\n",
+                    profiled ? "best kernel time from profiling events"
+                             : "best host time per launch in batches of back-to-back launches");
+        std::printf(
+            "| backend | vector add 2^24 | reduction 2^24 | matmul 1024 (16x16 tiles) | Mandelbrot "
+            "4096^2 | empty kernel |\n");
+        std::printf("| --- | --- | --- | --- | --- | --- |\n");
+        // Two rounds, backends alternating, so that a clock still ramping up shows as a
+        // difference between rounds rather than between backends.
+        for (int round = 1; round <= 2; ++round) {
+            for (const auto& dev : both) {
+                const auto t = measure_examples(dev, profiled);
+                std::printf("| %s (round %d) | %.1f | %.1f | %.1f | %.1f | %.1f |\n",
+                            std::string(kiln::to_string(dev.backend())).c_str(), round, t.add_us,
+                            t.reduction_us, t.matmul_us, t.mandelbrot_us, t.empty_us);
+            }
+        }
     }
+
+    std::printf("\n### The same kernels as plain CUDA C++ (NVRTC, best kernel time in us)\n\n");
+    std::printf("| kernel | us |\n| --- | --- |\n");
+    for (const auto& [label, us] : measure_ablation(cuda))
+        std::printf("| %s | %.1f |\n", label.c_str(), us);
 
     std::printf(
         "\n### Program build time (ms)\n\n| backend | cold (compile) | warm (disk cache) |\n| --- "

@@ -1,15 +1,24 @@
-// 1-D linear stencils (convolutions clamped at the ends) as terms of vector expressions.
+// Stencils: 1-D convolutions and user-defined non-linear stencils as terms of vector
+// expressions, and 2-D stencils over row-major grids.
 //
 //     kiln::stencil<float> S(q, {1, -2, 1}, 1);  // coefficients for x[i - 1], x[i], x[i + 1]
 //     y = x * S;                                 // y[i] = x[i-1] - 2 x[i] + x[i+1]
 //     y = 2 * x - 0.5 * (x * S);                 // any expression, still one kernel
 //
 // Element i of x * S is the sum over k of S[k] * x[clamp(i + k - center, 0, n - 1)]: positions
-// before the first element read the first, positions past the last read the last.
+// before the first element read the first, positions past the last read the last. Alone on the
+// right of an assignment, a stencil runs its own kernel through local-memory tiles; inside a
+// larger expression each element reads its neighbours from global memory. On a split vector each
+// part first fetches the few elements it reaches in its neighbours' parts.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
+#include <kiln/algo/algorithm_program.hpp>
+#include <kiln/algo/stencil_kernels.hpp>
+#include <kiln/algo/tuning.hpp>
 #include <kiln/expr/core.hpp>
 #include <kiln/runtime/buffer.hpp>
 #include <kiln/vector.hpp>
@@ -34,6 +43,7 @@ class stencil {
             throw invalid_argument_error(
                 "kiln::stencil", "center " + std::to_string(center) + " is not one of the " +
                                      std::to_string(coefficients.size()) + " coefficients");
+        host_coefficients_.assign(coefficients.begin(), coefficients.end());
         coefficients_ = kiln::buffer<T>(q, coefficients);
     }
     stencil(const queue& q, std::initializer_list<T> coefficients, std::size_t center)
@@ -43,70 +53,202 @@ class stencil {
     std::size_t center() const noexcept { return center_; }
     const kiln::queue& queue() const noexcept { return queue_; }
     const kiln::buffer<T>& coefficients() const noexcept { return coefficients_; }
+    /// The coefficients on `q`'s device: the stencil's own buffer there, else a copy (split
+    /// vectors' other devices).
+    kiln::buffer<T> coefficients_on(const kiln::queue& q) const {
+        if (q.device() == queue_.device()) return coefficients_;
+        return kiln::buffer<T>(q, host_coefficients_);
+    }
 
   private:
     kiln::queue queue_;
     std::size_t width_, center_;
+    std::vector<T> host_coefficients_;
     kiln::buffer<T> coefficients_;
 };
 
 namespace detail {
 
-/// x * S at element idx: reads x at computed positions, so x lives on one device.
+/// What a 1-D stencil node reads of x in one launch: x's part, its halos, and where it ends.
+template <stencil_value T>
+class stencil_operand {
+  public:
+    stencil_operand(const kiln::vector<T>& x, stencil_reach reach) : x_(&x), reach_(reach) {}
+
+    /// Declares the parameters; returns the leading arguments of kiln_stencil_load (all but the
+    /// halo's length and the position): "xs, before, after, m, at_start, at_end".
+    std::string generate(generator& g) const {
+        const std::string pointer = "global const " + opencl_type_name<T>() + "*";
+        const std::string xs = g.new_name(), before = g.new_name(), after = g.new_name(),
+                          m = g.new_name(), at_start = g.new_name(), at_end = g.new_name();
+        g.parameter(pointer, xs);
+        g.parameter(pointer, before);
+        g.parameter(pointer, after);
+        g.parameter("long", m);
+        g.parameter("uint", at_start);
+        g.parameter("uint", at_end);
+        return xs + ", " + before + ", " + after + ", " + m + ", " + at_start + ", " + at_end;
+    }
+    void collect(argument_list& args) const {
+        const part_halo<T> halo = exchange_stencil_halo(*x_, args.part(), reach_);
+        args.buffer(x_->part(args.part()));
+        args.buffer(halo.before);
+        args.buffer(halo.after);
+        args.scalar<std::int64_t>(static_cast<std::int64_t>(x_->layout()[args.part()].size));
+        args.scalar<std::uint32_t>(halo.at_start);
+        args.scalar<std::uint32_t>(halo.at_end);
+    }
+    void check(operand_check& c) const { c.elementwise(x_->layout(), x_->size()); }
+    const kiln::vector<T>& x() const noexcept { return *x_; }
+    stencil_reach reach() const noexcept { return reach_; }
+
+  private:
+    const kiln::vector<T>* x_;
+    stencil_reach reach_;
+};
+
+/// y = node (a stencil of x) through the tiled kernel, one launch per part of x, or through
+/// the per-element kernel where the tuning table says so (work_group_size 0: CPU devices, on
+/// which the tile is an extra copy). `coefficients` is null for user-defined stencils.
+template <stencil_value T, class Node>
+void assign_tiled_1d(const Node& node, const stencil_operand<T>& operand, kiln::vector<T>& y,
+                     const tiled_1d_shape& shape, const stencil<T>* coefficients,
+                     const std::string& key) {
+    const std::string call = "kiln::stencil";
+    const kiln::vector<T>& x = operand.x();
+    // Tiles are written while other tiles still read x.
+    if (&x == &y)
+        throw invalid_argument_error(call,
+                                     "the target is the stencil's operand (x = x * S); write "
+                                     "into another vector");
+    operand_check check(call);
+    vector_terminal<T>(y).check(check);
+    operand.check(check);
+    const layout parts = check.launch_layout();
+    if (!parts.empty() &&
+        policy_for(algorithm::stencil_1d, parts[0].queue.device()).work_group_size == 0)
+        return assign(vector_terminal<T>(y), node, "kiln::vector assignment");
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+        if (parts[k].size == 0) continue;
+        const device dev = parts[k].queue.device();
+        algorithm_policy policy = policy_for(algorithm::stencil_1d, dev);
+        const kiln::kernel& kernel = tiled_stencil_kernel(
+            dev, key, "kiln_stencil_1d", policy, 1,
+            [&](const algorithm_policy& p) { return tiled_stencil_1d_source(shape, p); });
+        const part_halo<T> halo = exchange_stencil_halo(x, k, operand.reach());
+        argument_list args(k, parts[k].begin);
+        args.scalar<std::uint64_t>(parts[k].size);
+        args.buffer(x.part(k));
+        args.buffer(halo.before);
+        args.buffer(halo.after);
+        args.scalar<std::uint32_t>(halo.at_start);
+        args.scalar<std::uint32_t>(halo.at_end);
+        args.buffer(y.part(k));
+        args.buffer(coefficients ? coefficients->coefficients_on(parts[k].queue) : x.part(k));
+        launch_tiled_stencil_1d(kernel, parts[k].queue, parts[k].size, policy,
+                                std::move(args).take());
+    }
+}
+
+/// x * S at element idx of a launch.
 template <stencil_value T>
 class stencil_node : public expression_tag {
   public:
     using value_type = T;
-    stencil_node(const kiln::vector<T>& x, const stencil<T>& s) : x_(&x), stencil_(&s) {}
+    stencil_node(const kiln::vector<T>& x, const stencil<T>& s)
+        : operand_(x, {s.center(), s.width() - 1 - s.center()}), stencil_(&s) {}
 
     std::string generate(generator& g) const {
         const std::string t = opencl_type_name<T>();
         const std::string function = "kiln_stencil_" + t;
-        // Away from the ends no clamping: one contiguous window.
-        std::string text = R"(T F(global const T* x, global const T* c, ulong width, ulong center,
-     ulong n, ulong i) {
-    T sum = 0;
-    if (i >= center && i + width - center <= n) {
-        global const T* w = x + (i - center);
-        for (ulong k = 0; k < width; ++k) sum += c[k] * w[k];
-        return sum;
-    }
-    for (ulong k = 0; k < width; ++k) {
-        const ulong j = i + k < center ? 0 : i + k - center;
-        sum += c[k] * x[j < n ? j : n - 1];
-    }
-    return sum;
-}
-)";
-        for (std::size_t at = 0; (at = text.find_first_of("TF", at)) != std::string::npos;) {
-            const std::string& name = text[at] == 'T' ? t : function;
-            text.replace(at, 1, name);
-            at += name.size();
-        }
-        g.source.define(function, text);
-        const std::string x = g.new_name(), c = g.new_name(), width = g.new_name(),
-                          center = g.new_name(), n = g.new_name();
-        g.parameter("global const " + t + "*", x);
+        const std::string load = define_stencil_load(g.source, t);
+        // Away from the part's ends one contiguous window, with no halo to consult.
+        g.source.define(function,
+                        t + " " + function + "(global const " + t + "* xs, global const " + t +
+                            "* before, global const " + t +
+                            "* after, long m, uint at_start, uint at_end, " + "global const " + t +
+                            "* c, long width, long center, long i) {\n    " + t +
+                            " sum = 0;\n"
+                            "    if (i >= center && i + width - center <= m) {\n"
+                            "        global const " +
+                            t +
+                            "* w = xs + (i - center);\n"
+                            "        for (long k = 0; k < width; ++k) sum += c[k] * w[k];\n"
+                            "        return sum;\n    }\n"
+                            "    for (long k = 0; k < width; ++k)\n        sum += c[k] * " +
+                            load +
+                            "(xs, before, center, after, i + k - center, m, at_start, at_end);\n"
+                            "    return sum;\n}\n");
+        const std::string x = operand_.generate(g);
+        const std::string c = g.new_name(), width = g.new_name(), center = g.new_name();
         g.parameter("global const " + t + "*", c);
-        for (const auto& name : {width, center, n}) g.parameter("ulong", name);
-        return function + "(" + x + ", " + c + ", " + width + ", " + center + ", " + n + ", idx)";
+        g.parameter("long", width);
+        g.parameter("long", center);
+        return function + "(" + x + ", " + c + ", " + width + ", " + center + ", (long)idx)";
     }
     void collect(argument_list& args) const {
-        args.buffer(x_->part(0));
-        args.buffer(stencil_->coefficients());
-        args.scalar<std::uint64_t>(stencil_->width());
-        args.scalar<std::uint64_t>(stencil_->center());
-        args.scalar<std::uint64_t>(x_->size());
+        operand_.collect(args);
+        args.buffer(stencil_->coefficients_on(operand_.x().layout()[args.part()].queue));
+        args.scalar<std::int64_t>(static_cast<std::int64_t>(stencil_->width()));
+        args.scalar<std::int64_t>(static_cast<std::int64_t>(stencil_->center()));
     }
-    void check(operand_check& c) const {
-        c.gathered(x_->layout(), "a stencil's operand");
-        c.sized(x_->size(), "a stencil's operand");
-        c.on_queue(stencil_->queue());
+    void check(operand_check& c) const { operand_.check(c); }
+
+    /// y = x * S alone: the tiled kernel (on GPUs).
+    void assign_to(kiln::vector<T>& y) const {
+        const tiled_1d_shape shape{opencl_type_name<T>(), stencil_->width(), stencil_->center(),
+                                   ""};
+        assign_tiled_1d(*this, operand_, y, shape, stencil_,
+                        "kiln_stencil_1d:" + shape.type + ":" + std::to_string(shape.width) + ":" +
+                            std::to_string(shape.center));
     }
 
   private:
-    const kiln::vector<T>* x_;
+    stencil_operand<T> operand_;
     const stencil<T>* stencil_;
+};
+
+/// name(x) for a KILN_STENCIL_OPERATOR: element idx is the user's body over a window of x.
+template <class Definition>
+class operator_stencil_node : public expression_tag {
+  public:
+    using value_type = typename Definition::value_type;
+    static constexpr std::size_t width = Definition::stencil_width;
+    static constexpr std::size_t center = Definition::stencil_center;
+    explicit operator_stencil_node(const kiln::vector<value_type>& x)
+        : operand_(x, {center, width - 1 - center}) {}
+
+    std::string generate(generator& g) const {
+        const std::string t = opencl_type_name<value_type>();
+        const std::string function =
+            "kiln_stencil_op_" + std::string(Definition::operator_name) + "_" + t;
+        const std::string load = define_stencil_load(g.source, t);
+        const std::string w = std::to_string(width), c = std::to_string(center);
+        // The window is copied to private memory first, so that the body reads plain x[k].
+        g.source.define(
+            function, t + " " + function + "(global const " + t + "* xs, global const " + t +
+                          "* before, global const " + t +
+                          "* after, long m, uint at_start, uint at_end, long i) {\n    " + t +
+                          " window[" + w + "];\n    for (long k = 0; k < " + w +
+                          "; ++k)\n        window[k] = " + load + "(xs, before, " + c +
+                          ", after, i + k - " + c + ", m, at_start, at_end);\n    const " + t +
+                          "* x = window + " + c + ";\n    return (" + Definition::body + ");\n}\n");
+        return function + "(" + operand_.generate(g) + ", (long)idx)";
+    }
+    void collect(argument_list& args) const { operand_.collect(args); }
+    void check(operand_check& c) const { operand_.check(c); }
+
+    /// y = name(x) alone: the tiled kernel (on GPUs).
+    void assign_to(kiln::vector<value_type>& y) const {
+        const tiled_1d_shape shape{opencl_type_name<value_type>(), width, center, Definition::body};
+        assign_tiled_1d(*this, operand_, y, shape, static_cast<const stencil<value_type>*>(nullptr),
+                        "kiln_stencil_op:" + std::string(Definition::operator_name) + ":" +
+                            shape.type + ":" + std::to_string(width) + ":" +
+                            std::to_string(center) + ":" + shape.body);
+    }
+
+  private:
+    stencil_operand<value_type> operand_;
 };
 
 }  // namespace detail
@@ -117,4 +259,33 @@ detail::stencil_node<T> operator*(const vector<T>& x, const stencil<T>& s) {
     return {x, s};
 }
 
+/// What KILN_STENCIL_OPERATOR defines: called on a vector, an expression.
+template <class Definition>
+struct stencil_operator {
+    static_assert(stencil_value<typename Definition::value_type>,
+                  "a stencil operator's type is float or double");
+    static_assert(Definition::stencil_width > 0 &&
+                      Definition::stencil_center < Definition::stencil_width,
+                  "a stencil operator's center is one of its width's positions");
+    detail::operator_stencil_node<Definition> operator()(
+        const vector<typename Definition::value_type>& x) const {
+        return detail::operator_stencil_node<Definition>(x);
+    }
+};
+
 }  // namespace kiln
+
+/// A user-defined stencil `name`, at namespace scope: `y = name(x)` sets y[i] to `body` (OpenCL C)
+/// in which x[k] is x[clamp(i + k, 0, n - 1)] for k from -center to width - 1 - center.
+///
+///     KILN_STENCIL_OPERATOR(coupling, float, 3, 1, sin(x[0] - x[-1]) + sin(x[0] - x[1]));
+#define KILN_STENCIL_OPERATOR(name, type, width, center, ...)                        \
+    struct name##_kiln_stencil_definition {                                          \
+        using value_type = type;                                                     \
+        static constexpr std::size_t stencil_width = width, stencil_center = center; \
+        static constexpr const char* operator_name = #name;                          \
+        static constexpr const char* body = #__VA_ARGS__;                            \
+    };                                                                               \
+    inline constexpr ::kiln::stencil_operator<name##_kiln_stencil_definition> name {}
+
+#include <kiln/stencil_2d.hpp>

@@ -123,7 +123,13 @@ class vector {
     requires(!std::same_as<std::remove_cvref_t<E>, vector>) &&
         vector_expression<E>&& detail::assignable_to<detail::vector_terminal<T>, E> vector&
         operator=(const E& expression) {
-        detail::assign(detail::vector_terminal<T>(*this), expression, "kiln::vector assignment");
+        // Expressions with a faster kernel of their own when they are the whole statement
+        // (stencils' local-memory tiles) take it.
+        if constexpr (requires { expression.assign_to(*this); })
+            expression.assign_to(*this);
+        else
+            detail::assign(detail::vector_terminal<T>(*this), expression,
+                           "kiln::vector assignment");
         return *this;
     }
     /// Statements that generate and launch their own kernel, e.g. a sparse matrix product

@@ -1,19 +1,37 @@
-// Stream compaction's program cache entry and errors.
+// Stream compaction's program cache entry, errors and count-base test hook.
+#include <atomic>
 #include <kiln/algo/compaction.hpp>
 #include <kiln/error.hpp>
 
 namespace kiln::detail {
+namespace {
+
+std::atomic<std::uint64_t> count_base{0};
+
+}  // namespace
+
+std::uint64_t compaction_count_base() {
+    return count_base.load();
+}
+
+scoped_compaction_count_base::scoped_compaction_count_base(std::uint64_t base)
+    : previous_(count_base.exchange(base)) {}
+
+scoped_compaction_count_base::~scoped_compaction_count_base() {
+    count_base.store(previous_);
+}
 
 const algorithm_program& compaction_program(const device& dev, const std::string& key,
-                                            const algorithm_policy& policy,
+                                            const compaction_plan& plan,
                                             const declare_input& input) {
     return algorithm_program_for(dev, key, scan_kernel_names(), [&] {
-        const scan_operation count{"ulong", 8,
-                                   [](source_builder&, const std::string& a, const std::string& b) {
-                                       return "(" + a + " + " + b + ")";
-                                   },
-                                   1, state_packing::count_62_bits};
-        return scan_program_source(count, input, policy, false, true);
+        const scan_operation count{
+            plan.count_type(), plan.narrow ? 4u : 8u,
+            [](source_builder&, const std::string& a, const std::string& b) {
+                return "(" + a + " + " + b + ")";
+            },
+            1, plan.narrow ? state_packing::low_32_bits : state_packing::count_62_bits};
+        return scan_program_source(count, input, plan.policy, false, true);
     });
 }
 

@@ -40,6 +40,7 @@ class scan_writer {
         b_.parameter(t_ + " carry");
         element_text element;
         if (input) element = (*input)(b_);
+        if (!element.kept_type.empty()) kept_type_ = element.kept_type;
         b_.begin_body();
         b_.line("const ulong tiles = (n + TILE - 1) / TILE;");
         b_.line("global " + t_ + "* kiln_total = (global " + t_ + "*)(kiln_temp + 64);");
@@ -54,9 +55,11 @@ class scan_writer {
     }
 
     /// Local arrays of a tile kernel (OpenCL C wants them at kernel scope).
-    void declare_tile_arrays() {
+    void declare_tile_arrays(const element_text& element) {
         b_.local_array(t_, "kiln_tile", "TILE + TILE / 32");
         b_.local_array(t_, "kiln_scan", "2 * WG");
+        if (staged(element, scatter_style::staged_compaction))
+            b_.local_array(element.kept_type, "kiln_kept", "TILE + TILE / 32");
         b_.line("const uint lid = " + source_builder::local_id() + ";");
     }
 
@@ -71,6 +74,8 @@ class scan_writer {
         b_.line("const ulong idx = base + k;");
         for (const auto& statement : element.statements) b_.line(statement);
         b_.line("kiln_tile[KILN_PAD(k)] = " + element.value + ";");
+        if (staged(element, scatter_style::staged_compaction))
+            b_.line("kiln_kept[KILN_PAD(k)] = " + element.kept_value + ";");
         b_.close();
         b_.close();
         b_.local_barrier();
@@ -89,6 +94,7 @@ class scan_writer {
 
     /// Writes the tile's results given its prefix (tile_has_prefix, tile_prefix).
     void store(const element_text& element) {
+        if (staged(element, scatter_style::staged_compaction)) return store_compaction();
         b_.line("int have = tile_has_prefix;");
         b_.line(t_ + " running = tile_prefix;");
         b_.open("if (lid > 0)");
@@ -122,9 +128,40 @@ class scan_writer {
         b_.close();
     }
 
+    /// Compaction: each work-item moves its kept values to their rank in the tile (through
+    /// registers, since ranks fall on other work-items' items), then the group writes the tile's
+    /// kept values in order, neighbouring work-items to neighbouring elements.
+    void store_compaction() {
+        const std::string kept = "kiln_kept";
+        b_.line("const uint kiln_before = lid > 0 ? (uint)kiln_scan[" + scanned_at_ +
+                " + lid - 1] : 0;");
+        b_.line("__private " + kept_type_ + " kiln_mine[ITEMS];");
+        b_.line("#pragma unroll");
+        b_.line("for (uint j = 0; j < ITEMS; ++j) kiln_mine[j] = " + kept +
+                "[KILN_PAD(first + j)];");
+        b_.local_barrier();
+        b_.line("uint kiln_rank = kiln_before;");
+        b_.line("#pragma unroll");
+        b_.open("for (uint j = 0; j < ITEMS; ++j)");
+        b_.open("if (j < count && kiln_tile[KILN_PAD(first + j)] != 0)");
+        b_.line("const uint r = kiln_rank++;");
+        b_.line(kept + "[KILN_PAD(r)] = kiln_mine[j];");
+        b_.close();
+        b_.close();
+        b_.local_barrier();
+        // Counts include the carry (the count before the part); outputs begin at it.
+        b_.line(
+            "const ulong kiln_first = (ulong)(tile_has_prefix ? tile_prefix : 0) - "
+            "(ulong)carry;");
+        b_.open("for (uint s = lid; s < (uint)aggregate; s += WG)");
+        b_.line("if (kiln_first + s < kiln_capacity) kiln_out[kiln_first + s] = " + kept +
+                "[KILN_PAD(s)];");
+        b_.close();
+    }
+
     void lookback_kernel(const declare_input& input) {
         const element_text element = begin("kiln_scan_lookback", true, &input);
-        declare_tile_arrays();
+        declare_tile_arrays(element);
         b_.line("local uint kiln_tile_number;");
         b_.line("local int kiln_has_prefix;");
         b_.line("local " + t_ + " kiln_prefix;");
@@ -200,7 +237,7 @@ class scan_writer {
 
     void reduce_kernel(const declare_input& input) {
         const element_text element = begin("kiln_scan_reduce", true, &input);
-        declare_tile_arrays();
+        declare_tile_arrays(element);
         b_.line("const ulong tile = " + source_builder::group_id() + ";");
         load_and_scan(element);
         b_.line("if (lid == 0) kiln_aggregates[tile] = aggregate;");
@@ -236,7 +273,7 @@ class scan_writer {
 
     void downsweep_kernel(const declare_input& input) {
         const element_text element = begin("kiln_scan_downsweep", true, &input);
-        declare_tile_arrays();
+        declare_tile_arrays(element);
         b_.line("const ulong tile = " + source_builder::group_id() + ";");
         load_and_scan(element);
         b_.line("const int tile_has_prefix = tile > 0 || has_carry;");
@@ -255,7 +292,9 @@ class scan_writer {
                 op_.components);
     }
 
-    bool packed() const { return op_.packing != state_packing::separate; }
+    bool staged(const element_text& element, scatter_style style) const {
+        return scatter_ && element.style == style;
+    }
 
     /// The flag of a state word.
     std::string flag_of(const std::string& word) const {
@@ -326,6 +365,7 @@ class scan_writer {
     bool exclusive_;
     bool scatter_;
     std::string scanned_at_;  // where the group scan left its results in kiln_scan
+    std::string kept_type_;   // what staged scatters gather
 };
 
 }  // namespace

@@ -23,7 +23,13 @@ constexpr device_class nvidia_gpus{std::nullopt, device_type::gpu, "nvidia", 0, 
 constexpr device_class nvidia_cuda{backend_kind::cuda, device_type::gpu, "nvidia", 0, 0};
 
 constexpr algorithm_policy policy(std::size_t work_group_size, std::size_t items_per_work_item) {
-    return {work_group_size, items_per_work_item, 0, 0};
+    return {work_group_size, items_per_work_item, 0, 0, true};
+}
+
+/// The earlier compaction kernels: each work-item writes its own kept elements.
+constexpr algorithm_policy direct_writes(algorithm_policy p) {
+    p.staged_writes = false;
+    return p;
 }
 
 // clang-format off
@@ -53,12 +59,16 @@ constexpr std::array table{
     // --- stream compaction (copy_if, unique) ---------------------------------------------------
     tuning_row{select, nvidia_gpus,
                policy(256, 16),
-               "as the NVIDIA scan row; H100 2026-11-22: 256x16 (counts are 8 bytes, so 8 "
-               "items) 1.87 ms for 2^28, 128x16 2.29 ms, 256x8 3.12 ms"},
+               "NVIDIA GPUs, kept elements staged in local memory with 32-bit counts: H100, "
+               "bench/algo 2026-11-22, copy_if of 2^28 int32 keeping half: 256x16 1.261 ms "
+               "CUDA, 1.247 ms OpenCL (0.54x CUB); 128x16 1.435 ms OpenCL; direct writes with "
+               "64-bit counts (256x8) 1.864 / 1.872 ms"},
     tuning_row{select, any_gpu, policy(256, 8),
                "as the generic GPU scan row; not measured"},
-    tuning_row{select, any_cpu, policy(16, 64),
-               "as the CPU scan row"},
+    tuning_row{select, any_cpu, direct_writes(policy(16, 64)),
+               "as the CPU scan row; each work-item writes its own kept elements: PoCL, 2 "
+               "shared cores, bench/algo 2^20 (2026-11-22): direct 9.3 ms, staged in local "
+               "memory 20.8 ms (PoCL loops over a group's items at each barrier)"},
     tuning_row{select, any_device, policy(64, 4),
                "anything else: small and safe, not measured"},
     // --- reduce_by_key -------------------------------------------------------------------------
@@ -93,17 +103,49 @@ constexpr std::array table{
     tuning_row{merge_sort, any_device, policy(64, 1),
                "CPU devices and anything else: the run sort costs G^2 comparisons per run, so "
                "keep G small; not tuned"},
+    // --- stencils (include/kiln/stencil.hpp): outputs per work-item; 2-D tiles are 32 columns
+    // wide and work_group_size / 32 * items rows high -------------------------------------------
+    tuning_row{stencil_1d, nvidia_gpus, policy(128, 8),
+               "NVIDIA GPUs: H100, bench/algo/stencil_bench --sweep on CUDA, 2026-11-22, "
+               "5-point over 2^26 floats, % of copy bandwidth: 128x8 96.7, 256x8 96.1, 64x4 95.6, "
+               "128x4 95.5, 256x4 93.1, 512x4 89.7, 256x2 75.8, 512x2 71.6, 256x1 46.6; NVIDIA's "
+               "OpenCL allows these kernels at most 256 work-items (not swept there)"},
+    tuning_row{stencil_1d, any_gpu, policy(256, 4),
+               "any other GPU: as NVIDIA; not measured"},
+    tuning_row{stencil_1d, any_cpu, policy(0, 0),
+               "CPU devices (PoCL): no tiles (0), the per-element kernel, which PoCL vectorises "
+               "across work-items; the tile is one more copy through the cache. bench/algo/"
+               "stencil_bench, PoCL on the 2-core build machine (load ~11), 2026-11-22, 5-point "
+               "over 2^22 floats: per element 23.9 ms, tiled 256x4 39.3-42.0 ms, 64x4 46.8 ms, "
+               "512x4 78.4 ms"},
+    tuning_row{stencil_1d, any_device, policy(64, 4),
+               "anything else: small and safe, not measured"},
+    tuning_row{stencil_2d, nvidia_gpus, policy(256, 4),
+               "NVIDIA GPUs: H100, bench/algo/stencil_bench --sweep on CUDA, 2026-11-22, 5-point "
+               "Laplacian over 4096^2 floats, % of copy bandwidth: 256x4 65.4, 128x4 64.7, 64x16 "
+               "64.4, 512x4 62.3, 256x8 62.1, 128x8 61.2, 64x4 55.4, 256x2 49.5, 256x1 33.1"},
+    tuning_row{stencil_2d, any_gpu, policy(256, 4),
+               "any other GPU: as NVIDIA; not measured"},
+    tuning_row{stencil_2d, any_cpu, policy(256, 4),
+               "CPU devices (PoCL): bench/algo/stencil_bench --sweep, 2-core build machine "
+               "(load ~11), 2026-11-22, 5-point Laplacian over 1024^2 floats: 256x4 16.3 ms, "
+               "256x2 21.3, 64x4 21.8, 256x8 24.3, 64x16 25.2; noisy"},
+    tuning_row{stencil_2d, any_device, policy(64, 4),
+               "anything else: small and safe, not measured"},
     // --- FFT passes: at most G work-items and G x I complex floats of local memory per group ---
     tuning_row{fft, nvidia_gpus, policy(256, 16),
                "NVIDIA GPUs: 4096 complex floats (32 KiB of the 48 KiB an OpenCL work-group may "
-               "have) hold a 4096-point line, so 4096^2 takes 3 passes and 256^3 3; 256 items "
-               "do one radix-16 butterfly each per stage; H100 figures in docs/fft.md"},
+               "have) hold a 4096-point line; 256 items do one radix-16 butterfly each per "
+               "stage. H100, fft_bench on CUDA, 2026-11-22 (2^24, 4096^2, 1024x16384, 256^3, "
+               "10^6, 1000003 in ms): 256x16 0.559 0.540 0.314 0.352 0.030 0.175; 256x8 0.538 "
+               "0.569 0.293 0.348 0.033 0.180; 256x12 0.613 0.790 0.417 0.401 0.052 0.215"},
     tuning_row{fft, any_gpu, policy(256, 8),
                "any other GPU: half the NVIDIA tile (16 KiB), for devices with less local "
                "memory; not measured"},
     tuning_row{fft, any_cpu, policy(64, 16),
-               "CPU devices (PoCL): 1024 complex floats (8 KiB) stay in L1 while PoCL loops over "
-               "a group's items between barriers; 2-core build machine, tests/algo/fft_test"},
+               "CPU devices (PoCL) run passes of one radix without local memory, 64 lines (one "
+               "per work-item) per group; the 1024-element budget (8 KiB, within L1) serves "
+               "only the GPU kernels that tests force on CPUs; not measured"},
     tuning_row{fft, any_device, policy(64, 16),
                "anything else: small and safe, not measured"},
 };
@@ -117,7 +159,7 @@ std::string lower(std::string_view text) {
 }
 
 std::mutex override_mutex;
-std::array<std::optional<algorithm_policy>, 6> policy_overrides;
+std::array<std::optional<algorithm_policy>, 8> policy_overrides;
 std::optional<bool> progress_override;
 bool local_memory_group_scans = false;
 
@@ -135,6 +177,10 @@ std::string_view to_string(algorithm a) noexcept {
             return "radix_sort";
         case merge_sort:
             return "merge_sort";
+        case stencil_1d:
+            return "stencil_1d";
+        case stencil_2d:
+            return "stencil_2d";
         case fft:
             return "fft";
     }
@@ -182,7 +228,8 @@ const tuning_row* tuning_row_for(algorithm a, const device& dev) {
 
 std::string algorithm_policy::key() const {
     return std::to_string(work_group_size) + "x" + std::to_string(items_per_work_item) + " r" +
-           std::to_string(radix_bits) + " sg" + std::to_string(sub_group_size);
+           std::to_string(radix_bits) + " sg" + std::to_string(sub_group_size) +
+           (staged_writes ? " staged" : " direct");
 }
 
 std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size) {

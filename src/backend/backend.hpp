@@ -55,6 +55,14 @@ struct parameter_info {
     bool pointee_const = false;
 };
 
+/// Page-locked host memory from a device's backend, freed with the object. Backends that have
+/// nothing to pin (a CPU device) hand out ordinary memory.
+class host_memory_impl {
+  public:
+    virtual ~host_memory_impl() = default;
+    virtual void* data() const noexcept = 0;
+};
+
 class kernel_impl {
   public:
     virtual ~kernel_impl() = default;
@@ -142,6 +150,8 @@ class device_impl {
     virtual std::unique_ptr<queue_impl> create_queue(const queue_options& options) = 0;
     /// Throws out_of_memory_error naming the request and the device's limits.
     virtual std::unique_ptr<memory_impl> allocate(std::size_t bytes, access mode) = 0;
+    /// Page-locked host memory of at least one byte, which transfers use without staging.
+    virtual std::unique_ptr<host_memory_impl> allocate_host(std::size_t bytes) = 0;
     /// Builds OpenCL C sources (concatenated in order, as one translation unit); throws
     /// build_error with the full log on failure.
     virtual std::unique_ptr<program_impl> build(std::span<const std::string> sources,
@@ -168,6 +178,10 @@ std::unique_ptr<backend> make_cuda_backend();
 [[noreturn]] void throw_api_error(const char* call, long long code, const char* code_name,
                                   const std::string& detail,
                                   std::source_location where = std::source_location::current());
+
+/// Whether [host, host + bytes) lies inside one page-locked allocation kiln made (a host_vector's
+/// memory): transfers from and to it need no staging.
+bool is_kiln_pinned(const void* host, std::size_t bytes) noexcept;
 
 /// Host-side waiting for events of other backends or contexts, which a backend cannot put
 /// into its own wait lists.

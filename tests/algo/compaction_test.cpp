@@ -48,8 +48,11 @@ std::pair<std::vector<K>, std::vector<V>> host_reduce_by_key(const std::vector<K
 
 class compaction_test : public kiln::test::device_queue_test {
   protected:
+    /// Sizes around the tile of `value_bytes`-byte values (compaction: 4-byte counts where
+    /// they fit) on this device, under the policies in force.
     std::vector<std::size_t> sizes(algorithm a, std::size_t value_bytes, bool large = true) const {
         auto policy = kiln::detail::policy_for(a, device());
+        if (a == algorithm::select && !policy.staged_writes) value_bytes = 8;  // 64-bit counts
         if (value_bytes > 4)
             policy.items_per_work_item = std::max<std::size_t>(1, policy.items_per_work_item / 2);
         const std::size_t tile = policy.tile_size();
@@ -59,13 +62,17 @@ class compaction_test : public kiln::test::device_queue_test {
     }
     template <class Body>
     void on_both_paths(Body&& body) {
+        kiln::test::on_every_compaction_path(device(), body);
+    }
+    template <class Body>
+    void on_every_dispatch_path(Body&& body) {
         kiln::test::on_every_dispatch_path(device(), body);
     }
 };
 
 TEST_P(compaction_test, copy_if_keeps_the_flagged_elements_in_order) {
     on_both_paths([&] {
-        for (const std::size_t n : sizes(algorithm::select, 8)) {
+        for (const std::size_t n : sizes(algorithm::select, 4)) {
             SCOPED_TRACE("n = " + std::to_string(n));
             const auto host = random_values<float>(n, -1, 1, unsigned(n));
             kiln::vector<float> x(q, host), out(q, n);
@@ -79,6 +86,49 @@ TEST_P(compaction_test, copy_if_keeps_the_flagged_elements_in_order) {
             ASSERT_EQ(got, expected);
         }
     });
+}
+
+TEST_P(compaction_test, copy_if_keeps_all_or_none) {
+    on_both_paths([&] {
+        for (const std::size_t n : sizes(algorithm::select, 4, false)) {
+            SCOPED_TRACE("n = " + std::to_string(n));
+            std::vector<std::int32_t> host(n);
+            for (std::size_t i = 0; i < n; ++i) host[i] = std::int32_t(i * 3 + 1);
+            kiln::vector<std::int32_t> x(q, host), out(q, n);
+            ASSERT_EQ(kiln::copy_if(x, x > 0, out), n);
+            ASSERT_EQ(out.read(), host);
+            out.write(std::vector<std::int32_t>(n, -1));
+            ASSERT_EQ(kiln::copy_if(x, x < 0, out), 0u);
+            ASSERT_EQ(out.read(), std::vector<std::int32_t>(n, -1));
+        }
+    });
+}
+
+// Counts near and past 2^31 and 2^32 without as many elements: the compaction counts from a
+// base (its output still starts at element 0). Below 2^31 it counts in 32 bits, past it in 64.
+TEST_P(compaction_test, copy_if_counts_past_32_bits) {
+    const std::size_t n = 3 * sizes(algorithm::select, 4)[3] + 7;
+    std::vector<std::int64_t> host(n);
+    for (std::size_t i = 0; i < n; ++i) host[i] = std::int64_t(i) - 5;
+    std::vector<std::int64_t> expected;
+    std::copy_if(host.begin(), host.end(), std::back_inserter(expected),
+                 [](std::int64_t v) { return v % 3 != 0; });
+    kiln::vector<std::int64_t> x(q, host), out(q, n);
+    const std::uint64_t two_31 = std::uint64_t{1} << 31, two_32 = std::uint64_t{1} << 32;
+    for (const std::uint64_t base : {two_31 - n - 1, two_31 - n / 2, two_32 - n / 3}) {
+        SCOPED_TRACE("counting from " + std::to_string(base));
+        const kiln::detail::scoped_compaction_count_base from(base);
+        on_both_paths([&] {
+            const bool staged = kiln::detail::policy_for(algorithm::select, device()).staged_writes;
+            EXPECT_EQ(kiln::detail::plan_compaction<std::int64_t>(device(), n).narrow,
+                      staged && base + n < two_31);
+            out.write(std::vector<std::int64_t>(n, 0));
+            ASSERT_EQ(kiln::copy_if(x, x % 3 != 0, out), expected.size());
+            auto got = out.read();
+            got.resize(expected.size());
+            ASSERT_EQ(got, expected);
+        });
+    }
 }
 
 TEST_P(compaction_test, copy_if_of_an_expression_with_64_bit_values) {
@@ -111,7 +161,7 @@ TEST_P(compaction_test, copy_if_into_a_small_output_keeps_the_first_and_throws) 
 
 TEST_P(compaction_test, unique_keeps_the_first_of_each_run) {
     on_both_paths([&] {
-        for (const std::size_t n : sizes(algorithm::select, 8)) {
+        for (const std::size_t n : sizes(algorithm::select, 4)) {
             SCOPED_TRACE("n = " + std::to_string(n));
             auto host = random_values<std::int32_t>(n, 0, 4, unsigned(n) + 1);  // runs of ~1-4
             kiln::vector<std::int32_t> keys(q, host);
@@ -135,7 +185,7 @@ TEST_P(compaction_test, unique_keeps_the_first_of_each_run) {
 }
 
 TEST_P(compaction_test, reduce_by_key_sums_runs_like_the_host) {
-    on_both_paths([&] {
+    on_every_dispatch_path([&] {
         for (const std::size_t n : sizes(algorithm::reduce_by_key, 4)) {
             SCOPED_TRACE("n = " + std::to_string(n));
             auto keys = random_values<std::int32_t>(n, 0, 3, unsigned(n) + 2);
@@ -154,7 +204,7 @@ TEST_P(compaction_test, reduce_by_key_sums_runs_like_the_host) {
 }
 
 TEST_P(compaction_test, reduce_by_key_with_long_runs_and_other_operations) {
-    on_both_paths([&] {
+    on_every_dispatch_path([&] {
         const std::size_t n = sizes(algorithm::reduce_by_key, 8)[5] * 3;
         // All keys equal, then runs longer than a tile: the run's value crosses tiles.
         std::vector<std::uint64_t> keys(n, std::uint64_t{1} << 60);
@@ -190,6 +240,28 @@ TEST_P(compaction_test, reduce_by_key_with_long_runs_and_other_operations) {
         auto gf = of.read();
         gf.resize(fruns);
         EXPECT_EQ(gf, fe);
+    });
+}
+
+TEST_P(compaction_test, reduce_by_key_gives_each_nan_key_a_run) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const std::size_t n = sizes(algorithm::reduce_by_key, 4)[4];
+    std::vector<float> keys(n);
+    for (std::size_t i = 0; i < n; ++i) keys[i] = i % 7 == 3 ? nan : float(i / 5);
+    std::vector<std::int32_t> values(n);
+    for (std::size_t i = 0; i < n; ++i) values[i] = std::int32_t(i % 11);
+    on_every_dispatch_path([&] {
+        kiln::vector<float> k(q, keys), ok(q, n);
+        kiln::vector<std::int32_t> v(q, values), ov(q, n);
+        const std::size_t runs = kiln::reduce_by_key(k, v, ok, ov);
+        const auto [ek, ev] = host_reduce_by_key(keys, values, std::plus<>());
+        ASSERT_EQ(runs, ek.size());
+        auto gk = ok.read();
+        auto gv = ov.read();
+        for (std::size_t r = 0; r < runs; ++r) {
+            ASSERT_TRUE(gk[r] == ek[r] || (std::isnan(gk[r]) && std::isnan(ek[r]))) << r;
+            ASSERT_EQ(gv[r], ev[r]) << r;
+        }
     });
 }
 

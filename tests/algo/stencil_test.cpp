@@ -1,12 +1,23 @@
-// 1-D stencils (x * S, clamped at the ends) in expressions on every device, against the host.
+// Stencils on every device against host loops: 1-D convolutions (tiled alone, per element in
+// expressions), user-defined stencil operators, split vectors, and 2-D stencils over grids.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <kiln/algo/tuning.hpp>
 #include <kiln/kiln.hpp>
 #include <kiln/stencil.hpp>
 #include <vector>
 
 #include "support/device_param.hpp"
+
+// [doc:stencil-operator]
+// At namespace scope: y[i] = sin(x[i] - x[i-1]) + sin(x[i] - x[i+1]), clamped at the ends.
+KILN_STENCIL_OPERATOR(coupling, float, 3, 1, sin(x[0] - x[-1]) + sin(x[0] - x[1]));
+// [/doc]
+// Reaches three elements ahead and none behind: an asymmetric halo.
+KILN_STENCIL_OPERATOR(forward_spread, double, 4, 0, fmax(fmax(x[1], x[2]), x[3]) - x[0]);
 
 namespace {
 
@@ -40,22 +51,38 @@ void expect_near_all(const std::vector<T>& actual, const std::vector<T>& expecte
         ASSERT_NEAR(actual[i], expected[i], tolerance) << "element " << i;
 }
 
+/// Runs `body` with the device's own choice of kernel for a stencil alone (CPUs: per element),
+/// then with small tiles forced (32 x 2 outputs: the tiled kernel, with seams every 64 elements).
+template <class Body>
+void with_and_without_tiles(Body body) {
+    {
+        SCOPED_TRACE("the device's kernel");
+        body();
+    }
+    const kiln::detail::scoped_algorithm_policy tiles(kiln::detail::algorithm::stencil_1d,
+                                                      {32, 2, 0, 0});
+    SCOPED_TRACE("small tiles forced");
+    body();
+}
+
 class stencils : public kiln::test::device_queue_test {};
 
 TEST_P(stencils, clamped_convolutions_match_the_host) {
     // Sizes shorter than the stencil, a single element, and one long vector; centres at the
     // first, a middle and the last coefficient.
     const std::vector<float> five = {0.5f, -1, 2, 0.25f, -3};
-    for (const std::size_t n : {1u, 3u, 1000u}) {
-        for (const std::size_t center : {0u, 2u, 4u}) {
-            SCOPED_TRACE("n = " + std::to_string(n) + ", center " + std::to_string(center));
-            const auto host = values<float>(n);
-            kiln::stencil<float> S(q, five, center);
-            kiln::vector<float> x(q, host), y(q, n);
-            y = x * S;
-            expect_near_all(y.read(), host_stencil(host, five, center), 1e-5);
+    with_and_without_tiles([&] {
+        for (const std::size_t n : {1u, 3u, 1000u}) {
+            for (const std::size_t center : {0u, 2u, 4u}) {
+                SCOPED_TRACE("n = " + std::to_string(n) + ", center " + std::to_string(center));
+                const auto host = values<float>(n);
+                kiln::stencil<float> S(q, five, center);
+                kiln::vector<float> x(q, host), y(q, n);
+                y = x * S;
+                expect_near_all(y.read(), host_stencil(host, five, center), 1e-5);
+            }
         }
-    }
+    });
 }
 
 TEST_P(stencils, are_terms_of_expressions) {
@@ -65,8 +92,13 @@ TEST_P(stencils, are_terms_of_expressions) {
     kiln::vector<float> x(q, host), y(q, n);
     y = 2 * x - 0.5f * (x * laplacian);
     auto expected = host_stencil(host, {1, -2, 1}, 1);
-    for (std::size_t i = 0; i < n; ++i) expected[i] = 2 * host[i] - 0.5f * expected[i];
+    double host_sum = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        host_sum += expected[i];
+        expected[i] = 2 * host[i] - 0.5f * expected[i];
+    }
     expect_near_all(y.read(), expected, 1e-5);
+    EXPECT_NEAR(kiln::sum(x * laplacian), host_sum, 1e-3);  // reductions read stencils too
 }
 
 TEST_P(stencils, double_coefficients) {
@@ -88,6 +120,251 @@ TEST_P(stencils, bad_arguments_are_rejected) {
     EXPECT_THROW(y = x * S, kiln::invalid_argument_error);
 }
 
+TEST_P(stencils, tiles_cover_every_size_and_reach) {
+    // Small tiles (32 x 2 outputs), so that sizes of a few tiles check their seams and partial
+    // last tile on every device; stencils wider than a tile's share of one work-item.
+    const kiln::detail::scoped_algorithm_policy small_tiles(kiln::detail::algorithm::stencil_1d,
+                                                            {32, 2, 0, 0});
+    const std::vector<float> nine = {1, -2, 3, -4, 5, -6, 7, -8, 9};
+    for (const std::size_t center : {0u, 4u, 8u}) {
+        kiln::stencil<float> S(q, nine, center);
+        for (const std::size_t n : {1u, 2u, 63u, 64u, 65u, 200u}) {
+            SCOPED_TRACE("n = " + std::to_string(n) + ", center " + std::to_string(center));
+            const auto host = values<float>(n);
+            kiln::vector<float> x(q, host), y(q, n);
+            y = x * S;
+            expect_near_all(y.read(), host_stencil(host, nine, center), 1e-4);
+        }
+    }
+}
+
+TEST_P(stencils, groups_above_the_devices_limit_halve) {
+    // 8192 work-items is more than any kiln device allows: the group halves until the device
+    // takes it, each work-item computing more outputs, so the tile stays 8192 elements.
+    const kiln::detail::scoped_algorithm_policy huge_groups(kiln::detail::algorithm::stencil_1d,
+                                                            {8192, 1, 0, 0});
+    const std::vector<float> five = {0.5f, -1, 2, 0.25f, -3};
+    kiln::stencil<float> S(q, five, 2);
+    const std::size_t n = 20000;
+    const auto host = values<float>(n);
+    kiln::vector<float> x(q, host), y(q, n);
+    y = x * S;
+    expect_near_all(y.read(), host_stencil(host, five, 2), 1e-4);
+}
+
+/// The user operators' bodies, on the host, with x[k] clamped.
+std::vector<float> host_coupling(const std::vector<float>& x) {
+    const auto n = static_cast<std::ptrdiff_t>(x.size());
+    const auto at = [&](std::ptrdiff_t j) { return x[std::clamp<std::ptrdiff_t>(j, 0, n - 1)]; };
+    std::vector<float> y(x.size());
+    for (std::ptrdiff_t i = 0; i < n; ++i)
+        y[i] = std::sin(at(i) - at(i - 1)) + std::sin(at(i) - at(i + 1));
+    return y;
+}
+std::vector<double> host_forward_spread(const std::vector<double>& x) {
+    const auto n = static_cast<std::ptrdiff_t>(x.size());
+    const auto at = [&](std::ptrdiff_t j) { return x[std::min(j, n - 1)]; };
+    std::vector<double> y(x.size());
+    for (std::ptrdiff_t i = 0; i < n; ++i)
+        y[i] = std::max(std::max(at(i + 1), at(i + 2)), at(i + 3)) - at(i);
+    return y;
+}
+
+void user_operators(const kiln::queue& q, bool has_double) {
+    for (const std::size_t n : {1u, 2u, 1000u}) {
+        SCOPED_TRACE("n = " + std::to_string(n));
+        const auto host = values<float>(n);
+        // [doc:stencil-operator-use]
+        kiln::vector<float> x(q, host), y(q, n), z(q, n);
+        y = coupling(x);                 // alone: a kernel of its own
+        z = 2 * x - 0.5f * coupling(x);  // in an expression: one kernel
+        // [/doc]
+        const auto expected = host_coupling(host);
+        expect_near_all(y.read(), expected, 1e-5);
+        auto combined = expected;
+        for (std::size_t i = 0; i < n; ++i) combined[i] = 2 * host[i] - 0.5f * expected[i];
+        expect_near_all(z.read(), combined, 1e-5);
+    }
+    if (!has_double) return;
+    const auto host = values<double>(301);
+    kiln::vector<double> x(q, host), y(q, 301);
+    y = forward_spread(x);
+    expect_near_all(y.read(), host_forward_spread(host), 1e-13);
+    y = 1.0 * forward_spread(x);
+    expect_near_all(y.read(), host_forward_spread(host), 1e-13);
+}
+
+TEST_P(stencils, user_operators_alone_and_in_expressions) {
+    with_and_without_tiles([&] { user_operators(q, has_double()); });
+}
+
+TEST_P(stencils, empty_vectors_and_aliasing) {
+    kiln::stencil<float> S(q, {1, 2, 1}, 1);
+    kiln::vector<float> x(q, 0), y(q, 0);
+    EXPECT_NO_THROW(y = x * S);
+    EXPECT_NO_THROW(y = coupling(x));
+    kiln::vector<float> z(q, 10);
+    z = 1;
+    // Tiles are written while others still read: in place would read new values.
+    EXPECT_THROW(z = z * S, kiln::invalid_argument_error);
+    EXPECT_THROW(z = coupling(z), kiln::invalid_argument_error);
+}
+
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(stencils);
+
+// Vectors split over two devices (CTest runs this with POCL_DEVICES="pthread pthread"): each
+// part fetches the few elements it reaches from its neighbour, and the result is the one a
+// single device gives (bit for bit on two devices of one kind).
+class stencil_split : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        ASSERT_FALSE(kiln::devices().empty()) << "no OpenCL or CUDA device";
+        if (kiln::devices().size() < 2)
+            GTEST_SKIP() << "needs two devices (POCL_DEVICES=\"pthread pthread\")";
+        for (std::size_t i = 0; i < 2; ++i) queues.emplace_back(kiln::devices()[i]);
+    }
+    std::vector<kiln::queue> queues;
+};
+
+TEST_F(stencil_split, results_match_one_device_exactly) {
+    const std::vector<float> nine = {1, -2, 3, -4, 5, -6, 7, -8, 9};
+    // Two devices of one kind (PoCL's two) compute bit for bit alike; a CPU and a GPU differ in
+    // the last bits of sin and of contracted multiply-adds.
+    const bool same_kind = queues[0].device().name() == queues[1].device().name() &&
+                           queues[0].device().backend() == queues[1].device().backend();
+    // Parts shorter than the reach (n = 3, 5) take their halo from beyond the neighbour's
+    // part, clamped at the vector's ends.
+    with_and_without_tiles([&] {
+        for (const std::size_t n : {3u, 5u, 1001u}) {
+            for (const std::size_t center : {0u, 3u, 8u}) {
+                SCOPED_TRACE("n = " + std::to_string(n) + ", center " + std::to_string(center));
+                const auto host = values<float>(n);
+                // [doc:stencil-split]
+                kiln::stencil<float> S(queues[0], nine, center);
+                kiln::vector<float> x(queues, host), y(queues, n), z(queues, n), w(queues, n);
+                y = x * S;            // each part reads its neighbours' edge elements
+                z = 2 * x - (x * S);  // in an expression, too
+                w = coupling(x);
+                // [/doc]
+                ASSERT_EQ(x.part_count(), 2u);
+                kiln::vector<float> x1(queues[0], host), y1(queues[0], n), z1(queues[0], n),
+                    w1(queues[0], n);
+                y1 = x1 * S;
+                z1 = 2 * x1 - (x1 * S);
+                w1 = coupling(x1);
+                if (same_kind) {
+                    EXPECT_EQ(y.read(), y1.read());
+                    EXPECT_EQ(z.read(), z1.read());
+                    EXPECT_EQ(w.read(), w1.read());
+                } else {
+                    expect_near_all(z.read(), z1.read(), 1e-4);
+                    expect_near_all(w.read(), w1.read(), 1e-5);
+                }
+                expect_near_all(y.read(), host_stencil(host, nine, center), 1e-4);
+            }
+        }
+    });
+}
+
+TEST_F(stencil_split, targets_split_otherwise_are_rejected) {
+    kiln::stencil<float> S(queues[0], {1, 2, 1}, 1);
+    kiln::vector<float> x(queues, 100), single(queues[0], 100);
+    x = 1;
+    EXPECT_THROW(single = x * S, kiln::invalid_argument_error);
+}
+
+// --- 2-D stencils -------------------------------------------------------------------------------
+
+/// sum over (a, b) of c[a][b] * x(clamp(r + a - cr), clamp(col + b - cc)).
+template <class T>
+std::vector<T> host_stencil_2d(const std::vector<T>& x, std::size_t rows, std::size_t columns,
+                               const std::vector<T>& c, std::array<std::size_t, 2> extents,
+                               std::array<std::size_t, 2> center) {
+    std::vector<T> y(x.size());
+    const auto clamp = [](std::ptrdiff_t v, std::size_t size) {
+        return static_cast<std::size_t>(
+            std::clamp<std::ptrdiff_t>(v, 0, static_cast<std::ptrdiff_t>(size) - 1));
+    };
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t col = 0; col < columns; ++col) {
+            T sum = 0;
+            for (std::size_t a = 0; a < extents[0]; ++a)
+                for (std::size_t b = 0; b < extents[1]; ++b) {
+                    const std::size_t rr =
+                        clamp(std::ptrdiff_t(r + a) - std::ptrdiff_t(center[0]), rows);
+                    const std::size_t cc =
+                        clamp(std::ptrdiff_t(col + b) - std::ptrdiff_t(center[1]), columns);
+                    sum += c[a * extents[1] + b] * x[rr * columns + cc];
+                }
+            y[r * columns + col] = sum;
+        }
+    return y;
+}
+
+class stencils_2d : public kiln::test::device_queue_test {};
+
+TEST_P(stencils_2d, laplacians_and_user_coefficients_match_the_host) {
+    // Grids smaller than, not a multiple of, and several times the tile; single rows and
+    // columns; one element; and empty grids.
+    const std::vector<std::array<std::size_t, 2>> grids = {{37, 45}, {70, 33}, {1, 100}, {100, 1},
+                                                           {1, 1},   {0, 7},   {0, 0}};
+    const std::vector<float> five = {0, 1, 0, 1, -4, 1, 0, 1, 0};
+    const std::vector<float> nine = {1.f / 6, 4.f / 6, 1.f / 6, 4.f / 6, -20.f / 6,
+                                     4.f / 6, 1.f / 6, 4.f / 6, 1.f / 6};
+    // 2 x 4, centred on its last row's first column: reaches up and right only.
+    const std::vector<float> user = {0.5f, -1, 2, 0.25f, 3, -0.75f, 1, -2};
+    for (const auto& [rows, columns] : grids) {
+        SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(columns));
+        const auto host = values<float>(rows * columns);
+        // [doc:stencil-2d]
+        kiln::slicer<2> grid({rows, columns});
+        const auto L5 = kiln::stencil_2d<float>::laplacian_5(q, grid);
+        const auto L9 = kiln::stencil_2d<float>::laplacian_9(q, grid);
+        // 2 x 4 coefficients, row-major; the centre is row 1, column 0.
+        const kiln::stencil_2d<float> U(q, grid, user, {2, 4}, {1, 0});
+        kiln::vector<float> x(q, host), y5(q, rows * columns), y9(q, rows * columns),
+            yu(q, rows * columns);
+        y5 = x * L5;
+        y9 = x * L9;
+        yu = x * U;
+        // [/doc]
+        expect_near_all(y5.read(), host_stencil_2d(host, rows, columns, five, {3, 3}, {1, 1}),
+                        1e-5);
+        expect_near_all(y9.read(), host_stencil_2d(host, rows, columns, nine, {3, 3}, {1, 1}),
+                        1e-5);
+        expect_near_all(yu.read(), host_stencil_2d(host, rows, columns, user, {2, 4}, {1, 0}),
+                        1e-5);
+    }
+}
+
+TEST_P(stencils_2d, double_precision) {
+    if (!has_double()) GTEST_SKIP() << "no double precision on this device";
+    const std::size_t rows = 50, columns = 61;
+    const auto host = values<double>(rows * columns);
+    kiln::slicer<2> grid({rows, columns});
+    const kiln::stencil_2d<double> S(q, grid, {{1, 2, 3}, {4, 5, 6}, {7, 8, 9}});
+    kiln::vector<double> x(q, host), y(q, rows * columns);
+    y = x * S;
+    expect_near_all(
+        y.read(),
+        host_stencil_2d<double>(host, rows, columns, {1, 2, 3, 4, 5, 6, 7, 8, 9}, {3, 3}, {1, 1}),
+        1e-12);
+}
+
+TEST_P(stencils_2d, bad_arguments_are_rejected) {
+    kiln::slicer<2> grid({4, 5});
+    using S2 = kiln::stencil_2d<float>;
+    EXPECT_THROW(S2(q, grid, std::vector<float>(5), {2, 3}, {0, 0}), kiln::invalid_argument_error);
+    EXPECT_THROW(S2(q, grid, std::vector<float>(6), {2, 3}, {2, 0}), kiln::invalid_argument_error);
+    EXPECT_THROW(S2(q, grid, {{1, 2}, {3}}), kiln::invalid_argument_error);
+    const auto L = S2::laplacian_5(q, grid);
+    kiln::vector<float> x(q, 20), wrong(q, 21), y(q, 20);
+    x = 1;
+    EXPECT_THROW(wrong = x * L, kiln::invalid_argument_error);
+    EXPECT_THROW(x = x * L, kiln::invalid_argument_error);
+    EXPECT_NO_THROW(y = x * L);
+}
+
+KILN_INSTANTIATE_FOR_EVERY_DEVICE(stencils_2d);
 
 }  // namespace

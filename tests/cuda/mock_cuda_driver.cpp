@@ -56,13 +56,24 @@ std::uint64_t now_ns() {
 /// The failure a test asked this entry point to report, if any.
 CUresult injected(std::string_view name) {
     std::lock_guard lock(mutex);
-    for (const auto& [function, code] : mock.failures)
-        if (function == name) return code;
+    for (const auto& [function, code] : mock.failures) {
+        if (function != name) continue;
+        if (mock.failures_after > 0) {
+            --mock.failures_after;
+            return CUDA_SUCCESS;
+        }
+        return code;
+    }
     return CUDA_SUCCESS;
 }
 
 #define KILN_MOCK_INJECTED(name) \
     if (CUresult failure = injected(name); failure != CUDA_SUCCESS) return failure;
+
+void log_call(const char* name, CUstream stream, CUevent event, const void* host) {
+    std::lock_guard lock(mutex);
+    mock.calls.push_back({name, stream, event, host});
+}
 
 bool is_pinned(const void* pointer) {
     const auto address = reinterpret_cast<std::uintptr_t>(pointer);
@@ -283,6 +294,7 @@ CUresult CUDAAPI cuMemFreeHost(void* pointer) {
 CUresult CUDAAPI cuPointerGetAttributes(unsigned int count, CUpointer_attribute* attributes,
                                         void** data, CUdeviceptr pointer) {
     std::lock_guard lock(mutex);
+    ++mock.pointer_queries;
     for (unsigned i = 0; i < count; ++i) {
         if (attributes[i] != CU_POINTER_ATTRIBUTE_MEMORY_TYPE) return CUDA_ERROR_INVALID_VALUE;
         *static_cast<unsigned*>(data[i]) =
@@ -297,13 +309,18 @@ static void count_transfer(const void* host) {
 }
 
 CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr destination, const void* source, size_t bytes,
-                                   CUstream) {
+                                   CUstream stream) {
+    KILN_MOCK_INJECTED("cuMemcpyHtoDAsync")
+    log_call("cuMemcpyHtoDAsync", stream, nullptr, source);
     count_transfer(source);
     std::memcpy(reinterpret_cast<void*>(destination), source, bytes);
     return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuMemcpyDtoHAsync(void* destination, CUdeviceptr source, size_t bytes, CUstream) {
+CUresult CUDAAPI cuMemcpyDtoHAsync(void* destination, CUdeviceptr source, size_t bytes,
+                                   CUstream stream) {
+    KILN_MOCK_INJECTED("cuMemcpyDtoHAsync")
+    log_call("cuMemcpyDtoHAsync", stream, nullptr, destination);
     count_transfer(destination);
     std::memcpy(destination, reinterpret_cast<const void*>(source), bytes);
     return CUDA_SUCCESS;
@@ -358,13 +375,19 @@ CUresult CUDAAPI cuStreamDestroy(CUstream stream) {
     return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuStreamWaitEvent(CUstream, CUevent, unsigned int) {
+CUresult CUDAAPI cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int) {
+    log_call("cuStreamWaitEvent", stream, event, nullptr);
     std::lock_guard lock(mutex);
     ++mock.stream_waits;
     return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuStreamSynchronize(CUstream) {
+CUresult CUDAAPI cuStreamSynchronize(CUstream stream) {
+    log_call("cuStreamSynchronize", stream, nullptr, nullptr);
+    {
+        std::lock_guard lock(mutex);
+        ++mock.stream_synchronizes;
+    }
     KILN_MOCK_INJECTED("cuStreamSynchronize")
     return CUDA_SUCCESS;
 }
@@ -373,7 +396,9 @@ CUresult CUDAAPI cuStreamQuery(CUstream) {
     return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuLaunchHostFunc(CUstream, CUhostFn function, void* data) {
+CUresult CUDAAPI cuLaunchHostFunc(CUstream stream, CUhostFn function, void* data) {
+    KILN_MOCK_INJECTED("cuLaunchHostFunc")
+    log_call("cuLaunchHostFunc", stream, nullptr, nullptr);
     {
         std::lock_guard lock(mutex);
         ++mock.host_functions;
@@ -385,6 +410,7 @@ CUresult CUDAAPI cuLaunchHostFunc(CUstream, CUhostFn function, void* data) {
 CUresult CUDAAPI cuEventCreate(CUevent* event, unsigned int flags) {
     *event = reinterpret_cast<CUevent>(new event_object{flags, 0});
     std::lock_guard lock(mutex);
+    ++mock.events_created;
     ++mock.live_events;
     return CUDA_SUCCESS;
 }
@@ -396,7 +422,8 @@ CUresult CUDAAPI cuEventDestroy(CUevent event) {
     return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuEventRecord(CUevent event, CUstream) {
+CUresult CUDAAPI cuEventRecord(CUevent event, CUstream stream) {
+    log_call("cuEventRecord", stream, event, nullptr);
     std::lock_guard lock(mutex);
     reinterpret_cast<event_object*>(event)->time_ns = now_ns();
     return CUDA_SUCCESS;

@@ -23,6 +23,14 @@ struct launch_record {
     std::vector<std::vector<std::byte>> parameters;  ///< sized as set by expect_parameter_sizes
 };
 
+/// One stream command as kiln enqueued it, for checking the order of a pipeline.
+struct call_record {
+    std::string name;
+    CUstream stream = nullptr;
+    CUevent event = nullptr;     ///< recorded or waited for
+    const void* host = nullptr;  ///< a transfer's host side
+};
+
 /// Live handles and call counts, for checking that everything acquired is released.
 struct state {
     int device_count = 1;
@@ -30,10 +38,13 @@ struct state {
     long live_allocations = 0, live_host_allocations = 0, live_streams = 0, live_events = 0,
          live_modules = 0;
     long stream_waits = 0, host_functions = 0, pageable_transfers = 0, pinned_transfers = 0;
+    long events_created = 0, pointer_queries = 0, stream_synchronizes = 0;
+    std::vector<call_record> calls;  ///< transfers, host functions, event records and waits
     std::vector<launch_record> launches;
     std::vector<std::size_t>
         parameter_sizes;  ///< how many bytes of each kernel parameter to record
     std::vector<std::pair<std::string, CUresult>> failures;  ///< entry points that fail, by name
+    long failures_after = 0;  ///< calls of those entry points that still succeed first
 };
 
 }  // namespace kiln_mock

@@ -5,7 +5,10 @@
 
 #include <cstring>
 #include <kiln/error.hpp>
+#include <kiln/runtime/pinned.hpp>
+#include <map>
 #include <numeric>
+#include <set>
 #include <thread>
 
 #include "backend/cuda/cuda_api.hpp"
@@ -123,6 +126,142 @@ TEST_F(MockDriver, AsynchronousTransfersGoThroughPinnedStaging) {
     cuMemFreeHost(pinned);
 }
 
+/// Checks a staged device-to-host pipeline in the mock's call log: every chunk is filled on the
+/// queue's stream and copied out by a host function on another stream, and a staging chunk is
+/// filled again only after the queue's stream has waited for an event recorded, on the
+/// copy-out stream, after a host function that came after the chunk's previous fill. Returns
+/// how many fills reused a chunk.
+int check_read_pipeline(const std::vector<kiln_mock::call_record>& calls, std::size_t chunks) {
+    CUstream queue_stream = nullptr, copy_out_stream = nullptr;
+    for (const auto& c : calls) {
+        if (c.name == "cuMemcpyDtoHAsync" && queue_stream == nullptr) queue_stream = c.stream;
+        if (c.name == "cuLaunchHostFunc" && copy_out_stream == nullptr) copy_out_stream = c.stream;
+    }
+    EXPECT_NE(queue_stream, copy_out_stream) << "host functions would stall the copies";
+    std::map<CUevent, std::size_t> recorded_at;    // event -> log index of its last record
+    std::map<const void*, std::size_t> filled_at;  // staging chunk -> log index of its fill
+    std::vector<std::size_t> host_functions, queue_waits_on_copy_out;
+    std::size_t fills = 0;
+    int reuses = 0;
+    for (std::size_t n = 0; n < calls.size(); ++n) {
+        const auto& c = calls[n];
+        if (c.name == "cuEventRecord") recorded_at[c.event] = n;
+        if (c.name == "cuLaunchHostFunc") host_functions.push_back(n);
+        if (c.name == "cuStreamWaitEvent" && c.stream == queue_stream &&
+            recorded_at.contains(c.event) && calls[recorded_at[c.event]].stream == copy_out_stream)
+            queue_waits_on_copy_out.push_back(n);
+        if (c.name != "cuMemcpyDtoHAsync") continue;
+        EXPECT_EQ(c.stream, queue_stream);
+        ++fills;
+        if (auto previous = filled_at.find(c.host); previous != filled_at.end()) {
+            ++reuses;
+            // A wait between the two fills on an event recorded after a host function that
+            // itself came after the previous fill.
+            const bool drained = std::any_of(
+                queue_waits_on_copy_out.begin(), queue_waits_on_copy_out.end(), [&](std::size_t w) {
+                    if (w < previous->second || w > n) return false;
+                    const std::size_t record = recorded_at.at(calls[w].event);
+                    return std::any_of(
+                        host_functions.begin(), host_functions.end(),
+                        [&](std::size_t h) { return h > previous->second && h < record; });
+                });
+            EXPECT_TRUE(drained) << "staging chunk refilled at call " << n
+                                 << " before its previous contents were copied out";
+        }
+        filled_at[c.host] = n;
+    }
+    EXPECT_EQ(fills, chunks);
+    EXPECT_EQ(host_functions.size(), chunks);
+    // The queue's stream, and so the read's event, follows the last copy out.
+    EXPECT_FALSE(queue_waits_on_copy_out.empty());
+    if (!queue_waits_on_copy_out.empty() && !host_functions.empty()) {
+        EXPECT_GT(queue_waits_on_copy_out.back(), host_functions.back());
+    }
+    return reuses;
+}
+
+TEST_F(MockDriver, StagedReadsPipelineTheirChunksInOrder) {
+    const std::size_t chunk = kiln::detail::cuda::staging_pool::chunk_bytes;
+    // More chunks than the pipeline holds, the last one partial and split unevenly between the
+    // threads that copy chunks out.
+    const std::size_t bytes = 9 * chunk + 1'234'567;
+    const std::size_t offset = 5;  // an odd place in the buffer
+    std::vector<std::uint8_t> values(bytes + offset);
+    for (std::size_t i = 0; i < values.size(); ++i)
+        values[i] = static_cast<std::uint8_t>(i * 7 + i / 4093);
+    std::shared_ptr<memory_impl> memory = device_->allocate(values.size(), kiln::inout);
+    queue_->write(*memory, 0, values.data(), values.size(), {}, true);
+    mock().calls.clear();
+
+    std::vector<std::uint8_t> back(bytes + 3, 0);
+    queue_->read(*memory, offset, back.data() + 3, bytes, {}, false)->wait();
+    EXPECT_TRUE(std::equal(back.begin() + 3, back.end(), values.begin() + offset));
+    EXPECT_EQ(back[0] + back[1] + back[2], 0) << "written before the destination";
+    EXPECT_GT(check_read_pipeline(mock().calls, 10), 0) << "the chunks were never reused";
+}
+
+TEST_F(MockDriver, AFailureMidPipelineIsReportedOnceAndNothingStaysInFlight) {
+    const std::size_t bytes = 7 * kiln::detail::cuda::staging_pool::chunk_bytes;
+    std::shared_ptr<memory_impl> memory = device_->allocate(bytes, kiln::inout);
+    std::vector<std::uint8_t> back(bytes);
+    mock().failures = {{"cuLaunchHostFunc", CUDA_ERROR_INVALID_VALUE}};
+    mock().failures_after = 5;
+    mock().calls.clear();
+    int reported = 0;
+    try {
+        queue_->read(*memory, 0, back.data(), bytes, {}, false);
+    } catch (const kiln::error& e) {
+        ++reported;
+        EXPECT_NE(std::string(e.what()).find("cuLaunchHostFunc"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(reported, 1);
+    EXPECT_EQ(mock().host_functions, 5);
+    // Both streams were drained after the failing call, so no host function enqueued before it
+    // can write into `back` once the caller has seen the error.
+    const auto& calls = mock().calls;
+    const auto failed = std::find_if(calls.begin(), calls.end(),
+                                     [](const auto& c) { return c.name == "cuLaunchHostFunc"; }) -
+                        calls.begin();
+    std::set<CUstream> drained;
+    for (std::size_t n = static_cast<std::size_t>(failed); n < calls.size(); ++n)
+        if (calls[n].name == "cuStreamSynchronize") drained.insert(calls[n].stream);
+    EXPECT_EQ(drained.size(), 2u);
+
+    // The staging chunks came back: the next reads work and reuse them.
+    mock().failures.clear();
+    const long host_allocations = mock().live_host_allocations;
+    queue_->read(*memory, 0, back.data(), bytes, {}, false)->wait();
+    queue_->read(*memory, 0, back.data(), bytes, {}, false)->wait();
+    EXPECT_EQ(mock().live_host_allocations, host_allocations);
+}
+
+TEST_F(MockDriver, PinnedHostVectorsSkipStagingAndTheDriversPointerQuery) {
+    kiln::device dev(device_);
+    kiln::host_vector<std::uint32_t> pinned(1000, 7u, kiln::pinned_allocator<std::uint32_t>(dev));
+    std::shared_ptr<memory_impl> memory = device_->allocate(4000, kiln::inout);
+    queue_->write(*memory, 0, pinned.data() + 1, 3996, {}, false)->wait();
+    queue_->read(*memory, 0, pinned.data(), 4000, {}, false)->wait();
+    EXPECT_EQ(mock().pinned_transfers, 2);
+    EXPECT_EQ(mock().pageable_transfers, 0);
+    EXPECT_EQ(mock().host_functions, 0);
+    EXPECT_EQ(mock().pointer_queries, 0) << "kiln's own pinned memory is known without asking";
+    EXPECT_TRUE(kiln::detail::is_kiln_pinned(pinned.data() + 999, 4));
+    EXPECT_FALSE(kiln::detail::is_kiln_pinned(pinned.data() + 999, 5));
+    std::vector<std::uint32_t> ordinary(10);
+    EXPECT_FALSE(kiln::detail::is_kiln_pinned(ordinary.data(), 4));
+}
+
+TEST_F(MockDriver, LaunchesReuseTheirQueuesEvents) {
+    require_nvrtc();
+    auto program = build("kernel void k(global int* x) { x[get_global_id(0)] = 1; }");
+    auto kernel = program->create_kernel("k");
+    std::shared_ptr<memory_impl> memory = device_->allocate(64, kiln::inout);
+    std::vector<kernel_argument> args{buffer_argument(memory)};
+    const long before = mock().events_created;
+    for (int i = 0; i < 100; ++i) queue_->launch(*kernel, geometry({16}), args, {})->wait();
+    EXPECT_LE(mock().events_created - before, 2) << "a fresh CUevent per launch";
+}
+
 TEST_F(MockDriver, FillsOfEveryPatternSize) {
     for (std::size_t pattern_size = 1; pattern_size <= 128; pattern_size *= 2) {
         if (pattern_size >= 8 && kiln::detail::cuda::nvrtc() == nullptr)
@@ -180,6 +319,7 @@ TEST_F(MockDriver, LaunchGeometryAndParameters) {
     EXPECT_EQ(info.global_size[0], n);
     EXPECT_EQ(info.global_size[1], 1u);
     EXPECT_EQ(info.work_dim, 1u);
+    EXPECT_EQ(info.overhang, 1u) << "1000003 work-items in blocks of 256";
     CUdeviceptr pointer = 0;
     std::memcpy(&pointer, flat.parameters[3].data(), 8);
     EXPECT_EQ(pointer, static_cast<kiln::detail::cuda::cuda_memory&>(*c).address());
@@ -198,12 +338,14 @@ TEST_F(MockDriver, LaunchGeometryAndParameters) {
     EXPECT_EQ(std::vector<unsigned>(tiled.block, tiled.block + 3),
               (std::vector<unsigned>{16, 16, 1}));
     EXPECT_EQ(std::vector<unsigned>(tiled.grid, tiled.grid + 3), (std::vector<unsigned>{7, 7, 1}));
+    EXPECT_EQ(info_of(tiled).overhang, 0u) << "the grid covers the range exactly";
 
     const auto& three = mock().launches[3];
     EXPECT_EQ(std::vector<unsigned>(three.grid, three.grid + 3), (std::vector<unsigned>{2, 2, 2}));
     EXPECT_EQ(info_of(three).global_offset[0], std::uint64_t(1) << 32);
     EXPECT_EQ(info_of(three).global_offset[2], 9u);
     EXPECT_EQ(info_of(three).work_dim, 3u);
+    EXPECT_EQ(info_of(three).overhang, 0u);
 
     // CUDA's grid limits are checked before anything is enqueued.
     EXPECT_THROW(queue_->launch(*kernel, geometry({1, 70000}, {1, 1}), args, {}),

@@ -3,6 +3,7 @@
 // still quotes every block verbatim.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <iostream>
@@ -239,6 +240,22 @@ TEST_P(guide, compile_cache_and_errors) {
     }
     // end guide
     EXPECT_FALSE(log.empty());
+}
+
+TEST_P(guide, pinned_host_memory) {
+    const kiln::device& dev = device();
+    // guide: pinned
+    kiln::queue q(dev);
+    kiln::buffer<float> data(q, 1 << 20);
+    // Page-locked memory through q's device; kiln::host_vector<float> h(n) uses the default device.
+    kiln::host_vector<float> host(data.size(), 1.0f, kiln::pinned_allocator<float>(q));
+    data.write(q, host);                             // no staging: at the link's speed
+    kiln::event done = data.read_async(q, 0, host);  // into pinned memory, asynchronously
+    done.wait();
+    std::vector<float> ordinary = data.read(q);  // ordinary memory still works (staged)
+    // end guide
+    EXPECT_TRUE(std::equal(ordinary.begin(), ordinary.end(), host.begin()));
+    EXPECT_EQ(host[12345], 1.0f);
 }
 
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(guide);

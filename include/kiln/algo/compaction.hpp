@@ -5,12 +5,14 @@
 //
 // Each element's flag (the stencil is not zero; the key differs from the one before it) is
 // counted by the scan machinery of kiln::inclusive_scan, with the same dispatch (decoupled
-// look-back or reduce-then-scan), and kept elements are written at their count, so the order is
-// kept (stable). The input and the stencil may be expressions, evaluated inside the kernel. The
-// output holds the kept elements at the front; elements past them are left as they were. An
-// output too small for every kept element receives the first ones, and the call then throws
-// invalid_argument_error naming the count. Split vectors: each part compacts on its device and
-// its kept elements follow those of the parts before it in the output (through the host).
+// look-back, one kernel, or reduce-then-scan), and kept elements are written at their count, so
+// the order is kept (stable). On GPUs each tile gathers its kept elements in local memory and
+// writes them coalesced, counting in 32 bits below 2^31 (compaction_plan). The input and the
+// stencil may be expressions, evaluated inside the kernel. The output holds the kept elements at
+// the front; elements past them are left as they were. An output too small for every kept element
+// receives the first ones, and the call then throws invalid_argument_error naming the count. Split
+// vectors: each part compacts on its device and its kept elements follow those of the parts before
+// it in the output (through the host).
 #pragma once
 
 #include <algorithm>
@@ -25,33 +27,86 @@
 namespace kiln {
 namespace detail {
 
+/// The count the next compactions start from: 0, or a test's scoped_compaction_count_base.
+std::uint64_t compaction_count_base();
+
+/// How one part is compacted: the tuning, the count's width and the count it starts from.
+struct compaction_plan {
+    algorithm_policy policy;
+    /// 32-bit counts (uint, one-word look-back states with the flag in the high half) where the
+    /// part's counts stay below 2^31; else 64-bit counts (62 bits beside the flag).
+    bool narrow = false;
+    /// The count before the part's first element (0 but under scoped_compaction_count_base).
+    std::uint64_t base = 0;
+    std::string count_type() const { return narrow ? "uint" : "ulong"; }
+    std::string key() const { return policy.key() + (narrow ? " u32" : " u64"); }
+};
+
+/// The plan for n elements of T on `dev`. Tiles hold a count and (staged) a T per element, so
+/// 8-byte counts or values halve the items per work-item, as value_policy does.
+template <class T>
+compaction_plan plan_compaction(const device& dev, std::size_t n) {
+    compaction_plan plan{policy_for(algorithm::select, dev), false, compaction_count_base()};
+    plan.narrow = plan.policy.staged_writes && plan.base + n < (std::uint64_t{1} << 31);
+    const std::size_t widest = std::max<std::size_t>(plan.narrow ? 4 : 8, sizeof(T));
+    if (widest > 4 && plan.policy.items_per_work_item > 1) plan.policy.items_per_work_item /= 2;
+    return plan;
+}
+
 /// A counting scan whose input callback declares everything (flags, payloads, outputs).
 const algorithm_program& compaction_program(const device& dev, const std::string& key,
-                                            const algorithm_policy& policy,
+                                            const compaction_plan& plan,
                                             const declare_input& input);
 
 /// Runs a counting scan over part `part` (n elements from `part_begin`) on q and returns how
-/// many were flagged.
+/// many were flagged. Counts start from plan.base (the scan's carry), and kept element c goes
+/// to output element c - base.
+template <class Count, class Collect>
+std::size_t run_counting_scan(const algorithm_program& program, const queue& q,
+                              const compaction_plan& plan, std::size_t n, std::size_t part,
+                              std::size_t part_begin, Collect&& collect) {
+    const algorithm_policy& policy = plan.policy;
+    const std::size_t tiles = (n + policy.tile_size() - 1) / policy.tile_size();
+    temporary_lease scratch = temporary_pool::acquire(q, scan_scratch_bytes(tiles, sizeof(Count)));
+    std::optional<Count> carry;
+    if (plan.base > 0) carry = static_cast<Count>(plan.base);
+    const state_packing packing =
+        plan.narrow ? state_packing::low_32_bits : state_packing::count_62_bits;
+    const event done = run_scan_passes<Count>(program, q, policy, packing, n, part, part_begin,
+                                              carry, scratch, [&] {
+                                                  argument_list args(part, part_begin);
+                                                  args.scalar<std::uint64_t>(n);
+                                                  args.buffer(scratch.bytes());
+                                                  args.scalar<std::int32_t>(carry.has_value());
+                                                  args.scalar<Count>(carry.value_or(0));
+                                                  collect(args);
+                                                  return std::move(args).take();
+                                              });
+    return static_cast<std::size_t>(scan_total<Count>(q, scratch, done) - plan.base);
+}
+
 template <class Collect>
 std::size_t run_compaction(const algorithm_program& program, const queue& q,
-                           const algorithm_policy& policy, std::size_t n, std::size_t part,
+                           const compaction_plan& plan, std::size_t n, std::size_t part,
                            std::size_t part_begin, Collect&& collect) {
-    const std::size_t tiles = (n + policy.tile_size() - 1) / policy.tile_size();
-    temporary_lease scratch = temporary_pool::acquire(q, scan_scratch_bytes(tiles, 8));
-    const std::optional<std::uint64_t> no_carry;
-    const event done =
-        run_scan_passes<std::uint64_t>(program, q, policy, state_packing::count_62_bits, n, part,
-                                       part_begin, no_carry, scratch, [&] {
-                                           argument_list args(part, part_begin);
-                                           args.scalar<std::uint64_t>(n);
-                                           args.buffer(scratch.bytes());
-                                           args.scalar<std::int32_t>(0);
-                                           args.scalar<std::uint64_t>(0);
-                                           collect(args);
-                                           return std::move(args).take();
-                                       });
-    return static_cast<std::size_t>(scan_total<std::uint64_t>(q, scratch, done));
+    if (plan.narrow)
+        return run_counting_scan<std::uint32_t>(program, q, plan, n, part, part_begin, collect);
+    return run_counting_scan<std::uint64_t>(program, q, plan, n, part, part_begin, collect);
 }
+
+/// Test-only: while alive, compactions count from `base` instead of 0 (their outputs still
+/// begin at element 0), so that tests reach counts past 2^31 and 2^32, and the 64-bit path,
+/// without allocating that much. Not thread-safe with compactions on other threads.
+class scoped_compaction_count_base {
+  public:
+    explicit scoped_compaction_count_base(std::uint64_t base);
+    ~scoped_compaction_count_base();
+    scoped_compaction_count_base(const scoped_compaction_count_base&) = delete;
+    scoped_compaction_count_base& operator=(const scoped_compaction_count_base&) = delete;
+
+  private:
+    std::uint64_t previous_;
+};
 
 [[noreturn]] void throw_output_too_small(const char* call, std::size_t needed,
                                          std::size_t capacity);
@@ -98,30 +153,36 @@ requires detail::storable_as<T, expression_value_t<E>> && detail::real_number<ex
         const detail::part_extent& part = parts[k];
         if (part.size == 0) continue;
         const queue& q = part.queue;
-        const auto policy =
-            detail::value_policy<std::uint64_t>(detail::algorithm::select, q.device());
-        const std::string key = "copy_if " + detail::opencl_type_name<T>() + " " + policy.key() +
+        const auto plan = detail::plan_compaction<T>(q.device(), part.size);
+        const std::string key = "copy_if " + detail::opencl_type_name<T>() + " " + plan.key() +
                                 " " + typeid(in).name() + " " + typeid(flag).name();
         const detail::declare_input declare = [&](detail::source_builder& b) {
             detail::generator g(b);
             b.parameter("global " + detail::opencl_type_name<T>() + "* kiln_out");
             b.parameter("ulong kiln_capacity");
-            const std::string keep = "(ulong)((" + flag.generate(g) + ") != 0)";
+            const std::string keep = "(" + plan.count_type() + ")((" + flag.generate(g) + ") != 0)";
             const std::string value =
                 detail::convert_value<T, expression_value_t<E>>(b, in.generate(g));
             const auto statements = g.statements();
-            return detail::element_text{statements, keep, [=](detail::source_builder& s) {
-                                            s.open("if (x != 0 && running <= kiln_capacity)");
-                                            for (const auto& line : statements) s.line(line);
-                                            s.line("kiln_out[running - 1] = " + value + ";");
-                                            s.close();
-                                        }};
+            if (plan.policy.staged_writes)
+                return detail::element_text{.statements = statements,
+                                            .value = keep,
+                                            .style = detail::scatter_style::staged_compaction,
+                                            .kept_type = detail::opencl_type_name<T>(),
+                                            .kept_value = value};
+            return detail::element_text{
+                .statements = statements, .value = keep, .scatter = [=](detail::source_builder& s) {
+                    s.open("if (x != 0 && running - carry <= kiln_capacity)");
+                    for (const auto& line : statements) s.line(line);
+                    s.line("kiln_out[running - 1 - carry] = " + value + ";");
+                    s.close();
+                }};
         };
-        const auto& program = detail::compaction_program(q.device(), key, policy, declare);
+        const auto& program = detail::compaction_program(q.device(), key, plan, declare);
         detail::temporary_lease staging;
         if (!direct) staging = detail::temporary_pool::acquire(q, part.size * sizeof(T));
         const std::size_t part_kept = detail::run_compaction(
-            program, q, policy, part.size, k, part.begin, [&](detail::argument_list& args) {
+            program, q, plan, part.size, k, part.begin, [&](detail::argument_list& args) {
                 if (direct) {
                     args.buffer(output.part(0));
                     args.scalar<std::uint64_t>(output.size());
@@ -156,28 +217,34 @@ std::size_t unique(const vector<T>& keys) {
         const detail::part_extent& part = keys.layout()[k];
         if (part.size == 0) continue;
         const queue& q = part.queue;
-        const auto policy =
-            detail::value_policy<std::uint64_t>(detail::algorithm::select, q.device());
-        const std::string key = "unique " + t + " " + policy.key();
+        const auto plan = detail::plan_compaction<T>(q.device(), part.size);
+        const std::string key = "unique " + t + " " + plan.key();
         const detail::declare_input declare = [&](detail::source_builder& b) {
             b.parameter("global " + t + "* kiln_out");
             b.parameter("ulong kiln_capacity");
             b.parameter("global const " + t + "* kiln_keys");
             b.parameter("int kiln_has_previous");
             b.parameter(t + " kiln_previous");
-            return detail::element_text{
-                {},
-                "(ulong)(idx == 0 ? !kiln_has_previous || kiln_keys[0] != kiln_previous : "
-                "kiln_keys[idx] != kiln_keys[idx - 1])",
-                [](detail::source_builder& s) {
-                    s.line("if (x != 0) kiln_out[running - 1] = kiln_keys[idx];");
-                }};
+            const std::string head =
+                "(" + plan.count_type() +
+                ")(idx == 0 ? !kiln_has_previous || kiln_keys[0] != kiln_previous : "
+                "kiln_keys[idx] != kiln_keys[idx - 1])";
+            if (plan.policy.staged_writes)
+                return detail::element_text{.value = head,
+                                            .style = detail::scatter_style::staged_compaction,
+                                            .kept_type = t,
+                                            .kept_value = "kiln_keys[idx]"};
+            return detail::element_text{.value = head, .scatter = [](detail::source_builder& s) {
+                                            s.line(
+                                                "if (x != 0) kiln_out[running - 1 - carry] = "
+                                                "kiln_keys[idx];");
+                                        }};
         };
-        const auto& program = detail::compaction_program(q.device(), key, policy, declare);
+        const auto& program = detail::compaction_program(q.device(), key, plan, declare);
         // Into scratch, then back: tiles of a single pass may write where later tiles read.
         detail::temporary_lease staging = detail::temporary_pool::acquire(q, part.size * sizeof(T));
         const std::size_t part_kept = detail::run_compaction(
-            program, q, policy, part.size, k, part.begin, [&](detail::argument_list& args) {
+            program, q, plan, part.size, k, part.begin, [&](detail::argument_list& args) {
                 args.buffer(staging.bytes());
                 args.scalar<std::uint64_t>(part.size);
                 args.buffer(keys.part(k));

@@ -89,8 +89,9 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
                 "(idx == 0 ? !kiln_has_previous || kiln_keys[0] != kiln_previous_key : "
                 "kiln_keys[idx] != kiln_keys[idx - 1])";
             return element_text{
-                g.statements(), "kiln_segment(" + head + ", " + value + ")",
-                [v](source_builder& s) {
+                .statements = g.statements(),
+                .value = "kiln_segment(" + head + ", " + value + ")",
+                .scatter = [v](source_builder& s) {
                     s.line("const ulong run = (ulong)running.x - 1;");
                     s.line("const ulong slot = run - kiln_run_base;");
                     s.line(

@@ -47,7 +47,7 @@ const algorithm_program& scan_program(const device& dev, const Input& input,
             generator g(b);
             const std::string value =
                 convert_value<T, typename Input::value_type>(b, input.generate(g));
-            return element_text{g.statements(), value, {}};
+            return element_text{.statements = g.statements(), .value = value};
         };
         return scan_program_source(make_scan_operation<T, Op>(), declare, policy, exclusive);
     });

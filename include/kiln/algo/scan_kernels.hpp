@@ -48,14 +48,28 @@ struct scan_operation {
     state_packing packing = state_packing::separate;
 };
 
+/// How a scattering kernel (stream compaction, reduce by key) writes its results.
+enum class scatter_style {
+    /// `element_text::scatter` runs for each element, in the work-item that scanned it.
+    per_element,
+    /// Stream compaction: each tile gathers its kept values (`kept_value`, of `kept_type`,
+    /// loaded with the flags) in local memory and writes them at once, coalesced, to
+    /// kiln_out[count - carry] while below kiln_capacity. The scanned values are counts.
+    staged_compaction,
+};
+
 /// Code computing input element `idx`: statements to run first, then the value's text.
 struct element_text {
-    std::vector<std::string> statements;
-    std::string value;
+    std::vector<std::string> statements{};
+    std::string value{};
     /// For scattering kernels (stream compaction, reduce by key): code run for each element,
     /// with `idx` its index, `x` its scanned value and `running` its inclusive result, instead
-    /// of storing `running` to out[idx].
-    std::function<void(source_builder&)> scatter;
+    /// of storing `running` to out[idx] (scatter_style::per_element).
+    std::function<void(source_builder&)> scatter{};
+    scatter_style style = scatter_style::per_element;
+    /// Staged compaction: the kept value's type and text.
+    std::string kept_type{};
+    std::string kept_value{};
 };
 /// Declares the input's kernel parameters (after the kernel's own) and returns its element
 /// text; called once per kernel that reads the input.

@@ -17,7 +17,16 @@
 
 namespace kiln::detail {
 
-enum class algorithm { scan, select, reduce_by_key, radix_sort, merge_sort, fft };
+enum class algorithm {
+    scan,
+    select,
+    reduce_by_key,
+    radix_sort,
+    merge_sort,
+    stencil_1d,
+    stencil_2d,
+    fft
+};
 std::string_view to_string(algorithm a) noexcept;
 
 struct algorithm_policy {
@@ -27,9 +36,14 @@ struct algorithm_policy {
     /// Sub-group size within which group scans shuffle; 0: they go through local memory. Not in
     /// the table: policy_for sets it from the device (group_scan_sub_group_size).
     std::size_t sub_group_size = 0;
+    /// Stream compaction: tiles gather their kept elements in local memory and write them at
+    /// once, coalesced, with 32-bit counts where the sizes allow. false: each work-item writes
+    /// its own kept elements, with 64-bit counts (the earlier kernels, kept for CPU devices and
+    /// so that bench/algo compares both in one run).
+    bool staged_writes = true;
     /// Items a work-group handles per tile: work_group_size * items_per_work_item.
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
-    /// The numbers as text, for program cache keys: "256x16 sg32".
+    /// The numbers as text, for program cache keys: "256x16 r0 sg32 staged".
     std::string key() const;
 };
 

@@ -15,7 +15,7 @@ namespace kiln::detail::cuda {
 
 /// Page-locked host buffers that asynchronous transfers go through, so the copy engine can move
 /// the data while the host returns (a transfer from pageable memory would block the host).
-/// Chunks are reused once the transfer that last used them has completed on its stream.
+/// Chunks are reused once the work that last used them has completed.
 class staging_pool {
   public:
     static constexpr std::size_t chunk_bytes = std::size_t{4} << 20;
@@ -24,6 +24,7 @@ class staging_pool {
     struct chunk {
         pinned_memory_handle memory;
         event_handle last_use;
+        event_handle filled;    ///< a device-to-host copy into the chunk has landed
         bool reserved = false;  ///< handed out and not yet given back
         bool used = false;      ///< last_use has been recorded
         std::byte* data() const noexcept { return static_cast<std::byte*>(memory.get().raw); }
@@ -31,16 +32,43 @@ class staging_pool {
 
     explicit staging_pool(CUcontext context) : context_(context) {}
 
-    /// A chunk no transfer is using; may wait for one. The context must be current.
+    /// A chunk no transfer is using, for the host to write; may wait for one on the host. The
+    /// context must be current.
     chunk& acquire();
+    /// A chunk for the device to fill on `stream`: when every chunk is in flight, the stream
+    /// (not the host) waits for the last use of one. The context must be current.
+    chunk& acquire_for(CUstream stream);
     /// Gives the chunk back once the work enqueued on `stream` so far has completed.
     void release_after(chunk& c, CUstream stream);
+    /// Gives the chunk back; its last use is what `last_use` was last recorded after, if at all.
+    void release(chunk& c, bool last_use_recorded) noexcept;
 
   private:
+    chunk& fresh_chunk();  // called with the lock held, below max_chunks
+
     CUcontext context_;
     std::mutex mutex_;
     std::condition_variable available_;
     std::vector<std::unique_ptr<chunk>> chunks_;
+};
+
+/// Events a queue's commands have finished with, reused instead of created for every command.
+class event_pool {
+  public:
+    event_pool(CUcontext context, bool timing) : context_(context), timing_(timing) {
+        free_.reserve(capacity);
+    }
+    /// A pooled event, or a new one. The context must be current.
+    event_handle take();
+    /// Keeps the event for the next command; an event still pending may be recorded again.
+    void give_back(event_handle e) noexcept;
+
+  private:
+    static constexpr std::size_t capacity = 64;
+    CUcontext context_;
+    bool timing_;
+    std::mutex mutex_;
+    std::vector<event_handle> free_;
 };
 
 /// A device's primary context and what kiln keeps per context. Retained on first use of the
@@ -77,6 +105,7 @@ class cuda_device final : public device_impl {
     std::string compiler_identity() const override;
     std::unique_ptr<queue_impl> create_queue(const queue_options& options) override;
     std::unique_ptr<memory_impl> allocate(std::size_t bytes, access mode) override;
+    std::unique_ptr<host_memory_impl> allocate_host(std::size_t bytes) override;
     std::unique_ptr<program_impl> build(std::span<const std::string> sources,
                                         const std::string& options) override;
     std::unique_ptr<program_impl> load(std::span<const std::byte> binary,
@@ -110,6 +139,18 @@ class cuda_memory final : public memory_impl {
     std::size_t bytes_;
 };
 
+/// Page-locked memory from cuMemHostAlloc; holds the context it was allocated in alive.
+class cuda_host_memory final : public host_memory_impl {
+  public:
+    cuda_host_memory(std::shared_ptr<cuda_context> context, pinned_memory_handle memory)
+        : context_(std::move(context)), memory_(std::move(memory)) {}
+    void* data() const noexcept override { return memory_.get().raw; }
+
+  private:
+    std::shared_ptr<cuda_context> context_;
+    pinned_memory_handle memory_;  // released first, while the context is still retained
+};
+
 /// Where a profiled queue's device timeline meets the host's steady clock: an event recorded on
 /// the idle stream and the host time just after it completed, so every device time placed from
 /// it is at or after the moment it really happened.
@@ -120,15 +161,20 @@ struct profiling_timeline {
 
 class cuda_event final : public event_impl {
   public:
-    cuda_event(std::shared_ptr<cuda_context> context, event_handle end, event_handle start,
+    cuda_event(std::shared_ptr<cuda_context> context, std::shared_ptr<event_pool> pool,
+               event_handle end, event_handle start,
                std::shared_ptr<const profiling_timeline> timeline, std::uint64_t queued_ns,
                std::uint64_t submitted_ns)
         : context_(std::move(context)),
+          pool_(std::move(pool)),
           end_(std::move(end)),
           start_(std::move(start)),
           timeline_(std::move(timeline)),
           queued_ns_(queued_ns),
           submitted_ns_(submitted_ns) {}
+    ~cuda_event() override;
+    cuda_event(const cuda_event&) = delete;
+    cuda_event& operator=(const cuda_event&) = delete;
 
     void wait() override;
     event_status status() override;
@@ -137,6 +183,7 @@ class cuda_event final : public event_impl {
 
   private:
     std::shared_ptr<cuda_context> context_;
+    std::shared_ptr<event_pool> pool_;  // where the events go back to
     event_handle end_;
     event_handle start_;  // only when profiling
     std::shared_ptr<const profiling_timeline> timeline_;
@@ -237,10 +284,17 @@ class cuda_queue final : public queue_impl {
     std::shared_ptr<const profiling_timeline> new_timeline();
     CUdeviceptr device_address(memory_impl& memory, std::size_t offset, std::size_t bytes,
                                const char* call) const;
+    /// A device-to-host copy into pageable memory through staging chunks, several in flight:
+    /// the stream fills chunks while a second stream's host functions copy filled ones out.
+    void read_through_staging(CUdeviceptr origin, std::byte* destination, std::size_t bytes);
+    /// The stream whose host functions copy staged data out, created on first use.
+    CUstream copy_out_stream();
 
     std::shared_ptr<cuda_context> context_;
     stream_handle stream_;
+    stream_handle copy_out_;
     bool profiling_;
+    std::shared_ptr<event_pool> events_;
     std::shared_ptr<const profiling_timeline> timeline_;
 };
 
@@ -253,6 +307,10 @@ class cuda_backend final : public backend {
     std::once_flag devices_once_;
     std::vector<std::shared_ptr<device_impl>> devices_;
 };
+
+/// memcpy shared between the calling thread and a few helper threads, for copies between pageable
+/// memory and staging chunks, which one thread copies well below the link's speed.
+void copy_in_parallel(void* destination, const void* source, std::size_t bytes);
 
 /// A new CUDA event in the current context.
 event_handle create_event(CUcontext context, bool timing);

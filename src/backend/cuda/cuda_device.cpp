@@ -306,6 +306,16 @@ std::unique_ptr<memory_impl> cuda_device::allocate(std::size_t bytes, access) {
     return std::make_unique<cuda_memory>(ctx, device_memory_handle({ctx->get(), address}), bytes);
 }
 
+std::unique_ptr<host_memory_impl> cuda_device::allocate_host(std::size_t bytes) {
+    const auto& ctx = context();
+    ctx->make_current();
+    void* memory = nullptr;
+    // Portable: pinned for every context, so a host_vector made through one GPU serves them all.
+    check(driver()->cuMemHostAlloc(&memory, bytes, CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc",
+          std::to_string(bytes) + " bytes of page-locked host memory");
+    return std::make_unique<cuda_host_memory>(ctx, pinned_memory_handle({ctx->get(), memory}));
+}
+
 std::unique_ptr<program_impl> cuda_device::build(std::span<const std::string> sources,
                                                  const std::string& options) {
     translation translated;

@@ -1,5 +1,6 @@
-// CUDA streams as kiln queues: transfers through pinned staging, fills, launches and events.
+// CUDA streams as kiln queues: transfers, fills, launches and events.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -23,71 +24,7 @@ event_handle create_event(CUcontext context, bool timing) {
     return event_handle({context, raw});
 }
 
-// --- staging ---------------------------------------------------------------------------------
-
-staging_pool::chunk& staging_pool::acquire() {
-    std::unique_lock lock(mutex_);
-    while (true) {
-        for (auto& c : chunks_) {
-            if (c->reserved) continue;
-            if (c->used) {
-                const CUresult state = driver()->cuEventQuery(c->last_use.get().raw);
-                if (state == CUDA_ERROR_NOT_READY) continue;
-                check(state, "cuEventQuery");
-            }
-            c->reserved = true;
-            return *c;
-        }
-        if (chunks_.size() < max_chunks) {
-            auto fresh = std::make_unique<chunk>();
-            void* memory = nullptr;
-            check(driver()->cuMemHostAlloc(&memory, chunk_bytes, CU_MEMHOSTALLOC_PORTABLE),
-                  "cuMemHostAlloc",
-                  std::to_string(chunk_bytes) + " bytes of pinned staging memory");
-            fresh->memory = pinned_memory_handle({context_, memory});
-            fresh->last_use = create_event(context_, false);
-            fresh->reserved = true;
-            chunks_.push_back(std::move(fresh));
-            return *chunks_.back();
-        }
-        // Every chunk is in flight: wait for one that no other thread holds to come back.
-        const auto idle = std::find_if(chunks_.begin(), chunks_.end(),
-                                       [](const auto& c) { return !c->reserved; });
-        if (idle == chunks_.end()) {
-            available_.wait(lock);
-            continue;
-        }
-        chunk& c = **idle;
-        c.reserved = true;
-        lock.unlock();
-        check(driver()->cuEventSynchronize(c.last_use.get().raw), "cuEventSynchronize");
-        return c;
-    }
-}
-
-void staging_pool::release_after(chunk& c, CUstream stream) {
-    const CUresult recorded = driver()->cuEventRecord(c.last_use.get().raw, stream);
-    {
-        std::lock_guard lock(mutex_);
-        c.used = recorded == CUDA_SUCCESS;
-        c.reserved = false;
-    }
-    available_.notify_one();
-    check(recorded, "cuEventRecord");
-}
-
 namespace {
-
-/// Runs on the driver's callback thread once a device-to-host copy into staging is done.
-struct host_copy {
-    void* destination;
-    const void* source;
-    std::size_t bytes;
-};
-void CUDA_CB copy_on_host(void* payload) {
-    std::unique_ptr<host_copy> copy(static_cast<host_copy*>(payload));
-    std::memcpy(copy->destination, copy->source, copy->bytes);
-}
 
 /// Page-locked host memory can be transferred from directly, without staging. The plural query
 /// answers "unknown" for ordinary memory instead of failing (which tools would report).
@@ -101,12 +38,17 @@ bool is_pinned(const void* host) {
 }
 
 cuda_memory& as_cuda_memory(memory_impl& memory, const char* call) {
+    // The message is built only when the cast fails.
+    if (auto* ours = dynamic_cast<cuda_memory*>(&memory)) return *ours;
     return backend_cast<cuda_memory>(memory, call, "a buffer");
 }
 
 }  // namespace
 
-// --- events ----------------------------------------------------------------------------------
+cuda_event::~cuda_event() {
+    pool_->give_back(std::move(end_));
+    pool_->give_back(std::move(start_));
+}
 
 void cuda_event::wait() {
     context_->make_current();
@@ -145,7 +87,9 @@ profiling_times cuda_event::times() {
 // --- queues ----------------------------------------------------------------------------------
 
 cuda_queue::cuda_queue(std::shared_ptr<cuda_context> context, const queue_options& options)
-    : context_(std::move(context)), profiling_(options.profiling) {
+    : context_(std::move(context)),
+      profiling_(options.profiling),
+      events_(std::make_shared<event_pool>(context_->get(), profiling_)) {
     context_->make_current();
     CUstream raw = nullptr;
     // Non-blocking: no implicit ordering with the legacy default stream of other CUDA code.
@@ -188,7 +132,7 @@ cuda_queue::command cuda_queue::begin(event_list after) {
     }
     if (!foreign.empty()) wait_on_host(foreign);
     if (profiling_) {
-        c.start = create_event(context_->get(), true);
+        c.start = events_->take();
         check(driver()->cuEventRecord(c.start.get().raw, stream()), "cuEventRecord");
     }
     // Taken before the command itself is enqueued: the device cannot have started it earlier.
@@ -197,9 +141,9 @@ cuda_queue::command cuda_queue::begin(event_list after) {
 }
 
 std::shared_ptr<cuda_event> cuda_queue::end(command& c) {
-    auto done = create_event(context_->get(), profiling_);
+    auto done = events_->take();
     check(driver()->cuEventRecord(done.get().raw, stream()), "cuEventRecord");
-    return std::make_shared<cuda_event>(context_, std::move(done), std::move(c.start),
+    return std::make_shared<cuda_event>(context_, events_, std::move(done), std::move(c.start),
                                         std::move(c.timeline), c.queued_ns, c.submitted_ns);
 }
 
@@ -221,14 +165,14 @@ std::shared_ptr<event_impl> cuda_queue::write(memory_impl& dst, std::size_t dst_
     const auto* source = static_cast<const std::byte*>(src);
     if (bytes == 0) {
         // nothing to move; the event still orders like a write
-    } else if (blocking || is_pinned(src)) {
+    } else if (blocking || is_kiln_pinned(src, bytes) || is_pinned(src)) {
         // Blocking: the driver stages pageable memory itself and the host waits anyway.
         check(driver()->cuMemcpyHtoDAsync(target, src, bytes, stream()), "cuMemcpyHtoDAsync");
     } else {
         for (std::size_t done = 0; done < bytes;) {
             const std::size_t part = std::min(staging_pool::chunk_bytes, bytes - done);
             auto& chunk = context_->staging().acquire();
-            std::memcpy(chunk.data(), source + done, part);
+            copy_in_parallel(chunk.data(), source + done, part);
             const CUresult copied =
                 driver()->cuMemcpyHtoDAsync(target + done, chunk.data(), part, stream());
             context_->staging().release_after(chunk, stream());
@@ -248,25 +192,10 @@ std::shared_ptr<event_impl> cuda_queue::read(memory_impl& src, std::size_t src_o
     auto* destination = static_cast<std::byte*>(dst);
     if (bytes == 0) {
         // nothing to move; the event still orders like a read
-    } else if (blocking || is_pinned(dst)) {
+    } else if (blocking || is_kiln_pinned(dst, bytes) || is_pinned(dst)) {
         check(driver()->cuMemcpyDtoHAsync(dst, origin, bytes, stream()), "cuMemcpyDtoHAsync");
     } else {
-        // Into pinned staging on the stream, then a host function copies each chunk out: the
-        // host does not wait, and the returned event completes once the data is in place.
-        for (std::size_t done = 0; done < bytes;) {
-            const std::size_t part = std::min(staging_pool::chunk_bytes, bytes - done);
-            auto& chunk = context_->staging().acquire();
-            CUresult result =
-                driver()->cuMemcpyDtoHAsync(chunk.data(), origin + done, part, stream());
-            auto copy =
-                std::make_unique<host_copy>(host_copy{destination + done, chunk.data(), part});
-            if (result == CUDA_SUCCESS)
-                result = driver()->cuLaunchHostFunc(stream(), copy_on_host, copy.get());
-            if (result == CUDA_SUCCESS) copy.release();  // copy_on_host owns it now
-            context_->staging().release_after(chunk, stream());
-            check(result, "cuMemcpyDtoHAsync");
-            done += part;
-        }
+        read_through_staging(origin, destination, bytes);
     }
     auto done = end(c);
     if (blocking) done->wait();
@@ -343,19 +272,59 @@ std::shared_ptr<event_impl> cuda_queue::fill(memory_impl& dst, std::size_t offse
     return end(c);
 }
 
+namespace {
+
+/// The name launch errors carry; built only when one is thrown.
+std::string launch_call(const kernel_impl& kernel) {
+    return "kiln::kernel '" + kernel.name() + "' launch";
+}
+
+/// What the driver reads a launch's parameters from: pointers to the launch info and to each
+/// argument's value, with room for buffer addresses and local-memory offsets. Kernels with up to
+/// `inline_arguments` parameters (nearly all) need no heap allocation.
+class launch_parameters {
+  public:
+    static constexpr std::size_t inline_arguments = 15;
+    explicit launch_parameters(std::size_t arguments) {
+        if (arguments > inline_arguments) {
+            heap_pointers_.resize(arguments + 1);
+            heap_values_.resize(arguments);
+        }
+        pointers_ = heap_pointers_.empty() ? inline_pointers_.data() : heap_pointers_.data();
+        values_ = heap_values_.empty() ? inline_values_.data() : heap_values_.data();
+    }
+    launch_parameters(const launch_parameters&) = delete;
+    launch_parameters& operator=(const launch_parameters&) = delete;
+
+    void** pointers() noexcept { return pointers_; }
+    /// Storage for argument i's value when the argument itself does not hold it.
+    std::uint64_t& value(std::size_t i) noexcept { return values_[i]; }
+
+  private:
+    std::array<void*, inline_arguments + 1> inline_pointers_;
+    std::array<std::uint64_t, inline_arguments> inline_values_;
+    std::vector<void*> heap_pointers_;
+    std::vector<std::uint64_t> heap_values_;
+    void** pointers_;
+    std::uint64_t* values_;
+};
+
+}  // namespace
+
 std::shared_ptr<event_impl> cuda_queue::launch(kernel_impl& kernel, const launch_geometry& geometry,
                                                std::span<const kernel_argument> args,
                                                event_list after) {
-    const std::string call = "kiln::kernel '" + kernel.name() + "' launch";
-    auto& cuda = backend_cast<cuda_kernel>(kernel, call, "a kernel");
+    auto* found = dynamic_cast<cuda_kernel*>(&kernel);
+    if (found == nullptr) backend_cast<cuda_kernel>(kernel, launch_call(kernel), "a kernel");
+    auto& cuda = *found;
     context_->make_current();
     if (cuda.context() != context_)
-        throw invalid_argument_error(call,
+        throw invalid_argument_error(launch_call(kernel),
                                      "the kernel was built for another device than the queue's");
     if (args.size() != cuda.parameter_count())
-        throw invalid_argument_error(call, std::to_string(args.size()) + " arguments for " +
-                                               std::to_string(cuda.parameter_count()) +
-                                               " parameters");
+        throw invalid_argument_error(launch_call(kernel),
+                                     std::to_string(args.size()) + " arguments for " +
+                                         std::to_string(cuda.parameter_count()) + " parameters");
 
     // Block shape: as given, or a flat block of up to 256 work-items that the grid rounds up
     // to cover the range (the kernel's prologue drops the work-items past its end).
@@ -375,9 +344,10 @@ std::shared_ptr<event_impl> cuda_queue::launch(kernel_impl& kernel, const launch
         grid[d] = (geometry.global[d] + block[d] - 1) / block[d];
         if (grid[d] > grid_limits[d])
             throw invalid_argument_error(
-                call, "the global range needs " + std::to_string(grid[d]) +
-                          " work-groups in dimension " + std::to_string(d) + ", more than CUDA's " +
-                          std::to_string(grid_limits[d]) + "; use larger work-groups");
+                launch_call(kernel), "the global range needs " + std::to_string(grid[d]) +
+                                         " work-groups in dimension " + std::to_string(d) +
+                                         ", more than CUDA's " + std::to_string(grid_limits[d]) +
+                                         "; use larger work-groups");
     }
 
     launch_info info{};
@@ -386,48 +356,65 @@ std::shared_ptr<event_impl> cuda_queue::launch(kernel_impl& kernel, const launch
         info.global_size[d] = geometry.global[d];
     }
     info.work_dim = static_cast<std::uint32_t>(geometry.dims);
+    for (std::size_t d = 0; d < 3; ++d)
+        if (grid[d] * block[d] != geometry.global[d]) info.overhang = 1;
 
     // Local-memory arguments share the dynamic shared memory block, each at a 16-byte aligned
     // offset (enough for every OpenCL C type the GPU loads in one instruction).
-    std::vector<void*> parameters{&info};
-    std::vector<CUdeviceptr> addresses(args.size());
-    std::vector<unsigned int> local_offsets(args.size());
+    launch_parameters parameters(args.size());
+    parameters.pointers()[0] = &info;
     std::size_t dynamic_shared = 0;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const auto& arg = args[i];
+        void*& pointer = parameters.pointers()[i + 1];
         switch (arg.what) {
             case kernel_argument::kind::scalar:
-                parameters.push_back(const_cast<std::byte*>(arg.scalar_bytes.data()));
+                pointer = const_cast<std::byte*>(arg.scalar_bytes.data());
                 break;
-            case kernel_argument::kind::buffer:
-                addresses[i] = arg.memory ? as_cuda_memory(*arg.memory, call.c_str()).address() : 0;
-                parameters.push_back(&addresses[i]);
+            case kernel_argument::kind::buffer: {
+                CUdeviceptr address = 0;
+                if (arg.memory) {
+                    auto* memory = dynamic_cast<cuda_memory*>(arg.memory.get());
+                    if (memory == nullptr)
+                        backend_cast<cuda_memory>(*arg.memory, launch_call(kernel), "a buffer");
+                    address = memory->address();
+                }
+                static_assert(sizeof(CUdeviceptr) == sizeof(std::uint64_t));
+                parameters.value(i) = address;
+                pointer = &parameters.value(i);
                 break;
-            case kernel_argument::kind::local:
+            }
+            case kernel_argument::kind::local: {
                 dynamic_shared = (dynamic_shared + 15) / 16 * 16;
-                local_offsets[i] = static_cast<unsigned int>(dynamic_shared);
+                // The kernel reads a 32-bit offset: the low half of the slot, on this
+                // little-endian host.
+                parameters.value(i) = static_cast<unsigned int>(dynamic_shared);
+                pointer = &parameters.value(i);
                 dynamic_shared += arg.size;
-                parameters.push_back(&local_offsets[i]);
                 break;
+            }
         }
     }
     const std::size_t shared_total = dynamic_shared + cuda.static_shared_bytes();
     if (shared_total > context_->max_shared_memory_per_block())
         throw invalid_argument_error(
-            call, "the kernel needs " + std::to_string(shared_total) + " bytes of local memory (" +
-                      std::to_string(cuda.static_shared_bytes()) + " in local arrays, " +
-                      std::to_string(dynamic_shared) + " in local arguments), more than the " +
-                      std::to_string(context_->max_shared_memory_per_block()) +
-                      " a work-group can have on this device");
+            launch_call(kernel),
+            "the kernel needs " + std::to_string(shared_total) + " bytes of local memory (" +
+                std::to_string(cuda.static_shared_bytes()) + " in local arrays, " +
+                std::to_string(dynamic_shared) + " in local arguments), more than the " +
+                std::to_string(context_->max_shared_memory_per_block()) +
+                " a work-group can have on this device");
     cuda.allow_dynamic_shared_memory(dynamic_shared);
 
     auto c = begin(after);
-    check(driver()->cuLaunchKernel(
-              cuda.function(), static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
-              static_cast<unsigned>(grid[2]), static_cast<unsigned>(block[0]),
-              static_cast<unsigned>(block[1]), static_cast<unsigned>(block[2]),
-              static_cast<unsigned>(dynamic_shared), stream(), parameters.data(), nullptr),
-          "cuLaunchKernel", "kernel '" + cuda.name() + "'");
+    const CUresult launched = driver()->cuLaunchKernel(
+        cuda.function(), static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
+        static_cast<unsigned>(grid[2]), static_cast<unsigned>(block[0]),
+        static_cast<unsigned>(block[1]), static_cast<unsigned>(block[2]),
+        static_cast<unsigned>(dynamic_shared), stream(), parameters.pointers(), nullptr);
+    if (launched != CUDA_SUCCESS)
+        throw_driver_error(launched, "cuLaunchKernel", "kernel '" + cuda.name() + "'",
+                           std::source_location::current());
     return end(c);
 }
 

@@ -1123,7 +1123,9 @@ class translator {
             }
             prologue +=
                 " const ::kiln_opencl::detail::launch_info& kiln_launch = kiln_launch_parameter;"
-                " if (!::kiln_opencl::detail::inside_global_range(kiln_launch)) return;";
+                " if (kiln_launch.overhang && "
+                "!::kiln_opencl::detail::inside_global_range(kiln_launch))"
+                " return;";
             for (const auto& declaration : body.local_declarations) prologue += " " + declaration;
             tokens_[body.open_brace].suffix += prologue;
         }

@@ -27,6 +27,9 @@ struct launch_info {
     std::uint64_t global_offset[3];
     std::uint64_t global_size[3];
     std::uint32_t work_dim;
+    /// Nonzero when the grid covers more work-items than the range: only then must the kernel's
+    /// prologue drop those past its end (the check costs memory-bound kernels measurably).
+    std::uint32_t overhang;
 };
 static_assert(sizeof(launch_info) == 56 && alignof(launch_info) == 8);
 

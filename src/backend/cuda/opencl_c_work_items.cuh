@@ -10,6 +10,7 @@ struct launch_info {
     unsigned long long global_offset[3];
     unsigned long long global_size[3];
     unsigned int work_dim;
+    unsigned int overhang;  ///< the grid covers work-items past the range's end
 };
 
 __device__ inline unsigned pick(unsigned x, unsigned y, unsigned z, unsigned dimension) {

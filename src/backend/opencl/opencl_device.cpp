@@ -2,6 +2,7 @@
 #include <CL/cl_ext.h>
 
 #include <algorithm>
+#include <new>
 #include <sstream>
 #include <variant>
 
@@ -204,6 +205,60 @@ std::unique_ptr<memory_impl> opencl_device::allocate(std::size_t bytes, access m
             check(status, "clCreateBuffer");
     }
     return std::make_unique<opencl_memory>(std::move(mem), bytes);
+}
+
+namespace {
+
+/// A CL_MEM_ALLOC_HOST_PTR buffer mapped for as long as the memory lives: how OpenCL drivers
+/// (NVIDIA's among them) hand out page-locked memory that their transfers use at full speed.
+class mapped_host_memory final : public host_memory_impl {
+  public:
+    mapped_host_memory(command_queue_handle queue, mem_handle buffer, void* data)
+        : queue_(std::move(queue)), buffer_(std::move(buffer)), data_(data) {}
+    ~mapped_host_memory() override {
+        clEnqueueUnmapMemObject(queue_.get(), buffer_.get(), data_, 0, nullptr, nullptr);
+        clFinish(queue_.get());
+    }
+    mapped_host_memory(const mapped_host_memory&) = delete;
+    mapped_host_memory& operator=(const mapped_host_memory&) = delete;
+    void* data() const noexcept override { return data_; }
+
+  private:
+    command_queue_handle queue_;
+    mem_handle buffer_;
+    void* data_;
+};
+
+/// On a CPU device the device is the host: ordinary memory is all there is to pin.
+class ordinary_host_memory final : public host_memory_impl {
+  public:
+    explicit ordinary_host_memory(std::size_t bytes)
+        : data_(new (std::align_val_t{alignment}) std::byte[bytes]) {}
+    ~ordinary_host_memory() override { ::operator delete[](data_, std::align_val_t{alignment}); }
+    ordinary_host_memory(const ordinary_host_memory&) = delete;
+    ordinary_host_memory& operator=(const ordinary_host_memory&) = delete;
+    void* data() const noexcept override { return data_; }
+
+  private:
+    static constexpr std::size_t alignment = 4096;
+    std::byte* data_;
+};
+
+}  // namespace
+
+std::unique_ptr<host_memory_impl> opencl_device::allocate_host(std::size_t bytes) {
+    if (properties_.type == device_type::cpu) return std::make_unique<ordinary_host_memory>(bytes);
+    cl_int status = CL_SUCCESS;
+    command_queue_handle queue(clCreateCommandQueue(context(), device_, 0, &status));
+    check(status, "clCreateCommandQueue", properties_.name);
+    mem_handle buffer(clCreateBuffer(context(), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes,
+                                     nullptr, &status));
+    check(status, "clCreateBuffer",
+          std::to_string(bytes) + " bytes of page-locked host memory on " + properties_.name);
+    void* data = clEnqueueMapBuffer(queue.get(), buffer.get(), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
+                                    0, bytes, 0, nullptr, nullptr, &status);
+    check(status, "clEnqueueMapBuffer", properties_.name);
+    return std::make_unique<mapped_host_memory>(std::move(queue), std::move(buffer), data);
 }
 
 }  // namespace kiln::detail::opencl

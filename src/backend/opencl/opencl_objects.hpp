@@ -19,6 +19,7 @@ class opencl_device final : public device_impl {
     std::string compiler_identity() const override;
     std::unique_ptr<queue_impl> create_queue(const queue_options& options) override;
     std::unique_ptr<memory_impl> allocate(std::size_t bytes, access mode) override;
+    std::unique_ptr<host_memory_impl> allocate_host(std::size_t bytes) override;
     std::unique_ptr<program_impl> build(std::span<const std::string> sources,
                                         const std::string& options) override;
     std::unique_ptr<program_impl> load(std::span<const std::byte> binary,

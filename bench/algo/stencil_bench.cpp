@@ -1,0 +1,201 @@
+// Stencils against the copy bandwidth (their limit: one read and one write of the vector) and,
+// on CPU devices, a plain one-thread host loop; every result is checked against that loop.
+//
+// Usage: stencil_bench [1-D elements] [2-D side] [--sweep]
+//   defaults: 2^26 floats and 4096^2 on GPUs, 2^22 and 1024^2 on CPUs. --sweep also times the
+//   tiled kernels under other work-group sizes and outputs per work-item (the tuning table's
+//   candidates, src/algo/tuning.cpp).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <device_limits.hpp>
+#include <kiln/algo/tuning.hpp>
+#include <kiln/kiln.hpp>
+#include <kiln/stencil.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "timing.hpp"
+
+KILN_STENCIL_OPERATOR(coupling, float, 3, 1, sin(x[0] - x[-1]) + sin(x[0] - x[1]));
+
+namespace {
+
+using kiln::bench::best_host_seconds;
+using kiln::bench::best_seconds_per_call;
+
+std::vector<float> operand(std::size_t n) {
+    std::vector<float> x(n);
+    for (std::size_t i = 0; i < n; ++i) x[i] = std::sin(0.001f * float(i)) + float(i % 13) * 0.01f;
+    return x;
+}
+
+bool matches(const std::vector<float>& got, const std::vector<float>& expected) {
+    for (std::size_t i = 0; i < got.size(); ++i)
+        if (std::abs(got[i] - expected[i]) > 1e-4f * std::max(1.0f, std::abs(expected[i])))
+            return false;
+    return got.size() == expected.size();
+}
+
+struct context {
+    kiln::queue q;
+    double copy_gb_per_s;
+    bool cpu;
+};
+
+/// One table row: time, bandwidth at one read and one write of n floats, and the host ratio.
+void report(const context& c, const std::string& work, std::size_t n, double seconds,
+            double host_seconds, bool ok) {
+    const double gb_per_s = 2.0 * double(n) * sizeof(float) / seconds / 1e9;
+    std::printf("| %s | %.3f ms | %.1f GB/s | %.0f%% of copy", work.c_str(), seconds * 1e3,
+                gb_per_s, 100 * gb_per_s / c.copy_gb_per_s);
+    if (c.cpu)
+        std::printf(", %.2fx one-thread loop (%.3f ms)", host_seconds / seconds,
+                    host_seconds * 1e3);
+    std::printf(" | %s |\n", ok ? "matches the host loop" : "MISMATCH");
+}
+
+const std::vector<float> five = {-1.0f / 12, 4.0f / 3, -5.0f / 2, 4.0f / 3, -1.0f / 12};
+
+std::vector<float> host_1d(const std::vector<float>& x) {
+    const std::size_t n = x.size();
+    std::vector<float> y(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        float sum = 0;
+        for (std::size_t k = 0; k < 5; ++k)
+            sum += five[k] * x[std::min(n - 1, i + k < 2 ? 0 : i + k - 2)];
+        y[i] = sum;
+    }
+    return y;
+}
+
+std::vector<float> host_coupling(const std::vector<float>& x) {
+    const std::size_t n = x.size();
+    std::vector<float> y(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const float left = x[i ? i - 1 : 0], right = x[std::min(n - 1, i + 1)];
+        y[i] = std::sin(x[i] - left) + std::sin(x[i] - right);
+    }
+    return y;
+}
+
+std::vector<float> host_2d(const std::vector<float>& x, std::size_t side,
+                           const std::vector<float>& c) {
+    std::vector<float> y(x.size());
+    for (std::size_t r = 0; r < side; ++r)
+        for (std::size_t col = 0; col < side; ++col) {
+            float sum = 0;
+            for (std::size_t a = 0; a < 3; ++a)
+                for (std::size_t b = 0; b < 3; ++b) {
+                    const std::size_t rr = std::min(side - 1, r + a < 1 ? 0 : r + a - 1);
+                    const std::size_t cc = std::min(side - 1, col + b < 1 ? 0 : col + b - 1);
+                    sum += c[a * 3 + b] * x[rr * side + cc];
+                }
+            y[r * side + col] = sum;
+        }
+    return y;
+}
+
+void measure_1d(const context& c, std::size_t n) {
+    const std::vector<float> host = operand(n);
+    const kiln::stencil<float> S(c.q, five, 2);
+    kiln::vector<float> x(c.q, host), y(c.q, n);
+    std::vector<float> expected;
+    const double host_s = best_host_seconds(3, [&] { expected = host_1d(host); });
+
+    const double tiled = best_seconds_per_call(c.q, 5, 10, [&] { y = x * S; });
+    report(c, "`y = x * S`, 5-point 1-D, " + std::to_string(n) + " floats, alone", n, tiled, host_s,
+           matches(y.read(), expected));
+    const double inline_s = best_seconds_per_call(c.q, 5, 10, [&] { y = 1.0f * (x * S); });
+    report(c, "`y = 1.0f * (x * S)`, inside an expression (per element)", n, inline_s, host_s,
+           matches(y.read(), expected));
+
+    const double host_op = best_host_seconds(3, [&] { expected = host_coupling(host); });
+    const double op = best_seconds_per_call(c.q, 5, 10, [&] { y = coupling(x); });
+    report(c, "`y = coupling(x)`, user operator `sin(x[0] - x[-1]) + sin(x[0] - x[1])`", n, op,
+           host_op, matches(y.read(), expected));
+    const double op_inline = best_seconds_per_call(c.q, 5, 10, [&] { y = 1.0f * coupling(x); });
+    report(c, "`y = 1.0f * coupling(x)`, inside an expression (per element)", n, op_inline, host_op,
+           matches(y.read(), expected));
+}
+
+void measure_2d(const context& c, std::size_t side) {
+    const std::size_t n = side * side;
+    const std::vector<float> host = operand(n);
+    kiln::slicer<2> grid({side, side});
+    kiln::vector<float> x(c.q, host), y(c.q, n);
+    const std::vector<std::pair<std::string, std::vector<float>>> cases = {
+        {"5-point", {0, 1, 0, 1, -4, 1, 0, 1, 0}},
+        {"9-point",
+         {1.f / 6, 4.f / 6, 1.f / 6, 4.f / 6, -20.f / 6, 4.f / 6, 1.f / 6, 4.f / 6, 1.f / 6}}};
+    for (const auto& [name, coefficients] : cases) {
+        const kiln::stencil_2d<float> L(c.q, grid, coefficients, {3, 3}, {1, 1});
+        std::vector<float> expected;
+        const double host_s =
+            best_host_seconds(3, [&] { expected = host_2d(host, side, coefficients); });
+        const double s = best_seconds_per_call(c.q, 5, 10, [&] { y = x * L; });
+        report(c, "`y = x * L`, 2-D " + name + " Laplacian, " + std::to_string(side) + "^2 floats",
+               n, s, host_s, matches(y.read(), expected));
+    }
+}
+
+/// The tiled kernels under each candidate policy, to choose the tuning rows.
+void sweep(const context& c, std::size_t n, std::size_t side) {
+    using kiln::detail::algorithm;
+    const std::vector<float> host = operand(n), host_grid = operand(side * side);
+    const kiln::stencil<float> S(c.q, five, 2);
+    kiln::slicer<2> grid({side, side});
+    const auto L = kiln::stencil_2d<float>::laplacian_5(c.q, grid);
+    kiln::vector<float> x(c.q, host), y(c.q, n), gx(c.q, host_grid), gy(c.q, side * side);
+    const std::vector<std::pair<std::size_t, std::size_t>> candidates = {
+        {64, 4},  {64, 16}, {128, 4}, {128, 8}, {256, 1},
+        {256, 2}, {256, 4}, {256, 8}, {512, 2}, {512, 4}};
+    std::printf(
+        "\n| tiled kernel | group x outputs per item | time | %% of copy |\n"
+        "|---|---|---|---|\n");
+    for (const auto& [group, items] : candidates) {
+        const kiln::detail::algorithm_policy policy{group, items, 0, 0};
+        const std::string shape = std::to_string(group) + "x" + std::to_string(items);
+        {
+            const kiln::detail::scoped_algorithm_policy scoped(algorithm::stencil_1d, policy);
+            const double s = best_seconds_per_call(c.q, 5, 10, [&] { y = x * S; });
+            std::printf("| 1-D 5-point | %s | %.3f ms | %.1f%% |\n", shape.c_str(), s * 1e3,
+                        100 * 2.0 * double(n) * 4 / s / 1e9 / c.copy_gb_per_s);
+        }
+        const kiln::detail::scoped_algorithm_policy scoped(algorithm::stencil_2d, policy);
+        const double s = best_seconds_per_call(c.q, 5, 10, [&] { gy = gx * L; });
+        std::printf("| 2-D 5-point | %s | %.3f ms | %.1f%% |\n", shape.c_str(), s * 1e3,
+                    100 * 2.0 * double(side * side) * 4 / s / 1e9 / c.copy_gb_per_s);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bool want_sweep = false;
+    std::vector<std::size_t> sizes;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--sweep") == 0)
+            want_sweep = true;
+        else
+            sizes.push_back(std::strtoull(argv[i], nullptr, 10));
+    }
+    const kiln::device dev = kiln::default_device();
+    const bool cpu = dev.is_cpu();
+    const std::size_t n = sizes.size() > 0 ? sizes[0] : std::size_t{1} << (cpu ? 22 : 26);
+    const std::size_t side = sizes.size() > 1 ? sizes[1] : cpu ? 1024 : 4096;
+    const context c{
+        kiln::queue(dev),
+        kiln::bench::measure_copy_bandwidth(dev, kiln::bench::copy_benchmark_bytes(dev)), cpu};
+    std::printf("### kiln stencils, %s (%s)\n\n", dev.name().c_str(),
+                std::string(kiln::to_string(dev.backend())).c_str());
+    std::printf("copy bandwidth (device to device, limit): %.1f GB/s\n\n", c.copy_gb_per_s);
+    std::printf("| work | time | bandwidth (one read, one write) | check |\n|---|---|---|---|\n");
+    measure_1d(c, n);
+    measure_2d(c, side);
+    if (want_sweep) sweep(c, n, side);
+    return 0;
+}

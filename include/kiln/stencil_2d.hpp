@@ -1,0 +1,146 @@
+// 2-D stencils over a vector holding a row-major grid (the shape of a kiln::slicer<2>).
+//
+//     kiln::slicer<2> grid({rows, columns});
+//     const auto L = kiln::stencil_2d<float>::laplacian_5(q, grid);
+//     y = x * L;   // y(r, c) = x(r-1, c) + x(r+1, c) + x(r, c-1) + x(r, c+1) - 4 x(r, c)
+//
+// Element (r, c) is the sum over (a, b) of S(a, b) * x(clamp(r + a - center_row, 0, rows - 1),
+// clamp(c + b - center_column, 0, columns - 1)): positions outside the grid read the nearest
+// border element. One kernel through local-memory tiles; a statement of its own (not a term of
+// a larger expression), on one device.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <kiln/algo/algorithm_program.hpp>
+#include <kiln/algo/stencil_kernels.hpp>
+#include <kiln/algo/tuning.hpp>
+#include <kiln/expr/views.hpp>
+#include <kiln/stencil.hpp>
+#include <kiln/vector.hpp>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+/// The coefficients of a 2-D stencil (kernel_rows x kernel_columns, row-major) for one grid.
+template <stencil_value T>
+class stencil_2d {
+  public:
+    stencil_2d(const queue& q, const slicer<2>& grid, std::span<const T> coefficients,
+               std::array<std::size_t, 2> kernel_extents, std::array<std::size_t, 2> center)
+        : queue_(q), grid_(grid.extents()), kernel_(kernel_extents), center_(center) {
+        const auto fail = [](const std::string& why) {
+            throw invalid_argument_error("kiln::stencil_2d", why);
+        };
+        if (kernel_[0] == 0 || kernel_[1] == 0) fail("a stencil needs coefficients");
+        if (coefficients.size() != kernel_[0] * kernel_[1])
+            fail(std::to_string(coefficients.size()) + " coefficients for a " +
+                 std::to_string(kernel_[0]) + " x " + std::to_string(kernel_[1]) + " stencil");
+        if (center_[0] >= kernel_[0] || center_[1] >= kernel_[1])
+            fail("the center is outside the " + std::to_string(kernel_[0]) + " x " +
+                 std::to_string(kernel_[1]) + " coefficients");
+        coefficients_ = kiln::buffer<T>(q, coefficients);
+    }
+    /// Rows of coefficients of equal length, centred on the middle one (odd extents).
+    stencil_2d(const queue& q, const slicer<2>& grid,
+               std::initializer_list<std::initializer_list<T>> rows)
+        : stencil_2d(q, grid, flatten(rows), {rows.size(), rows.size() ? rows.begin()->size() : 0},
+                     {rows.size() / 2, rows.size() ? rows.begin()->size() / 2 : 0}) {}
+
+    /// The 5-point Laplacian (grid spacing 1): neighbours 1, centre -4.
+    static stencil_2d laplacian_5(const queue& q, const slicer<2>& grid) {
+        return stencil_2d(q, grid, {{0, 1, 0}, {1, -4, 1}, {0, 1, 0}});
+    }
+    /// The 9-point Laplacian (grid spacing 1): (edge neighbours 4, corners 1, centre -20) / 6.
+    static stencil_2d laplacian_9(const queue& q, const slicer<2>& grid) {
+        const T e = T(4) / 6, k = T(1) / 6, m = T(-20) / 6;
+        return stencil_2d(q, grid, {{k, e, k}, {e, m, e}, {k, e, k}});
+    }
+
+    const std::array<std::size_t, 2>& grid() const noexcept { return grid_; }
+    const std::array<std::size_t, 2>& kernel_extents() const noexcept { return kernel_; }
+    const std::array<std::size_t, 2>& center() const noexcept { return center_; }
+    const kiln::queue& queue() const noexcept { return queue_; }
+    const kiln::buffer<T>& coefficients() const noexcept { return coefficients_; }
+
+  private:
+    static std::vector<T> flatten(std::initializer_list<std::initializer_list<T>> rows) {
+        std::vector<T> out;
+        for (const auto& row : rows) {
+            if (row.size() != rows.begin()->size())
+                throw invalid_argument_error("kiln::stencil_2d",
+                                             "the rows of coefficients differ in length");
+            out.insert(out.end(), row.begin(), row.end());
+        }
+        return out;
+    }
+
+    kiln::queue queue_;
+    std::array<std::size_t, 2> grid_, kernel_, center_;
+    kiln::buffer<T> coefficients_;
+};
+
+namespace detail {
+
+/// x * S for a 2-D stencil: a statement that launches the tiled kernel.
+template <stencil_value T>
+class stencil_2d_product {
+  public:
+    stencil_2d_product(const kiln::vector<T>& x, const stencil_2d<T>& s) : x_(&x), stencil_(&s) {}
+
+    void assign_to(kiln::vector<T>& y) const {
+        const std::string call = "kiln::stencil_2d";
+        const auto fail = [&](const std::string& why) { throw invalid_argument_error(call, why); };
+        const auto [rows, columns] = stencil_->grid();
+        if (&y == x_)
+            fail(
+                "the target is the stencil's operand (x = x * S); write into another "
+                "vector");
+        if (x_->size() != rows * columns || y.size() != x_->size())
+            fail("the grid is " + std::to_string(rows) + " x " + std::to_string(columns) +
+                 " but the operand has " + std::to_string(x_->size()) +
+                 " elements and the target " + std::to_string(y.size()));
+        if (x_->part_count() > 1 || y.part_count() > 1)
+            fail("split vectors are not supported by 2-D stencils");
+        if (x_->size() == 0) return;
+        const kiln::queue& q = x_->queue();
+        if (q.device() != stencil_->queue().device() || y.queue().device() != q.device())
+            fail("the operand, the target and the coefficients must be on one device");
+        const tiled_2d_shape shape{opencl_type_name<T>(), stencil_->kernel_extents()[0],
+                                   stencil_->kernel_extents()[1], stencil_->center()[0],
+                                   stencil_->center()[1]};
+        algorithm_policy policy = stencil_2d_policy(q.device());
+        const std::string key =
+            "kiln_stencil_2d:" + shape.type + ":" + std::to_string(shape.kernel_rows) + "x" +
+            std::to_string(shape.kernel_columns) + ":" + std::to_string(shape.center_row) + "," +
+            std::to_string(shape.center_column);
+        const kiln::kernel& kernel = tiled_stencil_kernel(
+            q.device(), key, "kiln_stencil_2d", policy, stencil_2d_tile_columns,
+            [&](const algorithm_policy& p) { return tiled_stencil_2d_source(shape, p); });
+        argument_list args(0, 0);
+        args.scalar<std::uint64_t>(rows);
+        args.scalar<std::uint64_t>(columns);
+        args.buffer(x_->part(0));
+        args.buffer(y.part(0));
+        args.buffer(stencil_->coefficients());
+        launch_tiled_stencil_2d(kernel, q, rows, columns, policy, std::move(args).take());
+    }
+
+  private:
+    const kiln::vector<T>* x_;
+    const stencil_2d<T>* stencil_;
+};
+
+}  // namespace detail
+
+/// The 2-D stencil applied at every grid point (clamped at the borders): `y = x * S`.
+template <stencil_value T>
+detail::stencil_2d_product<T> operator*(const vector<T>& x, const stencil_2d<T>& s) {
+    return {x, s};
+}
+
+}  // namespace kiln
