@@ -2,6 +2,9 @@
 //
 //     fft_bench [max elements]   (default: every workload; KILN_DEVICE picks the device)
 //
+// KILN_FFT_POLICY=WxI replaces the tuning row's FFT policy (W work-items, W x I complex floats
+// of local memory per group) for the run, to compare rows in one session.
+//
 // Prints one markdown table: complex float, forward, out of place; time per call (best of
 // batches of back-to-back calls, wall clock), the FFT's nominal rate 5 N log2 N / t, and kiln's
 // time divided by cuFFT's on the same data (bench/algo/cufft_reference.cu, run by this program when
@@ -13,8 +16,10 @@
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
+#include <kiln/algo/tuning.hpp>
 #include <kiln/kiln.hpp>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -94,6 +99,18 @@ int main(int argc, char** argv) {
     kiln::queue q(dev);
     const std::map<std::string, double> cufft =
         cpu ? std::map<std::string, double>{} : cufft_reference();
+    std::unique_ptr<kiln::detail::scoped_algorithm_policy> policy;
+    if (const char* text = std::getenv("KILN_FFT_POLICY")) {
+        std::size_t group = 0, items = 0;
+        if (std::sscanf(text, "%zux%zu", &group, &items) == 2) {
+            kiln::detail::algorithm_policy chosen;
+            chosen.work_group_size = group;
+            chosen.items_per_work_item = items;
+            policy = std::make_unique<kiln::detail::scoped_algorithm_policy>(
+                kiln::detail::algorithm::fft, chosen);
+            std::printf("(FFT policy %zux%zu from KILN_FFT_POLICY)\n\n", group, items);
+        }
+    }
 
     std::printf("### kiln::fft, %s (%s), complex float, forward, out of place\n\n",
                 dev.name().c_str(), std::string(kiln::to_string(dev.backend())).c_str());

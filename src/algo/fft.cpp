@@ -1,4 +1,4 @@
-// kiln::fft plans: factoring sizes into radix passes or Bluestein, host tables, the plan cache.
+// kiln::fft plans: sizes split into local-memory passes or Bluestein, host tables, the plan cache.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -8,6 +8,7 @@
 #include <kiln/algo/fft_kernels.hpp>
 #include <kiln/algo/fft_plan.hpp>
 #include <kiln/algo/temporary_pool.hpp>
+#include <kiln/algo/tuning.hpp>
 #include <kiln/error.hpp>
 #include <kiln/runtime/program.hpp>
 #include <limits>
@@ -25,6 +26,10 @@ std::atomic<bool> force_wide_indices{false};
 
 bool wide_indices_forced() {
     return force_wide_indices.load(std::memory_order_relaxed);
+}
+std::atomic<bool> force_length_kernels{false};
+bool length_kernels_forced() {
+    return force_length_kernels.load(std::memory_order_relaxed);
 }
 constexpr std::size_t work_group_size = 64;
 
@@ -73,33 +78,136 @@ void host_fft(std::vector<complex_double>& x) {
 // chain decides what they are.
 using stage = std::vector<fft_step>;
 
+// The prime factors of n, largest first (n's factors are all in fft_radices).
+std::vector<std::size_t> primes_of(std::size_t n) {
+    std::vector<std::size_t> primes;
+    for (std::size_t p : {13, 11, 7, 5, 3, 2})
+        for (; n % p == 0; n /= p) primes.push_back(p);
+    return primes;
+}
+
+// Splits n into the fewest pass lengths of at most `longest`, as even as the greedy split gets
+// them: each prime, largest first, goes to the length that is smallest so far.
+std::vector<std::size_t> pass_lengths(std::size_t n, std::size_t longest) {
+    const std::vector<std::size_t> primes = primes_of(n);
+    for (std::size_t passes = 1;; ++passes) {
+        std::vector<std::size_t> lengths(passes, 1);
+        for (std::size_t p : primes) *std::min_element(lengths.begin(), lengths.end()) *= p;
+        if (*std::max_element(lengths.begin(), lengths.end()) <= longest) {
+            std::sort(lengths.begin(), lengths.end(), std::greater<>());
+            return lengths;
+        }
+    }
+}
+
+// How the passes fit a device: local memory per group (bytes, and complex elements of the
+// plan's precision), work-items per group, and how many lines a group must take so that its
+// loads across lines fill whole memory transactions.
+struct pass_limits {
+    std::size_t local_bytes, local_elements, work_group_size, coalesced_lines;
+    bool double_precision;
+    bool radix_per_pass;  // one stage per pass, from one shared program (below)
+};
+
+pass_limits limits_for(const device& dev, bool double_precision) {
+    const algorithm_policy policy = policy_for(algorithm::fft, dev);
+    const std::size_t element_bytes = double_precision ? 16 : 8;
+    // The policy counts complex floats (8 bytes). The device's limit is the hard one, and
+    // lines take 1/16 more for padding.
+    const std::size_t bytes = dev.properties().local_memory_bytes;
+    const std::size_t elements =
+        std::min(policy.tile_size() * 8 / element_bytes, bytes * 15 / 16 / element_bytes);
+    const std::size_t max_group = std::max<std::size_t>(
+        std::min(policy.work_group_size, dev.properties().max_work_group_size), 1);
+    // GPUs read global memory in 32-byte sectors; CPUs through caches, where any order serves.
+    const std::size_t coalesced = dev.is_gpu() ? std::max<std::size_t>(32 / element_bytes, 1) : 1;
+    // PoCL takes about half a second to compile each local-memory pass kernel (barriers): on
+    // CPUs, passes of one radix each without local memory (the caches serve any order) need
+    // at most 36 small kernels per precision, where kernels per pass length would need one
+    // for every length used. Tests can force the per-length kernels.
+    const bool radix_per_pass = !dev.is_gpu() && !length_kernels_forced();
+    return {
+        bytes,         std::max<std::size_t>(elements, 16), max_group, coalesced, double_precision,
+        radix_per_pass};
+}
+
+// The kernel of a pass of `length` under `limits`.
+fft_pass_kernel pass_kernel(std::size_t length, bool inverse, bool twiddled,
+                            bool load_lines_fastest, bool store_lines_fastest,
+                            const pass_limits& limits) {
+    fft_pass_kernel kernel;
+    kernel.length = length;
+    kernel.radices = *factor(length);
+    // Not fewer lines for small batches: one kernel per length serves every batch. As many
+    // lines as fit with the padding and line tables (64-bit indices assumed).
+    kernel.lines_per_group = std::max<std::size_t>(limits.local_elements / length, 1);
+    while (kernel.lines_per_group > 1 &&
+           fft_pass_local_bytes(kernel, limits.double_precision, true) > limits.local_bytes)
+        --kernel.lines_per_group;
+    // One butterfly of the largest radix per work-item and stage.
+    const std::size_t largest = *std::max_element(kernel.radices.begin(), kernel.radices.end());
+    kernel.work_group_size = std::clamp<std::size_t>(kernel.lines_per_group * length / largest, 1,
+                                                     limits.work_group_size);
+    kernel.inverse = inverse;
+    kernel.twiddled = twiddled;
+    kernel.load_lines_fastest = load_lines_fastest;
+    kernel.store_lines_fastest = store_lines_fastest;
+    return kernel;
+}
+
 class plan_builder {
   public:
-    explicit plan_builder(const fft_shape& shape) : shape_(shape) {}
+    plan_builder(const fft_shape& shape, const pass_limits& limits)
+        : shape_(shape), limits_(limits) {}
 
-    // Stockham passes for a length whose factors all have passes, each pass a stage: from
-    // source to target, or (ping_pong) alternately from source to target and back.
+    // Stockham passes through local memory for a length whose factors all have radix stages,
+    // each pass a stage: from source to target, or (ping_pong) alternately from source to
+    // target and back. A contiguous length that fits a group's local memory takes one pass;
+    // others take the fewest passes whose lengths let a group take enough lines to coalesce.
     void add_passes(std::vector<stage>& stages, std::size_t n, std::size_t stride,
-                    std::size_t lines, const std::vector<std::size_t>& radices, bool inverse,
-                    double last_scale, fft_buffer first_source, fft_buffer first_target,
-                    bool ping_pong) {
+                    std::size_t lines, bool inverse, double last_scale, fft_buffer first_source,
+                    fft_buffer first_target, bool ping_pong) {
         const double sign = inverse ? 1 : -1;
+        const bool one_pass = stride == 1 && n <= limits_.local_elements;
+        const std::vector<std::size_t> lengths =
+            limits_.radix_per_pass ? *factor(n)
+            : one_pass             ? std::vector<std::size_t>{n}
+                                   : pass_lengths(n, std::max<std::size_t>(
+                                             limits_.local_elements / limits_.coalesced_lines, 16));
         std::size_t done = 1;
         fft_buffer source = first_source, target = first_target;
-        for (std::size_t p = 0; p < radices.size(); ++p) {
-            const std::size_t radix = radices[p];
+        for (std::size_t p = 0; p < lengths.size(); ++p) {
+            const std::size_t length = lengths[p];
             const std::size_t offset = table.size();
-            for (std::size_t k = 0; k < done; ++k)
-                for (std::size_t r = 1; r < radix; ++r)
-                    table.push_back(turn(sign, k * r, done * radix));
-            fft_step step{fft_radix_kernel_name(radix, inverse),
+            for (std::size_t x = 0; x < length; ++x) table.push_back(turn(sign, x, length));
+            if (done > 1) {
+                for (std::size_t x = 0; x < length; ++x)
+                    table.push_back(turn(sign, x, done * length));
+                for (std::size_t y = 0; y < done; ++y)
+                    table.push_back(turn(sign, y * length, done * length));
+            }
+            const std::size_t pass_lines = lines * (n / length);
+            // A group's lines neighbour each other in memory unless each is a whole contiguous
+            // array (load) or is written as one (store: the first pass of a contiguous length).
+            // CPUs read through caches, where the order does not matter: one kernel for both.
+            const bool coalescing = limits_.coalesced_lines > 1;
+            fft_pass_kernel kernel =
+                pass_kernel(length, inverse, done > 1, coalescing && !(stride == 1 && length == n),
+                            coalescing && !(stride == 1 && done == 1), limits_);
+            if (limits_.radix_per_pass) {
+                kernel.direct = true;
+                kernel.lines_per_group = kernel.work_group_size = limits_.work_group_size;
+            }
+            fft_step step{kernel.name(),
                           source,
                           target,
-                          lines * n / radix,
-                          {n, n / radix, done, stride, offset},
-                          p + 1 == radices.size() ? last_scale : 1.0};
+                          pass_lines,
+                          {n, n / length, done, stride, offset},
+                          p + 1 == lengths.size() ? last_scale : 1.0,
+                          kernel,
+                          nullptr};
             stages.push_back({step});
-            done *= radix;
+            done *= length;
             if (ping_pong) std::swap(source, target);
         }
     }
@@ -128,7 +236,6 @@ class plan_builder {
         const std::size_t spectrum_offset = table.size();
         for (const complex_double& z : kernel) table.push_back(z / double(m));
 
-        const auto radices = *factor(m);
         std::vector<stage> passes;
         stage steps;
         steps.push_back({fft_chirp_in_kernel,
@@ -137,9 +244,9 @@ class plan_builder {
                          lines * m,
                          {n, m, stride, chirp_offset, 0},
                          1.0});
-        add_passes(passes, m, 1, lines, radices, false, 1.0, fft_buffer::work0, fft_buffer::work1,
-                   true);
-        const fft_buffer spectrum = radices.size() % 2 ? fft_buffer::work1 : fft_buffer::work0;
+        add_passes(passes, m, 1, lines, false, 1.0, fft_buffer::work0, fft_buffer::work1, true);
+        const std::size_t pass_count = passes.size();
+        const fft_buffer spectrum = pass_count % 2 ? fft_buffer::work1 : fft_buffer::work0;
         const fft_buffer other =
             spectrum == fft_buffer::work0 ? fft_buffer::work1 : fft_buffer::work0;
         passes.push_back({{fft_pointwise_kernel,
@@ -148,8 +255,8 @@ class plan_builder {
                            lines * m,
                            {m, spectrum_offset, 0, 0, 0},
                            1.0}});
-        add_passes(passes, m, 1, lines, radices, true, 1.0, spectrum, other, true);
-        const fft_buffer result = radices.size() % 2 ? other : spectrum;
+        add_passes(passes, m, 1, lines, true, 1.0, spectrum, other, true);
+        const fft_buffer result = pass_count % 2 ? other : spectrum;
         for (const stage& pass : passes) steps.insert(steps.end(), pass.begin(), pass.end());
         steps.push_back({fft_chirp_out_kernel,
                          result,
@@ -165,6 +272,7 @@ class plan_builder {
 
   private:
     const fft_shape& shape_;
+    pass_limits limits_;
 };
 
 // The steps of the stages one after another, from the input to the output through the
@@ -218,6 +326,12 @@ scoped_wide_fft_indices::~scoped_wide_fft_indices() {
     force_wide_indices.store(previous_);
 }
 
+scoped_fft_length_kernels::scoped_fft_length_kernels()
+    : previous_(force_length_kernels.exchange(true)) {}
+scoped_fft_length_kernels::~scoped_fft_length_kernels() {
+    force_length_kernels.store(previous_);
+}
+
 std::size_t fft_shape::elements() const {
     std::size_t total = batch;
     for (std::size_t n : sizes) total *= n;
@@ -226,7 +340,8 @@ std::size_t fft_shape::elements() const {
 
 fft_plan::fft_plan(const queue& q, fft_shape shape)
     : shape_(std::move(shape)), element_bytes_(shape_.double_precision ? 16 : 8) {
-    plan_builder builder(shape_);
+    const pass_limits limits = limits_for(q.device(), shape_.double_precision);
+    plan_builder builder(shape_, limits);
     std::vector<stage> stages;
     const std::size_t elements = shape_.elements();
     std::size_t stride = 1;
@@ -235,8 +350,8 @@ fft_plan::fft_plan(const queue& q, fft_shape shape)
         const std::size_t lines = elements / n;
         const double scale = shape_.inverse ? 1.0 / double(n) : 1.0;
         if (n > 1) {
-            if (const auto radices = factor(n))
-                builder.add_passes(stages, n, stride, lines, *radices, shape_.inverse, scale,
+            if (factor(n))
+                builder.add_passes(stages, n, stride, lines, shape_.inverse, scale,
                                    fft_buffer::input, fft_buffer::output, false);
             else
                 stages.push_back(builder.bluestein(n, stride, lines, scale));
@@ -256,6 +371,15 @@ fft_plan::fft_plan(const queue& q, fft_shape shape)
             (wide_index_ ? " ulong" : " uint"),
         fft_kernel_names(),
         [&] { return fft_program_source(shape_.double_precision, wide_index_); });
+    const std::string precision = std::string(shape_.double_precision ? " double" : " float") +
+                                  (wide_index_ ? " ulong" : " uint");
+    for (std::vector<fft_step>* steps : {&out_of_place_, &in_place_})
+        for (fft_step& step : *steps)
+            if (step.pass)
+                step.program = &algorithm_program_for(
+                    q.device(), "fft pass" + precision + " " + step.kernel, {step.kernel}, [&] {
+                        return fft_pass_source({*step.pass}, shape_.double_precision, wide_index_);
+                    });
 
     std::vector<std::byte> bytes(std::max<std::size_t>(builder.table.size(), 1) * element_bytes_);
     for (std::size_t i = 0; i < builder.table.size(); ++i) {
@@ -329,11 +453,13 @@ event fft_plan::launch(const queue& q, const fft_step& step, const buffer_storag
     for (std::size_t i = 0; i < 5; ++i) index(i < step.values.size() ? step.values[i] : 0);
     args.push_back(shape_.double_precision ? make_argument(step.scale)
                                            : make_argument(static_cast<float>(step.scale)));
-    const std::size_t global =
-        (step.work_items + work_group_size - 1) / work_group_size * work_group_size;
-    return program_->kernel(step.kernel)
+    const std::size_t group = step.pass ? step.pass->work_group_size : work_group_size;
+    const std::size_t per_group = step.pass ? step.pass->lines_per_group : work_group_size;
+    const std::size_t global = (step.work_items + per_group - 1) / per_group * group;
+    return (step.program ? step.program : program_)
+        ->kernel(step.kernel)
         .bind(std::move(args))
-        .launch(q, global, work_group_size, {}, after);
+        .launch(q, global, group, {}, after);
 }
 
 // The sizes of a real transform's arrays: d x c x n, n contiguous, half = n / 2 + 1.
@@ -383,7 +509,8 @@ std::shared_ptr<const fft_plan> fft_plan::make(const queue& q, const fft_shape& 
     static std::map<std::pair<const device_impl*, std::string>, std::weak_ptr<const fft_plan>>
         plans;
     const auto key = std::make_pair(&q.device().impl(),
-                                    describe(shape) + (wide_indices_forced() ? " wide" : ""));
+                                    describe(shape) + (wide_indices_forced() ? " wide" : "") +
+                                        (length_kernels_forced() ? " lengths" : ""));
     std::lock_guard lock(mutex);
     if (auto found = plans.find(key); found != plans.end())
         if (auto plan = found->second.lock()) return plan;

@@ -1,4 +1,5 @@
-// Source of the FFT program: Stockham radix passes and the three element-wise steps of Bluestein.
+// Sources of the FFT kernels: Stockham passes through local memory, specialised to their
+// length, and the element-wise steps of Bluestein and of real transforms.
 #include <cmath>
 #include <cstdio>
 #include <kiln/algo/fft_kernels.hpp>
@@ -14,6 +15,11 @@ struct fft_types {
     std::string real, complex, index;
     bool double_precision;
 };
+
+fft_types types(bool double_precision, bool wide_index) {
+    const std::string real = double_precision ? "double" : "float";
+    return {real, real + "2", wide_index ? "ulong" : "uint", double_precision};
+}
 
 std::string literal(const fft_types& t, double value) {
     char text[40];
@@ -34,7 +40,8 @@ void define_helpers(source_builder& b, const fft_types& t) {
                  " kiln_fft_mul_i(" + c + " a) { return kiln_fft_make(-a.y, a.x); }\n" + c +
                  " kiln_fft_mul_minus_i(" + c + " a) { return kiln_fft_make(a.y, -a.x); }\n" + c +
                  " kiln_fft_scaled(" + c + " a, " + t.real +
-                 " s) { return kiln_fft_make(a.x * s, a.y * s); }\n");
+                 " s) { return kiln_fft_make(a.x * s, a.y * s); }\n"
+                 "uint kiln_fft_pad(uint x) { return x + (x >> 4); }\n");
 }
 
 // The common signature; see fft_program_source.
@@ -129,34 +136,214 @@ class small_dft_writer {
     int next_ = 0;
 };
 
-// One Stockham autosort pass of radix R over every line of a strided batch (a = n, b = n / R,
-// c = the length of the sub-transforms already done, d = the stride between a line's
-// elements, e = the offset of this pass's twiddles in the table): it combines R sub-transforms
-// of length c into one of length c R, reading and writing in the natural order.
-void write_radix_kernel(source_builder& b, const fft_types& t, std::size_t radix, bool inverse) {
-    begin(b, t, fft_radix_kernel_name(radix, inverse));
-    const std::string& i = t.index;
-    const std::string r_text = std::to_string(radix);
-    b.line("const " + i + " inner = g % d;");
-    b.line("const " + i + " rest = g / d;");
-    b.line("const " + i + " j = rest % b;");
-    b.line("const " + i + " base = (rest / b) * a * d + inner;");
-    b.line("const " + i + " k = j % c;");
-    b.line(t.complex + " v0 = in[base + j * d];");
-    for (std::size_t r = 1; r < radix; ++r) {
-        const std::string rs = std::to_string(r);
-        b.line(t.complex + " v" + rs + " = kiln_fft_mul(in[base + (j + " + rs + " * b) * d], " +
-               "table[e + k * " + std::to_string(radix - 1) + " + " + std::to_string(r - 1) +
-               "]);");
+// The local-memory position of element i of the group's line g: lines L + 1 apart and one
+// element of padding every 16, so that the strided accesses of the radix stages (stride R) and of
+// loads across lines spread over the memory banks instead of hitting one.
+std::string local_position(const fft_pass_kernel& k, const std::string& g, const std::string& i) {
+    const std::string x = "(" + g + ") * " + std::to_string(k.length + 1) + " + (" + i + ")";
+    return "kiln_fft_pad(" + x + ")";
+}
+
+std::size_t local_elements(const fft_pass_kernel& k) {
+    const std::size_t last = k.lines_per_group * (k.length + 1);
+    return last + last / 16 + 1;
+}
+
+std::size_t index_bytes(bool wide_index) {
+    return wide_index ? 8 : 4;
+}
+
+// `if (condition) {`, or a bare block when the condition always holds.
+void open_guard(source_builder& b, bool needed, const std::string& condition) {
+    b.open(needed ? "if (" + condition + ")" : "");
+}
+
+// Moves the group's lines between global and local memory: element i of line g is at
+// in[line_in[g] + i * step] (loads) or out[line_out[g] + i * step] (stores). Work-items take
+// the elements in the order that neighbours them in global memory: across lines at the same i
+// when the group's lines are neighbours, else along a line. Loads go into registers first and
+// to local memory after all of them: CUDA cannot tell a global pointer from local memory, so a
+// local store between two loads would make each load wait for the one before.
+void copy_lines(source_builder& b, const fft_types& t, const fft_pass_kernel& k, bool load,
+                bool lines_fastest, const std::string& step) {
+    const std::size_t total = k.lines_per_group * k.length;
+    const std::size_t rounds = (total + k.work_group_size - 1) / k.work_group_size;
+    const std::string G = std::to_string(k.lines_per_group), L = std::to_string(k.length);
+    const auto element = [&](std::size_t u) {
+        b.line("const uint f = lid + " + std::to_string(u * k.work_group_size) + "u;");
+        b.line(lines_fastest ? "const uint g = f % " + G + "u, i = f / " + G + "u;"
+                             : "const uint g = f / " + L + "u, i = f % " + L + "u;");
+        const bool partial = (u + 1) * k.work_group_size > total;
+        open_guard(b, true,
+                   (partial ? "f < " + std::to_string(total) + "u && " : std::string()) +
+                       "first + g < count");
+    };
+    if (load)
+        for (std::size_t u = 0; u < rounds; ++u)
+            b.line(t.complex + " w" + std::to_string(u) + " = kiln_fft_make(0, 0);");
+    for (int phase = load ? 0 : 1; phase < 2; ++phase)
+        for (std::size_t u = 0; u < rounds; ++u) {
+            const std::string w = "w" + std::to_string(u);
+            b.open("");
+            element(u);
+            if (phase == 0) {
+                b.line(w + " = in[line_in[g] + (" + t.index + ")i * " + step + "];");
+                if (k.twiddled) {
+                    b.line("const " + t.index + " x = line_k[g] * i;");
+                    b.line(w + " = kiln_fft_mul(" + w + ", kiln_fft_mul(table[e + " +
+                           std::to_string(k.length) + " + x % " + L + "u], table[e + " +
+                           std::to_string(2 * k.length) + " + x / " + L + "u]));");
+                }
+            } else if (load) {
+                b.line("data[" + local_position(k, "g", "i") + "] = " + w + ";");
+            } else {
+                b.line("out[line_out[g] + (" + t.index + ")i * " + step +
+                       "] = kiln_fft_scaled(data[" + local_position(k, "g", "i") + "], scale);");
+            }
+            b.close();
+            b.close();
+        }
+}
+
+// One radix-R Stockham stage inside every line of the group, in local memory: R sub-transforms
+// of length `done` become one of length done R. Each work-item keeps its butterflies' results in
+// registers between the barrier after the reads and the writes.
+void write_stage(source_builder& b, const fft_types& t, const fft_pass_kernel& k, std::size_t radix,
+                 std::size_t done) {
+    const std::size_t per_line = k.length / radix;
+    const std::size_t total = k.lines_per_group * per_line;
+    const std::size_t rounds = (total + k.work_group_size - 1) / k.work_group_size;
+    const std::string P = std::to_string(per_line), D = std::to_string(done);
+    const auto butterfly = [&](std::size_t u) {
+        b.line("const uint beta = lid + " + std::to_string(u * k.work_group_size) + "u;");
+        b.line("const uint g = beta / " + P + "u, j = beta % " + P + "u, k = j % " + D + "u;");
+    };
+    const auto guarded = [&](std::size_t u) { return (u + 1) * k.work_group_size > total; };
+    for (std::size_t u = 0; u < rounds; ++u)
+        for (std::size_t m = 0; m < radix; ++m)
+            b.line(t.complex + " o" + std::to_string(u) + "_" + std::to_string(m) + ";");
+    for (std::size_t u = 0; u < rounds; ++u) {
+        b.open("");
+        butterfly(u);
+        open_guard(b, guarded(u), "beta < " + std::to_string(total) + "u");
+        std::vector<std::string> v;
+        for (std::size_t r = 0; r < radix; ++r) {
+            const std::string name = "v" + std::to_string(r);
+            std::string value =
+                "data[" + local_position(k, "g", "j + " + std::to_string(r * per_line) + "u") + "]";
+            // exp(sign 2 pi i k r / (done R)) = w_L^(k r L / (done R)), from the table's first L.
+            if (done > 1 && r > 0)
+                value = "kiln_fft_mul(" + value + ", table[e + k * " +
+                        std::to_string(r * (k.length / (done * radix))) + "u])";
+            b.line("const " + t.complex + " " + name + " = " + value + ";");
+            v.push_back(name);
+        }
+        const std::vector<std::string> y = small_dft_writer(b, t, k.inverse).dft(v);
+        for (std::size_t m = 0; m < radix; ++m)
+            b.line("o" + std::to_string(u) + "_" + std::to_string(m) + " = " + y[m] + ";");
+        b.close();
+        b.close();
     }
+    b.local_barrier();
+    for (std::size_t u = 0; u < rounds; ++u) {
+        b.open("");
+        butterfly(u);
+        open_guard(b, guarded(u), "beta < " + std::to_string(total) + "u");
+        for (std::size_t m = 0; m < radix; ++m)
+            b.line("data[" +
+                   local_position(k, "g",
+                                  "(j - k) * " + std::to_string(radix) + "u + k + " +
+                                      std::to_string(m * done) + "u") +
+                   "] = o" + std::to_string(u) + "_" + std::to_string(m) + ";");
+        b.close();
+        b.close();
+    }
+    b.local_barrier();
+}
+
+// A pass of one radix stage without local memory, one line per work-item: what CPUs run (their
+// caches serve any order, and PoCL compiles kernels without barriers several times faster).
+// Same parameters and tables as write_pass_kernel.
+void write_direct_pass_kernel(source_builder& b, const fft_types& t, const fft_pass_kernel& k) {
+    const std::string& ix = t.index;
+    const std::string L = std::to_string(k.length);
+    b.begin_kernel(k.name(), k.work_group_size);
+    b.parameter("global const " + t.complex + "* in");
+    b.parameter("global " + t.complex + "* out");
+    b.parameter("global const " + t.complex + "* table");
+    for (const char* p : {"count", "a", "b", "c", "d", "e"}) b.parameter(ix + " " + p);
+    b.parameter(t.real + " scale");
+    b.begin_body();
+    b.line("const " + ix + " line = (" + ix + ")get_global_id(0);");
+    b.line("if (line >= count) return;");
+    b.line("const " + ix + " inner = line % d, j = (line / d) % b, rest = line / d / b;");
+    b.line("const " + ix + " k = j % c;");
+    b.line("const " + ix + " source = rest * a * d + j * d + inner, load_step = b * d;");
     std::vector<std::string> v;
-    for (std::size_t r = 0; r < radix; ++r) v.push_back('v' + std::to_string(r));
-    const std::vector<std::string> y = small_dft_writer(b, t, inverse).dft(v);
-    b.line("const " + i + " target = base + ((j - k) * " + r_text + " + k) * d;");
-    for (std::size_t r = 0; r < radix; ++r) {
-        const std::string rs = std::to_string(r);
-        b.line("out[target + " + rs + " * c * d] = kiln_fft_scaled(" + y[r] + ", scale);");
+    for (std::size_t r = 0; r < k.length; ++r) {
+        const std::string name = "v" + std::to_string(r);
+        std::string value = "in[source + " + std::to_string(r) + "u * load_step]";
+        if (k.twiddled && r > 0) {
+            const std::string x = "(k * " + std::to_string(r) + "u)";
+            value = "kiln_fft_mul(" + value + ", kiln_fft_mul(table[e + " + L + "u + " + x + " % " +
+                    L + "u], table[e + " + std::to_string(2 * k.length) + "u + " + x + " / " + L +
+                    "u]))";
+        }
+        b.line("const " + t.complex + " " + name + " = " + value + ";");
+        v.push_back(name);
     }
+    const std::vector<std::string> y = small_dft_writer(b, t, k.inverse).dft(v);
+    b.line("const " + ix + " target = rest * a * d + ((j - k) * " + L +
+           "u + k) * d + inner, store_step = c * d;");
+    for (std::size_t m = 0; m < k.length; ++m)
+        b.line("out[target + " + std::to_string(m) + "u * store_step] = kiln_fft_scaled(" + y[m] +
+               ", scale);");
+    b.end_kernel();
+}
+
+// One Stockham pass of length L = k.length over every line of a strided batch, all of its radix
+// stages in local memory: one global read and one write per element. Parameters: count = the
+// pass's lines, a = n (the dimension's size), b = n / L, c = the length of the sub-transforms
+// done by earlier passes, d = the stride between a line's elements, e = the offset of the pass's
+// tables (w_L^x for x < L, then, after a first pass, w_cL^x for x < L and w_cL^(L y) for y < c).
+// Line t combines L sub-transforms of length c into one of length c L, in the natural order.
+void write_pass_kernel(source_builder& b, const fft_types& t, const fft_pass_kernel& k) {
+    const std::string& ix = t.index;
+    const std::string G = std::to_string(k.lines_per_group);
+    b.begin_kernel(k.name(), k.work_group_size);
+    b.parameter("global const " + t.complex + "* in");
+    b.parameter("global " + t.complex + "* out");
+    b.parameter("global const " + t.complex + "* table");
+    for (const char* p : {"count", "a", "b", "c", "d", "e"}) b.parameter(ix + " " + p);
+    b.parameter(t.real + " scale");
+    b.begin_body();
+    b.local_array(t.complex, "data", std::to_string(local_elements(k)));
+    b.local_array(ix, "line_in", G);
+    b.local_array(ix, "line_out", G);
+    b.local_array(ix, "line_k", G);
+    b.line("const uint lid = " + source_builder::local_id() + ";");
+    b.line("const " + ix + " first = (" + ix + ")get_group_id(0) * " + G + "u;");
+    b.open("for (uint g = lid; g < " + G + "u; g += " + std::to_string(k.work_group_size) + "u)");
+    b.line("const " + ix + " line = first + g;");
+    b.line("const " + ix + " inner = line % d, j = (line / d) % b, rest = line / d / b;");
+    b.line("const " + ix + " k = j % c;");
+    b.line("line_in[g] = rest * a * d + j * d + inner;");
+    b.line("line_out[g] = rest * a * d + ((j - k) * " + std::to_string(k.length) +
+           "u + k) * d + inner;");
+    b.line("line_k[g] = k;");
+    b.close();
+    b.local_barrier();
+    b.line("const " + ix + " load_step = b * d, store_step = c * d;");
+    copy_lines(b, t, k, true, k.load_lines_fastest, "load_step");
+    b.local_barrier();
+    std::size_t done = 1;
+    for (std::size_t radix : k.radices) {
+        b.open("");
+        write_stage(b, t, k, radix, done);
+        b.close();
+        done *= radix;
+    }
+    copy_lines(b, t, k, false, k.store_lines_fastest, "store_step");
     b.end_kernel();
 }
 
@@ -223,31 +410,51 @@ void write_expand(source_builder& b, const fft_types& t) {
 
 }  // namespace
 
-std::string fft_radix_kernel_name(std::size_t radix, bool inverse) {
-    return "kiln_fft_radix" + std::to_string(radix) + (inverse ? "_inverse" : "_forward");
+std::string fft_pass_kernel::name() const {
+    std::string text = "kiln_fft_pass" + std::to_string(length) + "_r";
+    for (std::size_t radix : radices) text += std::to_string(radix) + "_";
+    text += "g" + std::to_string(lines_per_group) + "_w" + std::to_string(work_group_size);
+    text += inverse ? "_inv" : "_fwd";
+    text += twiddled ? "_t" : "_u";
+    if (direct) return text + "_direct";
+    text += load_lines_fastest ? "_la" : "_lb";
+    return text + (store_lines_fastest ? "_sa" : "_sb");
+}
+
+std::size_t fft_pass_local_bytes(const fft_pass_kernel& kernel, bool double_precision,
+                                 bool wide_index) {
+    return local_elements(kernel) * (double_precision ? 16 : 8) +
+           3 * kernel.lines_per_group * index_bytes(wide_index);
 }
 
 std::vector<std::string> fft_kernel_names() {
-    std::vector<std::string> names;
-    for (std::size_t radix : fft_radices)
-        for (bool inverse : {false, true}) names.push_back(fft_radix_kernel_name(radix, inverse));
-    names.insert(names.end(), {fft_chirp_in_kernel, fft_pointwise_kernel, fft_chirp_out_kernel,
-                               fft_half_kernel, fft_expand_kernel});
-    return names;
+    return {fft_chirp_in_kernel, fft_pointwise_kernel, fft_chirp_out_kernel, fft_half_kernel,
+            fft_expand_kernel};
 }
 
 std::string fft_program_source(bool double_precision, bool wide_index) {
-    const std::string real = double_precision ? "double" : "float";
-    const fft_types t{real, real + "2", wide_index ? "ulong" : "uint", double_precision};
+    const fft_types t = types(double_precision, wide_index);
     source_builder b;
     define_helpers(b, t);
-    for (std::size_t radix : fft_radices)
-        for (bool inverse : {false, true}) write_radix_kernel(b, t, radix, inverse);
     write_chirp_in(b, t);
     write_pointwise(b, t);
     write_chirp_out(b, t);
     write_half(b, t);
     write_expand(b, t);
+    return b.str();
+}
+
+std::string fft_pass_source(const std::vector<fft_pass_kernel>& kernels, bool double_precision,
+                            bool wide_index) {
+    const fft_types t = types(double_precision, wide_index);
+    source_builder b;
+    define_helpers(b, t);
+    for (const fft_pass_kernel& kernel : kernels) {
+        if (kernel.direct)
+            write_direct_pass_kernel(b, t, kernel);
+        else
+            write_pass_kernel(b, t, kernel);
+    }
     return b.str();
 }
 

@@ -132,6 +132,22 @@ constexpr std::array table{
                "256x2 21.3, 64x4 21.8, 256x8 24.3, 64x16 25.2; noisy"},
     tuning_row{stencil_2d, any_device, policy(64, 4),
                "anything else: small and safe, not measured"},
+    // --- FFT passes: at most G work-items and G x I complex floats of local memory per group ---
+    tuning_row{fft, nvidia_gpus, policy(256, 16),
+               "NVIDIA GPUs: 4096 complex floats (32 KiB of the 48 KiB an OpenCL work-group may "
+               "have) hold a 4096-point line; 256 items do one radix-16 butterfly each per "
+               "stage. H100, fft_bench on CUDA, 2026-11-22 (2^24, 4096^2, 1024x16384, 256^3, "
+               "10^6, 1000003 in ms): 256x16 0.559 0.540 0.314 0.352 0.030 0.175; 256x8 0.538 "
+               "0.569 0.293 0.348 0.033 0.180; 256x12 0.613 0.790 0.417 0.401 0.052 0.215"},
+    tuning_row{fft, any_gpu, policy(256, 8),
+               "any other GPU: half the NVIDIA tile (16 KiB), for devices with less local "
+               "memory; not measured"},
+    tuning_row{fft, any_cpu, policy(64, 16),
+               "CPU devices (PoCL) run passes of one radix without local memory, 64 lines (one "
+               "per work-item) per group; the 1024-element budget (8 KiB, within L1) serves "
+               "only the GPU kernels that tests force on CPUs; not measured"},
+    tuning_row{fft, any_device, policy(64, 16),
+               "anything else: small and safe, not measured"},
 };
 // clang-format on
 
@@ -143,7 +159,7 @@ std::string lower(std::string_view text) {
 }
 
 std::mutex override_mutex;
-std::array<std::optional<algorithm_policy>, 7> policy_overrides;
+std::array<std::optional<algorithm_policy>, 8> policy_overrides;
 std::optional<bool> progress_override;
 bool local_memory_group_scans = false;
 
@@ -165,6 +181,8 @@ std::string_view to_string(algorithm a) noexcept {
             return "stencil_1d";
         case stencil_2d:
             return "stencil_2d";
+        case fft:
+            return "fft";
     }
     return "?";
 }

@@ -132,7 +132,8 @@ TEST_P(algo_base_test, group_scan_program_is_generated_once_per_key) {
 }
 
 TEST_P(algo_base_test, every_device_has_a_policy_with_provenance) {
-    for (const auto a : {algorithm::scan, algorithm::select, algorithm::reduce_by_key}) {
+    for (const auto a :
+         {algorithm::scan, algorithm::select, algorithm::reduce_by_key, algorithm::fft}) {
         const auto* row = kiln::detail::tuning_row_for(a, device());
         ASSERT_NE(row, nullptr) << to_string(a);
         EXPECT_FALSE(row->provenance.empty());

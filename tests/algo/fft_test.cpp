@@ -165,10 +165,10 @@ class fft_test : public kiln::test::device_queue_test {
 };
 
 TEST_P(fft_test, one_dimension_of_every_kind_of_size_matches_fftw) {
-    // Radix passes (2, 3, 5, 7 and their products, radix 16 and 8 included) and Bluestein (97,
-    // 1000003).
-    for (std::size_t n :
-         {1u, 2u, 3u, 7u, 8u, 97u, 128u, 1000u, 1024u, 4096u, 65536u, 1000003u, 1u << 20})
+    // Radix passes (2, 3, 5, 7, 11, 13 and their products, radix 16 and 8 included) and
+    // Bluestein (97, 1000003).
+    for (std::size_t n : {1u, 2u, 3u, 7u, 8u, 97u, 128u, 143u, 1000u, 1024u, 1716u, 4096u, 65536u,
+                          1000003u, 1u << 20})
         if (reference_can_do(n))
             for_each_precision([&](auto real) { check<decltype(real)>({n}, 1, false); }, n);
 }
@@ -204,6 +204,23 @@ TEST_P(fft_test, the_64_bit_index_kernels_of_huge_plans_are_right) {
     check<float>({4096}, 1, false);
     check<float>({97}, 3, true);
     check<float>({12, 5, 16}, 1, false);
+}
+
+TEST_P(fft_test, the_local_memory_passes_of_gpus_are_right_on_every_device) {
+    // GPUs run each length that fits a group's local memory as one pass of several radix
+    // stages, and longer ones as few passes with twiddles between; CPUs one radix per pass.
+    // Forced here, CPUs run the GPU kernels too: one pass (1000, 12, 480 x 640, 11 x 13), more
+    // lines per group than work-items (10 x 97), passes of a split length (65536, 4096 in double on
+    // CPUs), and Bluestein's inner transforms (97).
+    const kiln::detail::scoped_fft_length_kernels length_kernels;
+    check<float>({1000}, 1, false);
+    check<float>({12}, 5, true);
+    check<float>({10}, 97, false);
+    check<float>({480, 640}, 1, false);
+    check<float>({65536}, 1, false);
+    check<float>({97}, 2, false);
+    check<float>({143}, 3, true);
+    if (has_double()) check<double>({4096}, 1, true);
 }
 
 TEST_P(fft_test, forward_then_inverse_in_place_gives_the_input_back) {
@@ -310,10 +327,10 @@ TEST_P(fft_test, a_second_plan_of_the_same_shape_costs_nothing) {
     const kiln::fft<float> second(q, {97, 60}, 3);
     EXPECT_EQ(&first.plan(), &second.plan()) << "tables and steps are shared";
     EXPECT_EQ(kiln::detail::algorithm_programs_generated(), generated);
-    const kiln::fft<float> other_shape(q, {97, 61}, 3);
-    EXPECT_NE(&first.plan(), &other_shape.plan());
+    const kiln::fft<float> other_batch(q, {97, 60}, 5);
+    EXPECT_NE(&first.plan(), &other_batch.plan());
     EXPECT_EQ(kiln::detail::algorithm_programs_generated(), generated)
-        << "one program per precision serves every shape";
+        << "pass kernels depend on the pass lengths, not on the batch";
 }
 
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(fft_test);

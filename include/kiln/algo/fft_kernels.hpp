@@ -7,23 +7,49 @@
 
 namespace kiln::detail {
 
-/// The radices that Stockham passes exist for, largest first (the order plans prefer them in).
-inline constexpr std::size_t fft_radices[] = {16, 8, 4, 2, 3, 5, 7};
+/// The radices of the stages inside a pass, largest first (the order plans prefer them in).
+inline constexpr std::size_t fft_radices[] = {16, 8, 4, 2, 3, 5, 7, 11, 13};
 
-/// "kiln_fft_radix<R>_forward" or "..._inverse".
-std::string fft_radix_kernel_name(std::size_t radix, bool inverse);
+/// One Stockham pass of `length` = the product of `radices`, done for `lines_per_group` lines
+/// per work-group of `work_group_size` items with the data in local memory. These are the
+/// kernel's compile-time constants (its name says them all); the sizes and strides of the
+/// transform are run-time parameters, so that shapes with the same passes share kernels.
+struct fft_pass_kernel {
+    std::size_t length = 1;
+    std::vector<std::size_t> radices;
+    std::size_t lines_per_group = 1;
+    std::size_t work_group_size = 1;
+    bool inverse = false;
+    bool twiddled = false;  ///< after a first pass: twiddles on the loaded elements
+    /// Whether work-items take neighbouring lines (else neighbouring elements of one line) when
+    /// loading and storing: whichever neighbours them in global memory.
+    bool load_lines_fastest = false, store_lines_fastest = false;
+    /// One radix stage without local memory, one line per work-item (lines_per_group =
+    /// work_group_size): what CPUs run.
+    bool direct = false;
+    std::string name() const;
+};
+
 inline constexpr const char* fft_chirp_in_kernel = "kiln_fft_chirp_in";
 inline constexpr const char* fft_pointwise_kernel = "kiln_fft_pointwise";
 inline constexpr const char* fft_chirp_out_kernel = "kiln_fft_chirp_out";
 inline constexpr const char* fft_half_kernel = "kiln_fft_half";
 inline constexpr const char* fft_expand_kernel = "kiln_fft_expand";
 
-/// Every kernel of the FFT program.
+/// The local memory a pass kernel declares.
+std::size_t fft_pass_local_bytes(const fft_pass_kernel& kernel, bool double_precision,
+                                 bool wide_index);
+
+/// Every kernel of the element-wise FFT program.
 std::vector<std::string> fft_kernel_names();
 
-/// The FFT program for float2 or double2 data, with 32- or 64-bit element indices. Every kernel
-/// takes (in, out, table, count, a, b, c, d, e, scale): work-items past `count` return, and
-/// a..e are the integer parameters of fft_step::values.
+/// The element-wise FFT program for float2 or double2 data, with 32- or 64-bit element indices.
+/// Every kernel takes (in, out, table, count, a, b, c, d, e, scale): work-items past `count`
+/// return, and a..e are the integer parameters of fft_step::values.
 std::string fft_program_source(bool double_precision, bool wide_index);
+
+/// A program of pass kernels (same parameters; `count` counts lines).
+std::string fft_pass_source(const std::vector<fft_pass_kernel>& kernels, bool double_precision,
+                            bool wide_index);
 
 }  // namespace kiln::detail

@@ -8,11 +8,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <kiln/algo/fft_kernels.hpp>
 #include <kiln/runtime/buffer.hpp>
 #include <kiln/runtime/device.hpp>
 #include <kiln/runtime/event.hpp>
 #include <kiln/runtime/queue.hpp>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,13 +35,17 @@ struct fft_shape {
 /// The buffers a step reads and writes.
 enum class fft_buffer : std::uint8_t { input, output, scratch0, scratch1, work0, work1 };
 
-/// One kernel launch (or a copy, when kernel is empty) of a plan.
+/// One kernel launch (or a copy, when kernel is empty) of a plan: an element-wise kernel of the
+/// shared program, or a pass kernel (`pass`) of its own program, one group per
+/// pass->lines_per_group of `work_items` lines.
 struct fft_step {
     std::string kernel;
     fft_buffer source{}, target{};
     std::size_t work_items = 0;
     std::vector<std::uint64_t> values;  // the kernel's integer parameters, in order
     double scale = 1;
+    std::optional<fft_pass_kernel> pass = std::nullopt;
+    const algorithm_program* program = nullptr;  // the pass kernel's, once built
 };
 
 /// While one lives, plans made use 64-bit element indices, as plans of more than 2^32 elements
@@ -50,6 +56,20 @@ class scoped_wide_fft_indices {
     ~scoped_wide_fft_indices();
     scoped_wide_fft_indices(const scoped_wide_fft_indices&) = delete;
     scoped_wide_fft_indices& operator=(const scoped_wide_fft_indices&) = delete;
+
+  private:
+    bool previous_;
+};
+
+/// While one lives, plans made on CPU devices use the per-length pass kernels that GPUs use
+/// (several radix stages per pass in local memory) instead of one radix per pass: lets tests
+/// run that path on every device.
+class scoped_fft_length_kernels {
+  public:
+    scoped_fft_length_kernels();
+    ~scoped_fft_length_kernels();
+    scoped_fft_length_kernels(const scoped_fft_length_kernels&) = delete;
+    scoped_fft_length_kernels& operator=(const scoped_fft_length_kernels&) = delete;
 
   private:
     bool previous_;

@@ -24,7 +24,8 @@ enum class algorithm {
     radix_sort,
     merge_sort,
     stencil_1d,
-    stencil_2d
+    stencil_2d,
+    fft
 };
 std::string_view to_string(algorithm a) noexcept;
 
