@@ -452,9 +452,10 @@ class translator {
         std::string launch_bounds;  ///< "__launch_bounds__(n) " or empty
         std::size_t open_brace;     ///< index of the body's `{`
         std::size_t close_brace;
-        /// Token ranges [first, end) of the parameters; a local pointer's index in `locals`.
+        /// Token ranges [first, end) of the parameters, and the names the body receives them by.
         std::vector<std::pair<std::size_t, std::size_t>> parameters;
         std::vector<std::string> argument_names;
+        /// Per local pointer parameter: the entry point's line that turns its offset into it.
         std::map<std::size_t, std::string> local_declarations;
     };
 
