@@ -233,6 +233,13 @@ CUresult CUDAAPI cuDeviceTotalMem(size_t* bytes, CUdevice) {
     return CUDA_SUCCESS;
 }
 
+CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value) {
+    if (limit != CU_LIMIT_PRINTF_FIFO_SIZE) return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard lock(mutex);
+    mock.printf_fifo_size = value;
+    return CUDA_SUCCESS;
+}
+
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* context, CUdevice device) {
     KILN_MOCK_INJECTED("cuDevicePrimaryCtxRetain")
     std::lock_guard lock(mutex);

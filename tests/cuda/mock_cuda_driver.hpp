@@ -44,7 +44,8 @@ struct state {
     std::vector<std::size_t>
         parameter_sizes;  ///< how many bytes of each kernel parameter to record
     std::vector<std::pair<std::string, CUresult>> failures;  ///< entry points that fail, by name
-    long failures_after = 0;  ///< calls of those entry points that still succeed first
+    long failures_after = 0;           ///< calls of those entry points that still succeed first
+    std::size_t printf_fifo_size = 0;  ///< as set by cuCtxSetLimit; 0: never set
 };
 
 }  // namespace kiln_mock

@@ -3,6 +3,7 @@
 // staging, fills, launch geometry and parameters, local memory layout, events, errors.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <kiln/error.hpp>
 #include <kiln/runtime/pinned.hpp>
@@ -347,9 +348,51 @@ TEST_F(MockDriver, LaunchGeometryAndParameters) {
     EXPECT_EQ(info_of(three).work_dim, 3u);
     EXPECT_EQ(info_of(three).overhang, 0u);
 
-    // CUDA's grid limits are checked before anything is enqueued.
-    EXPECT_THROW(queue_->launch(*kernel, geometry({1, 70000}, {1, 1}), args, {}),
+    // Past CUDA's 65535 blocks in y and z the range becomes several launches, each told its
+    // first work-group and the range's count so that group and global ids are the true ones.
+    mock().launches.clear();
+    queue_->launch(*kernel, geometry({3, 70000, 65536}, {3, 1, 1}), args, {});
+    ASSERT_EQ(mock().launches.size(), 4u);
+    const std::vector<std::vector<unsigned>> grids{
+        {1, 65535, 65535}, {1, 4465, 65535}, {1, 65535, 1}, {1, 4465, 1}};
+    const std::vector<std::vector<unsigned>> firsts{
+        {0, 0, 0}, {0, 65535, 0}, {0, 0, 65535}, {0, 65535, 65535}};
+    for (std::size_t part = 0; part < 4; ++part) {
+        const auto& launch = mock().launches[part];
+        const auto part_info = info_of(launch);
+        EXPECT_EQ(std::vector<unsigned>(launch.grid, launch.grid + 3), grids[part]) << part;
+        EXPECT_EQ(std::vector<unsigned>(part_info.group_offset, part_info.group_offset + 3),
+                  firsts[part])
+            << part;
+        EXPECT_EQ(std::vector<unsigned>(part_info.num_groups, part_info.num_groups + 3),
+                  (std::vector<unsigned>{1, 70000, 65536}));
+        EXPECT_EQ(part_info.global_size[1], 70000u);
+    }
+    // Group ids travel as 32-bit numbers: beyond them, a clear error before anything runs.
+    mock().launches.clear();
+    EXPECT_THROW(queue_->launch(*kernel, geometry({1, std::size_t(1) << 33}, {1, 1}), args, {}),
                  kiln::invalid_argument_error);
+    EXPECT_TRUE(mock().launches.empty());
+}
+
+TEST_F(MockDriver, PrintfBufferSizeComesFromTheEnvironment) {
+    EXPECT_EQ(mock().printf_fifo_size, 0u) << "the driver's default unless asked";
+    queue_.reset();
+    device_.reset();
+    backend_.reset();
+    ::setenv("KILN_PRINTF_BUFFER_SIZE", "8388608", 1);
+    backend_ = kiln::detail::make_cuda_backend();
+    device_ = backend_->devices().front();
+    queue_ = device_->create_queue({});
+    EXPECT_EQ(mock().printf_fifo_size, 8388608u);
+    queue_.reset();
+    device_.reset();
+    backend_.reset();
+    ::setenv("KILN_PRINTF_BUFFER_SIZE", "lots", 1);
+    backend_ = kiln::detail::make_cuda_backend();
+    device_ = backend_->devices().front();
+    EXPECT_THROW(device_->create_queue({}), kiln::invalid_argument_error);
+    ::unsetenv("KILN_PRINTF_BUFFER_SIZE");
 }
 
 TEST_F(MockDriver, LocalArgumentsShareOneAlignedBlockAndOptInBeyond48KiB) {

@@ -153,10 +153,29 @@ TEST_F(NvrtcCompile, UnsupportedFeaturesAreNamedWithTheirLine) {
     EXPECT_NE(half.find("'half' is not supported"), std::string::npos) << half;
 
     const auto vector_printf =
-        failure_log({"kernel void k(global float4* v) {\n    printf(\"%v4f\\n\", v[0]);\n}\n"});
+        failure_log({"kernel void k(global float4* v) {\n    printf(\"%v5f\\n\", v[0]);\n}\n"});
     EXPECT_NE(vector_printf.find("source_1(2)"), std::string::npos) << vector_printf;
     EXPECT_NE(vector_printf.find("printf with a vector conversion"), std::string::npos)
         << vector_printf;
+}
+
+TEST_F(NvrtcCompile, KernelsCallOtherKernelsAsFunctions) {
+    // OpenCL C lets a kernel call another; CUDA cannot call a __global__ function.
+    expect_cubin(compile(
+        {"kernel void scale(global float* x, local float* scratch, float by) {\n"
+         "  scratch[get_local_id(0)] = x[get_global_id(0)] * by;\n  barrier(CLK_LOCAL_MEM_FENCE);\n"
+         "  x[get_global_id(0)] = scratch[get_local_id(0)];\n}\n"
+         "void twice(global float* x, local float* s) { scale(x, s, 2.0f); }\n"
+         "kernel void empty(void) {}\n"
+         "kernel void quadruple(global float* x, local float* s) { twice(x, s); twice(x, s); "
+         "empty(); }\n"}));
+}
+
+TEST_F(NvrtcCompile, VectorPrintfConversionsBecomeOnePerComponent) {
+    expect_cubin(compile({"int f(int a, int b) { return a + b; }\n",
+                          "kernel void k(global float4* v, global int2* i, global uchar16* c) {\n"
+                          "  printf(\"%d %v4hlf|%5.1v2d|\" \"%v16hhu %s\\n\", 7, v[f(1, 2)], i[0], "
+                          "c[0], \"end\");\n}\n"}));
 }
 
 TEST_F(NvrtcCompile, NamesThatLookLikeUnsupportedFunctionsStayUsable) {

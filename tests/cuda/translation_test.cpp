@@ -191,6 +191,29 @@ TEST(Translation, WorkItemFunctionsOutsideKernelsReadTheSharedCopy) {
                          "::kiln_opencl::kiln_launch = kiln_launch_parameter; __syncthreads();"));
 }
 
+TEST(Translation, KernelsAreDeviceBodiesThatOtherKernelsCall) {
+    const auto t = translate(
+        "kernel void inner(global int* x, local int* s) { x[0] = s[0]; }\n"
+        "kernel void outer(global int* x, local int* s) { inner(x, s); }\n");
+    ASSERT_EQ(t.kernels.size(), 2u);
+    EXPECT_EQ(t.kernels[1].symbol, "outer");
+    EXPECT_TRUE(contains(t.source,
+                         "__device__ __forceinline__ void kiln_body_inner(const "
+                         "::kiln_opencl::detail::launch_info& kiln_launch_parameter, "));
+    EXPECT_TRUE(contains(t.source, "kiln_body_inner(kiln_launch, x, s);"));
+    EXPECT_TRUE(contains(t.source, "extern \"C\" __global__ void outer("));
+    EXPECT_TRUE(contains(t.source, "kiln_body_outer(kiln_launch_parameter, x, s); }"));
+}
+
+TEST(Translation, VectorPrintfExpandsFormatAndArgument) {
+    const auto t = translate(
+        "kernel void k(global float4* v) { printf(\"%d: %v4hlf %%v2d\\n\", 3, v[0]); }\n");
+    EXPECT_TRUE(contains(t.source,
+                         "printf(\"%d: %f,%f,%f,%f %%v2d\\n\", 3, "
+                         "KILN_PRINTF_COMPONENTS4(v[0]))"))
+        << t.source;
+}
+
 TEST(Translation, OpenclPragmasAreDropped) {
     const auto t = body(translate(
         "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#pragma unroll\nvoid f(void) {}\n"));

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <kiln/kiln.hpp>
@@ -256,6 +257,31 @@ TEST_P(guide, pinned_host_memory) {
     // end guide
     EXPECT_TRUE(std::equal(ordinary.begin(), ordinary.end(), host.begin()));
     EXPECT_EQ(host[12345], 1.0f);
+}
+
+TEST_P(guide, kernel_language) {
+    const kiln::device& dev = device();
+    const char* source = R"(
+kernel void add_to(global float* total, float v) { atomic_add(total, v); }  // float: kiln's CAS loop
+kernel void add_all(global const float* values, global float* total) {
+    add_to(total, values[get_global_id(0)]);  // a kernel called as a function
+    if (get_global_id(0) == 0) printf("first %v2hlf\n", vload2(0, values));
+}
+)";
+    ::testing::internal::CaptureStdout();
+    // guide: kernel language
+    kiln::program prog(dev, source);
+    kiln::queue q(dev);
+    kiln::buffer<float> values(q, std::vector<float>{1.5f, 2.5f, 3.0f, 4.0f});
+    kiln::buffer<float> total(q, std::vector<float>{0.0f});
+    prog.kernel("add_all")(values, total).launch(q, {4});
+    q.finish();  // printf output appears when the host synchronises: "first 1.500000,2.500000"
+    float sum = total.read(q)[0];  // 11
+    // end guide
+    std::fflush(stdout);
+    const std::string printed = ::testing::internal::GetCapturedStdout();
+    EXPECT_EQ(sum, 11.0f);
+    EXPECT_NE(printed.find("first 1.500000,2.500000\n"), std::string::npos) << printed;
 }
 
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(guide);

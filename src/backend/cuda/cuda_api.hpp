@@ -53,6 +53,7 @@ namespace kiln::detail::cuda {
     X(cuModuleLoadData)               \
     X(cuModuleUnload)                 \
     X(cuModuleGetFunction)            \
+    X(cuCtxSetLimit)                  \
     X(cuFuncGetAttribute)             \
     X(cuFuncSetAttribute)             \
     X(cuLaunchKernel)

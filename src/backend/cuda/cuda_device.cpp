@@ -193,7 +193,22 @@ namespace {
 primary_context_handle retain_primary_context(CUdevice device) {
     CUcontext context = nullptr;
     check(driver()->cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");
-    return primary_context_handle({device, context});
+    primary_context_handle primary({device, context});
+    // The device's printf buffer (the driver's default is 1 MiB); output past it is lost, so
+    // KILN_PRINTF_BUFFER_SIZE lets kernels that print much ask for more before any launch.
+    if (const char* value = std::getenv("KILN_PRINTF_BUFFER_SIZE");
+        value != nullptr && *value != '\0') {
+        char* end = nullptr;
+        const unsigned long long bytes = std::strtoull(value, &end, 10);
+        if (*end != '\0' || bytes == 0)
+            throw invalid_argument_error(
+                "KILN_PRINTF_BUFFER_SIZE",
+                "'" + std::string(value) + "' is not a positive number of bytes");
+        check(driver()->cuCtxSetCurrent(context), "cuCtxSetCurrent");
+        check(driver()->cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE, static_cast<std::size_t>(bytes)),
+              "cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE)");
+    }
+    return primary;
 }
 }  // namespace
 

@@ -274,6 +274,12 @@ std::shared_ptr<event_impl> cuda_queue::fill(memory_impl& dst, std::size_t offse
 
 namespace {
 
+/// The most blocks one cuLaunchKernel takes per dimension.
+constexpr std::array<std::size_t, 3> cuda_grid_limits{2147483647u, 65535u, 65535u};
+/// The most work-groups a range may have per dimension once kiln splits it: group ids and
+/// counts travel as 32-bit numbers in the launch info.
+constexpr std::array<std::size_t, 3> split_grid_limits{2147483647u, 4294967295u, 4294967295u};
+
 /// The name launch errors carry; built only when one is thrown.
 std::string launch_call(const kernel_impl& kernel) {
     return "kiln::kernel '" + kernel.name() + "' launch";
@@ -338,16 +344,18 @@ std::shared_ptr<event_impl> cuda_queue::launch(kernel_impl& kernel, const launch
     } else {
         for (std::size_t d = 0; d < geometry.dims; ++d) block[d] = geometry.local[d];
     }
+    // CUDA's grid holds at most 65535 blocks in y and z: larger ranges become several launches
+    // (split_grid_limits), each told its first group; x's limit is beyond what kiln's 32-bit
+    // group ids count.
     std::array<std::size_t, 3> grid{};
-    static constexpr std::array<std::size_t, 3> grid_limits{2147483647u, 65535u, 65535u};
     for (std::size_t d = 0; d < 3; ++d) {
         grid[d] = (geometry.global[d] + block[d] - 1) / block[d];
-        if (grid[d] > grid_limits[d])
+        if (grid[d] > split_grid_limits[d])
             throw invalid_argument_error(
                 launch_call(kernel), "the global range needs " + std::to_string(grid[d]) +
                                          " work-groups in dimension " + std::to_string(d) +
-                                         ", more than CUDA's " + std::to_string(grid_limits[d]) +
-                                         "; use larger work-groups");
+                                         ", more than the " + std::to_string(split_grid_limits[d]) +
+                                         " kiln can launch; use larger work-groups");
     }
 
     launch_info info{};
@@ -356,6 +364,7 @@ std::shared_ptr<event_impl> cuda_queue::launch(kernel_impl& kernel, const launch
         info.global_size[d] = geometry.global[d];
     }
     info.work_dim = static_cast<std::uint32_t>(geometry.dims);
+    for (std::size_t d = 0; d < 3; ++d) info.num_groups[d] = static_cast<std::uint32_t>(grid[d]);
     for (std::size_t d = 0; d < 3; ++d)
         if (grid[d] * block[d] != geometry.global[d]) info.overhang = 1;
 
@@ -407,14 +416,23 @@ std::shared_ptr<event_impl> cuda_queue::launch(kernel_impl& kernel, const launch
     cuda.allow_dynamic_shared_memory(dynamic_shared);
 
     auto c = begin(after);
-    const CUresult launched = driver()->cuLaunchKernel(
-        cuda.function(), static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
-        static_cast<unsigned>(grid[2]), static_cast<unsigned>(block[0]),
-        static_cast<unsigned>(block[1]), static_cast<unsigned>(block[2]),
-        static_cast<unsigned>(dynamic_shared), stream(), parameters.pointers(), nullptr);
-    if (launched != CUDA_SUCCESS)
-        throw_driver_error(launched, "cuLaunchKernel", "kernel '" + cuda.name() + "'",
-                           std::source_location::current());
+    // cuLaunchKernel copies the parameters, so one launch_info serves every part of a split grid.
+    for (std::size_t z = 0; z < grid[2]; z += cuda_grid_limits[2]) {
+        for (std::size_t y = 0; y < grid[1]; y += cuda_grid_limits[1]) {
+            info.group_offset[1] = static_cast<std::uint32_t>(y);
+            info.group_offset[2] = static_cast<std::uint32_t>(z);
+            const CUresult launched = driver()->cuLaunchKernel(
+                cuda.function(), static_cast<unsigned>(grid[0]),
+                static_cast<unsigned>(std::min(grid[1] - y, cuda_grid_limits[1])),
+                static_cast<unsigned>(std::min(grid[2] - z, cuda_grid_limits[2])),
+                static_cast<unsigned>(block[0]), static_cast<unsigned>(block[1]),
+                static_cast<unsigned>(block[2]), static_cast<unsigned>(dynamic_shared), stream(),
+                parameters.pointers(), nullptr);
+            if (launched != CUDA_SUCCESS)
+                throw_driver_error(launched, "cuLaunchKernel", "kernel '" + cuda.name() + "'",
+                                   std::source_location::current());
+        }
+    }
     return end(c);
 }
 

@@ -581,6 +581,25 @@ constexpr auto map(const vec<T, N>& a, const vec<T, N>& b, const vec<T, N>& c, F
 #include "kiln_opencl_subgroups.h"
 // clang-format on
 
+// printf's %vN conversions: the translator turns the vector argument v into its N components.
+#define KILN_PRINTF_C(v, i) (v).template kiln_s<i>()
+#define KILN_PRINTF_COMPONENTS2(...) \
+    KILN_PRINTF_C((__VA_ARGS__), 0), KILN_PRINTF_C((__VA_ARGS__), 1)
+#define KILN_PRINTF_COMPONENTS3(...) \
+    KILN_PRINTF_COMPONENTS2(__VA_ARGS__), KILN_PRINTF_C((__VA_ARGS__), 2)
+#define KILN_PRINTF_COMPONENTS4(...) \
+    KILN_PRINTF_COMPONENTS3(__VA_ARGS__), KILN_PRINTF_C((__VA_ARGS__), 3)
+#define KILN_PRINTF_COMPONENTS8(...)                                       \
+    KILN_PRINTF_COMPONENTS4(__VA_ARGS__), KILN_PRINTF_C((__VA_ARGS__), 4), \
+        KILN_PRINTF_C((__VA_ARGS__), 5), KILN_PRINTF_C((__VA_ARGS__), 6),  \
+        KILN_PRINTF_C((__VA_ARGS__), 7)
+#define KILN_PRINTF_COMPONENTS16(...)                                       \
+    KILN_PRINTF_COMPONENTS8(__VA_ARGS__), KILN_PRINTF_C((__VA_ARGS__), 8),  \
+        KILN_PRINTF_C((__VA_ARGS__), 9), KILN_PRINTF_C((__VA_ARGS__), 10),  \
+        KILN_PRINTF_C((__VA_ARGS__), 11), KILN_PRINTF_C((__VA_ARGS__), 12), \
+        KILN_PRINTF_C((__VA_ARGS__), 13), KILN_PRINTF_C((__VA_ARGS__), 14), \
+        KILN_PRINTF_C((__VA_ARGS__), 15)
+
 // Qualifiers that reach the compiler through a macro expansion were not seen by the translator:
 // the harmless ones vanish, the others stop the build with a message that names them. The bare
 // spellings (global, local, constant) cannot be macros: CUDA's own __global__, __constant__ and

@@ -54,8 +54,9 @@ const std::set<std::string_view> cxx_only_keywords{
 
 // Work-item functions that read the launch's global size or offset (see the prelude).
 const std::set<std::string_view> launch_dependent_functions{
-    "get_global_id", "get_global_size",      "get_global_offset", "get_local_size",
-    "get_work_dim",  "get_global_linear_id", "get_num_sub_groups"};
+    "get_global_id",      "get_global_size", "get_global_offset",
+    "get_local_size",     "get_work_dim",    "get_global_linear_id",
+    "get_num_sub_groups", "get_group_id",    "get_num_groups"};
 
 /// Why an OpenCL C name cannot be translated, or nullopt when it can. Function names count only
 /// where they are called, so that a variable such as work_group_size stays usable.
@@ -90,7 +91,9 @@ std::optional<std::string> unsupported_feature(std::string_view name, bool calle
         {"atomic_uintptr_t", "C11-style atomics (OpenCL C 2.0)"},
         {"atomic_size_t", "C11-style atomics (OpenCL C 2.0)"},
         {"atomic_ptrdiff_t", "C11-style atomics (OpenCL C 2.0)"},
-        {"kiln_vector_printf", "printf with a vector conversion (%v)"},
+        {"kiln_vector_printf",
+         "printf with a vector conversion (%v) whose format is not a "
+         "string literal or with more than 16 components"},
     };
     static const std::map<std::string_view, std::string_view> functions{
         {"to_global", "address space casts (OpenCL C 2.0)"},
@@ -440,9 +443,20 @@ class translator {
     }
 
   private:
+    /// A kernel with a body becomes a __device__ function, kiln_body_<name>, that other kernels
+    /// may call (OpenCL C allows it, CUDA cannot call a __global__), and the __global__ entry
+    /// point under the kernel's symbol that sets up the launch and calls it.
     struct kernel_body {
-        std::size_t open_brace;  ///< index of the body's `{`
-        std::vector<std::string> local_declarations;
+        std::string name;
+        std::string symbol;
+        std::string launch_bounds;  ///< "__launch_bounds__(n) " or empty
+        std::size_t open_brace;     ///< index of the body's `{`
+        std::size_t close_brace;
+        /// Token ranges [first, end) of the parameters, and the names the body receives them by.
+        std::vector<std::pair<std::size_t, std::size_t>> parameters;
+        std::vector<std::string> argument_names;
+        /// Per local pointer parameter: the entry point's line that turns its offset into it.
+        std::map<std::size_t, std::string> local_declarations;
     };
 
     // --- reading files --------------------------------------------------------------------
@@ -533,8 +547,11 @@ class translator {
     void collect_declarations() {
         for (std::size_t i = 0; i < tokens_.size(); ++i) {
             const token& t = tokens_[i];
-            if (t.is("#") && t.starts_line && next(i).is("define") &&
-                next(next_index(i)).kind == token_kind::identifier) {
+            if (!t.in_directive && is_kernel_keyword(t)) {
+                if (auto name = kernel_name_index(i))
+                    kernel_names_.insert(resolved(tokens_[*name].text));
+            } else if (t.is("#") && t.starts_line && next(i).is("define") &&
+                       next(next_index(i)).kind == token_kind::identifier) {
                 const std::size_t name = next_index(next_index(i));
                 const std::size_t body = next_index(name);
                 const bool function_like = tokens_[body].is("(") && tokens_[body].leading.empty();
@@ -605,6 +622,13 @@ class translator {
     }
 
     bool is_kernel_keyword(const token& t) const { return means_any(t, {"kernel", "__kernel"}); }
+    static std::string body_name(const std::string& kernel) { return "kiln_body_" + kernel; }
+    /// A call of a kernel function, `name(`, that is not the kernel's own declaration.
+    bool calls_kernel(std::size_t i) const {
+        const token& t = tokens_[i];
+        return t.kind == token_kind::identifier && !t.replacement &&
+               kernel_names_.contains(resolved(t.text)) && next(i).is("(");
+    }
     bool is_local_keyword(const token& t) const { return means_any(t, {"local", "__local"}); }
     bool is_constant_keyword(const token& t) const {
         return means_any(t, {"constant", "__constant"});
@@ -674,8 +698,8 @@ class translator {
                 if (open != 0) kernel_body_depth = brace_depth + 1;
                 continue;
             }
-            if (t.kind == token_kind::identifier && launch_dependent_functions.contains(t.text) &&
-                kernel_body_depth < 0)
+            if (t.kind == token_kind::identifier && kernel_body_depth < 0 &&
+                (launch_dependent_functions.contains(t.text) || calls_kernel(i)))
                 kernels_need_shared_launch_ = true;
             rewrite_token(i, brace_depth == 0 && paren_depth == 0);
         }
@@ -709,7 +733,8 @@ class translator {
         for (std::size_t i = body; i <= last; ++i) {
             token& t = tokens_[i];
             if (t.replacement) continue;
-            if (t.kind == token_kind::identifier && launch_dependent_functions.contains(t.text))
+            if (t.kind == token_kind::identifier &&
+                (launch_dependent_functions.contains(t.text) || calls_kernel(i)))
                 kernels_need_shared_launch_ = true;
             // Leaving these to the prelude's macros makes an expansion in an unforeseen place
             // a clear error rather than a guess.
@@ -741,7 +766,12 @@ class translator {
         }
         if (t.kind != token_kind::identifier) return;
 
-        if (is_local_keyword(t)) {
+        if (calls_kernel(i)) {
+            // Inside a kernel `kiln_launch` is the kernel's own; elsewhere the shared copy.
+            t.replacement = body_name(resolved(t.text));
+            const std::size_t open = next_index(i);
+            tokens_[open].suffix = next(open).is(")") ? "kiln_launch" : "kiln_launch, ";
+        } else if (is_local_keyword(t)) {
             t.replacement = declares_pointer(i) ? "" : "__shared__";
         } else if (is_constant_keyword(t)) {
             t.replacement = at_file_scope ? "__constant__" : "";
@@ -754,7 +784,7 @@ class translator {
         } else if (cxx_only_keywords.contains(t.text)) {
             t.replacement = "kiln_cxx_" + t.text;
         } else if (t.text == "printf" && has_vector_format(i)) {
-            t.replacement = std::string(unsupported_prefix) + "kiln_vector_printf";
+            rewrite_vector_printf(i);
         } else if (unsupported_feature(t.text, next(i).is("("))) {
             t.replacement = std::string(unsupported_prefix) + t.text;
         } else if (auto builtin = templated_builtin(t.text)) {
@@ -818,6 +848,81 @@ class translator {
             if (t.is("*")) return true;
         }
         return false;
+    }
+
+    /// CUDA's printf has no %v: `%v4f` becomes `%f,%f,%f,%f` (OpenCL separates components with
+    /// commas) and its argument v becomes four, through the prelude's KILN_PRINTF_COMPONENTS.
+    void rewrite_vector_printf(std::size_t printf_token) {
+        const std::size_t open = next_index(printf_token);
+        const std::size_t close = matching(open);
+        std::vector<std::size_t> literals;
+        std::size_t i = next_index(open);
+        for (; tokens_[i].kind == token_kind::literal; i = next_index(i)) literals.push_back(i);
+        // The arguments after the format, as token ranges [first, last].
+        std::vector<std::pair<std::size_t, std::size_t>> arguments;
+        for (std::size_t k = i, first = 0; k <= close; k = next_index(k)) {
+            if (tokens_[k].is("(") || tokens_[k].is("[") || tokens_[k].is("{")) {
+                k = matching(k);
+                continue;
+            }
+            if (!(tokens_[k].is(",") || k == close)) continue;
+            if (first != 0 && *previous_index(k) >= first)
+                arguments.emplace_back(first, *previous_index(k));
+            first = next_index(k);
+        }
+        std::size_t argument = 0;
+        for (std::size_t literal : literals) {
+            const std::string& text = tokens_[literal].text;
+            std::string out;
+            for (std::size_t p = 0; p < text.size(); ++p) {
+                out += text[p];
+                if (text[p] != '%') continue;
+                if (p + 1 < text.size() && text[p + 1] == '%') {
+                    out += text[++p];
+                    continue;
+                }
+                std::size_t q = p + 1;
+                std::string flags;
+                while (q < text.size() &&
+                       std::string_view("-+ #0123456789.*").find(text[q]) != std::string::npos) {
+                    if (text[q] == '*') ++argument;
+                    flags += text[q++];
+                }
+                if (q >= text.size() || text[q] != 'v') {
+                    out += flags;
+                    p = q - 1;
+                    if (q < text.size()) ++argument;
+                    continue;
+                }
+                std::size_t digits = q + 1;
+                while (digits < text.size() &&
+                       std::isdigit(static_cast<unsigned char>(text[digits])))
+                    ++digits;
+                const std::string count = text.substr(q + 1, digits - q - 1);
+                std::size_t conversion = digits;
+                while (conversion < text.size() &&
+                       (text[conversion] == 'h' || text[conversion] == 'l'))
+                    ++conversion;
+                std::string length = text.substr(digits, conversion - digits);
+                if (length == "hl") length.clear();  // hl: 32-bit components, which need none
+                const bool known =
+                    count == "2" || count == "3" || count == "4" || count == "8" || count == "16";
+                if (!known || conversion >= text.size() || argument >= arguments.size()) {
+                    tokens_[printf_token].replacement =
+                        std::string(unsupported_prefix) + "kiln_vector_printf";
+                    return;
+                }
+                const std::string one = "%" + flags + length + text[conversion];
+                for (int c = 0; c < std::stoi(count); ++c)
+                    out += (c == 0 ? one.substr(1) : "," + one);
+                const auto [first, last] = arguments[argument++];
+                tokens_[first].prefix =
+                    "KILN_PRINTF_COMPONENTS" + count + "(" + tokens_[first].prefix;
+                tokens_[last].suffix += ")";
+                p = conversion;
+            }
+            tokens_[literal].replacement = out;
+        }
     }
 
     bool has_vector_format(std::size_t printf_token) const {
@@ -928,11 +1033,27 @@ class translator {
     }
 
     // --- kernels --------------------------------------------------------------------------
+    /// The index of the name the kernel qualifier at `qualifier` declares, if it can be found.
+    std::optional<std::size_t> kernel_name_index(std::size_t qualifier) const {
+        for (std::size_t i = next_index(qualifier); i + 1 < tokens_.size(); i = next_index(i)) {
+            const token& t = tokens_[i];
+            if (t.kind == token_kind::generated || t.is(";") || t.is("{") || t.in_directive)
+                return std::nullopt;
+            if (t.is("__attribute__") && next(i).is("(")) {
+                i = matching(next_index(i));
+                continue;
+            }
+            if (t.kind == token_kind::identifier && next(i).is("("))
+                return is_type_keyword(t.text) ? std::nullopt : std::optional(i);
+        }
+        return std::nullopt;
+    }
+
     /// Rewrites the declaration that starts with the kernel qualifier at `qualifier`; returns the
     /// index of the body's `{`, or 0 for a prototype.
     std::size_t translate_kernel(std::size_t qualifier) {
         const token& start = tokens_[qualifier];
-        tokens_[qualifier].replacement = "extern \"C\" __global__";
+        tokens_[qualifier].replacement = "__device__ __forceinline__";
         std::optional<std::string> launch_bounds;
         std::size_t i = next_index(qualifier);
         for (;; i = next_index(i)) {
@@ -963,10 +1084,11 @@ class translator {
         signature.name = resolved(tokens_[name_index].text);
         signature.symbol = cxx_only_keywords.contains(signature.name) ? "kiln_cxx_" + signature.name
                                                                       : signature.name;
-        if (launch_bounds)
-            tokens_[name_index].prefix = "__launch_bounds__(" + *launch_bounds + ") ";
-
         kernel_body body;
+        body.name = signature.name;
+        body.symbol = signature.symbol;
+        if (launch_bounds) body.launch_bounds = "__launch_bounds__(" + *launch_bounds + ") ";
+        tokens_[name_index].replacement = body_name(signature.name);
         std::vector<std::pair<std::size_t, std::size_t>> ranges;
         std::size_t begin = next_index(open);
         for (std::size_t k = begin; k <= close; k = next_index(k)) {
@@ -984,8 +1106,9 @@ class translator {
             tokens_[ranges[0].first].replacement = "";
             ranges.clear();
         }
-        tokens_[open].suffix = "::kiln_opencl::detail::launch_info kiln_launch_parameter" +
+        tokens_[open].suffix = "const ::kiln_opencl::detail::launch_info& kiln_launch_parameter" +
                                std::string(ranges.empty() ? "" : ", ");
+        body.parameters = ranges;
         for (std::size_t p = 0; p < ranges.size(); ++p)
             signature.parameters.push_back(
                 translate_parameter(ranges[p].first, ranges[p].second, p, body));
@@ -996,6 +1119,7 @@ class translator {
         kernels_.push_back(std::move(signature));
         if (!tokens_[after].is("{")) return 0;
         body.open_brace = after;
+        body.close_brace = matching(after);
         bodies_.push_back(std::move(body));
         return after;
     }
@@ -1068,15 +1192,14 @@ class translator {
 
         const std::string cuda_name =
             cxx_only_keywords.contains(info.name) ? "kiln_cxx_" + info.name : info.name;
+        body.argument_names.push_back(cuda_name);
         if (info.space == parameter_info::address_space::local) {
+            // The entry point receives an offset into the dynamic shared memory block and
+            // passes the pointer on to the body.
             const std::string offset = "kiln_local_offset_" + std::to_string(position);
-            tokens_[first].replacement = "unsigned int " + offset;
-            for (std::size_t i = next_index(first); i < end; i = next_index(i))
-                tokens_[i].replacement = "";
-            body.local_declarations.push_back(
+            body.local_declarations[position] =
                 declaration_type + " " + cuda_name + " = (" + declaration_type +
-                ")(::kiln_opencl::detail::dynamic_shared_memory + " + offset + ");");
-            return info;
+                ")(::kiln_opencl::detail::dynamic_shared_memory + " + offset + ");";
         }
         for (std::size_t i = first; i < end; i = next_index(i))
             if (is_address_space(tokens_[i])) tokens_[i].replacement = "";
@@ -1113,21 +1236,44 @@ class translator {
         return name;
     }
 
+    /// The body reads the launch through `kiln_launch`; the entry point, appended on the body's
+    /// last line so that no line moves, drops work-items past the range and calls the body.
     void finish_kernel_prologues() {
         for (const auto& body : bodies_) {
-            std::string prologue;
+            tokens_[body.open_brace].suffix +=
+                " const ::kiln_opencl::detail::launch_info& kiln_launch = kiln_launch_parameter;";
+            std::string entry = " extern \"C\" __global__ void " + body.launch_bounds +
+                                body.symbol +
+                                "(::kiln_opencl::detail::launch_info kiln_launch_parameter";
+            for (std::size_t p = 0; p < body.parameters.size(); ++p) {
+                entry += ", ";
+                if (body.local_declarations.contains(p)) {
+                    entry += "unsigned int kiln_local_offset_" + std::to_string(p);
+                    continue;
+                }
+                for (std::size_t i = body.parameters[p].first; i < body.parameters[p].second;
+                     i = next_index(i)) {
+                    const token& t = tokens_[i];
+                    const std::string text = t.prefix + std::string(t.output_text()) + t.suffix;
+                    if (!text.empty()) entry += (entry.back() == ' ' ? "" : " ") + text;
+                }
+            }
+            entry += ") {";
             if (kernels_need_shared_launch_) {
-                prologue +=
+                entry +=
                     " if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) "
                     "::kiln_opencl::kiln_launch = kiln_launch_parameter; __syncthreads();";
             }
-            prologue +=
-                " const ::kiln_opencl::detail::launch_info& kiln_launch = kiln_launch_parameter;"
-                " if (kiln_launch.overhang && "
-                "!::kiln_opencl::detail::inside_global_range(kiln_launch))"
+            entry +=
+                " if (kiln_launch_parameter.overhang && "
+                "!::kiln_opencl::detail::inside_global_range(kiln_launch_parameter))"
                 " return;";
-            for (const auto& declaration : body.local_declarations) prologue += " " + declaration;
-            tokens_[body.open_brace].suffix += prologue;
+            for (const auto& [position, declaration] : body.local_declarations)
+                entry += " " + declaration;
+            entry += " " + body_name(body.name) + "(kiln_launch_parameter";
+            for (const auto& argument : body.argument_names) entry += ", " + argument;
+            entry += "); }";
+            tokens_[body.close_brace].suffix += entry;
         }
     }
 
@@ -1138,6 +1284,7 @@ class translator {
     mutable std::map<std::string, std::set<std::string>> meanings_cache_;
     std::set<std::string> struct_members_;
     std::vector<kernel_signature> kernels_;
+    std::set<std::string> kernel_names_;
     std::vector<kernel_body> bodies_;
     bool kernels_need_shared_launch_ = false;
     bool contraction_off_ = false;

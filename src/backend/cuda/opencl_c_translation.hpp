@@ -30,8 +30,12 @@ struct launch_info {
     /// Nonzero when the grid covers more work-items than the range: only then must the kernel's
     /// prologue drop those past its end (the check costs memory-bound kernels measurably).
     std::uint32_t overhang;
+    /// This launch's first work-group and the range's work-groups: CUDA allows at most 65535
+    /// blocks in y and z, so kiln splits larger ranges into several launches.
+    std::uint32_t group_offset[3];
+    std::uint32_t num_groups[3];
 };
-static_assert(sizeof(launch_info) == 56 && alignof(launch_info) == 8);
+static_assert(sizeof(launch_info) == 80 && alignof(launch_info) == 8);
 
 struct kernel_signature {
     std::string name;    ///< as the OpenCL C source names it

@@ -11,6 +11,10 @@ struct launch_info {
     unsigned long long global_size[3];
     unsigned int work_dim;
     unsigned int overhang;  ///< the grid covers work-items past the range's end
+    /// This launch's first work-group and the range's work-groups: past 65535 work-groups in y
+    /// or z kiln splits a range into several launches.
+    unsigned int group_offset[3];
+    unsigned int num_groups[3];
 };
 
 __device__ inline unsigned pick(unsigned x, unsigned y, unsigned z, unsigned dimension) {
@@ -19,20 +23,20 @@ __device__ inline unsigned pick(unsigned x, unsigned y, unsigned z, unsigned dim
 __device__ inline size_t local_id(unsigned d) {
     return d < 3 ? pick(threadIdx.x, threadIdx.y, threadIdx.z, d) : 0;
 }
-__device__ inline size_t group_id(unsigned d) {
-    return d < 3 ? pick(blockIdx.x, blockIdx.y, blockIdx.z, d) : 0;
+__device__ inline size_t group_id(const launch_info& launch, unsigned d) {
+    return d < 3 ? launch.group_offset[d] + pick(blockIdx.x, blockIdx.y, blockIdx.z, d) : 0;
 }
-__device__ inline size_t num_groups(unsigned d) {
-    return d < 3 ? pick(gridDim.x, gridDim.y, gridDim.z, d) : 1;
+__device__ inline size_t num_groups(const launch_info& launch, unsigned d) {
+    return d < 3 ? launch.num_groups[d] : 1;
 }
 __device__ inline size_t enqueued_local_size(unsigned d) {
     return d < 3 ? pick(blockDim.x, blockDim.y, blockDim.z, d) : 1;
 }
-__device__ inline size_t global_index_without_offset(unsigned d) {
-    return group_id(d) * enqueued_local_size(d) + local_id(d);
+__device__ inline size_t global_index_without_offset(const launch_info& launch, unsigned d) {
+    return group_id(launch, d) * enqueued_local_size(d) + local_id(d);
 }
 __device__ inline size_t global_id(const launch_info& launch, unsigned d) {
-    return d < 3 ? launch.global_offset[d] + global_index_without_offset(d) : 0;
+    return d < 3 ? launch.global_offset[d] + global_index_without_offset(launch, d) : 0;
 }
 __device__ inline size_t global_size(const launch_info& launch, unsigned d) {
     return d < 3 ? launch.global_size[d] : 1;
@@ -44,20 +48,20 @@ __device__ inline size_t global_offset(const launch_info& launch, unsigned d) {
 /// non-uniform work-groups).
 __device__ inline size_t local_size(const launch_info& launch, unsigned d) {
     if (d >= 3) return 1;
-    const size_t first = group_id(d) * enqueued_local_size(d);
+    const size_t first = group_id(launch, d) * enqueued_local_size(d);
     const size_t rest = launch.global_size[d] - first;
     return rest < enqueued_local_size(d) ? rest : enqueued_local_size(d);
 }
 __device__ inline bool inside_global_range(const launch_info& launch) {
-    return global_index_without_offset(0) < launch.global_size[0] &&
-           global_index_without_offset(1) < launch.global_size[1] &&
-           global_index_without_offset(2) < launch.global_size[2];
+    return global_index_without_offset(launch, 0) < launch.global_size[0] &&
+           global_index_without_offset(launch, 1) < launch.global_size[1] &&
+           global_index_without_offset(launch, 2) < launch.global_size[2];
 }
 __device__ inline size_t global_linear_id(const launch_info& launch) {
-    return (global_index_without_offset(2) * launch.global_size[1] +
-            global_index_without_offset(1)) *
+    return (global_index_without_offset(launch, 2) * launch.global_size[1] +
+            global_index_without_offset(launch, 1)) *
                launch.global_size[0] +
-           global_index_without_offset(0);
+           global_index_without_offset(launch, 0);
 }
 
 extern __shared__ __align__(16) unsigned char dynamic_shared_memory[];
@@ -187,12 +191,8 @@ __shared__ detail::launch_info kiln_launch;
 __device__ inline size_t get_local_id(uint d) {
     return detail::local_id(d);
 }
-__device__ inline size_t get_group_id(uint d) {
-    return detail::group_id(d);
-}
-__device__ inline size_t get_num_groups(uint d) {
-    return detail::num_groups(d);
-}
+#define get_group_id(dimension) ::kiln_opencl::detail::group_id(kiln_launch, (dimension))
+#define get_num_groups(dimension) ::kiln_opencl::detail::num_groups(kiln_launch, (dimension))
 __device__ inline size_t get_enqueued_local_size(uint d) {
     return detail::enqueued_local_size(d);
 }
@@ -299,6 +299,21 @@ __device__ inline double atomic_add(volatile double* p, double v) {
 __device__ inline float atomic_xchg(volatile float* p, float v) {
     return atomicExch((float*)p, v);
 }
+// CUDA has no float atomicMin/Max: a compare-and-swap loop, as kiln gives OpenCL devices too.
+#define KILN_FLOAT_ATOMIC_CAS(name, combine)                                               \
+    __device__ inline float name(volatile float* p, float v) {                             \
+        unsigned int* bits = (unsigned int*)p;                                             \
+        unsigned int seen = *bits;                                                         \
+        for (;;) {                                                                         \
+            const unsigned int before =                                                    \
+                atomicCAS(bits, seen, __float_as_uint(combine(__uint_as_float(seen), v))); \
+            if (before == seen) return __uint_as_float(before);                            \
+            seen = before;                                                                 \
+        }                                                                                  \
+    }
+KILN_FLOAT_ATOMIC_CAS(atomic_min, fminf)
+KILN_FLOAT_ATOMIC_CAS(atomic_max, fmaxf)
+#undef KILN_FLOAT_ATOMIC_CAS
 
 // 64-bit: CUDA has them on unsigned long long (two's complement makes add/sub/xchg/cas/and/or/xor
 // the same for signed), and signed min/max on long long.

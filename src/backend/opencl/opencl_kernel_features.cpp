@@ -187,6 +187,13 @@ kernel_feature_setup prepare_kernel_features(const device_properties& props,
                               "kiln provides sub-group functions on OpenCL only where the device "
                               "has them natively; kiln::detail::subgroup_support tells generators "
                               "which (docs/runtime.md).\n");
+    // OpenCL has atomic_add/min/max for integers only; kiln's float overloads join when named.
+    const bool names_atomics = std::any_of(sources.begin(), sources.end(), [](const auto& s) {
+        return s.find("atomic_add") != std::string::npos ||
+               s.find("atomic_min") != std::string::npos ||
+               s.find("atomic_max") != std::string::npos;
+    });
+    if (names_atomics) setup.prologue += std::string(embedded::float_atomics_cl) + "\n";
     // The sources keep their own line numbers after the pragmas.
     if (!setup.prologue.empty()) setup.prologue += "#line 1\n";
     // Sub-groups and collectives are OpenCL C 2.0 functions; the default language is 1.2.
