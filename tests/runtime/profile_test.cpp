@@ -127,9 +127,11 @@ TEST_P(profiler, every_command_is_an_event_on_its_device_and_queue_track) {
     EXPECT_EQ(waits.back().at("name"), "queue::finish");
     EXPECT_EQ(name_of(trace, "process_name", waits.front().at("pid")), "host");
     // The command ends before the host stops waiting for it: device times are placed on the
-    // host's clock (1 us of slack, as above).
-    EXPECT_LE(end_of(transfers[0]), end_of(waits.front()) + 1.0);
-    EXPECT_LE(end_of(transfers[1]), end_of(waits.back()) + 1.0);
+    // host's clock. 50 us of slack: the CUDA backend places its times from a reference event's
+    // host time, taken just after the reference completed, so they may be late by that much.
+    constexpr double cross_clock_slack_us = 50.0;
+    EXPECT_LE(end_of(transfers[0]), end_of(waits.front()) + cross_clock_slack_us);
+    EXPECT_LE(end_of(transfers[1]), end_of(waits.back()) + cross_clock_slack_us);
 }
 
 TEST_P(profiler, events_are_released_once_their_times_are_read) {
