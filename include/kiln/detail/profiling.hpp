@@ -18,8 +18,8 @@ session* active() noexcept;
 std::uint64_t now_ns() noexcept;
 
 /// What KILN_PROFILE does, without the environment and the exit: while it lives, queues created
-/// are profiled and everything is recorded into its own session. For tests and benchmarks; make
-/// and drop it while no other thread uses kiln.
+/// are profiled and everything is recorded into its own session. For tests and benchmarks: one
+/// at a time (not nested), made and dropped while no other thread uses kiln.
 class scoped_session {
   public:
     scoped_session();
