@@ -142,9 +142,12 @@ TEST_P(profiler, events_are_released_once_their_times_are_read) {
         auto scale = kiln::program(device(), scale_source).kernel("scale");
         kiln::buffer<float> x(q, std::vector<float>(256, 1.0f));
         launched = scale(x, 2.0f).launch(q, {256});
-        EXPECT_EQ(launched.impl().use_count(), 2) << "the queue's recorder holds it until done";
+        // Compared with the count before, since a backend may hold the event too.
+        const long held = launched.impl().use_count();
+        EXPECT_GE(held, 2) << "the queue's recorder holds it until it is done";
         q.finish();
-        EXPECT_EQ(launched.impl().use_count(), 1) << "finish() has read its times and let it go";
+        EXPECT_EQ(launched.impl().use_count(), held - 1)
+            << "finish() has read its times and let it go";
         scale(x, 3.0f).launch(q, {256});  // dropped at once, never waited for
     }  // the queue goes: its recorder waits for the last launch and reads its times
     EXPECT_EQ(spans(json::parse(session.trace_json()), "kernel").size(), 2u);
