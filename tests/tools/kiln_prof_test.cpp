@@ -112,8 +112,15 @@ std::string text_of(xmlNodePtr node) {
     return text;
 }
 
-/// The lanes and top-kernel rows of a picture, checked against known_trace(). `prefix` is the
-/// namespace prefix of the table's elements: "s:" inside an SVG, "h:" in the HTML page.
+double y_of(xmlNodePtr node) {
+    xmlChar* y = xmlGetProp(node, BAD_CAST "y");
+    const double value = y ? std::stod(reinterpret_cast<const char*>(y)) : -1;
+    xmlFree(y);
+    return value;
+}
+
+/// The lanes and top-kernel rows of a picture, checked against known_trace(). `row_path`
+/// selects the table's rows: SVG groups in an SVG, XHTML table rows in the HTML page.
 void check_picture(xmlDocPtr doc, const std::string& row_path) {
     const auto lanes = select(doc, nullptr, "//s:g[@class='lane']");
     ASSERT_EQ(lanes.size(), 3u);
@@ -134,10 +141,8 @@ void check_picture(xmlDocPtr doc, const std::string& row_path) {
     EXPECT_EQ(count(lanes[2], "copy"), 1u);
     EXPECT_EQ(select(doc, nullptr, "//s:rect[starts-with(@class, 'event')]").size(), 10u);
     // The wait is nested under the region: the next row down.
-    const double region_y = std::stod(reinterpret_cast<const char*>(xmlGetProp(
-                     select(doc, lanes[0], "s:rect[@class='event region']")[0], BAD_CAST "y"))),
-                 wait_y = std::stod(reinterpret_cast<const char*>(xmlGetProp(
-                     select(doc, lanes[0], "s:rect[@class='event wait']")[0], BAD_CAST "y")));
+    const double region_y = y_of(select(doc, lanes[0], "s:rect[@class='event region']").at(0)),
+                 wait_y = y_of(select(doc, lanes[0], "s:rect[@class='event wait']").at(0));
     EXPECT_GT(wait_y, region_y);
     // Kernels by device time: reduce (100 us in one) before axpy (90 us in three).
     const auto rows = select(doc, nullptr, row_path);
