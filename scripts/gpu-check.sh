@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # On the GPU machine: build everything with benchmarks, list devices, run the whole suite on every
 # device, the benchmarks, and compute-sanitizer over the CUDA tests. Logs go to $OUT (or ./gpu-logs).
-# Usage: scripts/gpu-check.sh [tests|bench|algo|sanitize|all]...   (default: all)
+# Usage: scripts/gpu-check.sh [tests|bench|algo|profile|sanitize|all]...   (default: all)
 #   algo: the algorithm benchmarks (scan, compaction, sort, SpMV, stencils, FFT) beside CUB, cuSPARSE and
 #   cuFFT, on each GPU backend, into $OUT/algo.log
+#   profile: the profiler's overhead on `y = 2*x + 3*z` on each GPU backend, and a KILN_PROFILE
+#   trace of the expression benchmark drawn by kiln-prof, into $OUT/profile.log and $OUT/trace-*
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-$PWD/gpu-logs}
@@ -59,6 +61,20 @@ if want algo; then
     echo "=== sort_bench" >> "$out/algo.log"
     timeout 240 "$build/bench/algo/sort_bench" >> "$out/algo.log" 2>&1 || echo "(exit $?)" >> "$out/algo.log"
     grep -E "^###|ratio|x CUB|x cu" "$out/algo.log" | head -60
+fi
+
+if want profile; then
+    : > "$out/profile.log"
+    for backend in cuda opencl,gpu; do
+        echo "=== profile_overhead_bench on $backend" >> "$out/profile.log"
+        KILN_DEVICE=$backend timeout 150 "$build/bench/expr/profile_overhead_bench" >> "$out/profile.log" 2>&1 ||
+            echo "(exit $?)" >> "$out/profile.log"
+        name=${backend%%,*}
+        KILN_DEVICE=$backend KILN_PROFILE="$out/trace-$name.json" timeout 150 "$build/bench/expr/expr_bench" 24 \
+            > /dev/null 2>> "$out/profile.log" &&
+            "$build/tools/kiln-prof" "$out/trace-$name.json" -o "$out/trace-$name.html" >> "$out/profile.log" 2>&1
+    done
+    grep -E "^===|^###|^\||kiln-prof|exit" "$out/profile.log"
 fi
 
 if want sanitize && command -v compute-sanitizer > /dev/null; then

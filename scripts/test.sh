@@ -45,7 +45,7 @@ if [ "${KILN_TEST_SKIP_TSAN:-0}" != 1 ]; then
     # Only the tests that use threads (tsan.*, tests/CMakeLists.txt), and only their targets.
     step "ThreadSanitizer build and the tests that use threads"
     cmake --preset tsan >/dev/null
-    cmake --build --preset tsan -j "$jobs" --target runtime_cache_test runtime_launch_test expr_threads_test
+    cmake --build --preset tsan -j "$jobs" --target runtime_cache_test runtime_launch_test runtime_profile_test expr_threads_test
     run_ctest --preset tsan
 fi
 

@@ -13,6 +13,7 @@
 #include <kiln/runtime/device.hpp>
 #include <kiln/runtime/event.hpp>
 #include <kiln/runtime/pinned.hpp>
+#include <kiln/runtime/profile.hpp>
 #include <kiln/runtime/program.hpp>
 #include <kiln/runtime/queue.hpp>
 #include <kiln/sparse.hpp>

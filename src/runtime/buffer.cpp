@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "backend/backend.hpp"
+#include "runtime/profiler.hpp"
 
 namespace kiln {
 
@@ -78,14 +79,18 @@ event buffer_storage::write_bytes(const queue& q, std::size_t offset, const void
                                   std::size_t count, const wait_list& after, bool blocking) const {
     check_same_device("kiln::buffer::write", device_, q);
     if (count == 0) return blocking ? (wait_for_all(after.events()), event()) : q.marker(after);
-    return event(q.impl().write(*memory_, offset, src, count, after.events(), blocking));
+    return profiling::recorded(
+        q, {profiling::record_kind::write, count, nullptr, nullptr, blocking},
+        [&] { return q.impl().write(*memory_, offset, src, count, after.events(), blocking); });
 }
 
 event buffer_storage::read_bytes(const queue& q, std::size_t offset, void* dst, std::size_t count,
                                  const wait_list& after, bool blocking) const {
     check_same_device("kiln::buffer::read", device_, q);
     if (count == 0) return blocking ? (wait_for_all(after.events()), event()) : q.marker(after);
-    return event(q.impl().read(*memory_, offset, dst, count, after.events(), blocking));
+    return profiling::recorded(
+        q, {profiling::record_kind::read, count, nullptr, nullptr, blocking},
+        [&] { return q.impl().read(*memory_, offset, dst, count, after.events(), blocking); });
 }
 
 event buffer_storage::copy_bytes(const queue& q, std::size_t offset, const buffer_storage& dst,
@@ -94,7 +99,9 @@ event buffer_storage::copy_bytes(const queue& q, std::size_t offset, const buffe
     check_same_device("kiln::buffer::copy_to (source)", device_, q);
     check_same_device("kiln::buffer::copy_to (destination)", dst.device_, q);
     if (count == 0) return q.marker(after);
-    return event(q.impl().copy(*memory_, offset, *dst.memory_, dst_offset, count, after.events()));
+    return profiling::recorded(q, {profiling::record_kind::copy, count}, [&] {
+        return q.impl().copy(*memory_, offset, *dst.memory_, dst_offset, count, after.events());
+    });
 }
 
 event buffer_storage::fill_bytes(const queue& q, std::size_t offset, const void* pattern,
@@ -103,12 +110,17 @@ event buffer_storage::fill_bytes(const queue& q, std::size_t offset, const void*
     check_same_device("kiln::buffer::fill", device_, q);
     if (count == 0) return q.marker(after);
     if (std::has_single_bit(pattern_size) && pattern_size <= 128)
-        return event(q.impl().fill(*memory_, offset, pattern, pattern_size, count, after.events()));
+        return profiling::recorded(q, {profiling::record_kind::fill, count}, [&] {
+            return q.impl().fill(*memory_, offset, pattern, pattern_size, count, after.events());
+        });
     // Devices fill only power-of-two patterns; other element sizes are expanded on the host.
     std::vector<std::byte> expanded(count);
     for (std::size_t at = 0; at < count; at += pattern_size)
         std::memcpy(expanded.data() + at, pattern, pattern_size);
-    return event(q.impl().write(*memory_, offset, expanded.data(), count, after.events(), true));
+    return profiling::recorded(
+        q, {profiling::record_kind::fill, count, nullptr, nullptr, true}, [&] {
+            return q.impl().write(*memory_, offset, expanded.data(), count, after.events(), true);
+        });
 }
 
 }  // namespace detail

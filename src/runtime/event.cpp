@@ -2,11 +2,12 @@
 #include <kiln/runtime/event.hpp>
 
 #include "backend/backend.hpp"
+#include "runtime/profiler.hpp"
 
 namespace kiln {
 
 void event::wait() const {
-    if (impl_) impl_->wait();
+    if (impl_) detail::profiling::waited("event::wait", [&] { impl_->wait(); });
 }
 
 event_status event::status() const {

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "backend/backend.hpp"
+#include "runtime/profiler.hpp"
 #include "runtime/program_cache.hpp"
 
 namespace kiln {
@@ -48,7 +49,12 @@ program::program(const kiln::device& dev, std::vector<std::string> sources,
                  std::string_view options)
     : device_(dev) {
     if (sources.empty()) throw invalid_argument_error("kiln::program", "no sources given");
+    const bool profiled = detail::profiling::active() != nullptr;
+    const std::uint64_t start_ns = profiled ? detail::profiling::now_ns() : 0;
     auto built = detail::get_or_build(dev, sources, std::string(options));
+    if (profiled) [[unlikely]]
+        detail::profiling::record_build(dev, sources, std::string(options), built.origin,
+                                        built.build_time, start_ns);
     impl_ = std::move(built.impl);
     origin_ = built.origin;
     build_time_ = built.build_time;
@@ -387,7 +393,9 @@ event bound_kernel::launch(const queue& q, const range& global, const range& loc
     }
     // Nothing to run: still honour the wait list so the returned event orders like a launch.
     if (global.total() == 0) return q.marker(after);
-    return event(q.impl().launch(*kernel_, geometry, args_, after.events()));
+    return detail::profiling::recorded(
+        q, {detail::profiling::record_kind::kernel, 0, &kernel_->name(), &geometry},
+        [&] { return q.impl().launch(*kernel_, geometry, args_, after.events()); });
 }
 
 }  // namespace kiln

@@ -2,17 +2,22 @@
 #include <kiln/runtime/queue.hpp>
 
 #include "backend/backend.hpp"
+#include "runtime/profiler.hpp"
 
 namespace kiln {
 
 queue::queue(const kiln::device& dev, queue_options options)
-    : device_(dev), options_(options), impl_(dev.impl().create_queue(options)) {}
+    : device_(dev), options_(options), recorder_(detail::profiling::recorder_for(dev, options_)) {
+    impl_ = dev.impl().create_queue(options_);
+}
 
 void queue::flush() const {
     impl_->flush();
 }
 void queue::finish() const {
-    impl_->finish();
+    detail::profiling::waited("queue::finish", [&] { impl_->finish(); });
+    if (recorder_) [[unlikely]]
+        recorder_->completed();
 }
 event queue::marker(const wait_list& after) const {
     return event(impl_->marker(after.events()));

@@ -9,12 +9,15 @@ namespace kiln {
 
 namespace detail {
 class queue_impl;
+namespace profiling {
+class queue_recorder;
 }
+}  // namespace detail
 
 struct queue_options {
     /// Commands may run in any order that their wait lists allow.
     bool out_of_order = false;
-    /// Events carry device timestamps (event::times()).
+    /// Events carry device timestamps (event::times()). Always on while KILN_PROFILE records.
     bool profiling = false;
 };
 
@@ -37,11 +40,15 @@ class queue {
     event marker(const wait_list& after = {}) const;
 
     detail::queue_impl& impl() const noexcept { return *impl_; }
+    /// The profiler's record of this queue; null unless KILN_PROFILE records.
+    detail::profiling::queue_recorder* recorder() const noexcept { return recorder_.get(); }
 
   private:
     kiln::device device_;
     queue_options options_;
     std::shared_ptr<detail::queue_impl> impl_;
+    // Declared after impl_ so that it is destroyed first: its last events finish on a live queue.
+    std::shared_ptr<detail::profiling::queue_recorder> recorder_;
 };
 
 }  // namespace kiln
