@@ -7,6 +7,7 @@
 // Element i of x * S is the sum over k of S[k] * x[clamp(i + k - center, 0, n - 1)]: positions
 // before the first element read the first, positions past the last read the last.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <cstddef>
 #include <initializer_list>
@@ -118,3 +119,4 @@ detail::stencil_node<T> operator*(const vector<T>& x, const stencil<T>& s) {
 }
 
 }  // namespace kiln
+#pragma GCC visibility pop

@@ -1,5 +1,6 @@
 // The kernels of kiln::fft, written once through the source builder for every backend.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <cstddef>
 #include <string>
@@ -27,3 +28,4 @@ std::vector<std::string> fft_kernel_names();
 std::string fft_program_source(bool double_precision, bool wide_index);
 
 }  // namespace kiln::detail
+#pragma GCC visibility pop
