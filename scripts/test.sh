@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds kiln and runs every test: a formatting check, the release suite, the same suite under AddressSanitizer,
-# the tests that use threads under ThreadSanitizer, an install consumed through find_package(kiln), and
-# bounded fuzzing runs of the world reader and of kernel-argument binding and launch geometry.
+# Builds kiln and runs every test: a formatting check, the release suite, the same suite under
+# AddressSanitizer, the tests that use threads under ThreadSanitizer, an install consumed through
+# find_package(kiln), the packages (scripts/check-packaging.sh), and bounded fuzzing runs of the
+# world reader and of kernel-argument binding and launch geometry.
 # Installs missing Debian packages first.
 # KILN_TEST_SKIP_ASAN=1 / KILN_TEST_SKIP_TSAN=1 / KILN_TEST_SKIP_FUZZ=1 skip parts.
 set -euo pipefail
@@ -55,6 +56,9 @@ cmake --install build/release --prefix build/install >/dev/null
 cmake -S tests/install_consumer -B build/consumer -G Ninja -DCMAKE_PREFIX_PATH="$root/build/install" >/dev/null
 cmake --build build/consumer
 run_ctest --test-dir build/consumer --output-on-failure
+
+step "shared library, pkg-config consumer, Debian package, build without OpenCL"
+scripts/check-packaging.sh
 
 if [ "${KILN_TEST_SKIP_FUZZ:-0}" != 1 ] && [ -x scripts/fuzz.sh ]; then
     step "fuzzing the heat-world reader (bounded)"

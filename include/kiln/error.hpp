@@ -1,5 +1,6 @@
 // kiln's exceptions: every failure of an API call or of kiln's own argument checks ends up here.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <cstdint>
 #include <source_location>
@@ -70,3 +71,4 @@ class sticky_device_error : public error {
 };
 
 }  // namespace kiln
+#pragma GCC visibility pop

@@ -12,6 +12,7 @@
 // (radix 8, 4, 2, 3, 5, 7); any other size through Bluestein's algorithm. docs/fft.md has the
 // details, the accuracy promised and what is not there yet.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <complex>
 #include <concepts>
@@ -191,3 +192,4 @@ class irfft {
 };
 
 }  // namespace kiln
+#pragma GCC visibility pop

@@ -1,5 +1,6 @@
 // kiln: everything in one include.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <kiln/algorithm.hpp>
 #include <kiln/error.hpp>
@@ -19,3 +20,4 @@
 #include <kiln/sparse.hpp>
 #include <kiln/stencil.hpp>
 #include <kiln/vector.hpp>
+#pragma GCC visibility pop

@@ -9,6 +9,7 @@
 // shared by all), and its assignment is one kiln::tie-style assignment of N targets, so each
 // statement is the same single generated kernel that kiln::tie produces.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <array>
 #include <complex>
@@ -375,3 +376,4 @@ class multivector {
 };
 
 }  // namespace kiln
+#pragma GCC visibility pop

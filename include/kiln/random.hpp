@@ -7,6 +7,7 @@
 // and agree bit for bit everywhere; normal numbers go through log, cos and sqrt and agree within
 // the accuracy of the device's math library.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <array>
 #include <concepts>
@@ -69,8 +70,11 @@ std::string random_function_source(std::string_view function, std::string_view g
                                    std::string_view type, distribution kind);
 
 /// The host mirror of random_function_source: the same conversion of the same words.
+/// Instantiated in the library for float and double; the visibility pragma around public headers
+/// does not reach template instantiations, so the template says it is exported.
 template <std::floating_point T>
-T random_from_words(const std::array<std::uint32_t, 4>& w, distribution kind);
+[[gnu::visibility("default")]] T random_from_words(const std::array<std::uint32_t, 4>& w,
+                                                   distribution kind);
 
 template <std::floating_point T, random_generator Generator, distribution Kind,
           expression_node Index>
@@ -135,3 +139,4 @@ template <std::floating_point T, random_generator Generator = philox>
 using random_normal = detail::random_distribution<T, Generator, detail::distribution::normal>;
 
 }  // namespace kiln
+#pragma GCC visibility pop

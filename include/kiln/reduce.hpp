@@ -12,6 +12,7 @@
 //                   or the range is empty (integers: the type's max / lowest when empty).
 //   count           elements that are not zero; NaN counts (it is not equal to zero).
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <algorithm>
 #include <cmath>
@@ -511,3 +512,4 @@ bool all(const kiln::queue& q, const E& e) { return reduce<reducers::all_of>(q, 
 // clang-format on
 
 }  // namespace kiln
+#pragma GCC visibility pop

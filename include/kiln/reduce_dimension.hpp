@@ -17,6 +17,7 @@
 //     result's slices in order. Without slices a column sum of a 8192 x 8192 matrix had 8192
 //     work-items only: 9% of the H100's copy bandwidth (2026-11-22).
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <array>
 #include <concepts>
@@ -344,3 +345,4 @@ auto reduce(const kiln::queue& q, const extents<Rank>& shape, const E& e, std::s
 }
 
 }  // namespace kiln
+#pragma GCC visibility pop

@@ -9,6 +9,7 @@
 // rest of the statement at the row. The storage (CSR, ELL) and the kernel shape are chosen when
 // the matrix is built (include/kiln/algo/sparse_format.hpp).
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <complex>
 #include <concepts>
@@ -80,10 +81,12 @@ row_statistics check_csr(std::size_t rows, std::size_t columns, std::span<const 
     return statistics_of(row_pointers);
 }
 
+// Instantiated in the library for the element types it supports; the template says it is exported
+// because the visibility pragma around public headers does not reach template instantiations.
 template <class T>
-sparse_storage<T> make_storage(const queue& q, const row_statistics& stats,
-                               std::span<const std::uint32_t> row_pointers,
-                               std::span<const std::uint32_t> columns, std::span<const T> values);
+[[gnu::visibility("default")]] sparse_storage<T> make_storage(
+    const queue& q, const row_statistics& stats, std::span<const std::uint32_t> row_pointers,
+    std::span<const std::uint32_t> columns, std::span<const T> values);
 
 template <sparse_value T, class X, class Result>
 class sparse_statement;
@@ -110,8 +113,9 @@ struct halo_transfer {
 /// Copies x's part of `part` and the halo it needs from the other parts into one buffer on
 /// the part's device (gathering on each owner, through the host between devices).
 template <class T>
-kiln::buffer<T> exchange_halo(const kiln::vector<T>& x, std::size_t part, std::size_t own,
-                              std::size_t halo, const std::vector<halo_transfer>& transfers);
+[[gnu::visibility("default")]] kiln::buffer<T> exchange_halo(
+    const kiln::vector<T>& x, std::size_t part, std::size_t own, std::size_t halo,
+    const std::vector<halo_transfer>& transfers);
 
 }  // namespace detail
 
@@ -648,3 +652,4 @@ detail::inline_product_node<T, X> make_inline(const detail::sparse_product<T, X>
 }
 
 }  // namespace kiln
+#pragma GCC visibility pop

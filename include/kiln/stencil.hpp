@@ -11,6 +11,7 @@
 // larger expression each element reads its neighbours from global memory. On a split vector each
 // part first fetches the few elements it reaches in its neighbours' parts.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <array>
 #include <cstddef>
@@ -289,3 +290,4 @@ struct stencil_operator {
     inline constexpr ::kiln::stencil_operator<name##_kiln_stencil_definition> name {}
 
 #include <kiln/stencil_2d.hpp>
+#pragma GCC visibility pop

@@ -9,6 +9,7 @@
 // border element. One kernel through local-memory tiles; a statement of its own (not a term of
 // a larger expression), on one device.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <array>
 #include <cstddef>
@@ -144,3 +145,4 @@ detail::stencil_2d_product<T> operator*(const vector<T>& x, const stencil_2d<T>&
 }
 
 }  // namespace kiln
+#pragma GCC visibility pop

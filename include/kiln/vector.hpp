@@ -5,6 +5,7 @@
 //     c = a + 2 * sin(b);        // one generated kernel, built once, launched per assignment
 //     float total = kiln::sum(c);
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <algorithm>
 #include <concepts>
@@ -398,3 +399,4 @@ requires detail::assignable_to<detail::vector_terminal<T>, E> std::string assign
 }
 
 }  // namespace kiln
+#pragma GCC visibility pop

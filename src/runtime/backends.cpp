@@ -3,6 +3,13 @@
 
 namespace kiln::detail {
 
+// A backend left out of the build has a factory that makes nothing.
+#ifndef KILN_HAVE_OPENCL
+std::unique_ptr<backend> make_opencl_backend() {
+    return nullptr;
+}
+#endif
+
 #ifndef KILN_HAVE_CUDA
 std::unique_ptr<backend> make_cuda_backend() {
     return nullptr;
@@ -12,7 +19,7 @@ std::unique_ptr<backend> make_cuda_backend() {
 const std::vector<std::unique_ptr<backend>>& all_backends() {
     static const std::vector<std::unique_ptr<backend>> backends = [] {
         std::vector<std::unique_ptr<backend>> list;
-        list.push_back(make_opencl_backend());
+        if (auto opencl = make_opencl_backend()) list.push_back(std::move(opencl));
         if (auto cuda = make_cuda_backend()) list.push_back(std::move(cuda));
         return list;
     }();

@@ -6,6 +6,7 @@
 // string; the source is generated only when the key is missed on a device, then built through
 // kiln::program (and so kiln's memory and disk compile caches).
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <cstddef>
 #include <functional>
@@ -43,3 +44,4 @@ std::size_t algorithm_programs_generated();
 void clear_algorithm_programs();
 
 }  // namespace kiln::detail
+#pragma GCC visibility pop

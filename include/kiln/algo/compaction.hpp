@@ -14,6 +14,7 @@
 // vectors: each part compacts on its device and its kept elements follow those of the parts before
 // it in the output (through the host).
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <algorithm>
 #include <cstddef>
@@ -264,3 +265,4 @@ std::size_t unique(const vector<T>& keys) {
 }
 
 }  // namespace kiln
+#pragma GCC visibility pop

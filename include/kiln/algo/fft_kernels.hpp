@@ -1,5 +1,6 @@
 // The kernels of kiln::fft, written once through the source builder for every backend.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <cstddef>
 #include <string>
@@ -53,3 +54,4 @@ std::string fft_pass_source(const std::vector<fft_pass_kernel>& kernels, bool do
                             bool wide_index);
 
 }  // namespace kiln::detail
+#pragma GCC visibility pop

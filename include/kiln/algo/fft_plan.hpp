@@ -5,6 +5,7 @@
 // The steps, the twiddle and chirp tables (computed on the host in double, uploaded once) and
 // the program are fixed when the plan is made; running it only binds buffers and launches.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <cstddef>
 #include <cstdint>
@@ -111,3 +112,4 @@ class fft_plan {
 };
 
 }  // namespace kiln::detail
+#pragma GCC visibility pop

@@ -1,6 +1,7 @@
 // The binary operations that algorithms combine values with: kiln::reducers::sum, minimum and
 // maximum, or a KILN_FUNCTION taking and returning the value type.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <cstddef>
 #include <cstdint>
@@ -73,3 +74,4 @@ algorithm_policy value_policy(algorithm a, const device& dev) {
 }
 
 }  // namespace kiln::detail
+#pragma GCC visibility pop

@@ -12,6 +12,7 @@
 // the call throws invalid_argument_error naming the count. At most 2^32 - 1 elements with 4-byte
 // values (the run counter is 32-bit there). Split vectors: see reduce_by_key below.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <algorithm>
 #include <cstddef>
@@ -213,3 +214,4 @@ reduce_by_key(const vector<K>& keys, const E& values, const vector<K>& out_keys,
 }
 
 }  // namespace kiln
+#pragma GCC visibility pop

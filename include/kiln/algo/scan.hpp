@@ -16,6 +16,7 @@
 // Carries stay on the device. A vector split over several devices is scanned part after part,
 // each part starting from the total of the parts before it (a few bytes through the host).
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <cstddef>
 #include <cstdint>
@@ -151,3 +152,4 @@ void exclusive_scan(const E& input, const vector<T>& output, std::type_identity_
 }
 
 }  // namespace kiln
+#pragma GCC visibility pop

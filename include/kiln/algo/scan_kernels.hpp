@@ -15,6 +15,7 @@
 //     [.., +wt)      tile prefixes: inclusive (look-back) or exclusive (reduce-then-scan)
 // and only the first 128 + s bytes need zeroing, for the look-back path.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <cstddef>
 #include <functional>
@@ -102,3 +103,4 @@ constexpr std::size_t scan_scratch_bytes(std::size_t tiles, std::size_t value_by
 constexpr std::size_t scan_total_offset = 64;
 
 }  // namespace kiln::detail
+#pragma GCC visibility pop

@@ -9,6 +9,7 @@
 // Every sort is stable and returns once the vectors are sorted. See docs/sorting.md for the
 // order of floating-point keys (NaNs, -0) and how vectors split over several devices are sorted.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <algorithm>
 #include <concepts>
@@ -302,3 +303,4 @@ requires(detail::valid_sort_by_key_arguments<Rest...>()) void sort_by_key(vector
 }
 
 }  // namespace kiln
+#pragma GCC visibility pop

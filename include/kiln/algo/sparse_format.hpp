@@ -13,6 +13,7 @@
 //     whole work-group instead, so that they do not hold up the end of the launch.
 // The thresholds are data, in src/algo/sparse_format.cpp, each with where it came from.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <cstddef>
 #include <kiln/runtime/device.hpp>
@@ -85,3 +86,4 @@ class scoped_sparse_layout {
 };
 
 }  // namespace kiln::detail
+#pragma GCC visibility pop

@@ -5,6 +5,7 @@
 // fetched from that part before the launch; at the vector's ends it clamps instead. Kernels see
 // one part through kiln_stencil_load (define_stencil_load) and never index past it.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <algorithm>
 #include <cstddef>
@@ -119,3 +120,4 @@ void launch_tiled_stencil_2d(const kiln::kernel& kernel, const queue& q, std::si
 algorithm_policy stencil_2d_policy(const device& dev);
 
 }  // namespace kiln::detail
+#pragma GCC visibility pop

@@ -11,6 +11,7 @@
 // block instead of pinning it (a scan of 2^28 elements does not keep its megabytes for the small
 // scans that follow), at most a few idle blocks are kept per device, and trim() frees them all.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <cstddef>
 #include <kiln/runtime/buffer.hpp>
@@ -74,3 +75,4 @@ class temporary_pool {
 };
 
 }  // namespace kiln::detail
+#pragma GCC visibility pop

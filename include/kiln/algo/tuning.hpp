@@ -7,6 +7,7 @@
 // and compute capability) to generic (any GPU, any CPU, anything), which is the fallback chain,
 // and every row says where its numbers come from.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <cstddef>
 #include <kiln/runtime/device.hpp>
@@ -130,3 +131,4 @@ class scoped_forward_progress {
 };
 
 }  // namespace kiln::detail
+#pragma GCC visibility pop

@@ -10,6 +10,7 @@
 // is written and sub_group_shuffle_up, i.e. CUDA's warps), scans shuffle within sub-groups and
 // meet in local memory only between them; otherwise everything goes through local memory.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <cstddef>
 #include <functional>
@@ -63,3 +64,4 @@ class group_collectives {
 };
 
 }  // namespace kiln::detail
+#pragma GCC visibility pop

@@ -1,5 +1,6 @@
 // One RAII owner for every backend's raw handles (cl_mem, CUstream, ...), parametrised by traits.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <concepts>
 #include <utility>
@@ -62,3 +63,4 @@ class handle {
 };
 
 }  // namespace kiln::detail
+#pragma GCC visibility pop

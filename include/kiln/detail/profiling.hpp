@@ -1,6 +1,7 @@
 // The profiler beneath KILN_PROFILE, as far as tests and benchmarks reach it: a session recording
 // the process's work, installed in code instead of through the environment.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <cstdint>
 #include <memory>
@@ -41,3 +42,4 @@ class scoped_session {
 };
 
 }  // namespace kiln::detail::profiling
+#pragma GCC visibility pop

@@ -5,6 +5,7 @@
 // NVRTC. Helper definitions are added once by key, whatever the order in which the parts of an
 // expression ask for them; the fp64 pragma appears only when the finished source uses double.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <complex>
 #include <concepts>
@@ -173,3 +174,4 @@ class source_builder {
 std::string with_line_numbers(std::string_view source);
 
 }  // namespace kiln::detail
+#pragma GCC visibility pop

@@ -1,5 +1,6 @@
 // What a device offers kernels of sub-group (warp) and work-group collective functions.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <kiln/runtime/device.hpp>
 namespace kiln::detail {
@@ -34,3 +35,4 @@ inline subgroup_features subgroup_support(const kiln::device& dev) {
 }
 
 }  // namespace kiln::detail
+#pragma GCC visibility pop

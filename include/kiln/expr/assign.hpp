@@ -1,5 +1,6 @@
 // Assignment of expressions: one fused kernel per statement, several results per kernel (tie).
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <array>
 #include <cstddef>
@@ -226,3 +227,4 @@ requires(sizeof...(Targets) >= 1) && (detail::target_like<std::remove_cvref_t<Ta
 }
 
 }  // namespace kiln
+#pragma GCC visibility pop

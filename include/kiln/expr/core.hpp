@@ -9,6 +9,7 @@
 //   - check(operand_check&): report its size and where its data lives, so that mismatches are
 //     caught, with a clear message, before anything is enqueued.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <complex>
 #include <concepts>
@@ -427,3 +428,4 @@ template <vector_expression E>
 using expression_value_t = typename detail::node_t<std::remove_cvref_t<E>>::value_type;
 
 }  // namespace kiln
+#pragma GCC visibility pop

@@ -1,5 +1,6 @@
 // Functions in vector expressions: OpenCL math built-ins, complex helpers and user functions.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <algorithm>
 #include <cstddef>
@@ -391,3 +392,4 @@ class user_function {
         }                                                                            \
     };                                                                               \
     [[maybe_unused]] constexpr ::kiln::user_function<name##_kiln_function_definition> name {}
+#pragma GCC visibility pop

@@ -6,6 +6,7 @@
 // on that device finds the kernel by comparing device handles: no source is regenerated or
 // hashed in steady state.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <cstddef>
 #include <kiln/detail/source_builder.hpp>
@@ -113,3 +114,4 @@ kernel_cache& cache_for() {
 
 }  // namespace detail
 }  // namespace kiln
+#pragma GCC visibility pop

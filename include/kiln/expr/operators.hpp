@@ -1,5 +1,6 @@
 // Operators on vector expressions: arithmetic, comparison, logical, bitwise, if_else and casts.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <complex>
 #include <concepts>
@@ -408,3 +409,4 @@ auto cast(const X& x) {
 }
 
 }  // namespace kiln
+#pragma GCC visibility pop

@@ -1,5 +1,6 @@
 // Special terminals: element indices, tagged operands, temporaries and raw pointers.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <cstddef>
 #include <cstdint>
@@ -190,3 +191,4 @@ auto raw_pointer(const vector<T>& v) {
 }
 
 }  // namespace kiln
+#pragma GCC visibility pop

@@ -1,5 +1,6 @@
 // Views of a single-device vector, readable and writable: permutations, reversal and slices.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <array>
 #include <concepts>
@@ -344,3 +345,4 @@ requires(Rank >= 1 && Rank <= 3) class slicer {
 };
 
 }  // namespace kiln
+#pragma GCC visibility pop

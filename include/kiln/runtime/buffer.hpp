@@ -1,5 +1,6 @@
 // Typed device buffers with an access mode and a 1- to 3-D shape; copies, fills and sub-ranges.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <array>
 #include <concepts>
@@ -265,3 +266,4 @@ constexpr std::size_t device_sizeof(const T&) noexcept {
 std::size_t device_sizeof_size_t(const device& dev);
 
 }  // namespace kiln
+#pragma GCC visibility pop

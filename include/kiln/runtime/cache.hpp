@@ -1,5 +1,6 @@
 // The compile cache: built programs kept in memory per process and on disk across processes.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <cstddef>
 #include <filesystem>
@@ -32,3 +33,4 @@ struct statistics {
 statistics stats();
 
 }  // namespace kiln::program_cache
+#pragma GCC visibility pop

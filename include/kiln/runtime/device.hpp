@@ -1,5 +1,6 @@
 // Devices of every backend, their properties, composable filters and the default choice.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <array>
 #include <cstddef>
@@ -120,6 +121,10 @@ class filter {
     filter() = default;
     std::function<list(list)> transform_;
 };
+// Declared again at namespace scope, where the header's visibility region reaches them.
+filter operator&&(filter a, filter b);
+filter operator||(filter a, filter b);
+filter operator!(filter a);
 
 namespace filters {
 filter all();
@@ -154,3 +159,4 @@ device default_device();
 device select_device(std::string_view spec);
 
 }  // namespace kiln
+#pragma GCC visibility pop

@@ -1,5 +1,6 @@
 // Events: completion of enqueued work, waiting, and profiling times.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <chrono>
 #include <cstdint>
@@ -70,3 +71,4 @@ inline void wait_for_all(std::initializer_list<event> events) {
 }
 
 }  // namespace kiln
+#pragma GCC visibility pop

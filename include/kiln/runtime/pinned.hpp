@@ -1,5 +1,6 @@
 // Page-locked host memory: an allocator and a std::vector alias whose transfers skip staging.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <cstddef>
 #include <kiln/runtime/device.hpp>
@@ -64,3 +65,4 @@ template <class T>
 using host_vector = std::vector<T, pinned_allocator<T>>;
 
 }  // namespace kiln
+#pragma GCC visibility pop

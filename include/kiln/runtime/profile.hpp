@@ -1,5 +1,6 @@
 // Profiling regions: named spans of host code on the KILN_PROFILE timeline (docs/profiling.md).
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <cstdint>
 #include <string>
@@ -27,3 +28,4 @@ class profile_region {
 };
 
 }  // namespace kiln
+#pragma GCC visibility pop

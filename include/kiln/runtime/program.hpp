@@ -1,5 +1,6 @@
 // Programs (sources built for one device, through the compile cache) and kernel launches.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <array>
 #include <chrono>
@@ -326,3 +327,4 @@ typed_kernel<Params...> program::kernel(std::string_view name) const {
 }
 
 }  // namespace kiln
+#pragma GCC visibility pop

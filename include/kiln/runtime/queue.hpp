@@ -1,5 +1,6 @@
 // Command queues: where copies and launches are ordered (or not) and profiled.
 #pragma once
+#pragma GCC visibility push(default)
 
 #include <kiln/runtime/device.hpp>
 #include <kiln/runtime/event.hpp>
@@ -52,3 +53,4 @@ class queue {
 };
 
 }  // namespace kiln
+#pragma GCC visibility pop

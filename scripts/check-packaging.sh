@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Checks kiln as the packages users install it from: the shared library (SONAME, only the public
+# headers' symbols exported), a consumer built through pkg-config against it, the Debian package
+# from `cpack -G DEB` (contents, and kiln-info run from the unpacked package), the CMake package's
+# backend components, and a build without OpenCL. Run by scripts/test.sh; build trees under build/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+jobs=$(nproc)
+fail() { echo "check-packaging: $*" >&2; exit 1; }
+
+shared=build/shared
+cmake -S . -B "$shared" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON \
+    -DKILN_BUILD_TESTS=OFF -DKILN_BUILD_EXAMPLES=OFF -DKILN_BUILD_APPS=ON >/dev/null
+cmake --build "$shared" -j "$jobs"
+
+echo "--- shared library: SONAME and exported symbols"
+library=$(readlink -f "$shared/libkiln.so")
+readelf -d "$library" | grep -q 'SONAME.*\[libkiln\.so\.0\.1\]' || fail "libkiln.so has no SONAME libkiln.so.0.1"
+exported=$(nm -DC --defined-only "$library")
+# The backends' internals are hidden; what public headers declare is exported.
+if grep -E 'kiln::detail::(cuda|opencl)::' <<<"$exported" | head -3 | grep .; then
+    fail "backend internals are exported from libkiln.so"
+fi
+for symbol in 'kiln::queue::finish()' 'kiln::default_device()' 'typeinfo for kiln::error'; do
+    grep -qF "$symbol" <<<"$exported" || fail "libkiln.so does not export $symbol"
+done
+echo "$(wc -l <<<"$exported") symbols exported, none of the backends' internals"
+
+echo "--- installed, and a consumer built through pkg-config"
+install_dir=$root/build/shared-install
+rm -rf "$install_dir"
+cmake --install "$shared" --prefix "$install_dir" >/dev/null
+pc_dir=$(dirname "$(find "$install_dir" -name kiln.pc)")
+flags=$(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags --libs kiln)
+libdir=$(PKG_CONFIG_PATH=$pc_dir pkg-config --variable=libdir kiln)
+g++ -std=c++20 tests/install_consumer/main.cpp $flags -Wl,-rpath,"$libdir" -o "$shared/pkg_config_consumer"
+ldd "$shared/pkg_config_consumer" | grep -q "$install_dir/.*libkiln\.so\.0\.1" ||
+    fail "the pkg-config consumer does not use the installed libkiln.so"
+"$shared/pkg_config_consumer"
+
+echo "--- find_package(kiln COMPONENTS ...)"
+components_project=$(mktemp -d)
+trap 'rm -rf "$components_project"' EXIT
+find_components() {  # prefix, components...: configures a project asking for them
+    local prefix=$1
+    shift
+    printf 'cmake_minimum_required(VERSION 3.25)\nproject(c LANGUAGES CXX)\nfind_package(kiln 0.1 REQUIRED COMPONENTS %s)\n' "$*" \
+        >"$components_project/CMakeLists.txt"
+    rm -rf "$components_project/build"
+    cmake -S "$components_project" -B "$components_project/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null 2>&1
+}
+find_components "$install_dir" opencl || fail "the shared install lacks the opencl component"
+if find_components "$install_dir" no_such_backend; then fail "an unknown component was found"; fi
+
+echo "--- Debian package"
+rm -f "$shared"/kiln_*.deb
+(cd "$shared" && cpack -G DEB >/dev/null)
+package=$(ls "$shared"/kiln_*.deb)
+contents=$(dpkg-deb -c "$package")
+for path in usr/bin/kiln-info usr/bin/make_world usr/bin/step_world usr/bin/render_world \
+    'usr/lib/[^ ]*libkiln\.so\.0\.1\.0' usr/include/kiln/kiln.hpp 'usr/lib/[^ ]*pkgconfig/kiln\.pc' \
+    'usr/lib/[^ ]*cmake/kiln/kilnConfig\.cmake'; do
+    grep -qE "\./$path\$" <<<"$contents" || fail "the package lacks $path"
+done
+dpkg-deb -f "$package" Depends | grep -q libopencl || fail "the package does not depend on an OpenCL loader"
+unpacked=$(mktemp -d)
+trap 'rm -rf "$components_project" "$unpacked"' EXIT
+dpkg-deb -x "$package" "$unpacked"
+LD_LIBRARY_PATH=$(dirname "$(find "$unpacked" -name 'libkiln.so.0.1')") "$unpacked/usr/bin/kiln-info" |
+    grep -q '(default)' || fail "kiln-info from the package lists no default device"
+echo "$(basename "$package"): $(grep -c . <<<"$contents") entries, kiln-info runs from it"
+
+echo "--- without OpenCL"
+# kiln needs a backend: without OpenCL that is CUDA, whose toolkit headers this needs.
+if ! grep -q 'KILN_CUDA_INCLUDE_DIR:PATH=/' "$shared/CMakeCache.txt"; then
+    echo "skipped: no CUDA toolkit headers, so no backend but OpenCL"
+    echo "packaging checks passed"
+    exit 0
+fi
+no_opencl=build/no-opencl
+cmake -S . -B "$no_opencl" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_OPENCL=OFF \
+    -DKILN_BUILD_TESTS=OFF -DKILN_BUILD_EXAMPLES=OFF -DKILN_BUILD_APPS=OFF >/dev/null
+cmake --build "$no_opencl" -j "$jobs" --target kiln-info
+if ldd "$no_opencl/tools/kiln-info" | grep -q libOpenCL; then fail "kiln-info without OpenCL links libOpenCL"; fi
+# No OpenCL and (on CI) no NVIDIA driver: no device, said plainly.
+"$no_opencl/tools/kiln-info" >/dev/null 2>&1 && status=0 || status=$?
+[ "$status" -le 1 ] || fail "kiln-info without OpenCL exited with status $status"
+rm -rf "$root/build/no-opencl-install"
+cmake --install "$no_opencl" --prefix "$root/build/no-opencl-install" >/dev/null
+if find_components "$root/build/no-opencl-install" opencl; then
+    fail "a kiln built without OpenCL claims the opencl component"
+fi
+find_components "$root/build/no-opencl-install" cuda || fail "a kiln built with CUDA lacks the cuda component"
+echo "packaging checks passed"
