@@ -1,0 +1,7 @@
+// kiln::mpi: communicators, distributed vectors, reductions and halo exchange over MPI ranks
+// (built when CMake finds MPI; link kiln::mpi). See docs/mpi.md.
+#pragma once
+
+#include <kiln/mpi/communicator.hpp>
+#include <kiln/mpi/exchange.hpp>
+#include <kiln/mpi/vector.hpp>
