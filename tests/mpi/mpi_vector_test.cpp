@@ -66,12 +66,14 @@ TEST(mpi_distribution, collective_and_even_splits) {
 }
 
 TEST(mpi_vector, expressions_and_reductions_match_the_host) {
-    kiln::mpi::vector<float> x(world(), rank_queue(), uneven_count(world().rank()));
-    const std::vector<float> host_x = host_values(x.size(), 1), host_z = host_values(x.size(), 2);
-    x.scatter(host_x);
-    kiln::mpi::vector<float> z(world(), rank_queue(), x.distribution()),
-        y(world(), rank_queue(), x.distribution());
-    z.local().write(block_of(host_z, z.distribution()));
+    const kiln::mpi::distribution d(world(), uneven_count(world().rank()));
+    const std::vector<float> host_x = host_values(d.size(), 1), host_z = host_values(d.size(), 2);
+    // [doc:mpi_vectors]
+    kiln::mpi::vector<float> x(world(), rank_queue(), d), y(world(), rank_queue(), d),
+        z(world(), rank_queue(), d);
+    x.scatter(host_x);                     // rank 0's host_x, a block to every rank
+    z.local().write(block_of(host_z, d));  // or each rank writes its own block
+    // [/doc]
 
     // [doc:mpi_expressions]
     y.local() = 2 * x.local() + 3 * z.local();
