@@ -2,7 +2,8 @@
 // it.
 //
 // Rank 0 reads the world and scatters blocks of rows. Every rank keeps `halo` rows of its
-// neighbours' around its block and steps that part of the world with an ordinary engine. The
+// neighbours' around its block and steps that part of the world with an ordinary engine (in a
+// stepping session: on the device for the kiln engines, with only halo rows moving). The
 // rows at the part's edge are stepped as if the world ended there, which is wrong, but the
 // error moves inward one row per step: after up to `halo` steps the block itself is still
 // exactly what step_world computes (a cell depends only on its four neighbours). Then the halo
@@ -60,15 +61,37 @@ struct rank_part {
     world part;
     std::size_t block_offset;  // the block's first cell in `part`
     std::size_t block_cells;
+};
 
-    std::span<const float> block() const {
-        return std::span<const float>(part.temperatures).subspan(block_offset, block_cells);
+// Moves the halo rows between the ranks' stepping sessions: only the rows other ranks want
+// leave a device, through `outgoing`; the halo rows arrive in the part's host temperatures
+// (stale while the session runs) and go on to the device.
+class halo_transfer {
+  public:
+    explicit halo_transfer(rank_part& mine) : mine_(mine), outgoing_(mine.block_cells) {}
+
+    // Before exchange(): the rows other ranks want, from the session.
+    void read_outgoing(stepping_session& session) {
+        for (const kiln::mpi::element_range& sent : mine_.exchange.sent_ranges())
+            session.read_rows(row_of(mine_.block_offset + sent.first),
+                              std::span<float>(outgoing_).subspan(sent.first, sent.size()));
     }
-    // Collective: the halo rows' temperatures from the ranks that own them.
-    void exchange_halo() {
-        const std::vector<float> owned(block().begin(), block().end());
-        exchange.run<float>(owned, part.temperatures);
+    // Collective.
+    void exchange() { mine_.exchange.run<float>(outgoing_, mine_.part.temperatures); }
+    // After exchange(): the rows around the block, into the session.
+    void write_incoming(stepping_session& session) {
+        const std::span<const float> all(mine_.part.temperatures);
+        const std::size_t after = mine_.block_offset + mine_.block_cells;
+        session.write_rows(0, all.first(mine_.block_offset));
+        session.write_rows(row_of(after), all.subspan(after));
     }
+
+  private:
+    std::uint32_t row_of(std::size_t cell) const {
+        return static_cast<std::uint32_t>(cell / mine_.part.width);
+    }
+    rank_part& mine_;
+    std::vector<float> outgoing_;
 };
 
 kiln::mpi::distribution row_blocks_in_cells(const world_shape& shape, int ranks) {
@@ -94,13 +117,17 @@ rank_part scatter_world(const kiln::mpi::communicator& comm, const world& w,
     mine.part.alpha = shape.alpha;
     mine.part.t = w.t;
 
+    // Each rank's block from rank 0, then the rows around it from the ranks that own them.
     std::vector<std::uint32_t> flags(block_cells);
     kiln::mpi::scatter<std::uint32_t>(comm, cells, w.flags, flags);
+    mine.part.flags.resize(wanted.size());
+    std::copy(flags.begin(), flags.end(), mine.part.flags.begin() + mine.block_offset);
+    mine.exchange.run<std::uint32_t>(flags, mine.part.flags);
     std::vector<float> temperatures(block_cells);
     kiln::mpi::scatter<float>(comm, cells, w.temperatures, temperatures);
-    mine.part.flags.resize(wanted.size());
-    mine.exchange.run<std::uint32_t>(flags, mine.part.flags);
     mine.part.temperatures.resize(wanted.size());
+    std::copy(temperatures.begin(), temperatures.end(),
+              mine.part.temperatures.begin() + mine.block_offset);
     mine.exchange.run<float>(temperatures, mine.part.temperatures);
     return mine;
 }
@@ -157,22 +184,38 @@ int step_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** arg
     kiln::programs::now_doing("stepping the world");
     double exchange_seconds = 0;
     unsigned exchanges = 0;
+    std::unique_ptr<stepping_session> session;
+    halo_transfer halo(mine);
     for (unsigned done = 0; done < command.steps;) {
         const unsigned round = std::min(halo_rows, command.steps - done);
+        const bool last_round = done + round == command.steps;
         comm.agree([&] {
             injected_failure(comm);
-            if (mine.block_cells > 0) stepper->run(mine.part, command.dt, round, {});
+            if (mine.block_cells == 0) return;
+            if (!session) {
+                session = stepper->start(mine.part, command.dt);
+            } else {
+                halo.write_incoming(*session);
+            }
+            session->step(round);
+            if (!last_round) halo.read_outgoing(*session);
         });
         done += round;
-        if (done < command.steps) {
+        if (!last_round) {
             const stopwatch exchange_clock;
-            mine.exchange_halo();
+            halo.exchange();
             exchange_seconds += exchange_clock.seconds();
             ++exchanges;
         }
         if (bar) bar->update(done);
     }
-    const std::vector<float> block(mine.block().begin(), mine.block().end());
+    comm.agree([&] {
+        if (session) session->finish();
+    });
+    const std::vector<float> block(
+        mine.part.temperatures.begin() + static_cast<std::ptrdiff_t>(mine.block_offset),
+        mine.part.temperatures.begin() +
+            static_cast<std::ptrdiff_t>(mine.block_offset + mine.block_cells));
     kiln::mpi::gather<float>(comm, mine.cells, block, w.temperatures);
     const double step_seconds = step_clock.seconds();
     if (bar) bar->finish();

@@ -121,6 +121,7 @@ void range_exchange::run_bytes(const void* owned, std::size_t owned_count, void*
     std::vector<int> send_counts(ranks), send_offsets(ranks), receive_counts(ranks),
         receive_offsets(ranks);
     for (int r = 0; r < comm_.size(); ++r) {
+        if (r == me) continue;  // this rank's own block stays where the caller has it
         const auto k = static_cast<std::size_t>(r);
         const element_range sent = intersect(mine, wanted_[k]);
         send_counts[k] = mpi_count(sent.size(), call);

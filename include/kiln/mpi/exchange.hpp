@@ -61,7 +61,8 @@ class range_exchange {
     std::vector<element_range> sent_ranges() const;
 
     /// Collective: `owned` holds this rank's block (only the sent ranges are read); `wanted`
-    /// (wanted().size() elements) receives the range this rank wants.
+    /// (wanted().size() elements) receives the range this rank wants, except the elements this
+    /// rank owns itself, which are left as they are (the caller has them already).
     template <class T>
     requires std::is_trivially_copyable_v<T>
     void run(std::span<const T> owned, std::span<T> wanted) const {
