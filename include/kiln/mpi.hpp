@@ -4,4 +4,5 @@
 
 #include <kiln/mpi/communicator.hpp>
 #include <kiln/mpi/exchange.hpp>
+#include <kiln/mpi/sparse.hpp>
 #include <kiln/mpi/vector.hpp>

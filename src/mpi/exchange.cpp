@@ -171,5 +171,52 @@ void gather_bytes(const communicator& comm, const distribution& d, int root, con
           "MPI_Gatherv");
 }
 
+ghost_plan plan_ghosts(const communicator& comm, const distribution& columns,
+                       std::vector<std::uint64_t> ghosts) {
+    const char* call = "kiln::mpi::sparse_matrix";
+    check_ranks(comm, columns, call);
+    const auto ranks = static_cast<std::size_t>(comm.size());
+    ghost_plan plan;
+    plan.ghosts = std::move(ghosts);
+    plan.receive_counts.resize(ranks);
+    plan.receive_offsets.resize(ranks);
+    for (int r = 0; r < comm.size(); ++r) {
+        const auto k = static_cast<std::size_t>(r);
+        const auto from =
+            std::lower_bound(plan.ghosts.begin(), plan.ghosts.end(), columns.begin(r));
+        const auto to = std::lower_bound(plan.ghosts.begin(), plan.ghosts.end(), columns.end(r));
+        plan.receive_counts[k] = mpi_count(static_cast<std::size_t>(to - from), call);
+        plan.receive_offsets[k] =
+            mpi_count(static_cast<std::size_t>(from - plan.ghosts.begin()), call);
+    }
+    plan.send_counts.resize(ranks);
+    check(MPI_Alltoall(plan.receive_counts.data(), 1, MPI_INT, plan.send_counts.data(), 1, MPI_INT,
+                       comm.get()),
+          "MPI_Alltoall");
+    plan.send_offsets.resize(ranks);
+    std::size_t total = 0;
+    for (std::size_t k = 0; k < ranks; ++k) {
+        plan.send_offsets[k] = mpi_count(total, call);
+        total += static_cast<std::size_t>(plan.send_counts[k]);
+    }
+    plan.send_indices.resize(total);
+    check(MPI_Alltoallv(plan.ghosts.data(), plan.receive_counts.data(), plan.receive_offsets.data(),
+                        MPI_UINT64_T, plan.send_indices.data(), plan.send_counts.data(),
+                        plan.send_offsets.data(), MPI_UINT64_T, comm.get()),
+          "MPI_Alltoallv");
+    // Asked for by global column; sent from this rank's block.
+    for (std::uint64_t& index : plan.send_indices) index -= columns.begin(comm.rank());
+    return plan;
+}
+
+void exchange_ghosts(const communicator& comm, const ghost_plan& plan, const void* send,
+                     void* receive, std::size_t element_bytes) {
+    const auto type = element_type(element_bytes);
+    check(MPI_Alltoallv(send, plan.send_counts.data(), plan.send_offsets.data(), type.get(),
+                        receive, plan.receive_counts.data(), plan.receive_offsets.data(),
+                        type.get(), comm.get()),
+          "MPI_Alltoallv");
+}
+
 }  // namespace detail
 }  // namespace kiln::mpi

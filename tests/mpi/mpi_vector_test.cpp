@@ -1,5 +1,6 @@
 // kiln::mpi on 2 and 3 ranks (ctest runs this binary through mpirun): distributed vectors,
-// reductions and stencil halos against the same computation on one host or one device.
+// reductions, stencil halos and sparse products against the same computation on one host or
+// one device.
 //
 // Every rank runs every test, so each test's collectives line up across ranks; tests use
 // EXPECT, never ASSERT, because a rank that left a test early would leave the others waiting
@@ -12,6 +13,8 @@
 #include <kiln/kiln.hpp>
 #include <kiln/mpi.hpp>
 #include <numeric>
+#include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -161,6 +164,84 @@ TEST(mpi_stencil, halos_give_the_single_device_result_bit_for_bit) {
     const std::vector<float> gathered = y.gather();
     if (world().rank() == 0) {
         EXPECT_EQ(gathered, expected.read());
+    }
+}
+
+/// A host CSR matrix of n x n whose rows read their neighbours and two far columns, with small
+/// whole values so that products are exact in any order.
+struct host_csr {
+    std::vector<std::uint64_t> row_pointers{0}, columns;
+    std::vector<float> values;
+    explicit host_csr(std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) {
+            std::set<std::size_t> row{(i * 7 + 3) % n, n - 1 - i, i};
+            if (i > 0) row.insert(i - 1);
+            if (i + 1 < n) row.insert(i + 1);
+            for (const std::size_t column : row) {
+                columns.push_back(column);
+                values.push_back(static_cast<float>((i + 2 * column) % 5) - 2);
+            }
+            row_pointers.push_back(columns.size());
+        }
+    }
+};
+
+TEST(mpi_sparse, products_read_only_the_columns_they_need_from_other_ranks) {
+    const std::size_t counts[] = {2, 0};
+    const bool last = world().rank() + 1 == world().size();
+    const kiln::mpi::distribution d(
+        world(), last ? 20 : counts[static_cast<std::size_t>(world().rank()) % 2]);
+    const host_csr whole(d.size());
+    const std::size_t first_row = d.begin(world().rank()), end_row = d.end(world().rank());
+    // This rank's rows, with row pointers from 0 and global columns.
+    std::vector<std::uint64_t> pointers;
+    for (std::size_t i = first_row; i <= end_row; ++i)
+        pointers.push_back(whole.row_pointers[i] - whole.row_pointers[first_row]);
+    const auto nonzeros = static_cast<std::ptrdiff_t>(whole.row_pointers[first_row]);
+    const auto nonzeros_end = static_cast<std::ptrdiff_t>(whole.row_pointers[end_row]);
+    const std::vector<std::uint64_t> columns(whole.columns.begin() + nonzeros,
+                                             whole.columns.begin() + nonzeros_end);
+    const std::vector<float> values(whole.values.begin() + nonzeros,
+                                    whole.values.begin() + nonzeros_end);
+    std::set<std::uint64_t> outside;
+    for (const std::uint64_t column : columns)
+        if (column < first_row || column >= end_row) outside.insert(column);
+
+    kiln::mpi::vector<float> x(world(), rank_queue(), d), y(world(), rank_queue(), d);
+    x.scatter(host_values(d.size(), 3));
+    // [doc:mpi_sparse]
+    const kiln::mpi::sparse_matrix<float> A(
+        world(), rank_queue(), d, std::span<const std::uint64_t>(pointers),
+        std::span<const std::uint64_t>(columns), std::span<const float>(values));
+    A.multiply(x, y);  // y = A * x: x's elements that A's rows read on other ranks come first
+    // [/doc]
+    EXPECT_EQ(A.ghost_count(), outside.size());
+
+    const std::vector<float> host_x = host_values(d.size(), 3);
+    std::vector<float> expected(d.size());
+    for (std::size_t i = 0; i < d.size(); ++i)
+        for (std::uint64_t k = whole.row_pointers[i]; k < whole.row_pointers[i + 1]; ++k)
+            expected[i] += whole.values[k] * host_x[whole.columns[k]];
+    const std::vector<float> gathered = y.gather();
+    if (world().rank() == 0) {
+        EXPECT_EQ(gathered, expected);
+    }
+}
+
+TEST(mpi_sparse, a_bad_column_on_one_rank_fails_on_every_rank) {
+    const kiln::mpi::distribution d(world(), 3);
+    const bool last = world().rank() + 1 == world().size();
+    const std::vector<std::uint64_t> pointers{0, 1, 1, 1};
+    const std::vector<std::uint64_t> columns{last ? d.size() : 0};
+    const std::vector<float> values{1};
+    try {
+        const kiln::mpi::sparse_matrix<float> A(
+            world(), rank_queue(), d, std::span<const std::uint64_t>(pointers),
+            std::span<const std::uint64_t>(columns), std::span<const float>(values));
+        ADD_FAILURE() << "a column past the end was accepted";
+    } catch (const kiln::mpi::rank_failure& e) {
+        EXPECT_EQ(e.failed_rank(), world().size() - 1);
+        EXPECT_NE(e.rank_message().find("is outside the"), std::string::npos) << e.rank_message();
     }
 }
 

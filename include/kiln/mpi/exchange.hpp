@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <kiln/mpi/communicator.hpp>
 #include <span>
 #include <type_traits>
@@ -88,6 +89,25 @@ void scatter_bytes(const communicator& comm, const distribution& d, int root, co
 void gather_bytes(const communicator& comm, const distribution& d, int root, const void* mine,
                   std::size_t mine_count, void* all, std::size_t all_count,
                   std::size_t element_bytes);
+
+/// Who sends which elements of x to whom so that each rank gets the columns its rows read
+/// outside its own block (its ghosts).
+struct ghost_plan {
+    std::vector<std::uint64_t> ghosts;  // global columns, sorted, hence grouped by owner
+    std::vector<int> receive_counts, receive_offsets;  // per rank, into ghosts
+    std::vector<std::uint64_t> send_indices;           // into this rank's block, by destination
+    std::vector<int> send_counts, send_offsets;        // per rank, into send_indices
+};
+
+/// Collective (an MPI_Alltoall and an MPI_Alltoallv): `ghosts` are the global columns this
+/// rank reads from other ranks' blocks of `columns`, sorted and without repeats.
+ghost_plan plan_ghosts(const communicator& comm, const distribution& columns,
+                       std::vector<std::uint64_t> ghosts);
+
+/// Collective: the elements at plan.send_indices (in `send`, in that order) to the ranks that
+/// read them, and this rank's ghosts into `receive`.
+void exchange_ghosts(const communicator& comm, const ghost_plan& plan, const void* send,
+                     void* receive, std::size_t element_bytes);
 
 }  // namespace detail
 
