@@ -109,8 +109,9 @@ rank_part scatter_world(const kiln::mpi::communicator& comm, const world& w,
     auto exchange = kiln::mpi::range_exchange::halo(comm, cells, halo_cells, halo_cells);
     const kiln::mpi::element_range wanted = exchange.wanted();
     const std::size_t block_cells = cells.count(comm.rank());
-    rank_part mine{
-        cells, std::move(exchange), {}, cells.begin(comm.rank()) - wanted.first, block_cells};
+    // A rank without rows wants nothing: its (empty) block sits at 0 of an empty part.
+    const std::size_t block_offset = block_cells == 0 ? 0 : cells.begin(comm.rank()) - wanted.first;
+    rank_part mine{cells, std::move(exchange), {}, block_offset, block_cells};
     mine.part.width = shape.width;
     mine.part.height =
         shape.width == 0 ? 0 : static_cast<std::uint32_t>(wanted.size() / shape.width);

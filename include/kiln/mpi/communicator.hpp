@@ -90,7 +90,9 @@ class communicator {
 
     /// Collective: runs `local_work` on this rank, then every rank learns whether it threw on
     /// any rank. If it did, every rank throws rank_failure with the lowest failed rank's
-    /// message, so that no rank goes on to wait in a collective for one that stopped.
+    /// message, so that no rank goes on to wait in a collective for one that stopped. The local
+    /// work must not itself communicate: a rank that failed before a collective in it would
+    /// leave the others waiting there.
     void agree(const std::function<void()>& local_work) const;
 
     /// Ends every process of the communicator with `status` (MPI_Abort): the way out for an

@@ -35,11 +35,9 @@ class vector {
     /// This rank's block of `d` (which every rank passes alike), uninitialised; no
     /// communication.
     vector(const communicator& comm, const kiln::queue& q, kiln::mpi::distribution d)
-        : comm_(comm), distribution_(std::move(d)), local_(q, distribution_.count(comm.rank())) {
-        if (distribution_.ranks() != comm.size())
-            throw kiln::invalid_argument_error("kiln::mpi::vector",
-                                               "the distribution's blocks are not one per rank");
-    }
+        : comm_(comm),
+          distribution_(one_block_per_rank(comm, std::move(d))),
+          local_(q, distribution_.count(comm.rank())) {}
 
     const communicator& comm() const noexcept { return comm_; }
     const kiln::mpi::distribution& distribution() const noexcept { return distribution_; }
@@ -68,6 +66,14 @@ class vector {
     }
 
   private:
+    static kiln::mpi::distribution one_block_per_rank(const communicator& comm,
+                                                      kiln::mpi::distribution d) {
+        if (d.ranks() != comm.size())
+            throw kiln::invalid_argument_error("kiln::mpi::vector",
+                                               "the distribution's blocks are not one per rank");
+        return d;
+    }
+
     communicator comm_;
     kiln::mpi::distribution distribution_;
     kiln::vector<T> local_;
