@@ -144,11 +144,31 @@ template <vector_expression E> requires reducer_for<reducers::all_of, expression
 bool all(const communicator& comm, const E& e) { return reduce<reducers::all_of>(comm, e); }
 // clang-format on
 
+namespace detail {
+
+/// s applied on the device to [head | block[first, first + count) | tail], where head and tail
+/// come from host memory.
+template <stencil_value T>
+kiln::vector<T> stencil_of_pieces(const kiln::stencil<T>& s, const kiln::queue& q,
+                                  std::span<const T> head, const kiln::vector<T>& block,
+                                  std::size_t first, std::size_t count, std::span<const T> tail) {
+    kiln::vector<T> pieces(q, head.size() + count + tail.size());
+    if (!head.empty()) pieces.part(0).write(q, 0, head);
+    if (count > 0) block.part(0).copy_to(q, first, pieces.part(0), head.size(), count);
+    if (!tail.empty()) pieces.part(0).write(q, head.size() + count, tail);
+    kiln::vector<T> result(q, pieces.size());
+    result = pieces * s;
+    return result;
+}
+
+}  // namespace detail
+
 /// Collective: y = x * s over the whole distributed range, clamped at its global ends as
 /// kiln::stencil is on one device. The elements s reaches across a rank boundary (center()
-/// before, width() - center() - 1 after, from as many ranks as own them) arrive first through
-/// one range_exchange, staged through host memory; x and y must share one distribution, and
-/// each rank's stencil must be on its part's queue.
+/// before, width() - center() - 1 after, from as many ranks as own them) arrive through one
+/// range_exchange, staged through host memory, while the device computes the elements whose
+/// window lies within the rank's own block; the few at the block's ends follow. x and y must
+/// share one distribution, and each rank's stencil must be on its part's queue.
 template <stencil_value T>
 void apply(const kiln::stencil<T>& s, const vector<T>& x, vector<T>& y) {
     if (!(x.distribution() == y.distribution()))
@@ -157,27 +177,41 @@ void apply(const kiln::stencil<T>& s, const vector<T>& x, vector<T>& y) {
     if (x.local().part_count() != 1 || y.local().part_count() != 1)
         throw kiln::invalid_argument_error("kiln::mpi::apply",
                                            "a stencil's parts must each be on one device");
+    const std::size_t reach_before = s.center(), reach_after = s.width() - s.center() - 1;
     const range_exchange exchange =
-        range_exchange::halo(x.comm(), x.distribution(), s.center(), s.width() - s.center() - 1);
+        range_exchange::halo(x.comm(), x.distribution(), reach_before, reach_after);
     const kiln::vector<T>& mine = x.local();
+    const std::size_t count = mine.size();
     const kiln::queue& q = mine.queue();
     // Only what other ranks want leaves the device: at most the block's two ends.
-    std::vector<T> owned(mine.size());
+    std::vector<T> owned(count);
     for (const element_range& sent : exchange.sent_ranges())
         mine.part(0).read(q, sent.first, std::span<T>(owned).subspan(sent.first, sent.size()));
-    std::vector<T> widened_host(exchange.wanted().size());
-    exchange.run<T>(owned, widened_host);
-    if (mine.empty()) return;
+    // The block's interior needs no halo: on the device while the halo travels (its ends come
+    // out clamped at the block and are redone below). Not in place: the kernel reads x.
+    const bool overlap = count > reach_before + reach_after && &x != &y;
+    if (overlap) y.local() = mine * s;
+    std::vector<T> widened(exchange.wanted().size());
+    exchange.run<T>(owned, widened);
+    if (count == 0) return;
     const std::size_t before = x.local_begin() - exchange.wanted().first;
-    // The block itself is copied on the device; the host copy of it was never filled.
-    kiln::vector<T> widened(q, widened_host.size());
-    widened.part(0).write(q, 0, std::span<const T>(widened_host).first(before));
-    const std::size_t after_begin = before + mine.size();
-    widened.part(0).write(q, after_begin, std::span<const T>(widened_host).subspan(after_begin));
-    mine.part(0).copy_to(q, 0, widened.part(0), before, mine.size());
-    kiln::vector<T> result(q, widened.size());
-    result = widened * s;
-    result.part(0).copy_to(q, before, y.local().part(0), 0, mine.size());
+    const std::span<const T> head = std::span<const T>(widened).first(before);
+    const std::span<const T> tail = std::span<const T>(widened).subspan(before + count);
+    const kiln::buffer<T>& target = y.local().part(0);
+    if (!overlap) {
+        const auto whole = detail::stencil_of_pieces(s, q, head, mine, 0, count, tail);
+        whole.part(0).copy_to(q, before, target, 0, count);
+        return;
+    }
+    const std::size_t window = reach_before + reach_after;
+    if (reach_before > 0) {
+        const auto front = detail::stencil_of_pieces(s, q, head, mine, 0, window, {});
+        front.part(0).copy_to(q, before, target, 0, reach_before);
+    }
+    if (reach_after > 0) {
+        const auto back = detail::stencil_of_pieces(s, q, {}, mine, count - window, window, tail);
+        back.part(0).copy_to(q, reach_before, target, count - reach_after, reach_after);
+    }
 }
 
 }  // namespace kiln::mpi
