@@ -1,9 +1,11 @@
 // Engines that step a heat world, and the registry step_world picks them from by name.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +31,22 @@ struct engine_options {
 // where creating threads exhausts the process's memory or the system's limits.
 inline constexpr unsigned max_threads = 1024;
 
+// A world being stepped by an engine that keeps its state between calls (the kiln engines on
+// their device), so that a caller can step, replace some rows, and step again without moving
+// the whole world: step_world_mpi's halo exchange. The world stays the session's until
+// finish(); its temperatures are current only after that.
+class stepping_session {
+  public:
+    virtual ~stepping_session() = default;
+    // Advances the world by `steps` steps; w.t is not touched (advance_time is the caller's).
+    virtual void step(unsigned steps) = 0;
+    // Copies the current temperatures of rows [first_row, first_row + rows.size() / width).
+    virtual void read_rows(std::uint32_t first_row, std::span<float> rows) = 0;
+    virtual void write_rows(std::uint32_t first_row, std::span<const float> rows) = 0;
+    // Brings the world's temperatures up to date.
+    virtual void finish() = 0;
+};
+
 class engine {
   public:
     virtual ~engine() = default;
@@ -42,6 +60,10 @@ class engine {
     // engine_reference.cpp), and advances w.t by dt once per step. `w` must satisfy
     // check_world. progress may be empty.
     virtual void run(world& w, float dt, unsigned steps, const progress_callback& progress) = 0;
+
+    // Starts stepping `w` by steps of `dt` (w must satisfy check_world and outlive the session).
+    // The default steps the world in place through run(); engines with a device keep it there.
+    virtual std::unique_ptr<stepping_session> start(world& w, float dt);
 };
 
 struct engine_entry {

@@ -335,6 +335,95 @@ kiln::kernel build_kernel(const engine_variant& variant, const kiln::device& dev
     return kernel;
 }
 
+// The state of one world on the device between launches: a kiln engine's run() and its
+// stepping sessions (step_world_mpi steps, exchanges halo rows, and steps again).
+class kiln_session final : public stepping_session {
+  public:
+    kiln_session(const engine_variant& variant, const kiln::queue& queue, const launch_plan& plan,
+                 const kiln::kernel& kernel, world& w, float dt)
+        : variant_(variant),
+          queue_(queue),
+          plan_(plan),
+          kernel_(kernel),
+          world_(w),
+          outer_(w.alpha * dt),
+          inner_(1 - outer_ / 4),
+          flags_(upload_flags(queue, w, variant.flags)),
+          now_(queue, w.temperatures),
+          next_(queue, w.cell_count()) {}
+
+    void step(unsigned steps) override { step(steps, {}); }
+
+    void step(unsigned steps, const progress_callback& progress) {
+        // Launches not yet seen complete, with the number of steps done once each has.
+        std::deque<std::pair<kiln::event, unsigned>> pending;
+        unsigned launched_steps = 0;
+        while (launched_steps < steps) {
+            if (variant_.copies_every_step) now_.write(queue_, world_.temperatures);
+            const launched step = variant_.launch({.queue = queue_,
+                                                   .kernel = kernel_,
+                                                   .plan = plan_,
+                                                   .width = world_.width,
+                                                   .height = world_.height,
+                                                   .inner = inner_,
+                                                   .outer = outer_,
+                                                   .flags = flags_,
+                                                   .state_in = now_,
+                                                   .state_out = next_,
+                                                   .steps_left = steps - launched_steps});
+            launched_steps += step.steps;
+            if (variant_.copies_every_step) {
+                next_.read(queue_, world_.temperatures, step.done);
+            } else {
+                std::swap(now_, next_);
+            }
+            pending.emplace_back(step.done, launched_steps);
+            if (pending.size() > launches_in_flight) pending.front().first.wait();
+            while (!pending.empty() && pending.front().first.done()) {
+                if (progress) progress(pending.front().second);
+                pending.pop_front();
+            }
+        }
+        queue_.finish();
+        if (progress) progress(steps);
+    }
+
+    // The variant that copies every step keeps the state in the world between launches.
+    void read_rows(std::uint32_t first_row, std::span<float> rows) override {
+        const std::size_t offset = std::size_t{first_row} * world_.width;
+        if (variant_.copies_every_step) {
+            std::copy_n(world_.temperatures.begin() + static_cast<std::ptrdiff_t>(offset),
+                        rows.size(), rows.begin());
+        } else if (!rows.empty()) {
+            now_.read(queue_, offset, rows);
+        }
+    }
+    void write_rows(std::uint32_t first_row, std::span<const float> rows) override {
+        const std::size_t offset = std::size_t{first_row} * world_.width;
+        if (variant_.copies_every_step) {
+            std::copy(rows.begin(), rows.end(),
+                      world_.temperatures.begin() + static_cast<std::ptrdiff_t>(offset));
+        } else if (!rows.empty()) {
+            now_.write(queue_, offset, rows);
+        }
+    }
+    void finish() override {
+        if (!variant_.copies_every_step) now_.read(queue_, world_.temperatures);
+    }
+
+  private:
+    const engine_variant& variant_;
+    const kiln::queue& queue_;
+    const launch_plan& plan_;
+    const kiln::kernel& kernel_;
+    world& world_;
+    const float outer_;  // as the original: outer = alpha * dt, inner = 1 - outer / 4
+    const float inner_;
+    const flag_buffers flags_;
+    kiln::buffer<float> now_;
+    kiln::buffer<float> next_;
+};
+
 class kiln_engine final : public engine {
   public:
     kiln_engine(const engine_variant& variant, const kiln::device& device)
@@ -366,45 +455,15 @@ class kiln_engine final : public engine {
             if (progress) progress(0);
             return;
         }
-        const float outer = w.alpha * dt;
-        const float inner = 1 - outer / 4;
-        const flag_buffers flags = upload_flags(queue_, w, variant_.flags);
-        kiln::buffer<float> now(queue_, w.temperatures);
-        kiln::buffer<float> next(queue_, w.cell_count());
-
-        // Launches not yet seen complete, with the number of steps done once each has.
-        std::deque<std::pair<kiln::event, unsigned>> pending;
-        unsigned launched_steps = 0;
-        while (launched_steps < steps) {
-            if (variant_.copies_every_step) now.write(queue_, w.temperatures);
-            const launched step = variant_.launch({.queue = queue_,
-                                                   .kernel = kernel_,
-                                                   .plan = plan_,
-                                                   .width = w.width,
-                                                   .height = w.height,
-                                                   .inner = inner,
-                                                   .outer = outer,
-                                                   .flags = flags,
-                                                   .state_in = now,
-                                                   .state_out = next,
-                                                   .steps_left = steps - launched_steps});
-            launched_steps += step.steps;
-            if (variant_.copies_every_step) {
-                next.read(queue_, w.temperatures, step.done);
-            } else {
-                std::swap(now, next);
-            }
-            pending.emplace_back(step.done, launched_steps);
-            if (pending.size() > launches_in_flight) pending.front().first.wait();
-            while (!pending.empty() && pending.front().first.done()) {
-                if (progress) progress(pending.front().second);
-                pending.pop_front();
-            }
-        }
-        queue_.finish();
-        if (progress) progress(steps);
-        if (!variant_.copies_every_step) now.read(queue_, w.temperatures);
+        kiln_session session(variant_, queue_, plan_, kernel_, w, dt);
+        session.step(steps, progress);
+        session.finish();
         advance_time(w, dt, steps);
+    }
+
+    std::unique_ptr<stepping_session> start(world& w, float dt) override {
+        check_world(w);
+        return std::make_unique<kiln_session>(variant_, queue_, plan_, kernel_, w, dt);
     }
 
   private:

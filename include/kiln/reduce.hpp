@@ -253,7 +253,9 @@ class pending_reduction {
     ~pending_reduction() { finish_reads(); }
 
     /// Waits for the device and combines the partial results of every part.
-    result_type get() {
+    result_type get() { return Traits::finish(get_state()); }
+    /// The same before `finish`: the combined state, for combining further (across MPI ranks).
+    state get_state() {
         std::vector<state> partials;
         for (auto& part : parts_) {
             if (part.read_on_get)
@@ -271,7 +273,7 @@ class pending_reduction {
         for (std::size_t width = 1; width < partials.size(); width *= 2)
             for (std::size_t i = 0; i + width < partials.size(); i += 2 * width)
                 partials[i] = Traits::combine(partials[i], partials[i + width]);
-        return Traits::finish(partials.empty() ? Traits::identity() : partials[0]);
+        return partials.empty() ? Traits::identity() : partials[0];
     }
     /// The reads of the partial results, one per device part: done means get() will not block.
     std::vector<event> events() const {

@@ -157,6 +157,42 @@ TEST_P(kiln_engine, clamps_a_negative_zero_to_zero_as_the_reference_does) {
 
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(kiln_engine);
 
+// step_world_mpi's use of a session: step, replace rows from outside, step again. The result
+// is the reference's on the world with those rows replaced between the two halves (within the
+// engines' tolerance: bit for bit on PoCL).
+TEST_P(kiln_engine, sessions_step_in_parts_with_rows_replaced_between) {
+    const world start = make_test_world(37, 0.1f);
+    std::vector<float> replacement(std::size_t{3} * start.width);
+    for (std::size_t i = 0; i < replacement.size(); ++i)
+        replacement[i] = static_cast<float>(i % 7) / 8;
+    for (const char* name :
+         {"reference", "threads", "naive", "resident", "packed", "tiled", "temporal"}) {
+        world expected = start;
+        const std::unique_ptr<engine> reference = make_reference_engine();
+        reference->run(expected, 0.1f, 20, {});
+        std::vector<float> expected_rows(replacement.size());
+        std::copy_n(expected.temperatures.begin() + 30 * start.width, expected_rows.size(),
+                    expected_rows.begin());
+        std::copy(replacement.begin(), replacement.end(),
+                  expected.temperatures.begin() + 5 * start.width);
+        reference->run(expected, 0.1f, 13, {});
+
+        world actual = start;
+        const std::unique_ptr<engine> stepper = make(name);
+        const std::unique_ptr<stepping_session> session = stepper->start(actual, 0.1f);
+        session->step(20);
+        std::vector<float> rows(replacement.size());
+        session->read_rows(30, rows);
+        for (std::size_t i = 0; i < rows.size(); ++i)
+            EXPECT_NEAR(rows[i], expected_rows[i], tolerance) << name << ", cell " << i;
+        session->write_rows(5, replacement);
+        session->step(13);
+        session->finish();
+        EXPECT_LE(max_difference(actual, expected), tolerance) << name;
+        EXPECT_EQ(actual.t, start.t) << name << ": a session leaves the time to its caller";
+    }
+}
+
 TEST(kiln_engine_registry, registers_every_kiln_engine_as_a_device_engine) {
     const engine_registry registry = make_engine_registry();
     for (const char* name : kiln_engines) {

@@ -1,0 +1,280 @@
+// step_world_mpi: step_world over MPI ranks; each rank steps a block of rows and the halo around
+// it.
+//
+// Rank 0 reads the world and scatters blocks of rows. Every rank keeps `halo` rows of its
+// neighbours' around its block and steps that part of the world with an ordinary engine (in a
+// stepping session: on the device for the kiln engines, with only halo rows moving). The
+// rows at the part's edge are stepped as if the world ended there, which is wrong, but the
+// error moves inward one row per step: after up to `halo` steps the block itself is still
+// exactly what step_world computes (a cell depends only on its four neighbours). Then the halo
+// rows are exchanged afresh, and at the end rank 0 gathers the blocks and writes the world.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <kiln/mpi.hpp>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine.hpp"
+#include "program_main.hpp"
+#include "step_command.hpp"
+#include "tool_support.hpp"
+#include "world.hpp"
+#include "world_io.hpp"
+
+namespace {
+
+using namespace kiln::heat;
+
+constexpr const char* program = "step_world_mpi";
+
+// Rows around each block, and steps between exchanges, unless --halo says otherwise: extra
+// work of 2 x 32 rows per block (under 2% of a 4096-row block) for one exchange per 32 steps.
+constexpr unsigned default_halo_rows = 32;
+
+// Test-only hook (tests/heat_world, docs/mpi.md): KILN_TEST_FAIL_RANK=R makes rank R fail as a
+// device would, when it starts stepping, so that tests can check that every rank then stops.
+void injected_failure(const kiln::mpi::communicator& comm) {
+    const char* failing = std::getenv("KILN_TEST_FAIL_RANK");
+    if (failing != nullptr && std::to_string(comm.rank()) == failing)
+        throw kiln::error("clEnqueueNDRangeKernel", -5, "CL_OUT_OF_RESOURCES",
+                          "injected on rank " + std::to_string(comm.rank()) +
+                              " by KILN_TEST_FAIL_RANK (a test hook)");
+}
+
+// What every rank needs to know of the world rank 0 read.
+struct world_shape {
+    std::uint32_t width = 0, height = 0;
+    float alpha = 0;
+};
+
+// This rank's part of the world: its block of rows and the halo rows around it.
+struct rank_part {
+    kiln::mpi::distribution cells;  // blocks of whole rows, in cells
+    kiln::mpi::range_exchange exchange;
+    world part;
+    std::size_t block_offset;  // the block's first cell in `part`
+    std::size_t block_cells;
+};
+
+// Moves the halo rows between the ranks' stepping sessions: only the rows other ranks want
+// leave a device, through `outgoing`; the halo rows arrive in the part's host temperatures
+// (stale while the session runs) and go on to the device.
+class halo_transfer {
+  public:
+    explicit halo_transfer(rank_part& mine) : mine_(mine), outgoing_(mine.block_cells) {}
+
+    // Before exchange(): the rows other ranks want, from the session.
+    void read_outgoing(stepping_session& session) {
+        for (const kiln::mpi::element_range& sent : mine_.exchange.sent_ranges())
+            session.read_rows(row_of(mine_.block_offset + sent.first),
+                              std::span<float>(outgoing_).subspan(sent.first, sent.size()));
+    }
+    // Collective.
+    void exchange() { mine_.exchange.run<float>(outgoing_, mine_.part.temperatures); }
+    // After exchange(): the rows around the block, into the session.
+    void write_incoming(stepping_session& session) {
+        const std::span<const float> all(mine_.part.temperatures);
+        const std::size_t after = mine_.block_offset + mine_.block_cells;
+        session.write_rows(0, all.first(mine_.block_offset));
+        session.write_rows(row_of(after), all.subspan(after));
+    }
+
+  private:
+    std::uint32_t row_of(std::size_t cell) const {
+        return static_cast<std::uint32_t>(cell / mine_.part.width);
+    }
+    rank_part& mine_;
+    std::vector<float> outgoing_;
+};
+
+kiln::mpi::distribution row_blocks_in_cells(const world_shape& shape, int ranks) {
+    const auto rows = kiln::mpi::distribution::even(shape.height, ranks);
+    std::vector<std::size_t> cells;
+    for (int r = 0; r < ranks; ++r) cells.push_back(rows.count(r) * shape.width);
+    return kiln::mpi::distribution(cells);
+}
+
+// Collective: scatters rank 0's world `w` into every rank's part.
+rank_part scatter_world(const kiln::mpi::communicator& comm, const world& w,
+                        const world_shape& shape, unsigned halo_rows) {
+    kiln::mpi::distribution cells = row_blocks_in_cells(shape, comm.size());
+    const std::size_t halo_cells = std::size_t{halo_rows} * shape.width;
+    auto exchange = kiln::mpi::range_exchange::halo(comm, cells, halo_cells, halo_cells);
+    const kiln::mpi::element_range wanted = exchange.wanted();
+    const std::size_t block_cells = cells.count(comm.rank());
+    // A rank without rows wants nothing: its (empty) block sits at 0 of an empty part.
+    const std::size_t block_offset = block_cells == 0 ? 0 : cells.begin(comm.rank()) - wanted.first;
+    rank_part mine{cells, std::move(exchange), {}, block_offset, block_cells};
+    mine.part.width = shape.width;
+    mine.part.height =
+        shape.width == 0 ? 0 : static_cast<std::uint32_t>(wanted.size() / shape.width);
+    mine.part.alpha = shape.alpha;
+    mine.part.t = w.t;
+
+    // Each rank's block from rank 0, then the rows around it from the ranks that own them.
+    std::vector<std::uint32_t> flags(block_cells);
+    kiln::mpi::scatter<std::uint32_t>(comm, cells, w.flags, flags);
+    mine.part.flags.resize(wanted.size());
+    std::copy(flags.begin(), flags.end(), mine.part.flags.begin() + mine.block_offset);
+    mine.exchange.run<std::uint32_t>(flags, mine.part.flags);
+    std::vector<float> temperatures(block_cells);
+    kiln::mpi::scatter<float>(comm, cells, w.temperatures, temperatures);
+    mine.part.temperatures.resize(wanted.size());
+    std::copy(temperatures.begin(), temperatures.end(),
+              mine.part.temperatures.begin() + mine.block_offset);
+    mine.exchange.run<float>(temperatures, mine.part.temperatures);
+    return mine;
+}
+
+int step_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** argv) {
+    const bool root = comm.rank() == 0;
+    step_command command;
+    comm.agree([&] { command = parse_step_command(argc, argv, step_tool::mpi); });
+    if (command.help) {
+        if (root) std::fputs(step_usage(step_tool::mpi).c_str(), stdout);
+        return 0;
+    }
+    const engine_registry registry = make_engine_registry();
+    if (command.list_engines) {
+        if (root) list_engines(registry, command.options);
+        return 0;
+    }
+    std::unique_ptr<engine> stepper;
+    // Before reading the input, so that a missing device fails fast.
+    comm.agree([&] {
+        const engine_entry& entry = chosen_engine(registry, command);
+        engine_options options = command.options;
+        if (entry.uses_device) {
+            // One rank per GPU: the node-local rank picks among the devices the spec matches.
+            const kiln::device device = kiln::mpi::local_device(comm, command.options.device);
+            options.device = std::to_string(device.index());
+        } else if (root && command.device_given) {
+            std::fprintf(stderr, "%s: note: engine '%s' runs on the host and ignores --device\n",
+                         program, entry.name.c_str());
+        }
+        stepper = entry.create(options);
+    });
+
+    std::ios::sync_with_stdio(false);
+    const stopwatch read_clock;
+    kiln::programs::now_doing("reading the world");
+    world w;
+    comm.agree([&] {
+        if (root) w = read_standard_input();
+    });
+    const double read_seconds = read_clock.seconds();
+    world_shape shape{w.width, w.height, w.alpha};
+    kiln::mpi::detail::check(MPI_Bcast(&shape, sizeof shape, MPI_BYTE, 0, comm.get()), "MPI_Bcast");
+    const unsigned halo_rows = command.halo_rows > 0 ? command.halo_rows : default_halo_rows;
+    rank_part mine = scatter_world(comm, w, shape, halo_rows);
+
+    const bool show_progress =
+        root && (command.progress == progress_choice::always ||
+                 (command.progress == progress_choice::automatic && stderr_is_terminal()));
+    std::optional<progress_bar> bar;
+    if (show_progress)
+        bar.emplace(program, command.steps, command.progress == progress_choice::always);
+    const stopwatch step_clock;
+    kiln::programs::now_doing("stepping the world");
+    double exchange_seconds = 0;
+    unsigned exchanges = 0;
+    std::unique_ptr<stepping_session> session;
+    halo_transfer halo(mine);
+    for (unsigned done = 0; done < command.steps;) {
+        const unsigned round = std::min(halo_rows, command.steps - done);
+        const bool last_round = done + round == command.steps;
+        comm.agree([&] {
+            injected_failure(comm);
+            if (mine.block_cells == 0) return;
+            if (!session) {
+                session = stepper->start(mine.part, command.dt);
+            } else {
+                halo.write_incoming(*session);
+            }
+            session->step(round);
+            if (!last_round) halo.read_outgoing(*session);
+        });
+        done += round;
+        if (!last_round) {
+            const stopwatch exchange_clock;
+            halo.exchange();
+            exchange_seconds += exchange_clock.seconds();
+            ++exchanges;
+        }
+        if (bar) bar->update(done);
+    }
+    comm.agree([&] {
+        if (session) session->finish();
+    });
+    const std::vector<float> block(
+        mine.part.temperatures.begin() + static_cast<std::ptrdiff_t>(mine.block_offset),
+        mine.part.temperatures.begin() +
+            static_cast<std::ptrdiff_t>(mine.block_offset + mine.block_cells));
+    kiln::mpi::gather<float>(comm, mine.cells, block, w.temperatures);
+    const double step_seconds = step_clock.seconds();
+    if (bar) bar->finish();
+
+    const stopwatch write_clock;
+    comm.agree([&] {
+        if (!root) return;
+        kiln::programs::now_doing("writing the world");
+        advance_time(w, command.dt, command.steps);
+        write_world(std::cout, w, command.binary ? world_format::binary : world_format::text);
+        kiln::programs::flush_standard_output();
+    });
+    const double write_seconds = write_clock.seconds();
+
+    if (root && command.stats) {
+        const double updates = static_cast<double>(w.cell_count()) * command.steps;
+        std::fprintf(stderr,
+                     "%s: %s on %d ranks: %u x %u cells, %u steps in %.4f s: %s; %u halo "
+                     "exchanges of %u rows in %.4f s (%.1f%%, rank 0); read %.3f s, write %.3f s\n",
+                     program, stepper->description().c_str(), comm.size(), w.width, w.height,
+                     command.steps, step_seconds, update_rate_text(updates, step_seconds).c_str(),
+                     exchanges, halo_rows, exchange_seconds,
+                     step_seconds > 0 ? 100 * exchange_seconds / step_seconds : 0.0, read_seconds,
+                     write_seconds);
+    }
+    return 0;
+}
+
+// kiln::programs::run_program for every rank. A failure every rank agreed on is printed once,
+// by rank 0, and every rank exits with status 1; any other failure is printed by its rank,
+// which then aborts the others (MPI_Abort) rather than leave them waiting for it.
+int run_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** argv) {
+    bool agreed = false;
+    const int status = kiln::programs::run_program(program, [&] {
+        try {
+            return step_on_every_rank(comm, argc, argv);
+        } catch (const kiln::mpi::rank_failure& failure) {
+            agreed = true;
+            if (comm.rank() != 0) return 1;
+            if (failure.failed_rank() == 0) throw std::runtime_error(failure.rank_message());
+            throw std::runtime_error("rank " + std::to_string(failure.failed_rank()) + ": " +
+                                     failure.rank_message());
+        }
+    });
+    if (status != 0 && !agreed && comm.size() > 1) comm.abort(status);
+    return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::optional<kiln::mpi::environment> mpi;
+    std::optional<kiln::mpi::communicator> comm;
+    const int started = kiln::programs::run_program(program, [&] {
+        mpi.emplace(argc, argv);
+        comm.emplace();
+        return 0;
+    });
+    if (started != 0) return started;
+    return run_on_every_rank(*comm, argc, argv);
+}
