@@ -20,9 +20,9 @@ printf '\n=== devices\n'
 
 printf '\n=== examples\n'
 for example in vector_add reduction matrix_multiply expr/cg_poisson; do
-    [ -x "$bin/examples/$example" ] && "$bin/examples/$example"
+    if [ -x "$bin/examples/$example" ]; then "$bin/examples/$example"; fi
 done
-[ -x "$bin/examples/mandelbrot" ] && "$bin/examples/mandelbrot" "$out/mandelbrot.png"
+if [ -x "$bin/examples/mandelbrot" ]; then "$bin/examples/mandelbrot" "$out/mandelbrot.png"; fi
 
 hw="$bin/apps/heat_world"
 if [ -x "$hw/step_world" ]; then
@@ -31,11 +31,22 @@ if [ -x "$hw/step_world" ]; then
     printf '\n=== heat world: make_world 256 0.5 1, then step_world 2 10000 and 2 30000, rendered after each\n'
     "$hw/make_world" 256 0.5 1 >"$out/world-0.bin"
     "$hw/render_world" "$out/heat-0-steps.png" <"$out/world-0.bin"
-    "$hw/step_world" --stats 2 10000 1 <"$out/world-0.bin" >"$out/world-10000.bin"
+    # The first stepping is profiled into a timeline (drawn by kiln-prof), the second into a table.
+    KILN_PROFILE="$out/step_world-trace.json" "$hw/step_world" --stats 2 10000 1 \
+        <"$out/world-0.bin" >"$out/world-10000.bin"
     "$hw/render_world" "$out/heat-10000-steps.png" <"$out/world-10000.bin"
-    "$hw/step_world" --stats 2 30000 1 <"$out/world-10000.bin" >"$out/world-40000.bin"
+    KILN_PROFILE=summary "$hw/step_world" --stats 2 30000 1 <"$out/world-10000.bin" \
+        >"$out/world-40000.bin" 2>"$out/profile-summary.txt"
+    cat "$out/profile-summary.txt"
     "$hw/render_world" "$out/heat-40000-steps.png" <"$out/world-40000.bin"
+    if [ -x "$bin/tools/kiln-prof" ]; then
+        "$bin/tools/kiln-prof" "$out/step_world-trace.json" -o "$out/timeline.html"
+    fi
 fi
 
 printf '\n=== done in %d s after the build\n' $(($(date +%s) - started))
 echo "pictures: $(ls "$out"/*.png | tr '\n' ' ')"
+if [ -f "$out/profile-summary.txt" ]; then echo "profile summary: $out/profile-summary.txt"; fi
+if [ -f "$out/timeline.html" ]; then
+    echo "profile timeline: $out/timeline.html (from $out/step_world-trace.json)"
+fi
