@@ -10,6 +10,7 @@
 
 #include "backend/backend.hpp"
 #include "runtime/program_cache.hpp"
+#include "runtime/struct_layout.hpp"
 
 namespace kiln {
 
@@ -48,6 +49,7 @@ program::program(const kiln::device& dev, std::vector<std::string> sources,
                  std::string_view options)
     : device_(dev) {
     if (sources.empty()) throw invalid_argument_error("kiln::program", "no sources given");
+    detail::check_struct_layouts(dev, sources);
     auto built = detail::get_or_build(dev, sources, std::string(options));
     impl_ = std::move(built.impl);
     origin_ = built.origin;
