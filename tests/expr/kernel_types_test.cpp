@@ -233,6 +233,18 @@ TEST_P(kernel_types, struct_fields_are_read_and_assigned_in_expressions) {
     }
 }
 
+TEST_P(kernel_types, struct_fields_are_gathered_through_raw_pointers) {
+    // A generated kernel whose only use of the struct is a raw pointer must still declare it.
+    const std::size_t n = 7;
+    std::vector<particle> host(n);
+    for (std::size_t i = 0; i < n; ++i) host[i].mass = static_cast<float>(i);
+    kiln::vector<particle> particles(q, host);
+    kiln::vector<float> reversed(q, n);
+    reversed = kiln::field<&particle::mass>(
+        kiln::raw_pointer(particles)[static_cast<std::uint64_t>(n - 1) - kiln::element_index()]);
+    EXPECT_EQ(reversed.read(), (std::vector<float>{6, 5, 4, 3, 2, 1, 0}));
+}
+
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(kernel_types);
 
 }  // namespace
