@@ -20,6 +20,9 @@ KILN_STRUCT(particle, (kiln::float4, position), (kiln::float4, velocity), (float
 // 2-byte field at the end.
 KILN_STRUCT(cell, (char, tag), (kiln::int2, index), (kiln::float3, normal), (std::uint16_t, flags));
 
+// Double fields: the declaration enables fp64 itself, for programs that never name double.
+KILN_STRUCT(sample, (float, weight), (double, value), (kiln::double2, range));
+
 namespace {
 
 bool contains(const std::string& text, const std::string& part) {
@@ -105,6 +108,27 @@ kernel void fill(global particle* p, global cell* c, uint n) {
         EXPECT_EQ(c[i].normal.z, f);
         EXPECT_EQ(c[i].flags, 1000 + i) << i;
     }
+}
+
+TEST_P(kernel_types, structs_with_double_fields_lay_out_alike) {
+    if (!has_double()) GTEST_SKIP() << "no double precision on this device";
+    kiln::program prog(device(), kiln::declarations<sample>() + R"(
+kernel void fill(global sample* s) {
+    s[0].weight = 0.5f;
+    s[0].value = 1.0 / 3.0;
+    s[0].range = (double2)(-1.0e300, 2.5);
+}
+)");
+    kiln::buffer<sample> samples(q, 1);
+    prog.kernel("fill")(samples).launch(q, {1});
+    const sample result = samples.read(q)[0];
+    EXPECT_EQ(result.weight, 0.5f);
+    EXPECT_EQ(result.value, 1.0 / 3.0);
+    EXPECT_EQ(result.range, (kiln::double2{-1.0e300, 2.5}));
+    // And in a generated kernel.
+    kiln::vector<sample> v(q, {result, result});
+    kiln::field<&sample::value>(v) = kiln::field<&sample::value>(v) * 3;
+    EXPECT_EQ(v.read()[1].value, 1.0);
 }
 
 TEST_P(kernel_types, a_declaration_that_disagrees_with_the_struct_is_a_clear_error) {
