@@ -1,6 +1,8 @@
 // Programs, kernels and launches: argument and geometry checks happen here, before the backend.
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <kiln/runtime/program.hpp>
@@ -199,6 +201,19 @@ std::string builtin_pointee_type(std::string type) {
     return type;
 }
 
+/// The struct a pointer parameter points to when its type is a plain name other than a built-in
+/// type ("particle*", "struct particle*"); empty otherwise (void, built-ins, anything else).
+std::string struct_pointee_type(std::string type) {
+    while (!type.empty() && (type.back() == '*' || type.back() == ' ')) type.pop_back();
+    for (std::string_view qualifier : {"const ", "volatile ", "struct "})
+        if (type.starts_with(qualifier)) type.erase(0, qualifier.size());
+    const bool plain_name = !type.empty() && std::all_of(type.begin(), type.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    });
+    if (!plain_name || type == "void" || !builtin_pointee_type(type).empty()) return {};
+    return type;
+}
+
 const char* kind_name(kernel_argument::kind kind) {
     switch (kind) {
         case kernel_argument::kind::buffer:
@@ -244,6 +259,12 @@ void check_arguments(const detail::kernel_impl& kernel, const std::vector<kernel
                         "(write-only)");
                 if (std::string pointee = builtin_pointee_type(param.type_name);
                     !arg.element_type.empty() && !pointee.empty() && pointee != arg.element_type)
+                    wrong("expects a buffer of " + pointee + ", got a buffer of " +
+                          arg.element_type + " (kiln::reinterpret(buffer) passes it as it is)");
+                // A KILN_STRUCT's buffer for a pointer to another struct: the fields would be
+                // read at the other struct's offsets.
+                if (std::string pointee = struct_pointee_type(param.type_name);
+                    arg.element_is_struct && !pointee.empty() && pointee != arg.element_type)
                     wrong("expects a buffer of " + pointee + ", got a buffer of " +
                           arg.element_type + " (kiln::reinterpret(buffer) passes it as it is)");
                 break;

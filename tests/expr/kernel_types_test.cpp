@@ -131,6 +131,25 @@ kernel void fill(global sample* s) {
     EXPECT_EQ(v.read()[1].value, 1.0);
 }
 
+TEST_P(kernel_types, struct_buffers_bind_to_pointers_to_their_own_struct_only) {
+    kiln::program prog(device(), kiln::declarations<particle, cell>() + R"(
+kernel void tag(global cell* c) { c[0].tag = 9; }
+kernel void clear(global void* p) { }
+)");
+    kiln::buffer<particle> particles(q, 1);
+    try {
+        prog.kernel("tag")(particles);
+        ADD_FAILURE() << "a buffer of particle was bound to cell*";
+    } catch (const kiln::invalid_argument_error& e) {
+        EXPECT_TRUE(contains(e.what(), "expects a buffer of cell, got a buffer of particle"))
+            << e.what();
+    }
+    prog.kernel("clear")(particles).launch(q, {1}).wait();  // void* takes any buffer
+    kiln::buffer<cell> cells(q, 1);
+    prog.kernel("tag")(cells).launch(q, {1});
+    EXPECT_EQ(cells.read(q)[0].tag, 9);
+}
+
 TEST_P(kernel_types, a_declaration_that_disagrees_with_the_struct_is_a_clear_error) {
     // The OpenCL C side declares `index` as a plain int: it lands at byte 4, the host's at 8.
     const std::string wrong =
