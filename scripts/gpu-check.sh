@@ -42,8 +42,15 @@ if want bench; then
     : > "$out/bench.log"
     for harness in "$build"/bench/*/*_bench "$build"/bench/*/*_reference; do
         [ -x "$harness" ] || continue
+        [[ "$harness" == */particles_bench ]] && continue  # below, once per backend
         echo "=== $harness" | tee -a "$out/bench.log"
         timeout 240 "$harness" >> "$out/bench.log" 2>&1 || echo "(exit $?)" >> "$out/bench.log"
+    done
+    # The particle layouts (AoS against SoA) on both GPU backends, for docs/benchmarks.md.
+    for backend in cuda opencl,gpu; do
+        echo "=== particles_bench on $backend" | tee -a "$out/bench.log"
+        KILN_DEVICE=$backend timeout 120 "$build/bench/expr/particles_bench" >> "$out/bench.log" 2>&1 ||
+            echo "(exit $?)" >> "$out/bench.log"
     done
     tail -80 "$out/bench.log"
 fi

@@ -16,6 +16,7 @@
 #include <kiln/expr/core.hpp>
 #include <kiln/expr/functions.hpp>
 #include <kiln/expr/launch.hpp>
+#include <kiln/expr/members.hpp>
 #include <kiln/expr/operators.hpp>
 #include <kiln/expr/terminals.hpp>
 #include <kiln/expr/views.hpp>
@@ -362,6 +363,7 @@ class vector_terminal : public expression_tag {
     std::string generate_target(generator& g) const {
         const std::string name = g.new_name();
         if (g.lane()) return g.wide_element(name, opencl_type_name<T>(), true);
+        declare_type<T>(g.source);
         g.parameter("global " + opencl_type_name<T>() + "*", name);
         return name + "[idx]";
     }
@@ -369,6 +371,7 @@ class vector_terminal : public expression_tag {
     void check(operand_check& c) const { c.elementwise(vector_->layout(), vector_->size()); }
 
     void declare(generator& g, const std::string& name) const {
+        declare_type<T>(g.source);
         g.parameter("global const " + opencl_type_name<T>() + "*", name);
     }
     std::string value_of(generator& g, const std::string& name) const {

@@ -1,6 +1,8 @@
 // Programs, kernels and launches: argument and geometry checks happen here, before the backend.
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <kiln/runtime/program.hpp>
@@ -11,6 +13,7 @@
 #include "backend/backend.hpp"
 #include "runtime/profiler.hpp"
 #include "runtime/program_cache.hpp"
+#include "runtime/struct_layout.hpp"
 
 namespace kiln {
 
@@ -49,6 +52,7 @@ program::program(const kiln::device& dev, std::vector<std::string> sources,
                  std::string_view options)
     : device_(dev) {
     if (sources.empty()) throw invalid_argument_error("kiln::program", "no sources given");
+    detail::check_struct_layouts(dev, sources);
     const bool profiled = detail::profiling::active() != nullptr;
     const std::uint64_t start_ns = profiled ? detail::profiling::now_ns() : 0;
     auto built = detail::get_or_build(dev, sources, std::string(options));
@@ -203,6 +207,19 @@ std::string builtin_pointee_type(std::string type) {
     return type;
 }
 
+/// The struct a pointer parameter points to when its type is a plain name other than a built-in
+/// type ("particle*", "struct particle*"); empty otherwise (void, built-ins, anything else).
+std::string struct_pointee_type(std::string type) {
+    while (!type.empty() && (type.back() == '*' || type.back() == ' ')) type.pop_back();
+    for (std::string_view qualifier : {"const ", "volatile ", "struct "})
+        if (type.starts_with(qualifier)) type.erase(0, qualifier.size());
+    const bool plain_name = !type.empty() && std::all_of(type.begin(), type.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    });
+    if (!plain_name || type == "void" || !builtin_pointee_type(type).empty()) return {};
+    return type;
+}
+
 const char* kind_name(kernel_argument::kind kind) {
     switch (kind) {
         case kernel_argument::kind::buffer:
@@ -248,6 +265,12 @@ void check_arguments(const detail::kernel_impl& kernel, const std::vector<kernel
                         "(write-only)");
                 if (std::string pointee = builtin_pointee_type(param.type_name);
                     !arg.element_type.empty() && !pointee.empty() && pointee != arg.element_type)
+                    wrong("expects a buffer of " + pointee + ", got a buffer of " +
+                          arg.element_type + " (kiln::reinterpret(buffer) passes it as it is)");
+                // A KILN_STRUCT's buffer for a pointer to another struct: the fields would be
+                // read at the other struct's offsets.
+                if (std::string pointee = struct_pointee_type(param.type_name);
+                    arg.element_is_struct && !pointee.empty() && pointee != arg.element_type)
                     wrong("expects a buffer of " + pointee + ", got a buffer of " +
                           arg.element_type + " (kiln::reinterpret(buffer) passes it as it is)");
                 break;

@@ -11,6 +11,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <kiln/vector_types.hpp>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -37,11 +38,19 @@ inline constexpr bool is_pair_state_v = false;
 template <class T>
 inline constexpr bool is_pair_state_v<pair_state<T>> = true;
 
+/// Structs declared with KILN_STRUCT (include/kiln/kernel_struct.hpp).
+template <class T>
+concept declared_struct = requires {
+    { T::kiln_struct_name } -> std::convertible_to<const char*>;
+    { T::kiln_struct_declaration() } -> std::same_as<std::string>;
+};
+
 /// Host types that have an OpenCL C spelling: what kernels and the host exchange.
 template <class T>
-concept device_representable = (std::is_arithmetic_v<T> && !std::is_same_v<T, long double>) ||
-                               std::is_same_v<T, std::complex<float>> ||
-                               std::is_same_v<T, std::complex<double>> || is_pair_state_v<T>;
+concept device_representable =
+    (std::is_arithmetic_v<T> && !std::is_same_v<T, long double>) ||
+    std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>> ||
+    is_pair_state_v<T> || is_vec_v<T> || declared_struct<T>;
 
 /// The OpenCL C name of a host type. bool travels as int (OpenCL has no bool kernel arguments);
 /// complex numbers are float2 / double2 holding (real, imaginary).
@@ -57,6 +66,10 @@ std::string opencl_type_name() {
         return opencl_type_name<typename T::value_type>() + "2";
     } else if constexpr (is_pair_state_v<T>) {
         return opencl_type_name<decltype(T::first)>() + "2";
+    } else if constexpr (is_vec_v<T>) {
+        return opencl_type_name<typename T::value_type>() + std::to_string(T::size);
+    } else if constexpr (declared_struct<T>) {
+        return T::kiln_struct_name;
     } else {
         static_assert(std::is_integral_v<T>);
         constexpr const char* signed_names[] = {"char", "short", "int", "long"};
@@ -169,6 +182,14 @@ class source_builder {
     std::vector<std::string> parameters_;
     int indent_ = 0;
 };
+
+/// Adds what a kernel using T needs declared: a KILN_STRUCT's declaration (built-in types need
+/// nothing).
+template <device_representable T>
+void declare_type(source_builder& source) {
+    if constexpr (declared_struct<T>)
+        source.define(std::string("struct ") + T::kiln_struct_name, T::kiln_struct_declaration());
+}
 
 /// The source with numbered lines, as compile errors show it.
 std::string with_line_numbers(std::string_view source);

@@ -29,21 +29,22 @@
 
 namespace kiln {
 
-/// Element types of kiln::vector.
+/// Element types of kiln::vector: numbers, kiln vector types (float4...) and KILN_STRUCTs.
 template <class T>
-concept vector_value = std::same_as<T, float> || std::same_as<T, double> ||
-    std::same_as<T, std::int32_t> || std::same_as<T, std::uint32_t> ||
-    std::same_as<T, std::int64_t> || std::same_as<T, std::uint64_t> ||
-    std::same_as<T, std::complex<float>> || std::same_as<T, std::complex<double>>;
+concept vector_value =
+    std::same_as<T, float> || std::same_as<T, double> || std::same_as<T, std::int32_t> ||
+    std::same_as<T, std::uint32_t> || std::same_as<T, std::int64_t> ||
+    std::same_as<T, std::uint64_t> || std::same_as<T, std::complex<float>> ||
+    std::same_as<T, std::complex<double>> || detail::is_vec_v<T> || detail::declared_struct<T>;
 
 template <vector_value T>
 class vector;
 
 /// Host values that may appear in an expression; each becomes a kernel argument.
 template <class T>
-concept scalar_value =
-    (std::is_arithmetic_v<T> && !std::same_as<T, long double>) ||
-    std::same_as<T, std::complex<float>> || std::same_as<T, std::complex<double>>;
+concept scalar_value = (std::is_arithmetic_v<T> && !std::same_as<T, long double>) ||
+                       std::same_as<T, std::complex<float>> ||
+                       std::same_as<T, std::complex<double>> || detail::is_vec_v<T>;
 
 /// Every expression node derives from this empty class, so that argument-dependent lookup finds
 /// kiln's operators and functions for nodes as it does for kiln::vector.
@@ -333,6 +334,14 @@ requires std::is_arithmetic_v<S> &&
     using type = V;
 };
 
+/// Beside a vector type, a host scalar takes its component type: v * 2 multiplies a float4 by
+/// 2.0f, as OpenCL C widens a scalar of the component type.
+template <class S, class V>
+requires std::is_arithmetic_v<S> && is_vec_v<V>
+struct adopted_scalar<S, V> {
+    using type = typename V::value_type;
+};
+
 /// The node of `x` placed beside an operand of type Other: scalars adopt Other's value type.
 template <class Other, class X>
 auto as_node_beside(const X& x) {
@@ -390,9 +399,11 @@ template <class T>
 concept number = real_number<T> || is_complex_v<T>;
 
 /// Whether a value of type From may be stored as To: any real to real or complex, and complex
-/// to complex. Complex to real needs an explicit real(), imag() or abs().
+/// to complex. Complex to real needs an explicit real(), imag() or abs(). Vector types and
+/// structs are stored only as themselves.
 template <class To, class From>
-concept storable_as = number<To> && number<From> &&(!is_complex_v<From> || is_complex_v<To>);
+concept storable_as = (number<To> && number<From> && (!is_complex_v<From> || is_complex_v<To>)) ||
+                      (std::same_as<To, From> && (is_vec_v<To> || declared_struct<To>));
 
 /// OpenCL C text converting `value` (of type From) to To.
 template <class To, class From>

@@ -75,7 +75,8 @@ using arithmetic_result_t = typename arithmetic_result<A, B>::type;
 
 template <class Op, class A, class B>
 concept binary_applicable =
-    (Op::family == operator_family::arithmetic && number<A> && number<B>) ||
+    (Op::family == operator_family::arithmetic &&
+     ((number<A> && number<B>) || vec_arithmetic_operands<A, B>)) ||
     ((Op::family == operator_family::comparison || Op::family == operator_family::logical) &&
      real_number<A> && real_number<B>) ||
     ((Op::family == operator_family::integral || Op::family == operator_family::shift) &&
@@ -159,6 +160,11 @@ struct unary_traits;
 template <number A>
 struct unary_traits<negate_op, A> {
     using type = std::conditional_t<is_complex_v<A>, A, decltype(-std::declval<A>())>;
+};
+template <class A>
+requires is_vec_v<A>
+struct unary_traits<negate_op, A> {
+    using type = A;
 };
 template <real_number A>
 struct unary_traits<logical_not_op, A> {

@@ -129,6 +129,7 @@ class raw_pointer_node : public expression_tag {
     std::string generate(generator& g) const {
         const std::string name = g.new_name();
         // Not const: user functions may declare the parameter as a plain T*.
+        declare_type<element_type>(g.source);
         g.parameter("global " + opencl_type_name<element_type>() + "*", name);
         return name;
     }

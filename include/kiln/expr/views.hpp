@@ -31,6 +31,7 @@ class view_base : public expression_tag {
 
     std::string declare_data(generator& g, bool writable) const {
         const std::string name = g.new_name();
+        declare_type<value_type>(g.source);
         g.parameter(std::string("global ") + (writable ? "" : "const ") +
                         opencl_type_name<value_type>() + "*",
                     name);

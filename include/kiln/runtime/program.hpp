@@ -143,6 +143,8 @@ struct kernel_argument {
     /// parameter's pointee type; empty when the type has no OpenCL C name or the buffer is
     /// reinterpreted.
     std::string element_type;
+    /// Whether element_type names a KILN_STRUCT, which is checked against struct parameters.
+    bool element_is_struct = false;
 };
 
 /// The OpenCL C name a buffer's element type must match, or "" when kiln cannot tell (bool
@@ -172,6 +174,7 @@ kernel_argument make_argument(const T& value) {
         arg.buffer_mode = T::mode;
         arg.size = value.bytes();
         arg.element_type = buffer_element_type<typename T::value_type>();
+        arg.element_is_struct = declared_struct<typename T::value_type>;
     } else if constexpr (requires {
                              value.n;
                              value.bytes();
