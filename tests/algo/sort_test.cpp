@@ -78,9 +78,22 @@ class sort_test : public kiln::test::device_queue_test {
     /// Sizes around one tile and around the chunks of several work-groups.
     std::vector<std::size_t> sizes(std::size_t key_bytes) const {
         const auto policy = kiln::detail::policy_for(kiln::detail::algorithm::radix_sort, device());
-        // sort.cpp halves the items per work-item for 64-bit keys.
-        const std::size_t tile = policy.tile_size() / (key_bytes == 8 ? 2 : 1);
-        return {0, 1, 2, 3, tile - 1, tile, tile + 1, 5 * tile + 17, 1000007};
+        // sort.cpp scales the items per work-item (set for 4-byte keys alone) by the bytes of a
+        // key and the value moving with it: check_radix sorts keys alone and with uint indices.
+        const std::size_t g = policy.work_group_size, k = policy.items_per_work_item;
+        const std::size_t tile = g * std::max<std::size_t>(1, k * 4 / key_bytes);
+        const std::size_t pair_tile = g * std::max<std::size_t>(1, k * 4 / (key_bytes + 4));
+        return {0,
+                1,
+                2,
+                3,
+                tile - 1,
+                tile,
+                tile + 1,
+                5 * tile + 17,
+                1000007,
+                pair_tile - 1,
+                pair_tile + 1};
     }
 
     /// Sorts keys by value and by (key, index) pairs, ascending and descending, and checks both
@@ -256,10 +269,11 @@ TEST_P(sort_test, gpu_shapes_on_every_device) {
     // The GPU policy's tile and group shapes, whatever the device: on PoCL this runs the code
     // paths the GPUs take.
     using kiln::detail::algorithm;
-    kiln::detail::algorithm_policy gpu{256, 8, 4};
+    kiln::detail::algorithm_policy gpu{256, 16, 8};
     kiln::detail::scoped_algorithm_policy scoped(algorithm::radix_sort, gpu);
     check_radix(random_keys<std::uint32_t>(100003, 9), "uint32, GPU shape");
-    gpu.radix_bits = 5;  // a digit width that does not divide the key width
+    // A digit width that does not divide the key width, ranked in rounds of 4 and 1 bits.
+    gpu.radix_bits = 5;
     kiln::detail::scoped_algorithm_policy wider(algorithm::radix_sort, gpu);
     check_radix(random_keys<std::int64_t>(30011, 10), "int64, 5-bit digits");
 }
