@@ -1,5 +1,5 @@
 // Kernel generators for sorting: radix sort passes (upsweep histogram, scan, downsweep scatter)
-// and merge sort passes (work-group sort, rank-by-binary-search merges, gathers).
+// (merge sort passes are in merge_sort_kernels.cpp).
 //
 // Radix sort, one pass per digit, after Merrill and Grimshaw's reduce-then-scan sort:
 //   upsweep    every work-group counts the digits of its chunk of keys -> counts[digit][group]
@@ -453,8 +453,8 @@ void onesweep_offsets(source_builder& b, const radix_sort_shape& s, unsigned pas
 
 /// The look-back's accesses to the status words. No fence: a reader uses nothing but the word
 /// itself (flag and count share it), and a volatile access of an aligned word is one access to
-/// the coherent level (L2). Under CUDA a fence is __threadfence(), which in the spin loop of
-/// every digit's work-item made the pass several times slower than under NVIDIA's OpenCL.
+/// the coherent level (L2). (Under CUDA a fence is __threadfence(), in the spin loop of every
+/// digit's work-item: a suspect, not yet measured, for the CUDA backend's slower sorts.)
 std::string status_word(const std::string& address) {
     return "*(volatile global uint*)(" + address + ")";
 }
