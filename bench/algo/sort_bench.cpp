@@ -174,10 +174,10 @@ int main(int argc, char** argv) {
                 run_case<std::uint32_t>(dev, "uint32 pairs, reduce-then-scan", n, true, 1, 3,
                                         &all_sorted);
             }
-            // {work-group size, items per work-item, radix bits}
+            // {work-group size, items per work-item (4-byte keys alone), radix bits}
             const std::vector<kiln::detail::algorithm_policy> policies = {
-                {256, 8, 4}, {256, 16, 4}, {128, 8, 4}, {128, 16, 4},
-                {256, 4, 4}, {256, 8, 5},  {512, 4, 4}, {128, 8, 5}};
+                {256, 16, 8}, {256, 8, 8},  {256, 12, 8}, {128, 16, 8},
+                {512, 8, 8},  {256, 16, 4}, {256, 16, 6}, {256, 16, 7}};
             for (const auto& p : policies) {
                 kiln::detail::scoped_algorithm_policy scoped(kiln::detail::algorithm::radix_sort,
                                                              p);

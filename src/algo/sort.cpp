@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "backend/device_quirks.hpp"
 #include "sort_kernels.hpp"
 
 namespace kiln::detail {
@@ -101,13 +102,16 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
     shape.key = {static_cast<sort_key_kind>(key.kind), key.bytes};
     shape.descending = descending;
     shape.value_bytes = value ? value->element_bytes : 0;
-    shape.radix_bits = policy.radix_bits;
+    shape.radix_bits = device_quirks_for(dev.properties()).multi_round_radix_rank_miscompiled
+                           ? std::min(policy.radix_bits, 4u)
+                           : policy.radix_bits;
     shape.work_group_size = static_cast<unsigned>(policy.work_group_size);
-    // 64-bit keys (and values) double the exchange arrays: half the items keep the tile within
-    // the 48 KB of static local memory that CUDA grants without opting in.
-    const bool wide = key.bytes == 8 || shape.value_bytes == 8;
+    // The tile (keys and values) lives in local memory: items are set for 4-byte keys alone
+    // and scaled down for wider elements, to stay within the 48 KB of static local memory that
+    // CUDA grants without opting in.
     shape.items_per_work_item = static_cast<unsigned>(
-        std::max<std::size_t>(1, policy.items_per_work_item / (wide ? 2 : 1)));
+        std::max<std::size_t>(1, policy.items_per_work_item * 4 / (key.bytes + shape.value_bytes)));
+    shape.sub_group_size = policy.sub_group_size;
     // One pass per digit with decoupled look-back where work-groups that started earlier are
     // sure to make progress; the status words hold 30-bit counts.
     shape.single_pass = groups_make_progress(dev) && n < (std::size_t{1} << 30);
@@ -116,7 +120,8 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
         "radix sort " + std::to_string(key.kind) + " " + std::to_string(key.bytes) +
         (descending ? " descending " : " ascending ") + std::to_string(shape.radix_bits) + " " +
         std::to_string(shape.work_group_size) + " " + std::to_string(shape.items_per_work_item) +
-        " value " + std::to_string(shape.value_bytes) + (shape.single_pass ? " single pass" : "");
+        " value " + std::to_string(shape.value_bytes) + " sg " +
+        std::to_string(shape.sub_group_size) + (shape.single_pass ? " single pass" : "");
     std::vector<std::string> kernel_names = {"kiln_radix_upsweep", "kiln_radix_scan",
                                              "kiln_radix_downsweep", "kiln_radix_finish"};
     if (shape.single_pass)

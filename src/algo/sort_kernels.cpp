@@ -1,5 +1,5 @@
 // Kernel generators for sorting: radix sort passes (upsweep histogram, scan, downsweep scatter)
-// and merge sort passes (work-group sort, rank-by-binary-search merges, gathers).
+// (merge sort passes are in merge_sort_kernels.cpp).
 //
 // Radix sort, one pass per digit, after Merrill and Grimshaw's reduce-then-scan sort:
 //   upsweep    every work-group counts the digits of its chunk of keys -> counts[digit][group]
@@ -16,6 +16,7 @@
 #include "sort_kernels.hpp"
 
 #include <algorithm>
+#include <kiln/detail/group_collectives.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <string>
 
@@ -54,11 +55,19 @@ std::string ordered_bits(const sort_key_info& key, bool descending) {
     return descending ? "~" + ordered : ordered;
 }
 
-/// Index into the per-(digit, work-item) counters, padded by one word every 32 so that the
-/// work-items scanning consecutive runs of counters do not all hit the same memory bank.
+/// Index into a local array, padded by one word every 32 so that work-items reading runs of
+/// consecutive elements (t * K + j) do not all hit the same memory bank.
 std::string padded(const std::string& index) {
     return "kiln_pad(" + index + ")";
 }
+
+std::string padded_size(unsigned count) {
+    return num(count + (count >> 5));
+}
+
+/// In-tile ranking goes in rounds of at most this many bits of the digit: the round's counters,
+/// one per (round digit, work-item), fit in local memory (16 x G words).
+constexpr unsigned rank_round_bits = 4;
 
 void define_radix_helpers(source_builder& b, const radix_sort_shape& s) {
     const std::string key = bits_type(s.key.bytes);
@@ -74,9 +83,9 @@ void define_radix_helpers(source_builder& b, const radix_sort_shape& s) {
 }
 
 void upsweep(source_builder& b, const radix_sort_shape& s) {
-    const std::string key = bits_type(s.key.bytes);
-    const unsigned g = s.work_group_size;
-    b.begin_kernel("kiln_radix_upsweep", g);
+    const std::string key = bits_type(s.key.bytes), G = num(s.work_group_size) + "u",
+                      R = num(s.radix()) + "u";
+    b.begin_kernel("kiln_radix_upsweep", s.work_group_size);
     b.parameter("global const " + key + "* keys_a");
     b.parameter("global const " + key + "* keys_b");
     b.parameter("global const uint* state");
@@ -85,26 +94,19 @@ void upsweep(source_builder& b, const radix_sort_shape& s) {
     b.parameter("uint shift");
     b.parameter("global ulong* counts");
     b.begin_body();
-    // One counter per (digit, work-item): each work-item increments its own, no atomics.
-    b.local_array("uint", "kiln_counters", num(s.radix() * g + (s.radix() * g >> 5)));
+    // Counting needs no order: local atomics, one counter per digit.
+    b.local_array("uint", "kiln_bins", R);
     b.line("const uint t = (uint)get_local_id(0);");
-    b.line("for (uint d = 0; d < " + num(s.radix()) + "u; ++d) kiln_counters[" +
-           padded("d * " + num(g) + "u + t") + "] = 0;");
+    b.line("for (uint d = t; d < " + R + "; d += " + G + ") kiln_bins[d] = 0;");
+    b.local_barrier();
     b.line("global const " + key + "* keys = kiln_sort_current(state) ? keys_b : keys_a;");
     b.line("const ulong begin = (ulong)get_group_id(0) * chunk;");
     b.line("const ulong end = n - begin > chunk ? begin + chunk : n;");
-    b.open("for (ulong i = begin + t; i < end; i += " + num(g) + "u)");
-    b.line("const uint c = " + padded("kiln_sort_digit(keys[i], shift) * " + num(g) + "u + t") +
-           ";");
-    b.line("kiln_counters[c] += 1;");
-    b.close();
+    b.line("for (ulong i = begin + t; i < end; i += " + G +
+           ") atomic_inc(&kiln_bins[kiln_sort_digit(keys[i], shift)]);");
     b.local_barrier();
-    b.open("if (t < " + num(s.radix()) + "u)");
-    b.line("uint total = 0;");
-    b.line("for (uint w = 0; w < " + num(g) + "u; ++w) total += kiln_counters[" +
-           padded("t * " + num(g) + "u + w") + "];");
-    b.line("counts[(ulong)t * get_num_groups(0) + get_group_id(0)] = total;");
-    b.close();
+    b.line("for (uint d = t; d < " + R + "; d += " + G +
+           ") counts[(ulong)d * get_num_groups(0) + get_group_id(0)] = kiln_bins[d];");
     b.end_kernel();
 }
 
@@ -154,14 +156,14 @@ void scan(source_builder& b, const radix_sort_shape& s) {
 
 /// Names shared by the tile code of the classic and the single-pass downsweeps.
 struct tile_names {
-    std::string key, G, R, tile, key_exchange;
+    std::string key, value, G, R, K;
     unsigned g, k, r;
     explicit tile_names(const radix_sort_shape& s)
         : key(bits_type(s.key.bytes)),
+          value(s.value_bytes != 0 ? bits_type(s.value_bytes) : ""),
           G(num(s.work_group_size) + "u"),
           R(num(s.radix()) + "u"),
-          tile(num(s.tile()) + "u"),
-          key_exchange("kiln_exchange" + num(s.key.bytes)),
+          K(num(s.items_per_work_item) + "u"),
           g(s.work_group_size),
           k(s.items_per_work_item),
           r(s.radix()) {}
@@ -177,16 +179,17 @@ void scatter_parameters(source_builder& b, const radix_sort_shape& s) {
     }
 }
 
-/// Local arrays, and source and destination pointers chosen by `from_b` (declared before).
+/// Local arrays of the tile code, and source and destination pointers chosen by `from_b`
+/// (declared before).
 void tile_setup(source_builder& b, const radix_sort_shape& s) {
     const tile_names n(s);
-    b.local_array("uint", "kiln_counters", num(n.r * n.g + (n.r * n.g >> 5)));
-    b.local_array("uint", "kiln_sums", n.G);
-    b.local_array("ulong", "kiln_run", n.R);
-    // One exchange array per element size: keys and values of one size take turns in it.
-    b.local_array(n.key, n.key_exchange, n.tile);
-    if (s.value_bytes != 0 && s.value_bytes != s.key.bytes)
-        b.local_array(bits_type(s.value_bytes), "kiln_exchange" + num(s.value_bytes), n.tile);
+    b.local_array("uint", "kiln_counters", padded_size((1u << rank_round_bits) * n.g));
+    b.local_array("uint", "kiln_scan", num(2 * n.g));
+    b.local_array("uint", "kiln_start", n.R);  // where each digit starts in the ranked tile
+    b.local_array("uint", "kiln_end", n.R);    // and where it ends (both 0 when absent)
+    b.local_array("ulong", "kiln_run", n.R);   // where the tile's keys of each digit go
+    b.local_array(n.key, "kiln_keys", padded_size(s.tile()));
+    if (s.value_bytes != 0) b.local_array(n.value, "kiln_values", padded_size(s.tile()));
 }
 
 void tile_pointers(source_builder& b, const radix_sort_shape& s) {
@@ -200,33 +203,41 @@ void tile_pointers(source_builder& b, const radix_sort_shape& s) {
     }
 }
 
-/// Loads the tile at `base` (`valid` keys) and ranks it stably: afterwards the tile is sorted
-/// in the key exchange array, rankJ says where item J of this work-item went, and
-/// kiln_counters[pad(d * G)] is where digit d starts in the tile.
-void tile_rank(source_builder& b, const radix_sort_shape& s) {
-    const tile_names names(s);
-    const std::string &key = names.key, &G = names.G, &R = names.R,
-                      &key_exchange = names.key_exchange;
-    const unsigned g = names.g, k = names.k, r = names.r;
-    // Coalesced loads, item j*G + t to work-item t.
-    for (unsigned j = 0; j < k; ++j) {
-        const std::string i = num(j * g) + "u + t";
-        b.line("if (" + i + " < valid) " + key_exchange + "[" + i + "] = key_src[base + " + i +
-               "];");
+/// Coalesced loads of the tile at `base` (`valid` keys), item j*G + t to work-item t.
+void tile_load(source_builder& b, const radix_sort_shape& s) {
+    const tile_names n(s);
+    for (unsigned j = 0; j < n.k; ++j) {
+        const std::string i = num(j * n.g) + "u + t";
+        b.open("if (" + i + " < valid)");
+        b.line("kiln_keys[" + padded(i) + "] = key_src[base + " + i + "];");
+        if (s.value_bytes != 0)
+            b.line("kiln_values[" + padded(i) + "] = value_src[base + " + i + "];");
+        b.close();
     }
-    b.line("for (uint d = 0; d < " + R + "; ++d) kiln_counters[" + padded("d * " + G + " + t") +
-           "] = 0;");
     b.local_barrier();
+}
+
+/// One stable counting round over `width` bits of the digit from bit `low`: the tile in
+/// kiln_keys (and kiln_values) is reordered by those bits, equal ones keeping their order.
+void rank_round(source_builder& b, const radix_sort_shape& s, unsigned low, unsigned width) {
+    const tile_names n(s);
+    const unsigned w = 1u << width, k = n.k;
+    const std::string W = num(w) + "u", G = n.G;
+    b.open("");
+    b.line("for (uint d = 0; d < " + W + "; ++d) kiln_counters[" + padded("d * " + G + " + t") +
+           "] = 0;");
     // Work-item t ranks the consecutive items t*K .. t*K+K-1, so that counting them in order
-    // and then scanning over work-items keeps equal keys in tile order: the sort is stable.
+    // and then scanning over work-items keeps equal digits in tile order: the round is stable.
     // Items past the end get the last digit and rank after every real key. A work-item counts
     // its items in registers (prefixJ: earlier items with the same digit) and the last item of
     // each digit stores the count: no chain of dependent local loads and stores.
     for (unsigned j = 0; j < k; ++j) {
-        const std::string J = num(j), p = "t * " + num(k) + "u + " + J + "u";
-        b.line("const " + key + " key" + J + " = " + key_exchange + "[" + p + "];");
-        b.line("const uint digit" + J + " = " + p + " < valid ? kiln_sort_digit(key" + J +
-               ", shift) : " + num(r - 1) + "u;");
+        const std::string J = num(j), p = "t * " + n.K + " + " + J + "u";
+        b.line("const " + n.key + " key" + J + " = kiln_keys[" + padded(p) + "];");
+        if (s.value_bytes != 0)
+            b.line("const " + n.value + " value" + J + " = kiln_values[" + padded(p) + "];");
+        b.line("const uint digit" + J + " = " + p + " < valid ? (kiln_sort_digit(key" + J +
+               ", shift) >> " + num(low) + "u) & " + num(w - 1) + "u : " + num(w - 1) + "u;");
         std::string prefix = "0u";
         for (unsigned i = 0; i < j; ++i)
             prefix += " + (digit" + num(i) + " == digit" + J + " ? 1u : 0u)";
@@ -240,88 +251,77 @@ void tile_rank(source_builder& b, const radix_sort_shape& s) {
                "] = prefix" + J + " + 1;");
     }
     b.local_barrier();
-    // Exclusive scan of the counters in (digit, work-item) order: each work-item sums R
+    // Exclusive scan of the counters in (digit, work-item) order: each work-item sums W
     // consecutive counters, the group scans those sums, each work-item writes its run back.
     b.line("uint own = 0;");
-    b.line("for (uint c = 0; c < " + R + "; ++c) own += kiln_counters[" +
-           padded("t * " + R + " + c") + "];");
-    b.line("kiln_sums[t] = own;");
-    b.local_barrier();
-    b.open("for (uint offset = 1; offset < " + G + "; offset <<= 1)");
-    b.line("const uint y = t >= offset ? kiln_sums[t - offset] : 0;");
-    b.local_barrier();
-    b.line("kiln_sums[t] += y;");
-    b.local_barrier();
-    b.close();
-    b.open("");
-    b.line("uint running = kiln_sums[t] - own;");
-    b.open("for (uint c = 0; c < " + R + "; ++c)");
-    b.line("const uint at = " + padded("t * " + R + " + c") + ";");
+    b.line("for (uint c = 0; c < " + W + "; ++c) own += kiln_counters[" +
+           padded("t * " + W + " + c") + "];");
+    b.line("uint inclusive = own;");
+    group_collectives(b, s.sub_group_size)
+        .inclusive_scan(
+            "kiln_scan", "t", G, "inclusive",
+            [](const std::string& x, const std::string& y) { return x + " + " + y; }, "uint");
+    b.line("uint running = inclusive - own;");
+    b.open("for (uint c = 0; c < " + W + "; ++c)");
+    b.line("const uint at = " + padded("t * " + W + " + c") + ";");
     b.line("const uint x = kiln_counters[at];");
     b.line("kiln_counters[at] = running;");
     b.line("running += x;");
     b.close();
-    b.close();
     b.local_barrier();
     for (unsigned j = 0; j < k; ++j) {
         const std::string J = num(j);
-        b.line("const uint rank" + J + " = kiln_counters[" +
-               padded("digit" + J + " * " + G + " + t") + "] + prefix" + J + ";");
-        b.line("if (t * " + num(k) + "u + " + J + "u < valid) " + key_exchange + "[rank" + J +
-               "] = key" + J + ";");
+        b.open("if (t * " + n.K + " + " + J + "u < valid)");
+        b.line("const uint rank = kiln_counters[" + padded("digit" + J + " * " + G + " + t") +
+               "] + prefix" + J + ";");
+        b.line("kiln_keys[" + padded("rank") + "] = key" + J + ";");
+        if (s.value_bytes != 0) b.line("kiln_values[" + padded("rank") + "] = value" + J + ";");
+        b.close();
+    }
+    b.local_barrier();
+    b.close();
+}
+
+/// Sorts the loaded tile stably by the pass's digit in rounds of rank_round_bits (LSD within
+/// the tile), then marks where each digit starts and ends in it (kiln_start and kiln_end,
+/// cleared before).
+void tile_rank(source_builder& b, const radix_sort_shape& s) {
+    const tile_names n(s);
+    for (unsigned low = 0; low < s.radix_bits; low += rank_round_bits)
+        rank_round(b, s, low, std::min(rank_round_bits, s.radix_bits - low));
+    for (unsigned j = 0; j < n.k; ++j) {
+        const std::string i = num(j * n.g) + "u + t";
+        b.open("if (" + i + " < valid)");
+        b.line("const uint d = kiln_sort_digit(kiln_keys[" + padded(i) + "], shift);");
+        b.line("if (" + i + " == 0 || kiln_sort_digit(kiln_keys[" + padded(i + " - 1") +
+               "], shift) != d) kiln_start[d] = " + i + ";");
+        b.line("if (" + i + " + 1 == valid || kiln_sort_digit(kiln_keys[" + padded(i + " + 1") +
+               "], shift) != d) kiln_end[d] = " + i + " + 1;");
+        b.close();
     }
     b.local_barrier();
 }
 
-/// Writes the ranked tile's keys (and values) to kiln_run[digit] + their place within the
-/// digit: consecutive work-items write consecutive keys of one digit, which coalesces.
+/// Writes the ranked tile to kiln_run[digit] + its place within the digit: consecutive
+/// work-items write consecutive keys of one digit, which coalesces.
 void tile_scatter(source_builder& b, const radix_sort_shape& s) {
-    const tile_names names(s);
-    const std::string &key = names.key, &G = names.G, &key_exchange = names.key_exchange;
-    const unsigned g = names.g, k = names.k;
-    for (unsigned j = 0; j < k; ++j) b.line("ulong position" + num(j) + " = 0;");
-    for (unsigned j = 0; j < k; ++j) {
-        const std::string J = num(j), i = num(j * g) + "u + t";
+    const tile_names n(s);
+    for (unsigned j = 0; j < n.k; ++j) {
+        const std::string i = num(j * n.g) + "u + t";
         b.open("if (" + i + " < valid)");
-        b.line("const " + key + " kk = " + key_exchange + "[" + i + "];");
-        b.line("const uint d = kiln_sort_digit(kk, shift);");
-        b.line("position" + J + " = kiln_run[d] + (" + i + " - kiln_counters[" +
-               padded("d * " + G) + "]);");
-        b.line("key_dst[position" + J + "] = kk;");
+        b.line("const " + n.key + " k = kiln_keys[" + padded(i) + "];");
+        b.line("const uint d = kiln_sort_digit(k, shift);");
+        b.line("const ulong position = kiln_run[d] + (" + i + " - kiln_start[d]);");
+        b.line("key_dst[position] = k;");
+        if (s.value_bytes != 0) b.line("value_dst[position] = kiln_values[" + padded(i) + "];");
         b.close();
-    }
-    if (s.value_bytes != 0) {
-        // The value of sorted position i is the one whose key went to i: load the tile's values,
-        // move each to its key's rank, and write it where that key went.
-        const std::string type = bits_type(s.value_bytes);
-        const std::string exchange = "kiln_exchange" + num(s.value_bytes);
-        b.local_barrier();
-        for (unsigned j = 0; j < k; ++j) {
-            const std::string i = num(j * g) + "u + t";
-            b.line("if (" + i + " < valid) " + exchange + "[" + i + "] = value_src[base + " + i +
-                   "];");
-        }
-        b.local_barrier();
-        for (unsigned j = 0; j < k; ++j)
-            b.line("const " + type + " value" + num(j) + " = " + exchange + "[t * " + num(k) +
-                   "u + " + num(j) + "u];");
-        b.local_barrier();
-        for (unsigned j = 0; j < k; ++j)
-            b.line("if (t * " + num(k) + "u + " + num(j) + "u < valid) " + exchange + "[rank" +
-                   num(j) + "] = value" + num(j) + ";");
-        b.local_barrier();
-        for (unsigned j = 0; j < k; ++j) {
-            const std::string i = num(j * g) + "u + t";
-            b.line("if (" + i + " < valid) value_dst[position" + num(j) + "] = " + exchange + "[" +
-                   i + "];");
-        }
     }
 }
 
 void downsweep(source_builder& b, const radix_sort_shape& s) {
-    const tile_names names(s);
-    const std::string &G = names.G, &R = names.R, &tile = names.tile;
-    b.begin_kernel("kiln_radix_downsweep", names.g);
+    const tile_names n(s);
+    const std::string tile = num(s.tile()) + "u";
+    b.begin_kernel("kiln_radix_downsweep", n.g);
     scatter_parameters(b, s);
     b.parameter("global const ulong* counts");
     b.parameter("global const uint* state");
@@ -337,18 +337,21 @@ void downsweep(source_builder& b, const radix_sort_shape& s) {
     tile_pointers(b, s);
     b.line("const ulong begin = (ulong)get_group_id(0) * chunk;");
     b.line("const ulong end = n - begin > chunk ? begin + chunk : n;");
-    b.line("if (t < " + R +
-           ") kiln_run[t] = counts[(ulong)t * get_num_groups(0) + get_group_id(0)];");
+    b.open("for (uint d = t; d < " + n.R + "; d += " + n.G + ")");
+    b.line("kiln_run[d] = counts[(ulong)d * get_num_groups(0) + get_group_id(0)];");
+    b.line("kiln_start[d] = 0;");
+    b.line("kiln_end[d] = 0;");
+    b.close();
     b.open("for (ulong base = begin; base < end; base += " + tile + ")");
     b.line("const uint valid = end - base < " + tile + " ? (uint)(end - base) : " + tile + ";");
+    tile_load(b, s);
     tile_rank(b, s);
     tile_scatter(b, s);
     b.local_barrier();
-    b.open("if (t < " + R + ")");
-    b.line("const uint first = kiln_counters[" + padded("t * " + G) + "];");
-    b.line("const uint next = t + 1 < " + R + " ? kiln_counters[" + padded("(t + 1) * " + G) +
-           "] : valid;");
-    b.line("kiln_run[t] += next - first;");
+    b.open("for (uint d = t; d < " + n.R + "; d += " + n.G + ")");
+    b.line("kiln_run[d] += kiln_end[d] - kiln_start[d];");
+    b.line("kiln_start[d] = 0;");
+    b.line("kiln_end[d] = 0;");
     b.close();
     b.local_barrier();
     b.close();
@@ -384,18 +387,20 @@ void finish(source_builder& b, const radix_sort_shape& s) {
 
 void onesweep_histogram(source_builder& b, const radix_sort_shape& s, unsigned passes) {
     const tile_names n(s);
-    const unsigned copies = std::max(1u, n.g / 32), bins = passes * n.r;
+    const unsigned bins = passes * n.r;
+    // One copy of the counters per 32 work-items, so that fewer work-items contend for one
+    // counter, as far as 32 KB of local memory allows.
+    const unsigned copies = std::max(1u, std::min(n.g / 32, 8192u / bins));
     b.begin_kernel("kiln_onesweep_histogram", n.g);
     b.parameter("global const " + n.key + "* keys");
     b.parameter("ulong n");
     b.parameter("global uint* histogram");
     b.begin_body();
-    // One copy of the counters per 32 work-items: fewer work-items contend for one counter.
     b.local_array("uint", "kiln_bins", num(copies * bins));
     b.line("const uint t = (uint)get_local_id(0);");
     b.line("for (uint i = t; i < " + num(copies * bins) + "u; i += " + n.G + ") kiln_bins[i] = 0;");
     b.local_barrier();
-    b.line("const uint copy = (t / 32u) * " + num(bins) + "u;");
+    b.line("const uint copy = (t % " + num(copies) + "u) * " + num(bins) + "u;");
     b.open("for (ulong i = get_global_id(0); i < n; i += get_global_size(0))");
     b.line("const " + n.key + " k = keys[i];");
     for (unsigned p = 0; p < passes; ++p)
@@ -425,16 +430,16 @@ void onesweep_offsets(source_builder& b, const radix_sort_shape& s, unsigned pas
     b.line("global uint* state = control;");
     b.line("global uint* skip = control + 2;");
     b.line("const uint t = (uint)get_local_id(0);");
-    b.open("if (t < " + num(passes) + "u)");
+    b.open("for (uint p = t; p < " + num(passes) + "u; p += " + n.G + ")");
     b.line("uint run = 0, same = 0;");
     b.open("for (uint d = 0; d < " + n.R + "; ++d)");
-    b.line("const uint c = histogram[t * " + n.R + " + d];");
-    b.line("histogram[t * " + n.R + " + d] = run;");
+    b.line("const uint c = histogram[p * " + n.R + " + d];");
+    b.line("histogram[p * " + n.R + " + d] = run;");
     b.line("run += c;");
     b.line("if (c == n) same = 1;");
     b.close();
-    b.line("skip[t] = same;");
-    b.line("kiln_skip[t] = same;");
+    b.line("skip[p] = same;");
+    b.line("kiln_skip[p] = same;");
     b.close();
     b.local_barrier();
     b.open("if (t == 0)");
@@ -446,10 +451,18 @@ void onesweep_offsets(source_builder& b, const radix_sort_shape& s, unsigned pas
     b.end_kernel();
 }
 
+/// The look-back's accesses to the status words. No fence: a reader uses nothing but the word
+/// itself (flag and count share it), and a volatile access of an aligned word is one access to
+/// the coherent level (L2). (Under CUDA a fence is __threadfence(), in the spin loop of every
+/// digit's work-item: a suspect, not yet measured, for the CUDA backend's slower sorts.)
+std::string status_word(const std::string& address) {
+    return "*(volatile global uint*)(" + address + ")";
+}
+
 void onesweep_pass(source_builder& b, const radix_sort_shape& s, unsigned passes) {
-    const tile_names names(s);
-    const std::string &G = names.G, &R = names.R, &tile = names.tile;
-    b.begin_kernel("kiln_onesweep_pass", names.g);
+    const tile_names n(s);
+    const std::string tile = num(s.tile()) + "u", R = n.R, G = n.G;
+    b.begin_kernel("kiln_onesweep_pass", n.g);
     scatter_parameters(b, s);
     b.parameter("global const uint* offsets");  // every pass's, from kiln_onesweep_offsets
     b.parameter("global uint* control");        // state[2], skip[passes], ticket[passes]
@@ -469,6 +482,10 @@ void onesweep_pass(source_builder& b, const radix_sort_shape& s, unsigned passes
     b.line("uint from_b = 0;");
     b.line("for (uint p = 0; p < pass; ++p) from_b ^= skip[p] ? 0u : 1u;");
     tile_pointers(b, s);
+    b.open("for (uint d = t; d < " + R + "; d += " + G + ")");
+    b.line("kiln_start[d] = 0;");
+    b.line("kiln_end[d] = 0;");
+    b.close();
     // Tiles in the order work-groups start, not by group id: a group waits only for groups
     // that started before it, which the device keeps running (groups_make_progress).
     b.line("if (t == 0) kiln_tile[0] = atomic_inc(ticket + pass);");
@@ -476,35 +493,29 @@ void onesweep_pass(source_builder& b, const radix_sort_shape& s, unsigned passes
     b.line("const uint tile_id = kiln_tile[0];");
     b.line("const ulong base = (ulong)tile_id * " + tile + ";");
     b.line("const uint valid = n - base < " + tile + " ? (uint)(n - base) : " + tile + ";");
+    tile_load(b, s);
     tile_rank(b, s);
-    // Work-item d < R handles digit d; the others run the look-back loop zero times.
-    b.line("const uint digit_lane = t < " + R + " ? t : 0;");
-    b.line("const uint first = kiln_counters[" + padded("digit_lane * " + G) + "];");
-    b.line("const uint next = digit_lane + 1 < " + R + " ? kiln_counters[" +
-           padded("(digit_lane + 1) * " + G) + "] : valid;");
-    // This pass's status words: one per (tile, digit).
+    // This pass's status words: one per (tile, digit). Every digit's count is published before
+    // any look-back, so a group that handles several digits never waits on itself.
     b.line("global uint* words = status + (ulong)pass * ((n + " + tile + " - 1) / " + tile +
            ") * " + R + ";");
-    b.line("global uint* mine = words + (ulong)tile_id * " + R + " + digit_lane;");
-    b.open("if (t < " + R + ")");
-    b.release_store("uint", "mine", "(tile_id == 0 ? 0x80000000u : 0x40000000u) | (next - first)");
-    b.close();
+    b.line("global uint* mine = words + (ulong)tile_id * " + R + ";");
+    b.line("for (uint d = t; d < " + R + "; d += " + G + ") " + status_word("mine + d") +
+           " = (tile_id == 0 ? 0x80000000u : 0x40000000u) | (kiln_end[d] - kiln_start[d]);");
     // Walk back while earlier tiles show only their own counts; stop at an inclusive prefix
     // (tile 0 always publishes one). A zero word: that tile has not published yet, read again.
+    b.open("for (uint d = t; d < " + R + "; d += " + G + ")");
     b.line("uint exclusive = 0;");
-    b.open("for (uint j = t < " + R + " ? tile_id : 0; j > 0;)");
-    b.line("uint word;");
-    b.acquire_load("uint", "words + (ulong)(j - 1) * " + R + " + digit_lane", "word");
+    b.open("for (uint j = tile_id; j > 0;)");
+    b.line("const uint word = " + status_word("words + (ulong)(j - 1) * " + R + " + d") + ";");
     b.open("if (word != 0)");
     b.line("exclusive += word & 0x3fffffffu;");
     b.line("j = (word & 0x80000000u) ? 0 : j - 1;");
     b.close();
     b.close();
-    b.open("if (t < " + R + ")");
-    b.open("if (tile_id != 0)");
-    b.release_store("uint", "mine", "0x80000000u | (exclusive + next - first)");
-    b.close();
-    b.line("kiln_run[t] = offsets[pass * " + R + " + t] + exclusive;");
+    b.line("if (tile_id != 0) " + status_word("mine + d") +
+           " = 0x80000000u | (exclusive + kiln_end[d] - kiln_start[d]);");
+    b.line("kiln_run[d] = offsets[pass * " + R + " + d] + exclusive;");
     b.close();
     b.local_barrier();
     tile_scatter(b, s);

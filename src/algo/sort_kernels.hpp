@@ -20,9 +20,11 @@ struct radix_sort_shape {
     sort_key_info key;
     bool descending = false;
     std::size_t value_bytes = 0;  ///< the bytes (4 or 8) of values moving along, 0 for none
-    unsigned radix_bits = 4;
+    unsigned radix_bits = 8;
     unsigned work_group_size = 256;
-    unsigned items_per_work_item = 8;
+    unsigned items_per_work_item = 16;
+    /// Sub-group size for the group scans inside tile ranking (0: local memory only).
+    std::size_t sub_group_size = 0;
     /// Also generate the single-pass kernels (kiln_onesweep_*), for devices where work-groups
     /// that started earlier keep making progress.
     bool single_pass = false;

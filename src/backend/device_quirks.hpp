@@ -28,6 +28,12 @@ struct device_quirks {
     /// and sub_group_ballot_exclusive_scan (runtime.subgroup, 2026-11-22). kiln then treats the
     /// ballot family as missing, so a kernel that uses it gets kiln's named build error.
     bool subgroup_ballot_incomplete = false;
+    /// The radix sort's tile ranking comes out wrong when it takes more than one round (digits
+    /// wider than 4 bits) and a work-item ranks more than one key: PoCL 3.1's default
+    /// work-group compiler ("loops"), on the build machine, 2026-11-22 (the same kernel is right
+    /// under POCL_WORK_GROUP_METHOD=repl, and right when its source is run as C++ with one
+    /// thread per work-item). Sorts there keep to 4-bit digits.
+    bool multi_round_radix_rank_miscompiled = false;
 };
 
 inline device_quirks device_quirks_for(const device_properties& props) {
@@ -44,7 +50,8 @@ inline device_quirks device_quirks_for(const device_properties& props) {
     return {.groups_make_progress = gpu && (props.backend == backend_kind::cuda || nvidia),
             .global_fence_orders_device =
                 props.backend == backend_kind::cuda || props.type == device_type::cpu,
-            .subgroup_ballot_incomplete = pocl};
+            .subgroup_ballot_incomplete = pocl,
+            .multi_round_radix_rank_miscompiled = pocl};
 }
 
 }  // namespace kiln::detail
