@@ -261,6 +261,7 @@ TEST_P(guide, pinned_host_memory) {
 
 TEST_P(guide, kernel_language) {
     const kiln::device& dev = device();
+    if (kiln::test::on_nvidia_opencl(dev)) GTEST_SKIP() << kiln::test::nvidia_opencl_vector_printf;
     const char* source = R"(
 kernel void add_to(global float* total, float v) { atomic_add(total, v); }  // float: kiln's CAS loop
 kernel void add_all(global const float* values, global float* total) {
