@@ -37,12 +37,8 @@ int main(int argc, char** argv) {
                 return 0;
             } else if (args.flag("--stats")) {
                 stats = true;
-            } else if (args.flag("--")) {
-                while (!args.done()) positional.push_back(args.take());
-            } else if (args.next_is_option()) {
-                throw usage_error("unknown option '" + args.take() + "' (try --help)");
             } else {
-                positional.push_back(args.take());
+                args.take_positional(positional);
             }
         }
         if (positional.size() > 3) {

@@ -58,12 +58,8 @@ int main(int argc, char** argv) {
                     throw usage_error("--format must be bmp or png, got '" + *value + "'");
                 }
                 format = *value;
-            } else if (args.flag("--")) {
-                while (!args.done()) positional.push_back(args.take());
-            } else if (args.next_is_option()) {
-                throw usage_error("unknown option '" + args.take() + "' (try --help)");
             } else {
-                positional.push_back(args.take());
+                args.take_positional(positional);
             }
         }
         if (positional.size() > 1)

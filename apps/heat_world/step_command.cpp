@@ -80,12 +80,8 @@ step_command parse_step_command(int argc, const char* const* argv, step_tool too
         } else if (auto halo = tool == step_tool::mpi ? args.option("--halo") : std::nullopt) {
             command.halo_rows = parse_count(*halo, "--halo");
             if (command.halo_rows == 0) throw usage_error("--halo must be at least 1, got 0");
-        } else if (args.flag("--")) {
-            while (!args.done()) positional.push_back(args.take());
-        } else if (args.next_is_option()) {
-            throw usage_error("unknown option '" + args.take() + "' (try --help)");
         } else {
-            positional.push_back(args.take());
+            args.take_positional(positional);
         }
     }
     if (positional.size() > 3) {

@@ -96,6 +96,16 @@ std::string argument_reader::take() {
     return arguments_.at(next_++);
 }
 
+void argument_reader::take_positional(std::vector<std::string>& positional) {
+    if (flag("--")) {
+        while (!done()) positional.push_back(take());
+    } else if (next_is_option()) {
+        throw usage_error("unknown option '" + take() + "' (try --help)");
+    } else {
+        positional.push_back(take());
+    }
+}
+
 bool stderr_is_terminal() {
     return isatty(STDERR_FILENO) == 1;
 }

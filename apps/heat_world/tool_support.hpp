@@ -39,10 +39,14 @@ class argument_reader {
     bool flag(std::string_view name);
     // The value of `--name VALUE` or `--name=VALUE` when the next argument is that option.
     std::optional<std::string> option(std::string_view name);
+    // For an argument no option matched: after "--" every remaining argument is a positional
+    // value; any other option is unknown (usage_error); else the next one is positional.
+    void take_positional(std::vector<std::string>& positional);
+
+  private:
     bool next_is_option() const;
     std::string take();
 
-  private:
     std::vector<std::string> arguments_;
     std::size_t next_ = 0;
 };

@@ -261,19 +261,24 @@ void write_stage(source_builder& b, const fft_types& t, const fft_pass_kernel& k
     b.local_barrier();
 }
 
+// The signature both pass kernels share (parameters as described at write_pass_kernel).
+void begin_pass_kernel(source_builder& b, const fft_types& t, const fft_pass_kernel& k) {
+    b.begin_kernel(k.name(), k.work_group_size);
+    b.parameter("global const " + t.complex + "* in");
+    b.parameter("global " + t.complex + "* out");
+    b.parameter("global const " + t.complex + "* table");
+    for (const char* p : {"count", "a", "b", "c", "d", "e"}) b.parameter(t.index + " " + p);
+    b.parameter(t.real + " scale");
+    b.begin_body();
+}
+
 // A pass of one radix stage without local memory, one line per work-item: what CPUs run (their
 // caches serve any order, and PoCL compiles kernels without barriers several times faster).
 // Same parameters and tables as write_pass_kernel.
 void write_direct_pass_kernel(source_builder& b, const fft_types& t, const fft_pass_kernel& k) {
     const std::string& ix = t.index;
     const std::string L = std::to_string(k.length);
-    b.begin_kernel(k.name(), k.work_group_size);
-    b.parameter("global const " + t.complex + "* in");
-    b.parameter("global " + t.complex + "* out");
-    b.parameter("global const " + t.complex + "* table");
-    for (const char* p : {"count", "a", "b", "c", "d", "e"}) b.parameter(ix + " " + p);
-    b.parameter(t.real + " scale");
-    b.begin_body();
+    begin_pass_kernel(b, t, k);
     b.line("const " + ix + " line = (" + ix + ")get_global_id(0);");
     b.line("if (line >= count) return;");
     b.line("const " + ix + " inner = line % d, j = (line / d) % b, rest = line / d / b;");
@@ -310,13 +315,7 @@ void write_direct_pass_kernel(source_builder& b, const fft_types& t, const fft_p
 void write_pass_kernel(source_builder& b, const fft_types& t, const fft_pass_kernel& k) {
     const std::string& ix = t.index;
     const std::string G = std::to_string(k.lines_per_group);
-    b.begin_kernel(k.name(), k.work_group_size);
-    b.parameter("global const " + t.complex + "* in");
-    b.parameter("global " + t.complex + "* out");
-    b.parameter("global const " + t.complex + "* table");
-    for (const char* p : {"count", "a", "b", "c", "d", "e"}) b.parameter(ix + " " + p);
-    b.parameter(t.real + " scale");
-    b.begin_body();
+    begin_pass_kernel(b, t, k);
     b.local_array(t.complex, "data", std::to_string(local_elements(k)));
     b.local_array(ix, "line_in", G);
     b.local_array(ix, "line_out", G);

@@ -45,6 +45,16 @@ void check_ranks(const communicator& comm, const distribution& d, const char* ca
                                                      std::to_string(comm.size()) + " ranks");
 }
 
+// What scatter and gather check before moving anything (the whole range counts only at the
+// root), then where each rank's block lies.
+block_layout checked_blocks(const communicator& comm, const distribution& d, int root,
+                            std::size_t all_count, std::size_t mine_count, const char* call) {
+    check_ranks(comm, d, call);
+    if (comm.rank() == root) check_count(call, "the whole range", d.size(), all_count);
+    check_count(call, "this rank's block", d.count(comm.rank()), mine_count);
+    return block_layout(d, call);
+}
+
 }  // namespace
 
 distribution::distribution(const std::vector<std::size_t>& counts) {
@@ -145,10 +155,7 @@ void scatter_bytes(const communicator& comm, const distribution& d, int root, co
                    std::size_t all_count, void* mine, std::size_t mine_count,
                    std::size_t element_bytes) {
     const char* call = "kiln::mpi::scatter";
-    check_ranks(comm, d, call);
-    if (comm.rank() == root) check_count(call, "the whole range", d.size(), all_count);
-    check_count(call, "this rank's block", d.count(comm.rank()), mine_count);
-    const block_layout blocks(d, call);
+    const block_layout blocks = checked_blocks(comm, d, root, all_count, mine_count, call);
     const auto type = element_type(element_bytes);
     check(MPI_Scatterv(all, blocks.counts.data(), blocks.displacements.data(), type.get(), mine,
                        blocks.counts[static_cast<std::size_t>(comm.rank())], type.get(), root,
@@ -160,10 +167,7 @@ void gather_bytes(const communicator& comm, const distribution& d, int root, con
                   std::size_t mine_count, void* all, std::size_t all_count,
                   std::size_t element_bytes) {
     const char* call = "kiln::mpi::gather";
-    check_ranks(comm, d, call);
-    if (comm.rank() == root) check_count(call, "the whole range", d.size(), all_count);
-    check_count(call, "this rank's block", d.count(comm.rank()), mine_count);
-    const block_layout blocks(d, call);
+    const block_layout blocks = checked_blocks(comm, d, root, all_count, mine_count, call);
     const auto type = element_type(element_bytes);
     check(MPI_Gatherv(mine, blocks.counts[static_cast<std::size_t>(comm.rank())], type.get(), all,
                       blocks.counts.data(), blocks.displacements.data(), type.get(), root,

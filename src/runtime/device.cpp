@@ -9,6 +9,7 @@
 
 #include "backend/backend.hpp"
 #include "runtime/backends.hpp"
+#include "runtime/json_text.hpp"
 
 namespace kiln {
 
@@ -140,35 +141,6 @@ const std::vector<property_row>& property_table() {
     return rows;
 }
 
-std::string json_escape(std::string_view text) {
-    std::string out;
-    for (char c : text) {
-        switch (c) {
-            case '"':
-                out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            case '\t':
-                out += "\\t";
-                break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) {
-                    char code[8];
-                    std::snprintf(code, sizeof code, "\\u%04x", c);
-                    out += code;
-                } else {
-                    out += c;
-                }
-        }
-    }
-    return out;
-}
-
 std::string lower(std::string_view text) {
     std::string out(text);
     std::transform(out.begin(), out.end(), out.begin(),
@@ -199,18 +171,18 @@ std::string device::summary() const {
 std::string device::to_json() const {
     const auto& props = properties();
     std::ostringstream out;
-    out << "{\"index\": " << index() << ", \"name\": \"" << json_escape(props.name) << "\"";
+    out << "{\"index\": " << index() << ", \"name\": " << detail::json_string(props.name);
     for (const auto& row : property_table()) {
         if (row.cuda_only && props.backend != backend_kind::cuda) continue;
         out << ", \"" << row.json_key << "\": ";
         if (row.numeric)
             out << row.text(props);
         else
-            out << "\"" << json_escape(row.text(props)) << "\"";
+            out << detail::json_string(row.text(props));
     }
     out << ", \"extensions\": [";
     for (std::size_t i = 0; i < props.extensions.size(); ++i)
-        out << (i ? ", " : "") << "\"" << json_escape(props.extensions[i]) << "\"";
+        out << (i ? ", " : "") << detail::json_string(props.extensions[i]);
     out << "]}";
     return out.str();
 }

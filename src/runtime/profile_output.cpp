@@ -10,6 +10,7 @@
 #include <cstring>
 #include <system_error>
 
+#include "runtime/json_text.hpp"
 #include "runtime/profiler.hpp"
 
 namespace kiln::detail::profiling {
@@ -76,32 +77,6 @@ std::string fixed(double value, int decimals = 3) {
     auto [end, ec] =
         std::to_chars(text, text + sizeof text, value, std::chars_format::fixed, decimals);
     return ec == std::errc() ? std::string(text, end) : "0";
-}
-
-void append_json_string(std::string& out, std::string_view text) {
-    out += '"';
-    for (char c : text) {
-        switch (c) {
-            case '"':
-                out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) {
-                    char escaped[8];
-                    std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-                    out += escaped;
-                } else {
-                    out += c;
-                }
-        }
-    }
-    out += '"';
 }
 
 std::string sizes(std::size_t dims, const std::array<std::size_t, 3>& values) {
@@ -188,7 +163,7 @@ std::string session::trace_json() const {
             begin_event();
             out += "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + std::to_string(k.pid) +
                    ",\"tid\":0,\"args\":{\"name\":";
-            append_json_string(out, k.process);
+            out += json_string(k.process);
             out += "}},\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":" +
                    std::to_string(k.pid) +
                    ",\"tid\":0,\"args\":{\"sort_index\":" + std::to_string(k.pid) + "}}";
@@ -196,7 +171,7 @@ std::string session::trace_json() const {
         begin_event();
         out += "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + std::to_string(k.pid) +
                ",\"tid\":" + std::to_string(k.tid) + ",\"args\":{\"name\":";
-        append_json_string(out, k.thread);
+        out += json_string(k.thread);
         out += "}}";
     }
     for (const record& r : records_) {
@@ -210,11 +185,11 @@ std::string session::trace_json() const {
         const std::uint64_t duration_ns = r.end_ns > r.start_ns ? r.end_ns - r.start_ns : 0;
         begin_event();
         out += "{\"name\":";
-        append_json_string(out, r.kind == record_kind::build ? "build " + r.name
-                                : r.kind == record_kind::kernel || r.kind == record_kind::region ||
-                                        r.kind == record_kind::wait
-                                    ? r.name
-                                    : std::string(kind_name(r.kind)));
+        out += json_string(r.kind == record_kind::build ? "build " + r.name
+                           : r.kind == record_kind::kernel || r.kind == record_kind::region ||
+                                   r.kind == record_kind::wait
+                               ? r.name
+                               : std::string(kind_name(r.kind)));
         out += std::string(",\"cat\":\"") + category(r.kind) +
                "\",\"ph\":\"X\",\"pid\":" + std::to_string(k.pid) +
                ",\"tid\":" + std::to_string(k.tid) + ",\"ts\":" + fixed(start_us) +
@@ -239,7 +214,7 @@ std::string session::trace_json() const {
             case record_kind::build:
                 out += "\"source_hash\":\"" + r.name + "\",\"cache\":\"" + origin_name(r.origin) +
                        "\",\"build_ns\":" + std::to_string(r.build_ns) + ",\"device\":";
-                append_json_string(out, r.detail);
+                out += json_string(r.detail);
                 break;
             case record_kind::wait:
             case record_kind::region:
@@ -249,9 +224,9 @@ std::string session::trace_json() const {
         out += "}}";
     }
     out += "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"kiln\",\"clock\":";
-    append_json_string(out,
-                       "microseconds on the host's steady clock since profiling began; device "
-                       "times shifted per queue by the offset from each command's queued time");
+    out += json_string(
+        "microseconds on the host's steady clock since profiling began; device "
+        "times shifted per queue by the offset from each command's queued time");
     out += ",\"dropped_events\":" + std::to_string(dropped_) + "}}\n";
     return out;
 }

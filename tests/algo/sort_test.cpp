@@ -300,15 +300,7 @@ TEST_P(sort_test, both_radix_paths) {
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(sort_test);
 
 /// A vector split over two devices: each part is sorted on its device, then the parts are merged.
-class split_sort_test : public ::testing::Test {
-  protected:
-    void SetUp() override {
-        if (kiln::devices().size() < 2)
-            GTEST_SKIP() << "needs two devices (POCL_DEVICES=\"pthread pthread\")";
-        for (std::size_t i = 0; i < 2; ++i) queues.emplace_back(kiln::devices()[i]);
-    }
-    std::vector<kiln::queue> queues;
-};
+class split_sort_test : public kiln::test::two_devices_test {};
 
 TEST_F(split_sort_test, radix_sort_by_key_merges_the_parts_stably) {
     const std::size_t n = 100003;

@@ -320,16 +320,7 @@ KILN_INSTANTIATE_FOR_EVERY_DEVICE(spmv);
 
 // A matrix split over two devices (CTest runs this with POCL_DEVICES="pthread pthread"): each
 // device multiplies its rows and receives only the elements of x its rows read.
-class spmv_split : public ::testing::Test {
-  protected:
-    void SetUp() override {
-        ASSERT_FALSE(kiln::devices().empty()) << "no OpenCL or CUDA device";
-        if (kiln::devices().size() < 2)
-            GTEST_SKIP() << "needs two devices (POCL_DEVICES=\"pthread pthread\")";
-        for (std::size_t i = 0; i < 2; ++i) queues.emplace_back(kiln::devices()[i]);
-    }
-    std::vector<kiln::queue> queues;
-};
+class spmv_split : public kiln::test::two_devices_test {};
 
 TEST_F(spmv_split, products_of_split_matrices_match_the_host_loop) {
     // A band (neighbours across the split), a power-law matrix (columns everywhere) and a matrix

@@ -215,16 +215,7 @@ KILN_INSTANTIATE_FOR_EVERY_DEVICE(stencils);
 // Vectors split over two devices (CTest runs this with POCL_DEVICES="pthread pthread"): each
 // part fetches the few elements it reaches from its neighbour, and the result is the one a
 // single device gives (bit for bit on two devices of one kind).
-class stencil_split : public ::testing::Test {
-  protected:
-    void SetUp() override {
-        ASSERT_FALSE(kiln::devices().empty()) << "no OpenCL or CUDA device";
-        if (kiln::devices().size() < 2)
-            GTEST_SKIP() << "needs two devices (POCL_DEVICES=\"pthread pthread\")";
-        for (std::size_t i = 0; i < 2; ++i) queues.emplace_back(kiln::devices()[i]);
-    }
-    std::vector<kiln::queue> queues;
-};
+class stencil_split : public kiln::test::two_devices_test {};
 
 TEST_F(stencil_split, results_match_one_device_exactly) {
     const std::vector<float> nine = {1, -2, 3, -4, 5, -6, 7, -8, 9};

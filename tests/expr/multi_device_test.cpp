@@ -10,20 +10,11 @@
 #include <kiln/vector.hpp>
 #include <numeric>
 
+#include "support/device_param.hpp"
+
 namespace {
 
-class multi_device_test : public ::testing::Test {
-  protected:
-    void SetUp() override {
-        // With one device this suite cannot run, but with none the machine is broken: no suite
-        // may pass without a device.
-        ASSERT_FALSE(kiln::devices().empty()) << "no OpenCL or CUDA device";
-        if (kiln::devices().size() < 2)
-            GTEST_SKIP() << "needs two devices (POCL_DEVICES=\"pthread pthread\")";
-        for (std::size_t i = 0; i < 2; ++i) queues.emplace_back(kiln::devices()[i]);
-    }
-    std::vector<kiln::queue> queues;
-};
+class multi_device_test : public kiln::test::two_devices_test {};
 
 TEST_F(multi_device_test, splits_in_proportion_to_speed) {
     // [doc:multi-device]

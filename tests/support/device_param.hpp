@@ -18,6 +18,7 @@
 #include <kiln/kiln.hpp>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace kiln {
 
@@ -40,6 +41,20 @@ class device_test : public ::testing::TestWithParam<kiln::device> {
 class device_queue_test : public device_test {
   protected:
     kiln::queue q{device()};
+};
+
+/// Queues on the first two devices, for suites that split vectors or matrices over them (CTest
+/// runs those with POCL_DEVICES="pthread pthread"). With one device such a suite skips; with
+/// none the machine is broken and it fails, as every suite must.
+class two_devices_test : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        ASSERT_FALSE(kiln::devices().empty()) << "no OpenCL or CUDA device";
+        if (kiln::devices().size() < 2)
+            GTEST_SKIP() << "needs two devices (POCL_DEVICES=\"pthread pthread\")";
+        for (std::size_t i = 0; i < 2; ++i) queues.emplace_back(kiln::devices()[i]);
+    }
+    std::vector<kiln::queue> queues;
 };
 
 /// "<index>_<backend>_<name>" with every character GoogleTest rejects turned into '_'.
