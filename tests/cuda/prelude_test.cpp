@@ -69,9 +69,12 @@ int empty_line_near_middle(std::string_view text) {
 
 TEST_F(Prelude, ErrorsNameTheCuhFileAndItsOwnLine) {
     const auto headers = opencl_c_prelude();
-    const std::string files[] = {
-        "src/backend/cuda/opencl_c_prelude.cuh", "src/backend/cuda/opencl_c_work_items.cuh",
-        "src/backend/cuda/opencl_c_math.cuh", "src/backend/cuda/opencl_c_subgroups.cuh"};
+    const std::string files[] = {"src/backend/cuda/opencl_c_prelude.cuh",
+                                 "src/backend/cuda/opencl_c_vectors.cuh",
+                                 "src/backend/cuda/opencl_c_work_items.cuh",
+                                 "src/backend/cuda/opencl_c_math.cuh",
+                                 "src/backend/cuda/opencl_c_geometric_relational.cuh",
+                                 "src/backend/cuda/opencl_c_subgroups.cuh"};
     ASSERT_EQ(headers.size(), std::size(files));
     for (std::size_t broken = 0; broken < headers.size(); ++broken) {
         const int line = empty_line_near_middle(headers[broken].text);

@@ -66,8 +66,8 @@ TEST(doc_snippets, every_marked_region_is_quoted_in_a_document) {
             documents.emplace_back(entry.path().filename().string(), read_file(entry.path()));
     ASSERT_FALSE(documents.empty()) << "docs/ is missing";
     std::size_t checked = 0;
-    for (const char* dir :
-         {"tests/expr", "examples/expr", "tests/algo", "examples/algo", "tests/runtime", "tests/mpi"}) {
+    for (const char* dir : {"tests/expr", "examples/expr", "tests/algo", "examples/algo",
+                            "tests/runtime", "tests/mpi"}) {
         for (const auto& entry : std::filesystem::directory_iterator(source_dir / dir)) {
             if (entry.path().extension() != ".cpp") continue;
             for (const auto& s : snippets_in(entry.path())) {

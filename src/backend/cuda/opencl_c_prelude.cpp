@@ -10,8 +10,11 @@ namespace kiln::detail::cuda {
 std::span<const prelude_header> opencl_c_prelude() noexcept {
     static constexpr std::array headers{
         prelude_header{opencl_c_prelude_name, embedded::opencl_c_prelude_cuh},
+        prelude_header{"kiln_opencl_vectors.h", embedded::opencl_c_vectors_cuh},
         prelude_header{"kiln_opencl_work_items.h", embedded::opencl_c_work_items_cuh},
         prelude_header{"kiln_opencl_math.h", embedded::opencl_c_math_cuh},
+        prelude_header{"kiln_opencl_geometric_relational.h",
+                       embedded::opencl_c_geometric_relational_cuh},
         prelude_header{"kiln_opencl_subgroups.h", embedded::opencl_c_subgroups_cuh},
     };
     return headers;

@@ -1,0 +1,509 @@
+// Internals of kiln::sparse_matrix (include/kiln/sparse.hpp): its device storage and CSR checks,
+// the halo exchange of split matrices, and the statements a product A * x builds: one kernel for
+// target = f(A * x), make_inline's expression node, and the operators that grow a statement.
+#pragma once
+#pragma GCC visibility push(default)
+
+#include <complex>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <kiln/algo/algorithm_program.hpp>
+#include <kiln/algo/sparse_format.hpp>
+#include <kiln/expr/assign.hpp>
+#include <kiln/expr/launch.hpp>
+#include <kiln/expr/operators.hpp>
+#include <kiln/vector.hpp>
+#include <limits>
+#include <ranges>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <typeinfo>
+#include <vector>
+
+namespace kiln {
+
+/// Element types of kiln::sparse_matrix.
+template <class T>
+concept sparse_value = std::same_as<T, float> || std::same_as<T, double> ||
+    std::same_as<T, std::complex<float>> || std::same_as<T, std::complex<double>>;
+
+/// Defined in include/kiln/sparse.hpp; the statements below only hold pointers to it.
+template <sparse_value T>
+class sparse_matrix;
+
+namespace detail {
+
+/// Device arrays of one matrix, in the format the rule chose: CSR (row pointers, columns,
+/// values) or ELL (columns and values, column-major, rows padded with no_column).
+template <class T>
+struct sparse_storage {
+    static constexpr std::uint32_t no_column = 0xffffffffu;
+    sparse_layout layout;
+    kiln::buffer<std::uint32_t> row_pointers, columns;
+    kiln::buffer<T> values;
+    /// csr_vector: the rows longer than layout.long_row, each reduced by a whole work-group.
+    kiln::buffer<std::uint32_t> long_rows;
+    std::size_t long_row_count = 0;
+};
+
+/// Checks host CSR arrays and returns the row lengths' statistics; throws
+/// invalid_argument_error naming the first problem.
+template <class Index>
+row_statistics check_csr(std::size_t rows, std::size_t columns, std::span<const Index> row_pointers,
+                         std::span<const Index> column_indices, std::size_t values) {
+    const auto fail = [](const std::string& why) {
+        throw invalid_argument_error("kiln::sparse_matrix", why);
+    };
+    if (row_pointers.size() != rows + 1)
+        fail("row_pointers has " + std::to_string(row_pointers.size()) +
+             " entries, rows + 1 = " + std::to_string(rows + 1) + " expected");
+    if (row_pointers[0] != 0) fail("row_pointers[0] is not 0 (indices are 0-based)");
+    for (std::size_t r = 0; r < rows; ++r)
+        if (row_pointers[r + 1] < row_pointers[r])
+            fail("row_pointers decreases at row " + std::to_string(r));
+    const auto nonzeros = static_cast<std::size_t>(row_pointers[rows]);
+    if (column_indices.size() != nonzeros || values != nonzeros)
+        fail("row_pointers[rows] = " + std::to_string(nonzeros) + " but there are " +
+             std::to_string(column_indices.size()) + " column indices and " +
+             std::to_string(values) + " values");
+    if (nonzeros >= std::numeric_limits<std::uint32_t>::max() ||
+        columns >= std::numeric_limits<std::uint32_t>::max())
+        fail("more than 2^32 - 2 non-zeros or columns: 64-bit device indices are not supported");
+    for (std::size_t k = 0; k < nonzeros; ++k)
+        if (column_indices[k] < 0 || static_cast<std::size_t>(column_indices[k]) >= columns)
+            fail("column index " + std::to_string(column_indices[k]) + " (entry " +
+                 std::to_string(k) + ") is outside [0, " + std::to_string(columns) + ")");
+    return statistics_of(row_pointers);
+}
+
+// Instantiated in the library for the element types it supports; the template says it is exported
+// because the visibility pragma around public headers does not reach template instantiations.
+template <class T>
+[[gnu::visibility("default")]] sparse_storage<T> make_storage(
+    const queue& q, const row_statistics& stats, std::span<const std::uint32_t> row_pointers,
+    std::span<const std::uint32_t> columns, std::span<const T> values);
+
+/// One device's share of a split matrix: its rows, with columns renumbered so that its own part
+/// of x comes first (0 .. own columns - 1) and the elements of other parts it reads (the halo,
+/// sorted global indices) after.
+struct split_part_plan {
+    std::size_t entries_begin = 0, entries = 0;
+    std::vector<std::uint32_t> row_pointers, column_indices;
+    std::vector<std::uint64_t> halo;
+};
+std::vector<split_part_plan> plan_split(const layout& row_parts, const layout& column_parts,
+                                        std::span<const std::uint32_t> row_pointers,
+                                        std::span<const std::uint32_t> column_indices);
+
+/// The halo elements one device receives from another before each product of a split matrix.
+struct halo_transfer {
+    std::size_t owner = 0, offset = 0;          ///< from part `owner`, to halo[offset...]
+    kiln::buffer<std::uint32_t> owner_indices;  ///< indices within the owner's part
+    std::size_t count = 0;
+};
+
+/// Copies x's part of `part` and the halo it needs from the other parts into one buffer on
+/// the part's device (gathering on each owner, through the host between devices).
+template <class T>
+[[gnu::visibility("default")]] kiln::buffer<T> exchange_halo(
+    const kiln::vector<T>& x, std::size_t part, std::size_t own, std::size_t halo,
+    const std::vector<halo_transfer>& transfers);
+
+/// Where the product's value stands in the statement's element-wise part.
+template <class T>
+class product_value_node : public expression_tag {
+  public:
+    using value_type = T;
+    std::string generate(generator&) const { return "kiln_product"; }
+    void collect(argument_list&) const {}
+    void check(operand_check&) const {}
+};
+
+/// What the kernel does per entry and per row, as lines of OpenCL C: `entry` sees kiln_entry
+/// (the entry's index in the value array) and kiln_column and adds to kiln_sum; `row` sees
+/// kiln_row and the finished kiln_sum.
+struct sparse_kernel_text {
+    std::string type, zero, add;  ///< add: a function name, or empty for +
+    std::vector<std::string> entry, row;
+};
+/// The kernel body for `layout`: loops over rows and entries around `text`.
+void emit_sparse_body(source_builder& b, const sparse_layout& layout, loop_style style,
+                      const sparse_kernel_text& text);
+/// Launches a sparse product kernel over `rows` rows.
+event launch_sparse(const kiln::kernel& kernel, const queue& q, const sparse_layout& layout,
+                    std::size_t rows, std::vector<kernel_argument> args);
+
+/// A split product's operand on one device: its part of x followed by its halo.
+template <class T>
+class halo_operand_node : public expression_tag {
+  public:
+    using value_type = T;
+    explicit halo_operand_node(const kiln::buffer<T>* values) : values_(values) {}
+    std::string generate(generator& g) const {
+        const std::string name = g.new_name();
+        g.parameter("global const " + opencl_type_name<T>() + "*", name);
+        return name + "[idx]";
+    }
+    void collect(argument_list& args) const { args.buffer(*values_); }
+    void check(operand_check&) const {}
+
+  private:
+    const kiln::buffer<T>* values_;
+};
+
+/// target = result, where result is an element-wise expression of the rows in which the product
+/// A * x stands as product_value_node<T>.
+template <sparse_value T, class X, class Result>
+class sparse_statement {
+  public:
+    sparse_statement(const sparse_matrix<T>& matrix, X x, Result result,
+                     const kiln::vector<T>* plain_x = nullptr)
+        : matrix_(&matrix), x_(std::move(x)), result_(std::move(result)), plain_x_(plain_x) {}
+
+    /// The same product inside another element-wise part: how operators grow a statement.
+    template <class NewResult>
+    sparse_statement<T, X, NewResult> with(NewResult result) const {
+        return {*matrix_, x_, std::move(result), plain_x_};
+    }
+    const Result& result() const noexcept { return result_; }
+
+    template <vector_value Target>
+    requires storable_as<Target, typename Result::value_type>
+    void assign_to(kiln::vector<Target>& target) const {
+        const std::string call = "kiln::sparse_matrix product";
+        // Rows are written while other rows still read x: x = A * x would read new values.
+        if (static_cast<const void*>(plain_x_) == static_cast<const void*>(&target))
+            throw invalid_argument_error(call,
+                                         "the target is the product's operand (x = A * x); "
+                                         "write into another vector");
+        if (matrix_->is_split()) return assign_split(target, call);
+        const queue& q = matrix_->queue();
+        operand_check columns(call + " operand");
+        x_.check(columns);
+        columns.sized(matrix_->columns(), "the matrix's columns");
+        columns.on_queue(q);
+        const layout column_parts = columns.launch_layout();
+        operand_check rows(call);
+        const vector_terminal<Target> target_node(target);
+        target_node.check(rows);
+        result_.check(rows);
+        rows.sized(matrix_->rows(), "the matrix's rows");
+        rows.on_queue(q);
+        const layout row_parts = rows.launch_layout();
+        if (column_parts.size() != 1 || row_parts.size() != 1)
+            throw invalid_argument_error(call, "split vectors are not supported yet");
+        if (matrix_->rows() == 0) return;
+        launch_part(q, target_node, argument_list(0, 0));
+    }
+
+    /// Launches the product of this statement's matrix on `q`, the rest of the statement taking
+    /// its arguments for the part `args` names.
+    template <vector_value Target>
+    void launch_part(const queue& q, const vector_terminal<Target>& target_node,
+                     argument_list args) const {
+        const sparse_storage<T>& storage = matrix_->storage();
+        const launch_policy policy = launch_policy_for(q.device());
+        const std::string key = std::string("kiln_spmv:") +
+                                typeid(sparse_statement<T, X, vector_terminal<Target>>).name() +
+                                ":" + std::string(to_string(storage.layout.format)) + ":" +
+                                std::to_string(storage.layout.lanes) + ":" +
+                                std::to_string(storage.layout.work_group_size) + ":" +
+                                std::to_string(storage.layout.long_row) + ":" +
+                                (policy.loop == loop_style::chunked ? "chunked" : "strided") + ":" +
+                                typeid(Result).name();
+        const algorithm_program& program = algorithm_program_for(
+            q.device(), key, {"kiln_spmv"},
+            [&] { return source<Target>(target_node, storage.layout, policy.loop); });
+
+        args.scalar<std::uint64_t>(matrix_->rows());
+        args.scalar<std::uint64_t>(storage.layout.ell_width);
+        args.buffer(storage.row_pointers);
+        args.buffer(storage.columns);
+        args.buffer(storage.values);
+        args.scalar<std::uint64_t>(storage.long_row_count);
+        args.buffer(storage.long_rows);
+        x_.collect(args);
+        target_node.collect(args);
+        result_.collect(args);
+        launch_sparse(program.kernel("kiln_spmv"), q, storage.layout, matrix_->rows(),
+                      std::move(args).take());
+    }
+
+    template <vector_value Target>
+    std::string source(const vector_terminal<Target>& target, const sparse_layout& layout,
+                       loop_style style) const {
+        source_builder b;
+        generator g(b);
+        if (layout.format == sparse_format::csr_vector)
+            b.begin_kernel("kiln_spmv", layout.work_group_size);
+        else
+            b.begin_kernel("kiln_spmv");
+        const std::string t = opencl_type_name<T>();
+        b.parameter("ulong n");
+        b.parameter("ulong kiln_width");
+        b.parameter("global const uint* kiln_row_pointers");
+        b.parameter("global const uint* kiln_columns");
+        b.parameter("global const " + t + "* kiln_values");
+        b.parameter("ulong kiln_long_count");
+        b.parameter("global const uint* kiln_long_rows");
+        const std::string x_value = convert_value<T, typename X::value_type>(b, x_.generate(g));
+        const std::size_t x_statements = g.statements().size();
+        const std::string store = target.generate_target(g);
+        const std::string result =
+            convert_value<Target, typename Result::value_type>(b, result_.generate(g));
+
+        std::string zero = "(" + t + ")0", add, multiply;
+        if constexpr (is_complex_v<T>) {
+            zero = complex_helper<T>(b, "cmake") + "(0, 0)";
+            add = complex_helper<T>(b, "cadd");
+            multiply = complex_helper<T>(b, "cmul");
+        }
+        sparse_kernel_text text{t, zero, add, {"const ulong idx = kiln_column;"}, {}};
+        for (std::size_t k = 0; k < x_statements; ++k) text.entry.push_back(g.statements()[k]);
+        const std::string term = multiply.empty()
+                                     ? "kiln_values[kiln_entry] * " + x_value
+                                     : multiply + "(kiln_values[kiln_entry], " + x_value + ")";
+        text.entry.push_back(add.empty() ? "kiln_sum += " + term + ";"
+                                         : "kiln_sum = " + add + "(kiln_sum, " + term + ");");
+        text.row = {"const ulong idx = kiln_row;", "const " + t + " kiln_product = kiln_sum;"};
+        for (std::size_t k = x_statements; k < g.statements().size(); ++k)
+            text.row.push_back(g.statements()[k]);
+        text.row.push_back(store + " = " + result + ";");
+        b.begin_body();
+        emit_sparse_body(b, layout, style, text);
+        b.end_kernel();
+        return b.str();
+    }
+
+  private:
+    template <vector_value Target>
+    void assign_split(kiln::vector<Target>& target, const std::string& call) const {
+        const auto fail = [&](const std::string& why) { throw invalid_argument_error(call, why); };
+        if (!plain_x_)
+            fail(
+                "the operand of a split matrix's product must be a kiln::vector of the "
+                "matrix's type");
+        const auto same = [](const layout& a, const layout& b) {
+            if (a.size() != b.size()) return false;
+            for (std::size_t k = 0; k < a.size(); ++k)
+                if (a[k].begin != b[k].begin || a[k].size != b[k].size ||
+                    a[k].queue.device() != b[k].queue.device())
+                    return false;
+            return true;
+        };
+        if (!same(plain_x_->layout(), matrix_->column_parts()))
+            fail("the operand must be split over the matrix's devices like a vector of its " +
+                 std::to_string(matrix_->columns()) + " columns");
+        operand_check rows(call);
+        const vector_terminal<Target> target_node(target);
+        target_node.check(rows);
+        result_.check(rows);
+        rows.sized(matrix_->rows(), "the matrix's rows");
+        if (!same(rows.launch_layout(), matrix_->row_parts()))
+            fail("the result must be split over the matrix's devices like its rows");
+        for (std::size_t k = 0; k < matrix_->row_parts().size(); ++k) {
+            const part_extent& part = matrix_->row_parts()[k];
+            if (part.size == 0) continue;
+            const kiln::buffer<T> operand =
+                exchange_halo(*plain_x_, k, matrix_->column_parts()[k].size, matrix_->halo_size(k),
+                              matrix_->transfers(k));
+            sparse_statement<T, halo_operand_node<T>, Result>(
+                matrix_->block(k), halo_operand_node<T>(&operand), result_)
+                .launch_part(part.queue, target_node, argument_list(k, part.begin));
+        }
+    }
+
+    const sparse_matrix<T>* matrix_;
+    X x_;
+    Result result_;
+    const kiln::vector<T>* plain_x_;
+};
+
+/// A * x: not an expression by itself (it cannot be evaluated element by element), but a term
+/// that a vector assignment accepts alone or added to an element-wise expression.
+template <sparse_value T, class X>
+class sparse_product {
+  public:
+    sparse_product(const sparse_matrix<T>& matrix, X x, const kiln::vector<T>* plain_x = nullptr)
+        : matrix_(&matrix), x_(std::move(x)), plain_x_(plain_x) {}
+
+    template <class Result>
+    sparse_statement<T, X, Result> with(Result result) const {
+        return {*matrix_, x_, std::move(result), plain_x_};
+    }
+    template <vector_value Target>
+    requires storable_as<Target, T>
+    void assign_to(kiln::vector<Target>& target) const {
+        with(product_value_node<T>{}).assign_to(target);
+    }
+    const sparse_matrix<T>& matrix() const noexcept { return *matrix_; }
+    const X& operand() const noexcept { return x_; }
+
+  private:
+    const sparse_matrix<T>* matrix_;
+    X x_;
+    const kiln::vector<T>* plain_x_;
+};
+
+/// make_inline(A * x): row idx of the product, computed by the work-item that needs it with
+/// one loop over the row (CSR) or its padded slots (ELL); an ordinary expression node.
+template <sparse_value T, class X>
+class inline_product_node : public expression_tag {
+  public:
+    using value_type = T;
+    explicit inline_product_node(const sparse_product<T, X>& product)
+        : matrix_(&product.matrix()), x_(product.operand()) {}
+
+    std::string generate(generator& g) const {
+        const std::string t = opencl_type_name<T>();
+        const std::string pointers = g.new_name(), columns = g.new_name(), values = g.new_name(),
+                          width = g.new_name(), rows = g.new_name();
+        g.parameter("global const uint*", pointers);
+        g.parameter("global const uint*", columns);
+        g.parameter("global const " + t + "*", values);
+        g.parameter("ulong", width);
+        g.parameter("ulong", rows);
+        const std::size_t statements = g.statements().size();
+        const std::string x = convert_value<T, typename X::value_type>(g.source, x_.generate(g));
+        if (g.statements().size() != statements)
+            throw invalid_argument_error("kiln::make_inline",
+                                         "the operand of an inlined product cannot contain "
+                                         "kiln::temporary");
+        // Every local is suffixed with the first parameter's name, unique in the kernel.
+        const std::string sum = "kiln_inline_" + pointers, k = "kiln_k_" + pointers,
+                          entry = "kiln_e_" + pointers, first = "kiln_first_" + pointers,
+                          count = "kiln_count_" + pointers, step = "kiln_step_" + pointers;
+        std::string zero = "(" + t + ")0", term = values + "[" + entry + "] * " + x;
+        std::string accumulate = sum + " += " + term + ";";
+        if constexpr (is_complex_v<T>) {
+            zero = complex_helper<T>(g.source, "cmake") + "(0, 0)";
+            term =
+                complex_helper<T>(g.source, "cmul") + "(" + values + "[" + entry + "], " + x + ")";
+            accumulate =
+                sum + " = " + complex_helper<T>(g.source, "cadd") + "(" + sum + ", " + term + ");";
+        }
+        // ELL (width > 0): slot k of row idx at k * rows + idx; CSR: entries from the row
+        // pointers. One text for both, so that the kernel does not depend on the format.
+        g.statement(t + " " + sum + " = " + zero + "; { const ulong " + first + " = " + width +
+                    " ? idx : " + pointers + "[idx]; const ulong " + count + " = " + width + " ? " +
+                    width + " : " + pointers + "[idx + 1] - " + first + "; const ulong " + step +
+                    " = " + width + " ? " + rows + " : 1; for (ulong " + k + " = 0; " + k + " < " +
+                    count + "; ++" + k + ") { const ulong " + entry + " = " + first + " + " + k +
+                    " * " + step + "; if (" + columns + "[" + entry +
+                    "] == 0xffffffffu) break; { const ulong idx = " + columns + "[" + entry +
+                    "]; " + accumulate + " } } }");
+        return sum;
+    }
+    void collect(argument_list& args) const {
+        const sparse_storage<T>& storage = matrix_->storage();
+        args.buffer(storage.row_pointers);
+        args.buffer(storage.columns);
+        args.buffer(storage.values);
+        args.scalar<std::uint64_t>(
+            storage.layout.format == sparse_format::ell ? storage.layout.ell_width : 0);
+        args.scalar<std::uint64_t>(matrix_->rows());
+        x_.collect(args);
+    }
+    void check(operand_check& c) const {
+        if (matrix_->is_split())
+            throw invalid_argument_error("kiln::make_inline", "split matrices are not supported");
+        operand_check columns("kiln::make_inline operand");
+        x_.check(columns);
+        columns.sized(matrix_->columns(), "the matrix's columns");
+        columns.on_queue(matrix_->queue());
+        if (columns.launch_layout().size() != 1)
+            throw invalid_argument_error("kiln::make_inline", "split vectors are not supported");
+        c.gathered(layout{part_extent{matrix_->queue(), 0, matrix_->rows()}},
+                   "an inlined sparse product");
+        c.sized(matrix_->rows(), "an inlined sparse product");
+    }
+
+  private:
+    const sparse_matrix<T>* matrix_;
+    X x_;
+};
+
+/// A product alone, or a statement in which one product stands: the operands of the operators
+/// below, which wrap the element-wise part around the product's value.
+template <class S>
+struct sparse_term_traits : std::false_type {};
+template <class T, class X>
+struct sparse_term_traits<sparse_product<T, X>> : std::true_type {
+    using result = product_value_node<T>;
+    static sparse_statement<T, X, result> statement(const sparse_product<T, X>& p) {
+        return p.with(result{});
+    }
+};
+template <class T, class X, class R>
+struct sparse_term_traits<sparse_statement<T, X, R>> : std::true_type {
+    using result = R;
+    static const sparse_statement<T, X, R>& statement(const sparse_statement<T, X, R>& s) {
+        return s;
+    }
+};
+template <class S>
+concept sparse_term = sparse_term_traits<S>::value;
+template <class S>
+using sparse_result_t = typename sparse_term_traits<S>::result;
+
+/// term op other and other op term, for an expression or scalar `other`: the statement's
+/// element-wise part becomes `part op other`, still one kernel with the product
+/// (y = f - 2 * (A * x), y = (A * x) / d + 1...).
+template <class Op, class S, class Other>
+auto term_on_left(const S& term, const Other& other) {
+    const auto statement = sparse_term_traits<S>::statement(term);
+    return statement.with(make_binary<Op>(statement.result(), other));
+}
+template <class Op, class S, class Other>
+auto term_on_right(const Other& other, const S& term) {
+    const auto statement = sparse_term_traits<S>::statement(term);
+    return statement.with(make_binary<Op>(other, statement.result()));
+}
+
+// clang-format off
+template <sparse_term S, expression_operand Other> requires binary_operands<plus_op, sparse_result_t<S>, Other>
+auto operator+(const S& term, const Other& other) { return term_on_left<plus_op>(term, other); }
+template <sparse_term S, expression_operand Other> requires binary_operands<minus_op, sparse_result_t<S>, Other>
+auto operator-(const S& term, const Other& other) { return term_on_left<minus_op>(term, other); }
+template <sparse_term S, expression_operand Other> requires binary_operands<multiplies_op, sparse_result_t<S>, Other>
+auto operator*(const S& term, const Other& other) { return term_on_left<multiplies_op>(term, other); }
+template <sparse_term S, expression_operand Other> requires binary_operands<divides_op, sparse_result_t<S>, Other>
+auto operator/(const S& term, const Other& other) { return term_on_left<divides_op>(term, other); }
+template <sparse_term S, expression_operand Other> requires binary_operands<plus_op, Other, sparse_result_t<S>>
+auto operator+(const Other& other, const S& term) { return term_on_right<plus_op>(other, term); }
+template <sparse_term S, expression_operand Other> requires binary_operands<minus_op, Other, sparse_result_t<S>>
+auto operator-(const Other& other, const S& term) { return term_on_right<minus_op>(other, term); }
+template <sparse_term S, expression_operand Other> requires binary_operands<multiplies_op, Other, sparse_result_t<S>>
+auto operator*(const Other& other, const S& term) { return term_on_right<multiplies_op>(other, term); }
+template <sparse_term S, expression_operand Other> requires binary_operands<divides_op, Other, sparse_result_t<S>>
+auto operator/(const Other& other, const S& term) { return term_on_right<divides_op>(other, term); }
+template <sparse_term S>
+auto operator-(const S& term) {
+    const auto statement = sparse_term_traits<S>::statement(term);
+    return statement.with(-statement.result());
+}
+// clang-format on
+
+/// Two products in one statement: each needs its own kernel shape, so this is refused at
+/// compile time with a message saying what to write instead.
+template <class>
+inline constexpr bool two_sparse_products = false;
+template <sparse_term L, sparse_term R>
+void operator+(const L&, const R&) {
+    static_assert(two_sparse_products<L>,
+                  "kiln: a statement holds one sparse product; write the others as "
+                  "kiln::make_inline(B * x), or use a second statement");
+}
+template <sparse_term L, sparse_term R>
+void operator-(const L&, const R&) {
+    static_assert(two_sparse_products<L>,
+                  "kiln: a statement holds one sparse product; write the others as "
+                  "kiln::make_inline(B * x), or use a second statement");
+}
+
+}  // namespace detail
+
+}  // namespace kiln
+#pragma GCC visibility pop

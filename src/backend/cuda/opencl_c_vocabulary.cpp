@@ -1,0 +1,185 @@
+// The OpenCL C names the translator knows: vector types, C++-only keywords, launch-dependent
+// work-item functions, and the unsupported features that compiler logs get explained with.
+#include <algorithm>
+#include <array>
+#include <map>
+#include <regex>
+
+#include "backend/cuda/opencl_c_translator.hpp"
+
+namespace kiln::detail::cuda {
+
+namespace opencl_c {
+
+using namespace std::string_view_literals;
+
+namespace {
+
+constexpr std::array scalar_type_names{"char"sv, "uchar"sv, "short"sv, "ushort"sv, "int"sv,
+                                       "uint"sv, "long"sv,  "ulong"sv, "float"sv,  "double"sv};
+constexpr std::array vector_widths{"2"sv, "3"sv, "4"sv, "8"sv, "16"sv};
+
+}  // namespace
+
+bool is_vector_type(std::string_view name) {
+    for (auto scalar : scalar_type_names) {
+        if (!name.starts_with(scalar)) continue;
+        auto width = name.substr(scalar.size());
+        if (std::find(vector_widths.begin(), vector_widths.end(), width) != vector_widths.end())
+            return true;
+    }
+    return false;
+}
+
+const std::set<std::string_view> cxx_only_keywords{
+    "alignas",      "alignof",       "and",         "and_eq",       "asm",
+    "bitand",       "bitor",         "catch",       "char8_t",      "char16_t",
+    "char32_t",     "class",         "co_await",    "co_return",    "co_yield",
+    "compl",        "concept",       "consteval",   "constexpr",    "constinit",
+    "const_cast",   "decltype",      "delete",      "dynamic_cast", "explicit",
+    "export",       "friend",        "mutable",     "namespace",    "new",
+    "noexcept",     "not",           "not_eq",      "nullptr",      "operator",
+    "or",           "or_eq",         "protected",   "public",       "reinterpret_cast",
+    "requires",     "static_assert", "static_cast", "template",     "this",
+    "thread_local", "throw",         "try",         "typeid",       "typename",
+    "using",        "virtual",       "wchar_t",     "xor",          "xor_eq"};
+
+const std::set<std::string_view> launch_dependent_functions{
+    "get_global_id",      "get_global_size", "get_global_offset",
+    "get_local_size",     "get_work_dim",    "get_global_linear_id",
+    "get_num_sub_groups", "get_group_id",    "get_num_groups"};
+
+std::optional<std::string> unsupported_feature(std::string_view name, bool called) {
+    static const std::map<std::string_view, std::string_view> names{
+        {"sampler_t", "images and samplers"},
+        {"read_only", "image access qualifiers"},
+        {"write_only", "image access qualifiers"},
+        {"read_write", "image access qualifiers"},
+        {"__read_only", "image access qualifiers"},
+        {"__write_only", "image access qualifiers"},
+        {"__read_write", "image access qualifiers"},
+        {"half", "the half type"},
+        {"half2", "the half type"},
+        {"half3", "the half type"},
+        {"half4", "the half type"},
+        {"half8", "the half type"},
+        {"half16", "the half type"},
+        {"__generic", "the generic address space (OpenCL C 2.0)"},
+        {"reserve_id_t", "pipes (OpenCL C 2.0)"},
+        {"queue_t", "device-side enqueue (OpenCL C 2.0)"},
+        {"clk_event_t", "device-side enqueue (OpenCL C 2.0)"},
+        {"ndrange_t", "device-side enqueue (OpenCL C 2.0)"},
+        {"atomic_int", "C11-style atomics (OpenCL C 2.0)"},
+        {"atomic_uint", "C11-style atomics (OpenCL C 2.0)"},
+        {"atomic_long", "C11-style atomics (OpenCL C 2.0)"},
+        {"atomic_ulong", "C11-style atomics (OpenCL C 2.0)"},
+        {"atomic_float", "C11-style atomics (OpenCL C 2.0)"},
+        {"atomic_double", "C11-style atomics (OpenCL C 2.0)"},
+        {"atomic_flag", "C11-style atomics (OpenCL C 2.0)"},
+        {"atomic_intptr_t", "C11-style atomics (OpenCL C 2.0)"},
+        {"atomic_uintptr_t", "C11-style atomics (OpenCL C 2.0)"},
+        {"atomic_size_t", "C11-style atomics (OpenCL C 2.0)"},
+        {"atomic_ptrdiff_t", "C11-style atomics (OpenCL C 2.0)"},
+        {"kiln_vector_printf",
+         "printf with a vector conversion (%v) whose format is not a "
+         "string literal or with more than 16 components"},
+    };
+    static const std::map<std::string_view, std::string_view> functions{
+        {"to_global", "address space casts (OpenCL C 2.0)"},
+        {"to_local", "address space casts (OpenCL C 2.0)"},
+        {"to_private", "address space casts (OpenCL C 2.0)"},
+        {"get_fence", "address space queries (OpenCL C 2.0)"},
+        {"read_pipe", "pipes (OpenCL C 2.0)"},
+        {"write_pipe", "pipes (OpenCL C 2.0)"},
+        {"reserve_read_pipe", "pipes (OpenCL C 2.0)"},
+        {"reserve_write_pipe", "pipes (OpenCL C 2.0)"},
+        {"commit_read_pipe", "pipes (OpenCL C 2.0)"},
+        {"commit_write_pipe", "pipes (OpenCL C 2.0)"},
+        {"get_pipe_num_packets", "pipes (OpenCL C 2.0)"},
+        {"get_pipe_max_packets", "pipes (OpenCL C 2.0)"},
+        {"enqueue_kernel", "device-side enqueue (OpenCL C 2.0)"},
+        {"enqueue_marker", "device-side enqueue (OpenCL C 2.0)"},
+        {"get_default_queue", "device-side enqueue (OpenCL C 2.0)"},
+        {"ndrange_1D", "device-side enqueue (OpenCL C 2.0)"},
+        {"ndrange_2D", "device-side enqueue (OpenCL C 2.0)"},
+        {"ndrange_3D", "device-side enqueue (OpenCL C 2.0)"},
+        {"retain_event", "device-side enqueue (OpenCL C 2.0)"},
+        {"release_event", "device-side enqueue (OpenCL C 2.0)"},
+        {"create_user_event", "device-side enqueue (OpenCL C 2.0)"},
+        {"set_user_event_status", "device-side enqueue (OpenCL C 2.0)"},
+        {"capture_event_profiling_info", "device-side enqueue (OpenCL C 2.0)"},
+        {"get_kernel_work_group_size", "device-side enqueue (OpenCL C 2.0)"},
+        {"get_kernel_preferred_work_group_size_multiple", "device-side enqueue (OpenCL C 2.0)"},
+        {"atomic_init", "C11-style atomics (OpenCL C 2.0)"},
+        {"atomic_work_item_fence", "C11-style atomics (OpenCL C 2.0)"},
+        {"shuffle", "shuffle and shuffle2"},
+        {"shuffle2", "shuffle and shuffle2"},
+    };
+    struct prefix_rule {
+        std::string_view prefix;
+        std::string_view feature;
+        bool call_only;
+    };
+    static constexpr std::array<prefix_rule, 19> prefixes{{
+        {"image1d_", "images and samplers", false},
+        {"image2d_", "images and samplers", false},
+        {"image3d_", "images and samplers", false},
+        {"CLK_ADDRESS_", "images and samplers", false},
+        {"CLK_FILTER_", "images and samplers", false},
+        {"CLK_NORMALIZED_COORDS_", "images and samplers", false},
+        {"memory_order_", "C11-style atomics (OpenCL C 2.0)", false},
+        {"memory_scope_", "C11-style atomics (OpenCL C 2.0)", false},
+        {"read_image", "images and samplers", true},
+        {"write_image", "images and samplers", true},
+        {"get_image_", "images and samplers", true},
+        {"vload_half", "half-precision loads and stores", true},
+        {"vstore_half", "half-precision loads and stores", true},
+        {"vloada_half", "half-precision loads and stores", true},
+        {"vstorea_half", "half-precision loads and stores", true},
+        {"atomic_load", "C11-style atomics (OpenCL C 2.0)", true},
+        {"atomic_store", "C11-style atomics (OpenCL C 2.0)", true},
+        {"atomic_exchange", "C11-style atomics (OpenCL C 2.0)", true},
+        {"atomic_fetch_", "C11-style atomics (OpenCL C 2.0)", true},
+    }};
+    if (auto found = names.find(name); found != names.end()) return std::string(found->second);
+    if (called) {
+        if (auto found = functions.find(name); found != functions.end())
+            return std::string(found->second);
+        if (name.starts_with("atomic_compare_exchange") || name.starts_with("atomic_flag_"))
+            return "C11-style atomics (OpenCL C 2.0)";
+    }
+    for (const auto& rule : prefixes)
+        if (name.starts_with(rule.prefix) && (called || !rule.call_only))
+            return std::string(rule.feature);
+    return std::nullopt;
+}
+
+}  // namespace opencl_c
+
+std::string explain_compiler_log(std::string log) {
+    static const std::regex placeholder(R"re(identifier "kiln_unsupported__(\w+)" is undefined)re");
+    static const std::regex from_macro(R"((kernel|local|constant)_from_macro)");
+    std::string result;
+    auto begin = log.cbegin();
+    for (std::sregex_iterator it(log.cbegin(), log.cend(), placeholder), end; it != end; ++it) {
+        const std::smatch& m = *it;
+        result.append(begin, m[0].first);
+        const std::string name = m[1].str();
+        std::smatch macro;
+        if (std::regex_match(name, macro, from_macro)) {
+            result += "the __" + macro[1].str() +
+                      " qualifier inside a macro expansion is not supported by kiln's CUDA backend "
+                      "(write it in the source, or define the macro as exactly that one word)";
+        } else {
+            const auto feature = opencl_c::unsupported_feature(name, true);
+            result += "'" + (name == "kiln_vector_printf" ? std::string("printf") : name) +
+                      "' is not supported by kiln's CUDA backend (" +
+                      feature.value_or("unsupported") + "; see docs/cuda.md)";
+        }
+        begin = m[0].second;
+    }
+    result.append(begin, log.cend());
+    return result;
+}
+
+}  // namespace kiln::detail::cuda
