@@ -138,6 +138,10 @@ class program_impl {
     virtual std::vector<std::string> kernel_names() = 0;
     /// The device binary, as the disk cache stores it and device_impl::load accepts it.
     virtual std::vector<std::byte> binary() = 0;
+    /// Overwrites the program-scope `constant` variable `name` with `bytes` bytes, exactly its
+    /// size, and returns when the copy is complete. Throws invalid_argument_error for an unknown
+    /// name or another size, kiln::error (KILN_FEATURE_UNSUPPORTED) where the backend cannot.
+    virtual void set_constant(const std::string& name, const void* data, std::size_t bytes) = 0;
 };
 
 class device_impl {

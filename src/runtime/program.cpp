@@ -145,6 +145,10 @@ std::vector<std::string> program::kernel_names() const {
     return impl_->kernel_names();
 }
 
+void program::set_constant_bytes(std::string_view name, const void* data, std::size_t bytes) const {
+    impl_->set_constant(std::string(name), data, bytes);
+}
+
 // --- kernels and argument checks ---------------------------------------------------------
 
 kernel::kernel(kiln::device dev, std::shared_ptr<detail::program_impl> program,
@@ -240,7 +244,8 @@ std::string describe(const parameter_info& param, std::size_t index) {
            (param.pointee_const ? "const " : "") + param.type_name + ")";
 }
 
-void check_arguments(const detail::kernel_impl& kernel, const std::vector<kernel_argument>& args) {
+void check_arguments(const detail::kernel_impl& kernel, const device_properties& device,
+                     const std::vector<kernel_argument>& args) {
     const std::string call = "kiln::kernel '" + kernel.name() + "'";
     if (args.size() != kernel.parameter_count())
         throw invalid_argument_error(call, "takes " + std::to_string(kernel.parameter_count()) +
@@ -273,6 +278,14 @@ void check_arguments(const detail::kernel_impl& kernel, const std::vector<kernel
                     arg.element_is_struct && !pointee.empty() && pointee != arg.element_type)
                     wrong("expects a buffer of " + pointee + ", got a buffer of " +
                           arg.element_type + " (kiln::reinterpret(buffer) passes it as it is)");
+                // OpenCL devices hold `constant` arguments in a constant memory of this size;
+                // the CUDA backend reads them from global memory, which has no such limit.
+                if (param.space == space::constant && device.backend == backend_kind::opencl &&
+                    arg.size > device.constant_memory_bytes)
+                    wrong("a buffer of " + std::to_string(arg.size) + " bytes is larger than the " +
+                          std::to_string(device.constant_memory_bytes) +
+                          " bytes of constant memory the device allows (declare the parameter "
+                          "global const)");
                 break;
             case space::local:
                 if (arg.what != kernel_argument::kind::local)
@@ -298,7 +311,7 @@ void check_arguments(const detail::kernel_impl& kernel, const std::vector<kernel
 }  // namespace
 
 bound_kernel kernel::bind(std::vector<detail::kernel_argument> args) const {
-    check_arguments(*impl_, args);
+    check_arguments(*impl_, device_.properties(), args);
     return bound_kernel(device_, impl_, std::move(args));
 }
 

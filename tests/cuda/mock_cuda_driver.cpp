@@ -3,6 +3,8 @@
 // library path, so kiln's dlopen loads it instead of a real driver.
 #include "mock_cuda_driver.hpp"
 
+#include <elf.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -10,6 +12,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string_view>
 
 namespace {
@@ -98,6 +101,37 @@ std::string image_bytes(const void* image) {
         return std::string(bytes, section_offset + std::size_t{entry_size} * entries);
     }
     return std::string(bytes);
+}
+
+/// The size of the data symbol `name` in a cubin's symbol table, as cuModuleGetGlobal reports
+/// it; nullopt when the image is not a cubin or has no such object.
+std::optional<std::size_t> object_size(const std::string& image, std::string_view name) {
+    if (image.size() < sizeof(Elf64_Ehdr) || image.compare(0, 4,
+                                                           "\x7f"
+                                                           "ELF") != 0)
+        return std::nullopt;
+    const auto* base = image.data();
+    Elf64_Ehdr header;
+    std::memcpy(&header, base, sizeof header);
+    auto section = [&](std::size_t index) {
+        Elf64_Shdr s;
+        std::memcpy(&s, base + header.e_shoff + index * header.e_shentsize, sizeof s);
+        return s;
+    };
+    for (std::size_t i = 0; i < header.e_shnum; ++i) {
+        const Elf64_Shdr symbols = section(i);
+        if (symbols.sh_type != SHT_SYMTAB) continue;
+        const Elf64_Shdr names = section(symbols.sh_link);
+        for (std::size_t offset = 0; offset + sizeof(Elf64_Sym) <= symbols.sh_size;
+             offset += sizeof(Elf64_Sym)) {
+            Elf64_Sym symbol;
+            std::memcpy(&symbol, base + symbols.sh_offset + offset, sizeof symbol);
+            if (ELF64_ST_TYPE(symbol.st_info) == STT_OBJECT &&
+                name == std::string_view(base + names.sh_offset + symbol.st_name))
+                return symbol.st_size;
+        }
+    }
+    return std::nullopt;
 }
 
 }  // namespace
@@ -324,6 +358,13 @@ CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr destination, const void* source, 
     return CUDA_SUCCESS;
 }
 
+CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr destination, const void* source, size_t bytes) {
+    KILN_MOCK_INJECTED("cuMemcpyHtoD")
+    log_call("cuMemcpyHtoD", nullptr, nullptr, source);
+    std::memcpy(reinterpret_cast<void*>(destination), source, bytes);
+    return CUDA_SUCCESS;
+}
+
 CUresult CUDAAPI cuMemcpyDtoHAsync(void* destination, CUdeviceptr source, size_t bytes,
                                    CUstream stream) {
     KILN_MOCK_INJECTED("cuMemcpyDtoHAsync")
@@ -396,6 +437,11 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream stream) {
         ++mock.stream_synchronizes;
     }
     KILN_MOCK_INJECTED("cuStreamSynchronize")
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxSynchronize() {
+    log_call("cuCtxSynchronize", nullptr, nullptr, nullptr);
     return CUDA_SUCCESS;
 }
 
@@ -484,6 +530,17 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction* function, CUmodule module, cons
     auto& functions = reinterpret_cast<module_object*>(module)->functions;
     *function = reinterpret_cast<CUfunction>(
         &functions.try_emplace(name, function_object{name}).first->second);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr* address, size_t* bytes, CUmodule module,
+                                   const char* name) {
+    std::lock_guard lock(mutex);
+    const auto size = object_size(reinterpret_cast<module_object*>(module)->image, name);
+    if (!size) return CUDA_ERROR_NOT_FOUND;
+    auto& memory = mock.globals.try_emplace(name, *size).first->second;
+    *address = reinterpret_cast<CUdeviceptr>(memory.data());
+    *bytes = memory.size();
     return CUDA_SUCCESS;
 }
 

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,9 @@ struct state {
     std::vector<std::pair<std::string, CUresult>> failures;  ///< entry points that fail, by name
     long failures_after = 0;           ///< calls of those entry points that still succeed first
     std::size_t printf_fifo_size = 0;  ///< as set by cuCtxSetLimit; 0: never set
+    /// The memory of each module global looked up with cuModuleGetGlobal, by name: zeros of the
+    /// symbol's size until written.
+    std::map<std::string, std::vector<std::byte>> globals;
 };
 
 }  // namespace kiln_mock

@@ -515,6 +515,49 @@ TEST_F(MockDriver, ProgramsRoundTripThroughTheirBinary) {
     EXPECT_THROW(program->create_kernel("hidden"), kiln::error);
 }
 
+TEST_F(MockDriver, SetConstantCopiesIntoTheNamedGlobalBetweenContextSynchronizations) {
+    require_nvrtc();
+    const auto program = build(
+        "constant float weights[4] = {0};\n"
+        "constant int offsets[2] = {0};\n"
+        "kernel void k(global float* out) { out[0] = weights[offsets[1]]; }\n");
+    const float values[4] = {1.5f, -2, 3, 4};
+    mock().calls.clear();
+    program->set_constant("weights", values, sizeof values);
+    ASSERT_EQ(mock().globals["weights"].size(), sizeof values);
+    EXPECT_EQ(std::memcmp(mock().globals["weights"].data(), values, sizeof values), 0);
+    EXPECT_FALSE(mock().globals.contains("offsets")) << "another global was touched";
+    std::vector<std::string> names;
+    for (const auto& call : mock().calls) names.push_back(call.name);
+    EXPECT_EQ(names,
+              (std::vector<std::string>{"cuCtxSynchronize", "cuMemcpyHtoD", "cuCtxSynchronize"}));
+    EXPECT_EQ(mock().calls[1].host, static_cast<const void*>(values));
+}
+
+TEST_F(MockDriver, SetConstantRefusesUnknownNamesAndOtherSizesBeforeCopying) {
+    require_nvrtc();
+    const auto program = build(
+        "constant float weights[4] = {0};\n"
+        "kernel void k(global float* out) { out[0] = weights[1]; }\n");
+    const float values[4] = {};
+    mock().calls.clear();
+    try {
+        program->set_constant("weights", values, 3 * sizeof(float));
+        ADD_FAILURE() << "a 12-byte write to a 16-byte constant succeeded";
+    } catch (const kiln::invalid_argument_error& e) {
+        EXPECT_NE(std::string(e.what()).find("has 16 bytes, not 12"), std::string::npos)
+            << e.what();
+    }
+    try {
+        program->set_constant("bias", values, sizeof values);
+        ADD_FAILURE() << "an unknown constant was written";
+    } catch (const kiln::invalid_argument_error& e) {
+        EXPECT_NE(std::string(e.what()).find("no program-scope constant 'bias'"), std::string::npos)
+            << e.what();
+    }
+    EXPECT_TRUE(mock().calls.empty()) << mock().calls.front().name;
+}
+
 TEST_F(MockDriver, ThreadsUseTheDeviceAtOnce) {
     std::vector<std::thread> threads;
     std::vector<int> correct(4, 0);

@@ -256,6 +256,28 @@ TEST_F(NvrtcCompile, NewerDevicesGetPtxForTheNewestKnownArchitecture) {
     EXPECT_TRUE(choose_architecture(90).cubin);
 }
 
+TEST_F(NvrtcCompile, ProgramScopeConstantsAreVisibleModuleGlobals) {
+    // cuModuleGetGlobal finds a global by its name in the cubin's symbol table.
+    const auto compiled =
+        compile({"constant float weights[4] = {0};\n"
+                 "constant const int offsets[2] = {0, 1};\n"
+                 "kernel void k(global float* out) {\n"
+                 "  out[get_global_id(0)] = weights[offsets[1]];\n}\n"});
+    expect_cubin(compiled);
+    const std::string image(reinterpret_cast<const char*>(compiled.image.data()),
+                            compiled.image.size());
+    for (const char* name : {"weights", "offsets"})
+        EXPECT_NE(image.find(std::string(1, '\0') + name + std::string(1, '\0')), std::string::npos)
+            << name;
+}
+
+TEST_F(NvrtcCompile, ConstantsPastSixtyFourKibibytesAreABuildError) {
+    const auto log =
+        failure_log({"constant float table[16385] = {0};\n"
+                     "kernel void k(global float* out, uint i) { out[0] = table[i]; }\n"});
+    EXPECT_NE(log.find("too much global constant data"), std::string::npos) << log;
+}
+
 TEST_F(NvrtcCompile, VersionIsReported) {
     EXPECT_TRUE(std::regex_match(nvrtc_version_string(), std::regex(R"(NVRTC \d+\.\d+)")))
         << nvrtc_version_string();

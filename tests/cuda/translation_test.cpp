@@ -112,6 +112,17 @@ TEST(Translation, LocalArraysAndConstantTablesGetCudaMemorySpaces) {
     EXPECT_TRUE(contains(t.source, "  float* p = table;  float* q = 0;"));
 }
 
+TEST(Translation, ProgramScopeConstantsAreHostWritableCudaConstants) {
+    // C linkage lets cuModuleGetGlobal find them by name; without `const` NVRTC cannot fold
+    // their initializer into the kernels, so values the host writes later are the ones read.
+    const auto t =
+        body(translate("constant const float weights[4] = {1, 2, 3, 4};\n"
+                       "constant int const offsets[2] = {0};\n"
+                       "kernel void k(global float* out) { out[0] = weights[offsets[1]]; }\n"));
+    EXPECT_TRUE(contains(t, "extern \"C\" __constant__  float weights[4] = {1, 2, 3, 4};")) << t;
+    EXPECT_TRUE(contains(t, "extern \"C\" __constant__ int  offsets[2] = {0};")) << t;
+}
+
 TEST(Translation, VectorLiteralsBecomeConstructorCalls) {
     const auto t = body(translate(
         "#define REAL4 float4\ntypedef float4 real4;\n"

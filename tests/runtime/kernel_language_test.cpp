@@ -1,5 +1,6 @@
 // The kernel language on every device: kernels that call kernels, ranges past CUDA's 65535
-// work-groups in y and z, float atomics, and printf with its output captured.
+// work-groups in y and z, float atomics, printf with its output captured, and program-scope
+// constants written by the host.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -130,6 +131,64 @@ kernel void report(global const float* v, int tag) {
     EXPECT_NE(printed.find("tag 42: 1.500000,-2.000000,3.250000,0.000000|done\n"),
               std::string::npos)
         << printed;
+}
+
+TEST_P(kernel_language, the_host_writes_program_scope_constants_before_launches) {
+    const char* source = R"(
+constant float weights[4] = {0};
+kernel void weigh(global float* out) {
+    size_t i = get_global_id(0);
+    out[i] = weights[i] * 2.0f;
+}
+)";
+    kiln::program prog(device(), source);
+    const std::vector<float> first{1, 2, 3, 4};
+    if (device().properties().backend == kiln::backend_kind::opencl) {
+        // OpenCL C fixes a built program's constants: the refusal is named, not silent.
+        try {
+            prog.set_constant("weights", first);
+            FAIL() << "set_constant succeeded on an OpenCL device";
+        } catch (const kiln::error& e) {
+            EXPECT_EQ(e.code_name(), "KILN_FEATURE_UNSUPPORTED");
+        }
+        return;
+    }
+    kiln::queue q(device());
+    kiln::buffer<float> out(q, std::size_t{4});
+    prog.set_constant("weights", first);
+    EXPECT_EQ(out.read(q, prog.kernel("weigh")(out).launch(q, {4})),
+              (std::vector<float>{2, 4, 6, 8}));
+    // A second write reaches the next launch: the values are not folded into the kernel.
+    prog.set_constant("weights", std::vector<float>{-1, 0, 0.5f, 8});
+    EXPECT_EQ(out.read(q, prog.kernel("weigh")(out).launch(q, {4})),
+              (std::vector<float>{-2, 0, 1, 16}));
+    EXPECT_THROW(prog.set_constant("weights", std::vector<float>{1, 2, 3}),
+                 kiln::invalid_argument_error);
+    EXPECT_THROW(prog.set_constant("bias", first), kiln::invalid_argument_error);
+}
+
+TEST_P(kernel_language, constant_buffers_past_the_devices_constant_memory) {
+    const char* source = R"(
+kernel void pick(constant float* table, uint index, global float* out) { out[0] = table[index]; }
+)";
+    const std::size_t limit = device().properties().constant_memory_bytes;
+    if (limit > (std::size_t{64} << 20)) GTEST_SKIP() << "constant memory too large to exceed";
+    kiln::program prog(device(), source);
+    kiln::queue q(device());
+    const std::size_t n = limit / sizeof(float) + 1;
+    std::vector<float> host(n);
+    std::iota(host.begin(), host.end(), 0.0f);
+    kiln::buffer<float> table(q, host);
+    kiln::buffer<float> out(q, std::size_t{1});
+    const auto last = static_cast<unsigned>(n - 1);
+    if (device().properties().backend == kiln::backend_kind::opencl) {
+        // Named before the launch, rather than a driver's CL_OUT_OF_RESOURCES or worse.
+        EXPECT_THROW(prog.kernel("pick")(table, last, out), kiln::invalid_argument_error);
+        return;
+    }
+    // Under CUDA constant parameters are read from global memory: no 64 KiB limit.
+    EXPECT_EQ(out.read(q, prog.kernel("pick")(table, last, out).launch(q, {1})),
+              std::vector<float>{host[last]});
 }
 
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(kernel_language);

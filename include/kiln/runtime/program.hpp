@@ -17,6 +17,7 @@
 #include <kiln/runtime/queue.hpp>
 #include <limits>
 #include <memory>
+#include <ranges>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -63,6 +64,25 @@ class program {
     class typed_kernel<Params...> kernel(std::string_view name) const;
 
     std::vector<std::string> kernel_names() const;
+
+    /// Writes the program-scope `constant` array `name` (e.g. `constant float weights[16] =
+    /// {0};`) with `values`, whose bytes must be exactly the array's size. A blocking copy: it
+    /// waits for every command on the device, so launches enqueued earlier read the old values
+    /// and launches enqueued afterwards, on any queue, the new ones. Throws
+    /// invalid_argument_error for an unknown name or a size mismatch. The compile cache shares
+    /// one built program among kiln::programs of the same device, sources and options, so they
+    /// all see the write. On the OpenCL backend,
+    /// which cannot write a built program's constants, kiln::error KILN_FEATURE_UNSUPPORTED.
+    template <std::ranges::contiguous_range R>
+    void set_constant(std::string_view name, const R& values) const {
+        using value = std::ranges::range_value_t<R>;
+        static_assert(std::is_trivially_copyable_v<value>,
+                      "constants are written as the bytes of trivially copyable values");
+        set_constant_bytes(name, std::ranges::data(values),
+                           std::ranges::size(values) * sizeof(value));
+    }
+    void set_constant_bytes(std::string_view name, const void* data, std::size_t bytes) const;
+
     const kiln::device& device() const noexcept { return device_; }
     program_origin origin() const noexcept { return origin_; }
     /// Time to produce the program: compiling, or loading a cached binary.

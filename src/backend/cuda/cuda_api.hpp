@@ -53,6 +53,9 @@ namespace kiln::detail::cuda {
     X(cuModuleLoadData)               \
     X(cuModuleUnload)                 \
     X(cuModuleGetFunction)            \
+    X(cuModuleGetGlobal)              \
+    X(cuMemcpyHtoD)                   \
+    X(cuCtxSynchronize)               \
     X(cuCtxSetLimit)                  \
     X(cuFuncGetAttribute)             \
     X(cuFuncSetAttribute)             \

@@ -238,6 +238,7 @@ class cuda_program final : public program_impl {
     std::shared_ptr<kernel_impl> create_kernel(const std::string& name) override;
     std::vector<std::string> kernel_names() override;
     std::vector<std::byte> binary() override { return binary_; }
+    void set_constant(const std::string& name, const void* data, std::size_t bytes) override;
 
   private:
     std::shared_ptr<loaded_module> module_;

@@ -27,7 +27,7 @@ namespace {
 
 /// Bump when the translator's output changes in a way the prelude's text does not show: part
 /// of the compiler identity, so cached binaries from an older translation are not reused.
-constexpr int translation_revision = 1;
+constexpr int translation_revision = 2;
 
 // Device properties straight from one driver attribute each.
 struct attribute_row {

@@ -63,4 +63,27 @@ std::vector<std::string> cuda_program::kernel_names() {
     return names;
 }
 
+void cuda_program::set_constant(const std::string& name, const void* data, std::size_t bytes) {
+    const std::string call = "kiln::program::set_constant";
+    module_->context->make_current();
+    CUdeviceptr address = 0;
+    std::size_t size = 0;
+    const CUresult found =
+        driver()->cuModuleGetGlobal(&address, &size, module_->module.get().raw, name.c_str());
+    if (found == CUDA_ERROR_NOT_FOUND)
+        throw invalid_argument_error(call,
+                                     "the program has no program-scope constant '" + name + "'");
+    check(found, "cuModuleGetGlobal", "constant '" + name + "'");
+    if (size != bytes)
+        throw invalid_argument_error(call, "the constant '" + name + "' has " +
+                                               std::to_string(size) + " bytes, not " +
+                                               std::to_string(bytes));
+    // kiln's streams do not synchronize with the legacy stream that cuMemcpyHtoD uses, so the
+    // whole context waits on both sides: no launch enqueued earlier reads the new bytes, every
+    // launch enqueued later does.
+    check(driver()->cuCtxSynchronize(), "cuCtxSynchronize", "before writing '" + name + "'");
+    check(driver()->cuMemcpyHtoD(address, data, bytes), "cuMemcpyHtoD", "constant '" + name + "'");
+    check(driver()->cuCtxSynchronize(), "cuCtxSynchronize", "after writing '" + name + "'");
+}
+
 }  // namespace kiln::detail::cuda

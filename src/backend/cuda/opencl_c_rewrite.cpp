@@ -185,7 +185,10 @@ void translator::rewrite_token(std::size_t i, bool at_file_scope) {
     } else if (is_local_keyword(t)) {
         t.replacement = declares_pointer(i) ? "" : "__shared__";
     } else if (is_constant_keyword(t)) {
-        t.replacement = at_file_scope ? "__constant__" : "";
+        if (at_file_scope)
+            declare_host_writable_constant(i);
+        else
+            t.replacement = "";
     } else if (is_dropped_qualifier(t)) {
         t.replacement = "";
     } else if (t.text == "restrict") {
@@ -200,6 +203,20 @@ void translator::rewrite_token(std::size_t i, bool at_file_scope) {
         t.replacement = std::string(unsupported_prefix) + t.text;
     } else if (auto builtin = templated_builtin(t.text)) {
         t.replacement = *builtin;
+    }
+}
+
+/// A program-scope `constant` variable becomes a C-linkage __constant__ variable, so that
+/// program::set_constant finds it by its OpenCL C name (cuModuleGetGlobal). Its `const` goes: the
+/// host writes it between launches, and NVRTC must not fold reads of a const object into its
+/// initializer. A pointer keeps its qualifiers, since they may belong to what it points to.
+void translator::declare_host_writable_constant(std::size_t qualifier) {
+    tokens_[qualifier].replacement = "extern \"C\" __constant__";
+    if (declares_pointer(qualifier)) return;
+    for (std::size_t i = next_index(qualifier); i + 1 < tokens_.size(); i = next_index(i)) {
+        token& t = tokens_[i];
+        if (t.is(";") || t.is("=") || t.is("[") || t.is(",")) break;
+        if (t.is("const")) t.replacement = "";
     }
 }
 

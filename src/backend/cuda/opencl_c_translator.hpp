@@ -160,6 +160,7 @@ class translator {
     std::size_t rewrite_directive(std::size_t hash);
     void rename_if_keyword(token& t);
     void rewrite_token(std::size_t i, bool at_file_scope);
+    void declare_host_writable_constant(std::size_t qualifier);
     /// Whether the declaration that starts after a `local` qualifier declares a pointer.
     bool declares_pointer(std::size_t qualifier) const;
     void rewrite_vector_literal(std::size_t open);

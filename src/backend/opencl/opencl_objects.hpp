@@ -152,6 +152,7 @@ class opencl_program final : public program_impl {
     std::shared_ptr<kernel_impl> create_kernel(const std::string& name) override;
     std::vector<std::string> kernel_names() override;
     std::vector<std::byte> binary() override;
+    void set_constant(const std::string& name, const void* data, std::size_t bytes) override;
 
   private:
     opencl_device& device_;

@@ -252,4 +252,13 @@ std::vector<std::byte> opencl_program::binary() {
     return out.take();
 }
 
+// OpenCL C fixes a program-scope `constant` variable when the program is built: no OpenCL 1.2
+// call writes one afterwards.
+void opencl_program::set_constant(const std::string& name, const void*, std::size_t) {
+    throw error("kiln::program::set_constant", 0, "KILN_FEATURE_UNSUPPORTED",
+                "the OpenCL backend cannot write the program-scope constant '" + name +
+                    "' after the build (OpenCL C fixes it then); pass a `constant` buffer "
+                    "parameter instead, or use a CUDA device");
+}
+
 }  // namespace kiln::detail::opencl
