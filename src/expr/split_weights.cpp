@@ -1,0 +1,110 @@
+// What split vectors weigh devices by: the weighting choice, and memory bandwidth from the
+// user, the driver, or a measurement made once per process.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <kiln/vector.hpp>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <tuple>
+
+namespace kiln {
+namespace {
+
+split_weighting weighting_from_environment() {
+    const char* text = std::getenv("KILN_SPLIT_WEIGHTING");
+    if (text == nullptr || std::string_view(text) == "memory_bandwidth")
+        return split_weighting::memory_bandwidth;
+    if (std::string_view(text) == "compute") return split_weighting::compute;
+    throw invalid_argument_error(
+        "KILN_SPLIT_WEIGHTING",
+        "expected memory_bandwidth or compute, got '" + std::string(text) + "'");
+}
+
+// Devices of one model measure alike: one measurement serves them all, so that equal devices
+// get equal parts rather than parts that differ by the noise of two measurements.
+using device_model = std::tuple<backend_kind, std::string, std::string, std::uint64_t, unsigned>;
+
+device_model model_of(const device& d) {
+    const auto& p = d.properties();
+    return {p.backend, p.platform, p.name, p.global_memory_bytes, p.compute_units};
+}
+
+struct bandwidth_state {
+    std::mutex mutex;
+    std::optional<split_weighting> weighting;
+    std::map<std::size_t, double> set_by_user;  // by device index
+    std::map<device_model, double> measured;
+};
+
+bandwidth_state& state() {
+    static bandwidth_state instance;
+    return instance;
+}
+
+// Bytes/s of `y = 2 * x` over 16 MiB each way, the best of a few runs after one that builds
+// the kernel: large enough to leave the caches of CPU devices, short on any device.
+double measure_copy_bandwidth(const queue& q) {
+    constexpr std::size_t n = std::size_t{1} << 22;
+    vector<float> x(q, n), y(q, n);
+    x = 1.0f;
+    y = 2 * x;
+    q.finish();
+    double best = 0;
+    for (int run = 0; run < 3; ++run) {
+        const auto start = std::chrono::steady_clock::now();
+        y = 2 * x;
+        q.finish();
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (seconds > 0) best = std::max(best, 2.0 * n * sizeof(float) / seconds);
+    }
+    return best > 0 ? best : 1.0;
+}
+
+}  // namespace
+
+void set_split_weighting(split_weighting weighting) {
+    const std::lock_guard lock(state().mutex);
+    state().weighting = weighting;
+}
+
+split_weighting current_split_weighting() {
+    const std::lock_guard lock(state().mutex);
+    if (!state().weighting) state().weighting = weighting_from_environment();
+    return *state().weighting;
+}
+
+void set_memory_bandwidth(const device& d, double bytes_per_second) {
+    if (!std::isfinite(bytes_per_second) || bytes_per_second < 0)
+        throw invalid_argument_error(
+            "kiln::set_memory_bandwidth",
+            "bandwidth must be a finite number >= 0, got " + std::to_string(bytes_per_second));
+    const std::lock_guard lock(state().mutex);
+    if (bytes_per_second == 0)
+        state().set_by_user.erase(d.index());
+    else
+        state().set_by_user[d.index()] = bytes_per_second;
+}
+
+double memory_bandwidth(const queue& q) {
+    const device d = q.device();
+    const std::lock_guard lock(state().mutex);
+    if (const auto user = state().set_by_user.find(d.index()); user != state().set_by_user.end())
+        return user->second;
+    if (const double peak = d.properties().peak_memory_bandwidth_gb_per_s(); peak > 0)
+        return peak * 1e9;
+    const device_model model = model_of(d);
+    if (const auto known = state().measured.find(model); known != state().measured.end())
+        return known->second;
+    // Measured under the lock, so that two threads never measure the same model at once (the
+    // measurement's vectors live on one queue and never ask for weights).
+    const double measured = measure_copy_bandwidth(q);
+    state().measured.emplace(model, measured);
+    return measured;
+}
+
+}  // namespace kiln
