@@ -46,6 +46,8 @@ struct state {
     std::vector<std::pair<std::string, CUresult>> failures;  ///< entry points that fail, by name
     long failures_after = 0;           ///< calls of those entry points that still succeed first
     std::size_t printf_fifo_size = 0;  ///< as set by cuCtxSetLimit; 0: never set
+    bool peer_access = true;           ///< what cuDeviceCanAccessPeer answers for two devices
+    long peer_queries = 0, peer_enables = 0;
 };
 
 }  // namespace kiln_mock
