@@ -1,15 +1,20 @@
 // What split vectors weigh devices by: the weighting choice, and memory bandwidth from the
-// user, the driver, or a measurement made once per process.
+// user, the driver, or a measurement made once and kept in memory and in kiln's cache directory.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <kiln/runtime/cache.hpp>
 #include <kiln/vector.hpp>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <tuple>
 
 namespace kiln {
 namespace {
@@ -26,18 +31,61 @@ split_weighting weighting_from_environment() {
 
 // Devices of one model measure alike: one measurement serves them all, so that equal devices
 // get equal parts rather than parts that differ by the noise of two measurements.
-using device_model = std::tuple<backend_kind, std::string, std::string, std::uint64_t, unsigned>;
-
-device_model model_of(const device& d) {
+std::string model_of(const device& d) {
     const auto& p = d.properties();
-    return {p.backend, p.platform, p.name, p.global_memory_bytes, p.compute_units};
+    return std::string(to_string(p.backend)) + "|" + p.platform + "|" + p.name + "|" +
+           p.driver_version + "|" + std::to_string(p.global_memory_bytes) + "|" +
+           std::to_string(p.compute_units);
+}
+
+// The measurement of a model across processes: a small text file in kiln's cache directory,
+// its first lines the format and the model (a hash collision then reads as a miss).
+constexpr const char* disk_format = "kiln-bandwidth 1";
+
+std::filesystem::path disk_entry(const std::string& model) {
+    const std::filesystem::path folder = program_cache::directory();
+    if (folder.empty()) return {};
+    return folder / "bandwidth" / std::to_string(std::hash<std::string>{}(model));
+}
+
+std::optional<double> read_from_disk(const std::string& model) {
+    const std::filesystem::path entry = disk_entry(model);
+    if (entry.empty()) return std::nullopt;
+    std::ifstream in(entry);
+    std::string format, stored_model;
+    double value = 0;
+    if (!std::getline(in, format) || format != disk_format || !std::getline(in, stored_model) ||
+        stored_model != model || !(in >> value) || !std::isfinite(value) || value <= 0)
+        return std::nullopt;
+    return value;
+}
+
+// Best effort: a cache that cannot be written only means measuring again next time. Written
+// under a name of its own and renamed, so that readers never see half a file.
+void write_to_disk(const std::string& model, double value) {
+    const std::filesystem::path entry = disk_entry(model);
+    if (entry.empty()) return;
+    std::error_code ignored;
+    std::filesystem::create_directories(entry.parent_path(), ignored);
+    const std::filesystem::path partial = entry.string() + ".tmp" + std::to_string(::getpid());
+    {
+        std::ofstream out(partial);
+        out.precision(17);
+        out << disk_format << "\n" << model << "\n" << value << "\n";
+        if (!out.flush()) {
+            std::filesystem::remove(partial, ignored);
+            return;
+        }
+    }
+    std::filesystem::rename(partial, entry, ignored);
+    if (ignored) std::filesystem::remove(partial, ignored);
 }
 
 struct bandwidth_state {
     std::mutex mutex;
     std::optional<split_weighting> weighting;
     std::map<std::size_t, double> set_by_user;  // by device index
-    std::map<device_model, double> measured;
+    std::map<std::string, double> measured;     // by model
 };
 
 bandwidth_state& state() {
@@ -97,14 +145,18 @@ double memory_bandwidth(const queue& q) {
         return user->second;
     if (const double peak = d.properties().peak_memory_bandwidth_gb_per_s(); peak > 0)
         return peak * 1e9;
-    const device_model model = model_of(d);
+    const std::string model = model_of(d);
     if (const auto known = state().measured.find(model); known != state().measured.end())
         return known->second;
     // Measured under the lock, so that two threads never measure the same model at once (the
     // measurement's vectors live on one queue and never ask for weights).
-    const double measured = measure_copy_bandwidth(q);
-    state().measured.emplace(model, measured);
-    return measured;
+    std::optional<double> value = read_from_disk(model);
+    if (!value) {
+        value = measure_copy_bandwidth(q);
+        write_to_disk(model, *value);
+    }
+    state().measured.emplace(model, *value);
+    return *value;
 }
 
 }  // namespace kiln

@@ -3,11 +3,15 @@
 // it with POCL_DEVICES="pthread pthread" so that PoCL shows its CPU as two devices.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <kiln/kiln.hpp>
 #include <kiln/multivector.hpp>
 #include <kiln/reduce_dimension.hpp>
+#include <kiln/runtime/cache.hpp>
 #include <kiln/vector.hpp>
 #include <numeric>
 #include <string>
@@ -40,6 +44,39 @@ TEST_F(multi_device_test, measures_bandwidth_once_per_device_model) {
     EXPECT_EQ(kiln::memory_bandwidth(queues[1]), first);
     EXPECT_EQ(kiln::memory_bandwidth(queues[0]), first);
     EXPECT_EQ(kiln::expression_cache::stats().launches, launches);  // nothing measured again
+}
+
+// The bandwidths kept in kiln's cache directory (one file per device model, the value last).
+std::vector<double> bandwidths_on_disk() {
+    std::vector<double> values;
+    const std::filesystem::path folder = kiln::program_cache::directory() / "bandwidth";
+    std::error_code missing;
+    for (const auto& entry : std::filesystem::directory_iterator(folder, missing)) {
+        std::ifstream in(entry.path());
+        std::string format, model;
+        double value = 0;
+        if (std::getline(in, format) && std::getline(in, model) && in >> value)
+            values.push_back(value);
+    }
+    return values;
+}
+
+TEST_F(multi_device_test, keeps_the_measured_bandwidth_on_disk) {
+    if (kiln::program_cache::directory().empty()) GTEST_SKIP() << "the disk cache is off";
+    const double bandwidth = kiln::memory_bandwidth(queues[0]);
+    const std::vector<double> kept = bandwidths_on_disk();  // other models' from earlier runs too
+    EXPECT_NE(std::find(kept.begin(), kept.end(), bandwidth), kept.end());
+}
+
+// CTest runs this alone after keeps_the_measured_bandwidth_on_disk, in a second process with the
+// same cache directory (expr.multi_device.bandwidth_from_disk): the figure comes from the file,
+// and nothing is measured.
+TEST_F(multi_device_test, reads_the_measured_bandwidth_from_disk) {
+    if (kiln::program_cache::directory().empty()) GTEST_SKIP() << "the disk cache is off";
+    const std::size_t launches = kiln::expression_cache::stats().launches;
+    const double bandwidth = kiln::memory_bandwidth(queues[0]);
+    EXPECT_EQ(kiln::expression_cache::stats().launches, launches);
+    EXPECT_EQ(bandwidths_on_disk(), std::vector<double>{bandwidth});
 }
 
 // Restores the default weighting and forgets bandwidths set by a test.
