@@ -37,10 +37,16 @@ options:
   --device SPEC   device for GPU engines (default: $KILN_DEVICE, else kiln's default device)
   --threads N     threads for the threads engine, at most 1024 (default: every core)
 )";
-    if (mpi)
-        text +=
-            R"(  --halo ROWS     rows each rank keeps around its block, and steps between exchanges
+    if (!mpi)
+        text += R"(  --devices LIST  split the rows over several devices: comma-separated specs like
+                  --device's, each meaning every device it matches (gpu: every GPU; 0,1)
+)";
+    text +=
+        mpi ? R"(  --halo ROWS     rows each rank keeps around its block, and steps between exchanges
                   of them (default 32)
+)"
+            : R"(  --halo ROWS     with --devices: rows each device keeps around its block, and
+                  steps between exchanges of them (default 32)
 )";
     text += R"(  --list-engines  list the engines of this build and exit
   --stats         print the time taken, cell updates/s and GB/s on standard error
@@ -77,7 +83,9 @@ step_command parse_step_command(int argc, const char* const* argv, step_tool too
                 throw usage_error("--threads must be at most " + std::to_string(max_threads) +
                                   ", got " + *value);
             }
-        } else if (auto halo = tool == step_tool::mpi ? args.option("--halo") : std::nullopt) {
+        } else if (auto list = tool == step_tool::mpi ? std::nullopt : args.option("--devices")) {
+            command.devices = *list;
+        } else if (auto halo = args.option("--halo")) {
             command.halo_rows = parse_count(*halo, "--halo");
             if (command.halo_rows == 0) throw usage_error("--halo must be at least 1, got 0");
         } else {
@@ -95,6 +103,8 @@ step_command parse_step_command(int argc, const char* const* argv, step_tool too
             command.options.device = from_environment;
         }
     }
+    if (command.halo_rows > 0 && tool == step_tool::single_process && !command.devices)
+        throw usage_error("--halo needs --devices");
     if (command.engine_name == "list") command.list_engines = true;
     return command;
 }

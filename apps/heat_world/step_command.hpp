@@ -22,10 +22,11 @@ struct step_command {
     float dt = 0.1f;
     unsigned steps = 1;
     bool binary = false;
-    unsigned halo_rows = 0;  // --halo, step_world_mpi only; 0 when not given
+    unsigned halo_rows = 0;              // --halo; 0 when not given
+    std::optional<std::string> devices;  // --devices, step_world only
 };
 
-// Which tool parses: step_world_mpi also takes --halo.
+// Which tool parses: step_world also takes --devices.
 enum class step_tool { single_process, mpi };
 
 // Throws usage_error for a bad command line, with the message the tools print.

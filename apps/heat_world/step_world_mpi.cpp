@@ -1,13 +1,10 @@
 // step_world_mpi: step_world over MPI ranks; each rank steps a block of rows and the halo around
 // it.
 //
-// Rank 0 reads the world and scatters blocks of rows. Every rank keeps `halo` rows of its
-// neighbours' around its block and steps that part of the world with an ordinary engine (in a
-// stepping session: on the device for the kiln engines, with only halo rows moving). The
-// rows at the part's edge are stepped as if the world ended there, which is wrong, but the
-// error moves inward one row per step: after up to `halo` steps the block itself is still
-// exactly what step_world computes (a cell depends only on its four neighbours). Then the halo
-// rows are exchanged afresh, and at the end rank 0 gathers the blocks and writes the world.
+// Rank 0 reads the world and scatters blocks of rows. Every rank steps its block with the
+// row-block stepper of step_world --devices (row_blocks.hpp: deep halos, exchanged once per
+// `halo` steps), the halo rows moving between ranks as MPI messages, and at the end rank 0
+// gathers the blocks and writes the world.
 #include <mpi.h>
 
 #include <algorithm>
@@ -23,6 +20,7 @@
 
 #include "engine.hpp"
 #include "program_main.hpp"
+#include "row_blocks.hpp"
 #include "step_command.hpp"
 #include "tool_support.hpp"
 #include "world.hpp"
@@ -33,10 +31,6 @@ namespace {
 using namespace kiln::heat;
 
 constexpr const char* program = "step_world_mpi";
-
-// Rows around each block, and steps between exchanges, unless --halo says otherwise: extra
-// work of 2 x 32 rows per block (under 2% of a 4096-row block) for one exchange per 32 steps.
-constexpr unsigned default_halo_rows = 32;
 
 // Test-only hook (tests/heat_world, docs/mpi.md): KILN_TEST_FAIL_RANK=R makes rank R fail as a
 // device would, when it starts stepping, so that tests can check that every rank then stops.
@@ -58,39 +52,47 @@ struct world_shape {
 struct rank_part {
     kiln::mpi::distribution cells;  // blocks of whole rows, in cells
     kiln::mpi::range_exchange exchange;
-    world part;
-    std::size_t block_offset;  // the block's first cell in `part`
-    std::size_t block_cells;
+    row_block block;
 };
 
-// Moves the halo rows between the ranks' stepping sessions: only the rows other ranks want
-// leave a device, through `outgoing`; the halo rows arrive in the part's host temperatures
-// (stale while the session runs) and go on to the device.
-class halo_transfer {
+// This rank's block, its halo rows moving between ranks as MPI messages: only the rows other
+// ranks want leave a device, through `outgoing`; the halo rows arrive in the part's host
+// temperatures (stale while the session runs) and go on to the device at the next step.
+class rank_blocks final : public block_stepper {
   public:
-    explicit halo_transfer(rank_part& mine) : mine_(mine), outgoing_(mine.block_cells) {}
+    rank_blocks(const kiln::mpi::communicator& comm, rank_part& mine, engine& stepper, float dt)
+        : comm_(comm),
+          mine_(mine),
+          stepper_(stepper),
+          dt_(dt),
+          outgoing_(mine.block.block_cells()) {}
 
-    // Before exchange(): the rows other ranks want, from the session.
-    void read_outgoing(stepping_session& session) {
-        for (const kiln::mpi::element_range& sent : mine_.exchange.sent_ranges())
-            session.read_rows(row_of(mine_.block_offset + sent.first),
-                              std::span<float>(outgoing_).subspan(sent.first, sent.size()));
+    void step(unsigned steps, bool last) override {
+        comm_.agree([&] {
+            injected_failure(comm_);
+            if (mine_.block.block_rows == 0) return;
+            mine_.block.step(stepper_, dt_, steps);
+            if (!last) read_outgoing();
+        });
     }
     // Collective.
-    void exchange() { mine_.exchange.run<float>(outgoing_, mine_.part.temperatures); }
-    // After exchange(): the rows around the block, into the session.
-    void write_incoming(stepping_session& session) {
-        const std::span<const float> all(mine_.part.temperatures);
-        const std::size_t after = mine_.block_offset + mine_.block_cells;
-        session.write_rows(0, all.first(mine_.block_offset));
-        session.write_rows(row_of(after), all.subspan(after));
+    void exchange() override {
+        mine_.exchange.run<float>(outgoing_, mine_.block.part.temperatures);
     }
 
   private:
-    std::uint32_t row_of(std::size_t cell) const {
-        return static_cast<std::uint32_t>(cell / mine_.part.width);
+    // The rows other ranks want, from the session.
+    void read_outgoing() {
+        const std::size_t width = mine_.block.part.width;
+        for (const kiln::mpi::element_range& sent : mine_.exchange.sent_ranges())
+            mine_.block.session->read_rows(
+                static_cast<std::uint32_t>((mine_.block.block_offset() + sent.first) / width),
+                std::span<float>(outgoing_).subspan(sent.first, sent.size()));
     }
+    const kiln::mpi::communicator& comm_;
     rank_part& mine_;
+    engine& stepper_;
+    float dt_;
     std::vector<float> outgoing_;
 };
 
@@ -109,27 +111,33 @@ rank_part scatter_world(const kiln::mpi::communicator& comm, const world& w,
     auto exchange = kiln::mpi::range_exchange::halo(comm, cells, halo_cells, halo_cells);
     const kiln::mpi::element_range wanted = exchange.wanted();
     const std::size_t block_cells = cells.count(comm.rank());
+    rank_part mine{cells, std::move(exchange), {}};
+    row_block& block = mine.block;
+    if (block_cells > 0 && shape.width > 0) {
+        block.part_first_row = static_cast<std::uint32_t>(wanted.first / shape.width);
+        block.block_first_row = static_cast<std::uint32_t>(cells.begin(comm.rank()) / shape.width);
+        block.block_rows = static_cast<std::uint32_t>(block_cells / shape.width);
+    }
     // A rank without rows wants nothing: its (empty) block sits at 0 of an empty part.
-    const std::size_t block_offset = block_cells == 0 ? 0 : cells.begin(comm.rank()) - wanted.first;
-    rank_part mine{cells, std::move(exchange), {}, block_offset, block_cells};
-    mine.part.width = shape.width;
-    mine.part.height =
+    block.part.width = shape.width;
+    const std::size_t block_offset = block.block_offset();
+    block.part.height =
         shape.width == 0 ? 0 : static_cast<std::uint32_t>(wanted.size() / shape.width);
-    mine.part.alpha = shape.alpha;
-    mine.part.t = w.t;
+    block.part.alpha = shape.alpha;
+    block.part.t = w.t;
 
     // Each rank's block from rank 0, then the rows around it from the ranks that own them.
     std::vector<std::uint32_t> flags(block_cells);
     kiln::mpi::scatter<std::uint32_t>(comm, cells, w.flags, flags);
-    mine.part.flags.resize(wanted.size());
-    std::copy(flags.begin(), flags.end(), mine.part.flags.begin() + mine.block_offset);
-    mine.exchange.run<std::uint32_t>(flags, mine.part.flags);
+    block.part.flags.resize(wanted.size());
+    std::copy(flags.begin(), flags.end(), block.part.flags.begin() + block_offset);
+    mine.exchange.run<std::uint32_t>(flags, block.part.flags);
     std::vector<float> temperatures(block_cells);
     kiln::mpi::scatter<float>(comm, cells, w.temperatures, temperatures);
-    mine.part.temperatures.resize(wanted.size());
+    block.part.temperatures.resize(wanted.size());
     std::copy(temperatures.begin(), temperatures.end(),
-              mine.part.temperatures.begin() + mine.block_offset);
-    mine.exchange.run<float>(temperatures, mine.part.temperatures);
+              block.part.temperatures.begin() + block_offset);
+    mine.exchange.run<float>(temperatures, block.part.temperatures);
     return mine;
 }
 
@@ -183,40 +191,12 @@ int step_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** arg
         bar.emplace(program, command.steps, command.progress == progress_choice::always);
     const stopwatch step_clock;
     kiln::programs::now_doing("stepping the world");
-    double exchange_seconds = 0;
-    unsigned exchanges = 0;
-    std::unique_ptr<stepping_session> session;
-    halo_transfer halo(mine);
-    for (unsigned done = 0; done < command.steps;) {
-        const unsigned round = std::min(halo_rows, command.steps - done);
-        const bool last_round = done + round == command.steps;
-        comm.agree([&] {
-            injected_failure(comm);
-            if (mine.block_cells == 0) return;
-            if (!session) {
-                session = stepper->start(mine.part, command.dt);
-            } else {
-                halo.write_incoming(*session);
-            }
-            session->step(round);
-            if (!last_round) halo.read_outgoing(*session);
-        });
-        done += round;
-        if (!last_round) {
-            const stopwatch exchange_clock;
-            halo.exchange();
-            exchange_seconds += exchange_clock.seconds();
-            ++exchanges;
-        }
-        if (bar) bar->update(done);
-    }
-    comm.agree([&] {
-        if (session) session->finish();
-    });
-    const std::vector<float> block(
-        mine.part.temperatures.begin() + static_cast<std::ptrdiff_t>(mine.block_offset),
-        mine.part.temperatures.begin() +
-            static_cast<std::ptrdiff_t>(mine.block_offset + mine.block_cells));
+    rank_blocks blocks(comm, mine, *stepper, command.dt);
+    progress_callback on_progress;
+    if (bar) on_progress = [&bar](unsigned done) { bar->update(done); };
+    const exchange_totals totals = step_in_rounds(blocks, command.steps, halo_rows, on_progress);
+    comm.agree([&] { mine.block.finish(); });
+    const std::span<const float> block = mine.block.block_temperatures();
     kiln::mpi::gather<float>(comm, mine.cells, block, w.temperatures);
     const double step_seconds = step_clock.seconds();
     if (bar) bar->finish();
@@ -238,8 +218,8 @@ int step_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** arg
                      "exchanges of %u rows in %.4f s (%.1f%%, rank 0); read %.3f s, write %.3f s\n",
                      program, stepper->description().c_str(), comm.size(), w.width, w.height,
                      command.steps, step_seconds, update_rate_text(updates, step_seconds).c_str(),
-                     exchanges, halo_rows, exchange_seconds,
-                     step_seconds > 0 ? 100 * exchange_seconds / step_seconds : 0.0, read_seconds,
+                     totals.exchanges, halo_rows, totals.seconds,
+                     step_seconds > 0 ? 100 * totals.seconds / step_seconds : 0.0, read_seconds,
                      write_seconds);
     }
     return 0;

@@ -33,10 +33,33 @@
 #include <vector>
 
 namespace kiln {
+
+/// What split vectors weigh their devices by when they place elements.
+enum class split_weighting {
+    /// Memory bandwidth (the default): most expressions and reductions are memory-bound.
+    memory_bandwidth,
+    /// Compute units x clock (kiln's weighting before bandwidth), for compute-bound work.
+    compute,
+};
+
+/// The weighting of split vectors built from now on, in every thread. Until it is called,
+/// KILN_SPLIT_WEIGHTING (memory_bandwidth or compute) chooses, else memory_bandwidth.
+void set_split_weighting(split_weighting weighting);
+split_weighting current_split_weighting();
+
+/// The memory bandwidth (bytes/s) split vectors weigh q's device by: the user's
+/// (set_memory_bandwidth), else the driver's (CUDA: memory clock x bus width), else measured
+/// once per process with a short copy kernel on q, shared by devices of the same model.
+double memory_bandwidth(const queue& q);
+
+/// Makes split vectors weigh `d` by `bytes_per_second`; 0 forgets it (driver or measurement
+/// again). Throws invalid_argument_error for a negative or non-finite value.
+void set_memory_bandwidth(const device& d, double bytes_per_second);
+
 namespace detail {
 
-/// Splits n elements over the queues' devices in proportion to their speed (compute units x
-/// clock), so that every part finishes at about the same time.
+/// Splits n elements over the queues' devices in proportion to current_split_weighting(), so
+/// that every part finishes at about the same time.
 layout split(std::span<const queue> queues, std::size_t n);
 
 [[noreturn]] void throw_index_out_of_range(std::size_t index, std::size_t size);

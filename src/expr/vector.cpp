@@ -5,11 +5,11 @@
 namespace kiln::detail {
 namespace {
 
-/// How fast a device works through elements, relative to others: compute units x clock.
-/// Crude (it ignores memory bandwidth, which bounds most expressions), but available for every
-/// device and right for equal devices, the common case.
-double speed_weight(const device& dev) {
-    const auto& p = dev.properties();
+double split_weight(const queue& q) {
+    if (current_split_weighting() == split_weighting::memory_bandwidth) return memory_bandwidth(q);
+    // Crude (it ignores memory bandwidth, which bounds most expressions), but right for
+    // compute-bound work on devices of one architecture.
+    const auto& p = q.device().properties();
     return static_cast<double>(std::max(1u, p.compute_units)) *
            static_cast<double>(std::max(1u, p.clock_mhz));
 }
@@ -26,8 +26,10 @@ std::string trim(std::string_view text) {
 layout split(std::span<const queue> queues, std::size_t n) {
     if (queues.empty())
         throw invalid_argument_error("kiln::vector", "no queue given to place the vector on");
+    // One part needs no weights (and must not measure: measuring builds single-queue vectors).
+    if (queues.size() == 1) return layout{part_extent{queues[0], 0, n}};
     std::vector<double> weights;
-    for (const auto& q : queues) weights.push_back(speed_weight(q.device()));
+    for (const auto& q : queues) weights.push_back(split_weight(q));
     const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
     layout parts;
     double cumulative = 0;

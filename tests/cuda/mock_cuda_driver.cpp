@@ -382,9 +382,27 @@ CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr destination, CUdeviceptr source, 
 }
 
 CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr destination, CUcontext, CUdeviceptr source,
-                                   CUcontext, size_t bytes, CUstream) {
+                                   CUcontext, size_t bytes, CUstream stream) {
+    log_call("cuMemcpyPeerAsync", stream, nullptr, nullptr);
     std::memmove(reinterpret_cast<void*>(destination), reinterpret_cast<const void*>(source),
                  bytes);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceCanAccessPeer(int* can_access, CUdevice device, CUdevice peer) {
+    std::lock_guard lock(mutex);
+    ++mock.peer_queries;
+    if (device < 0 || device >= mock.device_count || peer < 0 || peer >= mock.device_count)
+        return CUDA_ERROR_INVALID_DEVICE;
+    *can_access = device != peer && mock.peer_access ? 1 : 0;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext, unsigned int flags) {
+    KILN_MOCK_INJECTED("cuCtxEnablePeerAccess")
+    if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard lock(mutex);
+    ++mock.peer_enables;
     return CUDA_SUCCESS;
 }
 

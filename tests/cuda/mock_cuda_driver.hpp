@@ -50,6 +50,8 @@ struct state {
     /// The memory of each module global looked up with cuModuleGetGlobal, by name: zeros of the
     /// symbol's size until written.
     std::map<std::string, std::vector<std::byte>> globals;
+    bool peer_access = true;           ///< what cuDeviceCanAccessPeer answers for two devices
+    long peer_queries = 0, peer_enables = 0;
 };
 
 }  // namespace kiln_mock

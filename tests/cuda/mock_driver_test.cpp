@@ -92,6 +92,49 @@ TEST_F(MockDriver, PropertiesComeFromTheDriverAndNoContextIsTakenToListThem) {
     EXPECT_EQ(mock().contexts_retained, 1);
 }
 
+// A copy between two devices goes peer to peer where cuDeviceCanAccessPeer allows it (access
+// enabled once), else through pinned staging chunks on the queue's stream; the bytes arrive
+// either way, and the driver is asked once per pair of contexts.
+TEST_F(MockDriver, CopiesBetweenDevicesGoPeerToPeerWhereTheDriverAllows) {
+    for (const bool peer : {true, false}) {
+        SCOPED_TRACE(peer ? "peer access" : "no peer access");
+        mock().device_count = 2;
+        mock().peer_access = peer;
+        mock().peer_queries = mock().peer_enables = 0;
+        const auto two = kiln::detail::make_cuda_backend();
+        ASSERT_EQ(two->devices().size(), 2u);
+        const auto first = two->devices()[0], second = two->devices()[1];
+        auto first_queue = first->create_queue({}), second_queue = second->create_queue({});
+        // Several staging chunks, the last one partial.
+        const std::size_t bytes = 2 * kiln::detail::cuda::staging_pool::chunk_bytes + 12345;
+        std::vector<std::uint8_t> values(bytes);
+        for (std::size_t i = 0; i < bytes; ++i) values[i] = static_cast<std::uint8_t>(i * 13 + 7);
+        std::shared_ptr<memory_impl> from = first->allocate(bytes, kiln::inout),
+                                     to = second->allocate(bytes, kiln::inout);
+        first_queue->write(*from, 0, values.data(), bytes, {}, true);
+        mock().calls.clear();
+        first_queue->copy(*from, 0, *to, 0, bytes, {})->wait();
+        first_queue->copy(*from, 0, *to, 0, bytes, {})->wait();
+        const auto count = [](const char* name) {
+            return std::count_if(mock().calls.begin(), mock().calls.end(),
+                                 [&](const kiln_mock::call_record& c) { return c.name == name; });
+        };
+        EXPECT_EQ(count("cuMemcpyPeerAsync"), peer ? 2 : 0);
+        EXPECT_EQ(count("cuMemcpyDtoHAsync"), peer ? 0 : 2 * 3);
+        EXPECT_EQ(count("cuMemcpyHtoDAsync"), peer ? 0 : 2 * 3);
+        EXPECT_EQ(mock().peer_queries, 1);
+        EXPECT_EQ(mock().peer_enables, peer ? 1 : 0);
+        std::vector<std::uint8_t> back(bytes);
+        second_queue->read(*to, 0, back.data(), bytes, {}, true);
+        EXPECT_EQ(back, values);
+        from.reset();
+        to.reset();
+        first_queue.reset();
+        second_queue.reset();
+    }
+    mock().device_count = 1;
+}
+
 TEST_F(MockDriver, NoDevicesWhenTheDriverCannotStart) {
     mock().failures = {{"cuInit", CUDA_ERROR_NO_DEVICE}};
     EXPECT_TRUE(kiln::detail::make_cuda_backend()->devices().empty());

@@ -3,12 +3,18 @@
 // it with POCL_DEVICES="pthread pthread" so that PoCL shows its CPU as two devices.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <kiln/kiln.hpp>
 #include <kiln/multivector.hpp>
 #include <kiln/reduce_dimension.hpp>
+#include <kiln/runtime/cache.hpp>
 #include <kiln/vector.hpp>
 #include <numeric>
+#include <string>
 
 #include "support/device_param.hpp"
 
@@ -27,6 +33,94 @@ TEST_F(multi_device_test, splits_in_proportion_to_speed) {
     EXPECT_EQ(parts[0].size + parts[1].size, 1000001u);
     // The two devices are the same CPU: equal speed, equal halves.
     EXPECT_NEAR(static_cast<double>(parts[0].size), 500000.5, 1.0);
+}
+
+// PoCL reports no memory bandwidth: kiln measures it, once per device model, so that the two
+// equal devices weigh the same.
+TEST_F(multi_device_test, measures_bandwidth_once_per_device_model) {
+    const double first = kiln::memory_bandwidth(queues[0]);
+    EXPECT_GT(first, 1e6);  // bytes/s: any device copies over a megabyte a second
+    const std::size_t launches = kiln::expression_cache::stats().launches;
+    EXPECT_EQ(kiln::memory_bandwidth(queues[1]), first);
+    EXPECT_EQ(kiln::memory_bandwidth(queues[0]), first);
+    EXPECT_EQ(kiln::expression_cache::stats().launches, launches);  // nothing measured again
+}
+
+// The bandwidths kept in kiln's cache directory (one file per device model, the value last).
+std::vector<double> bandwidths_on_disk() {
+    std::vector<double> values;
+    const std::filesystem::path folder = kiln::program_cache::directory() / "bandwidth";
+    std::error_code missing;
+    for (const auto& entry : std::filesystem::directory_iterator(folder, missing)) {
+        std::ifstream in(entry.path());
+        std::string format, model;
+        double value = 0;
+        if (std::getline(in, format) && std::getline(in, model) && in >> value)
+            values.push_back(value);
+    }
+    return values;
+}
+
+TEST_F(multi_device_test, keeps_the_measured_bandwidth_on_disk) {
+    if (kiln::program_cache::directory().empty()) GTEST_SKIP() << "the disk cache is off";
+    const double bandwidth = kiln::memory_bandwidth(queues[0]);
+    const std::vector<double> kept = bandwidths_on_disk();  // other models' from earlier runs too
+    EXPECT_NE(std::find(kept.begin(), kept.end(), bandwidth), kept.end());
+}
+
+// CTest runs this alone after keeps_the_measured_bandwidth_on_disk, in a second process with the
+// same cache directory (expr.multi_device.bandwidth_from_disk): the figure comes from the file,
+// and nothing is measured.
+TEST_F(multi_device_test, reads_the_measured_bandwidth_from_disk) {
+    if (kiln::program_cache::directory().empty()) GTEST_SKIP() << "the disk cache is off";
+    const std::size_t launches = kiln::expression_cache::stats().launches;
+    const double bandwidth = kiln::memory_bandwidth(queues[0]);
+    EXPECT_EQ(kiln::expression_cache::stats().launches, launches);
+    EXPECT_EQ(bandwidths_on_disk(), std::vector<double>{bandwidth});
+}
+
+// Restores the default weighting and forgets bandwidths set by a test.
+class split_weighting_test : public multi_device_test {
+  protected:
+    void TearDown() override {
+        kiln::set_split_weighting(kiln::split_weighting::memory_bandwidth);
+        for (const kiln::queue& q : queues) kiln::set_memory_bandwidth(q.device(), 0);
+    }
+};
+
+TEST_F(split_weighting_test, weighs_devices_by_the_bandwidth_the_user_sets) {
+    // [doc:split-bandwidth]
+    kiln::set_memory_bandwidth(queues[0].device(), 3e9);  // bytes/s
+    kiln::set_memory_bandwidth(queues[1].device(), 1e9);
+    kiln::vector<float> x(queues, 1000000);  // three quarters on the first device
+    // [/doc]
+    EXPECT_EQ(kiln::memory_bandwidth(queues[0]), 3e9);
+    EXPECT_EQ(x.layout()[0].size, 750000u);
+    EXPECT_EQ(x.layout()[1].size, 250000u);
+    kiln::set_memory_bandwidth(queues[0].device(), 0);  // forgotten: measured again, halves
+    kiln::set_memory_bandwidth(queues[1].device(), 0);
+    kiln::vector<float> y(queues, 1000000);
+    EXPECT_EQ(y.layout()[0].size, 500000u);
+    EXPECT_THROW(kiln::set_memory_bandwidth(queues[0].device(), -1), kiln::invalid_argument_error);
+}
+
+// Run alone by CTest with KILN_SPLIT_WEIGHTING=compute
+// (expr.multi_device.weighting_from_environment), and in the whole binary without it (the tests
+// before it leave the default behind them).
+TEST_F(split_weighting_test, weighting_starts_from_the_environment) {
+    const char* text = std::getenv("KILN_SPLIT_WEIGHTING");
+    EXPECT_EQ(kiln::current_split_weighting(), text != nullptr && std::string(text) == "compute"
+                                                   ? kiln::split_weighting::compute
+                                                   : kiln::split_weighting::memory_bandwidth);
+}
+
+TEST_F(split_weighting_test, compute_weighting_ignores_bandwidth) {
+    kiln::set_memory_bandwidth(queues[0].device(), 3e9);
+    kiln::set_memory_bandwidth(queues[1].device(), 1e9);
+    kiln::set_split_weighting(kiln::split_weighting::compute);
+    EXPECT_EQ(kiln::current_split_weighting(), kiln::split_weighting::compute);
+    kiln::vector<float> x(queues, 1000000);  // equal devices: equal compute units x clock
+    EXPECT_EQ(x.layout()[0].size, 500000u);
 }
 
 TEST_F(multi_device_test, expressions_run_on_every_part_with_continuous_indices) {

@@ -35,6 +35,8 @@ namespace kiln::detail::cuda {
     X(cuMemcpyDtoHAsync)              \
     X(cuMemcpyDtoDAsync)              \
     X(cuMemcpyPeerAsync)              \
+    X(cuDeviceCanAccessPeer)          \
+    X(cuCtxEnablePeerAccess)          \
     X(cuMemsetD8Async)                \
     X(cuMemsetD16Async)               \
     X(cuMemsetD32Async)               \

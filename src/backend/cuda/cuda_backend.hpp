@@ -3,6 +3,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -86,6 +87,9 @@ class cuda_context {
     staging_pool& staging() noexcept { return staging_; }
     /// The kernel behind fills with 8- to 128-byte patterns, compiled on first use.
     CUfunction fill_function();
+    /// Whether this context's streams may copy to and from `peer`'s memory directly: asked of
+    /// the driver once per pair (cuDeviceCanAccessPeer), with the access enabled when it may.
+    bool peer_access_to(const cuda_context& peer);
 
   private:
     int compute_capability_;
@@ -95,6 +99,8 @@ class cuda_context {
     std::once_flag fill_once_;
     module_handle fill_module_;
     CUfunction fill_function_ = nullptr;
+    std::mutex peer_mutex_;
+    std::map<CUcontext, bool> peer_access_;
 };
 
 class cuda_device final : public device_impl {
@@ -288,6 +294,9 @@ class cuda_queue final : public queue_impl {
     /// A device-to-host copy into pageable memory through staging chunks, several in flight:
     /// the stream fills chunks while a second stream's host functions copy filled ones out.
     void read_through_staging(CUdeviceptr origin, std::byte* destination, std::size_t bytes);
+    /// A copy between devices that cannot reach each other's memory, through staging chunks
+    /// (device to pinned host to device), all on this queue's stream.
+    void copy_through_staging(CUdeviceptr origin, CUdeviceptr target, std::size_t bytes);
     /// The stream whose host functions copy staged data out, created on first use.
     CUstream copy_out_stream();
 

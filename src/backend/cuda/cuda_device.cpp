@@ -219,6 +219,25 @@ cuda_context::cuda_context(CUdevice device, int compute_capability,
       primary_(retain_primary_context(device)),
       staging_(primary_.get().context) {}
 
+bool cuda_context::peer_access_to(const cuda_context& peer) {
+    const std::lock_guard lock(peer_mutex_);
+    if (const auto known = peer_access_.find(peer.get()); known != peer_access_.end())
+        return known->second;
+    int can_access = 0;
+    check(driver()->cuDeviceCanAccessPeer(&can_access, primary_.get().device,
+                                          peer.primary_.get().device),
+          "cuDeviceCanAccessPeer");
+    if (can_access != 0) {
+        make_current();
+        // Another part of the program may have enabled it already: that is access too.
+        const CUresult enabled = driver()->cuCtxEnablePeerAccess(peer.get(), 0);
+        if (enabled != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+            check(enabled, "cuCtxEnablePeerAccess");
+    }
+    peer_access_.emplace(peer.get(), can_access != 0);
+    return can_access != 0;
+}
+
 CUfunction cuda_context::fill_function() {
     std::call_once(fill_once_, [this] {
         // One 8-byte word per thread and iteration; the pattern repeats every mask + 1 words.

@@ -210,17 +210,43 @@ std::shared_ptr<event_impl> cuda_queue::copy(memory_impl& src, std::size_t src_o
         device_address(dst, dst_offset, bytes, "kiln::buffer copy (destination)");
     const auto& source_context = as_cuda_memory(src, "kiln::buffer copy").context();
     const auto& target_context = as_cuda_memory(dst, "kiln::buffer copy").context();
+    // This queue's stream moves the data: it reaches its own context's memory, and a peer's
+    // where the driver lets it.
+    const auto reaches = [this](cuda_context& other) {
+        return &other == context_.get() || context_->peer_access_to(other);
+    };
     auto c = begin(after);
     if (bytes == 0) {
         // nothing to move
     } else if (source_context == target_context) {
         check(driver()->cuMemcpyDtoDAsync(target, origin, bytes, stream()), "cuMemcpyDtoDAsync");
-    } else {
+    } else if (reaches(*source_context) && reaches(*target_context)) {
         check(driver()->cuMemcpyPeerAsync(target, target_context->get(), origin,
                                           source_context->get(), bytes, stream()),
               "cuMemcpyPeerAsync");
+    } else {
+        copy_through_staging(origin, target, bytes);
     }
     return end(c);
+}
+
+void cuda_queue::copy_through_staging(CUdeviceptr origin, CUdeviceptr target, std::size_t bytes) {
+    staging_pool& pool = context_->staging();
+    for (std::size_t done = 0; done < bytes;) {
+        const std::size_t piece = std::min(staging_pool::chunk_bytes, bytes - done);
+        staging_pool::chunk& chunk = pool.acquire_for(stream());
+        try {
+            check(driver()->cuMemcpyDtoHAsync(chunk.data(), origin + done, piece, stream()),
+                  "cuMemcpyDtoHAsync");
+            check(driver()->cuMemcpyHtoDAsync(target + done, chunk.data(), piece, stream()),
+                  "cuMemcpyHtoDAsync");
+        } catch (...) {
+            pool.release_after(chunk, stream());
+            throw;
+        }
+        pool.release_after(chunk, stream());
+        done += piece;
+    }
 }
 
 std::shared_ptr<event_impl> cuda_queue::fill(memory_impl& dst, std::size_t offset,

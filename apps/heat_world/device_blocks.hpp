@@ -1,0 +1,26 @@
+// step_world --devices: a world's rows split over several devices of this process.
+#pragma once
+
+#include <kiln/runtime/device.hpp>
+#include <string_view>
+#include <vector>
+
+#include "engine.hpp"
+#include "row_blocks.hpp"
+#include "world.hpp"
+
+namespace kiln::heat {
+
+// The devices of a --devices list: comma-separated KILN_DEVICE-style terms, each standing for
+// every device it matches ("gpu": every GPU, seen through one backend; "0": device 0), in
+// order. Throws std::invalid_argument when a term is empty or matches no device.
+std::vector<kiln::device> parse_device_list(std::string_view list);
+
+// Steps `w` by `steps` steps of `dt` (and advances w.t): one block of rows per device, each
+// stepped by its own instance of `entry`'s engine, with `halo_rows` rows of halo exchanged
+// between the devices once per `halo_rows` steps. Returns the exchanges' count and time.
+exchange_totals step_on_devices(world& w, const engine_entry& entry, const engine_options& options,
+                                const std::vector<kiln::device>& devices, float dt, unsigned steps,
+                                unsigned halo_rows, const progress_callback& progress);
+
+}  // namespace kiln::heat

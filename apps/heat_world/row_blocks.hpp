@@ -1,0 +1,76 @@
+// Stepping a world as blocks of rows with deep halos: the loop shared by step_world --devices
+// (blocks on the devices of one process) and step_world_mpi (one block per rank).
+//
+// Each block is stepped with `halo` rows of its neighbours around it, in a stepping session of
+// an ordinary engine. The rows at the part's edge are stepped as if the world ended there,
+// which is wrong, but the error moves inward one row per step: after up to `halo` steps the
+// block itself is still exactly what one engine on the whole world computes (a cell depends
+// only on its four neighbours). Then the halo rows are exchanged afresh.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "engine.hpp"
+#include "world.hpp"
+
+namespace kiln::heat {
+
+// Rows around each block, and steps between exchanges, unless --halo says otherwise: extra
+// work of 2 x 32 rows per block (under 2% of a 4096-row block) for one exchange per 32 steps.
+inline constexpr unsigned default_halo_rows = 32;
+
+// One block of a world's rows and the halo rows around it.
+struct row_block {
+    world part;                         // the block and its halo rows
+    std::uint32_t part_first_row = 0;   // the world's row of part's first row
+    std::uint32_t block_first_row = 0;  // the world's row of the block's first row
+    std::uint32_t block_rows = 0;
+    std::unique_ptr<stepping_session> session;  // from the first step() to finish()
+
+    std::size_t block_offset() const {
+        return std::size_t{block_first_row - part_first_row} * part.width;
+    }
+    std::size_t block_cells() const { return std::size_t{block_rows} * part.width; }
+    // Steps the part by `steps`: the first call starts the session, later ones first hand it
+    // the halo rows in part.temperatures (fresh from an exchange).
+    void step(engine& stepper, float dt, unsigned steps);
+    // Brings part.temperatures up to date and ends the session.
+    void finish();
+    std::span<const float> block_temperatures() const {
+        return std::span<const float>(part.temperatures).subspan(block_offset(), block_cells());
+    }
+};
+
+// The first row of each of `blocks` blocks of `height` rows, as even as can be (the first
+// height % blocks blocks one row longer), and `height` at the end.
+std::vector<std::uint32_t> even_row_starts(std::uint32_t height, std::size_t blocks);
+
+// Rows [first_row, first_row + rows) of `w` with up to `halo_rows` rows around them.
+row_block cut_block(const world& w, std::uint32_t first_row, std::uint32_t rows,
+                    unsigned halo_rows);
+
+// The blocks of one run and how halo rows move between them: MPI messages between ranks, or
+// copies between the devices of one process.
+class block_stepper {
+  public:
+    virtual ~block_stepper() = default;
+    // Steps this process's blocks by `steps`; `last` when no exchange follows.
+    virtual void step(unsigned steps, bool last) = 0;
+    // Moves every block's halo rows from the blocks that own them.
+    virtual void exchange() = 0;
+};
+
+struct exchange_totals {
+    unsigned exchanges = 0;
+    double seconds = 0;
+};
+
+// Steps in rounds of at most `halo_rows` steps with an exchange between rounds; progress, if
+// any, hears after every round.
+exchange_totals step_in_rounds(block_stepper& blocks, unsigned steps, unsigned halo_rows,
+                               const progress_callback& progress);
+
+}  // namespace kiln::heat

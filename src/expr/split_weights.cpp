@@ -1,0 +1,162 @@
+// What split vectors weigh devices by: the weighting choice, and memory bandwidth from the
+// user, the driver, or a measurement made once and kept in memory and in kiln's cache directory.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <kiln/runtime/cache.hpp>
+#include <kiln/vector.hpp>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace kiln {
+namespace {
+
+split_weighting weighting_from_environment() {
+    const char* text = std::getenv("KILN_SPLIT_WEIGHTING");
+    if (text == nullptr || std::string_view(text) == "memory_bandwidth")
+        return split_weighting::memory_bandwidth;
+    if (std::string_view(text) == "compute") return split_weighting::compute;
+    throw invalid_argument_error(
+        "KILN_SPLIT_WEIGHTING",
+        "expected memory_bandwidth or compute, got '" + std::string(text) + "'");
+}
+
+// Devices of one model measure alike: one measurement serves them all, so that equal devices
+// get equal parts rather than parts that differ by the noise of two measurements.
+std::string model_of(const device& d) {
+    const auto& p = d.properties();
+    return std::string(to_string(p.backend)) + "|" + p.platform + "|" + p.name + "|" +
+           p.driver_version + "|" + std::to_string(p.global_memory_bytes) + "|" +
+           std::to_string(p.compute_units);
+}
+
+// The measurement of a model across processes: a small text file in kiln's cache directory,
+// its first lines the format and the model (a hash collision then reads as a miss).
+constexpr const char* disk_format = "kiln-bandwidth 1";
+
+std::filesystem::path disk_entry(const std::string& model) {
+    const std::filesystem::path folder = program_cache::directory();
+    if (folder.empty()) return {};
+    return folder / "bandwidth" / std::to_string(std::hash<std::string>{}(model));
+}
+
+std::optional<double> read_from_disk(const std::string& model) {
+    const std::filesystem::path entry = disk_entry(model);
+    if (entry.empty()) return std::nullopt;
+    std::ifstream in(entry);
+    std::string format, stored_model;
+    double value = 0;
+    if (!std::getline(in, format) || format != disk_format || !std::getline(in, stored_model) ||
+        stored_model != model || !(in >> value) || !std::isfinite(value) || value <= 0)
+        return std::nullopt;
+    return value;
+}
+
+// Best effort: a cache that cannot be written only means measuring again next time. Written
+// under a name of its own and renamed, so that readers never see half a file.
+void write_to_disk(const std::string& model, double value) {
+    const std::filesystem::path entry = disk_entry(model);
+    if (entry.empty()) return;
+    std::error_code ignored;
+    std::filesystem::create_directories(entry.parent_path(), ignored);
+    const std::filesystem::path partial = entry.string() + ".tmp" + std::to_string(::getpid());
+    {
+        std::ofstream out(partial);
+        out.precision(17);
+        out << disk_format << "\n" << model << "\n" << value << "\n";
+        if (!out.flush()) {
+            std::filesystem::remove(partial, ignored);
+            return;
+        }
+    }
+    std::filesystem::rename(partial, entry, ignored);
+    if (ignored) std::filesystem::remove(partial, ignored);
+}
+
+struct bandwidth_state {
+    std::mutex mutex;
+    std::optional<split_weighting> weighting;
+    std::map<std::size_t, double> set_by_user;  // by device index
+    std::map<std::string, double> measured;     // by model
+};
+
+bandwidth_state& state() {
+    static bandwidth_state instance;
+    return instance;
+}
+
+// Bytes/s of `y = 2 * x` over 16 MiB each way, the best of a few runs after one that builds
+// the kernel: large enough to leave the caches of CPU devices, short on any device.
+double measure_copy_bandwidth(const queue& q) {
+    constexpr std::size_t n = std::size_t{1} << 22;
+    vector<float> x(q, n), y(q, n);
+    x = 1.0f;
+    y = 2 * x;
+    q.finish();
+    double best = 0;
+    for (int run = 0; run < 3; ++run) {
+        const auto start = std::chrono::steady_clock::now();
+        y = 2 * x;
+        q.finish();
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (seconds > 0) best = std::max(best, 2.0 * n * sizeof(float) / seconds);
+    }
+    return best > 0 ? best : 1.0;
+}
+
+}  // namespace
+
+void set_split_weighting(split_weighting weighting) {
+    const std::lock_guard lock(state().mutex);
+    state().weighting = weighting;
+}
+
+split_weighting current_split_weighting() {
+    const std::lock_guard lock(state().mutex);
+    if (!state().weighting) state().weighting = weighting_from_environment();
+    return *state().weighting;
+}
+
+void set_memory_bandwidth(const device& d, double bytes_per_second) {
+    if (!std::isfinite(bytes_per_second) || bytes_per_second < 0)
+        throw invalid_argument_error(
+            "kiln::set_memory_bandwidth",
+            "bandwidth must be a finite number >= 0, got " + std::to_string(bytes_per_second));
+    const std::lock_guard lock(state().mutex);
+    if (bytes_per_second == 0)
+        state().set_by_user.erase(d.index());
+    else
+        state().set_by_user[d.index()] = bytes_per_second;
+}
+
+double memory_bandwidth(const queue& q) {
+    const device d = q.device();
+    const std::lock_guard lock(state().mutex);
+    if (const auto user = state().set_by_user.find(d.index()); user != state().set_by_user.end())
+        return user->second;
+    if (const double peak = d.properties().peak_memory_bandwidth_gb_per_s(); peak > 0)
+        return peak * 1e9;
+    const std::string model = model_of(d);
+    if (const auto known = state().measured.find(model); known != state().measured.end())
+        return known->second;
+    // Measured under the lock, so that two threads never measure the same model at once (the
+    // measurement's vectors live on one queue and never ask for weights).
+    std::optional<double> value = read_from_disk(model);
+    if (!value) {
+        value = measure_copy_bandwidth(q);
+        write_to_disk(model, *value);
+    }
+    state().measured.emplace(model, *value);
+    return *value;
+}
+
+}  // namespace kiln
