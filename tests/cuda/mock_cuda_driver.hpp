@@ -50,7 +50,7 @@ struct state {
     /// The memory of each module global looked up with cuModuleGetGlobal, by name: zeros of the
     /// symbol's size until written.
     std::map<std::string, std::vector<std::byte>> globals;
-    bool peer_access = true;           ///< what cuDeviceCanAccessPeer answers for two devices
+    bool peer_access = true;  ///< what cuDeviceCanAccessPeer answers for two devices
     long peer_queries = 0, peer_enables = 0;
 };
 
