@@ -9,12 +9,19 @@ namespace {
 
 // clang-format off
 constexpr sparse_rule gpu_rule{
-    1.25, 32, 32, 128, 16, 1, 256, 4, 32,
+    1.25, 32, 32, 128, 16, 512, 256, 4, 8,
     "GPUs: ELL while padding adds at most a quarter of the traffic (5-point stencil rows: "
-    "4..5 entries, 1.05x) and rows fit in one 32-entry pass; csr_vector teams up to a warp (32), "
-    "groups of 128 (4 rows of 32 lanes, 64 of 2); rows needing more than 16 passes of their "
-    "team go to a whole group. Chosen from the memory traffic of each format, not yet "
-    "measured: bench/algo/spmv_bench on the H200 is to confirm them"};
+    "4..5 entries, 1.05x) and rows fit in one 32-entry pass. Other matrices: csr_adaptive in "
+    "groups of 256, blocks of 1024 entries (4 loads in flight per work-item), at most 8 products "
+    "per work-item; csr_vector for a mean row of 512 entries or more, with teams up to a warp "
+    "(32) in groups of 128, rows needing more than 16 passes of their team to a whole group. "
+    "Measured on an H100 (bench/algo/spmv_bench and forced layouts, CUDA backend, 2026-11-22): "
+    "power-law 2^24 rows, 76.7M entries: csr_vector 2.141 ms, csr_adaptive 1.80..1.85 ms over "
+    "groups 128..512, blocks 512..2048, 8..64 products per work-item (8: 1.802, 16: 1.809, 32: "
+    "1.820, 64: 1.831 ms); csr_adaptive (limit 32) against csr_vector at mean rows of 8 "
+    "(0.906 / 0.932 ms), 16 (0.626 / 0.656 ms), 128 (0.587 / 0.601 ms) and 1000 (0.585 / "
+    "0.520 ms): the switch at 512, where a row fills half a block on its own, lies between the "
+    "last two"};
 constexpr sparse_rule cpu_rule{
     0.0, 0, 1, 16, 0, 0, 0, 0, 0,
     "CPUs (PoCL): always csr_scalar; a work-item walks a contiguous block of rows, which is the "
@@ -69,7 +76,7 @@ sparse_layout choose_sparse_layout(const row_statistics& rows, const device& dev
         padded <= rule.ell_max_padding * double(rows.nonzeros)) {
         layout.format = sparse_format::ell;
         layout.ell_width = rows.longest;
-    } else if (double(rows.longest) >= rule.adaptive_min_skew * rows.mean()) {
+    } else if (rows.mean() < rule.adaptive_max_mean) {
         layout.format = sparse_format::csr_adaptive;
         layout.work_group_size = rule.adaptive_group;
         // Fewer entries per block where the products would not fit in local memory (complex

@@ -107,10 +107,10 @@ void expect_close(const std::vector<T>& actual, const std::vector<T>& expected,
         ASSERT_LE(std::abs(actual[r] - expected[r]), epsilon * (magnitude[r] + 1)) << "row " << r;
 }
 
-/// csr_adaptive as the GPU rule sets it (groups of 256, blocks of 1024 entries, at most 32
+/// csr_adaptive as the GPU rule sets it (groups of 256, blocks of 1024 entries, at most 8
 /// products per work-item), and small: groups of 64, blocks of 128 entries, 4 products per
 /// work-item, so that small matrices have rows longer than a block and blocks of every kind.
-const sparse_layout adaptive_gpu{sparse_format::csr_adaptive, 1, 0, 256, 0, 1024, 32};
+const sparse_layout adaptive_gpu{sparse_format::csr_adaptive, 1, 0, 256, 0, 1024, 8};
 const sparse_layout adaptive_small{sparse_format::csr_adaptive, 1, 0, 64, 0, 128, 4};
 
 /// The rule's choice, then every format forced, with csr_vector teams of 2 and 32 lanes, and
@@ -319,7 +319,7 @@ TEST_P(spmv, operands_of_the_wrong_size_are_rejected) {
     EXPECT_THROW(x = square * x, kiln::invalid_argument_error);
 }
 
-TEST_P(spmv, the_rule_picks_ell_for_stencils_and_adaptive_blocks_for_power_laws_on_gpus) {
+TEST_P(spmv, the_rule_picks_ell_for_stencils_adaptive_blocks_for_power_laws_teams_for_long_rows) {
     // A 1-D Laplacian (rows of 2 and 3 entries) and a power-law matrix.
     host_csr<float> laplacian;
     laplacian.columns = 1000;
@@ -331,13 +331,19 @@ TEST_P(spmv, the_rule_picks_ell_for_stencils_and_adaptive_blocks_for_power_laws_
         laplacian.add_row(row, random);
     }
     const auto irregular = random_matrix<float>(2000, power_law_lengths(2000, 2000, 42), 43);
+    // Rows of 500..700 entries: longer on average than csr_adaptive's limit (512).
+    std::vector<std::size_t> long_lengths;
+    for (std::size_t r = 0; r < 20; ++r) long_lengths.push_back(500 + 10 * r);
+    const auto long_rows = random_matrix<float>(3000, long_lengths, 44).on(q);
     const auto stencil = laplacian.on(q), power_law = irregular.on(q);
     if (device().is_gpu()) {
         EXPECT_EQ(stencil.format(), sparse_format::ell);
         EXPECT_EQ(power_law.format(), sparse_format::csr_adaptive);
+        EXPECT_EQ(long_rows.format(), sparse_format::csr_vector);
     } else {
         EXPECT_EQ(stencil.format(), sparse_format::csr_scalar);
         EXPECT_EQ(power_law.format(), sparse_format::csr_scalar);
+        EXPECT_EQ(long_rows.format(), sparse_format::csr_scalar);
     }
 }
 

@@ -7,15 +7,17 @@
 //     for short rows of nearly equal length (stencil matrices): neighbouring work-items read
 //     neighbouring entries, so every load is coalesced, and no row pointers are read;
 //   - csr_vector: a team of `lanes` work-items (a power of two) per row, which reduce their
-//     partial sums in local memory. GPUs, for every other matrix; the team is as wide as the mean
-//     row, so that long rows do not serialise on one work-item and short rows waste few lanes;
-//     rows far longer than the team (a power-law matrix's few huge rows) are each reduced by a
-//     whole work-group instead, so that they do not hold up the end of the launch;
+//     partial sums in local memory. GPUs, for long rows (hundreds of entries on average); the team
+//     is as wide as the mean row, so that long rows do not serialise on one work-item and short
+//     rows waste few lanes; rows far longer than the team (a power-law matrix's few huge rows) are
+//     each reduced by a whole work-group instead, so that they do not hold up the end of the
+//     launch;
 //   - csr_adaptive: the rows cut into blocks (built on the host once) that each fill one
 //     work-group: its work-items read the block's entries side by side (coalesced, several loads
 //     in flight each), keep the products in local memory, then sum each row's products there with
 //     as many work-items per row as the block's row count leaves. A row too long for a block is a
-//     block of its own, reduced by the whole group. GPUs, for irregular rows (power laws).
+//     block of its own, reduced by the whole group. GPUs, for irregular rows of short or middling
+//     mean length (power laws); csr_vector keeps the matrices of long rows.
 // The thresholds are data, in src/algo/sparse_format.cpp, each with where it came from.
 #pragma once
 #pragma GCC visibility push(default)
@@ -62,9 +64,9 @@ struct sparse_rule {
     std::size_t work_group_size = 128;
     /// csr_vector: rows longer than this many passes of their team go to a whole work-group.
     std::size_t long_row_passes = 16;
-    /// Rows that are not ELL's: csr_adaptive when the longest row has at least this many times
-    /// the mean length, else csr_vector.
-    double adaptive_min_skew = 1;
+    /// Rows that are not ELL's: csr_adaptive while the mean row has fewer entries than this,
+    /// csr_vector for longer rows (which fill blocks on their own).
+    double adaptive_max_mean = 0;
     /// csr_adaptive: group size, entries per work-item in a block, products per work-item.
     std::size_t adaptive_group = 256, adaptive_items = 4, adaptive_lane_entries = 32;
     std::string_view provenance;
