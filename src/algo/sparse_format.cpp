@@ -1,5 +1,6 @@
 // The sparse format rule's numbers (tuning as data) and the rule itself.
 #include <algorithm>
+#include <cstdint>
 #include <kiln/algo/sparse_format.hpp>
 #include <mutex>
 
@@ -8,14 +9,21 @@ namespace {
 
 // clang-format off
 constexpr sparse_rule gpu_rule{
-    1.25, 32, 32, 128, 16,
+    1.25, 32, 32, 128, 16, 512, 256, 4, 8,
     "GPUs: ELL while padding adds at most a quarter of the traffic (5-point stencil rows: "
-    "4..5 entries, 1.05x) and rows fit in one 32-entry pass; csr_vector teams up to a warp (32), "
-    "groups of 128 (4 rows of 32 lanes, 64 of 2); rows needing more than 16 passes of their "
-    "team go to a whole group. Chosen from the memory traffic of each format, not yet "
-    "measured: bench/algo/spmv_bench on the H200 is to confirm them"};
+    "4..5 entries, 1.05x) and rows fit in one 32-entry pass. Other matrices: csr_adaptive in "
+    "groups of 256, blocks of 1024 entries (4 loads in flight per work-item), at most 8 products "
+    "per work-item; csr_vector for a mean row of 512 entries or more, with teams up to a warp "
+    "(32) in groups of 128, rows needing more than 16 passes of their team to a whole group. "
+    "Measured on an H100 (bench/algo/spmv_bench and forced layouts, CUDA backend, 2026-11-22): "
+    "power-law 2^24 rows, 76.7M entries: csr_vector 2.141 ms, csr_adaptive 1.80..1.85 ms over "
+    "groups 128..512, blocks 512..2048, 8..64 products per work-item (8: 1.802, 16: 1.809, 32: "
+    "1.820, 64: 1.831 ms); csr_adaptive (limit 32) against csr_vector at mean rows of 8 "
+    "(0.906 / 0.932 ms), 16 (0.626 / 0.656 ms), 128 (0.587 / 0.601 ms) and 1000 (0.585 / "
+    "0.520 ms): the switch at 512, where a row fills half a block on its own, lies between the "
+    "last two"};
 constexpr sparse_rule cpu_rule{
-    0.0, 0, 1, 16, 0,
+    0.0, 0, 1, 16, 0, 0, 0, 0, 0,
     "CPUs (PoCL): always csr_scalar; a work-item walks a contiguous block of rows, which is the "
     "plain CSR loop that caches and prefetchers handle best; no padding, no local memory"};
 // clang-format on
@@ -39,6 +47,8 @@ std::string_view to_string(sparse_format format) noexcept {
             return "csr_vector";
         case sparse_format::ell:
             return "ell";
+        case sparse_format::csr_adaptive:
+            return "csr_adaptive";
     }
     return "unknown";
 }
@@ -47,7 +57,8 @@ const sparse_rule& sparse_rule_for(const device& dev) {
     return dev.type() == device_type::gpu ? gpu_rule : cpu_rule;
 }
 
-sparse_layout choose_sparse_layout(const row_statistics& rows, const device& dev) {
+sparse_layout choose_sparse_layout(const row_statistics& rows, const device& dev,
+                                   std::size_t value_bytes) {
     {
         std::lock_guard lock(override_mutex);
         if (layout_override) {
@@ -65,6 +76,19 @@ sparse_layout choose_sparse_layout(const row_statistics& rows, const device& dev
         padded <= rule.ell_max_padding * double(rows.nonzeros)) {
         layout.format = sparse_format::ell;
         layout.ell_width = rows.longest;
+    } else if (rows.mean() < rule.adaptive_max_mean) {
+        layout.format = sparse_format::csr_adaptive;
+        layout.work_group_size = rule.adaptive_group;
+        // Fewer entries per block where the products would not fit in local memory (complex
+        // double: 16 bytes each), beside the group's partial sums and row starts.
+        const std::size_t local = dev.properties().local_memory_bytes;
+        std::size_t items = rule.adaptive_items;
+        while (items > 1 && (items + 1) * layout.work_group_size * value_bytes +
+                                    4 * (layout.work_group_size + 1) >
+                                local)
+            items /= 2;
+        layout.block_entries = items * layout.work_group_size;
+        layout.lane_entries = rule.adaptive_lane_entries;
     } else {
         layout.format = sparse_format::csr_vector;
         layout.lanes = lanes_for(rows.mean(), rule.max_lanes);
@@ -72,6 +96,43 @@ sparse_layout choose_sparse_layout(const row_statistics& rows, const device& dev
             std::max<std::size_t>(layout.lanes * rule.long_row_passes, layout.work_group_size);
     }
     return layout;
+}
+
+std::vector<std::uint32_t> adaptive_blocks(const sparse_layout& layout,
+                                           std::span<const std::uint32_t> row_pointers) {
+    const std::size_t rows = row_pointers.size() - 1, group = layout.work_group_size;
+    std::vector<std::uint32_t> long_blocks, blocks;
+    const auto add = [&](std::vector<std::uint32_t>& to, std::size_t first, std::size_t end) {
+        to.insert(to.end(), {static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(end),
+                             row_pointers[first], row_pointers[end]});
+    };
+    for (std::size_t first = 0; first < rows;) {
+        const std::size_t first_length = row_pointers[first + 1] - row_pointers[first];
+        if (first_length > layout.block_entries) {
+            add(long_blocks, first, first + 1);
+            ++first;
+            continue;
+        }
+        // Rows join the block while their products fit, each row has a work-item, and no
+        // work-item adds more than lane_entries products: the rows' work-items split the group,
+        // so the more rows, the fewer work-items sum the longest one.
+        std::size_t end = first + 1, longest = first_length;
+        while (end < rows && end - first < group) {
+            const std::size_t length = row_pointers[end + 1] - row_pointers[end];
+            const std::size_t candidate = std::max(longest, length);
+            std::size_t lanes = 1;
+            while (lanes * 2 * (end - first + 1) <= group) lanes *= 2;
+            if (row_pointers[end + 1] - row_pointers[first] > layout.block_entries ||
+                (candidate + lanes - 1) / lanes > layout.lane_entries)
+                break;
+            longest = candidate;
+            ++end;
+        }
+        add(blocks, first, end);
+        first = end;
+    }
+    long_blocks.insert(long_blocks.end(), blocks.begin(), blocks.end());
+    return long_blocks;
 }
 
 scoped_sparse_layout::scoped_sparse_layout(sparse_layout layout) {

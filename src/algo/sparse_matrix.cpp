@@ -20,17 +20,20 @@ sparse_storage<T> make_storage(const queue& q, const row_statistics& stats,
                                std::span<const std::uint32_t> row_pointers,
                                std::span<const std::uint32_t> columns, std::span<const T> values) {
     sparse_storage<T> s;
-    s.layout = choose_sparse_layout(stats, q.device());
-    s.long_rows = kiln::buffer<std::uint32_t>(q, 1);
+    s.layout = choose_sparse_layout(stats, q.device(), sizeof(T));
+    s.work = kiln::buffer<std::uint32_t>(q, 1);
     if (s.layout.format != sparse_format::ell) {
+        std::vector<std::uint32_t> work;
         if (s.layout.format == sparse_format::csr_vector && s.layout.long_row > 0) {
-            std::vector<std::uint32_t> long_rows;
             for (std::size_t r = 0; r < stats.rows; ++r)
                 if (row_pointers[r + 1] - row_pointers[r] > s.layout.long_row)
-                    long_rows.push_back(static_cast<std::uint32_t>(r));
-            s.long_row_count = long_rows.size();
-            if (!long_rows.empty()) s.long_rows = kiln::buffer<std::uint32_t>(q, long_rows);
+                    work.push_back(static_cast<std::uint32_t>(r));
+            s.work_count = work.size();
+        } else if (s.layout.format == sparse_format::csr_adaptive) {
+            work = adaptive_blocks(s.layout, row_pointers);
+            s.work_count = work.size() / 4;
         }
+        if (!work.empty()) s.work = kiln::buffer<std::uint32_t>(q, work);
         s.row_pointers = device_copy(q, row_pointers);
         s.columns = device_copy(q, columns);
         s.values = device_copy(q, values);
@@ -78,12 +81,12 @@ void emit_lines(source_builder& b, const std::vector<std::string>& lines) {
 /// kiln_sum of the group's work-items (or of each team of `lanes`, kiln_lane its rank) summed
 /// into the first of them, through local memory: portable OpenCL C 1.2, no sub-group
 /// functions. Every work-item of the group must get here.
-void emit_tree_sum(source_builder& b, std::size_t lanes, const std::string& add,
+void emit_tree_sum(source_builder& b, const std::string& lanes, const std::string& add,
                    const std::string& lane) {
     const std::string other = "kiln_partial[kiln_lid + kiln_s]";
     b.line("kiln_partial[kiln_lid] = kiln_sum;");
     b.local_barrier();
-    b.open("for (uint kiln_s = " + std::to_string(lanes / 2) + "; kiln_s > 0; kiln_s >>= 1)");
+    b.open("for (uint kiln_s = (" + lanes + ") / 2; kiln_s > 0; kiln_s >>= 1)");
     b.line("if (" + lane + " < kiln_s) kiln_partial[kiln_lid] = " +
            (add.empty() ? "kiln_partial[kiln_lid] + " + other
                         : add + "(kiln_partial[kiln_lid], " + other + ")") +
@@ -102,10 +105,10 @@ void emit_csr_vector(source_builder& b, const sparse_layout& layout,
     // The long rows first, a whole group each, then the others, a team each: every group does
     // some of both, and the loops' trip counts are the same for the whole group (barriers).
     b.open("for (ulong kiln_l = " + source_builder::group_id() +
-           "; kiln_l < kiln_long_count; "
+           "; kiln_l < kiln_work_count; "
            "kiln_l += " +
            source_builder::group_count() + ")");
-    b.line("const ulong kiln_row = kiln_long_rows[kiln_l];");
+    b.line("const ulong kiln_row = kiln_work[kiln_l];");
     b.line(text.type + " kiln_sum = " + text.zero + ";");
     b.open(
         "for (ulong kiln_entry = kiln_row_pointers[kiln_row] + kiln_lid; kiln_entry < "
@@ -114,7 +117,7 @@ void emit_csr_vector(source_builder& b, const sparse_layout& layout,
     b.line("const uint kiln_column = kiln_columns[kiln_entry];");
     emit_lines(b, text.entry);
     b.close();
-    emit_tree_sum(b, layout.work_group_size, text.add, "kiln_lid");
+    emit_tree_sum(b, group, text.add, "kiln_lid");
     b.open("if (kiln_lid == 0)");
     b.line("kiln_sum = kiln_partial[0];");
     emit_lines(b, text.row);
@@ -133,7 +136,7 @@ void emit_csr_vector(source_builder& b, const sparse_layout& layout,
     b.line("kiln_end = kiln_row_pointers[kiln_row + 1];");
     b.close();
     b.line(
-        "const int kiln_mine = kiln_row < n && (kiln_long_count == 0 || kiln_end - kiln_begin "
+        "const int kiln_mine = kiln_row < n && (kiln_work_count == 0 || kiln_end - kiln_begin "
         "<= " +
         std::to_string(layout.long_row) + ");");
     b.open(
@@ -143,11 +146,102 @@ void emit_csr_vector(source_builder& b, const sparse_layout& layout,
     b.line("const uint kiln_column = kiln_columns[kiln_entry];");
     emit_lines(b, text.entry);
     b.close();
-    emit_tree_sum(b, layout.lanes, text.add, "kiln_lane");
+    emit_tree_sum(b, lanes, text.add, "kiln_lane");
     b.open("if (kiln_lane == 0 && kiln_mine)");
     b.line("kiln_sum = kiln_partial[kiln_lid];");
     emit_lines(b, text.row);
     b.close();
+    b.close();
+}
+
+std::string added(const sparse_kernel_text& text, const std::string& a, const std::string& b) {
+    return text.add.empty() ? a + " + " + b : text.add + "(" + a + ", " + b + ")";
+}
+
+/// The group's work-items walk entries first, first + group, ... up to the block's capacity,
+/// each entry in its own scope (the loads of different entries do not wait for each other);
+/// `each` and `after` are lines around the entry's text, inside the scope.
+void emit_block_entries(source_builder& b, const sparse_layout& layout,
+                        const sparse_kernel_text& text, const std::string& first,
+                        const std::vector<std::string>& each,
+                        const std::vector<std::string>& after) {
+    for (std::size_t k = 0; k < layout.block_entries / layout.work_group_size; ++k) {
+        b.open("");
+        b.line("const uint kiln_slot = " + std::to_string(k * layout.work_group_size) +
+               " + kiln_lid;");
+        b.line("const ulong kiln_entry = " + first + " + kiln_slot;");
+        emit_lines(b, each);
+        b.open("if (kiln_entry < kiln_end)");
+        b.line("const uint kiln_column = kiln_columns[kiln_entry];");
+        emit_lines(b, text.entry);
+        b.close();
+        emit_lines(b, after);
+        b.close();
+    }
+}
+
+void emit_csr_adaptive(source_builder& b, const sparse_layout& layout,
+                       const sparse_kernel_text& text) {
+    const std::string group = std::to_string(layout.work_group_size);
+    const std::string capacity = std::to_string(layout.block_entries);
+    b.local_array(text.type, "kiln_products", capacity);
+    b.local_array(text.type, "kiln_partial", group);
+    b.local_array("uint", "kiln_starts", std::to_string(layout.work_group_size + 1));
+    b.line("const uint kiln_lid = " + source_builder::local_id() + ";");
+    b.open("for (ulong kiln_block = " + source_builder::group_id() +
+           "; kiln_block < kiln_work_count; kiln_block += " + source_builder::group_count() + ")");
+    b.line("const ulong kiln_first_row = kiln_work[4 * kiln_block];");
+    b.line("const uint kiln_rows = kiln_work[4 * kiln_block + 1] - (uint)kiln_first_row;");
+    b.line("const ulong kiln_begin = kiln_work[4 * kiln_block + 2];");
+    b.line("const ulong kiln_end = kiln_work[4 * kiln_block + 3];");
+
+    // One row longer than a block: the whole group adds its entries up in registers.
+    b.open("if (kiln_end - kiln_begin > " + capacity + ")");
+    b.line(text.type + " kiln_sum = " + text.zero + ";");
+    b.open("for (ulong kiln_base = kiln_begin; kiln_base < kiln_end; kiln_base += " + capacity +
+           ")");
+    emit_block_entries(b, layout, text, "kiln_base", {}, {});
+    b.close();
+    emit_tree_sum(b, group, text.add, "kiln_lid");
+    b.open("if (kiln_lid == 0)");
+    b.line("kiln_sum = kiln_partial[0];");
+    b.line("const ulong kiln_row = kiln_first_row;");
+    emit_lines(b, text.row);
+    b.close();
+    b.close_with("else");
+    b.open("");
+    // Rows that fit: every entry's product into local memory (coalesced loads), where row r's
+    // products are kiln_starts[r] .. kiln_starts[r + 1] - 1.
+    b.line("if (kiln_lid == 0) kiln_starts[0] = 0;");
+    b.line(
+        "if (kiln_lid < kiln_rows) kiln_starts[kiln_lid + 1] = "
+        "kiln_row_pointers[kiln_first_row + kiln_lid + 1] - (uint)kiln_begin;");
+    emit_block_entries(b, layout, text, "kiln_begin",
+                       {text.type + " kiln_sum = " + text.zero + ";"},
+                       {"kiln_products[kiln_slot] = kiln_sum;"});
+    b.local_barrier();
+    // Then a team of kiln_lanes work-items per row (a power of two, as many as the group holds):
+    // the host cut the blocks so that no work-item adds more than lane_entries products.
+    b.line("uint kiln_lanes = " + group + ";");
+    b.line("while (kiln_lanes * kiln_rows > " + group + ") kiln_lanes >>= 1;");
+    b.line("const uint kiln_team = kiln_lid / kiln_lanes, kiln_lane = kiln_lid % kiln_lanes;");
+    b.line(text.type + " kiln_sum = " + text.zero + ";");
+    b.open(
+        "if (kiln_team < kiln_rows) for (uint kiln_k = kiln_starts[kiln_team] + kiln_lane; "
+        "kiln_k < kiln_starts[kiln_team + 1]; kiln_k += kiln_lanes)");
+    b.line("kiln_sum = " + added(text, "kiln_sum", "kiln_products[kiln_k]") + ";");
+    b.close();
+    b.open("if (kiln_lanes > 1)");
+    emit_tree_sum(b, "kiln_lanes", text.add, "kiln_lane");
+    b.line("kiln_sum = kiln_partial[kiln_lid];");
+    b.close();
+    b.open("if (kiln_team < kiln_rows && kiln_lane == 0)");
+    b.line("const ulong kiln_row = kiln_first_row + kiln_team;");
+    emit_lines(b, text.row);
+    b.close();
+    b.close();
+    // The next block reuses the local arrays.
+    b.local_barrier();
     b.close();
 }
 
@@ -241,6 +335,10 @@ void emit_sparse_body(source_builder& b, const sparse_layout& layout, loop_style
         emit_csr_vector(b, layout, text);
         return;
     }
+    if (layout.format == sparse_format::csr_adaptive) {
+        emit_csr_adaptive(b, layout, text);
+        return;
+    }
     const bool ell = layout.format == sparse_format::ell;
     b.open_element_loop(b.declare_element_range(ell ? loop_style::strided : style, "n"),
                         "kiln_row");
@@ -265,12 +363,19 @@ void emit_sparse_body(source_builder& b, const sparse_layout& layout, loop_style
 }
 
 event launch_sparse(const kiln::kernel& kernel, const queue& q, const sparse_layout& layout,
-                    std::size_t rows, std::vector<kernel_argument> args) {
+                    std::size_t rows, std::size_t work_count, std::vector<kernel_argument> args) {
     const device& dev = q.device();
     const launch_policy policy = launch_policy_for(dev);
-    const std::size_t group = layout.format == sparse_format::csr_vector
+    const bool teams =
+        layout.format == sparse_format::csr_vector || layout.format == sparse_format::csr_adaptive;
+    const std::size_t group = teams
                                   ? layout.work_group_size
                                   : std::min(policy.work_group_size, kernel.max_work_group_size());
+    // csr_adaptive: a group per block, so that the hardware hands blocks to groups as they
+    // finish (blocks differ in cost).
+    if (layout.format == sparse_format::csr_adaptive)
+        return kernel.bind(std::move(args))
+            .launch(q, std::max<std::size_t>(1, work_count) * group, group);
     const std::size_t items =
         layout.format == sparse_format::csr_vector ? rows * layout.lanes : rows;
     const std::size_t max_groups =

@@ -1,11 +1,13 @@
 // Sparse matrix products on every device, in every storage format, against a host CSR loop.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
 #include <kiln/kiln.hpp>
 #include <kiln/sparse.hpp>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -105,6 +107,12 @@ void expect_close(const std::vector<T>& actual, const std::vector<T>& expected,
         ASSERT_LE(std::abs(actual[r] - expected[r]), epsilon * (magnitude[r] + 1)) << "row " << r;
 }
 
+/// csr_adaptive as the GPU rule sets it (groups of 256, blocks of 1024 entries, at most 8
+/// products per work-item), and small: groups of 64, blocks of 128 entries, 4 products per
+/// work-item, so that small matrices have rows longer than a block and blocks of every kind.
+const sparse_layout adaptive_gpu{sparse_format::csr_adaptive, 1, 0, 256, 0, 1024, 8};
+const sparse_layout adaptive_small{sparse_format::csr_adaptive, 1, 0, 64, 0, 128, 4};
+
 /// The rule's choice, then every format forced, with csr_vector teams of 2 and 32 lanes, and
 /// of 4 lanes with rows of more than 100 entries reduced by a whole group of 64.
 std::vector<std::optional<sparse_layout>> every_layout() {
@@ -113,13 +121,17 @@ std::vector<std::optional<sparse_layout>> every_layout() {
             sparse_layout{sparse_format::ell, 1, 0, 128},
             sparse_layout{sparse_format::csr_vector, 2, 0, 64},
             sparse_layout{sparse_format::csr_vector, 32, 0, 128},
-            sparse_layout{sparse_format::csr_vector, 4, 0, 64, 100}};
+            sparse_layout{sparse_format::csr_vector, 4, 0, 64, 100},
+            adaptive_gpu,
+            adaptive_small};
 }
 
 std::string describe(const std::optional<sparse_layout>& layout) {
     if (!layout) return "the rule's choice";
     return std::string(kiln::detail::to_string(layout->format)) + " lanes " +
-           std::to_string(layout->lanes) + " long rows over " + std::to_string(layout->long_row);
+           std::to_string(layout->lanes) + " group " + std::to_string(layout->work_group_size) +
+           " long rows over " + std::to_string(layout->long_row) + " blocks of " +
+           std::to_string(layout->block_entries);
 }
 
 /// The matrices every format must handle.
@@ -150,7 +162,9 @@ TEST_P(spmv, products_match_the_host_loop_in_every_format) {
             const auto x = random_vector<float>(host.columns, 10 + m);
             const auto [expected, magnitude] = host_product(host, x);
             const auto A = host.on(q);
-            if (layout) EXPECT_EQ(A.format(), layout->format);
+            if (layout) {
+                EXPECT_EQ(A.format(), layout->format);
+            }
             kiln::vector<float> dx(q, x), y(q, host.rows);
             y = A * dx;
             expect_close(y.read(), expected, magnitude);
@@ -185,10 +199,13 @@ TEST_P(spmv, element_wise_parts_are_fused_into_the_product) {
     }
     // y = 2 * x + A * (x + z): A's operand evaluated at the columns, the rest at the rows; in
     // the rule's kernel shape and in the one with the most code around the fused parts.
-    for (const bool forced_shape : {false, true}) {
-        SCOPED_TRACE(forced_shape ? "csr_vector with long rows" : "the rule's choice");
+    for (const auto& layout :
+         {std::optional<sparse_layout>{},
+          std::optional(sparse_layout{sparse_format::csr_vector, 4, 0, 64, 100}),
+          std::optional(adaptive_small)}) {
+        SCOPED_TRACE(describe(layout));
         std::optional<kiln::detail::scoped_sparse_layout> forced;
-        if (forced_shape) forced.emplace(sparse_layout{sparse_format::csr_vector, 4, 0, 64, 100});
+        if (layout) forced.emplace(*layout);
         const auto A = host.on(q);
         kiln::vector<float> dx(q, x), dz(q, z), y(q, 500);
         y = 2 * dx + A * (dx + dz);
@@ -207,7 +224,8 @@ TEST_P(spmv, double_and_complex_values) {
         for (const auto& layout :
              {std::optional<sparse_layout>{},
               std::optional(sparse_layout{sparse_format::ell, 1, 0, 128}),
-              std::optional(sparse_layout{sparse_format::csr_vector, 4, 0, 64, 100})}) {
+              std::optional(sparse_layout{sparse_format::csr_vector, 4, 0, 64, 100}),
+              std::optional(adaptive_small)}) {
             SCOPED_TRACE(describe(layout));
             std::optional<kiln::detail::scoped_sparse_layout> forced;
             if (layout) forced.emplace(*layout);
@@ -223,10 +241,45 @@ TEST_P(spmv, double_and_complex_values) {
     const auto host = random_matrix<double>(250, lengths, 24);
     const auto x = random_vector<double>(250, 25);
     const auto [ax, magnitude] = host_product(host, x);
-    const auto A = host.on(q);
-    kiln::vector<double> dx(q, x), y(q, host.rows);
-    y = A * dx;
-    expect_close(y.read(), ax, magnitude);
+    for (const auto& layout : {std::optional<sparse_layout>{}, std::optional(adaptive_small)}) {
+        SCOPED_TRACE(describe(layout));
+        std::optional<kiln::detail::scoped_sparse_layout> forced;
+        if (layout) forced.emplace(*layout);
+        const auto A = host.on(q);
+        kiln::vector<double> dx(q, x), y(q, host.rows);
+        y = A * dx;
+        expect_close(y.read(), ax, magnitude);
+    }
+}
+
+TEST_P(spmv, adaptive_blocks_handle_power_law_empty_long_single_and_rectangular_rows) {
+    // Power-law rows (some longer than a block, many empty), one 1 x 1 matrix, a single row
+    // longer than the group and the block, rectangular both ways, in the GPU rule's csr_adaptive
+    // and in small blocks; r = f - A * x fused as the rule would run it.
+    std::vector<host_csr<float>> matrices;
+    matrices.push_back(random_matrix<float>(4000, power_law_lengths(4000, 4000, 81), 82));
+    matrices.push_back(random_matrix<float>(1, {1}, 83));
+    matrices.push_back(random_matrix<float>(3000, {2500}, 84));
+    matrices.push_back(random_matrix<float>(30, power_law_lengths(900, 60, 85), 86));
+    matrices.push_back(random_matrix<float>(5000, {0, 3, 1500, 0, 0, 70, 1}, 87));
+    for (const auto& layout : {adaptive_gpu, adaptive_small}) {
+        SCOPED_TRACE(describe(layout));
+        const kiln::detail::scoped_sparse_layout forced(layout);
+        for (std::size_t m = 0; m < matrices.size(); ++m) {
+            SCOPED_TRACE("matrix " + std::to_string(m));
+            const auto& host = matrices[m];
+            const auto A = host.on(q);
+            ASSERT_EQ(kiln::detail::to_string(A.format()), "csr_adaptive");
+            const auto x = random_vector<float>(host.columns, 88 + m),
+                       f = random_vector<float>(host.rows, 89 + m);
+            const auto [ax, magnitude] = host_product(host, x);
+            kiln::vector<float> dx(q, x), df(q, f), y(q, host.rows);
+            y = df - A * dx;
+            std::vector<float> expected(host.rows);
+            for (std::size_t i = 0; i < host.rows; ++i) expected[i] = f[i] - ax[i];
+            expect_close(y.read(), expected, magnitude);
+        }
+    }
 }
 
 TEST_P(spmv, bad_csr_arrays_are_rejected_before_allocating) {
@@ -266,7 +319,7 @@ TEST_P(spmv, operands_of_the_wrong_size_are_rejected) {
     EXPECT_THROW(x = square * x, kiln::invalid_argument_error);
 }
 
-TEST_P(spmv, the_rule_picks_ell_for_stencils_and_teams_for_irregular_rows_on_gpus) {
+TEST_P(spmv, the_rule_picks_ell_for_stencils_adaptive_blocks_for_power_laws_teams_for_long_rows) {
     // A 1-D Laplacian (rows of 2 and 3 entries) and a power-law matrix.
     host_csr<float> laplacian;
     laplacian.columns = 1000;
@@ -278,13 +331,19 @@ TEST_P(spmv, the_rule_picks_ell_for_stencils_and_teams_for_irregular_rows_on_gpu
         laplacian.add_row(row, random);
     }
     const auto irregular = random_matrix<float>(2000, power_law_lengths(2000, 2000, 42), 43);
+    // Rows of 500..700 entries: longer on average than csr_adaptive's limit (512).
+    std::vector<std::size_t> long_lengths;
+    for (std::size_t r = 0; r < 20; ++r) long_lengths.push_back(500 + 10 * r);
+    const auto long_rows = random_matrix<float>(3000, long_lengths, 44).on(q);
     const auto stencil = laplacian.on(q), power_law = irregular.on(q);
     if (device().is_gpu()) {
         EXPECT_EQ(stencil.format(), sparse_format::ell);
-        EXPECT_EQ(power_law.format(), sparse_format::csr_vector);
+        EXPECT_EQ(power_law.format(), sparse_format::csr_adaptive);
+        EXPECT_EQ(long_rows.format(), sparse_format::csr_vector);
     } else {
         EXPECT_EQ(stencil.format(), sparse_format::csr_scalar);
         EXPECT_EQ(power_law.format(), sparse_format::csr_scalar);
+        EXPECT_EQ(long_rows.format(), sparse_format::csr_scalar);
     }
 }
 
@@ -318,6 +377,42 @@ TEST_P(spmv, inlined_products_stand_anywhere_in_an_expression) {
 
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(spmv);
 
+TEST(spmv_blocks, cover_every_row_once_within_their_limits_long_rows_first) {
+    const auto lengths = power_law_lengths(20000, 5000, 91);
+    std::vector<std::uint32_t> pointers{0};
+    for (const auto length : lengths)
+        pointers.push_back(pointers.back() + static_cast<std::uint32_t>(length));
+    const std::vector<std::uint32_t> blocks = kiln::detail::adaptive_blocks(adaptive_gpu, pointers);
+    ASSERT_EQ(blocks.size() % 4, 0u);
+    std::vector<int> covered(lengths.size());
+    bool long_seen_last = true;
+    std::size_t long_blocks = 0;
+    for (std::size_t b = 0; b < blocks.size(); b += 4) {
+        const std::uint32_t first = blocks[b], end = blocks[b + 1];
+        ASSERT_LT(first, end);
+        EXPECT_EQ(blocks[b + 2], pointers[first]);
+        EXPECT_EQ(blocks[b + 3], pointers[end]);
+        for (auto r = first; r < end; ++r) ++covered[r];
+        const bool long_block = blocks[b + 3] - blocks[b + 2] > adaptive_gpu.block_entries;
+        if (long_block) {
+            EXPECT_EQ(end - first, 1u) << "a long row is a block of its own";
+            EXPECT_TRUE(long_seen_last) << "long rows come before the others";
+            ++long_blocks;
+            continue;
+        }
+        long_seen_last = false;
+        EXPECT_LE(end - first, adaptive_gpu.work_group_size);
+        std::size_t lanes = 1, longest = 0;
+        while (lanes * 2 * (end - first) <= adaptive_gpu.work_group_size) lanes *= 2;
+        for (auto r = first; r < end; ++r) longest = std::max<std::size_t>(longest, lengths[r]);
+        if (end - first > 1) {
+            EXPECT_LE((longest + lanes - 1) / lanes, adaptive_gpu.lane_entries);
+        }
+    }
+    EXPECT_GT(long_blocks, 0u);
+    for (std::size_t r = 0; r < covered.size(); ++r) ASSERT_EQ(covered[r], 1) << "row " << r;
+}
+
 // A matrix split over two devices (CTest runs this with POCL_DEVICES="pthread pthread"): each
 // device multiplies its rows and receives only the elements of x its rows read.
 class spmv_split : public kiln::test::two_devices_test {};
@@ -343,15 +438,23 @@ TEST_F(spmv_split, products_of_split_matrices_match_the_host_loop) {
         matrices.push_back(diagonal);
     }
     matrices.push_back(random_matrix<float>(1500, power_law_lengths(1500, 1500, 62), 63));
-    for (std::size_t m = 0; m < matrices.size(); ++m) {
-        SCOPED_TRACE("matrix " + std::to_string(m));
-        const auto& host = matrices[m];
+    // Each device's block in the rule's format (csr_scalar on PoCL), then in csr_adaptive.
+    for (std::size_t m = 0; m < 2 * matrices.size(); ++m) {
+        std::optional<kiln::detail::scoped_sparse_layout> forced;
+        if (m >= matrices.size()) forced.emplace(adaptive_small);
+        SCOPED_TRACE("matrix " + std::to_string(m % matrices.size()) +
+                     (forced ? ", csr_adaptive" : ""));
+        const auto& host = matrices[m % matrices.size()];
         const auto x = random_vector<float>(host.columns, 64),
                    f = random_vector<float>(host.rows, 65);
         const auto [ax, magnitude] = host_product(host, x);
         const kiln::sparse_matrix<float> A(queues, host.rows, host.columns, host.row_pointers,
                                            host.column_indices, host.values);
         ASSERT_TRUE(A.is_split());
+        if (forced) {
+            ASSERT_EQ(A.block(0).format(), sparse_format::csr_adaptive);
+            ASSERT_EQ(A.block(1).format(), sparse_format::csr_adaptive);
+        }
         kiln::vector<float> dx(queues, x), df(queues, f), y(queues, host.rows);
         y = A * dx;
         expect_close(y.read(), ax, magnitude);

@@ -7,23 +7,32 @@
 //     for short rows of nearly equal length (stencil matrices): neighbouring work-items read
 //     neighbouring entries, so every load is coalesced, and no row pointers are read;
 //   - csr_vector: a team of `lanes` work-items (a power of two) per row, which reduce their
-//     partial sums in local memory. GPUs, for every other matrix; the team is as wide as the mean
-//     row, so that long rows do not serialise on one work-item and short rows waste few lanes;
-//     rows far longer than the team (a power-law matrix's few huge rows) are each reduced by a
-//     whole work-group instead, so that they do not hold up the end of the launch.
+//     partial sums in local memory. GPUs, for long rows (hundreds of entries on average); the team
+//     is as wide as the mean row, so that long rows do not serialise on one work-item and short
+//     rows waste few lanes; rows far longer than the team (a power-law matrix's few huge rows) are
+//     each reduced by a whole work-group instead, so that they do not hold up the end of the
+//     launch;
+//   - csr_adaptive: the rows cut into blocks (built on the host once) that each fill one
+//     work-group: its work-items read the block's entries side by side (coalesced, several loads
+//     in flight each), keep the products in local memory, then sum each row's products there with
+//     as many work-items per row as the block's row count leaves. A row too long for a block is a
+//     block of its own, reduced by the whole group. GPUs, for irregular rows of short or middling
+//     mean length (power laws); csr_vector keeps the matrices of long rows.
 // The thresholds are data, in src/algo/sparse_format.cpp, each with where it came from.
 #pragma once
 #pragma GCC visibility push(default)
 
 #include <cstddef>
+#include <cstdint>
 #include <kiln/runtime/device.hpp>
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace kiln::detail {
 
-enum class sparse_format { csr_scalar, csr_vector, ell };
+enum class sparse_format { csr_scalar, csr_vector, ell, csr_adaptive };
 std::string_view to_string(sparse_format format) noexcept;
 
 struct row_statistics {
@@ -36,9 +45,12 @@ struct sparse_layout {
     sparse_format format = sparse_format::csr_scalar;
     unsigned lanes = 1;                 ///< csr_vector: work-items per row
     std::size_t ell_width = 0;          ///< ell: entries per row after padding
-    std::size_t work_group_size = 128;  ///< csr_vector: work-items per group
+    std::size_t work_group_size = 128;  ///< csr_vector, csr_adaptive: work-items per group
     /// csr_vector: rows with more entries go to a whole work-group each (0: none do).
     std::size_t long_row = 0;
+    /// csr_adaptive: entries of one block (a multiple of the group size: the loads each
+    /// work-item has in flight), and the most products one work-item adds up for its row.
+    std::size_t block_entries = 0, lane_entries = 0;
 };
 
 /// The numbers the rule uses, with where they came from.
@@ -52,6 +64,11 @@ struct sparse_rule {
     std::size_t work_group_size = 128;
     /// csr_vector: rows longer than this many passes of their team go to a whole work-group.
     std::size_t long_row_passes = 16;
+    /// Rows that are not ELL's: csr_adaptive while the mean row has fewer entries than this,
+    /// csr_vector for longer rows (which fill blocks on their own).
+    double adaptive_max_mean = 0;
+    /// csr_adaptive: group size, entries per work-item in a block, products per work-item.
+    std::size_t adaptive_group = 256, adaptive_items = 4, adaptive_lane_entries = 32;
     std::string_view provenance;
 };
 const sparse_rule& sparse_rule_for(const device& dev);
@@ -69,8 +86,15 @@ row_statistics statistics_of(std::span<const Index> row_pointers) {
     return s;
 }
 
-/// The rule: see the top of this file.
-sparse_layout choose_sparse_layout(const row_statistics& rows, const device& dev);
+/// The rule: see the top of this file. `value_bytes` is the size of one matrix value (the local
+/// memory csr_adaptive needs per entry).
+sparse_layout choose_sparse_layout(const row_statistics& rows, const device& dev,
+                                   std::size_t value_bytes);
+
+/// csr_adaptive's blocks: [first row, end row, first entry, end entry) each, in launch order (the
+/// blocks of one long row first, so that they do not finish last).
+std::vector<std::uint32_t> adaptive_blocks(const sparse_layout& layout,
+                                           std::span<const std::uint32_t> row_pointers);
 
 /// Test-only: while alive, every matrix built uses `layout` whatever its rows and device (the
 /// ELL width is still the longest row), so that tests run the GPU formats on a CPU device.

@@ -43,9 +43,10 @@ struct sparse_storage {
     sparse_layout layout;
     kiln::buffer<std::uint32_t> row_pointers, columns;
     kiln::buffer<T> values;
-    /// csr_vector: the rows longer than layout.long_row, each reduced by a whole work-group.
-    kiln::buffer<std::uint32_t> long_rows;
-    std::size_t long_row_count = 0;
+    /// What the groups share out: csr_vector's rows longer than layout.long_row (each reduced by
+    /// a whole work-group), csr_adaptive's blocks (four words each, see adaptive_blocks).
+    kiln::buffer<std::uint32_t> work;
+    std::size_t work_count = 0;
 };
 
 /// Checks host CSR arrays and returns the row lengths' statistics; throws
@@ -131,9 +132,9 @@ struct sparse_kernel_text {
 /// The kernel body for `layout`: loops over rows and entries around `text`.
 void emit_sparse_body(source_builder& b, const sparse_layout& layout, loop_style style,
                       const sparse_kernel_text& text);
-/// Launches a sparse product kernel over `rows` rows.
+/// Launches a sparse product kernel over `rows` rows (csr_adaptive: over `work_count` blocks).
 event launch_sparse(const kiln::kernel& kernel, const queue& q, const sparse_layout& layout,
-                    std::size_t rows, std::vector<kernel_argument> args);
+                    std::size_t rows, std::size_t work_count, std::vector<kernel_argument> args);
 
 /// A split product's operand on one device: its part of x followed by its halo.
 template <class T>
@@ -211,6 +212,7 @@ class sparse_statement {
                                 std::to_string(storage.layout.lanes) + ":" +
                                 std::to_string(storage.layout.work_group_size) + ":" +
                                 std::to_string(storage.layout.long_row) + ":" +
+                                std::to_string(storage.layout.block_entries) + ":" +
                                 (policy.loop == loop_style::chunked ? "chunked" : "strided") + ":" +
                                 typeid(Result).name();
         const algorithm_program& program = algorithm_program_for(
@@ -222,13 +224,13 @@ class sparse_statement {
         args.buffer(storage.row_pointers);
         args.buffer(storage.columns);
         args.buffer(storage.values);
-        args.scalar<std::uint64_t>(storage.long_row_count);
-        args.buffer(storage.long_rows);
+        args.scalar<std::uint64_t>(storage.work_count);
+        args.buffer(storage.work);
         x_.collect(args);
         target_node.collect(args);
         result_.collect(args);
         launch_sparse(program.kernel("kiln_spmv"), q, storage.layout, matrix_->rows(),
-                      std::move(args).take());
+                      storage.work_count, std::move(args).take());
     }
 
     template <vector_value Target>
@@ -236,18 +238,20 @@ class sparse_statement {
                        loop_style style) const {
         source_builder b;
         generator g(b);
-        if (layout.format == sparse_format::csr_vector)
+        if (layout.format == sparse_format::csr_vector ||
+            layout.format == sparse_format::csr_adaptive)
             b.begin_kernel("kiln_spmv", layout.work_group_size);
         else
             b.begin_kernel("kiln_spmv");
         const std::string t = opencl_type_name<T>();
         b.parameter("ulong n");
         b.parameter("ulong kiln_width");
-        b.parameter("global const uint* kiln_row_pointers");
-        b.parameter("global const uint* kiln_columns");
-        b.parameter("global const " + t + "* kiln_values");
-        b.parameter("ulong kiln_long_count");
-        b.parameter("global const uint* kiln_long_rows");
+        // restrict: the matrix is only read, so loads may take the read-only cache path.
+        b.parameter("global const uint* restrict kiln_row_pointers");
+        b.parameter("global const uint* restrict kiln_columns");
+        b.parameter("global const " + t + "* restrict kiln_values");
+        b.parameter("ulong kiln_work_count");
+        b.parameter("global const uint* restrict kiln_work");
         const std::string x_value = convert_value<T, typename X::value_type>(b, x_.generate(g));
         const std::size_t x_statements = g.statements().size();
         const std::string store = target.generate_target(g);
