@@ -228,8 +228,8 @@ class rfft {
 /// Complex-to-real inverse transforms, the inverse of rfft (scaled by 1/N): arrays of
 /// {n0[, n1[, n2 / 2 + 1]]} complex values, the half spectrum of real data, to arrays of
 /// {n0[, n1[, n2]]} real ones. Only the half spectrum is read; the rest is taken to be its
-/// conjugate, as for FFTW's c2r. Runs as a complex transform of the expanded spectrum; an input
-/// expression is evaluated into a half-spectrum vector first. plan(input) is a term like
+/// conjugate, as for FFTW's c2r. Runs as a complex transform of the spectrum expanded from the
+/// half (an input expression is read by the expansion kernel). plan(input) is a term like
 /// kiln::fft's; inside a larger expression its value is a new vector.
 template <class T>
 requires std::same_as<T, float> || std::same_as<T, double>
@@ -275,14 +275,12 @@ class irfft {
     template <class Node>
     void assign(const Node& input, const vector<std::complex<T>>* plain, vector<T>& target) const {
         const queue& q = target.queue();
-        vector<std::complex<T>> half, full(q, size());
-        if (!plain) {
-            half = vector<std::complex<T>>(q, spectrum_size());
-            detail::assign(detail::vector_terminal<std::complex<T>>(half), input,
-                           "kiln::irfft input");
-        }
-        complex_.plan().expand_half(q, (plain ? *plain : half).part(0).storage(),
-                                    full.part(0).storage());
+        vector<std::complex<T>> full(q, size());
+        if (plain)
+            complex_.plan().expand_half(q, plain->part(0).storage(), full.part(0).storage());
+        else
+            complex_.plan().expand_half(q, detail::fft_input_of<std::complex<T>>(input),
+                                        full.part(0).storage());
         complex_(full, full);
         target = real(full);
     }

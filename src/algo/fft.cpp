@@ -525,6 +525,19 @@ event fft_plan::expand_half(const queue& q, const buffer_storage& half,
                   half, full, {});
 }
 
+event fft_plan::expand_half(const queue& q, const fft_input_expression& half,
+                            const buffer_storage& full) const {
+    const real_layout l(shape_);
+    const algorithm_program& program = algorithm_program_for(
+        q.device(),
+        std::string("fft expand ") + (shape_.double_precision ? "double" : "float") +
+            (wide_index_ ? " ulong" : " uint") + " input " + half.key,
+        {fft_expand_kernel},
+        [&] { return fft_expand_source(shape_.double_precision, wide_index_, half.write); });
+    return launch(q, {fft_expand_kernel, {}, {}, shape_.elements(), {l.n, l.half, l.c, l.d}, 1.0},
+                  half.arguments, full, {}, program);
+}
+
 std::shared_ptr<const fft_plan> fft_plan::make(const queue& q, const fft_shape& shape,
                                                const char* call) {
     if (shape.sizes.empty() || shape.sizes.size() > 3)

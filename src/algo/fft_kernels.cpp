@@ -45,10 +45,16 @@ void define_helpers(source_builder& b, const fft_types& t) {
                  "uint kiln_fft_pad(uint x) { return x + (x >> 4); }\n");
 }
 
-// The common signature; see fft_program_source.
-void begin(source_builder& b, const fft_types& t, const std::string& name) {
+// The common signature; see fft_program_source. An input expression's parameters take the place
+// of `in`.
+std::optional<fft_input_text> begin(source_builder& b, const fft_types& t, const std::string& name,
+                                    const fft_input_writer* input = nullptr) {
     b.begin_kernel(name);
-    b.parameter("global const " + t.complex + "* in");
+    std::optional<fft_input_text> text;
+    if (input)
+        text = (*input)(b);
+    else
+        b.parameter("global const " + t.complex + "* in");
     b.parameter("global " + t.complex + "* out");
     b.parameter("global const " + t.complex + "* table");
     for (const char* p : {"count", "a", "b", "c", "d", "e"}) b.parameter(t.index + " " + p);
@@ -56,6 +62,7 @@ void begin(source_builder& b, const fft_types& t, const std::string& name) {
     b.begin_body();
     b.line("const " + t.index + " g = (" + t.index + ")get_global_id(0);");
     b.line("if (g >= count) return;");
+    return text;
 }
 
 // `function(a, b)`, or `function(a)` when b is empty.
@@ -416,20 +423,24 @@ void write_half(source_builder& b, const fft_types& t) {
 
 // Real transforms, inverse: the full spectrum from its first b = a / 2 + 1 columns, through
 // X[i0, i1, k] = conj(X[-i0, -i1, -k]) (the input of real data), for arrays of (d, c, a).
-void write_expand(source_builder& b, const fft_types& t) {
-    begin(b, t, fft_expand_kernel);
+// With `input`, the half spectrum is an expression (irfft of an expression).
+void write_expand(source_builder& b, const fft_types& t, const fft_input_writer* input = nullptr) {
+    const std::optional<fft_input_text> text = begin(b, t, fft_expand_kernel, input);
+    const fft_input_text* half = text ? &*text : nullptr;
     const std::string& i = t.index;
     b.line("const " + i + " k = g % a;");
     b.line("const " + i + " rest = g / a;");
+    b.line(t.complex + " z;");
     b.open("if (k < b)");
-    b.line("out[g] = in[rest * b + k];");
+    load_input(b, half, "z", "rest * b + k");
+    b.line("out[g] = z;");
     b.close();
     b.open("else");
     b.line("const " + i + " i1 = rest % c;");
     b.line("const " + i + " i0 = (rest / c) % d;");
     b.line("const " + i + " array = rest / c / d;");
     b.line("const " + i + " mirror = (array * d + (d - i0) % d) * c + (c - i1) % c;");
-    b.line(t.complex + " z = in[mirror * b + a - k];");
+    load_input(b, half, "z", "mirror * b + a - k");
     b.line("out[g] = kiln_fft_make(z.x, -z.y);");
     b.close();
     b.end_kernel();
@@ -468,6 +479,15 @@ std::string fft_program_source(bool double_precision, bool wide_index) {
     write_chirp_out(b, t);
     write_half(b, t);
     write_expand(b, t);
+    return b.str();
+}
+
+std::string fft_expand_source(bool double_precision, bool wide_index,
+                              const fft_input_writer& input) {
+    const fft_types t = types(double_precision, wide_index);
+    source_builder b;
+    define_helpers(b, t);
+    write_expand(b, t, &input);
     return b.str();
 }
 

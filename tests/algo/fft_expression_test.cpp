@@ -101,7 +101,7 @@ TEST_P(fft_expression_test, plan_of_an_expression_equals_plan_of_its_value) {
     });
 }
 
-TEST_P(fft_expression_test, a_fused_first_pass_is_built_once_per_expression_type) {
+TEST_P(fft_expression_test, a_fused_kernel_is_built_once_per_expression_type) {
     const std::size_t n = 360;
     const kiln::vector<std::complex<float>> x(q, random_complex<float>(n, 4)),
         y(q, random_complex<float>(n, 5));
@@ -115,6 +115,16 @@ TEST_P(fft_expression_test, a_fused_first_pass_is_built_once_per_expression_type
     got = plan(x - y);
     EXPECT_EQ(kiln::detail::algorithm_programs_generated(), generated + 1)
         << "a new expression type: one new first-pass kernel, no assignment kernel before it";
+    // irfft reads its input expression in the kernel that expands the half spectrum.
+    const kiln::irfft<float> c2r(q, {n});
+    const kiln::vector<std::complex<float>> half(q, random_complex<float>(c2r.spectrum_size(), 6));
+    kiln::vector<float> real(q, n);
+    real = c2r(0.5f * half);
+    const std::size_t expansions = kiln::detail::algorithm_programs_generated();
+    real = c2r(2.0f * half);
+    EXPECT_EQ(kiln::detail::algorithm_programs_generated(), expansions);
+    real = c2r(half + half);
+    EXPECT_EQ(kiln::detail::algorithm_programs_generated(), expansions + 1);
 }
 
 TEST_P(fft_expression_test, assignment_writes_the_transform_into_the_target) {

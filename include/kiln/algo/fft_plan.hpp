@@ -111,6 +111,10 @@ class fft_plan {
                     const event& after) const;
     /// Real transforms, before the inverse one: the full spectrum of real data from its half.
     event expand_half(const queue& q, const buffer_storage& half, const buffer_storage& full) const;
+    /// The same from a half spectrum given as an expression, read by the expansion kernel (built
+    /// once per expression type).
+    event expand_half(const queue& q, const fft_input_expression& half,
+                      const buffer_storage& full) const;
 
     const fft_shape& shape() const noexcept { return shape_; }
 
