@@ -121,7 +121,8 @@ class fft {
                 plan_->run(q, fused, output);
                 return;
             }
-            // x = plan(2 * x): a first pass writing x would overwrite what other groups read.
+            // x = plan(2 * x) in one pass: pass kernels are not written to read all they read
+            // before they write (chain() sends in-place single passes through scratch too).
             detail::fft_result<value_type> staging;
             const detail::buffer_storage& block = staging.acquire(q, size());
             const event done = plan_->run(q, fused, block);
