@@ -81,7 +81,8 @@ double round_trip_error(const kiln::queue& q, const fft_workloads::workload& w,
                         const kiln::vector<cfloat>& spectrum, const std::vector<cfloat>& host) {
     std::vector<std::size_t> sizes(w.sizes, w.sizes + w.rank);
     const kiln::fft<float> inverse(q, sizes, kiln::inverse, w.batch);
-    const std::vector<cfloat> back = inverse(spectrum).read();
+    const kiln::vector<cfloat> back_vector = inverse(spectrum);
+    const std::vector<cfloat> back = back_vector.read();
     double error = 0, norm = 0;
     for (std::size_t i = 0; i < host.size(); ++i) {
         error += std::norm(std::complex<double>(back[i]) - std::complex<double>(host[i]));

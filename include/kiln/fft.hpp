@@ -5,11 +5,12 @@
 //     kiln::vector<std::complex<float>> spectrum = forward(x);
 //     x = backward(spectrum);                                  // x again: inverse scales by 1/N
 //     forward(x, x);                                           // in place
+//     u = ifft(K * fft(rhs));                                  // plans are expression terms
 //
 // Forward: X[k] = sum_j x[j] exp(-2 pi i j k / N); inverse: x[j] = (1/N) sum_k X[k]
 // exp(+2 pi i j k / N), N being the product of the sizes. A batch of b transforms takes b arrays
-// one after another. Sizes whose prime factors are 2, 3, 5 and 7 run as Stockham radix passes
-// (radix 8, 4, 2, 3, 5, 7); any other size through Bluestein's algorithm. docs/fft.md has the
+// one after another. Sizes whose prime factors are 2, 3, 5, 7, 11 and 13 run as Stockham radix
+// passes; any other size through Bluestein's algorithm. docs/fft.md has the
 // details, the accuracy promised and what is not there yet.
 #pragma once
 #pragma GCC visibility push(default)
@@ -18,6 +19,7 @@
 #include <concepts>
 #include <cstddef>
 #include <kiln/algo/fft_plan.hpp>
+#include <kiln/algo/fft_term.hpp>
 #include <kiln/error.hpp>
 #include <kiln/vector.hpp>
 #include <memory>
@@ -26,21 +28,6 @@
 #include <vector>
 
 namespace kiln {
-namespace detail {
-
-/// Throws invalid_argument_error unless `v` has `size` elements, all on `dev`.
-template <class V>
-void check_fft_operand(const vector<V>& v, std::size_t size, const device& dev, const char* role) {
-    if (v.size() != size)
-        throw invalid_argument_error("kiln::fft",
-                                     std::string(role) + " has " + std::to_string(v.size()) +
-                                         " elements, the plan expects " + std::to_string(size));
-    if (v.part_count() != 1 || !(v.queue().device() == dev))
-        throw invalid_argument_error(
-            "kiln::fft", std::string(role) + " is not on the plan's device " + dev.name());
-}
-
-}  // namespace detail
 
 /// Selects the inverse transform in kiln::fft's constructor.
 struct inverse_t {
@@ -51,11 +38,17 @@ inline constexpr inverse_t inverse{};
 /// A plan for complex-to-complex transforms of one shape on one device. Plans of the same shape,
 /// direction and precision on a device share their tables and kernels: making one again costs a
 /// map look-up while another lives.
+///
+/// plan(input) is a term (include/kiln/algo/fft_term.hpp), not a vector: `y = plan(x)` writes
+/// the transform into y, `y = 2 * plan(x) + z` computes it into one temporary block first, and
+/// `u = ifft(K * fft(rhs))` evaluates `K * fft(rhs)` inside ifft's first pass.
 template <class T>
 requires std::same_as<T, float> || std::same_as<T, double>
 class fft {
   public:
     using value_type = std::complex<T>;
+    using input_type = value_type;
+    using output_type = value_type;
 
     /// Forward transforms of sizes {n0[, n1[, n2]]}, `batch` of them one after another.
     fft(const queue& q, std::vector<std::size_t> sizes, std::size_t batch = 1)
@@ -64,24 +57,19 @@ class fft {
     fft(const queue& q, std::vector<std::size_t> sizes, inverse_t, std::size_t batch = 1)
         : fft(q, std::move(sizes), true, batch) {}
 
-    /// The transform of `input` in a new vector on input's queue.
-    vector<value_type> operator()(const vector<value_type>& input) const {
-        check(input, "input");
-        vector<value_type> output(input.queue(), input.size());
-        plan_->run(input.queue(), input.part(0).storage(), output.part(0).storage());
-        return output;
-    }
-    /// The transform of a vector expression (real or complex values, e.g. `plan(2.0f * x)` or a
-    /// kiln::vector<float>), evaluated into the new vector on the plan's queue first and then
-    /// transformed there in place. Not yet fused into the first pass: one more read and write.
+    /// The transform of `input`: a vector, or any vector expression of real or complex values
+    /// (`plan(2.0f * x + y)`, a kiln::vector<float>), evaluated inside the first pass where the
+    /// plan's first step is a radix pass. Checked here: invalid_argument_error for a wrong size
+    /// or device.
     template <vector_expression E>
-    requires(!std::same_as<std::remove_cvref_t<E>, vector<value_type>>) &&
-        detail::storable_as<value_type, expression_value_t<E>> vector<value_type> operator()(
-            const E& input) const {
-        vector<value_type> output(queue_, size());
-        output = input;  // sizes and devices checked here, before anything runs
-        plan_->run(queue_, output.part(0).storage(), output.part(0).storage());
-        return output;
+    requires detail::storable_as<value_type, expression_value_t<E>>
+    auto operator()(const E& input) const {
+        if constexpr (std::same_as<std::remove_cvref_t<E>, vector<value_type>>)
+            return detail::fft_term<fft, detail::vector_terminal<value_type>>(
+                *this, detail::as_node(input), &input);
+        else
+            return detail::fft_term<fft, detail::node_t<std::remove_cvref_t<E>>>(
+                *this, detail::as_node(input));
     }
     /// Writes the transform of `input` to `output`, which may be `input` itself (in place).
     void operator()(const vector<value_type>& input, const vector<value_type>& output) const {
@@ -94,12 +82,18 @@ class fft {
     std::size_t batch() const noexcept { return plan_->shape().batch; }
     /// Elements transformed per call: the sizes' product times the batch.
     std::size_t size() const noexcept { return plan_->shape().elements(); }
+    std::size_t input_size() const noexcept { return size(); }
+    std::size_t output_size() const noexcept { return size(); }
     bool is_inverse() const noexcept { return plan_->shape().inverse; }
     /// The shared device plan (tests of caching; real transforms).
     const detail::fft_plan& plan() const noexcept { return *plan_; }
     const device& plan_device() const noexcept { return device_; }
+    const queue& plan_queue() const noexcept { return queue_; }
 
   private:
+    template <class, class>
+    friend class detail::fft_term;
+
     fft(const queue& q, std::vector<std::size_t> sizes, bool inverse, std::size_t batch)
         : plan_(detail::fft_plan::make(
               q, detail::fft_shape{std::move(sizes), batch, inverse, std::same_as<T, double>},
@@ -111,6 +105,49 @@ class fft {
         detail::check_fft_operand(v, size(), device_, role);
     }
 
+    // target = plan(input), input and target checked, on target's queue.
+    template <class Node>
+    void assign(const Node& input, const vector<value_type>* plain,
+                vector<value_type>& target) const {
+        const queue& q = target.queue();
+        const detail::buffer_storage& output = target.part(0).storage();
+        if (plain) {
+            plan_->run(q, plain->part(0).storage(), output);  // in place when plain is target
+            return;
+        }
+        if (plan_->fuses_input()) {
+            const detail::fft_input_expression fused = detail::fft_input_of<value_type>(input);
+            if (!detail::reads_memory(fused.arguments, output)) {
+                plan_->run(q, fused, output);
+                return;
+            }
+            // x = plan(2 * x) in one pass: pass kernels are not written to read all they read
+            // before they write (chain() sends in-place single passes through scratch too).
+            detail::fft_result<value_type> staging;
+            const detail::buffer_storage& block = staging.acquire(q, size());
+            const event done = plan_->run(q, fused, block);
+            block.copy_bytes(q, 0, output, 0, size() * sizeof(value_type), done);
+            return;
+        }
+        // Bluestein's first step (or sizes of 1): the input written to the target, then
+        // transformed there in place.
+        detail::assign(detail::vector_terminal<value_type>(target), input, "kiln::fft input");
+        plan_->run(q, output, output);
+    }
+    // The transform as an expression's operand, into one temporary on the plan's queue.
+    template <class Node>
+    void evaluate(const Node& input, const vector<value_type>* plain,
+                  detail::fft_result<value_type>& result) const {
+        if (plain) {
+            plan_->run(queue_, plain->part(0).storage(), result.acquire(queue_, size()));
+        } else if (plan_->fuses_input()) {
+            const detail::buffer_storage& block = result.acquire(queue_, size());
+            plan_->run(queue_, detail::fft_input_of<value_type>(input), block);
+        } else {
+            assign(input, plain, result.fresh(queue_, size()));
+        }
+    }
+
     std::shared_ptr<const detail::fft_plan> plan_;
     queue queue_;
     device device_;
@@ -119,28 +156,29 @@ class fft {
 /// Real-to-complex forward transforms, FFTW's r2c layout: arrays of {n0[, n1[, n2]]} real values
 /// to arrays of {n0[, n1[, n2 / 2 + 1]]} complex ones (the last size halved, plus one; the rest of
 /// the spectrum is their complex conjugate). Even and odd sizes. Runs as a complex transform of
-/// the real data and keeps half of it: correct, not yet the 2x faster packed algorithm.
+/// the real data (read by its first pass, widened there) and keeps half of it: correct, not yet
+/// the 2x faster packed algorithm. plan(input) is a term like kiln::fft's.
 template <class T>
 requires std::same_as<T, float> || std::same_as<T, double>
 class rfft {
   public:
+    using input_type = T;
+    using output_type = std::complex<T>;
+
     rfft(const queue& q, std::vector<std::size_t> sizes, std::size_t batch = 1)
         : complex_(q, std::move(sizes), batch) {}
 
-    vector<std::complex<T>> operator()(const vector<T>& input) const {
-        detail::check_fft_operand(input, size(), complex_.plan_device(), "input");
-        vector<std::complex<T>> output(input.queue(), spectrum_size());
-        (*this)(input, output);
-        return output;
+    /// The half spectrum of `input`, a real vector or real vector expression.
+    template <vector_expression E>
+    requires detail::storable_as<T, expression_value_t<E>>
+    auto operator()(const E& input) const {
+        return detail::fft_term<rfft, detail::node_t<std::remove_cvref_t<E>>>(
+            *this, detail::as_node(input));
     }
     void operator()(const vector<T>& input, const vector<std::complex<T>>& output) const {
         detail::check_fft_operand(input, size(), complex_.plan_device(), "input");
         detail::check_fft_operand(output, spectrum_size(), complex_.plan_device(), "output");
-        vector<std::complex<T>> full(input.queue(), size());
-        full = input;
-        complex_(full, full);
-        complex_.plan().keep_half(input.queue(), full.part(0).storage(), output.part(0).storage(),
-                                  {});
+        write(detail::vector_terminal<T>(input), input.queue(), output.part(0).storage());
     }
 
     /// Real values in: the sizes' product times the batch.
@@ -149,35 +187,76 @@ class rfft {
     std::size_t spectrum_size() const noexcept {
         return size() / complex_.sizes().back() * (complex_.sizes().back() / 2 + 1);
     }
+    std::size_t input_size() const noexcept { return size(); }
+    std::size_t output_size() const noexcept { return spectrum_size(); }
+    const queue& plan_queue() const noexcept { return complex_.plan_queue(); }
 
   private:
+    template <class, class>
+    friend class detail::fft_term;
+
+    // The full complex transform in a pool block (the input read by its first pass where it
+    // can be), then its half into `output`.
+    template <class Node>
+    void write(const Node& input, const queue& q, const detail::buffer_storage& output) const {
+        const detail::fft_plan& plan = complex_.plan();
+        detail::fft_result<std::complex<T>> full;
+        if (plan.fuses_input()) {
+            const detail::buffer_storage& block = full.acquire(q, size());
+            const event done = plan.run(q, detail::fft_input_of<std::complex<T>>(input), block);
+            plan.keep_half(q, block, output, done);
+        } else {
+            vector<std::complex<T>>& widened = full.fresh(q, size());
+            detail::assign(detail::vector_terminal<std::complex<T>>(widened), input,
+                           "kiln::rfft input");
+            const detail::buffer_storage& storage = widened.part(0).storage();
+            plan.keep_half(q, storage, output, plan.run(q, storage, storage));
+        }
+    }
+    template <class Node>
+    void assign(const Node& input, const vector<T>*, vector<std::complex<T>>& target) const {
+        write(input, target.queue(), target.part(0).storage());
+    }
+    template <class Node>
+    void evaluate(const Node& input, const vector<T>*,
+                  detail::fft_result<std::complex<T>>& result) const {
+        write(input, plan_queue(), result.acquire(plan_queue(), spectrum_size()));
+    }
+
     fft<T> complex_;
 };
 
 /// Complex-to-real inverse transforms, the inverse of rfft (scaled by 1/N): arrays of
 /// {n0[, n1[, n2 / 2 + 1]]} complex values, the half spectrum of real data, to arrays of
 /// {n0[, n1[, n2]]} real ones. Only the half spectrum is read; the rest is taken to be its
-/// conjugate, as for FFTW's c2r. Runs as a complex transform of the expanded spectrum.
+/// conjugate, as for FFTW's c2r. Runs as a complex transform of the spectrum expanded from the
+/// half (an input expression is read by the expansion kernel). plan(input) is a term like
+/// kiln::fft's; inside a larger expression its value is a new vector.
 template <class T>
 requires std::same_as<T, float> || std::same_as<T, double>
 class irfft {
   public:
+    using input_type = std::complex<T>;
+    using output_type = T;
+
     irfft(const queue& q, std::vector<std::size_t> sizes, std::size_t batch = 1)
         : complex_(q, std::move(sizes), inverse, batch) {}
 
-    vector<T> operator()(const vector<std::complex<T>>& input) const {
-        detail::check_fft_operand(input, spectrum_size(), complex_.plan_device(), "input");
-        vector<T> output(input.queue(), size());
-        (*this)(input, output);
-        return output;
+    /// The real arrays whose half spectrum is `input`, a vector or vector expression.
+    template <vector_expression E>
+    requires detail::storable_as<std::complex<T>, expression_value_t<E>>
+    auto operator()(const E& input) const {
+        if constexpr (std::same_as<std::remove_cvref_t<E>, vector<std::complex<T>>>)
+            return detail::fft_term<irfft, detail::vector_terminal<std::complex<T>>>(
+                *this, detail::as_node(input), &input);
+        else
+            return detail::fft_term<irfft, detail::node_t<std::remove_cvref_t<E>>>(
+                *this, detail::as_node(input));
     }
     void operator()(const vector<std::complex<T>>& input, vector<T>& output) const {
         detail::check_fft_operand(input, spectrum_size(), complex_.plan_device(), "input");
         detail::check_fft_operand(output, size(), complex_.plan_device(), "output");
-        vector<std::complex<T>> full(input.queue(), size());
-        complex_.plan().expand_half(input.queue(), input.part(0).storage(), full.part(0).storage());
-        complex_(full, full);
-        output = real(full);
+        assign(detail::vector_terminal<std::complex<T>>(input), &input, output);
     }
 
     /// Real values out: the sizes' product times the batch.
@@ -186,8 +265,32 @@ class irfft {
     std::size_t spectrum_size() const noexcept {
         return size() / complex_.sizes().back() * (complex_.sizes().back() / 2 + 1);
     }
+    std::size_t input_size() const noexcept { return spectrum_size(); }
+    std::size_t output_size() const noexcept { return size(); }
+    const queue& plan_queue() const noexcept { return complex_.plan_queue(); }
 
   private:
+    template <class, class>
+    friend class detail::fft_term;
+
+    template <class Node>
+    void assign(const Node& input, const vector<std::complex<T>>* plain, vector<T>& target) const {
+        const queue& q = target.queue();
+        vector<std::complex<T>> full(q, size());
+        if (plain)
+            complex_.plan().expand_half(q, plain->part(0).storage(), full.part(0).storage());
+        else
+            complex_.plan().expand_half(q, detail::fft_input_of<std::complex<T>>(input),
+                                        full.part(0).storage());
+        complex_(full, full);
+        target = real(full);
+    }
+    template <class Node>
+    void evaluate(const Node& input, const vector<std::complex<T>>* plain,
+                  detail::fft_result<T>& result) const {
+        assign(input, plain, result.fresh(plan_queue(), size()));
+    }
+
     fft<T> complex_;
 };
 

@@ -398,7 +398,26 @@ fft_plan::fft_plan(const queue& q, fft_shape shape)
 event fft_plan::run(const queue& q, const buffer_storage& input,
                     const buffer_storage& output) const {
     const bool in_place = input.memory() == output.memory();
-    const std::vector<fft_step>& steps = in_place ? in_place_ : out_of_place_;
+    return run_steps(q, in_place ? in_place_ : out_of_place_, &input, nullptr, output);
+}
+
+bool fft_plan::fuses_input() const noexcept {
+    return !out_of_place_.empty() && out_of_place_.front().pass.has_value();
+}
+
+event fft_plan::run(const queue& q, const fft_input_expression& input,
+                    const buffer_storage& output) const {
+    if (!fuses_input())
+        throw invalid_argument_error("kiln::fft",
+                                     "this plan's first step cannot read an expression");
+    return run_steps(q, out_of_place_, nullptr, &input, output);
+}
+
+// Steps reading fft_buffer::input read `input`, or, in its place, `expression` (only the first
+// step of an out-of-place chain reads the input).
+event fft_plan::run_steps(const queue& q, const std::vector<fft_step>& steps,
+                          const buffer_storage* input, const fft_input_expression* expression,
+                          const buffer_storage& output) const {
     const std::size_t bytes = shape_.elements() * element_bytes_;
     const auto uses = [&](fft_buffer b) {
         for (const fft_step& s : steps)
@@ -415,7 +434,7 @@ event fft_plan::run(const queue& q, const buffer_storage& input,
     const auto storage = [&](fft_buffer b) -> const buffer_storage& {
         switch (b) {
             case fft_buffer::input:
-                return input;
+                return *input;
             case fft_buffer::output:
                 return output;
             case fft_buffer::scratch0:
@@ -434,6 +453,20 @@ event fft_plan::run(const queue& q, const buffer_storage& input,
             done = storage(step.source).copy_bytes(q, 0, storage(step.target), 0, bytes, done);
             continue;
         }
+        if (expression && step.source == fft_buffer::input) {
+            const std::string precision =
+                std::string(shape_.double_precision ? " double" : " float") +
+                (wide_index_ ? " ulong" : " uint");
+            const algorithm_program& program = algorithm_program_for(
+                q.device(),
+                "fft pass" + precision + " " + step.kernel + " input " + expression->key,
+                {step.kernel}, [&] {
+                    return fft_pass_source({*step.pass}, shape_.double_precision, wide_index_,
+                                           &expression->write);
+                });
+            done = launch(q, step, expression->arguments, storage(step.target), done, program);
+            continue;
+        }
         done = launch(q, step, storage(step.source), storage(step.target), done);
     }
     for (temporary_lease* lease : {&scratch[0], &scratch[1], &work[0], &work[1]})
@@ -443,8 +476,16 @@ event fft_plan::run(const queue& q, const buffer_storage& input,
 
 event fft_plan::launch(const queue& q, const fft_step& step, const buffer_storage& source,
                        const buffer_storage& target, const event& after) const {
-    std::vector<kernel_argument> args{buffer_argument(source), buffer_argument(target),
-                                      buffer_argument(tables_.storage())};
+    return launch(q, step, {buffer_argument(source)}, target, after,
+                  step.program ? *step.program : *program_);
+}
+
+event fft_plan::launch(const queue& q, const fft_step& step, std::vector<kernel_argument> inputs,
+                       const buffer_storage& target, const event& after,
+                       const algorithm_program& program) const {
+    std::vector<kernel_argument> args = std::move(inputs);
+    args.push_back(buffer_argument(target));
+    args.push_back(buffer_argument(tables_.storage()));
     const auto index = [&](std::uint64_t value) {
         args.push_back(wide_index_ ? make_argument(value)
                                    : make_argument(static_cast<std::uint32_t>(value)));
@@ -456,10 +497,7 @@ event fft_plan::launch(const queue& q, const fft_step& step, const buffer_storag
     const std::size_t group = step.pass ? step.pass->work_group_size : work_group_size;
     const std::size_t per_group = step.pass ? step.pass->lines_per_group : work_group_size;
     const std::size_t global = (step.work_items + per_group - 1) / per_group * group;
-    return (step.program ? step.program : program_)
-        ->kernel(step.kernel)
-        .bind(std::move(args))
-        .launch(q, global, group, {}, after);
+    return program.kernel(step.kernel).bind(std::move(args)).launch(q, global, group, {}, after);
 }
 
 // The sizes of a real transform's arrays: d x c x n, n contiguous, half = n / 2 + 1.
@@ -485,6 +523,19 @@ event fft_plan::expand_half(const queue& q, const buffer_storage& half,
     const real_layout l(shape_);
     return launch(q, {fft_expand_kernel, {}, {}, shape_.elements(), {l.n, l.half, l.c, l.d}, 1.0},
                   half, full, {});
+}
+
+event fft_plan::expand_half(const queue& q, const fft_input_expression& half,
+                            const buffer_storage& full) const {
+    const real_layout l(shape_);
+    const algorithm_program& program = algorithm_program_for(
+        q.device(),
+        std::string("fft expand ") + (shape_.double_precision ? "double" : "float") +
+            (wide_index_ ? " ulong" : " uint") + " input " + half.key,
+        {fft_expand_kernel},
+        [&] { return fft_expand_source(shape_.double_precision, wide_index_, half.write); });
+    return launch(q, {fft_expand_kernel, {}, {}, shape_.elements(), {l.n, l.half, l.c, l.d}, 1.0},
+                  half.arguments, full, {}, program);
 }
 
 std::shared_ptr<const fft_plan> fft_plan::make(const queue& q, const fft_shape& shape,

@@ -5,6 +5,7 @@
 #include <kiln/algo/fft_kernels.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <numbers>
+#include <optional>
 #include <string_view>
 
 namespace kiln::detail {
@@ -44,10 +45,16 @@ void define_helpers(source_builder& b, const fft_types& t) {
                  "uint kiln_fft_pad(uint x) { return x + (x >> 4); }\n");
 }
 
-// The common signature; see fft_program_source.
-void begin(source_builder& b, const fft_types& t, const std::string& name) {
+// The common signature; see fft_program_source. An input expression's parameters take the place
+// of `in`.
+std::optional<fft_input_text> begin(source_builder& b, const fft_types& t, const std::string& name,
+                                    const fft_input_writer* input = nullptr) {
     b.begin_kernel(name);
-    b.parameter("global const " + t.complex + "* in");
+    std::optional<fft_input_text> text;
+    if (input)
+        text = (*input)(b);
+    else
+        b.parameter("global const " + t.complex + "* in");
     b.parameter("global " + t.complex + "* out");
     b.parameter("global const " + t.complex + "* table");
     for (const char* p : {"count", "a", "b", "c", "d", "e"}) b.parameter(t.index + " " + p);
@@ -55,6 +62,7 @@ void begin(source_builder& b, const fft_types& t, const std::string& name) {
     b.begin_body();
     b.line("const " + t.index + " g = (" + t.index + ")get_global_id(0);");
     b.line("if (g >= count) return;");
+    return text;
 }
 
 // `function(a, b)`, or `function(a)` when b is empty.
@@ -158,6 +166,21 @@ void open_guard(source_builder& b, bool needed, const std::string& condition) {
     b.open(needed ? "if (" + condition + ")" : "");
 }
 
+// Sets `target` to input element `index`: in[index], or the value of the plan's input expression
+// (fused into the first pass) at idx = index.
+void load_input(source_builder& b, const fft_input_text* input, const std::string& target,
+                const std::string& index) {
+    if (!input) {
+        b.line(target + " = in[" + index + "];");
+        return;
+    }
+    b.open("");
+    b.line("const ulong idx = (ulong)(" + index + ");");
+    for (const std::string& statement : input->statements) b.line(statement);
+    b.line(target + " = " + input->value + ";");
+    b.close();
+}
+
 // Moves the group's lines between global and local memory: element i of line g is at
 // in[line_in[g] + i * step] (loads) or out[line_out[g] + i * step] (stores). Work-items take
 // the elements in the order that neighbours them in global memory: across lines at the same i
@@ -165,7 +188,7 @@ void open_guard(source_builder& b, bool needed, const std::string& condition) {
 // to local memory after all of them: CUDA cannot tell a global pointer from local memory, so a
 // local store between two loads would make each load wait for the one before.
 void copy_lines(source_builder& b, const fft_types& t, const fft_pass_kernel& k, bool load,
-                bool lines_fastest, const std::string& step) {
+                bool lines_fastest, const std::string& step, const fft_input_text* input) {
     const std::size_t total = k.lines_per_group * k.length;
     const std::size_t rounds = (total + k.work_group_size - 1) / k.work_group_size;
     const std::string G = std::to_string(k.lines_per_group), L = std::to_string(k.length);
@@ -187,7 +210,7 @@ void copy_lines(source_builder& b, const fft_types& t, const fft_pass_kernel& k,
             b.open("");
             element(u);
             if (phase == 0) {
-                b.line(w + " = in[line_in[g] + (" + t.index + ")i * " + step + "];");
+                load_input(b, input, w, "line_in[g] + (" + t.index + ")i * " + step);
                 if (k.twiddled) {
                     b.line("const " + t.index + " x = line_k[g] * i;");
                     b.line(w + " = kiln_fft_mul(" + w + ", kiln_fft_mul(table[e + " +
@@ -261,24 +284,33 @@ void write_stage(source_builder& b, const fft_types& t, const fft_pass_kernel& k
     b.local_barrier();
 }
 
-// The signature both pass kernels share (parameters as described at write_pass_kernel).
-void begin_pass_kernel(source_builder& b, const fft_types& t, const fft_pass_kernel& k) {
+// The signature both pass kernels share (parameters as described at write_pass_kernel), with an
+// input expression's parameters in place of `in`.
+std::optional<fft_input_text> begin_pass_kernel(source_builder& b, const fft_types& t,
+                                                const fft_pass_kernel& k,
+                                                const fft_input_writer* input) {
     b.begin_kernel(k.name(), k.work_group_size);
-    b.parameter("global const " + t.complex + "* in");
+    std::optional<fft_input_text> text;
+    if (input)
+        text = (*input)(b);
+    else
+        b.parameter("global const " + t.complex + "* in");
     b.parameter("global " + t.complex + "* out");
     b.parameter("global const " + t.complex + "* table");
     for (const char* p : {"count", "a", "b", "c", "d", "e"}) b.parameter(t.index + " " + p);
     b.parameter(t.real + " scale");
     b.begin_body();
+    return text;
 }
 
 // A pass of one radix stage without local memory, one line per work-item: what CPUs run (their
 // caches serve any order, and PoCL compiles kernels without barriers several times faster).
 // Same parameters and tables as write_pass_kernel.
-void write_direct_pass_kernel(source_builder& b, const fft_types& t, const fft_pass_kernel& k) {
+void write_direct_pass_kernel(source_builder& b, const fft_types& t, const fft_pass_kernel& k,
+                              const fft_input_writer* input) {
     const std::string& ix = t.index;
     const std::string L = std::to_string(k.length);
-    begin_pass_kernel(b, t, k);
+    const std::optional<fft_input_text> input_text = begin_pass_kernel(b, t, k, input);
     b.line("const " + ix + " line = (" + ix + ")get_global_id(0);");
     b.line("if (line >= count) return;");
     b.line("const " + ix + " inner = line % d, j = (line / d) % b, rest = line / d / b;");
@@ -287,14 +319,15 @@ void write_direct_pass_kernel(source_builder& b, const fft_types& t, const fft_p
     std::vector<std::string> v;
     for (std::size_t r = 0; r < k.length; ++r) {
         const std::string name = "v" + std::to_string(r);
-        std::string value = "in[source + " + std::to_string(r) + "u * load_step]";
+        b.line(t.complex + " " + name + ";");
+        load_input(b, input_text ? &*input_text : nullptr, name,
+                   "source + " + std::to_string(r) + "u * load_step");
         if (k.twiddled && r > 0) {
             const std::string x = "(k * " + std::to_string(r) + "u)";
-            value = "kiln_fft_mul(" + value + ", kiln_fft_mul(table[e + " + L + "u + " + x + " % " +
-                    L + "u], table[e + " + std::to_string(2 * k.length) + "u + " + x + " / " + L +
-                    "u]))";
+            b.line(name + " = kiln_fft_mul(" + name + ", kiln_fft_mul(table[e + " + L + "u + " + x +
+                   " % " + L + "u], table[e + " + std::to_string(2 * k.length) + "u + " + x +
+                   " / " + L + "u]));");
         }
-        b.line("const " + t.complex + " " + name + " = " + value + ";");
         v.push_back(name);
     }
     const std::vector<std::string> y = small_dft_writer(b, t, k.inverse).dft(v);
@@ -312,10 +345,11 @@ void write_direct_pass_kernel(source_builder& b, const fft_types& t, const fft_p
 // done by earlier passes, d = the stride between a line's elements, e = the offset of the pass's
 // tables (w_L^x for x < L, then, after a first pass, w_cL^x for x < L and w_cL^(L y) for y < c).
 // Line t combines L sub-transforms of length c into one of length c L, in the natural order.
-void write_pass_kernel(source_builder& b, const fft_types& t, const fft_pass_kernel& k) {
+void write_pass_kernel(source_builder& b, const fft_types& t, const fft_pass_kernel& k,
+                       const fft_input_writer* input) {
     const std::string& ix = t.index;
     const std::string G = std::to_string(k.lines_per_group);
-    begin_pass_kernel(b, t, k);
+    const std::optional<fft_input_text> input_text = begin_pass_kernel(b, t, k, input);
     b.local_array(t.complex, "data", std::to_string(local_elements(k)));
     b.local_array(ix, "line_in", G);
     b.local_array(ix, "line_out", G);
@@ -333,7 +367,8 @@ void write_pass_kernel(source_builder& b, const fft_types& t, const fft_pass_ker
     b.close();
     b.local_barrier();
     b.line("const " + ix + " load_step = b * d, store_step = c * d;");
-    copy_lines(b, t, k, true, k.load_lines_fastest, "load_step");
+    copy_lines(b, t, k, true, k.load_lines_fastest, "load_step",
+               input_text ? &*input_text : nullptr);
     b.local_barrier();
     std::size_t done = 1;
     for (std::size_t radix : k.radices) {
@@ -342,7 +377,7 @@ void write_pass_kernel(source_builder& b, const fft_types& t, const fft_pass_ker
         b.close();
         done *= radix;
     }
-    copy_lines(b, t, k, false, k.store_lines_fastest, "store_step");
+    copy_lines(b, t, k, false, k.store_lines_fastest, "store_step", nullptr);
     b.end_kernel();
 }
 
@@ -388,20 +423,24 @@ void write_half(source_builder& b, const fft_types& t) {
 
 // Real transforms, inverse: the full spectrum from its first b = a / 2 + 1 columns, through
 // X[i0, i1, k] = conj(X[-i0, -i1, -k]) (the input of real data), for arrays of (d, c, a).
-void write_expand(source_builder& b, const fft_types& t) {
-    begin(b, t, fft_expand_kernel);
+// With `input`, the half spectrum is an expression (irfft of an expression).
+void write_expand(source_builder& b, const fft_types& t, const fft_input_writer* input = nullptr) {
+    const std::optional<fft_input_text> text = begin(b, t, fft_expand_kernel, input);
+    const fft_input_text* half = text ? &*text : nullptr;
     const std::string& i = t.index;
     b.line("const " + i + " k = g % a;");
     b.line("const " + i + " rest = g / a;");
+    b.line(t.complex + " z;");
     b.open("if (k < b)");
-    b.line("out[g] = in[rest * b + k];");
+    load_input(b, half, "z", "rest * b + k");
+    b.line("out[g] = z;");
     b.close();
     b.open("else");
     b.line("const " + i + " i1 = rest % c;");
     b.line("const " + i + " i0 = (rest / c) % d;");
     b.line("const " + i + " array = rest / c / d;");
     b.line("const " + i + " mirror = (array * d + (d - i0) % d) * c + (c - i1) % c;");
-    b.line(t.complex + " z = in[mirror * b + a - k];");
+    load_input(b, half, "z", "mirror * b + a - k");
     b.line("out[g] = kiln_fft_make(z.x, -z.y);");
     b.close();
     b.end_kernel();
@@ -443,16 +482,25 @@ std::string fft_program_source(bool double_precision, bool wide_index) {
     return b.str();
 }
 
+std::string fft_expand_source(bool double_precision, bool wide_index,
+                              const fft_input_writer& input) {
+    const fft_types t = types(double_precision, wide_index);
+    source_builder b;
+    define_helpers(b, t);
+    write_expand(b, t, &input);
+    return b.str();
+}
+
 std::string fft_pass_source(const std::vector<fft_pass_kernel>& kernels, bool double_precision,
-                            bool wide_index) {
+                            bool wide_index, const fft_input_writer* input) {
     const fft_types t = types(double_precision, wide_index);
     source_builder b;
     define_helpers(b, t);
     for (const fft_pass_kernel& kernel : kernels) {
         if (kernel.direct)
-            write_direct_pass_kernel(b, t, kernel);
+            write_direct_pass_kernel(b, t, kernel, input);
         else
-            write_pass_kernel(b, t, kernel);
+            write_pass_kernel(b, t, kernel, input);
     }
     return b.str();
 }

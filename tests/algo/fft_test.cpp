@@ -143,7 +143,7 @@ class fft_test : public kiln::test::device_queue_test {
         const kiln::vector<std::complex<T>> x(q, host);
         const auto plan =
             inverse ? kiln::fft<T>(q, sizes, kiln::inverse, batch) : kiln::fft<T>(q, sizes, batch);
-        const auto y = plan(x);
+        const kiln::vector<std::complex<T>> y = plan(x);
         EXPECT_LE(relative_l2_error(y.read(), reference(host, sizes, batch, inverse)),
                   tolerance<T>(product(sizes)));
         EXPECT_EQ(x.read(), host) << "the input must be left alone";
@@ -237,25 +237,6 @@ TEST_P(fft_test, forward_then_inverse_in_place_gives_the_input_back) {
     }
 }
 
-TEST_P(fft_test, expressions_and_real_vectors_are_transformed) {
-    const std::size_t n = 360;
-    const auto host = random_complex<float>(n, 3);
-    std::vector<float> real_host(n);
-    for (std::size_t i = 0; i < n; ++i) real_host[i] = host[i].imag();
-    const kiln::vector<std::complex<float>> x(q, host);
-    const kiln::vector<float> r(q, real_host);
-    const kiln::fft<float> plan(q, {n});
-    std::vector<std::complex<float>> doubled(host);
-    for (auto& z : doubled) z *= 2.0f;
-    EXPECT_LE(relative_l2_error(plan(2.0f * x).read(), reference(doubled, {n}, 1, false)),
-              tolerance<float>(n));
-    const std::vector<std::complex<float>> real_as_complex(real_host.begin(), real_host.end());
-    EXPECT_LE(relative_l2_error(plan(r).read(), reference(real_as_complex, {n}, 1, false)),
-              tolerance<float>(n));
-    const kiln::vector<float> too_short(q, std::vector<float>(n - 1));
-    EXPECT_THROW(plan(too_short), kiln::invalid_argument_error);
-}
-
 // The first n / 2 + 1 of every n values (n the last size): the half spectrum of real data.
 std::vector<cdouble> half_columns(const std::vector<cdouble>& full, std::size_t n) {
     std::vector<cdouble> half;
@@ -278,13 +259,14 @@ TEST_P(fft_test, real_transforms_of_even_and_odd_sizes_match_fftw_and_invert) {
             const kiln::vector<T> x(q, host);
             const kiln::rfft<T> forward(q, sizes, 3);
             const kiln::irfft<T> backward(q, sizes, 3);
-            const auto spectrum = forward(x);
+            const kiln::vector<std::complex<T>> spectrum = forward(x);
             ASSERT_EQ(spectrum.size(), forward.spectrum_size());
             const std::vector<std::complex<T>> as_complex(host.begin(), host.end());
             const auto expected =
                 half_columns(reference(as_complex, sizes, 3, false), sizes.back());
             EXPECT_LE(relative_l2_error(spectrum.read(), expected), tolerance<T>(product(sizes)));
-            const std::vector<T> back = backward(spectrum).read();
+            const kiln::vector<T> back_vector = backward(spectrum);
+            const std::vector<T> back = back_vector.read();
             const std::vector<std::complex<T>> back_complex(back.begin(), back.end());
             EXPECT_LE(
                 relative_l2_error(back_complex, std::vector<cdouble>(host.begin(), host.end())),

@@ -3,6 +3,8 @@
 #pragma GCC visibility push(default)
 
 #include <cstddef>
+#include <functional>
+#include <kiln/detail/source_builder.hpp>
 #include <string>
 #include <vector>
 
@@ -49,9 +51,24 @@ std::vector<std::string> fft_kernel_names();
 /// return, and a..e are the integer parameters of fft_step::values.
 std::string fft_program_source(bool double_precision, bool wide_index);
 
-/// A program of pass kernels (same parameters; `count` counts lines).
+/// A pass's input when it is a vector expression rather than the buffer `in`: OpenCL C that
+/// computes the element at `idx` (a ulong in scope) as the plan's complex type, after
+/// `statements` (an expression's temporaries).
+struct fft_input_text {
+    std::vector<std::string> statements;
+    std::string value;
+};
+/// Declares an input expression's kernel parameters (where `in` would be) and returns its text.
+using fft_input_writer = std::function<fft_input_text(source_builder&)>;
+
+/// A program of fft_expand_kernel alone, reading `input` instead of `in` (irfft of an expression).
+std::string fft_expand_source(bool double_precision, bool wide_index,
+                              const fft_input_writer& input);
+
+/// A program of pass kernels (same parameters; `count` counts lines). With `input`, they read
+/// the input expression instead of `in` (the first pass of a plan given an expression).
 std::string fft_pass_source(const std::vector<fft_pass_kernel>& kernels, bool double_precision,
-                            bool wide_index);
+                            bool wide_index, const fft_input_writer* input = nullptr);
 
 }  // namespace kiln::detail
 #pragma GCC visibility pop

@@ -13,6 +13,7 @@
 #include <kiln/runtime/buffer.hpp>
 #include <kiln/runtime/device.hpp>
 #include <kiln/runtime/event.hpp>
+#include <kiln/runtime/program.hpp>
 #include <kiln/runtime/queue.hpp>
 #include <memory>
 #include <optional>
@@ -76,6 +77,15 @@ class scoped_fft_length_kernels {
     bool previous_;
 };
 
+/// A plan's input given as a vector expression, read inside the first pass: its kernel text,
+/// under `key` (the expression's type, which decides the text), and its kernel arguments in the
+/// order the text declares them.
+struct fft_input_expression {
+    std::string key;
+    fft_input_writer write;
+    std::vector<kernel_argument> arguments;
+};
+
 class fft_plan {
   public:
     /// The plan for `shape` on q's device, shared by every kiln::fft made for the same shape on
@@ -86,6 +96,14 @@ class fft_plan {
 
     /// Transforms `input` into `output` (they may be the same memory) on q.
     event run(const queue& q, const buffer_storage& input, const buffer_storage& output) const;
+    /// Whether the first step is a pass that can read an input expression: not for Bluestein's
+    /// first step (its chirp kernel is shared by every plan) nor for sizes that are all 1 (a
+    /// copy, no pass).
+    bool fuses_input() const noexcept;
+    /// Transforms the expression into `output` (out of place), evaluating it inside the first
+    /// pass, whose kernel is built once per pass and expression type. Needs fuses_input().
+    event run(const queue& q, const fft_input_expression& input,
+              const buffer_storage& output) const;
 
     /// Real transforms, after the forward one: the first n/2 + 1 of every n elements along
     /// the last size (the rest are their conjugates when the input was real).
@@ -93,14 +111,24 @@ class fft_plan {
                     const event& after) const;
     /// Real transforms, before the inverse one: the full spectrum of real data from its half.
     event expand_half(const queue& q, const buffer_storage& half, const buffer_storage& full) const;
+    /// The same from a half spectrum given as an expression, read by the expansion kernel (built
+    /// once per expression type).
+    event expand_half(const queue& q, const fft_input_expression& half,
+                      const buffer_storage& full) const;
 
     const fft_shape& shape() const noexcept { return shape_; }
 
     fft_plan(const queue& q, fft_shape shape);
 
   private:
+    event run_steps(const queue& q, const std::vector<fft_step>& steps, const buffer_storage* input,
+                    const fft_input_expression* expression, const buffer_storage& output) const;
     event launch(const queue& q, const fft_step& step, const buffer_storage& source,
                  const buffer_storage& target, const event& after) const;
+    /// The launch of `step` whose first arguments (the input) are `inputs`, from `program`.
+    event launch(const queue& q, const fft_step& step, std::vector<kernel_argument> inputs,
+                 const buffer_storage& target, const event& after,
+                 const algorithm_program& program) const;
 
     fft_shape shape_;
     std::size_t element_bytes_;
