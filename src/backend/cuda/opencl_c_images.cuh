@@ -23,6 +23,14 @@
 
 extern "C" void kiln_sampler_error_repeat_needs_normalized_coords();
 extern "C" void kiln_sampler_error_integer_coords_need_nearest_unnormalized_clamp();
+// Unoptimised builds (-cl-opt-disable, NVRTC's --device-debug) keep calls in branches that never
+// run, so there undefined samplers are not refused: they read what the formulas below make of them.
+#ifdef __CUDACC_DEBUG__
+#define KILN_REFUSE_SAMPLER(undefined, error)
+#else
+#define KILN_REFUSE_SAMPLER(undefined, error) \
+    if (undefined) error()
+#endif
 
 namespace kiln_opencl {
 
@@ -79,7 +87,7 @@ __forceinline__ float4 read_imagef(image2d_t image, sampler_t sampler, float2 co
     const int address = sampler & address_mask;
     const bool repeats = address == CLK_ADDRESS_REPEAT || address == CLK_ADDRESS_MIRRORED_REPEAT;
     const bool normalized = (sampler & CLK_NORMALIZED_COORDS_TRUE) != 0;
-    if (repeats && !normalized) kiln_sampler_error_repeat_needs_normalized_coords();
+    KILN_REFUSE_SAMPLER(repeats && !normalized, kiln_sampler_error_repeat_needs_normalized_coords);
     const int w = image.width, h = image.height;
     float x = coord.x, y = coord.y;
     if (address == CLK_ADDRESS_REPEAT) {
@@ -137,9 +145,9 @@ __forceinline__ float4 read_imagef(image2d_t image, sampler_t sampler, float2 co
 __forceinline__ float4 read_imagef(image2d_t image, sampler_t sampler, int2 coord) {
     using namespace detail;
     const int address = sampler & address_mask;
-    if ((sampler & (CLK_FILTER_LINEAR | CLK_NORMALIZED_COORDS_TRUE)) != 0 ||
-        address == CLK_ADDRESS_REPEAT || address == CLK_ADDRESS_MIRRORED_REPEAT)
-        kiln_sampler_error_integer_coords_need_nearest_unnormalized_clamp();
+    KILN_REFUSE_SAMPLER((sampler & (CLK_FILTER_LINEAR | CLK_NORMALIZED_COORDS_TRUE)) != 0 ||
+                            address == CLK_ADDRESS_REPEAT || address == CLK_ADDRESS_MIRRORED_REPEAT,
+                        kiln_sampler_error_integer_coords_need_nearest_unnormalized_clamp);
     if (address == CLK_ADDRESS_CLAMP) return texel_or_border(image, coord.x, coord.y);
     return texel(image, ::min(::max(coord.x, 0), image.width - 1),
                  ::min(::max(coord.y, 0), image.height - 1));
