@@ -47,8 +47,9 @@ namespace {
 
 /// The row pitch to use, after checking that the host range covers every row it implies and
 /// holds the format's component type.
+template <class Pointer>
 std::size_t checked_pitch(const char* call, const image2d& image, const queue& q,
-                          detail::image_host_data host, std::size_t row_pitch_bytes) {
+                          detail::image_host_data<Pointer> host, std::size_t row_pitch_bytes) {
     if (image.empty()) throw invalid_argument_error(call, "the image is empty (moved from)");
     if (!(image.device() == q.device()))
         throw invalid_argument_error(call, "the image lives on " + image.device().name() +
@@ -80,17 +81,17 @@ std::size_t checked_pitch(const char* call, const image2d& image, const queue& q
 
 }  // namespace
 
-void image2d::write_bytes(const queue& q, detail::image_host_data host, std::size_t row_pitch_bytes,
-                          const wait_list& after) const {
+void image2d::write_bytes(const queue& q, detail::image_host_data<const void*> host,
+                          std::size_t row_pitch_bytes, const wait_list& after) const {
     const std::size_t pitch =
         checked_pitch("kiln::image2d::write", *this, q, host, row_pitch_bytes);
     q.impl().write_image(*impl_, host.data, pitch, after.events());
 }
 
-void image2d::read_bytes(const queue& q, detail::image_host_data host, std::size_t row_pitch_bytes,
-                         const wait_list& after) const {
+void image2d::read_bytes(const queue& q, detail::image_host_data<void*> host,
+                         std::size_t row_pitch_bytes, const wait_list& after) const {
     const std::size_t pitch = checked_pitch("kiln::image2d::read", *this, q, host, row_pitch_bytes);
-    q.impl().read_image(*impl_, const_cast<void*>(host.data), pitch, after.events());
+    q.impl().read_image(*impl_, host.data, pitch, after.events());
 }
 
 }  // namespace kiln

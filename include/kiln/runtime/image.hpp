@@ -42,10 +42,12 @@ concept image_host_value =
 
 namespace detail {
 
-/// The untyped part of an image2d's transfers; `float_components` says whether the host data
-/// holds floats (else bytes), which must match the format.
+/// The untyped part of an image2d's transfers: host memory (written to by reads) of `bytes`
+/// bytes; `float_components` says whether it holds floats (else bytes), which must match the
+/// format.
+template <class Pointer>
 struct image_host_data {
-    const void* data;
+    Pointer data;
     std::size_t bytes;
     bool float_components;
 };
@@ -105,15 +107,18 @@ class image2d {
                const wait_list& after = {}) const {
         using value = std::remove_cv_t<std::ranges::range_value_t<R>>;
         write_bytes(q,
-                    {std::ranges::data(host), std::ranges::size(host) * sizeof(value),
-                     !std::is_same_v<value, std::uint8_t>},
+                    detail::image_host_data<const void*>{std::ranges::data(host),
+                                                         std::ranges::size(host) * sizeof(value),
+                                                         !std::is_same_v<value, std::uint8_t>},
                     row_pitch_bytes, after);
     }
     /// Reads every pixel into `host` (same size rule as write).
     template <image_host_value T>
     void read(const queue& q, std::span<T> host, std::size_t row_pitch_bytes = 0,
               const wait_list& after = {}) const {
-        read_bytes(q, {host.data(), host.size_bytes(), !std::is_same_v<T, std::uint8_t>},
+        read_bytes(q,
+                   detail::image_host_data<void*>{host.data(), host.size_bytes(),
+                                                  !std::is_same_v<T, std::uint8_t>},
                    row_pitch_bytes, after);
     }
     /// Every pixel, packed: T = float (r_float: one per pixel, rgba_float: four) or
@@ -126,10 +131,10 @@ class image2d {
     }
 
   private:
-    void write_bytes(const queue& q, detail::image_host_data host, std::size_t row_pitch_bytes,
-                     const wait_list& after) const;
-    void read_bytes(const queue& q, detail::image_host_data host, std::size_t row_pitch_bytes,
-                    const wait_list& after) const;
+    void write_bytes(const queue& q, detail::image_host_data<const void*> host,
+                     std::size_t row_pitch_bytes, const wait_list& after) const;
+    void read_bytes(const queue& q, detail::image_host_data<void*> host,
+                    std::size_t row_pitch_bytes, const wait_list& after) const;
 
     kiln::device device_;
     std::shared_ptr<detail::image_impl> impl_;
