@@ -14,6 +14,7 @@
 #include <kiln/runtime/cache.hpp>
 #include <kiln/runtime/device.hpp>
 #include <kiln/runtime/event.hpp>
+#include <kiln/runtime/image.hpp>
 #include <kiln/runtime/pinned.hpp>
 #include <kiln/runtime/profile.hpp>
 #include <kiln/runtime/program.hpp>

@@ -17,6 +17,7 @@
 #include <kiln/error.hpp>
 #include <kiln/runtime/device.hpp>
 #include <kiln/runtime/event.hpp>
+#include <kiln/runtime/image.hpp>
 #include <kiln/runtime/program.hpp>
 #include <kiln/runtime/queue.hpp>
 #include <memory>
@@ -44,6 +45,13 @@ class memory_impl {
     virtual ~memory_impl() = default;
     virtual backend_kind backend() const noexcept = 0;
     virtual std::size_t size_bytes() const noexcept = 0;
+};
+
+/// A 2-D image of a fixed size and format (kiln::image2d).
+class image_impl {
+  public:
+    virtual ~image_impl() = default;
+    virtual backend_kind backend() const noexcept = 0;
 };
 
 /// What the kernel's declaration says about one parameter, used to check arguments.
@@ -125,6 +133,12 @@ class queue_impl {
     virtual std::shared_ptr<event_impl> launch(kernel_impl& kernel, const launch_geometry& geometry,
                                                std::span<const kernel_argument> args,
                                                event_list after) = 0;
+    /// Blocking transfers of a whole image from and to host rows `row_pitch` bytes apart; the
+    /// public layer has checked the sizes.
+    virtual void write_image(image_impl& image, const void* src, std::size_t row_pitch,
+                             event_list after) = 0;
+    virtual void read_image(image_impl& image, void* dst, std::size_t row_pitch,
+                            event_list after) = 0;
     virtual std::shared_ptr<event_impl> marker(event_list after) = 0;
     virtual void flush() = 0;
     virtual void finish() = 0;
@@ -154,6 +168,10 @@ class device_impl {
     virtual std::unique_ptr<queue_impl> create_queue(const queue_options& options) = 0;
     /// Throws out_of_memory_error naming the request and the device's limits.
     virtual std::unique_ptr<memory_impl> allocate(std::size_t bytes, access mode) = 0;
+    /// A width x height image (both at least 1). Throws kiln::error KILN_FEATURE_UNSUPPORTED
+    /// when the device has no images, invalid_argument_error past its size limits.
+    virtual std::unique_ptr<image_impl> create_image(std::size_t width, std::size_t height,
+                                                     image_format format) = 0;
     /// Page-locked host memory of at least one byte, which transfers use without staging.
     virtual std::unique_ptr<host_memory_impl> allocate_host(std::size_t bytes) = 0;
     /// Builds OpenCL C sources (concatenated in order, as one translation unit); throws

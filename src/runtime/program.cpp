@@ -232,6 +232,8 @@ const char* kind_name(kernel_argument::kind kind) {
             return "kiln::local memory";
         case kernel_argument::kind::scalar:
             return "a scalar";
+        case kernel_argument::kind::image:
+            return "an image";
     }
     return "?";
 }
@@ -259,6 +261,18 @@ void check_arguments(const detail::kernel_impl& kernel, const device_properties&
         auto wrong = [&](const std::string& why) {
             throw invalid_argument_error(call, describe(param, i) + ": " + why);
         };
+        // Image parameters are global memory objects on OpenCL and values under CUDA: the type
+        // decides, whatever the address space says.
+        if (param.type_name.ends_with("sampler_t"))
+            wrong(
+                "sampler parameters are not supported: declare the sampler as a constant in the "
+                "kernel source (const sampler_t s = CLK_ADDRESS_CLAMP | ...;)");
+        const bool image_parameter = param.type_name.ends_with("image2d_t");
+        if (image_parameter && arg.what != kernel_argument::kind::image)
+            wrong(std::string("expects a kiln::image2d, got ") + kind_name(arg.what));
+        if (!image_parameter && arg.what == kernel_argument::kind::image)
+            wrong("got an image, which only an image2d_t parameter takes");
+        if (image_parameter) continue;
         switch (param.space) {
             case space::global:
             case space::constant:
@@ -421,11 +435,16 @@ event bound_kernel::launch(const queue& q, const range& global, const range& loc
     check_local_memory(*kernel_, q.device(), args_);
     for (std::size_t i = 0; i < args_.size(); ++i) {
         const auto& arg = args_[i];
-        if (arg.what == detail::kernel_argument::kind::buffer && !(arg.buffer_device == q.device()))
-            throw invalid_argument_error(call, "argument " + std::to_string(i) +
-                                                   " is a buffer on " + arg.buffer_device.name() +
-                                                   ", not on the queue's device " +
-                                                   q.device().name());
+        const bool image = arg.what == detail::kernel_argument::kind::image;
+        if (image && !arg.image)
+            throw invalid_argument_error(
+                call, "argument " + std::to_string(i) + " is an empty image (moved from)");
+        if ((image || arg.what == detail::kernel_argument::kind::buffer) &&
+            !(arg.buffer_device == q.device()))
+            throw invalid_argument_error(
+                call, "argument " + std::to_string(i) + " is " + (image ? "an image" : "a buffer") +
+                          " on " + arg.buffer_device.name() + ", not on the queue's device " +
+                          q.device().name());
     }
     // Nothing to run: still honour the wait list so the returned event orders like a launch.
     if (global.total() == 0) return q.marker(after);

@@ -256,6 +256,10 @@ CUresult CUDAAPI cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, 
         case CU_DEVICE_ATTRIBUTE_WARP_SIZE:
             *value = 32;
             break;
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH:
+        case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT:
+            *value = 32768;
+            break;
         default:
             return CUDA_ERROR_INVALID_VALUE;
     }

@@ -51,6 +51,9 @@ struct state {
     /// symbol's size until written.
     std::map<std::string, std::vector<std::byte>> globals;
     bool peer_access = true;  ///< what cuDeviceCanAccessPeer answers for two devices
+    /// CUDA arrays, texture and surface objects alive; the filter mode of each texture created.
+    long live_arrays = 0, live_textures = 0, live_surfaces = 0;
+    std::vector<CUfilter_mode> texture_filters;
     long peer_queries = 0, peer_enables = 0;
 };
 

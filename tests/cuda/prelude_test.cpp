@@ -74,7 +74,8 @@ TEST_F(Prelude, ErrorsNameTheCuhFileAndItsOwnLine) {
                                  "src/backend/cuda/opencl_c_work_items.cuh",
                                  "src/backend/cuda/opencl_c_math.cuh",
                                  "src/backend/cuda/opencl_c_geometric_relational.cuh",
-                                 "src/backend/cuda/opencl_c_subgroups.cuh"};
+                                 "src/backend/cuda/opencl_c_subgroups.cuh",
+                                 "src/backend/cuda/opencl_c_images.cuh"};
     ASSERT_EQ(headers.size(), std::size(files));
     for (std::size_t broken = 0; broken < headers.size(); ++broken) {
         const int line = empty_line_near_middle(headers[broken].text);
@@ -145,6 +146,56 @@ TEST_F(Prelude, EverySubGroupAndCollectiveFunctionCompilesForEachType) {
     const auto translated = translate_opencl_c(sources, options.translation);
     const auto compiled = compile_with_nvrtc(translated.source, options, hopper);
     EXPECT_TRUE(compiled.is_cubin);
+}
+
+// Every image function with every sampler that OpenCL defines for it.
+const char* image_kernels = R"(
+#define SAMPLE(address, filter)                                                               \
+    read_imagef(in, address | filter | CLK_NORMALIZED_COORDS_TRUE, (float2)(0.3f, 0.7f)) +     \
+        read_imagef(in, address | filter | CLK_NORMALIZED_COORDS_FALSE, (float2)(2.5f, 1.5f))
+const sampler_t integer_sampler = CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST | CLK_NORMALIZED_COORDS_FALSE;
+kernel void every_read(__read_only image2d_t in, __write_only image2d_t out, global float4* sum) {
+    int2 at = (int2)(get_image_width(in) - 1, get_image_height(in) - 1) + get_image_dim(out);
+    float4 s = SAMPLE(CLK_ADDRESS_NONE, CLK_FILTER_NEAREST) + SAMPLE(CLK_ADDRESS_NONE, CLK_FILTER_LINEAR) +
+               SAMPLE(CLK_ADDRESS_CLAMP_TO_EDGE, CLK_FILTER_NEAREST) +
+               SAMPLE(CLK_ADDRESS_CLAMP_TO_EDGE, CLK_FILTER_LINEAR) +
+               SAMPLE(CLK_ADDRESS_CLAMP, CLK_FILTER_NEAREST) + SAMPLE(CLK_ADDRESS_CLAMP, CLK_FILTER_LINEAR) +
+               read_imagef(in, integer_sampler, at) + read_imagef(in, at);
+    for (int a = CLK_ADDRESS_REPEAT; a <= CLK_ADDRESS_MIRRORED_REPEAT; a += 2)
+        s += read_imagef(in, a | CLK_FILTER_LINEAR | CLK_NORMALIZED_COORDS_TRUE, (float2)(1.3f, -0.2f)) +
+             read_imagef(in, a | CLK_FILTER_NEAREST | CLK_NORMALIZED_COORDS_TRUE, (float2)(1.3f, -0.2f));
+    write_imagef(out, at, s);
+    sum[0] = s;
+}
+)";
+
+TEST_F(Prelude, EveryImageFunctionCompilesWithEverySampler) {
+    // Also unoptimised: the calls that name undefined samplers must fold away there too.
+    for (const char* flags : {"-Werror", "-cl-opt-disable"}) {
+        const auto options = parse_build_options(flags);
+        const std::vector<std::string> sources{image_kernels};
+        const auto translated = translate_opencl_c(sources, options.translation);
+        EXPECT_TRUE(compile_with_nvrtc(translated.source, options, hopper).is_cubin) << flags;
+    }
+}
+
+TEST_F(Prelude, UndefinedSamplersAreNamedBuildErrors) {
+    const auto options = parse_build_options("");
+    for (const std::string read :
+         {"read_imagef(in, CLK_ADDRESS_REPEAT | CLK_FILTER_NEAREST, (float2)(0.5f, 0.5f))",
+          "read_imagef(in, CLK_ADDRESS_CLAMP | CLK_FILTER_LINEAR, (int2)(1, 1))"}) {
+        const std::vector<std::string> sources{
+            "kernel void k(read_only image2d_t in, global float4* out) { out[0] = " + read + "; }"};
+        const auto translated = translate_opencl_c(sources, options.translation);
+        try {
+            compile_with_nvrtc(translated.source, options, hopper);
+            ADD_FAILURE() << read << " compiled";
+        } catch (const build_error& e) {
+            EXPECT_NE(explain_compiler_log(e.log()).find("a sampler that OpenCL leaves undefined"),
+                      std::string::npos)
+                << e.log();
+        }
+    }
 }
 
 }  // namespace

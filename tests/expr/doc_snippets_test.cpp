@@ -1,7 +1,7 @@
 // The documents in docs/ quote code that the tests and examples compile: every region between a
 // begin marker (a comment "[doc:" name "]") and an end marker (a comment "[/doc]") in tests/expr,
-// examples/expr, tests/algo, examples/algo, tests/runtime and tests/mpi must appear verbatim in one
-// of them, less the region's common indentation.
+// examples/expr, tests/algo, examples/algo, tests/runtime, tests/mpi and examples (its own files,
+// not its folders) must appear verbatim in one of them, less the region's common indentation.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -67,7 +67,7 @@ TEST(doc_snippets, every_marked_region_is_quoted_in_a_document) {
     ASSERT_FALSE(documents.empty()) << "docs/ is missing";
     std::size_t checked = 0;
     for (const char* dir : {"tests/expr", "examples/expr", "tests/algo", "examples/algo",
-                            "tests/runtime", "tests/mpi"}) {
+                            "tests/runtime", "tests/mpi", "examples"}) {
         for (const auto& entry : std::filesystem::directory_iterator(source_dir / dir)) {
             if (entry.path().extension() != ".cpp") continue;
             for (const auto& s : snippets_in(entry.path())) {

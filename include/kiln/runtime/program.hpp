@@ -14,6 +14,7 @@
 #include <kiln/runtime/buffer.hpp>
 #include <kiln/runtime/device.hpp>
 #include <kiln/runtime/event.hpp>
+#include <kiln/runtime/image.hpp>
 #include <kiln/runtime/queue.hpp>
 #include <limits>
 #include <memory>
@@ -152,12 +153,13 @@ namespace detail {
 
 /// One kernel argument as it travels to the backend.
 struct kernel_argument {
-    enum class kind { scalar, buffer, local };
+    enum class kind { scalar, buffer, local, image };
     kind what = kind::scalar;
     std::array<std::byte, 64> scalar_bytes{};  ///< value bytes for scalars
     std::size_t size = 0;                      ///< scalar size, or local bytes
     std::shared_ptr<memory_impl> memory;       ///< the buffer's memory, held by the launch
-    kiln::device buffer_device;
+    std::shared_ptr<image_impl> image;         ///< the image, held by the launch
+    kiln::device buffer_device;                ///< the buffer's or image's device
     access buffer_mode = access::inout;
     /// The OpenCL C name of a buffer's or local allocation's element type, checked against the
     /// parameter's pointee type; empty when the type has no OpenCL C name or the buffer is
@@ -180,7 +182,11 @@ std::string buffer_element_type() {
 template <class T>
 kernel_argument make_argument(const T& value) {
     kernel_argument arg;
-    if constexpr (requires { value.target.storage(); }) {
+    if constexpr (std::is_same_v<T, image2d>) {
+        arg.what = kernel_argument::kind::image;
+        arg.image = value.impl();
+        arg.buffer_device = value.device();
+    } else if constexpr (requires { value.target.storage(); }) {
         arg = make_argument(value.target);
         arg.element_type.clear();
     } else if constexpr (requires {
@@ -204,8 +210,8 @@ kernel_argument make_argument(const T& value) {
         arg.element_type = buffer_element_type<typename T::value_type>();
     } else {
         static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 64,
-                      "kernel arguments are buffers, kiln::local<T>(n), or trivially copyable "
-                      "values of at most 64 bytes");
+                      "kernel arguments are buffers, images, kiln::local<T>(n), or trivially "
+                      "copyable values of at most 64 bytes");
         arg.what = kernel_argument::kind::scalar;
         arg.size = sizeof(T);
         std::memcpy(arg.scalar_bytes.data(), &value, sizeof(T));

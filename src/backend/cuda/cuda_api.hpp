@@ -61,7 +61,14 @@ namespace kiln::detail::cuda {
     X(cuCtxSetLimit)                  \
     X(cuFuncGetAttribute)             \
     X(cuFuncSetAttribute)             \
-    X(cuLaunchKernel)
+    X(cuLaunchKernel)                 \
+    X(cuArray3DCreate)                \
+    X(cuArrayDestroy)                 \
+    X(cuMemcpy2DAsync)                \
+    X(cuTexObjectCreate)              \
+    X(cuTexObjectDestroy)             \
+    X(cuSurfObjectCreate)             \
+    X(cuSurfObjectDestroy)
 
 #define KILN_NVRTC_FUNCTIONS(X)  \
     X(nvrtcGetErrorString)       \

@@ -112,6 +112,8 @@ class cuda_device final : public device_impl {
     std::unique_ptr<queue_impl> create_queue(const queue_options& options) override;
     std::unique_ptr<memory_impl> allocate(std::size_t bytes, access mode) override;
     std::unique_ptr<host_memory_impl> allocate_host(std::size_t bytes) override;
+    std::unique_ptr<image_impl> create_image(std::size_t width, std::size_t height,
+                                             image_format format) override;
     std::unique_ptr<program_impl> build(std::span<const std::string> sources,
                                         const std::string& options) override;
     std::unique_ptr<program_impl> load(std::span<const std::byte> binary,
@@ -143,6 +145,43 @@ class cuda_memory final : public memory_impl {
     std::shared_ptr<cuda_context> context_;
     device_memory_handle memory_;
     std::size_t bytes_;
+};
+
+/// What a kernel's image2d_t parameter receives, by value: the prelude's kiln_opencl::image2d_t
+/// is the same.
+struct image_parameter {
+    std::uint64_t point_texture;   ///< nearest filtering, clamped to the edge, unnormalised
+    std::uint64_t linear_texture;  ///< linear filtering, clamped to the edge, unnormalised
+    std::uint64_t surface;         ///< writes
+    std::int32_t width, height;
+    std::int32_t channels;  ///< 1 (r_float) or 4
+    std::int32_t unorm8;    ///< 1 for rgba_unorm8: written as bytes
+};
+static_assert(sizeof(image_parameter) == 40);
+
+/// A CUDA array with a surface object for writes and two texture objects for reads (the sampler's
+/// filter picks one; address modes other than clamp-to-edge are done in the prelude).
+class cuda_image final : public image_impl {
+  public:
+    static constexpr backend_kind kind = backend_kind::cuda;
+    cuda_image(std::shared_ptr<cuda_context> context, std::size_t width, std::size_t height,
+               image_format format);
+    backend_kind backend() const noexcept override { return kind; }
+    const std::shared_ptr<cuda_context>& context() const noexcept { return context_; }
+    CUarray array() const noexcept { return array_.get().raw; }
+    std::size_t row_bytes() const noexcept {
+        return std::size_t(parameter_.width) * pixel_bytes(format_);
+    }
+    std::size_t height() const noexcept { return std::size_t(parameter_.height); }
+    const image_parameter& parameter() const noexcept { return parameter_; }
+
+  private:
+    std::shared_ptr<cuda_context> context_;
+    image_format format_;
+    array_handle array_;
+    texture_object_handle point_texture_, linear_texture_;  // released before the array
+    surface_object_handle surface_;
+    image_parameter parameter_{};
 };
 
 /// Page-locked memory from cuMemHostAlloc; holds the context it was allocated in alive.
@@ -271,11 +310,16 @@ class cuda_queue final : public queue_impl {
     std::shared_ptr<event_impl> launch(kernel_impl& kernel, const launch_geometry& geometry,
                                        std::span<const kernel_argument> args,
                                        event_list after) override;
+    void write_image(image_impl& image, const void* src, std::size_t row_pitch,
+                     event_list after) override;
+    void read_image(image_impl& image, void* dst, std::size_t row_pitch, event_list after) override;
     std::shared_ptr<event_impl> marker(event_list after) override;
     void flush() override;
     void finish() override;
 
   private:
+    /// A blocking copy between host rows and the image's array.
+    void copy_image(cuda_image& image, CUDA_MEMCPY2D copy, event_list after);
     /// What every command does first and last: wait for `after`, time-stamp, record events.
     struct command {
         std::uint64_t queued_ns = 0;

@@ -50,6 +50,21 @@ void pinned_memory_traits::release(value_type value) noexcept {
     driver()->cuMemFreeHost(value.raw);
 }
 
+void array_traits::release(value_type value) noexcept {
+    try_make_current(value.context);
+    driver()->cuArrayDestroy(value.raw);
+}
+
+void texture_object_traits::release(value_type value) noexcept {
+    try_make_current(value.context);
+    driver()->cuTexObjectDestroy(value.raw);
+}
+
+void surface_object_traits::release(value_type value) noexcept {
+    try_make_current(value.context);
+    driver()->cuSurfObjectDestroy(value.raw);
+}
+
 void nvrtc_program_traits::release(value_type value) noexcept {
     nvrtc()->nvrtcDestroyProgram(&value);
 }

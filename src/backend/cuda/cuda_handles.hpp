@@ -64,6 +64,25 @@ struct pinned_memory_traits {
     static void release(value_type value) noexcept;
 };
 
+/// A CUDA array (an image's pixels) and the texture and surface objects that read and write it.
+struct array_traits {
+    using value_type = in_context<CUarray>;
+    static value_type null() noexcept { return {}; }
+    static void release(value_type value) noexcept;
+};
+
+struct texture_object_traits {
+    using value_type = in_context<CUtexObject>;
+    static value_type null() noexcept { return {}; }
+    static void release(value_type value) noexcept;
+};
+
+struct surface_object_traits {
+    using value_type = in_context<CUsurfObject>;
+    static value_type null() noexcept { return {}; }
+    static void release(value_type value) noexcept;
+};
+
 struct nvrtc_program_traits {
     using value_type = nvrtcProgram;
     static value_type null() noexcept { return nullptr; }
@@ -77,6 +96,9 @@ using module_handle = handle<module_traits>;
 using device_memory_handle = handle<device_memory_traits>;
 using pinned_memory_handle = handle<pinned_memory_traits>;
 using nvrtc_program_handle = handle<nvrtc_program_traits>;
+using array_handle = handle<array_traits>;
+using texture_object_handle = handle<texture_object_traits>;
+using surface_object_handle = handle<surface_object_traits>;
 
 /// Makes `context` current on the calling thread unless it already is. Every entry point of the
 /// backend calls it, so devices can be used from any thread in any order.

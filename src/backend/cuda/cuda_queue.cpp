@@ -419,6 +419,14 @@ std::shared_ptr<event_impl> cuda_queue::launch(kernel_impl& kernel, const launch
                 pointer = &parameters.value(i);
                 break;
             }
+            case kernel_argument::kind::image: {
+                auto* image = dynamic_cast<cuda_image*>(arg.image.get());
+                if (image == nullptr)
+                    backend_cast<cuda_image>(*arg.image, launch_call(kernel), "an image");
+                // The driver copies the parameter; the argument keeps the image alive meanwhile.
+                pointer = const_cast<image_parameter*>(&image->parameter());
+                break;
+            }
             case kernel_argument::kind::local: {
                 dynamic_shared = (dynamic_shared + 15) / 16 * 16;
                 // The kernel reads a 32-bit offset: the low half of the slot, on this

@@ -129,8 +129,11 @@ class translator {
     bool is_constant_keyword(const token& t) const {
         return means_any(t, {"constant", "__constant"});
     }
+    /// Address spaces that CUDA does not need, and the image access qualifiers: an image's
+    /// texture objects read it and its surface object writes it either way.
     bool is_dropped_qualifier(const token& t) const {
-        return means_any(t, {"global", "__global", "private", "__private"});
+        return means_any(t, {"global", "__global", "private", "__private", "read_only",
+                             "__read_only", "write_only", "__write_only"});
     }
     bool is_address_space(const token& t) const {
         return is_local_keyword(t) || is_constant_keyword(t) || is_dropped_qualifier(t);

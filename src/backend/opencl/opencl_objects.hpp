@@ -20,6 +20,8 @@ class opencl_device final : public device_impl {
     std::unique_ptr<queue_impl> create_queue(const queue_options& options) override;
     std::unique_ptr<memory_impl> allocate(std::size_t bytes, access mode) override;
     std::unique_ptr<host_memory_impl> allocate_host(std::size_t bytes) override;
+    std::unique_ptr<image_impl> create_image(std::size_t width, std::size_t height,
+                                             image_format format) override;
     std::unique_ptr<program_impl> build(std::span<const std::string> sources,
                                         const std::string& options) override;
     std::unique_ptr<program_impl> load(std::span<const std::byte> binary,
@@ -49,6 +51,21 @@ class opencl_memory final : public memory_impl {
   private:
     mem_handle mem_;
     std::size_t bytes_;
+};
+
+class opencl_image final : public image_impl {
+  public:
+    static constexpr backend_kind kind = backend_kind::opencl;
+    opencl_image(mem_handle mem, std::size_t width, std::size_t height)
+        : mem_(std::move(mem)), width_(width), height_(height) {}
+    backend_kind backend() const noexcept override { return kind; }
+    cl_mem get() const noexcept { return mem_.get(); }
+    std::size_t width() const noexcept { return width_; }
+    std::size_t height() const noexcept { return height_; }
+
+  private:
+    mem_handle mem_;
+    std::size_t width_, height_;
 };
 
 class opencl_event final : public event_impl {
@@ -84,6 +101,9 @@ class opencl_queue final : public queue_impl {
     std::shared_ptr<event_impl> launch(kernel_impl& kernel, const launch_geometry& geometry,
                                        std::span<const kernel_argument> args,
                                        event_list after) override;
+    void write_image(image_impl& image, const void* src, std::size_t row_pitch,
+                     event_list after) override;
+    void read_image(image_impl& image, void* dst, std::size_t row_pitch, event_list after) override;
     std::shared_ptr<event_impl> marker(event_list after) override;
     void flush() override;
     void finish() override;

@@ -240,6 +240,11 @@ std::shared_ptr<event_impl> opencl_queue::launch(kernel_impl& kernel,
             case kernel_argument::kind::local:
                 status = clSetKernelArg(cl_kernel_impl.get(), i, arg.size, nullptr);
                 break;
+            case kernel_argument::kind::image: {
+                cl_mem mem = backend_cast<opencl_image>(*arg.image, call, "an image").get();
+                status = clSetKernelArg(cl_kernel_impl.get(), i, sizeof(cl_mem), &mem);
+                break;
+            }
         }
         check(status, "clSetKernelArg",
               "kernel '" + kernel.name() + "', argument " + std::to_string(i));
