@@ -134,6 +134,12 @@ constexpr std::array table{
     tuning_row{stencil_2d, any_device, policy(64, 4),
                "anything else: small and safe, not measured"},
     // --- FFT passes: at most G work-items and G x I complex floats of local memory per group ---
+    tuning_row{fft, nvidia_cuda, policy(256, 64),
+               "NVIDIA GPUs on CUDA: passes take their local memory as dynamic shared memory "
+               "(up to 227 KiB per block on the H100), so 16384 complex floats (136 KiB with the "
+               "padding) hold a 16384-point line or four strided 4096-point lines: 2^24 and "
+               "4096^2 in two passes, 1024 x 16384 in one; 256 items per group for short lines. "
+               "MEASUREMENT PENDING"},
     tuning_row{fft, nvidia_gpus, policy(256, 16),
                "NVIDIA GPUs: 4096 complex floats (32 KiB of the 48 KiB an OpenCL work-group may "
                "have) hold a 4096-point line; 256 items do one radix-16 butterfly each per "
