@@ -134,18 +134,16 @@ constexpr std::array table{
     tuning_row{stencil_2d, any_device, policy(64, 4),
                "anything else: small and safe, not measured"},
     // --- FFT passes: at most G work-items and G x I complex floats of local memory per group ---
-    tuning_row{fft, nvidia_cuda, policy(256, 64),
-               "NVIDIA GPUs on CUDA: passes take their local memory as dynamic shared memory "
-               "(up to 227 KiB per block on the H100), so 16384 complex floats (136 KiB with the "
-               "padding) hold a 16384-point line or four strided 4096-point lines: 2^24 and "
-               "4096^2 in two passes, 1024 x 16384 in one; 256 items per group for short lines. "
-               "MEASUREMENT PENDING"},
     tuning_row{fft, nvidia_gpus, policy(256, 16),
                "NVIDIA GPUs: 4096 complex floats (32 KiB of the 48 KiB an OpenCL work-group may "
                "have) hold a 4096-point line; 256 items do one radix-16 butterfly each per "
-               "stage. H100, fft_bench on CUDA, 2026-11-22 (2^24, 4096^2, 1024x16384, 256^3, "
-               "10^6, 1000003 in ms): 256x16 0.559 0.540 0.314 0.352 0.030 0.175; 256x8 0.538 "
-               "0.569 0.293 0.348 0.033 0.180; 256x12 0.613 0.790 0.417 0.401 0.052 0.215"},
+               "stage. H100, fft_bench, 2026-11-22, passes with their first and last stage in "
+               "registers (2^24, 4096^2, 1024x16384, 256^3, 10^6, 1000003 in ms), CUDA 256x16 "
+               "0.343 0.337 0.220 0.297 0.026 0.140; OpenCL 256x16 0.344 0.338 0.195 0.300 "
+               "0.028 0.147; CUDA 256x32 0.343 0.338 0.221 0.298 0.026 0.144; CUDA 256x64 (its "
+               "dynamic shared memory: 2^24 and 4096^2 in two passes of 4096, 16384 in one, "
+               "1024 items per group) 0.444 0.341 0.216 0.297 0.026 0.143: those long passes "
+               "ran at 1150-1300 GB/s against 2000-2800 for the short ones"},
     tuning_row{fft, any_gpu, policy(256, 8),
                "any other GPU: half the NVIDIA tile (16 KiB), for devices with less local "
                "memory; not measured"},
