@@ -188,36 +188,61 @@ void line_offsets(source_builder& b, const fft_types& t, const fft_pass_kernel& 
            std::to_string(k.length) + "u + line_k) * d + inner;");
 }
 
-// The first stage of a pass after the first multiplies input r of its butterfly (element
-// i = j + r L / R of line_k's line) by w_cL^(line_k i). Each work-item looks up three twiddles
-// (w^(line_k j), s = w^(line_k L / R) and s^S, S = split) and makes the others as products
-// w^(line_k j) (s^S)^(r / S) s^(r mod S): 6 table reads per butterfly instead of 2 per input,
-// whose neighbouring lines read scattered entries, for a few roundings more.
-std::size_t twiddle_split(std::size_t radix) {
-    std::size_t split = 1;
-    while (split * split < radix) ++split;
-    return split;
-}
+// The twiddles of a butterfly's inputs r = 0..R-1 are powers base s^r of one root s (times
+// a base after a first pass). Work-items look up s and s^S (S = ceil(sqrt(R))) and make the
+// others as products base (s^S)^(r / S) s^(r mod S): two or three table reads per butterfly
+// instead of one or two per input (the inputs of neighbouring work-items read entries far
+// apart: a gather each), for a few roundings more (chains of at most S - 1 multiplications).
+class twiddle_powers {
+  public:
+    twiddle_powers(source_builder& b, const fft_types& t, std::size_t radix)
+        : b_(b), t_(t), radix_(radix) {
+        while (split_ * split_ < radix_) ++split_;
+    }
 
-void write_load_twiddles(source_builder& b, const fft_types& t, const fft_pass_kernel& k,
-                         std::size_t radix, std::size_t split) {
-    const std::string L = std::to_string(k.length), L2 = std::to_string(2 * k.length);
-    // w_cL^x = w_cL^(x mod L) w_cL^(L floor(x / L)), from the pass's two tables.
-    const auto twiddle = [&](const std::string& name, const std::string& x) {
-        b.line("const " + t.index + " " + name + "_x = " + x + ";");
-        b.line("const " + t.complex + " " + name + " = kiln_fft_mul(table[e + " + L + "u + " +
-               name + "_x % " + L + "u], table[e + " + L2 + "u + " + name + "_x / " + L + "u]);");
-    };
-    const std::size_t per_line = k.length / radix;
-    twiddle("tw_high0", "line_k * j");
-    twiddle("tw_low1", "line_k * " + std::to_string(per_line) + "u");
-    for (std::size_t low = 2; low < split; ++low)
-        b.line("const " + t.complex + " tw_low" + std::to_string(low) + " = kiln_fft_mul(tw_low" +
-               std::to_string(low - 1) + ", tw_low1);");
-    if (split < radix) twiddle("tw_step", "line_k * " + std::to_string(per_line * split) + "u");
-    for (std::size_t high = 1; high * split < radix; ++high)
-        b.line("const " + t.complex + " tw_high" + std::to_string(high) +
-               " = kiln_fft_mul(tw_high" + std::to_string(high - 1) + ", tw_step);");
+    // Declares the powers from s, s^S and the base (values; base may be empty: 1).
+    void declare(const std::string& s, const std::string& s_split, const std::string& base) {
+        has_base_ = !base.empty();
+        if (has_base_) b_.line("const " + t_.complex + " tw_high0 = " + base + ";");
+        if (radix_ > 1) b_.line("const " + t_.complex + " tw_low1 = " + s + ";");
+        for (std::size_t low = 2; low < split_ && low < radix_; ++low)
+            b_.line("const " + t_.complex + " tw_low" + std::to_string(low) +
+                    " = kiln_fft_mul(tw_low" + std::to_string(low - 1) + ", tw_low1);");
+        if (split_ < radix_) b_.line("const " + t_.complex + " tw_step = " + s_split + ";");
+        for (std::size_t high = 1; high * split_ < radix_; ++high)
+            b_.line("const " + t_.complex + " tw_high" + std::to_string(high) + " = " +
+                    (high == 1 && !has_base_
+                         ? std::string("tw_step")
+                         : call("kiln_fft_mul", "tw_high" + std::to_string(high - 1), "tw_step")) +
+                    ";");
+    }
+
+    // v times the twiddle of input r.
+    std::string times(const std::string& v, std::size_t r) const {
+        const std::size_t high = r / split_, low = r % split_;
+        std::string twiddle;
+        if (high > 0 || has_base_) twiddle = "tw_high" + std::to_string(high);
+        if (low > 0)
+            twiddle = twiddle.empty()
+                          ? "tw_low" + std::to_string(low)
+                          : call("kiln_fft_mul", twiddle, "tw_low" + std::to_string(low));
+        return twiddle.empty() ? v : call("kiln_fft_mul", v, twiddle);
+    }
+
+    std::size_t split() const { return split_; }
+
+  private:
+    source_builder& b_;
+    const fft_types& t_;
+    std::size_t radix_, split_ = 1;
+    bool has_base_ = false;
+};
+
+// w_cL^x = w_cL^(x mod L) w_cL^(L floor(x / L)), from the pass's two tables after a first pass.
+std::string pass_twiddle(const fft_pass_kernel& k, const std::string& x) {
+    const std::string L = std::to_string(k.length);
+    return "kiln_fft_mul(table[e + " + L + "u + (" + x + ") % " + L + "u], table[e + " +
+           std::to_string(2 * k.length) + "u + (" + x + ") / " + L + "u])";
 }
 
 // One radix-R Stockham stage inside every line of the group: R sub-transforms of length `done`
@@ -254,29 +279,28 @@ void write_stage(source_builder& b, const fft_types& t, const fft_pass_kernel& k
     for (std::size_t u = 0; u < rounds; ++u) {
         b.open("");
         butterfly(u, ends.from_global);
-        const std::size_t split = twiddle_split(radix);
-        if (ends.from_global && k.twiddled) write_load_twiddles(b, t, k, radix, split);
+        // Load twiddles after a first pass: element i = j + r L / R of line_k's line times
+        // w_cL^(line_k i). Stage twiddles: input r times w_L^(k r L / (done R)) (from the
+        // table's first L).
+        twiddle_powers twiddles(b, t, radix);
+        const bool load_twiddles = ends.from_global && k.twiddled;
+        const std::size_t unit = k.length / (done * radix);
+        if (load_twiddles)
+            twiddles.declare(
+                pass_twiddle(k, "line_k * " + P + "u"),
+                pass_twiddle(k, "line_k * " + std::to_string(per_line * twiddles.split()) + "u"),
+                pass_twiddle(k, "line_k * j"));
+        else if (done > 1)
+            twiddles.declare("table[e + k * " + std::to_string(unit) + "u]",
+                             "table[e + k * " + std::to_string(unit * twiddles.split()) + "u]", "");
         std::vector<std::string> v;
         for (std::size_t r = 0; r < radix; ++r) {
             const std::string name = "v" + std::to_string(r);
             const std::string i = "(j + " + std::to_string(r * per_line) + "u)";
-            std::string value;
-            if (ends.from_global) {
-                value = "in[in_line + (" + t.index + ")" + i + " * load_step]";
-                if (k.twiddled) {
-                    const std::string high = "tw_high" + std::to_string(r / split);
-                    value = call("kiln_fft_mul", value,
-                                 r % split == 0 ? high
-                                                : call("kiln_fft_mul", high,
-                                                       "tw_low" + std::to_string(r % split)));
-                }
-            } else {
-                value = "data[" + local_position(k, "g", i) + "]";
-            }
-            // exp(sign 2 pi i k r / (done R)) = w_L^(k r L / (done R)), from the table's first L.
-            if (done > 1 && r > 0)
-                value = "kiln_fft_mul(" + value + ", table[e + k * " +
-                        std::to_string(r * (k.length / (done * radix))) + "u])";
+            std::string value = ends.from_global
+                                    ? "in[in_line + (" + t.index + ")" + i + " * load_step]"
+                                    : "data[" + local_position(k, "g", i) + "]";
+            if (load_twiddles || done > 1) value = twiddles.times(value, r);
             b.line("const " + t.complex + " " + name + " = " + value + ";");
             v.push_back(name);
         }
