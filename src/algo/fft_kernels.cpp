@@ -257,7 +257,7 @@ void write_stage(source_builder& b, const fft_types& t, const fft_pass_kernel& k
     const std::size_t total = k.lines_per_group * per_line;
     const std::size_t rounds = (total + k.work_group_size - 1) / k.work_group_size;
     const std::string P = std::to_string(per_line), D = std::to_string(done),
-                      G = std::to_string(k.lines_per_group), L = std::to_string(k.length);
+                      G = std::to_string(k.lines_per_group);
     const auto butterfly = [&](std::size_t u, bool global_side) {
         b.line("const uint beta = lid + " + std::to_string(u * k.work_group_size) + "u;");
         b.line(ends.lines_fastest ? "const uint g = beta % " + G + "u, j = beta / " + G + "u;"
