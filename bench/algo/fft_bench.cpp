@@ -10,6 +10,9 @@
 // time divided by cuFFT's on the same data (bench/algo/cufft_reference.cu, run by this program when
 // it was built) or, on CPUs, to FFTW's single-threaded FFTW_MEASURE plan when FFTW was found.
 // The check column is the relative L2 error of a forward-then-inverse round trip through kiln.
+// A second table gives each kernel of each transform from kiln's profiler (device timestamps):
+// launches per transform, its best time, and the bandwidth of reading and writing the N elements
+// once, which is what a Stockham pass moves (Bluestein's kernels move their padded lines).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -17,9 +20,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <kiln/algo/tuning.hpp>
+#include <kiln/detail/profiling.hpp>
 #include <kiln/kiln.hpp>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -91,6 +96,36 @@ double round_trip_error(const kiln::queue& q, const fft_workloads::workload& w,
     return std::sqrt(error / norm);
 }
 
+/// The per-kernel rows of one workload: `runs` transforms on a profiled queue of their own.
+void print_kernels(const kiln::device& dev, const fft_workloads::workload& w,
+                   const std::vector<cfloat>& host, int runs) {
+    std::string summary;
+    {
+        const kiln::detail::profiling::scoped_session session;
+        const kiln::queue profiled(dev);
+        const kiln::vector<cfloat> x(profiled, host);
+        kiln::vector<cfloat> y(profiled, host.size());
+        const kiln::fft<float> forward(
+            profiled, std::vector<std::size_t>(w.sizes, w.sizes + w.rank), w.batch);
+        for (int r = 0; r < runs; ++r) forward(x, y);
+        profiled.finish();
+        summary = session.summary();
+    }
+    std::istringstream lines(summary);
+    for (std::string line; std::getline(lines, line);) {
+        char name[256];
+        unsigned long count = 0;
+        double total_ms = 0, mean_us = 0, min_us = 0;
+        if (std::sscanf(line.c_str(), "kernel %255s %lu %lf %lf %lf", name, &count, &total_ms,
+                        &mean_us, &min_us) != 5 ||
+            min_us <= 0)
+            continue;
+        const double bytes = 2.0 * double(host.size()) * sizeof(cfloat);
+        std::printf("| %s | %s | %.1f | %.1f us | %.0f GB/s |\n", w.name, name,
+                    double(count) / runs, min_us, bytes / (min_us * 1e-6) / 1e9);
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -146,6 +181,19 @@ int main(int argc, char** argv) {
         else
             std::printf(" none |");
         std::printf(" %.2g |\n", round_trip_error(q, w, y, host));
+        std::fflush(stdout);
+    }
+
+    std::printf(
+        "\n### Kernels per transform (profiler)\n\n"
+        "| shape | kernel | launches | best | 2 N x 8 bytes / best |\n|---|---|---|---|---|\n");
+    for (const auto& w : fft_workloads::all) {
+        const std::size_t n = w.elements();
+        if (n > max_elements) continue;
+        std::vector<cfloat> host(n);
+        for (std::size_t i = 0; i < n; ++i)
+            host[i] = {fft_workloads::value(i, 0), fft_workloads::value(i, 1)};
+        print_kernels(dev, w, host, cpu ? 1 : 5);
         std::fflush(stdout);
     }
     return 0;

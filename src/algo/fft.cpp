@@ -101,34 +101,40 @@ std::vector<std::size_t> pass_lengths(std::size_t n, std::size_t longest) {
 }
 
 // How the passes fit a device: local memory per group (bytes, and complex elements of the
-// plan's precision), work-items per group, and how many lines a group must take so that its
-// loads across lines fill whole memory transactions.
+// plan's precision), the elements a group takes when its lines are short, work-items per group
+// (the policy's, and the device's most), and how many lines a group must take so that its loads
+// across lines fill whole memory transactions.
 struct pass_limits {
-    std::size_t local_bytes, local_elements, work_group_size, coalesced_lines;
+    std::size_t local_bytes, local_elements, group_elements, work_group_size, max_work_group_size,
+        coalesced_lines;
     bool double_precision;
     bool radix_per_pass;  // one stage per pass, from one shared program (below)
 };
 
 pass_limits limits_for(const device& dev, bool double_precision) {
     const algorithm_policy policy = policy_for(algorithm::fft, dev);
+    const device_properties& props = dev.properties();
     const std::size_t element_bytes = double_precision ? 16 : 8;
-    // The policy counts complex floats (8 bytes). The device's limit is the hard one, and
-    // lines take 1/16 more for padding.
-    const std::size_t bytes = dev.properties().local_memory_bytes;
-    const std::size_t elements =
-        std::min(policy.tile_size() * 8 / element_bytes, bytes * 15 / 16 / element_bytes);
-    const std::size_t max_group = std::max<std::size_t>(
-        std::min(policy.work_group_size, dev.properties().max_work_group_size), 1);
-    // GPUs read global memory in 32-byte sectors; CPUs through caches, where any order serves.
-    const std::size_t coalesced = dev.is_gpu() ? std::max<std::size_t>(32 / element_bytes, 1) : 1;
+    // The policy counts complex floats (8 bytes). The device's limit is the hard one: on CUDA
+    // the opt-in one, since passes take their local memory as an argument (dynamic shared
+    // memory). Lines take 1/16 more for padding.
+    const std::size_t bytes =
+        std::max<std::size_t>(props.local_memory_bytes, props.shared_memory_per_block_bytes);
+    const std::size_t elements = std::max<std::size_t>(
+        std::min(policy.tile_size() * 8 / element_bytes, bytes * 15 / 16 / element_bytes), 16);
+    const std::size_t max_group = std::max<std::size_t>(props.max_work_group_size, 1);
+    const std::size_t group = std::clamp<std::size_t>(policy.work_group_size, 1, max_group);
+    // Short lines: as many as give each of the policy's work-items one radix-16 butterfly.
+    const std::size_t group_elements = std::min(group * fft_radices[0], elements);
     // PoCL takes about half a second to compile each local-memory pass kernel (barriers): on
     // CPUs, passes of one radix each without local memory (the caches serve any order) need
     // at most 36 small kernels per precision, where kernels per pass length would need one
-    // for every length used. Tests can force the per-length kernels.
+    // for every length used. Tests can force the per-length kernels, laid out as on GPUs.
     const bool radix_per_pass = !dev.is_gpu() && !length_kernels_forced();
-    return {
-        bytes,         std::max<std::size_t>(elements, 16), max_group, coalesced, double_precision,
-        radix_per_pass};
+    // GPUs read global memory in 32-byte sectors; CPUs through caches, where any order serves.
+    const std::size_t coalesced = radix_per_pass ? 1 : std::max<std::size_t>(32 / element_bytes, 1);
+    return {bytes,     elements,  group_elements,   group,
+            max_group, coalesced, double_precision, radix_per_pass};
 }
 
 // The kernel of a pass of `length` under `limits`.
@@ -138,16 +144,23 @@ fft_pass_kernel pass_kernel(std::size_t length, bool inverse, bool twiddled,
     fft_pass_kernel kernel;
     kernel.length = length;
     kernel.radices = *factor(length);
-    // Not fewer lines for small batches: one kernel per length serves every batch. As many
-    // lines as fit with the padding and line tables (64-bit indices assumed).
-    kernel.lines_per_group = std::max<std::size_t>(limits.local_elements / length, 1);
+    // Not fewer lines for small batches: one kernel per length serves every batch. Lines loaded
+    // or stored across: at least enough to fill memory sectors. Within the local memory.
+    kernel.lines_per_group = std::max<std::size_t>(limits.group_elements / length, 1);
+    if (load_lines_fastest || store_lines_fastest)
+        kernel.lines_per_group = std::max(kernel.lines_per_group, limits.coalesced_lines);
     while (kernel.lines_per_group > 1 &&
-           fft_pass_local_bytes(kernel, limits.double_precision, true) > limits.local_bytes)
+           fft_pass_local_bytes(kernel, limits.double_precision) > limits.local_bytes)
         --kernel.lines_per_group;
-    // One butterfly of the largest radix per work-item and stage.
+    // One butterfly of the largest radix per work-item and stage, in groups of the policy's
+    // size; long lines take larger groups, with up to two radix-16 butterflies per item held in
+    // registers across each stage's barrier. (One per item gave the H100's 16384-point pass
+    // 1024 items of at most 64 registers each: 1250 GB/s.)
+    const std::size_t elements = kernel.lines_per_group * length;
     const std::size_t largest = *std::max_element(kernel.radices.begin(), kernel.radices.end());
-    kernel.work_group_size = std::clamp<std::size_t>(kernel.lines_per_group * length / largest, 1,
-                                                     limits.work_group_size);
+    const std::size_t most =
+        std::min(std::max(limits.work_group_size, elements / 32), limits.max_work_group_size);
+    kernel.work_group_size = std::clamp<std::size_t>(elements / largest, 1, most);
     kernel.inverse = inverse;
     kernel.twiddled = twiddled;
     kernel.load_lines_fastest = load_lines_fastest;
@@ -494,6 +507,13 @@ event fft_plan::launch(const queue& q, const fft_step& step, std::vector<kernel_
     for (std::size_t i = 0; i < 5; ++i) index(i < step.values.size() ? step.values[i] : 0);
     args.push_back(shape_.double_precision ? make_argument(step.scale)
                                            : make_argument(static_cast<float>(step.scale)));
+    if (step.pass)
+        if (const std::size_t bytes = fft_pass_local_bytes(*step.pass, shape_.double_precision)) {
+            kernel_argument local;
+            local.what = kernel_argument::kind::local;
+            local.size = bytes;
+            args.push_back(local);
+        }
     const std::size_t group = step.pass ? step.pass->work_group_size : work_group_size;
     const std::size_t per_group = step.pass ? step.pass->lines_per_group : work_group_size;
     const std::size_t global = (step.work_items + per_group - 1) / per_group * group;

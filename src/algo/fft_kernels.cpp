@@ -144,21 +144,28 @@ class small_dft_writer {
     int next_ = 0;
 };
 
-// The local-memory position of element i of the group's line g: lines L + 1 apart and one
-// element of padding every 16, so that the strided accesses of the radix stages (stride R) and of
-// loads across lines spread over the memory banks instead of hitting one.
+// The distance between the group's lines in local memory: a line with one element of padding
+// every 16, rounded up so that work-items taking neighbouring lines at neighbouring butterflies
+// (16 / G of them per line within the 16 eight-byte banks one access of a half-warp covers)
+// fall on different banks: lines 16 / G banks apart, or an odd number of banks for 16 lines
+// and more.
+std::size_t line_stride(const fft_pass_kernel& k) {
+    const std::size_t padded = k.length + (k.length - 1) / 16;
+    const std::size_t G = k.lines_per_group;
+    const std::size_t banks = G < 16 && 16 % G == 0 ? 16 / G % 16 : 1;
+    std::size_t stride = padded;
+    while (stride % 16 != banks) ++stride;
+    return stride;
+}
+
+// The local-memory position of element i of the group's line g: one element of padding every
+// 16, so that the strided accesses of the radix stages (stride R) spread over the banks.
 std::string local_position(const fft_pass_kernel& k, const std::string& g, const std::string& i) {
-    const std::string x = "(" + g + ") * " + std::to_string(k.length + 1) + " + (" + i + ")";
-    return "kiln_fft_pad(" + x + ")";
+    return "(" + g + ") * " + std::to_string(line_stride(k)) + "u + kiln_fft_pad(" + i + ")";
 }
 
 std::size_t local_elements(const fft_pass_kernel& k) {
-    const std::size_t last = k.lines_per_group * (k.length + 1);
-    return last + last / 16 + 1;
-}
-
-std::size_t index_bytes(bool wide_index) {
-    return wide_index ? 8 : 4;
+    return k.lines_per_group * line_stride(k);
 }
 
 // `if (condition) {`, or a bare block when the condition always holds.
@@ -181,83 +188,147 @@ void load_input(source_builder& b, const fft_input_text* input, const std::strin
     b.close();
 }
 
-// Moves the group's lines between global and local memory: element i of line g is at
-// in[line_in[g] + i * step] (loads) or out[line_out[g] + i * step] (stores). Work-items take
-// the elements in the order that neighbours them in global memory: across lines at the same i
-// when the group's lines are neighbours, else along a line. Loads go into registers first and
-// to local memory after all of them: CUDA cannot tell a global pointer from local memory, so a
-// local store between two loads would make each load wait for the one before.
-void copy_lines(source_builder& b, const fft_types& t, const fft_pass_kernel& k, bool load,
-                bool lines_fastest, const std::string& step, const fft_input_text* input) {
-    const std::size_t total = k.lines_per_group * k.length;
-    const std::size_t rounds = (total + k.work_group_size - 1) / k.work_group_size;
-    const std::string G = std::to_string(k.lines_per_group), L = std::to_string(k.length);
-    const auto element = [&](std::size_t u) {
-        b.line("const uint f = lid + " + std::to_string(u * k.work_group_size) + "u;");
-        b.line(lines_fastest ? "const uint g = f % " + G + "u, i = f / " + G + "u;"
-                             : "const uint g = f / " + L + "u, i = f % " + L + "u;");
-        const bool partial = (u + 1) * k.work_group_size > total;
-        open_guard(b, true,
-                   (partial ? "f < " + std::to_string(total) + "u && " : std::string()) +
-                       "first + g < count");
-    };
-    if (load)
-        for (std::size_t u = 0; u < rounds; ++u)
-            b.line(t.complex + " w" + std::to_string(u) + " = kiln_fft_make(0, 0);");
-    for (int phase = load ? 0 : 1; phase < 2; ++phase)
-        for (std::size_t u = 0; u < rounds; ++u) {
-            const std::string w = "w" + std::to_string(u);
-            b.open("");
-            element(u);
-            if (phase == 0) {
-                load_input(b, input, w, "line_in[g] + (" + t.index + ")i * " + step);
-                if (k.twiddled) {
-                    b.line("const " + t.index + " x = line_k[g] * i;");
-                    b.line(w + " = kiln_fft_mul(" + w + ", kiln_fft_mul(table[e + " +
-                           std::to_string(k.length) + " + x % " + L + "u], table[e + " +
-                           std::to_string(2 * k.length) + " + x / " + L + "u]));");
-                }
-            } else if (load) {
-                b.line("data[" + local_position(k, "g", "i") + "] = " + w + ";");
-            } else {
-                b.line("out[line_out[g] + (" + t.index + ")i * " + step +
-                       "] = kiln_fft_scaled(data[" + local_position(k, "g", "i") + "], scale);");
-            }
-            b.close();
-            b.close();
-        }
+// Where a radix stage reads its inputs and writes its outputs: global memory for the pass's
+// first and last stage (straight between global memory and registers, no local-memory round
+// trip), local memory between stages.
+struct stage_ends {
+    bool from_global, to_global;
+    // Work-items take neighbouring lines (else neighbouring butterflies of one line): for the
+    // ends in global memory, whichever neighbours them there.
+    bool lines_fastest;
+};
+
+// The global offsets of the group's line g (the pass's line first + g): `in_line` of its first
+// input, `out_line` of its first output, and `line_k`, its position among the c sub-transform
+// elements (its twiddles), declared for the code that follows.
+void line_offsets(source_builder& b, const fft_types& t, const fft_pass_kernel& k) {
+    const std::string& ix = t.index;
+    b.line("const " + ix + " line = first + g;");
+    b.line("const " + ix + " inner = line % d, line_j = (line / d) % b, rest = line / d / b;");
+    b.line("const " + ix + " line_k = line_j % c;");
+    b.line("const " + ix + " in_line = rest * a * d + line_j * d + inner;");
+    b.line("const " + ix + " out_line = rest * a * d + ((line_j - line_k) * " +
+           std::to_string(k.length) + "u + line_k) * d + inner;");
 }
 
-// One radix-R Stockham stage inside every line of the group, in local memory: R sub-transforms
-// of length `done` become one of length done R. Each work-item keeps its butterflies' results in
-// registers between the barrier after the reads and the writes.
+// The twiddles of a butterfly's inputs r = 0..R-1 are powers base s^r of one root s (times
+// a base after a first pass). Work-items look up s and s^S (S = ceil(sqrt(R))) and make the
+// others as products base (s^S)^(r / S) s^(r mod S): two or three table reads per butterfly
+// instead of one or two per input (the inputs of neighbouring work-items read entries far
+// apart: a gather each), for a few roundings more (chains of at most S - 1 multiplications).
+class twiddle_powers {
+  public:
+    twiddle_powers(source_builder& b, const fft_types& t, std::size_t radix)
+        : b_(b), t_(t), radix_(radix) {
+        while (split_ * split_ < radix_) ++split_;
+    }
+
+    // Declares the powers from s, s^S and the base (values; base may be empty: 1).
+    void declare(const std::string& s, const std::string& s_split, const std::string& base) {
+        has_base_ = !base.empty();
+        if (has_base_) b_.line("const " + t_.complex + " tw_high0 = " + base + ";");
+        if (radix_ > 1) b_.line("const " + t_.complex + " tw_low1 = " + s + ";");
+        for (std::size_t low = 2; low < split_ && low < radix_; ++low)
+            b_.line("const " + t_.complex + " tw_low" + std::to_string(low) +
+                    " = kiln_fft_mul(tw_low" + std::to_string(low - 1) + ", tw_low1);");
+        if (split_ < radix_) b_.line("const " + t_.complex + " tw_step = " + s_split + ";");
+        for (std::size_t high = 1; high * split_ < radix_; ++high)
+            b_.line("const " + t_.complex + " tw_high" + std::to_string(high) + " = " +
+                    (high == 1 && !has_base_
+                         ? std::string("tw_step")
+                         : call("kiln_fft_mul", "tw_high" + std::to_string(high - 1), "tw_step")) +
+                    ";");
+    }
+
+    // v times the twiddle of input r.
+    std::string times(const std::string& v, std::size_t r) const {
+        const std::size_t high = r / split_, low = r % split_;
+        std::string twiddle;
+        if (high > 0 || has_base_) twiddle = "tw_high" + std::to_string(high);
+        if (low > 0)
+            twiddle = twiddle.empty()
+                          ? "tw_low" + std::to_string(low)
+                          : call("kiln_fft_mul", twiddle, "tw_low" + std::to_string(low));
+        return twiddle.empty() ? v : call("kiln_fft_mul", v, twiddle);
+    }
+
+    std::size_t split() const { return split_; }
+
+  private:
+    source_builder& b_;
+    const fft_types& t_;
+    std::size_t radix_, split_ = 1;
+    bool has_base_ = false;
+};
+
+// w_cL^x = w_cL^(x mod L) w_cL^(L floor(x / L)), from the pass's two tables after a first pass.
+std::string pass_twiddle(const fft_pass_kernel& k, const std::string& x) {
+    const std::string L = std::to_string(k.length);
+    return "kiln_fft_mul(table[e + " + L + "u + (" + x + ") % " + L + "u], table[e + " +
+           std::to_string(2 * k.length) + "u + (" + x + ") / " + L + "u])";
+}
+
+// One radix-R Stockham stage inside every line of the group: R sub-transforms of length `done`
+// become one of length done R. Work-item beta does butterfly j of line g; its inputs are
+// elements j + r L / R, its outputs (j - k) R + k + m done, k = j mod done. All of a
+// work-item's inputs are read before its first output is written: CUDA cannot tell a global
+// pointer from local memory, so a local store between two global loads would make each load
+// wait for the one before, and stages in local memory work in place (a barrier between).
 void write_stage(source_builder& b, const fft_types& t, const fft_pass_kernel& k, std::size_t radix,
-                 std::size_t done) {
+                 std::size_t done, const stage_ends& ends, const fft_input_text* input) {
     const std::size_t per_line = k.length / radix;
     const std::size_t total = k.lines_per_group * per_line;
     const std::size_t rounds = (total + k.work_group_size - 1) / k.work_group_size;
-    const std::string P = std::to_string(per_line), D = std::to_string(done);
-    const auto butterfly = [&](std::size_t u) {
+    const std::string P = std::to_string(per_line), D = std::to_string(done),
+                      G = std::to_string(k.lines_per_group);
+    const auto butterfly = [&](std::size_t u, bool global_side) {
         b.line("const uint beta = lid + " + std::to_string(u * k.work_group_size) + "u;");
-        b.line("const uint g = beta / " + P + "u, j = beta % " + P + "u, k = j % " + D + "u;");
+        b.line(ends.lines_fastest ? "const uint g = beta % " + G + "u, j = beta / " + G + "u;"
+                                  : "const uint g = beta / " + P + "u, j = beta % " + P + "u;");
+        b.line("const uint k = j % " + D + "u;");
+        const bool partial = (u + 1) * k.work_group_size > total;
+        if (global_side) {
+            open_guard(b, true,
+                       (partial ? "beta < " + std::to_string(total) + "u && " : std::string()) +
+                           "first + g < count");
+            line_offsets(b, t, k);
+        } else {
+            open_guard(b, partial, "beta < " + std::to_string(total) + "u");
+        }
     };
-    const auto guarded = [&](std::size_t u) { return (u + 1) * k.work_group_size > total; };
     for (std::size_t u = 0; u < rounds; ++u)
         for (std::size_t m = 0; m < radix; ++m)
             b.line(t.complex + " o" + std::to_string(u) + "_" + std::to_string(m) + ";");
     for (std::size_t u = 0; u < rounds; ++u) {
         b.open("");
-        butterfly(u);
-        open_guard(b, guarded(u), "beta < " + std::to_string(total) + "u");
+        butterfly(u, ends.from_global);
+        // Load twiddles after a first pass: element i = j + r L / R of line_k's line times
+        // w_cL^(line_k i). Stage twiddles: input r times w_L^(k r L / (done R)) (from the
+        // table's first L).
+        twiddle_powers twiddles(b, t, radix);
+        const bool load_twiddles = ends.from_global && k.twiddled;
+        const std::size_t unit = k.length / (done * radix);
+        if (load_twiddles)
+            twiddles.declare(
+                pass_twiddle(k, "line_k * " + P + "u"),
+                pass_twiddle(k, "line_k * " + std::to_string(per_line * twiddles.split()) + "u"),
+                pass_twiddle(k, "line_k * j"));
+        else if (done > 1)
+            twiddles.declare("table[e + k * " + std::to_string(unit) + "u]",
+                             "table[e + k * " + std::to_string(unit * twiddles.split()) + "u]", "");
         std::vector<std::string> v;
         for (std::size_t r = 0; r < radix; ++r) {
             const std::string name = "v" + std::to_string(r);
-            std::string value =
-                "data[" + local_position(k, "g", "j + " + std::to_string(r * per_line) + "u") + "]";
-            // exp(sign 2 pi i k r / (done R)) = w_L^(k r L / (done R)), from the table's first L.
-            if (done > 1 && r > 0)
-                value = "kiln_fft_mul(" + value + ", table[e + k * " +
-                        std::to_string(r * (k.length / (done * radix))) + "u])";
+            const std::string i = "(j + " + std::to_string(r * per_line) + "u)";
+            std::string value = "data[" + local_position(k, "g", i) + "]";
+            if (ends.from_global && input) {
+                value = name + "_input";
+                b.line(t.complex + " " + value + ";");
+                load_input(b, input, value, "in_line + (" + t.index + ")" + i + " * load_step");
+            } else if (ends.from_global) {
+                value = "in[in_line + (" + t.index + ")" + i + " * load_step]";
+            }
+            if (load_twiddles || done > 1) value = twiddles.times(value, r);
             b.line("const " + t.complex + " " + name + " = " + value + ";");
             v.push_back(name);
         }
@@ -267,21 +338,24 @@ void write_stage(source_builder& b, const fft_types& t, const fft_pass_kernel& k
         b.close();
         b.close();
     }
-    b.local_barrier();
+    if (!ends.from_global && !ends.to_global) b.local_barrier();
     for (std::size_t u = 0; u < rounds; ++u) {
         b.open("");
-        butterfly(u);
-        open_guard(b, guarded(u), "beta < " + std::to_string(total) + "u");
-        for (std::size_t m = 0; m < radix; ++m)
-            b.line("data[" +
-                   local_position(k, "g",
-                                  "(j - k) * " + std::to_string(radix) + "u + k + " +
-                                      std::to_string(m * done) + "u") +
-                   "] = o" + std::to_string(u) + "_" + std::to_string(m) + ";");
+        butterfly(u, ends.to_global);
+        for (std::size_t m = 0; m < radix; ++m) {
+            const std::string i = "((j - k) * " + std::to_string(radix) + "u + k + " +
+                                  std::to_string(m * done) + "u)";
+            const std::string o = "o" + std::to_string(u) + "_" + std::to_string(m);
+            if (ends.to_global)
+                b.line("out[out_line + (" + t.index + ")" + i +
+                       " * store_step] = kiln_fft_scaled(" + o + ", scale);");
+            else
+                b.line("data[" + local_position(k, "g", i) + "] = " + o + ";");
+        }
         b.close();
         b.close();
     }
-    b.local_barrier();
+    if (!ends.to_global) b.local_barrier();
 }
 
 // The signature both pass kernels share (parameters as described at write_pass_kernel), with an
@@ -299,7 +373,6 @@ std::optional<fft_input_text> begin_pass_kernel(source_builder& b, const fft_typ
     b.parameter("global const " + t.complex + "* table");
     for (const char* p : {"count", "a", "b", "c", "d", "e"}) b.parameter(t.index + " " + p);
     b.parameter(t.real + " scale");
-    b.begin_body();
     return text;
 }
 
@@ -311,6 +384,7 @@ void write_direct_pass_kernel(source_builder& b, const fft_types& t, const fft_p
     const std::string& ix = t.index;
     const std::string L = std::to_string(k.length);
     const std::optional<fft_input_text> input_text = begin_pass_kernel(b, t, k, input);
+    b.begin_body();
     b.line("const " + ix + " line = (" + ix + ")get_global_id(0);");
     b.line("if (line >= count) return;");
     b.line("const " + ix + " inner = line % d, j = (line / d) % b, rest = line / d / b;");
@@ -339,45 +413,38 @@ void write_direct_pass_kernel(source_builder& b, const fft_types& t, const fft_p
     b.end_kernel();
 }
 
-// One Stockham pass of length L = k.length over every line of a strided batch, all of its radix
-// stages in local memory: one global read and one write per element. Parameters: count = the
-// pass's lines, a = n (the dimension's size), b = n / L, c = the length of the sub-transforms
-// done by earlier passes, d = the stride between a line's elements, e = the offset of the pass's
-// tables (w_L^x for x < L, then, after a first pass, w_cL^x for x < L and w_cL^(L y) for y < c).
-// Line t combines L sub-transforms of length c into one of length c L, in the natural order.
+// One Stockham pass of length L = k.length over every line of a strided batch: one global read
+// and one write per element. The first radix stage loads its butterflies' inputs straight into
+// registers and the last stores its outputs straight from them; only the exchanges between
+// stages go through local memory (`data`, a local-memory argument of fft_pass_local_bytes, so
+// that CUDA can give it more than the 48 KiB of a static array). Parameters: count = the pass's
+// lines, a = n (the dimension's size), b = n / L, c = the length of the sub-transforms done by
+// earlier passes, d = the stride between a line's elements, e = the offset of the pass's tables
+// (w_L^x for x < L, then, after a first pass, w_cL^x for x < L and w_cL^(L y) for y < c). Line
+// t combines L sub-transforms of length c into one of length c L, in the natural order.
 void write_pass_kernel(source_builder& b, const fft_types& t, const fft_pass_kernel& k,
                        const fft_input_writer* input) {
     const std::string& ix = t.index;
-    const std::string G = std::to_string(k.lines_per_group);
     const std::optional<fft_input_text> input_text = begin_pass_kernel(b, t, k, input);
-    b.local_array(t.complex, "data", std::to_string(local_elements(k)));
-    b.local_array(ix, "line_in", G);
-    b.local_array(ix, "line_out", G);
-    b.local_array(ix, "line_k", G);
+    if (k.radices.size() > 1) b.parameter("local " + t.complex + "* data");
+    b.begin_body();
     b.line("const uint lid = " + source_builder::local_id() + ";");
-    b.line("const " + ix + " first = (" + ix + ")get_group_id(0) * " + G + "u;");
-    b.open("for (uint g = lid; g < " + G + "u; g += " + std::to_string(k.work_group_size) + "u)");
-    b.line("const " + ix + " line = first + g;");
-    b.line("const " + ix + " inner = line % d, j = (line / d) % b, rest = line / d / b;");
-    b.line("const " + ix + " k = j % c;");
-    b.line("line_in[g] = rest * a * d + j * d + inner;");
-    b.line("line_out[g] = rest * a * d + ((j - k) * " + std::to_string(k.length) +
-           "u + k) * d + inner;");
-    b.line("line_k[g] = k;");
-    b.close();
-    b.local_barrier();
+    b.line("const " + ix + " first = (" + ix + ")get_group_id(0) * " +
+           std::to_string(k.lines_per_group) + "u;");
     b.line("const " + ix + " load_step = b * d, store_step = c * d;");
-    copy_lines(b, t, k, true, k.load_lines_fastest, "load_step",
-               input_text ? &*input_text : nullptr);
-    b.local_barrier();
     std::size_t done = 1;
-    for (std::size_t radix : k.radices) {
+    for (std::size_t s = 0; s < k.radices.size(); ++s) {
+        const bool first = s == 0, last = s + 1 == k.radices.size();
+        // A single stage's loads and stores go the same way: its butterflies are whole lines.
+        const bool lines_fastest = first  ? k.load_lines_fastest
+                                   : last ? k.store_lines_fastest
+                                          : false;
         b.open("");
-        write_stage(b, t, k, radix, done);
+        write_stage(b, t, k, k.radices[s], done, {first, last, lines_fastest},
+                    first && input_text ? &*input_text : nullptr);
         b.close();
-        done *= radix;
+        done *= k.radices[s];
     }
-    copy_lines(b, t, k, false, k.store_lines_fastest, "store_step", nullptr);
     b.end_kernel();
 }
 
@@ -459,10 +526,9 @@ std::string fft_pass_kernel::name() const {
     return text + (store_lines_fastest ? "_sa" : "_sb");
 }
 
-std::size_t fft_pass_local_bytes(const fft_pass_kernel& kernel, bool double_precision,
-                                 bool wide_index) {
-    return local_elements(kernel) * (double_precision ? 16 : 8) +
-           3 * kernel.lines_per_group * index_bytes(wide_index);
+std::size_t fft_pass_local_bytes(const fft_pass_kernel& kernel, bool double_precision) {
+    if (kernel.direct || kernel.radices.size() < 2) return 0;
+    return local_elements(kernel) * (double_precision ? 16 : 8);
 }
 
 std::vector<std::string> fft_kernel_names() {

@@ -134,12 +134,23 @@ constexpr std::array table{
     tuning_row{stencil_2d, any_device, policy(64, 4),
                "anything else: small and safe, not measured"},
     // --- FFT passes: at most G work-items and G x I complex floats of local memory per group ---
+    tuning_row{fft, nvidia_cuda, policy(256, 64),
+               "NVIDIA GPUs on CUDA: passes take their local memory as dynamic shared memory, so "
+               "16384 complex floats (139 KiB with the padding, of the H100's 227 KiB) hold one "
+               "16384-point line or four strided 4096-point lines: 2^24 and 4096^2 in two "
+               "passes, 1024 x 16384 in one, groups of up to 512 items; short lines as on "
+               "OpenCL. H100, fft_bench, 2026-11-22 (2^24, 4096^2, 1024x16384, 256^3, 10^6, "
+               "1000003 in ms, cuFFT 0.280 0.242 0.117 0.315 0.027 0.117): 256x64 0.327 0.253 "
+               "0.146 0.292 0.023 0.125; 256x16 (the OpenCL row) 0.330 0.301 0.198 0.292 0.023 "
+               "0.127. The long passes run at 1600-1830 GB/s, the short ones at 2340-2850"},
     tuning_row{fft, nvidia_gpus, policy(256, 16),
-               "NVIDIA GPUs: 4096 complex floats (32 KiB of the 48 KiB an OpenCL work-group may "
+               "NVIDIA GPUs on OpenCL: 4096 complex floats (32 KiB of the 48 KiB a work-group may "
                "have) hold a 4096-point line; 256 items do one radix-16 butterfly each per "
-               "stage. H100, fft_bench on CUDA, 2026-11-22 (2^24, 4096^2, 1024x16384, 256^3, "
-               "10^6, 1000003 in ms): 256x16 0.559 0.540 0.314 0.352 0.030 0.175; 256x8 0.538 "
-               "0.569 0.293 0.348 0.033 0.180; 256x12 0.613 0.790 0.417 0.401 0.052 0.215"},
+               "stage. H100, fft_bench, 2026-11-22 (2^24, 4096^2, 1024x16384, 256^3, 10^6, "
+               "1000003 in ms, cuFFT 0.277 0.243 0.119 0.314 0.026 0.117): 256x16 0.326 0.296 "
+               "0.198 0.298 0.026 0.140. An earlier version of the kernels (a table look-up per "
+               "twiddle) on CUDA: 256x16 0.343 0.337 0.220 0.297 0.026 0.140, 256x32 0.343 0.338 "
+               "0.221 0.298 0.026 0.144"},
     tuning_row{fft, any_gpu, policy(256, 8),
                "any other GPU: half the NVIDIA tile (16 KiB), for devices with less local "
                "memory; not measured"},

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <complex>
 #include <kiln/algo/algorithm_program.hpp>
+#include <kiln/algo/fft_plan.hpp>
 #include <kiln/algo/temporary_pool.hpp>
 #include <kiln/kiln.hpp>
 #include <numbers>
@@ -69,36 +70,52 @@ class fft_expression_test : public kiln::test::device_queue_test {
         body(float{});
         if (has_double()) body(double{});
     }
+
+    // plan(2 * x + y), inverse(2 * x + y) and plan(r) of a real vector r against the same plans
+    // of the values, for each shape and precision.
+    void expect_plans_of_expressions_equal_plans_of_values(
+        const std::vector<std::vector<std::size_t>>& shapes) {
+        for_each_precision([&](auto real) {
+            using T = decltype(real);
+            using C = std::complex<T>;
+            for (const auto& sizes : shapes) {
+                SCOPED_TRACE(::testing::Message() << sizes.size() << "-D, " << product(sizes)
+                                                  << (sizeof(T) == 4 ? " float" : " double"));
+                const std::size_t n = product(sizes);
+                const kiln::vector<C> x(q, random_complex<T>(n, 1)), y(q, random_complex<T>(n, 2));
+                const kiln::vector<T> r(q, random_real<T>(n, 3));
+                const kiln::fft<T> plan(q, sizes), inverse(q, sizes, kiln::inverse);
+                kiln::vector<C> value(q, n), got(q, n);
+
+                value = 2 * x + y;
+                got = plan(2 * x + y);
+                EXPECT_LE(distance(got.read(), kiln::vector<C>(plan(value)).read()), tolerance<T>);
+                got = inverse(2 * x + y);
+                EXPECT_LE(distance(got.read(), kiln::vector<C>(inverse(value)).read()),
+                          tolerance<T>);
+
+                kiln::vector<C> widened(q, n);
+                widened = r;
+                got = plan(r);  // a real vector, widened by the first pass
+                EXPECT_LE(distance(got.read(), kiln::vector<C>(plan(widened)).read()),
+                          tolerance<T>);
+            }
+        });
+    }
 };
 
 TEST_P(fft_expression_test, plan_of_an_expression_equals_plan_of_its_value) {
     // Radix first passes (360, 12 x 30, 97 x 6: 6 comes first), Bluestein's first step (97:
     // evaluated into the target first) and no pass at all (1).
-    const std::vector<std::vector<std::size_t>> shapes = {{360}, {12, 30}, {97, 6}, {97}, {1}};
-    for_each_precision([&](auto real) {
-        using T = decltype(real);
-        using C = std::complex<T>;
-        for (const auto& sizes : shapes) {
-            SCOPED_TRACE(::testing::Message() << sizes.size() << "-D, " << product(sizes)
-                                              << (sizeof(T) == 4 ? " float" : " double"));
-            const std::size_t n = product(sizes);
-            const kiln::vector<C> x(q, random_complex<T>(n, 1)), y(q, random_complex<T>(n, 2));
-            const kiln::vector<T> r(q, random_real<T>(n, 3));
-            const kiln::fft<T> plan(q, sizes), inverse(q, sizes, kiln::inverse);
-            kiln::vector<C> value(q, n), got(q, n);
+    expect_plans_of_expressions_equal_plans_of_values({{360}, {12, 30}, {97, 6}, {97}, {1}});
+}
 
-            value = 2 * x + y;
-            got = plan(2 * x + y);
-            EXPECT_LE(distance(got.read(), kiln::vector<C>(plan(value)).read()), tolerance<T>);
-            got = inverse(2 * x + y);
-            EXPECT_LE(distance(got.read(), kiln::vector<C>(inverse(value)).read()), tolerance<T>);
-
-            kiln::vector<C> widened(q, n);
-            widened = r;
-            got = plan(r);  // a real vector, widened by the first pass
-            EXPECT_LE(distance(got.read(), kiln::vector<C>(plan(widened)).read()), tolerance<T>);
-        }
-    });
+TEST_P(fft_expression_test, the_local_memory_passes_of_gpus_read_expressions_on_every_device) {
+    // GPUs read an input expression in the first radix stage of a local-memory pass, straight
+    // into registers. Forced here, CPUs run those kernels too: one pass of several stages (360,
+    // 12 x 30), several passes (65536), and lines that are not the fastest dimension (30 x 12).
+    const kiln::detail::scoped_fft_length_kernels length_kernels;
+    expect_plans_of_expressions_equal_plans_of_values({{360}, {12, 30}, {30, 12}, {65536}});
 }
 
 TEST_P(fft_expression_test, a_fused_kernel_is_built_once_per_expression_type) {

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <complex>
 #include <kiln/algo/algorithm_program.hpp>
+#include <kiln/algo/tuning.hpp>
 #include <kiln/kiln.hpp>
 #include <numbers>
 #include <random>
@@ -221,6 +222,21 @@ TEST_P(fft_test, the_local_memory_passes_of_gpus_are_right_on_every_device) {
     check<float>({97}, 2, false);
     check<float>({143}, 3, true);
     if (has_double()) check<double>({4096}, 1, true);
+}
+
+TEST_P(fft_test, the_long_passes_of_large_local_memories_are_right_on_every_device) {
+    // CUDA's row gives passes 16384 complex floats of local memory (dynamic shared memory):
+    // one pass of 16384 with 1024 work-items and stages of more butterflies than work-items, a
+    // strided pass of four 4096-point lines, and 2^20 as two passes of four 1024-point lines.
+    // Run on every device through the same row where the device's local memory allows it.
+    const kiln::detail::scoped_fft_length_kernels length_kernels;
+    const kiln::detail::scoped_algorithm_policy cuda_row(kiln::detail::algorithm::fft, {256, 64});
+    if (device().properties().local_memory_bytes < 150000 &&
+        device().properties().shared_memory_per_block_bytes < 150000)
+        GTEST_SKIP() << "less local memory than a 16384-point pass takes";
+    check<float>({16384}, 2, false);
+    check<float>({4096, 8}, 1, true);
+    check<float>({1u << 20}, 1, false);
 }
 
 TEST_P(fft_test, forward_then_inverse_in_place_gives_the_input_back) {

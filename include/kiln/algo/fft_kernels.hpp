@@ -14,7 +14,8 @@ namespace kiln::detail {
 inline constexpr std::size_t fft_radices[] = {16, 8, 4, 2, 3, 5, 7, 11, 13};
 
 /// One Stockham pass of `length` = the product of `radices`, done for `lines_per_group` lines
-/// per work-group of `work_group_size` items with the data in local memory. These are the
+/// per work-group of `work_group_size` items, the data in registers during each radix stage and
+/// in local memory between them. These are the
 /// kernel's compile-time constants (its name says them all); the sizes and strides of the
 /// transform are run-time parameters, so that shapes with the same passes share kernels.
 struct fft_pass_kernel {
@@ -39,9 +40,8 @@ inline constexpr const char* fft_chirp_out_kernel = "kiln_fft_chirp_out";
 inline constexpr const char* fft_half_kernel = "kiln_fft_half";
 inline constexpr const char* fft_expand_kernel = "kiln_fft_expand";
 
-/// The local memory a pass kernel declares.
-std::size_t fft_pass_local_bytes(const fft_pass_kernel& kernel, bool double_precision,
-                                 bool wide_index);
+/// The local memory a pass kernel takes, as its last argument (kiln::local), when not 0.
+std::size_t fft_pass_local_bytes(const fft_pass_kernel& kernel, bool double_precision);
 
 /// Every kernel of the element-wise FFT program.
 std::vector<std::string> fft_kernel_names();
@@ -65,8 +65,9 @@ using fft_input_writer = std::function<fft_input_text(source_builder&)>;
 std::string fft_expand_source(bool double_precision, bool wide_index,
                               const fft_input_writer& input);
 
-/// A program of pass kernels (same parameters; `count` counts lines). With `input`, they read
-/// the input expression instead of `in` (the first pass of a plan given an expression).
+/// A program of pass kernels (same parameters, and local memory after them where
+/// fft_pass_local_bytes says; `count` counts lines). With `input`, they read the input
+/// expression instead of `in` (the first pass of a plan given an expression).
 std::string fft_pass_source(const std::vector<fft_pass_kernel>& kernels, bool double_precision,
                             bool wide_index, const fft_input_writer* input = nullptr);
 

@@ -64,7 +64,8 @@ class scoped_wide_fft_indices {
 };
 
 /// While one lives, plans made on CPU devices use the per-length pass kernels that GPUs use
-/// (several radix stages per pass in local memory) instead of one radix per pass: lets tests
+/// (several radix stages per pass in local memory, lines loaded and stored in the GPUs' order)
+/// instead of one radix per pass: lets tests
 /// run that path on every device.
 class scoped_fft_length_kernels {
   public:
