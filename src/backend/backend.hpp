@@ -61,6 +61,9 @@ struct parameter_info {
     std::string type_name;  ///< as declared, e.g. "float*", "uint", "float4"
     std::string name;       ///< the parameter's name, where known
     bool pointee_const = false;
+    /// The most bytes a `constant` pointer parameter takes where the backend holds less than the
+    /// device's constant memory for it (CUDA's per-parameter areas); 0 otherwise.
+    std::size_t constant_bytes = 0;
 };
 
 /// Page-locked host memory from a device's backend, freed with the object. Backends that have

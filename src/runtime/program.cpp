@@ -292,14 +292,18 @@ void check_arguments(const detail::kernel_impl& kernel, const device_properties&
                     arg.element_is_struct && !pointee.empty() && pointee != arg.element_type)
                     wrong("expects a buffer of " + pointee + ", got a buffer of " +
                           arg.element_type + " (kiln::reinterpret(buffer) passes it as it is)");
-                // OpenCL devices hold `constant` arguments in a constant memory of this size;
-                // the CUDA backend reads them from global memory, which has no such limit.
-                if (param.space == space::constant && device.backend == backend_kind::opencl &&
-                    arg.size > device.constant_memory_bytes)
-                    wrong("a buffer of " + std::to_string(arg.size) + " bytes is larger than the " +
-                          std::to_string(device.constant_memory_bytes) +
-                          " bytes of constant memory the device allows (declare the parameter "
-                          "global const)");
+                // OpenCL devices hold `constant` arguments in a constant memory of this size,
+                // CUDA in the parameter's share of the module's constant bank.
+                if (param.space == space::constant) {
+                    const std::uint64_t limit = param.constant_bytes != 0
+                                                    ? param.constant_bytes
+                                                    : device.constant_memory_bytes;
+                    if (arg.size > limit)
+                        wrong("a buffer of " + std::to_string(arg.size) +
+                              " bytes is larger than the " + std::to_string(limit) +
+                              " bytes of constant memory the parameter can have (declare it "
+                              "global const)");
+                }
                 break;
             case space::local:
                 if (arg.what != kernel_argument::kind::local)

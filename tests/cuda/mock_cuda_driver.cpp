@@ -379,7 +379,8 @@ CUresult CUDAAPI cuMemcpyDtoHAsync(void* destination, CUdeviceptr source, size_t
 }
 
 CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr destination, CUdeviceptr source, size_t bytes,
-                                   CUstream) {
+                                   CUstream stream) {
+    log_call("cuMemcpyDtoDAsync", stream, nullptr, nullptr);
     std::memmove(reinterpret_cast<void*>(destination), reinterpret_cast<const void*>(source),
                  bytes);
     return CUDA_SUCCESS;
@@ -581,9 +582,10 @@ CUresult CUDAAPI cuFuncSetAttribute(CUfunction function, CUfunction_attribute at
 
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int grid_x, unsigned int grid_y,
                                 unsigned int grid_z, unsigned int block_x, unsigned int block_y,
-                                unsigned int block_z, unsigned int shared, CUstream,
+                                unsigned int block_z, unsigned int shared, CUstream stream,
                                 void** parameters, void**) {
     KILN_MOCK_INJECTED("cuLaunchKernel")
+    log_call("cuLaunchKernel", stream, nullptr, nullptr);
     const auto* function = reinterpret_cast<const function_object*>(f);
     if (static_cast<int>(shared) > function->max_dynamic_shared ||
         block_x * block_y * block_z > 1024)

@@ -601,6 +601,85 @@ TEST_F(MockDriver, SetConstantRefusesUnknownNamesAndOtherSizesBeforeCopying) {
     EXPECT_TRUE(mock().calls.empty()) << mock().calls.front().name;
 }
 
+TEST_F(MockDriver, ConstantArgumentsAreCopiedIntoTheKernelsAreaBeforeEachLaunch) {
+    require_nvrtc();
+    auto kernel = build(
+                      "kernel void pick(constant float* table, uint i, global float* out) "
+                      "{ out[0] = table[i]; }\n")
+                      ->create_kernel("pick");
+    const std::size_t area_bytes = 60 * 1024;
+    EXPECT_EQ(kernel->parameters()[0].constant_bytes, area_bytes);
+    ASSERT_EQ(mock().globals["kiln_constant_pick_0"].size(), area_bytes);
+    auto first = upload(*device_, *queue_, std::vector<float>{1, 2, 3, 4});
+    auto second = upload(*device_, *queue_, std::vector<float>{5, 6, 7, 8, 9, 10});
+    std::shared_ptr<memory_impl> out = device_->allocate(4, kiln::out);
+    const std::uint32_t index = 3;
+    auto other_queue = device_->create_queue({});
+    mock().parameter_sizes = {sizeof(launch_info), 4, 8};
+    mock().calls.clear();
+
+    std::vector<kernel_argument> args{buffer_argument(first), scalar_argument(index),
+                                      buffer_argument(out)};
+    queue_->launch(*kernel, geometry({1}), args, {});
+    args[0] = buffer_argument(second);
+    other_queue->launch(*kernel, geometry({1}), args, {});
+
+    // The area holds the last argument, and the entry point takes no pointer for it.
+    const auto& area = mock().globals["kiln_constant_pick_0"];
+    std::vector<float> held(6);
+    std::memcpy(held.data(), area.data(), held.size() * sizeof(float));
+    EXPECT_EQ(held, (std::vector<float>{5, 6, 7, 8, 9, 10}));
+    ASSERT_EQ(mock().launches.size(), 2u);
+    std::uint32_t index_seen = 0;
+    std::memcpy(&index_seen, mock().launches[1].parameters[1].data(), 4);
+    EXPECT_EQ(index_seen, index);
+    CUdeviceptr out_seen = 0;
+    std::memcpy(&out_seen, mock().launches[1].parameters[2].data(), 8);
+    EXPECT_EQ(out_seen, static_cast<kiln::detail::cuda::cuda_memory&>(*out).address());
+
+    // Copy, launch, the area's event; on the other stream the copy first waits for that event.
+    const auto& calls = mock().calls;
+    std::vector<std::string> names;
+    for (const auto& call : calls) names.push_back(call.name);
+    EXPECT_EQ(names,
+              (std::vector<std::string>{"cuMemcpyDtoDAsync", "cuLaunchKernel", "cuEventRecord",
+                                        "cuEventRecord", "cuStreamWaitEvent", "cuMemcpyDtoDAsync",
+                                        "cuLaunchKernel", "cuEventRecord", "cuEventRecord"}));
+    ASSERT_EQ(calls.size(), 9u);
+    EXPECT_EQ(calls[4].event, calls[2].event) << "the copy waits for the first launch's end";
+    EXPECT_NE(calls[4].stream, calls[2].stream);
+    EXPECT_EQ(calls[7].event, calls[2].event) << "the area's one event, recorded again";
+    EXPECT_EQ(calls[5].stream, calls[4].stream);
+}
+
+TEST_F(MockDriver, AConstantArgumentLargerThanItsAreaIsRefusedBeforeAnythingRuns) {
+    require_nvrtc();
+    auto kernel = build(
+                      "constant float scale[2] = {1, 2};\n"
+                      "kernel void pick(constant float* table, uint i, global float* out) "
+                      "{ out[0] = table[i] * scale[1]; }\n")
+                      ->create_kernel("pick");
+    // A program with program-scope constants leaves them half of the bank.
+    const std::size_t area_bytes = 32 * 1024;
+    ASSERT_EQ(kernel->parameters()[0].constant_bytes, area_bytes);
+    std::shared_ptr<memory_impl> table = device_->allocate(area_bytes + 4, kiln::in);
+    std::shared_ptr<memory_impl> out = device_->allocate(4, kiln::out);
+    const std::vector<kernel_argument> args{
+        buffer_argument(table), scalar_argument(std::uint32_t{0}), buffer_argument(out)};
+    mock().calls.clear();
+    try {
+        queue_->launch(*kernel, geometry({1}), args, {});
+        ADD_FAILURE() << "a buffer past the constant area was launched";
+    } catch (const kiln::invalid_argument_error& e) {
+        const std::string what = e.what();
+        for (const char* part : {"kernel 'pick'", "parameter 0 'table'", "32772 bytes",
+                                 "32768 bytes of constant memory"})
+            EXPECT_NE(what.find(part), std::string::npos) << part << " in: " << what;
+    }
+    EXPECT_TRUE(mock().calls.empty());
+    EXPECT_TRUE(mock().launches.empty());
+}
+
 TEST_F(MockDriver, ThreadsUseTheDeviceAtOnce) {
     std::vector<std::thread> threads;
     std::vector<int> correct(4, 0);

@@ -272,6 +272,31 @@ TEST_F(NvrtcCompile, ProgramScopeConstantsAreVisibleModuleGlobals) {
             << name;
 }
 
+TEST_F(NvrtcCompile, ConstantParametersAreReadThroughTheConstantCache) {
+    // The body receives the area's address as a plain pointer; inlined into the entry point it
+    // must still load from the constant bank (ld.const), and the global buffer with ld.global.
+    const auto compiled = compile(
+        {"kernel void pick(constant float4* table, global const uint* index, global float4* out) "
+         "{\n  size_t i = get_global_id(0);\n  out[i] = table[index[i]] * 2.0f;\n}\n"
+         "kernel void twice(constant float4* table, global const uint* index, global float4* out) "
+         "{\n  pick(table, index, out);\n  pick(table, index, out);\n}\n"},
+        {}, {90, false});
+    const std::string ptx(reinterpret_cast<const char*>(compiled.image.data()),
+                          compiled.image.size());
+    for (const char* name : {"kiln_constant_pick_0", "kiln_constant_twice_0"})
+        EXPECT_TRUE(std::regex_search(
+            ptx, std::regex(std::string(R"(\.const \.align 16 \.b8 )") + name + R"(\[30720\])")))
+            << name << "\n"
+            << ptx;
+    EXPECT_TRUE(std::regex_search(ptx, std::regex(R"(ld\.const\.v4\.f32)"))) << ptx;
+    EXPECT_FALSE(std::regex_search(ptx, std::regex(R"(ld\.global(\.nc)?\.v4\.f32)"))) << ptx;
+    // Sixty kibibytes of areas and a small program-scope table still fit the bank together with
+    // the math library's tables, which sinf needs.
+    expect_cubin(
+        compile({"kernel void k(constant float* table, global float* out) "
+                 "{ out[0] = sin(table[get_global_id(0)]); }\n"}));
+}
+
 TEST_F(NvrtcCompile, ConstantsPastSixtyFourKibibytesAreABuildError) {
     const auto log =
         failure_log({"constant float table[16385] = {0};\n"

@@ -112,6 +112,47 @@ TEST(Translation, LocalArraysAndConstantTablesGetCudaMemorySpaces) {
     EXPECT_TRUE(contains(t.source, "  float* p = table;  float* q = 0;"));
 }
 
+TEST(Translation, ConstantPointerParametersReadModuleConstantAreas) {
+    // The entry point takes no pointer for `table`: the body gets the kernel's __constant__ area,
+    // which the launch fills from the argument first.
+    const auto t = translate(
+        "kernel void pick(constant float* table, uint i, global float* out) {\n"
+        "  out[0] = table[i];\n}\n"
+        "kernel void new(constant int* a, constant int* b, global int* out) { out[0] = a[0]; }\n");
+    const std::size_t area = 60 * 1024 / 3 / 16 * 16;
+    EXPECT_TRUE(contains(t.source,
+                         "extern \"C\" __constant__ __align__(16) unsigned char "
+                         "kiln_constant_pick_0[" +
+                             std::to_string(area) + "];"))
+        << t.source;
+    EXPECT_TRUE(contains(t.source,
+                         "extern \"C\" __global__ void pick(::kiln_opencl::detail::"
+                         "launch_info kiln_launch_parameter, uint i, float * out)"))
+        << "the entry point takes no pointer for the constant parameter:\n"
+        << t.source;
+    EXPECT_TRUE(contains(t.source,
+                         "::kiln_opencl::detail::constant_area table{kiln_constant_pick_0}; "
+                         "kiln_body_pick(kiln_launch_parameter, table, i, out); }"))
+        << t.source;
+    EXPECT_TRUE(contains(t.source, "kiln_constant_kiln_cxx_new_0[" + std::to_string(area)));
+    EXPECT_TRUE(contains(t.source, "kiln_constant_kiln_cxx_new_1[" + std::to_string(area)));
+    EXPECT_EQ(constant_area_symbol("kiln_cxx_new", 1), "kiln_constant_kiln_cxx_new_1");
+}
+
+TEST(Translation, ConstantAreasShareABudgetThatLeavesRoomForProgramScopeConstants) {
+    EXPECT_EQ(constant_area_bytes(0, false), 0u);
+    EXPECT_EQ(constant_area_bytes(1, false), 60u * 1024);
+    EXPECT_EQ(constant_area_bytes(1, true), 32u * 1024);
+    EXPECT_EQ(constant_area_bytes(3, true), 32u * 1024 / 3 / 16 * 16);
+    const auto t = translate(
+        "constant float scale[2] = {1, 2};\n"
+        "kernel void k(constant float* table, global float* out) { out[0] = table[0]; }\n");
+    EXPECT_TRUE(contains(t.source, "kiln_constant_k_0[32768]")) << t.source;
+    EXPECT_TRUE(contains(translation_error("kernel void k(constant float x, global float* out) "
+                                           "{ out[0] = x; }\n"),
+                         "is constant but not a pointer"));
+}
+
 TEST(Translation, ProgramScopeConstantsAreHostWritableCudaConstants) {
     // C linkage lets cuModuleGetGlobal find them by name; without `const` NVRTC cannot fold
     // their initializer into the kernels, so values the host writes later are the ones read.

@@ -235,10 +235,34 @@ class cuda_event final : public event_impl {
     std::uint64_t queued_ns_, submitted_ns_;
 };
 
+/// A `constant` pointer parameter's __constant__ area in a module (constant_area_bytes): a launch
+/// copies its argument in on its stream first, so launches of the kernel take turns with it.
+struct constant_area {
+    CUdeviceptr address = 0;
+    std::size_t bytes = 0;
+    std::mutex mutex;  ///< held from a launch's copy until its event is recorded
+    /// Recorded after the last launch that read the area: the next copy, on any stream, waits
+    /// for it.
+    event_handle last_launch;
+    bool launched = false;
+};
+
 /// A loaded module, shared by its program and kernels so launches never outlive it.
 struct loaded_module {
+    loaded_module(std::shared_ptr<cuda_context> loaded_in, module_handle loaded)
+        : context(std::move(loaded_in)), module(std::move(loaded)) {}
+
     std::shared_ptr<cuda_context> context;
     module_handle module;
+
+    /// The area named `symbol`, looked up on first use and shared by every kernel object of the
+    /// module (the compile cache shares one module among programs, too). The context must be
+    /// current.
+    std::shared_ptr<constant_area> constant_area_named(const std::string& symbol);
+
+  private:
+    std::mutex areas_mutex_;
+    std::map<std::string, std::shared_ptr<constant_area>> areas_;
 };
 
 class cuda_kernel final : public kernel_impl {
@@ -262,11 +286,16 @@ class cuda_kernel final : public kernel_impl {
     std::size_t static_shared_bytes() const noexcept { return static_shared_bytes_; }
     /// Raises the kernel's dynamic shared memory limit to `bytes` if it is lower.
     void allow_dynamic_shared_memory(std::size_t bytes);
+    /// The __constant__ area of parameter `position`, or null when it is not a constant one.
+    constant_area* area_of(std::size_t position) const noexcept {
+        return constant_areas_[position].get();
+    }
 
   private:
     std::shared_ptr<loaded_module> module_;
     CUfunction function_;
     kernel_signature signature_;
+    std::vector<std::shared_ptr<constant_area>> constant_areas_;  ///< one per parameter
     std::size_t max_threads_per_block_ = 0;
     std::size_t static_shared_bytes_ = 0;
     static constexpr std::size_t default_shared_limit = 48 * 1024;

@@ -145,7 +145,7 @@ std::shared_ptr<loaded_module> load_module(const std::shared_ptr<cuda_context>& 
                                            const program_binary& binary) {
     auto module = load_image(*context, binary.image);
     if (!module) return nullptr;
-    return std::make_shared<loaded_module>(loaded_module{context, std::move(module)});
+    return std::make_shared<loaded_module>(context, std::move(module));
 }
 
 /// Keeps the kernels the module really has: one inside `#if 0` was parsed but not compiled.

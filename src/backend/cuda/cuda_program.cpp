@@ -16,6 +16,19 @@ std::size_t function_attribute(CUfunction function, CUfunction_attribute attribu
 }
 }  // namespace
 
+std::shared_ptr<constant_area> loaded_module::constant_area_named(const std::string& symbol) {
+    std::lock_guard lock(areas_mutex_);
+    auto& area = areas_[symbol];
+    if (area) return area;
+    auto found = std::make_shared<constant_area>();
+    check(driver()->cuModuleGetGlobal(&found->address, &found->bytes, module.get().raw,
+                                      symbol.c_str()),
+          "cuModuleGetGlobal", "the constant parameter area '" + symbol + "'");
+    found->last_launch = create_event(context->get(), false);
+    area = std::move(found);
+    return area;
+}
+
 cuda_kernel::cuda_kernel(std::shared_ptr<loaded_module> module, CUfunction function,
                          kernel_signature signature)
     : module_(std::move(module)), function_(function), signature_(std::move(signature)) {
@@ -23,6 +36,16 @@ cuda_kernel::cuda_kernel(std::shared_ptr<loaded_module> module, CUfunction funct
                                                 "max threads per block");
     static_shared_bytes_ =
         function_attribute(function_, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "static shared memory");
+    for (std::size_t p = 0; p < signature_.parameters.size(); ++p) {
+        auto& parameter = signature_.parameters[p];
+        if (parameter.space != parameter_info::address_space::constant) {
+            constant_areas_.emplace_back();
+            continue;
+        }
+        constant_areas_.push_back(
+            module_->constant_area_named(constant_area_symbol(signature_.symbol, p)));
+        parameter.constant_bytes = constant_areas_.back()->bytes;
+    }
     // Without opting in, static and dynamic shared memory together stay within 48 KiB.
     dynamic_shared_limit_ = default_shared_limit > static_shared_bytes_
                                 ? default_shared_limit - static_shared_bytes_

@@ -341,6 +341,67 @@ class launch_parameters {
     std::uint64_t* values_;
 };
 
+/// The __constant__ areas a launch fills from its constant arguments. Each area is locked from
+/// its copy until the launch's event is recorded after it, so that launches of the kernel on
+/// other streams copy in only once this one has finished reading (docs/cuda.md: constant areas).
+class constant_area_fills {
+  public:
+    /// Checks the argument against the area's size, before anything is enqueued.
+    void add(constant_area& area, const kernel_impl& kernel, std::size_t position,
+             const kernel_argument& arg) {
+        if (arg.size > area.bytes)
+            throw invalid_argument_error(
+                launch_call(kernel),
+                "parameter " + std::to_string(position) + " '" +
+                    kernel.parameters()[position].name + "': a buffer of " +
+                    std::to_string(arg.size) + " bytes is larger than the " +
+                    std::to_string(area.bytes) +
+                    " bytes of constant memory the parameter has (declare it global const)");
+        CUdeviceptr source = 0;
+        if (arg.memory) {
+            auto* memory = dynamic_cast<cuda_memory*>(arg.memory.get());
+            if (memory == nullptr)
+                backend_cast<cuda_memory>(*arg.memory, launch_call(kernel), "a buffer");
+            source = memory->address();
+        }
+        fills_.push_back({&area, source, source == 0 ? 0 : arg.size});
+    }
+
+    /// Waits for the last launch that read each area, then copies the argument in.
+    void enqueue(CUstream stream) {
+        for (auto& fill : fills_) {
+            fill.lock = std::unique_lock(fill.area->mutex);
+            if (fill.area->launched)
+                check(driver()->cuStreamWaitEvent(stream, fill.area->last_launch.get().raw,
+                                                  CU_EVENT_WAIT_DEFAULT),
+                      "cuStreamWaitEvent");
+            if (fill.bytes != 0)
+                check(driver()->cuMemcpyDtoDAsync(fill.area->address, fill.source, fill.bytes,
+                                                  stream),
+                      "cuMemcpyDtoDAsync", "a constant argument into its area");
+        }
+    }
+
+    /// Marks the end of the launch for the next launch's copy, and unlocks the areas.
+    void launched(CUstream stream) {
+        for (auto& fill : fills_) {
+            check(driver()->cuEventRecord(fill.area->last_launch.get().raw, stream),
+                  "cuEventRecord");
+            fill.area->launched = true;
+            fill.lock.unlock();
+        }
+    }
+
+  private:
+    struct fill {
+        constant_area* area;
+        CUdeviceptr source;
+        std::size_t bytes;
+        std::unique_lock<std::mutex> lock{};
+    };
+    std::vector<fill> fills_;
+};
+
 }  // namespace
 
 std::shared_ptr<event_impl> cuda_queue::launch(kernel_impl& kernel, const launch_geometry& geometry,
@@ -399,9 +460,16 @@ std::shared_ptr<event_impl> cuda_queue::launch(kernel_impl& kernel, const launch
     launch_parameters parameters(args.size());
     parameters.pointers()[0] = &info;
     std::size_t dynamic_shared = 0;
+    std::size_t next_pointer = 1;
+    constant_area_fills fills;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const auto& arg = args[i];
-        void*& pointer = parameters.pointers()[i + 1];
+        if (constant_area* area = cuda.area_of(i)) {
+            // The entry point has no parameter for it: the kernel reads the area.
+            fills.add(*area, kernel, i, arg);
+            continue;
+        }
+        void*& pointer = parameters.pointers()[next_pointer++];
         switch (arg.what) {
             case kernel_argument::kind::scalar:
                 pointer = const_cast<std::byte*>(arg.scalar_bytes.data());
@@ -450,6 +518,7 @@ std::shared_ptr<event_impl> cuda_queue::launch(kernel_impl& kernel, const launch
     cuda.allow_dynamic_shared_memory(dynamic_shared);
 
     auto c = begin(after);
+    fills.enqueue(stream());
     // cuLaunchKernel copies the parameters, so one launch_info serves every part of a split grid.
     for (std::size_t z = 0; z < grid[2]; z += cuda_grid_limits[2]) {
         for (std::size_t y = 0; y < grid[1]; y += cuda_grid_limits[1]) {
@@ -467,6 +536,7 @@ std::shared_ptr<event_impl> cuda_queue::launch(kernel_impl& kernel, const launch
                                    std::source_location::current());
         }
     }
+    fills.launched(stream());
     return end(c);
 }
 

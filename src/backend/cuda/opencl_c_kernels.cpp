@@ -192,6 +192,13 @@ parameter_info translator::translate_parameter(std::size_t first, std::size_t en
     const std::string cuda_name =
         cxx_only_keywords.contains(info.name) ? "kiln_cxx_" + info.name : info.name;
     body.argument_names.push_back(cuda_name);
+    if (info.space == parameter_info::address_space::constant) {
+        if (!pointer)
+            fail(file_name(tokens_[first]), tokens_[first].line,
+                 "kernel parameter " + std::to_string(position + 1) +
+                     " is constant but not a pointer");
+        body.constant_parameters.insert(position);
+    }
     if (info.space == parameter_info::address_space::local) {
         // The entry point receives an offset into the dynamic shared memory block and
         // passes the pointer on to the body.
@@ -210,12 +217,18 @@ parameter_info translator::translate_parameter(std::size_t first, std::size_t en
 /// The body reads the launch through `kiln_launch`; the entry point, appended on the body's
 /// last line so that no line moves, drops work-items past the range and calls the body.
 void translator::finish_kernel_prologues() {
+    std::size_t constant_parameters = 0;
+    for (const auto& body : bodies_) constant_parameters += body.constant_parameters.size();
+    const std::size_t area_bytes =
+        constant_area_bytes(constant_parameters, program_scope_constants_);
     for (const auto& body : bodies_) {
         tokens_[body.open_brace].suffix +=
             " const ::kiln_opencl::detail::launch_info& kiln_launch = kiln_launch_parameter;";
-        std::string entry = " extern \"C\" __global__ void " + body.launch_bounds + body.symbol +
+        std::string entry = constant_area_declarations(body, area_bytes) +
+                            " extern \"C\" __global__ void " + body.launch_bounds + body.symbol +
                             "(::kiln_opencl::detail::launch_info kiln_launch_parameter";
         for (std::size_t p = 0; p < body.parameters.size(); ++p) {
+            if (body.constant_parameters.contains(p)) continue;
             entry += ", ";
             if (body.local_declarations.contains(p)) {
                 entry += "unsigned int kiln_local_offset_" + std::to_string(p);
@@ -240,11 +253,35 @@ void translator::finish_kernel_prologues() {
             " return;";
         for (const auto& [position, declaration] : body.local_declarations)
             entry += " " + declaration;
+        entry += constant_area_arguments(body);
         entry += " " + body_name(body.name) + "(kiln_launch_parameter";
         for (const auto& argument : body.argument_names) entry += ", " + argument;
         entry += "); }";
         tokens_[body.close_brace].suffix += entry;
     }
+}
+
+/// Raw bytes, since the parameter's type may have constructors that a __constant__ variable
+/// cannot run; 16-byte alignment suits every OpenCL C type a GPU loads in one instruction.
+std::string translator::constant_area_declarations(const kernel_body& body,
+                                                   std::size_t bytes) const {
+    std::string declarations;
+    for (std::size_t position : body.constant_parameters)
+        declarations += " extern \"C\" __constant__ __align__(16) unsigned char " +
+                        constant_area_symbol(body.symbol, position) + "[" + std::to_string(bytes) +
+                        "];";
+    return declarations;
+}
+
+/// The body receives the area's address where the caller passed a buffer. The body is inlined
+/// into the entry point, so the compiler sees that its reads are of the constant bank and emits
+/// ld.const (translation and NVRTC tests check the PTX).
+std::string translator::constant_area_arguments(const kernel_body& body) {
+    std::string lines;
+    for (std::size_t position : body.constant_parameters)
+        lines += " ::kiln_opencl::detail::constant_area " + body.argument_names[position] + "{" +
+                 constant_area_symbol(body.symbol, position) + "};";
+    return lines;
 }
 
 }  // namespace kiln::detail::cuda::opencl_c

@@ -212,6 +212,7 @@ void translator::rewrite_token(std::size_t i, bool at_file_scope) {
 /// initializer. A pointer keeps its qualifiers, since they may belong to what it points to.
 void translator::declare_host_writable_constant(std::size_t qualifier) {
     tokens_[qualifier].replacement = "extern \"C\" __constant__";
+    program_scope_constants_ = true;
     if (declares_pointer(qualifier)) return;
     for (std::size_t i = next_index(qualifier); i + 1 < tokens_.size(); i = next_index(i)) {
         token& t = tokens_[i];

@@ -232,6 +232,17 @@ std::string source_file_name(std::size_t index) {
     return "source_" + std::to_string(index + 1);
 }
 
+std::size_t constant_area_bytes(std::size_t constant_parameters, bool program_scope_constants) {
+    if (constant_parameters == 0) return 0;
+    const std::size_t budget =
+        program_scope_constants ? constant_areas_with_variables_bytes : constant_areas_alone_bytes;
+    return budget / constant_parameters / 16 * 16;
+}
+
+std::string constant_area_symbol(const std::string& kernel_symbol, std::size_t position) {
+    return "kiln_constant_" + kernel_symbol + "_" + std::to_string(position);
+}
+
 translation translate_opencl_c(std::span<const std::string> sources,
                                const translation_options& options) {
     return opencl_c::translator(options).run(sources);

@@ -59,6 +59,18 @@ struct translation {
     bool contraction_off = false;
 };
 
+/// CUDA keeps a module's `__constant__` data in one bank of 64 KiB, read through the constant
+/// cache. Each `constant` pointer parameter of a kernel gets an area of it, a `__constant__` array
+/// that every launch fills from the argument buffer first (cuda_queue::launch). The areas of one
+/// program share a budget evenly: 32 KiB when the program also declares program-scope `constant`
+/// variables (they keep the other half), else 60 KiB (4 KiB stay for the compiler's own tables,
+/// such as the math library's); each area is a multiple of 16 bytes.
+inline constexpr std::size_t constant_areas_with_variables_bytes = 32 * 1024;
+inline constexpr std::size_t constant_areas_alone_bytes = 60 * 1024;
+std::size_t constant_area_bytes(std::size_t constant_parameters, bool program_scope_constants);
+/// The area's symbol, which cuModuleGetGlobal finds: kiln_constant_<kernel symbol>_<position>.
+std::string constant_area_symbol(const std::string& kernel_symbol, std::size_t position);
+
 /// Translates sources that form one OpenCL C program, in order. Throws build_error (with a log
 /// in NVRTC's format) on input it cannot translate, e.g. an #include that is not found.
 translation translate_opencl_c(std::span<const std::string> sources,

@@ -99,6 +99,8 @@ class translator {
         std::vector<std::string> argument_names;
         /// Per local pointer parameter: the entry point's line that turns its offset into it.
         std::map<std::size_t, std::string> local_declarations;
+        /// The positions of the constant pointer parameters, read from __constant__ areas.
+        std::set<std::size_t> constant_parameters;
     };
 
     // --- reading files --------------------------------------------------------------------
@@ -183,6 +185,10 @@ class translator {
     parameter_info translate_parameter(std::size_t first, std::size_t end, std::size_t position,
                                        kernel_body& body);
     void finish_kernel_prologues();
+    /// The __constant__ areas of `body`'s constant parameters, declared before its entry point,
+    /// and the entry point's lines that pass them to the body in place of pointer arguments.
+    std::string constant_area_declarations(const kernel_body& body, std::size_t bytes) const;
+    static std::string constant_area_arguments(const kernel_body& body);
 
     const translation_options& options_;
     std::vector<source_file> files_;
@@ -194,6 +200,7 @@ class translator {
     std::set<std::string> kernel_names_;
     std::vector<kernel_body> bodies_;
     bool kernels_need_shared_launch_ = false;
+    bool program_scope_constants_ = false;
     bool contraction_off_ = false;
 };
 

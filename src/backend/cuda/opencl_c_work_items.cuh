@@ -66,6 +66,16 @@ __device__ inline size_t global_linear_id(const launch_info& launch) {
 
 extern __shared__ __align__(16) unsigned char dynamic_shared_memory[];
 
+/// A `constant` pointer parameter's __constant__ area as the entry point passes it to the kernel's
+/// body: it becomes whatever pointer type the parameter has, so the translator needs no type.
+struct constant_area {
+    const unsigned char* bytes;
+    template <class T>
+    __device__ operator const T*() const {
+        return reinterpret_cast<const T*>(bytes);
+    }
+};
+
 // --- conversions ----------------------------------------------------------------------------
 enum rounding { round_default, round_to_nearest_even, round_toward_zero, round_up, round_down };
 
