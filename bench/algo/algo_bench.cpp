@@ -12,7 +12,9 @@
 // data (bench/algo/cub_algo_reference.cu, run by this program when it was built) or, on CPUs,
 // to the same work as a plain single-threaded loop (std::inclusive_scan and friends). Each work
 // runs twice: with the tuning table's policies, then with the earlier kernels (policies'
-// staged_writes off), so that one run compares them.
+// staged_writes off: copy_if writing from each work-item, reduce_by_key reading its runs' keys
+// and ends from global memory), so that one run compares them; without GxI, also with
+// local-memory group scans (where shuffles are used) and reduce-then-scan (where look-back is).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -98,11 +100,12 @@ int main(int argc, char** argv) {
     const auto scan_policy = kiln::detail::policy_for(kiln::detail::algorithm::scan, dev);
 
     std::printf(
-        "### kiln algorithms, %s (%s), scan path: %s, scan tile %zux%zu, group scans: %s\n\n",
+        "### kiln algorithms, %s (%s), scan path: %s, scan tile %zux%zu, group scans: %s%s\n\n",
         dev.name().c_str(), std::string(kiln::to_string(dev.backend())).c_str(),
         dispatch_lookback ? "decoupled look-back" : "reduce-then-scan", scan_policy.work_group_size,
         scan_policy.items_per_work_item,
-        scan_policy.sub_group_size ? "sub-group shuffles" : "local memory");
+        scan_policy.sub_group_size ? "sub-group shuffles" : "local memory",
+        scan_policy.ptx_shuffles ? " (inline PTX)" : "");
     std::printf("copy bandwidth (device to device, limit): %.1f GB/s\n\n", copy_gb_per_s);
     std::printf(
         "| work | time | bandwidth | elements | reference | check |\n|---|---|---|---|---|---|\n");
@@ -194,6 +197,18 @@ int main(int argc, char** argv) {
             before.push_back(std::make_unique<kiln::detail::scoped_algorithm_policy>(a, policy));
         }
         measure(" (before: direct writes)");
+    }
+    // With the table's shapes only: the same work through the other paths the dispatch could
+    // take, so that one run compares them.
+    if (candidate.empty() && !local_memory) {
+        if (scan_policy.sub_group_size != 0) {
+            const kiln::detail::scoped_local_memory_group_scans local;
+            measure(" (local-memory group scans)");
+        }
+        if (dispatch_lookback) {
+            const kiln::detail::scoped_forward_progress three_passes(false);
+            measure(" (reduce-then-scan)");
+        }
     }
     return 0;
 }

@@ -21,9 +21,13 @@ class scan_writer {
         b_.constant("TILE", policy.tile_size());
         // Earlier tiles read at once by the look-back: a warp's worth, at most the group.
         b_.constant("KILN_WINDOW", std::min<std::size_t>(32, policy.work_group_size));
-        // One padding slot per 32 elements: work-items reading their ITEMS consecutive
-        // elements then hit different local-memory banks.
-        b_.define("pad", "#define KILN_PAD(i) ((i) + ((i) >> 5))");
+        // One padding slot per 128 bytes of tile values (32 4-byte ones, 16 8-byte ones):
+        // work-items reading their ITEMS consecutive elements then hit different local-memory
+        // banks. (One per 32 elements left 8-byte pairs at 8 items with 2-way conflicts.)
+        const unsigned shift = op.value_bytes <= 4 ? 5 : op.value_bytes <= 8 ? 4 : 3;
+        b_.define("pad", "#define KILN_PAD(i) ((i) + ((i) >> " + std::to_string(shift) +
+                             "))\n#define KILN_PADDED_TILE (TILE + (TILE >> " +
+                             std::to_string(shift) + "))");
     }
 
     std::string combine(const std::string& a, const std::string& b) {
@@ -56,10 +60,9 @@ class scan_writer {
 
     /// Local arrays of a tile kernel (OpenCL C wants them at kernel scope).
     void declare_tile_arrays(const element_text& element) {
-        b_.local_array(t_, "kiln_tile", "TILE + TILE / 32");
+        b_.local_array(t_, "kiln_tile", "KILN_PADDED_TILE");
         b_.local_array(t_, "kiln_scan", "2 * WG");
-        if (staged(element, scatter_style::staged_compaction))
-            b_.local_array(element.kept_type, "kiln_kept", "TILE + TILE / 32");
+        if (keeps(element)) b_.local_array(element.kept_type, "kiln_kept", "KILN_PADDED_TILE");
         b_.line("const uint lid = " + source_builder::local_id() + ";");
     }
 
@@ -74,8 +77,7 @@ class scan_writer {
         b_.line("const ulong idx = base + k;");
         for (const auto& statement : element.statements) b_.line(statement);
         b_.line("kiln_tile[KILN_PAD(k)] = " + element.value + ";");
-        if (staged(element, scatter_style::staged_compaction))
-            b_.line("kiln_kept[KILN_PAD(k)] = " + element.kept_value + ";");
+        if (keeps(element)) b_.line("kiln_kept[KILN_PAD(k)] = " + element.kept_value + ";");
         b_.close();
         b_.close();
         b_.local_barrier();
@@ -111,6 +113,16 @@ class scan_writer {
             b_.line("have = 1;");
             b_.open("");
             b_.line("const ulong idx = base + first + j;");
+            if (keeps(element)) {
+                // The element's kept value and the next element's scanned input, from the
+                // tile: scatters then need no global reads of their own.
+                b_.line("const " + kept_type_ +
+                        " kiln_kept_here = kiln_kept[KILN_PAD(first + j)];");
+                b_.line("const int kiln_has_next = first + j + 1 < valid;");
+                b_.line(
+                    "const " + t_ +
+                    " kiln_next = kiln_tile[KILN_PAD(kiln_has_next ? first + j + 1 : first + j)];");
+            }
             element.scatter(b_);
             b_.close();
             b_.close();
@@ -285,7 +297,7 @@ class scan_writer {
   private:
     /// Scans `value` across the group in kiln_scan; returns where the results lie.
     std::string group_scan(const std::string& value) {
-        return group_collectives(b_, policy_.sub_group_size)
+        return group_collectives(b_, policy_.sub_group_size, policy_.ptx_shuffles)
             .inclusive_scan(
                 "kiln_scan", "lid", "WG", value,
                 [this](const std::string& x, const std::string& y) { return combine(x, y); }, t_,
@@ -296,12 +308,16 @@ class scan_writer {
         return scatter_ && element.style == style;
     }
 
+    /// Whether tiles keep a second value per element in kiln_kept.
+    bool keeps(const element_text& element) const { return scatter_ && !element.kept_type.empty(); }
+
     /// The flag of a state word.
     std::string flag_of(const std::string& word) const {
         switch (op_.packing) {
             case state_packing::low_32_bits:
                 return word + " >> 32";
             case state_packing::count_62_bits:
+            case state_packing::pair_30_32_bits:
                 return word + " >> 62";
             case state_packing::separate:
                 break;
@@ -313,6 +329,12 @@ class scan_writer {
     void read_value(const std::string& k, const std::string& word) {
         if (op_.packing == state_packing::low_32_bits) {
             b_.line("const " + t_ + " value = as_" + t_ + "((uint)" + word + ");");
+            return;
+        }
+        if (op_.packing == state_packing::pair_30_32_bits) {
+            b_.line(t_ + " value;");
+            b_.line("value.x = (uint)(" + word + " >> 32) & 0x3fffffffu;");
+            b_.line("value.y = (uint)" + word + ";");
             return;
         }
         if (op_.packing == state_packing::count_62_bits) {
@@ -349,6 +371,10 @@ class scan_writer {
             case state_packing::count_62_bits:
                 b_.line("*(volatile global ulong*)&kiln_state[tile] = ((ulong)" + f + " << 62) | " +
                         value + ";");
+                return;
+            case state_packing::pair_30_32_bits:
+                b_.line("*(volatile global ulong*)&kiln_state[tile] = ((ulong)" + f +
+                        " << 62) | ((ulong)" + value + ".x << 32) | " + value + ".y;");
                 return;
             case state_packing::separate:
                 break;

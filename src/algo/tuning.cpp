@@ -23,7 +23,7 @@ constexpr device_class nvidia_gpus{std::nullopt, device_type::gpu, "nvidia", 0, 
 constexpr device_class nvidia_cuda{backend_kind::cuda, device_type::gpu, "nvidia", 0, 0};
 
 constexpr algorithm_policy policy(std::size_t work_group_size, std::size_t items_per_work_item) {
-    return {work_group_size, items_per_work_item, 0, 0, true};
+    return {work_group_size, items_per_work_item, 0, 0, true, false};
 }
 
 /// The earlier compaction kernels: each work-item writes its own kept elements.
@@ -230,7 +230,7 @@ const tuning_row* tuning_row_for(algorithm a, const device& dev) {
 std::string algorithm_policy::key() const {
     return std::to_string(work_group_size) + "x" + std::to_string(items_per_work_item) + " r" +
            std::to_string(radix_bits) + " sg" + std::to_string(sub_group_size) +
-           (staged_writes ? " staged" : " direct");
+           (staged_writes ? " staged" : " direct") + (ptx_shuffles ? " ptx" : "");
 }
 
 std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size) {
@@ -245,6 +245,15 @@ std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_
     return usable ? size : 0;
 }
 
+bool inline_ptx_group_scans(const device& dev, std::size_t work_group_size) {
+    {
+        std::lock_guard lock(override_mutex);
+        if (local_memory_group_scans) return false;
+    }
+    return device_quirks_for(dev.properties()).inline_ptx_warp_shuffles &&
+           work_group_size % 32 == 0;
+}
+
 algorithm_policy policy_for(algorithm a, const device& dev) {
     std::optional<algorithm_policy> chosen;
     {
@@ -255,6 +264,13 @@ algorithm_policy policy_for(algorithm a, const device& dev) {
         if (const tuning_row* row = tuning_row_for(a, dev)) chosen = row->policy;
     if (chosen) {
         chosen->sub_group_size = group_scan_sub_group_size(dev, chosen->work_group_size);
+        chosen->ptx_shuffles = false;
+        const bool scan_family = a == scan || a == select || a == reduce_by_key;
+        if (scan_family && chosen->sub_group_size == 0 &&
+            inline_ptx_group_scans(dev, chosen->work_group_size)) {
+            chosen->sub_group_size = 32;
+            chosen->ptx_shuffles = true;
+        }
         return *chosen;
     }
     throw invalid_argument_error(

@@ -33,6 +33,9 @@ enum class state_packing {
     low_32_bits,
     /// Flag in the top 2 bits, a count below 2^62 in the others (stream compaction).
     count_62_bits,
+    /// A uint2 pair (x below 2^30, y any): flag in the top 2 bits, x in the next 30, y in the
+    /// low 32 (reduce by key with 4-byte values while its run counts stay below 2^30).
+    pair_30_32_bits,
     /// Value in its own array, written before the flag (a fence between): needs a global
     /// fence that orders memory for the whole device.
     separate,
@@ -68,7 +71,10 @@ struct element_text {
     /// of storing `running` to out[idx] (scatter_style::per_element).
     std::function<void(source_builder&)> scatter{};
     scatter_style style = scatter_style::per_element;
-    /// Staged compaction: the kept value's type and text.
+    /// A second value per element loaded with the first into the tile's local memory
+    /// (kiln_kept): staged compaction's kept value. Per-element scatters that set it also see
+    /// `kiln_kept_here` (this element's) and `kiln_next` (the next element's scanned input,
+    /// valid where `kiln_has_next`: within the tile), so that they read no global memory.
     std::string kept_type{};
     std::string kept_value{};
 };
