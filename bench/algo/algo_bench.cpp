@@ -13,8 +13,8 @@
 // data (bench/algo/cub_algo_reference.cu, run by this program when it was built) or, on CPUs,
 // to the same work as a plain single-threaded loop (std::inclusive_scan and friends). Each work
 // runs twice: with the tuning table's policies, then with the earlier kernels (policies'
-// staged_writes off: copy_if writing from each work-item, reduce_by_key reading its runs' keys
-// and ends from global memory), so that one run compares them; without GxI, also with
+// staged_writes off: copy_if writing from each work-item), so that one run compares them;
+// without GxI, also with
 // local-memory group scans (where shuffles are used) and reduce-then-scan (where look-back is).
 #include <algorithm>
 #include <chrono>
@@ -200,8 +200,8 @@ int main(int argc, char** argv) {
     };
     measure("");
     // The same work with the earlier compaction kernels (each work-item writes its own kept
-    // elements, 64-bit counts; reduce_by_key reads its runs from global memory), in the same
-    // run; the scan runs as above. Only with the table's shapes.
+    // elements, 64-bit counts), in the same run; scan and reduce_by_key run as above. Only
+    // with the table's shapes.
     if (candidate.empty()) {
         std::vector<std::unique_ptr<kiln::detail::scoped_algorithm_policy>> before;
         for (const auto a : {kiln::detail::algorithm::scan, kiln::detail::algorithm::select,

@@ -62,7 +62,8 @@ class scan_writer {
     void declare_tile_arrays(const element_text& element) {
         b_.local_array(t_, "kiln_tile", "KILN_PADDED_TILE");
         b_.local_array(t_, "kiln_scan", "2 * WG");
-        if (keeps(element)) b_.local_array(element.kept_type, "kiln_kept", "KILN_PADDED_TILE");
+        if (staged(element, scatter_style::staged_compaction))
+            b_.local_array(element.kept_type, "kiln_kept", "KILN_PADDED_TILE");
         b_.line("const uint lid = " + source_builder::local_id() + ";");
     }
 
@@ -77,7 +78,8 @@ class scan_writer {
         b_.line("const ulong idx = base + k;");
         for (const auto& statement : element.statements) b_.line(statement);
         b_.line("kiln_tile[KILN_PAD(k)] = " + element.value + ";");
-        if (keeps(element)) b_.line("kiln_kept[KILN_PAD(k)] = " + element.kept_value + ";");
+        if (staged(element, scatter_style::staged_compaction))
+            b_.line("kiln_kept[KILN_PAD(k)] = " + element.kept_value + ";");
         b_.close();
         b_.close();
         b_.local_barrier();
@@ -113,16 +115,6 @@ class scan_writer {
             b_.line("have = 1;");
             b_.open("");
             b_.line("const ulong idx = base + first + j;");
-            if (keeps(element)) {
-                // The element's kept value and the next element's scanned input, from the
-                // tile: scatters then need no global reads of their own.
-                b_.line("const " + kept_type_ +
-                        " kiln_kept_here = kiln_kept[KILN_PAD(first + j)];");
-                b_.line("const int kiln_has_next = first + j + 1 < valid;");
-                b_.line(
-                    "const " + t_ +
-                    " kiln_next = kiln_tile[KILN_PAD(kiln_has_next ? first + j + 1 : first + j)];");
-            }
             element.scatter(b_);
             b_.close();
             b_.close();
@@ -307,9 +299,6 @@ class scan_writer {
     bool staged(const element_text& element, scatter_style style) const {
         return scatter_ && element.style == style;
     }
-
-    /// Whether tiles keep a second value per element in kiln_kept.
-    bool keeps(const element_text& element) const { return scatter_ && !element.kept_type.empty(); }
 
     /// The flag of a state word.
     std::string flag_of(const std::string& word) const {

@@ -65,8 +65,8 @@ class compaction_test : public kiln::test::device_queue_test {
         kiln::test::on_every_compaction_path(device(), body);
     }
     template <class Body>
-    void on_every_reduce_by_key_path(Body&& body) {
-        kiln::test::on_every_reduce_by_key_path(device(), body);
+    void on_every_dispatch_path(Body&& body) {
+        kiln::test::on_every_dispatch_path(device(), body);
     }
 };
 
@@ -185,7 +185,7 @@ TEST_P(compaction_test, unique_keeps_the_first_of_each_run) {
 }
 
 TEST_P(compaction_test, reduce_by_key_sums_runs_like_the_host) {
-    on_every_reduce_by_key_path([&] {
+    on_every_dispatch_path([&] {
         for (const std::size_t n : sizes(algorithm::reduce_by_key, 4)) {
             SCOPED_TRACE("n = " + std::to_string(n));
             auto keys = random_values<std::int32_t>(n, 0, 3, unsigned(n) + 2);
@@ -204,7 +204,7 @@ TEST_P(compaction_test, reduce_by_key_sums_runs_like_the_host) {
 }
 
 TEST_P(compaction_test, reduce_by_key_with_long_runs_and_other_operations) {
-    on_every_reduce_by_key_path([&] {
+    on_every_dispatch_path([&] {
         const std::size_t n = sizes(algorithm::reduce_by_key, 8)[5] * 3;
         // All keys equal, then runs longer than a tile: the run's value crosses tiles.
         std::vector<std::uint64_t> keys(n, std::uint64_t{1} << 60);
@@ -252,7 +252,7 @@ TEST_P(compaction_test, reduce_by_key_gives_each_nan_key_a_run) {
         keys[i] = i % 7 == 3 ? nan : i % 50 < 5 ? (i % 2 == 0 ? -0.0f : 0.0f) : float(i / 5);
     std::vector<std::int32_t> values(n);
     for (std::size_t i = 0; i < n; ++i) values[i] = std::int32_t(i % 11);
-    on_every_reduce_by_key_path([&] {
+    on_every_dispatch_path([&] {
         kiln::vector<float> k(q, keys), ok(q, n);
         kiln::vector<std::int32_t> v(q, values), ov(q, n);
         const std::size_t runs = kiln::reduce_by_key(k, v, ok, ov);

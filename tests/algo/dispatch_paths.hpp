@@ -40,19 +40,4 @@ void on_every_compaction_path(const kiln::device& dev, Body&& body) {
     }
 }
 
-/// For reduce_by_key: every dispatch path with runs read from the tile in local memory (keys
-/// and run ends), then with each element reading its neighbours' keys from global memory,
-/// whichever the device's row chooses.
-template <class Body>
-void on_every_reduce_by_key_path(const kiln::device& dev, Body&& body) {
-    using kiln::detail::algorithm;
-    for (const bool staged : {true, false}) {
-        SCOPED_TRACE(staged ? "runs from the tile" : "runs from global memory");
-        auto by_key = kiln::detail::policy_for(algorithm::reduce_by_key, dev);
-        by_key.staged_writes = staged;
-        const kiln::detail::scoped_algorithm_policy by_key_policy(algorithm::reduce_by_key, by_key);
-        on_every_dispatch_path(dev, body);
-    }
-}
-
 }  // namespace kiln::test

@@ -98,27 +98,6 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
                 "(idx == 0 ? !kiln_has_previous || kiln_keys[0] != kiln_previous_key : "
                 "kiln_keys[idx] != kiln_keys[idx - 1])";
             const std::string pair = "kiln_segment(" + head + ", " + value + ")";
-            if (policy.staged_writes)
-                // Each run's key (at its head) and end (where the next element is a head) come
-                // from the tile; only a tile's last element reads the key after it.
-                return element_text{
-                    .statements = g.statements(),
-                    .value = pair,
-                    .scatter =
-                        [v](source_builder& s) {
-                            s.line("const ulong run = (ulong)running.x - 1;");
-                            s.line("const ulong slot = run - kiln_run_base;");
-                            s.open("if (run < kiln_capacity)");
-                            s.line("if (x.x != 0) kiln_out_keys[slot] = kiln_kept_here;");
-                            s.line(
-                                "const int kiln_ends = kiln_has_next ? kiln_next.x != 0 : idx + "
-                                "1 == n || kiln_keys[idx + 1] != kiln_kept_here;");
-                            s.line("if (kiln_ends) kiln_out_values[slot] = as_" + v +
-                                   "(running.y);");
-                            s.close();
-                        },
-                    .kept_type = kt,
-                    .kept_value = "kiln_keys[idx]"};
             return element_text{
                 .statements = g.statements(), .value = pair, .scatter = [v](source_builder& s) {
                     s.line("const ulong run = (ulong)running.x - 1;");

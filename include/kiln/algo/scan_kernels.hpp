@@ -71,10 +71,7 @@ struct element_text {
     /// of storing `running` to out[idx] (scatter_style::per_element).
     std::function<void(source_builder&)> scatter{};
     scatter_style style = scatter_style::per_element;
-    /// A second value per element loaded with the first into the tile's local memory
-    /// (kiln_kept): staged compaction's kept value. Per-element scatters that set it also see
-    /// `kiln_kept_here` (this element's) and `kiln_next` (the next element's scanned input,
-    /// valid where `kiln_has_next`: within the tile), so that they read no global memory.
+    /// Staged compaction: the kept value's type and text.
     std::string kept_type{};
     std::string kept_value{};
 };
