@@ -3,7 +3,8 @@
 //     algo_bench [log2(n scan)] [log2(n reduce_by_key)] [log2(n copy_if)] [GxI]
 //                (defaults 28 26 28 on GPUs, 24 22 24 on CPUs; KILN_DEVICE picks the device;
 //                GxI replaces the tuning table's scan, select and reduce_by_key policies by
-//                work-groups of G items with I items each, to measure candidates for the table)
+//                work-groups of G items with I items each, to measure candidates for the table;
+//                GxI,GxI,GxI gives each its own)
 //
 // Prints one markdown table: inclusive_scan of int32, reduce_by_key over runs of 8 (int32 keys
 // and values, sum), copy_if keeping half of the int32 elements; time per call (best of batches
@@ -12,7 +13,9 @@
 // data (bench/algo/cub_algo_reference.cu, run by this program when it was built) or, on CPUs,
 // to the same work as a plain single-threaded loop (std::inclusive_scan and friends). Each work
 // runs twice: with the tuning table's policies, then with the earlier kernels (policies'
-// staged_writes off), so that one run compares them.
+// staged_writes off: copy_if writing from each work-item), so that one run compares them;
+// without GxI, also with
+// local-memory group scans (where shuffles are used) and reduce-then-scan (where look-back is).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -79,12 +82,16 @@ int main(int argc, char** argv) {
                       n_select = std::size_t{1} << log2_select;
     std::vector<std::unique_ptr<kiln::detail::scoped_algorithm_policy>> candidate;
     if (argc > 4) {
-        const kiln::detail::algorithm_policy policy{
-            std::strtoul(argv[4], nullptr, 10),
-            std::strtoul(std::strchr(argv[4], 'x') + 1, nullptr, 10)};
+        // GxI for all three, or GxI,GxI,GxI for scan, copy_if and reduce_by_key in turn.
+        const char* shape = argv[4];
         for (const auto a : {kiln::detail::algorithm::scan, kiln::detail::algorithm::select,
-                             kiln::detail::algorithm::reduce_by_key})
+                             kiln::detail::algorithm::reduce_by_key}) {
+            const kiln::detail::algorithm_policy policy{
+                std::strtoul(shape, nullptr, 10),
+                std::strtoul(std::strchr(shape, 'x') + 1, nullptr, 10)};
             candidate.push_back(std::make_unique<kiln::detail::scoped_algorithm_policy>(a, policy));
+            if (const char* next = std::strchr(shape, ',')) shape = next + 1;
+        }
     }
     // A fifth argument "local": group scans through local memory even where sub-groups exist.
     std::optional<kiln::detail::scoped_local_memory_group_scans> local_memory;
@@ -98,17 +105,26 @@ int main(int argc, char** argv) {
     const auto scan_policy = kiln::detail::policy_for(kiln::detail::algorithm::scan, dev);
 
     std::printf(
-        "### kiln algorithms, %s (%s), scan path: %s, scan tile %zux%zu, group scans: %s\n\n",
+        "### kiln algorithms, %s (%s), scan path: %s, scan tile %zux%zu, group scans: %s%s\n\n",
         dev.name().c_str(), std::string(kiln::to_string(dev.backend())).c_str(),
         dispatch_lookback ? "decoupled look-back" : "reduce-then-scan", scan_policy.work_group_size,
         scan_policy.items_per_work_item,
-        scan_policy.sub_group_size ? "sub-group shuffles" : "local memory");
+        scan_policy.sub_group_size ? "sub-group shuffles" : "local memory",
+        scan_policy.ptx_shuffles ? " (inline PTX)" : "");
     std::printf("copy bandwidth (device to device, limit): %.1f GB/s\n\n", copy_gb_per_s);
     std::printf(
         "| work | time | bandwidth | elements | reference | check |\n|---|---|---|---|---|---|\n");
 
+    // A candidate shape a device cannot build (too much local memory) fails its own row only.
+    const auto guarded = [](const char* what, const auto& work) {
+        try {
+            work();
+        } catch (const std::exception& e) {
+            std::printf("| %s | failed: %s | | | | |\n", what, e.what());
+        }
+    };
     const auto measure = [&](const char* variant) {
-        {
+        guarded("inclusive_scan", [&] {
             std::vector<std::int32_t> host(n_scan), expected(n_scan);
             for (std::size_t i = 0; i < n_scan; ++i) host[i] = algo_data::scan_value(i);
             kiln::vector<std::int32_t> x(q, host), y(q, n_scan);
@@ -123,8 +139,8 @@ int main(int argc, char** argv) {
             row(what, s, 2.0 * n_scan * 4, double(n_scan), cpu ? host_s : reference["scan"],
                 cpu ? "std::inclusive_scan, 1 thread" : "CUB DeviceScan::InclusiveSum",
                 ok ? "matches std" : "MISMATCH");
-        }
-        {
+        });
+        guarded("reduce_by_key", [&] {
             std::vector<std::int32_t> keys(n_key), values(n_key);
             for (std::size_t i = 0; i < n_key; ++i) {
                 keys[i] = algo_data::run_key(i);
@@ -157,8 +173,8 @@ int main(int argc, char** argv) {
                 cpu ? host_s : reference["reduce_by_key"],
                 cpu ? "host loop, 1 thread" : "CUB DeviceReduce::ReduceByKey",
                 ok ? "matches host" : "MISMATCH");
-        }
-        {
+        });
+        guarded("copy_if", [&] {
             std::vector<std::int32_t> host(n_select), expected;
             for (std::size_t i = 0; i < n_select; ++i) host[i] = algo_data::select_value(i);
             kiln::vector<std::int32_t> x(q, host), out(q, n_select);
@@ -180,12 +196,13 @@ int main(int argc, char** argv) {
                 cpu ? host_s : reference["copy_if"],
                 cpu ? "std::copy_if, 1 thread" : "CUB DeviceSelect::If",
                 ok ? "matches std" : "MISMATCH");
-        }
+        });
     };
     measure("");
     // The same work with the earlier compaction kernels (each work-item writes its own kept
-    // elements, 64-bit counts), in the same run; scan and reduce_by_key run as above.
-    {
+    // elements, 64-bit counts), in the same run; scan and reduce_by_key run as above. Only
+    // with the table's shapes.
+    if (candidate.empty()) {
         std::vector<std::unique_ptr<kiln::detail::scoped_algorithm_policy>> before;
         for (const auto a : {kiln::detail::algorithm::scan, kiln::detail::algorithm::select,
                              kiln::detail::algorithm::reduce_by_key}) {
@@ -194,6 +211,18 @@ int main(int argc, char** argv) {
             before.push_back(std::make_unique<kiln::detail::scoped_algorithm_policy>(a, policy));
         }
         measure(" (before: direct writes)");
+    }
+    // With the table's shapes only: the same work through the other paths the dispatch could
+    // take, so that one run compares them.
+    if (candidate.empty() && !local_memory) {
+        if (scan_policy.sub_group_size != 0) {
+            const kiln::detail::scoped_local_memory_group_scans local;
+            measure(" (local-memory group scans)");
+        }
+        if (dispatch_lookback) {
+            const kiln::detail::scoped_forward_progress three_passes(false);
+            measure(" (reduce-then-scan)");
+        }
     }
     return 0;
 }

@@ -21,9 +21,13 @@ class scan_writer {
         b_.constant("TILE", policy.tile_size());
         // Earlier tiles read at once by the look-back: a warp's worth, at most the group.
         b_.constant("KILN_WINDOW", std::min<std::size_t>(32, policy.work_group_size));
-        // One padding slot per 32 elements: work-items reading their ITEMS consecutive
-        // elements then hit different local-memory banks.
-        b_.define("pad", "#define KILN_PAD(i) ((i) + ((i) >> 5))");
+        // One padding slot per 128 bytes of tile values (32 4-byte ones, 16 8-byte ones):
+        // work-items reading their ITEMS consecutive elements then hit different local-memory
+        // banks. (One per 32 elements left 8-byte pairs at 8 items with 2-way conflicts.)
+        const unsigned shift = op.value_bytes <= 4 ? 5 : op.value_bytes <= 8 ? 4 : 3;
+        b_.define("pad", "#define KILN_PAD(i) ((i) + ((i) >> " + std::to_string(shift) +
+                             "))\n#define KILN_PADDED_TILE (TILE + (TILE >> " +
+                             std::to_string(shift) + "))");
     }
 
     std::string combine(const std::string& a, const std::string& b) {
@@ -56,10 +60,10 @@ class scan_writer {
 
     /// Local arrays of a tile kernel (OpenCL C wants them at kernel scope).
     void declare_tile_arrays(const element_text& element) {
-        b_.local_array(t_, "kiln_tile", "TILE + TILE / 32");
+        b_.local_array(t_, "kiln_tile", "KILN_PADDED_TILE");
         b_.local_array(t_, "kiln_scan", "2 * WG");
         if (staged(element, scatter_style::staged_compaction))
-            b_.local_array(element.kept_type, "kiln_kept", "TILE + TILE / 32");
+            b_.local_array(element.kept_type, "kiln_kept", "KILN_PADDED_TILE");
         b_.line("const uint lid = " + source_builder::local_id() + ";");
     }
 
@@ -285,7 +289,7 @@ class scan_writer {
   private:
     /// Scans `value` across the group in kiln_scan; returns where the results lie.
     std::string group_scan(const std::string& value) {
-        return group_collectives(b_, policy_.sub_group_size)
+        return group_collectives(b_, policy_.sub_group_size, policy_.ptx_shuffles)
             .inclusive_scan(
                 "kiln_scan", "lid", "WG", value,
                 [this](const std::string& x, const std::string& y) { return combine(x, y); }, t_,
@@ -302,6 +306,7 @@ class scan_writer {
             case state_packing::low_32_bits:
                 return word + " >> 32";
             case state_packing::count_62_bits:
+            case state_packing::pair_30_32_bits:
                 return word + " >> 62";
             case state_packing::separate:
                 break;
@@ -313,6 +318,12 @@ class scan_writer {
     void read_value(const std::string& k, const std::string& word) {
         if (op_.packing == state_packing::low_32_bits) {
             b_.line("const " + t_ + " value = as_" + t_ + "((uint)" + word + ");");
+            return;
+        }
+        if (op_.packing == state_packing::pair_30_32_bits) {
+            b_.line(t_ + " value;");
+            b_.line("value.x = (uint)(" + word + " >> 32) & 0x3fffffffu;");
+            b_.line("value.y = (uint)" + word + ";");
             return;
         }
         if (op_.packing == state_packing::count_62_bits) {
@@ -349,6 +360,10 @@ class scan_writer {
             case state_packing::count_62_bits:
                 b_.line("*(volatile global ulong*)&kiln_state[tile] = ((ulong)" + f + " << 62) | " +
                         value + ";");
+                return;
+            case state_packing::pair_30_32_bits:
+                b_.line("*(volatile global ulong*)&kiln_state[tile] = ((ulong)" + f +
+                        " << 62) | ((ulong)" + value + ".x << 32) | " + value + ".y;");
                 return;
             case state_packing::separate:
                 break;

@@ -23,7 +23,7 @@ constexpr device_class nvidia_gpus{std::nullopt, device_type::gpu, "nvidia", 0, 
 constexpr device_class nvidia_cuda{backend_kind::cuda, device_type::gpu, "nvidia", 0, 0};
 
 constexpr algorithm_policy policy(std::size_t work_group_size, std::size_t items_per_work_item) {
-    return {work_group_size, items_per_work_item, 0, 0, true};
+    return {work_group_size, items_per_work_item, 0, 0, true, false};
 }
 
 /// The earlier compaction kernels: each work-item writes its own kept elements.
@@ -39,13 +39,15 @@ constexpr std::array table{
                policy(128, 32),
                "NVIDIA GPUs through CUDA (group scans by warp shuffles): H100, bench/algo "
                "2026-11-22, int32 scan of 2^28: 128x32 0.998 ms (0.89x CUB), 256x16 1.092 ms, "
-               "512x8 1.454 ms"},
+               "512x8 1.454 ms; a later session (branch compaction-speed): 128x32 1.089 ms, "
+               "with local-memory group scans 1.029 ms, 256x16 1.311 ms"},
     tuning_row{scan, nvidia_gpus,
-               policy(256, 16),
-               "NVIDIA's OpenCL (local-memory group scans): H100, bench/algo 2026-11-22, int32 "
-               "scan of 2^28, measured on CUDA with local-memory group scans: 256x16 1.31 ms "
-               "(0.67x CUB), 128x16 1.50 ms, 256x8 1.86 ms; 512x16 and 256x24 exceed 48 KiB of "
-               "local memory with 8-byte states"},
+               policy(128, 32),
+               "NVIDIA's OpenCL (group scans by inline-PTX warp shuffles): H100, bench/algo "
+               "2026-11-22 (branch compaction-speed), int32 scan of 2^28: 128x32 1.168 ms (0.75x "
+               "CUB), 256x16 1.211 ms, 256x16 with local-memory group scans 1.276 ms; earlier, "
+               "local-memory group scans measured on CUDA: 256x16 1.31 ms, 128x16 1.50 ms, 256x8 "
+               "1.86 ms; 512x16 and 256x24 exceed 48 KiB of local memory with 8-byte states"},
     tuning_row{scan, any_gpu, policy(256, 8),
                "any other GPU: half the NVIDIA tile, for devices with less local memory; "
                "not measured"},
@@ -62,7 +64,9 @@ constexpr std::array table{
                "NVIDIA GPUs, kept elements staged in local memory with 32-bit counts: H100, "
                "bench/algo 2026-11-22, copy_if of 2^28 int32 keeping half: 256x16 1.261 ms "
                "CUDA, 1.247 ms OpenCL (0.54x CUB); 128x16 1.435 ms OpenCL; direct writes with "
-               "64-bit counts (256x8) 1.864 / 1.872 ms"},
+               "64-bit counts (256x8) 1.864 / 1.872 ms. Again (branch compaction-speed): 256x16 "
+               "1.275 / 1.237 ms, 128x32 2.083 / 2.084 ms, 512x8 1.521 ms CUDA (OpenCL allows "
+               "this kernel 256 work-items)"},
     tuning_row{select, any_gpu, policy(256, 8),
                "as the generic GPU scan row; not measured"},
     tuning_row{select, any_cpu, direct_writes(policy(16, 64)),
@@ -77,7 +81,10 @@ constexpr std::array table{
                "NVIDIA GPUs: (run count, value) pairs are 8 bytes, so half the scan tile; "
                "H100 2026-11-22, 2^26 on CUDA: 256x8 0.84 ms, 128x16 0.835 ms; 512x8 measured "
                "0.71-0.82 ms with warp-shuffle group scans but exceeds 48 KiB of local memory "
-               "for 16-byte pairs, and NVIDIA's OpenCL allows this kernel 256 work-items"},
+               "for 16-byte pairs, and NVIDIA's OpenCL allows this kernel 256 work-items. With "
+               "one-word look-back states (branch compaction-speed): 256x8 0.569 ms CUDA, 0.590 "
+               "ms OpenCL; keys kept in local memory as well: 256x8 0.643, 256x12 0.686, "
+               "128x16 0.732 ms CUDA"},
     tuning_row{reduce_by_key, any_gpu, policy(256, 4),
                "any other GPU; not measured"},
     tuning_row{reduce_by_key, any_cpu, policy(16, 64),
@@ -241,7 +248,7 @@ const tuning_row* tuning_row_for(algorithm a, const device& dev) {
 std::string algorithm_policy::key() const {
     return std::to_string(work_group_size) + "x" + std::to_string(items_per_work_item) + " r" +
            std::to_string(radix_bits) + " sg" + std::to_string(sub_group_size) +
-           (staged_writes ? " staged" : " direct");
+           (staged_writes ? " staged" : " direct") + (ptx_shuffles ? " ptx" : "");
 }
 
 std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size) {
@@ -256,6 +263,15 @@ std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_
     return usable ? size : 0;
 }
 
+bool inline_ptx_group_scans(const device& dev, std::size_t work_group_size) {
+    {
+        std::lock_guard lock(override_mutex);
+        if (local_memory_group_scans) return false;
+    }
+    return device_quirks_for(dev.properties()).inline_ptx_warp_shuffles &&
+           work_group_size % 32 == 0;
+}
+
 algorithm_policy policy_for(algorithm a, const device& dev) {
     std::optional<algorithm_policy> chosen;
     {
@@ -266,6 +282,13 @@ algorithm_policy policy_for(algorithm a, const device& dev) {
         if (const tuning_row* row = tuning_row_for(a, dev)) chosen = row->policy;
     if (chosen) {
         chosen->sub_group_size = group_scan_sub_group_size(dev, chosen->work_group_size);
+        chosen->ptx_shuffles = false;
+        const bool scan_family = a == scan || a == select || a == reduce_by_key;
+        if (scan_family && chosen->sub_group_size == 0 &&
+            inline_ptx_group_scans(dev, chosen->work_group_size)) {
+            chosen->sub_group_size = 32;
+            chosen->ptx_shuffles = true;
+        }
         return *chosen;
     }
     throw invalid_argument_error(

@@ -34,6 +34,11 @@ struct device_quirks {
     /// under POCL_WORK_GROUP_METHOD=repl, and right when its source is run as C++ with one
     /// thread per work-item). Sorts there keep to 4-bit digits.
     bool multi_round_radix_rank_miscompiled = false;
+    /// OpenCL C kernels may hold inline PTX (`asm volatile`), such as warp shuffles
+    /// (shfl.sync), and 1-D work-groups run as warps of 32 consecutive local ids: NVIDIA GPUs
+    /// through NVIDIA's OpenCL, whose compiler emits PTX and which reports no sub-group
+    /// functions. Under CUDA the prelude has the shuffles already.
+    bool inline_ptx_warp_shuffles = false;
 };
 
 inline device_quirks device_quirks_for(const device_properties& props) {
@@ -51,7 +56,8 @@ inline device_quirks device_quirks_for(const device_properties& props) {
             .global_fence_orders_device =
                 props.backend == backend_kind::cuda || props.type == device_type::cpu,
             .subgroup_ballot_incomplete = pocl,
-            .multi_round_radix_rank_miscompiled = pocl};
+            .multi_round_radix_rank_miscompiled = pocl,
+            .inline_ptx_warp_shuffles = gpu && nvidia && props.backend == backend_kind::opencl};
 }
 
 }  // namespace kiln::detail

@@ -49,13 +49,14 @@ std::string group_collectives::sub_group_scan(const std::string& scratch, const 
     builder_.line("const uint kiln_sub_group = " + lid + " / " + sg + ";");
     builder_.open("for (uint kiln_d = 1; kiln_d < " + sg + "; kiln_d *= 2)");
     if (components == 1) {
-        builder_.line(type + " kiln_below = sub_group_shuffle_up(" + v + ", kiln_d);");
+        builder_.line(type + " kiln_below = " + shuffle_up(type, v, "kiln_d") + ";");
     } else {
         builder_.line(type + " kiln_below;");
+        const std::string scalar = type.substr(0, type.find_first_of("0123456789"));
         for (unsigned c = 0; c < components; ++c) {
             const std::string part = std::string(".") + "xyzw"[c];
-            builder_.line("kiln_below" + part + " = sub_group_shuffle_up(" + v + part +
-                          ", kiln_d);");
+            builder_.line("kiln_below" + part + " = " + shuffle_up(scalar, v + part, "kiln_d") +
+                          ";");
         }
     }
     builder_.line("if (kiln_lane >= kiln_d) " + v + " = " + combine("kiln_below", v) + ";");
@@ -73,6 +74,28 @@ std::string group_collectives::sub_group_scan(const std::string& scratch, const 
     builder_.line(s + "[" + lid + "] = " + v + ";");
     builder_.local_barrier();
     return "0";
+}
+
+std::string group_collectives::shuffle_up(const std::string& type, const std::string& value,
+                                          const std::string& delta) {
+    if (!ptx_shuffles_) return "sub_group_shuffle_up(" + value + ", " + delta + ")";
+    // shfl.sync.up over the full warp: every lane runs the scan loop, so all 32 take part. The
+    // clamp operand is 0 (lanes below delta get their own value, which the scan ignores).
+    builder_.define("ptx_shuffle_up",
+                    "uint kiln_ptx_shuffle_up(uint x, uint delta) {\n"
+                    "    uint r;\n"
+                    "    asm volatile(\"shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;\" : \"=r\"(r) "
+                    ": \"r\"(x), \"r\"(delta));\n"
+                    "    return r;\n}\n"
+                    "ulong kiln_ptx_shuffle_up_64(ulong x, uint delta) {\n"
+                    "    uint2 halves = as_uint2(x);\n"
+                    "    halves.x = kiln_ptx_shuffle_up(halves.x, delta);\n"
+                    "    halves.y = kiln_ptx_shuffle_up(halves.y, delta);\n"
+                    "    return as_ulong(halves);\n}\n");
+    const bool wide = type == "long" || type == "ulong" || type == "double";
+    if (wide)
+        return "as_" + type + "(kiln_ptx_shuffle_up_64(as_ulong(" + value + "), " + delta + "))";
+    return "as_" + type + "(kiln_ptx_shuffle_up(as_uint(" + value + "), " + delta + "))";
 }
 
 }  // namespace kiln::detail

@@ -59,7 +59,8 @@ TEST_P(algo_base_test, temporary_lease_zeroes_its_bytes) {
 
 /// A kernel of the group collectives and look-back helpers, with its tuning as constants;
 /// sub_group_size 0 takes the local-memory group scan.
-std::string collectives_source(std::size_t group_size, std::size_t sub_group_size) {
+std::string collectives_source(std::size_t group_size, std::size_t sub_group_size,
+                               bool ptx_shuffles = false) {
     kiln::detail::source_builder b;
     b.constant("GROUP", group_size);
     b.begin_kernel("group_scan", group_size);
@@ -76,7 +77,7 @@ std::string collectives_source(std::size_t group_size, std::size_t sub_group_siz
              "    const uint b = ((g >> 16) * (f & 0xffff) + (g & 0xffff)) & 0xffff;\n"
              "    return a << 16 | b;\n}\n");
     b.line("uint v = (lid + 2) << 16 | (lid + 1);");
-    const std::string at = kiln::detail::group_collectives(b, sub_group_size)
+    const std::string at = kiln::detail::group_collectives(b, sub_group_size, ptx_shuffles)
                                .inclusive_scan(
                                    "scratch", "lid", "GROUP", "v",
                                    [](const std::string& x, const std::string& y) {
@@ -94,18 +95,22 @@ std::string collectives_source(std::size_t group_size, std::size_t sub_group_siz
     return b.str();
 }
 
-/// Both group-scan paths where the device has sub-groups (CUDA), the local-memory one elsewhere.
+/// Both group-scan paths where the device has sub-groups (CUDA; NVIDIA's OpenCL through inline
+/// PTX), the local-memory one elsewhere.
 TEST_P(algo_base_test, group_scan_program_is_generated_once_per_key) {
     constexpr std::size_t group = 64;
-    std::vector<std::size_t> sub_group_sizes = {0};
+    std::vector<std::pair<std::size_t, bool>> sub_groups = {{0, false}};
     if (const std::size_t size = kiln::detail::group_scan_sub_group_size(device(), group))
-        sub_group_sizes.push_back(size);
-    for (const std::size_t sub_group : sub_group_sizes) {
-        SCOPED_TRACE("sub-group size " + std::to_string(sub_group));
-        const std::string key = "test.group_scan.64.sg" + std::to_string(sub_group);
+        sub_groups.emplace_back(size, false);
+    if (kiln::detail::inline_ptx_group_scans(device(), group)) sub_groups.emplace_back(32, true);
+    for (const auto& [sub_group, ptx] : sub_groups) {
+        SCOPED_TRACE("sub-group size " + std::to_string(sub_group) + (ptx ? " (PTX)" : ""));
+        const std::string key =
+            "test.group_scan.64.sg" + std::to_string(sub_group) + (ptx ? ".ptx" : "");
         const std::size_t before = kiln::detail::algorithm_programs_generated();
         const auto& program = kiln::detail::algorithm_program_for(
-            device(), key, {"group_scan"}, [&] { return collectives_source(group, sub_group); });
+            device(), key, {"group_scan"},
+            [&] { return collectives_source(group, sub_group, ptx); });
         const auto& again = kiln::detail::algorithm_program_for(
             device(), key, {"group_scan"},
             []() -> std::string { throw std::logic_error("generated twice"); });
@@ -129,6 +134,28 @@ TEST_P(algo_base_test, group_scan_program_is_generated_once_per_key) {
         }
         EXPECT_EQ(flags.read(q)[1], (std::uint64_t{1} << 32) | expected);
     }
+}
+
+// The inline-PTX shuffles run only on NVIDIA's OpenCL (the test above there); here, on any
+// machine, their text: full-warp shfl.sync, 64-bit values in two halves, no OpenCL C sub-group
+// function (which NVIDIA's OpenCL lacks).
+TEST(algo_group_collectives, ptx_shuffles_spell_shfl_sync_for_every_width) {
+    kiln::detail::source_builder b;
+    b.begin_kernel("k", 64);
+    b.begin_body();
+    b.local_array("ulong2", "scratch", "128");
+    b.line("ulong2 v = (ulong2)(1, 2);");
+    kiln::detail::group_collectives(b, 32, true)
+        .inclusive_scan(
+            "scratch", "lid", "64", "v",
+            [](const std::string& x, const std::string& y) { return x + " + " + y; }, "ulong2", 2);
+    b.end_kernel();
+    const std::string source = b.str();
+    EXPECT_NE(source.find("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;"), std::string::npos);
+    EXPECT_NE(source.find("kiln_below.y = as_ulong(kiln_ptx_shuffle_up_64(as_ulong(v.y), kiln_d))"),
+              std::string::npos)
+        << source;
+    EXPECT_EQ(source.find("sub_group_shuffle_up"), std::string::npos);
 }
 
 TEST_P(algo_base_test, every_device_has_a_policy_with_provenance) {

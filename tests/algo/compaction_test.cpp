@@ -247,7 +247,9 @@ TEST_P(compaction_test, reduce_by_key_gives_each_nan_key_a_run) {
     const float nan = std::numeric_limits<float>::quiet_NaN();
     const std::size_t n = sizes(algorithm::reduce_by_key, 4)[4];
     std::vector<float> keys(n);
-    for (std::size_t i = 0; i < n; ++i) keys[i] = i % 7 == 3 ? nan : float(i / 5);
+    // NaN keys, and runs of -0 then +0 (equal keys: the run keeps the first, -0).
+    for (std::size_t i = 0; i < n; ++i)
+        keys[i] = i % 7 == 3 ? nan : i % 50 < 5 ? (i % 2 == 0 ? -0.0f : 0.0f) : float(i / 5);
     std::vector<std::int32_t> values(n);
     for (std::size_t i = 0; i < n; ++i) values[i] = std::int32_t(i % 11);
     on_every_dispatch_path([&] {
@@ -260,6 +262,7 @@ TEST_P(compaction_test, reduce_by_key_gives_each_nan_key_a_run) {
         auto gv = ov.read();
         for (std::size_t r = 0; r < runs; ++r) {
             ASSERT_TRUE(gk[r] == ek[r] || (std::isnan(gk[r]) && std::isnan(ek[r]))) << r;
+            ASSERT_EQ(std::signbit(gk[r]), std::signbit(ek[r])) << r;
             ASSERT_EQ(gv[r], ev[r]) << r;
         }
     });

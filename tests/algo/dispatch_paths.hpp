@@ -9,15 +9,16 @@ namespace kiln::test {
 
 /// Runs `body` once per dispatch path: decoupled look-back (safe on PoCL too: its groups run on
 /// threads of their own or one after another, and tickets are taken in start order) and
-/// reduce-then-scan; where group scans shuffle within sub-groups (CUDA), once more with the
-/// local-memory group scans.
+/// reduce-then-scan; where group scans shuffle within sub-groups (CUDA's warp shuffles, inline
+/// PTX on NVIDIA's OpenCL), once more with the local-memory group scans.
 template <class Body>
 void on_every_dispatch_path(const kiln::device& dev, Body&& body) {
     for (const bool lookback : {true, false}) {
         SCOPED_TRACE(lookback ? "decoupled look-back" : "reduce-then-scan");
         const kiln::detail::scoped_forward_progress path(lookback);
         body();
-        if (kiln::detail::group_scan_sub_group_size(dev, 256) == 0) continue;
+        const auto scan_policy = kiln::detail::policy_for(kiln::detail::algorithm::scan, dev);
+        if (scan_policy.sub_group_size == 0) continue;
         SCOPED_TRACE("local-memory group scans");
         const kiln::detail::scoped_local_memory_group_scans local_memory;
         body();

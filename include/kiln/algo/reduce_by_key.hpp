@@ -33,8 +33,10 @@ namespace detail {
 template <class V>
 using segment_word_t = std::conditional_t<sizeof(V) == 4, std::uint32_t, std::uint64_t>;
 
+/// `packed`: look-back states of one word (state_packing::pair_30_32_bits), for 4-byte values
+/// while the run counts stay below 2^30.
 template <class V, class Op>
-scan_operation segment_operation() {
+scan_operation segment_operation(bool packed) {
     const std::string w = opencl_type_name<segment_word_t<V>>();
     const std::string p = w + "2";
     return {p, 2 * sizeof(V),
@@ -53,7 +55,7 @@ scan_operation segment_operation() {
                                         ");\n    return r;\n}\n");
                 return "kiln_segment_combine(" + x + ", " + y + ")";
             },
-            2, state_packing::separate};
+            2, packed ? state_packing::pair_30_32_bits : state_packing::separate};
 }
 
 /// Runs reduce_by_key's scan over part `k` of `keys` and `values` on its device, starting from
@@ -71,8 +73,14 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
     const queue& q = part.queue;
     const auto policy = value_policy<V>(algorithm::reduce_by_key, q.device());
     const std::string kt = opencl_type_name<K>(), v = opencl_type_name<V>();
+    // One-word look-back states where the runs counted (those before the part included) fit
+    // 30 bits: they need no device-wide fence, so NVIDIA's OpenCL can take the single pass.
+    const std::uint64_t runs_before = carry ? carry->first : 0;
+    const bool packed = sizeof(V) == 4 && runs_before + keys.layout()[k].size < (1u << 30);
+    const scan_operation operation = segment_operation<V, Op>(packed);
     const std::string key = "reduce_by_key " + kt + " " + v + " " + operation_traits<Op, V>::key() +
-                            " " + policy.key() + " " + typeid(value_node).name();
+                            " " + policy.key() + (packed ? " p30 " : " ") +
+                            typeid(value_node).name();
     const auto& program = algorithm_program_for(q.device(), key, scan_kernel_names(), [&] {
         const declare_input declare = [&](source_builder& b) {
             b.parameter("global " + kt + "* kiln_out_keys");
@@ -89,10 +97,9 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
             const std::string head =
                 "(idx == 0 ? !kiln_has_previous || kiln_keys[0] != kiln_previous_key : "
                 "kiln_keys[idx] != kiln_keys[idx - 1])";
+            const std::string pair = "kiln_segment(" + head + ", " + value + ")";
             return element_text{
-                .statements = g.statements(),
-                .value = "kiln_segment(" + head + ", " + value + ")",
-                .scatter = [v](source_builder& s) {
+                .statements = g.statements(), .value = pair, .scatter = [v](source_builder& s) {
                     s.line("const ulong run = (ulong)running.x - 1;");
                     s.line("const ulong slot = run - kiln_run_base;");
                     s.line(
@@ -104,12 +111,12 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
                         v + "(running.y);");
                 }};
         };
-        return scan_program_source(segment_operation<V, Op>(), declare, policy, false, true);
+        return scan_program_source(operation, declare, policy, false, true);
     });
     const std::size_t tiles = (part.size + policy.tile_size() - 1) / policy.tile_size();
     temporary_lease scratch = temporary_pool::acquire(q, scan_scratch_bytes(tiles, 2 * sizeof(V)));
     const event done = run_scan_passes<carry_type>(
-        program, q, policy, state_packing::separate, part.size, k, part.begin, carry, scratch, [&] {
+        program, q, policy, operation.packing, part.size, k, part.begin, carry, scratch, [&] {
             argument_list args(k, part.begin);
             args.scalar<std::uint64_t>(part.size);
             args.buffer(scratch.bytes());

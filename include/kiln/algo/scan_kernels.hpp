@@ -33,6 +33,9 @@ enum class state_packing {
     low_32_bits,
     /// Flag in the top 2 bits, a count below 2^62 in the others (stream compaction).
     count_62_bits,
+    /// A uint2 pair (x below 2^30, y any): flag in the top 2 bits, x in the next 30, y in the
+    /// low 32 (reduce by key with 4-byte values while its run counts stay below 2^30).
+    pair_30_32_bits,
     /// Value in its own array, written before the flag (a fence between): needs a global
     /// fence that orders memory for the whole device.
     separate,

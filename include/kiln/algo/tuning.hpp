@@ -42,9 +42,13 @@ struct algorithm_policy {
     /// its own kept elements, with 64-bit counts (the earlier kernels, kept for CPU devices and
     /// so that bench/algo compares both in one run).
     bool staged_writes = true;
+    /// The group scans' shuffles are inline PTX (shfl.sync) rather than OpenCL C's
+    /// sub_group_shuffle_up: NVIDIA's OpenCL, which has warps but no sub-group functions. Not in
+    /// the table: policy_for sets it with sub_group_size (inline_ptx_group_scans).
+    bool ptx_shuffles = false;
     /// Items a work-group handles per tile: work_group_size * items_per_work_item.
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
-    /// The numbers as text, for program cache keys: "256x16 r0 sg32 staged".
+    /// The numbers as text, for program cache keys: "256x16 r0 sg32 staged" (" ptx" added).
     std::string key() const;
 };
 
@@ -90,8 +94,15 @@ bool global_fence_orders_device(const device& dev);
 /// kernel's sub-group size only when it is built, not when its source is written.
 std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size);
 
-/// Test-only: while alive, group_scan_sub_group_size answers 0 (the local-memory path) for
-/// every device, so that tests run both paths where a device has sub-groups.
+/// Whether the scan family's group scans (scan, select, reduce_by_key; not the sorts, whose
+/// kernels spell shuffles only as OpenCL C) shuffle through inline PTX on `dev`: NVIDIA GPUs
+/// through NVIDIA's OpenCL, for groups of a multiple of 32 work-items, which run as whole
+/// warps of consecutive local ids.
+bool inline_ptx_group_scans(const device& dev, std::size_t work_group_size);
+
+/// Test-only: while alive, group_scan_sub_group_size answers 0 and inline_ptx_group_scans
+/// false (the local-memory path) for every device, so that tests run both paths where a device has
+/// sub-groups.
 class scoped_local_memory_group_scans {
   public:
     scoped_local_memory_group_scans();

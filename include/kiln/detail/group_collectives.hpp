@@ -7,8 +7,9 @@
 // always meet in element order.
 //
 // Two paths: with a sub-group size (devices whose sub-groups have a size fixed when the kernel
-// is written and sub_group_shuffle_up, i.e. CUDA's warps), scans shuffle within sub-groups and
-// meet in local memory only between them; otherwise everything goes through local memory.
+// is written and sub_group_shuffle_up, i.e. CUDA's warps, or NVIDIA's OpenCL through inline
+// PTX), scans shuffle within sub-groups and meet in local memory only between them; otherwise
+// everything goes through local memory.
 #pragma once
 #pragma GCC visibility push(default)
 
@@ -26,9 +27,11 @@ using combine_text = std::function<std::string(const std::string& a, const std::
 class group_collectives {
   public:
     /// sub_group_size 0: the local-memory path; otherwise the size of every sub-group, which
-    /// must divide the group size.
-    explicit group_collectives(source_builder& builder, std::size_t sub_group_size = 0)
-        : builder_(builder), sub_group_size_(sub_group_size) {}
+    /// must divide the group size. ptx_shuffles: shuffle through inline PTX (shfl.sync, warps of
+    /// 32 on NVIDIA's OpenCL) instead of sub_group_shuffle_up.
+    explicit group_collectives(source_builder& builder, std::size_t sub_group_size = 0,
+                               bool ptx_shuffles = false)
+        : builder_(builder), sub_group_size_(sub_group_size), ptx_shuffles_(ptx_shuffles) {}
 
     /// Tree reduction of scratch[0, size), each work-item `lid` having stored its value at
     /// scratch[lid]; `size` (a power of two) is the group size. Afterwards, for every work-item,
@@ -59,8 +62,14 @@ class group_collectives {
                                const combine_text& combine, const std::string& type,
                                unsigned components);
 
+    /// Text of the value `delta` lanes below for a scalar `type` (int, uint, long, ulong,
+    /// float, double), defining the PTX helpers it needs.
+    std::string shuffle_up(const std::string& type, const std::string& value,
+                           const std::string& delta);
+
     source_builder& builder_;
     std::size_t sub_group_size_;
+    bool ptx_shuffles_;
 };
 
 }  // namespace kiln::detail
