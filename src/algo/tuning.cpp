@@ -85,6 +85,9 @@ constexpr std::array table{
     tuning_row{reduce_by_key, any_device, policy(64, 4),
                "anything else: small and safe, not measured"},
     // --- radix sort (items for 4-byte keys alone; sort.cpp scales them for wider elements) ---
+    tuning_row{radix_sort, nvidia_cuda, {256, 16, 8, 0, true, true},
+               "NVIDIA GPUs through CUDA: 8-bit digits, tiles ranked by a warp multi-split "
+               "(ballots); MEASURE"},
     tuning_row{radix_sort, nvidia_gpus, {256, 8, 8},
                "NVIDIA GPUs: 8-bit digits (4 passes for 32-bit keys) ranked in two 4-bit "
                "rounds in local memory. H100, NVIDIA OpenCL, bench/algo/sort_bench --sweep "
@@ -230,7 +233,7 @@ const tuning_row* tuning_row_for(algorithm a, const device& dev) {
 std::string algorithm_policy::key() const {
     return std::to_string(work_group_size) + "x" + std::to_string(items_per_work_item) + " r" +
            std::to_string(radix_bits) + " sg" + std::to_string(sub_group_size) +
-           (staged_writes ? " staged" : " direct");
+           (staged_writes ? " staged" : " direct") + (multi_split ? " multi-split" : "");
 }
 
 std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size) {

@@ -42,6 +42,10 @@ struct algorithm_policy {
     /// its own kept elements, with 64-bit counts (the earlier kernels, kept for CPU devices and
     /// so that bench/algo compares both in one run).
     bool staged_writes = true;
+    /// Radix sort: rank each tile by a sub-group multi-split (every sub-group of 32 work-items
+    /// counts its keys per digit, peers found by ballots, or through local memory where the
+    /// device has no sub-groups) instead of counting rounds of 4 bits per work-item.
+    bool multi_split = false;
     /// Items a work-group handles per tile: work_group_size * items_per_work_item.
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
     /// The numbers as text, for program cache keys: "256x16 r0 sg32 staged".
