@@ -195,9 +195,8 @@ int main(int argc, char** argv) {
             // size (set by the device), staged writes (unused), multi-split ranking}
             const std::vector<kiln::detail::algorithm_policy> policies = {
                 {256, 16, 8, 0, true, true}, {256, 24, 8, 0, true, true},
-                {256, 20, 8, 0, true, true}, {256, 12, 8, 0, true, true},
-                {384, 16, 8, 0, true, true}, {128, 24, 8, 0, true, true},
-                {256, 8, 8, 0, true, true},  {256, 8, 8, 0, true, false}};
+                {256, 20, 8, 0, true, true}, {384, 16, 8, 0, true, true},
+                {128, 24, 8, 0, true, true}, {256, 8, 8, 0, true, false}};
             for (const auto& p : policies) {
                 kiln::detail::scoped_algorithm_policy scoped(kiln::detail::algorithm::radix_sort,
                                                              p);
