@@ -102,10 +102,17 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
     shape.key = {static_cast<sort_key_kind>(key.kind), key.bytes};
     shape.descending = descending;
     shape.value_bytes = value ? value->element_bytes : 0;
-    shape.radix_bits = device_quirks_for(dev.properties()).multi_round_radix_rank_miscompiled
-                           ? std::min(policy.radix_bits, 4u)
-                           : policy.radix_bits;
     shape.work_group_size = static_cast<unsigned>(policy.work_group_size);
+    shape.multi_split = policy.multi_split && shape.work_group_size % 32 == 0;
+    // NVIDIA's OpenCL: warps of 32 but no sub-group functions; ballots go through inline PTX.
+    shape.ptx_ballots = shape.multi_split && policy.sub_group_size == 0 &&
+                        dev.properties().backend == backend_kind::opencl &&
+                        sub_group_size_of(dev) == 32;
+    // The quirk is about ranking in rounds; the multi-split ranks a digit at once.
+    shape.radix_bits =
+        !shape.multi_split && device_quirks_for(dev.properties()).multi_round_radix_rank_miscompiled
+            ? std::min(policy.radix_bits, 4u)
+            : policy.radix_bits;
     // The tile (keys and values) lives in local memory: items are set for 4-byte keys alone
     // and scaled down for wider elements, to stay within the 48 KB of static local memory that
     // CUDA grants without opting in.
@@ -121,7 +128,8 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
         (descending ? " descending " : " ascending ") + std::to_string(shape.radix_bits) + " " +
         std::to_string(shape.work_group_size) + " " + std::to_string(shape.items_per_work_item) +
         " value " + std::to_string(shape.value_bytes) + " sg " +
-        std::to_string(shape.sub_group_size) + (shape.single_pass ? " single pass" : "");
+        std::to_string(shape.sub_group_size) + (shape.single_pass ? " single pass" : "") +
+        (shape.multi_split ? " multi-split" : "") + (shape.ptx_ballots ? " ptx" : "");
     std::vector<std::string> kernel_names = {"kiln_radix_upsweep", "kiln_radix_scan",
                                              "kiln_radix_downsweep", "kiln_radix_finish"};
     if (shape.single_pass)

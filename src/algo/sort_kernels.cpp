@@ -23,10 +23,6 @@
 namespace kiln::detail {
 namespace {
 
-std::string bits_type(std::size_t bytes) {
-    return bytes == 8 ? "ulong" : "uint";
-}
-
 std::string num(unsigned long long value) {
     return std::to_string(value);
 }
@@ -55,12 +51,6 @@ std::string ordered_bits(const sort_key_info& key, bool descending) {
     return descending ? "~" + ordered : ordered;
 }
 
-/// Index into a local array, padded by one word every 32 so that work-items reading runs of
-/// consecutive elements (t * K + j) do not all hit the same memory bank.
-std::string padded(const std::string& index) {
-    return "kiln_pad(" + index + ")";
-}
-
 std::string padded_size(unsigned count) {
     return num(count + (count >> 5));
 }
@@ -70,7 +60,7 @@ std::string padded_size(unsigned count) {
 constexpr unsigned rank_round_bits = 4;
 
 void define_radix_helpers(source_builder& b, const radix_sort_shape& s) {
-    const std::string key = bits_type(s.key.bytes);
+    const std::string key = radix_bits_type(s.key.bytes);
     b.define("kiln_pad", "uint kiln_pad(uint i) { return i + (i >> 5); }");
     b.define("kiln_sort_digit", "uint kiln_sort_digit(" + key +
                                     " k, uint shift) {\n    return (uint)(" +
@@ -83,7 +73,7 @@ void define_radix_helpers(source_builder& b, const radix_sort_shape& s) {
 }
 
 void upsweep(source_builder& b, const radix_sort_shape& s) {
-    const std::string key = bits_type(s.key.bytes), G = num(s.work_group_size) + "u",
+    const std::string key = radix_bits_type(s.key.bytes), G = num(s.work_group_size) + "u",
                       R = num(s.radix()) + "u";
     b.begin_kernel("kiln_radix_upsweep", s.work_group_size);
     b.parameter("global const " + key + "* keys_a");
@@ -159,8 +149,8 @@ struct tile_names {
     std::string key, value, G, R, K;
     unsigned g, k, r;
     explicit tile_names(const radix_sort_shape& s)
-        : key(bits_type(s.key.bytes)),
-          value(s.value_bytes != 0 ? bits_type(s.value_bytes) : ""),
+        : key(radix_bits_type(s.key.bytes)),
+          value(s.value_bytes != 0 ? radix_bits_type(s.value_bytes) : ""),
           G(num(s.work_group_size) + "u"),
           R(num(s.radix()) + "u"),
           K(num(s.items_per_work_item) + "u"),
@@ -170,12 +160,12 @@ struct tile_names {
 };
 
 void scatter_parameters(source_builder& b, const radix_sort_shape& s) {
-    const std::string key = bits_type(s.key.bytes);
+    const std::string key = radix_bits_type(s.key.bytes);
     b.parameter("global " + key + "* keys_a");
     b.parameter("global " + key + "* keys_b");
     if (s.value_bytes != 0) {
-        b.parameter("global " + bits_type(s.value_bytes) + "* values_a");
-        b.parameter("global " + bits_type(s.value_bytes) + "* values_b");
+        b.parameter("global " + radix_bits_type(s.value_bytes) + "* values_a");
+        b.parameter("global " + radix_bits_type(s.value_bytes) + "* values_b");
     }
 }
 
@@ -183,7 +173,10 @@ void scatter_parameters(source_builder& b, const radix_sort_shape& s) {
 /// (declared before).
 void tile_setup(source_builder& b, const radix_sort_shape& s) {
     const tile_names n(s);
-    b.local_array("uint", "kiln_counters", padded_size((1u << rank_round_bits) * n.g));
+    if (s.multi_split)
+        multi_split_setup(b, s);
+    else
+        b.local_array("uint", "kiln_counters", padded_size((1u << rank_round_bits) * n.g));
     b.local_array("uint", "kiln_scan", num(2 * n.g));
     b.local_array("uint", "kiln_start", n.R);  // where each digit starts in the ranked tile
     b.local_array("uint", "kiln_end", n.R);    // and where it ends (both 0 when absent)
@@ -193,11 +186,11 @@ void tile_setup(source_builder& b, const radix_sort_shape& s) {
 }
 
 void tile_pointers(source_builder& b, const radix_sort_shape& s) {
-    const std::string key = bits_type(s.key.bytes);
+    const std::string key = radix_bits_type(s.key.bytes);
     b.line("global " + key + "* key_src = from_b ? keys_b : keys_a;");
     b.line("global " + key + "* key_dst = from_b ? keys_a : keys_b;");
     if (s.value_bytes != 0) {
-        const std::string type = bits_type(s.value_bytes);
+        const std::string type = radix_bits_type(s.value_bytes);
         b.line("global " + type + "* value_src = from_b ? values_b : values_a;");
         b.line("global " + type + "* value_dst = from_b ? values_a : values_b;");
     }
@@ -209,9 +202,9 @@ void tile_load(source_builder& b, const radix_sort_shape& s) {
     for (unsigned j = 0; j < n.k; ++j) {
         const std::string i = num(j * n.g) + "u + t";
         b.open("if (" + i + " < valid)");
-        b.line("kiln_keys[" + padded(i) + "] = key_src[base + " + i + "];");
+        b.line("kiln_keys[" + radix_padded(i) + "] = key_src[base + " + i + "];");
         if (s.value_bytes != 0)
-            b.line("kiln_values[" + padded(i) + "] = value_src[base + " + i + "];");
+            b.line("kiln_values[" + radix_padded(i) + "] = value_src[base + " + i + "];");
         b.close();
     }
     b.local_barrier();
@@ -224,8 +217,8 @@ void rank_round(source_builder& b, const radix_sort_shape& s, unsigned low, unsi
     const unsigned w = 1u << width, k = n.k;
     const std::string W = num(w) + "u", G = n.G;
     b.open("");
-    b.line("for (uint d = 0; d < " + W + "; ++d) kiln_counters[" + padded("d * " + G + " + t") +
-           "] = 0;");
+    b.line("for (uint d = 0; d < " + W + "; ++d) kiln_counters[" +
+           radix_padded("d * " + G + " + t") + "] = 0;");
     // Work-item t ranks the consecutive items t*K .. t*K+K-1, so that counting them in order
     // and then scanning over work-items keeps equal digits in tile order: the round is stable.
     // Items past the end get the last digit and rank after every real key. A work-item counts
@@ -233,9 +226,9 @@ void rank_round(source_builder& b, const radix_sort_shape& s, unsigned low, unsi
     // each digit stores the count: no chain of dependent local loads and stores.
     for (unsigned j = 0; j < k; ++j) {
         const std::string J = num(j), p = "t * " + n.K + " + " + J + "u";
-        b.line("const " + n.key + " key" + J + " = kiln_keys[" + padded(p) + "];");
+        b.line("const " + n.key + " key" + J + " = kiln_keys[" + radix_padded(p) + "];");
         if (s.value_bytes != 0)
-            b.line("const " + n.value + " value" + J + " = kiln_values[" + padded(p) + "];");
+            b.line("const " + n.value + " value" + J + " = kiln_values[" + radix_padded(p) + "];");
         b.line("const uint digit" + J + " = " + p + " < valid ? (kiln_sort_digit(key" + J +
                ", shift) >> " + num(low) + "u) & " + num(w - 1) + "u : " + num(w - 1) + "u;");
         std::string prefix = "0u";
@@ -247,7 +240,7 @@ void rank_round(source_builder& b, const radix_sort_shape& s, unsigned low, unsi
         const std::string J = num(j);
         std::string last = "1";
         for (unsigned i = j + 1; i < k; ++i) last += " && digit" + num(i) + " != digit" + J;
-        b.line("if (" + last + ") kiln_counters[" + padded("digit" + J + " * " + G + " + t") +
+        b.line("if (" + last + ") kiln_counters[" + radix_padded("digit" + J + " * " + G + " + t") +
                "] = prefix" + J + " + 1;");
     }
     b.local_barrier();
@@ -255,7 +248,7 @@ void rank_round(source_builder& b, const radix_sort_shape& s, unsigned low, unsi
     // consecutive counters, the group scans those sums, each work-item writes its run back.
     b.line("uint own = 0;");
     b.line("for (uint c = 0; c < " + W + "; ++c) own += kiln_counters[" +
-           padded("t * " + W + " + c") + "];");
+           radix_padded("t * " + W + " + c") + "];");
     b.line("uint inclusive = own;");
     group_collectives(b, s.sub_group_size)
         .inclusive_scan(
@@ -263,7 +256,7 @@ void rank_round(source_builder& b, const radix_sort_shape& s, unsigned low, unsi
             [](const std::string& x, const std::string& y) { return x + " + " + y; }, "uint");
     b.line("uint running = inclusive - own;");
     b.open("for (uint c = 0; c < " + W + "; ++c)");
-    b.line("const uint at = " + padded("t * " + W + " + c") + ";");
+    b.line("const uint at = " + radix_padded("t * " + W + " + c") + ";");
     b.line("const uint x = kiln_counters[at];");
     b.line("kiln_counters[at] = running;");
     b.line("running += x;");
@@ -272,10 +265,11 @@ void rank_round(source_builder& b, const radix_sort_shape& s, unsigned low, unsi
     for (unsigned j = 0; j < k; ++j) {
         const std::string J = num(j);
         b.open("if (t * " + n.K + " + " + J + "u < valid)");
-        b.line("const uint rank = kiln_counters[" + padded("digit" + J + " * " + G + " + t") +
+        b.line("const uint rank = kiln_counters[" + radix_padded("digit" + J + " * " + G + " + t") +
                "] + prefix" + J + ";");
-        b.line("kiln_keys[" + padded("rank") + "] = key" + J + ";");
-        if (s.value_bytes != 0) b.line("kiln_values[" + padded("rank") + "] = value" + J + ";");
+        b.line("kiln_keys[" + radix_padded("rank") + "] = key" + J + ";");
+        if (s.value_bytes != 0)
+            b.line("kiln_values[" + radix_padded("rank") + "] = value" + J + ";");
         b.close();
     }
     b.local_barrier();
@@ -292,11 +286,11 @@ void tile_rank(source_builder& b, const radix_sort_shape& s) {
     for (unsigned j = 0; j < n.k; ++j) {
         const std::string i = num(j * n.g) + "u + t";
         b.open("if (" + i + " < valid)");
-        b.line("const uint d = kiln_sort_digit(kiln_keys[" + padded(i) + "], shift);");
-        b.line("if (" + i + " == 0 || kiln_sort_digit(kiln_keys[" + padded(i + " - 1") +
+        b.line("const uint d = kiln_sort_digit(kiln_keys[" + radix_padded(i) + "], shift);");
+        b.line("if (" + i + " == 0 || kiln_sort_digit(kiln_keys[" + radix_padded(i + " - 1") +
                "], shift) != d) kiln_start[d] = " + i + ";");
-        b.line("if (" + i + " + 1 == valid || kiln_sort_digit(kiln_keys[" + padded(i + " + 1") +
-               "], shift) != d) kiln_end[d] = " + i + " + 1;");
+        b.line("if (" + i + " + 1 == valid || kiln_sort_digit(kiln_keys[" +
+               radix_padded(i + " + 1") + "], shift) != d) kiln_end[d] = " + i + " + 1;");
         b.close();
     }
     b.local_barrier();
@@ -309,11 +303,12 @@ void tile_scatter(source_builder& b, const radix_sort_shape& s) {
     for (unsigned j = 0; j < n.k; ++j) {
         const std::string i = num(j * n.g) + "u + t";
         b.open("if (" + i + " < valid)");
-        b.line("const " + n.key + " k = kiln_keys[" + padded(i) + "];");
+        b.line("const " + n.key + " k = kiln_keys[" + radix_padded(i) + "];");
         b.line("const uint d = kiln_sort_digit(k, shift);");
         b.line("const ulong position = kiln_run[d] + (" + i + " - kiln_start[d]);");
         b.line("key_dst[position] = k;");
-        if (s.value_bytes != 0) b.line("value_dst[position] = kiln_values[" + padded(i) + "];");
+        if (s.value_bytes != 0)
+            b.line("value_dst[position] = kiln_values[" + radix_padded(i) + "];");
         b.close();
     }
 }
@@ -344,8 +339,13 @@ void downsweep(source_builder& b, const radix_sort_shape& s) {
     b.close();
     b.open("for (ulong base = begin; base < end; base += " + tile + ")");
     b.line("const uint valid = end - base < " + tile + " ? (uint)(end - base) : " + tile + ";");
-    tile_load(b, s);
-    tile_rank(b, s);
+    if (s.multi_split) {
+        multi_split_count(b, s);
+        multi_split_place(b, s);
+    } else {
+        tile_load(b, s);
+        tile_rank(b, s);
+    }
     tile_scatter(b, s);
     b.local_barrier();
     b.open("for (uint d = t; d < " + n.R + "; d += " + n.G + ")");
@@ -359,13 +359,13 @@ void downsweep(source_builder& b, const radix_sort_shape& s) {
 }
 
 void finish(source_builder& b, const radix_sort_shape& s) {
-    const std::string key = bits_type(s.key.bytes);
+    const std::string key = radix_bits_type(s.key.bytes);
     b.begin_kernel("kiln_radix_finish");
     b.parameter("global " + key + "* keys_a");
     b.parameter("global const " + key + "* keys_b");
     if (s.value_bytes != 0) {
-        b.parameter("global " + bits_type(s.value_bytes) + "* values_a");
-        b.parameter("global const " + bits_type(s.value_bytes) + "* values_b");
+        b.parameter("global " + radix_bits_type(s.value_bytes) + "* values_a");
+        b.parameter("global const " + radix_bits_type(s.value_bytes) + "* values_b");
     }
     b.parameter("global const uint* state");
     b.parameter("ulong n");
@@ -401,11 +401,21 @@ void onesweep_histogram(source_builder& b, const radix_sort_shape& s, unsigned p
     b.line("for (uint i = t; i < " + num(copies * bins) + "u; i += " + n.G + ") kiln_bins[i] = 0;");
     b.local_barrier();
     b.line("const uint copy = (t % " + num(copies) + "u) * " + num(bins) + "u;");
-    b.open("for (ulong i = get_global_id(0); i < n; i += get_global_size(0))");
-    b.line("const " + n.key + " k = keys[i];");
-    for (unsigned p = 0; p < passes; ++p)
-        b.line("atomic_inc(&kiln_bins[copy + " + num(p * n.r) + "u + kiln_sort_digit(k, " +
-               num(p * s.radix_bits) + "u)]);");
+    // Four keys per work-item per step, loaded before they are counted: one load in flight
+    // per work-item left the kernel waiting on memory (H100: 0.9 ms for 2^28 keys, 2026-11-22).
+    constexpr unsigned unroll = 4;
+    b.line("const ulong stride = get_global_size(0);");
+    b.open("for (ulong i = get_global_id(0); i < n; i += " + num(unroll) + " * stride)");
+    for (unsigned u = 0; u < unroll; ++u)
+        b.line("const " + n.key + " k" + num(u) + " = i + " + num(u) + " * stride < n ? keys[i + " +
+               num(u) + " * stride] : 0;");
+    for (unsigned u = 0; u < unroll; ++u) {
+        b.open("if (i + " + num(u) + " * stride < n)");
+        for (unsigned p = 0; p < passes; ++p)
+            b.line("atomic_inc(&kiln_bins[copy + " + num(p * n.r) + "u + kiln_sort_digit(k" +
+                   num(u) + ", " + num(p * s.radix_bits) + "u)]);");
+        b.close();
+    }
     b.close();
     b.local_barrier();
     b.open("for (uint i = t; i < " + num(bins) + "u; i += " + n.G + ")");
@@ -454,7 +464,8 @@ void onesweep_offsets(source_builder& b, const radix_sort_shape& s, unsigned pas
 /// The look-back's accesses to the status words. No fence: a reader uses nothing but the word
 /// itself (flag and count share it), and a volatile access of an aligned word is one access to
 /// the coherent level (L2). (Under CUDA a fence is __threadfence(), in the spin loop of every
-/// digit's work-item: a suspect, not yet measured, for the CUDA backend's slower sorts.)
+/// digit's work-item: with fences the CUDA backend sorted 2.6x slower than NVIDIA's OpenCL;
+/// without them 1.19x with 4-bit rounds and equal with the multi-split, H100 2026-11-22.)
 std::string status_word(const std::string& address) {
     return "*(volatile global uint*)(" + address + ")";
 }
@@ -493,8 +504,12 @@ void onesweep_pass(source_builder& b, const radix_sort_shape& s, unsigned passes
     b.line("const uint tile_id = kiln_tile[0];");
     b.line("const ulong base = (ulong)tile_id * " + tile + ";");
     b.line("const uint valid = n - base < " + tile + " ? (uint)(n - base) : " + tile + ";");
-    tile_load(b, s);
-    tile_rank(b, s);
+    if (s.multi_split) {
+        multi_split_count(b, s);
+    } else {
+        tile_load(b, s);
+        tile_rank(b, s);
+    }
     // This pass's status words: one per (tile, digit). Every digit's count is published before
     // any look-back, so a group that handles several digits never waits on itself.
     b.line("global uint* words = status + (ulong)pass * ((n + " + tile + " - 1) / " + tile +
@@ -502,6 +517,9 @@ void onesweep_pass(source_builder& b, const radix_sort_shape& s, unsigned passes
     b.line("global uint* mine = words + (ulong)tile_id * " + R + ";");
     b.line("for (uint d = t; d < " + R + "; d += " + G + ") " + status_word("mine + d") +
            " = (tile_id == 0 ? 0x80000000u : 0x40000000u) | (kiln_end[d] - kiln_start[d]);");
+    // The multi-split knows the counts before the keys move: published first, the move
+    // overlaps with the earlier tiles' work.
+    if (s.multi_split) multi_split_place(b, s);
     // Walk back while earlier tiles show only their own counts; stop at an inclusive prefix
     // (tile 0 always publishes one). A zero word: that tile has not published yet, read again.
     b.open("for (uint d = t; d < " + R + "; d += " + G + ")");
@@ -523,6 +541,16 @@ void onesweep_pass(source_builder& b, const radix_sort_shape& s, unsigned passes
 }
 
 }  // namespace
+
+std::string radix_bits_type(std::size_t bytes) {
+    return bytes == 8 ? "ulong" : "uint";
+}
+
+// Index into a local array, padded by one word every 32 so that work-items reading runs of
+// consecutive elements (t * K + j) do not all hit the same memory bank.
+std::string radix_padded(const std::string& index) {
+    return "kiln_pad(" + index + ")";
+}
 
 std::string radix_sort_source(const radix_sort_shape& shape) {
     source_builder b;

@@ -25,6 +25,13 @@ struct radix_sort_shape {
     unsigned items_per_work_item = 16;
     /// Sub-group size for the group scans inside tile ranking (0: local memory only).
     std::size_t sub_group_size = 0;
+    /// Rank tiles by a multi-split over sub-groups of 32 work-items (ballots where
+    /// sub_group_size is 32, local memory otherwise) instead of rounds of 4-bit counting.
+    /// The work-group size must be a multiple of 32.
+    bool multi_split = false;
+    /// The multi-split's ballots as inline PTX (NVIDIA's OpenCL, which has no sub-group
+    /// functions but compiles PTX).
+    bool ptx_ballots = false;
     /// Also generate the single-pass kernels (kiln_onesweep_*), for devices where work-groups
     /// that started earlier keep making progress.
     bool single_pass = false;
@@ -37,6 +44,16 @@ struct radix_sort_shape {
 /// with single_pass kiln_onesweep_histogram, kiln_onesweep_offsets and kiln_onesweep_pass; see
 /// sort_kernels.cpp for what each does and the device-side state they share.
 std::string radix_sort_source(const radix_sort_shape& shape);
+
+// Pieces of the radix tile code shared by sort_kernels.cpp and radix_multi_split.cpp.
+std::string radix_bits_type(std::size_t bytes);      ///< "uint" or "ulong"
+std::string radix_padded(const std::string& index);  ///< a local tile index, bank-padded
+/// The multi-split's local arrays; its count step (loads the tile at `base`, `valid` keys, into
+/// registers, ranks them and fills kiln_start and kiln_end); its place step (moves the keys,
+/// and values, to their ranks in kiln_keys and kiln_values).
+void multi_split_setup(class source_builder& b, const radix_sort_shape& s);
+void multi_split_count(source_builder& b, const radix_sort_shape& s);
+void multi_split_place(source_builder& b, const radix_sort_shape& s);
 
 /// The shape of one merge sort program.
 struct merge_sort_shape {

@@ -92,13 +92,16 @@ constexpr std::array table{
     tuning_row{reduce_by_key, any_device, policy(64, 4),
                "anything else: small and safe, not measured"},
     // --- radix sort (items for 4-byte keys alone; sort.cpp scales them for wider elements) ---
-    tuning_row{radix_sort, nvidia_gpus, {256, 8, 8},
-               "NVIDIA GPUs: 8-bit digits (4 passes for 32-bit keys) ranked in two 4-bit "
-               "rounds in local memory. H100, NVIDIA OpenCL, bench/algo/sort_bench --sweep "
-               "2026-11-22, uint32 keys 2^28 single pass: 256x8 13.7 ms (0.46x CUB), 256x16 "
-               "14.8 ms, 256x12 16.0 ms, 128x16 17.6 ms; 512x8 exceeds 48 KB of local memory"},
+    tuning_row{radix_sort, nvidia_gpus, {256, 24, 8, 0, true, true},
+               "NVIDIA GPUs, CUDA and OpenCL alike: 8-bit digits, tiles ranked by a warp "
+               "multi-split (ballots; inline PTX under OpenCL). H100, bench/algo/sort_bench "
+               "--sweep 2026-11-22, uint32 keys 2^28 single pass, CUDA / OpenCL: 256x24 8.62 / "
+               "8.64 ms (0.74x CUB), 384x16 8.51 ms / refused, 256x20 9.27 / 9.16 ms, 256x16 "
+               "10.60 / 10.16 ms, 128x24 10.94 / 10.78 ms; ranking in 4-bit rounds, 256x8: 16.03 "
+               "/ 13.50 ms; pairs, float and uint64 keys at 256x24 not yet measured"},
     tuning_row{radix_sort, any_gpu, {256, 8, 8},
-               "any other GPU: as NVIDIA, about 32 KB of local memory per group; not measured"},
+               "any other GPU: ranking in 4-bit rounds (no known sub-group ballots), about 32 KB "
+               "of local memory per group; not measured"},
     tuning_row{radix_sort, any_cpu, {64, 8, 4},
                "CPU devices (PoCL): small groups keep the per-(digit, item) counters (4 KB) in "
                "L1 while PoCL loops over the group's items between barriers; 2-core build "
@@ -248,7 +251,8 @@ const tuning_row* tuning_row_for(algorithm a, const device& dev) {
 std::string algorithm_policy::key() const {
     return std::to_string(work_group_size) + "x" + std::to_string(items_per_work_item) + " r" +
            std::to_string(radix_bits) + " sg" + std::to_string(sub_group_size) +
-           (staged_writes ? " staged" : " direct") + (ptx_shuffles ? " ptx" : "");
+           (staged_writes ? " staged" : " direct") + (ptx_shuffles ? " ptx" : "") +
+           (multi_split ? " multi-split" : "");
 }
 
 std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size) {

@@ -277,6 +277,34 @@ TEST_P(sort_test, gpu_shapes_on_every_device) {
     check_radix(random_keys<std::int64_t>(30011, 10), "int64, 5-bit digits");
 }
 
+TEST_P(sort_test, multi_split_ranking) {
+    // Tiles ranked by the sub-group multi-split (src/algo/radix_multi_split.cpp) on every
+    // device: peers found by ballots where the device has them (CUDA, NVIDIA's OpenCL), through
+    // local memory elsewhere and, under scoped_local_memory_group_scans, on CUDA too. Shapes:
+    // a tile of the device's kind (CPU devices: a smaller one, since PoCL keeps what work-items
+    // hold across barriers on its threads' stacks), and more digits than work-items. Sizes
+    // leave whole sub-groups past the end.
+    using kiln::detail::algorithm;
+    using kiln::detail::algorithm_policy;
+    const algorithm_policy tile = device().is_cpu() ? algorithm_policy{64, 8, 8, 0, true, true}
+                                                    : algorithm_policy{256, 16, 8, 0, true, true};
+    for (const algorithm_policy& shape : {tile, algorithm_policy{128, 4, 8, 0, true, true}}) {
+        SCOPED_TRACE(shape.key());
+        kiln::detail::scoped_algorithm_policy scoped(algorithm::radix_sort, shape);
+        const auto body = [&] {
+            check_radix(random_keys<std::uint32_t>(shape.tile_size() * 3 + 5, 31), "uint32");
+            if (shape.work_group_size == 128) return;
+            check_radix(random_keys<std::int64_t>(shape.tile_size() + 33, 32), "int64");
+            check_radix(special_floats<float>(3001), "float specials");
+        };
+        body();
+        if (kiln::detail::group_scan_sub_group_size(device(), shape.work_group_size) == 0) continue;
+        SCOPED_TRACE("peers through local memory");
+        kiln::detail::scoped_local_memory_group_scans local_memory;
+        body();
+    }
+}
+
 TEST_P(sort_test, both_radix_paths) {
     // Single pass with decoupled look-back where the device promises progress, reduce-then-scan
     // elsewhere: run both where the single pass can run. PoCL does not promise progress, and

@@ -46,6 +46,10 @@ struct algorithm_policy {
     /// sub_group_shuffle_up: NVIDIA's OpenCL, which has warps but no sub-group functions. Not in
     /// the table: policy_for sets it with sub_group_size (inline_ptx_group_scans).
     bool ptx_shuffles = false;
+    /// Radix sort: rank each tile by a sub-group multi-split (every sub-group of 32 work-items
+    /// counts its keys per digit, peers found by ballots, or through local memory where the
+    /// device has no sub-groups) instead of counting rounds of 4 bits per work-item.
+    bool multi_split = false;
     /// Items a work-group handles per tile: work_group_size * items_per_work_item.
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
     /// The numbers as text, for program cache keys: "256x16 r0 sg32 staged" (" ptx" added).
