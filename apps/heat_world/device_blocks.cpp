@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <functional>
 #include <kiln/runtime/device.hpp>
 #include <memory>
 #include <stdexcept>
@@ -13,6 +14,25 @@
 namespace kiln::heat {
 namespace {
 
+// Runs work(0) ... work(count - 1) at once, one thread each, and rethrows the first failure.
+void in_parallel(std::size_t count, const std::function<void(std::size_t)>& work) {
+    std::vector<std::exception_ptr> failures(count);
+    {
+        std::vector<std::jthread> threads;
+        for (std::size_t b = 0; b < count; ++b) {
+            threads.emplace_back([&work, &failures, b] {
+                try {
+                    work(b);
+                } catch (...) {
+                    failures[b] = std::current_exception();
+                }
+            });
+        }
+    }
+    for (const std::exception_ptr& failure : failures)
+        if (failure) std::rethrow_exception(failure);
+}
+
 class device_blocks final : public block_stepper {
   public:
     device_blocks(std::vector<row_block>& blocks, std::vector<std::unique_ptr<engine>>& engines,
@@ -21,23 +41,14 @@ class device_blocks final : public block_stepper {
 
     // The devices work at once, one host thread each, since a session's step may wait for
     // its device.
-    void step(unsigned steps, bool) override {
-        std::vector<std::exception_ptr> failures(blocks_.size());
-        {
-            std::vector<std::jthread> threads;
-            for (std::size_t b = 0; b < blocks_.size(); ++b) {
-                if (blocks_[b].block_rows == 0) continue;
-                threads.emplace_back([this, b, steps, &failures] {
-                    try {
-                        blocks_[b].step(*engines_[b], dt_, steps);
-                    } catch (...) {
-                        failures[b] = std::current_exception();
-                    }
-                });
-            }
-        }
-        for (const std::exception_ptr& failure : failures)
-            if (failure) std::rethrow_exception(failure);
+    double step(unsigned steps, bool) override {
+        in_parallel(blocks_.size(), [&](std::size_t b) {
+            if (blocks_[b].block_rows > 0) blocks_[b].step(*engines_[b], dt_, steps);
+        });
+        double longest_write = 0;
+        for (const row_block& block : blocks_)
+            longest_write = std::max(longest_write, block.halo_write_seconds);
+        return longest_write;
     }
 
     // Each block's halo rows, read from the sessions of the blocks that own them into the
@@ -92,29 +103,39 @@ std::vector<kiln::device> parse_device_list(std::string_view list) {
     return chosen;
 }
 
-exchange_totals step_on_devices(world& w, const engine_entry& entry, const engine_options& options,
-                                const std::vector<kiln::device>& devices, float dt, unsigned steps,
-                                unsigned halo_rows, const progress_callback& progress) {
-    check_world(w);
+std::vector<std::unique_ptr<engine>> make_device_engines(const engine_entry& entry,
+                                                         const engine_options& options,
+                                                         const std::vector<kiln::device>& devices) {
     std::vector<std::unique_ptr<engine>> engines;
     for (const kiln::device& device : devices) {
         engine_options on_device = options;
         on_device.device = std::to_string(device.index());
         engines.push_back(entry.create(on_device));
     }
-    const std::vector<std::uint32_t> starts = even_row_starts(w.height, devices.size());
-    std::vector<row_block> blocks;
-    for (std::size_t b = 0; b < devices.size(); ++b)
-        blocks.push_back(cut_block(w, starts[b], starts[b + 1] - starts[b], halo_rows));
+    return engines;
+}
+
+exchange_totals step_on_devices(world& w, std::vector<std::unique_ptr<engine>>& engines, float dt,
+                                unsigned steps, unsigned halo_rows,
+                                const progress_callback& progress) {
+    check_world(w);
+    const std::vector<std::uint32_t> starts = even_row_starts(w.height, engines.size());
+    // Cutting the blocks, their uploads (in the first step) and their read-backs each run on
+    // all devices at once, so that a second device halves them as well as the stepping.
+    std::vector<row_block> blocks(engines.size());
+    in_parallel(blocks.size(), [&](std::size_t b) {
+        blocks[b] = cut_block(w, starts[b], starts[b + 1] - starts[b], halo_rows);
+    });
     device_blocks stepper(blocks, engines, dt);
     const exchange_totals totals = step_in_rounds(stepper, steps, halo_rows, progress);
-    for (row_block& block : blocks) {
+    in_parallel(blocks.size(), [&](std::size_t b) {
+        row_block& block = blocks[b];
         block.finish();
         const std::span<const float> rows = block.block_temperatures();
         std::copy(rows.begin(), rows.end(),
                   w.temperatures.begin() +
                       static_cast<std::ptrdiff_t>(std::size_t{block.block_first_row} * w.width));
-    }
+    });
     advance_time(w, dt, steps);
     return totals;
 }

@@ -11,10 +11,12 @@ void row_block::step(engine& stepper, float dt, unsigned steps) {
     if (!session) {
         session = stepper.start(part, dt);
     } else {
+        const stopwatch write_clock;
         const std::span<const float> all(part.temperatures);
         const std::size_t after = block_offset() + block_cells();
         session->write_rows(0, all.first(block_offset()));
         session->write_rows(block_first_row - part_first_row + block_rows, all.subspan(after));
+        halo_write_seconds = write_clock.seconds();
     }
     session->step(steps);
 }
@@ -59,7 +61,7 @@ exchange_totals step_in_rounds(block_stepper& blocks, unsigned steps, unsigned h
     for (unsigned done = 0; done < steps;) {
         const unsigned round = std::min(halo_rows, steps - done);
         const bool last_round = done + round == steps;
-        blocks.step(round, last_round);
+        totals.seconds += blocks.step(round, last_round);
         done += round;
         if (!last_round) {
             const stopwatch exchange_clock;

@@ -29,6 +29,7 @@ struct row_block {
     std::uint32_t block_first_row = 0;  // the world's row of the block's first row
     std::uint32_t block_rows = 0;
     std::unique_ptr<stepping_session> session;  // from the first step() to finish()
+    double halo_write_seconds = 0;  // the last step()'s hand-over of the halo rows to the session
 
     std::size_t block_offset() const {
         return std::size_t{block_first_row - part_first_row} * part.width;
@@ -57,12 +58,16 @@ row_block cut_block(const world& w, std::uint32_t first_row, std::uint32_t rows,
 class block_stepper {
   public:
     virtual ~block_stepper() = default;
-    // Steps this process's blocks by `steps`; `last` when no exchange follows.
-    virtual void step(unsigned steps, bool last) = 0;
+    // Steps this process's blocks by `steps`; `last` when no exchange follows. Returns the
+    // seconds it spent moving halo rows between host and devices (for blocks stepped at once,
+    // the longest block's), which the exchange's cost includes.
+    virtual double step(unsigned steps, bool last) = 0;
     // Moves every block's halo rows from the blocks that own them.
     virtual void exchange() = 0;
 };
 
+// The exchanges and what they cost: reading the rows others want from the devices, moving them
+// (host copies or MPI messages), and writing them to the devices that want them.
 struct exchange_totals {
     unsigned exchanges = 0;
     double seconds = 0;

@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
         const std::unique_ptr<engine> stepper = entry.create(command.options);
         const std::vector<kiln::device> devices =
             command.devices ? parse_device_list(*command.devices) : std::vector<kiln::device>{};
+        std::vector<std::unique_ptr<engine>> device_engines =
+            make_device_engines(entry, command.options, devices);
         const unsigned halo_rows = command.halo_rows > 0 ? command.halo_rows : default_halo_rows;
 
         std::ios::sync_with_stdio(false);
@@ -60,8 +62,7 @@ int main(int argc, char** argv) {
         if (devices.empty())
             stepper->run(w, dt, steps, on_progress);
         else
-            exchanges = step_on_devices(w, entry, command.options, devices, dt, steps, halo_rows,
-                                        on_progress);
+            exchanges = step_on_devices(w, device_engines, dt, steps, halo_rows, on_progress);
         const double step_seconds = step_clock.seconds();
         if (bar) bar->finish();
 
@@ -80,11 +81,13 @@ int main(int argc, char** argv) {
                          update_rate_text(updates, step_seconds).c_str(), read_seconds,
                          write_seconds);
             if (!devices.empty())
-                std::fprintf(stderr,
-                             "step_world: on %zu devices: %u halo exchanges of %u rows in %.4f s "
-                             "(%.1f%%)\n",
-                             devices.size(), exchanges.exchanges, halo_rows, exchanges.seconds,
-                             step_seconds > 0 ? 100 * exchanges.seconds / step_seconds : 0.0);
+                std::fprintf(
+                    stderr,
+                    "step_world: on %zu devices: %u halo exchanges of %u rows in %.4f s "
+                    "(%.1f%%; %.3f ms each, reads, copies and writes)\n",
+                    devices.size(), exchanges.exchanges, halo_rows, exchanges.seconds,
+                    step_seconds > 0 ? 100 * exchanges.seconds / step_seconds : 0.0,
+                    exchanges.exchanges > 0 ? 1e3 * exchanges.seconds / exchanges.exchanges : 0.0);
         }
         return 0;
     });

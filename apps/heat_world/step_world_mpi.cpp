@@ -67,13 +67,19 @@ class rank_blocks final : public block_stepper {
           dt_(dt),
           outgoing_(mine.block.block_cells()) {}
 
-    void step(unsigned steps, bool last) override {
+    double step(unsigned steps, bool last) override {
+        double halo_seconds = 0;
         comm_.agree([&] {
             injected_failure(comm_);
             if (mine_.block.block_rows == 0) return;
             mine_.block.step(stepper_, dt_, steps);
-            if (!last) read_outgoing();
+            halo_seconds = mine_.block.halo_write_seconds;
+            if (last) return;
+            const stopwatch read_clock;
+            read_outgoing();
+            halo_seconds += read_clock.seconds();
         });
+        return halo_seconds;
     }
     // Collective.
     void exchange() override {
@@ -213,14 +219,17 @@ int step_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** arg
 
     if (root && command.stats) {
         const double updates = static_cast<double>(w.cell_count()) * command.steps;
-        std::fprintf(stderr,
-                     "%s: %s on %d ranks: %u x %u cells, %u steps in %.4f s: %s; %u halo "
-                     "exchanges of %u rows in %.4f s (%.1f%%, rank 0); read %.3f s, write %.3f s\n",
-                     program, stepper->description().c_str(), comm.size(), w.width, w.height,
-                     command.steps, step_seconds, update_rate_text(updates, step_seconds).c_str(),
-                     totals.exchanges, halo_rows, totals.seconds,
-                     step_seconds > 0 ? 100 * totals.seconds / step_seconds : 0.0, read_seconds,
-                     write_seconds);
+        std::fprintf(
+            stderr,
+            "%s: %s on %d ranks: %u x %u cells, %u steps in %.4f s: %s; %u halo "
+            "exchanges of %u rows in %.4f s (%.1f%%, rank 0; %.3f ms each, reads, "
+            "messages and writes); read %.3f s, write %.3f s; MPI library CUDA-aware: "
+            "%s (halo rows move through host memory)\n",
+            program, stepper->description().c_str(), comm.size(), w.width, w.height, command.steps,
+            step_seconds, update_rate_text(updates, step_seconds).c_str(), totals.exchanges,
+            halo_rows, totals.seconds, step_seconds > 0 ? 100 * totals.seconds / step_seconds : 0.0,
+            totals.exchanges > 0 ? 1e3 * totals.seconds / totals.exchanges : 0.0, read_seconds,
+            write_seconds, kiln::mpi::environment::cuda_aware() ? "yes" : "no");
     }
     return 0;
 }
