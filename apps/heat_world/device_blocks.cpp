@@ -11,6 +11,8 @@
 #include <string>
 #include <thread>
 
+#include "tool_support.hpp"
+
 namespace kiln::heat {
 namespace {
 
@@ -39,11 +41,16 @@ class device_blocks final : public block_stepper {
                   float dt)
         : blocks_(blocks), engines_(engines), dt_(dt) {}
 
-    // The devices work at once, one host thread each, since a session's step may wait for
-    // its device.
+    // The devices work at once, one host thread each, since a session's start and step may
+    // wait for its device.
+    void start() override {
+        in_parallel(blocks_.size(), [&](std::size_t b) {
+            if (blocks_[b].block_rows > 0) blocks_[b].start(*engines_[b], dt_);
+        });
+    }
     double step(unsigned steps, bool) override {
         in_parallel(blocks_.size(), [&](std::size_t b) {
-            if (blocks_[b].block_rows > 0) blocks_[b].step(*engines_[b], dt_, steps);
+            if (blocks_[b].block_rows > 0) blocks_[b].step(steps);
         });
         double longest_write = 0;
         for (const row_block& block : blocks_)
@@ -115,19 +122,23 @@ std::vector<std::unique_ptr<engine>> make_device_engines(const engine_entry& ent
     return engines;
 }
 
-exchange_totals step_on_devices(world& w, std::vector<std::unique_ptr<engine>>& engines, float dt,
+stepping_totals step_on_devices(world& w, std::vector<std::unique_ptr<engine>>& engines, float dt,
                                 unsigned steps, unsigned halo_rows,
                                 const progress_callback& progress) {
     check_world(w);
     const std::vector<std::uint32_t> starts = even_row_starts(w.height, engines.size());
-    // Cutting the blocks, their uploads (in the first step) and their read-backs each run on
-    // all devices at once, so that a second device halves them as well as the stepping.
+    // Cutting the blocks, their uploads (in start) and their read-backs each run on all devices
+    // at once, so that a second device halves them as well as the stepping.
+    const stopwatch cut_clock;
     std::vector<row_block> blocks(engines.size());
     in_parallel(blocks.size(), [&](std::size_t b) {
         blocks[b] = cut_block(w, starts[b], starts[b + 1] - starts[b], halo_rows);
     });
+    const double cut_seconds = cut_clock.seconds();
     device_blocks stepper(blocks, engines, dt);
-    const exchange_totals totals = step_in_rounds(stepper, steps, halo_rows, progress);
+    stepping_totals totals = step_in_rounds(stepper, steps, halo_rows, progress);
+    totals.setup_seconds += cut_seconds;
+    const stopwatch finish_clock;
     in_parallel(blocks.size(), [&](std::size_t b) {
         row_block& block = blocks[b];
         block.finish();
@@ -136,6 +147,7 @@ exchange_totals step_on_devices(world& w, std::vector<std::unique_ptr<engine>>& 
                   w.temperatures.begin() +
                       static_cast<std::ptrdiff_t>(std::size_t{block.block_first_row} * w.width));
     });
+    totals.finish_seconds = finish_clock.seconds();
     advance_time(w, dt, steps);
     return totals;
 }

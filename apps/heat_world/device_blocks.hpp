@@ -25,8 +25,8 @@ std::vector<std::unique_ptr<engine>> make_device_engines(const engine_entry& ent
 
 // Steps `w` by `steps` steps of `dt` (and advances w.t): one block of rows per engine, each on
 // its device, with `halo_rows` rows of halo exchanged between the devices once per `halo_rows`
-// steps. Returns the exchanges' count and time.
-exchange_totals step_on_devices(world& w, std::vector<std::unique_ptr<engine>>& engines, float dt,
+// steps. Returns where the time went.
+stepping_totals step_on_devices(world& w, std::vector<std::unique_ptr<engine>>& engines, float dt,
                                 unsigned steps, unsigned halo_rows,
                                 const progress_callback& progress);
 

@@ -7,10 +7,14 @@
 
 namespace kiln::heat {
 
-void row_block::step(engine& stepper, float dt, unsigned steps) {
-    if (!session) {
-        session = stepper.start(part, dt);
-    } else {
+void row_block::start(engine& stepper, float dt) {
+    session = stepper.start(part, dt);
+    halo_rows_stale = false;
+}
+
+void row_block::step(unsigned steps) {
+    halo_write_seconds = 0;
+    if (halo_rows_stale) {
         const stopwatch write_clock;
         const std::span<const float> all(part.temperatures);
         const std::size_t after = block_offset() + block_cells();
@@ -18,6 +22,7 @@ void row_block::step(engine& stepper, float dt, unsigned steps) {
         session->write_rows(block_first_row - part_first_row + block_rows, all.subspan(after));
         halo_write_seconds = write_clock.seconds();
     }
+    halo_rows_stale = true;  // the next step follows an exchange, or none follows
     session->step(steps);
 }
 
@@ -55,22 +60,27 @@ row_block cut_block(const world& w, std::uint32_t first_row, std::uint32_t rows,
     return block;
 }
 
-exchange_totals step_in_rounds(block_stepper& blocks, unsigned steps, unsigned halo_rows,
+stepping_totals step_in_rounds(block_stepper& blocks, unsigned steps, unsigned halo_rows,
                                const progress_callback& progress) {
-    exchange_totals totals;
+    stepping_totals totals;
+    const stopwatch setup_clock;
+    blocks.start();
+    totals.setup_seconds = setup_clock.seconds();
+    const stopwatch stepping_clock;
     for (unsigned done = 0; done < steps;) {
         const unsigned round = std::min(halo_rows, steps - done);
         const bool last_round = done + round == steps;
-        totals.seconds += blocks.step(round, last_round);
+        totals.exchange_seconds += blocks.step(round, last_round);
         done += round;
         if (!last_round) {
             const stopwatch exchange_clock;
             blocks.exchange();
-            totals.seconds += exchange_clock.seconds();
+            totals.exchange_seconds += exchange_clock.seconds();
             ++totals.exchanges;
         }
         if (progress) progress(done);
     }
+    totals.stepping_seconds = stepping_clock.seconds();
     return totals;
 }
 

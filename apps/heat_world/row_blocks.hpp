@@ -28,16 +28,19 @@ struct row_block {
     std::uint32_t part_first_row = 0;   // the world's row of part's first row
     std::uint32_t block_first_row = 0;  // the world's row of the block's first row
     std::uint32_t block_rows = 0;
-    std::unique_ptr<stepping_session> session;  // from the first step() to finish()
+    std::unique_ptr<stepping_session> session;  // from start() to finish()
+    bool halo_rows_stale = false;   // on the device, since an exchange brought fresh ones
     double halo_write_seconds = 0;  // the last step()'s hand-over of the halo rows to the session
 
     std::size_t block_offset() const {
         return std::size_t{block_first_row - part_first_row} * part.width;
     }
     std::size_t block_cells() const { return std::size_t{block_rows} * part.width; }
-    // Steps the part by `steps`: the first call starts the session, later ones first hand it
-    // the halo rows in part.temperatures (fresh from an exchange).
-    void step(engine& stepper, float dt, unsigned steps);
+    // Starts the session: the engine takes the part (to its device).
+    void start(engine& stepper, float dt);
+    // Steps the part by `steps`, first handing the session the halo rows in part.temperatures
+    // when an exchange brought fresh ones.
+    void step(unsigned steps);
     // Brings part.temperatures up to date and ends the session.
     void finish();
     std::span<const float> block_temperatures() const {
@@ -58,6 +61,8 @@ row_block cut_block(const world& w, std::uint32_t first_row, std::uint32_t rows,
 class block_stepper {
   public:
     virtual ~block_stepper() = default;
+    // Starts every block's session (uploads its part).
+    virtual void start() = 0;
     // Steps this process's blocks by `steps`; `last` when no exchange follows. Returns the
     // seconds it spent moving halo rows between host and devices (for blocks stepped at once,
     // the longest block's), which the exchange's cost includes.
@@ -66,16 +71,20 @@ class block_stepper {
     virtual void exchange() = 0;
 };
 
-// The exchanges and what they cost: reading the rows others want from the devices, moving them
-// (host copies or MPI messages), and writing them to the devices that want them.
-struct exchange_totals {
+// Where a run's time went. The exchanges' cost counts reading the rows others want from the
+// devices, moving them (host copies or MPI messages), and writing them to the devices that
+// want them.
+struct stepping_totals {
+    double setup_seconds = 0;     // the sessions' start (and the caller's cutting of blocks)
+    double stepping_seconds = 0;  // the rounds of steps and the exchanges between them
+    double finish_seconds = 0;    // the caller's read-back of the blocks
     unsigned exchanges = 0;
-    double seconds = 0;
+    double exchange_seconds = 0;
 };
 
-// Steps in rounds of at most `halo_rows` steps with an exchange between rounds; progress, if
-// any, hears after every round.
-exchange_totals step_in_rounds(block_stepper& blocks, unsigned steps, unsigned halo_rows,
+// Starts the blocks, then steps in rounds of at most `halo_rows` steps with an exchange between
+// rounds; progress, if any, hears after every round.
+stepping_totals step_in_rounds(block_stepper& blocks, unsigned steps, unsigned halo_rows,
                                const progress_callback& progress);
 
 }  // namespace kiln::heat

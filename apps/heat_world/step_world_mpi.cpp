@@ -67,12 +67,17 @@ class rank_blocks final : public block_stepper {
           dt_(dt),
           outgoing_(mine.block.block_cells()) {}
 
+    void start() override {
+        comm_.agree([&] {
+            if (mine_.block.block_rows > 0) mine_.block.start(stepper_, dt_);
+        });
+    }
     double step(unsigned steps, bool last) override {
         double halo_seconds = 0;
         comm_.agree([&] {
             injected_failure(comm_);
             if (mine_.block.block_rows == 0) return;
-            mine_.block.step(stepper_, dt_, steps);
+            mine_.block.step(steps);
             halo_seconds = mine_.block.halo_write_seconds;
             if (last) return;
             const stopwatch read_clock;
@@ -147,6 +152,32 @@ rank_part scatter_world(const kiln::mpi::communicator& comm, const world& w,
     return mine;
 }
 
+// Rank 0's --stats lines: the run, then where the stepping's time went on rank 0 (setup: the
+// upload; finish: read-back and gather) and what the halo exchanges cost.
+void print_stats(const kiln::mpi::communicator& comm, const engine& stepper, const world& w,
+                 const step_command& command, unsigned halo_rows, double step_seconds,
+                 const stepping_totals& totals, double read_seconds, double write_seconds) {
+    const double updates = static_cast<double>(w.cell_count()) * command.steps;
+    std::fprintf(stderr,
+                 "%s: %s on %d ranks: %u x %u cells, %u steps in %.4f s: %s; read %.3f s, write "
+                 "%.3f s\n",
+                 program, stepper.description().c_str(), comm.size(), w.width, w.height,
+                 command.steps, step_seconds, update_rate_text(updates, step_seconds).c_str(),
+                 read_seconds, write_seconds);
+    std::fprintf(
+        stderr,
+        "%s: rank 0: setup %.3f s (upload), stepping %.4f s (%s), finish %.3f s "
+        "(read-back, gather); %u halo exchanges of %u rows in %.4f s (%.1f%% of the "
+        "stepping; %.3f ms each: device reads, messages, device writes); MPI library "
+        "CUDA-aware: %s (halo rows move through host memory)\n",
+        program, totals.setup_seconds, totals.stepping_seconds,
+        update_rate_text(updates, totals.stepping_seconds).c_str(), totals.finish_seconds,
+        totals.exchanges, halo_rows, totals.exchange_seconds,
+        totals.stepping_seconds > 0 ? 100 * totals.exchange_seconds / totals.stepping_seconds : 0.0,
+        totals.exchanges > 0 ? 1e3 * totals.exchange_seconds / totals.exchanges : 0.0,
+        kiln::mpi::environment::cuda_aware() ? "yes" : "no");
+}
+
 int step_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** argv) {
     const bool root = comm.rank() == 0;
     step_command command;
@@ -200,10 +231,12 @@ int step_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** arg
     rank_blocks blocks(comm, mine, *stepper, command.dt);
     progress_callback on_progress;
     if (bar) on_progress = [&bar](unsigned done) { bar->update(done); };
-    const exchange_totals totals = step_in_rounds(blocks, command.steps, halo_rows, on_progress);
+    stepping_totals totals = step_in_rounds(blocks, command.steps, halo_rows, on_progress);
+    const stopwatch finish_clock;
     comm.agree([&] { mine.block.finish(); });
     const std::span<const float> block = mine.block.block_temperatures();
     kiln::mpi::gather<float>(comm, mine.cells, block, w.temperatures);
+    totals.finish_seconds = finish_clock.seconds();
     const double step_seconds = step_clock.seconds();
     if (bar) bar->finish();
 
@@ -217,20 +250,9 @@ int step_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** arg
     });
     const double write_seconds = write_clock.seconds();
 
-    if (root && command.stats) {
-        const double updates = static_cast<double>(w.cell_count()) * command.steps;
-        std::fprintf(
-            stderr,
-            "%s: %s on %d ranks: %u x %u cells, %u steps in %.4f s: %s; %u halo "
-            "exchanges of %u rows in %.4f s (%.1f%%, rank 0; %.3f ms each, reads, "
-            "messages and writes); read %.3f s, write %.3f s; MPI library CUDA-aware: "
-            "%s (halo rows move through host memory)\n",
-            program, stepper->description().c_str(), comm.size(), w.width, w.height, command.steps,
-            step_seconds, update_rate_text(updates, step_seconds).c_str(), totals.exchanges,
-            halo_rows, totals.seconds, step_seconds > 0 ? 100 * totals.seconds / step_seconds : 0.0,
-            totals.exchanges > 0 ? 1e3 * totals.seconds / totals.exchanges : 0.0, read_seconds,
-            write_seconds, kiln::mpi::environment::cuda_aware() ? "yes" : "no");
-    }
+    if (root && command.stats)
+        print_stats(comm, *stepper, w, command, halo_rows, step_seconds, totals, read_seconds,
+                    write_seconds);
     return 0;
 }
 

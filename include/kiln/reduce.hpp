@@ -256,6 +256,10 @@ class pending_reduction {
     result_type get() { return Traits::finish(get_state()); }
     /// The same before `finish`: the combined state, for combining further (across MPI ranks).
     state get_state() {
+        // OpenCL may hold enqueued work until a flush or a blocking call on its queue: without
+        // this, the other devices' kernels could wait while the host blocks on the first part.
+        if (parts_.size() > 1)
+            for (const auto& part : parts_) part.queue.flush();
         std::vector<state> partials;
         for (auto& part : parts_) {
             if (part.read_on_get)
