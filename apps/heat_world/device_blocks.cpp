@@ -59,13 +59,15 @@ class device_blocks final : public block_stepper {
     }
 
     // Each block's halo rows, read from the sessions of the blocks that own them into the
-    // block's host part; the block's next step takes them to its device.
+    // block's host part; the block's next step takes them to its device. One thread per source
+    // block, so that the devices' reads overlap and no session is read by two threads.
     void exchange() override {
-        for (row_block& target : blocks_) {
-            if (target.block_rows == 0) continue;
-            const std::uint32_t part_end = target.part_first_row + target.part.height;
-            for (row_block& source : blocks_) {
-                if (&source == &target || source.block_rows == 0) continue;
+        in_parallel(blocks_.size(), [&](std::size_t s) {
+            const row_block& source = blocks_[s];
+            if (source.block_rows == 0) return;
+            for (row_block& target : blocks_) {
+                if (&source == &target || target.block_rows == 0) continue;
+                const std::uint32_t part_end = target.part_first_row + target.part.height;
                 const std::uint32_t first = std::max(source.block_first_row, target.part_first_row);
                 const std::uint32_t end =
                     std::min(source.block_first_row + source.block_rows, part_end);
@@ -76,7 +78,7 @@ class device_blocks final : public block_stepper {
                     std::span<float>(target.part.temperatures)
                         .subspan((first - target.part_first_row) * width, (end - first) * width));
             }
-        }
+        });
     }
 
   private:
