@@ -7,27 +7,31 @@
 
 namespace kiln::heat {
 
-void row_block::start(engine& stepper, float dt) {
-    session = stepper.start(part, dt);
-    halo_rows_stale = false;
+void halo_storage::allocate(std::size_t cells, const kiln::device* device) {
+    if (device != nullptr) {
+        pinned_ = kiln::host_vector<float>(cells, kiln::pinned_allocator<float>(*device));
+    } else {
+        plain_.resize(cells);
+    }
+}
+
+void row_block::start(engine& stepper, const world_rows& part, float dt) {
+    halo.allocate(std::size_t{rows_above() + rows_below()} * width, stepper.device());
+    session = stepper.start_rows(part, dt);
+    rows_above_fresh = rows_below_fresh = false;
 }
 
 void row_block::step(unsigned steps) {
-    halo_write_seconds = 0;
-    if (halo_rows_stale) {
-        const stopwatch write_clock;
-        const std::span<const float> all(part.temperatures);
-        const std::size_t after = block_offset() + block_cells();
-        session->write_rows(0, all.first(block_offset()));
-        session->write_rows(block_first_row - part_first_row + block_rows, all.subspan(after));
-        halo_write_seconds = write_clock.seconds();
-    }
-    halo_rows_stale = true;  // the next step follows an exchange, or none follows
+    const stopwatch write_clock;
+    if (rows_above_fresh) session->write_rows(0, halo_above());
+    if (rows_below_fresh) session->write_rows(rows_above() + block_rows, halo_below());
+    halo_write_seconds = rows_above_fresh || rows_below_fresh ? write_clock.seconds() : 0;
+    rows_above_fresh = rows_below_fresh = false;
     session->step(steps);
 }
 
-void row_block::finish() {
-    if (session) session->finish();
+void row_block::read_back(std::span<float> rows) {
+    if (session) session->read_rows(rows_above(), rows);
     session.reset();
 }
 
@@ -41,22 +45,16 @@ std::vector<std::uint32_t> even_row_starts(std::uint32_t height, std::size_t blo
     return starts;
 }
 
-row_block cut_block(const world& w, std::uint32_t first_row, std::uint32_t rows,
-                    unsigned halo_rows) {
+row_block plan_block(std::uint32_t width, std::uint32_t height, std::uint32_t first_row,
+                     std::uint32_t rows, unsigned halo_rows) {
     row_block block;
+    block.width = width;
     block.block_first_row = first_row;
     block.block_rows = rows;
     block.part_first_row = first_row - std::min(first_row, halo_rows);
     const std::uint32_t end_row =
-        first_row + rows + std::min<std::uint32_t>(w.height - first_row - rows, halo_rows);
-    block.part.width = w.width;
-    block.part.height = end_row - block.part_first_row;
-    block.part.alpha = w.alpha;
-    block.part.t = w.t;
-    const auto begin = static_cast<std::ptrdiff_t>(std::size_t{block.part_first_row} * w.width);
-    const auto end = static_cast<std::ptrdiff_t>(std::size_t{end_row} * w.width);
-    block.part.flags.assign(w.flags.begin() + begin, w.flags.begin() + end);
-    block.part.temperatures.assign(w.temperatures.begin() + begin, w.temperatures.begin() + end);
+        first_row + rows + std::min<std::uint32_t>(height - first_row - rows, halo_rows);
+    block.part_rows = end_row - block.part_first_row;
     return block;
 }
 

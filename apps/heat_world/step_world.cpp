@@ -19,14 +19,16 @@ void print_device_stats(std::size_t devices, const kiln::heat::world& w, unsigne
     const double updates = static_cast<double>(w.cell_count()) * steps;
     std::fprintf(
         stderr,
-        "step_world: on %zu devices: setup %.3f s (cut, upload), stepping %.4f s (%s), "
+        "step_world: on %zu devices: setup %.3f s (upload), stepping %.4f s (%s), "
         "read-back %.3f s; %u halo exchanges of %u rows in %.4f s (%.1f%% of the "
-        "stepping; %.3f ms each: device reads, host copies, device writes)\n",
+        "stepping; %.3f ms each); halo rows moved %u times device to device, %u times "
+        "through host memory\n",
         devices, totals.setup_seconds, totals.stepping_seconds,
         kiln::heat::update_rate_text(updates, totals.stepping_seconds).c_str(),
         totals.finish_seconds, totals.exchanges, halo_rows, totals.exchange_seconds,
         totals.stepping_seconds > 0 ? 100 * totals.exchange_seconds / totals.stepping_seconds : 0.0,
-        totals.exchanges > 0 ? 1e3 * totals.exchange_seconds / totals.exchanges : 0.0);
+        totals.exchanges > 0 ? 1e3 * totals.exchange_seconds / totals.exchanges : 0.0,
+        totals.device_copies, totals.host_copies);
 }
 
 }  // namespace

@@ -53,11 +53,17 @@ struct rank_part {
     kiln::mpi::distribution cells;  // blocks of whole rows, in cells
     kiln::mpi::range_exchange exchange;
     row_block block;
+    world rows;  // the part's rows as scattered, later where halo messages arrive
+    std::span<float> block_temperatures() {
+        return std::span<float>(rows.temperatures)
+            .subspan(std::size_t{block.rows_above()} * block.width, block.block_cells());
+    }
 };
 
 // This rank's block, its halo rows moving between ranks as MPI messages: only the rows other
-// ranks want leave a device, through `outgoing`; the halo rows arrive in the part's host
-// temperatures (stale while the session runs) and go on to the device at the next step.
+// ranks want leave a device, through `outgoing`; the halo rows arrive in the part's host rows
+// (stale while the session runs), go to the block's pinned halo rows and on to the device at
+// the next step. One MPI_Alltoallv a round moves every rank's rows at once.
 class rank_blocks final : public block_stepper {
   public:
     rank_blocks(const kiln::mpi::communicator& comm, rank_part& mine, engine& stepper, float dt)
@@ -69,7 +75,8 @@ class rank_blocks final : public block_stepper {
 
     void start() override {
         comm_.agree([&] {
-            if (mine_.block.block_rows > 0) mine_.block.start(stepper_, dt_);
+            if (mine_.block.block_rows > 0)
+                mine_.block.start(stepper_, world_rows{mine_.rows, 0, mine_.rows.height}, dt_);
         });
     }
     double step(unsigned steps, bool last) override {
@@ -88,16 +95,25 @@ class rank_blocks final : public block_stepper {
     }
     // Collective.
     void exchange() override {
-        mine_.exchange.run<float>(outgoing_, mine_.block.part.temperatures);
+        row_block& block = mine_.block;
+        mine_.exchange.run<float>(outgoing_, mine_.rows.temperatures);
+        if (block.block_rows == 0) return;
+        const std::span<const float> arrived(mine_.rows.temperatures);
+        const std::span<float> above = block.halo_above(), below = block.halo_below();
+        std::copy_n(arrived.begin(), above.size(), above.begin());
+        std::copy_n(arrived.end() - static_cast<std::ptrdiff_t>(below.size()), below.size(),
+                    below.begin());
+        block.rows_above_fresh = !above.empty();
+        block.rows_below_fresh = !below.empty();
     }
 
   private:
     // The rows other ranks want, from the session.
     void read_outgoing() {
-        const std::size_t width = mine_.block.part.width;
+        const std::size_t width = mine_.block.width;
         for (const kiln::mpi::element_range& sent : mine_.exchange.sent_ranges())
             mine_.block.session->read_rows(
-                static_cast<std::uint32_t>((mine_.block.block_offset() + sent.first) / width),
+                static_cast<std::uint32_t>(mine_.block.rows_above() + sent.first / width),
                 std::span<float>(outgoing_).subspan(sent.first, sent.size()));
     }
     const kiln::mpi::communicator& comm_;
@@ -114,7 +130,8 @@ kiln::mpi::distribution row_blocks_in_cells(const world_shape& shape, int ranks)
     return kiln::mpi::distribution(cells);
 }
 
-// Collective: scatters rank 0's world `w` into every rank's part.
+// Collective: scatters rank 0's world `w` into every rank's part, each block straight into its
+// place among the part's rows.
 rank_part scatter_world(const kiln::mpi::communicator& comm, const world& w,
                         const world_shape& shape, unsigned halo_rows) {
     kiln::mpi::distribution cells = row_blocks_in_cells(shape, comm.size());
@@ -122,33 +139,35 @@ rank_part scatter_world(const kiln::mpi::communicator& comm, const world& w,
     auto exchange = kiln::mpi::range_exchange::halo(comm, cells, halo_cells, halo_cells);
     const kiln::mpi::element_range wanted = exchange.wanted();
     const std::size_t block_cells = cells.count(comm.rank());
-    rank_part mine{cells, std::move(exchange), {}};
+    rank_part mine{cells, std::move(exchange), {}, {}};
     row_block& block = mine.block;
+    block.width = shape.width;
     if (block_cells > 0 && shape.width > 0) {
         block.part_first_row = static_cast<std::uint32_t>(wanted.first / shape.width);
+        block.part_rows = static_cast<std::uint32_t>(wanted.size() / shape.width);
         block.block_first_row = static_cast<std::uint32_t>(cells.begin(comm.rank()) / shape.width);
         block.block_rows = static_cast<std::uint32_t>(block_cells / shape.width);
     }
     // A rank without rows wants nothing: its (empty) block sits at 0 of an empty part.
-    block.part.width = shape.width;
-    const std::size_t block_offset = block.block_offset();
-    block.part.height =
-        shape.width == 0 ? 0 : static_cast<std::uint32_t>(wanted.size() / shape.width);
-    block.part.alpha = shape.alpha;
-    block.part.t = w.t;
+    world& part = mine.rows;
+    part.width = shape.width;
+    part.height = block.part_rows;
+    part.alpha = shape.alpha;
+    part.t = w.t;
+    const std::size_t block_offset = std::size_t{block.rows_above()} * shape.width;
 
-    // Each rank's block from rank 0, then the rows around it from the ranks that own them.
-    std::vector<std::uint32_t> flags(block_cells);
-    kiln::mpi::scatter<std::uint32_t>(comm, cells, w.flags, flags);
-    block.part.flags.resize(wanted.size());
-    std::copy(flags.begin(), flags.end(), block.part.flags.begin() + block_offset);
-    mine.exchange.run<std::uint32_t>(flags, block.part.flags);
-    std::vector<float> temperatures(block_cells);
-    kiln::mpi::scatter<float>(comm, cells, w.temperatures, temperatures);
-    block.part.temperatures.resize(wanted.size());
-    std::copy(temperatures.begin(), temperatures.end(),
-              block.part.temperatures.begin() + block_offset);
-    mine.exchange.run<float>(temperatures, block.part.temperatures);
+    // Each rank's block from rank 0, then the rows around it from the ranks that own them. The
+    // block is sent from where it lies among the part's rows, into whose other rows the halo
+    // arrives: Open MPI takes the disjoint send and receive regions of one array.
+    part.flags.resize(wanted.size());
+    const std::span<std::uint32_t> block_flags =
+        std::span<std::uint32_t>(part.flags).subspan(block_offset, block_cells);
+    kiln::mpi::scatter<std::uint32_t>(comm, cells, w.flags, block_flags);
+    mine.exchange.run<std::uint32_t>(block_flags, part.flags);
+    part.temperatures.resize(wanted.size());
+    const std::span<float> block_temperatures = mine.block_temperatures();
+    kiln::mpi::scatter<float>(comm, cells, w.temperatures, block_temperatures);
+    mine.exchange.run<float>(block_temperatures, part.temperatures);
     return mine;
 }
 
@@ -233,9 +252,8 @@ int step_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** arg
     if (bar) on_progress = [&bar](unsigned done) { bar->update(done); };
     stepping_totals totals = step_in_rounds(blocks, command.steps, halo_rows, on_progress);
     const stopwatch finish_clock;
-    comm.agree([&] { mine.block.finish(); });
-    const std::span<const float> block = mine.block.block_temperatures();
-    kiln::mpi::gather<float>(comm, mine.cells, block, w.temperatures);
+    comm.agree([&] { mine.block.read_back(mine.block_temperatures()); });
+    kiln::mpi::gather<float>(comm, mine.cells, mine.block_temperatures(), w.temperatures);
     totals.finish_seconds = finish_clock.seconds();
     const double step_seconds = step_clock.seconds();
     if (bar) bar->finish();
