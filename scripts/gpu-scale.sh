@@ -2,11 +2,12 @@
 # On a machine with several GPUs: how kiln scales over them (docs/benchmarks.md, Scale-out). Builds
 # only the targets it needs, then runs split_bench on CUDA and NVIDIA OpenCL, and the heat world's
 # strong scaling (16384^2 x 1000 steps) and weak scaling (8192^2 per GPU) with step_world
-# --devices and with mpirun step_world_mpi (one rank per GPU), every output compared byte for byte
-# with step_world's on one GPU. Logs go to $OUT (or ./gpu-logs).
+# --devices and with mpirun step_world_mpi (one rank, and one rank per GPU), every output compared
+# byte for byte with step_world's on one GPU. Logs go to $OUT (or ./gpu-logs).
 # Usage: scripts/gpu-scale.sh [split|heat|all]...   (default: all; SCALE_N, SCALE_WEAK_N and
-# SCALE_STEPS shrink the worlds, SCALE_LOG2 the split vectors, SCALE_ONE_DEVICE and SCALE_DEVICES
-# pick other devices than the first CUDA GPU and every GPU, to try it on a small machine)
+# SCALE_STEPS shrink the worlds, SCALE_LOG2 the split vectors; SCALE_DEVICES, a comma-separated
+# list of kiln device numbers, replaces every CUDA GPU, to try it on a small machine). The GPU
+# counts compared are 1, 2, 4, ... and every GPU the machine has.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-$PWD/gpu-logs}
@@ -45,11 +46,20 @@ grep -E "MPI" "$out/configure.log"
 have_mpi=0
 grep -q "MPI part ON" "$out/configure.log" && command -v mpirun > /dev/null && have_mpi=1
 [ "$have_mpi" = 1 ] || targets=("${targets[@]/step_world_mpi/}")
-cmake --build "$build" -j 32 --target ${targets[*]} > "$out/build.log" 2>&1 ||
+cmake --build "$build" -j "$(nproc)" --target ${targets[*]} > "$out/build.log" 2>&1 ||
     { grep -E "error|Error" "$out/build.log" | head -40; exit 1; }
 echo "build ok"
 "$build/tools/kiln-info" > "$out/kiln-info.txt" 2>&1
 grep -E "^\[|backend:|type:" "$out/kiln-info.txt"
+# The CUDA GPUs' numbers in kiln::devices(), and the GPU counts to compare: 1, 2, 4, ... up to
+# every GPU of the machine (and that count itself).
+mapfile -t cuda_gpus < <(awk '/^\[/ {i = substr($1, 2, length($1) - 2)} /backend: cuda/ {c = 1}
+    /type: gpu/ && c {print i} /^\[/ {c = 0}' "$out/kiln-info.txt")
+[ -n "${SCALE_DEVICES:-}" ] && IFS=, read -r -a cuda_gpus <<< "$SCALE_DEVICES"
+gpu_counts=()
+for ((k = 1; k < ${#cuda_gpus[@]}; k *= 2)); do gpu_counts+=("$k"); done
+gpu_counts+=("${#cuda_gpus[@]}")
+echo "CUDA GPUs: ${cuda_gpus[*]}; GPU counts compared: ${gpu_counts[*]}"
 
 if want split; then
     for backend in cuda opencl,gpu; do
@@ -62,12 +72,6 @@ fi
 
 if want heat; then
     apps=$build/apps/heat_world
-    # The CUDA GPUs' numbers in kiln::devices(), for one-GPU runs of --devices.
-    mapfile -t cuda_gpus < <(awk '/^\[/ {i = substr($1, 2, length($1) - 2)} /backend: cuda/ {c = 1}
-        /type: gpu/ && c {print i} /^\[/ {c = 0}' "$out/kiln-info.txt")
-    echo "CUDA GPUs: ${cuda_gpus[*]}"
-    one_device=${SCALE_ONE_DEVICE:-${cuda_gpus[0]:-0}}
-    all_devices=${SCALE_DEVICES:-gpu}
     log=$out/heat.log
     # Runs one stepper on world $1 (steps $steps), output to $2, stats to the log; then the rest.
     run_step() {
@@ -78,43 +82,48 @@ if want heat; then
     }
     same() { cmp "$1" "$2" > /dev/null && echo "identical" || echo "DIFFERENT"; }
 
-    # make_world makes square worlds; the weak-scaling world of two GPUs is the one-GPU world twice,
-    # one above the other (binary format: header, '-', flags, '-', temperatures, 'End\n').
+    # make_world makes square worlds; the weak-scaling world of k GPUs is the one-GPU world k
+    # times, one above the other (binary format: header, '-', flags, '-', temperatures, 'End\n').
     "$apps/make_world" --stats "$strong_n" 0.1 1 > "$worlds/strong.bin"
     "$apps/make_world" --stats "$weak_n" 0.1 1 > "$worlds/weak1.bin"
     header=$(head -n 2 "$worlds/weak1.bin" | wc -c)
     cells=$((weak_n * weak_n * 4))
-    {
-        printf 'HPCEHeatWorldV0Binary\n%s %s 0.1\n-' "$weak_n" $((2 * weak_n))
-        tail -c +$((header + 2)) "$worlds/weak1.bin" | head -c "$cells"
-        tail -c +$((header + 2)) "$worlds/weak1.bin" | head -c "$cells"
-        printf -- '-'
-        tail -c +$((header + cells + 3)) "$worlds/weak1.bin" | head -c "$cells"
-        tail -c +$((header + cells + 3)) "$worlds/weak1.bin" | head -c "$cells"
-        printf 'End\n'
-    } > "$worlds/weak2.bin"
+    tail -c +$((header + 2)) "$worlds/weak1.bin" | head -c "$cells" > "$worlds/weak-flags"
+    tail -c +$((header + cells + 3)) "$worlds/weak1.bin" | head -c "$cells" > "$worlds/weak-temperatures"
+    for k in "${gpu_counts[@]}"; do
+        [ "$k" = 1 ] && continue
+        {
+            printf 'HPCEHeatWorldV0Binary\n%s %s 0.1\n-' "$weak_n" $((k * weak_n))
+            for _ in $(seq "$k"); do cat "$worlds/weak-flags"; done
+            printf -- '-'
+            for _ in $(seq "$k"); do cat "$worlds/weak-temperatures"; done
+            printf 'End\n'
+        } > "$worlds/weak$k.bin"
+    done
+    rm -f "$worlds/weak-flags" "$worlds/weak-temperatures"
     ls -l "$worlds"
 
     for kind in strong weak; do
-        if [ $kind = strong ]; then one=$worlds/strong.bin two=$worlds/strong.bin; else
-            one=$worlds/weak1.bin two=$worlds/weak2.bin; fi
         echo "=== $kind scaling" >> "$log"
-        run_step "$one" "$worlds/ref1.bin" "$apps/step_world"
-        [ "$one" = "$two" ] || run_step "$two" "$worlds/ref2.bin" "$apps/step_world"
-        [ "$one" = "$two" ] && cp "$worlds/ref1.bin" "$worlds/ref2.bin"
-        run_step "$one" "$worlds/dev1.bin" "$apps/step_world" --devices "$one_device"
-        run_step "$two" "$worlds/dev2.bin" "$apps/step_world" --devices "$all_devices"
-        echo "$kind --devices: 1 GPU $(same "$worlds/ref1.bin" "$worlds/dev1.bin"), 2 GPUs $(same "$worlds/ref2.bin" "$worlds/dev2.bin")" >> "$log"
-        if [ "$have_mpi" = 1 ]; then
-            for ranks in 1 2; do
-                world=$one
-                [ $ranks = 2 ] && world=$two
-                run_step "$world" "$worlds/mpi$ranks.bin" mpirun --oversubscribe -n $ranks "$apps/step_world_mpi"
-                echo "$kind MPI $ranks ranks: $(same "$worlds/ref$ranks.bin" "$worlds/mpi$ranks.bin")" >> "$log"
-            done
-        else
-            echo "$kind MPI: not built (no MPI found)" >> "$log"
-        fi
+        for k in "${gpu_counts[@]}"; do
+            world=$worlds/strong.bin
+            [ $kind = weak ] && world=$worlds/weak$k.bin
+            # step_world on one GPU: the reference bytes (once for the strong world).
+            if [ $kind = weak ] || [ "$k" = 1 ]; then run_step "$world" "$worlds/ref$k.bin" "$apps/step_world"; fi
+            ref=$worlds/ref$k.bin
+            [ $kind = strong ] && ref=$worlds/ref1.bin
+            list=$(IFS=,; echo "${cuda_gpus[*]:0:$k}")
+            run_step "$world" "$worlds/dev.bin" "$apps/step_world" --devices "$list"
+            echo "$kind --devices $list ($k GPUs): $(same "$ref" "$worlds/dev.bin")" >> "$log"
+            # MPI with one rank and with one per GPU (rank 0's output goes through mpirun,
+            # seconds per GiB, so not every count).
+            if [ "$have_mpi" = 1 ] && { [ "$k" = 1 ] || [ "$k" = "${gpu_counts[-1]}" ]; }; then
+                run_step "$world" "$worlds/mpi.bin" mpirun --oversubscribe -n "$k" "$apps/step_world_mpi"
+                echo "$kind MPI $k ranks: $(same "$ref" "$worlds/mpi.bin")" >> "$log"
+            fi
+        done
+        [ "$have_mpi" = 1 ] || echo "$kind MPI: not built (no MPI found)" >> "$log"
+        rm -f "$worlds"/ref*.bin "$worlds/dev.bin" "$worlds/mpi.bin"
     done
     cat "$log"
 fi
