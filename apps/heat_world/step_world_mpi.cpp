@@ -61,17 +61,14 @@ struct rank_part {
 };
 
 // This rank's block, its halo rows moving between ranks as MPI messages: only the rows other
-// ranks want leave a device, through `outgoing`; the halo rows arrive in the part's host rows
-// (stale while the session runs), go to the block's pinned halo rows and on to the device at
-// the next step. One MPI_Alltoallv a round moves every rank's rows at once.
+// ranks want leave a device, into their places among the part's host rows (stale while the
+// session runs), from which they are sent; the halo rows arrive in the same host rows, go to
+// the block's pinned halo rows and on to the device at the next step. One MPI_Alltoallv a round
+// moves every rank's rows at once.
 class rank_blocks final : public block_stepper {
   public:
     rank_blocks(const kiln::mpi::communicator& comm, rank_part& mine, engine& stepper, float dt)
-        : comm_(comm),
-          mine_(mine),
-          stepper_(stepper),
-          dt_(dt),
-          outgoing_(mine.block.block_cells()) {}
+        : comm_(comm), mine_(mine), stepper_(stepper), dt_(dt) {}
 
     void start() override {
         comm_.agree([&] {
@@ -96,7 +93,7 @@ class rank_blocks final : public block_stepper {
     // Collective.
     void exchange() override {
         row_block& block = mine_.block;
-        mine_.exchange.run<float>(outgoing_, mine_.rows.temperatures);
+        mine_.exchange.run<float>(mine_.block_temperatures(), mine_.rows.temperatures);
         if (block.block_rows == 0) return;
         const std::span<const float> arrived(mine_.rows.temperatures);
         const std::span<float> above = block.halo_above(), below = block.halo_below();
@@ -114,13 +111,12 @@ class rank_blocks final : public block_stepper {
         for (const kiln::mpi::element_range& sent : mine_.exchange.sent_ranges())
             mine_.block.session->read_rows(
                 static_cast<std::uint32_t>(mine_.block.rows_above() + sent.first / width),
-                std::span<float>(outgoing_).subspan(sent.first, sent.size()));
+                mine_.block_temperatures().subspan(sent.first, sent.size()));
     }
     const kiln::mpi::communicator& comm_;
     rank_part& mine_;
     engine& stepper_;
     float dt_;
-    std::vector<float> outgoing_;
 };
 
 kiln::mpi::distribution row_blocks_in_cells(const world_shape& shape, int ranks) {
