@@ -1,70 +1,132 @@
 // step_world --devices: the row-block stepper over the devices of one process, the halo rows
-// copied between the blocks' sessions through the host.
+// copied between the blocks' sessions device to device where the backend can, else through
+// pinned host memory.
 #include "device_blocks.hpp"
 
 #include <algorithm>
 #include <exception>
+#include <functional>
 #include <kiln/runtime/device.hpp>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
 
+#include "tool_support.hpp"
+
 namespace kiln::heat {
 namespace {
 
+// Runs work(0) ... work(count - 1) at once, one thread each, and rethrows the first failure.
+void in_parallel(std::size_t count, const std::function<void(std::size_t)>& work) {
+    std::vector<std::exception_ptr> failures(count);
+    {
+        std::vector<std::jthread> threads;
+        for (std::size_t b = 0; b < count; ++b) {
+            threads.emplace_back([&work, &failures, b] {
+                try {
+                    work(b);
+                } catch (...) {
+                    failures[b] = std::current_exception();
+                }
+            });
+        }
+    }
+    for (const std::exception_ptr& failure : failures)
+        if (failure) std::rethrow_exception(failure);
+}
+
+// Rows [first, end) of the world that `source`'s block owns and `target`'s part holds as halo:
+// empty when first >= end.
+struct halo_overlap {
+    std::uint32_t first;
+    std::uint32_t end;
+};
+halo_overlap overlap(const row_block& source, const row_block& target) {
+    return {std::max(source.block_first_row, target.part_first_row),
+            std::min(source.block_first_row + source.block_rows,
+                     target.part_first_row + target.part_rows)};
+}
+
 class device_blocks final : public block_stepper {
   public:
-    device_blocks(std::vector<row_block>& blocks, std::vector<std::unique_ptr<engine>>& engines,
-                  float dt)
-        : blocks_(blocks), engines_(engines), dt_(dt) {}
+    device_blocks(const world& w, std::vector<row_block>& blocks,
+                  std::vector<std::unique_ptr<engine>>& engines, float dt)
+        : world_(w), blocks_(blocks), engines_(engines), dt_(dt) {}
 
-    // The devices work at once, one host thread each, since a session's step may wait for
-    // its device.
-    void step(unsigned steps, bool) override {
-        std::vector<std::exception_ptr> failures(blocks_.size());
-        {
-            std::vector<std::jthread> threads;
-            for (std::size_t b = 0; b < blocks_.size(); ++b) {
-                if (blocks_[b].block_rows == 0) continue;
-                threads.emplace_back([this, b, steps, &failures] {
-                    try {
-                        blocks_[b].step(*engines_[b], dt_, steps);
-                    } catch (...) {
-                        failures[b] = std::current_exception();
-                    }
-                });
-            }
-        }
-        for (const std::exception_ptr& failure : failures)
-            if (failure) std::rethrow_exception(failure);
+    // The devices work at once, one host thread each, since a session's start and step may
+    // wait for its device. Each uploads its part straight from the world's arrays.
+    void start() override {
+        in_parallel(blocks_.size(), [&](std::size_t b) {
+            row_block& block = blocks_[b];
+            if (block.block_rows > 0)
+                block.start(*engines_[b], world_rows{world_, block.part_first_row, block.part_rows},
+                            dt_);
+        });
+    }
+    double step(unsigned steps, bool) override {
+        in_parallel(blocks_.size(), [&](std::size_t b) {
+            if (blocks_[b].block_rows > 0) blocks_[b].step(steps);
+        });
+        double longest_write = 0;
+        for (const row_block& block : blocks_)
+            longest_write = std::max(longest_write, block.halo_write_seconds);
+        return longest_write;
     }
 
-    // Each block's halo rows, read from the sessions of the blocks that own them into the
-    // block's host part; the block's next step takes them to its device.
+    // Each block's halo rows from the blocks that own them: first every copy that can go device
+    // to device (CUDA peer copies, or blocks on one device) is started, then the rest are read
+    // into the targets' pinned halo rows, one thread per source block so that the devices' reads
+    // overlap, and the targets' next steps write them; then one wait for the device copies.
     void exchange() override {
-        for (row_block& target : blocks_) {
-            if (target.block_rows == 0) continue;
-            const std::uint32_t part_end = target.part_first_row + target.part.height;
-            for (row_block& source : blocks_) {
-                if (&source == &target || source.block_rows == 0) continue;
-                const std::uint32_t first = std::max(source.block_first_row, target.part_first_row);
-                const std::uint32_t end =
-                    std::min(source.block_first_row + source.block_rows, part_end);
-                if (first >= end) continue;
-                const std::size_t width = target.part.width;
-                source.session->read_rows(
-                    first - source.part_first_row,
-                    std::span<float>(target.part.temperatures)
-                        .subspan((first - target.part_first_row) * width, (end - first) * width));
+        std::vector<std::vector<std::size_t>> through_host(blocks_.size());
+        for (std::size_t s = 0; s < blocks_.size(); ++s) {
+            row_block& source = blocks_[s];
+            if (source.block_rows == 0) continue;
+            for (std::size_t t = 0; t < blocks_.size(); ++t) {
+                row_block& target = blocks_[t];
+                if (t == s || target.block_rows == 0) continue;
+                const halo_overlap rows = overlap(source, target);
+                if (rows.first >= rows.end) continue;
+                if (source.session->copy_rows_to(rows.first - source.part_first_row,
+                                                 rows.end - rows.first, *target.session,
+                                                 rows.first - target.part_first_row)) {
+                    ++device_copies_;
+                } else {
+                    through_host[s].push_back(t);
+                    ++host_copies_;
+                }
             }
         }
+        in_parallel(blocks_.size(), [&](std::size_t s) {
+            const row_block& source = blocks_[s];
+            for (const std::size_t t : through_host[s]) {
+                row_block& target = blocks_[t];
+                const halo_overlap rows = overlap(source, target);
+                const bool above = rows.first < target.block_first_row;
+                const std::span<float> halo = above ? target.halo_above() : target.halo_below();
+                const std::uint32_t halo_first_row =
+                    above ? target.part_first_row : target.block_first_row + target.block_rows;
+                source.session->read_rows(
+                    rows.first - source.part_first_row,
+                    halo.subspan(std::size_t{rows.first - halo_first_row} * world_.width,
+                                 std::size_t{rows.end - rows.first} * world_.width));
+                (above ? target.rows_above_fresh : target.rows_below_fresh) = true;
+            }
+            if (source.session) source.session->wait_for_copies();
+        });
     }
+
+    unsigned device_copies() const { return device_copies_; }
+    unsigned host_copies() const { return host_copies_; }
 
   private:
+    const world& world_;
     std::vector<row_block>& blocks_;
     std::vector<std::unique_ptr<engine>>& engines_;
     float dt_;
+    unsigned device_copies_ = 0;
+    unsigned host_copies_ = 0;
 };
 
 }  // namespace
@@ -92,29 +154,40 @@ std::vector<kiln::device> parse_device_list(std::string_view list) {
     return chosen;
 }
 
-exchange_totals step_on_devices(world& w, const engine_entry& entry, const engine_options& options,
-                                const std::vector<kiln::device>& devices, float dt, unsigned steps,
-                                unsigned halo_rows, const progress_callback& progress) {
-    check_world(w);
+std::vector<std::unique_ptr<engine>> make_device_engines(const engine_entry& entry,
+                                                         const engine_options& options,
+                                                         const std::vector<kiln::device>& devices) {
     std::vector<std::unique_ptr<engine>> engines;
     for (const kiln::device& device : devices) {
         engine_options on_device = options;
         on_device.device = std::to_string(device.index());
         engines.push_back(entry.create(on_device));
     }
-    const std::vector<std::uint32_t> starts = even_row_starts(w.height, devices.size());
+    return engines;
+}
+
+stepping_totals step_on_devices(world& w, std::vector<std::unique_ptr<engine>>& engines, float dt,
+                                unsigned steps, unsigned halo_rows,
+                                const progress_callback& progress) {
+    check_world(w);
+    const std::vector<std::uint32_t> starts = even_row_starts(w.height, engines.size());
     std::vector<row_block> blocks;
-    for (std::size_t b = 0; b < devices.size(); ++b)
-        blocks.push_back(cut_block(w, starts[b], starts[b + 1] - starts[b], halo_rows));
-    device_blocks stepper(blocks, engines, dt);
-    const exchange_totals totals = step_in_rounds(stepper, steps, halo_rows, progress);
-    for (row_block& block : blocks) {
-        block.finish();
-        const std::span<const float> rows = block.block_temperatures();
-        std::copy(rows.begin(), rows.end(),
-                  w.temperatures.begin() +
-                      static_cast<std::ptrdiff_t>(std::size_t{block.block_first_row} * w.width));
-    }
+    for (std::size_t b = 0; b < engines.size(); ++b)
+        blocks.push_back(
+            plan_block(w.width, w.height, starts[b], starts[b + 1] - starts[b], halo_rows));
+    device_blocks stepper(w, blocks, engines, dt);
+    stepping_totals totals = step_in_rounds(stepper, steps, halo_rows, progress);
+    totals.device_copies = stepper.device_copies();
+    totals.host_copies = stepper.host_copies();
+    // Every device reads its block straight into the world's rows, all at once.
+    const stopwatch finish_clock;
+    in_parallel(blocks.size(), [&](std::size_t b) {
+        row_block& block = blocks[b];
+        block.read_back(
+            std::span<float>(w.temperatures)
+                .subspan(std::size_t{block.block_first_row} * w.width, block.block_cells()));
+    });
+    totals.finish_seconds = finish_clock.seconds();
     advance_time(w, dt, steps);
     return totals;
 }

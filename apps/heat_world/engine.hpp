@@ -12,6 +12,10 @@
 
 #include "world.hpp"
 
+namespace kiln {
+class device;
+}
+
 namespace kiln::heat {
 
 // Told how many of the run's steps are complete. Engines call it now and then from whichever
@@ -43,6 +47,16 @@ class stepping_session {
     // Copies the current temperatures of rows [first_row, first_row + rows.size() / width).
     virtual void read_rows(std::uint32_t first_row, std::span<float> rows) = 0;
     virtual void write_rows(std::uint32_t first_row, std::span<const float> rows) = 0;
+    // Starts copying `rows` rows from `first_row` on into `target`'s rows from `target_row` on,
+    // device to device (CUDA peer copies between GPUs, or within one device), and returns true;
+    // returns false, doing nothing, where the two sessions' states cannot be copied that way (the
+    // caller then goes through the host: read_rows, write_rows). The copy is done once
+    // wait_for_copies() returns; the target must not step before.
+    virtual bool copy_rows_to(std::uint32_t /*first_row*/, std::uint32_t /*rows*/,
+                              stepping_session& /*target*/, std::uint32_t /*target_row*/) {
+        return false;
+    }
+    virtual void wait_for_copies() {}
     // Brings the world's temperatures up to date.
     virtual void finish() = 0;
 };
@@ -64,6 +78,16 @@ class engine {
     // Starts stepping `w` by steps of `dt` (w must satisfy check_world and outlive the session).
     // The default steps the world in place through run(); engines with a device keep it there.
     virtual std::unique_ptr<stepping_session> start(world& w, float dt);
+
+    // Starts stepping `rows` as a world of their own (rows.source must satisfy check_world; it
+    // is read only here). The session keeps its own state: read_rows gives the temperatures, and
+    // finish() brings nothing up to date. The default steps a copy of the rows through start();
+    // engines with a device upload the rows straight from the source world.
+    virtual std::unique_ptr<stepping_session> start_rows(const world_rows& rows, float dt);
+
+    // The device the engine runs on, or none for host engines: whose pinned host memory moves
+    // rows to and from its sessions fastest.
+    virtual const kiln::device* device() const { return nullptr; }
 };
 
 struct engine_entry {

@@ -142,10 +142,10 @@ struct flag_buffers {
     kiln::buffer<std::uint8_t, kiln::in> bytes;
 };
 
-flag_buffers upload_flags(const kiln::queue& queue, const world& w, flag_layout layout) {
+flag_buffers upload_flags(const kiln::queue& queue, const world_rows& w, flag_layout layout) {
     switch (layout) {
         case flag_layout::world:
-            return {.words = kiln::buffer<std::uint32_t, kiln::in>(queue, w.flags), .bytes = {}};
+            return {.words = kiln::buffer<std::uint32_t, kiln::in>(queue, w.flags()), .bytes = {}};
         case flag_layout::packed_words:
             return {.words = kiln::buffer<std::uint32_t, kiln::in>(queue, pack_neighbour_flags(w)),
                     .bytes = {}};
@@ -336,21 +336,26 @@ kiln::kernel build_kernel(const engine_variant& variant, const kiln::device& dev
 }
 
 // The state of one world on the device between launches: a kiln engine's run() and its
-// stepping sessions (step_world_mpi steps, exchanges halo rows, and steps again).
+// stepping sessions (step_world --devices and step_world_mpi step, exchange halo rows, and step
+// again). `owner`, the world that finish() brings up to date, is the whole of `rows` or, for a
+// session on rows of a larger world, none (never for the variant that copies every step, which
+// keeps the state in the owner between launches).
 class kiln_session final : public stepping_session {
   public:
     kiln_session(const engine_variant& variant, const kiln::queue& queue, const launch_plan& plan,
-                 const kiln::kernel& kernel, world& w, float dt)
+                 const kiln::kernel& kernel, world* owner, const world_rows& rows, float dt)
         : variant_(variant),
           queue_(queue),
           plan_(plan),
           kernel_(kernel),
-          world_(w),
-          outer_(w.alpha * dt),
+          world_(owner),
+          width_(rows.source.width),
+          height_(rows.rows),
+          outer_(rows.source.alpha * dt),
           inner_(1 - outer_ / 4),
-          flags_(upload_flags(queue, w, variant.flags)),
-          now_(queue, w.temperatures),
-          next_(queue, w.cell_count()) {}
+          flags_(upload_flags(queue, rows, variant.flags)),
+          now_(queue, rows.temperatures()),
+          next_(queue, rows.cell_count()) {}
 
     void step(unsigned steps) override { step(steps, {}); }
 
@@ -359,12 +364,12 @@ class kiln_session final : public stepping_session {
         std::deque<std::pair<kiln::event, unsigned>> pending;
         unsigned launched_steps = 0;
         while (launched_steps < steps) {
-            if (variant_.copies_every_step) now_.write(queue_, world_.temperatures);
+            if (variant_.copies_every_step) now_.write(queue_, world_->temperatures);
             const launched step = variant_.launch({.queue = queue_,
                                                    .kernel = kernel_,
                                                    .plan = plan_,
-                                                   .width = world_.width,
-                                                   .height = world_.height,
+                                                   .width = width_,
+                                                   .height = height_,
                                                    .inner = inner_,
                                                    .outer = outer_,
                                                    .flags = flags_,
@@ -373,7 +378,7 @@ class kiln_session final : public stepping_session {
                                                    .steps_left = steps - launched_steps});
             launched_steps += step.steps;
             if (variant_.copies_every_step) {
-                next_.read(queue_, world_.temperatures, step.done);
+                next_.read(queue_, world_->temperatures, step.done);
             } else {
                 std::swap(now_, next_);
             }
@@ -390,25 +395,47 @@ class kiln_session final : public stepping_session {
 
     // The variant that copies every step keeps the state in the world between launches.
     void read_rows(std::uint32_t first_row, std::span<float> rows) override {
-        const std::size_t offset = std::size_t{first_row} * world_.width;
+        const std::size_t offset = std::size_t{first_row} * width_;
         if (variant_.copies_every_step) {
-            std::copy_n(world_.temperatures.begin() + static_cast<std::ptrdiff_t>(offset),
+            std::copy_n(world_->temperatures.begin() + static_cast<std::ptrdiff_t>(offset),
                         rows.size(), rows.begin());
         } else if (!rows.empty()) {
             now_.read(queue_, offset, rows);
         }
     }
     void write_rows(std::uint32_t first_row, std::span<const float> rows) override {
-        const std::size_t offset = std::size_t{first_row} * world_.width;
+        const std::size_t offset = std::size_t{first_row} * width_;
         if (variant_.copies_every_step) {
             std::copy(rows.begin(), rows.end(),
-                      world_.temperatures.begin() + static_cast<std::ptrdiff_t>(offset));
+                      world_->temperatures.begin() + static_cast<std::ptrdiff_t>(offset));
         } else if (!rows.empty()) {
             now_.write(queue_, offset, rows);
         }
     }
+    bool copy_rows_to(std::uint32_t first_row, std::uint32_t rows, stepping_session& target,
+                      std::uint32_t target_row) override {
+        auto* to = dynamic_cast<kiln_session*>(&target);
+        if (to == nullptr || variant_.copies_every_step || to->variant_.copies_every_step)
+            return false;
+        // Within one device any backend copies; between devices only CUDA's do (peer to peer
+        // where the driver allows, else staged by kiln), OpenCL's contexts being per device.
+        const kiln::device& from_device = queue_.device();
+        const kiln::device& to_device = to->queue_.device();
+        const bool both_cuda = from_device.backend() == kiln::backend_kind::cuda &&
+                               to_device.backend() == kiln::backend_kind::cuda;
+        if (!(from_device == to_device) && !both_cuda) return false;
+        copies_.push_back(now_.copy_to(queue_, std::size_t{first_row} * width_, to->now_,
+                                       std::size_t{target_row} * to->width_,
+                                       std::size_t{rows} * width_));
+        return true;
+    }
+    void wait_for_copies() override {
+        for (const kiln::event& copy : copies_) copy.wait();
+        copies_.clear();
+    }
     void finish() override {
-        if (!variant_.copies_every_step) now_.read(queue_, world_.temperatures);
+        if (world_ != nullptr && !variant_.copies_every_step)
+            now_.read(queue_, world_->temperatures);
     }
 
   private:
@@ -416,12 +443,15 @@ class kiln_session final : public stepping_session {
     const kiln::queue& queue_;
     const launch_plan& plan_;
     const kiln::kernel& kernel_;
-    world& world_;
+    world* world_;
+    const std::uint32_t width_;
+    const std::uint32_t height_;
     const float outer_;  // as the original: outer = alpha * dt, inner = 1 - outer / 4
     const float inner_;
     const flag_buffers flags_;
     kiln::buffer<float> now_;
     kiln::buffer<float> next_;
+    std::vector<kiln::event> copies_;  // started by copy_rows_to, not yet waited for
 };
 
 class kiln_engine final : public engine {
@@ -455,7 +485,7 @@ class kiln_engine final : public engine {
             if (progress) progress(0);
             return;
         }
-        kiln_session session(variant_, queue_, plan_, kernel_, w, dt);
+        kiln_session session(variant_, queue_, plan_, kernel_, &w, world_rows{w, 0, w.height}, dt);
         session.step(steps, progress);
         session.finish();
         advance_time(w, dt, steps);
@@ -463,8 +493,16 @@ class kiln_engine final : public engine {
 
     std::unique_ptr<stepping_session> start(world& w, float dt) override {
         check_world(w);
-        return std::make_unique<kiln_session>(variant_, queue_, plan_, kernel_, w, dt);
+        return std::make_unique<kiln_session>(variant_, queue_, plan_, kernel_, &w,
+                                              world_rows{w, 0, w.height}, dt);
     }
+
+    std::unique_ptr<stepping_session> start_rows(const world_rows& rows, float dt) override {
+        if (variant_.copies_every_step) return engine::start_rows(rows, dt);
+        return std::make_unique<kiln_session>(variant_, queue_, plan_, kernel_, nullptr, rows, dt);
+    }
+
+    const kiln::device* device() const override { return &device_; }
 
   private:
     const engine_variant& variant_;

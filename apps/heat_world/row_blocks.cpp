@@ -7,20 +7,31 @@
 
 namespace kiln::heat {
 
-void row_block::step(engine& stepper, float dt, unsigned steps) {
-    if (!session) {
-        session = stepper.start(part, dt);
+void halo_storage::allocate(std::size_t cells, const kiln::device* device) {
+    if (device != nullptr) {
+        pinned_ = kiln::host_vector<float>(cells, kiln::pinned_allocator<float>(*device));
     } else {
-        const std::span<const float> all(part.temperatures);
-        const std::size_t after = block_offset() + block_cells();
-        session->write_rows(0, all.first(block_offset()));
-        session->write_rows(block_first_row - part_first_row + block_rows, all.subspan(after));
+        plain_.resize(cells);
     }
+}
+
+void row_block::start(engine& stepper, const world_rows& part, float dt) {
+    halo.allocate(std::size_t{rows_above() + rows_below()} * width, stepper.device());
+    session = stepper.start_rows(part, dt);
+    rows_above_fresh = rows_below_fresh = false;
+}
+
+void row_block::step(unsigned steps) {
+    const stopwatch write_clock;
+    if (rows_above_fresh) session->write_rows(0, halo_above());
+    if (rows_below_fresh) session->write_rows(rows_above() + block_rows, halo_below());
+    halo_write_seconds = rows_above_fresh || rows_below_fresh ? write_clock.seconds() : 0;
+    rows_above_fresh = rows_below_fresh = false;
     session->step(steps);
 }
 
-void row_block::finish() {
-    if (session) session->finish();
+void row_block::read_back(std::span<float> rows) {
+    if (session) session->read_rows(rows_above(), rows);
     session.reset();
 }
 
@@ -34,41 +45,40 @@ std::vector<std::uint32_t> even_row_starts(std::uint32_t height, std::size_t blo
     return starts;
 }
 
-row_block cut_block(const world& w, std::uint32_t first_row, std::uint32_t rows,
-                    unsigned halo_rows) {
+row_block plan_block(std::uint32_t width, std::uint32_t height, std::uint32_t first_row,
+                     std::uint32_t rows, unsigned halo_rows) {
     row_block block;
+    block.width = width;
     block.block_first_row = first_row;
     block.block_rows = rows;
     block.part_first_row = first_row - std::min(first_row, halo_rows);
     const std::uint32_t end_row =
-        first_row + rows + std::min<std::uint32_t>(w.height - first_row - rows, halo_rows);
-    block.part.width = w.width;
-    block.part.height = end_row - block.part_first_row;
-    block.part.alpha = w.alpha;
-    block.part.t = w.t;
-    const auto begin = static_cast<std::ptrdiff_t>(std::size_t{block.part_first_row} * w.width);
-    const auto end = static_cast<std::ptrdiff_t>(std::size_t{end_row} * w.width);
-    block.part.flags.assign(w.flags.begin() + begin, w.flags.begin() + end);
-    block.part.temperatures.assign(w.temperatures.begin() + begin, w.temperatures.begin() + end);
+        first_row + rows + std::min<std::uint32_t>(height - first_row - rows, halo_rows);
+    block.part_rows = end_row - block.part_first_row;
     return block;
 }
 
-exchange_totals step_in_rounds(block_stepper& blocks, unsigned steps, unsigned halo_rows,
+stepping_totals step_in_rounds(block_stepper& blocks, unsigned steps, unsigned halo_rows,
                                const progress_callback& progress) {
-    exchange_totals totals;
+    stepping_totals totals;
+    const stopwatch setup_clock;
+    blocks.start();
+    totals.setup_seconds = setup_clock.seconds();
+    const stopwatch stepping_clock;
     for (unsigned done = 0; done < steps;) {
         const unsigned round = std::min(halo_rows, steps - done);
         const bool last_round = done + round == steps;
-        blocks.step(round, last_round);
+        totals.exchange_seconds += blocks.step(round, last_round);
         done += round;
         if (!last_round) {
             const stopwatch exchange_clock;
             blocks.exchange();
-            totals.seconds += exchange_clock.seconds();
+            totals.exchange_seconds += exchange_clock.seconds();
             ++totals.exchanges;
         }
         if (progress) progress(done);
     }
+    totals.stepping_seconds = stepping_clock.seconds();
     return totals;
 }
 

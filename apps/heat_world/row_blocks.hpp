@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <kiln/runtime/pinned.hpp>
 #include <memory>
 #include <span>
 #include <vector>
@@ -22,55 +23,98 @@ namespace kiln::heat {
 // work of 2 x 32 rows per block (under 2% of a 4096-row block) for one exchange per 32 steps.
 inline constexpr unsigned default_halo_rows = 32;
 
-// One block of a world's rows and the halo rows around it.
+// Host memory for a block's halo rows: pinned through the engine's device where it has one, so
+// that the rows move to and from the device at the link's speed; ordinary memory for host
+// engines.
+class halo_storage {
+  public:
+    halo_storage() = default;
+    // `device` null: ordinary memory.
+    void allocate(std::size_t cells, const kiln::device* device);
+    std::span<float> cells() { return pinned_.empty() ? std::span<float>(plain_) : pinned_; }
+
+  private:
+    kiln::host_vector<float> pinned_;
+    std::vector<float> plain_;
+};
+
+// One block of a world's rows and the halo rows around it (the part): the block's session keeps
+// the part's state; an exchange brings the halo rows afresh, device to device or through `halo`.
 struct row_block {
-    world part;                         // the block and its halo rows
-    std::uint32_t part_first_row = 0;   // the world's row of part's first row
+    std::uint32_t width = 0;
+    std::uint32_t part_first_row = 0;  // the world's row of the part's first row
+    std::uint32_t part_rows = 0;
     std::uint32_t block_first_row = 0;  // the world's row of the block's first row
     std::uint32_t block_rows = 0;
-    std::unique_ptr<stepping_session> session;  // from the first step() to finish()
+    std::unique_ptr<stepping_session> session;  // from start() to read_back()
+    // Halo rows that came through the host: those above the block, then those below.
+    halo_storage halo;
+    bool rows_above_fresh = false;  // in `halo`, not yet on the device
+    bool rows_below_fresh = false;
+    double halo_write_seconds = 0;  // the last step()'s hand-over of the halo rows to the session
 
-    std::size_t block_offset() const {
-        return std::size_t{block_first_row - part_first_row} * part.width;
+    std::uint32_t rows_above() const { return block_first_row - part_first_row; }
+    std::uint32_t rows_below() const {
+        return part_first_row + part_rows - block_first_row - block_rows;
     }
-    std::size_t block_cells() const { return std::size_t{block_rows} * part.width; }
-    // Steps the part by `steps`: the first call starts the session, later ones first hand it
-    // the halo rows in part.temperatures (fresh from an exchange).
-    void step(engine& stepper, float dt, unsigned steps);
-    // Brings part.temperatures up to date and ends the session.
-    void finish();
-    std::span<const float> block_temperatures() const {
-        return std::span<const float>(part.temperatures).subspan(block_offset(), block_cells());
+    std::size_t block_cells() const { return std::size_t{block_rows} * width; }
+    std::span<float> halo_above() { return halo.cells().first(std::size_t{rows_above()} * width); }
+    std::span<float> halo_below() {
+        return halo.cells().subspan(std::size_t{rows_above()} * width,
+                                    std::size_t{rows_below()} * width);
     }
+    // Starts the session on `part`, the part's rows in whichever world holds them (uploaded
+    // straight from its arrays where the engine has a device).
+    void start(engine& stepper, const world_rows& part, float dt);
+    // Steps the part by `steps`, first handing the session the halo rows an exchange brought
+    // through the host.
+    void step(unsigned steps);
+    // Reads the block's rows into `rows` (block_cells() of them) and ends the session.
+    void read_back(std::span<float> rows);
 };
 
 // The first row of each of `blocks` blocks of `height` rows, as even as can be (the first
 // height % blocks blocks one row longer), and `height` at the end.
 std::vector<std::uint32_t> even_row_starts(std::uint32_t height, std::size_t blocks);
 
-// Rows [first_row, first_row + rows) of `w` with up to `halo_rows` rows around them.
-row_block cut_block(const world& w, std::uint32_t first_row, std::uint32_t rows,
-                    unsigned halo_rows);
+// Rows [first_row, first_row + rows) of a world `width` x `height` with up to `halo_rows` rows
+// around them: the geometry only, no session yet.
+row_block plan_block(std::uint32_t width, std::uint32_t height, std::uint32_t first_row,
+                     std::uint32_t rows, unsigned halo_rows);
 
 // The blocks of one run and how halo rows move between them: MPI messages between ranks, or
 // copies between the devices of one process.
 class block_stepper {
   public:
     virtual ~block_stepper() = default;
-    // Steps this process's blocks by `steps`; `last` when no exchange follows.
-    virtual void step(unsigned steps, bool last) = 0;
+    // Starts every block's session (uploads its part).
+    virtual void start() = 0;
+    // Steps this process's blocks by `steps`; `last` when no exchange follows. Returns the
+    // seconds it spent moving halo rows between host and devices (for blocks stepped at once,
+    // the longest block's), which the exchange's cost includes.
+    virtual double step(unsigned steps, bool last) = 0;
     // Moves every block's halo rows from the blocks that own them.
     virtual void exchange() = 0;
 };
 
-struct exchange_totals {
+// Where a run's time went. The exchanges' cost counts reading the rows others want from the
+// devices, moving them (host copies or MPI messages), and writing them to the devices that
+// want them.
+struct stepping_totals {
+    double setup_seconds = 0;     // the sessions' start: the uploads
+    double stepping_seconds = 0;  // the rounds of steps and the exchanges between them
+    double finish_seconds = 0;    // the caller's read-back of the blocks
     unsigned exchanges = 0;
-    double seconds = 0;
+    double exchange_seconds = 0;
+    // Halo row ranges moved over the run: device to device (step_world --devices only), and
+    // through host memory.
+    unsigned device_copies = 0;
+    unsigned host_copies = 0;
 };
 
-// Steps in rounds of at most `halo_rows` steps with an exchange between rounds; progress, if
-// any, hears after every round.
-exchange_totals step_in_rounds(block_stepper& blocks, unsigned steps, unsigned halo_rows,
+// Starts the blocks, then steps in rounds of at most `halo_rows` steps with an exchange between
+// rounds; progress, if any, hears after every round.
+stepping_totals step_in_rounds(block_stepper& blocks, unsigned steps, unsigned halo_rows,
                                const progress_callback& progress);
 
 }  // namespace kiln::heat

@@ -11,6 +11,28 @@
 #include "world.hpp"
 #include "world_io.hpp"
 
+namespace {
+
+// The second --stats line of --devices: where the time went, and what the halo exchanges cost.
+void print_device_stats(std::size_t devices, const kiln::heat::world& w, unsigned steps,
+                        unsigned halo_rows, const kiln::heat::stepping_totals& totals) {
+    const double updates = static_cast<double>(w.cell_count()) * steps;
+    std::fprintf(
+        stderr,
+        "step_world: on %zu devices: setup %.3f s (upload), stepping %.4f s (%s), "
+        "read-back %.3f s; %u halo exchanges of %u rows in %.4f s (%.1f%% of the "
+        "stepping; %.3f ms each); halo rows moved %u times device to device, %u times "
+        "through host memory\n",
+        devices, totals.setup_seconds, totals.stepping_seconds,
+        kiln::heat::update_rate_text(updates, totals.stepping_seconds).c_str(),
+        totals.finish_seconds, totals.exchanges, halo_rows, totals.exchange_seconds,
+        totals.stepping_seconds > 0 ? 100 * totals.exchange_seconds / totals.stepping_seconds : 0.0,
+        totals.exchanges > 0 ? 1e3 * totals.exchange_seconds / totals.exchanges : 0.0,
+        totals.device_copies, totals.host_copies);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
     return kiln::programs::run_program("step_world", [&] {
         using namespace kiln::heat;
@@ -37,6 +59,8 @@ int main(int argc, char** argv) {
         const std::unique_ptr<engine> stepper = entry.create(command.options);
         const std::vector<kiln::device> devices =
             command.devices ? parse_device_list(*command.devices) : std::vector<kiln::device>{};
+        std::vector<std::unique_ptr<engine>> device_engines =
+            make_device_engines(entry, command.options, devices);
         const unsigned halo_rows = command.halo_rows > 0 ? command.halo_rows : default_halo_rows;
 
         std::ios::sync_with_stdio(false);
@@ -56,12 +80,11 @@ int main(int argc, char** argv) {
         }
         const stopwatch step_clock;
         kiln::programs::now_doing("stepping the world");
-        exchange_totals exchanges;
+        stepping_totals totals;
         if (devices.empty())
             stepper->run(w, dt, steps, on_progress);
         else
-            exchanges = step_on_devices(w, entry, command.options, devices, dt, steps, halo_rows,
-                                        on_progress);
+            totals = step_on_devices(w, device_engines, dt, steps, halo_rows, on_progress);
         const double step_seconds = step_clock.seconds();
         if (bar) bar->finish();
 
@@ -79,12 +102,7 @@ int main(int argc, char** argv) {
                          stepper->description().c_str(), w.width, w.height, steps, step_seconds,
                          update_rate_text(updates, step_seconds).c_str(), read_seconds,
                          write_seconds);
-            if (!devices.empty())
-                std::fprintf(stderr,
-                             "step_world: on %zu devices: %u halo exchanges of %u rows in %.4f s "
-                             "(%.1f%%)\n",
-                             devices.size(), exchanges.exchanges, halo_rows, exchanges.seconds,
-                             step_seconds > 0 ? 100 * exchanges.seconds / step_seconds : 0.0);
+            if (!devices.empty()) print_device_stats(devices.size(), w, steps, halo_rows, totals);
         }
         return 0;
     });

@@ -53,47 +53,70 @@ struct rank_part {
     kiln::mpi::distribution cells;  // blocks of whole rows, in cells
     kiln::mpi::range_exchange exchange;
     row_block block;
+    world rows;  // the part's rows as scattered, later where halo messages arrive
+    std::span<float> block_temperatures() {
+        return std::span<float>(rows.temperatures)
+            .subspan(std::size_t{block.rows_above()} * block.width, block.block_cells());
+    }
 };
 
 // This rank's block, its halo rows moving between ranks as MPI messages: only the rows other
-// ranks want leave a device, through `outgoing`; the halo rows arrive in the part's host
-// temperatures (stale while the session runs) and go on to the device at the next step.
+// ranks want leave a device, into their places among the part's host rows (stale while the
+// session runs), from which they are sent; the halo rows arrive in the same host rows, go to
+// the block's pinned halo rows and on to the device at the next step. One MPI_Alltoallv a round
+// moves every rank's rows at once.
 class rank_blocks final : public block_stepper {
   public:
     rank_blocks(const kiln::mpi::communicator& comm, rank_part& mine, engine& stepper, float dt)
-        : comm_(comm),
-          mine_(mine),
-          stepper_(stepper),
-          dt_(dt),
-          outgoing_(mine.block.block_cells()) {}
+        : comm_(comm), mine_(mine), stepper_(stepper), dt_(dt) {}
 
-    void step(unsigned steps, bool last) override {
+    void start() override {
+        comm_.agree([&] {
+            if (mine_.block.block_rows > 0)
+                mine_.block.start(stepper_, world_rows{mine_.rows, 0, mine_.rows.height}, dt_);
+        });
+    }
+    double step(unsigned steps, bool last) override {
+        double halo_seconds = 0;
         comm_.agree([&] {
             injected_failure(comm_);
             if (mine_.block.block_rows == 0) return;
-            mine_.block.step(stepper_, dt_, steps);
-            if (!last) read_outgoing();
+            mine_.block.step(steps);
+            halo_seconds = mine_.block.halo_write_seconds;
+            if (last) return;
+            const stopwatch read_clock;
+            read_outgoing();
+            halo_seconds += read_clock.seconds();
         });
+        return halo_seconds;
     }
     // Collective.
     void exchange() override {
-        mine_.exchange.run<float>(outgoing_, mine_.block.part.temperatures);
+        row_block& block = mine_.block;
+        mine_.exchange.run<float>(mine_.block_temperatures(), mine_.rows.temperatures);
+        if (block.block_rows == 0) return;
+        const std::span<const float> arrived(mine_.rows.temperatures);
+        const std::span<float> above = block.halo_above(), below = block.halo_below();
+        std::copy_n(arrived.begin(), above.size(), above.begin());
+        std::copy_n(arrived.end() - static_cast<std::ptrdiff_t>(below.size()), below.size(),
+                    below.begin());
+        block.rows_above_fresh = !above.empty();
+        block.rows_below_fresh = !below.empty();
     }
 
   private:
     // The rows other ranks want, from the session.
     void read_outgoing() {
-        const std::size_t width = mine_.block.part.width;
+        const std::size_t width = mine_.block.width;
         for (const kiln::mpi::element_range& sent : mine_.exchange.sent_ranges())
             mine_.block.session->read_rows(
-                static_cast<std::uint32_t>((mine_.block.block_offset() + sent.first) / width),
-                std::span<float>(outgoing_).subspan(sent.first, sent.size()));
+                static_cast<std::uint32_t>(mine_.block.rows_above() + sent.first / width),
+                mine_.block_temperatures().subspan(sent.first, sent.size()));
     }
     const kiln::mpi::communicator& comm_;
     rank_part& mine_;
     engine& stepper_;
     float dt_;
-    std::vector<float> outgoing_;
 };
 
 kiln::mpi::distribution row_blocks_in_cells(const world_shape& shape, int ranks) {
@@ -103,7 +126,8 @@ kiln::mpi::distribution row_blocks_in_cells(const world_shape& shape, int ranks)
     return kiln::mpi::distribution(cells);
 }
 
-// Collective: scatters rank 0's world `w` into every rank's part.
+// Collective: scatters rank 0's world `w` into every rank's part, each block straight into its
+// place among the part's rows.
 rank_part scatter_world(const kiln::mpi::communicator& comm, const world& w,
                         const world_shape& shape, unsigned halo_rows) {
     kiln::mpi::distribution cells = row_blocks_in_cells(shape, comm.size());
@@ -111,34 +135,62 @@ rank_part scatter_world(const kiln::mpi::communicator& comm, const world& w,
     auto exchange = kiln::mpi::range_exchange::halo(comm, cells, halo_cells, halo_cells);
     const kiln::mpi::element_range wanted = exchange.wanted();
     const std::size_t block_cells = cells.count(comm.rank());
-    rank_part mine{cells, std::move(exchange), {}};
+    rank_part mine{cells, std::move(exchange), {}, {}};
     row_block& block = mine.block;
+    block.width = shape.width;
     if (block_cells > 0 && shape.width > 0) {
         block.part_first_row = static_cast<std::uint32_t>(wanted.first / shape.width);
+        block.part_rows = static_cast<std::uint32_t>(wanted.size() / shape.width);
         block.block_first_row = static_cast<std::uint32_t>(cells.begin(comm.rank()) / shape.width);
         block.block_rows = static_cast<std::uint32_t>(block_cells / shape.width);
     }
     // A rank without rows wants nothing: its (empty) block sits at 0 of an empty part.
-    block.part.width = shape.width;
-    const std::size_t block_offset = block.block_offset();
-    block.part.height =
-        shape.width == 0 ? 0 : static_cast<std::uint32_t>(wanted.size() / shape.width);
-    block.part.alpha = shape.alpha;
-    block.part.t = w.t;
+    world& part = mine.rows;
+    part.width = shape.width;
+    part.height = block.part_rows;
+    part.alpha = shape.alpha;
+    part.t = w.t;
+    const std::size_t block_offset = std::size_t{block.rows_above()} * shape.width;
 
-    // Each rank's block from rank 0, then the rows around it from the ranks that own them.
-    std::vector<std::uint32_t> flags(block_cells);
-    kiln::mpi::scatter<std::uint32_t>(comm, cells, w.flags, flags);
-    block.part.flags.resize(wanted.size());
-    std::copy(flags.begin(), flags.end(), block.part.flags.begin() + block_offset);
-    mine.exchange.run<std::uint32_t>(flags, block.part.flags);
-    std::vector<float> temperatures(block_cells);
-    kiln::mpi::scatter<float>(comm, cells, w.temperatures, temperatures);
-    block.part.temperatures.resize(wanted.size());
-    std::copy(temperatures.begin(), temperatures.end(),
-              block.part.temperatures.begin() + block_offset);
-    mine.exchange.run<float>(temperatures, block.part.temperatures);
+    // Each rank's block from rank 0, then the rows around it from the ranks that own them. The
+    // block is sent from where it lies among the part's rows, into whose other rows the halo
+    // arrives: Open MPI takes the disjoint send and receive regions of one array.
+    part.flags.resize(wanted.size());
+    const std::span<std::uint32_t> block_flags =
+        std::span<std::uint32_t>(part.flags).subspan(block_offset, block_cells);
+    kiln::mpi::scatter<std::uint32_t>(comm, cells, w.flags, block_flags);
+    mine.exchange.run<std::uint32_t>(block_flags, part.flags);
+    part.temperatures.resize(wanted.size());
+    const std::span<float> block_temperatures = mine.block_temperatures();
+    kiln::mpi::scatter<float>(comm, cells, w.temperatures, block_temperatures);
+    mine.exchange.run<float>(block_temperatures, part.temperatures);
     return mine;
+}
+
+// Rank 0's --stats lines: the run, then where the stepping's time went on rank 0 (setup: the
+// upload; finish: read-back and gather) and what the halo exchanges cost.
+void print_stats(const kiln::mpi::communicator& comm, const engine& stepper, const world& w,
+                 const step_command& command, unsigned halo_rows, double step_seconds,
+                 const stepping_totals& totals, double read_seconds, double write_seconds) {
+    const double updates = static_cast<double>(w.cell_count()) * command.steps;
+    std::fprintf(stderr,
+                 "%s: %s on %d ranks: %u x %u cells, %u steps in %.4f s: %s; read %.3f s, write "
+                 "%.3f s\n",
+                 program, stepper.description().c_str(), comm.size(), w.width, w.height,
+                 command.steps, step_seconds, update_rate_text(updates, step_seconds).c_str(),
+                 read_seconds, write_seconds);
+    std::fprintf(
+        stderr,
+        "%s: rank 0: setup %.3f s (upload), stepping %.4f s (%s), finish %.3f s "
+        "(read-back, gather); %u halo exchanges of %u rows in %.4f s (%.1f%% of the "
+        "stepping; %.3f ms each: device reads, messages, device writes); MPI library "
+        "CUDA-aware: %s (halo rows move through host memory)\n",
+        program, totals.setup_seconds, totals.stepping_seconds,
+        update_rate_text(updates, totals.stepping_seconds).c_str(), totals.finish_seconds,
+        totals.exchanges, halo_rows, totals.exchange_seconds,
+        totals.stepping_seconds > 0 ? 100 * totals.exchange_seconds / totals.stepping_seconds : 0.0,
+        totals.exchanges > 0 ? 1e3 * totals.exchange_seconds / totals.exchanges : 0.0,
+        kiln::mpi::environment::cuda_aware() ? "yes" : "no");
 }
 
 int step_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** argv) {
@@ -194,10 +246,11 @@ int step_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** arg
     rank_blocks blocks(comm, mine, *stepper, command.dt);
     progress_callback on_progress;
     if (bar) on_progress = [&bar](unsigned done) { bar->update(done); };
-    const exchange_totals totals = step_in_rounds(blocks, command.steps, halo_rows, on_progress);
-    comm.agree([&] { mine.block.finish(); });
-    const std::span<const float> block = mine.block.block_temperatures();
-    kiln::mpi::gather<float>(comm, mine.cells, block, w.temperatures);
+    stepping_totals totals = step_in_rounds(blocks, command.steps, halo_rows, on_progress);
+    const stopwatch finish_clock;
+    comm.agree([&] { mine.block.read_back(mine.block_temperatures()); });
+    kiln::mpi::gather<float>(comm, mine.cells, mine.block_temperatures(), w.temperatures);
+    totals.finish_seconds = finish_clock.seconds();
     const double step_seconds = step_clock.seconds();
     if (bar) bar->finish();
 
@@ -211,17 +264,9 @@ int step_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** arg
     });
     const double write_seconds = write_clock.seconds();
 
-    if (root && command.stats) {
-        const double updates = static_cast<double>(w.cell_count()) * command.steps;
-        std::fprintf(stderr,
-                     "%s: %s on %d ranks: %u x %u cells, %u steps in %.4f s: %s; %u halo "
-                     "exchanges of %u rows in %.4f s (%.1f%%, rank 0); read %.3f s, write %.3f s\n",
-                     program, stepper->description().c_str(), comm.size(), w.width, w.height,
-                     command.steps, step_seconds, update_rate_text(updates, step_seconds).c_str(),
-                     totals.exchanges, halo_rows, totals.seconds,
-                     step_seconds > 0 ? 100 * totals.seconds / step_seconds : 0.0, read_seconds,
-                     write_seconds);
-    }
+    if (root && command.stats)
+        print_stats(comm, *stepper, w, command, halo_rows, step_seconds, totals, read_seconds,
+                    write_seconds);
     return 0;
 }
 

@@ -117,21 +117,27 @@ world make_test_world(std::uint32_t n, float alpha) {
 }
 
 std::vector<std::uint32_t> pack_neighbour_flags(const world& w) {
-    std::vector<std::uint32_t> packed(w.cell_count());
+    return pack_neighbour_flags(world_rows{w, 0, w.height});
+}
+
+std::vector<std::uint32_t> pack_neighbour_flags(const world_rows& rows) {
+    const std::uint32_t width = rows.source.width;
+    const std::span<const std::uint32_t> flags = rows.flags();
+    std::vector<std::uint32_t> packed(rows.cell_count());
     auto blocks = [&](std::int64_t x, std::int64_t y) {
-        if (x < 0 || y < 0 || x >= std::int64_t{w.width} || y >= std::int64_t{w.height})
-            return true;
-        return (w.flags[w.index(static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y))] &
+        if (x < 0 || y < 0 || x >= std::int64_t{width} || y >= std::int64_t{rows.rows}) return true;
+        return (flags[static_cast<std::size_t>(y) * width + static_cast<std::size_t>(x)] &
                 cell_insulator) != 0;
     };
-    for (std::uint32_t y = 0; y < w.height; ++y) {
-        for (std::uint32_t x = 0; x < w.width; ++x) {
-            std::uint32_t word = w.flags[w.index(x, y)];
+    for (std::uint32_t y = 0; y < rows.rows; ++y) {
+        for (std::uint32_t x = 0; x < width; ++x) {
+            const std::size_t i = std::size_t{y} * width + x;
+            std::uint32_t word = flags[i];
             if (blocks(x, std::int64_t{y} - 1)) word |= packed_up_blocked;
             if (blocks(x, std::int64_t{y} + 1)) word |= packed_down_blocked;
             if (blocks(std::int64_t{x} - 1, y)) word |= packed_left_blocked;
             if (blocks(std::int64_t{x} + 1, y)) word |= packed_right_blocked;
-            packed[w.index(x, y)] = word;
+            packed[i] = word;
         }
     }
     return packed;

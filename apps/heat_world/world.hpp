@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -53,9 +54,28 @@ void check_world(const world& w);
 // walls with spurs, a fixed heat source along row 1 and a fixed sink at (n/2, n-3).
 world make_test_world(std::uint32_t n, float alpha);
 
+// Rows [first_row, first_row + rows) of a world, to be stepped as a world of their own (the
+// cells beyond its first and last rows count as outside): a block of rows with its halo, taken
+// straight from the whole world's arrays rather than from a copy.
+struct world_rows {
+    const world& source;
+    std::uint32_t first_row = 0;
+    std::uint32_t rows = 0;
+
+    std::size_t first_cell() const { return std::size_t{first_row} * source.width; }
+    std::size_t cell_count() const { return std::size_t{rows} * source.width; }
+    std::span<const std::uint32_t> flags() const {
+        return std::span<const std::uint32_t>(source.flags).subspan(first_cell(), cell_count());
+    }
+    std::span<const float> temperatures() const {
+        return std::span<const float>(source.temperatures).subspan(first_cell(), cell_count());
+    }
+};
+
 // One flag word per cell: the cell's own flag plus the packed_*_blocked bits of its four
 // neighbours, computed once so that a step reads one flag per cell instead of five.
 std::vector<std::uint32_t> pack_neighbour_flags(const world& w);
+std::vector<std::uint32_t> pack_neighbour_flags(const world_rows& rows);
 
 // Adds dt to w.t once per step, in float, as the original did: t is not dt*steps exactly.
 void advance_time(world& w, float dt, unsigned steps);

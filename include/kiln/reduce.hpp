@@ -19,6 +19,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <kiln/algo/temporary_pool.hpp>
 #include <kiln/detail/group_collectives.hpp>
 #include <kiln/expr/core.hpp>
@@ -256,15 +257,35 @@ class pending_reduction {
     result_type get() { return Traits::finish(get_state()); }
     /// The same before `finish`: the combined state, for combining further (across MPI ranks).
     state get_state() {
+        // OpenCL may hold enqueued work until a flush or a blocking call on its queue: without
+        // this, the other devices' kernels could wait while the host blocks on the first part.
+        // Split over several devices, every read is enqueued (into pinned memory) before the
+        // host waits for any: one blocking read per device in turn would add a round trip each.
+        const bool read_all_then_wait = parts_.size() > 1;
+        std::vector<std::byte*> landed(parts_.size());
+        for (std::size_t k = 0; k < parts_.size() && read_all_then_wait; ++k) {
+            part_result& part = parts_[k];
+            if (!part.read_on_get) continue;
+            const std::size_t bytes = part.host.size() * sizeof(state);
+            landed[k] = detail::thread_pinned_scratch(part.queue.device(), k, bytes);
+            // The pooled block may be longer than this launch's partials.
+            part.read = part.partials.bytes().storage().read_bytes(part.queue, 0, landed[k], bytes,
+                                                                   part.launch, false);
+        }
+        if (read_all_then_wait)
+            for (const auto& part : parts_) part.queue.flush();
         std::vector<state> partials;
-        for (auto& part : parts_) {
-            if (part.read_on_get)
-                // The pooled block may be longer than this launch's partials.
+        for (std::size_t k = 0; k < parts_.size(); ++k) {
+            part_result& part = parts_[k];
+            if (part.read_on_get && !read_all_then_wait) {
                 part.partials.bytes().storage().read_bytes(part.queue, 0, part.host.data(),
                                                            part.host.size() * sizeof(state),
                                                            part.launch, true);
-            else
+            } else {
                 part.read.wait();
+                if (landed[k] != nullptr)
+                    std::memcpy(part.host.data(), landed[k], part.host.size() * sizeof(state));
+            }
             partials.insert(partials.end(), part.host.begin(), part.host.end());
         }
         release_buffers();
@@ -324,7 +345,8 @@ class pending_reduction {
         for (auto& part : parts_) {
             try {
                 // Not read yet: the kernel may still write the partials that go back to the pool.
-                (part.read_on_get ? part.launch : part.read).wait();
+                // A read of get() may still be landing in the thread's scratch.
+                (part.read ? part.read : part.launch).wait();
             } catch (
                 ...) {  // NOLINT(bugprone-empty-catch): a destructor must not throw; get() reports
             }

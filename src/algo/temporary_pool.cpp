@@ -1,6 +1,7 @@
 // The temporary pool: idle device blocks per device, leases, and the shrinking rules.
 #include <algorithm>
 #include <kiln/algo/temporary_pool.hpp>
+#include <kiln/runtime/pinned.hpp>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -158,6 +159,22 @@ std::size_t temporary_pool::idle_bytes(const device& dev) {
     for (const auto& b : pool.idle)
         if (b.block.device() == dev) total += b.block.size();
     return total;
+}
+
+std::byte* thread_pinned_scratch(const device& dev, std::size_t slot, std::size_t bytes) {
+    struct scratch {
+        device owner;
+        host_vector<std::byte> memory;
+    };
+    thread_local std::vector<std::optional<scratch>> slots;
+    if (slots.size() <= slot) slots.resize(slot + 1);
+    std::optional<scratch>& mine = slots[slot];
+    if (!mine || !(mine->owner == dev) || mine->memory.size() < bytes) {
+        mine.reset();  // frees the old memory before taking more
+        mine.emplace(scratch{dev, host_vector<std::byte>(std::max<std::size_t>(bytes, 4096),
+                                                         pinned_allocator<std::byte>(dev))});
+    }
+    return mine->memory.data();
 }
 
 }  // namespace kiln::detail

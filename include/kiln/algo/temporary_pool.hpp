@@ -74,5 +74,13 @@ class temporary_pool {
     static void give_back(temporary_lease& lease) noexcept;
 };
 
+/// At least `bytes` of page-locked host memory for the calling thread's `slot`, allocated
+/// through `dev` and kept for the thread's later calls with that slot: where small results
+/// (reduction partials) from several devices land, so that every read can be enqueued before one
+/// wait. Into ordinary memory an asynchronous read costs CUDA a host callback and a blocking read
+/// one round trip per device; into pinned memory neither. Valid until the thread's next call
+/// with the same slot.
+std::byte* thread_pinned_scratch(const device& dev, std::size_t slot, std::size_t bytes);
+
 }  // namespace kiln::detail
 #pragma GCC visibility pop
