@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
             device_spec = from_environment;
         std::vector<std::string> engine_names;
         unsigned capped_steps = 100;
-        std::vector<workload> workloads;
+        std::vector<std::string> workload_texts;
         for (argument_reader args(argc, argv); !args.done();) {
             if (args.flag("--help") || args.flag("-h")) {
                 std::fputs(usage, stdout);
@@ -121,12 +121,12 @@ int main(int argc, char** argv) {
                 engine_names = split_list(*value);
             } else if (auto value = args.option("--capped-steps")) {
                 capped_steps = parse_count(*value, "--capped-steps");
-            } else if (args.next_is_option()) {
-                throw usage_error("unknown option '" + args.take() + "' (try --help)");
             } else {
-                workloads.push_back(parse_workload(args.take()));
+                args.take_positional(workload_texts);
             }
         }
+        std::vector<workload> workloads;
+        for (const std::string& text : workload_texts) workloads.push_back(parse_workload(text));
 
         const kiln::device device =
             device_spec.empty() ? kiln::default_device() : kiln::select_device(device_spec);
