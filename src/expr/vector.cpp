@@ -1,4 +1,5 @@
 // The non-template parts of kiln::vector and its expressions: splitting, user functions, errors.
+#include <cmath>
 #include <kiln/vector.hpp>
 #include <numeric>
 
@@ -36,11 +37,12 @@ layout split(std::span<const queue> queues, std::size_t n) {
     std::size_t begin = 0;
     for (std::size_t k = 0; k < queues.size(); ++k) {
         cumulative += weights[k];
+        // Rounded, not truncated: n w / 2w can come out a hair under n / 2 and lose an element.
         const std::size_t end =
             k + 1 == queues.size()
                 ? n
-                : std::min(n, static_cast<std::size_t>(static_cast<long double>(n) * cumulative /
-                                                       total));
+                : std::min(n, static_cast<std::size_t>(
+                                  std::llroundl(static_cast<long double>(n) * cumulative / total)));
         parts.push_back(part_extent{queues[k], begin, end - begin});
         begin = end;
     }
