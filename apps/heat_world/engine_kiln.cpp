@@ -417,13 +417,10 @@ class kiln_session final : public stepping_session {
         auto* to = dynamic_cast<kiln_session*>(&target);
         if (to == nullptr || variant_.copies_every_step || to->variant_.copies_every_step)
             return false;
-        // Within one device any backend copies; between devices only CUDA's do (peer to peer
-        // where the driver allows, else staged by kiln), OpenCL's contexts being per device.
-        const kiln::device& from_device = queue_.device();
-        const kiln::device& to_device = to->queue_.device();
-        const bool both_cuda = from_device.backend() == kiln::backend_kind::cuda &&
-                               to_device.backend() == kiln::backend_kind::cuda;
-        if (!(from_device == to_device) && !both_cuda) return false;
+        // Within one device only: kiln::buffer::copy_to takes buffers of the queue's device
+        // (the CUDA backend could copy peer to peer, but the public buffer API does not offer
+        // it yet), so halo rows between devices go through the target's pinned host rows.
+        if (!(queue_.device() == to->queue_.device())) return false;
         copies_.push_back(now_.copy_to(queue_, std::size_t{first_row} * width_, to->now_,
                                        std::size_t{target_row} * to->width_,
                                        std::size_t{rows} * width_));
