@@ -34,28 +34,29 @@ std::vector<float> gaussian_weights() {
 /// The two passes on the CPU, in the device's order: rows into floats, then columns into bytes.
 std::vector<std::uint8_t> cpu_blur(const std::vector<std::uint8_t>& picture,
                                    const std::vector<float>& weights) {
-    auto clamped = [](int v, unsigned size) { return std::clamp(v, 0, int(size) - 1); };
+    const auto at = [](int x, int y, int c) { return (std::size_t(y) * width + x) * 4 + c; };
+    // One pass along (dx, dy): pixels past the edge repeat the edge, as the device's sampler does.
+    const auto pass = [&](auto read, int dx, int dy, auto write) {
+        for (int y = 0; y < int(height); ++y)
+            for (int x = 0; x < int(width); ++x)
+                for (int c = 0; c < 4; ++c) {
+                    float sum = 0.0f;
+                    for (int k = -radius; k <= radius; ++k)
+                        sum += weights[k + radius] *
+                               read(std::clamp(x + k * dx, 0, int(width) - 1),
+                                    std::clamp(y + k * dy, 0, int(height) - 1), c);
+                    write(at(x, y, c), sum);
+                }
+    };
     std::vector<float> rows(picture.size());
-    for (unsigned y = 0; y < height; ++y)
-        for (unsigned x = 0; x < width; ++x)
-            for (int c = 0; c < 4; ++c) {
-                float sum = 0.0f;
-                for (int k = -radius; k <= radius; ++k)
-                    sum += weights[k + radius] *
-                           (picture[(y * width + clamped(int(x) + k, width)) * 4 + c] / 255.0f);
-                rows[(y * width + x) * 4 + c] = sum;
-            }
+    pass([&](int x, int y, int c) { return picture[at(x, y, c)] / 255.0f; }, 1, 0,
+         [&](std::size_t i, float sum) { rows[i] = sum; });
     std::vector<std::uint8_t> blurred(picture.size());
-    for (unsigned y = 0; y < height; ++y)
-        for (unsigned x = 0; x < width; ++x)
-            for (int c = 0; c < 4; ++c) {
-                float sum = 0.0f;
-                for (int k = -radius; k <= radius; ++k)
-                    sum += weights[k + radius] *
-                           rows[(clamped(int(y) + k, height) * width + x) * 4 + c];
-                blurred[(y * width + x) * 4 + c] =
-                    static_cast<std::uint8_t>(std::nearbyint(std::clamp(sum, 0.0f, 1.0f) * 255.0f));
-            }
+    pass([&](int x, int y, int c) { return rows[at(x, y, c)]; }, 0, 1,
+         [&](std::size_t i, float sum) {
+             blurred[i] =
+                 static_cast<std::uint8_t>(std::nearbyint(std::clamp(sum, 0.0f, 1.0f) * 255.0f));
+         });
     return blurred;
 }
 

@@ -8,15 +8,8 @@
 #   trace of the expression benchmark drawn by kiln-prof, into $OUT/profile.log and $OUT/trace-*
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=${OUT:-$PWD/gpu-logs}
-mkdir -p "$out"
-parts=${*:-all}
-want() { [[ " $parts " == *" all "* || " $parts " == *" $1 "* ]]; }
+source scripts/gpu-setup.sh "$@"
 
-# NVIDIA's OpenCL needs its ICD loader entry on these machines.
-if [ -e /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 ] || ldconfig -p | grep -q libnvidia-opencl; then
-    mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-fi
 export KILN_CACHE_DIR=/tmp/kiln-cache
 build=/tmp/kiln-build
 

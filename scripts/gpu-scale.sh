@@ -10,19 +10,13 @@
 # counts compared are 1, 2, 4, ... and every GPU the machine has.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=${OUT:-$PWD/gpu-logs}
-mkdir -p "$out"
-parts=${*:-all}
-want() { [[ " $parts " == *" all "* || " $parts " == *" $1 "* ]]; }
+source scripts/gpu-setup.sh "$@"
 strong_n=${SCALE_N:-16384}
 weak_n=${SCALE_WEAK_N:-8192}
 steps=${SCALE_STEPS:-1000}
 worlds=${SCALE_WORLDS:-/tmp/kiln-worlds}
 mkdir -p "$worlds"
 
-if [ -e /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 ] || ldconfig -p | grep -q libnvidia-opencl; then
-    mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-fi
 export KILN_CACHE_DIR=${KILN_CACHE_DIR:-/tmp/kiln-cache}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 build=${SCALE_BUILD:-/tmp/kiln-scale-build}

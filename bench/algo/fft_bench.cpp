@@ -43,6 +43,14 @@ using kiln::bench::seconds_since;
 
 using cfloat = std::complex<float>;
 
+/// The workloads' input, the same values as the cuFFT reference program's.
+std::vector<cfloat> workload_input(std::size_t n) {
+    std::vector<cfloat> host(n);
+    for (std::size_t i = 0; i < n; ++i)
+        host[i] = {fft_workloads::value(i, 0), fft_workloads::value(i, 1)};
+    return host;
+}
+
 /// cuFFT's seconds per workload, from the reference program's `cufft <name> <seconds>` lines.
 std::map<std::string, double> cufft_reference() {
     std::map<std::string, double> times;
@@ -156,9 +164,7 @@ int main(int argc, char** argv) {
     for (const auto& w : fft_workloads::all) {
         const std::size_t n = w.elements();
         if (n > max_elements) continue;
-        std::vector<cfloat> host(n);
-        for (std::size_t i = 0; i < n; ++i)
-            host[i] = {fft_workloads::value(i, 0), fft_workloads::value(i, 1)};
+        const std::vector<cfloat> host = workload_input(n);
         const std::vector<std::size_t> sizes(w.sizes, w.sizes + w.rank);
         const kiln::vector<cfloat> x(q, host);
         kiln::vector<cfloat> y(q, n);
@@ -188,12 +194,8 @@ int main(int argc, char** argv) {
         "\n### Kernels per transform (profiler)\n\n"
         "| shape | kernel | launches | best | 2 N x 8 bytes / best |\n|---|---|---|---|---|\n");
     for (const auto& w : fft_workloads::all) {
-        const std::size_t n = w.elements();
-        if (n > max_elements) continue;
-        std::vector<cfloat> host(n);
-        for (std::size_t i = 0; i < n; ++i)
-            host[i] = {fft_workloads::value(i, 0), fft_workloads::value(i, 1)};
-        print_kernels(dev, w, host, cpu ? 1 : 5);
+        if (w.elements() > max_elements) continue;
+        print_kernels(dev, w, workload_input(w.elements()), cpu ? 1 : 5);
         std::fflush(stdout);
     }
     return 0;

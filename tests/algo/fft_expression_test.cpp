@@ -15,18 +15,13 @@
 #include <random>
 #include <vector>
 
+#include "fft_test_data.hpp"
 #include "support/device_param.hpp"
 
 namespace {
 
-template <class T>
-std::vector<std::complex<T>> random_complex(std::size_t n, unsigned seed) {
-    std::mt19937 engine(seed);
-    std::uniform_real_distribution<T> value(-1, 1);
-    std::vector<std::complex<T>> data(n);
-    for (auto& z : data) z = {value(engine), value(engine)};
-    return data;
-}
+using kiln::test::product;
+using kiln::test::random_complex;
 
 template <class T>
 std::vector<T> random_real(std::size_t n, unsigned seed) {
@@ -56,12 +51,6 @@ std::vector<V> scaled(std::vector<V> values, S factor) {
 // Both sides transform the same values (the expression's rounding aside) with the same passes.
 template <class T>
 constexpr double tolerance = std::is_same_v<T, float> ? 1e-6 : 1e-14;
-
-std::size_t product(const std::vector<std::size_t>& sizes) {
-    std::size_t n = 1;
-    for (std::size_t s : sizes) n *= s;
-    return n;
-}
 
 class fft_expression_test : public kiln::test::device_queue_test {
   protected:

@@ -18,26 +18,15 @@
 #include <string>
 #include <vector>
 
+#include "fft_test_data.hpp"
 #include "support/device_param.hpp"
 
 namespace {
 
+using kiln::test::product;
+using kiln::test::random_complex;
+
 using cdouble = std::complex<double>;
-
-template <class T>
-std::vector<std::complex<T>> random_complex(std::size_t n, unsigned seed) {
-    std::mt19937 engine(seed);
-    std::uniform_real_distribution<T> value(-1, 1);
-    std::vector<std::complex<T>> data(n);
-    for (auto& z : data) z = {value(engine), value(engine)};
-    return data;
-}
-
-std::size_t product(const std::vector<std::size_t>& sizes) {
-    std::size_t n = 1;
-    for (std::size_t s : sizes) n *= s;
-    return n;
-}
 
 #ifdef KILN_FFT_TEST_FFTW
 constexpr bool reference_is_fftw = true;

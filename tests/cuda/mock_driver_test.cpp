@@ -17,6 +17,7 @@
 #include "backend/cuda/opencl_c_translation.hpp"
 #include "cuda_test_helpers.hpp"
 #include "mock_cuda_driver.hpp"
+#include "mock_driver_fixture.hpp"
 #include "opencl_c_kernels.hpp"
 
 namespace kiln_test {
@@ -26,43 +27,7 @@ using kiln::detail::device_impl;
 using kiln::detail::memory_impl;
 using kiln::detail::cuda::launch_info;
 
-class MockDriver : public ::testing::Test {
-  protected:
-    void SetUp() override {
-        *kiln_mock_state() = {};
-        backend_ = kiln::detail::make_cuda_backend();
-        const auto devices = backend_->devices();
-        ASSERT_EQ(devices.size(), 1u) << "the mock driver was not the one loaded";
-        device_ = devices.front();
-        queue_ = device_->create_queue({});
-    }
-
-    void TearDown() override {
-        queue_.reset();
-        device_.reset();
-        backend_.reset();
-        // Everything kiln acquired from the driver has been given back.
-        const auto& m = *kiln_mock_state();
-        EXPECT_EQ(m.contexts_released, m.contexts_retained);
-        EXPECT_EQ(m.live_allocations, 0);
-        EXPECT_EQ(m.live_host_allocations, 0);
-        EXPECT_EQ(m.live_streams, 0);
-        EXPECT_EQ(m.live_events, 0);
-        EXPECT_EQ(m.live_modules, 0);
-    }
-
-    static void require_nvrtc() {
-        if (kiln::detail::cuda::nvrtc() == nullptr) GTEST_SKIP() << "builds need NVRTC";
-    }
-    std::shared_ptr<kiln::detail::program_impl> build(const std::string& source) {
-        return device_->build(std::vector<std::string>{source}, "");
-    }
-    static kiln_mock::state& mock() { return *kiln_mock_state(); }
-
-    std::unique_ptr<kiln::detail::backend> backend_;
-    std::shared_ptr<device_impl> device_;
-    std::unique_ptr<kiln::detail::queue_impl> queue_;
-};
+class MockDriver : public mock_driver_fixture {};
 
 TEST_F(MockDriver, PropertiesComeFromTheDriverAndNoContextIsTakenToListThem) {
     auto fresh = kiln::detail::make_cuda_backend();

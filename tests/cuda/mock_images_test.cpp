@@ -11,6 +11,7 @@
 #include "backend/cuda/opencl_c_translation.hpp"
 #include "cuda_test_helpers.hpp"
 #include "mock_cuda_driver.hpp"
+#include "mock_driver_fixture.hpp"
 
 namespace kiln_test {
 namespace {
@@ -18,32 +19,7 @@ namespace {
 using kiln::detail::cuda::image_parameter;
 using kiln::detail::cuda::launch_info;
 
-class MockImages : public ::testing::Test {
-  protected:
-    void SetUp() override {
-        *kiln_mock_state() = {};
-        backend_ = kiln::detail::make_cuda_backend();
-        const auto devices = backend_->devices();
-        ASSERT_EQ(devices.size(), 1u) << "the mock driver was not the one loaded";
-        device_ = devices.front();
-        queue_ = device_->create_queue({});
-    }
-    void TearDown() override {
-        queue_.reset();
-        device_.reset();
-        backend_.reset();
-        const auto& m = *kiln_mock_state();
-        EXPECT_EQ(m.live_arrays, 0);
-        EXPECT_EQ(m.live_textures, 0);
-        EXPECT_EQ(m.live_surfaces, 0);
-        EXPECT_EQ(m.contexts_released, m.contexts_retained);
-    }
-    static kiln_mock::state& mock() { return *kiln_mock_state(); }
-
-    std::unique_ptr<kiln::detail::backend> backend_;
-    std::shared_ptr<kiln::detail::device_impl> device_;
-    std::unique_ptr<kiln::detail::queue_impl> queue_;
-};
+class MockImages : public mock_driver_fixture {};
 
 TEST_F(MockImages, AnImageOwnsAnArrayTwoTexturesAndASurface) {
     {
