@@ -112,10 +112,14 @@ kernel void accumulate(global float* sum, global float* low, global float* high,
 }
 
 TEST_P(kernel_language, printf_output_reaches_standard_output) {
-    if (kiln::test::on_nvidia_opencl(device()))
-        GTEST_SKIP() << kiln::test::nvidia_opencl_vector_printf;
+    // Scalars and strings on every device; vector conversions (%v) where the driver formats them:
+    // NVIDIA's OpenCL drops the text before a %v, so only its scalar line is checked.
+    const bool vectors = !kiln::test::on_nvidia_opencl(device());
     const char* source = R"(
 kernel void report(global const float* v, int tag) {
+    if (get_global_id(0) == 1) printf("tag %d: %.2f %u|%s\n", tag, v[5], 7u, "scalars");
+}
+kernel void report_vector(global const float* v, int tag) {
     if (get_global_id(0) == 1) printf("tag %d: %v4hlf|%s\n", tag, vload4(1, v), "done");
 }
 )";
@@ -124,13 +128,16 @@ kernel void report(global const float* v, int tag) {
     kiln::buffer<float> v(q, std::vector<float>{0, 0, 0, 0, 1.5f, -2.0f, 3.25f, 0.0f});
     std::fflush(stdout);
     ::testing::internal::CaptureStdout();
-    prog.kernel("report")(v, 42).launch(q, {4});
+    prog.kernel("report")(v, 41).launch(q, {4});
+    if (vectors) prog.kernel("report_vector")(v, 42).launch(q, {4});
     q.finish();
     std::fflush(stdout);
     const std::string printed = ::testing::internal::GetCapturedStdout();
-    EXPECT_NE(printed.find("tag 42: 1.500000,-2.000000,3.250000,0.000000|done\n"),
-              std::string::npos)
-        << printed;
+    EXPECT_NE(printed.find("tag 41: -2.00 7|scalars\n"), std::string::npos) << printed;
+    if (vectors)
+        EXPECT_NE(printed.find("tag 42: 1.500000,-2.000000,3.250000,0.000000|done\n"),
+                  std::string::npos)
+            << printed;
 }
 
 TEST_P(kernel_language, the_host_writes_program_scope_constants_before_launches) {
