@@ -129,8 +129,8 @@ class fft {
             block.copy_bytes(q, 0, output, 0, size() * sizeof(value_type), done);
             return;
         }
-        // Bluestein's first step (or sizes of 1): the input written to the target, then
-        // transformed there in place.
+        // Sizes that are all 1: the input written to the target, then transformed (copied)
+        // there in place.
         detail::assign(detail::vector_terminal<value_type>(target), input, "kiln::fft input");
         plan_->run(q, output, output);
     }

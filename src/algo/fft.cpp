@@ -415,7 +415,8 @@ event fft_plan::run(const queue& q, const buffer_storage& input,
 }
 
 bool fft_plan::fuses_input() const noexcept {
-    return !out_of_place_.empty() && out_of_place_.front().pass.has_value();
+    return !out_of_place_.empty() && (out_of_place_.front().pass.has_value() ||
+                                      out_of_place_.front().kernel == fft_chirp_in_kernel);
 }
 
 event fft_plan::run(const queue& q, const fft_input_expression& input,
@@ -470,12 +471,15 @@ event fft_plan::run_steps(const queue& q, const std::vector<fft_step>& steps,
             const std::string precision =
                 std::string(shape_.double_precision ? " double" : " float") +
                 (wide_index_ ? " ulong" : " uint");
+            // A radix pass, or Bluestein's chirp multiplication (fuses_input).
             const algorithm_program& program = algorithm_program_for(
                 q.device(),
                 "fft pass" + precision + " " + step.kernel + " input " + expression->key,
                 {step.kernel}, [&] {
-                    return fft_pass_source({*step.pass}, shape_.double_precision, wide_index_,
-                                           &expression->write);
+                    return step.pass ? fft_pass_source({*step.pass}, shape_.double_precision,
+                                                       wide_index_, &expression->write)
+                                     : fft_chirp_in_source(shape_.double_precision, wide_index_,
+                                                           expression->write);
                 });
             done = launch(q, step, expression->arguments, storage(step.target), done, program);
             continue;

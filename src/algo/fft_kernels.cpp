@@ -449,13 +449,18 @@ void write_pass_kernel(source_builder& b, const fft_types& t, const fft_pass_ker
 }
 
 // Bluestein, step 1: each line (a = n elements, stride c) times the chirp (table from d), zero
-// padded to b elements, contiguous.
-void write_chirp_in(source_builder& b, const fft_types& t) {
-    begin(b, t, fft_chirp_in_kernel);
+// padded to b elements, contiguous. With `input`, the line is an expression (the first step of a
+// plan given one).
+void write_chirp_in(source_builder& b, const fft_types& t,
+                    const fft_input_writer* input = nullptr) {
+    const std::optional<fft_input_text> text = begin(b, t, fft_chirp_in_kernel, input);
     b.line("const " + t.index + " i = g % b;");
     b.line("const " + t.index + " line = g / b;");
     b.line(t.complex + " v = kiln_fft_make(0, 0);");
-    b.line("if (i < a) v = kiln_fft_mul(in[(line / c) * a * c + i * c + line % c], table[d + i]);");
+    b.open("if (i < a)");
+    load_input(b, text ? &*text : nullptr, "v", "(line / c) * a * c + i * c + line % c");
+    b.line("v = kiln_fft_mul(v, table[d + i]);");
+    b.close();
     b.line("out[g] = v;");
     b.end_kernel();
 }
@@ -545,6 +550,15 @@ std::string fft_program_source(bool double_precision, bool wide_index) {
     write_chirp_out(b, t);
     write_half(b, t);
     write_expand(b, t);
+    return b.str();
+}
+
+std::string fft_chirp_in_source(bool double_precision, bool wide_index,
+                                const fft_input_writer& input) {
+    const fft_types t = types(double_precision, wide_index);
+    source_builder b;
+    define_helpers(b, t);
+    write_chirp_in(b, t, &input);
     return b.str();
 }
 

@@ -94,8 +94,9 @@ class fft_expression_test : public kiln::test::device_queue_test {
 };
 
 TEST_P(fft_expression_test, plan_of_an_expression_equals_plan_of_its_value) {
-    // Radix first passes (360, 12 x 30, 97 x 6: 6 comes first), Bluestein's first step (97:
-    // evaluated into the target first) and no pass at all (1).
+    // Radix first passes (360, 12 x 30, 97 x 6: 6 comes first), Bluestein's first step (97: the
+    // chirp multiplication reads the expression) and no pass at all (1: evaluated into the target
+    // first).
     expect_plans_of_expressions_equal_plans_of_values({{360}, {12, 30}, {97, 6}, {97}, {1}});
 }
 
@@ -121,6 +122,18 @@ TEST_P(fft_expression_test, a_fused_kernel_is_built_once_per_expression_type) {
     got = plan(x - y);
     EXPECT_EQ(kiln::detail::algorithm_programs_generated(), generated + 1)
         << "a new expression type: one new first-pass kernel, no assignment kernel before it";
+    // Bluestein's chirp multiplication reads the expression as the first pass does.
+    const kiln::fft<float> bluestein(q, {97});
+    kiln::vector<std::complex<float>> line(q, 97);
+    const kiln::vector<std::complex<float>> u(q, random_complex<float>(97, 7)),
+        w(q, random_complex<float>(97, 8));
+    line = bluestein(2 * u + w);
+    const std::size_t chirps = kiln::detail::algorithm_programs_generated();
+    line = bluestein(3 * w + u);
+    EXPECT_EQ(kiln::detail::algorithm_programs_generated(), chirps);
+    line = bluestein(u - w);
+    EXPECT_EQ(kiln::detail::algorithm_programs_generated(), chirps + 1)
+        << "a new expression type: one new chirp kernel, no assignment kernel before it";
     // irfft reads its input expression in the kernel that expands the half spectrum.
     const kiln::irfft<float> c2r(q, {n});
     const kiln::vector<std::complex<float>> half(q, random_complex<float>(c2r.spectrum_size(), 6));

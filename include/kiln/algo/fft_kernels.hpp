@@ -61,6 +61,11 @@ struct fft_input_text {
 /// Declares an input expression's kernel parameters (where `in` would be) and returns its text.
 using fft_input_writer = std::function<fft_input_text(source_builder&)>;
 
+/// A program of fft_chirp_in_kernel alone, reading `input` instead of `in` (the first step of a
+/// Bluestein plan given an expression).
+std::string fft_chirp_in_source(bool double_precision, bool wide_index,
+                                const fft_input_writer& input);
+
 /// A program of fft_expand_kernel alone, reading `input` instead of `in` (irfft of an expression).
 std::string fft_expand_source(bool double_precision, bool wide_index,
                               const fft_input_writer& input);

@@ -97,12 +97,11 @@ class fft_plan {
 
     /// Transforms `input` into `output` (they may be the same memory) on q.
     event run(const queue& q, const buffer_storage& input, const buffer_storage& output) const;
-    /// Whether the first step is a pass that can read an input expression: not for Bluestein's
-    /// first step (its chirp kernel is shared by every plan) nor for sizes that are all 1 (a
-    /// copy, no pass).
+    /// Whether the first step can read an input expression: a radix pass or Bluestein's chirp
+    /// multiplication, not sizes that are all 1 (a copy, no kernel).
     bool fuses_input() const noexcept;
     /// Transforms the expression into `output` (out of place), evaluating it inside the first
-    /// pass, whose kernel is built once per pass and expression type. Needs fuses_input().
+    /// step, whose kernel is built once per step and expression type. Needs fuses_input().
     event run(const queue& q, const fft_input_expression& input,
               const buffer_storage& output) const;
 
