@@ -553,22 +553,29 @@ std::string fft_program_source(bool double_precision, bool wide_index) {
     return b.str();
 }
 
-std::string fft_chirp_in_source(bool double_precision, bool wide_index,
+namespace {
+
+// A program of one element-wise kernel reading `input` instead of `in`.
+using input_kernel_writer = void (*)(source_builder&, const fft_types&, const fft_input_writer*);
+std::string input_kernel_source(bool double_precision, bool wide_index, input_kernel_writer write,
                                 const fft_input_writer& input) {
     const fft_types t = types(double_precision, wide_index);
     source_builder b;
     define_helpers(b, t);
-    write_chirp_in(b, t, &input);
+    write(b, t, &input);
     return b.str();
+}
+
+}  // namespace
+
+std::string fft_chirp_in_source(bool double_precision, bool wide_index,
+                                const fft_input_writer& input) {
+    return input_kernel_source(double_precision, wide_index, write_chirp_in, input);
 }
 
 std::string fft_expand_source(bool double_precision, bool wide_index,
                               const fft_input_writer& input) {
-    const fft_types t = types(double_precision, wide_index);
-    source_builder b;
-    define_helpers(b, t);
-    write_expand(b, t, &input);
-    return b.str();
+    return input_kernel_source(double_precision, wide_index, write_expand, input);
 }
 
 std::string fft_pass_source(const std::vector<fft_pass_kernel>& kernels, bool double_precision,
