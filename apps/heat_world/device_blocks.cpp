@@ -1,6 +1,6 @@
 // step_world --devices: the row-block stepper over the devices of one process, the halo rows
-// copied between the blocks' sessions device to device where the backend can, else through
-// pinned host memory.
+// copied between the blocks' sessions device to device on one device, else through pinned host
+// memory.
 #include "device_blocks.hpp"
 
 #include <algorithm>
@@ -75,7 +75,7 @@ class device_blocks final : public block_stepper {
     }
 
     // Each block's halo rows from the blocks that own them: first every copy that can go device
-    // to device (CUDA peer copies, or blocks on one device) is started, then the rest are read
+    // to device (blocks on one device) is started, then the rest are read
     // into the targets' pinned halo rows, one thread per source block so that the devices' reads
     // overlap, and the targets' next steps write them; then one wait for the device copies.
     void exchange() override {

@@ -48,7 +48,7 @@ class stepping_session {
     virtual void read_rows(std::uint32_t first_row, std::span<float> rows) = 0;
     virtual void write_rows(std::uint32_t first_row, std::span<const float> rows) = 0;
     // Starts copying `rows` rows from `first_row` on into `target`'s rows from `target_row` on,
-    // device to device (CUDA peer copies between GPUs, or within one device), and returns true;
+    // device to device (two sessions on one device), and returns true;
     // returns false, doing nothing, where the two sessions' states cannot be copied that way (the
     // caller then goes through the host: read_rows, write_rows). The copy is done once
     // wait_for_copies() returns; the target must not step before.
