@@ -1,9 +1,10 @@
 // step_world --devices: the row-block stepper over the devices of one process, the halo rows
-// copied between the blocks' sessions device to device on one device, else through pinned host
-// memory.
+// copied between the blocks' sessions by kiln::buffer::copy_to (on one device, peer to peer, or
+// staged through pinned host memory), or through the blocks' host rows for host engines.
 #include "device_blocks.hpp"
 
 #include <algorithm>
+#include <array>
 #include <exception>
 #include <functional>
 #include <kiln/runtime/device.hpp>
@@ -74,59 +75,53 @@ class device_blocks final : public block_stepper {
         return longest_write;
     }
 
-    // Each block's halo rows from the blocks that own them: first every copy that can go device
-    // to device (blocks on one device) is started, then the rest are read
-    // into the targets' pinned halo rows, one thread per source block so that the devices' reads
-    // overlap, and the targets' next steps write them; then one wait for the device copies.
+    // Each block's halo rows from the blocks that own them, one thread per source block so that
+    // the devices' copies overlap: device to device where both sessions keep their state on a
+    // device (on one device, peer to peer, or staged by copy_to through pinned host memory),
+    // else read into the target's host halo rows, which its next step writes; then each source
+    // waits for its copies.
     void exchange() override {
-        std::vector<std::vector<std::size_t>> through_host(blocks_.size());
-        for (std::size_t s = 0; s < blocks_.size(); ++s) {
-            row_block& source = blocks_[s];
-            if (source.block_rows == 0) continue;
+        std::vector<std::array<unsigned, 4>> moves(blocks_.size());
+        in_parallel(blocks_.size(), [&](std::size_t s) {
+            const row_block& source = blocks_[s];
+            if (source.block_rows == 0) return;
             for (std::size_t t = 0; t < blocks_.size(); ++t) {
                 row_block& target = blocks_[t];
                 if (t == s || target.block_rows == 0) continue;
                 const halo_overlap rows = overlap(source, target);
                 if (rows.first >= rows.end) continue;
-                if (source.session->copy_rows_to(rows.first - source.part_first_row,
-                                                 rows.end - rows.first, *target.session,
-                                                 rows.first - target.part_first_row)) {
-                    ++device_copies_;
-                } else {
-                    through_host[s].push_back(t);
-                    ++host_copies_;
-                }
+                const halo_move how = source.session->copy_rows_to(
+                    rows.first - source.part_first_row, rows.end - rows.first, *target.session,
+                    rows.first - target.part_first_row);
+                ++moves[s][static_cast<std::size_t>(how)];
+                if (how == halo_move::host_rows) read_into_host_rows(source, target, rows);
             }
-        }
-        in_parallel(blocks_.size(), [&](std::size_t s) {
-            const row_block& source = blocks_[s];
-            for (const std::size_t t : through_host[s]) {
-                row_block& target = blocks_[t];
-                const halo_overlap rows = overlap(source, target);
-                const bool above = rows.first < target.block_first_row;
-                const std::span<float> halo = above ? target.halo_above() : target.halo_below();
-                const std::uint32_t halo_first_row =
-                    above ? target.part_first_row : target.block_first_row + target.block_rows;
-                source.session->read_rows(
-                    rows.first - source.part_first_row,
-                    halo.subspan(std::size_t{rows.first - halo_first_row} * world_.width,
-                                 std::size_t{rows.end - rows.first} * world_.width));
-                (above ? target.rows_above_fresh : target.rows_below_fresh) = true;
-            }
-            if (source.session) source.session->wait_for_copies();
+            source.session->wait_for_copies();
         });
+        for (const auto& counts : moves)
+            for (std::size_t how = 0; how < counts.size(); ++how) moves_[how] += counts[how];
     }
 
-    unsigned device_copies() const { return device_copies_; }
-    unsigned host_copies() const { return host_copies_; }
+    const std::array<unsigned, 4>& moves() const { return moves_; }
 
   private:
+    void read_into_host_rows(const row_block& source, row_block& target, halo_overlap rows) {
+        const bool above = rows.first < target.block_first_row;
+        const std::span<float> halo = above ? target.halo_above() : target.halo_below();
+        const std::uint32_t halo_first_row =
+            above ? target.part_first_row : target.block_first_row + target.block_rows;
+        source.session->read_rows(
+            rows.first - source.part_first_row,
+            halo.subspan(std::size_t{rows.first - halo_first_row} * world_.width,
+                         std::size_t{rows.end - rows.first} * world_.width));
+        (above ? target.rows_above_fresh : target.rows_below_fresh) = true;
+    }
+
     const world& world_;
     std::vector<row_block>& blocks_;
     std::vector<std::unique_ptr<engine>>& engines_;
     float dt_;
-    unsigned device_copies_ = 0;
-    unsigned host_copies_ = 0;
+    std::array<unsigned, 4> moves_{};  // by halo_move
 };
 
 }  // namespace
@@ -177,8 +172,7 @@ stepping_totals step_on_devices(world& w, std::vector<std::unique_ptr<engine>>& 
             plan_block(w.width, w.height, starts[b], starts[b + 1] - starts[b], halo_rows));
     device_blocks stepper(w, blocks, engines, dt);
     stepping_totals totals = step_in_rounds(stepper, steps, halo_rows, progress);
-    totals.device_copies = stepper.device_copies();
-    totals.host_copies = stepper.host_copies();
+    totals.moves = stepper.moves();
     // Every device reads its block straight into the world's rows, all at once.
     const stopwatch finish_clock;
     in_parallel(blocks.size(), [&](std::size_t b) {

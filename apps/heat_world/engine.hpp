@@ -35,6 +35,14 @@ struct engine_options {
 // where creating threads exhausts the process's memory or the system's limits.
 inline constexpr unsigned max_threads = 1024;
 
+// How a range of halo rows went from one block's session to another's (copy_rows_to).
+enum class halo_move {
+    host_rows,      // not copied: the caller reads them into the target's host rows
+    within_device,  // device to device on one device
+    peer_to_peer,   // between two devices directly (CUDA peer access)
+    staged,         // between two devices through pinned host memory, by kiln::buffer::copy_to
+};
+
 // A world being stepped by an engine that keeps its state between calls (the kiln engines on
 // their device), so that a caller can step, replace some rows, and step again without moving
 // the whole world: step_world_mpi's halo exchange. The world stays the session's until
@@ -48,13 +56,15 @@ class stepping_session {
     virtual void read_rows(std::uint32_t first_row, std::span<float> rows) = 0;
     virtual void write_rows(std::uint32_t first_row, std::span<const float> rows) = 0;
     // Starts copying `rows` rows from `first_row` on into `target`'s rows from `target_row` on,
-    // device to device (two sessions on one device), and returns true;
-    // returns false, doing nothing, where the two sessions' states cannot be copied that way (the
-    // caller then goes through the host: read_rows, write_rows). The copy is done once
-    // wait_for_copies() returns; the target must not step before.
-    virtual bool copy_rows_to(std::uint32_t /*first_row*/, std::uint32_t /*rows*/,
-                              stepping_session& /*target*/, std::uint32_t /*target_row*/) {
-        return false;
+    // from one device's memory to the other's (kiln::buffer::copy_to: on one device, peer to
+    // peer, or staged through pinned host memory), and says how; returns host_rows, doing
+    // nothing, where the two sessions' states are not both device memory (the caller then goes
+    // through the host: read_rows, write_rows). The copy is done once wait_for_copies()
+    // returns; the target must not step before. Sessions on different sources may copy at
+    // once, each from its own thread.
+    virtual halo_move copy_rows_to(std::uint32_t /*first_row*/, std::uint32_t /*rows*/,
+                                   stepping_session& /*target*/, std::uint32_t /*target_row*/) {
+        return halo_move::host_rows;
     }
     virtual void wait_for_copies() {}
     // Brings the world's temperatures up to date.

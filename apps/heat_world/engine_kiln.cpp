@@ -412,19 +412,23 @@ class kiln_session final : public stepping_session {
             now_.write(queue_, offset, rows);
         }
     }
-    bool copy_rows_to(std::uint32_t first_row, std::uint32_t rows, stepping_session& target,
-                      std::uint32_t target_row) override {
+    halo_move copy_rows_to(std::uint32_t first_row, std::uint32_t rows, stepping_session& target,
+                           std::uint32_t target_row) override {
         auto* to = dynamic_cast<kiln_session*>(&target);
         if (to == nullptr || variant_.copies_every_step || to->variant_.copies_every_step)
-            return false;
-        // Within one device only: kiln::buffer::copy_to takes buffers of the queue's device
-        // (the CUDA backend could copy peer to peer, but the public buffer API does not offer
-        // it yet), so halo rows between devices go through the target's pinned host rows.
-        if (!(queue_.device() == to->queue_.device())) return false;
+            return halo_move::host_rows;
         copies_.push_back(now_.copy_to(queue_, std::size_t{first_row} * width_, to->now_,
                                        std::size_t{target_row} * to->width_,
                                        std::size_t{rows} * width_));
-        return true;
+        switch (kiln::copy_route_between(queue_.device(), to->queue_.device())) {
+            case kiln::copy_route::within_device:
+                return halo_move::within_device;
+            case kiln::copy_route::peer_to_peer:
+                return halo_move::peer_to_peer;
+            case kiln::copy_route::staged:
+                return halo_move::staged;
+        }
+        throw std::logic_error("unknown copy route");
     }
     void wait_for_copies() override {
         for (const kiln::event& copy : copies_) copy.wait();

@@ -8,6 +8,7 @@
 // only on its four neighbours). Then the halo rows are exchanged afresh.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <kiln/runtime/pinned.hpp>
 #include <memory>
@@ -106,10 +107,10 @@ struct stepping_totals {
     double finish_seconds = 0;    // the caller's read-back of the blocks
     unsigned exchanges = 0;
     double exchange_seconds = 0;
-    // Halo row ranges moved over the run: device to device (step_world --devices only), and
-    // through host memory.
-    unsigned device_copies = 0;
-    unsigned host_copies = 0;
+    // Halo row ranges moved over the run, by how (halo_move; step_world_mpi's all go through
+    // host memory).
+    std::array<unsigned, 4> moves{};
+    unsigned moved(halo_move how) const { return moves[static_cast<std::size_t>(how)]; }
 };
 
 // Starts the blocks, then steps in rounds of at most `halo_rows` steps with an exchange between

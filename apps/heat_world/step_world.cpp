@@ -17,18 +17,21 @@ namespace {
 void print_device_stats(std::size_t devices, const kiln::heat::world& w, unsigned steps,
                         unsigned halo_rows, const kiln::heat::stepping_totals& totals) {
     const double updates = static_cast<double>(w.cell_count()) * steps;
+    using move = kiln::heat::halo_move;
     std::fprintf(
         stderr,
         "step_world: on %zu devices: setup %.3f s (upload), stepping %.4f s (%s), "
         "read-back %.3f s; %u halo exchanges of %u rows in %.4f s (%.1f%% of the "
-        "stepping; %.3f ms each); halo rows moved %u times device to device, %u times "
-        "through host memory\n",
+        "stepping; %.3f ms each); halo rows moved %u times within a device, %u times peer "
+        "to peer, %u times staged through pinned host memory, %u times through the blocks' "
+        "host rows\n",
         devices, totals.setup_seconds, totals.stepping_seconds,
         kiln::heat::update_rate_text(updates, totals.stepping_seconds).c_str(),
         totals.finish_seconds, totals.exchanges, halo_rows, totals.exchange_seconds,
         totals.stepping_seconds > 0 ? 100 * totals.exchange_seconds / totals.stepping_seconds : 0.0,
         totals.exchanges > 0 ? 1e3 * totals.exchange_seconds / totals.exchanges : 0.0,
-        totals.device_copies, totals.host_copies);
+        totals.moved(move::within_device), totals.moved(move::peer_to_peer),
+        totals.moved(move::staged), totals.moved(move::host_rows));
 }
 
 }  // namespace

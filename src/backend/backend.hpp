@@ -177,6 +177,11 @@ class device_impl {
                                                      image_format format) = 0;
     /// Page-locked host memory of at least one byte, which transfers use without staging.
     virtual std::unique_ptr<host_memory_impl> allocate_host(std::size_t bytes) = 0;
+    /// How this device's queues copy between its memory and `other`'s, another device of this
+    /// backend: peer to peer, staged by the backend on the queue itself, or not at all (kiln
+    /// then stages the copy through pinned host memory with a queue on each device).
+    enum class device_copy { none, staged, peer };
+    virtual device_copy copy_between(device_impl& other) = 0;
     /// Builds OpenCL C sources (concatenated in order, as one translation unit); throws
     /// build_error with the full log on failure.
     virtual std::unique_ptr<program_impl> build(std::span<const std::string> sources,

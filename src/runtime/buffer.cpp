@@ -1,8 +1,11 @@
 // Shapes and the untyped, bounds-checked transfers beneath every kiln::buffer.
+#include <array>
 #include <bit>
 #include <cstring>
 #include <kiln/runtime/buffer.hpp>
+#include <kiln/runtime/pinned.hpp>
 #include <limits>
+#include <optional>
 
 #include "backend/backend.hpp"
 #include "runtime/profiler.hpp"
@@ -67,6 +70,52 @@ void check_same_device(const char* call, const kiln::device& buffer_device, cons
                                                std::string(to_string(q.device().backend())) + ")");
 }
 
+std::string where(const kiln::device& dev) {
+    return "device " + std::to_string(dev.index()) + " (" + dev.name() + ", " +
+           std::string(to_string(dev.backend())) + ")";
+}
+
+/// Whether the queue's backend copies between the two devices itself (CUDA: peer to peer, or
+/// staged on the queue's stream), so that the copy is one command on the queue.
+bool backend_copies(const kiln::device& from, const kiln::device& to) {
+    return from == to || (from.backend() == to.backend() &&
+                          from.impl().copy_between(to.impl()) != device_impl::device_copy::none);
+}
+
+/// Pinned memory of this thread's staged copies between devices, kept between calls (pinning
+/// takes the driver long, next to moving a few MiB).
+std::byte* thread_staging(const kiln::device& dev, std::size_t bytes) {
+    struct staging {
+        kiln::device owner;
+        host_vector<std::byte> memory;
+    };
+    thread_local std::optional<staging> mine;
+    if (!mine || !(mine->owner == dev) || mine->memory.size() < bytes) {
+        mine.reset();  // frees the old memory before pinning more
+        mine.emplace(staging{dev, host_vector<std::byte>(bytes, pinned_allocator<std::byte>(dev))});
+    }
+    return mine->memory.data();
+}
+
+/// A copy between devices that no queue reaches both of: chunks read into pinned host memory on
+/// a queue of the source's device and written from there on one of the destination's, two
+/// chunks in flight so that one's write overlaps the next one's read. Complete on return.
+void copy_through_host(const buffer_storage& from, const queue& from_queue, std::size_t offset,
+                       const buffer_storage& to, const queue& to_queue, std::size_t to_offset,
+                       std::size_t count) {
+    constexpr std::size_t chunk = std::size_t{4} << 20;
+    std::byte* staging = thread_staging(from.device(), 2 * std::min(chunk, count));
+    std::array<event, 2> written;
+    for (std::size_t done = 0, k = 0; done < count; done += chunk, k ^= 1) {
+        const std::size_t piece = std::min(chunk, count - done);
+        std::byte* slot = staging + k * chunk;
+        written[k].wait();  // the write from this slot two chunks ago
+        from.read_bytes(from_queue, offset + done, slot, piece, {}, true);
+        written[k] = to.write_bytes(to_queue, to_offset + done, slot, piece, {}, false);
+    }
+    for (const event& e : written) e.wait();
+}
+
 }  // namespace
 
 buffer_storage::buffer_storage(const kiln::device& dev, std::size_t bytes, access mode)
@@ -96,12 +145,24 @@ event buffer_storage::read_bytes(const queue& q, std::size_t offset, void* dst, 
 event buffer_storage::copy_bytes(const queue& q, std::size_t offset, const buffer_storage& dst,
                                  std::size_t dst_offset, std::size_t count,
                                  const wait_list& after) const {
-    check_same_device("kiln::buffer::copy_to (source)", device_, q);
-    check_same_device("kiln::buffer::copy_to (destination)", dst.device_, q);
+    const bool from_here = device_ == q.device(), to_here = dst.device_ == q.device();
+    if (!from_here && !to_here)
+        throw invalid_argument_error("kiln::buffer::copy_to",
+                                     "the source lives on " + where(device_) +
+                                         " and the destination on " + where(dst.device_) +
+                                         " but the queue is on " + where(q.device()) +
+                                         ": a copy runs on a queue of one of the two devices");
     if (count == 0) return q.marker(after);
-    return profiling::recorded(q, {profiling::record_kind::copy, count}, [&] {
-        return q.impl().copy(*memory_, offset, *dst.memory_, dst_offset, count, after.events());
-    });
+    if (backend_copies(device_, dst.device_))
+        return profiling::recorded(q, {profiling::record_kind::copy, count}, [&] {
+            return q.impl().copy(*memory_, offset, *dst.memory_, dst_offset, count, after.events());
+        });
+    // The other device's side runs on a queue of its own: OpenCL queues reach one context.
+    wait_for_all(after.events());
+    const queue other(from_here ? dst.device_ : device_);
+    copy_through_host(*this, from_here ? q : other, offset, dst, from_here ? other : q, dst_offset,
+                      count);
+    return q.marker();
 }
 
 event buffer_storage::fill_bytes(const queue& q, std::size_t offset, const void* pattern,
@@ -124,6 +185,14 @@ event buffer_storage::fill_bytes(const queue& q, std::size_t offset, const void*
 }
 
 }  // namespace detail
+
+copy_route copy_route_between(const kiln::device& from, const kiln::device& to) {
+    if (from == to) return copy_route::within_device;
+    if (from.backend() == to.backend() &&
+        from.impl().copy_between(to.impl()) == detail::device_impl::device_copy::peer)
+        return copy_route::peer_to_peer;
+    return copy_route::staged;
+}
 
 std::size_t device_sizeof_size_t(const device& dev) {
     return dev.properties().address_bits / 8;

@@ -59,7 +59,8 @@ TEST_F(MockDriver, PropertiesComeFromTheDriverAndNoContextIsTakenToListThem) {
 
 // A copy between two devices goes peer to peer where cuDeviceCanAccessPeer allows it (access
 // enabled once), else through pinned staging chunks on the queue's stream; the bytes arrive
-// either way, and the driver is asked once per pair of contexts.
+// either way, and the driver is asked once per pair of contexts. copy_between, which
+// kiln::buffer::copy_to and kiln::copy_route_between ask, says which of the two it is.
 TEST_F(MockDriver, CopiesBetweenDevicesGoPeerToPeerWhereTheDriverAllows) {
     for (const bool peer : {true, false}) {
         SCOPED_TRACE(peer ? "peer access" : "no peer access");
@@ -77,6 +78,8 @@ TEST_F(MockDriver, CopiesBetweenDevicesGoPeerToPeerWhereTheDriverAllows) {
         std::shared_ptr<memory_impl> from = first->allocate(bytes, kiln::inout),
                                      to = second->allocate(bytes, kiln::inout);
         first_queue->write(*from, 0, values.data(), bytes, {}, true);
+        EXPECT_EQ(first->copy_between(*second),
+                  peer ? device_impl::device_copy::peer : device_impl::device_copy::staged);
         mock().calls.clear();
         first_queue->copy(*from, 0, *to, 0, bytes, {})->wait();
         first_queue->copy(*from, 0, *to, 0, bytes, {})->wait();

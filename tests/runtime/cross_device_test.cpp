@@ -1,9 +1,11 @@
-// Kernels, buffers and queues of different devices and backends: every mix is an
-// invalid_argument_error before anything is enqueued, from the public launch down to the backends'
-// own casts. CTest runs it with POCL_DEVICES="pthread pthread", so a CPU-only machine has two
-// devices; a GPU machine adds its OpenCL and CUDA devices, one GPU being one of each.
+// Kernels, buffers and queues of different devices and backends: every mix that a launch or a
+// transfer cannot take is an invalid_argument_error before anything is enqueued, down to the
+// backends' own casts; buffers copy between devices on a queue of either. CTest runs it with
+// POCL_DEVICES="pthread pthread pthread", so a CPU-only machine has three devices; a GPU machine
+// adds its OpenCL and CUDA devices, one GPU being one of each.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <kiln/kiln.hpp>
 #include <memory>
 #include <string>
@@ -57,6 +59,65 @@ TEST_P(cross_device, a_kernel_launches_only_on_a_queue_of_its_device) {
     }
     EXPECT_EQ(data.read(own), std::vector<int>(4, 0));
     if (others == 0) GTEST_SKIP() << "needs a second device (POCL_DEVICES=\"pthread pthread\")";
+}
+
+// copy_to between devices, on a queue of either one: the whole buffer, and a sub-range of over
+// two of kiln's 4 MiB staging chunks (the last one partial) between offsets, each way.
+TEST_P(cross_device, buffers_copy_to_another_devices_buffers) {
+    kiln::queue own(device());
+    const std::size_t n = 2'500'000;
+    std::vector<int> values(n);
+    for (std::size_t i = 0; i < n; ++i) values[i] = static_cast<int>(i * 7 + 3);
+    kiln::buffer<int> here(own, values);
+    std::size_t others = 0;
+    for (const auto& other : kiln::devices()) {
+        if (other == device()) continue;
+        ++others;
+        SCOPED_TRACE("from " + device().name() + " to " + other.name() + " (" +
+                     std::string(kiln::to_string(other.backend())) + ")");
+        const kiln::copy_route route = kiln::copy_route_between(device(), other);
+        if (device().backend() == kiln::backend_kind::opencl ||
+            other.backend() != device().backend())
+            EXPECT_EQ(route, kiln::copy_route::staged);
+        EXPECT_NE(route, kiln::copy_route::within_device);
+        kiln::queue theirs(other);
+        kiln::buffer<int> there(theirs, n);
+        there.fill(theirs, -1).wait();
+        here.copy_to(own, there).wait();  // the source's queue
+        EXPECT_EQ(there.read(theirs), values);
+
+        kiln::buffer<int> back(own, n);
+        back.fill(own, -1).wait();
+        const std::size_t from = 11, to = 5, count = n - 20;
+        there.copy_to(own, from, back, to, count).wait();  // the destination's queue
+        const std::vector<int> arrived = back.read(own);
+        EXPECT_EQ(arrived[to - 1], -1);
+        EXPECT_TRUE(
+            std::equal(values.begin() + from, values.begin() + from + count, arrived.begin() + to));
+        EXPECT_EQ(arrived[to + count], -1);
+    }
+    if (others == 0) GTEST_SKIP() << "needs a second device (POCL_DEVICES=\"pthread pthread\")";
+}
+
+// A copy between two devices must run on a queue of one of them; no bytes move otherwise.
+TEST_P(cross_device, a_copy_between_devices_on_a_third_devices_queue_is_an_error) {
+    const auto all = kiln::devices();
+    std::vector<kiln::device> others;
+    for (const auto& other : all)
+        if (!(other == device())) others.push_back(other);
+    if (others.size() < 2)
+        GTEST_SKIP() << "needs three devices (POCL_DEVICES=\"pthread pthread pthread\")";
+    kiln::queue first(others[0]), second(others[1]), own(device());
+    kiln::buffer<int> from(first, std::vector<int>(8, 1)), to(second, std::vector<int>(8, 2));
+    try {
+        (void)from.copy_to(own, to);
+        ADD_FAILURE() << "copied on a queue of neither device";
+    } catch (const kiln::invalid_argument_error& e) {
+        EXPECT_TRUE(
+            contains(e.what(), "but the queue is on device " + std::to_string(device().index())))
+            << e.what();
+    }
+    EXPECT_EQ(to.read(second), std::vector<int>(8, 2));
 }
 
 // Stand-ins for objects of the other backend: all a backend's cast looks at.

@@ -55,6 +55,18 @@ class shape {
     std::size_t rank_ = 1;
 };
 
+/// How buffer::copy_to moves bytes between the memory of two devices (kiln::copy_route_between).
+enum class copy_route {
+    within_device,  ///< one device: the device copies
+    peer_to_peer,   ///< the source's device writes the destination's memory directly (CUDA peer
+                    ///< access, where the driver allows it)
+    staged,         ///< through pinned host memory: CUDA GPUs without peer access, OpenCL (one
+                    ///< context per device), and devices of two backends
+};
+/// The route copy_to takes from `from`'s memory to `to`'s. Under CUDA it asks the driver (once
+/// per pair) whether the two GPUs reach each other, enabling the access where they do.
+copy_route copy_route_between(const device& from, const device& to);
+
 namespace detail {
 
 /// The untyped part of every buffer: device memory plus byte-level, bounds-checked transfers.
@@ -199,7 +211,10 @@ class buffer {
     }
 
     // --- device to device -----------------------------------------------------------------
-    /// Copies the whole buffer into `dst`, which must have the same size.
+    /// Copies the whole buffer into `dst`, which must have the same size. `dst` may live on
+    /// another device when `q` is on the device of one of the two: the bytes then go peer to
+    /// peer or through pinned host memory (copy_route_between); a copy staged by kiln itself
+    /// (OpenCL, two backends) is complete when copy_to returns.
     template <access B>
     event copy_to(const queue& q, const buffer<T, B>& dst, const wait_list& after = {}) const {
         if (dst.size() != size())

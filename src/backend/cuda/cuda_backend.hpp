@@ -112,6 +112,9 @@ class cuda_device final : public device_impl {
     std::unique_ptr<queue_impl> create_queue(const queue_options& options) override;
     std::unique_ptr<memory_impl> allocate(std::size_t bytes, access mode) override;
     std::unique_ptr<host_memory_impl> allocate_host(std::size_t bytes) override;
+    /// Peer to peer where the driver lets the contexts reach each other, else staged by the
+    /// queue through its context's pinned chunks (cuda_queue::copy).
+    device_copy copy_between(device_impl& other) override;
     std::unique_ptr<image_impl> create_image(std::size_t width, std::size_t height,
                                              image_format format) override;
     std::unique_ptr<program_impl> build(std::span<const std::string> sources,

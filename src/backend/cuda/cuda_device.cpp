@@ -350,6 +350,12 @@ std::unique_ptr<host_memory_impl> cuda_device::allocate_host(std::size_t bytes) 
     return std::make_unique<cuda_host_memory>(ctx, pinned_memory_handle({ctx->get(), memory}));
 }
 
+device_impl::device_copy cuda_device::copy_between(device_impl& other) {
+    auto* peer = dynamic_cast<cuda_device*>(&other);
+    if (peer == nullptr) return device_copy::none;
+    return context()->peer_access_to(*peer->context()) ? device_copy::peer : device_copy::staged;
+}
+
 std::unique_ptr<program_impl> cuda_device::build(std::span<const std::string> sources,
                                                  const std::string& options) {
     translation translated;
