@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -16,6 +17,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine.hpp"
@@ -119,6 +121,164 @@ class rank_blocks final : public block_stepper {
     float dt_;
 };
 
+// This rank's block with the halo exchange overlapped with the stepping, for runs whose every
+// block has at least 2 x `halo` rows (rank_blocks otherwise). Each rank steps its block's edges,
+// the `halo` rows at each end that a neighbour wants, first, as sessions of their own on the
+// part's end rows [0, above + 2 halo) and [rows - below - 2 halo, rows): exact after the round
+// for the rows `halo` or more from an edge session's own ends, which are the rows wanted. It
+// reads them into pinned host rows and sends them (receives posted at the same time land in the
+// block's pinned halo rows) while the whole part steps, from another thread so that this one
+// can drive MPI. The part's own halo rows are never refreshed: its block rows within `halo` of
+// them come out wrong and are overwritten, device to device where the engine can, by the edge
+// sessions' exact rows; the next round's edges start from the arrived halo rows and the part's
+// rows next to them. The output is the same, byte for byte.
+class overlapped_rank_blocks final : public block_stepper {
+  public:
+    overlapped_rank_blocks(const kiln::mpi::communicator& comm, rank_part& mine, engine& stepper,
+                           float dt, unsigned halo_rows)
+        : comm_(comm), mine_(mine), stepper_(stepper), dt_(dt), halo_(halo_rows) {}
+
+    // Whether every rank has a block of at least 2 x halo_rows rows; the same on every rank.
+    static bool fits(const kiln::mpi::distribution& cells, std::uint32_t width,
+                     unsigned halo_rows) {
+        if (width == 0 || std::size_t{halo_rows} * width > INT_MAX) return false;
+        for (int r = 0; r < cells.ranks(); ++r)
+            if (cells.count(r) / width < 2 * std::size_t{halo_rows}) return false;
+        return true;
+    }
+
+    void start() override {
+        comm_.agree([&] {
+            row_block& block = mine_.block;
+            block.start(stepper_, world_rows{mine_.rows, 0, mine_.rows.height}, dt_);
+            const std::uint32_t above = block.rows_above(), below = block.rows_below();
+            const std::uint32_t rows = block.part_rows, h = halo_;
+            if (above > 0)
+                edges_.push_back({.first_row = 0,
+                                  .rows = above + 2 * h,
+                                  .halo_row = 0,
+                                  .own_row = above,
+                                  .exact_row = above,
+                                  .neighbour = comm_.rank() - 1,
+                                  .arriving = block.halo_above()});
+            if (below > 0)
+                edges_.push_back({.first_row = rows - below - 2 * h,
+                                  .rows = below + 2 * h,
+                                  .halo_row = 2 * h,
+                                  .own_row = 0,
+                                  .exact_row = h,
+                                  .neighbour = comm_.rank() + 1,
+                                  .arriving = block.halo_below()});
+            outgoing_.allocate(edges_.size() * h * block.width, stepper_.device());
+            scratch_.resize(std::size_t{2} * h * block.width);
+            for (std::size_t e = 0; e < edges_.size(); ++e) {
+                edge& side = edges_[e];
+                side.session =
+                    stepper_.start_rows(world_rows{mine_.rows, side.first_row, side.rows}, dt_);
+                side.leaving = outgoing_.cells().subspan(e * h * block.width, h * block.width);
+            }
+        });
+    }
+
+    double step(unsigned steps, bool last) override {
+        const stopwatch round_clock;
+        row_block& block = mine_.block;
+        const std::size_t width = block.width;
+        comm_.agree([&] {
+            injected_failure(comm_);
+            for (edge& side : edges_) {
+                if (started_) {  // the rows the part stepped last round, and the halo arrived
+                    copy_rows(*block.session, side.first_row + side.own_row, 2 * halo_,
+                              *side.session, side.own_row);
+                    side.session->write_rows(side.halo_row, side.arriving);
+                }
+                side.session->step(steps);
+                if (!last) side.session->read_rows(side.exact_row, side.leaving);
+            }
+        });
+        started_ = true;
+        std::vector<MPI_Request> messages;
+        if (!last) {
+            const int count = static_cast<int>(std::size_t{halo_} * width);
+            for (edge& side : edges_) {
+                // Tag: 0 for rows going up, 1 for rows going down.
+                const int up = side.neighbour < comm_.rank() ? 0 : 1;
+                messages.emplace_back();
+                kiln::mpi::detail::check(
+                    MPI_Irecv(side.arriving.data(), count, MPI_FLOAT, side.neighbour, 1 - up,
+                              comm_.get(), &messages.back()),
+                    "MPI_Irecv");
+                messages.emplace_back();
+                kiln::mpi::detail::check(
+                    MPI_Isend(side.leaving.data(), count, MPI_FLOAT, side.neighbour, up,
+                              comm_.get(), &messages.back()),
+                    "MPI_Isend");
+            }
+        }
+        double interior_seconds = 0;
+        std::exception_ptr interior_failure;
+        {
+            const std::jthread interior([&] {
+                try {
+                    const stopwatch interior_clock;
+                    block.session->step(steps);
+                    interior_seconds = interior_clock.seconds();
+                } catch (...) {
+                    interior_failure = std::current_exception();
+                }
+            });
+            if (!messages.empty())
+                kiln::mpi::detail::check(MPI_Waitall(static_cast<int>(messages.size()),
+                                                     messages.data(), MPI_STATUSES_IGNORE),
+                                         "MPI_Waitall");
+        }
+        comm_.agree([&] {
+            if (interior_failure) std::rethrow_exception(interior_failure);
+            for (edge& side : edges_)
+                copy_rows(*side.session, side.exact_row, halo_, *block.session,
+                          side.first_row + side.exact_row);
+        });
+        return round_clock.seconds() - interior_seconds;
+    }
+
+    void exchange() override {}  // the messages went during step()
+
+  private:
+    struct edge {
+        std::uint32_t first_row;  // the part's row of the edge session's first row
+        std::uint32_t rows;
+        std::uint32_t halo_row;   // the edge's row where the neighbour's rows arrive
+        std::uint32_t own_row;    // the edge's first row of the block's (2 x halo of them)
+        std::uint32_t exact_row;  // the edge's first of the halo rows exact after a round
+        int neighbour;
+        std::span<float> arriving;   // pinned: the block's halo rows on this side
+        std::span<float> leaving{};  // pinned: the exact rows, as sent
+        std::unique_ptr<stepping_session> session{};
+    };
+
+    // Rows of one session into another on this rank: device to device where the engine can.
+    void copy_rows(stepping_session& from, std::uint32_t first_row, std::uint32_t rows,
+                   stepping_session& to, std::uint32_t target_row) {
+        if (from.copy_rows_to(first_row, rows, to, target_row) != halo_move::host_rows) {
+            from.wait_for_copies();
+            return;
+        }
+        const std::span<float> cells(scratch_.data(), std::size_t{rows} * mine_.block.width);
+        from.read_rows(first_row, cells);
+        to.write_rows(target_row, cells);
+    }
+
+    const kiln::mpi::communicator& comm_;
+    rank_part& mine_;
+    engine& stepper_;
+    float dt_;
+    unsigned halo_;
+    std::vector<edge> edges_;
+    halo_storage outgoing_;
+    std::vector<float> scratch_;
+    bool started_ = false;
+};
+
 kiln::mpi::distribution row_blocks_in_cells(const world_shape& shape, int ranks) {
     const auto rows = kiln::mpi::distribution::even(shape.height, ranks);
     std::vector<std::size_t> cells;
@@ -168,10 +328,12 @@ rank_part scatter_world(const kiln::mpi::communicator& comm, const world& w,
 }
 
 // Rank 0's --stats lines: the run, then where the stepping's time went on rank 0 (setup: the
-// upload; finish: read-back and gather) and what the halo exchanges cost.
+// upload; finish: read-back and gather) and what the halo exchanges cost: overlapped, the
+// rounds' time beyond the part's own stepping.
 void print_stats(const kiln::mpi::communicator& comm, const engine& stepper, const world& w,
-                 const step_command& command, unsigned halo_rows, double step_seconds,
-                 const stepping_totals& totals, double read_seconds, double write_seconds) {
+                 const step_command& command, unsigned halo_rows, bool overlapped,
+                 double step_seconds, const stepping_totals& totals, double read_seconds,
+                 double write_seconds) {
     const double updates = static_cast<double>(w.cell_count()) * command.steps;
     std::fprintf(stderr,
                  "%s: %s on %d ranks: %u x %u cells, %u steps in %.4f s: %s; read %.3f s, write "
@@ -183,14 +345,19 @@ void print_stats(const kiln::mpi::communicator& comm, const engine& stepper, con
         stderr,
         "%s: rank 0: setup %.3f s (upload), stepping %.4f s (%s), finish %.3f s "
         "(read-back, gather); %u halo exchanges of %u rows in %.4f s (%.1f%% of the "
-        "stepping; %.3f ms each: device reads, messages, device writes); MPI library "
-        "CUDA-aware: %s (halo rows move through host memory)\n",
+        "stepping; %.3f ms each: %s); MPI library CUDA-aware: %s (halo rows move through "
+        "%s)\n",
         program, totals.setup_seconds, totals.stepping_seconds,
         update_rate_text(updates, totals.stepping_seconds).c_str(), totals.finish_seconds,
         totals.exchanges, halo_rows, totals.exchange_seconds,
         totals.stepping_seconds > 0 ? 100 * totals.exchange_seconds / totals.stepping_seconds : 0.0,
         totals.exchanges > 0 ? 1e3 * totals.exchange_seconds / totals.exchanges : 0.0,
-        kiln::mpi::environment::cuda_aware() ? "yes" : "no");
+        overlapped ? "edge steps, device copies, reads and writes, messages not hidden behind "
+                     "the part's steps"
+                   : "device reads, messages, device writes",
+        kiln::mpi::environment::cuda_aware() ? "yes" : "no",
+        overlapped ? "pinned host memory, messages overlapped with the part's steps"
+                   : "host memory");
 }
 
 int step_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** argv) {
@@ -243,10 +410,17 @@ int step_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** arg
         bar.emplace(program, command.steps, command.progress == progress_choice::always);
     const stopwatch step_clock;
     kiln::programs::now_doing("stepping the world");
-    rank_blocks blocks(comm, mine, *stepper, command.dt);
+    const bool overlapped = overlapped_rank_blocks::fits(mine.cells, shape.width, halo_rows);
+    std::unique_ptr<block_stepper> blocks;
+    if (overlapped) {
+        blocks =
+            std::make_unique<overlapped_rank_blocks>(comm, mine, *stepper, command.dt, halo_rows);
+    } else {
+        blocks = std::make_unique<rank_blocks>(comm, mine, *stepper, command.dt);
+    }
     progress_callback on_progress;
     if (bar) on_progress = [&bar](unsigned done) { bar->update(done); };
-    stepping_totals totals = step_in_rounds(blocks, command.steps, halo_rows, on_progress);
+    stepping_totals totals = step_in_rounds(*blocks, command.steps, halo_rows, on_progress);
     const stopwatch finish_clock;
     comm.agree([&] { mine.block.read_back(mine.block_temperatures()); });
     kiln::mpi::gather<float>(comm, mine.cells, mine.block_temperatures(), w.temperatures);
@@ -265,8 +439,8 @@ int step_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** arg
     const double write_seconds = write_clock.seconds();
 
     if (root && command.stats)
-        print_stats(comm, *stepper, w, command, halo_rows, step_seconds, totals, read_seconds,
-                    write_seconds);
+        print_stats(comm, *stepper, w, command, halo_rows, overlapped, step_seconds, totals,
+                    read_seconds, write_seconds);
     return 0;
 }
 
