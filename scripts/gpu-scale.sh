@@ -6,8 +6,10 @@
 # byte for byte with step_world's on one GPU. Logs go to $OUT (or ./gpu-logs).
 # Usage: scripts/gpu-scale.sh [split|heat|all]...   (default: all; SCALE_N, SCALE_WEAK_N and
 # SCALE_STEPS shrink the worlds, SCALE_LOG2 the split vectors; SCALE_DEVICES, a comma-separated
-# list of kiln device numbers, replaces every CUDA GPU, to try it on a small machine). The GPU
-# counts compared are 1, 2, 4, ... and every GPU the machine has.
+# list of kiln device numbers, replaces every CUDA GPU, to try it on a small machine;
+# SCALE_SPLIT_BACKENDS, default "cuda opencl,gpu", and SCALE_KINDS, default "strong weak", trim
+# the runs to fit a short device call). The GPU counts compared are 1, 2, 4, ... and every GPU
+# the machine has.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu-setup.sh "$@"
@@ -56,7 +58,7 @@ gpu_counts+=("${#cuda_gpus[@]}")
 echo "CUDA GPUs: ${cuda_gpus[*]}; GPU counts compared: ${gpu_counts[*]}"
 
 if want split; then
-    for backend in cuda opencl,gpu; do
+    for backend in ${SCALE_SPLIT_BACKENDS:-cuda opencl,gpu}; do
         echo "=== split_bench on $backend" >> "$out/split.log"
         KILN_DEVICE=$backend timeout 150 "$build/bench/expr/split_bench" ${SCALE_LOG2:-} \
             >> "$out/split.log" 2>&1 || echo "(exit $?)" >> "$out/split.log"
@@ -79,25 +81,28 @@ if want heat; then
     # make_world makes square worlds; the weak-scaling world of k GPUs is the one-GPU world k
     # times, one above the other (binary format: header, '-', flags, '-', temperatures, 'End\n').
     "$apps/make_world" --stats "$strong_n" 0.1 1 > "$worlds/strong.bin"
-    "$apps/make_world" --stats "$weak_n" 0.1 1 > "$worlds/weak1.bin"
-    header=$(head -n 2 "$worlds/weak1.bin" | wc -c)
-    cells=$((weak_n * weak_n * 4))
-    tail -c +$((header + 2)) "$worlds/weak1.bin" | head -c "$cells" > "$worlds/weak-flags"
-    tail -c +$((header + cells + 3)) "$worlds/weak1.bin" | head -c "$cells" > "$worlds/weak-temperatures"
-    for k in "${gpu_counts[@]}"; do
-        [ "$k" = 1 ] && continue
-        {
-            printf 'HPCEHeatWorldV0Binary\n%s %s 0.1\n-' "$weak_n" $((k * weak_n))
-            for _ in $(seq "$k"); do cat "$worlds/weak-flags"; done
-            printf -- '-'
-            for _ in $(seq "$k"); do cat "$worlds/weak-temperatures"; done
-            printf 'End\n'
-        } > "$worlds/weak$k.bin"
-    done
-    rm -f "$worlds/weak-flags" "$worlds/weak-temperatures"
+    kinds=${SCALE_KINDS:-strong weak}
+    if [[ " $kinds " == *" weak "* ]]; then
+        "$apps/make_world" --stats "$weak_n" 0.1 1 > "$worlds/weak1.bin"
+        header=$(head -n 2 "$worlds/weak1.bin" | wc -c)
+        cells=$((weak_n * weak_n * 4))
+        tail -c +$((header + 2)) "$worlds/weak1.bin" | head -c "$cells" > "$worlds/weak-flags"
+        tail -c +$((header + cells + 3)) "$worlds/weak1.bin" | head -c "$cells" > "$worlds/weak-temperatures"
+        for k in "${gpu_counts[@]}"; do
+            [ "$k" = 1 ] && continue
+            {
+                printf 'HPCEHeatWorldV0Binary\n%s %s 0.1\n-' "$weak_n" $((k * weak_n))
+                for _ in $(seq "$k"); do cat "$worlds/weak-flags"; done
+                printf -- '-'
+                for _ in $(seq "$k"); do cat "$worlds/weak-temperatures"; done
+                printf 'End\n'
+            } > "$worlds/weak$k.bin"
+        done
+        rm -f "$worlds/weak-flags" "$worlds/weak-temperatures"
+    fi
     ls -l "$worlds"
 
-    for kind in strong weak; do
+    for kind in $kinds; do
         echo "=== $kind scaling" >> "$log"
         for k in "${gpu_counts[@]}"; do
             world=$worlds/strong.bin
