@@ -7,6 +7,7 @@
 #include <array>
 #include <exception>
 #include <functional>
+#include <kiln/runtime/buffer.hpp>
 #include <kiln/runtime/device.hpp>
 #include <memory>
 #include <stdexcept>
@@ -64,6 +65,12 @@ class device_blocks final : public block_stepper {
                 block.start(*engines_[b], world_rows{world_, block.part_first_row, block.part_rows},
                             dt_);
         });
+        // Asking for the route enables peer access between GPUs where the driver allows it,
+        // which maps the other's memory and may take long: setup, not the first exchange's time.
+        for (const auto& from : engines_)
+            for (const auto& to : engines_)
+                if (from->device() != nullptr && to->device() != nullptr)
+                    (void)kiln::copy_route_between(*from->device(), *to->device());
     }
     double step(unsigned steps, bool) override {
         in_parallel(blocks_.size(), [&](std::size_t b) {

@@ -52,6 +52,11 @@ class stepping_session {
     virtual ~stepping_session() = default;
     // Advances the world by `steps` steps; w.t is not touched (advance_time is the caller's).
     virtual void step(unsigned steps) = 0;
+    // The same in two halves, so that the caller can work while a device steps: launch_steps
+    // starts the steps (engines without a device do them all here), finish_steps waits for
+    // them. Nothing else may be asked of the session in between.
+    virtual void launch_steps(unsigned steps) { step(steps); }
+    virtual void finish_steps() {}
     // Copies the current temperatures of rows [first_row, first_row + rows.size() / width).
     virtual void read_rows(std::uint32_t first_row, std::span<float> rows) = 0;
     virtual void write_rows(std::uint32_t first_row, std::span<const float> rows) = 0;

@@ -358,8 +358,20 @@ class kiln_session final : public stepping_session {
           next_(queue, rows.cell_count()) {}
 
     void step(unsigned steps) override { step(steps, {}); }
+    void launch_steps(unsigned steps) override {
+        launch(steps, {});
+        queue_.flush();
+    }
+    void finish_steps() override { queue_.finish(); }
 
     void step(unsigned steps, const progress_callback& progress) {
+        launch(steps, progress);
+        queue_.finish();
+        if (progress) progress(steps);
+    }
+
+    // Enqueues the launches of `steps` steps, waiting only to keep launches_in_flight queued.
+    void launch(unsigned steps, const progress_callback& progress) {
         // Launches not yet seen complete, with the number of steps done once each has.
         std::deque<std::pair<kiln::event, unsigned>> pending;
         unsigned launched_steps = 0;
@@ -389,8 +401,6 @@ class kiln_session final : public stepping_session {
                 pending.pop_front();
             }
         }
-        queue_.finish();
-        if (progress) progress(steps);
     }
 
     // The variant that copies every step keeps the state in the world between launches.
