@@ -11,6 +11,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <iostream>
 #include <kiln/mpi.hpp>
 #include <memory>
@@ -126,8 +127,8 @@ class rank_blocks final : public block_stepper {
 // part's end rows [0, above + 2 halo) and [rows - below - 2 halo, rows): exact after the round
 // for the rows `halo` or more from an edge session's own ends, which are the rows wanted. It
 // reads them into pinned host rows and sends them (receives posted at the same time land in the
-// block's pinned halo rows) while the whole part steps, from another thread so that this one
-// can drive MPI. The part's own halo rows are never refreshed: its block rows within `halo` of
+// block's pinned halo rows), enqueues the whole part's steps, and waits for the messages while
+// the device steps. The part's own halo rows are never refreshed: its block rows within `halo` of
 // them come out wrong and are overwritten, device to device where the engine can, by the edge
 // sessions' exact rows; the next round's edges start from the arrived halo rows and the part's
 // rows next to them. The output is the same, byte for byte.
@@ -216,8 +217,15 @@ class overlapped_rank_blocks final : public block_stepper {
         }
         // The part's launches go first, so that the device steps while this thread waits for
         // the messages: one thread, since mpirun may bind a rank to one core.
+        // A failure waits for the messages too, which every rank has posted, before every rank
+        // hears of it: none may end with its messages in flight.
         const stopwatch part_clock;
-        comm_.agree([&] { block.session->launch_steps(steps); });
+        std::exception_ptr launch_failure;
+        try {
+            block.session->launch_steps(steps);
+        } catch (...) {
+            launch_failure = std::current_exception();
+        }
         if (!messages.empty()) {
             const stopwatch wait_clock;
             kiln::mpi::detail::check(MPI_Waitall(static_cast<int>(messages.size()), messages.data(),
@@ -227,6 +235,7 @@ class overlapped_rank_blocks final : public block_stepper {
         }
         double part_seconds = 0;
         comm_.agree([&] {
+            if (launch_failure) std::rethrow_exception(launch_failure);
             block.session->finish_steps();
             part_seconds = part_clock.seconds();
             for (edge& side : edges_)
