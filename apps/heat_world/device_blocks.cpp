@@ -13,6 +13,8 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "tool_support.hpp"
 
@@ -89,6 +91,9 @@ class device_blocks final : public block_stepper {
     // waits for its copies.
     void exchange() override {
         std::vector<std::array<unsigned, 4>> moves(blocks_.size());
+        // Which targets' host halo rows each source filled (t, above): the flags are set after
+        // the threads end, as a halo deeper than a block is filled by several sources at once.
+        std::vector<std::vector<std::pair<std::size_t, bool>>> filled(blocks_.size());
         in_parallel(blocks_.size(), [&](std::size_t s) {
             const row_block& source = blocks_[s];
             if (source.block_rows == 0) return;
@@ -101,10 +106,14 @@ class device_blocks final : public block_stepper {
                     rows.first - source.part_first_row, rows.end - rows.first, *target.session,
                     rows.first - target.part_first_row);
                 ++moves[s][static_cast<std::size_t>(how)];
-                if (how == halo_move::host_rows) read_into_host_rows(source, target, rows);
+                if (how == halo_move::host_rows)
+                    filled[s].emplace_back(t, read_into_host_rows(source, target, rows));
             }
             source.session->wait_for_copies();
         });
+        for (const auto& targets : filled)
+            for (const auto& [t, above] : targets)
+                (above ? blocks_[t].rows_above_fresh : blocks_[t].rows_below_fresh) = true;
         for (const auto& counts : moves)
             for (std::size_t how = 0; how < counts.size(); ++how) moves_[how] += counts[how];
     }
@@ -112,7 +121,8 @@ class device_blocks final : public block_stepper {
     const std::array<unsigned, 4>& moves() const { return moves_; }
 
   private:
-    void read_into_host_rows(const row_block& source, row_block& target, halo_overlap rows) {
+    /// Reads the rows into the target's host halo rows; returns whether they lie above its block.
+    bool read_into_host_rows(const row_block& source, row_block& target, halo_overlap rows) {
         const bool above = rows.first < target.block_first_row;
         const std::span<float> halo = above ? target.halo_above() : target.halo_below();
         const std::uint32_t halo_first_row =
@@ -121,7 +131,7 @@ class device_blocks final : public block_stepper {
             rows.first - source.part_first_row,
             halo.subspan(std::size_t{rows.first - halo_first_row} * world_.width,
                          std::size_t{rows.end - rows.first} * world_.width));
-        (above ? target.rows_above_fresh : target.rows_below_fresh) = true;
+        return above;
     }
 
     const world& world_;
