@@ -23,7 +23,18 @@ constexpr device_class nvidia_gpus{std::nullopt, device_type::gpu, "nvidia", 0, 
 constexpr device_class nvidia_cuda{backend_kind::cuda, device_type::gpu, "nvidia", 0, 0};
 
 constexpr algorithm_policy policy(std::size_t work_group_size, std::size_t items_per_work_item) {
-    return {work_group_size, items_per_work_item, 0, 0, true, false};
+    return {.work_group_size = work_group_size, .items_per_work_item = items_per_work_item};
+}
+
+/// Radix sort rows. Named fields: algorithm_policy grew a field between two others once, and
+/// positional rows then set ptx_shuffles where they meant multi_split (the NVIDIA row ranked
+/// in rounds from then on, unmeasured, instead of by the multi-split it was measured with).
+constexpr algorithm_policy radix(std::size_t work_group_size, std::size_t items_per_work_item,
+                                 unsigned radix_bits, bool multi_split) {
+    return {.work_group_size = work_group_size,
+            .items_per_work_item = items_per_work_item,
+            .radix_bits = radix_bits,
+            .multi_split = multi_split};
 }
 
 /// The earlier compaction kernels: each work-item writes its own kept elements.
@@ -92,21 +103,21 @@ constexpr std::array table{
     tuning_row{reduce_by_key, any_device, policy(64, 4),
                "anything else: small and safe, not measured"},
     // --- radix sort (items for 4-byte keys alone; sort.cpp scales them for wider elements) ---
-    tuning_row{radix_sort, nvidia_gpus, {256, 24, 8, 0, true, true},
+    tuning_row{radix_sort, nvidia_gpus, radix(256, 28, 8, true),
                "NVIDIA GPUs, CUDA and OpenCL alike: 8-bit digits, tiles ranked by a warp "
                "multi-split (ballots; inline PTX under OpenCL). H100, bench/algo/sort_bench "
-               "--sweep 2026-11-22, uint32 keys 2^28 single pass, CUDA / OpenCL: 256x24 8.62 / "
-               "8.64 ms (0.74x CUB), 384x16 8.51 ms / refused, 256x20 9.27 / 9.16 ms, 256x16 "
-               "10.60 / 10.16 ms, 128x24 10.94 / 10.78 ms; ranking in 4-bit rounds, 256x8: 16.03 "
-               "/ 13.50 ms; pairs, float and uint64 keys at 256x24 not yet measured"},
-    tuning_row{radix_sort, any_gpu, {256, 8, 8},
+               "--sweep 2026-11-22, 2^28 single pass, CUDA: uint32 keys 256x28 8.20 ms (0.78x "
+               "CUB), 256x24 8.66 ms, 256x20 9.31 ms; 256x24 pairs / float / uint64 12.57 / 9.19 "
+               "/ 20.85 ms (0.70x / 0.62x / 0.81x); NVIDIA OpenCL within 3% of CUDA. Earlier: "
+               "384x16 8.51 ms / refused by OpenCL, 128x24 10.94 ms, 4-bit rounds 256x8 16.03 ms"},
+    tuning_row{radix_sort, any_gpu, radix(256, 8, 8, false),
                "any other GPU: ranking in 4-bit rounds (no known sub-group ballots), about 32 KB "
                "of local memory per group; not measured"},
-    tuning_row{radix_sort, any_cpu, {64, 8, 4},
+    tuning_row{radix_sort, any_cpu, radix(64, 8, 4, false),
                "CPU devices (PoCL): small groups keep the per-(digit, item) counters (4 KB) in "
                "L1 while PoCL loops over the group's items between barriers; 2-core build "
                "machine, tests/algo/sort_test"},
-    tuning_row{radix_sort, any_device, {64, 4, 4},
+    tuning_row{radix_sort, any_device, radix(64, 4, 4, false),
                "anything else: small and safe, not measured"},
     // --- merge sort (comparator sorts): work-group size = first run length ---------------------
     tuning_row{merge_sort, any_gpu, policy(256, 1),
