@@ -103,13 +103,15 @@ constexpr std::array table{
     tuning_row{reduce_by_key, any_device, policy(64, 4),
                "anything else: small and safe, not measured"},
     // --- radix sort (items for 4-byte keys alone; sort.cpp scales them for wider elements) ---
-    tuning_row{radix_sort, nvidia_gpus, radix(256, 28, 8, true),
+    tuning_row{radix_sort, nvidia_gpus, radix(256, 24, 8, true),
                "NVIDIA GPUs, CUDA and OpenCL alike: 8-bit digits, tiles ranked by a warp "
-               "multi-split (ballots; inline PTX under OpenCL). H100, bench/algo/sort_bench "
-               "--sweep 2026-11-22, 2^28 single pass, CUDA: uint32 keys 256x28 8.20 ms (0.78x "
-               "CUB), 256x24 8.66 ms, 256x20 9.31 ms; 256x24 pairs / float / uint64 12.57 / 9.19 "
-               "/ 20.85 ms (0.70x / 0.62x / 0.81x); NVIDIA OpenCL within 3% of CUDA. Earlier: "
-               "384x16 8.51 ms / refused by OpenCL, 128x24 10.94 ms, 4-bit rounds 256x8 16.03 ms"},
+               "multi-split (ballots; inline PTX under OpenCL). bench/algo/sort_bench --sweep, "
+               "2^28, single pass, 2026-11-22. H200, CUDA, 256x24: uint32 keys / pairs / float / "
+               "uint64 8.64 / 11.48 / 9.01 / 20.46 ms (0.73x / 0.65x / 0.63x / 0.80x CUB); "
+               "256x28: 8.19 / 12.70 / 13.09 / 24.21 ms, NVIDIA OpenCL 12.07 / 12.12 / 12.48 / "
+               "19.10 ms; 256x32: 11.71 / 11.98 / 12.36 / 22.43 ms. H100, 256x24, CUDA / "
+               "OpenCL: uint32 keys 8.66 / 8.65 ms; 256x20 9.31 ms, 384x16 8.51 ms / refused by "
+               "OpenCL, 128x24 10.94 ms, 4-bit rounds 256x8 16.03 ms"},
     tuning_row{radix_sort, any_gpu, radix(256, 8, 8, false),
                "any other GPU: ranking in 4-bit rounds (no known sub-group ballots), about 32 KB "
                "of local memory per group; not measured"},
