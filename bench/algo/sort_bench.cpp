@@ -1,11 +1,12 @@
 // kiln::sort and kiln::sort_by_key beside CUB's DeviceRadixSort (CUDA machines) and std::sort on
 // one host thread (CPU devices), on the same random data in the same run.
 //
-//     sort_bench [log2(n)] [--sweep]
+//     sort_bench [log2(n)] [--sweep] [--case TEXT]
 //
 // Measures every device KILN_DEVICE matches (e.g. KILN_DEVICE=cuda, KILN_DEVICE=opencl,gpu), or
 // every device when it is unset. n defaults to 2^28 on GPUs and 2^24 on CPU devices. --sweep
-// also times uint32 keys and pairs under other tuning policies, to fill the table in tuning.cpp.
+// also times every case under other tuning shapes, to fill the table in tuning.cpp; --case
+// keeps only the cases whose name contains TEXT (e.g. "uint64").
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -153,14 +154,43 @@ void run_case(const kiln::device& dev, const char* what, std::size_t n, bool wit
     report(what, n, kiln_time, reference, ref_name, sorted);
 }
 
+/// The four cases of one device under the policy in force: `label` is appended to each name;
+/// only cases whose name contains `only` run.
+void run_cases(const kiln::device& dev, std::size_t n, int repeats, const std::string& label,
+               const std::string& only, bool* all_sorted) {
+    const auto name = [&](const char* what) { return std::string(what) + label; };
+    const auto wanted = [&](const char* what) {
+        return only.empty() || name(what).find(only) != std::string::npos;
+    };
+    if (wanted("uint32 keys"))
+        run_case<std::uint32_t>(dev, name("uint32 keys").c_str(), n, false, 0, repeats, all_sorted);
+    if (wanted("uint32 key + uint32 value"))
+        run_case<std::uint32_t>(dev, name("uint32 key + uint32 value").c_str(), n, true, 1, repeats,
+                                all_sorted);
+    if (wanted("float keys"))
+        run_case<float>(dev, name("float keys").c_str(), n, false, 2, repeats, all_sorted);
+    if (wanted("uint64 keys"))
+        run_case<std::uint64_t>(dev, name("uint64 keys").c_str(), n, false, 3, repeats, all_sorted);
+}
+
+kiln::detail::algorithm_policy radix_shape(std::size_t group, std::size_t items, bool multi_split) {
+    return {.work_group_size = group,
+            .items_per_work_item = items,
+            .radix_bits = 8,
+            .multi_split = multi_split};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     int log2_n = 0;
     bool sweep = false;
+    std::string only;  // --case TEXT: only the cases whose name contains TEXT
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--sweep") == 0)
             sweep = true;
+        else if (std::strcmp(argv[i], "--case") == 0 && i + 1 < argc)
+            only = argv[++i];
         else
             log2_n = std::atoi(argv[i]);
     }
@@ -185,34 +215,25 @@ int main(int argc, char** argv) {
             std::printf(
                 "| sort | kiln | kiln rate | reference | reference rate | ratio | check |\n");
             std::printf("| --- | --- | --- | --- | --- | --- | --- |\n");
-            run_case<std::uint32_t>(dev, "uint32 keys", n, false, 0, repeats, &all_sorted);
-            run_case<std::uint32_t>(dev, "uint32 key + uint32 value", n, true, 1, repeats,
-                                    &all_sorted);
-            run_case<float>(dev, "float keys", n, false, 2, repeats, &all_sorted);
-            run_case<std::uint64_t>(dev, "uint64 keys", n, false, 3, repeats, &all_sorted);
+            run_cases(dev, n, repeats, "", only, &all_sorted);
             if (!sweep || dev.is_cpu()) continue;
-            // {work-group size, items per work-item (4-byte keys alone), radix bits, sub-group
-            // size (set by the device), staged writes (unused), multi-split ranking}
+            // Other shapes for every case; items per work-item are for 4-byte keys alone
+            // (sort.cpp scales them for wider keys and values).
             const std::vector<kiln::detail::algorithm_policy> policies = {
-                {256, 16, 8, 0, true, true}, {256, 24, 8, 0, true, true},
-                {256, 20, 8, 0, true, true}, {384, 16, 8, 0, true, true},
-                {128, 24, 8, 0, true, true}, {256, 8, 8, 0, true, false}};
+                radix_shape(256, 28, true), radix_shape(256, 32, true)};
             for (const auto& p : policies) {
                 kiln::detail::scoped_algorithm_policy scoped(kiln::detail::algorithm::radix_sort,
                                                              p);
-                char what[96];
-                std::snprintf(what, sizeof what, "uint32 keys, %u-bit digits, %zu x %zu%s",
-                              p.radix_bits, p.work_group_size, p.items_per_work_item,
-                              p.multi_split ? ", multi-split" : ", rounds");
-                run_case<std::uint32_t>(dev, what, n, false, 0, 3, &all_sorted);
+                char label[64];
+                std::snprintf(label, sizeof label, ", %zu x %zu%s", p.work_group_size,
+                              p.items_per_work_item, p.multi_split ? " multi-split" : " rounds");
+                run_cases(dev, n, 3, label, only, &all_sorted);
             }
             if (kiln::detail::groups_make_progress(dev)) {
                 // The reduce-then-scan path that devices without forward progress take.
                 kiln::detail::scoped_forward_progress classic(false);
-                run_case<std::uint32_t>(dev, "uint32 keys, reduce-then-scan", n, false, 0, 3,
-                                        &all_sorted);
-                run_case<std::uint32_t>(dev, "uint32 pairs, reduce-then-scan", n, true, 1, 3,
-                                        &all_sorted);
+                run_cases(dev, n, 3, ", reduce-then-scan", only.empty() ? "uint32 keys" : only,
+                          &all_sorted);
             }
         }
         if (!all_sorted) {

@@ -32,7 +32,6 @@ std::string ordered_bits(const sort_key_info& key, bool descending) {
     const bool wide = key.bytes == 8;
     const std::string sign = wide ? "0x8000000000000000UL" : "0x80000000u";
     const std::string exponent = wide ? "0x7ff0000000000000UL" : "0x7f800000u";
-    const std::string all = wide ? "0xffffffffffffffffUL" : "0xffffffffu";
     std::string ordered;
     switch (key.kind) {
         case sort_key_kind::unsigned_integer:
@@ -41,12 +40,19 @@ std::string ordered_bits(const sort_key_info& key, bool descending) {
         case sort_key_kind::signed_integer:
             ordered = "(k ^ " + sign + ")";
             break;
-        case sort_key_kind::floating:
+        case sort_key_kind::floating: {
             // Negative numbers reversed, positive ones above them (-0 just below +0); every NaN,
             // whatever its sign and payload, becomes the largest value so that NaNs come last.
-            ordered = "((k & ~" + sign + ") > " + exponent + " ? " + all + " : (k & " + sign +
-                      ") ? ~k : (k ^ " + sign + "))";
+            // Without selects: the sign, spread over the word by an arithmetic shift, flips
+            // every bit of a negative number and only the sign bit of a positive one; a NaN's
+            // comparison (1) negated is all ones.
+            const std::string type = radix_bits_type(key.bytes),
+                              signed_type = wide ? "long" : "int";
+            ordered = "((k ^ ((" + type + ")((" + signed_type + ")k >> " + (wide ? "63" : "31") +
+                      ") | " + sign + ")) | (" + type + ")(-(" + signed_type + ")((k & ~" + sign +
+                      ") > " + exponent + ")))";
             break;
+        }
     }
     return descending ? "~" + ordered : ordered;
 }
@@ -297,18 +303,26 @@ void tile_rank(source_builder& b, const radix_sort_shape& s) {
 }
 
 /// Writes the ranked tile to kiln_run[digit] + its place within the digit: consecutive
-/// work-items write consecutive keys of one digit, which coalesces.
-void tile_scatter(source_builder& b, const radix_sort_shape& s) {
+/// work-items write consecutive keys of one digit, which coalesces. With `run_from_tile_start`,
+/// kiln_run[digit] already has the digit's start in the tile taken off (one local read less).
+/// A position past the end is not written: the ranks of a correct tile never give one, but a
+/// device that miscompiled the ranking (PoCL 5.0 on the GPU machine, 2026-11-22) left tiles
+/// unsorted, and `i - kiln_start[d]` then wrapped, writing 16 GB past the buffer (SIGSEGV; on a
+/// GPU it would corrupt other allocations). A wrong sort is reported by the tests instead.
+void tile_scatter(source_builder& b, const radix_sort_shape& s, bool run_from_tile_start) {
     const tile_names n(s);
     for (unsigned j = 0; j < n.k; ++j) {
         const std::string i = num(j * n.g) + "u + t";
         b.open("if (" + i + " < valid)");
         b.line("const " + n.key + " k = kiln_keys[" + radix_padded(i) + "];");
         b.line("const uint d = kiln_sort_digit(k, shift);");
-        b.line("const ulong position = kiln_run[d] + (" + i + " - kiln_start[d]);");
+        b.line("const ulong position = kiln_run[d] + " +
+               (run_from_tile_start ? i : "(ulong)(" + i + ") - kiln_start[d]") + ";");
+        b.open("if (position < n)");
         b.line("key_dst[position] = k;");
         if (s.value_bytes != 0)
             b.line("value_dst[position] = kiln_values[" + radix_padded(i) + "];");
+        b.close();
         b.close();
     }
 }
@@ -346,7 +360,7 @@ void downsweep(source_builder& b, const radix_sort_shape& s) {
         tile_load(b, s);
         tile_rank(b, s);
     }
-    tile_scatter(b, s);
+    tile_scatter(b, s, false);
     b.local_barrier();
     b.open("for (uint d = t; d < " + n.R + "; d += " + n.G + ")");
     b.line("kiln_run[d] += kiln_end[d] - kiln_start[d];");
@@ -533,10 +547,12 @@ void onesweep_pass(source_builder& b, const radix_sort_shape& s, unsigned passes
     b.close();
     b.line("if (tile_id != 0) " + status_word("mine + d") +
            " = 0x80000000u | (exclusive + kiln_end[d] - kiln_start[d]);");
-    b.line("kiln_run[d] = offsets[pass * " + R + " + d] + exclusive;");
+    // Wraps (mod 2^64) where the digit's global start is below its tile start; position adds
+    // the tile index back.
+    b.line("kiln_run[d] = offsets[pass * " + R + " + d] + exclusive - kiln_start[d];");
     b.close();
     b.local_barrier();
-    tile_scatter(b, s);
+    tile_scatter(b, s, true);
     b.end_kernel();
 }
 

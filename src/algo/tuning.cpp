@@ -23,7 +23,18 @@ constexpr device_class nvidia_gpus{std::nullopt, device_type::gpu, "nvidia", 0, 
 constexpr device_class nvidia_cuda{backend_kind::cuda, device_type::gpu, "nvidia", 0, 0};
 
 constexpr algorithm_policy policy(std::size_t work_group_size, std::size_t items_per_work_item) {
-    return {work_group_size, items_per_work_item, 0, 0, true, false};
+    return {.work_group_size = work_group_size, .items_per_work_item = items_per_work_item};
+}
+
+/// Radix sort rows. Named fields: algorithm_policy grew a field between two others once, and
+/// positional rows then set ptx_shuffles where they meant multi_split (the NVIDIA row ranked
+/// in rounds from then on, unmeasured, instead of by the multi-split it was measured with).
+constexpr algorithm_policy radix(std::size_t work_group_size, std::size_t items_per_work_item,
+                                 unsigned radix_bits, bool multi_split) {
+    return {.work_group_size = work_group_size,
+            .items_per_work_item = items_per_work_item,
+            .radix_bits = radix_bits,
+            .multi_split = multi_split};
 }
 
 /// The earlier compaction kernels: each work-item writes its own kept elements.
@@ -92,21 +103,23 @@ constexpr std::array table{
     tuning_row{reduce_by_key, any_device, policy(64, 4),
                "anything else: small and safe, not measured"},
     // --- radix sort (items for 4-byte keys alone; sort.cpp scales them for wider elements) ---
-    tuning_row{radix_sort, nvidia_gpus, {256, 24, 8, 0, true, true},
+    tuning_row{radix_sort, nvidia_gpus, radix(256, 24, 8, true),
                "NVIDIA GPUs, CUDA and OpenCL alike: 8-bit digits, tiles ranked by a warp "
-               "multi-split (ballots; inline PTX under OpenCL). H100, bench/algo/sort_bench "
-               "--sweep 2026-11-22, uint32 keys 2^28 single pass, CUDA / OpenCL: 256x24 8.62 / "
-               "8.64 ms (0.74x CUB), 384x16 8.51 ms / refused, 256x20 9.27 / 9.16 ms, 256x16 "
-               "10.60 / 10.16 ms, 128x24 10.94 / 10.78 ms; ranking in 4-bit rounds, 256x8: 16.03 "
-               "/ 13.50 ms; pairs, float and uint64 keys at 256x24 not yet measured"},
-    tuning_row{radix_sort, any_gpu, {256, 8, 8},
+               "multi-split (ballots; inline PTX under OpenCL). bench/algo/sort_bench --sweep, "
+               "2^28, single pass, 2026-11-22. H200, CUDA, 256x24: uint32 keys / pairs / float / "
+               "uint64 8.64 / 11.48 / 9.01 / 20.46 ms (0.73x / 0.65x / 0.63x / 0.80x CUB); "
+               "256x28: 8.19 / 12.70 / 13.09 / 24.21 ms, NVIDIA OpenCL 12.07 / 12.12 / 12.48 / "
+               "19.10 ms; 256x32: 11.71 / 11.98 / 12.36 / 22.43 ms. H100, 256x24, CUDA / "
+               "OpenCL: uint32 keys 8.66 / 8.65 ms; 256x20 9.31 ms, 384x16 8.51 ms / refused by "
+               "OpenCL, 128x24 10.94 ms, 4-bit rounds 256x8 16.03 ms"},
+    tuning_row{radix_sort, any_gpu, radix(256, 8, 8, false),
                "any other GPU: ranking in 4-bit rounds (no known sub-group ballots), about 32 KB "
                "of local memory per group; not measured"},
-    tuning_row{radix_sort, any_cpu, {64, 8, 4},
+    tuning_row{radix_sort, any_cpu, radix(64, 8, 4, false),
                "CPU devices (PoCL): small groups keep the per-(digit, item) counters (4 KB) in "
                "L1 while PoCL loops over the group's items between barriers; 2-core build "
                "machine, tests/algo/sort_test"},
-    tuning_row{radix_sort, any_device, {64, 4, 4},
+    tuning_row{radix_sort, any_device, radix(64, 4, 4, false),
                "anything else: small and safe, not measured"},
     // --- merge sort (comparator sorts): work-group size = first run length ---------------------
     tuning_row{merge_sort, any_gpu, policy(256, 1),

@@ -1,6 +1,7 @@
 // The algorithm layer's base: temporary pool, program cache, tuning table, group collectives.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <kiln/algorithm.hpp>
 #include <kiln/detail/group_collectives.hpp>
 #include <kiln/runtime/cache.hpp>
@@ -168,6 +169,18 @@ TEST_P(algo_base_test, every_device_has_a_policy_with_provenance) {
         EXPECT_GT(policy.tile_size(), 0u);
         EXPECT_EQ(policy.work_group_size & (policy.work_group_size - 1), 0u) << "a power of two";
     }
+}
+
+TEST(algo_tuning, nvidia_radix_row_ranks_by_multi_split) {
+    // The row measured at 0.74x CUB (docs/benchmarks.md): once a positional row set
+    // ptx_shuffles instead, and NVIDIA GPUs ranked in rounds, unmeasured.
+    const auto rows = kiln::detail::tuning_table();
+    const auto nvidia = std::find_if(rows.begin(), rows.end(), [](const auto& row) {
+        return row.for_algorithm == algorithm::radix_sort && row.devices.vendor == "nvidia";
+    });
+    ASSERT_NE(nvidia, rows.end());
+    EXPECT_TRUE(nvidia->policy.multi_split);
+    EXPECT_EQ(nvidia->policy.radix_bits, 8u);
 }
 
 TEST_P(algo_base_test, scoped_overrides_restore_what_was_there) {

@@ -286,11 +286,18 @@ TEST_P(sort_test, multi_split_ranking) {
     // leave whole sub-groups past the end.
     using kiln::detail::algorithm;
     using kiln::detail::algorithm_policy;
-    const algorithm_policy tile = device().is_cpu() ? algorithm_policy{64, 8, 8, 0, true, true}
-                                                    : algorithm_policy{256, 16, 8, 0, true, true};
-    for (const algorithm_policy& shape : {tile, algorithm_policy{128, 4, 8, 0, true, true}}) {
+    const auto multi_split = [](std::size_t group, std::size_t items) {
+        return algorithm_policy{.work_group_size = group,
+                                .items_per_work_item = items,
+                                .radix_bits = 8,
+                                .multi_split = true};
+    };
+    const algorithm_policy tile = device().is_cpu() ? multi_split(64, 8) : multi_split(256, 16);
+    for (const algorithm_policy& shape : {tile, multi_split(128, 4)}) {
         SCOPED_TRACE(shape.key());
         kiln::detail::scoped_algorithm_policy scoped(algorithm::radix_sort, shape);
+        // What the sort reads (positional policies once set another field and tested rounds).
+        ASSERT_TRUE(kiln::detail::policy_for(algorithm::radix_sort, device()).multi_split);
         const auto body = [&] {
             check_radix(random_keys<std::uint32_t>(shape.tile_size() * 3 + 5, 31), "uint32");
             if (shape.work_group_size == 128) return;
