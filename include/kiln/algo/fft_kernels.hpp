@@ -31,6 +31,11 @@ struct fft_pass_kernel {
     /// One radix stage without local memory, one line per work-item (lines_per_group =
     /// work_group_size): what CPUs run.
     bool direct = false;
+    /// When not 0, a line too long for the group's local memory (lines_per_group = 1): each
+    /// work-item holds length / work_group_size elements in registers through every stage, and
+    /// the exchanges between stages cross local memory in this many rounds of
+    /// length / exchange_rounds elements each. Powers of two only.
+    std::size_t exchange_rounds = 0;
     std::string name() const;
 };
 
