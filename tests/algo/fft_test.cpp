@@ -236,12 +236,12 @@ TEST_P(fft_test, lines_longer_than_local_memory_take_one_pass_through_registers)
     const kiln::detail::scoped_fft_length_kernels length_kernels;
     const auto built = [&](const std::string& kernel, const char* precision = " float") {
         // The plan made the register pass: its program exists, so no source is generated here.
-        kiln::detail::algorithm_program_for(
-            device(), std::string("fft pass") + precision + " uint " + kernel, {kernel},
-            [&]() -> std::string {
-                ADD_FAILURE() << kernel << " was not built";
-                return "";
-            });
+        kiln::detail::algorithm_program_for(device(),
+                                            std::string("fft pass") + precision + " uint " + kernel,
+                                            {kernel}, [&]() -> std::string {
+                                                ADD_FAILURE() << kernel << " was not built";
+                                                return "";
+                                            });
     };
     {
         const kiln::detail::scoped_algorithm_policy opencl_row(kiln::detail::algorithm::fft,
