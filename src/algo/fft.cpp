@@ -1,7 +1,6 @@
 // kiln::fft plans: sizes split into local-memory passes or Bluestein, host tables, the plan cache.
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -169,35 +168,6 @@ fft_pass_kernel pass_kernel(std::size_t length, bool inverse, bool twiddled,
     return kernel;
 }
 
-// A power-of-two length longer than a group's local memory that the group's registers hold:
-// one pass whose stages exchange through local memory a part at a time
-// (fft_pass_kernel::exchange_rounds), instead of two passes (twice the global traffic). Each
-// work-item holds 32 complex floats (16 doubles; 64 registers), at most 512 work-items per group
-// (128 registers each of an NVIDIA multiprocessor's 65536); radix stages of at most that many
-// elements, as even as they split. NVIDIA's OpenCL (48 KiB of local memory, 4096 complex floats
-// in the tuning row) runs 16384-point lines so, in four rounds per exchange.
-std::optional<fft_pass_kernel> register_pass(std::size_t n, bool inverse,
-                                             const pass_limits& limits) {
-    constexpr std::size_t most_items = 512, most_rounds = 8;
-    const std::size_t per_item = limits.double_precision ? 16 : 32;
-    if (limits.radix_per_pass || !std::has_single_bit(n) || n <= limits.local_elements ||
-        n < 2 * per_item || n / per_item > std::min(most_items, limits.max_work_group_size))
-        return std::nullopt;
-    const std::size_t rounds =
-        std::bit_ceil((n + limits.local_elements - 1) / limits.local_elements);
-    if (rounds > most_rounds) return std::nullopt;
-    fft_pass_kernel kernel;
-    kernel.length = n;
-    const std::size_t bits = std::countr_zero(n), most_bits = std::countr_zero(per_item);
-    const std::size_t stages = (bits + most_bits - 1) / most_bits;
-    for (std::size_t s = 0; s < stages; ++s)
-        kernel.radices.push_back(std::size_t{1} << (bits / stages + (s < bits % stages ? 1 : 0)));
-    kernel.work_group_size = n / per_item;
-    kernel.inverse = inverse;
-    kernel.exchange_rounds = rounds;
-    return kernel;
-}
-
 class plan_builder {
   public:
     plan_builder(const fft_shape& shape, const pass_limits& limits)
@@ -213,7 +183,10 @@ class plan_builder {
         const double sign = inverse ? 1 : -1;
         const bool one_pass = stride == 1 && n <= limits_.local_elements;
         const std::optional<fft_pass_kernel> in_registers =
-            stride == 1 ? register_pass(n, inverse, limits_) : std::nullopt;
+            stride == 1 && !limits_.radix_per_pass
+                ? fft_register_pass(n, inverse, limits_.double_precision, limits_.local_elements,
+                                    limits_.max_work_group_size)
+                : std::nullopt;
         const std::vector<std::size_t> lengths =
             limits_.radix_per_pass ? *factor(n)
             : one_pass || in_registers

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -280,7 +281,7 @@ void write_register_pass_kernel(source_builder& b, const fft_types& t, const fft
                                  "");
             std::vector<std::string> v;
             for (std::size_t r = 0; r < radix; ++r) {
-                const std::string name = "x" + std::to_string(r);
+                const std::string name = std::string("x").append(std::to_string(r));
                 std::string value = "v" + S + "_" + std::to_string(u) + "_" + std::to_string(r);
                 if (first) {
                     value = name + "_input";
@@ -326,3 +327,37 @@ void write_register_pass_kernel(source_builder& b, const fft_types& t, const fft
 }
 
 }  // namespace kiln::detail::fft_source
+
+namespace kiln::detail {
+
+// A power-of-two length longer than a group's local memory that the group's registers hold:
+// one pass whose stages exchange through local memory a part at a time
+// (fft_pass_kernel::exchange_rounds), instead of two passes (twice the global traffic). Each
+// work-item holds 32 complex floats (16 doubles; 64 registers), at most 512 work-items per group
+// (128 registers each of an NVIDIA multiprocessor's 65536); radix stages of at most that many
+// elements, as even as they split. NVIDIA's OpenCL (48 KiB of local memory, 4096 complex floats
+// in the tuning row) runs 16384-point lines so, in four rounds per exchange. These limits follow
+// from the register file, not from measurements: the kernel has not run on a GPU yet.
+std::optional<fft_pass_kernel> fft_register_pass(std::size_t n, bool inverse, bool double_precision,
+                                                 std::size_t local_elements,
+                                                 std::size_t max_work_group_size) {
+    constexpr std::size_t most_items = 512, most_rounds = 8;
+    const std::size_t per_item = double_precision ? 16 : 32;
+    if (!std::has_single_bit(n) || n <= local_elements || n < 2 * per_item ||
+        n / per_item > std::min(most_items, max_work_group_size))
+        return std::nullopt;
+    const std::size_t rounds = std::bit_ceil((n + local_elements - 1) / local_elements);
+    if (rounds > most_rounds) return std::nullopt;
+    fft_pass_kernel kernel;
+    kernel.length = n;
+    const std::size_t bits = std::countr_zero(n), most_bits = std::countr_zero(per_item);
+    const std::size_t stages = (bits + most_bits - 1) / most_bits;
+    for (std::size_t s = 0; s < stages; ++s)
+        kernel.radices.push_back(std::size_t{1} << (bits / stages + (s < bits % stages ? 1 : 0)));
+    kernel.work_group_size = n / per_item;
+    kernel.inverse = inverse;
+    kernel.exchange_rounds = rounds;
+    return kernel;
+}
+
+}  // namespace kiln::detail

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <functional>
 #include <kiln/detail/source_builder.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,12 @@ struct fft_pass_kernel {
     std::size_t exchange_rounds = 0;
     std::string name() const;
 };
+
+/// The pass kernel of a power-of-two line of n elements longer than `local_elements` that a
+/// group holds in registers (exchange_rounds > 0), or nothing where it does not fit.
+std::optional<fft_pass_kernel> fft_register_pass(std::size_t n, bool inverse, bool double_precision,
+                                                 std::size_t local_elements,
+                                                 std::size_t max_work_group_size);
 
 inline constexpr const char* fft_chirp_in_kernel = "kiln_fft_chirp_in";
 inline constexpr const char* fft_pointwise_kernel = "kiln_fft_pointwise";
