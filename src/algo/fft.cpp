@@ -182,11 +182,17 @@ class plan_builder {
                     fft_buffer first_target, bool ping_pong) {
         const double sign = inverse ? 1 : -1;
         const bool one_pass = stride == 1 && n <= limits_.local_elements;
+        const std::optional<fft_pass_kernel> in_registers =
+            stride == 1 && !limits_.radix_per_pass
+                ? fft_register_pass(n, inverse, limits_.double_precision, limits_.local_elements,
+                                    limits_.max_work_group_size)
+                : std::nullopt;
         const std::vector<std::size_t> lengths =
             limits_.radix_per_pass ? *factor(n)
-            : one_pass             ? std::vector<std::size_t>{n}
-                                   : pass_lengths(n, std::max<std::size_t>(
-                                             limits_.local_elements / limits_.coalesced_lines, 16));
+            : one_pass || in_registers
+                ? std::vector<std::size_t>{n}
+                : pass_lengths(n, std::max<std::size_t>(
+                                      limits_.local_elements / limits_.coalesced_lines, 16));
         std::size_t done = 1;
         fft_buffer source = first_source, target = first_target;
         for (std::size_t p = 0; p < lengths.size(); ++p) {
@@ -205,8 +211,10 @@ class plan_builder {
             // CPUs read through caches, where the order does not matter: one kernel for both.
             const bool coalescing = limits_.coalesced_lines > 1;
             fft_pass_kernel kernel =
-                pass_kernel(length, inverse, done > 1, coalescing && !(stride == 1 && length == n),
-                            coalescing && !(stride == 1 && done == 1), limits_);
+                in_registers ? *in_registers
+                             : pass_kernel(length, inverse, done > 1,
+                                           coalescing && !(stride == 1 && length == n),
+                                           coalescing && !(stride == 1 && done == 1), limits_);
             if (limits_.radix_per_pass) {
                 kernel.direct = true;
                 kernel.lines_per_group = kernel.work_group_size = limits_.work_group_size;

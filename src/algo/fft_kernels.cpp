@@ -8,14 +8,10 @@
 #include <optional>
 #include <string_view>
 
-namespace kiln::detail {
-namespace {
+#include "fft_kernel_parts.hpp"
 
-// Everything a kernel needs to know about the element and index types.
-struct fft_types {
-    std::string real, complex, index;
-    bool double_precision;
-};
+namespace kiln::detail {
+namespace fft_source {
 
 fft_types types(bool double_precision, bool wide_index) {
     const std::string real = double_precision ? "double" : "float";
@@ -65,15 +61,13 @@ std::optional<fft_input_text> begin(source_builder& b, const fft_types& t, const
     return text;
 }
 
-// `function(a, b)`, or `function(a)` when b is empty.
-std::string call(std::string_view function, std::string_view a, std::string_view b = {}) {
+std::string call(std::string_view function, std::string_view a, std::string_view b) {
     std::string text(function);
     text.append("(").append(a);
     if (!b.empty()) text.append(", ").append(b);
     return text.append(")");
 }
 
-// v w^e, w = exp(sign 2 pi i / R): multiplications by 1, -1, i and -i are negations and swaps.
 std::string rotated(const fft_types& t, const std::string& v, std::size_t e, std::size_t radix,
                     bool inverse) {
     e %= radix;
@@ -88,61 +82,6 @@ std::string rotated(const fft_types& t, const std::string& v, std::size_t e, std
     return call("kiln_fft_mul", v,
                 call("kiln_fft_make", literal(t, std::cos(angle)), literal(t, std::sin(angle))));
 }
-
-// Writes the small DFT inside a pass, y[m] = sum over r of v[r] w^(r m), into named values.
-// Radices 8 and 16 are split into DFTs of 2 x 4 and 4 x 4 with twiddles between them (fewer
-// multiplications, and less rounding, than the direct sum); the others are direct sums.
-class small_dft_writer {
-  public:
-    small_dft_writer(source_builder& b, const fft_types& t, bool inverse)
-        : b_(b), t_(t), inverse_(inverse) {}
-
-    std::vector<std::string> dft(const std::vector<std::string>& v) {
-        const std::size_t radix = v.size();
-        const std::size_t a = radix == 16 ? 4 : radix == 8 ? 2 : 1;
-        std::vector<std::string> y(radix);
-        if (a == 1) {
-            for (std::size_t m = 0; m < radix; ++m) {
-                std::string sum = v[0];
-                for (std::size_t r = 1; r < radix; ++r)
-                    sum = call("kiln_fft_add", sum, rotated(t_, v[r], r * m, radix, inverse_));
-                y[m] = name(sum);
-            }
-            return y;
-        }
-        // r = r1 + a r2 and m = m2 + b m1: DFTs of length b over r2, twiddles w^(r1 m2), then
-        // DFTs of length a over r1.
-        const std::size_t b = radix / a;
-        std::vector<std::vector<std::string>> inner(a);
-        for (std::size_t r1 = 0; r1 < a; ++r1) {
-            std::vector<std::string> column;
-            for (std::size_t r2 = 0; r2 < b; ++r2) column.push_back(v[r1 + a * r2]);
-            inner[r1] = dft(column);
-            for (std::size_t m2 = 1; m2 < b; ++m2)
-                if ((r1 * m2) % radix != 0)
-                    inner[r1][m2] = name(rotated(t_, inner[r1][m2], r1 * m2, radix, inverse_));
-        }
-        for (std::size_t m2 = 0; m2 < b; ++m2) {
-            std::vector<std::string> row;
-            for (std::size_t r1 = 0; r1 < a; ++r1) row.push_back(inner[r1][m2]);
-            const std::vector<std::string> outer = dft(row);
-            for (std::size_t m1 = 0; m1 < a; ++m1) y[m2 + b * m1] = outer[m1];
-        }
-        return y;
-    }
-
-  private:
-    std::string name(const std::string& value) {
-        std::string n = 's' + std::to_string(next_++);
-        b_.line("const " + t_.complex + " " + n + " = " + value + ";");
-        return n;
-    }
-
-    source_builder& b_;
-    const fft_types& t_;
-    bool inverse_;
-    int next_ = 0;
-};
 
 // The distance between the group's lines in local memory: a line with one element of padding
 // every 16, rounded up so that work-items taking neighbouring lines at neighbouring butterflies
@@ -173,8 +112,6 @@ void open_guard(source_builder& b, bool needed, const std::string& condition) {
     b.open(needed ? "if (" + condition + ")" : "");
 }
 
-// Sets `target` to input element `index`: in[index], or the value of the plan's input expression
-// (fused into the first pass) at idx = index.
 void load_input(source_builder& b, const fft_input_text* input, const std::string& target,
                 const std::string& index) {
     if (!input) {
@@ -198,9 +135,6 @@ struct stage_ends {
     bool lines_fastest;
 };
 
-// The global offsets of the group's line g (the pass's line first + g): `in_line` of its first
-// input, `out_line` of its first output, and `line_k`, its position among the c sub-transform
-// elements (its twiddles), declared for the code that follows.
 void line_offsets(source_builder& b, const fft_types& t, const fft_pass_kernel& k) {
     const std::string& ix = t.index;
     b.line("const " + ix + " line = first + g;");
@@ -210,56 +144,6 @@ void line_offsets(source_builder& b, const fft_types& t, const fft_pass_kernel& 
     b.line("const " + ix + " out_line = rest * a * d + ((line_j - line_k) * " +
            std::to_string(k.length) + "u + line_k) * d + inner;");
 }
-
-// The twiddles of a butterfly's inputs r = 0..R-1 are powers base s^r of one root s (times
-// a base after a first pass). Work-items look up s and s^S (S = ceil(sqrt(R))) and make the
-// others as products base (s^S)^(r / S) s^(r mod S): two or three table reads per butterfly
-// instead of one or two per input (the inputs of neighbouring work-items read entries far
-// apart: a gather each), for a few roundings more (chains of at most S - 1 multiplications).
-class twiddle_powers {
-  public:
-    twiddle_powers(source_builder& b, const fft_types& t, std::size_t radix)
-        : b_(b), t_(t), radix_(radix) {
-        while (split_ * split_ < radix_) ++split_;
-    }
-
-    // Declares the powers from s, s^S and the base (values; base may be empty: 1).
-    void declare(const std::string& s, const std::string& s_split, const std::string& base) {
-        has_base_ = !base.empty();
-        if (has_base_) b_.line("const " + t_.complex + " tw_high0 = " + base + ";");
-        if (radix_ > 1) b_.line("const " + t_.complex + " tw_low1 = " + s + ";");
-        for (std::size_t low = 2; low < split_ && low < radix_; ++low)
-            b_.line("const " + t_.complex + " tw_low" + std::to_string(low) +
-                    " = kiln_fft_mul(tw_low" + std::to_string(low - 1) + ", tw_low1);");
-        if (split_ < radix_) b_.line("const " + t_.complex + " tw_step = " + s_split + ";");
-        for (std::size_t high = 1; high * split_ < radix_; ++high)
-            b_.line("const " + t_.complex + " tw_high" + std::to_string(high) + " = " +
-                    (high == 1 && !has_base_
-                         ? std::string("tw_step")
-                         : call("kiln_fft_mul", "tw_high" + std::to_string(high - 1), "tw_step")) +
-                    ";");
-    }
-
-    // v times the twiddle of input r.
-    std::string times(const std::string& v, std::size_t r) const {
-        const std::size_t high = r / split_, low = r % split_;
-        std::string twiddle;
-        if (high > 0 || has_base_) twiddle = "tw_high" + std::to_string(high);
-        if (low > 0)
-            twiddle = twiddle.empty()
-                          ? "tw_low" + std::to_string(low)
-                          : call("kiln_fft_mul", twiddle, "tw_low" + std::to_string(low));
-        return twiddle.empty() ? v : call("kiln_fft_mul", v, twiddle);
-    }
-
-    std::size_t split() const { return split_; }
-
-  private:
-    source_builder& b_;
-    const fft_types& t_;
-    std::size_t radix_, split_ = 1;
-    bool has_base_ = false;
-};
 
 // w_cL^x = w_cL^(x mod L) w_cL^(L floor(x / L)), from the pass's two tables after a first pass.
 std::string pass_twiddle(const fft_pass_kernel& k, const std::string& x) {
@@ -358,8 +242,6 @@ void write_stage(source_builder& b, const fft_types& t, const fft_pass_kernel& k
     if (!ends.to_global) b.local_barrier();
 }
 
-// The signature both pass kernels share (parameters as described at write_pass_kernel), with an
-// input expression's parameters in place of `in`.
 std::optional<fft_input_text> begin_pass_kernel(source_builder& b, const fft_types& t,
                                                 const fft_pass_kernel& k,
                                                 const fft_input_writer* input) {
@@ -518,7 +400,9 @@ void write_expand(source_builder& b, const fft_types& t, const fft_input_writer*
     b.end_kernel();
 }
 
-}  // namespace
+}  // namespace fft_source
+
+using namespace fft_source;
 
 std::string fft_pass_kernel::name() const {
     std::string text = "kiln_fft_pass" + std::to_string(length) + "_r";
@@ -527,13 +411,16 @@ std::string fft_pass_kernel::name() const {
     text += inverse ? "_inv" : "_fwd";
     text += twiddled ? "_t" : "_u";
     if (direct) return text + "_direct";
+    if (exchange_rounds) return text + "_x" + std::to_string(exchange_rounds);
     text += load_lines_fastest ? "_la" : "_lb";
     return text + (store_lines_fastest ? "_sa" : "_sb");
 }
 
 std::size_t fft_pass_local_bytes(const fft_pass_kernel& kernel, bool double_precision) {
     if (kernel.direct || kernel.radices.size() < 2) return 0;
-    return local_elements(kernel) * (double_precision ? 16 : 8);
+    const std::size_t elements =
+        kernel.exchange_rounds ? kernel.length / kernel.exchange_rounds : local_elements(kernel);
+    return elements * (double_precision ? 16 : 8);
 }
 
 std::vector<std::string> fft_kernel_names() {
@@ -586,6 +473,8 @@ std::string fft_pass_source(const std::vector<fft_pass_kernel>& kernels, bool do
     for (const fft_pass_kernel& kernel : kernels) {
         if (kernel.direct)
             write_direct_pass_kernel(b, t, kernel, input);
+        else if (kernel.exchange_rounds)
+            write_register_pass_kernel(b, t, kernel, input);
         else
             write_pass_kernel(b, t, kernel, input);
     }

@@ -10,6 +10,7 @@
 #include <kiln/algo/algorithm_program.hpp>
 #include <kiln/algo/fft_plan.hpp>
 #include <kiln/algo/temporary_pool.hpp>
+#include <kiln/algo/tuning.hpp>
 #include <kiln/kiln.hpp>
 #include <numbers>
 #include <random>
@@ -106,6 +107,10 @@ TEST_P(fft_expression_test, the_local_memory_passes_of_gpus_read_expressions_on_
     // 12 x 30), several passes (65536), and lines that are not the fastest dimension (30 x 12).
     const kiln::detail::scoped_fft_length_kernels length_kernels;
     expect_plans_of_expressions_equal_plans_of_values({{360}, {12, 30}, {30, 12}, {65536}});
+    // A line longer than the row's local memory (1024 complex floats), held in registers, reads
+    // the expression in its first stage as well.
+    const kiln::detail::scoped_algorithm_policy small_row(kiln::detail::algorithm::fft, {64, 16});
+    expect_plans_of_expressions_equal_plans_of_values({{2048}});
 }
 
 TEST_P(fft_expression_test, a_fused_kernel_is_built_once_per_expression_type) {

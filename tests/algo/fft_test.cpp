@@ -228,6 +228,40 @@ TEST_P(fft_test, the_long_passes_of_large_local_memories_are_right_on_every_devi
     check<float>({1u << 20}, 1, false);
 }
 
+TEST_P(fft_test, lines_longer_than_local_memory_take_one_pass_through_registers) {
+    // A power-of-two line longer than the row's local memory stays in its group's registers
+    // (32 complex floats per work-item) and crosses local memory a part at a time between
+    // stages. NVIDIA's OpenCL row (4096 complex floats): 16384 points in four rounds per
+    // exchange; a row of 1024: 2048 in two, 4096 in four, 8192 in eight, doubles 2048 in four.
+    const kiln::detail::scoped_fft_length_kernels length_kernels;
+    const auto built = [&](const std::string& kernel, const char* precision = " float") {
+        // The plan made the register pass: its program exists, so no source is generated here.
+        kiln::detail::algorithm_program_for(device(),
+                                            std::string("fft pass") + precision + " uint " + kernel,
+                                            {kernel}, [&]() -> std::string {
+                                                ADD_FAILURE() << kernel << " was not built";
+                                                return "";
+                                            });
+    };
+    {
+        const kiln::detail::scoped_algorithm_policy opencl_row(kiln::detail::algorithm::fft,
+                                                               {256, 16});
+        check<float>({16384}, 2, false);
+        built("kiln_fft_pass16384_r32_32_16_g1_w512_fwd_u_x4");
+    }
+    const kiln::detail::scoped_algorithm_policy small_row(kiln::detail::algorithm::fft, {64, 16});
+    check<float>({2048}, 3, false);
+    built("kiln_fft_pass2048_r16_16_8_g1_w64_fwd_u_x2");
+    check<float>({4096}, 2, true);
+    built("kiln_fft_pass4096_r16_16_16_g1_w128_inv_u_x4");
+    check<float>({8192}, 1, false);
+    built("kiln_fft_pass8192_r32_16_16_g1_w256_fwd_u_x8");
+    if (has_double()) {
+        check<double>({2048}, 1, false);
+        built("kiln_fft_pass2048_r16_16_8_g1_w128_fwd_u_x4", " double");
+    }
+}
+
 TEST_P(fft_test, forward_then_inverse_in_place_gives_the_input_back) {
     for (const auto& sizes : std::vector<std::vector<std::size_t>>{
              {1}, {2}, {97}, {4096}, {10007}, {480, 640}, {6, 10, 14}}) {
