@@ -44,13 +44,15 @@ constexpr std::array table{
                "2 tiles per lane): H200, bench/algo 2026-11-22 (branch compaction-speed2), int32 "
                "scan of 2^28 (CUB 0.68-0.69 ms): 128x32 depth 2 0.801 ms (0.85x), depth 4 0.843 "
                "ms, depth 1 0.975-0.987 ms (77 registers against 40 at depth 2, ptxas -v), "
-               "256x16 depth 2 1.041 ms, local-memory group scans 0.896 ms. Earlier, H100: 128x32 "
+               "256x16 depth 2 1.041 ms, 128x24 depth 2 0.974 ms, local-memory group scans 0.896 "
+               "ms. Earlier, H100: 128x32 "
                "0.998-1.089 ms, 256x16 1.092 ms, 512x8 1.454 ms"},
     tuning_row{scan, nvidia_gpus,
                policy(128, 32, 4),
                "NVIDIA's OpenCL (group scans and look-back by inline-PTX warp shuffles): H200, "
                "bench/algo 2026-11-22 (branch compaction-speed2), int32 scan of 2^28 (CUB "
-               "0.68-0.69 ms): 128x32 depth 4 0.863 ms (0.79x), depth 1 0.941 ms; the window "
+               "0.68-0.69 ms): 128x32 depth 4 0.863 ms (0.79x; again 0.863 ms), depth 2 0.865 ms, "
+               "depth 1 0.941 ms; the window "
                "look-back of before 1.045 ms. Earlier, H100: 128x32 1.168 ms, 256x16 1.211 ms; "
                "512x16 and 256x24 exceed 48 KiB of local memory with 8-byte states"},
     tuning_row{scan, any_gpu, policy(256, 8),
@@ -70,7 +72,8 @@ constexpr std::array table{
                "bench/algo 2026-11-22 (branch compaction-speed2), copy_if of 2^28 int32 keeping "
                "half (CUB 0.58-0.59 ms), look-back within a warp: 256x16 depth 1 0.986-1.009 ms "
                "CUDA, 0.928 ms OpenCL; depth 4 1.051 / 0.963 ms; 256x12 depth 2 0.982 ms, 256x8 "
-               "depth 2 1.219 ms CUDA; the window look-back of before 1.239 / 1.150 ms. Earlier, "
+               "depth 2 1.219 ms CUDA, 256x16 depth 2 0.993 ms CUDA, 256x12 depth 2 1.094 ms OpenCL; "
+               "the window look-back of before 1.239 / 1.150 ms. Earlier, "
                "H100: 256x16 1.261 ms CUDA, 1.247 ms OpenCL, 128x32 2.08 ms, 512x8 1.521 ms "
                "CUDA (OpenCL allows this kernel 256 work-items); direct writes 1.86 ms"},
     tuning_row{select, any_gpu, policy(256, 8),
@@ -88,14 +91,16 @@ constexpr std::array table{
                "compaction-speed2), 2^26 int32 keys in runs of 8 (CUB 0.225-0.229 ms), writes "
                "at run heads, look-back within a warp: 128x16 depth 2 0.472 ms (0.48x), 256x16 "
                "depth 2 0.524 ms, 256x8 depth 1 0.558-0.579 ms, depth 4 0.642 ms (45 registers "
-               "against 34, ptxas -v), local-memory group scans 0.528 ms; the kernel before "
+               "against 34, ptxas -v), 128x12 depth 2 0.489 ms, local-memory group scans 0.528 ms; "
+               "the kernel before "
                "0.576 ms. Earlier, H100: 256x8 0.569 ms; 512x8 exceeds 48 KiB of local memory "
                "for 16-byte pairs"},
     tuning_row{reduce_by_key, nvidia_gpus,
                policy(256, 8),
                "NVIDIA's OpenCL (allows this kernel 256 work-items): H200, bench/algo "
                "2026-11-22 (branch compaction-speed2), 2^26 int32 keys in runs of 8 (CUB 0.22-"
-               "0.23 ms): 256x8 depth 1 0.437 ms (0.52x), depth 4 0.555 ms; the kernel before "
+               "0.23 ms): 256x8 depth 1 0.437 / 0.447 ms (0.52x / 0.51x), depth 4 0.555 ms, 128x16 "
+               "depth 2 0.464 ms; the kernel before "
                "0.576 ms. Earlier, H100: 256x8 0.590 ms"},
     tuning_row{reduce_by_key, any_gpu, policy(256, 4),
                "any other GPU; not measured"},
