@@ -4,7 +4,7 @@
 //                (defaults 28 26 28 on GPUs, 24 22 24 on CPUs; KILN_DEVICE picks the device;
 //                GxI replaces the tuning table's scan, select and reduce_by_key policies by
 //                work-groups of G items with I items each, to measure candidates for the table;
-//                GxI,GxI,GxI gives each its own)
+//                GxI,GxI,GxI gives each its own; GxIdM also sets the look-back depth M)
 //
 // Prints one markdown table: inclusive_scan of int32, reduce_by_key over runs of 8 (int32 keys
 // and values, sum), copy_if keeping half of the int32 elements; time per call (best of batches
@@ -86,9 +86,12 @@ int main(int argc, char** argv) {
         const char* shape = argv[4];
         for (const auto a : {kiln::detail::algorithm::scan, kiln::detail::algorithm::select,
                              kiln::detail::algorithm::reduce_by_key}) {
-            const kiln::detail::algorithm_policy policy{
+            char* rest = nullptr;
+            kiln::detail::algorithm_policy policy{
                 std::strtoul(shape, nullptr, 10),
-                std::strtoul(std::strchr(shape, 'x') + 1, nullptr, 10)};
+                std::strtoul(std::strchr(shape, 'x') + 1, &rest, 10)};
+            // GxIdM: look-back lanes read M earlier tiles at once.
+            if (*rest == 'd') policy.lookback_depth = std::strtoul(rest + 1, nullptr, 10);
             candidate.push_back(std::make_unique<kiln::detail::scoped_algorithm_policy>(a, policy));
             if (const char* next = std::strchr(shape, ',')) shape = next + 1;
         }

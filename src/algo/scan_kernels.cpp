@@ -21,6 +21,8 @@ class scan_writer {
         b_.constant("TILE", policy.tile_size());
         // Earlier tiles read at once by the look-back: a warp's worth, at most the group.
         b_.constant("KILN_WINDOW", std::min<std::size_t>(32, policy.work_group_size));
+        // Earlier tiles each lane of a sub-group look-back reads at once.
+        b_.constant("KILN_DEPTH", std::max<std::size_t>(1, policy.lookback_depth));
         // One padding slot per 128 bytes of tile values (32 4-byte ones, 16 8-byte ones):
         // work-items reading their ITEMS consecutive elements then hit different local-memory
         // banks. (One per 32 elements left 8-byte pairs at 8 items with 2-way conflicts.)
@@ -111,6 +113,8 @@ class scan_writer {
         b_.open("for (uint j = 0; j < count; ++j)");
         b_.line("const " + t_ + " x = kiln_tile[KILN_PAD(first + j)];");
         if (scatter_) {
+            b_.line("const int had = have;");
+            b_.line("const " + t_ + " before = running;");
             b_.line("running = have ? " + combine("running", "x") + " : x;");
             b_.line("have = 1;");
             b_.open("");
@@ -169,9 +173,11 @@ class scan_writer {
         b_.line("local uint kiln_tile_number;");
         b_.line("local int kiln_has_prefix;");
         b_.line("local " + t_ + " kiln_prefix;");
-        b_.line("local ulong kiln_window_flag[KILN_WINDOW];");
-        b_.line("local " + t_ + " kiln_window_value[KILN_WINDOW];");
-        b_.line("local int kiln_window_done;");
+        if (!sub_group_lookback()) {
+            b_.line("local ulong kiln_window_flag[KILN_WINDOW];");
+            b_.line("local " + t_ + " kiln_window_value[KILN_WINDOW];");
+            b_.line("local int kiln_window_done;");
+        }
         // Ticket order: a tile's id is taken when its group starts, so every tile it waits for
         // belongs to a group that started earlier.
         b_.line("if (lid == 0) kiln_tile_number = atomic_inc((volatile global uint*)kiln_temp);");
@@ -185,9 +191,28 @@ class scan_writer {
         b_.line("kiln_has_prefix = tile == 0 ? has_carry : 0;");
         b_.line("kiln_prefix = carry;");
         b_.close();
-        // The look-back: KILN_WINDOW work-items read the states of as many earlier tiles at
-        // once (waiting for each to be published), then work-item 0 folds them from the
-        // nearest back to the first inclusive prefix; the window moves back until one is found.
+        if (sub_group_lookback())
+            sub_group_lookback_loop();
+        else
+            window_lookback_loop();
+        b_.open("if (lid == 0)");
+        b_.line("const " + t_ + " inclusive = kiln_has_prefix ? " +
+                combine("kiln_prefix", "aggregate") + " : aggregate;");
+        publish("inclusive", 2);
+        b_.line("if (tile == tiles - 1) *kiln_total = inclusive;");
+        b_.close();
+        b_.local_barrier();
+        b_.line("const int tile_has_prefix = kiln_has_prefix;");
+        b_.line("const " + t_ + " tile_prefix = kiln_prefix;");
+        store(element);
+        b_.end_kernel();
+    }
+
+    /// The look-back through local memory: KILN_WINDOW work-items read the states of as many
+    /// earlier tiles at once (waiting for each to be published), then work-item 0 folds them
+    /// from the nearest back to the first inclusive prefix; the window moves back until one is
+    /// found.
+    void window_lookback_loop() {
         b_.open("if (tile > 0)");
         b_.line("ulong end = tile;");
         b_.open("for (;;)");
@@ -226,17 +251,79 @@ class scan_writer {
         b_.line("end -= KILN_WINDOW;");
         b_.close();
         b_.close();
-        b_.open("if (lid == 0)");
-        b_.line("const " + t_ + " inclusive = kiln_has_prefix ? " +
-                combine("kiln_prefix", "aggregate") + " : aggregate;");
-        publish("inclusive", 2);
-        b_.line("if (tile == tiles - 1) *kiln_total = inclusive;");
+    }
+
+    bool sub_group_lookback() const {
+        return policy_.sub_group_size > 0 && policy_.sub_group_size <= 32;
+    }
+
+    /// The look-back within the first sub-group (warp), with no group barrier inside: each lane
+    /// reads KILN_DEPTH consecutive earlier states at once (lane 0 the nearest), waits for them
+    /// to be published and folds them back to the first inclusive prefix it meets; a ballot finds
+    /// the nearest lane that met one, and a shuffle reduction combines the lanes up to it, older
+    /// lanes as the earlier operands. The window moves back until some lane met an inclusive
+    /// prefix (tile 0 always publishes one). A fold by one work-item through local memory cost
+    /// two barriers and a serial loop per window, while later tiles waited.
+    void sub_group_lookback_loop() {
+        group_collectives warp(b_, policy_.sub_group_size, policy_.ptx_shuffles);
+        const std::string sg = std::to_string(policy_.sub_group_size);
+        b_.open("if (tile > 0 && lid < " + sg + ")");
+        b_.line("int have = 0;");
+        b_.line(t_ + " prefix = carry;");
+        b_.line("ulong end = tile;");
+        b_.open("for (;;)");
+        b_.line("ulong kiln_words[KILN_DEPTH];");
+        b_.line("#pragma unroll");
+        b_.open("for (uint m = 0; m < KILN_DEPTH; ++m)");
+        b_.line("const ulong back = (ulong)lid * KILN_DEPTH + m;");
+        b_.line(
+            "kiln_words[m] = end > back ? *(volatile global ulong*)&kiln_state[end - 1 - back] : "
+            "0;");
         b_.close();
-        b_.local_barrier();
-        b_.line("const int tile_has_prefix = kiln_has_prefix;");
-        b_.line("const " + t_ + " tile_prefix = kiln_prefix;");
-        store(element);
-        b_.end_kernel();
+        b_.line("int lane_have = 0;");
+        b_.line("int lane_inclusive = 0;");
+        b_.line(t_ + " lane_value = carry;");
+        b_.line("#pragma unroll");
+        b_.open("for (uint m = 0; m < KILN_DEPTH; ++m)");
+        b_.line("const ulong back = (ulong)lid * KILN_DEPTH + m;");
+        b_.open("if (end > back && !lane_inclusive)");
+        b_.line("const ulong k = end - 1 - back;");
+        b_.line("ulong word = kiln_words[m];");
+        b_.line("ulong flag = " + flag_of("word") + ";");
+        b_.open("while (flag == 0)");
+        b_.line("word = *(volatile global ulong*)&kiln_state[k];");
+        b_.line("flag = " + flag_of("word") + ";");
+        b_.close();
+        read_value("k", "word");
+        b_.line("lane_value = lane_have ? " + combine("value", "lane_value") + " : value;");
+        b_.line("lane_have = 1;");
+        b_.line("lane_inclusive = flag == 2;");
+        b_.close();
+        b_.close();
+        b_.line("const uint stop = " + warp.ballot("lane_inclusive") + ";");
+        b_.line("const uint nearest = stop != 0 ? popcount((stop & (0u - stop)) - 1u) : " + sg +
+                ";");
+        b_.line("int take = lane_have && lid <= nearest;");
+        b_.open("for (uint kiln_d = 1; kiln_d < " + sg + "; kiln_d *= 2)");
+        warp.shuffle_down(t_, "kiln_older", "lane_value", "kiln_d", op_.components);
+        warp.shuffle_down("int", "kiln_older_taken", "take", "kiln_d");
+        b_.open("if (lid + kiln_d < " + sg + " && kiln_older_taken)");
+        b_.line("lane_value = take ? " + combine("kiln_older", "lane_value") + " : kiln_older;");
+        b_.line("take = 1;");
+        b_.close();
+        b_.close();
+        b_.open("if (take)");
+        b_.line("prefix = have ? " + combine("lane_value", "prefix") + " : lane_value;");
+        b_.line("have = 1;");
+        b_.close();
+        b_.line("if (stop != 0 || end <= " + sg + " * KILN_DEPTH) break;");
+        b_.line("end -= " + sg + " * KILN_DEPTH;");
+        b_.close();
+        b_.open("if (lid == 0)");
+        b_.line("kiln_has_prefix = have;");
+        b_.line("kiln_prefix = prefix;");
+        b_.close();
+        b_.close();
     }
 
     void reduce_kernel(const declare_input& input) {

@@ -22,8 +22,11 @@ constexpr device_class any_cpu{std::nullopt, device_type::cpu, "", 0, 0};
 constexpr device_class nvidia_gpus{std::nullopt, device_type::gpu, "nvidia", 0, 0};
 constexpr device_class nvidia_cuda{backend_kind::cuda, device_type::gpu, "nvidia", 0, 0};
 
-constexpr algorithm_policy policy(std::size_t work_group_size, std::size_t items_per_work_item) {
-    return {.work_group_size = work_group_size, .items_per_work_item = items_per_work_item};
+constexpr algorithm_policy policy(std::size_t work_group_size, std::size_t items_per_work_item,
+                                  std::size_t lookback_depth = 1) {
+    return {.work_group_size = work_group_size,
+            .items_per_work_item = items_per_work_item,
+            .lookback_depth = lookback_depth};
 }
 
 /// Radix sort rows. Named fields: algorithm_policy grew a field between two others once, and
@@ -47,18 +50,22 @@ constexpr algorithm_policy direct_writes(algorithm_policy p) {
 constexpr std::array table{
     // --- scan (also the tile pass of reduce-then-scan) ---------------------------------------
     tuning_row{scan, nvidia_cuda,
-               policy(128, 32),
-               "NVIDIA GPUs through CUDA (group scans by warp shuffles): H100, bench/algo "
-               "2026-11-22, int32 scan of 2^28: 128x32 0.998 ms (0.89x CUB), 256x16 1.092 ms, "
-               "512x8 1.454 ms; a later session (branch compaction-speed): 128x32 1.089 ms, "
-               "with local-memory group scans 1.029 ms, 256x16 1.311 ms"},
+               policy(128, 32, 2),
+               "NVIDIA GPUs through CUDA (group scans by warp shuffles, look-back within a warp, "
+               "2 tiles per lane): H200, bench/algo 2026-11-22 (branch compaction-speed2), int32 "
+               "scan of 2^28 (CUB 0.68-0.69 ms): 128x32 depth 2 0.801 ms (0.85x), depth 4 0.843 "
+               "ms, depth 1 0.975-0.987 ms (77 registers against 40 at depth 2, ptxas -v), "
+               "256x16 depth 2 1.041 ms, 128x24 depth 2 0.974 ms, local-memory group scans 0.896 "
+               "ms. Earlier, H100: 128x32 "
+               "0.998-1.089 ms, 256x16 1.092 ms, 512x8 1.454 ms"},
     tuning_row{scan, nvidia_gpus,
-               policy(128, 32),
-               "NVIDIA's OpenCL (group scans by inline-PTX warp shuffles): H100, bench/algo "
-               "2026-11-22 (branch compaction-speed), int32 scan of 2^28: 128x32 1.168 ms (0.75x "
-               "CUB), 256x16 1.211 ms, 256x16 with local-memory group scans 1.276 ms; earlier, "
-               "local-memory group scans measured on CUDA: 256x16 1.31 ms, 128x16 1.50 ms, 256x8 "
-               "1.86 ms; 512x16 and 256x24 exceed 48 KiB of local memory with 8-byte states"},
+               policy(128, 32, 4),
+               "NVIDIA's OpenCL (group scans and look-back by inline-PTX warp shuffles): H200, "
+               "bench/algo 2026-11-22 (branch compaction-speed2), int32 scan of 2^28 (CUB "
+               "0.68-0.69 ms): 128x32 depth 4 0.863 ms (0.79x; again 0.863 ms), depth 2 0.865 ms, "
+               "depth 1 0.941 ms; the window "
+               "look-back of before 1.045 ms. Earlier, H100: 128x32 1.168 ms, 256x16 1.211 ms; "
+               "512x16 and 256x24 exceed 48 KiB of local memory with 8-byte states"},
     tuning_row{scan, any_gpu, policy(256, 8),
                "any other GPU: half the NVIDIA tile, for devices with less local memory; "
                "not measured"},
@@ -72,12 +79,14 @@ constexpr std::array table{
     // --- stream compaction (copy_if, unique) ---------------------------------------------------
     tuning_row{select, nvidia_gpus,
                policy(256, 16),
-               "NVIDIA GPUs, kept elements staged in local memory with 32-bit counts: H100, "
-               "bench/algo 2026-11-22, copy_if of 2^28 int32 keeping half: 256x16 1.261 ms "
-               "CUDA, 1.247 ms OpenCL (0.54x CUB); 128x16 1.435 ms OpenCL; direct writes with "
-               "64-bit counts (256x8) 1.864 / 1.872 ms. Again (branch compaction-speed): 256x16 "
-               "1.275 / 1.237 ms, 128x32 2.083 / 2.084 ms, 512x8 1.521 ms CUDA (OpenCL allows "
-               "this kernel 256 work-items)"},
+               "NVIDIA GPUs, kept elements staged in local memory with 32-bit counts: H200, "
+               "bench/algo 2026-11-22 (branch compaction-speed2), copy_if of 2^28 int32 keeping "
+               "half (CUB 0.58-0.59 ms), look-back within a warp: 256x16 depth 1 0.986-1.009 ms "
+               "CUDA, 0.928 ms OpenCL; depth 4 1.051 / 0.963 ms; 256x12 depth 2 0.982 ms, 256x8 "
+               "depth 2 1.219 ms CUDA, 256x16 depth 2 0.993 ms CUDA, 256x12 depth 2 1.094 ms OpenCL; "
+               "the window look-back of before 1.239 / 1.150 ms. Earlier, "
+               "H100: 256x16 1.261 ms CUDA, 1.247 ms OpenCL, 128x32 2.08 ms, 512x8 1.521 ms "
+               "CUDA (OpenCL allows this kernel 256 work-items); direct writes 1.86 ms"},
     tuning_row{select, any_gpu, policy(256, 8),
                "as the generic GPU scan row; not measured"},
     tuning_row{select, any_cpu, direct_writes(policy(16, 64)),
@@ -87,15 +96,23 @@ constexpr std::array table{
     tuning_row{select, any_device, policy(64, 4),
                "anything else: small and safe, not measured"},
     // --- reduce_by_key -------------------------------------------------------------------------
+    tuning_row{reduce_by_key, nvidia_cuda,
+               policy(128, 16, 2),
+               "NVIDIA GPUs through CUDA: H200, bench/algo 2026-11-22 (branch "
+               "compaction-speed2), 2^26 int32 keys in runs of 8 (CUB 0.225-0.229 ms), writes "
+               "at run heads, look-back within a warp: 128x16 depth 2 0.472 ms (0.48x), 256x16 "
+               "depth 2 0.524 ms, 256x8 depth 1 0.558-0.579 ms, depth 4 0.642 ms (45 registers "
+               "against 34, ptxas -v), 128x12 depth 2 0.489 ms, local-memory group scans 0.528 ms; "
+               "the kernel before "
+               "0.576 ms. Earlier, H100: 256x8 0.569 ms; 512x8 exceeds 48 KiB of local memory "
+               "for 16-byte pairs"},
     tuning_row{reduce_by_key, nvidia_gpus,
                policy(256, 8),
-               "NVIDIA GPUs: (run count, value) pairs are 8 bytes, so half the scan tile; "
-               "H100 2026-11-22, 2^26 on CUDA: 256x8 0.84 ms, 128x16 0.835 ms; 512x8 measured "
-               "0.71-0.82 ms with warp-shuffle group scans but exceeds 48 KiB of local memory "
-               "for 16-byte pairs, and NVIDIA's OpenCL allows this kernel 256 work-items. With "
-               "one-word look-back states (branch compaction-speed): 256x8 0.569 ms CUDA, 0.590 "
-               "ms OpenCL; keys kept in local memory as well: 256x8 0.643, 256x12 0.686, "
-               "128x16 0.732 ms CUDA"},
+               "NVIDIA's OpenCL (allows this kernel 256 work-items): H200, bench/algo "
+               "2026-11-22 (branch compaction-speed2), 2^26 int32 keys in runs of 8 (CUB 0.22-"
+               "0.23 ms): 256x8 depth 1 0.437 / 0.447 ms (0.52x / 0.51x), depth 4 0.555 ms, 128x16 "
+               "depth 2 0.464 ms; the kernel before "
+               "0.576 ms. Earlier, H100: 256x8 0.590 ms"},
     tuning_row{reduce_by_key, any_gpu, policy(256, 4),
                "any other GPU; not measured"},
     tuning_row{reduce_by_key, any_cpu, policy(16, 64),
@@ -265,7 +282,7 @@ std::string algorithm_policy::key() const {
     return std::to_string(work_group_size) + "x" + std::to_string(items_per_work_item) + " r" +
            std::to_string(radix_bits) + " sg" + std::to_string(sub_group_size) +
            (staged_writes ? " staged" : " direct") + (ptx_shuffles ? " ptx" : "") +
-           (multi_split ? " multi-split" : "");
+           (multi_split ? " multi-split" : "") + " d" + std::to_string(lookback_depth);
 }
 
 std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size) {

@@ -49,13 +49,13 @@ std::string group_collectives::sub_group_scan(const std::string& scratch, const 
     builder_.line("const uint kiln_sub_group = " + lid + " / " + sg + ";");
     builder_.open("for (uint kiln_d = 1; kiln_d < " + sg + "; kiln_d *= 2)");
     if (components == 1) {
-        builder_.line(type + " kiln_below = " + shuffle_up(type, v, "kiln_d") + ";");
+        builder_.line(type + " kiln_below = " + shuffle(true, type, v, "kiln_d") + ";");
     } else {
         builder_.line(type + " kiln_below;");
         const std::string scalar = type.substr(0, type.find_first_of("0123456789"));
         for (unsigned c = 0; c < components; ++c) {
             const std::string part = std::string(".") + "xyzw"[c];
-            builder_.line("kiln_below" + part + " = " + shuffle_up(scalar, v + part, "kiln_d") +
+            builder_.line("kiln_below" + part + " = " + shuffle(true, scalar, v + part, "kiln_d") +
                           ";");
         }
     }
@@ -76,26 +76,64 @@ std::string group_collectives::sub_group_scan(const std::string& scratch, const 
     return "0";
 }
 
-std::string group_collectives::shuffle_up(const std::string& type, const std::string& value,
-                                          const std::string& delta) {
-    if (!ptx_shuffles_) return "sub_group_shuffle_up(" + value + ", " + delta + ")";
-    // shfl.sync.up over the full warp: every lane runs the scan loop, so all 32 take part. The
-    // clamp operand is 0 (lanes below delta get their own value, which the scan ignores).
-    builder_.define("ptx_shuffle_up",
-                    "uint kiln_ptx_shuffle_up(uint x, uint delta) {\n"
-                    "    uint r;\n"
-                    "    asm volatile(\"shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;\" : \"=r\"(r) "
-                    ": \"r\"(x), \"r\"(delta));\n"
-                    "    return r;\n}\n"
-                    "ulong kiln_ptx_shuffle_up_64(ulong x, uint delta) {\n"
-                    "    uint2 halves = as_uint2(x);\n"
-                    "    halves.x = kiln_ptx_shuffle_up(halves.x, delta);\n"
-                    "    halves.y = kiln_ptx_shuffle_up(halves.y, delta);\n"
-                    "    return as_ulong(halves);\n}\n");
+void group_collectives::shuffle_down(const std::string& type, const std::string& target,
+                                     const std::string& value, const std::string& delta,
+                                     unsigned components) {
+    if (components == 1) {
+        builder_.line(type + " " + target + " = " + shuffle(false, type, value, delta) + ";");
+        return;
+    }
+    // Vector values move one component at a time: warp shuffles know only scalars.
+    builder_.line(type + " " + target + ";");
+    const std::string scalar = type.substr(0, type.find_first_of("0123456789"));
+    for (unsigned c = 0; c < components; ++c) {
+        const std::string part = std::string(".") + "xyzw"[c];
+        builder_.line(target + part + " = " + shuffle(false, scalar, value + part, delta) + ";");
+    }
+}
+
+std::string group_collectives::ballot(const std::string& predicate) {
+    if (!ptx_shuffles_) return "sub_group_ballot((int)(" + predicate + ")).x";
+    builder_.define("ptx_ballot",
+                    "uint kiln_ptx_ballot(uint predicate) {\n"
+                    "    uint mask;\n"
+                    "    asm volatile(\"{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 "
+                    "%0, p, 0xffffffff; }\" : \"=r\"(mask) : \"r\"(predicate));\n"
+                    "    return mask;\n}\n");
+    return "kiln_ptx_ballot((uint)(" + predicate + "))";
+}
+
+std::string group_collectives::shuffle(bool up, const std::string& type, const std::string& value,
+                                       const std::string& delta) {
+    const std::string way = up ? "up" : "down";
+    if (!ptx_shuffles_) return "sub_group_shuffle_" + way + "(" + value + ", " + delta + ")";
+    // shfl.sync over the full warp: every lane runs the caller's loop, so all 32 take part. The
+    // clamp operand (0 up, 31 down) gives lanes without a source their own value.
+    const std::string clamp = up ? "0" : "31";
+    builder_.define("ptx_shuffle_" + way, "uint kiln_ptx_shuffle_" + way +
+                                              "(uint x, uint delta) {\n"
+                                              "    uint r;\n"
+                                              "    asm volatile(\"shfl.sync." +
+                                              way + ".b32 %0, %1, %2, " + clamp +
+                                              ", 0xffffffff;\" : \"=r\"(r) "
+                                              ": \"r\"(x), \"r\"(delta));\n"
+                                              "    return r;\n}\n"
+                                              "ulong kiln_ptx_shuffle_" +
+                                              way +
+                                              "_64(ulong x, uint delta) {\n"
+                                              "    uint2 halves = as_uint2(x);\n"
+                                              "    halves.x = kiln_ptx_shuffle_" +
+                                              way +
+                                              "(halves.x, delta);\n"
+                                              "    halves.y = kiln_ptx_shuffle_" +
+                                              way +
+                                              "(halves.y, delta);\n"
+                                              "    return as_ulong(halves);\n}\n");
     const bool wide = type == "long" || type == "ulong" || type == "double";
     if (wide)
-        return "as_" + type + "(kiln_ptx_shuffle_up_64(as_ulong(" + value + "), " + delta + "))";
-    return "as_" + type + "(kiln_ptx_shuffle_up(as_uint(" + value + "), " + delta + "))";
+        return "as_" + type + "(kiln_ptx_shuffle_" + way + "_64(as_ulong(" + value + "), " + delta +
+               "))";
+    return "as_" + type + "(kiln_ptx_shuffle_" + way + "(as_uint(" + value + "), " + delta + "))";
 }
 
 }  // namespace kiln::detail

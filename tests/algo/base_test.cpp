@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <kiln/algo/scan_kernels.hpp>
 #include <kiln/algorithm.hpp>
 #include <kiln/detail/group_collectives.hpp>
 #include <kiln/runtime/cache.hpp>
@@ -157,6 +158,38 @@ TEST(algo_group_collectives, ptx_shuffles_spell_shfl_sync_for_every_width) {
               std::string::npos)
         << source;
     EXPECT_EQ(source.find("sub_group_shuffle_up"), std::string::npos);
+}
+
+// The look-back within a warp runs only on GPUs (the scan, compaction and reduce_by_key tests
+// there); here its text under NVIDIA's OpenCL: full-warp vote and shfl.sync.down, pairs
+// shuffled per component, no local-memory window and no OpenCL C sub-group function.
+TEST(algo_group_collectives, ptx_lookback_reads_a_window_per_warp) {
+    kiln::detail::algorithm_policy policy{128, 8};
+    policy.sub_group_size = 32;
+    policy.ptx_shuffles = true;
+    policy.lookback_depth = 2;
+    const kiln::detail::scan_operation pairs{
+        "uint2", 8,
+        [](kiln::detail::source_builder&, const std::string& a, const std::string& b) {
+            return "(" + a + " + " + b + ")";
+        },
+        2, kiln::detail::state_packing::pair_30_32_bits};
+    const std::string source = kiln::detail::scan_program_source(
+        pairs,
+        [](kiln::detail::source_builder& b) {
+            b.parameter("global const uint2* in");
+            return kiln::detail::element_text{.value = "in[idx]"};
+        },
+        policy, false);
+    EXPECT_NE(source.find("vote.sync.ballot.b32 %0, p, 0xffffffff;"), std::string::npos);
+    EXPECT_NE(source.find("shfl.sync.down.b32 %0, %1, %2, 31, 0xffffffff;"), std::string::npos);
+    EXPECT_NE(source.find("kiln_older.y = as_uint(kiln_ptx_shuffle_down(as_uint(lane_value.y), "
+                          "kiln_d))"),
+              std::string::npos)
+        << source;
+    EXPECT_NE(source.find("#define KILN_DEPTH 2"), std::string::npos);
+    EXPECT_EQ(source.find("kiln_window_flag"), std::string::npos);
+    EXPECT_EQ(source.find("sub_group_"), std::string::npos);
 }
 
 TEST_P(algo_base_test, every_device_has_a_policy_with_provenance) {

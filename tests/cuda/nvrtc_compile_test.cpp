@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <kiln/algo/fft_kernels.hpp>
+#include <kiln/algo/reduce_by_key.hpp>
+#include <kiln/algo/scan.hpp>
 #include <kiln/error.hpp>
 #include <regex>
 #include <string>
@@ -302,6 +304,30 @@ TEST_F(NvrtcCompile, ConstantsPastSixtyFourKibibytesAreABuildError) {
         failure_log({"constant float table[16385] = {0};\n"
                      "kernel void k(global float* out, uint i) { out[0] = table[i]; }\n"});
     EXPECT_NE(log.find("too much global constant data"), std::string::npos) << log;
+}
+
+// The scan family's look-back within a warp, with states too wide for one word (values written
+// apart, behind a fence): on GPUs only CUDA runs that combination (NVIDIA's OpenCL takes
+// reduce-then-scan for it), so here it must at least translate and build, for 8-byte values and
+// 16-byte pairs shuffled per component.
+TEST_F(NvrtcCompile, WarpLookBackWithSeparateStatesBuilds) {
+    algorithm_policy policy{128, 8};
+    policy.sub_group_size = 32;
+    policy.lookback_depth = 2;
+    const declare_input input = [](source_builder& b) {
+        b.parameter("global const ulong* in");
+        return element_text{.value = "in[idx]"};
+    };
+    for (const auto& operation : {make_scan_operation<std::uint64_t, reducers::sum>(),
+                                  make_scan_operation<double, reducers::maximum>(),
+                                  segment_operation<std::int64_t, reducers::sum>(false)}) {
+        SCOPED_TRACE(operation.value_type);
+        ASSERT_EQ(operation.packing, state_packing::separate);
+        const std::string source = scan_program_source(operation, input, policy, false);
+        EXPECT_NE(source.find("sub_group_shuffle_down"), std::string::npos);
+        EXPECT_NE(source.find("sub_group_ballot"), std::string::npos);
+        expect_cubin(compile({source}));
+    }
 }
 
 TEST_F(NvrtcCompile, VersionIsReported) {

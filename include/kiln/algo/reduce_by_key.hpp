@@ -6,7 +6,8 @@
 // One scan over pairs (runs begun so far, the open run's value), whose combination restarts
 // the value where a run begins: associative whenever the operation is, so the scan machinery
 // of kiln::inclusive_scan runs it with the same dispatch (look-back or reduce-then-scan). Each
-// run's last element writes the run's value, and its first the key. The operation is
+// run's first element writes its key and the value of the run before it, and the last element
+// writes the last run's value, so no element looks at the key after its own. The operation is
 // reducers::sum (default), minimum, maximum or a KILN_FUNCTION, applied in order. Values may be
 // an expression; keys are a vector. Outputs too small for every run receive the first ones and
 // the call throws invalid_argument_error naming the count. At most 2^32 - 1 elements with 4-byte
@@ -98,17 +99,26 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
                 "(idx == 0 ? !kiln_has_previous || kiln_keys[0] != kiln_previous_key : "
                 "kiln_keys[idx] != kiln_keys[idx - 1])";
             const std::string pair = "kiln_segment(" + head + ", " + value + ")";
+            // Writes at run heads only, so no element reads the key after its own: a head
+            // writes its key and the value of the run before it (complete there: `before`, the
+            // pair before the head), and the part's last element writes the open run's value.
             return element_text{
                 .statements = g.statements(), .value = pair, .scatter = [v](source_builder& s) {
+                    s.open("if (x.x != 0)");
                     s.line("const ulong run = (ulong)running.x - 1;");
-                    s.line("const ulong slot = run - kiln_run_base;");
                     s.line(
-                        "if (x.x != 0 && run < kiln_capacity) kiln_out_keys[slot] = "
+                        "if (run < kiln_capacity) kiln_out_keys[run - kiln_run_base] = "
                         "kiln_keys[idx];");
                     s.line(
-                        "if ((idx + 1 == n || kiln_keys[idx + 1] != kiln_keys[idx]) && "
-                        "run < kiln_capacity) kiln_out_values[slot] = as_" +
-                        v + "(running.y);");
+                        "if (had && run - 1 < kiln_capacity) kiln_out_values[run - 1 - "
+                        "kiln_run_base] = as_" +
+                        v + "(before.y);");
+                    s.close();
+                    s.open("if (idx + 1 == n)");
+                    s.line("const ulong run = (ulong)running.x - 1;");
+                    s.line("if (run < kiln_capacity) kiln_out_values[run - kiln_run_base] = as_" +
+                           v + "(running.y);");
+                    s.close();
                 }};
         };
         return scan_program_source(operation, declare, policy, false, true);

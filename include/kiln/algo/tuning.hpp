@@ -50,9 +50,12 @@ struct algorithm_policy {
     /// counts its keys per digit, peers found by ballots, or through local memory where the
     /// device has no sub-groups) instead of counting rounds of 4 bits per work-item.
     bool multi_split = false;
+    /// Scan family, look-back within a sub-group (where group scans shuffle): earlier tiles
+    /// each lane reads at once, so that one window covers sub_group_size * lookback_depth.
+    std::size_t lookback_depth = 1;
     /// Items a work-group handles per tile: work_group_size * items_per_work_item.
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
-    /// The numbers as text, for program cache keys: "256x16 r0 sg32 staged" (" ptx" added).
+    /// The numbers as text, for program cache keys: "256x16 r0 sg32 staged d1" (" ptx" added).
     std::string key() const;
 };
 

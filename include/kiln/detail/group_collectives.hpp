@@ -54,6 +54,14 @@ class group_collectives {
                                const combine_text& combine, std::string_view type,
                                unsigned components = 1);
 
+    /// Sub-group path only (every lane of the sub-group must run these). Declares `target`, of
+    /// `type` (a scalar or a vector of `components` of them), as `value` from the lane `delta`
+    /// above, or the lane's own value where there is none.
+    void shuffle_down(const std::string& type, const std::string& target, const std::string& value,
+                      const std::string& delta, unsigned components = 1);
+    /// Text of the mask of the sub-group's lanes whose `predicate` holds (bit i: lane i).
+    std::string ballot(const std::string& predicate);
+
     std::size_t sub_group_size() const noexcept { return sub_group_size_; }
 
   private:
@@ -62,10 +70,10 @@ class group_collectives {
                                const combine_text& combine, const std::string& type,
                                unsigned components);
 
-    /// Text of the value `delta` lanes below for a scalar `type` (int, uint, long, ulong,
-    /// float, double), defining the PTX helpers it needs.
-    std::string shuffle_up(const std::string& type, const std::string& value,
-                           const std::string& delta);
+    /// Text of the value `delta` lanes below (`up`) or above for a scalar `type` (int, uint,
+    /// long, ulong, float, double), defining the PTX helpers it needs.
+    std::string shuffle(bool up, const std::string& type, const std::string& value,
+                        const std::string& delta);
 
     source_builder& builder_;
     std::size_t sub_group_size_;
