@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdio>
 #include <kiln/algo/algorithm_program.hpp>
 #include <kiln/algo/fft_plan.hpp>
 #include <kiln/algo/tuning.hpp>
@@ -269,6 +270,9 @@ TEST_P(fft_test, lines_longer_than_local_memory_take_one_pass_through_registers)
         } else {
             EXPECT_FALSE(has_register_pass(*plan));
             EXPECT_EQ(plan->steps().size(), 2u) << kernel << " takes " << limit << " work-items";
+            // Said on every run, so that GPU logs show which devices refuse the group.
+            std::printf("[   NOTE   ] %s takes %zu work-items per group, not %zu: two passes\n",
+                        kernel.c_str(), limit, group);
         }
     };
     {
