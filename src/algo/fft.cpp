@@ -31,6 +31,13 @@ std::atomic<bool> force_length_kernels{false};
 bool length_kernels_forced() {
     return force_length_kernels.load(std::memory_order_relaxed);
 }
+std::atomic<std::size_t> register_pass_limit{SIZE_MAX};
+// The work-items per group a register pass's kernel takes: the backend's answer once built, or
+// less under scoped_fft_register_pass_limit.
+std::size_t register_pass_group_limit(const fft_step& step) {
+    return std::min(step.program->kernel(step.kernel).max_work_group_size(),
+                    register_pass_limit.load(std::memory_order_relaxed));
+}
 constexpr std::size_t work_group_size = 64;
 
 // The radices whose product is n, or nothing if n has another prime factor.
@@ -108,7 +115,8 @@ struct pass_limits {
     std::size_t local_bytes, local_elements, group_elements, work_group_size, max_work_group_size,
         coalesced_lines;
     bool double_precision;
-    bool radix_per_pass;  // one stage per pass, from one shared program (below)
+    bool radix_per_pass;          // one stage per pass, from one shared program (below)
+    bool register_passes = true;  // lines longer than local memory may take fft_register_pass
 };
 
 pass_limits limits_for(const device& dev, bool double_precision) {
@@ -183,7 +191,7 @@ class plan_builder {
         const double sign = inverse ? 1 : -1;
         const bool one_pass = stride == 1 && n <= limits_.local_elements;
         const std::optional<fft_pass_kernel> in_registers =
-            stride == 1 && !limits_.radix_per_pass
+            stride == 1 && !limits_.radix_per_pass && limits_.register_passes
                 ? fft_register_pass(n, inverse, limits_.double_precision, limits_.local_elements,
                                     limits_.max_work_group_size)
                 : std::nullopt;
@@ -347,6 +355,12 @@ scoped_wide_fft_indices::~scoped_wide_fft_indices() {
     force_wide_indices.store(previous_);
 }
 
+scoped_fft_register_pass_limit::scoped_fft_register_pass_limit(std::size_t work_items)
+    : previous_(register_pass_limit.exchange(work_items)) {}
+scoped_fft_register_pass_limit::~scoped_fft_register_pass_limit() {
+    register_pass_limit.store(previous_);
+}
+
 scoped_fft_length_kernels::scoped_fft_length_kernels()
     : previous_(force_length_kernels.exchange(true)) {}
 scoped_fft_length_kernels::~scoped_fft_length_kernels() {
@@ -361,50 +375,68 @@ std::size_t fft_shape::elements() const {
 
 fft_plan::fft_plan(const queue& q, fft_shape shape)
     : shape_(std::move(shape)), element_bytes_(shape_.double_precision ? 16 : 8) {
-    const pass_limits limits = limits_for(q.device(), shape_.double_precision);
-    plan_builder builder(shape_, limits);
-    std::vector<stage> stages;
-    const std::size_t elements = shape_.elements();
-    std::size_t stride = 1;
-    for (std::size_t d = shape_.sizes.size(); d-- > 0;) {
-        const std::size_t n = shape_.sizes[d];
-        const std::size_t lines = elements / n;
-        const double scale = shape_.inverse ? 1.0 / double(n) : 1.0;
-        if (n > 1) {
-            if (factor(n))
-                builder.add_passes(stages, n, stride, lines, shape_.inverse, scale,
-                                   fft_buffer::input, fft_buffer::output, false);
-            else
-                stages.push_back(builder.bluestein(n, stride, lines, scale));
+    // Plans the steps under `limits` and builds their programs; returns the host tables.
+    const auto plan = [&](const pass_limits& limits) {
+        plan_builder builder(shape_, limits);
+        std::vector<stage> stages;
+        const std::size_t elements = shape_.elements();
+        std::size_t stride = 1;
+        for (std::size_t d = shape_.sizes.size(); d-- > 0;) {
+            const std::size_t n = shape_.sizes[d];
+            const std::size_t lines = elements / n;
+            const double scale = shape_.inverse ? 1.0 / double(n) : 1.0;
+            if (n > 1) {
+                if (factor(n))
+                    builder.add_passes(stages, n, stride, lines, shape_.inverse, scale,
+                                       fft_buffer::input, fft_buffer::output, false);
+                else
+                    stages.push_back(builder.bluestein(n, stride, lines, scale));
+            }
+            stride *= n;
         }
-        stride *= n;
+        out_of_place_ = chain(stages, false);
+        in_place_ = chain(stages, true);
+        work_elements_ = builder.work_elements;
+
+        wide_index_ =
+            wide_indices_forced() || std::max({elements, work_elements_, builder.table.size()}) >
+                                         std::size_t{0xffffffff} - work_group_size;
+        program_ = &algorithm_program_for(
+            q.device(),
+            std::string("fft ") + (shape_.double_precision ? "double" : "float") +
+                (wide_index_ ? " ulong" : " uint"),
+            fft_kernel_names(),
+            [&] { return fft_program_source(shape_.double_precision, wide_index_); });
+        const std::string precision = std::string(shape_.double_precision ? " double" : " float") +
+                                      (wide_index_ ? " ulong" : " uint");
+        for (std::vector<fft_step>* steps : {&out_of_place_, &in_place_})
+            for (fft_step& step : *steps)
+                if (step.pass)
+                    step.program = &algorithm_program_for(
+                        q.device(), "fft pass" + precision + " " + step.kernel, {step.kernel}, [&] {
+                            return fft_pass_source({*step.pass}, shape_.double_precision,
+                                                   wide_index_);
+                        });
+        return std::move(builder.table);
+    };
+    pass_limits limits = limits_for(q.device(), shape_.double_precision);
+    std::vector<complex_double> table = plan(limits);
+    // A register pass's group must start whole: where the compiler gave its work-items more
+    // registers than the multiprocessor has for the group (NVIDIA's OpenCL without a register
+    // cap, docs/fft.md), the line takes the two passes through local memory instead.
+    const bool register_passes_fit =
+        std::all_of(out_of_place_.begin(), out_of_place_.end(), [](const fft_step& step) {
+            return !step.pass || step.pass->exchange_rounds == 0 ||
+                   register_pass_group_limit(step) >= step.pass->work_group_size;
+        });
+    if (!register_passes_fit) {
+        limits.register_passes = false;
+        table = plan(limits);
     }
-    out_of_place_ = chain(stages, false);
-    in_place_ = chain(stages, true);
-    work_elements_ = builder.work_elements;
 
-    wide_index_ =
-        wide_indices_forced() || std::max({elements, work_elements_, builder.table.size()}) >
-                                     std::size_t{0xffffffff} - work_group_size;
-    program_ = &algorithm_program_for(
-        q.device(),
-        std::string("fft ") + (shape_.double_precision ? "double" : "float") +
-            (wide_index_ ? " ulong" : " uint"),
-        fft_kernel_names(),
-        [&] { return fft_program_source(shape_.double_precision, wide_index_); });
-    const std::string precision = std::string(shape_.double_precision ? " double" : " float") +
-                                  (wide_index_ ? " ulong" : " uint");
-    for (std::vector<fft_step>* steps : {&out_of_place_, &in_place_})
-        for (fft_step& step : *steps)
-            if (step.pass)
-                step.program = &algorithm_program_for(
-                    q.device(), "fft pass" + precision + " " + step.kernel, {step.kernel}, [&] {
-                        return fft_pass_source({*step.pass}, shape_.double_precision, wide_index_);
-                    });
-
-    std::vector<std::byte> bytes(std::max<std::size_t>(builder.table.size(), 1) * element_bytes_);
-    for (std::size_t i = 0; i < builder.table.size(); ++i) {
-        const complex_double z = builder.table[i];
+    std::vector<std::byte> bytes(std::max<std::size_t>(table.size(), 1) * element_bytes_);
+    for (std::size_t i = 0; i < table.size(); ++i) {
+        const complex_double z = table[i];
         if (shape_.double_precision) {
             std::memcpy(bytes.data() + i * 16, &z, 16);
         } else {
@@ -591,9 +623,10 @@ std::shared_ptr<const fft_plan> fft_plan::make(const queue& q, const fft_shape& 
     static std::mutex mutex;
     static std::map<std::pair<const device_impl*, std::string>, std::weak_ptr<const fft_plan>>
         plans;
-    const auto key = std::make_pair(&q.device().impl(),
-                                    describe(shape) + (wide_indices_forced() ? " wide" : "") +
-                                        (length_kernels_forced() ? " lengths" : ""));
+    const auto key = std::make_pair(
+        &q.device().impl(), describe(shape) + (wide_indices_forced() ? " wide" : "") +
+                                (length_kernels_forced() ? " lengths" : "") + " register groups " +
+                                std::to_string(register_pass_limit.load()));
     std::lock_guard lock(mutex);
     if (auto found = plans.find(key); found != plans.end())
         if (auto plan = found->second.lock()) return plan;

@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdio>
 #include <kiln/algo/algorithm_program.hpp>
+#include <kiln/algo/fft_plan.hpp>
 #include <kiln/algo/tuning.hpp>
 #include <kiln/kiln.hpp>
 #include <numbers>
@@ -228,38 +230,82 @@ TEST_P(fft_test, the_long_passes_of_large_local_memories_are_right_on_every_devi
     check<float>({1u << 20}, 1, false);
 }
 
+// The plan of a forward (or inverse) 1-D float or double transform of `n` x `batch`.
+std::shared_ptr<const kiln::detail::fft_plan> plan_of(const kiln::queue& q, std::size_t n,
+                                                      std::size_t batch, bool inverse,
+                                                      bool double_precision = false) {
+    return kiln::detail::fft_plan::make(q, {{n}, batch, inverse, double_precision}, "test");
+}
+
+bool has_register_pass(const kiln::detail::fft_plan& plan) {
+    const auto& steps = plan.steps();
+    return std::any_of(steps.begin(), steps.end(), [](const kiln::detail::fft_step& step) {
+        return step.pass && step.pass->exchange_rounds > 0;
+    });
+}
+
 TEST_P(fft_test, lines_longer_than_local_memory_take_one_pass_through_registers) {
     // A power-of-two line longer than the row's local memory stays in its group's registers
     // (32 complex floats per work-item) and crosses local memory a part at a time between
     // stages. NVIDIA's OpenCL row (4096 complex floats): 16384 points in four rounds per
     // exchange; a row of 1024: 2048 in two, 4096 in four, 8192 in eight, doubles 2048 in four.
     const kiln::detail::scoped_fft_length_kernels length_kernels;
-    const auto built = [&](const std::string& kernel, const char* precision = " float") {
-        // The plan made the register pass: its program exists, so no source is generated here.
-        kiln::detail::algorithm_program_for(device(),
-                                            std::string("fft pass") + precision + " uint " + kernel,
-                                            {kernel}, [&]() -> std::string {
-                                                ADD_FAILURE() << kernel << " was not built";
-                                                return "";
-                                            });
+    // The plan built `kernel` (its program exists, so no source is generated here) and runs it
+    // alone, unless the kernel as built takes fewer work-items than its group (a compiler that
+    // gave each more registers than the multiprocessor has for them): then two passes.
+    const auto one_pass = [&](std::size_t n, std::size_t batch, bool inverse,
+                              const std::string& kernel, std::size_t group,
+                              bool double_precision = false) {
+        const std::string precision = double_precision ? " double" : " float";
+        const auto& built = kiln::detail::algorithm_program_for(
+            device(), "fft pass" + precision + " uint " + kernel, {kernel}, [&]() -> std::string {
+                ADD_FAILURE() << kernel << " was not built";
+                return "";
+            });
+        const auto plan = plan_of(q, n, batch, inverse, double_precision);
+        const std::size_t limit = built.kernel(kernel).max_work_group_size();
+        if (limit >= group) {
+            ASSERT_EQ(plan->steps().size(), 1u);
+            EXPECT_EQ(plan->steps()[0].kernel, kernel);
+        } else {
+            EXPECT_FALSE(has_register_pass(*plan));
+            EXPECT_EQ(plan->steps().size(), 2u) << kernel << " takes " << limit << " work-items";
+            // Said on every run, so that GPU logs show which devices refuse the group.
+            std::printf("[   NOTE   ] %s takes %zu work-items per group, not %zu: two passes\n",
+                        kernel.c_str(), limit, group);
+        }
     };
     {
         const kiln::detail::scoped_algorithm_policy opencl_row(kiln::detail::algorithm::fft,
                                                                {256, 16});
         check<float>({16384}, 2, false);
-        built("kiln_fft_pass16384_r32_32_16_g1_w512_fwd_u_x4");
+        one_pass(16384, 2, false, "kiln_fft_pass16384_r32_32_16_g1_w512_fwd_u_x4", 512);
     }
     const kiln::detail::scoped_algorithm_policy small_row(kiln::detail::algorithm::fft, {64, 16});
     check<float>({2048}, 3, false);
-    built("kiln_fft_pass2048_r16_16_8_g1_w64_fwd_u_x2");
+    one_pass(2048, 3, false, "kiln_fft_pass2048_r16_16_8_g1_w64_fwd_u_x2", 64);
     check<float>({4096}, 2, true);
-    built("kiln_fft_pass4096_r16_16_16_g1_w128_inv_u_x4");
+    one_pass(4096, 2, true, "kiln_fft_pass4096_r16_16_16_g1_w128_inv_u_x4", 128);
     check<float>({8192}, 1, false);
-    built("kiln_fft_pass8192_r32_16_16_g1_w256_fwd_u_x8");
+    one_pass(8192, 1, false, "kiln_fft_pass8192_r32_16_16_g1_w256_fwd_u_x8", 256);
     if (has_double()) {
         check<double>({2048}, 1, false);
-        built("kiln_fft_pass2048_r16_16_8_g1_w128_fwd_u_x4", " double");
+        one_pass(2048, 1, false, "kiln_fft_pass2048_r16_16_8_g1_w128_fwd_u_x4", 128, true);
     }
+}
+
+TEST_P(fft_test, lines_take_two_passes_where_the_register_pass_kernel_refuses_its_group) {
+    // As NVIDIA's OpenCL did with the 16384-point pass before kiln capped its registers: the
+    // kernel builds, but takes 256 work-items, not its 512. The plan must not fail then.
+    const kiln::detail::scoped_fft_length_kernels length_kernels;
+    const kiln::detail::scoped_algorithm_policy opencl_row(kiln::detail::algorithm::fft, {256, 16});
+    if (!has_register_pass(*plan_of(q, 16384, 2, false)))
+        GTEST_SKIP() << "no register pass for 16384 points here";
+    const kiln::detail::scoped_fft_register_pass_limit limit(256);
+    check<float>({16384}, 2, false);
+    const auto plan = plan_of(q, 16384, 2, false);
+    EXPECT_FALSE(has_register_pass(*plan));
+    EXPECT_EQ(plan->steps().size(), 2u);
 }
 
 TEST_P(fft_test, forward_then_inverse_in_place_gives_the_input_back) {

@@ -134,3 +134,56 @@ TEST(KernelFeatures, PoclsBallotExtensionCountsAsMissing) {
 }
 
 }  // namespace
+
+// NVIDIA's OpenCL as kiln reads it on an H100: registers come from a pool of 65536 per group,
+// and its compiler takes -cl-nv-maxrregcount (cl_nv_compiler_options).
+kiln::device_properties nvidia_like() {
+    kiln::device_properties p;
+    p.name = "simulated NVIDIA GPU";
+    p.platform = "NVIDIA CUDA";
+    p.api_version = "OpenCL 3.0 CUDA";
+    p.type = kiln::device_type::gpu;
+    p.max_work_group_size = 1024;
+    p.extensions = {"cl_khr_fp64", "cl_nv_compiler_options", "cl_nv_device_attribute_query"};
+    return p;
+}
+
+std::string cap_for(const kiln::device_properties& p, std::uint64_t registers,
+                    const std::vector<std::string>& sources) {
+    return kiln::detail::opencl::register_cap_option(p, registers, sources);
+}
+
+TEST(KernelFeatures, RequiredWorkGroupsCapNvidiaRegistersSoThatTheGroupStarts) {
+    // The FFT's 16384-point register pass: 512 work-items may have 128 registers each.
+    const std::string fft =
+        "kernel __attribute__((reqd_work_group_size(512, 1, 1))) void f(global float2* x) {}";
+    EXPECT_EQ(cap_for(nvidia_like(), 65536, {fft}), " -cl-nv-maxrregcount=128");
+    EXPECT_EQ(cap_for(nvidia_like(), 0, {fft}), " -cl-nv-maxrregcount=128") << "65536 unknown";
+    EXPECT_EQ(cap_for(nvidia_like(), 32768, {fft}), " -cl-nv-maxrregcount=64");
+    // The largest group of the program decides (16 x 24 = 384: 170, down to a multiple of 8),
+    // spaces and u suffixes allowed.
+    const std::string small = "kernel __attribute__((reqd_work_group_size(64,1,1))) void g() {}";
+    const std::string two_d =
+        "kernel __attribute__((reqd_work_group_size( 16u , 24u , 1u ))) void h() {}";
+    EXPECT_EQ(cap_for(nvidia_like(), 65536, {small, two_d}), " -cl-nv-maxrregcount=168");
+    // 640 work-items: 102 registers each, 96 so that 20 warps of 256-register units fit.
+    const std::string odd = "kernel __attribute__((reqd_work_group_size(640, 1, 1))) void k() {}";
+    EXPECT_EQ(cap_for(nvidia_like(), 65536, {odd}), " -cl-nv-maxrregcount=96");
+}
+
+TEST(KernelFeatures, NoRegisterCapWithoutTheExtensionARequiredGroupOrANeedForIt) {
+    const std::string fft =
+        "kernel __attribute__((reqd_work_group_size(512, 1, 1))) void f(global float2* x) {}";
+    EXPECT_EQ(cap_for(pocl_like(), 0, {fft}), "") << "not NVIDIA's compiler";
+    EXPECT_EQ(cap_for(nvidia_like(), 65536, {"kernel void f(global int* x) {}"}), "");
+    // 256 work-items may take the most registers a work-item can have (255).
+    EXPECT_EQ(cap_for(nvidia_like(), 65536,
+                      {"kernel __attribute__((reqd_work_group_size(256, 1, 1))) void f() {}"}),
+              "");
+    // Not an attribute: in a comment, a string, a size spelled as a macro.
+    EXPECT_EQ(cap_for(nvidia_like(), 65536,
+                      {"// reqd_work_group_size(512, 1, 1)\n"
+                       "constant char* s = \"reqd_work_group_size(512, 1, 1)\";\n"
+                       "kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void f() {}"}),
+              "");
+}

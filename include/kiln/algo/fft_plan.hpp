@@ -63,6 +63,20 @@ class scoped_wide_fft_indices {
     bool previous_;
 };
 
+/// While one lives, plans made take every register pass's kernel (fft_register_pass) to run at
+/// most `work_items` work-items per group, as a device whose compiler gave it too many registers
+/// per work-item would: lets tests run the fallback to passes through local memory anywhere.
+class scoped_fft_register_pass_limit {
+  public:
+    explicit scoped_fft_register_pass_limit(std::size_t work_items);
+    ~scoped_fft_register_pass_limit();
+    scoped_fft_register_pass_limit(const scoped_fft_register_pass_limit&) = delete;
+    scoped_fft_register_pass_limit& operator=(const scoped_fft_register_pass_limit&) = delete;
+
+  private:
+    std::size_t previous_;
+};
+
 /// While one lives, plans made on CPU devices use the per-length pass kernels that GPUs use
 /// (several radix stages per pass in local memory, lines loaded and stored in the GPUs' order)
 /// instead of one radix per pass: lets tests
@@ -117,6 +131,8 @@ class fft_plan {
                       const buffer_storage& full) const;
 
     const fft_shape& shape() const noexcept { return shape_; }
+    /// The out-of-place steps, for tests of how a shape was planned.
+    const std::vector<fft_step>& steps() const noexcept { return out_of_place_; }
 
     fft_plan(const queue& q, fft_shape shape);
 

@@ -206,4 +206,56 @@ kernel_feature_setup prepare_kernel_features(const device_properties& props,
     return setup;
 }
 
+std::size_t largest_required_work_group(std::span<const std::string> sources) {
+    std::size_t largest = 0;
+    for (const std::string& source : sources) {
+        const std::string_view text = source;
+        scan(
+            text, false,
+            [&](std::string_view word, std::size_t at, int, int) {
+                if (word != "reqd_work_group_size") return;
+                // `( x , y , z )` with decimal numbers, each with an optional u suffix.
+                const auto skip_blanks = [&] {
+                    while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at])))
+                        ++at;
+                };
+                const auto expect = [&](char c) {
+                    skip_blanks();
+                    return at < text.size() && text[at++] == c;
+                };
+                std::size_t product = 1;
+                for (int d = 0; d < 3; ++d) {
+                    if (!expect(d == 0 ? '(' : ',')) return;
+                    skip_blanks();
+                    std::size_t value = 0, digits = 0;
+                    for (; at < text.size() && std::isdigit(static_cast<unsigned char>(text[at]));
+                         ++at, ++digits)
+                        value = value * 10 + std::size_t(text[at] - '0');
+                    if (digits == 0) return;
+                    if (at < text.size() && (text[at] == 'u' || text[at] == 'U')) ++at;
+                    product *= value;
+                }
+                if (expect(')')) largest = std::max(largest, product);
+            },
+            [](std::size_t, int) {});
+    }
+    return largest;
+}
+
+std::string register_cap_option(const device_properties& props, std::uint64_t registers_per_group,
+                                std::span<const std::string> sources) {
+    if (!props.has_extension("cl_nv_compiler_options")) return {};
+    const std::size_t group = largest_required_work_group(sources);
+    if (group == 0) return {};
+    // 65536: every NVIDIA GPU since Kepler. The multiprocessor hands a warp its registers in
+    // units of 256, 8 per work-item, and the driver rounds the cap up to a multiple of 4
+    // (cl_nv_compiler_options): so the cap is rounded down to a multiple of 8, lest a group of
+    // the required size need more than the multiprocessor has.
+    const std::uint64_t registers = registers_per_group != 0 ? registers_per_group : 65536;
+    const std::uint64_t cap = registers / group / 8 * 8;
+    // A work-item takes at most 255 registers anyway; a cap of 0 would be an invalid option.
+    if (cap >= 255 || cap == 0) return {};
+    return " -cl-nv-maxrregcount=" + std::to_string(cap);
+}
+
 }  // namespace kiln::detail::opencl
