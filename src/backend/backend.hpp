@@ -168,10 +168,6 @@ class device_impl {
     /// What besides device name and sources decides the binary: driver and compiler versions.
     /// Part of every compile-cache key.
     virtual std::string compiler_identity() const = 0;
-    /// Options the backend adds to every build of these sources on this device, after the
-    /// caller's (OpenCL: NVIDIA's register cap for required work-group sizes). Part of the
-    /// compile-cache key, so that a binary built without them is never taken for one built with.
-    virtual std::string implied_build_options(std::span<const std::string>) const { return {}; }
     virtual std::unique_ptr<queue_impl> create_queue(const queue_options& options) = 0;
     /// Throws out_of_memory_error naming the request and the device's limits.
     virtual std::unique_ptr<memory_impl> allocate(std::size_t bytes, access mode) = 0;

@@ -263,8 +263,7 @@ statistics stats() {
 namespace detail {
 
 cached_program get_or_build(const device& dev, std::span<const std::string> sources,
-                            const std::string& caller_options) {
-    const std::string options = caller_options + dev.impl().implied_build_options(sources);
+                            const std::string& options) {
     const std::string key = cache_key(dev, sources, options);
     const memory_key entry_key(&dev.impl(), key);
     {

@@ -6,7 +6,6 @@
 #include <sstream>
 #include <variant>
 
-#include "backend/opencl/opencl_kernel_features.hpp"
 #include "backend/opencl/opencl_objects.hpp"
 
 namespace kiln::detail::opencl {
@@ -158,17 +157,7 @@ opencl_device::opencl_device(cl_platform_id platform, cl_device_id device)
     : platform_(platform),
       device_(device),
       properties_(read_properties(platform, device)),
-      quirks_(quirks_for(properties_)) {
-    cl_uint registers = 0;
-    if (properties_.has_extension("cl_nv_device_attribute_query") &&
-        clGetDeviceInfo(device, CL_DEVICE_REGISTERS_PER_BLOCK_NV, sizeof registers, &registers,
-                        nullptr) == CL_SUCCESS)
-        registers_per_group_ = registers;
-}
-
-std::string opencl_device::implied_build_options(std::span<const std::string> sources) const {
-    return register_cap_option(properties_, registers_per_group_, sources);
-}
+      quirks_(quirks_for(properties_)) {}
 
 std::string opencl_device::compiler_identity() const {
     return properties_.platform + " | " + properties_.api_version + " | " +

@@ -2,8 +2,6 @@
 // before the driver compiles them.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
 #include <kiln/runtime/device.hpp>
 #include <span>
 #include <string>
@@ -25,18 +23,5 @@ struct kernel_feature_setup {
 kernel_feature_setup prepare_kernel_features(const device_properties& props,
                                              std::span<const std::string> sources,
                                              const std::string& options);
-
-/// The largest work-group that a kernel of `sources` requires (the product of the numbers of a
-/// `reqd_work_group_size(x, y, z)` attribute), or 0 where none does. Sizes spelled as macros
-/// are not seen.
-std::size_t largest_required_work_group(std::span<const std::string> sources);
-
-/// ` -cl-nv-maxrregcount=N` where the device takes NVIDIA's compiler options
-/// (cl_nv_compiler_options) and a kernel of `sources` requires a work-group whose work-items
-/// could otherwise take more registers than `registers_per_group`
-/// (CL_DEVICE_REGISTERS_PER_BLOCK_NV; 0: unknown, 65536) leaves each; else empty. Under CUDA,
-/// __launch_bounds__ does the same.
-std::string register_cap_option(const device_properties& props, std::uint64_t registers_per_group,
-                                std::span<const std::string> sources);
 
 }  // namespace kiln::detail::opencl

@@ -17,8 +17,6 @@ class opencl_device final : public device_impl {
     const device_properties& properties() const noexcept override { return properties_; }
     const opencl_quirks& quirks() const noexcept { return quirks_; }
     std::string compiler_identity() const override;
-    /// NVIDIA's register cap where kernels require a work-group size (register_cap_option).
-    std::string implied_build_options(std::span<const std::string> sources) const override;
     std::unique_ptr<queue_impl> create_queue(const queue_options& options) override;
     std::unique_ptr<memory_impl> allocate(std::size_t bytes, access mode) override;
     std::unique_ptr<host_memory_impl> allocate_host(std::size_t bytes) override;
@@ -40,7 +38,6 @@ class opencl_device final : public device_impl {
     cl_device_id device_;
     device_properties properties_;
     opencl_quirks quirks_;
-    std::uint64_t registers_per_group_ = 0;  // CL_DEVICE_REGISTERS_PER_BLOCK_NV, 0 if unknown
     std::once_flag context_once_;
     context_handle context_;
 };
