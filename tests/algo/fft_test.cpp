@@ -251,8 +251,8 @@ TEST_P(fft_test, lines_longer_than_local_memory_take_one_pass_through_registers)
     // exchange; a row of 1024: 2048 in two, 4096 in four, 8192 in eight, doubles 2048 in four.
     const kiln::detail::scoped_fft_length_kernels length_kernels;
     // The plan built `kernel` (its program exists, so no source is generated here) and runs it
-    // alone, unless the kernel as built takes fewer work-items than its group (a compiler that
-    // gave each more registers than the multiprocessor has for them): then two passes.
+    // alone, unless the kernel as built takes fewer work-items than its group (NVIDIA's OpenCL
+    // said 256 for its 512-item kernel): then two passes.
     const auto one_pass = [&](std::size_t n, std::size_t batch, bool inverse,
                               const std::string& kernel, std::size_t group,
                               bool double_precision = false) {

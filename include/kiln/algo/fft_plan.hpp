@@ -64,8 +64,8 @@ class scoped_wide_fft_indices {
 };
 
 /// While one lives, plans made take every register pass's kernel (fft_register_pass) to run at
-/// most `work_items` work-items per group, as a device whose compiler gave it too many registers
-/// per work-item would: lets tests run the fallback to passes through local memory anywhere.
+/// most `work_items` work-items per group, as NVIDIA's OpenCL reported for its 16384-point kernel
+/// (256 of 512): lets tests run the fallback to passes through local memory anywhere.
 class scoped_fft_register_pass_limit {
   public:
     explicit scoped_fft_register_pass_limit(std::size_t work_items);
