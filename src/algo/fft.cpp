@@ -40,6 +40,11 @@ std::size_t register_pass_group_limit(const fft_step& step) {
 }
 constexpr std::size_t work_group_size = 64;
 
+// The element and index types in program cache keys: "float uint" ... "double ulong".
+std::string key_types(bool double_precision, bool wide_index) {
+    return std::string(double_precision ? "double" : "float") + (wide_index ? " ulong" : " uint");
+}
+
 // The radices whose product is n, or nothing if n has another prime factor.
 std::optional<std::vector<std::size_t>> factor(std::size_t n) {
     std::vector<std::size_t> radices;
@@ -402,18 +407,15 @@ fft_plan::fft_plan(const queue& q, fft_shape shape)
             wide_indices_forced() || std::max({elements, work_elements_, builder.table.size()}) >
                                          std::size_t{0xffffffff} - work_group_size;
         program_ = &algorithm_program_for(
-            q.device(),
-            std::string("fft ") + (shape_.double_precision ? "double" : "float") +
-                (wide_index_ ? " ulong" : " uint"),
+            q.device(), "fft " + key_types(shape_.double_precision, wide_index_),
             fft_kernel_names(),
             [&] { return fft_program_source(shape_.double_precision, wide_index_); });
-        const std::string precision = std::string(shape_.double_precision ? " double" : " float") +
-                                      (wide_index_ ? " ulong" : " uint");
+        const std::string types = key_types(shape_.double_precision, wide_index_);
         for (std::vector<fft_step>* steps : {&out_of_place_, &in_place_})
             for (fft_step& step : *steps)
                 if (step.pass)
                     step.program = &algorithm_program_for(
-                        q.device(), "fft pass" + precision + " " + step.kernel, {step.kernel}, [&] {
+                        q.device(), "fft pass " + types + " " + step.kernel, {step.kernel}, [&] {
                             return fft_pass_source({*step.pass}, shape_.double_precision,
                                                    wide_index_);
                         });
@@ -421,9 +423,9 @@ fft_plan::fft_plan(const queue& q, fft_shape shape)
     };
     pass_limits limits = limits_for(q.device(), shape_.double_precision);
     std::vector<complex_double> table = plan(limits);
-    // A register pass's group must start whole: where the compiler gave its work-items more
-    // registers than the multiprocessor has for the group (NVIDIA's OpenCL without a register
-    // cap, docs/fft.md), the line takes the two passes through local memory instead.
+    // A register pass's group must start whole: where the built kernel takes fewer work-items
+    // than its group (NVIDIA's OpenCL said 256 of 512, docs/fft.md), the line takes the passes
+    // through local memory instead.
     const bool register_passes_fit =
         std::all_of(out_of_place_.begin(), out_of_place_.end(), [](const fft_step& step) {
             return !step.pass || step.pass->exchange_rounds == 0 ||
@@ -508,13 +510,11 @@ event fft_plan::run_steps(const queue& q, const std::vector<fft_step>& steps,
             continue;
         }
         if (expression && step.source == fft_buffer::input) {
-            const std::string precision =
-                std::string(shape_.double_precision ? " double" : " float") +
-                (wide_index_ ? " ulong" : " uint");
             // A radix pass, or Bluestein's chirp multiplication (fuses_input).
             const algorithm_program& program = algorithm_program_for(
                 q.device(),
-                "fft pass" + precision + " " + step.kernel + " input " + expression->key,
+                "fft pass " + key_types(shape_.double_precision, wide_index_) + " " + step.kernel +
+                    " input " + expression->key,
                 {step.kernel}, [&] {
                     return step.pass ? fft_pass_source({*step.pass}, shape_.double_precision,
                                                        wide_index_, &expression->write)
@@ -594,8 +594,7 @@ event fft_plan::expand_half(const queue& q, const fft_input_expression& half,
     const real_layout l(shape_);
     const algorithm_program& program = algorithm_program_for(
         q.device(),
-        std::string("fft expand ") + (shape_.double_precision ? "double" : "float") +
-            (wide_index_ ? " ulong" : " uint") + " input " + half.key,
+        "fft expand " + key_types(shape_.double_precision, wide_index_) + " input " + half.key,
         {fft_expand_kernel},
         [&] { return fft_expand_source(shape_.double_precision, wide_index_, half.write); });
     return launch(q, {fft_expand_kernel, {}, {}, shape_.elements(), {l.n, l.half, l.c, l.d}, 1.0},

@@ -48,17 +48,7 @@ std::string group_collectives::sub_group_scan(const std::string& scratch, const 
     builder_.line("const uint kiln_lane = " + lid + " % " + sg + ";");
     builder_.line("const uint kiln_sub_group = " + lid + " / " + sg + ";");
     builder_.open("for (uint kiln_d = 1; kiln_d < " + sg + "; kiln_d *= 2)");
-    if (components == 1) {
-        builder_.line(type + " kiln_below = " + shuffle(true, type, v, "kiln_d") + ";");
-    } else {
-        builder_.line(type + " kiln_below;");
-        const std::string scalar = type.substr(0, type.find_first_of("0123456789"));
-        for (unsigned c = 0; c < components; ++c) {
-            const std::string part = std::string(".") + "xyzw"[c];
-            builder_.line("kiln_below" + part + " = " + shuffle(true, scalar, v + part, "kiln_d") +
-                          ";");
-        }
-    }
+    declare_shuffled(true, type, "kiln_below", v, "kiln_d", components);
     builder_.line("if (kiln_lane >= kiln_d) " + v + " = " + combine("kiln_below", v) + ";");
     builder_.close();
     // Sub-group totals after the results' half; each work-item folds those before its own.
@@ -79,16 +69,21 @@ std::string group_collectives::sub_group_scan(const std::string& scratch, const 
 void group_collectives::shuffle_down(const std::string& type, const std::string& target,
                                      const std::string& value, const std::string& delta,
                                      unsigned components) {
+    declare_shuffled(false, type, target, value, delta, components);
+}
+
+void group_collectives::declare_shuffled(bool up, const std::string& type,
+                                         const std::string& target, const std::string& value,
+                                         const std::string& delta, unsigned components) {
     if (components == 1) {
-        builder_.line(type + " " + target + " = " + shuffle(false, type, value, delta) + ";");
+        builder_.line(type + " " + target + " = " + shuffle(up, type, value, delta) + ";");
         return;
     }
-    // Vector values move one component at a time: warp shuffles know only scalars.
     builder_.line(type + " " + target + ";");
     const std::string scalar = type.substr(0, type.find_first_of("0123456789"));
     for (unsigned c = 0; c < components; ++c) {
         const std::string part = std::string(".") + "xyzw"[c];
-        builder_.line(target + part + " = " + shuffle(false, scalar, value + part, delta) + ";");
+        builder_.line(target + part + " = " + shuffle(up, scalar, value + part, delta) + ";");
     }
 }
 

@@ -70,6 +70,11 @@ class group_collectives {
                                const combine_text& combine, const std::string& type,
                                unsigned components);
 
+    /// Declares `target` as `value` shuffled `delta` lanes up (from below) or down, a vector of
+    /// `components` one component at a time (warp shuffles know only scalars).
+    void declare_shuffled(bool up, const std::string& type, const std::string& target,
+                          const std::string& value, const std::string& delta, unsigned components);
+
     /// Text of the value `delta` lanes below (`up`) or above for a scalar `type` (int, uint,
     /// long, ulong, float, double), defining the PTX helpers it needs.
     std::string shuffle(bool up, const std::string& type, const std::string& value,
