@@ -58,10 +58,12 @@ if [ "${KILN_TEST_SKIP_ASAN:-0}" != 1 ]; then
 fi
 
 if [ "${KILN_TEST_SKIP_TSAN:-0}" != 1 ]; then
-    # Only the tests that use threads (tsan.*, tests/CMakeLists.txt), and only their targets.
+    # Only the tests that use threads (tsan.*: tests/CMakeLists.txt and the heat world's --devices
+    # in apps/heat_world/CMakeLists.txt), and only their targets.
     step "ThreadSanitizer build and the tests that use threads"
     cmake --preset tsan >/dev/null
-    cmake --build --preset tsan -j "$jobs" --target runtime_cache_test runtime_launch_test runtime_profile_test expr_threads_test
+    cmake --build --preset tsan -j "$jobs" --target runtime_cache_test runtime_launch_test runtime_profile_test expr_threads_test \
+        make_world step_world
     run_ctest --preset tsan
 fi
 
