@@ -4,7 +4,8 @@
 //                (defaults 28 26 28 on GPUs, 24 22 24 on CPUs; KILN_DEVICE picks the device;
 //                GxI replaces the tuning table's scan, select and reduce_by_key policies by
 //                work-groups of G items with I items each, to measure candidates for the table;
-//                GxI,GxI,GxI gives each its own; GxIdM also sets the look-back depth M)
+//                GxI,GxI,GxI gives each its own; GxIdM also sets the look-back depth M,
+//                GxIdMu and GxIdMw full tiles through unrolled loops or 16-byte accesses)
 //
 // Prints one markdown table: inclusive_scan of int32, reduce_by_key over runs of 8 (int32 keys
 // and values, sum), copy_if keeping half of the int32 elements; time per call (best of batches
@@ -90,8 +91,11 @@ int main(int argc, char** argv) {
             kiln::detail::algorithm_policy policy{
                 std::strtoul(shape, nullptr, 10),
                 std::strtoul(std::strchr(shape, 'x') + 1, &rest, 10)};
-            // GxIdM: look-back lanes read M earlier tiles at once.
-            if (*rest == 'd') policy.lookback_depth = std::strtoul(rest + 1, nullptr, 10);
+            // GxIdM: look-back lanes read M earlier tiles at once; a final u or w moves full
+            // tiles through unrolled loops or 16-byte accesses (else guarded loops).
+            if (*rest == 'd') policy.lookback_depth = std::strtoul(rest + 1, &rest, 10);
+            if (*rest == 'u') policy.full_tiles = kiln::detail::tile_access::unrolled;
+            if (*rest == 'w') policy.full_tiles = kiln::detail::tile_access::wide;
             candidate.push_back(std::make_unique<kiln::detail::scoped_algorithm_policy>(a, policy));
             if (const char* next = std::strchr(shape, ',')) shape = next + 1;
         }
@@ -108,10 +112,14 @@ int main(int argc, char** argv) {
     const auto scan_policy = kiln::detail::policy_for(kiln::detail::algorithm::scan, dev);
 
     std::printf(
-        "### kiln algorithms, %s (%s), scan path: %s, scan tile %zux%zu, group scans: %s%s\n\n",
+        "### kiln algorithms, %s (%s), scan path: %s, scan tile %zux%zu depth %zu, full tiles: "
+        "%s, group scans: %s%s\n\n",
         dev.name().c_str(), std::string(kiln::to_string(dev.backend())).c_str(),
         dispatch_lookback ? "decoupled look-back" : "reduce-then-scan", scan_policy.work_group_size,
-        scan_policy.items_per_work_item,
+        scan_policy.items_per_work_item, scan_policy.lookback_depth,
+        scan_policy.full_tiles == kiln::detail::tile_access::wide       ? "16-byte accesses"
+        : scan_policy.full_tiles == kiln::detail::tile_access::unrolled ? "unrolled loops"
+                                                                        : "guarded loops",
         scan_policy.sub_group_size ? "sub-group shuffles" : "local memory",
         scan_policy.ptx_shuffles ? " (inline PTX)" : "");
     std::printf("copy bandwidth (device to device, limit): %.1f GB/s\n\n", copy_gb_per_s);

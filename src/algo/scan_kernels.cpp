@@ -1,5 +1,6 @@
 // The scan family's kernel source: tile scan, decoupled look-back, reduce-then-scan passes.
 #include <algorithm>
+#include <functional>
 #include <kiln/algo/scan_kernels.hpp>
 #include <kiln/detail/group_collectives.hpp>
 
@@ -74,9 +75,39 @@ class scan_writer {
     void load_and_scan(const element_text& element) {
         b_.line("const ulong base = tile * TILE;");
         b_.line("const uint valid = n - base < TILE ? (uint)(n - base) : TILE;");
+        std::function<void()> fast;
+        if (wide_input(element))
+            fast = [&] { load_wide(element); };
+        else if (policy_.full_tiles == tile_access::unrolled)
+            fast = [&] { load_elements(element, false); };
+        by_fullness(fast, [&] { load_elements(element, true); });
+        b_.local_barrier();
+        b_.line("const uint first = lid * ITEMS;");
+        b_.line(
+            "const uint count = first < valid ? (valid - first < ITEMS ? valid - first : "
+            "ITEMS) : 0;");
+        b_.line(t_ + " acc = kiln_tile[KILN_PAD(first < valid ? first : 0)];");
+        const std::string next = combine("acc", "kiln_tile[KILN_PAD(first + j)]");
+        if (unrolled_items()) {
+            b_.line("#pragma unroll");
+            b_.open("for (uint j = 1; j < ITEMS; ++j)");
+            b_.line("if (j < count) acc = " + next + ";");
+        } else {
+            b_.open("for (uint j = 1; j < count; ++j)");
+            b_.line("acc = " + next + ";");
+        }
+        b_.close();
+        scanned_at_ = group_scan("acc");
+        b_.line("const " + t_ + " aggregate = kiln_scan[" + scanned_at_ +
+                " + (valid - 1) / ITEMS];");
+    }
+
+    /// Each work-item loads its ITEMS elements WG apart, behind bounds checks where `guarded`.
+    void load_elements(const element_text& element, bool guarded) {
+        if (unrolled_items()) b_.line("#pragma unroll");
         b_.open("for (uint j = 0; j < ITEMS; ++j)");
         b_.line("const uint k = j * WG + lid;");
-        b_.open("if (k < valid)");
+        b_.open(guarded ? "if (k < valid)" : "");
         b_.line("const ulong idx = base + k;");
         for (const auto& statement : element.statements) b_.line(statement);
         b_.line("kiln_tile[KILN_PAD(k)] = " + element.value + ";");
@@ -84,18 +115,30 @@ class scan_writer {
             b_.line("kiln_kept[KILN_PAD(k)] = " + element.kept_value + ";");
         b_.close();
         b_.close();
-        b_.local_barrier();
-        b_.line("const uint first = lid * ITEMS;");
-        b_.line(
-            "const uint count = first < valid ? (valid - first < ITEMS ? valid - first : "
-            "ITEMS) : 0;");
-        b_.line(t_ + " acc = kiln_tile[KILN_PAD(first < valid ? first : 0)];");
-        b_.open("for (uint j = 1; j < count; ++j)");
-        b_.line("acc = " + combine("acc", "kiln_tile[KILN_PAD(first + j)]") + ";");
+    }
+
+    /// A full tile through 16-byte loads: each work-item its ITEMS / lanes loads, WG apart,
+    /// each giving `lanes` consecutive elements. The padding puts a pad slot only every 2^s
+    /// elements, a multiple of the lanes, so a load's elements stay consecutive in the tile.
+    void load_wide(const element_text& element) {
+        const std::string lanes = std::to_string(element.lanes.size());
+        b_.line("#pragma unroll");
+        b_.open("for (uint j = 0; j < ITEMS / " + lanes + "; ++j)");
+        b_.line("const uint kiln_q = j * WG + lid;");
+        for (const auto& load : element.wide_loads)
+            b_.line("const " + load.wide_type + " " + load.name + "_in = ((global const " +
+                    load.wide_type + "*)(" + load.name + " + base))[kiln_q];");
+        b_.line("const uint kiln_slot = KILN_PAD(" + lanes + " * kiln_q);");
+        for (std::size_t lane = 0; lane < element.lanes.size(); ++lane) {
+            b_.open("");
+            b_.line("const ulong idx = base + " + lanes + " * kiln_q + " + std::to_string(lane) +
+                    ";");
+            for (const auto& statement : element.lanes[lane].statements) b_.line(statement);
+            b_.line("kiln_tile[kiln_slot + " + std::to_string(lane) +
+                    "] = " + element.lanes[lane].value + ";");
+            b_.close();
+        }
         b_.close();
-        scanned_at_ = group_scan("acc");
-        b_.line("const " + t_ + " aggregate = kiln_scan[" + scanned_at_ +
-                " + (valid - 1) / ITEMS];");
     }
 
     /// Writes the tile's results given its prefix (tile_has_prefix, tile_prefix).
@@ -110,7 +153,13 @@ class scan_writer {
         b_.line("have = 1;");
         b_.close();
         // Each work-item rewrites only its own items: no barrier before.
-        b_.open("for (uint j = 0; j < count; ++j)");
+        if (unrolled_items() && !scatter_) {
+            b_.line("#pragma unroll");
+            b_.open("for (uint j = 0; j < ITEMS; ++j)");
+            b_.open("if (j < count)");
+        } else {
+            b_.open("for (uint j = 0; j < count; ++j)");
+        }
         b_.line("const " + t_ + " x = kiln_tile[KILN_PAD(first + j)];");
         if (scatter_) {
             b_.line("const int had = have;");
@@ -128,11 +177,38 @@ class scan_writer {
         b_.line("running = have ? " + combine("running", "x") + " : x;");
         b_.line("have = 1;");
         if (!exclusive_) b_.line("kiln_tile[KILN_PAD(first + j)] = running;");
+        if (unrolled_items()) b_.close();
         b_.close();
         b_.local_barrier();
+        std::function<void()> fast;
+        if (const std::size_t lanes = wide_store_lanes(); lanes > 1)
+            fast = [this, lanes] { store_wide(lanes); };
+        else if (policy_.full_tiles == tile_access::unrolled)
+            fast = [this] { store_elements(false); };
+        by_fullness(fast, [this] { store_elements(true); });
+    }
+
+    void store_elements(bool guarded) {
+        if (unrolled_items()) b_.line("#pragma unroll");
         b_.open("for (uint j = 0; j < ITEMS; ++j)");
         b_.line("const uint k = j * WG + lid;");
-        b_.line("if (k < valid) out[base + k] = kiln_tile[KILN_PAD(k)];");
+        b_.line(std::string(guarded ? "if (k < valid) " : "") +
+                "out[base + k] = kiln_tile[KILN_PAD(k)];");
+        b_.close();
+    }
+
+    /// A full tile through 16-byte stores of `lanes` consecutive results each.
+    void store_wide(std::size_t lanes) {
+        const std::string count = std::to_string(lanes), wide = t_ + count;
+        std::string parts;
+        for (std::size_t lane = 0; lane < lanes; ++lane)
+            parts += (lane ? ", " : "") + std::string("kiln_tile[kiln_slot + ") +
+                     std::to_string(lane) + "]";
+        b_.line("#pragma unroll");
+        b_.open("for (uint j = 0; j < ITEMS / " + count + "; ++j)");
+        b_.line("const uint kiln_q = j * WG + lid;");
+        b_.line("const uint kiln_slot = KILN_PAD(" + count + " * kiln_q);");
+        b_.line("((global " + wide + "*)(out + base))[kiln_q] = (" + wide + ")(" + parts + ");");
         b_.close();
     }
 
@@ -381,6 +457,35 @@ class scan_writer {
                 "kiln_scan", "lid", "WG", value,
                 [this](const std::string& x, const std::string& y) { return combine(x, y); }, t_,
                 op_.components);
+    }
+
+    /// Full tiles through `fast` (where not empty), a part's last tile through `guarded`.
+    void by_fullness(const std::function<void()>& fast, const std::function<void()>& guarded) {
+        if (!fast) return guarded();
+        b_.open("if (valid == TILE)");
+        fast();
+        b_.close();
+        b_.open("else");
+        guarded();
+        b_.close();
+    }
+
+    /// Whether full tiles scan each work-item's items in unrolled loops (any fast tile access).
+    bool unrolled_items() const { return policy_.full_tiles != tile_access::guarded; }
+
+    /// Whether full tiles load through 16-byte loads: asked for, and the input allows it.
+    bool wide_input(const element_text& element) const {
+        return policy_.full_tiles == tile_access::wide && !element.lanes.empty() &&
+               policy_.items_per_work_item % element.lanes.size() == 0;
+    }
+
+    /// Results per 16-byte store of full tiles, or 1 for element stores: scalar values of 4 or
+    /// 8 bytes, where asked for.
+    std::size_t wide_store_lanes() const {
+        const bool fits = op_.components == 1 && (op_.value_bytes == 4 || op_.value_bytes == 8);
+        const std::size_t lanes = fits ? 16 / op_.value_bytes : 1;
+        const bool wide = policy_.full_tiles == tile_access::wide;
+        return wide && policy_.items_per_work_item % lanes == 0 ? lanes : 1;
     }
 
     bool staged(const element_text& element, scatter_style style) const {

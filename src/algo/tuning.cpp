@@ -40,6 +40,12 @@ constexpr algorithm_policy radix(std::size_t work_group_size, std::size_t items_
             .multi_split = multi_split};
 }
 
+/// Full tiles of the scan family moved by `access` (a part's last tile stays guarded).
+constexpr algorithm_policy full_tiles(algorithm_policy p, tile_access access) {
+    p.full_tiles = access;
+    return p;
+}
+
 /// The earlier compaction kernels: each work-item writes its own kept elements.
 constexpr algorithm_policy direct_writes(algorithm_policy p) {
     p.staged_writes = false;
@@ -50,22 +56,36 @@ constexpr algorithm_policy direct_writes(algorithm_policy p) {
 constexpr std::array table{
     // --- scan (also the tile pass of reduce-then-scan) ---------------------------------------
     tuning_row{scan, nvidia_cuda,
-               policy(128, 32, 2),
+               full_tiles(policy(128, 32, 2), tile_access::unrolled),
                "NVIDIA GPUs through CUDA (group scans by warp shuffles, look-back within a warp, "
-               "2 tiles per lane): H200, bench/algo 2026-11-22 (branch compaction-speed2), int32 "
-               "scan of 2^28 (CUB 0.68-0.69 ms): 128x32 depth 2 0.801 ms (0.85x), depth 4 0.843 "
-               "ms, depth 1 0.975-0.987 ms (77 registers against 40 at depth 2, ptxas -v), "
-               "256x16 depth 2 1.041 ms, 128x24 depth 2 0.974 ms, local-memory group scans 0.896 "
-               "ms. Earlier, H100: 128x32 "
-               "0.998-1.089 ms, 256x16 1.092 ms, 512x8 1.454 ms"},
+               "2 tiles per lane, full tiles in unrolled loops): H100, 2026-11-23 (branch "
+               "scan-ocl), bench/algo int32 scan of 2^28 beside CUB in the same run: 128x32 "
+               "depth 2 unrolled 0.902 ms (0.96x CUB 0.870 ms) and 0.901 ms (0.97x), guarded "
+               "(the row before) 0.965 ms (0.90x), 16-byte 0.975 ms. The generated look-back "
+               "kernel alone (zeroing and kernel per call; CUB 0.869-0.883 ms in the same call): "
+               "128x32 depth 2 unrolled "
+               "0.906 ms (40 registers, ptxas -v), guarded 0.969 ms (40), 16-byte loads 0.971 ms "
+               "(64 registers); depth 4 unrolled 0.951 ms; 256x16 unrolled 1.162 ms, 128x16 1.195 "
+               "ms, 64x32 16-byte loads 0.981 ms. Earlier, H200, guarded (branch "
+               "compaction-speed2; CUB 0.68-0.69 ms): 128x32 depth 2 0.801 ms (0.85x), depth 4 "
+               "0.843 ms, depth 1 0.975-0.987 ms (77 registers against 40 at depth 2), 256x16 "
+               "depth 2 1.041 ms, 128x24 depth 2 0.974 ms, local-memory group scans 0.896 ms"},
     tuning_row{scan, nvidia_gpus,
-               policy(128, 32, 4),
-               "NVIDIA's OpenCL (group scans and look-back by inline-PTX warp shuffles): H200, "
-               "bench/algo 2026-11-22 (branch compaction-speed2), int32 scan of 2^28 (CUB "
-               "0.68-0.69 ms): 128x32 depth 4 0.863 ms (0.79x; again 0.863 ms), depth 2 0.865 ms, "
-               "depth 1 0.941 ms; the window "
-               "look-back of before 1.045 ms. Earlier, H100: 128x32 1.168 ms, 256x16 1.211 ms; "
-               "512x16 and 256x24 exceed 48 KiB of local memory with 8-byte states"},
+               full_tiles(policy(128, 32, 2), tile_access::wide),
+               "NVIDIA's OpenCL (group scans and look-back by inline-PTX warp shuffles, full "
+               "tiles through 16-byte loads and stores): H100, 2026-11-23 (branch scan-ocl), "
+               "bench/algo int32 scan of 2^28 beside CUB in the same run: 128x32 depth 2 16-byte "
+               "0.891 ms (0.97x CUB 0.867 ms) and 0.894 ms (0.98x), the row before (guarded, "
+               "depth 4) 1.022 ms (0.85x), unrolled 1.151 ms (0.76x). The generated look-back "
+               "kernel alone (zeroing and kernel per call; CUB 0.869-0.883 ms in the same call): "
+               "128x32 depth 2 16-byte 0.896 ms (40 registers, "
+               "-cl-nv-verbose), depth 4 0.952 ms (47); guarded depth 4 (the row before) 1.022 "
+               "ms (48 registers), depth 2 1.033 ms (56); unrolled 4-byte loads 1.147 ms (92 "
+               "registers: NVIDIA's compiler computed a 64-bit local address per item and kept "
+               "them live; written as one address plus constant offsets, 40 registers and 0.909 "
+               "ms); 16-byte at 256x16 0.973 ms, 128x16 0.992 ms, 64x32 0.980 ms, 128x24 "
+               "1.174 ms (72 registers). Earlier, H200, guarded: 128x32 depth 4 0.863 ms, depth 1 "
+               "0.941 ms; 512x16 and 256x24 exceed 48 KiB of local memory with 8-byte states"},
     tuning_row{scan, any_gpu, policy(256, 8),
                "any other GPU: half the NVIDIA tile, for devices with less local memory; "
                "not measured"},
@@ -282,7 +302,10 @@ std::string algorithm_policy::key() const {
     return std::to_string(work_group_size) + "x" + std::to_string(items_per_work_item) + " r" +
            std::to_string(radix_bits) + " sg" + std::to_string(sub_group_size) +
            (staged_writes ? " staged" : " direct") + (ptx_shuffles ? " ptx" : "") +
-           (multi_split ? " multi-split" : "") + " d" + std::to_string(lookback_depth);
+           (multi_split ? " multi-split" : "") + " d" + std::to_string(lookback_depth) +
+           (full_tiles == tile_access::unrolled ? " unrolled"
+            : full_tiles == tile_access::wide   ? " wide"
+                                                : "");
 }
 
 std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size) {

@@ -200,6 +200,50 @@ TEST_P(scan_test, in_place_and_expression_input) {
     });
 }
 
+TEST_P(scan_test, unrolled_and_wide_full_tiles_match_std) {
+    // Full tiles move through unrolled loops or 16-byte accesses where a device's row says so
+    // (guarded loops elsewhere, as every tile of the other tests on CPUs); a part's last tile
+    // always through guarded loops. Int32 loads of four elements evaluate the expression per
+    // lane; int64 ones read and store two; an expression of int32 and int64 vectors cannot be
+    // read in 16-byte loads of either width, so wide tiles load it through guarded loops.
+    using kiln::detail::tile_access;
+    for (const tile_access access : {tile_access::unrolled, tile_access::wide}) {
+        SCOPED_TRACE(access == tile_access::wide ? "16-byte accesses" : "unrolled loops");
+        auto policy = kiln::detail::policy_for(algorithm::scan, device());
+        policy.full_tiles = access;
+        // PoCL takes seconds to compile loops of 64 items unrolled; the text is the same at 8.
+        if (device().is_cpu()) policy.items_per_work_item = 8;
+        const kiln::detail::scoped_algorithm_policy scan_policy(algorithm::scan, policy);
+        on_both_paths([&] {
+            std::vector<std::size_t> counts = sizes<std::int32_t>(false);
+            counts.push_back(4 * counts[4]);
+            for (const std::size_t n : counts) {
+                SCOPED_TRACE("n = " + std::to_string(n));
+                const auto host = random_values<std::int32_t>(n, -1000, 1000, unsigned(n) + 3);
+                kiln::vector<std::int32_t> x(q, host), y(q, n);
+                std::vector<std::int32_t> expected(n);
+                kiln::inclusive_scan(2 * x + 1, y);
+                std::transform_inclusive_scan(host.begin(), host.end(), expected.begin(),
+                                              std::plus<>(),
+                                              [](std::int32_t v) { return 2 * v + 1; });
+                ASSERT_EQ(y.read(), expected);
+
+                const std::vector<std::int64_t> host64(host.begin(), host.end());
+                kiln::vector<std::int64_t> z(q, host64), w(q, n);
+                kiln::exclusive_scan(z, w, std::int64_t{1} << 40);
+                std::vector<std::int64_t> expected64(n);
+                std::exclusive_scan(host64.begin(), host64.end(), expected64.begin(),
+                                    std::int64_t{1} << 40);
+                ASSERT_EQ(w.read(), expected64);
+                kiln::inclusive_scan(z + x, w);
+                std::transform_inclusive_scan(host64.begin(), host64.end(), expected64.begin(),
+                                              std::plus<>(), [](std::int64_t v) { return 2 * v; });
+                ASSERT_EQ(w.read(), expected64);
+            }
+        });
+    }
+}
+
 TEST_P(scan_test, size_mismatch_is_rejected) {
     kiln::vector<float> x(q, 10), y(q, 11);
     EXPECT_THROW(kiln::inclusive_scan(x, y), kiln::invalid_argument_error);

@@ -31,6 +31,7 @@
 #include <string>
 #include <type_traits>
 #include <typeinfo>
+#include <vector>
 
 namespace kiln {
 namespace detail {
@@ -45,10 +46,27 @@ const algorithm_program& scan_program(const device& dev, const Input& input,
                             typeid(Input).name();
     return algorithm_program_for(dev, key, scan_kernel_names(), [&] {
         const declare_input declare = [&](source_builder& b) {
+            using V = typename Input::value_type;
             generator g(b);
-            const std::string value =
-                convert_value<T, typename Input::value_type>(b, input.generate(g));
-            return element_text{.statements = g.statements(), .value = value};
+            const std::string value = convert_value<T, V>(b, input.generate(g));
+            element_text element{.statements = g.statements(), .value = value};
+            // Full tiles read through 16-byte loads: the expression once more per lane.
+            constexpr std::size_t width = width_of<Input>();
+            if constexpr (width == 4 || width == 8) {
+                if (policy.full_tiles == tile_access::wide) {
+                    constexpr unsigned lanes = 16 / width;
+                    std::vector<generator> passes;
+                    passes.reserve(lanes);
+                    for (unsigned lane = 0; lane < lanes; ++lane) {
+                        generator& pass = passes.emplace_back(b, lane, lanes);
+                        const std::string lane_value = convert_value<T, V>(b, input.generate(pass));
+                        element.lanes.push_back({pass.statements(), lane_value});
+                    }
+                    for (const auto& load : passes.front().wide_loads())
+                        element.wide_loads.push_back({load.name, load.wide_type});
+                }
+            }
+            return element;
         };
         return scan_program_source(make_scan_operation<T, Op>(), declare, policy, exclusive);
     });

@@ -62,6 +62,19 @@ enum class scatter_style {
     staged_compaction,
 };
 
+/// One of several consecutive elements computed from 16-byte loads (tile_access::wide): its
+/// statements and value, with `idx` its index.
+struct element_lane {
+    std::vector<std::string> statements{};
+    std::string value{};
+};
+/// A 16-byte load the lanes read from: parameter `name` as `wide_type` (int4, double2...), into
+/// `name`_in.
+struct wide_load {
+    std::string name{};
+    std::string wide_type{};
+};
+
 /// Code computing input element `idx`: statements to run first, then the value's text.
 struct element_text {
     std::vector<std::string> statements{};
@@ -74,6 +87,11 @@ struct element_text {
     /// Staged compaction: the kept value's type and text.
     std::string kept_type{};
     std::string kept_value{};
+    /// The input as lanes.size() consecutive elements read through `wide_loads`, element
+    /// 0 of each at an index that is a multiple of the lane count; empty where the input cannot
+    /// be read so.
+    std::vector<element_lane> lanes{};
+    std::vector<wide_load> wide_loads{};
 };
 /// Declares the input's kernel parameters (after the kernel's own) and returns its element
 /// text; called once per kernel that reads the input.

@@ -30,6 +30,21 @@ enum class algorithm {
 };
 std::string_view to_string(algorithm a) noexcept;
 
+/// How the scan family's tile kernels move tiles that are full (every tile but a part's last)
+/// between global and local memory; a part's last tile always goes through guarded loops.
+enum class tile_access {
+    /// Loops over the work-item's items, each element behind a bounds check: what the last
+    /// tile needs, and what compilers were left to unroll and schedule.
+    guarded,
+    /// Unrolled loops without bounds checks, so that every load of the tile can be in flight at
+    /// once; the work-items' own runs of items are scanned by unrolled loops too.
+    unrolled,
+    /// As unrolled, with 16-byte loads and stores (four 4-byte or two 8-byte elements) where
+    /// the input can be read so (vectors and elementwise expressions of them, see generator's
+    /// lane passes) and the values are scalars; other inputs take the guarded loops.
+    wide,
+};
+
 struct algorithm_policy {
     std::size_t work_group_size = 256;
     std::size_t items_per_work_item = 8;
@@ -53,9 +68,12 @@ struct algorithm_policy {
     /// Scan family, look-back within a sub-group (where group scans shuffle): earlier tiles
     /// each lane reads at once, so that one window covers sub_group_size * lookback_depth.
     std::size_t lookback_depth = 1;
+    /// Scan family: how full tiles are loaded and stored.
+    tile_access full_tiles = tile_access::guarded;
     /// Items a work-group handles per tile: work_group_size * items_per_work_item.
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
-    /// The numbers as text, for program cache keys: "256x16 r0 sg32 staged d1" (" ptx" added).
+    /// The numbers as text, for program cache keys: "256x16 r0 sg32 staged d1" (" ptx" added,
+    /// " unrolled" or " wide" for full tiles other than guarded).
     std::string key() const;
 };
 
