@@ -6,8 +6,8 @@
 // of local memory per group) for the run, to compare rows in one session.
 // KILN_FFT_PIPELINE=MxSxL[s][,...] first times the batched workload with the pipelined pair of
 // passes (fft_pipeline_kernel) in chunks of M MiB, S ring slots, second passes L chunks behind,
-// streaming accesses with a trailing s (0x0x0: without it), where the device may run it, to
-// compare ring shapes in one session.
+// streaming accesses with an s after it, waits per array with an f (0x0x0: without it), where the
+// device may run it, to compare ring shapes in one session.
 //
 // Prints one markdown table: complex float, forward, out of place; time per call (best of
 // batches of back-to-back calls, wall clock), the FFT's nominal rate 5 N log2 N / t, and kiln's
@@ -159,8 +159,10 @@ void sweep_pipeline(const kiln::device& dev, const kiln::queue& q,
         std::getline(items, item, ',');
         std::size_t mib = 0, slots = 0, lag = 0;
         if (std::sscanf(item.c_str(), "%zux%zux%zu", &mib, &slots, &lag) != 3) continue;
-        const bool streaming = item.back() == 's';
-        const kiln::detail::scoped_fft_pipeline_policy policy({mib << 20, slots, lag, streaming});
+        const bool streaming = item.find('s') != std::string::npos;
+        const bool fine = item.find('f') != std::string::npos;
+        const kiln::detail::scoped_fft_pipeline_policy policy(
+            {mib << 20, slots, lag, streaming, fine});
         try {
             const kiln::fft<float> forward(q, sizes, batched->batch);
             const double s = best_seconds_per_call(q, 5, 20, [&] { forward(x, y); });

@@ -588,8 +588,9 @@ event fft_plan::launch_pipeline(const queue& q, const fft_step& step,
     const fft_pipeline_kernel& k = pipeline.kernel;
     // The ring and the counters live until the launch is done (leases return after it).
     temporary_lease ring = temporary_pool::acquire(q, pipeline.ring_elements() * element_bytes_);
-    temporary_lease control = temporary_pool::acquire(q, 4 * (1 + 2 * pipeline.chunks));
-    const event zeroed = control.zero(q, 4 * (1 + 2 * pipeline.chunks), after);
+    const std::size_t counters = 1 + step.work_items / k.second.length + pipeline.chunks;
+    temporary_lease control = temporary_pool::acquire(q, 4 * counters);
+    const event zeroed = control.zero(q, 4 * counters, after);
     std::vector<kernel_argument> args = std::move(inputs);
     args.push_back(buffer_argument(target));
     args.push_back(buffer_argument(tables_.storage()));
@@ -688,7 +689,8 @@ std::shared_ptr<const fft_plan> fft_plan::make(const queue& q, const fft_shape& 
             (length_kernels_forced() ? " lengths" : "") + " register groups " +
             std::to_string(register_pass_limit.load()) + " pipeline " +
             std::to_string(pipeline.chunk_bytes) + "x" + std::to_string(pipeline.slots) + "x" +
-            std::to_string(pipeline.lag) + (pipeline.streaming ? " streaming" : ""));
+            std::to_string(pipeline.lag) + (pipeline.streaming ? " streaming" : "") +
+            (pipeline.fine ? " fine" : ""));
     std::lock_guard lock(mutex);
     if (auto found = plans.find(key); found != plans.end())
         if (auto plan = found->second.lock()) return plan;

@@ -70,7 +70,8 @@ std::vector<fft_step> fft_pipelined(const std::vector<fft_step>& steps,
                               policy.slots,
                               std::clamp<std::size_t>(policy.lag, 1, policy.slots - 1),
                               policy.ptx_fence,
-                              policy.streaming};
+                              policy.streaming,
+                              policy.fine};
         const std::size_t n = k.first.length * k.second.length;
         // Whole tiles per chunk, so that no tile straddles two chunks.
         k.chunk_lines = std::max<std::size_t>(policy.chunk_bytes / (n * element_bytes), 1);
@@ -103,7 +104,8 @@ std::size_t fft_pipeline_kernel::second_tiles() const {
 std::string fft_pipeline_kernel::name() const {
     return "kiln_fft_pipeline" + first.name().substr(13) + "_then" + second.name().substr(13) +
            "_c" + std::to_string(chunk_lines) + "_s" + std::to_string(slots) + "_l" +
-           std::to_string(lag) + (ptx_fence ? "_ptx" : "") + (streaming ? "_cs" : "");
+           std::to_string(lag) + (ptx_fence ? "_ptx" : "") + (streaming ? "_cs" : "") +
+           (fine ? "_f" : "");
 }
 
 std::size_t fft_pipeline_local_bytes(const fft_pipeline_kernel& kernel, bool double_precision) {
@@ -156,16 +158,39 @@ std::string fft_pipeline_source(const fft_pipeline_kernel& k, bool double_precis
            " : second ? round : alone + round;");
     b.line("tile = round >= mixed ? w % " + num(t2) + " : second ? v - " + num(t1) + " : v;");
     b.close();
-    // The second pass reads its chunk once every first-pass tile of it is done; the first pass
-    // overwrites its slot once the second pass has read what the slot held (chunk - slots).
+    // The group's lines of its pass, and (fine) the arrays of n they lie in.
+    const std::size_t l1 = k.first.length, l2 = k.second.length;
+    const std::size_t g1 = k.first.lines_per_group, g2 = k.second.lines_per_group;
+    b.line("const " + ix + " count2 = count / " + num(l2) + " * " + num(l1) + ";");
+    b.line("const " + ix + " tile_first = second ? (" + ix + ")chunk * " + num(k.chunk_lines * l1) +
+           " + (" + ix + ")tile * " + num(g2) + " : (" + ix + ")chunk * " +
+           num(k.chunk_lines * l2) + " + (" + ix + ")tile * " + num(g1) + ";");
+    b.line("const " + ix + " tile_end = second ? min(tile_first + " + num(g2) +
+           ", count2) : min(tile_first + " + num(g1) + ", count);");
+    b.line("const uint per_array = second ? " + num(l1) + " : " + num(l2) + ";");
+    // control: the ticket, then the first pass's progress (fine: lines done per array; else
+    // tiles done per chunk), then the second pass's tiles done per chunk.
+    b.line("global uint* second_done = control + 1u + " +
+           (k.fine ? std::string("count / ") + num(l2) : std::string("chunks")) + ";");
+    // The second pass reads its lines once the first pass has written them (fine: its arrays'
+    // lines; else every first-pass tile of its chunk); the first pass overwrites its slot once
+    // the second pass has read what the slot held (chunk - slots).
     b.line("const uint slot = chunk % " + num(k.slots) + ";");
     b.open("if (lid == 0)");
-    b.open("if (second || chunk >= " + num(k.slots) + ")");
-    b.line("volatile global uint* done = control + 1u + (second ? chunk : chunks + chunk - " +
-           num(k.slots) + ");");
-    b.line("const uint needed = second ? " + num(t1) + " : " + num(t2) + ";");
-    b.line("while (*done < needed) {}");
+    b.open("if (!second && chunk >= " + num(k.slots) + ")");
+    b.line("while (*(volatile global uint*)(second_done + chunk - " + num(k.slots) + ") < " +
+           num(t2) + ") {}");
     b.close();
+    if (k.fine) {
+        b.open("if (second)");
+        b.line("for (uint array = tile_first / " + num(l1) + "; array * " + num(l1) +
+               " < tile_end; ++array) while (*(volatile global uint*)(control + 1u + array) < " +
+               num(l2) + ") {}");
+        b.close();
+    } else {
+        b.line("if (second) while (*(volatile global uint*)(control + 1u + chunk) < " + num(t1) +
+               ") {}");
+    }
     b.line(fence);
     b.close();
     b.line("barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);");
@@ -175,31 +200,29 @@ std::string fft_pipeline_source(const fft_pipeline_kernel& k, bool double_precis
                               ")chunk * " + num(k.chunk_lines * n);
     b.line("const " + ix + " ring_shift = " + shift + ";");
     b.open("if (!second)");
-    b.line("const " + ix + " first = (" + ix + ")chunk * " + num(k.chunk_lines * k.second.length) +
-           " + (" + ix + ")tile * " + num(k.first.lines_per_group) + ";");
-    b.open("");
+    b.line("const " + ix + " first = tile_first;");
     b.line("global " + t.complex + "* out = ring;");
     write_pass_body(b, t, k.first, input_text ? &*input_text : nullptr,
                     {"", "ring_shift", k.streaming, false});
     b.close();
-    b.close();
     b.open("else");
-    b.line("const " + ix + " first = (" + ix + ")chunk * " + num(k.chunk_lines * k.first.length) +
-           " + (" + ix + ")tile * " + num(k.second.lines_per_group) + ";");
-    b.line("const " + ix + " count2 = count / " + num(k.second.length) + " * " +
-           num(k.first.length) + ";");
-    b.open("");
+    b.line("const " + ix + " first = tile_first;");
     b.line("global const " + t.complex + "* in = ring;");
     b.line("const " + ix + " count = count2, b = b2, c = c2, e = e2;");
     b.line("const " + t.real + " scale = scale2;");
     write_pass_body(b, t, k.second, nullptr, {"ring_shift", "", false, k.streaming});
     b.close();
-    b.close();
-    // Every work-item's writes, then one signal for the group behind a device-wide fence.
+    // Every work-item's writes, then the group's signal behind a device-wide fence.
     b.line("barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);");
     b.open("if (lid == 0)");
     b.line(fence);
-    b.line("atomic_inc(control + 1u + (second ? chunks : 0u) + chunk);");
+    b.line("if (second) atomic_inc(second_done + chunk);");
+    if (k.fine)
+        b.line("else for (" + ix + " line = tile_first; line < tile_end;) { const " + ix +
+               " next = min((line / per_array + 1u) * per_array, tile_end); atomic_add(control + "
+               "1u + line / per_array, (uint)(next - line)); line = next; }");
+    else
+        b.line("else atomic_inc(control + 1u + chunk);");
     b.close();
     b.end_kernel();
     return b.str();

@@ -224,7 +224,7 @@ struct fft_pipeline_row {
 
 // clang-format off
 constexpr std::array fft_pipeline_table{
-    fft_pipeline_row{nvidia_opencl, {4u << 20, 8, 1, false, false},
+    fft_pipeline_row{nvidia_opencl, {4u << 20, 8, 1, false, false, false},
                      "NVIDIA GPUs on OpenCL, whose 48 KiB per group split 16384-point lines "
                      "into two passes of 128 (the register pass's 512 work-items refused there, "
                      "docs/fft.md): first guess, to be measured"},

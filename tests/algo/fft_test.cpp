@@ -344,9 +344,9 @@ TEST_P(fft_test, two_passes_pipelined_through_a_ring_are_right) {
     }
     {
         // Second passes 3 chunks behind the first, in 4 slots, with the streaming loads and
-        // stores: 4 chunks (one round of both passes), and 2 (fewer chunks than the lag: first
-        // passes only, then second passes).
-        const kiln::detail::scoped_fft_pipeline_policy lagging({2 * 16384 * 8, 4, 3, true});
+        // stores, each waiting for its own arrays' first pass: 4 chunks (one round of both passes),
+        // and 2 (fewer chunks than the lag: first passes only, then second passes).
+        const kiln::detail::scoped_fft_pipeline_policy lagging({2 * 16384 * 8, 4, 3, true, true});
         check<float>({16384}, 7, false);
         check<float>({16384}, 3, true);
         const auto plan = plan_of(q, 16384, 3, true);
@@ -354,6 +354,7 @@ TEST_P(fft_test, two_passes_pipelined_through_a_ring_are_right) {
         const auto& kernel = plan->steps()[0].pipeline->kernel;
         EXPECT_EQ(kernel.lag, 3u);
         EXPECT_TRUE(kernel.streaming);
+        EXPECT_TRUE(kernel.fine);
     }
     // In place: a chunk's second pass overwrites the input only after its first pass read it.
     const auto host = random_complex<float>(16384 * 5, 5);

@@ -56,6 +56,9 @@ struct fft_pipeline_kernel {
     /// The first pass's loads and the second pass's stores marked as touched once (PTX's .cs,
     /// where ptx_fence), so that the L2 cache evicts them before the ring.
     bool streaming = false;
+    /// The second pass waits for the first pass's lines of its own arrays of n, not of its
+    /// whole chunk.
+    bool fine = false;
     /// The first and the second pass's tiles (work-groups) per chunk.
     std::size_t first_tiles() const;
     std::size_t second_tiles() const;
@@ -112,9 +115,9 @@ std::string fft_pass_source(const std::vector<fft_pass_kernel>& kernels, bool do
 
 /// A program of one fft_pipeline_kernel, whose parameters are a pass kernel's for the first pass
 /// (in, out, table, count, a..e, scale, then the local memory; out is the second pass's target),
-/// then `global T* ring` (slots x chunk_lines x n elements), `global uint* control` (1 + 2 x
-/// chunks counters, zero before the launch), the second pass's b, c, e and scale, and
-/// `chunks`. With `input`, the first pass reads the expression.
+/// then `global T* ring` (slots x chunk_lines x n elements), `global uint* control` (1 +
+/// lines / second.length + chunks counters, zero before the launch), the second pass's b, c, e and
+/// scale, and `chunks`. With `input`, the first pass reads the expression.
 std::string fft_pipeline_source(const fft_pipeline_kernel& kernel, bool double_precision,
                                 bool wide_index, const fft_input_writer* input = nullptr);
 /// Its local memory: the larger of its passes'.
