@@ -4,8 +4,8 @@
 //
 // KILN_FFT_POLICY=WxI replaces the tuning row's FFT policy (W work-items, W x I complex floats
 // of local memory per group) for the run, to compare rows in one session.
-// KILN_FFT_PIPELINE=MxSxL[s][,...] first times the batched workload with the pipelined pair of
-// passes (fft_pipeline_kernel) in chunks of M MiB, S ring slots, second passes L chunks behind,
+// KILN_FFT_PIPELINE=KxSxL[s][f][,...] first times the batched workload with the pipelined pair
+// of passes (fft_pipeline_kernel) in chunks of K KiB, S ring slots, second passes L chunks behind,
 // streaming accesses with an s after it, waits per array with an f (0x0x0: without it), where the
 // device may run it, to compare ring shapes in one session.
 //
@@ -151,18 +151,18 @@ void sweep_pipeline(const kiln::device& dev, const kiln::queue& q,
     kiln::vector<cfloat> y(q, host.size());
     const auto found = cufft.find(batched->name);
     std::printf(
-        "### %s, pipelined passes (KILN_FFT_PIPELINE)\n\n| chunk MiB x slots x lag | kiln | "
+        "### %s, pipelined passes (KILN_FFT_PIPELINE)\n\n| chunk KiB x slots x lag | kiln | "
         "kiln / cuFFT | round-trip error |\n|---|---|---|---|\n",
         batched->name);
     for (std::istringstream items(list); !items.eof();) {
         std::string item;
         std::getline(items, item, ',');
-        std::size_t mib = 0, slots = 0, lag = 0;
-        if (std::sscanf(item.c_str(), "%zux%zux%zu", &mib, &slots, &lag) != 3) continue;
+        std::size_t kib = 0, slots = 0, lag = 0;
+        if (std::sscanf(item.c_str(), "%zux%zux%zu", &kib, &slots, &lag) != 3) continue;
         const bool streaming = item.find('s') != std::string::npos;
         const bool fine = item.find('f') != std::string::npos;
         const kiln::detail::scoped_fft_pipeline_policy policy(
-            {mib << 20, slots, lag, streaming, fine});
+            {kib << 10, slots, lag, streaming, fine});
         try {
             const kiln::fft<float> forward(q, sizes, batched->batch);
             const double s = best_seconds_per_call(q, 5, 20, [&] { forward(x, y); });

@@ -586,11 +586,19 @@ event fft_plan::launch_pipeline(const queue& q, const fft_step& step,
                                 const event& after, const algorithm_program& program) const {
     const fft_pipeline_step& pipeline = *step.pipeline;
     const fft_pipeline_kernel& k = pipeline.kernel;
-    // The ring and the counters live until the launch is done (leases return after it).
+    // The ring lives until the launch is done (the lease returns after it).
     temporary_lease ring = temporary_pool::acquire(q, pipeline.ring_elements() * element_bytes_);
-    const std::size_t counters = 1 + step.work_items / k.second.length + pipeline.chunks;
-    temporary_lease control = temporary_pool::acquire(q, 4 * counters);
-    const event zeroed = control.zero(q, 4 * counters, after);
+    const std::size_t counters = pipeline.counters(step.work_items);
+    buffer<std::uint32_t> control;
+    {
+        std::lock_guard lock(counters_mutex_);
+        buffer<std::uint32_t>& held = counters_[&q.impl()];
+        if (held.size() < counters) {
+            held = buffer<std::uint32_t>(q, counters);
+            held.fill(q, 0, 0, counters);
+        }
+        control = held;
+    }
     std::vector<kernel_argument> args = std::move(inputs);
     args.push_back(buffer_argument(target));
     args.push_back(buffer_argument(tables_.storage()));
@@ -610,7 +618,7 @@ event fft_plan::launch_pipeline(const queue& q, const fft_step& step,
     local.size = fft_pipeline_local_bytes(k, shape_.double_precision);
     args.push_back(local);
     args.push_back(buffer_argument(ring.bytes().storage()));
-    args.push_back(buffer_argument(control.bytes().storage()));
+    args.push_back(buffer_argument(control.storage()));
     for (std::size_t i : {1, 2, 4}) index(pipeline.second_values[i]);
     real(pipeline.second_scale);
     args.push_back(make_argument(static_cast<std::uint32_t>(pipeline.chunks)));
@@ -618,9 +626,8 @@ event fft_plan::launch_pipeline(const queue& q, const fft_step& step,
     const std::size_t groups = pipeline.chunks * (k.first_tiles() + k.second_tiles());
     const event done = program.kernel(step.kernel)
                            .bind(std::move(args))
-                           .launch(q, groups * group, group, {}, zeroed);
+                           .launch(q, groups * group, group, {}, after);
     ring.release_after(q, done);
-    control.release_after(q, done);
     return done;
 }
 

@@ -50,6 +50,10 @@ void define_streaming(source_builder& b, const fft_source::fft_types& t, bool pt
 
 }  // namespace
 
+std::size_t fft_pipeline_step::counters(std::size_t lines) const {
+    return 2 + (kernel.fine ? lines / kernel.second.length : chunks) + chunks;
+}
+
 std::size_t fft_pipeline_step::ring_elements() const {
     return kernel.slots * kernel.chunk_lines * kernel.first.length * kernel.second.length;
 }
@@ -126,7 +130,7 @@ std::string fft_pipeline_source(const fft_pipeline_kernel& k, bool double_precis
         begin_pass_kernel(b, t, k.first, input, k.name());
     b.parameter("local " + t.complex + "* data");
     b.parameter("global " + t.complex + "* ring");
-    b.parameter("global uint* control");  // ticket, then each chunk's done tiles of each pass
+    b.parameter("global uint* control");  // fft_pipeline_counters of them
     for (const char* p : {"b2", "c2", "e2"}) b.parameter(ix + " " + p);
     b.parameter(t.real + " scale2");
     b.parameter("uint chunks");
@@ -168,9 +172,10 @@ std::string fft_pipeline_source(const fft_pipeline_kernel& k, bool double_precis
     b.line("const " + ix + " tile_end = second ? min(tile_first + " + num(g2) +
            ", count2) : min(tile_first + " + num(g1) + ", count);");
     b.line("const uint per_array = second ? " + num(l1) + " : " + num(l2) + ";");
-    // control: the ticket, then the first pass's progress (fine: lines done per array; else
-    // tiles done per chunk), then the second pass's tiles done per chunk.
-    b.line("global uint* second_done = control + 1u + " +
+    // control: the ticket, the finished groups, the first pass's progress (fine: lines done per
+    // array; else tiles done per chunk), then the second pass's tiles done per chunk.
+    b.line("global uint* first_done = control + 2u;");
+    b.line("global uint* second_done = first_done + " +
            (k.fine ? std::string("count / ") + num(l2) : std::string("chunks")) + ";");
     // The second pass reads its lines once the first pass has written them (fine: its arrays'
     // lines; else every first-pass tile of its chunk); the first pass overwrites its slot once
@@ -184,11 +189,11 @@ std::string fft_pipeline_source(const fft_pipeline_kernel& k, bool double_precis
     if (k.fine) {
         b.open("if (second)");
         b.line("for (uint array = tile_first / " + num(l1) + "; array * " + num(l1) +
-               " < tile_end; ++array) while (*(volatile global uint*)(control + 1u + array) < " +
+               " < tile_end; ++array) while (*(volatile global uint*)(first_done + array) < " +
                num(l2) + ") {}");
         b.close();
     } else {
-        b.line("if (second) while (*(volatile global uint*)(control + 1u + chunk) < " + num(t1) +
+        b.line("if (second) while (*(volatile global uint*)(first_done + chunk) < " + num(t1) +
                ") {}");
     }
     b.line(fence);
@@ -219,11 +224,18 @@ std::string fft_pipeline_source(const fft_pipeline_kernel& k, bool double_precis
     b.line("if (second) atomic_inc(second_done + chunk);");
     if (k.fine)
         b.line("else for (" + ix + " line = tile_first; line < tile_end;) { const " + ix +
-               " next = min((line / per_array + 1u) * per_array, tile_end); atomic_add(control + "
-               "1u + line / per_array, (uint)(next - line)); line = next; }");
+               " next = min((line / per_array + 1u) * per_array, tile_end); atomic_add("
+               "first_done + line / per_array, (uint)(next - line)); line = next; }");
     else
-        b.line("else atomic_inc(control + 1u + chunk);");
+        b.line("else atomic_inc(first_done + chunk);");
+    // The last group to finish sets the counters back to zero for the queue's next launch
+    // (every other group is past its last use of them).
+    b.line("kiln_ticket[0] = atomic_inc(control + 1u) + 1u == chunks * " + num(t1 + t2) + ";");
     b.close();
+    b.local_barrier();
+    b.line("const uint counters = (uint)(second_done - control) + chunks;");
+    b.line("if (kiln_ticket[0]) for (uint i = lid; i < counters; i += " +
+           num(k.first.work_group_size) + ") control[i] = 0;");
     b.end_kernel();
     return b.str();
 }

@@ -224,10 +224,15 @@ struct fft_pipeline_row {
 
 // clang-format off
 constexpr std::array fft_pipeline_table{
-    fft_pipeline_row{nvidia_opencl, {4u << 20, 8, 1, false, false, false},
+    fft_pipeline_row{nvidia_opencl, {1u << 20, 16, 4, true, true, false},
                      "NVIDIA GPUs on OpenCL, whose 48 KiB per group split 16384-point lines "
                      "into two passes of 128 (the register pass's 512 work-items refused there, "
-                     "docs/fft.md): first guess, to be measured"},
+                     "docs/fft.md). H100, fft_bench KILN_FFT_PIPELINE sweep, 2026-11-23, 1024 x "
+                     "16384 (cuFFT 0.117 ms; two separate passes 0.197 ms): chunk MiB x slots x "
+                     "lag, s streaming, f per-array waits: 1x16x4sf 0.156 ms, 2x12x6sf 0.160, "
+                     "1x24x12sf 0.162, 2x8x1f 0.166, 4x8x1f 0.169, 4x8x4sf 0.171, 4x8x1 0.178, "
+                     "4x8x4s 0.183, 8x4x2sf 0.184, 4x8x4 0.199 (with a fill of the counters "
+                     "before each launch, since dropped)"},
 };
 // clang-format on
 bool local_memory_group_scans = false;

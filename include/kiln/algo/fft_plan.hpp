@@ -16,7 +16,9 @@
 #include <kiln/runtime/event.hpp>
 #include <kiln/runtime/program.hpp>
 #include <kiln/runtime/queue.hpp>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,6 +49,8 @@ struct fft_pipeline_step {
     std::size_t chunks = 0;
     /// The ring's elements: slots x chunk_lines lines of n.
     std::size_t ring_elements() const;
+    /// The kernel's counters (uint) for a first pass of `lines` lines.
+    std::size_t counters(std::size_t lines) const;
 };
 
 /// One kernel launch (or a copy, when kernel is empty) of a plan: an element-wise kernel of the
@@ -176,6 +180,10 @@ class fft_plan {
     buffer<std::byte> tables_;
     std::size_t work_elements_ = 0;  // per Bluestein work buffer
     std::vector<fft_step> out_of_place_, in_place_;
+    // Pipeline steps' counters, per queue: zero between launches (the kernel's last group
+    // resets them), so that a launch needs no fill before it; launches on one queue take turns.
+    mutable std::mutex counters_mutex_;
+    mutable std::map<const queue_impl*, buffer<std::uint32_t>> counters_;
 };
 
 }  // namespace kiln::detail
