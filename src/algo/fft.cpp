@@ -336,16 +336,6 @@ std::vector<fft_step> chain(const std::vector<stage>& stages, bool in_place) {
     return steps;
 }
 
-kernel_argument buffer_argument(const buffer_storage& storage) {
-    kernel_argument arg;
-    arg.what = kernel_argument::kind::buffer;
-    arg.memory = storage.shared_memory();
-    arg.buffer_device = storage.device();
-    arg.buffer_mode = storage.mode();
-    arg.size = storage.bytes();
-    return arg;
-}
-
 std::string describe(const fft_shape& shape) {
     std::string text = shape.double_precision ? "double" : "float";
     for (std::size_t n : shape.sizes) text.append(" ").append(std::to_string(n));
@@ -354,6 +344,16 @@ std::string describe(const fft_shape& shape) {
 }
 
 }  // namespace
+
+kernel_argument fft_buffer_argument(const buffer_storage& storage) {
+    kernel_argument arg;
+    arg.what = kernel_argument::kind::buffer;
+    arg.memory = storage.shared_memory();
+    arg.buffer_device = storage.device();
+    arg.buffer_mode = storage.mode();
+    arg.size = storage.bytes();
+    return arg;
+}
 
 scoped_wide_fft_indices::scoped_wide_fft_indices() : previous_(force_wide_indices.exchange(true)) {}
 scoped_wide_fft_indices::~scoped_wide_fft_indices() {
@@ -539,7 +539,7 @@ event fft_plan::run_steps(const queue& q, const std::vector<fft_step>& steps,
                                           done, program);
             continue;
         }
-        done = step.pipeline ? launch_pipeline(q, step, {buffer_argument(storage(step.source))},
+        done = step.pipeline ? launch_pipeline(q, step, {fft_buffer_argument(storage(step.source))},
                                                storage(step.target), done, *step.program)
                              : launch(q, step, storage(step.source), storage(step.target), done);
     }
@@ -550,7 +550,7 @@ event fft_plan::run_steps(const queue& q, const std::vector<fft_step>& steps,
 
 event fft_plan::launch(const queue& q, const fft_step& step, const buffer_storage& source,
                        const buffer_storage& target, const event& after) const {
-    return launch(q, step, {buffer_argument(source)}, target, after,
+    return launch(q, step, {fft_buffer_argument(source)}, target, after,
                   step.program ? *step.program : *program_);
 }
 
@@ -558,8 +558,8 @@ event fft_plan::launch(const queue& q, const fft_step& step, std::vector<kernel_
                        const buffer_storage& target, const event& after,
                        const algorithm_program& program) const {
     std::vector<kernel_argument> args = std::move(inputs);
-    args.push_back(buffer_argument(target));
-    args.push_back(buffer_argument(tables_.storage()));
+    args.push_back(fft_buffer_argument(target));
+    args.push_back(fft_buffer_argument(tables_.storage()));
     const auto index = [&](std::uint64_t value) {
         args.push_back(wide_index_ ? make_argument(value)
                                    : make_argument(static_cast<std::uint32_t>(value)));
@@ -579,56 +579,6 @@ event fft_plan::launch(const queue& q, const fft_step& step, std::vector<kernel_
     const std::size_t per_group = step.pass ? step.pass->lines_per_group : work_group_size;
     const std::size_t global = (step.work_items + per_group - 1) / per_group * group;
     return program.kernel(step.kernel).bind(std::move(args)).launch(q, global, group, {}, after);
-}
-
-event fft_plan::launch_pipeline(const queue& q, const fft_step& step,
-                                std::vector<kernel_argument> inputs, const buffer_storage& target,
-                                const event& after, const algorithm_program& program) const {
-    const fft_pipeline_step& pipeline = *step.pipeline;
-    const fft_pipeline_kernel& k = pipeline.kernel;
-    // The ring lives until the launch is done (the lease returns after it).
-    temporary_lease ring = temporary_pool::acquire(q, pipeline.ring_elements() * element_bytes_);
-    const std::size_t counters = pipeline.counters(step.work_items);
-    buffer<std::uint32_t> control;
-    {
-        std::lock_guard lock(counters_mutex_);
-        buffer<std::uint32_t>& held = counters_[&q.impl()];
-        if (held.size() < counters) {
-            held = buffer<std::uint32_t>(q, counters);
-            held.fill(q, 0, 0, counters);
-        }
-        control = held;
-    }
-    std::vector<kernel_argument> args = std::move(inputs);
-    args.push_back(buffer_argument(target));
-    args.push_back(buffer_argument(tables_.storage()));
-    const auto index = [&](std::uint64_t value) {
-        args.push_back(wide_index_ ? make_argument(value)
-                                   : make_argument(static_cast<std::uint32_t>(value)));
-    };
-    const auto real = [&](double value) {
-        args.push_back(shape_.double_precision ? make_argument(value)
-                                               : make_argument(static_cast<float>(value)));
-    };
-    index(step.work_items);
-    for (std::uint64_t value : step.values) index(value);
-    real(step.scale);
-    kernel_argument local;
-    local.what = kernel_argument::kind::local;
-    local.size = fft_pipeline_local_bytes(k, shape_.double_precision);
-    args.push_back(local);
-    args.push_back(buffer_argument(ring.bytes().storage()));
-    args.push_back(buffer_argument(control.storage()));
-    for (std::size_t i : {1, 2, 4}) index(pipeline.second_values[i]);
-    real(pipeline.second_scale);
-    args.push_back(make_argument(static_cast<std::uint32_t>(pipeline.chunks)));
-    const std::size_t group = k.first.work_group_size;
-    const std::size_t groups = pipeline.chunks * (k.first_tiles() + k.second_tiles());
-    const event done = program.kernel(step.kernel)
-                           .bind(std::move(args))
-                           .launch(q, groups * group, group, {}, after);
-    ring.release_after(q, done);
-    return done;
 }
 
 // The sizes of a real transform's arrays: d x c x n, n contiguous, half = n / 2 + 1.

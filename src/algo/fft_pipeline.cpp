@@ -1,9 +1,12 @@
 // The FFT's pipelined pair of passes: one kernel that does both passes of a line in chunks, the
-// data between them in a ring small enough to stay in the L2 cache.
+// data between them in a ring small enough to stay in the L2 cache; its kernel, plan and launch.
 #include <algorithm>
+#include <kiln/algo/algorithm_program.hpp>
 #include <kiln/algo/fft_kernels.hpp>
 #include <kiln/algo/fft_plan.hpp>
+#include <kiln/algo/temporary_pool.hpp>
 #include <kiln/detail/source_builder.hpp>
+#include <kiln/runtime/program.hpp>
 #include <string>
 
 #include "fft_kernel_parts.hpp"
@@ -238,6 +241,56 @@ std::string fft_pipeline_source(const fft_pipeline_kernel& k, bool double_precis
            num(k.first.work_group_size) + ") control[i] = 0;");
     b.end_kernel();
     return b.str();
+}
+
+event fft_plan::launch_pipeline(const queue& q, const fft_step& step,
+                                std::vector<kernel_argument> inputs, const buffer_storage& target,
+                                const event& after, const algorithm_program& program) const {
+    const fft_pipeline_step& pipeline = *step.pipeline;
+    const fft_pipeline_kernel& k = pipeline.kernel;
+    // The ring lives until the launch is done (the lease returns after it).
+    temporary_lease ring = temporary_pool::acquire(q, pipeline.ring_elements() * element_bytes_);
+    const std::size_t counters = pipeline.counters(step.work_items);
+    buffer<std::uint32_t> control;
+    {
+        std::lock_guard lock(counters_mutex_);
+        buffer<std::uint32_t>& held = counters_[&q.impl()];
+        if (held.size() < counters) {
+            held = buffer<std::uint32_t>(q, counters);
+            held.fill(q, 0, 0, counters);
+        }
+        control = held;
+    }
+    std::vector<kernel_argument> args = std::move(inputs);
+    args.push_back(fft_buffer_argument(target));
+    args.push_back(fft_buffer_argument(tables_.storage()));
+    const auto index = [&](std::uint64_t value) {
+        args.push_back(wide_index_ ? make_argument(value)
+                                   : make_argument(static_cast<std::uint32_t>(value)));
+    };
+    const auto real = [&](double value) {
+        args.push_back(shape_.double_precision ? make_argument(value)
+                                               : make_argument(static_cast<float>(value)));
+    };
+    index(step.work_items);
+    for (std::uint64_t value : step.values) index(value);
+    real(step.scale);
+    kernel_argument local;
+    local.what = kernel_argument::kind::local;
+    local.size = fft_pipeline_local_bytes(k, shape_.double_precision);
+    args.push_back(local);
+    args.push_back(fft_buffer_argument(ring.bytes().storage()));
+    args.push_back(fft_buffer_argument(control.storage()));
+    for (std::size_t i : {1, 2, 4}) index(pipeline.second_values[i]);
+    real(pipeline.second_scale);
+    args.push_back(make_argument(static_cast<std::uint32_t>(pipeline.chunks)));
+    const std::size_t group = k.first.work_group_size;
+    const std::size_t groups = pipeline.chunks * (k.first_tiles() + k.second_tiles());
+    const event done = program.kernel(step.kernel)
+                           .bind(std::move(args))
+                           .launch(q, groups * group, group, {}, after);
+    ring.release_after(q, done);
+    return done;
 }
 
 }  // namespace kiln::detail

@@ -227,12 +227,14 @@ constexpr std::array fft_pipeline_table{
     fft_pipeline_row{nvidia_opencl, {1u << 20, 16, 4, true, true, false},
                      "NVIDIA GPUs on OpenCL, whose 48 KiB per group split 16384-point lines "
                      "into two passes of 128 (the register pass's 512 work-items refused there, "
-                     "docs/fft.md). H100, fft_bench KILN_FFT_PIPELINE sweep, 2026-11-23, 1024 x "
-                     "16384 (cuFFT 0.117 ms; two separate passes 0.197 ms): chunk MiB x slots x "
-                     "lag, s streaming, f per-array waits: 1x16x4sf 0.156 ms, 2x12x6sf 0.160, "
-                     "1x24x12sf 0.162, 2x8x1f 0.166, 4x8x1f 0.169, 4x8x4sf 0.171, 4x8x1 0.178, "
-                     "4x8x4s 0.183, 8x4x2sf 0.184, 4x8x4 0.199 (with a fill of the counters "
-                     "before each launch, since dropped)"},
+                     "docs/fft.md). H100, fft_bench KILN_FFT_PIPELINE sweeps, 1024 x 16384, "
+                     "chunk KiB x slots x lag, s streaming, f per-array waits. 2026-11-23 (cuFFT "
+                     "0.117 ms, two separate passes 0.197): 1024x16x4sf 0.154 ms, 2048x12x4sf "
+                     "0.152, 2048x8x3sf 0.152, 1024x24x6sf 0.153, 512x32x8sf 0.153, 1024x16x2sf "
+                     "0.157, 1024x16x4f 0.160, 1024x16x4s 0.161, 512x24x4sf 0.162, 1024x12x4sf "
+                     "0.164, 512x16x4sf 0.198. An earlier sweep with a fill of the counters "
+                     "before each launch: 1024x16x4sf 0.156, 2048x12x6sf 0.160, 2048x8x1f "
+                     "0.166, 4096x8x1 0.178, 4096x8x4 0.199, 8192x4x2sf 0.184"},
 };
 // clang-format on
 bool local_memory_group_scans = false;
