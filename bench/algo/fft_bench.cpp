@@ -4,6 +4,10 @@
 //
 // KILN_FFT_POLICY=WxI replaces the tuning row's FFT policy (W work-items, W x I complex floats
 // of local memory per group) for the run, to compare rows in one session.
+// KILN_FFT_PIPELINE=KxSxL[s][f][,...] first times the batched workload with the pipelined pair
+// of passes (fft_pipeline_kernel) in chunks of K KiB, S ring slots, second passes L chunks behind,
+// streaming accesses with an s after it, waits per array with an f (0x0x0: without it), where the
+// device may run it, to compare ring shapes in one session.
 //
 // Prints one markdown table: complex float, forward, out of place; time per call (best of
 // batches of back-to-back calls, wall clock), the FFT's nominal rate 5 N log2 N / t, and kiln's
@@ -134,6 +138,46 @@ void print_kernels(const kiln::device& dev, const fft_workloads::workload& w,
     }
 }
 
+/// The batched workload under each pipeline shape of `list` ("MxS,MxS..."), with its kernels.
+void sweep_pipeline(const kiln::device& dev, const kiln::queue& q,
+                    const std::map<std::string, double>& cufft, const char* list) {
+    const fft_workloads::workload* batched = nullptr;
+    for (const auto& w : fft_workloads::all)
+        if (w.batch > 1) batched = &w;
+    if (!batched) return;
+    const std::vector<cfloat> host = workload_input(batched->elements());
+    const std::vector<std::size_t> sizes(batched->sizes, batched->sizes + batched->rank);
+    const kiln::vector<cfloat> x(q, host);
+    kiln::vector<cfloat> y(q, host.size());
+    const auto found = cufft.find(batched->name);
+    std::printf(
+        "### %s, pipelined passes (KILN_FFT_PIPELINE)\n\n| chunk KiB x slots x lag | kiln | "
+        "kiln / cuFFT | round-trip error |\n|---|---|---|---|\n",
+        batched->name);
+    for (std::istringstream items(list); !items.eof();) {
+        std::string item;
+        std::getline(items, item, ',');
+        std::size_t kib = 0, slots = 0, lag = 0;
+        if (std::sscanf(item.c_str(), "%zux%zux%zu", &kib, &slots, &lag) != 3) continue;
+        const bool streaming = item.find('s') != std::string::npos;
+        const bool fine = item.find('f') != std::string::npos;
+        const kiln::detail::scoped_fft_pipeline_policy policy(
+            {kib << 10, slots, lag, streaming, fine});
+        try {
+            const kiln::fft<float> forward(q, sizes, batched->batch);
+            const double s = best_seconds_per_call(q, 5, 20, [&] { forward(x, y); });
+            std::printf("| %s | %.3f ms | %.2fx | %.2g |\n", item.c_str(), s * 1e3,
+                        found != cufft.end() ? s / found->second : 0.0,
+                        round_trip_error(q, *batched, y, host));
+            print_kernels(dev, *batched, host, 5);
+        } catch (const std::exception& e) {
+            std::printf("| %s | failed: %s |\n", item.c_str(), e.what());
+        }
+        std::fflush(stdout);
+    }
+    std::printf("\n");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -155,6 +199,8 @@ int main(int argc, char** argv) {
             std::printf("(FFT policy %zux%zu from KILN_FFT_POLICY)\n\n", group, items);
         }
     }
+
+    if (const char* list = std::getenv("KILN_FFT_PIPELINE")) sweep_pipeline(dev, q, cufft, list);
 
     std::printf("### kiln::fft, %s (%s), complex float, forward, out of place\n\n",
                 dev.name().c_str(), std::string(kiln::to_string(dev.backend())).c_str());

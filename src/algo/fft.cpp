@@ -336,16 +336,6 @@ std::vector<fft_step> chain(const std::vector<stage>& stages, bool in_place) {
     return steps;
 }
 
-kernel_argument buffer_argument(const buffer_storage& storage) {
-    kernel_argument arg;
-    arg.what = kernel_argument::kind::buffer;
-    arg.memory = storage.shared_memory();
-    arg.buffer_device = storage.device();
-    arg.buffer_mode = storage.mode();
-    arg.size = storage.bytes();
-    return arg;
-}
-
 std::string describe(const fft_shape& shape) {
     std::string text = shape.double_precision ? "double" : "float";
     for (std::size_t n : shape.sizes) text.append(" ").append(std::to_string(n));
@@ -354,6 +344,16 @@ std::string describe(const fft_shape& shape) {
 }
 
 }  // namespace
+
+kernel_argument fft_buffer_argument(const buffer_storage& storage) {
+    kernel_argument arg;
+    arg.what = kernel_argument::kind::buffer;
+    arg.memory = storage.shared_memory();
+    arg.buffer_device = storage.device();
+    arg.buffer_mode = storage.mode();
+    arg.size = storage.bytes();
+    return arg;
+}
 
 scoped_wide_fft_indices::scoped_wide_fft_indices() : previous_(force_wide_indices.exchange(true)) {}
 scoped_wide_fft_indices::~scoped_wide_fft_indices() {
@@ -399,8 +399,9 @@ fft_plan::fft_plan(const queue& q, fft_shape shape)
             }
             stride *= n;
         }
-        out_of_place_ = chain(stages, false);
-        in_place_ = chain(stages, true);
+        const fft_pipeline_policy pipeline = fft_pipeline_policy_for(q.device());
+        out_of_place_ = fft_pipelined(chain(stages, false), pipeline, element_bytes_);
+        in_place_ = fft_pipelined(chain(stages, true), pipeline, element_bytes_);
         work_elements_ = builder.work_elements;
 
         wide_index_ =
@@ -413,7 +414,14 @@ fft_plan::fft_plan(const queue& q, fft_shape shape)
         const std::string types = key_types(shape_.double_precision, wide_index_);
         for (std::vector<fft_step>* steps : {&out_of_place_, &in_place_})
             for (fft_step& step : *steps)
-                if (step.pass)
+                if (step.pipeline)
+                    step.program = &algorithm_program_for(
+                        q.device(), "fft pipeline " + types + " " + step.kernel, {step.kernel},
+                        [&] {
+                            return fft_pipeline_source(step.pipeline->kernel,
+                                                       shape_.double_precision, wide_index_);
+                        });
+                else if (step.pass)
                     step.program = &algorithm_program_for(
                         q.device(), "fft pass " + types + " " + step.kernel, {step.kernel}, [&] {
                             return fft_pass_source({*step.pass}, shape_.double_precision,
@@ -457,8 +465,9 @@ event fft_plan::run(const queue& q, const buffer_storage& input,
 }
 
 bool fft_plan::fuses_input() const noexcept {
-    return !out_of_place_.empty() && (out_of_place_.front().pass.has_value() ||
-                                      out_of_place_.front().kernel == fft_chirp_in_kernel);
+    if (out_of_place_.empty()) return false;
+    const fft_step& first = out_of_place_.front();
+    return first.pass || first.pipeline || first.kernel == fft_chirp_in_kernel;
 }
 
 event fft_plan::run(const queue& q, const fft_input_expression& input,
@@ -516,15 +525,23 @@ event fft_plan::run_steps(const queue& q, const std::vector<fft_step>& steps,
                 "fft pass " + key_types(shape_.double_precision, wide_index_) + " " + step.kernel +
                     " input " + expression->key,
                 {step.kernel}, [&] {
-                    return step.pass ? fft_pass_source({*step.pass}, shape_.double_precision,
-                                                       wide_index_, &expression->write)
-                                     : fft_chirp_in_source(shape_.double_precision, wide_index_,
-                                                           expression->write);
+                    return step.pipeline
+                               ? fft_pipeline_source(step.pipeline->kernel, shape_.double_precision,
+                                                     wide_index_, &expression->write)
+                           : step.pass ? fft_pass_source({*step.pass}, shape_.double_precision,
+                                                         wide_index_, &expression->write)
+                                       : fft_chirp_in_source(shape_.double_precision, wide_index_,
+                                                             expression->write);
                 });
-            done = launch(q, step, expression->arguments, storage(step.target), done, program);
+            done = step.pipeline ? launch_pipeline(q, step, expression->arguments,
+                                                   storage(step.target), done, program)
+                                 : launch(q, step, expression->arguments, storage(step.target),
+                                          done, program);
             continue;
         }
-        done = launch(q, step, storage(step.source), storage(step.target), done);
+        done = step.pipeline ? launch_pipeline(q, step, {fft_buffer_argument(storage(step.source))},
+                                               storage(step.target), done, *step.program)
+                             : launch(q, step, storage(step.source), storage(step.target), done);
     }
     for (temporary_lease* lease : {&scratch[0], &scratch[1], &work[0], &work[1]})
         if (!lease->empty()) lease->release_after(q, done);
@@ -533,7 +550,7 @@ event fft_plan::run_steps(const queue& q, const std::vector<fft_step>& steps,
 
 event fft_plan::launch(const queue& q, const fft_step& step, const buffer_storage& source,
                        const buffer_storage& target, const event& after) const {
-    return launch(q, step, {buffer_argument(source)}, target, after,
+    return launch(q, step, {fft_buffer_argument(source)}, target, after,
                   step.program ? *step.program : *program_);
 }
 
@@ -541,8 +558,8 @@ event fft_plan::launch(const queue& q, const fft_step& step, std::vector<kernel_
                        const buffer_storage& target, const event& after,
                        const algorithm_program& program) const {
     std::vector<kernel_argument> args = std::move(inputs);
-    args.push_back(buffer_argument(target));
-    args.push_back(buffer_argument(tables_.storage()));
+    args.push_back(fft_buffer_argument(target));
+    args.push_back(fft_buffer_argument(tables_.storage()));
     const auto index = [&](std::uint64_t value) {
         args.push_back(wide_index_ ? make_argument(value)
                                    : make_argument(static_cast<std::uint32_t>(value)));
@@ -619,13 +636,18 @@ std::shared_ptr<const fft_plan> fft_plan::make(const queue& q, const fft_shape& 
         throw invalid_argument_error(call,
                                      "the device has no double precision: " + q.device().name());
 
+    const fft_pipeline_policy pipeline = fft_pipeline_policy_for(q.device());
     static std::mutex mutex;
     static std::map<std::pair<const device_impl*, std::string>, std::weak_ptr<const fft_plan>>
         plans;
     const auto key = std::make_pair(
-        &q.device().impl(), describe(shape) + (wide_indices_forced() ? " wide" : "") +
-                                (length_kernels_forced() ? " lengths" : "") + " register groups " +
-                                std::to_string(register_pass_limit.load()));
+        &q.device().impl(),
+        describe(shape) + (wide_indices_forced() ? " wide" : "") +
+            (length_kernels_forced() ? " lengths" : "") + " register groups " +
+            std::to_string(register_pass_limit.load()) + " pipeline " +
+            std::to_string(pipeline.chunk_bytes) + "x" + std::to_string(pipeline.slots) + "x" +
+            std::to_string(pipeline.lag) + (pipeline.streaming ? " streaming" : "") +
+            (pipeline.fine ? " fine" : ""));
     std::lock_guard lock(mutex);
     if (auto found = plans.find(key); found != plans.end())
         if (auto plan = found->second.lock()) return plan;

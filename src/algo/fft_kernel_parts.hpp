@@ -34,16 +34,34 @@ std::string rotated(const fft_types& t, const std::string& v, std::size_t e, std
 void load_input(source_builder& b, const fft_input_text* input, const std::string& target,
                 const std::string& index);
 
+/// Text added to a pass's global element offsets (empty: nothing): where a pass reads or writes
+/// a window of the lines (fft_pipeline_kernel's ring) rather than the whole array. Streaming:
+/// global loads of `in` and stores to `out` go through kiln_fft_load_cs and kiln_fft_store_cs
+/// (fft_pipeline_kernel::streaming).
+struct line_shifts {
+    std::string in, out;
+    bool streaming_loads = false, streaming_stores = false;
+};
+
 /// The global offsets of the group's line g (the pass's line first + g): `in_line` of its first
 /// input, `out_line` of its first output, and `line_k`, its position among the c sub-transform
 /// elements (its twiddles), declared for the code that follows.
-void line_offsets(source_builder& b, const fft_types& t, const fft_pass_kernel& k);
+void line_offsets(source_builder& b, const fft_types& t, const fft_pass_kernel& k,
+                  const line_shifts& shifts = {});
+
+/// The radix stages of a pass through local memory (fft_kernels.cpp's write_pass_kernel) for the
+/// group's lines first + g, with `first`, `lid`, `in`, `out`, `table`, `data`, count, a to e and
+/// scale in scope; `input` (may be null) replaces `in` for the first stage.
+void write_pass_body(source_builder& b, const fft_types& t, const fft_pass_kernel& k,
+                     const fft_input_text* input, const line_shifts& shifts);
 
 /// The signature every pass kernel shares (parameters as described at write_pass_kernel in
-/// fft_kernels.cpp), with an input expression's parameters in place of `in`.
+/// fft_kernels.cpp), with an input expression's parameters in place of `in`; named k.name()
+/// unless `name` is given.
 std::optional<fft_input_text> begin_pass_kernel(source_builder& b, const fft_types& t,
                                                 const fft_pass_kernel& k,
-                                                const fft_input_writer* input);
+                                                const fft_input_writer* input,
+                                                const std::string& name = {});
 
 /// A pass whose line stays in registers and crosses local memory a part at a time between its
 /// stages (fft_pass_kernel::exchange_rounds; fft_register_pass.cpp).

@@ -133,16 +133,22 @@ struct stage_ends {
     // Work-items take neighbouring lines (else neighbouring butterflies of one line): for the
     // ends in global memory, whichever neighbours them there.
     bool lines_fastest;
+    line_shifts shifts;
 };
 
-void line_offsets(source_builder& b, const fft_types& t, const fft_pass_kernel& k) {
+void line_offsets(source_builder& b, const fft_types& t, const fft_pass_kernel& k,
+                  const line_shifts& shifts) {
     const std::string& ix = t.index;
+    const auto shifted = [](const std::string& shift) {
+        return shift.empty() ? std::string() : " + " + shift;
+    };
     b.line("const " + ix + " line = first + g;");
     b.line("const " + ix + " inner = line % d, line_j = (line / d) % b, rest = line / d / b;");
     b.line("const " + ix + " line_k = line_j % c;");
-    b.line("const " + ix + " in_line = rest * a * d + line_j * d + inner;");
+    b.line("const " + ix + " in_line = rest * a * d + line_j * d + inner" + shifted(shifts.in) +
+           ";");
     b.line("const " + ix + " out_line = rest * a * d + ((line_j - line_k) * " +
-           std::to_string(k.length) + "u + line_k) * d + inner;");
+           std::to_string(k.length) + "u + line_k) * d + inner" + shifted(shifts.out) + ";");
 }
 
 // w_cL^x = w_cL^(x mod L) w_cL^(L floor(x / L)), from the pass's two tables after a first pass.
@@ -175,7 +181,7 @@ void write_stage(source_builder& b, const fft_types& t, const fft_pass_kernel& k
             open_guard(b, true,
                        (partial ? "beta < " + std::to_string(total) + "u && " : std::string()) +
                            "first + g < count");
-            line_offsets(b, t, k);
+            line_offsets(b, t, k, ends.shifts);
         } else {
             open_guard(b, partial, "beta < " + std::to_string(total) + "u");
         }
@@ -210,7 +216,9 @@ void write_stage(source_builder& b, const fft_types& t, const fft_pass_kernel& k
                 b.line(t.complex + " " + value + ";");
                 load_input(b, input, value, "in_line + (" + t.index + ")" + i + " * load_step");
             } else if (ends.from_global) {
-                value = "in[in_line + (" + t.index + ")" + i + " * load_step]";
+                const std::string at = "in_line + (" + t.index + ")" + i + " * load_step";
+                value = ends.shifts.streaming_loads ? "kiln_fft_load_cs(in + " + at + ")"
+                                                    : "in[" + at + "]";
             }
             if (load_twiddles || done > 1) value = twiddles.times(value, r);
             b.line("const " + t.complex + " " + name + " = " + value + ";");
@@ -230,9 +238,11 @@ void write_stage(source_builder& b, const fft_types& t, const fft_pass_kernel& k
             const std::string i = "((j - k) * " + std::to_string(radix) + "u + k + " +
                                   std::to_string(m * done) + "u)";
             const std::string o = "o" + std::to_string(u) + "_" + std::to_string(m);
-            if (ends.to_global)
-                b.line("out[out_line + (" + t.index + ")" + i +
-                       " * store_step] = kiln_fft_scaled(" + o + ", scale);");
+            const std::string at = "out_line + (" + t.index + ")" + i + " * store_step";
+            if (ends.to_global && ends.shifts.streaming_stores)
+                b.line("kiln_fft_store_cs(out + " + at + ", kiln_fft_scaled(" + o + ", scale));");
+            else if (ends.to_global)
+                b.line("out[" + at + "] = kiln_fft_scaled(" + o + ", scale);");
             else
                 b.line("data[" + local_position(k, "g", i) + "] = " + o + ";");
         }
@@ -244,8 +254,9 @@ void write_stage(source_builder& b, const fft_types& t, const fft_pass_kernel& k
 
 std::optional<fft_input_text> begin_pass_kernel(source_builder& b, const fft_types& t,
                                                 const fft_pass_kernel& k,
-                                                const fft_input_writer* input) {
-    b.begin_kernel(k.name(), k.work_group_size);
+                                                const fft_input_writer* input,
+                                                const std::string& name) {
+    b.begin_kernel(name.empty() ? k.name() : name, k.work_group_size);
     std::optional<fft_input_text> text;
     if (input)
         text = (*input)(b);
@@ -295,6 +306,24 @@ void write_direct_pass_kernel(source_builder& b, const fft_types& t, const fft_p
     b.end_kernel();
 }
 
+void write_pass_body(source_builder& b, const fft_types& t, const fft_pass_kernel& k,
+                     const fft_input_text* input, const line_shifts& shifts) {
+    b.line("const " + t.index + " load_step = b * d, store_step = c * d;");
+    std::size_t done = 1;
+    for (std::size_t s = 0; s < k.radices.size(); ++s) {
+        const bool first = s == 0, last = s + 1 == k.radices.size();
+        // A single stage's loads and stores go the same way: its butterflies are whole lines.
+        const bool lines_fastest = first  ? k.load_lines_fastest
+                                   : last ? k.store_lines_fastest
+                                          : false;
+        b.open("");
+        write_stage(b, t, k, k.radices[s], done, {first, last, lines_fastest, shifts},
+                    first ? input : nullptr);
+        b.close();
+        done *= k.radices[s];
+    }
+}
+
 // One Stockham pass of length L = k.length over every line of a strided batch: one global read
 // and one write per element. The first radix stage loads its butterflies' inputs straight into
 // registers and the last stores its outputs straight from them; only the exchanges between
@@ -306,27 +335,13 @@ void write_direct_pass_kernel(source_builder& b, const fft_types& t, const fft_p
 // t combines L sub-transforms of length c into one of length c L, in the natural order.
 void write_pass_kernel(source_builder& b, const fft_types& t, const fft_pass_kernel& k,
                        const fft_input_writer* input) {
-    const std::string& ix = t.index;
     const std::optional<fft_input_text> input_text = begin_pass_kernel(b, t, k, input);
     if (k.radices.size() > 1) b.parameter("local " + t.complex + "* data");
     b.begin_body();
     b.line("const uint lid = " + source_builder::local_id() + ";");
-    b.line("const " + ix + " first = (" + ix + ")get_group_id(0) * " +
+    b.line("const " + t.index + " first = (" + t.index + ")get_group_id(0) * " +
            std::to_string(k.lines_per_group) + "u;");
-    b.line("const " + ix + " load_step = b * d, store_step = c * d;");
-    std::size_t done = 1;
-    for (std::size_t s = 0; s < k.radices.size(); ++s) {
-        const bool first = s == 0, last = s + 1 == k.radices.size();
-        // A single stage's loads and stores go the same way: its butterflies are whole lines.
-        const bool lines_fastest = first  ? k.load_lines_fastest
-                                   : last ? k.store_lines_fastest
-                                          : false;
-        b.open("");
-        write_stage(b, t, k, k.radices[s], done, {first, last, lines_fastest},
-                    first && input_text ? &*input_text : nullptr);
-        b.close();
-        done *= k.radices[s];
-    }
+    write_pass_body(b, t, k, input_text ? &*input_text : nullptr, {});
     b.end_kernel();
 }
 

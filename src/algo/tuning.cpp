@@ -21,6 +21,7 @@ constexpr device_class any_cpu{std::nullopt, device_type::cpu, "", 0, 0};
 // Through CUDA or NVIDIA's OpenCL alike: the platform or vendor name says NVIDIA.
 constexpr device_class nvidia_gpus{std::nullopt, device_type::gpu, "nvidia", 0, 0};
 constexpr device_class nvidia_cuda{backend_kind::cuda, device_type::gpu, "nvidia", 0, 0};
+constexpr device_class nvidia_opencl{backend_kind::opencl, device_type::gpu, "nvidia", 0, 0};
 
 constexpr algorithm_policy policy(std::size_t work_group_size, std::size_t items_per_work_item,
                                   std::size_t lookback_depth = 1) {
@@ -233,6 +234,29 @@ std::string lower(std::string_view text) {
 std::mutex override_mutex;
 std::array<std::optional<algorithm_policy>, 8> policy_overrides;
 std::optional<bool> progress_override;
+std::optional<fft_pipeline_policy> pipeline_override;
+
+struct fft_pipeline_row {
+    device_class devices;
+    fft_pipeline_policy policy;
+    std::string_view provenance;
+};
+
+// clang-format off
+constexpr std::array fft_pipeline_table{
+    fft_pipeline_row{nvidia_opencl, {1u << 20, 16, 4, true, true, false},
+                     "NVIDIA GPUs on OpenCL, whose 48 KiB per group split 16384-point lines "
+                     "into two passes of 128 (the register pass's 512 work-items refused there, "
+                     "docs/fft.md). H100, fft_bench KILN_FFT_PIPELINE sweeps, 1024 x 16384, "
+                     "chunk KiB x slots x lag, s streaming, f per-array waits. 2026-11-23 (cuFFT "
+                     "0.117 ms, two separate passes 0.197): 1024x16x4sf 0.154 ms, 2048x12x4sf "
+                     "0.152, 2048x8x3sf 0.152, 1024x24x6sf 0.153, 512x32x8sf 0.153, 1024x16x2sf "
+                     "0.157, 1024x16x4f 0.160, 1024x16x4s 0.161, 512x24x4sf 0.162, 1024x12x4sf "
+                     "0.164, 512x16x4sf 0.198. An earlier sweep with a fill of the counters "
+                     "before each launch: 1024x16x4sf 0.156, 2048x12x6sf 0.160, 2048x8x1f "
+                     "0.166, 4096x8x1 0.178, 4096x8x4 0.199, 8192x4x2sf 0.184"},
+};
+// clang-format on
 bool local_memory_group_scans = false;
 
 }  // namespace
@@ -359,6 +383,37 @@ bool groups_make_progress(const device& dev) {
         if (progress_override) return *progress_override;
     }
     return device_quirks_for(dev.properties()).groups_make_progress;
+}
+
+fft_pipeline_policy fft_pipeline_policy_for(const device& dev) {
+    const device_quirks quirks = device_quirks_for(dev.properties());
+    // Groups wait for earlier groups' signals: they must make progress, and a fence must order
+    // the data before the signal (the inline-PTX one where OpenCL C's does not).
+    const bool ptx_fence = !quirks.global_fence_orders_device && quirks.inline_ptx_warp_shuffles;
+    if (!groups_make_progress(dev) || !(quirks.global_fence_orders_device || ptx_fence)) return {};
+    fft_pipeline_policy chosen;
+    {
+        std::lock_guard lock(override_mutex);
+        if (pipeline_override) chosen = *pipeline_override;
+    }
+    if (!chosen.chunk_bytes)
+        for (const fft_pipeline_row& row : fft_pipeline_table)
+            if (matches(row.devices, dev) && !pipeline_override) {
+                chosen = row.policy;
+                break;
+            }
+    chosen.ptx_fence = ptx_fence;
+    return chosen;
+}
+
+scoped_fft_pipeline_policy::scoped_fft_pipeline_policy(fft_pipeline_policy policy) {
+    std::lock_guard lock(override_mutex);
+    previous_ = std::exchange(pipeline_override, policy);
+}
+
+scoped_fft_pipeline_policy::~scoped_fft_pipeline_policy() {
+    std::lock_guard lock(override_mutex);
+    pipeline_override = previous_;
 }
 
 bool global_fence_orders_device(const device& dev) {

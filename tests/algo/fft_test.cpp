@@ -308,6 +308,77 @@ TEST_P(fft_test, lines_take_two_passes_where_the_register_pass_kernel_refuses_it
     EXPECT_EQ(plan->steps().size(), 2u);
 }
 
+bool has_pipeline(const kiln::detail::fft_plan& plan) {
+    const auto& steps = plan.steps();
+    return std::any_of(steps.begin(), steps.end(), [](const kiln::detail::fft_step& step) {
+        return step.pipeline.has_value();
+    });
+}
+
+TEST_P(fft_test, two_passes_pipelined_through_a_ring_are_right) {
+    // NVIDIA's OpenCL takes 16384-point lines in two passes of 128 (its register pass refused):
+    // one kernel does both, chunk by chunk, the lines between the passes in a ring. Forced here
+    // with chunks of 2 lines in 2 slots, so that groups wait for a chunk's first pass and for
+    // the slot they overwrite, and the last chunk of an odd batch is half empty; then with the
+    // second passes further behind. CPUs run it
+    // with their groups promised to make progress (PoCL runs each group to its end once it
+    // started, and a group waits only for groups that started before it).
+    const kiln::detail::scoped_fft_length_kernels length_kernels;
+    const kiln::detail::scoped_algorithm_policy opencl_row(kiln::detail::algorithm::fft, {256, 16});
+    const kiln::detail::scoped_fft_register_pass_limit limit(256);
+    const kiln::detail::scoped_forward_progress progress(true);
+    {
+        const kiln::detail::scoped_fft_pipeline_policy off({0, 0});
+        EXPECT_FALSE(has_pipeline(*plan_of(q, 16384, 12, false)));
+    }
+    const kiln::detail::scoped_fft_pipeline_policy pipeline({2 * 16384 * 8, 2});
+    if (kiln::detail::fft_pipeline_policy_for(device()).chunk_bytes == 0)
+        GTEST_SKIP() << "no fence orders writes across this device's groups";
+    check<float>({16384}, 12, false);
+    check<float>({16384}, 7, true);
+    for (const bool inverse : {false, true}) {
+        const auto plan = plan_of(q, 16384, 12, inverse);
+        ASSERT_EQ(plan->steps().size(), 1u);
+        ASSERT_TRUE(plan->steps()[0].pipeline.has_value());
+        EXPECT_EQ(plan->steps()[0].pipeline->chunks, 6u);
+    }
+    {
+        // An input expression, read by the first pass.
+        const auto host = random_complex<float>(16384 * 4, 3);
+        const kiln::vector<std::complex<float>> x(q, host);
+        const kiln::fft<float> forward(q, {16384}, 4);
+        const kiln::vector<std::complex<float>> y = forward(2.0f * x);
+        std::vector<cdouble> expected = reference(host, {16384}, 4, false);
+        for (cdouble& z : expected) z *= 2.0;
+        EXPECT_LE(relative_l2_error(y.read(), expected), tolerance<float>(16384));
+    }
+    {
+        // Second passes 3 chunks behind the first, in 4 slots, with the streaming loads and
+        // stores, each waiting for its own arrays' first pass: 4 chunks (one round of both passes),
+        // and 2 (fewer chunks than the lag: first passes only, then second passes).
+        const kiln::detail::scoped_fft_pipeline_policy lagging({2 * 16384 * 8, 4, 3, true, true});
+        check<float>({16384}, 7, false);
+        check<float>({16384}, 3, true);
+        const auto plan = plan_of(q, 16384, 3, true);
+        ASSERT_TRUE(plan->steps()[0].pipeline.has_value());
+        const auto& kernel = plan->steps()[0].pipeline->kernel;
+        EXPECT_EQ(kernel.lag, 3u);
+        EXPECT_TRUE(kernel.streaming);
+        EXPECT_TRUE(kernel.fine);
+    }
+    // In place: a chunk's second pass overwrites the input only after its first pass read it.
+    // Twice with one plan, whose second launch must find its counters set back to zero (left
+    // as they were, every group would find its tile past the end and skip it).
+    const auto host = random_complex<float>(16384 * 5, 5);
+    const auto expected = reference(host, {16384}, 5, false);
+    const kiln::fft<float> forward(q, {16384}, 5);
+    for (int round = 0; round < 2; ++round) {
+        kiln::vector<std::complex<float>> x(q, host);
+        forward(x, x);
+        EXPECT_LE(relative_l2_error(x.read(), expected), tolerance<float>(16384)) << round;
+    }
+}
+
 TEST_P(fft_test, forward_then_inverse_in_place_gives_the_input_back) {
     for (const auto& sizes : std::vector<std::vector<std::size_t>>{
              {1}, {2}, {97}, {4096}, {10007}, {480, 640}, {6, 10, 14}}) {

@@ -40,6 +40,31 @@ struct fft_pass_kernel {
     std::string name() const;
 };
 
+/// Two passes through local memory that make whole lines (the first with nothing done before
+/// it, the second finishing the line: first.length x second.length points), done by one kernel
+/// in chunks of `chunk_lines` lines, so that the data between them stays in the L2 cache
+/// instead of crossing DRAM twice. Work-groups number themselves in the order they start (a
+/// global ticket) and take, chunk by chunk, the first pass's tiles of chunk r, then the second
+/// pass's tiles of chunk r - `lag`; the first pass writes its chunk into slot r mod `slots` of a
+/// ring buffer, and a group waits (spins) until the tiles it reads or overwrites are done. Needs
+/// groups that make progress (groups_make_progress). `ptx_fence`: the fences between groups are
+/// inline PTX (NVIDIA's OpenCL, whose global mem_fence does not order writes across groups).
+struct fft_pipeline_kernel {
+    fft_pass_kernel first, second;
+    std::size_t chunk_lines = 1, slots = 2, lag = 1;
+    bool ptx_fence = false;
+    /// The first pass's loads and the second pass's stores marked as touched once (PTX's .cs,
+    /// where ptx_fence), so that the L2 cache evicts them before the ring.
+    bool streaming = false;
+    /// The second pass waits for the first pass's lines of its own arrays of n, not of its
+    /// whole chunk.
+    bool fine = false;
+    /// The first and the second pass's tiles (work-groups) per chunk.
+    std::size_t first_tiles() const;
+    std::size_t second_tiles() const;
+    std::string name() const;
+};
+
 /// The pass kernel of a power-of-two line of n elements longer than `local_elements` that a
 /// group holds in registers (exchange_rounds > 0), or nothing where it does not fit.
 std::optional<fft_pass_kernel> fft_register_pass(std::size_t n, bool inverse, bool double_precision,
@@ -87,6 +112,16 @@ std::string fft_expand_source(bool double_precision, bool wide_index,
 /// expression instead of `in` (the first pass of a plan given an expression).
 std::string fft_pass_source(const std::vector<fft_pass_kernel>& kernels, bool double_precision,
                             bool wide_index, const fft_input_writer* input = nullptr);
+
+/// A program of one fft_pipeline_kernel, whose parameters are a pass kernel's for the first pass
+/// (in, out, table, count, a..e, scale, then the local memory; out is the second pass's target),
+/// then `global T* ring` (slots x chunk_lines x n elements), `global uint* control` (1 +
+/// lines / second.length + chunks counters, zero before the launch), the second pass's b, c, e and
+/// scale, and `chunks`. With `input`, the first pass reads the expression.
+std::string fft_pipeline_source(const fft_pipeline_kernel& kernel, bool double_precision,
+                                bool wide_index, const fft_input_writer* input = nullptr);
+/// Its local memory: the larger of its passes'.
+std::size_t fft_pipeline_local_bytes(const fft_pipeline_kernel& kernel, bool double_precision);
 
 }  // namespace kiln::detail
 #pragma GCC visibility pop

@@ -10,12 +10,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <kiln/algo/fft_kernels.hpp>
+#include <kiln/algo/tuning.hpp>
 #include <kiln/runtime/buffer.hpp>
 #include <kiln/runtime/device.hpp>
 #include <kiln/runtime/event.hpp>
 #include <kiln/runtime/program.hpp>
 #include <kiln/runtime/queue.hpp>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +40,19 @@ struct fft_shape {
 /// The buffers a step reads and writes.
 enum class fft_buffer : std::uint8_t { input, output, scratch0, scratch1, work0, work1 };
 
+/// A step that does two passes in one pipelined kernel (fft_pipeline_kernel): the second pass's
+/// integer parameters and scale (the step's own are the first pass's) and the number of chunks.
+struct fft_pipeline_step {
+    fft_pipeline_kernel kernel;
+    std::vector<std::uint64_t> second_values;
+    double second_scale = 1;
+    std::size_t chunks = 0;
+    /// The ring's elements: slots x chunk_lines lines of n.
+    std::size_t ring_elements() const;
+    /// The kernel's counters (uint) for a first pass of `lines` lines.
+    std::size_t counters(std::size_t lines) const;
+};
+
 /// One kernel launch (or a copy, when kernel is empty) of a plan: an element-wise kernel of the
 /// shared program, or a pass kernel (`pass`) of its own program, one group per
 /// pass->lines_per_group of `work_items` lines.
@@ -47,8 +63,18 @@ struct fft_step {
     std::vector<std::uint64_t> values;  // the kernel's integer parameters, in order
     double scale = 1;
     std::optional<fft_pass_kernel> pass = std::nullopt;
-    const algorithm_program* program = nullptr;  // the pass kernel's, once built
+    const algorithm_program* program = nullptr;                // the pass kernel's, once built
+    std::optional<fft_pipeline_step> pipeline = std::nullopt;  // when kernel is a pipeline's
 };
+
+/// A buffer as an argument of the plan's kernel launches.
+kernel_argument fft_buffer_argument(const buffer_storage& storage);
+
+/// `steps` with each pair of passes that make whole contiguous lines (a line's first and last
+/// pass, one after the other) replaced by one fft_pipeline_kernel step under `policy`, where
+/// it applies: several chunks of chunk_bytes of lines (element_bytes: the complex size).
+std::vector<fft_step> fft_pipelined(const std::vector<fft_step>& steps,
+                                    const fft_pipeline_policy& policy, std::size_t element_bytes);
 
 /// While one lives, plans made use 64-bit element indices, as plans of more than 2^32 elements
 /// do: lets tests run that path on small data.
@@ -145,6 +171,10 @@ class fft_plan {
     event launch(const queue& q, const fft_step& step, std::vector<kernel_argument> inputs,
                  const buffer_storage& target, const event& after,
                  const algorithm_program& program) const;
+    /// The launch of a pipeline step (fft_pipeline_step), with its ring and zeroed counters.
+    event launch_pipeline(const queue& q, const fft_step& step, std::vector<kernel_argument> inputs,
+                          const buffer_storage& target, const event& after,
+                          const algorithm_program& program) const;
 
     fft_shape shape_;
     std::size_t element_bytes_;
@@ -153,6 +183,10 @@ class fft_plan {
     buffer<std::byte> tables_;
     std::size_t work_elements_ = 0;  // per Bluestein work buffer
     std::vector<fft_step> out_of_place_, in_place_;
+    // Pipeline steps' counters, per queue: zero between launches (the kernel's last group
+    // resets them), so that a launch needs no fill before it; launches on one queue take turns.
+    mutable std::mutex counters_mutex_;
+    mutable std::map<const queue_impl*, buffer<std::uint32_t>> counters_;
 };
 
 }  // namespace kiln::detail

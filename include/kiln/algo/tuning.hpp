@@ -153,6 +153,34 @@ class scoped_algorithm_policy {
     std::optional<algorithm_policy> previous_;
 };
 
+/// FFT lines of two passes through local memory done by one kernel in chunks, the data between
+/// the passes in a ring that stays in the L2 cache (fft_pipeline_kernel): chunk_bytes of lines
+/// per chunk, `slots` chunks in the ring, second passes `lag` chunks behind the first (1 to
+/// slots - 1). chunk_bytes 0: not used. `ptx_fence`: fences between groups as inline PTX (set
+/// from the device, not the table).
+struct fft_pipeline_policy {
+    std::size_t chunk_bytes = 0, slots = 0, lag = 1;
+    bool streaming = false;  ///< fft_pipeline_kernel::streaming
+    bool fine = false;       ///< fft_pipeline_kernel::fine
+    bool ptx_fence = false;
+};
+/// The pipeline's policy on `dev`: the table's, or the test override's; chunk_bytes 0 where the
+/// device's groups do not make progress or no fence orders writes across its groups.
+fft_pipeline_policy fft_pipeline_policy_for(const device& dev);
+
+/// Test and benchmark only: while alive, fft_pipeline_policy_for answers `policy` (its
+/// ptx_fence still from the device) wherever the pipeline may run.
+class scoped_fft_pipeline_policy {
+  public:
+    explicit scoped_fft_pipeline_policy(fft_pipeline_policy policy);
+    ~scoped_fft_pipeline_policy();
+    scoped_fft_pipeline_policy(const scoped_fft_pipeline_policy&) = delete;
+    scoped_fft_pipeline_policy& operator=(const scoped_fft_pipeline_policy&) = delete;
+
+  private:
+    std::optional<fft_pipeline_policy> previous_;
+};
+
 /// Test-only: while alive, groups_make_progress answers `value` for every device, e.g. to run
 /// the look-back path on a device where it is safe but not promised. Restores when destroyed.
 class scoped_forward_progress {
