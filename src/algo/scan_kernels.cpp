@@ -60,13 +60,30 @@ class scan_writer {
         return element;
     }
 
-    /// Local arrays of a tile kernel (OpenCL C wants them at kernel scope).
+    /// Local arrays of a tile kernel (OpenCL C wants them at kernel scope). A compaction's
+    /// counts are 0 or 1 per element, so its tile holds them as bytes (converted on read): a
+    /// quarter of a 4-byte tile, which leaves room for more groups per compute unit beside the
+    /// staged kept values. Padded by one word per 32 words, so that work-items reading their
+    /// ITEMS consecutive bytes fall on different banks.
     void declare_tile_arrays(const element_text& element) {
-        b_.local_array(t_, "kiln_tile", "KILN_PADDED_TILE");
+        if (byte_counts(element)) {
+            b_.define("flag_pad",
+                      "#define KILN_FLAG_PAD(i) ((i) + (((i) >> 7) << 2))\n"
+                      "#define KILN_PADDED_FLAGS (TILE + ((TILE >> 7) << 2))");
+            b_.local_array("uchar", "kiln_flags", "KILN_PADDED_FLAGS");
+        } else {
+            b_.local_array(t_, "kiln_tile", "KILN_PADDED_TILE");
+        }
         b_.local_array(t_, "kiln_scan", "2 * WG");
-        if (staged(element, scatter_style::staged_compaction))
+        if (byte_counts(element))
             b_.local_array(element.kept_type, "kiln_kept", "KILN_PADDED_TILE");
         b_.line("const uint lid = " + source_builder::local_id() + ";");
+    }
+
+    /// The tile's scanned input at local index `i`, as the scan's type.
+    std::string tile_at(const element_text& element, const std::string& i) const {
+        if (byte_counts(element)) return "((" + t_ + ")kiln_flags[KILN_FLAG_PAD(" + i + ")])";
+        return "kiln_tile[KILN_PAD(" + i + ")]";
     }
 
     /// Loads tile `tile` (coalesced, through the expression), scans each work-item's items and
@@ -79,9 +96,12 @@ class scan_writer {
         b_.open("if (k < valid)");
         b_.line("const ulong idx = base + k;");
         for (const auto& statement : element.statements) b_.line(statement);
-        b_.line("kiln_tile[KILN_PAD(k)] = " + element.value + ";");
-        if (staged(element, scatter_style::staged_compaction))
+        if (byte_counts(element)) {
+            b_.line("kiln_flags[KILN_FLAG_PAD(k)] = (uchar)(" + element.value + ");");
             b_.line("kiln_kept[KILN_PAD(k)] = " + element.kept_value + ";");
+        } else {
+            b_.line("kiln_tile[KILN_PAD(k)] = " + element.value + ";");
+        }
         b_.close();
         b_.close();
         b_.local_barrier();
@@ -89,9 +109,9 @@ class scan_writer {
         b_.line(
             "const uint count = first < valid ? (valid - first < ITEMS ? valid - first : "
             "ITEMS) : 0;");
-        b_.line(t_ + " acc = kiln_tile[KILN_PAD(first < valid ? first : 0)];");
+        b_.line(t_ + " acc = " + tile_at(element, "first < valid ? first : 0") + ";");
         b_.open("for (uint j = 1; j < count; ++j)");
-        b_.line("acc = " + combine("acc", "kiln_tile[KILN_PAD(first + j)]") + ";");
+        b_.line("acc = " + combine("acc", tile_at(element, "first + j")) + ";");
         b_.close();
         scanned_at_ = group_scan("acc");
         b_.line("const " + t_ + " aggregate = kiln_scan[" + scanned_at_ +
@@ -100,7 +120,7 @@ class scan_writer {
 
     /// Writes the tile's results given its prefix (tile_has_prefix, tile_prefix).
     void store(const element_text& element) {
-        if (staged(element, scatter_style::staged_compaction)) return store_compaction();
+        if (byte_counts(element)) return store_compaction();
         b_.line("int have = tile_has_prefix;");
         b_.line(t_ + " running = tile_prefix;");
         b_.open("if (lid > 0)");
@@ -151,7 +171,7 @@ class scan_writer {
         b_.line("uint kiln_rank = kiln_before;");
         b_.line("#pragma unroll");
         b_.open("for (uint j = 0; j < ITEMS; ++j)");
-        b_.open("if (j < count && kiln_tile[KILN_PAD(first + j)] != 0)");
+        b_.open("if (j < count && kiln_flags[KILN_FLAG_PAD(first + j)] != 0)");
         b_.line("const uint r = kiln_rank++;");
         b_.line(kept + "[KILN_PAD(r)] = kiln_mine[j];");
         b_.close();
@@ -383,8 +403,9 @@ class scan_writer {
                 op_.components);
     }
 
-    bool staged(const element_text& element, scatter_style style) const {
-        return scatter_ && element.style == style;
+    /// Stream compaction staging its kept values, with its counts' tile as bytes.
+    bool byte_counts(const element_text& element) const {
+        return scatter_ && element.style == scatter_style::staged_compaction;
     }
 
     /// The flag of a state word.

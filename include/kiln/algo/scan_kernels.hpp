@@ -58,7 +58,8 @@ enum class scatter_style {
     per_element,
     /// Stream compaction: each tile gathers its kept values (`kept_value`, of `kept_type`,
     /// loaded with the flags) in local memory and writes them at once, coalesced, to
-    /// kiln_out[count - carry] while below kiln_capacity. The scanned values are counts.
+    /// kiln_out[count - carry] while below kiln_capacity. The scanned values are counts, 0 or 1
+    /// per element (the tile holds them as bytes).
     staged_compaction,
 };
 
