@@ -65,8 +65,9 @@ class scan_writer {
     /// quarter of a 4-byte tile, which leaves room for more groups per compute unit beside the
     /// staged kept values. Padded by one word per 32 words, so that work-items reading their
     /// ITEMS consecutive bytes fall on different banks.
+    /// A flag-and-payload input's tile is split the same way (see element_text::compose).
     void declare_tile_arrays(const element_text& element) {
-        if (byte_counts(element)) {
+        if (byte_counts(element) || split_tile(element)) {
             b_.define("flag_pad",
                       "#define KILN_FLAG_PAD(i) ((i) + (((i) >> 7) << 2))\n"
                       "#define KILN_PADDED_FLAGS (TILE + ((TILE >> 7) << 2))");
@@ -74,6 +75,8 @@ class scan_writer {
         } else {
             b_.local_array(t_, "kiln_tile", "KILN_PADDED_TILE");
         }
+        if (split_tile(element))
+            b_.local_array(element.payload_type, "kiln_payload", "KILN_PADDED_TILE");
         b_.local_array(t_, "kiln_scan", "2 * WG");
         if (byte_counts(element))
             b_.local_array(element.kept_type, "kiln_kept", "KILN_PADDED_TILE");
@@ -83,6 +86,9 @@ class scan_writer {
     /// The tile's scanned input at local index `i`, as the scan's type.
     std::string tile_at(const element_text& element, const std::string& i) const {
         if (byte_counts(element)) return "((" + t_ + ")kiln_flags[KILN_FLAG_PAD(" + i + ")])";
+        if (split_tile(element))
+            return element.compose("kiln_flags[KILN_FLAG_PAD(" + i + ")]",
+                                   "kiln_payload[KILN_PAD(" + i + ")]");
         return "kiln_tile[KILN_PAD(" + i + ")]";
     }
 
@@ -99,6 +105,9 @@ class scan_writer {
         if (byte_counts(element)) {
             b_.line("kiln_flags[KILN_FLAG_PAD(k)] = (uchar)(" + element.value + ");");
             b_.line("kiln_kept[KILN_PAD(k)] = " + element.kept_value + ";");
+        } else if (split_tile(element)) {
+            b_.line("kiln_flags[KILN_FLAG_PAD(k)] = (uchar)(" + element.flag + ");");
+            b_.line("kiln_payload[KILN_PAD(k)] = " + element.payload + ";");
         } else {
             b_.line("kiln_tile[KILN_PAD(k)] = " + element.value + ";");
         }
@@ -131,7 +140,7 @@ class scan_writer {
         b_.close();
         // Each work-item rewrites only its own items: no barrier before.
         b_.open("for (uint j = 0; j < count; ++j)");
-        b_.line("const " + t_ + " x = kiln_tile[KILN_PAD(first + j)];");
+        b_.line("const " + t_ + " x = " + tile_at(element, "first + j") + ";");
         if (scatter_) {
             b_.line("const int had = have;");
             b_.line("const " + t_ + " before = running;");
@@ -406,6 +415,11 @@ class scan_writer {
     /// Stream compaction staging its kept values, with its counts' tile as bytes.
     bool byte_counts(const element_text& element) const {
         return scatter_ && element.style == scatter_style::staged_compaction;
+    }
+
+    /// A scattering input given as a flag and a payload, its tile split in two arrays.
+    bool split_tile(const element_text& element) const {
+        return scatter_ && static_cast<bool>(element.compose);
     }
 
     /// The flag of a state word.

@@ -75,6 +75,14 @@ struct element_text {
     /// Staged compaction: the kept value's type and text.
     std::string kept_type{};
     std::string kept_value{};
+    /// Scattering inputs whose value is made of a 0/1 flag and a payload (reduce by key: run
+    /// heads and values) may give those instead of `value`: the tile then keeps the flag as a
+    /// byte and the payload as `payload_type`, and `compose(flag, payload)` rebuilds the value
+    /// where it is read, so that the tile takes fewer bytes per element than the value.
+    std::string flag{};
+    std::string payload_type{};
+    std::string payload{};
+    std::function<std::string(const std::string&, const std::string&)> compose{};
 };
 /// Declares the input's kernel parameters (after the kernel's own) and returns its element
 /// text; called once per kernel that reads the input.
