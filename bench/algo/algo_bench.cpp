@@ -4,7 +4,8 @@
 //                (defaults 28 26 28 on GPUs, 24 22 24 on CPUs; KILN_DEVICE picks the device;
 //                GxI replaces the tuning table's scan, select and reduce_by_key policies by
 //                work-groups of G items with I items each, to measure candidates for the table;
-//                GxI,GxI,GxI gives each its own; GxIdM also sets the look-back depth M)
+//                GxI,GxI,GxI gives each its own; GxIdM also sets the look-back depth M,
+//                GxIdMb also keeps compaction and reduce_by_key flags as bytes)
 //
 // Prints one markdown table: inclusive_scan of int32, reduce_by_key over runs of 8 (int32 keys
 // and values, sum), copy_if keeping half of the int32 elements; time per call (best of batches
@@ -91,7 +92,9 @@ int main(int argc, char** argv) {
                 std::strtoul(shape, nullptr, 10),
                 std::strtoul(std::strchr(shape, 'x') + 1, &rest, 10)};
             // GxIdM: look-back lanes read M earlier tiles at once.
-            if (*rest == 'd') policy.lookback_depth = std::strtoul(rest + 1, nullptr, 10);
+            if (*rest == 'd') policy.lookback_depth = std::strtoul(rest + 1, &rest, 10);
+            // GxIdMb: compaction flags as bytes rather than ballot words.
+            if (*rest == 'b') policy.ballot_flags = false;
             candidate.push_back(std::make_unique<kiln::detail::scoped_algorithm_policy>(a, policy));
             if (const char* next = std::strchr(shape, ',')) shape = next + 1;
         }

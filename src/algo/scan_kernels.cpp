@@ -481,7 +481,8 @@ class scan_writer {
 
     flag_storage flags_of(const element_text& element) const {
         if (!byte_counts(element) && !split_tile(element)) return flag_storage::none;
-        return policy_.sub_group_size == 32 && policy_.items_per_work_item <= 32
+        return policy_.ballot_flags && policy_.sub_group_size == 32 &&
+                       policy_.items_per_work_item <= 32
                    ? flag_storage::ballots
                    : flag_storage::bytes;
     }

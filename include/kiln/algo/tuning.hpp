@@ -53,9 +53,14 @@ struct algorithm_policy {
     /// Scan family, look-back within a sub-group (where group scans shuffle): earlier tiles
     /// each lane reads at once, so that one window covers sub_group_size * lookback_depth.
     std::size_t lookback_depth = 1;
+    /// Compaction and reduce_by_key, where sub-groups of 32 exist (and at most 32 items per
+    /// work-item): each sub-group's 32 consecutive 0/1 flags become one word by a ballot. false:
+    /// the tile holds one byte per flag, as on devices without sub-groups.
+    bool ballot_flags = true;
     /// Items a work-group handles per tile: work_group_size * items_per_work_item.
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
-    /// The numbers as text, for program cache keys: "256x16 r0 sg32 staged d1" (" ptx" added).
+    /// The numbers as text, for program cache keys: "256x16 r0 sg32 staged d1" (" ptx" and
+    /// " bytes" added).
     std::string key() const;
 };
 
