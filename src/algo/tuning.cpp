@@ -40,6 +40,12 @@ constexpr algorithm_policy radix(std::size_t work_group_size, std::size_t items_
             .multi_split = multi_split};
 }
 
+/// Compaction and reduce_by_key flags held as bytes where warps could ballot them into words.
+constexpr algorithm_policy byte_flags(algorithm_policy p) {
+    p.ballot_flags = false;
+    return p;
+}
+
 /// The earlier compaction kernels: each work-item writes its own kept elements.
 constexpr algorithm_policy direct_writes(algorithm_policy p) {
     p.staged_writes = false;
@@ -77,6 +83,15 @@ constexpr std::array table{
     tuning_row{scan, any_device, policy(64, 4),
                "anything else: small and safe, not measured"},
     // --- stream compaction (copy_if, unique) ---------------------------------------------------
+    tuning_row{select, nvidia_cuda,
+               policy(512, 16),
+               "NVIDIA GPUs through CUDA, flags as ballot words: H100, bench/algo 2026-11-23 "
+               "(branch compaction-local), copy_if of 2^28 int32 keeping half, CUB in the same "
+               "run 0.667-0.691 ms: 512x16 depth 1 0.898 ms (0.77x), 256x16 depth 1 0.945-0.949 "
+               "ms (0.71-0.72x), depth 2 0.942 ms, flags as bytes 0.942 ms, 256x24 depth 1 1.227 "
+               "ms (40 registers, ptxas -v). 512x16: 32 registers, 38.9 KB of local memory for "
+               "sm_90, 4 groups per SM (threads); at most 47.8 KB for 8-byte values with 64-bit "
+               "counts and local-memory group scans (ptxas)"},
     tuning_row{select, nvidia_gpus,
                policy(256, 16),
                "NVIDIA GPUs, kept elements staged in local memory with 32-bit counts: H200, "
@@ -86,7 +101,10 @@ constexpr std::array table{
                "depth 2 1.219 ms CUDA, 256x16 depth 2 0.993 ms CUDA, 256x12 depth 2 1.094 ms OpenCL; "
                "the window look-back of before 1.239 / 1.150 ms. Earlier, "
                "H100: 256x16 1.261 ms CUDA, 1.247 ms OpenCL, 128x32 2.08 ms, 512x8 1.521 ms "
-               "CUDA (OpenCL allows this kernel 256 work-items); direct writes 1.86 ms"},
+               "CUDA (OpenCL allows this kernel 256 work-items); direct writes 1.86 ms. H100, "
+               "NVIDIA's OpenCL, 2026-11-23 (branch compaction-local, CUB 0.68-0.69 ms): 256x16 "
+               "depth 1, flags as ballot words 0.919-0.922 ms (0.74-0.75x), as bytes 0.936 ms, "
+               "depth 2 0.940 ms"},
     tuning_row{select, any_gpu, policy(256, 8),
                "as the generic GPU scan row; not measured"},
     tuning_row{select, any_cpu, direct_writes(policy(16, 64)),
@@ -107,8 +125,13 @@ constexpr std::array table{
                "0.576 ms. Earlier, H100: 256x8 0.569 ms; 512x8 exceeds 48 KiB of local memory "
                "for 16-byte pairs"},
     tuning_row{reduce_by_key, nvidia_gpus,
-               policy(256, 8),
-               "NVIDIA's OpenCL (allows this kernel 256 work-items): H200, bench/algo "
+               byte_flags(policy(256, 16, 2)),
+               "NVIDIA's OpenCL, head flags as bytes: H100, bench/algo 2026-11-23 (branch "
+               "compaction-local), 2^26 int32 keys in runs of 8, CUB in the same run 0.253-0.260 "
+               "ms: 256x16 depth 2 bytes 0.458 ms (0.56x; 0.466 ms in the lead's run of the "
+               "branch), depth 1 bytes 0.459 ms, depth 2 ballot words 0.554 ms, 256x8 depth 1 "
+               "ballot words 0.553-0.562 ms (0.45-0.46x), bytes 0.560 ms. "
+               "Before, NVIDIA's OpenCL (allows this kernel 256 work-items): H200, bench/algo "
                "2026-11-22 (branch compaction-speed2), 2^26 int32 keys in runs of 8 (CUB 0.22-"
                "0.23 ms): 256x8 depth 1 0.437 / 0.447 ms (0.52x / 0.51x), depth 4 0.555 ms, 128x16 "
                "depth 2 0.464 ms; the kernel before "
