@@ -40,9 +40,9 @@ constexpr algorithm_policy radix(std::size_t work_group_size, std::size_t items_
             .multi_split = multi_split};
 }
 
-/// Compaction and reduce_by_key flags held as bytes where warps could ballot them into words.
-constexpr algorithm_policy byte_flags(algorithm_policy p) {
-    p.ballot_flags = false;
+/// Group scans and look-back through local memory where sub-groups could do them.
+constexpr algorithm_policy local_memory_scans(algorithm_policy p) {
+    p.sub_group_scans = false;
     return p;
 }
 
@@ -115,27 +115,28 @@ constexpr std::array table{
                "anything else: small and safe, not measured"},
     // --- reduce_by_key -------------------------------------------------------------------------
     tuning_row{reduce_by_key, nvidia_cuda,
-               policy(128, 16, 2),
-               "NVIDIA GPUs through CUDA: H200, bench/algo 2026-11-22 (branch "
-               "compaction-speed2), 2^26 int32 keys in runs of 8 (CUB 0.225-0.229 ms), writes "
-               "at run heads, look-back within a warp: 128x16 depth 2 0.472 ms (0.48x), 256x16 "
-               "depth 2 0.524 ms, 256x8 depth 1 0.558-0.579 ms, depth 4 0.642 ms (45 registers "
-               "against 34, ptxas -v), 128x12 depth 2 0.489 ms, local-memory group scans 0.528 ms; "
-               "the kernel before "
-               "0.576 ms. Earlier, H100: 256x8 0.569 ms; 512x8 exceeds 48 KiB of local memory "
-               "for 16-byte pairs"},
+               policy(256, 16, 2),
+               "NVIDIA GPUs through CUDA, head flags as ballot words: H100, bench/algo "
+               "2026-11-23 (branch compaction-local), 2^26 int32 keys in runs of 8, CUB in the "
+               "same run 0.250-0.259 ms: 256x16 depth 2 0.419 ms (0.60x), flags as bytes "
+               "0.422-0.424 ms; 128x16 depth 2 0.431-0.432 ms (0.58-0.59x), bytes 0.446 ms, "
+               "depth 1 0.495 ms; 128x24 depth 2 0.461 ms; local-memory group scans 0.478 ms "
+               "(128x16). Before, H200 (branch compaction-speed2, CUB 0.225-0.229 ms, the tile "
+               "holding pairs): 128x16 depth 2 0.472 ms (0.48x), 256x16 depth 2 0.524 ms, 256x8 "
+               "depth 1 0.558-0.579 ms, 128x12 depth 2 0.489 ms; 512x8 exceeds 48 KiB of local "
+               "memory for 16-byte pairs"},
     tuning_row{reduce_by_key, nvidia_gpus,
-               byte_flags(policy(256, 16, 2)),
-               "NVIDIA's OpenCL, head flags as bytes: H100, bench/algo 2026-11-23 (branch "
-               "compaction-local), 2^26 int32 keys in runs of 8, CUB in the same run 0.253-0.260 "
-               "ms: 256x16 depth 2 bytes 0.458 ms (0.56x; 0.466 ms in the lead's run of the "
-               "branch), depth 1 bytes 0.459 ms, depth 2 ballot words 0.554 ms, 256x8 depth 1 "
-               "ballot words 0.553-0.562 ms (0.45-0.46x), bytes 0.560 ms. "
-               "Before, NVIDIA's OpenCL (allows this kernel 256 work-items): H200, bench/algo "
-               "2026-11-22 (branch compaction-speed2), 2^26 int32 keys in runs of 8 (CUB 0.22-"
-               "0.23 ms): 256x8 depth 1 0.437 / 0.447 ms (0.52x / 0.51x), depth 4 0.555 ms, 128x16 "
-               "depth 2 0.464 ms; the kernel before "
-               "0.576 ms. Earlier, H100: 256x8 0.590 ms"},
+               local_memory_scans(policy(256, 16)),
+               "NVIDIA's OpenCL, group scans and look-back through local memory (head flags as "
+               "bytes): H100, bench/algo 2026-11-23 (branch compaction-local), 2^26 int32 keys "
+               "in runs of 8, CUB in the same run 0.253-0.260 ms: 256x16 0.437 ms (0.58x) "
+               "against 0.458 ms (0.55x) with inline-PTX shuffles at depth 2 in the same run. "
+               "With the shuffles, other runs: 256x16 depth 2, flags as bytes 0.458 ms (0.466 "
+               "ms in the lead's run), depth 1 0.459 ms, as ballot words 0.554 ms; 256x8 depth 1 "
+               "(the row before) 0.553-0.562 ms (0.45-0.46x), bytes 0.560 ms. Before, H200 "
+               "(branch compaction-speed2, CUB 0.22-0.23 ms, the tile holding pairs): 256x8 "
+               "depth 1 0.437-0.447 ms (0.51-0.52x), 128x16 depth 2 0.464 ms. NVIDIA's OpenCL "
+               "allows this kernel 256 work-items"},
     tuning_row{reduce_by_key, any_gpu, policy(256, 4),
                "any other GPU; not measured"},
     tuning_row{reduce_by_key, any_cpu, policy(16, 64),
@@ -339,10 +340,11 @@ algorithm_policy policy_for(algorithm a, const device& dev) {
     if (!chosen)
         if (const tuning_row* row = tuning_row_for(a, dev)) chosen = row->policy;
     if (chosen) {
-        chosen->sub_group_size = group_scan_sub_group_size(dev, chosen->work_group_size);
+        chosen->sub_group_size =
+            chosen->sub_group_scans ? group_scan_sub_group_size(dev, chosen->work_group_size) : 0;
         chosen->ptx_shuffles = false;
         const bool scan_family = a == scan || a == select || a == reduce_by_key;
-        if (scan_family && chosen->sub_group_size == 0 &&
+        if (scan_family && chosen->sub_group_scans && chosen->sub_group_size == 0 &&
             inline_ptx_group_scans(dev, chosen->work_group_size)) {
             chosen->sub_group_size = 32;
             chosen->ptx_shuffles = true;
