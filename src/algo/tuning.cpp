@@ -87,9 +87,10 @@ constexpr std::array table{
                policy(512, 16),
                "NVIDIA GPUs through CUDA, flags as ballot words: H100, bench/algo 2026-11-23 "
                "(branch compaction-local), copy_if of 2^28 int32 keeping half, CUB in the same "
-               "run 0.667-0.691 ms: 512x16 depth 1 0.898 ms (0.77x), 256x16 depth 1 0.945-0.949 "
-               "ms (0.71-0.72x), depth 2 0.942 ms, flags as bytes 0.942 ms, 256x24 depth 1 1.227 "
-               "ms (40 registers, ptxas -v). 512x16: 32 registers, 38.9 KB of local memory for "
+               "run 0.667-0.691 ms: 512x16 depth 1 0.890-0.906 ms (0.75-0.77x), 256x16 depth 1 "
+               "0.945-0.949 ms (0.71-0.72x), depth 2 0.942 ms, flags as bytes 0.942 ms, 256x24 "
+               "depth 1 1.227 ms (40 registers, ptxas -v). 512x16: 32 registers, 38.9 KB of "
+               "local memory for "
                "sm_90, 4 groups per SM (threads); at most 47.8 KB for 8-byte values with 64-bit "
                "counts and local-memory group scans (ptxas)"},
     tuning_row{select, nvidia_gpus,
@@ -103,7 +104,7 @@ constexpr std::array table{
                "H100: 256x16 1.261 ms CUDA, 1.247 ms OpenCL, 128x32 2.08 ms, 512x8 1.521 ms "
                "CUDA (OpenCL allows this kernel 256 work-items); direct writes 1.86 ms. H100, "
                "NVIDIA's OpenCL, 2026-11-23 (branch compaction-local, CUB 0.68-0.69 ms): 256x16 "
-               "depth 1, flags as ballot words 0.919-0.922 ms (0.74-0.75x), as bytes 0.936 ms, "
+               "depth 1, flags as ballot words 0.903-0.922 ms (0.74-0.75x), as bytes 0.936 ms, "
                "depth 2 0.940 ms"},
     tuning_row{select, any_gpu, policy(256, 8),
                "as the generic GPU scan row; not measured"},
