@@ -9,6 +9,9 @@ namespace {
 
 class scan_writer {
   public:
+    /// Where a tile keeps its elements' 0/1 flags (none: the tile holds whole values).
+    enum class flag_storage { none, bytes, ballots };
+
     scan_writer(source_builder& b, const scan_operation& op, const algorithm_policy& policy,
                 bool exclusive, bool scatter)
         : b_(b),
@@ -61,22 +64,61 @@ class scan_writer {
         return element;
     }
 
-    /// Local arrays of a tile kernel (OpenCL C wants them at kernel scope).
+    /// Local arrays of a tile kernel (OpenCL C wants them at kernel scope). A compaction's
+    /// counts and a flag-and-payload input's flags (see element_text::compose) are 0 or 1 per
+    /// element: the tile keeps them as bits, one word per 32 elements, each written by a
+    /// sub-group ballot where sub-groups of 32 exist, else as bytes (converted on read), padded
+    /// by one word per 32 words so that work-items reading their ITEMS consecutive bytes fall on
+    /// different banks. Either leaves room for more groups per compute unit beside the staged
+    /// kept values or payloads.
     void declare_tile_arrays(const element_text& element) {
-        b_.local_array(t_, "kiln_tile", "KILN_PADDED_TILE");
+        if (flags_of(element) == flag_storage::ballots) {
+            b_.local_array("uint", "kiln_flag_bits", "TILE / 32 + 1");
+        } else if (flags_of(element) == flag_storage::bytes) {
+            b_.define("flag_pad",
+                      "#define KILN_FLAG_PAD(i) ((i) + (((i) >> 7) << 2))\n"
+                      "#define KILN_PADDED_FLAGS (TILE + ((TILE >> 7) << 2))");
+            b_.local_array("uchar", "kiln_flags", "KILN_PADDED_FLAGS");
+        } else {
+            b_.local_array(t_, "kiln_tile", "KILN_PADDED_TILE");
+        }
+        if (split_tile(element))
+            b_.local_array(element.payload_type, "kiln_payload", "KILN_PADDED_TILE");
         b_.local_array(t_, "kiln_scan", "2 * WG");
-        if (staged(element, scatter_style::staged_compaction))
+        if (byte_counts(element))
             b_.local_array(element.kept_type, "kiln_kept", "KILN_PADDED_TILE");
         b_.line("const uint lid = " + source_builder::local_id() + ";");
+    }
+
+    /// The 0/1 flag of this work-item's item `j` (counted from its first), at tile index `item`.
+    std::string flag_at(const element_text& element, const std::string& j,
+                        const std::string& item) const {
+        if (register_flags(element)) return "((kiln_my_flags >> (" + j + ")) & 1)";
+        if (flags_of(element) == flag_storage::ballots)
+            return "((kiln_flag_bits[(" + item + ") >> 5] >> ((" + item + ") & 31)) & 1)";
+        return "kiln_flags[KILN_FLAG_PAD(" + item + ")]";
+    }
+
+    /// The tile's scanned input at this work-item's item `j`, as the scan's type; `item` is its
+    /// index in the tile (by default first + j).
+    std::string tile_at(const element_text& element, const std::string& j,
+                        std::string item = {}) const {
+        if (item.empty()) item = "first + " + j;
+        if (byte_counts(element)) return "((" + t_ + ")" + flag_at(element, j, item) + ")";
+        if (split_tile(element))
+            return element.compose(flag_at(element, j, item),
+                                   "kiln_payload[KILN_PAD(" + item + ")]");
+        return "kiln_tile[KILN_PAD(" + item + ")]";
     }
 
     /// Loads tile `tile` (coalesced, through the expression), scans each work-item's items and
     /// the work-items' totals; leaves `aggregate`, the tile's combination.
     void load_and_scan(const element_text& element) {
+        const flag_storage flags = flags_of(element);
         b_.line("const ulong base = tile * TILE;");
         b_.line("const uint valid = n - base < TILE ? (uint)(n - base) : TILE;");
         std::function<void()> fast;
-        if (wide_input(element))
+        if (flags == flag_storage::none && wide_input(element))
             fast = [&] { load_wide(element); };
         else if (policy_.full_tiles == tile_access::unrolled)
             fast = [&] { load_elements(element, false); };
@@ -86,17 +128,24 @@ class scan_writer {
         b_.line(
             "const uint count = first < valid ? (valid - first < ITEMS ? valid - first : "
             "ITEMS) : 0;");
-        b_.line(t_ + " acc = kiln_tile[KILN_PAD(first < valid ? first : 0)];");
-        const std::string next = combine("acc", "kiln_tile[KILN_PAD(first + j)]");
-        if (unrolled_items()) {
-            b_.line("#pragma unroll");
-            b_.open("for (uint j = 1; j < ITEMS; ++j)");
-            b_.line("if (j < count) acc = " + next + ";");
+        if (register_flags(element)) {
+            gather_flags(flags);
+            b_.line(t_ + " acc = (" + t_ + ")popcount(kiln_my_flags);");
         } else {
-            b_.open("for (uint j = 1; j < count; ++j)");
-            b_.line("acc = " + next + ";");
+            // Work-items past the tile's end start from the tile's first item (the tile's
+            // aggregate never includes them; no flag of theirs is set).
+            b_.line(t_ + " acc = " + tile_at(element, "0", "(first < valid ? first : 0)") + ";");
+            const std::string next = combine("acc", tile_at(element, "j"));
+            if (unrolled_items()) {
+                b_.line("#pragma unroll");
+                b_.open("for (uint j = 1; j < ITEMS; ++j)");
+                b_.line("if (j < count) acc = " + next + ";");
+            } else {
+                b_.open("for (uint j = 1; j < count; ++j)");
+                b_.line("acc = " + next + ";");
+            }
+            b_.close();
         }
-        b_.close();
         scanned_at_ = group_scan("acc");
         b_.line("const " + t_ + " aggregate = kiln_scan[" + scanned_at_ +
                 " + (valid - 1) / ITEMS];");
@@ -104,16 +153,33 @@ class scan_writer {
 
     /// Each work-item loads its ITEMS elements WG apart, behind bounds checks where `guarded`.
     void load_elements(const element_text& element, bool guarded) {
+        const flag_storage flags = flags_of(element);
         if (unrolled_items()) b_.line("#pragma unroll");
         b_.open("for (uint j = 0; j < ITEMS; ++j)");
         b_.line("const uint k = j * WG + lid;");
+        if (flags == flag_storage::ballots) b_.line("uint kiln_flag = 0;");
         b_.open(guarded ? "if (k < valid)" : "");
         b_.line("const ulong idx = base + k;");
         for (const auto& statement : element.statements) b_.line(statement);
-        b_.line("kiln_tile[KILN_PAD(k)] = " + element.value + ";");
-        if (staged(element, scatter_style::staged_compaction))
+        const std::string flag = split_tile(element) ? element.flag : element.value;
+        if (flags == flag_storage::ballots)
+            b_.line("kiln_flag = (" + flag + ") != 0;");
+        else if (flags == flag_storage::bytes)
+            b_.line("kiln_flags[KILN_FLAG_PAD(k)] = (uchar)(" + flag + ");");
+        if (byte_counts(element))
             b_.line("kiln_kept[KILN_PAD(k)] = " + element.kept_value + ";");
+        else if (split_tile(element))
+            b_.line("kiln_payload[KILN_PAD(k)] = " + element.payload + ";");
+        else
+            b_.line("kiln_tile[KILN_PAD(k)] = " + element.value + ";");
         b_.close();
+        if (flags == flag_storage::ballots) {
+            // Every lane runs the ballot (the loop is uniform); a sub-group's 32 consecutive
+            // elements make one word.
+            group_collectives warp(b_, policy_.sub_group_size, policy_.ptx_shuffles);
+            b_.line("const uint kiln_bits = " + warp.ballot("kiln_flag") + ";");
+            b_.line("if ((lid & 31) == 0) kiln_flag_bits[k >> 5] = kiln_bits;");
+        }
         b_.close();
     }
 
@@ -141,9 +207,30 @@ class scan_writer {
         b_.close();
     }
 
+    /// `kiln_my_flags`: bit j is the flag of this work-item's item j (none past `count`).
+    void gather_flags(flag_storage flags) {
+        const std::string word = policy_.items_per_work_item <= 32 ? "uint" : "ulong";
+        if (flags == flag_storage::ballots) {
+            const std::string mask =
+                policy_.items_per_work_item == 32 ? "0xffffffffu" : "((1u << ITEMS) - 1u)";
+            // Two words hold the ITEMS bits wherever they begin (words past the tile's end are
+            // masked off).
+            b_.line(
+                "const ulong kiln_two_words = ((ulong)kiln_flag_bits[(first >> 5) + 1] << 32) | "
+                "kiln_flag_bits[first >> 5];");
+            b_.line("const uint kiln_my_flags = (uint)(kiln_two_words >> (first & 31)) & " + mask +
+                    ";");
+            return;
+        }
+        b_.line(word + " kiln_my_flags = 0;");
+        b_.open("for (uint j = 0; j < count; ++j)");
+        b_.line("kiln_my_flags |= (" + word + ")(kiln_flags[KILN_FLAG_PAD(first + j)] != 0) << j;");
+        b_.close();
+    }
+
     /// Writes the tile's results given its prefix (tile_has_prefix, tile_prefix).
     void store(const element_text& element) {
-        if (staged(element, scatter_style::staged_compaction)) return store_compaction();
+        if (byte_counts(element)) return store_compaction(element);
         b_.line("int have = tile_has_prefix;");
         b_.line(t_ + " running = tile_prefix;");
         b_.open("if (lid > 0)");
@@ -160,7 +247,7 @@ class scan_writer {
         } else {
             b_.open("for (uint j = 0; j < count; ++j)");
         }
-        b_.line("const " + t_ + " x = kiln_tile[KILN_PAD(first + j)];");
+        b_.line("const " + t_ + " x = " + tile_at(element, "j") + ";");
         if (scatter_) {
             b_.line("const int had = have;");
             b_.line("const " + t_ + " before = running;");
@@ -215,7 +302,7 @@ class scan_writer {
     /// Compaction: each work-item moves its kept values to their rank in the tile (through
     /// registers, since ranks fall on other work-items' items), then the group writes the tile's
     /// kept values in order, neighbouring work-items to neighbouring elements.
-    void store_compaction() {
+    void store_compaction(const element_text& element) {
         const std::string kept = "kiln_kept";
         b_.line("const uint kiln_before = lid > 0 ? (uint)kiln_scan[" + scanned_at_ +
                 " + lid - 1] : 0;");
@@ -227,7 +314,7 @@ class scan_writer {
         b_.line("uint kiln_rank = kiln_before;");
         b_.line("#pragma unroll");
         b_.open("for (uint j = 0; j < ITEMS; ++j)");
-        b_.open("if (j < count && kiln_tile[KILN_PAD(first + j)] != 0)");
+        b_.open("if (j < count && " + flag_at(element, "j", "first + j") + " != 0)");
         b_.line("const uint r = kiln_rank++;");
         b_.line(kept + "[KILN_PAD(r)] = kiln_mine[j];");
         b_.close();
@@ -488,8 +575,30 @@ class scan_writer {
         return wide && policy_.items_per_work_item % lanes == 0 ? lanes : 1;
     }
 
-    bool staged(const element_text& element, scatter_style style) const {
-        return scatter_ && element.style == style;
+    /// Stream compaction staging its kept values, its counts held as flags.
+    bool byte_counts(const element_text& element) const {
+        return scatter_ && element.style == scatter_style::staged_compaction;
+    }
+
+    /// A scattering input given as a flag and a payload, its tile split in two arrays.
+    bool split_tile(const element_text& element) const {
+        return scatter_ && static_cast<bool>(element.compose);
+    }
+
+    flag_storage flags_of(const element_text& element) const {
+        if (!byte_counts(element) && !split_tile(element)) return flag_storage::none;
+        return policy_.ballot_flags && policy_.sub_group_size == 32 &&
+                       policy_.items_per_work_item <= 32
+                   ? flag_storage::ballots
+                   : flag_storage::bytes;
+    }
+
+    /// Whether each work-item gathers its items' flags in one register word (kiln_my_flags),
+    /// counts them at once and tests them from there when it stages its kept values. Split tiles
+    /// read their flags where they use them: a register more across the look-back cost the
+    /// reduce_by_key kernel 8 registers (32 to 40 at 128x16, ptxas -v for sm_90).
+    bool register_flags(const element_text& element) const {
+        return byte_counts(element) && policy_.items_per_work_item <= 64;
     }
 
     /// The flag of a state word.

@@ -47,6 +47,12 @@ constexpr algorithm_policy full_tiles(algorithm_policy p, tile_access access) {
     return p;
 }
 
+/// Group scans and look-back through local memory where sub-groups could do them.
+constexpr algorithm_policy local_memory_scans(algorithm_policy p) {
+    p.sub_group_scans = false;
+    return p;
+}
+
 /// The earlier compaction kernels: each work-item writes its own kept elements.
 constexpr algorithm_policy direct_writes(algorithm_policy p) {
     p.staged_writes = false;
@@ -98,6 +104,16 @@ constexpr std::array table{
     tuning_row{scan, any_device, policy(64, 4),
                "anything else: small and safe, not measured"},
     // --- stream compaction (copy_if, unique) ---------------------------------------------------
+    tuning_row{select, nvidia_cuda,
+               policy(512, 16),
+               "NVIDIA GPUs through CUDA, flags as ballot words: H100, bench/algo 2026-11-23 "
+               "(branch compaction-local), copy_if of 2^28 int32 keeping half, CUB in the same "
+               "run 0.667-0.691 ms: 512x16 depth 1 0.890-0.906 ms (0.75-0.77x), 256x16 depth 1 "
+               "0.945-0.949 ms (0.71-0.72x), depth 2 0.942 ms, flags as bytes 0.942 ms, 256x24 "
+               "depth 1 1.227 ms (40 registers, ptxas -v). 512x16: 32 registers, 38.9 KB of "
+               "local memory for "
+               "sm_90, 4 groups per SM (threads); at most 47.8 KB for 8-byte values with 64-bit "
+               "counts and local-memory group scans (ptxas)"},
     tuning_row{select, nvidia_gpus,
                policy(256, 16),
                "NVIDIA GPUs, kept elements staged in local memory with 32-bit counts: H200, "
@@ -107,7 +123,10 @@ constexpr std::array table{
                "depth 2 1.219 ms CUDA, 256x16 depth 2 0.993 ms CUDA, 256x12 depth 2 1.094 ms OpenCL; "
                "the window look-back of before 1.239 / 1.150 ms. Earlier, "
                "H100: 256x16 1.261 ms CUDA, 1.247 ms OpenCL, 128x32 2.08 ms, 512x8 1.521 ms "
-               "CUDA (OpenCL allows this kernel 256 work-items); direct writes 1.86 ms"},
+               "CUDA (OpenCL allows this kernel 256 work-items); direct writes 1.86 ms. H100, "
+               "NVIDIA's OpenCL, 2026-11-23 (branch compaction-local, CUB 0.68-0.69 ms): 256x16 "
+               "depth 1, flags as ballot words 0.903-0.922 ms (0.74-0.75x), as bytes 0.936 ms, "
+               "depth 2 0.940 ms"},
     tuning_row{select, any_gpu, policy(256, 8),
                "as the generic GPU scan row; not measured"},
     tuning_row{select, any_cpu, direct_writes(policy(16, 64)),
@@ -118,22 +137,28 @@ constexpr std::array table{
                "anything else: small and safe, not measured"},
     // --- reduce_by_key -------------------------------------------------------------------------
     tuning_row{reduce_by_key, nvidia_cuda,
-               policy(128, 16, 2),
-               "NVIDIA GPUs through CUDA: H200, bench/algo 2026-11-22 (branch "
-               "compaction-speed2), 2^26 int32 keys in runs of 8 (CUB 0.225-0.229 ms), writes "
-               "at run heads, look-back within a warp: 128x16 depth 2 0.472 ms (0.48x), 256x16 "
-               "depth 2 0.524 ms, 256x8 depth 1 0.558-0.579 ms, depth 4 0.642 ms (45 registers "
-               "against 34, ptxas -v), 128x12 depth 2 0.489 ms, local-memory group scans 0.528 ms; "
-               "the kernel before "
-               "0.576 ms. Earlier, H100: 256x8 0.569 ms; 512x8 exceeds 48 KiB of local memory "
-               "for 16-byte pairs"},
+               policy(256, 16, 2),
+               "NVIDIA GPUs through CUDA, head flags as ballot words: H100, bench/algo "
+               "2026-11-23 (branch compaction-local), 2^26 int32 keys in runs of 8, CUB in the "
+               "same run 0.250-0.259 ms: 256x16 depth 2 0.419 ms (0.60x), flags as bytes "
+               "0.422-0.424 ms; 128x16 depth 2 0.431-0.432 ms (0.58-0.59x), bytes 0.446 ms, "
+               "depth 1 0.495 ms; 128x24 depth 2 0.461 ms; local-memory group scans 0.478 ms "
+               "(128x16). Before, H200 (branch compaction-speed2, CUB 0.225-0.229 ms, the tile "
+               "holding pairs): 128x16 depth 2 0.472 ms (0.48x), 256x16 depth 2 0.524 ms, 256x8 "
+               "depth 1 0.558-0.579 ms, 128x12 depth 2 0.489 ms; 512x8 exceeds 48 KiB of local "
+               "memory for 16-byte pairs"},
     tuning_row{reduce_by_key, nvidia_gpus,
-               policy(256, 8),
-               "NVIDIA's OpenCL (allows this kernel 256 work-items): H200, bench/algo "
-               "2026-11-22 (branch compaction-speed2), 2^26 int32 keys in runs of 8 (CUB 0.22-"
-               "0.23 ms): 256x8 depth 1 0.437 / 0.447 ms (0.52x / 0.51x), depth 4 0.555 ms, 128x16 "
-               "depth 2 0.464 ms; the kernel before "
-               "0.576 ms. Earlier, H100: 256x8 0.590 ms"},
+               local_memory_scans(policy(256, 16)),
+               "NVIDIA's OpenCL, group scans and look-back through local memory (head flags as "
+               "bytes): H100, bench/algo 2026-11-23 (branch compaction-local), 2^26 int32 keys "
+               "in runs of 8, CUB in the same run 0.253-0.260 ms: 256x16 0.437 ms (0.58x) "
+               "against 0.458 ms (0.55x) with inline-PTX shuffles at depth 2 in the same run. "
+               "With the shuffles, other runs: 256x16 depth 2, flags as bytes 0.458 ms (0.466 "
+               "ms in the lead's run), depth 1 0.459 ms, as ballot words 0.554 ms; 256x8 depth 1 "
+               "(the row before) 0.553-0.562 ms (0.45-0.46x), bytes 0.560 ms. Before, H200 "
+               "(branch compaction-speed2, CUB 0.22-0.23 ms, the tile holding pairs): 256x8 "
+               "depth 1 0.437-0.447 ms (0.51-0.52x), 128x16 depth 2 0.464 ms. NVIDIA's OpenCL "
+               "allows this kernel 256 work-items"},
     tuning_row{reduce_by_key, any_gpu, policy(256, 4),
                "any other GPU; not measured"},
     tuning_row{reduce_by_key, any_cpu, policy(16, 64),
@@ -329,7 +354,8 @@ std::string algorithm_policy::key() const {
            (multi_split ? " multi-split" : "") + " d" + std::to_string(lookback_depth) +
            (full_tiles == tile_access::unrolled ? " unrolled"
             : full_tiles == tile_access::wide   ? " wide"
-                                                : "");
+                                                : "") +
+           (ballot_flags ? "" : " bytes");
 }
 
 std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size) {
@@ -362,10 +388,11 @@ algorithm_policy policy_for(algorithm a, const device& dev) {
     if (!chosen)
         if (const tuning_row* row = tuning_row_for(a, dev)) chosen = row->policy;
     if (chosen) {
-        chosen->sub_group_size = group_scan_sub_group_size(dev, chosen->work_group_size);
+        chosen->sub_group_size =
+            chosen->sub_group_scans ? group_scan_sub_group_size(dev, chosen->work_group_size) : 0;
         chosen->ptx_shuffles = false;
         const bool scan_family = a == scan || a == select || a == reduce_by_key;
-        if (scan_family && chosen->sub_group_size == 0 &&
+        if (scan_family && chosen->sub_group_scans && chosen->sub_group_size == 0 &&
             inline_ptx_group_scans(dev, chosen->work_group_size)) {
             chosen->sub_group_size = 32;
             chosen->ptx_shuffles = true;

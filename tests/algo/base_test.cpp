@@ -216,6 +216,17 @@ TEST(algo_tuning, nvidia_radix_row_ranks_by_multi_split) {
     EXPECT_EQ(nvidia->policy.radix_bits, 8u);
 }
 
+TEST_P(algo_base_test, rows_may_keep_group_scans_in_local_memory) {
+    // NVIDIA's OpenCL reduce_by_key row asks for it (measured faster there): no sub-group, no
+    // inline PTX, whatever the device offers.
+    kiln::detail::algorithm_policy policy{256, 16};
+    policy.sub_group_scans = false;
+    const kiln::detail::scoped_algorithm_policy local(algorithm::reduce_by_key, policy);
+    const auto chosen = kiln::detail::policy_for(algorithm::reduce_by_key, device());
+    EXPECT_EQ(chosen.sub_group_size, 0u);
+    EXPECT_FALSE(chosen.ptx_shuffles);
+}
+
 TEST_P(algo_base_test, scoped_overrides_restore_what_was_there) {
     const auto original = kiln::detail::policy_for(algorithm::scan, device());
     const bool progress = kiln::detail::groups_make_progress(device());

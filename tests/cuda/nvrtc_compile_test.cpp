@@ -330,6 +330,54 @@ TEST_F(NvrtcCompile, WarpLookBackWithSeparateStatesBuilds) {
     }
 }
 
+// Staged compaction and reduce_by_key's split tiles under warps keep their 0/1 flags as ballot
+// words, with no byte-wide local-memory traffic (the byte tile failed on CUDA alone, H100,
+// 2026-11-22): the generated kernels must say so, and translate and build for 8-byte kept
+// values with 32-bit counts and for (head, value) pairs.
+TEST_F(NvrtcCompile, CompactionFlagsUnderWarpsAreBallotWords) {
+    algorithm_policy policy{256, 8};
+    policy.sub_group_size = 32;
+    const scan_operation count{"uint", 4,
+                               [](source_builder&, const std::string& a, const std::string& b) {
+                                   return "(" + a + " + " + b + ")";
+                               },
+                               1, state_packing::low_32_bits};
+    const declare_input compaction = [](source_builder& b) {
+        b.parameter("global long* kiln_out");
+        b.parameter("ulong kiln_capacity");
+        b.parameter("global const long* in");
+        return element_text{.value = "(uint)(in[idx] % 3 != 0)",
+                            .style = scatter_style::staged_compaction,
+                            .kept_type = "long",
+                            .kept_value = "in[idx]"};
+    };
+    const declare_input runs = [](source_builder& b) {
+        b.parameter("global int* kiln_out");
+        b.parameter("global const int* keys");
+        b.parameter("global const int* values");
+        return element_text{
+            .scatter = [](source_builder& s) { s.line("if (x.x != 0) kiln_out[idx] = before.y;"); },
+            .flag = "(idx == 0 || keys[idx] != keys[idx - 1])",
+            .payload_type = "int",
+            .payload = "values[idx]",
+            .compose =
+                [](const std::string& flag, const std::string& payload) {
+                    return "kiln_segment(" + flag + ", " + payload + ")";
+                }};
+    };
+    for (const bool split : {false, true}) {
+        SCOPED_TRACE(split ? "reduce_by_key" : "copy_if");
+        const std::string source =
+            split ? scan_program_source(segment_operation<std::int32_t, reducers::sum>(true), runs,
+                                        policy, false, true)
+                  : scan_program_source(count, compaction, policy, false, true);
+        EXPECT_NE(source.find("local uint kiln_flag_bits["), std::string::npos) << source;
+        EXPECT_EQ(source.find("local uchar"), std::string::npos) << source;
+        EXPECT_EQ(source.find("kiln_my_flags") != std::string::npos, !split) << source;
+        expect_cubin(compile({source}));
+    }
+}
+
 TEST_F(NvrtcCompile, VersionIsReported) {
     EXPECT_TRUE(std::regex_match(nvrtc_version_string(), std::regex(R"(NVRTC \d+\.\d+)")))
         << nvrtc_version_string();

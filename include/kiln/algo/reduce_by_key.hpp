@@ -98,28 +98,38 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
             const std::string head =
                 "(idx == 0 ? !kiln_has_previous || kiln_keys[0] != kiln_previous_key : "
                 "kiln_keys[idx] != kiln_keys[idx - 1])";
-            const std::string pair = "kiln_segment(" + head + ", " + value + ")";
             // Writes at run heads only, so no element reads the key after its own: a head
             // writes its key and the value of the run before it (complete there: `before`, the
             // pair before the head), and the part's last element writes the open run's value.
             return element_text{
-                .statements = g.statements(), .value = pair, .scatter = [v](source_builder& s) {
-                    s.open("if (x.x != 0)");
-                    s.line("const ulong run = (ulong)running.x - 1;");
-                    s.line(
-                        "if (run < kiln_capacity) kiln_out_keys[run - kiln_run_base] = "
-                        "kiln_keys[idx];");
-                    s.line(
-                        "if (had && run - 1 < kiln_capacity) kiln_out_values[run - 1 - "
-                        "kiln_run_base] = as_" +
-                        v + "(before.y);");
-                    s.close();
-                    s.open("if (idx + 1 == n)");
-                    s.line("const ulong run = (ulong)running.x - 1;");
-                    s.line("if (run < kiln_capacity) kiln_out_values[run - kiln_run_base] = as_" +
-                           v + "(running.y);");
-                    s.close();
-                }};
+                .statements = g.statements(),
+                .scatter =
+                    [v](source_builder& s) {
+                        s.open("if (x.x != 0)");
+                        s.line("const ulong run = (ulong)running.x - 1;");
+                        s.line(
+                            "if (run < kiln_capacity) kiln_out_keys[run - kiln_run_base] = "
+                            "kiln_keys[idx];");
+                        s.line(
+                            "if (had && run - 1 < kiln_capacity) kiln_out_values[run - 1 - "
+                            "kiln_run_base] = as_" +
+                            v + "(before.y);");
+                        s.close();
+                        s.open("if (idx + 1 == n)");
+                        s.line("const ulong run = (ulong)running.x - 1;");
+                        s.line(
+                            "if (run < kiln_capacity) kiln_out_values[run - kiln_run_base] = as_" +
+                            v + "(running.y);");
+                        s.close();
+                    },
+                // The tile keeps heads as bytes beside the values, not as whole pairs.
+                .flag = head,
+                .payload_type = v,
+                .payload = value,
+                .compose =
+                    [](const std::string& flag, const std::string& payload) {
+                        return "kiln_segment(" + flag + ", " + payload + ")";
+                    }};
         };
         return scan_program_source(operation, declare, policy, false, true);
     });

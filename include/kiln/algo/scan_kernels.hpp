@@ -58,7 +58,8 @@ enum class scatter_style {
     per_element,
     /// Stream compaction: each tile gathers its kept values (`kept_value`, of `kept_type`,
     /// loaded with the flags) in local memory and writes them at once, coalesced, to
-    /// kiln_out[count - carry] while below kiln_capacity. The scanned values are counts.
+    /// kiln_out[count - carry] while below kiln_capacity. The scanned values are counts, 0 or 1
+    /// per element (the tile holds them as bytes).
     staged_compaction,
 };
 
@@ -92,6 +93,14 @@ struct element_text {
     /// be read so.
     std::vector<element_lane> lanes{};
     std::vector<wide_load> wide_loads{};
+    /// Scattering inputs whose value is made of a 0/1 flag and a payload (reduce by key: run
+    /// heads and values) may give those instead of `value`: the tile then keeps the flag as a
+    /// byte and the payload as `payload_type`, and `compose(flag, payload)` rebuilds the value
+    /// where it is read, so that the tile takes fewer bytes per element than the value.
+    std::string flag{};
+    std::string payload_type{};
+    std::string payload{};
+    std::function<std::string(const std::string&, const std::string&)> compose{};
 };
 /// Declares the input's kernel parameters (after the kernel's own) and returns its element
 /// text; called once per kernel that reads the input.

@@ -70,10 +70,18 @@ struct algorithm_policy {
     std::size_t lookback_depth = 1;
     /// Scan family: how full tiles are loaded and stored.
     tile_access full_tiles = tile_access::guarded;
+    /// Compaction and reduce_by_key, where sub-groups of 32 exist (and at most 32 items per
+    /// work-item): each sub-group's 32 consecutive 0/1 flags become one word by a ballot. false:
+    /// the tile holds one byte per flag, as on devices without sub-groups.
+    bool ballot_flags = true;
+    /// Scan family: group scans and the look-back within sub-groups where the device has them
+    /// (warp shuffles, inline PTX on NVIDIA's OpenCL). false: through local memory, with the
+    /// window look-back, which some kernels run faster.
+    bool sub_group_scans = true;
     /// Items a work-group handles per tile: work_group_size * items_per_work_item.
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
-    /// The numbers as text, for program cache keys: "256x16 r0 sg32 staged d1" (" ptx" added,
-    /// " unrolled" or " wide" for full tiles other than guarded).
+    /// The numbers as text, for program cache keys: "256x16 r0 sg32 staged d1" (" ptx",
+    /// " bytes", and " unrolled" or " wide" for full tiles other than guarded, added).
     std::string key() const;
 };
 
