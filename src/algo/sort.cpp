@@ -108,16 +108,21 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
     shape.ptx_ballots = shape.multi_split && policy.sub_group_size == 0 &&
                         dev.properties().backend == backend_kind::opencl &&
                         sub_group_size_of(dev) == 32;
+    shape.cuda_warps = shape.multi_split && policy.sub_group_size == 32 &&
+                       dev.properties().backend == backend_kind::cuda;
+    shape.match_peers = policy.match_any && (shape.ptx_ballots || shape.cuda_warps);
     // The quirk is about ranking in rounds; the multi-split ranks a digit at once.
     shape.radix_bits =
         !shape.multi_split && device_quirks_for(dev.properties()).multi_round_radix_rank_miscompiled
             ? std::min(policy.radix_bits, 4u)
             : policy.radix_bits;
-    // The tile (keys and values) lives in local memory: items are set for 4-byte keys alone
-    // and scaled down for wider elements, to stay within the 48 KB of static local memory that
-    // CUDA grants without opting in.
+    // The tile lives in local memory: items are set for 4-byte keys alone and scaled down for
+    // wider elements, to stay within the 48 KB of static local memory that CUDA grants without
+    // opting in. The multi-split holds keys, then values, in one array; rounds hold both.
+    const std::size_t tile_bytes =
+        shape.multi_split ? std::max(key.bytes, shape.value_bytes) : key.bytes + shape.value_bytes;
     shape.items_per_work_item = static_cast<unsigned>(
-        std::max<std::size_t>(1, policy.items_per_work_item * 4 / (key.bytes + shape.value_bytes)));
+        std::max<std::size_t>(1, policy.items_per_work_item * 4 / tile_bytes));
     shape.sub_group_size = policy.sub_group_size;
     // One pass per digit with decoupled look-back where work-groups that started earlier are
     // sure to make progress; the status words hold 30-bit counts.
@@ -129,7 +134,8 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
         std::to_string(shape.work_group_size) + " " + std::to_string(shape.items_per_work_item) +
         " value " + std::to_string(shape.value_bytes) + " sg " +
         std::to_string(shape.sub_group_size) + (shape.single_pass ? " single pass" : "") +
-        (shape.multi_split ? " multi-split" : "") + (shape.ptx_ballots ? " ptx" : "");
+        (shape.multi_split ? " multi-split" : "") + (shape.ptx_ballots ? " ptx" : "") +
+        (shape.cuda_warps ? " cuda warps" : "") + (shape.match_peers ? " match" : "");
     std::vector<std::string> kernel_names = {"kiln_radix_upsweep", "kiln_radix_scan",
                                              "kiln_radix_downsweep", "kiln_radix_finish"};
     if (shape.single_pass)

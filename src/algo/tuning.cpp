@@ -282,7 +282,8 @@ std::string algorithm_policy::key() const {
     return std::to_string(work_group_size) + "x" + std::to_string(items_per_work_item) + " r" +
            std::to_string(radix_bits) + " sg" + std::to_string(sub_group_size) +
            (staged_writes ? " staged" : " direct") + (ptx_shuffles ? " ptx" : "") +
-           (multi_split ? " multi-split" : "") + " d" + std::to_string(lookback_depth);
+           (multi_split ? " multi-split" : "") + (match_any ? " match" : "") + " d" +
+           std::to_string(lookback_depth);
 }
 
 std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size) {
