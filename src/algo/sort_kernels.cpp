@@ -429,18 +429,19 @@ void finish(source_builder& b, const radix_sort_shape& s) {
 
 void onesweep_histogram(source_builder& b, const radix_sort_shape& s, unsigned passes) {
     const tile_names n(s);
-    const unsigned bins = passes * n.r;
+    const unsigned bins = passes * n.r, group = s.histogram_group();
+    const std::string G = num(group) + "u";
     // One copy of the counters per 32 work-items, so that fewer work-items contend for one
     // counter, as far as 32 KB of local memory allows.
-    const unsigned copies = std::max(1u, std::min(n.g / 32, 8192u / bins));
-    b.begin_kernel("kiln_onesweep_histogram", n.g);
+    const unsigned copies = std::max(1u, std::min(group / 32, 8192u / bins));
+    b.begin_kernel("kiln_onesweep_histogram", group);
     b.parameter("global const " + n.key + "* keys");
     b.parameter("ulong n");
     b.parameter("global uint* histogram");
     b.begin_body();
     b.local_array("uint", "kiln_bins", num(copies * bins));
     b.line("const uint t = (uint)get_local_id(0);");
-    b.line("for (uint i = t; i < " + num(copies * bins) + "u; i += " + n.G + ") kiln_bins[i] = 0;");
+    b.line("for (uint i = t; i < " + num(copies * bins) + "u; i += " + G + ") kiln_bins[i] = 0;");
     b.local_barrier();
     b.line("const uint copy = (t % " + num(copies) + "u) * " + num(bins) + "u;");
     // Four keys per work-item per step, loaded before they are counted: one load in flight
@@ -460,7 +461,7 @@ void onesweep_histogram(source_builder& b, const radix_sort_shape& s, unsigned p
     }
     b.close();
     b.local_barrier();
-    b.open("for (uint i = t; i < " + num(bins) + "u; i += " + n.G + ")");
+    b.open("for (uint i = t; i < " + num(bins) + "u; i += " + G + ")");
     b.line("uint total = 0;");
     b.line("for (uint c = 0; c < " + num(copies) + "u; ++c) total += kiln_bins[c * " + num(bins) +
            "u + i];");

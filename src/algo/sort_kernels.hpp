@@ -42,6 +42,9 @@ struct radix_sort_shape {
     bool single_pass = false;
 
     unsigned radix() const { return 1u << radix_bits; }
+    /// The single pass's histogram kernel runs groups of its own size (at most 256): NVIDIA's
+    /// OpenCL allows it no more, whatever the passes' groups.
+    unsigned histogram_group() const { return work_group_size < 256 ? work_group_size : 256; }
     unsigned tile() const { return work_group_size * items_per_work_item; }
 };
 
