@@ -6,8 +6,8 @@
 // Measures every device KILN_DEVICE matches (e.g. KILN_DEVICE=cuda, KILN_DEVICE=opencl,gpu), or
 // every device when it is unset. n defaults to 2^28 on GPUs and 2^24 on CPU devices. --sweep
 // also times every case under other multi-split tuning shapes, to fill the table in tuning.cpp:
-// SHAPES is a comma-separated list of GROUPxITEMS, "m" appended for peers found by match.any
-// (e.g. 256x20,384x16m; a default list without it); --case keeps only the cases whose name
+// SHAPES is a comma-separated list of GROUPxITEMS (e.g. 256x20,384x16; a default list without
+// it); --case keeps only the cases whose name
 // contains TEXT (e.g. "uint64").
 #include <algorithm>
 #include <chrono>
@@ -175,14 +175,13 @@ void run_cases(const kiln::device& dev, std::size_t n, int repeats, const std::s
         run_case<std::uint64_t>(dev, name("uint64 keys").c_str(), n, false, 3, repeats, all_sorted);
 }
 
-/// "256x20" or "256x20m" (peers by match.any) as a multi-split policy with 8-bit digits.
+/// "256x20" as a multi-split policy with 8-bit digits.
 kiln::detail::algorithm_policy radix_shape(const std::string& text) {
     kiln::detail::algorithm_policy p{.radix_bits = 8, .multi_split = true};
     const auto x = text.find('x');
     if (x == std::string::npos) throw std::runtime_error("sort_bench: bad shape " + text);
     p.work_group_size = std::stoul(text.substr(0, x));
     p.items_per_work_item = std::stoul(text.substr(x + 1));
-    p.match_any = text.back() == 'm';
     return p;
 }
 
@@ -202,7 +201,7 @@ std::vector<kiln::detail::algorithm_policy> radix_shapes(const std::string& list
 int main(int argc, char** argv) {
     int log2_n = 0;
     bool sweep = false;
-    std::string shapes = "256x20,256x28,384x16,384x20,512x12,256x24m";
+    std::string shapes = "256x20,256x24,384x16,384x20,512x12";
     std::string only;  // --case TEXT: only the cases whose name contains TEXT
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--sweep") == 0) {
@@ -243,7 +242,7 @@ int main(int argc, char** argv) {
                                                              p);
                 char label[64];
                 std::snprintf(label, sizeof label, ", %zu x %zu%s", p.work_group_size,
-                              p.items_per_work_item, p.match_any ? " match.any" : "");
+                              p.items_per_work_item, "");
                 run_cases(dev, n, 3, label, only, &all_sorted);
             }
             if (kiln::detail::groups_make_progress(dev)) {

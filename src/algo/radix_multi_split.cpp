@@ -8,11 +8,10 @@
 // peer). That order (sub-group, j, lane) is the tile's order, so the ranking is stable. Then a
 // scan over (digit, sub-group) counters gives every key its place in the tile sorted by digit.
 //
-// Peers are found by one ballot per digit bit (or one match.any where the tuning asks for it)
-// where sub-groups are real: CUDA's warp intrinsics, inline PTX under NVIDIA's OpenCL, OpenCL's
-// cl_khr_subgroup_ballot elsewhere; otherwise each lane writes its digit to local memory and
-// reads its sub-group's 32, with work-group barriers instead of sub-group ones: slower, but the
-// same ranking on every device, which is how PoCL tests it.
+// Peers are found by one ballot per digit bit where sub-groups are real: CUDA's warp intrinsics,
+// inline PTX under NVIDIA's OpenCL, OpenCL's cl_khr_subgroup_ballot elsewhere; otherwise each lane
+// writes its digit to local memory and reads its sub-group's 32, with work-group barriers instead
+// of sub-group ones: slower, but the same ranking on every device, which is how PoCL tests it.
 //
 // The sorted tile goes through one local array: keys first, then (sort_by_key) the values in a
 // second round through the same array, as Onesweep does, so that a tile of pairs is as long as a
@@ -42,10 +41,10 @@ std::string peer_barrier(const radix_sort_shape& s) {
     return ballots(s) ? "kiln_sub_group_sync();" : "barrier(CLK_LOCAL_MEM_FENCE);";
 }
 
-/// kiln_ballot(predicate): the lanes of the sub-group whose predicate holds; kiln_match(value):
-/// the lanes whose value equals this lane's; kiln_sub_group_sync(): orders the sub-group's local
-/// memory accesses. Every lane of a whole sub-group must call them: the sort's work-groups are
-/// whole warps (a multiple of 32 work-items, launched in full groups).
+/// kiln_ballot(predicate): the lanes of the sub-group whose predicate holds;
+/// kiln_sub_group_sync(): orders the sub-group's local memory accesses. Every lane of a whole
+/// sub-group must call them: the sort's work-groups are whole warps (a multiple of 32 work-items,
+/// launched in full groups).
 void define_ballots(source_builder& b, const radix_sort_shape& s) {
     if (s.cuda_warps) {
         // CUDA's intrinsics with the full mask: the prelude's sub-group functions first ask
@@ -53,9 +52,6 @@ void define_ballots(source_builder& b, const radix_sort_shape& s) {
         b.define("kiln_ballot",
                  "uint kiln_ballot(uint predicate) {\n    return __ballot_sync(0xffffffffu, "
                  "predicate);\n}");
-        b.define("kiln_match",
-                 "uint kiln_match(uint value) {\n    return __match_any_sync(0xffffffffu, "
-                 "value);\n}");
         b.define("kiln_sub_group_sync",
                  "void kiln_sub_group_sync(void) {\n    __syncwarp(0xffffffffu);\n}");
     } else if (s.ptx_ballots) {
@@ -66,9 +62,6 @@ void define_ballots(source_builder& b, const radix_sort_shape& s) {
                  "uint kiln_ballot(uint predicate) {\n    uint mask;\n    asm volatile(\"{ .reg "
                  ".pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }\" : "
                  "\"=r\"(mask) : \"r\"(predicate));\n    return mask;\n}");
-        b.define("kiln_match",
-                 "uint kiln_match(uint value) {\n    uint mask;\n    asm volatile(\"match.any.sync"
-                 ".b32 %0, %1, 0xffffffff;\" : \"=r\"(mask) : \"r\"(value));\n    return mask;\n}");
         b.define("kiln_sub_group_sync",
                  "void kiln_sub_group_sync(void) {\n    asm volatile(\"bar.warp.sync "
                  "0xffffffff;\" ::: \"memory\");\n}");
@@ -85,9 +78,7 @@ void define_ballots(source_builder& b, const radix_sort_shape& s) {
 /// Declares peersJ: the lanes of the sub-group whose digitJ equals this lane's.
 void find_peers(source_builder& b, const radix_sort_shape& s, const std::string& J) {
     const std::string d = "digit" + J, peers = "peers" + J;
-    if (ballots(s) && s.match_peers && (s.cuda_warps || s.ptx_ballots)) {
-        b.line("const uint " + peers + " = kiln_match(" + d + ");");
-    } else if (ballots(s)) {
+    if (ballots(s)) {
         // Lanes that agree with this one on every bit: each ballot keeps those whose bit is
         // the same (the ballot itself where the bit is set, its complement where not).
         b.line("uint " + peers + " = 0xffffffffu;");

@@ -23,10 +23,11 @@ namespace {
 /// time, and 4 per core balance the load.
 constexpr std::size_t radix_chunks_per_compute_unit = 4;
 
-/// Groups of the single pass's histogram kernel per compute unit: each holds 32 KB of counters,
-/// and an H100 SM runs 6 of them at once (228 KB of shared memory): 8 per SM, as before,
-/// left a second, partial wave (0.536 ms for 2^28 keys, 2026-11-23).
-constexpr std::size_t histogram_groups_per_compute_unit = 6;
+/// Groups of the single pass's histogram kernel per compute unit (groups of 256 work-items with
+/// 32 KB of counters each on NVIDIA GPUs). 6, one wave on an H100 (6 x 33 KB of its 228 KB of
+/// shared memory), measured no faster than 8 and its partial second wave: 0.550 against 0.536
+/// ms for 2^28 uint32 keys (sort_bench, KILN_PROFILE=summary, 2026-11-23).
+constexpr std::size_t histogram_groups_per_compute_unit = 8;
 
 kernel_argument scalar(std::uint64_t value) {
     return make_argument(value);
@@ -115,7 +116,6 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
                         sub_group_size_of(dev) == 32;
     shape.cuda_warps = shape.multi_split && policy.sub_group_size == 32 &&
                        dev.properties().backend == backend_kind::cuda;
-    shape.match_peers = policy.match_any && (shape.ptx_ballots || shape.cuda_warps);
     // The quirk is about ranking in rounds; the multi-split ranks a digit at once.
     shape.radix_bits =
         !shape.multi_split && device_quirks_for(dev.properties()).multi_round_radix_rank_miscompiled
@@ -140,7 +140,7 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
         " value " + std::to_string(shape.value_bytes) + " sg " +
         std::to_string(shape.sub_group_size) + (shape.single_pass ? " single pass" : "") +
         (shape.multi_split ? " multi-split" : "") + (shape.ptx_ballots ? " ptx" : "") +
-        (shape.cuda_warps ? " cuda warps" : "") + (shape.match_peers ? " match" : "");
+        (shape.cuda_warps ? " cuda warps" : "");
     std::vector<std::string> kernel_names = {"kiln_radix_upsweep", "kiln_radix_scan",
                                              "kiln_radix_downsweep", "kiln_radix_finish"};
     if (shape.single_pass)

@@ -34,9 +34,6 @@ struct radix_sort_shape {
     bool ptx_ballots = false;
     /// The multi-split's ballots and warp barriers as CUDA's intrinsics (the CUDA backend).
     bool cuda_warps = false;
-    /// With ptx_ballots or cuda_warps: find a key's peers by one match.any instead of a ballot
-    /// per digit bit.
-    bool match_peers = false;
     /// Also generate the single-pass kernels (kiln_onesweep_*), for devices where work-groups
     /// that started earlier keep making progress.
     bool single_pass = false;

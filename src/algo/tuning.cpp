@@ -123,17 +123,21 @@ constexpr std::array table{
     tuning_row{radix_sort, nvidia_cuda, radix(384, 20, 8, true),
                "NVIDIA GPUs through CUDA: 8-bit digits, tiles ranked by a warp multi-split "
                "(__ballot_sync), keys then values through one local array. H100, "
-               "bench/algo/sort_bench 28 --sweep, 2026-11-23 (branch sort-speed3), uint32 keys "
-               "/ uint32 pairs (CUB 6.42 / 8.81 ms): 384x20 7.74 / 10.35 ms (0.83x / 0.85x), "
-               "256x20 7.63 / 10.82 ms (0.84x / 0.81x; 79 registers, 3 groups per SM), 384x16 "
-               "7.91 / 10.61 ms, 512x12 8.21 / 11.07 ms, 256x24 9.27 / 12.31 ms (95 "
-               "registers, 2 groups per SM). Before (branch sort-speed2): 256x24 8.66 / 12.57 ms"},
+               "bench/algo/sort_bench 28, 2026-11-23 (branch sort-speed3), CUB in the same run. "
+               "384x20: uint32 keys / uint32 pairs / float / uint64 7.70 / 10.31 / 8.32 / 19.03 "
+               "ms (0.83x / 0.85x / 0.69x / 0.89x CUB); 256x20 (same run) 7.63 / 10.80 / 8.54 / "
+               "21.84 ms (0.84x / 0.81x / 0.67x / 0.77x; 79 registers, 3 groups per SM). First "
+               "sweep, uint32 keys / pairs (CUB 6.42 / 8.81 ms): 384x16 7.91 / 10.61 ms, 512x12 "
+               "8.21 / 11.07 ms, 256x24 9.27 / 12.31 ms (95 registers, 2 groups per SM). "
+               "Before (branch sort-speed2, 256x24): 8.69 / 12.63 / 9.04 / 20.88 ms"},
     tuning_row{radix_sort, nvidia_gpus, radix(256, 20, 8, true),
-               "NVIDIA's OpenCL: as CUDA, ballots through inline PTX; its histogram kernel is "
-               "allowed 256 work-items, which refused 384-item groups until that kernel got its "
-               "own size. H100, sort_bench 28 --sweep, 2026-11-23 (branch sort-speed3), uint32 "
-               "keys (CUB 6.41 ms): 256x20 7.33 ms (0.88x), 256x24 8.18 ms (0.78x; pairs 18.14 "
-               "ms against CUB's 8.98, 0.50x). Before (branch sort-speed2): 256x24 8.65 ms"},
+               "NVIDIA's OpenCL: as CUDA, ballots through inline PTX. H100, sort_bench 28, "
+               "2026-11-23 (branch sort-speed3), CUB in the same run: 256x20 uint32 keys / "
+               "pairs / float / uint64 7.28 / 12.71 / 8.06 / 21.31 ms (0.88x / 0.71x / 0.71x / "
+               "0.79x); 256x24 8.18 / 18.14 / 9.55 / 21.35 ms. Pairs and uint64 keys are slower "
+               "than before (branch sort-speed2, 256x24: 8.60 / 12.20 / 8.98 / 20.70 ms), keys "
+               "and floats faster; 384-item groups were refused (the histogram kernel's limit "
+               "of 256, since given its own group size; not measured again)"},
     tuning_row{radix_sort, any_gpu, radix(256, 8, 8, false),
                "any other GPU: ranking in 4-bit rounds (no known sub-group ballots), about 32 KB "
                "of local memory per group; not measured"},
@@ -287,8 +291,7 @@ std::string algorithm_policy::key() const {
     return std::to_string(work_group_size) + "x" + std::to_string(items_per_work_item) + " r" +
            std::to_string(radix_bits) + " sg" + std::to_string(sub_group_size) +
            (staged_writes ? " staged" : " direct") + (ptx_shuffles ? " ptx" : "") +
-           (multi_split ? " multi-split" : "") + (match_any ? " match" : "") + " d" +
-           std::to_string(lookback_depth);
+           (multi_split ? " multi-split" : "") + " d" + std::to_string(lookback_depth);
 }
 
 std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size) {

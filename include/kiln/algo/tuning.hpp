@@ -50,9 +50,6 @@ struct algorithm_policy {
     /// counts its keys per digit, peers found by ballots, or through local memory where the
     /// device has no sub-groups) instead of counting rounds of 4 bits per work-item.
     bool multi_split = false;
-    /// Radix sort's multi-split on NVIDIA GPUs: find a key's peers by one match.any (PTX
-    /// match.any.sync) instead of a ballot per digit bit.
-    bool match_any = false;
     /// Scan family, look-back within a sub-group (where group scans shuffle): earlier tiles
     /// each lane reads at once, so that one window covers sub_group_size * lookback_depth.
     std::size_t lookback_depth = 1;
