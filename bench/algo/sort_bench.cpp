@@ -1,12 +1,14 @@
 // kiln::sort and kiln::sort_by_key beside CUB's DeviceRadixSort (CUDA machines) and std::sort on
 // one host thread (CPU devices), on the same random data in the same run.
 //
-//     sort_bench [log2(n)] [--sweep] [--case TEXT]
+//     sort_bench [log2(n)] [--sweep [SHAPES]] [--case TEXT]
 //
 // Measures every device KILN_DEVICE matches (e.g. KILN_DEVICE=cuda, KILN_DEVICE=opencl,gpu), or
 // every device when it is unset. n defaults to 2^28 on GPUs and 2^24 on CPU devices. --sweep
-// also times every case under other tuning shapes, to fill the table in tuning.cpp; --case
-// keeps only the cases whose name contains TEXT (e.g. "uint64").
+// also times every case under other multi-split tuning shapes, to fill the table in tuning.cpp:
+// SHAPES is a comma-separated list of GROUPxITEMS (e.g. 256x20,384x16; a default list without
+// it); --case keeps only the cases whose name
+// contains TEXT (e.g. "uint64").
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -173,11 +175,25 @@ void run_cases(const kiln::device& dev, std::size_t n, int repeats, const std::s
         run_case<std::uint64_t>(dev, name("uint64 keys").c_str(), n, false, 3, repeats, all_sorted);
 }
 
-kiln::detail::algorithm_policy radix_shape(std::size_t group, std::size_t items, bool multi_split) {
-    return {.work_group_size = group,
-            .items_per_work_item = items,
-            .radix_bits = 8,
-            .multi_split = multi_split};
+/// "256x20" as a multi-split policy with 8-bit digits.
+kiln::detail::algorithm_policy radix_shape(const std::string& text) {
+    kiln::detail::algorithm_policy p{.radix_bits = 8, .multi_split = true};
+    const auto x = text.find('x');
+    if (x == std::string::npos) throw std::runtime_error("sort_bench: bad shape " + text);
+    p.work_group_size = std::stoul(text.substr(0, x));
+    p.items_per_work_item = std::stoul(text.substr(x + 1));
+    return p;
+}
+
+std::vector<kiln::detail::algorithm_policy> radix_shapes(const std::string& list) {
+    std::vector<kiln::detail::algorithm_policy> shapes;
+    std::size_t begin = 0;
+    while (begin < list.size()) {
+        const std::size_t end = std::min(list.find(',', begin), list.size());
+        shapes.push_back(radix_shape(list.substr(begin, end - begin)));
+        begin = end + 1;
+    }
+    return shapes;
 }
 
 }  // namespace
@@ -185,11 +201,13 @@ kiln::detail::algorithm_policy radix_shape(std::size_t group, std::size_t items,
 int main(int argc, char** argv) {
     int log2_n = 0;
     bool sweep = false;
+    std::string shapes = "256x20,256x24,384x16,384x20,512x12";
     std::string only;  // --case TEXT: only the cases whose name contains TEXT
     for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--sweep") == 0)
+        if (std::strcmp(argv[i], "--sweep") == 0) {
             sweep = true;
-        else if (std::strcmp(argv[i], "--case") == 0 && i + 1 < argc)
+            if (i + 1 < argc && std::strchr(argv[i + 1], 'x') != nullptr) shapes = argv[++i];
+        } else if (std::strcmp(argv[i], "--case") == 0 && i + 1 < argc)
             only = argv[++i];
         else
             log2_n = std::atoi(argv[i]);
@@ -219,14 +237,12 @@ int main(int argc, char** argv) {
             if (!sweep || dev.is_cpu()) continue;
             // Other shapes for every case; items per work-item are for 4-byte keys alone
             // (sort.cpp scales them for wider keys and values).
-            const std::vector<kiln::detail::algorithm_policy> policies = {
-                radix_shape(256, 28, true), radix_shape(256, 32, true)};
-            for (const auto& p : policies) {
+            for (const auto& p : radix_shapes(shapes)) {
                 kiln::detail::scoped_algorithm_policy scoped(kiln::detail::algorithm::radix_sort,
                                                              p);
                 char label[64];
                 std::snprintf(label, sizeof label, ", %zu x %zu%s", p.work_group_size,
-                              p.items_per_work_item, p.multi_split ? " multi-split" : " rounds");
+                              p.items_per_work_item, "");
                 run_cases(dev, n, 3, label, only, &all_sorted);
             }
             if (kiln::detail::groups_make_progress(dev)) {

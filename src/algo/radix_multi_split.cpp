@@ -8,10 +8,15 @@
 // peer). That order (sub-group, j, lane) is the tile's order, so the ranking is stable. Then a
 // scan over (digit, sub-group) counters gives every key its place in the tile sorted by digit.
 //
-// Peers are found by one ballot per digit bit where sub-groups are real (CUDA's warps through
-// the prelude's cl_khr_subgroup_ballot, NVIDIA's OpenCL through inline PTX); elsewhere each lane
+// Peers are found by one ballot per digit bit where sub-groups are real: CUDA's warp intrinsics,
+// inline PTX under NVIDIA's OpenCL, OpenCL's cl_khr_subgroup_ballot elsewhere; otherwise each lane
 // writes its digit to local memory and reads its sub-group's 32, with work-group barriers instead
 // of sub-group ones: slower, but the same ranking on every device, which is how PoCL tests it.
+//
+// The sorted tile goes through one local array: keys first, then (sort_by_key) the values in a
+// second round through the same array, as Onesweep does, so that a tile of pairs is as long as a
+// tile of keys (the values stay in global memory until the keys have left).
+#include <algorithm>
 #include <kiln/detail/group_collectives.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <string>
@@ -28,7 +33,7 @@ std::string num(unsigned long long value) {
 constexpr unsigned lanes = 32;
 
 bool ballots(const radix_sort_shape& s) {
-    return s.sub_group_size == lanes || s.ptx_ballots;
+    return s.sub_group_size == lanes || s.ptx_ballots || s.cuda_warps;
 }
 
 /// Local memory writes visible to the work-items that find peers together.
@@ -36,20 +41,30 @@ std::string peer_barrier(const radix_sort_shape& s) {
     return ballots(s) ? "kiln_sub_group_sync();" : "barrier(CLK_LOCAL_MEM_FENCE);";
 }
 
-/// kiln_ballot(predicate): the lanes of the sub-group whose predicate holds (every lane must
-/// call it); kiln_sub_group_sync(): orders the sub-group's local memory accesses.
+/// kiln_ballot(predicate): the lanes of the sub-group whose predicate holds;
+/// kiln_sub_group_sync(): orders the sub-group's local memory accesses. Every lane of a whole
+/// sub-group must call them: the sort's work-groups are whole warps (a multiple of 32 work-items,
+/// launched in full groups).
 void define_ballots(source_builder& b, const radix_sort_shape& s) {
-    if (s.ptx_ballots) {
-        // NVIDIA's OpenCL has no sub-group functions but compiles inline PTX; the fences keep
-        // the compiler from moving local memory accesses across the warp barrier.
+    if (s.cuda_warps) {
+        // CUDA's intrinsics with the full mask: the prelude's sub-group functions first ask
+        // which lanes run (partial warps), one more vote per ballot and per barrier.
+        b.define("kiln_ballot",
+                 "uint kiln_ballot(uint predicate) {\n    return __ballot_sync(0xffffffffu, "
+                 "predicate);\n}");
+        b.define("kiln_sub_group_sync",
+                 "void kiln_sub_group_sync(void) {\n    __syncwarp(0xffffffffu);\n}");
+    } else if (s.ptx_ballots) {
+        // NVIDIA's OpenCL has no sub-group functions but compiles inline PTX; the memory
+        // clobber keeps the compiler from moving local memory accesses across the warp barrier
+        // (which orders them in hardware).
         b.define("kiln_ballot",
                  "uint kiln_ballot(uint predicate) {\n    uint mask;\n    asm volatile(\"{ .reg "
                  ".pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }\" : "
                  "\"=r\"(mask) : \"r\"(predicate));\n    return mask;\n}");
         b.define("kiln_sub_group_sync",
-                 "void kiln_sub_group_sync(void) {\n    mem_fence(CLK_LOCAL_MEM_FENCE);\n    asm "
-                 "volatile(\"bar.warp.sync 0xffffffff;\");\n    "
-                 "mem_fence(CLK_LOCAL_MEM_FENCE);\n}");
+                 "void kiln_sub_group_sync(void) {\n    asm volatile(\"bar.warp.sync "
+                 "0xffffffff;\" ::: \"memory\");\n}");
     } else {
         b.define("kiln_ballot",
                  "uint kiln_ballot(uint predicate) {\n    return "
@@ -60,12 +75,47 @@ void define_ballots(source_builder& b, const radix_sort_shape& s) {
     }
 }
 
+/// Declares peersJ: the lanes of the sub-group whose digitJ equals this lane's.
+void find_peers(source_builder& b, const radix_sort_shape& s, const std::string& J) {
+    const std::string d = "digit" + J, peers = "peers" + J;
+    if (ballots(s)) {
+        // Lanes that agree with this one on every bit: each ballot keeps those whose bit is
+        // the same (the ballot itself where the bit is set, its complement where not).
+        b.line("uint " + peers + " = 0xffffffffu;");
+        for (unsigned bit = 0; bit < s.radix_bits; ++bit) {
+            const std::string set = "(" + d + " >> " + num(bit) + "u) & 1u";
+            const std::string ones = "ones" + J + "_" + num(bit);
+            b.line("const uint " + ones + " = kiln_ballot(" + set + ");");
+            b.line(peers + " &= (" + set + ") ? " + ones + " : ~" + ones + ";");
+        }
+    } else {
+        b.line("kiln_lane_digits[t] = " + d + ";");
+        b.local_barrier();
+        b.line("uint " + peers + " = 0;");
+        b.line("for (uint l = 0; l < " + num(lanes) + "u; ++l) " + peers +
+               " |= (kiln_lane_digits[t - lane + l] == " + d + " ? 1u : 0u) << l;");
+    }
+}
+
 }  // namespace
 
 void multi_split_setup(source_builder& b, const radix_sort_shape& s) {
+    // The counters are done with before the keys move (every place is in registers first), and
+    // the keys before the values move: one array serves all three in turn, declared with the
+    // widest type for its alignment. Local memory then holds the tiles of 384 x 20 keys that
+    // CUB runs on an H100 within CUDA's 48 KB.
     const unsigned sub_groups = s.work_group_size / lanes;
-    b.local_array("uint", "kiln_sub_counts", num(sub_groups * s.radix()));
+    const std::size_t wide = std::max<std::size_t>(s.key.bytes, s.value_bytes);
+    const std::size_t counter_words = (std::size_t{sub_groups} * s.radix() * 4 + wide - 1) / wide;
+    const std::string type = radix_bits_type(wide);
     if (!ballots(s)) b.local_array("uint", "kiln_lane_digits", num(s.work_group_size));
+    b.local_array(type, "kiln_tile_memory", num(std::max<std::size_t>(s.tile(), counter_words)));
+    b.line("local uint* kiln_sub_counts = (local uint*)kiln_tile_memory;");
+    const std::string key = radix_bits_type(s.key.bytes);
+    b.line("local " + key + "* kiln_keys = (local " + key + "*)kiln_tile_memory;");
+    if (s.value_bytes == 0) return;
+    const std::string value = radix_bits_type(s.value_bytes);
+    b.line("local " + value + "* kiln_values = (local " + value + "*)kiln_tile_memory;");
 }
 
 void multi_split_count(source_builder& b, const radix_sort_shape& s) {
@@ -78,43 +128,31 @@ void multi_split_count(source_builder& b, const radix_sort_shape& s) {
            ") kiln_sub_counts[i] = 0;");
     b.line("const uint lane = t % " + num(lanes) + "u, sub_group = t / " + num(lanes) + "u;");
     b.line("const uint sub_base = sub_group * " + R + ";");
-    // Every load first, so that they are in flight together. Items past the end (their loads
-    // kept in bounds) get the last digit: they rank after every real key, being last in the
-    // tile's order, and are taken out of that digit's count below.
+    b.line("const uint lanes_below = (1u << lane) - 1u;");
+    // This lane's first item in the tile; item j lies 32 j further.
+    b.line("const uint first = sub_group * " + num(lanes * k) + "u + lane;");
+    b.line("global const " + key + "* tile_keys = key_src + base + first;");
+    // Items of this lane inside the tile: item j is when 32 j < left.
+    b.line("const int left = (int)valid - (int)first;");
+    // Every load first, so that they are in flight together.
     for (unsigned j = 0; j < k; ++j) {
         const std::string J = num(j);
-        const std::string index =
-            "sub_group * " + num(lanes * k) + "u + " + num(j * lanes) + "u + lane";
-        b.line("const uint index" + J + " = " + index + ";");
-        b.line("const ulong at" + J + " = base + min(index" + J + ", valid - 1u);");
-        b.line("const " + key + " key" + J + " = key_src[at" + J + "];");
-        if (s.value_bytes != 0)
-            b.line("const " + radix_bits_type(s.value_bytes) + " value" + J + " = value_src[at" +
-                   J + "];");
-        b.line("const uint digit" + J + " = index" + J + " < valid ? kiln_sort_digit(key" + J +
-               ", shift) : " + num(r - 1) + "u;");
+        b.line("const " + key + " key" + J + " = " + num(j * lanes) + " < left ? tile_keys[" +
+               num(j * lanes) + "] : 0;");
     }
     b.local_barrier();
+    // Items past the end get the last digit: they rank after every real key, being last in the
+    // tile's order, and are taken out of that digit's count below. A key's rank within its
+    // sub-group and its digit share a register (rank_digitJ, the digit in the low bits): the
+    // tile's keys and these are what the registers hold until the keys move.
     for (unsigned j = 0; j < k; ++j) {
         const std::string J = num(j), d = "digit" + J, peers = "peers" + J, before = "before" + J;
-        if (ballots(s)) {
-            b.line("uint " + peers + " = 0xffffffffu;");
-            for (unsigned bit = 0; bit < s.radix_bits; ++bit) {
-                const std::string set = "(" + d + " >> " + num(bit) + "u) & 1u";
-                const std::string ones = "ones" + J + "_" + num(bit);
-                b.line("const uint " + ones + " = kiln_ballot(" + set + ");");
-                b.line(peers + " &= (" + set + ") ? " + ones + " : ~" + ones + ";");
-            }
-        } else {
-            b.line("kiln_lane_digits[t] = " + d + ";");
-            b.local_barrier();
-            b.line("uint " + peers + " = 0;");
-            b.line("for (uint l = 0; l < " + num(lanes) + "u; ++l) " + peers +
-                   " |= (kiln_lane_digits[t - lane + l] == " + d + " ? 1u : 0u) << l;");
-        }
+        b.line("const uint " + d + " = " + num(j * lanes) + " < left ? kiln_sort_digit(key" + J +
+               ", shift) : " + num(r - 1) + "u;");
+        find_peers(b, s, J);
         b.line("const uint " + before + " = kiln_sub_counts[sub_base + " + d + "];");
-        b.line("const uint rank" + J + " = " + before + " + popcount(" + peers +
-               " & ((1u << lane) - 1u));");
+        b.line("const uint rank_digit" + J + " = (" + before + " + popcount(" + peers +
+               " & lanes_below)) << " + num(s.radix_bits) + " | " + d + ";");
         b.line(peer_barrier(s));
         b.line("if ((" + peers + " >> lane) == 1u) kiln_sub_counts[sub_base + " + d +
                "] = " + before + " + popcount(" + peers + ");");
@@ -123,7 +161,8 @@ void multi_split_count(source_builder& b, const radix_sort_shape& s) {
     b.local_barrier();
     // Each work-item takes `per` consecutive digits: the counters become exclusive over
     // sub-groups, the digits' totals are scanned over the group, and kiln_start and kiln_end
-    // mark where each digit lies in the ranked tile (both equal when absent).
+    // mark where each digit lies in the ranked tile (both equal when absent). The digit's start
+    // then goes into its counters, so that a key's place is its counter plus its rank.
     const unsigned per = r > g ? r / g : 1;
     b.line("uint own = 0;");
     b.open("for (uint p = 0; p < " + num(per) + "u; ++p)");
@@ -148,25 +187,43 @@ void multi_split_count(source_builder& b, const radix_sort_shape& s) {
     b.open("for (uint p = 0; p < " + num(per) + "u; ++p)");
     b.line("const uint d = t * " + num(per) + "u + p;");
     b.open("if (d < " + R + ")");
-    b.line("kiln_start[d] += inclusive - own;");
+    b.line("const uint start = kiln_start[d] + inclusive - own;");
+    b.line("kiln_start[d] = start;");
     b.line("kiln_end[d] += inclusive - own - (d == " + num(r - 1) + "u ? " + num(s.tile()) +
            "u - valid : 0u);");
+    b.line("for (uint w = 0; w < " + num(sub_groups) + "u; ++w) kiln_sub_counts[w * " + R +
+           " + d] += start;");
     b.close();
     b.close();
     b.local_barrier();
 }
 
 void multi_split_place(source_builder& b, const radix_sort_shape& s) {
+    // atJ stays declared for the values' round (multi_split_place_values).
     for (unsigned j = 0; j < s.items_per_work_item; ++j) {
-        const std::string J = num(j), d = "digit" + J;
-        b.open("");
-        b.line("const uint at = " +
-               radix_padded("kiln_start[" + d + "] + kiln_sub_counts[sub_base + " + d + "] + rank" +
-                            J) +
-               ";");
-        b.line("kiln_keys[at] = key" + J + ";");
-        if (s.value_bytes != 0) b.line("kiln_values[at] = value" + J + ";");
-        b.close();
+        const std::string J = num(j);
+        b.line("const uint at" + J + " = kiln_sub_counts[sub_base + (rank_digit" + J + " & " +
+               num(s.radix() - 1) + "u)] + (rank_digit" + J + " >> " + num(s.radix_bits) + "u);");
+    }
+    b.local_barrier();  // the keys overwrite the counters
+    for (unsigned j = 0; j < s.items_per_work_item; ++j)
+        b.line("kiln_keys[at" + num(j) + "] = key" + num(j) + ";");
+    b.local_barrier();
+}
+
+void multi_split_place_values(source_builder& b, const radix_sort_shape& s) {
+    const std::string value = radix_bits_type(s.value_bytes);
+    b.local_barrier();  // every key has left kiln_keys, which the values now use
+    b.line("global const " + value + "* tile_values = value_src + base + first;");
+    // Loads first, all in flight together; items past the end have no value and no place.
+    for (unsigned j = 0; j < s.items_per_work_item; ++j) {
+        const std::string J = num(j), at = num(j * lanes);
+        b.line("const " + value + " value" + J + " = " + at + " < left ? tile_values[" + at +
+               "] : 0;");
+    }
+    for (unsigned j = 0; j < s.items_per_work_item; ++j) {
+        const std::string J = num(j);
+        b.line("if (" + num(j * lanes) + " < left) kiln_values[at" + J + "] = value" + J + ";");
     }
     b.local_barrier();
 }

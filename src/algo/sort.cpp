@@ -23,6 +23,12 @@ namespace {
 /// time, and 4 per core balance the load.
 constexpr std::size_t radix_chunks_per_compute_unit = 4;
 
+/// Groups of the single pass's histogram kernel per compute unit (groups of 256 work-items with
+/// 32 KB of counters each on NVIDIA GPUs). 6, one wave on an H100 (6 x 33 KB of its 228 KB of
+/// shared memory), measured no faster than 8 and its partial second wave: 0.550 against 0.536
+/// ms for 2^28 uint32 keys (sort_bench, KILN_PROFILE=summary, 2026-11-23).
+constexpr std::size_t histogram_groups_per_compute_unit = 8;
+
 kernel_argument scalar(std::uint64_t value) {
     return make_argument(value);
 }
@@ -108,16 +114,20 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
     shape.ptx_ballots = shape.multi_split && policy.sub_group_size == 0 &&
                         dev.properties().backend == backend_kind::opencl &&
                         sub_group_size_of(dev) == 32;
+    shape.cuda_warps = shape.multi_split && policy.sub_group_size == 32 &&
+                       dev.properties().backend == backend_kind::cuda;
     // The quirk is about ranking in rounds; the multi-split ranks a digit at once.
     shape.radix_bits =
         !shape.multi_split && device_quirks_for(dev.properties()).multi_round_radix_rank_miscompiled
             ? std::min(policy.radix_bits, 4u)
             : policy.radix_bits;
-    // The tile (keys and values) lives in local memory: items are set for 4-byte keys alone
-    // and scaled down for wider elements, to stay within the 48 KB of static local memory that
-    // CUDA grants without opting in.
+    // The tile lives in local memory: items are set for 4-byte keys alone and scaled down for
+    // wider elements, to stay within the 48 KB of static local memory that CUDA grants without
+    // opting in. The multi-split holds keys, then values, in one array; rounds hold both.
+    const std::size_t tile_bytes =
+        shape.multi_split ? std::max(key.bytes, shape.value_bytes) : key.bytes + shape.value_bytes;
     shape.items_per_work_item = static_cast<unsigned>(
-        std::max<std::size_t>(1, policy.items_per_work_item * 4 / (key.bytes + shape.value_bytes)));
+        std::max<std::size_t>(1, policy.items_per_work_item * 4 / tile_bytes));
     shape.sub_group_size = policy.sub_group_size;
     // One pass per digit with decoupled look-back where work-groups that started earlier are
     // sure to make progress; the status words hold 30-bit counts.
@@ -129,7 +139,8 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
         std::to_string(shape.work_group_size) + " " + std::to_string(shape.items_per_work_item) +
         " value " + std::to_string(shape.value_bytes) + " sg " +
         std::to_string(shape.sub_group_size) + (shape.single_pass ? " single pass" : "") +
-        (shape.multi_split ? " multi-split" : "") + (shape.ptx_ballots ? " ptx" : "");
+        (shape.multi_split ? " multi-split" : "") + (shape.ptx_ballots ? " ptx" : "") +
+        (shape.cuda_warps ? " cuda warps" : "");
     std::vector<std::string> kernel_names = {"kiln_radix_upsweep", "kiln_radix_scan",
                                              "kiln_radix_downsweep", "kiln_radix_finish"};
     if (shape.single_pass)
@@ -169,9 +180,15 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
         const kernel_argument control = zeroed((2 + 2 * std::size_t{passes}) * 4);
         const kernel_argument status = zeroed(std::size_t{passes} * tiles * shape.radix() * 4);
         state_arg = control;
+        const std::size_t histogram_group = shape.histogram_group();
+        const std::size_t histogram_groups =
+            std::max<std::size_t>(1, dev.properties().compute_units) *
+            histogram_groups_per_compute_unit;
         built.kernel("kiln_onesweep_histogram")
             .bind({keys.memory, scalar(n), histogram})
-            .launch(q, std::min(most_chunks * 2, ceil_div(n, group * 16)) * group, group);
+            .launch(q,
+                    std::min(histogram_groups, ceil_div(n, histogram_group * 16)) * histogram_group,
+                    histogram_group);
         built.kernel("kiln_onesweep_offsets")
             .bind({histogram, control, scalar(n)})
             .launch(q, group, group);

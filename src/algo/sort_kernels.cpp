@@ -175,20 +175,33 @@ void scatter_parameters(source_builder& b, const radix_sort_shape& s) {
     }
 }
 
-/// Local arrays of the tile code, and source and destination pointers chosen by `from_b`
-/// (declared before).
-void tile_setup(source_builder& b, const radix_sort_shape& s) {
+/// The type of output positions: 32 bits in the single pass, whose status words limit n to
+/// 2^30 anyway (fewer instructions per key), 64 bits in reduce-then-scan.
+std::string position_type(bool single_pass) {
+    return single_pass ? "uint" : "ulong";
+}
+
+/// Local arrays of the tile code.
+void tile_setup(source_builder& b, const radix_sort_shape& s, bool single_pass) {
     const tile_names n(s);
-    if (s.multi_split)
-        multi_split_setup(b, s);
-    else
+    if (!s.multi_split)
         b.local_array("uint", "kiln_counters", padded_size((1u << rank_round_bits) * n.g));
     b.local_array("uint", "kiln_scan", num(2 * n.g));
     b.local_array("uint", "kiln_start", n.R);  // where each digit starts in the ranked tile
     b.local_array("uint", "kiln_end", n.R);    // and where it ends (both 0 when absent)
-    b.local_array("ulong", "kiln_run", n.R);   // where the tile's keys of each digit go
+    // Where the tile's keys of each digit go.
+    b.local_array(position_type(single_pass), "kiln_run", n.R);
+    if (s.multi_split) {
+        multi_split_setup(b, s);  // unpadded: work-items read consecutive elements
+        return;
+    }
     b.local_array(n.key, "kiln_keys", padded_size(s.tile()));
     if (s.value_bytes != 0) b.local_array(n.value, "kiln_values", padded_size(s.tile()));
+}
+
+/// Index of tile element `i` in kiln_keys and kiln_values.
+std::string tile_at(const radix_sort_shape& s, const std::string& i) {
+    return s.multi_split ? i : radix_padded(i);
 }
 
 void tile_pointers(source_builder& b, const radix_sort_shape& s) {
@@ -303,27 +316,42 @@ void tile_rank(source_builder& b, const radix_sort_shape& s) {
 }
 
 /// Writes the ranked tile to kiln_run[digit] + its place within the digit: consecutive
-/// work-items write consecutive keys of one digit, which coalesces. With `run_from_tile_start`,
+/// work-items write consecutive keys of one digit, which coalesces. In the single pass,
 /// kiln_run[digit] already has the digit's start in the tile taken off (one local read less).
 /// A position past the end is not written: the ranks of a correct tile never give one, but a
 /// device that miscompiled the ranking (PoCL 5.0 on the GPU machine, 2026-11-22) left tiles
 /// unsorted, and `i - kiln_start[d]` then wrapped, writing 16 GB past the buffer (SIGSEGV; on a
 /// GPU it would corrupt other allocations). A wrong sort is reported by the tests instead.
-void tile_scatter(source_builder& b, const radix_sort_shape& s, bool run_from_tile_start) {
+/// The multi-split's values follow in a second round through the same local array, each to the
+/// position its key went to.
+void tile_scatter(source_builder& b, const radix_sort_shape& s, bool single_pass) {
     const tile_names n(s);
+    const std::string type = position_type(single_pass);
+    const bool values_after = s.multi_split && s.value_bytes != 0;
+    b.line("const " + type + " limit = (" + type + ")n;");
     for (unsigned j = 0; j < n.k; ++j) {
-        const std::string i = num(j * n.g) + "u + t";
+        const std::string i = num(j * n.g) + "u + t", J = num(j);
+        const std::string position = values_after ? "position" + J : "position";
+        if (values_after) b.line(type + " " + position + " = limit;");
         b.open("if (" + i + " < valid)");
-        b.line("const " + n.key + " k = kiln_keys[" + radix_padded(i) + "];");
+        b.line("const " + n.key + " k = kiln_keys[" + tile_at(s, i) + "];");
         b.line("const uint d = kiln_sort_digit(k, shift);");
-        b.line("const ulong position = kiln_run[d] + " +
-               (run_from_tile_start ? i : "(ulong)(" + i + ") - kiln_start[d]") + ";");
-        b.open("if (position < n)");
-        b.line("key_dst[position] = k;");
-        if (s.value_bytes != 0)
-            b.line("value_dst[position] = kiln_values[" + radix_padded(i) + "];");
+        b.line(std::string(values_after ? "" : "const " + type + " ") + position +
+               " = kiln_run[d] + " + (single_pass ? i : "(ulong)(" + i + ") - kiln_start[d]") +
+               ";");
+        b.open("if (" + position + " < limit)");
+        b.line("key_dst[" + position + "] = k;");
+        if (s.value_bytes != 0 && !values_after)
+            b.line("value_dst[position] = kiln_values[" + tile_at(s, i) + "];");
         b.close();
         b.close();
+    }
+    if (!values_after) return;
+    multi_split_place_values(b, s);
+    for (unsigned j = 0; j < n.k; ++j) {
+        const std::string i = num(j * n.g) + "u + t", J = num(j);
+        b.line("if (" + i + " < valid && position" + J + " < limit) value_dst[position" + J +
+               "] = kiln_values[" + i + "];");
     }
 }
 
@@ -338,7 +366,7 @@ void downsweep(source_builder& b, const radix_sort_shape& s) {
     b.parameter("ulong chunk");
     b.parameter("uint shift");
     b.begin_body();
-    tile_setup(b, s);
+    tile_setup(b, s, false);
     // Every key has this pass's digit in common: the data stays where it is.
     b.line("if (state[1]) return;");
     b.line("const uint t = (uint)get_local_id(0);");
@@ -401,18 +429,19 @@ void finish(source_builder& b, const radix_sort_shape& s) {
 
 void onesweep_histogram(source_builder& b, const radix_sort_shape& s, unsigned passes) {
     const tile_names n(s);
-    const unsigned bins = passes * n.r;
+    const unsigned bins = passes * n.r, group = s.histogram_group();
+    const std::string G = num(group) + "u";
     // One copy of the counters per 32 work-items, so that fewer work-items contend for one
     // counter, as far as 32 KB of local memory allows.
-    const unsigned copies = std::max(1u, std::min(n.g / 32, 8192u / bins));
-    b.begin_kernel("kiln_onesweep_histogram", n.g);
+    const unsigned copies = std::max(1u, std::min(group / 32, 8192u / bins));
+    b.begin_kernel("kiln_onesweep_histogram", group);
     b.parameter("global const " + n.key + "* keys");
     b.parameter("ulong n");
     b.parameter("global uint* histogram");
     b.begin_body();
     b.local_array("uint", "kiln_bins", num(copies * bins));
     b.line("const uint t = (uint)get_local_id(0);");
-    b.line("for (uint i = t; i < " + num(copies * bins) + "u; i += " + n.G + ") kiln_bins[i] = 0;");
+    b.line("for (uint i = t; i < " + num(copies * bins) + "u; i += " + G + ") kiln_bins[i] = 0;");
     b.local_barrier();
     b.line("const uint copy = (t % " + num(copies) + "u) * " + num(bins) + "u;");
     // Four keys per work-item per step, loaded before they are counted: one load in flight
@@ -432,7 +461,7 @@ void onesweep_histogram(source_builder& b, const radix_sort_shape& s, unsigned p
     }
     b.close();
     b.local_barrier();
-    b.open("for (uint i = t; i < " + num(bins) + "u; i += " + n.G + ")");
+    b.open("for (uint i = t; i < " + num(bins) + "u; i += " + G + ")");
     b.line("uint total = 0;");
     b.line("for (uint c = 0; c < " + num(copies) + "u; ++c) total += kiln_bins[c * " + num(bins) +
            "u + i];");
@@ -496,8 +525,8 @@ void onesweep_pass(source_builder& b, const radix_sort_shape& s, unsigned passes
     b.parameter("uint shift");
     b.parameter("uint pass");
     b.begin_body();
-    tile_setup(b, s);
     b.local_array("uint", "kiln_tile", "1");
+    tile_setup(b, s, true);
     b.line("global const uint* skip = control + 2;");
     b.line("global uint* ticket = control + 2 + " + num(passes) + "u;");
     // Every key has this pass's digit in common: the data stays where it is.
@@ -547,7 +576,7 @@ void onesweep_pass(source_builder& b, const radix_sort_shape& s, unsigned passes
     b.close();
     b.line("if (tile_id != 0) " + status_word("mine + d") +
            " = 0x80000000u | (exclusive + kiln_end[d] - kiln_start[d]);");
-    // Wraps (mod 2^64) where the digit's global start is below its tile start; position adds
+    // Wraps (mod 2^32) where the digit's global start is below its tile start; position adds
     // the tile index back.
     b.line("kiln_run[d] = offsets[pass * " + R + " + d] + exclusive - kiln_start[d];");
     b.close();

@@ -32,11 +32,16 @@ struct radix_sort_shape {
     /// The multi-split's ballots as inline PTX (NVIDIA's OpenCL, which has no sub-group
     /// functions but compiles PTX).
     bool ptx_ballots = false;
+    /// The multi-split's ballots and warp barriers as CUDA's intrinsics (the CUDA backend).
+    bool cuda_warps = false;
     /// Also generate the single-pass kernels (kiln_onesweep_*), for devices where work-groups
     /// that started earlier keep making progress.
     bool single_pass = false;
 
     unsigned radix() const { return 1u << radix_bits; }
+    /// The single pass's histogram kernel runs groups of its own size (at most 256): NVIDIA's
+    /// OpenCL allows it no more, whatever the passes' groups.
+    unsigned histogram_group() const { return work_group_size < 256 ? work_group_size : 256; }
     unsigned tile() const { return work_group_size * items_per_work_item; }
 };
 
@@ -49,11 +54,14 @@ std::string radix_sort_source(const radix_sort_shape& shape);
 std::string radix_bits_type(std::size_t bytes);      ///< "uint" or "ulong"
 std::string radix_padded(const std::string& index);  ///< a local tile index, bank-padded
 /// The multi-split's local arrays; its count step (loads the tile at `base`, `valid` keys, into
-/// registers, ranks them and fills kiln_start and kiln_end); its place step (moves the keys,
-/// and values, to their ranks in kiln_keys and kiln_values).
+/// registers, ranks them and fills kiln_start and kiln_end); its place step (moves the keys to
+/// their ranks in kiln_keys); its values' step, once the keys have left kiln_keys (loads the
+/// tile's values and moves them to the same ranks in kiln_values, which shares kiln_keys'
+/// memory).
 void multi_split_setup(class source_builder& b, const radix_sort_shape& s);
 void multi_split_count(source_builder& b, const radix_sort_shape& s);
 void multi_split_place(source_builder& b, const radix_sort_shape& s);
+void multi_split_place_values(source_builder& b, const radix_sort_shape& s);
 
 /// The shape of one merge sort program.
 struct merge_sort_shape {

@@ -166,15 +166,24 @@ constexpr std::array table{
     tuning_row{reduce_by_key, any_device, policy(64, 4),
                "anything else: small and safe, not measured"},
     // --- radix sort (items for 4-byte keys alone; sort.cpp scales them for wider elements) ---
-    tuning_row{radix_sort, nvidia_gpus, radix(256, 24, 8, true),
-               "NVIDIA GPUs, CUDA and OpenCL alike: 8-bit digits, tiles ranked by a warp "
-               "multi-split (ballots; inline PTX under OpenCL). bench/algo/sort_bench --sweep, "
-               "2^28, single pass, 2026-11-22. H200, CUDA, 256x24: uint32 keys / pairs / float / "
-               "uint64 8.64 / 11.48 / 9.01 / 20.46 ms (0.73x / 0.65x / 0.63x / 0.80x CUB); "
-               "256x28: 8.19 / 12.70 / 13.09 / 24.21 ms, NVIDIA OpenCL 12.07 / 12.12 / 12.48 / "
-               "19.10 ms; 256x32: 11.71 / 11.98 / 12.36 / 22.43 ms. H100, 256x24, CUDA / "
-               "OpenCL: uint32 keys 8.66 / 8.65 ms; 256x20 9.31 ms, 384x16 8.51 ms / refused by "
-               "OpenCL, 128x24 10.94 ms, 4-bit rounds 256x8 16.03 ms"},
+    tuning_row{radix_sort, nvidia_cuda, radix(384, 20, 8, true),
+               "NVIDIA GPUs through CUDA: 8-bit digits, tiles ranked by a warp multi-split "
+               "(__ballot_sync), keys then values through one local array. H100, "
+               "bench/algo/sort_bench 28, 2026-11-23 (branch sort-speed3), CUB in the same run. "
+               "384x20: uint32 keys / uint32 pairs / float / uint64 7.70 / 10.31 / 8.32 / 19.03 "
+               "ms (0.83x / 0.85x / 0.69x / 0.89x CUB); 256x20 (same run) 7.63 / 10.80 / 8.54 / "
+               "21.84 ms (0.84x / 0.81x / 0.67x / 0.77x; 79 registers, 3 groups per SM). First "
+               "sweep, uint32 keys / pairs (CUB 6.42 / 8.81 ms): 384x16 7.91 / 10.61 ms, 512x12 "
+               "8.21 / 11.07 ms, 256x24 9.27 / 12.31 ms (95 registers, 2 groups per SM). "
+               "Before (branch sort-speed2, 256x24): 8.69 / 12.63 / 9.04 / 20.88 ms"},
+    tuning_row{radix_sort, nvidia_gpus, radix(256, 20, 8, true),
+               "NVIDIA's OpenCL: as CUDA, ballots through inline PTX. H100, sort_bench 28, "
+               "2026-11-23 (branch sort-speed3), CUB in the same run: 256x20 uint32 keys / "
+               "pairs / float / uint64 7.28 / 12.71 / 8.06 / 21.31 ms (0.88x / 0.71x / 0.71x / "
+               "0.79x); 256x24 8.18 / 18.14 / 9.55 / 21.35 ms. Pairs and uint64 keys are slower "
+               "than before (branch sort-speed2, 256x24: 8.60 / 12.20 / 8.98 / 20.70 ms), keys "
+               "and floats faster; 384-item groups were refused (the histogram kernel's limit "
+               "of 256, since given its own group size; not measured again)"},
     tuning_row{radix_sort, any_gpu, radix(256, 8, 8, false),
                "any other GPU: ranking in 4-bit rounds (no known sub-group ballots), about 32 KB "
                "of local memory per group; not measured"},

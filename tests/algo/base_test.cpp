@@ -205,8 +205,8 @@ TEST_P(algo_base_test, every_device_has_a_policy_with_provenance) {
 }
 
 TEST(algo_tuning, nvidia_radix_row_ranks_by_multi_split) {
-    // The row measured at 0.74x CUB (docs/benchmarks.md): once a positional row set
-    // ptx_shuffles instead, and NVIDIA GPUs ranked in rounds, unmeasured.
+    // The NVIDIA rows are measured with the multi-split (docs/benchmarks.md): once a positional
+    // row set ptx_shuffles instead, and NVIDIA GPUs ranked in rounds, unmeasured.
     const auto rows = kiln::detail::tuning_table();
     const auto nvidia = std::find_if(rows.begin(), rows.end(), [](const auto& row) {
         return row.for_algorithm == algorithm::radix_sort && row.devices.vendor == "nvidia";

@@ -77,10 +77,13 @@ class sort_test : public kiln::test::device_queue_test {
     std::vector<std::size_t> sizes(std::size_t key_bytes) const {
         const auto policy = kiln::detail::policy_for(kiln::detail::algorithm::radix_sort, device());
         // sort.cpp scales the items per work-item (set for 4-byte keys alone) by the bytes of a
-        // key and the value moving with it: check_radix sorts keys alone and with uint indices.
+        // key and the value moving with it (the wider of the two where the multi-split moves
+        // them in turns): check_radix sorts keys alone and with uint indices.
         const std::size_t g = policy.work_group_size, k = policy.items_per_work_item;
         const std::size_t tile = g * std::max<std::size_t>(1, k * 4 / key_bytes);
-        const std::size_t pair_tile = g * std::max<std::size_t>(1, k * 4 / (key_bytes + 4));
+        const std::size_t pair_bytes =
+            policy.multi_split ? std::max<std::size_t>(key_bytes, 4) : key_bytes + 4;
+        const std::size_t pair_tile = g * std::max<std::size_t>(1, k * 4 / pair_bytes);
         return {0,
                 1,
                 2,
@@ -301,6 +304,16 @@ TEST_P(sort_test, multi_split_ranking) {
         const auto body = [&] {
             check_radix(random_keys<std::uint32_t>(shape.tile_size() * 3 + 5, 31), "uint32");
             if (shape.work_group_size == 128) return;
+            // A value wider than its key: keys and values take turns in one local array, which
+            // then has the value's type (and alignment).
+            const auto narrow = random_keys<std::uint32_t>(shape.tile_size() + 77, 33);
+            const auto wide = random_keys<std::uint64_t>(narrow.size(), 34);
+            kiln::vector<std::uint32_t> keys(q, narrow);
+            kiln::vector<std::uint64_t> values(q, wide);
+            kiln::sort_by_key(keys, values);
+            const auto order = stable_order(narrow, documented_before<std::uint32_t>);
+            ASSERT_EQ(keys.read(), permuted(narrow, order));
+            ASSERT_EQ(values.read(), permuted(wide, order));
             check_radix(random_keys<std::int64_t>(shape.tile_size() + 33, 32), "int64");
             check_radix(special_floats<float>(3001), "float specials");
         };
