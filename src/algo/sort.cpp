@@ -1,15 +1,19 @@
 // Host side of sorting: the passes of the radix and merge sorts, over the algorithm base (tuning
-// table, program cache, temporary pool).
+// table, program cache, temporary pool), and the host sort of float keys where the device's float
+// radix sort is not trusted.
 #include <algorithm>
+#include <cstring>
 #include <kiln/algo/algorithm_program.hpp>
 #include <kiln/algo/sort.hpp>
 #include <kiln/algo/temporary_pool.hpp>
 #include <kiln/algo/tuning.hpp>
 #include <kiln/error.hpp>
+#include <numeric>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "backend/backend.hpp"
 #include "backend/device_quirks.hpp"
 #include "sort_kernels.hpp"
 
@@ -217,11 +221,60 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
     return done;
 }
 
+/// A float key's place in the order docs/sorting.md gives (NaNs last and alike, -0 before +0),
+/// as unsigned bits; descending inverts it.
+std::uint32_t ordered_float_bits(std::uint32_t k, bool descending) {
+    const std::uint32_t ordered = (k & 0x7fffffffu) > 0x7f800000u ? 0xffffffffu
+                                  : (k & 0x80000000u) != 0        ? ~k
+                                                                  : (k | 0x80000000u);
+    return descending ? ~ordered : ordered;
+}
+
+std::vector<std::byte> read_operand(const queue& q, const sort_operand& operand, std::size_t n) {
+    std::vector<std::byte> host(n * operand.element_bytes);
+    q.impl().read(*operand.memory.memory, 0, host.data(), host.size(), {}, true);
+    return host;
+}
+
+/// Writes the elements of `host` back in the order `order` gives (element i becomes order[i]).
+void write_permuted(const queue& q, const sort_operand& operand, const std::vector<std::byte>& host,
+                    const std::vector<std::size_t>& order) {
+    const std::size_t bytes = operand.element_bytes;
+    std::vector<std::byte> moved(host.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        std::memcpy(moved.data() + i * bytes, host.data() + order[i] * bytes, bytes);
+    q.impl().write(*operand.memory.memory, 0, moved.data(), moved.size(), {}, true);
+}
+
 }  // namespace
+
+void host_float_sort_part(const queue& q, bool descending, const sort_operand& keys, std::size_t n,
+                          const std::vector<sort_operand>& values) {
+    if (n < 2) return;
+    q.finish();  // the work already queued on the keys and values lands first
+    const std::vector<std::byte> raw = read_operand(q, keys, n);
+    std::vector<std::uint32_t> ordered(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        std::uint32_t k = 0;
+        std::memcpy(&k, raw.data() + i * sizeof k, sizeof k);
+        ordered[i] = ordered_float_bits(k, descending);
+    }
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return ordered[a] < ordered[b]; });
+    write_permuted(q, keys, raw, order);
+    for (const auto& v : values) write_permuted(q, v, read_operand(q, v, n), order);
+}
 
 void radix_sort_part(const queue& q, radix_key key, bool descending, const sort_operand& keys,
                      std::size_t n, const std::vector<sort_operand>& values) {
     if (n < 2) return;
+    if (key.kind == static_cast<int>(sort_key_kind::floating) && key.bytes == 4 &&
+        device_quirks_for(q.device().properties()).float_radix_sort_unreliable) {
+        host_float_sort_part(q, descending, keys, n, values);
+        return;
+    }
     if (values.size() <= 1) {
         radix_passes(q, key, descending, keys, n, values.empty() ? nullptr : &values[0]).wait();
         return;

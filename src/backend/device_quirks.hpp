@@ -34,6 +34,13 @@ struct device_quirks {
     /// under POCL_WORK_GROUP_METHOD=repl, and right when its source is run as C++ with one
     /// thread per work-item). Sorts there keep to 4-bit digits.
     bool multi_round_radix_rank_miscompiled = false;
+    /// kiln's radix sort of float keys is not to be trusted: on PoCL 5.0 (Ubuntu 24.04's, on the
+    /// GPU machine, 2026-11-22/23) float sorts came out wrong now and then inside kiln's tests
+    /// (which sorts, and from which size, changed from run to run and with the PoCL thread
+    /// count), while the same programs sorted the same data right when run alone, and integer
+    /// and double keys were right throughout (docs/sorting.md, Known limits). The cause is not
+    /// found, so float keys are sorted on the host there. PoCL 3.1 is right.
+    bool float_radix_sort_unreliable = false;
     /// OpenCL C kernels may hold inline PTX (`asm volatile`), such as warp shuffles
     /// (shfl.sync), and 1-D work-groups run as warps of 32 consecutive local ids: NVIDIA GPUs
     /// through NVIDIA's OpenCL, whose compiler emits PTX and which reports no sub-group
@@ -52,11 +59,17 @@ inline device_quirks device_quirks_for(const device_properties& props) {
     const bool gpu = props.type == device_type::gpu;
     const bool pocl =
         lower(props.platform).find("portable computing language") != std::string::npos;
+    // PoCL's driver version starts with its own version ("5.0+debian").
+    const bool pocl_5_or_later =
+        pocl && !props.driver_version.empty() &&
+        std::isdigit(static_cast<unsigned char>(props.driver_version[0])) &&
+        std::stoi(props.driver_version) >= 5;
     return {.groups_make_progress = gpu && (props.backend == backend_kind::cuda || nvidia),
             .global_fence_orders_device =
                 props.backend == backend_kind::cuda || props.type == device_type::cpu,
             .subgroup_ballot_incomplete = pocl,
             .multi_round_radix_rank_miscompiled = pocl,
+            .float_radix_sort_unreliable = pocl_5_or_later,
             .inline_ptx_warp_shuffles = gpu && nvidia && props.backend == backend_kind::opencl};
 }
 

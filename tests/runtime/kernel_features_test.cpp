@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/device_quirks.hpp"
 #include "backend/opencl/opencl_kernel_features.hpp"
 
 namespace {
@@ -131,6 +132,25 @@ TEST(KernelFeatures, PoclsBallotExtensionCountsAsMissing) {
                   "kernel void k(global uint* v) {\n"
                   "    v[0] = sub_group_ballot_bit_count(sub_group_ballot(v[0] > 1));\n}\n");
     EXPECT_NE(log.find("needs cl_khr_subgroup_ballot"), std::string::npos) << log;
+}
+
+// PoCL 5.0 sorted float keys wrongly now and then inside kiln (docs/sorting.md, Known limits):
+// kiln sorts them on the host there, keyed on PoCL's version, which its driver version starts
+// with; PoCL 3.1 keeps the radix sort, and so does any other platform.
+TEST(KernelFeatures, FloatRadixSortIsDistrustedFromPocl5) {
+    kiln::device_properties pocl = pocl_like();
+    pocl.platform = "Portable Computing Language";
+    const auto distrusted = [&](const std::string& driver_version) {
+        pocl.driver_version = driver_version;
+        return kiln::detail::device_quirks_for(pocl).float_radix_sort_unreliable;
+    };
+    EXPECT_TRUE(distrusted("5.0+debian"));
+    EXPECT_TRUE(distrusted("6.0"));
+    EXPECT_FALSE(distrusted("3.1+debian"));
+    EXPECT_FALSE(distrusted(""));
+    kiln::device_properties other = pocl_like();
+    other.driver_version = "5.0";
+    EXPECT_FALSE(kiln::detail::device_quirks_for(other).float_radix_sort_unreliable);
 }
 
 }  // namespace
