@@ -135,15 +135,7 @@ std::vector<std::uint32_t> adaptive_blocks(const sparse_layout& layout,
     return long_blocks;
 }
 
-scoped_sparse_layout::scoped_sparse_layout(sparse_layout layout) {
-    std::lock_guard lock(override_mutex);
-    previous_ = layout_override;
-    layout_override = layout;
-}
-
-scoped_sparse_layout::~scoped_sparse_layout() {
-    std::lock_guard lock(override_mutex);
-    layout_override = previous_;
-}
+scoped_sparse_layout::scoped_sparse_layout(sparse_layout layout)
+    : override_(layout_override, layout, override_mutex) {}
 
 }  // namespace kiln::detail

@@ -442,15 +442,8 @@ fft_pipeline_policy fft_pipeline_policy_for(const device& dev) {
     return chosen;
 }
 
-scoped_fft_pipeline_policy::scoped_fft_pipeline_policy(fft_pipeline_policy policy) {
-    std::lock_guard lock(override_mutex);
-    previous_ = std::exchange(pipeline_override, policy);
-}
-
-scoped_fft_pipeline_policy::~scoped_fft_pipeline_policy() {
-    std::lock_guard lock(override_mutex);
-    pipeline_override = previous_;
-}
+scoped_fft_pipeline_policy::scoped_fft_pipeline_policy(fft_pipeline_policy policy)
+    : override_(pipeline_override, policy, override_mutex) {}
 
 bool global_fence_orders_device(const device& dev) {
     // Not overridable: a test that forces look-back must not run it where it is wrong.
@@ -458,34 +451,12 @@ bool global_fence_orders_device(const device& dev) {
 }
 
 scoped_algorithm_policy::scoped_algorithm_policy(algorithm a, algorithm_policy policy)
-    : algorithm_(a) {
-    std::lock_guard lock(override_mutex);
-    previous_ = std::exchange(policy_overrides[static_cast<std::size_t>(a)], policy);
-}
+    : override_(policy_overrides[static_cast<std::size_t>(a)], policy, override_mutex) {}
 
-scoped_algorithm_policy::~scoped_algorithm_policy() {
-    std::lock_guard lock(override_mutex);
-    policy_overrides[static_cast<std::size_t>(algorithm_)] = previous_;
-}
+scoped_local_memory_group_scans::scoped_local_memory_group_scans()
+    : override_(local_memory_group_scans, true, override_mutex) {}
 
-scoped_local_memory_group_scans::scoped_local_memory_group_scans() {
-    std::lock_guard lock(override_mutex);
-    previous_ = std::exchange(local_memory_group_scans, true);
-}
-
-scoped_local_memory_group_scans::~scoped_local_memory_group_scans() {
-    std::lock_guard lock(override_mutex);
-    local_memory_group_scans = previous_;
-}
-
-scoped_forward_progress::scoped_forward_progress(bool value) {
-    std::lock_guard lock(override_mutex);
-    previous_ = std::exchange(progress_override, value);
-}
-
-scoped_forward_progress::~scoped_forward_progress() {
-    std::lock_guard lock(override_mutex);
-    progress_override = previous_;
-}
+scoped_forward_progress::scoped_forward_progress(bool value)
+    : override_(progress_override, value, override_mutex) {}
 
 }  // namespace kiln::detail

@@ -24,6 +24,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <kiln/detail/scoped_override.hpp>
 #include <kiln/runtime/device.hpp>
 #include <optional>
 #include <span>
@@ -101,12 +102,9 @@ std::vector<std::uint32_t> adaptive_blocks(const sparse_layout& layout,
 class scoped_sparse_layout {
   public:
     explicit scoped_sparse_layout(sparse_layout layout);
-    ~scoped_sparse_layout();
-    scoped_sparse_layout(const scoped_sparse_layout&) = delete;
-    scoped_sparse_layout& operator=(const scoped_sparse_layout&) = delete;
 
   private:
-    std::optional<sparse_layout> previous_;
+    scoped_override<std::optional<sparse_layout>> override_;
 };
 
 }  // namespace kiln::detail

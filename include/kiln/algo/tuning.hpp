@@ -10,6 +10,7 @@
 #pragma GCC visibility push(default)
 
 #include <cstddef>
+#include <kiln/detail/scoped_override.hpp>
 #include <kiln/runtime/device.hpp>
 #include <optional>
 #include <span>
@@ -139,12 +140,9 @@ bool inline_ptx_group_scans(const device& dev, std::size_t work_group_size);
 class scoped_local_memory_group_scans {
   public:
     scoped_local_memory_group_scans();
-    ~scoped_local_memory_group_scans();
-    scoped_local_memory_group_scans(const scoped_local_memory_group_scans&) = delete;
-    scoped_local_memory_group_scans& operator=(const scoped_local_memory_group_scans&) = delete;
 
   private:
-    bool previous_;
+    scoped_override<bool> override_;
 };
 
 /// Test-only: while alive, every device uses `policy` for `a`. Restores the previous state when
@@ -152,13 +150,9 @@ class scoped_local_memory_group_scans {
 class scoped_algorithm_policy {
   public:
     scoped_algorithm_policy(algorithm a, algorithm_policy policy);
-    ~scoped_algorithm_policy();
-    scoped_algorithm_policy(const scoped_algorithm_policy&) = delete;
-    scoped_algorithm_policy& operator=(const scoped_algorithm_policy&) = delete;
 
   private:
-    algorithm algorithm_;
-    std::optional<algorithm_policy> previous_;
+    scoped_override<std::optional<algorithm_policy>> override_;
 };
 
 /// FFT lines of two passes through local memory done by one kernel in chunks, the data between
@@ -181,12 +175,9 @@ fft_pipeline_policy fft_pipeline_policy_for(const device& dev);
 class scoped_fft_pipeline_policy {
   public:
     explicit scoped_fft_pipeline_policy(fft_pipeline_policy policy);
-    ~scoped_fft_pipeline_policy();
-    scoped_fft_pipeline_policy(const scoped_fft_pipeline_policy&) = delete;
-    scoped_fft_pipeline_policy& operator=(const scoped_fft_pipeline_policy&) = delete;
 
   private:
-    std::optional<fft_pipeline_policy> previous_;
+    scoped_override<std::optional<fft_pipeline_policy>> override_;
 };
 
 /// Test-only: while alive, groups_make_progress answers `value` for every device, e.g. to run
@@ -194,12 +185,9 @@ class scoped_fft_pipeline_policy {
 class scoped_forward_progress {
   public:
     explicit scoped_forward_progress(bool value);
-    ~scoped_forward_progress();
-    scoped_forward_progress(const scoped_forward_progress&) = delete;
-    scoped_forward_progress& operator=(const scoped_forward_progress&) = delete;
 
   private:
-    std::optional<bool> previous_;
+    scoped_override<std::optional<bool>> override_;
 };
 
 }  // namespace kiln::detail
