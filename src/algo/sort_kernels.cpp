@@ -1,5 +1,6 @@
-// Kernel generators for sorting: radix sort passes (upsweep histogram, scan, downsweep scatter)
-// (merge sort passes are in merge_sort_kernels.cpp).
+// Kernel generators for sorting: radix sort passes (upsweep histogram, scan, downsweep scatter,
+// finish); their tile code is in radix_tile.cpp, the single pass in radix_onesweep.cpp and merge
+// sort in merge_sort_kernels.cpp.
 //
 // Radix sort, one pass per digit, after Merrill and Grimshaw's reduce-then-scan sort:
 //   upsweep    every work-group counts the digits of its chunk of keys -> counts[digit][group]
@@ -15,8 +16,6 @@
 // the caller's buffers if it ended in b.
 #include "sort_kernels.hpp"
 
-#include <algorithm>
-#include <kiln/detail/group_collectives.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <string>
 
@@ -56,14 +55,6 @@ std::string ordered_bits(const sort_key_info& key, bool descending) {
     }
     return descending ? "~" + ordered : ordered;
 }
-
-std::string padded_size(unsigned count) {
-    return num(count + (count >> 5));
-}
-
-/// In-tile ranking goes in rounds of at most this many bits of the digit: the round's counters,
-/// one per (round digit, work-item), fit in local memory (16 x G words).
-constexpr unsigned rank_round_bits = 4;
 
 void define_radix_helpers(source_builder& b, const radix_sort_shape& s) {
     const std::string key = radix_bits_type(s.key.bytes);
@@ -150,228 +141,23 @@ void scan(source_builder& b, const radix_sort_shape& s) {
     b.end_kernel();
 }
 
-/// Names shared by the tile code of the classic and the single-pass downsweeps.
-struct tile_names {
-    std::string key, value, G, R, K;
-    unsigned g, k, r;
-    explicit tile_names(const radix_sort_shape& s)
-        : key(radix_bits_type(s.key.bytes)),
-          value(s.value_bytes != 0 ? radix_bits_type(s.value_bytes) : ""),
-          G(num(s.work_group_size) + "u"),
-          R(num(s.radix()) + "u"),
-          K(num(s.items_per_work_item) + "u"),
-          g(s.work_group_size),
-          k(s.items_per_work_item),
-          r(s.radix()) {}
-};
-
-void scatter_parameters(source_builder& b, const radix_sort_shape& s) {
-    const std::string key = radix_bits_type(s.key.bytes);
-    b.parameter("global " + key + "* keys_a");
-    b.parameter("global " + key + "* keys_b");
-    if (s.value_bytes != 0) {
-        b.parameter("global " + radix_bits_type(s.value_bytes) + "* values_a");
-        b.parameter("global " + radix_bits_type(s.value_bytes) + "* values_b");
-    }
-}
-
-/// The type of output positions: 32 bits in the single pass, whose status words limit n to
-/// 2^30 anyway (fewer instructions per key), 64 bits in reduce-then-scan.
-std::string position_type(bool single_pass) {
-    return single_pass ? "uint" : "ulong";
-}
-
-/// Local arrays of the tile code.
-void tile_setup(source_builder& b, const radix_sort_shape& s, bool single_pass) {
-    const tile_names n(s);
-    if (!s.multi_split)
-        b.local_array("uint", "kiln_counters", padded_size((1u << rank_round_bits) * n.g));
-    b.local_array("uint", "kiln_scan", num(2 * n.g));
-    b.local_array("uint", "kiln_start", n.R);  // where each digit starts in the ranked tile
-    b.local_array("uint", "kiln_end", n.R);    // and where it ends (both 0 when absent)
-    // Where the tile's keys of each digit go.
-    b.local_array(position_type(single_pass), "kiln_run", n.R);
-    if (s.multi_split) {
-        multi_split_setup(b, s);  // unpadded: work-items read consecutive elements
-        return;
-    }
-    b.local_array(n.key, "kiln_keys", padded_size(s.tile()));
-    if (s.value_bytes != 0) b.local_array(n.value, "kiln_values", padded_size(s.tile()));
-}
-
-/// Index of tile element `i` in kiln_keys and kiln_values.
-std::string tile_at(const radix_sort_shape& s, const std::string& i) {
-    return s.multi_split ? i : radix_padded(i);
-}
-
-void tile_pointers(source_builder& b, const radix_sort_shape& s) {
-    const std::string key = radix_bits_type(s.key.bytes);
-    b.line("global " + key + "* key_src = from_b ? keys_b : keys_a;");
-    b.line("global " + key + "* key_dst = from_b ? keys_a : keys_b;");
-    if (s.value_bytes != 0) {
-        const std::string type = radix_bits_type(s.value_bytes);
-        b.line("global " + type + "* value_src = from_b ? values_b : values_a;");
-        b.line("global " + type + "* value_dst = from_b ? values_a : values_b;");
-    }
-}
-
-/// Coalesced loads of the tile at `base` (`valid` keys), item j*G + t to work-item t.
-void tile_load(source_builder& b, const radix_sort_shape& s) {
-    const tile_names n(s);
-    for (unsigned j = 0; j < n.k; ++j) {
-        const std::string i = num(j * n.g) + "u + t";
-        b.open("if (" + i + " < valid)");
-        b.line("kiln_keys[" + radix_padded(i) + "] = key_src[base + " + i + "];");
-        if (s.value_bytes != 0)
-            b.line("kiln_values[" + radix_padded(i) + "] = value_src[base + " + i + "];");
-        b.close();
-    }
-    b.local_barrier();
-}
-
-/// One stable counting round over `width` bits of the digit from bit `low`: the tile in
-/// kiln_keys (and kiln_values) is reordered by those bits, equal ones keeping their order.
-void rank_round(source_builder& b, const radix_sort_shape& s, unsigned low, unsigned width) {
-    const tile_names n(s);
-    const unsigned w = 1u << width, k = n.k;
-    const std::string W = num(w) + "u", G = n.G;
-    b.open("");
-    b.line("for (uint d = 0; d < " + W + "; ++d) kiln_counters[" +
-           radix_padded("d * " + G + " + t") + "] = 0;");
-    // Work-item t ranks the consecutive items t*K .. t*K+K-1, so that counting them in order
-    // and then scanning over work-items keeps equal digits in tile order: the round is stable.
-    // Items past the end get the last digit and rank after every real key. A work-item counts
-    // its items in registers (prefixJ: earlier items with the same digit) and the last item of
-    // each digit stores the count: no chain of dependent local loads and stores.
-    for (unsigned j = 0; j < k; ++j) {
-        const std::string J = num(j), p = "t * " + n.K + " + " + J + "u";
-        b.line("const " + n.key + " key" + J + " = kiln_keys[" + radix_padded(p) + "];");
-        if (s.value_bytes != 0)
-            b.line("const " + n.value + " value" + J + " = kiln_values[" + radix_padded(p) + "];");
-        b.line("const uint digit" + J + " = " + p + " < valid ? (kiln_sort_digit(key" + J +
-               ", shift) >> " + num(low) + "u) & " + num(w - 1) + "u : " + num(w - 1) + "u;");
-        std::string prefix = "0u";
-        for (unsigned i = 0; i < j; ++i)
-            prefix += " + (digit" + num(i) + " == digit" + J + " ? 1u : 0u)";
-        b.line("const uint prefix" + J + " = " + prefix + ";");
-    }
-    for (unsigned j = 0; j < k; ++j) {
-        const std::string J = num(j);
-        std::string last = "1";
-        for (unsigned i = j + 1; i < k; ++i) last += " && digit" + num(i) + " != digit" + J;
-        b.line("if (" + last + ") kiln_counters[" + radix_padded("digit" + J + " * " + G + " + t") +
-               "] = prefix" + J + " + 1;");
-    }
-    b.local_barrier();
-    // Exclusive scan of the counters in (digit, work-item) order: each work-item sums W
-    // consecutive counters, the group scans those sums, each work-item writes its run back.
-    b.line("uint own = 0;");
-    b.line("for (uint c = 0; c < " + W + "; ++c) own += kiln_counters[" +
-           radix_padded("t * " + W + " + c") + "];");
-    b.line("uint inclusive = own;");
-    group_collectives(b, s.sub_group_size)
-        .inclusive_scan(
-            "kiln_scan", "t", G, "inclusive",
-            [](const std::string& x, const std::string& y) { return x + " + " + y; }, "uint");
-    b.line("uint running = inclusive - own;");
-    b.open("for (uint c = 0; c < " + W + "; ++c)");
-    b.line("const uint at = " + radix_padded("t * " + W + " + c") + ";");
-    b.line("const uint x = kiln_counters[at];");
-    b.line("kiln_counters[at] = running;");
-    b.line("running += x;");
-    b.close();
-    b.local_barrier();
-    for (unsigned j = 0; j < k; ++j) {
-        const std::string J = num(j);
-        b.open("if (t * " + n.K + " + " + J + "u < valid)");
-        b.line("const uint rank = kiln_counters[" + radix_padded("digit" + J + " * " + G + " + t") +
-               "] + prefix" + J + ";");
-        b.line("kiln_keys[" + radix_padded("rank") + "] = key" + J + ";");
-        if (s.value_bytes != 0)
-            b.line("kiln_values[" + radix_padded("rank") + "] = value" + J + ";");
-        b.close();
-    }
-    b.local_barrier();
-    b.close();
-}
-
-/// Sorts the loaded tile stably by the pass's digit in rounds of rank_round_bits (LSD within
-/// the tile), then marks where each digit starts and ends in it (kiln_start and kiln_end,
-/// cleared before).
-void tile_rank(source_builder& b, const radix_sort_shape& s) {
-    const tile_names n(s);
-    for (unsigned low = 0; low < s.radix_bits; low += rank_round_bits)
-        rank_round(b, s, low, std::min(rank_round_bits, s.radix_bits - low));
-    for (unsigned j = 0; j < n.k; ++j) {
-        const std::string i = num(j * n.g) + "u + t";
-        b.open("if (" + i + " < valid)");
-        b.line("const uint d = kiln_sort_digit(kiln_keys[" + radix_padded(i) + "], shift);");
-        b.line("if (" + i + " == 0 || kiln_sort_digit(kiln_keys[" + radix_padded(i + " - 1") +
-               "], shift) != d) kiln_start[d] = " + i + ";");
-        b.line("if (" + i + " + 1 == valid || kiln_sort_digit(kiln_keys[" +
-               radix_padded(i + " + 1") + "], shift) != d) kiln_end[d] = " + i + " + 1;");
-        b.close();
-    }
-    b.local_barrier();
-}
-
-/// Writes the ranked tile to kiln_run[digit] + its place within the digit: consecutive
-/// work-items write consecutive keys of one digit, which coalesces. In the single pass,
-/// kiln_run[digit] already has the digit's start in the tile taken off (one local read less).
-/// A position past the end is not written: the ranks of a correct tile never give one, but a
-/// device that miscompiled the ranking (PoCL 5.0 on the GPU machine, 2026-11-22) left tiles
-/// unsorted, and `i - kiln_start[d]` then wrapped, writing 16 GB past the buffer (SIGSEGV; on a
-/// GPU it would corrupt other allocations). A wrong sort is reported by the tests instead.
-/// The multi-split's values follow in a second round through the same local array, each to the
-/// position its key went to.
-void tile_scatter(source_builder& b, const radix_sort_shape& s, bool single_pass) {
-    const tile_names n(s);
-    const std::string type = position_type(single_pass);
-    const bool values_after = s.multi_split && s.value_bytes != 0;
-    b.line("const " + type + " limit = (" + type + ")n;");
-    for (unsigned j = 0; j < n.k; ++j) {
-        const std::string i = num(j * n.g) + "u + t", J = num(j);
-        const std::string position = values_after ? "position" + J : "position";
-        if (values_after) b.line(type + " " + position + " = limit;");
-        b.open("if (" + i + " < valid)");
-        b.line("const " + n.key + " k = kiln_keys[" + tile_at(s, i) + "];");
-        b.line("const uint d = kiln_sort_digit(k, shift);");
-        b.line(std::string(values_after ? "" : "const " + type + " ") + position +
-               " = kiln_run[d] + " + (single_pass ? i : "(ulong)(" + i + ") - kiln_start[d]") +
-               ";");
-        b.open("if (" + position + " < limit)");
-        b.line("key_dst[" + position + "] = k;");
-        if (s.value_bytes != 0 && !values_after)
-            b.line("value_dst[position] = kiln_values[" + tile_at(s, i) + "];");
-        b.close();
-        b.close();
-    }
-    if (!values_after) return;
-    multi_split_place_values(b, s);
-    for (unsigned j = 0; j < n.k; ++j) {
-        const std::string i = num(j * n.g) + "u + t", J = num(j);
-        b.line("if (" + i + " < valid && position" + J + " < limit) value_dst[position" + J +
-               "] = kiln_values[" + i + "];");
-    }
-}
-
 void downsweep(source_builder& b, const radix_sort_shape& s) {
-    const tile_names n(s);
+    const radix_tile_names n(s);
     const std::string tile = num(s.tile()) + "u";
     b.begin_kernel("kiln_radix_downsweep", n.g);
-    scatter_parameters(b, s);
+    radix_scatter_parameters(b, s);
     b.parameter("global const ulong* counts");
     b.parameter("global const uint* state");
     b.parameter("ulong n");
     b.parameter("ulong chunk");
     b.parameter("uint shift");
     b.begin_body();
-    tile_setup(b, s, false);
+    radix_tile_setup(b, s, false);
     // Every key has this pass's digit in common: the data stays where it is.
     b.line("if (state[1]) return;");
     b.line("const uint t = (uint)get_local_id(0);");
     b.line("const uint from_b = 1u - state[0];");
-    tile_pointers(b, s);
+    radix_tile_pointers(b, s);
     b.line("const ulong begin = (ulong)get_group_id(0) * chunk;");
     b.line("const ulong end = n - begin > chunk ? begin + chunk : n;");
     b.open("for (uint d = t; d < " + n.R + "; d += " + n.G + ")");
@@ -385,10 +171,10 @@ void downsweep(source_builder& b, const radix_sort_shape& s) {
         multi_split_count(b, s);
         multi_split_place(b, s);
     } else {
-        tile_load(b, s);
-        tile_rank(b, s);
+        radix_tile_load(b, s);
+        radix_tile_rank(b, s);
     }
-    tile_scatter(b, s, false);
+    radix_tile_scatter(b, s, false);
     b.local_barrier();
     b.open("for (uint d = t; d < " + n.R + "; d += " + n.G + ")");
     b.line("kiln_run[d] += kiln_end[d] - kiln_start[d];");
@@ -420,171 +206,6 @@ void finish(source_builder& b, const radix_sort_shape& s) {
     b.end_kernel();
 }
 
-// --- single pass per digit (Onesweep, Adinets and Merrill 2022) -----------------------------
-// One histogram kernel counts the digits of every pass at once; each pass is then one kernel in
-// which work-groups take tiles in ticket order, rank them as above, publish their digit counts
-// and look back over earlier tiles for their digit offsets (decoupled look-back). A status word
-// per (tile, digit) packs a flag in its top two bits (01: this tile's count, 10: inclusive prefix)
-// and the count in the low 30 bits, so n must stay below 2^30.
-
-void onesweep_histogram(source_builder& b, const radix_sort_shape& s, unsigned passes) {
-    const tile_names n(s);
-    const unsigned bins = passes * n.r, group = s.histogram_group();
-    const std::string G = num(group) + "u";
-    // One copy of the counters per 32 work-items, so that fewer work-items contend for one
-    // counter, as far as 32 KB of local memory allows.
-    const unsigned copies = std::max(1u, std::min(group / 32, 8192u / bins));
-    b.begin_kernel("kiln_onesweep_histogram", group);
-    b.parameter("global const " + n.key + "* keys");
-    b.parameter("ulong n");
-    b.parameter("global uint* histogram");
-    b.begin_body();
-    b.local_array("uint", "kiln_bins", num(copies * bins));
-    b.line("const uint t = (uint)get_local_id(0);");
-    b.line("for (uint i = t; i < " + num(copies * bins) + "u; i += " + G + ") kiln_bins[i] = 0;");
-    b.local_barrier();
-    b.line("const uint copy = (t % " + num(copies) + "u) * " + num(bins) + "u;");
-    // Four keys per work-item per step, loaded before they are counted: one load in flight
-    // per work-item left the kernel waiting on memory (H100: 0.9 ms for 2^28 keys, 2026-11-22).
-    constexpr unsigned unroll = 4;
-    b.line("const ulong stride = get_global_size(0);");
-    b.open("for (ulong i = get_global_id(0); i < n; i += " + num(unroll) + " * stride)");
-    for (unsigned u = 0; u < unroll; ++u)
-        b.line("const " + n.key + " k" + num(u) + " = i + " + num(u) + " * stride < n ? keys[i + " +
-               num(u) + " * stride] : 0;");
-    for (unsigned u = 0; u < unroll; ++u) {
-        b.open("if (i + " + num(u) + " * stride < n)");
-        for (unsigned p = 0; p < passes; ++p)
-            b.line("atomic_inc(&kiln_bins[copy + " + num(p * n.r) + "u + kiln_sort_digit(k" +
-                   num(u) + ", " + num(p * s.radix_bits) + "u)]);");
-        b.close();
-    }
-    b.close();
-    b.local_barrier();
-    b.open("for (uint i = t; i < " + num(bins) + "u; i += " + G + ")");
-    b.line("uint total = 0;");
-    b.line("for (uint c = 0; c < " + num(copies) + "u; ++c) total += kiln_bins[c * " + num(bins) +
-           "u + i];");
-    b.line("if (total != 0) atomic_add(&histogram[i], total);");
-    b.close();
-    b.end_kernel();
-}
-
-/// Turns each pass's digit counts into exclusive offsets, marks the passes whose keys all share
-/// their digit, and records where the data ends (for kiln_radix_finish).
-void onesweep_offsets(source_builder& b, const radix_sort_shape& s, unsigned passes) {
-    const tile_names n(s);
-    b.begin_kernel("kiln_onesweep_offsets", n.g);
-    b.parameter("global uint* histogram");
-    b.parameter("global uint* control");  // state[2] as kiln_radix_finish reads it, skip[passes]
-    b.parameter("ulong n");
-    b.begin_body();
-    b.local_array("uint", "kiln_skip", num(passes));
-    b.line("global uint* state = control;");
-    b.line("global uint* skip = control + 2;");
-    b.line("const uint t = (uint)get_local_id(0);");
-    b.open("for (uint p = t; p < " + num(passes) + "u; p += " + n.G + ")");
-    b.line("uint run = 0, same = 0;");
-    b.open("for (uint d = 0; d < " + n.R + "; ++d)");
-    b.line("const uint c = histogram[p * " + n.R + " + d];");
-    b.line("histogram[p * " + n.R + " + d] = run;");
-    b.line("run += c;");
-    b.line("if (c == n) same = 1;");
-    b.close();
-    b.line("skip[p] = same;");
-    b.line("kiln_skip[p] = same;");
-    b.close();
-    b.local_barrier();
-    b.open("if (t == 0)");
-    b.line("uint in_b = 0;");
-    b.line("for (uint p = 0; p < " + num(passes) + "u; ++p) in_b ^= kiln_skip[p] ? 0u : 1u;");
-    b.line("state[0] = in_b;");
-    b.line("state[1] = 0;");
-    b.close();
-    b.end_kernel();
-}
-
-/// The look-back's accesses to the status words. No fence: a reader uses nothing but the word
-/// itself (flag and count share it), and a volatile access of an aligned word is one access to
-/// the coherent level (L2). (Under CUDA a fence is __threadfence(), in the spin loop of every
-/// digit's work-item: with fences the CUDA backend sorted 2.6x slower than NVIDIA's OpenCL;
-/// without them 1.19x with 4-bit rounds and equal with the multi-split, H100 2026-11-22.)
-std::string status_word(const std::string& address) {
-    return "*(volatile global uint*)(" + address + ")";
-}
-
-void onesweep_pass(source_builder& b, const radix_sort_shape& s, unsigned passes) {
-    const tile_names n(s);
-    const std::string tile = num(s.tile()) + "u", R = n.R, G = n.G;
-    b.begin_kernel("kiln_onesweep_pass", n.g);
-    scatter_parameters(b, s);
-    b.parameter("global const uint* offsets");  // every pass's, from kiln_onesweep_offsets
-    b.parameter("global uint* control");        // state[2], skip[passes], ticket[passes]
-    b.parameter("global uint* status");
-    b.parameter("ulong n");
-    b.parameter("uint shift");
-    b.parameter("uint pass");
-    b.begin_body();
-    b.local_array("uint", "kiln_tile", "1");
-    tile_setup(b, s, true);
-    b.line("global const uint* skip = control + 2;");
-    b.line("global uint* ticket = control + 2 + " + num(passes) + "u;");
-    // Every key has this pass's digit in common: the data stays where it is.
-    b.line("if (skip[pass]) return;");
-    b.line("const uint t = (uint)get_local_id(0);");
-    // The data moved once per pass that was not skipped.
-    b.line("uint from_b = 0;");
-    b.line("for (uint p = 0; p < pass; ++p) from_b ^= skip[p] ? 0u : 1u;");
-    tile_pointers(b, s);
-    b.open("for (uint d = t; d < " + R + "; d += " + G + ")");
-    b.line("kiln_start[d] = 0;");
-    b.line("kiln_end[d] = 0;");
-    b.close();
-    // Tiles in the order work-groups start, not by group id: a group waits only for groups
-    // that started before it, which the device keeps running (groups_make_progress).
-    b.line("if (t == 0) kiln_tile[0] = atomic_inc(ticket + pass);");
-    b.local_barrier();
-    b.line("const uint tile_id = kiln_tile[0];");
-    b.line("const ulong base = (ulong)tile_id * " + tile + ";");
-    b.line("const uint valid = n - base < " + tile + " ? (uint)(n - base) : " + tile + ";");
-    if (s.multi_split) {
-        multi_split_count(b, s);
-    } else {
-        tile_load(b, s);
-        tile_rank(b, s);
-    }
-    // This pass's status words: one per (tile, digit). Every digit's count is published before
-    // any look-back, so a group that handles several digits never waits on itself.
-    b.line("global uint* words = status + (ulong)pass * ((n + " + tile + " - 1) / " + tile +
-           ") * " + R + ";");
-    b.line("global uint* mine = words + (ulong)tile_id * " + R + ";");
-    b.line("for (uint d = t; d < " + R + "; d += " + G + ") " + status_word("mine + d") +
-           " = (tile_id == 0 ? 0x80000000u : 0x40000000u) | (kiln_end[d] - kiln_start[d]);");
-    // The multi-split knows the counts before the keys move: published first, the move
-    // overlaps with the earlier tiles' work.
-    if (s.multi_split) multi_split_place(b, s);
-    // Walk back while earlier tiles show only their own counts; stop at an inclusive prefix
-    // (tile 0 always publishes one). A zero word: that tile has not published yet, read again.
-    b.open("for (uint d = t; d < " + R + "; d += " + G + ")");
-    b.line("uint exclusive = 0;");
-    b.open("for (uint j = tile_id; j > 0;)");
-    b.line("const uint word = " + status_word("words + (ulong)(j - 1) * " + R + " + d") + ";");
-    b.open("if (word != 0)");
-    b.line("exclusive += word & 0x3fffffffu;");
-    b.line("j = (word & 0x80000000u) ? 0 : j - 1;");
-    b.close();
-    b.close();
-    b.line("if (tile_id != 0) " + status_word("mine + d") +
-           " = 0x80000000u | (exclusive + kiln_end[d] - kiln_start[d]);");
-    // Wraps (mod 2^32) where the digit's global start is below its tile start; position adds
-    // the tile index back.
-    b.line("kiln_run[d] = offsets[pass * " + R + " + d] + exclusive - kiln_start[d];");
-    b.close();
-    b.local_barrier();
-    tile_scatter(b, s, true);
-    b.end_kernel();
-}
-
 }  // namespace
 
 std::string radix_bits_type(std::size_t bytes) {
@@ -604,13 +225,7 @@ std::string radix_sort_source(const radix_sort_shape& shape) {
     scan(b, shape);
     downsweep(b, shape);
     finish(b, shape);
-    if (shape.single_pass) {
-        const unsigned passes =
-            (static_cast<unsigned>(shape.key.bytes) * 8 + shape.radix_bits - 1) / shape.radix_bits;
-        onesweep_histogram(b, shape, passes);
-        onesweep_offsets(b, shape, passes);
-        onesweep_pass(b, shape, passes);
-    }
+    if (shape.single_pass) radix_onesweep_kernels(b, shape);
     return b.str();
 }
 

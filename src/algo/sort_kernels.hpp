@@ -47,10 +47,12 @@ struct radix_sort_shape {
 
 /// Kernels kiln_radix_upsweep, kiln_radix_scan, kiln_radix_downsweep and kiln_radix_finish, and
 /// with single_pass kiln_onesweep_histogram, kiln_onesweep_offsets and kiln_onesweep_pass; see
-/// sort_kernels.cpp for what each does and the device-side state they share.
+/// sort_kernels.cpp and radix_onesweep.cpp for what each does and the device-side state they
+/// share.
 std::string radix_sort_source(const radix_sort_shape& shape);
 
-// Pieces of the radix tile code shared by sort_kernels.cpp and radix_multi_split.cpp.
+// Pieces of the radix tile code shared by sort_kernels.cpp, radix_tile.cpp, radix_onesweep.cpp
+// and radix_multi_split.cpp.
 std::string radix_bits_type(std::size_t bytes);      ///< "uint" or "ulong"
 std::string radix_padded(const std::string& index);  ///< a local tile index, bank-padded
 /// The multi-split's local arrays; its count step (loads the tile at `base`, `valid` keys, into
@@ -62,6 +64,42 @@ void multi_split_setup(class source_builder& b, const radix_sort_shape& s);
 void multi_split_count(source_builder& b, const radix_sort_shape& s);
 void multi_split_place(source_builder& b, const radix_sort_shape& s);
 void multi_split_place_values(source_builder& b, const radix_sort_shape& s);
+
+/// Names shared by the tile code of the classic and the single-pass downsweeps.
+struct radix_tile_names {
+    std::string key, value, G, R, K;
+    unsigned g, k, r;
+    explicit radix_tile_names(const radix_sort_shape& s);
+};
+
+void radix_scatter_parameters(source_builder& b, const radix_sort_shape& s);
+
+/// Local arrays of the tile code.
+void radix_tile_setup(source_builder& b, const radix_sort_shape& s, bool single_pass);
+
+void radix_tile_pointers(source_builder& b, const radix_sort_shape& s);
+
+/// Coalesced loads of the tile at `base` (`valid` keys), item j*G + t to work-item t.
+void radix_tile_load(source_builder& b, const radix_sort_shape& s);
+
+/// Sorts the loaded tile stably by the pass's digit in rounds of rank_round_bits (LSD within
+/// the tile), then marks where each digit starts and ends in it (kiln_start and kiln_end,
+/// cleared before).
+void radix_tile_rank(source_builder& b, const radix_sort_shape& s);
+
+/// Writes the ranked tile to kiln_run[digit] + its place within the digit: consecutive
+/// work-items write consecutive keys of one digit, which coalesces. In the single pass,
+/// kiln_run[digit] already has the digit's start in the tile taken off (one local read less).
+/// A position past the end is not written: the ranks of a correct tile never give one, but a
+/// device that miscompiled the ranking (PoCL 5.0 on the GPU machine, 2026-11-22) left tiles
+/// unsorted, and `i - kiln_start[d]` then wrapped, writing 16 GB past the buffer (SIGSEGV; on a
+/// GPU it would corrupt other allocations). A wrong sort is reported by the tests instead.
+/// The multi-split's values follow in a second round through the same local array, each to the
+/// position its key went to.
+void radix_tile_scatter(source_builder& b, const radix_sort_shape& s, bool single_pass);
+
+/// The single pass's kernels (kiln_onesweep_histogram, kiln_onesweep_offsets, kiln_onesweep_pass).
+void radix_onesweep_kernels(source_builder& b, const radix_sort_shape& shape);
 
 /// The shape of one merge sort program.
 struct merge_sort_shape {

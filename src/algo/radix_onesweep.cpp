@@ -1,0 +1,190 @@
+// The radix sort's single pass per digit (Onesweep, Adinets and Merrill 2022).
+//
+// One histogram kernel counts the digits of every pass at once; each pass is then one kernel in
+// which work-groups take tiles in ticket order, rank them as the classic downsweep does
+// (radix_tile.cpp), publish their digit counts and look back over earlier tiles for their digit
+// offsets (decoupled look-back). A status word per (tile, digit) packs a flag in its top two bits
+// (01: this tile's count, 10: inclusive prefix) and the count in the low 30 bits, so n must stay
+// below 2^30.
+#include <algorithm>
+#include <kiln/detail/source_builder.hpp>
+#include <string>
+
+#include "sort_kernels.hpp"
+
+namespace kiln::detail {
+namespace {
+
+std::string num(unsigned long long value) {
+    return std::to_string(value);
+}
+
+void onesweep_histogram(source_builder& b, const radix_sort_shape& s, unsigned passes) {
+    const radix_tile_names n(s);
+    const unsigned bins = passes * n.r, group = s.histogram_group();
+    const std::string G = num(group) + "u";
+    // One copy of the counters per 32 work-items, so that fewer work-items contend for one
+    // counter, as far as 32 KB of local memory allows.
+    const unsigned copies = std::max(1u, std::min(group / 32, 8192u / bins));
+    b.begin_kernel("kiln_onesweep_histogram", group);
+    b.parameter("global const " + n.key + "* keys");
+    b.parameter("ulong n");
+    b.parameter("global uint* histogram");
+    b.begin_body();
+    b.local_array("uint", "kiln_bins", num(copies * bins));
+    b.line("const uint t = (uint)get_local_id(0);");
+    b.line("for (uint i = t; i < " + num(copies * bins) + "u; i += " + G + ") kiln_bins[i] = 0;");
+    b.local_barrier();
+    b.line("const uint copy = (t % " + num(copies) + "u) * " + num(bins) + "u;");
+    // Four keys per work-item per step, loaded before they are counted: one load in flight
+    // per work-item left the kernel waiting on memory (H100: 0.9 ms for 2^28 keys, 2026-11-22).
+    constexpr unsigned unroll = 4;
+    b.line("const ulong stride = get_global_size(0);");
+    b.open("for (ulong i = get_global_id(0); i < n; i += " + num(unroll) + " * stride)");
+    for (unsigned u = 0; u < unroll; ++u)
+        b.line("const " + n.key + " k" + num(u) + " = i + " + num(u) + " * stride < n ? keys[i + " +
+               num(u) + " * stride] : 0;");
+    for (unsigned u = 0; u < unroll; ++u) {
+        b.open("if (i + " + num(u) + " * stride < n)");
+        for (unsigned p = 0; p < passes; ++p)
+            b.line("atomic_inc(&kiln_bins[copy + " + num(p * n.r) + "u + kiln_sort_digit(k" +
+                   num(u) + ", " + num(p * s.radix_bits) + "u)]);");
+        b.close();
+    }
+    b.close();
+    b.local_barrier();
+    b.open("for (uint i = t; i < " + num(bins) + "u; i += " + G + ")");
+    b.line("uint total = 0;");
+    b.line("for (uint c = 0; c < " + num(copies) + "u; ++c) total += kiln_bins[c * " + num(bins) +
+           "u + i];");
+    b.line("if (total != 0) atomic_add(&histogram[i], total);");
+    b.close();
+    b.end_kernel();
+}
+
+/// Turns each pass's digit counts into exclusive offsets, marks the passes whose keys all share
+/// their digit, and records where the data ends (for kiln_radix_finish).
+void onesweep_offsets(source_builder& b, const radix_sort_shape& s, unsigned passes) {
+    const radix_tile_names n(s);
+    b.begin_kernel("kiln_onesweep_offsets", n.g);
+    b.parameter("global uint* histogram");
+    b.parameter("global uint* control");  // state[2] as kiln_radix_finish reads it, skip[passes]
+    b.parameter("ulong n");
+    b.begin_body();
+    b.local_array("uint", "kiln_skip", num(passes));
+    b.line("global uint* state = control;");
+    b.line("global uint* skip = control + 2;");
+    b.line("const uint t = (uint)get_local_id(0);");
+    b.open("for (uint p = t; p < " + num(passes) + "u; p += " + n.G + ")");
+    b.line("uint run = 0, same = 0;");
+    b.open("for (uint d = 0; d < " + n.R + "; ++d)");
+    b.line("const uint c = histogram[p * " + n.R + " + d];");
+    b.line("histogram[p * " + n.R + " + d] = run;");
+    b.line("run += c;");
+    b.line("if (c == n) same = 1;");
+    b.close();
+    b.line("skip[p] = same;");
+    b.line("kiln_skip[p] = same;");
+    b.close();
+    b.local_barrier();
+    b.open("if (t == 0)");
+    b.line("uint in_b = 0;");
+    b.line("for (uint p = 0; p < " + num(passes) + "u; ++p) in_b ^= kiln_skip[p] ? 0u : 1u;");
+    b.line("state[0] = in_b;");
+    b.line("state[1] = 0;");
+    b.close();
+    b.end_kernel();
+}
+
+/// The look-back's accesses to the status words. No fence: a reader uses nothing but the word
+/// itself (flag and count share it), and a volatile access of an aligned word is one access to
+/// the coherent level (L2). (Under CUDA a fence is __threadfence(), in the spin loop of every
+/// digit's work-item: with fences the CUDA backend sorted 2.6x slower than NVIDIA's OpenCL;
+/// without them 1.19x with 4-bit rounds and equal with the multi-split, H100 2026-11-22.)
+std::string status_word(const std::string& address) {
+    return "*(volatile global uint*)(" + address + ")";
+}
+
+void onesweep_pass(source_builder& b, const radix_sort_shape& s, unsigned passes) {
+    const radix_tile_names n(s);
+    const std::string tile = num(s.tile()) + "u", R = n.R, G = n.G;
+    b.begin_kernel("kiln_onesweep_pass", n.g);
+    radix_scatter_parameters(b, s);
+    b.parameter("global const uint* offsets");  // every pass's, from kiln_onesweep_offsets
+    b.parameter("global uint* control");        // state[2], skip[passes], ticket[passes]
+    b.parameter("global uint* status");
+    b.parameter("ulong n");
+    b.parameter("uint shift");
+    b.parameter("uint pass");
+    b.begin_body();
+    b.local_array("uint", "kiln_tile", "1");
+    radix_tile_setup(b, s, true);
+    b.line("global const uint* skip = control + 2;");
+    b.line("global uint* ticket = control + 2 + " + num(passes) + "u;");
+    // Every key has this pass's digit in common: the data stays where it is.
+    b.line("if (skip[pass]) return;");
+    b.line("const uint t = (uint)get_local_id(0);");
+    // The data moved once per pass that was not skipped.
+    b.line("uint from_b = 0;");
+    b.line("for (uint p = 0; p < pass; ++p) from_b ^= skip[p] ? 0u : 1u;");
+    radix_tile_pointers(b, s);
+    b.open("for (uint d = t; d < " + R + "; d += " + G + ")");
+    b.line("kiln_start[d] = 0;");
+    b.line("kiln_end[d] = 0;");
+    b.close();
+    // Tiles in the order work-groups start, not by group id: a group waits only for groups
+    // that started before it, which the device keeps running (groups_make_progress).
+    b.line("if (t == 0) kiln_tile[0] = atomic_inc(ticket + pass);");
+    b.local_barrier();
+    b.line("const uint tile_id = kiln_tile[0];");
+    b.line("const ulong base = (ulong)tile_id * " + tile + ";");
+    b.line("const uint valid = n - base < " + tile + " ? (uint)(n - base) : " + tile + ";");
+    if (s.multi_split) {
+        multi_split_count(b, s);
+    } else {
+        radix_tile_load(b, s);
+        radix_tile_rank(b, s);
+    }
+    // This pass's status words: one per (tile, digit). Every digit's count is published before
+    // any look-back, so a group that handles several digits never waits on itself.
+    b.line("global uint* words = status + (ulong)pass * ((n + " + tile + " - 1) / " + tile +
+           ") * " + R + ";");
+    b.line("global uint* mine = words + (ulong)tile_id * " + R + ";");
+    b.line("for (uint d = t; d < " + R + "; d += " + G + ") " + status_word("mine + d") +
+           " = (tile_id == 0 ? 0x80000000u : 0x40000000u) | (kiln_end[d] - kiln_start[d]);");
+    // The multi-split knows the counts before the keys move: published first, the move
+    // overlaps with the earlier tiles' work.
+    if (s.multi_split) multi_split_place(b, s);
+    // Walk back while earlier tiles show only their own counts; stop at an inclusive prefix
+    // (tile 0 always publishes one). A zero word: that tile has not published yet, read again.
+    b.open("for (uint d = t; d < " + R + "; d += " + G + ")");
+    b.line("uint exclusive = 0;");
+    b.open("for (uint j = tile_id; j > 0;)");
+    b.line("const uint word = " + status_word("words + (ulong)(j - 1) * " + R + " + d") + ";");
+    b.open("if (word != 0)");
+    b.line("exclusive += word & 0x3fffffffu;");
+    b.line("j = (word & 0x80000000u) ? 0 : j - 1;");
+    b.close();
+    b.close();
+    b.line("if (tile_id != 0) " + status_word("mine + d") +
+           " = 0x80000000u | (exclusive + kiln_end[d] - kiln_start[d]);");
+    // Wraps (mod 2^32) where the digit's global start is below its tile start; position adds
+    // the tile index back.
+    b.line("kiln_run[d] = offsets[pass * " + R + " + d] + exclusive - kiln_start[d];");
+    b.close();
+    b.local_barrier();
+    radix_tile_scatter(b, s, true);
+    b.end_kernel();
+}
+
+}  // namespace
+
+void radix_onesweep_kernels(source_builder& b, const radix_sort_shape& shape) {
+    const unsigned passes =
+        (static_cast<unsigned>(shape.key.bytes) * 8 + shape.radix_bits - 1) / shape.radix_bits;
+    onesweep_histogram(b, shape, passes);
+    onesweep_offsets(b, shape, passes);
+    onesweep_pass(b, shape, passes);
+}
+
+}  // namespace kiln::detail
