@@ -1,5 +1,6 @@
 // kiln::fft plans: their programs and tables (steps from fft_steps.cpp), launches, the plan cache.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <kiln/algo/algorithm_program.hpp>
@@ -261,20 +262,35 @@ event fft_plan::launch(const queue& q, const fft_step& step, const buffer_storag
                   step.program ? *step.program : *program_);
 }
 
-event fft_plan::launch(const queue& q, const fft_step& step, std::vector<kernel_argument> inputs,
-                       const buffer_storage& target, const event& after,
-                       const algorithm_program& program) const {
+kernel_argument fft_plan::index_argument(std::uint64_t value) const {
+    return wide_index_ ? make_argument(value) : make_argument(static_cast<std::uint32_t>(value));
+}
+
+kernel_argument fft_plan::real_argument(double value) const {
+    return shape_.double_precision ? make_argument(value)
+                                   : make_argument(static_cast<float>(value));
+}
+
+std::vector<kernel_argument> fft_plan::step_arguments(const fft_step& step,
+                                                      std::vector<kernel_argument> inputs,
+                                                      const buffer_storage& target,
+                                                      std::span<const std::uint64_t> values) const {
     std::vector<kernel_argument> args = std::move(inputs);
     args.push_back(fft_buffer_argument(target));
     args.push_back(fft_buffer_argument(tables_.storage()));
-    const auto index = [&](std::uint64_t value) {
-        args.push_back(wide_index_ ? make_argument(value)
-                                   : make_argument(static_cast<std::uint32_t>(value)));
-    };
-    index(step.work_items);
-    for (std::size_t i = 0; i < 5; ++i) index(i < step.values.size() ? step.values[i] : 0);
-    args.push_back(shape_.double_precision ? make_argument(step.scale)
-                                           : make_argument(static_cast<float>(step.scale)));
+    args.push_back(index_argument(step.work_items));
+    for (std::uint64_t value : values) args.push_back(index_argument(value));
+    args.push_back(real_argument(step.scale));
+    return args;
+}
+
+event fft_plan::launch(const queue& q, const fft_step& step, std::vector<kernel_argument> inputs,
+                       const buffer_storage& target, const event& after,
+                       const algorithm_program& program) const {
+    // Pass kernels take five integer parameters, whichever of them a pass uses.
+    std::array<std::uint64_t, 5> values{};
+    std::copy_n(step.values.begin(), std::min(values.size(), step.values.size()), values.begin());
+    std::vector<kernel_argument> args = step_arguments(step, std::move(inputs), target, values);
     if (step.pass)
         if (const std::size_t bytes = fft_pass_local_bytes(*step.pass, shape_.double_precision)) {
             kernel_argument local;

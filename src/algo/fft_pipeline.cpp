@@ -261,28 +261,16 @@ event fft_plan::launch_pipeline(const queue& q, const fft_step& step,
         }
         control = held;
     }
-    std::vector<kernel_argument> args = std::move(inputs);
-    args.push_back(fft_buffer_argument(target));
-    args.push_back(fft_buffer_argument(tables_.storage()));
-    const auto index = [&](std::uint64_t value) {
-        args.push_back(wide_index_ ? make_argument(value)
-                                   : make_argument(static_cast<std::uint32_t>(value)));
-    };
-    const auto real = [&](double value) {
-        args.push_back(shape_.double_precision ? make_argument(value)
-                                               : make_argument(static_cast<float>(value)));
-    };
-    index(step.work_items);
-    for (std::uint64_t value : step.values) index(value);
-    real(step.scale);
+    std::vector<kernel_argument> args =
+        step_arguments(step, std::move(inputs), target, step.values);
     kernel_argument local;
     local.what = kernel_argument::kind::local;
     local.size = fft_pipeline_local_bytes(k, shape_.double_precision);
     args.push_back(local);
     args.push_back(fft_buffer_argument(ring.bytes().storage()));
     args.push_back(fft_buffer_argument(control.storage()));
-    for (std::size_t i : {1, 2, 4}) index(pipeline.second_values[i]);
-    real(pipeline.second_scale);
+    for (std::size_t i : {1, 2, 4}) args.push_back(index_argument(pipeline.second_values[i]));
+    args.push_back(real_argument(pipeline.second_scale));
     args.push_back(make_argument(static_cast<std::uint32_t>(pipeline.chunks)));
     const std::size_t group = k.first.work_group_size;
     const std::size_t groups = pipeline.chunks * (k.first_tiles() + k.second_tiles());

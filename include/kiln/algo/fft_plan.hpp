@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -171,6 +172,15 @@ class fft_plan {
     event launch(const queue& q, const fft_step& step, std::vector<kernel_argument> inputs,
                  const buffer_storage& target, const event& after,
                  const algorithm_program& program) const;
+    /// The arguments every step kernel begins with: `inputs`, the target, the tables, the
+    /// step's work-items and `values` as element indices, and its scale.
+    std::vector<kernel_argument> step_arguments(const fft_step& step,
+                                                std::vector<kernel_argument> inputs,
+                                                const buffer_storage& target,
+                                                std::span<const std::uint64_t> values) const;
+    /// An element index as the kernels take it (32 or 64 bits), and a real in their precision.
+    kernel_argument index_argument(std::uint64_t value) const;
+    kernel_argument real_argument(double value) const;
     /// The launch of a pipeline step (fft_pipeline_step), with its ring and zeroed counters.
     event launch_pipeline(const queue& q, const fft_step& step, std::vector<kernel_argument> inputs,
                           const buffer_storage& target, const event& after,
