@@ -12,47 +12,13 @@
 #include <vector>
 
 #include "algo_data.hpp"
+#include "cuda_reference.cuh"
 
 namespace {
 
-void check(cudaError_t status, const char* call) {
-    if (status != cudaSuccess) {
-        std::fprintf(stderr, "algo_cub_reference: %s failed: %s\n", call,
-                     cudaGetErrorString(status));
-        std::exit(2);
-    }
-}
-
-template <class Work>
-double best_event_seconds(int repeats, Work&& work) {
-    cudaEvent_t start, stop;
-    check(cudaEventCreate(&start), "cudaEventCreate");
-    check(cudaEventCreate(&stop), "cudaEventCreate");
-    work();
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    double best = 1e30;
-    for (int r = 0; r < repeats; ++r) {
-        check(cudaEventRecord(start), "cudaEventRecord");
-        work();
-        check(cudaEventRecord(stop), "cudaEventRecord");
-        check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-        float ms = 0;
-        check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-        best = std::min(best, ms * 1e-3);
-    }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    return best;
-}
-
-template <class T>
-T* device_copy(const std::vector<T>& host) {
-    T* p = nullptr;
-    check(cudaMalloc(&p, host.size() * sizeof(T)), "cudaMalloc");
-    check(cudaMemcpy(p, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice),
-          "cudaMemcpy");
-    return p;
-}
+using cuda_reference::best_event_seconds;
+using cuda_reference::check;
+using cuda_reference::device_copy;
 
 struct keep_even {
     __host__ __device__ bool operator()(int v) const { return (v & 1) == 0; }

@@ -1,22 +1,14 @@
 // CUB's DeviceRadixSort on data handed over by sort_bench, timed with CUDA events: the reference
 // that kiln's sort is measured against in the same run.
-#include <algorithm>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <cub/device/device_radix_sort.cuh>
 
 #include "cub_sort_reference.hpp"
+#include "cuda_reference.cuh"
 
 namespace {
 
-void check(cudaError_t status, const char* call) {
-    if (status != cudaSuccess) {
-        std::fprintf(stderr, "cub_sort_reference: %s failed: %s\n", call,
-                     cudaGetErrorString(status));
-        std::exit(2);
-    }
-}
+using cuda_reference::check;
 
 /// Best time of sorting `n` keys (and values, when given) from pristine copies each repeat.
 template <class K, class V>
@@ -43,24 +35,9 @@ double best_seconds(const K* host_keys, const V* host_values, std::size_t n, int
     check(run(nullptr, temp_bytes), "DeviceRadixSort size query");
     void* temp;
     check(cudaMalloc(&temp, temp_bytes), "cudaMalloc");
-    cudaEvent_t start, stop;
-    check(cudaEventCreate(&start), "cudaEventCreate");
-    check(cudaEventCreate(&stop), "cudaEventCreate");
-    check(run(temp, temp_bytes), "DeviceRadixSort");  // warm-up
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    double best = 1e30;
     // The input stays untouched (separate output buffers): every repeat sorts the same data.
-    for (int r = 0; r < repeats; ++r) {
-        check(cudaEventRecord(start), "cudaEventRecord");
-        check(run(temp, temp_bytes), "DeviceRadixSort");
-        check(cudaEventRecord(stop), "cudaEventRecord");
-        check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-        float ms = 0;
-        check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-        best = std::min(best, ms * 1e-3);
-    }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
+    const double best = cuda_reference::best_event_seconds(
+        repeats, [&] { check(run(temp, temp_bytes), "DeviceRadixSort"); });
     cudaFree(temp);
     cudaFree(keys_in);
     cudaFree(keys_out);

@@ -7,47 +7,20 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
+#include "cuda_reference.cuh"
 #include "fft_workloads.hpp"
 
 namespace {
 
-void check(cudaError_t status, const char* call) {
-    if (status != cudaSuccess) {
-        std::fprintf(stderr, "fft_cufft_reference: %s failed: %s\n", call,
-                     cudaGetErrorString(status));
-        std::exit(2);
-    }
-}
+using cuda_reference::best_event_seconds;
+using cuda_reference::check;
 
 void check(cufftResult status, const char* call) {
-    if (status != CUFFT_SUCCESS) {
-        std::fprintf(stderr, "fft_cufft_reference: %s failed: cufftResult %d\n", call, int(status));
-        std::exit(2);
-    }
-}
-
-template <class Work>
-double best_event_seconds(int repeats, Work&& work) {
-    cudaEvent_t start, stop;
-    check(cudaEventCreate(&start), "cudaEventCreate");
-    check(cudaEventCreate(&stop), "cudaEventCreate");
-    work();
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    double best = 1e30;
-    for (int r = 0; r < repeats; ++r) {
-        check(cudaEventRecord(start), "cudaEventRecord");
-        work();
-        check(cudaEventRecord(stop), "cudaEventRecord");
-        check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-        float ms = 0;
-        check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-        best = std::min(best, ms * 1e-3);
-    }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    return best;
+    if (status != CUFFT_SUCCESS)
+        cuda_reference::fail(call, ("cufftResult " + std::to_string(int(status))).c_str());
 }
 
 }  // namespace
@@ -58,11 +31,9 @@ int main() {
         std::vector<cufftComplex> host(n);
         for (std::size_t i = 0; i < n; ++i)
             host[i] = {fft_workloads::value(i, 0), fft_workloads::value(i, 1)};
-        cufftComplex *in = nullptr, *out = nullptr;
-        check(cudaMalloc(&in, n * sizeof(cufftComplex)), "cudaMalloc");
+        cufftComplex* in = cuda_reference::device_copy(host);
+        cufftComplex* out = nullptr;
         check(cudaMalloc(&out, n * sizeof(cufftComplex)), "cudaMalloc");
-        check(cudaMemcpy(in, host.data(), n * sizeof(cufftComplex), cudaMemcpyHostToDevice),
-              "cudaMemcpy");
         int sizes[3] = {int(w.sizes[0]), int(w.sizes[1]), int(w.sizes[2])};
         cufftHandle plan;
         check(cufftPlanMany(&plan, w.rank, sizes, nullptr, 1, 0, nullptr, 1, 0, CUFFT_C2C,

@@ -14,38 +14,21 @@
 #include <cstdlib>
 #include <string>
 
+#include "cuda_reference.cuh"
 #include "spmv_matrices.hpp"
 
 namespace {
 
-void check(cudaError_t status, const char* call) {
-    if (status != cudaSuccess) {
-        std::fprintf(stderr, "spmv_cusparse_reference: %s failed: %s\n", call,
-                     cudaGetErrorString(status));
-        std::exit(2);
-    }
-}
+using cuda_reference::check;
+using cuda_reference::device_copy;
+
 void check(cublasStatus_t status, const char* call) {
-    if (status != CUBLAS_STATUS_SUCCESS) {
-        std::fprintf(stderr, "spmv_cusparse_reference: %s failed: %d\n", call, int(status));
-        std::exit(2);
-    }
+    if (status != CUBLAS_STATUS_SUCCESS)
+        cuda_reference::fail(call, ("cublasStatus_t " + std::to_string(int(status))).c_str());
 }
 void check(cusparseStatus_t status, const char* call) {
-    if (status != CUSPARSE_STATUS_SUCCESS) {
-        std::fprintf(stderr, "spmv_cusparse_reference: %s failed: %s\n", call,
-                     cusparseGetErrorString(status));
-        std::exit(2);
-    }
-}
-
-template <class T>
-T* device_copy(const std::vector<T>& host) {
-    T* p = nullptr;
-    check(cudaMalloc(&p, std::max<std::size_t>(1, host.size()) * sizeof(T)), "cudaMalloc");
-    check(cudaMemcpy(p, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice),
-          "cudaMemcpy");
-    return p;
+    if (status != CUSPARSE_STATUS_SUCCESS)
+        cuda_reference::fail(call, cusparseGetErrorString(status));
 }
 
 /// Seconds of y = A x, or with `cg` of one CG iteration (p the direction, x = p at the start).
@@ -108,23 +91,7 @@ double time_spmv(const spmv_matrices::csr& m, bool cg = false) {
         else
             spmv();
     };
-    cudaEvent_t start, stop;
-    check(cudaEventCreate(&start), "cudaEventCreate");
-    check(cudaEventCreate(&stop), "cudaEventCreate");
-    run();
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    double best = 1e30;
-    for (int r = 0; r < 20; ++r) {
-        check(cudaEventRecord(start), "cudaEventRecord");
-        run();
-        check(cudaEventRecord(stop), "cudaEventRecord");
-        check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-        float ms = 0;
-        check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-        best = std::min(best, ms * 1e-3);
-    }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
+    const double best = cuda_reference::best_event_seconds(20, run);
     cusparseDestroySpMat(a);
     cusparseDestroyDnVec(vx);
     cusparseDestroyDnVec(vy);

@@ -7,15 +7,9 @@
 #include <memory>
 
 #include "cuda_memcpy_reference.hpp"
+#include "cuda_reference.cuh"
 
-namespace {
-void check(cudaError_t status, const char* call) {
-    if (status != cudaSuccess) {
-        std::fprintf(stderr, "%s: %s\n", call, cudaGetErrorString(status));
-        std::exit(1);
-    }
-}
-}  // namespace
+using cuda_reference::check;
 
 double cuda_memcpy_seconds(memcpy_direction direction, std::size_t bytes, bool pinned,
                            int repeats) {

@@ -15,41 +15,15 @@
 #include <cub/device/device_reduce.cuh>
 #include <vector>
 
+#include "cuda_reference.cuh"
+
 namespace {
 
-void check(cudaError_t status, const char* call) {
-    if (status != cudaSuccess) {
-        std::fprintf(stderr, "cub_reference: %s failed: %s\n", call, cudaGetErrorString(status));
-        std::exit(2);
-    }
-}
+using cuda_reference::check;
 
 struct two_x_plus_three_z {
     __host__ __device__ float operator()(float x, float z) const { return 2.0f * x + 3.0f * z; }
 };
-
-/// Best device time of `work` over `repeats` runs, from CUDA events around each run.
-template <class Work>
-double best_event_seconds(cudaStream_t stream, int repeats, Work&& work) {
-    cudaEvent_t start, stop;
-    check(cudaEventCreate(&start), "cudaEventCreate");
-    check(cudaEventCreate(&stop), "cudaEventCreate");
-    work();  // warm-up
-    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-    double best = 1e30;
-    for (int r = 0; r < repeats; ++r) {
-        check(cudaEventRecord(start, stream), "cudaEventRecord");
-        work();
-        check(cudaEventRecord(stop, stream), "cudaEventRecord");
-        check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-        float ms = 0;
-        check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-        best = std::min(best, ms * 1e-3);
-    }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    return best;
-}
 
 void row(const char* what, double seconds, double bytes, double limit_gb_per_s, const char* note) {
     const double gb_per_s = bytes / seconds / 1e9;
@@ -80,25 +54,35 @@ int main(int argc, char** argv) {
     check(cudaMemcpy(x, host_x.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
     check(cudaMemcpy(z, host_z.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
 
-    const double copy_seconds = best_event_seconds(stream, 10, [&] {
-        check(cudaMemcpyAsync(copy, x, bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync");
-    });
+    const double copy_seconds = cuda_reference::best_event_seconds(
+        10,
+        [&] {
+            check(cudaMemcpyAsync(copy, x, bytes, cudaMemcpyDeviceToDevice, stream),
+                  "cudaMemcpyAsync");
+        },
+        stream);
     const double copy_gb_per_s = 2.0 * bytes / copy_seconds / 1e9;
 
-    const double transform_seconds = best_event_seconds(stream, 10, [&] {
-        thrust::transform(thrust::cuda::par.on(stream), x, x + n, z, y, two_x_plus_three_z{});
-    });
+    const double transform_seconds = cuda_reference::best_event_seconds(
+        10,
+        [&] {
+            thrust::transform(thrust::cuda::par.on(stream), x, x + n, z, y, two_x_plus_three_z{});
+        },
+        stream);
 
     std::size_t temporary_bytes = 0;
     check(cub::DeviceReduce::Sum(nullptr, temporary_bytes, x, sum, static_cast<int>(n), stream),
           "DeviceReduce::Sum");
     void* temporary = nullptr;
     check(cudaMalloc(&temporary, temporary_bytes), "cudaMalloc");
-    const double reduce_seconds = best_event_seconds(stream, 10, [&] {
-        check(
-            cub::DeviceReduce::Sum(temporary, temporary_bytes, x, sum, static_cast<int>(n), stream),
-            "DeviceReduce::Sum");
-    });
+    const double reduce_seconds = cuda_reference::best_event_seconds(
+        10,
+        [&] {
+            check(cub::DeviceReduce::Sum(temporary, temporary_bytes, x, sum, static_cast<int>(n),
+                                         stream),
+                  "DeviceReduce::Sum");
+        },
+        stream);
     // What kiln::sum returns: the value on the host. Time the reduction and the copy back.
     float host_sum = 0;
     double reduce_to_host_seconds = 1e30;
