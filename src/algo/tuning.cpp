@@ -185,13 +185,12 @@ constexpr std::array table{
     tuning_row{radix_sort, nvidia_gpus, values_beside_keys(radix(256, 20, 8, true)),
                "NVIDIA's OpenCL: as CUDA, ballots through inline PTX, and values beside the keys "
                "in local memory. H100, sort_bench 28, 2026-11-23 (branch sort-pairs-ocl2), CUB "
-               "in the same run: uint32 pairs 10.85 ms (0.84x; CUB 9.16 ms) beside the keys, "
-               "12.72 ms (0.71x) after them through the keys' array; after them with the loads "
-               "issued before the look-back 11.39 ms, beside them loaded before the ranking "
-               "15.42 ms (256x16: 11.77). Keys (unchanged): 256x20 uint32 keys / float / uint64 "
-               "7.28 / 8.06 / 21.31 ms (0.88x / 0.71x / 0.79x; branch sort-speed3); 256x24 "
-               "8.18 / 9.55 / 21.35 ms. 384-item groups are refused (CL_KERNEL_WORK_GROUP_SIZE "
-               "256)"},
+               "in the same run: uint32 keys / pairs / float / uint64 7.28 / 10.92 / 8.05 / "
+               "21.36 ms (0.88x / 0.82x / 0.71x / 0.79x); pairs in the sweep's run 10.86 ms "
+               "(0.81x) against 12.71 ms (0.69x) with the values after the keys, 11.82 ms at "
+               "256x16 beside. Loading the values before the ranking: 15.42 ms; after the keys "
+               "with loads issued before the look-back: 11.39 ms. 256x24 keys 8.18 ms (branch "
+               "sort-speed3); 384-item groups are refused (CL_KERNEL_WORK_GROUP_SIZE 256)"},
     tuning_row{radix_sort, any_gpu, radix(256, 8, 8, false),
                "any other GPU: ranking in 4-bit rounds (no known sub-group ballots), about 32 KB "
                "of local memory per group; not measured"},
