@@ -6,8 +6,8 @@
 // Measures every device KILN_DEVICE matches (e.g. KILN_DEVICE=cuda, KILN_DEVICE=opencl,gpu), or
 // every device when it is unset. n defaults to 2^28 on GPUs and 2^24 on CPU devices. --sweep
 // also times every case under other multi-split tuning shapes, to fill the table in tuning.cpp:
-// SHAPES is a comma-separated list of GROUPxITEMS (e.g. 256x20,384x16; a default list without
-// it); --case keeps only the cases whose name
+// SHAPES is a comma-separated list of GROUPxITEMS, with a "b" after it for values beside keys
+// (e.g. 256x20,384x16,256x16b; a default list without it); --case keeps only the cases whose name
 // contains TEXT (e.g. "uint64").
 #include <algorithm>
 #include <chrono>
@@ -175,13 +175,15 @@ void run_cases(const kiln::device& dev, std::size_t n, int repeats, const std::s
         run_case<std::uint64_t>(dev, name("uint64 keys").c_str(), n, false, 3, repeats, all_sorted);
 }
 
-/// "256x20" as a multi-split policy with 8-bit digits.
+/// "256x20" as a multi-split policy with 8-bit digits; "256x20b" with values beside keys.
 kiln::detail::algorithm_policy radix_shape(const std::string& text) {
     kiln::detail::algorithm_policy p{.radix_bits = 8, .multi_split = true};
     const auto x = text.find('x');
     if (x == std::string::npos) throw std::runtime_error("sort_bench: bad shape " + text);
     p.work_group_size = std::stoul(text.substr(0, x));
-    p.items_per_work_item = std::stoul(text.substr(x + 1));
+    std::size_t digits = 0;
+    p.items_per_work_item = std::stoul(text.substr(x + 1), &digits);
+    p.values_beside_keys = text.substr(x + 1 + digits) == "b";
     return p;
 }
 
@@ -242,7 +244,8 @@ int main(int argc, char** argv) {
                                                              p);
                 char label[64];
                 std::snprintf(label, sizeof label, ", %zu x %zu%s", p.work_group_size,
-                              p.items_per_work_item, "");
+                              p.items_per_work_item,
+                              p.values_beside_keys ? ", values beside keys" : "");
                 run_cases(dev, n, 3, label, only, &all_sorted);
             }
             if (kiln::detail::groups_make_progress(dev)) {

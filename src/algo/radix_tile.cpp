@@ -182,7 +182,7 @@ void radix_tile_rank(source_builder& b, const radix_sort_shape& s) {
 void radix_tile_scatter(source_builder& b, const radix_sort_shape& s, bool single_pass) {
     const radix_tile_names n(s);
     const std::string type = position_type(single_pass);
-    const bool values_after = s.multi_split && s.value_bytes != 0;
+    const bool values_after = s.multi_split && s.value_bytes != 0 && !s.values_beside_keys;
     b.line("const " + type + " limit = (" + type + ")n;");
     for (unsigned j = 0; j < n.k; ++j) {
         const std::string i = num(j * n.g) + "u + t", J = num(j);

@@ -127,12 +127,22 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
             : policy.radix_bits;
     // The tile lives in local memory: items are set for 4-byte keys alone and scaled down for
     // wider elements, to stay within the 48 KB of static local memory that CUDA grants without
-    // opting in. The multi-split holds keys, then values, in one array; rounds hold both.
+    // opting in. The multi-split holds keys, then values, in one array (or in two where they
+    // fit, below); rounds hold both.
     const std::size_t tile_bytes =
         shape.multi_split ? std::max(key.bytes, shape.value_bytes) : key.bytes + shape.value_bytes;
     shape.items_per_work_item = static_cast<unsigned>(
         std::max<std::size_t>(1, policy.items_per_work_item * 4 / tile_bytes));
     shape.sub_group_size = policy.sub_group_size;
+    // Values in an array of their own where the tile's local memory stays within CUDA's 48 KB
+    // (a 384 x 20 tile of uint pairs would take 60 KB): the keys' array (which the sub-group
+    // counters share), the values', and at most the group scan's 2 words per work-item, the
+    // lane digits' one (without ballots) and 16 bytes per digit (start, end, run).
+    const std::size_t items = shape.tile(), g = shape.work_group_size, r = shape.radix();
+    const std::size_t beside_bytes = std::max(items * key.bytes, g / 32 * r * 4) +
+                                     items * shape.value_bytes + 12 * g + 16 * r + 16;
+    shape.values_beside_keys = policy.values_beside_keys && shape.multi_split &&
+                               shape.value_bytes != 0 && beside_bytes <= 48 * 1024;
     // One pass per digit with decoupled look-back where work-groups that started earlier are
     // sure to make progress; the status words hold 30-bit counts.
     shape.single_pass = groups_make_progress(dev) && n < (std::size_t{1} << 30);
@@ -144,7 +154,7 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
         " value " + std::to_string(shape.value_bytes) + " sg " +
         std::to_string(shape.sub_group_size) + (shape.single_pass ? " single pass" : "") +
         (shape.multi_split ? " multi-split" : "") + (shape.ptx_ballots ? " ptx" : "") +
-        (shape.cuda_warps ? " cuda warps" : "");
+        (shape.cuda_warps ? " cuda warps" : "") + (shape.values_beside_keys ? " beside" : "");
     std::vector<std::string> kernel_names = {"kiln_radix_upsweep", "kiln_radix_scan",
                                              "kiln_radix_downsweep", "kiln_radix_finish"};
     if (shape.single_pass)

@@ -34,6 +34,10 @@ struct radix_sort_shape {
     bool ptx_ballots = false;
     /// The multi-split's ballots and warp barriers as CUDA's intrinsics (the CUDA backend).
     bool cuda_warps = false;
+    /// The multi-split's values (value_bytes != 0) go through a local array of their own,
+    /// ranked with the keys (algorithm_policy::values_beside_keys); otherwise through the keys'
+    /// array after them.
+    bool values_beside_keys = false;
     /// Also generate the single-pass kernels (kiln_onesweep_*), for devices where work-groups
     /// that started earlier keep making progress.
     bool single_pass = false;
@@ -57,9 +61,9 @@ std::string radix_bits_type(std::size_t bytes);      ///< "uint" or "ulong"
 std::string radix_padded(const std::string& index);  ///< a local tile index, bank-padded
 /// The multi-split's local arrays; its count step (loads the tile at `base`, `valid` keys, into
 /// registers, ranks them and fills kiln_start and kiln_end); its place step (moves the keys to
-/// their ranks in kiln_keys); its values' step, once the keys have left kiln_keys (loads the
-/// tile's values and moves them to the same ranks in kiln_values, which shares kiln_keys'
-/// memory).
+/// their ranks in kiln_keys, and with values_beside_keys the tile's values to the same ranks in
+/// kiln_values); otherwise its values' step, once the keys have left kiln_keys (loads the tile's
+/// values and moves them to the same ranks in kiln_values, which shares kiln_keys' memory).
 void multi_split_setup(class source_builder& b, const radix_sort_shape& s);
 void multi_split_count(source_builder& b, const radix_sort_shape& s);
 void multi_split_place(source_builder& b, const radix_sort_shape& s);

@@ -41,6 +41,12 @@ constexpr algorithm_policy radix(std::size_t work_group_size, std::size_t items_
             .multi_split = multi_split};
 }
 
+/// Radix sort by key: values in a local array of their own, beside the keys.
+constexpr algorithm_policy values_beside_keys(algorithm_policy p) {
+    p.values_beside_keys = true;
+    return p;
+}
+
 /// Full tiles of the scan family moved by `access` (a part's last tile stays guarded).
 constexpr algorithm_policy full_tiles(algorithm_policy p, tile_access access) {
     p.full_tiles = access;
@@ -176,14 +182,15 @@ constexpr std::array table{
                "sweep, uint32 keys / pairs (CUB 6.42 / 8.81 ms): 384x16 7.91 / 10.61 ms, 512x12 "
                "8.21 / 11.07 ms, 256x24 9.27 / 12.31 ms (95 registers, 2 groups per SM). "
                "Before (branch sort-speed2, 256x24): 8.69 / 12.63 / 9.04 / 20.88 ms"},
-    tuning_row{radix_sort, nvidia_gpus, radix(256, 20, 8, true),
-               "NVIDIA's OpenCL: as CUDA, ballots through inline PTX. H100, sort_bench 28, "
-               "2026-11-23 (branch sort-speed3), CUB in the same run: 256x20 uint32 keys / "
-               "pairs / float / uint64 7.28 / 12.71 / 8.06 / 21.31 ms (0.88x / 0.71x / 0.71x / "
-               "0.79x); 256x24 8.18 / 18.14 / 9.55 / 21.35 ms. Pairs and uint64 keys are slower "
-               "than before (branch sort-speed2, 256x24: 8.60 / 12.20 / 8.98 / 20.70 ms), keys "
-               "and floats faster; 384-item groups were refused (the histogram kernel's limit "
-               "of 256, since given its own group size; not measured again)"},
+    tuning_row{radix_sort, nvidia_gpus, values_beside_keys(radix(256, 20, 8, true)),
+               "NVIDIA's OpenCL: as CUDA, ballots through inline PTX, and values beside the keys "
+               "in local memory. H100, sort_bench 28, 2026-11-23 (branch sort-pairs-ocl2), CUB "
+               "in the same run: uint32 keys / pairs / float / uint64 7.28 / 10.92 / 8.05 / "
+               "21.36 ms (0.88x / 0.82x / 0.71x / 0.79x); pairs in the sweep's run 10.86 ms "
+               "(0.81x) against 12.71 ms (0.69x) with the values after the keys, 11.82 ms at "
+               "256x16 beside. Loading the values before the ranking: 15.42 ms; after the keys "
+               "with loads issued before the look-back: 11.39 ms. 256x24 keys 8.18 ms (branch "
+               "sort-speed3); 384-item groups are refused (CL_KERNEL_WORK_GROUP_SIZE 256)"},
     tuning_row{radix_sort, any_gpu, radix(256, 8, 8, false),
                "any other GPU: ranking in 4-bit rounds (no known sub-group ballots), about 32 KB "
                "of local memory per group; not measured"},
@@ -364,7 +371,7 @@ std::string algorithm_policy::key() const {
            (full_tiles == tile_access::unrolled ? " unrolled"
             : full_tiles == tile_access::wide   ? " wide"
                                                 : "") +
-           (ballot_flags ? "" : " bytes");
+           (ballot_flags ? "" : " bytes") + (values_beside_keys ? " beside" : "");
 }
 
 std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size) {

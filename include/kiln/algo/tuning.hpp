@@ -79,10 +79,16 @@ struct algorithm_policy {
     /// (warp shuffles, inline PTX on NVIDIA's OpenCL). false: through local memory, with the
     /// window look-back, which some kernels run faster.
     bool sub_group_scans = true;
+    /// Radix sort by key with the multi-split: each tile's values are loaded as its keys take
+    /// their places and ranked into a local array of their own, then leave with their keys.
+    /// false: they follow in a second round through the keys' array once the keys have left (as
+    /// Onesweep does; half the local memory). Either way a tile of pairs holds as many items as
+    /// a tile of keys; sort.cpp keeps to the second round where both arrays would pass 40 KB.
+    bool values_beside_keys = false;
     /// Items a work-group handles per tile: work_group_size * items_per_work_item.
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
     /// The numbers as text, for program cache keys: "256x16 r0 sg32 staged d1" (" ptx",
-    /// " bytes", and " unrolled" or " wide" for full tiles other than guarded, added).
+    /// " bytes", " beside", and " unrolled" or " wide" for full tiles other than guarded, added).
     std::string key() const;
 };
 
