@@ -105,7 +105,7 @@ constexpr std::array table{
                "anything else: small and safe, not measured"},
     // --- stream compaction (copy_if, unique) ---------------------------------------------------
     tuning_row{select, nvidia_cuda,
-               policy(512, 16),
+               full_tiles(policy(512, 16), tile_access::unrolled),
                "NVIDIA GPUs through CUDA, flags as ballot words: H100, bench/algo 2026-11-23 "
                "(branch compaction-local), copy_if of 2^28 int32 keeping half, CUB in the same "
                "run 0.667-0.691 ms: 512x16 depth 1 0.890-0.906 ms (0.75-0.77x), 256x16 depth 1 "
@@ -115,7 +115,7 @@ constexpr std::array table{
                "sm_90, 4 groups per SM (threads); at most 47.8 KB for 8-byte values with 64-bit "
                "counts and local-memory group scans (ptxas)"},
     tuning_row{select, nvidia_gpus,
-               policy(256, 16),
+               full_tiles(policy(256, 16), tile_access::unrolled),
                "NVIDIA GPUs, kept elements staged in local memory with 32-bit counts: H200, "
                "bench/algo 2026-11-22 (branch compaction-speed2), copy_if of 2^28 int32 keeping "
                "half (CUB 0.58-0.59 ms), look-back within a warp: 256x16 depth 1 0.986-1.009 ms "
@@ -364,7 +364,7 @@ std::string algorithm_policy::key() const {
            (full_tiles == tile_access::unrolled ? " unrolled"
             : full_tiles == tile_access::wide   ? " wide"
                                                 : "") +
-           (ballot_flags ? "" : " bytes");
+           (ballot_flags ? "" : " bytes") + (pack_kept_by_word ? "" : " unpacked");
 }
 
 std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size) {
