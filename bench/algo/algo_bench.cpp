@@ -93,16 +93,13 @@ int main(int argc, char** argv) {
                 std::strtoul(shape, nullptr, 10),
                 std::strtoul(std::strchr(shape, 'x') + 1, &rest, 10)};
             // GxIdM: look-back lanes read M earlier tiles at once; then u or w moves full
-            // tiles through unrolled loops or 16-byte accesses (else guarded loops), b keeps
-            // compaction flags as bytes rather than ballot words, and s stages every loaded
-            // value of a compaction at its item rather than packed by ballot word.
+            // tiles through unrolled loops or 16-byte accesses (else guarded loops), and b keeps
+            // compaction flags as bytes rather than ballot words.
             if (*rest == 'd') policy.lookback_depth = std::strtoul(rest + 1, &rest, 10);
             if (*rest == 'u') policy.full_tiles = kiln::detail::tile_access::unrolled;
             if (*rest == 'w') policy.full_tiles = kiln::detail::tile_access::wide;
             if (*rest == 'u' || *rest == 'w') ++rest;
             if (*rest == 'b') policy.ballot_flags = false;
-            if (*rest == 'b') ++rest;
-            if (*rest == 's') policy.pack_kept_by_word = false;
             candidate.push_back(std::make_unique<kiln::detail::scoped_algorithm_policy>(a, policy));
             if (const char* next = std::strchr(shape, ',')) shape = next + 1;
         }

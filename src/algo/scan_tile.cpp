@@ -86,7 +86,6 @@ void scan_writer::load_elements(const element_text& element, bool guarded) {
     b_.open("for (uint j = 0; j < ITEMS; ++j)");
     b_.line("const uint k = j * WG + lid;");
     if (flags == flag_storage::ballots) b_.line("uint kiln_flag = 0;");
-    if (word_packed(element)) b_.line(element.kept_type + " kiln_value;");
     b_.open(guarded ? "if (k < valid)" : "");
     b_.line("const ulong idx = base + k;");
     for (const auto& statement : element.statements) b_.line(statement);
@@ -95,9 +94,7 @@ void scan_writer::load_elements(const element_text& element, bool guarded) {
         b_.line("kiln_flag = (" + flag + ") != 0;");
     else if (flags == flag_storage::bytes)
         b_.line("kiln_flags[KILN_FLAG_PAD(k)] = (uchar)(" + flag + ");");
-    if (word_packed(element))
-        b_.line("kiln_value = " + element.kept_value + ";");
-    else if (byte_counts(element))
+    if (byte_counts(element))
         b_.line("kiln_kept[KILN_PAD(k)] = " + element.kept_value + ";");
     else if (split_tile(element))
         b_.line("kiln_payload[KILN_PAD(k)] = " + element.payload + ";");
@@ -110,10 +107,6 @@ void scan_writer::load_elements(const element_text& element, bool guarded) {
         group_collectives warp(b_, policy_.sub_group_size, policy_.ptx_shuffles);
         b_.line("const uint kiln_bits = " + warp.ballot("kiln_flag") + ";");
         b_.line("if ((lid & 31) == 0) kiln_flag_bits[k >> 5] = kiln_bits;");
-        if (word_packed(element))
-            b_.line(
-                "if (kiln_flag) kiln_kept[KILN_PAD((k & ~31u) + popcount(kiln_bits & ((1u << (k "
-                "& 31)) - 1u)))] = kiln_value;");
     }
     b_.close();
 }
@@ -228,36 +221,6 @@ void scan_writer::store_wide(std::size_t lanes) {
 
 void scan_writer::store_compaction(const element_text& element) {
     const std::string kept = "kiln_kept";
-    // Counts include the carry (the count before the part); outputs begin at it.
-    b_.line(
-        "const ulong kiln_first = (ulong)(tile_has_prefix ? tile_prefix : 0) - "
-        "(ulong)carry;");
-    if (word_packed(element)) return store_packed_words();
-    copy_kept_to_ranks(element);
-    b_.open("for (uint s = lid; s < (uint)aggregate; s += WG)");
-    b_.line("if (kiln_first + s < kiln_capacity) kiln_out[kiln_first + s] = " + kept +
-            "[KILN_PAD(s)];");
-    b_.close();
-}
-
-void scan_writer::store_packed_words() {
-    // 32 % ITEMS == 0: a word begins at the first item of work-item 32 w / ITEMS, whose count
-    // before it the group scan left in kiln_scan. Neighbouring sub-groups take neighbouring
-    // words, so that a round of stores covers one span of the output.
-    b_.line("#pragma unroll");
-    b_.open("for (uint j = 0; j < ITEMS; ++j)");
-    b_.line("const uint w = j * (WG / 32) + (lid >> 5);");
-    b_.line("const uint kiln_holder = w * 32 / ITEMS;");
-    b_.line("const uint kiln_at = (kiln_holder > 0 ? (uint)kiln_scan[" + scanned_at_ +
-            " + kiln_holder - 1] : 0) + (lid & 31);");
-    b_.line(
-        "if ((lid & 31) < popcount(kiln_flag_bits[w]) && kiln_first + kiln_at < kiln_capacity)");
-    b_.line("    kiln_out[kiln_first + kiln_at] = kiln_kept[KILN_PAD(w * 32 + (lid & 31))];");
-    b_.close();
-}
-
-void scan_writer::copy_kept_to_ranks(const element_text& element) {
-    const std::string kept = "kiln_kept";
     b_.line("const uint kiln_before = lid > 0 ? (uint)kiln_scan[" + scanned_at_ +
             " + lid - 1] : 0;");
     b_.line("__private " + kept_type_ + " kiln_mine[ITEMS];");
@@ -273,6 +236,14 @@ void scan_writer::copy_kept_to_ranks(const element_text& element) {
     b_.close();
     b_.close();
     b_.local_barrier();
+    // Counts include the carry (the count before the part); outputs begin at it.
+    b_.line(
+        "const ulong kiln_first = (ulong)(tile_has_prefix ? tile_prefix : 0) - "
+        "(ulong)carry;");
+    b_.open("for (uint s = lid; s < (uint)aggregate; s += WG)");
+    b_.line("if (kiln_first + s < kiln_capacity) kiln_out[kiln_first + s] = " + kept +
+            "[KILN_PAD(s)];");
+    b_.close();
 }
 
 std::string scan_writer::group_scan(const std::string& value) {
@@ -323,11 +294,6 @@ scan_writer::flag_storage scan_writer::flags_of(const element_text& element) con
     return policy_.ballot_flags && policy_.sub_group_size == 32 && policy_.items_per_work_item <= 32
                ? flag_storage::ballots
                : flag_storage::bytes;
-}
-
-bool scan_writer::word_packed(const element_text& element) const {
-    return byte_counts(element) && flags_of(element) == flag_storage::ballots &&
-           policy_.pack_kept_by_word && 32 % policy_.items_per_work_item == 0;
 }
 
 bool scan_writer::register_flags(const element_text& element) const {

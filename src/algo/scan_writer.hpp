@@ -72,14 +72,6 @@ class scan_writer {
     /// kept values in order, neighbouring work-items to neighbouring elements.
     void store_compaction(const element_text& element);
 
-    /// Compaction with kept values packed per ballot word (word_packed): each sub-group writes
-    /// ITEMS words' kept values, word j * WG / 32 + its index, after the count before the word.
-    void store_packed_words();
-
-    /// Compaction with every loaded value staged at its item: each work-item copies its items
-    /// to registers and, after a barrier, writes the kept ones back at their rank.
-    void copy_kept_to_ranks(const element_text& element);
-
     void lookback_kernel(const declare_input& input);
 
     /// The look-back through local memory: KILN_WINDOW work-items read the states of as many
@@ -130,11 +122,6 @@ class scan_writer {
     bool split_tile(const element_text& element) const;
 
     flag_storage flags_of(const element_text& element) const;
-
-    /// Whether a compaction's loads write each kept value packed within its ballot word's 32
-    /// slots of kiln_kept (at the count of kept items before it in the word), so that the tile
-    /// is written out word by word; see algorithm_policy::pack_kept_by_word.
-    bool word_packed(const element_text& element) const;
 
     /// Whether each work-item gathers its items' flags in one register word (kiln_my_flags),
     /// counts them at once and tests them from there when it stages its kept values. Split tiles

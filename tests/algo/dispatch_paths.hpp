@@ -27,23 +27,16 @@ void on_every_dispatch_path(const kiln::device& dev, Body&& body) {
 
 /// For stream compaction: every dispatch path with the tiles' kept elements staged in local
 /// memory (32-bit counts where they fit), then with each work-item writing its own (64-bit
-/// counts), whichever the device's rows choose. Where flags are ballot words (sub-groups of
-/// 32), the staged tiles run twice: kept values packed by ballot word, and staged at their item.
+/// counts), whichever the device's rows choose.
 template <class Body>
 void on_every_compaction_path(const kiln::device& dev, Body&& body) {
     using kiln::detail::algorithm;
     for (const bool staged : {true, false}) {
-        for (const bool packed : {true, false}) {
-            auto select = kiln::detail::policy_for(algorithm::select, dev);
-            if (!packed && (!staged || select.sub_group_size != 32)) continue;
-            SCOPED_TRACE(staged ? "staged writes" : "direct writes");
-            SCOPED_TRACE(packed ? "kept values packed by ballot word"
-                                : "kept values at their item");
-            select.staged_writes = staged;
-            select.pack_kept_by_word = packed;
-            const kiln::detail::scoped_algorithm_policy select_policy(algorithm::select, select);
-            on_every_dispatch_path(dev, body);
-        }
+        SCOPED_TRACE(staged ? "staged writes" : "direct writes");
+        auto select = kiln::detail::policy_for(algorithm::select, dev);
+        select.staged_writes = staged;
+        const kiln::detail::scoped_algorithm_policy select_policy(algorithm::select, select);
+        on_every_dispatch_path(dev, body);
     }
 }
 

@@ -75,13 +75,6 @@ struct algorithm_policy {
     /// work-item): each sub-group's 32 consecutive 0/1 flags become one word by a ballot. false:
     /// the tile holds one byte per flag, as on devices without sub-groups.
     bool ballot_flags = true;
-    /// Compaction with ballot flags and items per work-item dividing 32: as a sub-group loads
-    /// 32 consecutive elements, it writes the kept ones packed at the start of their 32 slots in
-    /// local memory, and after the look-back writes each word's kept values out after the count
-    /// before the word. false: every loaded value is staged at its item, copied to registers and
-    /// written back at its rank in the tile, then written out (twice the local traffic, two
-    /// more barriers), kept so that bench/algo compares both in one run.
-    bool pack_kept_by_word = true;
     /// Scan family: group scans and the look-back within sub-groups where the device has them
     /// (warp shuffles, inline PTX on NVIDIA's OpenCL). false: through local memory, with the
     /// window look-back, which some kernels run faster.
@@ -89,8 +82,7 @@ struct algorithm_policy {
     /// Items a work-group handles per tile: work_group_size * items_per_work_item.
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
     /// The numbers as text, for program cache keys: "256x16 r0 sg32 staged d1" (" ptx",
-    /// " bytes", " unpacked" (pack_kept_by_word false), and " unrolled" or " wide" for full
-    /// tiles other than guarded, added).
+    /// " bytes", and " unrolled" or " wide" for full tiles other than guarded, added).
     std::string key() const;
 };
 
