@@ -111,8 +111,17 @@ constexpr std::array table{
                "anything else: small and safe, not measured"},
     // --- stream compaction (copy_if, unique) ---------------------------------------------------
     tuning_row{select, nvidia_cuda,
-               policy(512, 16),
-               "NVIDIA GPUs through CUDA, flags as ballot words: H100, bench/algo 2026-11-23 "
+               full_tiles(policy(512, 16), tile_access::unrolled),
+               "NVIDIA GPUs through CUDA, full tiles in unrolled loops: H100, bench/algo "
+               "2026-11-23 (branch copy-if-speed), copy_if of 2^28 int32 keeping half beside CUB "
+               "in the same run: 512x16 depth 1 unrolled 0.857 ms (0.80x CUB 0.688 ms) against "
+               "guarded (the row before) 0.887 ms (0.77x) in one call, 0.886 and 0.915 ms in "
+               "another (CUB 0.680 ms); the lead's check the same day 0.866 against 0.898 ms. "
+               "Slower in the same calls: loaded values held in registers until ranked (39 "
+               "registers, 3 groups per SM, ptxas -v) 1.080-1.119 ms; kept values packed per "
+               "ballot word as they load 0.919-0.943 ms; 256x16 unrolled 0.961 ms, 512x16 depth "
+               "2 0.923 ms, 1024x8 1.179 ms. Before, guarded rows; "
+               "flags as ballot words: H100, bench/algo 2026-11-23 "
                "(branch compaction-local), copy_if of 2^28 int32 keeping half, CUB in the same "
                "run 0.667-0.691 ms: 512x16 depth 1 0.890-0.906 ms (0.75-0.77x), 256x16 depth 1 "
                "0.945-0.949 ms (0.71-0.72x), depth 2 0.942 ms, flags as bytes 0.942 ms, 256x24 "
@@ -132,7 +141,12 @@ constexpr std::array table{
                "CUDA (OpenCL allows this kernel 256 work-items); direct writes 1.86 ms. H100, "
                "NVIDIA's OpenCL, 2026-11-23 (branch compaction-local, CUB 0.68-0.69 ms): 256x16 "
                "depth 1, flags as ballot words 0.903-0.922 ms (0.74-0.75x), as bytes 0.936 ms, "
-               "depth 2 0.940 ms"},
+               "depth 2 0.940 ms. H100, NVIDIA's OpenCL, 2026-11-23 (branch copy-if-speed, two "
+               "calls, CUB 0.68-0.69 ms): this row 0.916, 0.947 and 0.924 ms; loaded values "
+               "held in registers until ranked, unrolled, 0.877 and 0.904 ms at 256x16, 0.900 "
+               "ms at 128x32; kept values packed per ballot word, unrolled, 0.950-0.953 ms at "
+               "256x16, 0.877 ms at 128x32 (one run; neither path kept, see docs/benchmarks.md); "
+               "at 512x16 NVIDIA's OpenCL allowed the register-held kernel 256 work-items"},
     tuning_row{select, any_gpu, policy(256, 8),
                "as the generic GPU scan row; not measured"},
     tuning_row{select, any_cpu, direct_writes(policy(16, 64)),
