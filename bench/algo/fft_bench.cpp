@@ -4,11 +4,10 @@
 //
 // KILN_FFT_POLICY=WxI replaces the tuning row's FFT policy (W work-items, W x I complex floats
 // of local memory per group) for the run, to compare rows in one session.
-// KILN_FFT_PIPELINE=KxSxL[s][f][k][d][,...] first times the batched workload with the pipelined
-// pair of passes (fft_pipeline_kernel) in chunks of K KiB, S ring slots, second passes L chunks
-// behind, streaming accesses with an s after it, waits per array with an f, the ring kept in L2
-// with a k, its lines discarded once read with a d (0x0x0: without it), where the device may run
-// it, to compare ring shapes in one session.
+// KILN_FFT_PIPELINE=KxSxL[s][f][,...] first times the batched workload with the pipelined pair
+// of passes (fft_pipeline_kernel) in chunks of K KiB, S ring slots, second passes L chunks behind,
+// streaming accesses with an s after it, waits per array with an f (0x0x0: without it), where the
+// device may run it, to compare ring shapes in one session.
 //
 // Prints one markdown table: complex float, forward, out of place; time per call (best of
 // batches of back-to-back calls, wall clock), the FFT's nominal rate 5 N log2 N / t, and kiln's
@@ -162,10 +161,8 @@ void sweep_pipeline(const kiln::device& dev, const kiln::queue& q,
         if (std::sscanf(item.c_str(), "%zux%zux%zu", &kib, &slots, &lag) != 3) continue;
         const bool streaming = item.find('s') != std::string::npos;
         const bool fine = item.find('f') != std::string::npos;
-        const bool keep = item.find('k') != std::string::npos;
-        const bool discard = item.find('d') != std::string::npos;
         const kiln::detail::scoped_fft_pipeline_policy policy(
-            {kib << 10, slots, lag, streaming, fine, keep, discard});
+            {kib << 10, slots, lag, streaming, fine});
         try {
             const kiln::fft<float> forward(q, sizes, batched->batch);
             const double s = best_seconds_per_call(q, 5, 20, [&] { forward(x, y); });

@@ -370,8 +370,7 @@ std::shared_ptr<const fft_plan> fft_plan::make(const queue& q, const fft_shape& 
             std::to_string(register_pass_limit.load()) + " pipeline " +
             std::to_string(pipeline.chunk_bytes) + "x" + std::to_string(pipeline.slots) + "x" +
             std::to_string(pipeline.lag) + (pipeline.streaming ? " streaming" : "") +
-            (pipeline.fine ? " fine" : "") + (pipeline.keep_ring ? " keep" : "") +
-            (pipeline.discard_ring ? " discard" : ""));
+            (pipeline.fine ? " fine" : ""));
     std::lock_guard lock(mutex);
     if (auto found = plans.find(key); found != plans.end())
         if (auto plan = found->second.lock()) return plan;

@@ -35,13 +35,12 @@ void load_input(source_builder& b, const fft_input_text* input, const std::strin
                 const std::string& index);
 
 /// Text added to a pass's global element offsets (empty: nothing): where a pass reads or writes
-/// a window of the lines (fft_pipeline_kernel's ring) rather than the whole array. Global loads
-/// of `in` go through the function `load` (`T load(global const T*)`) and stores to `out`
-/// through `store` (`void store(global T*, T)`) where given: cache hints
-/// (fft_pipeline_kernel::streaming, keep_ring).
+/// a window of the lines (fft_pipeline_kernel's ring) rather than the whole array. Streaming:
+/// global loads of `in` and stores to `out` go through kiln_fft_load_cs and kiln_fft_store_cs
+/// (fft_pipeline_kernel::streaming).
 struct line_shifts {
     std::string in, out;
-    std::string load = {}, store = {};
+    bool streaming_loads = false, streaming_stores = false;
 };
 
 /// The global offsets of the group's line g (the pass's line first + g): `in_line` of its first

@@ -33,65 +33,22 @@ bool pairs(const fft_step& s1, const fft_step& s2) {
            s1.pass->inverse == s2.pass->inverse;
 }
 
-// The kernel's global accesses with cache hints, as inline PTX where the kernel may hold it,
-// else plain: kiln_fft_load_cs and kiln_fft_store_cs, cache-streaming (evicted first), for the
-// input and output (streaming); kiln_fft_load_kept and kiln_fft_store_kept, under an evict_last
-// policy, for the ring (keep_ring); kiln_fft_discard, which drops a 128-byte line from the L2
-// cache without writing it back, or overwrites it with NaN (discard_ring).
-void define_accesses(source_builder& b, const fft_source::fft_types& t,
-                     const fft_pipeline_kernel& k) {
+// kiln_fft_load_cs and kiln_fft_store_cs: through PTX's cache-streaming accesses (evicted first)
+// where the kernel may hold PTX, else plain accesses.
+void define_streaming(source_builder& b, const fft_source::fft_types& t, bool ptx) {
     const std::string& c = t.complex;
     const std::string v = t.double_precision ? "v2.f64" : "v2.f32";
-    const std::string r = t.double_precision ? "d" : "f";
-    const bool ptx = k.ptx_fence;
-    // The ring's loads must stay behind the waits for the first pass, hence volatile.
-    const auto load = [&](const std::string& name, const std::string& op, const std::string& pre,
-                          bool ordered) {
-        return c + " " + name + "(global const " + c + "* p) { " + c + " v; asm" +
-               (ordered ? " volatile" : "") + "(\"" + pre + op + "." + v + " {%0, %1}, [%2]" +
-               (pre.empty() ? ";" : ", kiln_policy; }") + "\" : \"=" + r + "\"(v.x), \"=" + r +
-               "\"(v.y) : \"l\"((ulong)p)); return v; }\n";
-    };
-    const auto store = [&](const std::string& name, const std::string& op, const std::string& pre) {
-        return "void " + name + "(global " + c + "* p, " + c + " v) { asm volatile(\"" + pre + op +
-               "." + v + " [%0], {%1, %2}" + (pre.empty() ? ";" : ", kiln_policy; }") +
-               "\" :: \"l\"((ulong)p), \"" + r + "\"(v.x), \"" + r + "\"(v.y) : \"memory\"); }\n";
-    };
-    const auto plain = [&](const std::string& suffix) {
-        return c + " kiln_fft_load_" + suffix + "(global const " + c +
-               "* p) { return *p; }\nvoid kiln_fft_store_" + suffix + "(global " + c + "* p, " + c +
-               " v) { *p = v; }\n";
-    };
-    std::string text;
-    if (k.streaming)
-        text += ptx ? load("kiln_fft_load_cs", "ld.global.cs", "", false) +
-                          store("kiln_fft_store_cs", "st.global.cs", "")
-                    : plain("cs");
-    const std::string policy =
-        "{ .reg .b64 kiln_policy; createpolicy.fractional.L2::evict_last.b64 kiln_policy, 1.0; ";
-    if (k.keep_ring)
-        text += ptx ? load("kiln_fft_load_kept", "ld.global.L2::cache_hint", policy, true) +
-                          store("kiln_fft_store_kept", "st.global.L2::cache_hint", policy)
-                    : plain("kept");
-    if (k.discard_ring) {
-        const std::string nan = t.double_precision ? "(double)NAN" : "NAN";
-        text += ptx ? "void kiln_fft_discard(global " + c +
-                          "* p) { asm volatile(\"discard.global.L2 [%0], 128;\" :: "
-                          "\"l\"((ulong)p) : \"memory\"); }\n"
-                    : "void kiln_fft_discard(global " + c + "* p) { for (uint i = 0; i < " +
-                          std::to_string(t.double_precision ? 8 : 16) +
-                          "u; ++i) p[i] = kiln_fft_make(" + nan + ", " + nan + "); }\n";
-    }
-    if (!text.empty()) b.define("kiln_fft_accesses", text);
-}
-
-// Whether each second-pass tile reads whole 128-byte lines of the ring that no other tile
-// reads, so that it may discard them: its lines lie within one array (l1, the first pass's
-// length, a multiple of them) and span whole 128-byte lines.
-bool tiles_read_whole_lines(const fft_pass_kernel& first, const fft_pass_kernel& second,
-                            std::size_t element_bytes) {
-    const std::size_t g2 = second.lines_per_group;
-    return first.length % g2 == 0 && g2 * element_bytes % 128 == 0;
+    const std::string r = t.double_precision ? "\"d\"" : "\"f\"";
+    b.define("kiln_fft_streaming",
+             ptx ? c + " kiln_fft_load_cs(global const " + c + "* p) { " + c +
+                       " v; asm(\"ld.global.cs." + v + " {%0, %1}, [%2];\" : \"=" + r.substr(1) +
+                       "(v.x), \"=" + r.substr(1) +
+                       "(v.y) : \"l\"((ulong)p)); return v; }\nvoid kiln_fft_store_cs(global " + c +
+                       "* p, " + c + " v) { asm volatile(\"st.global.cs." + v +
+                       " [%0], {%1, %2};\" :: \"l\"((ulong)p), " + r + "(v.x), " + r +
+                       "(v.y) : \"memory\"); }\n"
+                 : c + " kiln_fft_load_cs(global const " + c + "* p) { return *p; }\nvoid " +
+                       "kiln_fft_store_cs(global " + c + "* p, " + c + " v) { *p = v; }\n");
 }
 
 }  // namespace
@@ -121,10 +78,7 @@ std::vector<fft_step> fft_pipelined(const std::vector<fft_step>& steps,
                               std::clamp<std::size_t>(policy.lag, 1, policy.slots - 1),
                               policy.ptx_fence,
                               policy.streaming,
-                              policy.fine,
-                              policy.keep_ring,
-                              policy.discard_ring};
-        k.discard_ring = k.discard_ring && tiles_read_whole_lines(k.first, k.second, element_bytes);
+                              policy.fine};
         const std::size_t n = k.first.length * k.second.length;
         // Whole tiles per chunk, so that no tile straddles two chunks.
         k.chunk_lines = std::max<std::size_t>(policy.chunk_bytes / (n * element_bytes), 1);
@@ -158,31 +112,12 @@ std::string fft_pipeline_kernel::name() const {
     return "kiln_fft_pipeline" + first.name().substr(13) + "_then" + second.name().substr(13) +
            "_c" + std::to_string(chunk_lines) + "_s" + std::to_string(slots) + "_l" +
            std::to_string(lag) + (ptx_fence ? "_ptx" : "") + (streaming ? "_cs" : "") +
-           (fine ? "_f" : "") + (keep_ring ? "_k" : "") + (discard_ring ? "_d" : "");
+           (fine ? "_f" : "");
 }
 
 std::size_t fft_pipeline_local_bytes(const fft_pipeline_kernel& kernel, bool double_precision) {
     return std::max(fft_pass_local_bytes(kernel.first, double_precision),
                     fft_pass_local_bytes(kernel.second, double_precision));
-}
-
-// The second pass's group drops the ring lines it read (kiln_fft_discard), once every
-// work-item's loads are done: second.length rows of its lines' elements (neighbours in the
-// ring), first.length elements apart (tile_first, tile_end, ring_shift and lid in scope).
-void write_discard(source_builder& b, const fft_source::fft_types& t,
-                   const fft_pipeline_kernel& k) {
-    const std::string& ix = t.index;
-    const std::size_t l1 = k.first.length, l2 = k.second.length, g2 = k.second.lines_per_group;
-    const std::size_t per_line = 128 / (t.double_precision ? 16 : 8);
-    const auto num = [](std::size_t v) { return std::to_string(v) + "u"; };
-    b.line("barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);");
-    b.line("const " + ix + " drop_start = tile_first / " + num(l1) + " * " + num(l1 * l2) +
-           " + tile_first % " + num(l1) + " + ring_shift;");
-    // Tiles past the last line (a half-empty last chunk) read nothing.
-    b.line("if (tile_first < tile_end) for (uint u = lid; u < " + num(l2 * g2 / per_line) +
-           "; u += " + num(k.second.work_group_size) + ") kiln_fft_discard(ring + drop_start + (" +
-           ix + ")(u / " + num(g2 / per_line) + ") * " + num(l1) + " + (" + ix + ")(u % " +
-           num(g2 / per_line) + ") * " + num(per_line) + ");");
 }
 
 std::string fft_pipeline_source(const fft_pipeline_kernel& k, bool double_precision,
@@ -193,7 +128,7 @@ std::string fft_pipeline_source(const fft_pipeline_kernel& k, bool double_precis
     const auto num = [](std::size_t v) { return std::to_string(v) + "u"; };
     source_builder b;
     define_helpers(b, t);
-    define_accesses(b, t, k);
+    if (k.streaming) define_streaming(b, t, k.ptx_fence);
     const std::optional<fft_input_text> input_text =
         begin_pass_kernel(b, t, k.first, input, k.name());
     b.parameter("local " + t.complex + "* data");
@@ -276,18 +211,14 @@ std::string fft_pipeline_source(const fft_pipeline_kernel& k, bool double_precis
     b.line("const " + ix + " first = tile_first;");
     b.line("global " + t.complex + "* out = ring;");
     write_pass_body(b, t, k.first, input_text ? &*input_text : nullptr,
-                    {"", "ring_shift", k.streaming ? "kiln_fft_load_cs" : "",
-                     k.keep_ring ? "kiln_fft_store_kept" : ""});
+                    {"", "ring_shift", k.streaming, false});
     b.close();
     b.open("else");
     b.line("const " + ix + " first = tile_first;");
     b.line("global const " + t.complex + "* in = ring;");
     b.line("const " + ix + " count = count2, b = b2, c = c2, e = e2;");
     b.line("const " + t.real + " scale = scale2;");
-    write_pass_body(b, t, k.second, nullptr,
-                    {"ring_shift", "", k.keep_ring ? "kiln_fft_load_kept" : "",
-                     k.streaming ? "kiln_fft_store_cs" : ""});
-    if (k.discard_ring) write_discard(b, t, k);
+    write_pass_body(b, t, k.second, nullptr, {"ring_shift", "", false, k.streaming});
     b.close();
     // Every work-item's writes, then the group's signal behind a device-wide fence.
     b.line("barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);");

@@ -278,7 +278,7 @@ struct fft_pipeline_row {
 
 // clang-format off
 constexpr std::array fft_pipeline_table{
-    fft_pipeline_row{nvidia_opencl, {1u << 20, 16, 4, true, true, false, false},
+    fft_pipeline_row{nvidia_opencl, {1u << 20, 16, 4, true, true, false},
                      "NVIDIA GPUs on OpenCL, whose 48 KiB per group split 16384-point lines "
                      "into two passes of 128 (the register pass's 512 work-items refused there, "
                      "docs/fft.md). H100, fft_bench KILN_FFT_PIPELINE sweeps, 1024 x 16384, "

@@ -366,22 +366,6 @@ TEST_P(fft_test, two_passes_pipelined_through_a_ring_are_right) {
         EXPECT_TRUE(kernel.streaming);
         EXPECT_TRUE(kernel.fine);
     }
-    {
-        // The ring kept in the L2 cache and each second-pass tile's ring lines discarded once
-        // read; where the kernel holds no PTX, discarded lines are overwritten with NaN (as the
-        // discard allows), so a tile that drops lines another tile has still to read, or
-        // misses lines of its own, shows (tiles of 32 lines of 128 within an array).
-        for (const std::size_t lag : {1, 3}) {
-            const kiln::detail::scoped_fft_pipeline_policy dropping(
-                {2 * 16384 * 8, 4, lag, lag == 3, lag == 3, true, true});
-            check<float>({16384}, 7, false);
-            check<float>({16384}, 4, true);
-            const auto plan = plan_of(q, 16384, 7, false);
-            ASSERT_TRUE(plan->steps()[0].pipeline.has_value());
-            EXPECT_TRUE(plan->steps()[0].pipeline->kernel.keep_ring);
-            EXPECT_TRUE(plan->steps()[0].pipeline->kernel.discard_ring);
-        }
-    }
     // In place: a chunk's second pass overwrites the input only after its first pass read it.
     // Twice with one plan, whose second launch must find its counters set back to zero (left
     // as they were, every group would find its tile past the end and skip it).

@@ -59,14 +59,6 @@ struct fft_pipeline_kernel {
     /// The second pass waits for the first pass's lines of its own arrays of n, not of its
     /// whole chunk.
     bool fine = false;
-    /// The ring's stores and loads marked to stay in the L2 cache (PTX's evict_last policy,
-    /// where ptx_fence; else plain accesses).
-    bool keep_ring = false;
-    /// The second pass drops the ring's lines from the L2 cache once its group has read them
-    /// (PTX's discard.global.L2, where ptx_fence: dead data, never written back to memory; else
-    /// the lines are overwritten with NaN, as discard allows, so that tests catch a discard of
-    /// lines still to be read).
-    bool discard_ring = false;
     /// The first and the second pass's tiles (work-groups) per chunk.
     std::size_t first_tiles() const;
     std::size_t second_tiles() const;

@@ -162,10 +162,8 @@ class scoped_algorithm_policy {
 /// from the device, not the table).
 struct fft_pipeline_policy {
     std::size_t chunk_bytes = 0, slots = 0, lag = 1;
-    bool streaming = false;     ///< fft_pipeline_kernel::streaming
-    bool fine = false;          ///< fft_pipeline_kernel::fine
-    bool keep_ring = false;     ///< fft_pipeline_kernel::keep_ring
-    bool discard_ring = false;  ///< fft_pipeline_kernel::discard_ring
+    bool streaming = false;  ///< fft_pipeline_kernel::streaming
+    bool fine = false;       ///< fft_pipeline_kernel::fine
     bool ptx_fence = false;
 };
 /// The pipeline's policy on `dev`: the table's, or the test override's; chunk_bytes 0 where the
