@@ -400,6 +400,11 @@ TEST_P(fft_test, pipeline_counters_are_per_queue_and_go_with_it) {
     const auto run = [&](const kiln::queue& on, kiln::vector<std::complex<float>>& out) {
         plan->run(on, x.part(0).storage(), out.part(0).storage());
     };
+    run(q, y);
+    q.finish();
+    // Queues of earlier tests may still be alive (the temporary pool holds the last queue of
+    // an idle block), so count from here.
+    const std::size_t before = plan->counter_queues();
     for (int round = 0; round < 3; ++round) {
         const kiln::queue other(device());
         run(other, y);
@@ -416,7 +421,8 @@ TEST_P(fft_test, pipeline_counters_are_per_queue_and_go_with_it) {
     }
     run(q, y);
     q.finish();
-    EXPECT_EQ(plan->counter_queues(), 1u);
+    // At most the pool's hold on the last queue's ring: not one set per queue used.
+    EXPECT_LE(plan->counter_queues(), before + 1);
 }
 
 TEST_P(fft_test, forward_then_inverse_in_place_gives_the_input_back) {
