@@ -243,6 +243,11 @@ std::string fft_pipeline_source(const fft_pipeline_kernel& k, bool double_precis
     return b.str();
 }
 
+std::size_t fft_plan::counter_queues() const {
+    std::lock_guard lock(counters_mutex_);
+    return counters_.size();
+}
+
 event fft_plan::launch_pipeline(const queue& q, const fft_step& step,
                                 std::vector<kernel_argument> inputs, const buffer_storage& target,
                                 const event& after, const algorithm_program& program) const {
@@ -251,15 +256,12 @@ event fft_plan::launch_pipeline(const queue& q, const fft_step& step,
     // The ring lives until the launch is done (the lease returns after it).
     temporary_lease ring = temporary_pool::acquire(q, pipeline.ring_elements() * element_bytes_);
     const std::size_t counters = pipeline.counters(step.work_items);
-    buffer<std::uint32_t> control;
-    {
-        std::lock_guard lock(counters_mutex_);
-        buffer<std::uint32_t>& held = counters_[&q.impl()];
-        if (held.size() < counters) {
-            held = buffer<std::uint32_t>(q, counters);
-            held.fill(q, 0, 0, counters);
-        }
-        control = held;
+    std::unique_lock lock(counters_mutex_);
+    std::erase_if(counters_, [](const auto& entry) { return entry.second.queue.expired(); });
+    queue_counters& held = counters_[&q.impl()];
+    if (held.counters.size() < counters) {
+        buffer<std::uint32_t> zeroed(q, counters);
+        held = {q.watch(), zeroed, zeroed.fill(q, 0, 0, counters, held.last)};
     }
     std::vector<kernel_argument> args =
         step_arguments(step, std::move(inputs), target, step.values);
@@ -268,15 +270,19 @@ event fft_plan::launch_pipeline(const queue& q, const fft_step& step,
     local.size = fft_pipeline_local_bytes(k, shape_.double_precision);
     args.push_back(local);
     args.push_back(fft_buffer_argument(ring.bytes().storage()));
-    args.push_back(fft_buffer_argument(control.storage()));
+    args.push_back(fft_buffer_argument(held.counters.storage()));
     for (std::size_t i : {1, 2, 4}) args.push_back(index_argument(pipeline.second_values[i]));
     args.push_back(real_argument(pipeline.second_scale));
     args.push_back(make_argument(static_cast<std::uint32_t>(pipeline.chunks)));
     const std::size_t group = k.first.work_group_size;
     const std::size_t groups = pipeline.chunks * (k.first_tiles() + k.second_tiles());
-    const event done = program.kernel(step.kernel)
-                           .bind(std::move(args))
-                           .launch(q, groups * group, group, {}, after);
+    const event done =
+        program.kernel(step.kernel)
+            .bind(std::move(args))
+            .launch(q, groups * group, group, {},
+                    q.options().out_of_order ? wait_list{after, held.last} : wait_list{after});
+    held.last = q.options().out_of_order ? done : event{};  // in order: nothing to wait for
+    lock.unlock();
     ring.release_after(q, done);
     return done;
 }

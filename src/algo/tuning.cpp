@@ -266,7 +266,10 @@ constexpr std::array table{
                "1000003 in ms, cuFFT 0.277 0.243 0.119 0.314 0.026 0.117): 256x16 0.326 0.296 "
                "0.198 0.298 0.026 0.140. An earlier version of the kernels (a table look-up per "
                "twiddle) on CUDA: 256x16 0.343 0.337 0.220 0.297 0.026 0.140, 256x32 0.343 0.338 "
-               "0.221 0.298 0.026 0.144"},
+               "0.221 0.298 0.026 0.144. 2026-11-23 (branch fft-batch2, cuFFT 0.279 0.242 0.119 "
+               "0.315 0.026 0.116): 128x32 0.330 0.304 0.174 0.312 0.035 0.138; 64x64 0.372 "
+               "0.314 0.234 0.340 0.033 0.142; 512x8 batch 0.154, and NVIDIA refuses its "
+               "500-item pass of 1000 (256 at most)"},
     tuning_row{fft, any_gpu, policy(256, 8),
                "any other GPU: half the NVIDIA tile (16 KiB), for devices with less local "
                "memory; not measured"},
@@ -309,7 +312,10 @@ constexpr std::array fft_pipeline_table{
                      "0.157, 1024x16x4f 0.160, 1024x16x4s 0.161, 512x24x4sf 0.162, 1024x12x4sf "
                      "0.164, 512x16x4sf 0.198. An earlier sweep with a fill of the counters "
                      "before each launch: 1024x16x4sf 0.156, 2048x12x6sf 0.160, 2048x8x1f "
-                     "0.166, 4096x8x1 0.178, 4096x8x4 0.199, 8192x4x2sf 0.184"},
+                     "0.166, 4096x8x1 0.178, 4096x8x4 0.199, 8192x4x2sf 0.184. Cache hints on "
+                     "the ring, 2026-11-23 (branch fft-batch2, cuFFT 0.117): 1024x16x4sf 0.153, "
+                     "with an evict_last policy on its accesses 0.156, its lines discarded from "
+                     "L2 once read 0.159, both 0.160, so neither is an option"},
 };
 // clang-format on
 bool local_memory_group_scans = false;

@@ -379,6 +379,52 @@ TEST_P(fft_test, two_passes_pipelined_through_a_ring_are_right) {
     }
 }
 
+TEST_P(fft_test, pipeline_counters_are_per_queue_and_go_with_it) {
+    // Each queue a pipelined plan runs on has its own counters, so that launches on two queues
+    // may overlap; a queue's counters go with the queue (held as long as the plan, a plan used
+    // on a new queue per call would keep one set per call). On an out-of-order queue, two
+    // transforms with no order between them share the queue's counters and must take turns.
+    const kiln::detail::scoped_fft_length_kernels length_kernels;
+    const kiln::detail::scoped_algorithm_policy opencl_row(kiln::detail::algorithm::fft, {256, 16});
+    const kiln::detail::scoped_fft_register_pass_limit limit(256);
+    const kiln::detail::scoped_forward_progress progress(true);
+    const kiln::detail::scoped_fft_pipeline_policy pipeline({2 * 16384 * 8, 2});
+    if (kiln::detail::fft_pipeline_policy_for(device()).chunk_bytes == 0)
+        GTEST_SKIP() << "no fence orders writes across this device's groups";
+    const auto host = random_complex<float>(16384 * 4, 9);
+    const auto expected = reference(host, {16384}, 4, false);
+    const kiln::vector<std::complex<float>> x(q, host);
+    kiln::vector<std::complex<float>> y(q, host.size()), z(q, host.size());
+    const auto plan = plan_of(q, 16384, 4, false);
+    ASSERT_TRUE(has_pipeline(*plan));
+    const auto run = [&](const kiln::queue& on, kiln::vector<std::complex<float>>& out) {
+        plan->run(on, x.part(0).storage(), out.part(0).storage());
+    };
+    run(q, y);
+    q.finish();
+    // Queues of earlier tests may still be alive (the temporary pool holds the last queue of
+    // an idle block), so count from here.
+    const std::size_t before = plan->counter_queues();
+    for (int round = 0; round < 3; ++round) {
+        const kiln::queue other(device());
+        run(other, y);
+        other.finish();
+        EXPECT_LE(relative_l2_error(y.read(), expected), tolerance<float>(16384)) << round;
+    }
+    {
+        const kiln::queue unordered(device(), kiln::out_of_order);
+        run(unordered, y);
+        run(unordered, z);
+        unordered.finish();
+        EXPECT_LE(relative_l2_error(y.read(), expected), tolerance<float>(16384));
+        EXPECT_LE(relative_l2_error(z.read(), expected), tolerance<float>(16384));
+    }
+    run(q, y);
+    q.finish();
+    // At most the pool's hold on the last queue's ring: not one set per queue used.
+    EXPECT_LE(plan->counter_queues(), before + 1);
+}
+
 TEST_P(fft_test, forward_then_inverse_in_place_gives_the_input_back) {
     for (const auto& sizes : std::vector<std::vector<std::size_t>>{
              {1}, {2}, {97}, {4096}, {10007}, {480, 640}, {6, 10, 14}}) {

@@ -160,6 +160,9 @@ class fft_plan {
     const fft_shape& shape() const noexcept { return shape_; }
     /// The out-of-place steps, for tests of how a shape was planned.
     const std::vector<fft_step>& steps() const noexcept { return out_of_place_; }
+    /// The queues whose pipeline counters the plan holds, for tests that they go with their
+    /// queue (let go at the next pipeline launch).
+    std::size_t counter_queues() const;
 
     fft_plan(const queue& q, fft_shape shape);
 
@@ -193,10 +196,18 @@ class fft_plan {
     buffer<std::byte> tables_;
     std::size_t work_elements_ = 0;  // per Bluestein work buffer
     std::vector<fft_step> out_of_place_, in_place_;
-    // Pipeline steps' counters, per queue: zero between launches (the kernel's last group
-    // resets them), so that a launch needs no fill before it; launches on one queue take turns.
+    // Pipeline steps' counters, per live queue: zero between launches (the kernel's last group
+    // resets them), so that a launch needs no fill before it. Launches with one set take turns:
+    // in queue order, or, on an out-of-order queue, each after the one before (`last`).
+    // A queue's set goes with the queue (at the next launch on any queue), and a later queue
+    // at the same address gets a new one.
+    struct queue_counters {
+        std::weak_ptr<const queue_impl> queue;
+        buffer<std::uint32_t> counters;
+        event last;
+    };
     mutable std::mutex counters_mutex_;
-    mutable std::map<const queue_impl*, buffer<std::uint32_t>> counters_;
+    mutable std::map<const queue_impl*, queue_counters> counters_;
 };
 
 }  // namespace kiln::detail

@@ -41,6 +41,9 @@ class queue {
     event marker(const wait_list& after = {}) const;
 
     detail::queue_impl& impl() const noexcept { return *impl_; }
+    /// Watches the queue without keeping it alive: expired once every copy of it is gone, so
+    /// that state kept per queue elsewhere (an FFT plan's counters) can be let go with it.
+    std::weak_ptr<const detail::queue_impl> watch() const noexcept { return impl_; }
     /// The profiler's record of this queue; null unless KILN_PROFILE records.
     detail::profiling::queue_recorder* recorder() const noexcept { return recorder_.get(); }
 
