@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <kiln/algorithm.hpp>
 
 namespace kiln::test {
@@ -36,6 +37,26 @@ void on_every_compaction_path(const kiln::device& dev, Body&& body) {
         auto select = kiln::detail::policy_for(algorithm::select, dev);
         select.staged_writes = staged;
         const kiln::detail::scoped_algorithm_policy select_policy(algorithm::select, select);
+        on_every_dispatch_path(dev, body);
+    }
+}
+
+/// For reduce_by_key: every dispatch path with each way its tiles may keep their elements
+/// (kiln::detail::run_tiles), whichever the device's rows choose.
+template <class Body>
+void on_every_run_tile(const kiln::device& dev, Body&& body) {
+    using kiln::detail::algorithm;
+    using kiln::detail::run_tiles;
+    for (const run_tiles runs : {run_tiles::local, run_tiles::staged, run_tiles::direct}) {
+        SCOPED_TRACE(runs == run_tiles::local    ? "runs in local memory"
+                     : runs == run_tiles::staged ? "runs in registers, staged"
+                                                 : "runs in registers, read directly");
+        auto policy = kiln::detail::policy_for(algorithm::reduce_by_key, dev);
+        policy.runs = runs;
+        // PoCL builds unrolled loops over 64 registers slowly; no CPU row keeps runs there.
+        if (runs != run_tiles::local)
+            policy.items_per_work_item = std::min<std::size_t>(policy.items_per_work_item, 16);
+        const kiln::detail::scoped_algorithm_policy by_key(algorithm::reduce_by_key, policy);
         on_every_dispatch_path(dev, body);
     }
 }
