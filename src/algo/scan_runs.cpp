@@ -1,6 +1,5 @@
 // reduce_by_key's tiles with each work-item's runs in registers: heads from neighbouring keys,
 // the work-item's runs reduced serially, one group scan of (heads, open value) pairs, writes.
-#include <functional>
 #include <string>
 
 #include "scan_writer.hpp"
@@ -8,82 +7,48 @@
 namespace kiln::detail {
 
 bool runs_in_registers(const algorithm_policy& policy) {
-    return policy.runs != run_tiles::local && policy.items_per_work_item <= 64;
+    return policy.register_runs && policy.items_per_work_item <= 64;
 }
 
 bool scan_writer::register_runs(const element_text& element) const {
     return scatter_ && element.compose && !element.key.empty() && runs_in_registers(policy_);
 }
 
-void scan_writer::declare_run_arrays(const element_text& element) {
-    if (policy_.runs == run_tiles::staged) {
-        b_.local_array(element.key_type, "kiln_key_tile", "KILN_PADDED_TILE");
-        b_.local_array(element.payload_type, "kiln_payload", "KILN_PADDED_TILE");
-    }
+void scan_writer::declare_run_arrays(const element_text&) {
     b_.local_array(t_, "kiln_scan", "2 * WG");
     b_.line("const uint lid = " + source_builder::local_id() + ";");
 }
 
+std::string scan_writer::heads_type() const {
+    return policy_.items_per_work_item <= 32 ? "uint" : "ulong";
+}
+
 void scan_writer::load_runs(const element_text& element) {
-    const bool staged = policy_.runs == run_tiles::staged;
-    const std::string heads = policy_.items_per_work_item <= 32 ? "uint" : "ulong";
     b_.line("const ulong base = tile * TILE;");
     b_.line("const uint valid = n - base < TILE ? (uint)(n - base) : TILE;");
-    if (staged) {
-        // Coalesced: neighbouring work-items load neighbouring keys and values.
-        const auto load = [&](bool guarded) {
-            if (unrolled_items()) b_.line("#pragma unroll");
-            b_.open("for (uint j = 0; j < ITEMS; ++j)");
-            b_.line("const uint k = j * WG + lid;");
-            b_.open(guarded ? "if (k < valid)" : "");
-            b_.line("const ulong idx = base + k;");
-            for (const auto& statement : element.statements) b_.line(statement);
-            b_.line("kiln_key_tile[KILN_PAD(k)] = " + element.key + ";");
-            b_.line("kiln_payload[KILN_PAD(k)] = " + element.payload + ";");
-            b_.close();
-            b_.close();
-        };
-        std::function<void()> fast;
-        if (policy_.full_tiles != tile_access::guarded) fast = [&] { load(false); };
-        by_fullness(fast, [&] { load(true); });
-        b_.local_barrier();
-    }
     b_.line("const uint first = lid * ITEMS;");
     b_.line(
         "const uint count = first < valid ? (valid - first < ITEMS ? valid - first : "
         "ITEMS) : 0;");
     b_.line(element.payload_type + " kiln_run_values[ITEMS];");
-    b_.line(heads + " kiln_heads = 0;");
+    b_.line(heads_type() + " kiln_heads = 0;");
     b_.line(element.key_type + " kiln_previous = 0;");
     // The arrays are indexed by unrolled loops only, so that they stay in registers. The first
-    // item's head needs the key before it: the tile's (or the work-item's, read directly) from
-    // global memory through `flag`, else the work-item's before in the staged tile.
-    const std::string first_head = staged
-                                       ? "(first == 0 ? (" + element.flag +
-                                             ") : kiln_key != kiln_key_tile[KILN_PAD(first - 1)])"
-                                       : "(" + element.flag + ")";
+    // item's head compares with the key before it in global memory (through `flag`).
     const auto items = [&](bool guarded) {
         b_.line("#pragma unroll");
         b_.open("for (uint j = 0; j < ITEMS; ++j)");
         b_.open(guarded ? "if (j < count)" : "");
         b_.line("const ulong idx = base + first + j;");
-        if (staged) {
-            b_.line("kiln_run_values[j] = kiln_payload[KILN_PAD(first + j)];");
-            b_.line("const " + element.key_type +
-                    " kiln_key = kiln_key_tile[KILN_PAD(first + j)];");
-        } else {
-            for (const auto& statement : element.statements) b_.line(statement);
-            b_.line("kiln_run_values[j] = " + element.payload + ";");
-            b_.line("const " + element.key_type + " kiln_key = " + element.key + ";");
-        }
-        b_.line("const int kiln_head = j == 0 ? " + first_head + " : kiln_key != kiln_previous;");
-        b_.line("kiln_heads |= (" + heads + ")(kiln_head != 0) << j;");
-        b_.line("kiln_previous = kiln_key;");
+        for (const auto& statement : element.statements) b_.line(statement);
+        b_.line("kiln_run_values[j] = " + element.payload + ";");
+        b_.line("const " + element.key_type + " kiln_key = " + element.key + ";");
+        note_head(element);
         b_.close();
         b_.close();
     };
-    if (staged)
-        items(true);
+    if (wide_input(element))
+        by_fullness([&] { wide_items(element); }, [&] { items(true); });
     else
         by_fullness([&] { items(false); }, [&] { items(true); });
     // Work-items past the tile's end combine what their registers hold: the group scan carries
@@ -98,6 +63,39 @@ void scan_writer::load_runs(const element_text& element) {
     b_.line("const " + t_ + " aggregate = kiln_scan[" + scanned_at_ + " + (valid - 1) / ITEMS];");
 }
 
+void scan_writer::note_head(const element_text& element) {
+    b_.line("const int kiln_head = j == 0 ? (" + element.flag + ") : kiln_key != kiln_previous;");
+    b_.line("kiln_heads |= (" + heads_type() + ")(kiln_head != 0) << j;");
+    b_.line("kiln_previous = kiln_key;");
+}
+
+void scan_writer::wide_items(const element_text& element) {
+    // Each work-item's ITEMS consecutive keys and values in ITEMS / lanes 16-byte loads each
+    // (keys as wide as the values).
+    const std::size_t lanes = element.lanes.size();
+    const std::string count = std::to_string(lanes);
+    b_.line("#pragma unroll");
+    b_.open("for (uint m = 0; m < ITEMS / " + count + "; ++m)");
+    b_.line("const uint kiln_q = first / " + count + " + m;");
+    for (const auto& load : element.wide_loads)
+        b_.line("const " + load.wide_type + " " + load.name + "_in = ((global const " +
+                load.wide_type + "*)(" + load.name + " + base))[kiln_q];");
+    const std::string wide_key = element.key_type + count;
+    b_.line("const " + wide_key + " kiln_keys_in = ((global const " + wide_key +
+            "*)(kiln_keys + base))[kiln_q];");
+    for (std::size_t lane = 0; lane < lanes; ++lane) {
+        b_.open("");
+        b_.line("const uint j = " + count + " * m + " + std::to_string(lane) + ";");
+        b_.line("const ulong idx = base + first + j;");
+        for (const auto& statement : element.lanes[lane].statements) b_.line(statement);
+        b_.line("kiln_run_values[j] = " + element.lanes[lane].value + ";");
+        b_.line("const " + element.key_type + " kiln_key = kiln_keys_in." + "xyzw"[lane] + ";");
+        note_head(element);
+        b_.close();
+    }
+    b_.close();
+}
+
 void scan_writer::store_runs(const element_text& element) {
     b_.line("int have = tile_has_prefix;");
     b_.line(t_ + " running = tile_prefix;");
@@ -106,8 +104,6 @@ void scan_writer::store_runs(const element_text& element) {
             " : kiln_scan[" + scanned_at_ + " + lid - 1];");
     b_.line("have = 1;");
     b_.close();
-    const std::string key =
-        policy_.runs == run_tiles::staged ? "kiln_key_tile[KILN_PAD(first + j)]" : element.key;
     b_.line("#pragma unroll");
     b_.open("for (uint j = 0; j < ITEMS; ++j)");
     b_.open("if (j < count)");
@@ -118,8 +114,8 @@ void scan_writer::store_runs(const element_text& element) {
     b_.line("running = have ? " + combine("running", "x") + " : x;");
     b_.line("have = 1;");
     b_.line("const ulong idx = base + first + j;");
-    // Read where the scatter writes a run's key (compilers sink it into that branch).
-    b_.line("const " + element.key_type + " kiln_key = " + key + ";");
+    // Read again where the scatter writes a run's key (compilers sink it into that branch).
+    b_.line("const " + element.key_type + " kiln_key = " + element.key + ";");
     element.scatter(b_);
     b_.close();
     b_.close();

@@ -78,6 +78,11 @@ class scan_writer {
     void declare_run_arrays(const element_text& element);
     void load_runs(const element_text& element);
     void store_runs(const element_text& element);
+    /// A full tile's runs read through 16-byte loads (wide input).
+    void wide_items(const element_text& element);
+    /// Sets head bit j from kiln_key and the key before it; kiln_key becomes kiln_previous.
+    void note_head(const element_text& element);
+    std::string heads_type() const;
 
     void lookback_kernel(const declare_input& input);
 

@@ -53,12 +53,6 @@ constexpr algorithm_policy local_memory_scans(algorithm_policy p) {
     return p;
 }
 
-/// reduce_by_key's runs kept in registers (see run_tiles).
-constexpr algorithm_policy runs_in_registers(algorithm_policy p, run_tiles runs) {
-    p.runs = runs;
-    return p;
-}
-
 /// The earlier compaction kernels: each work-item writes its own kept elements.
 constexpr algorithm_policy direct_writes(algorithm_policy p) {
     p.staged_writes = false;
@@ -370,10 +364,7 @@ std::string algorithm_policy::key() const {
            (full_tiles == tile_access::unrolled ? " unrolled"
             : full_tiles == tile_access::wide   ? " wide"
                                                 : "") +
-           (ballot_flags ? "" : " bytes") +
-           (runs == run_tiles::staged   ? " runs-staged"
-            : runs == run_tiles::direct ? " runs-direct"
-                                        : "");
+           (ballot_flags ? "" : " bytes") + (register_runs ? " runs" : "");
 }
 
 std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size) {

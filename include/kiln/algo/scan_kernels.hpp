@@ -110,7 +110,7 @@ struct element_text {
 };
 
 /// Whether a scattering flag-and-payload input given with its keys keeps each work-item's runs
-/// in registers under `policy` (run_tiles::staged or direct, at most 64 items per work-item).
+/// in registers under `policy` (register_runs, at most 64 items per work-item).
 bool runs_in_registers(const algorithm_policy& policy);
 /// Declares the input's kernel parameters (after the kernel's own) and returns its element
 /// text; called once per kernel that reads the input.

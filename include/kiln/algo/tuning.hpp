@@ -46,20 +46,6 @@ enum class tile_access {
     wide,
 };
 
-/// Where reduce_by_key's tiles keep their elements between the load and the writes.
-enum class run_tiles {
-    /// Head flags and values in local memory, the flags read from the keys in global memory
-    /// (the split tile of scan_tile.cpp); each run's key read again where it is written.
-    local,
-    /// Each work-item keeps its ITEMS consecutive values and their head bits in registers,
-    /// after keys and values were staged through local memory by coalesced loads; heads come
-    /// from neighbouring keys there (scan_runs.cpp).
-    staged,
-    /// As staged, with each work-item reading its ITEMS consecutive keys and values straight
-    /// from global memory: no local tile and no barrier before the group scan.
-    direct,
-};
-
 struct algorithm_policy {
     std::size_t work_group_size = 256;
     std::size_t items_per_work_item = 8;
@@ -93,13 +79,16 @@ struct algorithm_policy {
     /// (warp shuffles, inline PTX on NVIDIA's OpenCL). false: through local memory, with the
     /// window look-back, which some kernels run faster.
     bool sub_group_scans = true;
-    /// reduce_by_key, at most 64 items per work-item (more take run_tiles::local).
-    run_tiles runs = run_tiles::local;
+    /// reduce_by_key, at most 64 items per work-item: each work-item reads its ITEMS
+    /// consecutive keys and values straight from global memory into registers (16-byte loads
+    /// for full tiles where full_tiles is wide), finds heads against the key before each, and
+    /// reduces its runs there before one group scan (scan_runs.cpp). false: the tile keeps head
+    /// flags and values in local memory (scan_tile.cpp's split tile).
+    bool register_runs = false;
     /// Items a work-group handles per tile: work_group_size * items_per_work_item.
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
     /// The numbers as text, for program cache keys: "256x16 r0 sg32 staged d1" (" ptx",
-    /// " bytes", " unrolled" or " wide" for full tiles other than guarded, and " runs-staged"
-    /// or " runs-direct", added).
+    /// " bytes", " unrolled" or " wide" for full tiles other than guarded, and " runs", added).
     std::string key() const;
 };
 
