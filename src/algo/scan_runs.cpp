@@ -6,12 +6,9 @@
 
 namespace kiln::detail {
 
-bool runs_in_registers(const algorithm_policy& policy) {
-    return policy.register_runs && policy.items_per_work_item <= 64;
-}
-
 bool scan_writer::register_runs(const element_text& element) const {
-    return scatter_ && element.compose && !element.key.empty() && runs_in_registers(policy_);
+    return scatter_ && element.compose && !element.key.empty() && policy_.register_runs &&
+           policy_.items_per_work_item <= 64 && wide_input(element);
 }
 
 void scan_writer::declare_run_arrays(const element_text&) {
@@ -35,10 +32,11 @@ void scan_writer::load_runs(const element_text& element) {
     b_.line(element.key_type + " kiln_previous = 0;");
     // The arrays are indexed by unrolled loops only, so that they stay in registers. The first
     // item's head compares with the key before it in global memory (through `flag`).
-    const auto items = [&](bool guarded) {
+    // Full tiles through 16-byte loads, a part's last tile element by element.
+    const auto items = [&] {
         b_.line("#pragma unroll");
         b_.open("for (uint j = 0; j < ITEMS; ++j)");
-        b_.open(guarded ? "if (j < count)" : "");
+        b_.open("if (j < count)");
         b_.line("const ulong idx = base + first + j;");
         for (const auto& statement : element.statements) b_.line(statement);
         b_.line("kiln_run_values[j] = " + element.payload + ";");
@@ -47,10 +45,7 @@ void scan_writer::load_runs(const element_text& element) {
         b_.close();
         b_.close();
     };
-    if (wide_input(element))
-        by_fullness([&] { wide_items(element); }, [&] { items(true); });
-    else
-        by_fullness([&] { items(false); }, [&] { items(true); });
+    by_fullness([&] { wide_items(element); }, items);
     // Work-items past the tile's end combine what their registers hold: the group scan carries
     // values upward only, so nothing of theirs reaches the tile's results or aggregate.
     b_.line(t_ + " acc = " + element.compose("(kiln_heads & 1)", "kiln_run_values[0]") + ";");
@@ -114,7 +109,6 @@ void scan_writer::store_runs(const element_text& element) {
     b_.line("running = have ? " + combine("running", "x") + " : x;");
     b_.line("have = 1;");
     b_.line("const ulong idx = base + first + j;");
-    // Read again where the scatter writes a run's key (compilers sink it into that branch).
     b_.line("const " + element.key_type + " kiln_key = " + element.key + ";");
     element.scatter(b_);
     b_.close();

@@ -179,6 +179,8 @@ void scan_writer::store(const element_text& element) {
         b_.line("have = 1;");
         b_.open("");
         b_.line("const ulong idx = base + first + j;");
+        if (!element.key.empty())
+            b_.line("const " + element.key_type + " kiln_key = " + element.key + ";");
         element.scatter(b_);
         b_.close();
         b_.close();

@@ -41,25 +41,21 @@ void on_every_compaction_path(const kiln::device& dev, Body&& body) {
     }
 }
 
-/// For reduce_by_key: every dispatch path with each way its tiles may keep their elements: in
-/// local memory, in registers (full tiles read by elements, then by 16-byte loads), whichever
-/// the device's rows choose.
+/// For reduce_by_key: every dispatch path with its tiles keeping runs in local memory, then in
+/// registers (full tiles by 16-byte loads, where keys and values allow), whichever the device's
+/// rows choose.
 template <class Body>
 void on_every_run_tile(const kiln::device& dev, Body&& body) {
     using kiln::detail::algorithm;
-    for (const int way : {0, 1, 2}) {
-        SCOPED_TRACE(way == 0   ? "runs in local memory"
-                     : way == 1 ? "runs in registers"
-                                : "runs in registers, full tiles by 16-byte loads");
+    for (const bool registers : {false, true}) {
+        SCOPED_TRACE(registers ? "runs in registers" : "runs in local memory");
         auto policy = kiln::detail::policy_for(algorithm::reduce_by_key, dev);
-        policy.register_runs = way > 0;
-        // PoCL builds unrolled loops over 64 registers slowly; no CPU row keeps runs there.
-        if (way > 0)
-            policy.items_per_work_item = std::min<std::size_t>(policy.items_per_work_item, 16);
-        if (way == 2)
+        policy.register_runs = registers;
+        if (registers) {
             policy.full_tiles = kiln::detail::tile_access::wide;
-        else if (way == 1)
-            policy.full_tiles = kiln::detail::tile_access::unrolled;
+            // PoCL builds unrolled loops over 64 registers slowly; no CPU row keeps runs there.
+            policy.items_per_work_item = std::min<std::size_t>(policy.items_per_work_item, 16);
+        }
         const kiln::detail::scoped_algorithm_policy by_key(algorithm::reduce_by_key, policy);
         on_every_dispatch_path(dev, body);
     }

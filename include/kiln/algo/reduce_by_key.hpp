@@ -101,15 +101,15 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
             // Writes at run heads only, so no element reads the key after its own: a head
             // writes its key and the value of the run before it (complete there: `before`, the
             // pair before the head), and the part's last element writes the open run's value.
-            const std::string key_here = runs_in_registers(policy) ? "kiln_key" : "kiln_keys[idx]";
             element_text element{
                 .statements = g.statements(),
                 .scatter =
-                    [v, key_here](source_builder& s) {
+                    [v](source_builder& s) {
                         s.open("if (x.x != 0)");
                         s.line("const ulong run = (ulong)running.x - 1;");
-                        s.line("if (run < kiln_capacity) kiln_out_keys[run - kiln_run_base] = " +
-                               key_here + ";");
+                        s.line(
+                            "if (run < kiln_capacity) kiln_out_keys[run - kiln_run_base] = "
+                            "kiln_key;");
                         s.line(
                             "if (had && run - 1 < kiln_capacity) kiln_out_values[run - 1 - "
                             "kiln_run_base] = as_" +

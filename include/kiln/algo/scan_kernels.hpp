@@ -101,17 +101,13 @@ struct element_text {
     std::string payload_type{};
     std::string payload{};
     std::function<std::string(const std::string&, const std::string&)> compose{};
-    /// reduce_by_key where its policy keeps runs in registers (see runs_in_registers): the
-    /// keys' type and the text of the key at `idx`. `flag` is then evaluated only at the first
-    /// of each work-item's items, heads of the others coming from the keys before them, and the
-    /// scatter reads the element's key as `kiln_key`.
+    /// Flag-and-payload inputs made from keys (reduce by key): the keys' type and the text of the
+    /// key at `idx`, which the scatter reads as `kiln_key` (compilers sink the load into the
+    /// branch that writes it). Where the tile keeps runs in registers (register_runs), `flag` is
+    /// evaluated only at each work-item's first item, the others' heads coming from the keys.
     std::string key_type{};
     std::string key{};
 };
-
-/// Whether a scattering flag-and-payload input given with its keys keeps each work-item's runs
-/// in registers under `policy` (register_runs, at most 64 items per work-item).
-bool runs_in_registers(const algorithm_policy& policy);
 /// Declares the input's kernel parameters (after the kernel's own) and returns its element
 /// text; called once per kernel that reads the input.
 using declare_input = std::function<element_text(source_builder&)>;

@@ -79,11 +79,13 @@ struct algorithm_policy {
     /// (warp shuffles, inline PTX on NVIDIA's OpenCL). false: through local memory, with the
     /// window look-back, which some kernels run faster.
     bool sub_group_scans = true;
-    /// reduce_by_key, at most 64 items per work-item: each work-item reads its ITEMS
-    /// consecutive keys and values straight from global memory into registers (16-byte loads
-    /// for full tiles where full_tiles is wide), finds heads against the key before each, and
-    /// reduces its runs there before one group scan (scan_runs.cpp). false: the tile keeps head
-    /// flags and values in local memory (scan_tile.cpp's split tile).
+    /// reduce_by_key, with full_tiles wide, at most 64 items per work-item, values read as
+    /// 16-byte loads allow (vectors and elementwise expressions of them) and keys as wide as
+    /// the values: each work-item reads its ITEMS consecutive keys and values straight from
+    /// global memory into registers (16-byte loads for full tiles), finds heads against the key
+    /// before each, and reduces its runs there before one group scan (scan_runs.cpp).
+    /// Otherwise, and where false, the tile keeps head flags and values in local memory
+    /// (scan_tile.cpp's split tile).
     bool register_runs = false;
     /// Items a work-group handles per tile: work_group_size * items_per_work_item.
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
