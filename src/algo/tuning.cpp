@@ -139,11 +139,13 @@ constexpr std::array table{
                "anything else: small and safe, not measured"},
     // --- reduce_by_key -------------------------------------------------------------------------
     tuning_row{reduce_by_key, nvidia_cuda,
-               register_runs(policy(512, 16, 2)),
+               register_runs(policy(256, 16)),
                "NVIDIA GPUs through CUDA, runs in registers: H100, bench/algo 2026-11-23 (branch "
                "rbk-speed), 2^26 int32 keys in runs of 8, CUB in the same run 0.248-0.255 ms: "
-               "512x16 depth 2 0.362 ms (0.69x), 256x16 depth 1 0.382 ms (0.66x), depth 2 "
-               "0.426 ms, 128x32 depth 2 0.435 ms, 512x8 depth 2 0.469 ms, 128x16 depth 2 "
+               "256x16 depth 1 0.382 ms (0.66x), depth 2 0.426 ms; 512x16 depth 2 0.362 ms "
+               "(0.69x) but inputs that fall back to the split tile (values not read by 16-byte "
+               "loads, or keys of another width) would need 53 KB of local memory there for "
+               "8-byte values, over the 48 KiB a group may have; 128x32 depth 2 0.435 ms, 512x8 depth 2 0.469 ms, 128x16 depth 2 "
                "0.465 ms, 256x8 depth 2 0.531 ms; the tile of head flags and values in local "
                "memory at 256x16 depth 2 (the row before) 0.412-0.414 ms (0.61-0.62x); runs in "
                "registers read element by element 0.469-0.716 ms, staged through local memory "
