@@ -6,7 +6,9 @@
 //                work-groups of G items with I items each, to measure candidates for the table;
 //                GxI,GxI,GxI gives each its own; GxIdM also sets the look-back depth M,
 //                GxIdMu and GxIdMw full tiles through unrolled loops or 16-byte accesses, and
-//                a final b keeps compaction and reduce_by_key flags as bytes, e.g. 256x16d2ub)
+//                then b keeps compaction and reduce_by_key flags as bytes, and a final r
+//                keeps reduce_by_key's runs in registers (policy register_runs), e.g.
+//                256x16d2ub or 256x16d2wr)
 //
 // Prints one markdown table: inclusive_scan of int32, reduce_by_key over runs of 8 (int32 keys
 // and values, sum), copy_if keeping half of the int32 elements; time per call (best of batches
@@ -94,12 +96,14 @@ int main(int argc, char** argv) {
                 std::strtoul(std::strchr(shape, 'x') + 1, &rest, 10)};
             // GxIdM: look-back lanes read M earlier tiles at once; then u or w moves full
             // tiles through unrolled loops or 16-byte accesses (else guarded loops), and b keeps
-            // compaction flags as bytes rather than ballot words.
+            // compaction flags as bytes rather than ballot words, r reduce_by_key's runs in
+            // registers.
             if (*rest == 'd') policy.lookback_depth = std::strtoul(rest + 1, &rest, 10);
             if (*rest == 'u') policy.full_tiles = kiln::detail::tile_access::unrolled;
             if (*rest == 'w') policy.full_tiles = kiln::detail::tile_access::wide;
             if (*rest == 'u' || *rest == 'w') ++rest;
-            if (*rest == 'b') policy.ballot_flags = false;
+            if (*rest == 'b') policy.ballot_flags = false, ++rest;
+            if (*rest == 'r') policy.register_runs = true;
             candidate.push_back(std::make_unique<kiln::detail::scoped_algorithm_policy>(a, policy));
             if (const char* next = std::strchr(shape, ',')) shape = next + 1;
         }

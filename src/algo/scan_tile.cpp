@@ -9,6 +9,7 @@
 namespace kiln::detail {
 
 void scan_writer::declare_tile_arrays(const element_text& element) {
+    if (register_runs(element)) return declare_run_arrays(element);
     if (flags_of(element) == flag_storage::ballots) {
         b_.local_array("uint", "kiln_flag_bits", "TILE / 32 + 1");
     } else if (flags_of(element) == flag_storage::bytes) {
@@ -44,6 +45,7 @@ std::string scan_writer::tile_at(const element_text& element, const std::string&
 }
 
 void scan_writer::load_and_scan(const element_text& element) {
+    if (register_runs(element)) return load_runs(element);
     const flag_storage flags = flags_of(element);
     b_.line("const ulong base = tile * TILE;");
     b_.line("const uint valid = n - base < TILE ? (uint)(n - base) : TILE;");
@@ -152,6 +154,7 @@ void scan_writer::gather_flags(flag_storage flags) {
 }
 
 void scan_writer::store(const element_text& element) {
+    if (register_runs(element)) return store_runs(element);
     if (byte_counts(element)) return store_compaction(element);
     b_.line("int have = tile_has_prefix;");
     b_.line(t_ + " running = tile_prefix;");
@@ -176,6 +179,8 @@ void scan_writer::store(const element_text& element) {
         b_.line("have = 1;");
         b_.open("");
         b_.line("const ulong idx = base + first + j;");
+        if (!element.key.empty())
+            b_.line("const " + element.key_type + " kiln_key = " + element.key + ";");
         element.scatter(b_);
         b_.close();
         b_.close();

@@ -72,6 +72,18 @@ class scan_writer {
     /// kept values in order, neighbouring work-items to neighbouring elements.
     void store_compaction(const element_text& element);
 
+    /// reduce_by_key with its runs in registers (scan_runs.cpp): the tile's local arrays, the
+    /// load and per-work-item reduction of runs (as load_and_scan), and the writes (as store).
+    bool register_runs(const element_text& element) const;
+    void declare_run_arrays(const element_text& element);
+    void load_runs(const element_text& element);
+    void store_runs(const element_text& element);
+    /// A full tile's runs read through 16-byte loads (wide input).
+    void wide_items(const element_text& element);
+    /// Sets head bit j from kiln_key and the key before it; kiln_key becomes kiln_previous.
+    void note_head(const element_text& element);
+    std::string heads_type() const;
+
     void lookback_kernel(const declare_input& input);
 
     /// The look-back through local memory: KILN_WINDOW work-items read the states of as many

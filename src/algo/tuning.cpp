@@ -53,9 +53,11 @@ constexpr algorithm_policy full_tiles(algorithm_policy p, tile_access access) {
     return p;
 }
 
-/// Group scans and look-back through local memory where sub-groups could do them.
-constexpr algorithm_policy local_memory_scans(algorithm_policy p) {
-    p.sub_group_scans = false;
+/// reduce_by_key's runs in registers (see algorithm_policy::register_runs), which reads full
+/// tiles through 16-byte loads.
+constexpr algorithm_policy register_runs(algorithm_policy p) {
+    p.register_runs = true;
+    p.full_tiles = tile_access::wide;
     return p;
 }
 
@@ -157,8 +159,17 @@ constexpr std::array table{
                "anything else: small and safe, not measured"},
     // --- reduce_by_key -------------------------------------------------------------------------
     tuning_row{reduce_by_key, nvidia_cuda,
-               policy(256, 16, 2),
-               "NVIDIA GPUs through CUDA, head flags as ballot words: H100, bench/algo "
+               register_runs(policy(256, 16)),
+               "NVIDIA GPUs through CUDA, runs in registers: H100, bench/algo 2026-11-23 (branch "
+               "rbk-speed), 2^26 int32 keys in runs of 8, CUB in the same run 0.248-0.255 ms: "
+               "256x16 depth 1 0.382 ms (0.66x), depth 2 0.426 ms; 512x16 depth 2 0.362 ms "
+               "(0.69x) but inputs that fall back to the split tile (values not read by 16-byte "
+               "loads, or keys of another width) would need 53 KB of local memory there for "
+               "8-byte values, over the 48 KiB a group may have; 128x32 depth 2 0.435 ms, 512x8 depth 2 0.469 ms, 128x16 depth 2 "
+               "0.465 ms, 256x8 depth 2 0.531 ms; the tile of head flags and values in local "
+               "memory at 256x16 depth 2 (the row before) 0.412-0.414 ms (0.61-0.62x); runs in "
+               "registers read element by element 0.469-0.716 ms, staged through local memory "
+               "0.454-0.504 ms. Before, head flags as ballot words: H100, bench/algo "
                "2026-11-23 (branch compaction-local), 2^26 int32 keys in runs of 8, CUB in the "
                "same run 0.250-0.259 ms: 256x16 depth 2 0.419 ms (0.60x), flags as bytes "
                "0.422-0.424 ms; 128x16 depth 2 0.431-0.432 ms (0.58-0.59x), bytes 0.446 ms, "
@@ -168,7 +179,14 @@ constexpr std::array table{
                "depth 1 0.558-0.579 ms, 128x12 depth 2 0.489 ms; 512x8 exceeds 48 KiB of local "
                "memory for 16-byte pairs"},
     tuning_row{reduce_by_key, nvidia_gpus,
-               local_memory_scans(policy(256, 16)),
+               register_runs(policy(256, 8)),
+               "NVIDIA's OpenCL, runs in registers with inline-PTX shuffles: H100, bench/algo "
+               "2026-11-23 (branch rbk-speed), 2^26 int32 keys in runs of 8, CUB in the same run "
+               "0.249-0.252 ms: 256x8 depth 1 0.355 ms (0.70x), depth 2 0.421 ms, 256x16 depth 2 "
+               "0.411 ms, 128x32 depth 2 0.408 ms, 128x16 depth 2 0.431 ms; with local-memory "
+               "group scans 256x16 0.417 ms, 128x16 0.481 ms; the tile of head flags and values "
+               "in local memory with local-memory group scans at 256x16 (the row before) "
+               "0.434-0.444 ms (0.57-0.58x). Before: "
                "NVIDIA's OpenCL, group scans and look-back through local memory (head flags as "
                "bytes): H100, bench/algo 2026-11-23 (branch compaction-local), 2^26 int32 keys "
                "in runs of 8, CUB in the same run 0.253-0.260 ms: 256x16 0.437 ms (0.58x) "
@@ -391,7 +409,8 @@ std::string algorithm_policy::key() const {
            (full_tiles == tile_access::unrolled ? " unrolled"
             : full_tiles == tile_access::wide   ? " wide"
                                                 : "") +
-           (ballot_flags ? "" : " bytes") + (values_beside_keys ? " beside" : "");
+           (ballot_flags ? "" : " bytes") + (values_beside_keys ? " beside" : "") +
+           (register_runs ? " runs" : "");
 }
 
 std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size) {

@@ -68,6 +68,10 @@ class compaction_test : public kiln::test::device_queue_test {
     void on_every_dispatch_path(Body&& body) {
         kiln::test::on_every_dispatch_path(device(), body);
     }
+    template <class Body>
+    void on_every_run_tile(Body&& body) {
+        kiln::test::on_every_run_tile(device(), body);
+    }
 };
 
 TEST_P(compaction_test, copy_if_keeps_the_flagged_elements_in_order) {
@@ -185,7 +189,7 @@ TEST_P(compaction_test, unique_keeps_the_first_of_each_run) {
 }
 
 TEST_P(compaction_test, reduce_by_key_sums_runs_like_the_host) {
-    on_every_dispatch_path([&] {
+    on_every_run_tile([&] {
         for (const std::size_t n : sizes(algorithm::reduce_by_key, 4)) {
             SCOPED_TRACE("n = " + std::to_string(n));
             auto keys = random_values<std::int32_t>(n, 0, 3, unsigned(n) + 2);
@@ -203,8 +207,32 @@ TEST_P(compaction_test, reduce_by_key_sums_runs_like_the_host) {
     });
 }
 
+TEST_P(compaction_test, reduce_by_key_of_distinct_keys_and_runs_of_eight) {
+    // Every element a run, then runs of 8 (the benchmark's), which begin at the first item of
+    // work-items and of tiles: heads found from the key before a work-item's or a tile's.
+    on_every_run_tile([&] {
+        for (const std::size_t n : sizes(algorithm::reduce_by_key, 4, false)) {
+            for (const std::size_t run : {1, 8}) {
+                SCOPED_TRACE("n = " + std::to_string(n) + ", runs of " + std::to_string(run));
+                std::vector<std::int32_t> keys(n);
+                for (std::size_t i = 0; i < n; ++i) keys[i] = std::int32_t(i / run) - 7;
+                const auto values = random_values<std::int32_t>(n, -100, 100, unsigned(n) + 5);
+                kiln::vector<std::int32_t> k(q, keys), v(q, values), ok(q, n), ov(q, n);
+                const std::size_t runs = kiln::reduce_by_key(k, v, ok, ov);
+                const auto [ek, ev] = host_reduce_by_key(keys, values, std::plus<>());
+                ASSERT_EQ(runs, ek.size());
+                auto gk = ok.read(), gv = ov.read();
+                gk.resize(runs);
+                gv.resize(runs);
+                ASSERT_EQ(gk, ek);
+                ASSERT_EQ(gv, ev);
+            }
+        }
+    });
+}
+
 TEST_P(compaction_test, reduce_by_key_with_long_runs_and_other_operations) {
-    on_every_dispatch_path([&] {
+    on_every_run_tile([&] {
         const std::size_t n = sizes(algorithm::reduce_by_key, 8)[5] * 3;
         // All keys equal, then runs longer than a tile: the run's value crosses tiles.
         std::vector<std::uint64_t> keys(n, std::uint64_t{1} << 60);
@@ -252,7 +280,7 @@ TEST_P(compaction_test, reduce_by_key_gives_each_nan_key_a_run) {
         keys[i] = i % 7 == 3 ? nan : i % 50 < 5 ? (i % 2 == 0 ? -0.0f : 0.0f) : float(i / 5);
     std::vector<std::int32_t> values(n);
     for (std::size_t i = 0; i < n; ++i) values[i] = std::int32_t(i % 11);
-    on_every_dispatch_path([&] {
+    on_every_run_tile([&] {
         kiln::vector<float> k(q, keys), ok(q, n);
         kiln::vector<std::int32_t> v(q, values), ov(q, n);
         const std::size_t runs = kiln::reduce_by_key(k, v, ok, ov);

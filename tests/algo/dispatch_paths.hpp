@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <kiln/algorithm.hpp>
 
 namespace kiln::test {
@@ -36,6 +37,26 @@ void on_every_compaction_path(const kiln::device& dev, Body&& body) {
         auto select = kiln::detail::policy_for(algorithm::select, dev);
         select.staged_writes = staged;
         const kiln::detail::scoped_algorithm_policy select_policy(algorithm::select, select);
+        on_every_dispatch_path(dev, body);
+    }
+}
+
+/// For reduce_by_key: every dispatch path with its tiles keeping runs in local memory, then in
+/// registers (full tiles by 16-byte loads, where keys and values allow), whichever the device's
+/// rows choose.
+template <class Body>
+void on_every_run_tile(const kiln::device& dev, Body&& body) {
+    using kiln::detail::algorithm;
+    for (const bool registers : {false, true}) {
+        SCOPED_TRACE(registers ? "runs in registers" : "runs in local memory");
+        auto policy = kiln::detail::policy_for(algorithm::reduce_by_key, dev);
+        policy.register_runs = registers;
+        if (registers) {
+            policy.full_tiles = kiln::detail::tile_access::wide;
+            // PoCL builds unrolled loops over 64 registers slowly; no CPU row keeps runs there.
+            policy.items_per_work_item = std::min<std::size_t>(policy.items_per_work_item, 16);
+        }
+        const kiln::detail::scoped_algorithm_policy by_key(algorithm::reduce_by_key, policy);
         on_every_dispatch_path(dev, body);
     }
 }

@@ -101,7 +101,7 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
             // Writes at run heads only, so no element reads the key after its own: a head
             // writes its key and the value of the run before it (complete there: `before`, the
             // pair before the head), and the part's last element writes the open run's value.
-            return element_text{
+            element_text element{
                 .statements = g.statements(),
                 .scatter =
                     [v](source_builder& s) {
@@ -109,7 +109,7 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
                         s.line("const ulong run = (ulong)running.x - 1;");
                         s.line(
                             "if (run < kiln_capacity) kiln_out_keys[run - kiln_run_base] = "
-                            "kiln_keys[idx];");
+                            "kiln_key;");
                         s.line(
                             "if (had && run - 1 < kiln_capacity) kiln_out_values[run - 1 - "
                             "kiln_run_base] = as_" +
@@ -129,7 +129,27 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
                 .compose =
                     [](const std::string& flag, const std::string& payload) {
                         return "kiln_segment(" + flag + ", " + payload + ")";
-                    }};
+                    },
+                .key_type = kt,
+                .key = "kiln_keys[idx]"};
+            // Runs read by full tiles through 16-byte loads, keys of the values' width:
+            // the value expression once more per lane.
+            constexpr std::size_t width = width_of<Values>();
+            if constexpr ((width == 4 || width == 8) && sizeof(K) == width) {
+                if (policy.register_runs && policy.full_tiles == tile_access::wide) {
+                    std::vector<generator> passes;
+                    passes.reserve(16 / width);
+                    for (unsigned lane = 0; lane < 16 / width; ++lane) {
+                        generator& pass = passes.emplace_back(b, lane, unsigned(16 / width));
+                        const std::string lane_value =
+                            convert_value<V, expression_value_t<E>>(b, value_node.generate(pass));
+                        element.lanes.push_back({pass.statements(), lane_value});
+                    }
+                    for (const auto& load : passes.front().wide_loads())
+                        element.wide_loads.push_back({load.name, load.wide_type});
+                }
+            }
+            return element;
         };
         return scan_program_source(operation, declare, policy, false, true);
     });

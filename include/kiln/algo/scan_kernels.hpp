@@ -101,6 +101,12 @@ struct element_text {
     std::string payload_type{};
     std::string payload{};
     std::function<std::string(const std::string&, const std::string&)> compose{};
+    /// Flag-and-payload inputs made from keys (reduce by key): the keys' type and the text of the
+    /// key at `idx`, which the scatter reads as `kiln_key` (compilers sink the load into the
+    /// branch that writes it). Where the tile keeps runs in registers (register_runs), `flag` is
+    /// evaluated only at each work-item's first item, the others' heads coming from the keys.
+    std::string key_type{};
+    std::string key{};
 };
 /// Declares the input's kernel parameters (after the kernel's own) and returns its element
 /// text; called once per kernel that reads the input.

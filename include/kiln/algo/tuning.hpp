@@ -85,10 +85,19 @@ struct algorithm_policy {
     /// Onesweep does; half the local memory). Either way a tile of pairs holds as many items as
     /// a tile of keys; sort.cpp keeps to the second round where both arrays would pass 40 KB.
     bool values_beside_keys = false;
+    /// reduce_by_key, with full_tiles wide, at most 64 items per work-item, values read as
+    /// 16-byte loads allow (vectors and elementwise expressions of them) and keys as wide as
+    /// the values: each work-item reads its ITEMS consecutive keys and values straight from
+    /// global memory into registers (16-byte loads for full tiles), finds heads against the key
+    /// before each, and reduces its runs there before one group scan (scan_runs.cpp).
+    /// Otherwise, and where false, the tile keeps head flags and values in local memory
+    /// (scan_tile.cpp's split tile).
+    bool register_runs = false;
     /// Items a work-group handles per tile: work_group_size * items_per_work_item.
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
     /// The numbers as text, for program cache keys: "256x16 r0 sg32 staged d1" (" ptx",
-    /// " bytes", " beside", and " unrolled" or " wide" for full tiles other than guarded, added).
+    /// " bytes", " beside", " unrolled" or " wide" for full tiles other than guarded, and " runs",
+    /// added).
     std::string key() const;
 };
 
