@@ -113,42 +113,32 @@ constexpr std::array table{
                "anything else: small and safe, not measured"},
     // --- stream compaction (copy_if, unique) ---------------------------------------------------
     tuning_row{select, nvidia_cuda,
-               full_tiles(policy(512, 16), tile_access::unrolled),
+               full_tiles(policy(128, 32), tile_access::unrolled),
                "NVIDIA GPUs through CUDA, full tiles in unrolled loops: H100, bench/algo "
-               "2026-11-23 (branch copy-if-speed), copy_if of 2^28 int32 keeping half beside CUB "
-               "in the same run: 512x16 depth 1 unrolled 0.857 ms (0.80x CUB 0.688 ms) against "
-               "guarded (the row before) 0.887 ms (0.77x) in one call, 0.886 and 0.915 ms in "
-               "another (CUB 0.680 ms); the lead's check the same day 0.866 against 0.898 ms. "
-               "Slower in the same calls: loaded values held in registers until ranked (39 "
-               "registers, 3 groups per SM, ptxas -v) 1.080-1.119 ms; kept values packed per "
-               "ballot word as they load 0.919-0.943 ms; 256x16 unrolled 0.961 ms, 512x16 depth "
-               "2 0.923 ms, 1024x8 1.179 ms. Before, guarded rows; "
-               "flags as ballot words: H100, bench/algo 2026-11-23 "
-               "(branch compaction-local), copy_if of 2^28 int32 keeping half, CUB in the same "
-               "run 0.667-0.691 ms: 512x16 depth 1 0.890-0.906 ms (0.75-0.77x), 256x16 depth 1 "
-               "0.945-0.949 ms (0.71-0.72x), depth 2 0.942 ms, flags as bytes 0.942 ms, 256x24 "
-               "depth 1 1.227 ms (40 registers, ptxas -v). 512x16: 32 registers, 38.9 KB of "
-               "local memory for "
-               "sm_90, 4 groups per SM (threads); at most 47.8 KB for 8-byte values with 64-bit "
-               "counts and local-memory group scans (ptxas)"},
+               "2026-11-23 (the lead's call), copy_if of 2^28 int32 keeping half beside CUB in "
+               "the same run (0.677-0.683 ms): 128x32 depth 1 0.829 ms (0.82x), depth 2 0.856 "
+               "ms, 512x16 depth 1 (the row before) 0.852-0.855 ms (0.80x), 256x16 depth 1 0.900 "
+               "ms. Branch copy-if-speed the same day: 512x16 depth 1 unrolled 0.857 ms against "
+               "guarded 0.887 ms; slower: loaded values held in registers until ranked (39 "
+               "registers, 3 groups per SM, ptxas -v) 1.080-1.119 ms, kept values packed per "
+               "ballot word as they load 0.919-0.943 ms, 1024x8 1.179 ms. Branch compaction-local "
+               "(flags as ballot words): 512x16 guarded 0.890-0.906 ms, 256x16 0.945-0.949 ms, "
+               "flags as bytes 0.942 ms, 256x24 1.227 ms (40 registers, ptxas -v). Tiles of 4096 "
+               "hold at most 47.8 KB of local memory for 8-byte values with 64-bit counts and "
+               "local-memory group scans (ptxas, sm_90)"},
     tuning_row{select, nvidia_gpus,
-               policy(256, 16),
-               "NVIDIA GPUs, kept elements staged in local memory with 32-bit counts: H200, "
-               "bench/algo 2026-11-22 (branch compaction-speed2), copy_if of 2^28 int32 keeping "
-               "half (CUB 0.58-0.59 ms), look-back within a warp: 256x16 depth 1 0.986-1.009 ms "
-               "CUDA, 0.928 ms OpenCL; depth 4 1.051 / 0.963 ms; 256x12 depth 2 0.982 ms, 256x8 "
-               "depth 2 1.219 ms CUDA, 256x16 depth 2 0.993 ms CUDA, 256x12 depth 2 1.094 ms OpenCL; "
-               "the window look-back of before 1.239 / 1.150 ms. Earlier, "
-               "H100: 256x16 1.261 ms CUDA, 1.247 ms OpenCL, 128x32 2.08 ms, 512x8 1.521 ms "
-               "CUDA (OpenCL allows this kernel 256 work-items); direct writes 1.86 ms. H100, "
-               "NVIDIA's OpenCL, 2026-11-23 (branch compaction-local, CUB 0.68-0.69 ms): 256x16 "
-               "depth 1, flags as ballot words 0.903-0.922 ms (0.74-0.75x), as bytes 0.936 ms, "
-               "depth 2 0.940 ms. H100, NVIDIA's OpenCL, 2026-11-23 (branch copy-if-speed, two "
-               "calls, CUB 0.68-0.69 ms): this row 0.916, 0.947 and 0.924 ms; loaded values "
-               "held in registers until ranked, unrolled, 0.877 and 0.904 ms at 256x16, 0.900 "
-               "ms at 128x32; kept values packed per ballot word, unrolled, 0.950-0.953 ms at "
-               "256x16, 0.877 ms at 128x32 (one run; neither path kept, see docs/benchmarks.md); "
-               "at 512x16 NVIDIA's OpenCL allowed the register-held kernel 256 work-items"},
+               full_tiles(policy(128, 32), tile_access::unrolled),
+               "NVIDIA GPUs (here NVIDIA's OpenCL), full tiles in unrolled loops: H100, bench/algo "
+               "2026-11-23 (the lead's call), copy_if of 2^28 int32 keeping half beside CUB in "
+               "the same run (0.674-0.688 ms): 128x32 depth 1 0.820 ms (0.83x), depth 2 0.837 "
+               "ms, 256x16 depth 1 0.918 ms, 256x16 guarded (the row before) 0.913 ms (0.74x); "
+               "512-item groups refused (a limit of 256 for this kernel). Branch copy-if-speed "
+               "the same day: loaded values held in registers, 0.877-0.904 ms at 256x16, 0.900 "
+               "ms at 128x32; kept values packed per ballot word 0.950-0.953 ms at 256x16. Branch "
+               "compaction-local: 256x16, flags as ballot words 0.903-0.922 ms, as bytes 0.936 "
+               "ms, depth 2 0.940 ms. H200, 2026-11-22 (branch compaction-speed2, CUB 0.58-0.59 "
+               "ms): 256x16 depth 1 0.986-1.009 ms CUDA, 0.928 ms OpenCL; depth 4 1.051 / 0.963 "
+               "ms"},
     tuning_row{select, any_gpu, policy(256, 8),
                "as the generic GPU scan row; not measured"},
     tuning_row{select, any_cpu, direct_writes(policy(16, 64)),
