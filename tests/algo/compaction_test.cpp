@@ -92,6 +92,30 @@ TEST_P(compaction_test, copy_if_keeps_the_flagged_elements_in_order) {
     });
 }
 
+// A stencil computed from the input itself, with the input tagged so that the kernel takes it
+// as one argument, read once per element (docs/algorithms.md, Performance).
+TEST_P(compaction_test, copy_if_of_a_tagged_input_and_its_own_stencil) {
+    on_both_paths([&] {
+        for (const std::size_t n : sizes(algorithm::select, 4)) {
+            SCOPED_TRACE("n = " + std::to_string(n));
+            std::vector<std::int32_t> host(n);
+            for (std::size_t i = 0; i < n; ++i) host[i] = std::int32_t((i * 2654435761u) >> 7);
+            kiln::vector<std::int32_t> x(q, host), out(q, n);
+            // [doc:copy_if_tagged]
+            const auto tx = kiln::tag<1>(x);  // one kernel argument for both uses of x
+            const std::size_t kept = kiln::copy_if(tx, (tx & 1) == 0, out);
+            // [/doc]
+            std::vector<std::int32_t> expected;
+            std::copy_if(host.begin(), host.end(), std::back_inserter(expected),
+                         [](std::int32_t v) { return (v & 1) == 0; });
+            ASSERT_EQ(kept, expected.size());
+            auto got = out.read();
+            got.resize(kept);
+            ASSERT_EQ(got, expected);
+        }
+    });
+}
+
 TEST_P(compaction_test, copy_if_keeps_all_or_none) {
     on_both_paths([&] {
         for (const std::size_t n : sizes(algorithm::select, 4, false)) {
