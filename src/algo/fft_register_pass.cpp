@@ -330,20 +330,22 @@ void write_register_pass_kernel(source_builder& b, const fft_types& t, const fft
 
 namespace kiln::detail {
 
-// A power-of-two length longer than a group's local memory that the group's registers hold:
-// one pass whose stages exchange through local memory a part at a time
-// (fft_pass_kernel::exchange_rounds), instead of two passes (twice the global traffic). Each
+// A power-of-two length that the group's registers hold: where it is longer than the group's
+// local memory, one pass whose stages exchange through local memory a part at a time
+// (fft_pass_kernel::exchange_rounds), instead of two passes (twice the global traffic); where it
+// fits, one round per exchange (the plan takes it where it saves a stage, fft_steps.cpp). Each
 // work-item holds 32 complex floats (16 doubles; 64 registers), at most 512 work-items per group
 // (128 registers each of an NVIDIA multiprocessor's 65536); radix stages of at most that many
 // elements, as even as they split. NVIDIA's OpenCL (48 KiB of local memory, 4096 complex floats
-// in the tuning row) runs 16384-point lines so, in four rounds per exchange. These limits follow
-// from the register file, not from measurements: the kernel has not run on a GPU yet.
+// in the tuning row) would run 16384-point lines so, in four rounds per exchange (its compiler
+// gives the kernel 256 work-items: two passes instead, docs/fft.md). These limits follow from the
+// register file, not from measurements.
 std::optional<fft_pass_kernel> fft_register_pass(std::size_t n, bool inverse, bool double_precision,
                                                  std::size_t local_elements,
                                                  std::size_t max_work_group_size) {
     constexpr std::size_t most_items = 512, most_rounds = 8;
     const std::size_t per_item = double_precision ? 16 : 32;
-    if (!std::has_single_bit(n) || n <= local_elements || n < 2 * per_item ||
+    if (!std::has_single_bit(n) || n < 2 * per_item ||
         n / per_item > std::min(most_items, max_work_group_size))
         return std::nullopt;
     const std::size_t rounds = std::bit_ceil((n + local_elements - 1) / local_elements);

@@ -28,7 +28,7 @@ struct fft_pass_limits {
         coalesced_lines;
     bool double_precision;
     bool radix_per_pass;  // one stage per pass, from one shared program (fft_pass_limits_for)
-    bool register_passes = true;  // lines longer than local memory may take fft_register_pass
+    bool register_passes = true;  // lines may take fft_register_pass
 };
 
 /// The limits of the passes on `dev`, for the plan's precision.

@@ -266,7 +266,9 @@ constexpr std::array table{
                "OpenCL. H100, fft_bench, 2026-11-22 (2^24, 4096^2, 1024x16384, 256^3, 10^6, "
                "1000003 in ms, cuFFT 0.280 0.242 0.117 0.315 0.027 0.117): 256x64 0.327 0.253 "
                "0.146 0.292 0.023 0.125; 256x16 (the OpenCL row) 0.330 0.301 0.198 0.292 0.023 "
-               "0.127. The long passes run at 1600-1830 GB/s, the short ones at 2340-2850"},
+               "0.127. The long passes run at 1600-1830 GB/s, the short ones at 2340-2850. The "
+               "16384-point line as the register pass in one round (2026-11-23, branch "
+               "fft-cuda-batch, cuFFT 0.118-0.119): 1024x16384 0.123-0.124 ms, 2190-2210 GB/s"},
     tuning_row{fft, nvidia_gpus, policy(256, 16),
                "NVIDIA GPUs on OpenCL: 4096 complex floats (32 KiB of the 48 KiB a work-group may "
                "have) hold a 4096-point line; 256 items do one radix-16 butterfly each per "

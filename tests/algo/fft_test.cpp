@@ -217,8 +217,8 @@ TEST_P(fft_test, the_local_memory_passes_of_gpus_are_right_on_every_device) {
 
 TEST_P(fft_test, the_long_passes_of_large_local_memories_are_right_on_every_device) {
     // CUDA's row gives passes 16384 complex floats of local memory (dynamic shared memory):
-    // one pass of 16384 with 1024 work-items and stages of more butterflies than work-items, a
-    // strided pass of four 4096-point lines, and 2^20 as two passes of four 1024-point lines.
+    // one pass of 16384 (in registers, test below), a strided pass of four 4096-point lines with
+    // stages of more butterflies than work-items, and 2^20 as two passes of four 1024-point lines.
     // Run on every device through the same row where the device's local memory allows it.
     const kiln::detail::scoped_fft_length_kernels length_kernels;
     const kiln::detail::scoped_algorithm_policy cuda_row(kiln::detail::algorithm::fft, {256, 64});
@@ -242,6 +242,36 @@ bool has_register_pass(const kiln::detail::fft_plan& plan) {
     return std::any_of(steps.begin(), steps.end(), [](const kiln::detail::fft_step& step) {
         return step.pass && step.pass->exchange_rounds > 0;
     });
+}
+
+TEST_P(fft_test, lines_filling_local_memory_take_the_register_pass_where_it_saves_a_stage) {
+    // Under CUDA's row (16384 complex floats per group), a 16384-point line through local memory
+    // would take 512 work-items of 32 elements each in four stages (16, 16, 16, 4); the register
+    // pass holds the same in three (32, 32, 16), its exchanges in one round each. So does 8192
+    // (256 x 32: 32, 16, 16 against 16, 16, 16, 2). Doubles hold 16 per work-item there: not.
+    const kiln::detail::scoped_fft_length_kernels length_kernels;
+    const kiln::detail::scoped_algorithm_policy cuda_row(kiln::detail::algorithm::fft, {256, 64});
+    if (device().properties().local_memory_bytes < 150000 &&
+        device().properties().shared_memory_per_block_bytes < 150000)
+        GTEST_SKIP() << "less local memory than a 16384-point pass takes";
+    check<float>({16384}, 2, false);
+    check<float>({16384}, 1, true);
+    check<float>({8192}, 3, false);
+    const auto expect_kernel = [&](std::size_t n, bool inverse, const std::string& kernel,
+                                   std::size_t group) {
+        const auto plan = plan_of(q, n, 1, inverse);
+        // A device whose built kernel takes fewer work-items falls back (test below).
+        if (device().properties().max_work_group_size < group) return;
+        ASSERT_EQ(plan->steps().size(), 1u);
+        EXPECT_EQ(plan->steps()[0].kernel, kernel);
+    };
+    expect_kernel(16384, false, "kiln_fft_pass16384_r32_32_16_g1_w512_fwd_u_x1", 512);
+    expect_kernel(16384, true, "kiln_fft_pass16384_r32_32_16_g1_w512_inv_u_x1", 512);
+    expect_kernel(8192, false, "kiln_fft_pass8192_r32_16_16_g1_w256_fwd_u_x1", 256);
+    if (has_double()) {
+        const auto plan = plan_of(q, 8192, 1, false, true);
+        EXPECT_FALSE(has_register_pass(*plan));
+    }
 }
 
 TEST_P(fft_test, lines_longer_than_local_memory_take_one_pass_through_registers) {

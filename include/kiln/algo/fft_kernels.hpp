@@ -32,10 +32,10 @@ struct fft_pass_kernel {
     /// One radix stage without local memory, one line per work-item (lines_per_group =
     /// work_group_size): what CPUs run.
     bool direct = false;
-    /// When not 0, a line too long for the group's local memory (lines_per_group = 1): each
-    /// work-item holds length / work_group_size elements in registers through every stage, and
-    /// the exchanges between stages cross local memory in this many rounds of
-    /// length / exchange_rounds elements each. Powers of two only.
+    /// When not 0, a line held in registers (lines_per_group = 1), as a rule one too long for
+    /// the group's local memory: each work-item holds length / work_group_size elements in
+    /// registers through every stage, and the exchanges between stages cross local memory in this
+    /// many rounds of length / exchange_rounds elements each. Powers of two only.
     std::size_t exchange_rounds = 0;
     std::string name() const;
 };
@@ -65,8 +65,8 @@ struct fft_pipeline_kernel {
     std::string name() const;
 };
 
-/// The pass kernel of a power-of-two line of n elements longer than `local_elements` that a
-/// group holds in registers (exchange_rounds > 0), or nothing where it does not fit.
+/// The pass kernel of a power-of-two line of n elements that a group holds in registers
+/// (exchange_rounds > 0: rounds of at most `local_elements`), or nothing where it does not fit.
 std::optional<fft_pass_kernel> fft_register_pass(std::size_t n, bool inverse, bool double_precision,
                                                  std::size_t local_elements,
                                                  std::size_t max_work_group_size);
