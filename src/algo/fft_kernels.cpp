@@ -43,9 +43,8 @@ void define_helpers(source_builder& b, const fft_types& t) {
 
 // The common signature; see fft_program_source. An input expression's parameters take the place
 // of `in`.
-std::optional<fft_input_text> begin(source_builder& b, const fft_types& t, const std::string& name,
-                                    const fft_input_writer* input = nullptr) {
-    b.begin_kernel(name);
+std::optional<fft_input_text> declare_parameters(source_builder& b, const fft_types& t,
+                                                 const fft_input_writer* input) {
     std::optional<fft_input_text> text;
     if (input)
         text = (*input)(b);
@@ -55,6 +54,13 @@ std::optional<fft_input_text> begin(source_builder& b, const fft_types& t, const
     b.parameter("global const " + t.complex + "* table");
     for (const char* p : {"count", "a", "b", "c", "d", "e"}) b.parameter(t.index + " " + p);
     b.parameter(t.real + " scale");
+    return text;
+}
+
+std::optional<fft_input_text> begin(source_builder& b, const fft_types& t, const std::string& name,
+                                    const fft_input_writer* input = nullptr) {
+    b.begin_kernel(name);
+    std::optional<fft_input_text> text = declare_parameters(b, t, input);
     b.begin_body();
     b.line("const " + t.index + " g = (" + t.index + ")get_global_id(0);");
     b.line("if (g >= count) return;");
@@ -257,16 +263,7 @@ std::optional<fft_input_text> begin_pass_kernel(source_builder& b, const fft_typ
                                                 const fft_input_writer* input,
                                                 const std::string& name) {
     b.begin_kernel(name.empty() ? k.name() : name, k.work_group_size);
-    std::optional<fft_input_text> text;
-    if (input)
-        text = (*input)(b);
-    else
-        b.parameter("global const " + t.complex + "* in");
-    b.parameter("global " + t.complex + "* out");
-    b.parameter("global const " + t.complex + "* table");
-    for (const char* p : {"count", "a", "b", "c", "d", "e"}) b.parameter(t.index + " " + p);
-    b.parameter(t.real + " scale");
-    return text;
+    return declare_parameters(b, t, input);
 }
 
 // A pass of one radix stage without local memory, one line per work-item: what CPUs run (their
