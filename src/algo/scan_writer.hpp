@@ -78,8 +78,13 @@ class scan_writer {
     void declare_run_arrays(const element_text& element);
     void load_runs(const element_text& element);
     void store_runs(const element_text& element);
-    /// A full tile's runs read through 16-byte loads (wide input).
-    void wide_items(const element_text& element);
+    /// Writes the code of one item given its value's and key's texts (j: its index among the
+    /// work-item's items, idx: in the input).
+    using item_writer = std::function<void(const std::string& value, const std::string& key)>;
+    /// A full tile's items read through 16-byte loads (wide input), keys too where asked.
+    void wide_items(const element_text& element, bool with_keys, const item_writer& item);
+    /// A work-item's `count` items element by element (a part's last tile).
+    void guarded_items(const element_text& element, const item_writer& item);
     /// Sets head bit j from kiln_key and the key before it; kiln_key becomes kiln_previous.
     void note_head(const element_text& element);
     std::string heads_type() const;

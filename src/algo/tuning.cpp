@@ -149,8 +149,15 @@ constexpr std::array table{
                "anything else: small and safe, not measured"},
     // --- reduce_by_key -------------------------------------------------------------------------
     tuning_row{reduce_by_key, nvidia_cuda,
-               register_runs(policy(256, 16)),
-               "NVIDIA GPUs through CUDA, runs in registers: H100, bench/algo 2026-11-23 (branch "
+               register_runs(policy(256, 16, 2)),
+               "NVIDIA GPUs through CUDA, runs in registers, values read again for the writes "
+               "(32 registers, ptxas for sm_90; 57-69 when kept): H100, bench/algo 2026-11-23 "
+               "(branch rbk-speed2), 2^26 int32 keys in runs of 8, CUB in the same run "
+               "0.252-0.261 ms: 256x16 depth 2 0.350 ms (0.73x), depth 1 0.425 ms, 512x16 depth 1 "
+               "0.399 ms, 256x8 depth 1 0.395 ms, 128x16 depth 1 0.437 ms, 256x32 depth 1 0.740 "
+               "ms; values kept in registers (the row before) 256x16 depth 1 0.394 ms (0.65x), "
+               "512x16 depth 1 0.350 ms (0.73x, but its split-tile fallback for 8-byte values "
+               "would exceed 48 KiB of local memory). Before, values kept: (branch "
                "rbk-speed), 2^26 int32 keys in runs of 8, CUB in the same run 0.248-0.255 ms: "
                "256x16 depth 1 0.382 ms (0.66x), depth 2 0.426 ms; 512x16 depth 2 0.362 ms "
                "(0.69x) but inputs that fall back to the split tile (values not read by 16-byte "
@@ -169,9 +176,14 @@ constexpr std::array table{
                "depth 1 0.558-0.579 ms, 128x12 depth 2 0.489 ms; 512x8 exceeds 48 KiB of local "
                "memory for 16-byte pairs"},
     tuning_row{reduce_by_key, nvidia_gpus,
-               register_runs(policy(256, 8)),
-               "NVIDIA's OpenCL, runs in registers with inline-PTX shuffles: H100, bench/algo "
-               "2026-11-23 (branch rbk-speed), 2^26 int32 keys in runs of 8, CUB in the same run "
+               register_runs(policy(256, 16, 2)),
+               "NVIDIA's OpenCL, runs in registers with inline-PTX shuffles, values read again "
+               "for the writes: H100, bench/algo 2026-11-23 (branch rbk-speed2), 2^26 int32 keys "
+               "in runs of 8, CUB in the same run 0.251-0.255 ms: 256x16 depth 2 0.354 ms "
+               "(0.72x), depth 1 0.419 ms, 256x8 depth 1 0.357 ms, 128x16 depth 1 0.435 ms, "
+               "128x32 / 256x32 depth 1 0.771 / 0.753 ms; values kept in registers (the row "
+               "before) 256x8 depth 1 0.379 ms (0.67x), 256x16 depth 1 0.373 ms. Before, values "
+               "kept: (branch rbk-speed), 2^26 int32 keys in runs of 8, CUB in the same run "
                "0.249-0.252 ms: 256x8 depth 1 0.355 ms (0.70x), depth 2 0.421 ms, 256x16 depth 2 "
                "0.411 ms, 128x32 depth 2 0.408 ms, 128x16 depth 2 0.431 ms; with local-memory "
                "group scans 256x16 0.417 ms, 128x16 0.481 ms; the tile of head flags and values "

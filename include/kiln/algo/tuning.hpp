@@ -89,7 +89,8 @@ struct algorithm_policy {
     /// 16-byte loads allow (vectors and elementwise expressions of them) and keys as wide as
     /// the values: each work-item reads its ITEMS consecutive keys and values straight from
     /// global memory into registers (16-byte loads for full tiles), finds heads against the key
-    /// before each, and reduces its runs there before one group scan (scan_runs.cpp).
+    /// before each, and reduces its runs there before one group scan; its walk that writes at
+    /// heads reads the values again rather than keeping them (scan_runs.cpp).
     /// Otherwise, and where false, the tile keeps head flags and values in local memory
     /// (scan_tile.cpp's split tile).
     bool register_runs = false;
