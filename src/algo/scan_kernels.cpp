@@ -201,11 +201,17 @@ void scan_writer::sub_group_lookback_loop() {
     b_.close();
 }
 
-void scan_writer::reduce_kernel(const declare_input& input) {
-    const element_text element = begin("kiln_scan_reduce", true, &input);
+element_text scan_writer::begin_group_tile_kernel(const std::string& name,
+                                                  const declare_input& input) {
+    const element_text element = begin(name, true, &input);
     declare_tile_arrays(element);
     b_.line("const ulong tile = " + source_builder::group_id() + ";");
     load_and_scan(element);
+    return element;
+}
+
+void scan_writer::reduce_kernel(const declare_input& input) {
+    begin_group_tile_kernel("kiln_scan_reduce", input);
     b_.line("if (lid == 0) kiln_aggregates[tile] = aggregate;");
     b_.end_kernel();
 }
@@ -237,10 +243,7 @@ void scan_writer::spine_kernel() {
 }
 
 void scan_writer::downsweep_kernel(const declare_input& input) {
-    const element_text element = begin("kiln_scan_downsweep", true, &input);
-    declare_tile_arrays(element);
-    b_.line("const ulong tile = " + source_builder::group_id() + ";");
-    load_and_scan(element);
+    const element_text element = begin_group_tile_kernel("kiln_scan_downsweep", input);
     b_.line("const int tile_has_prefix = tile > 0 || has_carry;");
     b_.line("const " + t_ + " tile_prefix = tile > 0 ? kiln_prefixes[tile] : carry;");
     store(element);

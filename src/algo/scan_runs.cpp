@@ -94,13 +94,7 @@ void scan_writer::wide_items(const element_text& element, bool with_keys, const 
 }
 
 void scan_writer::store_runs(const element_text& element) {
-    b_.line("int have = tile_has_prefix;");
-    b_.line(t_ + " running = tile_prefix;");
-    b_.open("if (lid > 0)");
-    b_.line("running = have ? " + combine("running", "kiln_scan[" + scanned_at_ + " + lid - 1]") +
-            " : kiln_scan[" + scanned_at_ + " + lid - 1];");
-    b_.line("have = 1;");
-    b_.close();
+    declare_running_prefix();
     // The values again (from the cache, as load_runs read them); keys only at heads.
     const auto write = [&](const std::string& value, const std::string& key) {
         b_.line("const " + t_ + " x = " + element.compose("((kiln_heads >> j) & 1)", value) + ";");

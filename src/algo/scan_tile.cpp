@@ -153,9 +153,7 @@ void scan_writer::gather_flags(flag_storage flags) {
     b_.close();
 }
 
-void scan_writer::store(const element_text& element) {
-    if (register_runs(element)) return store_runs(element);
-    if (byte_counts(element)) return store_compaction(element);
+void scan_writer::declare_running_prefix() {
     b_.line("int have = tile_has_prefix;");
     b_.line(t_ + " running = tile_prefix;");
     b_.open("if (lid > 0)");
@@ -163,6 +161,12 @@ void scan_writer::store(const element_text& element) {
             " : kiln_scan[" + scanned_at_ + " + lid - 1];");
     b_.line("have = 1;");
     b_.close();
+}
+
+void scan_writer::store(const element_text& element) {
+    if (register_runs(element)) return store_runs(element);
+    if (byte_counts(element)) return store_compaction(element);
+    declare_running_prefix();
     // Each work-item rewrites only its own items: no barrier before.
     if (unrolled_items() && !scatter_) {
         b_.line("#pragma unroll");

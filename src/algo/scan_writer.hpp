@@ -61,6 +61,9 @@ class scan_writer {
 
     /// Writes the tile's results given its prefix (tile_has_prefix, tile_prefix).
     void store(const element_text& element);
+    /// `running` and `have`: what comes before this work-item's first item, from the tile's
+    /// prefix and the group scan (what store and store_runs begin with).
+    void declare_running_prefix();
 
     void store_elements(bool guarded);
 
@@ -108,6 +111,9 @@ class scan_writer {
     /// two barriers and a serial loop per window, while later tiles waited.
     void sub_group_lookback_loop();
 
+    /// Reduce-then-scan's tile kernels begin alike: one tile per work-group, `tile` its
+    /// index, loaded and scanned (load_and_scan).
+    element_text begin_group_tile_kernel(const std::string& name, const declare_input& input);
     void reduce_kernel(const declare_input& input);
 
     /// One work-group walks the tile aggregates in chunks of WG, carrying the running prefix.
