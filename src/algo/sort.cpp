@@ -231,13 +231,33 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
     return done;
 }
 
-/// A float key's place in the order docs/sorting.md gives (NaNs last and alike, -0 before +0),
-/// as unsigned bits; descending inverts it.
-std::uint32_t ordered_float_bits(std::uint32_t k, bool descending) {
-    const std::uint32_t ordered = (k & 0x7fffffffu) > 0x7f800000u ? 0xffffffffu
-                                  : (k & 0x80000000u) != 0        ? ~k
-                                                                  : (k | 0x80000000u);
+/// A float or double key's place in the order docs/sorting.md gives (NaNs last and alike, -0
+/// before +0), as unsigned bits of its width; descending inverts it.
+template <class Bits>
+Bits ordered_float_bits(Bits k, bool descending) {
+    constexpr Bits sign = Bits{1} << (8 * sizeof(Bits) - 1);
+    // The exponent all ones, the mantissa zero: 0x7f800000 and 0x7ff0000000000000.
+    constexpr int mantissa_bits = sizeof(Bits) == 4 ? 23 : 52;
+    constexpr Bits infinity = (sign - 1) >> mantissa_bits << mantissa_bits;
+    const Bits ordered = (k & ~sign) > infinity ? ~Bits{0} : (k & sign) != 0 ? ~k : (k | sign);
     return descending ? ~ordered : ordered;
+}
+
+/// The stable order of n float (Bits = uint32) or double (uint64) keys held as raw bytes.
+template <class Bits>
+std::vector<std::size_t> stable_float_order(const std::vector<std::byte>& raw, std::size_t n,
+                                            bool descending) {
+    std::vector<Bits> ordered(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        Bits k = 0;
+        std::memcpy(&k, raw.data() + i * sizeof k, sizeof k);
+        ordered[i] = ordered_float_bits(k, descending);
+    }
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return ordered[a] < ordered[b]; });
+    return order;
 }
 
 std::vector<std::byte> read_operand(const queue& q, const sort_operand& operand, std::size_t n) {
@@ -263,16 +283,9 @@ void host_float_sort_part(const queue& q, bool descending, const sort_operand& k
     if (n < 2) return;
     q.finish();  // the work already queued on the keys and values lands first
     const std::vector<std::byte> raw = read_operand(q, keys, n);
-    std::vector<std::uint32_t> ordered(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        std::uint32_t k = 0;
-        std::memcpy(&k, raw.data() + i * sizeof k, sizeof k);
-        ordered[i] = ordered_float_bits(k, descending);
-    }
-    std::vector<std::size_t> order(n);
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return ordered[a] < ordered[b]; });
+    const std::vector<std::size_t> order =
+        keys.element_bytes == 8 ? stable_float_order<std::uint64_t>(raw, n, descending)
+                                : stable_float_order<std::uint32_t>(raw, n, descending);
     write_permuted(q, keys, raw, order);
     for (const auto& v : values) write_permuted(q, v, read_operand(q, v, n), order);
 }
@@ -280,7 +293,7 @@ void host_float_sort_part(const queue& q, bool descending, const sort_operand& k
 void radix_sort_part(const queue& q, radix_key key, bool descending, const sort_operand& keys,
                      std::size_t n, const std::vector<sort_operand>& values) {
     if (n < 2) return;
-    if (key.kind == static_cast<int>(sort_key_kind::floating) && key.bytes == 4 &&
+    if (key.kind == static_cast<int>(sort_key_kind::floating) &&
         device_quirks_for(q.device().properties()).float_radix_sort_unreliable) {
         host_float_sort_part(q, descending, keys, n, values);
         return;

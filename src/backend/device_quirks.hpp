@@ -34,12 +34,14 @@ struct device_quirks {
     /// under POCL_WORK_GROUP_METHOD=repl, and right when its source is run as C++ with one
     /// thread per work-item). Sorts there keep to 4-bit digits.
     bool multi_round_radix_rank_miscompiled = false;
-    /// kiln's radix sort of float keys is not to be trusted: on PoCL 5.0 (Ubuntu 24.04's, on the
-    /// GPU machine, 2026-11-22/23) float sorts came out wrong now and then inside kiln's tests
-    /// (which sorts, and from which size, changed from run to run and with the PoCL thread
-    /// count), while the same programs sorted the same data right when run alone, and integer
-    /// and double keys were right throughout (docs/sorting.md, Known limits). The cause is not
-    /// found, so float keys are sorted on the host there. PoCL 3.1 is right.
+    /// kiln's radix sort of floating-point keys is not to be trusted: on PoCL 5.0 (Ubuntu
+    /// 24.04's, on the GPU machine, 2026-11-22/23) float sorts came out wrong now and then inside
+    /// kiln's tests (which sorts, and from which size, changed from run to run and with the PoCL
+    /// thread count), while the same programs sorted the same data right when run alone; double
+    /// keys too, in the lead's run of the whole sort test on 2026-11-23 (from n = 2, after the
+    /// integer tests), though earlier runs had them right (docs/sorting.md, Known limits).
+    /// Integer keys were right throughout. The cause is not found, so float and double keys are
+    /// sorted on the host there. PoCL 3.1 is right.
     bool float_radix_sort_unreliable = false;
     /// OpenCL C kernels may hold inline PTX (`asm volatile`), such as warp shuffles
     /// (shfl.sync), and 1-D work-groups run as warps of 32 consecutive local ids: NVIDIA GPUs

@@ -194,29 +194,34 @@ TEST_P(sort_test, nan_and_signed_zero_keys) {
 }
 
 TEST_P(sort_test, float_keys_sorted_on_the_host) {
-    // Where the float radix sort is not trusted (PoCL 5.0: device_quirks,
-    // float_radix_sort_unreliable) float keys and their values are sorted on the host; the path
-    // runs here on every device, against the documented order, with a 4- and an 8-byte value.
-    const auto host = special_floats<float>(3001);
-    for (bool descending : {false, true}) {
-        SCOPED_TRACE(descending ? "descending" : "ascending");
-        const auto order = stable_order(host, [descending](float a, float b) {
-            return descending ? documented_before(b, a) : documented_before(a, b);
-        });
-        std::vector<std::uint32_t> index(host.size());
-        std::iota(index.begin(), index.end(), 0u);
-        const std::vector<std::uint64_t> wide_index(index.begin(), index.end());
-        kiln::vector<float> keys(q, host);
-        kiln::vector<std::uint32_t> values(q, index);
-        kiln::vector<std::uint64_t> wide(q, wide_index);
-        using kiln::detail::sort_operand_of;
-        kiln::detail::host_float_sort_part(
-            q, descending, sort_operand_of(keys.part(0)), host.size(),
-            {sort_operand_of(values.part(0)), sort_operand_of(wide.part(0))});
-        EXPECT_TRUE(same_bits(keys.read(), permuted(host, order)));
-        EXPECT_EQ(values.read(), order);
-        EXPECT_EQ(wide.read(), permuted(wide_index, order));
-    }
+    // Where the floating-point radix sort is not trusted (PoCL 5.0: device_quirks,
+    // float_radix_sort_unreliable) float and double keys and their values are sorted on the
+    // host; the path runs here on every device, against the documented order, with a 4- and an
+    // 8-byte value.
+    const auto check = [&]<class T>(const std::vector<T>& host) {
+        SCOPED_TRACE(sizeof(T) == 4 ? "float keys" : "double keys");
+        for (bool descending : {false, true}) {
+            SCOPED_TRACE(descending ? "descending" : "ascending");
+            const auto order = stable_order(host, [descending](T a, T b) {
+                return descending ? documented_before(b, a) : documented_before(a, b);
+            });
+            std::vector<std::uint32_t> index(host.size());
+            std::iota(index.begin(), index.end(), 0u);
+            const std::vector<std::uint64_t> wide_index(index.begin(), index.end());
+            kiln::vector<T> keys(q, host);
+            kiln::vector<std::uint32_t> values(q, index);
+            kiln::vector<std::uint64_t> wide(q, wide_index);
+            using kiln::detail::sort_operand_of;
+            kiln::detail::host_float_sort_part(
+                q, descending, sort_operand_of(keys.part(0)), host.size(),
+                {sort_operand_of(values.part(0)), sort_operand_of(wide.part(0))});
+            EXPECT_TRUE(same_bits(keys.read(), permuted(host, order)));
+            EXPECT_EQ(values.read(), order);
+            EXPECT_EQ(wide.read(), permuted(wide_index, order));
+        }
+    };
+    check(special_floats<float>(3001));
+    if (has_double()) check(special_floats<double>(3001));
 }
 
 TEST_P(sort_test, several_value_vectors_move_with_their_keys) {

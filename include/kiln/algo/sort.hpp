@@ -88,8 +88,9 @@ void radix_sort_part(const queue& q, radix_key key, bool descending, const sort_
                      std::size_t n, const std::vector<sort_operand>& values);
 void merge_sort_part(const queue& q, const sort_comparator& comparator, const sort_operand& keys,
                      std::size_t n, const std::vector<sort_operand>& values);
-/// Sorts float keys (and the values with them) on the host, in the radix sort's order: where the
-/// device's float radix sort is not trusted (device_quirks::float_radix_sort_unreliable). Blocks.
+/// Sorts float or double keys (and the values with them) on the host, in the radix sort's order:
+/// where the device's floating-point radix sort is not trusted
+/// (device_quirks::float_radix_sort_unreliable). Blocks.
 void host_float_sort_part(const queue& q, bool descending, const sort_operand& keys, std::size_t n,
                           const std::vector<sort_operand>& values);
 
