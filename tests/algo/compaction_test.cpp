@@ -72,6 +72,20 @@ class compaction_test : public kiln::test::device_queue_test {
     void on_every_run_tile(Body&& body) {
         kiln::test::on_every_run_tile(device(), body);
     }
+    /// Sums the runs of int32 `keys` over `values` on q and compares with the host.
+    void expect_sums_by_key_like_the_host(const std::vector<std::int32_t>& keys,
+                                          const std::vector<std::int32_t>& values) {
+        const std::size_t n = keys.size();
+        kiln::vector<std::int32_t> k(q, keys), v(q, values), ok(q, n), ov(q, n);
+        const std::size_t runs = kiln::reduce_by_key(k, v, ok, ov);
+        const auto [ek, ev] = host_reduce_by_key(keys, values, std::plus<>());
+        ASSERT_EQ(runs, ek.size());
+        auto gk = ok.read(), gv = ov.read();
+        gk.resize(runs);
+        gv.resize(runs);
+        ASSERT_EQ(gk, ek);
+        ASSERT_EQ(gv, ev);
+    }
 };
 
 TEST_P(compaction_test, copy_if_keeps_the_flagged_elements_in_order) {
@@ -216,17 +230,9 @@ TEST_P(compaction_test, reduce_by_key_sums_runs_like_the_host) {
     on_every_run_tile([&] {
         for (const std::size_t n : sizes(algorithm::reduce_by_key, 4)) {
             SCOPED_TRACE("n = " + std::to_string(n));
-            auto keys = random_values<std::int32_t>(n, 0, 3, unsigned(n) + 2);
+            const auto keys = random_values<std::int32_t>(n, 0, 3, unsigned(n) + 2);
             const auto values = random_values<std::int32_t>(n, -100, 100, unsigned(n) + 3);
-            kiln::vector<std::int32_t> k(q, keys), v(q, values), ok(q, n), ov(q, n);
-            const std::size_t runs = kiln::reduce_by_key(k, v, ok, ov);
-            const auto [ek, ev] = host_reduce_by_key(keys, values, std::plus<>());
-            ASSERT_EQ(runs, ek.size());
-            auto gk = ok.read(), gv = ov.read();
-            gk.resize(runs);
-            gv.resize(runs);
-            ASSERT_EQ(gk, ek);
-            ASSERT_EQ(gv, ev);
+            ASSERT_NO_FATAL_FAILURE(expect_sums_by_key_like_the_host(keys, values));
         }
     });
 }
@@ -241,15 +247,7 @@ TEST_P(compaction_test, reduce_by_key_of_distinct_keys_and_runs_of_eight) {
                 std::vector<std::int32_t> keys(n);
                 for (std::size_t i = 0; i < n; ++i) keys[i] = std::int32_t(i / run) - 7;
                 const auto values = random_values<std::int32_t>(n, -100, 100, unsigned(n) + 5);
-                kiln::vector<std::int32_t> k(q, keys), v(q, values), ok(q, n), ov(q, n);
-                const std::size_t runs = kiln::reduce_by_key(k, v, ok, ov);
-                const auto [ek, ev] = host_reduce_by_key(keys, values, std::plus<>());
-                ASSERT_EQ(runs, ek.size());
-                auto gk = ok.read(), gv = ov.read();
-                gk.resize(runs);
-                gv.resize(runs);
-                ASSERT_EQ(gk, ek);
-                ASSERT_EQ(gv, ev);
+                ASSERT_NO_FATAL_FAILURE(expect_sums_by_key_like_the_host(keys, values));
             }
         }
     });
