@@ -135,20 +135,9 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
             // Runs read by full tiles through 16-byte loads, keys of the values' width:
             // the value expression once more per lane.
             constexpr std::size_t width = width_of<Values>();
-            if constexpr ((width == 4 || width == 8) && sizeof(K) == width) {
-                if (policy.register_runs && policy.full_tiles == tile_access::wide) {
-                    std::vector<generator> passes;
-                    passes.reserve(16 / width);
-                    for (unsigned lane = 0; lane < 16 / width; ++lane) {
-                        generator& pass = passes.emplace_back(b, lane, unsigned(16 / width));
-                        const std::string lane_value =
-                            convert_value<V, expression_value_t<E>>(b, value_node.generate(pass));
-                        element.lanes.push_back({pass.statements(), lane_value});
-                    }
-                    for (const auto& load : passes.front().wide_loads())
-                        element.wide_loads.push_back({load.name, load.wide_type});
-                }
-            }
+            if constexpr ((width == 4 || width == 8) && sizeof(K) == width)
+                if (policy.register_runs && policy.full_tiles == tile_access::wide)
+                    add_wide_lanes<V>(b, value_node, element);
             return element;
         };
         return scan_program_source(operation, declare, policy, false, true);

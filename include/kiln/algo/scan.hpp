@@ -36,6 +36,26 @@
 namespace kiln {
 namespace detail {
 
+/// Gives `element` its lanes and wide loads: `input`, of 4- or 8-byte elements that 16-byte
+/// loads can read (width_of), generated once per lane of such a load, each lane's value
+/// converted to T.
+template <class T, expression_node Input>
+void add_wide_lanes(source_builder& b, const Input& input, element_text& element) {
+    constexpr std::size_t width = width_of<Input>();
+    static_assert(width == 4 || width == 8, "16-byte loads of 4- or 8-byte elements");
+    constexpr unsigned lanes = 16 / width;
+    std::vector<generator> passes;
+    passes.reserve(lanes);
+    for (unsigned lane = 0; lane < lanes; ++lane) {
+        generator& pass = passes.emplace_back(b, lane, lanes);
+        const std::string lane_value =
+            convert_value<T, typename Input::value_type>(b, input.generate(pass));
+        element.lanes.push_back({pass.statements(), lane_value});
+    }
+    for (const auto& load : passes.front().wide_loads())
+        element.wide_loads.push_back({load.name, load.wide_type});
+}
+
 /// The scan program for values T, operation Op and input node Input on `dev`.
 template <class T, class Op, expression_node Input>
 const algorithm_program& scan_program(const device& dev, const Input& input,
@@ -52,20 +72,8 @@ const algorithm_program& scan_program(const device& dev, const Input& input,
             element_text element{.statements = g.statements(), .value = value};
             // Full tiles read through 16-byte loads: the expression once more per lane.
             constexpr std::size_t width = width_of<Input>();
-            if constexpr (width == 4 || width == 8) {
-                if (policy.full_tiles == tile_access::wide) {
-                    constexpr unsigned lanes = 16 / width;
-                    std::vector<generator> passes;
-                    passes.reserve(lanes);
-                    for (unsigned lane = 0; lane < lanes; ++lane) {
-                        generator& pass = passes.emplace_back(b, lane, lanes);
-                        const std::string lane_value = convert_value<T, V>(b, input.generate(pass));
-                        element.lanes.push_back({pass.statements(), lane_value});
-                    }
-                    for (const auto& load : passes.front().wide_loads())
-                        element.wide_loads.push_back({load.name, load.wide_type});
-                }
-            }
+            if constexpr (width == 4 || width == 8)
+                if (policy.full_tiles == tile_access::wide) add_wide_lanes<T>(b, input, element);
             return element;
         };
         return scan_program_source(make_scan_operation<T, Op>(), declare, policy, exclusive);
