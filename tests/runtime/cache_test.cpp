@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include <iterator>
 #include <kiln/kiln.hpp>
 #include <map>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -146,6 +148,41 @@ TEST_P(compile_cache, clear_memory_then_build_is_a_disk_hit) {
     EXPECT_EQ(run(loaded, device()), std::vector<int>(5, 2));
     // Argument checks survive the trip through the disk: the parameter descriptions are stored.
     EXPECT_THROW(loaded.kernel("fill_with")(1.0f, 5u), kiln::invalid_argument_error);
+}
+
+/// Whether the device is PoCL's with PoCL's own kernel cache off, which PoCL takes to be any
+/// POCL_KERNEL_CACHE not starting with "1" (runtime.cache.pocl_uncached runs these tests so).
+bool pocl_kernel_cache_off(const kiln::device& dev) {
+    const char* setting = std::getenv("POCL_KERNEL_CACHE");
+    return dev.properties().platform.find("Portable Computing Language") != std::string::npos &&
+           setting != nullptr && setting[0] != '1';
+}
+
+// Two programs of one stored binary each keep working after the other is released. PoCL with
+// its own cache off unpacks a loaded binary into the directory the binary names and removes it
+// when the program is released: processes loading one kiln entry shared that directory, and one
+// pulled its files from under another (mpi.vector.ranks_3 aborted in PoCL). So kiln compiles
+// there instead of loading.
+TEST_P(compile_cache, a_program_from_disk_outlives_the_program_it_came_from) {
+    const auto source = fresh_source(11);
+    std::optional<kiln::program> compiled(std::in_place, device(), source);
+    ASSERT_EQ(compiled->origin(), kiln::program_origin::compiled);
+    kiln::program_cache::clear_memory();
+    const auto before = kiln::program_cache::stats();
+    kiln::program second(device(), source);
+    if (pocl_kernel_cache_off(device())) {
+        EXPECT_EQ(second.origin(), kiln::program_origin::compiled);
+        EXPECT_EQ(kiln::program_cache::stats().disk_rejected, before.disk_rejected + 1);
+    } else {
+        EXPECT_EQ(second.origin(), kiln::program_origin::disk_cache);
+    }
+    EXPECT_EQ(run(*compiled, device()), std::vector<int>(5, 11));
+    compiled.reset();
+    // Another size, so that PoCL compiles a work-group function for the second program alone.
+    kiln::queue q(device());
+    kiln::buffer<int> out(q, std::vector<int>(4099, 0));
+    EXPECT_EQ(out.read(q, second.kernel("fill_with")(out, 4099u).launch(q, {4099})),
+              std::vector<int>(4099, 11));
 }
 
 TEST_P(compile_cache, corrupt_entries_are_rebuilt) {

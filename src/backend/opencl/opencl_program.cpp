@@ -149,6 +149,7 @@ std::unique_ptr<program_impl> opencl_device::build(std::span<const std::string> 
 
 std::unique_ptr<program_impl> opencl_device::load(std::span<const std::byte> payload,
                                                   const std::string& options) {
+    if (quirks().reloaded_binaries_share_a_directory) return nullptr;
     payload_reader in(payload);
     std::uint64_t magic = 0, kernel_count = 0;
     if (!in.u64(magic) || magic != payload_magic || !in.u64(kernel_count)) return nullptr;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <string>
 
 namespace kiln::detail::opencl {
@@ -17,6 +18,9 @@ opencl_quirks quirks_for(const device_properties& props) {
                          .fill_index_is_32_bit = nvidia,
                          .work_group_count_is_32_bit = pocl};
     if (nvidia) quirks.max_work_groups = {2147483647u, 65535u, 65535u};
+    const char* pocl_kernel_cache = std::getenv("POCL_KERNEL_CACHE");
+    quirks.reloaded_binaries_share_a_directory =
+        pocl && pocl_kernel_cache != nullptr && pocl_kernel_cache[0] != '1';
     return quirks;
 }
 

@@ -23,8 +23,17 @@ struct opencl_quirks {
     /// Work-groups per dimension the driver can launch. NVIDIA's OpenCL runs on CUDA's grid
     /// (2^31 - 1 by 65535 by 65535); a range past it must not reach the driver.
     std::array<std::size_t, 3> max_work_groups{SIZE_MAX, SIZE_MAX, SIZE_MAX};
+    /// Binaries from kiln's disk cache must not be loaded. PoCL with its own kernel cache off
+    /// (POCL_KERNEL_CACHE set to anything not starting with "1", which is how PoCL reads it)
+    /// unpacks a loaded binary into the directory named inside the binary and removes that
+    /// directory when the program is released: every process, and every program, loaded from
+    /// one kiln entry shares it, and a rank's release pulled the files from under another rank
+    /// still compiling there, which aborted in PoCL ("Can't get stat()", mpi.vector.ranks_3
+    /// with a shared kiln cache, PoCL 3.1, 2026-11-23).
+    bool reloaded_binaries_share_a_directory = false;
 };
 
+/// Reads POCL_KERNEL_CACHE from the environment as well as the device's properties.
 opencl_quirks quirks_for(const device_properties& props);
 
 }  // namespace kiln::detail::opencl
