@@ -195,30 +195,30 @@ int main(int argc, char** argv) {
         });
         // Input and stencil read the same vector: as two kernel arguments, loaded twice, and,
         // tagged as one terminal (kiln::tag), loaded once, as CUB's select reads its input.
+        std::vector<std::int32_t> select_input(n_select), select_expected;
+        for (std::size_t i = 0; i < n_select; ++i) select_input[i] = algo_data::select_value(i);
+        const double select_host_s = best_host_seconds(cpu ? 3 : 1, [&] {
+            select_expected.clear();
+            std::copy_if(select_input.begin(), select_input.end(),
+                         std::back_inserter(select_expected), algo_data::kept);
+        });
         for (const bool tagged : {false, true})
             guarded("copy_if", [&] {
-                std::vector<std::int32_t> host(n_select), expected;
-                for (std::size_t i = 0; i < n_select; ++i) host[i] = algo_data::select_value(i);
-                kiln::vector<std::int32_t> x(q, host), out(q, n_select);
+                kiln::vector<std::int32_t> x(q, select_input), out(q, n_select);
                 std::size_t kept = 0;
                 const auto tx = kiln::tag<1>(x);
                 const double s = best_seconds_per_call(q, 5, 10, [&] {
                     kept = tagged ? kiln::copy_if(tx, (tx & 1) == 0, out)
                                   : kiln::copy_if(x, (x & 1) == 0, out);
                 });
-                const double host_s = best_host_seconds(cpu ? 3 : 1, [&] {
-                    expected.clear();
-                    std::copy_if(host.begin(), host.end(), std::back_inserter(expected),
-                                 algo_data::kept);
-                });
                 auto got = out.read();
                 got.resize(kept);
-                const bool ok = got == expected;
+                const bool ok = got == select_expected;
                 char what[96];
                 std::snprintf(what, sizeof what, "copy_if int32 keeping half%s, n = 2^%d%s",
                               tagged ? ", x tagged once" : "", log2_select, variant);
                 row(what, s, n_select * 4.0 + kept * 4.0, double(n_select),
-                    cpu ? host_s : reference["copy_if"],
+                    cpu ? select_host_s : reference["copy_if"],
                     cpu ? "std::copy_if, 1 thread" : "CUB DeviceSelect::If",
                     ok ? "matches std" : "MISMATCH");
             });

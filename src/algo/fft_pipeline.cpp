@@ -276,6 +276,8 @@ event fft_plan::launch_pipeline(const queue& q, const fft_step& step,
     args.push_back(make_argument(static_cast<std::uint32_t>(pipeline.chunks)));
     const std::size_t group = k.first.work_group_size;
     const std::size_t groups = pipeline.chunks * (k.first_tiles() + k.second_tiles());
+    // Enqueued under the lock: on an out-of-order queue each launch waits for the one before
+    // it to have finished with the counters, so held.last must follow the order of enqueueing.
     const event done =
         program.kernel(step.kernel)
             .bind(std::move(args))
