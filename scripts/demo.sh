@@ -7,6 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
+source scripts/build-env.sh
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$(nproc)"
 bin=build/release

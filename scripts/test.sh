@@ -11,12 +11,7 @@ root=$(pwd)
 
 scripts/install-deps.sh
 jobs=$(nproc)
-# The packaging checks rebuild kiln's objects with the release build's flags: a compiler cache in
-# build/ lets them reuse the release objects instead of compiling everything again.
-if command -v ccache >/dev/null; then
-    export CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_DIR="${CCACHE_DIR:-$root/build/ccache}" CCACHE_BASEDIR="$root"
-    export CCACHE_NOHASHDIR=1
-fi
+source scripts/build-env.sh
 
 step() { printf '\n=== %s\n' "$*"; }
 
