@@ -2,7 +2,8 @@
 # Checks kiln as the packages users install it from: the shared library (SONAME, only the public
 # headers' symbols exported), a consumer built through pkg-config against it, the Debian package
 # from `cpack -G DEB` (contents, and kiln-info run from the unpacked package), the CMake package's
-# backend components, and a build without OpenCL. Run by scripts/test.sh; build trees under build/.
+# backend components, a build without OpenCL, and the release build's static library (build/release,
+# which scripts/test.sh builds first) used through pkg-config. Build trees under build/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -38,6 +39,18 @@ g++ -std=c++20 tests/install_consumer/main.cpp $flags -Wl,-rpath,"$libdir" -o "$
 ldd "$shared/pkg_config_consumer" | grep -q "$install_dir/.*libkiln\.so\.0\.1" ||
     fail "the pkg-config consumer does not use the installed libkiln.so"
 "$shared/pkg_config_consumer"
+
+echo "--- the release build's static library installed, and a consumer built through pkg-config"
+# The README's line, exactly: plain --libs, no --static, against the default (static) install.
+static_install=$root/build/static-install
+rm -rf "$static_install"
+cmake --install build/release --prefix "$static_install" >/dev/null ||
+    fail "no release build to install (scripts/test.sh builds it first)"
+find "$static_install" -name libkiln.a | grep -q . || fail "the release install has no libkiln.a"
+static_pc_dir=$(dirname "$(find "$static_install" -name kiln.pc)")
+g++ -std=c++20 tests/install_consumer/main.cpp $(PKG_CONFIG_PATH=$static_pc_dir pkg-config --cflags --libs kiln) \
+    -o "$shared/pkg_config_static_consumer" || fail "the README's pkg-config line does not link the static library"
+"$shared/pkg_config_static_consumer"
 
 echo "--- find_package(kiln COMPONENTS ...)"
 components_project=$(mktemp -d)

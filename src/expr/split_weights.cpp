@@ -16,6 +16,8 @@
 #include <optional>
 #include <string>
 
+#include "runtime/device_identity.hpp"
+
 namespace kiln {
 namespace {
 
@@ -31,12 +33,7 @@ split_weighting weighting_from_environment() {
 
 // Devices of one model measure alike: one measurement serves them all, so that equal devices
 // get equal parts rather than parts that differ by the noise of two measurements.
-std::string model_of(const device& d) {
-    const auto& p = d.properties();
-    return std::string(to_string(p.backend)) + "|" + p.platform + "|" + p.name + "|" +
-           p.driver_version + "|" + std::to_string(p.global_memory_bytes) + "|" +
-           std::to_string(p.compute_units);
-}
+std::string model_of(const device& d) { return detail::device_identity(d.properties()); }
 
 // The measurement of a model across processes: a small text file in kiln's cache directory,
 // its first lines the format and the model (a hash collision then reads as a miss).

@@ -9,6 +9,7 @@
 
 #include "backend/backend.hpp"
 #include "runtime/backends.hpp"
+#include "runtime/device_identity.hpp"
 #include "runtime/json_text.hpp"
 
 namespace kiln {
@@ -393,3 +394,8 @@ device default_device() {
 }
 
 }  // namespace kiln
+
+std::string kiln::detail::device_identity(const device_properties& p) {
+    return std::string(to_string(p.backend)) + "|" + p.platform + "|" + p.name + "|" + p.vendor +
+           "|" + p.driver_version + "|" + std::to_string(p.compute_units);
+}

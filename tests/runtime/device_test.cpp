@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/device_identity.hpp"
 #include "support/device_param.hpp"
 #include "test_helpers.hpp"
 
@@ -141,6 +142,37 @@ TEST(device_list, kiln_device_that_matches_nothing_is_a_clear_error) {
     }
     scoped_env out_of_range("KILN_DEVICE", std::to_string(kiln::devices().size()));
     EXPECT_THROW((void)kiln::default_device(), kiln::invalid_argument_error);
+}
+
+// What kiln keeps on disk per device is keyed by its identity: a figure that moves between runs
+// (PoCL's global memory size follows the memory free at start-up) must not change it, or every
+// run leaves another entry for the same device.
+TEST(device_identity, names_the_model_and_ignores_figures_that_move) {
+    kiln::device_properties p;
+    p.platform = "Portable Computing Language";
+    p.name = "cpu-haswell-AMD EPYC";
+    p.vendor = "AuthenticAMD";
+    p.driver_version = "3.1";
+    p.compute_units = 2;
+    p.global_memory_bytes = 5003437056;
+    const std::string identity = kiln::detail::device_identity(p);
+    kiln::device_properties later = p;
+    later.global_memory_bytes = 21837852672;
+    later.max_allocation_bytes = 1u << 30;
+    later.clock_mhz = 3000;
+    EXPECT_EQ(kiln::detail::device_identity(later), identity);
+
+    const auto differs = [&](auto change) {
+        kiln::device_properties other = p;
+        change(other);
+        return kiln::detail::device_identity(other) != identity;
+    };
+    EXPECT_TRUE(differs([](auto& o) { o.backend = kiln::backend_kind::cuda; }));
+    EXPECT_TRUE(differs([](auto& o) { o.platform = "NVIDIA CUDA"; }));
+    EXPECT_TRUE(differs([](auto& o) { o.name = "cpu-skylake"; }));
+    EXPECT_TRUE(differs([](auto& o) { o.vendor = "GenuineIntel"; }));
+    EXPECT_TRUE(differs([](auto& o) { o.driver_version = "5.0"; }));
+    EXPECT_TRUE(differs([](auto& o) { o.compute_units = 16; }));
 }
 
 // --- every device ------------------------------------------------------------------------

@@ -134,10 +134,11 @@ kernel void report_vector(global const float* v, int tag) {
     std::fflush(stdout);
     const std::string printed = ::testing::internal::GetCapturedStdout();
     EXPECT_NE(printed.find("tag 41: -2.00 7|scalars\n"), std::string::npos) << printed;
-    if (vectors)
+    if (vectors) {
         EXPECT_NE(printed.find("tag 42: 1.500000,-2.000000,3.250000,0.000000|done\n"),
                   std::string::npos)
             << printed;
+    }
 }
 
 TEST_P(kernel_language, the_host_writes_program_scope_constants_before_launches) {
