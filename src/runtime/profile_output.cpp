@@ -1,13 +1,8 @@
 // The profiler's session: records kept under one lock, and what they become at exit (a Chrome
 // trace-event file or a summary table).
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
-#include <cstring>
+#include <cstdio>
 #include <system_error>
 
 #include "runtime/json_text.hpp"
@@ -276,49 +271,6 @@ std::string session::summary() const {
                      : "");
     }
     return out;
-}
-
-std::string write_file_atomically(const std::string& path, const std::string& text) noexcept {
-    try {
-        auto failed = [&](const char* step) {
-            return "cannot write the profile to " + path + " (" + step +
-                   "): " + std::generic_category().message(errno);
-        };
-        auto write_all = [&](int fd) {
-            std::size_t done = 0;
-            while (done < text.size()) {
-                const ssize_t wrote = ::write(fd, text.data() + done, text.size() - done);
-                if (wrote < 0 && errno == EINTR) continue;
-                if (wrote <= 0) return false;
-                done += static_cast<std::size_t>(wrote);
-            }
-            return true;
-        };
-        struct stat status {};
-        if (::stat(path.c_str(), &status) == 0 && !S_ISREG(status.st_mode)) {
-            // A device or a FIFO (/dev/stderr, a pipe) is written as a stream.
-            const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-            if (fd < 0) return failed("open");
-            const bool ok = write_all(fd);
-            const std::string message = ok ? "" : failed("write");
-            ::close(fd);
-            return message;
-        }
-        // Anything else goes through a temporary file renamed into place: a reader never sees
-        // half a trace, and a failure leaves what was there.
-        const std::string temporary = path + ".tmp." + std::to_string(::getpid());
-        const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-        if (fd < 0) return failed("open");
-        std::string message;
-        if (!write_all(fd)) message = failed("write");
-        if (::close(fd) != 0 && message.empty()) message = failed("close");
-        if (message.empty() && ::rename(temporary.c_str(), path.c_str()) != 0)
-            message = failed("rename");
-        if (!message.empty()) ::unlink(temporary.c_str());
-        return message;
-    } catch (...) {
-        return "cannot write the profile to " + path + ": out of memory";
-    }
 }
 
 }  // namespace kiln::detail::profiling

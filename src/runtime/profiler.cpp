@@ -9,6 +9,8 @@
 #include <cstring>
 #include <kiln/runtime/profile.hpp>
 
+#include "runtime/atomic_file.hpp"
+
 namespace kiln::detail::profiling {
 
 namespace {
@@ -35,12 +37,12 @@ void write_at_exit() noexcept {
             std::fputs(table.c_str(), stderr);
             return;
         }
-        const std::string failure =
-            write_file_atomically(profile.path, profile.owner->trace_json());
-        if (failure.empty())
-            std::fprintf(stderr, "kiln: profile written to %s\n", profile.path.c_str());
-        else
-            std::fprintf(stderr, "kiln: KILN_PROFILE: %s\n", failure.c_str());
+        const std::string trace = profile.owner->trace_json();
+        // What the program printed is still in stdout's buffer: it goes before a trace that is
+        // written into the same stream (KILN_PROFILE=/dev/stdout).
+        std::fflush(stdout);
+        write_file(profile.path, trace.data(), trace.size());
+        std::fprintf(stderr, "kiln: profile written to %s\n", profile.path.c_str());
     } catch (const std::exception& e) {
         std::fprintf(stderr, "kiln: KILN_PROFILE: the profile was not written: %s\n", e.what());
     } catch (...) {
@@ -116,9 +118,9 @@ std::string scoped_session::summary() const {
 }
 bool scoped_session::write_trace(const std::string& path) const noexcept {
     try {
-        const std::string failure = write_file_atomically(path, session_->trace_json());
-        if (failure.empty()) return true;
-        std::fprintf(stderr, "kiln: %s\n", failure.c_str());
+        const std::string trace = session_->trace_json();
+        write_file(path, trace.data(), trace.size());
+        return true;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "kiln: the profile was not written: %s\n", e.what());
     }

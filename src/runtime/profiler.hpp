@@ -166,10 +166,6 @@ void record_build(const device& dev, std::span<const std::string> sources,
                   const std::string& options, program_origin origin,
                   std::chrono::nanoseconds build_time, std::uint64_t start_ns);
 
-/// Writes `text` to `path` through a temporary file renamed into place; on failure returns the
-/// reason and leaves whatever was at `path` as it was. Never throws.
-std::string write_file_atomically(const std::string& path, const std::string& text) noexcept;
-
 const char* kind_name(record_kind kind) noexcept;
 
 }  // namespace kiln::detail::profiling

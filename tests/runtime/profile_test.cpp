@@ -1,8 +1,12 @@
 // The profiler (docs/profiling.md): the trace's events, parsed with a real JSON library, against
 // what each test launched on every device; the summary; regions; builds and their cache level;
-// several threads; and KILN_PROFILE itself in a child process, including an unwritable path.
+// several threads; and KILN_PROFILE itself in a child process: a file, the summary, an unwritable
+// path, and what must not be replaced (streams, links, read-only files, planted temporary names).
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -291,20 +295,48 @@ TEST_P(profiler, nothing_is_recorded_when_off) {
 }
 
 #ifdef KILN_VECTOR_ADD
+std::string text_of(const std::filesystem::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::filesystem::perms permissions_of(const std::filesystem::path& file) {
+    return std::filesystem::symlink_status(file).permissions();
+}
+
+std::set<std::string> entries_of(const std::filesystem::path& folder) {
+    std::set<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(folder))
+        names.insert(entry.path().filename().string());
+    return names;
+}
+
+/// The trace vector_add wrote: one kernel, `add`, over 1000 items.
+void expect_vector_add_trace(const std::string& text) {
+    const json trace = json::parse(text);
+    const auto kernels = spans(trace, "kernel");
+    ASSERT_EQ(kernels.size(), 1u);
+    EXPECT_EQ(kernels[0].at("name"), "add");
+    EXPECT_EQ(kernels[0].at("args").at("global"), json::array({1000}));
+}
+
 // KILN_PROFILE itself: a real program (examples/vector_add) on this device in a child process.
 class profile_environment : public kiln::test::device_test {
   protected:
-    /// Runs vector_add with KILN_PROFILE=value; returns its exit status, stderr in `errors`.
-    int run_vector_add(const std::string& value, std::string& errors) {
+    /// Runs vector_add with KILN_PROFILE=value in `dir`, its stderr going to dir/stderr.txt;
+    /// returns its exit status, stderr in `errors`. `before` is shell run first by the process
+    /// that then becomes vector_add (exec), so `$$` there is vector_add's process id.
+    int run_vector_add(const std::string& value, std::string& errors,
+                       const std::string& before = "") {
         const auto err = dir.path() / "stderr.txt";
         const std::string command =
-            "KILN_PROFILE='" + value + "' KILN_DEVICE=" + std::to_string(device().index()) + " '" +
-            KILN_VECTOR_ADD + "' 1000 > /dev/null 2> '" + err.string() + "'";
+            "cd '" + dir.path().string() + "' && umask 022 && " + before +
+            " export KILN_PROFILE='" + value + "' KILN_DEVICE=" + std::to_string(device().index()) +
+            " && exec '" + KILN_VECTOR_ADD + "' 1000 > /dev/null 2> '" + err.string() + "'";
         const int status = std::system(command.c_str());
-        std::ifstream in(err);
-        std::ostringstream text;
-        text << in.rdbuf();
-        errors = text.str();
+        errors = text_of(err);
         return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     }
     kiln::test::temp_dir dir;
@@ -340,10 +372,119 @@ TEST_P(profile_environment, an_unwritable_path_is_a_message_not_a_failure) {
     const auto file = dir.path() / "no-such-directory" / "trace.json";
     std::string errors;
     EXPECT_EQ(run_vector_add(file.string(), errors), 0) << errors;
-    EXPECT_NE(errors.find("kiln: KILN_PROFILE: cannot write the profile to " + file.string()),
+    EXPECT_NE(errors.find("kiln: KILN_PROFILE: the profile was not written: cannot write '" +
+                          file.string() + "'"),
               std::string::npos)
         << errors;
     EXPECT_FALSE(std::filesystem::exists(file));
+}
+
+// Standard error named through a link (/dev/stderr is one, to /proc/self/fd/2) is written
+// through: the trace lands in the stream between what the program printed before and after, and
+// the link stays. (Replacing it turned the link into a regular file holding the trace.)
+TEST_P(profile_environment, a_link_to_standard_error_is_written_through) {
+    for (const std::string stream : {"/proc/self/fd/2", "/dev/stderr"}) {
+        if (!std::filesystem::exists(stream)) continue;
+        const auto link = dir.path() / "stderr-link";
+        std::filesystem::remove(link);
+        std::filesystem::create_symlink(stream, link);
+        std::string errors;
+        ASSERT_EQ(run_vector_add(link.string(), errors), 0) << errors;
+        ASSERT_TRUE(std::filesystem::is_symlink(link)) << stream << ": " << text_of(link);
+        EXPECT_EQ(std::filesystem::read_symlink(link), stream);
+        const auto start = errors.find("{\"traceEvents\"");
+        const auto end = errors.find("kiln: profile written to " + link.string());
+        ASSERT_NE(start, std::string::npos) << stream << ": no trace on stderr: " << errors;
+        ASSERT_NE(end, std::string::npos) << errors;
+        ASSERT_LT(start, end) << errors;
+        expect_vector_add_trace(errors.substr(start, end - start));
+    }
+}
+
+TEST_P(profile_environment, a_fifo_gets_the_trace_as_a_stream) {
+    const auto fifo = dir.path() / "trace.fifo";
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    std::string received;
+    std::thread reader([&] { received = text_of(fifo); });
+    std::string errors;
+    const int status = run_vector_add(fifo.string(), errors);
+    // A writer that never came would leave the reader waiting to open: open the other end once.
+    if (const int unblock = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK); unblock >= 0)
+        ::close(unblock);
+    reader.join();
+    ASSERT_EQ(status, 0) << errors;
+    expect_vector_add_trace(received);
+    EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+}
+
+// A link to a regular file: the file gets the trace and keeps its permissions; the link stays.
+TEST_P(profile_environment, a_link_to_a_file_replaces_the_file_and_stays) {
+    const auto target = dir.path() / "real.json", link = dir.path() / "trace.json";
+    std::ofstream(target) << "old";
+    std::filesystem::permissions(
+        target, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    std::filesystem::create_symlink("real.json", link);
+    std::string errors;
+    ASSERT_EQ(run_vector_add(link.string(), errors), 0) << errors;
+    EXPECT_NE(errors.find("kiln: profile written to " + link.string()), std::string::npos)
+        << errors;
+    ASSERT_TRUE(std::filesystem::is_symlink(link));
+    EXPECT_EQ(std::filesystem::read_symlink(link), "real.json");
+    expect_vector_add_trace(text_of(target));
+    EXPECT_EQ(permissions_of(target),
+              std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+}
+
+// The temporary file's name cannot be guessed: a link planted at the name kiln once used
+// (PATH.tmp.<pid>) is neither written through nor renamed over the trace's path.
+TEST_P(profile_environment, a_link_planted_at_a_temporary_name_is_left_alone) {
+    const auto victim = dir.path() / "victim.txt", file = dir.path() / "trace.json";
+    std::ofstream(victim) << "precious";
+    std::string errors;
+    ASSERT_EQ(run_vector_add(file.string(), errors, "ln -s victim.txt trace.json.tmp.$$ &&"), 0)
+        << errors;
+    EXPECT_EQ(text_of(victim), "precious");
+    EXPECT_FALSE(std::filesystem::is_symlink(file));
+    expect_vector_add_trace(text_of(file));
+    // The planted link, untouched, and no temporary file left.
+    const auto left = entries_of(dir.path());
+    EXPECT_EQ(left.size(), 4u) << testing::PrintToString(left);
+    EXPECT_TRUE(left.contains("trace.json") && left.contains("victim.txt"));
+}
+
+// A file the user could not write is refused, whoever runs kiln (root too): kept as it was,
+// with its permission bits. (It used to be replaced, as the folder allowed, and made writable.)
+TEST_P(profile_environment, a_read_only_file_is_refused_and_kept) {
+    const auto file = dir.path() / "trace.json";
+    std::ofstream(file) << "old";
+    std::filesystem::permissions(file, std::filesystem::perms::owner_read |
+                                           std::filesystem::perms::group_read |
+                                           std::filesystem::perms::others_read);
+    struct stat before {};
+    ASSERT_EQ(::stat(file.c_str(), &before), 0);
+    std::string errors;
+    ASSERT_EQ(run_vector_add(file.string(), errors), 0) << errors;
+    EXPECT_NE(errors.find("kiln: KILN_PROFILE: the profile was not written: cannot write '" +
+                          file.string() + "': Permission denied"),
+              std::string::npos)
+        << errors;
+    struct stat after {};
+    ASSERT_EQ(::stat(file.c_str(), &after), 0);
+    EXPECT_EQ(after.st_ino, before.st_ino);
+    EXPECT_EQ(after.st_mode & 07777, 0444u);
+    EXPECT_EQ(text_of(file), "old");
+}
+
+TEST_P(profile_environment, a_replaced_file_keeps_its_permissions) {
+    const auto file = dir.path() / "trace.json";
+    std::ofstream(file) << "old";
+    ASSERT_EQ(::chmod(file.c_str(), 0640), 0);
+    std::string errors;
+    ASSERT_EQ(run_vector_add(file.string(), errors), 0) << errors;  // under umask 022
+    expect_vector_add_trace(text_of(file));
+    struct stat status {};
+    ASSERT_EQ(::stat(file.c_str(), &status), 0);
+    EXPECT_EQ(status.st_mode & 07777, 0640u);
 }
 
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(profile_environment);
@@ -355,7 +496,7 @@ TEST(profile_output, an_unwritable_path_leaves_what_was_there) {
     // Beneath a regular file: no directory can be made there, whoever runs the test.
     { std::ofstream(dir.path() / "file") << "old"; }
     const auto beneath_file = dir.path() / "file" / "trace.json";
-    // A directory in the way: the temporary file is written, but cannot replace it.
+    // A directory in the way: it is not replaced.
     const auto in_the_way = dir.path() / "directory";
     std::filesystem::create_directories(in_the_way / "inside");
     for (const auto& path : {beneath_file, in_the_way}) {
@@ -363,7 +504,9 @@ TEST(profile_output, an_unwritable_path_leaves_what_was_there) {
         const bool written = session.write_trace(path.string());
         const std::string errors = testing::internal::GetCapturedStderr();
         EXPECT_FALSE(written) << path;
-        EXPECT_NE(errors.find("cannot write the profile to " + path.string()), std::string::npos)
+        EXPECT_NE(
+            errors.find("kiln: the profile was not written: cannot write '" + path.string() + "'"),
+            std::string::npos)
             << errors;
     }
     std::ifstream in(dir.path() / "file");

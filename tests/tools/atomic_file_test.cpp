@@ -1,6 +1,7 @@
 // Tests of write_file: a file is replaced whole or not at all, and devices and FIFOs get a stream.
 #include "atomic_file.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -185,13 +186,47 @@ TEST_F(atomic_file, refuses_a_dangling_link_a_folder_and_an_empty_name) {
     EXPECT_TRUE(fs::is_directory(path("folder")));
 }
 
+// Refused whoever runs the program: root, who may write anything, still keeps a file marked
+// read-only rather than replacing it through the folder.
 TEST_F(atomic_file, refuses_to_replace_a_file_it_may_not_write) {
-    if (geteuid() == 0) GTEST_SKIP() << "root may write any file";
     create(path("read_only.bmp"), "old", 0444);
+    const ino_t inode = status_of(path("read_only.bmp")).st_ino;
     EXPECT_NE(
         failure_of([&] { write_file(path("read_only.bmp"), "x", 1); }).find("Permission denied"),
         std::string::npos);
     EXPECT_EQ(contents(path("read_only.bmp")), "old");
+    EXPECT_EQ(status_of(path("read_only.bmp")).st_ino, inode);
+    EXPECT_EQ(status_of(path("read_only.bmp")).st_mode & 07777, 0444u);
+    EXPECT_EQ(folder_entries(), std::set<std::string>{"read_only.bmp"});
+}
+
+// /dev/stderr and its kind (/dev/fd/N, /proc/self/fd/N) name a descriptor the program has open:
+// the bytes go into that descriptor, after what it already took, whatever it is; a link to one
+// stays a link. Replacing the file behind it lost what the program wrote there before and after.
+TEST_F(atomic_file, writes_into_an_open_descriptor_named_through_a_link) {
+    const std::string log = path("log.txt");
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    ASSERT_GE(fd, 0) << std::strerror(errno);
+    ASSERT_EQ(write(fd, "before ", 7), 7);
+    fs::create_symlink("/proc/self/fd/" + std::to_string(fd), path("stream"));
+    EXPECT_EQ(write_file(path("stream"), new_text.data(), new_text.size()), delivery::streamed);
+    EXPECT_EQ(write(fd, " after", 6), 6);
+    close(fd);
+    EXPECT_EQ(contents(log), "before " + new_text + " after");
+    EXPECT_TRUE(fs::is_symlink(path("stream")));
+    EXPECT_EQ(folder_entries(), (std::set<std::string>{"log.txt", "stream"}));
+
+    // A pipe, which no path names at all.
+    int ends[2];
+    ASSERT_EQ(pipe(ends), 0);
+    const std::string named = "/dev/fd/" + std::to_string(ends[1]);
+    EXPECT_EQ(write_file(named, new_text.data(), new_text.size()), delivery::streamed);
+    close(ends[1]);
+    std::string received(new_text.size() + 1, '\0');
+    const ssize_t got = read(ends[0], received.data(), received.size());
+    close(ends[0]);
+    ASSERT_EQ(got, static_cast<ssize_t>(new_text.size()));
+    EXPECT_EQ(received.substr(0, new_text.size()), new_text);
 }
 
 TEST_F(atomic_file, a_device_that_is_full_is_an_error_and_is_not_removed) {

@@ -1,5 +1,6 @@
-// Writing a program's output file so that a failure never loses or truncates what was there.
-#include "atomic_file.hpp"
+// Writing a file so that a failure never loses or truncates what was there, and no file but the
+// one named is touched: kiln's profile and its programs' output files.
+#include "runtime/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -13,7 +14,7 @@
 #include <random>
 #include <stdexcept>
 
-namespace kiln::programs {
+namespace kiln::detail {
 namespace {
 
 std::string quoted(const std::string& text) {
@@ -22,6 +23,40 @@ std::string quoted(const std::string& text) {
 
 [[noreturn]] void fail(const std::string& problem, int error) {
     throw std::runtime_error(problem + ": " + std::strerror(error));
+}
+
+// The descriptor that `file` is an entry for in `descriptors`, this process's /proc/self/fd
+// (as /dev/fd/2 is), or -1.
+int descriptor_entry(const std::filesystem::path& file, const std::filesystem::path& descriptors) {
+    const std::string name = file.filename().string();
+    if (name.empty() || name.size() > 9 ||
+        name.find_first_not_of("0123456789") != std::string::npos) {
+        return -1;
+    }
+    std::error_code ignored;
+    const std::filesystem::path folder = file.has_parent_path() ? file.parent_path() : ".";
+    return std::filesystem::canonical(folder, ignored) == descriptors ? std::stoi(name) : -1;
+}
+
+// The open descriptor of this process that `path` names, directly or through symbolic links
+// (/dev/stderr leads to /proc/self/fd/2), or -1. Such a name means the descriptor itself, not
+// the file it happens to be open on: a standard error redirected to a file must get the bytes at
+// its place in that file, not have the file replaced under it.
+int named_descriptor(const std::string& path) {
+    std::error_code no_proc;
+    const std::filesystem::path descriptors = std::filesystem::canonical("/proc/self/fd", no_proc);
+    if (no_proc) return -1;
+    std::filesystem::path current(path);
+    for (int hop = 0; hop < 40; ++hop) {  // as many links as the kernel follows (ELOOP)
+        if (const int fd = descriptor_entry(current, descriptors); fd >= 0) return fd;
+        struct stat link_status {};
+        if (lstat(current.c_str(), &link_status) != 0 || !S_ISLNK(link_status.st_mode)) break;
+        std::error_code unreadable;
+        const std::filesystem::path target = std::filesystem::read_symlink(current, unreadable);
+        if (unreadable) break;
+        current = target.is_absolute() ? target : current.parent_path() / target;
+    }
+    return -1;
 }
 
 // Where the bytes of `path` would go, with symbolic links followed, so that replacing a file
@@ -44,7 +79,9 @@ std::string resolve_links(const std::string& path) {
 // A new, empty file beside the one it will replace. Removed again unless it was renamed.
 class temporary_file {
   public:
-    explicit temporary_file(const std::string& target, const std::string& shown) {
+    // `mode` before the umask: a replacement starts private (0600) and gets the replaced
+    // file's bits once written, so its bytes are never readable by more than the old file's.
+    temporary_file(const std::string& target, mode_t mode, const std::string& shown) {
         const std::filesystem::path target_path(target);
         std::filesystem::path folder = target_path.parent_path();
         if (folder.empty()) folder = ".";
@@ -55,8 +92,9 @@ class temporary_file {
             char suffix[32];
             std::snprintf(suffix, sizeof suffix, ".%08x%08x.tmp", entropy(), entropy());
             path_ = (folder / ("." + stem + suffix)).string();
-            // Mode 0666 lets the umask decide a new file's permissions, as for any new file.
-            fd_ = open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+            // A name nobody can guess, created only if nothing is there, not even a link:
+            // nothing planted in the folder is ever written through or renamed into place.
+            fd_ = open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
             if (fd_ >= 0 || errno != EEXIST) break;
         }
         if (fd_ < 0) {
@@ -109,7 +147,8 @@ void replace_file(const std::string& target, const struct stat* existing, const 
         throw std::runtime_error(std::string(what) + " " + shown +
                                  " failed: " + std::strerror(error) + outcome);
     };
-    temporary_file temporary(target, shown);
+    // Without a file to copy the bits from, 0666 lets the umask decide, as for any new file.
+    temporary_file temporary(target, existing ? 0600 : 0666, shown);
     if (const int error = write_all(temporary.fd(), data, size, calls)) failed("writing", error);
     if (existing) {
         // Owner and group first: changing them clears set-user-ID bits that fchmod then restores.
@@ -159,6 +198,10 @@ delivery write_file(const std::string& path, const void* data, std::size_t size,
                     const file_system_calls& calls) {
     const std::string shown = quoted(path);
     if (path.empty()) throw std::runtime_error("cannot write a file with an empty name");
+    if (const int fd = named_descriptor(path); fd >= 0) {
+        write_stream(fd, data, size, shown, calls);
+        return delivery::streamed;
+    }
     const std::string target = resolve_links(path);
     struct stat status {};
     if (stat(target.c_str(), &status) != 0) {
@@ -171,6 +214,9 @@ delivery write_file(const std::string& path, const void* data, std::size_t size,
         stream_to_file(target, data, size, shown, calls);
         return delivery::streamed;
     }
+    // Root may write any file, but one whose mode lets nobody write it says it is not to be
+    // changed: replacing it through the folder would go around that.
+    if ((status.st_mode & 0222) == 0) fail("cannot write " + shown, EACCES);
     if (access(target.c_str(), W_OK) != 0) fail("cannot write " + shown, errno);
     replace_file(target, &status, data, size, shown, calls);
     return delivery::replaced;
@@ -183,4 +229,4 @@ void write_stream(int fd, const void* data, std::size_t size, const std::string&
     }
 }
 
-}  // namespace kiln::programs
+}  // namespace kiln::detail

@@ -1,0 +1,55 @@
+// Writing a file that kiln or one of its programs produces (a profile, a picture) so that a
+// failure never loses or truncates what was there, and no file but the one named is touched.
+// The library's profiler and the programs (through tools/support/atomic_file.hpp) share it.
+#pragma once
+
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+namespace kiln::detail {
+
+// The system calls that move the bytes, so that a test can make one fail as a full disk does
+// (ENOSPC) without root, a loop device or LD_PRELOAD. Everything else uses the defaults.
+struct file_system_calls {
+    std::function<ssize_t(int fd, const void* data, std::size_t size)> write = ::write;
+    std::function<int(int fd)> fsync = ::fsync;
+    std::function<int(const char* from, const char* to)> rename = ::rename;
+};
+
+// How write_file delivered the bytes.
+enum class delivery {
+    replaced,  // a temporary file renamed into place
+    streamed,  // written into something that is not a regular file (a device, a FIFO, a descriptor)
+};
+
+// Writes `size` bytes to the file `path`.
+// - A name for one of the process's open descriptors (/dev/stderr, /dev/fd/N, /proc/self/fd/N,
+//   or a symbolic link leading to one) is written into that descriptor, whatever it is open on,
+//   as a shell writes `> /dev/stderr`: after what it already took, never replacing its file.
+// - A regular file, or a path where nothing exists yet, is replaced atomically: the bytes go to a
+//   new temporary file in the same folder, whose name cannot be guessed and which is created
+//   exclusively (O_EXCL | O_NOFOLLOW, so nothing planted there is followed); it is flushed to
+//   disk (fsync) and renamed over `path`, so readers and a crash see the old content or the new,
+//   never a part. A replaced file keeps its permission bits (and its owner and group where the
+//   process may set them); a new file gets 0666 less the umask, as one the shell creates. A
+//   symbolic link is followed: the file it names is replaced and the link stays. A file the
+//   process may not write, or one with no write permission bit at all (even for root), is
+//   refused, even when its folder would allow the rename.
+// - Anything else that exists (a character device such as /dev/null, a FIFO, a terminal) is
+//   opened for writing without creating or truncating it and written as a stream.
+// On failure the temporary file is removed, nothing that existed is removed or changed (a stream
+// may have taken part of the bytes), and std::runtime_error names the file and the reason, e.g.
+// "writing 'heat.bmp' failed: No space left on device; 'heat.bmp' is unchanged".
+delivery write_file(const std::string& path, const void* data, std::size_t size,
+                    const file_system_calls& calls = {});
+
+// Writes all `size` bytes to the open descriptor `fd`, retrying short and interrupted writes.
+// Throws std::runtime_error "writing <shown> failed: <reason>".
+void write_stream(int fd, const void* data, std::size_t size, const std::string& shown,
+                  const file_system_calls& calls = {});
+
+}  // namespace kiln::detail
