@@ -3,7 +3,7 @@
 # for a bounded time over its seed corpus in fuzz/corpus/<target>.
 #
 # usage: scripts/fuzz.sh TARGET [SECONDS] [LIBFUZZER_FLAG...]
-#   TARGET    heat_world_reader or kernel_launch (the executable is TARGET_fuzz)
+#   TARGET    heat_world_reader, kernel_launch or kiln_prof (the executable is TARGET_fuzz)
 #   SECONDS   how long to fuzz (default: $FUZZ_SECONDS, else 60)
 # Environment: FUZZ_BUILD_DIR (default build/fuzz), FUZZ_CXX (default clang++-15 where installed:
 # kiln's headers need std::source_location, which clang 14 lacks; else clang++), FUZZ_JOBS (2).

@@ -2,7 +2,7 @@
 # Builds kiln and runs every test: a formatting check, the release suite, the same suite under
 # AddressSanitizer, the tests that use threads under ThreadSanitizer, an install consumed through
 # find_package(kiln), the packages (scripts/check-packaging.sh), and bounded fuzzing runs of the
-# world reader and of kernel-argument binding and launch geometry.
+# world reader, of kernel-argument binding and launch geometry, and of kiln-prof's trace reader.
 # Installs missing Debian packages first.
 # KILN_TEST_SKIP_ASAN=1 / KILN_TEST_SKIP_TSAN=1 / KILN_TEST_SKIP_FUZZ=1 skip parts.
 set -euo pipefail
@@ -77,6 +77,9 @@ if [ "${KILN_TEST_SKIP_FUZZ:-0}" != 1 ] && [ -x scripts/fuzz.sh ]; then
     scripts/fuzz.sh heat_world_reader
     step "fuzzing kernel arguments and launch geometry on PoCL (bounded)"
     scripts/fuzz.sh kernel_launch
+    # 30 s rather than 60: a small reader that runs no device (FUZZ_SECONDS still sets it).
+    step "fuzzing kiln-prof's trace reading and drawing (bounded)"
+    scripts/fuzz.sh kiln_prof "${FUZZ_SECONDS:-30}"
 fi
 
 step "all tests passed"

@@ -1,6 +1,8 @@
 // kiln-prof's pictures, parsed with libxml2: a trace made here with known lanes and events must
 // come out with those lanes, one coloured rectangle per event inside its lane, and the kernels
 // ranked by device time; a real KILN_PROFILE trace must draw too; bad input is one error line.
+// Hostile traces (degenerate time ranges, deep nesting, control characters) must end in seconds
+// with a well-formed picture or one line, and the picture must never replace its trace.
 #include <gtest/gtest.h>
 #include <libxml/HTMLparser.h>
 #include <libxml/parser.h>
@@ -8,6 +10,7 @@
 #include <libxml/xpathInternals.h>
 #include <sys/wait.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -33,6 +36,7 @@ class picture_dir {
         std::filesystem::remove_all(path_, ignored);
     }
     std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+    const std::filesystem::path& path() const { return path_; }
 
   private:
     std::filesystem::path path_;
@@ -45,19 +49,29 @@ std::string quoted(const std::filesystem::path& path) {
     return text;
 }
 
-/// Runs a shell command; returns its exit status, its standard error in `errors`.
-int run(const std::string& command, std::string& errors, const picture_dir& dir) {
-    const auto err = dir / "stderr.txt";
-    const int status = std::system((command + " 2> " + quoted(err) + " > /dev/null").c_str());
-    std::ifstream in(err);
+std::string contents(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
     std::ostringstream text;
     text << in.rdbuf();
-    errors = text.str();
+    return text.str();
+}
+
+/// Runs a shell command; returns its exit status, its standard error in `errors`, its standard
+/// output in the file `output`.
+int run(const std::string& command, std::string& errors, const picture_dir& dir,
+        const std::filesystem::path& output = "/dev/null") {
+    const auto err = dir / "stderr.txt";
+    const int status =
+        std::system((command + " 2> " + quoted(err) + " > " + quoted(output)).c_str());
+    errors = contents(err);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-int kiln_prof(const std::string& arguments, std::string& errors, const picture_dir& dir) {
-    return run(quoted(KILN_PROF) + " " + arguments, errors, dir);
+/// kiln-prof with `arguments`, killed after 60 s (status 137): a trace that makes it loop
+/// fails the test instead of hanging the suite.
+int kiln_prof(const std::string& arguments, std::string& errors, const picture_dir& dir,
+              const std::filesystem::path& output = "/dev/null") {
+    return run("timeout -s KILL 60 " + quoted(KILN_PROF) + " " + arguments, errors, dir, output);
 }
 
 json complete(const std::string& name, const std::string& category, int pid, int tid, double ts,
@@ -112,10 +126,10 @@ std::string text_of(xmlNodePtr node) {
     return text;
 }
 
-double y_of(xmlNodePtr node) {
-    xmlChar* y = xmlGetProp(node, BAD_CAST "y");
-    const double value = y ? std::stod(reinterpret_cast<const char*>(y)) : -1;
-    xmlFree(y);
+double number_of(xmlNodePtr node, const char* attribute) {
+    xmlChar* text = xmlGetProp(node, BAD_CAST attribute);
+    const double value = text ? std::stod(reinterpret_cast<const char*>(text)) : -1;
+    xmlFree(text);
     return value;
 }
 
@@ -141,8 +155,10 @@ void check_picture(xmlDocPtr doc, const std::string& row_path) {
     EXPECT_EQ(count(lanes[2], "copy"), 1u);
     EXPECT_EQ(select(doc, nullptr, "//s:rect[starts-with(@class, 'event')]").size(), 10u);
     // The wait is nested under the region: the next row down.
-    const double region_y = y_of(select(doc, lanes[0], "s:rect[@class='event region']").at(0)),
-                 wait_y = y_of(select(doc, lanes[0], "s:rect[@class='event wait']").at(0));
+    const double region_y =
+                     number_of(select(doc, lanes[0], "s:rect[@class='event region']").at(0), "y"),
+                 wait_y =
+                     number_of(select(doc, lanes[0], "s:rect[@class='event wait']").at(0), "y");
     EXPECT_GT(wait_y, region_y);
     // Kernels by device time: reduce (100 us in one) before axpy (90 us in three).
     const auto rows = select(doc, nullptr, row_path);
@@ -201,6 +217,184 @@ TEST(kiln_prof, bad_input_is_one_line_and_status_1) {
     EXPECT_NE(errors.find("no complete"), std::string::npos) << errors;
     EXPECT_EQ(kiln_prof(quoted(dir / "empty.json"), errors, dir), 1);
     EXPECT_FALSE(std::filesystem::exists(dir / "x.svg"));
+}
+
+TEST(kiln_prof, a_field_of_the_wrong_type_is_named) {
+    picture_dir dir;
+    json soon = complete("a", "kernel", 0, 0, 0, 1), far = soon;
+    soon["ts"] = "soon";
+    far["pid"] = 1e30;
+    const std::string out = " -o " + quoted(dir / "x.svg");
+    std::string errors;
+    std::ofstream(dir / "soon.json") << json::array({soon}).dump();
+    EXPECT_EQ(kiln_prof(quoted(dir / "soon.json") + out, errors, dir), 1);
+    EXPECT_NE(errors.find("event 0: \"ts\" is a string, not a number"), std::string::npos)
+        << errors;
+    std::ofstream(dir / "far.json") << json::array({far}).dump();
+    EXPECT_EQ(kiln_prof(quoted(dir / "far.json") + out, errors, dir), 1);
+    EXPECT_NE(errors.find("event 0: \"pid\" is 1e+30"), std::string::npos) << errors;
+    EXPECT_FALSE(std::filesystem::exists(dir / "x.svg"));
+}
+
+TEST(kiln_prof, never_writes_the_picture_over_its_trace) {
+    picture_dir dir;
+    const auto trace = dir / "trace.json";
+    const std::string original = known_trace().dump();
+    std::ofstream(trace) << original;
+    std::filesystem::create_symlink(trace, dir / "link.svg");
+    std::filesystem::create_hard_link(trace, dir / "hard.svg");
+    const std::pair<std::filesystem::path, std::filesystem::path> cases[] = {
+        {trace, trace},
+        {trace, dir.path() / "." / "trace.json"},
+        {trace, dir / "link.svg"},
+        {trace, dir / "hard.svg"},
+        {dir / "link.svg", trace}};
+    for (const auto& [input, output] : cases) {
+        std::string errors;
+        EXPECT_EQ(kiln_prof(quoted(input) + " -o " + quoted(output), errors, dir), 1) << output;
+        EXPECT_NE(errors.find("is the trace being drawn"), std::string::npos) << errors;
+        ASSERT_TRUE(contents(trace) == original) << "the trace was replaced through " << output;
+    }
+    EXPECT_TRUE(std::filesystem::is_symlink(dir / "link.svg"));
+}
+
+TEST(kiln_prof, a_dash_writes_the_picture_to_standard_output) {
+    picture_dir dir;
+    std::ofstream(dir / "trace.json") << known_trace().dump();
+    std::string errors;
+    ASSERT_EQ(run("cd " + quoted(dir.path()) + " && timeout -s KILL 60 " + quoted(KILN_PROF) +
+                      " trace.json -o -",
+                  errors, dir, dir / "standard-output.svg"),
+              0)
+        << errors;
+    EXPECT_FALSE(std::filesystem::exists(dir / "-"));
+    document_ptr doc(xmlReadFile((dir / "standard-output.svg").c_str(), nullptr, XML_PARSE_NONET),
+                     xmlFreeDoc);
+    ASSERT_NE(doc, nullptr) << "standard output is not an SVG";
+    check_picture(doc.get(), "//s:g[@class='kernel-row']");
+}
+
+/// Draws `events` as an SVG; returns kiln-prof's status, its errors, and the parsed picture.
+int draw(const json& events, const picture_dir& dir, std::string& errors, document_ptr& doc) {
+    std::ofstream(dir / "trace.json") << json{{"traceEvents", events}}.dump();
+    const auto picture = dir / "timeline.svg";
+    std::filesystem::remove(picture);
+    const int status =
+        kiln_prof(quoted(dir / "trace.json") + " -o " + quoted(picture), errors, dir);
+    doc.reset(status == 0 ? xmlReadFile(picture.c_str(), nullptr, XML_PARSE_NONET) : nullptr);
+    return status;
+}
+
+// Ranges whose tick step was 0 or infinite made kiln-prof loop, growing without bound.
+TEST(kiln_prof, any_time_range_draws_in_bounded_time) {
+    const std::pair<const char*, json> cases[] = {
+        {"one instant at 1e16 us", json::array({complete("a", "kernel", 0, 0, 1e16, 0)})},
+        {"nanosecond epoch timestamps",
+         json::array({complete("a", "kernel", 0, 0, 1.7e18, 100),
+                      complete("b", "kernel", 0, 0, 1.7e18 + 50, 10)})},
+        {"the largest times kiln-prof draws",
+         json::array(
+             {complete("a", "kernel", 0, 0, -1e20, 0), complete("b", "kernel", 0, 0, 1e20, 1e20)})},
+        {"a subnormal duration", json::array({complete("a", "kernel", 0, 0, 0, 5e-324)})}};
+    for (const auto& [what, events] : cases) {
+        picture_dir dir;
+        std::string errors;
+        document_ptr doc(nullptr, xmlFreeDoc);
+        ASSERT_EQ(draw(events, dir, errors, doc), 0) << what << ": " << errors;
+        ASSERT_NE(doc, nullptr) << what;
+        const auto ticks = select(doc.get(), nullptr, "//s:g[@class='axis']/s:line");
+        EXPECT_GE(ticks.size(), 2u) << what;
+        EXPECT_LE(ticks.size(), 10u) << what;
+        for (const char* attribute : {"x", "y", "width", "x1", "x2"})
+            for (xmlNodePtr node :
+                 select(doc.get(), nullptr, std::string("//*[@") + attribute + "]"))
+                EXPECT_TRUE(std::isfinite(number_of(node, attribute))) << what << ": " << attribute;
+        EXPECT_EQ(select(doc.get(), nullptr, "//s:rect[@class='event kernel']").size(),
+                  events.size())
+            << what;
+    }
+}
+
+TEST(kiln_prof, times_beyond_the_limit_are_refused_with_the_limit) {
+    picture_dir dir;
+    std::string errors;
+    document_ptr doc(nullptr, xmlFreeDoc);
+    EXPECT_EQ(draw(json::array({complete("a", "kernel", 0, 0, -1e308, 0),
+                                complete("b", "kernel", 0, 0, 1e308, 0)}),
+                   dir, errors, doc),
+              1);
+    EXPECT_NE(errors.find("event 0: \"ts\" is -1e+308 us, beyond kiln-prof's limit of ±1e+20 us"),
+              std::string::npos)
+        << errors;
+    EXPECT_EQ(draw(json::array({complete("a", "kernel", 0, 0, 0, 1e308)}), dir, errors, doc), 1);
+    EXPECT_NE(errors.find("event 0: \"dur\" is 1e+308 us"), std::string::npos) << errors;
+}
+
+// nlohmann-json copies and prints documents recursively: 200,000 brackets overflowed the stack.
+TEST(kiln_prof, nesting_deeper_than_the_limit_is_refused) {
+    picture_dir dir;
+    const std::string deep = std::string(200000, '[') + std::string(200000, ']');
+    const std::string event = R"({"ph": "X", "name": "a", "ts": 0, "dur": 1, "args": {"x": )";
+    std::ofstream(dir / "deep.json") << deep;
+    std::ofstream(dir / "deep_args.json") << "{\"traceEvents\": [" << event << deep << "}}]}";
+    std::ofstream(dir / "unclosed.json") << std::string(200000, '[');
+    const std::string out = " -o " + quoted(dir / "x.svg");
+    for (const char* name : {"deep.json", "deep_args.json"}) {
+        std::string errors;
+        EXPECT_EQ(kiln_prof(quoted(dir / name) + out, errors, dir), 1) << name;
+        EXPECT_NE(errors.find("nests JSON deeper than 256 levels"), std::string::npos) << errors;
+    }
+    std::string errors;
+    EXPECT_EQ(kiln_prof(quoted(dir / "unclosed.json") + out, errors, dir), 1) << errors;
+    EXPECT_FALSE(std::filesystem::exists(dir / "x.svg"));
+    // The limit itself: 256 levels are read (an array of arrays has no events), 257 are not.
+    std::ofstream(dir / "256.json") << std::string(256, '[') << std::string(256, ']');
+    std::ofstream(dir / "257.json") << std::string(257, '[') << std::string(257, ']');
+    EXPECT_EQ(kiln_prof(quoted(dir / "256.json") + out, errors, dir), 1);
+    EXPECT_NE(errors.find("no complete"), std::string::npos) << errors;
+    EXPECT_EQ(kiln_prof(quoted(dir / "257.json") + out, errors, dir), 1);
+    EXPECT_NE(errors.find("nests JSON deeper than 256 levels"), std::string::npos) << errors;
+    // Nesting within the limit draws, its arguments shown.
+    const std::string nested = std::string(250, '[') + std::string(250, ']');
+    std::ofstream(dir / "nested.json") << "[" << event << nested << "}}]";
+    EXPECT_EQ(kiln_prof(quoted(dir / "nested.json") + out, errors, dir), 0) << errors;
+}
+
+// XML 1.0 allows no C0 control but tab, newline and carriage return, not even as a character
+// reference, and no broken UTF-8: names holding them must come out replaced (U+FFFD).
+TEST(kiln_prof, control_characters_and_broken_utf8_are_replaced) {
+    picture_dir dir;
+    const std::string accents = "a" + [] {
+        std::string text;
+        for (int i = 0; i < 20; ++i) text += "\xc3\xa9";  // é, cut in two at 34 bytes
+        return text;
+    }();
+    json kernel = complete("k\x01\x1b", "kernel", 1, 1, 0, 10);
+    kernel["args"] = {{"\x02", "v\x03"}};
+    const json events = json::array({metadata("process_name", 1, 0, accents + "\x01"),
+                                     metadata("thread_name", 1, 1, "t\x1b"), kernel});
+    const auto trace = dir / "trace\xff.json";  // the title holds the file name: not UTF-8
+    std::ofstream(trace) << json{{"traceEvents", events}}.dump();
+    for (const char* name : {"timeline.svg", "timeline.html"}) {
+        std::string errors;
+        ASSERT_EQ(kiln_prof(quoted(trace) + " -o " + quoted(dir / name), errors, dir), 0) << errors;
+        const std::string text = contents(dir / name);
+        for (char c : text)
+            ASSERT_FALSE(static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' &&
+                         c != '\r')
+                << name << " holds control character " << int(c);
+        document_ptr doc(xmlReadFile((dir / name).c_str(), nullptr, XML_PARSE_NONET), xmlFreeDoc);
+        ASSERT_NE(doc, nullptr) << name << " is not well-formed XML";
+        const auto rows = select(doc.get(), nullptr, "//*[@class='kernel-row']");
+        ASSERT_EQ(rows.size(), 1u) << name;
+        EXPECT_TRUE(
+            text_of(rows[0]).starts_with("k\xef\xbf\xbd\xef\xbf\xbd"
+                                         "1"))
+            << text_of(rows[0]);
+        const auto label = select(doc.get(), nullptr, "//s:text[@class='lane-label']");
+        ASSERT_EQ(label.size(), 1u) << name;
+        EXPECT_EQ(text_of(label[0]), accents.substr(0, 33) + " / t\xef\xbf\xbd") << name;
+    }
 }
 
 #ifdef KILN_VECTOR_ADD
