@@ -14,8 +14,10 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <string>
 
+#include "runtime/atomic_file.hpp"
 #include "runtime/device_identity.hpp"
 
 namespace kiln {
@@ -33,7 +35,9 @@ split_weighting weighting_from_environment() {
 
 // Devices of one model measure alike: one measurement serves them all, so that equal devices
 // get equal parts rather than parts that differ by the noise of two measurements.
-std::string model_of(const device& d) { return detail::device_identity(d.properties()); }
+std::string model_of(const device& d) {
+    return detail::device_identity(d.properties());
+}
 
 // The measurement of a model across processes: a small text file in kiln's cache directory,
 // its first lines the format and the model (a hash collision then reads as a miss).
@@ -58,24 +62,19 @@ std::optional<double> read_from_disk(const std::string& model) {
 }
 
 // Best effort: a cache that cannot be written only means measuring again next time. Written
-// under a name of its own and renamed, so that readers never see half a file.
+// through kiln's one writer of its own files, so that readers never see half a file.
 void write_to_disk(const std::string& model, double value) {
     const std::filesystem::path entry = disk_entry(model);
     if (entry.empty()) return;
     std::error_code ignored;
     std::filesystem::create_directories(entry.parent_path(), ignored);
-    const std::filesystem::path partial = entry.string() + ".tmp" + std::to_string(::getpid());
-    {
-        std::ofstream out(partial);
-        out.precision(17);
-        out << disk_format << "\n" << model << "\n" << value << "\n";
-        if (!out.flush()) {
-            std::filesystem::remove(partial, ignored);
-            return;
-        }
+    std::ostringstream text;
+    text.precision(17);
+    text << disk_format << "\n" << model << "\n" << value << "\n";
+    try {
+        detail::replace_own_file(entry.string(), text.str().data(), text.str().size());
+    } catch (const std::runtime_error&) {
     }
-    std::filesystem::rename(partial, entry, ignored);
-    if (ignored) std::filesystem::remove(partial, ignored);
 }
 
 struct bandwidth_state {

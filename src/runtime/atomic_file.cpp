@@ -1,5 +1,5 @@
 // Writing a file so that a failure never loses or truncates what was there, and no file but the
-// one named is touched: kiln's profile and its programs' output files.
+// one named is touched: kiln's profile, its programs' output files, and its own cache files.
 #include "runtime/atomic_file.hpp"
 
 #include <fcntl.h>
@@ -140,8 +140,15 @@ int write_all(int fd, const void* data, std::size_t size, const file_system_call
     return 0;
 }
 
+// How far a replacement goes to survive a crash of the machine.
+enum class durability {
+    synced,   // the file and its folder are flushed to disk before and after the rename
+    checked,  // not flushed: its reader checks what it reads, and a torn file is a miss
+};
+
 void replace_file(const std::string& target, const struct stat* existing, const void* data,
-                  std::size_t size, const std::string& shown, const file_system_calls& calls) {
+                  std::size_t size, const std::string& shown, const file_system_calls& calls,
+                  durability kept = durability::synced) {
     const std::string outcome = existing ? "; " + shown + " is unchanged" : "; no file was created";
     const auto failed = [&](const char* what, int error) {
         throw std::runtime_error(std::string(what) + " " + shown +
@@ -160,10 +167,11 @@ void replace_file(const std::string& target, const struct stat* existing, const 
             failed("copying the permissions of", errno);
         }
     }
-    if (calls.fsync(temporary.fd()) != 0) failed("writing", errno);
+    if (kept == durability::synced && calls.fsync(temporary.fd()) != 0) failed("writing", errno);
     if (const int error = temporary.close_file()) failed("writing", error);
     if (calls.rename(temporary.path().c_str(), target.c_str()) != 0) failed("replacing", errno);
     temporary.mark_renamed();
+    if (kept == durability::checked) return;
     // The rename is durable once the folder is on disk too; a folder that cannot be synced
     // (some file systems refuse) still holds the new file, so this is best effort.
     std::filesystem::path folder = std::filesystem::path(target).parent_path();
@@ -220,6 +228,11 @@ delivery write_file(const std::string& path, const void* data, std::size_t size,
     if (access(target.c_str(), W_OK) != 0) fail("cannot write " + shown, errno);
     replace_file(target, &status, data, size, shown, calls);
     return delivery::replaced;
+}
+
+void replace_own_file(const std::string& path, const void* data, std::size_t size) {
+    if (path.empty()) throw std::runtime_error("cannot write a file with an empty name");
+    replace_file(path, nullptr, data, size, quoted(path), {}, durability::checked);
 }
 
 void write_stream(int fd, const void* data, std::size_t size, const std::string& shown,

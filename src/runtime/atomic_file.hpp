@@ -1,6 +1,7 @@
-// Writing a file that kiln or one of its programs produces (a profile, a picture) so that a
-// failure never loses or truncates what was there, and no file but the one named is touched.
-// The library's profiler and the programs (through tools/support/atomic_file.hpp) share it.
+// Writing a file that kiln or one of its programs produces (a profile, a picture, a cache entry)
+// so that a failure never loses or truncates what was there, and no file but the one named is
+// touched. The library's profiler and caches and the programs (through
+// tools/support/atomic_file.hpp) share it.
 #pragma once
 
 #include <sys/types.h>
@@ -46,6 +47,12 @@ enum class delivery {
 // "writing 'heat.bmp' failed: No space left on device; 'heat.bmp' is unchanged".
 delivery write_file(const std::string& path, const void* data, std::size_t size,
                     const file_system_calls& calls = {});
+
+// Writes a file of kiln's own (a compile-cache entry, a measured bandwidth): whatever is at
+// `path`, a symbolic link included, is replaced by a new regular file through the same unguessable,
+// exclusively created temporary file as write_file, and nothing is followed. Not flushed to disk:
+// such files are checked when read, so one torn by a crash is a miss. Throws std::runtime_error.
+void replace_own_file(const std::string& path, const void* data, std::size_t size);
 
 // Writes all `size` bytes to the open descriptor `fd`, retrying short and interrupted writes.
 // Throws std::runtime_error "writing <shown> failed: <reason>".

@@ -6,12 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <kiln/detail/handle.hpp>
 #include <kiln/runtime/cache.hpp>
@@ -19,7 +17,8 @@
 #include <map>
 #include <mutex>
 #include <sstream>
-#include <thread>
+
+#include "runtime/atomic_file.hpp"
 
 namespace kiln {
 namespace {
@@ -162,8 +161,9 @@ std::optional<std::vector<std::byte>> read_entry(const std::filesystem::path& fi
     return payload;
 }
 
-/// Writes to a private temporary file and renames it over the entry, so readers only ever see
-/// a complete entry and two writers of the same entry simply replace each other.
+/// Written through a temporary file renamed over the entry (detail::replace_own_file), so readers
+/// only ever see a complete entry, two writers of the same entry simply replace each other, and
+/// nothing planted in the folder is written through.
 bool write_entry(const std::filesystem::path& dir, const std::string& name, const std::string& key,
                  std::span<const std::byte> payload) {
     std::error_code ec;
@@ -176,25 +176,9 @@ bool write_entry(const std::filesystem::path& dir, const std::string& name, cons
     append_u64(content, fnv1a(payload.data(), payload.size()));
     content.append(reinterpret_cast<const char*>(payload.data()), payload.size());
     if (content.size() > max_entry_bytes) return false;  // it would never be read back
-
-    static std::atomic<unsigned> counter{0};
-    std::ostringstream temp_name;
-    temp_name << name << ".tmp." << ::getpid() << "." << std::this_thread::get_id() << "."
-              << counter++;
-    auto temp = dir / temp_name.str();
-    {
-        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        if (!out) return false;
-        out.write(content.data(), static_cast<std::streamsize>(content.size()));
-        out.close();
-        if (!out) {
-            std::filesystem::remove(temp, ec);
-            return false;
-        }
-    }
-    std::filesystem::rename(temp, dir / name, ec);
-    if (ec) {
-        std::filesystem::remove(temp, ec);
+    try {
+        detail::replace_own_file((dir / name).string(), content.data(), content.size());
+    } catch (const std::runtime_error&) {
         return false;
     }
     return true;

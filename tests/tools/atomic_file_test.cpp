@@ -172,6 +172,18 @@ TEST_F(atomic_file, writes_through_a_symbolic_link_and_keeps_the_link) {
     EXPECT_EQ(folder_entries(), (std::set<std::string>{"link.bmp", "real.bmp"}));
 }
 
+// kiln's own files (cache entries) never follow what is at their name: a link planted there is
+// replaced by the file, and what it pointed to stays as it was.
+TEST_F(atomic_file, an_own_file_replaces_a_link_at_its_name_and_leaves_its_target) {
+    create(path("precious"), "precious", 0600);
+    fs::create_symlink("precious", path("entry"));
+    kiln::detail::replace_own_file(path("entry"), new_text.data(), new_text.size());
+    EXPECT_FALSE(fs::is_symlink(path("entry")));
+    EXPECT_EQ(contents(path("entry")), new_text);
+    EXPECT_EQ(contents(path("precious")), "precious");
+    EXPECT_EQ(folder_entries(), (std::set<std::string>{"entry", "precious"}));
+}
+
 TEST_F(atomic_file, refuses_a_dangling_link_a_folder_and_an_empty_name) {
     fs::create_symlink("missing.bmp", path("dangling.bmp"));
     EXPECT_NE(failure_of([&] {

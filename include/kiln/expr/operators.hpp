@@ -107,9 +107,7 @@ class binary_node : public expression_tag {
     using value_type = binary_result_t<Op, left_type, right_type>;
     static constexpr std::size_t contiguous_width = combined_width<Left, Right>();
 
-    // Operands arrive by reference: a scalar node holding a std::complex<float> passed by value
-    // makes g++ note on x86-64 that the ABI of such parameters changed in GCC 4.4 (-Wpsabi).
-    binary_node(Left&& left, Right&& right) : left_(std::move(left)), right_(std::move(right)) {}
+    binary_node(Left left, Right right) : left_(std::move(left)), right_(std::move(right)) {}
 
     std::string generate(generator& g) const {
         const std::string a = left_.generate(g);
