@@ -104,8 +104,10 @@ class descriptor_streambuf : public std::streambuf {
 
     std::streamsize xsgetn(char* out, std::streamsize count) override {
         const std::streamsize buffered = std::min<std::streamsize>(count, egptr() - gptr());
-        std::memcpy(out, gptr(), static_cast<std::size_t>(buffered));
-        gbump(static_cast<int>(buffered));  // at most the buffer's size
+        if (buffered > 0) {
+            std::memcpy(out, gptr(), static_cast<std::size_t>(buffered));
+            gbump(static_cast<int>(buffered));  // at most the buffer's size
+        }
         std::streamsize done = buffered;
         while (done < count) {
             const std::size_t got = read_some(out + done, static_cast<std::size_t>(count - done));
