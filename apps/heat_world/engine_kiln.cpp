@@ -300,14 +300,8 @@ kiln::device choose_device(const engine_options& options) {
     const std::vector<kiln::device> matching =
         kiln::devices(kiln::filters::from_spec(options.device));
     if (!matching.empty()) return matching.front();
-    std::string known;
-    for (const kiln::device& device : kiln::devices()) {
-        known += (known.empty() ? "" : ", ") + std::to_string(device.index()) + ": " +
-                 device.name() + " (" + std::string(kiln::to_string(device.backend())) + ", " +
-                 std::string(kiln::to_string(device.type())) + ")";
-    }
     throw std::invalid_argument("no device matches '" + options.device +
-                                "' (devices: " + (known.empty() ? "none" : known) + ")");
+                                "' (devices: " + device_list_text() + ")");
 }
 
 kiln::kernel build_kernel(const engine_variant& variant, const kiln::device& device,
@@ -524,6 +518,16 @@ class kiln_engine final : public engine {
 };
 
 }  // namespace
+
+std::string device_list_text() {
+    std::string known;
+    for (const kiln::device& device : kiln::devices()) {
+        known += (known.empty() ? "" : ", ") + std::to_string(device.index()) + ": " +
+                 device.name() + " (" + std::string(kiln::to_string(device.backend())) + ", " +
+                 std::string(kiln::to_string(device.type())) + ")";
+    }
+    return known.empty() ? "none" : known;
+}
 
 void register_kiln_engines(engine_registry& registry) {
     for (const engine_variant& variant : variants) {

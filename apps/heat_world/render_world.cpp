@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
         kiln::programs::now_doing("reading the world");
         world w;
         try {
-            w = read_world(std::cin);
+            w = read_world(STDIN_FILENO, "standard input");
         } catch (const world_format_error& e) {
             throw std::runtime_error(std::string("bad world on standard input: ") + e.what());
         }

@@ -1,11 +1,22 @@
 // step_world's and step_world_mpi's command line: one parser, one help text, one engine choice.
 #include "step_command.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
+#include <kiln/error.hpp>
+#include <kiln/runtime/device.hpp>
 #include <stdexcept>
 
+#include "atomic_file.hpp"
+#include "engine_kiln.hpp"
+#include "program_main.hpp"
 #include "tool_support.hpp"
 #include "world_io.hpp"
 
@@ -17,15 +28,17 @@ std::string step_usage(step_tool tool) {
                            : "usage: step_world [options] [dt [steps [binary]]]";
     text += R"(
 
-Reads a heat world (HPCEHeatWorldV0 text or binary) on standard input, advances it by `steps`
-steps of `dt`, and writes it to standard output. Errors go to standard error, one line, with
-exit status 1 and nothing on standard output.
+Reads a heat world (HPCEHeatWorldV0 text or binary) on standard input (or --input's file),
+advances it by `steps` steps of `dt`, and writes it to standard output (or --output's file).
+Errors go to standard error, one line, with exit status 1 and nothing on standard output.
 )";
     if (mpi)
         text += R"(
 Rank 0 reads the world and writes the result, byte for byte step_world's; every rank steps a
 block of rows on its own device (chosen by its rank on the node among the devices --device
-matches), with the rows around its block from the ranks that own them.
+matches), with the rows around its block from the ranks that own them. With --input and
+--output rank 0 reads and writes the files itself, not through mpirun's forwarding of its
+standard input and output, which is much slower for large worlds.
 )";
     text += R"(
   dt       time step, a number >= 0 (default 0.1)
@@ -34,7 +47,11 @@ matches), with the rows around its block from the ranks that own them.
 
 options:
   --engine NAME   engine to step with (default: the fastest for the device; see --list-engines)
-  --device SPEC   device for GPU engines (default: $KILN_DEVICE, else kiln's default device)
+  --input FILE    read the world from FILE (also -i FILE; -: standard input, the default)
+  --output FILE   write the world to FILE (also -o FILE; -: standard output, the default),
+                  replaced only once the new world is complete and on disk
+  --device SPEC   device for GPU engines (default: $KILN_DEVICE, else kiln's default device);
+                  one that matches no device is an error, whatever the engine
   --threads N     threads for the threads engine, at most 1024 (default: every core)
 )";
     if (!mpi)
@@ -56,6 +73,27 @@ options:
 )";
     return text;
 }
+
+namespace {
+
+std::optional<std::string> either_option(argument_reader& args, std::string_view long_name,
+                                         std::string_view short_name) {
+    if (auto value = args.option(long_name)) return value;
+    return args.option(short_name);
+}
+
+// --input's or --output's file; "-" is the standard stream.
+std::optional<std::string> file_argument(const std::string& name, const char* option) {
+    if (name.empty()) throw usage_error(std::string(option) + " needs a file name, got ''");
+    if (name == "-") return std::nullopt;
+    return name;
+}
+
+std::string quoted(const std::string& text) {
+    return "'" + text + "'";
+}
+
+}  // namespace
 
 step_command parse_step_command(int argc, const char* const* argv, step_tool tool) {
     step_command command;
@@ -88,6 +126,10 @@ step_command parse_step_command(int argc, const char* const* argv, step_tool too
         } else if (auto halo = args.option("--halo")) {
             command.halo_rows = parse_count(*halo, "--halo");
             if (command.halo_rows == 0) throw usage_error("--halo must be at least 1, got 0");
+        } else if (auto file = either_option(args, "--input", "-i")) {
+            command.input = file_argument(*file, "--input");
+        } else if (auto file = either_option(args, "--output", "-o")) {
+            command.output = file_argument(*file, "--output");
         } else {
             args.take_positional(positional);
         }
@@ -114,12 +156,59 @@ const engine_entry& chosen_engine(const engine_registry& registry, const step_co
                                            : registry.default_engine(command.options));
 }
 
-world read_standard_input() {
+void check_device_choice(const step_command& command) {
+    const std::string& spec = command.options.device;
+    if (spec.empty()) return;
+    std::vector<kiln::device> matching;
     try {
-        return read_world(std::cin);
-    } catch (const world_format_error& e) {
-        throw std::runtime_error(std::string("bad world on standard input: ") + e.what());
+        matching = kiln::devices(kiln::filters::from_spec(spec));
+    } catch (const kiln::invalid_argument_error&) {
+        // Only commas and spaces: a choice of no device.
     }
+    if (!matching.empty()) return;
+    const std::string choice =
+        command.device_given ? "--device " + quoted(spec) : "KILN_DEVICE=" + quoted(spec);
+    throw std::invalid_argument(choice + " matches no device (devices: " + device_list_text() +
+                                ")");
+}
+
+world read_input(const step_command& command) {
+    if (!command.input) {
+        try {
+            return read_world(STDIN_FILENO, "standard input");
+        } catch (const world_format_error& e) {
+            throw std::runtime_error(std::string("bad world on standard input: ") + e.what());
+        }
+    }
+    const std::string shown = quoted(*command.input);
+    int fd = -1;
+    do {
+        fd = open(command.input->c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) throw std::runtime_error("cannot read " + shown + ": " + std::strerror(errno));
+    struct closer {
+        int fd;
+        ~closer() { close(fd); }
+    } const closing{fd};
+    struct stat status {};
+    if (fstat(fd, &status) == 0 && S_ISDIR(status.st_mode))
+        throw std::runtime_error("cannot read " + shown + ": " + std::strerror(EISDIR));
+    try {
+        return read_world(fd, shown);
+    } catch (const world_format_error& e) {
+        throw std::runtime_error("bad world in " + shown + ": " + e.what());
+    }
+}
+
+void write_output(const step_command& command, const world& w) {
+    const world_format format = command.binary ? world_format::binary : world_format::text;
+    if (!command.output) {
+        write_world(std::cout, w, format);
+        kiln::programs::flush_standard_output();
+        return;
+    }
+    const std::string bytes = world_to_string(w, format);
+    kiln::programs::write_file(*command.output, bytes.data(), bytes.size());
 }
 
 void list_engines(const engine_registry& registry, const engine_options& options) {

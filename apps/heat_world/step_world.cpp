@@ -1,4 +1,5 @@
-// step_world: reads a heat world on standard input, advances it, writes it to standard output.
+// step_world: reads a heat world (standard input or a file), advances it, writes it (standard
+// output or a file).
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
             std::fputs(step_usage(step_tool::single_process).c_str(), stdout);
             return 0;
         }
+        check_device_choice(command);
         const engine_registry registry = make_engine_registry();
         if (command.list_engines) {
             list_engines(registry, command.options);
@@ -69,7 +71,7 @@ int main(int argc, char** argv) {
         std::ios::sync_with_stdio(false);
         const stopwatch read_clock;
         kiln::programs::now_doing("reading the world");
-        world w = read_standard_input();
+        world w = read_input(command);
         const double read_seconds = read_clock.seconds();
 
         const bool show_progress =
@@ -93,8 +95,7 @@ int main(int argc, char** argv) {
 
         const stopwatch write_clock;
         kiln::programs::now_doing("writing the world");
-        write_world(std::cout, w, command.binary ? world_format::binary : world_format::text);
-        kiln::programs::flush_standard_output();
+        write_output(command, w);
         const double write_seconds = write_clock.seconds();
 
         if (command.stats) {

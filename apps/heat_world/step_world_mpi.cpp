@@ -379,7 +379,10 @@ void print_stats(const kiln::mpi::communicator& comm, const engine& stepper, con
 int step_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** argv) {
     const bool root = comm.rank() == 0;
     step_command command;
-    comm.agree([&] { command = parse_step_command(argc, argv, step_tool::mpi); });
+    comm.agree([&] {
+        command = parse_step_command(argc, argv, step_tool::mpi);
+        if (!command.help) check_device_choice(command);
+    });
     if (command.help) {
         if (root) std::fputs(step_usage(step_tool::mpi).c_str(), stdout);
         return 0;
@@ -410,7 +413,7 @@ int step_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** arg
     kiln::programs::now_doing("reading the world");
     world w;
     comm.agree([&] {
-        if (root) w = read_standard_input();
+        if (root) w = read_input(command);
     });
     const double read_seconds = read_clock.seconds();
     world_shape shape{w.width, w.height, w.alpha};
@@ -452,8 +455,7 @@ int step_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** arg
         if (!root) return;
         kiln::programs::now_doing("writing the world");
         advance_time(w, command.dt, command.steps);
-        write_world(std::cout, w, command.binary ? world_format::binary : world_format::text);
-        kiln::programs::flush_standard_output();
+        write_output(command, w);
     });
     const double write_seconds = write_clock.seconds();
 

@@ -17,18 +17,24 @@
 // input, allocated whatever w*h the header claimed and ignored anything after `End`.
 #include "world_io.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <istream>
 #include <limits>
-#include <ostream>
-#include <sstream>
+#include <optional>
+#include <span>
 #include <streambuf>
+
+#include "huge_pages.hpp"
 
 namespace kiln::heat {
 
@@ -42,16 +48,24 @@ world_format_error::world_format_error(position_kind kind, std::uint64_t positio
 
 namespace {
 
-constexpr std::string_view text_header = "HPCEHeatWorldV0";
-constexpr std::string_view binary_header = "HPCEHeatWorldV0Binary";
-
 // Cells are read in chunks so that a header claiming a huge world costs memory only in
-// proportion to the data that actually follows it.
+// proportion to the data that actually follows it (or that a file of known size holds).
 constexpr std::size_t cells_per_chunk = std::size_t{1} << 20;
+// Binary cells go from the input to the world's arrays and are checked a piece at a time, while
+// the piece is still in the cache.
+constexpr std::size_t cells_per_piece = std::size_t{1} << 16;
+
+// No token of a valid world is longer (the longest the original wrote is the binary header, 21
+// characters), and no valid world has this much whitespace in a row: past either the input is
+// garbage, such as /dev/zero, and is not read on for as long as it lasts.
+constexpr std::size_t max_token_length = 64;
+constexpr std::uint64_t max_whitespace_run = std::uint64_t{1} << 20;
 
 static_assert(std::endian::native == std::endian::little ||
               std::endian::native == std::endian::big);
 static_assert(sizeof(float) == 4 && std::numeric_limits<float>::is_iec559);
+// The binary reader checks flags as "at most cell_insulator".
+static_assert(cell_normal == 0 && cell_fixed == 1 && cell_insulator == 2);
 
 // A streambuf over caller-owned bytes, so reading from a string_view copies nothing.
 class memory_streambuf : public std::streambuf {
@@ -62,6 +76,75 @@ class memory_streambuf : public std::streambuf {
         setg(begin, begin, begin + bytes.size());
     }
 };
+
+// A streambuf over a file descriptor: large reads, and reads of more than its buffer holds (the
+// binary arrays) straight into the caller's memory. A read that fails is an error, not the end
+// of the input.
+class descriptor_streambuf : public std::streambuf {
+  public:
+    descriptor_streambuf(int fd, const std::string& shown)
+        : fd_(fd), shown_(shown), buffer_(std::size_t{1} << 18) {}
+
+    // The bytes from the file's offset to its end, for a regular file.
+    std::optional<std::uint64_t> remaining_in_file() const {
+        struct stat status {};
+        if (fstat(fd_, &status) != 0 || !S_ISREG(status.st_mode)) return std::nullopt;
+        const off_t offset = lseek(fd_, 0, SEEK_CUR);
+        if (offset < 0 || offset > status.st_size) return std::nullopt;
+        return static_cast<std::uint64_t>(status.st_size - offset);
+    }
+
+  protected:
+    int_type underflow() override {
+        const std::size_t got = read_some(buffer_.data(), buffer_.size());
+        if (got == 0) return traits_type::eof();
+        setg(buffer_.data(), buffer_.data(), buffer_.data() + got);
+        return traits_type::to_int_type(buffer_[0]);
+    }
+
+    std::streamsize xsgetn(char* out, std::streamsize count) override {
+        const std::streamsize buffered = std::min<std::streamsize>(count, egptr() - gptr());
+        if (buffered > 0) {
+            std::memcpy(out, gptr(), static_cast<std::size_t>(buffered));
+            gbump(static_cast<int>(buffered));  // at most the buffer's size
+        }
+        std::streamsize done = buffered;
+        while (done < count) {
+            const std::size_t got = read_some(out + done, static_cast<std::size_t>(count - done));
+            if (got == 0) break;
+            done += static_cast<std::streamsize>(got);
+        }
+        return done;
+    }
+
+  private:
+    std::size_t read_some(char* out, std::size_t size) {
+        // Linux moves at most about 2 GiB in one read.
+        const std::size_t request = std::min(size, std::size_t{1} << 30);
+        for (;;) {
+            const ssize_t got = ::read(fd_, out, request);
+            if (got >= 0) return static_cast<std::size_t>(got);
+            if (errno != EINTR) {
+                throw std::runtime_error("reading " + shown_ + " failed: " + std::strerror(errno));
+            }
+        }
+    }
+
+    int fd_;
+    std::string shown_;
+    std::vector<char> buffer_;
+};
+
+// Gives `words` room for `count` words in new memory marked for huge pages (huge_pages.hpp)
+// before any of it is touched, the words already read moved there.
+template <class T>
+void reserve_huge(std::vector<T>& words, std::size_t count) {
+    std::vector<T> room;
+    room.reserve(count);
+    advise_huge_pages(room.data(), room.capacity() * sizeof(T));
+    room.insert(room.end(), words.begin(), words.end());
+    words.swap(room);
+}
 
 bool is_space(int c) {
     return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
@@ -90,22 +173,25 @@ std::string at_cell(std::size_t index, std::uint32_t width) {
 
 class world_parser {
   public:
-    explicit world_parser(std::streambuf& source) : source_(source) {}
+    // `input_size`: how many bytes the source holds from here on, where that is known (a regular
+    // file, bytes in memory), so that the binary arrays are allocated once.
+    world_parser(std::streambuf& source, std::optional<std::uint64_t> input_size)
+        : source_(source), input_size_(input_size) {}
 
     world parse() {
         skip_whitespace();
-        const token header = next_token();
+        const token header = next_token("header");
         if (header.text.empty()) {
-            fail("input is empty, expected the header " + std::string(text_header) + " or " +
-                 std::string(binary_header));
+            fail("input is empty, expected the header " + std::string(world_text_header) + " or " +
+                 std::string(world_binary_header));
         }
-        if (header.text == text_header) {
+        if (header.text == world_text_header) {
             binary_ = false;
-        } else if (header.text == binary_header) {
+        } else if (header.text == world_binary_header) {
             binary_ = true;
         } else {
-            fail("wrong header " + quoted(header.text, header.truncated) + ", expected " +
-                 std::string(text_header) + " or " + std::string(binary_header));
+            fail("wrong header " + quoted(header.text) + ", expected " +
+                 std::string(world_text_header) + " or " + std::string(world_binary_header));
         }
 
         world w;
@@ -142,7 +228,6 @@ class world_parser {
   private:
     struct token {
         std::string_view text;
-        bool truncated = false;
     };
 
     int peek() { return source_.sgetc(); }
@@ -158,24 +243,33 @@ class world_parser {
     bool at_end() { return peek() == std::char_traits<char>::eof(); }
 
     void skip_whitespace() {
-        while (is_space(peek())) get();
+        const position start = here();
+        for (std::uint64_t run = 0; is_space(peek()); ++run) {
+            if (run == max_whitespace_run) {
+                fail_at(start, "more than " + std::to_string(max_whitespace_run) +
+                                   " whitespace characters in a row");
+            }
+            get();
+        }
     }
 
-    // The next whitespace-delimited token, empty at the end of the input. Tokens longer than
-    // any valid one are consumed whole but kept only in part, for the error message.
-    token next_token() {
-        token result;
+    // The next whitespace-delimited token, empty at the end of the input. A token longer than
+    // any valid one is an error once its first max_token_length + 1 characters are read; `what`
+    // names it there ("world width").
+    token next_token(const char* what) {
+        const position start = here();
         std::size_t length = 0;
         for (int c = peek(); c != std::char_traits<char>::eof() && !is_space(c); c = peek()) {
-            get();
-            if (length < token_buffer_.size()) {
-                token_buffer_[length++] = static_cast<char>(c);
-            } else {
-                result.truncated = true;
+            if (length == token_buffer_.size()) {
+                fail_at(start, std::string(what) + " " +
+                                   quoted(std::string_view(token_buffer_.data(), length), true) +
+                                   " is longer than any valid one (more than " +
+                                   std::to_string(max_token_length) + " characters)");
             }
+            get();
+            token_buffer_[length++] = static_cast<char>(c);
         }
-        result.text = std::string_view(token_buffer_.data(), length);
-        return result;
+        return {std::string_view(token_buffer_.data(), length)};
     }
 
     struct position {
@@ -198,20 +292,17 @@ class world_parser {
     std::uint64_t read_dimension(const char* what) {
         skip_whitespace();
         const position where = here();
-        const token t = next_token();
+        const std::string name = std::string("world ") + what;
+        const token t = next_token(name.c_str());
         if (t.text.empty()) fail(std::string("input ends before the world's ") + what);
         std::uint64_t value = 0;
         const bool digits_only =
             std::all_of(t.text.begin(), t.text.end(), [](char c) { return c >= '0' && c <= '9'; });
         const auto [end, error] =
             std::from_chars(t.text.data(), t.text.data() + t.text.size(), value);
-        if (!digits_only || t.truncated || error == std::errc::result_out_of_range) {
-            if (digits_only) {
-                fail_at(where, std::string("world ") + what + " " + quoted(t.text, t.truncated) +
-                                   " is absurdly large");
-            }
-            fail_at(where, std::string("world ") + what + " " + quoted(t.text, t.truncated) +
-                               " is not a whole number");
+        if (!digits_only || error == std::errc::result_out_of_range) {
+            if (digits_only) fail_at(where, name + " " + quoted(t.text) + " is absurdly large");
+            fail_at(where, name + " " + quoted(t.text) + " is not a whole number");
         }
         (void)end;
         return value;
@@ -220,18 +311,17 @@ class world_parser {
     float read_alpha() {
         skip_whitespace();
         const position where = here();
-        const token t = next_token();
+        const token t = next_token("world alpha");
         if (t.text.empty()) fail("input ends before the world's alpha");
         float value = 0;
         const auto [end, error] =
             std::from_chars(t.text.data(), t.text.data() + t.text.size(), value);
-        const bool whole = end == t.text.data() + t.text.size() && !t.truncated;
+        const bool whole = end == t.text.data() + t.text.size();
         if (error == std::errc::result_out_of_range && whole) {
             fail_at(where, "world alpha " + quoted(t.text) + " is out of float range");
         }
         if (error != std::errc{} || !whole || !std::isfinite(value)) {
-            fail_at(where,
-                    "world alpha " + quoted(t.text, t.truncated) + " is not a finite number");
+            fail_at(where, "world alpha " + quoted(t.text) + " is not a finite number");
         }
         // Heat flows down its gradient only for alpha >= 0; make_world refuses a negative alpha
         // too, and so the engines never see one.
@@ -244,9 +334,9 @@ class world_parser {
         if (at_end()) fail(std::string("input ends before the '-' that starts ") + before_what);
         if (peek() != '-') {
             const position where = here();
-            const token t = next_token();
+            const token t = next_token("token");
             fail_at(where, std::string("expected '-' before ") + before_what + ", found " +
-                               quoted(t.text, t.truncated) + more_values_hint(t.text));
+                               quoted(t.text) + more_values_hint(t.text));
         }
         get();
     }
@@ -254,18 +344,17 @@ class world_parser {
     void expect_end() {
         skip_whitespace();
         const position where = here();
-        const token t = next_token();
+        const token t = next_token("token");
         if (t.text.empty()) fail("input ends before the closing 'End'");
         if (t.text != "End") {
-            fail_at(where, "expected 'End' after the temperatures, found " +
-                               quoted(t.text, t.truncated) + more_values_hint(t.text));
+            fail_at(where, "expected 'End' after the temperatures, found " + quoted(t.text) +
+                               more_values_hint(t.text));
         }
         skip_whitespace();
         if (!at_end()) {
             const position extra_at = here();
-            const token extra = next_token();
-            fail_at(extra_at,
-                    "unexpected data after 'End': " + quoted(extra.text, extra.truncated));
+            const token extra = next_token("token after 'End'");
+            fail_at(extra_at, "unexpected data after 'End': " + quoted(extra.text));
         }
     }
 
@@ -275,57 +364,84 @@ class world_parser {
                    : "";
     }
 
-    // Reads `count` raw 32-bit little-endian words into `words`, a chunk at a time.
-    template <class T>
-    void read_binary_words(std::vector<T>& words, std::size_t count, const char* what) {
-        const std::uint64_t start = offset_;
+    // Reads `count` raw 32-bit little-endian words into `words` a piece at a time, and has
+    // `check(first, piece)` look at each piece while it is still in the cache. The array is
+    // allocated once where the input's size is known, else it grows with the data that arrives.
+    template <class T, class Check>
+    void read_binary_words(std::vector<T>& words, std::size_t count, const char* what,
+                           Check&& check) {
+        payload_start_ = offset_;
         words.clear();
-        words.reserve(std::min(count, cells_per_chunk));
+        std::size_t known = 0;
+        if (input_size_ && *input_size_ > offset_) {
+            known = static_cast<std::size_t>(
+                std::min<std::uint64_t>(count, (*input_size_ - offset_) / sizeof(T)));
+        }
+        reserve_huge(words, std::min(count, std::max(known, cells_per_chunk)));
         while (words.size() < count) {
             const std::size_t done = words.size();
-            const std::size_t chunk = std::min(count - done, std::max(done, cells_per_chunk));
-            words.resize(done + chunk);
-            const std::streamsize want = static_cast<std::streamsize>(chunk * sizeof(T));
-            const std::streamsize got =
-                source_.sgetn(reinterpret_cast<char*>(words.data() + done), want);
+            if (done == words.capacity()) reserve_huge(words, std::min(count, 2 * done));
+            const std::size_t piece =
+                std::min({count - done, cells_per_piece, words.capacity() - done});
+            words.resize(done + piece);
+            T* const first = words.data() + done;
+            const std::streamsize want = static_cast<std::streamsize>(piece * sizeof(T));
+            const std::streamsize got = source_.sgetn(reinterpret_cast<char*>(first), want);
             offset_ += static_cast<std::uint64_t>(got);
             if (got != want) {
                 fail_at_byte(offset_, "input ends after " +
                                           std::to_string(done + static_cast<std::size_t>(got) / 4) +
                                           " of " + std::to_string(count) + " " + what);
             }
-        }
-        if constexpr (std::endian::native == std::endian::big) {
-            for (T& word : words) {
-                std::uint32_t bits;
-                std::memcpy(&bits, &word, 4);
-                bits = __builtin_bswap32(bits);
-                std::memcpy(&word, &bits, 4);
+            if constexpr (std::endian::native == std::endian::big) {
+                for (T& word : std::span<T>(first, piece)) {
+                    std::uint32_t bits;
+                    std::memcpy(&bits, &word, 4);
+                    bits = __builtin_bswap32(bits);
+                    std::memcpy(&word, &bits, 4);
+                }
             }
+            check(done, std::span<const T>(first, piece));
         }
-        payload_start_ = start;
         after_binary_payload_ = true;
     }
 
     void read_binary_flags(world& w, std::size_t cells) {
-        read_binary_words(w.flags, cells, "cell flags");
-        for (std::size_t i = 0; i < cells; ++i) {
-            const std::uint32_t flag = w.flags[i];
-            if (flag != cell_normal && flag != cell_fixed && flag != cell_insulator) {
-                fail_at_byte(payload_start_ + 4 * i, "unknown cell flag " + std::to_string(flag) +
-                                                         at_cell(i, w.width) +
-                                                         " (expected 0, 1 or 2)");
-            }
-        }
+        read_binary_words(w.flags, cells, "cell flags",
+                          [&](std::size_t first, std::span<const std::uint32_t> flags) {
+                              // One pass the compiler vectorises; the search only on failure.
+                              std::uint32_t largest = 0;
+                              for (const std::uint32_t flag : flags)
+                                  largest = std::max(largest, flag);
+                              if (largest <= cell_insulator) return;
+                              for (std::size_t i = 0; i < flags.size(); ++i) {
+                                  if (flags[i] > cell_insulator) {
+                                      fail_at_byte(payload_start_ + 4 * (first + i),
+                                                   "unknown cell flag " + std::to_string(flags[i]) +
+                                                       at_cell(first + i, w.width) +
+                                                       " (expected 0, 1 or 2)");
+                                  }
+                              }
+                          });
     }
 
     void read_binary_temperatures(world& w, std::size_t cells) {
-        read_binary_words(w.temperatures, cells, "temperatures");
-        for (std::size_t i = 0; i < cells; ++i) {
-            check_temperature(w.temperatures[i], i, w.width, [&](const std::string& problem) {
-                fail_at_byte(payload_start_ + 4 * i, problem);
-            });
-        }
+        read_binary_words(w.temperatures, cells, "temperatures",
+                          [&](std::size_t first, std::span<const float> temperatures) {
+                              // One pass the compiler vectorises (NaN fails both comparisons); the
+                              // search only on failure.
+                              bool all_in_range = true;
+                              for (const float value : temperatures)
+                                  all_in_range &= (value >= 0.0f) & (value <= 1.0f);
+                              if (all_in_range) return;
+                              for (std::size_t i = 0; i < temperatures.size(); ++i) {
+                                  check_temperature(
+                                      temperatures[i], first + i, w.width,
+                                      [&](const std::string& problem) {
+                                          fail_at_byte(payload_start_ + 4 * (first + i), problem);
+                                      });
+                              }
+                          });
     }
 
     template <class Fail>
@@ -341,9 +457,10 @@ class world_parser {
     }
 
     // The next value of a text section, or a precise complaint when the section is short.
-    token next_text_value(std::size_t done, std::size_t count, const char* what) {
+    token next_text_value(std::size_t done, std::size_t count, const char* what,
+                          const char* one_value) {
         skip_whitespace();
-        const token t = next_token();
+        const token t = next_token(one_value);
         if (t.text.empty()) {
             fail("input ends after " + std::to_string(done) + " of " + std::to_string(count) + " " +
                  what);
@@ -358,14 +475,14 @@ class world_parser {
     void read_text_flags(world& w, std::size_t cells) {
         w.flags.reserve(std::min(cells, cells_per_chunk));
         for (std::size_t i = 0; i < cells; ++i) {
-            const token t = next_text_value(i, cells, "cell flags");
+            const token t = next_text_value(i, cells, "cell flags", "cell flag");
             std::uint32_t flag = 0;
             const auto [end, error] =
                 std::from_chars(t.text.data(), t.text.data() + t.text.size(), flag);
             const bool whole = error == std::errc{} && end == t.text.data() + t.text.size() &&
-                               !t.truncated && t.text.front() != '-';
+                               t.text.front() != '-';
             if (!whole) {
-                fail("cell flag " + quoted(t.text, t.truncated) + at_cell(i, w.width) +
+                fail("cell flag " + quoted(t.text) + at_cell(i, w.width) +
                      " is not a number (expected 0, 1 or 2)");
             }
             if (flag != cell_normal && flag != cell_fixed && flag != cell_insulator) {
@@ -379,7 +496,7 @@ class world_parser {
     void read_text_temperatures(world& w, std::size_t cells) {
         w.temperatures.reserve(std::min(cells, cells_per_chunk));
         for (std::size_t i = 0; i < cells; ++i) {
-            const token t = next_text_value(i, cells, "temperatures");
+            const token t = next_text_value(i, cells, "temperatures", "temperature");
             float value = 0;
             const auto [end, error] =
                 std::from_chars(t.text.data(), t.text.data() + t.text.size(), value);
@@ -387,12 +504,11 @@ class world_parser {
                 // from_chars leaves the value alone when out of range; a double says which way.
                 double wide = 0;
                 std::from_chars(t.text.data(), t.text.data() + t.text.size(), wide);
-                fail("temperature " + quoted(t.text, t.truncated) + at_cell(i, w.width) +
+                fail("temperature " + quoted(t.text) + at_cell(i, w.width) +
                      (std::fabs(wide) < 1 ? " underflows a float" : " is outside [0, 1]"));
             }
-            if (error != std::errc{} || end != t.text.data() + t.text.size() || t.truncated) {
-                fail("temperature " + quoted(t.text, t.truncated) + at_cell(i, w.width) +
-                     " is not a number");
+            if (error != std::errc{} || end != t.text.data() + t.text.size()) {
+                fail("temperature " + quoted(t.text) + at_cell(i, w.width) + " is not a number");
             }
             check_temperature(value, i, w.width,
                               [&](const std::string& problem) { fail(problem); });
@@ -401,71 +517,13 @@ class world_parser {
     }
 
     std::streambuf& source_;
+    std::optional<std::uint64_t> input_size_;
     std::uint64_t offset_ = 0;
     std::uint64_t line_ = 1;
     std::uint64_t payload_start_ = 0;
     bool binary_ = false;
     bool after_binary_payload_ = false;
-    std::array<char, 64> token_buffer_{};
-};
-
-// Collects output in a large buffer so that a text world costs a few big writes, not one
-// stream operation per cell.
-class output_buffer {
-  public:
-    explicit output_buffer(std::ostream& out) : out_(out) { buffer_.reserve(capacity); }
-    ~output_buffer() = default;
-
-    void append(std::string_view text) {
-        if (buffer_.size() + text.size() > capacity) flush();
-        buffer_.append(text);
-    }
-
-    // Room for one formatted value; valid until the next call.
-    char* reserve_tail(std::size_t max_length) {
-        if (buffer_.size() + max_length > capacity) flush();
-        tail_start_ = buffer_.size();
-        buffer_.resize(tail_start_ + max_length);
-        return buffer_.data() + tail_start_;
-    }
-    void commit_tail(const char* end) {
-        buffer_.resize(static_cast<std::size_t>(end - buffer_.data()));
-    }
-
-    template <class T>
-    void append_words(const std::vector<T>& words) {
-        flush();
-        if constexpr (std::endian::native == std::endian::little) {
-            write(reinterpret_cast<const char*>(words.data()), words.size() * sizeof(T));
-        } else {
-            for (const T& word : words) {
-                std::uint32_t bits;
-                std::memcpy(&bits, &word, 4);
-                bits = __builtin_bswap32(bits);
-                char* slot = reserve_tail(4);
-                std::memcpy(slot, &bits, 4);
-                commit_tail(slot + 4);
-            }
-        }
-    }
-
-    void flush() {
-        write(buffer_.data(), buffer_.size());
-        buffer_.clear();
-    }
-
-  private:
-    static constexpr std::size_t capacity = std::size_t{1} << 20;
-
-    void write(const char* data, std::size_t size) {
-        if (size == 0) return;
-        out_.write(data, static_cast<std::streamsize>(size));
-        if (!out_) throw std::runtime_error("writing the world failed");
-    }
-
-    std::ostream& out_;
-    std::string buffer_;
-    std::size_t tail_start_ = 0;
+    std::array<char, max_token_length> token_buffer_{};
 };
 
 }  // namespace
@@ -473,69 +531,17 @@ class output_buffer {
 world read_world(std::istream& in) {
     std::streambuf* source = in.rdbuf();
     if (source == nullptr) throw std::invalid_argument("read_world: stream has no buffer");
-    return world_parser(*source).parse();
+    return world_parser(*source, std::nullopt).parse();
 }
 
 world read_world(std::string_view bytes) {
     memory_streambuf source(bytes);
-    return world_parser(source).parse();
+    return world_parser(source, bytes.size()).parse();
 }
 
-void write_world(std::ostream& out, const world& w, world_format format) {
-    if (w.flags.size() != w.cell_count() || w.temperatures.size() != w.cell_count()) {
-        throw std::invalid_argument("write_world: the world's arrays do not match its size");
-    }
-    output_buffer buffer(out);
-    buffer.append(format == world_format::binary ? binary_header : text_header);
-    buffer.append("\n");
-
-    char alpha[64];
-    std::snprintf(alpha, sizeof alpha, "%g", static_cast<double>(w.alpha));
-    buffer.append(std::to_string(w.width) + " " + std::to_string(w.height) + " " + alpha + "\n");
-
-    if (format == world_format::binary) {
-        buffer.append("-");
-        buffer.append_words(w.flags);
-        buffer.append("-");
-        buffer.append_words(w.temperatures);
-        buffer.append("End\n");
-        buffer.flush();
-        return;
-    }
-
-    // std::to_chars with a precision formats exactly as printf does ("as if by printf in the C
-    // locale"), and is several times faster; the tests compare the two on many values.
-    buffer.append("-\n");
-    for (std::uint32_t y = 0; y < w.height; ++y) {
-        for (std::uint32_t x = 0; x < w.width; ++x) {
-            char* slot = buffer.reserve_tail(16);
-            *slot = ' ';
-            const auto result = std::to_chars(slot + 1, slot + 16, w.flags[w.index(x, y)]);
-            buffer.commit_tail(result.ptr);
-        }
-        buffer.append("\n");
-    }
-    buffer.append("-\n");
-    for (std::uint32_t y = 0; y < w.height; ++y) {
-        for (std::uint32_t x = 0; x < w.width; ++x) {
-            constexpr std::size_t room =
-                64;  // enough for any float in fixed notation with 8 decimals
-            char* slot = buffer.reserve_tail(room);
-            *slot = ' ';
-            const auto result = std::to_chars(slot + 1, slot + room, w.temperatures[w.index(x, y)],
-                                              std::chars_format::fixed, 8);
-            buffer.commit_tail(result.ptr);
-        }
-        buffer.append("\n");
-    }
-    buffer.append("End\n");
-    buffer.flush();
-}
-
-std::string world_to_string(const world& w, world_format format) {
-    std::ostringstream out;
-    write_world(out, w, format);
-    return std::move(out).str();
+world read_world(int fd, const std::string& shown) {
+    descriptor_streambuf source(fd, shown);
+    return world_parser(source, source.remaining_in_file()).parse();
 }
 
 }  // namespace kiln::heat

@@ -13,6 +13,10 @@ namespace kiln::heat {
 
 enum class world_format { text, binary };
 
+// The first line of each format.
+inline constexpr std::string_view world_text_header = "HPCEHeatWorldV0";
+inline constexpr std::string_view world_binary_header = "HPCEHeatWorldV0Binary";
+
 // A malformed world file. what() is one line that starts with the position, e.g.
 // "line 3: unknown cell flag 7 at x=2, y=0 (expected 0, 1 or 2)" or
 // "byte offset 61: input ends after 3 of 16 temperatures".
@@ -34,13 +38,21 @@ class world_format_error : public std::runtime_error {
 
 // Reads one world in either format (the header says which). The whole input must be the world:
 // anything but whitespace after `End` is an error. Throws world_format_error; never allocates
-// more than a small multiple of the bytes actually read, whatever the header claims.
+// more than a small multiple of the bytes actually read (or, from a regular file or bytes in
+// memory, than the input holds), whatever the header claims. A token longer than any valid one
+// (64 characters) or 1 MiB of whitespace in a row is an error as soon as it is seen, so an input
+// without end (/dev/zero) fails at once instead of being read for as long as it lasts.
 world read_world(std::istream& in);
 world read_world(std::string_view bytes);
+// The same from the open file descriptor `fd` (standard input, a file, a pipe), in large reads,
+// the binary arrays straight into the world's memory. A read that fails throws
+// std::runtime_error("reading <shown> failed: <reason>").
+world read_world(int fd, const std::string& shown);
 
 // Writes exactly the bytes the original coursework program wrote for the same world.
 // Throws std::runtime_error when the stream fails.
 void write_world(std::ostream& out, const world& w, world_format format);
+// Those bytes in memory, for kiln::programs::write_file.
 std::string world_to_string(const world& w, world_format format);
 
 }  // namespace kiln::heat

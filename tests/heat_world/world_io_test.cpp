@@ -1,14 +1,18 @@
 // Tests of the world readers and writers: exact bytes, round trips, and every rejection.
 #include "world_io.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <limits>
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "test_worlds.hpp"
 #include "world.hpp"
@@ -150,6 +154,96 @@ TEST(read_world, reads_from_a_stream_like_from_bytes) {
     const std::string text = world_to_string(make_test_world(7, 0.2f), world_format::text);
     std::istringstream in(text);
     EXPECT_EQ(read_world(in), read_world(text));
+}
+
+// A file of `bytes` in the test's temporary folder, removed again.
+class temporary_file {
+  public:
+    explicit temporary_file(const std::string& bytes)
+        : path_(::testing::TempDir() + "world_io_test_" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name()) {
+        std::ofstream(path_, std::ios::binary) << bytes;
+    }
+    ~temporary_file() { std::remove(path_.c_str()); }
+    const std::string& path() const { return path_; }
+
+  private:
+    std::string path_;
+};
+
+world read_world_from_file(const std::string& path) {
+    const int fd = open(path.c_str(), O_RDONLY);
+    EXPECT_GE(fd, 0) << path;
+    try {
+        world w = read_world(fd, "'" + path + "'");
+        close(fd);
+        return w;
+    } catch (...) {
+        close(fd);
+        throw;
+    }
+}
+
+// The large, checked reads from a file descriptor give what the bytes reader gives, from a
+// file (whose size is known: each array is allocated once, at its size) and from a pipe.
+TEST(read_world, reads_from_a_descriptor_like_from_bytes) {
+    const world big = testing::random_world({.width = 700, .height = 300}, 5);
+    for (const world& w : {tiny_world(), make_test_world(9, 0.3f), big}) {
+        for (const world_format format : {world_format::binary, world_format::text}) {
+            const std::string bytes = world_to_string(w, format);
+            const temporary_file file(bytes);
+            const world from_file = read_world_from_file(file.path());
+            EXPECT_EQ(from_file, read_world(bytes));
+            if (format == world_format::binary) {
+                EXPECT_EQ(from_file.flags.capacity(), w.cell_count());
+                EXPECT_EQ(from_file.temperatures.capacity(), w.cell_count());
+            }
+
+            int ends[2];
+            ASSERT_EQ(pipe(ends), 0);
+            std::thread writer([&] {
+                std::size_t done = 0;
+                while (done < bytes.size()) {
+                    const ssize_t wrote = write(ends[1], bytes.data() + done, bytes.size() - done);
+                    if (wrote <= 0) break;
+                    done += static_cast<std::size_t>(wrote);
+                }
+                close(ends[1]);
+            });
+            const world from_pipe = read_world(ends[0], "a pipe");
+            writer.join();
+            close(ends[0]);
+            EXPECT_EQ(from_pipe, from_file);
+        }
+    }
+}
+
+TEST(read_world, a_descriptor_that_cannot_be_read_is_an_error_not_the_end) {
+    const int fd = open(::testing::TempDir().c_str(), O_RDONLY | O_DIRECTORY);
+    ASSERT_GE(fd, 0);
+    try {
+        (void)read_world(fd, "the folder");
+        FAIL() << "read a world from a folder";
+    } catch (const world_format_error& e) {
+        FAIL() << "a failed read looked like input: " << e.what();
+    } catch (const std::runtime_error& e) {
+        EXPECT_EQ(std::string(e.what()), "reading the folder failed: Is a directory");
+    }
+    close(fd);
+}
+
+// The file's size only sizes the arrays: a file shorter than its header says still fails where
+// its data ends.
+TEST(read_world, a_short_file_fails_where_it_ends) {
+    const std::string bytes = world_to_string(make_test_world(9, 0.3f), world_format::binary);
+    const temporary_file file(bytes.substr(0, bytes.size() - 40));
+    try {
+        (void)read_world_from_file(file.path());
+        FAIL();
+    } catch (const world_format_error& e) {
+        EXPECT_EQ(std::string(e.what()), "byte offset " + std::to_string(bytes.size() - 40) +
+                                             ": input ends after 72 of 81 temperatures");
+    }
 }
 
 TEST(read_world, tolerates_the_whitespace_the_original_tolerated) {
@@ -336,6 +430,92 @@ TEST(read_world, a_header_that_lies_about_the_size_costs_no_more_than_the_data) 
         EXPECT_THROW(read_world(std::string(header) + std::string(4000, '\0')), world_format_error);
     }
 }
+
+// An input that never ends: `head` first, then `filler` repeated, as `step_world < /dev/zero`
+// sees it. It gives up after `limit` bytes, so that a reader that would read forever fails the
+// test instead of hanging it, and counts what the reader took.
+class endless_streambuf : public std::streambuf {
+  public:
+    endless_streambuf(std::string head, char filler, std::size_t limit)
+        : head_(std::move(head)), block_(1 << 16, filler), limit_(limit) {}
+
+    std::size_t bytes_taken() const {
+        return delivered_ - static_cast<std::size_t>(egptr() - gptr());
+    }
+
+  protected:
+    int_type underflow() override {
+        if (delivered_ >= limit_) return traits_type::eof();
+        std::string& source = delivered_ < head_.size() ? head_ : block_;
+        char* begin = source.data() + (&source == &head_ ? delivered_ : 0);
+        const std::size_t size = &source == &head_ ? head_.size() - delivered_ : block_.size();
+        setg(begin, begin, begin + size);
+        delivered_ += size;
+        return traits_type::to_int_type(*begin);
+    }
+
+  private:
+    std::string head_;
+    std::string block_;
+    std::size_t limit_;
+    std::size_t delivered_ = 0;
+};
+
+struct endless_input {
+    const char* name;
+    std::string head;
+    char filler;
+    std::string message;
+};
+
+void PrintTo(const endless_input& input, std::ostream* out) {
+    *out << input.name;
+}
+
+std::vector<endless_input> endless_inputs() {
+    std::string escaped_zeros;
+    for (int i = 0; i < 24; ++i) escaped_zeros += "\\x00";
+    const std::string good_text_world = good_text_head + " 0.5 1\n 0 0.25\nEnd\n";
+    return {
+        {"zero_bytes", "", '\0',
+         "line 1: header '" + escaped_zeros +
+             "...' is longer than any valid one (more than 64 characters)"},
+        {"digits_for_the_width", "HPCEHeatWorldV0\n", '7',
+         "line 2: world width '777777777777777777777777...' is longer than any valid one (more "
+         "than 64 characters)"},
+        {"digits_for_the_binary_height", "HPCEHeatWorldV0Binary\n10 ", '1',
+         "line 2: world height '111111111111111111111111...' is longer than any valid one (more "
+         "than 64 characters)"},
+        {"digits_for_a_temperature", good_text_head + " 0.", '5',
+         "line 7: temperature '0.5555555555555555555555...' is longer than any valid one (more "
+         "than 64 characters)"},
+        {"spaces_before_the_header", "", ' ',
+         "line 1: more than 1048576 whitespace characters in a row"},
+        {"newlines_after_end", good_text_world, '\n',
+         "line 9: more than 1048576 whitespace characters in a row"},
+    };
+}
+
+class endless : public ::testing::TestWithParam<endless_input> {};
+
+// Such an input fails within a few kilobytes of the token (or a mebibyte of whitespace), with
+// the limit in the message, instead of being read for as long as it lasts.
+TEST_P(endless, input_fails_after_a_bounded_read) {
+    const endless_input& input = GetParam();
+    endless_streambuf source(input.head, input.filler, std::size_t{64} << 20);
+    std::istream in(&source);
+    try {
+        const world w = read_world(in);
+        FAIL() << "accepted a " << w.width << "x" << w.height << " world";
+    } catch (const world_format_error& e) {
+        EXPECT_EQ(std::string(e.what()), input.message);
+    }
+    EXPECT_LE(source.bytes_taken(), input.head.size() + (std::size_t{1} << 20) + 1024)
+        << "the reader went on reading";
+}
+
+INSTANTIATE_TEST_SUITE_P(inputs, endless, ::testing::ValuesIn(endless_inputs()),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace kiln::heat
