@@ -99,7 +99,10 @@ class stencil_operand {
         args.scalar<std::uint32_t>(halo.at_start);
         args.scalar<std::uint32_t>(halo.at_end);
     }
-    void check(operand_check& c) const { c.elementwise(x_->layout(), x_->size()); }
+    void check(operand_check& c) const {
+        c.elementwise(x_->layout(), x_->size());
+        c.read_elsewhere(x_->layout(), "a stencil");
+    }
     const kiln::vector<T>& x() const noexcept { return *x_; }
     stencil_reach reach() const noexcept { return reach_; }
 

@@ -101,6 +101,7 @@ class stencil_2d_product {
             fail(
                 "the target is the stencil's operand (x = x * S); write into another "
                 "vector");
+        // rows * columns does not wrap: the slicer refused extents whose product would.
         if (x_->size() != rows * columns || y.size() != x_->size())
             fail("the grid is " + std::to_string(rows) + " x " + std::to_string(columns) +
                  " but the operand has " + std::to_string(x_->size()) +

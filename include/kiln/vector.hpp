@@ -392,6 +392,7 @@ class vector_terminal : public expression_tag {
     }
     void collect(argument_list& args) const { pass(args); }
     void check(operand_check& c) const { c.elementwise(vector_->layout(), vector_->size()); }
+    const layout& written_layout() const noexcept { return vector_->layout(); }
 
     void declare(generator& g, const std::string& name) const {
         declare_type<T>(g.source);

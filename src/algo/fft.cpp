@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cstring>
 #include <kiln/algo/algorithm_program.hpp>
 #include <kiln/algo/fft_kernels.hpp>
@@ -45,6 +46,41 @@ std::string describe(const fft_shape& shape) {
     for (std::size_t n : shape.sizes) text.append(" ").append(std::to_string(n));
     text.append(" x").append(std::to_string(shape.batch));
     return text.append(shape.inverse ? " inverse" : " forward");
+}
+
+/// Refuses a shape whose buffers q's device cannot allocate, before any table is computed: the
+/// data (input, output and scratch each hold every element) and, for sizes that go through
+/// Bluestein's algorithm, its work buffers, padded to a power of two of at least 2n - 1 per
+/// line. Planning such a shape would fill the host with tables of as many elements or, past
+/// 2^63, never end. `total` is the elements, known not to overflow.
+void check_fits(const device& dev, const fft_shape& shape, std::size_t total, const char* call) {
+    const device_properties& p = dev.properties();
+    const std::size_t element_bytes = shape.double_precision ? 16 : 8;
+    const std::uint64_t fitting = p.max_allocation_bytes / element_bytes;
+    const auto refuse = [&](const std::string& needs, std::uint64_t elements) {
+        const std::string bytes =
+            elements > std::numeric_limits<std::uint64_t>::max() / element_bytes
+                ? "more than 2^64"
+                : std::to_string(elements * element_bytes);
+        throw invalid_argument_error(
+            call, "an FFT of " + describe(shape) + " needs " + needs + " of " +
+                      std::to_string(elements) + " elements (" + bytes + " bytes), but " + p.name +
+                      " allocates at most " + std::to_string(p.max_allocation_bytes) +
+                      " bytes at once (global memory " + std::to_string(p.global_memory_bytes) +
+                      " bytes)");
+    };
+    if (total > fitting) refuse("buffers", total);
+    for (std::size_t n : shape.sizes) {
+        if (n == 1 || fft_factor(n)) continue;
+        // n <= total <= fitting < 2^61: neither 2n - 1 nor total / n * padded (at most 4 total)
+        // wraps.
+        const std::size_t padded = std::bit_ceil(2 * n - 1);
+        const std::size_t work = total / n * padded;
+        if (work > fitting)
+            refuse("Bluestein work buffers (size " + std::to_string(n) + " padded to " +
+                       std::to_string(padded) + ")",
+                   work);
+    }
 }
 
 }  // namespace
@@ -358,6 +394,7 @@ std::shared_ptr<const fft_plan> fft_plan::make(const queue& q, const fft_shape& 
     if (shape.double_precision && !q.device().properties().double_precision)
         throw invalid_argument_error(call,
                                      "the device has no double precision: " + q.device().name());
+    check_fits(q.device(), shape, total, call);
 
     const fft_pipeline_policy pipeline = fft_pipeline_policy_for(q.device());
     static std::mutex mutex;

@@ -1,4 +1,6 @@
-// Size and device agreement between the operands of one statement, with messages that say which.
+// Size and device agreement between the operands of one statement, and targets that the statement
+// reads at other positions, with messages that say which.
+#include <algorithm>
 #include <kiln/expr/core.hpp>
 
 namespace kiln::detail {
@@ -26,6 +28,7 @@ void operand_check::check_device(const device& dev, std::string_view what) const
 }
 
 void operand_check::elementwise(const layout& parts, std::size_t size) {
+    vectors_.push_back(&parts);
     sized(size, "a vector");
     // Empty operands have nothing to place; default-constructed vectors have no device at all.
     if (size == 0) {
@@ -71,17 +74,22 @@ void operand_check::sized(std::size_t size, std::string_view what) {
 }
 
 void operand_check::gathered(const layout& parts, std::string_view what) {
+    vectors_.push_back(&parts);
     if (parts.size() != 1)
         fail(std::string(what) +
              " works on a vector on a single device; this vector is split over " +
              std::to_string(parts.size()) + " devices");
+    single_device(parts[0].queue, what);
+}
+
+void operand_check::single_device(const kiln::queue& q, std::string_view what) {
     if (elementwise_ && elementwise_->size() != 1)
         fail(std::string(what) +
              " needs the statement on a single device, but its vectors are split over " +
              std::to_string(elementwise_->size()) + " devices");
-    check_device(parts[0].queue.device(), what);
+    check_device(q.device(), what);
     if (!single_queue_) {
-        single_queue_ = parts[0].queue;
+        single_queue_ = q;
         single_queue_source_ = what;
     }
 }
@@ -92,6 +100,28 @@ void operand_check::on_queue(const kiln::queue& q) {
         single_queue_ = q;
         single_queue_source_ = "the queue given";
     }
+}
+
+bool operand_check::involves(const layout& vector) const {
+    return std::find(vectors_.begin(), vectors_.end(), &vector) != vectors_.end();
+}
+
+void operand_check::read_elsewhere(const layout& vector, std::string_view what) {
+    vectors_.push_back(&vector);
+    read_elsewhere_.push_back({&vector, std::string(what)});
+}
+
+void operand_check::read_elsewhere(const operand_check& operand, std::string_view what) {
+    for (const layout* vector : operand.vectors_) read_elsewhere(*vector, what);
+}
+
+void operand_check::written(const layout& vector) const {
+    for (const elsewhere_read& read : read_elsewhere_)
+        if (read.vector == &vector)
+            fail("the target is read by " + read.what +
+                 " at other positions than the one written (as in x = 2 * x + x * S or "
+                 "x = A * (2 * x)), so work-items would read elements that others have "
+                 "already overwritten; write into another vector");
 }
 
 layout operand_check::launch_layout() const {

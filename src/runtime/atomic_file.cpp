@@ -160,8 +160,9 @@ void replace_file(const std::string& target, const struct stat* existing, const 
     if (existing) {
         // Owner and group first: changing them clears set-user-ID bits that fchmod then restores.
         // Only a privileged process may give a file away, so failing to is no error.
-        if (fchown(temporary.fd(), existing->st_uid, existing->st_gid) != 0) {
-            (void)fchown(temporary.fd(), static_cast<uid_t>(-1), existing->st_gid);
+        const bool owner_kept = fchown(temporary.fd(), existing->st_uid, existing->st_gid) == 0;
+        if (!owner_kept && fchown(temporary.fd(), static_cast<uid_t>(-1), existing->st_gid) != 0) {
+            // Not even the group: the new file keeps the process's own, as any new file does.
         }
         if (fchmod(temporary.fd(), existing->st_mode & 07777) != 0) {
             failed("copying the permissions of", errno);

@@ -8,6 +8,7 @@
 #endif
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include <kiln/algo/fft_plan.hpp>
 #include <kiln/algo/tuning.hpp>
 #include <kiln/kiln.hpp>
+#include <limits>
 #include <numbers>
 #include <random>
 #include <string>
@@ -537,6 +539,41 @@ TEST_P(fft_test, bad_input_is_rejected_before_anything_runs) {
         EXPECT_THROW(plan(elsewhere, output), kiln::invalid_argument_error);
         EXPECT_EQ(output.read(), ones);
     }
+}
+
+// {SIZE_MAX} hung in Bluestein's planning (its padded size doubled past 2^64 to 0) and {2^40}
+// filled the host's memory with tables: every shape whose buffers the device cannot allocate
+// is refused before anything is computed, naming the device's limit.
+TEST_P(fft_test, shapes_beyond_the_device_are_refused_before_planning) {
+    const std::uint64_t limit = device().properties().max_allocation_bytes;
+    const std::size_t fitting = limit / sizeof(std::complex<float>);
+    const auto refused = [&](const std::vector<std::size_t>& sizes, std::size_t batch) {
+        SCOPED_TRACE(::testing::PrintToString(sizes) + " x" + std::to_string(batch));
+        try {
+            kiln::fft<float>(q, sizes, batch);
+            ADD_FAILURE() << "no error";
+        } catch (const kiln::invalid_argument_error& e) {
+            EXPECT_NE(std::string(e.what()).find(std::to_string(limit)), std::string::npos)
+                << e.what();
+        }
+    };
+    const std::size_t max = std::numeric_limits<std::size_t>::max();
+    refused({max}, 1);
+    refused({std::size_t{1} << 40}, 1);
+    refused({std::bit_ceil(fitting + 1)}, 1);  // radix passes, one power of two too large
+    refused({std::size_t{1} << 21, std::size_t{1} << 21, std::size_t{1} << 21}, 1);  // 2^66 bytes
+    refused({1024}, fitting / 1024 + 1);
+    // A prime that fits, whose Bluestein convolution pads it to a power of two that does not.
+    const std::size_t power = std::bit_floor(fitting);
+    std::size_t prime = power - 1;
+    const auto is_prime = [](std::size_t n) {
+        for (std::size_t d = 2; d * d <= n; ++d)
+            if (n % d == 0) return false;
+        return true;
+    };
+    while (!is_prime(prime)) --prime;
+    ASSERT_GT(prime, power / 2);
+    refused({prime}, 1);
 }
 
 TEST_P(fft_test, a_second_plan_of_the_same_shape_costs_nothing) {

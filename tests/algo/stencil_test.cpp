@@ -8,6 +8,8 @@
 #include <kiln/algo/tuning.hpp>
 #include <kiln/kiln.hpp>
 #include <kiln/stencil.hpp>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "support/device_param.hpp"
@@ -210,6 +212,29 @@ TEST_P(stencils, empty_vectors_and_aliasing) {
     EXPECT_THROW(z = coupling(z), kiln::invalid_argument_error);
 }
 
+// x = x * S was refused, x = 2 * x + x * S was not (99,998 of 100,000 elements wrong): in any
+// statement, a target read at its neighbours may be read after other work-items wrote them.
+TEST_P(stencils, a_target_read_through_a_stencil_is_refused_in_any_statement) {
+    kiln::stencil<float> S(q, {1, 2, 1}, 1);
+    const std::size_t n = 100000;
+    kiln::vector<float> x(q, n), y(q, n);
+    x = 1;
+    y = 1;
+    try {
+        x = 2 * x + x * S;
+        FAIL() << "no error";
+    } catch (const kiln::invalid_argument_error& e) {
+        EXPECT_NE(std::string(e.what()).find("other positions"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(x = y + coupling(x), kiln::invalid_argument_error);
+    EXPECT_THROW(kiln::tie(y, x) = std::make_tuple(x, y * S + x * S), kiln::invalid_argument_error);
+    EXPECT_THROW(kiln::inclusive_scan(x * S, x), kiln::invalid_argument_error);
+    EXPECT_EQ(x.read(), std::vector<float>(n, 1));  // refused before anything was written
+    // Reading the target element by element, and stencils of other vectors, are fine.
+    x = 2 * x + y * S;
+    EXPECT_EQ(x.read(), std::vector<float>(n, 6));
+}
+
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(stencils);
 
 // Vectors split over two devices (CTest runs this with POCL_DEVICES="pthread pthread"): each
@@ -354,6 +379,23 @@ TEST_P(stencils_2d, bad_arguments_are_rejected) {
     EXPECT_THROW(wrong = x * L, kiln::invalid_argument_error);
     EXPECT_THROW(x = x * L, kiln::invalid_argument_error);
     EXPECT_NO_THROW(y = x * L);
+}
+
+// The grid's element count wrapped: 2^62 + 1 rows of 4 made 4 elements, and y = x * L read far
+// outside x; 2^33 x 2^33 made 0 and was taken for an empty grid.
+TEST_P(stencils_2d, grids_whose_element_count_overflows_are_rejected) {
+    using S2 = kiln::stencil_2d<float>;
+    const std::size_t tall = (std::size_t{1} << 62) + 1, side = std::size_t{1} << 33;
+    try {
+        S2::laplacian_5(q, kiln::slicer<2>({tall, 4}));
+        FAIL() << "no error";
+    } catch (const kiln::invalid_argument_error& e) {
+        EXPECT_NE(std::string(e.what()).find(std::to_string(tall)), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(S2::laplacian_5(q, kiln::slicer<2>({side, side})), kiln::invalid_argument_error);
+    EXPECT_THROW(kiln::slicer<3>({side, 2, side}), kiln::invalid_argument_error);
+    // A zero extent makes an empty grid however large the others are.
+    EXPECT_NO_THROW(kiln::slicer<3>({side, 0, side}));
 }
 
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(stencils_2d);

@@ -1,5 +1,6 @@
 // Views on both sides of assignments: permutations (gather, scatter), reverse, 2-D and 3-D slices.
 #include <kiln/vector.hpp>
+#include <limits>
 #include <numeric>
 
 #include "support/device_param.hpp"
@@ -103,6 +104,17 @@ TEST_P(view_test, bad_slices_and_view_sizes_are_errors) {
                  kiln::invalid_argument_error);
     EXPECT_THROW(y = grid(x, 0, kiln::every), kiln::invalid_argument_error);  // 4 elements into 5
     EXPECT_THROW(y = kiln::reverse(x), kiln::invalid_argument_error);
+}
+
+// The element count wrapped: 2^62 + 1 rows of 4 made a slicer of 4 elements, which a vector of
+// 4 then passed; and a step near 2^64 counted a range's one element as none.
+TEST_P(view_test, slicer_sizes_and_steps_past_64_bits_are_handled) {
+    const std::size_t tall = (std::size_t{1} << 62) + 1;
+    EXPECT_THROW(kiln::slicer<2>({tall, 4}), kiln::invalid_argument_error);
+    kiln::vector<float> x(q, iota_values(10)), one(q, 1);
+    kiln::slicer<1> line({10});
+    one = line(x, kiln::index_range{3, 10, std::numeric_limits<std::size_t>::max()});
+    EXPECT_EQ(one.read(), std::vector<float>{3.0f});
 }
 
 // A view of a const vector can be read but not written.

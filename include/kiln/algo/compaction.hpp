@@ -10,9 +10,10 @@
 // writes them coalesced, counting in 32 bits below 2^31 (compaction_plan). The input and the
 // stencil may be expressions, evaluated inside the kernel. The output holds the kept elements at
 // the front; elements past them are left as they were. An output too small for every kept element
-// receives the first ones, and the call then throws invalid_argument_error naming the count. Split
-// vectors: each part compacts on its device and its kept elements follow those of the parts before
-// it in the output (through the host).
+// receives the first ones, and the call then throws invalid_argument_error naming the count. The
+// output may be the input or read by the stencil (in place): the kept elements then go through
+// scratch. Split vectors: each part compacts on its device and its kept elements follow those of
+// the parts before it in the output (through the host, once every part has read its input).
 #pragma once
 #pragma GCC visibility push(default)
 
@@ -145,10 +146,19 @@ requires detail::storable_as<T, expression_value_t<E>> && detail::real_number<ex
     in.check(check);
     flag.check(check);
     const detail::layout parts = check.launch_layout();
-    // One part on the output's only device: straight into the output. Otherwise each part
-    // compacts on its device and its elements follow those of the parts before it.
-    const bool direct = parts.size() == 1 && output.part_count() == 1 &&
+    // One part on the output's only device: straight into the output, unless the input or the
+    // stencil reads it (in place), where tiles would overwrite elements that later tiles still
+    // read: then through scratch, copied back on the device. Otherwise each part compacts on its
+    // device and its elements follow those of the parts before it.
+    const bool single = parts.size() == 1 && output.part_count() == 1 &&
                         output.queue().device() == parts[0].queue.device();
+    const bool direct = single && !check.involves(output.layout());
+    struct staged_part {
+        const queue* q;
+        detail::temporary_lease kept;
+        std::size_t count;
+    };
+    std::vector<staged_part> staged;
     std::size_t kept = 0;
     for (std::size_t k = 0; k < parts.size(); ++k) {
         const detail::part_extent& part = parts[k];
@@ -194,8 +204,21 @@ requires detail::storable_as<T, expression_value_t<E>> && detail::real_number<ex
                 flag.collect(args);
                 in.collect(args);
             });
-        if (!direct) detail::place_kept(q, staging, part_kept, output, kept);
+        if (!direct) staged.push_back({&q, std::move(staging), part_kept});
         kept += part_kept;
+    }
+    // Placed once every part has read its input, which may be the output.
+    std::size_t placed = 0;
+    for (staged_part& part : staged) {
+        if (single) {
+            const std::size_t count = std::min(part.count, output.size());
+            const event copied = part.kept.bytes().storage().copy_bytes(
+                *part.q, 0, output.part(0).storage(), 0, count * sizeof(T), {});
+            part.kept.release_after(*part.q, copied);
+        } else {
+            detail::place_kept(*part.q, part.kept, part.count, output, placed);
+        }
+        placed += part.count;
     }
     if (kept > output.size()) detail::throw_output_too_small(call, kept, output.size());
     return kept;

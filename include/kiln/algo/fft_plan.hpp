@@ -132,7 +132,8 @@ class fft_plan {
   public:
     /// The plan for `shape` on q's device, shared by every kiln::fft made for the same shape on
     /// that device while one of them lives (tables are uploaded once, kernels built once per
-    /// device and precision). Throws invalid_argument_error for zero or too many sizes.
+    /// device and precision). Throws invalid_argument_error for zero or too many sizes, and for
+    /// a shape whose buffers the device cannot allocate (before any table is computed).
     static std::shared_ptr<const fft_plan> make(const queue& q, const fft_shape& shape,
                                                 const char* call);
 

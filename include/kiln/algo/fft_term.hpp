@@ -41,7 +41,7 @@ void check_fft_input(const Node& input, std::size_t size, const queue& q) {
     operand_check check("kiln::fft input");
     input.check(check);
     check.sized(size, "the FFT plan's input");
-    check.gathered(layout{part_extent{q, 0, size}}, "the FFT plan");
+    check.single_device(q, "the FFT plan");
 }
 
 /// The first pass's view of an input expression: its text, converted to Complex, and its
@@ -144,8 +144,7 @@ class [[nodiscard]] fft_term : public expression_tag {
     }
     void check(operand_check& c) const {
         check_fft_input(input_, plan_->input_size(), plan_->plan_queue());
-        c.gathered(layout{part_extent{plan_->plan_queue(), 0, plan_->output_size()}},
-                   "an FFT's result");
+        c.single_device(plan_->plan_queue(), "an FFT's result");
         c.sized(plan_->output_size(), "an FFT's result");
     }
 

@@ -208,10 +208,22 @@ reduce_by_key(const vector<K>& keys, const E& values, const vector<K>& out_keys,
                         out_keys.layout()[0].queue.device() == parts[0].queue.device() &&
                         out_values.layout()[0].queue.device() == parts[0].queue.device();
     if (direct) {
+        // In place (an output is the keys or read by the values): heads would overwrite keys
+        // and values that later tiles still read, so the runs go through scratch first.
+        const bool in_place =
+            check.involves(out_keys.layout()) || check.involves(out_values.layout());
+        const queue& q = parts[0].queue;
+        const std::size_t staged = std::max<std::size_t>(std::min(capacity, keys.size()), 1);
+        const buffer<K> keys_to = in_place ? buffer<K>(q, staged) : out_keys.part(0);
+        const buffer<V> values_to = in_place ? buffer<V>(q, staged) : out_values.part(0);
         const auto total = detail::reduce_by_key_part<K, V, Op, E>(
-            keys, value_node, 0, std::nullopt, std::nullopt, out_keys.part(0), out_values.part(0),
-            capacity, 0);
+            keys, value_node, 0, std::nullopt, std::nullopt, keys_to, values_to, capacity, 0);
         const auto runs = static_cast<std::size_t>(total.first);
+        if (in_place) {
+            const std::size_t placed = std::min(runs, capacity);
+            keys_to.copy_to(q, 0, out_keys.part(0), 0, placed);
+            values_to.copy_to(q, 0, out_values.part(0), 0, placed);
+        }
         if (runs > capacity) detail::throw_output_too_small(call, runs, capacity);
         return runs;
     }

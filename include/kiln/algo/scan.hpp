@@ -8,7 +8,8 @@
 // like kiln::minimum), or a KILN_FUNCTION T(T, T) that is associative; it need not commute.
 // Values are combined in the output's type. The input expression is evaluated inside the first
 // pass, element by element; it may read the output vector itself (in place), but not other
-// elements of the output (a shifted view of it would race with the writes).
+// elements of the output: through a stencil or a sparse product that is an invalid_argument_error,
+// through a view (a shifted slice, a gather) a race that is not detected.
 //
 // Dispatch, per device (docs/algorithms.md): a single pass with decoupled look-back where
 // work-groups that started earlier are guaranteed to progress (kiln::detail::
@@ -132,6 +133,7 @@ void scan(const Input& input, const vector<T>& output, bool exclusive, std::opti
     operand_check check(call);
     input.check(check);
     check.elementwise(output.layout(), output.size());
+    check.written(output.layout());
     if (output.size() == 0) return;
     const layout parts = check.launch_layout();
     for (std::size_t k = 0; k < parts.size(); ++k) {

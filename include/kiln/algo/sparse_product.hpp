@@ -57,6 +57,10 @@ row_statistics check_csr(std::size_t rows, std::size_t columns, std::span<const 
     const auto fail = [](const std::string& why) {
         throw invalid_argument_error("kiln::sparse_matrix", why);
     };
+    // Rows first: rows + 1 must not wrap to 0, and work lists hold row numbers in 32 bits.
+    if (rows >= std::numeric_limits<std::uint32_t>::max())
+        fail(std::to_string(rows) +
+             " rows: more than 2^32 - 2 rows are not supported (32-bit device indices)");
     if (row_pointers.size() != rows + 1)
         fail("row_pointers has " + std::to_string(row_pointers.size()) +
              " entries, rows + 1 = " + std::to_string(rows + 1) + " expected");
@@ -192,8 +196,11 @@ class sparse_statement {
         result_.check(rows);
         rows.sized(matrix_->rows(), "the matrix's rows");
         rows.on_queue(q);
+        rows.read_elsewhere(columns, "the sparse product's operand");
+        rows.written(target.layout());
         const layout row_parts = rows.launch_layout();
-        if (column_parts.size() != 1 || row_parts.size() != 1)
+        // Empty operands have no part at all; a matrix without columns still has rows (zeros).
+        if (column_parts.size() > 1 || row_parts.size() > 1)
             throw invalid_argument_error(call, "split vectors are not supported yet");
         if (matrix_->rows() == 0) return;
         launch_part(q, target_node, argument_list(0, 0));
@@ -388,14 +395,15 @@ class inline_product_node : public expression_tag {
             accumulate =
                 sum + " = " + complex_helper<T>(g.source, "cadd") + "(" + sum + ", " + term + ");";
         }
-        // ELL (width > 0): slot k of row idx at k * rows + idx; CSR: entries from the row
+        // ELL (width > 0, its slots per row plus one, so that a matrix without entries is ELL
+        // too): slot k of row idx at k * rows + idx; CSR (width 0): entries from the row
         // pointers. One text for both, so that the kernel does not depend on the format.
         g.statement(t + " " + sum + " = " + zero + "; { const ulong " + first + " = " + width +
                     " ? idx : " + pointers + "[idx]; const ulong " + count + " = " + width + " ? " +
-                    width + " : " + pointers + "[idx + 1] - " + first + "; const ulong " + step +
-                    " = " + width + " ? " + rows + " : 1; for (ulong " + k + " = 0; " + k + " < " +
-                    count + "; ++" + k + ") { const ulong " + entry + " = " + first + " + " + k +
-                    " * " + step + "; if (" + columns + "[" + entry +
+                    width + " - 1 : " + pointers + "[idx + 1] - " + first + "; const ulong " +
+                    step + " = " + width + " ? " + rows + " : 1; for (ulong " + k + " = 0; " + k +
+                    " < " + count + "; ++" + k + ") { const ulong " + entry + " = " + first +
+                    " + " + k + " * " + step + "; if (" + columns + "[" + entry +
                     "] == 0xffffffffu) break; { const ulong idx = " + columns + "[" + entry +
                     "]; " + accumulate + " } } }");
         return sum;
@@ -406,7 +414,7 @@ class inline_product_node : public expression_tag {
         args.buffer(storage.columns);
         args.buffer(storage.values);
         args.scalar<std::uint64_t>(
-            storage.layout.format == sparse_format::ell ? storage.layout.ell_width : 0);
+            storage.layout.format == sparse_format::ell ? storage.layout.ell_width + 1 : 0);
         args.scalar<std::uint64_t>(matrix_->rows());
         x_.collect(args);
     }
@@ -417,11 +425,11 @@ class inline_product_node : public expression_tag {
         x_.check(columns);
         columns.sized(matrix_->columns(), "the matrix's columns");
         columns.on_queue(matrix_->queue());
-        if (columns.launch_layout().size() != 1)
+        if (columns.launch_layout().size() > 1)
             throw invalid_argument_error("kiln::make_inline", "split vectors are not supported");
-        c.gathered(layout{part_extent{matrix_->queue(), 0, matrix_->rows()}},
-                   "an inlined sparse product");
+        c.single_device(matrix_->queue(), "an inlined sparse product");
         c.sized(matrix_->rows(), "an inlined sparse product");
+        c.read_elsewhere(columns, "an inlined sparse product's operand");
     }
 
   private:

@@ -16,10 +16,12 @@
 namespace kiln {
 namespace detail {
 
-/// Nodes that can be written: vectors and views.
+/// Nodes that can be written: vectors and views. written_layout() is the layout of the vector
+/// they write, which identifies it (operand_check::written).
 template <class T>
 concept target_node = expression_node<T> && requires(const T& t, generator& g) {
     { t.generate_target(g) } -> std::same_as<std::string>;
+    { t.written_layout() } -> std::same_as<const layout&>;
 };
 
 /// Targets[i] = Values[i] for every i and every element, in one kernel. All values are computed
@@ -36,6 +38,7 @@ class assignment {
         operand_check check(std::move(call));
         std::apply([&](const auto&... t) { (t.check(check), ...); }, targets_);
         std::apply([&](const auto&... v) { (v.check(check), ...); }, values_);
+        std::apply([&](const auto&... t) { (check.written(t.written_layout()), ...); }, targets_);
         const layout parts = check.launch_layout();
         for (std::size_t k = 0; k < parts.size(); ++k) {
             const part_extent& part = parts[k];

@@ -6,8 +6,9 @@
 //     never on run-time values, so one kernel per expression type serves every call;
 //   - collect(argument_list&): push its run-time arguments (buffers, scalars) in the same order
 //     as generate() declared the parameters;
-//   - check(operand_check&): report its size and where its data lives, so that mismatches are
-//     caught, with a clear message, before anything is enqueued.
+//   - check(operand_check&): report its size, where its data lives and which vectors it reads
+//     (at other positions than the element computed, too), so that mismatches and targets read
+//     elsewhere are caught, with a clear message, before anything is enqueued.
 #pragma once
 #pragma GCC visibility push(default)
 
@@ -195,22 +196,37 @@ class argument_list {
     std::vector<std::uint64_t> seen_;
 };
 
-/// Collects what the operands of one statement say about their sizes and devices, and rejects
-/// disagreements with invalid_argument_error.
+/// Collects what the operands of one statement say about their sizes, devices and vectors, and
+/// rejects disagreements, and targets read at other positions, with invalid_argument_error.
 class operand_check {
   public:
     explicit operand_check(std::string call) : call_(std::move(call)) {}
 
-    /// Data read or written element by element: the size and the split over devices must
-    /// agree with every other such operand.
+    /// A vector read or written element by element: the size and the split over devices must
+    /// agree with every other such operand. `parts` is the vector's own layout (vector::layout()),
+    /// which also identifies the vector for the aliasing checks below.
     void elementwise(const layout& parts, std::size_t size);
     /// A size without data of its own (element_index with a size, views).
     void sized(std::size_t size, std::string_view what);
-    /// Data read or written at computed positions (raw pointers, permutations, slices): only on
-    /// a single device, the one the rest of the statement runs on.
+    /// A vector read or written at computed positions (raw pointers, permutations, slices), by
+    /// its own layout: only on a single device, the one the rest of the statement runs on.
     void gathered(const layout& parts, std::string_view what);
+    /// Data of `what` on q's device alone (an FFT's result, an inlined product's rows), which
+    /// the rest of the statement must share.
+    void single_device(const kiln::queue& q, std::string_view what);
     /// The statement runs on this queue (reductions of expressions with no vector in them).
     void on_queue(const kiln::queue& q);
+
+    /// Whether `vector` (its layout) is among the vectors checked so far, read elsewhere included.
+    bool involves(const layout& vector) const;
+    /// `vector` is read at positions other than the element being computed (a stencil's
+    /// neighbours, by `what`); the second form says so of every vector `operand` checked (a
+    /// product's operand, read at the columns of each row).
+    void read_elsewhere(const layout& vector, std::string_view what);
+    void read_elsewhere(const operand_check& operand, std::string_view what);
+    /// `vector` is written by the statement, whose reads are all checked: refused if it is read
+    /// elsewhere, since work-items would read elements that others have already overwritten.
+    void written(const layout& vector) const;
 
     /// Where the statement runs: the element-wise operands' split, or one part on the device of
     /// the gathered data or given queue. Throws if the size or the device is unknown.
@@ -223,8 +239,15 @@ class operand_check {
     [[noreturn]] void fail(const std::string& why) const;
     void check_device(const kiln::device& dev, std::string_view what) const;
 
+    struct elsewhere_read {
+        const layout* vector;
+        std::string what;
+    };
+
     std::string call_;
     std::optional<std::size_t> size_;
+    std::vector<const layout*> vectors_;
+    std::vector<elsewhere_read> read_elsewhere_;
     const layout* elementwise_ = nullptr;
     std::optional<kiln::queue> single_queue_;
     std::string single_queue_source_;

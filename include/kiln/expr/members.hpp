@@ -35,6 +35,9 @@ class member_node : public expression_tag {
     }
     void collect(argument_list& args) const { inner_.collect(args); }
     void check(operand_check& c) const { inner_.check(c); }
+    const layout& written_layout() const noexcept requires(Writable&& target_node<Inner>) {
+        return inner_.written_layout();
+    }
 
     template <expression_operand E>
     requires(Writable&& target_node<Inner>) const member_node& operator=(const E& value) const {

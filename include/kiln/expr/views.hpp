@@ -2,12 +2,14 @@
 #pragma once
 #pragma GCC visibility push(default)
 
+#include <algorithm>
 #include <array>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <kiln/expr/assign.hpp>
 #include <kiln/expr/core.hpp>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -25,6 +27,7 @@ class view_base : public expression_tag {
     void check_storage(operand_check& c, std::string_view what) const {
         c.gathered(vector_->layout(), what);
     }
+    const layout& written_layout() const noexcept { return vector_->layout(); }
 
   protected:
     explicit view_base(Vector& vector) : vector_(&vector) {}
@@ -276,7 +279,17 @@ namespace detail {
 template <std::size_t Rank>
 requires(Rank >= 1 && Rank <= 3) class slicer {
   public:
-    explicit slicer(const std::array<std::size_t, Rank>& extents) : extents_(extents) {}
+    /// Throws invalid_argument_error where the extents' product (the elements) overflows size_t.
+    explicit slicer(const std::array<std::size_t, Rank>& extents) : extents_(extents) {
+        if (std::find(extents.begin(), extents.end(), 0) != extents.end()) return;
+        std::size_t elements = 1;
+        for (std::size_t e : extents) {
+            if (elements > std::numeric_limits<std::size_t>::max() / e)
+                detail::throw_bad_slice("extents " + describe(extents) +
+                                        " hold more than 2^64 - 1 elements");
+            elements *= e;
+        }
+    }
 
     template <vector_value T, slice_selector... Selectors>
     requires(sizeof...(Selectors) == Rank) auto operator()(vector<T>& v,
@@ -331,7 +344,9 @@ requires(Rank >= 1 && Rank <= 3) class slicer {
                                             std::to_string(extent));
                 geometry.offset += r.begin * pitch[dim];
                 if constexpr (view_rank > 0) {
-                    geometry.counts[kept] = (r.end - r.begin + r.step - 1) / r.step;
+                    // Not (end - begin + step - 1) / step, which wraps for steps near 2^64.
+                    geometry.counts[kept] =
+                        r.end == r.begin ? 0 : (r.end - r.begin - 1) / r.step + 1;
                     geometry.strides[kept] = r.step * pitch[dim];
                 }
                 ++kept;
@@ -340,6 +355,12 @@ requires(Rank >= 1 && Rank <= 3) class slicer {
         };
         (select(selectors), ...);
         return detail::slice_view<Vector, view_rank>(v, geometry);
+    }
+
+    static std::string describe(const std::array<std::size_t, Rank>& extents) {
+        std::string text;
+        for (std::size_t e : extents) text += (text.empty() ? "" : " x ") + std::to_string(e);
+        return text;
     }
 
     std::array<std::size_t, Rank> extents_;
