@@ -45,16 +45,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const world_format_error& e) {
         if (message != e.what()) broken("stream and bytes readers give different errors");
     }
-    // So must the file reader, which sizes the arrays by the file's size and reads them whole.
+    // So must the file reader, which sizes the arrays by the file's size and reads them whole,
+    // serially and in parallel chunks (pread; any size of array once parallel_from_cells is 0).
     const int file = memfd_create("heat_world_reader_fuzz", MFD_CLOEXEC);
-    if (file < 0 || write(file, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size()) ||
-        lseek(file, 0, SEEK_SET) != 0)
+    if (file < 0 || write(file, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size()))
         broken("cannot make an in-memory file");
-    try {
-        const world from_file = read_world(file, "a file");
-        if (!message.empty() || from_file != w) broken("file and bytes readers disagree");
-    } catch (const world_format_error& e) {
-        if (message != e.what()) broken("file and bytes readers give different errors");
+    for (const std::size_t parallel_from_cells : {parallel_read_cells, std::size_t{0}}) {
+        if (lseek(file, 0, SEEK_SET) != 0) broken("cannot rewind the in-memory file");
+        try {
+            const world from_file = read_world(file, "a file", parallel_from_cells);
+            if (!message.empty() || from_file != w) broken("file and bytes readers disagree");
+        } catch (const world_format_error& e) {
+            if (message != e.what()) broken("file and bytes readers give different errors");
+        }
     }
     close(file);
     if (!message.empty()) return 0;

@@ -22,17 +22,23 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <istream>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <streambuf>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #include "huge_pages.hpp"
 
@@ -92,6 +98,48 @@ class descriptor_streambuf : public std::streambuf {
         const off_t offset = lseek(fd_, 0, SEEK_CUR);
         if (offset < 0 || offset > status.st_size) return std::nullopt;
         return static_cast<std::uint64_t>(status.st_size - offset);
+    }
+
+    // The file's offset: where the bytes after those buffered come from.
+    std::uint64_t file_offset() const {
+        const off_t offset = lseek(fd_, 0, SEEK_CUR);
+        if (offset < 0) {
+            throw std::runtime_error("reading " + shown_ + " failed: " + std::strerror(errno));
+        }
+        return static_cast<std::uint64_t>(offset);
+    }
+
+    // Takes up to `size` buffered bytes into `out`; returns how many.
+    std::size_t take_buffered(char* out, std::size_t size) {
+        const std::size_t buffered = std::min<std::size_t>(size, egptr() - gptr());
+        if (buffered > 0) std::memcpy(out, gptr(), buffered);
+        gbump(static_cast<int>(buffered));  // at most the buffer's size
+        return buffered;
+    }
+
+    // Reads `size` bytes at the file's `offset` into `out` without moving the file's offset (safe
+    // from several threads); fewer only where the file ends.
+    std::size_t read_at(char* out, std::size_t size, std::uint64_t offset) const {
+        std::size_t done = 0;
+        while (done < size) {
+            const std::size_t request = std::min(size - done, std::size_t{1} << 30);
+            const ssize_t got =
+                ::pread(fd_, out + done, request, static_cast<off_t>(offset + done));
+            if (got == 0) break;
+            if (got < 0) {
+                if (errno == EINTR) continue;
+                throw std::runtime_error("reading " + shown_ + " failed: " + std::strerror(errno));
+            }
+            done += static_cast<std::size_t>(got);
+        }
+        return done;
+    }
+
+    // Moves the file's offset past bytes read with read_at.
+    void skip_to(std::uint64_t offset) {
+        if (lseek(fd_, static_cast<off_t>(offset), SEEK_SET) < 0) {
+            throw std::runtime_error("reading " + shown_ + " failed: " + std::strerror(errno));
+        }
     }
 
   protected:
@@ -175,8 +223,14 @@ class world_parser {
   public:
     // `input_size`: how many bytes the source holds from here on, where that is known (a regular
     // file, bytes in memory), so that the binary arrays are allocated once.
-    world_parser(std::streambuf& source, std::optional<std::uint64_t> input_size)
-        : source_(source), input_size_(input_size) {}
+    // `file`: the same source where it is a file descriptor, so that large arrays of a regular
+    // file can be read by several threads.
+    world_parser(std::streambuf& source, std::optional<std::uint64_t> input_size,
+                 descriptor_streambuf* file = nullptr, std::size_t parallel_from_cells = 0)
+        : source_(source),
+          input_size_(input_size),
+          file_(file),
+          parallel_from_cells_(parallel_from_cells) {}
 
     world parse() {
         skip_whitespace();
@@ -377,6 +431,10 @@ class world_parser {
             known = static_cast<std::size_t>(
                 std::min<std::uint64_t>(count, (*input_size_ - offset_) / sizeof(T)));
         }
+        if (file_ != nullptr && known == count && count >= parallel_from_cells_) {
+            read_binary_words_in_parallel(words, count, what, check);
+            return;
+        }
         reserve_huge(words, std::min(count, std::max(known, cells_per_chunk)));
         while (words.size() < count) {
             const std::size_t done = words.size();
@@ -404,6 +462,93 @@ class world_parser {
             check(done, std::span<const T>(first, piece));
         }
         after_binary_payload_ = true;
+    }
+
+    // read_binary_words for a regular file that holds all `count` words: the buffered bytes
+    // first, then the rest in chunks that the threads take in turn, each read with pread and
+    // checked a piece at a time. The first failure in the file's order is reported, as the serial
+    // reader would report it.
+    template <class T, class Check>
+    void read_binary_words_in_parallel(std::vector<T>& words, std::size_t count, const char* what,
+                                       Check& check) {
+        reserve_huge(words, count);
+        words.resize(count);
+        char* const bytes = reinterpret_cast<char*>(words.data());
+        const std::size_t total = count * sizeof(T);
+        const std::size_t buffered = file_->take_buffered(bytes, total);
+        const std::uint64_t file_start = file_->file_offset();
+        // Threads take chunks in the file's order, so when one fails every earlier chunk has been
+        // taken and is finished: the failure at the smallest index is the first in the file.
+        constexpr std::size_t cells_per_take = 16 * cells_per_piece;
+        std::atomic<std::size_t> next_take{0};
+        std::mutex failure_lock;
+        std::atomic<std::size_t> failed_at{count};
+        std::exception_ptr failure;
+        const auto read_chunks = [&] {
+            for (;;) {
+                const std::size_t take = next_take.fetch_add(cells_per_take);
+                // Chunks after a failure need not be read; those before it must be.
+                if (take >= count || take > failed_at) return;
+                std::size_t first = take;
+                try {
+                    for (const std::size_t end = std::min(count, take + cells_per_take);
+                         first < end; first += cells_per_piece) {
+                        const std::size_t piece = std::min(cells_per_piece, end - first);
+                        read_piece<T>(bytes, buffered, file_start, first, piece, count, what);
+                        check(first, std::span<const T>(words.data() + first, piece));
+                    }
+                } catch (...) {
+                    const std::lock_guard lock(failure_lock);
+                    if (first < failed_at) {
+                        failed_at = first;
+                        failure = std::current_exception();
+                    }
+                    return;
+                }
+            }
+        };
+        {
+            std::vector<std::jthread> helpers;
+            const std::size_t wanted = std::min<std::size_t>(
+                std::max(1u, std::thread::hardware_concurrency()), count / cells_per_take);
+            try {
+                while (helpers.size() + 1 < wanted) helpers.emplace_back(read_chunks);
+            } catch (const std::system_error&) {
+                // Fewer threads than cores (a thread limit): those that started read it all.
+            }
+            read_chunks();
+        }
+        if (failure) std::rethrow_exception(failure);
+        file_->skip_to(file_start + (total - buffered));
+        offset_ += total;
+        after_binary_payload_ = true;
+    }
+
+    // Reads words [first, first + piece) of an array of `count` at `bytes` (its first `buffered`
+    // bytes already there) from the file, whose array bytes past the buffered ones start at
+    // `file_start`; swaps them to the host's order.
+    template <class T>
+    void read_piece(char* bytes, std::size_t buffered, std::uint64_t file_start, std::size_t first,
+                    std::size_t piece, std::size_t count, const char* what) const {
+        const std::size_t from = std::max(first * sizeof(T), buffered);
+        const std::size_t to = (first + piece) * sizeof(T);
+        if (to > from) {
+            const std::size_t got =
+                file_->read_at(bytes + from, to - from, file_start + (from - buffered));
+            if (got != to - from) {
+                fail_at_byte(payload_start_ + from + got,
+                             "input ends after " + std::to_string((from + got) / sizeof(T)) +
+                                 " of " + std::to_string(count) + " " + what);
+            }
+        }
+        if constexpr (std::endian::native == std::endian::big) {
+            for (T& word : std::span<T>(reinterpret_cast<T*>(bytes) + first, piece)) {
+                std::uint32_t word_bits;
+                std::memcpy(&word_bits, &word, 4);
+                word_bits = __builtin_bswap32(word_bits);
+                std::memcpy(&word, &word_bits, 4);
+            }
+        }
     }
 
     void read_binary_flags(world& w, std::size_t cells) {
@@ -518,6 +663,8 @@ class world_parser {
 
     std::streambuf& source_;
     std::optional<std::uint64_t> input_size_;
+    descriptor_streambuf* file_ = nullptr;
+    std::size_t parallel_from_cells_ = 0;
     std::uint64_t offset_ = 0;
     std::uint64_t line_ = 1;
     std::uint64_t payload_start_ = 0;
@@ -539,9 +686,9 @@ world read_world(std::string_view bytes) {
     return world_parser(source, bytes.size()).parse();
 }
 
-world read_world(int fd, const std::string& shown) {
+world read_world(int fd, const std::string& shown, std::size_t parallel_from_cells) {
     descriptor_streambuf source(fd, shown);
-    return world_parser(source, source.remaining_in_file()).parse();
+    return world_parser(source, source.remaining_in_file(), &source, parallel_from_cells).parse();
 }
 
 }  // namespace kiln::heat

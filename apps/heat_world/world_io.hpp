@@ -1,6 +1,7 @@
 // Strict readers and byte-exact writers for the HPCEHeatWorldV0 text and binary formats.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <stdexcept>
@@ -46,8 +47,13 @@ world read_world(std::istream& in);
 world read_world(std::string_view bytes);
 // The same from the open file descriptor `fd` (standard input, a file, a pipe), in large reads,
 // the binary arrays straight into the world's memory. A read that fails throws
-// std::runtime_error("reading <shown> failed: <reason>").
-world read_world(int fd, const std::string& shown);
+// std::runtime_error("reading <shown> failed: <reason>"). The binary arrays of a regular file
+// with at least `parallel_from_cells` cells are read and checked by one thread per core, each
+// reading its chunks with pread (one thread's copies from the page cache fall well short of the
+// disk cache's speed on many-core machines); errors are the same as those of a serial read.
+inline constexpr std::size_t parallel_read_cells = std::size_t{1} << 24;
+world read_world(int fd, const std::string& shown,
+                 std::size_t parallel_from_cells = parallel_read_cells);
 
 // Writes exactly the bytes the original coursework program wrote for the same world.
 // Throws std::runtime_error when the stream fails.

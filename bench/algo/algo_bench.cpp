@@ -34,6 +34,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "algo_data.hpp"
@@ -63,10 +64,15 @@ std::map<std::string, double> cub_reference(int log2_scan, int log2_key, int log
     return times;
 }
 
+/// The bound of memory-bound rows: the device's copy bandwidth, or on a CPU device the host's
+/// copy on all cores (GB/s, bytes read plus written).
+double copy_bound_gb_per_s = 0;
+
 void row(const char* what, double seconds, double bytes, double elements, double reference,
          const char* reference_name, const char* check) {
-    std::printf("| %s | %.3f ms | %.1f GB/s | %.2f Gelem/s |", what, seconds * 1e3,
-                bytes / seconds / 1e9, elements / seconds / 1e9);
+    const double gb_per_s = bytes / seconds / 1e9;
+    std::printf("| %s | %.3f ms | %.1f GB/s | %.2f | %.2f Gelem/s |", what, seconds * 1e3, gb_per_s,
+                gb_per_s / copy_bound_gb_per_s, elements / seconds / 1e9);
     if (reference > 0)
         std::printf(" %.2fx %s (%.3f ms) | %s |\n", reference / seconds, reference_name,
                     reference * 1e3, check);
@@ -90,6 +96,17 @@ int main(int argc, char** argv) {
         const char* shape = argv[4];
         for (const auto a : {kiln::detail::algorithm::scan, kiln::detail::algorithm::select,
                              kiln::detail::algorithm::reduce_by_key}) {
+            if (*shape == 'c') {
+                // cB: the scan by chunks of B bytes (the others keep their rows).
+                if (a == kiln::detail::algorithm::scan) {
+                    auto chunked = kiln::detail::policy_for(a, dev);
+                    chunked.chunk_bytes = std::strtoul(shape + 1, nullptr, 10);
+                    candidate.push_back(
+                        std::make_unique<kiln::detail::scoped_algorithm_policy>(a, chunked));
+                }
+                if (const char* next = std::strchr(shape, ',')) shape = next + 1;
+                continue;
+            }
             char* rest = nullptr;
             kiln::detail::algorithm_policy policy{
                 std::strtoul(shape, nullptr, 10),
@@ -120,9 +137,12 @@ int main(int argc, char** argv) {
     const auto scan_policy = kiln::detail::policy_for(kiln::detail::algorithm::scan, dev);
 
     std::printf(
-        "### kiln algorithms, %s (%s), scan path: %s, scan tile %zux%zu depth %zu, full tiles: "
-        "%s, group scans: %s%s\n\n",
+        "### kiln algorithms, %s (%s), scan strategy: %s, scan path: %s, scan tile %zux%zu "
+        "depth %zu, full tiles: %s, group scans: %s%s\n\n",
         dev.name().c_str(), std::string(kiln::to_string(dev.backend())).c_str(),
+        scan_policy.chunk_bytes
+            ? ("chunks of " + std::to_string(scan_policy.chunk_bytes) + " bytes").c_str()
+            : "tiles",
         dispatch_lookback ? "decoupled look-back" : "reduce-then-scan", scan_policy.work_group_size,
         scan_policy.items_per_work_item, scan_policy.lookback_depth,
         scan_policy.full_tiles == kiln::detail::tile_access::wide       ? "16-byte accesses"
@@ -130,19 +150,41 @@ int main(int argc, char** argv) {
                                                                         : "guarded loops",
         scan_policy.sub_group_size ? "sub-group shuffles" : "local memory",
         scan_policy.ptx_shuffles ? " (inline PTX)" : "");
-    std::printf("copy bandwidth (device to device, limit): %.1f GB/s\n\n", copy_gb_per_s);
+    std::printf("copy bandwidth (device to device, limit): %.1f GB/s\n", copy_gb_per_s);
+    copy_bound_gb_per_s = copy_gb_per_s;
+    if (cpu) {
+        // The memory the CPU device shares, copied by every core (STREAM's copy), at the scan's
+        // size: the bound that "of copy" divides by.
+        copy_bound_gb_per_s = kiln::bench::host_copy_bandwidth(n_scan * 4);
+        std::printf("host copy on %u threads (memcpy, %zu MiB, the bound): %.1f GB/s\n",
+                    std::max(1u, std::thread::hardware_concurrency()), n_scan * 4 >> 20,
+                    copy_bound_gb_per_s);
+    }
     std::printf(
-        "| work | time | bandwidth | elements | reference | check |\n|---|---|---|---|---|---|\n");
+        "\n| work | time | bandwidth | of copy | elements | reference | check |\n"
+        "|---|---|---|---|---|---|---|\n");
 
     // A candidate shape a device cannot build (too much local memory) fails its own row only.
     const auto guarded = [](const char* what, const auto& work) {
         try {
             work();
         } catch (const std::exception& e) {
-            std::printf("| %s | failed: %s | | | | |\n", what, e.what());
+            std::printf("| %s | failed: %s | | | | | |\n", what, e.what());
         }
     };
     const auto measure = [&](const char* variant) {
+        guarded("y = x", [&] {
+            std::vector<std::int32_t> host(n_scan), copied(n_scan);
+            for (std::size_t i = 0; i < n_scan; ++i) host[i] = algo_data::scan_value(i);
+            kiln::vector<std::int32_t> x(q, host), y(q, n_scan);
+            const double s = best_seconds_per_call(q, 5, 10, [&] { y = x; });
+            const double host_s = best_host_seconds(
+                cpu ? 3 : 1, [&] { std::copy(host.begin(), host.end(), copied.begin()); });
+            char what[96];
+            std::snprintf(what, sizeof what, "y = x int32, n = 2^%d%s", log2_scan, variant);
+            row(what, s, 2.0 * n_scan * 4, double(n_scan), cpu ? host_s : 0, "std::copy, 1 thread",
+                y.read() == host ? "matches" : "MISMATCH");
+        });
         guarded("inclusive_scan", [&] {
             std::vector<std::int32_t> host(n_scan), expected(n_scan);
             for (std::size_t i = 0; i < n_scan; ++i) host[i] = algo_data::scan_value(i);
@@ -158,6 +200,23 @@ int main(int argc, char** argv) {
             row(what, s, 2.0 * n_scan * 4, double(n_scan), cpu ? host_s : reference["scan"],
                 cpu ? "std::inclusive_scan, 1 thread" : "CUB DeviceScan::InclusiveSum",
                 ok ? "matches std" : "MISMATCH");
+        });
+        guarded("exclusive_scan float", [&] {
+            // Partial sums of scan_value stay small whole numbers: exact in any order.
+            std::vector<float> host(n_scan), expected(n_scan);
+            for (std::size_t i = 0; i < n_scan; ++i) host[i] = float(algo_data::scan_value(i));
+            kiln::vector<float> x(q, host), y(q, n_scan);
+            const double s =
+                best_seconds_per_call(q, 5, 10, [&] { kiln::exclusive_scan(x, y, 0.0f); });
+            const double host_s = best_host_seconds(cpu ? 3 : 1, [&] {
+                std::exclusive_scan(host.begin(), host.end(), expected.begin(), 0.0f);
+            });
+            const bool ok = y.read() == expected;
+            char what[96];
+            std::snprintf(what, sizeof what, "exclusive_scan float, n = 2^%d%s", log2_scan,
+                          variant);
+            row(what, s, 2.0 * n_scan * 4, double(n_scan), cpu ? host_s : 0,
+                "std::exclusive_scan, 1 thread", ok ? "matches std" : "MISMATCH");
         });
         guarded("reduce_by_key", [&] {
             std::vector<std::int32_t> keys(n_key), values(n_key);
@@ -247,6 +306,13 @@ int main(int argc, char** argv) {
         if (dispatch_lookback) {
             const kiln::detail::scoped_forward_progress three_passes(false);
             measure(" (reduce-then-scan)");
+        }
+        if (scan_policy.chunk_bytes) {
+            // The tile kernels, the GPU shape the scan took on every device before its CPU
+            // strategy, in the same run.
+            const kiln::detail::scoped_algorithm_policy tiles(
+                kiln::detail::algorithm::scan, {.work_group_size = 16, .items_per_work_item = 64});
+            measure(" (tiles: GPU shape)");
         }
     }
     return 0;

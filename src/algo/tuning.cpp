@@ -41,6 +41,12 @@ constexpr algorithm_policy radix(std::size_t work_group_size, std::size_t items_
             .multi_split = multi_split};
 }
 
+/// The scan by chunks of one work-item each (algorithm_policy::chunk_bytes).
+constexpr algorithm_policy chunks(algorithm_policy p, std::size_t chunk_bytes) {
+    p.chunk_bytes = chunk_bytes;
+    return p;
+}
+
 /// Radix sort by key: values in a local array of their own, beside the keys.
 constexpr algorithm_policy values_beside_keys(algorithm_policy p) {
     p.values_beside_keys = true;
@@ -104,11 +110,9 @@ constexpr std::array table{
     tuning_row{scan, any_gpu, policy(256, 8),
                "any other GPU: half the NVIDIA tile, for devices with less local memory; "
                "not measured"},
-    tuning_row{scan, any_cpu, policy(16, 64),
-               "CPU devices (PoCL): few work-items per group, since PoCL runs a group's items "
-               "in loops split at each barrier. PoCL, 2 shared cores, 2^22 int32 (2026-11-22): "
-               "16x64 ~19 ms, 4x1024 ~17 ms, 1x4096 ~21 ms, 64x64 and 256x16 slower; all "
-               "within noise of each other and far from one host thread"},
+    tuning_row{scan, any_cpu, chunks(policy(16, 64), 64 * 1024),
+               "CPU devices: chunks of one work-item each, 64 KiB of values, which a core's L2 "
+               "holds between the scan and its fix (docs/benchmarks.md, CPU scans)"},
     tuning_row{scan, any_device, policy(64, 4),
                "anything else: small and safe, not measured"},
     // --- stream compaction (copy_if, unique) ---------------------------------------------------
@@ -141,10 +145,11 @@ constexpr std::array table{
                "ms"},
     tuning_row{select, any_gpu, policy(256, 8),
                "as the generic GPU scan row; not measured"},
-    tuning_row{select, any_cpu, direct_writes(policy(16, 64)),
-               "as the CPU scan row; each work-item writes its own kept elements: PoCL, 2 "
-               "shared cores, bench/algo 2^20 (2026-11-22): direct 9.3 ms, staged in local "
-               "memory 20.8 ms (PoCL loops over a group's items at each barrier)"},
+    tuning_row{select, any_cpu, chunks(direct_writes(policy(16, 64)), 64 * 1024),
+               "as the CPU scan row (chunks); its tile shape, for tests, writes from each "
+               "work-item: PoCL, 2 shared cores, bench/algo 2^20 (2026-11-22): direct 9.3 ms, "
+               "staged in local memory 20.8 ms (PoCL loops over a group's items at each "
+               "barrier)"},
     tuning_row{select, any_device, policy(64, 4),
                "anything else: small and safe, not measured"},
     // --- reduce_by_key -------------------------------------------------------------------------
@@ -201,8 +206,8 @@ constexpr std::array table{
                "allows this kernel 256 work-items"},
     tuning_row{reduce_by_key, any_gpu, policy(256, 4),
                "any other GPU; not measured"},
-    tuning_row{reduce_by_key, any_cpu, policy(16, 64),
-               "as the CPU scan row"},
+    tuning_row{reduce_by_key, any_cpu, chunks(policy(16, 64), 64 * 1024),
+               "as the CPU scan row (chunks; the tile shape, kept for tests, as it was)"},
     tuning_row{reduce_by_key, any_device, policy(64, 4),
                "anything else: small and safe, not measured"},
     // --- radix sort (items for 4-byte keys alone; sort.cpp scales them for wider elements) ---
@@ -414,7 +419,8 @@ std::string algorithm_policy::key() const {
             : full_tiles == tile_access::wide   ? " wide"
                                                 : "") +
            (ballot_flags ? "" : " bytes") + (values_beside_keys ? " beside" : "") +
-           (register_runs ? " runs" : "");
+           (register_runs ? " runs" : "") +
+           (chunk_bytes ? " chunks" + std::to_string(chunk_bytes) : "");
 }
 
 std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size) {
@@ -494,6 +500,16 @@ fft_pipeline_policy fft_pipeline_policy_for(const device& dev) {
 
 scoped_fft_pipeline_policy::scoped_fft_pipeline_policy(fft_pipeline_policy policy)
     : override_(pipeline_override, policy, override_mutex) {}
+
+bool chunk_groups_make_progress(const device& dev) {
+    const device_quirks quirks = device_quirks_for(dev.properties());
+    bool progress = quirks.groups_make_progress || quirks.groups_run_on_threads;
+    {
+        std::lock_guard lock(override_mutex);
+        if (progress_override) progress = *progress_override;
+    }
+    return progress && quirks.global_fence_orders_device;
+}
 
 bool global_fence_orders_device(const device& dev) {
     // Not overridable: a test that forces look-back must not run it where it is wrong.

@@ -17,6 +17,12 @@ struct device_quirks {
     /// CPU device: not promised (OpenCL gives no such guarantee, and its work-group scheduling
     /// is an implementation detail, e.g. with POCL_MAX_PTHREAD_COUNT=1). Unknown devices: not.
     bool groups_make_progress = false;
+    /// Each work-group runs from start to end on one thread of the host, and the threads are the
+    /// operating system's: CPU devices (PoCL's pthread and basic drivers run a group's items as
+    /// loops in one call). A group that took a ticket then finishes whatever later groups do,
+    /// which is what chunk kernels of one work-item each need (scan_chunks.hpp); tile kernels
+    /// whose groups wait inside barrier regions do not rely on it.
+    bool groups_run_on_threads = false;
     /// mem_fence(CLK_GLOBAL_MEM_FENCE) orders a work-item's global writes as seen by other
     /// work-groups. CUDA: it is __threadfence(). CPU devices: stores stay in order (x86-64).
     /// NVIDIA's OpenCL: apparently not. A single-pass copy_if whose counts sat apart from their
@@ -67,6 +73,7 @@ inline device_quirks device_quirks_for(const device_properties& props) {
         std::isdigit(static_cast<unsigned char>(props.driver_version[0])) &&
         std::stoi(props.driver_version) >= 5;
     return {.groups_make_progress = gpu && (props.backend == backend_kind::cuda || nvidia),
+            .groups_run_on_threads = props.type == device_type::cpu,
             .global_fence_orders_device =
                 props.backend == backend_kind::cuda || props.type == device_type::cpu,
             .subgroup_ballot_incomplete = pocl,

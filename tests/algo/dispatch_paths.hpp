@@ -10,8 +10,9 @@ namespace kiln::test {
 
 /// Runs `body` once per dispatch path: decoupled look-back (safe on PoCL too: its groups run on
 /// threads of their own or one after another, and tickets are taken in start order) and
-/// reduce-then-scan; where group scans shuffle within sub-groups (CUDA's warp shuffles, inline
-/// PTX on NVIDIA's OpenCL), once more with the local-memory group scans.
+/// reduce-then-scan (chunk kernels: chained, and in two passes); where group scans shuffle within
+/// sub-groups (CUDA's warp shuffles, inline PTX on NVIDIA's OpenCL), once more with the
+/// local-memory group scans.
 template <class Body>
 void on_every_dispatch_path(const kiln::device& dev, Body&& body) {
     for (const bool lookback : {true, false}) {
@@ -26,30 +27,66 @@ void on_every_dispatch_path(const kiln::device& dev, Body&& body) {
     }
 }
 
+/// The chunk kernels' size in the tests (scan_chunks.hpp): 1 KiB, so that the tests' sizes span
+/// many chunks.
+inline constexpr std::size_t test_chunk_bytes = 1024;
+
+/// `a`'s policy on `dev` with its strategy set: the row's tile shape (chunk_bytes 0: the CPU
+/// rows keep theirs beside their chunks) or chunks of test_chunk_bytes.
+inline kiln::detail::algorithm_policy strategy_policy(kiln::detail::algorithm a,
+                                                      const kiln::device& dev, bool chunks) {
+    auto policy = kiln::detail::policy_for(a, dev);
+    policy.chunk_bytes = chunks ? test_chunk_bytes : 0;
+    return policy;
+}
+
+/// Runs `body` through `a`'s chunk kernels on every dispatch path (chained, and in two passes).
+template <class Body>
+void on_chunks(const kiln::device& dev, kiln::detail::algorithm a, Body&& body) {
+    SCOPED_TRACE("chunks");
+    const kiln::detail::scoped_algorithm_policy chunks(a, strategy_policy(a, dev, true));
+    on_every_dispatch_path(dev, body);
+}
+
+/// For scans: every dispatch path with tiles, then with chunks, whichever the device's row
+/// chooses.
+template <class Body>
+void on_every_scan_strategy(const kiln::device& dev, Body&& body) {
+    using kiln::detail::algorithm;
+    {
+        SCOPED_TRACE("tiles");
+        const kiln::detail::scoped_algorithm_policy tiles(
+            algorithm::scan, strategy_policy(algorithm::scan, dev, false));
+        on_every_dispatch_path(dev, body);
+    }
+    on_chunks(dev, algorithm::scan, body);
+}
+
 /// For stream compaction: every dispatch path with the tiles' kept elements staged in local
 /// memory (32-bit counts where they fit), then with each work-item writing its own (64-bit
-/// counts), whichever the device's rows choose.
+/// counts), then with chunks, whichever the device's rows choose.
 template <class Body>
 void on_every_compaction_path(const kiln::device& dev, Body&& body) {
     using kiln::detail::algorithm;
     for (const bool staged : {true, false}) {
-        SCOPED_TRACE(staged ? "staged writes" : "direct writes");
-        auto select = kiln::detail::policy_for(algorithm::select, dev);
+        SCOPED_TRACE(staged ? "tiles, staged writes" : "tiles, direct writes");
+        auto select = strategy_policy(algorithm::select, dev, false);
         select.staged_writes = staged;
         const kiln::detail::scoped_algorithm_policy select_policy(algorithm::select, select);
         on_every_dispatch_path(dev, body);
     }
+    on_chunks(dev, algorithm::select, body);
 }
 
 /// For reduce_by_key: every dispatch path with its tiles keeping runs in local memory, then in
-/// registers (full tiles by 16-byte loads, where keys and values allow), whichever the device's
-/// rows choose.
+/// registers (full tiles by 16-byte loads, where keys and values allow), then with chunks,
+/// whichever the device's rows choose.
 template <class Body>
 void on_every_run_tile(const kiln::device& dev, Body&& body) {
     using kiln::detail::algorithm;
     for (const bool registers : {false, true}) {
         SCOPED_TRACE(registers ? "runs in registers" : "runs in local memory");
-        auto policy = kiln::detail::policy_for(algorithm::reduce_by_key, dev);
+        auto policy = strategy_policy(algorithm::reduce_by_key, dev, false);
         policy.register_runs = registers;
         if (registers) {
             policy.full_tiles = kiln::detail::tile_access::wide;
@@ -59,6 +96,7 @@ void on_every_run_tile(const kiln::device& dev, Body&& body) {
         const kiln::detail::scoped_algorithm_policy by_key(algorithm::reduce_by_key, policy);
         on_every_dispatch_path(dev, body);
     }
+    on_chunks(dev, algorithm::reduce_by_key, body);
 }
 
 }  // namespace kiln::test

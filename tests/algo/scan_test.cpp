@@ -1,6 +1,6 @@
-// inclusive_scan and exclusive_scan on every device, through both dispatch paths, against
-// std::inclusive_scan / std::exclusive_scan. CTest also runs it with PoCL limited to one thread
-// (the reduce-then-scan fallback by default) and with PoCL shown as two devices (split vectors).
+// inclusive_scan and exclusive_scan on every device, through both strategies (tiles, chunks) and
+// each through both dispatch paths, against std::inclusive_scan / std::exclusive_scan. CTest also
+// runs it with PoCL limited to one thread and with PoCL shown as two devices (split vectors).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -37,18 +37,22 @@ std::uint64_t host_affine_then(std::uint64_t f, std::uint64_t g) {
 
 class scan_test : public kiln::test::device_queue_test {
   protected:
-    /// Sizes around one tile of T on this device, and one large size.
+    /// Sizes around one tile (or chunk) of T on this device, and one large size.
     template <class T>
     std::vector<std::size_t> sizes(bool large = true) const {
-        const std::size_t tile =
-            kiln::detail::value_policy<T>(algorithm::scan, device()).tile_size();
+        const auto policy = kiln::detail::value_policy<T>(algorithm::scan, device());
+        const std::size_t tile = policy.chunk_bytes
+                                     ? kiln::detail::chunk_elements(policy, sizeof(T))
+                                     : policy.tile_size();
         std::vector<std::size_t> result = {0, 1, 2, tile - 1, tile, tile + 1, 3 * tile + 5};
         if (large) result.push_back(1000007);
         return result;
     }
+    /// Runs `body` through both strategies on this device (tiles, chunks), each through every
+    /// dispatch path.
     template <class Body>
     void on_both_paths(Body&& body) {
-        kiln::test::on_every_dispatch_path(device(), body);
+        kiln::test::on_every_scan_strategy(device(), body);
     }
 };
 
@@ -210,6 +214,7 @@ TEST_P(scan_test, unrolled_and_wide_full_tiles_match_std) {
     for (const tile_access access : {tile_access::unrolled, tile_access::wide}) {
         SCOPED_TRACE(access == tile_access::wide ? "16-byte accesses" : "unrolled loops");
         auto policy = kiln::detail::policy_for(algorithm::scan, device());
+        policy.chunk_bytes = 0;
         policy.full_tiles = access;
         // PoCL takes seconds to compile loops of 64 items unrolled; the text is the same at 8.
         if (device().is_cpu()) policy.items_per_work_item = 8;
@@ -250,8 +255,8 @@ TEST_P(scan_test, size_mismatch_is_rejected) {
 }
 
 TEST_P(scan_test, the_default_dispatch_is_correct) {
-    // Whatever this device's forward-progress flag says (with POCL_MAX_PTHREAD_COUNT=1, as
-    // CTest runs this binary once, reduce-then-scan on PoCL).
+    // Whatever strategy this device's row gives and whatever its forward-progress flags say
+    // (PoCL: chained chunks, also with POCL_MAX_PTHREAD_COUNT=1, as CTest runs this binary once).
     const std::size_t n = 1000007;
     const auto host = random_values<std::int32_t>(n, -1000, 1000, 5);
     kiln::vector<std::int32_t> x(q, host), y(q, n);

@@ -36,7 +36,8 @@ std::uint64_t compaction_count_base();
 struct compaction_plan {
     algorithm_policy policy;
     /// 32-bit counts (uint, one-word look-back states with the flag in the high half) where the
-    /// part's counts stay below 2^31; else 64-bit counts (62 bits beside the flag).
+    /// part's counts stay below 2^31 and the tiles stage their writes or chunks are used; else
+    /// 64-bit counts (62 bits beside the flag).
     bool narrow = false;
     /// The count before the part's first element (0 but under scoped_compaction_count_base).
     std::uint64_t base = 0;
@@ -49,7 +50,8 @@ struct compaction_plan {
 template <class T>
 compaction_plan plan_compaction(const device& dev, std::size_t n) {
     compaction_plan plan{policy_for(algorithm::select, dev), false, compaction_count_base()};
-    plan.narrow = plan.policy.staged_writes && plan.base + n < (std::uint64_t{1} << 31);
+    plan.narrow = (plan.policy.staged_writes || plan.policy.chunk_bytes) &&
+                  plan.base + n < (std::uint64_t{1} << 31);
     const std::size_t widest = std::max<std::size_t>(plan.narrow ? 4 : 8, sizeof(T));
     if (widest > 4 && plan.policy.items_per_work_item > 1) plan.policy.items_per_work_item /= 2;
     return plan;
@@ -68,13 +70,13 @@ std::size_t run_counting_scan(const algorithm_program& program, const queue& q,
                               const compaction_plan& plan, std::size_t n, std::size_t part,
                               std::size_t part_begin, Collect&& collect) {
     const algorithm_policy& policy = plan.policy;
-    const std::size_t tiles = (n + policy.tile_size() - 1) / policy.tile_size();
-    temporary_lease scratch = temporary_pool::acquire(q, scan_scratch_bytes(tiles, sizeof(Count)));
+    temporary_lease scratch =
+        temporary_pool::acquire(q, scan_family_scratch_bytes(policy, n, sizeof(Count)));
     std::optional<Count> carry;
     if (plan.base > 0) carry = static_cast<Count>(plan.base);
     const state_packing packing =
         plan.narrow ? state_packing::low_32_bits : state_packing::count_62_bits;
-    const event done = run_scan_passes<Count>(program, q, policy, packing, n, part, part_begin,
+    const event done = run_scan_family<Count>(program, q, policy, packing, n, part, part_begin,
                                               carry, scratch, [&] {
                                                   argument_list args(part, part_begin);
                                                   args.scalar<std::uint64_t>(n);
@@ -175,7 +177,7 @@ requires detail::storable_as<T, expression_value_t<E>> && detail::real_number<ex
             const std::string value =
                 detail::convert_value<T, expression_value_t<E>>(b, in.generate(g));
             const auto statements = g.statements();
-            if (plan.policy.staged_writes)
+            if (plan.policy.staged_writes && !plan.policy.chunk_bytes)
                 return detail::element_text{.statements = statements,
                                             .value = keep,
                                             .style = detail::scatter_style::staged_compaction,
@@ -253,7 +255,7 @@ std::size_t unique(const vector<T>& keys) {
                 "(" + plan.count_type() +
                 ")(idx == 0 ? !kiln_has_previous || kiln_keys[0] != kiln_previous : "
                 "kiln_keys[idx] != kiln_keys[idx - 1])";
-            if (plan.policy.staged_writes)
+            if (plan.policy.staged_writes && !plan.policy.chunk_bytes)
                 return detail::element_text{.value = head,
                                             .style = detail::scatter_style::staged_compaction,
                                             .kept_type = t,

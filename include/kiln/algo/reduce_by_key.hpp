@@ -82,69 +82,71 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
     const std::string key = "reduce_by_key " + kt + " " + v + " " + operation_traits<Op, V>::key() +
                             " " + policy.key() + (packed ? " p30 " : " ") +
                             typeid(value_node).name();
-    const auto& program = algorithm_program_for(q.device(), key, scan_kernel_names(), [&] {
-        const declare_input declare = [&](source_builder& b) {
-            b.parameter("global " + kt + "* kiln_out_keys");
-            b.parameter("global " + v + "* kiln_out_values");
-            b.parameter("ulong kiln_capacity");
-            b.parameter("ulong kiln_run_base");
-            b.parameter("int kiln_has_previous");
-            b.parameter(kt + " kiln_previous_key");
-            b.parameter("global const " + kt + "* kiln_keys");
-            generator g(b);
-            const std::string value =
-                convert_value<V, expression_value_t<E>>(b, value_node.generate(g));
-            // A part's first element begins a run unless it continues the part before.
-            const std::string head =
-                "(idx == 0 ? !kiln_has_previous || kiln_keys[0] != kiln_previous_key : "
-                "kiln_keys[idx] != kiln_keys[idx - 1])";
-            // Writes at run heads only, so no element reads the key after its own: a head
-            // writes its key and the value of the run before it (complete there: `before`, the
-            // pair before the head), and the part's last element writes the open run's value.
-            element_text element{
-                .statements = g.statements(),
-                .scatter =
-                    [v](source_builder& s) {
-                        s.open("if (x.x != 0)");
-                        s.line("const ulong run = (ulong)running.x - 1;");
-                        s.line(
-                            "if (run < kiln_capacity) kiln_out_keys[run - kiln_run_base] = "
-                            "kiln_key;");
-                        s.line(
-                            "if (had && run - 1 < kiln_capacity) kiln_out_values[run - 1 - "
-                            "kiln_run_base] = as_" +
-                            v + "(before.y);");
-                        s.close();
-                        s.open("if (idx + 1 == n)");
-                        s.line("const ulong run = (ulong)running.x - 1;");
-                        s.line(
-                            "if (run < kiln_capacity) kiln_out_values[run - kiln_run_base] = as_" +
-                            v + "(running.y);");
-                        s.close();
-                    },
-                // The tile keeps heads as bytes beside the values, not as whole pairs.
-                .flag = head,
-                .payload_type = v,
-                .payload = value,
-                .compose =
-                    [](const std::string& flag, const std::string& payload) {
-                        return "kiln_segment(" + flag + ", " + payload + ")";
-                    },
-                .key_type = kt,
-                .key = "kiln_keys[idx]"};
-            // Runs read by full tiles through 16-byte loads, keys of the values' width:
-            // the value expression once more per lane.
-            constexpr std::size_t width = width_of<Values>();
-            if constexpr ((width == 4 || width == 8) && sizeof(K) == width)
-                if (policy.register_runs && policy.full_tiles == tile_access::wide)
-                    add_wide_lanes<V>(b, value_node, element);
-            return element;
-        };
-        return scan_program_source(operation, declare, policy, false, true);
-    });
-    const std::size_t tiles = (part.size + policy.tile_size() - 1) / policy.tile_size();
-    temporary_lease scratch = temporary_pool::acquire(q, scan_scratch_bytes(tiles, 2 * sizeof(V)));
-    const event done = run_scan_passes<carry_type>(
+    const auto& program =
+        algorithm_program_for(q.device(), key, scan_family_kernel_names(policy), [&] {
+            const declare_input declare = [&](source_builder& b) {
+                b.parameter("global " + kt + "* kiln_out_keys");
+                b.parameter("global " + v + "* kiln_out_values");
+                b.parameter("ulong kiln_capacity");
+                b.parameter("ulong kiln_run_base");
+                b.parameter("int kiln_has_previous");
+                b.parameter(kt + " kiln_previous_key");
+                b.parameter("global const " + kt + "* kiln_keys");
+                generator g(b);
+                const std::string value =
+                    convert_value<V, expression_value_t<E>>(b, value_node.generate(g));
+                // A part's first element begins a run unless it continues the part before.
+                const std::string head =
+                    "(idx == 0 ? !kiln_has_previous || kiln_keys[0] != kiln_previous_key : "
+                    "kiln_keys[idx] != kiln_keys[idx - 1])";
+                // Writes at run heads only, so no element reads the key after its own: a head
+                // writes its key and the value of the run before it (complete there: `before`, the
+                // pair before the head), and the part's last element writes the open run's value.
+                element_text element{
+                    .statements = g.statements(),
+                    .scatter =
+                        [v](source_builder& s) {
+                            s.open("if (x.x != 0)");
+                            s.line("const ulong run = (ulong)running.x - 1;");
+                            s.line(
+                                "if (run < kiln_capacity) kiln_out_keys[run - kiln_run_base] = "
+                                "kiln_key;");
+                            s.line(
+                                "if (had && run - 1 < kiln_capacity) kiln_out_values[run - 1 - "
+                                "kiln_run_base] = as_" +
+                                v + "(before.y);");
+                            s.close();
+                            s.open("if (idx + 1 == n)");
+                            s.line("const ulong run = (ulong)running.x - 1;");
+                            s.line(
+                                "if (run < kiln_capacity) kiln_out_values[run - kiln_run_base] = "
+                                "as_" +
+                                v + "(running.y);");
+                            s.close();
+                        },
+                    // The tile keeps heads as bytes beside the values, not as whole pairs.
+                    .flag = head,
+                    .payload_type = v,
+                    .payload = value,
+                    .compose =
+                        [](const std::string& flag, const std::string& payload) {
+                            return "kiln_segment(" + flag + ", " + payload + ")";
+                        },
+                    .key_type = kt,
+                    .key = "kiln_keys[idx]"};
+                // Runs read by full tiles through 16-byte loads, keys of the values' width:
+                // the value expression once more per lane.
+                constexpr std::size_t width = width_of<Values>();
+                if constexpr ((width == 4 || width == 8) && sizeof(K) == width)
+                    if (policy.register_runs && policy.full_tiles == tile_access::wide)
+                        add_wide_lanes<V>(b, value_node, element);
+                return element;
+            };
+            return scan_family_program_source(operation, declare, policy, false, true);
+        });
+    temporary_lease scratch = temporary_pool::acquire(
+        q, scan_family_scratch_bytes(policy, part.size, sizeof(carry_type)));
+    const event done = run_scan_family<carry_type>(
         program, q, policy, operation.packing, part.size, k, part.begin, carry, scratch, [&] {
             argument_list args(k, part.begin);
             args.scalar<std::uint64_t>(part.size);

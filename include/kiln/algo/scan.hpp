@@ -11,8 +11,9 @@
 // elements of the output: through a stencil or a sparse product that is an invalid_argument_error,
 // through a view (a shifted slice, a gather) a race that is not detected.
 //
-// Dispatch, per device (docs/algorithms.md): a single pass with decoupled look-back where
-// work-groups that started earlier are guaranteed to progress (kiln::detail::
+// Dispatch, per device (docs/algorithms.md): on CPU devices, chunks of one work-item each
+// (scan_chunks.hpp); elsewhere tiles of a work-group each, in a single pass with decoupled
+// look-back where work-groups that started earlier are guaranteed to progress (kiln::detail::
 // groups_make_progress), else reduce-then-scan in three passes, which cannot deadlock.
 // Carries stay on the device. A vector split over several devices is scanned part after part,
 // each part starting from the total of the parts before it (a few bytes through the host).
@@ -23,7 +24,7 @@
 #include <cstdint>
 #include <kiln/algo/algorithm_program.hpp>
 #include <kiln/algo/operation.hpp>
-#include <kiln/algo/scan_kernels.hpp>
+#include <kiln/algo/scan_strategy.hpp>
 #include <kiln/algo/temporary_pool.hpp>
 #include <kiln/algo/tuning.hpp>
 #include <kiln/expr/core.hpp>
@@ -57,6 +58,15 @@ void add_wide_lanes(source_builder& b, const Input& input, element_text& element
         element.wide_loads.push_back({load.name, load.wide_type});
 }
 
+/// Declares `input`'s kernel parameters in `b` and returns the text of its element `idx` as T.
+template <class T, expression_node Input>
+element_text scan_element(source_builder& b, const Input& input) {
+    using V = typename Input::value_type;
+    generator g(b);
+    const std::string value = convert_value<T, V>(b, input.generate(g));
+    return {.statements = g.statements(), .value = value};
+}
+
 /// The scan program for values T, operation Op and input node Input on `dev`.
 template <class T, class Op, expression_node Input>
 const algorithm_program& scan_program(const device& dev, const Input& input,
@@ -65,20 +75,41 @@ const algorithm_program& scan_program(const device& dev, const Input& input,
     const std::string key = "scan " + opencl_type_name<T>() + " " + operation_traits<Op, T>::key() +
                             (exclusive ? " exclusive " : " ") + policy.key() + " " +
                             typeid(Input).name();
-    return algorithm_program_for(dev, key, scan_kernel_names(), [&] {
+    return algorithm_program_for(dev, key, scan_family_kernel_names(policy), [&] {
         const declare_input declare = [&](source_builder& b) {
-            using V = typename Input::value_type;
-            generator g(b);
-            const std::string value = convert_value<T, V>(b, input.generate(g));
-            element_text element{.statements = g.statements(), .value = value};
+            element_text element = scan_element<T>(b, input);
             // Full tiles read through 16-byte loads: the expression once more per lane.
             constexpr std::size_t width = width_of<Input>();
             if constexpr (width == 4 || width == 8)
                 if (policy.full_tiles == tile_access::wide) add_wide_lanes<T>(b, input, element);
             return element;
         };
-        return scan_program_source(make_scan_operation<T, Op>(), declare, policy, exclusive);
+        return scan_family_program_source(make_scan_operation<T, Op>(), declare, policy, exclusive);
     });
+}
+
+/// Runs a chunked scan program over one part of `n` elements in chunks of `chunk` on `q`: one
+/// chained pass where chunk_groups_make_progress, else the two passes. `arguments()` gives the
+/// kernels' arguments (n, [out], scratch, has_carry, carry, input...). Returns the last pass's
+/// event; the scratch lease is kept until then.
+template <class Arguments>
+event run_chunk_scan(const algorithm_program& program, const queue& q, std::size_t chunk,
+                     std::size_t n, temporary_lease& scratch, Arguments&& arguments) {
+    const std::size_t chunks = (n + chunk - 1) / chunk;
+    event done;
+    if (chunk_groups_make_progress(q.device())) {
+        const event zeroed = scratch.zero(q, chunk_scan_scratch::zeroed_bytes(chunks));
+        done = program.kernel("kiln_chunk_scan_chained")
+                   .bind(arguments())
+                   .launch(q, chunks, 1, {}, zeroed);
+    } else {
+        const event local =
+            program.kernel("kiln_chunk_scan_local").bind(arguments()).launch(q, chunks, 1);
+        done =
+            program.kernel("kiln_chunk_scan_fix").bind(arguments()).launch(q, chunks, 1, {}, local);
+    }
+    scratch.release_after(q, done);
+    return done;
 }
 
 /// Runs the passes of a scan program over one part of `n` elements on `q`: look-back where the
@@ -119,6 +150,22 @@ event run_scan_passes(const algorithm_program& program, const queue& q,
     return done;
 }
 
+/// Runs a scan-family program's passes over one part under `policy`: the chunk kernels
+/// (run_chunk_scan) where policy.chunk_bytes, else the tile kernels (run_scan_passes). Carry is
+/// the scan's value type.
+template <device_value Carry, class Arguments>
+event run_scan_family(const algorithm_program& program, const queue& q,
+                      const algorithm_policy& policy, state_packing packing, std::size_t n,
+                      std::size_t part, std::size_t part_begin, const std::optional<Carry>& carry,
+                      temporary_lease& scratch, Arguments&& arguments) {
+    if (policy.chunk_bytes) {
+        return run_chunk_scan(program, q, chunk_elements(policy, sizeof(Carry)), n, scratch,
+                              arguments);
+    }
+    return run_scan_passes<Carry>(program, q, policy, packing, n, part, part_begin, carry, scratch,
+                                  arguments);
+}
+
 /// The total a scan program left in its scratch (blocking read after `done`).
 template <device_value T>
 T scan_total(const queue& q, const temporary_lease& scratch, const event& done) {
@@ -142,10 +189,10 @@ void scan(const Input& input, const vector<T>& output, bool exclusive, std::opti
         const queue& q = part.queue;
         const algorithm_policy policy = value_policy<T>(algorithm::scan, q.device());
         const auto& program = scan_program<T, Op>(q.device(), input, policy, exclusive);
-        const std::size_t tiles = (part.size + policy.tile_size() - 1) / policy.tile_size();
-        temporary_lease scratch = temporary_pool::acquire(q, scan_scratch_bytes(tiles, sizeof(T)));
+        temporary_lease scratch =
+            temporary_pool::acquire(q, scan_family_scratch_bytes(policy, part.size, sizeof(T)));
         const event done =
-            run_scan_passes<T>(program, q, policy, make_scan_operation<T, Op>().packing, part.size,
+            run_scan_family<T>(program, q, policy, make_scan_operation<T, Op>().packing, part.size,
                                k, part.begin, carry, scratch, [&] {
                                    argument_list args(k, part.begin);
                                    args.scalar<std::uint64_t>(part.size);

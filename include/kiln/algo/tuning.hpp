@@ -69,6 +69,11 @@ struct algorithm_policy {
     /// Scan family, look-back within a sub-group (where group scans shuffle): earlier tiles
     /// each lane reads at once, so that one window covers sub_group_size * lookback_depth.
     std::size_t lookback_depth = 1;
+    /// Scan only: 0 for the tile kernels (the GPU shape); else the chunk kernels
+    /// (scan_chunks.hpp, the CPU shape): one work-item per chunk of about this many bytes of
+    /// values, scanned in plain loops. work_group_size and items_per_work_item then only size
+    /// the tests' edge cases.
+    std::size_t chunk_bytes = 0;
     /// Scan family: how full tiles are loaded and stored.
     tile_access full_tiles = tile_access::guarded;
     /// Compaction and reduce_by_key, where sub-groups of 32 exist (and at most 32 items per
@@ -97,8 +102,8 @@ struct algorithm_policy {
     /// Items a work-group handles per tile: work_group_size * items_per_work_item.
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
     /// The numbers as text, for program cache keys: "256x16 r0 sg32 staged d1" (" ptx",
-    /// " bytes", " beside", " unrolled" or " wide" for full tiles other than guarded, and " runs",
-    /// added).
+    /// " bytes", " beside", " unrolled" or " wide" for full tiles other than guarded, " runs"
+    /// and " chunks<bytes>", added).
     std::string key() const;
 };
 
@@ -133,6 +138,12 @@ const tuning_row* tuning_row_for(algorithm a, const device& dev);
 /// single-pass scan with decoupled look-back needs. From the device's quirks; overridable in
 /// tests.
 bool groups_make_progress(const device& dev);
+/// Whether the scan's chained chunk kernel (scan_chunks.hpp) may run on `dev`: chunks that took
+/// earlier tickets keep running while later ones wait, as on GPUs that promise forward progress
+/// and on CPU devices, whose work-groups run start to end on threads of their own or one after
+/// another (scoped_forward_progress overrides this too), and a global fence orders a chunk's
+/// published values before its flag.
+bool chunk_groups_make_progress(const device& dev);
 /// Whether mem_fence(CLK_GLOBAL_MEM_FENCE) orders a work-item's global writes for every
 /// work-group of the device, as look-back states kept apart from their flag need. From the
 /// device's quirks.

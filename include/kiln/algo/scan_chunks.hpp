@@ -1,0 +1,95 @@
+// The scan's CPU strategy: one work-item per chunk of consecutive elements.
+//
+// CPU devices run a work-group's items one after another on one core, so the tile kernels'
+// barriers, local-memory group scans and thousands of small groups cost more there than the
+// scan itself. Here each chunk (algorithm_policy::chunk_bytes of values, which a core's cache
+// holds) is one work-group of one work-item that scans it in a plain loop, then combines the
+// prefix of the chunks before it with its results in a second loop over the same elements, still
+// in its cache, which the device compiler vectorises:
+//
+//   kiln_chunk_scan_chained  (n, [out], temp, has_carry, carry, input...): one pass. Chunks take
+//       tickets as they start and each waits only for chunks that took earlier tickets, through
+//       a flag per chunk (1: its own total is published, 2: its inclusive prefix is): devices
+//       whose started groups keep running (tuning.hpp's chunk_groups_make_progress).
+//   kiln_chunk_scan_local    (n, [out], temp, has_carry, carry, input...) then
+//   kiln_chunk_scan_fix      (n, [out], temp, has_carry, carry, input...): two passes anywhere
+//       else; the second folds the totals of the chunks before its own.
+//
+// Same arguments as the tile kernels (scan_kernels.hpp), so the host binds them alike, and the
+// total of the part lands at scan_total_offset.
+#pragma once
+#pragma GCC visibility push(default)
+
+#include <cstddef>
+#include <kiln/algo/scan_kernels.hpp>
+#include <kiln/algo/tuning.hpp>
+#include <kiln/runtime/device.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kiln::detail {
+
+/// Elements per chunk for values of `value_bytes` under `policy` (chunk_bytes > 0): a multiple
+/// of 16, at least 16.
+std::size_t chunk_elements(const algorithm_policy& policy, std::size_t value_bytes);
+
+/// An OpenCL C `ulong` expression built with C++ operators, so that one template computes a
+/// number on the host and writes the same computation into a kernel.
+struct ulong_text {
+    std::string text;
+    ulong_text(std::string expression) : text(std::move(expression)) {}
+    ulong_text(std::size_t value) : text(std::to_string(value) + "UL") {}
+    friend ulong_text operator+(const ulong_text& a, const ulong_text& b) {
+        return {"(" + a.text + " + " + b.text + ")"};
+    }
+    friend ulong_text operator*(const ulong_text& a, const ulong_text& b) {
+        return {"(" + a.text + " * " + b.text + ")"};
+    }
+    friend ulong_text operator/(const ulong_text& a, const ulong_text& b) {
+        return {"(" + a.text + " / " + b.text + ")"};
+    }
+};
+
+/// The scratch of a chunked scan of `chunks` chunks of values of `value_bytes`: the ticket
+/// counter, the part's total, a flag per chunk, then each chunk's total and each chunk's
+/// inclusive prefix. Only the counter and the flags need zeroing. The offsets are templates over
+/// the number type: std::size_t for the host's allocation, ulong_text for the kernels' pointers.
+struct chunk_scan_scratch {
+    static constexpr std::size_t ticket_offset = 0;
+    static constexpr std::size_t total_offset = scan_total_offset;
+    static constexpr std::size_t flags_offset = 128;
+    static constexpr std::size_t alignment = 16;
+    template <class Number>
+    static Number aligned(const Number& bytes) {
+        return (bytes + (alignment - 1)) / alignment * alignment;
+    }
+    template <class Number>
+    static Number totals_offset(const Number& chunks) {
+        return flags_offset + aligned<Number>(chunks * std::size_t{4});
+    }
+    template <class Number>
+    static Number prefixes_offset(const Number& chunks, std::size_t value_bytes) {
+        return totals_offset(chunks) + aligned<Number>(chunks * value_bytes);
+    }
+    template <class Number>
+    static Number bytes(const Number& chunks, std::size_t value_bytes) {
+        return prefixes_offset(chunks, value_bytes) + aligned<Number>(chunks * value_bytes);
+    }
+    template <class Number>
+    static Number zeroed_bytes(const Number& chunks) {
+        return totals_offset(chunks);
+    }
+};
+
+std::vector<std::string> chunk_scan_kernel_names();
+/// The chunk kernels for chunks of `chunk` elements. Scattering programs (`scatter`: the input
+/// has a scatter function, as stream compaction and reduce_by_key give) take no `out`: a first
+/// loop over the chunk combines its elements, and after the look-back a second one evaluates
+/// them again, running the scatter code per element with the scan's names (x, running, before,
+/// had, idx, kiln_key), as the tile kernels do.
+std::string chunk_scan_program_source(const scan_operation& op, const declare_input& input,
+                                      std::size_t chunk, bool exclusive, bool scatter);
+
+}  // namespace kiln::detail
+#pragma GCC visibility pop

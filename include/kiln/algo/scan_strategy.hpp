@@ -1,0 +1,28 @@
+// The scan family's strategies behind one interface: tile kernels (scan_kernels.hpp, the GPU
+// shape) or chunk kernels (scan_chunks.hpp, the CPU shape), as algorithm_policy::chunk_bytes
+// says. Scan, stream compaction and reduce_by_key build and size their programs through these,
+// and run them through run_scan_family (scan.hpp).
+#pragma once
+#pragma GCC visibility push(default)
+
+#include <cstddef>
+#include <kiln/algo/scan_chunks.hpp>
+#include <kiln/algo/scan_kernels.hpp>
+#include <kiln/algo/tuning.hpp>
+#include <string>
+#include <vector>
+
+namespace kiln::detail {
+
+/// The kernels of a scan-family program under `policy`, by name.
+std::vector<std::string> scan_family_kernel_names(const algorithm_policy& policy);
+/// Its source (scan_program_source's arguments; `scatter` as there).
+std::string scan_family_program_source(const scan_operation& op, const declare_input& input,
+                                       const algorithm_policy& policy, bool exclusive,
+                                       bool scatter = false);
+/// Bytes of scratch it needs for a part of `n` elements of `value_bytes` each.
+std::size_t scan_family_scratch_bytes(const algorithm_policy& policy, std::size_t n,
+                                      std::size_t value_bytes);
+
+}  // namespace kiln::detail
+#pragma GCC visibility pop

@@ -1,0 +1,29 @@
+// The scan family's strategy dispatch (scan_strategy.hpp).
+#include <kiln/algo/scan_strategy.hpp>
+
+namespace kiln::detail {
+
+std::vector<std::string> scan_family_kernel_names(const algorithm_policy& policy) {
+    return policy.chunk_bytes ? chunk_scan_kernel_names() : scan_kernel_names();
+}
+
+std::string scan_family_program_source(const scan_operation& op, const declare_input& input,
+                                       const algorithm_policy& policy, bool exclusive,
+                                       bool scatter) {
+    if (policy.chunk_bytes) {
+        return chunk_scan_program_source(op, input, chunk_elements(policy, op.value_bytes),
+                                         exclusive, scatter);
+    }
+    return scan_program_source(op, input, policy, exclusive, scatter);
+}
+
+std::size_t scan_family_scratch_bytes(const algorithm_policy& policy, std::size_t n,
+                                      std::size_t value_bytes) {
+    if (policy.chunk_bytes) {
+        const std::size_t chunk = chunk_elements(policy, value_bytes);
+        return chunk_scan_scratch::bytes((n + chunk - 1) / chunk, value_bytes);
+    }
+    return scan_scratch_bytes((n + policy.tile_size() - 1) / policy.tile_size(), value_bytes);
+}
+
+}  // namespace kiln::detail
