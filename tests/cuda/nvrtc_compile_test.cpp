@@ -330,6 +330,45 @@ TEST_F(NvrtcCompile, WarpLookBackWithSeparateStatesBuilds) {
     }
 }
 
+// The chunk kernels (the scan family's CPU strategy, which the tests force on GPUs too)
+// translate and build: scans of 4- and 8-byte values, inclusive and exclusive, and a scattering
+// program of reduce_by_key's pairs, composed from a flag and a payload.
+TEST_F(NvrtcCompile, ChunkKernelsBuild) {
+    const declare_input input = [](source_builder& b) {
+        b.parameter("global const uint* in");
+        return element_text{.value = "in[idx]"};
+    };
+    for (const bool exclusive : {false, true}) {
+        for (const auto& operation : {make_scan_operation<std::uint32_t, reducers::sum>(),
+                                      make_scan_operation<double, reducers::maximum>()}) {
+            SCOPED_TRACE(operation.value_type + (exclusive ? " exclusive" : " inclusive"));
+            const std::string source =
+                chunk_scan_program_source(operation, input, 256, exclusive, false);
+            for (const auto& name : chunk_scan_kernel_names())
+                EXPECT_NE(source.find(name), std::string::npos) << name;
+            expect_cubin(compile({source}));
+        }
+    }
+    const declare_input runs = [](source_builder& b) {
+        b.parameter("global const uint* keys");
+        b.parameter("global float* sums");
+        return element_text{
+            .scatter =
+                [](source_builder& s) {
+                    s.line("if (x.x != 0 && had) sums[(ulong)running.x - 2] = as_float(before.y);");
+                },
+            .flag = "(idx == 0 || keys[idx] != keys[idx - 1])",
+            .payload_type = "float",
+            .payload = "1.0f",
+            .compose =
+                [](const std::string& flag, const std::string& payload) {
+                    return "kiln_segment(" + flag + ", " + payload + ")";
+                }};
+    };
+    expect_cubin(compile({chunk_scan_program_source(segment_operation<float, reducers::sum>(false),
+                                                    runs, 512, false, true)}));
+}
+
 // Staged compaction and reduce_by_key's split tiles under warps keep their 0/1 flags as ballot
 // words, with no byte-wide local-memory traffic (the byte tile failed on CUDA alone, H100,
 // 2026-11-22): the generated kernels must say so, and translate and build for 8-byte kept
