@@ -8,18 +8,21 @@
 //                GxIdMu and GxIdMw full tiles through unrolled loops or 16-byte accesses, and
 //                then b keeps compaction and reduce_by_key flags as bytes, and a final r
 //                keeps reduce_by_key's runs in registers (policy register_runs), e.g.
-//                256x16d2ub or 256x16d2wr)
+//                256x16d2ub or 256x16d2wr; cB instead of GxI: chunk kernels of B bytes, the CPU
+//                strategy, e.g. c65536)
 //
-// Prints one markdown table: inclusive_scan of int32, reduce_by_key over runs of 8 (int32 keys
-// and values, sum), copy_if keeping half of the int32 elements; time per call (best of batches
-// of back-to-back calls, wall clock; reduce_by_key and copy_if return their count, so each call
-// waits for it), bandwidth (bytes read + written once), and the ratio to CUB's time on the same
-// data (bench/algo/cub_algo_reference.cu, run by this program when it was built) or, on CPUs,
-// to the same work as a plain single-threaded loop (std::inclusive_scan and friends). Each work
-// runs twice: with the tuning table's policies, then with the earlier kernels (policies'
-// staged_writes off: copy_if writing from each work-item), so that one run compares them;
-// without GxI, also with
-// local-memory group scans (where shuffles are used) and reduce-then-scan (where look-back is).
+// Prints one markdown table: y = x (kiln's own copy), inclusive_scan of int32, exclusive_scan of
+// float, reduce_by_key over runs of 8 (int32 keys and values, sum), copy_if keeping half of the
+// int32 elements; time per call (best of batches of back-to-back calls, wall clock;
+// reduce_by_key and copy_if return their count, so each call waits for it), bandwidth (bytes
+// read + written once) and its ratio to the copy bound (the device's copy; on CPU devices the
+// host's memcpy on all cores, STREAM's copy, at the scan's size), and the ratio to CUB's time on
+// the same data (bench/algo/cub_algo_reference.cu, run by this program when it was built) or, on
+// CPUs, to the same work as a plain single-threaded loop (std::inclusive_scan and friends). Each
+// work runs with the tuning table's policies, then, without GxI or cB, with the other kernels in
+// the same run: where compaction stages its writes, the earlier kernels (staged_writes off);
+// local-memory group scans (where shuffles are used), reduce-then-scan (where look-back is), and
+// on devices whose rows take chunk kernels, the tile kernels.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -97,13 +100,11 @@ int main(int argc, char** argv) {
         for (const auto a : {kiln::detail::algorithm::scan, kiln::detail::algorithm::select,
                              kiln::detail::algorithm::reduce_by_key}) {
             if (*shape == 'c') {
-                // cB: the scan by chunks of B bytes (the others keep their rows).
-                if (a == kiln::detail::algorithm::scan) {
-                    auto chunked = kiln::detail::policy_for(a, dev);
-                    chunked.chunk_bytes = std::strtoul(shape + 1, nullptr, 10);
-                    candidate.push_back(
-                        std::make_unique<kiln::detail::scoped_algorithm_policy>(a, chunked));
-                }
+                // cB: chunk kernels of B bytes (the CPU strategy) with the row's other numbers.
+                auto chunked = kiln::detail::policy_for(a, dev);
+                chunked.chunk_bytes = std::strtoul(shape + 1, nullptr, 10);
+                candidate.push_back(
+                    std::make_unique<kiln::detail::scoped_algorithm_policy>(a, chunked));
                 if (const char* next = std::strchr(shape, ',')) shape = next + 1;
                 continue;
             }
@@ -190,7 +191,7 @@ int main(int argc, char** argv) {
             for (std::size_t i = 0; i < n_scan; ++i) host[i] = algo_data::scan_value(i);
             kiln::vector<std::int32_t> x(q, host), y(q, n_scan);
             const double s = best_seconds_per_call(q, 5, 10, [&] { kiln::inclusive_scan(x, y); });
-            const double host_s = best_host_seconds(cpu ? 3 : 1, [&] {
+            const double host_s = best_host_seconds(cpu ? 5 : 1, [&] {
                 std::inclusive_scan(host.begin(), host.end(), expected.begin());
             });
             const bool ok = y.read() == expected;
@@ -208,7 +209,7 @@ int main(int argc, char** argv) {
             kiln::vector<float> x(q, host), y(q, n_scan);
             const double s =
                 best_seconds_per_call(q, 5, 10, [&] { kiln::exclusive_scan(x, y, 0.0f); });
-            const double host_s = best_host_seconds(cpu ? 3 : 1, [&] {
+            const double host_s = best_host_seconds(cpu ? 5 : 1, [&] {
                 std::exclusive_scan(host.begin(), host.end(), expected.begin(), 0.0f);
             });
             const bool ok = y.read() == expected;
@@ -228,19 +229,23 @@ int main(int argc, char** argv) {
             std::size_t runs = 0;
             const double s =
                 best_seconds_per_call(q, 5, 10, [&] { runs = kiln::reduce_by_key(k, v, ok_, ov); });
-            std::vector<std::int32_t> hk, hv;
-            const double host_s = best_host_seconds(cpu ? 3 : 1, [&] {
-                hk.clear();
-                hv.clear();
+            // Into outputs of n elements, touched before, as kiln's are.
+            std::vector<std::int32_t> hk(n_key), hv(n_key);
+            std::size_t host_runs = 0;
+            const double host_s = best_host_seconds(cpu ? 5 : 1, [&] {
+                std::size_t r = 0;
                 for (std::size_t i = 0; i < n_key; ++i) {
                     if (i == 0 || keys[i] != keys[i - 1]) {
-                        hk.push_back(keys[i]);
-                        hv.push_back(values[i]);
+                        hk[r] = keys[i];
+                        hv[r++] = values[i];
                     } else {
-                        hv.back() += values[i];
+                        hv[r - 1] += values[i];
                     }
                 }
+                host_runs = r;
             });
+            hk.resize(host_runs);
+            hv.resize(host_runs);
             auto gv = ov.read();
             gv.resize(runs);
             const bool ok = runs == hk.size() && gv == hv;
@@ -254,13 +259,16 @@ int main(int argc, char** argv) {
         });
         // Input and stencil read the same vector: as two kernel arguments, loaded twice, and,
         // tagged as one terminal (kiln::tag), loaded once, as CUB's select reads its input.
-        std::vector<std::int32_t> select_input(n_select), select_expected;
+        std::vector<std::int32_t> select_input(n_select), select_expected(n_select);
         for (std::size_t i = 0; i < n_select; ++i) select_input[i] = algo_data::select_value(i);
-        const double select_host_s = best_host_seconds(cpu ? 3 : 1, [&] {
-            select_expected.clear();
-            std::copy_if(select_input.begin(), select_input.end(),
-                         std::back_inserter(select_expected), algo_data::kept);
+        std::size_t host_kept = 0;
+        const double select_host_s = best_host_seconds(cpu ? 5 : 1, [&] {
+            // Into an output of n elements, touched before, as kiln's is.
+            host_kept = std::copy_if(select_input.begin(), select_input.end(),
+                                     select_expected.begin(), algo_data::kept) -
+                        select_expected.begin();
         });
+        select_expected.resize(host_kept);
         for (const bool tagged : {false, true})
             guarded("copy_if", [&] {
                 kiln::vector<std::int32_t> x(q, select_input), out(q, n_select);
@@ -286,7 +294,8 @@ int main(int argc, char** argv) {
     // The same work with the earlier compaction kernels (each work-item writes its own kept
     // elements, 64-bit counts), in the same run; scan and reduce_by_key run as above. Only
     // with the table's shapes.
-    if (candidate.empty()) {
+    if (candidate.empty() &&
+        !kiln::detail::policy_for(kiln::detail::algorithm::select, dev).chunk_bytes) {
         std::vector<std::unique_ptr<kiln::detail::scoped_algorithm_policy>> before;
         for (const auto a : {kiln::detail::algorithm::scan, kiln::detail::algorithm::select,
                              kiln::detail::algorithm::reduce_by_key}) {
@@ -308,11 +317,16 @@ int main(int argc, char** argv) {
             measure(" (reduce-then-scan)");
         }
         if (scan_policy.chunk_bytes) {
-            // The tile kernels, the GPU shape the scan took on every device before its CPU
+            // The tile kernels (the rows' tile shapes), which every device ran before the CPU
             // strategy, in the same run.
-            const kiln::detail::scoped_algorithm_policy tiles(
-                kiln::detail::algorithm::scan, {.work_group_size = 16, .items_per_work_item = 64});
-            measure(" (tiles: GPU shape)");
+            std::vector<std::unique_ptr<kiln::detail::scoped_algorithm_policy>> tiles;
+            for (const auto a : {kiln::detail::algorithm::scan, kiln::detail::algorithm::select,
+                                 kiln::detail::algorithm::reduce_by_key}) {
+                auto policy = kiln::detail::policy_for(a, dev);
+                policy.chunk_bytes = 0;
+                tiles.push_back(std::make_unique<kiln::detail::scoped_algorithm_policy>(a, policy));
+            }
+            measure(" (tiles)");
         }
     }
     return 0;
