@@ -112,7 +112,8 @@ constexpr std::array table{
                "not measured"},
     tuning_row{scan, any_cpu, chunks(policy(16, 64), 64 * 1024),
                "CPU devices: chunks of one work-item each, 64 KiB of values, which a core's L2 "
-               "holds between the scan and its fix (docs/benchmarks.md, CPU scans)"},
+               "holds between the scan and its fix: within 5% of 256 KiB, 16 KiB twice as slow (PoCL, 2 "
+               "cores, 2^24; docs/benchmarks.md, chunk kernels)"},
     tuning_row{scan, any_device, policy(64, 4),
                "anything else: small and safe, not measured"},
     // --- stream compaction (copy_if, unique) ---------------------------------------------------
