@@ -129,13 +129,13 @@ void multi_split_setup(source_builder& b, const radix_sort_shape& s) {
     // CUB runs on an H100 within CUDA's 48 KB.
     const unsigned sub_groups = s.work_group_size / lanes;
     const std::size_t wide =
-        s.values_beside_keys ? s.key.bytes : std::max<std::size_t>(s.key.bytes, s.value_bytes);
+        s.values_beside_keys ? s.keys.bytes : std::max<std::size_t>(s.keys.bytes, s.value_bytes);
     const std::size_t counter_words = (std::size_t{sub_groups} * s.radix() * 4 + wide - 1) / wide;
     const std::string type = radix_bits_type(wide);
     if (!ballots(s)) b.local_array("uint", "kiln_lane_digits", num(s.work_group_size));
     b.local_array(type, "kiln_tile_memory", num(std::max<std::size_t>(s.tile(), counter_words)));
     b.line("local uint* kiln_sub_counts = (local uint*)kiln_tile_memory;");
-    const std::string key = radix_bits_type(s.key.bytes);
+    const std::string key = radix_bits_type(s.keys.bytes);
     b.line("local " + key + "* kiln_keys = (local " + key + "*)kiln_tile_memory;");
     if (s.value_bytes == 0) return;
     const std::string value = radix_bits_type(s.value_bytes);
@@ -150,7 +150,7 @@ void multi_split_count(source_builder& b, const radix_sort_shape& s) {
     const unsigned k = s.items_per_work_item, g = s.work_group_size, r = s.radix();
     const unsigned sub_groups = g / lanes;
     const std::string R = num(r) + "u", G = num(g) + "u";
-    const std::string key = radix_bits_type(s.key.bytes);
+    const std::string key = radix_bits_type(s.keys.bytes);
     b.line("for (uint i = t; i < " + num(sub_groups * r) + "u; i += " + G +
            ") kiln_sub_counts[i] = 0;");
     b.line("const uint lane = t % " + num(lanes) + "u, sub_group = t / " + num(lanes) + "u;");

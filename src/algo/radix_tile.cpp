@@ -102,7 +102,7 @@ void rank_round(source_builder& b, const radix_sort_shape& s, unsigned low, unsi
 }  // namespace
 
 radix_tile_names::radix_tile_names(const radix_sort_shape& s)
-    : key(radix_bits_type(s.key.bytes)),
+    : key(radix_bits_type(s.keys.bytes)),
       value(s.value_bytes != 0 ? radix_bits_type(s.value_bytes) : ""),
       G(num(s.work_group_size) + "u"),
       R(num(s.radix()) + "u"),
@@ -112,7 +112,7 @@ radix_tile_names::radix_tile_names(const radix_sort_shape& s)
       r(s.radix()) {}
 
 void radix_scatter_parameters(source_builder& b, const radix_sort_shape& s) {
-    const std::string key = radix_bits_type(s.key.bytes);
+    const std::string key = radix_bits_type(s.keys.bytes);
     b.parameter("global " + key + "* keys_a");
     b.parameter("global " + key + "* keys_b");
     if (s.value_bytes != 0) {
@@ -139,7 +139,7 @@ void radix_tile_setup(source_builder& b, const radix_sort_shape& s, bool single_
 }
 
 void radix_tile_pointers(source_builder& b, const radix_sort_shape& s) {
-    const std::string key = radix_bits_type(s.key.bytes);
+    const std::string key = radix_bits_type(s.keys.bytes);
     b.line("global " + key + "* key_src = from_b ? keys_b : keys_a;");
     b.line("global " + key + "* key_dst = from_b ? keys_a : keys_b;");
     if (s.value_bytes != 0) {

@@ -20,11 +20,11 @@
 namespace kiln::detail {
 namespace {
 
-/// Radix chunks (one work-group each, walking its chunk tile by tile) per compute unit. With
-/// 256-item groups and about 26 KB of local memory each, 4 groups keep an H100 SM half full
-/// (1024 of 2048 threads) while the chunks stay long enough that carrying digit offsets from
-/// tile to tile, not the per-group histogram work, dominates; PoCL runs one group per core at a
-/// time, and 4 per core balance the load.
+/// Radix chunks per compute unit (tiles: one work-group each, walking its chunk tile by tile;
+/// chunks: one work-item each). With 256-item groups and about 26 KB of local memory each, 4
+/// groups keep an H100 SM half full (1024 of 2048 threads) while the chunks stay long enough
+/// that carrying digit offsets from tile to tile, not the per-group histogram work, dominates;
+/// PoCL runs one group per core at a time, and 4 per core balance the load.
 constexpr std::size_t radix_chunks_per_compute_unit = 4;
 
 /// Groups of the single pass's histogram kernel per compute unit (groups of 256 work-items with
@@ -82,24 +82,35 @@ void apply_order(const queue& q, const kernel_argument& order, std::size_t n,
     }
 }
 
-/// Reduce-then-scan: upsweep, scan and downsweep per digit.
-void classic_passes(const queue& q, const algorithm_program& built, const sort_operand& keys,
-                    const kernel_argument& b, const std::vector<kernel_argument>& data,
-                    const kernel_argument& counts, const kernel_argument& state, std::size_t n,
-                    std::size_t chunk, std::size_t blocks, unsigned passes,
-                    const radix_sort_shape& shape) {
+/// The kernels of one reduce-then-scan pass and how each is launched: the tile strategy's
+/// work-groups, or the chunk strategy's single work-items.
+struct pass_kernels {
+    const char* count;
+    const char* scatter;
+    std::size_t items;  ///< work-items of the count and scatter kernels
+    std::size_t group;
+};
+
+/// Reduce-then-scan: per digit, count every chunk's digits, scan the counts into offsets, then
+/// scatter the keys (and values) chunk by chunk.
+void reduce_then_scan_passes(const queue& q, const algorithm_program& built,
+                             const pass_kernels& kernels, const sort_operand& keys,
+                             const kernel_argument& b, const std::vector<kernel_argument>& data,
+                             const kernel_argument& counts, const kernel_argument& state,
+                             std::size_t n, std::size_t chunk, std::size_t blocks, unsigned passes,
+                             const radix_sort_shape& shape) {
     const std::size_t group = shape.work_group_size;
     for (unsigned pass = 0; pass < passes; ++pass) {
         const std::uint32_t shift = pass * shape.radix_bits;
-        built.kernel("kiln_radix_upsweep")
+        built.kernel(kernels.count)
             .bind({keys.memory, b, state, scalar(n), scalar(chunk), scalar32(shift), counts})
-            .launch(q, blocks * group, group);
+            .launch(q, kernels.items, kernels.group);
         built.kernel("kiln_radix_scan")
             .bind({counts, scalar32(static_cast<std::uint32_t>(blocks)), state, scalar(n)})
             .launch(q, group, group);
         std::vector<kernel_argument> args = data;
         args.insert(args.end(), {counts, state, scalar(n), scalar(chunk), scalar32(shift)});
-        built.kernel("kiln_radix_downsweep").bind(std::move(args)).launch(q, blocks * group, group);
+        built.kernel(kernels.scatter).bind(std::move(args)).launch(q, kernels.items, kernels.group);
     }
 }
 
@@ -109,20 +120,23 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
     const device& dev = q.device();
     const algorithm_policy policy = policy_for(algorithm::radix_sort, dev);
     radix_sort_shape shape;
-    shape.key = {static_cast<sort_key_kind>(key.kind), key.bytes};
+    shape.keys = {static_cast<sort_key_kind>(key.kind), key.bytes};
     shape.descending = descending;
     shape.value_bytes = value ? value->element_bytes : 0;
     shape.work_group_size = static_cast<unsigned>(policy.work_group_size);
-    shape.multi_split = policy.multi_split && shape.work_group_size % 32 == 0;
+    shape.chunks = policy.chunk_bytes != 0;
+    shape.multi_split = !shape.chunks && policy.multi_split && shape.work_group_size % 32 == 0;
     // NVIDIA's OpenCL: warps of 32 but no sub-group functions; ballots go through inline PTX.
     shape.ptx_ballots = shape.multi_split && policy.sub_group_size == 0 &&
                         dev.properties().backend == backend_kind::opencl &&
                         sub_group_size_of(dev) == 32;
     shape.cuda_warps = shape.multi_split && policy.sub_group_size == 32 &&
                        dev.properties().backend == backend_kind::cuda;
-    // The quirk is about ranking in rounds; the multi-split ranks a digit at once.
+    // The quirk is about ranking tiles in rounds; the multi-split ranks a digit at once, and
+    // chunks rank nothing.
     shape.radix_bits =
-        !shape.multi_split && device_quirks_for(dev.properties()).multi_round_radix_rank_miscompiled
+        !shape.multi_split && !shape.chunks &&
+                device_quirks_for(dev.properties()).multi_round_radix_rank_miscompiled
             ? std::min(policy.radix_bits, 4u)
             : policy.radix_bits;
     // The tile lives in local memory: items are set for 4-byte keys alone and scaled down for
@@ -145,33 +159,37 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
                                shape.value_bytes != 0 && beside_bytes <= 48 * 1024;
     // One pass per digit with decoupled look-back where work-groups that started earlier are
     // sure to make progress; the status words hold 30-bit counts.
-    shape.single_pass = groups_make_progress(dev) && n < (std::size_t{1} << 30);
+    shape.single_pass = !shape.chunks && groups_make_progress(dev) && n < (std::size_t{1} << 30);
 
-    const std::string cache_key =
-        "radix sort " + std::to_string(key.kind) + " " + std::to_string(key.bytes) +
-        (descending ? " descending " : " ascending ") + std::to_string(shape.radix_bits) + " " +
-        std::to_string(shape.work_group_size) + " " + std::to_string(shape.items_per_work_item) +
-        " value " + std::to_string(shape.value_bytes) + " sg " +
-        std::to_string(shape.sub_group_size) + (shape.single_pass ? " single pass" : "") +
-        (shape.multi_split ? " multi-split" : "") + (shape.ptx_ballots ? " ptx" : "") +
-        (shape.cuda_warps ? " cuda warps" : "") + (shape.values_beside_keys ? " beside" : "");
-    std::vector<std::string> kernel_names = {"kiln_radix_upsweep", "kiln_radix_scan",
-                                             "kiln_radix_downsweep", "kiln_radix_finish"};
+    std::vector<std::string> kernel_names = {"kiln_radix_scan", "kiln_radix_finish"};
+    if (shape.chunks)
+        kernel_names.insert(kernel_names.end(),
+                            {"kiln_radix_chunk_count", "kiln_radix_chunk_scatter"});
+    else
+        kernel_names.insert(kernel_names.end(), {"kiln_radix_upsweep", "kiln_radix_downsweep"});
     if (shape.single_pass)
         kernel_names.insert(kernel_names.end(), {"kiln_onesweep_histogram", "kiln_onesweep_offsets",
                                                  "kiln_onesweep_pass"});
     const algorithm_program& built = algorithm_program_for(
-        dev, cache_key, kernel_names, [&] { return radix_sort_source(shape); });
+        dev, shape.key(), kernel_names, [&] { return radix_sort_source(shape); });
     const unsigned passes = static_cast<unsigned>(ceil_div(key.bytes * 8, shape.radix_bits));
 
-    // Chunks of whole tiles: each work-group carries its digit offsets from tile to tile.
-    const std::size_t tile = shape.tile(), group = shape.work_group_size;
-    const std::size_t tiles = ceil_div(n, tile);
+    // Tiles: chunks of whole tiles, each work-group carrying its digit offsets from tile to
+    // tile. Chunks: of at least chunk_bytes of keys, so that small sorts stay on few cores.
     const std::size_t most_chunks =
         std::max<std::size_t>(1, dev.properties().compute_units * radix_chunks_per_compute_unit);
-    const std::size_t tiles_per_chunk = ceil_div(tiles, std::min(tiles, most_chunks));
-    const std::size_t chunk = tiles_per_chunk * tile;
-    const std::size_t blocks = ceil_div(tiles, tiles_per_chunk);
+    const std::size_t group = shape.work_group_size, tiles = ceil_div(n, shape.tile());
+    std::size_t chunk = 0, blocks = 0;
+    if (shape.chunks) {
+        const std::size_t fewest_keys = std::max<std::size_t>(1, policy.chunk_bytes / key.bytes);
+        blocks = std::clamp<std::size_t>(ceil_div(n, fewest_keys), 1, most_chunks);
+        chunk = ceil_div(n, blocks);
+        blocks = ceil_div(n, chunk);
+    } else {
+        const std::size_t tiles_per_chunk = ceil_div(tiles, std::min(tiles, most_chunks));
+        chunk = tiles_per_chunk * shape.tile();
+        blocks = ceil_div(tiles, tiles_per_chunk);
+    }
 
     temporary_lease keys_b = temporary_pool::acquire(q, n * key.bytes);
     temporary_lease values_b;
@@ -217,8 +235,12 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
     } else {
         const kernel_argument counts_arg = zeroed(blocks * shape.radix() * 8);
         state_arg = zeroed(8);  // the data starts in a, no pass skipped
-        classic_passes(q, built, keys, b, data, counts_arg, state_arg, n, chunk, blocks, passes,
-                       shape);
+        const pass_kernels kernels =
+            shape.chunks
+                ? pass_kernels{"kiln_radix_chunk_count", "kiln_radix_chunk_scatter", blocks, 1}
+                : pass_kernels{"kiln_radix_upsweep", "kiln_radix_downsweep", blocks * group, group};
+        reduce_then_scan_passes(q, built, kernels, keys, b, data, counts_arg, state_arg, n, chunk,
+                                blocks, passes, shape);
     }
     std::vector<kernel_argument> args = data;
     args.insert(args.end(), {state_arg, scalar(n)});
@@ -293,8 +315,10 @@ void host_float_sort_part(const queue& q, bool descending, const sort_operand& k
 void radix_sort_part(const queue& q, radix_key key, bool descending, const sort_operand& keys,
                      std::size_t n, const std::vector<sort_operand>& values) {
     if (n < 2) return;
+    // The fault was seen in the tile strategy; the chunk strategy is trusted (docs/sorting.md).
     if (key.kind == static_cast<int>(sort_key_kind::floating) &&
-        device_quirks_for(q.device().properties()).float_radix_sort_unreliable) {
+        device_quirks_for(q.device().properties()).float_radix_sort_unreliable &&
+        policy_for(algorithm::radix_sort, q.device()).chunk_bytes == 0) {
         host_float_sort_part(q, descending, keys, n, values);
         return;
     }

@@ -57,11 +57,11 @@ std::string ordered_bits(const sort_key_info& key, bool descending) {
 }
 
 void define_radix_helpers(source_builder& b, const radix_sort_shape& s) {
-    const std::string key = radix_bits_type(s.key.bytes);
+    const std::string key = radix_bits_type(s.keys.bytes);
     b.define("kiln_pad", "uint kiln_pad(uint i) { return i + (i >> 5); }");
     b.define("kiln_sort_digit", "uint kiln_sort_digit(" + key +
                                     " k, uint shift) {\n    return (uint)(" +
-                                    ordered_bits(s.key, s.descending) + " >> shift) & " +
+                                    ordered_bits(s.keys, s.descending) + " >> shift) & " +
                                     num(s.radix() - 1) + "u;\n}");
     // Which buffer holds the keys now (see the file comment).
     b.define("kiln_sort_current",
@@ -70,7 +70,7 @@ void define_radix_helpers(source_builder& b, const radix_sort_shape& s) {
 }
 
 void upsweep(source_builder& b, const radix_sort_shape& s) {
-    const std::string key = radix_bits_type(s.key.bytes), G = num(s.work_group_size) + "u",
+    const std::string key = radix_bits_type(s.keys.bytes), G = num(s.work_group_size) + "u",
                       R = num(s.radix()) + "u";
     b.begin_kernel("kiln_radix_upsweep", s.work_group_size);
     b.parameter("global const " + key + "* keys_a");
@@ -187,7 +187,7 @@ void downsweep(source_builder& b, const radix_sort_shape& s) {
 }
 
 void finish(source_builder& b, const radix_sort_shape& s) {
-    const std::string key = radix_bits_type(s.key.bytes);
+    const std::string key = radix_bits_type(s.keys.bytes);
     b.begin_kernel("kiln_radix_finish");
     b.parameter("global " + key + "* keys_a");
     b.parameter("global const " + key + "* keys_b");
@@ -218,9 +218,27 @@ std::string radix_padded(const std::string& index) {
     return "kiln_pad(" + index + ")";
 }
 
+std::string radix_sort_shape::key() const {
+    const auto flag = [](bool on, const char* name) { return on ? std::string(" ") + name : ""; };
+    return "radix sort " + std::to_string(static_cast<int>(keys.kind)) + " " +
+           std::to_string(keys.bytes) + (descending ? " descending " : " ascending ") +
+           std::to_string(radix_bits) + " " + std::to_string(work_group_size) + " " +
+           std::to_string(items_per_work_item) + " value " + std::to_string(value_bytes) +
+           " sg " + std::to_string(sub_group_size) + flag(single_pass, "single pass") +
+           flag(multi_split, "multi-split") + flag(ptx_ballots, "ptx") +
+           flag(cuda_warps, "cuda warps") + flag(values_beside_keys, "beside") +
+           flag(chunks, "chunks");
+}
+
 std::string radix_sort_source(const radix_sort_shape& shape) {
     source_builder b;
     define_radix_helpers(b, shape);
+    if (shape.chunks) {
+        scan(b, shape);
+        finish(b, shape);
+        radix_chunk_kernels(b, shape);
+        return b.str();
+    }
     upsweep(b, shape);
     scan(b, shape);
     downsweep(b, shape);

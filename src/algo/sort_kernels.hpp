@@ -7,6 +7,8 @@
 
 namespace kiln::detail {
 
+class source_builder;
+
 /// How a sort key's bits become an unsigned number whose order is the wanted order.
 enum class sort_key_kind { unsigned_integer, signed_integer, floating };
 
@@ -17,7 +19,7 @@ struct sort_key_info {
 
 /// The shape of one radix sort program: tuning constants are compiled in.
 struct radix_sort_shape {
-    sort_key_info key;
+    sort_key_info keys;
     bool descending = false;
     std::size_t value_bytes = 0;  ///< the bytes (4 or 8) of values moving along, 0 for none
     unsigned radix_bits = 8;
@@ -41,12 +43,18 @@ struct radix_sort_shape {
     /// Also generate the single-pass kernels (kiln_onesweep_*), for devices where work-groups
     /// that started earlier keep making progress.
     bool single_pass = false;
+    /// The CPU strategy (radix_chunks.cpp): one work-item per chunk of keys counts and scatters
+    /// in plain loops, instead of work-groups ranking tiles; the program then holds only the
+    /// chunk kernels, kiln_radix_scan and kiln_radix_finish.
+    bool chunks = false;
 
     unsigned radix() const { return 1u << radix_bits; }
     /// The single pass's histogram kernel runs groups of its own size (at most 256): NVIDIA's
     /// OpenCL allows it no more, whatever the passes' groups.
     unsigned histogram_group() const { return work_group_size < 256 ? work_group_size : 256; }
     unsigned tile() const { return work_group_size * items_per_work_item; }
+    /// The program cache's key: every field above, each of which changes the generated text.
+    std::string key() const;
 };
 
 /// Kernels kiln_radix_upsweep, kiln_radix_scan, kiln_radix_downsweep and kiln_radix_finish, and
@@ -54,6 +62,10 @@ struct radix_sort_shape {
 /// sort_kernels.cpp and radix_onesweep.cpp for what each does and the device-side state they
 /// share.
 std::string radix_sort_source(const radix_sort_shape& shape);
+
+/// The chunk strategy's kernels kiln_radix_chunk_count and kiln_radix_chunk_scatter
+/// (radix_chunks.cpp), after the helpers radix_sort_source defines.
+void radix_chunk_kernels(source_builder& b, const radix_sort_shape& s);
 
 // Pieces of the radix tile code shared by sort_kernels.cpp, radix_tile.cpp, radix_onesweep.cpp
 // and radix_multi_split.cpp.
@@ -64,7 +76,7 @@ std::string radix_padded(const std::string& index);  ///< a local tile index, ba
 /// their ranks in kiln_keys, and with values_beside_keys the tile's values to the same ranks in
 /// kiln_values); otherwise its values' step, once the keys have left kiln_keys (loads the tile's
 /// values and moves them to the same ranks in kiln_values, which shares kiln_keys' memory).
-void multi_split_setup(class source_builder& b, const radix_sort_shape& s);
+void multi_split_setup(source_builder& b, const radix_sort_shape& s);
 void multi_split_count(source_builder& b, const radix_sort_shape& s);
 void multi_split_place(source_builder& b, const radix_sort_shape& s);
 void multi_split_place_values(source_builder& b, const radix_sort_shape& s);

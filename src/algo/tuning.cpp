@@ -234,10 +234,11 @@ constexpr std::array table{
     tuning_row{radix_sort, any_gpu, radix(256, 8, 8, false),
                "any other GPU: ranking in 4-bit rounds (no known sub-group ballots), about 32 KB "
                "of local memory per group; not measured"},
-    tuning_row{radix_sort, any_cpu, radix(64, 8, 4, false),
-               "CPU devices (PoCL): small groups keep the per-(digit, item) counters (4 KB) in "
-               "L1 while PoCL loops over the group's items between barriers; 2-core build "
-               "machine, tests/algo/sort_test"},
+    tuning_row{radix_sort, any_cpu, chunks(radix(64, 8, 8, false), 64 * 1024),
+               "CPU devices (PoCL): chunks of at least 64 KiB, 8-bit digits; uint32 2^24 14.95x "
+               "std::sort on 2 cores, 52.9x on 16, 11-bit digits 2.5x slower (benchmarks.md, "
+               "Sorting, CPU devices, 2026-11-23). Tile shape, for tests: 64 x 8 keeps the "
+               "per-(digit, item) counters (4 KB) in L1"},
     tuning_row{radix_sort, any_device, radix(64, 4, 4, false),
                "anything else: small and safe, not measured"},
     // --- merge sort (comparator sorts): work-group size = first run length ---------------------

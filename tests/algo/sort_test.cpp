@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <kiln/algo/sort.hpp>
 #include <kiln/algo/tuning.hpp>
 #include <limits>
@@ -16,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "algo/dispatch_paths.hpp"
+#include "algo/sort_kernels.hpp"
 #include "support/device_param.hpp"
 
 namespace {
@@ -377,6 +380,64 @@ TEST_P(sort_test, both_radix_paths) {
         for (std::size_t i = 0; i < few.size(); ++i) few[i] = static_cast<float>(i % 3);
         check_radix(few, "three distinct floats");  // passes with one digit are skipped
         check_radix(special_floats<float>(3001), "float specials");
+    }
+}
+
+// Every field of the shape changes the generated program, so each must change the program
+// cache's key: a field missing from key() would reuse a stale program.
+TEST(algo_sort_shape, key_changes_with_every_field) {
+    using kiln::detail::radix_sort_shape;
+    // A new field fails here first: add it to radix_sort_shape::key() and to the changes below.
+    static_assert(sizeof(radix_sort_shape) == 64);
+    const std::vector<std::function<void(radix_sort_shape&)>> changes = {
+        [](radix_sort_shape& s) { s.keys.kind = kiln::detail::sort_key_kind::floating; },
+        [](radix_sort_shape& s) { s.keys.bytes = 8; },
+        [](radix_sort_shape& s) { s.descending = true; },
+        [](radix_sort_shape& s) { s.value_bytes = 4; },
+        [](radix_sort_shape& s) { s.radix_bits = 4; },
+        [](radix_sort_shape& s) { s.work_group_size = 128; },
+        [](radix_sort_shape& s) { s.items_per_work_item = 8; },
+        [](radix_sort_shape& s) { s.sub_group_size = 32; },
+        [](radix_sort_shape& s) { s.multi_split = true; },
+        [](radix_sort_shape& s) { s.ptx_ballots = true; },
+        [](radix_sort_shape& s) { s.cuda_warps = true; },
+        [](radix_sort_shape& s) { s.values_beside_keys = true; },
+        [](radix_sort_shape& s) { s.single_pass = true; },
+        [](radix_sort_shape& s) { s.chunks = true; },
+    };
+    const radix_sort_shape base;
+    std::vector<std::string> keys{base.key()};
+    for (const auto& change : changes) {
+        radix_sort_shape changed = base;
+        change(changed);
+        keys.push_back(changed.key());
+    }
+    std::sort(keys.begin(), keys.end());
+    EXPECT_EQ(std::adjacent_find(keys.begin(), keys.end()), keys.end())
+        << "two shapes share a key";
+}
+
+TEST_P(sort_test, every_radix_strategy) {
+    // Tiles (the GPU strategy) and chunks of one work-item each (the CPU one), whichever the
+    // device's row chooses; chunks of test_chunk_bytes, so that the sizes span many chunks, and
+    // at most 4 chunks per compute unit, so that the largest chunks hold thousands of keys.
+    using kiln::detail::algorithm;
+    for (const bool chunks : {false, true}) {
+        SCOPED_TRACE(chunks ? "chunks" : "tiles");
+        const kiln::detail::scoped_algorithm_policy strategy(
+            algorithm::radix_sort, kiln::test::strategy_policy(algorithm::radix_sort, device(), chunks));
+        const std::size_t chunk_keys = kiln::test::test_chunk_bytes / 4;
+        for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, chunk_keys - 1,
+                              chunk_keys, chunk_keys + 1, 3 * chunk_keys + 7, std::size_t{100003}})
+            check_radix(random_keys<std::uint32_t>(n, 31 + n), "uint32");
+        check_radix(random_keys<std::int32_t>(20011, 32), "int32");
+        check_radix(random_keys<std::uint64_t>(20011, 33), "uint64");
+        check_radix(random_keys<std::int64_t>(30011, 34), "int64");
+        std::vector<float> few(50001);
+        for (std::size_t i = 0; i < few.size(); ++i) few[i] = static_cast<float>(i % 3);
+        check_radix(few, "three distinct floats");  // passes with one digit are skipped
+        check_radix(special_floats<float>(3001), "float specials");
+        if (has_double()) check_radix(special_floats<double>(3001), "double specials");
     }
 }
 

@@ -69,10 +69,11 @@ struct algorithm_policy {
     /// Scan family, look-back within a sub-group (where group scans shuffle): earlier tiles
     /// each lane reads at once, so that one window covers sub_group_size * lookback_depth.
     std::size_t lookback_depth = 1;
-    /// Scan family (scan, select, reduce_by_key): 0 for the tile kernels (the GPU shape); else
-    /// the chunk kernels (scan_chunks.hpp, the CPU shape): one work-item per chunk of about this
-    /// many bytes of values, scanned in plain loops. The tile fields then serve only where a test
-    /// clears chunk_bytes to run the tiles.
+    /// Scan family (scan, select, reduce_by_key) and radix sort: 0 for the tile kernels (the GPU
+    /// shape); else the chunk kernels (the CPU shape: scan_chunks.hpp, radix_chunks.cpp): one
+    /// work-item per chunk of about this many bytes of values (radix sort: at least this many,
+    /// and at most 4 chunks per compute unit), walked in plain loops. The tile fields then serve
+    /// only where a test clears chunk_bytes to run the tiles.
     std::size_t chunk_bytes = 0;
     /// Scan family: how full tiles are loaded and stored.
     tile_access full_tiles = tile_access::guarded;
