@@ -413,8 +413,7 @@ TEST(algo_sort_shape, key_changes_with_every_field) {
         keys.push_back(changed.key());
     }
     std::sort(keys.begin(), keys.end());
-    EXPECT_EQ(std::adjacent_find(keys.begin(), keys.end()), keys.end())
-        << "two shapes share a key";
+    EXPECT_EQ(std::adjacent_find(keys.begin(), keys.end()), keys.end()) << "two shapes share a key";
 }
 
 TEST_P(sort_test, every_radix_strategy) {
@@ -425,7 +424,8 @@ TEST_P(sort_test, every_radix_strategy) {
     for (const bool chunks : {false, true}) {
         SCOPED_TRACE(chunks ? "chunks" : "tiles");
         const kiln::detail::scoped_algorithm_policy strategy(
-            algorithm::radix_sort, kiln::test::strategy_policy(algorithm::radix_sort, device(), chunks));
+            algorithm::radix_sort,
+            kiln::test::strategy_policy(algorithm::radix_sort, device(), chunks));
         const std::size_t chunk_keys = kiln::test::test_chunk_bytes / 4;
         for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, chunk_keys - 1,
                               chunk_keys, chunk_keys + 1, 3 * chunk_keys + 7, std::size_t{100003}})
