@@ -13,8 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "backend/backend.hpp"
-#include "backend/device_quirks.hpp"
+#include "runtime/device_quirks.hpp"
 #include "sort_kernels.hpp"
 
 namespace kiln::detail {
@@ -284,7 +283,7 @@ std::vector<std::size_t> stable_float_order(const std::vector<std::byte>& raw, s
 
 std::vector<std::byte> read_operand(const queue& q, const sort_operand& operand, std::size_t n) {
     std::vector<std::byte> host(n * operand.element_bytes);
-    q.impl().read(*operand.memory.memory, 0, host.data(), host.size(), {}, true);
+    operand.storage->read_bytes(q, 0, host.data(), host.size(), {}, true);
     return host;
 }
 
@@ -295,7 +294,7 @@ void write_permuted(const queue& q, const sort_operand& operand, const std::vect
     std::vector<std::byte> moved(host.size());
     for (std::size_t i = 0; i < order.size(); ++i)
         std::memcpy(moved.data() + i * bytes, host.data() + order[i] * bytes, bytes);
-    q.impl().write(*operand.memory.memory, 0, moved.data(), moved.size(), {}, true);
+    operand.storage->write_bytes(q, 0, moved.data(), moved.size(), {}, true);
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "backend/device_quirks.hpp"
+#include "runtime/device_quirks.hpp"
 
 namespace kiln::detail {
 namespace {

@@ -1,7 +1,7 @@
 // Sub-group and work-group collective support per device, from its properties.
 #include <kiln/detail/subgroup_support.hpp>
 
-#include "backend/device_quirks.hpp"
+#include "runtime/device_quirks.hpp"
 
 namespace kiln::detail {
 

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <kiln/algo/scan_kernels.hpp>
 #include <kiln/algorithm.hpp>
 #include <kiln/detail/group_collectives.hpp>
@@ -202,6 +203,42 @@ TEST_P(algo_base_test, every_device_has_a_policy_with_provenance) {
         EXPECT_GT(policy.tile_size(), 0u);
         EXPECT_EQ(policy.work_group_size & (policy.work_group_size - 1), 0u) << "a power of two";
     }
+}
+
+// Every policy field that reaches generated code must change the program cache's key, or a
+// program built for one policy would serve another.
+TEST(algo_tuning, policy_key_changes_with_every_field) {
+    using kiln::detail::algorithm_policy;
+    // A new field fails here first: add it to algorithm_policy::key() and to the changes below.
+    static_assert(sizeof(algorithm_policy) == 64);
+    const std::vector<std::function<void(algorithm_policy&)>> changes = {
+        [](algorithm_policy& p) { p.work_group_size = 128; },
+        [](algorithm_policy& p) { p.items_per_work_item = 4; },
+        [](algorithm_policy& p) { p.radix_bits = 4; },
+        [](algorithm_policy& p) { p.sub_group_size = 32; },
+        [](algorithm_policy& p) { p.staged_writes = false; },
+        [](algorithm_policy& p) { p.ptx_shuffles = true; },
+        [](algorithm_policy& p) { p.multi_split = true; },
+        [](algorithm_policy& p) { p.lookback_depth = 2; },
+        [](algorithm_policy& p) { p.chunk_bytes = 65536; },
+        [](algorithm_policy& p) { p.full_tiles = kiln::detail::tile_access::unrolled; },
+        [](algorithm_policy& p) { p.full_tiles = kiln::detail::tile_access::wide; },
+        [](algorithm_policy& p) { p.ballot_flags = false; },
+        [](algorithm_policy& p) { p.values_beside_keys = true; },
+        [](algorithm_policy& p) { p.register_runs = true; },
+        // sub_group_scans reaches the code only through sub_group_size and ptx_shuffles, which
+        // policy_for derives from it: not a key field of its own.
+    };
+    const algorithm_policy base;
+    std::vector<std::string> keys{base.key()};
+    for (const auto& change : changes) {
+        algorithm_policy changed = base;
+        change(changed);
+        keys.push_back(changed.key());
+    }
+    std::sort(keys.begin(), keys.end());
+    EXPECT_EQ(std::adjacent_find(keys.begin(), keys.end()), keys.end())
+        << "two policies share a key";
 }
 
 TEST(algo_tuning, nvidia_radix_row_ranks_by_multi_split) {

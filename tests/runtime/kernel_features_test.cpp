@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "backend/device_quirks.hpp"
 #include "backend/opencl/opencl_kernel_features.hpp"
+#include "runtime/device_quirks.hpp"
 
 namespace {
 

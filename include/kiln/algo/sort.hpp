@@ -69,11 +69,13 @@ constexpr radix_key radix_key_of() {
 struct sort_operand {
     kernel_argument memory;
     std::size_t element_bytes = 0;
+    /// The buffer behind `memory`, for the host sort's reads and writes; null for temporaries.
+    const buffer_storage* storage = nullptr;
 };
 
 template <class T>
 sort_operand sort_operand_of(const buffer<T>& b) {
-    return {make_argument(kiln::reinterpret(b)), sizeof(T)};
+    return {make_argument(kiln::reinterpret(b)), sizeof(T), &b.storage()};
 }
 
 /// A comparator's device source, for the type-erased merge sort.

@@ -1,4 +1,5 @@
-// Vendor facts shared by both backends that algorithms consult, each with where it comes from.
+// Vendor facts that the runtime and the algorithms consult, each with where it comes from,
+// derived from a device's properties alone.
 // (Workarounds specific to one backend's API stay in that backend's quirks file.)
 #pragma once
 
