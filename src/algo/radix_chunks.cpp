@@ -25,13 +25,7 @@ void radix_chunk_kernels(source_builder& b, const radix_sort_shape& s) {
     };
 
     b.begin_kernel("kiln_radix_chunk_count", 1);
-    b.parameter("global const " + key + "* keys_a");
-    b.parameter("global const " + key + "* keys_b");
-    b.parameter("global const uint* state");
-    b.parameter("ulong n");
-    b.parameter("ulong chunk");
-    b.parameter("uint shift");
-    b.parameter("global ulong* counts");
+    radix_count_parameters(b, s);
     b.begin_body();
     chunk_bounds();
     b.line("global const " + key + "* keys = kiln_sort_current(state) ? keys_b : keys_a;");
@@ -42,12 +36,7 @@ void radix_chunk_kernels(source_builder& b, const radix_sort_shape& s) {
     b.end_kernel();
 
     b.begin_kernel("kiln_radix_chunk_scatter", 1);
-    radix_scatter_parameters(b, s);
-    b.parameter("global const ulong* counts");
-    b.parameter("global const uint* state");
-    b.parameter("ulong n");
-    b.parameter("ulong chunk");
-    b.parameter("uint shift");
+    radix_pass_scatter_parameters(b, s);
     b.begin_body();
     // Every key has this pass's digit in common: the data stays where it is.
     b.line("if (state[1]) return;");

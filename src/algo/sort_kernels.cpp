@@ -73,13 +73,7 @@ void upsweep(source_builder& b, const radix_sort_shape& s) {
     const std::string key = radix_bits_type(s.keys.bytes), G = num(s.work_group_size) + "u",
                       R = num(s.radix()) + "u";
     b.begin_kernel("kiln_radix_upsweep", s.work_group_size);
-    b.parameter("global const " + key + "* keys_a");
-    b.parameter("global const " + key + "* keys_b");
-    b.parameter("global const uint* state");
-    b.parameter("ulong n");
-    b.parameter("ulong chunk");
-    b.parameter("uint shift");
-    b.parameter("global ulong* counts");
+    radix_count_parameters(b, s);
     b.begin_body();
     // Counting needs no order: local atomics, one counter per digit.
     b.local_array("uint", "kiln_bins", R);
@@ -145,12 +139,7 @@ void downsweep(source_builder& b, const radix_sort_shape& s) {
     const radix_tile_names n(s);
     const std::string tile = num(s.tile()) + "u";
     b.begin_kernel("kiln_radix_downsweep", n.g);
-    radix_scatter_parameters(b, s);
-    b.parameter("global const ulong* counts");
-    b.parameter("global const uint* state");
-    b.parameter("ulong n");
-    b.parameter("ulong chunk");
-    b.parameter("uint shift");
+    radix_pass_scatter_parameters(b, s);
     b.begin_body();
     radix_tile_setup(b, s, false);
     // Every key has this pass's digit in common: the data stays where it is.
@@ -207,6 +196,26 @@ void finish(source_builder& b, const radix_sort_shape& s) {
 }
 
 }  // namespace
+
+void radix_count_parameters(source_builder& b, const radix_sort_shape& s) {
+    const std::string key = radix_bits_type(s.keys.bytes);
+    b.parameter("global const " + key + "* keys_a");
+    b.parameter("global const " + key + "* keys_b");
+    b.parameter("global const uint* state");
+    b.parameter("ulong n");
+    b.parameter("ulong chunk");
+    b.parameter("uint shift");
+    b.parameter("global ulong* counts");
+}
+
+void radix_pass_scatter_parameters(source_builder& b, const radix_sort_shape& s) {
+    radix_scatter_parameters(b, s);
+    b.parameter("global const ulong* counts");
+    b.parameter("global const uint* state");
+    b.parameter("ulong n");
+    b.parameter("ulong chunk");
+    b.parameter("uint shift");
+}
 
 std::string radix_bits_type(std::size_t bytes) {
     return bytes == 8 ? "ulong" : "uint";

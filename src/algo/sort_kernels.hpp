@@ -89,6 +89,12 @@ struct radix_tile_names {
 };
 
 void radix_scatter_parameters(source_builder& b, const radix_sort_shape& s);
+/// The parameters of a reduce-then-scan pass's count kernel and of its scatter kernel, which
+/// the host binds alike for both strategies (sort.cpp, reduce_then_scan_passes): keys_a, keys_b,
+/// state, n, chunk, shift, counts; and the scatter parameters, then counts, state, n, chunk,
+/// shift.
+void radix_count_parameters(source_builder& b, const radix_sort_shape& s);
+void radix_pass_scatter_parameters(source_builder& b, const radix_sort_shape& s);
 
 /// Local arrays of the tile code.
 void radix_tile_setup(source_builder& b, const radix_sort_shape& s, bool single_pass);
