@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "algo/dispatch_paths.hpp"
+#include "algo/key_changes.hpp"
 #include "algo/sort_kernels.hpp"
 #include "support/device_param.hpp"
 
@@ -405,15 +406,7 @@ TEST(algo_sort_shape, key_changes_with_every_field) {
         [](radix_sort_shape& s) { s.single_pass = true; },
         [](radix_sort_shape& s) { s.chunks = true; },
     };
-    const radix_sort_shape base;
-    std::vector<std::string> keys{base.key()};
-    for (const auto& change : changes) {
-        radix_sort_shape changed = base;
-        change(changed);
-        keys.push_back(changed.key());
-    }
-    std::sort(keys.begin(), keys.end());
-    EXPECT_EQ(std::adjacent_find(keys.begin(), keys.end()), keys.end()) << "two shapes share a key";
+    kiln::test::expect_every_change_changes_the_key(changes);
 }
 
 TEST_P(sort_test, every_radix_strategy) {
