@@ -14,8 +14,7 @@ namespace kiln::test {
 /// Applies each change to a default-constructed Shape in turn and expects all the keys, the
 /// default's among them, to differ.
 template <class Shape>
-void expect_every_change_changes_the_key(
-    const std::vector<std::function<void(Shape&)>>& changes) {
+void expect_every_change_changes_the_key(const std::vector<std::function<void(Shape&)>>& changes) {
     const Shape base{};
     std::vector<std::string> keys{base.key()};
     for (const auto& change : changes) {
