@@ -73,10 +73,29 @@ step "shared library, pkg-config consumer, Debian package, build without OpenCL"
 scripts/check-packaging.sh
 
 if [ "${KILN_TEST_SKIP_FUZZ:-0}" != 1 ] && [ -x scripts/fuzz.sh ]; then
-    step "fuzzing the heat-world reader (bounded)"
-    scripts/fuzz.sh heat_world_reader
-    step "fuzzing kernel arguments and launch geometry on PoCL (bounded)"
-    scripts/fuzz.sh kernel_launch
+    step "fuzzing (bounded): build"
+    scripts/fuzz.sh --build-only heat_world_reader kernel_launch kiln_prof
+    # A fuzzer runs on one core: the heat-world reader's and the launches' side by side, each
+    # into its log, printed once both are done (the whole log where one failed).
+    fuzz_beside() {  # target...
+        local target pids=() failed=0
+        for target in "$@"; do
+            FUZZ_PREBUILT=1 scripts/fuzz.sh "$target" >"build/fuzz/$target.log" 2>&1 &
+            pids+=($!)
+        done
+        for target in "$@"; do
+            step "fuzzing $target (bounded)"
+            if wait "${pids[0]}"; then
+                tail -n 12 "build/fuzz/$target.log"
+            else
+                cat "build/fuzz/$target.log"
+                failed=1
+            fi
+            pids=("${pids[@]:1}")
+        done
+        return "$failed"
+    }
+    fuzz_beside heat_world_reader kernel_launch
     # 30 s rather than 60: a small reader that runs no device (FUZZ_SECONDS still sets it).
     step "fuzzing kiln-prof's trace reading and drawing (bounded)"
     scripts/fuzz.sh kiln_prof "${FUZZ_SECONDS:-30}"

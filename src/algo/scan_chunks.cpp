@@ -1,6 +1,10 @@
-// The scan's CPU strategy (scan_chunks.hpp): chunk kernels of one work-item each.
+// The scan's CPU strategy (scan_chunks.hpp): chunk kernels of one work-item each. The kernels'
+// frame and look-back are written here once; the scan's and stream compaction's loops over a
+// chunk are chunk_loops strategies (scan_chunk_writer.hpp).
 #include <algorithm>
 #include <kiln/algo/scan_chunks.hpp>
+
+#include "scan_chunk_writer.hpp"
 
 namespace kiln::detail {
 
@@ -14,20 +18,26 @@ std::vector<std::string> chunk_scan_kernel_names() {
 
 namespace {
 
-/// Writes the chunk kernels of one program.
-class chunk_scan_writer {
+/// The element's value: its text, or its flag and payload composed.
+std::string value_of(const element_text& element) {
+    return element.value.empty() ? element.compose(element.flag, element.payload) : element.value;
+}
+
+/// Writes the chunk kernels of one program around an algorithm's loops.
+class chunk_kernel_writer {
   public:
-    chunk_scan_writer(source_builder& b, const scan_operation& op, std::size_t chunk,
-                      bool exclusive, bool scatter)
-        : b_(b), op_(op), t_(op.value_type), exclusive_(exclusive), scatter_(scatter) {
+    chunk_kernel_writer(source_builder& b, const scan_operation& op, std::size_t chunk,
+                        const chunk_loops& loops)
+        : b_(b), op_(op), t_(op.value_type), loops_(loops) {
         b_.constant("CHUNK", chunk);
     }
 
     void chained_kernel(const declare_input& input) {
-        const element_text element = begin("kiln_chunk_scan_chained", &input);
+        const element_text element = begin("kiln_chunk_scan_chained", input);
         b_.line("const ulong c = atomic_inc((volatile global uint*)(kiln_temp + " +
                 std::to_string(chunk_scan_scratch::ticket_offset) + "));");
-        combine_chunk(element);
+        chunk_bounds();
+        loops_.reduce(b_, element);
         // Look back from the nearest chunk, adding totals until an inclusive prefix: a chunk that
         // took an earlier ticket is running, so its flag is published in time.
         b_.open("if (c > 0)");
@@ -52,25 +62,25 @@ class chunk_scan_writer {
         b_.line("kiln_prefixes[c] = inclusive;");
         b_.release_store("uint", "&kiln_flags[c]", "2");
         b_.line("if (c == chunks - 1) *kiln_total = inclusive;");
-        finish_chunk(element);
+        loops_.finish(b_, element);
         b_.end_kernel();
     }
 
     void local_kernel(const declare_input& input) {
-        const element_text element = begin("kiln_chunk_scan_local", &input);
+        const element_text element = begin("kiln_chunk_scan_local", input);
         b_.line("const ulong c = " + source_builder::group_id() + ";");
-        combine_chunk(element);
+        chunk_bounds();
+        loops_.reduce(b_, element);
         b_.line("kiln_totals[c] = kiln_chunk_total;");
         b_.end_kernel();
     }
 
-    /// Takes the input's parameters too, unread, so that every kernel of the program binds the
-    /// same arguments.
+    /// Takes the input's parameters too, unread where the loops read nothing, so that every
+    /// kernel of the program binds the same arguments.
     void fix_kernel(const declare_input& input) {
-        const element_text element = begin("kiln_chunk_scan_fix", &input);
+        const element_text element = begin("kiln_chunk_scan_fix", input);
         b_.line("const ulong c = " + source_builder::group_id() + ";");
-        b_.line("const ulong begin = c * CHUNK;");
-        b_.line("const ulong end = min(n, begin + CHUNK);");
+        chunk_bounds();
         b_.line("int have = has_carry;");
         b_.line(t_ + " prefix = carry;");
         b_.open("for (ulong k = 0; k < c; ++k)");
@@ -81,7 +91,7 @@ class chunk_scan_writer {
         b_.line("*kiln_total = have ? " + combine("prefix", "kiln_totals[c]") +
                 " : kiln_totals[c];");
         b_.close();
-        finish_chunk(element);
+        loops_.finish(b_, element);
         b_.end_kernel();
     }
 
@@ -91,15 +101,14 @@ class chunk_scan_writer {
     }
 
     /// The kernel's header and its pointers into the scratch (chunk_scan_scratch).
-    element_text begin(const std::string& name, const declare_input* input) {
+    element_text begin(const std::string& name, const declare_input& input) {
         b_.begin_kernel(name, 1);
         b_.scalar_parameter<std::uint64_t>("n");
-        if (!scatter_) b_.parameter("global " + t_ + "* out");
+        if (loops_.writes_out()) b_.parameter("global " + t_ + "* out");
         b_.parameter("global uchar* kiln_temp");
         b_.parameter("int has_carry");
         b_.parameter(t_ + " carry");
-        element_text element;
-        if (input) element = (*input)(b_);
+        element_text element = input(b_);
         b_.begin_body();
         using layout = chunk_scan_scratch;
         const ulong_text chunks(std::string("chunks"));
@@ -115,84 +124,135 @@ class chunk_scan_writer {
         return element;
     }
 
-    /// The chunk's first pass: leaves `kiln_chunk_total`, the combination of chunk c's
-    /// elements. A scan writes its own results into out meanwhile (an exclusive one all but the
-    /// chunk's first), which finish_chunk then combines with the prefix; a scattering program
-    /// only combines. The first element is peeled off, so that the loop carries no test of
-    /// which element is first. (kiln_ names, since the input's statements share the loop's
-    /// scope.)
-    void combine_chunk(const element_text& element) {
+    void chunk_bounds() {
         b_.line("const ulong begin = c * CHUNK;");
         b_.line("const ulong end = min(n, begin + CHUNK);");
-        b_.line(t_ + " kiln_chunk_total;");
-        b_.open("for (ulong idx = begin; idx < begin + 1; ++idx)");
-        for (const auto& statement : element.statements) b_.line(statement);
-        b_.line("kiln_chunk_total = " + value_of(element) + ";");
-        if (!exclusive_ && !scatter_) b_.line("out[idx] = kiln_chunk_total;");
-        b_.close();
-        b_.open("for (ulong idx = begin + 1; idx < end; ++idx)");
-        for (const auto& statement : element.statements) b_.line(statement);
-        b_.line("const " + t_ + " kiln_x = " + value_of(element) + ";");
-        if (exclusive_ && !scatter_) b_.line("out[idx] = kiln_chunk_total;");
-        b_.line("kiln_chunk_total = " + combine("kiln_chunk_total", "kiln_x") + ";");
-        if (!exclusive_ && !scatter_) b_.line("out[idx] = kiln_chunk_total;");
-        b_.close();
-    }
-
-    /// The chunk's second pass, given `prefix` (where `have`): a scan combines the prefix with
-    /// the results in out, in a loop without a carried dependency; a scattering program
-    /// evaluates its elements again and runs the scatter code for each.
-    void finish_chunk(const element_text& element) {
-        if (scatter_) {
-            b_.line(t_ + " running = prefix;");
-            b_.open("for (ulong idx = begin; idx < end; ++idx)");
-            for (const auto& statement : element.statements) b_.line(statement);
-            b_.line("const " + t_ + " x = " + value_of(element) + ";");
-            b_.line("const int had = have;");
-            b_.line("const " + t_ + " before = running;");
-            b_.line("running = have ? " + combine("running", "x") + " : x;");
-            b_.line("have = 1;");
-            if (!element.key.empty())
-                b_.line("const " + element.key_type + " kiln_key = " + element.key + ";");
-            element.scatter(b_);
-            b_.close();
-            return;
-        }
-        b_.open("if (have)");
-        if (exclusive_) {
-            b_.line("out[begin] = prefix;");
-            b_.open("for (ulong idx = begin + 1; idx < end; ++idx)");
-        } else {
-            b_.open("for (ulong idx = begin; idx < end; ++idx)");
-        }
-        b_.line("out[idx] = " + combine("prefix", "out[idx]") + ";");
-        b_.close();
-        b_.close();
-    }
-
-    /// The element's value: its text, or its flag and payload composed.
-    static std::string value_of(const element_text& element) {
-        return element.value.empty() ? element.compose(element.flag, element.payload)
-                                     : element.value;
     }
 
     source_builder& b_;
     const scan_operation& op_;
     std::string t_;
+    const chunk_loops& loops_;
+};
+
+/// Loops that combine the elements as the scan's operation does, in order.
+class combining_loops : public chunk_loops {
+  public:
+    explicit combining_loops(const scan_operation& op) : op_(op), t_(op.value_type) {}
+
+  protected:
+    std::string combine(source_builder& b, const std::string& x, const std::string& y) const {
+        return op_.combine(b, x, y);
+    }
+
+    /// Folds the chunk's elements into `kiln_chunk_total`, running `before` where an element
+    /// (`kiln_x`) is known but not yet folded and `after` once it is. The first element is peeled
+    /// off, so that the loop carries no test of which element is first. (kiln_ names, since the
+    /// input's statements share the loop's scope.)
+    template <class Before, class After>
+    void fold(source_builder& b, const element_text& element, Before before, After after) const {
+        b.line(t_ + " kiln_chunk_total;");
+        b.open("for (ulong idx = begin; idx < begin + 1; ++idx)");
+        for (const auto& statement : element.statements) b.line(statement);
+        b.line("kiln_chunk_total = " + value_of(element) + ";");
+        after(b);
+        b.close();
+        b.open("for (ulong idx = begin + 1; idx < end; ++idx)");
+        for (const auto& statement : element.statements) b.line(statement);
+        b.line("const " + t_ + " kiln_x = " + value_of(element) + ";");
+        before(b);
+        b.line("kiln_chunk_total = " + combine(b, "kiln_chunk_total", "kiln_x") + ";");
+        after(b);
+        b.close();
+    }
+
+    const scan_operation& op_;
+    std::string t_;
+};
+
+/// A scan: the first pass writes the chunk's own results into out (an exclusive scan all but
+/// the chunk's first), and the second combines the prefix with them in a loop without a carried
+/// dependency, over elements still in the core's cache.
+class scan_loops final : public combining_loops {
+  public:
+    scan_loops(const scan_operation& op, bool exclusive)
+        : combining_loops(op), exclusive_(exclusive) {}
+
+    bool writes_out() const override { return true; }
+
+    void reduce(source_builder& b, const element_text& element) const override {
+        const auto before = [&](source_builder& s) {
+            if (exclusive_) s.line("out[idx] = kiln_chunk_total;");
+        };
+        const auto after = [&](source_builder& s) {
+            if (!exclusive_) s.line("out[idx] = kiln_chunk_total;");
+        };
+        fold(b, element, before, after);
+    }
+
+    void finish(source_builder& b, const element_text&) const override {
+        b.open("if (have)");
+        if (exclusive_) {
+            b.line("out[begin] = prefix;");
+            b.open("for (ulong idx = begin + 1; idx < end; ++idx)");
+        } else {
+            b.open("for (ulong idx = begin; idx < end; ++idx)");
+        }
+        b.line("out[idx] = " + combine(b, "prefix", "out[idx]") + ";");
+        b.close();
+        b.close();
+    }
+
+  private:
     bool exclusive_;
-    bool scatter_;
+};
+
+/// A scattering program (stream compaction): the first pass only combines, and the second
+/// evaluates the elements again and runs the input's scatter code for each, with the scan's
+/// names (x, running, before, had, idx, kiln_key), as the tile kernels do.
+class scatter_loops final : public combining_loops {
+  public:
+    using combining_loops::combining_loops;
+
+    bool writes_out() const override { return false; }
+
+    void reduce(source_builder& b, const element_text& element) const override {
+        fold(
+            b, element, [](source_builder&) {}, [](source_builder&) {});
+    }
+
+    void finish(source_builder& b, const element_text& element) const override {
+        b.line(t_ + " running = prefix;");
+        b.open("for (ulong idx = begin; idx < end; ++idx)");
+        for (const auto& statement : element.statements) b.line(statement);
+        b.line("const " + t_ + " x = " + value_of(element) + ";");
+        b.line("const int had = have;");
+        b.line("const " + t_ + " before = running;");
+        b.line("running = have ? " + combine(b, "running", "x") + " : x;");
+        b.line("have = 1;");
+        if (!element.key.empty())
+            b.line("const " + element.key_type + " kiln_key = " + element.key + ";");
+        element.scatter(b);
+        b.close();
+    }
 };
 
 }  // namespace
 
-std::string chunk_scan_program_source(const scan_operation& op, const declare_input& input,
-                                      std::size_t chunk, bool exclusive, bool scatter) {
+std::string chunk_program_source(const scan_operation& op, const declare_input& input,
+                                 std::size_t chunk, const chunk_loops& loops) {
     source_builder builder;
-    chunk_scan_writer writer(builder, op, chunk, exclusive, scatter);
+    chunk_kernel_writer writer(builder, op, chunk, loops);
     writer.chained_kernel(input);
     writer.local_kernel(input);
     writer.fix_kernel(input);
     return builder.str();
+}
+
+std::string chunk_scan_program_source(const scan_operation& op, const declare_input& input,
+                                      std::size_t chunk, bool exclusive, bool scatter) {
+    if (scatter) return chunk_program_source(op, input, chunk, scatter_loops(op));
+    return chunk_program_source(op, input, chunk, scan_loops(op, exclusive));
 }
 
 }  // namespace kiln::detail

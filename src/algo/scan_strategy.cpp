@@ -17,6 +17,16 @@ std::string scan_family_program_source(const scan_operation& op, const declare_i
     return scan_program_source(op, input, policy, exclusive, scatter);
 }
 
+std::string reduce_by_key_program_source(const scan_operation& pairs, const value_combine& combine,
+                                         const declare_input& input,
+                                         const algorithm_policy& policy) {
+    if (policy.chunk_bytes) {
+        return reduce_by_key_chunk_program_source(pairs, combine, input,
+                                                  chunk_elements(policy, pairs.value_bytes));
+    }
+    return scan_program_source(pairs, input, policy, false, true);
+}
+
 std::size_t scan_family_scratch_bytes(const algorithm_policy& policy, std::size_t n,
                                       std::size_t value_bytes) {
     if (policy.chunk_bytes) {

@@ -85,10 +85,10 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
     const auto& program =
         algorithm_program_for(q.device(), key, scan_family_kernel_names(policy), [&] {
             const declare_input declare = [&](source_builder& b) {
-                b.parameter("global " + kt + "* kiln_out_keys");
-                b.parameter("global " + v + "* kiln_out_values");
-                b.parameter("ulong kiln_capacity");
-                b.parameter("ulong kiln_run_base");
+                b.parameter("global " + kt + "* " + run_outputs::keys);
+                b.parameter("global " + v + "* " + run_outputs::values);
+                b.parameter(std::string("ulong ") + run_outputs::capacity);
+                b.parameter(std::string("ulong ") + run_outputs::run_base);
                 b.parameter("int kiln_has_previous");
                 b.parameter(kt + " kiln_previous_key");
                 b.parameter("global const " + kt + "* kiln_keys");
@@ -106,22 +106,21 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
                     .statements = g.statements(),
                     .scatter =
                         [v](source_builder& s) {
+                            const std::string keys = run_outputs::keys,
+                                              values = run_outputs::values,
+                                              capacity = run_outputs::capacity,
+                                              base = run_outputs::run_base;
                             s.open("if (x.x != 0)");
                             s.line("const ulong run = (ulong)running.x - 1;");
-                            s.line(
-                                "if (run < kiln_capacity) kiln_out_keys[run - kiln_run_base] = "
-                                "kiln_key;");
-                            s.line(
-                                "if (had && run - 1 < kiln_capacity) kiln_out_values[run - 1 - "
-                                "kiln_run_base] = as_" +
-                                v + "(before.y);");
+                            s.line("if (run < " + capacity + ") " + keys + "[run - " + base +
+                                   "] = kiln_key;");
+                            s.line("if (had && run - 1 < " + capacity + ") " + values +
+                                   "[run - 1 - " + base + "] = as_" + v + "(before.y);");
                             s.close();
                             s.open("if (idx + 1 == n)");
                             s.line("const ulong run = (ulong)running.x - 1;");
-                            s.line(
-                                "if (run < kiln_capacity) kiln_out_values[run - kiln_run_base] = "
-                                "as_" +
-                                v + "(running.y);");
+                            s.line("if (run < " + capacity + ") " + values + "[run - " + base +
+                                   "] = as_" + v + "(running.y);");
                             s.close();
                         },
                     // The tile keeps heads as bytes beside the values, not as whole pairs.
@@ -142,7 +141,11 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
                         add_wide_lanes<V>(b, value_node, element);
                 return element;
             };
-            return scan_family_program_source(operation, declare, policy, false, true);
+            const value_combine combine = [](source_builder& s, const std::string& a,
+                                             const std::string& b) {
+                return operation_traits<Op, V>::combine(s, a, b);
+            };
+            return reduce_by_key_program_source(operation, combine, declare, policy);
         });
     temporary_lease scratch = temporary_pool::acquire(
         q, scan_family_scratch_bytes(policy, part.size, sizeof(carry_type)));

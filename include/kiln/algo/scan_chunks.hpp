@@ -21,6 +21,7 @@
 #pragma GCC visibility push(default)
 
 #include <cstddef>
+#include <functional>
 #include <kiln/algo/scan_kernels.hpp>
 #include <kiln/algo/tuning.hpp>
 #include <kiln/runtime/device.hpp>
@@ -90,6 +91,31 @@ std::vector<std::string> chunk_scan_kernel_names();
 /// had, idx, kiln_key), as the tile kernels do.
 std::string chunk_scan_program_source(const scan_operation& op, const declare_input& input,
                                       std::size_t chunk, bool exclusive, bool scatter);
+
+/// The kernel parameters through which reduce_by_key's programs write their runs: run r (counted
+/// from the first run of the whole call) goes to slot r - run_base of the two arrays while
+/// r < capacity. reduce_by_key.hpp declares them; the tile kernels write them through its
+/// scatter code, the chunk kernels through reduce_by_key_chunk_program_source's loops.
+struct run_outputs {
+    static constexpr const char* keys = "kiln_out_keys";
+    static constexpr const char* values = "kiln_out_values";
+    static constexpr const char* capacity = "kiln_capacity";
+    static constexpr const char* run_base = "kiln_run_base";
+};
+
+/// `combine(a, b)` of an operation on plain values, as text (operation_traits::combine).
+using value_combine =
+    std::function<std::string(source_builder&, const std::string&, const std::string&)>;
+
+/// reduce_by_key's chunk kernels, over `pairs` (segment_operation: runs begun, the open run's
+/// value) for the look-back between chunks. The input gives `flag` (whether the element at idx
+/// begins a run, for a chunk's first element), `key`, `key_type`, `payload` and `payload_type`
+/// (element_text). Within a chunk the loops compare neighbouring keys, count runs and combine
+/// plain values with `combine`, and write each run's key and value at the run's head through
+/// run_outputs' parameters (the last run's value at the part's end).
+std::string reduce_by_key_chunk_program_source(const scan_operation& pairs,
+                                               const value_combine& combine,
+                                               const declare_input& input, std::size_t chunk);
 
 }  // namespace kiln::detail
 #pragma GCC visibility pop

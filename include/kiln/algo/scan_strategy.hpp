@@ -20,6 +20,11 @@ std::vector<std::string> scan_family_kernel_names(const algorithm_policy& policy
 std::string scan_family_program_source(const scan_operation& op, const declare_input& input,
                                        const algorithm_policy& policy, bool exclusive,
                                        bool scatter = false);
+/// reduce_by_key's program under `policy`: the chunk kernels with its own loops
+/// (reduce_by_key_chunk_program_source), or the tile kernels with the input's scatter code.
+std::string reduce_by_key_program_source(const scan_operation& pairs, const value_combine& combine,
+                                         const declare_input& input,
+                                         const algorithm_policy& policy);
 /// Bytes of scratch it needs for a part of `n` elements of `value_bytes` each.
 std::size_t scan_family_scratch_bytes(const algorithm_policy& policy, std::size_t n,
                                       std::size_t value_bytes);

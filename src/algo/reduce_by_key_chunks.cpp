@@ -1,0 +1,108 @@
+// reduce_by_key's loops in the chunk kernels (scan_chunks.hpp): plain run counting and value
+// combining, rather than the generic scatter loops' (runs, value) pairs, which the look-back
+// between chunks still carries.
+#include <kiln/algo/scan_chunks.hpp>
+
+#include "scan_chunk_writer.hpp"
+
+namespace kiln::detail {
+namespace {
+
+class run_loops final : public chunk_loops {
+  public:
+    run_loops(const scan_operation& pairs, const value_combine& combine)
+        : pairs_(pairs), combine_(combine) {}
+
+    bool writes_out() const override { return false; }
+
+    /// Counts the chunk's heads into kiln_runs and combines the values since the last head into
+    /// kiln_open: the pair kiln_segment(runs, open), which the look-back combines.
+    void reduce(source_builder& b, const element_text& element) const override {
+        const std::string v = element.payload_type;
+        // Defines kiln_segment, which makes the chunk's pair, whichever kernel comes first.
+        pairs_.combine(b, "kiln_open", "kiln_open");
+        // A block of its own, since the chained kernel runs finish's loops in the same scope.
+        b.line(pairs_.value_type + " kiln_chunk_total;");
+        b.open("");
+        b.line("ulong kiln_runs;");
+        b.line(v + " kiln_open;");
+        b.line(element.key_type + " kiln_previous;");
+        each_element(b, element, [&](bool first) {
+            if (first) {
+                b.line("kiln_runs = kiln_head;");
+                b.line("kiln_open = kiln_x;");
+                return;
+            }
+            b.line("kiln_runs += kiln_head;");
+            b.line("kiln_open = kiln_head ? kiln_x : " + combine_(b, "kiln_open", "kiln_x") + ";");
+        });
+        b.line("kiln_chunk_total = kiln_segment(kiln_runs, kiln_open);");
+        b.close();
+    }
+
+    /// From the runs and open value before the chunk, writes each run's key at its head, the run
+    /// before's value there too, and the last run's value at the part's end.
+    void finish(source_builder& b, const element_text& element) const override {
+        const std::string v = element.payload_type;
+        const std::string keys = run_outputs::keys, values = run_outputs::values,
+                          capacity = run_outputs::capacity, base = run_outputs::run_base;
+        b.line("ulong kiln_runs = have ? (ulong)prefix.x : 0;");
+        b.line(v + " kiln_open = as_" + v + "(prefix.y);");
+        b.line("int kiln_had = have;");
+        b.line(element.key_type + " kiln_previous;");
+        each_element(b, element, [&](bool) {
+            b.open("if (kiln_head)");
+            b.line("if (kiln_runs < " + capacity + ") " + keys + "[kiln_runs - " + base +
+                   "] = kiln_key;");
+            b.line("if (kiln_had && kiln_runs - 1 < " + capacity + ") " + values +
+                   "[kiln_runs - 1 - " + base + "] = kiln_open;");
+            b.line("++kiln_runs;");
+            b.line("kiln_open = kiln_x;");
+            b.close();
+            b.open("else");
+            b.line("kiln_open = " + combine_(b, "kiln_open", "kiln_x") + ";");
+            b.close();
+            b.line("kiln_had = 1;");
+        });
+        b.open("if (end == n && kiln_runs - 1 < " + capacity + ")");
+        b.line(values + "[kiln_runs - 1 - " + base + "] = kiln_open;");
+        b.close();
+    }
+
+  private:
+    /// Emits `body(first)` for the chunk's first element and then in a loop over the others,
+    /// after their statements, with kiln_x the value, kiln_key the key and kiln_head 1 where a
+    /// run begins: the input's flag for the first element (which knows about the parts before),
+    /// a comparison with the previous key for the others.
+    template <class Body>
+    static void each_element(source_builder& b, const element_text& element, Body body) {
+        const auto element_values = [&](const std::string& head) {
+            for (const auto& statement : element.statements) b.line(statement);
+            b.line("const " + element.payload_type + " kiln_x = " + element.payload + ";");
+            b.line("const " + element.key_type + " kiln_key = " + element.key + ";");
+            b.line("const uint kiln_head = " + head + ";");
+            b.line("kiln_previous = kiln_key;");
+        };
+        b.open("for (ulong idx = begin; idx < begin + 1; ++idx)");
+        element_values("(" + element.flag + ") != 0");
+        body(true);
+        b.close();
+        b.open("for (ulong idx = begin + 1; idx < end; ++idx)");
+        element_values("kiln_key != kiln_previous");
+        body(false);
+        b.close();
+    }
+
+    const scan_operation& pairs_;
+    const value_combine& combine_;
+};
+
+}  // namespace
+
+std::string reduce_by_key_chunk_program_source(const scan_operation& pairs,
+                                               const value_combine& combine,
+                                               const declare_input& input, std::size_t chunk) {
+    return chunk_program_source(pairs, input, chunk, run_loops(pairs, combine));
+}
+
+}  // namespace kiln::detail
