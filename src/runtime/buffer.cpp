@@ -9,6 +9,7 @@
 
 #include "backend/backend.hpp"
 #include "runtime/profiler.hpp"
+#include "runtime/transfer_kernels.hpp"
 
 namespace kiln {
 
@@ -153,6 +154,11 @@ event buffer_storage::copy_bytes(const queue& q, std::size_t offset, const buffe
                                          " but the queue is on " + where(q.device()) +
                                          ": a copy runs on a queue of one of the two devices");
     if (count == 0) return q.marker(after);
+    // Overlapping ranges go to the copy command, which reports them.
+    const bool overlap =
+        memory_ == dst.memory_ && offset < dst_offset + count && dst_offset < offset + count;
+    if (from_here && to_here && !overlap && transfers_with_kernels(q, count))
+        return copy_with_kernel(q, *this, offset, dst, dst_offset, count, after);
     if (backend_copies(device_, dst.device_))
         return profiling::recorded(q, {profiling::record_kind::copy, count}, [&] {
             return q.impl().copy(*memory_, offset, *dst.memory_, dst_offset, count, after.events());
@@ -170,6 +176,8 @@ event buffer_storage::fill_bytes(const queue& q, std::size_t offset, const void*
                                  const wait_list& after) const {
     check_same_device("kiln::buffer::fill", device_, q);
     if (count == 0) return q.marker(after);
+    if (std::has_single_bit(pattern_size) && pattern_size <= 64 && transfers_with_kernels(q, count))
+        return fill_with_kernel(q, *this, offset, pattern, pattern_size, count, after);
     if (std::has_single_bit(pattern_size) && pattern_size <= 128)
         return profiling::recorded(q, {profiling::record_kind::fill, count}, [&] {
             return q.impl().fill(*memory_, offset, pattern, pattern_size, count, after.events());

@@ -384,11 +384,10 @@ TEST_P(compaction_test, reduce_by_key_into_its_own_keys_and_values) {
 
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(compaction_test);
 
-/// Split vectors: each part compacts on its device, after the elements of the parts before it
-/// (with one device, two parts on it through two queues).
-TEST(compaction_split, copy_if_and_unique_follow_the_parts_in_order) {
-    const std::vector<kiln::queue> queues = {
-        kiln::queue(kiln::devices()[0]), kiln::queue(kiln::devices()[kiln::devices().size() > 1])};
+class compaction_split : public kiln::test::two_parts_test {};
+
+/// Split vectors: each part compacts on its device, after the elements of the parts before it.
+TEST_F(compaction_split, copy_if_and_unique_follow_the_parts_in_order) {
     const std::size_t n = 200003;
     const auto host = random_values<std::int32_t>(n, 0, 3, 31);  // runs across the boundary
     kiln::vector<std::int32_t> x(queues, host), out(queues, n);
@@ -428,12 +427,8 @@ TEST(compaction_split, copy_if_and_unique_follow_the_parts_in_order) {
 }
 
 /// Split vectors: runs crossing the boundary take their key from the part where they begin and
-/// their value from the part where they end; a non-commutative operation keeps its order. With
-/// one device, both parts are on it, through two queues: the parts still run one after another,
-/// each from the pair and the key the part before left.
-TEST(compaction_split, reduce_by_key_joins_runs_across_the_parts) {
-    const std::vector<kiln::queue> queues = {
-        kiln::queue(kiln::devices()[0]), kiln::queue(kiln::devices()[kiln::devices().size() > 1])};
+/// their value from the part where they end; a non-commutative operation keeps its order.
+TEST_F(compaction_split, reduce_by_key_joins_runs_across_the_parts) {
     const std::size_t n = 100003;
     auto keys = random_values<std::int32_t>(n, 0, 3, 7);
     std::sort(keys.begin(), keys.begin() + n / 3);  // a few long runs, then short ones

@@ -3,12 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <kiln/kiln.hpp>
 #include <limits>
 #include <numeric>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -142,6 +144,71 @@ TEST_P(buffers, sub_ranges_read_write_and_copy_exactly_their_elements) {
     EXPECT_EQ(a.read_element(q, 97), 97);
     EXPECT_EQ(a.read_element(q, 98), 7);
     EXPECT_EQ(a.read_element(q, 99), 7);
+}
+
+// From 1 MiB, CPU devices of the OpenCL backend copy and fill with kernels of kiln's on every
+// core (src/runtime/transfer_kernels.hpp), others with the device's commands: either way exactly
+// the bytes asked for, at offsets and sizes that are not multiples of a chunk or a cache line.
+TEST_P(buffers, large_copies_move_exactly_their_bytes) {
+    kiln::queue q(device());
+    const std::size_t n = (std::size_t(1) << 22) + 12345;
+    std::vector<std::uint8_t> host(n);
+    for (std::size_t i = 0; i < n; ++i) host[i] = static_cast<std::uint8_t>(i * 7 + i / 251);
+    // The index of the first byte that differs, n where none does.
+    const auto first_difference = [](const auto& got, const auto& want) {
+        return static_cast<std::size_t>(std::mismatch(got.begin(), got.end(), want.begin()).first -
+                                        got.begin());
+    };
+    kiln::buffer<std::uint8_t> a(q, host), b(q, std::vector<std::uint8_t>(n, 0));
+    a.copy_to(q, b).wait();
+    EXPECT_EQ(first_difference(b.read(q), host), n);
+
+    // Within one buffer, apart: from byte 3 to byte n - count - 1.
+    const std::size_t count = (std::size_t(1) << 21) + 29, to = n - count - 1;
+    b.copy_to(q, 3, b, to, count).wait();
+    auto expected = host;
+    std::copy_n(host.begin() + 3, count, expected.begin() + static_cast<std::ptrdiff_t>(to));
+    EXPECT_EQ(first_difference(b.read(q), expected), n);
+}
+
+/// A `Bytes`-byte element whose bytes all differ, for fills of every power-of-two size.
+template <std::size_t Bytes>
+struct pattern_of {
+    std::array<std::uint8_t, Bytes> bytes;
+    static pattern_of numbered(std::uint8_t first) {
+        pattern_of p;
+        for (std::size_t i = 0; i < Bytes; ++i) p.bytes[i] = static_cast<std::uint8_t>(first + i);
+        return p;
+    }
+    friend bool operator==(const pattern_of&, const pattern_of&) = default;
+};
+
+template <std::size_t Bytes>
+void expect_large_fill(const kiln::queue& q) {
+    SCOPED_TRACE(std::to_string(Bytes) + "-byte elements");
+    using element = pattern_of<Bytes>;
+    const std::size_t n = ((std::size_t(3) << 20) + 4321) / Bytes;
+    const std::size_t first = 3, count = n - 5;  // neither end on a 64-byte line
+    kiln::buffer<element> b(q, n);
+    b.fill(q, element::numbered(0)).wait();
+    b.fill(q, element::numbered(100), first, count).wait();
+    const auto got = b.read(q);
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < n; ++i)
+        wrong += !(got[i] == element::numbered(i >= first && i < first + count ? 100 : 0));
+    EXPECT_EQ(wrong, 0u);
+}
+
+TEST_P(buffers, large_fills_repeat_elements_of_every_power_of_two_size) {
+    kiln::queue q(device());
+    expect_large_fill<1>(q);
+    expect_large_fill<2>(q);
+    expect_large_fill<4>(q);
+    expect_large_fill<8>(q);
+    expect_large_fill<16>(q);
+    expect_large_fill<32>(q);
+    expect_large_fill<64>(q);
+    expect_large_fill<128>(q);
 }
 
 TEST_P(buffers, sub_ranges_outside_the_buffer_are_rejected) {

@@ -57,6 +57,19 @@ class two_devices_test : public ::testing::Test {
     std::vector<kiln::queue> queues;
 };
 
+/// Queues for the two parts of split vectors: on the first two devices, or two queues on the one
+/// device there is, where the parts still run one after another as on two devices. With no
+/// device it fails, as every suite must.
+class two_parts_test : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        ASSERT_FALSE(kiln::devices().empty()) << "no OpenCL or CUDA device";
+        const auto& devices = kiln::devices();
+        queues = {kiln::queue(devices[0]), kiln::queue(devices[devices.size() > 1 ? 1 : 0])};
+    }
+    std::vector<kiln::queue> queues;
+};
+
 /// "<index>_<backend>_<name>" with every character GoogleTest rejects turned into '_'.
 inline std::string device_test_name(const ::testing::TestParamInfo<kiln::device>& info) {
     std::string name = std::to_string(info.param.index()) + "_" +
