@@ -202,8 +202,12 @@ int main(int argc, char** argv) {
 
     if (const char* list = std::getenv("KILN_FFT_PIPELINE")) sweep_pipeline(dev, q, cufft, list);
 
-    std::printf("### kiln::fft, %s (%s), complex float, forward, out of place\n\n",
-                dev.name().c_str(), std::string(kiln::to_string(dev.backend())).c_str());
+    const bool host_library = kiln::fft<float>(q, {1024}).plan().on_host_library();
+    std::printf("### kiln::fft, %s (%s), complex float, forward, out of place, on %s\n\n",
+                dev.name().c_str(), std::string(kiln::to_string(dev.backend())).c_str(),
+                host_library
+                    ? "FFTW (the host-library strategy; KILN_FFT_STRATEGY=kernels for kiln's)"
+                    : "kiln's kernels");
     std::printf(
         "| shape | kiln | 5 N log2 N / t | kiln time / reference time | round-trip error |\n"
         "|---|---|---|---|---|\n");

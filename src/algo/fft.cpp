@@ -3,6 +3,7 @@
 #include <array>
 #include <atomic>
 #include <bit>
+#include <cstdlib>
 #include <cstring>
 #include <kiln/algo/algorithm_program.hpp>
 #include <kiln/algo/fft_kernels.hpp>
@@ -15,8 +16,12 @@
 #include <map>
 #include <mutex>
 #include <span>
+#include <string>
+#include <string_view>
 
+#include "fft_host_library.hpp"
 #include "fft_steps.hpp"
+#include "runtime/host_mapping.hpp"
 
 namespace kiln::detail {
 namespace {
@@ -27,6 +32,27 @@ bool wide_indices_forced() {
     return force_wide_indices.load(std::memory_order_relaxed);
 }
 std::atomic<bool> force_length_kernels{false};
+std::atomic<fft_strategy> forced_strategy{fft_strategy::automatic};
+
+/// The strategy in force: scoped_fft_strategy's, else KILN_FFT_STRATEGY's (`kernels` or `fftw`),
+/// else automatic.
+fft_strategy strategy_in_force(const char* call) {
+    if (const fft_strategy forced = forced_strategy.load(); forced != fft_strategy::automatic)
+        return forced;
+    const char* text = std::getenv("KILN_FFT_STRATEGY");
+    if (!text || !*text) return fft_strategy::automatic;
+    const std::string_view name(text);
+    if (name == "kernels") return fft_strategy::kernels;
+    if (name == "fftw") return fft_strategy::host_library;
+    throw invalid_argument_error(
+        call, "KILN_FFT_STRATEGY is '" + std::string(name) + "'; it takes kernels or fftw");
+}
+
+/// Whether plans on `dev` may run on the host library: CPU devices whose memory is the host's.
+bool host_library_reaches(const device& dev) {
+    const device_properties& p = dev.properties();
+    return p.type == device_type::cpu && p.unified_memory && p.backend == backend_kind::opencl;
+}
 std::atomic<std::size_t> register_pass_limit{SIZE_MAX};
 // The work-items per group a register pass's kernel takes: the backend's answer once built, or
 // less under scoped_fft_register_pass_limit.
@@ -116,14 +142,24 @@ scoped_fft_length_kernels::~scoped_fft_length_kernels() {
     force_length_kernels.store(previous_);
 }
 
+scoped_fft_strategy::scoped_fft_strategy(fft_strategy strategy)
+    : previous_(forced_strategy.exchange(strategy)) {}
+scoped_fft_strategy::~scoped_fft_strategy() {
+    forced_strategy.store(previous_);
+}
+
 std::size_t fft_shape::elements() const {
     std::size_t total = batch;
     for (std::size_t n : sizes) total *= n;
     return total;
 }
 
-fft_plan::fft_plan(const queue& q, fft_shape shape)
+fft_plan::~fft_plan() = default;
+
+fft_plan::fft_plan(const queue& q, fft_shape shape, fft_strategy strategy)
     : shape_(std::move(shape)), element_bytes_(shape_.double_precision ? 16 : 8) {
+    if (strategy != fft_strategy::kernels && host_library_reaches(q.device()))
+        host_library_ = fftw_transform::make(shape_, q.device().properties().compute_units);
     // Plans the steps under `limits` and builds their programs; returns the host tables.
     const auto plan = [&](const fft_pass_limits& limits) {
         fft_plan_builder builder(shape_, limits);
@@ -205,11 +241,25 @@ fft_plan::fft_plan(const queue& q, fft_shape shape)
 event fft_plan::run(const queue& q, const buffer_storage& input,
                     const buffer_storage& output) const {
     const bool in_place = input.memory() == output.memory();
+    if (host_library_) {
+        // Synchronous: the host transforms the device's memory where it lies, after q's work.
+        const std::size_t bytes = shape_.elements() * element_bytes_;
+        host_mapping source(q, input, 0, bytes);
+        if (in_place) {
+            host_library_->execute(source.data(), source.data());
+        } else {
+            host_mapping target(q, output, 0, bytes);
+            host_library_->execute(source.data(), target.data());
+            target.unmap();
+        }
+        source.unmap();
+        return q.marker();
+    }
     return run_steps(q, in_place ? in_place_ : out_of_place_, &input, nullptr, output);
 }
 
 bool fft_plan::fuses_input() const noexcept {
-    if (out_of_place_.empty()) return false;
+    if (host_library_ || out_of_place_.empty()) return false;
     const fft_step& first = out_of_place_.front();
     return first.pass || first.pipeline || first.kernel == fft_chirp_in_kernel;
 }
@@ -396,6 +446,7 @@ std::shared_ptr<const fft_plan> fft_plan::make(const queue& q, const fft_shape& 
                                      "the device has no double precision: " + q.device().name());
     check_fits(q.device(), shape, total, call);
 
+    const fft_strategy strategy = strategy_in_force(call);
     const fft_pipeline_policy pipeline = fft_pipeline_policy_for(q.device());
     static std::mutex mutex;
     static std::map<std::pair<const device_impl*, std::string>, std::weak_ptr<const fft_plan>>
@@ -407,11 +458,12 @@ std::shared_ptr<const fft_plan> fft_plan::make(const queue& q, const fft_shape& 
             std::to_string(register_pass_limit.load()) + " pipeline " +
             std::to_string(pipeline.chunk_bytes) + "x" + std::to_string(pipeline.slots) + "x" +
             std::to_string(pipeline.lag) + (pipeline.streaming ? " streaming" : "") +
-            (pipeline.fine ? " fine" : ""));
+            (pipeline.fine ? " fine" : "") + " strategy " +
+            std::to_string(static_cast<int>(strategy)));
     std::lock_guard lock(mutex);
     if (auto found = plans.find(key); found != plans.end())
         if (auto plan = found->second.lock()) return plan;
-    auto plan = std::make_shared<const fft_plan>(q, shape);
+    auto plan = std::make_shared<const fft_plan>(q, shape, strategy);
     std::erase_if(plans, [](const auto& entry) { return entry.second.expired(); });
     plans[key] = plan;
     return plan;

@@ -131,6 +131,13 @@ class queue_impl {
     virtual std::shared_ptr<event_impl> fill(memory_impl& dst, std::size_t offset,
                                              const void* pattern, std::size_t pattern_size,
                                              std::size_t bytes, event_list after) = 0;
+    /// Makes `bytes` bytes of `memory` from `offset` readable and writable by the host, after
+    /// `after` and the queue's earlier commands, and returns their host address (blocking).
+    /// Throws kiln::error KILN_FEATURE_UNSUPPORTED where the backend cannot.
+    virtual void* map(memory_impl& memory, std::size_t offset, std::size_t bytes,
+                      event_list after) = 0;
+    /// Ends map's access; returns when the device sees what the host wrote.
+    virtual void unmap(memory_impl& memory, void* host) = 0;
     /// Arguments have been checked against the kernel's parameters; buffers are on this
     /// queue's device.
     virtual std::shared_ptr<event_impl> launch(kernel_impl& kernel, const launch_geometry& geometry,

@@ -164,6 +164,48 @@ class fft_test : public kiln::test::device_queue_test {
     }
 };
 
+// Every other test here runs the strategy the device gets (on CI's CPU with FFTW installed, the
+// host library; ctest's algo.fft_kernels runs them all again on kiln's kernels). Each forced:
+// the host library wherever it can run (CPU devices, FFTW installed), kernels elsewhere.
+TEST_P(fft_test, each_strategy_forced_matches_fftw) {
+    using kiln::detail::fft_strategy;
+    const bool cpu = device().properties().type == kiln::device_type::cpu &&
+                     device().backend() == kiln::backend_kind::opencl;
+    for (const fft_strategy strategy : {fft_strategy::kernels, fft_strategy::host_library}) {
+        SCOPED_TRACE(strategy == fft_strategy::kernels ? "kernels" : "host library");
+        const kiln::detail::scoped_fft_strategy forced(strategy);
+        const kiln::fft<float> plan(q, {480, 64}, 3);
+        // FFTW's runtime libraries come with libfftw3-dev, which the reference here needs.
+        if (reference_is_fftw) {
+            EXPECT_EQ(plan.plan().on_host_library(), strategy == fft_strategy::host_library && cpu);
+        }
+        for_each_precision([&](auto real) {
+            using T = decltype(real);
+            check<T>({97, 12}, 2, false);
+            check<T>({1000}, 3, true);
+            // In place, out of place, and rfft's path through the complex plan.
+            const auto host = random_complex<T>(4096, 11);
+            kiln::vector<std::complex<T>> x(q, host);
+            const kiln::fft<T> forward(q, {4096}), backward(q, {4096}, kiln::inverse);
+            forward(x, x);
+            x = backward(x);
+            EXPECT_LE(relative_l2_error(x.read(), std::vector<cdouble>(host.begin(), host.end())),
+                      2 * tolerance<T>(4096));
+            std::vector<T> real_host(100);
+            for (std::size_t i = 0; i < real_host.size(); ++i)
+                real_host[i] = T(std::sin(0.3 * double(i)));
+            const kiln::vector<T> r(q, real_host);
+            const kiln::rfft<T> real_forward(q, {100});
+            const kiln::vector<std::complex<T>> half = real_forward(r);
+            const auto full = reference(
+                std::vector<std::complex<T>>(real_host.begin(), real_host.end()), {100}, 1, false);
+            EXPECT_LE(relative_l2_error(half.read(),
+                                        std::vector<cdouble>(full.begin(), full.begin() + 51)),
+                      tolerance<T>(100));
+        });
+    }
+}
+
 TEST_P(fft_test, one_dimension_of_every_kind_of_size_matches_fftw) {
     // Radix passes (2, 3, 5, 7, 11, 13 and their products, radix 16 and 8 included) and
     // Bluestein (97, 1000003).

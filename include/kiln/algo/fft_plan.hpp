@@ -119,6 +119,26 @@ class scoped_fft_length_kernels {
     bool previous_;
 };
 
+/// How a plan transforms: kiln's kernels, or a host library on the buffers' host memory (FFTW,
+/// on CPU devices where it is installed; src/algo/fft_host_library.hpp). `automatic` takes the
+/// host library wherever it can run, unless KILN_FFT_STRATEGY says `kernels`.
+enum class fft_strategy { automatic, kernels, host_library };
+
+/// While one lives, plans made use `strategy` (tests force each): host_library wherever it can
+/// run, kernels elsewhere.
+class scoped_fft_strategy {
+  public:
+    explicit scoped_fft_strategy(fft_strategy strategy);
+    ~scoped_fft_strategy();
+    scoped_fft_strategy(const scoped_fft_strategy&) = delete;
+    scoped_fft_strategy& operator=(const scoped_fft_strategy&) = delete;
+
+  private:
+    fft_strategy previous_;
+};
+
+class fftw_transform;
+
 /// A plan's input given as a vector expression, read inside the first pass: its kernel text,
 /// under `key` (the expression's type, which decides the text), and its kernel arguments in the
 /// order the text declares them.
@@ -165,7 +185,11 @@ class fft_plan {
     /// queue (let go at the next pipeline launch).
     std::size_t counter_queues() const;
 
-    fft_plan(const queue& q, fft_shape shape);
+    /// Whether this plan runs on the host library rather than kiln's kernels.
+    bool on_host_library() const noexcept { return host_library_ != nullptr; }
+
+    fft_plan(const queue& q, fft_shape shape, fft_strategy strategy);
+    ~fft_plan();
 
   private:
     event run_steps(const queue& q, const std::vector<fft_step>& steps, const buffer_storage* input,
@@ -197,6 +221,7 @@ class fft_plan {
     buffer<std::byte> tables_;
     std::size_t work_elements_ = 0;  // per Bluestein work buffer
     std::vector<fft_step> out_of_place_, in_place_;
+    std::unique_ptr<fftw_transform> host_library_;  // set when the plan runs on it
     // Pipeline steps' counters, per live queue: zero between launches (the kernel's last group
     // resets them), so that a launch needs no fill before it. Launches with one set take turns:
     // in queue order, or, on an out-of-order queue, each after the one before (`last`).

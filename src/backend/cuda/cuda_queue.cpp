@@ -249,6 +249,14 @@ void cuda_queue::copy_through_staging(CUdeviceptr origin, CUdeviceptr target, st
     }
 }
 
+// Only CPU devices map (fft's host-library strategy); a GPU's memory would need staging.
+void* cuda_queue::map(memory_impl&, std::size_t, std::size_t, event_list) {
+    throw error("kiln::buffer map", 0, "KILN_FEATURE_UNSUPPORTED",
+                "the CUDA backend does not map device memory into the host");
+}
+
+void cuda_queue::unmap(memory_impl&, void*) {}
+
 std::shared_ptr<event_impl> cuda_queue::fill(memory_impl& dst, std::size_t offset,
                                              const void* pattern, std::size_t pattern_size,
                                              std::size_t bytes, event_list after) {

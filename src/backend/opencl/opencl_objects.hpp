@@ -100,6 +100,9 @@ class opencl_queue final : public queue_impl {
     std::shared_ptr<event_impl> fill(memory_impl& dst, std::size_t offset, const void* pattern,
                                      std::size_t pattern_size, std::size_t bytes,
                                      event_list after) override;
+    void* map(memory_impl& memory, std::size_t offset, std::size_t bytes,
+              event_list after) override;
+    void unmap(memory_impl& memory, void* host) override;
     std::shared_ptr<event_impl> launch(kernel_impl& kernel, const launch_geometry& geometry,
                                        std::span<const kernel_argument> args,
                                        event_list after) override;

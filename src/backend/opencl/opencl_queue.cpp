@@ -171,6 +171,25 @@ std::shared_ptr<event_impl> opencl_queue::fill(memory_impl& dst, std::size_t off
     return wrap(done);
 }
 
+void* opencl_queue::map(memory_impl& memory, std::size_t offset, std::size_t bytes,
+                        event_list after) {
+    auto waits = native_wait_list(after);
+    cl_int status = CL_SUCCESS;
+    void* host = clEnqueueMapBuffer(queue_.get(), native(memory, "kiln::buffer map"), CL_TRUE,
+                                    CL_MAP_READ | CL_MAP_WRITE, offset, bytes, list_size(waits),
+                                    list_or_null(waits), nullptr, &status);
+    check(status, "clEnqueueMapBuffer");
+    return host;
+}
+
+void opencl_queue::unmap(memory_impl& memory, void* host) {
+    cl_event done = nullptr;
+    check(clEnqueueUnmapMemObject(queue_.get(), native(memory, "kiln::buffer unmap"), host, 0,
+                                  nullptr, &done),
+          "clEnqueueUnmapMemObject");
+    wrap(done)->wait();
+}
+
 void opencl_queue::check_driver_limits(const launch_geometry& geometry,
                                        const std::string& call) const {
     if (device_.quirks().global_offset_is_32_bit)
