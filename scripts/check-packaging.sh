@@ -5,6 +5,8 @@
 # backend components, a build without OpenCL, and the release build's static library (build/release,
 # which scripts/test.sh builds first) used through pkg-config. Build trees under build/.
 set -euo pipefail
+# Checks read a command's whole output, then grep it: `cmd | grep -q` under pipefail fails at
+# random when grep stops reading first and cmd dies of SIGPIPE.
 cd "$(dirname "$0")/.."
 root=$(pwd)
 jobs=$(nproc)
@@ -17,10 +19,12 @@ cmake --build "$shared" -j "$jobs"
 
 echo "--- shared library: SONAME and exported symbols"
 library=$(readlink -f "$shared/libkiln.so")
-readelf -d "$library" | grep -q 'SONAME.*\[libkiln\.so\.0\.1\]' || fail "libkiln.so has no SONAME libkiln.so.0.1"
+grep -q 'SONAME.*\[libkiln\.so\.0\.1\]' <<<"$(readelf -d "$library")" || fail "libkiln.so has no SONAME libkiln.so.0.1"
 exported=$(nm -DC --defined-only "$library")
 # The backends' internals are hidden; what public headers declare is exported.
-if grep -E 'kiln::detail::(cuda|opencl)::' <<<"$exported" | head -3 | grep .; then
+leaked=$(grep -E 'kiln::detail::(cuda|opencl)::' <<<"$exported" || true)
+if [ -n "$leaked" ]; then
+    head -3 <<<"$leaked"
     fail "backend internals are exported from libkiln.so"
 fi
 for symbol in 'kiln::queue::finish()' 'kiln::default_device()' 'typeinfo for kiln::error'; do
@@ -36,7 +40,7 @@ pc_dir=$(dirname "$(find "$install_dir" -name kiln.pc)")
 flags=$(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags --libs kiln)
 libdir=$(PKG_CONFIG_PATH=$pc_dir pkg-config --variable=libdir kiln)
 g++ -std=c++20 tests/install_consumer/main.cpp $flags -Wl,-rpath,"$libdir" -o "$shared/pkg_config_consumer"
-ldd "$shared/pkg_config_consumer" | grep -q "$install_dir/.*libkiln\.so\.0\.1" ||
+grep -q "$install_dir/.*libkiln\.so\.0\.1" <<<"$(ldd "$shared/pkg_config_consumer")" ||
     fail "the pkg-config consumer does not use the installed libkiln.so"
 "$shared/pkg_config_consumer"
 
@@ -46,7 +50,7 @@ static_install=$root/build/static-install
 rm -rf "$static_install"
 cmake --install build/release --prefix "$static_install" >/dev/null ||
     fail "no release build to install (scripts/test.sh builds it first)"
-find "$static_install" -name libkiln.a | grep -q . || fail "the release install has no libkiln.a"
+grep -q . <<<"$(find "$static_install" -name libkiln.a)" || fail "the release install has no libkiln.a"
 static_pc_dir=$(dirname "$(find "$static_install" -name kiln.pc)")
 g++ -std=c++20 tests/install_consumer/main.cpp $(PKG_CONFIG_PATH=$static_pc_dir pkg-config --cflags --libs kiln) \
     -o "$shared/pkg_config_static_consumer" || fail "the README's pkg-config line does not link the static library"
@@ -76,7 +80,7 @@ for path in usr/bin/kiln-info usr/bin/make_world usr/bin/step_world usr/bin/rend
     'usr/lib/[^ ]*cmake/kiln/kilnConfig\.cmake'; do
     grep -qE "\./$path\$" <<<"$contents" || fail "the package lacks $path"
 done
-dpkg-deb -f "$package" Depends | grep -q libopencl || fail "the package does not depend on an OpenCL loader"
+grep -q libopencl <<<"$(dpkg-deb -f "$package" Depends)" || fail "the package does not depend on an OpenCL loader"
 unpacked=$(mktemp -d)
 trap 'rm -rf "$components_project" "$unpacked"' EXIT
 dpkg-deb -x "$package" "$unpacked"
@@ -95,7 +99,7 @@ no_opencl=build/no-opencl
 cmake -S . -B "$no_opencl" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_OPENCL=OFF \
     -DKILN_BUILD_TESTS=OFF -DKILN_BUILD_EXAMPLES=OFF -DKILN_BUILD_APPS=OFF >/dev/null
 cmake --build "$no_opencl" -j "$jobs"
-if ldd "$no_opencl/tools/kiln-info" | grep -q libOpenCL; then fail "kiln-info without OpenCL links libOpenCL"; fi
+if grep -q libOpenCL <<<"$(ldd "$no_opencl/tools/kiln-info")"; then fail "kiln-info without OpenCL links libOpenCL"; fi
 # No OpenCL and (on CI) no NVIDIA driver: no device, said plainly.
 "$no_opencl/tools/kiln-info" >/dev/null 2>&1 && status=0 || status=$?
 [ "$status" -le 1 ] || fail "kiln-info without OpenCL exited with status $status"
