@@ -23,7 +23,7 @@
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
-#include <kiln/algo/tuning.hpp>
+#include <kiln/detail/algo/tuning.hpp>
 #include <kiln/detail/profiling.hpp>
 #include <kiln/kiln.hpp>
 #include <map>

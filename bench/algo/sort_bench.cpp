@@ -18,7 +18,7 @@
 #include <cstring>
 #include <ctime>
 #include <kiln/algo/sort.hpp>
-#include <kiln/algo/tuning.hpp>
+#include <kiln/detail/algo/tuning.hpp>
 #include <kiln/kiln.hpp>
 #include <map>
 #include <random>

@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <device_limits.hpp>
-#include <kiln/algo/tuning.hpp>
+#include <kiln/detail/algo/tuning.hpp>
 #include <kiln/kiln.hpp>
 #include <kiln/stencil.hpp>
 #include <string>

@@ -3,12 +3,12 @@
 #pragma once
 #pragma GCC visibility push(default)
 
-#include <kiln/algo/algorithm_program.hpp>
 #include <kiln/algo/compaction.hpp>
-#include <kiln/algo/operation.hpp>
 #include <kiln/algo/reduce_by_key.hpp>
 #include <kiln/algo/scan.hpp>
 #include <kiln/algo/sort.hpp>
-#include <kiln/algo/temporary_pool.hpp>
-#include <kiln/algo/tuning.hpp>
+#include <kiln/detail/algo/algorithm_program.hpp>
+#include <kiln/detail/algo/operation.hpp>
+#include <kiln/detail/algo/temporary_pool.hpp>
+#include <kiln/detail/algo/tuning.hpp>
 #pragma GCC visibility pop

@@ -18,8 +18,8 @@
 #include <complex>
 #include <concepts>
 #include <cstddef>
-#include <kiln/algo/fft_plan.hpp>
-#include <kiln/algo/fft_term.hpp>
+#include <kiln/detail/algo/fft_plan.hpp>
+#include <kiln/detail/algo/fft_term.hpp>
 #include <kiln/error.hpp>
 #include <kiln/vector.hpp>
 #include <memory>
@@ -39,9 +39,9 @@ inline constexpr inverse_t inverse{};
 /// direction and precision on a device share their tables and kernels: making one again costs a
 /// map look-up while another lives.
 ///
-/// plan(input) is a term (include/kiln/algo/fft_term.hpp), not a vector: `y = plan(x)` writes
-/// the transform into y, `y = 2 * plan(x) + z` computes it into one temporary block first, and
-/// `u = ifft(K * fft(rhs))` evaluates `K * fft(rhs)` inside ifft's first pass.
+/// plan(input) is a term (include/kiln/detail/algo/fft_term.hpp), not a vector: `y = plan(x)`
+/// writes the transform into y, `y = 2 * plan(x) + z` computes it into one temporary block first,
+/// and `u = ifft(K * fft(rhs))` evaluates `K * fft(rhs)` inside ifft's first pass.
 template <class T>
 requires std::same_as<T, float> || std::same_as<T, double>
 class fft {

@@ -20,7 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <kiln/algo/temporary_pool.hpp>
+#include <kiln/detail/algo/temporary_pool.hpp>
 #include <kiln/detail/group_collectives.hpp>
 #include <kiln/expr/core.hpp>
 #include <kiln/expr/launch.hpp>

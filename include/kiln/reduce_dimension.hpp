@@ -23,7 +23,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <kiln/algo/temporary_pool.hpp>
+#include <kiln/detail/algo/temporary_pool.hpp>
 #include <kiln/detail/group_collectives.hpp>
 #include <kiln/reduce.hpp>
 #include <kiln/vector.hpp>

@@ -7,8 +7,8 @@
 //
 // The operand of A * ... is evaluated at the columns a row reads (idx is the column there), the
 // rest of the statement at the row. The storage (CSR, ELL) and the kernel shape are chosen when
-// the matrix is built (include/kiln/algo/sparse_format.hpp); the element types (sparse_value),
-// the device storage and the statements a product builds are in
+// the matrix is built (include/kiln/detail/algo/sparse_format.hpp); the element types
+// (sparse_value), the device storage and the statements a product builds are in
 // include/kiln/algo/sparse_product.hpp.
 #pragma once
 #pragma GCC visibility push(default)

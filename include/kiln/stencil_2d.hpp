@@ -15,9 +15,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
-#include <kiln/algo/algorithm_program.hpp>
-#include <kiln/algo/stencil_kernels.hpp>
-#include <kiln/algo/tuning.hpp>
+#include <kiln/detail/algo/algorithm_program.hpp>
+#include <kiln/detail/algo/stencil_kernels.hpp>
+#include <kiln/detail/algo/tuning.hpp>
 #include <kiln/expr/views.hpp>
 #include <kiln/stencil.hpp>
 #include <kiln/vector.hpp>

@@ -1,6 +1,6 @@
 // The per-device cache of algorithm programs.
 #include <atomic>
-#include <kiln/algo/algorithm_program.hpp>
+#include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <kiln/error.hpp>
 #include <map>

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <kiln/algo/tuning.hpp>
+#include <kiln/detail/algo/tuning.hpp>
 #include <kiln/detail/subgroup_support.hpp>
 #include <kiln/error.hpp>
 #include <mutex>

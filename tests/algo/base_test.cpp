@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <functional>
-#include <kiln/algo/scan_kernels.hpp>
 #include <kiln/algorithm.hpp>
+#include <kiln/detail/algo/scan_kernels.hpp>
 #include <kiln/detail/group_collectives.hpp>
 #include <kiln/runtime/cache.hpp>
 #include <string>

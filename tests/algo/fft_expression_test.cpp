@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
-#include <kiln/algo/algorithm_program.hpp>
-#include <kiln/algo/fft_plan.hpp>
-#include <kiln/algo/temporary_pool.hpp>
-#include <kiln/algo/tuning.hpp>
+#include <kiln/detail/algo/algorithm_program.hpp>
+#include <kiln/detail/algo/fft_plan.hpp>
+#include <kiln/detail/algo/temporary_pool.hpp>
+#include <kiln/detail/algo/tuning.hpp>
 #include <kiln/kiln.hpp>
 #include <numbers>
 #include <random>

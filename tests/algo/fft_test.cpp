@@ -12,9 +12,9 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
-#include <kiln/algo/algorithm_program.hpp>
-#include <kiln/algo/fft_plan.hpp>
-#include <kiln/algo/tuning.hpp>
+#include <kiln/detail/algo/algorithm_program.hpp>
+#include <kiln/detail/algo/fft_plan.hpp>
+#include <kiln/detail/algo/tuning.hpp>
 #include <kiln/kiln.hpp>
 #include <limits>
 #include <numbers>

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <functional>
 #include <kiln/algo/sort.hpp>
-#include <kiln/algo/tuning.hpp>
+#include <kiln/detail/algo/tuning.hpp>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -19,7 +19,7 @@
 
 #include "algo/dispatch_paths.hpp"
 #include "algo/key_changes.hpp"
-#include "algo/sort_kernels.hpp"
+#include "algo/sort/sort_kernels.hpp"
 #include "support/device_param.hpp"
 
 namespace {
@@ -316,7 +316,7 @@ TEST_P(sort_test, gpu_shapes_on_every_device) {
 }
 
 TEST_P(sort_test, multi_split_ranking) {
-    // Tiles ranked by the sub-group multi-split (src/algo/radix_multi_split.cpp) on every
+    // Tiles ranked by the sub-group multi-split (src/algo/sort/radix_multi_split.cpp) on every
     // device: peers found by ballots where the device has them (CUDA, NVIDIA's OpenCL), through
     // local memory elsewhere and, under scoped_local_memory_group_scans, on CUDA too. Shapes:
     // a tile of the device's kind (CPU devices: a smaller one, since PoCL keeps what work-items

@@ -5,9 +5,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <kiln/algo/fft_kernels.hpp>
 #include <kiln/algo/reduce_by_key.hpp>
 #include <kiln/algo/scan.hpp>
+#include <kiln/detail/algo/fft_kernels.hpp>
 #include <kiln/error.hpp>
 #include <regex>
 #include <string>

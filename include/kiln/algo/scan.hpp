@@ -22,11 +22,11 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <kiln/algo/algorithm_program.hpp>
-#include <kiln/algo/operation.hpp>
-#include <kiln/algo/scan_strategy.hpp>
-#include <kiln/algo/temporary_pool.hpp>
-#include <kiln/algo/tuning.hpp>
+#include <kiln/detail/algo/algorithm_program.hpp>
+#include <kiln/detail/algo/operation.hpp>
+#include <kiln/detail/algo/scan_strategy.hpp>
+#include <kiln/detail/algo/temporary_pool.hpp>
+#include <kiln/detail/algo/tuning.hpp>
 #include <kiln/expr/core.hpp>
 #include <kiln/vector.hpp>
 #include <optional>

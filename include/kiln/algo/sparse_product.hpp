@@ -8,8 +8,8 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <kiln/algo/algorithm_program.hpp>
-#include <kiln/algo/sparse_format.hpp>
+#include <kiln/detail/algo/algorithm_program.hpp>
+#include <kiln/detail/algo/sparse_format.hpp>
 #include <kiln/expr/assign.hpp>
 #include <kiln/expr/launch.hpp>
 #include <kiln/expr/operators.hpp>

@@ -1,7 +1,7 @@
 // The scan family's kernel source: the look-back kernel with its state words, the
 // reduce-then-scan passes, and the program of all four (tiles in scan_tile.cpp).
 #include <algorithm>
-#include <kiln/algo/scan_kernels.hpp>
+#include <kiln/detail/algo/scan_kernels.hpp>
 #include <kiln/detail/group_collectives.hpp>
 
 #include "scan_writer.hpp"

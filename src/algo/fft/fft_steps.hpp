@@ -3,7 +3,7 @@
 
 #include <complex>
 #include <cstddef>
-#include <kiln/algo/fft_plan.hpp>
+#include <kiln/detail/algo/fft_plan.hpp>
 #include <kiln/runtime/device.hpp>
 #include <optional>
 #include <vector>

@@ -2,7 +2,7 @@
 // frame and look-back are written here once; the scan's and stream compaction's loops over a
 // chunk are chunk_loops strategies (scan_chunk_writer.hpp).
 #include <algorithm>
-#include <kiln/algo/scan_chunks.hpp>
+#include <kiln/detail/algo/scan_chunks.hpp>
 
 #include "scan_chunk_writer.hpp"
 

@@ -6,9 +6,9 @@
 #pragma GCC visibility push(default)
 
 #include <cstddef>
-#include <kiln/algo/scan_chunks.hpp>
-#include <kiln/algo/scan_kernels.hpp>
-#include <kiln/algo/tuning.hpp>
+#include <kiln/detail/algo/scan_chunks.hpp>
+#include <kiln/detail/algo/scan_kernels.hpp>
+#include <kiln/detail/algo/tuning.hpp>
 #include <string>
 #include <vector>
 

@@ -1,7 +1,7 @@
 // reduce_by_key's loops in the chunk kernels (scan_chunks.hpp): plain run counting and value
 // combining, rather than the generic scatter loops' (runs, value) pairs, which the look-back
 // between chunks still carries.
-#include <kiln/algo/scan_chunks.hpp>
+#include <kiln/detail/algo/scan_chunks.hpp>
 
 #include "scan_chunk_writer.hpp"
 

@@ -1,4 +1,4 @@
-// Sources and launches of the tiled stencil kernels (include/kiln/algo/stencil_kernels.hpp).
+// Sources and launches of the tiled stencil kernels (include/kiln/detail/algo/stencil_kernels.hpp).
 //
 // Both kernels give each work-group one tile of outputs: the group reads the tile and its halo
 // from global memory once, with neighbouring work-items on neighbouring words, into local memory;
@@ -7,7 +7,7 @@
 // coalesced. Widths, centres, group size and outputs per work-item are compile-time constants,
 // so the coefficient loops unroll and the coefficients sit in registers.
 #include <algorithm>
-#include <kiln/algo/stencil_kernels.hpp>
+#include <kiln/detail/algo/stencil_kernels.hpp>
 #include <string>
 
 namespace kiln::detail {

@@ -2,7 +2,7 @@
 #pragma once
 
 #include <cstddef>
-#include <kiln/algo/fft_kernels.hpp>
+#include <kiln/detail/algo/fft_kernels.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <optional>
 #include <string>

@@ -22,8 +22,8 @@
 
 #include <cstddef>
 #include <functional>
-#include <kiln/algo/scan_kernels.hpp>
-#include <kiln/algo/tuning.hpp>
+#include <kiln/detail/algo/scan_kernels.hpp>
+#include <kiln/detail/algo/tuning.hpp>
 #include <kiln/runtime/device.hpp>
 #include <string>
 #include <utility>

@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <functional>
-#include <kiln/algo/algorithm_program.hpp>
-#include <kiln/algo/tuning.hpp>
+#include <kiln/detail/algo/algorithm_program.hpp>
+#include <kiln/detail/algo/tuning.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <kiln/runtime/buffer.hpp>
 #include <kiln/runtime/program.hpp>

@@ -5,7 +5,7 @@
 #pragma once
 
 #include <cstddef>
-#include <kiln/algo/scan_chunks.hpp>
+#include <kiln/detail/algo/scan_chunks.hpp>
 #include <string>
 
 namespace kiln::detail {

@@ -9,8 +9,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <kiln/algo/fft_kernels.hpp>
-#include <kiln/algo/tuning.hpp>
+#include <kiln/detail/algo/fft_kernels.hpp>
+#include <kiln/detail/algo/tuning.hpp>
 #include <kiln/runtime/buffer.hpp>
 #include <kiln/runtime/device.hpp>
 #include <kiln/runtime/event.hpp>
@@ -120,7 +120,7 @@ class scoped_fft_length_kernels {
 };
 
 /// How a plan transforms: kiln's kernels, or a host library on the buffers' host memory (FFTW,
-/// on CPU devices where it is installed; src/algo/fft_host_library.hpp). `automatic` takes the
+/// on CPU devices where it is installed; src/algo/fft/fft_host_library.hpp). `automatic` takes the
 /// host library wherever it can run, unless KILN_FFT_STRATEGY says `kernels`.
 enum class fft_strategy { automatic, kernels, host_library };
 

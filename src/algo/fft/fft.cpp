@@ -5,11 +5,11 @@
 #include <bit>
 #include <cstdlib>
 #include <cstring>
-#include <kiln/algo/algorithm_program.hpp>
-#include <kiln/algo/fft_kernels.hpp>
-#include <kiln/algo/fft_plan.hpp>
-#include <kiln/algo/temporary_pool.hpp>
-#include <kiln/algo/tuning.hpp>
+#include <kiln/detail/algo/algorithm_program.hpp>
+#include <kiln/detail/algo/fft_kernels.hpp>
+#include <kiln/detail/algo/fft_plan.hpp>
+#include <kiln/detail/algo/temporary_pool.hpp>
+#include <kiln/detail/algo/tuning.hpp>
 #include <kiln/error.hpp>
 #include <kiln/runtime/program.hpp>
 #include <limits>

@@ -1,5 +1,5 @@
 // The scan family's strategy dispatch (scan_strategy.hpp).
-#include <kiln/algo/scan_strategy.hpp>
+#include <kiln/detail/algo/scan_strategy.hpp>
 
 namespace kiln::detail {
 

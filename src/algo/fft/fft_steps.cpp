@@ -6,8 +6,8 @@
 #include <cmath>
 #include <complex>
 #include <functional>
-#include <kiln/algo/fft_kernels.hpp>
-#include <kiln/algo/tuning.hpp>
+#include <kiln/detail/algo/fft_kernels.hpp>
+#include <kiln/detail/algo/tuning.hpp>
 #include <numbers>
 #include <optional>
 #include <vector>

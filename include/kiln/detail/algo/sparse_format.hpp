@@ -18,7 +18,7 @@
 //     as many work-items per row as the block's row count leaves. A row too long for a block is a
 //     block of its own, reduced by the whole group. GPUs, for irregular rows of short or middling
 //     mean length (power laws); csr_vector keeps the matrices of long rows.
-// The thresholds are data, in src/algo/sparse_format.cpp, each with where it came from.
+// The thresholds are data, in src/algo/sparse/sparse_format.cpp, each with where it came from.
 #pragma once
 #pragma GCC visibility push(default)
 

@@ -5,7 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <kiln/algo/scan_kernels.hpp>
+#include <kiln/detail/algo/scan_kernels.hpp>
 #include <kiln/expr/functions.hpp>
 #include <kiln/reduce.hpp>
 #include <string>

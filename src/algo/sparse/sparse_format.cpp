@@ -1,7 +1,7 @@
 // The sparse format rule's numbers (tuning as data) and the rule itself.
 #include <algorithm>
 #include <cstdint>
-#include <kiln/algo/sparse_format.hpp>
+#include <kiln/detail/algo/sparse_format.hpp>
 #include <mutex>
 
 namespace kiln::detail {

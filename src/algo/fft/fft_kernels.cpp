@@ -2,7 +2,7 @@
 // length, and the element-wise steps of Bluestein and of real transforms.
 #include <cmath>
 #include <cstdio>
-#include <kiln/algo/fft_kernels.hpp>
+#include <kiln/detail/algo/fft_kernels.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <numbers>
 #include <optional>

@@ -3,8 +3,8 @@
 
 #include <cstddef>
 #include <functional>
-#include <kiln/algo/scan_kernels.hpp>
-#include <kiln/algo/tuning.hpp>
+#include <kiln/detail/algo/scan_kernels.hpp>
+#include <kiln/detail/algo/tuning.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <string>
 

@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <kiln/algo/fft_plan.hpp>
-#include <kiln/algo/temporary_pool.hpp>
+#include <kiln/detail/algo/fft_plan.hpp>
+#include <kiln/detail/algo/temporary_pool.hpp>
 #include <kiln/error.hpp>
 #include <kiln/vector.hpp>
 #include <memory>

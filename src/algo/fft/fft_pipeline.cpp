@@ -1,10 +1,10 @@
 // The FFT's pipelined pair of passes: one kernel that does both passes of a line in chunks, the
 // data between them in a ring small enough to stay in the L2 cache; its kernel, plan and launch.
 #include <algorithm>
-#include <kiln/algo/algorithm_program.hpp>
-#include <kiln/algo/fft_kernels.hpp>
-#include <kiln/algo/fft_plan.hpp>
-#include <kiln/algo/temporary_pool.hpp>
+#include <kiln/detail/algo/algorithm_program.hpp>
+#include <kiln/detail/algo/fft_kernels.hpp>
+#include <kiln/detail/algo/fft_plan.hpp>
+#include <kiln/detail/algo/temporary_pool.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <kiln/runtime/program.hpp>
 #include <string>

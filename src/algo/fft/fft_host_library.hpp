@@ -5,7 +5,7 @@
 #pragma once
 
 #include <cstddef>
-#include <kiln/algo/fft_plan.hpp>
+#include <kiln/detail/algo/fft_plan.hpp>
 #include <memory>
 #include <mutex>
 #include <utility>

@@ -19,7 +19,7 @@
 
 #include <cstddef>
 #include <functional>
-#include <kiln/algo/tuning.hpp>
+#include <kiln/detail/algo/tuning.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <kiln/runtime/device.hpp>
 #include <string>

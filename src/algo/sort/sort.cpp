@@ -3,10 +3,10 @@
 // radix sort is not trusted.
 #include <algorithm>
 #include <cstring>
-#include <kiln/algo/algorithm_program.hpp>
 #include <kiln/algo/sort.hpp>
-#include <kiln/algo/temporary_pool.hpp>
-#include <kiln/algo/tuning.hpp>
+#include <kiln/detail/algo/algorithm_program.hpp>
+#include <kiln/detail/algo/temporary_pool.hpp>
+#include <kiln/detail/algo/tuning.hpp>
 #include <kiln/error.hpp>
 #include <numeric>
 #include <string>
