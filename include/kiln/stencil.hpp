@@ -29,9 +29,6 @@
 
 namespace kiln {
 
-template <class T>
-concept stencil_value = std::same_as<T, float> || std::same_as<T, double>;
-
 /// The coefficients of a 1-D stencil on one device; `center` is the coefficient of x[i].
 template <stencil_value T>
 class stencil {

@@ -19,7 +19,6 @@
 #include <kiln/detail/algo/stencil_kernels.hpp>
 #include <kiln/detail/algo/tuning.hpp>
 #include <kiln/expr/views.hpp>
-#include <kiln/stencil.hpp>
 #include <kiln/vector.hpp>
 #include <span>
 #include <string>

@@ -8,6 +8,7 @@
 #pragma GCC visibility push(default)
 
 #include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <functional>
 #include <kiln/detail/algo/algorithm_program.hpp>
@@ -19,6 +20,14 @@
 #include <span>
 #include <string>
 #include <vector>
+
+namespace kiln {
+
+/// The element types stencils take (1-D and 2-D alike).
+template <class T>
+concept stencil_value = std::same_as<T, float> || std::same_as<T, double>;
+
+}  // namespace kiln
 
 namespace kiln::detail {
 
