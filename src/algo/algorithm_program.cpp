@@ -13,8 +13,7 @@ struct program_store {
     std::mutex mutex;
     // Keyed by the device's identity and the algorithm key; node-based, so references stay
     // valid while other entries are added.
-    std::map<std::pair<const device_impl*, std::string>, std::unique_ptr<algorithm_program>>
-        programs;
+    std::map<std::pair<const void*, std::string>, std::unique_ptr<algorithm_program>> programs;
     std::atomic<std::size_t> generated{0};
 };
 
@@ -42,7 +41,7 @@ const algorithm_program& algorithm_program_for(const device& dev, const std::str
                                                const std::vector<std::string>& kernel_names,
                                                const std::function<std::string()>& generate) {
     auto& s = store();
-    const auto map_key = std::make_pair(&dev.impl(), key);
+    const auto map_key = std::make_pair(dev.identity(), key);
     std::lock_guard lock(s.mutex);
     if (auto found = s.programs.find(map_key); found != s.programs.end()) return *found->second;
     // Built under the lock: a second thread wanting the same program waits for this build

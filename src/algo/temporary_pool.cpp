@@ -33,7 +33,7 @@ std::size_t rounded_size(std::size_t bytes) {
 
 /// Whether work on `q` may use a block last used by `last` without waiting for its event.
 bool ordered_after(const std::optional<queue>& last, const queue& q) {
-    return last && &last->impl() == &q.impl() && !q.options().out_of_order;
+    return last && last->identity() == q.identity() && !q.options().out_of_order;
 }
 
 }  // namespace

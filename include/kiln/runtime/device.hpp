@@ -95,6 +95,10 @@ class device {
     explicit operator bool() const noexcept { return impl_ != nullptr; }
     friend bool operator==(const device& a, const device& b) noexcept { return a.impl_ == b.impl_; }
 
+    /// Which device this handle refers to: the same for every copy of it, distinct between
+    /// devices alive at once. A key for what is kept per device (programs, plans).
+    const void* identity() const noexcept { return impl_.get(); }
+
     detail::device_impl& impl() const;
 
   private:

@@ -40,6 +40,10 @@ class queue {
     /// An event that completes when the given events (or, with none, all earlier work) have.
     event marker(const wait_list& after = {}) const;
 
+    /// Which queue this handle refers to: the same for every copy of it, distinct between
+    /// queues alive at once. A key for what is kept per queue.
+    const void* identity() const noexcept { return impl_.get(); }
+
     detail::queue_impl& impl() const noexcept { return *impl_; }
     /// Watches the queue without keeping it alive: expired once every copy of it is gone, so
     /// that state kept per queue elsewhere (an FFT plan's counters) can be let go with it.

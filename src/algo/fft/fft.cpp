@@ -449,10 +449,9 @@ std::shared_ptr<const fft_plan> fft_plan::make(const queue& q, const fft_shape& 
     const fft_strategy strategy = strategy_in_force(call);
     const fft_pipeline_policy pipeline = fft_pipeline_policy_for(q.device());
     static std::mutex mutex;
-    static std::map<std::pair<const device_impl*, std::string>, std::weak_ptr<const fft_plan>>
-        plans;
+    static std::map<std::pair<const void*, std::string>, std::weak_ptr<const fft_plan>> plans;
     const auto key = std::make_pair(
-        &q.device().impl(),
+        q.device().identity(),
         describe(shape) + (wide_indices_forced() ? " wide" : "") +
             (fft_length_kernels_forced() ? " lengths" : "") + " register groups " +
             std::to_string(register_pass_limit.load()) + " pipeline " +

@@ -258,7 +258,7 @@ event fft_plan::launch_pipeline(const queue& q, const fft_step& step,
     const std::size_t counters = pipeline.counters(step.work_items);
     std::unique_lock lock(counters_mutex_);
     std::erase_if(counters_, [](const auto& entry) { return entry.second.queue.expired(); });
-    queue_counters& held = counters_[&q.impl()];
+    queue_counters& held = counters_[q.identity()];
     if (held.counters.size() < counters) {
         buffer<std::uint32_t> zeroed(q, counters);
         held = {q.watch(), zeroed, zeroed.fill(q, 0, 0, counters, held.last)};

@@ -233,7 +233,7 @@ class fft_plan {
         event last;
     };
     mutable std::mutex counters_mutex_;
-    mutable std::map<const queue_impl*, queue_counters> counters_;
+    mutable std::map<const void*, queue_counters> counters_;
 };
 
 }  // namespace kiln::detail
