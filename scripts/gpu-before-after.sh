@@ -3,7 +3,8 @@
 # Builds this tree ("after") and an earlier tree ("before": a source folder, e.g. made here with
 # `git archive REV | tar -x -C .carry/before` and carried) side by side, then:
 #   build:  both builds (release, CUDA, benchmarks; tests in "after" only)
-#   tests:  the algorithm tests of "after" on every device (CUDA, NVIDIA OpenCL, PoCL)
+#   tests:  the algorithm tests of "after" (or those KILN_TESTS_REGEX names) on every device
+#           (CUDA, NVIDIA OpenCL, PoCL)
 #   bench:  the algorithm benchmarks on CUDA and NVIDIA OpenCL, after and before alternately,
 #           then scripts/compare-bench-logs.py: each row's time after / before
 # Usage: scripts/gpu-before-after.sh BEFORE_SOURCE [build|tests|bench]...   (default: all)
@@ -33,7 +34,7 @@ if want build; then
 fi
 
 if want tests; then
-    KILN_CACHE_DIR=/tmp/kiln-cache-after ctest --test-dir "$after_build" -R '^algo[.]' -j 4 \
+    KILN_CACHE_DIR=/tmp/kiln-cache-after ctest --test-dir "$after_build" -R "${KILN_TESTS_REGEX:-^algo[.]}" -j 4 \
         --output-on-failure --timeout 300 > "$out/ctest-algo.log" 2>&1
     grep -E "tests passed|tests failed|\*\*\*Failed|Timeout|Not Run" "$out/ctest-algo.log" | head -40
 fi
