@@ -83,9 +83,6 @@ namespace detail {
 /// What a host-only name becomes inside a kernel body, so that using it fails the build.
 struct host_library_is_not_available_in_kernels {};
 
-template <class...>
-inline constexpr bool host_only = false;
-
 // clang-format off
 #define KILN_DETAIL_FLOAT_TYPES(M, name) \
     M(float, name) M(float2, name) M(float3, name) M(float4, name) \
@@ -307,11 +304,10 @@ struct kernel_scope {
     // The standard library (std::vector, std::sqrt...) and C's I/O and allocation are not there on
     // the device; C's float-suffixed math (sqrtf) is spelt without the suffix in OpenCL C.
     using std = host_library_is_not_available_in_kernels;
-#define KILN_DETAIL_HOST_ONLY(name)                                                           \
-    template <class... A>                                                                     \
-    static void name(A&&...) {                                                                \
-        static_assert(host_only<A...>, #name " is a host function: kernels cannot call it"); \
-    }
+    // Deleted rather than failing a static_assert, so that the error is at the user's call.
+#define KILN_DETAIL_HOST_ONLY(name) \
+    template <class... A>           \
+    static void name(A&&...) = delete;  // a host function: kernels cannot call it
     KILN_DETAIL_HOST_ONLY(printf)
     KILN_DETAIL_HOST_ONLY(fprintf)
     KILN_DETAIL_HOST_ONLY(puts)

@@ -1,13 +1,17 @@
 #!/bin/sh
 # A C++ kernel mistake the compiler must refuse: CASE built with KILN_WITH_MISTAKE fails, its
-# diagnostics name CASE and hold the text of its `// expected: TEXT` line; built without, it
-# compiles. usage: must_not_compile.sh COMPILER INCLUDE_DIR CASE
+# diagnostics name CASE in an error and hold the text of its `// expected COMPILER: TEXT` line
+# (COMPILER is g++ or clang++, whatever its file is called); built without, it compiles.
+# usage: must_not_compile.sh COMPILER INCLUDE_DIR CASE
 compiler=$1
 include=$2
 case=$3
-expected=$(sed -n 's|^// expected: ||p' "$case")
+# Plain quotes in the diagnostics, whatever the locale.
+export LC_ALL=C
+if "$compiler" --version | grep -q clang; then name=clang++; else name=g++; fi
+expected=$(sed -n "s|^// expected $name: ||p" "$case")
 if [ -z "$expected" ]; then
-    echo "$case has no '// expected:' line" >&2
+    echo "$case has no '// expected $name:' line" >&2
     exit 2
 fi
 flags="-std=c++20 -fsyntax-only -I$include -I$(dirname "$case")"
