@@ -37,8 +37,8 @@ namespace detail {
 /// Parameter types a C++ kernel may declare: address-space pointers to device-representable
 /// types, and such values themselves (bool has no fixed size on the device, so it is not one).
 template <class P>
-concept cpp_kernel_parameter =
-    is_address_space_pointer_v<P> || (device_representable<P> && !std::is_same_v<P, bool>);
+concept cpp_kernel_parameter = is_address_space_pointer_v<P> ||
+    (device_representable<P> && !std::is_same_v<P, bool>);
 
 template <class P>
 struct pointee {
@@ -127,8 +127,9 @@ constexpr bool binds_to() {
         else
             return false;
     } else {
-        return !is_kiln_vector_v<Arg> && !is_buffer_v<Arg> &&
-               requires(const Arg& a) { Param{a}; };
+        return !is_kiln_vector_v<Arg> && !is_buffer_v<Arg> && requires(const Arg& a) {
+            Param{a};
+        };
     }
 }
 
@@ -162,7 +163,8 @@ constexpr bool arguments_bind() {
     } else {
         return []<std::size_t... I>(std::index_sequence<I...>) {
             return (binds_to_parameter<std::tuple_element_t<I, parameters>, Args> && ...);
-        }(std::index_sequence_for<Args...>{});
+        }
+        (std::index_sequence_for<Args...>{});
     }
 }
 
@@ -172,7 +174,8 @@ std::vector<kernel_argument> bind_arguments(const Args&... args) {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
         return std::vector<kernel_argument>{
             bind_argument<std::tuple_element_t<I, parameters>>(args)...};
-    }(std::index_sequence_for<Args...>{});
+    }
+    (std::index_sequence_for<Args...>{});
 }
 
 /// The source of a KILN_KERNEL: its KILN_STRUCT parameters', its functions', then the kernel.
@@ -197,8 +200,8 @@ struct kernel_function;
 template <class R, class... P>
 struct kernel_function<R(P...)> {
     template <class T>
-    using parameter_t = std::conditional_t<std::is_pointer_v<T>,
-                                           global_ptr<std::remove_pointer_t<T>>, T>;
+    using parameter_t =
+        std::conditional_t<std::is_pointer_v<T>, global_ptr<std::remove_pointer_t<T>>, T>;
     R operator()(parameter_t<P>... args) const;
 };
 
@@ -274,8 +277,7 @@ struct kernel_lambda {
 template <class Definition>
 class bound_cpp_kernel {
   public:
-    explicit bound_cpp_kernel(std::vector<detail::kernel_argument> args)
-        : args_(std::move(args)) {}
+    explicit bound_cpp_kernel(std::vector<detail::kernel_argument> args) : args_(std::move(args)) {}
     /// As bound_kernel::launch: `global` work-items in groups of `local` (empty: the
     /// implementation chooses).
     event launch(const queue& q, const range& global, const range& local = {},
@@ -295,14 +297,13 @@ template <class Definition>
 class cpp_kernel {
   public:
     template <class... Args>
-    requires(detail::arguments_bind<Definition, Args...>()) bound_cpp_kernel<Definition> bind(
-        const Args&... args) const {
-        return bound_cpp_kernel<Definition>(detail::bind_arguments<Definition>(args...));
-    }
+    requires(detail::arguments_bind<Definition, Args...>())
+        bound_cpp_kernel<Definition> bind(const Args&... args)
+    const { return bound_cpp_kernel<Definition>(detail::bind_arguments<Definition>(args...)); }
     /// Launches over `global` work-items, the group size chosen by the implementation.
     template <class... Args>
-    requires(detail::arguments_bind<Definition, Args...>()) event
-    operator()(const queue& q, const range& global, const Args&... args) const {
+    requires(detail::arguments_bind<Definition, Args...>()) event operator()(
+        const queue& q, const range& global, const Args&... args) const {
         return bind(args...).launch(q, global);
     }
     /// The kernel as built for `dev`, e.g. for its max_work_group_size().
@@ -322,9 +323,9 @@ event parallel_for(const queue& q, std::size_t n,
             return [&]<std::size_t... I>(std::index_sequence<I...>) {
                 return std::vector<detail::kernel_argument>{
                     detail::make_argument(static_cast<ulong>(n)),
-                    detail::bind_argument<std::tuple_element_t<I + 1, parameters>>(
-                        captured)...};
-            }(std::index_sequence_for<Captures...>{});
+                    detail::bind_argument<std::tuple_element_t<I + 1, parameters>>(captured)...};
+            }
+            (std::index_sequence_for<Captures...>{});
         },
         lambda.captures);
     return detail::kernel_on<Definition>(q.device()).bind(std::move(args)).launch(q, range(n));
@@ -340,26 +341,25 @@ event parallel_for(const queue& q, std::size_t n,
 /// (float, kiln::uint, kiln::float4, KILN_STRUCTs). The body sees OpenCL C's built-ins
 /// (kiln/kernel_builtins.hpp) and is checked by the C++ compiler; the same tokens, with `kiln::`
 /// dropped, are the kernel's OpenCL C source. docs/kernel_language.md has the rules.
-#define KILN_KERNEL(name, parameter_list, ...)                                                      \
-    struct name##_kiln_kernel : ::kiln::detail::kernel_scope {                                  \
-        static void kiln_body parameter_list __VA_ARGS__                                            \
-        using parameters = ::kiln::detail::kernel_signature<decltype(&kiln_body)>::parameters;  \
-        static constexpr ::std::string_view kernel_name() { return #name; }                     \
-        static constexpr ::std::string_view parameter_text() { return #parameter_list; }            \
-        static constexpr ::std::string_view body_text() { return #__VA_ARGS__; }                \
-        static void define_functions(::kiln::detail::source_builder&) {}                        \
-        static ::std::string source() {                                                         \
-            return ::kiln::detail::cpp_kernel_source<name##_kiln_kernel>(                       \
-                static_cast<parameters*>(nullptr));                                             \
-        }                                                                                       \
-    };                                                                                          \
+#define KILN_KERNEL(name, parameter_list, ...)                                           \
+    struct name##_kiln_kernel : ::kiln::detail::kernel_scope {                           \
+        static void kiln_body parameter_list __VA_ARGS__ using parameters =              \
+            ::kiln::detail::kernel_signature<decltype(&kiln_body)>::parameters;          \
+        static constexpr ::std::string_view kernel_name() { return #name; }              \
+        static constexpr ::std::string_view parameter_text() { return #parameter_list; } \
+        static constexpr ::std::string_view body_text() { return #__VA_ARGS__; }         \
+        static void define_functions(::kiln::detail::source_builder&) {}                 \
+        static ::std::string source() {                                                  \
+            return ::kiln::detail::cpp_kernel_source<name##_kiln_kernel>(                \
+                static_cast<parameters*>(nullptr));                                      \
+        }                                                                                \
+    };                                                                                   \
     [[maybe_unused]] inline constexpr ::kiln::cpp_kernel<name##_kiln_kernel> name {}
 
 #define KILN_DETAIL_KERNEL_FUNCTION_ALIAS(kernel, function) \
     using kernel##_kiln_uses_##function = ::std::remove_cvref_t<decltype(function)>;
-#define KILN_DETAIL_KERNEL_FUNCTION_MEMBER(kernel, function)                             \
-    static constexpr ::kiln::detail::kernel_function_t<kernel##_kiln_uses_##function> \
-        function{};
+#define KILN_DETAIL_KERNEL_FUNCTION_MEMBER(kernel, function) \
+    static constexpr ::kiln::detail::kernel_function_t<kernel##_kiln_uses_##function> function{};
 #define KILN_DETAIL_KERNEL_FUNCTION_DEFINE(kernel, function) \
     kernel##_kiln_uses_##function::define(source);
 
@@ -367,26 +367,26 @@ event parallel_for(const queue& q, std::size_t n,
 /// come first in the kernel's source):
 ///
 ///     KILN_KERNEL_USING(norms, (kiln::global_ptr<float> r), (squared_norm), { ... });
-#define KILN_KERNEL_USING(name, parameter_list, functions, ...)                                     \
-    KILN_DETAIL_FOR_EACH(KILN_DETAIL_KERNEL_FUNCTION_ALIAS, name,                               \
-                         KILN_DETAIL_UNPARENTHESIZE functions)                                  \
-    struct name##_kiln_kernel : ::kiln::detail::kernel_scope {                                  \
-        KILN_DETAIL_FOR_EACH(KILN_DETAIL_KERNEL_FUNCTION_MEMBER, name,                          \
-                             KILN_DETAIL_UNPARENTHESIZE functions)                              \
-        static void kiln_body parameter_list __VA_ARGS__                                            \
-        using parameters = ::kiln::detail::kernel_signature<decltype(&kiln_body)>::parameters;  \
-        static constexpr ::std::string_view kernel_name() { return #name; }                     \
-        static constexpr ::std::string_view parameter_text() { return #parameter_list; }            \
-        static constexpr ::std::string_view body_text() { return #__VA_ARGS__; }                \
-        static void define_functions(::kiln::detail::source_builder& source) {                  \
-            KILN_DETAIL_FOR_EACH(KILN_DETAIL_KERNEL_FUNCTION_DEFINE, name,                      \
-                                 KILN_DETAIL_UNPARENTHESIZE functions)                          \
-        }                                                                                       \
-        static ::std::string source() {                                                         \
-            return ::kiln::detail::cpp_kernel_source<name##_kiln_kernel>(                       \
-                static_cast<parameters*>(nullptr));                                             \
-        }                                                                                       \
-    };                                                                                          \
+#define KILN_KERNEL_USING(name, parameter_list, functions, ...)                          \
+    KILN_DETAIL_FOR_EACH(KILN_DETAIL_KERNEL_FUNCTION_ALIAS, name,                        \
+                         KILN_DETAIL_UNPARENTHESIZE functions)                           \
+    struct name##_kiln_kernel : ::kiln::detail::kernel_scope {                           \
+        KILN_DETAIL_FOR_EACH(KILN_DETAIL_KERNEL_FUNCTION_MEMBER, name,                   \
+                             KILN_DETAIL_UNPARENTHESIZE functions)                       \
+        static void kiln_body parameter_list __VA_ARGS__ using parameters =              \
+            ::kiln::detail::kernel_signature<decltype(&kiln_body)>::parameters;          \
+        static constexpr ::std::string_view kernel_name() { return #name; }              \
+        static constexpr ::std::string_view parameter_text() { return #parameter_list; } \
+        static constexpr ::std::string_view body_text() { return #__VA_ARGS__; }         \
+        static void define_functions(::kiln::detail::source_builder& source) {           \
+            KILN_DETAIL_FOR_EACH(KILN_DETAIL_KERNEL_FUNCTION_DEFINE, name,               \
+                                 KILN_DETAIL_UNPARENTHESIZE functions)                   \
+        }                                                                                \
+        static ::std::string source() {                                                  \
+            return ::kiln::detail::cpp_kernel_source<name##_kiln_kernel>(                \
+                static_cast<parameters*>(nullptr));                                      \
+        }                                                                                \
+    };                                                                                   \
     [[maybe_unused]] inline constexpr ::kiln::cpp_kernel<name##_kiln_kernel> name {}
 
 #define KILN_DETAIL_LAMBDA_PARAMETER(unused, capture) \
@@ -398,28 +398,29 @@ event parallel_for(const queue& q, std::size_t n,
 /// An element-wise loop body for kiln::parallel_for, capturing kiln vectors, buffers and values
 /// by name:
 ///
-///     kiln::parallel_for(q, n, KILN_LAMBDA((kiln::uint i), (x, y, a), { y[i] = a * x[i] + y[i]; }));
+///     kiln::parallel_for(q, n, KILN_LAMBDA((kiln::uint i), (x, y, a), {
+///         y[i] = a * x[i] + y[i];
+///     }));
 ///
 /// The body is checked like a KILN_KERNEL's; it runs once for each index below n.
-#define KILN_LAMBDA(index, captures, ...)                                                         \
-    [&] {                                                                                         \
-        struct kiln_lambda : ::kiln::detail::kernel_scope {                                       \
-            static void kiln_body(KILN_DETAIL_LAMBDA_INDEX(index) KILN_DETAIL_FOR_EACH(           \
-                KILN_DETAIL_LAMBDA_PARAMETER, unused, KILN_DETAIL_UNPARENTHESIZE captures))       \
-                __VA_ARGS__                                                                       \
-            using parameters =                                                                    \
-                ::kiln::detail::kernel_signature<decltype(&kiln_body)>::parameters;               \
-            static constexpr ::std::string_view kernel_name() { return "kiln_parallel_for"; }     \
-            static constexpr ::std::string_view index_text() { return #index; }                   \
-            static constexpr ::std::string_view capture_text() { return #captures; }              \
-            static constexpr ::std::string_view body_text() { return #__VA_ARGS__; }              \
-            static ::std::string source() {                                                       \
-                return ::kiln::detail::lambda_source<kiln_lambda>(                                \
-                    static_cast<parameters*>(nullptr));                                           \
-            }                                                                                     \
-        };                                                                                        \
-        return ::kiln::detail::kernel_lambda<kiln_lambda KILN_DETAIL_FOR_EACH(                    \
-            KILN_DETAIL_LAMBDA_CAPTURE_TYPE, unused, KILN_DETAIL_UNPARENTHESIZE captures)>{       \
-            {KILN_DETAIL_UNPARENTHESIZE captures}};                                               \
+#define KILN_LAMBDA(index, captures, ...)                                                     \
+    [&] {                                                                                     \
+        struct kiln_lambda : ::kiln::detail::kernel_scope {                                   \
+            static void kiln_body(KILN_DETAIL_LAMBDA_INDEX(index) KILN_DETAIL_FOR_EACH(       \
+                KILN_DETAIL_LAMBDA_PARAMETER, unused,                                         \
+                KILN_DETAIL_UNPARENTHESIZE captures)) __VA_ARGS__ using parameters =          \
+                ::kiln::detail::kernel_signature<decltype(&kiln_body)>::parameters;           \
+            static constexpr ::std::string_view kernel_name() { return "kiln_parallel_for"; } \
+            static constexpr ::std::string_view index_text() { return #index; }               \
+            static constexpr ::std::string_view capture_text() { return #captures; }          \
+            static constexpr ::std::string_view body_text() { return #__VA_ARGS__; }          \
+            static ::std::string source() {                                                   \
+                return ::kiln::detail::lambda_source<kiln_lambda>(                            \
+                    static_cast<parameters*>(nullptr));                                       \
+            }                                                                                 \
+        };                                                                                    \
+        return ::kiln::detail::kernel_lambda<kiln_lambda KILN_DETAIL_FOR_EACH(                \
+            KILN_DETAIL_LAMBDA_CAPTURE_TYPE, unused, KILN_DETAIL_UNPARENTHESIZE captures)>{   \
+            {KILN_DETAIL_UNPARENTHESIZE captures}};                                           \
     }()
 #pragma GCC visibility pop

@@ -36,8 +36,8 @@ class address_space_pointer {
     address_space_pointer() = default;
     /// `global float*` converts to `global const float*`, as in C.
     template <class U>
-    requires std::same_as<const U, T> &&(!std::same_as<U, T>)address_space_pointer(
-        const address_space_pointer<U, Space>& other);
+    requires std::same_as<const U, T> &&
+        (!std::same_as<U, T>)address_space_pointer(const address_space_pointer<U, Space>& other);
 
     template <std::integral I>
     T& operator[](I index) const;

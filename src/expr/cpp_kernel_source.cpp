@@ -174,11 +174,10 @@ std::vector<std::string> kernel_body_lines(std::string_view body) {
             line = "}";
             const std::size_t next = skip_spaces(text, i);
             const std::string_view rest = std::string_view(text).substr(next);
-            const bool continues = rest.starts_with(";") ||
-                                   (rest.starts_with("else") &&
-                                    (rest.size() == 4 || !is_identifier_char(rest[4]))) ||
-                                   (rest.starts_with("while") &&
-                                    (rest.size() == 5 || !is_identifier_char(rest[5])));
+            const bool continues =
+                rest.starts_with(";") ||
+                (rest.starts_with("else") && (rest.size() == 4 || !is_identifier_char(rest[4]))) ||
+                (rest.starts_with("while") && (rest.size() == 5 || !is_identifier_char(rest[5])));
             if (continues)
                 line += ' ';
             else

@@ -43,13 +43,13 @@ KILN_KERNEL(math, (kiln::global_ptr<float> f, kiln::global_ptr<kiln::float4> v),
     const kiln::uint i = get_global_id(0);
     const float x = f[i];
     f[i] = sqrt(x) + rsqrt(x) + cbrt(x) + exp(x) + exp2(x) + expm1(x) + log(x) + log2(x) +
-           log10(x) + log1p(x) + sin(x) + cos(x) + tan(x) + asin(x) + acos(x) + atan(x) +
-           sinh(x) + cosh(x) + tanh(x) + fabs(x) + floor(x) + ceil(x) + round(x) + trunc(x) +
-           erf(x) + pow(x, 2.0f) + atan2(x, 1.0f) + hypot(x, 1.0f) + fmod(x, 3.0f) +
-           fmin(x, 1.0f) + fmax(x, 0.0f) + mad(x, 2.0f, 1.0f) + fma(x, 2.0f, 1.0f) +
-           clamp(x, 0.0f, 1.0f) + min(x, 2.0f) + max(x, 2.0f) + mix(x, 1.0f, 0.5f) +
-           native_sqrt(x) + native_exp(x) + native_log(x) + native_sin(x) + native_cos(x) +
-           native_recip(x) + native_divide(x, 3.0f) + copysign(x, -1.0f);
+           log10(x) + log1p(x) + sin(x) + cos(x) + tan(x) + asin(x) + acos(x) + atan(x) + sinh(x) +
+           cosh(x) + tanh(x) + fabs(x) + floor(x) + ceil(x) + round(x) + trunc(x) + erf(x) +
+           pow(x, 2.0f) + atan2(x, 1.0f) + hypot(x, 1.0f) + fmod(x, 3.0f) + fmin(x, 1.0f) +
+           fmax(x, 0.0f) + mad(x, 2.0f, 1.0f) + fma(x, 2.0f, 1.0f) + clamp(x, 0.0f, 1.0f) +
+           min(x, 2.0f) + max(x, 2.0f) + mix(x, 1.0f, 0.5f) + native_sqrt(x) + native_exp(x) +
+           native_log(x) + native_sin(x) + native_cos(x) + native_recip(x) +
+           native_divide(x, 3.0f) + copysign(x, -1.0f);
     const kiln::float4 a = v[i];
     v[i] = sqrt(a) + fmin(a, 1.0f) + clamp(a, 0.0f, 1.0f) + normalize(a) +
            kiln::float4{dot(a, a), length(a), distance(a, a), 0.0f} + cross(a, a);
@@ -58,9 +58,8 @@ KILN_KERNEL(math, (kiln::global_ptr<float> f, kiln::global_ptr<kiln::float4> v),
 KILN_KERNEL(integers_and_conversions, (kiln::global_ptr<int> n, kiln::global_ptr<float> f), {
     const kiln::uint i = get_global_id(0);
     const int k = n[i];
-    const kiln::uint u = abs(k) + popcount(kiln::uint(k)) + clz(k) + rotate(k, 3) +
-                         mul24(k, 2) + mad24(k, 2, 1) + min(k, 4) + max(k, 0) +
-                         clamp(k, -3, 3) + as_uint(f[i]);
+    const kiln::uint u = abs(k) + popcount(kiln::uint(k)) + clz(k) + rotate(k, 3) + mul24(k, 2) +
+                         mad24(k, 2, 1) + min(k, 4) + max(k, 0) + clamp(k, -3, 3) + as_uint(f[i]);
     n[i] = convert_int(f[i]) + isnan(f[i]) + isinf(f[i]) + isfinite(f[i]) + signbit(f[i]) +
            select(1, 2, k) + int(u);
     f[i] = convert_float(k) + as_float(u);
@@ -70,10 +69,9 @@ KILN_KERNEL(integers_and_conversions, (kiln::global_ptr<int> n, kiln::global_ptr
 
 KILN_KERNEL(work_group_collectives, (kiln::global_ptr<int> n, kiln::global_ptr<float> f), {
     const kiln::ulong i = get_global_id(0);
-    n[i] = work_group_reduce_add(n[i]) + work_group_reduce_min(n[i]) +
-           work_group_reduce_max(n[i]) + work_group_scan_inclusive_add(n[i]) +
-           work_group_scan_exclusive_max(n[i]) + work_group_broadcast(n[i], 0) +
-           work_group_any(n[i] > 0) + work_group_all(n[i] > 0);
+    n[i] = work_group_reduce_add(n[i]) + work_group_reduce_min(n[i]) + work_group_reduce_max(n[i]) +
+           work_group_scan_inclusive_add(n[i]) + work_group_scan_exclusive_max(n[i]) +
+           work_group_broadcast(n[i], 0) + work_group_any(n[i] > 0) + work_group_all(n[i] > 0);
     f[i] = work_group_reduce_add(f[i]);
 });
 

@@ -1,6 +1,6 @@
 // Kernels written in C++ (KILN_KERNEL, KILN_LAMBDA) on every device: a range that is not a
-// multiple of the group, local memory with barriers, atomics, a KILN_STRUCT, float4, a KILN_FUNCTION,
-// sub-groups, and the generated OpenCL C.
+// multiple of the group, local memory with barriers, atomics, a KILN_STRUCT, float4, a
+// KILN_FUNCTION, sub-groups, and the generated OpenCL C.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -89,8 +89,10 @@ KILN_KERNEL_USING(norms,
 KILN_KERNEL(sub_group_sums, (kiln::global_ptr<const int> x, kiln::global_ptr<int> sums), {
     const kiln::uint i = get_global_id(0);
     const int total = sub_group_reduce_add(x[i]);
-    if (get_sub_group_local_id() == 0) sums[i] = total;
-    else sums[i] = -1;
+    if (get_sub_group_local_id() == 0)
+        sums[i] = total;
+    else
+        sums[i] = -1;
 });
 
 KILN_KERNEL(work_group_sums, (kiln::global_ptr<const int> x, kiln::global_ptr<int> sums), {
@@ -262,8 +264,7 @@ TEST(cpp_kernel_source, declares_local_arrays_structs_and_functions) {
         << reduction;
     EXPECT_NE(reduction.find("    KILN_LOCAL(float, partial, 64);\n"), std::string::npos)
         << reduction;
-    EXPECT_NE(group_sums_sized_at_launch.source().find("local float* partial"),
-              std::string::npos);
+    EXPECT_NE(group_sums_sized_at_launch.source().find("local float* partial"), std::string::npos);
     const std::string particles = move_particles.source();
     EXPECT_LT(particles.find("typedef struct"), particles.find("kernel void move_particles"))
         << particles;

@@ -1,6 +1,8 @@
 // C's printf, a host function, in a kernel body.
+// clang-format off
 // expected g++: use of deleted function 'static void kiln::detail::kernel_scope::printf(A&& ...)
 // expected clang++: call to deleted function 'printf'
+// clang-format on
 #include <cstdio>
 #include <kiln/kernel.hpp>
 

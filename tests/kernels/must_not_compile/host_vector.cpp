@@ -1,6 +1,8 @@
 // The standard library in a kernel body.
+// clang-format off
 // expected g++: 'vector' is not a member of 'kiln::detail::kernel_scope::std' {aka 'kiln::detail::host_library_is_not_available_in_kernels'}
 // expected clang++: no template named 'vector' in 'kiln::detail::host_library_is_not_available_in_kernels'
+// clang-format on
 #include <kiln/kernel.hpp>
 #include <vector>
 

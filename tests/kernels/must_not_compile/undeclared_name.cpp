@@ -1,6 +1,8 @@
 // A name that neither C++ nor OpenCL C declares.
+// clang-format off
 // expected g++: 'undeclared_scale' was not declared in this scope
 // expected clang++: use of undeclared identifier 'undeclared_scale'
+// clang-format on
 #include <kiln/kernel.hpp>
 
 #include "mistake.hpp"

@@ -1,6 +1,8 @@
 // A pointer where a number belongs.
+// clang-format off
 // expected g++: cannot convert 'kiln::global_ptr<const float>' {aka 'kiln::detail::address_space_pointer<const float, kiln::detail::address_space::global>'} to 'const float' in initialization
 // expected clang++: no viable conversion from 'kiln::global_ptr<const float>' (aka 'address_space_pointer<const float, detail::address_space::global>') to 'const float'
+// clang-format on
 #include <kiln/kernel.hpp>
 
 #include "mistake.hpp"
