@@ -19,12 +19,15 @@ KILN_FUNCTION(float, squared_norm, (float x, float y), return x * x + y * y;);
 
 namespace {
 
+// [doc:cpp_saxpy]
 KILN_KERNEL(saxpy,
             (float a, kiln::global_ptr<const float> x, kiln::global_ptr<float> y, kiln::uint n), {
                 const kiln::uint i = get_global_id(0);
                 if (i < n) y[i] = a * x[i] + y[i];
             });
+// [/doc]
 
+// [doc:cpp_local_array]
 // Each group sums its elements in local memory, halving the active work-items each step.
 KILN_KERNEL(group_sums,
             (kiln::global_ptr<const float> x, kiln::global_ptr<float> sums, kiln::uint n), {
@@ -39,7 +42,9 @@ KILN_KERNEL(group_sums,
                 }
                 if (lid == 0) sums[get_group_id(0)] = partial[0];
             });
+// [/doc]
 
+// [doc:cpp_local_parameter]
 // The same reduction with local memory sized at the launch.
 KILN_KERNEL(group_sums_sized_at_launch,
             (kiln::global_ptr<const float> x, kiln::global_ptr<float> sums,
@@ -55,7 +60,9 @@ KILN_KERNEL(group_sums_sized_at_launch,
                 }
                 if (lid == 0) sums[get_group_id(0)] = partial[0];
             });
+// [/doc]
 
+// [doc:cpp_histogram]
 KILN_KERNEL(histogram,
             (kiln::global_ptr<const kiln::uint> values, kiln::global_ptr<kiln::uint> bins,
              kiln::uint bin_count, kiln::uint n),
@@ -63,6 +70,7 @@ KILN_KERNEL(histogram,
                 const kiln::uint i = get_global_id(0);
                 if (i < n) atomic_inc(&bins[values[i] % bin_count]);
             });
+// [/doc]
 
 KILN_KERNEL(move_particles, (kiln::global_ptr<particle> particles, float dt, kiln::uint n), {
     const kiln::uint i = get_global_id(0);
@@ -78,6 +86,7 @@ KILN_KERNEL(scale_and_shift, (kiln::global_ptr<kiln::float4> v, float scale, kil
     if (i < n) v[i] = v[i] * scale + kiln::float4{1.0f, 2.0f, 3.0f, 4.0f};
 });
 
+// [doc:cpp_kernel_using]
 KILN_KERNEL_USING(norms,
                   (kiln::global_ptr<const float> x, kiln::global_ptr<const float> y,
                    kiln::global_ptr<float> r, kiln::uint n),
@@ -85,6 +94,7 @@ KILN_KERNEL_USING(norms,
                       const kiln::uint i = get_global_id(0);
                       if (i < n) r[i] = sqrt(squared_norm(x[i], y[i]));
                   });
+// [/doc]
 
 KILN_KERNEL(sub_group_sums, (kiln::global_ptr<const int> x, kiln::global_ptr<int> sums), {
     const kiln::uint i = get_global_id(0);
@@ -112,9 +122,11 @@ TEST_P(cpp_kernels, saxpy_over_a_range_that_is_not_a_multiple_of_the_group) {
     const kiln::uint n = 1000;
     kiln::vector<float> x(q, iota_floats(n, 0.0f));
     kiln::vector<float> y(q, std::vector<float>(n, 1.0f));
+    // [doc:cpp_saxpy_launch]
     // 1024 work-items in groups of 64: the last 24 find i >= n and write nothing.
     saxpy.bind(2.0f, x, y, n).launch(q, kiln::range{1024}, kiln::range{64}).wait();
     saxpy(q, kiln::range{n}, 1.0f, x, y, n).wait();
+    // [/doc]
     const auto result = y.read();
     for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(result[i], 3.0f * float(i) + 1.0f) << i;
 }
@@ -135,8 +147,10 @@ TEST_P(cpp_kernels, reduces_a_group_in_local_memory_with_barriers) {
     kiln::vector<float> sums(q, groups);
     kiln::vector<float> sized_sums(q, groups);
     group_sums.bind(x, sums, n).launch(q, kiln::range{groups * group}, kiln::range{group});
+    // [doc:cpp_local_launch]
     group_sums_sized_at_launch.bind(x, sized_sums, kiln::local<float>(group), n)
         .launch(q, kiln::range{groups * group}, kiln::range{group});
+    // [/doc]
     const auto result = sums.read();
     const auto sized_result = sized_sums.read();
     for (kiln::uint g = 0; g < groups; ++g) {
@@ -227,9 +241,11 @@ TEST_P(cpp_kernels, runs_parallel_for_over_every_index) {
     const std::size_t n = 1001;
     kiln::vector<float> x(q, iota_floats(n, 0.0f));
     kiln::vector<float> y(q, std::vector<float>(n, 1.0f));
+    // [doc:cpp_parallel_for]
     const float a = 2.0f;
     kiln::parallel_for(q, n, KILN_LAMBDA((kiln::uint i), (x, y, a), { y[i] = a * x[i] + y[i]; }))
         .wait();
+    // [/doc]
     const auto result = y.read();
     for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(result[i], 2.0f * float(i) + 1.0f) << i;
 }
