@@ -67,11 +67,11 @@ std::string opencl_parameter_type() {
 std::vector<std::string> kernel_parameter_names(std::string_view parameters);
 
 /// The OpenCL C text of C++ kernel tokens: `kiln::` dropped, `float4{...}` written as the
-/// vector literal `(float4){...}`, one statement a line.
+/// vector literal `(float4)(...)`, `uint(x)` as `(uint)(x)`, KILN_LOCAL written out, one
+/// statement a line.
 std::vector<std::string> kernel_body_lines(std::string_view body);
 
-/// Adds a C++ kernel to `source`: its KILN_STRUCTs and the KILN_LOCAL macro where used, then
-/// `kernel void name(parameters) { prologue body }`.
+/// Adds `kernel void name(parameters) { prologue body }` to `source`.
 void add_cpp_kernel(source_builder& source, std::string_view name,
                     const std::vector<std::string>& parameter_types,
                     const std::vector<std::string>& parameter_names,

@@ -348,6 +348,6 @@ struct kernel_scope {
 }  // namespace kiln
 
 /// A work-group array of a constant size in a kernel body: `KILN_LOCAL(float, tile, 16 * 16);`
-/// is `local float tile[16 * 16];` on the device (the kernel source defines the macro so).
+/// is `local float tile[16 * 16];` in the kernel's OpenCL C source.
 #define KILN_LOCAL(type, name, count) type name[count]
 #pragma GCC visibility pop

@@ -42,8 +42,49 @@ std::size_t skip_spaces(std::string_view text, std::size_t i) {
     return i;
 }
 
+std::string trim(std::string_view text) {
+    const auto first = text.find_first_not_of(' ');
+    if (first == std::string_view::npos) return {};
+    const auto last = text.find_last_not_of(' ');
+    return std::string(text.substr(first, last - first + 1));
+}
+
+/// The index of the bracket closing the one at text[open], or npos.
+std::size_t matching(std::string_view text, std::size_t open) {
+    const char opening = text[open];
+    const char closing = opening == '(' ? ')' : '}';
+    int depth = 0;
+    for (std::size_t i = open; i < text.size(); ++i) {
+        if (text[i] == opening) ++depth;
+        if (text[i] == closing && --depth == 0) return i;
+    }
+    return std::string_view::npos;
+}
+
+/// The arguments of a call whose parentheses are text[open] and text[close].
+std::vector<std::string_view> arguments(std::string_view text, std::size_t open,
+                                        std::size_t close) {
+    std::vector<std::string_view> found;
+    int depth = 0;
+    std::size_t start = open + 1;
+    for (std::size_t i = open + 1; i < close; ++i) {
+        if (text[i] == '(' || text[i] == '{' || text[i] == '[') ++depth;
+        if (text[i] == ')' || text[i] == '}' || text[i] == ']') --depth;
+        if (text[i] == ',' && depth == 0) {
+            found.push_back(text.substr(start, i - start));
+            start = i + 1;
+        }
+    }
+    found.push_back(text.substr(start, close - start));
+    return found;
+}
+
+std::string to_opencl(std::string_view text);
+
 /// `kiln::` dropped (the vocabulary is OpenCL C's own names), `float4{...}` made the OpenCL C
-/// vector literal `(float4){...}` and C++'s functional cast `uint(x)` C's `(uint)(x)`.
+/// vector literal `(float4)(...)`, C++'s functional cast `uint(x)` C's `(uint)(x)`, and
+/// `KILN_LOCAL(type, name, count)` written out as `local type name[count]` (CUDA's translation
+/// does not take address spaces from macros).
 std::string to_opencl(std::string_view text) {
     std::string out;
     std::size_t i = 0;
@@ -65,10 +106,25 @@ std::string to_opencl(std::string_view text) {
                                  std::regex_match(word, vector_type_name());
             const bool cast = next < text.size() && text[next] == '(' &&
                               std::regex_match(word, scalar_type_name());
-            if (literal || cast)
-                out += "(" + word + ")";
-            else
-                out += word;
+            const bool local_array =
+                word == "KILN_LOCAL" && next < text.size() && text[next] == '(';
+            const std::size_t close =
+                literal || local_array ? matching(text, next) : std::string_view::npos;
+            if (literal && close != std::string_view::npos) {
+                out += "(" + word + ")(" + to_opencl(text.substr(next + 1, close - next - 1)) + ")";
+                i = close + 1;
+                continue;
+            }
+            if (local_array && close != std::string_view::npos) {
+                const auto parts = arguments(text, next, close);
+                if (parts.size() == 3) {
+                    out += "local " + trim(to_opencl(parts[0])) + " " + trim(to_opencl(parts[1])) +
+                           "[" + trim(to_opencl(parts[2])) + "]";
+                    i = close + 1;
+                    continue;
+                }
+            }
+            out += cast ? "(" + word + ")" : word;
             i = end;
         } else {
             out += c;
@@ -78,22 +134,12 @@ std::string to_opencl(std::string_view text) {
     return out;
 }
 
-std::string trim(std::string_view text) {
-    const auto first = text.find_first_not_of(' ');
-    if (first == std::string_view::npos) return {};
-    const auto last = text.find_last_not_of(' ');
-    return std::string(text.substr(first, last - first + 1));
-}
-
 /// Whether the `{` about to be written opens an initializer rather than a block.
 bool opens_initializer(const std::string& line) {
     const std::string before = trim(line);
     if (before.empty()) return false;
     const char last = before.back();
-    if (last == '=' || last == ',' || last == '(' || last == '{' || before.ends_with("return"))
-        return true;
-    static const std::regex cast(".*\\((u?char|u?short|u?int|u?long|float|double)(2|3|4|8|16)\\)$");
-    return std::regex_match(before, cast);
+    return last == '=' || last == ',' || last == '(' || last == '{' || before.ends_with("return");
 }
 
 }  // namespace
@@ -202,8 +248,6 @@ void add_cpp_kernel(source_builder& source, std::string_view name,
             "KILN_KERNEL " + std::string(name),
             "cannot tell the names of its " + std::to_string(parameter_types.size()) +
                 " parameters apart (found " + std::to_string(parameter_names.size()) + ")");
-    if (body.find("KILN_LOCAL") != std::string_view::npos)
-        source.define("KILN_LOCAL", "#define KILN_LOCAL(type, name, count) local type name[count]");
     source.begin_kernel(name);
     for (std::size_t i = 0; i < parameter_types.size(); ++i)
         source.parameter(parameter_types[i] + " " + parameter_names[i]);
