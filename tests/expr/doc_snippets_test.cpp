@@ -67,7 +67,7 @@ TEST(doc_snippets, every_marked_region_is_quoted_in_a_document) {
     ASSERT_FALSE(documents.empty()) << "docs/ is missing";
     std::size_t checked = 0;
     for (const char* dir : {"tests/expr", "examples/expr", "tests/algo", "examples/algo",
-                            "tests/runtime", "tests/mpi", "examples"}) {
+                            "tests/runtime", "tests/mpi", "tests/kernels", "examples"}) {
         for (const auto& entry : std::filesystem::directory_iterator(source_dir / dir)) {
             if (entry.path().extension() != ".cpp") continue;
             for (const auto& s : snippets_in(entry.path())) {

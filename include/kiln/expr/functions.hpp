@@ -318,6 +318,9 @@ class user_function {
     }
 
   public:
+    /// The KILN_FUNCTION's definition, for KILN_KERNEL_USING.
+    using definition = Definition;
+
     template <class... Args>
     requires(sizeof...(Args) == std::tuple_size_v<parameters>) &&
         (fits<Args...>(std::index_sequence_for<Args...>{})) auto operator()(

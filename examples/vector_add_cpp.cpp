@@ -1,0 +1,49 @@
+// Vector addition with the kernel written in C++ (KILN_KERNEL): vector_add.cpp's kernel, checked
+// by the C++ compiler when this file builds and launched with its arguments' types checked.
+#include <cstdio>
+#include <cstdlib>
+#include <kiln/kiln.hpp>
+#include <vector>
+
+#include "program_main.hpp"
+
+namespace {
+
+KILN_KERNEL(add,
+            (kiln::global_ptr<const float> a, kiln::global_ptr<const float> b,
+             kiln::global_ptr<float> c, kiln::uint n),
+            {
+                const size_t i = get_global_id(0);
+                if (i < n) c[i] = a[i] + b[i];
+            });
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return kiln::programs::run_program("vector_add_cpp", [&] {
+        const unsigned n =
+            argc > 1 ? static_cast<unsigned>(std::strtoul(argv[1], nullptr, 10)) : 1'000'003;
+        std::vector<float> host_a(n), host_b(n);
+        for (unsigned i = 0; i < n; ++i) {
+            host_a[i] = static_cast<float>(i) * 0.5f;
+            host_b[i] = 1.0f - static_cast<float>(i % 97);
+        }
+
+        auto dev = kiln::default_device();
+        kiln::queue q(dev);
+        kiln::buffer<float, kiln::in> a(q, host_a), b(q, host_b);
+        kiln::buffer<float, kiln::out> c(q, n);
+        auto done = add(q, kiln::range{n}, a, b, c, n);
+        std::vector<float> result = c.read(q, done);
+
+        for (unsigned i = 0; i < n; ++i) {
+            if (result[i] != host_a[i] + host_b[i]) {
+                std::fprintf(stderr, "vector_add_cpp: mismatch at %u: %g != %g\n", i, result[i],
+                             host_a[i] + host_b[i]);
+                return 1;
+            }
+        }
+        std::printf("vector_add_cpp: %u elements on %s: OK\n", n, dev.name().c_str());
+        return 0;
+    });
+}
