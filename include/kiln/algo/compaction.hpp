@@ -42,6 +42,8 @@ struct compaction_plan {
     /// The count before the part's first element (0 but under scoped_compaction_count_base).
     std::uint64_t base = 0;
     std::string count_type() const { return narrow ? "uint" : "ulong"; }
+    /// The program cache's key: the fields the kernels are written from (base travels as the
+    /// scan's carry argument).
     std::string key() const { return policy.key() + (narrow ? " u32" : " u64"); }
 };
 

@@ -102,14 +102,56 @@ kernel_binding scan_binding(const algorithm_program& program, const char* kernel
     return args;
 }
 
-/// Runs a scan-family program's passes over one part of `n` elements on `q` under `policy`:
-///   - the chunk kernels where policy.chunk_bytes: one chained pass where
-///     chunk_groups_make_progress, else the two passes;
-///   - else the tile kernels: look-back where the device promises forward progress, else
-///     reduce-then-scan.
-/// `bind_rest(kernel_binding&)` binds what the kernels that read the input take beside the
-/// shared slots (scan_binding): `out` where they have it, and the input. Carry is the scan's
-/// value type. Returns the last pass's event; the scratch lease is kept until then.
+/// Runs a chunked scan program over one part of `n` elements of Carry in chunks of `chunk` on
+/// `q`: one chained pass where chunk_groups_make_progress, else the two passes. `bound(kernel)`
+/// gives the kernel named with its arguments bound (run_scan_family's). Returns the last pass's
+/// event; the scratch lease is kept until then.
+template <device_value Carry, class Bound>
+event run_chunk_scan(const queue& q, std::size_t chunk, std::size_t n, temporary_lease& scratch,
+                     Bound&& bound) {
+    const std::size_t chunks = (n + chunk - 1) / chunk;
+    event done;
+    if (chunk_groups_make_progress(q.device())) {
+        const event zeroed =
+            scratch.zero(q, chunk_scan_scratch_layout<>{chunks, sizeof(Carry)}.zeroed_bytes());
+        done = bound(chunk_scan_kernel::chained).launch(q, chunks, 1, {}, zeroed);
+    } else {
+        const event local = bound(chunk_scan_kernel::local).launch(q, chunks, 1);
+        done = bound(chunk_scan_kernel::fix).launch(q, chunks, 1, {}, local);
+    }
+    scratch.release_after(q, done);
+    return done;
+}
+
+/// Runs the passes of a scan program over one part of `n` elements of Carry on `q`: look-back
+/// where the device promises forward progress, else reduce-then-scan. `bound(kernel)` as for
+/// run_chunk_scan. Returns the last pass's event; the scratch lease is kept until then.
+template <device_value Carry, class Bound>
+event run_scan_passes(const queue& q, const algorithm_policy& policy, state_packing packing,
+                      std::size_t n, temporary_lease& scratch, Bound&& bound) {
+    const std::size_t tiles = (n + policy.tile_size() - 1) / policy.tile_size();
+    const std::size_t items = tiles * policy.work_group_size;
+    event done;
+    if (lookback_allowed(q.device(), packing)) {
+        const event zeroed =
+            scratch.zero(q, scan_scratch_layout<>{tiles, sizeof(Carry)}.zeroed_bytes());
+        done = bound(scan_kernel::lookback).launch(q, items, policy.work_group_size, {}, zeroed);
+    } else {
+        const event reduced = bound(scan_kernel::reduce).launch(q, items, policy.work_group_size);
+        const event spine =
+            bound(scan_kernel::spine)
+                .launch(q, policy.work_group_size, policy.work_group_size, {}, reduced);
+        done = bound(scan_kernel::downsweep).launch(q, items, policy.work_group_size, {}, spine);
+    }
+    scratch.release_after(q, done);
+    return done;
+}
+
+/// Runs a scan-family program's passes over one part under `policy`: the chunk kernels
+/// (run_chunk_scan) where policy.chunk_bytes, else the tile kernels (run_scan_passes). Carry is
+/// the scan's value type. Every kernel gets the slots they all share (scan_binding), and those
+/// that read the input what `bind_rest(kernel_binding&)` binds: `out` where they have it, and the
+/// input.
 template <device_value Carry, class BindRest>
 event run_scan_family(const algorithm_program& program, const queue& q,
                       const algorithm_policy& policy, state_packing packing, std::size_t n,
@@ -117,39 +159,12 @@ event run_scan_family(const algorithm_program& program, const queue& q,
                       BindRest&& bind_rest) {
     const auto bound = [&](const char* kernel) {
         kernel_binding args = scan_binding(program, kernel, n, scratch, carry);
-        bind_rest(args);
+        if (args.description().takes_input()) bind_rest(args);
         return program.bind(std::move(args));
     };
-    event done;
-    if (policy.chunk_bytes) {
-        const std::size_t chunk = chunk_elements(policy, sizeof(Carry));
-        const std::size_t chunks = (n + chunk - 1) / chunk;
-        if (chunk_groups_make_progress(q.device())) {
-            const event zeroed =
-                scratch.zero(q, chunk_scan_scratch_layout<>{chunks, sizeof(Carry)}.zeroed_bytes());
-            done = bound(chunk_scan_kernel::chained).launch(q, chunks, 1, {}, zeroed);
-        } else {
-            const event local = bound(chunk_scan_kernel::local).launch(q, chunks, 1);
-            done = bound(chunk_scan_kernel::fix).launch(q, chunks, 1, {}, local);
-        }
-    } else {
-        const std::size_t group = policy.work_group_size;
-        const std::size_t tiles = (n + policy.tile_size() - 1) / policy.tile_size();
-        const std::size_t items = tiles * group;
-        if (lookback_allowed(q.device(), packing)) {
-            const event zeroed =
-                scratch.zero(q, scan_scratch_layout<>{tiles, sizeof(Carry)}.zeroed_bytes());
-            done = bound(scan_kernel::lookback).launch(q, items, group, {}, zeroed);
-        } else {
-            const event reduced = bound(scan_kernel::reduce).launch(q, items, group);
-            const event spine =
-                program.bind(scan_binding(program, scan_kernel::spine, n, scratch, carry))
-                    .launch(q, group, group, {}, reduced);
-            done = bound(scan_kernel::downsweep).launch(q, items, group, {}, spine);
-        }
-    }
-    scratch.release_after(q, done);
-    return done;
+    if (policy.chunk_bytes)
+        return run_chunk_scan<Carry>(q, chunk_elements(policy, sizeof(Carry)), n, scratch, bound);
+    return run_scan_passes<Carry>(q, policy, packing, n, scratch, bound);
 }
 
 /// The total a scan program left in its scratch (blocking read after `done`).
