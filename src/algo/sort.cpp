@@ -223,11 +223,11 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
         const std::size_t histogram_groups =
             std::max<std::size_t>(1, dev.properties().compute_units) *
             histogram_groups_per_compute_unit;
-        kernel_binding count(one.histogram);
-        count.argument("keys", keys.memory)
+        kernel_binding counting(one.histogram);
+        counting.argument("keys", keys.memory)
             .scalar<std::uint64_t>("n", n)
             .argument("histogram", histogram);
-        built.bind(std::move(count))
+        built.bind(std::move(counting))
             .launch(q,
                     std::min(histogram_groups, ceil_div(n, histogram_group * 16)) * histogram_group,
                     histogram_group);
