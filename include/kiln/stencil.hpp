@@ -113,8 +113,7 @@ class stencil_operand {
 /// which the tile is an extra copy). `coefficients` is null for user-defined stencils.
 template <stencil_value T, class Node>
 void assign_tiled_1d(const Node& node, const stencil_operand<T>& operand, kiln::vector<T>& y,
-                     const tiled_1d_shape& shape, const stencil<T>* coefficients,
-                     const std::string& key) {
+                     const tiled_1d_shape& shape, const stencil<T>* coefficients) {
     const std::string call = "kiln::stencil";
     const kiln::vector<T>& x = operand.x();
     // Tiles are written while other tiles still read x.
@@ -134,7 +133,7 @@ void assign_tiled_1d(const Node& node, const stencil_operand<T>& operand, kiln::
         const device dev = parts[k].queue.device();
         algorithm_policy policy = policy_for(algorithm::stencil_1d, dev);
         const kiln::kernel& kernel = tiled_stencil_kernel(
-            dev, key, "kiln_stencil_1d", policy, 1,
+            dev, shape.key(), "kiln_stencil_1d", policy, 1,
             [&](const algorithm_policy& p) { return tiled_stencil_1d_source(shape, p); });
         const part_halo<T> halo = exchange_stencil_halo(x, k, operand.reach());
         argument_list args(k, parts[k].begin);
@@ -199,9 +198,7 @@ class stencil_node : public expression_tag {
     void assign_to(kiln::vector<T>& y) const {
         const tiled_1d_shape shape{opencl_type_name<T>(), stencil_->width(), stencil_->center(),
                                    ""};
-        assign_tiled_1d(*this, operand_, y, shape, stencil_,
-                        "kiln_stencil_1d:" + shape.type + ":" + std::to_string(shape.width) + ":" +
-                            std::to_string(shape.center));
+        assign_tiled_1d(*this, operand_, y, shape, stencil_);
     }
 
   private:
@@ -242,10 +239,8 @@ class operator_stencil_node : public expression_tag {
     /// y = name(x) alone: the tiled kernel (on GPUs).
     void assign_to(kiln::vector<value_type>& y) const {
         const tiled_1d_shape shape{opencl_type_name<value_type>(), width, center, Definition::body};
-        assign_tiled_1d(*this, operand_, y, shape, static_cast<const stencil<value_type>*>(nullptr),
-                        "kiln_stencil_op:" + std::string(Definition::operator_name) + ":" +
-                            shape.type + ":" + std::to_string(width) + ":" +
-                            std::to_string(center) + ":" + shape.body);
+        assign_tiled_1d(*this, operand_, y, shape,
+                        static_cast<const stencil<value_type>*>(nullptr));
     }
 
   private:

@@ -115,12 +115,8 @@ class stencil_2d_product {
                                    stencil_->kernel_extents()[1], stencil_->center()[0],
                                    stencil_->center()[1]};
         algorithm_policy policy = stencil_2d_policy(q.device());
-        const std::string key =
-            "kiln_stencil_2d:" + shape.type + ":" + std::to_string(shape.kernel_rows) + "x" +
-            std::to_string(shape.kernel_columns) + ":" + std::to_string(shape.center_row) + "," +
-            std::to_string(shape.center_column);
         const kiln::kernel& kernel = tiled_stencil_kernel(
-            q.device(), key, "kiln_stencil_2d", policy, stencil_2d_tile_columns,
+            q.device(), shape.key(), "kiln_stencil_2d", policy, stencil_2d_tile_columns,
             [&](const algorithm_policy& p) { return tiled_stencil_2d_source(shape, p); });
         argument_list args(0, 0);
         args.scalar<std::uint64_t>(rows);

@@ -22,12 +22,51 @@ program_store& store() {
     return instance;
 }
 
+/// The program under `key`, made by make(source) on a miss.
+template <class Make>
+const algorithm_program& find_or_build(const device& dev, const std::string& key,
+                                       const std::function<std::string()>& generate, Make make) {
+    auto& s = store();
+    const auto map_key = std::make_pair(dev.identity(), key);
+    std::lock_guard lock(s.mutex);
+    if (auto found = s.programs.find(map_key); found != s.programs.end()) return *found->second;
+    // Built under the lock: a second thread wanting the same program waits for this build
+    // rather than compiling it again.
+    s.generated.fetch_add(1, std::memory_order_relaxed);
+    const std::string source = generate();
+    try {
+        std::unique_ptr<algorithm_program> built = make(source);
+        return *s.programs.emplace(map_key, std::move(built)).first->second;
+    } catch (const build_error& e) {
+        throw build_error(e.call(), e.code(), e.code_name(),
+                          e.log() + "\ngenerated source:\n" + with_line_numbers(source), e.where());
+    }
+}
+
 }  // namespace
 
 algorithm_program::algorithm_program(kiln::program built,
                                      const std::vector<std::string>& kernel_names)
     : program_(std::move(built)) {
     for (const auto& name : kernel_names) kernels_.emplace_back(name, program_.kernel(name));
+}
+
+algorithm_program::algorithm_program(kiln::program built, std::vector<kernel_description> kernels)
+    : algorithm_program(std::move(built), kernel_names(kernels)) {
+    descriptions_ = std::move(kernels);
+}
+
+const kernel_description& algorithm_program::description(std::string_view name) const {
+    for (const auto& described : descriptions_)
+        if (described.name() == name) return described;
+    throw invalid_argument_error(
+        "kiln::detail::algorithm_program::description",
+        "no kernel described as " + std::string(name) + " in this program");
+}
+
+bound_kernel algorithm_program::bind(kernel_binding&& arguments) const {
+    const std::string& name = arguments.description().name();
+    return kernel(name).bind(std::move(arguments).take());
 }
 
 const kiln::kernel& algorithm_program::kernel(std::string_view name) const {
@@ -40,21 +79,18 @@ const kiln::kernel& algorithm_program::kernel(std::string_view name) const {
 const algorithm_program& algorithm_program_for(const device& dev, const std::string& key,
                                                const std::vector<std::string>& kernel_names,
                                                const std::function<std::string()>& generate) {
-    auto& s = store();
-    const auto map_key = std::make_pair(dev.identity(), key);
-    std::lock_guard lock(s.mutex);
-    if (auto found = s.programs.find(map_key); found != s.programs.end()) return *found->second;
-    // Built under the lock: a second thread wanting the same program waits for this build
-    // rather than compiling it again.
-    s.generated.fetch_add(1, std::memory_order_relaxed);
-    const std::string source = generate();
-    try {
-        auto built = std::make_unique<algorithm_program>(kiln::program(dev, source), kernel_names);
-        return *s.programs.emplace(map_key, std::move(built)).first->second;
-    } catch (const build_error& e) {
-        throw build_error(e.call(), e.code(), e.code_name(),
-                          e.log() + "\ngenerated source:\n" + with_line_numbers(source), e.where());
-    }
+    return find_or_build(dev, key, generate, [&](const std::string& source) {
+        return std::make_unique<algorithm_program>(kiln::program(dev, source), kernel_names);
+    });
+}
+
+const algorithm_program& algorithm_program_for(
+    const device& dev, const std::string& key,
+    const std::function<std::vector<kernel_description>()>& describe,
+    const std::function<std::string()>& generate) {
+    return find_or_build(dev, key, generate, [&](const std::string& source) {
+        return std::make_unique<algorithm_program>(kiln::program(dev, source), describe());
+    });
 }
 
 std::size_t algorithm_programs_generated() {

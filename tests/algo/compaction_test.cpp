@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <kiln/algorithm.hpp>
 #include <kiln/kiln.hpp>
 #include <limits>
 #include <vector>
 
 #include "algo/dispatch_paths.hpp"
+#include "algo/key_changes.hpp"
 #include "expr/test_data.hpp"
 #include "support/device_param.hpp"
 
@@ -454,6 +456,21 @@ TEST_F(compaction_split, reduce_by_key_joins_runs_across_the_parts) {
         EXPECT_EQ(got_keys, expected_keys);
         EXPECT_EQ(got_values, expected_values);
     }
+}
+
+// The fields of a compaction's plan that its kernels are written from change the program cache's
+// key (the policy's own fields are each checked by
+// algo_tuning.policy_key_changes_with_every_field).
+TEST(compaction_plan, key_changes_with_every_field_the_kernels_read) {
+    using kiln::detail::compaction_plan;
+    // A new field fails here first: add it to key() (or say there why the kernels do not read
+    // it) and to the changes below.
+    static_assert(sizeof(compaction_plan) == sizeof(kiln::detail::algorithm_policy) + 16);
+    kiln::test::expect_every_change_changes_the_key(
+        std::vector<std::function<void(compaction_plan&)>>{
+            [](compaction_plan& p) { p.policy.work_group_size = 64; },
+            [](compaction_plan& p) { p.narrow = true; },
+        });
 }
 
 }  // namespace

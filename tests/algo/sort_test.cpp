@@ -409,6 +409,19 @@ TEST(algo_sort_shape, key_changes_with_every_field) {
     kiln::test::expect_every_change_changes_the_key(changes);
 }
 
+TEST(algo_sort_shape, merge_sort_key_changes_with_every_field) {
+    using kiln::detail::merge_sort_shape;
+    // A new field fails here first: add it to merge_sort_shape::key() and to the changes below.
+    static_assert(sizeof(merge_sort_shape) == 3 * sizeof(std::string) + 8);
+    const std::vector<std::function<void(merge_sort_shape&)>> changes = {
+        [](merge_sort_shape& s) { s.key_type = "float"; },
+        [](merge_sort_shape& s) { s.comparator_source = "int less(float a, float b);"; },
+        [](merge_sort_shape& s) { s.comparator_name = "greater"; },
+        [](merge_sort_shape& s) { s.work_group_size = 128; },
+    };
+    kiln::test::expect_every_change_changes_the_key(changes);
+}
+
 TEST_P(sort_test, every_radix_strategy) {
     // Tiles (the GPU strategy) and chunks of one work-item each (the CPU one), whichever the
     // device's row chooses; chunks of test_chunk_bytes, so that the sizes span many chunks, and

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <functional>
 #include <kiln/kiln.hpp>
 #include <kiln/sparse.hpp>
 #include <limits>
@@ -14,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "algo/key_changes.hpp"
 #include "support/device_param.hpp"
 
 namespace {
@@ -108,6 +110,21 @@ void expect_close(const std::vector<T>& actual, const std::vector<T>& expected,
     ASSERT_EQ(actual.size(), expected.size());
     for (std::size_t r = 0; r < actual.size(); ++r)
         ASSERT_LE(std::abs(actual[r] - expected[r]), epsilon * (magnitude[r] + 1)) << "row " << r;
+}
+
+// Every field the product kernel is written from changes the program cache's key.
+TEST(sparse_layout, key_changes_with_every_field_the_kernel_reads) {
+    // A new field fails here first: add it to sparse_layout::key() (or say there why the kernel
+    // does not read it) and to the changes below.
+    static_assert(sizeof(sparse_layout) == 6 * 8);
+    const std::vector<std::function<void(sparse_layout&)>> changes = {
+        [](sparse_layout& l) { l.format = sparse_format::ell; },
+        [](sparse_layout& l) { l.lanes = 8; },
+        [](sparse_layout& l) { l.work_group_size = 256; },
+        [](sparse_layout& l) { l.long_row = 4096; },
+        [](sparse_layout& l) { l.block_entries = 1024; },
+    };
+    kiln::test::expect_every_change_changes_the_key(changes);
 }
 
 /// csr_adaptive as the GPU rule sets it (groups of 256, blocks of 1024 entries, at most 8

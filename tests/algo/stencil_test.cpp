@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
+#include <kiln/detail/algo/stencil_kernels.hpp>
 #include <kiln/detail/algo/tuning.hpp>
 #include <kiln/kiln.hpp>
 #include <kiln/stencil.hpp>
@@ -12,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "algo/key_changes.hpp"
 #include "support/device_param.hpp"
 
 // [doc:stencil-operator]
@@ -399,5 +402,30 @@ TEST_P(stencils_2d, grids_whose_element_count_overflows_are_rejected) {
 }
 
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(stencils_2d);
+
+// Every field of a tiled stencil's shape changes its generated kernel, so each must change the
+// program cache's key.
+TEST(stencil_shape, keys_change_with_every_field) {
+    using kiln::detail::tiled_1d_shape;
+    using kiln::detail::tiled_2d_shape;
+    // A new field fails here first: add it to key() and to the changes below.
+    static_assert(sizeof(tiled_1d_shape) == 2 * sizeof(std::string) + 16);
+    static_assert(sizeof(tiled_2d_shape) == sizeof(std::string) + 32);
+    kiln::test::expect_every_change_changes_the_key(
+        std::vector<std::function<void(tiled_1d_shape&)>>{
+            [](tiled_1d_shape& s) { s.type = "double"; },
+            [](tiled_1d_shape& s) { s.width = 3; },
+            [](tiled_1d_shape& s) { s.center = 1; },
+            [](tiled_1d_shape& s) { s.body = "x[-1] + x[1]"; },
+        });
+    kiln::test::expect_every_change_changes_the_key(
+        std::vector<std::function<void(tiled_2d_shape&)>>{
+            [](tiled_2d_shape& s) { s.type = "double"; },
+            [](tiled_2d_shape& s) { s.kernel_rows = 3; },
+            [](tiled_2d_shape& s) { s.kernel_columns = 3; },
+            [](tiled_2d_shape& s) { s.center_row = 1; },
+            [](tiled_2d_shape& s) { s.center_column = 1; },
+        });
+}
 
 }  // namespace

@@ -344,8 +344,8 @@ TEST_F(NvrtcCompile, ChunkKernelsBuild) {
             SCOPED_TRACE(operation.value_type + (exclusive ? " exclusive" : " inclusive"));
             const std::string source =
                 chunk_scan_program_source(operation, input, 256, exclusive, false);
-            for (const auto& name : chunk_scan_kernel_names())
-                EXPECT_NE(source.find(name), std::string::npos) << name;
+            for (const auto& kernel : chunk_scan_kernels(operation, false))
+                EXPECT_NE(source.find(kernel.name()), std::string::npos) << kernel.name();
             expect_cubin(compile({source}));
         }
     }

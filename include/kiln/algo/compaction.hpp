@@ -42,6 +42,8 @@ struct compaction_plan {
     /// The count before the part's first element (0 but under scoped_compaction_count_base).
     std::uint64_t base = 0;
     std::string count_type() const { return narrow ? "uint" : "ulong"; }
+    /// The program cache's key: the fields the kernels are written from (base travels as the
+    /// scan's carry argument).
     std::string key() const { return policy.key() + (narrow ? " u32" : " u64"); }
 };
 
@@ -76,15 +78,11 @@ std::size_t run_counting_scan(const algorithm_program& program, const queue& q,
     if (plan.base > 0) carry = static_cast<Count>(plan.base);
     const state_packing packing =
         plan.narrow ? state_packing::low_32_bits : state_packing::count_62_bits;
-    const event done = run_scan_family<Count>(program, q, policy, packing, n, part, part_begin,
-                                              carry, scratch, [&] {
-                                                  argument_list args(part, part_begin);
-                                                  args.scalar<std::uint64_t>(n);
-                                                  args.buffer(scratch.bytes());
-                                                  args.scalar<std::int32_t>(carry.has_value());
-                                                  args.scalar<Count>(carry.value_or(0));
-                                                  collect(args);
-                                                  return std::move(args).take();
+    const event done = run_scan_family<Count>(program, q, policy, packing, n, carry, scratch,
+                                              [&](kernel_binding& args) {
+                                                  argument_list input_args(part, part_begin);
+                                                  collect(input_args);
+                                                  args.input(std::move(input_args).take());
                                               });
     return static_cast<std::size_t>(scan_total<Count>(q, scratch, done) - plan.base);
 }

@@ -82,90 +82,86 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
     const std::string key = "reduce_by_key " + kt + " " + v + " " + operation_traits<Op, V>::key() +
                             " " + policy.key() + (packed ? " p30 " : " ") +
                             typeid(value_node).name();
-    const auto& program =
-        algorithm_program_for(q.device(), key, scan_family_kernel_names(policy), [&] {
-            const declare_input declare = [&](source_builder& b) {
-                b.parameter("global " + kt + "* " + run_outputs::keys);
-                b.parameter("global " + v + "* " + run_outputs::values);
-                b.parameter(std::string("ulong ") + run_outputs::capacity);
-                b.parameter(std::string("ulong ") + run_outputs::run_base);
-                b.parameter("int kiln_has_previous");
-                b.parameter(kt + " kiln_previous_key");
-                b.parameter("global const " + kt + "* kiln_keys");
-                generator g(b);
-                const std::string value =
-                    convert_value<V, expression_value_t<E>>(b, value_node.generate(g));
-                // A part's first element begins a run unless it continues the part before.
-                const std::string head =
-                    "(idx == 0 ? !kiln_has_previous || kiln_keys[0] != kiln_previous_key : "
-                    "kiln_keys[idx] != kiln_keys[idx - 1])";
-                // Writes at run heads only, so no element reads the key after its own: a head
-                // writes its key and the value of the run before it (complete there: `before`, the
-                // pair before the head), and the part's last element writes the open run's value.
-                element_text element{
-                    .statements = g.statements(),
-                    .scatter =
-                        [v](source_builder& s) {
-                            const std::string keys = run_outputs::keys,
-                                              values = run_outputs::values,
-                                              capacity = run_outputs::capacity,
-                                              base = run_outputs::run_base;
-                            s.open("if (x.x != 0)");
-                            s.line("const ulong run = (ulong)running.x - 1;");
-                            s.line("if (run < " + capacity + ") " + keys + "[run - " + base +
-                                   "] = kiln_key;");
-                            s.line("if (had && run - 1 < " + capacity + ") " + values +
-                                   "[run - 1 - " + base + "] = as_" + v + "(before.y);");
-                            s.close();
-                            s.open("if (idx + 1 == n)");
-                            s.line("const ulong run = (ulong)running.x - 1;");
-                            s.line("if (run < " + capacity + ") " + values + "[run - " + base +
-                                   "] = as_" + v + "(running.y);");
-                            s.close();
-                        },
-                    // The tile keeps heads as bytes beside the values, not as whole pairs.
-                    .flag = head,
-                    .payload_type = v,
-                    .payload = value,
-                    .compose =
-                        [](const std::string& flag, const std::string& payload) {
-                            return "kiln_segment(" + flag + ", " + payload + ")";
-                        },
-                    .key_type = kt,
-                    .key = "kiln_keys[idx]"};
-                // Runs read by full tiles through 16-byte loads, keys of the values' width:
-                // the value expression once more per lane.
-                constexpr std::size_t width = width_of<Values>();
-                if constexpr ((width == 4 || width == 8) && sizeof(K) == width)
-                    if (policy.register_runs && policy.full_tiles == tile_access::wide)
-                        add_wide_lanes<V>(b, value_node, element);
-                return element;
-            };
-            const value_combine combine = [](source_builder& s, const std::string& a,
-                                             const std::string& b) {
-                return operation_traits<Op, V>::combine(s, a, b);
-            };
-            return reduce_by_key_program_source(operation, combine, declare, policy);
-        });
+    const auto describe = [&] { return scan_family_kernels(operation, policy, true); };
+    const auto& program = algorithm_program_for(q.device(), key, describe, [&] {
+        const declare_input declare = [&](source_builder& b) {
+            b.parameter("global " + kt + "* " + run_outputs::keys);
+            b.parameter("global " + v + "* " + run_outputs::values);
+            b.parameter(std::string("ulong ") + run_outputs::capacity);
+            b.parameter(std::string("ulong ") + run_outputs::run_base);
+            b.parameter("int kiln_has_previous");
+            b.parameter(kt + " kiln_previous_key");
+            b.parameter("global const " + kt + "* kiln_keys");
+            generator g(b);
+            const std::string value =
+                convert_value<V, expression_value_t<E>>(b, value_node.generate(g));
+            // A part's first element begins a run unless it continues the part before.
+            const std::string head =
+                "(idx == 0 ? !kiln_has_previous || kiln_keys[0] != kiln_previous_key : "
+                "kiln_keys[idx] != kiln_keys[idx - 1])";
+            // Writes at run heads only, so no element reads the key after its own: a head
+            // writes its key and the value of the run before it (complete there: `before`, the
+            // pair before the head), and the part's last element writes the open run's value.
+            element_text element{
+                .statements = g.statements(),
+                .scatter =
+                    [v](source_builder& s) {
+                        const std::string keys = run_outputs::keys, values = run_outputs::values,
+                                          capacity = run_outputs::capacity,
+                                          base = run_outputs::run_base;
+                        s.open("if (x.x != 0)");
+                        s.line("const ulong run = (ulong)running.x - 1;");
+                        s.line("if (run < " + capacity + ") " + keys + "[run - " + base +
+                               "] = kiln_key;");
+                        s.line("if (had && run - 1 < " + capacity + ") " + values + "[run - 1 - " +
+                               base + "] = as_" + v + "(before.y);");
+                        s.close();
+                        s.open("if (idx + 1 == n)");
+                        s.line("const ulong run = (ulong)running.x - 1;");
+                        s.line("if (run < " + capacity + ") " + values + "[run - " + base +
+                               "] = as_" + v + "(running.y);");
+                        s.close();
+                    },
+                // The tile keeps heads as bytes beside the values, not as whole pairs.
+                .flag = head,
+                .payload_type = v,
+                .payload = value,
+                .compose =
+                    [](const std::string& flag, const std::string& payload) {
+                        return "kiln_segment(" + flag + ", " + payload + ")";
+                    },
+                .key_type = kt,
+                .key = "kiln_keys[idx]"};
+            // Runs read by full tiles through 16-byte loads, keys of the values' width:
+            // the value expression once more per lane.
+            constexpr std::size_t width = width_of<Values>();
+            if constexpr ((width == 4 || width == 8) && sizeof(K) == width)
+                if (policy.register_runs && policy.full_tiles == tile_access::wide)
+                    add_wide_lanes<V>(b, value_node, element);
+            return element;
+        };
+        const value_combine combine = [](source_builder& s, const std::string& a,
+                                         const std::string& b) {
+            return operation_traits<Op, V>::combine(s, a, b);
+        };
+        return reduce_by_key_program_source(operation, combine, declare, policy);
+    });
     temporary_lease scratch = temporary_pool::acquire(
         q, scan_family_scratch_bytes(policy, part.size, sizeof(carry_type)));
-    const event done = run_scan_family<carry_type>(
-        program, q, policy, operation.packing, part.size, k, part.begin, carry, scratch, [&] {
-            argument_list args(k, part.begin);
-            args.scalar<std::uint64_t>(part.size);
-            args.buffer(scratch.bytes());
-            args.scalar<std::int32_t>(carry.has_value());
-            args.scalar(carry.value_or(carry_type{}));
-            args.buffer(out_keys);
-            args.buffer(out_values);
-            args.scalar<std::uint64_t>(capacity);
-            args.scalar<std::uint64_t>(run_base);
-            args.scalar<std::int32_t>(previous_key.has_value());
-            args.scalar(previous_key.value_or(K{}));
-            args.buffer(keys.part(k));
-            value_node.collect(args);
-            return std::move(args).take();
-        });
+    const event done =
+        run_scan_family<carry_type>(program, q, policy, operation.packing, part.size, carry,
+                                    scratch, [&](kernel_binding& args) {
+                                        argument_list input_args(k, part.begin);
+                                        input_args.buffer(out_keys);
+                                        input_args.buffer(out_values);
+                                        input_args.scalar<std::uint64_t>(capacity);
+                                        input_args.scalar<std::uint64_t>(run_base);
+                                        input_args.scalar<std::int32_t>(previous_key.has_value());
+                                        input_args.scalar(previous_key.value_or(K{}));
+                                        input_args.buffer(keys.part(k));
+                                        value_node.collect(input_args);
+                                        args.input(std::move(input_args).take());
+                                    });
     return scan_total<carry_type>(q, scratch, done);
 }
 

@@ -75,7 +75,8 @@ const algorithm_program& scan_program(const device& dev, const Input& input,
     const std::string key = "scan " + opencl_type_name<T>() + " " + operation_traits<Op, T>::key() +
                             (exclusive ? " exclusive " : " ") + policy.key() + " " +
                             typeid(Input).name();
-    return algorithm_program_for(dev, key, scan_family_kernel_names(policy), [&] {
+    const auto describe = [&] { return scan_family_kernels(make_scan_operation<T, Op>(), policy); };
+    return algorithm_program_for(dev, key, describe, [&] {
         const declare_input declare = [&](source_builder& b) {
             element_text element = scan_element<T>(b, input);
             // Full tiles read through 16-byte loads: the expression once more per lane.
@@ -88,63 +89,59 @@ const algorithm_program& scan_program(const device& dev, const Input& input,
     });
 }
 
-/// Runs a chunked scan program over one part of `n` elements in chunks of `chunk` on `q`: one
-/// chained pass where chunk_groups_make_progress, else the two passes. `arguments()` gives the
-/// kernels' arguments (n, [out], scratch, has_carry, carry, input...). Returns the last pass's
+/// A binding of a scan-family kernel with the slots every one of them shares
+/// (scan_kernel_description): n, the scratch and the carry.
+template <device_value Carry>
+kernel_binding scan_binding(const algorithm_program& program, const char* kernel, std::size_t n,
+                            const temporary_lease& scratch, const std::optional<Carry>& carry) {
+    kernel_binding args = program.binding(kernel);
+    args.scalar<std::uint64_t>("n", n);
+    args.buffer("kiln_temp", scratch.bytes());
+    args.scalar<std::int32_t>("has_carry", carry.has_value());
+    args.scalar("carry", carry.value_or(Carry{}));
+    return args;
+}
+
+/// Runs a chunked scan program over one part of `n` elements of Carry in chunks of `chunk` on
+/// `q`: one chained pass where chunk_groups_make_progress, else the two passes. `bound(kernel)`
+/// gives the kernel named with its arguments bound (run_scan_family's). Returns the last pass's
 /// event; the scratch lease is kept until then.
-template <class Arguments>
-event run_chunk_scan(const algorithm_program& program, const queue& q, std::size_t chunk,
-                     std::size_t n, temporary_lease& scratch, Arguments&& arguments) {
+template <device_value Carry, class Bound>
+event run_chunk_scan(const queue& q, std::size_t chunk, std::size_t n, temporary_lease& scratch,
+                     Bound&& bound) {
     const std::size_t chunks = (n + chunk - 1) / chunk;
     event done;
     if (chunk_groups_make_progress(q.device())) {
-        const event zeroed = scratch.zero(q, chunk_scan_scratch::zeroed_bytes(chunks));
-        done = program.kernel("kiln_chunk_scan_chained")
-                   .bind(arguments())
-                   .launch(q, chunks, 1, {}, zeroed);
+        const event zeroed =
+            scratch.zero(q, chunk_scan_scratch_layout<>{chunks, sizeof(Carry)}.zeroed_bytes());
+        done = bound(chunk_scan_kernel::chained).launch(q, chunks, 1, {}, zeroed);
     } else {
-        const event local =
-            program.kernel("kiln_chunk_scan_local").bind(arguments()).launch(q, chunks, 1);
-        done =
-            program.kernel("kiln_chunk_scan_fix").bind(arguments()).launch(q, chunks, 1, {}, local);
+        const event local = bound(chunk_scan_kernel::local).launch(q, chunks, 1);
+        done = bound(chunk_scan_kernel::fix).launch(q, chunks, 1, {}, local);
     }
     scratch.release_after(q, done);
     return done;
 }
 
-/// Runs the passes of a scan program over one part of `n` elements on `q`: look-back where the
-/// device promises forward progress, else reduce-then-scan. `arguments()` gives the arguments
-/// of the tile kernels (n, [out], scratch, has_carry, carry, input...). Returns the last pass's
-/// event; the scratch lease is kept until then.
-template <device_value Carry, class Arguments>
-event run_scan_passes(const algorithm_program& program, const queue& q,
-                      const algorithm_policy& policy, state_packing packing, std::size_t n,
-                      std::size_t part, std::size_t part_begin, const std::optional<Carry>& carry,
-                      temporary_lease& scratch, Arguments&& arguments) {
+/// Runs the passes of a scan program over one part of `n` elements of Carry on `q`: look-back
+/// where the device promises forward progress, else reduce-then-scan. `bound(kernel)` as for
+/// run_chunk_scan. Returns the last pass's event; the scratch lease is kept until then.
+template <device_value Carry, class Bound>
+event run_scan_passes(const queue& q, const algorithm_policy& policy, state_packing packing,
+                      std::size_t n, temporary_lease& scratch, Bound&& bound) {
     const std::size_t tiles = (n + policy.tile_size() - 1) / policy.tile_size();
     const std::size_t items = tiles * policy.work_group_size;
     event done;
     if (lookback_allowed(q.device(), packing)) {
-        const event zeroed = scratch.zero(q, scan_zeroed_bytes(tiles));
-        done = program.kernel("kiln_scan_lookback")
-                   .bind(arguments())
-                   .launch(q, items, policy.work_group_size, {}, zeroed);
+        const event zeroed =
+            scratch.zero(q, scan_scratch_layout<>{tiles, sizeof(Carry)}.zeroed_bytes());
+        done = bound(scan_kernel::lookback).launch(q, items, policy.work_group_size, {}, zeroed);
     } else {
-        const event reduced = program.kernel("kiln_scan_reduce")
-                                  .bind(arguments())
-                                  .launch(q, items, policy.work_group_size);
-        argument_list spine_args(part, part_begin);
-        spine_args.scalar<std::uint64_t>(n);
-        spine_args.buffer(scratch.bytes());
-        spine_args.scalar<std::int32_t>(carry.has_value());
-        spine_args.scalar(carry.value_or(Carry{}));
+        const event reduced = bound(scan_kernel::reduce).launch(q, items, policy.work_group_size);
         const event spine =
-            program.kernel("kiln_scan_spine")
-                .bind(std::move(spine_args).take())
+            bound(scan_kernel::spine)
                 .launch(q, policy.work_group_size, policy.work_group_size, {}, reduced);
-        done = program.kernel("kiln_scan_downsweep")
-                   .bind(arguments())
-                   .launch(q, items, policy.work_group_size, {}, spine);
+        done = bound(scan_kernel::downsweep).launch(q, items, policy.work_group_size, {}, spine);
     }
     scratch.release_after(q, done);
     return done;
@@ -152,25 +149,30 @@ event run_scan_passes(const algorithm_program& program, const queue& q,
 
 /// Runs a scan-family program's passes over one part under `policy`: the chunk kernels
 /// (run_chunk_scan) where policy.chunk_bytes, else the tile kernels (run_scan_passes). Carry is
-/// the scan's value type.
-template <device_value Carry, class Arguments>
+/// the scan's value type. Every kernel gets the slots they all share (scan_binding), and those
+/// that read the input what `bind_rest(kernel_binding&)` binds: `out` where they have it, and the
+/// input.
+template <device_value Carry, class BindRest>
 event run_scan_family(const algorithm_program& program, const queue& q,
                       const algorithm_policy& policy, state_packing packing, std::size_t n,
-                      std::size_t part, std::size_t part_begin, const std::optional<Carry>& carry,
-                      temporary_lease& scratch, Arguments&& arguments) {
-    if (policy.chunk_bytes) {
-        return run_chunk_scan(program, q, chunk_elements(policy, sizeof(Carry)), n, scratch,
-                              arguments);
-    }
-    return run_scan_passes<Carry>(program, q, policy, packing, n, part, part_begin, carry, scratch,
-                                  arguments);
+                      const std::optional<Carry>& carry, temporary_lease& scratch,
+                      BindRest&& bind_rest) {
+    const auto bound = [&](const char* kernel) {
+        kernel_binding args = scan_binding(program, kernel, n, scratch, carry);
+        if (args.description().takes_input()) bind_rest(args);
+        return program.bind(std::move(args));
+    };
+    if (policy.chunk_bytes)
+        return run_chunk_scan<Carry>(q, chunk_elements(policy, sizeof(Carry)), n, scratch, bound);
+    return run_scan_passes<Carry>(q, policy, packing, n, scratch, bound);
 }
 
 /// The total a scan program left in its scratch (blocking read after `done`).
 template <device_value T>
 T scan_total(const queue& q, const temporary_lease& scratch, const event& done) {
     T total{};
-    scratch.bytes().storage().read_bytes(q, scan_total_offset, &total, sizeof(T), done, true);
+    scratch.bytes().storage().read_bytes(q, scan_scratch_layout<>::total_offset(), &total,
+                                         sizeof(T), done, true);
     return total;
 }
 
@@ -193,15 +195,11 @@ void scan(const Input& input, const vector<T>& output, bool exclusive, std::opti
             temporary_pool::acquire(q, scan_family_scratch_bytes(policy, part.size, sizeof(T)));
         const event done =
             run_scan_family<T>(program, q, policy, make_scan_operation<T, Op>().packing, part.size,
-                               k, part.begin, carry, scratch, [&] {
-                                   argument_list args(k, part.begin);
-                                   args.scalar<std::uint64_t>(part.size);
-                                   args.buffer(output.part(k));
-                                   args.buffer(scratch.bytes());
-                                   args.scalar<std::int32_t>(carry.has_value());
-                                   args.scalar(carry.value_or(T{}));
-                                   input.collect(args);
-                                   return std::move(args).take();
+                               carry, scratch, [&](kernel_binding& args) {
+                                   args.buffer("out", output.part(k));
+                                   argument_list input_args(k, part.begin);
+                                   input.collect(input_args);
+                                   args.input(std::move(input_args).take());
                                });
         // The next part, on another device, starts from this one's total.
         if (k + 1 < parts.size()) carry = scan_total<T>(q, scratch, done);

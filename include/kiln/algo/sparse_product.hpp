@@ -215,11 +215,7 @@ class sparse_statement {
         const launch_policy policy = launch_policy_for(q.device());
         const std::string key = std::string("kiln_spmv:") +
                                 typeid(sparse_statement<T, X, vector_terminal<Target>>).name() +
-                                ":" + std::string(to_string(storage.layout.format)) + ":" +
-                                std::to_string(storage.layout.lanes) + ":" +
-                                std::to_string(storage.layout.work_group_size) + ":" +
-                                std::to_string(storage.layout.long_row) + ":" +
-                                std::to_string(storage.layout.block_entries) + ":" +
+                                ":" + storage.layout.key() + ":" +
                                 (policy.loop == loop_style::chunked ? "chunked" : "strided") + ":" +
                                 typeid(Result).name();
         const algorithm_program& program = algorithm_program_for(

@@ -26,7 +26,7 @@ class chunk_loops {
     virtual void finish(source_builder& b, const element_text& element) const = 0;
 };
 
-/// Writes the program's three kernels (chunk_scan_kernel_names) for chunks of `chunk` elements.
+/// Writes the program's three kernels (chunk_scan_kernels) for chunks of `chunk` elements.
 std::string chunk_program_source(const scan_operation& op, const declare_input& input,
                                  std::size_t chunk, const chunk_loops& loops);
 

@@ -12,8 +12,10 @@ std::size_t chunk_elements(const algorithm_policy& policy, std::size_t value_byt
     return std::max<std::size_t>(16, policy.chunk_bytes / value_bytes / 16 * 16);
 }
 
-std::vector<std::string> chunk_scan_kernel_names() {
-    return {"kiln_chunk_scan_chained", "kiln_chunk_scan_local", "kiln_chunk_scan_fix"};
+std::vector<kernel_description> chunk_scan_kernels(const scan_operation& op, bool scatter) {
+    return {scan_kernel_description(chunk_scan_kernel::chained, op, !scatter, true),
+            scan_kernel_description(chunk_scan_kernel::local, op, !scatter, true),
+            scan_kernel_description(chunk_scan_kernel::fix, op, !scatter, true)};
 }
 
 namespace {
@@ -33,9 +35,9 @@ class chunk_kernel_writer {
     }
 
     void chained_kernel(const declare_input& input) {
-        const element_text element = begin("kiln_chunk_scan_chained", input);
+        const element_text element = begin(chunk_scan_kernel::chained, input);
         b_.line("const ulong c = atomic_inc((volatile global uint*)(kiln_temp + " +
-                std::to_string(chunk_scan_scratch::ticket_offset) + "));");
+                std::to_string(chunk_scan_scratch_layout<>::ticket_offset()) + "));");
         chunk_bounds();
         loops_.reduce(b_, element);
         // Look back from the nearest chunk, adding totals until an inclusive prefix: a chunk that
@@ -67,7 +69,7 @@ class chunk_kernel_writer {
     }
 
     void local_kernel(const declare_input& input) {
-        const element_text element = begin("kiln_chunk_scan_local", input);
+        const element_text element = begin(chunk_scan_kernel::local, input);
         b_.line("const ulong c = " + source_builder::group_id() + ";");
         chunk_bounds();
         loops_.reduce(b_, element);
@@ -78,7 +80,7 @@ class chunk_kernel_writer {
     /// Takes the input's parameters too, unread where the loops read nothing, so that every
     /// kernel of the program binds the same arguments.
     void fix_kernel(const declare_input& input) {
-        const element_text element = begin("kiln_chunk_scan_fix", input);
+        const element_text element = begin(chunk_scan_kernel::fix, input);
         b_.line("const ulong c = " + source_builder::group_id() + ";");
         chunk_bounds();
         b_.line("int have = has_carry;");
@@ -100,27 +102,22 @@ class chunk_kernel_writer {
         return op_.combine(b_, a, b);
     }
 
-    /// The kernel's header and its pointers into the scratch (chunk_scan_scratch).
-    element_text begin(const std::string& name, const declare_input& input) {
+    /// The kernel's header and its pointers into the scratch (chunk_scan_scratch_layout).
+    element_text begin(const char* name, const declare_input& input) {
         b_.begin_kernel(name, 1);
-        b_.scalar_parameter<std::uint64_t>("n");
-        if (loops_.writes_out()) b_.parameter("global " + t_ + "* out");
-        b_.parameter("global uchar* kiln_temp");
-        b_.parameter("int has_carry");
-        b_.parameter(t_ + " carry");
+        scan_kernel_description(name, op_, loops_.writes_out(), true).declare(b_);
         element_text element = input(b_);
         b_.begin_body();
-        using layout = chunk_scan_scratch;
-        const ulong_text chunks(std::string("chunks"));
+        const chunk_scan_scratch_layout<ulong_text> layout{std::string("chunks"), op_.value_bytes};
         b_.line("const ulong chunks = (n + CHUNK - 1) / CHUNK;");
         b_.line("global " + t_ + "* kiln_total = (global " + t_ + "*)(kiln_temp + " +
-                std::to_string(layout::total_offset) + ");");
+                std::to_string(layout.total_offset()) + ");");
         b_.line("global uint* kiln_flags = (global uint*)(kiln_temp + " +
-                std::to_string(layout::flags_offset) + ");");
+                std::to_string(layout.flags_offset()) + ");");
         b_.line("global " + t_ + "* kiln_totals = (global " + t_ + "*)(kiln_temp + " +
-                layout::totals_offset(chunks).text + ");");
+                layout.totals_offset().text + ");");
         b_.line("global " + t_ + "* kiln_prefixes = (global " + t_ + "*)(kiln_temp + " +
-                layout::prefixes_offset(chunks, op_.value_bytes).text + ");");
+                layout.prefixes_offset().text + ");");
         return element;
     }
 

@@ -34,28 +34,26 @@ std::string scan_writer::combine(const std::string& a, const std::string& b) {
 element_text scan_writer::begin(const std::string& name, bool with_out,
                                 const declare_input* input) {
     b_.begin_kernel(name, policy_.work_group_size);
-    b_.scalar_parameter<std::uint64_t>("n");
-    if (with_out && !scatter_) b_.parameter("global " + t_ + "* out");
-    b_.parameter("global uchar* kiln_temp");
-    b_.parameter("int has_carry");
-    b_.parameter(t_ + " carry");
+    scan_kernel_description(name.c_str(), op_, with_out && !scatter_, input != nullptr).declare(b_);
     element_text element;
     if (input) element = (*input)(b_);
     if (!element.kept_type.empty()) kept_type_ = element.kept_type;
     b_.begin_body();
     b_.line("const ulong tiles = (n + TILE - 1) / TILE;");
-    b_.line("global " + t_ + "* kiln_total = (global " + t_ + "*)(kiln_temp + 64);");
-    const std::string slot = op_.value_bytes <= 8 ? "8" : "16";
-    b_.line("global ulong* kiln_state = (global ulong*)(kiln_temp + 128);");
-    b_.line("const ulong kiln_values = 128 + (tiles + 1) / 2 * 16;");
-    b_.line("global " + t_ + "* kiln_aggregates = (global " + t_ + "*)(kiln_temp + kiln_values);");
-    b_.line("global " + t_ + "* kiln_prefixes = (global " + t_ +
-            "*)(kiln_temp + kiln_values + tiles * " + slot + ");");
+    const scan_scratch_layout<ulong_text> layout{std::string("tiles"), op_.value_bytes};
+    b_.line("global " + t_ + "* kiln_total = (global " + t_ + "*)(kiln_temp + " +
+            std::to_string(layout.total_offset()) + ");");
+    b_.line("global ulong* kiln_state = (global ulong*)(kiln_temp + " +
+            std::to_string(layout.states_offset()) + ");");
+    b_.line("global " + t_ + "* kiln_aggregates = (global " + t_ + "*)(kiln_temp + " +
+            layout.aggregates_offset().text + ");");
+    b_.line("global " + t_ + "* kiln_prefixes = (global " + t_ + "*)(kiln_temp + " +
+            layout.prefixes_offset().text + ");");
     return element;
 }
 
 void scan_writer::lookback_kernel(const declare_input& input) {
-    const element_text element = begin("kiln_scan_lookback", true, &input);
+    const element_text element = begin(scan_kernel::lookback, true, &input);
     declare_tile_arrays(element);
     b_.line("local uint kiln_tile_number;");
     b_.line("local int kiln_has_prefix;");
@@ -67,6 +65,7 @@ void scan_writer::lookback_kernel(const declare_input& input) {
     }
     // Ticket order: a tile's id is taken when its group starts, so every tile it waits for
     // belongs to a group that started earlier.
+    static_assert(scan_scratch_layout<>::ticket_offset() == 0);
     b_.line("if (lid == 0) kiln_tile_number = atomic_inc((volatile global uint*)kiln_temp);");
     b_.local_barrier();
     b_.line("const ulong tile = kiln_tile_number;");
@@ -211,13 +210,13 @@ element_text scan_writer::begin_group_tile_kernel(const std::string& name,
 }
 
 void scan_writer::reduce_kernel(const declare_input& input) {
-    begin_group_tile_kernel("kiln_scan_reduce", input);
+    begin_group_tile_kernel(scan_kernel::reduce, input);
     b_.line("if (lid == 0) kiln_aggregates[tile] = aggregate;");
     b_.end_kernel();
 }
 
 void scan_writer::spine_kernel() {
-    begin("kiln_scan_spine", false, nullptr);
+    begin(scan_kernel::spine, false, nullptr);
     b_.local_array(t_, "kiln_scan", "2 * WG");
     b_.line("const uint lid = " + source_builder::local_id() + ";");
     b_.line(t_ + " running = carry;");
@@ -243,7 +242,7 @@ void scan_writer::spine_kernel() {
 }
 
 void scan_writer::downsweep_kernel(const declare_input& input) {
-    const element_text element = begin_group_tile_kernel("kiln_scan_downsweep", input);
+    const element_text element = begin_group_tile_kernel(scan_kernel::downsweep, input);
     b_.line("const int tile_has_prefix = tile > 0 || has_carry;");
     b_.line("const " + t_ + " tile_prefix = tile > 0 ? kiln_prefixes[tile] : carry;");
     store(element);
@@ -323,8 +322,23 @@ bool lookback_allowed(const device& dev, state_packing packing) {
            (packing != state_packing::separate || global_fence_orders_device(dev));
 }
 
-std::vector<std::string> scan_kernel_names() {
-    return {"kiln_scan_lookback", "kiln_scan_reduce", "kiln_scan_spine", "kiln_scan_downsweep"};
+kernel_description scan_kernel_description(const char* name, const scan_operation& op,
+                                           bool with_out, bool with_input) {
+    kernel_description kernel(name);
+    kernel.scalar<std::uint64_t>("n");
+    if (with_out) kernel.global(op.value_type, "out");
+    kernel.global("uchar", "kiln_temp");
+    kernel.scalar<std::int32_t>("has_carry");
+    kernel.scalar(op.value_type, "carry", op.value_bytes);
+    if (with_input) kernel.then_input();
+    return kernel;
+}
+
+std::vector<kernel_description> scan_kernels(const scan_operation& op, bool scatter) {
+    return {scan_kernel_description(scan_kernel::lookback, op, !scatter, true),
+            scan_kernel_description(scan_kernel::reduce, op, !scatter, true),
+            scan_kernel_description(scan_kernel::spine, op, false, false),
+            scan_kernel_description(scan_kernel::downsweep, op, !scatter, true)};
 }
 
 std::string scan_program_source(const scan_operation& op, const declare_input& input,

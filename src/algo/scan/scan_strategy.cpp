@@ -3,8 +3,9 @@
 
 namespace kiln::detail {
 
-std::vector<std::string> scan_family_kernel_names(const algorithm_policy& policy) {
-    return policy.chunk_bytes ? chunk_scan_kernel_names() : scan_kernel_names();
+std::vector<kernel_description> scan_family_kernels(const scan_operation& op,
+                                                    const algorithm_policy& policy, bool scatter) {
+    return policy.chunk_bytes ? chunk_scan_kernels(op, scatter) : scan_kernels(op, scatter);
 }
 
 std::string scan_family_program_source(const scan_operation& op, const declare_input& input,
@@ -31,9 +32,10 @@ std::size_t scan_family_scratch_bytes(const algorithm_policy& policy, std::size_
                                       std::size_t value_bytes) {
     if (policy.chunk_bytes) {
         const std::size_t chunk = chunk_elements(policy, value_bytes);
-        return chunk_scan_scratch::bytes((n + chunk - 1) / chunk, value_bytes);
+        return chunk_scan_scratch_layout<>{(n + chunk - 1) / chunk, value_bytes}.bytes();
     }
-    return scan_scratch_bytes((n + policy.tile_size() - 1) / policy.tile_size(), value_bytes);
+    return scan_scratch_layout<>{(n + policy.tile_size() - 1) / policy.tile_size(), value_bytes}
+        .bytes();
 }
 
 }  // namespace kiln::detail

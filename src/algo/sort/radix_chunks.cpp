@@ -24,8 +24,9 @@ void radix_chunk_kernels(source_builder& b, const radix_sort_shape& s) {
         b.line("const ulong end = n - begin > chunk ? begin + chunk : n;");
     };
 
-    b.begin_kernel("kiln_radix_chunk_count", 1);
-    radix_count_parameters(b, s);
+    const radix_sort_kernels kernels(s);
+    b.begin_kernel(kernels.count.name(), 1);
+    kernels.count.declare(b);
     b.begin_body();
     chunk_bounds();
     b.line("global const " + key + "* keys = kiln_sort_current(state) ? keys_b : keys_a;");
@@ -35,8 +36,8 @@ void radix_chunk_kernels(source_builder& b, const radix_sort_shape& s) {
     b.line("for (uint d = 0; d < " + R + "; ++d) counts[d * chunks + c] = bins[d];");
     b.end_kernel();
 
-    b.begin_kernel("kiln_radix_chunk_scatter", 1);
-    radix_pass_scatter_parameters(b, s);
+    b.begin_kernel(kernels.scatter.name(), 1);
+    kernels.scatter.declare(b);
     b.begin_body();
     // Every key has this pass's digit in common: the data stays where it is.
     b.line("if (state[1]) return;");

@@ -26,10 +26,9 @@ void onesweep_histogram(source_builder& b, const radix_sort_shape& s, unsigned p
     // One copy of the counters per 32 work-items, so that fewer work-items contend for one
     // counter, as far as 32 KB of local memory allows.
     const unsigned copies = std::max(1u, std::min(group / 32, 8192u / bins));
-    b.begin_kernel("kiln_onesweep_histogram", group);
-    b.parameter("global const " + n.key + "* keys");
-    b.parameter("ulong n");
-    b.parameter("global uint* histogram");
+    const kernel_description kernel = radix_sort_kernels(s).single_pass->histogram;
+    b.begin_kernel(kernel.name(), group);
+    kernel.declare(b);
     b.begin_body();
     b.local_array("uint", "kiln_bins", num(copies * bins));
     b.line("const uint t = (uint)get_local_id(0);");
@@ -66,10 +65,9 @@ void onesweep_histogram(source_builder& b, const radix_sort_shape& s, unsigned p
 /// their digit, and records where the data ends (for kiln_radix_finish).
 void onesweep_offsets(source_builder& b, const radix_sort_shape& s, unsigned passes) {
     const radix_tile_names n(s);
-    b.begin_kernel("kiln_onesweep_offsets", n.g);
-    b.parameter("global uint* histogram");
-    b.parameter("global uint* control");  // state[2] as kiln_radix_finish reads it, skip[passes]
-    b.parameter("ulong n");
+    const kernel_description kernel = radix_sort_kernels(s).single_pass->offsets;
+    b.begin_kernel(kernel.name(), n.g);
+    kernel.declare(b);
     b.begin_body();
     b.local_array("uint", "kiln_skip", num(passes));
     b.line("global uint* state = control;");
@@ -108,14 +106,9 @@ std::string status_word(const std::string& address) {
 void onesweep_pass(source_builder& b, const radix_sort_shape& s, unsigned passes) {
     const radix_tile_names n(s);
     const std::string tile = num(s.tile()) + "u", R = n.R, G = n.G;
-    b.begin_kernel("kiln_onesweep_pass", n.g);
-    radix_scatter_parameters(b, s);
-    b.parameter("global const uint* offsets");  // every pass's, from kiln_onesweep_offsets
-    b.parameter("global uint* control");        // state[2], skip[passes], ticket[passes]
-    b.parameter("global uint* status");
-    b.parameter("ulong n");
-    b.parameter("uint shift");
-    b.parameter("uint pass");
+    const kernel_description kernel = radix_sort_kernels(s).single_pass->pass;
+    b.begin_kernel(kernel.name(), n.g);
+    kernel.declare(b);
     b.begin_body();
     b.local_array("uint", "kiln_tile", "1");
     radix_tile_setup(b, s, true);

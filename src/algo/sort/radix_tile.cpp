@@ -111,13 +111,20 @@ radix_tile_names::radix_tile_names(const radix_sort_shape& s)
       k(s.items_per_work_item),
       r(s.radix()) {}
 
-void radix_scatter_parameters(source_builder& b, const radix_sort_shape& s) {
+void radix_data_slots(kernel_description& kernel, const radix_sort_shape& s, bool b_const) {
     const std::string key = radix_bits_type(s.keys.bytes);
-    b.parameter("global " + key + "* keys_a");
-    b.parameter("global " + key + "* keys_b");
+    kernel.global(key, "keys_a");
+    if (b_const)
+        kernel.global_const(key, "keys_b");
+    else
+        kernel.global(key, "keys_b");
     if (s.value_bytes != 0) {
-        b.parameter("global " + radix_bits_type(s.value_bytes) + "* values_a");
-        b.parameter("global " + radix_bits_type(s.value_bytes) + "* values_b");
+        const std::string value = radix_bits_type(s.value_bytes);
+        kernel.global(value, "values_a");
+        if (b_const)
+            kernel.global_const(value, "values_b");
+        else
+            kernel.global(value, "values_b");
     }
 }
 

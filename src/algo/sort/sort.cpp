@@ -9,6 +9,7 @@
 #include <kiln/detail/algo/tuning.hpp>
 #include <kiln/error.hpp>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,9 +34,6 @@ constexpr std::size_t radix_chunks_per_compute_unit = 4;
 constexpr std::size_t histogram_groups_per_compute_unit = 8;
 
 kernel_argument scalar(std::uint64_t value) {
-    return make_argument(value);
-}
-kernel_argument scalar32(std::uint32_t value) {
     return make_argument(value);
 }
 
@@ -81,35 +79,53 @@ void apply_order(const queue& q, const kernel_argument& order, std::size_t n,
     }
 }
 
-/// The kernels of one reduce-then-scan pass and how each is launched: the tile strategy's
-/// work-groups, or the chunk strategy's single work-items.
-struct pass_kernels {
-    const char* count;
-    const char* scatter;
-    std::size_t items;  ///< work-items of the count and scatter kernels
-    std::size_t group;
+/// The keys and values a radix pass moves: the caller's (a) and the temporaries (b).
+struct radix_data {
+    kernel_argument keys_a, keys_b;
+    std::optional<kernel_argument> values_a, values_b;
+
+    /// Binds them to a kernel's radix_data_slots.
+    void bind(kernel_binding& args) const {
+        args.argument("keys_a", keys_a).argument("keys_b", keys_b);
+        if (values_a) args.argument("values_a", *values_a).argument("values_b", *values_b);
+    }
 };
 
 /// Reduce-then-scan: per digit, count every chunk's digits, scan the counts into offsets, then
-/// scatter the keys (and values) chunk by chunk.
+/// scatter the keys (and values) chunk by chunk. The count and scatter kernels run `items`
+/// work-items in groups of `group`: the tile strategy's work-groups, or the chunk strategy's
+/// single work-items.
 void reduce_then_scan_passes(const queue& q, const algorithm_program& built,
-                             const pass_kernels& kernels, const sort_operand& keys,
-                             const kernel_argument& b, const std::vector<kernel_argument>& data,
+                             const radix_sort_kernels& kernels, const radix_data& data,
                              const kernel_argument& counts, const kernel_argument& state,
-                             std::size_t n, std::size_t chunk, std::size_t blocks, unsigned passes,
+                             std::size_t n, std::size_t chunk, std::size_t blocks,
+                             std::size_t items, std::size_t group, unsigned passes,
                              const radix_sort_shape& shape) {
-    const std::size_t group = shape.work_group_size;
     for (unsigned pass = 0; pass < passes; ++pass) {
         const std::uint32_t shift = pass * shape.radix_bits;
-        built.kernel(kernels.count)
-            .bind({keys.memory, b, state, scalar(n), scalar(chunk), scalar32(shift), counts})
-            .launch(q, kernels.items, kernels.group);
-        built.kernel("kiln_radix_scan")
-            .bind({counts, scalar32(static_cast<std::uint32_t>(blocks)), state, scalar(n)})
-            .launch(q, group, group);
-        std::vector<kernel_argument> args = data;
-        args.insert(args.end(), {counts, state, scalar(n), scalar(chunk), scalar32(shift)});
-        built.kernel(kernels.scatter).bind(std::move(args)).launch(q, kernels.items, kernels.group);
+        kernel_binding count(kernels.count);
+        count.argument("keys_a", data.keys_a)
+            .argument("keys_b", data.keys_b)
+            .argument("state", state)
+            .scalar<std::uint64_t>("n", n)
+            .scalar<std::uint64_t>("chunk", chunk)
+            .scalar<std::uint32_t>("shift", shift)
+            .argument("counts", counts);
+        built.bind(std::move(count)).launch(q, items, group);
+        kernel_binding scan(kernels.scan);
+        scan.argument("counts", counts)
+            .scalar<std::uint32_t>("blocks", static_cast<std::uint32_t>(blocks))
+            .argument("state", state)
+            .scalar<std::uint64_t>("n", n);
+        built.bind(std::move(scan)).launch(q, shape.work_group_size, shape.work_group_size);
+        kernel_binding scatter(kernels.scatter);
+        data.bind(scatter);
+        scatter.argument("counts", counts)
+            .argument("state", state)
+            .scalar<std::uint64_t>("n", n)
+            .scalar<std::uint64_t>("chunk", chunk)
+            .scalar<std::uint32_t>("shift", shift);
+        built.bind(std::move(scatter)).launch(q, items, group);
     }
 }
 
@@ -160,17 +176,9 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
     // sure to make progress; the status words hold 30-bit counts.
     shape.single_pass = !shape.chunks && groups_make_progress(dev) && n < (std::size_t{1} << 30);
 
-    std::vector<std::string> kernel_names = {"kiln_radix_scan", "kiln_radix_finish"};
-    if (shape.chunks)
-        kernel_names.insert(kernel_names.end(),
-                            {"kiln_radix_chunk_count", "kiln_radix_chunk_scatter"});
-    else
-        kernel_names.insert(kernel_names.end(), {"kiln_radix_upsweep", "kiln_radix_downsweep"});
-    if (shape.single_pass)
-        kernel_names.insert(kernel_names.end(), {"kiln_onesweep_histogram", "kiln_onesweep_offsets",
-                                                 "kiln_onesweep_pass"});
+    const radix_sort_kernels kernels(shape);
     const algorithm_program& built = algorithm_program_for(
-        dev, shape.key(), kernel_names, [&] { return radix_sort_source(shape); });
+        dev, shape.key(), [&] { return kernels.all(); }, [&] { return radix_sort_source(shape); });
     const unsigned passes = static_cast<unsigned>(ceil_div(key.bytes * 8, shape.radix_bits));
 
     // Tiles: chunks of whole tiles, each work-group carrying its digit offsets from tile to
@@ -193,11 +201,10 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
     temporary_lease keys_b = temporary_pool::acquire(q, n * key.bytes);
     temporary_lease values_b;
     if (value) values_b = temporary_pool::acquire(q, n * value->element_bytes);
-    const kernel_argument b = make_argument(keys_b.bytes());
-    std::vector<kernel_argument> data{keys.memory, b};
+    radix_data data{keys.memory, make_argument(keys_b.bytes()), std::nullopt, std::nullopt};
     if (value) {
-        data.push_back(value->memory);
-        data.push_back(make_argument(values_b.bytes()));
+        data.values_a = value->memory;
+        data.values_b = make_argument(values_b.bytes());
     }
     std::vector<temporary_lease> leases;
     const auto zeroed = [&](std::size_t bytes) {
@@ -207,6 +214,7 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
     };
     kernel_argument state_arg;
     if (shape.single_pass) {
+        const onesweep_kernels& one = *kernels.single_pass;
         const kernel_argument histogram = zeroed(std::size_t{passes} * shape.radix() * 4);
         const kernel_argument control = zeroed((2 + 2 * std::size_t{passes}) * 4);
         const kernel_argument status = zeroed(std::size_t{passes} * tiles * shape.radix() * 4);
@@ -215,37 +223,42 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
         const std::size_t histogram_groups =
             std::max<std::size_t>(1, dev.properties().compute_units) *
             histogram_groups_per_compute_unit;
-        built.kernel("kiln_onesweep_histogram")
-            .bind({keys.memory, scalar(n), histogram})
+        kernel_binding counting(one.histogram);
+        counting.argument("keys", keys.memory)
+            .scalar<std::uint64_t>("n", n)
+            .argument("histogram", histogram);
+        built.bind(std::move(counting))
             .launch(q,
                     std::min(histogram_groups, ceil_div(n, histogram_group * 16)) * histogram_group,
                     histogram_group);
-        built.kernel("kiln_onesweep_offsets")
-            .bind({histogram, control, scalar(n)})
-            .launch(q, group, group);
+        kernel_binding offsets(one.offsets);
+        offsets.argument("histogram", histogram)
+            .argument("control", control)
+            .scalar<std::uint64_t>("n", n);
+        built.bind(std::move(offsets)).launch(q, group, group);
         for (unsigned pass = 0; pass < passes; ++pass) {
-            std::vector<kernel_argument> args = data;
-            args.insert(args.end(), {histogram, control, status, scalar(n),
-                                     scalar32(pass * shape.radix_bits), scalar32(pass)});
-            built.kernel("kiln_onesweep_pass")
-                .bind(std::move(args))
-                .launch(q, tiles * group, group);
+            kernel_binding args(one.pass);
+            data.bind(args);
+            args.argument("offsets", histogram)
+                .argument("control", control)
+                .argument("status", status)
+                .scalar<std::uint64_t>("n", n)
+                .scalar<std::uint32_t>("shift", pass * shape.radix_bits)
+                .scalar<std::uint32_t>("pass", pass);
+            built.bind(std::move(args)).launch(q, tiles * group, group);
         }
     } else {
         const kernel_argument counts_arg = zeroed(blocks * shape.radix() * 8);
         state_arg = zeroed(8);  // the data starts in a, no pass skipped
-        const pass_kernels kernels =
-            shape.chunks
-                ? pass_kernels{"kiln_radix_chunk_count", "kiln_radix_chunk_scatter", blocks, 1}
-                : pass_kernels{"kiln_radix_upsweep", "kiln_radix_downsweep", blocks * group, group};
-        reduce_then_scan_passes(q, built, kernels, keys, b, data, counts_arg, state_arg, n, chunk,
-                                blocks, passes, shape);
+        reduce_then_scan_passes(q, built, kernels, data, counts_arg, state_arg, n, chunk, blocks,
+                                shape.chunks ? blocks : blocks * group, shape.chunks ? 1 : group,
+                                passes, shape);
     }
-    std::vector<kernel_argument> args = data;
-    args.insert(args.end(), {state_arg, scalar(n)});
-    const event done = built.kernel("kiln_radix_finish")
-                           .bind(std::move(args))
-                           .launch(q, stride_items(dev, n), stride_group(dev));
+    kernel_binding finish(kernels.finish);
+    data.bind(finish);
+    finish.argument("state", state_arg).scalar<std::uint64_t>("n", n);
+    const event done =
+        built.bind(std::move(finish)).launch(q, stride_items(dev, n), stride_group(dev));
     for (temporary_lease* lease : {&keys_b, &values_b})
         if (!lease->empty()) lease->release_after(q, done);
     for (auto& lease : leases) lease.release_after(q, done);
@@ -351,11 +364,8 @@ void merge_sort_part(const queue& q, const sort_comparator& comparator, const so
     shape.comparator_name = comparator.name;
     shape.work_group_size =
         static_cast<unsigned>(policy_for(algorithm::merge_sort, dev).work_group_size);
-    // The comparator's whole source is part of the key: two functions may share a name.
-    const std::string cache_key = "merge sort " + comparator.key_type + " " +
-                                  std::to_string(shape.work_group_size) + "\n" + comparator.source;
     const algorithm_program& built = algorithm_program_for(
-        dev, cache_key, {"kiln_merge_block_sort", "kiln_merge_pass", "kiln_merge_copy_keys"},
+        dev, shape.key(), {"kiln_merge_block_sort", "kiln_merge_pass", "kiln_merge_copy_keys"},
         [&] { return merge_sort_source(shape); });
 
     const std::size_t group = shape.work_group_size;

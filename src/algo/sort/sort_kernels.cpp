@@ -72,8 +72,9 @@ void define_radix_helpers(source_builder& b, const radix_sort_shape& s) {
 void upsweep(source_builder& b, const radix_sort_shape& s) {
     const std::string key = radix_bits_type(s.keys.bytes), G = num(s.work_group_size) + "u",
                       R = num(s.radix()) + "u";
-    b.begin_kernel("kiln_radix_upsweep", s.work_group_size);
-    radix_count_parameters(b, s);
+    const kernel_description kernel = radix_sort_kernels(s).count;
+    b.begin_kernel(kernel.name(), s.work_group_size);
+    kernel.declare(b);
     b.begin_body();
     // Counting needs no order: local atomics, one counter per digit.
     b.local_array("uint", "kiln_bins", R);
@@ -93,11 +94,9 @@ void upsweep(source_builder& b, const radix_sort_shape& s) {
 
 void scan(source_builder& b, const radix_sort_shape& s) {
     const unsigned g = s.work_group_size;
-    b.begin_kernel("kiln_radix_scan", g);
-    b.parameter("global ulong* counts");
-    b.parameter("uint blocks");
-    b.parameter("global uint* state");
-    b.parameter("ulong n");
+    const kernel_description kernel = radix_sort_kernels(s).scan;
+    b.begin_kernel(kernel.name(), g);
+    kernel.declare(b);
     b.begin_body();
     b.local_array("ulong", "kiln_partial", num(g));
     b.local_array("ulong", "kiln_digit_start", num(s.radix()));
@@ -138,8 +137,9 @@ void scan(source_builder& b, const radix_sort_shape& s) {
 void downsweep(source_builder& b, const radix_sort_shape& s) {
     const radix_tile_names n(s);
     const std::string tile = num(s.tile()) + "u";
-    b.begin_kernel("kiln_radix_downsweep", n.g);
-    radix_pass_scatter_parameters(b, s);
+    const kernel_description kernel = radix_sort_kernels(s).scatter;
+    b.begin_kernel(kernel.name(), n.g);
+    kernel.declare(b);
     b.begin_body();
     radix_tile_setup(b, s, false);
     // Every key has this pass's digit in common: the data stays where it is.
@@ -177,15 +177,9 @@ void downsweep(source_builder& b, const radix_sort_shape& s) {
 
 void finish(source_builder& b, const radix_sort_shape& s) {
     const std::string key = radix_bits_type(s.keys.bytes);
-    b.begin_kernel("kiln_radix_finish");
-    b.parameter("global " + key + "* keys_a");
-    b.parameter("global const " + key + "* keys_b");
-    if (s.value_bytes != 0) {
-        b.parameter("global " + radix_bits_type(s.value_bytes) + "* values_a");
-        b.parameter("global const " + radix_bits_type(s.value_bytes) + "* values_b");
-    }
-    b.parameter("global const uint* state");
-    b.parameter("ulong n");
+    const kernel_description kernel = radix_sort_kernels(s).finish;
+    b.begin_kernel(kernel.name());
+    kernel.declare(b);
     b.begin_body();
     b.line("if (kiln_sort_current(state) == 0) return;");
     b.open("for (ulong i = get_global_id(0); i < n; i += get_global_size(0))");
@@ -197,24 +191,59 @@ void finish(source_builder& b, const radix_sort_shape& s) {
 
 }  // namespace
 
-void radix_count_parameters(source_builder& b, const radix_sort_shape& s) {
+radix_sort_kernels::radix_sort_kernels(const radix_sort_shape& s)
+    : count(s.chunks ? "kiln_radix_chunk_count" : "kiln_radix_upsweep"),
+      scan("kiln_radix_scan"),
+      scatter(s.chunks ? "kiln_radix_chunk_scatter" : "kiln_radix_downsweep"),
+      finish("kiln_radix_finish") {
     const std::string key = radix_bits_type(s.keys.bytes);
-    b.parameter("global const " + key + "* keys_a");
-    b.parameter("global const " + key + "* keys_b");
-    b.parameter("global const uint* state");
-    b.parameter("ulong n");
-    b.parameter("ulong chunk");
-    b.parameter("uint shift");
-    b.parameter("global ulong* counts");
+    count.global_const(key, "keys_a")
+        .global_const(key, "keys_b")
+        .global_const<std::uint32_t>("state")
+        .scalar<std::uint64_t>("n")
+        .scalar<std::uint64_t>("chunk")
+        .scalar<std::uint32_t>("shift")
+        .global<std::uint64_t>("counts");
+    scan.global<std::uint64_t>("counts")
+        .scalar<std::uint32_t>("blocks")
+        .global<std::uint32_t>("state")
+        .scalar<std::uint64_t>("n");
+    radix_data_slots(scatter, s, false);
+    scatter.global_const<std::uint64_t>("counts")
+        .global_const<std::uint32_t>("state")
+        .scalar<std::uint64_t>("n")
+        .scalar<std::uint64_t>("chunk")
+        .scalar<std::uint32_t>("shift");
+    radix_data_slots(finish, s, true);
+    finish.global_const<std::uint32_t>("state").scalar<std::uint64_t>("n");
+    if (s.single_pass) {
+        onesweep_kernels& one = single_pass.emplace(onesweep_kernels{
+            kernel_description("kiln_onesweep_histogram"),
+            kernel_description("kiln_onesweep_offsets"), kernel_description("kiln_onesweep_pass")});
+        one.histogram.global_const(key, "keys")
+            .scalar<std::uint64_t>("n")
+            .global<std::uint32_t>("histogram");
+        // control: state[2] as kiln_radix_finish reads it, skip[passes], ticket[passes].
+        one.offsets.global<std::uint32_t>("histogram")
+            .global<std::uint32_t>("control")
+            .scalar<std::uint64_t>("n");
+        radix_data_slots(one.pass, s, false);
+        one.pass
+            .global_const<std::uint32_t>("offsets")  // every pass's, from the offsets kernel
+            .global<std::uint32_t>("control")
+            .global<std::uint32_t>("status")
+            .scalar<std::uint64_t>("n")
+            .scalar<std::uint32_t>("shift")
+            .scalar<std::uint32_t>("pass");
+    }
 }
 
-void radix_pass_scatter_parameters(source_builder& b, const radix_sort_shape& s) {
-    radix_scatter_parameters(b, s);
-    b.parameter("global const ulong* counts");
-    b.parameter("global const uint* state");
-    b.parameter("ulong n");
-    b.parameter("ulong chunk");
-    b.parameter("uint shift");
+std::vector<kernel_description> radix_sort_kernels::all() const {
+    std::vector<kernel_description> kernels{count, scan, scatter, finish};
+    if (single_pass)
+        kernels.insert(kernels.end(),
+                       {single_pass->histogram, single_pass->offsets, single_pass->pass});
+    return kernels;
 }
 
 std::string radix_bits_type(std::size_t bytes) {
@@ -237,6 +266,11 @@ std::string radix_sort_shape::key() const {
            flag(multi_split, "multi-split") + flag(ptx_ballots, "ptx") +
            flag(cuda_warps, "cuda warps") + flag(values_beside_keys, "beside") +
            flag(chunks, "chunks");
+}
+
+std::string merge_sort_shape::key() const {
+    return "merge sort " + key_type + " " + std::to_string(work_group_size) + " " +
+           comparator_name + "\n" + comparator_source;
 }
 
 std::string radix_sort_source(const radix_sort_shape& shape) {

@@ -2,12 +2,12 @@
 #pragma once
 
 #include <cstddef>
+#include <kiln/detail/kernel_description.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace kiln::detail {
-
-class source_builder;
 
 /// How a sort key's bits become an unsigned number whose order is the wanted order.
 enum class sort_key_kind { unsigned_integer, signed_integer, floating };
@@ -57,6 +57,31 @@ struct radix_sort_shape {
     std::string key() const;
 };
 
+/// The single pass's kernels (radix_onesweep.cpp):
+///   histogram (keys, n, histogram): every pass's digit counts at once
+///   offsets   (histogram, control, n): the counts into offsets, in place
+///   pass      (keys_a, keys_b, [values_a, values_b], offsets, control, status, n, shift, pass)
+struct onesweep_kernels {
+    kernel_description histogram, offsets, pass;
+};
+
+/// The kernels of a radix sort program for `shape`, as radix_sort_source writes them and the
+/// host binds them (sort.cpp):
+///   count   (keys_a, keys_b, state, n, chunk, shift, counts): kiln_radix_upsweep, or
+///           kiln_radix_chunk_count for the chunk strategy
+///   scan    (counts, blocks, state, n): kiln_radix_scan
+///   scatter (keys_a, keys_b, [values_a, values_b], counts, state, n, chunk, shift):
+///           kiln_radix_downsweep, or kiln_radix_chunk_scatter
+///   finish  (keys_a, keys_b, [values_a, values_b], state, n): kiln_radix_finish
+/// and with single_pass the onesweep kernels.
+struct radix_sort_kernels {
+    explicit radix_sort_kernels(const radix_sort_shape& shape);
+    kernel_description count, scan, scatter, finish;
+    std::optional<onesweep_kernels> single_pass;
+    /// Every kernel of the program.
+    std::vector<kernel_description> all() const;
+};
+
 /// Kernels kiln_radix_upsweep, kiln_radix_scan, kiln_radix_downsweep and kiln_radix_finish, and
 /// with single_pass kiln_onesweep_histogram, kiln_onesweep_offsets and kiln_onesweep_pass; see
 /// sort_kernels.cpp and radix_onesweep.cpp for what each does and the device-side state they
@@ -88,13 +113,9 @@ struct radix_tile_names {
     explicit radix_tile_names(const radix_sort_shape& s);
 };
 
-void radix_scatter_parameters(source_builder& b, const radix_sort_shape& s);
-/// The parameters of a reduce-then-scan pass's count kernel and of its scatter kernel, which
-/// the host binds alike for both strategies (sort.cpp, reduce_then_scan_passes): keys_a, keys_b,
-/// state, n, chunk, shift, counts; and the scatter parameters, then counts, state, n, chunk,
-/// shift.
-void radix_count_parameters(source_builder& b, const radix_sort_shape& s);
-void radix_pass_scatter_parameters(source_builder& b, const radix_sort_shape& s);
+/// The keys' (and values') slots of the kernels that move them: keys_a, keys_b and, with
+/// values, values_a and values_b; `keys_b` read-only where `b_const` (the finish kernel).
+void radix_data_slots(kernel_description& kernel, const radix_sort_shape& s, bool b_const);
 
 /// Local arrays of the tile code.
 void radix_tile_setup(source_builder& b, const radix_sort_shape& s, bool single_pass);
@@ -129,6 +150,9 @@ struct merge_sort_shape {
     std::string comparator_source;   ///< definitions of the comparator and what it calls
     std::string comparator_name;     ///< less(a, b): whether a goes before b
     unsigned work_group_size = 256;  ///< also the length of the runs sorted inside one group
+    /// The program cache's key: every field above. The comparator's whole source is in it, since
+    /// two functions may share a name.
+    std::string key() const;
 };
 
 /// Kernels kiln_merge_block_sort, kiln_merge_pass and kiln_merge_copy_keys.

@@ -138,4 +138,10 @@ std::vector<std::uint32_t> adaptive_blocks(const sparse_layout& layout,
 scoped_sparse_layout::scoped_sparse_layout(sparse_layout layout)
     : override_(layout_override, layout, override_mutex) {}
 
+std::string sparse_layout::key() const {
+    return std::string(to_string(format)) + ":" + std::to_string(lanes) + ":" +
+           std::to_string(work_group_size) + ":" + std::to_string(long_row) + ":" +
+           std::to_string(block_entries);
+}
+
 }  // namespace kiln::detail

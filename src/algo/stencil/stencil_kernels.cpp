@@ -174,4 +174,15 @@ algorithm_policy stencil_2d_policy(const device& dev) {
     return policy;
 }
 
+std::string tiled_1d_shape::key() const {
+    return "kiln_stencil_1d:" + type + ":" + std::to_string(width) + ":" + std::to_string(center) +
+           ":" + body;
+}
+
+std::string tiled_2d_shape::key() const {
+    return "kiln_stencil_2d:" + type + ":" + std::to_string(kernel_rows) + "x" +
+           std::to_string(kernel_columns) + ":" + std::to_string(center_row) + "," +
+           std::to_string(center_column);
+}
+
 }  // namespace kiln::detail

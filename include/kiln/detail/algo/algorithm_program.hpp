@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <kiln/detail/kernel_description.hpp>
 #include <kiln/runtime/device.hpp>
 #include <kiln/runtime/program.hpp>
 #include <memory>
@@ -24,12 +25,25 @@ namespace kiln::detail {
 class algorithm_program {
   public:
     algorithm_program(kiln::program built, const std::vector<std::string>& kernel_names);
+    /// A program whose kernels are described: they are launched through bindings checked
+    /// against their descriptions.
+    algorithm_program(kiln::program built, std::vector<kernel_description> kernels);
     /// Throws kiln::error for a name the program was not created with.
     const kiln::kernel& kernel(std::string_view name) const;
+    /// The description of kernel `name`; throws invalid_argument_error for a kernel the program
+    /// was not created with a description of.
+    const kernel_description& description(std::string_view name) const;
+    /// An empty binding for kernel `name` (description(name)).
+    kernel_binding binding(std::string_view name) const {
+        return kernel_binding(description(name));
+    }
+    /// The kernel `arguments` were bound for, with them.
+    bound_kernel bind(kernel_binding&& arguments) const;
 
   private:
     kiln::program program_;
     std::vector<std::pair<std::string, kiln::kernel>> kernels_;
+    std::vector<kernel_description> descriptions_;
 };
 
 /// The program under `key` on `dev`, generating its source with generate() on a miss. The key
@@ -37,6 +51,12 @@ class algorithm_program {
 const algorithm_program& algorithm_program_for(const device& dev, const std::string& key,
                                                const std::vector<std::string>& kernel_names,
                                                const std::function<std::string()>& generate);
+/// The same for a program of described kernels, whose generator declares their parameters from
+/// the descriptions that describe() gives (called on a miss too).
+const algorithm_program& algorithm_program_for(
+    const device& dev, const std::string& key,
+    const std::function<std::vector<kernel_description>()>& describe,
+    const std::function<std::string()>& generate);
 
 /// Programs generated so far in this process (misses), for tests of the cache.
 std::size_t algorithm_programs_generated();

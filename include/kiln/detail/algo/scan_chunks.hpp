@@ -15,8 +15,8 @@
 //   kiln_chunk_scan_fix      (n, [out], temp, has_carry, carry, input...): two passes anywhere
 //       else; the second folds the totals of the chunks before its own.
 //
-// Same arguments as the tile kernels (scan_kernels.hpp), so the host binds them alike, and the
-// total of the part lands at scan_total_offset.
+// Same parameters as the tile kernels (scan_kernel_description), so the host binds them alike,
+// and the total of the part lands at the tile layout's total_offset().
 #pragma once
 #pragma GCC visibility push(default)
 
@@ -26,7 +26,6 @@
 #include <kiln/detail/algo/tuning.hpp>
 #include <kiln/runtime/device.hpp>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace kiln::detail {
@@ -35,55 +34,40 @@ namespace kiln::detail {
 /// of 16, at least 16.
 std::size_t chunk_elements(const algorithm_policy& policy, std::size_t value_bytes);
 
-/// An OpenCL C `ulong` expression built with C++ operators, so that one template computes a
-/// number on the host and writes the same computation into a kernel.
-struct ulong_text {
-    std::string text;
-    ulong_text(std::string expression) : text(std::move(expression)) {}
-    ulong_text(std::size_t value) : text(std::to_string(value) + "UL") {}
-    friend ulong_text operator+(const ulong_text& a, const ulong_text& b) {
-        return {"(" + a.text + " + " + b.text + ")"};
-    }
-    friend ulong_text operator*(const ulong_text& a, const ulong_text& b) {
-        return {"(" + a.text + " * " + b.text + ")"};
-    }
-    friend ulong_text operator/(const ulong_text& a, const ulong_text& b) {
-        return {"(" + a.text + " / " + b.text + ")"};
-    }
-};
-
-/// The scratch of a chunked scan of `chunks` chunks of values of `value_bytes`: the ticket
+/// The chunk kernels' scratch for `chunks` chunks of values of `value_bytes`: the ticket
 /// counter, the part's total, a flag per chunk, then each chunk's total and each chunk's
-/// inclusive prefix. Only the counter and the flags need zeroing. The offsets are templates over
-/// the number type: std::size_t for the host's allocation, ulong_text for the kernels' pointers.
-struct chunk_scan_scratch {
-    static constexpr std::size_t ticket_offset = 0;
-    static constexpr std::size_t total_offset = scan_total_offset;
-    static constexpr std::size_t flags_offset = 128;
+/// inclusive prefix. Only the counter and the flags need zeroing. Computed over Number as
+/// scan_scratch_layout is: std::size_t for the host's allocation, ulong_text for the kernels'
+/// pointers.
+template <class Number = std::size_t>
+struct chunk_scan_scratch_layout {
+    Number chunks;
+    std::size_t value_bytes;
+
+    static constexpr std::size_t ticket_offset() { return 0; }
+    static constexpr std::size_t total_offset() { return scan_scratch_layout<>::total_offset(); }
+    static constexpr std::size_t flags_offset() { return 128; }
     static constexpr std::size_t alignment = 16;
-    template <class Number>
     static Number aligned(const Number& bytes) {
         return (bytes + (alignment - 1)) / alignment * alignment;
     }
-    template <class Number>
-    static Number totals_offset(const Number& chunks) {
-        return flags_offset + aligned<Number>(chunks * std::size_t{4});
+    Number totals_offset() const {
+        return Number(flags_offset()) + aligned(chunks * std::size_t{4});
     }
-    template <class Number>
-    static Number prefixes_offset(const Number& chunks, std::size_t value_bytes) {
-        return totals_offset(chunks) + aligned<Number>(chunks * value_bytes);
-    }
-    template <class Number>
-    static Number bytes(const Number& chunks, std::size_t value_bytes) {
-        return prefixes_offset(chunks, value_bytes) + aligned<Number>(chunks * value_bytes);
-    }
-    template <class Number>
-    static Number zeroed_bytes(const Number& chunks) {
-        return totals_offset(chunks);
-    }
+    Number prefixes_offset() const { return totals_offset() + aligned(chunks * value_bytes); }
+    Number bytes() const { return prefixes_offset() + aligned(chunks * value_bytes); }
+    Number zeroed_bytes() const { return totals_offset(); }
 };
 
-std::vector<std::string> chunk_scan_kernel_names();
+/// The chunk kernels, which take the tile kernels' parameters (scan_kernel_description).
+namespace chunk_scan_kernel {
+inline constexpr const char* chained = "kiln_chunk_scan_chained";
+inline constexpr const char* local = "kiln_chunk_scan_local";
+inline constexpr const char* fix = "kiln_chunk_scan_fix";
+}  // namespace chunk_scan_kernel
+/// The chunk kernels of a program for `op` (`scatter`: a scattering program).
+std::vector<kernel_description> chunk_scan_kernels(const scan_operation& op, bool scatter);
+
 /// The chunk kernels for chunks of `chunk` elements. Scattering programs (`scatter`: the input
 /// has a scatter function, as stream compaction and reduce_by_key give) take no `out`: a first
 /// loop over the chunk combines its elements, and after the look-back a second one evaluates

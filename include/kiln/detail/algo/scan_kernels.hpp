@@ -4,25 +4,19 @@
 // Every kernel of the family works on tiles of policy.tile_size() elements, one work-group per
 // tile, and needs no identity element: work-items without elements (the end of the last tile)
 // never feed their values to work-items with elements, and prefixes travel as (have, value)
-// pairs. So any associative operation works, commutative or not.
-//
-// Device scratch (one temporary-pool lease) is laid out as
-//     [0, 64)        ticket counter (uint): tiles take ids in the order they start
-//     [64, 128)      total: the combination of the whole part (and carry), for the host
-//     [128, +s)      look-back state per tile (t tiles): flag and value, or the flag alone;
-//                    s = 8t rounded up to 16 bytes
-//     [.., +wt)      tile aggregates, in slots of w = 8 bytes (16 for 16-byte values)
-//     [.., +wt)      tile prefixes: inclusive (look-back) or exclusive (reduce-then-scan)
-// and only the first 128 + s bytes need zeroing, for the look-back path.
+// pairs. So any associative operation works, commutative or not. Their scratch is laid out by
+// scan_scratch_layout.
 #pragma once
 #pragma GCC visibility push(default)
 
 #include <cstddef>
 #include <functional>
 #include <kiln/detail/algo/tuning.hpp>
+#include <kiln/detail/kernel_description.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <kiln/runtime/device.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kiln::detail {
@@ -112,15 +106,30 @@ struct element_text {
 /// text; called once per kernel that reads the input.
 using declare_input = std::function<element_text(source_builder&)>;
 
-/// The scan program's kernels, by name:
-/// (Scattering programs, whose input has a scatter function, take no `out`.)
-///   kiln_scan_lookback  (n, out, temp, has_carry, carry, input...): single pass
-///   kiln_scan_reduce    (n, out, temp, has_carry, carry, input...): tile aggregates
-///   kiln_scan_spine     (n, temp, has_carry, carry): exclusive prefixes of the tiles
-///   kiln_scan_downsweep (n, out, temp, has_carry, carry, input...): the scan with prefixes
-/// `carry` (when has_carry) comes before the first element: the init of an exclusive scan, or
-/// the total of the parts before this one on another device.
-std::vector<std::string> scan_kernel_names();
+/// The scan program's kernels:
+///   kiln_scan_lookback  single pass
+///   kiln_scan_reduce    tile aggregates
+///   kiln_scan_spine     exclusive prefixes of the tiles
+///   kiln_scan_downsweep the scan with prefixes
+/// Each takes (n, [out], kiln_temp, has_carry, carry, input...) as scan_kernel_description
+/// declares them, but the spine, which takes no out and no input. `carry` (when has_carry)
+/// comes before the first element: the init of an exclusive scan, or the total of the parts
+/// before this one on another device.
+namespace scan_kernel {
+inline constexpr const char* lookback = "kiln_scan_lookback";
+inline constexpr const char* reduce = "kiln_scan_reduce";
+inline constexpr const char* spine = "kiln_scan_spine";
+inline constexpr const char* downsweep = "kiln_scan_downsweep";
+}  // namespace scan_kernel
+
+/// A scan-family kernel's parameters (the chunk kernels' too, scan_chunks.hpp): n, then `out`
+/// where `with_out` (scattering programs, whose input writes through its own parameters, take
+/// none), then the scratch `kiln_temp`, `has_carry` and `carry` of op's value type, then the
+/// input expression's where `with_input`.
+kernel_description scan_kernel_description(const char* name, const scan_operation& op,
+                                           bool with_out, bool with_input);
+/// The tile kernels of a program for `op` (`scatter`: a scattering program).
+std::vector<kernel_description> scan_kernels(const scan_operation& op, bool scatter);
 std::string scan_program_source(const scan_operation& op, const declare_input& input,
                                 const algorithm_policy& policy, bool exclusive,
                                 bool scatter = false);
@@ -129,14 +138,53 @@ std::string scan_program_source(const scan_operation& op, const declare_input& i
 /// `packing`: groups must make progress, and separate states need a device-wide fence.
 bool lookback_allowed(const device& dev, state_packing packing);
 
-/// Bytes of scratch for `tiles` tiles, and how many of them the look-back path zeroes first.
-constexpr std::size_t scan_zeroed_bytes(std::size_t tiles) {
-    return 128 + (tiles + 1) / 2 * 16;
-}
-constexpr std::size_t scan_scratch_bytes(std::size_t tiles, std::size_t value_bytes) {
-    return scan_zeroed_bytes(tiles) + 2 * tiles * (value_bytes <= 8 ? 8 : 16);
-}
-constexpr std::size_t scan_total_offset = 64;
+/// An OpenCL C `ulong` expression built with C++ operators, so that one template computes a
+/// number on the host and writes the same computation into a kernel.
+struct ulong_text {
+    std::string text;
+    ulong_text(std::string expression) : text(std::move(expression)) {}
+    ulong_text(std::size_t value) : text(std::to_string(value) + "UL") {}
+    friend ulong_text operator+(const ulong_text& a, const ulong_text& b) {
+        return {"(" + a.text + " + " + b.text + ")"};
+    }
+    friend ulong_text operator*(const ulong_text& a, const ulong_text& b) {
+        return {"(" + a.text + " * " + b.text + ")"};
+    }
+    friend ulong_text operator/(const ulong_text& a, const ulong_text& b) {
+        return {"(" + a.text + " / " + b.text + ")"};
+    }
+};
+
+/// The tile kernels' device scratch (one temporary-pool lease) for `tiles` tiles of values of
+/// `value_bytes`:
+///     [0, 64)        ticket counter (uint): tiles take ids in the order they start
+///     [64, 128)      total: the combination of the whole part (and carry), for the host
+///     [128, +s)      look-back state per tile: flag and value, or the flag alone (8 bytes);
+///                    s = 8 * tiles rounded up to 16 bytes
+///     [.., +w*tiles) tile aggregates, in slots of w = 8 bytes (16 for 16-byte values)
+///     [.., +w*tiles) tile prefixes: inclusive (look-back) or exclusive (reduce-then-scan)
+/// Only the first zeroed_bytes() need zeroing, for the look-back path. The offsets are computed
+/// over Number: std::size_t for the host's allocation, ulong_text for the kernels' pointers
+/// (`tiles` then names the kernel's variable), so both read the one layout.
+template <class Number = std::size_t>
+struct scan_scratch_layout {
+    Number tiles;
+    std::size_t value_bytes;
+
+    static constexpr std::size_t ticket_offset() { return 0; }
+    static constexpr std::size_t total_offset() { return 64; }
+    static constexpr std::size_t states_offset() { return 128; }
+    /// A tile's aggregate or prefix slot.
+    std::size_t slot_bytes() const { return value_bytes <= 8 ? 8 : 16; }
+    /// The ticket, the total and the states: what the look-back path zeroes first.
+    Number zeroed_bytes() const {
+        return Number(states_offset()) +
+               (tiles + std::size_t{1}) / std::size_t{2} * std::size_t{16};
+    }
+    Number aggregates_offset() const { return zeroed_bytes(); }
+    Number prefixes_offset() const { return aggregates_offset() + tiles * slot_bytes(); }
+    Number bytes() const { return prefixes_offset() + tiles * slot_bytes(); }
+};
 
 }  // namespace kiln::detail
 #pragma GCC visibility pop

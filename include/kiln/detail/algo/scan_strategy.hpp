@@ -14,8 +14,11 @@
 
 namespace kiln::detail {
 
-/// The kernels of a scan-family program under `policy`, by name.
-std::vector<std::string> scan_family_kernel_names(const algorithm_policy& policy);
+/// The kernels of a scan-family program for `op` under `policy` (`scatter`: a scattering
+/// program, reduce_by_key's among them).
+std::vector<kernel_description> scan_family_kernels(const scan_operation& op,
+                                                    const algorithm_policy& policy,
+                                                    bool scatter = false);
 /// Its source (scan_program_source's arguments; `scatter` as there).
 std::string scan_family_program_source(const scan_operation& op, const declare_input& input,
                                        const algorithm_policy& policy, bool exclusive,

@@ -28,6 +28,7 @@
 #include <kiln/runtime/device.hpp>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -52,6 +53,10 @@ struct sparse_layout {
     /// csr_adaptive: entries of one block (a multiple of the group size: the loads each
     /// work-item has in flight), and the most products one work-item adds up for its row.
     std::size_t block_entries = 0, lane_entries = 0;
+    /// The product program's share of the cache key: every field the generated kernel is
+    /// written from. ell_width (a kernel argument) and lane_entries (which only cuts the blocks
+    /// on the host) are left out, so that matrices differing only there share a program.
+    std::string key() const;
 };
 
 /// The numbers the rule uses, with where they came from.

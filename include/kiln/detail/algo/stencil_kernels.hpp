@@ -104,6 +104,8 @@ struct tiled_1d_shape {
     std::string type;
     std::size_t width = 1, center = 0;
     std::string body;
+    /// The program cache's key (before the policy's): every field above.
+    std::string key() const;
 };
 /// Kernel kiln_stencil_1d(m, xs, before, after, at_start, at_end, y, c): one group per tile of
 /// policy.tile_size() outputs, read with its halo into local memory.
@@ -116,6 +118,8 @@ void launch_tiled_stencil_1d(const kiln::kernel& kernel, const queue& q, std::si
 struct tiled_2d_shape {
     std::string type;
     std::size_t kernel_rows = 1, kernel_columns = 1, center_row = 0, center_column = 0;
+    /// The program cache's key (before the policy's): every field above.
+    std::string key() const;
 };
 /// Tiles are this many columns wide: a warp's worth of neighbouring words per tile row.
 inline constexpr std::size_t stencil_2d_tile_columns = 32;

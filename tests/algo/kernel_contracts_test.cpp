@@ -1,0 +1,252 @@
+// The contracts between the host and generated kernels: kernel descriptions and their checked
+// bindings, and the scan family's scratch layouts. Host only: nothing here needs a device.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <kiln/detail/algo/scan_chunks.hpp>
+#include <kiln/detail/algo/scan_kernels.hpp>
+#include <kiln/error.hpp>
+#include <string>
+#include <vector>
+
+namespace {
+
+using kiln::detail::kernel_argument;
+using kiln::detail::kernel_binding;
+using kiln::detail::kernel_description;
+
+kernel_description example() {
+    kernel_description kernel("kiln_example");
+    kernel.global<float>("out").global_const<float>("in").scalar<std::uint64_t>("n");
+    return kernel;
+}
+
+/// A buffer argument of element type `type`, as make_argument makes one, without a device.
+kernel_argument memory(std::string type) {
+    kernel_argument arg;
+    arg.what = kernel_argument::kind::buffer;
+    arg.element_type = std::move(type);
+    return arg;
+}
+
+/// Runs `bind` and expects an invalid_argument_error whose message names the kernel, the slot
+/// and `why`.
+template <class Bind>
+void expect_bind_error(Bind bind, const std::string& slot, const std::string& why) {
+    try {
+        bind();
+        ADD_FAILURE() << "no error for slot " << slot;
+    } catch (const kiln::invalid_argument_error& e) {
+        const std::string message = e.what();
+        EXPECT_NE(message.find("kiln_example"), std::string::npos) << message;
+        EXPECT_NE(message.find("'" + slot + "'"), std::string::npos) << message;
+        EXPECT_NE(message.find(why), std::string::npos) << message;
+    }
+}
+
+TEST(kernel_description, declares_its_slots_in_order) {
+    kiln::detail::source_builder b;
+    b.begin_kernel("kiln_example");
+    example().declare(b);
+    b.begin_body();
+    b.end_kernel();
+    EXPECT_NE(b.str().find("kernel void kiln_example(\n    global float* out,\n    global const "
+                           "float* in,\n    ulong n\n)"),
+              std::string::npos)
+        << b.str();
+}
+
+TEST(kernel_description, a_slot_declared_twice_is_refused) {
+    kernel_description kernel("kiln_example");
+    kernel.scalar<std::uint32_t>("n");
+    EXPECT_THROW(kernel.scalar<std::uint64_t>("n"), kiln::invalid_argument_error);
+}
+
+TEST(kernel_binding, binds_by_slot_in_the_kernel_order) {
+    const kernel_description kernel = example();
+    kernel_binding args(kernel);
+    args.scalar<std::uint64_t>("n", 7).argument("in", memory("float")).argument("out", memory(""));
+    const std::vector<kernel_argument> bound = std::move(args).take();
+    ASSERT_EQ(bound.size(), 3u);
+    EXPECT_EQ(bound[0].what, kernel_argument::kind::buffer);
+    EXPECT_EQ(bound[1].element_type, "float");
+    EXPECT_EQ(bound[2].what, kernel_argument::kind::scalar);
+    EXPECT_EQ(bound[2].size, 8u);
+}
+
+TEST(kernel_binding, a_scalar_of_the_wrong_type_is_refused) {
+    const kernel_description kernel = example();
+    kernel_binding args(kernel);
+    expect_bind_error([&] { args.scalar<std::uint32_t>("n", 7); }, "n", "got uint");
+    expect_bind_error([&] { args.scalar<double>("n", 7); }, "n", "got double");
+    // Type-erased scalars are checked by their size.
+    expect_bind_error([&] { args.argument("n", kiln::detail::make_argument(std::int32_t{7})); },
+                      "n", "8 bytes is declared, got 4");
+}
+
+TEST(kernel_binding, an_argument_of_the_wrong_kind_is_refused) {
+    const kernel_description kernel = example();
+    kernel_binding args(kernel);
+    expect_bind_error([&] { args.scalar<float>("out", 1.0f); }, "out", "not a scalar");
+    expect_bind_error([&] { args.argument("n", memory("ulong")); }, "n", "not memory");
+}
+
+TEST(kernel_binding, a_buffer_of_the_wrong_element_type_is_refused) {
+    const kernel_description kernel = example();
+    kernel_binding args(kernel);
+    expect_bind_error([&] { args.argument("in", memory("double")); }, "in", "got one of double");
+    // Unknown element types (raw bytes, reinterpreted buffers) are taken as they are.
+    EXPECT_NO_THROW(args.argument("in", memory("")));
+}
+
+TEST(kernel_binding, a_read_only_buffer_is_refused_where_the_kernel_writes) {
+    const kernel_description kernel = example();
+    kernel_binding args(kernel);
+    kernel_argument read_only = memory("float");
+    read_only.buffer_mode = kiln::access::in;
+    expect_bind_error([&] { args.argument("out", read_only); }, "out", "read-only");
+    EXPECT_NO_THROW(args.argument("in", read_only));
+}
+
+TEST(kernel_binding, a_slot_bound_twice_is_refused) {
+    const kernel_description kernel = example();
+    kernel_binding args(kernel);
+    args.scalar<std::uint64_t>("n", 1);
+    expect_bind_error([&] { args.scalar<std::uint64_t>("n", 2); }, "n", "bound twice");
+}
+
+TEST(kernel_binding, an_unknown_slot_is_refused) {
+    const kernel_description kernel = example();
+    kernel_binding args(kernel);
+    expect_bind_error([&] { args.scalar<std::uint64_t>("count", 1); }, "count", "no slot");
+}
+
+TEST(kernel_binding, a_slot_left_unbound_is_refused_when_taken) {
+    const kernel_description kernel = example();
+    kernel_binding args(kernel);
+    args.scalar<std::uint64_t>("n", 1).argument("out", memory("float"));
+    expect_bind_error([&] { (void)std::move(args).take(); }, "in", "not bound");
+}
+
+TEST(kernel_binding, the_input_expression_is_bound_once_after_the_slots) {
+    kernel_description kernel = example();
+    kernel.then_input();
+    kernel_binding args(kernel);
+    args.scalar<std::uint64_t>("n", 1).argument("out", memory("")).argument("in", memory(""));
+    {
+        kernel_binding unbound = args;
+        expect_bind_error([&] { (void)std::move(unbound).take(); }, "input", "not bound");
+    }
+    args.input({kiln::detail::make_argument(std::int32_t{5})});
+    expect_bind_error([&] { args.input({}); }, "input", "bound twice");
+    const std::vector<kernel_argument> bound = std::move(args).take();
+    ASSERT_EQ(bound.size(), 4u);
+    EXPECT_EQ(bound[3].size, 4u);
+    const kernel_description plain = example();
+    kernel_binding no_input(plain);
+    expect_bind_error([&] { no_input.input({}); }, "input", "takes no input");
+}
+
+kiln::detail::scan_operation operation(const std::string& type, std::size_t bytes) {
+    return {type, bytes, {}, 1, kiln::detail::state_packing::separate};
+}
+
+std::vector<std::string> declarations(const kernel_description& kernel) {
+    std::vector<std::string> declared;
+    for (const auto& slot : kernel.slots()) declared.push_back(slot.declaration());
+    return declared;
+}
+
+// The scan family's kernels keep the parameters the host has always passed, in that order.
+TEST(scan_kernel_description, keeps_the_family_parameters_in_order) {
+    const auto op = operation("float", 4);
+    using list = std::vector<std::string>;
+    for (const auto& kernel : kiln::detail::scan_kernels(op, false)) {
+        SCOPED_TRACE(kernel.name());
+        if (kernel.name() == kiln::detail::scan_kernel::spine) {
+            EXPECT_EQ(declarations(kernel),
+                      (list{"ulong n", "global uchar* kiln_temp", "int has_carry", "float carry"}));
+            EXPECT_FALSE(kernel.takes_input());
+            continue;
+        }
+        EXPECT_EQ(declarations(kernel),
+                  (list{"ulong n", "global float* out", "global uchar* kiln_temp", "int has_carry",
+                        "float carry"}));
+        EXPECT_TRUE(kernel.takes_input());
+    }
+    for (const auto& kernel : kiln::detail::chunk_scan_kernels(op, true)) {
+        SCOPED_TRACE(kernel.name());
+        EXPECT_EQ(declarations(kernel),
+                  (list{"ulong n", "global uchar* kiln_temp", "int has_carry", "float carry"}));
+        EXPECT_TRUE(kernel.takes_input());
+    }
+}
+
+/// Checks one layout's regions: in order, apart, aligned for their contents, the zeroed prefix
+/// covering the ticket, the total and the states and nothing after them.
+template <class Layout>
+void expect_regions(const std::vector<std::pair<std::size_t, std::size_t>>& regions,
+                    const Layout& layout, std::size_t zeroed_end) {
+    for (std::size_t i = 0; i + 1 < regions.size(); ++i)
+        EXPECT_LE(regions[i].first + regions[i].second, regions[i + 1].first) << "region " << i;
+    // The allocation holds the last region, rounded up to at most 16 bytes more.
+    const std::size_t end = regions.back().first + regions.back().second;
+    EXPECT_LE(end, layout.bytes());
+    EXPECT_LT(layout.bytes() - end, 16u);
+    EXPECT_EQ(layout.zeroed_bytes(), zeroed_end);
+}
+
+TEST(scan_scratch_layout, regions_are_apart_aligned_and_zeroed_where_read_first) {
+    for (const std::size_t tiles : {1, 2, 3, 4, 1000, 1001}) {
+        for (const std::size_t value_bytes : {4, 8, 16}) {
+            SCOPED_TRACE(std::to_string(tiles) + " tiles of " + std::to_string(value_bytes));
+            const kiln::detail::scan_scratch_layout<> layout{tiles, value_bytes};
+            const std::size_t slot = layout.slot_bytes();
+            EXPECT_GE(slot, value_bytes);
+            EXPECT_EQ(layout.ticket_offset(), 0u);
+            EXPECT_EQ(layout.total_offset() % 16, 0u);
+            EXPECT_EQ(layout.states_offset() % 16, 0u);
+            EXPECT_EQ(layout.aggregates_offset() % 16, 0u);
+            EXPECT_EQ(layout.prefixes_offset() % slot, 0u);
+            expect_regions({{layout.ticket_offset(), 4},
+                            {layout.total_offset(), value_bytes},
+                            {layout.states_offset(), 8 * tiles},
+                            {layout.aggregates_offset(), slot * tiles},
+                            {layout.prefixes_offset(), slot * tiles}},
+                           layout, layout.aggregates_offset());
+            // The total fits before the states, the ticket before the total.
+            EXPECT_LE(layout.total_offset() + value_bytes, layout.states_offset());
+        }
+    }
+}
+
+TEST(scan_scratch_layout, kernels_compute_the_host_offsets) {
+    const kiln::detail::scan_scratch_layout<kiln::detail::ulong_text> text{std::string("tiles"),
+                                                                           16};
+    EXPECT_EQ(text.aggregates_offset().text, "(128UL + (((tiles + 1UL) / 2UL) * 16UL))");
+    EXPECT_EQ(text.prefixes_offset().text,
+              "((128UL + (((tiles + 1UL) / 2UL) * 16UL)) + (tiles * 16UL))");
+    const kiln::detail::scan_scratch_layout<> host{5, 16};
+    EXPECT_EQ(host.aggregates_offset(), 128u + 3 * 16);
+    EXPECT_EQ(host.prefixes_offset(), 128u + 3 * 16 + 5 * 16);
+}
+
+TEST(chunk_scan_scratch_layout, regions_are_apart_aligned_and_zeroed_where_read_first) {
+    for (const std::size_t chunks : {1, 2, 3, 5, 1000}) {
+        for (const std::size_t value_bytes : {4, 8, 16}) {
+            SCOPED_TRACE(std::to_string(chunks) + " chunks of " + std::to_string(value_bytes));
+            const kiln::detail::chunk_scan_scratch_layout<> layout{chunks, value_bytes};
+            EXPECT_EQ(layout.totals_offset() % 16, 0u);
+            EXPECT_EQ(layout.prefixes_offset() % 16, 0u);
+            expect_regions({{layout.ticket_offset(), 4},
+                            {layout.total_offset(), value_bytes},
+                            {layout.flags_offset(), 4 * chunks},
+                            {layout.totals_offset(), value_bytes * chunks},
+                            {layout.prefixes_offset(), value_bytes * chunks}},
+                           layout, layout.totals_offset());
+            EXPECT_EQ(layout.total_offset(), kiln::detail::scan_scratch_layout<>::total_offset());
+        }
+    }
+}
+
+}  // namespace
