@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <kiln/algo/algorithm_program.hpp>
 #include <kiln/algo/operation.hpp>
+#include <kiln/algo/plans.hpp>
 #include <kiln/algo/scan_strategy.hpp>
 #include <kiln/algo/temporary_pool.hpp>
 #include <kiln/algo/tuning.hpp>
@@ -187,7 +188,7 @@ void scan(const Input& input, const vector<T>& output, bool exclusive, std::opti
         const part_extent& part = parts[k];
         if (part.size == 0) continue;
         const queue& q = part.queue;
-        const algorithm_policy policy = value_policy<T>(algorithm::scan, q.device());
+        const algorithm_policy policy = plan_scan(q.device(), sizeof(T));
         const auto& program = scan_program<T, Op>(q.device(), input, policy, exclusive);
         temporary_lease scratch =
             temporary_pool::acquire(q, scan_family_scratch_bytes(policy, part.size, sizeof(T)));
