@@ -22,7 +22,6 @@ constexpr device_class any_cpu{std::nullopt, device_type::cpu, "", 0, 0};
 // Through CUDA or NVIDIA's OpenCL alike: the platform or vendor name says NVIDIA.
 constexpr device_class nvidia_gpus{std::nullopt, device_type::gpu, "nvidia", 0, 0};
 constexpr device_class nvidia_cuda{backend_kind::cuda, device_type::gpu, "nvidia", 0, 0};
-constexpr device_class nvidia_opencl{backend_kind::opencl, device_type::gpu, "nvidia", 0, 0};
 
 constexpr algorithm_policy policy(std::size_t work_group_size, std::size_t items_per_work_item,
                                   std::size_t lookback_depth = 1) {
