@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <kiln/detail/algo/algorithm_program.hpp>
+#include <kiln/detail/algo/plans.hpp>
 #include <kiln/detail/algo/stencil_kernels.hpp>
 #include <kiln/detail/algo/tuning.hpp>
 #include <kiln/expr/core.hpp>
@@ -125,13 +126,12 @@ void assign_tiled_1d(const Node& node, const stencil_operand<T>& operand, kiln::
     vector_terminal<T>(y).check(check);
     operand.check(check);
     const layout parts = check.launch_layout();
-    if (!parts.empty() &&
-        policy_for(algorithm::stencil_1d, parts[0].queue.device()).work_group_size == 0)
+    if (!parts.empty() && plan_stencil(parts[0].queue.device(), 1).work_group_size == 0)
         return assign(vector_terminal<T>(y), node, "kiln::vector assignment");
     for (std::size_t k = 0; k < parts.size(); ++k) {
         if (parts[k].size == 0) continue;
         const device dev = parts[k].queue.device();
-        algorithm_policy policy = policy_for(algorithm::stencil_1d, dev);
+        algorithm_policy policy = plan_stencil(dev, 1);
         const kiln::kernel& kernel = tiled_stencil_kernel(
             dev, shape.key(), "kiln_stencil_1d", policy, 1,
             [&](const algorithm_policy& p) { return tiled_stencil_1d_source(shape, p); });

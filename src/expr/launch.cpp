@@ -1,6 +1,7 @@
 // Launch geometry per device, the per-expression kernel caches and their statistics.
 #include <algorithm>
 #include <atomic>
+#include <kiln/detail/algo/plans.hpp>
 #include <kiln/error.hpp>
 #include <kiln/expr/launch.hpp>
 #include <utility>
@@ -54,23 +55,7 @@ launch_policy launch_policy_for(const device& dev) {
         std::lock_guard lock(policy_mutex);
         if (policy_override) return *policy_override;
     }
-    if (dev.is_cpu()) {
-        // CPU implementations (PoCL) run a work-group on one core, its work-items in a loop that
-        // PoCL 5 vectorises across work-items: over chunks of one work-item each, that makes
-        // gathers. Groups of one work-item leave the chunk's own loop to the compiler's vectoriser,
-        // and 16 groups per core balance the load. A copy, 2^24 ints on the GPU machine's 16
-        // cores (PoCL 5, 2026-11-24): 0.92-1.02 of memcpy on all threads with groups of one,
-        // 0.55-0.60 with groups of 16; alike on 2 cores under PoCL 3.1 (docs/benchmarks.md).
-        return {loop_style::chunked, 1, 16};
-    }
-    // GPUs: 256-item groups and up to 16 per compute unit, i.e. two full waves of an SM with
-    // 2048 resident threads (NVIDIA since Volta; H100 has 132 SMs, so about 540k work-items),
-    // enough loads in flight to saturate HBM while the strided loop keeps accesses coalesced.
-    // Measured with bench/expr on an H200 (2026-11-21, n = 2^28 floats): y = 2*x + 3*z at 98.3%
-    // of copy bandwidth, the sum kernel at 0.99x the time of CUB's DeviceReduce::Sum. Fewer groups
-    // per unit, same device and day: 8 the same, 4 slower (sum 0.318 against 0.262 ms), 2 much
-    // slower (0.515 ms).
-    return {loop_style::strided, 256, 16};
+    return plan_elementwise_launch(dev.properties());
 }
 
 generated_kernel::generated_kernel(kiln::kernel kernel, const device& dev,

@@ -40,7 +40,7 @@ class scan_test : public kiln::test::device_queue_test {
     /// Sizes around one tile (or chunk) of T on this device, and one large size.
     template <class T>
     std::vector<std::size_t> sizes(bool large = true) const {
-        const auto policy = kiln::detail::value_policy<T>(algorithm::scan, device());
+        const auto policy = kiln::detail::plan_scan(device(), sizeof(T));
         const std::size_t tile = policy.chunk_bytes
                                      ? kiln::detail::chunk_elements(policy, sizeof(T))
                                      : policy.tile_size();

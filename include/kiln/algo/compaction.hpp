@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <kiln/algo/scan.hpp>
+#include <kiln/detail/algo/plans.hpp>
 #include <span>
 #include <string>
 #include <typeinfo>
@@ -32,31 +33,11 @@ namespace detail {
 /// The count the next compactions start from: 0, or a test's scoped_compaction_count_base.
 std::uint64_t compaction_count_base();
 
-/// How one part is compacted: the tuning, the count's width and the count it starts from.
-struct compaction_plan {
-    algorithm_policy policy;
-    /// 32-bit counts (uint, one-word look-back states with the flag in the high half) where the
-    /// part's counts stay below 2^31 and the tiles stage their writes or chunks are used; else
-    /// 64-bit counts (62 bits beside the flag).
-    bool narrow = false;
-    /// The count before the part's first element (0 but under scoped_compaction_count_base).
-    std::uint64_t base = 0;
-    std::string count_type() const { return narrow ? "uint" : "ulong"; }
-    /// The program cache's key: the fields the kernels are written from (base travels as the
-    /// scan's carry argument).
-    std::string key() const { return policy.key() + (narrow ? " u32" : " u64"); }
-};
-
-/// The plan for n elements of T on `dev`. Tiles hold a count and (staged) a T per element, so
-/// 8-byte counts or values halve the items per work-item, as value_policy does.
+/// The plan for n elements of T on `dev` (plans.hpp) under the overrides in force.
 template <class T>
 compaction_plan plan_compaction(const device& dev, std::size_t n) {
-    compaction_plan plan{policy_for(algorithm::select, dev), false, compaction_count_base()};
-    plan.narrow = (plan.policy.staged_writes || plan.policy.chunk_bytes) &&
-                  plan.base + n < (std::uint64_t{1} << 31);
-    const std::size_t widest = std::max<std::size_t>(plan.narrow ? 4 : 8, sizeof(T));
-    if (widest > 4 && plan.policy.items_per_work_item > 1) plan.policy.items_per_work_item /= 2;
-    return plan;
+    return plan_compaction(dev.properties(), sizeof(T), n, compaction_count_base(),
+                           overrides_in_force(algorithm::select));
 }
 
 /// A counting scan whose input callback declares everything (flags, payloads, outputs).

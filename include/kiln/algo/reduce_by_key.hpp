@@ -72,7 +72,7 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
     using carry_type = pair_state<segment_word_t<V>>;
     const part_extent& part = keys.layout()[k];
     const queue& q = part.queue;
-    const auto policy = value_policy<V>(algorithm::reduce_by_key, q.device());
+    const auto policy = plan_reduce_by_key(q.device(), sizeof(V));
     const std::string kt = opencl_type_name<K>(), v = opencl_type_name<V>();
     // One-word look-back states where the runs counted (those before the part included) fit
     // 30 bits: they need no device-wide fence, so NVIDIA's OpenCL can take the single pass.

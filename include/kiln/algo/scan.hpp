@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/algo/operation.hpp>
+#include <kiln/detail/algo/plans.hpp>
 #include <kiln/detail/algo/scan_strategy.hpp>
 #include <kiln/detail/algo/temporary_pool.hpp>
 #include <kiln/detail/algo/tuning.hpp>
@@ -189,7 +190,7 @@ void scan(const Input& input, const vector<T>& output, bool exclusive, std::opti
         const part_extent& part = parts[k];
         if (part.size == 0) continue;
         const queue& q = part.queue;
-        const algorithm_policy policy = value_policy<T>(algorithm::scan, q.device());
+        const algorithm_policy policy = plan_scan(q.device(), sizeof(T));
         const auto& program = scan_program<T, Op>(q.device(), input, policy, exclusive);
         temporary_lease scratch =
             temporary_pool::acquire(q, scan_family_scratch_bytes(policy, part.size, sizeof(T)));

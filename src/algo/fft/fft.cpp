@@ -8,6 +8,7 @@
 #include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/algo/fft_kernels.hpp>
 #include <kiln/detail/algo/fft_plan.hpp>
+#include <kiln/detail/algo/plans.hpp>
 #include <kiln/detail/algo/temporary_pool.hpp>
 #include <kiln/detail/algo/tuning.hpp>
 #include <kiln/error.hpp>
@@ -51,7 +52,7 @@ fft_strategy strategy_in_force(const char* call) {
 /// Whether plans on `dev` may run on the host library: CPU devices whose memory is the host's.
 bool host_library_reaches(const device& dev) {
     const device_properties& p = dev.properties();
-    return p.type == device_type::cpu && p.unified_memory && p.backend == backend_kind::opencl;
+    return p.type == device_type::cpu && p.unified_memory;
 }
 std::atomic<std::size_t> register_pass_limit{SIZE_MAX};
 // The work-items per group a register pass's kernel takes: the backend's answer once built, or
@@ -60,7 +61,6 @@ std::size_t register_pass_group_limit(const fft_step& step) {
     return std::min(step.program->kernel(step.kernel).max_work_group_size(),
                     register_pass_limit.load(std::memory_order_relaxed));
 }
-constexpr std::size_t work_group_size = 64;
 
 // The element and index types in program cache keys: "float uint" ... "double ulong".
 std::string key_types(bool double_precision, bool wide_index) {
@@ -158,6 +158,8 @@ fft_plan::~fft_plan() = default;
 
 fft_plan::fft_plan(const queue& q, fft_shape shape, fft_strategy strategy)
     : shape_(std::move(shape)), element_bytes_(shape_.double_precision ? 16 : 8) {
+    const fft_policy policy = plan_fft(q.device(), shape_.double_precision);
+    step_work_group_size_ = policy.step_work_group_size;
     if (strategy != fft_strategy::kernels && host_library_reaches(q.device()))
         host_library_ = fftw_transform::make(shape_, q.device().properties().compute_units);
     // Plans the steps under `limits` and builds their programs; returns the host tables.
@@ -179,14 +181,13 @@ fft_plan::fft_plan(const queue& q, fft_shape shape, fft_strategy strategy)
             }
             stride *= n;
         }
-        const fft_pipeline_policy pipeline = fft_pipeline_policy_for(q.device());
-        out_of_place_ = fft_pipelined(fft_chain(stages, false), pipeline, element_bytes_);
-        in_place_ = fft_pipelined(fft_chain(stages, true), pipeline, element_bytes_);
+        out_of_place_ = fft_pipelined(fft_chain(stages, false), policy.pipeline, element_bytes_);
+        in_place_ = fft_pipelined(fft_chain(stages, true), policy.pipeline, element_bytes_);
         work_elements_ = builder.work_elements;
 
         wide_index_ =
             wide_indices_forced() || std::max({elements, work_elements_, builder.table.size()}) >
-                                         std::size_t{0xffffffff} - work_group_size;
+                                         std::size_t{0xffffffff} - step_work_group_size_;
         program_ = &algorithm_program_for(
             q.device(), "fft " + key_types(shape_.double_precision, wide_index_),
             fft_kernel_names(),
@@ -209,7 +210,7 @@ fft_plan::fft_plan(const queue& q, fft_shape shape, fft_strategy strategy)
                         });
         return std::move(builder.table);
     };
-    fft_pass_limits limits = fft_pass_limits_for(q.device(), shape_.double_precision);
+    fft_pass_limits limits = policy.passes;
     std::vector<complex_double> table = plan(limits);
     // A register pass's group must start whole: where the built kernel takes fewer work-items
     // than its group (NVIDIA's OpenCL said 256 of 512, docs/fft.md), the line takes the passes
@@ -384,8 +385,8 @@ event fft_plan::launch(const queue& q, const fft_step& step, std::vector<kernel_
             local.size = bytes;
             args.push_back(local);
         }
-    const std::size_t group = step.pass ? step.pass->work_group_size : work_group_size;
-    const std::size_t per_group = step.pass ? step.pass->lines_per_group : work_group_size;
+    const std::size_t group = step.pass ? step.pass->work_group_size : step_work_group_size_;
+    const std::size_t per_group = step.pass ? step.pass->lines_per_group : step_work_group_size_;
     const std::size_t global = (step.work_items + per_group - 1) / per_group * group;
     return program.kernel(step.kernel).bind(std::move(args)).launch(q, global, group, {}, after);
 }

@@ -110,32 +110,6 @@ std::optional<std::vector<std::size_t>> fft_factor(std::size_t n) {
     return radices;
 }
 
-fft_pass_limits fft_pass_limits_for(const device& dev, bool double_precision) {
-    const algorithm_policy policy = policy_for(algorithm::fft, dev);
-    const device_properties& props = dev.properties();
-    const std::size_t element_bytes = double_precision ? 16 : 8;
-    // The policy counts complex floats (8 bytes). The device's limit is the hard one: on CUDA
-    // the opt-in one, since passes take their local memory as an argument (dynamic shared
-    // memory). Lines take 1/16 more for padding.
-    const std::size_t bytes =
-        std::max<std::size_t>(props.local_memory_bytes, props.shared_memory_per_block_bytes);
-    const std::size_t elements = std::max<std::size_t>(
-        std::min(policy.tile_size() * 8 / element_bytes, bytes * 15 / 16 / element_bytes), 16);
-    const std::size_t max_group = std::max<std::size_t>(props.max_work_group_size, 1);
-    const std::size_t group = std::clamp<std::size_t>(policy.work_group_size, 1, max_group);
-    // Short lines: as many as give each of the policy's work-items one radix-16 butterfly.
-    const std::size_t group_elements = std::min(group * fft_radices[0], elements);
-    // PoCL takes about half a second to compile each local-memory pass kernel (barriers): on
-    // CPUs, passes of one radix each without local memory (the caches serve any order) need
-    // at most 36 small kernels per precision, where kernels per pass length would need one
-    // for every length used. Tests can force the per-length kernels, laid out as on GPUs.
-    const bool radix_per_pass = !dev.is_gpu() && !fft_length_kernels_forced();
-    // GPUs read global memory in 32-byte sectors; CPUs through caches, where any order serves.
-    const std::size_t coalesced = radix_per_pass ? 1 : std::max<std::size_t>(32 / element_bytes, 1);
-    return {bytes,     elements,  group_elements,   group,
-            max_group, coalesced, double_precision, radix_per_pass};
-}
-
 void fft_plan_builder::add_passes(std::vector<fft_stage>& stages, std::size_t n, std::size_t stride,
                                   std::size_t lines, bool inverse, double last_scale,
                                   fft_buffer first_source, fft_buffer first_target,

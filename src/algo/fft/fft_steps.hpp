@@ -4,6 +4,7 @@
 #include <complex>
 #include <cstddef>
 #include <kiln/detail/algo/fft_plan.hpp>
+#include <kiln/detail/algo/plans.hpp>
 #include <kiln/runtime/device.hpp>
 #include <optional>
 #include <vector>
@@ -18,21 +19,6 @@ using fft_stage = std::vector<fft_step>;
 
 // The radices whose product is n, or nothing if n has another prime factor.
 std::optional<std::vector<std::size_t>> fft_factor(std::size_t n);
-
-// How the passes fit a device: local memory per group (bytes, and complex elements of the
-// plan's precision), the elements a group takes when its lines are short, work-items per group
-// (the policy's, and the device's most), and how many lines a group must take so that its loads
-// across lines fill whole memory transactions.
-struct fft_pass_limits {
-    std::size_t local_bytes, local_elements, group_elements, work_group_size, max_work_group_size,
-        coalesced_lines;
-    bool double_precision;
-    bool radix_per_pass;  // one stage per pass, from one shared program (fft_pass_limits_for)
-    bool register_passes = true;  // lines may take fft_register_pass
-};
-
-/// The limits of the passes on `dev`, for the plan's precision.
-fft_pass_limits fft_pass_limits_for(const device& dev, bool double_precision);
 
 /// Whether a scoped_fft_length_kernels lives.
 bool fft_length_kernels_forced();

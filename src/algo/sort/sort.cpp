@@ -5,6 +5,7 @@
 #include <cstring>
 #include <kiln/algo/sort.hpp>
 #include <kiln/detail/algo/algorithm_program.hpp>
+#include <kiln/detail/algo/plans.hpp>
 #include <kiln/detail/algo/temporary_pool.hpp>
 #include <kiln/detail/algo/tuning.hpp>
 #include <kiln/error.hpp>
@@ -14,24 +15,10 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/device_quirks.hpp"
 #include "sort_kernels.hpp"
 
 namespace kiln::detail {
 namespace {
-
-/// Radix chunks per compute unit (tiles: one work-group each, walking its chunk tile by tile;
-/// chunks: one work-item each). With 256-item groups and about 26 KB of local memory each, 4
-/// groups keep an H100 SM half full (1024 of 2048 threads) while the chunks stay long enough
-/// that carrying digit offsets from tile to tile, not the per-group histogram work, dominates;
-/// PoCL runs one group per core at a time, and 4 per core balance the load.
-constexpr std::size_t radix_chunks_per_compute_unit = 4;
-
-/// Groups of the single pass's histogram kernel per compute unit (groups of 256 work-items with
-/// 32 KB of counters each on NVIDIA GPUs). 6, one wave on an H100 (6 x 33 KB of its 228 KB of
-/// shared memory), measured no faster than 8 and its partial second wave: 0.550 against 0.536
-/// ms for 2^28 uint32 keys (sort_bench, KILN_PROFILE=summary, 2026-11-23).
-constexpr std::size_t histogram_groups_per_compute_unit = 8;
 
 kernel_argument scalar(std::uint64_t value) {
     return make_argument(value);
@@ -133,48 +120,23 @@ void reduce_then_scan_passes(const queue& q, const algorithm_program& built,
 event radix_passes(const queue& q, radix_key key, bool descending, const sort_operand& keys,
                    std::size_t n, const sort_operand* value) {
     const device& dev = q.device();
-    const algorithm_policy policy = policy_for(algorithm::radix_sort, dev);
+    const radix_sort_policy plan =
+        plan_radix_sort(dev, key.bytes, key.kind == static_cast<int>(sort_key_kind::floating),
+                        value ? value->element_bytes : 0, n);
     radix_sort_shape shape;
     shape.keys = {static_cast<sort_key_kind>(key.kind), key.bytes};
     shape.descending = descending;
     shape.value_bytes = value ? value->element_bytes : 0;
-    shape.work_group_size = static_cast<unsigned>(policy.work_group_size);
-    shape.chunks = policy.chunk_bytes != 0;
-    shape.multi_split = !shape.chunks && policy.multi_split && shape.work_group_size % 32 == 0;
-    // NVIDIA's OpenCL: warps of 32 but no sub-group functions; ballots go through inline PTX.
-    shape.ptx_ballots = shape.multi_split && policy.sub_group_size == 0 &&
-                        dev.properties().backend == backend_kind::opencl &&
-                        sub_group_size_of(dev) == 32;
-    shape.cuda_warps = shape.multi_split && policy.sub_group_size == 32 &&
-                       dev.properties().backend == backend_kind::cuda;
-    // The quirk is about ranking tiles in rounds; the multi-split ranks a digit at once, and
-    // chunks rank nothing.
-    shape.radix_bits =
-        !shape.multi_split && !shape.chunks &&
-                device_quirks_for(dev.properties()).multi_round_radix_rank_miscompiled
-            ? std::min(policy.radix_bits, 4u)
-            : policy.radix_bits;
-    // The tile lives in local memory: items are set for 4-byte keys alone and scaled down for
-    // wider elements, to stay within the 48 KB of static local memory that CUDA grants without
-    // opting in. The multi-split holds keys, then values, in one array (or in two where they
-    // fit, below); rounds hold both.
-    const std::size_t tile_bytes =
-        shape.multi_split ? std::max(key.bytes, shape.value_bytes) : key.bytes + shape.value_bytes;
-    shape.items_per_work_item = static_cast<unsigned>(
-        std::max<std::size_t>(1, policy.items_per_work_item * 4 / tile_bytes));
-    shape.sub_group_size = policy.sub_group_size;
-    // Values in an array of their own where the tile's local memory stays within CUDA's 48 KB
-    // (a 384 x 20 tile of uint pairs would take 60 KB): the keys' array (which the sub-group
-    // counters share), the values', and at most the group scan's 2 words per work-item, the
-    // lane digits' one (without ballots) and 16 bytes per digit (start, end, run).
-    const std::size_t items = shape.tile(), g = shape.work_group_size, r = shape.radix();
-    const std::size_t beside_bytes = std::max(items * key.bytes, g / 32 * r * 4) +
-                                     items * shape.value_bytes + 12 * g + 16 * r + 16;
-    shape.values_beside_keys = policy.values_beside_keys && shape.multi_split &&
-                               shape.value_bytes != 0 && beside_bytes <= 48 * 1024;
-    // One pass per digit with decoupled look-back where work-groups that started earlier are
-    // sure to make progress; the status words hold 30-bit counts.
-    shape.single_pass = !shape.chunks && groups_make_progress(dev) && n < (std::size_t{1} << 30);
+    shape.radix_bits = plan.radix_bits;
+    shape.work_group_size = plan.work_group_size;
+    shape.items_per_work_item = plan.items_per_work_item;
+    shape.sub_group_size = plan.sub_group_size;
+    shape.multi_split = plan.multi_split;
+    shape.ptx_ballots = plan.ptx_ballots;
+    shape.cuda_warps = plan.cuda_warps;
+    shape.values_beside_keys = plan.values_beside_keys;
+    shape.single_pass = plan.single_pass;
+    shape.chunks = plan.chunks;
 
     const radix_sort_kernels kernels(shape);
     const algorithm_program& built = algorithm_program_for(
@@ -184,11 +146,11 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
     // Tiles: chunks of whole tiles, each work-group carrying its digit offsets from tile to
     // tile. Chunks: of at least chunk_bytes of keys, so that small sorts stay on few cores.
     const std::size_t most_chunks =
-        std::max<std::size_t>(1, dev.properties().compute_units * radix_chunks_per_compute_unit);
+        std::max<std::size_t>(1, dev.properties().compute_units * plan.chunks_per_compute_unit);
     const std::size_t group = shape.work_group_size, tiles = ceil_div(n, shape.tile());
     std::size_t chunk = 0, blocks = 0;
     if (shape.chunks) {
-        const std::size_t fewest_keys = std::max<std::size_t>(1, policy.chunk_bytes / key.bytes);
+        const std::size_t fewest_keys = std::max<std::size_t>(1, plan.chunk_bytes / key.bytes);
         blocks = std::clamp<std::size_t>(ceil_div(n, fewest_keys), 1, most_chunks);
         chunk = ceil_div(n, blocks);
         blocks = ceil_div(n, chunk);
@@ -222,7 +184,7 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
         const std::size_t histogram_group = shape.histogram_group();
         const std::size_t histogram_groups =
             std::max<std::size_t>(1, dev.properties().compute_units) *
-            histogram_groups_per_compute_unit;
+            plan.histogram_groups_per_compute_unit;
         kernel_binding counting(one.histogram);
         counting.argument("keys", keys.memory)
             .scalar<std::uint64_t>("n", n)
@@ -327,10 +289,9 @@ void host_float_sort_part(const queue& q, bool descending, const sort_operand& k
 void radix_sort_part(const queue& q, radix_key key, bool descending, const sort_operand& keys,
                      std::size_t n, const std::vector<sort_operand>& values) {
     if (n < 2) return;
-    // The fault was seen in the tile strategy; the chunk strategy is trusted (docs/sorting.md).
-    if (key.kind == static_cast<int>(sort_key_kind::floating) &&
-        device_quirks_for(q.device().properties()).float_radix_sort_unreliable &&
-        policy_for(algorithm::radix_sort, q.device()).chunk_bytes == 0) {
+    if (plan_radix_sort(q.device(), key.bytes,
+                        key.kind == static_cast<int>(sort_key_kind::floating), 0, n)
+            .floats_sorted_on_host) {
         host_float_sort_part(q, descending, keys, n, values);
         return;
     }
@@ -362,8 +323,7 @@ void merge_sort_part(const queue& q, const sort_comparator& comparator, const so
     shape.key_type = comparator.key_type;
     shape.comparator_source = comparator.source;
     shape.comparator_name = comparator.name;
-    shape.work_group_size =
-        static_cast<unsigned>(policy_for(algorithm::merge_sort, dev).work_group_size);
+    shape.work_group_size = static_cast<unsigned>(plan_merge_sort(dev).work_group_size);
     const algorithm_program& built = algorithm_program_for(
         dev, shape.key(), {"kiln_merge_block_sort", "kiln_merge_pass", "kiln_merge_copy_keys"},
         [&] { return merge_sort_source(shape); });

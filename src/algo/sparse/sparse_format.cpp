@@ -1,32 +1,12 @@
-// The sparse format rule's numbers (tuning as data) and the rule itself.
+// The sparse format rule, applied to a matrix's rows (its numbers: plan_spmv, plans.hpp).
 #include <algorithm>
 #include <cstdint>
+#include <kiln/detail/algo/plans.hpp>
 #include <kiln/detail/algo/sparse_format.hpp>
 #include <mutex>
 
 namespace kiln::detail {
 namespace {
-
-// clang-format off
-constexpr sparse_rule gpu_rule{
-    1.25, 32, 32, 128, 16, 512, 256, 4, 8,
-    "GPUs: ELL while padding adds at most a quarter of the traffic (5-point stencil rows: "
-    "4..5 entries, 1.05x) and rows fit in one 32-entry pass. Other matrices: csr_adaptive in "
-    "groups of 256, blocks of 1024 entries (4 loads in flight per work-item), at most 8 products "
-    "per work-item; csr_vector for a mean row of 512 entries or more, with teams up to a warp "
-    "(32) in groups of 128, rows needing more than 16 passes of their team to a whole group. "
-    "Measured on an H100 (bench/algo/spmv_bench and forced layouts, CUDA backend, 2026-11-22): "
-    "power-law 2^24 rows, 76.7M entries: csr_vector 2.141 ms, csr_adaptive 1.80..1.85 ms over "
-    "groups 128..512, blocks 512..2048, 8..64 products per work-item (8: 1.802, 16: 1.809, 32: "
-    "1.820, 64: 1.831 ms); csr_adaptive (limit 32) against csr_vector at mean rows of 8 "
-    "(0.906 / 0.932 ms), 16 (0.626 / 0.656 ms), 128 (0.587 / 0.601 ms) and 1000 (0.585 / "
-    "0.520 ms): the switch at 512, where a row fills half a block on its own, lies between the "
-    "last two"};
-constexpr sparse_rule cpu_rule{
-    0.0, 0, 1, 16, 0, 0, 0, 0, 0,
-    "CPUs (PoCL): always csr_scalar; a work-item walks a contiguous block of rows, which is the "
-    "plain CSR loop that caches and prefetchers handle best; no padding, no local memory"};
-// clang-format on
 
 std::mutex override_mutex;
 std::optional<sparse_layout> layout_override;
@@ -53,10 +33,6 @@ std::string_view to_string(sparse_format format) noexcept {
     return "unknown";
 }
 
-const sparse_rule& sparse_rule_for(const device& dev) {
-    return dev.type() == device_type::gpu ? gpu_rule : cpu_rule;
-}
-
 sparse_layout choose_sparse_layout(const row_statistics& rows, const device& dev,
                                    std::size_t value_bytes) {
     {
@@ -67,7 +43,7 @@ sparse_layout choose_sparse_layout(const row_statistics& rows, const device& dev
             return forced;
         }
     }
-    const sparse_rule& rule = sparse_rule_for(dev);
+    const sparse_rule& rule = plan_spmv(dev.properties());
     sparse_layout layout;
     layout.work_group_size = rule.work_group_size;
     if (rule.max_lanes <= 1) return layout;

@@ -7,6 +7,7 @@
 // coalesced. Widths, centres, group size and outputs per work-item are compile-time constants,
 // so the coefficient loops unroll and the coefficients sit in registers.
 #include <algorithm>
+#include <kiln/detail/algo/plans.hpp>
 #include <kiln/detail/algo/stencil_kernels.hpp>
 #include <string>
 
@@ -167,11 +168,7 @@ void launch_tiled_stencil_2d(const kiln::kernel& kernel, const queue& q, std::si
 }
 
 algorithm_policy stencil_2d_policy(const device& dev) {
-    algorithm_policy policy = policy_for(algorithm::stencil_2d, dev);
-    policy.work_group_size =
-        std::max(stencil_2d_tile_columns,
-                 policy.work_group_size / stencil_2d_tile_columns * stencil_2d_tile_columns);
-    return policy;
+    return plan_stencil(dev, 2);
 }
 
 std::string tiled_1d_shape::key() const {

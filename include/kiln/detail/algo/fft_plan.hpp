@@ -216,7 +216,8 @@ class fft_plan {
 
     fft_shape shape_;
     std::size_t element_bytes_;
-    bool wide_index_ = false;  // 64-bit element indices in the kernels
+    bool wide_index_ = false;               // 64-bit element indices in the kernels
+    std::size_t step_work_group_size_ = 0;  // of the steps that are not passes (plan_fft)
     const algorithm_program* program_ = nullptr;
     buffer<std::byte> tables_;
     std::size_t work_elements_ = 0;  // per Bluestein work buffer

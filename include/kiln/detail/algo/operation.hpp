@@ -64,14 +64,5 @@ scan_operation make_scan_operation() {
             sizeof(T) == 4 ? state_packing::low_32_bits : state_packing::separate};
 }
 
-/// The policy of `a` for values of T: items per work-item are given for 4-byte values, and
-/// halved for 8-byte ones, so that a tile takes the same local memory.
-template <class T>
-algorithm_policy value_policy(algorithm a, const device& dev) {
-    algorithm_policy policy = policy_for(a, dev);
-    if (sizeof(T) > 4 && policy.items_per_work_item > 1) policy.items_per_work_item /= 2;
-    return policy;
-}
-
 }  // namespace kiln::detail
 #pragma GCC visibility pop

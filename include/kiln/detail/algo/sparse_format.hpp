@@ -18,7 +18,7 @@
 //     as many work-items per row as the block's row count leaves. A row too long for a block is a
 //     block of its own, reduced by the whole group. GPUs, for irregular rows of short or middling
 //     mean length (power laws); csr_vector keeps the matrices of long rows.
-// The thresholds are data, in src/algo/sparse/sparse_format.cpp, each with where it came from.
+// The thresholds are data, in src/algo/plans.cpp (plan_spmv), with where they came from.
 #pragma once
 #pragma GCC visibility push(default)
 
@@ -77,7 +77,6 @@ struct sparse_rule {
     std::size_t adaptive_group = 256, adaptive_items = 4, adaptive_lane_entries = 32;
     std::string_view provenance;
 };
-const sparse_rule& sparse_rule_for(const device& dev);
 
 /// Counts row lengths from CSR row pointers (validated before: monotone, first 0).
 template <class Index>

@@ -5,7 +5,9 @@
 // part of every algorithm program's cache key. The table in src/algo/tuning.cpp is read from the
 // top: the first row whose device class matches wins, rows run from specific (a backend, vendor
 // and compute capability) to generic (any GPU, any CPU, anything), which is the fallback chain,
-// and every row says where its numbers come from.
+// and every row says in one line where its numbers were measured (docs/benchmarks.md, by
+// section). The plans (plans.hpp) turn a row and a device's properties into each algorithm's
+// shape.
 #pragma once
 #pragma GCC visibility push(default)
 
@@ -126,10 +128,11 @@ struct tuning_row {
 
 /// The table, in the order it is searched.
 std::span<const tuning_row> tuning_table();
-bool matches(const device_class& c, const device& dev);
-/// The sub-group (warp) size kiln assumes for `dev`: 32 on NVIDIA GPUs, else 0 (unknown).
-std::size_t sub_group_size_of(const device& dev);
-/// The first matching row's policy (or the test override, if one is in scope).
+bool matches(const device_class& c, const device_properties& props);
+/// The sub-group (warp) size kiln assumes for a device: 32 on NVIDIA GPUs, else 0 (unknown).
+std::size_t sub_group_size_of(const device_properties& props);
+
+/// plan_policy on `dev` under the overrides in force.
 algorithm_policy policy_for(algorithm a, const device& dev);
 /// The row policy_for takes, for diagnostics (nullptr under a test override).
 const tuning_row* tuning_row_for(algorithm a, const device& dev);
@@ -194,8 +197,26 @@ struct fft_pipeline_policy {
     bool fine = false;       ///< fft_pipeline_kernel::fine
     bool ptx_fence = false;
 };
-/// The pipeline's policy on `dev`: the table's, or the test override's; chunk_bytes 0 where the
-/// device's groups do not make progress or no fence orders writes across its groups.
+
+/// The test overrides (the scoped_* classes below, and the FFT's scoped_fft_length_kernels) as
+/// plain data. Plans read them from their arguments, never from global state, so that a test of
+/// a plan leaves them empty or writes them by hand.
+struct tuning_overrides {
+    std::optional<algorithm_policy> policy;  ///< scoped_algorithm_policy, for the plan's algorithm
+    std::optional<bool> groups_make_progress;         ///< scoped_forward_progress
+    bool local_memory_group_scans = false;            ///< scoped_local_memory_group_scans
+    std::optional<fft_pipeline_policy> fft_pipeline;  ///< scoped_fft_pipeline_policy
+    bool fft_length_kernels = false;                  ///< scoped_fft_length_kernels
+};
+/// The overrides in scope now, for algorithm `a`.
+tuning_overrides overrides_in_force(algorithm a);
+
+/// `a`'s policy on a device of `props`: the override's, else the first matching row's, with
+/// sub_group_size and ptx_shuffles set from the device. What every plan starts from; throws
+/// invalid_argument_error where no row matches.
+algorithm_policy plan_policy(algorithm a, const device_properties& props,
+                             const tuning_overrides& overrides = {});
+/// plan_fft's pipeline on `dev` under the overrides in force.
 fft_pipeline_policy fft_pipeline_policy_for(const device& dev);
 
 /// Test and benchmark only: while alive, fft_pipeline_policy_for answers `policy` (its

@@ -1,0 +1,245 @@
+// The plans (kiln/algo/plans.hpp) on devices written by hand: what each device the tuning table
+// knows gets, without a device. Runs once, not per device.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <kiln/detail/algo/plans.hpp>
+#include <string>
+#include <string_view>
+
+namespace {
+
+using kiln::backend_kind;
+using kiln::device_properties;
+using kiln::device_type;
+using kiln::detail::algorithm;
+using kiln::detail::tile_access;
+
+device_properties h100_cuda() {
+    device_properties p;
+    p.backend = backend_kind::cuda;
+    p.type = device_type::gpu;
+    p.name = "NVIDIA H100 80GB HBM3";
+    p.vendor = "NVIDIA Corporation";
+    p.platform = "CUDA";
+    p.compute_units = 132;
+    p.max_work_group_size = 1024;
+    p.max_work_item_sizes = {1024, 1024, 64};
+    p.local_memory_bytes = 48 * 1024;
+    p.shared_memory_per_block_bytes = 227 * 1024;
+    p.sub_group_size = 32;
+    p.compute_capability_major = 9;
+    // The extensions the CUDA backend's prelude implements.
+    p.extensions = {"cl_khr_subgroups", "cl_khr_subgroup_ballot", "cl_khr_subgroup_shuffle",
+                    "cl_khr_subgroup_shuffle_relative"};
+    return p;
+}
+
+device_properties h100_opencl() {
+    device_properties p;
+    p.backend = backend_kind::opencl;
+    p.type = device_type::gpu;
+    p.name = "NVIDIA H100 80GB HBM3";
+    p.vendor = "NVIDIA Corporation";
+    p.platform = "NVIDIA CUDA";
+    p.compute_units = 132;
+    p.max_work_group_size = 1024;
+    p.max_work_item_sizes = {1024, 1024, 64};
+    p.local_memory_bytes = 48 * 1024;
+    p.sub_group_size = 32;  // the warp size; no sub-group functions
+    return p;
+}
+
+device_properties pocl_cpu(unsigned cores) {
+    device_properties p;
+    p.backend = backend_kind::opencl;
+    p.type = device_type::cpu;
+    p.name = "cpu-skylake-avx512-Intel(R) Xeon(R)";
+    p.vendor = "GenuineIntel";
+    p.platform = "Portable Computing Language";
+    p.driver_version = "5.0+debian";
+    p.compute_units = cores;
+    p.max_work_group_size = 4096;
+    p.max_work_item_sizes = {4096, 4096, 4096};
+    p.local_memory_bytes = 512 * 1024;
+    p.unified_memory = true;
+    return p;
+}
+
+device_properties unknown_gpu() {
+    device_properties p;
+    p.backend = backend_kind::opencl;
+    p.type = device_type::gpu;
+    p.name = "Acme Graphics 9000";
+    p.vendor = "Acme";
+    p.platform = "Acme OpenCL";
+    p.compute_units = 16;
+    p.max_work_group_size = 256;
+    p.max_work_item_sizes = {256, 256, 256};
+    p.local_memory_bytes = 32 * 1024;
+    return p;
+}
+
+TEST(algo_plan, h100_under_cuda) {
+    const device_properties p = h100_cuda();
+    const auto scan = kiln::detail::plan_scan(p, 4);
+    EXPECT_EQ(scan.key(), "128x32 r0 sg32 staged d2 unrolled");
+    EXPECT_EQ(kiln::detail::plan_scan(p, 8).items_per_work_item, 16u);
+    EXPECT_EQ(kiln::detail::plan_reduce_by_key(p, 4).key(), "256x16 r0 sg32 staged d2 wide runs");
+    EXPECT_EQ(kiln::detail::plan_compaction(p, 4, 1000, 0).key(),
+              "128x32 r0 sg32 staged d1 unrolled u32");
+
+    const auto radix = kiln::detail::plan_radix_sort(p, 4, false, 0, 1 << 20);
+    EXPECT_EQ(radix.work_group_size, 384u);
+    EXPECT_EQ(radix.items_per_work_item, 20u);
+    EXPECT_EQ(radix.radix_bits, 8u);
+    EXPECT_TRUE(radix.multi_split);
+    EXPECT_TRUE(radix.cuda_warps);
+    EXPECT_FALSE(radix.ptx_ballots);
+    EXPECT_TRUE(radix.single_pass);
+    EXPECT_FALSE(radix.chunks);
+    EXPECT_FALSE(kiln::detail::plan_radix_sort(p, 4, false, 0, std::size_t{1} << 30).single_pass)
+        << "the status words hold 30-bit counts";
+    // 8-byte keys take half the items, within CUDA's 48 KB of static local memory.
+    EXPECT_EQ(kiln::detail::plan_radix_sort(p, 8, false, 0, 1000).items_per_work_item, 10u);
+
+    EXPECT_EQ(kiln::detail::plan_merge_sort(p).work_group_size, 256u);
+    EXPECT_EQ(kiln::detail::plan_stencil(p, 1).tile_size(), 128u * 8);
+    EXPECT_EQ(kiln::detail::plan_stencil(p, 2).tile_size(), 256u * 4);
+
+    const auto fft = kiln::detail::plan_fft(p, false);
+    EXPECT_EQ(fft.passes.local_elements, 16384u) << "a 16384-point line in dynamic shared memory";
+    EXPECT_EQ(fft.passes.work_group_size, 256u);
+    EXPECT_EQ(fft.passes.coalesced_lines, 4u);
+    EXPECT_FALSE(fft.passes.radix_per_pass);
+    EXPECT_EQ(fft.pipeline.chunk_bytes, 0u) << "the pipeline row is NVIDIA's OpenCL's";
+
+    EXPECT_EQ(kiln::detail::plan_spmv(p).ell_max_width, 32u);
+    const auto launch = kiln::detail::plan_elementwise_launch(p);
+    EXPECT_EQ(launch.loop, kiln::detail::loop_style::strided);
+    EXPECT_EQ(launch.work_group_size, 256u);
+    EXPECT_EQ(launch.groups_per_compute_unit, 16u);
+}
+
+TEST(algo_plan, h100_under_nvidia_opencl) {
+    const device_properties p = h100_opencl();
+    // Group scans shuffle through inline PTX (no sub-group functions there).
+    EXPECT_EQ(kiln::detail::plan_scan(p, 4).key(), "128x32 r0 sg32 staged ptx d2 wide");
+    const auto by_key = kiln::detail::plan_reduce_by_key(p, 4);
+    EXPECT_EQ(by_key.work_group_size, 256u);
+    EXPECT_EQ(by_key.items_per_work_item, 16u);
+    EXPECT_EQ(by_key.lookback_depth, 2u);
+    EXPECT_TRUE(by_key.register_runs);
+    EXPECT_TRUE(by_key.ptx_shuffles);
+    EXPECT_EQ(kiln::detail::plan_compaction(p, 8, 1000, 0).key(),
+              "128x16 r0 sg32 staged ptx d1 unrolled u32");
+
+    const auto pairs = kiln::detail::plan_radix_sort(p, 4, false, 4, 1 << 20);
+    EXPECT_EQ(pairs.work_group_size, 256u);
+    EXPECT_EQ(pairs.items_per_work_item, 20u);
+    EXPECT_TRUE(pairs.multi_split);
+    EXPECT_TRUE(pairs.ptx_ballots);
+    EXPECT_FALSE(pairs.cuda_warps);
+    EXPECT_TRUE(pairs.values_beside_keys) << "48144 bytes, within 48 KB";
+    EXPECT_TRUE(pairs.single_pass);
+
+    const auto fft = kiln::detail::plan_fft(p, false);
+    EXPECT_EQ(fft.passes.local_elements, 4096u);
+    EXPECT_EQ(fft.pipeline.chunk_bytes, std::size_t{1} << 20);
+    EXPECT_EQ(fft.pipeline.slots, 16u);
+    EXPECT_EQ(fft.pipeline.lag, 4u);
+    EXPECT_TRUE(fft.pipeline.streaming);
+    EXPECT_TRUE(fft.pipeline.fine);
+    EXPECT_TRUE(fft.pipeline.ptx_fence) << "OpenCL C's fence does not order across groups here";
+}
+
+TEST(algo_plan, pocl_cpu_with_2_and_16_cores_plans_alike) {
+    for (const unsigned cores : {2u, 16u}) {
+        SCOPED_TRACE(cores);
+        const device_properties p = pocl_cpu(cores);
+        const auto scan = kiln::detail::plan_scan(p, 4);
+        EXPECT_EQ(scan.key(), "16x64 r0 sg0 staged d1 chunks65536");
+        EXPECT_EQ(kiln::detail::plan_reduce_by_key(p, 8).key(),
+                  "16x32 r0 sg0 staged d1 chunks65536");
+        EXPECT_EQ(kiln::detail::plan_compaction(p, 4, 1000, 0).key(),
+                  "16x64 r0 sg0 direct d1 chunks65536 u32");
+
+        const auto radix = kiln::detail::plan_radix_sort(p, 4, true, 0, 1000);
+        EXPECT_TRUE(radix.chunks);
+        EXPECT_EQ(radix.chunk_bytes, 64u * 1024);
+        EXPECT_EQ(radix.radix_bits, 8u) << "chunks rank nothing: PoCL's quirk does not apply";
+        EXPECT_FALSE(radix.single_pass);
+        EXPECT_FALSE(radix.floats_sorted_on_host) << "the chunk strategy is trusted";
+
+        EXPECT_EQ(kiln::detail::plan_merge_sort(p).work_group_size, 64u);
+        EXPECT_EQ(kiln::detail::plan_stencil(p, 1).work_group_size, 0u) << "per-element kernel";
+        const auto fft = kiln::detail::plan_fft(p, true);
+        EXPECT_TRUE(fft.passes.radix_per_pass);
+        EXPECT_EQ(fft.passes.coalesced_lines, 1u);
+        EXPECT_EQ(fft.pipeline.chunk_bytes, 0u);
+        EXPECT_EQ(kiln::detail::plan_spmv(p).max_lanes, 1u) << "csr_scalar";
+        const auto launch = kiln::detail::plan_elementwise_launch(p);
+        EXPECT_EQ(launch.loop, kiln::detail::loop_style::chunked);
+        EXPECT_EQ(launch.work_group_size, 1u);
+    }
+}
+
+TEST(algo_plan, an_unknown_gpu_gets_the_generic_rows) {
+    const device_properties p = unknown_gpu();
+    EXPECT_EQ(kiln::detail::plan_scan(p, 4).key(), "256x8 r0 sg0 staged d1");
+    EXPECT_EQ(kiln::detail::plan_reduce_by_key(p, 4).tile_size(), 256u * 4);
+    const auto radix = kiln::detail::plan_radix_sort(p, 4, false, 4, 1000);
+    EXPECT_EQ(radix.work_group_size, 256u);
+    EXPECT_EQ(radix.items_per_work_item, 4u) << "rounds hold keys and values: 8 bytes an item";
+    EXPECT_FALSE(radix.multi_split);
+    EXPECT_FALSE(radix.single_pass) << "forward progress is not promised";
+    const auto fft = kiln::detail::plan_fft(p, false);
+    EXPECT_EQ(fft.passes.local_elements, 2048u);
+    EXPECT_EQ(fft.passes.max_work_group_size, 256u);
+    EXPECT_EQ(fft.pipeline.chunk_bytes, 0u);
+    EXPECT_EQ(kiln::detail::plan_spmv(p).max_lanes, 32u);
+}
+
+TEST(algo_plan, overrides_are_arguments) {
+    const device_properties p = h100_opencl();
+    kiln::detail::tuning_overrides local;
+    local.local_memory_group_scans = true;
+    const auto scan = kiln::detail::plan_scan(p, 4, local);
+    EXPECT_EQ(scan.sub_group_size, 0u);
+    EXPECT_FALSE(scan.ptx_shuffles);
+
+    kiln::detail::tuning_overrides forced;
+    forced.policy = kiln::detail::algorithm_policy{64, 4};
+    forced.groups_make_progress = false;
+    const auto radix = kiln::detail::plan_radix_sort(p, 4, false, 0, 1000, forced);
+    EXPECT_EQ(radix.work_group_size, 64u);
+    EXPECT_FALSE(radix.single_pass);
+    EXPECT_EQ(kiln::detail::plan_fft(p, false, forced).pipeline.chunk_bytes, 0u);
+}
+
+// One line each, naming the docs/benchmarks.md section by its heading, or saying why it holds
+// unmeasured.
+TEST(algo_plan, every_row_has_a_one_line_provenance) {
+    constexpr std::array<std::string_view, 7> sections{
+        "## Algorithms (scan, reduce_by_key, copy_if)",
+        "## Sorting",
+        "## FFT",
+        "## Sparse matrices",
+        "## Stencils",
+        "## Vector expressions",
+        "## Multivectors and reductions along a dimension"};
+    for (const auto& row : kiln::detail::tuning_table()) {
+        const std::string_view text = row.provenance;
+        SCOPED_TRACE(std::string(to_string(row.for_algorithm)) + ": " + std::string(text));
+        EXPECT_LE(text.size(), 160u);
+        const bool unmeasured = text.starts_with("not measured") || text.starts_with("not tuned");
+        const bool cited =
+            std::any_of(sections.begin(), sections.end(), [&](std::string_view heading) {
+                return text.ends_with("docs/benchmarks.md, " + std::string(heading));
+            });
+        EXPECT_TRUE(unmeasured || cited);
+    }
+}
+
+}  // namespace
