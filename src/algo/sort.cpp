@@ -125,12 +125,8 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
     shape.work_group_size = static_cast<unsigned>(policy.work_group_size);
     shape.chunks = policy.chunk_bytes != 0;
     shape.multi_split = !shape.chunks && policy.multi_split && shape.work_group_size % 32 == 0;
-    // NVIDIA's OpenCL: warps of 32 but no sub-group functions; ballots go through inline PTX.
-    shape.ptx_ballots = shape.multi_split && policy.sub_group_size == 0 &&
-                        dev.properties().backend == backend_kind::opencl &&
-                        sub_group_size_of(dev) == 32;
-    shape.cuda_warps = shape.multi_split && policy.sub_group_size == 32 &&
-                       dev.properties().backend == backend_kind::cuda;
+    shape.target = policy.target;
+    shape.ballots = shape.multi_split && policy.target.ballot && policy.target.sub_group_size == 32;
     // The quirk is about ranking tiles in rounds; the multi-split ranks a digit at once, and
     // chunks rank nothing.
     shape.radix_bits =

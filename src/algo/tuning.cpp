@@ -3,7 +3,6 @@
 #include <array>
 #include <cctype>
 #include <kiln/algo/tuning.hpp>
-#include <kiln/detail/subgroup_support.hpp>
 #include <kiln/error.hpp>
 #include <mutex>
 #include <string>
@@ -331,7 +330,7 @@ struct fft_pipeline_row {
 
 // clang-format off
 constexpr std::array fft_pipeline_table{
-    fft_pipeline_row{nvidia_opencl, {1u << 20, 16, 4, true, true, false},
+    fft_pipeline_row{nvidia_opencl, {1u << 20, 16, 4, true, true},
                      "NVIDIA GPUs on OpenCL, whose 48 KiB per group split 16384-point lines "
                      "into two passes of 128 (the register pass's 512 work-items refused there, "
                      "docs/fft.md). H100, fft_bench KILN_FFT_PIPELINE sweeps, 1024 x 16384, "
@@ -415,7 +414,7 @@ const tuning_row* tuning_row_for(algorithm a, const device& dev) {
 std::string algorithm_policy::key() const {
     return std::to_string(work_group_size) + "x" + std::to_string(items_per_work_item) + " r" +
            std::to_string(radix_bits) + " sg" + std::to_string(sub_group_size) +
-           (staged_writes ? " staged" : " direct") + (ptx_shuffles ? " ptx" : "") +
+           (staged_writes ? " staged" : " direct") + " " + target.key() +
            (multi_split ? " multi-split" : "") + " d" + std::to_string(lookback_depth) +
            (full_tiles == tile_access::unrolled ? " unrolled"
             : full_tiles == tile_access::wide   ? " wide"
@@ -425,25 +424,21 @@ std::string algorithm_policy::key() const {
            (chunk_bytes ? " chunks" + std::to_string(chunk_bytes) : "");
 }
 
-std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size) {
-    {
-        std::lock_guard lock(override_mutex);
-        if (local_memory_group_scans) return 0;
-    }
-    if (dev.properties().backend != backend_kind::cuda) return 0;
-    const subgroup_features features = subgroup_support(dev);
-    const std::size_t size = features.size;
-    const bool usable = features.shuffle_relative && size > 0 && work_group_size % size == 0;
-    return usable ? size : 0;
+namespace {
+
+target_features policy_target(const device& dev) {
+    target_features target = target_features_for(dev);
+    std::lock_guard lock(override_mutex);
+    if (local_memory_group_scans) target.sub_group_size = 0;
+    return target;
 }
 
-bool inline_ptx_group_scans(const device& dev, std::size_t work_group_size) {
-    {
-        std::lock_guard lock(override_mutex);
-        if (local_memory_group_scans) return false;
-    }
-    return device_quirks_for(dev.properties()).inline_ptx_warp_shuffles &&
-           work_group_size % 32 == 0;
+}  // namespace
+
+std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size) {
+    const target_features target = policy_target(dev);
+    const std::size_t size = target.shuffles ? target.sub_group_size : 0;
+    return size > 0 && work_group_size % size == 0 ? size : 0;
 }
 
 algorithm_policy policy_for(algorithm a, const device& dev) {
@@ -455,15 +450,15 @@ algorithm_policy policy_for(algorithm a, const device& dev) {
     if (!chosen)
         if (const tuning_row* row = tuning_row_for(a, dev)) chosen = row->policy;
     if (chosen) {
-        chosen->sub_group_size =
-            chosen->sub_group_scans ? group_scan_sub_group_size(dev, chosen->work_group_size) : 0;
-        chosen->ptx_shuffles = false;
+        chosen->target = policy_target(dev);
+        // Under inline PTX only the scan family's group scans shuffle; the sorts there were
+        // measured ranking with ballots and scanning through local memory.
         const bool scan_family = a == scan || a == select || a == reduce_by_key;
-        if (scan_family && chosen->sub_group_scans && chosen->sub_group_size == 0 &&
-            inline_ptx_group_scans(dev, chosen->work_group_size)) {
-            chosen->sub_group_size = 32;
-            chosen->ptx_shuffles = true;
-        }
+        const bool shuffles =
+            chosen->sub_group_scans &&
+            (scan_family || chosen->target.vocabulary != vocabulary_target::inline_ptx);
+        chosen->sub_group_size =
+            shuffles ? group_scan_sub_group_size(dev, chosen->work_group_size) : 0;
         return *chosen;
     }
     throw invalid_argument_error(
@@ -480,11 +475,10 @@ bool groups_make_progress(const device& dev) {
 }
 
 fft_pipeline_policy fft_pipeline_policy_for(const device& dev) {
-    const device_quirks quirks = device_quirks_for(dev.properties());
     // Groups wait for earlier groups' signals: they must make progress, and a fence must order
-    // the data before the signal (the inline-PTX one where OpenCL C's does not).
-    const bool ptx_fence = !quirks.global_fence_orders_device && quirks.inline_ptx_warp_shuffles;
-    if (!groups_make_progress(dev) || !(quirks.global_fence_orders_device || ptx_fence)) return {};
+    // the data before the signal.
+    const target_features target = target_features_for(dev);
+    if (!groups_make_progress(dev) || !target.device_fence) return {};
     fft_pipeline_policy chosen;
     {
         std::lock_guard lock(override_mutex);
@@ -496,7 +490,7 @@ fft_pipeline_policy fft_pipeline_policy_for(const device& dev) {
                 chosen = row.policy;
                 break;
             }
-    chosen.ptx_fence = ptx_fence;
+    chosen.target = target;
     return chosen;
 }
 
