@@ -150,7 +150,9 @@ int main(int argc, char** argv) {
         : scan_policy.full_tiles == kiln::detail::tile_access::unrolled ? "unrolled loops"
                                                                         : "guarded loops",
         scan_policy.sub_group_size ? "sub-group shuffles" : "local memory",
-        scan_policy.ptx_shuffles ? " (inline PTX)" : "");
+        scan_policy.target.vocabulary == kiln::detail::vocabulary_target::inline_ptx
+            ? " (inline PTX)"
+            : "");
     std::printf("copy bandwidth (device to device, limit): %.1f GB/s\n", copy_gb_per_s);
     copy_bound_gb_per_s = copy_gb_per_s;
     if (cpu) {

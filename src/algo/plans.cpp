@@ -5,6 +5,7 @@
 #include <kiln/detail/algo/fft_kernels.hpp>
 #include <kiln/detail/algo/plans.hpp>
 #include <kiln/detail/algo/stencil_kernels.hpp>
+#include <kiln/detail/target_features.hpp>
 #include <string_view>
 
 #include "runtime/device_quirks.hpp"
@@ -103,14 +104,13 @@ fft_pass_limits fft_passes(const algorithm_policy& policy, const device_properti
 }
 
 /// Lines of two passes in one kernel whose groups wait for earlier groups' signals: the groups
-/// must make progress, and a fence must order the data before the signal (the inline-PTX one
-/// where OpenCL C's does not).
+/// must make progress, and kiln_fence_acq_rel must order the data before the signal.
 fft_pipeline_policy fft_pipeline(const device_properties& props,
                                  const tuning_overrides& overrides) {
-    const device_quirks quirks = device_quirks_for(props);
-    const bool ptx_fence = !quirks.global_fence_orders_device && quirks.inline_ptx_warp_shuffles;
-    const bool progress = overrides.groups_make_progress.value_or(quirks.groups_make_progress);
-    if (!progress || !(quirks.global_fence_orders_device || ptx_fence)) return {};
+    const target_features target = target_features_for(props);
+    const bool progress =
+        overrides.groups_make_progress.value_or(device_quirks_for(props).groups_make_progress);
+    if (!progress || !target.device_fence) return {};
     fft_pipeline_policy chosen;
     if (overrides.fft_pipeline)
         chosen = *overrides.fft_pipeline;
@@ -120,7 +120,7 @@ fft_pipeline_policy fft_pipeline(const device_properties& props,
                 chosen = row.policy;
                 break;
             }
-    chosen.ptx_fence = ptx_fence;
+    chosen.target = target;
     return chosen;
 }
 
@@ -157,11 +157,8 @@ radix_sort_policy plan_radix_sort(const device_properties& props, std::size_t ke
     plan.chunk_bytes = policy.chunk_bytes;
     plan.chunks = policy.chunk_bytes != 0;
     plan.multi_split = !plan.chunks && policy.multi_split && plan.work_group_size % 32 == 0;
-    // NVIDIA's OpenCL: warps of 32 but no sub-group functions; ballots go through inline PTX.
-    plan.ptx_ballots = plan.multi_split && policy.sub_group_size == 0 &&
-                       props.backend == backend_kind::opencl && sub_group_size_of(props) == 32;
-    plan.cuda_warps =
-        plan.multi_split && policy.sub_group_size == 32 && props.backend == backend_kind::cuda;
+    plan.target = policy.target;
+    plan.ballots = plan.multi_split && policy.target.ballot && policy.target.sub_group_size == 32;
     // The quirk is about ranking tiles in rounds; the multi-split ranks a digit at once, and
     // chunks rank nothing.
     plan.radix_bits = !plan.multi_split && !plan.chunks && quirks.multi_round_radix_rank_miscompiled

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <kiln/detail/algo/tuning.hpp>
 #include <kiln/detail/subgroup_support.hpp>
+#include <kiln/detail/target_features.hpp>
 #include <kiln/error.hpp>
 #include <mutex>
 #include <string>
@@ -31,7 +32,7 @@ constexpr algorithm_policy policy(std::size_t work_group_size, std::size_t items
 }
 
 /// Radix sort rows. Named fields: algorithm_policy grew a field between two others once, and
-/// positional rows then set ptx_shuffles where they meant multi_split (the NVIDIA row ranked
+/// positional rows then set another flag where they meant multi_split (the NVIDIA row ranked
 /// in rounds from then on, unmeasured, instead of by the multi-split it was measured with).
 constexpr algorithm_policy radix(std::size_t work_group_size, std::size_t items_per_work_item,
                                  unsigned radix_bits, bool multi_split) {
@@ -177,23 +178,6 @@ std::optional<bool> progress_override;
 std::optional<fft_pipeline_policy> pipeline_override;
 bool local_memory_group_scans = false;
 
-/// group_scan_sub_group_size on a device of `props`.
-std::size_t group_scan_sub_group_size(const device_properties& props, std::size_t work_group_size,
-                                      bool local_memory) {
-    if (local_memory || props.backend != backend_kind::cuda) return 0;
-    const subgroup_features features = subgroup_support(props);
-    const std::size_t size = features.size;
-    const bool usable = features.shuffle_relative && size > 0 && work_group_size % size == 0;
-    return usable ? size : 0;
-}
-
-/// inline_ptx_group_scans on a device of `props`.
-bool inline_ptx_group_scans(const device_properties& props, std::size_t work_group_size,
-                            bool local_memory) {
-    return !local_memory && device_quirks_for(props).inline_ptx_warp_shuffles &&
-           work_group_size % 32 == 0;
-}
-
 const tuning_row* first_row(algorithm a, const device_properties& props) {
     for (const auto& row : table)
         if (row.for_algorithm == a && matches(row.devices, props)) return &row;
@@ -267,7 +251,7 @@ const tuning_row* tuning_row_for(algorithm a, const device& dev) {
 std::string algorithm_policy::key() const {
     return std::to_string(work_group_size) + "x" + std::to_string(items_per_work_item) + " r" +
            std::to_string(radix_bits) + " sg" + std::to_string(sub_group_size) +
-           (staged_writes ? " staged" : " direct") + (ptx_shuffles ? " ptx" : "") +
+           (staged_writes ? " staged" : " direct") + " " + target.key() +
            (multi_split ? " multi-split" : "") + " d" + std::to_string(lookback_depth) +
            (full_tiles == tile_access::unrolled ? " unrolled"
             : full_tiles == tile_access::wide   ? " wide"
@@ -277,14 +261,26 @@ std::string algorithm_policy::key() const {
            (chunk_bytes ? " chunks" + std::to_string(chunk_bytes) : "");
 }
 
-std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size) {
-    return group_scan_sub_group_size(dev.properties(), work_group_size,
-                                     scoped_local_memory_group_scans_alive());
+namespace {
+
+/// What the scan family's group code may use on a device of `props`: its target features, with
+/// no sub-group size under scoped_local_memory_group_scans.
+target_features policy_target(const device_properties& props, bool local_memory) {
+    target_features target = target_features_for(props);
+    if (local_memory) target.sub_group_size = 0;
+    return target;
 }
 
-bool inline_ptx_group_scans(const device& dev, std::size_t work_group_size) {
-    return inline_ptx_group_scans(dev.properties(), work_group_size,
-                                  scoped_local_memory_group_scans_alive());
+std::size_t group_scan_size(const target_features& target, std::size_t work_group_size) {
+    const std::size_t size = target.shuffles ? target.sub_group_size : 0;
+    return size > 0 && work_group_size % size == 0 ? size : 0;
+}
+
+}  // namespace
+
+std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size) {
+    return group_scan_size(policy_target(dev.properties(), scoped_local_memory_group_scans_alive()),
+                           work_group_size);
 }
 
 tuning_overrides overrides_in_force(algorithm a) {
@@ -305,18 +301,15 @@ algorithm_policy plan_policy(algorithm a, const device_properties& props,
         throw invalid_argument_error(
             "kiln::detail::plan_policy",
             "no tuning row for " + std::string(to_string(a)) + " on " + props.name);
-    const bool local_memory = overrides.local_memory_group_scans;
-    chosen->sub_group_size =
-        chosen->sub_group_scans
-            ? group_scan_sub_group_size(props, chosen->work_group_size, local_memory)
-            : 0;
-    chosen->ptx_shuffles = false;
+    chosen->target = policy_target(props, overrides.local_memory_group_scans);
+    // Under inline PTX only the scan family's group scans shuffle; the sorts there were
+    // measured ranking with ballots and scanning through local memory.
     const bool scan_family = a == scan || a == select || a == reduce_by_key;
-    if (scan_family && chosen->sub_group_scans && chosen->sub_group_size == 0 &&
-        inline_ptx_group_scans(props, chosen->work_group_size, local_memory)) {
-        chosen->sub_group_size = 32;
-        chosen->ptx_shuffles = true;
-    }
+    const bool shuffles =
+        chosen->sub_group_scans &&
+        (scan_family || chosen->target.vocabulary != vocabulary_target::inline_ptx);
+    chosen->sub_group_size =
+        shuffles ? group_scan_size(chosen->target, chosen->work_group_size) : 0;
     return *chosen;
 }
 

@@ -1,6 +1,8 @@
 // Work-group reduce and scan generators: the local-memory path and the sub-group path.
 #include <kiln/detail/group_collectives.hpp>
 
+#include "codegen/device_vocabulary.hpp"
+
 namespace kiln::detail {
 
 void group_collectives::reduce_in_place(std::string_view scratch, std::string_view lid,
@@ -88,47 +90,20 @@ void group_collectives::declare_shuffled(bool up, const std::string& type,
 }
 
 std::string group_collectives::ballot(const std::string& predicate) {
-    if (!ptx_shuffles_) return "sub_group_ballot((int)(" + predicate + ")).x";
-    builder_.define("ptx_ballot",
-                    "uint kiln_ptx_ballot(uint predicate) {\n"
-                    "    uint mask;\n"
-                    "    asm volatile(\"{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 "
-                    "%0, p, 0xffffffff; }\" : \"=r\"(mask) : \"r\"(predicate));\n"
-                    "    return mask;\n}\n");
-    return "kiln_ptx_ballot((uint)(" + predicate + "))";
+    use_device_vocabulary(builder_, target_);
+    return "kiln_ballot((uint)(" + predicate + "))";
 }
 
 std::string group_collectives::shuffle(bool up, const std::string& type, const std::string& value,
                                        const std::string& delta) {
-    const std::string way = up ? "up" : "down";
-    if (!ptx_shuffles_) return "sub_group_shuffle_" + way + "(" + value + ", " + delta + ")";
-    // shfl.sync over the full warp: every lane runs the caller's loop, so all 32 take part. The
-    // clamp operand (0 up, 31 down) gives lanes without a source their own value.
-    const std::string clamp = up ? "0" : "31";
-    builder_.define("ptx_shuffle_" + way, "uint kiln_ptx_shuffle_" + way +
-                                              "(uint x, uint delta) {\n"
-                                              "    uint r;\n"
-                                              "    asm volatile(\"shfl.sync." +
-                                              way + ".b32 %0, %1, %2, " + clamp +
-                                              ", 0xffffffff;\" : \"=r\"(r) "
-                                              ": \"r\"(x), \"r\"(delta));\n"
-                                              "    return r;\n}\n"
-                                              "ulong kiln_ptx_shuffle_" +
-                                              way +
-                                              "_64(ulong x, uint delta) {\n"
-                                              "    uint2 halves = as_uint2(x);\n"
-                                              "    halves.x = kiln_ptx_shuffle_" +
-                                              way +
-                                              "(halves.x, delta);\n"
-                                              "    halves.y = kiln_ptx_shuffle_" +
-                                              way +
-                                              "(halves.y, delta);\n"
-                                              "    return as_ulong(halves);\n}\n");
-    const bool wide = type == "long" || type == "ulong" || type == "double";
-    if (wide)
-        return "as_" + type + "(kiln_ptx_shuffle_" + way + "_64(as_ulong(" + value + "), " + delta +
-               "))";
-    return "as_" + type + "(kiln_ptx_shuffle_" + way + "(as_uint(" + value + "), " + delta + "))";
+    use_device_vocabulary(builder_, target_);
+    const std::string call = std::string("kiln_shuffle_") + (up ? "up" : "down");
+    if (type == "long" || type == "ulong" || type == "double")
+        return "as_" + type + "(" + call + "_64(as_ulong(" + value + "), " + delta + "))";
+    if (type == "int" || type == "uint" || type == "float")
+        return "as_" + type + "(" + call + "(as_uint(" + value + "), " + delta + "))";
+    // Narrower integers travel widened, as warp shuffles know only 32 and 64 bits.
+    return "(" + type + ")" + call + "((uint)(" + value + "), " + delta + ")";
 }
 
 }  // namespace kiln::detail

@@ -64,7 +64,7 @@ TEST_P(algo_base_test, temporary_lease_zeroes_its_bytes) {
 /// A kernel of the group collectives and look-back helpers, with its tuning as constants;
 /// sub_group_size 0 takes the local-memory group scan.
 std::string collectives_source(std::size_t group_size, std::size_t sub_group_size,
-                               bool ptx_shuffles = false) {
+                               const kiln::detail::target_features& target = {}) {
     kiln::detail::source_builder b;
     b.constant("GROUP", group_size);
     b.begin_kernel("group_scan", group_size);
@@ -81,7 +81,7 @@ std::string collectives_source(std::size_t group_size, std::size_t sub_group_siz
              "    const uint b = ((g >> 16) * (f & 0xffff) + (g & 0xffff)) & 0xffff;\n"
              "    return a << 16 | b;\n}\n");
     b.line("uint v = (lid + 2) << 16 | (lid + 1);");
-    const std::string at = kiln::detail::group_collectives(b, sub_group_size, ptx_shuffles)
+    const std::string at = kiln::detail::group_collectives(b, sub_group_size, target)
                                .inclusive_scan(
                                    "scratch", "lid", "GROUP", "v",
                                    [](const std::string& x, const std::string& y) {
@@ -99,22 +99,22 @@ std::string collectives_source(std::size_t group_size, std::size_t sub_group_siz
     return b.str();
 }
 
-/// Both group-scan paths where the device has sub-groups (CUDA; NVIDIA's OpenCL through inline
-/// PTX), the local-memory one elsewhere.
+/// Both group-scan paths where the device's target has sub-groups (CUDA; NVIDIA's OpenCL
+/// through inline PTX), the local-memory one elsewhere.
 TEST_P(algo_base_test, group_scan_program_is_generated_once_per_key) {
     constexpr std::size_t group = 64;
-    std::vector<std::pair<std::size_t, bool>> sub_groups = {{0, false}};
+    const kiln::detail::target_features target = kiln::detail::target_features_for(device());
+    std::vector<std::size_t> sub_groups = {0};
     if (const std::size_t size = kiln::detail::group_scan_sub_group_size(device(), group))
-        sub_groups.emplace_back(size, false);
-    if (kiln::detail::inline_ptx_group_scans(device(), group)) sub_groups.emplace_back(32, true);
-    for (const auto& [sub_group, ptx] : sub_groups) {
-        SCOPED_TRACE("sub-group size " + std::to_string(sub_group) + (ptx ? " (PTX)" : ""));
+        sub_groups.push_back(size);
+    for (const std::size_t sub_group : sub_groups) {
+        SCOPED_TRACE("sub-group size " + std::to_string(sub_group) + " " + target.key());
         const std::string key =
-            "test.group_scan.64.sg" + std::to_string(sub_group) + (ptx ? ".ptx" : "");
+            "test.group_scan.64.sg" + std::to_string(sub_group) + " " + target.key();
         const std::size_t before = kiln::detail::algorithm_programs_generated();
         const auto& program = kiln::detail::algorithm_program_for(
             device(), key, {"group_scan"},
-            [&] { return collectives_source(group, sub_group, ptx); });
+            [&] { return collectives_source(group, sub_group, target); });
         const auto& again = kiln::detail::algorithm_program_for(
             device(), key, {"group_scan"},
             []() -> std::string { throw std::logic_error("generated twice"); });
@@ -149,14 +149,20 @@ TEST(algo_group_collectives, ptx_shuffles_spell_shfl_sync_for_every_width) {
     b.begin_body();
     b.local_array("ulong2", "scratch", "128");
     b.line("ulong2 v = (ulong2)(1, 2);");
-    kiln::detail::group_collectives(b, 32, true)
+    kiln::detail::group_collectives(
+        b, 32,
+        kiln::detail::target_features{.vocabulary = kiln::detail::vocabulary_target::inline_ptx,
+                                      .ballot = true,
+                                      .shuffles = true,
+                                      .device_fence = true,
+                                      .sub_group_size = 32})
         .inclusive_scan(
             "scratch", "lid", "64", "v",
             [](const std::string& x, const std::string& y) { return x + " + " + y; }, "ulong2", 2);
     b.end_kernel();
     const std::string source = b.str();
     EXPECT_NE(source.find("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;"), std::string::npos);
-    EXPECT_NE(source.find("kiln_below.y = as_ulong(kiln_ptx_shuffle_up_64(as_ulong(v.y), kiln_d))"),
+    EXPECT_NE(source.find("kiln_below.y = as_ulong(kiln_shuffle_up_64(as_ulong(v.y), kiln_d))"),
               std::string::npos)
         << source;
     EXPECT_EQ(source.find("sub_group_shuffle_up"), std::string::npos);
@@ -168,7 +174,12 @@ TEST(algo_group_collectives, ptx_shuffles_spell_shfl_sync_for_every_width) {
 TEST(algo_group_collectives, ptx_lookback_reads_a_window_per_warp) {
     kiln::detail::algorithm_policy policy{128, 8};
     policy.sub_group_size = 32;
-    policy.ptx_shuffles = true;
+    policy.target =
+        kiln::detail::target_features{.vocabulary = kiln::detail::vocabulary_target::inline_ptx,
+                                      .ballot = true,
+                                      .shuffles = true,
+                                      .device_fence = true,
+                                      .sub_group_size = 32};
     policy.lookback_depth = 2;
     const kiln::detail::scan_operation pairs{
         "uint2", 8,
@@ -185,13 +196,14 @@ TEST(algo_group_collectives, ptx_lookback_reads_a_window_per_warp) {
         policy, false);
     EXPECT_NE(source.find("vote.sync.ballot.b32 %0, p, 0xffffffff;"), std::string::npos);
     EXPECT_NE(source.find("shfl.sync.down.b32 %0, %1, %2, 31, 0xffffffff;"), std::string::npos);
-    EXPECT_NE(source.find("kiln_older.y = as_uint(kiln_ptx_shuffle_down(as_uint(lane_value.y), "
+    EXPECT_NE(source.find("kiln_older.y = as_uint(kiln_shuffle_down(as_uint(lane_value.y), "
                           "kiln_d))"),
               std::string::npos)
         << source;
     EXPECT_NE(source.find("#define KILN_DEPTH 2"), std::string::npos);
     EXPECT_EQ(source.find("kiln_window_flag"), std::string::npos);
-    EXPECT_EQ(source.find("sub_group_"), std::string::npos);
+    for (const char* opencl_c : {"sub_group_ballot", "sub_group_shuffle", "sub_group_barrier"})
+        EXPECT_EQ(source.find(opencl_c), std::string::npos) << opencl_c;
 }
 
 TEST_P(algo_base_test, every_device_has_a_policy_with_provenance) {
@@ -211,14 +223,20 @@ TEST_P(algo_base_test, every_device_has_a_policy_with_provenance) {
 TEST(algo_tuning, policy_key_changes_with_every_field) {
     using kiln::detail::algorithm_policy;
     // A new field fails here first: add it to algorithm_policy::key() and to the changes below.
-    static_assert(sizeof(algorithm_policy) == 64);
+    static_assert(sizeof(algorithm_policy) == 72);
     const std::vector<std::function<void(algorithm_policy&)>> changes = {
         [](algorithm_policy& p) { p.work_group_size = 128; },
         [](algorithm_policy& p) { p.items_per_work_item = 4; },
         [](algorithm_policy& p) { p.radix_bits = 4; },
         [](algorithm_policy& p) { p.sub_group_size = 32; },
         [](algorithm_policy& p) { p.staged_writes = false; },
-        [](algorithm_policy& p) { p.ptx_shuffles = true; },
+        [](algorithm_policy& p) {
+            p.target.vocabulary = kiln::detail::vocabulary_target::inline_ptx;
+        },
+        [](algorithm_policy& p) { p.target.sub_group_size = 32; },
+        [](algorithm_policy& p) { p.target.ballot = true; },
+        [](algorithm_policy& p) { p.target.shuffles = true; },
+        [](algorithm_policy& p) { p.target.device_fence = true; },
         [](algorithm_policy& p) { p.multi_split = true; },
         [](algorithm_policy& p) { p.lookback_depth = 2; },
         [](algorithm_policy& p) { p.chunk_bytes = 65536; },
@@ -227,7 +245,7 @@ TEST(algo_tuning, policy_key_changes_with_every_field) {
         [](algorithm_policy& p) { p.ballot_flags = false; },
         [](algorithm_policy& p) { p.values_beside_keys = true; },
         [](algorithm_policy& p) { p.register_runs = true; },
-        // sub_group_scans reaches the code only through sub_group_size and ptx_shuffles, which
+        // sub_group_scans reaches the code only through sub_group_size, which
         // policy_for derives from it: not a key field of its own.
     };
     kiln::test::expect_every_change_changes_the_key(changes);
@@ -235,7 +253,7 @@ TEST(algo_tuning, policy_key_changes_with_every_field) {
 
 TEST(algo_tuning, nvidia_radix_row_ranks_by_multi_split) {
     // The NVIDIA rows are measured with the multi-split (docs/benchmarks.md): once a positional
-    // row set ptx_shuffles instead, and NVIDIA GPUs ranked in rounds, unmeasured.
+    // row set another flag instead, and NVIDIA GPUs ranked in rounds, unmeasured.
     const auto rows = kiln::detail::tuning_table();
     const auto nvidia = std::find_if(rows.begin(), rows.end(), [](const auto& row) {
         return row.for_algorithm == algorithm::radix_sort && row.devices.vendor == "nvidia";
@@ -253,7 +271,7 @@ TEST_P(algo_base_test, rows_may_keep_group_scans_in_local_memory) {
     const kiln::detail::scoped_algorithm_policy local(algorithm::reduce_by_key, policy);
     const auto chosen = kiln::detail::policy_for(algorithm::reduce_by_key, device());
     EXPECT_EQ(chosen.sub_group_size, 0u);
-    EXPECT_FALSE(chosen.ptx_shuffles);
+    EXPECT_EQ(chosen.target, kiln::detail::target_features_for(device()));
 }
 
 TEST_P(algo_base_test, scoped_overrides_restore_what_was_there) {

@@ -95,8 +95,8 @@ TEST(algo_plan, h100_under_cuda) {
     EXPECT_EQ(radix.items_per_work_item, 20u);
     EXPECT_EQ(radix.radix_bits, 8u);
     EXPECT_TRUE(radix.multi_split);
-    EXPECT_TRUE(radix.cuda_warps);
-    EXPECT_FALSE(radix.ptx_ballots);
+    EXPECT_EQ(radix.target.vocabulary, kiln::detail::vocabulary_target::cuda_prelude);
+    EXPECT_TRUE(radix.ballots);
     EXPECT_TRUE(radix.single_pass);
     EXPECT_FALSE(radix.chunks);
     EXPECT_FALSE(kiln::detail::plan_radix_sort(p, 4, false, 0, std::size_t{1} << 30).single_pass)
@@ -131,7 +131,8 @@ TEST(algo_plan, h100_under_nvidia_opencl) {
     EXPECT_EQ(by_key.items_per_work_item, 16u);
     EXPECT_EQ(by_key.lookback_depth, 2u);
     EXPECT_TRUE(by_key.register_runs);
-    EXPECT_TRUE(by_key.ptx_shuffles);
+    EXPECT_EQ(by_key.target.vocabulary, kiln::detail::vocabulary_target::inline_ptx);
+    EXPECT_EQ(by_key.sub_group_size, 32u);
     EXPECT_EQ(kiln::detail::plan_compaction(p, 8, 1000, 0).key(),
               "128x16 r0 sg32 staged ptx d1 unrolled u32");
 
@@ -139,8 +140,8 @@ TEST(algo_plan, h100_under_nvidia_opencl) {
     EXPECT_EQ(pairs.work_group_size, 256u);
     EXPECT_EQ(pairs.items_per_work_item, 20u);
     EXPECT_TRUE(pairs.multi_split);
-    EXPECT_TRUE(pairs.ptx_ballots);
-    EXPECT_FALSE(pairs.cuda_warps);
+    EXPECT_EQ(pairs.target.vocabulary, kiln::detail::vocabulary_target::inline_ptx);
+    EXPECT_TRUE(pairs.ballots);
     EXPECT_TRUE(pairs.values_beside_keys) << "48144 bytes, within 48 KB";
     EXPECT_TRUE(pairs.single_pass);
 
@@ -151,7 +152,8 @@ TEST(algo_plan, h100_under_nvidia_opencl) {
     EXPECT_EQ(fft.pipeline.lag, 4u);
     EXPECT_TRUE(fft.pipeline.streaming);
     EXPECT_TRUE(fft.pipeline.fine);
-    EXPECT_TRUE(fft.pipeline.ptx_fence) << "OpenCL C's fence does not order across groups here";
+    EXPECT_TRUE(fft.pipeline.target.device_fence)
+        << "kiln_fence_acq_rel is PTX's there: OpenCL C's does not order across groups";
 }
 
 TEST(algo_plan, pocl_cpu_with_2_and_16_cores_plans_alike) {
@@ -207,7 +209,7 @@ TEST(algo_plan, overrides_are_arguments) {
     local.local_memory_group_scans = true;
     const auto scan = kiln::detail::plan_scan(p, 4, local);
     EXPECT_EQ(scan.sub_group_size, 0u);
-    EXPECT_FALSE(scan.ptx_shuffles);
+    EXPECT_EQ(scan.target.sub_group_size, 0u);
 
     kiln::detail::tuning_overrides forced;
     forced.policy = kiln::detail::algorithm_policy{64, 4};

@@ -389,7 +389,7 @@ TEST_P(sort_test, both_radix_paths) {
 TEST(algo_sort_shape, key_changes_with_every_field) {
     using kiln::detail::radix_sort_shape;
     // A new field fails here first: add it to radix_sort_shape::key() and to the changes below.
-    static_assert(sizeof(radix_sort_shape) == 64);
+    static_assert(sizeof(radix_sort_shape) == 72);
     const std::vector<std::function<void(radix_sort_shape&)>> changes = {
         [](radix_sort_shape& s) { s.keys.kind = kiln::detail::sort_key_kind::floating; },
         [](radix_sort_shape& s) { s.keys.bytes = 8; },
@@ -400,8 +400,14 @@ TEST(algo_sort_shape, key_changes_with_every_field) {
         [](radix_sort_shape& s) { s.items_per_work_item = 8; },
         [](radix_sort_shape& s) { s.sub_group_size = 32; },
         [](radix_sort_shape& s) { s.multi_split = true; },
-        [](radix_sort_shape& s) { s.ptx_ballots = true; },
-        [](radix_sort_shape& s) { s.cuda_warps = true; },
+        [](radix_sort_shape& s) { s.ballots = true; },
+        [](radix_sort_shape& s) {
+            s.target.vocabulary = kiln::detail::vocabulary_target::cuda_prelude;
+        },
+        [](radix_sort_shape& s) { s.target.sub_group_size = 32; },
+        [](radix_sort_shape& s) { s.target.ballot = true; },
+        [](radix_sort_shape& s) { s.target.shuffles = true; },
+        [](radix_sort_shape& s) { s.target.device_fence = true; },
         [](radix_sort_shape& s) { s.values_beside_keys = true; },
         [](radix_sort_shape& s) { s.single_pass = true; },
         [](radix_sort_shape& s) { s.chunks = true; },

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "algo/sort/sort_kernels.hpp"
 #include "backend/cuda/cuda_api.hpp"
 #include "backend/cuda/nvrtc_compiler.hpp"
 #include "backend/cuda/opencl_c_translation.hpp"
@@ -22,6 +23,12 @@ namespace kiln::detail::cuda {
 namespace {
 
 constexpr target_architecture hopper{90, true};
+/// The CUDA backend's target: the prelude's vocabulary on warps of 32.
+constexpr target_features cuda_warps{.vocabulary = vocabulary_target::cuda_prelude,
+                                     .ballot = true,
+                                     .shuffles = true,
+                                     .device_fence = true,
+                                     .sub_group_size = 32};
 
 class NvrtcCompile : public ::testing::Test {
   protected:
@@ -313,6 +320,7 @@ TEST_F(NvrtcCompile, ConstantsPastSixtyFourKibibytesAreABuildError) {
 TEST_F(NvrtcCompile, WarpLookBackWithSeparateStatesBuilds) {
     algorithm_policy policy{128, 8};
     policy.sub_group_size = 32;
+    policy.target = cuda_warps;
     policy.lookback_depth = 2;
     const declare_input input = [](source_builder& b) {
         b.parameter("global const ulong* in");
@@ -324,8 +332,8 @@ TEST_F(NvrtcCompile, WarpLookBackWithSeparateStatesBuilds) {
         SCOPED_TRACE(operation.value_type);
         ASSERT_EQ(operation.packing, state_packing::separate);
         const std::string source = scan_program_source(operation, input, policy, false);
-        EXPECT_NE(source.find("sub_group_shuffle_down"), std::string::npos);
-        EXPECT_NE(source.find("sub_group_ballot"), std::string::npos);
+        EXPECT_NE(source.find("kiln_shuffle_down"), std::string::npos);
+        EXPECT_NE(source.find("kiln_ballot"), std::string::npos);
         expect_cubin(compile({source}));
     }
 }
@@ -376,6 +384,7 @@ TEST_F(NvrtcCompile, ChunkKernelsBuild) {
 TEST_F(NvrtcCompile, CompactionFlagsUnderWarpsAreBallotWords) {
     algorithm_policy policy{256, 8};
     policy.sub_group_size = 32;
+    policy.target = cuda_warps;
     const scan_operation count{"uint", 4,
                                [](source_builder&, const std::string& a, const std::string& b) {
                                    return "(" + a + " + " + b + ")";
@@ -415,6 +424,25 @@ TEST_F(NvrtcCompile, CompactionFlagsUnderWarpsAreBallotWords) {
         EXPECT_EQ(source.find("kiln_my_flags") != std::string::npos, !split) << source;
         expect_cubin(compile({source}));
     }
+}
+
+// The radix multi-split under warps calls the vocabulary's ballots, warp barriers and (its group
+// scans) shuffles, all of which the prelude defines: it translates and builds.
+TEST_F(NvrtcCompile, RadixMultiSplitWithBallotsBuilds) {
+    radix_sort_shape shape;
+    shape.keys = {sort_key_kind::unsigned_integer, 4};
+    shape.value_bytes = 4;
+    shape.work_group_size = 256;
+    shape.items_per_work_item = 8;
+    shape.sub_group_size = 32;
+    shape.multi_split = true;
+    shape.ballots = true;
+    shape.target = cuda_warps;
+    const std::string source = radix_sort_source(shape);
+    EXPECT_NE(source.find("kiln_ballot("), std::string::npos);
+    EXPECT_NE(source.find("kiln_sub_group_sync()"), std::string::npos);
+    EXPECT_NE(source.find("kiln_shuffle_up("), std::string::npos);
+    expect_cubin(compile({source}));
 }
 
 TEST_F(NvrtcCompile, VersionIsReported) {

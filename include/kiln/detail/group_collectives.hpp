@@ -6,16 +6,17 @@
 // kiln::reducers and KILN_FUNCTIONs all fit; it must be associative, not commutative: operands
 // always meet in element order.
 //
-// Two paths: with a sub-group size (devices whose sub-groups have a size fixed when the kernel
-// is written and sub_group_shuffle_up, i.e. CUDA's warps, or NVIDIA's OpenCL through inline
-// PTX), scans shuffle within sub-groups and meet in local memory only between them; otherwise
-// everything goes through local memory.
+// Two paths: with a sub-group size (targets whose sub-groups have a size fixed when the kernel
+// is written and shuffles, target_features), scans shuffle within sub-groups through the device
+// vocabulary (src/codegen/device_vocabulary.hpp) and meet in local memory only between them;
+// otherwise everything goes through local memory.
 #pragma once
 #pragma GCC visibility push(default)
 
 #include <cstddef>
 #include <functional>
 #include <kiln/detail/source_builder.hpp>
+#include <kiln/detail/target_features.hpp>
 #include <string>
 #include <string_view>
 
@@ -27,11 +28,10 @@ using combine_text = std::function<std::string(const std::string& a, const std::
 class group_collectives {
   public:
     /// sub_group_size 0: the local-memory path; otherwise the size of every sub-group, which
-    /// must divide the group size. ptx_shuffles: shuffle through inline PTX (shfl.sync, warps of
-    /// 32 on NVIDIA's OpenCL) instead of sub_group_shuffle_up.
+    /// must divide the group size. `target`: whose vocabulary the sub-group path calls.
     explicit group_collectives(source_builder& builder, std::size_t sub_group_size = 0,
-                               bool ptx_shuffles = false)
-        : builder_(builder), sub_group_size_(sub_group_size), ptx_shuffles_(ptx_shuffles) {}
+                               target_features target = {})
+        : builder_(builder), sub_group_size_(sub_group_size), target_(target) {}
 
     /// Tree reduction of scratch[0, size), each work-item `lid` having stored its value at
     /// scratch[lid]; `size` (a power of two) is the group size. Afterwards, for every work-item,
@@ -75,14 +75,13 @@ class group_collectives {
     void declare_shuffled(bool up, const std::string& type, const std::string& target,
                           const std::string& value, const std::string& delta, unsigned components);
 
-    /// Text of the value `delta` lanes below (`up`) or above for a scalar `type` (int, uint,
-    /// long, ulong, float, double), defining the PTX helpers it needs.
+    /// Text of the value `delta` lanes below (`up`) or above for a scalar `type`.
     std::string shuffle(bool up, const std::string& type, const std::string& value,
                         const std::string& delta);
 
     source_builder& builder_;
     std::size_t sub_group_size_;
-    bool ptx_shuffles_;
+    target_features target_;
 };
 
 }  // namespace kiln::detail

@@ -36,7 +36,7 @@ void load_input(source_builder& b, const fft_input_text* input, const std::strin
 
 /// Text added to a pass's global element offsets (empty: nothing): where a pass reads or writes
 /// a window of the lines (fft_pipeline_kernel's ring) rather than the whole array. Streaming:
-/// global loads of `in` and stores to `out` go through kiln_fft_load_cs and kiln_fft_store_cs
+/// global loads of `in` and stores to `out` go through kiln_load_streaming and kiln_store_streaming
 /// (fft_pipeline_kernel::streaming).
 struct line_shifts {
     std::string in, out;

@@ -223,7 +223,7 @@ void write_stage(source_builder& b, const fft_types& t, const fft_pass_kernel& k
                 load_input(b, input, value, "in_line + (" + t.index + ")" + i + " * load_step");
             } else if (ends.from_global) {
                 const std::string at = "in_line + (" + t.index + ")" + i + " * load_step";
-                value = ends.shifts.streaming_loads ? "kiln_fft_load_cs(in + " + at + ")"
+                value = ends.shifts.streaming_loads ? "kiln_load_streaming(in + " + at + ")"
                                                     : "in[" + at + "]";
             }
             if (load_twiddles || done > 1) value = twiddles.times(value, r);
@@ -246,7 +246,8 @@ void write_stage(source_builder& b, const fft_types& t, const fft_pass_kernel& k
             const std::string o = "o" + std::to_string(u) + "_" + std::to_string(m);
             const std::string at = "out_line + (" + t.index + ")" + i + " * store_step";
             if (ends.to_global && ends.shifts.streaming_stores)
-                b.line("kiln_fft_store_cs(out + " + at + ", kiln_fft_scaled(" + o + ", scale));");
+                b.line("kiln_store_streaming(out + " + at + ", kiln_fft_scaled(" + o +
+                       ", scale));");
             else if (ends.to_global)
                 b.line("out[" + at + "] = kiln_fft_scaled(" + o + ", scale);");
             else

@@ -9,6 +9,7 @@
 #include <kiln/runtime/program.hpp>
 #include <string>
 
+#include "codegen/device_vocabulary.hpp"
 #include "fft_kernel_parts.hpp"
 
 namespace kiln::detail {
@@ -31,24 +32,6 @@ bool pairs(const fft_step& s1, const fft_step& s2) {
            s2.values[2] == l1 && s1.values[3] == 1 && s2.values[3] == 1 && s1.scale == 1 &&
            s1.pass->work_group_size == s2.pass->work_group_size &&
            s1.pass->inverse == s2.pass->inverse;
-}
-
-// kiln_fft_load_cs and kiln_fft_store_cs: through PTX's cache-streaming accesses (evicted first)
-// where the kernel may hold PTX, else plain accesses.
-void define_streaming(source_builder& b, const fft_source::fft_types& t, bool ptx) {
-    const std::string& c = t.complex;
-    const std::string v = t.double_precision ? "v2.f64" : "v2.f32";
-    const std::string r = t.double_precision ? "\"d\"" : "\"f\"";
-    b.define("kiln_fft_streaming",
-             ptx ? c + " kiln_fft_load_cs(global const " + c + "* p) { " + c +
-                       " v; asm(\"ld.global.cs." + v + " {%0, %1}, [%2];\" : \"=" + r.substr(1) +
-                       "(v.x), \"=" + r.substr(1) +
-                       "(v.y) : \"l\"((ulong)p)); return v; }\nvoid kiln_fft_store_cs(global " + c +
-                       "* p, " + c + " v) { asm volatile(\"st.global.cs." + v +
-                       " [%0], {%1, %2};\" :: \"l\"((ulong)p), " + r + "(v.x), " + r +
-                       "(v.y) : \"memory\"); }\n"
-                 : c + " kiln_fft_load_cs(global const " + c + "* p) { return *p; }\nvoid " +
-                       "kiln_fft_store_cs(global " + c + "* p, " + c + " v) { *p = v; }\n");
 }
 
 }  // namespace
@@ -76,7 +59,7 @@ std::vector<fft_step> fft_pipelined(const std::vector<fft_step>& steps,
                               1,
                               policy.slots,
                               std::clamp<std::size_t>(policy.lag, 1, policy.slots - 1),
-                              policy.ptx_fence,
+                              policy.target,
                               policy.streaming,
                               policy.fine};
         const std::size_t n = k.first.length * k.second.length;
@@ -111,8 +94,8 @@ std::size_t fft_pipeline_kernel::second_tiles() const {
 std::string fft_pipeline_kernel::name() const {
     return "kiln_fft_pipeline" + first.name().substr(13) + "_then" + second.name().substr(13) +
            "_c" + std::to_string(chunk_lines) + "_s" + std::to_string(slots) + "_l" +
-           std::to_string(lag) + (ptx_fence ? "_ptx" : "") + (streaming ? "_cs" : "") +
-           (fine ? "_f" : "");
+           std::to_string(lag) + "_v" + std::to_string(static_cast<int>(target.vocabulary)) +
+           (streaming ? "_cs" : "") + (fine ? "_f" : "");
 }
 
 std::size_t fft_pipeline_local_bytes(const fft_pipeline_kernel& kernel, bool double_precision) {
@@ -128,7 +111,8 @@ std::string fft_pipeline_source(const fft_pipeline_kernel& k, bool double_precis
     const auto num = [](std::size_t v) { return std::to_string(v) + "u"; };
     source_builder b;
     define_helpers(b, t);
-    if (k.streaming) define_streaming(b, t, k.ptx_fence);
+    use_device_vocabulary(b, k.target);
+    if (k.streaming) use_streaming_vocabulary(b, k.target, t.complex);
     const std::optional<fft_input_text> input_text =
         begin_pass_kernel(b, t, k.first, input, k.name());
     b.parameter("local " + t.complex + "* data");
@@ -140,8 +124,6 @@ std::string fft_pipeline_source(const fft_pipeline_kernel& k, bool double_precis
     b.begin_body();
     b.local_array("uint", "kiln_ticket", "1");
     b.line("const uint lid = " + source_builder::local_id() + ";");
-    const std::string fence = k.ptx_fence ? "asm volatile(\"fence.acq_rel.gpu;\" ::: \"memory\");"
-                                          : "mem_fence(CLK_GLOBAL_MEM_FENCE);";
     const std::size_t t1 = k.first_tiles(), t2 = k.second_tiles();
     const std::size_t n = k.first.length * k.second.length;
     // Tickets in rounds: the first `lag` rounds are chunks 0 to lag - 1's first-pass tiles;
@@ -199,7 +181,7 @@ std::string fft_pipeline_source(const fft_pipeline_kernel& k, bool double_precis
         b.line("if (second) while (*(volatile global uint*)(first_done + chunk) < " + num(t1) +
                ") {}");
     }
-    b.line(fence);
+    b.line("kiln_fence_acq_rel();");
     b.close();
     b.line("barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);");
     // Ring positions: chunk r's lines lie at slot r mod slots; the shift wraps (unsigned) when
@@ -223,7 +205,7 @@ std::string fft_pipeline_source(const fft_pipeline_kernel& k, bool double_precis
     // Every work-item's writes, then the group's signal behind a device-wide fence.
     b.line("barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);");
     b.open("if (lid == 0)");
-    b.line(fence);
+    b.line("kiln_fence_acq_rel();");
     b.line("if (second) atomic_inc(second_done + chunk);");
     if (k.fine)
         b.line("else for (" + ix + " line = tile_first; line < tile_end;) { const " + ix +

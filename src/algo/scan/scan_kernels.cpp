@@ -140,7 +140,7 @@ bool scan_writer::sub_group_lookback() const {
 }
 
 void scan_writer::sub_group_lookback_loop() {
-    group_collectives warp(b_, policy_.sub_group_size, policy_.ptx_shuffles);
+    group_collectives warp(b_, policy_.sub_group_size, policy_.target);
     const std::string sg = std::to_string(policy_.sub_group_size);
     b_.open("if (tile > 0 && lid < " + sg + ")");
     b_.line("int have = 0;");

@@ -106,7 +106,7 @@ void scan_writer::load_elements(const element_text& element, bool guarded) {
     if (flags == flag_storage::ballots) {
         // Every lane runs the ballot (the loop is uniform); a sub-group's 32 consecutive
         // elements make one word.
-        group_collectives warp(b_, policy_.sub_group_size, policy_.ptx_shuffles);
+        group_collectives warp(b_, policy_.sub_group_size, policy_.target);
         b_.line("const uint kiln_bits = " + warp.ballot("kiln_flag") + ";");
         b_.line("if ((lid & 31) == 0) kiln_flag_bits[k >> 5] = kiln_bits;");
     }
@@ -256,7 +256,7 @@ void scan_writer::store_compaction(const element_text& element) {
 }
 
 std::string scan_writer::group_scan(const std::string& value) {
-    return group_collectives(b_, policy_.sub_group_size, policy_.ptx_shuffles)
+    return group_collectives(b_, policy_.sub_group_size, policy_.target)
         .inclusive_scan(
             "kiln_scan", "lid", "WG", value,
             [this](const std::string& x, const std::string& y) { return combine(x, y); }, t_,

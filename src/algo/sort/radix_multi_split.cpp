@@ -8,10 +8,10 @@
 // peer). That order (sub-group, j, lane) is the tile's order, so the ranking is stable. Then a
 // scan over (digit, sub-group) counters gives every key its place in the tile sorted by digit.
 //
-// Peers are found by one ballot per digit bit where sub-groups are real: CUDA's warp intrinsics,
-// inline PTX under NVIDIA's OpenCL, OpenCL's cl_khr_subgroup_ballot elsewhere; otherwise each lane
-// writes its digit to local memory and reads its sub-group's 32, with work-group barriers instead
-// of sub-group ones: slower, but the same ranking on every device, which is how PoCL tests it.
+// Peers are found by one ballot per digit bit (the device vocabulary's kiln_ballot) where the
+// target has sub-groups of 32; otherwise each lane writes its digit to local memory and reads its
+// sub-group's 32, with work-group barriers instead of sub-group ones: slower, but the same
+// ranking on every device, which is how PoCL tests it.
 //
 // The sorted tile goes through one local array: keys first, then (sort_by_key) the values in a
 // second round through the same array, as Onesweep does, so that a tile of pairs is as long as a
@@ -24,6 +24,7 @@
 #include <kiln/detail/source_builder.hpp>
 #include <string>
 
+#include "codegen/device_vocabulary.hpp"
 #include "sort_kernels.hpp"
 
 namespace kiln::detail {
@@ -35,53 +36,15 @@ std::string num(unsigned long long value) {
 
 constexpr unsigned lanes = 32;
 
-bool ballots(const radix_sort_shape& s) {
-    return s.sub_group_size == lanes || s.ptx_ballots || s.cuda_warps;
-}
-
 /// Local memory writes visible to the work-items that find peers together.
 std::string peer_barrier(const radix_sort_shape& s) {
-    return ballots(s) ? "kiln_sub_group_sync();" : "barrier(CLK_LOCAL_MEM_FENCE);";
-}
-
-/// kiln_ballot(predicate): the lanes of the sub-group whose predicate holds;
-/// kiln_sub_group_sync(): orders the sub-group's local memory accesses. Every lane of a whole
-/// sub-group must call them: the sort's work-groups are whole warps (a multiple of 32 work-items,
-/// launched in full groups).
-void define_ballots(source_builder& b, const radix_sort_shape& s) {
-    if (s.cuda_warps) {
-        // CUDA's intrinsics with the full mask: the prelude's sub-group functions first ask
-        // which lanes run (partial warps), one more vote per ballot and per barrier.
-        b.define("kiln_ballot",
-                 "uint kiln_ballot(uint predicate) {\n    return __ballot_sync(0xffffffffu, "
-                 "predicate);\n}");
-        b.define("kiln_sub_group_sync",
-                 "void kiln_sub_group_sync(void) {\n    __syncwarp(0xffffffffu);\n}");
-    } else if (s.ptx_ballots) {
-        // NVIDIA's OpenCL has no sub-group functions but compiles inline PTX; the memory
-        // clobber keeps the compiler from moving local memory accesses across the warp barrier
-        // (which orders them in hardware).
-        b.define("kiln_ballot",
-                 "uint kiln_ballot(uint predicate) {\n    uint mask;\n    asm volatile(\"{ .reg "
-                 ".pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }\" : "
-                 "\"=r\"(mask) : \"r\"(predicate));\n    return mask;\n}");
-        b.define("kiln_sub_group_sync",
-                 "void kiln_sub_group_sync(void) {\n    asm volatile(\"bar.warp.sync "
-                 "0xffffffff;\" ::: \"memory\");\n}");
-    } else {
-        b.define("kiln_ballot",
-                 "uint kiln_ballot(uint predicate) {\n    return "
-                 "sub_group_ballot((int)predicate).x;\n}");
-        b.define("kiln_sub_group_sync",
-                 "void kiln_sub_group_sync(void) {\n    "
-                 "sub_group_barrier(CLK_LOCAL_MEM_FENCE);\n}");
-    }
+    return s.ballots ? "kiln_sub_group_sync();" : "barrier(CLK_LOCAL_MEM_FENCE);";
 }
 
 /// Declares peersJ: the lanes of the sub-group whose digitJ equals this lane's.
 void find_peers(source_builder& b, const radix_sort_shape& s, const std::string& J) {
     const std::string d = "digit" + J, peers = "peers" + J;
-    if (ballots(s)) {
+    if (s.ballots) {
         // Lanes that agree with this one on every bit: each ballot keeps those whose bit is
         // the same (the ballot itself where the bit is set, its complement where not).
         b.line("uint " + peers + " = 0xffffffffu;");
@@ -132,7 +95,7 @@ void multi_split_setup(source_builder& b, const radix_sort_shape& s) {
         s.values_beside_keys ? s.keys.bytes : std::max<std::size_t>(s.keys.bytes, s.value_bytes);
     const std::size_t counter_words = (std::size_t{sub_groups} * s.radix() * 4 + wide - 1) / wide;
     const std::string type = radix_bits_type(wide);
-    if (!ballots(s)) b.local_array("uint", "kiln_lane_digits", num(s.work_group_size));
+    if (!s.ballots) b.local_array("uint", "kiln_lane_digits", num(s.work_group_size));
     b.local_array(type, "kiln_tile_memory", num(std::max<std::size_t>(s.tile(), counter_words)));
     b.line("local uint* kiln_sub_counts = (local uint*)kiln_tile_memory;");
     const std::string key = radix_bits_type(s.keys.bytes);
@@ -146,7 +109,7 @@ void multi_split_setup(source_builder& b, const radix_sort_shape& s) {
 }
 
 void multi_split_count(source_builder& b, const radix_sort_shape& s) {
-    if (ballots(s)) define_ballots(b, s);
+    if (s.ballots) use_device_vocabulary(b, s.target);
     const unsigned k = s.items_per_work_item, g = s.work_group_size, r = s.radix();
     const unsigned sub_groups = g / lanes;
     const std::string R = num(r) + "u", G = num(g) + "u";
@@ -207,7 +170,7 @@ void multi_split_count(source_builder& b, const radix_sort_shape& s) {
     b.close();
     b.close();
     b.line("uint inclusive = own;");
-    group_collectives(b, s.sub_group_size)
+    group_collectives(b, s.sub_group_size, s.target)
         .inclusive_scan(
             "kiln_scan", "t", G, "inclusive",
             [](const std::string& x, const std::string& y) { return x + " + " + y; }, "uint");

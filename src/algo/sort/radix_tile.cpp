@@ -73,7 +73,7 @@ void rank_round(source_builder& b, const radix_sort_shape& s, unsigned low, unsi
     b.line("for (uint c = 0; c < " + W + "; ++c) own += kiln_counters[" +
            radix_padded("t * " + W + " + c") + "];");
     b.line("uint inclusive = own;");
-    group_collectives(b, s.sub_group_size)
+    group_collectives(b, s.sub_group_size, s.target)
         .inclusive_scan(
             "kiln_scan", "t", G, "inclusive",
             [](const std::string& x, const std::string& y) { return x + " + " + y; }, "uint");

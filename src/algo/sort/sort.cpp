@@ -132,8 +132,8 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
     shape.items_per_work_item = plan.items_per_work_item;
     shape.sub_group_size = plan.sub_group_size;
     shape.multi_split = plan.multi_split;
-    shape.ptx_ballots = plan.ptx_ballots;
-    shape.cuda_warps = plan.cuda_warps;
+    shape.target = plan.target;
+    shape.ballots = plan.ballots;
     shape.values_beside_keys = plan.values_beside_keys;
     shape.single_pass = plan.single_pass;
     shape.chunks = plan.chunks;

@@ -263,9 +263,8 @@ std::string radix_sort_shape::key() const {
            std::to_string(radix_bits) + " " + std::to_string(work_group_size) + " " +
            std::to_string(items_per_work_item) + " value " + std::to_string(value_bytes) + " sg " +
            std::to_string(sub_group_size) + flag(single_pass, "single pass") +
-           flag(multi_split, "multi-split") + flag(ptx_ballots, "ptx") +
-           flag(cuda_warps, "cuda warps") + flag(values_beside_keys, "beside") +
-           flag(chunks, "chunks");
+           flag(multi_split, "multi-split") + flag(ballots, "ballots") + " " + target.key() +
+           flag(values_beside_keys, "beside") + flag(chunks, "chunks");
 }
 
 std::string merge_sort_shape::key() const {

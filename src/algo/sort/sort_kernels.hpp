@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <kiln/detail/kernel_description.hpp>
+#include <kiln/detail/target_features.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,15 +28,14 @@ struct radix_sort_shape {
     unsigned items_per_work_item = 16;
     /// Sub-group size for the group scans inside tile ranking (0: local memory only).
     std::size_t sub_group_size = 0;
-    /// Rank tiles by a multi-split over sub-groups of 32 work-items (ballots where
-    /// sub_group_size is 32, local memory otherwise) instead of rounds of 4-bit counting.
-    /// The work-group size must be a multiple of 32.
+    /// Rank tiles by a multi-split over sub-groups of 32 work-items (ballots where `ballots`,
+    /// local memory otherwise) instead of rounds of 4-bit counting. The work-group size must be
+    /// a multiple of 32.
     bool multi_split = false;
-    /// The multi-split's ballots as inline PTX (NVIDIA's OpenCL, which has no sub-group
-    /// functions but compiles PTX).
-    bool ptx_ballots = false;
-    /// The multi-split's ballots and warp barriers as CUDA's intrinsics (the CUDA backend).
-    bool cuda_warps = false;
+    /// The multi-split finds peers by kiln_ballot over sub-groups of 32 (the target's).
+    bool ballots = false;
+    /// Whose device vocabulary the kernels call.
+    target_features target{};
     /// The multi-split's values (value_bytes != 0) go through a local array of their own,
     /// ranked with the keys (algorithm_policy::values_beside_keys); otherwise through the keys'
     /// array after them.

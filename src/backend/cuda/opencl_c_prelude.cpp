@@ -16,6 +16,7 @@ std::span<const prelude_header> opencl_c_prelude() noexcept {
         prelude_header{"kiln_opencl_geometric_relational.h",
                        embedded::opencl_c_geometric_relational_cuh},
         prelude_header{"kiln_opencl_subgroups.h", embedded::opencl_c_subgroups_cuh},
+        prelude_header{"kiln_vocabulary.h", embedded::kiln_vocabulary_cuh},
         prelude_header{"kiln_opencl_images.h", embedded::opencl_c_images_cuh},
     };
     return headers;

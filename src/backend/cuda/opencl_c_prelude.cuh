@@ -10,8 +10,8 @@
 // compiler identity, so every change here invalidates cached binaries. The #line above makes
 // NVRTC's messages name this file and its own line numbers (tests/cuda/prelude_test.cpp checks). It
 // includes the rest of the prelude at its end: opencl_c_vectors.cuh, opencl_c_work_items.cuh,
-// opencl_c_math.cuh, opencl_c_geometric_relational.cuh, opencl_c_subgroups.cuh and
-// opencl_c_images.cuh.
+// opencl_c_math.cuh, opencl_c_geometric_relational.cuh, opencl_c_subgroups.cuh,
+// kiln_vocabulary.cuh and opencl_c_images.cuh.
 #define __OPENCL_VERSION__ 120
 #define CL_VERSION_1_0 100
 #define CL_VERSION_1_1 110
@@ -256,6 +256,7 @@ constexpr T highest_value() {
 #include "kiln_opencl_math.h"
 #include "kiln_opencl_geometric_relational.h"
 #include "kiln_opencl_subgroups.h"
+#include "kiln_vocabulary.h"
 #include "kiln_opencl_images.h"
 // clang-format on
 

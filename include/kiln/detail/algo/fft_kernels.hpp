@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <functional>
 #include <kiln/detail/source_builder.hpp>
+#include <kiln/detail/target_features.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,14 +48,15 @@ struct fft_pass_kernel {
 /// global ticket) and take, chunk by chunk, the first pass's tiles of chunk r, then the second
 /// pass's tiles of chunk r - `lag`; the first pass writes its chunk into slot r mod `slots` of a
 /// ring buffer, and a group waits (spins) until the tiles it reads or overwrites are done. Needs
-/// groups that make progress (groups_make_progress). `ptx_fence`: the fences between groups are
-/// inline PTX (NVIDIA's OpenCL, whose global mem_fence does not order writes across groups).
+/// groups that make progress (groups_make_progress) and a fence that orders writes across them
+/// (`target`'s kiln_fence_acq_rel, target_features::device_fence).
 struct fft_pipeline_kernel {
     fft_pass_kernel first, second;
     std::size_t chunk_lines = 1, slots = 2, lag = 1;
-    bool ptx_fence = false;
-    /// The first pass's loads and the second pass's stores marked as touched once (PTX's .cs,
-    /// where ptx_fence), so that the L2 cache evicts them before the ring.
+    target_features target{};
+    /// The first pass's loads and the second pass's stores marked as touched once
+    /// (kiln_load_streaming, kiln_store_streaming), so that the L2 cache evicts them before the
+    /// ring.
     bool streaming = false;
     /// The second pass waits for the first pass's lines of its own arrays of n, not of its
     /// whole chunk.

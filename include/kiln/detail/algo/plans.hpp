@@ -56,8 +56,10 @@ struct radix_sort_policy {
     unsigned radix_bits = 8;
     std::size_t sub_group_size = 0;
     bool multi_split = false;
-    bool ptx_ballots = false;
-    bool cuda_warps = false;
+    /// What the device vocabulary offers the kernels (ballots and shuffles, radix_sort_shape).
+    target_features target;
+    /// The multi-split ranks through kiln_ballot (sub-groups of 32 with ballots).
+    bool ballots = false;
     bool values_beside_keys = false;
     /// One pass per digit with decoupled look-back (the status words hold 30-bit counts).
     bool single_pass = false;

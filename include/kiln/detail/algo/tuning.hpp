@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <kiln/detail/scoped_override.hpp>
+#include <kiln/detail/target_features.hpp>
 #include <kiln/runtime/device.hpp>
 #include <optional>
 #include <span>
@@ -60,10 +61,9 @@ struct algorithm_policy {
     /// its own kept elements, with 64-bit counts (the earlier kernels, kept for CPU devices and
     /// so that bench/algo compares both in one run).
     bool staged_writes = true;
-    /// The group scans' shuffles are inline PTX (shfl.sync) rather than OpenCL C's
-    /// sub_group_shuffle_up: NVIDIA's OpenCL, which has warps but no sub-group functions. Not in
-    /// the table: policy_for sets it with sub_group_size (inline_ptx_group_scans).
-    bool ptx_shuffles = false;
+    /// What the generated code may rely on (its device vocabulary, ballots, shuffles). Not in
+    /// the table: policy_for sets it from the device (target_features_for).
+    target_features target{};
     /// Radix sort: rank each tile by a sub-group multi-split (every sub-group of 32 work-items
     /// counts its keys per digit, peers found by ballots, or through local memory where the
     /// device has no sub-groups) instead of counting rounds of 4 bits per work-item.
@@ -153,21 +153,14 @@ bool chunk_groups_make_progress(const device& dev);
 /// device's quirks.
 bool global_fence_orders_device(const device& dev);
 
-/// The sub-group size algorithms' group scans shuffle within on `dev` for groups of
-/// `work_group_size`, 0 where they go through local memory. CUDA devices: 32 (warp shuffles).
-/// OpenCL devices: 0 for now, even with cl_khr_subgroup_shuffle_relative, since OpenCL fixes a
-/// kernel's sub-group size only when it is built, not when its source is written.
+/// The sub-group size algorithms' group scans may shuffle within on `dev` for groups of
+/// `work_group_size` (the target's, target_features::sub_group_size, where it divides them), 0
+/// where they go through local memory.
 std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size);
 
-/// Whether the scan family's group scans (scan, select, reduce_by_key; not the sorts, whose
-/// kernels spell shuffles only as OpenCL C) shuffle through inline PTX on `dev`: NVIDIA GPUs
-/// through NVIDIA's OpenCL, for groups of a multiple of 32 work-items, which run as whole
-/// warps of consecutive local ids.
-bool inline_ptx_group_scans(const device& dev, std::size_t work_group_size);
-
-/// Test-only: while alive, group_scan_sub_group_size answers 0 and inline_ptx_group_scans
-/// false (the local-memory path) for every device, so that tests run both paths where a device has
-/// sub-groups.
+/// Test-only: while alive, policies' targets have no sub-group size, so group scans and the radix
+/// multi-split take their local-memory paths on every device, and tests run both paths where a
+/// device has sub-groups.
 class scoped_local_memory_group_scans {
   public:
     scoped_local_memory_group_scans();
@@ -189,13 +182,13 @@ class scoped_algorithm_policy {
 /// FFT lines of two passes through local memory done by one kernel in chunks, the data between
 /// the passes in a ring that stays in the L2 cache (fft_pipeline_kernel): chunk_bytes of lines
 /// per chunk, `slots` chunks in the ring, second passes `lag` chunks behind the first (1 to
-/// slots - 1). chunk_bytes 0: not used. `ptx_fence`: fences between groups as inline PTX (set
-/// from the device, not the table).
+/// slots - 1). chunk_bytes 0: not used. `target`: whose fences and streaming accesses the kernel
+/// calls (set from the device, not the table).
 struct fft_pipeline_policy {
     std::size_t chunk_bytes = 0, slots = 0, lag = 1;
     bool streaming = false;  ///< fft_pipeline_kernel::streaming
     bool fine = false;       ///< fft_pipeline_kernel::fine
-    bool ptx_fence = false;
+    target_features target{};
 };
 
 /// The test overrides (the scoped_* classes below, and the FFT's scoped_fft_length_kernels) as
@@ -212,7 +205,7 @@ struct tuning_overrides {
 tuning_overrides overrides_in_force(algorithm a);
 
 /// `a`'s policy on a device of `props`: the override's, else the first matching row's, with
-/// sub_group_size and ptx_shuffles set from the device. What every plan starts from; throws
+/// its target features and sub_group_size set from the device. What every plan starts from; throws
 /// invalid_argument_error where no row matches.
 algorithm_policy plan_policy(algorithm a, const device_properties& props,
                              const tuning_overrides& overrides = {});
@@ -220,7 +213,7 @@ algorithm_policy plan_policy(algorithm a, const device_properties& props,
 fft_pipeline_policy fft_pipeline_policy_for(const device& dev);
 
 /// Test and benchmark only: while alive, fft_pipeline_policy_for answers `policy` (its
-/// ptx_fence still from the device) wherever the pipeline may run.
+/// target still from the device) wherever the pipeline may run.
 class scoped_fft_pipeline_policy {
   public:
     explicit scoped_fft_pipeline_policy(fft_pipeline_policy policy);

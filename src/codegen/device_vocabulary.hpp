@@ -1,0 +1,42 @@
+// The device vocabulary: the functions through which generated kernels reach sub-groups, fences
+// and cache hints, defined once per target so that generators name them and nothing else.
+//
+//   uint  kiln_ballot(uint predicate)          lanes of the sub-group whose predicate holds
+//   void  kiln_sub_group_sync(void)            orders the sub-group's local memory accesses
+//   uint  kiln_shuffle_up(uint x, uint delta)  x of the lane delta below (own x where none)
+//   uint  kiln_shuffle_down(uint x, uint delta), and kiln_shuffle_up_64 / _down_64 on ulong
+//   void  kiln_fence_acq_rel(void)             orders global memory between work-groups
+//   T     kiln_load_streaming(global const T* p), void kiln_store_streaming(global T* p, T v)
+//                                              accesses the cache should evict first
+//
+// Every lane of a whole sub-group calls the sub-group functions (target_features tells whether
+// they exist and for how many lanes). Targets without sub-groups have a fallback through local
+// memory instead, for sub-groups of 32 consecutive work-items, which every work-item of the group
+// calls, passing a local array of a uint per work-item as the first argument:
+// kiln_ballot_local(scratch, predicate), kiln_shuffle_up_local(scratch, x, delta), and so on. The
+// CUDA backend's definitions live in its prelude (src/backend/cuda/kiln_vocabulary.cuh); the OpenCL
+// ones are the text below, put at the top of a program by use_device_vocabulary.
+#pragma once
+
+#include <kiln/detail/target_features.hpp>
+#include <string>
+#include <string_view>
+
+namespace kiln::detail {
+
+class source_builder;
+
+/// OpenCL C defining the vocabulary for `target` (empty for the CUDA prelude's target). The
+/// sub-group functions are there where `target` has them.
+std::string device_vocabulary_source(const target_features& target);
+
+/// Defines the vocabulary in `b`'s program (once, however often called).
+void use_device_vocabulary(source_builder& b, const target_features& target);
+
+/// Defines kiln_load_streaming and kiln_store_streaming for `type`, a vector of two floats or
+/// two doubles (streaming PTX loads and stores where the target is inline PTX, plain ones
+/// elsewhere).
+void use_streaming_vocabulary(source_builder& b, const target_features& target,
+                              std::string_view type);
+
+}  // namespace kiln::detail
