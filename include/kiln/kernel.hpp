@@ -364,7 +364,9 @@ event parallel_for(const queue& q, std::size_t n,
     kernel##_kiln_uses_##function::define(source);
 
 /// KILN_KERNEL for a body that calls KILN_FUNCTIONs, listed in parentheses (their definitions
-/// come first in the kernel's source):
+/// come first in the kernel's source). It repeats KILN_KERNEL's members rather than passing the
+/// body on to a shared macro: an argument passed on is macro-expanded first, so `#__VA_ARGS__`
+/// there would stringize KILN_LOCAL's expansion instead of the tokens the user wrote.
 ///
 ///     KILN_KERNEL_USING(norms, (kiln::global_ptr<float> r), (squared_norm), { ... });
 #define KILN_KERNEL_USING(name, parameter_list, functions, ...)                          \
