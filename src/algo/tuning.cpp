@@ -3,7 +3,6 @@
 #include <array>
 #include <cctype>
 #include <kiln/detail/algo/tuning.hpp>
-#include <kiln/detail/subgroup_support.hpp>
 #include <kiln/detail/target_features.hpp>
 #include <kiln/error.hpp>
 #include <mutex>
