@@ -1,5 +1,6 @@
 // kiln::sort and kiln::sort_by_key beside CUB's DeviceRadixSort (CUDA machines) and std::sort on
-// one host thread (CPU devices), on the same random data in the same run.
+// one host thread (CPU devices), on the same random data in the same run. On CPU devices a last
+// column adds oneTBB's parallel_sort on every host core, where oneTBB (libtbb-dev) was found.
 //
 //     sort_bench [log2(n)] [--sweep [SHAPES]] [--case TEXT]
 //
@@ -17,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <functional>
 #include <kiln/algo/sort.hpp>
 #include <kiln/detail/algo/tuning.hpp>
 #include <kiln/kiln.hpp>
@@ -28,6 +30,10 @@
 
 #ifdef KILN_BENCH_HAVE_CUB
 #include "cub_sort_reference.hpp"
+#endif
+#ifdef KILN_BENCH_HAVE_TBB
+#include <oneapi/tbb/info.h>
+#include <oneapi/tbb/parallel_sort.h>
 #endif
 
 namespace {
@@ -86,8 +92,32 @@ double best_kiln_seconds(const kiln::queue& q, const std::vector<K>& host,
     return best;
 }
 
+/// Best of two runs of `sort_fn` over fresh copies of the input: `copy` of the keys alone, or
+/// (key, index) pairs ordered by key.
+template <class K, class Sort>
+double best_host_seconds(const std::vector<K>& host, const std::vector<std::uint32_t>& index,
+                         bool with_values, Sort sort_fn) {
+    double best = 1e30;
+    for (int r = 0; r < 2; ++r) {
+        std::vector<std::pair<K, std::uint32_t>> pairs;
+        std::vector<K> copy;
+        if (with_values)
+            for (std::size_t i = 0; i < host.size(); ++i) pairs.emplace_back(host[i], index[i]);
+        else
+            copy = host;
+        const auto start = clock_type::now();
+        if (with_values)
+            sort_fn(pairs.begin(), pairs.end(),
+                    [](const auto& a, const auto& b) { return a.first < b.first; });
+        else
+            sort_fn(copy.begin(), copy.end(), std::less<>{});
+        best = std::min(best, std::chrono::duration<double>(clock_type::now() - start).count());
+    }
+    return best;
+}
+
 void report(const char* what, std::size_t n, double seconds, double reference, const char* ref_name,
-            bool sorted) {
+            bool sorted, double parallel_reference) {
     const double rate = static_cast<double>(n) / seconds / 1e9;
     std::printf("| %s | %.3f ms | %.3g Gkeys/s |", what, seconds * 1e3, rate);
     if (reference > 0)
@@ -95,7 +125,10 @@ void report(const char* what, std::size_t n, double seconds, double reference, c
                     static_cast<double>(n) / reference / 1e9, reference / seconds, ref_name);
     else
         std::printf(" | | |");
-    std::printf(" %s |\n", sorted ? "sorted" : "WRONG");
+    std::printf(" %s |", sorted ? "sorted" : "WRONG");
+    if (parallel_reference > 0)
+        std::printf(" %.3f ms, %.2fx |", parallel_reference * 1e3, parallel_reference / seconds);
+    std::printf("\n");
 }
 
 template <class K>
@@ -120,26 +153,18 @@ void run_case(const kiln::device& dev, const char* what, std::size_t n, bool wit
     *all_sorted = *all_sorted && sorted;
     double reference = 0;
     const char* ref_name = "";
+    double parallel_reference = 0;
     if (dev.is_cpu()) {
         // std::sort on one host thread, same data (pairs sorted as (key, value) structs).
-        reference = 1e30;
-        for (int r = 0; r < 2; ++r) {
-            std::vector<std::pair<K, std::uint32_t>> pairs;
-            std::vector<K> copy;
-            if (with_values)
-                for (std::size_t i = 0; i < n; ++i) pairs.emplace_back(host[i], index[i]);
-            else
-                copy = host;
-            const auto start = clock_type::now();
-            if (with_values)
-                std::sort(pairs.begin(), pairs.end(),
-                          [](const auto& a, const auto& b) { return a.first < b.first; });
-            else
-                std::sort(copy.begin(), copy.end());
-            reference = std::min(reference,
-                                 std::chrono::duration<double>(clock_type::now() - start).count());
-        }
+        reference = best_host_seconds(
+            host, index, with_values,
+            [](auto first, auto last, auto less) { std::sort(first, last, less); });
         ref_name = "std::sort";
+#ifdef KILN_BENCH_HAVE_TBB
+        parallel_reference = best_host_seconds(
+            host, index, with_values,
+            [](auto first, auto last, auto less) { tbb::parallel_sort(first, last, less); });
+#endif
     }
 #ifdef KILN_BENCH_HAVE_CUB
     else {
@@ -153,7 +178,7 @@ void run_case(const kiln::device& dev, const char* what, std::size_t n, bool wit
         ref_name = "CUB";
     }
 #endif
-    report(what, n, kiln_time, reference, ref_name, sorted);
+    report(what, n, kiln_time, reference, ref_name, sorted, parallel_reference);
 }
 
 /// The four cases of one device under the policy in force: `label` is appended to each name;
@@ -232,9 +257,17 @@ int main(int argc, char** argv) {
             const int repeats = dev.is_cpu() ? 2 : 5;
             std::printf("\n### %s, %s (%s), n = 2^%d\n\n", date, dev.name().c_str(),
                         std::string(kiln::to_string(dev.backend())).c_str(), log2);
-            std::printf(
-                "| sort | kiln | kiln rate | reference | reference rate | ratio | check |\n");
-            std::printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+            std::string header =
+                "| sort | kiln | kiln rate | reference | reference rate | ratio | check |";
+            std::string rule = "| --- | --- | --- | --- | --- | --- | --- |";
+#ifdef KILN_BENCH_HAVE_TBB
+            if (dev.is_cpu()) {
+                header += " tbb::parallel_sort (" +
+                          std::to_string(tbb::info::default_concurrency()) + " threads), ratio |";
+                rule += " --- |";
+            }
+#endif
+            std::printf("%s\n%s\n", header.c_str(), rule.c_str());
             run_cases(dev, n, repeats, "", only, &all_sorted);
             if (!sweep || dev.is_cpu()) continue;
             // Other shapes for every case; items per work-item are for 4-byte keys alone
