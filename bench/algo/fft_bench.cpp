@@ -1,4 +1,5 @@
-// kiln::fft beside cuFFT (GPUs) or FFTW on one thread (CPUs) on the same data and shapes.
+// kiln::fft beside cuFFT (GPUs) or FFTW on one thread and on every host thread (CPUs) on the same
+// data and shapes.
 //
 //     fft_bench [max elements]   (default: every workload; KILN_DEVICE picks the device)
 //
@@ -30,6 +31,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fft_workloads.hpp"
@@ -69,9 +71,18 @@ std::map<std::string, double> cufft_reference() {
     return times;
 }
 
-/// FFTW's best seconds for the workload on one thread (FFTW_MEASURE), or 0 without FFTW.
-double fftw_seconds(const fft_workloads::workload& w, const std::vector<cfloat>& host) {
+/// FFTW's best seconds for the workload on `threads` threads (FFTW_MEASURE), or 0 without FFTW
+/// (or without its threads library, for more than one).
+double fftw_seconds(const fft_workloads::workload& w, const std::vector<cfloat>& host,
+                    int threads) {
 #ifdef KILN_FFT_BENCH_FFTW
+#ifdef KILN_FFT_BENCH_FFTW_THREADS
+    static const bool threads_ready = fftwf_init_threads() != 0;
+    if (!threads_ready && threads > 1) return 0;
+    if (threads_ready) fftwf_plan_with_nthreads(threads);
+#else
+    if (threads > 1) return 0;
+#endif
     std::vector<cfloat> in(host.size()), out(host.size());
     int sizes[3] = {int(w.sizes[0]), int(w.sizes[1]), int(w.sizes[2])};
     const int each = int(w.elements() / w.batch);
@@ -89,7 +100,7 @@ double fftw_seconds(const fft_workloads::workload& w, const std::vector<cfloat>&
     fftwf_destroy_plan(plan);
     return best;
 #else
-    (void)w, (void)host;
+    (void)w, (void)host, (void)threads;
     return 0;
 #endif
 }
@@ -209,8 +220,9 @@ int main(int argc, char** argv) {
                     ? "FFTW (the host-library strategy; KILN_FFT_STRATEGY=kernels for kiln's)"
                     : "kiln's kernels");
     std::printf(
-        "| shape | kiln | 5 N log2 N / t | kiln time / reference time | round-trip error |\n"
-        "|---|---|---|---|---|\n");
+        "| shape | kiln | 5 N log2 N / t | kiln time / reference time | round-trip error |%s\n"
+        "|---|---|---|---|---|%s\n",
+        cpu ? " kiln time / FFTW on every host thread |" : "", cpu ? "---|" : "");
     for (const auto& w : fft_workloads::all) {
         const std::size_t n = w.elements();
         if (n > max_elements) continue;
@@ -226,7 +238,7 @@ int main(int argc, char** argv) {
         double reference = 0;
         const char* reference_name = "";
         if (cpu) {
-            reference = fftw_seconds(w, host);
+            reference = fftw_seconds(w, host, 1);
             reference_name = "FFTW 1 thread, MEASURE";
         } else if (auto found = cufft.find(w.name); found != cufft.end()) {
             reference = found->second;
@@ -236,7 +248,15 @@ int main(int argc, char** argv) {
             std::printf(" %.2fx %s (%.3f ms) |", s / reference, reference_name, reference * 1e3);
         else
             std::printf(" none |");
-        std::printf(" %.2g |\n", round_trip_error(q, w, y, host));
+        std::printf(" %.2g |", round_trip_error(q, w, y, host));
+        if (cpu) {
+            const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+            if (const double all = fftw_seconds(w, host, threads); all > 0)
+                std::printf(" %.2fx FFTW %d threads (%.3f ms) |", s / all, threads, all * 1e3);
+            else
+                std::printf(" none |");
+        }
+        std::printf("\n");
         std::fflush(stdout);
     }
 
