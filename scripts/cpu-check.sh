@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# On the GPU machine's CPU (16 cores, PoCL): issue 23's CPU figures in one call. Builds the
+# benchmarks (no CUDA, no tests) and runs, on KILN_DEVICE=cpu, the expression, scan-family,
+# sort, FFT, SpMV, stencil and multivector benchmarks, and the first calls cold and warm.
+# oneTBB (sort_bench's parallel reference) is taken from .deb files under $KILN_TBB_DEBS (made
+# on a Debian machine with `apt-get download libtbb-dev libtbb12 libtbbmalloc2 libhwloc15`)
+# where the machine lacks libtbb-dev. Logs go to $OUT (or ./gpu-logs) as cpu.log.
+# Usage: scripts/cpu-check.sh [BUILD_DIR]      (default /tmp/kiln-cpu)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source scripts/gpu-setup.sh
+build=${1:-/tmp/kiln-cpu}
+tbb_args=()
+if ! dpkg -s libtbb-dev > /dev/null 2>&1 && [ -d "${KILN_TBB_DEBS:-}" ]; then
+    for deb in "$KILN_TBB_DEBS"/*.deb; do dpkg -x "$deb" /tmp/tbb-root; done
+    tbb_args=(-DTBB_DIR=/tmp/tbb-root/usr/lib/x86_64-linux-gnu/cmake/TBB)
+    export LD_LIBRARY_PATH=/tmp/tbb-root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_BENCHMARKS=ON -DKILN_CUDA=OFF \
+    -DKILN_BUILD_TESTS=OFF -DKILN_BUILD_APPS=OFF -DKILN_BUILD_EXAMPLES=OFF -DKILN_SANITIZE=OFF \
+    "${tbb_args[@]}" > "$out/cpu-configure.log" 2>&1 || { tail -30 "$out/cpu-configure.log"; exit 1; }
+grep -i "tbb\|fftw" "$out/cpu-configure.log"
+cmake --build "$build" -j "$(nproc)" > "$out/cpu-build.log" 2>&1 ||
+    { grep -E "error|Error" "$out/cpu-build.log" | head -40; exit 1; }
+echo "cpu build ok"
+export KILN_DEVICE=cpu KILN_CACHE_DIR=/tmp/kiln-cpu-cache
+log="$out/cpu.log"
+: > "$log"
+run() {  # limit harness args...
+    local limit=$1 harness=$2
+    shift 2
+    echo "=== $harness $* on cpu ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))" >> "$log"
+    timeout "$limit" "$build/bench/$harness" "$@" >> "$log" 2>&1 || echo "(exit $?)" >> "$log"
+}
+run 120 expr/expr_bench 24
+run 120 expr/expr_bench 26
+run 150 algo/algo_bench 24 24 24
+run 150 algo/sort_bench 24
+run 150 algo/fft_bench
+run 120 algo/spmv_bench 2048 4194304
+run 120 algo/stencil_bench 16777216 4096
+run 120 expr/multivector_bench 16777216 4096
+echo "=== first calls, cold and warm" >> "$log"
+scripts/first-call-times.sh "$build" 20 >> "$log" 2>&1
+grep -c "^|" "$log"
