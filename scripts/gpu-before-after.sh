@@ -35,7 +35,7 @@ fi
 
 if want tests; then
     KILN_CACHE_DIR=/tmp/kiln-cache-after ctest --test-dir "$after_build" -R "${KILN_TESTS_REGEX:-^algo[.]}" -j 4 \
-        --output-on-failure --timeout 300 > "$out/ctest-algo.log" 2>&1
+        --output-on-failure --timeout "${KILN_CTEST_TIMEOUT:-600}" > "$out/ctest-algo.log" 2>&1
     grep -E "tests passed|tests failed|\*\*\*Failed|Timeout|Not Run" "$out/ctest-algo.log" | head -40
 fi
 
