@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # On the GPU machine's CPU (16 cores, PoCL): issue 23's CPU figures in one call. Builds the
 # benchmarks (no CUDA, no tests) and runs, on KILN_DEVICE=cpu, the expression, scan-family,
-# sort, FFT, SpMV, stencil and multivector benchmarks, and the first calls cold and warm.
+# sort, FFT, SpMV, stencil, multivector and heat-world benchmarks, and the first calls cold and
+# warm.
 # oneTBB (sort_bench's parallel reference) is taken from .deb files under $KILN_TBB_DEBS (made
 # on a Debian machine with `apt-get download libtbb-dev libtbb12 libtbbmalloc2 libhwloc15`)
 # where the machine lacks libtbb-dev. Logs go to $OUT (or ./gpu-logs) as cpu.log.
-# Usage: scripts/cpu-check.sh [expr|algo|sort|fft|spmv|stencil|multivector|first|all]...
+# Usage: scripts/cpu-check.sh [expr|algo|sort|fft|spmv|stencil|multivector|heat|first|all]...
 #        (default: all; the build goes to $KILN_CPU_BUILD, default /tmp/kiln-cpu)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +19,7 @@ if ! dpkg -s libtbb-dev > /dev/null 2>&1 && [ -d "${KILN_TBB_DEBS:-}" ]; then
     export LD_LIBRARY_PATH=/tmp/tbb-root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_BENCHMARKS=ON -DKILN_CUDA=OFF \
-    -DKILN_BUILD_TESTS=OFF -DKILN_BUILD_APPS=OFF -DKILN_BUILD_EXAMPLES=OFF -DKILN_SANITIZE=OFF \
+    -DKILN_BUILD_TESTS=OFF -DKILN_BUILD_APPS=ON -DKILN_BUILD_EXAMPLES=OFF -DKILN_SANITIZE=OFF \
     "${tbb_args[@]}" > "$out/cpu-configure.log" 2>&1 || { tail -30 "$out/cpu-configure.log"; exit 1; }
 grep -i "tbb\|fftw" "$out/cpu-configure.log"
 cmake --build "$build" -j "$(nproc)" > "$out/cpu-build.log" 2>&1 ||
@@ -39,6 +40,7 @@ want sort && run 150 algo/sort_bench 24
 want spmv && run 120 algo/spmv_bench 2048 4194304
 want stencil && run 120 algo/stencil_bench 16777216 4096
 want multivector && run 120 expr/multivector_bench 16777216 4096
+want heat && run 200 heat_world/heat_world_bench 4096:100
 # FFTW plans every shape with FFTW_MEASURE on 1 and on every thread: minutes on 16 cores.
 want fft && run 400 algo/fft_bench
 if want first; then
