@@ -202,11 +202,8 @@ int main(int argc, char** argv) {
     if (const char* text = std::getenv("KILN_FFT_POLICY")) {
         std::size_t group = 0, items = 0;
         if (std::sscanf(text, "%zux%zu", &group, &items) == 2) {
-            kiln::detail::algorithm_policy chosen;
-            chosen.work_group_size = group;
-            chosen.items_per_work_item = items;
             policy = std::make_unique<kiln::detail::scoped_algorithm_policy>(
-                kiln::detail::algorithm::fft, chosen);
+                kiln::detail::fft_tuning{group, items});
             std::printf("(FFT policy %zux%zu from KILN_FFT_POLICY)\n\n", group, items);
         }
     }

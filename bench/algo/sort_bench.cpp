@@ -201,8 +201,8 @@ void run_cases(const kiln::device& dev, std::size_t n, int repeats, const std::s
 }
 
 /// "256x20" as a multi-split policy with 8-bit digits; "256x20b" with values beside keys.
-kiln::detail::algorithm_policy radix_shape(const std::string& text) {
-    kiln::detail::algorithm_policy p{.radix_bits = 8, .multi_split = true};
+kiln::detail::radix_sort_tuning radix_shape(const std::string& text) {
+    kiln::detail::radix_sort_tuning p{.radix_bits = 8, .multi_split = true};
     const auto x = text.find('x');
     if (x == std::string::npos) throw std::runtime_error("sort_bench: bad shape " + text);
     p.work_group_size = std::stoul(text.substr(0, x));
@@ -212,8 +212,8 @@ kiln::detail::algorithm_policy radix_shape(const std::string& text) {
     return p;
 }
 
-std::vector<kiln::detail::algorithm_policy> radix_shapes(const std::string& list) {
-    std::vector<kiln::detail::algorithm_policy> shapes;
+std::vector<kiln::detail::radix_sort_tuning> radix_shapes(const std::string& list) {
+    std::vector<kiln::detail::radix_sort_tuning> shapes;
     std::size_t begin = 0;
     while (begin < list.size()) {
         const std::size_t end = std::min(list.find(',', begin), list.size());
@@ -273,8 +273,7 @@ int main(int argc, char** argv) {
             // Other shapes for every case; items per work-item are for 4-byte keys alone
             // (sort.cpp scales them for wider keys and values).
             for (const auto& p : radix_shapes(shapes)) {
-                kiln::detail::scoped_algorithm_policy scoped(kiln::detail::algorithm::radix_sort,
-                                                             p);
+                kiln::detail::scoped_algorithm_policy scoped(p);
                 char label[64];
                 std::snprintf(label, sizeof label, ", %zu x %zu%s", p.work_group_size,
                               p.items_per_work_item,

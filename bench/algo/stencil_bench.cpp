@@ -157,7 +157,7 @@ void sweep(const context& c, std::size_t n, std::size_t side) {
         "\n| tiled kernel | group x outputs per item | time | %% of copy |\n"
         "|---|---|---|---|\n");
     for (const auto& [group, items] : candidates) {
-        const kiln::detail::algorithm_policy policy{group, items, 0, 0};
+        const kiln::detail::stencil_tuning policy{group, items};
         const std::string shape = std::to_string(group) + "x" + std::to_string(items);
         {
             const kiln::detail::scoped_algorithm_policy scoped(algorithm::stencil_1d, policy);

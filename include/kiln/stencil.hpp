@@ -111,7 +111,8 @@ class stencil_operand {
 
 /// y = node (a stencil of x) through the tiled kernel, one launch per part of x, or through
 /// the per-element kernel where the tuning table says so (work_group_size 0: CPU devices, on
-/// which the tile is an extra copy). `coefficients` is null for user-defined stencils.
+/// which the tile is an extra copy). `coefficients` is null for user-defined stencils; `shape`'s
+/// tuning is each part's device's (plan_stencil).
 template <stencil_value T, class Node>
 void assign_tiled_1d(const Node& node, const stencil_operand<T>& operand, kiln::vector<T>& y,
                      const tiled_1d_shape& shape, const stencil<T>* coefficients) {
@@ -131,22 +132,20 @@ void assign_tiled_1d(const Node& node, const stencil_operand<T>& operand, kiln::
     for (std::size_t k = 0; k < parts.size(); ++k) {
         if (parts[k].size == 0) continue;
         const device dev = parts[k].queue.device();
-        algorithm_policy policy = plan_stencil(dev, 1);
-        const kiln::kernel& kernel = tiled_stencil_kernel(
-            dev, shape.key(), "kiln_stencil_1d", policy, 1,
-            [&](const algorithm_policy& p) { return tiled_stencil_1d_source(shape, p); });
+        tiled_1d_shape part_shape = shape;
+        part_shape.tuning = plan_stencil(dev, 1);
+        const algorithm_program& built = tiled_stencil_program(dev, part_shape);
         const part_halo<T> halo = exchange_stencil_halo(x, k, operand.reach());
-        argument_list args(k, parts[k].begin);
-        args.scalar<std::uint64_t>(parts[k].size);
-        args.buffer(x.part(k));
-        args.buffer(halo.before);
-        args.buffer(halo.after);
-        args.scalar<std::uint32_t>(halo.at_start);
-        args.scalar<std::uint32_t>(halo.at_end);
-        args.buffer(y.part(k));
-        args.buffer(coefficients ? coefficients->coefficients_on(parts[k].queue) : x.part(k));
-        launch_tiled_stencil_1d(kernel, parts[k].queue, parts[k].size, policy,
-                                std::move(args).take());
+        kernel_binding args = built.binding("kiln_stencil_1d");
+        args.scalar("m", std::uint64_t{parts[k].size})
+            .buffer("xs", x.part(k))
+            .buffer("before", halo.before)
+            .buffer("after", halo.after)
+            .scalar("at_start", static_cast<std::uint32_t>(halo.at_start))
+            .scalar("at_end", static_cast<std::uint32_t>(halo.at_end))
+            .buffer("y", y.part(k))
+            .buffer("c", coefficients ? coefficients->coefficients_on(parts[k].queue) : x.part(k));
+        launch_tiled_stencil_1d(built, parts[k].queue, parts[k].size, part_shape, std::move(args));
     }
 }
 
@@ -196,8 +195,8 @@ class stencil_node : public expression_tag {
 
     /// y = x * S alone: the tiled kernel (on GPUs).
     void assign_to(kiln::vector<T>& y) const {
-        const tiled_1d_shape shape{opencl_type_name<T>(), stencil_->width(), stencil_->center(),
-                                   ""};
+        const tiled_1d_shape shape{
+            opencl_type_name<T>(), stencil_->width(), stencil_->center(), "", {}};
         assign_tiled_1d(*this, operand_, y, shape, stencil_);
     }
 
@@ -238,7 +237,8 @@ class operator_stencil_node : public expression_tag {
 
     /// y = name(x) alone: the tiled kernel (on GPUs).
     void assign_to(kiln::vector<value_type>& y) const {
-        const tiled_1d_shape shape{opencl_type_name<value_type>(), width, center, Definition::body};
+        const tiled_1d_shape shape{
+            opencl_type_name<value_type>(), width, center, Definition::body, {}};
         assign_tiled_1d(*this, operand_, y, shape,
                         static_cast<const stencil<value_type>*>(nullptr));
     }

@@ -111,20 +111,20 @@ class stencil_2d_product {
         const kiln::queue& q = x_->queue();
         if (q.device() != stencil_->queue().device() || y.queue().device() != q.device())
             fail("the operand, the target and the coefficients must be on one device");
-        const tiled_2d_shape shape{opencl_type_name<T>(), stencil_->kernel_extents()[0],
-                                   stencil_->kernel_extents()[1], stencil_->center()[0],
-                                   stencil_->center()[1]};
-        algorithm_policy policy = stencil_2d_policy(q.device());
-        const kiln::kernel& kernel = tiled_stencil_kernel(
-            q.device(), shape.key(), "kiln_stencil_2d", policy, stencil_2d_tile_columns,
-            [&](const algorithm_policy& p) { return tiled_stencil_2d_source(shape, p); });
-        argument_list args(0, 0);
-        args.scalar<std::uint64_t>(rows);
-        args.scalar<std::uint64_t>(columns);
-        args.buffer(x_->part(0));
-        args.buffer(y.part(0));
-        args.buffer(stencil_->coefficients());
-        launch_tiled_stencil_2d(kernel, q, rows, columns, policy, std::move(args).take());
+        tiled_2d_shape shape{.type = opencl_type_name<T>(),
+                             .kernel_rows = stencil_->kernel_extents()[0],
+                             .kernel_columns = stencil_->kernel_extents()[1],
+                             .center_row = stencil_->center()[0],
+                             .center_column = stencil_->center()[1],
+                             .tuning = stencil_2d_tuning(q.device())};
+        const algorithm_program& built = tiled_stencil_program(q.device(), shape);
+        kernel_binding args = built.binding("kiln_stencil_2d");
+        args.scalar("rows", std::uint64_t{rows})
+            .scalar("columns", std::uint64_t{columns})
+            .buffer("x", x_->part(0))
+            .buffer("y", y.part(0))
+            .buffer("c", stencil_->coefficients());
+        launch_tiled_stencil_2d(built, q, rows, columns, shape, std::move(args));
     }
 
   private:

@@ -1,5 +1,5 @@
 // The plans (include/kiln/detail/algo/plans.hpp): from a device's properties and the element types
-// to each algorithm's shape, and the tables that are not rows of algorithm_policy.
+// to each algorithm's shape, and the tables that are not rows of tuning.hpp's table.
 #include <algorithm>
 #include <array>
 #include <kiln/detail/algo/fft_kernels.hpp>
@@ -72,7 +72,7 @@ algorithm_policy for_value_bytes(algorithm_policy policy, std::size_t value_byte
     return policy;
 }
 
-fft_pass_limits fft_passes(const algorithm_policy& policy, const device_properties& props,
+fft_pass_limits fft_passes(const fft_tuning& policy, const device_properties& props,
                            bool double_precision, bool length_kernels_forced) {
     const std::size_t element_bytes = double_precision ? 16 : 8;
     // The policy counts complex floats (8 bytes). The device's limit is the hard one: on CUDA
@@ -150,15 +150,16 @@ compaction_plan plan_compaction(const device_properties& props, std::size_t valu
 radix_sort_policy plan_radix_sort(const device_properties& props, std::size_t key_bytes,
                                   bool floating_keys, std::size_t value_bytes, std::size_t n,
                                   const tuning_overrides& overrides) {
-    const algorithm_policy policy = plan_policy(algorithm::radix_sort, props, overrides);
+    const radix_sort_tuning policy =
+        row_tuning_for(algorithm::radix_sort, props, overrides.radix_sort);
     const device_quirks quirks = device_quirks_for(props);
     radix_sort_policy plan;
     plan.work_group_size = static_cast<unsigned>(policy.work_group_size);
     plan.chunk_bytes = policy.chunk_bytes;
     plan.chunks = policy.chunk_bytes != 0;
     plan.multi_split = !plan.chunks && policy.multi_split && plan.work_group_size % 32 == 0;
-    plan.target = policy.target;
-    plan.ballots = plan.multi_split && policy.target.ballot && policy.target.sub_group_size == 32;
+    plan.target = plan_target(props, overrides);
+    plan.ballots = plan.multi_split && plan.target.ballot && plan.target.sub_group_size == 32;
     // The quirk is about ranking tiles in rounds; the multi-split ranks a digit at once, and
     // chunks rank nothing.
     plan.radix_bits = !plan.multi_split && !plan.chunks && quirks.multi_round_radix_rank_miscompiled
@@ -172,7 +173,11 @@ radix_sort_policy plan_radix_sort(const device_properties& props, std::size_t ke
         plan.multi_split ? std::max(key_bytes, value_bytes) : key_bytes + value_bytes;
     plan.items_per_work_item = static_cast<unsigned>(
         std::max<std::size_t>(1, policy.items_per_work_item * 4 / tile_bytes));
-    plan.sub_group_size = policy.sub_group_size;
+    // Group scans shuffle within sub-groups, but not through inline PTX: the sort was measured
+    // there ranking with ballots and scanning through local memory.
+    plan.sub_group_size = plan.target.vocabulary != vocabulary_target::inline_ptx
+                              ? group_scan_sub_group_size(plan.target, policy.work_group_size)
+                              : 0;
     // Values in an array of their own where the tile's local memory stays within CUDA's 48 KB
     // (a 384 x 20 tile of uint pairs would take 60 KB): the keys' array (which the sub-group
     // counters share), the values', and at most the group scan's 2 words per work-item, the
@@ -202,15 +207,15 @@ radix_sort_policy plan_radix_sort(const device_properties& props, std::size_t ke
     return plan;
 }
 
-algorithm_policy plan_merge_sort(const device_properties& props,
-                                 const tuning_overrides& overrides) {
-    return plan_policy(algorithm::merge_sort, props, overrides);
+merge_sort_tuning plan_merge_sort(const device_properties& props,
+                                  const tuning_overrides& overrides) {
+    return row_tuning_for(algorithm::merge_sort, props, overrides.merge_sort);
 }
 
-algorithm_policy plan_stencil(const device_properties& props, unsigned dimensions,
-                              const tuning_overrides& overrides) {
-    if (dimensions == 1) return plan_policy(algorithm::stencil_1d, props, overrides);
-    algorithm_policy policy = plan_policy(algorithm::stencil_2d, props, overrides);
+stencil_tuning plan_stencil(const device_properties& props, unsigned dimensions,
+                            const tuning_overrides& overrides) {
+    if (dimensions == 1) return row_tuning_for(algorithm::stencil_1d, props, overrides.stencil);
+    stencil_tuning policy = row_tuning_for(algorithm::stencil_2d, props, overrides.stencil);
     policy.work_group_size =
         std::max(stencil_2d_tile_columns,
                  policy.work_group_size / stencil_2d_tile_columns * stencil_2d_tile_columns);
@@ -219,7 +224,7 @@ algorithm_policy plan_stencil(const device_properties& props, unsigned dimension
 
 fft_policy plan_fft(const device_properties& props, bool double_precision,
                     const tuning_overrides& overrides) {
-    return {.passes = fft_passes(plan_policy(algorithm::fft, props, overrides), props,
+    return {.passes = fft_passes(row_tuning_for(algorithm::fft, props, overrides.fft), props,
                                  double_precision, overrides.fft_length_kernels),
             .pipeline = fft_pipeline(props, overrides),
             .step_work_group_size = 64};

@@ -30,27 +30,36 @@ constexpr algorithm_policy policy(std::size_t work_group_size, std::size_t items
             .lookback_depth = lookback_depth};
 }
 
-/// Radix sort rows. Named fields: algorithm_policy grew a field between two others once, and
+/// Radix sort rows. Named fields: the policy grew a field between two others once, and
 /// positional rows then set another flag where they meant multi_split (the NVIDIA row ranked
 /// in rounds from then on, unmeasured, instead of by the multi-split it was measured with).
-constexpr algorithm_policy radix(std::size_t work_group_size, std::size_t items_per_work_item,
-                                 unsigned radix_bits, bool multi_split) {
+constexpr radix_sort_tuning radix(std::size_t work_group_size, std::size_t items_per_work_item,
+                                  unsigned radix_bits, bool multi_split) {
     return {.work_group_size = work_group_size,
             .items_per_work_item = items_per_work_item,
             .radix_bits = radix_bits,
             .multi_split = multi_split};
 }
 
-/// The scan by chunks of one work-item each (algorithm_policy::chunk_bytes).
-constexpr algorithm_policy chunks(algorithm_policy p, std::size_t chunk_bytes) {
+/// By chunks of one work-item each (the policies' chunk_bytes).
+template <class Tuning>
+constexpr Tuning chunks(Tuning p, std::size_t chunk_bytes) {
     p.chunk_bytes = chunk_bytes;
     return p;
 }
 
 /// Radix sort by key: values in a local array of their own, beside the keys.
-constexpr algorithm_policy values_beside_keys(algorithm_policy p) {
+constexpr radix_sort_tuning values_beside_keys(radix_sort_tuning p) {
     p.values_beside_keys = true;
     return p;
+}
+
+constexpr stencil_tuning stencil(std::size_t work_group_size, std::size_t items_per_work_item) {
+    return {.work_group_size = work_group_size, .items_per_work_item = items_per_work_item};
+}
+
+constexpr fft_tuning fft_passes(std::size_t work_group_size, std::size_t items_per_work_item) {
+    return {.work_group_size = work_group_size, .items_per_work_item = items_per_work_item};
 }
 
 /// Full tiles of the scan family moved by `access` (a part's last tile stays guarded).
@@ -127,42 +136,47 @@ constexpr std::array table{
                "docs/benchmarks.md, ## Sorting"},
     tuning_row{radix_sort, any_device, radix(64, 4, 4, false), "not measured: small and safe"},
     // --- merge sort (comparator sorts): work-group size = first run length ---------------------
-    tuning_row{merge_sort, any_gpu, policy(256, 1),
+    tuning_row{merge_sort, any_gpu, merge_sort_tuning{256},
                "not tuned: 256-key runs sorted in local memory"},
-    tuning_row{merge_sort, any_device, policy(64, 1),
+    tuning_row{merge_sort, any_device, merge_sort_tuning{64},
                "not tuned: a run costs G^2 comparisons, so G stays small"},
     // --- stencils (include/kiln/stencil.hpp): outputs per work-item; 2-D tiles are 32 columns
     // wide and work_group_size / 32 * items rows high -------------------------------------------
-    tuning_row{stencil_1d, nvidia_gpus, policy(128, 8),
+    tuning_row{stencil_1d, nvidia_gpus, stencil(128, 8),
                "H100, CUDA, stencil_bench --sweep, 5-point over 2^26 floats, 2026-11-22; "
                "docs/benchmarks.md, ## Stencils"},
-    tuning_row{stencil_1d, any_gpu, policy(256, 4), "not measured: as NVIDIA"},
-    tuning_row{stencil_1d, any_cpu, policy(0, 0),
+    tuning_row{stencil_1d, any_gpu, stencil(256, 4), "not measured: as NVIDIA"},
+    tuning_row{stencil_1d, any_cpu, stencil(0, 0),
                "PoCL, 2 cores, stencil_bench, 2026-11-22: the per-element kernel; "
                "docs/benchmarks.md, ## Stencils"},
-    tuning_row{stencil_1d, any_device, policy(64, 4), "not measured: small and safe"},
-    tuning_row{stencil_2d, nvidia_gpus, policy(256, 4),
+    tuning_row{stencil_1d, any_device, stencil(64, 4), "not measured: small and safe"},
+    tuning_row{stencil_2d, nvidia_gpus, stencil(256, 4),
                "H100, CUDA, stencil_bench --sweep, 5-point over 4096^2 floats, 2026-11-22; "
                "docs/benchmarks.md, ## Stencils"},
-    tuning_row{stencil_2d, any_gpu, policy(256, 4), "not measured: as NVIDIA"},
-    tuning_row{stencil_2d, any_cpu, policy(256, 4),
+    tuning_row{stencil_2d, any_gpu, stencil(256, 4), "not measured: as NVIDIA"},
+    tuning_row{stencil_2d, any_cpu, stencil(256, 4),
                "PoCL, 2 cores, stencil_bench --sweep over 1024^2 floats, 2026-11-22; "
                "docs/benchmarks.md, ## Stencils"},
-    tuning_row{stencil_2d, any_device, policy(64, 4), "not measured: small and safe"},
+    tuning_row{stencil_2d, any_device, stencil(64, 4), "not measured: small and safe"},
     // --- FFT passes: at most G work-items and G x I complex floats of local memory per group ---
-    tuning_row{fft, nvidia_cuda, policy(256, 64),
+    tuning_row{fft, nvidia_cuda, fft_passes(256, 64),
                "H100, CUDA (16384-point lines in dynamic shared memory), fft_bench, 2026-11-22; "
                "docs/benchmarks.md, ## FFT"},
-    tuning_row{fft, nvidia_gpus, policy(256, 16),
+    tuning_row{fft, nvidia_gpus, fft_passes(256, 16),
                "H100, NVIDIA's OpenCL (4096-point lines in 48 KiB), fft_bench, 2026-11-22; "
                "docs/benchmarks.md, ## FFT"},
-    tuning_row{fft, any_gpu, policy(256, 8),
+    tuning_row{fft, any_gpu, fft_passes(256, 8),
                "not measured: half the NVIDIA tile (16 KiB), for GPUs with less local memory"},
-    tuning_row{fft, any_cpu, policy(64, 16),
+    tuning_row{fft, any_cpu, fft_passes(64, 16),
                "not measured: CPU passes take no local memory, GPU kernels forced in tests do"},
-    tuning_row{fft, any_device, policy(64, 16), "not measured: small and safe"},
+    tuning_row{fft, any_device, fft_passes(64, 16), "not measured: small and safe"},
 };
 // clang-format on
+static_assert(std::all_of(table.begin(), table.end(),
+                          [](const tuning_row& row) {
+                              return row_tuning_fits(row.for_algorithm, row.policy);
+                          }),
+              "a row's numbers are of its algorithm's type");
 
 std::string lower(std::string_view text) {
     std::string out(text);
@@ -172,7 +186,7 @@ std::string lower(std::string_view text) {
 }
 
 std::mutex override_mutex;
-std::array<std::optional<algorithm_policy>, 8> policy_overrides;
+std::array<std::optional<row_tuning>, 8> policy_overrides;
 std::optional<bool> progress_override;
 std::optional<fft_pipeline_policy> pipeline_override;
 bool local_memory_group_scans = false;
@@ -248,72 +262,102 @@ const tuning_row* tuning_row_for(algorithm a, const device& dev) {
 }
 
 std::string algorithm_policy::key() const {
-    return std::to_string(work_group_size) + "x" + std::to_string(items_per_work_item) + " r" +
-           std::to_string(radix_bits) + " sg" + std::to_string(sub_group_size) +
-           (staged_writes ? " staged" : " direct") + " " + target.key() +
-           (multi_split ? " multi-split" : "") + " d" + std::to_string(lookback_depth) +
+    return std::to_string(work_group_size) + "x" + std::to_string(items_per_work_item) + " sg" +
+           std::to_string(sub_group_size) + (staged_writes ? " staged" : " direct") + " " +
+           target.key() + " d" + std::to_string(lookback_depth) +
            (full_tiles == tile_access::unrolled ? " unrolled"
             : full_tiles == tile_access::wide   ? " wide"
                                                 : "") +
-           (ballot_flags ? "" : " bytes") + (values_beside_keys ? " beside" : "") +
-           (register_runs ? " runs" : "") +
+           (ballot_flags ? "" : " bytes") + (register_runs ? " runs" : "") +
            (chunk_bytes ? " chunks" + std::to_string(chunk_bytes) : "");
+}
+
+std::string stencil_tuning::key() const {
+    return std::to_string(work_group_size) + "x" + std::to_string(items_per_work_item);
 }
 
 namespace {
 
-/// What the scan family's group code may use on a device of `props`: its target features, with
-/// no sub-group size under scoped_local_memory_group_scans.
-target_features policy_target(const device_properties& props, bool local_memory) {
-    target_features target = target_features_for(props);
-    if (local_memory) target.sub_group_size = 0;
-    return target;
-}
-
-std::size_t group_scan_size(const target_features& target, std::size_t work_group_size) {
-    const std::size_t size = target.shuffles ? target.sub_group_size : 0;
-    return size > 0 && work_group_size % size == 0 ? size : 0;
+template <class Tuning>
+std::optional<Tuning> override_of(algorithm a) {
+    const std::optional<row_tuning>& forced = policy_overrides[static_cast<std::size_t>(a)];
+    return forced && std::holds_alternative<Tuning>(*forced)
+               ? std::optional<Tuning>(std::get<Tuning>(*forced))
+               : std::nullopt;
 }
 
 }  // namespace
 
+target_features plan_target(const device_properties& props, const tuning_overrides& overrides) {
+    target_features target = target_features_for(props);
+    if (overrides.local_memory_group_scans) target.sub_group_size = 0;
+    return target;
+}
+
+std::size_t group_scan_sub_group_size(const target_features& target, std::size_t work_group_size) {
+    const std::size_t size = target.shuffles ? target.sub_group_size : 0;
+    return size > 0 && work_group_size % size == 0 ? size : 0;
+}
+
 std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_size) {
-    return group_scan_size(policy_target(dev.properties(), scoped_local_memory_group_scans_alive()),
-                           work_group_size);
+    tuning_overrides local;
+    local.local_memory_group_scans = scoped_local_memory_group_scans_alive();
+    return group_scan_sub_group_size(plan_target(dev.properties(), local), work_group_size);
 }
 
 tuning_overrides overrides_in_force(algorithm a) {
     std::lock_guard lock(override_mutex);
-    return {.policy = policy_overrides[static_cast<std::size_t>(a)],
+    return {.scan_family = override_of<algorithm_policy>(a),
+            .radix_sort = override_of<radix_sort_tuning>(a),
+            .merge_sort = override_of<merge_sort_tuning>(a),
+            .stencil = override_of<stencil_tuning>(a),
+            .fft = override_of<fft_tuning>(a),
             .groups_make_progress = progress_override,
             .local_memory_group_scans = local_memory_group_scans,
             .fft_pipeline = pipeline_override,
             .fft_length_kernels = fft_length_kernels_forced()};
 }
 
+template <class Tuning>
+Tuning row_tuning_for(algorithm a, const device_properties& props,
+                      const std::optional<Tuning>& forced) {
+    if (!row_tuning_fits(a, Tuning{}))
+        throw invalid_argument_error("kiln::detail::row_tuning_for",
+                                     "not the tuning type of " + std::string(to_string(a)));
+    if (forced) return *forced;
+    if (const tuning_row* row = first_row(a, props)) return std::get<Tuning>(row->policy);
+    throw invalid_argument_error(
+        "kiln::detail::row_tuning_for",
+        "no tuning row for " + std::string(to_string(a)) + " on " + props.name);
+}
+template algorithm_policy row_tuning_for(algorithm, const device_properties&,
+                                         const std::optional<algorithm_policy>&);
+template radix_sort_tuning row_tuning_for(algorithm, const device_properties&,
+                                          const std::optional<radix_sort_tuning>&);
+template merge_sort_tuning row_tuning_for(algorithm, const device_properties&,
+                                          const std::optional<merge_sort_tuning>&);
+template stencil_tuning row_tuning_for(algorithm, const device_properties&,
+                                       const std::optional<stencil_tuning>&);
+template fft_tuning row_tuning_for(algorithm, const device_properties&,
+                                   const std::optional<fft_tuning>&);
+
 algorithm_policy plan_policy(algorithm a, const device_properties& props,
                              const tuning_overrides& overrides) {
-    std::optional<algorithm_policy> chosen = overrides.policy;
-    if (!chosen)
-        if (const tuning_row* row = first_row(a, props)) chosen = row->policy;
-    if (!chosen)
-        throw invalid_argument_error(
-            "kiln::detail::plan_policy",
-            "no tuning row for " + std::string(to_string(a)) + " on " + props.name);
-    chosen->target = policy_target(props, overrides.local_memory_group_scans);
-    // Under inline PTX only the scan family's group scans shuffle; the sorts there were
-    // measured ranking with ballots and scanning through local memory.
-    const bool scan_family = a == scan || a == select || a == reduce_by_key;
-    const bool shuffles =
-        chosen->sub_group_scans &&
-        (scan_family || chosen->target.vocabulary != vocabulary_target::inline_ptx);
-    chosen->sub_group_size =
-        shuffles ? group_scan_size(chosen->target, chosen->work_group_size) : 0;
-    return *chosen;
+    algorithm_policy chosen = row_tuning_for(a, props, overrides.scan_family);
+    chosen.target = plan_target(props, overrides);
+    chosen.sub_group_size = chosen.sub_group_scans
+                                ? group_scan_sub_group_size(chosen.target, chosen.work_group_size)
+                                : 0;
+    return chosen;
 }
 
 algorithm_policy policy_for(algorithm a, const device& dev) {
     return plan_policy(a, dev.properties(), overrides_in_force(a));
+}
+
+radix_sort_tuning radix_sort_tuning_for(const device& dev) {
+    return row_tuning_for(algorithm::radix_sort, dev.properties(),
+                          overrides_in_force(algorithm::radix_sort).radix_sort);
 }
 
 bool groups_make_progress(const device& dev) {
@@ -342,8 +386,32 @@ bool global_fence_orders_device(const device& dev) {
     return device_quirks_for(dev.properties()).global_fence_orders_device;
 }
 
+namespace {
+
+/// Where scoped_algorithm_policy keeps `a`'s override, once `tuning` is checked to be a's type.
+std::optional<row_tuning>& override_slot(algorithm a, const row_tuning& tuning) {
+    if (!row_tuning_fits(a, tuning))
+        throw invalid_argument_error("kiln::detail::scoped_algorithm_policy",
+                                     "not the tuning type of " + std::string(to_string(a)));
+    return policy_overrides[static_cast<std::size_t>(a)];
+}
+
+}  // namespace
+
 scoped_algorithm_policy::scoped_algorithm_policy(algorithm a, algorithm_policy policy)
-    : override_(policy_overrides[static_cast<std::size_t>(a)], policy, override_mutex) {}
+    : override_(override_slot(a, policy), policy, override_mutex) {}
+
+scoped_algorithm_policy::scoped_algorithm_policy(radix_sort_tuning policy)
+    : override_(override_slot(radix_sort, policy), policy, override_mutex) {}
+
+scoped_algorithm_policy::scoped_algorithm_policy(merge_sort_tuning policy)
+    : override_(override_slot(merge_sort, policy), policy, override_mutex) {}
+
+scoped_algorithm_policy::scoped_algorithm_policy(algorithm a, stencil_tuning policy)
+    : override_(override_slot(a, policy), policy, override_mutex) {}
+
+scoped_algorithm_policy::scoped_algorithm_policy(fft_tuning policy)
+    : override_(override_slot(fft, policy), policy, override_mutex) {}
 
 scoped_local_memory_group_scans::scoped_local_memory_group_scans()
     : override_(local_memory_group_scans, true, override_mutex) {}

@@ -207,14 +207,19 @@ TEST(algo_group_collectives, ptx_lookback_reads_a_window_per_warp) {
 }
 
 TEST_P(algo_base_test, every_device_has_a_policy_with_provenance) {
+    const auto expect_power_of_two_groups = [](const auto& policy) {
+        EXPECT_GT(policy.tile_size(), 0u);
+        EXPECT_EQ(policy.work_group_size & (policy.work_group_size - 1), 0u) << "a power of two";
+    };
     for (const auto a :
          {algorithm::scan, algorithm::select, algorithm::reduce_by_key, algorithm::fft}) {
         const auto* row = kiln::detail::tuning_row_for(a, device());
         ASSERT_NE(row, nullptr) << to_string(a);
         EXPECT_FALSE(row->provenance.empty());
-        const auto policy = kiln::detail::policy_for(a, device());
-        EXPECT_GT(policy.tile_size(), 0u);
-        EXPECT_EQ(policy.work_group_size & (policy.work_group_size - 1), 0u) << "a power of two";
+        if (a == algorithm::fft)
+            expect_power_of_two_groups(std::get<kiln::detail::fft_tuning>(row->policy));
+        else
+            expect_power_of_two_groups(kiln::detail::policy_for(a, device()));
     }
 }
 
@@ -223,11 +228,10 @@ TEST_P(algo_base_test, every_device_has_a_policy_with_provenance) {
 TEST(algo_tuning, policy_key_changes_with_every_field) {
     using kiln::detail::algorithm_policy;
     // A new field fails here first: add it to algorithm_policy::key() and to the changes below.
-    static_assert(sizeof(algorithm_policy) == 72);
+    static_assert(sizeof(algorithm_policy) == 64);
     const std::vector<std::function<void(algorithm_policy&)>> changes = {
         [](algorithm_policy& p) { p.work_group_size = 128; },
         [](algorithm_policy& p) { p.items_per_work_item = 4; },
-        [](algorithm_policy& p) { p.radix_bits = 4; },
         [](algorithm_policy& p) { p.sub_group_size = 32; },
         [](algorithm_policy& p) { p.staged_writes = false; },
         [](algorithm_policy& p) {
@@ -237,13 +241,11 @@ TEST(algo_tuning, policy_key_changes_with_every_field) {
         [](algorithm_policy& p) { p.target.ballot = true; },
         [](algorithm_policy& p) { p.target.shuffles = true; },
         [](algorithm_policy& p) { p.target.device_fence = true; },
-        [](algorithm_policy& p) { p.multi_split = true; },
         [](algorithm_policy& p) { p.lookback_depth = 2; },
         [](algorithm_policy& p) { p.chunk_bytes = 65536; },
         [](algorithm_policy& p) { p.full_tiles = kiln::detail::tile_access::unrolled; },
         [](algorithm_policy& p) { p.full_tiles = kiln::detail::tile_access::wide; },
         [](algorithm_policy& p) { p.ballot_flags = false; },
-        [](algorithm_policy& p) { p.values_beside_keys = true; },
         [](algorithm_policy& p) { p.register_runs = true; },
         // sub_group_scans reaches the code only through sub_group_size, which
         // policy_for derives from it: not a key field of its own.
@@ -259,8 +261,26 @@ TEST(algo_tuning, nvidia_radix_row_ranks_by_multi_split) {
         return row.for_algorithm == algorithm::radix_sort && row.devices.vendor == "nvidia";
     });
     ASSERT_NE(nvidia, rows.end());
-    EXPECT_TRUE(nvidia->policy.multi_split);
-    EXPECT_EQ(nvidia->policy.radix_bits, 8u);
+    const auto& radix = std::get<kiln::detail::radix_sort_tuning>(nvidia->policy);
+    EXPECT_TRUE(radix.multi_split);
+    EXPECT_EQ(radix.radix_bits, 8u);
+}
+
+TEST(algo_tuning, overrides_are_of_their_algorithms_type) {
+    // The table's rows are checked at compile time (row_tuning_fits); an override names its
+    // algorithm where several share a type, and another's type is refused.
+    using kiln::detail::overrides_in_force;
+    using kiln::detail::scoped_algorithm_policy;
+    using kiln::detail::stencil_tuning;
+    EXPECT_THROW(scoped_algorithm_policy(algorithm::merge_sort, kiln::detail::algorithm_policy{}),
+                 kiln::invalid_argument_error);
+    EXPECT_THROW(scoped_algorithm_policy(algorithm::scan, stencil_tuning{}),
+                 kiln::invalid_argument_error);
+    const scoped_algorithm_policy rows(algorithm::stencil_2d, stencil_tuning{64, 2});
+    ASSERT_TRUE(overrides_in_force(algorithm::stencil_2d).stencil);
+    EXPECT_EQ(overrides_in_force(algorithm::stencil_2d).stencil->items_per_work_item, 2u);
+    EXPECT_FALSE(overrides_in_force(algorithm::stencil_1d).stencil);
+    EXPECT_FALSE(overrides_in_force(algorithm::stencil_2d).scan_family);
 }
 
 TEST_P(algo_base_test, rows_may_keep_group_scans_in_local_memory) {
@@ -278,7 +298,8 @@ TEST_P(algo_base_test, scoped_overrides_restore_what_was_there) {
     const auto original = kiln::detail::policy_for(algorithm::scan, device());
     const bool progress = kiln::detail::groups_make_progress(device());
     {
-        const kiln::detail::scoped_algorithm_policy small(algorithm::scan, {32, 2, 0});
+        const kiln::detail::scoped_algorithm_policy small(algorithm::scan,
+                                                          kiln::detail::algorithm_policy{32, 2});
         EXPECT_EQ(kiln::detail::policy_for(algorithm::scan, device()).tile_size(), 64u);
         const kiln::detail::scoped_forward_progress flipped(!progress);
         EXPECT_EQ(kiln::detail::groups_make_progress(device()), !progress);

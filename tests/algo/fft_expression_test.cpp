@@ -109,7 +109,7 @@ TEST_P(fft_expression_test, the_local_memory_passes_of_gpus_read_expressions_on_
     expect_plans_of_expressions_equal_plans_of_values({{360}, {12, 30}, {30, 12}, {65536}});
     // A line longer than the row's local memory (1024 complex floats), held in registers, reads
     // the expression in its first stage as well.
-    const kiln::detail::scoped_algorithm_policy small_row(kiln::detail::algorithm::fft, {64, 16});
+    const kiln::detail::scoped_algorithm_policy small_row(kiln::detail::fft_tuning{64, 16});
     expect_plans_of_expressions_equal_plans_of_values({{2048}});
 }
 

@@ -271,7 +271,7 @@ TEST_P(fft_test, the_long_passes_of_large_local_memories_are_right_on_every_devi
     // stages of more butterflies than work-items, and 2^20 as two passes of four 1024-point lines.
     // Run on every device through the same row where the device's local memory allows it.
     const kiln::detail::scoped_fft_length_kernels length_kernels;
-    const kiln::detail::scoped_algorithm_policy cuda_row(kiln::detail::algorithm::fft, {256, 64});
+    const kiln::detail::scoped_algorithm_policy cuda_row(kiln::detail::fft_tuning{256, 64});
     if (!holds_a_16384_point_pass())
         GTEST_SKIP() << "less local memory than a 16384-point pass takes";
     check<float>({16384}, 2, false);
@@ -299,7 +299,7 @@ TEST_P(fft_test, lines_filling_local_memory_take_the_register_pass_where_it_save
     // pass holds the same in three (32, 32, 16), its exchanges in one round each. So does 8192
     // (256 x 32: 32, 16, 16 against 16, 16, 16, 2). Doubles hold 16 per work-item there: not.
     const kiln::detail::scoped_fft_length_kernels length_kernels;
-    const kiln::detail::scoped_algorithm_policy cuda_row(kiln::detail::algorithm::fft, {256, 64});
+    const kiln::detail::scoped_algorithm_policy cuda_row(kiln::detail::fft_tuning{256, 64});
     if (!holds_a_16384_point_pass())
         GTEST_SKIP() << "less local memory than a 16384-point pass takes";
     check<float>({16384}, 2, false);
@@ -354,12 +354,11 @@ TEST_P(fft_test, lines_longer_than_local_memory_take_one_pass_through_registers)
         }
     };
     {
-        const kiln::detail::scoped_algorithm_policy opencl_row(kiln::detail::algorithm::fft,
-                                                               {256, 16});
+        const kiln::detail::scoped_algorithm_policy opencl_row(kiln::detail::fft_tuning{256, 16});
         check<float>({16384}, 2, false);
         one_pass(16384, 2, false, "kiln_fft_pass16384_r32_32_16_g1_w512_fwd_u_x4", 512);
     }
-    const kiln::detail::scoped_algorithm_policy small_row(kiln::detail::algorithm::fft, {64, 16});
+    const kiln::detail::scoped_algorithm_policy small_row(kiln::detail::fft_tuning{64, 16});
     check<float>({2048}, 3, false);
     one_pass(2048, 3, false, "kiln_fft_pass2048_r16_16_8_g1_w64_fwd_u_x2", 64);
     check<float>({4096}, 2, true);
@@ -376,7 +375,7 @@ TEST_P(fft_test, lines_take_two_passes_where_the_register_pass_kernel_refuses_it
     // As NVIDIA's OpenCL did with the 16384-point pass before kiln capped its registers: the
     // kernel builds, but takes 256 work-items, not its 512. The plan must not fail then.
     const kiln::detail::scoped_fft_length_kernels length_kernels;
-    const kiln::detail::scoped_algorithm_policy opencl_row(kiln::detail::algorithm::fft, {256, 16});
+    const kiln::detail::scoped_algorithm_policy opencl_row(kiln::detail::fft_tuning{256, 16});
     if (!has_register_pass(*plan_of(q, 16384, 2, false)))
         GTEST_SKIP() << "no register pass for 16384 points here";
     const kiln::detail::scoped_fft_register_pass_limit limit(256);
@@ -402,7 +401,7 @@ TEST_P(fft_test, two_passes_pipelined_through_a_ring_are_right) {
     // with their groups promised to make progress (PoCL runs each group to its end once it
     // started, and a group waits only for groups that started before it).
     const kiln::detail::scoped_fft_length_kernels length_kernels;
-    const kiln::detail::scoped_algorithm_policy opencl_row(kiln::detail::algorithm::fft, {256, 16});
+    const kiln::detail::scoped_algorithm_policy opencl_row(kiln::detail::fft_tuning{256, 16});
     const kiln::detail::scoped_fft_register_pass_limit limit(256);
     const kiln::detail::scoped_forward_progress progress(true);
     {
@@ -463,7 +462,7 @@ TEST_P(fft_test, pipeline_counters_are_per_queue_and_go_with_it) {
     // on a new queue per call would keep one set per call). On an out-of-order queue, two
     // transforms with no order between them share the queue's counters and must take turns.
     const kiln::detail::scoped_fft_length_kernels length_kernels;
-    const kiln::detail::scoped_algorithm_policy opencl_row(kiln::detail::algorithm::fft, {256, 16});
+    const kiln::detail::scoped_algorithm_policy opencl_row(kiln::detail::fft_tuning{256, 16});
     const kiln::detail::scoped_fft_register_pass_limit limit(256);
     const kiln::detail::scoped_forward_progress progress(true);
     const kiln::detail::scoped_fft_pipeline_policy pipeline({2 * 16384 * 8, 2});

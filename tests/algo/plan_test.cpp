@@ -84,12 +84,12 @@ device_properties unknown_gpu() {
 TEST(algo_plan, h100_under_cuda) {
     const device_properties p = h100_cuda();
     const auto scan = kiln::detail::plan_scan(p, 4);
-    EXPECT_EQ(scan.key(), "128x32 r0 sg32 staged v3 sg32 ballot shuffles fence d2 unrolled");
+    EXPECT_EQ(scan.key(), "128x32 sg32 staged v3 sg32 ballot shuffles fence d2 unrolled");
     EXPECT_EQ(kiln::detail::plan_scan(p, 8).items_per_work_item, 16u);
     EXPECT_EQ(kiln::detail::plan_reduce_by_key(p, 4).key(),
-              "256x16 r0 sg32 staged v3 sg32 ballot shuffles fence d2 wide runs");
+              "256x16 sg32 staged v3 sg32 ballot shuffles fence d2 wide runs");
     EXPECT_EQ(kiln::detail::plan_compaction(p, 4, 1000, 0).key(),
-              "128x32 r0 sg32 staged v3 sg32 ballot shuffles fence d1 unrolled u32");
+              "128x32 sg32 staged v3 sg32 ballot shuffles fence d1 unrolled u32");
 
     const auto radix = kiln::detail::plan_radix_sort(p, 4, false, 0, 1 << 20);
     EXPECT_EQ(radix.work_group_size, 384u);
@@ -127,7 +127,7 @@ TEST(algo_plan, h100_under_nvidia_opencl) {
     const device_properties p = h100_opencl();
     // Group scans shuffle through inline PTX (no sub-group functions there).
     EXPECT_EQ(kiln::detail::plan_scan(p, 4).key(),
-              "128x32 r0 sg32 staged v2 sg32 ballot shuffles fence d2 wide");
+              "128x32 sg32 staged v2 sg32 ballot shuffles fence d2 wide");
     const auto by_key = kiln::detail::plan_reduce_by_key(p, 4);
     EXPECT_EQ(by_key.work_group_size, 256u);
     EXPECT_EQ(by_key.items_per_work_item, 16u);
@@ -136,7 +136,7 @@ TEST(algo_plan, h100_under_nvidia_opencl) {
     EXPECT_EQ(by_key.target.vocabulary, kiln::detail::vocabulary_target::inline_ptx);
     EXPECT_EQ(by_key.sub_group_size, 32u);
     EXPECT_EQ(kiln::detail::plan_compaction(p, 8, 1000, 0).key(),
-              "128x16 r0 sg32 staged v2 sg32 ballot shuffles fence d1 unrolled u32");
+              "128x16 sg32 staged v2 sg32 ballot shuffles fence d1 unrolled u32");
 
     const auto pairs = kiln::detail::plan_radix_sort(p, 4, false, 4, 1 << 20);
     EXPECT_EQ(pairs.work_group_size, 256u);
@@ -163,11 +163,11 @@ TEST(algo_plan, pocl_cpu_with_2_and_16_cores_plans_alike) {
         SCOPED_TRACE(cores);
         const device_properties p = pocl_cpu(cores);
         const auto scan = kiln::detail::plan_scan(p, 4);
-        EXPECT_EQ(scan.key(), "16x64 r0 sg0 staged v0 sg0 fence d1 chunks65536");
+        EXPECT_EQ(scan.key(), "16x64 sg0 staged v0 sg0 fence d1 chunks65536");
         EXPECT_EQ(kiln::detail::plan_reduce_by_key(p, 8).key(),
-                  "16x32 r0 sg0 staged v0 sg0 fence d1 chunks65536");
+                  "16x32 sg0 staged v0 sg0 fence d1 chunks65536");
         EXPECT_EQ(kiln::detail::plan_compaction(p, 4, 1000, 0).key(),
-                  "16x64 r0 sg0 direct v0 sg0 fence d1 chunks65536 u32");
+                  "16x64 sg0 direct v0 sg0 fence d1 chunks65536 u32");
 
         const auto radix = kiln::detail::plan_radix_sort(p, 4, true, 0, 1000);
         EXPECT_TRUE(radix.chunks);
@@ -191,7 +191,7 @@ TEST(algo_plan, pocl_cpu_with_2_and_16_cores_plans_alike) {
 
 TEST(algo_plan, an_unknown_gpu_gets_the_generic_rows) {
     const device_properties p = unknown_gpu();
-    EXPECT_EQ(kiln::detail::plan_scan(p, 4).key(), "256x8 r0 sg0 staged v0 sg0 d1");
+    EXPECT_EQ(kiln::detail::plan_scan(p, 4).key(), "256x8 sg0 staged v0 sg0 d1");
     EXPECT_EQ(kiln::detail::plan_reduce_by_key(p, 4).tile_size(), 256u * 4);
     const auto radix = kiln::detail::plan_radix_sort(p, 4, false, 4, 1000);
     EXPECT_EQ(radix.work_group_size, 256u);
@@ -214,7 +214,8 @@ TEST(algo_plan, overrides_are_arguments) {
     EXPECT_EQ(scan.target.sub_group_size, 0u);
 
     kiln::detail::tuning_overrides forced;
-    forced.policy = kiln::detail::algorithm_policy{64, 4};
+    forced.radix_sort =
+        kiln::detail::radix_sort_tuning{.work_group_size = 64, .items_per_work_item = 4};
     forced.groups_make_progress = false;
     const auto radix = kiln::detail::plan_radix_sort(p, 4, false, 0, 1000, forced);
     EXPECT_EQ(radix.work_group_size, 64u);

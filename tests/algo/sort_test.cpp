@@ -79,7 +79,7 @@ class sort_test : public kiln::test::device_queue_test {
   protected:
     /// Sizes around one tile and around the chunks of several work-groups.
     std::vector<std::size_t> sizes(std::size_t key_bytes) const {
-        const auto policy = kiln::detail::policy_for(kiln::detail::algorithm::radix_sort, device());
+        const auto policy = kiln::detail::radix_sort_tuning_for(device());
         // sort.cpp scales the items per work-item (set for 4-byte keys alone) by the bytes of a
         // key and the value moving with it (the wider of the two where the multi-split moves
         // them in turns): check_radix sorts keys alone and with uint indices.
@@ -261,7 +261,7 @@ TEST_P(sort_test, several_value_vectors_move_with_their_keys) {
 }
 
 TEST_P(sort_test, comparator_sort_is_stable) {
-    const auto policy = kiln::detail::policy_for(kiln::detail::algorithm::merge_sort, device());
+    const auto policy = kiln::detail::plan_merge_sort(device());
     for (std::size_t n :
          {std::size_t{0}, std::size_t{1}, std::size_t{2}, policy.work_group_size - 1,
           policy.work_group_size + 1, std::size_t{100003}}) {
@@ -304,14 +304,13 @@ TEST_P(sort_test, comparator_on_unsigned_keys) {
 TEST_P(sort_test, gpu_shapes_on_every_device) {
     // The GPU policy's tile and group shapes, whatever the device: on PoCL this runs the code
     // paths the GPUs take.
-    using kiln::detail::algorithm;
-    kiln::detail::algorithm_policy gpu{256, 16, 8};
-    kiln::detail::scoped_algorithm_policy scoped(algorithm::radix_sort, gpu);
+    kiln::detail::radix_sort_tuning gpu{.work_group_size = 256, .items_per_work_item = 16};
+    kiln::detail::scoped_algorithm_policy scoped(gpu);
     check_radix(random_keys<std::uint32_t>(100003, 9), "uint32, GPU shape");
     // A digit width that does not divide the key width, ranked in rounds of 4 and 1 bits (PoCL
     // keeps to 4-bit digits: docs/sorting.md, Known limits).
     gpu.radix_bits = 5;
-    kiln::detail::scoped_algorithm_policy wider(algorithm::radix_sort, gpu);
+    kiln::detail::scoped_algorithm_policy wider(gpu);
     check_radix(random_keys<std::int64_t>(30011, 10), "int64, 5-bit digits");
 }
 
@@ -322,23 +321,24 @@ TEST_P(sort_test, multi_split_ranking) {
     // a tile of the device's kind (CPU devices: a smaller one, since PoCL keeps what work-items
     // hold across barriers on its threads' stacks), and more digits than work-items. Sizes
     // leave whole sub-groups past the end.
-    using kiln::detail::algorithm;
-    using kiln::detail::algorithm_policy;
+    using kiln::detail::radix_sort_tuning;
     const auto multi_split = [](std::size_t group, std::size_t items) {
-        return algorithm_policy{.work_group_size = group,
-                                .items_per_work_item = items,
-                                .radix_bits = 8,
-                                .multi_split = true};
+        return radix_sort_tuning{.work_group_size = group,
+                                 .items_per_work_item = items,
+                                 .radix_bits = 8,
+                                 .multi_split = true};
     };
-    const algorithm_policy tile = device().is_cpu() ? multi_split(64, 8) : multi_split(256, 16);
+    const radix_sort_tuning tile = device().is_cpu() ? multi_split(64, 8) : multi_split(256, 16);
     // Values in a local array of their own (NVIDIA's OpenCL row) instead of after the keys.
-    algorithm_policy beside = tile;
+    radix_sort_tuning beside = tile;
     beside.values_beside_keys = true;
-    for (const algorithm_policy& shape : {tile, beside, multi_split(128, 4)}) {
-        SCOPED_TRACE(shape.key());
-        kiln::detail::scoped_algorithm_policy scoped(algorithm::radix_sort, shape);
+    for (const radix_sort_tuning& shape : {tile, beside, multi_split(128, 4)}) {
+        SCOPED_TRACE(std::to_string(shape.work_group_size) + "x" +
+                     std::to_string(shape.items_per_work_item) +
+                     (shape.values_beside_keys ? " beside" : ""));
+        kiln::detail::scoped_algorithm_policy scoped(shape);
         // What the sort reads (positional policies once set another field and tested rounds).
-        ASSERT_TRUE(kiln::detail::policy_for(algorithm::radix_sort, device()).multi_split);
+        ASSERT_TRUE(kiln::detail::plan_radix_sort(device(), 4, false, 0, 1000).multi_split);
         const auto body = [&] {
             check_radix(random_keys<std::uint32_t>(shape.tile_size() * 3 + 5, 31), "uint32");
             if (shape.work_group_size == 128) return;
@@ -432,12 +432,11 @@ TEST_P(sort_test, every_radix_strategy) {
     // Tiles (the GPU strategy) and chunks of one work-item each (the CPU one), whichever the
     // device's row chooses; chunks of test_chunk_bytes, so that the sizes span many chunks, and
     // at most 4 chunks per compute unit, so that the largest chunks hold thousands of keys.
-    using kiln::detail::algorithm;
     for (const bool chunks : {false, true}) {
         SCOPED_TRACE(chunks ? "chunks" : "tiles");
-        const kiln::detail::scoped_algorithm_policy strategy(
-            algorithm::radix_sort,
-            kiln::test::strategy_policy(algorithm::radix_sort, device(), chunks));
+        auto strategy_policy = kiln::detail::radix_sort_tuning_for(device());
+        strategy_policy.chunk_bytes = chunks ? kiln::test::test_chunk_bytes : 0;
+        const kiln::detail::scoped_algorithm_policy strategy(strategy_policy);
         const std::size_t chunk_keys = kiln::test::test_chunk_bytes / 4;
         for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, chunk_keys - 1,
                               chunk_keys, chunk_keys + 1, 3 * chunk_keys + 7, std::size_t{100003}})

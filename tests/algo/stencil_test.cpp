@@ -65,7 +65,7 @@ void with_and_without_tiles(Body body) {
         body();
     }
     const kiln::detail::scoped_algorithm_policy tiles(kiln::detail::algorithm::stencil_1d,
-                                                      {32, 2, 0, 0});
+                                                      kiln::detail::stencil_tuning{32, 2});
     SCOPED_TRACE("small tiles forced");
     body();
 }
@@ -129,7 +129,7 @@ TEST_P(stencils, tiles_cover_every_size_and_reach) {
     // Small tiles (32 x 2 outputs), so that sizes of a few tiles check their seams and partial
     // last tile on every device; stencils wider than a tile's share of one work-item.
     const kiln::detail::scoped_algorithm_policy small_tiles(kiln::detail::algorithm::stencil_1d,
-                                                            {32, 2, 0, 0});
+                                                            kiln::detail::stencil_tuning{32, 2});
     const std::vector<float> nine = {1, -2, 3, -4, 5, -6, 7, -8, 9};
     for (const std::size_t center : {0u, 4u, 8u}) {
         kiln::stencil<float> S(q, nine, center);
@@ -147,7 +147,7 @@ TEST_P(stencils, groups_above_the_devices_limit_halve) {
     // 8192 work-items is more than any kiln device allows: the group halves until the device
     // takes it, each work-item computing more outputs, so the tile stays 8192 elements.
     const kiln::detail::scoped_algorithm_policy huge_groups(kiln::detail::algorithm::stencil_1d,
-                                                            {8192, 1, 0, 0});
+                                                            kiln::detail::stencil_tuning{8192, 1});
     const std::vector<float> five = {0.5f, -1, 2, 0.25f, -3};
     kiln::stencil<float> S(q, five, 2);
     const std::size_t n = 20000;
@@ -403,20 +403,23 @@ TEST_P(stencils_2d, grids_whose_element_count_overflows_are_rejected) {
 
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(stencils_2d);
 
-// Every field of a tiled stencil's shape changes its generated kernel, so each must change the
-// program cache's key.
+// Every field of a tiled stencil's shape, its tuning's among them, changes its generated kernel,
+// so each must change the program cache's key.
 TEST(stencil_shape, keys_change_with_every_field) {
     using kiln::detail::tiled_1d_shape;
     using kiln::detail::tiled_2d_shape;
     // A new field fails here first: add it to key() and to the changes below.
-    static_assert(sizeof(tiled_1d_shape) == 2 * sizeof(std::string) + 16);
-    static_assert(sizeof(tiled_2d_shape) == sizeof(std::string) + 32);
+    static_assert(sizeof(kiln::detail::stencil_tuning) == 16);
+    static_assert(sizeof(tiled_1d_shape) == 2 * sizeof(std::string) + 32);
+    static_assert(sizeof(tiled_2d_shape) == sizeof(std::string) + 48);
     kiln::test::expect_every_change_changes_the_key(
         std::vector<std::function<void(tiled_1d_shape&)>>{
             [](tiled_1d_shape& s) { s.type = "double"; },
             [](tiled_1d_shape& s) { s.width = 3; },
             [](tiled_1d_shape& s) { s.center = 1; },
             [](tiled_1d_shape& s) { s.body = "x[-1] + x[1]"; },
+            [](tiled_1d_shape& s) { s.tuning.work_group_size = 128; },
+            [](tiled_1d_shape& s) { s.tuning.items_per_work_item = 8; },
         });
     kiln::test::expect_every_change_changes_the_key(
         std::vector<std::function<void(tiled_2d_shape&)>>{
@@ -425,6 +428,8 @@ TEST(stencil_shape, keys_change_with_every_field) {
             [](tiled_2d_shape& s) { s.kernel_columns = 3; },
             [](tiled_2d_shape& s) { s.center_row = 1; },
             [](tiled_2d_shape& s) { s.center_column = 1; },
+            [](tiled_2d_shape& s) { s.tuning.work_group_size = 128; },
+            [](tiled_2d_shape& s) { s.tuning.items_per_work_item = 8; },
         });
 }
 

@@ -1,7 +1,9 @@
 // Kernel generators for the comparison sort (work-group run sort, rank-by-binary-search merges)
 // and for moving values through a permutation.
+#include <cstdint>
 #include <kiln/detail/source_builder.hpp>
 #include <string>
+#include <vector>
 
 #include "sort_kernels.hpp"
 
@@ -18,20 +20,62 @@ std::string num(unsigned long long value) {
 
 }  // namespace
 
+merge_sort_kernels::merge_sort_kernels(const merge_sort_shape& s)
+    : block_sort("kiln_merge_block_sort"),
+      pass("kiln_merge_pass"),
+      copy_keys("kiln_merge_copy_keys") {
+    block_sort.global(s.key_type, "keys").global<std::uint32_t>("order").scalar<std::uint64_t>("n");
+    pass.global_const(s.key_type, "src")
+        .global(s.key_type, "dst")
+        .global_const<std::uint32_t>("order_src")
+        .global<std::uint32_t>("order_dst")
+        .scalar<std::uint64_t>("n")
+        .scalar<std::uint64_t>("width");
+    copy_keys.global_const(s.key_type, "src").global(s.key_type, "dst").scalar<std::uint64_t>("n");
+}
+
+std::vector<kernel_description> merge_sort_kernels::all() const {
+    return {block_sort, pass, copy_keys};
+}
+
+permutation_kernels::permutation_kernels()
+    : iota("kiln_order_iota"),
+      gather4("kiln_gather4"),
+      gather8("kiln_gather8"),
+      copy4("kiln_copy4"),
+      copy8("kiln_copy8") {
+    iota.global<std::uint32_t>("order").scalar<std::uint64_t>("n");
+    for (const std::size_t bytes : {4, 8}) {
+        const std::string type = bits_type(bytes);
+        kernel_description& g = bytes == 8 ? gather8 : gather4;
+        g.global_const(type, "src")
+            .global(type, "dst")
+            .global_const<std::uint32_t>("order")
+            .scalar<std::uint64_t>("n");
+        (bytes == 8 ? copy8 : copy4)
+            .global_const(type, "src")
+            .global(type, "dst")
+            .scalar<std::uint64_t>("n");
+    }
+}
+
+std::vector<kernel_description> permutation_kernels::all() const {
+    return {iota, gather4, gather8, copy4, copy8};
+}
+
 std::string merge_sort_source(const merge_sort_shape& s) {
     source_builder b;
     const std::string& key = s.key_type;
     const std::string before = s.comparator_name;
     const std::string G = num(s.work_group_size) + "u";
+    const merge_sort_kernels kernels(s);
     b.define("comparator", s.comparator_source);
 
     // Each work-group sorts a run of G keys: a key's place is the number of keys that go before
     // it, counting equal keys only when they come earlier (stability). G^2 comparisons per run,
     // cheap next to the merges for the small G used.
-    b.begin_kernel("kiln_merge_block_sort", s.work_group_size);
-    b.parameter("global " + key + "* keys");
-    b.parameter("global uint* order");
-    b.parameter("ulong n");
+    b.begin_kernel(kernels.block_sort.name(), s.work_group_size);
+    kernels.block_sort.declare(b);
     b.begin_body();
     b.local_array(key, "kiln_run", G);
     b.line("const uint t = (uint)get_local_id(0);");
@@ -55,13 +99,8 @@ std::string merge_sort_source(const merge_sort_shape& s) {
     // own run plus the number of keys of the other run that go before it, found by binary
     // search (the co-ranking merge path computes, done per key). Keys of the left run go before
     // equal keys of the right run, which keeps the sort stable.
-    b.begin_kernel("kiln_merge_pass");
-    b.parameter("global const " + key + "* src");
-    b.parameter("global " + key + "* dst");
-    b.parameter("global const uint* order_src");
-    b.parameter("global uint* order_dst");
-    b.parameter("ulong n");
-    b.parameter("ulong width");
+    b.begin_kernel(kernels.pass.name());
+    kernels.pass.declare(b);
     b.begin_body();
     b.open("for (ulong i = get_global_id(0); i < n; i += get_global_size(0))");
     b.line("const ulong run = i / width;");
@@ -92,10 +131,8 @@ std::string merge_sort_source(const merge_sort_shape& s) {
     b.close();
     b.end_kernel();
 
-    b.begin_kernel("kiln_merge_copy_keys");
-    b.parameter("global const " + key + "* src");
-    b.parameter("global " + key + "* dst");
-    b.parameter("ulong n");
+    b.begin_kernel(kernels.copy_keys.name());
+    kernels.copy_keys.declare(b);
     b.begin_body();
     b.line("for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) dst[i] = src[i];");
     b.end_kernel();
@@ -105,28 +142,22 @@ std::string merge_sort_source(const merge_sort_shape& s) {
 
 std::string permutation_source() {
     source_builder b;
-    b.begin_kernel("kiln_order_iota");
-    b.parameter("global uint* order");
-    b.parameter("ulong n");
+    const permutation_kernels kernels;
+    b.begin_kernel(kernels.iota.name());
+    kernels.iota.declare(b);
     b.begin_body();
     b.line("for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) order[i] = (uint)i;");
     b.end_kernel();
     for (std::size_t size : {4, 8}) {
-        const std::string type = bits_type(size);
-        b.begin_kernel("kiln_gather" + num(size));
-        b.parameter("global const " + type + "* src");
-        b.parameter("global " + type + "* dst");
-        b.parameter("global const uint* order");
-        b.parameter("ulong n");
+        b.begin_kernel(kernels.gather(size).name());
+        kernels.gather(size).declare(b);
         b.begin_body();
         b.line(
             "for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) dst[i] = "
             "src[order[i]];");
         b.end_kernel();
-        b.begin_kernel("kiln_copy" + num(size));
-        b.parameter("global const " + type + "* src");
-        b.parameter("global " + type + "* dst");
-        b.parameter("ulong n");
+        b.begin_kernel(kernels.copy(size).name());
+        kernels.copy(size).declare(b);
         b.begin_body();
         b.line("for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) dst[i] = src[i];");
         b.end_kernel();

@@ -20,10 +20,6 @@
 namespace kiln::detail {
 namespace {
 
-kernel_argument scalar(std::uint64_t value) {
-    return make_argument(value);
-}
-
 std::size_t ceil_div(std::size_t a, std::size_t b) {
     return (a + b - 1) / b;
 }
@@ -40,10 +36,14 @@ std::size_t stride_items(const device& dev, std::size_t n) {
     return std::clamp<std::size_t>(ceil_div(n, group), 1, cap) * group;
 }
 
+const permutation_kernels& permutation() {
+    static const permutation_kernels kernels;
+    return kernels;
+}
+
 const algorithm_program& permutation_program(const device& dev) {
     return algorithm_program_for(
-        dev, "sort permutation",
-        {"kiln_order_iota", "kiln_gather4", "kiln_gather8", "kiln_copy4", "kiln_copy8"},
+        dev, "sort permutation", [] { return permutation().all(); },
         [] { return permutation_source(); });
 }
 
@@ -53,15 +53,18 @@ void apply_order(const queue& q, const kernel_argument& order, std::size_t n,
     const device& dev = q.device();
     const algorithm_program& built = permutation_program(dev);
     for (const auto& v : values) {
-        const std::string bytes = std::to_string(v.element_bytes);
         temporary_lease gathered = temporary_pool::acquire(q, n * v.element_bytes);
         const kernel_argument temporary = make_argument(gathered.bytes());
-        built.kernel("kiln_gather" + bytes)
-            .bind({v.memory, temporary, order, scalar(n)})
-            .launch(q, stride_items(dev, n), stride_group(dev));
-        const event done = built.kernel("kiln_copy" + bytes)
-                               .bind({temporary, v.memory, scalar(n)})
-                               .launch(q, stride_items(dev, n), stride_group(dev));
+        kernel_binding gather(permutation().gather(v.element_bytes));
+        gather.argument("src", v.memory)
+            .argument("dst", temporary)
+            .argument("order", order)
+            .scalar<std::uint64_t>("n", n);
+        built.bind(std::move(gather)).launch(q, stride_items(dev, n), stride_group(dev));
+        kernel_binding copy(permutation().copy(v.element_bytes));
+        copy.argument("src", temporary).argument("dst", v.memory).scalar<std::uint64_t>("n", n);
+        const event done =
+            built.bind(std::move(copy)).launch(q, stride_items(dev, n), stride_group(dev));
         gathered.release_after(q, done);
     }
 }
@@ -304,9 +307,10 @@ void radix_sort_part(const queue& q, radix_key key, bool descending, const sort_
     if (n > 0xffffffffu) throw_sort_too_large("kiln::sort_by_key", n);
     temporary_lease order = temporary_pool::acquire(q, n * 4);
     const kernel_argument order_arg = make_argument(order.bytes());
+    kernel_binding iota(permutation().iota);
+    iota.argument("order", order_arg).scalar<std::uint64_t>("n", n);
     permutation_program(q.device())
-        .kernel("kiln_order_iota")
-        .bind({order_arg, scalar(n)})
+        .bind(std::move(iota))
         .launch(q, stride_items(q.device(), n), stride_group(q.device()));
     const sort_operand positions{order_arg, 4};
     radix_passes(q, key, descending, keys, n, &positions);
@@ -324,9 +328,9 @@ void merge_sort_part(const queue& q, const sort_comparator& comparator, const so
     shape.comparator_source = comparator.source;
     shape.comparator_name = comparator.name;
     shape.work_group_size = static_cast<unsigned>(plan_merge_sort(dev).work_group_size);
+    const merge_sort_kernels kernels(shape);
     const algorithm_program& built = algorithm_program_for(
-        dev, shape.key(), {"kiln_merge_block_sort", "kiln_merge_pass", "kiln_merge_copy_keys"},
-        [&] { return merge_sort_source(shape); });
+        dev, shape.key(), [&] { return kernels.all(); }, [&] { return merge_sort_source(shape); });
 
     const std::size_t group = shape.work_group_size;
     temporary_lease keys_b = temporary_pool::acquire(q, n * keys.element_bytes);
@@ -335,21 +339,28 @@ void merge_sort_part(const queue& q, const sort_comparator& comparator, const so
     const kernel_argument b = make_argument(keys_b.bytes());
     const kernel_argument order[2] = {make_argument(order_a.bytes()),
                                       make_argument(order_b.bytes())};
-    built.kernel("kiln_merge_block_sort")
-        .bind({keys.memory, order[0], scalar(n)})
-        .launch(q, ceil_div(n, group) * group, group);
+    kernel_binding block_sort(kernels.block_sort);
+    block_sort.argument("keys", keys.memory)
+        .argument("order", order[0])
+        .scalar<std::uint64_t>("n", n);
+    built.bind(std::move(block_sort)).launch(q, ceil_div(n, group) * group, group);
     bool in_a = true;
     for (std::size_t width = group; width < n; width *= 2) {
-        built.kernel("kiln_merge_pass")
-            .bind({in_a ? keys.memory : b, in_a ? b : keys.memory, order[in_a ? 0 : 1],
-                   order[in_a ? 1 : 0], scalar(n), scalar(width)})
-            .launch(q, stride_items(dev, n), stride_group(dev));
+        kernel_binding pass(kernels.pass);
+        pass.argument("src", in_a ? keys.memory : b)
+            .argument("dst", in_a ? b : keys.memory)
+            .argument("order_src", order[in_a ? 0 : 1])
+            .argument("order_dst", order[in_a ? 1 : 0])
+            .scalar<std::uint64_t>("n", n)
+            .scalar<std::uint64_t>("width", width);
+        built.bind(std::move(pass)).launch(q, stride_items(dev, n), stride_group(dev));
         in_a = !in_a;
     }
-    if (!in_a)
-        built.kernel("kiln_merge_copy_keys")
-            .bind({b, keys.memory, scalar(n)})
-            .launch(q, stride_items(dev, n), stride_group(dev));
+    if (!in_a) {
+        kernel_binding copy_keys(kernels.copy_keys);
+        copy_keys.argument("src", b).argument("dst", keys.memory).scalar<std::uint64_t>("n", n);
+        built.bind(std::move(copy_keys)).launch(q, stride_items(dev, n), stride_group(dev));
+    }
     apply_order(q, order[in_a ? 0 : 1], n, values);
     const event done = q.marker();
     for (temporary_lease* lease : {&keys_b, &order_a, &order_b}) lease->release_after(q, done);

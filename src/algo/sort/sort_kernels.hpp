@@ -37,7 +37,7 @@ struct radix_sort_shape {
     /// Whose device vocabulary the kernels call.
     target_features target{};
     /// The multi-split's values (value_bytes != 0) go through a local array of their own,
-    /// ranked with the keys (algorithm_policy::values_beside_keys); otherwise through the keys'
+    /// ranked with the keys (radix_sort_tuning::values_beside_keys); otherwise through the keys'
     /// array after them.
     bool values_beside_keys = false;
     /// Also generate the single-pass kernels (kiln_onesweep_*), for devices where work-groups
@@ -155,11 +155,40 @@ struct merge_sort_shape {
     std::string key() const;
 };
 
-/// Kernels kiln_merge_block_sort, kiln_merge_pass and kiln_merge_copy_keys.
+/// The kernels of a merge sort program for `shape`, as merge_sort_source writes them and the host
+/// binds them (sort.cpp):
+///   block_sort (keys, order, n): kiln_merge_block_sort, sorts runs of work_group_size keys
+///   pass       (src, dst, order_src, order_dst, n, width): kiln_merge_pass, merges runs
+///   copy_keys  (src, dst, n): kiln_merge_copy_keys
+struct merge_sort_kernels {
+    explicit merge_sort_kernels(const merge_sort_shape& shape);
+    kernel_description block_sort, pass, copy_keys;
+    /// Every kernel of the program.
+    std::vector<kernel_description> all() const;
+};
+
+/// The kernels merge_sort_kernels describes.
 std::string merge_sort_source(const merge_sort_shape& shape);
 
-/// Kernels that move values through a permutation of uint indices: kiln_order_iota,
-/// kiln_gather4/8 (dst[i] = src[order[i]]) and kiln_copy4/8.
+/// The kernels that move values through a permutation of uint indices, as permutation_source
+/// writes them:
+///   iota      (order, n): kiln_order_iota, order[i] = i
+///   gather4/8 (src, dst, order, n): kiln_gather4/8, dst[i] = src[order[i]] for 4- or 8-byte
+///             elements
+///   copy4/8   (src, dst, n): kiln_copy4/8
+struct permutation_kernels {
+    permutation_kernels();
+    kernel_description iota, gather4, gather8, copy4, copy8;
+    /// The gather and copy kernels of elements of `bytes` (4 or 8).
+    const kernel_description& gather(std::size_t bytes) const {
+        return bytes == 8 ? gather8 : gather4;
+    }
+    const kernel_description& copy(std::size_t bytes) const { return bytes == 8 ? copy8 : copy4; }
+    /// Every kernel of the program.
+    std::vector<kernel_description> all() const;
+};
+
+/// The kernels permutation_kernels describes.
 std::string permutation_source();
 
 }  // namespace kiln::detail

@@ -7,15 +7,37 @@
 // coalesced. Widths, centres, group size and outputs per work-item are compile-time constants,
 // so the coefficient loops unroll and the coefficients sit in registers.
 #include <algorithm>
+#include <cstdint>
 #include <kiln/detail/algo/plans.hpp>
 #include <kiln/detail/algo/stencil_kernels.hpp>
 #include <string>
+#include <vector>
 
 namespace kiln::detail {
 namespace {
 
 std::size_t ceil_div(std::size_t a, std::size_t b) {
     return (a + b - 1) / b;
+}
+
+/// The program of describe(shape) that generate(shape) writes, its group halved (down to
+/// `smallest_group`) while the device allows the kernel fewer work-items.
+template <class Shape>
+const algorithm_program& tiled_program(const device& dev, Shape& shape, std::size_t smallest_group,
+                                       kernel_description (*describe)(const Shape&),
+                                       std::string (*generate)(const Shape&)) {
+    for (;;) {
+        const kernel_description kernel = describe(shape);
+        const algorithm_program& built = algorithm_program_for(
+            dev, shape.key(), [&] { return std::vector<kernel_description>{kernel}; },
+            [&] { return generate(shape); });
+        stencil_tuning& tuning = shape.tuning;
+        if (built.kernel(kernel.name()).max_work_group_size() >= tuning.work_group_size ||
+            tuning.work_group_size / 2 < smallest_group)
+            return built;
+        tuning.work_group_size /= 2;
+        tuning.items_per_work_item *= 2;
+    }
 }
 
 }  // namespace
@@ -32,40 +54,31 @@ std::string define_stencil_load(source_builder& b, const std::string& type) {
     return name;
 }
 
-const kiln::kernel& tiled_stencil_kernel(
-    const device& dev, const std::string& key, const std::string& name, algorithm_policy& policy,
-    std::size_t smallest_group,
-    const std::function<std::string(const algorithm_policy&)>& generate) {
-    for (;;) {
-        const kiln::kernel& kernel =
-            algorithm_program_for(dev, key + ":" + policy.key(), {name}, [&] {
-                return generate(policy);
-            }).kernel(name);
-        if (kernel.max_work_group_size() >= policy.work_group_size ||
-            policy.work_group_size / 2 < smallest_group)
-            return kernel;
-        policy.work_group_size /= 2;
-        policy.items_per_work_item *= 2;
-    }
+kernel_description tiled_stencil_1d_kernel(const tiled_1d_shape& shape) {
+    kernel_description kernel("kiln_stencil_1d");
+    kernel.scalar<std::uint64_t>("m")
+        .global_const(shape.type, "xs")
+        .global_const(shape.type, "before")
+        .global_const(shape.type, "after")
+        .scalar<std::uint32_t>("at_start")
+        .scalar<std::uint32_t>("at_end")
+        .global(shape.type, "y")
+        .global_const(shape.type, "c");
+    return kernel;
 }
 
-std::string tiled_stencil_1d_source(const tiled_1d_shape& shape, const algorithm_policy& policy) {
+std::string tiled_stencil_1d_source(const tiled_1d_shape& shape) {
     source_builder b;
     const std::string& t = shape.type;
+    const stencil_tuning& policy = shape.tuning;
+    const kernel_description kernel = tiled_stencil_1d_kernel(shape);
     const std::string load = define_stencil_load(b, t);
     b.constant("KILN_G", policy.work_group_size);
     b.constant("KILN_P", policy.items_per_work_item);
     b.constant("KILN_W", shape.width);
     b.constant("KILN_C", shape.center);
-    b.begin_kernel("kiln_stencil_1d", policy.work_group_size);
-    b.parameter("ulong m");
-    b.parameter("global const " + t + "* xs");
-    b.parameter("global const " + t + "* before");
-    b.parameter("global const " + t + "* after");
-    b.parameter("uint at_start");
-    b.parameter("uint at_end");
-    b.parameter("global " + t + "* y");
-    b.parameter("global const " + t + "* c");
+    b.begin_kernel(kernel.name(), policy.work_group_size);
+    kernel.declare(b);
     b.begin_body();
     b.local_array(t, "tile", "KILN_G * KILN_P + KILN_W - 1");
     b.line("const uint lid = " + source_builder::local_id() + ";");
@@ -97,15 +110,31 @@ std::string tiled_stencil_1d_source(const tiled_1d_shape& shape, const algorithm
     return b.str();
 }
 
-void launch_tiled_stencil_1d(const kiln::kernel& kernel, const queue& q, std::size_t m,
-                             const algorithm_policy& policy, std::vector<kernel_argument> args) {
-    const std::size_t groups = ceil_div(m, policy.tile_size());
-    kernel.bind(std::move(args)).launch(q, groups * policy.work_group_size, policy.work_group_size);
+const algorithm_program& tiled_stencil_program(const device& dev, tiled_1d_shape& shape) {
+    return tiled_program(dev, shape, 1, &tiled_stencil_1d_kernel, &tiled_stencil_1d_source);
 }
 
-std::string tiled_stencil_2d_source(const tiled_2d_shape& shape, const algorithm_policy& policy) {
+void launch_tiled_stencil_1d(const algorithm_program& built, const queue& q, std::size_t m,
+                             const tiled_1d_shape& shape, kernel_binding&& args) {
+    const std::size_t group = shape.tuning.work_group_size;
+    built.bind(std::move(args)).launch(q, ceil_div(m, shape.tuning.tile_size()) * group, group);
+}
+
+kernel_description tiled_stencil_2d_kernel(const tiled_2d_shape& shape) {
+    kernel_description kernel("kiln_stencil_2d");
+    kernel.scalar<std::uint64_t>("rows")
+        .scalar<std::uint64_t>("columns")
+        .global_const(shape.type, "x")
+        .global(shape.type, "y")
+        .global_const(shape.type, "c");
+    return kernel;
+}
+
+std::string tiled_stencil_2d_source(const tiled_2d_shape& shape) {
     source_builder b;
     const std::string& t = shape.type;
+    const stencil_tuning& policy = shape.tuning;
+    const kernel_description kernel = tiled_stencil_2d_kernel(shape);
     const std::size_t item_rows = policy.work_group_size / stencil_2d_tile_columns;
     b.constant("KILN_G", policy.work_group_size);
     b.constant("KILN_P", policy.items_per_work_item);
@@ -119,12 +148,8 @@ std::string tiled_stencil_2d_source(const tiled_2d_shape& shape, const algorithm
     // reading one row further than its neighbour still lands in another bank.
     b.constant("KILN_PITCH", stencil_2d_tile_columns + shape.kernel_columns - 1);
     b.constant("KILN_TILE_ROWS", item_rows * policy.items_per_work_item + shape.kernel_rows - 1);
-    b.begin_kernel("kiln_stencil_2d", policy.work_group_size);
-    b.parameter("ulong rows");
-    b.parameter("ulong columns");
-    b.parameter("global const " + t + "* x");
-    b.parameter("global " + t + "* y");
-    b.parameter("global const " + t + "* c");
+    b.begin_kernel(kernel.name(), policy.work_group_size);
+    kernel.declare(b);
     b.begin_body();
     b.local_array(t, "tile", "KILN_TILE_ROWS * KILN_PITCH");
     b.line("const uint lid = " + source_builder::local_id() + ";");
@@ -157,29 +182,36 @@ std::string tiled_stencil_2d_source(const tiled_2d_shape& shape, const algorithm
     return b.str();
 }
 
-void launch_tiled_stencil_2d(const kiln::kernel& kernel, const queue& q, std::size_t rows,
-                             std::size_t columns, const algorithm_policy& policy,
-                             std::vector<kernel_argument> args) {
-    const std::size_t tile_rows =
-        policy.work_group_size / stencil_2d_tile_columns * policy.items_per_work_item;
-    const std::size_t groups =
-        ceil_div(rows, tile_rows) * ceil_div(columns, stencil_2d_tile_columns);
-    kernel.bind(std::move(args)).launch(q, groups * policy.work_group_size, policy.work_group_size);
+const algorithm_program& tiled_stencil_program(const device& dev, tiled_2d_shape& shape) {
+    return tiled_program(dev, shape, stencil_2d_tile_columns, &tiled_stencil_2d_kernel,
+                         &tiled_stencil_2d_source);
 }
 
-algorithm_policy stencil_2d_policy(const device& dev) {
+void launch_tiled_stencil_2d(const algorithm_program& built, const queue& q, std::size_t rows,
+                             std::size_t columns, const tiled_2d_shape& shape,
+                             kernel_binding&& args) {
+    const stencil_tuning& tuning = shape.tuning;
+    const std::size_t tile_rows =
+        tuning.work_group_size / stencil_2d_tile_columns * tuning.items_per_work_item;
+    const std::size_t groups =
+        ceil_div(rows, tile_rows) * ceil_div(columns, stencil_2d_tile_columns);
+    built.bind(std::move(args)).launch(q, groups * tuning.work_group_size, tuning.work_group_size);
+}
+
+stencil_tuning stencil_2d_tuning(const device& dev) {
     return plan_stencil(dev, 2);
 }
 
+// The body, free text, comes last so that no two shapes share a key.
 std::string tiled_1d_shape::key() const {
     return "kiln_stencil_1d:" + type + ":" + std::to_string(width) + ":" + std::to_string(center) +
-           ":" + body;
+           ":" + tuning.key() + ":" + body;
 }
 
 std::string tiled_2d_shape::key() const {
     return "kiln_stencil_2d:" + type + ":" + std::to_string(kernel_rows) + "x" +
            std::to_string(kernel_columns) + ":" + std::to_string(center_row) + "," +
-           std::to_string(center_column);
+           std::to_string(center_column) + ":" + tuning.key();
 }
 
 }  // namespace kiln::detail

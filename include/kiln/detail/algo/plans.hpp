@@ -1,6 +1,6 @@
 // The plans: one pure function per algorithm from a device's properties (and the element types)
 // to the shape its kernels take, in src/algo/plans.cpp beside the tables that are not rows of
-// tuning.hpp's algorithm_policy table.
+// tuning.hpp's table.
 //
 // A plan reads nothing but its arguments: no device object, no queue, no global state. The test
 // overrides reach it as a tuning_overrides argument, which the device-taking overloads fill with
@@ -80,13 +80,13 @@ radix_sort_policy plan_radix_sort(const device_properties& props, std::size_t ke
                                   const tuning_overrides& overrides = {});
 
 /// The merge sort's run length is its work-group size.
-algorithm_policy plan_merge_sort(const device_properties& props,
-                                 const tuning_overrides& overrides = {});
+merge_sort_tuning plan_merge_sort(const device_properties& props,
+                                  const tuning_overrides& overrides = {});
 
 /// Stencils of 1 or 2 dimensions; work_group_size 0 for 1-D: the per-element kernel. 2-D groups
 /// are whole rows of stencil_2d_tile_columns work-items.
-algorithm_policy plan_stencil(const device_properties& props, unsigned dimensions,
-                              const tuning_overrides& overrides = {});
+stencil_tuning plan_stencil(const device_properties& props, unsigned dimensions,
+                            const tuning_overrides& overrides = {});
 
 /// How FFT passes fit a device: local memory per group (bytes, and complex elements of the
 /// plan's precision), the elements a group takes when its lines are short, work-items per group
@@ -128,10 +128,10 @@ inline radix_sort_policy plan_radix_sort(const device& dev, std::size_t key_byte
     return plan_radix_sort(dev.properties(), key_bytes, floating_keys, value_bytes, n,
                            overrides_in_force(algorithm::radix_sort));
 }
-inline algorithm_policy plan_merge_sort(const device& dev) {
+inline merge_sort_tuning plan_merge_sort(const device& dev) {
     return plan_merge_sort(dev.properties(), overrides_in_force(algorithm::merge_sort));
 }
-inline algorithm_policy plan_stencil(const device& dev, unsigned dimensions) {
+inline stencil_tuning plan_stencil(const device& dev, unsigned dimensions) {
     return plan_stencil(
         dev.properties(), dimensions,
         overrides_in_force(dimensions == 1 ? algorithm::stencil_1d : algorithm::stencil_2d));

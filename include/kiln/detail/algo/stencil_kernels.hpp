@@ -10,9 +10,9 @@
 #include <algorithm>
 #include <concepts>
 #include <cstddef>
-#include <functional>
 #include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/algo/tuning.hpp>
+#include <kiln/detail/kernel_description.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <kiln/runtime/buffer.hpp>
 #include <kiln/runtime/program.hpp>
@@ -89,48 +89,51 @@ part_halo<T> exchange_stencil_halo(const kiln::vector<T>& x, std::size_t k, sten
 /// element j (possibly outside [0, m)) of a part of m elements, and returns its name.
 std::string define_stencil_load(source_builder& b, const std::string& type);
 
-/// Kernel `name` of the program generate(policy) builds on `dev` under key + the policy. Where
-/// the device allows the kernel fewer work-items than the policy's group (NVIDIA's OpenCL: 256
-/// for these kernels), the group halves, down to `smallest_group`, and each work-item takes
-/// twice the outputs, keeping the tile; `policy` becomes what was built.
-const kiln::kernel& tiled_stencil_kernel(
-    const device& dev, const std::string& key, const std::string& name, algorithm_policy& policy,
-    std::size_t smallest_group,
-    const std::function<std::string(const algorithm_policy&)>& generate);
-
 /// What a tiled 1-D kernel computes per output: with coefficients (`body` empty), the sum of
 /// c[k] * x[k - center]; otherwise `body`, an OpenCL C expression of x[-center .. after].
 struct tiled_1d_shape {
     std::string type;
     std::size_t width = 1, center = 0;
     std::string body;
-    /// The program cache's key (before the policy's): every field above.
+    /// One group per tile of tuning.tile_size() outputs.
+    stencil_tuning tuning;
+    /// The program cache's key: every field above.
     std::string key() const;
 };
-/// Kernel kiln_stencil_1d(m, xs, before, after, at_start, at_end, y, c): one group per tile of
-/// policy.tile_size() outputs, read with its halo into local memory.
-std::string tiled_stencil_1d_source(const tiled_1d_shape& shape, const algorithm_policy& policy);
-void launch_tiled_stencil_1d(const kiln::kernel& kernel, const queue& q, std::size_t m,
-                             const algorithm_policy& policy, std::vector<kernel_argument> args);
+/// Kernel kiln_stencil_1d(m, xs, before, after, at_start, at_end, y, c), its tile read with its
+/// halo into local memory.
+kernel_description tiled_stencil_1d_kernel(const tiled_1d_shape& shape);
+std::string tiled_stencil_1d_source(const tiled_1d_shape& shape);
+/// The program of the 1-D kernel on `dev`. Where the device allows the kernel fewer work-items
+/// than the tuning's group (NVIDIA's OpenCL: 256 for these kernels), the group halves, and each
+/// work-item takes twice the outputs, keeping the tile; shape.tuning becomes what was built.
+const algorithm_program& tiled_stencil_program(const device& dev, tiled_1d_shape& shape);
+void launch_tiled_stencil_1d(const algorithm_program& built, const queue& q, std::size_t m,
+                             const tiled_1d_shape& shape, kernel_binding&& args);
 
 /// A 2-D stencil of kernel_rows x kernel_columns coefficients centred at (center_row,
 /// center_column), over a rows x columns row-major grid clamped at its borders.
 struct tiled_2d_shape {
     std::string type;
     std::size_t kernel_rows = 1, kernel_columns = 1, center_row = 0, center_column = 0;
-    /// The program cache's key (before the policy's): every field above.
+    /// One group per tile of stencil_2d_tile_columns columns and tuning.work_group_size /
+    /// stencil_2d_tile_columns * tuning.items_per_work_item rows.
+    stencil_tuning tuning;
+    /// The program cache's key: every field above.
     std::string key() const;
 };
 /// Tiles are this many columns wide: a warp's worth of neighbouring words per tile row.
 inline constexpr std::size_t stencil_2d_tile_columns = 32;
-/// Kernel kiln_stencil_2d(rows, columns, x, y, c): one group per tile of 32 columns and
-/// policy.work_group_size / 32 * policy.items_per_work_item rows.
-std::string tiled_stencil_2d_source(const tiled_2d_shape& shape, const algorithm_policy& policy);
-void launch_tiled_stencil_2d(const kiln::kernel& kernel, const queue& q, std::size_t rows,
-                             std::size_t columns, const algorithm_policy& policy,
-                             std::vector<kernel_argument> args);
-/// The 2-D policy for `dev`, its group size rounded to whole tile rows.
-algorithm_policy stencil_2d_policy(const device& dev);
+/// Kernel kiln_stencil_2d(rows, columns, x, y, c).
+kernel_description tiled_stencil_2d_kernel(const tiled_2d_shape& shape);
+std::string tiled_stencil_2d_source(const tiled_2d_shape& shape);
+/// The program of the 2-D kernel on `dev`, its group halved as for 1-D (down to one tile row).
+const algorithm_program& tiled_stencil_program(const device& dev, tiled_2d_shape& shape);
+void launch_tiled_stencil_2d(const algorithm_program& built, const queue& q, std::size_t rows,
+                             std::size_t columns, const tiled_2d_shape& shape,
+                             kernel_binding&& args);
+/// The 2-D tuning for `dev`, its group size rounded to whole tile rows.
+stencil_tuning stencil_2d_tuning(const device& dev);
 
 }  // namespace kiln::detail
 #pragma GCC visibility pop

@@ -1,4 +1,5 @@
-// Tuning of the algorithm kernels as data: a policy per algorithm and device class.
+// Tuning of the algorithm kernels as data: a policy per algorithm and device class, of the
+// algorithm's own type (algorithm_policy for the scan family, radix_sort_tuning, and so on).
 //
 // A policy's numbers become compile-time constants of the generated kernels (work-group size
 // through reqd_work_group_size, items per work-item, radix bits, local tile sizes), so they are
@@ -19,6 +20,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 
 namespace kiln::detail {
 
@@ -49,10 +51,10 @@ enum class tile_access {
     wide,
 };
 
+/// The scan family's rows (scan, select, reduce_by_key).
 struct algorithm_policy {
     std::size_t work_group_size = 256;
     std::size_t items_per_work_item = 8;
-    unsigned radix_bits = 0;  ///< sorts only
     /// Sub-group size within which group scans shuffle; 0: they go through local memory. Not in
     /// the table: policy_for sets it from the device (group_scan_sub_group_size).
     std::size_t sub_group_size = 0;
@@ -64,18 +66,13 @@ struct algorithm_policy {
     /// What the generated code may rely on (its device vocabulary, ballots, shuffles). Not in
     /// the table: policy_for sets it from the device (target_features_for).
     target_features target{};
-    /// Radix sort: rank each tile by a sub-group multi-split (every sub-group of 32 work-items
-    /// counts its keys per digit, peers found by ballots, or through local memory where the
-    /// device has no sub-groups) instead of counting rounds of 4 bits per work-item.
-    bool multi_split = false;
     /// Scan family, look-back within a sub-group (where group scans shuffle): earlier tiles
     /// each lane reads at once, so that one window covers sub_group_size * lookback_depth.
     std::size_t lookback_depth = 1;
-    /// Scan family (scan, select, reduce_by_key) and radix sort: 0 for the tile kernels (the GPU
-    /// shape); else the chunk kernels (the CPU shape: scan_chunks.hpp, radix_chunks.cpp): one
-    /// work-item per chunk of about this many bytes of values (radix sort: at least this many,
-    /// and at most 4 chunks per compute unit), walked in plain loops. The tile fields then serve
-    /// only where a test clears chunk_bytes to run the tiles.
+    /// 0 for the tile kernels (the GPU shape); else the chunk kernels (the CPU shape:
+    /// scan_chunks.hpp): one work-item per chunk of about this many bytes of values, walked in
+    /// plain loops. The tile fields then serve only where a test clears chunk_bytes to run the
+    /// tiles.
     std::size_t chunk_bytes = 0;
     /// Scan family: how full tiles are loaded and stored.
     tile_access full_tiles = tile_access::guarded;
@@ -87,12 +84,6 @@ struct algorithm_policy {
     /// (warp shuffles, inline PTX on NVIDIA's OpenCL). false: through local memory, with the
     /// window look-back, which some kernels run faster.
     bool sub_group_scans = true;
-    /// Radix sort by key with the multi-split: each tile's values are loaded as its keys take
-    /// their places and ranked into a local array of their own, then leave with their keys.
-    /// false: they follow in a second round through the keys' array once the keys have left (as
-    /// Onesweep does; half the local memory). Either way a tile of pairs holds as many items as
-    /// a tile of keys; sort.cpp keeps to the second round where both arrays would pass 40 KB.
-    bool values_beside_keys = false;
     /// reduce_by_key, with full_tiles wide, at most 64 items per work-item, values read as
     /// 16-byte loads allow (vectors and elementwise expressions of them) and keys as wide as
     /// the values: each work-item reads its ITEMS consecutive keys and values straight from
@@ -104,11 +95,65 @@ struct algorithm_policy {
     bool register_runs = false;
     /// Items a work-group handles per tile: work_group_size * items_per_work_item.
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
-    /// The numbers as text, for program cache keys: "256x16 r0 sg32 staged d1" (" ptx",
-    /// " bytes", " beside", " unrolled" or " wide" for full tiles other than guarded, " runs"
-    /// and " chunks<bytes>", added).
+    /// The numbers as text, for program cache keys: "256x16 sg32 staged d1" (" bytes",
+    /// " unrolled" or " wide" for full tiles other than guarded, " runs" and " chunks<bytes>",
+    /// added).
     std::string key() const;
 };
+
+/// Radix sort rows; plan_radix_sort turns one into the sort's shape (radix_sort_policy).
+struct radix_sort_tuning {
+    std::size_t work_group_size = 256;
+    /// For 4-byte keys alone; plan_radix_sort scales them down for wider elements.
+    std::size_t items_per_work_item = 8;
+    unsigned radix_bits = 8;
+    /// Rank each tile by a sub-group multi-split (every sub-group of 32 work-items counts its
+    /// keys per digit, peers found by ballots, or through local memory where the device has no
+    /// sub-groups) instead of counting rounds of 4 bits per work-item.
+    bool multi_split = false;
+    /// Sorts by key with the multi-split: each tile's values are loaded as its keys take their
+    /// places and ranked into a local array of their own, then leave with their keys. false:
+    /// they follow in a second round through the keys' array once the keys have left (as
+    /// Onesweep does; half the local memory). Either way a tile of pairs holds as many items as
+    /// a tile of keys; plan_radix_sort keeps to the second round where both arrays would pass
+    /// CUDA's 48 KB.
+    bool values_beside_keys = false;
+    /// 0 for the tile kernels (the GPU shape); else the chunk kernels (the CPU shape,
+    /// radix_chunks.cpp): one work-item per chunk of at least this many bytes of keys, at most
+    /// 4 chunks per compute unit.
+    std::size_t chunk_bytes = 0;
+    std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
+};
+
+/// Merge sort (comparator sorts) rows: the work-group size is the first run length, each run
+/// sorted in local memory at G^2 comparisons.
+struct merge_sort_tuning {
+    std::size_t work_group_size = 256;
+};
+
+/// Stencil rows (include/kiln/stencil.hpp): outputs per work-item of a tile in local memory.
+/// 1-D: work_group_size 0 chooses the per-element kernel. 2-D: tiles are
+/// stencil_2d_tile_columns wide and work_group_size / stencil_2d_tile_columns *
+/// items_per_work_item rows high.
+struct stencil_tuning {
+    std::size_t work_group_size = 256;
+    std::size_t items_per_work_item = 4;
+    std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
+    /// "128x8", for program cache keys: both fields are compile-time constants of the kernels.
+    std::string key() const;
+};
+
+/// FFT pass rows: at most work_group_size work-items and tile_size() complex floats of local
+/// memory per group (plan_fft's fft_pass_limits).
+struct fft_tuning {
+    std::size_t work_group_size = 64;
+    std::size_t items_per_work_item = 16;
+    std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
+};
+
+/// A row's numbers, of its algorithm's type (row_tuning_fits says which).
+using row_tuning = std::variant<algorithm_policy, radix_sort_tuning, merge_sort_tuning,
+                                stencil_tuning, fft_tuning>;
 
 /// Which devices a row applies to; unset fields match every device.
 struct device_class {
@@ -122,9 +167,29 @@ struct device_class {
 struct tuning_row {
     algorithm for_algorithm;
     device_class devices;
-    algorithm_policy policy;
+    row_tuning policy;
     std::string_view provenance;  ///< where the numbers were measured, or why they were chosen
 };
+
+/// Whether `tuning` is of `a`'s type (the table is checked at compile time, overrides when set).
+constexpr bool row_tuning_fits(algorithm a, const row_tuning& tuning) noexcept {
+    switch (a) {
+        case algorithm::scan:
+        case algorithm::select:
+        case algorithm::reduce_by_key:
+            return std::holds_alternative<algorithm_policy>(tuning);
+        case algorithm::radix_sort:
+            return std::holds_alternative<radix_sort_tuning>(tuning);
+        case algorithm::merge_sort:
+            return std::holds_alternative<merge_sort_tuning>(tuning);
+        case algorithm::stencil_1d:
+        case algorithm::stencil_2d:
+            return std::holds_alternative<stencil_tuning>(tuning);
+        case algorithm::fft:
+            return std::holds_alternative<fft_tuning>(tuning);
+    }
+    return false;
+}
 
 /// The table, in the order it is searched.
 std::span<const tuning_row> tuning_table();
@@ -132,8 +197,10 @@ bool matches(const device_class& c, const device_properties& props);
 /// The sub-group (warp) size kiln assumes for a device: 32 on NVIDIA GPUs, else 0 (unknown).
 std::size_t sub_group_size_of(const device_properties& props);
 
-/// plan_policy on `dev` under the overrides in force.
+/// plan_policy on `dev` under the overrides in force (a: scan, select or reduce_by_key).
 algorithm_policy policy_for(algorithm a, const device& dev);
+/// The radix sort's row on `dev` (or the override in force), before plan_radix_sort scales it.
+radix_sort_tuning radix_sort_tuning_for(const device& dev);
 /// The row policy_for takes, for diagnostics (nullptr under a test override).
 const tuning_row* tuning_row_for(algorithm a, const device& dev);
 
@@ -169,14 +236,21 @@ class scoped_local_memory_group_scans {
     scoped_override<bool> override_;
 };
 
-/// Test-only: while alive, every device uses `policy` for `a`. Restores the previous state when
-/// destroyed. Not thread-safe with algorithms running on other threads.
+/// Test-only: while alive, every device uses `policy` for its algorithm (`a`, where several
+/// share the type; invalid_argument_error where `a` is not one of them). Restores the previous
+/// state when destroyed. Not thread-safe with algorithms running on other threads.
 class scoped_algorithm_policy {
   public:
+    /// a: scan, select or reduce_by_key.
     scoped_algorithm_policy(algorithm a, algorithm_policy policy);
+    explicit scoped_algorithm_policy(radix_sort_tuning policy);
+    explicit scoped_algorithm_policy(merge_sort_tuning policy);
+    /// a: stencil_1d or stencil_2d.
+    scoped_algorithm_policy(algorithm a, stencil_tuning policy);
+    explicit scoped_algorithm_policy(fft_tuning policy);
 
   private:
-    scoped_override<std::optional<algorithm_policy>> override_;
+    scoped_override<std::optional<row_tuning>> override_;
 };
 
 /// FFT lines of two passes through local memory done by one kernel in chunks, the data between
@@ -195,7 +269,12 @@ struct fft_pipeline_policy {
 /// plain data. Plans read them from their arguments, never from global state, so that a test of
 /// a plan leaves them empty or writes them by hand.
 struct tuning_overrides {
-    std::optional<algorithm_policy> policy;  ///< scoped_algorithm_policy, for the plan's algorithm
+    // scoped_algorithm_policy, for the plan's algorithm.
+    std::optional<algorithm_policy> scan_family;  ///< scan, select or reduce_by_key
+    std::optional<radix_sort_tuning> radix_sort;
+    std::optional<merge_sort_tuning> merge_sort;
+    std::optional<stencil_tuning> stencil;  ///< the plan's dimensions
+    std::optional<fft_tuning> fft;
     std::optional<bool> groups_make_progress;         ///< scoped_forward_progress
     bool local_memory_group_scans = false;            ///< scoped_local_memory_group_scans
     std::optional<fft_pipeline_policy> fft_pipeline;  ///< scoped_fft_pipeline_policy
@@ -204,11 +283,24 @@ struct tuning_overrides {
 /// The overrides in scope now, for algorithm `a`.
 tuning_overrides overrides_in_force(algorithm a);
 
-/// `a`'s policy on a device of `props`: the override's, else the first matching row's, with
-/// its target features and sub_group_size set from the device. What every plan starts from; throws
-/// invalid_argument_error where no row matches.
+/// `a`'s numbers on a device of `props`: `forced` (an override) where set, else the first
+/// matching row's. What every plan starts from; throws invalid_argument_error where no row
+/// matches or Tuning is not `a`'s type.
+template <class Tuning>
+Tuning row_tuning_for(algorithm a, const device_properties& props,
+                      const std::optional<Tuning>& forced);
+
+/// The scan family's (a: scan, select or reduce_by_key) policy on a device of `props`:
+/// row_tuning_for's, with its target features and sub_group_size set from the device.
 algorithm_policy plan_policy(algorithm a, const device_properties& props,
                              const tuning_overrides& overrides = {});
+
+/// What the generated code may use on a device of `props`: its target features, with no
+/// sub-group size under the local_memory_group_scans override.
+target_features plan_target(const device_properties& props, const tuning_overrides& overrides);
+/// The sub-group size group scans of `work_group_size` work-items may shuffle within on
+/// `target` (its sub_group_size, where it divides the group and shuffles exist), else 0.
+std::size_t group_scan_sub_group_size(const target_features& target, std::size_t work_group_size);
 /// plan_fft's pipeline on `dev` under the overrides in force.
 fft_pipeline_policy fft_pipeline_policy_for(const device& dev);
 
