@@ -47,6 +47,12 @@ constexpr algorithm_policy chunks(algorithm_policy p, std::size_t chunk_bytes) {
     return p;
 }
 
+/// Scans in chunks walked by vectors of `lanes` (algorithm_policy::chunk_lanes).
+constexpr algorithm_policy lanes(algorithm_policy p, std::size_t lanes) {
+    p.chunk_lanes = lanes;
+    return p;
+}
+
 /// Radix sort by key: values in a local array of their own, beside the keys.
 constexpr algorithm_policy values_beside_keys(algorithm_policy p) {
     p.values_beside_keys = true;
@@ -86,7 +92,7 @@ constexpr std::array table{
                "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{scan, any_gpu, policy(256, 8),
                "not measured: half the NVIDIA tile, for GPUs with less local memory"},
-    tuning_row{scan, any_cpu, chunks(policy(16, 64), 64 * 1024),
+    tuning_row{scan, any_cpu, lanes(chunks(policy(16, 64), 64 * 1024), 8),
                "PoCL, 2 cores, 2^24, chunks of 64 KiB (a core's L2); "
                "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{scan, any_device, policy(64, 4), "not measured: small and safe"},
@@ -257,7 +263,8 @@ std::string algorithm_policy::key() const {
                                                 : "") +
            (ballot_flags ? "" : " bytes") + (values_beside_keys ? " beside" : "") +
            (register_runs ? " runs" : "") +
-           (chunk_bytes ? " chunks" + std::to_string(chunk_bytes) : "");
+           (chunk_bytes ? " chunks" + std::to_string(chunk_bytes) : "") +
+           (chunk_lanes ? " lanes" + std::to_string(chunk_lanes) : "");
 }
 
 namespace {

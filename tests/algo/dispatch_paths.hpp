@@ -48,7 +48,11 @@ void on_chunks(const kiln::device& dev, kiln::detail::algorithm a, Body&& body) 
     on_every_dispatch_path(dev, body);
 }
 
-/// For scans: every dispatch path with tiles, then with chunks, whichever the device's row
+/// Vectors of the scan's chunk loops in the tests (algorithm_policy::chunk_lanes).
+inline constexpr std::size_t test_chunk_lanes = 8;
+
+/// For scans: every dispatch path with tiles, then with chunks walked element by element, then
+/// by vectors (scan_chunk_lanes.cpp, where the operation allows), whichever the device's row
 /// chooses.
 template <class Body>
 void on_every_scan_strategy(const kiln::device& dev, Body&& body) {
@@ -59,7 +63,13 @@ void on_every_scan_strategy(const kiln::device& dev, Body&& body) {
             algorithm::scan, strategy_policy(algorithm::scan, dev, false));
         on_every_dispatch_path(dev, body);
     }
-    on_chunks(dev, algorithm::scan, body);
+    for (const std::size_t lanes : {std::size_t{0}, test_chunk_lanes}) {
+        SCOPED_TRACE(lanes ? "chunks by vectors" : "chunks element by element");
+        auto policy = strategy_policy(algorithm::scan, dev, true);
+        policy.chunk_lanes = lanes;
+        const kiln::detail::scoped_algorithm_policy chunks(algorithm::scan, policy);
+        on_every_dispatch_path(dev, body);
+    }
 }
 
 /// For stream compaction: every dispatch path with the tiles' kept elements staged in local
