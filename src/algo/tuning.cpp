@@ -53,6 +53,12 @@ constexpr algorithm_policy lanes(algorithm_policy p, std::size_t lanes) {
     return p;
 }
 
+/// Compaction in chunks writing at a cursor (algorithm_policy::chunk_cursor_writes).
+constexpr algorithm_policy cursor_writes(algorithm_policy p) {
+    p.chunk_cursor_writes = true;
+    return p;
+}
+
 /// Radix sort by key: values in a local array of their own, beside the keys.
 constexpr algorithm_policy values_beside_keys(algorithm_policy p) {
     p.values_beside_keys = true;
@@ -104,7 +110,7 @@ constexpr std::array table{
                "H100, NVIDIA's OpenCL, bench/algo copy_if of 2^28 int32 beside CUB, 2026-11-23; "
                "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{select, any_gpu, policy(256, 8), "not measured: as the generic GPU scan row"},
-    tuning_row{select, any_cpu, chunks(direct_writes(policy(16, 64)), 64 * 1024),
+    tuning_row{select, any_cpu, cursor_writes(chunks(direct_writes(policy(16, 64)), 64 * 1024)),
                "PoCL, 2 cores, bench/algo 2^20, 2026-11-22 (tiles, for tests, write directly); "
                "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{select, any_device, policy(64, 4), "not measured: small and safe"},
@@ -264,7 +270,8 @@ std::string algorithm_policy::key() const {
            (ballot_flags ? "" : " bytes") + (values_beside_keys ? " beside" : "") +
            (register_runs ? " runs" : "") +
            (chunk_bytes ? " chunks" + std::to_string(chunk_bytes) : "") +
-           (chunk_lanes ? " lanes" + std::to_string(chunk_lanes) : "");
+           (chunk_lanes ? " lanes" + std::to_string(chunk_lanes) : "") +
+           (chunk_cursor_writes ? " cursor" : "");
 }
 
 namespace {

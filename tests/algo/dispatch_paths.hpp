@@ -74,7 +74,8 @@ void on_every_scan_strategy(const kiln::device& dev, Body&& body) {
 
 /// For stream compaction: every dispatch path with the tiles' kept elements staged in local
 /// memory (32-bit counts where they fit), then with each work-item writing its own (64-bit
-/// counts), then with chunks, whichever the device's rows choose.
+/// counts), then with chunks writing behind a branch and at a cursor (compaction_chunks.cpp),
+/// whichever the device's rows choose.
 template <class Body>
 void on_every_compaction_path(const kiln::device& dev, Body&& body) {
     using kiln::detail::algorithm;
@@ -85,7 +86,13 @@ void on_every_compaction_path(const kiln::device& dev, Body&& body) {
         const kiln::detail::scoped_algorithm_policy select_policy(algorithm::select, select);
         on_every_dispatch_path(dev, body);
     }
-    on_chunks(dev, algorithm::select, body);
+    for (const bool cursor : {false, true}) {
+        SCOPED_TRACE(cursor ? "chunks, cursor writes" : "chunks, writes behind a branch");
+        auto select = strategy_policy(algorithm::select, dev, true);
+        select.chunk_cursor_writes = cursor;
+        const kiln::detail::scoped_algorithm_policy select_policy(algorithm::select, select);
+        on_every_dispatch_path(dev, body);
+    }
 }
 
 /// For reduce_by_key: every dispatch path with its tiles keeping runs in local memory, then in

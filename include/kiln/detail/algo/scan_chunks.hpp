@@ -86,6 +86,20 @@ bool chunk_lanes_apply(const scan_operation& op, std::size_t lanes);
 std::string chunk_lane_scan_program_source(const scan_operation& op, const declare_input& input,
                                            std::size_t chunk, bool exclusive, std::size_t lanes);
 
+/// The kernel parameters through which stream compaction's programs write their kept elements
+/// (compaction.hpp declares them): element r of the part (counted from its first) goes to
+/// out[r] while r < capacity.
+struct compaction_outputs {
+    static constexpr const char* out = "kiln_out";
+    static constexpr const char* capacity = "kiln_capacity";
+};
+
+/// Stream compaction's chunk kernels writing at a cursor without branches
+/// (compaction_chunks.cpp), over `count` (the counts' sum): the input's value is the element's
+/// 0/1 flag, its kept_value what is written through compaction_outputs' parameters.
+std::string compaction_chunk_program_source(const scan_operation& count, const declare_input& input,
+                                            std::size_t chunk);
+
 /// The kernel parameters through which reduce_by_key's programs write their runs: run r (counted
 /// from the first run of the whole call) goes to slot r - run_base of the two arrays while
 /// r < capacity. reduce_by_key.hpp declares them; the tile kernels write them through its
