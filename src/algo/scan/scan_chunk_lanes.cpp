@@ -4,9 +4,10 @@
 // Element by element, a scan is one chain of dependent operations, one per element, which a core
 // runs no faster than the operation's latency. Here the chunk is walked by vectors of `lanes`
 // elements instead: the first loop only reduces, into one vector of partial results; the second,
-// after the look-back, scans each vector in registers (log2(lanes) shuffles and combines), adds
-// the running prefix to all lanes and stores them, so that the chain has one step per vector. The
-// input is read twice, the second time from the core's cache, and `out` written once.
+// after the look-back, scans each vector in registers (log2(lanes) shuffles and combines),
+// combines it with the running prefix, which every lane holds, and stores it, so that the chain
+// has one combine per vector. The input is read twice, the second time from the core's cache, and
+// `out` written once (the element loops write it twice).
 //
 // Partial results per lane combine the elements in another order than one after another, which
 // only commutative operations allow (scan_operation::lanewise); float sums round differently, as
