@@ -24,21 +24,12 @@ std::string lane(std::size_t j) {
     return std::string(".s") + "0123456789abcdef"[j];
 }
 
-/// `(type)(a, b, ...)`, a vector literal of `lanes` values given by `value(j)`.
-template <class Value>
-std::string vector_literal(const std::string& type, std::size_t lanes, Value value) {
-    std::string text = "(" + type + ")(";
-    for (std::size_t j = 0; j < lanes; ++j) text += (j ? ", " : "") + std::to_string(value(j));
-    return text + ")";
-}
-
 class lane_scan_loops final : public chunk_loops {
   public:
     lane_scan_loops(const scan_operation& op, bool exclusive, std::size_t lanes)
         : op_(op),
           t_(op.value_type),
           vector_(op.value_type + std::to_string(lanes)),
-          index_(op.value_bytes == 8 ? "ulong" : "uint"),
           lanes_(lanes),
           exclusive_(exclusive) {}
 
@@ -85,33 +76,32 @@ class lane_scan_loops final : public chunk_loops {
         b.open("for (; end - kiln_at >= " + n + "; kiln_at += " + n + ")");
         load_vector(b, element, "kiln_at", "kiln_v");
         // Lane j gathers lanes j - 2^s.. j, step by step, keeping the order of the elements.
+        // Vectors are rearranged by vector literals of components, which every backend's OpenCL
+        // C takes (CUDA's translation has no shuffle) and compilers turn into shuffles.
         for (std::size_t step = 1; step < lanes_; step *= 2) {
-            const std::string shifted =
-                "shuffle(kiln_v, " +
-                vector_literal(index_ + n, lanes_,
-                               [&](std::size_t j) { return j >= step ? j - step : 0; }) +
-                ")";
-            b.line("kiln_v = select(kiln_v, " + combine(b, shifted, "kiln_v") + ", " +
-                   vector_literal(mask_type(), lanes_,
-                                  [&](std::size_t j) { return j >= step ? -1 : 0; }) +
-                   ");");
+            b.line("const " + vector_ + " kiln_step" + std::to_string(step) + " = " +
+                   combine(b,
+                           components("kiln_v",
+                                      [&](std::size_t j) { return j >= step ? j - step : 0; }),
+                           "kiln_v") +
+                   ";");
+            b.line("kiln_v = " + components([&](std::size_t j) {
+                       return (j >= step ? "kiln_step" + std::to_string(step)
+                                         : std::string("kiln_v")) +
+                              lane(j);
+                   }) +
+                   ";");
         }
         // The running prefix stays in every lane of kiln_carry, so that the chain from one
         // vector to the next is one combine; the last lane's broadcast is off that chain.
         b.line("const " + vector_ + " kiln_results = " + combine(b, "kiln_carry", "kiln_v") + ";");
-        if (exclusive_) {
-            b.line("vstore" + n + "(shuffle2(kiln_carry, kiln_results, " +
-                   vector_literal(index_ + n, lanes_,
-                                  [&](std::size_t j) { return j ? lanes_ + j - 1 : 0; }) +
-                   "), 0, out + kiln_at);");
-        } else {
-            b.line("vstore" + n + "(kiln_results, 0, out + kiln_at);");
-        }
-        b.line(
-            "kiln_carry = " +
-            combine(b, "kiln_carry",
-                    "shuffle(kiln_v, (" + index_ + n + ")(" + std::to_string(lanes_ - 1) + "))") +
-            ";");
+        const std::string results = exclusive_ ? components([&](std::size_t j) {
+            return j ? "kiln_results" + lane(j - 1) : std::string("kiln_carry.s0");
+        })
+                                               : std::string("kiln_results");
+        b.line("vstore" + n + "(" + results + ", 0, out + kiln_at);");
+        b.line("kiln_carry = " +
+               combine(b, "kiln_carry", "(" + vector_ + ")(kiln_v" + lane(lanes_ - 1) + ")") + ";");
         b.close();
         b.line("kiln_running = kiln_carry.s0;");
         b.open("for (ulong idx = kiln_at; idx < end; ++idx)");
@@ -129,9 +119,17 @@ class lane_scan_loops final : public chunk_loops {
         return op_.combine(b, x, y);
     }
 
-    /// select's mask type: signed integers as wide as the values.
-    std::string mask_type() const {
-        return (op_.value_bytes == 8 ? "long" : "int") + std::to_string(lanes_);
+    /// `(vector)(c0, c1, ...)`, lane j being the text `component(j)`.
+    template <class Component>
+    std::string components(Component component) const {
+        std::string text = "(" + vector_ + ")(";
+        for (std::size_t j = 0; j < lanes_; ++j) text += (j ? ", " : "") + component(j);
+        return text + ")";
+    }
+    /// `(vector)(v.s<i0>, v.s<i1>, ...)`, lane j being lane `index(j)` of `v`.
+    template <class Index>
+    std::string components(const std::string& v, Index index) const {
+        return components([&](std::size_t j) { return v + lane(index(j)); });
     }
 
     /// `name` = element `at`.
@@ -154,7 +152,7 @@ class lane_scan_loops final : public chunk_loops {
     }
 
     const scan_operation& op_;
-    std::string t_, vector_, index_;
+    std::string t_, vector_;
     std::size_t lanes_;
     bool exclusive_;
 };
