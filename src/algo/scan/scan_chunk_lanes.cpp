@@ -77,7 +77,9 @@ class lane_scan_loops final : public chunk_loops {
         load_vector(b, element, "kiln_at", "kiln_v");
         // Lane j gathers lanes j - 2^s.. j, step by step, keeping the order of the elements.
         // Vectors are rearranged by vector literals of components, which every backend's OpenCL
-        // C takes (CUDA's translation has no shuffle) and compilers turn into shuffles.
+        // C takes (CUDA's translation has no shuffle) and compilers turn into shuffles; lanes are
+        // kept by select, which compilers turn into one blend (a vector literal of two vectors'
+        // components became several, one of them on the prefix's chain).
         for (std::size_t step = 1; step < lanes_; step *= 2) {
             b.line("const " + vector_ + " kiln_step" + std::to_string(step) + " = " +
                    combine(b,
@@ -85,12 +87,8 @@ class lane_scan_loops final : public chunk_loops {
                                       [&](std::size_t j) { return j >= step ? j - step : 0; }),
                            "kiln_v") +
                    ";");
-            b.line("kiln_v = " + components([&](std::size_t j) {
-                       return (j >= step ? "kiln_step" + std::to_string(step)
-                                         : std::string("kiln_v")) +
-                              lane(j);
-                   }) +
-                   ";");
+            b.line("kiln_v = select(kiln_v, kiln_step" + std::to_string(step) + ", " +
+                   mask_components([&](std::size_t j) { return j >= step; }) + ");");
         }
         // The running prefix stays in every lane of kiln_carry, so that the chain from one
         // vector to the next is one combine; the last lane's broadcast is off that chain.
@@ -124,6 +122,15 @@ class lane_scan_loops final : public chunk_loops {
     std::string components(Component component) const {
         std::string text = "(" + vector_ + ")(";
         for (std::size_t j = 0; j < lanes_; ++j) text += (j ? ", " : "") + component(j);
+        return text + ")";
+    }
+    /// select's mask: signed integers as wide as the values, lane j all ones where `set(j)`.
+    template <class Set>
+    std::string mask_components(Set set) const {
+        std::string text = "(" + std::string(op_.value_bytes == 8 ? "long" : "int") +
+                           std::to_string(lanes_) + ")(";
+        for (std::size_t j = 0; j < lanes_; ++j)
+            text += (j ? ", " : "") + std::string(set(j) ? "-1" : "0");
         return text + ")";
     }
     /// `(vector)(v.s<i0>, v.s<i1>, ...)`, lane j being lane `index(j)` of `v`.
