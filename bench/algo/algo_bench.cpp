@@ -22,7 +22,8 @@
 // work runs with the tuning table's policies, then, without GxI or cB, with the other kernels in
 // the same run: where compaction stages its writes, the earlier kernels (staged_writes off);
 // local-memory group scans (where shuffles are used), reduce-then-scan (where look-back is), and
-// on devices whose rows take chunk kernels, the tile kernels.
+// on devices whose rows take chunk kernels, the chunks' element loops (where the rows take their
+// vector or cursor forms) and the tile kernels.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -317,6 +318,20 @@ int main(int argc, char** argv) {
         if (dispatch_lookback) {
             const kiln::detail::scoped_forward_progress three_passes(false);
             measure(" (reduce-then-scan)");
+        }
+        if (scan_policy.chunk_lanes ||
+            kiln::detail::policy_for(kiln::detail::algorithm::select, dev).chunk_cursor_writes) {
+            // The chunks' element loops (no vectors, writes behind a branch), which the chunk
+            // kernels ran before their CPU forms, in the same run.
+            std::vector<std::unique_ptr<kiln::detail::scoped_algorithm_policy>> elements;
+            for (const auto a : {kiln::detail::algorithm::scan, kiln::detail::algorithm::select}) {
+                auto policy = kiln::detail::policy_for(a, dev);
+                policy.chunk_lanes = 0;
+                policy.chunk_cursor_writes = false;
+                elements.push_back(
+                    std::make_unique<kiln::detail::scoped_algorithm_policy>(a, policy));
+            }
+            measure(" (chunks element by element)");
         }
         if (scan_policy.chunk_bytes) {
             // The tile kernels (the rows' tile shapes), which every device ran before the CPU

@@ -48,6 +48,18 @@ constexpr Tuning chunks(Tuning p, std::size_t chunk_bytes) {
     return p;
 }
 
+/// Scans in chunks walked by vectors of `lanes` (algorithm_policy::chunk_lanes).
+constexpr algorithm_policy lanes(algorithm_policy p, std::size_t lanes) {
+    p.chunk_lanes = lanes;
+    return p;
+}
+
+/// Compaction in chunks writing at a cursor (algorithm_policy::chunk_cursor_writes).
+constexpr algorithm_policy cursor_writes(algorithm_policy p) {
+    p.chunk_cursor_writes = true;
+    return p;
+}
+
 /// Radix sort by key: values in a local array of their own, beside the keys.
 constexpr radix_sort_tuning values_beside_keys(radix_sort_tuning p) {
     p.values_beside_keys = true;
@@ -95,7 +107,7 @@ constexpr std::array table{
                "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{scan, any_gpu, policy(256, 8),
                "not measured: half the NVIDIA tile, for GPUs with less local memory"},
-    tuning_row{scan, any_cpu, chunks(policy(16, 64), 64 * 1024),
+    tuning_row{scan, any_cpu, lanes(chunks(policy(16, 64), 64 * 1024), 8),
                "PoCL, 2 cores, 2^24, chunks of 64 KiB (a core's L2); "
                "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{scan, any_device, policy(64, 4), "not measured: small and safe"},
@@ -107,7 +119,7 @@ constexpr std::array table{
                "H100, NVIDIA's OpenCL, bench/algo copy_if of 2^28 int32 beside CUB, 2026-11-23; "
                "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{select, any_gpu, policy(256, 8), "not measured: as the generic GPU scan row"},
-    tuning_row{select, any_cpu, chunks(direct_writes(policy(16, 64)), 64 * 1024),
+    tuning_row{select, any_cpu, cursor_writes(chunks(direct_writes(policy(16, 64)), 64 * 1024)),
                "PoCL, 2 cores, bench/algo 2^20, 2026-11-22 (tiles, for tests, write directly); "
                "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{select, any_device, policy(64, 4), "not measured: small and safe"},
@@ -269,7 +281,9 @@ std::string algorithm_policy::key() const {
             : full_tiles == tile_access::wide   ? " wide"
                                                 : "") +
            (ballot_flags ? "" : " bytes") + (register_runs ? " runs" : "") +
-           (chunk_bytes ? " chunks" + std::to_string(chunk_bytes) : "");
+           (chunk_bytes ? " chunks" + std::to_string(chunk_bytes) : "") +
+           (chunk_lanes ? " lanes" + std::to_string(chunk_lanes) : "") +
+           (chunk_cursor_writes ? " cursor" : "");
 }
 
 std::string stencil_tuning::key() const {

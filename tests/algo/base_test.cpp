@@ -228,7 +228,7 @@ TEST_P(algo_base_test, every_device_has_a_policy_with_provenance) {
 TEST(algo_tuning, policy_key_changes_with_every_field) {
     using kiln::detail::algorithm_policy;
     // A new field fails here first: add it to algorithm_policy::key() and to the changes below.
-    static_assert(sizeof(algorithm_policy) == 64);
+    static_assert(sizeof(algorithm_policy) == 80);
     const std::vector<std::function<void(algorithm_policy&)>> changes = {
         [](algorithm_policy& p) { p.work_group_size = 128; },
         [](algorithm_policy& p) { p.items_per_work_item = 4; },
@@ -243,6 +243,8 @@ TEST(algo_tuning, policy_key_changes_with_every_field) {
         [](algorithm_policy& p) { p.target.device_fence = true; },
         [](algorithm_policy& p) { p.lookback_depth = 2; },
         [](algorithm_policy& p) { p.chunk_bytes = 65536; },
+        [](algorithm_policy& p) { p.chunk_lanes = 8; },
+        [](algorithm_policy& p) { p.chunk_cursor_writes = true; },
         [](algorithm_policy& p) { p.full_tiles = kiln::detail::tile_access::unrolled; },
         [](algorithm_policy& p) { p.full_tiles = kiln::detail::tile_access::wide; },
         [](algorithm_policy& p) { p.ballot_flags = false; },

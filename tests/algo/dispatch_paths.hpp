@@ -48,7 +48,11 @@ void on_chunks(const kiln::device& dev, kiln::detail::algorithm a, Body&& body) 
     on_every_dispatch_path(dev, body);
 }
 
-/// For scans: every dispatch path with tiles, then with chunks, whichever the device's row
+/// Vectors of the scan's chunk loops in the tests (algorithm_policy::chunk_lanes).
+inline constexpr std::size_t test_chunk_lanes = 8;
+
+/// For scans: every dispatch path with tiles, then with chunks walked element by element, then
+/// by vectors (scan_chunk_lanes.cpp, where the operation allows), whichever the device's row
 /// chooses.
 template <class Body>
 void on_every_scan_strategy(const kiln::device& dev, Body&& body) {
@@ -59,12 +63,19 @@ void on_every_scan_strategy(const kiln::device& dev, Body&& body) {
             algorithm::scan, strategy_policy(algorithm::scan, dev, false));
         on_every_dispatch_path(dev, body);
     }
-    on_chunks(dev, algorithm::scan, body);
+    for (const std::size_t lanes : {std::size_t{0}, test_chunk_lanes}) {
+        SCOPED_TRACE(lanes ? "chunks by vectors" : "chunks element by element");
+        auto policy = strategy_policy(algorithm::scan, dev, true);
+        policy.chunk_lanes = lanes;
+        const kiln::detail::scoped_algorithm_policy chunks(algorithm::scan, policy);
+        on_every_dispatch_path(dev, body);
+    }
 }
 
 /// For stream compaction: every dispatch path with the tiles' kept elements staged in local
 /// memory (32-bit counts where they fit), then with each work-item writing its own (64-bit
-/// counts), then with chunks, whichever the device's rows choose.
+/// counts), then with chunks writing behind a branch and at a cursor (compaction_chunks.cpp),
+/// whichever the device's rows choose.
 template <class Body>
 void on_every_compaction_path(const kiln::device& dev, Body&& body) {
     using kiln::detail::algorithm;
@@ -75,7 +86,13 @@ void on_every_compaction_path(const kiln::device& dev, Body&& body) {
         const kiln::detail::scoped_algorithm_policy select_policy(algorithm::select, select);
         on_every_dispatch_path(dev, body);
     }
-    on_chunks(dev, algorithm::select, body);
+    for (const bool cursor : {false, true}) {
+        SCOPED_TRACE(cursor ? "chunks, cursor writes" : "chunks, writes behind a branch");
+        auto select = strategy_policy(algorithm::select, dev, true);
+        select.chunk_cursor_writes = cursor;
+        const kiln::detail::scoped_algorithm_policy select_policy(algorithm::select, select);
+        on_every_dispatch_path(dev, body);
+    }
 }
 
 /// For reduce_by_key: every dispatch path with its tiles keeping runs in local memory, then in

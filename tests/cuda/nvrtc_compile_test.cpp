@@ -339,8 +339,9 @@ TEST_F(NvrtcCompile, WarpLookBackWithSeparateStatesBuilds) {
 }
 
 // The chunk kernels (the scan family's CPU strategy, which the tests force on GPUs too)
-// translate and build: scans of 4- and 8-byte values, inclusive and exclusive, and a scattering
-// program of reduce_by_key's pairs, composed from a flag and a payload.
+// translate and build: scans of 4- and 8-byte values, inclusive and exclusive, element by element
+// and by vectors, compaction at a cursor, and a scattering program of reduce_by_key's pairs,
+// composed from a flag and a payload.
 TEST_F(NvrtcCompile, ChunkKernelsBuild) {
     const declare_input input = [](source_builder& b) {
         b.parameter("global const uint* in");
@@ -355,8 +356,21 @@ TEST_F(NvrtcCompile, ChunkKernelsBuild) {
             for (const auto& kernel : chunk_scan_kernels(operation, false))
                 EXPECT_NE(source.find(kernel.name()), std::string::npos) << kernel.name();
             expect_cubin(compile({source}));
+            // By vectors (scan_chunk_lanes.cpp).
+            ASSERT_TRUE(chunk_lanes_apply(operation, 8));
+            expect_cubin(
+                compile({chunk_lane_scan_program_source(operation, input, 256, exclusive, 8)}));
         }
     }
+    // Compaction writing at a cursor (compaction_chunks.cpp).
+    const declare_input kept = [](source_builder& b) {
+        b.parameter("global long* kiln_out");
+        b.parameter("ulong kiln_capacity");
+        b.parameter("global const long* in");
+        return element_text{.value = "(uint)(in[idx] % 3 != 0)", .kept_value = "in[idx]"};
+    };
+    expect_cubin(compile({compaction_chunk_program_source(
+        make_scan_operation<std::uint32_t, reducers::sum>(), kept, 256)}));
     const declare_input runs = [](source_builder& b) {
         b.parameter("global const uint* keys");
         b.parameter("global float* sums");

@@ -163,12 +163,17 @@ requires detail::storable_as<T, expression_value_t<E>> && detail::real_number<ex
                                             .kept_type = detail::opencl_type_name<T>(),
                                             .kept_value = value};
             return detail::element_text{
-                .statements = statements, .value = keep, .scatter = [=](detail::source_builder& s) {
-                    s.open("if (x != 0 && running - carry <= kiln_capacity)");
-                    for (const auto& line : statements) s.line(line);
-                    s.line("kiln_out[running - 1 - carry] = " + value + ";");
-                    s.close();
-                }};
+                .statements = statements,
+                .value = keep,
+                .scatter =
+                    [=](detail::source_builder& s) {
+                        s.open("if (x != 0 && running - carry <= kiln_capacity)");
+                        for (const auto& line : statements) s.line(line);
+                        s.line("kiln_out[running - 1 - carry] = " + value + ";");
+                        s.close();
+                    },
+                // For the chunk kernels' cursor writes (compaction_chunk_program_source).
+                .kept_value = plan.policy.chunk_bytes ? value : ""};
         };
         const auto& program = detail::compaction_program(q.device(), key, plan, declare);
         detail::temporary_lease staging;
@@ -239,11 +244,13 @@ std::size_t unique(const vector<T>& keys) {
                                             .style = detail::scatter_style::staged_compaction,
                                             .kept_type = t,
                                             .kept_value = "kiln_keys[idx]"};
-            return detail::element_text{.value = head, .scatter = [](detail::source_builder& s) {
-                                            s.line(
-                                                "if (x != 0) kiln_out[running - 1 - carry] = "
-                                                "kiln_keys[idx];");
-                                        }};
+            return detail::element_text{
+                .value = head,
+                .scatter =
+                    [](detail::source_builder& s) {
+                        s.line("if (x != 0) kiln_out[running - 1 - carry] = kiln_keys[idx];");
+                    },
+                .kept_value = plan.policy.chunk_bytes ? "kiln_keys[idx]" : ""};
         };
         const auto& program = detail::compaction_program(q.device(), key, plan, declare);
         // Into scratch, then back: tiles of a single pass may write where later tiles read.

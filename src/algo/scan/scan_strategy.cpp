@@ -12,8 +12,12 @@ std::string scan_family_program_source(const scan_operation& op, const declare_i
                                        const algorithm_policy& policy, bool exclusive,
                                        bool scatter) {
     if (policy.chunk_bytes) {
-        return chunk_scan_program_source(op, input, chunk_elements(policy, op.value_bytes),
-                                         exclusive, scatter);
+        const std::size_t chunk = chunk_elements(policy, op.value_bytes);
+        if (scatter && policy.chunk_cursor_writes)
+            return compaction_chunk_program_source(op, input, chunk);
+        if (!scatter && chunk_lanes_apply(op, policy.chunk_lanes))
+            return chunk_lane_scan_program_source(op, input, chunk, exclusive, policy.chunk_lanes);
+        return chunk_scan_program_source(op, input, chunk, exclusive, scatter);
     }
     return scan_program_source(op, input, policy, exclusive, scatter);
 }

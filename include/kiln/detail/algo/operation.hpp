@@ -26,6 +26,7 @@ struct operation_traits;
 
 template <class T>
 struct operation_traits<reducers::sum, T> {
+    static constexpr bool lanewise = true;  ///< scan_operation::lanewise
     static std::string key() { return "sum"; }
     static std::string combine(source_builder&, const std::string& a, const std::string& b) {
         return "(" + a + " + " + b + ")";
@@ -34,6 +35,7 @@ struct operation_traits<reducers::sum, T> {
 /// min and max ignore NaN operands, as kiln::minimum and kiln::maximum do (fmin, fmax).
 template <bool Maximum, class T>
 struct operation_traits<reducers::extremum<Maximum>, T> {
+    static constexpr bool lanewise = true;
     static std::string key() { return Maximum ? "max" : "min"; }
     static std::string combine(source_builder& b, const std::string& x, const std::string& y) {
         return reducers::extremum<Maximum>::template on<T>::combine(b, x, y);
@@ -42,6 +44,7 @@ struct operation_traits<reducers::extremum<Maximum>, T> {
 template <class Definition, class T>
 requires std::same_as < typename signature_traits<decltype(Definition::signature)>::result(T, T)
 , decltype(Definition::signature) > struct operation_traits<user_function<Definition>, T> {
+    static constexpr bool lanewise = false;
     // The body is part of the key: two functions of one name in different scopes differ.
     static std::string key() {
         return "fn " + std::string(Definition::function_name()) + " " +
@@ -60,8 +63,12 @@ concept operation_for = scan_value<T> && requires {
 
 template <scan_value T, class Op>
 scan_operation make_scan_operation() {
-    return {opencl_type_name<T>(), sizeof(T), &operation_traits<Op, T>::combine, 1,
-            sizeof(T) == 4 ? state_packing::low_32_bits : state_packing::separate};
+    return {opencl_type_name<T>(),
+            sizeof(T),
+            &operation_traits<Op, T>::combine,
+            1,
+            sizeof(T) == 4 ? state_packing::low_32_bits : state_packing::separate,
+            operation_traits<Op, T>::lanewise};
 }
 
 }  // namespace kiln::detail

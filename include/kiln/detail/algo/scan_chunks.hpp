@@ -76,6 +76,30 @@ std::vector<kernel_description> chunk_scan_kernels(const scan_operation& op, boo
 std::string chunk_scan_program_source(const scan_operation& op, const declare_input& input,
                                       std::size_t chunk, bool exclusive, bool scatter);
 
+/// Whether scans under `op` may walk chunks by vectors of `lanes` (algorithm_policy::chunk_lanes):
+/// lanewise operations on scalars, 2 to 16 lanes.
+bool chunk_lanes_apply(const scan_operation& op, std::size_t lanes);
+
+/// The chunk kernels of a scan (no scatter) walking each chunk by vectors of `lanes`
+/// (scan_chunk_lanes.cpp) where chunk_lanes_apply: a first loop only reduces the chunk, and after
+/// the look-back a second one scans it again vector by vector, in registers, and writes `out`.
+std::string chunk_lane_scan_program_source(const scan_operation& op, const declare_input& input,
+                                           std::size_t chunk, bool exclusive, std::size_t lanes);
+
+/// The kernel parameters through which stream compaction's programs write their kept elements
+/// (compaction.hpp declares them): element r of the part (counted from its first) goes to
+/// out[r] while r < capacity.
+struct compaction_outputs {
+    static constexpr const char* out = "kiln_out";
+    static constexpr const char* capacity = "kiln_capacity";
+};
+
+/// Stream compaction's chunk kernels writing at a cursor without branches
+/// (compaction_chunks.cpp), over `count` (the counts' sum): the input's value is the element's
+/// 0/1 flag, its kept_value what is written through compaction_outputs' parameters.
+std::string compaction_chunk_program_source(const scan_operation& count, const declare_input& input,
+                                            std::size_t chunk);
+
 /// The kernel parameters through which reduce_by_key's programs write their runs: run r (counted
 /// from the first run of the whole call) goes to slot r - run_base of the two arrays while
 /// r < capacity. reduce_by_key.hpp declares them; the tile kernels write them through its

@@ -44,6 +44,9 @@ struct scan_operation {
     /// Components of a vector value type (uint2, ulong2...), else 1.
     unsigned components = 1;
     state_packing packing = state_packing::separate;
+    /// Whether `combine` also applies lane by lane to OpenCL vectors of value_type, and the
+    /// operation commutes (sum, min, max), so that lanes may be combined in any order.
+    bool lanewise = false;
 };
 
 /// How a scattering kernel (stream compaction, reduce by key) writes its results.

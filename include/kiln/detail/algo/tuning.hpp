@@ -74,6 +74,13 @@ struct algorithm_policy {
     /// plain loops. The tile fields then serve only where a test clears chunk_bytes to run the
     /// tiles.
     std::size_t chunk_bytes = 0;
+    /// Scans in chunks, of scalars under lanewise operations (scan_operation::lanewise): walk
+    /// each chunk by vectors of this many lanes, scanned in registers (scan_chunk_lanes.cpp);
+    /// 0, or other scans: element by element.
+    std::size_t chunk_lanes = 0;
+    /// Stream compaction in chunks: kept elements written at a cursor without branches
+    /// (compaction_chunks.cpp); false: behind a branch per element.
+    bool chunk_cursor_writes = false;
     /// Scan family: how full tiles are loaded and stored.
     tile_access full_tiles = tile_access::guarded;
     /// Compaction and reduce_by_key, where sub-groups of 32 exist (and at most 32 items per

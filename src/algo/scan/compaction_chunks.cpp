@@ -1,0 +1,62 @@
+// Stream compaction's chunk loops without branches (scan_chunks.hpp,
+// algorithm_policy::chunk_cursor_writes).
+//
+// Element by element, compaction branches on each element's flag, and where the flags follow no
+// pattern (copy_if keeping half of random values) the core mispredicts every other element. Here
+// every element is written at the chunk's cursor, which then advances by its flag: a rejected
+// element is written where the next kept one will be, and overwritten by it. Past the chunk's
+// last kept element such writes would land on the next chunk's first results, which another
+// work-item writes, so the loop stops there: a walk back from the chunk's end finds it.
+#include <kiln/detail/algo/scan_chunks.hpp>
+
+#include "scan_chunk_writer.hpp"
+
+namespace kiln::detail {
+namespace {
+
+class cursor_loops final : public chunk_loops {
+  public:
+    explicit cursor_loops(const scan_operation& count) : t_(count.value_type) {}
+
+    bool writes_out() const override { return false; }
+
+    void reduce(source_builder& b, const element_text& element) const override {
+        b.line(t_ + " kiln_chunk_total = 0;");
+        b.open("for (ulong idx = begin; idx < end; ++idx)");
+        for (const auto& statement : element.statements) b.line(statement);
+        b.line("kiln_chunk_total += " + element.value + ";");
+        b.close();
+    }
+
+    void finish(source_builder& b, const element_text& element) const override {
+        const std::string out = compaction_outputs::out, capacity = compaction_outputs::capacity;
+        b.line("ulong kiln_last = end;");
+        b.open("for (; kiln_last > begin; --kiln_last)");
+        b.line("const ulong idx = kiln_last - 1;");
+        for (const auto& statement : element.statements) b.line(statement);
+        b.line("if (" + element.value + ") break;");
+        b.close();
+        // The part's results start at its own output's first element (carry counts the parts
+        // before), in the count type: 32 bits where the sizes allow.
+        b.line(t_ + " kiln_cursor = (have ? prefix : 0) - carry;");
+        b.open("for (ulong idx = begin; idx < kiln_last; ++idx)");
+        for (const auto& statement : element.statements) b.line(statement);
+        b.line("const " + t_ + " kiln_keep = " + element.value + ";");
+        b.line("if (kiln_cursor < " + capacity + ") " + out +
+               "[kiln_cursor] = " + element.kept_value + ";");
+        b.line("kiln_cursor += kiln_keep;");
+        b.close();
+    }
+
+  private:
+    std::string t_;
+};
+
+}  // namespace
+
+std::string compaction_chunk_program_source(const scan_operation& count, const declare_input& input,
+                                            std::size_t chunk) {
+    return chunk_program_source(count, input, chunk, cursor_loops(count));
+}
+
+}  // namespace kiln::detail
