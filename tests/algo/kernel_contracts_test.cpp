@@ -5,9 +5,12 @@
 #include <cstdint>
 #include <kiln/detail/algo/scan_chunks.hpp>
 #include <kiln/detail/algo/scan_kernels.hpp>
+#include <kiln/detail/algo/scan_strategy.hpp>
 #include <kiln/error.hpp>
 #include <string>
 #include <vector>
+
+#include "algo/key_changes.hpp"
 
 namespace {
 
@@ -247,6 +250,23 @@ TEST(chunk_scan_scratch_layout, regions_are_apart_aligned_and_zeroed_where_read_
             EXPECT_EQ(layout.total_offset(), kiln::detail::scan_scratch_layout<>::total_offset());
         }
     }
+}
+
+// A scan program's shape changes its cache key with every field (the policy's own fields are
+// each checked by algo_tuning.policy_key_changes_with_every_field).
+TEST(scan_program_shape, key_changes_with_every_field) {
+    using kiln::detail::scan_program_shape;
+    // A new field fails here first: add it to key() and to the changes below.
+    static_assert(sizeof(scan_program_shape) ==
+                  3 * sizeof(std::string) + sizeof(kiln::detail::algorithm_policy) + 8);
+    kiln::test::expect_every_change_changes_the_key(
+        std::vector<std::function<void(scan_program_shape&)>>{
+            [](scan_program_shape& s) { s.value_type = "float"; },
+            [](scan_program_shape& s) { s.operation = "max"; },
+            [](scan_program_shape& s) { s.exclusive = true; },
+            [](scan_program_shape& s) { s.policy.work_group_size = 64; },
+            [](scan_program_shape& s) { s.input = "N4kiln6detail8terminalE"; },
+        });
 }
 
 }  // namespace

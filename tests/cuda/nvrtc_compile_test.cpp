@@ -430,9 +430,9 @@ TEST_F(NvrtcCompile, CompactionFlagsUnderWarpsAreBallotWords) {
     for (const bool split : {false, true}) {
         SCOPED_TRACE(split ? "reduce_by_key" : "copy_if");
         const std::string source =
-            split ? scan_program_source(segment_operation<std::int32_t, reducers::sum>(true), runs,
-                                        policy, false, true)
-                  : scan_program_source(count, compaction, policy, false, true);
+            split ? reduce_by_key_tile_program_source(
+                        segment_operation<std::int32_t, reducers::sum>(true), runs, policy)
+                  : compaction_tile_program_source(count, compaction, policy);
         EXPECT_NE(source.find("local uint kiln_flag_bits["), std::string::npos) << source;
         EXPECT_EQ(source.find("local uchar"), std::string::npos) << source;
         EXPECT_EQ(source.find("kiln_my_flags") != std::string::npos, !split) << source;

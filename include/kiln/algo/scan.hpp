@@ -72,10 +72,10 @@ element_text scan_element(source_builder& b, const Input& input) {
 template <class T, class Op, expression_node Input>
 const algorithm_program& scan_program(const device& dev, const Input& input,
                                       const algorithm_policy& policy, bool exclusive) {
-    // The node's type decides its generated text, so its name stands for the input's source.
-    const std::string key = "scan " + opencl_type_name<T>() + " " + operation_traits<Op, T>::key() +
-                            (exclusive ? " exclusive " : " ") + policy.key() + " " +
-                            typeid(Input).name();
+    const std::string key =
+        scan_program_shape{opencl_type_name<T>(), operation_traits<Op, T>::key(), exclusive, policy,
+                           typeid(Input).name()}
+            .key();
     const auto describe = [&] { return scan_family_kernels(make_scan_operation<T, Op>(), policy); };
     return algorithm_program_for(dev, key, describe, [&] {
         const declare_input declare = [&](source_builder& b) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <kiln/detail/algo/scan_chunks.hpp>
 
+#include "lookback_state.hpp"
 #include "scan_chunk_writer.hpp"
 
 namespace kiln::detail {
@@ -30,7 +31,7 @@ class chunk_kernel_writer {
   public:
     chunk_kernel_writer(source_builder& b, const scan_operation& op, std::size_t chunk,
                         const chunk_loops& loops)
-        : b_(b), op_(op), t_(op.value_type), loops_(loops) {
+        : b_(b), op_(op), t_(op.value_type), loops_(loops), state_(lookback_state::for_chunks(op)) {
         b_.constant("CHUNK", chunk);
     }
 
@@ -43,26 +44,22 @@ class chunk_kernel_writer {
         // Look back from the nearest chunk, adding totals until an inclusive prefix: a chunk that
         // took an earlier ticket is running, so its flag is published in time.
         b_.open("if (c > 0)");
-        b_.line("kiln_totals[c] = kiln_chunk_total;");
-        b_.release_store("uint", "&kiln_flags[c]", "1");
+        state_.publish(b_, "c", "kiln_chunk_total", 1);
         b_.close();
         b_.line("int have = c == 0 ? has_carry : 0;");
         b_.line(t_ + " prefix = carry;");
         b_.open("for (ulong k = c; k > 0;)");
         b_.line("--k;");
         b_.line("uint flag = 0;");
-        b_.open("do");
-        b_.acquire_load("uint", "&kiln_flags[k]", "flag");
-        b_.close_with("while (flag == 0);");
-        b_.line("const " + t_ + " earlier = flag == 2 ? kiln_prefixes[k] : kiln_totals[k];");
+        state_.acquire_until_published(b_, "k");
+        b_.line("const " + t_ + " earlier = " + state_.published_value("k") + ";");
         b_.line("prefix = have ? " + combine("earlier", "prefix") + " : earlier;");
         b_.line("have = 1;");
         b_.line("if (flag == 2) break;");
         b_.close();
         b_.line("const " + t_ + " inclusive = have ? " + combine("prefix", "kiln_chunk_total") +
                 " : kiln_chunk_total;");
-        b_.line("kiln_prefixes[c] = inclusive;");
-        b_.release_store("uint", "&kiln_flags[c]", "2");
+        state_.publish(b_, "c", "inclusive", 2);
         b_.line("if (c == chunks - 1) *kiln_total = inclusive;");
         loops_.finish(b_, element);
         b_.end_kernel();
@@ -130,6 +127,7 @@ class chunk_kernel_writer {
     const scan_operation& op_;
     std::string t_;
     const chunk_loops& loops_;
+    const lookback_state state_;
 };
 
 /// Loops that combine the elements as the scan's operation does, in order.

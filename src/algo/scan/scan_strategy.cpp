@@ -3,6 +3,11 @@
 
 namespace kiln::detail {
 
+std::string scan_program_shape::key() const {
+    return "scan " + value_type + " " + operation + (exclusive ? " exclusive " : " ") +
+           policy.key() + " " + input;
+}
+
 std::vector<kernel_description> scan_family_kernels(const scan_operation& op,
                                                     const algorithm_policy& policy, bool scatter) {
     return policy.chunk_bytes ? chunk_scan_kernels(op, scatter) : scan_kernels(op, scatter);
@@ -19,7 +24,8 @@ std::string scan_family_program_source(const scan_operation& op, const declare_i
             return chunk_lane_scan_program_source(op, input, chunk, exclusive, policy.chunk_lanes);
         return chunk_scan_program_source(op, input, chunk, exclusive, scatter);
     }
-    return scan_program_source(op, input, policy, exclusive, scatter);
+    if (scatter) return compaction_tile_program_source(op, input, policy);
+    return scan_program_source(op, input, policy, exclusive);
 }
 
 std::string reduce_by_key_program_source(const scan_operation& pairs, const value_combine& combine,
@@ -29,7 +35,7 @@ std::string reduce_by_key_program_source(const scan_operation& pairs, const valu
         return reduce_by_key_chunk_program_source(pairs, combine, input,
                                                   chunk_elements(policy, pairs.value_bytes));
     }
-    return scan_program_source(pairs, input, policy, false, true);
+    return reduce_by_key_tile_program_source(pairs, input, policy);
 }
 
 std::size_t scan_family_scratch_bytes(const algorithm_policy& policy, std::size_t n,

@@ -133,9 +133,18 @@ kernel_description scan_kernel_description(const char* name, const scan_operatio
                                            bool with_out, bool with_input);
 /// The tile kernels of a program for `op` (`scatter`: a scattering program).
 std::vector<kernel_description> scan_kernels(const scan_operation& op, bool scatter);
+/// A scan's tile program: `out` gets the scan of the input's values.
 std::string scan_program_source(const scan_operation& op, const declare_input& input,
-                                const algorithm_policy& policy, bool exclusive,
-                                bool scatter = false);
+                                const algorithm_policy& policy, bool exclusive);
+/// Stream compaction's tile program: a scan of `count` (0/1 per element, in the input's value)
+/// whose input writes the kept elements (element_text::scatter or staged_compaction).
+std::string compaction_tile_program_source(const scan_operation& count, const declare_input& input,
+                                           const algorithm_policy& policy);
+/// reduce_by_key's tile program: a scan of `pairs` (segment_operation) whose input gives heads
+/// and values as flag and payload, and writes the runs (element_text::scatter).
+std::string reduce_by_key_tile_program_source(const scan_operation& pairs,
+                                              const declare_input& input,
+                                              const algorithm_policy& policy);
 
 /// Whether a single pass with decoupled look-back may run on `dev` with states packed as
 /// `packing`: groups must make progress, and separate states need a device-wide fence.

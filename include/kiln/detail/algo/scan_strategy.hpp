@@ -14,12 +14,26 @@
 
 namespace kiln::detail {
 
+/// What a scan's program is written from, and so its program-cache key.
+struct scan_program_shape {
+    std::string value_type;  ///< OpenCL C type of the values
+    std::string operation;   ///< operation_traits::key()
+    bool exclusive = false;
+    algorithm_policy policy{};
+    /// The input node's type name: the node's type decides its generated text.
+    std::string input;
+
+    /// Every field, as text.
+    std::string key() const;
+};
+
 /// The kernels of a scan-family program for `op` under `policy` (`scatter`: a scattering
 /// program, reduce_by_key's among them).
 std::vector<kernel_description> scan_family_kernels(const scan_operation& op,
                                                     const algorithm_policy& policy,
                                                     bool scatter = false);
-/// Its source (scan_program_source's arguments; `scatter` as there).
+/// Its source: a scan's, or where `scatter` stream compaction's (compaction_tile_program_source's
+/// input, or the chunk kernels' scatter loops).
 std::string scan_family_program_source(const scan_operation& op, const declare_input& input,
                                        const algorithm_policy& policy, bool exclusive,
                                        bool scatter = false);

@@ -96,9 +96,9 @@ struct algorithm_policy {
     /// the values: each work-item reads its ITEMS consecutive keys and values straight from
     /// global memory into registers (16-byte loads for full tiles), finds heads against the key
     /// before each, and reduces its runs there before one group scan; its walk that writes at
-    /// heads reads the values again rather than keeping them (scan_runs.cpp).
+    /// heads reads the values again rather than keeping them (reduce_by_key_tiles.cpp).
     /// Otherwise, and where false, the tile keeps head flags and values in local memory
-    /// (scan_tile.cpp's split tile).
+    /// (reduce_by_key_tiles.cpp's split tile).
     bool register_runs = false;
     /// Items a work-group handles per tile: work_group_size * items_per_work_item.
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }

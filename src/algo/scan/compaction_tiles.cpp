@@ -1,0 +1,168 @@
+// Stream compaction's tiles (copy_if, unique; tile_program.hpp): a scan of 0/1 counts, each kept
+// element written at its count. Staged (scatter_style::staged_compaction): the tile keeps the
+// counts as flags (tile_flags) beside the kept values, and writes its kept values at once,
+// coalesced. Per element: the tile keeps the counts as values and each work-item runs the input's
+// scatter code for its items.
+#include <memory>
+#include <string>
+
+#include "tile_flags.hpp"
+#include "tile_loader.hpp"
+
+namespace kiln::detail {
+namespace {
+
+class compaction_tile_writer final : public tile_algorithm {
+  public:
+    compaction_tile_writer(tile_program& program, const declare_input& input)
+        : p_(program), input_(input), flags_(program) {}
+
+    bool writes_out() const override { return false; }
+
+    void declare_parameters(source_builder& b) override {
+        element_ = input_(b);
+        staged_ = element_.style == scatter_style::staged_compaction;
+    }
+
+    void declare_arrays() override {
+        source_builder& b = p_.b;
+        if (staged_)
+            flags_.declare(b);
+        else
+            b.local_array(p_.t, "kiln_tile", "KILN_PADDED_TILE");
+        b.local_array(p_.t, "kiln_scan", "2 * WG");
+        if (staged_) b.local_array(element_.kept_type, "kiln_kept", "KILN_PADDED_TILE");
+        b.line("const uint lid = " + source_builder::local_id() + ";");
+    }
+
+    void load_and_scan() override {
+        source_builder& b = p_.b;
+        tile_loader load(p_);
+        const bool ballots = staged_ && flags_.ballots();
+        const auto element = [&] {
+            if (!staged_) {
+                b.line("kiln_tile[KILN_PAD(k)] = " + element_.value + ";");
+                return;
+            }
+            flags_.store(b, element_.value);
+            b.line("kiln_kept[KILN_PAD(k)] = " + element_.kept_value + ";");
+        };
+        p_.tile_bounds();
+        std::function<void()> fast;
+        if (p_.policy.full_tiles == tile_access::unrolled)
+            fast = [&] { load.striped(false, element_.statements, element, ballots); };
+        p_.by_fullness(fast, [&] { load.striped(true, element_.statements, element, ballots); });
+        b.local_barrier();
+        p_.item_bounds();
+        if (register_flags()) {
+            gather_flags();
+            b.line(p_.t + " acc = (" + p_.t + ")popcount(kiln_my_flags);");
+        } else {
+            // Work-items past the tile's end start from the tile's first item (the tile's
+            // aggregate never includes them; no flag of theirs is set).
+            p_.scan_items(count_at("(first < valid ? first : 0)"), count_at("first + j"));
+        }
+        scanned_ = p_.group_scan("acc");
+        p_.aggregate(scanned_);
+    }
+
+    void store() override {
+        if (staged_) return store_staged();
+        source_builder& b = p_.b;
+        p_.running_prefix(scanned_);
+        b.open("for (uint j = 0; j < count; ++j)");
+        b.line("const " + p_.t + " x = " + count_at("first + j") + ";");
+        b.line("const int had = have;");
+        b.line("const " + p_.t + " before = running;");
+        b.line("running = have ? " + p_.combine("running", "x") + " : x;");
+        b.line("have = 1;");
+        b.open("");
+        b.line("const ulong idx = base + first + j;");
+        element_.scatter(b);
+        b.close();
+        b.close();
+    }
+
+  private:
+    /// The count (0 or 1) of the tile's element `item`, as the scan's type.
+    std::string count_at(const std::string& item) const {
+        if (staged_) return "((" + p_.t + ")" + flags_.at(item) + ")";
+        return "kiln_tile[KILN_PAD(" + item + ")]";
+    }
+
+    /// Whether each work-item gathers its items' flags in one register word (kiln_my_flags),
+    /// counts them at once and tests them from there when it stages its kept values.
+    bool register_flags() const { return staged_ && p_.policy.items_per_work_item <= 64; }
+
+    /// `kiln_my_flags`: bit j is the flag of this work-item's item j (none past `count`).
+    void gather_flags() {
+        source_builder& b = p_.b;
+        const std::size_t items = p_.policy.items_per_work_item;
+        if (flags_.ballots()) {
+            const std::string mask = items == 32 ? "0xffffffffu" : "((1u << ITEMS) - 1u)";
+            // Two words hold the ITEMS bits wherever they begin (words past the tile's end are
+            // masked off).
+            b.line(
+                "const ulong kiln_two_words = ((ulong)kiln_flag_bits[(first >> 5) + 1] << 32) | "
+                "kiln_flag_bits[first >> 5];");
+            b.line("const uint kiln_my_flags = (uint)(kiln_two_words >> (first & 31)) & " + mask +
+                   ";");
+            return;
+        }
+        const std::string word = items <= 32 ? "uint" : "ulong";
+        b.line(word + " kiln_my_flags = 0;");
+        b.open("for (uint j = 0; j < count; ++j)");
+        b.line("kiln_my_flags |= (" + word + ")(kiln_flags[KILN_FLAG_PAD(first + j)] != 0) << j;");
+        b.close();
+    }
+
+    /// Each work-item moves its kept values to their rank in the tile (through registers, since
+    /// ranks fall on other work-items' items), then the group writes the tile's kept values in
+    /// order, neighbouring work-items to neighbouring elements.
+    void store_staged() {
+        source_builder& b = p_.b;
+        const std::string kept = "kiln_kept";
+        const std::string flag =
+            register_flags() ? "((kiln_my_flags >> (j)) & 1)" : flags_.at("first + j");
+        b.line("const uint kiln_before = lid > 0 ? (uint)kiln_scan[" + scanned_ +
+               " + lid - 1] : 0;");
+        b.line("__private " + element_.kept_type + " kiln_mine[ITEMS];");
+        b.line("#pragma unroll");
+        b.line("for (uint j = 0; j < ITEMS; ++j) kiln_mine[j] = " + kept +
+               "[KILN_PAD(first + j)];");
+        b.local_barrier();
+        b.line("uint kiln_rank = kiln_before;");
+        b.line("#pragma unroll");
+        b.open("for (uint j = 0; j < ITEMS; ++j)");
+        b.open("if (j < count && " + flag + " != 0)");
+        b.line("const uint r = kiln_rank++;");
+        b.line(kept + "[KILN_PAD(r)] = kiln_mine[j];");
+        b.close();
+        b.close();
+        b.local_barrier();
+        // Counts include the carry (the count before the part); outputs begin at it.
+        b.line(
+            "const ulong kiln_first = (ulong)(tile_has_prefix ? tile_prefix : 0) - "
+            "(ulong)carry;");
+        b.open("for (uint s = lid; s < (uint)aggregate; s += WG)");
+        b.line("if (kiln_first + s < kiln_capacity) kiln_out[kiln_first + s] = " + kept +
+               "[KILN_PAD(s)];");
+        b.close();
+    }
+
+    tile_program& p_;
+    const declare_input& input_;
+    const tile_flags flags_;
+    element_text element_;
+    bool staged_ = false;
+    std::string scanned_;  // where the group scan left its results in kiln_scan
+};
+
+}  // namespace
+
+std::unique_ptr<tile_algorithm> compaction_tiles(tile_program& program,
+                                                 const declare_input& input) {
+    return std::make_unique<compaction_tile_writer>(program, input);
+}
+
+}  // namespace kiln::detail
