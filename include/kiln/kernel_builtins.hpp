@@ -350,4 +350,12 @@ struct kernel_scope {
 /// A work-group array of a constant size in a kernel body: `KILN_LOCAL(float, tile, 16 * 16);`
 /// is `local float tile[16 * 16];` in the kernel's OpenCL C source.
 #define KILN_LOCAL(type, name, count) type name[count]
+
+/// A pragma of the kernel's program, written in its body: `KILN_PRAGMA(OPENCL FP_CONTRACT OFF);`
+/// is `#pragma OPENCL FP_CONTRACT OFF` at the head of the OpenCL C source (a #pragma cannot stand
+/// in a macro argument). Nothing in C++.
+#define KILN_PRAGMA(...) static_assert(true)
+/// Build options of the kernel's program, written in its body:
+/// `KILN_BUILD_OPTIONS("-cl-fp32-correctly-rounded-divide-sqrt");`. Nothing in C++.
+#define KILN_BUILD_OPTIONS(options) static_assert(sizeof(options) > 0)
 #pragma GCC visibility pop
