@@ -13,6 +13,7 @@ namespace {
 // Without contraction into fused multiply-adds every operation rounds as on the host, so the
 // CPU check can expect the very same iteration counts. A #pragma cannot stand in a macro
 // argument: KILN_PRAGMA puts it at the head of the kernel's program.
+// [doc:cpp_mandelbrot]
 KILN_KERNEL(mandelbrot,
             (kiln::global_ptr<kiln::uint> iterations, kiln::uint width, kiln::uint height,
              float x_origin, float y_origin, float step, kiln::uint max_iterations),
@@ -31,6 +32,7 @@ KILN_KERNEL(mandelbrot,
                 }
                 iterations[py * width + px] = i;
             });
+// [/doc]
 
 constexpr unsigned width = 803, height = 601,
                    max_iterations = 256;  // neither side a multiple of 16
