@@ -42,7 +42,7 @@ KILN_KERNEL(multiply_tiled,
                 const size_t local_col = get_local_id(0), local_row = get_local_id(1);
                 float sum = 0.0f;
                 for (kiln::uint start = 0; start < inner; start += 16) {
-                    const size_t a_col = start + local_col, b_row = start + local_row;
+                    const kiln::uint a_col = start + local_col, b_row = start + local_row;
                     a_tile[local_row * 16 + local_col] =
                         row < rows && a_col < inner ? a[row * inner + a_col] : 0.0f;
                     b_tile[local_row * 16 + local_col] =

@@ -71,6 +71,12 @@ std::vector<std::string> kernel_parameter_names(std::string_view parameters);
 /// statement a line.
 std::vector<std::string> kernel_body_lines(std::string_view body);
 
+/// Puts each `KILN_PRAGMA(text)` of the body at the head of the program as `#pragma text`.
+void add_kernel_pragmas(source_builder& source, std::string_view body);
+
+/// The build options of the body's `KILN_BUILD_OPTIONS("...")`, joined by spaces.
+std::string kernel_build_options(std::string_view body);
+
 /// Adds `kernel void name(parameters) { prologue body }` to `source`.
 void add_cpp_kernel(source_builder& source, std::string_view name,
                     const std::vector<std::string>& parameter_types,
@@ -93,7 +99,9 @@ kiln::kernel kernel_on(const kiln::device& dev) {
     const std::lock_guard lock(mutex);
     for (const auto& [device, k] : built)
         if (device == dev) return k;
-    kiln::kernel k = program(dev, Definition::source()).kernel(Definition::kernel_name());
+    kiln::kernel k =
+        program(dev, Definition::source(), kernel_build_options(Definition::body_text()))
+            .kernel(Definition::kernel_name());
     built.emplace_back(dev, k);
     return k;
 }
@@ -178,13 +186,15 @@ std::vector<kernel_argument> bind_arguments(const Args&... args) {
     (std::index_sequence_for<Args...>{});
 }
 
-/// The source of a KILN_KERNEL: its KILN_STRUCT parameters', its functions', then the kernel.
+/// The source of a KILN_KERNEL: its pragmas, its KILN_STRUCT parameters', its functions', then
+/// the kernel.
 template <class Definition, class... P>
 std::string cpp_kernel_source(std::tuple<P...>*) {
     static_assert((cpp_kernel_parameter<P> && ...),
                   "kernel parameters are kiln::global_ptr<T>, kiln::local_ptr<T>, "
                   "kiln::constant_ptr<T> or values of types kernels know (not bool)");
     source_builder source;
+    add_kernel_pragmas(source, Definition::body_text());
     (declare_type<typename pointee<P>::type>(source), ...);
     Definition::define_functions(source);
     add_cpp_kernel(source, Definition::kernel_name(), {opencl_parameter_type<P>()...},
@@ -252,6 +262,7 @@ std::string lambda_source(std::tuple<Index, P...>*) {
     static_assert((cpp_kernel_parameter<P> && ...),
                   "KILN_LAMBDA captures kiln vectors, buffers and values of types kernels know");
     source_builder source;
+    add_kernel_pragmas(source, Definition::body_text());
     (declare_type<typename pointee<P>::type>(source), ...);
     const std::string index = kernel_parameter_names(Definition::index_text()).front();
     auto names = kernel_parameter_names(Definition::capture_text());

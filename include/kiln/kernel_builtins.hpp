@@ -229,6 +229,43 @@ struct kernel_scope {
     static int isfinite(double x);
     static int signbit(float x);
     static int signbit(double x);
+    // Component by component on vectors: masks of -1 and 0 in signed integers of the
+    // components' size (int4 for float4, vec<long, N> for doubles).
+#define KILN_DETAIL_RELATIONAL(name)        \
+    static int name(float x, float y);      \
+    static int name(double x, double y);    \
+    template <std::floating_point T, int N> \
+    static vec<signed_mask_t<T>, N> name(const vec<T, N>& x, const vec<T, N>& y);
+#define KILN_DETAIL_CLASSIFICATION(name)    \
+    template <std::floating_point T, int N> \
+    static vec<signed_mask_t<T>, N> name(const vec<T, N>& x);
+    KILN_DETAIL_RELATIONAL(isequal)
+    KILN_DETAIL_RELATIONAL(isnotequal)
+    KILN_DETAIL_RELATIONAL(isgreater)
+    KILN_DETAIL_RELATIONAL(isgreaterequal)
+    KILN_DETAIL_RELATIONAL(isless)
+    KILN_DETAIL_RELATIONAL(islessequal)
+    KILN_DETAIL_RELATIONAL(isordered)
+    KILN_DETAIL_RELATIONAL(isunordered)
+    KILN_DETAIL_CLASSIFICATION(isnan)
+    KILN_DETAIL_CLASSIFICATION(isinf)
+    KILN_DETAIL_CLASSIFICATION(isfinite)
+    KILN_DETAIL_CLASSIFICATION(signbit)
+#undef KILN_DETAIL_RELATIONAL
+#undef KILN_DETAIL_CLASSIFICATION
+    // any and all test the sign bit of each component, as in OpenCL C.
+    template <std::signed_integral T>
+    static int any(T x);
+    template <std::signed_integral T, int N>
+    static int any(const vec<T, N>& x);
+    template <std::signed_integral T>
+    static int all(T x);
+    template <std::signed_integral T, int N>
+    static int all(const vec<T, N>& x);
+    // select(a, b, c): b where c (a vector: the sign bit of c's component) is set, else a.
+    template <class T, int N, std::integral M>
+    requires(sizeof(M) == sizeof(T)) static vec<T, N> select(const vec<T, N>& a, const vec<T, N>& b,
+                                                             const vec<M, N>& c);
     static float select(float a, float b, int c);
     static double select(double a, double b, long c);
     static int select(int a, int b, int c);
@@ -350,4 +387,12 @@ struct kernel_scope {
 /// A work-group array of a constant size in a kernel body: `KILN_LOCAL(float, tile, 16 * 16);`
 /// is `local float tile[16 * 16];` in the kernel's OpenCL C source.
 #define KILN_LOCAL(type, name, count) type name[count]
+
+/// A pragma of the kernel's program, written in its body: `KILN_PRAGMA(OPENCL FP_CONTRACT OFF);`
+/// is `#pragma OPENCL FP_CONTRACT OFF` at the head of the OpenCL C source (a #pragma cannot stand
+/// in a macro argument). Nothing in C++.
+#define KILN_PRAGMA(...) static_assert(true)
+/// Build options of the kernel's program, written in its body:
+/// `KILN_BUILD_OPTIONS("-cl-fp32-correctly-rounded-divide-sqrt");`. Nothing in C++.
+#define KILN_BUILD_OPTIONS(options) static_assert(sizeof(options) > 0)
 #pragma GCC visibility pop

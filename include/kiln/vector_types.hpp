@@ -10,24 +10,83 @@
 
 namespace kiln {
 
+template <class T, int N>
+requires(std::is_arithmetic_v<T> && (N == 2 || N == 3 || N == 4)) struct vec;
+
 namespace detail {
 
+/// A swizzle of several components (v.xy, v.s10, v.lo) as the C++ check of a kernel body sees
+/// it: a vector of the components it names, which may be assigned a vector of its size.
+/// Swizzles are static members (references, so that their types are complete only where used),
+/// so that the host layout stays the components alone; they are declared and never defined, so
+/// only kernel bodies, which never run on the host, can use them.
+template <class T, int N>
+struct swizzle : vec<T, N> {
+    swizzle& operator=(const vec<T, N>& value);
+};
+
+// M(xyzw name, s-digit name, size) for every swizzle of 2 to N distinct components of an
+// N-component vector.
+// clang-format off
+#define KILN_DETAIL_SWIZZLES_2(M) \
+    M(xy, s01, 2) M(yx, s10, 2)
+
+#define KILN_DETAIL_SWIZZLES_3(M) \
+    M(xy, s01, 2) M(xz, s02, 2) M(yx, s10, 2) M(yz, s12, 2) M(zx, s20, 2) M(zy, s21, 2) \
+    M(xyz, s012, 3) M(xzy, s021, 3) M(yxz, s102, 3) M(yzx, s120, 3) M(zxy, s201, 3) \
+    M(zyx, s210, 3)
+
+#define KILN_DETAIL_SWIZZLES_4(M) \
+    M(xy, s01, 2) M(xz, s02, 2) M(xw, s03, 2) M(yx, s10, 2) M(yz, s12, 2) M(yw, s13, 2) \
+    M(zx, s20, 2) M(zy, s21, 2) M(zw, s23, 2) M(wx, s30, 2) M(wy, s31, 2) M(wz, s32, 2) \
+    M(xyz, s012, 3) M(xyw, s013, 3) M(xzy, s021, 3) M(xzw, s023, 3) M(xwy, s031, 3) \
+    M(xwz, s032, 3) M(yxz, s102, 3) M(yxw, s103, 3) M(yzx, s120, 3) M(yzw, s123, 3) \
+    M(ywx, s130, 3) M(ywz, s132, 3) M(zxy, s201, 3) M(zxw, s203, 3) M(zyx, s210, 3) \
+    M(zyw, s213, 3) M(zwx, s230, 3) M(zwy, s231, 3) M(wxy, s301, 3) M(wxz, s302, 3) \
+    M(wyx, s310, 3) M(wyz, s312, 3) M(wzx, s320, 3) M(wzy, s321, 3) M(xyzw, s0123, 4) \
+    M(xywz, s0132, 4) M(xzyw, s0213, 4) M(xzwy, s0231, 4) M(xwyz, s0312, 4) M(xwzy, s0321, 4) \
+    M(yxzw, s1023, 4) M(yxwz, s1032, 4) M(yzxw, s1203, 4) M(yzwx, s1230, 4) M(ywxz, s1302, 4) \
+    M(ywzx, s1320, 4) M(zxyw, s2013, 4) M(zxwy, s2031, 4) M(zyxw, s2103, 4) M(zywx, s2130, 4) \
+    M(zwxy, s2301, 4) M(zwyx, s2310, 4) M(wxyz, s3012, 4) M(wxzy, s3021, 4) M(wyxz, s3102, 4) \
+    M(wyzx, s3120, 4) M(wzxy, s3201, 4) M(wzyx, s3210, 4)
+// clang-format on
+
+#define KILN_DETAIL_SWIZZLE_MEMBER(name, s_name, size) \
+    static swizzle<T, size>& name;                     \
+    static swizzle<T, size>& s_name;
+
 /// The components, named as in OpenCL C. Aligned to their size, and 3-component vectors take
-/// the room of 4 (OpenCL C 6.1.5), which is what kiln's CUDA prelude does too.
+/// the room of 4 (OpenCL C 6.1.5), which is what kiln's CUDA prelude does too. The other names
+/// of components (s0, lo, the swizzles) are static members: see swizzle.
 template <class T, int N>
 struct vec_components;
 template <class T>
 struct alignas(2 * sizeof(T)) vec_components<T, 2> {
     T x, y;
+    static T &s0, &s1, &lo, &hi, &even, &odd;
+    KILN_DETAIL_SWIZZLES_2(KILN_DETAIL_SWIZZLE_MEMBER)
 };
 template <class T>
 struct alignas(4 * sizeof(T)) vec_components<T, 3> {
     T x, y, z;
+    static T &s0, &s1, &s2;
+    // OpenCL C reads a 3-component vector's hi and odd as of 4 components, the 4th undefined.
+    static swizzle<T, 2>&lo, &even;
+    static const vec<T, 2>&hi, &odd;
+    KILN_DETAIL_SWIZZLES_3(KILN_DETAIL_SWIZZLE_MEMBER)
 };
 template <class T>
 struct alignas(4 * sizeof(T)) vec_components<T, 4> {
     T x, y, z, w;
+    static T &s0, &s1, &s2, &s3;
+    static swizzle<T, 2>&lo, &hi, &even, &odd;
+    KILN_DETAIL_SWIZZLES_4(KILN_DETAIL_SWIZZLE_MEMBER)
 };
+
+#undef KILN_DETAIL_SWIZZLE_MEMBER
+#undef KILN_DETAIL_SWIZZLES_2
+#undef KILN_DETAIL_SWIZZLES_3
+#undef KILN_DETAIL_SWIZZLES_4
 
 }  // namespace detail
 
@@ -129,6 +188,76 @@ KILN_DETAIL_VEC_OPERATOR(-)
 KILN_DETAIL_VEC_OPERATOR(*)
 KILN_DETAIL_VEC_OPERATOR(/)
 #undef KILN_DETAIL_VEC_OPERATOR
+
+// The integer operators, for integer components.
+#define KILN_DETAIL_VEC_INTEGER_OPERATOR(op)                                               \
+    template <std::integral T, int N>                                                      \
+    constexpr vec<T, N> operator op(const vec<T, N>& a, const vec<T, N>& b) {              \
+        return detail::elementwise(a, b, [](T l, T r) { return static_cast<T>(l op r); }); \
+    }                                                                                      \
+    template <std::integral T, int N, std::integral S>                                     \
+    constexpr vec<T, N> operator op(const vec<T, N>& a, S b) {                             \
+        return a op detail::broadcast<T, N>(static_cast<T>(b));                            \
+    }                                                                                      \
+    template <std::integral T, int N, std::integral S>                                     \
+    constexpr vec<T, N> operator op(S a, const vec<T, N>& b) {                             \
+        return detail::broadcast<T, N>(static_cast<T>(a)) op b;                            \
+    }                                                                                      \
+    template <std::integral T, int N, class B>                                             \
+    constexpr vec<T, N>& operator op##=(vec<T, N>& a, const B& b) {                        \
+        return a = a op b;                                                                 \
+    }
+KILN_DETAIL_VEC_INTEGER_OPERATOR(%)
+KILN_DETAIL_VEC_INTEGER_OPERATOR(&)
+KILN_DETAIL_VEC_INTEGER_OPERATOR(|)
+KILN_DETAIL_VEC_INTEGER_OPERATOR(^)
+KILN_DETAIL_VEC_INTEGER_OPERATOR(<<)
+KILN_DETAIL_VEC_INTEGER_OPERATOR(>>)
+#undef KILN_DETAIL_VEC_INTEGER_OPERATOR
+
+template <std::integral T, int N>
+constexpr vec<T, N> operator~(const vec<T, N>& a) {
+    vec<T, N> r{};
+    for (int i = 0; i < N; ++i) r[i] = static_cast<T>(~a[i]);
+    return r;
+}
+
+namespace detail {
+/// The signed integer of T's size: the components of OpenCL C's comparison results.
+template <class T>
+using signed_mask_t = std::conditional_t<
+    sizeof(T) == 8, std::int64_t,
+    std::conditional_t<sizeof(T) == 4, std::int32_t,
+                       std::conditional_t<sizeof(T) == 2, std::int16_t, std::int8_t>>>;
+}  // namespace detail
+
+// Ordering comparisons component by component, as in OpenCL C: -1 (every bit set) where true and
+// 0 where false, in signed integers of the components' size (float4 < float4 is an int4). == and
+// != stay whole-vector equality, one bool, which host code relies on; kernels compare component
+// by component with isequal and isnotequal (kiln/kernel_builtins.hpp).
+#define KILN_DETAIL_VEC_COMPARISON(op)                                                \
+    template <class T, int N>                                                         \
+    constexpr vec<detail::signed_mask_t<T>, N> operator op(const vec<T, N>& a,        \
+                                                           const vec<T, N>& b) {      \
+        vec<detail::signed_mask_t<T>, N> r{};                                         \
+        for (int i = 0; i < N; ++i) r[i] = a[i] op b[i] ? -1 : 0;                     \
+        return r;                                                                     \
+    }                                                                                 \
+    template <class T, int N, class S>                                                \
+    requires std::is_arithmetic_v<S>                                                  \
+    constexpr vec<detail::signed_mask_t<T>, N> operator op(const vec<T, N>& a, S b) { \
+        return a op detail::broadcast<T, N>(static_cast<T>(b));                       \
+    }                                                                                 \
+    template <class T, int N, class S>                                                \
+    requires std::is_arithmetic_v<S>                                                  \
+    constexpr vec<detail::signed_mask_t<T>, N> operator op(S a, const vec<T, N>& b) { \
+        return detail::broadcast<T, N>(static_cast<T>(a)) op b;                       \
+    }
+KILN_DETAIL_VEC_COMPARISON(<)
+KILN_DETAIL_VEC_COMPARISON(<=)
+KILN_DETAIL_VEC_COMPARISON(>)
+KILN_DETAIL_VEC_COMPARISON(>=)
+#undef KILN_DETAIL_VEC_COMPARISON
 
 template <class T, int N>
 constexpr vec<T, N> operator-(const vec<T, N>& a) {

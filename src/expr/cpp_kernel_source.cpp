@@ -79,6 +79,40 @@ std::vector<std::string_view> arguments(std::string_view text, std::size_t open,
     return found;
 }
 
+bool is_program_setting(const std::string& word) {
+    return word == "KILN_PRAGMA" || word == "KILN_BUILD_OPTIONS";
+}
+
+/// The arguments of each `name(...)` in text, outside literals.
+std::vector<std::string> marker_arguments(std::string_view text, std::string_view name) {
+    std::vector<std::string> found;
+    std::string ignored;
+    for (std::size_t i = 0; i < text.size();) {
+        if (text[i] == '"' || text[i] == '\'') {
+            i = copy_literal(text, i, ignored);
+            continue;
+        }
+        const bool starts_word =
+            is_identifier_char(text[i]) && (i == 0 || !is_identifier_char(text[i - 1]));
+        if (!starts_word) {
+            ++i;
+            continue;
+        }
+        std::size_t end = i;
+        while (end < text.size() && is_identifier_char(text[end])) ++end;
+        const std::size_t open = skip_spaces(text, end);
+        if (text.substr(i, end - i) == name && open < text.size() && text[open] == '(') {
+            const std::size_t close = matching(text, open);
+            if (close == std::string_view::npos) break;
+            found.push_back(trim(text.substr(open + 1, close - open - 1)));
+            i = close + 1;
+        } else {
+            i = end;
+        }
+    }
+    return found;
+}
+
 std::string to_opencl(std::string_view text);
 
 /// `kiln::` dropped (the vocabulary is OpenCL C's own names), `float4{...}` made the OpenCL C
@@ -106,6 +140,15 @@ std::string to_opencl(std::string_view text) {
                                  std::regex_match(word, vector_type_name());
             const bool cast = next < text.size() && text[next] == '(' &&
                               std::regex_match(word, scalar_type_name());
+            // KILN_PRAGMA and KILN_BUILD_OPTIONS are the program's, not statements of the body.
+            if (is_program_setting(word) && next < text.size() && text[next] == '(') {
+                const std::size_t close = matching(text, next);
+                if (close != std::string_view::npos) {
+                    i = skip_spaces(text, close + 1);
+                    if (i < text.size() && text[i] == ';') ++i;
+                    continue;
+                }
+            }
             const bool local_array =
                 word == "KILN_LOCAL" && next < text.size() && text[next] == '(';
             const std::size_t close =
@@ -237,6 +280,30 @@ std::vector<std::string> kernel_body_lines(std::string_view body) {
     }
     flush();
     return lines;
+}
+
+void add_kernel_pragmas(source_builder& source, std::string_view body) {
+    for (const std::string& pragma : marker_arguments(body, "KILN_PRAGMA"))
+        source.define("#pragma " + pragma, "#pragma " + pragma);
+}
+
+std::string kernel_build_options(std::string_view body) {
+    std::string options;
+    for (const std::string& argument : marker_arguments(body, "KILN_BUILD_OPTIONS")) {
+        std::string text;
+        for (std::size_t i = 0; i < argument.size();) {
+            if (argument[i] != '"') {
+                ++i;
+                continue;
+            }
+            std::string literal;
+            i = copy_literal(argument, i, literal);
+            text += literal.substr(1, literal.size() - 2);
+        }
+        if (!options.empty() && !text.empty()) options += ' ';
+        options += text;
+    }
+    return options;
 }
 
 void add_cpp_kernel(source_builder& source, std::string_view name,

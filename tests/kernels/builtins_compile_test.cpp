@@ -1,4 +1,6 @@
-// Every family of built-ins in C++ kernels: the C++ compiler accepts each body, and each device's
+// Every family of built-ins in C++ kernels (work-items, barriers, atomics, math, integers,
+// conversions, vectors with their swizzles, comparisons and select, work-group and sub-group
+// collectives, local arrays): the C++ compiler accepts each body, and each device's
 // OpenCL C compiler accepts the same tokens (the programs are built on every device).
 #include <gtest/gtest.h>
 
@@ -67,6 +69,26 @@ KILN_KERNEL(integers_and_conversions, (kiln::global_ptr<int> n, kiln::global_ptr
     f[i] += convert_float4(rounded).w;
 });
 
+KILN_KERNEL(vectors,
+            (kiln::global_ptr<kiln::float4> f, kiln::global_ptr<kiln::int4> masks,
+             kiln::global_ptr<kiln::uint4> bits, kiln::global_ptr<kiln::double2> d),
+            {
+                const kiln::uint i = get_global_id(0);
+                kiln::float4 a = f[i];
+                const kiln::float3 xyz = a.xyz;
+                const kiln::float2 pair = a.s13 + a.lo * a.hi - a.even / a.odd;
+                a.zw = pair;
+                a.s0 = a.w + length(xyz) + a.s2;
+                a.s102 = a.zxy;
+                masks[i] = (a < a.wzyx) | (a >= 0.5f) | isequal(a, a.yxwz) | isnan(a);
+                const kiln::int4 m = masks[i] & (masks[i] ^ kiln::int4{1, 2, 3, 4});
+                if (any(m) && !all(m < 0)) f[i] = select(a, -a, m);
+                bits[i] = (bits[i] << 2u) >> 1u | ~bits[i] % 7u;
+                bits[i].xy = select(bits[i].yx, bits[i].xy, isgreater(a.xy, a.yx));
+                d[i] = select(d[i], d[i].yx, d[i] > 1.0) +
+                       double(any(isless(d[i], d[i].yx)) + all(d[i] <= 2.0));
+            });
+
 KILN_KERNEL(work_group_collectives, (kiln::global_ptr<int> n, kiln::global_ptr<float> f), {
     const kiln::ulong i = get_global_id(0);
     n[i] = work_group_reduce_add(n[i]) + work_group_reduce_min(n[i]) + work_group_reduce_max(n[i]) +
@@ -94,6 +116,11 @@ TEST_P(cpp_kernel_builtins, build_on_the_device) {
     EXPECT_EQ(math.on(device()).name(), "math");
     EXPECT_EQ(integers_and_conversions.on(device()).name(), "integers_and_conversions");
     EXPECT_EQ(work_group_collectives.on(device()).name(), "work_group_collectives");
+}
+
+TEST_P(cpp_kernel_builtins, build_vector_functions_on_devices_with_doubles) {
+    if (!has_double()) GTEST_SKIP() << "the device has no doubles";
+    EXPECT_EQ(vectors.on(device()).name(), "vectors");
 }
 
 TEST_P(cpp_kernel_builtins, build_sub_group_functions_on_devices_that_have_them) {

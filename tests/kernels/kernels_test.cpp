@@ -111,10 +111,37 @@ KILN_KERNEL(sub_group_sums, (kiln::global_ptr<const int> x, kiln::global_ptr<int
         sums[i] = -1;
 });
 
+KILN_KERNEL(program_settings,
+            (float a, kiln::global_ptr<const float> x, kiln::global_ptr<float> y, kiln::uint n), {
+                KILN_PRAGMA(OPENCL FP_CONTRACT OFF);
+                KILN_BUILD_OPTIONS("-cl-fp32-correctly-rounded-divide-sqrt");
+                KILN_BUILD_OPTIONS("-DUNUSED=1");
+                const kiln::uint i = get_global_id(0);
+                if (i < n) y[i] = a * x[i] + y[i];
+            });
+
 KILN_KERNEL(work_group_sums, (kiln::global_ptr<const int> x, kiln::global_ptr<int> sums), {
     const int total = work_group_reduce_add(x[get_global_id(0)]);
     if (get_local_id(0) == 0) sums[get_group_id(0)] = total;
 });
+
+// [doc:cpp_swizzles]
+KILN_KERNEL(swizzle_and_compare,
+            (kiln::global_ptr<kiln::float4> v, kiln::global_ptr<kiln::int4> masks, kiln::uint n), {
+                const kiln::uint i = get_global_id(0);
+                if (i >= n) return;
+                const kiln::float4 a = v[i];
+                kiln::float4 r = a.wzyx;
+                r.lo = r.lo + a.s01;
+                masks[i] = a > 1.5f;  // -1 where true, 0 where false
+                r = select(r, -r, a.zwxy < a);
+                if (all(masks[i]))
+                    r.s3 = 100.0f;
+                else if (any(masks[i]))
+                    r.s3 = -1.0f;
+                v[i] = r;
+            });
+// [/doc]
 
 class cpp_kernels : public kiln::test::device_queue_test {};
 
@@ -203,6 +230,36 @@ TEST_P(cpp_kernels, computes_with_float4) {
         EXPECT_EQ(result[i], (kiln::float4{2.0f * float(i) + 1.0f, 4.0f, 7.0f, 10.0f})) << i;
 }
 
+TEST_P(cpp_kernels, swizzles_compares_and_selects_vectors) {
+    const kiln::uint n = 61;
+    std::vector<kiln::float4> host(n);
+    for (kiln::uint i = 0; i < n; ++i) host[i] = {float(i % 4), float(i % 5), 2.0f, float(i % 3)};
+    kiln::vector<kiln::float4> v(q, host);
+    kiln::vector<kiln::int4> masks(q, n);
+    swizzle_and_compare(q, kiln::range{n}, v, masks, n).wait();
+    const auto result = v.read();
+    const auto result_masks = masks.read();
+    int all_set = 0, some_set = 0;
+    for (kiln::uint i = 0; i < n; ++i) {
+        const kiln::float4 a = host[i];
+        kiln::float4 r{a.w + a.x, a.z + a.y, a.y, a.x};
+        const float rotated[4] = {a.z, a.w, a.x, a.y};
+        kiln::int4 mask{};
+        int set = 0;
+        for (int k = 0; k < 4; ++k) {
+            if (rotated[k] < a[k]) r[k] = -r[k];
+            mask[k] = a[k] > 1.5f ? -1 : 0;
+            set += a[k] > 1.5f;
+        }
+        if (set == 4) r.w = 100.0f, ++all_set;
+        if (set > 0 && set < 4) r.w = -1.0f, ++some_set;
+        EXPECT_EQ(result[i], r) << i;
+        EXPECT_EQ(result_masks[i], mask) << i;
+    }
+    EXPECT_GT(all_set, 0);  // both of all's and any's branches were taken
+    EXPECT_GT(some_set, 0);
+}
+
 TEST_P(cpp_kernels, calls_kiln_functions) {
     kiln::vector<float> x(q, {3.0f, 5.0f, 0.0f});
     kiln::vector<float> y(q, {4.0f, 12.0f, 2.0f});
@@ -256,6 +313,14 @@ TEST_P(cpp_kernels, runs_parallel_for_over_every_index) {
     for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(result[i], 2.0f * float(i) + 1.0f) << i;
 }
 
+TEST_P(cpp_kernels, builds_with_its_pragmas_and_build_options) {
+    kiln::vector<float> x(q, iota_floats(10, 0.0f));
+    kiln::vector<float> y(q, std::vector<float>(10, 1.0f));
+    program_settings(q, kiln::range{10}, 3.0f, x, y, kiln::uint(10)).wait();
+    const auto result = y.read();
+    for (std::size_t i = 0; i < 10; ++i) EXPECT_EQ(result[i], 3.0f * float(i) + 1.0f) << i;
+}
+
 TEST_P(cpp_kernels, builds_the_program_once_per_device) {
     const kiln::kernel first = saxpy.on(device());
     const kiln::kernel second = saxpy.on(device());
@@ -296,6 +361,16 @@ TEST(cpp_kernel_source, declares_local_arrays_structs_and_functions) {
         << functions;
 }
 
+TEST(cpp_kernel_source, puts_pragmas_at_the_head_and_passes_build_options) {
+    const std::string source = program_settings.source();
+    EXPECT_EQ(source.find("#pragma OPENCL FP_CONTRACT OFF\n"), 0u) << source;
+    EXPECT_EQ(source.find("KILN_"), std::string::npos) << source;
+    EXPECT_NE(source.find(") {\n    const uint i = get_global_id(0);\n"), std::string::npos)
+        << source;
+    EXPECT_EQ(kiln::detail::kernel_build_options(program_settings_kiln_kernel::body_text()),
+              "-cl-fp32-correctly-rounded-divide-sqrt -DUNUSED=1");
+}
+
 #ifdef KILN_HAVE_CUDA
 // The same text runs under CUDA through kiln's translation: here translated and compiled with
 // NVRTC for sm_90, which needs no GPU.
@@ -306,7 +381,8 @@ TEST(cpp_kernel_source, translates_for_cuda) {
     for (const std::string& source :
          {saxpy.source(), group_sums.source(), group_sums_sized_at_launch.source(),
           histogram.source(), move_particles.source(), scale_and_shift.source(), norms.source(),
-          sub_group_sums.source(), work_group_sums.source()}) {
+          sub_group_sums.source(), work_group_sums.source(), swizzle_and_compare.source(),
+          program_settings.source()}) {
         const std::vector<std::string> sources{source};
         const auto translated = translate_opencl_c(sources, options.translation);
         EXPECT_TRUE(compile_with_nvrtc(translated.source, options, {90, true}).is_cubin) << source;
