@@ -5,11 +5,14 @@
 namespace kiln::detail {
 
 std::string parameter_slot::declaration() const {
+    const std::string pointer = restricted ? "* restrict " : "* ";
     switch (kind) {
         case slot_kind::global:
-            return "global " + type + "* " + name;
+            return "global " + type + pointer + name;
         case slot_kind::global_const:
-            return "global const " + type + "* " + name;
+            return "global const " + type + pointer + name;
+        case slot_kind::local:
+            return "local " + type + pointer + name;
         case slot_kind::scalar:
             break;
     }
@@ -39,8 +42,21 @@ kernel_description& kernel_description::scalar(std::string type, std::string nam
     return add({std::move(name), slot_kind::scalar, std::move(type), bytes});
 }
 
+kernel_description& kernel_description::local(std::string type, std::string name) {
+    return add({std::move(name), slot_kind::local, std::move(type)});
+}
+
+kernel_description& kernel_description::restricted() {
+    if (slots_.empty() || slots_.back().kind == slot_kind::scalar)
+        throw invalid_argument_error("kiln::detail::kernel_description",
+                                     "kernel " + name_ + ": only a pointer is restrict");
+    slots_.back().restricted = true;
+    return *this;
+}
+
 kernel_description& kernel_description::then_input() {
     takes_input_ = true;
+    input_position_ = slots_.size();
     return *this;
 }
 
@@ -51,8 +67,12 @@ std::size_t kernel_description::slot_index(std::string_view name) const {
                                  "kernel " + name_ + " has no slot '" + std::string(name) + "'");
 }
 
-void kernel_description::declare(source_builder& b) const {
-    for (const auto& slot : slots_) b.parameter(slot.declaration());
+void kernel_description::declare(source_builder& b,
+                                 const std::function<void()>& declare_input) const {
+    for (std::size_t i = 0; i <= slots_.size(); ++i) {
+        if (takes_input_ && i == input_position_ && declare_input) declare_input();
+        if (i < slots_.size()) b.parameter(slots_[i].declaration());
+    }
 }
 
 std::vector<std::string> kernel_names(const std::vector<kernel_description>& kernels) {
@@ -76,7 +96,10 @@ kernel_binding& kernel_binding::set(std::string_view slot, kernel_argument arg, 
     const parameter_slot& declared = kernel_->slots()[index];
     if (bound_[index]) fail(slot, "bound twice");
     const bool memory = arg.what == kernel_argument::kind::buffer;
-    if (declared.kind == slot_kind::scalar) {
+    if (declared.kind == slot_kind::local) {
+        if (arg.what != kernel_argument::kind::local)
+            fail(slot, "local memory is declared (" + declared.declaration() + ")");
+    } else if (declared.kind == slot_kind::scalar) {
         if (arg.what != kernel_argument::kind::scalar)
             fail(slot, "a scalar of " + declared.type + " is declared, not memory");
         if (!type.empty() && type != declared.type)
@@ -97,6 +120,13 @@ kernel_binding& kernel_binding::set(std::string_view slot, kernel_argument arg, 
     return *this;
 }
 
+kernel_binding& kernel_binding::local(std::string_view slot, std::size_t bytes) {
+    kernel_argument arg;
+    arg.what = kernel_argument::kind::local;
+    arg.size = bytes;
+    return set(slot, std::move(arg), "");
+}
+
 kernel_binding& kernel_binding::input(std::vector<kernel_argument> arguments) {
     if (!kernel_->takes_input()) fail("input", "the kernel takes no input expression");
     if (input_bound_) fail("input", "bound twice");
@@ -110,8 +140,8 @@ std::vector<kernel_argument> kernel_binding::take() && {
         if (!bound_[i]) fail(kernel_->slots()[i].name, "not bound");
     if (kernel_->takes_input() && !input_bound_) fail("input", "not bound");
     std::vector<kernel_argument> all = std::move(arguments_);
-    all.insert(all.end(), std::make_move_iterator(input_.begin()),
-               std::make_move_iterator(input_.end()));
+    all.insert(all.begin() + static_cast<std::ptrdiff_t>(kernel_->input_position()),
+               std::make_move_iterator(input_.begin()), std::make_move_iterator(input_.end()));
     return all;
 }
 

@@ -334,9 +334,9 @@ TEST_P(fft_test, lines_longer_than_local_memory_take_one_pass_through_registers)
     const auto one_pass = [&](std::size_t n, std::size_t batch, bool inverse,
                               const std::string& kernel, std::size_t group,
                               bool double_precision = false) {
-        const std::string precision = double_precision ? " double" : " float";
+        const kiln::detail::fft_program_key key{double_precision, false, kernel, {}};
         const auto& built = kiln::detail::algorithm_program_for(
-            device(), "fft pass" + precision + " uint " + kernel, {kernel}, [&]() -> std::string {
+            device(), key.key(), {kernel}, [&]() -> std::string {
                 ADD_FAILURE() << kernel << " was not built";
                 return "";
             });

@@ -1,8 +1,12 @@
 // The contracts between the host and generated kernels: kernel descriptions and their checked
-// bindings, and the scan family's scratch layouts. Host only: nothing here needs a device.
+// bindings, the scan family's scratch layouts, and the FFT's kernels, counters and program keys.
+// Host only: nothing here needs a device.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
+#include <kiln/detail/algo/fft_kernels.hpp>
+#include <kiln/detail/algo/fft_plan.hpp>
 #include <kiln/detail/algo/scan_chunks.hpp>
 #include <kiln/detail/algo/scan_kernels.hpp>
 #include <kiln/detail/algo/scan_strategy.hpp>
@@ -150,6 +154,50 @@ TEST(kernel_binding, the_input_expression_is_bound_once_after_the_slots) {
     expect_bind_error([&] { no_input.input({}); }, "input", "takes no input");
 }
 
+TEST(kernel_description, declares_local_and_restrict_pointers) {
+    kernel_description kernel("kiln_example");
+    kernel.global_const<std::uint32_t>("rows").restricted().local("float2", "data");
+    EXPECT_EQ(kernel.slots()[0].declaration(), "global const uint* restrict rows");
+    EXPECT_EQ(kernel.slots()[1].declaration(), "local float2* data");
+    kernel.scalar<std::uint64_t>("n");
+    EXPECT_THROW(kernel.restricted(), kiln::invalid_argument_error) << "a scalar is no pointer";
+}
+
+TEST(kernel_binding, local_memory_binds_to_a_local_slot_only) {
+    kernel_description kernel("kiln_example");
+    kernel.local("float", "data").global<float>("out");
+    kernel_binding args(kernel);
+    expect_bind_error([&] { args.argument("data", memory("float")); }, "data",
+                      "local memory is declared");
+    expect_bind_error([&] { args.local("out", 64); }, "out", "a buffer is declared");
+    args.local("data", 64).argument("out", memory("float"));
+    const std::vector<kernel_argument> bound = std::move(args).take();
+    EXPECT_EQ(bound[0].what, kernel_argument::kind::local);
+    EXPECT_EQ(bound[0].size, 64u);
+}
+
+// An input read in place of the first parameter (the FFT's) is declared and bound there.
+TEST(kernel_binding, the_input_expression_goes_where_it_is_described) {
+    kernel_description kernel("kiln_example");
+    kernel.then_input().global<float>("out").scalar<std::uint64_t>("n");
+    kiln::detail::source_builder b;
+    b.begin_kernel("kiln_example");
+    kernel.declare(b, [&] { b.parameter("global const float* x"); });
+    b.begin_body();
+    b.end_kernel();
+    EXPECT_NE(b.str().find("global const float* x,\n    global float* out,\n    ulong n\n"),
+              std::string::npos)
+        << b.str();
+    kernel_binding args(kernel);
+    args.scalar<std::uint64_t>("n", 3).argument("out", memory("float"));
+    args.input({kiln::detail::make_argument(std::int32_t{5})});
+    const std::vector<kernel_argument> bound = std::move(args).take();
+    ASSERT_EQ(bound.size(), 3u);
+    EXPECT_EQ(bound[0].size, 4u);
+    EXPECT_EQ(bound[1].what, kernel_argument::kind::buffer);
+    EXPECT_EQ(bound[2].size, 8u);
+}
+
 kiln::detail::scan_operation operation(const std::string& type, std::size_t bytes) {
     return {type, bytes, {}, 1, kiln::detail::state_packing::separate};
 }
@@ -267,6 +315,160 @@ TEST(scan_program_shape, key_changes_with_every_field) {
             [](scan_program_shape& s) { s.policy.work_group_size = 64; },
             [](scan_program_shape& s) { s.input = "N4kiln6detail8terminalE"; },
         });
+}
+
+// The FFT's kernels keep the parameters the host has always passed, in that order.
+TEST(fft_kernel_description, keeps_the_step_pass_and_pipeline_parameters_in_order) {
+    using list = std::vector<std::string>;
+    const list steps{"global const float2* in",
+                     "global float2* out",
+                     "global const float2* table",
+                     "uint count",
+                     "uint a",
+                     "uint b",
+                     "uint c",
+                     "uint d",
+                     "uint e",
+                     "float scale"};
+    EXPECT_EQ(
+        declarations(kiln::detail::fft_step_description("kiln_fft_half", false, false, false)),
+        steps);
+    const kernel_description wide =
+        kiln::detail::fft_step_description("kiln_fft_half", true, true, true);
+    EXPECT_TRUE(wide.takes_input());
+    EXPECT_EQ(wide.input_position(), 0u);
+    EXPECT_EQ(declarations(wide).front(), "global double2* out");
+    EXPECT_EQ(declarations(wide).back(), "double scale");
+    EXPECT_EQ(declarations(wide)[3], "ulong a");
+
+    kiln::detail::fft_pass_kernel pass{16, {16}, 4, 64};
+    EXPECT_EQ(declarations(kiln::detail::fft_pass_description(pass, false, false, false)), steps)
+        << "one radix stage: no exchanges through local memory";
+    pass.radices = {4, 4};
+    list with_local = steps;
+    with_local.push_back("local float2* data");
+    EXPECT_EQ(declarations(kiln::detail::fft_pass_description(pass, false, false, false)),
+              with_local);
+    EXPECT_NE(kiln::detail::fft_pass_local_bytes(pass, false), 0u);
+
+    const kiln::detail::fft_pipeline_kernel pipeline{pass, pass};
+    list piped = with_local;
+    for (const char* p : {"global float2* ring", "global uint* control", "uint b2", "uint c2",
+                          "uint e2", "float scale2", "uint chunks"})
+        piped.push_back(p);
+    EXPECT_EQ(declarations(kiln::detail::fft_pipeline_description(pipeline, false, false, false)),
+              piped);
+}
+
+// The host sizes the pipeline's counters from the layout the kernel's pointers are written from.
+TEST(fft_pipeline_control, counts_the_counters_the_kernel_points_into) {
+    kiln::detail::fft_pipeline_kernel k;
+    k.second.length = 16;
+    const kiln::detail::fft_pipeline_control<> coarse{4096, 5};
+    EXPECT_EQ(coarse.first_pass_counters(k), 5u) << "tiles done per chunk";
+    EXPECT_EQ(coarse.counters(k), 2u + 5 + 5);
+    k.fine = true;
+    EXPECT_EQ(coarse.first_pass_counters(k), 4096u / 16) << "lines done per array";
+    EXPECT_EQ(coarse.counters(k), 2u + 256 + 5);
+}
+
+// Every field a pass or a pipeline kernel is written from changes its share of the program
+// cache's key: a field missing from key() would reuse a stale program.
+TEST(fft_pass_kernel, key_changes_with_every_field) {
+    using kiln::detail::fft_pass_kernel;
+    // A new field fails here first: add it to fft_pass_kernel::name() and to the changes below.
+    static_assert(sizeof(fft_pass_kernel) == 64);
+    kiln::test::expect_every_change_changes_the_key<fft_pass_kernel>({
+        [](fft_pass_kernel& k) { k.length = 16; },
+        [](fft_pass_kernel& k) { k.radices = {16}; },
+        [](fft_pass_kernel& k) { k.lines_per_group = 4; },
+        [](fft_pass_kernel& k) { k.work_group_size = 64; },
+        [](fft_pass_kernel& k) { k.inverse = true; },
+        [](fft_pass_kernel& k) { k.twiddled = true; },
+        [](fft_pass_kernel& k) { k.load_lines_fastest = true; },
+        [](fft_pass_kernel& k) { k.store_lines_fastest = true; },
+        [](fft_pass_kernel& k) { k.direct = true; },
+        [](fft_pass_kernel& k) { k.exchange_rounds = 2; },
+    });
+}
+
+TEST(fft_pipeline_kernel, key_changes_with_every_field) {
+    using kiln::detail::fft_pipeline_kernel;
+    // A new field fails here first: add it to fft_pipeline_kernel::key() and to the changes
+    // below.
+    static_assert(sizeof(fft_pipeline_kernel) ==
+                  2 * 64 + 3 * 8 + sizeof(kiln::detail::target_features) + 8);
+    kiln::test::expect_every_change_changes_the_key<fft_pipeline_kernel>({
+        [](fft_pipeline_kernel& k) { k.first.length = 16; },
+        [](fft_pipeline_kernel& k) { k.second.length = 16; },
+        [](fft_pipeline_kernel& k) { k.chunk_lines = 8; },
+        [](fft_pipeline_kernel& k) { k.slots = 4; },
+        [](fft_pipeline_kernel& k) { k.lag = 2; },
+        [](fft_pipeline_kernel& k) {
+            k.target.vocabulary = kiln::detail::vocabulary_target::inline_ptx;
+        },
+        [](fft_pipeline_kernel& k) { k.target.ballot = true; },
+        [](fft_pipeline_kernel& k) { k.target.shuffles = true; },
+        [](fft_pipeline_kernel& k) { k.target.device_fence = true; },
+        [](fft_pipeline_kernel& k) { k.target.sub_group_size = 32; },
+        [](fft_pipeline_kernel& k) { k.streaming = true; },
+        [](fft_pipeline_kernel& k) { k.fine = true; },
+    });
+}
+
+TEST(fft_program_key, key_changes_with_every_field) {
+    using kiln::detail::fft_program_key;
+    // A new field fails here first: add it to fft_program_key::key() and to the changes below.
+    static_assert(sizeof(fft_program_key) == 8 + 2 * sizeof(std::string));
+    kiln::test::expect_every_change_changes_the_key<fft_program_key>({
+        [](fft_program_key& k) { k.double_precision = true; },
+        [](fft_program_key& k) { k.wide_index = true; },
+        [](fft_program_key& k) { k.kernel = kiln::detail::fft_chirp_in_kernel; },
+        [](fft_program_key& k) { k.input = "an expression"; },
+    });
+}
+
+// A plan is shared while one lives: whatever it is made from must change the plan cache's key.
+TEST(fft_plan_key, key_changes_with_every_field) {
+    using kiln::detail::fft_plan_key;
+    // A new field fails here first: add it to fft_plan_key::key() and to the changes below.
+    static_assert(sizeof(kiln::detail::fft_shape) == 40);
+    static_assert(sizeof(kiln::detail::fft_pass_limits) == 56);
+    static_assert(sizeof(kiln::detail::fft_pipeline_policy) == 40);
+    static_assert(sizeof(kiln::detail::fft_policy) == 104);
+    static_assert(sizeof(fft_plan_key) == 168);
+    kiln::test::expect_every_change_changes_the_key<fft_plan_key>({
+        [](fft_plan_key& k) { k.shape.sizes = {2}; },
+        [](fft_plan_key& k) { k.shape.batch = 2; },
+        [](fft_plan_key& k) { k.shape.inverse = true; },
+        [](fft_plan_key& k) { k.shape.double_precision = true; },
+        [](fft_plan_key& k) { k.policy.passes.local_bytes = 1; },
+        [](fft_plan_key& k) { k.policy.passes.local_elements = 1; },
+        [](fft_plan_key& k) { k.policy.passes.group_elements = 1; },
+        [](fft_plan_key& k) { k.policy.passes.work_group_size = 1; },
+        [](fft_plan_key& k) { k.policy.passes.max_work_group_size = 1; },
+        [](fft_plan_key& k) { k.policy.passes.coalesced_lines = 1; },
+        [](fft_plan_key& k) { k.policy.passes.double_precision = true; },
+        [](fft_plan_key& k) { k.policy.passes.radix_per_pass = true; },
+        [](fft_plan_key& k) { k.policy.passes.register_passes = false; },
+        [](fft_plan_key& k) { k.policy.pipeline.chunk_bytes = 1; },
+        [](fft_plan_key& k) { k.policy.pipeline.slots = 2; },
+        [](fft_plan_key& k) { k.policy.pipeline.lag = 2; },
+        [](fft_plan_key& k) { k.policy.pipeline.streaming = true; },
+        [](fft_plan_key& k) { k.policy.pipeline.fine = true; },
+        [](fft_plan_key& k) {
+            k.policy.pipeline.target.vocabulary = kiln::detail::vocabulary_target::inline_ptx;
+        },
+        [](fft_plan_key& k) { k.policy.pipeline.target.ballot = true; },
+        [](fft_plan_key& k) { k.policy.pipeline.target.shuffles = true; },
+        [](fft_plan_key& k) { k.policy.pipeline.target.device_fence = true; },
+        [](fft_plan_key& k) { k.policy.pipeline.target.sub_group_size = 32; },
+        [](fft_plan_key& k) { k.policy.step_work_group_size = 128; },
+        [](fft_plan_key& k) { k.wide_indices = true; },
+        [](fft_plan_key& k) { k.length_kernels = true; },
+        [](fft_plan_key& k) { k.register_pass_limit = 256; },
+        [](fft_plan_key& k) { k.strategy = kiln::detail::fft_strategy::kernels; },
+    });
 }
 
 }  // namespace

@@ -127,6 +127,38 @@ TEST(sparse_layout, key_changes_with_every_field_the_kernel_reads) {
     kiln::test::expect_every_change_changes_the_key(changes);
 }
 
+TEST(sparse_product_key, key_changes_with_every_field) {
+    using kiln::detail::sparse_product_key;
+    // A new field fails here first: add it to sparse_product_key::key() and to the changes below.
+    static_assert(sizeof(sparse_product_key) ==
+                  2 * sizeof(std::string) + sizeof(sparse_layout) + 8);
+    kiln::test::expect_every_change_changes_the_key<sparse_product_key>({
+        [](sparse_product_key& k) { k.statement = "statement"; },
+        [](sparse_product_key& k) { k.layout.format = sparse_format::ell; },
+        [](sparse_product_key& k) { k.loop = kiln::detail::loop_style::chunked; },
+        [](sparse_product_key& k) { k.result = "result"; },
+    });
+    using kiln::detail::halo_gather_key;
+    static_assert(sizeof(halo_gather_key) == sizeof(std::string));
+    kiln::test::expect_every_change_changes_the_key<halo_gather_key>(
+        {[](halo_gather_key& k) { k.value_type = "float"; }});
+}
+
+// The product kernel keeps the parameters the host has always passed, in that order.
+TEST(sparse_product_description, keeps_the_product_parameters_in_order) {
+    const auto kernel = kiln::detail::sparse_product_description("float2");
+    std::vector<std::string> declared;
+    for (const auto& slot : kernel.slots()) declared.push_back(slot.declaration());
+    EXPECT_EQ(
+        declared,
+        (std::vector<std::string>{
+            "ulong n", "ulong kiln_width", "global const uint* restrict kiln_row_pointers",
+            "global const uint* restrict kiln_columns", "global const float2* restrict kiln_values",
+            "ulong kiln_work_count", "global const uint* restrict kiln_work"}));
+    EXPECT_TRUE(kernel.takes_input());
+    EXPECT_EQ(kernel.input_position(), kernel.slots().size()) << "the expressions come last";
+}
+
 /// csr_adaptive as the GPU rule sets it (groups of 256, blocks of 1024 entries, at most 8
 /// products per work-item), and small: groups of 64, blocks of 128 entries, 4 products per
 /// work-item, so that small matrices have rows longer than a block and blocks of every kind.

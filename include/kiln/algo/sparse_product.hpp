@@ -102,6 +102,16 @@ std::vector<split_part_plan> plan_split(const layout& row_parts, const layout& c
                                         std::span<const std::uint32_t> row_pointers,
                                         std::span<const std::uint32_t> column_indices);
 
+/// The kernel that gathers a part's halo elements on their owner (exchange_halo) for values of
+/// OpenCL C type `value_type`, which is all its source is written from.
+struct halo_gather_key {
+    static constexpr const char* kernel_name = "kiln_halo_gather";
+    std::string value_type;
+    /// Its parameters: n, indices (into the owner's part), x (the owner's part), out.
+    kernel_description kernel() const;
+    std::string key() const;
+};
+
 /// The halo elements one device receives from another before each product of a split matrix.
 struct halo_transfer {
     std::size_t owner = 0, offset = 0;          ///< from part `owner`, to halo[offset...]
@@ -136,9 +146,29 @@ struct sparse_kernel_text {
 /// The kernel body for `layout`: loops over rows and entries around `text`.
 void emit_sparse_body(source_builder& b, const sparse_layout& layout, loop_style style,
                       const sparse_kernel_text& text);
-/// Launches a sparse product kernel over `rows` rows (csr_adaptive: over `work_count` blocks).
-event launch_sparse(const kiln::kernel& kernel, const queue& q, const sparse_layout& layout,
-                    std::size_t rows, std::size_t work_count, std::vector<kernel_argument> args);
+
+inline constexpr const char* sparse_product_kernel = "kiln_spmv";
+/// The product kernel's parameters for values of OpenCL C type `value_type`: the rows `n`, the
+/// matrix's arrays and its work list (sparse_storage; kiln_width: layout.ell_width), then the
+/// statement's expressions (the operand x, the target, the element-wise part).
+kernel_description sparse_product_description(const std::string& value_type);
+
+/// What a product kernel is written from: its program cache key.
+struct sparse_product_key {
+    /// The statement's type with its target (typeid name): the value type, the operand's and
+    /// the target's expressions.
+    std::string statement;
+    sparse_layout layout;
+    loop_style loop = loop_style::strided;
+    /// The element-wise part's type (typeid name).
+    std::string result;
+    std::string key() const;
+};
+
+/// Launches a bound sparse product kernel of `program` over `rows` rows (csr_adaptive: over
+/// `work_count` blocks).
+event launch_sparse(const algorithm_program& program, kernel_binding args, const queue& q,
+                    const sparse_layout& layout, std::size_t rows, std::size_t work_count);
 
 /// A split product's operand on one device: its part of x followed by its halo.
 template <class T>
@@ -213,27 +243,27 @@ class sparse_statement {
                      argument_list args) const {
         const sparse_storage<T>& storage = matrix_->storage();
         const launch_policy policy = launch_policy_for(q.device());
-        const std::string key = std::string("kiln_spmv:") +
-                                typeid(sparse_statement<T, X, vector_terminal<Target>>).name() +
-                                ":" + storage.layout.key() + ":" +
-                                (policy.loop == loop_style::chunked ? "chunked" : "strided") + ":" +
-                                typeid(Result).name();
+        const sparse_product_key key{typeid(sparse_statement<T, X, vector_terminal<Target>>).name(),
+                                     storage.layout, policy.loop, typeid(Result).name()};
         const algorithm_program& program = algorithm_program_for(
-            q.device(), key, {"kiln_spmv"},
+            q.device(), key.key(),
+            [] { return std::vector{sparse_product_description(opencl_type_name<T>())}; },
             [&] { return source<Target>(target_node, storage.layout, policy.loop); });
 
-        args.scalar<std::uint64_t>(matrix_->rows());
-        args.scalar<std::uint64_t>(storage.layout.ell_width);
-        args.buffer(storage.row_pointers);
-        args.buffer(storage.columns);
-        args.buffer(storage.values);
-        args.scalar<std::uint64_t>(storage.work_count);
-        args.buffer(storage.work);
+        kernel_binding bound = program.binding(sparse_product_kernel);
+        bound.scalar("n", static_cast<std::uint64_t>(matrix_->rows()))
+            .scalar("kiln_width", static_cast<std::uint64_t>(storage.layout.ell_width))
+            .scalar("kiln_work_count", static_cast<std::uint64_t>(storage.work_count));
+        bound.buffer("kiln_row_pointers", storage.row_pointers)
+            .buffer("kiln_columns", storage.columns)
+            .buffer("kiln_values", storage.values)
+            .buffer("kiln_work", storage.work);
         x_.collect(args);
         target_node.collect(args);
         result_.collect(args);
-        launch_sparse(program.kernel("kiln_spmv"), q, storage.layout, matrix_->rows(),
-                      storage.work_count, std::move(args).take());
+        bound.input(std::move(args).take());
+        launch_sparse(program, std::move(bound), q, storage.layout, matrix_->rows(),
+                      storage.work_count);
     }
 
     template <vector_value Target>
@@ -243,18 +273,11 @@ class sparse_statement {
         generator g(b);
         if (layout.format == sparse_format::csr_vector ||
             layout.format == sparse_format::csr_adaptive)
-            b.begin_kernel("kiln_spmv", layout.work_group_size);
+            b.begin_kernel(sparse_product_kernel, layout.work_group_size);
         else
-            b.begin_kernel("kiln_spmv");
+            b.begin_kernel(sparse_product_kernel);
         const std::string t = opencl_type_name<T>();
-        b.parameter("ulong n");
-        b.parameter("ulong kiln_width");
-        // restrict: the matrix is only read, so loads may take the read-only cache path.
-        b.parameter("global const uint* restrict kiln_row_pointers");
-        b.parameter("global const uint* restrict kiln_columns");
-        b.parameter("global const " + t + "* restrict kiln_values");
-        b.parameter("ulong kiln_work_count");
-        b.parameter("global const uint* restrict kiln_work");
+        sparse_product_description(t).declare(b);
         const std::string x_value = convert_value<T, typename X::value_type>(b, x_.generate(g));
         const std::size_t x_statements = g.statements().size();
         const std::string store = target.generate_target(g);

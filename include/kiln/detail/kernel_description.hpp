@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <kiln/detail/source_builder.hpp>
 #include <kiln/runtime/buffer.hpp>
 #include <kiln/runtime/program.hpp>
@@ -24,6 +25,7 @@ enum class slot_kind {
     global,        ///< `global T* name`: memory the kernel may write
     global_const,  ///< `global const T* name`: memory the kernel only reads
     scalar,        ///< `T name`: a value
+    local,         ///< `local T* name`: the group's memory, sized at the launch
 };
 
 /// One parameter of a kernel.
@@ -34,13 +36,15 @@ struct parameter_slot {
     std::string type;
     /// A scalar's bytes on the host, which an argument must have.
     std::size_t bytes = 0;
+    /// A pointer declared `restrict`: the kernel reaches its memory through no other pointer.
+    bool restricted = false;
     /// The slot's declaration in the kernel's parameter list.
     std::string declaration() const;
 };
 
-/// A kernel's name and its parameters in order. A kernel may end with the parameters of an
-/// input expression (takes_input): those are declared by the expression's generate() and bound
-/// in the order its collect() gives, a contract of their own (kiln/expr/core.hpp).
+/// A kernel's name and its parameters in order. A kernel may take the parameters of an input
+/// expression among its slots (takes_input): those are declared by the expression's generate()
+/// and bound in the order its collect() gives, a contract of their own (kiln/expr/core.hpp).
 class kernel_description {
   public:
     explicit kernel_description(std::string name) : name_(std::move(name)) {}
@@ -48,6 +52,9 @@ class kernel_description {
     kernel_description& global(std::string type, std::string name);
     kernel_description& global_const(std::string type, std::string name);
     kernel_description& scalar(std::string type, std::string name, std::size_t bytes);
+    kernel_description& local(std::string type, std::string name);
+    /// Declares the last slot's pointer restrict.
+    kernel_description& restricted();
     template <device_representable T>
     kernel_description& global(std::string name) {
         return global(opencl_type_name<T>(), std::move(name));
@@ -61,18 +68,22 @@ class kernel_description {
     requires(!std::is_same_v<T, bool>) kernel_description& scalar(std::string name) {
         return scalar(opencl_type_name<T>(), std::move(name), sizeof(T));
     }
-    /// The input expression's parameters follow the slots.
+    /// The input expression's parameters come here: after the slots declared so far, before
+    /// those declared after.
     kernel_description& then_input();
 
     const std::string& name() const noexcept { return name_; }
     const std::vector<parameter_slot>& slots() const noexcept { return slots_; }
     bool takes_input() const noexcept { return takes_input_; }
+    /// The slots before the input's parameters.
+    std::size_t input_position() const noexcept { return input_position_; }
     /// The position of the slot `name`; throws invalid_argument_error naming the kernel.
     std::size_t slot_index(std::string_view name) const;
 
-    /// Declares the slots as the kernel's parameters, in order, after begin_kernel (the input's
-    /// parameters, if any, come next).
-    void declare(source_builder& b) const;
+    /// Declares the slots as the kernel's parameters, in order, after begin_kernel, calling
+    /// declare_input where the input's parameters come. Without declare_input the input must
+    /// come last, declared by the caller after this.
+    void declare(source_builder& b, const std::function<void()>& declare_input = {}) const;
 
   private:
     kernel_description& add(parameter_slot slot);
@@ -80,6 +91,7 @@ class kernel_description {
     std::string name_;
     std::vector<parameter_slot> slots_;
     bool takes_input_ = false;
+    std::size_t input_position_ = 0;  ///< the slots before the input's parameters
 };
 
 /// The names of `kernels`, in order (what algorithm_program creates its kernels from).
@@ -118,6 +130,8 @@ class kernel_binding {
     kernel_binding& buffer(std::string_view slot, const kiln::buffer<T, A>& memory) {
         return set(slot, make_argument(memory), bound_element_type<T>());
     }
+    /// `bytes` of the group's memory for a local slot.
+    kernel_binding& local(std::string_view slot, std::size_t bytes);
     /// An argument already made (type-erased operands, as the sort's): checked by its kind, a
     /// scalar's size and a buffer's element type where known.
     kernel_binding& argument(std::string_view slot, kernel_argument arg) {

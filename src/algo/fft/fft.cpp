@@ -62,11 +62,6 @@ std::size_t register_pass_group_limit(const fft_step& step) {
                     register_pass_limit.load(std::memory_order_relaxed));
 }
 
-// The element and index types in program cache keys: "float uint" ... "double ulong".
-std::string key_types(bool double_precision, bool wide_index) {
-    return std::string(double_precision ? "double" : "float") + (wide_index ? " ulong" : " uint");
-}
-
 std::string describe(const fft_shape& shape) {
     std::string text = shape.double_precision ? "double" : "float";
     for (std::size_t n : shape.sizes) text.append(" ").append(std::to_string(n));
@@ -148,6 +143,25 @@ scoped_fft_strategy::~scoped_fft_strategy() {
     forced_strategy.store(previous_);
 }
 
+std::string fft_plan_key::key() const {
+    const fft_pass_limits& p = policy.passes;
+    const fft_pipeline_policy& pipe = policy.pipeline;
+    std::string text = describe(shape) + " passes";
+    for (std::size_t v : {p.local_bytes, p.local_elements, p.group_elements, p.work_group_size,
+                          p.max_work_group_size, p.coalesced_lines})
+        text += " " + std::to_string(v);
+    text += std::string(p.double_precision ? " double" : "") +
+            (p.radix_per_pass ? " radix_per_pass" : "") +
+            (p.register_passes ? " register_passes" : "") + " pipeline " +
+            std::to_string(pipe.chunk_bytes) + "x" + std::to_string(pipe.slots) + "x" +
+            std::to_string(pipe.lag) + (pipe.streaming ? " streaming" : "") +
+            (pipe.fine ? " fine" : "") + " " + pipe.target.key() + " steps " +
+            std::to_string(policy.step_work_group_size);
+    return text + (wide_indices ? " wide" : "") + (length_kernels ? " lengths" : "") +
+           " register groups " + std::to_string(register_pass_limit) + " strategy " +
+           std::to_string(static_cast<int>(strategy));
+}
+
 std::size_t fft_shape::elements() const {
     std::size_t total = batch;
     for (std::size_t n : sizes) total *= n;
@@ -156,11 +170,11 @@ std::size_t fft_shape::elements() const {
 
 fft_plan::~fft_plan() = default;
 
-fft_plan::fft_plan(const queue& q, fft_shape shape, fft_strategy strategy)
-    : shape_(std::move(shape)), element_bytes_(shape_.double_precision ? 16 : 8) {
-    const fft_policy policy = plan_fft(q.device(), shape_.double_precision);
+fft_plan::fft_plan(const queue& q, const fft_plan_key& key)
+    : shape_(key.shape), element_bytes_(shape_.double_precision ? 16 : 8) {
+    const fft_policy& policy = key.policy;
     step_work_group_size_ = policy.step_work_group_size;
-    if (strategy != fft_strategy::kernels && host_library_reaches(q.device()))
+    if (key.strategy != fft_strategy::kernels && host_library_reaches(q.device()))
         host_library_ = fftw_transform::make(shape_, q.device().properties().compute_units);
     // Plans the steps under `limits` and builds their programs; returns the host tables.
     const auto plan = [&](const fft_pass_limits& limits) {
@@ -186,28 +200,33 @@ fft_plan::fft_plan(const queue& q, fft_shape shape, fft_strategy strategy)
         work_elements_ = builder.work_elements;
 
         wide_index_ =
-            wide_indices_forced() || std::max({elements, work_elements_, builder.table.size()}) >
-                                         std::size_t{0xffffffff} - step_work_group_size_;
+            key.wide_indices || std::max({elements, work_elements_, builder.table.size()}) >
+                                    std::size_t{0xffffffff} - step_work_group_size_;
+        const bool dp = shape_.double_precision;
         program_ = &algorithm_program_for(
-            q.device(), "fft " + key_types(shape_.double_precision, wide_index_),
-            fft_kernel_names(),
-            [&] { return fft_program_source(shape_.double_precision, wide_index_); });
-        const std::string types = key_types(shape_.double_precision, wide_index_);
+            q.device(), fft_program_key{dp, wide_index_, {}, {}}.key(),
+            [&] { return fft_step_descriptions(dp, wide_index_); },
+            [&] { return fft_program_source(dp, wide_index_); });
         for (std::vector<fft_step>* steps : {&out_of_place_, &in_place_})
             for (fft_step& step : *steps)
                 if (step.pipeline)
                     step.program = &algorithm_program_for(
-                        q.device(), "fft pipeline " + types + " " + step.kernel, {step.kernel},
+                        q.device(),
+                        fft_program_key{dp, wide_index_, step.pipeline->kernel.key(), {}}.key(),
+                        [&]() -> std::vector<kernel_description> {
+                            return {fft_pipeline_description(step.pipeline->kernel, dp, wide_index_,
+                                                             false)};
+                        },
                         [&] {
-                            return fft_pipeline_source(step.pipeline->kernel,
-                                                       shape_.double_precision, wide_index_);
+                            return fft_pipeline_source(step.pipeline->kernel, dp, wide_index_);
                         });
                 else if (step.pass)
                     step.program = &algorithm_program_for(
-                        q.device(), "fft pass " + types + " " + step.kernel, {step.kernel}, [&] {
-                            return fft_pass_source({*step.pass}, shape_.double_precision,
-                                                   wide_index_);
-                        });
+                        q.device(), fft_program_key{dp, wide_index_, step.pass->key(), {}}.key(),
+                        [&]() -> std::vector<kernel_description> {
+                            return {fft_pass_description(*step.pass, dp, wide_index_, false)};
+                        },
+                        [&] { return fft_pass_source({*step.pass}, dp, wide_index_); });
         return std::move(builder.table);
     };
     fft_pass_limits limits = policy.passes;
@@ -315,28 +334,42 @@ event fft_plan::run_steps(const queue& q, const std::vector<fft_step>& steps,
         }
         if (expression && step.source == fft_buffer::input) {
             // A radix pass, or Bluestein's chirp multiplication (fuses_input).
+            const bool dp = shape_.double_precision;
+            const fft_pipeline_kernel* pipeline = step.pipeline ? &step.pipeline->kernel : nullptr;
+            const std::string kernel = pipeline    ? pipeline->key()
+                                       : step.pass ? step.pass->key()
+                                                   : step.kernel;
             const algorithm_program& program = algorithm_program_for(
-                q.device(),
-                "fft pass " + key_types(shape_.double_precision, wide_index_) + " " + step.kernel +
-                    " input " + expression->key,
-                {step.kernel}, [&] {
-                    return step.pipeline
-                               ? fft_pipeline_source(step.pipeline->kernel, shape_.double_precision,
-                                                     wide_index_, &expression->write)
-                           : step.pass ? fft_pass_source({*step.pass}, shape_.double_precision,
-                                                         wide_index_, &expression->write)
-                                       : fft_chirp_in_source(shape_.double_precision, wide_index_,
-                                                             expression->write);
+                q.device(), fft_program_key{dp, wide_index_, kernel, expression->key}.key(),
+                [&] {
+                    return std::vector{
+                        pipeline    ? fft_pipeline_description(*pipeline, dp, wide_index_, true)
+                        : step.pass ? fft_pass_description(*step.pass, dp, wide_index_, true)
+                                    : fft_step_description(step.kernel, dp, wide_index_, true)};
+                },
+                [&] {
+                    return pipeline
+                               ? fft_pipeline_source(*pipeline, dp, wide_index_, &expression->write)
+                           : step.pass
+                               ? fft_pass_source({*step.pass}, dp, wide_index_, &expression->write)
+                               : fft_chirp_in_source(dp, wide_index_, expression->write);
                 });
-            done = step.pipeline ? launch_pipeline(q, step, expression->arguments,
-                                                   storage(step.target), done, program)
-                                 : launch(q, step, expression->arguments, storage(step.target),
-                                          done, program);
+            kernel_binding args = program.binding(step.kernel);
+            args.input(expression->arguments);
+            done =
+                step.pipeline
+                    ? launch_pipeline(q, step, std::move(args), storage(step.target), done, program)
+                    : launch(q, step, std::move(args), storage(step.target), done, program);
             continue;
         }
-        done = step.pipeline ? launch_pipeline(q, step, {fft_buffer_argument(storage(step.source))},
-                                               storage(step.target), done, *step.program)
-                             : launch(q, step, storage(step.source), storage(step.target), done);
+        if (step.pipeline) {
+            kernel_binding args = step.program->binding(step.kernel);
+            args.argument("in", fft_buffer_argument(storage(step.source)));
+            done = launch_pipeline(q, step, std::move(args), storage(step.target), done,
+                                   *step.program);
+        } else {
+            done = launch(q, step, storage(step.source), storage(step.target), done);
+        }
     }
     for (temporary_lease* lease : {&scratch[0], &scratch[1], &work[0], &work[1]})
         if (!lease->empty()) lease->release_after(q, done);
@@ -345,50 +378,50 @@ event fft_plan::run_steps(const queue& q, const std::vector<fft_step>& steps,
 
 event fft_plan::launch(const queue& q, const fft_step& step, const buffer_storage& source,
                        const buffer_storage& target, const event& after) const {
-    return launch(q, step, {fft_buffer_argument(source)}, target, after,
-                  step.program ? *step.program : *program_);
+    const algorithm_program& program = step.program ? *step.program : *program_;
+    kernel_binding args = program.binding(step.kernel);
+    args.argument("in", fft_buffer_argument(source));
+    return launch(q, step, std::move(args), target, after, program);
 }
 
-kernel_argument fft_plan::index_argument(std::uint64_t value) const {
-    return wide_index_ ? make_argument(value) : make_argument(static_cast<std::uint32_t>(value));
+void fft_plan::bind_index(kernel_binding& args, std::string_view slot, std::uint64_t value) const {
+    if (wide_index_)
+        args.scalar(slot, value);
+    else
+        args.scalar(slot, static_cast<std::uint32_t>(value));
 }
 
-kernel_argument fft_plan::real_argument(double value) const {
-    return shape_.double_precision ? make_argument(value)
-                                   : make_argument(static_cast<float>(value));
+void fft_plan::bind_real(kernel_binding& args, std::string_view slot, double value) const {
+    if (shape_.double_precision)
+        args.scalar(slot, value);
+    else
+        args.scalar(slot, static_cast<float>(value));
 }
 
-std::vector<kernel_argument> fft_plan::step_arguments(const fft_step& step,
-                                                      std::vector<kernel_argument> inputs,
-                                                      const buffer_storage& target,
-                                                      std::span<const std::uint64_t> values) const {
-    std::vector<kernel_argument> args = std::move(inputs);
-    args.push_back(fft_buffer_argument(target));
-    args.push_back(fft_buffer_argument(tables_.storage()));
-    args.push_back(index_argument(step.work_items));
-    for (std::uint64_t value : values) args.push_back(index_argument(value));
-    args.push_back(real_argument(step.scale));
-    return args;
+void fft_plan::bind_step(kernel_binding& args, const fft_step& step, const buffer_storage& target,
+                         std::span<const std::uint64_t> values) const {
+    args.argument("out", fft_buffer_argument(target))
+        .argument("table", fft_buffer_argument(tables_.storage()));
+    bind_index(args, fft_index_slots[0], step.work_items);
+    for (std::size_t i = 0; i < values.size(); ++i)
+        bind_index(args, fft_index_slots[i + 1], values[i]);
+    bind_real(args, "scale", step.scale);
 }
 
-event fft_plan::launch(const queue& q, const fft_step& step, std::vector<kernel_argument> inputs,
+event fft_plan::launch(const queue& q, const fft_step& step, kernel_binding args,
                        const buffer_storage& target, const event& after,
                        const algorithm_program& program) const {
-    // Pass kernels take five integer parameters, whichever of them a pass uses.
-    std::array<std::uint64_t, 5> values{};
+    // Every step kernel takes the five integer parameters, whichever of them it uses.
+    std::array<std::uint64_t, std::size(fft_index_slots) - 1> values{};
     std::copy_n(step.values.begin(), std::min(values.size(), step.values.size()), values.begin());
-    std::vector<kernel_argument> args = step_arguments(step, std::move(inputs), target, values);
+    bind_step(args, step, target, values);
     if (step.pass)
-        if (const std::size_t bytes = fft_pass_local_bytes(*step.pass, shape_.double_precision)) {
-            kernel_argument local;
-            local.what = kernel_argument::kind::local;
-            local.size = bytes;
-            args.push_back(local);
-        }
+        if (const std::size_t bytes = fft_pass_local_bytes(*step.pass, shape_.double_precision))
+            args.local("data", bytes);
     const std::size_t group = step.pass ? step.pass->work_group_size : step_work_group_size_;
     const std::size_t per_group = step.pass ? step.pass->lines_per_group : step_work_group_size_;
     const std::size_t global = (step.work_items + per_group - 1) / per_group * group;
-    return program.kernel(step.kernel).bind(std::move(args)).launch(q, global, group, {}, after);
+    return program.bind(std::move(args)).launch(q, global, group, {}, after);
 }
 
 // The sizes of a real transform's arrays: d x c x n, n contiguous, half = n / 2 + 1.
@@ -419,13 +452,15 @@ event fft_plan::expand_half(const queue& q, const buffer_storage& half,
 event fft_plan::expand_half(const queue& q, const fft_input_expression& half,
                             const buffer_storage& full) const {
     const real_layout l(shape_);
+    const bool dp = shape_.double_precision;
     const algorithm_program& program = algorithm_program_for(
-        q.device(),
-        "fft expand " + key_types(shape_.double_precision, wide_index_) + " input " + half.key,
-        {fft_expand_kernel},
-        [&] { return fft_expand_source(shape_.double_precision, wide_index_, half.write); });
+        q.device(), fft_program_key{dp, wide_index_, fft_expand_kernel, half.key}.key(),
+        [&] { return std::vector{fft_step_description(fft_expand_kernel, dp, wide_index_, true)}; },
+        [&] { return fft_expand_source(dp, wide_index_, half.write); });
+    kernel_binding args = program.binding(fft_expand_kernel);
+    args.input(half.arguments);
     return launch(q, {fft_expand_kernel, {}, {}, shape_.elements(), {l.n, l.half, l.c, l.d}, 1.0},
-                  half.arguments, full, {}, program);
+                  std::move(args), full, {}, program);
 }
 
 std::shared_ptr<const fft_plan> fft_plan::make(const queue& q, const fft_shape& shape,
@@ -448,22 +483,19 @@ std::shared_ptr<const fft_plan> fft_plan::make(const queue& q, const fft_shape& 
     check_fits(q.device(), shape, total, call);
 
     const fft_strategy strategy = strategy_in_force(call);
-    const fft_pipeline_policy pipeline = fft_pipeline_policy_for(q.device());
+    const fft_plan_key plan_key{shape,
+                                plan_fft(q.device(), shape.double_precision),
+                                wide_indices_forced(),
+                                fft_length_kernels_forced(),
+                                register_pass_limit.load(),
+                                strategy};
     static std::mutex mutex;
     static std::map<std::pair<const void*, std::string>, std::weak_ptr<const fft_plan>> plans;
-    const auto key = std::make_pair(
-        q.device().identity(),
-        describe(shape) + (wide_indices_forced() ? " wide" : "") +
-            (fft_length_kernels_forced() ? " lengths" : "") + " register groups " +
-            std::to_string(register_pass_limit.load()) + " pipeline " +
-            std::to_string(pipeline.chunk_bytes) + "x" + std::to_string(pipeline.slots) + "x" +
-            std::to_string(pipeline.lag) + (pipeline.streaming ? " streaming" : "") +
-            (pipeline.fine ? " fine" : "") + " strategy " +
-            std::to_string(static_cast<int>(strategy)));
+    const auto key = std::make_pair(q.device().identity(), plan_key.key());
     std::lock_guard lock(mutex);
     if (auto found = plans.find(key); found != plans.end())
         if (auto plan = found->second.lock()) return plan;
-    auto plan = std::make_shared<const fft_plan>(q, shape, strategy);
+    auto plan = std::make_shared<const fft_plan>(q, plan_key);
     std::erase_if(plans, [](const auto& entry) { return entry.second.expired(); });
     plans[key] = plan;
     return plan;

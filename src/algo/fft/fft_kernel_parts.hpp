@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <kiln/detail/algo/fft_kernels.hpp>
+#include <kiln/detail/kernel_description.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <optional>
 #include <string>
@@ -14,10 +15,22 @@ namespace kiln::detail::fft_source {
 // Everything a kernel needs to know about the element and index types.
 struct fft_types {
     std::string real, complex, index;
-    bool double_precision;
+    bool double_precision, wide_index;
+    std::size_t real_bytes() const { return double_precision ? 8 : 4; }
+    std::size_t index_bytes() const { return wide_index ? 8 : 4; }
 };
 
 fft_types types(bool double_precision, bool wide_index);
+
+/// The parameters every FFT kernel begins with: see fft_step_description.
+kernel_description step_kernel_description(const std::string& name, const fft_types& t,
+                                           bool reads_expression);
+
+/// The parameters of `kernel`, with an input expression's declared in place of `in` (the
+/// description's then_input); returns the expression's text.
+std::optional<fft_input_text> declare_parameters(source_builder& b,
+                                                 const kernel_description& kernel,
+                                                 const fft_input_writer* input);
 
 /// kiln_fft_make, _add, _mul and the other complex helpers every FFT program starts with.
 void define_helpers(source_builder& b, const fft_types& t);
@@ -55,13 +68,11 @@ void line_offsets(source_builder& b, const fft_types& t, const fft_pass_kernel& 
 void write_pass_body(source_builder& b, const fft_types& t, const fft_pass_kernel& k,
                      const fft_input_text* input, const line_shifts& shifts);
 
-/// The signature every pass kernel shares (parameters as described at write_pass_kernel in
-/// fft_kernels.cpp), with an input expression's parameters in place of `in`; named k.name()
-/// unless `name` is given.
+/// A pass kernel's name and parameters (fft_pass_description; described at write_pass_kernel in
+/// fft_kernels.cpp), with an input expression's parameters in place of `in`.
 std::optional<fft_input_text> begin_pass_kernel(source_builder& b, const fft_types& t,
                                                 const fft_pass_kernel& k,
-                                                const fft_input_writer* input,
-                                                const std::string& name = {});
+                                                const fft_input_writer* input);
 
 /// A pass whose line stays in registers and crosses local memory a part at a time between its
 /// stages (fft_pass_kernel::exchange_rounds; fft_register_pass.cpp).

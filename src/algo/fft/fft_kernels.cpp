@@ -15,7 +15,19 @@ namespace fft_source {
 
 fft_types types(bool double_precision, bool wide_index) {
     const std::string real = double_precision ? "double" : "float";
-    return {real, real + "2", wide_index ? "ulong" : "uint", double_precision};
+    return {real, real + "2", wide_index ? "ulong" : "uint", double_precision, wide_index};
+}
+
+kernel_description step_kernel_description(const std::string& name, const fft_types& t,
+                                           bool reads_expression) {
+    kernel_description kernel(name);
+    if (reads_expression)
+        kernel.then_input();
+    else
+        kernel.global_const(t.complex, "in");
+    kernel.global(t.complex, "out").global_const(t.complex, "table");
+    for (const char* p : fft_index_slots) kernel.scalar(t.index, p, t.index_bytes());
+    return kernel.scalar(t.real, "scale", t.real_bytes());
 }
 
 std::string literal(const fft_types& t, double value) {
@@ -41,26 +53,20 @@ void define_helpers(source_builder& b, const fft_types& t) {
                  "uint kiln_fft_pad(uint x) { return x + (x >> 4); }\n");
 }
 
-// The common signature; see fft_program_source. An input expression's parameters take the place
-// of `in`.
-std::optional<fft_input_text> declare_parameters(source_builder& b, const fft_types& t,
+// The description's parameters, an input expression's declared where the description says.
+std::optional<fft_input_text> declare_parameters(source_builder& b,
+                                                 const kernel_description& kernel,
                                                  const fft_input_writer* input) {
     std::optional<fft_input_text> text;
-    if (input)
-        text = (*input)(b);
-    else
-        b.parameter("global const " + t.complex + "* in");
-    b.parameter("global " + t.complex + "* out");
-    b.parameter("global const " + t.complex + "* table");
-    for (const char* p : {"count", "a", "b", "c", "d", "e"}) b.parameter(t.index + " " + p);
-    b.parameter(t.real + " scale");
+    kernel.declare(b, [&] { text = (*input)(b); });
     return text;
 }
 
 std::optional<fft_input_text> begin(source_builder& b, const fft_types& t, const std::string& name,
                                     const fft_input_writer* input = nullptr) {
     b.begin_kernel(name);
-    std::optional<fft_input_text> text = declare_parameters(b, t, input);
+    std::optional<fft_input_text> text =
+        declare_parameters(b, step_kernel_description(name, t, input != nullptr), input);
     b.begin_body();
     b.line("const " + t.index + " g = (" + t.index + ")get_global_id(0);");
     b.line("if (g >= count) return;");
@@ -261,10 +267,10 @@ void write_stage(source_builder& b, const fft_types& t, const fft_pass_kernel& k
 
 std::optional<fft_input_text> begin_pass_kernel(source_builder& b, const fft_types& t,
                                                 const fft_pass_kernel& k,
-                                                const fft_input_writer* input,
-                                                const std::string& name) {
-    b.begin_kernel(name.empty() ? k.name() : name, k.work_group_size);
-    return declare_parameters(b, t, input);
+                                                const fft_input_writer* input) {
+    b.begin_kernel(k.name(), k.work_group_size);
+    return declare_parameters(
+        b, fft_pass_description(k, t.double_precision, t.wide_index, input != nullptr), input);
 }
 
 // A pass of one radix stage without local memory, one line per work-item: what CPUs run (their
@@ -334,7 +340,6 @@ void write_pass_body(source_builder& b, const fft_types& t, const fft_pass_kerne
 void write_pass_kernel(source_builder& b, const fft_types& t, const fft_pass_kernel& k,
                        const fft_input_writer* input) {
     const std::optional<fft_input_text> input_text = begin_pass_kernel(b, t, k, input);
-    if (k.radices.size() > 1) b.parameter("local " + t.complex + "* data");
     b.begin_body();
     b.line("const uint lid = " + source_builder::local_id() + ";");
     b.line("const " + t.index + " first = (" + t.index + ")get_group_id(0) * " +
@@ -429,16 +434,47 @@ std::string fft_pass_kernel::name() const {
     return text + (store_lines_fastest ? "_sa" : "_sb");
 }
 
+namespace {
+
+// Whether a pass exchanges its lines between radix stages through local memory: not where it
+// has one stage (or takes a line per work-item).
+bool takes_local(const fft_pass_kernel& kernel) {
+    return !kernel.direct && (kernel.exchange_rounds > 0 || kernel.radices.size() > 1);
+}
+
+}  // namespace
+
+kernel_description fft_step_description(const std::string& name, bool double_precision,
+                                        bool wide_index, bool reads_expression) {
+    return step_kernel_description(name, types(double_precision, wide_index), reads_expression);
+}
+
+kernel_description fft_pass_description(const fft_pass_kernel& kernel, bool double_precision,
+                                        bool wide_index, bool reads_expression) {
+    const fft_types t = types(double_precision, wide_index);
+    kernel_description described = step_kernel_description(kernel.name(), t, reads_expression);
+    if (takes_local(kernel)) described.local(t.complex, "data");
+    return described;
+}
+
+std::vector<kernel_description> fft_step_descriptions(bool double_precision, bool wide_index) {
+    std::vector<kernel_description> kernels;
+    for (const char* name : {fft_chirp_in_kernel, fft_pointwise_kernel, fft_chirp_out_kernel,
+                             fft_half_kernel, fft_expand_kernel})
+        kernels.push_back(fft_step_description(name, double_precision, wide_index, false));
+    return kernels;
+}
+
+std::string fft_program_key::key() const {
+    return std::string("fft ") + (double_precision ? "double" : "float") +
+           (wide_index ? " ulong " : " uint ") + kernel + (input.empty() ? "" : " input " + input);
+}
+
 std::size_t fft_pass_local_bytes(const fft_pass_kernel& kernel, bool double_precision) {
-    if (kernel.direct || kernel.radices.size() < 2) return 0;
+    if (!takes_local(kernel)) return 0;
     const std::size_t elements =
         kernel.exchange_rounds ? kernel.length / kernel.exchange_rounds : local_elements(kernel);
     return elements * (double_precision ? 16 : 8);
-}
-
-std::vector<std::string> fft_kernel_names() {
-    return {fft_chirp_in_kernel, fft_pointwise_kernel, fft_chirp_out_kernel, fft_half_kernel,
-            fft_expand_kernel};
 }
 
 std::string fft_program_source(bool double_precision, bool wide_index) {

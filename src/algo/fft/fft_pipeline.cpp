@@ -15,6 +15,14 @@
 namespace kiln::detail {
 namespace {
 
+// A uint expression of the kernel's, for fft_pipeline_control's pointers.
+struct uint_text {
+    std::string text;
+    friend uint_text operator/(const uint_text& a, std::size_t b) {
+        return {a.text + " / " + std::to_string(b) + "u"};
+    }
+};
+
 std::size_t tiles(std::size_t lines, std::size_t lines_per_group) {
     return (lines + lines_per_group - 1) / lines_per_group;
 }
@@ -37,7 +45,7 @@ bool pairs(const fft_step& s1, const fft_step& s2) {
 }  // namespace
 
 std::size_t fft_pipeline_step::counters(std::size_t lines) const {
-    return 2 + (kernel.fine ? lines / kernel.second.length : chunks) + chunks;
+    return fft_pipeline_control<>{lines, chunks}.counters(kernel);
 }
 
 std::size_t fft_pipeline_step::ring_elements() const {
@@ -98,6 +106,21 @@ std::string fft_pipeline_kernel::name() const {
            (streaming ? "_cs" : "") + (fine ? "_f" : "");
 }
 
+std::string fft_pipeline_kernel::key() const {
+    return name() + " " + target.key();
+}
+
+kernel_description fft_pipeline_description(const fft_pipeline_kernel& kernel,
+                                            bool double_precision, bool wide_index,
+                                            bool reads_expression) {
+    const fft_source::fft_types t = fft_source::types(double_precision, wide_index);
+    kernel_description described =
+        fft_source::step_kernel_description(kernel.name(), t, reads_expression);
+    described.local(t.complex, "data").global(t.complex, "ring").global<std::uint32_t>("control");
+    for (const char* p : {"b2", "c2", "e2"}) described.scalar(t.index, p, t.index_bytes());
+    return described.scalar(t.real, "scale2", t.real_bytes()).scalar<std::uint32_t>("chunks");
+}
+
 std::size_t fft_pipeline_local_bytes(const fft_pipeline_kernel& kernel, bool double_precision) {
     return std::max(fft_pass_local_bytes(kernel.first, double_precision),
                     fft_pass_local_bytes(kernel.second, double_precision));
@@ -113,14 +136,9 @@ std::string fft_pipeline_source(const fft_pipeline_kernel& k, bool double_precis
     define_helpers(b, t);
     use_device_vocabulary(b, k.target);
     if (k.streaming) use_streaming_vocabulary(b, k.target, t.complex);
-    const std::optional<fft_input_text> input_text =
-        begin_pass_kernel(b, t, k.first, input, k.name());
-    b.parameter("local " + t.complex + "* data");
-    b.parameter("global " + t.complex + "* ring");
-    b.parameter("global uint* control");  // fft_pipeline_counters of them
-    for (const char* p : {"b2", "c2", "e2"}) b.parameter(ix + " " + p);
-    b.parameter(t.real + " scale2");
-    b.parameter("uint chunks");
+    b.begin_kernel(k.name(), k.first.work_group_size);
+    const std::optional<fft_input_text> input_text = declare_parameters(
+        b, fft_pipeline_description(k, double_precision, wide_index, input != nullptr), input);
     b.begin_body();
     b.local_array("uint", "kiln_ticket", "1");
     b.line("const uint lid = " + source_builder::local_id() + ";");
@@ -157,11 +175,9 @@ std::string fft_pipeline_source(const fft_pipeline_kernel& k, bool double_precis
     b.line("const " + ix + " tile_end = second ? min(tile_first + " + num(g2) +
            ", count2) : min(tile_first + " + num(g1) + ", count);");
     b.line("const uint per_array = second ? " + num(l1) + " : " + num(l2) + ";");
-    // control: the ticket, the finished groups, the first pass's progress (fine: lines done per
-    // array; else tiles done per chunk), then the second pass's tiles done per chunk.
-    b.line("global uint* first_done = control + 2u;");
-    b.line("global uint* second_done = first_done + " +
-           (k.fine ? std::string("count / ") + num(l2) : std::string("chunks")) + ";");
+    const fft_pipeline_control<uint_text> control{{"count"}, {"chunks"}};
+    b.line("global uint* first_done = control + " + num(control.first_done) + ";");
+    b.line("global uint* second_done = first_done + " + control.first_pass_counters(k).text + ";");
     // The second pass reads its lines once the first pass has written them (fine: its arrays'
     // lines; else every first-pass tile of its chunk); the first pass overwrites its slot once
     // the second pass has read what the slot held (chunk - slots).
@@ -230,9 +246,9 @@ std::size_t fft_plan::counter_queues() const {
     return counters_.size();
 }
 
-event fft_plan::launch_pipeline(const queue& q, const fft_step& step,
-                                std::vector<kernel_argument> inputs, const buffer_storage& target,
-                                const event& after, const algorithm_program& program) const {
+event fft_plan::launch_pipeline(const queue& q, const fft_step& step, kernel_binding args,
+                                const buffer_storage& target, const event& after,
+                                const algorithm_program& program) const {
     const fft_pipeline_step& pipeline = *step.pipeline;
     const fft_pipeline_kernel& k = pipeline.kernel;
     // The ring lives until the launch is done (the lease returns after it).
@@ -245,24 +261,21 @@ event fft_plan::launch_pipeline(const queue& q, const fft_step& step,
         buffer<std::uint32_t> zeroed(q, counters);
         held = {q.watch(), zeroed, zeroed.fill(q, 0, 0, counters, held.last)};
     }
-    std::vector<kernel_argument> args =
-        step_arguments(step, std::move(inputs), target, step.values);
-    kernel_argument local;
-    local.what = kernel_argument::kind::local;
-    local.size = fft_pipeline_local_bytes(k, shape_.double_precision);
-    args.push_back(local);
-    args.push_back(fft_buffer_argument(ring.bytes().storage()));
-    args.push_back(fft_buffer_argument(held.counters.storage()));
-    for (std::size_t i : {1, 2, 4}) args.push_back(index_argument(pipeline.second_values[i]));
-    args.push_back(real_argument(pipeline.second_scale));
-    args.push_back(make_argument(static_cast<std::uint32_t>(pipeline.chunks)));
+    bind_step(args, step, target, step.values);
+    args.local("data", fft_pipeline_local_bytes(k, shape_.double_precision))
+        .argument("ring", fft_buffer_argument(ring.bytes().storage()))
+        .buffer("control", held.counters)
+        .scalar("chunks", static_cast<std::uint32_t>(pipeline.chunks));
+    bind_index(args, "b2", pipeline.second_values[1]);
+    bind_index(args, "c2", pipeline.second_values[2]);
+    bind_index(args, "e2", pipeline.second_values[4]);
+    bind_real(args, "scale2", pipeline.second_scale);
     const std::size_t group = k.first.work_group_size;
     const std::size_t groups = pipeline.chunks * (k.first_tiles() + k.second_tiles());
     // Enqueued under the lock: on an out-of-order queue each launch waits for the one before
     // it to have finished with the counters, so held.last must follow the order of enqueueing.
     const event done =
-        program.kernel(step.kernel)
-            .bind(std::move(args))
+        program.bind(std::move(args))
             .launch(q, groups * group, group, {},
                     q.options().out_of_order ? wait_list{after, held.last} : wait_list{after});
     held.last = q.options().out_of_order ? done : event{};  // in order: nothing to wait for

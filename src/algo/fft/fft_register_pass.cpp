@@ -245,7 +245,6 @@ void write_register_pass_kernel(source_builder& b, const fft_types& t, const fft
     const std::string& ix = t.index;
     const std::size_t length = k.length, items = k.work_group_size, per_item = length / items;
     const std::optional<fft_input_text> input_text = begin_pass_kernel(b, t, k, input);
-    b.parameter("local " + t.complex + "* data");
     // Bank spreading without padding, so that a round's L / Q elements fill the local memory
     // exactly: the low 4 bits XOR the next 4 (elements 16 apart land in different banks).
     b.define("kiln_fft_swizzle",

@@ -286,18 +286,16 @@ kiln::buffer<T> exchange_halo(const kiln::vector<T>& x, std::size_t part, std::s
     const queue& q = x.layout()[part].queue;
     kiln::buffer<T> operand(q, std::max<std::size_t>(1, own + halo));
     if (own > 0) x.part(part).copy_to(q, 0, operand, 0, own);
-    const std::string t = opencl_type_name<T>();
+    const halo_gather_key key{opencl_type_name<T>()};
     for (const auto& transfer : transfers) {
         const queue& owner = x.layout()[transfer.owner].queue;
         const algorithm_program& program = algorithm_program_for(
-            owner.device(), "kiln_halo_gather:" + t, {"kiln_halo_gather"}, [&] {
+            owner.device(), key.key(), [&] { return std::vector{key.kernel()}; },
+            [&] {
                 source_builder b;
                 if constexpr (is_complex_v<T>) define_complex_helpers<real_of_t<T>>(b);
-                b.begin_kernel("kiln_halo_gather");
-                b.parameter("ulong n");
-                b.parameter("global const uint* indices");
-                b.parameter("global const " + t + "* x");
-                b.parameter("global " + t + "* out");
+                b.begin_kernel(halo_gather_key::kernel_name);
+                key.kernel().declare(b);
                 b.begin_body();
                 b.open_element_loop(b.declare_element_range(loop_style::strided, "n"), "i");
                 b.line("out[i] = x[indices[i]];");
@@ -307,9 +305,12 @@ kiln::buffer<T> exchange_halo(const kiln::vector<T>& x, std::size_t part, std::s
             });
         kiln::buffer<T> gathered(owner, transfer.count);
         const std::size_t group = 64;
-        program
-            .kernel("kiln_halo_gather")(std::uint64_t{transfer.count}, transfer.owner_indices,
-                                        x.part(transfer.owner), gathered)
+        kernel_binding args = program.binding(halo_gather_key::kernel_name);
+        args.scalar<std::uint64_t>("n", transfer.count)
+            .buffer("indices", transfer.owner_indices)
+            .buffer("x", x.part(transfer.owner))
+            .buffer("out", gathered);
+        program.bind(std::move(args))
             .launch(owner, (transfer.count + group - 1) / group * group, group);
         // Between devices through the host: only the elements this part reads.
         const std::vector<T> host = gathered.read(owner);
@@ -362,9 +363,45 @@ void emit_sparse_body(source_builder& b, const sparse_layout& layout, loop_style
     b.close();
 }
 
-event launch_sparse(const kiln::kernel& kernel, const queue& q, const sparse_layout& layout,
-                    std::size_t rows, std::size_t work_count, std::vector<kernel_argument> args) {
+kernel_description sparse_product_description(const std::string& value_type) {
+    kernel_description kernel(sparse_product_kernel);
+    // restrict: the matrix is only read, so loads may take the read-only cache path.
+    kernel.scalar<std::uint64_t>("n")
+        .scalar<std::uint64_t>("kiln_width")
+        .global_const<std::uint32_t>("kiln_row_pointers")
+        .restricted()
+        .global_const<std::uint32_t>("kiln_columns")
+        .restricted()
+        .global_const(value_type, "kiln_values")
+        .restricted()
+        .scalar<std::uint64_t>("kiln_work_count")
+        .global_const<std::uint32_t>("kiln_work")
+        .restricted();
+    return kernel.then_input();
+}
+
+std::string sparse_product_key::key() const {
+    return "kiln_spmv:" + statement + ":" + layout.key() + ":" +
+           (loop == loop_style::chunked ? "chunked" : "strided") + ":" + result;
+}
+
+kernel_description halo_gather_key::kernel() const {
+    kernel_description gather(kernel_name);
+    gather.scalar<std::uint64_t>("n")
+        .global_const<std::uint32_t>("indices")
+        .global_const(value_type, "x")
+        .global(value_type, "out");
+    return gather;
+}
+
+std::string halo_gather_key::key() const {
+    return std::string(kernel_name) + ":" + value_type;
+}
+
+event launch_sparse(const algorithm_program& program, kernel_binding args, const queue& q,
+                    const sparse_layout& layout, std::size_t rows, std::size_t work_count) {
     const device& dev = q.device();
+    const kiln::kernel& kernel = program.kernel(sparse_product_kernel);
     const launch_policy policy = launch_policy_for(dev);
     const bool teams =
         layout.format == sparse_format::csr_vector || layout.format == sparse_format::csr_adaptive;
@@ -374,14 +411,14 @@ event launch_sparse(const kiln::kernel& kernel, const queue& q, const sparse_lay
     // csr_adaptive: a group per block, so that the hardware hands blocks to groups as they
     // finish (blocks differ in cost).
     if (layout.format == sparse_format::csr_adaptive)
-        return kernel.bind(std::move(args))
+        return program.bind(std::move(args))
             .launch(q, std::max<std::size_t>(1, work_count) * group, group);
     const std::size_t items =
         layout.format == sparse_format::csr_vector ? rows * layout.lanes : rows;
     const std::size_t max_groups =
         std::max<std::size_t>(1, dev.properties().compute_units) * policy.groups_per_compute_unit;
     const std::size_t groups = std::clamp<std::size_t>((items + group - 1) / group, 1, max_groups);
-    return kernel.bind(std::move(args)).launch(q, groups * group, group);
+    return program.bind(std::move(args)).launch(q, groups * group, group);
 }
 
 }  // namespace kiln::detail

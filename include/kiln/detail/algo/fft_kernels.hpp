@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <kiln/detail/kernel_description.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <kiln/detail/target_features.hpp>
 #include <optional>
@@ -38,7 +39,10 @@ struct fft_pass_kernel {
     /// registers through every stage, and the exchanges between stages cross local memory in this
     /// many rounds of length / exchange_rounds elements each. Powers of two only.
     std::size_t exchange_rounds = 0;
+    /// Says every field the kernel is written from.
     std::string name() const;
+    /// The kernel's share of its program's cache key: its name.
+    std::string key() const { return name(); }
 };
 
 /// Two passes through local memory that make whole lines (the first with nothing done before
@@ -64,7 +68,27 @@ struct fft_pipeline_kernel {
     /// The first and the second pass's tiles (work-groups) per chunk.
     std::size_t first_tiles() const;
     std::size_t second_tiles() const;
+    /// Says every field but the target's features beyond its vocabulary.
     std::string name() const;
+    /// The kernel's share of its program's cache key: its name and every target feature.
+    std::string key() const;
+};
+
+/// The counters (uint) of a pipeline kernel's `control`, zero between launches: the ticket, the
+/// groups finished, then from first_done the first pass's progress (fine: lines done per array of
+/// n; else tiles done per chunk), then the second pass's tiles done per chunk. Over Number:
+/// std::size_t for the host's allocation, the kernel's text for its pointers, so that both read
+/// one layout. `lines`: the first pass's (its count).
+template <class Number = std::size_t>
+struct fft_pipeline_control {
+    Number lines, chunks;
+    static constexpr std::size_t first_done = 2;
+    Number first_pass_counters(const fft_pipeline_kernel& k) const {
+        return k.fine ? lines / k.second.length : chunks;
+    }
+    Number counters(const fft_pipeline_kernel& k) const {
+        return first_pass_counters(k) + first_done + chunks;
+    }
 };
 
 /// The pass kernel of a power-of-two line of n elements that a group holds in registers
@@ -79,15 +103,38 @@ inline constexpr const char* fft_chirp_out_kernel = "kiln_fft_chirp_out";
 inline constexpr const char* fft_half_kernel = "kiln_fft_half";
 inline constexpr const char* fft_expand_kernel = "kiln_fft_expand";
 
-/// The local memory a pass kernel takes, as its last argument (kiln::local), when not 0.
+/// The integer parameters of every FFT kernel: `count` (the work-items that do something; a
+/// pass's lines), then a..e (fft_step::values).
+inline constexpr const char* fft_index_slots[] = {"count", "a", "b", "c", "d", "e"};
+
+/// The parameters every FFT kernel begins with: `in` (or, `reads_expression`, an input
+/// expression's parameters in its place), out, table, the fft_index_slots as element indices
+/// (uint, or ulong with `wide_index`) and scale.
+kernel_description fft_step_description(const std::string& name, bool double_precision,
+                                        bool wide_index, bool reads_expression);
+/// A pass kernel's: those, then `data`, its local memory, where fft_pass_local_bytes is not 0.
+kernel_description fft_pass_description(const fft_pass_kernel& kernel, bool double_precision,
+                                        bool wide_index, bool reads_expression);
+/// The kernels of the element-wise FFT program (fft_program_source).
+std::vector<kernel_description> fft_step_descriptions(bool double_precision, bool wide_index);
+
+/// The local memory a pass kernel takes in its `data` slot; 0: it takes none.
 std::size_t fft_pass_local_bytes(const fft_pass_kernel& kernel, bool double_precision);
 
-/// Every kernel of the element-wise FFT program.
-std::vector<std::string> fft_kernel_names();
+/// What one FFT program is written from: its program cache key.
+struct fft_program_key {
+    bool double_precision = false;
+    bool wide_index = false;  ///< ulong element indices (else uint)
+    /// Its one kernel: a pass's or a pipeline's key(), or the name of the element-wise kernel
+    /// that reads an input expression; empty: every element-wise kernel.
+    std::string kernel;
+    /// fft_input_expression::key of the expression read in place of `in`; empty: none.
+    std::string input;
+    std::string key() const;
+};
 
 /// The element-wise FFT program for float2 or double2 data, with 32- or 64-bit element indices.
-/// Every kernel takes (in, out, table, count, a, b, c, d, e, scale): work-items past `count`
-/// return, and a..e are the integer parameters of fft_step::values.
+/// Its kernels take fft_step_description's parameters: work-items past `count` return.
 std::string fft_program_source(bool double_precision, bool wide_index);
 
 /// A pass's input when it is a vector expression rather than the buffer `in`: OpenCL C that
@@ -109,17 +156,18 @@ std::string fft_chirp_in_source(bool double_precision, bool wide_index,
 std::string fft_expand_source(bool double_precision, bool wide_index,
                               const fft_input_writer& input);
 
-/// A program of pass kernels (same parameters, and local memory after them where
-/// fft_pass_local_bytes says; `count` counts lines). With `input`, they read the input
+/// A program of pass kernels (fft_pass_description's parameters). With `input`, they read the input
 /// expression instead of `in` (the first pass of a plan given an expression).
 std::string fft_pass_source(const std::vector<fft_pass_kernel>& kernels, bool double_precision,
                             bool wide_index, const fft_input_writer* input = nullptr);
 
-/// A program of one fft_pipeline_kernel, whose parameters are a pass kernel's for the first pass
-/// (in, out, table, count, a..e, scale, then the local memory; out is the second pass's target),
-/// then `global T* ring` (slots x chunk_lines x n elements), `global uint* control` (1 +
-/// lines / second.length + chunks counters, zero before the launch), the second pass's b, c, e and
-/// scale, and `chunks`. With `input`, the first pass reads the expression.
+/// The parameters of an fft_pipeline_kernel: a pass kernel's for the first pass (out is the
+/// second pass's target), then `ring` (ring_elements), `control` (fft_pipeline_control's
+/// counters, zero before the launch), the second pass's b2, c2, e2 and scale2, and `chunks`.
+kernel_description fft_pipeline_description(const fft_pipeline_kernel& kernel,
+                                            bool double_precision, bool wide_index,
+                                            bool reads_expression);
+/// A program of one fft_pipeline_kernel. With `input`, the first pass reads the expression.
 std::string fft_pipeline_source(const fft_pipeline_kernel& kernel, bool double_precision,
                                 bool wide_index, const fft_input_writer* input = nullptr);
 /// Its local memory: the larger of its passes'.

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <kiln/detail/algo/fft_kernels.hpp>
+#include <kiln/detail/algo/plans.hpp>
 #include <kiln/detail/algo/tuning.hpp>
 #include <kiln/runtime/buffer.hpp>
 #include <kiln/runtime/device.hpp>
@@ -22,6 +23,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kiln::detail {
@@ -148,6 +150,18 @@ struct fft_input_expression {
     std::vector<kernel_argument> arguments;
 };
 
+/// What a plan is made from on its device: the plan cache's key. `policy` is plan_fft's under
+/// the overrides in force, the rest the scoped_fft_* classes' and the strategy in force.
+struct fft_plan_key {
+    fft_shape shape;
+    fft_policy policy;
+    bool wide_indices = false;
+    bool length_kernels = false;
+    std::size_t register_pass_limit = SIZE_MAX;
+    fft_strategy strategy = fft_strategy::automatic;
+    std::string key() const;
+};
+
 class fft_plan {
   public:
     /// The plan for `shape` on q's device, shared by every kiln::fft made for the same shape on
@@ -188,7 +202,8 @@ class fft_plan {
     /// Whether this plan runs on the host library rather than kiln's kernels.
     bool on_host_library() const noexcept { return host_library_ != nullptr; }
 
-    fft_plan(const queue& q, fft_shape shape, fft_strategy strategy);
+    /// The plan of `key` (its shape, policy, index width and strategy) on q's device.
+    fft_plan(const queue& q, const fft_plan_key& key);
     ~fft_plan();
 
   private:
@@ -196,21 +211,21 @@ class fft_plan {
                     const fft_input_expression* expression, const buffer_storage& output) const;
     event launch(const queue& q, const fft_step& step, const buffer_storage& source,
                  const buffer_storage& target, const event& after) const;
-    /// The launch of `step` whose first arguments (the input) are `inputs`, from `program`.
-    event launch(const queue& q, const fft_step& step, std::vector<kernel_argument> inputs,
+    /// The launch of `step` from `program`, `args` holding its input (`in`, or an expression's
+    /// arguments).
+    event launch(const queue& q, const fft_step& step, kernel_binding args,
                  const buffer_storage& target, const event& after,
                  const algorithm_program& program) const;
-    /// The arguments every step kernel begins with: `inputs`, the target, the tables, the
-    /// step's work-items and `values` as element indices, and its scale.
-    std::vector<kernel_argument> step_arguments(const fft_step& step,
-                                                std::vector<kernel_argument> inputs,
-                                                const buffer_storage& target,
-                                                std::span<const std::uint64_t> values) const;
-    /// An element index as the kernels take it (32 or 64 bits), and a real in their precision.
-    kernel_argument index_argument(std::uint64_t value) const;
-    kernel_argument real_argument(double value) const;
+    /// Binds what every step kernel takes after its input: the target, the tables, the step's
+    /// work-items and `values` (a..e) as element indices, and its scale.
+    void bind_step(kernel_binding& args, const fft_step& step, const buffer_storage& target,
+                   std::span<const std::uint64_t> values) const;
+    /// Binds an element index as the kernels take it (32 or 64 bits), and a real in their
+    /// precision.
+    void bind_index(kernel_binding& args, std::string_view slot, std::uint64_t value) const;
+    void bind_real(kernel_binding& args, std::string_view slot, double value) const;
     /// The launch of a pipeline step (fft_pipeline_step), with its ring and zeroed counters.
-    event launch_pipeline(const queue& q, const fft_step& step, std::vector<kernel_argument> inputs,
+    event launch_pipeline(const queue& q, const fft_step& step, kernel_binding args,
                           const buffer_storage& target, const event& after,
                           const algorithm_program& program) const;
 
