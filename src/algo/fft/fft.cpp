@@ -58,8 +58,9 @@ std::atomic<std::size_t> register_pass_limit{SIZE_MAX};
 // The work-items per group a register pass's kernel takes: the backend's answer once built, or
 // less under scoped_fft_register_pass_limit.
 std::size_t register_pass_group_limit(const fft_step& step) {
-    return std::min(step.program->kernel(step.kernel).max_work_group_size(),
-                    register_pass_limit.load(std::memory_order_relaxed));
+    const std::size_t limit = register_pass_limit.load(std::memory_order_relaxed);
+    return step.program ? std::min(step.program->kernel(step.kernel).max_work_group_size(), limit)
+                        : limit;
 }
 
 // The element and index types in program cache keys: "float uint" ... "double ulong".
@@ -188,10 +189,11 @@ fft_plan::fft_plan(const queue& q, fft_shape shape, fft_strategy strategy)
         wide_index_ =
             wide_indices_forced() || std::max({elements, work_elements_, builder.table.size()}) >
                                          std::size_t{0xffffffff} - step_work_group_size_;
-        program_ = &algorithm_program_for(
-            q.device(), "fft " + key_types(shape_.double_precision, wide_index_),
-            fft_kernel_names(),
-            [&] { return fft_program_source(shape_.double_precision, wide_index_); });
+        // On the host library the steps never run: no program is built for them (1.6 s of a
+        // 2^20-point first call on 2 cores), and the element-wise one only for real
+        // transforms' halves (element_program).
+        if (host_library_) return std::move(builder.table);
+        program_ = &element_program(q.device());
         const std::string types = key_types(shape_.double_precision, wide_index_);
         for (std::vector<fft_step>* steps : {&out_of_place_, &in_place_})
             for (fft_step& step : *steps)
@@ -346,7 +348,14 @@ event fft_plan::run_steps(const queue& q, const std::vector<fft_step>& steps,
 event fft_plan::launch(const queue& q, const fft_step& step, const buffer_storage& source,
                        const buffer_storage& target, const event& after) const {
     return launch(q, step, {fft_buffer_argument(source)}, target, after,
-                  step.program ? *step.program : *program_);
+                  step.program ? *step.program : element_program(q.device()));
+}
+
+const algorithm_program& fft_plan::element_program(const device& dev) const {
+    if (program_) return *program_;
+    return algorithm_program_for(
+        dev, "fft " + key_types(shape_.double_precision, wide_index_), fft_kernel_names(),
+        [&] { return fft_program_source(shape_.double_precision, wide_index_); });
 }
 
 kernel_argument fft_plan::index_argument(std::uint64_t value) const {

@@ -206,6 +206,9 @@ class fft_plan {
                                                 std::vector<kernel_argument> inputs,
                                                 const buffer_storage& target,
                                                 std::span<const std::uint64_t> values) const;
+    /// The program of the element-wise kernels (fft_kernel_names): the plan's, or, on the host
+    /// library, built at its first use.
+    const algorithm_program& element_program(const device& dev) const;
     /// An element index as the kernels take it (32 or 64 bits), and a real in their precision.
     kernel_argument index_argument(std::uint64_t value) const;
     kernel_argument real_argument(double value) const;
