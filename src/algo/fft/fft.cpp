@@ -56,7 +56,8 @@ bool host_library_reaches(const device& dev) {
 }
 std::atomic<std::size_t> register_pass_limit{SIZE_MAX};
 // The work-items per group a register pass's kernel takes: the backend's answer once built, or
-// less under scoped_fft_register_pass_limit.
+// less under scoped_fft_register_pass_limit (alone where the plan runs on the host library, which
+// builds no pass).
 std::size_t register_pass_group_limit(const fft_step& step) {
     const std::size_t limit = register_pass_limit.load(std::memory_order_relaxed);
     return step.program ? std::min(step.program->kernel(step.kernel).max_work_group_size(), limit)
@@ -189,8 +190,8 @@ fft_plan::fft_plan(const queue& q, fft_shape shape, fft_strategy strategy)
         wide_index_ =
             wide_indices_forced() || std::max({elements, work_elements_, builder.table.size()}) >
                                          std::size_t{0xffffffff} - step_work_group_size_;
-        // On the host library the steps never run: no program is built for them (1.6 s of a
-        // 2^20-point first call on 2 cores), and the element-wise one only for real
+        // On the host library the steps never run: no program is built for them (compiling them
+        // made most of a cold first call on CPUs), and the element-wise one only for real
         // transforms' halves (element_program).
         if (host_library_) return std::move(builder.table);
         program_ = &element_program(q.device());

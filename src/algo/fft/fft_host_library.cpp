@@ -19,7 +19,6 @@
 #include <kiln/runtime/cache.hpp>
 #include <map>
 #include <string>
-#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -416,7 +415,7 @@ void fftw_transform::start_measuring(bool in_place) const {
     };
     try {
         kept_->measuring[in_place] = measuring().start(std::move(work));
-    } catch (const std::system_error&) {  // no thread: the estimated plan stays
+    } catch (const std::exception&) {  // no thread (or memory): the estimated plan stays
     }
 }
 
