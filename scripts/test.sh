@@ -58,7 +58,7 @@ if [ "${KILN_TEST_SKIP_TSAN:-0}" != 1 ]; then
     step "ThreadSanitizer build and the tests that use threads"
     cmake --preset tsan >/dev/null
     cmake --build --preset tsan -j "$jobs" --target runtime_cache_test runtime_launch_test runtime_profile_test expr_threads_test \
-        make_world step_world
+        algo_fft_host_library_test make_world step_world
     run_ctest --preset tsan
 fi
 

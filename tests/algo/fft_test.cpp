@@ -328,6 +328,8 @@ TEST_P(fft_test, lines_longer_than_local_memory_take_one_pass_through_registers)
     // stages. NVIDIA's OpenCL row (4096 complex floats): 16384 points in four rounds per
     // exchange; a row of 1024: 2048 in two, 4096 in four, 8192 in eight, doubles 2048 in four.
     const kiln::detail::scoped_fft_length_kernels length_kernels;
+    // Plans on the host library (FFTW on CPU devices) build no kernels.
+    const kiln::detail::scoped_fft_strategy kernels(kiln::detail::fft_strategy::kernels);
     // The plan built `kernel` (its program exists, so no source is generated here) and runs it
     // alone, unless the kernel as built takes fewer work-items than its group (NVIDIA's OpenCL
     // said 256 for its 512-item kernel): then two passes.

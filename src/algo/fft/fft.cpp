@@ -56,10 +56,12 @@ bool host_library_reaches(const device& dev) {
 }
 std::atomic<std::size_t> register_pass_limit{SIZE_MAX};
 // The work-items per group a register pass's kernel takes: the backend's answer once built, or
-// less under scoped_fft_register_pass_limit.
+// less under scoped_fft_register_pass_limit (alone where the plan runs on the host library, which
+// builds no pass).
 std::size_t register_pass_group_limit(const fft_step& step) {
-    return std::min(step.program->kernel(step.kernel).max_work_group_size(),
-                    register_pass_limit.load(std::memory_order_relaxed));
+    const std::size_t limit = register_pass_limit.load(std::memory_order_relaxed);
+    return step.program ? std::min(step.program->kernel(step.kernel).max_work_group_size(), limit)
+                        : limit;
 }
 
 std::string describe(const fft_shape& shape) {
@@ -202,11 +204,12 @@ fft_plan::fft_plan(const queue& q, const fft_plan_key& key)
         wide_index_ =
             key.wide_indices || std::max({elements, work_elements_, builder.table.size()}) >
                                     std::size_t{0xffffffff} - step_work_group_size_;
+        // On the host library the steps never run: no program is built for them (compiling them
+        // made most of a cold first call on CPUs), and the element-wise one only for real
+        // transforms' halves (element_program).
+        if (host_library_) return std::move(builder.table);
+        program_ = &element_program(q.device());
         const bool dp = shape_.double_precision;
-        program_ = &algorithm_program_for(
-            q.device(), fft_program_key{dp, wide_index_, {}, {}}.key(),
-            [&] { return fft_step_descriptions(dp, wide_index_); },
-            [&] { return fft_program_source(dp, wide_index_); });
         for (std::vector<fft_step>* steps : {&out_of_place_, &in_place_})
             for (fft_step& step : *steps)
                 if (step.pipeline)
@@ -378,10 +381,20 @@ event fft_plan::run_steps(const queue& q, const std::vector<fft_step>& steps,
 
 event fft_plan::launch(const queue& q, const fft_step& step, const buffer_storage& source,
                        const buffer_storage& target, const event& after) const {
-    const algorithm_program& program = step.program ? *step.program : *program_;
+    const algorithm_program& program =
+        step.program ? *step.program : element_program(q.device());
     kernel_binding args = program.binding(step.kernel);
     args.argument("in", fft_buffer_argument(source));
     return launch(q, step, std::move(args), target, after, program);
+}
+
+const algorithm_program& fft_plan::element_program(const device& dev) const {
+    if (program_) return *program_;
+    const bool dp = shape_.double_precision;
+    return algorithm_program_for(
+        dev, fft_program_key{dp, wide_index_, {}, {}}.key(),
+        [&] { return fft_step_descriptions(dp, wide_index_); },
+        [&] { return fft_program_source(dp, wide_index_); });
 }
 
 void fft_plan::bind_index(kernel_binding& args, std::string_view slot, std::uint64_t value) const {

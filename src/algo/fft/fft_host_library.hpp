@@ -5,42 +5,70 @@
 #pragma once
 
 #include <cstddef>
+#include <future>
 #include <kiln/detail/algo/fft_plan.hpp>
 #include <memory>
 #include <mutex>
-#include <utility>
 
 namespace kiln::detail {
 
 struct fftw_library;
 
+/// How the plan that ran a call was made.
+enum class fftw_plan_origin {
+    measured,   // FFTW_MEASURE: from wisdom, or measured in the background since the first call
+    estimated,  // FFTW_ESTIMATE, kept while the shape's first measuring runs
+    once,       // FFTW_ESTIMATE on arrays less aligned than the kept plans', for that call alone
+};
+
 /// One shape's FFTW plans (out of place and in place, each made at its first use) on `threads`
-/// threads.
+/// threads. A shape FFTW has no wisdom for takes seconds to measure: its first calls run an
+/// estimated plan while a thread of its own measures, and the measured plan takes over (and its
+/// wisdom is saved) when done (docs/fft.md, "Strategies").
 class fftw_transform {
   public:
     /// Null where FFTW and its threads library (Debian: libfftw3-single3 and -double3) cannot be
     /// loaded for the shape's precision, or a size or the batch exceeds FFTW's int.
     static std::unique_ptr<fftw_transform> make(const fft_shape& shape, unsigned threads);
+    /// Does not wait for measuring in flight: it finishes on its own (its wisdom is saved) and
+    /// is waited for when the program exits.
     ~fftw_transform();
     fftw_transform(const fftw_transform&) = delete;
     fftw_transform& operator=(const fftw_transform&) = delete;
 
     /// Transforms the shape's elements at `input` into `output`, which may be `input`, scaled
     /// by 1/N for inverse transforms. Thread-safe.
-    void execute(void* input, void* output) const;
+    fftw_plan_origin execute(void* input, void* output) const;
+    /// Waits until the measuring that first calls started is done (tests).
+    void wait_for_measuring() const;
 
   private:
+    struct kept_plans;  // shared by the shape's transforms and the measuring threads
+    struct chosen_plan;
     fftw_transform(const fftw_library& library, const fft_shape& shape, unsigned threads);
-    /// The plan for these arrays, and whether it is made for this call alone (arrays less
-    /// aligned than the kept plans'), to be destroyed after it.
-    std::pair<void*, bool> plan_for(void* input, void* output) const;
+    static std::shared_ptr<kept_plans> plans_of(const fft_shape& shape, unsigned threads);
+    chosen_plan plan_for(void* input, void* output) const;
+    /// Starts measuring the aligned plan, in place or not, on a thread of its own.
+    void start_measuring(bool in_place) const;
 
     const fftw_library& library_;
     fft_shape shape_;
     unsigned threads_;
-    mutable std::mutex mutex_;
-    mutable void* out_of_place_ = nullptr;
-    mutable void* in_place_ = nullptr;
+    bool read_wisdom_;
+    std::shared_ptr<kept_plans> kept_;
+};
+
+/// While one lives, transforms made plan as if FFTW had no wisdom for their shapes: lets tests run
+/// the first calls' estimated plan and the measuring beside them on shapes planned before.
+class scoped_fftw_wisdom_ignored {
+  public:
+    scoped_fftw_wisdom_ignored();
+    ~scoped_fftw_wisdom_ignored();
+    scoped_fftw_wisdom_ignored(const scoped_fftw_wisdom_ignored&) = delete;
+    scoped_fftw_wisdom_ignored& operator=(const scoped_fftw_wisdom_ignored&) = delete;
+
+  private:
+    bool previous_;
 };
 
 }  // namespace kiln::detail

@@ -224,6 +224,9 @@ class fft_plan {
     /// precision.
     void bind_index(kernel_binding& args, std::string_view slot, std::uint64_t value) const;
     void bind_real(kernel_binding& args, std::string_view slot, double value) const;
+    /// The program of the element-wise kernels (fft_kernel_names): the plan's, or, on the host
+    /// library, built at its first use.
+    const algorithm_program& element_program(const device& dev) const;
     /// The launch of a pipeline step (fft_pipeline_step), with its ring and zeroed counters.
     event launch_pipeline(const queue& q, const fft_step& step, kernel_binding args,
                           const buffer_storage& target, const event& after,
