@@ -20,6 +20,7 @@
 #include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/algo/plans.hpp>
 #include <kiln/detail/algo/stencil_kernels.hpp>
+#include <kiln/detail/algo/stencil_on_cpu.hpp>
 #include <kiln/detail/algo/tuning.hpp>
 #include <kiln/expr/core.hpp>
 #include <kiln/runtime/buffer.hpp>
@@ -109,9 +110,10 @@ class stencil_operand {
     stencil_reach reach_;
 };
 
-/// y = node (a stencil of x) through the tiled kernel, one launch per part of x, or through
-/// the per-element kernel where the tuning table says so (work_group_size 0: CPU devices, on
-/// which the tile is an extra copy). `coefficients` is null for user-defined stencils.
+/// y = node (a stencil of x), one launch per part of x: through the tiled kernel, through runs of
+/// one work-item each where the policy has chunk_bytes (CPU devices, stencil_on_cpu.hpp), or
+/// through the per-element kernel where its work_group_size is 0. `coefficients` is null for
+/// user-defined stencils.
 template <stencil_value T, class Node>
 void assign_tiled_1d(const Node& node, const stencil_operand<T>& operand, kiln::vector<T>& y,
                      const tiled_1d_shape& shape, const stencil<T>* coefficients) {
@@ -132,9 +134,12 @@ void assign_tiled_1d(const Node& node, const stencil_operand<T>& operand, kiln::
         if (parts[k].size == 0) continue;
         const device dev = parts[k].queue.device();
         algorithm_policy policy = plan_stencil(dev, 1);
-        const kiln::kernel& kernel = tiled_stencil_kernel(
-            dev, shape.key(), "kiln_stencil_1d", policy, 1,
-            [&](const algorithm_policy& p) { return tiled_stencil_1d_source(shape, p); });
+        const kiln::kernel& kernel =
+            policy.chunk_bytes ? stencil_1d_runs_kernel(dev, shape)
+                               : tiled_stencil_kernel(dev, shape.key(), "kiln_stencil_1d", policy,
+                                                      1, [&](const algorithm_policy& p) {
+                                                          return tiled_stencil_1d_source(shape, p);
+                                                      });
         const part_halo<T> halo = exchange_stencil_halo(x, k, operand.reach());
         argument_list args(k, parts[k].begin);
         args.scalar<std::uint64_t>(parts[k].size);
@@ -145,8 +150,12 @@ void assign_tiled_1d(const Node& node, const stencil_operand<T>& operand, kiln::
         args.scalar<std::uint32_t>(halo.at_end);
         args.buffer(y.part(k));
         args.buffer(coefficients ? coefficients->coefficients_on(parts[k].queue) : x.part(k));
-        launch_tiled_stencil_1d(kernel, parts[k].queue, parts[k].size, policy,
-                                std::move(args).take());
+        if (policy.chunk_bytes)
+            launch_stencil_1d_runs(kernel, parts[k].queue, parts[k].size, sizeof(T), policy,
+                                   std::move(args).take());
+        else
+            launch_tiled_stencil_1d(kernel, parts[k].queue, parts[k].size, policy,
+                                    std::move(args).take());
     }
 }
 

@@ -6,8 +6,8 @@
 //
 // Element (r, c) is the sum over (a, b) of S(a, b) * x(clamp(r + a - center_row, 0, rows - 1),
 // clamp(c + b - center_column, 0, columns - 1)): positions outside the grid read the nearest
-// border element. One kernel through local-memory tiles; a statement of its own (not a term of
-// a larger expression), on one device.
+// border element. One kernel, through local-memory tiles or, on CPU devices, runs of rows walked
+// by single work-items; a statement of its own (not a term of a larger expression), on one device.
 #pragma once
 #pragma GCC visibility push(default)
 
@@ -17,6 +17,7 @@
 #include <initializer_list>
 #include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/algo/stencil_kernels.hpp>
+#include <kiln/detail/algo/stencil_on_cpu.hpp>
 #include <kiln/detail/algo/tuning.hpp>
 #include <kiln/expr/views.hpp>
 #include <kiln/vector.hpp>
@@ -86,7 +87,7 @@ class stencil_2d {
 
 namespace detail {
 
-/// x * S for a 2-D stencil: a statement that launches the tiled kernel.
+/// x * S for a 2-D stencil: a statement that launches the tiled kernel or the runs.
 template <stencil_value T>
 class stencil_2d_product {
   public:
@@ -115,16 +116,23 @@ class stencil_2d_product {
                                    stencil_->kernel_extents()[1], stencil_->center()[0],
                                    stencil_->center()[1]};
         algorithm_policy policy = stencil_2d_policy(q.device());
-        const kiln::kernel& kernel = tiled_stencil_kernel(
-            q.device(), shape.key(), "kiln_stencil_2d", policy, stencil_2d_tile_columns,
-            [&](const algorithm_policy& p) { return tiled_stencil_2d_source(shape, p); });
+        const kiln::kernel& kernel =
+            policy.chunk_bytes
+                ? stencil_2d_runs_kernel(q.device(), shape)
+                : tiled_stencil_kernel(
+                      q.device(), shape.key(), "kiln_stencil_2d", policy, stencil_2d_tile_columns,
+                      [&](const algorithm_policy& p) { return tiled_stencil_2d_source(shape, p); });
         argument_list args(0, 0);
         args.scalar<std::uint64_t>(rows);
         args.scalar<std::uint64_t>(columns);
         args.buffer(x_->part(0));
         args.buffer(y.part(0));
         args.buffer(stencil_->coefficients());
-        launch_tiled_stencil_2d(kernel, q, rows, columns, policy, std::move(args).take());
+        if (policy.chunk_bytes)
+            launch_stencil_2d_runs(kernel, q, rows * columns, sizeof(T), policy,
+                                   std::move(args).take());
+        else
+            launch_tiled_stencil_2d(kernel, q, rows, columns, policy, std::move(args).take());
     }
 
   private:

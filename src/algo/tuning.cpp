@@ -137,16 +137,16 @@ constexpr std::array table{
                "H100, CUDA, stencil_bench --sweep, 5-point over 2^26 floats, 2026-11-22; "
                "docs/benchmarks.md, ## Stencils"},
     tuning_row{stencil_1d, any_gpu, policy(256, 4), "not measured: as NVIDIA"},
-    tuning_row{stencil_1d, any_cpu, policy(0, 0),
-               "PoCL, 2 cores, stencil_bench, 2026-11-22: the per-element kernel; "
+    tuning_row{stencil_1d, any_cpu, chunks(policy(1, 1), 16 * 1024),
+               "PoCL, 2 cores, stencil_bench, 2026-11-24: runs of one work-item each; "
                "docs/benchmarks.md, ## Stencils"},
     tuning_row{stencil_1d, any_device, policy(64, 4), "not measured: small and safe"},
     tuning_row{stencil_2d, nvidia_gpus, policy(256, 4),
                "H100, CUDA, stencil_bench --sweep, 5-point over 4096^2 floats, 2026-11-22; "
                "docs/benchmarks.md, ## Stencils"},
     tuning_row{stencil_2d, any_gpu, policy(256, 4), "not measured: as NVIDIA"},
-    tuning_row{stencil_2d, any_cpu, policy(256, 4),
-               "PoCL, 2 cores, stencil_bench --sweep over 1024^2 floats, 2026-11-22; "
+    tuning_row{stencil_2d, any_cpu, chunks(policy(1, 1), 16 * 1024),
+               "PoCL, 2 cores, stencil_bench, 2026-11-24: runs of one work-item each; "
                "docs/benchmarks.md, ## Stencils"},
     tuning_row{stencil_2d, any_device, policy(64, 4), "not measured: small and safe"},
     // --- FFT passes: at most G work-items and G x I complex floats of local memory per group ---
