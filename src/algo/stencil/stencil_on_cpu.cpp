@@ -86,14 +86,14 @@ bool body_runs_in_lanes(const std::string& body, const std::string& type) {
     return true;
 }
 
-/// The user body over vectors of kiln_lanes elements: kiln_stencil_1d_lanes computes outputs
-/// [i, i + count) (count at most kiln_lanes) through the clamped loads, and the interior loop
+/// The user body over vectors of KILN_LANES elements: kiln_stencil_1d_lanes computes outputs
+/// [i, i + count) (count at most KILN_LANES) through the clamped loads, and the interior loop
 /// whole vectors through vloadn; every output goes through the same vector body, so that it
 /// computes alike on either side of a part's seam.
 void define_lane_body(source_builder& b, const tiled_1d_shape& shape, const std::string& load) {
     const std::string& t = shape.type;
-    const std::string v = t + "8";
-    b.constant("KILN_LANES", 8);
+    const std::string v = t + "16";
+    b.constant("KILN_LANES", 16);
     b.define("kiln_stencil_1d_body", v + " kiln_stencil_1d_body(const " + v +
                                          "* x) {\n    return (" + shape.body + ");\n}\n");
     b.define("kiln_stencil_1d_lanes",
@@ -109,10 +109,10 @@ void define_lane_body(source_builder& b, const tiled_1d_shape& shape, const std:
                  "at_start, at_end);\n    " +
                  v +
                  " window[KILN_W];\n"
-                 "    for (uint k = 0; k < KILN_W; ++k) window[k] = vload8(k, lanes);\n    " +
+                 "    for (uint k = 0; k < KILN_W; ++k) window[k] = vload16(k, lanes);\n    " +
                  t +
                  " out[KILN_LANES];\n"
-                 "    vstore8(kiln_stencil_1d_body(window + KILN_C), 0, out);\n"
+                 "    vstore16(kiln_stencil_1d_body(window + KILN_C), 0, out);\n"
                  "    for (long l = 0; l < count; ++l) y[i + l] = out[l];\n}\n");
 }
 
@@ -163,11 +163,11 @@ std::string stencil_1d_runs_source(const tiled_1d_shape& shape) {
         b.line("for (long i = first; i < lo; i += KILN_LANES)");
         b.line("    " + lanes + "i, min((long)KILN_LANES, lo - i), y);");
         b.open("for (long i = lo; i < hi; i += KILN_LANES)");
-        b.line(t + "8 window[KILN_W];");
+        b.line(t + "16 window[KILN_W];");
         b.line(
-            "for (uint k = 0; k < KILN_W; ++k) window[k] = vload8(0, xs + (i + (long)k - "
+            "for (uint k = 0; k < KILN_W; ++k) window[k] = vload16(0, xs + (i + (long)k - "
             "KILN_C));");
-        b.line("vstore8(kiln_stencil_1d_body(window + KILN_C), 0, y + i);");
+        b.line("vstore16(kiln_stencil_1d_body(window + KILN_C), 0, y + i);");
         b.close();
         b.line("for (long i = hi; i < last; i += KILN_LANES)");
         b.line("    " + lanes + "i, min((long)KILN_LANES, last - i), y);");
@@ -184,7 +184,10 @@ std::string stencil_1d_runs_source(const tiled_1d_shape& shape) {
         b.open("for (long i = lo; i < hi; ++i)");
         b.line("global const " + t + "* window = xs + (i - KILN_C);");
         b.line(t + " sum = 0;");
-        b.line("for (uint k = 0; k < KILN_W; ++k) sum += coefficient[k] * window[k];");
+        // Written out, as in 2-D (stencil_2d_runs_source).
+        for (std::size_t k = 0; k < shape.width; ++k)
+            b.line("sum += coefficient[" + std::to_string(k) + "] * window[" + std::to_string(k) +
+                   "];");
         b.line("y[i] = sum;");
         b.close();
     } else {
@@ -219,26 +222,32 @@ std::string stencil_2d_runs_source(const tiled_2d_shape& shape) {
     // A run may start and end inside rows; each row's part of it is one segment.
     b.open("for (long at = first; at < last;)");
     b.line("const long r = at / width, c0 = at - r * width, c1 = min(width, c0 + (last - at));");
-    b.line("global const " + t + "* row[KILN_KR];");
-    b.line("for (uint a = 0; a < KILN_KR; ++a)");
-    b.line("    row[a] = x + clamp(r + (long)a - KILN_CR, (long)0, (long)rows - 1) * width;");
+    // One pointer per coefficient row, clamped at the grid's top and bottom.
+    for (std::size_t a = 0; a < shape.kernel_rows; ++a)
+        b.line("global const " + t + "* row" + std::to_string(a) + " = x + clamp(r + " +
+               std::to_string(a) + " - KILN_CR, (long)0, (long)rows - 1) * width;");
     b.line("global " + t + "* out = y + r * width;");
     // [lo, hi): the columns whose window lies inside the row.
     b.line("const long lo = min(max(c0, (long)KILN_CC), c1);");
     b.line("const long hi = max(lo, min(c1, width - (KILN_KC - 1 - KILN_CC)));");
-    const auto segment = [&](const std::string& from, const std::string& to,
-                             const std::string& column) {
+    // The terms written out: PoCL's LLVM leaves a loop over the rows' pointers rolled, and the
+    // column loop around it then stays scalar (25 times slower over 2048^2 floats).
+    const auto segment = [&](const std::string& from, const std::string& to, bool clamped) {
         b.open("for (long col = " + from + "; col < " + to + "; ++col)");
         b.line(t + " sum = 0;");
-        b.line("for (uint a = 0; a < KILN_KR; ++a)");
-        b.line("    for (uint e = 0; e < KILN_KC; ++e)");
-        b.line("        sum += coefficient[a * KILN_KC + e] * row[a][" + column + "];");
+        for (std::size_t a = 0; a < shape.kernel_rows; ++a)
+            for (std::size_t e = 0; e < shape.kernel_columns; ++e) {
+                const std::string column = "col + " + std::to_string(e) + " - KILN_CC";
+                b.line("sum += coefficient[" + std::to_string(a * shape.kernel_columns + e) +
+                       "] * row" + std::to_string(a) + "[" +
+                       (clamped ? "clamp(" + column + ", (long)0, width - 1)" : column) + "];");
+            }
         b.line("out[col] = sum;");
         b.close();
     };
-    segment("c0", "lo", "clamp(col + (long)e - KILN_CC, (long)0, width - 1)");
-    segment("lo", "hi", "col + (long)e - KILN_CC");
-    segment("hi", "c1", "clamp(col + (long)e - KILN_CC, (long)0, width - 1)");
+    segment("c0", "lo", true);
+    segment("lo", "hi", false);
+    segment("hi", "c1", true);
     b.line("at += c1 - c0;");
     b.close();
     b.end_kernel();
