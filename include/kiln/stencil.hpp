@@ -7,8 +7,9 @@
 //
 // Element i of x * S is the sum over k of S[k] * x[clamp(i + k - center, 0, n - 1)]: positions
 // before the first element read the first, positions past the last read the last. Alone on the
-// right of an assignment, a stencil runs its own kernel through local-memory tiles; inside a
-// larger expression each element reads its neighbours from global memory. On a split vector each
+// right of an assignment, a stencil runs its own kernel, through local-memory tiles or, on CPU
+// devices, runs of outputs walked by single work-items (stencil_on_cpu.hpp); inside a larger
+// expression each element reads its neighbours from global memory. On a split vector each
 // part first fetches the few elements it reaches in its neighbours' parts.
 #pragma once
 #pragma GCC visibility push(default)
@@ -203,7 +204,7 @@ class stencil_node : public expression_tag {
     }
     void check(operand_check& c) const { operand_.check(c); }
 
-    /// y = x * S alone: the tiled kernel (on GPUs).
+    /// y = x * S alone: tiles or runs (assign_tiled_1d).
     void assign_to(kiln::vector<T>& y) const {
         const tiled_1d_shape shape{opencl_type_name<T>(), stencil_->width(), stencil_->center(),
                                    ""};
@@ -245,7 +246,7 @@ class operator_stencil_node : public expression_tag {
     void collect(argument_list& args) const { operand_.collect(args); }
     void check(operand_check& c) const { operand_.check(c); }
 
-    /// y = name(x) alone: the tiled kernel (on GPUs).
+    /// y = name(x) alone: tiles or runs (assign_tiled_1d).
     void assign_to(kiln::vector<value_type>& y) const {
         const tiled_1d_shape shape{opencl_type_name<value_type>(), width, center, Definition::body};
         assign_tiled_1d(*this, operand_, y, shape,

@@ -138,7 +138,7 @@ constexpr std::array table{
                "docs/benchmarks.md, ## Stencils"},
     tuning_row{stencil_1d, any_gpu, policy(256, 4), "not measured: as NVIDIA"},
     tuning_row{stencil_1d, any_cpu, chunks(policy(1, 1), 16 * 1024),
-               "PoCL, 2 cores, stencil_bench, 2026-11-24: runs of one work-item each; "
+               "PoCL 3.1, 2 cores, stencil_bench against tiles and per element, 2026-11-24; "
                "docs/benchmarks.md, ## Stencils"},
     tuning_row{stencil_1d, any_device, policy(64, 4), "not measured: small and safe"},
     tuning_row{stencil_2d, nvidia_gpus, policy(256, 4),
@@ -146,7 +146,7 @@ constexpr std::array table{
                "docs/benchmarks.md, ## Stencils"},
     tuning_row{stencil_2d, any_gpu, policy(256, 4), "not measured: as NVIDIA"},
     tuning_row{stencil_2d, any_cpu, chunks(policy(1, 1), 16 * 1024),
-               "PoCL, 2 cores, stencil_bench, 2026-11-24: runs of one work-item each; "
+               "PoCL 3.1, 2 cores, stencil_bench against tiles and per element, 2026-11-24; "
                "docs/benchmarks.md, ## Stencils"},
     tuning_row{stencil_2d, any_device, policy(64, 4), "not measured: small and safe"},
     // --- FFT passes: at most G work-items and G x I complex floats of local memory per group ---

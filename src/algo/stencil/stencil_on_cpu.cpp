@@ -3,9 +3,9 @@
 // PoCL runs a work-group as a loop over its work-items on one core; with one work-item per group
 // the run's own loop is the innermost one, which LLVM's loop vectoriser turns into vector loads
 // of neighbouring outputs, as element-wise expressions do (expr/launch.cpp). Local-memory tiles
-// would only add a copy and barriers there. Widths and centres are compile-time constants, so
-// the coefficient loops unroll and the coefficients sit in registers; the interior loops read
-// every neighbour without a bounds check, which keeps them vectorisable.
+// would only add a copy and barriers there. Widths and centres are compile-time constants and the
+// interior's terms are written out one per coefficient, so the coefficients sit in registers; the
+// interior loops read every neighbour without a bounds check, which keeps them vectorisable.
 #include <algorithm>
 #include <array>
 #include <cctype>
