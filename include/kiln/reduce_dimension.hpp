@@ -15,7 +15,11 @@
 //     neighbouring results of one slice (GPUs coalesce those reads; on CPUs a work-item's run of
 //     results re-reads cache lines that the slice keeps in L1), then a second kernel folds each
 //     result's slices in order. Without slices a column sum of a 8192 x 8192 matrix had 8192
-//     work-items only: 9% of the H100's copy bandwidth (2026-11-22).
+//     work-items only: 9% of the H100's copy bandwidth (2026-11-22). On CPU devices (chunked
+//     element-wise launches) one work-item per (slice, strip of strip_width adjacent lines)
+//     instead, which folds the strip's lines side by side row after row: independent folds that
+//     the compiler turns into vector operations, where one line at a time is a chain of
+//     dependent additions.
 #pragma once
 #pragma GCC visibility push(default)
 
@@ -93,7 +97,11 @@ inline constexpr std::size_t group_line_threshold = 64;
 /// give 64 work-items per result. Chosen from that arithmetic, not tuned.
 inline constexpr std::size_t slice_length = 128;
 
-enum class line_shape { item, group, slice };
+/// Adjacent strided lines a work-item folds side by side on CPU devices (line_shape::strip): a
+/// 64-byte cache line of floats per row, and as many independent folds for the vector units.
+inline constexpr std::size_t strip_width = 16;
+
+enum class line_shape { item, group, slice, strip };
 
 template <class Reducer, expression_node Value, line_shape Shape>
 class dimension_reduction {
@@ -118,7 +126,7 @@ class dimension_reduction {
         args.scalar<std::uint64_t>(n);
         args.scalar<std::uint64_t>(length);
         args.scalar<std::uint64_t>(inner);
-        if constexpr (Shape == line_shape::slice) {
+        if constexpr (Shape == line_shape::slice || Shape == line_shape::strip) {
             args.scalar<std::uint64_t>(slices);
             args.buffer(*partials);
         } else {
@@ -128,7 +136,10 @@ class dimension_reduction {
         args.scalar(traits::identity());
         value_.collect(args);
         const std::size_t items =
-            Shape == line_shape::group ? n * kernel.work_group_size() : n * slices;
+            Shape == line_shape::group ? n * kernel.work_group_size()
+            : Shape == line_shape::strip
+                ? n / inner * ((inner + strip_width - 1) / strip_width) * slices
+                : n * slices;
         kernel.launch(q, kernel.groups_for(items), std::move(args).take());
     }
 
@@ -140,7 +151,7 @@ class dimension_reduction {
         g.parameter("ulong", "n");
         g.parameter("ulong", "kiln_length");
         g.parameter("ulong", "kiln_inner");
-        if constexpr (Shape == line_shape::slice) {
+        if constexpr (Shape == line_shape::slice || Shape == line_shape::strip) {
             g.parameter("ulong", "kiln_slices");
             g.parameter("global " + s + "*", "kiln_partials");
         } else {
@@ -183,6 +194,49 @@ class dimension_reduction {
             store("kiln_scratch[0]");
             b.close();
             b.local_barrier();  // kiln_scratch[0] is read before the next line overwrites it
+            b.close();
+        } else if constexpr (Shape == line_shape::strip) {
+            // Item i is slice i / strips of strip i % strips: strip_width adjacent lines of one
+            // outer position (the last of each narrower), folded side by side, each in order.
+            const std::string w = std::to_string(strip_width);
+            b.line("const ulong kiln_per_outer = (kiln_inner + " + w + " - 1) / " + w + ";");
+            b.line("const ulong kiln_strips = n / kiln_inner * kiln_per_outer;");
+            b.open_element_loop(b.declare_element_range(style, "kiln_strips * kiln_slices"),
+                                "kiln_item");
+            b.line("const ulong kiln_strip = kiln_item % kiln_strips;");
+            b.line("const ulong kiln_slice = kiln_item / kiln_strips;");
+            b.line("const ulong kiln_outer = kiln_strip / kiln_per_outer;");
+            b.line("const ulong kiln_column = (kiln_strip % kiln_per_outer) * " + w + ";");
+            b.line("const ulong kiln_base = kiln_outer * kiln_length * kiln_inner + kiln_column;");
+            b.line("const ulong kiln_first = kiln_slice * " + std::to_string(slice_length) + ";");
+            b.line("const ulong kiln_end = min(kiln_length, kiln_first + " +
+                   std::to_string(slice_length) + ");");
+            b.line("const uint kiln_width = (uint)min((ulong)" + w +
+                   ", kiln_inner - kiln_column);");
+            b.line(s + " kiln_accs[" + w + "];");
+            b.line("for (uint kiln_j = 0; kiln_j < " + w +
+                   "; ++kiln_j) kiln_accs[kiln_j] = " + "kiln_identity;");
+            // Full strips with a constant width, so that the lines' loop unrolls into vectors.
+            const auto fold_strip = [&](const std::string& width) {
+                b.open("for (ulong kiln_k = kiln_first; kiln_k < kiln_end; ++kiln_k)");
+                b.open("for (uint kiln_j = 0; kiln_j < " + width + "; ++kiln_j)");
+                b.line("const ulong idx = kiln_base + kiln_k * kiln_inner + kiln_j;");
+                for (const auto& statement : g.statements()) b.line(statement);
+                b.line("kiln_accs[kiln_j] = " + traits::combine(b, "kiln_accs[kiln_j]", mapped) +
+                       ";");
+                b.close();
+                b.close();
+            };
+            b.open("if (kiln_width == " + w + ")");
+            fold_strip(w);
+            b.close();
+            b.open("else");
+            fold_strip("kiln_width");
+            b.close();
+            b.line("for (uint kiln_j = 0; kiln_j < kiln_width; ++kiln_j)");
+            b.line(
+                "    kiln_partials[kiln_slice * n + kiln_outer * kiln_inner + kiln_column + "
+                "kiln_j] = kiln_accs[kiln_j];");
             b.close();
         } else if constexpr (Shape == line_shape::slice) {
             // Item i is slice i / n of line i % n: neighbouring items, neighbouring lines.
@@ -305,8 +359,12 @@ auto reduce_along(const std::optional<kiln::queue>& on_queue, const extents<Rank
             using state = typename Reducer::template on<typename node_type::value_type>::state;
             temporary_lease partials =
                 temporary_pool::acquire(q, slices * outer * inner * sizeof(state));
-            dimension_reduction<Reducer, node_type, line_shape::slice>(node).run(
-                q, length, inner, targets, slices, &partials.bytes());
+            if (launch_policy_for(q.device()).loop == loop_style::chunked)
+                dimension_reduction<Reducer, node_type, line_shape::strip>(node).run(
+                    q, length, inner, targets, slices, &partials.bytes());
+            else
+                dimension_reduction<Reducer, node_type, line_shape::slice>(node).run(
+                    q, length, inner, targets, slices, &partials.bytes());
             partials.release_after(q, slice_fold<Reducer, typename node_type::value_type>::run(
                                           q, slices, partials.bytes(), targets));
         } else if (inner == 1 && length >= group_line_threshold &&

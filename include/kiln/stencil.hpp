@@ -7,8 +7,9 @@
 //
 // Element i of x * S is the sum over k of S[k] * x[clamp(i + k - center, 0, n - 1)]: positions
 // before the first element read the first, positions past the last read the last. Alone on the
-// right of an assignment, a stencil runs its own kernel through local-memory tiles; inside a
-// larger expression each element reads its neighbours from global memory. On a split vector each
+// right of an assignment, a stencil runs its own kernel, through local-memory tiles or, on CPU
+// devices, runs of outputs walked by single work-items (stencil_on_cpu.hpp); inside a larger
+// expression each element reads its neighbours from global memory. On a split vector each
 // part first fetches the few elements it reaches in its neighbours' parts.
 #pragma once
 #pragma GCC visibility push(default)
@@ -20,6 +21,7 @@
 #include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/algo/plans.hpp>
 #include <kiln/detail/algo/stencil_kernels.hpp>
+#include <kiln/detail/algo/stencil_on_cpu.hpp>
 #include <kiln/detail/algo/tuning.hpp>
 #include <kiln/expr/core.hpp>
 #include <kiln/runtime/buffer.hpp>
@@ -109,10 +111,10 @@ class stencil_operand {
     stencil_reach reach_;
 };
 
-/// y = node (a stencil of x) through the tiled kernel, one launch per part of x, or through
-/// the per-element kernel where the tuning table says so (work_group_size 0: CPU devices, on
-/// which the tile is an extra copy). `coefficients` is null for user-defined stencils; `shape`'s
-/// tuning is each part's device's (plan_stencil).
+/// y = node (a stencil of x), one launch per part of x: through the tiled kernel, through runs of
+/// one work-item each where the tuning has chunk_bytes (CPU devices, stencil_on_cpu.hpp), or
+/// through the per-element kernel where its work_group_size is 0. `coefficients` is null for
+/// user-defined stencils; `shape`'s tuning is each part's device's (plan_stencil).
 template <stencil_value T, class Node>
 void assign_tiled_1d(const Node& node, const stencil_operand<T>& operand, kiln::vector<T>& y,
                      const tiled_1d_shape& shape, const stencil<T>* coefficients) {
@@ -134,9 +136,11 @@ void assign_tiled_1d(const Node& node, const stencil_operand<T>& operand, kiln::
         const device dev = parts[k].queue.device();
         tiled_1d_shape part_shape = shape;
         part_shape.tuning = plan_stencil(dev, 1);
-        const algorithm_program& built = tiled_stencil_program(dev, part_shape);
+        const bool runs = part_shape.tuning.chunk_bytes != 0;
+        const algorithm_program& built =
+            runs ? stencil_runs_program(dev, part_shape) : tiled_stencil_program(dev, part_shape);
         const part_halo<T> halo = exchange_stencil_halo(x, k, operand.reach());
-        kernel_binding args = built.binding("kiln_stencil_1d");
+        kernel_binding args = built.binding(runs ? "kiln_stencil_1d_runs" : "kiln_stencil_1d");
         args.scalar("m", std::uint64_t{parts[k].size})
             .buffer("xs", x.part(k))
             .buffer("before", halo.before)
@@ -145,7 +149,12 @@ void assign_tiled_1d(const Node& node, const stencil_operand<T>& operand, kiln::
             .scalar("at_end", static_cast<std::uint32_t>(halo.at_end))
             .buffer("y", y.part(k))
             .buffer("c", coefficients ? coefficients->coefficients_on(parts[k].queue) : x.part(k));
-        launch_tiled_stencil_1d(built, parts[k].queue, parts[k].size, part_shape, std::move(args));
+        if (runs)
+            launch_stencil_1d_runs(built, parts[k].queue, parts[k].size, sizeof(T),
+                                   part_shape.tuning, std::move(args));
+        else
+            launch_tiled_stencil_1d(built, parts[k].queue, parts[k].size, part_shape,
+                                    std::move(args));
     }
 }
 
@@ -193,7 +202,7 @@ class stencil_node : public expression_tag {
     }
     void check(operand_check& c) const { operand_.check(c); }
 
-    /// y = x * S alone: the tiled kernel (on GPUs).
+    /// y = x * S alone: tiles or runs (assign_tiled_1d).
     void assign_to(kiln::vector<T>& y) const {
         const tiled_1d_shape shape{
             opencl_type_name<T>(), stencil_->width(), stencil_->center(), "", {}};
@@ -235,7 +244,7 @@ class operator_stencil_node : public expression_tag {
     void collect(argument_list& args) const { operand_.collect(args); }
     void check(operand_check& c) const { operand_.check(c); }
 
-    /// y = name(x) alone: the tiled kernel (on GPUs).
+    /// y = name(x) alone: tiles or runs (assign_tiled_1d).
     void assign_to(kiln::vector<value_type>& y) const {
         const tiled_1d_shape shape{
             opencl_type_name<value_type>(), width, center, Definition::body, {}};

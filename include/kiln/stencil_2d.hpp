@@ -6,8 +6,8 @@
 //
 // Element (r, c) is the sum over (a, b) of S(a, b) * x(clamp(r + a - center_row, 0, rows - 1),
 // clamp(c + b - center_column, 0, columns - 1)): positions outside the grid read the nearest
-// border element. One kernel through local-memory tiles; a statement of its own (not a term of
-// a larger expression), on one device.
+// border element. One kernel, through local-memory tiles or, on CPU devices, runs of rows walked
+// by single work-items; a statement of its own (not a term of a larger expression), on one device.
 #pragma once
 #pragma GCC visibility push(default)
 
@@ -17,6 +17,7 @@
 #include <initializer_list>
 #include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/algo/stencil_kernels.hpp>
+#include <kiln/detail/algo/stencil_on_cpu.hpp>
 #include <kiln/detail/algo/tuning.hpp>
 #include <kiln/expr/views.hpp>
 #include <kiln/vector.hpp>
@@ -86,7 +87,7 @@ class stencil_2d {
 
 namespace detail {
 
-/// x * S for a 2-D stencil: a statement that launches the tiled kernel.
+/// x * S for a 2-D stencil: a statement that launches the tiled kernel or the runs.
 template <stencil_value T>
 class stencil_2d_product {
   public:
@@ -117,14 +118,20 @@ class stencil_2d_product {
                              .center_row = stencil_->center()[0],
                              .center_column = stencil_->center()[1],
                              .tuning = stencil_2d_tuning(q.device())};
-        const algorithm_program& built = tiled_stencil_program(q.device(), shape);
-        kernel_binding args = built.binding("kiln_stencil_2d");
+        const bool runs = shape.tuning.chunk_bytes != 0;
+        const algorithm_program& built = runs ? stencil_runs_program(q.device(), shape)
+                                              : tiled_stencil_program(q.device(), shape);
+        kernel_binding args = built.binding(runs ? "kiln_stencil_2d_runs" : "kiln_stencil_2d");
         args.scalar("rows", std::uint64_t{rows})
             .scalar("columns", std::uint64_t{columns})
             .buffer("x", x_->part(0))
             .buffer("y", y.part(0))
             .buffer("c", stencil_->coefficients());
-        launch_tiled_stencil_2d(built, q, rows, columns, shape, std::move(args));
+        if (runs)
+            launch_stencil_2d_runs(built, q, rows * columns, sizeof(T), shape.tuning,
+                                   std::move(args));
+        else
+            launch_tiled_stencil_2d(built, q, rows, columns, shape, std::move(args));
     }
 
   private:

@@ -158,16 +158,16 @@ constexpr std::array table{
                "H100, CUDA, stencil_bench --sweep, 5-point over 2^26 floats, 2026-11-22; "
                "docs/benchmarks.md, ## Stencils"},
     tuning_row{stencil_1d, any_gpu, stencil(256, 4), "not measured: as NVIDIA"},
-    tuning_row{stencil_1d, any_cpu, stencil(0, 0),
-               "PoCL, 2 cores, stencil_bench, 2026-11-22: the per-element kernel; "
+    tuning_row{stencil_1d, any_cpu, chunks(stencil(1, 1), 16 * 1024),
+               "PoCL 3.1, 2 cores, stencil_bench against tiles and per element, 2026-11-24; "
                "docs/benchmarks.md, ## Stencils"},
     tuning_row{stencil_1d, any_device, stencil(64, 4), "not measured: small and safe"},
     tuning_row{stencil_2d, nvidia_gpus, stencil(256, 4),
                "H100, CUDA, stencil_bench --sweep, 5-point over 4096^2 floats, 2026-11-22; "
                "docs/benchmarks.md, ## Stencils"},
     tuning_row{stencil_2d, any_gpu, stencil(256, 4), "not measured: as NVIDIA"},
-    tuning_row{stencil_2d, any_cpu, stencil(256, 4),
-               "PoCL, 2 cores, stencil_bench --sweep over 1024^2 floats, 2026-11-22; "
+    tuning_row{stencil_2d, any_cpu, chunks(stencil(1, 1), 16 * 1024),
+               "PoCL 3.1, 2 cores, stencil_bench against tiles and per element, 2026-11-24; "
                "docs/benchmarks.md, ## Stencils"},
     tuning_row{stencil_2d, any_device, stencil(64, 4), "not measured: small and safe"},
     // --- FFT passes: at most G work-items and G x I complex floats of local memory per group ---
@@ -287,7 +287,8 @@ std::string algorithm_policy::key() const {
 }
 
 std::string stencil_tuning::key() const {
-    return std::to_string(work_group_size) + "x" + std::to_string(items_per_work_item);
+    return std::to_string(work_group_size) + "x" + std::to_string(items_per_work_item) +
+           (chunk_bytes ? " runs" + std::to_string(chunk_bytes) : "");
 }
 
 namespace {

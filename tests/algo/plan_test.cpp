@@ -177,7 +177,8 @@ TEST(algo_plan, pocl_cpu_with_2_and_16_cores_plans_alike) {
         EXPECT_FALSE(radix.floats_sorted_on_host) << "the chunk strategy is trusted";
 
         EXPECT_EQ(kiln::detail::plan_merge_sort(p).work_group_size, 64u);
-        EXPECT_EQ(kiln::detail::plan_stencil(p, 1).work_group_size, 0u) << "per-element kernel";
+        EXPECT_EQ(kiln::detail::plan_stencil(p, 1).chunk_bytes, 16u * 1024) << "runs";
+        EXPECT_EQ(kiln::detail::plan_stencil(p, 2).chunk_bytes, 16u * 1024) << "runs";
         const auto fft = kiln::detail::plan_fft(p, true);
         EXPECT_TRUE(fft.passes.radix_per_pass);
         EXPECT_EQ(fft.passes.coalesced_lines, 1u);

@@ -12,6 +12,7 @@
 #include <kiln/stencil.hpp>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "algo/key_changes.hpp"
@@ -23,6 +24,11 @@ KILN_STENCIL_OPERATOR(coupling, float, 3, 1, sin(x[0] - x[-1]) + sin(x[0] - x[1]
 // [/doc]
 // Reaches three elements ahead and none behind: an asymmetric halo.
 KILN_STENCIL_OPERATOR(forward_spread, double, 4, 0, fmax(fmax(x[1], x[2]), x[3]) - x[0]);
+// A comparison used as a number: 1 where the next element is larger (over vectors of lanes a
+// comparison gives -1, so this body must run one element at a time).
+KILN_STENCIL_OPERATOR(rises, float, 2, 0, (x[1] > x[0]) * 2.0f + x[0]);
+// Unary built-ins and arithmetic alone (vectors of lanes on CPUs), with a float literal.
+KILN_STENCIL_OPERATOR(smoothed, float, 5, 2, exp(-0.5f * x[-2]) + sqrt(fabs(x[2] - x[1])) / 3);
 
 namespace {
 
@@ -56,18 +62,34 @@ void expect_near_all(const std::vector<T>& actual, const std::vector<T>& expecte
         ASSERT_NEAR(actual[i], expected[i], tolerance) << "element " << i;
 }
 
-/// Runs `body` with the device's own choice of kernel for a stencil alone (CPUs: per element),
-/// then with small tiles forced (32 x 2 outputs: the tiled kernel, with seams every 64 elements).
+/// The CPU shape (stencil_on_cpu.hpp) with short runs: at most 16 floats per work-item where the
+/// device has compute units enough, so that runs have seams every few outputs.
+kiln::detail::stencil_tuning short_runs() {
+    return {.work_group_size = 1, .items_per_work_item = 1, .chunk_bytes = 64};
+}
+
+/// Runs `body` under every strategy of `a`: the device's own choice, small tiles (32 x 2
+/// outputs, seams every 64 elements; 2-D: 32 x 8 outputs), short runs of one work-item each,
+/// and for 1-D stencils the per-element kernel of expressions.
 template <class Body>
-void with_and_without_tiles(Body body) {
+void with_every_strategy(Body body,
+                         kiln::detail::algorithm a = kiln::detail::algorithm::stencil_1d) {
+    using kiln::detail::stencil_tuning;
     {
         SCOPED_TRACE("the device's kernel");
         body();
     }
-    const kiln::detail::scoped_algorithm_policy tiles(kiln::detail::algorithm::stencil_1d,
-                                                      kiln::detail::stencil_tuning{32, 2});
-    SCOPED_TRACE("small tiles forced");
-    body();
+    std::vector<std::pair<std::string, stencil_tuning>> forced = {{"small tiles", {32, 2}},
+                                                                  {"short runs", short_runs()}};
+    if (a == kiln::detail::algorithm::stencil_1d)
+        forced.emplace_back("per element", stencil_tuning{0, 0});
+    else
+        forced[0].second = {64, 4};
+    for (const auto& [name, policy] : forced) {
+        const kiln::detail::scoped_algorithm_policy forcing(a, policy);
+        SCOPED_TRACE(name + " forced");
+        body();
+    }
 }
 
 class stencils : public kiln::test::device_queue_test {};
@@ -76,7 +98,7 @@ TEST_P(stencils, clamped_convolutions_match_the_host) {
     // Sizes shorter than the stencil, a single element, and one long vector; centres at the
     // first, a middle and the last coefficient.
     const std::vector<float> five = {0.5f, -1, 2, 0.25f, -3};
-    with_and_without_tiles([&] {
+    with_every_strategy([&] {
         for (const std::size_t n : {1u, 3u, 1000u}) {
             for (const std::size_t center : {0u, 2u, 4u}) {
                 SCOPED_TRACE("n = " + std::to_string(n) + ", center " + std::to_string(center));
@@ -125,20 +147,26 @@ TEST_P(stencils, bad_arguments_are_rejected) {
     EXPECT_THROW(y = x * S, kiln::invalid_argument_error);
 }
 
-TEST_P(stencils, tiles_cover_every_size_and_reach) {
+TEST_P(stencils, tiles_and_runs_cover_every_size_and_reach) {
     // Small tiles (32 x 2 outputs), so that sizes of a few tiles check their seams and partial
     // last tile on every device; stencils wider than a tile's share of one work-item.
-    const kiln::detail::scoped_algorithm_policy small_tiles(kiln::detail::algorithm::stencil_1d,
-                                                            kiln::detail::stencil_tuning{32, 2});
-    const std::vector<float> nine = {1, -2, 3, -4, 5, -6, 7, -8, 9};
-    for (const std::size_t center : {0u, 4u, 8u}) {
-        kiln::stencil<float> S(q, nine, center);
-        for (const std::size_t n : {1u, 2u, 63u, 64u, 65u, 200u}) {
-            SCOPED_TRACE("n = " + std::to_string(n) + ", center " + std::to_string(center));
-            const auto host = values<float>(n);
-            kiln::vector<float> x(q, host), y(q, n);
-            y = x * S;
-            expect_near_all(y.read(), host_stencil(host, nine, center), 1e-4);
+    // Short runs likewise: runs of 16 outputs, shorter than the stencil's reach.
+    for (const auto& [name, policy] :
+         {std::pair<std::string, kiln::detail::stencil_tuning>{"small tiles", {32, 2}},
+          {"short runs", short_runs()}}) {
+        SCOPED_TRACE(name);
+        const kiln::detail::scoped_algorithm_policy forcing(kiln::detail::algorithm::stencil_1d,
+                                                            policy);
+        const std::vector<float> nine = {1, -2, 3, -4, 5, -6, 7, -8, 9};
+        for (const std::size_t center : {0u, 4u, 8u}) {
+            kiln::stencil<float> S(q, nine, center);
+            for (const std::size_t n : {1u, 2u, 63u, 64u, 65u, 200u}) {
+                SCOPED_TRACE("n = " + std::to_string(n) + ", center " + std::to_string(center));
+                const auto host = values<float>(n);
+                kiln::vector<float> x(q, host), y(q, n);
+                y = x * S;
+                expect_near_all(y.read(), host_stencil(host, nine, center), 1e-4);
+            }
         }
     }
 }
@@ -200,7 +228,31 @@ void user_operators(const kiln::queue& q, bool has_double) {
 }
 
 TEST_P(stencils, user_operators_alone_and_in_expressions) {
-    with_and_without_tiles([&] { user_operators(q, has_double()); });
+    with_every_strategy([&] { user_operators(q, has_double()); });
+}
+
+TEST_P(stencils, user_operators_with_comparisons_and_unary_functions) {
+    with_every_strategy([&] {
+        for (const std::size_t n : {1u, 15u, 16u, 17u, 1000u}) {
+            SCOPED_TRACE("n = " + std::to_string(n));
+            const auto host = values<float>(n);
+            const auto m = static_cast<std::ptrdiff_t>(n);
+            const auto at = [&](std::ptrdiff_t j) {
+                return host[std::clamp<std::ptrdiff_t>(j, 0, m - 1)];
+            };
+            std::vector<float> expected_rises(n), expected_smoothed(n);
+            for (std::ptrdiff_t i = 0; i < m; ++i) {
+                expected_rises[i] = float(at(i + 1) > at(i)) * 2.0f + at(i);
+                expected_smoothed[i] =
+                    std::exp(-0.5f * at(i - 2)) + std::sqrt(std::fabs(at(i + 2) - at(i + 1))) / 3;
+            }
+            kiln::vector<float> x(q, host), y(q, n), z(q, n);
+            y = rises(x);
+            z = smoothed(x);
+            expect_near_all(y.read(), expected_rises, 1e-6);
+            expect_near_all(z.read(), expected_smoothed, 1e-5);
+        }
+    });
 }
 
 TEST_P(stencils, empty_vectors_and_aliasing) {
@@ -253,7 +305,7 @@ TEST_F(stencil_split, results_match_one_device_exactly) {
                            queues[0].device().backend() == queues[1].device().backend();
     // Parts shorter than the reach (n = 3, 5) take their halo from beyond the neighbour's
     // part, clamped at the vector's ends.
-    with_and_without_tiles([&] {
+    with_every_strategy([&] {
         for (const std::size_t n : {3u, 5u, 1001u}) {
             for (const std::size_t center : {0u, 3u, 8u}) {
                 SCOPED_TRACE("n = " + std::to_string(n) + ", center " + std::to_string(center));
@@ -332,28 +384,32 @@ TEST_P(stencils_2d, laplacians_and_user_coefficients_match_the_host) {
                                      4.f / 6, 1.f / 6, 4.f / 6, 1.f / 6};
     // 2 x 4, centred on its last row's first column: reaches up and right only.
     const std::vector<float> user = {0.5f, -1, 2, 0.25f, 3, -0.75f, 1, -2};
-    for (const auto& [rows, columns] : grids) {
-        SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(columns));
-        const auto host = values<float>(rows * columns);
-        // [doc:stencil-2d]
-        kiln::slicer<2> grid({rows, columns});
-        const auto L5 = kiln::stencil_2d<float>::laplacian_5(q, grid);
-        const auto L9 = kiln::stencil_2d<float>::laplacian_9(q, grid);
-        // 2 x 4 coefficients, row-major; the centre is row 1, column 0.
-        const kiln::stencil_2d<float> U(q, grid, user, {2, 4}, {1, 0});
-        kiln::vector<float> x(q, host), y5(q, rows * columns), y9(q, rows * columns),
-            yu(q, rows * columns);
-        y5 = x * L5;
-        y9 = x * L9;
-        yu = x * U;
-        // [/doc]
-        expect_near_all(y5.read(), host_stencil_2d(host, rows, columns, five, {3, 3}, {1, 1}),
-                        1e-5);
-        expect_near_all(y9.read(), host_stencil_2d(host, rows, columns, nine, {3, 3}, {1, 1}),
-                        1e-5);
-        expect_near_all(yu.read(), host_stencil_2d(host, rows, columns, user, {2, 4}, {1, 0}),
-                        1e-5);
-    }
+    with_every_strategy(
+        [&] {
+            for (const auto& [rows, columns] : grids) {
+                SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(columns));
+                const auto host = values<float>(rows * columns);
+                // [doc:stencil-2d]
+                kiln::slicer<2> grid({rows, columns});
+                const auto L5 = kiln::stencil_2d<float>::laplacian_5(q, grid);
+                const auto L9 = kiln::stencil_2d<float>::laplacian_9(q, grid);
+                // 2 x 4 coefficients, row-major; the centre is row 1, column 0.
+                const kiln::stencil_2d<float> U(q, grid, user, {2, 4}, {1, 0});
+                kiln::vector<float> x(q, host), y5(q, rows * columns), y9(q, rows * columns),
+                    yu(q, rows * columns);
+                y5 = x * L5;
+                y9 = x * L9;
+                yu = x * U;
+                // [/doc]
+                expect_near_all(y5.read(),
+                                host_stencil_2d(host, rows, columns, five, {3, 3}, {1, 1}), 1e-5);
+                expect_near_all(y9.read(),
+                                host_stencil_2d(host, rows, columns, nine, {3, 3}, {1, 1}), 1e-5);
+                expect_near_all(yu.read(),
+                                host_stencil_2d(host, rows, columns, user, {2, 4}, {1, 0}), 1e-5);
+            }
+        },
+        kiln::detail::algorithm::stencil_2d);
 }
 
 TEST_P(stencils_2d, double_precision) {
@@ -363,11 +419,15 @@ TEST_P(stencils_2d, double_precision) {
     kiln::slicer<2> grid({rows, columns});
     const kiln::stencil_2d<double> S(q, grid, {{1, 2, 3}, {4, 5, 6}, {7, 8, 9}});
     kiln::vector<double> x(q, host), y(q, rows * columns);
-    y = x * S;
-    expect_near_all(
-        y.read(),
-        host_stencil_2d<double>(host, rows, columns, {1, 2, 3, 4, 5, 6, 7, 8, 9}, {3, 3}, {1, 1}),
-        1e-12);
+    with_every_strategy(
+        [&] {
+            y = x * S;
+            expect_near_all(y.read(),
+                            host_stencil_2d<double>(host, rows, columns,
+                                                    {1, 2, 3, 4, 5, 6, 7, 8, 9}, {3, 3}, {1, 1}),
+                            1e-12);
+        },
+        kiln::detail::algorithm::stencil_2d);
 }
 
 TEST_P(stencils_2d, bad_arguments_are_rejected) {
@@ -409,9 +469,9 @@ TEST(stencil_shape, keys_change_with_every_field) {
     using kiln::detail::tiled_1d_shape;
     using kiln::detail::tiled_2d_shape;
     // A new field fails here first: add it to key() and to the changes below.
-    static_assert(sizeof(kiln::detail::stencil_tuning) == 16);
-    static_assert(sizeof(tiled_1d_shape) == 2 * sizeof(std::string) + 32);
-    static_assert(sizeof(tiled_2d_shape) == sizeof(std::string) + 48);
+    static_assert(sizeof(kiln::detail::stencil_tuning) == 24);
+    static_assert(sizeof(tiled_1d_shape) == 2 * sizeof(std::string) + 40);
+    static_assert(sizeof(tiled_2d_shape) == sizeof(std::string) + 56);
     kiln::test::expect_every_change_changes_the_key(
         std::vector<std::function<void(tiled_1d_shape&)>>{
             [](tiled_1d_shape& s) { s.type = "double"; },
@@ -420,6 +480,7 @@ TEST(stencil_shape, keys_change_with_every_field) {
             [](tiled_1d_shape& s) { s.body = "x[-1] + x[1]"; },
             [](tiled_1d_shape& s) { s.tuning.work_group_size = 128; },
             [](tiled_1d_shape& s) { s.tuning.items_per_work_item = 8; },
+            [](tiled_1d_shape& s) { s.tuning.chunk_bytes = 16384; },
         });
     kiln::test::expect_every_change_changes_the_key(
         std::vector<std::function<void(tiled_2d_shape&)>>{
@@ -430,6 +491,7 @@ TEST(stencil_shape, keys_change_with_every_field) {
             [](tiled_2d_shape& s) { s.center_column = 1; },
             [](tiled_2d_shape& s) { s.tuning.work_group_size = 128; },
             [](tiled_2d_shape& s) { s.tuning.items_per_work_item = 8; },
+            [](tiled_2d_shape& s) { s.tuning.chunk_bytes = 16384; },
         });
 }
 

@@ -1,7 +1,8 @@
 // Reductions along a dimension: every reducer against host loops, for 1xN, Nx1, empty and
 // ordinary shapes, both dimensions, three dimensions, NaN, and every kernel shape (one work-item
-// per result; sliced strided lines, 1000 x 37 along dimension 0; and, under a GPU launch policy,
-// one work-group per contiguous line).
+// per result; sliced strided lines, 1000 x 37 along dimension 0, one line or a strip of lines per
+// work-item under a GPU or a CPU launch policy; and, under a GPU launch policy, one work-group per
+// contiguous line).
 #include <cmath>
 #include <cstdint>
 #include <kiln/reduce_dimension.hpp>
@@ -112,6 +113,12 @@ TEST_P(reduce_dimension_test, every_reducer_matches_host_loops) {
 TEST_P(reduce_dimension_test, the_gpu_shapes_match_host_loops) {
     // One work-group per contiguous line under a GPU policy, on every device.
     const kiln::detail::scoped_launch_policy gpu_shapes({kiln::detail::loop_style::strided, 64, 4});
+    check_shapes(q);
+}
+
+TEST_P(reduce_dimension_test, the_cpu_shapes_match_host_loops) {
+    // Strips of adjacent strided lines under a CPU policy, on every device.
+    const kiln::detail::scoped_launch_policy cpu_shapes({kiln::detail::loop_style::chunked, 1, 16});
     check_shapes(q);
 }
 

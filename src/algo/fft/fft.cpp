@@ -381,8 +381,7 @@ event fft_plan::run_steps(const queue& q, const std::vector<fft_step>& steps,
 
 event fft_plan::launch(const queue& q, const fft_step& step, const buffer_storage& source,
                        const buffer_storage& target, const event& after) const {
-    const algorithm_program& program =
-        step.program ? *step.program : element_program(q.device());
+    const algorithm_program& program = step.program ? *step.program : element_program(q.device());
     kernel_binding args = program.binding(step.kernel);
     args.argument("in", fft_buffer_argument(source));
     return launch(q, step, std::move(args), target, after, program);

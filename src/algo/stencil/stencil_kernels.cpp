@@ -54,8 +54,8 @@ std::string define_stencil_load(source_builder& b, const std::string& type) {
     return name;
 }
 
-kernel_description tiled_stencil_1d_kernel(const tiled_1d_shape& shape) {
-    kernel_description kernel("kiln_stencil_1d");
+kernel_description tiled_stencil_1d_kernel(const tiled_1d_shape& shape, const char* name) {
+    kernel_description kernel(name);
     kernel.scalar<std::uint64_t>("m")
         .global_const(shape.type, "xs")
         .global_const(shape.type, "before")
@@ -111,7 +111,9 @@ std::string tiled_stencil_1d_source(const tiled_1d_shape& shape) {
 }
 
 const algorithm_program& tiled_stencil_program(const device& dev, tiled_1d_shape& shape) {
-    return tiled_program(dev, shape, 1, &tiled_stencil_1d_kernel, &tiled_stencil_1d_source);
+    return tiled_program(
+        dev, shape, 1, +[](const tiled_1d_shape& s) { return tiled_stencil_1d_kernel(s); },
+        &tiled_stencil_1d_source);
 }
 
 void launch_tiled_stencil_1d(const algorithm_program& built, const queue& q, std::size_t m,
@@ -120,8 +122,8 @@ void launch_tiled_stencil_1d(const algorithm_program& built, const queue& q, std
     built.bind(std::move(args)).launch(q, ceil_div(m, shape.tuning.tile_size()) * group, group);
 }
 
-kernel_description tiled_stencil_2d_kernel(const tiled_2d_shape& shape) {
-    kernel_description kernel("kiln_stencil_2d");
+kernel_description tiled_stencil_2d_kernel(const tiled_2d_shape& shape, const char* name) {
+    kernel_description kernel(name);
     kernel.scalar<std::uint64_t>("rows")
         .scalar<std::uint64_t>("columns")
         .global_const(shape.type, "x")
@@ -183,8 +185,10 @@ std::string tiled_stencil_2d_source(const tiled_2d_shape& shape) {
 }
 
 const algorithm_program& tiled_stencil_program(const device& dev, tiled_2d_shape& shape) {
-    return tiled_program(dev, shape, stencil_2d_tile_columns, &tiled_stencil_2d_kernel,
-                         &tiled_stencil_2d_source);
+    return tiled_program(
+        dev, shape, stencil_2d_tile_columns,
+        +[](const tiled_2d_shape& s) { return tiled_stencil_2d_kernel(s); },
+        &tiled_stencil_2d_source);
 }
 
 void launch_tiled_stencil_2d(const algorithm_program& built, const queue& q, std::size_t rows,

@@ -102,7 +102,8 @@ struct tiled_1d_shape {
 };
 /// Kernel kiln_stencil_1d(m, xs, before, after, at_start, at_end, y, c), its tile read with its
 /// halo into local memory.
-kernel_description tiled_stencil_1d_kernel(const tiled_1d_shape& shape);
+kernel_description tiled_stencil_1d_kernel(const tiled_1d_shape& shape,
+                                           const char* name = "kiln_stencil_1d");
 std::string tiled_stencil_1d_source(const tiled_1d_shape& shape);
 /// The program of the 1-D kernel on `dev`. Where the device allows the kernel fewer work-items
 /// than the tuning's group (NVIDIA's OpenCL: 256 for these kernels), the group halves, and each
@@ -125,7 +126,8 @@ struct tiled_2d_shape {
 /// Tiles are this many columns wide: a warp's worth of neighbouring words per tile row.
 inline constexpr std::size_t stencil_2d_tile_columns = 32;
 /// Kernel kiln_stencil_2d(rows, columns, x, y, c).
-kernel_description tiled_stencil_2d_kernel(const tiled_2d_shape& shape);
+kernel_description tiled_stencil_2d_kernel(const tiled_2d_shape& shape,
+                                           const char* name = "kiln_stencil_2d");
 std::string tiled_stencil_2d_source(const tiled_2d_shape& shape);
 /// The program of the 2-D kernel on `dev`, its group halved as for 1-D (down to one tile row).
 const algorithm_program& tiled_stencil_program(const device& dev, tiled_2d_shape& shape);

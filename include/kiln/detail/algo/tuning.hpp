@@ -145,8 +145,13 @@ struct merge_sort_tuning {
 struct stencil_tuning {
     std::size_t work_group_size = 256;
     std::size_t items_per_work_item = 4;
+    /// Not 0: the CPU shape (stencil_on_cpu.hpp), groups of one work-item each walking a run of
+    /// at least this many bytes of outputs; the tile fields then serve only where a test clears
+    /// it.
+    std::size_t chunk_bytes = 0;
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
-    /// "128x8", for program cache keys: both fields are compile-time constants of the kernels.
+    /// "128x8" (" runs16384" added for runs), for program cache keys: the fields are
+    /// compile-time constants of the kernels, or choose the kernel.
     std::string key() const;
 };
 

@@ -1,0 +1,43 @@
+// The CPU shape of the stencils (src/algo/stencil/stencil_on_cpu.cpp): where the stencil's
+// tuning has chunk_bytes set (the tuning table's CPU rows), groups of one work-item each walk a
+// long contiguous run of outputs in a plain loop that the compiler vectorises, reading the
+// neighbours straight from global memory, whose reuse the caches serve. Only a run's outputs
+// whose window leaves the part (or the grid's border) take the clamped loads.
+//
+// The kernels take the tiled kernels' parameters (stencil_kernels.hpp), so the same arguments
+// launch either.
+#pragma once
+#pragma GCC visibility push(default)
+
+#include <cstddef>
+#include <kiln/detail/algo/algorithm_program.hpp>
+#include <kiln/detail/algo/stencil_kernels.hpp>
+#include <kiln/detail/algo/tuning.hpp>
+#include <kiln/detail/kernel_description.hpp>
+#include <kiln/runtime/device.hpp>
+#include <kiln/runtime/queue.hpp>
+
+namespace kiln::detail {
+
+/// Runs (work-groups of one work-item) for `bytes` of outputs on `dev`: runs of at least
+/// tuning.chunk_bytes, and about 16 per compute unit to balance the load, as element-wise
+/// expressions take.
+std::size_t stencil_run_count(const device& dev, const stencil_tuning& tuning, std::size_t bytes);
+
+/// The program of kernel kiln_stencil_1d_runs, with kiln_stencil_1d's parameters: group g
+/// computes outputs [g * run, (g + 1) * run) of the part, run a multiple of 16 covering m over
+/// the groups.
+const algorithm_program& stencil_runs_program(const device& dev, const tiled_1d_shape& shape);
+void launch_stencil_1d_runs(const algorithm_program& built, const queue& q, std::size_t m,
+                            std::size_t value_bytes, const stencil_tuning& tuning,
+                            kernel_binding&& args);
+
+/// The program of kernel kiln_stencil_2d_runs, with kiln_stencil_2d's parameters: group g
+/// computes a run of row-major outputs, row by row.
+const algorithm_program& stencil_runs_program(const device& dev, const tiled_2d_shape& shape);
+void launch_stencil_2d_runs(const algorithm_program& built, const queue& q, std::size_t elements,
+                            std::size_t value_bytes, const stencil_tuning& tuning,
+                            kernel_binding&& args);
+
+}  // namespace kiln::detail
+#pragma GCC visibility pop

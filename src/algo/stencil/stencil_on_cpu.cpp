@@ -1,0 +1,298 @@
+// The stencils' CPU shape (include/kiln/detail/algo/stencil_on_cpu.hpp).
+//
+// PoCL runs a work-group as a loop over its work-items on one core; with one work-item per group
+// the run's own loop is the innermost one, which LLVM's loop vectoriser turns into vector loads
+// of neighbouring outputs, as element-wise expressions do (expr/launch.cpp). Local-memory tiles
+// would only add a copy and barriers there. Widths and centres are compile-time constants and the
+// interior's terms are written out one per coefficient, so the coefficients sit in registers; the
+// interior loops read every neighbour without a bounds check, which keeps them vectorisable.
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstring>
+#include <kiln/detail/algo/algorithm_program.hpp>
+#include <kiln/detail/algo/stencil_on_cpu.hpp>
+#include <kiln/detail/source_builder.hpp>
+#include <string>
+
+namespace kiln::detail {
+namespace {
+
+// As the element-wise table's CPU row (plans.cpp): enough runs that cores finishing early take
+// more.
+constexpr std::size_t runs_per_compute_unit = 16;
+
+constexpr const char* stencil_1d_runs_name = "kiln_stencil_1d_runs";
+constexpr const char* stencil_2d_runs_name = "kiln_stencil_2d_runs";
+
+/// Declares n, first and last: this group's run of the n outputs, runs being multiples of 16
+/// elements (whole vectors) that cover n over the launch's groups.
+void declare_run(source_builder& b, const std::string& n) {
+    b.line("const long n = " + n + ";");
+    b.line("const long groups = (long)get_num_groups(0);");
+    b.line("const long run = ((n + groups - 1) / groups + 15) / 16 * 16;");
+    b.line("const long first = min((long)get_group_id(0) * run, n);");
+    b.line("const long last = min(first + run, n);");
+}
+
+void load_coefficients(source_builder& b, const std::string& type, const std::string& count) {
+    b.line(type + " coefficient[" + count + "];");
+    b.line("for (uint k = 0; k < " + count + "; ++k) coefficient[k] = c[k];");
+}
+
+// Unary built-ins, whose vector forms compute each lane as the scalar form would.
+constexpr std::array lane_functions{"sin",   "cos",   "tan",   "asin",  "acos",  "atan",  "sinh",
+                                    "cosh",  "tanh",  "exp",   "exp2",  "exp10", "expm1", "log",
+                                    "log2",  "log10", "log1p", "sqrt",  "rsqrt", "cbrt",  "fabs",
+                                    "floor", "ceil",  "round", "trunc", "rint"};
+
+/// Whether a user body means the same over vectors of lanes: PoCL's scalar maths built-ins
+/// (sin, exp) run an order of magnitude slower than their vector forms, which the loop
+/// vectoriser does not call. Only x[k], numbers (floating ones with an f suffix in float
+/// bodies, which would otherwise be doubles), + - * / and parentheses, and the unary built-ins
+/// above qualify: comparisons and logical operators give -1 for true over vectors, and other
+/// functions take scalar arguments that vectors would not.
+bool body_runs_in_lanes(const std::string& body, const std::string& type) {
+    const auto word = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    };
+    for (std::size_t at = 0; at < body.size();) {
+        const char c = body[at];
+        if (std::isspace(static_cast<unsigned char>(c)) || std::strchr("+-*/()[]", c) != nullptr) {
+            ++at;
+        } else if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
+            std::size_t end = at;
+            bool floating = false;
+            while (end < body.size() && (word(body[end]) || body[end] == '.' ||
+                                         ((body[end] == '-' || body[end] == '+') &&
+                                          (body[end - 1] == 'e' || body[end - 1] == 'E')))) {
+                floating |= body[end] == '.' || body[end] == 'e' || body[end] == 'E';
+                ++end;
+            }
+            const std::string number = body.substr(at, end - at);
+            if (number.find_first_of("xX") != std::string::npos) return false;
+            if (floating && type == "float" && number.back() != 'f' && number.back() != 'F')
+                return false;
+            at = end;
+        } else if (word(c)) {
+            std::size_t end = at;
+            while (end < body.size() && word(body[end])) ++end;
+            const std::string name = body.substr(at, end - at);
+            if (name != "x" && std::find(lane_functions.begin(), lane_functions.end(), name) ==
+                                   lane_functions.end())
+                return false;
+            at = end;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+/// The user body over vectors of KILN_LANES elements: kiln_stencil_1d_lanes computes outputs
+/// [i, i + count) (count at most KILN_LANES) through the clamped loads, and the interior loop
+/// whole vectors through vloadn; every output goes through the same vector body, so that it
+/// computes alike on either side of a part's seam.
+void define_lane_body(source_builder& b, const tiled_1d_shape& shape, const std::string& load) {
+    const std::string& t = shape.type;
+    const std::string v = t + "16";
+    b.constant("KILN_LANES", 16);
+    b.define("kiln_stencil_1d_body", v + " kiln_stencil_1d_body(const " + v +
+                                         "* x) {\n    return (" + shape.body + ");\n}\n");
+    b.define("kiln_stencil_1d_lanes",
+             "void kiln_stencil_1d_lanes(global const " + t + "* xs, global const " + t +
+                 "* before, global const " + t + "* after, long m, uint at_start, uint at_end, " +
+                 "long i, long count, global " + t + "* y) {\n    " + t +
+                 " lanes[KILN_W * KILN_LANES];\n"
+                 "    for (uint k = 0; k < KILN_W; ++k)\n"
+                 "        for (uint l = 0; l < KILN_LANES; ++l)\n"
+                 "            lanes[k * KILN_LANES + l] = " +
+                 load +
+                 "(xs, before, KILN_C, after, i + min((long)l, count - 1) + (long)k - KILN_C, m, "
+                 "at_start, at_end);\n    " +
+                 v +
+                 " window[KILN_W];\n"
+                 "    for (uint k = 0; k < KILN_W; ++k) window[k] = vload16(k, lanes);\n    " +
+                 t +
+                 " out[KILN_LANES];\n"
+                 "    vstore16(kiln_stencil_1d_body(window + KILN_C), 0, out);\n"
+                 "    for (long l = 0; l < count; ++l) y[i + l] = out[l];\n}\n");
+}
+
+std::string stencil_1d_runs_source(const tiled_1d_shape& shape) {
+    source_builder b;
+    const std::string& t = shape.type;
+    const std::string load = define_stencil_load(b, t);
+    b.constant("KILN_W", shape.width);
+    b.constant("KILN_C", shape.center);
+    const bool in_lanes = !shape.body.empty() && body_runs_in_lanes(shape.body, t);
+    if (in_lanes) define_lane_body(b, shape, load);
+    // Outputs whose window leaves the part, through the clamped loads: the same arithmetic as
+    // the interior's on a private copy of the window, so that an element computes alike on
+    // either side of a part's seam.
+    const std::string edge = "kiln_stencil_1d_edge";
+    std::string function = t + " " + edge + "(global const " + t + "* xs, global const " + t +
+                           "* before, global const " + t + "* after, long m, uint at_start, " +
+                           "uint at_end, global const " + t + "* c, long i) {\n    " + t +
+                           " window[KILN_W];\n    for (uint k = 0; k < KILN_W; ++k)\n" +
+                           "        window[k] = " + load +
+                           "(xs, before, KILN_C, after, i + (long)k - KILN_C, m, at_start, " +
+                           "at_end);\n";
+    if (shape.body.empty())
+        function += "    " + t + " sum = 0;\n    for (uint k = 0; k < KILN_W; ++k) sum += c[k] * " +
+                    "window[k];\n    return sum;\n}\n";
+    else
+        function +=
+            "    const " + t + "* x = window + KILN_C;\n    return (" + shape.body + ");\n}\n";
+    if (!in_lanes) b.define(edge, function);
+    const kernel_description kernel = tiled_stencil_1d_kernel(shape, stencil_1d_runs_name);
+    b.begin_kernel(kernel.name(), 1);
+    kernel.declare(b);
+    b.begin_body();
+    declare_run(b, "(long)m");
+    if (in_lanes) {
+        // Whole vectors from the first output whose window lies inside the part.
+        b.line("const long lo = min(max(first, (long)KILN_C), last);");
+        b.line(
+            "const long hi = lo + max((long)0, min(last, n - (KILN_W - 1 - KILN_C)) - lo) / "
+            "KILN_LANES * KILN_LANES;");
+        const std::string lanes = "kiln_stencil_1d_lanes(xs, before, after, n, at_start, at_end, ";
+        b.line("for (long i = first; i < lo; i += KILN_LANES)");
+        b.line("    " + lanes + "i, min((long)KILN_LANES, lo - i), y);");
+        b.open("for (long i = lo; i < hi; i += KILN_LANES)");
+        b.line(t + "16 window[KILN_W];");
+        b.line(
+            "for (uint k = 0; k < KILN_W; ++k) window[k] = vload16(0, xs + (i + (long)k - "
+            "KILN_C));");
+        b.line("vstore16(kiln_stencil_1d_body(window + KILN_C), 0, y + i);");
+        b.close();
+        b.line("for (long i = hi; i < last; i += KILN_LANES)");
+        b.line("    " + lanes + "i, min((long)KILN_LANES, last - i), y);");
+        b.end_kernel();
+        return b.str();
+    }
+    // [lo, hi): the outputs whose whole window lies inside the part.
+    b.line("const long lo = min(max(first, (long)KILN_C), last);");
+    b.line("const long hi = max(lo, min(last, n - (KILN_W - 1 - KILN_C)));");
+    const std::string at_edge = edge + "(xs, before, after, n, at_start, at_end, c, i)";
+    b.line("for (long i = first; i < lo; ++i) y[i] = " + at_edge + ";");
+    if (shape.body.empty()) {
+        load_coefficients(b, t, "KILN_W");
+        b.open("for (long i = lo; i < hi; ++i)");
+        b.line("global const " + t + "* window = xs + (i - KILN_C);");
+        b.line(t + " sum = 0;");
+        // Written out, as in 2-D (stencil_2d_runs_source).
+        for (std::size_t k = 0; k < shape.width; ++k)
+            b.line("sum += coefficient[" + std::to_string(k) + "] * window[" + std::to_string(k) +
+                   "];");
+        b.line("y[i] = sum;");
+        b.close();
+    } else {
+        // The user's body reads x[-center] .. x[width - 1 - center] around the element.
+        b.open("for (long i = lo; i < hi; ++i)");
+        b.line("global const " + t + "* x = xs + i;");
+        b.line("y[i] = (" + shape.body + ");");
+        b.close();
+    }
+    b.line("for (long i = hi; i < last; ++i) y[i] = " + at_edge + ";");
+    b.end_kernel();
+    return b.str();
+}
+
+std::string stencil_2d_runs_source(const tiled_2d_shape& shape) {
+    source_builder b;
+    const std::string& t = shape.type;
+    b.constant("KILN_KR", shape.kernel_rows);
+    b.constant("KILN_KC", shape.kernel_columns);
+    b.constant("KILN_CR", shape.center_row);
+    b.constant("KILN_CC", shape.center_column);
+    const kernel_description kernel = tiled_stencil_2d_kernel(shape, stencil_2d_runs_name);
+    b.begin_kernel(kernel.name(), 1);
+    kernel.declare(b);
+    b.begin_body();
+    b.line("const long width = (long)columns;");
+    declare_run(b, "(long)rows * width");
+    load_coefficients(b, t, "KILN_KR * KILN_KC");
+    // A run may start and end inside rows; each row's part of it is one segment.
+    b.open("for (long at = first; at < last;)");
+    b.line("const long r = at / width, c0 = at - r * width, c1 = min(width, c0 + (last - at));");
+    // One pointer per coefficient row, clamped at the grid's top and bottom.
+    for (std::size_t a = 0; a < shape.kernel_rows; ++a)
+        b.line("global const " + t + "* row" + std::to_string(a) + " = x + clamp(r + " +
+               std::to_string(a) + " - KILN_CR, (long)0, (long)rows - 1) * width;");
+    b.line("global " + t + "* out = y + r * width;");
+    // [lo, hi): the columns whose window lies inside the row.
+    b.line("const long lo = min(max(c0, (long)KILN_CC), c1);");
+    b.line("const long hi = max(lo, min(c1, width - (KILN_KC - 1 - KILN_CC)));");
+    // The terms written out: PoCL's LLVM leaves a loop over the rows' pointers rolled, and the
+    // column loop around it then stays scalar (25 times slower over 2048^2 floats).
+    const auto segment = [&](const std::string& from, const std::string& to, bool clamped) {
+        b.open("for (long col = " + from + "; col < " + to + "; ++col)");
+        b.line(t + " sum = 0;");
+        for (std::size_t a = 0; a < shape.kernel_rows; ++a)
+            for (std::size_t e = 0; e < shape.kernel_columns; ++e) {
+                const std::string column = "col + " + std::to_string(e) + " - KILN_CC";
+                b.line("sum += coefficient[" + std::to_string(a * shape.kernel_columns + e) +
+                       "] * row" + std::to_string(a) + "[" +
+                       (clamped ? "clamp(" + column + ", (long)0, width - 1)" : column) + "];");
+            }
+        b.line("out[col] = sum;");
+        b.close();
+    };
+    segment("c0", "lo", true);
+    segment("lo", "hi", false);
+    segment("hi", "c1", true);
+    b.line("at += c1 - c0;");
+    b.close();
+    b.end_kernel();
+    return b.str();
+}
+
+void launch_runs(const algorithm_program& built, const queue& q, std::size_t elements,
+                 std::size_t value_bytes, const stencil_tuning& tuning, kernel_binding&& args) {
+    const std::size_t runs = stencil_run_count(q.device(), tuning, elements * value_bytes);
+    built.bind(std::move(args)).launch(q, runs, 1);
+}
+
+}  // namespace
+
+std::size_t stencil_run_count(const device& dev, const stencil_tuning& tuning, std::size_t bytes) {
+    const std::size_t most =
+        std::max<std::size_t>(dev.properties().compute_units, 1) * runs_per_compute_unit;
+    const std::size_t chunk = std::max<std::size_t>(tuning.chunk_bytes, 1);
+    return std::clamp<std::size_t>((bytes + chunk - 1) / chunk, 1, most);
+}
+
+const algorithm_program& stencil_runs_program(const device& dev, const tiled_1d_shape& shape) {
+    return algorithm_program_for(
+        dev, shape.key(),
+        [&] {
+            return std::vector<kernel_description>{
+                tiled_stencil_1d_kernel(shape, stencil_1d_runs_name)};
+        },
+        [&] { return stencil_1d_runs_source(shape); });
+}
+
+void launch_stencil_1d_runs(const algorithm_program& built, const queue& q, std::size_t m,
+                            std::size_t value_bytes, const stencil_tuning& tuning,
+                            kernel_binding&& args) {
+    launch_runs(built, q, m, value_bytes, tuning, std::move(args));
+}
+
+const algorithm_program& stencil_runs_program(const device& dev, const tiled_2d_shape& shape) {
+    return algorithm_program_for(
+        dev, shape.key(),
+        [&] {
+            return std::vector<kernel_description>{
+                tiled_stencil_2d_kernel(shape, stencil_2d_runs_name)};
+        },
+        [&] { return stencil_2d_runs_source(shape); });
+}
+
+void launch_stencil_2d_runs(const algorithm_program& built, const queue& q, std::size_t elements,
+                            std::size_t value_bytes, const stencil_tuning& tuning,
+                            kernel_binding&& args) {
+    launch_runs(built, q, elements, value_bytes, tuning, std::move(args));
+}
+
+}  // namespace kiln::detail
