@@ -1,7 +1,7 @@
 // A swizzle of three components where a vector of two belongs.
 // clang-format off
 // expected g++: conversion from 'kiln::detail::swizzle<float, 3>' to non-scalar type 'const kiln::detail::kernel_scope::float2'
-// expected clang++: no viable conversion from 'swizzle<float, 3>' to 'const kiln::detail::kernel_scope::float2'
+// expected clang++: no viable conversion from 'swizzle<float, 3>'
 // clang-format on
 #include <kiln/kernel.hpp>
 
