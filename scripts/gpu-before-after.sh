@@ -7,6 +7,7 @@
 #           (CUDA, NVIDIA OpenCL, PoCL)
 #   bench:  the algorithm benchmarks on CUDA and NVIDIA OpenCL, after and before alternately,
 #           then scripts/compare-bench-logs.py: each row's time after / before
+#           (KILN_BENCH_BACKENDS and KILN_BENCH_HARNESSES narrow them, to fit a call's time)
 # Usage: scripts/gpu-before-after.sh BEFORE_SOURCE [build|tests|bench]...   (default: all)
 # The builds stay in /tmp between calls while the machine is warm. Logs go to $OUT.
 set -uo pipefail
@@ -42,8 +43,8 @@ fi
 if want bench; then
     : > "$out/bench-after.log"
     : > "$out/bench-before.log"
-    for backend in cuda opencl,gpu; do
-        for harness in algo_bench sort_bench spmv_bench fft_bench stencil_bench; do
+    for backend in ${KILN_BENCH_BACKENDS:-cuda opencl,gpu}; do
+        for harness in ${KILN_BENCH_HARNESSES:-algo_bench sort_bench spmv_bench fft_bench stencil_bench}; do
             # Alternately, so that a drift of the machine does not land on one side only.
             for side in after before; do
                 echo "=== $harness on $backend" >> "$out/bench-$side.log"
