@@ -68,19 +68,7 @@ class compaction_tile_writer final : public tile_algorithm {
 
     void store() override {
         if (staged_) return store_staged();
-        source_builder& b = p_.b;
-        p_.running_prefix(scanned_);
-        b.open("for (uint j = 0; j < count; ++j)");
-        b.line("const " + p_.t + " x = " + count_at("first + j") + ";");
-        b.line("const int had = have;");
-        b.line("const " + p_.t + " before = running;");
-        b.line("running = have ? " + p_.combine("running", "x") + " : x;");
-        b.line("have = 1;");
-        b.open("");
-        b.line("const ulong idx = base + first + j;");
-        element_.scatter(b);
-        b.close();
-        b.close();
+        p_.scatter_items(scanned_, count_at("first + j"), {}, element_.scatter);
     }
 
   private:

@@ -68,22 +68,14 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
 
     void store() override {
         if (in_registers_) return store_runs();
-        source_builder& b = p_.b;
-        p_.running_prefix(scanned_);
-        b.open("for (uint j = 0; j < count; ++j)");
-        b.line("const " + p_.t + " x = " + pair_at("first + j") + ";");
-        b.line("const int had = have;");
-        b.line("const " + p_.t + " before = running;");
-        b.line("running = have ? " + p_.combine("running", "x") + " : x;");
-        b.line("have = 1;");
-        b.open("");
-        b.line("const ulong idx = base + first + j;");
-        // Compilers sink the key's load into the branch of the scatter that writes it.
-        if (!element_.key.empty())
-            b.line("const " + element_.key_type + " kiln_key = " + element_.key + ";");
-        element_.scatter(b);
-        b.close();
-        b.close();
+        p_.scatter_items(
+            scanned_, pair_at("first + j"),
+            [&] {
+                // Compilers sink the key's load into the branch of the scatter that writes it.
+                if (!element_.key.empty())
+                    p_.b.line("const " + element_.key_type + " kiln_key = " + element_.key + ";");
+            },
+            element_.scatter);
     }
 
   private:

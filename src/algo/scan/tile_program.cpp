@@ -112,6 +112,24 @@ void tile_program::running_prefix(const std::string& scanned) {
     b.close();
 }
 
+void tile_program::scatter_items(const std::string& scanned, const std::string& item_j,
+                                 const std::function<void()>& in_item,
+                                 const std::function<void(source_builder&)>& scatter) {
+    running_prefix(scanned);
+    b.open("for (uint j = 0; j < count; ++j)");
+    b.line("const " + t + " x = " + item_j + ";");
+    b.line("const int had = have;");
+    b.line("const " + t + " before = running;");
+    b.line("running = have ? " + combine("running", "x") + " : x;");
+    b.line("have = 1;");
+    b.open("");
+    b.line("const ulong idx = base + first + j;");
+    if (in_item) in_item();
+    scatter(b);
+    b.close();
+    b.close();
+}
+
 std::string tile_program_source(const scan_operation& op, const algorithm_policy& policy,
                                 const tile_algorithm_maker& make) {
     source_builder builder;

@@ -79,6 +79,13 @@ class tile_program {
     /// `running` and `have`: what comes before this work-item's first item, from the tile's
     /// prefix and the group scan's results at `scanned`.
     void running_prefix(const std::string& scanned);
+    /// The per-element scatter of compaction and reduce_by_key: from running_prefix, each of the
+    /// work-item's `count` items gets its value `x` (`item_j`, item j's text), `before` (the
+    /// inclusive result before it, where `had`) and `running` (its own), then `scatter` writes
+    /// with `idx` its index in the input; `in_item` first declares what the scatter reads.
+    void scatter_items(const std::string& scanned, const std::string& item_j,
+                       const std::function<void()>& in_item,
+                       const std::function<void(source_builder&)>& scatter);
 };
 
 /// Makes an algorithm's tiles within a program.
