@@ -9,10 +9,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
 #include <heat_world_kernels.hpp>
 #include <kiln/kiln.hpp>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -72,13 +74,45 @@ device_tuning choose_tuning(const kiln::device_properties& device) {
     //   8192^2, 2.35e11 at 5000^2; 64 x 4 groups within 2%; 2 x 2 cells 15% slower; the same
     //   kernel reading 32-bit flag words 8% to 10% slower; 1 x 8 and 1 x 4 cells 10% slower,
     //   2 x 8 and 4 x 4 cells 20% slower (registers).
-    // - temporal 64 x 8 groups of 2 x 8 cells (a 128 x 64 region, 64 KiB of local memory) with
-    //   halo 4: 2.73e11, 1.09 times the copy-bandwidth bound. Halo 3 and 5 were within 2%,
-    //   halo 2 10% slower; 32 x 16 groups of 4 x 4 cells the same; 32 x 8 groups of 2 x 8 cells
-    //   (32 KiB) 3% slower; 16 or more cells down per work-item 25% slower (registers).
+    // - temporal: the largest region the work-group's local memory holds twice, halo 4 or 5.
+    //   H100, 8192^2 and 16384^2 x 1000 steps, 2026-11-24 (docs/benchmarks.md, heat world):
+    //   CUDA (80 KiB and more) 64 x 8 groups of 2 x 10 cells, halo 5: 1.55-1.56 times the
+    //   bound (2 x 8 cells, halo 4: 1.50); NVIDIA's OpenCL (48 KiB) 32 x 8 groups of 2 x 11
+    //   cells (44 KiB), halo 4: 1.52-1.55 (halo 3 and 5 within 2%; 64 x 4 of 2 x 8: 1.46-1.49).
+    const std::uint64_t local_bytes =
+        std::max(device.local_memory_bytes, device.shared_memory_per_block_bytes);
+    const launch_plan temporal = local_bytes >= 80 * 1024
+                                     ? launch_plan{.group = {64, 8}, .cells = {2, 10}, .halo = 5}
+                                     : launch_plan{.group = {32, 8}, .cells = {2, 11}, .halo = 4};
     return {.one_cell = {.group = {32, 4}, .cells = {1, 1}},
             .tiled = {.group = {32, 8}, .cells = {2, 4}},
-            .temporal = {.group = {64, 8}, .cells = {2, 8}, .halo = 4}};
+            .temporal = temporal};
+}
+
+// KILN_HEAT_TEMPORAL_PLAN=GWxGH/CXxCY/HALO (e.g. 64x8/2x8/4) replaces the temporal engine's
+// plan on every device, for tuning sweeps (heat_world_bench); a malformed value is an error.
+std::optional<launch_plan> temporal_plan_from_environment() {
+    const char* text = std::getenv("KILN_HEAT_TEMPORAL_PLAN");
+    if (text == nullptr) return std::nullopt;
+    launch_plan plan;
+    char x1 = 0, slash1 = 0, x2 = 0, slash2 = 0;
+    std::istringstream in(text);
+    if (!(in >> plan.group.w >> x1 >> plan.group.h >> slash1 >> plan.cells.w >> x2 >>
+          plan.cells.h >> slash2 >> plan.halo) ||
+        x1 != 'x' || x2 != 'x' || slash1 != '/' || slash2 != '/' || !(in >> std::ws).eof() ||
+        plan.group.w * plan.group.h * plan.cells.w * plan.cells.h == 0 || plan.halo == 0)
+        throw std::invalid_argument(
+            std::string("KILN_HEAT_TEMPORAL_PLAN must read GWxGH/CXxCY/HALO, "
+                        "e.g. 64x8/2x8/4, not '") +
+            text + "'");
+    return plan;
+}
+
+device_tuning tuning_for(const kiln::device_properties& device) {
+    device_tuning tuning = choose_tuning(device);
+    if (const std::optional<launch_plan> plan = temporal_plan_from_environment())
+        tuning.temporal = *plan;
+    return tuning;
 }
 
 // Local memory each kernel needs per work-group, in floats.
@@ -308,11 +342,19 @@ kiln::kernel build_kernel(const engine_variant& variant, const kiln::device& dev
                           const launch_plan& plan) {
     // Correctly rounded division makes acc / contrib the reference's to the last bit; without
     // it OpenCL allows 2.5 ulp. Devices that cannot round correctly ignore the request.
-    const std::string options =
+    std::string options =
         "-cl-fp32-correctly-rounded-divide-sqrt -DHEAT_GROUP_W=" + std::to_string(plan.group.w) +
         " -DHEAT_GROUP_H=" + std::to_string(plan.group.h) +
         " -DHEAT_CELLS_X=" + std::to_string(plan.cells.w) +
         " -DHEAT_CELLS_Y=" + std::to_string(plan.cells.h);
+    // NVIDIA's OpenCL compiles to PTX and takes inline PTX: its correctly rounded reciprocal
+    // makes the division cheap (heat_cell.cl, heat_divide).
+    const kiln::device_properties& props = device.properties();
+    if (props.backend == kiln::backend_kind::opencl && props.type == kiln::device_type::gpu &&
+        props.vendor.find("NVIDIA") != std::string::npos)
+        options += " -DHEAT_PTX_RECIPROCAL";
+    else if (std::getenv("KILN_HEAT_RECIPROCAL_DIVISION") != nullptr)
+        options += " -DHEAT_RECIPROCAL_BY_DIVISION";
     // The kernels are the ones embedded at build time, never files found at run time. The #line
     // directives make compiler messages name the kernel file, as program::from_files does.
     std::vector<std::string> sources;
@@ -465,7 +507,7 @@ class kiln_engine final : public engine {
         : variant_(variant),
           device_(device),
           queue_(device_),
-          plan_(fit_plan(choose_tuning(device_.properties()).*variant.plan, device_.properties(),
+          plan_(fit_plan(tuning_for(device_.properties()).*variant.plan, device_.properties(),
                          variant.local_floats)),
           // Built here rather than in run(), so that step_world fails before reading its input.
           kernel_(build_kernel(variant, device_, plan_)) {}

@@ -29,23 +29,42 @@
 #define UNFUSED_MUL(a, b) __fmul_rn((a), (b))
 #endif
 
-// acc / contrib, correctly rounded like the reference's division. On CUDA the IEEE division was
-// what limited the tiled and temporal kernels (an H200, 2026-11-21: 0.102 s for tiled and 0.097 s
-// for temporal at 5000x5000, 1000 steps, against 0.084 s and 0.063 s this way): there the quotient
-// comes from the correctly rounded reciprocal and one remainder correction, which by Markstein's
-// theorem (reciprocal within half an ulp, first quotient within one ulp, remainder exact through
-// the FMA) is the correctly rounded quotient when the operands and the quotient are normal. A
-// quotient that is not finite (a zero or subnormal contrib, an overflowing acc: only for absurd
-// alpha * dt) takes the division itself; a subnormal acc may differ in its last subnormal bit, far
-// below anything the 8-decimal output or the 1e-5 tolerance can see.
-#ifdef __KILN_CUDA__
+// acc / contrib, correctly rounded like the reference's division. Where the device has a
+// correctly rounded reciprocal (CUDA's __frcp_rn; PTX's rcp.rn.f32 under NVIDIA's OpenCL, which
+// the engine asks for with -DHEAT_PTX_RECIPROCAL), the quotient comes from it and one remainder
+// correction, which by Markstein's theorem (reciprocal within half an ulp, first quotient within
+// one ulp, remainder exact through the FMA) is the correctly rounded quotient when no step
+// underflows. So a quotient that is not finite (a zero or subnormal contrib, an overflowing acc:
+// only for absurd alpha * dt) and a nonzero acc below 1e-30 (where the remainder could lose bits
+// below the smallest subnormal; the far cells of a young world hold such temperatures) take the
+// division itself; a zero acc gives a zero either way. The IEEE division is what limits the
+// kernels that update many cells per work-item (docs/benchmarks.md, heat world: on an H100 the
+// temporal engine under NVIDIA's OpenCL went from 1.03 to 1.52 times its bound this way).
+#if defined(__KILN_CUDA__)
+#define HEAT_FMA fmaf
+float heat_reciprocal(float x) { return __frcp_rn(x); }
+#elif defined(HEAT_PTX_RECIPROCAL)
+#define HEAT_FMA fma
+float heat_reciprocal(float x)
+{
+    float reciprocal;
+    asm("rcp.rn.f32 %0, %1;" : "=f"(reciprocal) : "f"(x));
+    return reciprocal;
+}
+#elif defined(HEAT_RECIPROCAL_BY_DIVISION)
+// For tests (KILN_HEAT_RECIPROCAL_DIVISION=1): the reciprocal path on any device.
+#define HEAT_FMA fma
+float heat_reciprocal(float x) { return 1.0f / x; }
+#endif
+
+#ifdef HEAT_FMA
 float heat_divide(float acc, float contrib)
 {
-    const float reciprocal = __frcp_rn(contrib);
-    const float quotient = __fmul_rn(acc, reciprocal);
-    if (!isfinite(quotient)) return acc / contrib;
-    const float remainder = fmaf(-quotient, contrib, acc);
-    return fmaf(remainder, reciprocal, quotient);
+    const float reciprocal = heat_reciprocal(contrib);
+    const float quotient = UNFUSED_MUL(acc, reciprocal);
+    if (!isfinite(quotient) || (acc != 0.0f && fabs(acc) < 1e-30f)) return acc / contrib;
+    const float remainder = HEAT_FMA(-quotient, contrib, acc);
+    return HEAT_FMA(remainder, reciprocal, quotient);
 }
 #else
 float heat_divide(float acc, float contrib) { return acc / contrib; }
