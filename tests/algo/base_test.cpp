@@ -1,4 +1,5 @@
-// The algorithm layer's base: temporary pool, program cache, tuning table, group collectives.
+// The algorithm layer's base: temporary pool, program cache, tuning table, group collectives,
+// look-back state.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "algo/key_changes.hpp"
+#include "algo/lookback_state.hpp"
 #include "support/device_param.hpp"
 
 namespace {
@@ -204,6 +206,39 @@ TEST(algo_group_collectives, ptx_lookback_reads_a_window_per_warp) {
     EXPECT_EQ(source.find("kiln_window_flag"), std::string::npos);
     for (const char* opencl_c : {"sub_group_ballot", "sub_group_shuffle", "sub_group_barrier"})
         EXPECT_EQ(source.find(opencl_c), std::string::npos) << opencl_c;
+}
+
+// The radix sort's single pass keeps a digit count and its flag in one 32-bit word (flag 1:
+// aggregate, 2: inclusive prefix, in the top two bits): each word is published by one volatile
+// store and read by one volatile load per try, with no fence (radix_onesweep.cpp).
+TEST(algo_lookback_state, counts_in_30_bits_are_single_words) {
+    using kiln::detail::lookback_state;
+    kiln::detail::source_builder b;
+    b.begin_kernel("k", 64);
+    b.begin_body();
+    const lookback_state own = lookback_state::for_counts("mine");
+    own.publish(b, "d", "c", 1);
+    own.publish(b, "d", "c + e", 2);
+    own.publish_prefix_if(b, "tile == 0", "d", "c");
+    const auto tile_digit = [](const std::string& j) { return "(ulong)(" + j + ") * 16u + d"; };
+    lookback_state::for_counts("words").walk_back(
+        b, {"uint", "j", "tile", tile_digit},
+        [&](const std::string& count) { b.line("sum += " + count + ";"); });
+    b.end_kernel();
+    const std::string source = b.str();
+    const std::string expected =
+        "    *(volatile global uint*)&mine[d] = 0x40000000u | (c);\n"
+        "    *(volatile global uint*)&mine[d] = 0x80000000u | (c + e);\n"
+        "    *(volatile global uint*)&mine[d] = (tile == 0 ? 0x80000000u : 0x40000000u) | (c);\n"
+        "    for (uint j = tile; j > 0;) {\n"
+        "        const uint word = *(volatile global uint*)&words[(ulong)(j - 1) * 16u + d];\n"
+        "        if (word != 0) {\n"
+        "            sum += word & 0x3fffffffu;\n"
+        "            j = (word & 0x80000000u) ? 0 : j - 1;\n"
+        "        }\n"
+        "    }\n";
+    EXPECT_NE(source.find(expected), std::string::npos) << source;
+    EXPECT_EQ(source.find("mem_fence"), std::string::npos) << source;
 }
 
 TEST_P(algo_base_test, every_device_has_a_policy_with_provenance) {

@@ -459,6 +459,24 @@ TEST_F(NvrtcCompile, RadixMultiSplitWithBallotsBuilds) {
     expect_cubin(compile({source}));
 }
 
+// The radix sort's single pass looks back over 32-bit state words (lookback_state::for_counts)
+// by volatile accesses, which the translation keeps: it translates and builds.
+TEST_F(NvrtcCompile, RadixSinglePassBuilds) {
+    radix_sort_shape shape;
+    shape.keys = {sort_key_kind::unsigned_integer, 4};
+    shape.work_group_size = 256;
+    shape.items_per_work_item = 8;
+    shape.sub_group_size = 32;
+    shape.multi_split = true;
+    shape.ballots = true;
+    shape.target = cuda_warps;
+    shape.single_pass = true;
+    const std::string source = radix_sort_source(shape);
+    EXPECT_NE(source.find("kiln_onesweep_pass"), std::string::npos);
+    EXPECT_NE(source.find("*(volatile global uint*)&words["), std::string::npos) << source;
+    expect_cubin(compile({source}));
+}
+
 TEST_F(NvrtcCompile, VersionIsReported) {
     EXPECT_TRUE(std::regex_match(nvrtc_version_string(), std::regex(R"(NVRTC \d+\.\d+)")))
         << nvrtc_version_string();

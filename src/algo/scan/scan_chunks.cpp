@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <kiln/detail/algo/scan_chunks.hpp>
 
-#include "lookback_state.hpp"
+#include "algo/lookback_state.hpp"
 #include "scan_chunk_writer.hpp"
 
 namespace kiln::detail {
@@ -48,15 +48,11 @@ class chunk_kernel_writer {
         b_.close();
         b_.line("int have = c == 0 ? has_carry : 0;");
         b_.line(t_ + " prefix = carry;");
-        b_.open("for (ulong k = c; k > 0;)");
-        b_.line("--k;");
-        b_.line("uint flag = 0;");
-        state_.acquire_until_published(b_, "k");
-        b_.line("const " + t_ + " earlier = " + state_.published_value("k") + ";");
-        b_.line("prefix = have ? " + combine("earlier", "prefix") + " : earlier;");
-        b_.line("have = 1;");
-        b_.line("if (flag == 2) break;");
-        b_.close();
+        const auto chunk = [](const std::string& k) { return k; };
+        state_.walk_back(b_, {"ulong", "k", "c", chunk}, [&](const std::string& earlier) {
+            b_.line("prefix = have ? " + combine(earlier, "prefix") + " : " + earlier + ";");
+            b_.line("have = 1;");
+        });
         b_.line("const " + t_ + " inclusive = have ? " + combine("prefix", "kiln_chunk_total") +
                 " : kiln_chunk_total;");
         state_.publish(b_, "c", "inclusive", 2);

@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-#include "lookback_state.hpp"
+#include "algo/lookback_state.hpp"
 
 namespace kiln::detail {
 

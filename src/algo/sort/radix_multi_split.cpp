@@ -63,16 +63,23 @@ void find_peers(source_builder& b, const radix_sort_shape& s, const std::string&
     }
 }
 
-/// Declares valueJ: this lane's values of the tile, all loads in flight together (items past
-/// the end have no value and no place).
+/// Declares `name`J of `type`: this lane's items of the tile, item j at `items`[32 j], all loads
+/// in flight together (items past the end read as 0).
+void load_lane_items(source_builder& b, const radix_sort_shape& s, const std::string& type,
+                     const std::string& name, const std::string& items) {
+    for (unsigned j = 0; j < s.items_per_work_item; ++j) {
+        const std::string at = num(j * lanes);
+        b.line("const " + type + " " + name + num(j) + " = " + at + " < left ? " + items + "[" +
+               at + "] : 0;");
+    }
+}
+
+/// Declares valueJ: this lane's values of the tile (items past the end have no value and no
+/// place).
 void load_values(source_builder& b, const radix_sort_shape& s) {
     const std::string value = radix_bits_type(s.value_bytes);
     b.line("global const " + value + "* tile_values = value_src + base + first;");
-    for (unsigned j = 0; j < s.items_per_work_item; ++j) {
-        const std::string J = num(j), at = num(j * lanes);
-        b.line("const " + value + " value" + J + " = " + at + " < left ? tile_values[" + at +
-               "] : 0;");
-    }
+    load_lane_items(b, s, value, "value", "tile_values");
 }
 
 /// Moves valueJ to place atJ of kiln_values.
@@ -124,12 +131,7 @@ void multi_split_count(source_builder& b, const radix_sort_shape& s) {
     b.line("global const " + key + "* tile_keys = key_src + base + first;");
     // Items of this lane inside the tile: item j is when 32 j < left.
     b.line("const int left = (int)valid - (int)first;");
-    // Every load first, so that they are in flight together.
-    for (unsigned j = 0; j < k; ++j) {
-        const std::string J = num(j);
-        b.line("const " + key + " key" + J + " = " + num(j * lanes) + " < left ? tile_keys[" +
-               num(j * lanes) + "] : 0;");
-    }
+    load_lane_items(b, s, key, "key", "tile_keys");
     b.local_barrier();
     // Items past the end get the last digit: they rank after every real key, being last in the
     // tile's order, and are taken out of that digit's count below. A key's rank within its

@@ -4,12 +4,13 @@
 // which work-groups take tiles in ticket order, rank them as the classic downsweep does
 // (radix_tile.cpp), publish their digit counts and look back over earlier tiles for their digit
 // offsets (decoupled look-back). A status word per (tile, digit) packs a flag in its top two bits
-// (01: this tile's count, 10: inclusive prefix) and the count in the low 30 bits, so n must stay
-// below 2^30.
+// (01: this tile's count, 10: inclusive prefix) and the count in the low 30 bits
+// (lookback_state::for_counts), so n must stay below 2^30.
 #include <algorithm>
 #include <kiln/detail/source_builder.hpp>
 #include <string>
 
+#include "algo/lookback_state.hpp"
 #include "sort_kernels.hpp"
 
 namespace kiln::detail {
@@ -94,15 +95,6 @@ void onesweep_offsets(source_builder& b, const radix_sort_shape& s, unsigned pas
     b.end_kernel();
 }
 
-/// The look-back's accesses to the status words. No fence: a reader uses nothing but the word
-/// itself (flag and count share it), and a volatile access of an aligned word is one access to
-/// the coherent level (L2). (Under CUDA a fence is __threadfence(), in the spin loop of every
-/// digit's work-item: with fences the CUDA backend sorted 2.6x slower than NVIDIA's OpenCL;
-/// without them 1.19x with 4-bit rounds and equal with the multi-split, H100 2026-11-22.)
-std::string status_word(const std::string& address) {
-    return "*(volatile global uint*)(" + address + ")";
-}
-
 void onesweep_pass(source_builder& b, const radix_sort_shape& s, unsigned passes) {
     const radix_tile_names n(s);
     const std::string tile = num(s.tile()) + "u", R = n.R, G = n.G;
@@ -143,24 +135,26 @@ void onesweep_pass(source_builder& b, const radix_sort_shape& s, unsigned passes
     b.line("global uint* words = status + (ulong)pass * ((n + " + tile + " - 1) / " + tile +
            ") * " + R + ";");
     b.line("global uint* mine = words + (ulong)tile_id * " + R + ";");
-    b.line("for (uint d = t; d < " + R + "; d += " + G + ") " + status_word("mine + d") +
-           " = (tile_id == 0 ? 0x80000000u : 0x40000000u) | (kiln_end[d] - kiln_start[d]);");
+    const lookback_state earlier = lookback_state::for_counts("words"),
+                         own = lookback_state::for_counts("mine");
+    b.open("for (uint d = t; d < " + R + "; d += " + G + ")");
+    own.publish_prefix_if(b, "tile_id == 0", "d", "kiln_end[d] - kiln_start[d]");
+    b.close();
     // The multi-split knows the counts before the keys move: published first, the move
     // overlaps with the earlier tiles' work.
     if (s.multi_split) multi_split_place(b, s);
-    // Walk back while earlier tiles show only their own counts; stop at an inclusive prefix
-    // (tile 0 always publishes one). A zero word: that tile has not published yet, read again.
+    // Sum the earlier tiles' counts of digit d back to an inclusive prefix (tile 0 always
+    // publishes one).
     b.open("for (uint d = t; d < " + R + "; d += " + G + ")");
     b.line("uint exclusive = 0;");
-    b.open("for (uint j = tile_id; j > 0;)");
-    b.line("const uint word = " + status_word("words + (ulong)(j - 1) * " + R + " + d") + ";");
-    b.open("if (word != 0)");
-    b.line("exclusive += word & 0x3fffffffu;");
-    b.line("j = (word & 0x80000000u) ? 0 : j - 1;");
+    const auto tile_digit = [&](const std::string& j) {
+        return "(ulong)(" + j + ") * " + R + " + d";
+    };
+    earlier.walk_back(b, {"uint", "j", "tile_id", tile_digit},
+                      [&](const std::string& count) { b.line("exclusive += " + count + ";"); });
+    b.open("if (tile_id != 0)");
+    own.publish(b, "d", "exclusive + kiln_end[d] - kiln_start[d]", 2);
     b.close();
-    b.close();
-    b.line("if (tile_id != 0) " + status_word("mine + d") +
-           " = 0x80000000u | (exclusive + kiln_end[d] - kiln_start[d]);");
     // Wraps (mod 2^32) where the digit's global start is below its tile start; position adds
     // the tile index back.
     b.line("kiln_run[d] = offsets[pass * " + R + " + d] + exclusive - kiln_start[d];");

@@ -21,7 +21,7 @@
 
 namespace kiln::detail {
 
-/// How a tile's look-back state holds its flag (1: aggregate, 2: inclusive prefix) and value.
+/// How a look-back state holds its flag (1: aggregate, 2: inclusive prefix) and value.
 enum class state_packing {
     /// Flag in the high half of a 64-bit word, the 4-byte value's bits in the low half.
     low_32_bits,
@@ -30,6 +30,9 @@ enum class state_packing {
     /// A uint2 pair (x below 2^30, y any): flag in the top 2 bits, x in the next 30, y in the
     /// low 32 (reduce by key with 4-byte values while its run counts stay below 2^30).
     pair_30_32_bits,
+    /// A count below 2^30 in a 32-bit word, flag in the top 2 bits (the radix sort's single
+    /// pass, a state per tile and digit).
+    count_30_bits,
     /// Value in its own array, written before the flag (a fence between): needs a global
     /// fence that orders memory for the whole device.
     separate,
