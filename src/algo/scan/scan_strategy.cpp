@@ -18,6 +18,7 @@ std::string scan_family_program_source(const scan_operation& op,
                                        const algorithm_policy& policy, bool exclusive) {
     if (policy.chunk_bytes) {
         const std::size_t chunk = chunk_elements(policy, op.value_bytes);
+        // The chunk loops evaluate the input element by element: 16-byte lanes are the tiles'.
         const declare_input<element_input> elements = [&](source_builder& b) {
             return input(b).element;
         };
