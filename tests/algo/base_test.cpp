@@ -193,7 +193,7 @@ TEST(algo_group_collectives, ptx_lookback_reads_a_window_per_warp) {
         pairs,
         [](kiln::detail::source_builder& b) {
             b.parameter("global const uint2* in");
-            return kiln::detail::element_text{.value = "in[idx]"};
+            return kiln::detail::scan_input{.element = {.value = "in[idx]"}};
         },
         policy, false);
     EXPECT_NE(source.find("vote.sync.ballot.b32 %0, p, 0xffffffff;"), std::string::npos);

@@ -322,9 +322,9 @@ TEST_F(NvrtcCompile, WarpLookBackWithSeparateStatesBuilds) {
     policy.sub_group_size = 32;
     policy.target = cuda_warps;
     policy.lookback_depth = 2;
-    const declare_input input = [](source_builder& b) {
+    const declare_input<scan_input> input = [](source_builder& b) {
         b.parameter("global const ulong* in");
-        return element_text{.value = "in[idx]"};
+        return scan_input{.element = {.value = "in[idx]"}};
     };
     for (const auto& operation : {make_scan_operation<std::uint64_t, reducers::sum>(),
                                   make_scan_operation<double, reducers::maximum>(),
@@ -340,19 +340,17 @@ TEST_F(NvrtcCompile, WarpLookBackWithSeparateStatesBuilds) {
 
 // The chunk kernels (the scan family's CPU strategy, which the tests force on GPUs too)
 // translate and build: scans of 4- and 8-byte values, inclusive and exclusive, element by element
-// and by vectors, compaction at a cursor, and a scattering program of reduce_by_key's pairs,
-// composed from a flag and a payload.
+// and by vectors, compaction at a cursor, and a scattering program of reduce_by_key's pairs.
 TEST_F(NvrtcCompile, ChunkKernelsBuild) {
-    const declare_input input = [](source_builder& b) {
+    const declare_input<element_input> input = [](source_builder& b) {
         b.parameter("global const uint* in");
-        return element_text{.value = "in[idx]"};
+        return element_input{.value = "in[idx]"};
     };
     for (const bool exclusive : {false, true}) {
         for (const auto& operation : {make_scan_operation<std::uint32_t, reducers::sum>(),
                                       make_scan_operation<double, reducers::maximum>()}) {
             SCOPED_TRACE(operation.value_type + (exclusive ? " exclusive" : " inclusive"));
-            const std::string source =
-                chunk_scan_program_source(operation, input, 256, exclusive, false);
+            const std::string source = chunk_scan_program_source(operation, input, 256, exclusive);
             for (const auto& kernel : chunk_scan_kernels(operation, false))
                 EXPECT_NE(source.find(kernel.name()), std::string::npos) << kernel.name();
             expect_cubin(compile({source}));
@@ -363,32 +361,27 @@ TEST_F(NvrtcCompile, ChunkKernelsBuild) {
         }
     }
     // Compaction writing at a cursor (compaction_chunks.cpp).
-    const declare_input kept = [](source_builder& b) {
+    const declare_input<compaction_input> kept = [](source_builder& b) {
         b.parameter("global long* kiln_out");
         b.parameter("ulong kiln_capacity");
         b.parameter("global const long* in");
-        return element_text{.value = "(uint)(in[idx] % 3 != 0)", .kept_value = "in[idx]"};
+        return compaction_input{.keep = {.value = "(uint)(in[idx] % 3 != 0)"},
+                                .kept_value = "in[idx]"};
     };
     expect_cubin(compile({compaction_chunk_program_source(
         make_scan_operation<std::uint32_t, reducers::sum>(), kept, 256)}));
-    const declare_input runs = [](source_builder& b) {
+    // The element loops' scatter, over pairs (each a run's head and a value).
+    const declare_input<compaction_input> runs = [](source_builder& b) {
         b.parameter("global const uint* keys");
         b.parameter("global float* sums");
-        return element_text{
-            .scatter =
-                [](source_builder& s) {
-                    s.line("if (x.x != 0 && had) sums[(ulong)running.x - 2] = as_float(before.y);");
-                },
-            .flag = "(idx == 0 || keys[idx] != keys[idx - 1])",
-            .payload_type = "float",
-            .payload = "1.0f",
-            .compose =
-                [](const std::string& flag, const std::string& payload) {
-                    return "kiln_segment(" + flag + ", " + payload + ")";
-                }};
+        return compaction_input{
+            .keep = {.value = "kiln_segment((idx == 0 || keys[idx] != keys[idx - 1]), 1.0f)"},
+            .scatter = [](source_builder& s) {
+                s.line("if (x.x != 0 && had) sums[(ulong)running.x - 2] = as_float(before.y);");
+            }};
     };
-    expect_cubin(compile({chunk_scan_program_source(segment_operation<float, reducers::sum>(false),
-                                                    runs, 512, false, true)}));
+    expect_cubin(compile({compaction_scatter_chunk_program_source(
+        segment_operation<float, reducers::sum>(false), runs, 512)}));
 }
 
 // Staged compaction and reduce_by_key's split tiles under warps keep their 0/1 flags as ballot
@@ -404,28 +397,29 @@ TEST_F(NvrtcCompile, CompactionFlagsUnderWarpsAreBallotWords) {
                                    return "(" + a + " + " + b + ")";
                                },
                                1, state_packing::low_32_bits};
-    const declare_input compaction = [](source_builder& b) {
+    ASSERT_TRUE(policy.staged_writes);
+    const declare_input<compaction_input> compaction = [](source_builder& b) {
         b.parameter("global long* kiln_out");
         b.parameter("ulong kiln_capacity");
         b.parameter("global const long* in");
-        return element_text{.value = "(uint)(in[idx] % 3 != 0)",
-                            .style = scatter_style::staged_compaction,
-                            .kept_type = "long",
-                            .kept_value = "in[idx]"};
+        return compaction_input{.keep = {.value = "(uint)(in[idx] % 3 != 0)"},
+                                .kept_type = "long",
+                                .kept_value = "in[idx]"};
     };
-    const declare_input runs = [](source_builder& b) {
+    const declare_input<reduce_by_key_input> runs = [](source_builder& b) {
         b.parameter("global int* kiln_out");
         b.parameter("global const int* keys");
         b.parameter("global const int* values");
-        return element_text{
-            .scatter = [](source_builder& s) { s.line("if (x.x != 0) kiln_out[idx] = before.y;"); },
-            .flag = "(idx == 0 || keys[idx] != keys[idx - 1])",
-            .payload_type = "int",
-            .payload = "values[idx]",
-            .compose =
+        return reduce_by_key_input{
+            .value = {.value = "values[idx]"},
+            .value_type = "int",
+            .head = "(idx == 0 || keys[idx] != keys[idx - 1])",
+            .pair =
                 [](const std::string& flag, const std::string& payload) {
                     return "kiln_segment(" + flag + ", " + payload + ")";
-                }};
+                },
+            .scatter =
+                [](source_builder& s) { s.line("if (x.x != 0) kiln_out[idx] = before.y;"); }};
     };
     for (const bool split : {false, true}) {
         SCOPED_TRACE(split ? "reduce_by_key" : "copy_if");

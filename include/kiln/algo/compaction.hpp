@@ -40,10 +40,10 @@ compaction_plan plan_compaction(const device& dev, std::size_t n) {
                            overrides_in_force(algorithm::select));
 }
 
-/// A counting scan whose input callback declares everything (flags, payloads, outputs).
+/// A counting scan whose input callback declares everything (flags, kept values, outputs).
 const algorithm_program& compaction_program(const device& dev, const std::string& key,
                                             const compaction_plan& plan,
-                                            const declare_input& input);
+                                            const declare_input<compaction_input>& input);
 
 /// Runs a counting scan over part `part` (n elements from `part_begin`) on q and returns how
 /// many were flagged. Counts start from plan.base (the scan's carry), and kept element c goes
@@ -148,7 +148,7 @@ requires detail::storable_as<T, expression_value_t<E>> && detail::real_number<ex
         const auto plan = detail::plan_compaction<T>(q.device(), part.size);
         const std::string key = "copy_if " + detail::opencl_type_name<T>() + " " + plan.key() +
                                 " " + typeid(in).name() + " " + typeid(flag).name();
-        const detail::declare_input declare = [&](detail::source_builder& b) {
+        const auto declare = [&](detail::source_builder& b) {
             detail::generator g(b);
             b.parameter("global " + detail::opencl_type_name<T>() + "* kiln_out");
             b.parameter("ulong kiln_capacity");
@@ -156,24 +156,16 @@ requires detail::storable_as<T, expression_value_t<E>> && detail::real_number<ex
             const std::string value =
                 detail::convert_value<T, expression_value_t<E>>(b, in.generate(g));
             const auto statements = g.statements();
-            if (plan.policy.staged_writes && !plan.policy.chunk_bytes)
-                return detail::element_text{.statements = statements,
-                                            .value = keep,
-                                            .style = detail::scatter_style::staged_compaction,
-                                            .kept_type = detail::opencl_type_name<T>(),
-                                            .kept_value = value};
-            return detail::element_text{
-                .statements = statements,
-                .value = keep,
-                .scatter =
-                    [=](detail::source_builder& s) {
-                        s.open("if (x != 0 && running - carry <= kiln_capacity)");
-                        for (const auto& line : statements) s.line(line);
-                        s.line("kiln_out[running - 1 - carry] = " + value + ";");
-                        s.close();
-                    },
-                // For the chunk kernels' cursor writes (compaction_chunk_program_source).
-                .kept_value = plan.policy.chunk_bytes ? value : ""};
+            return detail::compaction_input{
+                .keep = {.statements = statements, .value = keep},
+                .kept_type = detail::opencl_type_name<T>(),
+                .kept_value = value,
+                .scatter = [=](detail::source_builder& s) {
+                    s.open("if (x != 0 && running - carry <= kiln_capacity)");
+                    for (const auto& line : statements) s.line(line);
+                    s.line("kiln_out[running - 1 - carry] = " + value + ";");
+                    s.close();
+                }};
         };
         const auto& program = detail::compaction_program(q.device(), key, plan, declare);
         detail::temporary_lease staging;
@@ -229,7 +221,7 @@ std::size_t unique(const vector<T>& keys) {
         const queue& q = part.queue;
         const auto plan = detail::plan_compaction<T>(q.device(), part.size);
         const std::string key = "unique " + t + " " + plan.key();
-        const detail::declare_input declare = [&](detail::source_builder& b) {
+        const auto declare = [&](detail::source_builder& b) {
             b.parameter("global " + t + "* kiln_out");
             b.parameter("ulong kiln_capacity");
             b.parameter("global const " + t + "* kiln_keys");
@@ -239,18 +231,13 @@ std::size_t unique(const vector<T>& keys) {
                 "(" + plan.count_type() +
                 ")(idx == 0 ? !kiln_has_previous || kiln_keys[0] != kiln_previous : "
                 "kiln_keys[idx] != kiln_keys[idx - 1])";
-            if (plan.policy.staged_writes && !plan.policy.chunk_bytes)
-                return detail::element_text{.value = head,
-                                            .style = detail::scatter_style::staged_compaction,
-                                            .kept_type = t,
-                                            .kept_value = "kiln_keys[idx]"};
-            return detail::element_text{
-                .value = head,
-                .scatter =
-                    [](detail::source_builder& s) {
-                        s.line("if (x != 0) kiln_out[running - 1 - carry] = kiln_keys[idx];");
-                    },
-                .kept_value = plan.policy.chunk_bytes ? "kiln_keys[idx]" : ""};
+            return detail::compaction_input{
+                .keep = {.value = head},
+                .kept_type = t,
+                .kept_value = "kiln_keys[idx]",
+                .scatter = [](detail::source_builder& s) {
+                    s.line("if (x != 0) kiln_out[running - 1 - carry] = kiln_keys[idx];");
+                }};
         };
         const auto& program = detail::compaction_program(q.device(), key, plan, declare);
         // Into scratch, then back: tiles of a single pass may write where later tiles read.

@@ -84,7 +84,7 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
                             typeid(value_node).name();
     const auto describe = [&] { return scan_family_kernels(operation, policy, true); };
     const auto& program = algorithm_program_for(q.device(), key, describe, [&] {
-        const declare_input declare = [&](source_builder& b) {
+        const declare_input<reduce_by_key_input> declare = [&](source_builder& b) {
             b.parameter("global " + kt + "* " + run_outputs::keys);
             b.parameter("global " + v + "* " + run_outputs::values);
             b.parameter(std::string("ulong ") + run_outputs::capacity);
@@ -99,11 +99,21 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
             const std::string head =
                 "(idx == 0 ? !kiln_has_previous || kiln_keys[0] != kiln_previous_key : "
                 "kiln_keys[idx] != kiln_keys[idx - 1])";
-            // Writes at run heads only, so no element reads the key after its own: a head
-            // writes its key and the value of the run before it (complete there: `before`, the
-            // pair before the head), and the part's last element writes the open run's value.
-            element_text element{
-                .statements = g.statements(),
+            reduce_by_key_input runs{
+                .value = {.statements = g.statements(), .value = value},
+                .value_type = v,
+                .head = head,
+                .key_type = kt,
+                .key = "kiln_keys[idx]",
+                // The tile keeps heads as bytes beside the values, not as whole pairs.
+                .pair =
+                    [](const std::string& flag, const std::string& payload) {
+                        return "kiln_segment(" + flag + ", " + payload + ")";
+                    },
+                // Writes at run heads only, so no element reads the key after its own: a head
+                // writes its key and the value of the run before it (complete there: `before`,
+                // the pair before the head), and the part's last element writes the open run's
+                // value.
                 .scatter =
                     [v](source_builder& s) {
                         const std::string keys = run_outputs::keys, values = run_outputs::values,
@@ -121,24 +131,14 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
                         s.line("if (run < " + capacity + ") " + values + "[run - " + base +
                                "] = as_" + v + "(running.y);");
                         s.close();
-                    },
-                // The tile keeps heads as bytes beside the values, not as whole pairs.
-                .flag = head,
-                .payload_type = v,
-                .payload = value,
-                .compose =
-                    [](const std::string& flag, const std::string& payload) {
-                        return "kiln_segment(" + flag + ", " + payload + ")";
-                    },
-                .key_type = kt,
-                .key = "kiln_keys[idx]"};
+                    }};
             // Runs read by full tiles through 16-byte loads, keys of the values' width:
             // the value expression once more per lane.
             constexpr std::size_t width = width_of<Values>();
             if constexpr ((width == 4 || width == 8) && sizeof(K) == width)
                 if (policy.register_runs && policy.full_tiles == tile_access::wide)
-                    add_wide_lanes<V>(b, value_node, element);
-            return element;
+                    runs.wide = wide_lanes<V>(b, value_node);
+            return runs;
         };
         const value_combine combine = [](source_builder& s, const std::string& a,
                                          const std::string& b) {

@@ -39,29 +39,30 @@
 namespace kiln {
 namespace detail {
 
-/// Gives `element` its lanes and wide loads: `input`, of 4- or 8-byte elements that 16-byte
-/// loads can read (width_of), generated once per lane of such a load, each lane's value
-/// converted to T.
+/// `input`, of 4- or 8-byte elements that 16-byte loads can read (width_of), as lanes of such
+/// loads: generated once per lane, each lane's value converted to T.
 template <class T, expression_node Input>
-void add_wide_lanes(source_builder& b, const Input& input, element_text& element) {
+wide_input wide_lanes(source_builder& b, const Input& input) {
     constexpr std::size_t width = width_of<Input>();
     static_assert(width == 4 || width == 8, "16-byte loads of 4- or 8-byte elements");
     constexpr unsigned lanes = 16 / width;
+    wide_input wide;
     std::vector<generator> passes;
     passes.reserve(lanes);
     for (unsigned lane = 0; lane < lanes; ++lane) {
         generator& pass = passes.emplace_back(b, lane, lanes);
         const std::string lane_value =
             convert_value<T, typename Input::value_type>(b, input.generate(pass));
-        element.lanes.push_back({pass.statements(), lane_value});
+        wide.lanes.push_back({pass.statements(), lane_value});
     }
     for (const auto& load : passes.front().wide_loads())
-        element.wide_loads.push_back({load.name, load.wide_type});
+        wide.loads.push_back({load.name, load.wide_type});
+    return wide;
 }
 
 /// Declares `input`'s kernel parameters in `b` and returns the text of its element `idx` as T.
 template <class T, expression_node Input>
-element_text scan_element(source_builder& b, const Input& input) {
+element_input scan_element(source_builder& b, const Input& input) {
     using V = typename Input::value_type;
     generator g(b);
     const std::string value = convert_value<T, V>(b, input.generate(g));
@@ -78,13 +79,13 @@ const algorithm_program& scan_program(const device& dev, const Input& input,
             .key();
     const auto describe = [&] { return scan_family_kernels(make_scan_operation<T, Op>(), policy); };
     return algorithm_program_for(dev, key, describe, [&] {
-        const declare_input declare = [&](source_builder& b) {
-            element_text element = scan_element<T>(b, input);
+        const declare_input<scan_input> declare = [&](source_builder& b) {
+            scan_input scanned{.element = scan_element<T>(b, input)};
             // Full tiles read through 16-byte loads: the expression once more per lane.
             constexpr std::size_t width = width_of<Input>();
             if constexpr (width == 4 || width == 8)
-                if (policy.full_tiles == tile_access::wide) add_wide_lanes<T>(b, input, element);
-            return element;
+                if (policy.full_tiles == tile_access::wide) scanned.wide = wide_lanes<T>(b, input);
+            return scanned;
         };
         return scan_family_program_source(make_scan_operation<T, Op>(), declare, policy, exclusive);
     });

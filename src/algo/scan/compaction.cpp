@@ -23,7 +23,7 @@ scoped_compaction_count_base::~scoped_compaction_count_base() {
 
 const algorithm_program& compaction_program(const device& dev, const std::string& key,
                                             const compaction_plan& plan,
-                                            const declare_input& input) {
+                                            const declare_input<compaction_input>& input) {
     const scan_operation count{
         plan.count_type(), plan.narrow ? 4u : 8u,
         [](source_builder&, const std::string& a, const std::string& b) {
@@ -32,7 +32,7 @@ const algorithm_program& compaction_program(const device& dev, const std::string
         1, plan.narrow ? state_packing::low_32_bits : state_packing::count_62_bits};
     return algorithm_program_for(
         dev, key, [&] { return scan_family_kernels(count, plan.policy, true); },
-        [&] { return scan_family_program_source(count, input, plan.policy, false, true); });
+        [&] { return compaction_program_source(count, input, plan.policy); });
 }
 
 void throw_output_too_small(const char* call, std::size_t needed, std::size_t capacity) {

@@ -14,36 +14,36 @@
 namespace kiln::detail {
 namespace {
 
-class cursor_loops final : public chunk_loops {
+class cursor_loops final : public chunk_loops<compaction_input> {
   public:
     explicit cursor_loops(const scan_operation& count) : t_(count.value_type) {}
 
     bool writes_out() const override { return false; }
 
-    void reduce(source_builder& b, const element_text& element) const override {
+    void reduce(source_builder& b, const compaction_input& input) const override {
         b.line(t_ + " kiln_chunk_total = 0;");
         b.open("for (ulong idx = begin; idx < end; ++idx)");
-        for (const auto& statement : element.statements) b.line(statement);
-        b.line("kiln_chunk_total += " + element.value + ";");
+        for (const auto& statement : input.keep.statements) b.line(statement);
+        b.line("kiln_chunk_total += " + input.keep.value + ";");
         b.close();
     }
 
-    void finish(source_builder& b, const element_text& element) const override {
+    void finish(source_builder& b, const compaction_input& input) const override {
         const std::string out = compaction_outputs::out, capacity = compaction_outputs::capacity;
         b.line("ulong kiln_last = end;");
         b.open("for (; kiln_last > begin; --kiln_last)");
         b.line("const ulong idx = kiln_last - 1;");
-        for (const auto& statement : element.statements) b.line(statement);
-        b.line("if (" + element.value + ") break;");
+        for (const auto& statement : input.keep.statements) b.line(statement);
+        b.line("if (" + input.keep.value + ") break;");
         b.close();
         // The part's results start at its own output's first element (carry counts the parts
         // before), in the count type: 32 bits where the sizes allow.
         b.line(t_ + " kiln_cursor = (have ? prefix : 0) - carry;");
         b.open("for (ulong idx = begin; idx < kiln_last; ++idx)");
-        for (const auto& statement : element.statements) b.line(statement);
-        b.line("const " + t_ + " kiln_keep = " + element.value + ";");
+        for (const auto& statement : input.keep.statements) b.line(statement);
+        b.line("const " + t_ + " kiln_keep = " + input.keep.value + ";");
         b.line("if (kiln_cursor < " + capacity + ") " + out +
-               "[kiln_cursor] = " + element.kept_value + ";");
+               "[kiln_cursor] = " + input.kept_value + ";");
         b.line("kiln_cursor += kiln_keep;");
         b.close();
     }
@@ -54,7 +54,8 @@ class cursor_loops final : public chunk_loops {
 
 }  // namespace
 
-std::string compaction_chunk_program_source(const scan_operation& count, const declare_input& input,
+std::string compaction_chunk_program_source(const scan_operation& count,
+                                            const declare_input<compaction_input>& input,
                                             std::size_t chunk) {
     return chunk_program_source(count, input, chunk, cursor_loops(count));
 }

@@ -1,5 +1,5 @@
 // Stream compaction's tiles (copy_if, unique; tile_program.hpp): a scan of 0/1 counts, each kept
-// element written at its count. Staged (scatter_style::staged_compaction): the tile keeps the
+// element written at its count. Staged (algorithm_policy::staged_writes): the tile keeps the
 // counts as flags (tile_flags) beside the kept values, and writes its kept values at once,
 // coalesced. Per element: the tile keeps the counts as values and each work-item runs the input's
 // scatter code for its items.
@@ -14,15 +14,12 @@ namespace {
 
 class compaction_tile_writer final : public tile_algorithm {
   public:
-    compaction_tile_writer(tile_program& program, const declare_input& input)
-        : p_(program), input_(input), flags_(program) {}
+    compaction_tile_writer(tile_program& program, const declare_input<compaction_input>& input)
+        : p_(program), declare_(input), flags_(program), staged_(program.policy.staged_writes) {}
 
     bool writes_out() const override { return false; }
 
-    void declare_parameters(source_builder& b) override {
-        element_ = input_(b);
-        staged_ = element_.style == scatter_style::staged_compaction;
-    }
+    void declare_parameters(source_builder& b) override { input_ = declare_(b); }
 
     void declare_arrays() override {
         source_builder& b = p_.b;
@@ -31,7 +28,7 @@ class compaction_tile_writer final : public tile_algorithm {
         else
             b.local_array(p_.t, "kiln_tile", "KILN_PADDED_TILE");
         b.local_array(p_.t, "kiln_scan", "2 * WG");
-        if (staged_) b.local_array(element_.kept_type, "kiln_kept", "KILN_PADDED_TILE");
+        if (staged_) b.local_array(input_.kept_type, "kiln_kept", "KILN_PADDED_TILE");
         b.line("const uint lid = " + source_builder::local_id() + ";");
     }
 
@@ -39,19 +36,20 @@ class compaction_tile_writer final : public tile_algorithm {
         source_builder& b = p_.b;
         tile_loader load(p_);
         const bool ballots = staged_ && flags_.ballots();
+        const element_input& keep = input_.keep;
         const auto element = [&] {
             if (!staged_) {
-                b.line("kiln_tile[KILN_PAD(k)] = " + element_.value + ";");
+                b.line("kiln_tile[KILN_PAD(k)] = " + keep.value + ";");
                 return;
             }
-            flags_.store(b, element_.value);
-            b.line("kiln_kept[KILN_PAD(k)] = " + element_.kept_value + ";");
+            flags_.store(b, keep.value);
+            b.line("kiln_kept[KILN_PAD(k)] = " + input_.kept_value + ";");
         };
         p_.tile_bounds();
         std::function<void()> fast;
         if (p_.policy.full_tiles == tile_access::unrolled)
-            fast = [&] { load.striped(false, element_.statements, element, ballots); };
-        p_.by_fullness(fast, [&] { load.striped(true, element_.statements, element, ballots); });
+            fast = [&] { load.striped(false, keep.statements, element, ballots); };
+        p_.by_fullness(fast, [&] { load.striped(true, keep.statements, element, ballots); });
         b.local_barrier();
         p_.item_bounds();
         if (register_flags()) {
@@ -68,7 +66,7 @@ class compaction_tile_writer final : public tile_algorithm {
 
     void store() override {
         if (staged_) return store_staged();
-        p_.scatter_items(scanned_, count_at("first + j"), {}, element_.scatter);
+        p_.scatter_items(scanned_, count_at("first + j"), {}, input_.scatter);
     }
 
   private:
@@ -114,7 +112,7 @@ class compaction_tile_writer final : public tile_algorithm {
             register_flags() ? "((kiln_my_flags >> (j)) & 1)" : flags_.at("first + j");
         b.line("const uint kiln_before = lid > 0 ? (uint)kiln_scan[" + scanned_ +
                " + lid - 1] : 0;");
-        b.line("__private " + element_.kept_type + " kiln_mine[ITEMS];");
+        b.line("__private " + input_.kept_type + " kiln_mine[ITEMS];");
         b.line("#pragma unroll");
         b.line("for (uint j = 0; j < ITEMS; ++j) kiln_mine[j] = " + kept +
                "[KILN_PAD(first + j)];");
@@ -139,17 +137,17 @@ class compaction_tile_writer final : public tile_algorithm {
     }
 
     tile_program& p_;
-    const declare_input& input_;
+    const declare_input<compaction_input>& declare_;
     const tile_flags flags_;
-    element_text element_;
-    bool staged_ = false;
+    const bool staged_;
+    compaction_input input_;
     std::string scanned_;  // where the group scan left its results in kiln_scan
 };
 
 }  // namespace
 
 std::unique_ptr<tile_algorithm> compaction_tiles(tile_program& program,
-                                                 const declare_input& input) {
+                                                 const declare_input<compaction_input>& input) {
     return std::make_unique<compaction_tile_writer>(program, input);
 }
 

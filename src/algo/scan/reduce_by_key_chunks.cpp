@@ -8,7 +8,7 @@
 namespace kiln::detail {
 namespace {
 
-class run_loops final : public chunk_loops {
+class run_loops final : public chunk_loops<reduce_by_key_input> {
   public:
     run_loops(const scan_operation& pairs, const value_combine& combine)
         : pairs_(pairs), combine_(combine) {}
@@ -17,8 +17,8 @@ class run_loops final : public chunk_loops {
 
     /// Counts the chunk's heads into kiln_runs and combines the values since the last head into
     /// kiln_open: the pair kiln_segment(runs, open), which the look-back combines.
-    void reduce(source_builder& b, const element_text& element) const override {
-        const std::string v = element.payload_type;
+    void reduce(source_builder& b, const reduce_by_key_input& input) const override {
+        const std::string v = input.value_type;
         // Defines kiln_segment, which makes the chunk's pair, whichever kernel comes first.
         pairs_.combine(b, "kiln_open", "kiln_open");
         // A block of its own, since the chained kernel runs finish's loops in the same scope.
@@ -26,8 +26,8 @@ class run_loops final : public chunk_loops {
         b.open("");
         b.line("ulong kiln_runs;");
         b.line(v + " kiln_open;");
-        b.line(element.key_type + " kiln_previous;");
-        each_element(b, element, [&](bool first) {
+        b.line(input.key_type + " kiln_previous;");
+        each_element(b, input, [&](bool first) {
             if (first) {
                 b.line("kiln_runs = kiln_head;");
                 b.line("kiln_open = kiln_x;");
@@ -42,15 +42,15 @@ class run_loops final : public chunk_loops {
 
     /// From the runs and open value before the chunk, writes each run's key at its head, the run
     /// before's value there too, and the last run's value at the part's end.
-    void finish(source_builder& b, const element_text& element) const override {
-        const std::string v = element.payload_type;
+    void finish(source_builder& b, const reduce_by_key_input& input) const override {
+        const std::string v = input.value_type;
         const std::string keys = run_outputs::keys, values = run_outputs::values,
                           capacity = run_outputs::capacity, base = run_outputs::run_base;
         b.line("ulong kiln_runs = have ? (ulong)prefix.x : 0;");
         b.line(v + " kiln_open = as_" + v + "(prefix.y);");
         b.line("int kiln_had = have;");
-        b.line(element.key_type + " kiln_previous;");
-        each_element(b, element, [&](bool) {
+        b.line(input.key_type + " kiln_previous;");
+        each_element(b, input, [&](bool) {
             b.open("if (kiln_head)");
             b.line("if (kiln_runs < " + capacity + ") " + keys + "[kiln_runs - " + base +
                    "] = kiln_key;");
@@ -72,19 +72,19 @@ class run_loops final : public chunk_loops {
   private:
     /// Emits `body(first)` for the chunk's first element and then in a loop over the others,
     /// after their statements, with kiln_x the value, kiln_key the key and kiln_head 1 where a
-    /// run begins: the input's flag for the first element (which knows about the parts before),
+    /// run begins: the input's head for the first element (which knows about the parts before),
     /// a comparison with the previous key for the others.
     template <class Body>
-    static void each_element(source_builder& b, const element_text& element, Body body) {
+    static void each_element(source_builder& b, const reduce_by_key_input& input, Body body) {
         const auto element_values = [&](const std::string& head) {
-            for (const auto& statement : element.statements) b.line(statement);
-            b.line("const " + element.payload_type + " kiln_x = " + element.payload + ";");
-            b.line("const " + element.key_type + " kiln_key = " + element.key + ";");
+            for (const auto& statement : input.value.statements) b.line(statement);
+            b.line("const " + input.value_type + " kiln_x = " + input.value.value + ";");
+            b.line("const " + input.key_type + " kiln_key = " + input.key + ";");
             b.line("const uint kiln_head = " + head + ";");
             b.line("kiln_previous = kiln_key;");
         };
         b.open("for (ulong idx = begin; idx < begin + 1; ++idx)");
-        element_values("(" + element.flag + ") != 0");
+        element_values("(" + input.head + ") != 0");
         body(true);
         b.close();
         b.open("for (ulong idx = begin + 1; idx < end; ++idx)");
@@ -101,7 +101,8 @@ class run_loops final : public chunk_loops {
 
 std::string reduce_by_key_chunk_program_source(const scan_operation& pairs,
                                                const value_combine& combine,
-                                               const declare_input& input, std::size_t chunk) {
+                                               const declare_input<reduce_by_key_input>& input,
+                                               std::size_t chunk) {
     return chunk_program_source(pairs, input, chunk, run_loops(pairs, combine));
 }
 

@@ -3,7 +3,8 @@
 //
 // Two ways, picked per input (register_runs below):
 // - split tile: the tile keeps the heads as flags (tile_flags) and the values as payloads beside
-//   them, rather than whole pairs, and rebuilds each pair where it is read (element_text::compose);
+//   them, rather than whole pairs, and rebuilds each pair where it is read
+//   (reduce_by_key_input::pair);
 // - register runs: each work-item reads its ITEMS consecutive keys and values straight into
 //   registers, finds heads against the key before each, reduces its runs serially as they load,
 //   takes part in one group scan of (heads, open value) pairs, and reads the values again for
@@ -19,25 +20,26 @@ namespace {
 
 class reduce_by_key_tile_writer final : public tile_algorithm {
   public:
-    reduce_by_key_tile_writer(tile_program& program, const declare_input& input)
-        : p_(program), input_(input), flags_(program) {}
+    reduce_by_key_tile_writer(tile_program& program,
+                              const declare_input<reduce_by_key_input>& input)
+        : p_(program), declare_(input), flags_(program) {}
 
     bool writes_out() const override { return false; }
 
     void declare_parameters(source_builder& b) override {
-        element_ = input_(b);
+        input_ = declare_(b);
         const algorithm_policy& policy = p_.policy;
-        in_registers_ = !element_.key.empty() && policy.register_runs &&
+        in_registers_ = !input_.key.empty() && policy.register_runs &&
                         policy.items_per_work_item <= 64 &&
-                        policy.full_tiles == tile_access::wide && !element_.lanes.empty() &&
-                        policy.items_per_work_item % element_.lanes.size() == 0;
+                        policy.full_tiles == tile_access::wide && !input_.wide.lanes.empty() &&
+                        policy.items_per_work_item % input_.wide.lanes.size() == 0;
     }
 
     void declare_arrays() override {
         source_builder& b = p_.b;
         if (!in_registers_) {
             flags_.declare(b);
-            b.local_array(element_.payload_type, "kiln_payload", "KILN_PADDED_TILE");
+            b.local_array(input_.value_type, "kiln_payload", "KILN_PADDED_TILE");
         }
         b.local_array(p_.t, "kiln_scan", "2 * WG");
         b.line("const uint lid = " + source_builder::local_id() + ";");
@@ -47,16 +49,17 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
         if (in_registers_) return load_runs();
         source_builder& b = p_.b;
         tile_loader load(p_);
+        const element_input& value = input_.value;
         const auto element = [&] {
-            flags_.store(b, element_.flag);
-            b.line("kiln_payload[KILN_PAD(k)] = " + element_.payload + ";");
+            flags_.store(b, input_.head);
+            b.line("kiln_payload[KILN_PAD(k)] = " + value.value + ";");
         };
         const bool ballots = flags_.ballots();
         p_.tile_bounds();
         std::function<void()> fast;
         if (p_.policy.full_tiles == tile_access::unrolled)
-            fast = [&] { load.striped(false, element_.statements, element, ballots); };
-        p_.by_fullness(fast, [&] { load.striped(true, element_.statements, element, ballots); });
+            fast = [&] { load.striped(false, value.statements, element, ballots); };
+        p_.by_fullness(fast, [&] { load.striped(true, value.statements, element, ballots); });
         b.local_barrier();
         p_.item_bounds();
         // Work-items past the tile's end start from the tile's first item (the tile's
@@ -72,16 +75,16 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
             scanned_, pair_at("first + j"),
             [&] {
                 // Compilers sink the key's load into the branch of the scatter that writes it.
-                if (!element_.key.empty())
-                    p_.b.line("const " + element_.key_type + " kiln_key = " + element_.key + ";");
+                if (!input_.key.empty())
+                    p_.b.line("const " + input_.key_type + " kiln_key = " + input_.key + ";");
             },
-            element_.scatter);
+            input_.scatter);
     }
 
   private:
-    /// The pair of the tile's element `item`, rebuilt from its flag and payload.
+    /// The pair of the tile's element `item`, rebuilt from its head flag and value.
     std::string pair_at(const std::string& item) const {
-        return element_.compose(flags_.at(item), "kiln_payload[KILN_PAD(" + item + ")]");
+        return input_.pair(flags_.at(item), "kiln_payload[KILN_PAD(" + item + ")]");
     }
 
     std::string heads_type() const {
@@ -96,28 +99,22 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
         p_.tile_bounds();
         p_.item_bounds();
         b.line(heads_type() + " kiln_heads = 0;");
-        b.line(element_.key_type + " kiln_previous = 0;");
+        b.line(input_.key_type + " kiln_previous = 0;");
         // Work-items past the tile's end keep this start: the group scan carries values upward
         // only, so nothing of theirs reaches the tile's results or aggregate.
-        b.line(p_.t + " acc = " + element_.compose("0", "(" + element_.payload_type + ")0") + ";");
+        b.line(p_.t + " acc = " + input_.pair("0", "(" + input_.value_type + ")0") + ";");
         // Each item's value is folded into `acc` as it arrives and read again by store_runs, not
         // kept: registers held across the group scan and the look-back limit the groups per SM.
         // The first item's head compares with the key before it in global memory (through
-        // `flag`).
+        // `head`).
         const auto fold = [&](const std::string& value, const std::string& key) {
-            b.line("const " + element_.key_type + " kiln_key = " + key + ";");
+            b.line("const " + input_.key_type + " kiln_key = " + key + ";");
             note_head();
-            const std::string x = element_.compose("((kiln_heads >> j) & 1)", value);
+            const std::string x = input_.pair("((kiln_heads >> j) & 1)", value);
             b.line("acc = j == 0 ? " + x + " : " + p_.combine("acc", x) + ";");
         };
-        p_.by_fullness(
-            [&] {
-                load.blocked_wide(element_.lanes, element_.wide_loads, element_.key_type,
-                                  element_.key, fold);
-            },
-            [&] {
-                load.blocked_guarded(element_.statements, element_.payload, element_.key, fold);
-            });
+        p_.by_fullness([&] { load.blocked_wide(input_.wide, input_.key_type, input_.key, fold); },
+                       [&] { load.blocked_guarded(input_.value, input_.key, fold); });
         scanned_ = p_.group_scan("acc");
         p_.aggregate(scanned_);
     }
@@ -125,8 +122,7 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
     /// Sets head bit j from kiln_key and the key before it; kiln_key becomes kiln_previous.
     void note_head() {
         source_builder& b = p_.b;
-        b.line("const int kiln_head = j == 0 ? (" + element_.flag +
-               ") : kiln_key != kiln_previous;");
+        b.line("const int kiln_head = j == 0 ? (" + input_.head + ") : kiln_key != kiln_previous;");
         b.line("kiln_heads |= (" + heads_type() + ")(kiln_head != 0) << j;");
         b.line("kiln_previous = kiln_key;");
     }
@@ -137,36 +133,30 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
         tile_loader load(p_);
         p_.running_prefix(scanned_);
         const auto write = [&](const std::string& value, const std::string& key) {
-            b.line("const " + p_.t + " x = " + element_.compose("((kiln_heads >> j) & 1)", value) +
-                   ";");
+            b.line("const " + p_.t + " x = " + input_.pair("((kiln_heads >> j) & 1)", value) + ";");
             b.line("const int had = have;");
             b.line("const " + p_.t + " before = running;");
             b.line("running = have ? " + p_.combine("running", "x") + " : x;");
             b.line("have = 1;");
-            b.line("const " + element_.key_type + " kiln_key = " + key + ";");
-            element_.scatter(b);
+            b.line("const " + input_.key_type + " kiln_key = " + key + ";");
+            input_.scatter(b);
         };
-        p_.by_fullness(
-            [&] {
-                load.blocked_wide(element_.lanes, element_.wide_loads, {}, element_.key, write);
-            },
-            [&] {
-                load.blocked_guarded(element_.statements, element_.payload, element_.key, write);
-            });
+        p_.by_fullness([&] { load.blocked_wide(input_.wide, {}, input_.key, write); },
+                       [&] { load.blocked_guarded(input_.value, input_.key, write); });
     }
 
     tile_program& p_;
-    const declare_input& input_;
+    const declare_input<reduce_by_key_input>& declare_;
     const tile_flags flags_;
-    element_text element_;
+    reduce_by_key_input input_;
     bool in_registers_ = false;
     std::string scanned_;  // where the group scan left its results in kiln_scan
 };
 
 }  // namespace
 
-std::unique_ptr<tile_algorithm> reduce_by_key_tiles(tile_program& program,
-                                                    const declare_input& input) {
+std::unique_ptr<tile_algorithm> reduce_by_key_tiles(
+    tile_program& program, const declare_input<reduce_by_key_input>& input) {
     return std::make_unique<reduce_by_key_tile_writer>(program, input);
 }
 

@@ -24,7 +24,7 @@ std::string lane(std::size_t j) {
     return std::string(".s") + "0123456789abcdef"[j];
 }
 
-class lane_scan_loops final : public chunk_loops {
+class lane_scan_loops final : public chunk_loops<element_input> {
   public:
     lane_scan_loops(const scan_operation& op, bool exclusive, std::size_t lanes)
         : op_(op),
@@ -37,7 +37,7 @@ class lane_scan_loops final : public chunk_loops {
 
     /// kiln_chunk_total: the first element, then the lanes' partial results in lane order, then
     /// the elements after the last whole vector.
-    void reduce(source_builder& b, const element_text& element) const override {
+    void reduce(source_builder& b, const element_input& element) const override {
         b.line(t_ + " kiln_chunk_total;");
         b.open("");
         load_scalar(b, element, "begin", "kiln_chunk_total");
@@ -60,7 +60,7 @@ class lane_scan_loops final : public chunk_loops {
         b.close();
     }
 
-    void finish(source_builder& b, const element_text& element) const override {
+    void finish(source_builder& b, const element_input& element) const override {
         const std::string n = std::to_string(lanes_);
         b.open("");
         b.line(t_ + " kiln_running = prefix;");
@@ -140,7 +140,7 @@ class lane_scan_loops final : public chunk_loops {
     }
 
     /// `name` = element `at`.
-    void load_scalar(source_builder& b, const element_text& element, const std::string& at,
+    void load_scalar(source_builder& b, const element_input& element, const std::string& at,
                      const std::string& name) const {
         b.open("");
         b.line("const ulong idx = " + at + ";");
@@ -151,7 +151,7 @@ class lane_scan_loops final : public chunk_loops {
 
     /// Declares `name`, a vector of elements at.. at + lanes - 1, each computed by the input's
     /// text (plain loads of consecutive elements, which the device compiler merges).
-    void load_vector(source_builder& b, const element_text& element, const std::string& at,
+    void load_vector(source_builder& b, const element_input& element, const std::string& at,
                      const std::string& name) const {
         b.line(vector_ + " " + name + ";");
         for (std::size_t j = 0; j < lanes_; ++j)
@@ -171,7 +171,8 @@ bool chunk_lanes_apply(const scan_operation& op, std::size_t lanes) {
            (lanes == 2 || lanes == 4 || lanes == 8 || lanes == 16);
 }
 
-std::string chunk_lane_scan_program_source(const scan_operation& op, const declare_input& input,
+std::string chunk_lane_scan_program_source(const scan_operation& op,
+                                           const declare_input<element_input>& input,
                                            std::size_t chunk, bool exclusive, std::size_t lanes) {
     return chunk_program_source(op, input, chunk, lane_scan_loops(op, exclusive, lanes));
 }

@@ -1,7 +1,8 @@
 // The chunk kernels' writer (scan_chunks.hpp): the three kernels' frame, the scratch pointers and
 // the look-back between chunks, written once. What each kernel does with its chunk's elements is
-// a chunk_loops strategy of the algorithm: the scan's (scan_chunks.cpp), a scattering program's
-// (scan_chunks.cpp, stream compaction) and reduce_by_key's (reduce_by_key_chunks.cpp).
+// a chunk_loops strategy of the algorithm: the scan's (scan_chunks.cpp, scan_chunk_lanes.cpp),
+// stream compaction's (scan_chunks.cpp, compaction_chunks.cpp) and reduce_by_key's
+// (reduce_by_key_chunks.cpp).
 #pragma once
 
 #include <cstddef>
@@ -11,7 +12,9 @@
 namespace kiln::detail {
 
 /// An algorithm's loops over one chunk, elements [begin, end) with `idx` the index, emitted
-/// inside a chunk kernel.
+/// inside a chunk kernel, reading the input as the algorithm describes it (Input: element_input,
+/// compaction_input or reduce_by_key_input).
+template <class Input>
 class chunk_loops {
   public:
     virtual ~chunk_loops() = default;
@@ -20,14 +23,49 @@ class chunk_loops {
     virtual bool writes_out() const = 0;
     /// Leaves `kiln_chunk_total` (of the scan's value type), the combination of the chunk's
     /// elements.
-    virtual void reduce(source_builder& b, const element_text& element) const = 0;
+    virtual void reduce(source_builder& b, const Input& input) const = 0;
     /// Given `prefix`, the combination of everything before the chunk where `have` is set,
     /// writes the chunk's results.
-    virtual void finish(source_builder& b, const element_text& element) const = 0;
+    virtual void finish(source_builder& b, const Input& input) const = 0;
+};
+
+/// What the frame asks of an algorithm in each kernel it writes, whatever the algorithm's input:
+/// its loops together with the input they read.
+class chunk_kernel_steps {
+  public:
+    virtual ~chunk_kernel_steps() = default;
+    virtual bool writes_out() const = 0;
+    /// Declares the input's kernel parameters (after the kernel's own) for the kernel being
+    /// written; reduce and finish then read its text.
+    virtual void declare_parameters(source_builder& b) = 0;
+    virtual void reduce(source_builder& b) const = 0;
+    virtual void finish(source_builder& b) const = 0;
 };
 
 /// Writes the program's three kernels (chunk_scan_kernels) for chunks of `chunk` elements.
-std::string chunk_program_source(const scan_operation& op, const declare_input& input,
-                                 std::size_t chunk, const chunk_loops& loops);
+std::string chunk_program_source(const scan_operation& op, std::size_t chunk,
+                                 chunk_kernel_steps& steps);
+
+/// The same, with `loops` over the input that `input` declares.
+template <class Input>
+std::string chunk_program_source(const scan_operation& op, const declare_input<Input>& input,
+                                 std::size_t chunk, const chunk_loops<Input>& loops) {
+    class loops_over_input final : public chunk_kernel_steps {
+      public:
+        loops_over_input(const declare_input<Input>& declare, const chunk_loops<Input>& loops)
+            : declare_(declare), loops_(loops) {}
+        bool writes_out() const override { return loops_.writes_out(); }
+        void declare_parameters(source_builder& b) override { input_ = declare_(b); }
+        void reduce(source_builder& b) const override { loops_.reduce(b, input_); }
+        void finish(source_builder& b) const override { loops_.finish(b, input_); }
+
+      private:
+        const declare_input<Input>& declare_;
+        const chunk_loops<Input>& loops_;
+        Input input_{};
+    };
+    loops_over_input steps(input, loops);
+    return chunk_program_source(op, chunk, steps);
+}
 
 }  // namespace kiln::detail

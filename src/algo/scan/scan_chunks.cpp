@@ -21,26 +21,21 @@ std::vector<kernel_description> chunk_scan_kernels(const scan_operation& op, boo
 
 namespace {
 
-/// The element's value: its text, or its flag and payload composed.
-std::string value_of(const element_text& element) {
-    return element.value.empty() ? element.compose(element.flag, element.payload) : element.value;
-}
-
 /// Writes the chunk kernels of one program around an algorithm's loops.
 class chunk_kernel_writer {
   public:
     chunk_kernel_writer(source_builder& b, const scan_operation& op, std::size_t chunk,
-                        const chunk_loops& loops)
-        : b_(b), op_(op), t_(op.value_type), loops_(loops), state_(lookback_state::for_chunks(op)) {
+                        chunk_kernel_steps& steps)
+        : b_(b), op_(op), t_(op.value_type), steps_(steps), state_(lookback_state::for_chunks(op)) {
         b_.constant("CHUNK", chunk);
     }
 
-    void chained_kernel(const declare_input& input) {
-        const element_text element = begin(chunk_scan_kernel::chained, input);
+    void chained_kernel() {
+        begin(chunk_scan_kernel::chained);
         b_.line("const ulong c = atomic_inc((volatile global uint*)(kiln_temp + " +
                 std::to_string(chunk_scan_scratch_layout<>::ticket_offset()) + "));");
         chunk_bounds();
-        loops_.reduce(b_, element);
+        steps_.reduce(b_);
         // Look back from the nearest chunk, adding totals until an inclusive prefix: a chunk that
         // took an earlier ticket is running, so its flag is published in time.
         b_.open("if (c > 0)");
@@ -57,23 +52,23 @@ class chunk_kernel_writer {
                 " : kiln_chunk_total;");
         state_.publish(b_, "c", "inclusive", 2);
         b_.line("if (c == chunks - 1) *kiln_total = inclusive;");
-        loops_.finish(b_, element);
+        steps_.finish(b_);
         b_.end_kernel();
     }
 
-    void local_kernel(const declare_input& input) {
-        const element_text element = begin(chunk_scan_kernel::local, input);
+    void local_kernel() {
+        begin(chunk_scan_kernel::local);
         b_.line("const ulong c = " + source_builder::group_id() + ";");
         chunk_bounds();
-        loops_.reduce(b_, element);
+        steps_.reduce(b_);
         b_.line("kiln_totals[c] = kiln_chunk_total;");
         b_.end_kernel();
     }
 
     /// Takes the input's parameters too, unread where the loops read nothing, so that every
     /// kernel of the program binds the same arguments.
-    void fix_kernel(const declare_input& input) {
-        const element_text element = begin(chunk_scan_kernel::fix, input);
+    void fix_kernel() {
+        begin(chunk_scan_kernel::fix);
         b_.line("const ulong c = " + source_builder::group_id() + ";");
         chunk_bounds();
         b_.line("int have = has_carry;");
@@ -86,7 +81,7 @@ class chunk_kernel_writer {
         b_.line("*kiln_total = have ? " + combine("prefix", "kiln_totals[c]") +
                 " : kiln_totals[c];");
         b_.close();
-        loops_.finish(b_, element);
+        steps_.finish(b_);
         b_.end_kernel();
     }
 
@@ -96,10 +91,10 @@ class chunk_kernel_writer {
     }
 
     /// The kernel's header and its pointers into the scratch (chunk_scan_scratch_layout).
-    element_text begin(const char* name, const declare_input& input) {
+    void begin(const char* name) {
         b_.begin_kernel(name, 1);
-        scan_kernel_description(name, op_, loops_.writes_out(), true).declare(b_);
-        element_text element = input(b_);
+        scan_kernel_description(name, op_, steps_.writes_out(), true).declare(b_);
+        steps_.declare_parameters(b_);
         b_.begin_body();
         const chunk_scan_scratch_layout<ulong_text> layout{std::string("chunks"), op_.value_bytes};
         b_.line("const ulong chunks = (n + CHUNK - 1) / CHUNK;");
@@ -111,7 +106,6 @@ class chunk_kernel_writer {
                 layout.totals_offset().text + ");");
         b_.line("global " + t_ + "* kiln_prefixes = (global " + t_ + "*)(kiln_temp + " +
                 layout.prefixes_offset().text + ");");
-        return element;
     }
 
     void chunk_bounds() {
@@ -122,12 +116,13 @@ class chunk_kernel_writer {
     source_builder& b_;
     const scan_operation& op_;
     std::string t_;
-    const chunk_loops& loops_;
+    chunk_kernel_steps& steps_;
     const lookback_state state_;
 };
 
 /// Loops that combine the elements as the scan's operation does, in order.
-class combining_loops : public chunk_loops {
+template <class Input>
+class combining_loops : public chunk_loops<Input> {
   public:
     explicit combining_loops(const scan_operation& op) : op_(op), t_(op.value_type) {}
 
@@ -141,16 +136,16 @@ class combining_loops : public chunk_loops {
     /// off, so that the loop carries no test of which element is first. (kiln_ names, since the
     /// input's statements share the loop's scope.)
     template <class Before, class After>
-    void fold(source_builder& b, const element_text& element, Before before, After after) const {
+    void fold(source_builder& b, const element_input& element, Before before, After after) const {
         b.line(t_ + " kiln_chunk_total;");
         b.open("for (ulong idx = begin; idx < begin + 1; ++idx)");
         for (const auto& statement : element.statements) b.line(statement);
-        b.line("kiln_chunk_total = " + value_of(element) + ";");
+        b.line("kiln_chunk_total = " + element.value + ";");
         after(b);
         b.close();
         b.open("for (ulong idx = begin + 1; idx < end; ++idx)");
         for (const auto& statement : element.statements) b.line(statement);
-        b.line("const " + t_ + " kiln_x = " + value_of(element) + ";");
+        b.line("const " + t_ + " kiln_x = " + element.value + ";");
         before(b);
         b.line("kiln_chunk_total = " + combine(b, "kiln_chunk_total", "kiln_x") + ";");
         after(b);
@@ -164,14 +159,14 @@ class combining_loops : public chunk_loops {
 /// A scan: the first pass writes the chunk's own results into out (an exclusive scan all but
 /// the chunk's first), and the second combines the prefix with them in a loop without a carried
 /// dependency, over elements still in the core's cache.
-class scan_loops final : public combining_loops {
+class scan_loops final : public combining_loops<element_input> {
   public:
     scan_loops(const scan_operation& op, bool exclusive)
         : combining_loops(op), exclusive_(exclusive) {}
 
     bool writes_out() const override { return true; }
 
-    void reduce(source_builder& b, const element_text& element) const override {
+    void reduce(source_builder& b, const element_input& element) const override {
         const auto before = [&](source_builder& s) {
             if (exclusive_) s.line("out[idx] = kiln_chunk_total;");
         };
@@ -181,7 +176,7 @@ class scan_loops final : public combining_loops {
         fold(b, element, before, after);
     }
 
-    void finish(source_builder& b, const element_text&) const override {
+    void finish(source_builder& b, const element_input&) const override {
         b.open("if (have)");
         if (exclusive_) {
             b.line("out[begin] = prefix;");
@@ -198,52 +193,56 @@ class scan_loops final : public combining_loops {
     bool exclusive_;
 };
 
-/// A scattering program (stream compaction): the first pass only combines, and the second
+/// Stream compaction behind a branch per element: the first pass only counts, and the second
 /// evaluates the elements again and runs the input's scatter code for each, with the scan's
-/// names (x, running, before, had, idx, kiln_key), as the tile kernels do.
-class scatter_loops final : public combining_loops {
+/// names (x, running, before, had, idx), as the tile kernels do.
+class scatter_loops final : public combining_loops<compaction_input> {
   public:
     using combining_loops::combining_loops;
 
     bool writes_out() const override { return false; }
 
-    void reduce(source_builder& b, const element_text& element) const override {
+    void reduce(source_builder& b, const compaction_input& input) const override {
         fold(
-            b, element, [](source_builder&) {}, [](source_builder&) {});
+            b, input.keep, [](source_builder&) {}, [](source_builder&) {});
     }
 
-    void finish(source_builder& b, const element_text& element) const override {
+    void finish(source_builder& b, const compaction_input& input) const override {
         b.line(t_ + " running = prefix;");
         b.open("for (ulong idx = begin; idx < end; ++idx)");
-        for (const auto& statement : element.statements) b.line(statement);
-        b.line("const " + t_ + " x = " + value_of(element) + ";");
+        for (const auto& statement : input.keep.statements) b.line(statement);
+        b.line("const " + t_ + " x = " + input.keep.value + ";");
         b.line("const int had = have;");
         b.line("const " + t_ + " before = running;");
         b.line("running = have ? " + combine(b, "running", "x") + " : x;");
         b.line("have = 1;");
-        if (!element.key.empty())
-            b.line("const " + element.key_type + " kiln_key = " + element.key + ";");
-        element.scatter(b);
+        input.scatter(b);
         b.close();
     }
 };
 
 }  // namespace
 
-std::string chunk_program_source(const scan_operation& op, const declare_input& input,
-                                 std::size_t chunk, const chunk_loops& loops) {
+std::string chunk_program_source(const scan_operation& op, std::size_t chunk,
+                                 chunk_kernel_steps& steps) {
     source_builder builder;
-    chunk_kernel_writer writer(builder, op, chunk, loops);
-    writer.chained_kernel(input);
-    writer.local_kernel(input);
-    writer.fix_kernel(input);
+    chunk_kernel_writer writer(builder, op, chunk, steps);
+    writer.chained_kernel();
+    writer.local_kernel();
+    writer.fix_kernel();
     return builder.str();
 }
 
-std::string chunk_scan_program_source(const scan_operation& op, const declare_input& input,
-                                      std::size_t chunk, bool exclusive, bool scatter) {
-    if (scatter) return chunk_program_source(op, input, chunk, scatter_loops(op));
+std::string chunk_scan_program_source(const scan_operation& op,
+                                      const declare_input<element_input>& input, std::size_t chunk,
+                                      bool exclusive) {
     return chunk_program_source(op, input, chunk, scan_loops(op, exclusive));
+}
+
+std::string compaction_scatter_chunk_program_source(const scan_operation& count,
+                                                    const declare_input<compaction_input>& input,
+                                                    std::size_t chunk) {
+    return chunk_program_source(count, input, chunk, scatter_loops(count));
 }
 
 }  // namespace kiln::detail

@@ -13,23 +13,36 @@ std::vector<kernel_description> scan_family_kernels(const scan_operation& op,
     return policy.chunk_bytes ? chunk_scan_kernels(op, scatter) : scan_kernels(op, scatter);
 }
 
-std::string scan_family_program_source(const scan_operation& op, const declare_input& input,
-                                       const algorithm_policy& policy, bool exclusive,
-                                       bool scatter) {
+std::string scan_family_program_source(const scan_operation& op,
+                                       const declare_input<scan_input>& input,
+                                       const algorithm_policy& policy, bool exclusive) {
     if (policy.chunk_bytes) {
         const std::size_t chunk = chunk_elements(policy, op.value_bytes);
-        if (scatter && policy.chunk_cursor_writes)
-            return compaction_chunk_program_source(op, input, chunk);
-        if (!scatter && chunk_lanes_apply(op, policy.chunk_lanes))
-            return chunk_lane_scan_program_source(op, input, chunk, exclusive, policy.chunk_lanes);
-        return chunk_scan_program_source(op, input, chunk, exclusive, scatter);
+        // The chunk loops evaluate the input element by element: 16-byte lanes are the tiles'.
+        const declare_input<element_input> elements = [&](source_builder& b) {
+            return input(b).element;
+        };
+        if (chunk_lanes_apply(op, policy.chunk_lanes))
+            return chunk_lane_scan_program_source(op, elements, chunk, exclusive,
+                                                  policy.chunk_lanes);
+        return chunk_scan_program_source(op, elements, chunk, exclusive);
     }
-    if (scatter) return compaction_tile_program_source(op, input, policy);
     return scan_program_source(op, input, policy, exclusive);
 }
 
+std::string compaction_program_source(const scan_operation& count,
+                                      const declare_input<compaction_input>& input,
+                                      const algorithm_policy& policy) {
+    if (policy.chunk_bytes) {
+        const std::size_t chunk = chunk_elements(policy, count.value_bytes);
+        if (policy.chunk_cursor_writes) return compaction_chunk_program_source(count, input, chunk);
+        return compaction_scatter_chunk_program_source(count, input, chunk);
+    }
+    return compaction_tile_program_source(count, input, policy);
+}
+
 std::string reduce_by_key_program_source(const scan_operation& pairs, const value_combine& combine,
-                                         const declare_input& input,
+                                         const declare_input<reduce_by_key_input>& input,
                                          const algorithm_policy& policy) {
     if (policy.chunk_bytes) {
         return reduce_by_key_chunk_program_source(pairs, combine, input,

@@ -13,12 +13,12 @@ namespace {
 
 class scan_tile_writer final : public tile_algorithm {
   public:
-    scan_tile_writer(tile_program& program, const declare_input& input, bool exclusive)
-        : p_(program), input_(input), exclusive_(exclusive) {}
+    scan_tile_writer(tile_program& program, const declare_input<scan_input>& input, bool exclusive)
+        : p_(program), declare_(input), exclusive_(exclusive) {}
 
     bool writes_out() const override { return true; }
 
-    void declare_parameters(source_builder& b) override { element_ = input_(b); }
+    void declare_parameters(source_builder& b) override { input_ = declare_(b); }
 
     void declare_arrays() override {
         p_.b.local_array(p_.t, "kiln_tile", "KILN_PADDED_TILE");
@@ -29,14 +29,17 @@ class scan_tile_writer final : public tile_algorithm {
     void load_and_scan() override {
         source_builder& b = p_.b;
         tile_loader load(p_);
-        const auto element = [&] { b.line("kiln_tile[KILN_PAD(k)] = " + element_.value + ";"); };
+        const element_input& element = input_.element;
+        const auto store_element = [&] {
+            b.line("kiln_tile[KILN_PAD(k)] = " + element.value + ";");
+        };
         p_.tile_bounds();
         std::function<void()> fast;
-        if (wide_input())
-            fast = [&] { load.striped_wide(element_.lanes, element_.wide_loads); };
+        if (loads_wide())
+            fast = [&] { load.striped_wide(input_.wide); };
         else if (p_.policy.full_tiles == tile_access::unrolled)
-            fast = [&] { load.striped(false, element_.statements, element); };
-        p_.by_fullness(fast, [&] { load.striped(true, element_.statements, element); });
+            fast = [&] { load.striped(false, element.statements, store_element); };
+        p_.by_fullness(fast, [&] { load.striped(true, element.statements, store_element); });
         b.local_barrier();
         p_.item_bounds();
         // Work-items past the tile's end start from the tile's first item (the tile's
@@ -80,9 +83,9 @@ class scan_tile_writer final : public tile_algorithm {
     }
 
     /// Whether full tiles load through 16-byte loads: asked for, and the input allows it.
-    bool wide_input() const {
-        return p_.policy.full_tiles == tile_access::wide && !element_.lanes.empty() &&
-               p_.policy.items_per_work_item % element_.lanes.size() == 0;
+    bool loads_wide() const {
+        return p_.policy.full_tiles == tile_access::wide && !input_.wide.lanes.empty() &&
+               p_.policy.items_per_work_item % input_.wide.lanes.size() == 0;
     }
 
     /// Results per 16-byte store of full tiles, or 1 for element stores: scalar values of 4 or
@@ -96,16 +99,16 @@ class scan_tile_writer final : public tile_algorithm {
     }
 
     tile_program& p_;
-    const declare_input& input_;
+    const declare_input<scan_input>& declare_;
     bool exclusive_;
-    element_text element_;
+    scan_input input_;
     std::string scanned_;  // where the group scan left its results in kiln_scan
 };
 
 }  // namespace
 
-std::unique_ptr<tile_algorithm> scan_tiles(tile_program& program, const declare_input& input,
-                                           bool exclusive) {
+std::unique_ptr<tile_algorithm> scan_tiles(tile_program& program,
+                                           const declare_input<scan_input>& input, bool exclusive) {
     return std::make_unique<scan_tile_writer>(program, input, exclusive);
 }
 

@@ -27,14 +27,14 @@ void tile_loader::striped(bool guarded, const std::vector<std::string>& statemen
     b.close();
 }
 
-void tile_loader::striped_wide(const std::vector<element_lane>& lanes,
-                               const std::vector<wide_load>& loads) {
+void tile_loader::striped_wide(const wide_input& input) {
     source_builder& b = p_.b;
+    const std::vector<element_lane>& lanes = input.lanes;
     const std::string count = std::to_string(lanes.size());
     b.line("#pragma unroll");
     b.open("for (uint j = 0; j < ITEMS / " + count + "; ++j)");
     b.line("const uint kiln_q = j * WG + lid;");
-    wide_loads(loads, "kiln_q");
+    wide_loads(input.loads, "kiln_q");
     b.line("const uint kiln_slot = KILN_PAD(" + count + " * kiln_q);");
     for (std::size_t lane = 0; lane < lanes.size(); ++lane) {
         b.open("");
@@ -46,15 +46,15 @@ void tile_loader::striped_wide(const std::vector<element_lane>& lanes,
     b.close();
 }
 
-void tile_loader::blocked_wide(const std::vector<element_lane>& lanes,
-                               const std::vector<wide_load>& loads, const std::string& key_type,
+void tile_loader::blocked_wide(const wide_input& input, const std::string& key_type,
                                const std::string& key, const item_writer& item) {
     source_builder& b = p_.b;
+    const std::vector<element_lane>& lanes = input.lanes;
     const std::string count = std::to_string(lanes.size());
     b.line("#pragma unroll");
     b.open("for (uint m = 0; m < ITEMS / " + count + "; ++m)");
     b.line("const uint kiln_q = first / " + count + " + m;");
-    wide_loads(loads, "kiln_q");
+    wide_loads(input.loads, "kiln_q");
     if (!key_type.empty()) {
         const std::string wide_key = key_type + count;
         b.line("const " + wide_key + " kiln_keys_in = ((global const " + wide_key +
@@ -72,8 +72,7 @@ void tile_loader::blocked_wide(const std::vector<element_lane>& lanes,
     b.close();
 }
 
-void tile_loader::blocked_guarded(const std::vector<std::string>& statements,
-                                  const std::string& value, const std::string& key,
+void tile_loader::blocked_guarded(const element_input& element, const std::string& key,
                                   const item_writer& item) {
     source_builder& b = p_.b;
     // Unrolled, so that j is a constant for what the items compute from it.
@@ -81,8 +80,8 @@ void tile_loader::blocked_guarded(const std::vector<std::string>& statements,
     b.open("for (uint j = 0; j < ITEMS; ++j)");
     b.open("if (j < count)");
     b.line("const ulong idx = base + first + j;");
-    for (const auto& statement : statements) b.line(statement);
-    item(value, key);
+    for (const auto& statement : element.statements) b.line(statement);
+    item(element.value, key);
     b.close();
     b.close();
 }

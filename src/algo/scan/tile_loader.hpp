@@ -24,22 +24,22 @@ class tile_loader {
                  const std::function<void()>& element, bool ballot_flags = false);
 
     /// A full tile through 16-byte loads into kiln_tile: each work-item its ITEMS / lanes loads,
-    /// WG apart, each giving `lanes.size()` consecutive elements. The padding puts a pad slot
+    /// WG apart, each giving `input.lanes.size()` consecutive elements. The padding puts a pad slot
     /// only every 2^s elements, a multiple of the lanes, so a load's elements stay consecutive in
     /// the tile.
-    void striped_wide(const std::vector<element_lane>& lanes, const std::vector<wide_load>& loads);
+    void striped_wide(const wide_input& input);
 
     /// Writes the code of one blocked item given its value's and key's texts (`j`: its index
     /// among the work-item's items, `idx`: in the input).
     using item_writer = std::function<void(const std::string& value, const std::string& key)>;
-    /// Blocked, a full tile through 16-byte loads of `lanes.size()` items each, and of the keys
-    /// (`kiln_keys`, of `key_type`, as wide as the values) where `key_type` is not empty; else
-    /// the key's text is `key`.
-    void blocked_wide(const std::vector<element_lane>& lanes, const std::vector<wide_load>& loads,
-                      const std::string& key_type, const std::string& key, const item_writer& item);
+    /// Blocked, a full tile through 16-byte loads of `input.lanes.size()` items each, and of the
+    /// keys (`kiln_keys`, of `key_type`, as wide as the values) where `key_type` is not empty;
+    /// else the key's text is `key`.
+    void blocked_wide(const wide_input& input, const std::string& key_type, const std::string& key,
+                      const item_writer& item);
     /// Blocked, this work-item's `count` items element by element (a part's last tile).
-    void blocked_guarded(const std::vector<std::string>& statements, const std::string& value,
-                         const std::string& key, const item_writer& item);
+    void blocked_guarded(const element_input& element, const std::string& key,
+                         const item_writer& item);
 
   private:
     /// Each of `loads` as a 16-byte load `name`_in at `index`.

@@ -101,10 +101,11 @@ void write_single_pass_kernel(tile_program& program, tile_algorithm& algorithm);
 void write_reduce_then_scan_kernels(tile_program& program, tile_algorithm& algorithm);
 
 // The algorithms' tiles.
-std::unique_ptr<tile_algorithm> scan_tiles(tile_program& program, const declare_input& input,
-                                           bool exclusive);
-std::unique_ptr<tile_algorithm> compaction_tiles(tile_program& program, const declare_input& input);
-std::unique_ptr<tile_algorithm> reduce_by_key_tiles(tile_program& program,
-                                                    const declare_input& input);
+std::unique_ptr<tile_algorithm> scan_tiles(tile_program& program,
+                                           const declare_input<scan_input>& input, bool exclusive);
+std::unique_ptr<tile_algorithm> compaction_tiles(tile_program& program,
+                                                 const declare_input<compaction_input>& input);
+std::unique_ptr<tile_algorithm> reduce_by_key_tiles(
+    tile_program& program, const declare_input<reduce_by_key_input>& input);
 
 }  // namespace kiln::detail

@@ -68,22 +68,20 @@ inline constexpr const char* fix = "kiln_chunk_scan_fix";
 /// The chunk kernels of a program for `op` (`scatter`: a scattering program).
 std::vector<kernel_description> chunk_scan_kernels(const scan_operation& op, bool scatter);
 
-/// The chunk kernels for chunks of `chunk` elements. Scattering programs (`scatter`: the input
-/// has a scatter function, as stream compaction and reduce_by_key give) take no `out`: a first
-/// loop over the chunk combines its elements, and after the look-back a second one evaluates
-/// them again, running the scatter code per element with the scan's names (x, running, before,
-/// had, idx, kiln_key), as the tile kernels do.
-std::string chunk_scan_program_source(const scan_operation& op, const declare_input& input,
-                                      std::size_t chunk, bool exclusive, bool scatter);
+/// A scan's chunk kernels for chunks of `chunk` elements, element by element.
+std::string chunk_scan_program_source(const scan_operation& op,
+                                      const declare_input<element_input>& input, std::size_t chunk,
+                                      bool exclusive);
 
 /// Whether scans under `op` may walk chunks by vectors of `lanes` (algorithm_policy::chunk_lanes):
 /// lanewise operations on scalars, 2 to 16 lanes.
 bool chunk_lanes_apply(const scan_operation& op, std::size_t lanes);
 
-/// The chunk kernels of a scan (no scatter) walking each chunk by vectors of `lanes`
+/// The chunk kernels of a scan walking each chunk by vectors of `lanes`
 /// (scan_chunk_lanes.cpp) where chunk_lanes_apply: a first loop only reduces the chunk, and after
 /// the look-back a second one scans it again vector by vector, in registers, and writes `out`.
-std::string chunk_lane_scan_program_source(const scan_operation& op, const declare_input& input,
+std::string chunk_lane_scan_program_source(const scan_operation& op,
+                                           const declare_input<element_input>& input,
                                            std::size_t chunk, bool exclusive, std::size_t lanes);
 
 /// The kernel parameters through which stream compaction's programs write their kept elements
@@ -95,10 +93,18 @@ struct compaction_outputs {
 };
 
 /// Stream compaction's chunk kernels writing at a cursor without branches
-/// (compaction_chunks.cpp), over `count` (the counts' sum): the input's value is the element's
-/// 0/1 flag, its kept_value what is written through compaction_outputs' parameters.
-std::string compaction_chunk_program_source(const scan_operation& count, const declare_input& input,
+/// (compaction_chunks.cpp), over `count` (the counts' sum): the input's kept_value is what is
+/// written through compaction_outputs' parameters.
+std::string compaction_chunk_program_source(const scan_operation& count,
+                                            const declare_input<compaction_input>& input,
                                             std::size_t chunk);
+/// Stream compaction's chunk kernels writing element by element, behind a branch: a first loop
+/// over the chunk counts its kept elements, and after the look-back a second one evaluates them
+/// again and runs the input's scatter code per element with the tile kernels' names (x, running,
+/// before, had, idx).
+std::string compaction_scatter_chunk_program_source(const scan_operation& count,
+                                                    const declare_input<compaction_input>& input,
+                                                    std::size_t chunk);
 
 /// The kernel parameters through which reduce_by_key's programs write their runs: run r (counted
 /// from the first run of the whole call) goes to slot r - run_base of the two arrays while
@@ -116,14 +122,14 @@ using value_combine =
     std::function<std::string(source_builder&, const std::string&, const std::string&)>;
 
 /// reduce_by_key's chunk kernels, over `pairs` (segment_operation: runs begun, the open run's
-/// value) for the look-back between chunks. The input gives `flag` (whether the element at idx
-/// begins a run, for a chunk's first element), `key`, `key_type`, `payload` and `payload_type`
-/// (element_text). Within a chunk the loops compare neighbouring keys, count runs and combine
-/// plain values with `combine`, and write each run's key and value at the run's head through
-/// run_outputs' parameters (the last run's value at the part's end).
+/// value) for the look-back between chunks. Of the input they read the value, the keys and, for
+/// a chunk's first element, the head. Within a chunk the loops compare neighbouring keys, count
+/// runs and combine plain values with `combine`, and write each run's key and value at the run's
+/// head through run_outputs' parameters (the last run's value at the part's end).
 std::string reduce_by_key_chunk_program_source(const scan_operation& pairs,
                                                const value_combine& combine,
-                                               const declare_input& input, std::size_t chunk);
+                                               const declare_input<reduce_by_key_input>& input,
+                                               std::size_t chunk);
 
 }  // namespace kiln::detail
 #pragma GCC visibility pop

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <kiln/detail/algo/scan_inputs.hpp>
 #include <kiln/detail/algo/tuning.hpp>
 #include <kiln/detail/kernel_description.hpp>
 #include <kiln/detail/source_builder.hpp>
@@ -52,66 +53,6 @@ struct scan_operation {
     bool lanewise = false;
 };
 
-/// How a scattering kernel (stream compaction, reduce by key) writes its results.
-enum class scatter_style {
-    /// `element_text::scatter` runs for each element, in the work-item that scanned it.
-    per_element,
-    /// Stream compaction: each tile gathers its kept values (`kept_value`, of `kept_type`,
-    /// loaded with the flags) in local memory and writes them at once, coalesced, to
-    /// kiln_out[count - carry] while below kiln_capacity. The scanned values are counts, 0 or 1
-    /// per element (the tile holds them as bytes).
-    staged_compaction,
-};
-
-/// One of several consecutive elements computed from 16-byte loads (tile_access::wide): its
-/// statements and value, with `idx` its index.
-struct element_lane {
-    std::vector<std::string> statements{};
-    std::string value{};
-};
-/// A 16-byte load the lanes read from: parameter `name` as `wide_type` (int4, double2...), into
-/// `name`_in.
-struct wide_load {
-    std::string name{};
-    std::string wide_type{};
-};
-
-/// Code computing input element `idx`: statements to run first, then the value's text.
-struct element_text {
-    std::vector<std::string> statements{};
-    std::string value{};
-    /// For scattering kernels (stream compaction, reduce by key): code run for each element,
-    /// with `idx` its index, `x` its scanned value and `running` its inclusive result, instead
-    /// of storing `running` to out[idx] (scatter_style::per_element).
-    std::function<void(source_builder&)> scatter{};
-    scatter_style style = scatter_style::per_element;
-    /// Staged compaction: the kept value's type and text.
-    std::string kept_type{};
-    std::string kept_value{};
-    /// The input as lanes.size() consecutive elements read through `wide_loads`, element
-    /// 0 of each at an index that is a multiple of the lane count; empty where the input cannot
-    /// be read so.
-    std::vector<element_lane> lanes{};
-    std::vector<wide_load> wide_loads{};
-    /// Scattering inputs whose value is made of a 0/1 flag and a payload (reduce by key: run
-    /// heads and values) may give those instead of `value`: the tile then keeps the flag as a
-    /// byte and the payload as `payload_type`, and `compose(flag, payload)` rebuilds the value
-    /// where it is read, so that the tile takes fewer bytes per element than the value.
-    std::string flag{};
-    std::string payload_type{};
-    std::string payload{};
-    std::function<std::string(const std::string&, const std::string&)> compose{};
-    /// Flag-and-payload inputs made from keys (reduce by key): the keys' type and the text of the
-    /// key at `idx`, which the scatter reads as `kiln_key` (compilers sink the load into the
-    /// branch that writes it). Where the tile keeps runs in registers (register_runs), `flag` is
-    /// evaluated only at each work-item's first item, the others' heads coming from the keys.
-    std::string key_type{};
-    std::string key{};
-};
-/// Declares the input's kernel parameters (after the kernel's own) and returns its element
-/// text; called once per kernel that reads the input.
-using declare_input = std::function<element_text(source_builder&)>;
-
 /// The scan program's kernels:
 ///   kiln_scan_lookback  single pass
 ///   kiln_scan_reduce    tile aggregates
@@ -137,16 +78,18 @@ kernel_description scan_kernel_description(const char* name, const scan_operatio
 /// The tile kernels of a program for `op` (`scatter`: a scattering program).
 std::vector<kernel_description> scan_kernels(const scan_operation& op, bool scatter);
 /// A scan's tile program: `out` gets the scan of the input's values.
-std::string scan_program_source(const scan_operation& op, const declare_input& input,
+std::string scan_program_source(const scan_operation& op, const declare_input<scan_input>& input,
                                 const algorithm_policy& policy, bool exclusive);
-/// Stream compaction's tile program: a scan of `count` (0/1 per element, in the input's value)
-/// whose input writes the kept elements (element_text::scatter or staged_compaction).
-std::string compaction_tile_program_source(const scan_operation& count, const declare_input& input,
+/// Stream compaction's tile program: a scan of `count` (compaction_input::keep per element)
+/// whose tiles stage their kept elements and write them at once (algorithm_policy::staged_writes)
+/// or run the input's scatter code per element.
+std::string compaction_tile_program_source(const scan_operation& count,
+                                           const declare_input<compaction_input>& input,
                                            const algorithm_policy& policy);
-/// reduce_by_key's tile program: a scan of `pairs` (segment_operation) whose input gives heads
-/// and values as flag and payload, and writes the runs (element_text::scatter).
+/// reduce_by_key's tile program: a scan of `pairs` (segment_operation) whose input writes the
+/// runs (reduce_by_key_input::scatter).
 std::string reduce_by_key_tile_program_source(const scan_operation& pairs,
-                                              const declare_input& input,
+                                              const declare_input<reduce_by_key_input>& input,
                                               const algorithm_policy& policy);
 
 /// Whether a single pass with decoupled look-back may run on `dev` with states packed as

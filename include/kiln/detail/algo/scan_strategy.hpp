@@ -32,15 +32,18 @@ struct scan_program_shape {
 std::vector<kernel_description> scan_family_kernels(const scan_operation& op,
                                                     const algorithm_policy& policy,
                                                     bool scatter = false);
-/// Its source: a scan's, or where `scatter` stream compaction's (compaction_tile_program_source's
-/// input, or the chunk kernels' scatter loops).
-std::string scan_family_program_source(const scan_operation& op, const declare_input& input,
-                                       const algorithm_policy& policy, bool exclusive,
-                                       bool scatter = false);
+/// A scan's program under `policy`.
+std::string scan_family_program_source(const scan_operation& op,
+                                       const declare_input<scan_input>& input,
+                                       const algorithm_policy& policy, bool exclusive);
+/// Stream compaction's program under `policy`, a scan of `count` (a scattering program).
+std::string compaction_program_source(const scan_operation& count,
+                                      const declare_input<compaction_input>& input,
+                                      const algorithm_policy& policy);
 /// reduce_by_key's program under `policy`: the chunk kernels with its own loops
 /// (reduce_by_key_chunk_program_source), or the tile kernels with the input's scatter code.
 std::string reduce_by_key_program_source(const scan_operation& pairs, const value_combine& combine,
-                                         const declare_input& input,
+                                         const declare_input<reduce_by_key_input>& input,
                                          const algorithm_policy& policy);
 /// Bytes of scratch it needs for a part of `n` elements of `value_bytes` each.
 std::size_t scan_family_scratch_bytes(const algorithm_policy& policy, std::size_t n,

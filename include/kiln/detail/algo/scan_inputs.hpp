@@ -1,0 +1,97 @@
+// What the scan family's kernels read from their input, one description per algorithm: a scan's
+// values (scan_input), stream compaction's kept elements (compaction_input) and reduce_by_key's
+// keys and values (reduce_by_key_input). Each algorithm's writers (tile_program.hpp's tiles,
+// scan_chunk_writer.hpp's chunk loops) read only their own; the parts they share, the tile
+// loader among them, take element_input and wide_input.
+//
+// Texts are OpenCL C, evaluated inside the kernel with `idx` the element's index in the input.
+#pragma once
+#pragma GCC visibility push(default)
+
+#include <functional>
+#include <kiln/detail/source_builder.hpp>
+#include <string>
+#include <vector>
+
+namespace kiln::detail {
+
+/// Code computing input element `idx`: statements to run first, then the value's text.
+struct element_input {
+    std::vector<std::string> statements{};
+    std::string value{};
+};
+
+/// One of several consecutive elements computed from 16-byte loads (tile_access::wide): its
+/// statements and value, with `idx` its index.
+struct element_lane {
+    std::vector<std::string> statements{};
+    std::string value{};
+};
+/// A 16-byte load the lanes read from: parameter `name` as `wide_type` (int4, double2...), into
+/// `name`_in.
+struct wide_load {
+    std::string name{};
+    std::string wide_type{};
+};
+/// The input as lanes.size() consecutive elements read through `loads`, element 0 of each at an
+/// index that is a multiple of the lane count; empty where the input cannot be read so.
+struct wide_input {
+    std::vector<element_lane> lanes{};
+    std::vector<wide_load> loads{};
+};
+
+/// A scan's input: the values it scans, also as lanes of 16-byte loads where full tiles read
+/// them so.
+struct scan_input {
+    element_input element{};
+    wide_input wide{};
+};
+
+/// Stream compaction's input (copy_if, unique): whether each element is kept, counted by the
+/// scan, and how a kept element is written.
+struct compaction_input {
+    /// The element's count, as the scan's type: 1 where it is kept, else 0.
+    element_input keep{};
+    /// The kept element's type and text, for the writers that write it themselves: tiles that
+    /// stage their kept elements (algorithm_policy::staged_writes), chunks that write at a cursor
+    /// (algorithm_policy::chunk_cursor_writes); compaction_outputs names their parameters.
+    std::string kept_type{};
+    std::string kept_value{};
+    /// For the others: code run for each element, with `idx` its index, `x` its count and
+    /// `running` its inclusive count, that writes it where kept.
+    std::function<void(source_builder&)> scatter{};
+};
+
+/// reduce_by_key's input: a scan of (runs begun, open run's value) pairs over keys and values.
+/// The tiles keep each pair's head flag as a byte or bit beside its value, not as a pair, and
+/// `pair(head, value)` rebuilds it where it is read.
+struct reduce_by_key_input {
+    /// The value at `idx`, of `value_type`, also as lanes of 16-byte loads where the tiles may
+    /// keep runs in registers (algorithm_policy::register_runs).
+    element_input value{};
+    std::string value_type{};
+    wide_input wide{};
+    /// Whether the element at `idx` begins a run (0 or 1), knowing the parts before. Where the
+    /// tile keeps runs in registers, or in the chunk kernels, only each work-item's or chunk's
+    /// first element evaluates it, the others' heads coming from the keys.
+    std::string head{};
+    /// The keys' type and the text of the key at `idx`, which `scatter` reads as `kiln_key`
+    /// (compilers sink the load into the branch that writes it).
+    std::string key_type{};
+    std::string key{};
+    /// The scan's pair of a head and a value, as text.
+    std::function<std::string(const std::string& head, const std::string& value)> pair{};
+    /// The tiles' run writes: code run for each element, with `idx` its index, `x` its pair,
+    /// `running` its inclusive result and `before` the one before it where `had`, that writes
+    /// the runs through run_outputs' parameters.
+    std::function<void(source_builder&)> scatter{};
+};
+
+/// Declares the input's kernel parameters (after the kernel's own) and returns its description,
+/// Input being the algorithm's (scan_input, compaction_input, reduce_by_key_input); called once
+/// per kernel that reads the input.
+template <class Input>
+using declare_input = std::function<Input(source_builder&)>;
+
+}  // namespace kiln::detail
+#pragma GCC visibility pop
