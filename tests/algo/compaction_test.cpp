@@ -8,6 +8,7 @@
 #include <kiln/algorithm.hpp>
 #include <kiln/kiln.hpp>
 #include <limits>
+#include <numeric>
 #include <vector>
 
 #include "algo/dispatch_paths.hpp"
@@ -211,6 +212,24 @@ TEST_P(compaction_test, copy_if_into_a_small_output_keeps_the_first_and_throws) 
         EXPECT_NE(std::string(e.what()).find("4 elements"), std::string::npos) << e.what();
     }
     EXPECT_EQ(out.read(), (std::vector<std::int32_t>{1, 2}));
+}
+
+// Outputs that end inside a chunk, inside a group of the cursor loop's elements and at a group's
+// end: the first kept elements land, and the call throws.
+TEST_P(compaction_test, copy_if_into_small_outputs_on_every_path) {
+    on_both_paths([&] {
+        const std::size_t n = sizes(algorithm::select, 4, false)[5];
+        std::vector<std::int32_t> host(n);
+        std::iota(host.begin(), host.end(), 1);
+        for (const std::size_t capacity : {std::size_t{3}, std::size_t{16}, n / 2 - 3}) {
+            SCOPED_TRACE("capacity = " + std::to_string(capacity));
+            kiln::vector<std::int32_t> x(q, host), out(q, capacity);
+            EXPECT_THROW(kiln::copy_if(x, x % 2 == 0, out), kiln::invalid_argument_error);
+            const auto got = out.read();
+            for (std::size_t i = 0; i < capacity; ++i)
+                ASSERT_EQ(got[i], 2 * std::int32_t(i) + 2) << i;
+        }
+    });
 }
 
 TEST_P(compaction_test, unique_keeps_the_first_of_each_run) {

@@ -29,7 +29,7 @@ class cursor_loops final : public chunk_loops<compaction_input> {
     }
 
     void finish(source_builder& b, const compaction_input& input) const override {
-        const std::string out = compaction_outputs::out, capacity = compaction_outputs::capacity;
+        const std::string capacity = compaction_outputs::capacity;
         b.line("ulong kiln_last = end;");
         b.open("for (; kiln_last > begin; --kiln_last)");
         b.line("const ulong idx = kiln_last - 1;");
@@ -39,16 +39,39 @@ class cursor_loops final : public chunk_loops<compaction_input> {
         // The part's results start at its own output's first element (carry counts the parts
         // before), in the count type: 32 bits where the sizes allow.
         b.line(t_ + " kiln_cursor = (have ? prefix : 0) - carry;");
-        b.open("for (ulong idx = begin; idx < kiln_last; ++idx)");
-        for (const auto& statement : input.keep.statements) b.line(statement);
-        b.line("const " + t_ + " kiln_keep = " + input.keep.value + ";");
-        b.line("if (kiln_cursor < " + capacity + ") " + out +
-               "[kiln_cursor] = " + input.kept_value + ";");
-        b.line("kiln_cursor += kiln_keep;");
+        // By groups of `group` elements while all of their writes fit below the capacity, so
+        // that the check, the loop's test and its branch come once per group; the elements after
+        // the last whole group, or once the capacity is near, one by one behind the check.
+        b.line("ulong kiln_at = begin;");
+        b.open("for (; kiln_last - kiln_at >= " + std::to_string(group) + " && kiln_cursor + " +
+               std::to_string(group) + "UL <= " + capacity +
+               "; kiln_at += " + std::to_string(group) + ")");
+        for (std::size_t j = 0; j < group; ++j) {
+            b.open("");
+            b.line("const ulong idx = kiln_at + " + std::to_string(j) + ";");
+            write_at_cursor(b, input, "");
+            b.close();
+        }
+        b.close();
+        b.open("for (ulong idx = kiln_at; idx < kiln_last; ++idx)");
+        write_at_cursor(b, input, "if (kiln_cursor < " + capacity + ") ");
         b.close();
     }
 
   private:
+    /// Elements per group of the cursor loop.
+    static constexpr std::size_t group = 8;
+
+    /// Writes element idx at the cursor (behind `guard`) and advances the cursor by its flag.
+    void write_at_cursor(source_builder& b, const compaction_input& input,
+                         const std::string& guard) const {
+        for (const auto& statement : input.keep.statements) b.line(statement);
+        b.line("const " + t_ + " kiln_keep = " + input.keep.value + ";");
+        b.line(guard + compaction_outputs::out + std::string("[kiln_cursor] = ") +
+               input.kept_value + ";");
+        b.line("kiln_cursor += kiln_keep;");
+    }
+
     std::string t_;
 };
 

@@ -2,6 +2,7 @@
 // combining, rather than the generic scatter loops' (runs, value) pairs, which the look-back
 // between chunks still carries.
 #include <kiln/detail/algo/scan_chunks.hpp>
+#include <utility>
 
 #include "scan_chunk_writer.hpp"
 
@@ -15,8 +16,11 @@ class run_loops final : public chunk_loops<reduce_by_key_input> {
 
     bool writes_out() const override { return false; }
 
-    /// Counts the chunk's heads into kiln_runs and combines the values since the last head into
-    /// kiln_open: the pair kiln_segment(runs, open), which the look-back combines.
+    /// Counts the chunk's heads into kiln_runs and combines the values since its last head into
+    /// kiln_open: the pair kiln_segment(runs, open), which the look-back combines. The heads are
+    /// counted by comparing each key with the one before, read again rather than carried, so
+    /// that the count has no chain but the sum and the compiler may walk it by vectors; the
+    /// open value is summed from the last head, found by walking back from the chunk's end.
     void reduce(source_builder& b, const reduce_by_key_input& input) const override {
         const std::string v = input.value_type;
         // Defines kiln_segment, which makes the chunk's pair, whichever kernel comes first.
@@ -25,17 +29,27 @@ class run_loops final : public chunk_loops<reduce_by_key_input> {
         b.line(pairs_.value_type + " kiln_chunk_total;");
         b.open("");
         b.line("ulong kiln_runs;");
+        b.open("");
+        b.line("const ulong idx = begin;");
+        for (const auto& statement : input.value.statements) b.line(statement);
+        b.line("kiln_runs = (" + input.head + ") != 0;");
+        b.close();
+        b.open("for (ulong kiln_i = begin + 1; kiln_i < end; ++kiln_i)");
+        b.line("kiln_runs += " + head_at(b, input, "kiln_i") + ";");
+        b.close();
+        b.line("ulong kiln_last = end - 1;");
+        b.open("for (; kiln_last > begin; --kiln_last)");
+        b.line("if (" + head_at(b, input, "kiln_last") + ") break;");
+        b.close();
         b.line(v + " kiln_open;");
-        b.line(input.key_type + " kiln_previous;");
-        each_element(b, input, [&](bool first) {
-            if (first) {
-                b.line("kiln_runs = kiln_head;");
-                b.line("kiln_open = kiln_x;");
-                return;
-            }
-            b.line("kiln_runs += kiln_head;");
-            b.line("kiln_open = kiln_head ? kiln_x : " + combine_(b, "kiln_open", "kiln_x") + ";");
-        });
+        b.open("for (ulong idx = kiln_last; idx < kiln_last + 1; ++idx)");
+        for (const auto& statement : input.value.statements) b.line(statement);
+        b.line("kiln_open = " + input.value.value + ";");
+        b.close();
+        b.open("for (ulong idx = kiln_last + 1; idx < end; ++idx)");
+        for (const auto& statement : input.value.statements) b.line(statement);
+        b.line("kiln_open = " + combine_(b, "kiln_open", input.value.value) + ";");
+        b.close();
         b.line("kiln_chunk_total = kiln_segment(kiln_runs, kiln_open);");
         b.close();
     }
@@ -70,6 +84,23 @@ class run_loops final : public chunk_loops<reduce_by_key_input> {
     }
 
   private:
+    /// Declares kiln_key_before and kiln_key_at (keys at `at` - 1 and `at`, each in its own
+    /// scope, since the input's statements declare names) and returns whether a run begins at
+    /// `at` (not the chunk's first element).
+    static std::string head_at(source_builder& b, const reduce_by_key_input& input,
+                               const std::string& at) {
+        for (const auto& [name, offset] :
+             {std::pair{"kiln_key_before", " - 1"}, {"kiln_key_at", ""}}) {
+            b.line(input.key_type + " " + name + ";");
+            b.open("");
+            b.line("const ulong idx = " + at + offset + ";");
+            for (const auto& statement : input.value.statements) b.line(statement);
+            b.line(std::string(name) + " = " + input.key + ";");
+            b.close();
+        }
+        return "(kiln_key_at != kiln_key_before)";
+    }
+
     /// Emits `body(first)` for the chunk's first element and then in a loop over the others,
     /// after their statements, with kiln_x the value, kiln_key the key and kiln_head 1 where a
     /// run begins: the input's head for the first element (which knows about the parts before),

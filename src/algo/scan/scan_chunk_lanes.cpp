@@ -4,14 +4,17 @@
 // Element by element, a scan is one chain of dependent operations, one per element, which a core
 // runs no faster than the operation's latency. Here the chunk is walked by vectors of `lanes`
 // elements instead: the first loop only reduces, into one vector of partial results; the second,
-// after the look-back, scans each vector in registers (log2(lanes) shuffles and combines),
-// combines it with the running prefix, which every lane holds, and stores it, so that the chain
-// has one combine per vector. The input is read twice, the second time from the core's cache, and
-// `out` written once (the element loops write it twice).
+// after the look-back, scans each vector in registers (each 16-byte block by shuffles, then the
+// blocks' offsets), combines it with the running prefix, which every lane holds, and stores it, so
+// that the chain has one combine per vector. The input is read twice, the second time from the
+// core's cache, and `out` written once where the input is an array (the element loops write it
+// twice; other inputs are written to it first, so that the second loop reads whole vectors).
 //
 // Partial results per lane combine the elements in another order than one after another, which
 // only commutative operations allow (scan_operation::lanewise); float sums round differently, as
 // the tile kernels' tree scans do (docs/algorithms.md).
+#include <algorithm>
+#include <cctype>
 #include <kiln/detail/algo/scan_chunks.hpp>
 
 #include "scan_chunk_writer.hpp"
@@ -72,34 +75,70 @@ class lane_scan_loops final : public chunk_loops<element_input> {
         if (!exclusive_) b.line("out[begin] = kiln_running;");
         b.line("kiln_at = begin + 1;");
         b.close();
+        // The vectors come from one load each: from the input where it is an array of the
+        // values, else from `out`, where a first loop (which the compiler vectorises, the
+        // elements being independent) writes the input's values.
+        std::string array = plain_array(element);
+        if (array.empty()) {
+            array = "out";
+            b.open("for (ulong idx = kiln_at; idx < end; ++idx)");
+            for (const auto& statement : element.statements) b.line(statement);
+            b.line("out[idx] = " + element.value + ";");
+            b.close();
+        }
         b.line(vector_ + " kiln_carry = (" + vector_ + ")(kiln_running);");
         b.open("for (; end - kiln_at >= " + n + "; kiln_at += " + n + ")");
-        load_vector(b, element, "kiln_at", "kiln_v");
-        // Lane j gathers lanes j - 2^s.. j, step by step, keeping the order of the elements.
-        // Vectors are rearranged by vector literals of components, which every backend's OpenCL
-        // C takes (CUDA's translation has no shuffle) and compilers turn into shuffles; lanes are
-        // kept by select, which compilers turn into one blend (a vector literal of two vectors'
-        // components became several, one of them on the prefix's chain).
-        for (std::size_t step = 1; step < lanes_; step *= 2) {
+        load_array(b, array, "kiln_at", "kiln_v");
+        // Each block of lanes_in_block() lanes (one 16-byte register lane of the vector) is
+        // scanned first, step by step, lane j gathering lanes j - 2^s.. j of its block: shuffles
+        // within register lanes take one source. Vectors are rearranged by vector literals of
+        // components, which every backend's OpenCL C takes (CUDA's translation has no shuffle);
+        // lanes are kept by select, which compilers turn into one blend.
+        const std::size_t block = lanes_in_block();
+        for (std::size_t step = 1; step < block; step *= 2) {
+            const auto from_lane = [&](std::size_t j) { return j % block >= step; };
             b.line("const " + vector_ + " kiln_step" + std::to_string(step) + " = " +
                    combine(b,
                            components("kiln_v",
-                                      [&](std::size_t j) { return j >= step ? j - step : 0; }),
+                                      [&](std::size_t j) { return from_lane(j) ? j - step : j; }),
                            "kiln_v") +
                    ";");
             b.line("kiln_v = select(kiln_v, kiln_step" + std::to_string(step) + ", " +
-                   mask_components([&](std::size_t j) { return j >= step; }) + ");");
+                   mask_components(from_lane) + ");");
         }
-        // The running prefix stays in every lane of kiln_carry, so that the chain from one
-        // vector to the next is one combine; the last lane's broadcast is off that chain.
-        b.line("const " + vector_ + " kiln_results = " + combine(b, "kiln_carry", "kiln_v") + ";");
+        // Then the blocks' totals, in order, become each later block's offset. The running
+        // prefix stays in every lane of kiln_carry, and the chain from one vector to the next
+        // is one combine with the vector's total, which only the loaded values make: a shuffle
+        // whose unused lanes the compiler may take from any register (the prefix's, once) must
+        // not feed it.
+        const std::size_t blocks = lanes_ / block;
+        const auto block_last = [&](std::size_t k) {
+            return "kiln_v" + lane(k * block + block - 1);
+        };
+        b.line("const " + t_ + " kiln_block0 = " + block_last(0) + ";");
+        for (std::size_t k = 1; k < blocks; ++k)
+            b.line("const " + t_ + " kiln_block" + std::to_string(k) + " = " +
+                   combine(b, "kiln_block" + std::to_string(k - 1), block_last(k)) + ";");
+        std::string base = "kiln_carry";
+        if (blocks > 1) {
+            const std::string offsets = components([&](std::size_t j) {
+                return "kiln_block" + std::to_string(j < block ? 0 : j / block - 1);
+            });
+            b.line("const " + vector_ + " kiln_base = select(kiln_carry, " +
+                   combine(b, "kiln_carry", offsets) + ", " +
+                   mask_components([&](std::size_t j) { return j >= block; }) + ");");
+            base = "kiln_base";
+        }
+        b.line("const " + vector_ + " kiln_results = " + combine(b, base, "kiln_v") + ";");
         const std::string results = exclusive_ ? components([&](std::size_t j) {
             return j ? "kiln_results" + lane(j - 1) : std::string("kiln_carry.s0");
         })
                                                : std::string("kiln_results");
         b.line("vstore" + n + "(" + results + ", 0, out + kiln_at);");
         b.line("kiln_carry = " +
-               combine(b, "kiln_carry", "(" + vector_ + ")(kiln_v" + lane(lanes_ - 1) + ")") + ";");
+               combine(b, "kiln_carry",
+                       "(" + vector_ + ")(kiln_block" + std::to_string(blocks - 1) + ")") +
+               ";");
         b.close();
         b.line("kiln_running = kiln_carry.s0;");
         b.open("for (ulong idx = kiln_at; idx < end; ++idx)");
@@ -149,14 +188,46 @@ class lane_scan_loops final : public chunk_loops<element_input> {
         b.close();
     }
 
-    /// Declares `name`, a vector of elements at.. at + lanes - 1, each computed by the input's
-    /// text (plain loads of consecutive elements, which the device compiler merges).
+    /// Declares `name`, a vector of elements at.. at + lanes - 1: one load where the input is an
+    /// array of the values, else each lane computed by the input's text. (Lanes computed one by
+    /// one reach the compiler as scalars, which it merges into pieces of loads, and gathers,
+    /// around the scan's shuffles; the reduction's loop has none.)
     void load_vector(source_builder& b, const element_input& element, const std::string& at,
                      const std::string& name) const {
+        if (const std::string array = plain_array(element); !array.empty()) {
+            load_array(b, array, at, name);
+            return;
+        }
         b.line(vector_ + " " + name + ";");
         for (std::size_t j = 0; j < lanes_; ++j)
             load_scalar(b, element, at + " + " + std::to_string(j), name + lane(j));
     }
+
+    /// Declares `name`, elements at.. at + lanes - 1 of `array`, converted to the values' type as
+    /// the element's text is where it is assigned (an identity where the array holds them).
+    void load_array(source_builder& b, const std::string& array, const std::string& at,
+                    const std::string& name) const {
+        b.line(vector_ + " " + name + " = convert_" + vector_ + "(vload" + std::to_string(lanes_) +
+               "(0, " + array + " + " + at + "));");
+    }
+
+    /// The array's name where the input's element is `array[idx]` and nothing else, else empty.
+    static std::string plain_array(const element_input& element) {
+        const std::string suffix = "[idx]";
+        const std::string& value = element.value;
+        if (!element.statements.empty() || value.size() <= suffix.size() ||
+            !value.ends_with(suffix))
+            return {};
+        const std::string array = value.substr(0, value.size() - suffix.size());
+        const bool identifier = !std::isdigit(static_cast<unsigned char>(array.front())) &&
+                                std::all_of(array.begin(), array.end(), [](char c) {
+                                    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                                });
+        return identifier ? array : std::string{};
+    }
+
+    /// Lanes per 16 bytes of the vector (at most all of them).
+    std::size_t lanes_in_block() const { return std::min(lanes_, 16 / op_.value_bytes); }
 
     const scan_operation& op_;
     std::string t_, vector_;
