@@ -7,7 +7,8 @@
 #           (CUDA, NVIDIA OpenCL, PoCL)
 #   bench:  the algorithm benchmarks on CUDA and NVIDIA OpenCL, after and before alternately,
 #           then scripts/compare-bench-logs.py: each row's time after / before
-#           (KILN_BENCH_BACKENDS and KILN_BENCH_HARNESSES narrow them, to fit a call's time)
+#           (KILN_BENCH_BACKENDS and KILN_BENCH_HARNESSES narrow them, to fit a call's time;
+#           KILN_BENCH_ROUNDS repeats them, each row keeping its best time)
 # Usage: scripts/gpu-before-after.sh BEFORE_SOURCE [build|tests|bench]...   (default: all)
 # The builds stay in /tmp between calls while the machine is warm. Logs go to $OUT.
 set -uo pipefail
@@ -45,8 +46,9 @@ if want bench; then
     : > "$out/bench-before.log"
     for backend in ${KILN_BENCH_BACKENDS:-cuda opencl,gpu}; do
         for harness in ${KILN_BENCH_HARNESSES:-algo_bench sort_bench spmv_bench fft_bench stencil_bench}; do
-            # Alternately, so that a drift of the machine does not land on one side only.
-            for side in after before; do
+            # Alternately, so that a drift of the machine does not land on one side only; each
+            # row keeps its best time over the rounds (KILN_BENCH_ROUNDS, default 1).
+            for side in $(for _ in $(seq "${KILN_BENCH_ROUNDS:-1}"); do echo after before; done); do
                 echo "=== $harness on $backend" >> "$out/bench-$side.log"
                 KILN_DEVICE=$backend KILN_CACHE_DIR=/tmp/kiln-cache-$side timeout 150 \
                     "/tmp/kiln-$side/bench/algo/$harness" >> "$out/bench-$side.log" 2>&1 ||
