@@ -118,8 +118,8 @@ void measure_1d(const context& c, std::size_t n) {
     report(c, "`y = coupling(x)`, user operator `sin(x[0] - x[-1]) + sin(x[0] - x[1])`", n, op,
            host_op, matches(y.read(), expected));
     const double op_inline = best_seconds_per_call(c.q, 5, 10, [&] { y = 1.0f * coupling(x); });
-    report(c, "`y = 1.0f * coupling(x)`, inside an expression (one fused kernel)", n, op_inline, host_op,
-           matches(y.read(), expected));
+    report(c, "`y = 1.0f * coupling(x)`, inside an expression (one fused kernel)", n, op_inline,
+           host_op, matches(y.read(), expected));
 }
 
 void measure_2d(const context& c, std::size_t side) {
