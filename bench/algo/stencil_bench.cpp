@@ -110,7 +110,7 @@ void measure_1d(const context& c, std::size_t n) {
     report(c, "`y = x * S`, 5-point 1-D, " + std::to_string(n) + " floats, alone", n, tiled, host_s,
            matches(y.read(), expected));
     const double inline_s = best_seconds_per_call(c.q, 5, 10, [&] { y = 1.0f * (x * S); });
-    report(c, "`y = 1.0f * (x * S)`, inside an expression (per element)", n, inline_s, host_s,
+    report(c, "`y = 1.0f * (x * S)`, inside an expression (one fused kernel)", n, inline_s, host_s,
            matches(y.read(), expected));
 
     const double host_op = best_host_seconds(3, [&] { expected = host_coupling(host); });
@@ -118,8 +118,8 @@ void measure_1d(const context& c, std::size_t n) {
     report(c, "`y = coupling(x)`, user operator `sin(x[0] - x[-1]) + sin(x[0] - x[1])`", n, op,
            host_op, matches(y.read(), expected));
     const double op_inline = best_seconds_per_call(c.q, 5, 10, [&] { y = 1.0f * coupling(x); });
-    report(c, "`y = 1.0f * coupling(x)`, inside an expression (per element)", n, op_inline, host_op,
-           matches(y.read(), expected));
+    report(c, "`y = 1.0f * coupling(x)`, inside an expression (one fused kernel)", n, op_inline,
+           host_op, matches(y.read(), expected));
 }
 
 void measure_2d(const context& c, std::size_t side) {

@@ -21,6 +21,7 @@
 #include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/algo/plans.hpp>
 #include <kiln/detail/algo/stencil_kernels.hpp>
+#include <kiln/detail/algo/stencil_lanes.hpp>
 #include <kiln/detail/algo/stencil_on_cpu.hpp>
 #include <kiln/detail/algo/tuning.hpp>
 #include <kiln/expr/core.hpp>
@@ -76,19 +77,26 @@ class stencil_operand {
   public:
     stencil_operand(const kiln::vector<T>& x, stencil_reach reach) : x_(&x), reach_(reach) {}
 
-    /// Declares the parameters; returns the leading arguments of kiln_stencil_load (all but the
-    /// halo's length and the position): "xs, before, after, m, at_start, at_end".
-    std::string generate(generator& g) const {
+    /// The parameters' names.
+    struct names {
+        std::string xs, before, after, m, at_start, at_end;
+        /// The leading arguments of kiln_stencil_load (all but the halo's length and the
+        /// position): "xs, before, after, m, at_start, at_end".
+        std::string load_arguments() const {
+            return xs + ", " + before + ", " + after + ", " + m + ", " + at_start + ", " + at_end;
+        }
+    };
+    /// Declares the parameters.
+    names generate(generator& g) const {
         const std::string pointer = "global const " + opencl_type_name<T>() + "*";
-        const std::string xs = g.new_name(), before = g.new_name(), after = g.new_name(),
-                          m = g.new_name(), at_start = g.new_name(), at_end = g.new_name();
-        g.parameter(pointer, xs);
-        g.parameter(pointer, before);
-        g.parameter(pointer, after);
-        g.parameter("long", m);
-        g.parameter("uint", at_start);
-        g.parameter("uint", at_end);
-        return xs + ", " + before + ", " + after + ", " + m + ", " + at_start + ", " + at_end;
+        names n{g.new_name(), g.new_name(), g.new_name(), g.new_name(), g.new_name(), g.new_name()};
+        g.parameter(pointer, n.xs);
+        g.parameter(pointer, n.before);
+        g.parameter(pointer, n.after);
+        g.parameter("long", n.m);
+        g.parameter("uint", n.at_start);
+        g.parameter("uint", n.at_end);
+        return n;
     }
     void collect(argument_list& args) const {
         const part_halo<T> halo = exchange_stencil_halo(*x_, args.part(), reach_);
@@ -163,10 +171,12 @@ template <stencil_value T>
 class stencil_node : public expression_tag {
   public:
     using value_type = T;
+    static constexpr bool vector_form = true;
     stencil_node(const kiln::vector<T>& x, const stencil<T>& s)
         : operand_(x, {s.center(), s.width() - 1 - s.center()}), stencil_(&s) {}
 
     std::string generate(generator& g) const {
+        if (g.vector_width()) return generate_vector(g);
         const std::string t = opencl_type_name<T>();
         const std::string function = "kiln_stencil_" + t;
         const std::string load = define_stencil_load(g.source, t);
@@ -187,7 +197,7 @@ class stencil_node : public expression_tag {
                             load +
                             "(xs, before, center, after, i + k - center, m, at_start, at_end);\n"
                             "    return sum;\n}\n");
-        const std::string x = operand_.generate(g);
+        const std::string x = operand_.generate(g).load_arguments();
         const std::string c = g.new_name(), width = g.new_name(), center = g.new_name();
         g.parameter("global const " + t + "*", c);
         g.parameter("long", width);
@@ -210,6 +220,24 @@ class stencil_node : public expression_tag {
     }
 
   private:
+    /// Outputs idx .. idx + width - 1 of the interior, whose windows lie inside the part: the
+    /// element form's interior sum, lane by lane.
+    std::string generate_vector(generator& g) const {
+        const std::string t = opencl_type_name<T>(), v = g.value_type(t);
+        const std::string function = "kiln_stencil_" + v;
+        const std::string lanes = std::to_string(*g.vector_width());
+        g.source.define(
+            function,
+            v + " " + function + "(global const " + t + "* xs, global const " + t +
+                "* c, long width, long center, long i) {\n    " + v +
+                " sum = 0;\n    for (long k = 0; k < width; ++k) sum += " + "c[k] * vload" + lanes +
+                "(0, xs + (i + k - center));\n    return sum;\n}\n");
+        const auto x = operand_.generate(g);
+        const std::string c = g.new_name(), width = g.new_name(), center = g.new_name();
+        g.vector_bounds(center, x.m + " - " + width + " + " + center + " + 1");
+        return function + "(" + x.xs + ", " + c + ", " + width + ", " + center + ", (long)idx)";
+    }
+
     stencil_operand<T> operand_;
     const stencil<T>* stencil_;
 };
@@ -221,10 +249,13 @@ class operator_stencil_node : public expression_tag {
     using value_type = typename Definition::value_type;
     static constexpr std::size_t width = Definition::stencil_width;
     static constexpr std::size_t center = Definition::stencil_center;
+    // Bodies that mean the same over vectors (body_runs_in_lanes); others decline.
+    static constexpr bool vector_form = true;
     explicit operator_stencil_node(const kiln::vector<value_type>& x)
         : operand_(x, {center, width - 1 - center}) {}
 
     std::string generate(generator& g) const {
+        if (g.vector_width()) return generate_vector(g);
         const std::string t = opencl_type_name<value_type>();
         const std::string function =
             "kiln_stencil_op_" + std::string(Definition::operator_name) + "_" + t;
@@ -239,7 +270,7 @@ class operator_stencil_node : public expression_tag {
                           "; ++k)\n        window[k] = " + load + "(xs, before, " + c +
                           ", after, i + k - " + c + ", m, at_start, at_end);\n    const " + t +
                           "* x = window + " + c + ";\n    return (" + Definition::body + ");\n}\n");
-        return function + "(" + operand_.generate(g) + ", (long)idx)";
+        return function + "(" + operand_.generate(g).load_arguments() + ", (long)idx)";
     }
     void collect(argument_list& args) const { operand_.collect(args); }
     void check(operand_check& c) const { operand_.check(c); }
@@ -253,6 +284,36 @@ class operator_stencil_node : public expression_tag {
     }
 
   private:
+    /// Outputs idx .. idx + lanes - 1 of the interior: the body over vectors, x[k] being the
+    /// vector of the lanes' neighbours at k, as the CPU runs of y = name(x) alone compute it.
+    std::string generate_vector(generator& g) const {
+        const std::string t = opencl_type_name<value_type>(), v = g.value_type(t);
+        const auto x = operand_.generate(g);
+        if (!body_runs_in_lanes(Definition::body, t)) {
+            g.decline_vector_form();
+            return "";
+        }
+        const std::string function =
+            "kiln_stencil_op_" + std::string(Definition::operator_name) + "_" + v;
+        const std::string w = std::to_string(width), c = std::to_string(center);
+        g.source.define(
+            function, v + " " + function + "(global const " + t + "* xs, long i) {\n    " + v +
+                          " window[" + w + "];\n    for (long k = 0; k < " + w +
+                          "; ++k)\n        window[k] = vload" + std::to_string(*g.vector_width()) +
+                          "(0, xs + (i + k - " + c + "));\n    const " + v + "* x = window + " + c +
+                          ";\n    return (" + Definition::body + ");\n}\n");
+        // The body's built-ins need finite lanes (generator::vector_condition).
+        g.source.define(function + "_finite", "int " + function + "_finite(global const " + t +
+                                                  "* xs, long i) {\n    for (long k = 0; k < " + w +
+                                                  "; ++k)\n        if (!all(isfinite(vload" +
+                                                  std::to_string(*g.vector_width()) +
+                                                  "(0, xs + (i + k - " + c +
+                                                  "))))) return 0;\n    return 1;\n}\n");
+        g.vector_condition(function + "_finite(" + x.xs + ", (long)idx)");
+        g.vector_bounds(c, x.m + " - " + std::to_string(width - 1 - center));
+        return function + "(" + x.xs + ", (long)idx)";
+    }
+
     stencil_operand<value_type> operand_;
 };
 

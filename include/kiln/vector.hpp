@@ -375,6 +375,7 @@ class vector_terminal : public expression_tag {
     // 16 bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN, cudaMalloc's 256 bytes).
     static constexpr std::size_t contiguous_width =
         std::is_arithmetic_v<T> && (sizeof(T) == 4 || sizeof(T) == 8) ? sizeof(T) : 0;
+    static constexpr bool vector_form = vector_form_value<T>;
 
     explicit vector_terminal(const kiln::vector<T>& v) : vector_(&v) {}
 
@@ -386,6 +387,8 @@ class vector_terminal : public expression_tag {
     std::string generate_target(generator& g) const {
         const std::string name = g.new_name();
         if (g.lane()) return g.wide_element(name, opencl_type_name<T>(), true);
+        // The vector pass's target is the address its vstore writes to.
+        if (g.vector_width()) return name + " + idx";
         declare_type<T>(g.source);
         g.parameter("global " + opencl_type_name<T>() + "*", name);
         return name + "[idx]";
@@ -399,7 +402,8 @@ class vector_terminal : public expression_tag {
         g.parameter("global const " + opencl_type_name<T>() + "*", name);
     }
     std::string value_of(generator& g, const std::string& name) const {
-        return g.lane() ? g.wide_element(name, opencl_type_name<T>(), false) : name + "[idx]";
+        if (g.lane()) return g.wide_element(name, opencl_type_name<T>(), false);
+        return g.vector_width() ? g.vector_load(name) : name + "[idx]";
     }
     void pass(argument_list& args) const { args.buffer(vector_->part(args.part())); }
 
@@ -422,7 +426,7 @@ requires detail::assignable_to<detail::vector_terminal<T>, E> std::string assign
     auto node = detail::as_node_beside<T>(value);
     detail::assignment<std::tuple<detail::vector_terminal<T>>, std::tuple<decltype(node)>>
         statement({detail::vector_terminal<T>(target)}, {std::move(node)});
-    return statement.source(detail::launch_policy_for(dev).loop);
+    return statement.source(detail::launch_policy_for(dev));
 }
 
 }  // namespace kiln

@@ -99,12 +99,19 @@ void source_builder::close_with(std::string_view trailer) {
     line("} " + std::string(trailer));
 }
 
-element_range source_builder::declare_element_range(loop_style style, std::string_view size) {
+element_range source_builder::declare_element_range(loop_style style, std::string_view size,
+                                                    std::size_t granule) {
     const std::string n(size);
     if (style == loop_style::strided)
         return {"(ulong)get_global_id(0)", n, "(ulong)get_global_size(0)"};
     // Ternaries rather than min(): the same text is valid OpenCL C and CUDA for 64-bit integers.
-    line("const ulong kiln_chunk = (" + n + " + get_global_size(0) - 1) / get_global_size(0);");
+    const std::string share = "(" + n + " + get_global_size(0) - 1) / get_global_size(0)";
+    if (granule > 1) {
+        const std::string g = std::to_string(granule);
+        line("const ulong kiln_chunk = (" + share + " + " + g + " - 1) / " + g + " * " + g + ";");
+    } else {
+        line("const ulong kiln_chunk = " + share + ";");
+    }
     line("const ulong kiln_first = (ulong)get_global_id(0) * kiln_chunk;");
     line("const ulong kiln_begin = kiln_first < " + n + " ? kiln_first : " + n + ";");
     line("const ulong kiln_end = " + n +

@@ -121,6 +121,7 @@ TEST(algo_plan, h100_under_cuda) {
     EXPECT_EQ(launch.loop, kiln::detail::loop_style::strided);
     EXPECT_EQ(launch.work_group_size, 256u);
     EXPECT_EQ(launch.groups_per_compute_unit, 16u);
+    EXPECT_EQ(launch.vector_bytes, 0u) << "strided loops have no vector form";
 }
 
 TEST(algo_plan, h100_under_nvidia_opencl) {
@@ -187,6 +188,7 @@ TEST(algo_plan, pocl_cpu_with_2_and_16_cores_plans_alike) {
         const auto launch = kiln::detail::plan_elementwise_launch(p);
         EXPECT_EQ(launch.loop, kiln::detail::loop_style::chunked);
         EXPECT_EQ(launch.work_group_size, 1u);
+        EXPECT_EQ(launch.vector_bytes, 64u) << "16 floats per step";
     }
 }
 

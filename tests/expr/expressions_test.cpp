@@ -208,11 +208,11 @@ TEST_P(expression_test, temporaries_are_computed_once_per_element) {
     z = log_x * (log_x + y);  // log(x) is evaluated once per element
     // [/doc]
     const auto source = kiln::assignment_source(device(), z, log_x * (log_x + y));
-    // One definition per element body (GPU kernels have one per lane of a wide access), each
-    // with one log, and the value reads it twice.
+    // One definition per element body (GPU kernels have one per lane of a wide access, CPU
+    // kernels one per loop, float16 in the vector form's), each with one log, and the value
+    // reads it twice.
     EXPECT_GE(occurrences(source, "const float temp1 = log("), 1u) << source;
-    EXPECT_EQ(occurrences(source, "log("), occurrences(source, "const float temp1 = log("))
-        << source;
+    EXPECT_EQ(occurrences(source, "log("), occurrences(source, " temp1 = log(")) << source;
     EXPECT_NE(source.find("(temp1 * (temp1 + "), std::string::npos) << source;
     std::vector<float> expected(100);
     for (std::size_t i = 0; i < 100; ++i) expected[i] = std::log(hx[i]) * (std::log(hx[i]) + hy[i]);

@@ -140,8 +140,10 @@ class source_builder {
     void close_with(std::string_view trailer);
 
     /// Declares whatever `range` needs for a problem of `size` elements (a variable holding the
-    /// size) split across the launch the way `style` says, and returns the range.
-    element_range declare_element_range(loop_style style, std::string_view size);
+    /// size) split across the launch the way `style` says, and returns the range. Chunks are
+    /// multiples of `granule` elements (but the last).
+    element_range declare_element_range(loop_style style, std::string_view size,
+                                        std::size_t granule = 1);
     /// `for (ulong index = begin; index < end; index += step) {` over the range; close() ends it.
     void open_element_loop(const element_range& range, std::string_view index);
     /// Waits for every work-item of the group and makes local-memory writes visible to them.

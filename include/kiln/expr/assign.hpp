@@ -43,9 +43,9 @@ class assignment {
         for (std::size_t k = 0; k < parts.size(); ++k) {
             const part_extent& part = parts[k];
             if (part.size == 0) continue;
-            const generated_kernel& kernel =
-                cache_for<assignment>().get(part.queue.device(), "kiln_assign",
-                                            [this](loop_style style) { return source(style); });
+            const generated_kernel& kernel = cache_for<assignment>().get(
+                part.queue.device(), "kiln_assign",
+                [this](const launch_policy& policy) { return source(policy); });
             argument_list args(k, part.begin);
             args.scalar<std::uint64_t>(part.size);
             std::apply([&](const auto&... t) { (t.collect(args), ...); }, targets_);
@@ -54,13 +54,24 @@ class assignment {
         }
     }
 
-    std::string source(loop_style style) const {
+    std::string source(const launch_policy& policy) const {
+        const loop_style style = policy.loop;
         source_builder builder;
         generator g(builder);
         builder.begin_kernel("kiln_assign");
         g.parameter("ulong", "n");
         body element = generate_body(g);
         builder.begin_body();
+        const unsigned lanes = style == loop_style::chunked ? vector_lanes(policy.vector_bytes) : 0;
+        if (lanes > 1) {
+            generator vectors(builder, generator::vector_pass{lanes});
+            const body vector_body = generate_body(vectors);
+            if (!vectors.vector_declined()) {
+                emit_vector_chunk(builder, lanes, vectors, vector_body, g.statements(), element);
+                builder.end_kernel();
+                return builder.str();
+            }
+        }
         if (style == loop_style::strided && wide_lanes > 1) {
             // GPUs: each work-item moves 16 bytes per vector per iteration; one wide access
             // instead of several narrow ones is what brings a streaming kernel to the copy
@@ -153,6 +164,90 @@ class assignment {
             for (std::size_t i = 0; i < count; ++i)
                 builder.line(b.stores[i] + " = result" + std::to_string(i) + ";");
         }
+    }
+
+    /// Elements per step of the chunked loop's vector form under `vector_bytes`: an OpenCL C
+    /// vector width (2, 4, 8 or 16), or 0 where the statement has no vector form: every target
+    /// and value of one floating-point type, and every node with a vector form.
+    static unsigned vector_lanes(std::size_t vector_bytes) {
+        using T = target_type<0>;
+        constexpr bool vector_form = []<std::size_t... I>(std::index_sequence<I...>) {
+            return (vector_forms_of<T, std::tuple_element_t<I, Targets>,
+                                    std::tuple_element_t<I, Values>>() &&
+                    ...);
+        }
+        (std::make_index_sequence<count>{});
+        if constexpr (!vector_form) {
+            return 0;
+        } else {
+            unsigned lanes = 1;
+            while (lanes < 16 && lanes * 2 * sizeof(T) <= vector_bytes) lanes *= 2;
+            return lanes > 1 ? lanes : 0;
+        }
+    }
+
+    /// The chunked loop in vector form: each work-item's chunk (a multiple of `lanes` elements)
+    /// steps `lanes` elements at a time over the elements that every node's vector form
+    /// computes (a stencil's interior), and finishes the elements before and after them with
+    /// the element loop.
+    static void emit_vector_chunk(source_builder& builder, unsigned lanes, const generator& vectors,
+                                  const body& vector_body,
+                                  const std::vector<std::string>& statements, const body& element) {
+        builder.declare_element_range(loop_style::chunked, "n", lanes);
+        const std::string w = std::to_string(lanes);
+        const auto element_loop = [&](const std::string& from, const std::string& to) {
+            builder.open_element_loop({from, to, "1"}, "idx");
+            emit(builder, statements, element);
+            builder.close();
+        };
+        if (vectors.vector_firsts().empty()) {
+            builder.line("const ulong kiln_vector_begin = kiln_begin;");
+            builder.line("const ulong kiln_vector_end = kiln_begin + (kiln_end - kiln_begin) / " +
+                         w + " * " + w + ";");
+        } else {
+            // Ternaries rather than max() and min(), as in declare_element_range.
+            builder.line("long kiln_lowest = (long)kiln_begin, kiln_limit = (long)kiln_end;");
+            for (const auto& first : vectors.vector_firsts())
+                builder.line("kiln_lowest = kiln_lowest > (" + first + ") ? kiln_lowest : (" +
+                             first + ");");
+            for (const auto& end : vectors.vector_ends())
+                builder.line("kiln_limit = kiln_limit < (" + end + ") ? kiln_limit : (" + end +
+                             ");");
+            builder.line(
+                "const ulong kiln_vector_begin = kiln_lowest < (long)kiln_end ? (ulong)kiln_lowest "
+                ": kiln_end;");
+            builder.line(
+                "const ulong kiln_vector_end = kiln_limit > (long)kiln_vector_begin ? "
+                "kiln_vector_begin + (ulong)(kiln_limit - (long)kiln_vector_begin) / " +
+                w + " * " + w + " : kiln_vector_begin;");
+            element_loop("kiln_begin", "kiln_vector_begin");
+        }
+        builder.open_element_loop({"kiln_vector_begin", "kiln_vector_end", w}, "kiln_step");
+        builder.line("const ulong idx = kiln_step;");
+        for (const auto& statement : vectors.statements()) builder.line(statement);
+        std::string condition;
+        for (const auto& c : vectors.vector_conditions())
+            condition += (condition.empty() ? "" : " && ") + c;
+        if (!condition.empty()) builder.open("if (" + condition + ")");
+        const std::string type = vectors.value_type(opencl_type_name<target_type<0>>());
+        for (std::size_t i = 0; i < count; ++i)
+            builder.line("const " + type + " result" + std::to_string(i) + " = " +
+                         vector_body.values[i] + ";");
+        for (std::size_t i = 0; i < count; ++i)
+            builder.line("vstore" + w + "(result" + std::to_string(i) + ", 0, " +
+                         vector_body.stores[i] + ");");
+        if (!condition.empty()) {
+            builder.close();
+            // The step's elements one by one, each its own idx.
+            builder.open("else");
+            builder.open("for (ulong kiln_lane = 0; kiln_lane < " + w + "; ++kiln_lane)");
+            builder.line("const ulong idx = kiln_step + kiln_lane;");
+            emit(builder, statements, element);
+            builder.close();
+            builder.close();
+        }
+        builder.close();
+        element_loop("kiln_vector_end", "kiln_end");
     }
 
     Targets targets_;

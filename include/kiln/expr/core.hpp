@@ -75,11 +75,22 @@ constexpr std::uint64_t shared_key(shared_kind kind, int id) {
 /// the same expression with its own generator, whose parameters were already declared by the
 /// first, element-by-element pass (the names match because every pass walks the tree in the
 /// same order), and whose vectors read from the wide loads.
+///
+/// Or in vector form, for chunked loops on CPU devices: one more pass, after the element-by-element
+/// one, in which every value is an OpenCL C vector of `width` consecutive elements from idx on
+/// (vload, broadcast scalars, vector maths). Only nodes with a vector form (has_vector_form) take
+/// part; one may still decline at generation time (a user body that would mean something else
+/// over vectors), and the statement then keeps its element loop alone.
 class generator {
   public:
     explicit generator(source_builder& builder) : source(builder) {}
     generator(source_builder& builder, unsigned lane, unsigned lanes)
         : source(builder), lane_(lane), lanes_(lanes) {}
+    struct vector_pass {
+        unsigned width;
+    };
+    generator(source_builder& builder, vector_pass pass)
+        : source(builder), vector_width_(pass.width) {}
 
     source_builder& source;
 
@@ -89,9 +100,9 @@ class generator {
         name += std::to_string(next_++);
         return name;
     }
-    /// Declares `type name` as a kernel parameter (lane passes declare nothing).
+    /// Declares `type name` as a kernel parameter (lane and vector passes declare nothing).
     void parameter(const std::string& type, const std::string& name) {
-        if (!lane_) source.parameter(type + " " + name);
+        if (!lane_ && !vector_width_) source.parameter(type + " " + name);
     }
     /// A statement each element runs before the values that refer to it (temporaries).
     void statement(std::string text) { statements_.push_back(std::move(text)); }
@@ -122,6 +133,49 @@ class generator {
     const std::vector<wide_access>& wide_loads() const noexcept { return wide_loads_; }
     const std::vector<wide_access>& wide_stores() const noexcept { return wide_stores_; }
 
+    /// In a vector pass: the elements per value.
+    std::optional<unsigned> vector_width() const noexcept { return vector_width_; }
+    /// The type of a value in this pass: `element_type`, or its vector in a vector pass.
+    std::string value_type(const std::string& element_type) const {
+        return vector_width_ ? element_type + std::to_string(*vector_width_) : element_type;
+    }
+    /// In a vector pass: the vector of elements `pointer`[idx + offset] onwards (`offset` a long
+    /// expression, "" for none).
+    std::string vector_load(const std::string& pointer, const std::string& offset = "") const {
+        return "vload" + std::to_string(*vector_width_) + "(0, " + pointer + " + " +
+               (offset.empty() ? "idx" : "((long)idx + " + offset + ")") + ")";
+    }
+    /// In a vector pass: elements whose index i has first <= i < end (long expressions) are the
+    /// only ones the vector form computes as the element loop does (a stencil's interior); the
+    /// others take the element loop.
+    void vector_bounds(std::string first, std::string end) {
+        vector_firsts_.push_back(std::move(first));
+        vector_ends_.push_back(std::move(end));
+    }
+    const std::vector<std::string>& vector_firsts() const noexcept { return vector_firsts_; }
+    const std::vector<std::string>& vector_ends() const noexcept { return vector_ends_; }
+    /// In a vector pass: this statement has no vector form after all.
+    void decline_vector_form() noexcept { vector_declined_ = true; }
+    bool vector_declined() const noexcept { return vector_declined_; }
+    /// In a vector pass: a condition (OpenCL C, true or false) without which the step's elements
+    /// go through the element loop instead. Maths built-ins need finite lanes: PoCL 3.1's sin,
+    /// cos, tan (float) and pow (double) over a vector holding an infinity or a NaN return wrong
+    /// values in its other lanes too (0.015 off for sin; tests/expr/vector_form_test.cpp).
+    void vector_condition(std::string condition) {
+        vector_conditions_.push_back(std::move(condition));
+    }
+    const std::vector<std::string>& vector_conditions() const noexcept {
+        return vector_conditions_;
+    }
+    /// In a vector pass: `value` (of `element_type` lanes) as a name of its own, computed before
+    /// the step's values, whose lanes must all be finite for the step to take the vector form.
+    std::string finite_operand(const std::string& element_type, const std::string& value) {
+        const std::string name = "kiln_operand" + std::to_string(vector_conditions_.size());
+        statement("const " + value_type(element_type) + " " + name + " = " + value + ";");
+        vector_condition("all(isfinite(" + name + "))");
+        return name;
+    }
+
   private:
     unsigned next_ = 0;
     std::vector<std::string> statements_;
@@ -129,7 +183,31 @@ class generator {
     std::optional<unsigned> lane_;
     unsigned lanes_ = 1;
     std::vector<wide_access> wide_loads_, wide_stores_;
+    std::optional<unsigned> vector_width_;
+    std::vector<std::string> vector_firsts_, vector_ends_, vector_conditions_;
+    bool vector_declined_ = false;
 };
+
+/// Whether a node can be evaluated over several consecutive elements at once as OpenCL C
+/// vectors (generator's vector pass): nodes say so in a static member `vector_form`; those
+/// without one cannot (gathers, random numbers, reductions, user functions...). Floating-point
+/// values only, of one type throughout: OpenCL C converts no vector type to another implicitly,
+/// and floating-point lanes compute as the element loop does.
+template <class T>
+concept vector_form_value = std::same_as<T, float> || std::same_as<T, double>;
+template <class Node>
+constexpr bool has_vector_form() {
+    if constexpr (requires { Node::vector_form; })
+        return Node::vector_form;
+    else
+        return false;
+}
+/// Every node has a vector form, of value type T.
+template <class T, class... Nodes>
+constexpr bool vector_forms_of() {
+    return vector_form_value<T> &&
+           ((has_vector_form<Nodes>() && std::same_as<typename Nodes::value_type, T>)&&...);
+}
 
 /// Whether a node can be evaluated lane by lane from wide loads, and the element size of its
 /// vectors: 0 when it cannot (gathers, raw pointers, complex vectors), any_width when it reads no
@@ -282,12 +360,13 @@ class scalar_terminal : public expression_tag {
   public:
     using value_type = T;
     static constexpr std::size_t contiguous_width = any_width;
+    static constexpr bool vector_form = vector_form_value<T>;
     explicit scalar_terminal(const T& value) : value_(value) {}
 
     std::string generate(generator& g) const {
         auto name = g.new_name();
         declare(g, name);
-        return name;
+        return value_of(g, name);
     }
     void collect(argument_list& args) const { pass(args); }
     void check(operand_check&) const {}
@@ -296,7 +375,11 @@ class scalar_terminal : public expression_tag {
     void declare(generator& g, const std::string& name) const {
         g.parameter(opencl_type_name<T>(), name);
     }
-    std::string value_of(generator&, const std::string& name) const { return name; }
+    // Broadcast in vector form: built-ins such as pow take no scalar beside a vector.
+    std::string value_of(generator& g, const std::string& name) const {
+        if (!g.vector_width()) return name;
+        return "((" + g.value_type(opencl_type_name<T>()) + ")(" + name + "))";
+    }
     void pass(argument_list& args) const { args.scalar(value_); }
 
   private:

@@ -37,6 +37,9 @@ class builtin_call : public expression_tag {
   public:
     using value_type = Result;
     static constexpr std::size_t contiguous_width = combined_width<Args...>();
+    // OpenCL C defines every built-in kiln calls on vectors of float and double, lane by lane.
+    static constexpr bool vector_form =
+        std::is_same_v<Result, Parameter> && vector_forms_of<Result, Args...>();
     explicit builtin_call(Args... args) : args_(std::move(args)...) {}
 
     std::string generate(generator& g) const {
@@ -44,11 +47,7 @@ class builtin_call : public expression_tag {
         std::apply(
             [&](const auto&... arg) {
                 std::size_t position = 0;
-                ((call +=
-                  (position++ ? ", " : "") +
-                  convert_value<Parameter, typename std::remove_cvref_t<decltype(arg)>::value_type>(
-                      g.source, arg.generate(g))),
-                 ...);
+                ((call += (position++ ? ", " : "") + operand(g, arg)), ...);
             },
             args_);
         return call + ")";
@@ -61,6 +60,14 @@ class builtin_call : public expression_tag {
     }
 
   private:
+    template <class Arg>
+    static std::string operand(generator& g, const Arg& arg) {
+        std::string value =
+            convert_value<Parameter, typename Arg::value_type>(g.source, arg.generate(g));
+        if (!g.vector_width()) return value;
+        return g.finite_operand(opencl_type_name<Parameter>(), value);
+    }
+
     std::tuple<Args...> args_;
 };
 

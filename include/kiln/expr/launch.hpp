@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -45,6 +46,10 @@ struct launch_policy {
     std::size_t work_group_size = 256;
     /// Upper bound on work-groups per compute unit; more elements are covered by looping.
     std::size_t groups_per_compute_unit = 16;
+    /// Bytes per step of a chunked loop's vector form (16 floats or 8 doubles at 64), for the
+    /// statements that have one (has_vector_form, kiln/expr/core.hpp); 0 for none. Strided
+    /// loops have none.
+    std::size_t vector_bytes = 0;
 };
 launch_policy launch_policy_for(const device& dev);
 
@@ -85,7 +90,8 @@ class kernel_cache {
     kernel_cache(const kernel_cache&) = delete;
     kernel_cache& operator=(const kernel_cache&) = delete;
 
-    /// The kernel for `dev`, generating its source with generate(loop_style) on first use.
+    /// The kernel for `dev`, generating its source with generate(launch_policy) or
+    /// generate(loop_style) on first use.
     template <class Generate>
     const generated_kernel& get(const device& dev, std::string_view kernel_name,
                                 Generate&& generate) {
@@ -93,7 +99,10 @@ class kernel_cache {
         for (const auto& [known, kernel] : kernels_)
             if (known == dev) return *kernel;
         const launch_policy policy = launch_policy_for(dev);
-        return build(dev, kernel_name, generate(policy.loop), policy);
+        if constexpr (std::is_invocable_v<Generate&, const launch_policy&>)
+            return build(dev, kernel_name, generate(policy), policy);
+        else
+            return build(dev, kernel_name, generate(policy.loop), policy);
     }
     void clear();
 

@@ -106,6 +106,9 @@ class binary_node : public expression_tag {
     using right_type = typename Right::value_type;
     using value_type = binary_result_t<Op, left_type, right_type>;
     static constexpr std::size_t contiguous_width = combined_width<Left, Right>();
+    // Comparisons and logic give -1 for true over vectors, and bool has no vector form.
+    static constexpr bool vector_form =
+        Op::family == operator_family::arithmetic && vector_forms_of<value_type, Left, Right>();
 
     binary_node(Left left, Right right) : left_(std::move(left)), right_(std::move(right)) {}
 
@@ -188,6 +191,8 @@ class unary_node : public expression_tag {
     using argument_type = typename Arg::value_type;
     using value_type = typename unary_traits<Op, argument_type>::type;
     static constexpr std::size_t contiguous_width = width_of<Arg>();
+    static constexpr bool vector_form =
+        std::is_same_v<Op, negate_op> && vector_forms_of<value_type, Arg>();
 
     explicit unary_node(Arg arg) : arg_(std::move(arg)) {}
 
@@ -256,6 +261,8 @@ class cast_node : public expression_tag {
   public:
     using value_type = To;
     static constexpr std::size_t contiguous_width = width_of<Arg>();
+    // To its own type only: the conversion is then no text at all.
+    static constexpr bool vector_form = vector_forms_of<To, Arg>();
     explicit cast_node(Arg arg) : arg_(std::move(arg)) {}
 
     std::string generate(generator& g) const {

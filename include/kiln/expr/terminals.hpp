@@ -52,6 +52,7 @@ class tagged_node : public expression_tag {
   public:
     using value_type = typename Terminal::value_type;
     static constexpr std::size_t contiguous_width = width_of<Terminal>();
+    static constexpr bool vector_form = has_vector_form<Terminal>();
     explicit tagged_node(Terminal terminal) : terminal_(std::move(terminal)) {}
 
     std::string generate(generator& g) const {
@@ -73,14 +74,15 @@ class temporary_node : public expression_tag {
   public:
     using value_type = typename Expression::value_type;
     static constexpr std::size_t contiguous_width = width_of<Expression>();
+    static constexpr bool vector_form = has_vector_form<Expression>();
     explicit temporary_node(Expression expression) : expression_(std::move(expression)) {}
 
     std::string generate(generator& g) const {
         const std::string name = std::string("temp") + std::to_string(Id);
         if (g.first_use(shared_key(shared_kind::temporary, Id))) {
             const std::string value = expression_.generate(g);
-            g.statement("const " + opencl_type_name<value_type>() + " " + name + " = " + value +
-                        ";");
+            g.statement("const " + g.value_type(opencl_type_name<value_type>()) + " " + name +
+                        " = " + value + ";");
         }
         return name;
     }

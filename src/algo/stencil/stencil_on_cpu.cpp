@@ -7,10 +7,8 @@
 // interior's terms are written out one per coefficient, so the coefficients sit in registers; the
 // interior loops read every neighbour without a bounds check, which keeps them vectorisable.
 #include <algorithm>
-#include <array>
-#include <cctype>
-#include <cstring>
 #include <kiln/detail/algo/algorithm_program.hpp>
+#include <kiln/detail/algo/stencil_lanes.hpp>
 #include <kiln/detail/algo/stencil_on_cpu.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <string>
@@ -38,55 +36,6 @@ void declare_run(source_builder& b, const std::string& n) {
 void load_coefficients(source_builder& b, const std::string& type, const std::string& count) {
     b.line(type + " coefficient[" + count + "];");
     b.line("for (uint k = 0; k < " + count + "; ++k) coefficient[k] = c[k];");
-}
-
-// Unary built-ins, whose vector forms compute each lane as the scalar form would.
-constexpr std::array lane_functions{"sin",   "cos",   "tan",   "asin",  "acos",  "atan",  "sinh",
-                                    "cosh",  "tanh",  "exp",   "exp2",  "exp10", "expm1", "log",
-                                    "log2",  "log10", "log1p", "sqrt",  "rsqrt", "cbrt",  "fabs",
-                                    "floor", "ceil",  "round", "trunc", "rint"};
-
-/// Whether a user body means the same over vectors of lanes: PoCL's scalar maths built-ins
-/// (sin, exp) run an order of magnitude slower than their vector forms, which the loop
-/// vectoriser does not call. Only x[k], numbers (floating ones with an f suffix in float
-/// bodies, which would otherwise be doubles), + - * / and parentheses, and the unary built-ins
-/// above qualify: comparisons and logical operators give -1 for true over vectors, and other
-/// functions take scalar arguments that vectors would not.
-bool body_runs_in_lanes(const std::string& body, const std::string& type) {
-    const auto word = [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-    };
-    for (std::size_t at = 0; at < body.size();) {
-        const char c = body[at];
-        if (std::isspace(static_cast<unsigned char>(c)) || std::strchr("+-*/()[]", c) != nullptr) {
-            ++at;
-        } else if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
-            std::size_t end = at;
-            bool floating = false;
-            while (end < body.size() && (word(body[end]) || body[end] == '.' ||
-                                         ((body[end] == '-' || body[end] == '+') &&
-                                          (body[end - 1] == 'e' || body[end - 1] == 'E')))) {
-                floating |= body[end] == '.' || body[end] == 'e' || body[end] == 'E';
-                ++end;
-            }
-            const std::string number = body.substr(at, end - at);
-            if (number.find_first_of("xX") != std::string::npos) return false;
-            if (floating && type == "float" && number.back() != 'f' && number.back() != 'F')
-                return false;
-            at = end;
-        } else if (word(c)) {
-            std::size_t end = at;
-            while (end < body.size() && word(body[end])) ++end;
-            const std::string name = body.substr(at, end - at);
-            if (name != "x" && std::find(lane_functions.begin(), lane_functions.end(), name) ==
-                                   lane_functions.end())
-                return false;
-            at = end;
-        } else {
-            return false;
-        }
-    }
-    return true;
 }
 
 /// The user body over vectors of KILN_LANES elements: kiln_stencil_1d_lanes computes outputs
