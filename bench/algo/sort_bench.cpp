@@ -11,7 +11,6 @@
 // (e.g. 256x20,384x16,256x16b; a default list without it); --case keeps only the cases whose name
 // contains TEXT (e.g. "uint64").
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -28,6 +27,8 @@
 #include <string>
 #include <vector>
 
+#include "timing.hpp"
+
 #ifdef KILN_BENCH_HAVE_CUB
 #include "cub_sort_reference.hpp"
 #endif
@@ -37,8 +38,6 @@
 #endif
 
 namespace {
-
-using clock_type = std::chrono::steady_clock;
 
 /// The same random keys for every case of one type and size, generated once (2^28 keys take
 /// seconds on the host).
@@ -68,19 +67,20 @@ double best_kiln_seconds(const kiln::queue& q, const std::vector<K>& host,
         pristine_values = kiln::vector<std::uint32_t>(q, *values);
         vals = kiln::vector<std::uint32_t>(q, values->size());
     }
-    double best = 1e30;
-    for (int r = 0; r < repeats + 1; ++r) {  // the first run builds the programs
+    const auto restore = [&] {
         keys = pristine;
         if (values) vals = pristine_values;
         q.finish();
-        const auto start = clock_type::now();
+    };
+    const auto sort = [&] {
         if (values)
             kiln::sort_by_key(keys, vals);
         else
             kiln::sort(keys);
-        const double seconds = std::chrono::duration<double>(clock_type::now() - start).count();
-        if (r > 0) best = std::min(best, seconds);
-    }
+    };
+    restore();
+    sort();  // builds the programs
+    const double best = kiln::bench::best_host_seconds(repeats, restore, sort);
     const std::vector<K> result = keys.read();
     *sorted = std::is_sorted(result.begin(), result.end());
     if (values && *sorted) {
@@ -92,28 +92,30 @@ double best_kiln_seconds(const kiln::queue& q, const std::vector<K>& host,
     return best;
 }
 
-/// Best of two runs of `sort_fn` over fresh copies of the input: `copy` of the keys alone, or
-/// (key, index) pairs ordered by key.
+/// Best of two runs of `sort_fn` over fresh copies of the input (not timed): `copy` of the keys
+/// alone, or (key, index) pairs ordered by key.
 template <class K, class Sort>
-double best_host_seconds(const std::vector<K>& host, const std::vector<std::uint32_t>& index,
-                         bool with_values, Sort sort_fn) {
-    double best = 1e30;
-    for (int r = 0; r < 2; ++r) {
-        std::vector<std::pair<K, std::uint32_t>> pairs;
-        std::vector<K> copy;
-        if (with_values)
+double best_host_sort_seconds(const std::vector<K>& host, const std::vector<std::uint32_t>& index,
+                              bool with_values, Sort sort_fn) {
+    std::vector<std::pair<K, std::uint32_t>> pairs;
+    std::vector<K> copy;
+    return kiln::bench::best_host_seconds(
+        2,
+        [&] {
+            if (!with_values) {
+                copy = host;
+                return;
+            }
+            pairs.clear();
             for (std::size_t i = 0; i < host.size(); ++i) pairs.emplace_back(host[i], index[i]);
-        else
-            copy = host;
-        const auto start = clock_type::now();
-        if (with_values)
-            sort_fn(pairs.begin(), pairs.end(),
-                    [](const auto& a, const auto& b) { return a.first < b.first; });
-        else
-            sort_fn(copy.begin(), copy.end(), std::less<>{});
-        best = std::min(best, std::chrono::duration<double>(clock_type::now() - start).count());
-    }
-    return best;
+        },
+        [&] {
+            if (with_values)
+                sort_fn(pairs.begin(), pairs.end(),
+                        [](const auto& a, const auto& b) { return a.first < b.first; });
+            else
+                sort_fn(copy.begin(), copy.end(), std::less<>{});
+        });
 }
 
 void report(const char* what, std::size_t n, double seconds, double reference, const char* ref_name,
@@ -156,12 +158,12 @@ void run_case(const kiln::device& dev, const char* what, std::size_t n, bool wit
     double parallel_reference = 0;
     if (dev.is_cpu()) {
         // std::sort on one host thread, same data (pairs sorted as (key, value) structs).
-        reference = best_host_seconds(
+        reference = best_host_sort_seconds(
             host, index, with_values,
             [](auto first, auto last, auto less) { std::sort(first, last, less); });
         ref_name = "std::sort";
 #ifdef KILN_BENCH_HAVE_TBB
-        parallel_reference = best_host_seconds(
+        parallel_reference = best_host_sort_seconds(
             host, index, with_values,
             [](auto first, auto last, auto less) { tbb::parallel_sort(first, last, less); });
 #endif

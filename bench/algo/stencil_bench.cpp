@@ -1,10 +1,13 @@
 // Stencils against the copy bandwidth (their limit: one read and one write of the vector) and,
 // on CPU devices, a plain one-thread host loop; every result is checked against that loop.
 //
-// Usage: stencil_bench [1-D elements] [2-D side] [--sweep]
+// Usage: stencil_bench [1-D elements] [2-D side] [--sweep] [--extents]
 //   defaults: 2^26 floats and 4096^2 on GPUs, 2^22 and 1024^2 on CPUs. --sweep also times the
 //   tiled kernels under other work-group sizes and outputs per work-item (the tuning table's
-//   candidates, src/algo/tuning.cpp).
+//   candidates, src/algo/tuning.cpp). --extents times the 2-D kernel over other coefficient
+//   extents, to tell where its time goes: 1 x 1 streams the grid through it, 3 x 1 adds the rows
+//   above and below (which the caches should serve), 1 x 3 the neighbouring columns, 3 x 3 and
+//   5 x 5 the terms.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -142,6 +145,26 @@ void measure_2d(const context& c, std::size_t side) {
     }
 }
 
+/// The 2-D kernel over each coefficient extent, against the copy bandwidth (results unchecked:
+/// the Laplacian rows check the kernel).
+void extents(const context& c, std::size_t side) {
+    const std::size_t n = side * side;
+    kiln::slicer<2> grid({side, side});
+    kiln::vector<float> x(c.q, operand(n)), y(c.q, n);
+    std::printf(
+        "\n| 2-D kernel, %zu^2 floats | time | %% of copy |\n"
+        "|---|---|---|\n",
+        side);
+    const std::pair<std::size_t, std::size_t> cases[] = {{1, 1}, {3, 1}, {1, 3}, {3, 3}, {5, 5}};
+    for (const auto& [rows, columns] : cases) {
+        const kiln::stencil_2d<float> L(c.q, grid, std::vector<float>(rows * columns, 0.1f),
+                                        {rows, columns}, {rows / 2, columns / 2});
+        const double s = best_seconds_per_call(c.q, 5, 10, [&] { y = x * L; });
+        std::printf("| %zu x %zu | %.3f ms | %.1f%% |\n", rows, columns, s * 1e3,
+                    100 * 2.0 * double(n) * 4 / s / 1e9 / c.copy_gb_per_s);
+    }
+}
+
 /// The tiled kernels under each candidate policy, to choose the tuning rows.
 void sweep(const context& c, std::size_t n, std::size_t side) {
     using kiln::detail::algorithm;
@@ -175,11 +198,13 @@ void sweep(const context& c, std::size_t n, std::size_t side) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    bool want_sweep = false;
+    bool want_sweep = false, want_extents = false;
     std::vector<std::size_t> sizes;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--sweep") == 0)
             want_sweep = true;
+        else if (std::strcmp(argv[i], "--extents") == 0)
+            want_extents = true;
         else
             sizes.push_back(std::strtoull(argv[i], nullptr, 10));
     }
@@ -196,6 +221,7 @@ int main(int argc, char** argv) {
     std::printf("| work | time | bandwidth (one read, one write) | check |\n|---|---|---|---|\n");
     measure_1d(c, n);
     measure_2d(c, side);
+    if (want_extents) extents(c, side);
     if (want_sweep) sweep(c, n, side);
     return 0;
 }

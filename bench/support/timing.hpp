@@ -52,16 +52,25 @@ double best_seconds_per_call(std::span<const kiln::queue> queues, int batches, i
     return best;
 }
 
-/// Best time of `repeats` runs of host work.
-template <class Work>
-double best_host_seconds(int repeats, Work&& work) {
+/// Best time of `repeats` runs of `work`, each after an untimed `setup` (such as copying back
+/// the input that the work overwrites).
+template <class Setup, class Work>
+double best_host_seconds(int repeats, Setup&& setup, Work&& work) {
     double best = 1e30;
     for (int r = 0; r < repeats; ++r) {
+        setup();
         const auto start = clock_type::now();
         work();
         best = std::min(best, seconds_since(start));
     }
     return best;
+}
+
+/// Best time of `repeats` runs of host work.
+template <class Work>
+double best_host_seconds(int repeats, Work&& work) {
+    return best_host_seconds(
+        repeats, [] {}, work);
 }
 
 }  // namespace kiln::bench

@@ -158,8 +158,8 @@ void assign_tiled_1d(const Node& node, const stencil_operand<T>& operand, kiln::
             .buffer("y", y.part(k))
             .buffer("c", coefficients ? coefficients->coefficients_on(parts[k].queue) : x.part(k));
         if (runs)
-            launch_stencil_1d_runs(built, parts[k].queue, parts[k].size, sizeof(T),
-                                   part_shape.tuning, std::move(args));
+            launch_stencil_runs(built, parts[k].queue, parts[k].size, sizeof(T), part_shape.tuning,
+                                std::move(args));
         else
             launch_tiled_stencil_1d(built, parts[k].queue, parts[k].size, part_shape,
                                     std::move(args));

@@ -128,8 +128,7 @@ class stencil_2d_product {
             .buffer("y", y.part(0))
             .buffer("c", stencil_->coefficients());
         if (runs)
-            launch_stencil_2d_runs(built, q, rows * columns, sizeof(T), shape.tuning,
-                                   std::move(args));
+            launch_stencil_runs(built, q, rows * columns, sizeof(T), shape.tuning, std::move(args));
         else
             launch_tiled_stencil_2d(built, q, rows, columns, shape, std::move(args));
     }

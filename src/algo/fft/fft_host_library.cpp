@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <climits>
 #include <complex>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -17,8 +17,10 @@
 #include <iterator>
 #include <kiln/error.hpp>
 #include <kiln/runtime/cache.hpp>
+#include <list>
 #include <map>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -79,66 +81,124 @@ void export_wisdom(const fftw_library& api) {
     }
 }
 
-// FFTW's planner is not thread-safe: kiln makes and destroys every plan holding planner_lock.
-std::mutex& planner_mutex() {
-    static std::mutex mutex;
-    return mutex;
-}
-
-// Plans let go while the planner was held (by a measuring that takes seconds): destroyed by the
-// holder when it lets go, so that nothing waits for the measuring to destroy a plan.
-std::mutex pending_mutex;
-std::vector<std::pair<const fftw_library*, void*>> pending_plans;
-
-void destroy_pending_plans() {
-    std::vector<std::pair<const fftw_library*, void*>> plans;
-    {
-        std::lock_guard lock(pending_mutex);
-        plans.swap(pending_plans);
-    }
-    for (const auto& [api, plan] : plans) api->destroy_plan(plan);
-}
-
-bool plans_pending() {
-    std::lock_guard lock(pending_mutex);
-    return !pending_plans.empty();
-}
-
-/// Holds the planner; destroys the plans let go meanwhile before it lets go, and any let go
-/// while it did so.
-class planner_lock {
+/// The thread that makes and destroys every plan of kiln's, one job at a time in the order given,
+/// since FFTW's planner is not thread-safe. A call that needs a plan waits for its job; a plan let
+/// go while the thread measures (seconds) is destroyed after that, and nobody waits for it.
+class planner_thread {
   public:
-    planner_lock() { planner_mutex().lock(); }
-    explicit planner_lock(std::try_to_lock_t) : held_(planner_mutex().try_lock()) {}
-    ~planner_lock() {
-        while (held_) {
-            destroy_pending_plans();
-            planner_mutex().unlock();
-            // A plan let go after the last look above, by a thread that found the planner held.
-            held_ = plans_pending() && planner_mutex().try_lock();
+    /// Work and the promise of its end. Unlike a packaged_task's, the promise's state does not
+    /// hold the work, whose captures (a shape's plans, which keep the future) go with the job.
+    struct job {
+        std::function<void()> work;
+        std::promise<void> done;
+
+        void operator()() noexcept {
+            try {
+                work();
+                done.set_value();
+            } catch (...) {
+                done.set_exception(std::current_exception());
+            }
         }
+    };
+
+    planner_thread() : thread_([this] { serve(); }) {}
+
+    /// Queues `work`; the future says when it is done and holds what it threw.
+    std::future<void> run(std::function<void()> work) {
+        std::list<job> queued;
+        std::future<void> done = queued.emplace_back(job{std::move(work), {}}).done.get_future();
+        post(queued);
+        return done;
     }
-    planner_lock(const planner_lock&) = delete;
-    planner_lock& operator=(const planner_lock&) = delete;
+
+    /// Queues the jobs of `prepared`, made beforehand so that a destructor can post them. Once
+    /// the thread has stopped (at exit) they run on the caller's, the only one left planning.
+    void post(std::list<job>& prepared) noexcept {
+        {
+            std::lock_guard lock(mutex_);
+            if (serving_) {
+                jobs_.splice(jobs_.end(), prepared);
+                wake_.notify_one();
+                return;
+            }
+        }
+        for (job& stopped : prepared) stopped();
+    }
+
+    /// Returns when the jobs queued so far, and those they queue, are done and the thread is
+    /// gone.
+    void stop() noexcept {
+        {
+            std::lock_guard lock(mutex_);
+            stopping_ = true;
+        }
+        wake_.notify_one();
+        thread_.join();
+    }
 
   private:
-    bool held_ = true;
+    void serve() {
+        std::unique_lock lock(mutex_);
+        for (;;) {
+            wake_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+            if (jobs_.empty()) {
+                serving_ = false;
+                return;
+            }
+            std::list<job> next;
+            next.splice(next.end(), jobs_, jobs_.begin());
+            lock.unlock();
+            next.front()();
+            next.clear();  // what the job held may let plans go, which posts
+            lock.lock();
+        }
+    }
+
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::list<job> jobs_;
+    bool stopping_ = false;
+    bool serving_ = true;
+    std::thread thread_;  // last: it starts serving once the rest is made
 };
 
-/// `plan` (may be null) as a shared pointer that destroys it when its last call is done.
-std::shared_ptr<void> kept(const fftw_library& api, void* plan) {
+/// Started by the first transform, after the libraries have read their wisdom (library_for). At
+/// exit the thread finishes the measurings queued, whose wisdom the next process reads, and
+/// stops. Never destroyed: plans of static objects may be let go later still.
+planner_thread& planner() {
+    static planner_thread* const thread = new planner_thread;
+    static const struct stopper {
+        ~stopper() { thread->stop(); }
+    } stop_at_exit;
+    return *thread;
+}
+
+/// An FFTW plan, destroyed on the planner thread when its last call is done.
+class kept_plan {
+  public:
+    kept_plan(const fftw_library& api, void* plan) : plan_(plan) {
+        destroy_.push_back({[&api, plan] { api.destroy_plan(plan); }, {}});
+    }
+    ~kept_plan() { planner().post(destroy_); }
+    kept_plan(const kept_plan&) = delete;
+    kept_plan& operator=(const kept_plan&) = delete;
+    void* get() const { return plan_; }
+
+  private:
+    void* plan_;
+    std::list<planner_thread::job> destroy_;
+};
+
+/// On the planner thread: `plan` (may be null) kept for the calls that run it.
+std::shared_ptr<const kept_plan> keep(const fftw_library& api, void* plan) {
     if (!plan) return nullptr;
-    return std::shared_ptr<void>(plan, [&api](void* unused) noexcept {
-        try {
-            std::lock_guard lock(pending_mutex);
-            pending_plans.emplace_back(&api, unused);
-        } catch (const std::bad_alloc&) {
-            const planner_lock waiting;
-            api.destroy_plan(unused);
-            return;
-        }
-        const planner_lock try_now(std::try_to_lock);  // else its holder destroys it
-    });
+    try {
+        return std::make_shared<const kept_plan>(api, plan);
+    } catch (...) {
+        api.destroy_plan(plan);
+        throw;
+    }
 }
 
 template <class F>
@@ -171,19 +231,20 @@ std::unique_ptr<fftw_library> open_library(bool double_precision) {
         load(threads, (p + "plan_with_nthreads").c_str(), api->plan_with_nthreads);
     if (!found || api->init_threads() == 0) return nullptr;
     // FFTW 3.3.5 and later: planning becomes safe beside other threads of the program that
-    // plan with FFTW themselves (kiln's own plans are made under planner_mutex).
+    // plan with FFTW themselves (kiln's own plans are made on its planner thread).
     void (*make_planner_thread_safe)() = nullptr;
     if (load(threads, (p + "make_planner_thread_safe").c_str(), make_planner_thread_safe))
         make_planner_thread_safe();
-    const planner_lock lock;
-    import_wisdom(*api);
+    import_wisdom(*api);  // before kiln's planner thread starts (fftw_transform::make)
     return api;
 }
 
+/// Never destroyed, like the libraries: a static object made before kiln's first transform lets
+/// its plans go after the statics made since.
 const fftw_library* library_for(bool double_precision) {
-    static const std::unique_ptr<fftw_library> single = open_library(false);
-    static const std::unique_ptr<fftw_library> twice = open_library(true);
-    return double_precision ? twice.get() : single.get();
+    static const fftw_library* const single = open_library(false).release();
+    static const fftw_library* const twice = open_library(true).release();
+    return double_precision ? twice : single;
 }
 
 /// Multiplies `count` complex values at `data` by `factor` on `threads` threads.
@@ -231,49 +292,9 @@ class planning_arrays {
     void* output_ = nullptr;
 };
 
-/// The measuring threads in flight, process-wide, each with its end's future. A program that
-/// exits waits for them, so that what they measured is kept as wisdom for the next process.
-class measuring_threads {
-  public:
-    std::shared_future<void> start(std::function<void()> work) {
-        std::promise<void> done;
-        std::shared_future<void> finished = done.get_future().share();
-        std::lock_guard lock(mutex_);
-        std::erase_if(running_, [](running& r) {
-            if (r.finished.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
-                return false;
-            r.thread.join();
-            return true;
-        });
-        running_.reserve(running_.size() + 1);
-        running_.push_back({std::thread([work = std::move(work), done = std::move(done)]() mutable {
-                                work();
-                                done.set_value();
-                            }),
-                            finished});
-        return finished;
-    }
-    ~measuring_threads() {
-        for (running& r : running_) r.thread.join();
-    }
-
-  private:
-    struct running {
-        std::thread thread;
-        std::shared_future<void> finished;
-    };
-    std::mutex mutex_;
-    std::vector<running> running_;
-};
-
-measuring_threads& measuring() {
-    static measuring_threads threads;
-    return threads;
-}
-
 std::atomic<bool> wisdom_ignored{false};
 
-// Plans are made holding planner_lock; `flags` add to FFTW_PRESERVE_INPUT out of place.
+// On the planner thread; `flags` add to FFTW_PRESERVE_INPUT out of place.
 void* plan_shape(const fftw_library& api, const fft_shape& shape, unsigned threads, void* input,
                  void* output, unsigned flags) {
     std::vector<int> n(shape.sizes.begin(), shape.sizes.end());
@@ -291,18 +312,18 @@ void* plan_shape(const fftw_library& api, const fft_shape& shape, unsigned threa
 }  // namespace
 
 /// A shape's plans on a number of threads, out of place [0] and in place [1], shared by its
-/// transforms and by the threads measuring them: a transform made while its shape is measured
+/// transforms and by the planner's measuring of them: a transform made while its shape is measured
 /// (kiln::fft's plans go with their last kiln::fft) runs the estimated plan, not waiting for
 /// the planner.
 struct fftw_transform::kept_plans {
     std::mutex mutex;
-    std::shared_ptr<void> plans[2];
+    std::shared_ptr<const kept_plan> plans[2];
     bool measured[2] = {false, false};
     std::shared_future<void> measuring[2];
 };
 
 struct fftw_transform::chosen_plan {
-    std::shared_ptr<void> plan;
+    std::shared_ptr<const kept_plan> plan;
     fftw_plan_origin origin;
 };
 
@@ -311,6 +332,11 @@ std::unique_ptr<fftw_transform> fftw_transform::make(const fft_shape& shape, uns
     if (!library || shape.batch > std::size_t(INT_MAX) ||
         shape.elements() / shape.batch > std::size_t(INT_MAX))
         return nullptr;
+    try {
+        planner();
+    } catch (const std::system_error&) {  // no thread to plan on: the kernels serve
+        return nullptr;
+    }
     // A thread per 32768 elements at most: planning a small transform for all of the GPU
     // machine's 16 threads beside PoCL's took minutes (the tests' shapes: 147 s against 6 s on
     // 2), for transforms that a thread does in microseconds.
@@ -350,12 +376,14 @@ fftw_transform::chosen_plan fftw_transform::plan_for(void* input, void* output) 
     const bool in_place = input == output;
     if (library_.alignment_of(input) != 0 || library_.alignment_of(output) != 0) {
         // Planned on the arrays themselves, which estimating leaves untouched.
-        void* once;
-        {
-            const planner_lock planning;
-            once = plan_shape(library_, shape_, threads_, input, output, fftw_estimate);
-        }
-        return {kept(library_, once), fftw_plan_origin::once};
+        std::shared_ptr<const kept_plan> once;
+        planner()
+            .run([&] {
+                once = keep(library_,
+                            plan_shape(library_, shape_, threads_, input, output, fftw_estimate));
+            })
+            .get();
+        return {std::move(once), fftw_plan_origin::once};
     }
     {
         std::lock_guard lock(kept_->mutex);
@@ -365,57 +393,61 @@ fftw_transform::chosen_plan fftw_transform::plan_for(void* input, void* output) 
                                                 : fftw_plan_origin::estimated};
     }
     // The first call: the measured plan where FFTW has the wisdom for it, else an estimated one
-    // at once (a 2^20-point measuring took 2 s on 2 cores) while a thread measures.
-    void* plan = nullptr;
+    // at once (a 2^20-point measuring took 2 s on 2 cores) while the planner thread measures.
+    std::shared_ptr<const kept_plan> made;
     bool measured = false;
+    planner()
+        .run([&] {
+            const planning_arrays arrays(library_, shape_, in_place);
+            void* plan = nullptr;
+            if (read_wisdom_) {
+                plan = plan_shape(library_, shape_, threads_, arrays.input(), arrays.output(),
+                                  fftw_measure | fftw_wisdom_only);
+                measured = plan != nullptr;
+            }
+            if (!plan)
+                plan = plan_shape(library_, shape_, threads_, arrays.input(), arrays.output(),
+                                  fftw_estimate);
+            made = keep(library_, plan);
+        })
+        .get();
+    chosen_plan chosen;
+    bool measure = false;
     {
-        const planning_arrays arrays(library_, shape_, in_place);
-        const planner_lock planning;
-        if (read_wisdom_) {
-            plan = plan_shape(library_, shape_, threads_, arrays.input(), arrays.output(),
-                              fftw_measure | fftw_wisdom_only);
-            measured = plan != nullptr;
+        std::lock_guard lock(kept_->mutex);
+        if (!kept_->plans[in_place]) {  // else a call beside this one made it first
+            kept_->plans[in_place] = std::move(made);
+            kept_->measured[in_place] = measured;
+            measure = !measured && kept_->plans[in_place];
         }
-        if (!plan)
-            plan = plan_shape(library_, shape_, threads_, arrays.input(), arrays.output(),
-                              fftw_estimate);
+        chosen = {kept_->plans[in_place], kept_->measured[in_place] ? fftw_plan_origin::measured
+                                                                    : fftw_plan_origin::estimated};
     }
-    std::shared_ptr<void> made = kept(library_, plan);
-    std::lock_guard lock(kept_->mutex);
-    if (!kept_->plans[in_place]) {  // else a call beside this one made it first
-        kept_->plans[in_place] = std::move(made);
-        kept_->measured[in_place] = measured;
-        if (!measured && kept_->plans[in_place]) start_measuring(in_place);
-    }
-    return {kept_->plans[in_place],
-            kept_->measured[in_place] ? fftw_plan_origin::measured : fftw_plan_origin::estimated};
+    if (measure) start_measuring(in_place);
+    return chosen;
 }
 
 void fftw_transform::start_measuring(bool in_place) const {
     auto work = [&library = library_, shape = shape_, threads = threads_, in_place, plans = kept_] {
-        try {
-            void* plan;
-            {
-                const planning_arrays arrays(library, shape, in_place);
-                const planner_lock planning;
-                plan = plan_shape(library, shape, threads, arrays.input(), arrays.output(),
-                                  fftw_measure);
-                if (plan) export_wisdom(library);
-            }
-            std::shared_ptr<void> measured = kept(library, plan);
-            if (!measured) return;
-            {
-                std::lock_guard lock(plans->mutex);
-                plans->plans[in_place].swap(measured);
-                plans->measured[in_place] = true;
-            }
-            // `measured` now holds the estimated plan, destroyed after the last call running it.
-        } catch (const std::exception&) {  // no memory to measure in: the estimated plan stays
+        std::shared_ptr<const kept_plan> measured;
+        {
+            const planning_arrays arrays(library, shape, in_place);
+            measured = keep(library, plan_shape(library, shape, threads, arrays.input(),
+                                                arrays.output(), fftw_measure));
         }
+        if (!measured) return;
+        export_wisdom(library);
+        std::lock_guard lock(plans->mutex);
+        plans->plans[in_place].swap(measured);
+        plans->measured[in_place] = true;
+        // `measured` now holds the estimated plan, destroyed after the last call running it.
     };
+    // What the measuring throws (no memory to measure in) is dropped: the estimated plan stays.
     try {
-        kept_->measuring[in_place] = measuring().start(std::move(work));
-    } catch (const std::exception&) {  // no thread (or memory): the estimated plan stays
+        std::shared_future<void> measuring = planner().run(std::move(work)).share();
+        std::lock_guard lock(kept_->mutex);
+        kept_->measuring[in_place] = std::move(measuring);
+    } catch (const std::exception&) {
     }
 }
 
@@ -434,7 +466,7 @@ fftw_plan_origin fftw_transform::execute(void* input, void* output) const {
     if (!chosen.plan)
         throw error("fftw_plan_many_dft", 0, "KILN_FFT_HOST_LIBRARY",
                     "FFTW made no plan for this shape");
-    library_.execute_dft(chosen.plan.get(), input, output);
+    library_.execute_dft(chosen.plan->get(), input, output);
     if (shape_.inverse) {
         const std::size_t count = shape_.elements();
         const double factor = double(shape_.batch) / double(count);

@@ -23,12 +23,13 @@ enum class fftw_plan_origin {
 
 /// One shape's FFTW plans (out of place and in place, each made at its first use) on `threads`
 /// threads. A shape FFTW has no wisdom for takes seconds to measure: its first calls run an
-/// estimated plan while a thread of its own measures, and the measured plan takes over (and its
-/// wisdom is saved) when done (docs/fft.md, "Strategies").
+/// estimated plan while kiln's FFTW planner thread measures, and the measured plan takes over (and
+/// its wisdom is saved) when done (docs/fft.md, "Strategies").
 class fftw_transform {
   public:
     /// Null where FFTW and its threads library (Debian: libfftw3-single3 and -double3) cannot be
-    /// loaded for the shape's precision, or a size or the batch exceeds FFTW's int.
+    /// loaded for the shape's precision, a size or the batch exceeds FFTW's int, or the planner
+    /// thread cannot start.
     static std::unique_ptr<fftw_transform> make(const fft_shape& shape, unsigned threads);
     /// Does not wait for measuring in flight: it finishes on its own (its wisdom is saved) and
     /// is waited for when the program exits.
@@ -43,12 +44,12 @@ class fftw_transform {
     void wait_for_measuring() const;
 
   private:
-    struct kept_plans;  // shared by the shape's transforms and the measuring threads
+    struct kept_plans;  // shared by the shape's transforms and the planner's measuring
     struct chosen_plan;
     fftw_transform(const fftw_library& library, const fft_shape& shape, unsigned threads);
     static std::shared_ptr<kept_plans> plans_of(const fft_shape& shape, unsigned threads);
     chosen_plan plan_for(void* input, void* output) const;
-    /// Starts measuring the aligned plan, in place or not, on a thread of its own.
+    /// Queues the measuring of the aligned plan, in place or not, on the planner thread.
     void start_measuring(bool in_place) const;
 
     const fftw_library& library_;

@@ -20,8 +20,13 @@ namespace {
 // more.
 constexpr std::size_t runs_per_compute_unit = 16;
 
-constexpr const char* stencil_1d_runs_name = "kiln_stencil_1d_runs";
-constexpr const char* stencil_2d_runs_name = "kiln_stencil_2d_runs";
+kernel_description runs_kernel(const tiled_1d_shape& shape) {
+    return tiled_stencil_1d_kernel(shape, "kiln_stencil_1d_runs");
+}
+
+kernel_description runs_kernel(const tiled_2d_shape& shape) {
+    return tiled_stencil_2d_kernel(shape, "kiln_stencil_2d_runs");
+}
 
 /// Declares n, first and last: this group's run of the n outputs, runs being multiples of 16
 /// elements (whole vectors) that cover n over the launch's groups.
@@ -68,7 +73,7 @@ void define_lane_body(source_builder& b, const tiled_1d_shape& shape, const std:
                  "    for (long l = 0; l < count; ++l) y[i + l] = out[l];\n}\n");
 }
 
-std::string stencil_1d_runs_source(const tiled_1d_shape& shape) {
+std::string runs_source(const tiled_1d_shape& shape) {
     source_builder b;
     const std::string& t = shape.type;
     const std::string load = define_stencil_load(b, t);
@@ -94,7 +99,7 @@ std::string stencil_1d_runs_source(const tiled_1d_shape& shape) {
         function +=
             "    const " + t + "* x = window + KILN_C;\n    return (" + shape.body + ");\n}\n";
     if (!in_lanes) b.define(edge, function);
-    const kernel_description kernel = tiled_stencil_1d_kernel(shape, stencil_1d_runs_name);
+    const kernel_description kernel = runs_kernel(shape);
     b.begin_kernel(kernel.name(), 1);
     kernel.declare(b);
     b.begin_body();
@@ -130,7 +135,7 @@ std::string stencil_1d_runs_source(const tiled_1d_shape& shape) {
         b.open("for (long i = lo; i < hi; ++i)");
         b.line("global const " + t + "* window = xs + (i - KILN_C);");
         b.line(t + " sum = 0;");
-        // Written out, as in 2-D (stencil_2d_runs_source).
+        // Written out, as in 2-D (runs_source of a tiled_2d_shape).
         for (std::size_t k = 0; k < shape.width; ++k)
             b.line("sum += coefficient[" + std::to_string(k) + "] * window[" + std::to_string(k) +
                    "];");
@@ -148,14 +153,14 @@ std::string stencil_1d_runs_source(const tiled_1d_shape& shape) {
     return b.str();
 }
 
-std::string stencil_2d_runs_source(const tiled_2d_shape& shape) {
+std::string runs_source(const tiled_2d_shape& shape) {
     source_builder b;
     const std::string& t = shape.type;
     b.constant("KILN_KR", shape.kernel_rows);
     b.constant("KILN_KC", shape.kernel_columns);
     b.constant("KILN_CR", shape.center_row);
     b.constant("KILN_CC", shape.center_column);
-    const kernel_description kernel = tiled_stencil_2d_kernel(shape, stencil_2d_runs_name);
+    const kernel_description kernel = runs_kernel(shape);
     b.begin_kernel(kernel.name(), 1);
     kernel.declare(b);
     b.begin_body();
@@ -176,6 +181,13 @@ std::string stencil_2d_runs_source(const tiled_2d_shape& shape) {
     // The terms written out: PoCL's LLVM leaves a loop over the rows' pointers rolled, and the
     // column loop around it then stays scalar (25 times slower over 2048^2 floats).
     const auto segment = [&](const std::string& from, const std::string& to, bool clamped) {
+        // An output's terms are one chain of dependent FMAs: four vectors a step overlap the
+        // chains. Clang's pragma (PoCL's compiler); NVRTC would warn of it.
+        if (!clamped) {
+            b.line("#ifdef __clang__");
+            b.line("#pragma clang loop interleave_count(4)");
+            b.line("#endif");
+        }
         b.open("for (long col = " + from + "; col < " + to + "; ++col)");
         b.line(t + " sum = 0;");
         for (std::size_t a = 0; a < shape.kernel_rows; ++a)
@@ -197,12 +209,6 @@ std::string stencil_2d_runs_source(const tiled_2d_shape& shape) {
     return b.str();
 }
 
-void launch_runs(const algorithm_program& built, const queue& q, std::size_t elements,
-                 std::size_t value_bytes, const stencil_tuning& tuning, kernel_binding&& args) {
-    const std::size_t runs = stencil_run_count(q.device(), tuning, elements * value_bytes);
-    built.bind(std::move(args)).launch(q, runs, 1);
-}
-
 }  // namespace
 
 std::size_t stencil_run_count(const device& dev, const stencil_tuning& tuning, std::size_t bytes) {
@@ -212,36 +218,23 @@ std::size_t stencil_run_count(const device& dev, const stencil_tuning& tuning, s
     return std::clamp<std::size_t>((bytes + chunk - 1) / chunk, 1, most);
 }
 
-const algorithm_program& stencil_runs_program(const device& dev, const tiled_1d_shape& shape) {
+template <class Shape>
+const algorithm_program& stencil_runs_program(const device& dev, const Shape& shape) {
     return algorithm_program_for(
-        dev, shape.key(),
-        [&] {
-            return std::vector<kernel_description>{
-                tiled_stencil_1d_kernel(shape, stencil_1d_runs_name)};
-        },
-        [&] { return stencil_1d_runs_source(shape); });
+        dev, shape.key(), [&] { return std::vector<kernel_description>{runs_kernel(shape)}; },
+        [&] { return runs_source(shape); });
 }
 
-void launch_stencil_1d_runs(const algorithm_program& built, const queue& q, std::size_t m,
-                            std::size_t value_bytes, const stencil_tuning& tuning,
-                            kernel_binding&& args) {
-    launch_runs(built, q, m, value_bytes, tuning, std::move(args));
-}
+template const algorithm_program& stencil_runs_program(const device& dev,
+                                                       const tiled_1d_shape& shape);
+template const algorithm_program& stencil_runs_program(const device& dev,
+                                                       const tiled_2d_shape& shape);
 
-const algorithm_program& stencil_runs_program(const device& dev, const tiled_2d_shape& shape) {
-    return algorithm_program_for(
-        dev, shape.key(),
-        [&] {
-            return std::vector<kernel_description>{
-                tiled_stencil_2d_kernel(shape, stencil_2d_runs_name)};
-        },
-        [&] { return stencil_2d_runs_source(shape); });
-}
-
-void launch_stencil_2d_runs(const algorithm_program& built, const queue& q, std::size_t elements,
-                            std::size_t value_bytes, const stencil_tuning& tuning,
-                            kernel_binding&& args) {
-    launch_runs(built, q, elements, value_bytes, tuning, std::move(args));
+void launch_stencil_runs(const algorithm_program& built, const queue& q, std::size_t elements,
+                         std::size_t value_bytes, const stencil_tuning& tuning,
+                         kernel_binding&& args) {
+    const std::size_t runs = stencil_run_count(q.device(), tuning, elements * value_bytes);
+    built.bind(std::move(args)).launch(q, runs, 1);
 }
 
 }  // namespace kiln::detail

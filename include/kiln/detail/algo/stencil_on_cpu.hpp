@@ -24,20 +24,19 @@ namespace kiln::detail {
 /// expressions take.
 std::size_t stencil_run_count(const device& dev, const stencil_tuning& tuning, std::size_t bytes);
 
-/// The program of kernel kiln_stencil_1d_runs, with kiln_stencil_1d's parameters: group g
-/// computes outputs [g * run, (g + 1) * run) of the part, run a multiple of 16 covering m over
-/// the groups.
-const algorithm_program& stencil_runs_program(const device& dev, const tiled_1d_shape& shape);
-void launch_stencil_1d_runs(const algorithm_program& built, const queue& q, std::size_t m,
-                            std::size_t value_bytes, const stencil_tuning& tuning,
-                            kernel_binding&& args);
-
-/// The program of kernel kiln_stencil_2d_runs, with kiln_stencil_2d's parameters: group g
-/// computes a run of row-major outputs, row by row.
-const algorithm_program& stencil_runs_program(const device& dev, const tiled_2d_shape& shape);
-void launch_stencil_2d_runs(const algorithm_program& built, const queue& q, std::size_t elements,
-                            std::size_t value_bytes, const stencil_tuning& tuning,
-                            kernel_binding&& args);
+/// The program of a shape's runs kernel, with its tiled kernel's parameters: for a
+/// tiled_1d_shape, kiln_stencil_1d_runs, whose group g computes outputs [g * run, (g + 1) * run)
+/// of the part, run a multiple of 16 covering m over the groups; for a tiled_2d_shape,
+/// kiln_stencil_2d_runs, whose group g computes a run of row-major outputs, row by row. Made in
+/// the library for those two; the template says it is exported because the visibility pragma
+/// around public headers does not reach template instantiations.
+template <class Shape>
+[[gnu::visibility("default")]] const algorithm_program& stencil_runs_program(const device& dev,
+                                                                             const Shape& shape);
+/// Launches a runs program over `elements` outputs of `value_bytes` each.
+void launch_stencil_runs(const algorithm_program& built, const queue& q, std::size_t elements,
+                         std::size_t value_bytes, const stencil_tuning& tuning,
+                         kernel_binding&& args);
 
 }  // namespace kiln::detail
 #pragma GCC visibility pop
