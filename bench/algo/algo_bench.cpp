@@ -110,9 +110,8 @@ int main(int argc, char** argv) {
                 continue;
             }
             char* rest = nullptr;
-            kiln::detail::algorithm_policy policy{
-                std::strtoul(shape, nullptr, 10),
-                std::strtoul(std::strchr(shape, 'x') + 1, &rest, 10)};
+            kiln::detail::scan_policy policy{std::strtoul(shape, nullptr, 10),
+                                             std::strtoul(std::strchr(shape, 'x') + 1, &rest, 10)};
             // GxIdM: look-back lanes read M earlier tiles at once; then u or w moves full
             // tiles through unrolled loops or 16-byte accesses (else guarded loops), and b keeps
             // compaction flags as bytes rather than ballot words, r reduce_by_key's runs in

@@ -74,7 +74,7 @@ constexpr std::array elementwise_table{
 
 /// Items per work-item are given for 4-byte values; 8-byte ones halve them, so that a tile takes
 /// the same local memory.
-algorithm_policy for_value_bytes(algorithm_policy policy, std::size_t value_bytes) {
+scan_policy for_value_bytes(scan_policy policy, std::size_t value_bytes) {
     if (value_bytes > 4 && policy.items_per_work_item > 1) policy.items_per_work_item /= 2;
     return policy;
 }
@@ -133,13 +133,13 @@ fft_pipeline_policy fft_pipeline(const device_properties& props,
 
 }  // namespace
 
-algorithm_policy plan_scan(const device_properties& props, std::size_t value_bytes,
-                           const tuning_overrides& overrides) {
+scan_policy plan_scan(const device_properties& props, std::size_t value_bytes,
+                      const tuning_overrides& overrides) {
     return for_value_bytes(plan_policy(algorithm::scan, props, overrides), value_bytes);
 }
 
-algorithm_policy plan_reduce_by_key(const device_properties& props, std::size_t value_bytes,
-                                    const tuning_overrides& overrides) {
+scan_policy plan_reduce_by_key(const device_properties& props, std::size_t value_bytes,
+                               const tuning_overrides& overrides) {
     return for_value_bytes(plan_policy(algorithm::reduce_by_key, props, overrides), value_bytes);
 }
 

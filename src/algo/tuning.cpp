@@ -23,8 +23,8 @@ constexpr device_class any_cpu{std::nullopt, device_type::cpu, "", 0, 0};
 constexpr device_class nvidia_gpus{std::nullopt, device_type::gpu, "nvidia", 0, 0};
 constexpr device_class nvidia_cuda{backend_kind::cuda, device_type::gpu, "nvidia", 0, 0};
 
-constexpr algorithm_policy policy(std::size_t work_group_size, std::size_t items_per_work_item,
-                                  std::size_t lookback_depth = 1) {
+constexpr scan_policy policy(std::size_t work_group_size, std::size_t items_per_work_item,
+                             std::size_t lookback_depth = 1) {
     return {.work_group_size = work_group_size,
             .items_per_work_item = items_per_work_item,
             .lookback_depth = lookback_depth};
@@ -48,14 +48,14 @@ constexpr Tuning chunks(Tuning p, std::size_t chunk_bytes) {
     return p;
 }
 
-/// Scans in chunks walked by vectors of `lanes` (algorithm_policy::chunk_lanes).
-constexpr algorithm_policy lanes(algorithm_policy p, std::size_t lanes) {
+/// Scans in chunks walked by vectors of `lanes` (scan_policy::chunk_lanes).
+constexpr scan_policy lanes(scan_policy p, std::size_t lanes) {
     p.chunk_lanes = lanes;
     return p;
 }
 
-/// Compaction in chunks writing at a cursor (algorithm_policy::chunk_cursor_writes).
-constexpr algorithm_policy cursor_writes(algorithm_policy p) {
+/// Compaction in chunks writing at a cursor (scan_policy::chunk_cursor_writes).
+constexpr scan_policy cursor_writes(scan_policy p) {
     p.chunk_cursor_writes = true;
     return p;
 }
@@ -75,21 +75,21 @@ constexpr fft_tuning fft_passes(std::size_t work_group_size, std::size_t items_p
 }
 
 /// Full tiles of the scan family moved by `access` (a part's last tile stays guarded).
-constexpr algorithm_policy full_tiles(algorithm_policy p, tile_access access) {
+constexpr scan_policy full_tiles(scan_policy p, tile_access access) {
     p.full_tiles = access;
     return p;
 }
 
-/// reduce_by_key's runs in registers (see algorithm_policy::register_runs), which reads full
+/// reduce_by_key's runs in registers (see scan_policy::register_runs), which reads full
 /// tiles through 16-byte loads.
-constexpr algorithm_policy register_runs(algorithm_policy p) {
+constexpr scan_policy register_runs(scan_policy p) {
     p.register_runs = true;
     p.full_tiles = tile_access::wide;
     return p;
 }
 
 /// The earlier compaction kernels: each work-item writes its own kept elements.
-constexpr algorithm_policy direct_writes(algorithm_policy p) {
+constexpr scan_policy direct_writes(scan_policy p) {
     p.staged_writes = false;
     return p;
 }
@@ -273,7 +273,7 @@ const tuning_row* tuning_row_for(algorithm a, const device& dev) {
     return first_row(a, dev.properties());
 }
 
-std::string algorithm_policy::key() const {
+std::string scan_policy::key() const {
     return std::to_string(work_group_size) + "x" + std::to_string(items_per_work_item) + " sg" +
            std::to_string(sub_group_size) + (staged_writes ? " staged" : " direct") + " " +
            target.key() + " d" + std::to_string(lookback_depth) +
@@ -322,7 +322,7 @@ std::size_t group_scan_sub_group_size(const device& dev, std::size_t work_group_
 
 tuning_overrides overrides_in_force(algorithm a) {
     std::lock_guard lock(override_mutex);
-    return {.scan_family = override_of<algorithm_policy>(a),
+    return {.scan_family = override_of<scan_policy>(a),
             .radix_sort = override_of<radix_sort_tuning>(a),
             .merge_sort = override_of<merge_sort_tuning>(a),
             .stencil = override_of<stencil_tuning>(a),
@@ -345,8 +345,8 @@ Tuning row_tuning_for(algorithm a, const device_properties& props,
         "kiln::detail::row_tuning_for",
         "no tuning row for " + std::string(to_string(a)) + " on " + props.name);
 }
-template algorithm_policy row_tuning_for(algorithm, const device_properties&,
-                                         const std::optional<algorithm_policy>&);
+template scan_policy row_tuning_for(algorithm, const device_properties&,
+                                    const std::optional<scan_policy>&);
 template radix_sort_tuning row_tuning_for(algorithm, const device_properties&,
                                           const std::optional<radix_sort_tuning>&);
 template merge_sort_tuning row_tuning_for(algorithm, const device_properties&,
@@ -356,9 +356,9 @@ template stencil_tuning row_tuning_for(algorithm, const device_properties&,
 template fft_tuning row_tuning_for(algorithm, const device_properties&,
                                    const std::optional<fft_tuning>&);
 
-algorithm_policy plan_policy(algorithm a, const device_properties& props,
-                             const tuning_overrides& overrides) {
-    algorithm_policy chosen = row_tuning_for(a, props, overrides.scan_family);
+scan_policy plan_policy(algorithm a, const device_properties& props,
+                        const tuning_overrides& overrides) {
+    scan_policy chosen = row_tuning_for(a, props, overrides.scan_family);
     chosen.target = plan_target(props, overrides);
     chosen.sub_group_size = chosen.sub_group_scans
                                 ? group_scan_sub_group_size(chosen.target, chosen.work_group_size)
@@ -366,7 +366,7 @@ algorithm_policy plan_policy(algorithm a, const device_properties& props,
     return chosen;
 }
 
-algorithm_policy policy_for(algorithm a, const device& dev) {
+scan_policy policy_for(algorithm a, const device& dev) {
     return plan_policy(a, dev.properties(), overrides_in_force(a));
 }
 
@@ -413,7 +413,7 @@ std::optional<row_tuning>& override_slot(algorithm a, const row_tuning& tuning) 
 
 }  // namespace
 
-scoped_algorithm_policy::scoped_algorithm_policy(algorithm a, algorithm_policy policy)
+scoped_algorithm_policy::scoped_algorithm_policy(algorithm a, scan_policy policy)
     : override_(override_slot(a, policy), policy, override_mutex) {}
 
 scoped_algorithm_policy::scoped_algorithm_policy(radix_sort_tuning policy)

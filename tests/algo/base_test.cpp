@@ -174,7 +174,7 @@ TEST(algo_group_collectives, ptx_shuffles_spell_shfl_sync_for_every_width) {
 // there); here its text under NVIDIA's OpenCL: full-warp vote and shfl.sync.down, pairs
 // shuffled per component, no local-memory window and no OpenCL C sub-group function.
 TEST(algo_group_collectives, ptx_lookback_reads_a_window_per_warp) {
-    kiln::detail::algorithm_policy policy{128, 8};
+    kiln::detail::scan_policy policy{128, 8};
     policy.sub_group_size = 32;
     policy.target =
         kiln::detail::target_features{.vocabulary = kiln::detail::vocabulary_target::inline_ptx,
@@ -261,29 +261,27 @@ TEST_P(algo_base_test, every_device_has_a_policy_with_provenance) {
 // Every policy field that reaches generated code must change the program cache's key, or a
 // program built for one policy would serve another.
 TEST(algo_tuning, policy_key_changes_with_every_field) {
-    using kiln::detail::algorithm_policy;
-    // A new field fails here first: add it to algorithm_policy::key() and to the changes below.
-    static_assert(sizeof(algorithm_policy) == 80);
-    const std::vector<std::function<void(algorithm_policy&)>> changes = {
-        [](algorithm_policy& p) { p.work_group_size = 128; },
-        [](algorithm_policy& p) { p.items_per_work_item = 4; },
-        [](algorithm_policy& p) { p.sub_group_size = 32; },
-        [](algorithm_policy& p) { p.staged_writes = false; },
-        [](algorithm_policy& p) {
-            p.target.vocabulary = kiln::detail::vocabulary_target::inline_ptx;
-        },
-        [](algorithm_policy& p) { p.target.sub_group_size = 32; },
-        [](algorithm_policy& p) { p.target.ballot = true; },
-        [](algorithm_policy& p) { p.target.shuffles = true; },
-        [](algorithm_policy& p) { p.target.device_fence = true; },
-        [](algorithm_policy& p) { p.lookback_depth = 2; },
-        [](algorithm_policy& p) { p.chunk_bytes = 65536; },
-        [](algorithm_policy& p) { p.chunk_lanes = 8; },
-        [](algorithm_policy& p) { p.chunk_cursor_writes = true; },
-        [](algorithm_policy& p) { p.full_tiles = kiln::detail::tile_access::unrolled; },
-        [](algorithm_policy& p) { p.full_tiles = kiln::detail::tile_access::wide; },
-        [](algorithm_policy& p) { p.ballot_flags = false; },
-        [](algorithm_policy& p) { p.register_runs = true; },
+    using kiln::detail::scan_policy;
+    // A new field fails here first: add it to scan_policy::key() and to the changes below.
+    static_assert(sizeof(scan_policy) == 80);
+    const std::vector<std::function<void(scan_policy&)>> changes = {
+        [](scan_policy& p) { p.work_group_size = 128; },
+        [](scan_policy& p) { p.items_per_work_item = 4; },
+        [](scan_policy& p) { p.sub_group_size = 32; },
+        [](scan_policy& p) { p.staged_writes = false; },
+        [](scan_policy& p) { p.target.vocabulary = kiln::detail::vocabulary_target::inline_ptx; },
+        [](scan_policy& p) { p.target.sub_group_size = 32; },
+        [](scan_policy& p) { p.target.ballot = true; },
+        [](scan_policy& p) { p.target.shuffles = true; },
+        [](scan_policy& p) { p.target.device_fence = true; },
+        [](scan_policy& p) { p.lookback_depth = 2; },
+        [](scan_policy& p) { p.chunk_bytes = 65536; },
+        [](scan_policy& p) { p.chunk_lanes = 8; },
+        [](scan_policy& p) { p.chunk_cursor_writes = true; },
+        [](scan_policy& p) { p.full_tiles = kiln::detail::tile_access::unrolled; },
+        [](scan_policy& p) { p.full_tiles = kiln::detail::tile_access::wide; },
+        [](scan_policy& p) { p.ballot_flags = false; },
+        [](scan_policy& p) { p.register_runs = true; },
         // sub_group_scans reaches the code only through sub_group_size, which
         // policy_for derives from it: not a key field of its own.
     };
@@ -309,7 +307,7 @@ TEST(algo_tuning, overrides_are_of_their_algorithms_type) {
     using kiln::detail::overrides_in_force;
     using kiln::detail::scoped_algorithm_policy;
     using kiln::detail::stencil_tuning;
-    EXPECT_THROW(scoped_algorithm_policy(algorithm::merge_sort, kiln::detail::algorithm_policy{}),
+    EXPECT_THROW(scoped_algorithm_policy(algorithm::merge_sort, kiln::detail::scan_policy{}),
                  kiln::invalid_argument_error);
     EXPECT_THROW(scoped_algorithm_policy(algorithm::scan, stencil_tuning{}),
                  kiln::invalid_argument_error);
@@ -323,7 +321,7 @@ TEST(algo_tuning, overrides_are_of_their_algorithms_type) {
 TEST_P(algo_base_test, rows_may_keep_group_scans_in_local_memory) {
     // NVIDIA's OpenCL reduce_by_key row asks for it (measured faster there): no sub-group, no
     // inline PTX, whatever the device offers.
-    kiln::detail::algorithm_policy policy{256, 16};
+    kiln::detail::scan_policy policy{256, 16};
     policy.sub_group_scans = false;
     const kiln::detail::scoped_algorithm_policy local(algorithm::reduce_by_key, policy);
     const auto chosen = kiln::detail::policy_for(algorithm::reduce_by_key, device());
@@ -336,7 +334,7 @@ TEST_P(algo_base_test, scoped_overrides_restore_what_was_there) {
     const bool progress = kiln::detail::groups_make_progress(device());
     {
         const kiln::detail::scoped_algorithm_policy small(algorithm::scan,
-                                                          kiln::detail::algorithm_policy{32, 2});
+                                                          kiln::detail::scan_policy{32, 2});
         EXPECT_EQ(kiln::detail::policy_for(algorithm::scan, device()).tile_size(), 64u);
         const kiln::detail::scoped_forward_progress flipped(!progress);
         EXPECT_EQ(kiln::detail::groups_make_progress(device()), !progress);

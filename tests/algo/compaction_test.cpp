@@ -484,7 +484,7 @@ TEST(compaction_plan, key_changes_with_every_field_the_kernels_read) {
     using kiln::detail::compaction_plan;
     // A new field fails here first: add it to key() (or say there why the kernels do not read
     // it) and to the changes below.
-    static_assert(sizeof(compaction_plan) == sizeof(kiln::detail::algorithm_policy) + 16);
+    static_assert(sizeof(compaction_plan) == sizeof(kiln::detail::scan_policy) + 16);
     kiln::test::expect_every_change_changes_the_key(
         std::vector<std::function<void(compaction_plan&)>>{
             [](compaction_plan& p) { p.policy.work_group_size = 64; },

@@ -33,8 +33,8 @@ inline constexpr std::size_t test_chunk_bytes = 1024;
 
 /// `a`'s policy on `dev` with its strategy set: the row's tile shape (chunk_bytes 0: the CPU
 /// rows keep theirs beside their chunks) or chunks of test_chunk_bytes.
-inline kiln::detail::algorithm_policy strategy_policy(kiln::detail::algorithm a,
-                                                      const kiln::device& dev, bool chunks) {
+inline kiln::detail::scan_policy strategy_policy(kiln::detail::algorithm a, const kiln::device& dev,
+                                                 bool chunks) {
     auto policy = kiln::detail::policy_for(a, dev);
     policy.chunk_bytes = chunks ? test_chunk_bytes : 0;
     return policy;
@@ -48,7 +48,7 @@ void on_chunks(const kiln::device& dev, kiln::detail::algorithm a, Body&& body) 
     on_every_dispatch_path(dev, body);
 }
 
-/// Vectors of the scan's chunk loops in the tests (algorithm_policy::chunk_lanes).
+/// Vectors of the scan's chunk loops in the tests (scan_policy::chunk_lanes).
 inline constexpr std::size_t test_chunk_lanes = 8;
 
 /// For scans: every dispatch path with tiles, then with chunks walked element by element, then

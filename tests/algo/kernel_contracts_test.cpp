@@ -306,7 +306,7 @@ TEST(scan_program_shape, key_changes_with_every_field) {
     using kiln::detail::scan_program_shape;
     // A new field fails here first: add it to key() and to the changes below.
     static_assert(sizeof(scan_program_shape) ==
-                  3 * sizeof(std::string) + sizeof(kiln::detail::algorithm_policy) + 8);
+                  3 * sizeof(std::string) + sizeof(kiln::detail::scan_policy) + 8);
     kiln::test::expect_every_change_changes_the_key(
         std::vector<std::function<void(scan_program_shape&)>>{
             [](scan_program_shape& s) { s.value_type = "float"; },

@@ -318,7 +318,7 @@ TEST_F(NvrtcCompile, ConstantsPastSixtyFourKibibytesAreABuildError) {
 // reduce-then-scan for it), so here it must at least translate and build, for 8-byte values and
 // 16-byte pairs shuffled per component.
 TEST_F(NvrtcCompile, WarpLookBackWithSeparateStatesBuilds) {
-    algorithm_policy policy{128, 8};
+    scan_policy policy{128, 8};
     policy.sub_group_size = 32;
     policy.target = cuda_warps;
     policy.lookback_depth = 2;
@@ -389,7 +389,7 @@ TEST_F(NvrtcCompile, ChunkKernelsBuild) {
 // 2026-11-22): the generated kernels must say so, and translate and build for 8-byte kept
 // values with 32-bit counts and for (head, value) pairs.
 TEST_F(NvrtcCompile, CompactionFlagsUnderWarpsAreBallotWords) {
-    algorithm_policy policy{256, 8};
+    scan_policy policy{256, 8};
     policy.sub_group_size = 32;
     policy.target = cuda_warps;
     const scan_operation count{"uint", 4,

@@ -52,7 +52,7 @@ template <class Count, class Collect>
 std::size_t run_counting_scan(const algorithm_program& program, const queue& q,
                               const compaction_plan& plan, std::size_t n, std::size_t part,
                               std::size_t part_begin, Collect&& collect) {
-    const algorithm_policy& policy = plan.policy;
+    const scan_policy& policy = plan.policy;
     temporary_lease scratch =
         temporary_pool::acquire(q, scan_family_scratch_bytes(policy, n, sizeof(Count)));
     std::optional<Count> carry;

@@ -72,7 +72,7 @@ element_input scan_element(source_builder& b, const Input& input) {
 /// The scan program for values T, operation Op and input node Input on `dev`.
 template <class T, class Op, expression_node Input>
 const algorithm_program& scan_program(const device& dev, const Input& input,
-                                      const algorithm_policy& policy, bool exclusive) {
+                                      const scan_policy& policy, bool exclusive) {
     const std::string key =
         scan_program_shape{opencl_type_name<T>(), operation_traits<Op, T>::key(), exclusive, policy,
                            typeid(Input).name()}
@@ -129,7 +129,7 @@ event run_chunk_scan(const queue& q, std::size_t chunk, std::size_t n, temporary
 /// where the device promises forward progress, else reduce-then-scan. `bound(kernel)` as for
 /// run_chunk_scan. Returns the last pass's event; the scratch lease is kept until then.
 template <device_value Carry, class Bound>
-event run_scan_passes(const queue& q, const algorithm_policy& policy, state_packing packing,
+event run_scan_passes(const queue& q, const scan_policy& policy, state_packing packing,
                       std::size_t n, temporary_lease& scratch, Bound&& bound) {
     const std::size_t tiles = (n + policy.tile_size() - 1) / policy.tile_size();
     const std::size_t items = tiles * policy.work_group_size;
@@ -155,10 +155,9 @@ event run_scan_passes(const queue& q, const algorithm_policy& policy, state_pack
 /// that read the input what `bind_rest(kernel_binding&)` binds: `out` where they have it, and the
 /// input.
 template <device_value Carry, class BindRest>
-event run_scan_family(const algorithm_program& program, const queue& q,
-                      const algorithm_policy& policy, state_packing packing, std::size_t n,
-                      const std::optional<Carry>& carry, temporary_lease& scratch,
-                      BindRest&& bind_rest) {
+event run_scan_family(const algorithm_program& program, const queue& q, const scan_policy& policy,
+                      state_packing packing, std::size_t n, const std::optional<Carry>& carry,
+                      temporary_lease& scratch, BindRest&& bind_rest) {
     const auto bound = [&](const char* kernel) {
         kernel_binding args = scan_binding(program, kernel, n, scratch, carry);
         if (args.description().takes_input()) bind_rest(args);
@@ -191,7 +190,7 @@ void scan(const Input& input, const vector<T>& output, bool exclusive, std::opti
         const part_extent& part = parts[k];
         if (part.size == 0) continue;
         const queue& q = part.queue;
-        const algorithm_policy policy = plan_scan(q.device(), sizeof(T));
+        const scan_policy policy = plan_scan(q.device(), sizeof(T));
         const auto& program = scan_program<T, Op>(q.device(), input, policy, exclusive);
         temporary_lease scratch =
             temporary_pool::acquire(q, scan_family_scratch_bytes(policy, part.size, sizeof(T)));

@@ -1,5 +1,5 @@
 // Stream compaction's chunk loops without branches (scan_chunks.hpp,
-// algorithm_policy::chunk_cursor_writes).
+// scan_policy::chunk_cursor_writes).
 //
 // Element by element, compaction branches on each element's flag, and where the flags follow no
 // pattern (copy_if keeping half of random values) the core mispredicts every other element. Here

@@ -1,5 +1,5 @@
 // Stream compaction's tiles (copy_if, unique; tile_program.hpp): a scan of 0/1 counts, each kept
-// element written at its count. Staged (algorithm_policy::staged_writes): the tile keeps the
+// element written at its count. Staged (scan_policy::staged_writes): the tile keeps the
 // counts as flags (tile_flags) beside the kept values, and writes its kept values at once,
 // coalesced. Per element: the tile keeps the counts as values and each work-item runs the input's
 // scatter code for its items.

@@ -28,7 +28,7 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
 
     void declare_parameters(source_builder& b) override {
         input_ = declare_(b);
-        const algorithm_policy& policy = p_.policy;
+        const scan_policy& policy = p_.policy;
         in_registers_ = !input_.key.empty() && policy.register_runs &&
                         policy.items_per_work_item <= 64 &&
                         policy.full_tiles == tile_access::wide && !input_.wide.lanes.empty() &&

@@ -1,4 +1,4 @@
-// The scan's chunk loops by vectors (scan_chunks.hpp, algorithm_policy::chunk_lanes): for scalar
+// The scan's chunk loops by vectors (scan_chunks.hpp, scan_policy::chunk_lanes): for scalar
 // values under lanewise operations (sum, min, max).
 //
 // Element by element, a scan is one chain of dependent operations, one per element, which a core

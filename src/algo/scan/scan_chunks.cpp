@@ -9,7 +9,7 @@
 
 namespace kiln::detail {
 
-std::size_t chunk_elements(const algorithm_policy& policy, std::size_t value_bytes) {
+std::size_t chunk_elements(const scan_policy& policy, std::size_t value_bytes) {
     return std::max<std::size_t>(16, policy.chunk_bytes / value_bytes / 16 * 16);
 }
 

@@ -31,21 +31,21 @@ std::vector<kernel_description> scan_kernels(const scan_operation& op, bool scat
 }
 
 std::string scan_program_source(const scan_operation& op, const declare_input<scan_input>& input,
-                                const algorithm_policy& policy, bool exclusive) {
+                                const scan_policy& policy, bool exclusive) {
     return tile_program_source(
         op, policy, [&](tile_program& program) { return scan_tiles(program, input, exclusive); });
 }
 
 std::string compaction_tile_program_source(const scan_operation& count,
                                            const declare_input<compaction_input>& input,
-                                           const algorithm_policy& policy) {
+                                           const scan_policy& policy) {
     return tile_program_source(
         count, policy, [&](tile_program& program) { return compaction_tiles(program, input); });
 }
 
 std::string reduce_by_key_tile_program_source(const scan_operation& pairs,
                                               const declare_input<reduce_by_key_input>& input,
-                                              const algorithm_policy& policy) {
+                                              const scan_policy& policy) {
     return tile_program_source(
         pairs, policy, [&](tile_program& program) { return reduce_by_key_tiles(program, input); });
 }

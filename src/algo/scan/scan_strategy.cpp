@@ -9,13 +9,13 @@ std::string scan_program_shape::key() const {
 }
 
 std::vector<kernel_description> scan_family_kernels(const scan_operation& op,
-                                                    const algorithm_policy& policy, bool scatter) {
+                                                    const scan_policy& policy, bool scatter) {
     return policy.chunk_bytes ? chunk_scan_kernels(op, scatter) : scan_kernels(op, scatter);
 }
 
 std::string scan_family_program_source(const scan_operation& op,
                                        const declare_input<scan_input>& input,
-                                       const algorithm_policy& policy, bool exclusive) {
+                                       const scan_policy& policy, bool exclusive) {
     if (policy.chunk_bytes) {
         const std::size_t chunk = chunk_elements(policy, op.value_bytes);
         // The chunk loops evaluate the input element by element: 16-byte lanes are the tiles'.
@@ -32,7 +32,7 @@ std::string scan_family_program_source(const scan_operation& op,
 
 std::string compaction_program_source(const scan_operation& count,
                                       const declare_input<compaction_input>& input,
-                                      const algorithm_policy& policy) {
+                                      const scan_policy& policy) {
     if (policy.chunk_bytes) {
         const std::size_t chunk = chunk_elements(policy, count.value_bytes);
         if (policy.chunk_cursor_writes) return compaction_chunk_program_source(count, input, chunk);
@@ -43,7 +43,7 @@ std::string compaction_program_source(const scan_operation& count,
 
 std::string reduce_by_key_program_source(const scan_operation& pairs, const value_combine& combine,
                                          const declare_input<reduce_by_key_input>& input,
-                                         const algorithm_policy& policy) {
+                                         const scan_policy& policy) {
     if (policy.chunk_bytes) {
         return reduce_by_key_chunk_program_source(pairs, combine, input,
                                                   chunk_elements(policy, pairs.value_bytes));
@@ -51,7 +51,7 @@ std::string reduce_by_key_program_source(const scan_operation& pairs, const valu
     return reduce_by_key_tile_program_source(pairs, input, policy);
 }
 
-std::size_t scan_family_scratch_bytes(const algorithm_policy& policy, std::size_t n,
+std::size_t scan_family_scratch_bytes(const scan_policy& policy, std::size_t n,
                                       std::size_t value_bytes) {
     if (policy.chunk_bytes) {
         const std::size_t chunk = chunk_elements(policy, value_bytes);

@@ -11,7 +11,7 @@
 namespace kiln::detail {
 namespace {
 
-bool looks_back_in_sub_group(const algorithm_policy& policy) {
+bool looks_back_in_sub_group(const scan_policy& policy) {
     return policy.sub_group_size > 0 && policy.sub_group_size <= 32;
 }
 

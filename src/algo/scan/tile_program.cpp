@@ -7,7 +7,7 @@
 namespace kiln::detail {
 
 tile_program::tile_program(source_builder& builder, const scan_operation& operation,
-                           const algorithm_policy& tile_policy)
+                           const scan_policy& tile_policy)
     : b(builder),
       op(operation),
       policy(tile_policy),
@@ -130,7 +130,7 @@ void tile_program::scatter_items(const std::string& scanned, const std::string& 
     b.close();
 }
 
-std::string tile_program_source(const scan_operation& op, const algorithm_policy& policy,
+std::string tile_program_source(const scan_operation& op, const scan_policy& policy,
                                 const tile_algorithm_maker& make) {
     source_builder builder;
     tile_program program(builder, op, policy);

@@ -43,11 +43,11 @@ class tile_algorithm {
 /// than one algorithm's tiles take.
 class tile_program {
   public:
-    tile_program(source_builder& b, const scan_operation& op, const algorithm_policy& policy);
+    tile_program(source_builder& b, const scan_operation& op, const scan_policy& policy);
 
     source_builder& b;
     const scan_operation& op;
-    const algorithm_policy& policy;
+    const scan_policy& policy;
     /// The scan's value type.
     const std::string t;
     const lookback_state state;
@@ -91,7 +91,7 @@ class tile_program {
 /// Makes an algorithm's tiles within a program.
 using tile_algorithm_maker = std::function<std::unique_ptr<tile_algorithm>(tile_program&)>;
 /// The kernels of every strategy (scan_kernels.hpp's scan_kernel names) for one algorithm.
-std::string tile_program_source(const scan_operation& op, const algorithm_policy& policy,
+std::string tile_program_source(const scan_operation& op, const scan_policy& policy,
                                 const tile_algorithm_maker& make);
 
 // The strategies.

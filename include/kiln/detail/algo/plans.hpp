@@ -21,15 +21,15 @@ namespace kiln::detail {
 
 /// Scan family (scan; reduce_by_key below): the row's policy, items per work-item halved for
 /// 8-byte values so that a tile takes the same local memory.
-algorithm_policy plan_scan(const device_properties& props, std::size_t value_bytes,
-                           const tuning_overrides& overrides = {});
-algorithm_policy plan_reduce_by_key(const device_properties& props, std::size_t value_bytes,
-                                    const tuning_overrides& overrides = {});
+scan_policy plan_scan(const device_properties& props, std::size_t value_bytes,
+                      const tuning_overrides& overrides = {});
+scan_policy plan_reduce_by_key(const device_properties& props, std::size_t value_bytes,
+                               const tuning_overrides& overrides = {});
 
 /// How one part of a stream compaction (copy_if, unique) is done: the tuning, the count's width
 /// and the count it starts from.
 struct compaction_plan {
-    algorithm_policy policy;
+    scan_policy policy;
     /// 32-bit counts (uint, one-word look-back states with the flag in the high half) where the
     /// part's counts stay below 2^31 and the tiles stage their writes or chunks are used; else
     /// 64-bit counts (62 bits beside the flag).
@@ -115,10 +115,10 @@ const sparse_rule& plan_spmv(const device_properties& props);
 launch_policy plan_elementwise_launch(const device_properties& props);
 
 // The plans under the overrides in force, for the callers that hold a device.
-inline algorithm_policy plan_scan(const device& dev, std::size_t value_bytes) {
+inline scan_policy plan_scan(const device& dev, std::size_t value_bytes) {
     return plan_scan(dev.properties(), value_bytes, overrides_in_force(algorithm::scan));
 }
-inline algorithm_policy plan_reduce_by_key(const device& dev, std::size_t value_bytes) {
+inline scan_policy plan_reduce_by_key(const device& dev, std::size_t value_bytes) {
     return plan_reduce_by_key(dev.properties(), value_bytes,
                               overrides_in_force(algorithm::reduce_by_key));
 }

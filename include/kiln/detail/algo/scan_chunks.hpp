@@ -2,7 +2,7 @@
 //
 // CPU devices run a work-group's items one after another on one core, so the tile kernels'
 // barriers, local-memory group scans and thousands of small groups cost more there than the
-// scan itself. Here each chunk (algorithm_policy::chunk_bytes of values, which a core's cache
+// scan itself. Here each chunk (scan_policy::chunk_bytes of values, which a core's cache
 // holds) is one work-group of one work-item that scans it in a plain loop, then combines the
 // prefix of the chunks before it with its results in a second loop over the same elements, still
 // in its cache, which the device compiler vectorises:
@@ -32,7 +32,7 @@ namespace kiln::detail {
 
 /// Elements per chunk for values of `value_bytes` under `policy` (chunk_bytes > 0): a multiple
 /// of 16, at least 16.
-std::size_t chunk_elements(const algorithm_policy& policy, std::size_t value_bytes);
+std::size_t chunk_elements(const scan_policy& policy, std::size_t value_bytes);
 
 /// The chunk kernels' scratch for `chunks` chunks of values of `value_bytes`: the ticket
 /// counter, the part's total, a flag per chunk, then each chunk's total and each chunk's
@@ -73,7 +73,7 @@ std::string chunk_scan_program_source(const scan_operation& op,
                                       const declare_input<element_input>& input, std::size_t chunk,
                                       bool exclusive);
 
-/// Whether scans under `op` may walk chunks by vectors of `lanes` (algorithm_policy::chunk_lanes):
+/// Whether scans under `op` may walk chunks by vectors of `lanes` (scan_policy::chunk_lanes):
 /// lanewise operations on scalars, 2 to 16 lanes.
 bool chunk_lanes_apply(const scan_operation& op, std::size_t lanes);
 

@@ -53,8 +53,8 @@ struct compaction_input {
     /// The element's count, as the scan's type: 1 where it is kept, else 0.
     element_input keep{};
     /// The kept element's type and text, for the writers that write it themselves: tiles that
-    /// stage their kept elements (algorithm_policy::staged_writes), chunks that write at a cursor
-    /// (algorithm_policy::chunk_cursor_writes); compaction_outputs names their parameters.
+    /// stage their kept elements (scan_policy::staged_writes), chunks that write at a cursor
+    /// (scan_policy::chunk_cursor_writes); compaction_outputs names their parameters.
     std::string kept_type{};
     std::string kept_value{};
     /// For the others: code run for each element, with `idx` its index, `x` its count and
@@ -67,7 +67,7 @@ struct compaction_input {
 /// `pair(head, value)` rebuilds it where it is read.
 struct reduce_by_key_input {
     /// The value at `idx`, of `value_type`, also as lanes of 16-byte loads where the tiles may
-    /// keep runs in registers (algorithm_policy::register_runs).
+    /// keep runs in registers (scan_policy::register_runs).
     element_input value{};
     std::string value_type{};
     wide_input wide{};

@@ -79,18 +79,18 @@ kernel_description scan_kernel_description(const char* name, const scan_operatio
 std::vector<kernel_description> scan_kernels(const scan_operation& op, bool scatter);
 /// A scan's tile program: `out` gets the scan of the input's values.
 std::string scan_program_source(const scan_operation& op, const declare_input<scan_input>& input,
-                                const algorithm_policy& policy, bool exclusive);
+                                const scan_policy& policy, bool exclusive);
 /// Stream compaction's tile program: a scan of `count` (compaction_input::keep per element)
-/// whose tiles stage their kept elements and write them at once (algorithm_policy::staged_writes)
+/// whose tiles stage their kept elements and write them at once (scan_policy::staged_writes)
 /// or run the input's scatter code per element.
 std::string compaction_tile_program_source(const scan_operation& count,
                                            const declare_input<compaction_input>& input,
-                                           const algorithm_policy& policy);
+                                           const scan_policy& policy);
 /// reduce_by_key's tile program: a scan of `pairs` (segment_operation) whose input writes the
 /// runs (reduce_by_key_input::scatter).
 std::string reduce_by_key_tile_program_source(const scan_operation& pairs,
                                               const declare_input<reduce_by_key_input>& input,
-                                              const algorithm_policy& policy);
+                                              const scan_policy& policy);
 
 /// Whether a single pass with decoupled look-back may run on `dev` with states packed as
 /// `packing`: groups must make progress, and separate states need a device-wide fence.

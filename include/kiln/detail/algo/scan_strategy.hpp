@@ -1,5 +1,5 @@
 // The scan family's strategies behind one interface: tile kernels (scan_kernels.hpp, the GPU
-// shape) or chunk kernels (scan_chunks.hpp, the CPU shape), as algorithm_policy::chunk_bytes
+// shape) or chunk kernels (scan_chunks.hpp, the CPU shape), as scan_policy::chunk_bytes
 // says. Scan, stream compaction and reduce_by_key build and size their programs through these,
 // and run them through run_scan_family (scan.hpp).
 #pragma once
@@ -19,7 +19,7 @@ struct scan_program_shape {
     std::string value_type;  ///< OpenCL C type of the values
     std::string operation;   ///< operation_traits::key()
     bool exclusive = false;
-    algorithm_policy policy{};
+    scan_policy policy{};
     /// The input node's type name: the node's type decides its generated text.
     std::string input;
 
@@ -30,23 +30,23 @@ struct scan_program_shape {
 /// The kernels of a scan-family program for `op` under `policy` (`scatter`: a scattering
 /// program, reduce_by_key's among them).
 std::vector<kernel_description> scan_family_kernels(const scan_operation& op,
-                                                    const algorithm_policy& policy,
+                                                    const scan_policy& policy,
                                                     bool scatter = false);
 /// A scan's program under `policy`.
 std::string scan_family_program_source(const scan_operation& op,
                                        const declare_input<scan_input>& input,
-                                       const algorithm_policy& policy, bool exclusive);
+                                       const scan_policy& policy, bool exclusive);
 /// Stream compaction's program under `policy`, a scan of `count` (a scattering program).
 std::string compaction_program_source(const scan_operation& count,
                                       const declare_input<compaction_input>& input,
-                                      const algorithm_policy& policy);
+                                      const scan_policy& policy);
 /// reduce_by_key's program under `policy`: the chunk kernels with its own loops
 /// (reduce_by_key_chunk_program_source), or the tile kernels with the input's scatter code.
 std::string reduce_by_key_program_source(const scan_operation& pairs, const value_combine& combine,
                                          const declare_input<reduce_by_key_input>& input,
-                                         const algorithm_policy& policy);
+                                         const scan_policy& policy);
 /// Bytes of scratch it needs for a part of `n` elements of `value_bytes` each.
-std::size_t scan_family_scratch_bytes(const algorithm_policy& policy, std::size_t n,
+std::size_t scan_family_scratch_bytes(const scan_policy& policy, std::size_t n,
                                       std::size_t value_bytes);
 
 }  // namespace kiln::detail

@@ -1,5 +1,5 @@
 // Tuning of the algorithm kernels as data: a policy per algorithm and device class, of the
-// algorithm's own type (algorithm_policy for the scan family, radix_sort_tuning, and so on).
+// algorithm's own type (scan_policy for the scan family, radix_sort_tuning, and so on).
 //
 // A policy's numbers become compile-time constants of the generated kernels (work-group size
 // through reqd_work_group_size, items per work-item, radix bits, local tile sizes), so they are
@@ -52,7 +52,7 @@ enum class tile_access {
 };
 
 /// The scan family's rows (scan, select, reduce_by_key).
-struct algorithm_policy {
+struct scan_policy {
     std::size_t work_group_size = 256;
     std::size_t items_per_work_item = 8;
     /// Sub-group size within which group scans shuffle; 0: they go through local memory. Not in
@@ -164,8 +164,8 @@ struct fft_tuning {
 };
 
 /// A row's numbers, of its algorithm's type (row_tuning_fits says which).
-using row_tuning = std::variant<algorithm_policy, radix_sort_tuning, merge_sort_tuning,
-                                stencil_tuning, fft_tuning>;
+using row_tuning =
+    std::variant<scan_policy, radix_sort_tuning, merge_sort_tuning, stencil_tuning, fft_tuning>;
 
 /// Which devices a row applies to; unset fields match every device.
 struct device_class {
@@ -189,7 +189,7 @@ constexpr bool row_tuning_fits(algorithm a, const row_tuning& tuning) noexcept {
         case algorithm::scan:
         case algorithm::select:
         case algorithm::reduce_by_key:
-            return std::holds_alternative<algorithm_policy>(tuning);
+            return std::holds_alternative<scan_policy>(tuning);
         case algorithm::radix_sort:
             return std::holds_alternative<radix_sort_tuning>(tuning);
         case algorithm::merge_sort:
@@ -210,7 +210,7 @@ bool matches(const device_class& c, const device_properties& props);
 std::size_t sub_group_size_of(const device_properties& props);
 
 /// plan_policy on `dev` under the overrides in force (a: scan, select or reduce_by_key).
-algorithm_policy policy_for(algorithm a, const device& dev);
+scan_policy policy_for(algorithm a, const device& dev);
 /// The radix sort's row on `dev` (or the override in force), before plan_radix_sort scales it.
 radix_sort_tuning radix_sort_tuning_for(const device& dev);
 /// The row policy_for takes, for diagnostics (nullptr under a test override).
@@ -254,7 +254,7 @@ class scoped_local_memory_group_scans {
 class scoped_algorithm_policy {
   public:
     /// a: scan, select or reduce_by_key.
-    scoped_algorithm_policy(algorithm a, algorithm_policy policy);
+    scoped_algorithm_policy(algorithm a, scan_policy policy);
     explicit scoped_algorithm_policy(radix_sort_tuning policy);
     explicit scoped_algorithm_policy(merge_sort_tuning policy);
     /// a: stencil_1d or stencil_2d.
@@ -282,7 +282,7 @@ struct fft_pipeline_policy {
 /// a plan leaves them empty or writes them by hand.
 struct tuning_overrides {
     // scoped_algorithm_policy, for the plan's algorithm.
-    std::optional<algorithm_policy> scan_family;  ///< scan, select or reduce_by_key
+    std::optional<scan_policy> scan_family;  ///< scan, select or reduce_by_key
     std::optional<radix_sort_tuning> radix_sort;
     std::optional<merge_sort_tuning> merge_sort;
     std::optional<stencil_tuning> stencil;  ///< the plan's dimensions
@@ -304,8 +304,8 @@ Tuning row_tuning_for(algorithm a, const device_properties& props,
 
 /// The scan family's (a: scan, select or reduce_by_key) policy on a device of `props`:
 /// row_tuning_for's, with its target features and sub_group_size set from the device.
-algorithm_policy plan_policy(algorithm a, const device_properties& props,
-                             const tuning_overrides& overrides = {});
+scan_policy plan_policy(algorithm a, const device_properties& props,
+                        const tuning_overrides& overrides = {});
 
 /// What the generated code may use on a device of `props`: its target features, with no
 /// sub-group size under the local_memory_group_scans override.
