@@ -436,16 +436,26 @@ TEST_F(NvrtcCompile, CompactionFlagsUnderWarpsAreBallotWords) {
 
 // The radix multi-split under warps calls the vocabulary's ballots, warp barriers and (its group
 // scans) shuffles, all of which the prelude defines: it translates and builds.
-TEST_F(NvrtcCompile, RadixMultiSplitWithBallotsBuilds) {
+namespace {
+
+// A 4-byte-key multi-split sort shape under CUDA's warps, with ballots.
+radix_sort_shape warp_multi_split_shape() {
     radix_sort_shape shape;
     shape.keys = {sort_key_kind::unsigned_integer, 4};
-    shape.value_bytes = 4;
     shape.work_group_size = 256;
     shape.items_per_work_item = 8;
     shape.sub_group_size = 32;
     shape.multi_split = true;
     shape.ballots = true;
     shape.target = cuda_warps;
+    return shape;
+}
+
+}  // namespace
+
+TEST_F(NvrtcCompile, RadixMultiSplitWithBallotsBuilds) {
+    radix_sort_shape shape = warp_multi_split_shape();
+    shape.value_bytes = 4;
     const std::string source = radix_sort_source(shape);
     EXPECT_NE(source.find("kiln_ballot("), std::string::npos);
     EXPECT_NE(source.find("kiln_sub_group_sync()"), std::string::npos);
@@ -456,14 +466,7 @@ TEST_F(NvrtcCompile, RadixMultiSplitWithBallotsBuilds) {
 // The radix sort's single pass looks back over 32-bit state words (lookback_state::for_counts)
 // by volatile accesses, which the translation keeps: it translates and builds.
 TEST_F(NvrtcCompile, RadixSinglePassBuilds) {
-    radix_sort_shape shape;
-    shape.keys = {sort_key_kind::unsigned_integer, 4};
-    shape.work_group_size = 256;
-    shape.items_per_work_item = 8;
-    shape.sub_group_size = 32;
-    shape.multi_split = true;
-    shape.ballots = true;
-    shape.target = cuda_warps;
+    radix_sort_shape shape = warp_multi_split_shape();
     shape.single_pass = true;
     const std::string source = radix_sort_source(shape);
     EXPECT_NE(source.find("kiln_onesweep_pass"), std::string::npos);
