@@ -10,6 +10,7 @@
 #include <kiln/detail/algo/tuning.hpp>
 #include <kiln/kiln.hpp>
 #include <kiln/stencil.hpp>
+#include <limits>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -229,6 +230,31 @@ void user_operators(const kiln::queue& q, bool has_double) {
 
 TEST_P(stencils, user_operators_alone_and_in_expressions) {
     with_every_strategy([&] { user_operators(q, has_double()); });
+}
+
+// User operators over vectors on CPUs: outputs whose vector of lanes also holds an inf or a NaN
+// still match the host's (maths functions over vectors see the other lanes' values).
+TEST_P(stencils, user_operators_next_to_inf_and_nan) {
+    with_every_strategy([&] {
+        std::vector<float> host = values<float>(1000);
+        // Differences far from 0, as a vector's argument reduction takes another path there.
+        for (std::size_t i = 0; i < host.size(); i += 3) host[i] *= 1000;
+        host[37] = std::numeric_limits<float>::quiet_NaN();
+        host[70] = std::numeric_limits<float>::infinity();
+        host[999] = -std::numeric_limits<float>::infinity();
+        kiln::vector<float> x(q, host), y(q, host.size()), z(q, host.size());
+        y = coupling(x);
+        z = 1.0f * coupling(x);
+        const auto expected = host_coupling(host);
+        for (const auto& got : {y.read(), z.read()}) {
+            for (std::size_t i = 0; i < host.size(); ++i) {
+                if (std::isnan(expected[i]))
+                    EXPECT_TRUE(std::isnan(got[i])) << "at " << i;
+                else
+                    EXPECT_NEAR(got[i], expected[i], 1e-5) << "at " << i;
+            }
+        }
+    });
 }
 
 TEST_P(stencils, user_operators_with_comparisons_and_unary_functions) {
