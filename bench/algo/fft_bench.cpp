@@ -1,7 +1,8 @@
 // kiln::fft beside cuFFT (GPUs) or FFTW on one thread and on every host thread (CPUs) on the same
 // data and shapes.
 //
-//     fft_bench [max elements]   (default: every workload; KILN_DEVICE picks the device)
+//     fft_bench [max elements [shape,...]]   (default: every workload; KILN_DEVICE picks the
+//                                            device; shapes by name, e.g. 2d_4096^2)
 //
 // KILN_FFT_POLICY=WxI replaces the tuning row's FFT policy (W work-items, W x I complex floats
 // of local memory per group) for the run, to compare rows in one session.
@@ -83,14 +84,20 @@ double fftw_seconds(const fft_workloads::workload& w, const std::vector<cfloat>&
 #else
     if (threads > 1) return 0;
 #endif
-    std::vector<cfloat> in(host.size()), out(host.size());
+    // FFTW's own allocation: its SIMD codelets need the vector width's alignment, which a
+    // std::vector of this size (glibc's mmap, 16 bytes past a page) does not give.
+    const auto allocate = [&] {
+        return std::unique_ptr<cfloat[], decltype(&fftwf_free)>(
+            reinterpret_cast<cfloat*>(fftwf_alloc_complex(host.size())), &fftwf_free);
+    };
+    const auto in = allocate(), out = allocate();
     int sizes[3] = {int(w.sizes[0]), int(w.sizes[1]), int(w.sizes[2])};
     const int each = int(w.elements() / w.batch);
     // Planning with FFTW_MEASURE overwrites the arrays, so the data goes in afterwards.
     fftwf_plan plan = fftwf_plan_many_dft(
-        w.rank, sizes, int(w.batch), reinterpret_cast<fftwf_complex*>(in.data()), nullptr, 1, each,
-        reinterpret_cast<fftwf_complex*>(out.data()), nullptr, 1, each, FFTW_FORWARD, FFTW_MEASURE);
-    std::copy(host.begin(), host.end(), in.begin());
+        w.rank, sizes, int(w.batch), reinterpret_cast<fftwf_complex*>(in.get()), nullptr, 1, each,
+        reinterpret_cast<fftwf_complex*>(out.get()), nullptr, 1, each, FFTW_FORWARD, FFTW_MEASURE);
+    std::copy(host.begin(), host.end(), in.get());
     double best = 1e30;
     for (int r = 0; r < 3; ++r) {
         const auto start = clock_type::now();
@@ -195,6 +202,13 @@ int main(int argc, char** argv) {
     const kiln::device dev = kiln::default_device();
     const bool cpu = dev.is_cpu();
     const std::size_t max_elements = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : ~0ull;
+    // FFTW's planning takes minutes per shape on a many-core CPU: a call may time a few.
+    const std::string chosen = argc > 2 ? "," + std::string(argv[2]) + "," : "";
+    const auto wanted = [&](const fft_workloads::workload& w) {
+        return w.elements() <= max_elements &&
+               (chosen.empty() ||
+                chosen.find("," + std::string(w.name) + ",") != std::string::npos);
+    };
     kiln::queue q(dev);
     const std::map<std::string, double> cufft =
         cpu ? std::map<std::string, double>{} : cufft_reference();
@@ -222,7 +236,7 @@ int main(int argc, char** argv) {
         cpu ? " kiln time / FFTW on every host thread |" : "", cpu ? "---|" : "");
     for (const auto& w : fft_workloads::all) {
         const std::size_t n = w.elements();
-        if (n > max_elements) continue;
+        if (!wanted(w)) continue;
         const std::vector<cfloat> host = workload_input(n);
         const std::vector<std::size_t> sizes(w.sizes, w.sizes + w.rank);
         const kiln::vector<cfloat> x(q, host);
@@ -261,7 +275,7 @@ int main(int argc, char** argv) {
         "\n### Kernels per transform (profiler)\n\n"
         "| shape | kernel | launches | best | 2 N x 8 bytes / best |\n|---|---|---|---|---|\n");
     for (const auto& w : fft_workloads::all) {
-        if (w.elements() > max_elements) continue;
+        if (!wanted(w)) continue;
         print_kernels(dev, w, workload_input(w.elements()), cpu ? 1 : 5);
         std::fflush(stdout);
     }
