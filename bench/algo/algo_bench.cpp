@@ -92,6 +92,8 @@ void row(const std::string& what, double seconds, double bytes, double elements,
                     reference * 1e3, check);
     else
         std::printf(" | %s |\n", check);
+    // Row by row into a log, so that a run its caller's timeout ends keeps the rows it measured.
+    std::fflush(stdout);
 }
 
 /// The works a run measures, named by --works=LIST (comma-separated; all by default).
