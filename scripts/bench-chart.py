@@ -39,8 +39,9 @@ HARNESS = re.compile(r"^=== (\S+) on (\S+)")
 TITLE = re.compile(r"^### (?:(\d{4}-\d\d-\d\d), )?(?:kiln[^,]*, )?(.+?) \((cuda|opencl)\)")
 RATIO = re.compile(r"^(\d+(?:\.\d+)?)x (.+?)(?: \(\d+(?:\.\d+)? ms\))?$")
 COPY_SHARE = re.compile(r"(\d+(?:\.\d+)?)% of copy")
-# Rows algo_bench repeats with another strategy forced, for comparison with the table's own.
-VARIANT = re.compile(r"\((before|local-memory group scans|reduce-then-scan)[^)]*\)$")
+# Rows algo_bench repeats with another strategy forced, for comparison with the table's own: their
+# work ends in the strategy in parentheses, "(before: direct writes)", "(tiles)", and so on.
+VARIANT = re.compile(r" \([^()]*\)$")
 
 
 TITLE_AREAS = [("kiln algorithms", "scan family"), ("kiln::fft", "FFT"),
@@ -82,7 +83,8 @@ def parse_log(lines, date="", all_rows=False):
             time_ratios = True
             continue
         work = cells[0]
-        if len(cells) < 2 or cells[1].startswith("failed") or (not all_rows and VARIANT.search(work)):
+        variant = area == AREAS["algo_bench"] and VARIANT.search(work)
+        if len(cells) < 2 or cells[1].startswith("failed") or (variant and not all_rows):
             continue
         for cell in cells[1:]:
             found = ratio_in(cell)

@@ -63,7 +63,7 @@ if want algo; then
         KILN_DEVICE=$backend timeout 150 "$build/bench/algo/sort_bench" >> "$out/algo.log" 2>&1 ||
             echo "(exit $?)" >> "$out/algo.log"
     done
-    grep -E "^###|ratio|x CUB|x cu" "$out/algo.log" | head -60
+    grep -E "^###|ratio|x CUB|x cu" "$out/algo.log" | head -120
 fi
 
 if want profile; then

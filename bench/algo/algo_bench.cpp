@@ -1,6 +1,7 @@
 // Benchmarks of kiln's scan family beside CUB (GPUs) or one host thread (CPUs), same data.
 //
-//     algo_bench [log2(n scan)] [log2(n reduce_by_key)] [log2(n copy_if)] [GxI]
+//     algo_bench [log2(n scan)] [log2(n reduce_by_key)] [log2(n copy_if)] [GxI] [local]
+//                [--works=LIST]
 //                (defaults 28 26 28 on GPUs, 24 22 24 on CPUs; KILN_DEVICE picks the device;
 //                GxI replaces the tuning table's scan, select and reduce_by_key policies by
 //                work-groups of G items with I items each, to measure candidates for the table;
@@ -9,21 +10,28 @@
 //                then b keeps compaction and reduce_by_key flags as bytes, and a final r
 //                keeps reduce_by_key's runs in registers (policy register_runs), e.g.
 //                256x16d2ub or 256x16d2wr; cB instead of GxI: chunk kernels of B bytes, the CPU
-//                strategy, e.g. c65536)
+//                strategy, e.g. c65536; local: group scans through local memory where
+//                sub-groups exist; --works=LIST, anywhere, runs only the works listed of
+//                copy,scan,reduce_by_key,copy_if,unique, e.g. --works=scan,unique)
 //
-// Prints one markdown table: y = x (kiln's own copy), inclusive_scan of int32, exclusive_scan of
-// float, reduce_by_key over runs of 8 (int32 keys and values, sum), copy_if keeping half of the
-// int32 elements; time per call (best of batches of back-to-back calls, wall clock;
-// reduce_by_key and copy_if return their count, so each call waits for it), bandwidth (bytes
-// read + written once) and its ratio to the copy bound (the device's copy; on CPU devices the
-// host's memcpy on all cores, STREAM's copy, at the scan's size), and the ratio to CUB's time on
-// the same data (bench/algo/cub_algo_reference.cu, run by this program when it was built) or, on
-// CPUs, to the same work as a plain single-threaded loop (std::inclusive_scan and friends). Each
+// Prints one markdown table: y = x (kiln's own copy); inclusive_scan and exclusive_scan of int32
+// and of float; reduce_by_key over runs of 1, 8, 32 and 1024 (int32 keys and values, sum);
+// copy_if keeping 1%, half and 99% of hashed int32 elements (half also with the input tagged
+// once); unique of sorted int32 keys in runs of 1 to 15 (n of copy_if's size; kiln::unique works
+// in place, so its time is that of restoring the input and unique, less the restore's). Each row
+// gives the time per call (best of batches of back-to-back calls, wall clock; reduce_by_key,
+// copy_if and unique return their count, so each call waits for it), bandwidth (bytes read +
+// written once) and its ratio to the copy bound (the device's copy; on CPU devices the host's
+// memcpy on all cores, STREAM's copy, at the scan's size), the ratio to CUB's time on the same
+// data (bench/algo/cub_algo_reference.cu, run by this program when it was built; both generate
+// their data with algo_data.hpp) or, on CPUs, to the same work as a plain single-threaded loop
+// (std::inclusive_scan and friends), and the check against the host's result. Each
 // work runs with the tuning table's policies, then, without GxI or cB, with the other kernels in
 // the same run: where compaction stages its writes, the earlier kernels (staged_writes off);
 // local-memory group scans (where shuffles are used), reduce-then-scan (where look-back is), and
 // on devices whose rows take chunk kernels, the chunks' element loops (where the rows take their
-// vector or cursor forms) and the tile kernels.
+// vector or cursor forms) and the tile kernels. These comparisons repeat the rows of the
+// headline shapes only (int32 inclusive and float exclusive scans, runs of 8, keeping half).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -36,9 +44,11 @@
 #include <memory>
 #include <numeric>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "algo_data.hpp"
@@ -72,21 +82,49 @@ std::map<std::string, double> cub_reference(int log2_scan, int log2_key, int log
 /// copy on all cores (GB/s, bytes read plus written).
 double copy_bound_gb_per_s = 0;
 
-void row(const char* what, double seconds, double bytes, double elements, double reference,
+void row(const std::string& what, double seconds, double bytes, double elements, double reference,
          const char* reference_name, const char* check) {
     const double gb_per_s = bytes / seconds / 1e9;
-    std::printf("| %s | %.3f ms | %.1f GB/s | %.2f | %.2f Gelem/s |", what, seconds * 1e3, gb_per_s,
-                gb_per_s / copy_bound_gb_per_s, elements / seconds / 1e9);
+    std::printf("| %s | %.3f ms | %.1f GB/s | %.2f | %.2f Gelem/s |", what.c_str(), seconds * 1e3,
+                gb_per_s, gb_per_s / copy_bound_gb_per_s, elements / seconds / 1e9);
     if (reference > 0)
         std::printf(" %.2fx %s (%.3f ms) | %s |\n", reference / seconds, reference_name,
                     reference * 1e3, check);
     else
         std::printf(" | %s |\n", check);
+    // Row by row into a log, so that a run its caller's timeout ends keeps the rows it measured.
+    std::fflush(stdout);
 }
+
+/// The works a run measures, named by --works=LIST (comma-separated; all by default).
+constexpr const char* all_works = "copy,scan,reduce_by_key,copy_if,unique";
 
 }  // namespace
 
 int main(int argc, char** argv) {
+    // --works=LIST, anywhere: only those works; the other arguments keep their places.
+    std::string works = all_works;
+    std::vector<char*> arguments;
+    for (int i = 0; i < argc; ++i) {
+        if (std::string_view(argv[i]).starts_with("--works="))
+            works = argv[i] + std::strlen("--works=");
+        else
+            arguments.push_back(argv[i]);
+    }
+    argc = static_cast<int>(arguments.size());
+    argv = arguments.data();
+    const auto listed = [](const std::string& list, const std::string& work) {
+        return ("," + list + ",").find("," + work + ",") != std::string::npos;
+    };
+    const auto wanted = [&](const char* work) { return listed(works, work); };
+    for (std::size_t at = 0; at <= works.size();) {
+        const std::size_t comma = std::min(works.find(',', at), works.size());
+        if (!listed(all_works, works.substr(at, comma - at))) {
+            std::fprintf(stderr, "algo_bench: --works takes some of %s\n", all_works);
+            return 2;
+        }
+        at = comma + 1;
+    }
     const kiln::device dev = kiln::default_device();
     const bool cpu = dev.is_cpu();
     const int log2_scan = argc > 1 ? std::atoi(argv[1]) : cpu ? 24 : 28;
@@ -134,6 +172,10 @@ int main(int argc, char** argv) {
         kiln::bench::measure_copy_bandwidth(dev, kiln::bench::copy_benchmark_bytes(dev));
     std::map<std::string, double> reference;
     if (!cpu) reference = cub_reference(log2_scan, log2_key, log2_select);
+    const auto cub = [&](const std::string& work) {
+        const auto found = reference.find(work);
+        return found == reference.end() ? 0.0 : found->second;
+    };
     const bool dispatch_lookback = kiln::detail::groups_make_progress(dev);
     const auto scan_policy = kiln::detail::policy_for(kiln::detail::algorithm::scan, dev);
 
@@ -175,124 +217,177 @@ int main(int argc, char** argv) {
             std::printf("| %s | failed: %s | | | | | |\n", what, e.what());
         }
     };
-    const auto measure = [&](const char* variant) {
-        guarded("y = x", [&] {
-            std::vector<std::int32_t> host(n_scan), copied(n_scan);
-            for (std::size_t i = 0; i < n_scan; ++i) host[i] = algo_data::scan_value(i);
-            kiln::vector<std::int32_t> x(q, host), y(q, n_scan);
-            const double s = best_seconds_per_call(q, 5, 10, [&] { y = x; });
-            const double host_s = best_host_seconds(
-                cpu ? 3 : 1, [&] { std::copy(host.begin(), host.end(), copied.begin()); });
-            char what[96];
-            std::snprintf(what, sizeof what, "y = x int32, n = 2^%d%s", log2_scan, variant);
-            row(what, s, 2.0 * n_scan * 4, double(n_scan), cpu ? host_s : 0, "std::copy, 1 thread",
-                y.read() == host ? "matches" : "MISMATCH");
-        });
-        guarded("inclusive_scan", [&] {
-            std::vector<std::int32_t> host(n_scan), expected(n_scan);
-            for (std::size_t i = 0; i < n_scan; ++i) host[i] = algo_data::scan_value(i);
-            kiln::vector<std::int32_t> x(q, host), y(q, n_scan);
-            const double s = best_seconds_per_call(q, 5, 10, [&] { kiln::inclusive_scan(x, y); });
-            const double host_s = best_host_seconds(cpu ? 5 : 1, [&] {
-                std::inclusive_scan(host.begin(), host.end(), expected.begin());
+    // Every shape the issues name (every_shape), or today's rows only: those the comparisons
+    // below repeat with other kernels, so that the run stays short.
+    const auto measure = [&](const char* variant, bool every_shape = false) {
+        const auto named = [&](const std::string& what, int log2_n) {
+            return what + ", n = 2^" + std::to_string(log2_n) + variant;
+        };
+        if (wanted("copy"))
+            guarded("y = x", [&] {
+                std::vector<std::int32_t> host(n_scan), copied(n_scan);
+                for (std::size_t i = 0; i < n_scan; ++i) host[i] = algo_data::scan_value(i);
+                kiln::vector<std::int32_t> x(q, host), y(q, n_scan);
+                const double s = best_seconds_per_call(q, 5, 10, [&] { y = x; });
+                const double host_s = best_host_seconds(
+                    cpu ? 3 : 1, [&] { std::copy(host.begin(), host.end(), copied.begin()); });
+                row(named("y = x int32", log2_scan), s, 2.0 * n_scan * 4, double(n_scan),
+                    cpu ? host_s : 0, "std::copy, 1 thread",
+                    y.read() == host ? "matches" : "MISMATCH");
             });
-            const bool ok = y.read() == expected;
-            char what[96];
-            std::snprintf(what, sizeof what, "inclusive_scan int32, n = 2^%d%s", log2_scan,
-                          variant);
-            row(what, s, 2.0 * n_scan * 4, double(n_scan), cpu ? host_s : reference["scan"],
-                cpu ? "std::inclusive_scan, 1 thread" : "CUB DeviceScan::InclusiveSum",
-                ok ? "matches std" : "MISMATCH");
-        });
-        guarded("exclusive_scan float", [&] {
-            // Partial sums of scan_value stay small whole numbers: exact in any order.
-            std::vector<float> host(n_scan), expected(n_scan);
-            for (std::size_t i = 0; i < n_scan; ++i) host[i] = float(algo_data::scan_value(i));
-            kiln::vector<float> x(q, host), y(q, n_scan);
-            const double s =
-                best_seconds_per_call(q, 5, 10, [&] { kiln::exclusive_scan(x, y, 0.0f); });
-            const double host_s = best_host_seconds(cpu ? 5 : 1, [&] {
-                std::exclusive_scan(host.begin(), host.end(), expected.begin(), 0.0f);
-            });
-            const bool ok = y.read() == expected;
-            char what[96];
-            std::snprintf(what, sizeof what, "exclusive_scan float, n = 2^%d%s", log2_scan,
-                          variant);
-            row(what, s, 2.0 * n_scan * 4, double(n_scan), cpu ? host_s : 0,
-                "std::exclusive_scan, 1 thread", ok ? "matches std" : "MISMATCH");
-        });
-        guarded("reduce_by_key", [&] {
-            std::vector<std::int32_t> keys(n_key), values(n_key);
-            for (std::size_t i = 0; i < n_key; ++i) {
-                keys[i] = algo_data::run_key(i);
-                values[i] = algo_data::run_value(i);
-            }
-            kiln::vector<std::int32_t> k(q, keys), v(q, values), ok_(q, n_key), ov(q, n_key);
-            std::size_t runs = 0;
-            const double s =
-                best_seconds_per_call(q, 5, 10, [&] { runs = kiln::reduce_by_key(k, v, ok_, ov); });
-            // Into outputs of n elements, touched before, as kiln's are.
-            std::vector<std::int32_t> hk(n_key), hv(n_key);
-            std::size_t host_runs = 0;
-            const double host_s = best_host_seconds(cpu ? 5 : 1, [&] {
-                std::size_t r = 0;
-                for (std::size_t i = 0; i < n_key; ++i) {
-                    if (i == 0 || keys[i] != keys[i - 1]) {
-                        hk[r] = keys[i];
-                        hv[r++] = values[i];
-                    } else {
-                        hv[r - 1] += values[i];
-                    }
-                }
-                host_runs = r;
-            });
-            hk.resize(host_runs);
-            hv.resize(host_runs);
-            auto gv = ov.read();
-            gv.resize(runs);
-            const bool ok = runs == hk.size() && gv == hv;
-            char what[96];
-            std::snprintf(what, sizeof what, "reduce_by_key int32, runs of 8, n = 2^%d%s", log2_key,
-                          variant);
-            row(what, s, n_key * 8.0 + runs * 8.0, double(n_key),
-                cpu ? host_s : reference["reduce_by_key"],
-                cpu ? "host loop, 1 thread" : "CUB DeviceReduce::ReduceByKey",
-                ok ? "matches host" : "MISMATCH");
-        });
-        // Input and stencil read the same vector: as two kernel arguments, loaded twice, and,
-        // tagged as one terminal (kiln::tag), loaded once, as CUB's select reads its input.
-        std::vector<std::int32_t> select_input(n_select), select_expected(n_select);
-        for (std::size_t i = 0; i < n_select; ++i) select_input[i] = algo_data::select_value(i);
-        std::size_t host_kept = 0;
-        const double select_host_s = best_host_seconds(cpu ? 5 : 1, [&] {
-            // Into an output of n elements, touched before, as kiln's is.
-            host_kept = std::copy_if(select_input.begin(), select_input.end(),
-                                     select_expected.begin(), algo_data::kept) -
-                        select_expected.begin();
-        });
-        select_expected.resize(host_kept);
-        for (const bool tagged : {false, true})
-            guarded("copy_if", [&] {
-                kiln::vector<std::int32_t> x(q, select_input), out(q, n_select);
-                std::size_t kept = 0;
-                const auto tx = kiln::tag<1>(x);
+        // Partial sums of scan_value stay small whole numbers: exact in float in any order.
+        const auto scan = [&](auto zero, bool inclusive) {
+            using T = decltype(zero);
+            const std::string type = std::is_same_v<T, float> ? "float" : "int32";
+            const std::string kind = inclusive ? "inclusive_scan" : "exclusive_scan";
+            guarded(kind.c_str(), [&] {
+                std::vector<T> host(n_scan), expected(n_scan);
+                for (std::size_t i = 0; i < n_scan; ++i) host[i] = T(algo_data::scan_value(i));
+                kiln::vector<T> x(q, host), y(q, n_scan);
                 const double s = best_seconds_per_call(q, 5, 10, [&] {
-                    kept = tagged ? kiln::copy_if(tx, (tx & 1) == 0, out)
-                                  : kiln::copy_if(x, (x & 1) == 0, out);
+                    if (inclusive)
+                        kiln::inclusive_scan(x, y);
+                    else
+                        kiln::exclusive_scan(x, y, zero);
                 });
-                auto got = out.read();
-                got.resize(kept);
-                const bool ok = got == select_expected;
-                char what[96];
-                std::snprintf(what, sizeof what, "copy_if int32 keeping half%s, n = 2^%d%s",
-                              tagged ? ", x tagged once" : "", log2_select, variant);
-                row(what, s, n_select * 4.0 + kept * 4.0, double(n_select),
-                    cpu ? select_host_s : reference["copy_if"],
-                    cpu ? "std::copy_if, 1 thread" : "CUB DeviceSelect::If",
-                    ok ? "matches std" : "MISMATCH");
+                const double host_s = best_host_seconds(cpu ? 5 : 1, [&] {
+                    if (inclusive)
+                        std::inclusive_scan(host.begin(), host.end(), expected.begin());
+                    else
+                        std::exclusive_scan(host.begin(), host.end(), expected.begin(), zero);
+                });
+                const std::string reference_name =
+                    cpu ? "std::" + kind + ", 1 thread"
+                        : std::string("CUB DeviceScan::") +
+                              (inclusive ? "Inclusive" : "Exclusive") + "Sum";
+                row(named(kind + " " + type, log2_scan), s, 2.0 * n_scan * sizeof(T),
+                    double(n_scan), cpu ? host_s : cub(kind + "_" + type), reference_name.c_str(),
+                    y.read() == expected ? "matches std" : "MISMATCH");
+            });
+        };
+        if (wanted("scan")) {
+            scan(std::int32_t{0}, true);
+            if (every_shape) scan(std::int32_t{0}, false), scan(0.0f, true);
+            scan(0.0f, false);
+        }
+        for (const std::size_t length : algo_data::run_lengths) {
+            if (!wanted("reduce_by_key") || (!every_shape && length != 8)) continue;
+            guarded("reduce_by_key", [&] {
+                std::vector<std::int32_t> keys(n_key), values(n_key);
+                for (std::size_t i = 0; i < n_key; ++i) {
+                    keys[i] = algo_data::run_key(i, length);
+                    values[i] = algo_data::run_value(i);
+                }
+                kiln::vector<std::int32_t> k(q, keys), v(q, values), ok_(q, n_key), ov(q, n_key);
+                std::size_t runs = 0;
+                const double s = best_seconds_per_call(
+                    q, 5, 10, [&] { runs = kiln::reduce_by_key(k, v, ok_, ov); });
+                // Into outputs of n elements, touched before, as kiln's are.
+                std::vector<std::int32_t> hk(n_key), hv(n_key);
+                std::size_t host_runs = 0;
+                const double host_s = best_host_seconds(cpu ? 5 : 1, [&] {
+                    std::size_t r = 0;
+                    for (std::size_t i = 0; i < n_key; ++i) {
+                        if (i == 0 || keys[i] != keys[i - 1]) {
+                            hk[r] = keys[i];
+                            hv[r++] = values[i];
+                        } else {
+                            hv[r - 1] += values[i];
+                        }
+                    }
+                    host_runs = r;
+                });
+                hk.resize(host_runs);
+                hv.resize(host_runs);
+                auto gk = ok_.read(), gv = ov.read();
+                gk.resize(runs);
+                gv.resize(runs);
+                const bool ok = gk == hk && gv == hv;
+                row(named("reduce_by_key int32, runs of " + std::to_string(length), log2_key), s,
+                    n_key * 8.0 + runs * 8.0, double(n_key),
+                    cpu ? host_s : cub("reduce_by_key_" + std::to_string(length)),
+                    cpu ? "host loop, 1 thread" : "CUB DeviceReduce::ReduceByKey",
+                    ok ? "matches host" : "MISMATCH");
+            });
+        }
+        std::vector<std::int32_t> select_input(wanted("copy_if") ? n_select : 0);
+        for (std::size_t i = 0; i < select_input.size(); ++i)
+            select_input[i] = algo_data::select_value(i);
+        for (const int percent : algo_data::kept_percents) {
+            if (!wanted("copy_if") || (!every_shape && percent != 50)) continue;
+            std::vector<std::int32_t> select_expected(n_select);
+            std::size_t host_kept = 0;
+            const double select_host_s = best_host_seconds(cpu ? 5 : 1, [&] {
+                // Into an output of n elements, touched before, as kiln's is.
+                host_kept =
+                    std::copy_if(select_input.begin(), select_input.end(), select_expected.begin(),
+                                 [&](std::int32_t v) { return algo_data::kept(v, percent); }) -
+                    select_expected.begin();
+            });
+            select_expected.resize(host_kept);
+            // Keeping half, input and stencil read the same vector: as two kernel arguments,
+            // loaded twice, and, tagged as one terminal (kiln::tag), loaded once, as CUB's
+            // select reads its input.
+            for (const bool tagged : {false, true}) {
+                if (tagged && percent != 50) continue;
+                guarded("copy_if", [&] {
+                    kiln::vector<std::int32_t> x(q, select_input), out(q, n_select);
+                    std::size_t kept = 0;
+                    const auto tx = kiln::tag<1>(x);
+                    const std::int32_t bound = algo_data::select_bound(percent);
+                    const double s = best_seconds_per_call(q, 5, 10, [&] {
+                        kept = percent != 50 ? kiln::copy_if(x, x < bound, out)
+                               : tagged      ? kiln::copy_if(tx, (tx & 1) == 0, out)
+                                             : kiln::copy_if(x, (x & 1) == 0, out);
+                    });
+                    auto got = out.read();
+                    got.resize(kept);
+                    const std::string share =
+                        percent == 50 ? "half" : std::to_string(percent) + "%";
+                    row(named("copy_if int32 keeping " + share + (tagged ? ", x tagged once" : ""),
+                              log2_select),
+                        s, n_select * 4.0 + kept * 4.0, double(n_select),
+                        cpu ? select_host_s : cub("copy_if_" + std::to_string(percent)),
+                        cpu ? "std::copy_if, 1 thread" : "CUB DeviceSelect::If",
+                        got == select_expected ? "matches std" : "MISMATCH");
+                });
+            }
+        }
+        if (every_shape && wanted("unique"))
+            guarded("unique", [&] {
+                std::vector<std::int32_t> keys(n_select), expected(n_select);
+                for (std::size_t i = 0; i < n_select; ++i) keys[i] = algo_data::unique_key(i);
+                kiln::vector<std::int32_t> x(q, keys), y(q, n_select);
+                // kiln::unique works in place: each call first restores its input (y = x), and
+                // the row's time is that pair's less the restore's, best of each, alternately.
+                std::size_t runs = 0;
+                double restore = 1e30, both = 1e30;
+                for (int round = 0; round < 2; ++round) {
+                    restore = std::min(restore, best_seconds_per_call(q, 5, 10, [&] { y = x; }));
+                    both = std::min(both, best_seconds_per_call(q, 5, 10, [&] {
+                                        y = x;
+                                        runs = kiln::unique(y);
+                                    }));
+                }
+                if (both <= restore)
+                    throw std::runtime_error(
+                        "no time: restoring the input took as long as "
+                        "restoring it and unique");
+                std::size_t host_runs = 0;
+                const double host_s = best_host_seconds(cpu ? 5 : 1, [&] {
+                    host_runs = std::unique_copy(keys.begin(), keys.end(), expected.begin()) -
+                                expected.begin();
+                });
+                expected.resize(host_runs);
+                auto got = y.read();
+                got.resize(runs);
+                row(named("unique int32, sorted, runs of 1 to 15", log2_select), both - restore,
+                    n_select * 4.0 + runs * 4.0, double(n_select), cpu ? host_s : cub("unique"),
+                    cpu ? "std::unique_copy, 1 thread" : "CUB DeviceSelect::Unique",
+                    got == expected ? "matches std" : "MISMATCH");
             });
     };
-    measure("");
+    measure("", true);
     // The same work with the earlier compaction kernels (each work-item writes its own kept
     // elements, 64-bit counts), in the same run; scan and reduce_by_key run as above. Only
     // with the table's shapes.
