@@ -66,4 +66,18 @@ inline std::size_t copy_benchmark_bytes(const kiln::device& dev) {
     return std::min<std::size_t>(wanted, p.max_allocation_bytes / 2);
 }
 
+/// The copy bound of memory-bound work moving about `bytes` bytes, in GB/s: on a CPU device the
+/// host's copy on all cores at that size (host_copy_bandwidth: the device shares the host's
+/// memory, and a copy of a size that fits the caches runs at the caches' speed), on other devices
+/// their own device-to-device copy of a size far past their caches.
+inline double copy_bound(const kiln::device& dev, std::size_t bytes) {
+    return dev.is_cpu() ? host_copy_bandwidth(bytes)
+                        : measure_copy_bandwidth(dev, copy_benchmark_bytes(dev));
+}
+
+/// How copy_bound measured, for a benchmark's header line.
+inline const char* copy_bound_name(const kiln::device& dev) {
+    return dev.is_cpu() ? "host memcpy on every core, at the work's size" : "device to device";
+}
+
 }  // namespace kiln::bench
