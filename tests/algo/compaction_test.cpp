@@ -325,10 +325,11 @@ TEST_P(compaction_test, reduce_by_key_with_long_runs_and_other_operations) {
     });
 }
 
-// 8-byte keys and values under a sum, and values from an expression: the vector loops read
-// the keys' and values' lanes as they are (one load, or lane by lane).
+// 8-byte keys and values under a sum, and values from an expression: the chunks' vector loops
+// read the keys' and values' lanes as they are (one load, or lane by lane). (The tiles meet
+// 8-byte keys and expressions in the tests above.)
 TEST_P(compaction_test, reduce_by_key_sums_wide_values_and_expressions) {
-    on_every_run_tile([&] {
+    kiln::test::on_every_run_chunk_form(device(), [&] {
         const std::size_t n = sizes(algorithm::reduce_by_key, 8)[5];
         std::vector<std::uint64_t> keys(n);
         for (std::size_t i = 0; i < n; ++i)

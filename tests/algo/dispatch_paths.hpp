@@ -91,10 +91,23 @@ void on_every_compaction_path(const kiln::device& dev, Body&& body) {
 /// row's.
 inline constexpr std::size_t test_run_lanes = 16;
 
+/// For reduce_by_key's chunks: every dispatch path with chunks walked element by element, then
+/// by vectors (reduce_by_key_lane_chunks.cpp, for integer sums).
+template <class Body>
+void on_every_run_chunk_form(const kiln::device& dev, Body&& body) {
+    using kiln::detail::algorithm;
+    for (const std::size_t lanes : {std::size_t{0}, test_run_lanes}) {
+        SCOPED_TRACE(lanes ? "chunks by vectors" : "chunks element by element");
+        auto policy = strategy_policy(algorithm::reduce_by_key, dev, true);
+        policy.chunk_lanes = lanes;
+        const kiln::detail::scoped_algorithm_policy chunks(algorithm::reduce_by_key, policy);
+        on_every_dispatch_path(dev, body);
+    }
+}
+
 /// For reduce_by_key: every dispatch path with its tiles keeping runs in local memory, then in
-/// registers (full tiles by 16-byte loads, where keys and values allow), then with chunks walked
-/// element by element, then by vectors (reduce_by_key_lane_chunks.cpp, for integer sums),
-/// whichever the device's rows choose.
+/// registers (full tiles by 16-byte loads, where keys and values allow), then with both forms of
+/// chunks, whichever the device's rows choose.
 template <class Body>
 void on_every_run_tile(const kiln::device& dev, Body&& body) {
     using kiln::detail::algorithm;
@@ -110,13 +123,7 @@ void on_every_run_tile(const kiln::device& dev, Body&& body) {
         const kiln::detail::scoped_algorithm_policy by_key(algorithm::reduce_by_key, policy);
         on_every_dispatch_path(dev, body);
     }
-    for (const std::size_t lanes : {std::size_t{0}, test_run_lanes}) {
-        SCOPED_TRACE(lanes ? "chunks by vectors" : "chunks element by element");
-        auto policy = strategy_policy(algorithm::reduce_by_key, dev, true);
-        policy.chunk_lanes = lanes;
-        const kiln::detail::scoped_algorithm_policy chunks(algorithm::reduce_by_key, policy);
-        on_every_dispatch_path(dev, body);
-    }
+    on_every_run_chunk_form(dev, body);
 }
 
 }  // namespace kiln::test
