@@ -80,8 +80,9 @@ class prefix_run_loops final : public run_loops {
         b.close();
         b.open("else");
         b.open("for (uint kiln_m = kiln_mask; kiln_m != 0; kiln_m &= kiln_m - 1)");
-        // The lowest head's lane: ctz is OpenCL C 2.0, clz 1.0 (LLVM makes this one tzcnt).
-        b.line("const uint kiln_j = 31u - clz(kiln_m & (0u - kiln_m));");
+        // The lowest head's lane. ctz is OpenCL C 2.0; LLVM makes this popcount one tzcnt (the
+        // form through clz stays three instructions and ran the loop at half the speed).
+        b.line("const uint kiln_j = popcount(~kiln_m & (kiln_m - 1u));");
         b.open("if (kiln_runs < " + capacity + ")");
         b.line("const ulong idx = kiln_at + kiln_j;");
         for (const auto& statement : input.value.statements) b.line(statement);
