@@ -418,7 +418,8 @@ int main(int argc, char** argv) {
             // The chunks' element loops (no vectors, writes behind a branch), which the chunk
             // kernels ran before their CPU forms, in the same run.
             std::vector<std::unique_ptr<kiln::detail::scoped_algorithm_policy>> elements;
-            for (const auto a : {kiln::detail::algorithm::scan, kiln::detail::algorithm::select}) {
+            for (const auto a : {kiln::detail::algorithm::scan, kiln::detail::algorithm::select,
+                                 kiln::detail::algorithm::reduce_by_key}) {
                 auto policy = kiln::detail::policy_for(a, dev);
                 policy.chunk_lanes = 0;
                 policy.chunk_cursor_writes = false;

@@ -131,8 +131,8 @@ constexpr std::array table{
                "H100, NVIDIA's OpenCL (256 items at most), bench/algo 2^26 int32 keys, 2026-11-23; "
                "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{reduce_by_key, any_gpu, policy(256, 4), "not measured"},
-    tuning_row{reduce_by_key, any_cpu, chunks(policy(16, 64), 64 * 1024),
-               "as the CPU scan row; "
+    tuning_row{reduce_by_key, any_cpu, lanes(chunks(policy(16, 64), 64 * 1024), 16),
+               "PoCL 3.1, 2 cores, int32 runs of 1-1024, lanes 16 beside none, 2026-11-25; "
                "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{reduce_by_key, any_device, policy(64, 4), "not measured: small and safe"},
     // --- radix sort (items for 4-byte keys alone; plan_radix_sort scales them for wider elements)

@@ -270,10 +270,11 @@ TEST_P(compaction_test, reduce_by_key_sums_runs_like_the_host) {
 
 TEST_P(compaction_test, reduce_by_key_of_distinct_keys_and_runs_of_eight) {
     // Every element a run, then runs of 8 (the benchmark's), which begin at the first item of
-    // work-items and of tiles: heads found from the key before a work-item's or a tile's.
+    // work-items and of tiles: heads found from the key before a work-item's or a tile's. Then
+    // runs of 37, across vectors and chunks, and all elements one run.
     on_every_run_tile([&] {
         for (const std::size_t n : sizes(algorithm::reduce_by_key, 4, false)) {
-            for (const std::size_t run : {1, 8}) {
+            for (const std::size_t run : {std::size_t{1}, std::size_t{8}, std::size_t{37}, n + 1}) {
                 SCOPED_TRACE("n = " + std::to_string(n) + ", runs of " + std::to_string(run));
                 std::vector<std::int32_t> keys(n);
                 for (std::size_t i = 0; i < n; ++i) keys[i] = std::int32_t(i / run) - 7;
@@ -321,6 +322,86 @@ TEST_P(compaction_test, reduce_by_key_with_long_runs_and_other_operations) {
         auto gf = of.read();
         gf.resize(fruns);
         EXPECT_EQ(gf, fe);
+    });
+}
+
+// 8-byte keys and values under a sum, and values from an expression: the chunks' vector loops
+// read the keys' and values' lanes as they are (one load, or lane by lane). (The tiles meet
+// 8-byte keys and expressions in the tests above.)
+TEST_P(compaction_test, reduce_by_key_sums_wide_values_and_expressions) {
+    kiln::test::on_every_run_chunk_form(device(), [&] {
+        const std::size_t n = sizes(algorithm::reduce_by_key, 8)[5];
+        std::vector<std::uint64_t> keys(n);
+        for (std::size_t i = 0; i < n; ++i)
+            keys[i] = (i / (1 + i % 5 / 2)) | (std::uint64_t{1} << 40);
+        const auto values = random_values<std::int64_t>(n, -1000000, 1000000, 21);
+        kiln::vector<std::uint64_t> k(q, keys), ok(q, n);
+        kiln::vector<std::int64_t> v(q, values), ov(q, n);
+        const std::size_t runs = kiln::reduce_by_key(k, v, ok, ov);
+        const auto [ek, ev] = host_reduce_by_key(keys, values, std::plus<>());
+        ASSERT_EQ(runs, ek.size());
+        auto gk = ok.read();
+        auto gv = ov.read();
+        gk.resize(runs);
+        gv.resize(runs);
+        EXPECT_EQ(gk, ek);
+        EXPECT_EQ(gv, ev);
+
+        const auto small_keys = random_values<std::int32_t>(n, 0, 2, 22);
+        const auto small_values = random_values<std::int32_t>(n, -100, 100, 23);
+        kiln::vector<std::int32_t> sk(q, small_keys), sv(q, small_values), sok(q, n), sov(q, n);
+        const std::size_t small_runs = kiln::reduce_by_key(sk, 3 * sv - 1, sok, sov);
+        std::vector<std::int32_t> mapped(n);
+        for (std::size_t i = 0; i < n; ++i) mapped[i] = 3 * small_values[i] - 1;
+        const auto [sek, sev] = host_reduce_by_key(small_keys, mapped, std::plus<>());
+        ASSERT_EQ(small_runs, sek.size());
+        auto sgk = sok.read(), sgv = sov.read();
+        sgk.resize(small_runs);
+        sgv.resize(small_runs);
+        EXPECT_EQ(sgk, sek);
+        EXPECT_EQ(sgv, sev);
+    });
+}
+
+// Outputs that end inside a chunk, inside a vector and at a vector's end, where the runs are
+// single elements (whole vectors of heads) and of 3: the first runs land, nothing past the
+// capacity (the smaller output's size) is written, and the call throws.
+TEST_P(compaction_test, reduce_by_key_into_small_outputs_on_every_path) {
+    constexpr std::int32_t untouched = -12345;
+    constexpr std::size_t spare = 40;
+    on_every_run_tile([&] {
+        const std::size_t n = sizes(algorithm::reduce_by_key, 4, false)[5];
+        for (const std::size_t run : {1, 3}) {
+            std::vector<std::int32_t> keys(n), values(n);
+            for (std::size_t i = 0; i < n; ++i) {
+                keys[i] = std::int32_t(i / run);
+                values[i] = std::int32_t(i % 7);
+            }
+            const auto [ek, ev] = host_reduce_by_key(keys, values, std::plus<>());
+            for (const std::size_t capacity :
+                 {std::size_t{3}, std::size_t{16}, ek.size() / 2 - 3}) {
+                for (const bool wide_keys : {true, false}) {
+                    SCOPED_TRACE("runs of " + std::to_string(run) + ", capacity " +
+                                 std::to_string(capacity) +
+                                 (wide_keys ? ", keys' output larger" : ", values' larger"));
+                    const std::size_t key_slots = capacity + (wide_keys ? spare : 0);
+                    const std::size_t value_slots = capacity + (wide_keys ? 0 : spare);
+                    kiln::vector<std::int32_t> k(q, keys), v(q, values),
+                        ok(q, std::vector<std::int32_t>(key_slots, untouched)),
+                        ov(q, std::vector<std::int32_t>(value_slots, untouched));
+                    EXPECT_THROW(kiln::reduce_by_key(k, v, ok, ov), kiln::invalid_argument_error);
+                    const auto gk = ok.read(), gv = ov.read();
+                    for (std::size_t r = 0; r < capacity; ++r) {
+                        ASSERT_EQ(gk[r], ek[r]) << r;
+                        ASSERT_EQ(gv[r], ev[r]) << r;
+                    }
+                    for (std::size_t r = capacity; r < key_slots; ++r)
+                        ASSERT_EQ(gk[r], untouched) << r;
+                    for (std::size_t r = capacity; r < value_slots; ++r)
+                        ASSERT_EQ(gv[r], untouched) << r;
+                }
+            }
+        }
     });
 }
 
@@ -474,6 +555,16 @@ TEST_F(compaction_split, reduce_by_key_joins_runs_across_the_parts) {
         got_values.resize(runs);
         EXPECT_EQ(got_keys, expected_keys);
         EXPECT_EQ(got_values, expected_values);
+
+        // A sum, which CPU rows walk by vectors.
+        const auto [sum_keys, sums] = host_reduce_by_key(keys, values, std::plus<>());
+        ASSERT_EQ(kiln::reduce_by_key(k, v, out_keys, out_values), sum_keys.size());
+        got_keys = out_keys.read();
+        got_values = out_values.read();
+        got_keys.resize(sum_keys.size());
+        got_values.resize(sums.size());
+        EXPECT_EQ(got_keys, sum_keys);
+        EXPECT_EQ(got_values, sums);
     }
 }
 

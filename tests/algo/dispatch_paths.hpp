@@ -40,14 +40,6 @@ inline kiln::detail::scan_policy strategy_policy(kiln::detail::algorithm a, cons
     return policy;
 }
 
-/// Runs `body` through `a`'s chunk kernels on every dispatch path (chained, and in two passes).
-template <class Body>
-void on_chunks(const kiln::device& dev, kiln::detail::algorithm a, Body&& body) {
-    SCOPED_TRACE("chunks");
-    const kiln::detail::scoped_algorithm_policy chunks(a, strategy_policy(a, dev, true));
-    on_every_dispatch_path(dev, body);
-}
-
 /// Vectors of the scan's chunk loops in the tests (scan_policy::chunk_lanes).
 inline constexpr std::size_t test_chunk_lanes = 8;
 
@@ -95,9 +87,27 @@ void on_every_compaction_path(const kiln::device& dev, Body&& body) {
     }
 }
 
+/// Vectors of reduce_by_key's chunk loops in the tests (scan_policy::chunk_lanes), as the CPU
+/// row's.
+inline constexpr std::size_t test_run_lanes = 16;
+
+/// For reduce_by_key's chunks: every dispatch path with chunks walked element by element, then
+/// by vectors (reduce_by_key_lane_chunks.cpp, for integer sums).
+template <class Body>
+void on_every_run_chunk_form(const kiln::device& dev, Body&& body) {
+    using kiln::detail::algorithm;
+    for (const std::size_t lanes : {std::size_t{0}, test_run_lanes}) {
+        SCOPED_TRACE(lanes ? "chunks by vectors" : "chunks element by element");
+        auto policy = strategy_policy(algorithm::reduce_by_key, dev, true);
+        policy.chunk_lanes = lanes;
+        const kiln::detail::scoped_algorithm_policy chunks(algorithm::reduce_by_key, policy);
+        on_every_dispatch_path(dev, body);
+    }
+}
+
 /// For reduce_by_key: every dispatch path with its tiles keeping runs in local memory, then in
-/// registers (full tiles by 16-byte loads, where keys and values allow), then with chunks,
-/// whichever the device's rows choose.
+/// registers (full tiles by 16-byte loads, where keys and values allow), then with both forms of
+/// chunks, whichever the device's rows choose.
 template <class Body>
 void on_every_run_tile(const kiln::device& dev, Body&& body) {
     using kiln::detail::algorithm;
@@ -113,7 +123,7 @@ void on_every_run_tile(const kiln::device& dev, Body&& body) {
         const kiln::detail::scoped_algorithm_policy by_key(algorithm::reduce_by_key, policy);
         on_every_dispatch_path(dev, body);
     }
-    on_chunks(dev, algorithm::reduce_by_key, body);
+    on_every_run_chunk_form(dev, body);
 }
 
 }  // namespace kiln::test

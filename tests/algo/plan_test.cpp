@@ -166,7 +166,7 @@ TEST(algo_plan, pocl_cpu_with_2_and_16_cores_plans_alike) {
         const auto scan = kiln::detail::plan_scan(p, 4);
         EXPECT_EQ(scan.key(), "16x64 sg0 staged v0 sg0 fence d1 chunks65536 lanes8");
         EXPECT_EQ(kiln::detail::plan_reduce_by_key(p, 8).key(),
-                  "16x32 sg0 staged v0 sg0 fence d1 chunks65536");
+                  "16x32 sg0 staged v0 sg0 fence d1 chunks65536 lanes16");
         EXPECT_EQ(kiln::detail::plan_compaction(p, 4, 1000, 0).key(),
                   "16x64 sg0 direct v0 sg0 fence d1 chunks65536 cursor u32");
 

@@ -382,6 +382,35 @@ TEST_F(NvrtcCompile, ChunkKernelsBuild) {
     };
     expect_cubin(compile({compaction_scatter_chunk_program_source(
         segment_operation<float, reducers::sum>(false), runs, 512)}));
+    // reduce_by_key's loops, element by element and by vectors (reduce_by_key_lane_chunks.cpp),
+    // over 4-byte keys and values and over 8-byte keys with values from an expression.
+    const value_combine sum = [](source_builder&, const std::string& a, const std::string& b) {
+        return "(" + a + " + " + b + ")";
+    };
+    for (const bool wide : {false, true}) {
+        SCOPED_TRACE(wide ? "ulong keys, long values" : "int keys and values");
+        const std::string key = wide ? "ulong" : "int", value = wide ? "long" : "int";
+        const declare_input<reduce_by_key_input> by_key = [&](source_builder& b) {
+            b.parameter("global " + key + "* " + run_outputs::keys);
+            b.parameter("global " + value + "* " + run_outputs::values);
+            b.parameter(std::string("ulong ") + run_outputs::capacity);
+            b.parameter(std::string("ulong ") + run_outputs::run_base);
+            b.parameter("global const " + key + "* keys");
+            b.parameter("global const " + value + "* values");
+            return reduce_by_key_input{
+                .value = wide ? element_input{{"const long twice = 2 * values[idx];"}, "twice + 1"}
+                              : element_input{.value = "values[idx]"},
+                .value_type = value,
+                .head = "(idx == 0 || keys[idx] != keys[idx - 1])",
+                .key_type = key,
+                .key = "keys[idx]"};
+        };
+        const scan_operation pairs = wide ? segment_operation<std::int64_t, reducers::sum>(false)
+                                          : segment_operation<std::int32_t, reducers::sum>(true);
+        expect_cubin(compile({reduce_by_key_chunk_program_source(pairs, sum, by_key, 512)}));
+        expect_cubin(
+            compile({reduce_by_key_prefix_chunk_program_source(pairs, sum, by_key, 512, 16)}));
+    }
 }
 
 // Staged compaction and reduce_by_key's split tiles under warps keep their 0/1 flags as ballot

@@ -24,6 +24,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <typeinfo>
 #include <vector>
 
@@ -144,7 +145,8 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
                                          const std::string& b) {
             return operation_traits<Op, V>::combine(s, a, b);
         };
-        return reduce_by_key_program_source(operation, combine, declare, policy);
+        constexpr bool integer_sum = std::is_same_v<Op, reducers::sum> && std::is_integral_v<V>;
+        return reduce_by_key_program_source(operation, combine, integer_sum, declare, policy);
     });
     temporary_lease scratch = temporary_pool::acquire(
         q, scan_family_scratch_bytes(policy, part.size, sizeof(carry_type)));

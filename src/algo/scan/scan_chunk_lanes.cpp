@@ -14,18 +14,12 @@
 // only commutative operations allow (scan_operation::lanewise); float sums round differently, as
 // the tile kernels' tree scans do (docs/algorithms.md).
 #include <algorithm>
-#include <cctype>
 #include <kiln/detail/algo/scan_chunks.hpp>
 
 #include "scan_chunk_writer.hpp"
 
 namespace kiln::detail {
 namespace {
-
-/// The OpenCL C name of lane `j` of a vector (s0 ... s9, sa ... sf).
-std::string lane(std::size_t j) {
-    return std::string(".s") + "0123456789abcdef"[j];
-}
 
 class lane_scan_loops final : public chunk_loops<element_input> {
   public:
@@ -209,21 +203,6 @@ class lane_scan_loops final : public chunk_loops<element_input> {
                     const std::string& name) const {
         b.line(vector_ + " " + name + " = convert_" + vector_ + "(vload" + std::to_string(lanes_) +
                "(0, " + array + " + " + at + "));");
-    }
-
-    /// The array's name where the input's element is `array[idx]` and nothing else, else empty.
-    static std::string plain_array(const element_input& element) {
-        const std::string suffix = "[idx]";
-        const std::string& value = element.value;
-        if (!element.statements.empty() || value.size() <= suffix.size() ||
-            !value.ends_with(suffix))
-            return {};
-        const std::string array = value.substr(0, value.size() - suffix.size());
-        const bool identifier = !std::isdigit(static_cast<unsigned char>(array.front())) &&
-                                std::all_of(array.begin(), array.end(), [](char c) {
-                                    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-                                });
-        return identifier ? array : std::string{};
     }
 
     /// Lanes per 16 bytes of the vector (at most all of them).

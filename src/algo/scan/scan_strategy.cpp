@@ -42,11 +42,15 @@ std::string compaction_program_source(const scan_operation& count,
 }
 
 std::string reduce_by_key_program_source(const scan_operation& pairs, const value_combine& combine,
+                                         bool integer_sum,
                                          const declare_input<reduce_by_key_input>& input,
                                          const scan_policy& policy) {
     if (policy.chunk_bytes) {
-        return reduce_by_key_chunk_program_source(pairs, combine, input,
-                                                  chunk_elements(policy, pairs.value_bytes));
+        const std::size_t chunk = chunk_elements(policy, pairs.value_bytes);
+        const std::size_t lanes = policy.chunk_lanes;
+        if (integer_sum && (lanes == 2 || lanes == 4 || lanes == 8 || lanes == 16))
+            return reduce_by_key_prefix_chunk_program_source(pairs, combine, input, chunk, lanes);
+        return reduce_by_key_chunk_program_source(pairs, combine, input, chunk);
     }
     return reduce_by_key_tile_program_source(pairs, input, policy);
 }

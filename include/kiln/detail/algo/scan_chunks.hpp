@@ -130,6 +130,12 @@ std::string reduce_by_key_chunk_program_source(const scan_operation& pairs,
                                                const value_combine& combine,
                                                const declare_input<reduce_by_key_input>& input,
                                                std::size_t chunk);
+/// The same for integer values under a sum, the finish walking each chunk by vectors of `lanes`
+/// (2 to 16; reduce_by_key_lane_chunks.cpp): prefix sums of each vector in registers, each run's
+/// sum their difference, written at the heads.
+std::string reduce_by_key_prefix_chunk_program_source(
+    const scan_operation& pairs, const value_combine& combine,
+    const declare_input<reduce_by_key_input>& input, std::size_t chunk, std::size_t lanes);
 
 }  // namespace kiln::detail
 #pragma GCC visibility pop

@@ -41,8 +41,10 @@ std::string compaction_program_source(const scan_operation& count,
                                       const declare_input<compaction_input>& input,
                                       const scan_policy& policy);
 /// reduce_by_key's program under `policy`: the chunk kernels with its own loops
-/// (reduce_by_key_chunk_program_source), or the tile kernels with the input's scatter code.
+/// (reduce_by_key_chunk_program_source; by vectors where the policy has chunk_lanes and
+/// `combine` is an `integer_sum`), or the tile kernels with the input's scatter code.
 std::string reduce_by_key_program_source(const scan_operation& pairs, const value_combine& combine,
+                                         bool integer_sum,
                                          const declare_input<reduce_by_key_input>& input,
                                          const scan_policy& policy);
 /// Bytes of scratch it needs for a part of `n` elements of `value_bytes` each.

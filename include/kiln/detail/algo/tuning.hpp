@@ -76,7 +76,8 @@ struct scan_policy {
     std::size_t chunk_bytes = 0;
     /// Scans in chunks, of scalars under lanewise operations (scan_operation::lanewise): walk
     /// each chunk by vectors of this many lanes, scanned in registers (scan_chunk_lanes.cpp);
-    /// 0, or other scans: element by element.
+    /// reduce_by_key in chunks, of integer sums: the same, each run's sum a difference of
+    /// prefix sums (reduce_by_key_lane_chunks.cpp); 0, or other operations: element by element.
     std::size_t chunk_lanes = 0;
     /// Stream compaction in chunks: kept elements written at a cursor without branches
     /// (compaction_chunks.cpp); false: behind a branch per element.
