@@ -4,25 +4,30 @@
 //     kiln::vector<float> row_sums = kiln::reduce<kiln::reducers::sum>(kiln::extents{rows,
 //     columns}, x, 1);
 //
-// Each result element is the fold of its line of elements in order, with the reducer's device
-// code (so NaN and empty lines behave as in kiln::reduce). Three shapes:
+// Each result element is the fold of its line of elements, with the reducer's device code (so
+// NaN and empty lines behave as in kiln::reduce); in order, except that on CPU devices a
+// contiguous line folds in contiguous_lanes interleaved parts. The shapes:
 //   - one work-item per result, walking its line (a single kernel);
 //   - on GPUs, for lines that are contiguous (the last dimension reduced) and at least
 //     group_line_threshold long, one work-group per result, its work-items reading
 //     neighbouring elements of the line, then a tree in local memory (a single kernel);
+//   - on CPU devices (chunked element-wise launches), for contiguous lines at least
+//     4 * contiguous_lanes long, one work-item per result, element k folded into lane
+//     k % contiguous_lanes and the lanes folded at the end: independent additions that the
+//     compiler turns into vector operations, where one running fold is a chain of dependent
+//     ones that takes 4 times as long on the 2-core machine;
 //   - for strided lines (another dimension reduced) longer than slice_length, each line cut into
 //     slices of slice_length: one work-item per (slice, result), neighbouring work-items on
-//     neighbouring results of one slice (GPUs coalesce those reads; on CPUs a work-item's run of
-//     results re-reads cache lines that the slice keeps in L1), then a second kernel folds each
-//     result's slices in order. Without slices a column sum of a 8192 x 8192 matrix had 8192
-//     work-items only: 9% of the H100's copy bandwidth (2026-11-22). On CPU devices (chunked
-//     element-wise launches) one work-item per (slice, strip of strip_width adjacent lines)
-//     instead, which folds the strip's lines side by side row after row: independent folds that
-//     the compiler turns into vector operations, where one line at a time is a chain of
-//     dependent additions.
+//     neighbouring results of one slice (GPUs coalesce those reads), then a second kernel folds
+//     each result's slices in order. Without slices a column sum of a 8192 x 8192 matrix had
+//     8192 work-items only: 9% of the H100's copy bandwidth (2026-11-22). On CPU devices one
+//     work-item per (slice, strip of adjacent lines) instead, folding the strip's lines side by
+//     side row after row, each in order: the strip is a whole row where its states fit in
+//     strip_state_bytes, so that a work-item reads one contiguous block (strip_width_for).
 #pragma once
 #pragma GCC visibility push(default)
 
+#include <algorithm>
 #include <array>
 #include <concepts>
 #include <cstddef>
@@ -97,11 +102,40 @@ inline constexpr std::size_t group_line_threshold = 64;
 /// give 64 work-items per result. Chosen from that arithmetic, not tuned.
 inline constexpr std::size_t slice_length = 128;
 
-/// Adjacent strided lines a work-item folds side by side on CPU devices (line_shape::strip): a
-/// 64-byte cache line of floats per row, and as many independent folds for the vector units.
-inline constexpr std::size_t strip_width = 16;
+/// The most bytes of states a work-item keeps for its strip of adjacent strided lines on CPU
+/// devices (line_shape::strip): 8192 floats, whole rows of most matrices, so that a work-item
+/// reads one contiguous block of slice_length rows, which the prefetchers follow; strips of 16
+/// to 2048 floats of a 4096-column matrix, each row's part a jump to another page, took 2-5
+/// times as long on the 2-core machine (PoCL 3.1, 2026-11-25).
+inline constexpr std::size_t strip_state_bytes = 32 * 1024;
+/// Work-items per compute unit that the strips aim for at least, halving their width (down to
+/// 16 lines) where the rows' blocks alone leave cores idle.
+inline constexpr std::size_t strips_per_compute_unit = 2;
 
-enum class line_shape { item, group, slice, strip };
+/// The most lines of a strip, for states of `state_bytes`: the size of a work-item's array of
+/// states.
+inline std::size_t strip_capacity(std::size_t state_bytes) {
+    return std::max<std::size_t>(16, strip_state_bytes / state_bytes / 16 * 16);
+}
+
+/// The strip width for lines `inner` apart, `blocks` outer positions times slices, on a device of
+/// `compute_units`: whole rows where they fit in strip_state_bytes of states and give every
+/// compute unit work.
+inline std::size_t strip_width_for(std::size_t inner, std::size_t blocks, std::size_t state_bytes,
+                                   std::size_t compute_units) {
+    std::size_t width = std::min(inner, strip_capacity(state_bytes));
+    const std::size_t wanted = std::max<std::size_t>(compute_units, 1) * strips_per_compute_unit;
+    while (width > 16 && blocks * ((inner + width - 1) / width) < wanted)
+        width = std::max<std::size_t>(16, (width / 2 + 15) / 16 * 16);
+    return width;
+}
+
+/// Accumulators a work-item keeps for its contiguous line on CPU devices (line_shape::lanes):
+/// element k goes to lane k % contiguous_lanes, and the lanes fold in order at the end, so that
+/// the line's additions are independent vector operations rather than one dependent chain.
+inline constexpr std::size_t contiguous_lanes = 32;
+
+enum class line_shape { item, group, slice, strip, lanes };
 
 template <class Reducer, expression_node Value, line_shape Shape>
 class dimension_reduction {
@@ -126,20 +160,24 @@ class dimension_reduction {
         args.scalar<std::uint64_t>(n);
         args.scalar<std::uint64_t>(length);
         args.scalar<std::uint64_t>(inner);
+        std::size_t width = 1;
+        if constexpr (Shape == line_shape::strip)
+            width = strip_width_for(inner, n / inner * slices, sizeof(state),
+                                    q.device().properties().compute_units);
         if constexpr (Shape == line_shape::slice || Shape == line_shape::strip) {
             args.scalar<std::uint64_t>(slices);
             args.buffer(*partials);
+            if constexpr (Shape == line_shape::strip) args.scalar<std::uint64_t>(width);
         } else {
             for (auto* result : results) args.buffer(result->part(0));
         }
         if constexpr (Shape == line_shape::group) args.local<state>(kernel.work_group_size());
         args.scalar(traits::identity());
         value_.collect(args);
-        const std::size_t items =
-            Shape == line_shape::group ? n * kernel.work_group_size()
-            : Shape == line_shape::strip
-                ? n / inner * ((inner + strip_width - 1) / strip_width) * slices
-                : n * slices;
+        const std::size_t items = Shape == line_shape::group ? n * kernel.work_group_size()
+                                  : Shape == line_shape::strip
+                                      ? n / inner * ((inner + width - 1) / width) * slices
+                                      : n * slices;
         kernel.launch(q, kernel.groups_for(items), std::move(args).take());
     }
 
@@ -154,6 +192,7 @@ class dimension_reduction {
         if constexpr (Shape == line_shape::slice || Shape == line_shape::strip) {
             g.parameter("ulong", "kiln_slices");
             g.parameter("global " + s + "*", "kiln_partials");
+            if constexpr (Shape == line_shape::strip) g.parameter("ulong", "kiln_strip_width");
         } else {
             for (std::size_t k = 0; k < output::count; ++k)
                 g.parameter("global " + opencl_type_name<typename output::type>() + "*",
@@ -196,47 +235,67 @@ class dimension_reduction {
             b.local_barrier();  // kiln_scratch[0] is read before the next line overwrites it
             b.close();
         } else if constexpr (Shape == line_shape::strip) {
-            // Item i is slice i / strips of strip i % strips: strip_width adjacent lines of one
-            // outer position (the last of each narrower), folded side by side, each in order.
-            const std::string w = std::to_string(strip_width);
-            b.line("const ulong kiln_per_outer = (kiln_inner + " + w + " - 1) / " + w + ";");
+            // Item i is slice i / strips of strip i % strips: kiln_strip_width adjacent lines of
+            // one outer position (the last of each narrower), folded side by side row after row,
+            // each in order: independent folds that the compiler turns into vector operations.
+            const std::string most = std::to_string(strip_capacity(sizeof(state)));
+            b.line(
+                "const ulong kiln_per_outer = (kiln_inner + kiln_strip_width - 1) / "
+                "kiln_strip_width;");
             b.line("const ulong kiln_strips = n / kiln_inner * kiln_per_outer;");
             b.open_element_loop(b.declare_element_range(style, "kiln_strips * kiln_slices"),
                                 "kiln_item");
             b.line("const ulong kiln_strip = kiln_item % kiln_strips;");
             b.line("const ulong kiln_slice = kiln_item / kiln_strips;");
             b.line("const ulong kiln_outer = kiln_strip / kiln_per_outer;");
-            b.line("const ulong kiln_column = (kiln_strip % kiln_per_outer) * " + w + ";");
+            b.line("const ulong kiln_column = (kiln_strip % kiln_per_outer) * kiln_strip_width;");
             b.line("const ulong kiln_base = kiln_outer * kiln_length * kiln_inner + kiln_column;");
             b.line("const ulong kiln_first = kiln_slice * " + std::to_string(slice_length) + ";");
             b.line("const ulong kiln_end = min(kiln_length, kiln_first + " +
                    std::to_string(slice_length) + ");");
-            b.line("const uint kiln_width = (uint)min((ulong)" + w +
-                   ", kiln_inner - kiln_column);");
-            b.line(s + " kiln_accs[" + w + "];");
-            b.line("for (uint kiln_j = 0; kiln_j < " + w +
-                   "; ++kiln_j) kiln_accs[kiln_j] = " + "kiln_identity;");
-            // Full strips with a constant width, so that the lines' loop unrolls into vectors.
-            const auto fold_strip = [&](const std::string& width) {
-                b.open("for (ulong kiln_k = kiln_first; kiln_k < kiln_end; ++kiln_k)");
-                b.open("for (uint kiln_j = 0; kiln_j < " + width + "; ++kiln_j)");
-                b.line("const ulong idx = kiln_base + kiln_k * kiln_inner + kiln_j;");
-                for (const auto& statement : g.statements()) b.line(statement);
-                b.line("kiln_accs[kiln_j] = " + traits::combine(b, "kiln_accs[kiln_j]", mapped) +
-                       ";");
-                b.close();
-                b.close();
-            };
-            b.open("if (kiln_width == " + w + ")");
-            fold_strip(w);
+            b.line(
+                "const uint kiln_width = (uint)min(kiln_strip_width, kiln_inner - kiln_column);");
+            b.line(s + " kiln_accs[" + most + "];");
+            b.line(
+                "for (uint kiln_j = 0; kiln_j < kiln_width; ++kiln_j) kiln_accs[kiln_j] = "
+                "kiln_identity;");
+            b.open("for (ulong kiln_k = kiln_first; kiln_k < kiln_end; ++kiln_k)");
+            b.open("for (uint kiln_j = 0; kiln_j < kiln_width; ++kiln_j)");
+            b.line("const ulong idx = kiln_base + kiln_k * kiln_inner + kiln_j;");
+            for (const auto& statement : g.statements()) b.line(statement);
+            b.line("kiln_accs[kiln_j] = " + traits::combine(b, "kiln_accs[kiln_j]", mapped) + ";");
             b.close();
-            b.open("else");
-            fold_strip("kiln_width");
             b.close();
             b.line("for (uint kiln_j = 0; kiln_j < kiln_width; ++kiln_j)");
             b.line(
                 "    kiln_partials[kiln_slice * n + kiln_outer * kiln_inner + kiln_column + "
                 "kiln_j] = kiln_accs[kiln_j];");
+            b.close();
+        } else if constexpr (Shape == line_shape::lanes) {
+            const std::string w = std::to_string(contiguous_lanes);
+            b.open_element_loop(b.declare_element_range(style, "n"), "kiln_line");
+            b.line("const ulong kiln_base = kiln_line * kiln_length;");
+            b.line(s + " kiln_accs[" + w + "];");
+            b.line("for (uint kiln_j = 0; kiln_j < " + w +
+                   "; ++kiln_j) kiln_accs[kiln_j] = " + "kiln_identity;");
+            b.line("const ulong kiln_whole = kiln_length / " + w + " * " + w + ";");
+            b.open("for (ulong kiln_k = 0; kiln_k < kiln_whole; kiln_k += " + w + ")");
+            b.open("for (uint kiln_j = 0; kiln_j < " + w + "; ++kiln_j)");
+            b.line("const ulong idx = kiln_base + kiln_k + kiln_j;");
+            for (const auto& statement : g.statements()) b.line(statement);
+            b.line("kiln_accs[kiln_j] = " + traits::combine(b, "kiln_accs[kiln_j]", mapped) + ";");
+            b.close();
+            b.close();
+            b.open("for (ulong kiln_k = kiln_whole; kiln_k < kiln_length; ++kiln_k)");
+            b.line("const ulong idx = kiln_base + kiln_k;");
+            for (const auto& statement : g.statements()) b.line(statement);
+            b.line("kiln_accs[kiln_k - kiln_whole] = " +
+                   traits::combine(b, "kiln_accs[kiln_k - kiln_whole]", mapped) + ";");
+            b.close();
+            b.line(s + " kiln_acc = kiln_accs[0];");
+            b.line("for (uint kiln_j = 1; kiln_j < " + w + "; ++kiln_j) kiln_acc = " +
+                   traits::combine(b, "kiln_acc", "kiln_accs[kiln_j]") + ";");
+            store("kiln_acc");
             b.close();
         } else if constexpr (Shape == line_shape::slice) {
             // Item i is slice i / n of line i % n: neighbouring items, neighbouring lines.
@@ -370,6 +429,10 @@ auto reduce_along(const std::optional<kiln::queue>& on_queue, const extents<Rank
         } else if (inner == 1 && length >= group_line_threshold &&
                    launch_policy_for(q.device()).loop == loop_style::strided) {
             dimension_reduction<Reducer, node_type, line_shape::group>(node).run(q, length, inner,
+                                                                                 targets);
+        } else if (inner == 1 && length >= 4 * contiguous_lanes &&
+                   launch_policy_for(q.device()).loop == loop_style::chunked) {
+            dimension_reduction<Reducer, node_type, line_shape::lanes>(node).run(q, length, inner,
                                                                                  targets);
         } else {
             dimension_reduction<Reducer, node_type, line_shape::item>(node).run(q, length, inner,

@@ -438,6 +438,55 @@ TEST_P(stencils_2d, laplacians_and_user_coefficients_match_the_host) {
         kiln::detail::algorithm::stencil_2d);
 }
 
+// 5 x 5 and 3 x 5 stencils (centred and reaching one way), on CPU devices in blocks of rows and
+// vectors of 8 columns: grids of one row or column, widths not a multiple of 8 and narrower than
+// the stencil, runs that start inside rows, and inf and NaN among the values.
+TEST_P(stencils_2d, wide_stencils_match_the_host_next_to_inf_and_nan) {
+    const std::vector<std::array<std::size_t, 2>> grids = {{75, 83}, {9, 19}, {6, 4}, {2, 40},
+                                                           {1, 40},  {40, 1}, {13, 8}};
+    std::vector<float> wide(25);
+    for (std::size_t k = 0; k < wide.size(); ++k) wide[k] = 0.25f * float(k % 7) - 0.5f;
+    const std::vector<float> reaching(wide.begin(), wide.begin() + 15);
+    const auto same = [](const std::vector<float>& actual, const std::vector<float>& expected) {
+        ASSERT_EQ(actual.size(), expected.size());
+        for (std::size_t i = 0; i < actual.size(); ++i) {
+            if (std::isnan(expected[i]))
+                ASSERT_TRUE(std::isnan(actual[i])) << "element " << i << ": " << actual[i];
+            else if (std::isinf(expected[i]))
+                ASSERT_EQ(actual[i], expected[i]) << "element " << i;
+            else
+                ASSERT_NEAR(actual[i], expected[i], 1e-5 * (1 + std::abs(expected[i])))
+                    << "element " << i;
+        }
+    };
+    const auto check = [&] {
+        for (const auto& [rows, columns] : grids) {
+            SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(columns));
+            auto host = values<float>(rows * columns);
+            if (host.size() > 30) {
+                host[3] = std::numeric_limits<float>::quiet_NaN();
+                host[host.size() - 20] = std::numeric_limits<float>::infinity();
+            }
+            kiln::slicer<2> grid({rows, columns});
+            const kiln::stencil_2d<float> W(q, grid, wide, {5, 5}, {2, 2});
+            const kiln::stencil_2d<float> R(q, grid, reaching, {3, 5}, {0, 4});
+            kiln::vector<float> x(q, host), yw(q, rows * columns), yr(q, rows * columns);
+            yw = x * W;
+            yr = x * R;
+            same(yw.read(), host_stencil_2d(host, rows, columns, wide, {5, 5}, {2, 2}));
+            same(yr.read(), host_stencil_2d(host, rows, columns, reaching, {3, 5}, {0, 4}));
+        }
+    };
+    with_every_strategy(check, kiln::detail::algorithm::stencil_2d);
+    // Runs of 4 KiB: the 75 x 83 grid's runs start and end inside rows, between blocks.
+    const kiln::detail::scoped_algorithm_policy runs(
+        kiln::detail::algorithm::stencil_2d,
+        kiln::detail::stencil_tuning{
+            .work_group_size = 1, .items_per_work_item = 1, .chunk_bytes = 4096});
+    SCOPED_TRACE("runs of 4 KiB forced");
+    check();
+}
+
 TEST_P(stencils_2d, double_precision) {
     if (!has_double()) GTEST_SKIP() << "no double precision on this device";
     const std::size_t rows = 50, columns = 61;

@@ -5,7 +5,8 @@
 // of neighbouring outputs, as element-wise expressions do (expr/launch.cpp). Local-memory tiles
 // would only add a copy and barriers there. Widths and centres are compile-time constants and the
 // interior's terms are written out one per coefficient, so the coefficients sit in registers; the
-// interior loops read every neighbour without a bounds check, which keeps them vectorisable.
+// interior loops read every neighbour without a bounds check, which keeps them vectorisable. The
+// 2-D interior is written in explicit vectors instead, which leave nothing to the vectoriser.
 #include <algorithm>
 #include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/algo/stencil_lanes.hpp>
@@ -19,6 +20,21 @@ namespace {
 // As the element-wise table's CPU row (plans.cpp): enough runs that cores finishing early take
 // more.
 constexpr std::size_t runs_per_compute_unit = 16;
+
+// The 2-D interior in explicit vectors of this many elements along a row, one vector FMA a term:
+// 256-bit vectors of floats, the width PoCL's LLVM picks for AVX-512 targets too; 16 lanes were
+// as fast or slower on the 2-core machine (AMD EPYC, PoCL 3.1; 1 x 3 terms 1.5-1.8 times as
+// slow, each load then crossing a cache line).
+constexpr std::size_t stencil_2d_lanes = 8;
+
+// Output rows computed together where the stencil has terms enough that their FMAs, not the
+// memory, bound a core: each loaded input vector serves every output whose window holds it, and
+// the rows' sums are independent chains. 3 x 3 and 5 x 5 over 2048^2 floats on one thread of the
+// 2-core machine took 0.6-0.8 and 0.5-0.6 times the time of one row at a time; 1 x 1 and 1 x 3,
+// with nothing to share, took 1.5-2.7 times as long, 3 x 1 about as long, 8 rows more than 4.
+std::size_t stencil_2d_block_rows(const tiled_2d_shape& shape) {
+    return shape.kernel_rows > 1 && shape.kernel_rows * shape.kernel_columns >= 8 ? 4 : 1;
+}
 
 kernel_description runs_kernel(const tiled_1d_shape& shape) {
     return tiled_stencil_1d_kernel(shape, "kiln_stencil_1d_runs");
@@ -153,13 +169,39 @@ std::string runs_source(const tiled_1d_shape& shape) {
     return b.str();
 }
 
+/// Emits the sums sum0 .. sum<count - 1> of `lanes` outputs from column col of `count`
+/// consecutive rows, reading input row i of the block (0 <= i < count + KILN_KR - 1) through
+/// pointer in<i>; each loaded vector serves every output whose window holds it. Each output adds
+/// its terms in the order of the coefficients, as the scalar loops do, so that an output computes
+/// alike in either.
+void emit_vector_terms(source_builder& b, const tiled_2d_shape& shape, std::size_t count,
+                       std::size_t lanes) {
+    const std::string vector = shape.type + std::to_string(lanes);
+    const std::size_t kr = shape.kernel_rows, kc = shape.kernel_columns;
+    for (std::size_t j = 0; j < count; ++j) b.line(vector + " sum" + std::to_string(j) + " = 0;");
+    for (std::size_t i = 0; i < count + kr - 1; ++i)
+        for (std::size_t e = 0; e < kc; ++e) {
+            const std::string v = "v" + std::to_string(i) + "_" + std::to_string(e);
+            b.line("const " + vector + " " + v + " = vload" + std::to_string(lanes) + "(0, in" +
+                   std::to_string(i) + " + (col + " + std::to_string(e) + " - KILN_CC));");
+            for (std::size_t j = 0; j < count; ++j) {
+                if (i < j || i - j >= kr) continue;
+                b.line("sum" + std::to_string(j) + " += coefficient[" +
+                       std::to_string((i - j) * kc + e) + "] * " + v + ";");
+            }
+        }
+}
+
 std::string runs_source(const tiled_2d_shape& shape) {
     source_builder b;
     const std::string& t = shape.type;
-    b.constant("KILN_KR", shape.kernel_rows);
-    b.constant("KILN_KC", shape.kernel_columns);
+    const std::size_t kr = shape.kernel_rows, kc = shape.kernel_columns;
+    const std::size_t block = stencil_2d_block_rows(shape), lanes = stencil_2d_lanes;
+    b.constant("KILN_KR", kr);
+    b.constant("KILN_KC", kc);
     b.constant("KILN_CR", shape.center_row);
     b.constant("KILN_CC", shape.center_column);
+    b.constant("KILN_LANES", lanes);
     const kernel_description kernel = runs_kernel(shape);
     b.begin_kernel(kernel.name(), 1);
     kernel.declare(b);
@@ -167,42 +209,68 @@ std::string runs_source(const tiled_2d_shape& shape) {
     b.line("const long width = (long)columns;");
     declare_run(b, "(long)rows * width");
     load_coefficients(b, t, "KILN_KR * KILN_KC");
-    // A run may start and end inside rows; each row's part of it is one segment.
-    b.open("for (long at = first; at < last;)");
-    b.line("const long r = at / width, c0 = at - r * width, c1 = min(width, c0 + (last - at));");
-    // One pointer per coefficient row, clamped at the grid's top and bottom.
-    for (std::size_t a = 0; a < shape.kernel_rows; ++a)
-        b.line("global const " + t + "* row" + std::to_string(a) + " = x + clamp(r + " +
-               std::to_string(a) + " - KILN_CR, (long)0, (long)rows - 1) * width;");
-    b.line("global " + t + "* out = y + r * width;");
-    // [lo, hi): the columns whose window lies inside the row.
-    b.line("const long lo = min(max(c0, (long)KILN_CC), c1);");
-    b.line("const long hi = max(lo, min(c1, width - (KILN_KC - 1 - KILN_CC)));");
-    // The terms written out: PoCL's LLVM leaves a loop over the rows' pointers rolled, and the
-    // column loop around it then stays scalar (25 times slower over 2048^2 floats).
-    const auto segment = [&](const std::string& from, const std::string& to, bool clamped) {
-        // An output's terms are one chain of dependent FMAs: four vectors a step overlap the
-        // chains. Clang's pragma (PoCL's compiler); NVRTC would warn of it.
-        if (!clamped) {
-            b.line("#ifdef __clang__");
-            b.line("#pragma clang loop interleave_count(4)");
-            b.line("#endif");
-        }
-        b.open("for (long col = " + from + "; col < " + to + "; ++col)");
+    // The terms of one output written out, as in the vector loop: a loop over the rows'
+    // pointers stays rolled in PoCL's LLVM.
+    const auto scalar_terms = [&](bool clamped) {
         b.line(t + " sum = 0;");
-        for (std::size_t a = 0; a < shape.kernel_rows; ++a)
-            for (std::size_t e = 0; e < shape.kernel_columns; ++e) {
+        for (std::size_t a = 0; a < kr; ++a)
+            for (std::size_t e = 0; e < kc; ++e) {
                 const std::string column = "col + " + std::to_string(e) + " - KILN_CC";
-                b.line("sum += coefficient[" + std::to_string(a * shape.kernel_columns + e) +
-                       "] * row" + std::to_string(a) + "[" +
+                b.line("sum += coefficient[" + std::to_string(a * kc + e) + "] * row" +
+                       std::to_string(a) + "[" +
                        (clamped ? "clamp(" + column + ", (long)0, width - 1)" : column) + "];");
             }
         b.line("out[col] = sum;");
+    };
+    // Outputs [c0, c1) of `count` rows from r: [lo, hi) are the columns whose window lies inside
+    // the row, [lo, whole) its whole vectors.
+    const auto rows_of = [&](std::size_t count) {
+        b.line("const long lo = min(max(c0, (long)KILN_CC), c1);");
+        b.line("const long hi = max(lo, min(c1, width - (KILN_KC - 1 - KILN_CC)));");
+        b.line("const long whole = lo + (hi - lo) / KILN_LANES * KILN_LANES;");
+        // One pointer per input row of the block, clamped at the grid's top and bottom.
+        for (std::size_t i = 0; i < count + kr - 1; ++i)
+            b.line("global const " + t + "* in" + std::to_string(i) + " = x + clamp(r + " +
+                   std::to_string(i) + " - KILN_CR, (long)0, (long)rows - 1) * width;");
+        // Explicit vectors along the rows, each term one vector FMA, rather than a scalar loop
+        // left to LLVM's loop vectoriser: the 16-core machine's one-thread times (PoCL 5; 3 x 3
+        // and 5 x 5 at about one scalar FMA a term) suggest that its vectoriser left that loop
+        // scalar.
+        b.open("for (long col = lo; col < whole; col += KILN_LANES)");
+        emit_vector_terms(b, shape, count, lanes);
+        for (std::size_t j = 0; j < count; ++j)
+            b.line("vstore" + std::to_string(lanes) + "(sum" + std::to_string(j) +
+                   ", 0, y + (r + " + std::to_string(j) + ") * width + col);");
+        b.close();
+        b.open("for (long j = 0; j < " + std::to_string(count) + "; ++j)");
+        for (std::size_t a = 0; a < kr; ++a)
+            b.line("global const " + t + "* row" + std::to_string(a) + " = x + clamp(r + j + " +
+                   std::to_string(a) + " - KILN_CR, (long)0, (long)rows - 1) * width;");
+        b.line("global " + t + "* out = y + (r + j) * width;");
+        b.open("for (long col = c0; col < lo; ++col)");
+        scalar_terms(true);
+        b.close();
+        b.open("for (long col = whole; col < hi; ++col)");
+        scalar_terms(false);
+        b.close();
+        b.open("for (long col = hi; col < c1; ++col)");
+        scalar_terms(true);
+        b.close();
         b.close();
     };
-    segment("c0", "lo", true);
-    segment("lo", "hi", false);
-    segment("hi", "c1", true);
+    // A run may start and end inside rows; whole rows go in blocks that share their input rows.
+    b.open("for (long at = first; at < last;)");
+    b.line("const long r = at / width, c0 = at - r * width;");
+    if (block > 1) {
+        b.open("if (c0 == 0 && last - at >= " + std::to_string(block) + " * width)");
+        b.line("const long c1 = width;");
+        rows_of(block);
+        b.line("at += " + std::to_string(block) + " * width;");
+        b.line("continue;");
+        b.close();
+    }
+    b.line("const long c1 = min(width, c0 + (last - at));");
+    rows_of(1);
     b.line("at += c1 - c0;");
     b.close();
     b.end_kernel();
