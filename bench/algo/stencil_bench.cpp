@@ -3,8 +3,10 @@
 //
 // Usage: stencil_bench [1-D elements] [2-D side] [--sweep] [--extents]
 //   defaults: 2^26 floats and 4096^2 on GPUs, 2^22 and 1024^2 on CPUs. --sweep also times the
-//   tiled kernels under other work-group sizes and outputs per work-item (the tuning table's
-//   candidates, src/algo/tuning.cpp). --extents times the 2-D kernel over other coefficient
+//   tiled kernels under other work-group sizes and outputs per work-item, and the 2-D strips
+//   kernel under other group widths, strip heights and rows a step (the tuning table's
+//   candidates, src/algo/tuning.cpp). Each 2-D Laplacian is also timed under the tiles and the
+//   strips forced, in the same run. --extents times the 2-D kernel over other coefficient
 //   extents, to tell where its time goes: 1 x 1 streams the grid through it, 3 x 1 adds the rows
 //   above and below (which the caches should serve), 1 x 3 the neighbouring columns, 3 x 3 and
 //   5 x 5 the terms.
@@ -125,6 +127,13 @@ void measure_1d(const context& c, std::size_t n) {
            host_op, matches(y.read(), expected));
 }
 
+/// The 2-D strategies side by side: the tiles the GPU rows ran until the strips, and the
+/// strips of the NVIDIA row (src/algo/tuning.cpp).
+const kiln::detail::stencil_tuning tiles_2d{.work_group_size = 256, .items_per_work_item = 4};
+kiln::detail::stencil_tuning strips_2d(std::size_t group, std::size_t strip, std::size_t step) {
+    return {.work_group_size = group, .items_per_work_item = step, .strip_rows = strip};
+}
+
 void measure_2d(const context& c, std::size_t side) {
     const std::size_t n = side * side;
     const std::vector<float> host = operand(n);
@@ -139,9 +148,19 @@ void measure_2d(const context& c, std::size_t side) {
         std::vector<float> expected;
         const double host_s =
             best_host_seconds(3, [&] { expected = host_2d(host, side, coefficients); });
+        const std::string work =
+            "`y = x * L`, 2-D " + name + " Laplacian, " + std::to_string(side) + "^2 floats";
         const double s = best_seconds_per_call(c.q, 5, 10, [&] { y = x * L; });
-        report(c, "`y = x * L`, 2-D " + name + " Laplacian, " + std::to_string(side) + "^2 floats",
-               n, s, host_s, matches(y.read(), expected));
+        report(c, work, n, s, host_s, matches(y.read(), expected));
+        for (const auto& [strategy, policy] :
+             {std::pair<std::string, kiln::detail::stencil_tuning>{"tiles 256 x 4", tiles_2d},
+              {"strips 256 wide, 128 rows, 8 a step", strips_2d(256, 128, 8)}}) {
+            const kiln::detail::scoped_algorithm_policy forced(kiln::detail::algorithm::stencil_2d,
+                                                               policy);
+            const double forced_s = best_seconds_per_call(c.q, 5, 10, [&] { y = x * L; });
+            report(c, work + ", " + strategy + " forced", n, forced_s, host_s,
+                   matches(y.read(), expected));
+        }
     }
 }
 
@@ -193,6 +212,24 @@ void sweep(const context& c, std::size_t n, std::size_t side) {
         std::printf("| 2-D 5-point | %s | %.3f ms | %.1f%% |\n", shape.c_str(), s * 1e3,
                     100 * 2.0 * double(side * side) * 4 / s / 1e9 / c.copy_gb_per_s);
     }
+    // The strips kernel's knobs: group width, strip height, rows between two barriers.
+    const auto L9 = kiln::stencil_2d<float>::laplacian_9(c.q, grid);
+    std::printf(
+        "\n| strips kernel | columns x rows, rows a step | 5-point | 9-point |\n"
+        "|---|---|---|---|\n");
+    for (const std::size_t group : {64u, 128u, 256u})
+        for (const std::size_t strip : {16u, 32u, 64u, 128u, 256u})
+            for (const std::size_t step : {1u, 2u, 4u, 8u}) {
+                const kiln::detail::scoped_algorithm_policy scoped(algorithm::stencil_2d,
+                                                                   strips_2d(group, strip, step));
+                const double five_s = best_seconds_per_call(c.q, 5, 10, [&] { gy = gx * L; });
+                const double nine_s = best_seconds_per_call(c.q, 5, 10, [&] { gy = gx * L9; });
+                const auto share = [&](double s) {
+                    return 100 * 2.0 * double(side * side) * 4 / s / 1e9 / c.copy_gb_per_s;
+                };
+                std::printf("| 2-D | %zu x %zu, %zu | %.1f%% | %.1f%% |\n", group, strip, step,
+                            share(five_s), share(nine_s));
+            }
 }
 
 }  // namespace

@@ -6,8 +6,9 @@
 //
 // Element (r, c) is the sum over (a, b) of S(a, b) * x(clamp(r + a - center_row, 0, rows - 1),
 // clamp(c + b - center_column, 0, columns - 1)): positions outside the grid read the nearest
-// border element. One kernel, through local-memory tiles or, on CPU devices, runs of rows walked
-// by single work-items; a statement of its own (not a term of a larger expression), on one device.
+// border element. One kernel, through local-memory tiles, strips of rows streamed through
+// registers, or, on CPU devices, runs of rows walked by single work-items; a statement of its
+// own (not a term of a larger expression), on one device.
 #pragma once
 #pragma GCC visibility push(default)
 
@@ -16,6 +17,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <kiln/detail/algo/algorithm_program.hpp>
+#include <kiln/detail/algo/stencil_2d_streaming.hpp>
 #include <kiln/detail/algo/stencil_kernels.hpp>
 #include <kiln/detail/algo/stencil_on_cpu.hpp>
 #include <kiln/detail/algo/tuning.hpp>
@@ -87,7 +89,7 @@ class stencil_2d {
 
 namespace detail {
 
-/// x * S for a 2-D stencil: a statement that launches the tiled kernel or the runs.
+/// x * S for a 2-D stencil: a statement that launches the tiled kernel, the strips or the runs.
 template <stencil_value T>
 class stencil_2d_product {
   public:
@@ -119,9 +121,13 @@ class stencil_2d_product {
                              .center_column = stencil_->center()[1],
                              .tuning = stencil_2d_tuning(q.device())};
         const bool runs = shape.tuning.chunk_bytes != 0;
-        const algorithm_program& built = runs ? stencil_runs_program(q.device(), shape)
-                                              : tiled_stencil_program(q.device(), shape);
-        kernel_binding args = built.binding(runs ? "kiln_stencil_2d_runs" : "kiln_stencil_2d");
+        const bool strips = !runs && shape.tuning.strip_rows != 0;
+        const algorithm_program& built = runs     ? stencil_runs_program(q.device(), shape)
+                                         : strips ? stencil_strips_program(q.device(), shape)
+                                                  : tiled_stencil_program(q.device(), shape);
+        kernel_binding args = built.binding(runs     ? "kiln_stencil_2d_runs"
+                                            : strips ? "kiln_stencil_2d_strips"
+                                                     : "kiln_stencil_2d");
         args.scalar("rows", std::uint64_t{rows})
             .scalar("columns", std::uint64_t{columns})
             .buffer("x", x_->part(0))
@@ -129,6 +135,8 @@ class stencil_2d_product {
             .buffer("c", stencil_->coefficients());
         if (runs)
             launch_stencil_runs(built, q, rows * columns, sizeof(T), shape.tuning, std::move(args));
+        else if (strips)
+            launch_stencil_strips(built, q, rows, columns, shape, std::move(args));
         else
             launch_tiled_stencil_2d(built, q, rows, columns, shape, std::move(args));
     }

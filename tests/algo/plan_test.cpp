@@ -107,7 +107,8 @@ TEST(algo_plan, h100_under_cuda) {
 
     EXPECT_EQ(kiln::detail::plan_merge_sort(p).work_group_size, 256u);
     EXPECT_EQ(kiln::detail::plan_stencil(p, 1).tile_size(), 128u * 8);
-    EXPECT_EQ(kiln::detail::plan_stencil(p, 2).tile_size(), 256u * 4);
+    EXPECT_EQ(kiln::detail::plan_stencil(p, 2).tile_size(), 256u * 8);
+    EXPECT_EQ(kiln::detail::plan_stencil(p, 2).strip_rows, 128u);
 
     const auto fft = kiln::detail::plan_fft(p, false);
     EXPECT_EQ(fft.passes.local_elements, 16384u) << "a 16384-point line in dynamic shared memory";

@@ -69,9 +69,17 @@ kiln::detail::stencil_tuning short_runs() {
     return {.work_group_size = 1, .items_per_work_item = 1, .chunk_bytes = 64};
 }
 
+/// The 2-D strips kernel: groups `group` columns wide walking down `strip` rows, `step` rows
+/// between two barriers.
+kiln::detail::stencil_tuning strips(std::size_t group, std::size_t strip, std::size_t step) {
+    return {.work_group_size = group, .items_per_work_item = step, .strip_rows = strip};
+}
+
 /// Runs `body` under every strategy of `a`: the device's own choice, small tiles (32 x 2
 /// outputs, seams every 64 elements; 2-D: 32 x 8 outputs), short runs of one work-item each,
-/// and for 1-D stencils the per-element kernel of expressions.
+/// for 1-D stencils the per-element kernel of expressions, and for 2-D ones strips: short ones
+/// (5 rows, batches of 2, so that strips and batches end part-way) and tall ones (64 rows, more
+/// than most grids of the tests have, a row a step).
 template <class Body>
 void with_every_strategy(Body body,
                          kiln::detail::algorithm a = kiln::detail::algorithm::stencil_1d) {
@@ -82,10 +90,13 @@ void with_every_strategy(Body body,
     }
     std::vector<std::pair<std::string, stencil_tuning>> forced = {{"small tiles", {32, 2}},
                                                                   {"short runs", short_runs()}};
-    if (a == kiln::detail::algorithm::stencil_1d)
+    if (a == kiln::detail::algorithm::stencil_1d) {
         forced.emplace_back("per element", stencil_tuning{0, 0});
-    else
+    } else {
         forced[0].second = {64, 4};
+        forced.emplace_back("short strips", strips(32, 5, 2));
+        forced.emplace_back("tall strips", strips(64, 64, 1));
+    }
     for (const auto& [name, policy] : forced) {
         const kiln::detail::scoped_algorithm_policy forcing(a, policy);
         SCOPED_TRACE(name + " forced");
@@ -505,6 +516,89 @@ TEST_P(stencils_2d, double_precision) {
         kiln::detail::algorithm::stencil_2d);
 }
 
+// Every coefficient shape against grids of one row, one column, fewer rows than a strip and
+// columns that are no multiple of a group, under strips of several heights and widths: a halo
+// wider than the group (1 x 40 over 32 columns), centres at corners, no halo at all (1 x 1).
+TEST_P(stencils_2d, strips_cover_every_shape_and_edge) {
+    struct shape {
+        std::array<std::size_t, 2> extents, center;
+    };
+    const std::vector<shape> shapes = {{{1, 1}, {0, 0}}, {{3, 1}, {1, 0}}, {{1, 3}, {0, 2}},
+                                       {{3, 3}, {1, 1}}, {{2, 4}, {1, 0}}, {{5, 5}, {0, 4}},
+                                       {{4, 2}, {3, 1}}, {{1, 40}, {0, 7}}};
+    const std::vector<std::array<std::size_t, 2>> grids = {{1, 1},  {1, 70},  {70, 1},
+                                                           {3, 33}, {37, 45}, {130, 65}};
+    for (const auto& [name, policy] : {std::pair<std::string, kiln::detail::stencil_tuning>{
+                                           "32 x 5, 2 a step", strips(32, 5, 2)},
+                                       {"32 x 1, 1 a step", strips(32, 1, 1)},
+                                       {"64 x 16, 4 a step", strips(64, 16, 4)},
+                                       {"32 x 7, 3 a step", strips(32, 7, 3)}}) {
+        SCOPED_TRACE(name);
+        const kiln::detail::scoped_algorithm_policy forcing(kiln::detail::algorithm::stencil_2d,
+                                                            policy);
+        for (const auto& [extents, center] : shapes) {
+            std::vector<float> c(extents[0] * extents[1]);
+            for (std::size_t k = 0; k < c.size(); ++k) c[k] = float(k % 7) - 2.5f;
+            for (const auto& [rows, columns] : grids) {
+                SCOPED_TRACE(std::to_string(extents[0]) + " x " + std::to_string(extents[1]) +
+                             " over " + std::to_string(rows) + " x " + std::to_string(columns));
+                const auto host = values<float>(rows * columns);
+                kiln::slicer<2> grid({rows, columns});
+                const kiln::stencil_2d<float> S(q, grid, c, extents, center);
+                kiln::vector<float> x(q, host), y(q, rows * columns);
+                y = x * S;
+                expect_near_all(y.read(), host_stencil_2d(host, rows, columns, c, extents, center),
+                                1e-4);
+            }
+        }
+    }
+}
+
+// An inf or a NaN reaches exactly the outputs whose window holds it (inf - inf and 0 * inf
+// giving NaN, as on the host), under every strategy.
+TEST_P(stencils_2d, inf_and_nan_reach_the_outputs_whose_window_holds_them) {
+    const std::size_t rows = 40, columns = 37;
+    std::vector<float> host = values<float>(rows * columns);
+    host[5 * columns + 9] = std::numeric_limits<float>::quiet_NaN();
+    host[20 * columns + 0] = std::numeric_limits<float>::infinity();
+    host[39 * columns + 36] = -std::numeric_limits<float>::infinity();
+    kiln::slicer<2> grid({rows, columns});
+    const std::vector<float> five = {0, 1, 0, 1, -4, 1, 0, 1, 0};
+    const auto L5 = kiln::stencil_2d<float>::laplacian_5(q, grid);
+    kiln::vector<float> x(q, host), y(q, rows * columns);
+    const auto expected = host_stencil_2d(host, rows, columns, five, {3, 3}, {1, 1});
+    with_every_strategy(
+        [&] {
+            y = x * L5;
+            const auto got = y.read();
+            for (std::size_t i = 0; i < got.size(); ++i) {
+                if (std::isnan(expected[i]))
+                    ASSERT_TRUE(std::isnan(got[i])) << "at " << i;
+                else if (std::isinf(expected[i]))
+                    ASSERT_EQ(got[i], expected[i]) << "at " << i;
+                else
+                    ASSERT_NEAR(got[i], expected[i], 1e-4) << "at " << i;
+            }
+        },
+        kiln::detail::algorithm::stencil_2d);
+}
+
+TEST_P(stencils_2d, strip_groups_above_the_devices_limit_halve) {
+    // 8192 work-items is more than any kiln device allows: the group's columns halve until the
+    // device takes them.
+    const kiln::detail::scoped_algorithm_policy huge_groups(kiln::detail::algorithm::stencil_2d,
+                                                            strips(8192, 8, 2));
+    const std::size_t rows = 20, columns = 9000;
+    const auto host = values<float>(rows * columns);
+    kiln::slicer<2> grid({rows, columns});
+    const auto L9 = kiln::stencil_2d<float>::laplacian_9(q, grid);
+    const std::vector<float> nine = {1.f / 6, 4.f / 6, 1.f / 6, 4.f / 6, -20.f / 6,
+                                     4.f / 6, 1.f / 6, 4.f / 6, 1.f / 6};
+    kiln::vector<float> x(q, host), y(q, rows * columns);
+    y = x * L9;
+    expect_near_all(y.read(), host_stencil_2d(host, rows, columns, nine, {3, 3}, {1, 1}), 1e-4);
+}
+
 TEST_P(stencils_2d, bad_arguments_are_rejected) {
     kiln::slicer<2> grid({4, 5});
     using S2 = kiln::stencil_2d<float>;
@@ -544,9 +638,9 @@ TEST(stencil_shape, keys_change_with_every_field) {
     using kiln::detail::tiled_1d_shape;
     using kiln::detail::tiled_2d_shape;
     // A new field fails here first: add it to key() and to the changes below.
-    static_assert(sizeof(kiln::detail::stencil_tuning) == 24);
-    static_assert(sizeof(tiled_1d_shape) == 2 * sizeof(std::string) + 40);
-    static_assert(sizeof(tiled_2d_shape) == sizeof(std::string) + 56);
+    static_assert(sizeof(kiln::detail::stencil_tuning) == 32);
+    static_assert(sizeof(tiled_1d_shape) == 2 * sizeof(std::string) + 48);
+    static_assert(sizeof(tiled_2d_shape) == sizeof(std::string) + 64);
     kiln::test::expect_every_change_changes_the_key(
         std::vector<std::function<void(tiled_1d_shape&)>>{
             [](tiled_1d_shape& s) { s.type = "double"; },
@@ -556,6 +650,7 @@ TEST(stencil_shape, keys_change_with_every_field) {
             [](tiled_1d_shape& s) { s.tuning.work_group_size = 128; },
             [](tiled_1d_shape& s) { s.tuning.items_per_work_item = 8; },
             [](tiled_1d_shape& s) { s.tuning.chunk_bytes = 16384; },
+            [](tiled_1d_shape& s) { s.tuning.strip_rows = 64; },
         });
     kiln::test::expect_every_change_changes_the_key(
         std::vector<std::function<void(tiled_2d_shape&)>>{
@@ -567,6 +662,7 @@ TEST(stencil_shape, keys_change_with_every_field) {
             [](tiled_2d_shape& s) { s.tuning.work_group_size = 128; },
             [](tiled_2d_shape& s) { s.tuning.items_per_work_item = 8; },
             [](tiled_2d_shape& s) { s.tuning.chunk_bytes = 16384; },
+            [](tiled_2d_shape& s) { s.tuning.strip_rows = 64; },
         });
 }
 

@@ -8,6 +8,7 @@
 #include <kiln/algo/reduce_by_key.hpp>
 #include <kiln/algo/scan.hpp>
 #include <kiln/detail/algo/fft_kernels.hpp>
+#include <kiln/detail/algo/stencil_2d_streaming.hpp>
 #include <kiln/error.hpp>
 #include <regex>
 #include <string>
@@ -410,6 +411,30 @@ TEST_F(NvrtcCompile, ChunkKernelsBuild) {
         expect_cubin(compile({reduce_by_key_chunk_program_source(pairs, sum, by_key, 512)}));
         expect_cubin(
             compile({reduce_by_key_prefix_chunk_program_source(pairs, sum, by_key, 512, 16)}));
+    }
+}
+
+// The 2-D stencil's strips kernel (stencil_2d_streaming.cpp) translates and builds: the GPU
+// rows' 3 x 3 floats, 1 x 1 (no halo columns), and doubles whose halo is wider than the group
+// (two halo slots per work-item).
+TEST_F(NvrtcCompile, StencilStripsBuild) {
+    const auto shape = [](std::string type, std::size_t kr, std::size_t kc, std::size_t cr,
+                          std::size_t cc, std::size_t group) {
+        return tiled_2d_shape{
+            .type = std::move(type),
+            .kernel_rows = kr,
+            .kernel_columns = kc,
+            .center_row = cr,
+            .center_column = cc,
+            .tuning = {.work_group_size = group, .items_per_work_item = 4, .strip_rows = 64}};
+    };
+    for (const tiled_2d_shape& s :
+         {shape("float", 3, 3, 1, 1, 128), shape("float", 1, 1, 0, 0, 256),
+          shape("double", 5, 40, 2, 7, 32)}) {
+        SCOPED_TRACE(s.key());
+        const std::string source = stencil_strips_source(s);
+        EXPECT_NE(source.find("kiln_stencil_2d_strips"), std::string::npos);
+        expect_cubin(compile({source}));
     }
 }
 

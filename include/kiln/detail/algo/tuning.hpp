@@ -150,8 +150,12 @@ struct stencil_tuning {
     /// at least this many bytes of outputs; the tile fields then serve only where a test clears
     /// it.
     std::size_t chunk_bytes = 0;
+    /// 2-D, where not 0 and chunk_bytes is 0: the streaming kernel (stencil_2d_streaming.hpp),
+    /// each group work_group_size adjacent columns wide walking down a strip of this many
+    /// output rows, items_per_work_item rows between two barriers.
+    std::size_t strip_rows = 0;
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
-    /// "128x8" (" runs16384" added for runs), for program cache keys: the fields are
+    /// "128x8" (" runs16384" or " strips64" added), for program cache keys: the fields are
     /// compile-time constants of the kernels, or choose the kernel.
     std::string key() const;
 };
