@@ -528,6 +528,48 @@ TEST_F(compaction_split, copy_if_and_unique_follow_the_parts_in_order) {
     EXPECT_EQ(got_keys, keys);
 }
 
+/// Split vectors of four parts (one element each, or none, at the smallest sizes): every part's
+/// first key equal to the key before the part, then different, then (double) both NaN, each a
+/// run of its own; on tiles, which compare the part's first key in the kernel, and on chunks,
+/// where the host compares it and places it after the kept keys before it.
+TEST_F(compaction_split, unique_compares_each_part_with_the_one_before_on_every_path) {
+    const std::vector<kiln::queue> four = {queues[0], queues[1], queues[0], queues[1]};
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    // Keys as doubles, with each NaN a run of its own (std::unique compares them with ==).
+    const auto expect_unique = [&](std::vector<double> keys) {
+        kiln::vector<double> x(four, keys);
+        ASSERT_EQ(x.part_count(), 4u);
+        const std::size_t size = kiln::unique(x);
+        keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+        ASSERT_EQ(size, keys.size());
+        auto got = x.read();
+        got.resize(size);
+        for (std::size_t i = 0; i < size; ++i)
+            ASSERT_TRUE(got[i] == keys[i] || (std::isnan(got[i]) && std::isnan(keys[i]))) << i;
+    };
+    if (!queues[0].device().properties().double_precision ||
+        !queues[1].device().properties().double_precision)
+        GTEST_SKIP() << "no double precision";
+    kiln::test::on_every_compaction_path(queues[0].device(), [&] {
+        for (const std::size_t n : {std::size_t{2}, std::size_t{5}, std::size_t{2003}}) {
+            const auto drawn = random_values<std::int32_t>(n, 0, 3, unsigned(n));
+            const kiln::detail::layout parts = kiln::detail::split(four, n);
+            for (const char* boundary : {"equal", "different", "NaN"}) {
+                SCOPED_TRACE("n = " + std::to_string(n) + ", each part's first key " + boundary);
+                std::vector<double> keys(drawn.begin(), drawn.end());
+                for (std::size_t k = 1; k < parts.size(); ++k) {
+                    const std::size_t b = parts[k].begin;
+                    if (b == 0 || b == n) continue;
+                    if (boundary == std::string("equal")) keys[b] = keys[b - 1];
+                    if (boundary == std::string("different")) keys[b] = keys[b - 1] + 0.5;
+                    if (boundary == std::string("NaN")) keys[b] = keys[b - 1] = nan;
+                }
+                expect_unique(keys);
+            }
+        }
+    });
+}
+
 /// Split vectors: runs crossing the boundary take their key from the part where they begin and
 /// their value from the part where they end; a non-commutative operation keeps its order.
 TEST_F(compaction_split, reduce_by_key_joins_runs_across_the_parts) {

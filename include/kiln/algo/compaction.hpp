@@ -93,6 +93,20 @@ class scoped_compaction_count_base {
 
 [[noreturn]] void throw_output_too_small(const char* call, std::size_t needed,
                                          std::size_t capacity);
+/// Writes `host` into `output` from element `offset`, wherever output's parts are; what does not
+/// fit is dropped (the caller reports it).
+template <class T>
+void place_on_parts(std::span<const T> host, const vector<T>& output, std::size_t offset) {
+    for (std::size_t j = 0; j < output.part_count(); ++j) {
+        const part_extent& out = output.layout()[j];
+        const std::size_t first = std::max(offset, out.begin);
+        const std::size_t last = std::min(offset + host.size(), out.begin + out.size);
+        if (first >= last) continue;
+        output.part(j).write(out.queue, first - out.begin,
+                             host.subspan(first - offset, last - first));
+    }
+}
+
 /// Copies `count` elements kept in scratch on q's device into `output` from element `offset`,
 /// through the host, wherever output's parts are; what does not fit is dropped (the caller
 /// reports it). For compactions of split vectors, whose parts' results meet in one output.
@@ -103,14 +117,16 @@ void place_kept(const queue& q, const temporary_lease& kept, std::size_t count,
     if (room == 0) return;
     std::vector<T> host(room);
     kept.bytes().storage().read_bytes(q, 0, host.data(), room * sizeof(T), {}, true);
-    for (std::size_t j = 0; j < output.part_count(); ++j) {
-        const part_extent& out = output.layout()[j];
-        const std::size_t first = std::max(offset, out.begin);
-        const std::size_t last = std::min(offset + room, out.begin + out.size);
-        if (first >= last) continue;
-        output.part(j).write(out.queue, first - out.begin,
-                             std::span<const T>(host.data() + (first - offset), last - first));
-    }
+    place_on_parts(std::span<const T>(host), output, offset);
+}
+
+/// Whether unique compares each part's first key with the key before the part on the host.
+/// Chunk kernels do: their loops then walk the part's later keys, each beside the key before it,
+/// with plain vector loads, where a loop whose loads depend on whether idx is the first key gets
+/// masked loads (or gathers) from LLVM and counts several times slower. Tiles compare the first
+/// key themselves, so that the kernels GPUs run stay as they were.
+inline bool unique_heads_on_host(const compaction_plan& plan) {
+    return plan.policy.chunk_bytes != 0;
 }
 
 }  // namespace detail
@@ -209,55 +225,86 @@ template <detail::scan_value T>
 std::size_t unique(const vector<T>& keys) {
     if (keys.size() == 0) return 0;
     const std::string t = detail::opencl_type_name<T>();
+    const std::size_t parts = keys.part_count();
+    std::vector<detail::compaction_plan> plans;
+    for (const detail::part_extent& part : keys.layout())
+        plans.push_back(detail::plan_compaction<T>(part.queue.device(), part.size));
     // Each part compares its first key with the last of the part before, read first: the
-    // results of earlier parts may overwrite it.
-    std::vector<T> previous(keys.part_count());
-    for (std::size_t k = 1; k < keys.part_count(); ++k)
-        if (keys.layout()[k].begin > 0) previous[k] = keys[keys.layout()[k].begin - 1];
+    // results of earlier parts may overwrite it. Where the host compares them, it reads the
+    // part's first key too.
+    std::vector<T> previous(parts), first(parts);
+    for (std::size_t k = 1; k < parts; ++k) {
+        const detail::part_extent& part = keys.layout()[k];
+        if (part.begin == 0) continue;
+        previous[k] = keys[part.begin - 1];
+        if (part.size > 0 && detail::unique_heads_on_host(plans[k])) first[k] = keys[part.begin];
+    }
     std::size_t kept = 0;
-    for (std::size_t k = 0; k < keys.part_count(); ++k) {
+    for (std::size_t k = 0; k < parts; ++k) {
         const detail::part_extent& part = keys.layout()[k];
         if (part.size == 0) continue;
         const queue& q = part.queue;
-        const auto plan = detail::plan_compaction<T>(q.device(), part.size);
+        const detail::compaction_plan& plan = plans[k];
+        // With heads on the host, the kernels compact keys 1 to size - 1 (idx + 1), each against
+        // the key before it (idx), and the part's first key is kept here.
+        const bool heads_on_host = detail::unique_heads_on_host(plan);
+        const std::size_t skipped = heads_on_host ? 1 : 0;
+        const bool head_kept = heads_on_host && (part.begin == 0 || first[k] != previous[k]);
         const std::string key = "unique " + t + " " + plan.key();
         const auto declare = [&](detail::source_builder& b) {
             b.parameter("global " + t + "* kiln_out");
             b.parameter("ulong kiln_capacity");
             b.parameter("global const " + t + "* kiln_keys");
-            b.parameter("int kiln_has_previous");
-            b.parameter(t + " kiln_previous");
-            const std::string head =
-                "(" + plan.count_type() +
-                ")(idx == 0 ? !kiln_has_previous || kiln_keys[0] != kiln_previous : "
-                "kiln_keys[idx] != kiln_keys[idx - 1])";
+            std::string head, kept_key;
+            if (heads_on_host) {
+                head = "kiln_keys[idx + 1] != kiln_keys[idx]";
+                kept_key = "kiln_keys[idx + 1]";
+            } else {
+                b.parameter("int kiln_has_previous");
+                b.parameter(t + " kiln_previous");
+                head =
+                    "idx == 0 ? !kiln_has_previous || kiln_keys[0] != kiln_previous : "
+                    "kiln_keys[idx] != kiln_keys[idx - 1]";
+                kept_key = "kiln_keys[idx]";
+            }
             return detail::compaction_input{
-                .keep = {.value = head},
+                .keep = {.value = "(" + plan.count_type() + ")(" + head + ")"},
                 .kept_type = t,
-                .kept_value = "kiln_keys[idx]",
-                .scatter = [](detail::source_builder& s) {
-                    s.line("if (x != 0) kiln_out[running - 1 - carry] = kiln_keys[idx];");
+                .kept_value = kept_key,
+                .scatter = [=](detail::source_builder& s) {
+                    s.line("if (x != 0) kiln_out[running - 1 - carry] = " + kept_key + ";");
                 }};
         };
-        const auto& program = detail::compaction_program(q.device(), key, plan, declare);
+        const std::size_t compacted = part.size - skipped;
+        std::size_t part_kept = 0;
         // Into scratch, then back: tiles of a single pass may write where later tiles read.
-        detail::temporary_lease staging = detail::temporary_pool::acquire(q, part.size * sizeof(T));
-        const std::size_t part_kept = detail::run_compaction(
-            program, q, plan, part.size, k, part.begin, [&](detail::argument_list& args) {
-                args.buffer(staging.bytes());
-                args.scalar<std::uint64_t>(part.size);
-                args.buffer(keys.part(k));
+        detail::temporary_lease staging;
+        const auto bind = [&](detail::argument_list& args) {
+            args.buffer(staging.bytes());
+            args.scalar<std::uint64_t>(compacted);
+            args.buffer(keys.part(k));
+            if (!heads_on_host) {
                 args.scalar<std::int32_t>(part.begin > 0);
                 args.scalar(previous[k]);
-            });
-        if (keys.part_count() == 1) {
-            const event copied = staging.bytes().storage().copy_bytes(q, 0, keys.part(0).storage(),
-                                                                      0, part_kept * sizeof(T), {});
-            staging.release_after(q, copied);
-        } else {
-            detail::place_kept(q, staging, part_kept, keys, kept);
+            }
+        };
+        if (compacted > 0) {
+            const auto& program = detail::compaction_program(q.device(), key, plan, declare);
+            staging = detail::temporary_pool::acquire(q, compacted * sizeof(T));
+            part_kept = detail::run_compaction(program, q, plan, compacted, k, part.begin, bind);
         }
-        kept += part_kept;
+        // A kept first key is already in place where nothing before it was dropped.
+        if (head_kept && kept != part.begin)
+            detail::place_on_parts(std::span<const T>(&first[k], 1), keys, kept);
+        const std::size_t placed = kept + (head_kept ? 1 : 0);
+        if (parts > 1) {
+            detail::place_kept(q, staging, part_kept, keys, placed);
+        } else if (part_kept > 0) {
+            const event copied = staging.bytes().storage().copy_bytes(
+                q, 0, keys.part(0).storage(), placed * sizeof(T), part_kept * sizeof(T), {});
+            staging.release_after(q, copied);
+        }
+        kept = placed + part_kept;
     }
     return kept;
 }
