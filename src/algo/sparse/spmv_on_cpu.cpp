@@ -5,6 +5,13 @@
 #include <kiln/detail/algo/sparse_format.hpp>
 
 namespace kiln::detail {
+namespace {
+
+/// Rows of at most this many entries take the branch-free path: most rows of a power-law matrix
+/// are that short, and more slots slowed rows of 5 (docs/benchmarks.md, ## Sparse matrices).
+constexpr std::size_t short_row_slots = 4;
+
+}  // namespace
 
 std::vector<std::uint32_t> row_chunks(std::size_t chunks,
                                       std::span<const std::uint32_t> row_pointers) {
@@ -34,6 +41,8 @@ void emit_csr_chunked(source_builder& b, const sparse_kernel_text& text) {
     const auto lines = [&](const std::vector<std::string>& block) {
         for (const auto& line : block) b.line(line);
     };
+    const std::string slots = std::to_string(short_row_slots);
+    b.line("const ulong kiln_nonzeros = kiln_row_pointers[n];");
     b.open(
         "for (ulong kiln_chunk = get_global_id(0); kiln_chunk < kiln_work_count; kiln_chunk += "
         "get_global_size(0))");
@@ -43,6 +52,26 @@ void emit_csr_chunked(source_builder& b, const sparse_kernel_text& text) {
     b.open("for (ulong kiln_row = kiln_work[kiln_chunk]; kiln_row < kiln_rows_end; ++kiln_row)");
     b.line("const ulong kiln_end = kiln_row_pointers[kiln_row + 1];");
     b.line(text.type + " kiln_sum = " + text.zero + ";");
+    // Short rows without a loop: a loop's exit at an irregular row length is a mispredicted
+    // branch per row. Every slot reads an entry of the matrix (past the row's end, the next
+    // rows' or the last one), and a slot past the end is not added.
+    b.open("if (kiln_end - kiln_begin <= " + slots + " && kiln_nonzeros > 0)");
+    b.line(text.type + " kiln_short = " + text.zero + ";");
+    for (std::size_t k = 0; k < short_row_slots; ++k) {
+        const std::string slot = "kiln_begin + " + std::to_string(k);
+        b.open("");
+        b.line(text.type + " kiln_sum = " + text.zero + ";");
+        b.line("const ulong kiln_entry = " + slot + " < kiln_nonzeros ? " + slot +
+               " : kiln_nonzeros - 1;");
+        b.line("const uint kiln_column = kiln_columns[kiln_entry];");
+        lines(text.entry);
+        b.line("kiln_short = " + slot + " < kiln_end ? " +
+               (text.add.empty() ? "kiln_short + kiln_sum" : text.add + "(kiln_short, kiln_sum)") +
+               " : kiln_short;");
+        b.close();
+    }
+    b.line("kiln_sum = kiln_short;");
+    b.close_with("else");
     b.open("for (ulong kiln_entry = kiln_begin; kiln_entry < kiln_end; ++kiln_entry)");
     b.line("const uint kiln_column = kiln_columns[kiln_entry];");
     lines(text.entry);
