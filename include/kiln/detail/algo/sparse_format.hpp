@@ -1,7 +1,8 @@
 // How kiln stores a sparse matrix on a device: the formats, row-length statistics and the rule.
 //
 // The format is chosen once, when the matrix is built, from its row lengths and the device:
-//   - csr_scalar: one work-item per row over the CSR arrays, a contiguous block of rows each;
+//   - csr_scalar: one work-item per row over the CSR arrays, a contiguous block of rows each
+//     (the CPU's format before csr_chunked; only forced now, to compare and test);
 //   - csr_chunked: CPUs. The rows cut once, on the host, into a few chunks per core at equal
 //     shares of entries plus rows (a power-law matrix's long rows do not unbalance the cores);
 //     a work-item (a work-group of one) walks its chunk's rows serially, carrying the row pointer
@@ -115,7 +116,7 @@ std::vector<std::uint32_t> row_chunks(std::size_t chunks,
                                       std::span<const std::uint32_t> row_pointers);
 
 /// Test-only: while alive, every matrix built uses `layout` whatever its rows and device (the
-/// ELL width is still the longest row), so that tests run the GPU formats on a CPU device.
+/// ELL width is still the longest row), so that tests run every format on every device.
 class scoped_sparse_layout {
   public:
     explicit scoped_sparse_layout(sparse_layout layout);
