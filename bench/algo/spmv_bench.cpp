@@ -11,6 +11,9 @@
 // when it was built) or, on CPUs, to a plain single-threaded CSR loop. Then one CG iteration on
 // the Poisson matrix beside cuSPARSE + cuBLAS, and y = x * S (a 5-point 1-D stencil over
 // 4 side^2 floats) against the copy bandwidth.
+//
+// KILN_SPMV_FORMATS=csr_scalar,csr_chunked (any of to_string's names) times those formats, forced,
+// instead of the rule's choice: a row each, their batches alternating in one run.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -21,6 +24,8 @@
 #include <kiln/sparse.hpp>
 #include <kiln/stencil.hpp>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -65,14 +70,10 @@ std::vector<double> host_product(const spmv_matrices::csr& m, const std::vector<
     return y;
 }
 
-void measure(const kiln::queue& q, const char* name, const spmv_matrices::csr& m, double reference,
-             double copy_gb_per_s, bool cpu) {
-    const std::vector<float> x = spmv_matrices::operand(m.columns);
-    const kiln::sparse_matrix<float> A(q, m.rows, m.columns, m.row_pointers, m.column_indices,
-                                       m.values);
-    kiln::vector<float> dx(q, x), y(q, m.rows);
-    const double s = best_seconds_per_call(q, 5, 10, [&] { y = A * dx; });
-
+/// Checks y = A x against the host loop and prints the row of one format.
+void report(const char* name, const spmv_matrices::csr& m, const std::vector<float>& x,
+            const kiln::sparse_matrix<float>& A, const kiln::vector<float>& y, double s,
+            double reference, double copy_gb_per_s, bool cpu) {
     // The plain one-thread loop (float accumulation, as kiln's): the CPU reference.
     std::vector<float> host_y(m.rows);
     double host_s = 1e30;
@@ -107,6 +108,55 @@ void measure(const kiln::queue& q, const char* name, const spmv_matrices::csr& m
     else
         std::printf(" (no reference) |");
     std::printf(" %s |\n", wrong == 0 ? "matches the host loop" : "MISMATCH");
+}
+
+/// The formats KILN_SPMV_FORMATS names, or the rule's choice alone (nullopt).
+std::vector<std::optional<kiln::detail::sparse_format>> formats_to_time() {
+    using kiln::detail::sparse_format;
+    const char* list = std::getenv("KILN_SPMV_FORMATS");
+    if (!list || !*list) return {std::nullopt};
+    std::vector<std::optional<sparse_format>> formats;
+    std::string names = std::string(list) + ",";
+    for (std::size_t start = 0, comma; (comma = names.find(',', start)) != std::string::npos;
+         start = comma + 1)
+        for (const auto f :
+             {sparse_format::csr_scalar, sparse_format::csr_vector, sparse_format::ell,
+              sparse_format::csr_adaptive, sparse_format::csr_chunked})
+            if (names.substr(start, comma - start) == kiln::detail::to_string(f))
+                formats.emplace_back(f);
+    return formats;
+}
+
+void measure(const kiln::queue& q, const char* name, const spmv_matrices::csr& m, double reference,
+             double copy_gb_per_s, bool cpu) {
+    const std::vector<float> x = spmv_matrices::operand(m.columns);
+    std::vector<std::unique_ptr<kiln::sparse_matrix<float>>> matrices;
+    for (const auto& format : formats_to_time()) {
+        std::optional<kiln::detail::scoped_sparse_layout> forced;
+        if (format) {
+            kiln::detail::sparse_layout layout;
+            layout.format = *format;
+            // The GPU rule's shapes for the formats that take one.
+            if (*format == kiln::detail::sparse_format::csr_vector) layout.lanes = 4;
+            if (*format == kiln::detail::sparse_format::csr_adaptive)
+                layout = {*format, 1, 0, 256, 0, 1024, 8};
+            if (*format == kiln::detail::sparse_format::csr_chunked) layout.work_group_size = 1;
+            forced.emplace(layout);
+        }
+        matrices.push_back(std::make_unique<kiln::sparse_matrix<float>>(
+            q, m.rows, m.columns, m.row_pointers, m.column_indices, m.values));
+    }
+    kiln::vector<float> dx(q, x), y(q, m.rows);
+    std::vector<double> seconds(matrices.size(), 1e30);
+    for (int round = 0; round < 5; ++round)
+        for (std::size_t k = 0; k < matrices.size(); ++k)
+            seconds[k] =
+                std::min(seconds[k], best_seconds_per_call(q, matrices.size() > 1 ? 2 : 5, 10,
+                                                           [&] { y = *matrices[k] * dx; }));
+    for (std::size_t k = 0; k < matrices.size(); ++k) {
+        y = *matrices[k] * dx;
+        report(name, m, x, *matrices[k], y, seconds[k], reference, copy_gb_per_s, cpu);
+    }
 }
 
 /// One CG iteration on the matrix (Ap = A p, two sums, the u and r updates in one kernel, the

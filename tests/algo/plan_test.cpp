@@ -185,7 +185,7 @@ TEST(algo_plan, pocl_cpu_with_2_and_16_cores_plans_alike) {
         EXPECT_TRUE(fft.passes.radix_per_pass);
         EXPECT_EQ(fft.passes.coalesced_lines, 1u);
         EXPECT_EQ(fft.pipeline.chunk_bytes, 0u);
-        EXPECT_EQ(kiln::detail::plan_spmv(p).max_lanes, 1u) << "csr_scalar";
+        EXPECT_EQ(kiln::detail::plan_spmv(p).chunks_per_compute_unit, 16u) << "csr_chunked";
         const auto launch = kiln::detail::plan_elementwise_launch(p);
         EXPECT_EQ(launch.loop, kiln::detail::loop_style::chunked);
         EXPECT_EQ(launch.work_group_size, 1u);
@@ -207,6 +207,7 @@ TEST(algo_plan, an_unknown_gpu_gets_the_generic_rows) {
     EXPECT_EQ(fft.passes.max_work_group_size, 256u);
     EXPECT_EQ(fft.pipeline.chunk_bytes, 0u);
     EXPECT_EQ(kiln::detail::plan_spmv(p).max_lanes, 32u);
+    EXPECT_EQ(kiln::detail::plan_spmv(p).chunks_per_compute_unit, 0u) << "no csr_chunked";
 }
 
 TEST(algo_plan, overrides_are_arguments) {

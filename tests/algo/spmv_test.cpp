@@ -116,7 +116,7 @@ void expect_close(const std::vector<T>& actual, const std::vector<T>& expected,
 TEST(sparse_layout, key_changes_with_every_field_the_kernel_reads) {
     // A new field fails here first: add it to sparse_layout::key() (or say there why the kernel
     // does not read it) and to the changes below.
-    static_assert(sizeof(sparse_layout) == 6 * 8);
+    static_assert(sizeof(sparse_layout) == 7 * 8);
     const std::vector<std::function<void(sparse_layout&)>> changes = {
         [](sparse_layout& l) { l.format = sparse_format::ell; },
         [](sparse_layout& l) { l.lanes = 8; },
@@ -165,6 +165,12 @@ TEST(sparse_product_description, keeps_the_product_parameters_in_order) {
 const sparse_layout adaptive_gpu{sparse_format::csr_adaptive, 1, 0, 256, 0, 1024, 8};
 const sparse_layout adaptive_small{sparse_format::csr_adaptive, 1, 0, 64, 0, 128, 4};
 
+/// csr_chunked as the CPU rule sets it (groups of one, 16 chunks per compute unit), in 3 chunks
+/// (rows longer than a chunk's share) and in groups of 4 with more chunks than rows.
+const sparse_layout chunked_cpu{sparse_format::csr_chunked, 1, 0, 1};
+const sparse_layout chunked_few{sparse_format::csr_chunked, 1, 0, 1, 0, 0, 0, 3};
+const sparse_layout chunked_many{sparse_format::csr_chunked, 1, 0, 4, 0, 0, 0, 100000};
+
 /// The rule's choice, then every format forced, with csr_vector teams of 2 and 32 lanes, and
 /// of 4 lanes with rows of more than 100 entries reduced by a whole group of 64.
 std::vector<std::optional<sparse_layout>> every_layout() {
@@ -175,7 +181,10 @@ std::vector<std::optional<sparse_layout>> every_layout() {
             sparse_layout{sparse_format::csr_vector, 32, 0, 128},
             sparse_layout{sparse_format::csr_vector, 4, 0, 64, 100},
             adaptive_gpu,
-            adaptive_small};
+            adaptive_small,
+            chunked_cpu,
+            chunked_few,
+            chunked_many};
 }
 
 std::string describe(const std::optional<sparse_layout>& layout) {
@@ -183,7 +192,7 @@ std::string describe(const std::optional<sparse_layout>& layout) {
     return std::string(kiln::detail::to_string(layout->format)) + " lanes " +
            std::to_string(layout->lanes) + " group " + std::to_string(layout->work_group_size) +
            " long rows over " + std::to_string(layout->long_row) + " blocks of " +
-           std::to_string(layout->block_entries);
+           std::to_string(layout->block_entries) + " chunks " + std::to_string(layout->chunks);
 }
 
 /// The matrices every format must handle.
@@ -277,7 +286,7 @@ TEST_P(spmv, double_and_complex_values) {
              {std::optional<sparse_layout>{},
               std::optional(sparse_layout{sparse_format::ell, 1, 0, 128}),
               std::optional(sparse_layout{sparse_format::csr_vector, 4, 0, 64, 100}),
-              std::optional(adaptive_small)}) {
+              std::optional(adaptive_small), std::optional(chunked_few)}) {
             SCOPED_TRACE(describe(layout));
             std::optional<kiln::detail::scoped_sparse_layout> forced;
             if (layout) forced.emplace(*layout);
@@ -293,7 +302,8 @@ TEST_P(spmv, double_and_complex_values) {
     const auto host = random_matrix<double>(250, lengths, 24);
     const auto x = random_vector<double>(250, 25);
     const auto [ax, magnitude] = host_product(host, x);
-    for (const auto& layout : {std::optional<sparse_layout>{}, std::optional(adaptive_small)}) {
+    for (const auto& layout : {std::optional<sparse_layout>{}, std::optional(adaptive_small),
+                               std::optional(chunked_many)}) {
         SCOPED_TRACE(describe(layout));
         std::optional<kiln::detail::scoped_sparse_layout> forced;
         if (layout) forced.emplace(*layout);
@@ -459,9 +469,9 @@ TEST_P(spmv, the_rule_picks_ell_for_stencils_adaptive_blocks_for_power_laws_team
         EXPECT_EQ(power_law.format(), sparse_format::csr_adaptive);
         EXPECT_EQ(long_rows.format(), sparse_format::csr_vector);
     } else {
-        EXPECT_EQ(stencil.format(), sparse_format::csr_scalar);
-        EXPECT_EQ(power_law.format(), sparse_format::csr_scalar);
-        EXPECT_EQ(long_rows.format(), sparse_format::csr_scalar);
+        EXPECT_EQ(stencil.format(), sparse_format::csr_chunked);
+        EXPECT_EQ(power_law.format(), sparse_format::csr_chunked);
+        EXPECT_EQ(long_rows.format(), sparse_format::csr_chunked);
     }
 }
 
@@ -531,6 +541,33 @@ TEST(spmv_blocks, cover_every_row_once_within_their_limits_long_rows_first) {
     for (std::size_t r = 0; r < covered.size(); ++r) ASSERT_EQ(covered[r], 1) << "row " << r;
 }
 
+TEST(spmv_chunks, cover_every_row_once_at_equal_shares_of_entries_and_rows) {
+    // Power-law rows (one of them longer than a chunk's share), and fewer rows than chunks.
+    auto lengths = power_law_lengths(20000, 5000, 92);
+    lengths[7000] = 40000;
+    for (const auto& [rows, chunks] : {std::pair<std::size_t, std::size_t>{20000, 32}, {3, 3}}) {
+        std::vector<std::uint32_t> pointers{0};
+        for (std::size_t r = 0; r < rows; ++r)
+            pointers.push_back(pointers.back() + static_cast<std::uint32_t>(lengths[r]));
+        const auto cuts = kiln::detail::row_chunks(chunks, pointers);
+        ASSERT_EQ(cuts.size(), chunks + 1);
+        EXPECT_EQ(cuts.front(), 0u);
+        EXPECT_EQ(cuts.back(), rows);
+        const double share = double(pointers[rows] + rows) / double(chunks);
+        for (std::size_t k = 0; k < chunks; ++k) {
+            ASSERT_LE(cuts[k], cuts[k + 1]);
+            // A chunk ends at the first row reaching the next share: it holds at most a share
+            // and the row that crosses it.
+            std::size_t longest = 0;
+            for (auto r = cuts[k]; r < cuts[k + 1]; ++r)
+                longest = std::max<std::size_t>(longest, lengths[r]);
+            EXPECT_LE(double(pointers[cuts[k + 1]] + cuts[k + 1] - pointers[cuts[k]] - cuts[k]),
+                      share + double(longest) + 1)
+                << "chunk " << k;
+        }
+    }
+}
+
 // A matrix split over two devices (CTest runs this with POCL_DEVICES="pthread pthread"): each
 // device multiplies its rows and receives only the elements of x its rows read.
 class spmv_split : public kiln::test::two_devices_test {};
@@ -556,7 +593,7 @@ TEST_F(spmv_split, products_of_split_matrices_match_the_host_loop) {
         matrices.push_back(diagonal);
     }
     matrices.push_back(random_matrix<float>(1500, power_law_lengths(1500, 1500, 62), 63));
-    // Each device's block in the rule's format (csr_scalar on PoCL), then in csr_adaptive.
+    // Each device's block in the rule's format (csr_chunked on PoCL), then in csr_adaptive.
     for (std::size_t m = 0; m < 2 * matrices.size(); ++m) {
         std::optional<kiln::detail::scoped_sparse_layout> forced;
         if (m >= matrices.size()) forced.emplace(adaptive_small);

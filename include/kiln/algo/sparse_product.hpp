@@ -44,7 +44,8 @@ struct sparse_storage {
     kiln::buffer<std::uint32_t> row_pointers, columns;
     kiln::buffer<T> values;
     /// What the groups share out: csr_vector's rows longer than layout.long_row (each reduced by
-    /// a whole work-group), csr_adaptive's blocks (four words each, see adaptive_blocks).
+    /// a whole work-group), csr_adaptive's blocks (four words each, see adaptive_blocks),
+    /// csr_chunked's cuts between chunks (work_count + 1 row numbers, see row_chunks).
     kiln::buffer<std::uint32_t> work;
     std::size_t work_count = 0;
 };
@@ -146,6 +147,8 @@ struct sparse_kernel_text {
 /// The kernel body for `layout`: loops over rows and entries around `text`.
 void emit_sparse_body(source_builder& b, const sparse_layout& layout, loop_style style,
                       const sparse_kernel_text& text);
+/// csr_chunked's body (src/algo/sparse/spmv_on_cpu.cpp): a work-item per chunk of kiln_work.
+void emit_csr_chunked(source_builder& b, const sparse_kernel_text& text);
 
 inline constexpr const char* sparse_product_kernel = "kiln_spmv";
 /// The product kernel's parameters for values of OpenCL C type `value_type`: the rows `n`, the
@@ -272,7 +275,8 @@ class sparse_statement {
         source_builder b;
         generator g(b);
         if (layout.format == sparse_format::csr_vector ||
-            layout.format == sparse_format::csr_adaptive)
+            layout.format == sparse_format::csr_adaptive ||
+            layout.format == sparse_format::csr_chunked)
             b.begin_kernel(sparse_product_kernel, layout.work_group_size);
         else
             b.begin_kernel(sparse_product_kernel);

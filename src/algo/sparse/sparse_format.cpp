@@ -29,23 +29,34 @@ std::string_view to_string(sparse_format format) noexcept {
             return "ell";
         case sparse_format::csr_adaptive:
             return "csr_adaptive";
+        case sparse_format::csr_chunked:
+            return "csr_chunked";
     }
     return "unknown";
 }
 
 sparse_layout choose_sparse_layout(const row_statistics& rows, const device& dev,
                                    std::size_t value_bytes) {
+    const sparse_rule& rule = plan_spmv(dev.properties());
+    const std::size_t default_chunks = std::max<std::size_t>(1, dev.properties().compute_units) *
+                                       std::max<std::size_t>(1, rule.chunks_per_compute_unit);
     {
         std::lock_guard lock(override_mutex);
         if (layout_override) {
             sparse_layout forced = *layout_override;
             forced.ell_width = rows.longest;
+            if (forced.format == sparse_format::csr_chunked && forced.chunks == 0)
+                forced.chunks = default_chunks;
             return forced;
         }
     }
-    const sparse_rule& rule = plan_spmv(dev.properties());
     sparse_layout layout;
     layout.work_group_size = rule.work_group_size;
+    if (rule.chunks_per_compute_unit > 0) {
+        layout.format = sparse_format::csr_chunked;
+        layout.chunks = default_chunks;
+        return layout;
+    }
     if (rule.max_lanes <= 1) return layout;
     const double padded = double(rows.longest) * double(rows.rows);
     if (rows.longest <= rule.ell_max_width &&

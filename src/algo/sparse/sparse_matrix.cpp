@@ -32,6 +32,11 @@ sparse_storage<T> make_storage(const queue& q, const row_statistics& stats,
         } else if (s.layout.format == sparse_format::csr_adaptive) {
             work = adaptive_blocks(s.layout, row_pointers);
             s.work_count = work.size() / 4;
+        } else if (s.layout.format == sparse_format::csr_chunked) {
+            // Never more chunks than rows: each has one at least, a matrix without rows one.
+            work =
+                row_chunks(std::clamp<std::size_t>(stats.rows, 1, s.layout.chunks), row_pointers);
+            s.work_count = work.size() - 1;
         }
         if (!work.empty()) s.work = kiln::buffer<std::uint32_t>(q, work);
         s.row_pointers = device_copy(q, row_pointers);
@@ -340,6 +345,10 @@ void emit_sparse_body(source_builder& b, const sparse_layout& layout, loop_style
         emit_csr_adaptive(b, layout, text);
         return;
     }
+    if (layout.format == sparse_format::csr_chunked) {
+        emit_csr_chunked(b, text);
+        return;
+    }
     const bool ell = layout.format == sparse_format::ell;
     b.open_element_loop(b.declare_element_range(ell ? loop_style::strided : style, "n"),
                         "kiln_row");
@@ -403,8 +412,9 @@ event launch_sparse(const algorithm_program& program, kernel_binding args, const
     const device& dev = q.device();
     const kiln::kernel& kernel = program.kernel(sparse_product_kernel);
     const launch_policy policy = launch_policy_for(dev);
-    const bool teams =
-        layout.format == sparse_format::csr_vector || layout.format == sparse_format::csr_adaptive;
+    const bool teams = layout.format == sparse_format::csr_vector ||
+                       layout.format == sparse_format::csr_adaptive ||
+                       layout.format == sparse_format::csr_chunked;
     const std::size_t group = teams
                                   ? layout.work_group_size
                                   : std::min(policy.work_group_size, kernel.max_work_group_size());
@@ -413,6 +423,10 @@ event launch_sparse(const algorithm_program& program, kernel_binding args, const
     if (layout.format == sparse_format::csr_adaptive)
         return program.bind(std::move(args))
             .launch(q, std::max<std::size_t>(1, work_count) * group, group);
+    // csr_chunked: a work-item per chunk, the groups of one left to the runtime's threads.
+    if (layout.format == sparse_format::csr_chunked)
+        return program.bind(std::move(args))
+            .launch(q, (work_count + group - 1) / group * group, group);
     const std::size_t items =
         layout.format == sparse_format::csr_vector ? rows * layout.lanes : rows;
     const std::size_t max_groups =

@@ -1,8 +1,12 @@
 // How kiln stores a sparse matrix on a device: the formats, row-length statistics and the rule.
 //
 // The format is chosen once, when the matrix is built, from its row lengths and the device:
-//   - csr_scalar: one work-item per row over the CSR arrays. CPUs, where a work-item walks a
-//     contiguous block of rows (what caches and prefetchers want);
+//   - csr_scalar: one work-item per row over the CSR arrays, a contiguous block of rows each
+//     (the CPU's format before csr_chunked; only forced now, to compare and test);
+//   - csr_chunked: CPUs. The rows cut once, on the host, into a few chunks per core at equal
+//     shares of entries plus rows (a power-law matrix's long rows do not unbalance the cores);
+//     a work-item (a work-group of one) walks its chunk's rows serially, carrying the row pointer
+//     from row to row, with no barrier and no local memory (src/algo/sparse/spmv_on_cpu.cpp);
 //   - ell: rows padded to the longest one and stored column-major, one work-item per row. GPUs,
 //     for short rows of nearly equal length (stencil matrices): neighbouring work-items read
 //     neighbouring entries, so every load is coalesced, and no row pointers are read;
@@ -34,7 +38,7 @@
 
 namespace kiln::detail {
 
-enum class sparse_format { csr_scalar, csr_vector, ell, csr_adaptive };
+enum class sparse_format { csr_scalar, csr_vector, ell, csr_adaptive, csr_chunked };
 std::string_view to_string(sparse_format format) noexcept;
 
 struct row_statistics {
@@ -53,9 +57,12 @@ struct sparse_layout {
     /// csr_adaptive: entries of one block (a multiple of the group size: the loads each
     /// work-item has in flight), and the most products one work-item adds up for its row.
     std::size_t block_entries = 0, lane_entries = 0;
+    /// csr_chunked: chunks of rows (0: the device's compute units times the rule's chunks per
+    /// compute unit).
+    std::size_t chunks = 0;
     /// The product program's share of the cache key: every field the generated kernel is
-    /// written from. ell_width (a kernel argument) and lane_entries (which only cuts the blocks
-    /// on the host) are left out, so that matrices differing only there share a program.
+    /// written from. ell_width (a kernel argument), lane_entries and chunks (which only cut the
+    /// rows on the host) are left out, so that matrices differing only there share a program.
     std::string key() const;
 };
 
@@ -75,6 +82,8 @@ struct sparse_rule {
     double adaptive_max_mean = 0;
     /// csr_adaptive: group size, entries per work-item in a block, products per work-item.
     std::size_t adaptive_group = 256, adaptive_items = 4, adaptive_lane_entries = 32;
+    /// csr_chunked for every matrix where this is not 0: chunks of rows per compute unit.
+    std::size_t chunks_per_compute_unit = 0;
     std::string_view provenance;
 };
 
@@ -101,8 +110,13 @@ sparse_layout choose_sparse_layout(const row_statistics& rows, const device& dev
 std::vector<std::uint32_t> adaptive_blocks(const sparse_layout& layout,
                                            std::span<const std::uint32_t> row_pointers);
 
+/// csr_chunked's chunks: `chunks` + 1 row numbers, chunk k being rows [k-th, (k + 1)-th), cut
+/// where the entries plus the rows before a row reach k shares of the matrix's entries plus rows.
+std::vector<std::uint32_t> row_chunks(std::size_t chunks,
+                                      std::span<const std::uint32_t> row_pointers);
+
 /// Test-only: while alive, every matrix built uses `layout` whatever its rows and device (the
-/// ELL width is still the longest row), so that tests run the GPU formats on a CPU device.
+/// ELL width is still the longest row), so that tests run every format on every device.
 class scoped_sparse_layout {
   public:
     explicit scoped_sparse_layout(sparse_layout layout);
