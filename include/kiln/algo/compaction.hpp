@@ -233,6 +233,8 @@ std::size_t unique(const vector<T>& keys) {
                 "kiln_keys[idx] != kiln_keys[idx - 1])";
             return detail::compaction_input{
                 .keep = {.value = head},
+                .keep_after_first = {.value = "(" + plan.count_type() +
+                                              ")(kiln_keys[idx] != kiln_keys[idx - 1])"},
                 .kept_type = t,
                 .kept_value = "kiln_keys[idx]",
                 .scatter = [](detail::source_builder& s) {

@@ -52,9 +52,16 @@ struct scan_input {
 struct compaction_input {
     /// The element's count, as the scan's type: 1 where it is kept, else 0.
     element_input keep{};
+    /// The same count for elements after the part's first (idx > 0), where it may read less
+    /// (unique compares each key with the one before, without a test for the first); for the
+    /// chunks by vectors (scan_policy::chunk_vector_writes), whose loops take the part's first
+    /// element apart. Its statements run instead of keep's, so they declare what kept_value
+    /// reads. An empty value: `keep` serves for every element.
+    element_input keep_after_first{};
     /// The kept element's type and text, for the writers that write it themselves: tiles that
     /// stage their kept elements (scan_policy::staged_writes), chunks that write at a cursor
-    /// (scan_policy::chunk_cursor_writes); compaction_outputs names their parameters.
+    /// (scan_policy::chunk_cursor_writes, chunk_vector_writes); compaction_outputs names their
+    /// parameters.
     std::string kept_type{};
     std::string kept_value{};
     /// For the others: code run for each element, with `idx` its index, `x` its count and
