@@ -413,8 +413,18 @@ int main(int argc, char** argv) {
             const kiln::detail::scoped_forward_progress three_passes(false);
             measure(" (reduce-then-scan)");
         }
-        if (scan_policy.chunk_lanes ||
-            kiln::detail::policy_for(kiln::detail::algorithm::select, dev).chunk_cursor_writes) {
+        const auto select_policy = kiln::detail::policy_for(kiln::detail::algorithm::select, dev);
+        if (select_policy.chunk_vector_writes) {
+            // Compaction's chunks writing at a cursor element by element, in the same run.
+            auto cursor = select_policy;
+            cursor.chunk_vector_writes = false;
+            cursor.chunk_cursor_writes = true;
+            const kiln::detail::scoped_algorithm_policy writes(kiln::detail::algorithm::select,
+                                                               cursor);
+            measure(" (chunks, cursor writes)");
+        }
+        if (scan_policy.chunk_lanes || select_policy.chunk_cursor_writes ||
+            select_policy.chunk_vector_writes) {
             // The chunks' element loops (no vectors, writes behind a branch), which the chunk
             // kernels ran before their CPU forms, in the same run.
             std::vector<std::unique_ptr<kiln::detail::scoped_algorithm_policy>> elements;
@@ -423,6 +433,7 @@ int main(int argc, char** argv) {
                 auto policy = kiln::detail::policy_for(a, dev);
                 policy.chunk_lanes = 0;
                 policy.chunk_cursor_writes = false;
+                policy.chunk_vector_writes = false;
                 elements.push_back(
                     std::make_unique<kiln::detail::scoped_algorithm_policy>(a, policy));
             }

@@ -54,9 +54,9 @@ constexpr scan_policy lanes(scan_policy p, std::size_t lanes) {
     return p;
 }
 
-/// Compaction in chunks writing at a cursor (scan_policy::chunk_cursor_writes).
-constexpr scan_policy cursor_writes(scan_policy p) {
-    p.chunk_cursor_writes = true;
+/// Compaction in chunks writing by vectors (scan_policy::chunk_vector_writes).
+constexpr scan_policy vector_writes(scan_policy p) {
+    p.chunk_vector_writes = true;
     return p;
 }
 
@@ -128,8 +128,9 @@ constexpr std::array table{
                "H100, NVIDIA's OpenCL, bench/algo copy_if of 2^28 int32 beside CUB, 2026-11-23; "
                "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{select, any_gpu, policy(256, 8), "not measured: as the generic GPU scan row"},
-    tuning_row{select, any_cpu, cursor_writes(chunks(direct_writes(policy(16, 64)), 64 * 1024)),
-               "PoCL, 2 cores, bench/algo 2^20, 2026-11-22 (tiles, for tests, write directly); "
+    tuning_row{select, any_cpu, vector_writes(chunks(direct_writes(policy(16, 64)), 64 * 1024)),
+               "PoCL 3.1, 2 cores, 2^24, vector writes over cursor writes, 2026-11-25 (tiles "
+               "write directly); "
                "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{select, any_device, policy(64, 4), "not measured: small and safe"},
     // --- reduce_by_key -------------------------------------------------------------------------
@@ -293,7 +294,7 @@ std::string scan_policy::key() const {
            (ballot_flags ? "" : " bytes") + (register_runs ? " runs" : "") +
            (chunk_bytes ? " chunks" + std::to_string(chunk_bytes) : "") +
            (chunk_lanes ? " lanes" + std::to_string(chunk_lanes) : "") +
-           (chunk_cursor_writes ? " cursor" : "");
+           (chunk_cursor_writes ? " cursor" : "") + (chunk_vector_writes ? " vectors" : "");
 }
 
 std::string stencil_tuning::key() const {

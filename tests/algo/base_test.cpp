@@ -278,6 +278,7 @@ TEST(algo_tuning, policy_key_changes_with_every_field) {
         [](scan_policy& p) { p.chunk_bytes = 65536; },
         [](scan_policy& p) { p.chunk_lanes = 8; },
         [](scan_policy& p) { p.chunk_cursor_writes = true; },
+        [](scan_policy& p) { p.chunk_vector_writes = true; },
         [](scan_policy& p) { p.full_tiles = kiln::detail::tile_access::unrolled; },
         [](scan_policy& p) { p.full_tiles = kiln::detail::tile_access::wide; },
         [](scan_policy& p) { p.ballot_flags = false; },

@@ -158,6 +158,29 @@ TEST_P(compaction_test, copy_if_keeps_all_or_none) {
     });
 }
 
+// The output past the kept elements keeps what it held: where vectors of kept elements are
+// stored whole, their lanes past the chunk's results must not be written. Small sizes too, where
+// the last chunk's last vectors keep every count of elements.
+TEST_P(compaction_test, copy_if_leaves_the_output_past_the_kept_elements) {
+    on_both_paths([&] {
+        auto all_sizes = sizes(algorithm::select, 4, false);
+        for (std::size_t n = 8; n <= 40; ++n) all_sizes.push_back(n);
+        for (const std::size_t n : all_sizes) {
+            SCOPED_TRACE("n = " + std::to_string(n));
+            // The flag of copy_if_keeps_all_or_none, whose programs it shares.
+            const auto host = random_values<std::int32_t>(n, -100, 200, unsigned(n) + 7);
+            std::vector<std::int32_t> expected(n + 24, -1);
+            std::size_t kept = 0;
+            for (const auto v : host)
+                if (v > 0) expected[kept++] = v;
+            kiln::vector<std::int32_t> x(q, host), out(q, expected.size());
+            out.write(std::vector<std::int32_t>(expected.size(), -1));
+            ASSERT_EQ(kiln::copy_if(x, x > 0, out), kept);
+            ASSERT_EQ(out.read(), expected);
+        }
+    });
+}
+
 // Counts near and past 2^31 and 2^32 without as many elements: the compaction counts from a
 // base (its output still starts at element 0). Below 2^31 it counts in 32 bits (staged tiles and
 // chunks), past it in 64.

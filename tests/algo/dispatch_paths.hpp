@@ -64,10 +64,14 @@ void on_every_scan_strategy(const kiln::device& dev, Body&& body) {
     }
 }
 
+/// How stream compaction's chunk kernels write their kept elements (scan_policy's
+/// chunk_cursor_writes and chunk_vector_writes).
+enum class chunk_writes { behind_a_branch, cursor, vectors };
+
 /// For stream compaction: every dispatch path with the tiles' kept elements staged in local
 /// memory (32-bit counts where they fit), then with each work-item writing its own (64-bit
-/// counts), then with chunks writing behind a branch and at a cursor (compaction_chunks.cpp),
-/// whichever the device's rows choose.
+/// counts), then with chunks writing behind a branch, at a cursor (compaction_chunks.cpp) and by
+/// vectors (compaction_vector_chunks.cpp), whichever the device's rows choose.
 template <class Body>
 void on_every_compaction_path(const kiln::device& dev, Body&& body) {
     using kiln::detail::algorithm;
@@ -78,10 +82,14 @@ void on_every_compaction_path(const kiln::device& dev, Body&& body) {
         const kiln::detail::scoped_algorithm_policy select_policy(algorithm::select, select);
         on_every_dispatch_path(dev, body);
     }
-    for (const bool cursor : {false, true}) {
-        SCOPED_TRACE(cursor ? "chunks, cursor writes" : "chunks, writes behind a branch");
+    for (const chunk_writes writes :
+         {chunk_writes::behind_a_branch, chunk_writes::cursor, chunk_writes::vectors}) {
+        SCOPED_TRACE(writes == chunk_writes::vectors  ? "chunks, vector writes"
+                     : writes == chunk_writes::cursor ? "chunks, cursor writes"
+                                                      : "chunks, writes behind a branch");
         auto select = strategy_policy(algorithm::select, dev, true);
-        select.chunk_cursor_writes = cursor;
+        select.chunk_cursor_writes = writes == chunk_writes::cursor;
+        select.chunk_vector_writes = writes == chunk_writes::vectors;
         const kiln::detail::scoped_algorithm_policy select_policy(algorithm::select, select);
         on_every_dispatch_path(dev, body);
     }

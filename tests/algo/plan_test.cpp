@@ -169,7 +169,7 @@ TEST(algo_plan, pocl_cpu_with_2_and_16_cores_plans_alike) {
         EXPECT_EQ(kiln::detail::plan_reduce_by_key(p, 8).key(),
                   "16x32 sg0 staged v0 sg0 fence d1 chunks65536 lanes16");
         EXPECT_EQ(kiln::detail::plan_compaction(p, 4, 1000, 0).key(),
-                  "16x64 sg0 direct v0 sg0 fence d1 chunks65536 cursor u32");
+                  "16x64 sg0 direct v0 sg0 fence d1 chunks65536 vectors u32");
 
         const auto radix = kiln::detail::plan_radix_sort(p, 4, true, 0, 1000);
         EXPECT_TRUE(radix.chunks);

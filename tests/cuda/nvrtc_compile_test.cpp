@@ -341,7 +341,8 @@ TEST_F(NvrtcCompile, WarpLookBackWithSeparateStatesBuilds) {
 
 // The chunk kernels (the scan family's CPU strategy, which the tests force on GPUs too)
 // translate and build: scans of 4- and 8-byte values, inclusive and exclusive, element by element
-// and by vectors, compaction at a cursor, and a scattering program of reduce_by_key's pairs.
+// and by vectors, compaction at a cursor and by vectors, and a scattering program of
+// reduce_by_key's pairs.
 TEST_F(NvrtcCompile, ChunkKernelsBuild) {
     const declare_input<element_input> input = [](source_builder& b) {
         b.parameter("global const uint* in");
@@ -371,6 +372,18 @@ TEST_F(NvrtcCompile, ChunkKernelsBuild) {
     };
     expect_cubin(compile({compaction_chunk_program_source(
         make_scan_operation<std::uint32_t, reducers::sum>(), kept, 256)}));
+    // Compaction by vectors (compaction_vector_chunks.cpp): its table, packed stores and lanes
+    // picked by subscripts.
+    const declare_input<compaction_input> runs_kept = [](source_builder& b) {
+        b.parameter("global long* kiln_out");
+        b.parameter("ulong kiln_capacity");
+        b.parameter("global const long* in");
+        return compaction_input{.keep = {.value = "(uint)(idx == 0 || in[idx] != in[idx - 1])"},
+                                .kept_type = "long",
+                                .kept_value = "in[idx]"};
+    };
+    expect_cubin(compile({compaction_vector_chunk_program_source(
+        make_scan_operation<std::uint32_t, reducers::sum>(), runs_kept, 256)}));
     // The element loops' scatter, over pairs (each a run's head and a value).
     const declare_input<compaction_input> runs = [](source_builder& b) {
         b.parameter("global const uint* keys");

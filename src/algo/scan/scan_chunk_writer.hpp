@@ -47,8 +47,8 @@ class chunk_loops {
     /// Leaves `kiln_chunk_total` (of the scan's value type), the combination of the chunk's
     /// elements.
     virtual void reduce(source_builder& b, const Input& input) const = 0;
-    /// Given `prefix`, the combination of everything before the chunk where `have` is set,
-    /// writes the chunk's results.
+    /// Given `prefix`, the combination of everything before the chunk where `have` is set, and
+    /// `kiln_chunk_total`, the chunk's own (reduce's), writes the chunk's results.
     virtual void finish(source_builder& b, const Input& input) const = 0;
 };
 

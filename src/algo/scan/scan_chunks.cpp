@@ -77,9 +77,10 @@ class chunk_kernel_writer {
         b_.line("prefix = have ? " + combine("prefix", "kiln_totals[k]") + " : kiln_totals[k];");
         b_.line("have = 1;");
         b_.close();
+        b_.line("const " + t_ + " kiln_chunk_total = kiln_totals[c];");
         b_.open("if (c == chunks - 1)");
-        b_.line("*kiln_total = have ? " + combine("prefix", "kiln_totals[c]") +
-                " : kiln_totals[c];");
+        b_.line("*kiln_total = have ? " + combine("prefix", "kiln_chunk_total") +
+                " : kiln_chunk_total;");
         b_.close();
         steps_.finish(b_);
         b_.end_kernel();

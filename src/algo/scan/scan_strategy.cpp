@@ -35,6 +35,8 @@ std::string compaction_program_source(const scan_operation& count,
                                       const scan_policy& policy) {
     if (policy.chunk_bytes) {
         const std::size_t chunk = chunk_elements(policy, count.value_bytes);
+        if (policy.chunk_vector_writes)
+            return compaction_vector_chunk_program_source(count, input, chunk);
         if (policy.chunk_cursor_writes) return compaction_chunk_program_source(count, input, chunk);
         return compaction_scatter_chunk_program_source(count, input, chunk);
     }

@@ -98,6 +98,13 @@ struct compaction_outputs {
 std::string compaction_chunk_program_source(const scan_operation& count,
                                             const declare_input<compaction_input>& input,
                                             std::size_t chunk);
+/// Stream compaction's chunk kernels writing by vectors of 8 at a cursor
+/// (compaction_vector_chunks.cpp): each vector's kept elements put first by a permutation from a
+/// table, the vector stored whole, and the elements after the last whole vector that fits the
+/// chunk's results and the capacity written one by one behind a branch.
+std::string compaction_vector_chunk_program_source(const scan_operation& count,
+                                                   const declare_input<compaction_input>& input,
+                                                   std::size_t chunk);
 /// Stream compaction's chunk kernels writing element by element, behind a branch: a first loop
 /// over the chunk counts its kept elements, and after the look-back a second one evaluates them
 /// again and runs the input's scatter code per element with the tile kernels' names (x, running,

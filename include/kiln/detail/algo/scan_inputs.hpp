@@ -54,7 +54,8 @@ struct compaction_input {
     element_input keep{};
     /// The kept element's type and text, for the writers that write it themselves: tiles that
     /// stage their kept elements (scan_policy::staged_writes), chunks that write at a cursor
-    /// (scan_policy::chunk_cursor_writes); compaction_outputs names their parameters.
+    /// (scan_policy::chunk_cursor_writes, chunk_vector_writes); compaction_outputs names their
+    /// parameters.
     std::string kept_type{};
     std::string kept_value{};
     /// For the others: code run for each element, with `idx` its index, `x` its count and

@@ -82,6 +82,10 @@ struct scan_policy {
     /// Stream compaction in chunks: kept elements written at a cursor without branches
     /// (compaction_chunks.cpp); false: behind a branch per element.
     bool chunk_cursor_writes = false;
+    /// Stream compaction in chunks: kept elements gathered by vectors of 8, put first by a
+    /// permutation from a table and written whole at a cursor (compaction_vector_chunks.cpp),
+    /// whatever chunk_cursor_writes says.
+    bool chunk_vector_writes = false;
     /// Scan family: how full tiles are loaded and stored.
     tile_access full_tiles = tile_access::guarded;
     /// Compaction and reduce_by_key, where sub-groups of 32 exist (and at most 32 items per
@@ -104,8 +108,8 @@ struct scan_policy {
     /// Items a work-group handles per tile: work_group_size * items_per_work_item.
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
     /// The numbers as text, for program cache keys: "256x16 sg32 staged d1" (" bytes",
-    /// " unrolled" or " wide" for full tiles other than guarded, " runs" and " chunks<bytes>",
-    /// added).
+    /// " unrolled" or " wide" for full tiles other than guarded, " runs", " chunks<bytes>",
+    /// " lanes<n>", " cursor" and " vectors" added).
     std::string key() const;
 };
 
