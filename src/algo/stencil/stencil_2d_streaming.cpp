@@ -152,16 +152,23 @@ std::string stencil_strips_source(const tiled_2d_shape& shape) {
 }
 
 const algorithm_program& stencil_strips_program(const device& dev, tiled_2d_shape& shape) {
+    stencil_tuning& tuning = shape.tuning;
+    // A group past the device's limit may not even compile (NVRTC refuses such a required size);
+    // a kernel's own limit, which may be lower still, is known once it is built.
+    const auto halve_past = [&](std::size_t limit) {
+        const bool halved =
+            tuning.work_group_size > limit && tuning.work_group_size / 2 >= stencil_2d_tile_columns;
+        if (halved) tuning.work_group_size /= 2;
+        return halved;
+    };
+    while (halve_past(dev.properties().max_work_group_size)) {
+    }
     for (;;) {
         const kernel_description kernel = stencil_strips_kernel(shape);
         const algorithm_program& built = algorithm_program_for(
             dev, shape.key(), [&] { return std::vector<kernel_description>{kernel}; },
             [&] { return stencil_strips_source(shape); });
-        stencil_tuning& tuning = shape.tuning;
-        if (built.kernel(kernel.name()).max_work_group_size() >= tuning.work_group_size ||
-            tuning.work_group_size / 2 < stencil_2d_tile_columns)
-            return built;
-        tuning.work_group_size /= 2;
+        if (!halve_past(built.kernel(kernel.name()).max_work_group_size())) return built;
     }
 }
 
