@@ -456,10 +456,9 @@ TEST_F(NvrtcCompile, StencilWindowsBuild) {
                              "* x) {\n    return (sin(x[0] - x[-1]) + x[2]);\n}\n");
         const std::string pointer = "global const " + type + "* ";
         b.begin_kernel("kiln_assign");
-        for (const std::string p :
-             {"ulong n", "global " + type + "* y", pointer + "xs", pointer + "before",
-              pointer + "after", std::string("long m"), std::string("uint at_start"),
-              std::string("uint at_end"), pointer + "c"})
+        for (const std::string& p : std::vector<std::string>{
+                 "ulong n", "global " + type + "* y", pointer + "xs", pointer + "before",
+                 pointer + "after", "long m", "uint at_start", "uint at_end", pointer + "c"})
             b.parameter(p);
         b.begin_body();
         std::string coefficients;
