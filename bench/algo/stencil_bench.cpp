@@ -104,6 +104,17 @@ std::vector<float> host_2d(const std::vector<float>& x, std::size_t side,
     return y;
 }
 
+/// Seconds per call of `assign` under the device's launch policy with the stencil windows off
+/// (launch_policy::stencil_windows): each element's stencil with run-time width and centre, in
+/// the element loop.
+template <class Assign>
+double without_stencil_windows(const context& c, Assign assign) {
+    kiln::detail::launch_policy policy = kiln::detail::launch_policy_for(c.q.device());
+    policy.stencil_windows = false;
+    const kiln::detail::scoped_launch_policy forced(policy);
+    return best_seconds_per_call(c.q, 5, 10, assign);
+}
+
 void measure_1d(const context& c, std::size_t n) {
     const std::vector<float> host = operand(n);
     const kiln::stencil<float> S(c.q, five, 2);
@@ -117,6 +128,10 @@ void measure_1d(const context& c, std::size_t n) {
     const double inline_s = best_seconds_per_call(c.q, 5, 10, [&] { y = 1.0f * (x * S); });
     report(c, "`y = 1.0f * (x * S)`, inside an expression (one fused kernel)", n, inline_s, host_s,
            matches(y.read(), expected));
+    const auto inline_stencil = [&] { y = 1.0f * (x * S); };
+    const double inline_old = without_stencil_windows(c, inline_stencil);
+    report(c, "`y = 1.0f * (x * S)`, stencil windows off (run-time taps) forced", n, inline_old,
+           host_s, matches(y.read(), expected));
 
     const double host_op = best_host_seconds(3, [&] { expected = host_coupling(host); });
     const double op = best_seconds_per_call(c.q, 5, 10, [&] { y = coupling(x); });
@@ -125,6 +140,10 @@ void measure_1d(const context& c, std::size_t n) {
     const double op_inline = best_seconds_per_call(c.q, 5, 10, [&] { y = 1.0f * coupling(x); });
     report(c, "`y = 1.0f * coupling(x)`, inside an expression (one fused kernel)", n, op_inline,
            host_op, matches(y.read(), expected));
+    const auto inline_operator = [&] { y = 1.0f * coupling(x); };
+    const double op_old = without_stencil_windows(c, inline_operator);
+    report(c, "`y = 1.0f * coupling(x)`, stencil windows off forced", n, op_old, host_op,
+           matches(y.read(), expected));
 }
 
 /// The 2-D strategies side by side: the tiles the GPU rows ran until the strips, and the

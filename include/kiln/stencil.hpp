@@ -23,6 +23,7 @@
 #include <kiln/detail/algo/stencil_kernels.hpp>
 #include <kiln/detail/algo/stencil_lanes.hpp>
 #include <kiln/detail/algo/stencil_on_cpu.hpp>
+#include <kiln/detail/algo/stencil_windows.hpp>
 #include <kiln/detail/algo/tuning.hpp>
 #include <kiln/expr/core.hpp>
 #include <kiln/runtime/buffer.hpp>
@@ -98,6 +99,20 @@ class stencil_operand {
         g.parameter("uint", n.at_end);
         return n;
     }
+    /// In a lane pass with stencil windows: the private window of this lane's step, which lane 0
+    /// declares and fills (define_stencil_window), lane k's outputs starting at window[k].
+    std::string step_window(generator& g, const names& n, std::size_t width,
+                            std::size_t center) const {
+        const std::string t = opencl_type_name<T>(), window = n.xs + "_window";
+        const unsigned lanes = g.lanes();
+        if (*g.lane() == 0) {
+            const std::string fill = define_stencil_window(g.source, t, width, center, lanes);
+            g.step_statement(t + " " + window + "[" + std::to_string(width + lanes - 1) + "];");
+            g.step_statement(fill + "(" + n.load_arguments() + ", (long)(" + std::to_string(lanes) +
+                             " * kiln_j), " + window + ");");
+        }
+        return window + " + " + std::to_string(*g.lane());
+    }
     void collect(argument_list& args) const {
         const part_halo<T> halo = exchange_stencil_halo(*x_, args.part(), reach_);
         args.buffer(x_->part(args.part()));
@@ -172,11 +187,17 @@ class stencil_node : public expression_tag {
   public:
     using value_type = T;
     static constexpr bool vector_form = true;
+    // Lane passes under stencil windows read x through the step's window; elsewhere (scans'
+    // lanes) each lane is the element form at its own idx.
+    static constexpr std::size_t contiguous_width = sizeof(T);
     stencil_node(const kiln::vector<T>& x, const stencil<T>& s)
         : operand_(x, {s.center(), s.width() - 1 - s.center()}), stencil_(&s) {}
 
     std::string generate(generator& g) const {
         if (g.vector_width()) return generate_vector(g);
+        g.note_neighbour_reads();
+        if (g.stencil_windows() && stencil_->width() <= max_window_width)
+            return generate_windowed(g);
         const std::string t = opencl_type_name<T>();
         const std::string function = "kiln_stencil_" + t;
         const std::string load = define_stencil_load(g.source, t);
@@ -210,7 +231,11 @@ class stencil_node : public expression_tag {
         args.scalar<std::int64_t>(static_cast<std::int64_t>(stencil_->width()));
         args.scalar<std::int64_t>(static_cast<std::int64_t>(stencil_->center()));
     }
-    void check(operand_check& c) const { operand_.check(c); }
+    void check(operand_check& c) const {
+        operand_.check(c);
+        c.kernel_variant("stencil " + std::to_string(stencil_->width()) + " " +
+                         std::to_string(stencil_->center()));
+    }
 
     /// y = x * S alone: tiles or runs (assign_tiled_1d).
     void assign_to(kiln::vector<T>& y) const {
@@ -220,6 +245,34 @@ class stencil_node : public expression_tag {
     }
 
   private:
+    /// Wider stencils keep the run-time form (lane by lane in the wide loop): their unrolled taps
+    /// and window would take more registers than a work-item has.
+    static constexpr std::size_t max_window_width = 32;
+
+    /// Width and centre as constants (the statement's kernel variant), the coefficients read
+    /// into registers once per work-item: the same parameters as the run-time form.
+    std::string generate_windowed(generator& g) const {
+        const std::string t = opencl_type_name<T>();
+        const std::size_t width = stencil_->width(), center = stencil_->center();
+        const auto x = operand_.generate(g);
+        const std::string c = g.new_name();
+        g.parameter("global const " + t + "*", c);
+        g.parameter("long", g.new_name());
+        g.parameter("long", g.new_name());
+        std::string coefficients;
+        for (std::size_t k = 0; k < width; ++k) {
+            const std::string name = c + "_" + std::to_string(k);
+            coefficients += ", " + name;
+            if (!g.lane())
+                g.prologue("const " + t + " " + name + " = " + c + "[" + std::to_string(k) + "];");
+        }
+        if (g.lane())
+            return define_stencil_taps(g.source, t, width) + "(" +
+                   operand_.step_window(g, x, width, center) + coefficients + ")";
+        return define_stencil_element(g.source, t, width, center) + "(" + x.load_arguments() +
+               coefficients + ", (long)idx)";
+    }
+
     /// Outputs idx .. idx + width - 1 of the interior, whose windows lie inside the part: the
     /// element form's interior sum, lane by lane.
     std::string generate_vector(generator& g) const {
@@ -251,11 +304,15 @@ class operator_stencil_node : public expression_tag {
     static constexpr std::size_t center = Definition::stencil_center;
     // Bodies that mean the same over vectors (body_runs_in_lanes); others decline.
     static constexpr bool vector_form = true;
+    // As stencil_node's.
+    static constexpr std::size_t contiguous_width = sizeof(value_type);
     explicit operator_stencil_node(const kiln::vector<value_type>& x)
         : operand_(x, {center, width - 1 - center}) {}
 
     std::string generate(generator& g) const {
         if (g.vector_width()) return generate_vector(g);
+        g.note_neighbour_reads();
+        if (g.lane() && g.stencil_windows()) return generate_lane(g);
         const std::string t = opencl_type_name<value_type>();
         const std::string function =
             "kiln_stencil_op_" + std::string(Definition::operator_name) + "_" + t;
@@ -284,6 +341,18 @@ class operator_stencil_node : public expression_tag {
     }
 
   private:
+    /// This lane's output: the body over the step's window.
+    std::string generate_lane(generator& g) const {
+        const std::string t = opencl_type_name<value_type>();
+        const std::string function =
+            "kiln_stencil_op_" + std::string(Definition::operator_name) + "_" + t + "_body";
+        g.source.define(function, t + " " + function + "(const " + t + "* x) {\n    return (" +
+                                      Definition::body + ");\n}\n");
+        const auto x = operand_.generate(g);
+        return function + "(" + operand_.step_window(g, x, width, center) + " + " +
+               std::to_string(center) + ")";
+    }
+
     /// Outputs idx .. idx + lanes - 1 of the interior: the body over vectors, x[k] being the
     /// vector of the lanes' neighbours at k, as the CPU runs of y = name(x) alone compute it.
     std::string generate_vector(generator& g) const {

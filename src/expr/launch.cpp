@@ -97,14 +97,15 @@ void kernel_cache::clear() {
     kernels_.clear();
 }
 
-const generated_kernel& kernel_cache::build(const device& dev, std::string_view kernel_name,
-                                            const std::string& source,
+const generated_kernel& kernel_cache::build(const device& dev, std::string_view variant,
+                                            std::string_view kernel_name, const std::string& source,
                                             const launch_policy& policy) {
     sources_generated.fetch_add(1, std::memory_order_relaxed);
     try {
         kiln::program built(dev, source);
         kernels_.emplace_back(
-            dev, std::make_unique<generated_kernel>(built.kernel(kernel_name), dev, policy));
+            std::make_pair(dev, std::string(variant)),
+            std::make_unique<generated_kernel>(built.kernel(kernel_name), dev, policy));
         return *kernels_.back().second;
     } catch (const build_error& e) {
         // The compiler's line numbers refer to generated text the user never wrote: show it.

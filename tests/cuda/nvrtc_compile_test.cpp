@@ -9,6 +9,8 @@
 #include <kiln/algo/scan.hpp>
 #include <kiln/detail/algo/fft_kernels.hpp>
 #include <kiln/detail/algo/stencil_2d_streaming.hpp>
+#include <kiln/detail/algo/stencil_windows.hpp>
+#include <kiln/detail/source_builder.hpp>
 #include <kiln/error.hpp>
 #include <regex>
 #include <string>
@@ -448,6 +450,51 @@ TEST_F(NvrtcCompile, StencilStripsBuild) {
         const std::string source = stencil_strips_source(s);
         EXPECT_NE(source.find("kiln_stencil_2d_strips"), std::string::npos);
         expect_cubin(compile({source}));
+    }
+}
+
+// The stencil windows of expression kernels (stencil_windows.cpp) translate and build: a step of
+// wide lanes filling its private window through the aligned wide load, taps and a user body over
+// the window, and the element form of the tail, as the expression kernel of
+// y = x * S + op(x) calls them (floats in lanes of 4, doubles in lanes of 2).
+TEST_F(NvrtcCompile, StencilWindowsBuild) {
+    for (const auto& [type, lanes] :
+         {std::pair<std::string, unsigned>{"float", 4}, {"double", 2}}) {
+        SCOPED_TRACE(type);
+        source_builder b;
+        const std::string window = define_stencil_window(b, type, 5, 2, lanes);
+        const std::string taps = define_stencil_taps(b, type, 5);
+        const std::string element = define_stencil_element(b, type, 5, 2);
+        b.define("body", type + " body(const " + type +
+                             "* x) {\n    return (sin(x[0] - x[-1]) + x[2]);\n}\n");
+        const std::string pointer = "global const " + type + "* ";
+        b.begin_kernel("kiln_assign");
+        for (const std::string& p : std::vector<std::string>{
+                 "ulong n", "global " + type + "* y", pointer + "xs", pointer + "before",
+                 pointer + "after", "long m", "uint at_start", "uint at_end", pointer + "c"})
+            b.parameter(p);
+        b.begin_body();
+        std::string coefficients;
+        for (int k = 0; k < 5; ++k) {
+            b.line("const " + type + " c_" + std::to_string(k) + " = c[" + std::to_string(k) +
+                   "];");
+            coefficients += ", c_" + std::to_string(k);
+        }
+        const std::string l = std::to_string(lanes);
+        b.open("for (ulong kiln_j = (ulong)get_global_id(0); kiln_j < n / " + l +
+               "; kiln_j += (ulong)get_global_size(0))");
+        b.line(type + " w[" + std::to_string(4 + lanes) + "];");
+        b.line(window + "(xs, before, after, m, at_start, at_end, (long)(" + l + " * kiln_j), w);");
+        for (unsigned lane = 0; lane < lanes; ++lane)
+            b.line("y[" + l + " * kiln_j + " + std::to_string(lane) + "] = " + taps + "(w + " +
+                   std::to_string(lane) + coefficients + ") + body(w + " +
+                   std::to_string(lane + 2) + ");");
+        b.close();
+        b.line("const ulong i = n - 1;");
+        b.line("y[i] = " + element + "(xs, before, after, m, at_start, at_end" + coefficients +
+               ", (long)i);");
+        b.end_kernel();
+        expect_cubin(compile({b.str()}));
     }
 }
 

@@ -45,7 +45,8 @@ class assignment {
             if (part.size == 0) continue;
             const generated_kernel& kernel = cache_for<assignment>().get(
                 part.queue.device(), "kiln_assign",
-                [this](const launch_policy& policy) { return source(policy); });
+                [this](const launch_policy& policy) { return source(policy); },
+                check.kernel_variant());
             argument_list args(k, part.begin);
             args.scalar<std::uint64_t>(part.size);
             std::apply([&](const auto&... t) { (t.collect(args), ...); }, targets_);
@@ -58,10 +59,12 @@ class assignment {
         const loop_style style = policy.loop;
         source_builder builder;
         generator g(builder);
+        g.set_stencil_windows(policy.stencil_windows);
         builder.begin_kernel("kiln_assign");
         g.parameter("ulong", "n");
         body element = generate_body(g);
         builder.begin_body();
+        for (const auto& line : g.prologue()) builder.line(line);
         const unsigned lanes = style == loop_style::chunked ? vector_lanes(policy.vector_bytes) : 0;
         if (lanes > 1) {
             generator vectors(builder, generator::vector_pass{lanes});
@@ -72,7 +75,8 @@ class assignment {
                 return builder.str();
             }
         }
-        if (style == loop_style::strided && wide_lanes > 1) {
+        if (style == loop_style::strided && wide_lanes > 1 &&
+            (policy.stencil_windows || !g.neighbour_reads())) {
             // GPUs: each work-item moves 16 bytes per vector per iteration; one wide access
             // instead of several narrow ones is what brings a streaming kernel to the copy
             // bandwidth. The n % lanes elements left over go through the element loop below.
@@ -83,13 +87,17 @@ class assignment {
                 "kiln_j += (ulong)get_global_size(0))");
             std::vector<generator> lane_generators;
             std::vector<body> lane_bodies;
+            lane_generators.reserve(wide_lanes);
             for (unsigned lane = 0; lane < wide_lanes; ++lane) {
                 lane_generators.emplace_back(builder, lane, wide_lanes);
+                lane_generators.back().set_stencil_windows(policy.stencil_windows);
                 lane_bodies.push_back(generate_body(lane_generators.back()));
             }
             for (const auto& load : lane_generators[0].wide_loads())
                 builder.line("const " + load.wide_type + " " + load.name + "_in = ((global const " +
                              load.wide_type + "*)" + load.name + ")[kiln_j];");
+            for (const auto& statement : lane_generators[0].step_statements())
+                builder.line(statement);
             for (const auto& store : lane_generators[0].wide_stores())
                 builder.line(store.wide_type + " " + store.name + "_out;");
             for (unsigned lane = 0; lane < wide_lanes; ++lane) {

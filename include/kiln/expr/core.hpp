@@ -132,6 +132,24 @@ class generator {
     }
     const std::vector<wide_access>& wide_loads() const noexcept { return wide_loads_; }
     const std::vector<wide_access>& wide_stores() const noexcept { return wide_stores_; }
+    /// In a lane pass: the elements per step.
+    unsigned lanes() const noexcept { return lanes_; }
+
+    /// Stencils as constants of the kernel (launch_policy::stencil_windows), set by the statement
+    /// for all its passes.
+    void set_stencil_windows(bool on) noexcept { stencil_windows_ = on; }
+    bool stencil_windows() const noexcept { return stencil_windows_; }
+    /// A node reads neighbours of its element (a 1-D stencil): without stencil_windows the
+    /// statement keeps its element loop.
+    void note_neighbour_reads() noexcept { neighbour_reads_ = true; }
+    bool neighbour_reads() const noexcept { return neighbour_reads_; }
+    /// A statement each work-item runs once before its loop (values kept in registers).
+    void prologue(std::string text) { prologue_.push_back(std::move(text)); }
+    const std::vector<std::string>& prologue() const noexcept { return prologue_; }
+    /// In lane pass 0: a statement each step runs once before its lanes (a stencil's window), in
+    /// which kiln_j is the step.
+    void step_statement(std::string text) { step_statements_.push_back(std::move(text)); }
+    const std::vector<std::string>& step_statements() const noexcept { return step_statements_; }
 
     /// In a vector pass: the elements per value.
     std::optional<unsigned> vector_width() const noexcept { return vector_width_; }
@@ -183,6 +201,8 @@ class generator {
     std::optional<unsigned> lane_;
     unsigned lanes_ = 1;
     std::vector<wide_access> wide_loads_, wide_stores_;
+    bool stencil_windows_ = false, neighbour_reads_ = false;
+    std::vector<std::string> prologue_, step_statements_;
     std::optional<unsigned> vector_width_;
     std::vector<std::string> vector_firsts_, vector_ends_, vector_conditions_;
     bool vector_declined_ = false;
@@ -302,6 +322,13 @@ class operand_check {
     /// product's operand, read at the columns of each row).
     void read_elsewhere(const layout& vector, std::string_view what);
     void read_elsewhere(const operand_check& operand, std::string_view what);
+    /// Run-time values that the statement's kernel text depends on (a stencil's width and
+    /// centre), to tell its kernels apart in the cache (kernel_cache::get).
+    void kernel_variant(std::string_view part) {
+        variant_ += part;
+        variant_ += ';';
+    }
+    const std::string& kernel_variant() const noexcept { return variant_; }
     /// `vector` is written by the statement, whose reads are all checked: refused if it is read
     /// elsewhere, since work-items would read elements that others have already overwritten.
     void written(const layout& vector) const;
@@ -322,7 +349,7 @@ class operand_check {
         std::string what;
     };
 
-    std::string call_;
+    std::string call_, variant_;
     std::optional<std::size_t> size_;
     std::vector<const layout*> vectors_;
     std::vector<elsewhere_read> read_elsewhere_;

@@ -50,6 +50,11 @@ struct launch_policy {
     /// statements that have one (has_vector_form, kiln/expr/core.hpp); 0 for none. Strided
     /// loops have none.
     std::size_t vector_bytes = 0;
+    /// Strided loops: the 1-D stencils of a statement as constants of its kernel (width, centre,
+    /// coefficients read once per work-item) and in lanes, each step of wide accesses loading the
+    /// window of its outputs once (stencil_windows, kiln/stencil.hpp). Off: every element calls
+    /// the stencil's function with its run-time width and reads its coefficients again.
+    bool stencil_windows = false;
 };
 launch_policy launch_policy_for(const device& dev);
 
@@ -91,27 +96,30 @@ class kernel_cache {
     kernel_cache& operator=(const kernel_cache&) = delete;
 
     /// The kernel for `dev`, generating its source with generate(launch_policy) or
-    /// generate(loop_style) on first use.
+    /// generate(loop_style) on first use. `variant` tells apart the kernels of one statement type
+    /// whose text also depends on run-time values (a stencil's width and centre).
     template <class Generate>
     const generated_kernel& get(const device& dev, std::string_view kernel_name,
-                                Generate&& generate) {
+                                Generate&& generate, std::string_view variant = {}) {
         std::lock_guard lock(mutex_);
         for (const auto& [known, kernel] : kernels_)
-            if (known == dev) return *kernel;
+            if (known.first == dev && known.second == variant) return *kernel;
         const launch_policy policy = launch_policy_for(dev);
         if constexpr (std::is_invocable_v<Generate&, const launch_policy&>)
-            return build(dev, kernel_name, generate(policy), policy);
+            return build(dev, variant, kernel_name, generate(policy), policy);
         else
-            return build(dev, kernel_name, generate(policy.loop), policy);
+            return build(dev, variant, kernel_name, generate(policy.loop), policy);
     }
     void clear();
 
   private:
-    const generated_kernel& build(const device& dev, std::string_view kernel_name,
-                                  const std::string& source, const launch_policy& policy);
+    const generated_kernel& build(const device& dev, std::string_view variant,
+                                  std::string_view kernel_name, const std::string& source,
+                                  const launch_policy& policy);
 
     std::mutex mutex_;
-    std::vector<std::pair<device, std::unique_ptr<generated_kernel>>> kernels_;
+    std::vector<std::pair<std::pair<device, std::string>, std::unique_ptr<generated_kernel>>>
+        kernels_;
 };
 
 /// The kernel cache of one statement type.
