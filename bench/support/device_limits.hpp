@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <barrier>
 #include <chrono>
 #include <cstddef>
 #include <cstring>
@@ -14,30 +15,38 @@ namespace kiln::bench {
 
 /// The host's copy bandwidth in GB/s on all its cores, STREAM's copy kernel: each of
 /// hardware_concurrency threads copies its share of `bytes` with memcpy (first touched by the
-/// thread that copies it), counting bytes read plus bytes written, best of `repeats`. The bound
-/// of memory-bound work on a CPU device, which shares this memory.
+/// thread that copies it), counting bytes read plus bytes written, best of `repeats`. The
+/// threads start once and meet at a barrier around each copy, so that no repeat pays for
+/// starting them. The bound of memory-bound work on a CPU device, which shares this memory.
 inline double host_copy_bandwidth(std::size_t bytes, int repeats = 10) {
     const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-    const std::size_t share = bytes / threads / 64 * 64;
+    const std::size_t share = std::max<std::size_t>(64, bytes / threads / 64 * 64);
     std::unique_ptr<char[]> source(new char[share * threads]);
     std::unique_ptr<char[]> destination(new char[share * threads]);
-    const auto on_every_thread = [&](auto&& work) {
-        std::vector<std::jthread> workers;
-        for (unsigned t = 0; t < threads; ++t) workers.emplace_back(work, t);
-    };
-    on_every_thread([&](unsigned t) {
-        std::memset(source.get() + t * share, 1, share);
-        std::memset(destination.get() + t * share, 0, share);
-    });
     double best_seconds = 1e30;
-    for (int r = 0; r < repeats; ++r) {
-        const auto start = std::chrono::steady_clock::now();
-        on_every_thread([&](unsigned t) {
-            std::memcpy(destination.get() + t * share, source.get() + t * share, share);
-        });
-        best_seconds = std::min(
-            best_seconds,
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    std::chrono::steady_clock::time_point start;
+    std::barrier meet(threads);
+    {
+        std::vector<std::jthread> workers;
+        for (unsigned t = 0; t < threads; ++t)
+            workers.emplace_back([&, t] {
+                char* from = source.get() + t * share;
+                char* to = destination.get() + t * share;
+                std::memset(from, 1, share);
+                std::memset(to, 0, share);
+                for (int r = 0; r < repeats; ++r) {
+                    meet.arrive_and_wait();
+                    if (t == 0) start = std::chrono::steady_clock::now();
+                    meet.arrive_and_wait();
+                    std::memcpy(to, from, share);
+                    meet.arrive_and_wait();
+                    if (t == 0)
+                        best_seconds = std::min(
+                            best_seconds,
+                            std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                                .count());
+                }
+            });
     }
     return 2.0 * static_cast<double>(share * threads) / best_seconds / 1e9;
 }
