@@ -49,6 +49,21 @@ std::pair<std::vector<K>, std::vector<V>> host_reduce_by_key(const std::vector<K
     return {out_keys, out_values};
 }
 
+/// Expects reduce_by_key's `runs` results in out_keys and out_values to be `expected`'s (the
+/// host's keys and values).
+template <class K, class V>
+void expect_runs(std::size_t runs, const kiln::vector<K>& out_keys,
+                 const kiln::vector<V>& out_values,
+                 const std::pair<std::vector<K>, std::vector<V>>& expected) {
+    ASSERT_EQ(runs, expected.first.size());
+    auto got_keys = out_keys.read();
+    auto got_values = out_values.read();
+    got_keys.resize(runs);
+    got_values.resize(runs);
+    EXPECT_EQ(got_keys, expected.first);
+    EXPECT_EQ(got_values, expected.second);
+}
+
 class compaction_test : public kiln::test::device_queue_test {
   protected:
     /// Sizes around the tile of `value_bytes`-byte values (compaction: 4-byte counts where
@@ -90,13 +105,7 @@ class compaction_test : public kiln::test::device_queue_test {
         const std::size_t n = keys.size();
         kiln::vector<std::int32_t> k(q, keys), v(q, values), ok(q, n), ov(q, n);
         const std::size_t runs = kiln::reduce_by_key(k, v, ok, ov);
-        const auto [ek, ev] = host_reduce_by_key(keys, values, std::plus<>());
-        ASSERT_EQ(runs, ek.size());
-        auto gk = ok.read(), gv = ov.read();
-        gk.resize(runs);
-        gv.resize(runs);
-        ASSERT_EQ(gk, ek);
-        ASSERT_EQ(gv, ev);
+        expect_runs(runs, ok, ov, host_reduce_by_key(keys, values, std::plus<>()));
     }
 };
 
@@ -318,20 +327,14 @@ TEST_P(compaction_test, reduce_by_key_with_long_runs_and_other_operations) {
         for (auto& v : values) v = engine() | (std::uint64_t{1} << 32);
         kiln::vector<std::uint64_t> k(q, keys), v(q, values), ok(q, n), ov(q, n);
         ASSERT_EQ(kiln::reduce_by_key(k, v, ok, ov, affine_then), 1u);
-        auto [ek, ev] = host_reduce_by_key(keys, values, host_affine_then);
+        const auto [ek, ev] = host_reduce_by_key(keys, values, host_affine_then);
         EXPECT_EQ(ok.read()[0], ek[0]);
         EXPECT_EQ(ov.read()[0], ev[0]);
 
         for (std::size_t i = 0; i < n; ++i) keys[i] = (i / 1500) | (std::uint64_t{1} << 63);
         k.write(keys);
         const std::size_t runs = kiln::reduce_by_key(k, v, ok, ov, affine_then);
-        std::tie(ek, ev) = host_reduce_by_key(keys, values, host_affine_then);
-        ASSERT_EQ(runs, ek.size());
-        auto gk = ok.read(), gv = ov.read();
-        gk.resize(runs);
-        gv.resize(runs);
-        EXPECT_EQ(gk, ek);
-        EXPECT_EQ(gv, ev);
+        expect_runs(runs, ok, ov, host_reduce_by_key(keys, values, host_affine_then));
 
         // Float values from an expression, maximum per run.
         const auto fv = random_values<float>(n, -10, 10, 12);
@@ -361,14 +364,7 @@ TEST_P(compaction_test, reduce_by_key_sums_wide_values_and_expressions) {
         kiln::vector<std::uint64_t> k(q, keys), ok(q, n);
         kiln::vector<std::int64_t> v(q, values), ov(q, n);
         const std::size_t runs = kiln::reduce_by_key(k, v, ok, ov);
-        const auto [ek, ev] = host_reduce_by_key(keys, values, std::plus<>());
-        ASSERT_EQ(runs, ek.size());
-        auto gk = ok.read();
-        auto gv = ov.read();
-        gk.resize(runs);
-        gv.resize(runs);
-        EXPECT_EQ(gk, ek);
-        EXPECT_EQ(gv, ev);
+        expect_runs(runs, ok, ov, host_reduce_by_key(keys, values, std::plus<>()));
 
         const auto small_keys = random_values<std::int32_t>(n, 0, 2, 22);
         const auto small_values = random_values<std::int32_t>(n, -100, 100, 23);
@@ -610,16 +606,8 @@ TEST_F(compaction_split, reduce_by_key_joins_runs_across_the_parts) {
             keys[boundary] = keys[boundary + 1] = keys[boundary - 1];
             k.write(keys);
         }
-        const auto [expected_keys, expected_values] =
-            host_reduce_by_key(keys, values, host_affine_then);
         const std::size_t runs = kiln::reduce_by_key(k, v, out_keys, out_values, affine_then);
-        ASSERT_EQ(runs, expected_keys.size());
-        auto got_keys = out_keys.read();
-        auto got_values = out_values.read();
-        got_keys.resize(runs);
-        got_values.resize(runs);
-        EXPECT_EQ(got_keys, expected_keys);
-        EXPECT_EQ(got_values, expected_values);
+        expect_runs(runs, out_keys, out_values, host_reduce_by_key(keys, values, host_affine_then));
 
         // A sum, which CPU rows walk by vectors.
         const auto [sum_keys, sums] = host_reduce_by_key(keys, values, std::plus<>());

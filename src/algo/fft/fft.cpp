@@ -281,6 +281,10 @@ event fft_plan::run(const queue& q, const buffer_storage& input,
     return run_steps(q, in_place ? in_place_ : out_of_place_, &input, nullptr, output);
 }
 
+void fft_plan::wait_for_host_measuring() const {
+    if (host_library_) host_library_->wait_for_measuring();
+}
+
 bool fft_plan::fuses_input() const noexcept {
     if (host_library_ || out_of_place_.empty()) return false;
     const fft_step& first = out_of_place_.front();

@@ -201,6 +201,9 @@ class fft_plan {
 
     /// Whether this plan runs on the host library rather than kiln's kernels.
     bool on_host_library() const noexcept { return host_library_ != nullptr; }
+    /// On the host library, waits for the measured plans that the first calls started (their
+    /// calls run an estimated plan meanwhile): what a benchmark should time.
+    void wait_for_host_measuring() const;
 
     /// The plan of `key` (its shape, policy, index width and strategy) on q's device.
     fft_plan(const queue& q, const fft_plan_key& key);
