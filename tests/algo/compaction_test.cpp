@@ -610,14 +610,8 @@ TEST_F(compaction_split, reduce_by_key_joins_runs_across_the_parts) {
         expect_runs(runs, out_keys, out_values, host_reduce_by_key(keys, values, host_affine_then));
 
         // A sum, which CPU rows walk by vectors.
-        const auto [sum_keys, sums] = host_reduce_by_key(keys, values, std::plus<>());
-        ASSERT_EQ(kiln::reduce_by_key(k, v, out_keys, out_values), sum_keys.size());
-        got_keys = out_keys.read();
-        got_values = out_values.read();
-        got_keys.resize(sum_keys.size());
-        got_values.resize(sums.size());
-        EXPECT_EQ(got_keys, sum_keys);
-        EXPECT_EQ(got_values, sums);
+        expect_runs(kiln::reduce_by_key(k, v, out_keys, out_values), out_keys, out_values,
+                    host_reduce_by_key(keys, values, std::plus<>()));
     }
 }
 
