@@ -27,11 +27,6 @@
 namespace kiln::detail {
 namespace {
 
-/// The OpenCL C name of lane `j` of a vector (s0 ... s7).
-std::string lane(std::size_t j) {
-    return std::string(".s") + "01234567"[j];
-}
-
 /// The program-scope table: entry m holds, in its 4-bit nibbles from the lowest, the lanes
 /// whose bits are set in m in ascending order, then lane 0 for the rest.
 std::string order_table() {
