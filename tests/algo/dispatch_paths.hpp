@@ -113,17 +113,25 @@ void on_every_run_chunk_form(const kiln::device& dev, Body&& body) {
     }
 }
 
-/// For reduce_by_key: every dispatch path with its tiles keeping runs in local memory, then in
-/// registers (full tiles by 16-byte loads, where keys and values allow), then with both forms of
+/// How reduce_by_key's tiles keep their runs: in local memory, in registers written by each
+/// work-item, or in registers staged in local memory where a tile has many (staged_writes).
+enum class run_tiles { in_local_memory, in_registers, in_registers_staged };
+
+/// For reduce_by_key: every dispatch path with each form of run_tiles (full tiles by 16-byte
+/// loads where runs are in registers and keys and values allow), then with both forms of
 /// chunks, whichever the device's rows choose.
 template <class Body>
 void on_every_run_tile(const kiln::device& dev, Body&& body) {
     using kiln::detail::algorithm;
-    for (const bool registers : {false, true}) {
-        SCOPED_TRACE(registers ? "runs in registers" : "runs in local memory");
+    for (const run_tiles form :
+         {run_tiles::in_local_memory, run_tiles::in_registers, run_tiles::in_registers_staged}) {
+        SCOPED_TRACE(form == run_tiles::in_local_memory ? "runs in local memory"
+                     : form == run_tiles::in_registers  ? "runs in registers, direct writes"
+                                                        : "runs in registers, staged writes");
         auto policy = strategy_policy(algorithm::reduce_by_key, dev, false);
-        policy.register_runs = registers;
-        if (registers) {
+        policy.register_runs = form != run_tiles::in_local_memory;
+        policy.staged_writes = form == run_tiles::in_registers_staged;
+        if (policy.register_runs) {
             policy.full_tiles = kiln::detail::tile_access::wide;
             // PoCL builds unrolled loops over 64 registers slowly; no CPU row keeps runs there.
             policy.items_per_work_item = std::min<std::size_t>(policy.items_per_work_item, 16);

@@ -498,6 +498,60 @@ TEST_F(NvrtcCompile, StencilWindowsBuild) {
     }
 }
 
+namespace {
+
+/// reduce_by_key's input over int keys and values, as reduce_by_key.hpp declares it; `wide`: read
+/// also as int4 lanes (runs in registers).
+reduce_by_key_input int_runs(source_builder& b, bool wide) {
+    b.parameter(std::string("global int* ") + run_outputs::keys);
+    b.parameter(std::string("global int* ") + run_outputs::values);
+    b.parameter(std::string("ulong ") + run_outputs::capacity);
+    b.parameter(std::string("ulong ") + run_outputs::run_base);
+    b.parameter("global const int* kiln_keys");
+    b.parameter("global const int* values");
+    reduce_by_key_input runs{
+        .value = {.value = "values[idx]"},
+        .value_type = "int",
+        .head = "(idx == 0 || kiln_keys[idx] != kiln_keys[idx - 1])",
+        .key_type = "int",
+        .key = "kiln_keys[idx]",
+        .pair =
+            [](const std::string& flag, const std::string& payload) {
+                return "kiln_segment(" + flag + ", " + payload + ")";
+            },
+        .runs_begun = [](const std::string& pair) { return "(ulong)(" + pair + ").x"; },
+        .open_value = [](const std::string& pair) { return "as_int((" + pair + ").y)"; }};
+    if (wide)
+        runs.wide = {.lanes = {{{}, "values_in.x"},
+                               {{}, "values_in.y"},
+                               {{}, "values_in.z"},
+                               {{}, "values_in.w"}},
+                     .loads = {{"values", "int4"}}};
+    return runs;
+}
+
+}  // namespace
+
+// reduce_by_key's runs in registers, staged in local memory, at the H100 rows' shape (256 x 16
+// under warps): two padded tiles of ints beside the group scan fit CUDA's 48 KB of static shared
+// memory, and the kernels translate and build.
+TEST_F(NvrtcCompile, ReduceByKeyStagedRunsBuild) {
+    scan_policy policy{256, 16};
+    policy.sub_group_size = 32;
+    policy.target = cuda_warps;
+    policy.lookback_depth = 2;
+    policy.register_runs = true;
+    policy.full_tiles = tile_access::wide;
+    ASSERT_TRUE(policy.staged_writes);
+    const declare_input<reduce_by_key_input> runs = [](source_builder& b) {
+        return int_runs(b, true);
+    };
+    const std::string source = reduce_by_key_tile_program_source(
+        segment_operation<std::int32_t, reducers::sum>(true), runs, policy);
+    EXPECT_NE(source.find("kiln_run_keys[KILN_PAD(s)] = kiln_key;"), std::string::npos) << source;
+    expect_cubin(compile({source}));
+}
+
 // Staged compaction and reduce_by_key's split tiles under warps keep their 0/1 flags as ballot
 // words, with no byte-wide local-memory traffic (the byte tile failed on CUDA alone, H100,
 // 2026-11-22): the generated kernels must say so, and translate and build for 8-byte kept
@@ -521,19 +575,7 @@ TEST_F(NvrtcCompile, CompactionFlagsUnderWarpsAreBallotWords) {
                                 .kept_value = "in[idx]"};
     };
     const declare_input<reduce_by_key_input> runs = [](source_builder& b) {
-        b.parameter("global int* kiln_out");
-        b.parameter("global const int* keys");
-        b.parameter("global const int* values");
-        return reduce_by_key_input{
-            .value = {.value = "values[idx]"},
-            .value_type = "int",
-            .head = "(idx == 0 || keys[idx] != keys[idx - 1])",
-            .pair =
-                [](const std::string& flag, const std::string& payload) {
-                    return "kiln_segment(" + flag + ", " + payload + ")";
-                },
-            .scatter =
-                [](source_builder& s) { s.line("if (x.x != 0) kiln_out[idx] = before.y;"); }};
+        return int_runs(b, false);
     };
     for (const bool split : {false, true}) {
         SCOPED_TRACE(split ? "reduce_by_key" : "copy_if");

@@ -111,28 +111,9 @@ pair_state<segment_word_t<V>> reduce_by_key_part(
                     [](const std::string& flag, const std::string& payload) {
                         return "kiln_segment(" + flag + ", " + payload + ")";
                     },
-                // Writes at run heads only, so no element reads the key after its own: a head
-                // writes its key and the value of the run before it (complete there: `before`,
-                // the pair before the head), and the part's last element writes the open run's
-                // value.
-                .scatter =
-                    [v](source_builder& s) {
-                        const std::string keys = run_outputs::keys, values = run_outputs::values,
-                                          capacity = run_outputs::capacity,
-                                          base = run_outputs::run_base;
-                        s.open("if (x.x != 0)");
-                        s.line("const ulong run = (ulong)running.x - 1;");
-                        s.line("if (run < " + capacity + ") " + keys + "[run - " + base +
-                               "] = kiln_key;");
-                        s.line("if (had && run - 1 < " + capacity + ") " + values + "[run - 1 - " +
-                               base + "] = as_" + v + "(before.y);");
-                        s.close();
-                        s.open("if (idx + 1 == n)");
-                        s.line("const ulong run = (ulong)running.x - 1;");
-                        s.line("if (run < " + capacity + ") " + values + "[run - " + base +
-                               "] = as_" + v + "(running.y);");
-                        s.close();
-                    }};
+                .runs_begun = [](const std::string& pair) { return "(ulong)(" + pair + ").x"; },
+                .open_value =
+                    [v](const std::string& pair) { return "as_" + v + "((" + pair + ").y)"; }};
             // Runs read by full tiles through 16-byte loads, keys of the values' width:
             // the value expression once more per lane.
             constexpr std::size_t width = width_of<Values>();

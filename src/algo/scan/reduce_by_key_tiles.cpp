@@ -8,7 +8,15 @@
 // - register runs: each work-item reads its ITEMS consecutive keys and values straight into
 //   registers, finds heads against the key before each, reduces its runs serially as they load,
 //   takes part in one group scan of (heads, open value) pairs, and reads the values again for
-//   the writes.
+//   the writes. Where the policy stages writes (scan_policy::staged_writes) and a tile begins
+//   more runs than it has work-items, the runs go to local memory at their rank in the tile
+//   first and the group writes them in order: a work-item's consecutive items would otherwise
+//   write ITEMS elements apart from its neighbours', each store touching a sector per
+//   work-item (CUB's two-phase scatter).
+//
+// Either way a head writes its key and the value of the run before it (complete there: `before`,
+// the pair before the head), and the part's last element writes the open run's value: no
+// element reads a key after its own.
 #include <memory>
 #include <string>
 
@@ -33,6 +41,7 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
                         policy.items_per_work_item <= 64 &&
                         policy.full_tiles == tile_access::wide && !input_.wide.lanes.empty() &&
                         policy.items_per_work_item % input_.wide.lanes.size() == 0;
+        staged_ = in_registers_ && policy.staged_writes;
     }
 
     void declare_arrays() override {
@@ -40,6 +49,10 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
         if (!in_registers_) {
             flags_.declare(b);
             b.local_array(input_.value_type, "kiln_payload", "KILN_PADDED_TILE");
+        }
+        if (staged_) {
+            b.local_array(input_.key_type, "kiln_run_keys", "KILN_PADDED_TILE");
+            b.local_array(input_.value_type, "kiln_run_values", "KILN_PADDED_TILE");
         }
         b.local_array(p_.t, "kiln_scan", "2 * WG");
         b.line("const uint lid = " + source_builder::local_id() + ";");
@@ -78,7 +91,10 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
                 if (!input_.key.empty())
                     p_.b.line("const " + input_.key_type + " kiln_key = " + input_.key + ";");
             },
-            input_.scatter);
+            [&](source_builder& b) {
+                write_at_head(b);
+                write_last_value(b);
+            });
     }
 
   private:
@@ -132,6 +148,13 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
         source_builder& b = p_.b;
         tile_loader load(p_);
         p_.running_prefix(scanned_);
+        if (staged_) {
+            // The same for every work-item: whether the tile's runs go through local memory.
+            b.line("const ulong kiln_runs_before = tile_has_prefix ? " +
+                   input_.runs_begun("tile_prefix") + " : 0;");
+            b.line("const uint kiln_tile_runs = (uint)" + input_.runs_begun("aggregate") + ";");
+            b.line("const int kiln_staged = kiln_tile_runs > WG;");
+        }
         const auto write = [&](const std::string& value, const std::string& key) {
             b.line("const " + p_.t + " x = " + input_.pair("((kiln_heads >> j) & 1)", value) + ";");
             b.line("const int had = have;");
@@ -139,10 +162,72 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
             b.line("running = have ? " + p_.combine("running", "x") + " : x;");
             b.line("have = 1;");
             b.line("const " + input_.key_type + " kiln_key = " + key + ";");
-            input_.scatter(b);
+            if (staged_) {
+                b.open("if (kiln_staged)");
+                stage_at_head(b);
+                b.close();
+                b.open("else");
+            }
+            write_at_head(b);
+            if (staged_) b.close();
+            write_last_value(b);
         };
         p_.by_fullness([&] { load.blocked_wide(input_.wide, {}, input_.key, write); },
                        [&] { load.blocked_guarded(input_.value, input_.key, write); });
+        if (staged_) write_staged_runs();
+    }
+
+    /// At a head (x begins a run): its key and the value of the run before it, where there is
+    /// one.
+    void write_at_head(source_builder& b) const {
+        const std::string keys = run_outputs::keys, values = run_outputs::values,
+                          capacity = run_outputs::capacity, base = run_outputs::run_base;
+        b.open("if (" + input_.runs_begun("x") + " != 0)");
+        b.line("const ulong run = " + input_.runs_begun("running") + " - 1;");
+        b.line("if (run < " + capacity + ") " + keys + "[run - " + base + "] = kiln_key;");
+        b.line("if (had && run - 1 < " + capacity + ") " + values + "[run - 1 - " + base +
+               "] = " + input_.open_value("before") + ";");
+        b.close();
+    }
+
+    /// At the part's last element: the open run's value.
+    void write_last_value(source_builder& b) const {
+        const std::string values = run_outputs::values, capacity = run_outputs::capacity,
+                          base = run_outputs::run_base;
+        b.open("if (idx + 1 == n)");
+        b.line("const ulong run = " + input_.runs_begun("running") + " - 1;");
+        b.line("if (run < " + capacity + ") " + values + "[run - " + base +
+               "] = " + input_.open_value("running") + ";");
+        b.close();
+    }
+
+    /// write_at_head into local memory: slot s holds the key of the tile's run s and the value
+    /// of the run before it (undefined where the part's first run has none).
+    void stage_at_head(source_builder& b) const {
+        b.open("if (" + input_.runs_begun("x") + " != 0)");
+        b.line("const uint s = (uint)(" + input_.runs_begun("running") +
+               " - 1 - kiln_runs_before);");
+        b.line("kiln_run_keys[KILN_PAD(s)] = kiln_key;");
+        b.line("kiln_run_values[KILN_PAD(s)] = " + input_.open_value("before") + ";");
+        b.close();
+    }
+
+    /// The staged runs, neighbouring work-items to neighbouring slots.
+    void write_staged_runs() const {
+        source_builder& b = p_.b;
+        const std::string keys = run_outputs::keys, values = run_outputs::values,
+                          capacity = run_outputs::capacity, base = run_outputs::run_base;
+        b.open("if (kiln_staged)");
+        b.local_barrier();
+        b.open("for (uint s = lid; s < kiln_tile_runs; s += WG)");
+        b.line("const ulong run = kiln_runs_before + s;");
+        b.line("if (run < " + capacity + ") " + keys + "[run - " + base +
+               "] = kiln_run_keys[KILN_PAD(s)];");
+        // Run 0 has no run before it.
+        b.line("if (run >= 1 && run - 1 < " + capacity + ") " + values + "[run - 1 - " + base +
+               "] = kiln_run_values[KILN_PAD(s)];");
+        b.close();
+        b.close();
     }
 
     tile_program& p_;
@@ -150,6 +235,7 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
     const tile_flags flags_;
     reduce_by_key_input input_;
     bool in_registers_ = false;
+    bool staged_ = false;  // register runs staged in local memory where a tile has many
     std::string scanned_;  // where the group scan left its results in kiln_scan
 };
 

@@ -20,7 +20,8 @@
 namespace kiln::detail {
 
 /// Scan family (scan; reduce_by_key below): the row's policy, items per work-item halved for
-/// 8-byte values so that a tile takes the same local memory.
+/// 8-byte values so that a tile takes the same local memory. reduce_by_key's runs in registers
+/// write directly where the device's local memory cannot stage them (staged_writes cleared).
 scan_policy plan_scan(const device_properties& props, std::size_t value_bytes,
                       const tuning_overrides& overrides = {});
 scan_policy plan_reduce_by_key(const device_properties& props, std::size_t value_bytes,

@@ -113,17 +113,6 @@ std::string compaction_scatter_chunk_program_source(const scan_operation& count,
                                                     const declare_input<compaction_input>& input,
                                                     std::size_t chunk);
 
-/// The kernel parameters through which reduce_by_key's programs write their runs: run r (counted
-/// from the first run of the whole call) goes to slot r - run_base of the two arrays while
-/// r < capacity. reduce_by_key.hpp declares them; the tile kernels write them through its
-/// scatter code, the chunk kernels through reduce_by_key_chunk_program_source's loops.
-struct run_outputs {
-    static constexpr const char* keys = "kiln_out_keys";
-    static constexpr const char* values = "kiln_out_values";
-    static constexpr const char* capacity = "kiln_capacity";
-    static constexpr const char* run_base = "kiln_run_base";
-};
-
 /// `combine(a, b)` of an operation on plain values, as text (operation_traits::combine).
 using value_combine =
     std::function<std::string(source_builder&, const std::string&, const std::string&)>;

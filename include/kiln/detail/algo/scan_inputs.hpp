@@ -82,10 +82,21 @@ struct reduce_by_key_input {
     std::string key{};
     /// The scan's pair of a head and a value, as text.
     std::function<std::string(const std::string& head, const std::string& value)> pair{};
-    /// The tiles' run writes: code run for each element, with `idx` its index, `x` its pair,
-    /// `running` its inclusive result and `before` the one before it where `had`, that writes
-    /// the runs through run_outputs' parameters.
-    std::function<void(source_builder&)> scatter{};
+    /// Of a pair, as text: the runs it has begun (a ulong), and the open run's value (of
+    /// value_type). The tiles write runs through them and run_outputs' parameters.
+    std::function<std::string(const std::string& pair)> runs_begun{};
+    std::function<std::string(const std::string& pair)> open_value{};
+};
+
+/// The kernel parameters through which reduce_by_key's programs write their runs: run r (counted
+/// from the first run of the whole call) goes to slot r - run_base of the two arrays while
+/// r < capacity. Declared by the input (reduce_by_key.hpp); the tile kernels
+/// (reduce_by_key_tiles.cpp) and the chunk kernels (reduce_by_key_chunks.cpp) write them.
+struct run_outputs {
+    static constexpr const char* keys = "kiln_out_keys";
+    static constexpr const char* values = "kiln_out_values";
+    static constexpr const char* capacity = "kiln_capacity";
+    static constexpr const char* run_base = "kiln_run_base";
 };
 
 /// Declares the input's kernel parameters (after the kernel's own) and returns its description,
