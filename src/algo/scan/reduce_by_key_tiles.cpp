@@ -8,11 +8,12 @@
 // - register runs: each work-item reads its ITEMS consecutive keys and values straight into
 //   registers, finds heads against the key before each, reduces its runs serially as they load,
 //   takes part in one group scan of (heads, open value) pairs, and reads the values again for
-//   the writes. Where the policy stages writes (scan_policy::staged_writes) and a tile begins
-//   more runs than it has work-items, the runs go to local memory at their rank in the tile
-//   first and the group writes them in order: a work-item's consecutive items would otherwise
-//   write ITEMS elements apart from its neighbours', each store touching a sector per
-//   work-item (CUB's two-phase scatter).
+//   the writes. Where the policy stages writes (scan_policy::staged_writes), the runs go to
+//   local memory at their rank in the tile first and the group writes them in order: where
+//   runs are short, a work-item's consecutive items would otherwise write ITEMS elements apart
+//   from its neighbours', each store touching a sector per work-item (CUB's two-phase
+//   scatter). Staging every tile rather than only tiles of many runs measured the same, with
+//   fewer registers (docs/benchmarks.md, ## Algorithms).
 //
 // Either way a head writes its key and the value of the run before it (complete there: `before`,
 // the pair before the head), and the part's last element writes the open run's value: no
@@ -146,15 +147,22 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
     /// The values again (from the cache, as load_runs read them); keys only at heads.
     void store_runs() {
         source_builder& b = p_.b;
-        tile_loader load(p_);
         p_.running_prefix(scanned_);
-        if (staged_) {
-            // The same for every work-item: whether the tile's runs go through local memory.
-            b.line("const ulong kiln_runs_before = tile_has_prefix ? " +
-                   input_.runs_begun("tile_prefix") + " : 0;");
-            b.line("const uint kiln_tile_runs = (uint)" + input_.runs_begun("aggregate") + ";");
-            b.line("const int kiln_staged = kiln_tile_runs > WG;");
-        }
+        if (!staged_) return walk_runs([&] { write_at_head(b); });
+        b.line("const ulong kiln_runs_before = tile_has_prefix ? " +
+               input_.runs_begun("tile_prefix") + " : 0;");
+        b.line("const uint kiln_tile_runs = (uint)" + input_.runs_begun("aggregate") + ";");
+        // This work-item's first slot: the runs its group's earlier work-items began.
+        b.line("const uint kiln_slot = lid > 0 ? (uint)" +
+               input_.runs_begun("kiln_scan[" + scanned_ + " + lid - 1]") + " : 0;");
+        walk_runs([&] { stage_at_head(b); });
+        write_staged_runs();
+    }
+
+    /// Each item's pair again, its running result, and `at_head`'s writes.
+    void walk_runs(const std::function<void()>& at_head) {
+        source_builder& b = p_.b;
+        tile_loader load(p_);
         const auto write = [&](const std::string& value, const std::string& key) {
             b.line("const " + p_.t + " x = " + input_.pair("((kiln_heads >> j) & 1)", value) + ";");
             b.line("const int had = have;");
@@ -162,19 +170,11 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
             b.line("running = have ? " + p_.combine("running", "x") + " : x;");
             b.line("have = 1;");
             b.line("const " + input_.key_type + " kiln_key = " + key + ";");
-            if (staged_) {
-                b.open("if (kiln_staged)");
-                stage_at_head(b);
-                b.close();
-                b.open("else");
-            }
-            write_at_head(b);
-            if (staged_) b.close();
+            at_head();
             write_last_value(b);
         };
         p_.by_fullness([&] { load.blocked_wide(input_.wide, {}, input_.key, write); },
                        [&] { load.blocked_guarded(input_.value, input_.key, write); });
-        if (staged_) write_staged_runs();
     }
 
     /// At a head (x begins a run): its key and the value of the run before it, where there is
@@ -205,8 +205,8 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
     /// of the run before it (undefined where the part's first run has none).
     void stage_at_head(source_builder& b) const {
         b.open("if (" + input_.runs_begun("x") + " != 0)");
-        b.line("const uint s = (uint)(" + input_.runs_begun("running") +
-               " - 1 - kiln_runs_before);");
+        b.line("const uint s = kiln_slot + popcount(kiln_heads & (((" + heads_type() +
+               ")1 << j) - 1));");
         b.line("kiln_run_keys[KILN_PAD(s)] = kiln_key;");
         b.line("kiln_run_values[KILN_PAD(s)] = " + input_.open_value("before") + ";");
         b.close();
@@ -217,7 +217,6 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
         source_builder& b = p_.b;
         const std::string keys = run_outputs::keys, values = run_outputs::values,
                           capacity = run_outputs::capacity, base = run_outputs::run_base;
-        b.open("if (kiln_staged)");
         b.local_barrier();
         b.open("for (uint s = lid; s < kiln_tile_runs; s += WG)");
         b.line("const ulong run = kiln_runs_before + s;");
@@ -227,7 +226,6 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
         b.line("if (run >= 1 && run - 1 < " + capacity + ") " + values + "[run - 1 - " + base +
                "] = kiln_run_values[KILN_PAD(s)];");
         b.close();
-        b.close();
     }
 
     tile_program& p_;
@@ -235,7 +233,7 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
     const tile_flags flags_;
     reduce_by_key_input input_;
     bool in_registers_ = false;
-    bool staged_ = false;  // register runs staged in local memory where a tile has many
+    bool staged_ = false;  // register runs staged in local memory
     std::string scanned_;  // where the group scan left its results in kiln_scan
 };
 

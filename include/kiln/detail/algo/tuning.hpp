@@ -62,8 +62,8 @@ struct scan_policy {
     /// once, coalesced, with 32-bit counts where the sizes allow. false: each work-item writes
     /// its own kept elements, with 64-bit counts (the earlier kernels, kept for CPU devices and
     /// so that bench/algo compares both in one run). reduce_by_key's runs in registers
-    /// (register_runs): tiles that begin more runs than they have work-items gather them in
-    /// local memory and write them at once; false: each work-item writes its own.
+    /// (register_runs): tiles gather their runs in local memory and write them at once; false:
+    /// each work-item writes its own.
     bool staged_writes = true;
     /// What the generated code may rely on (its device vocabulary, ballots, shuffles). Not in
     /// the table: policy_for sets it from the device (target_features_for).
