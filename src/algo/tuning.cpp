@@ -134,13 +134,11 @@ constexpr std::array table{
                "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{select, any_device, policy(64, 4), "not measured: small and safe"},
     // --- reduce_by_key -------------------------------------------------------------------------
-    tuning_row{reduce_by_key, nvidia_cuda, register_runs(policy(256, 16, 2)),
-               "H100, CUDA, bench/algo 2^26 int32 keys in runs of 8 beside CUB, 2026-11-23; runs "
-               "staged (runs of 1 0.24x to 0.78x CUB, 8-1024 0.75-0.79x to 0.68-0.71x), "
+    tuning_row{reduce_by_key, nvidia_cuda, register_runs(policy(256, 16, 1)),
+               "H100, CUDA, bench/algo 2^26 int32 runs of 1-1024, runs staged, 10 shapes, "
                "2026-11-25; docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
-    tuning_row{reduce_by_key, nvidia_gpus, register_runs(policy(256, 16, 2)),
-               "H100, NVIDIA's OpenCL (256 items at most), bench/algo 2^26 int32 keys, 2026-11-23; "
-               "runs staged as on CUDA, 2026-11-25; "
+    tuning_row{reduce_by_key, nvidia_gpus, register_runs(policy(256, 16, 1)),
+               "H100, NVIDIA's OpenCL, bench/algo 2^26 int32, runs staged, 8 shapes, 2026-11-25; "
                "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{reduce_by_key, any_gpu, policy(256, 4), "not measured"},
     tuning_row{reduce_by_key, any_cpu, lanes(chunks(policy(16, 64), 64 * 1024), 16),

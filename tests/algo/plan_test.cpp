@@ -87,7 +87,7 @@ TEST(algo_plan, h100_under_cuda) {
     EXPECT_EQ(scan.key(), "128x32 sg32 staged v3 sg32 ballot shuffles fence d2 unrolled");
     EXPECT_EQ(kiln::detail::plan_scan(p, 8).items_per_work_item, 16u);
     EXPECT_EQ(kiln::detail::plan_reduce_by_key(p, 4).key(),
-              "256x16 sg32 staged v3 sg32 ballot shuffles fence d2 wide runs");
+              "256x16 sg32 staged v3 sg32 ballot shuffles fence d1 wide runs");
     EXPECT_EQ(kiln::detail::plan_compaction(p, 4, 1000, 0).key(),
               "128x32 sg32 staged v3 sg32 ballot shuffles fence d1 unrolled u32");
 
@@ -133,7 +133,7 @@ TEST(algo_plan, h100_under_nvidia_opencl) {
     const auto by_key = kiln::detail::plan_reduce_by_key(p, 4);
     EXPECT_EQ(by_key.work_group_size, 256u);
     EXPECT_EQ(by_key.items_per_work_item, 16u);
-    EXPECT_EQ(by_key.lookback_depth, 2u);
+    EXPECT_EQ(by_key.lookback_depth, 1u);
     EXPECT_TRUE(by_key.register_runs);
     EXPECT_EQ(by_key.target.vocabulary, kiln::detail::vocabulary_target::inline_ptx);
     EXPECT_EQ(by_key.sub_group_size, 32u);

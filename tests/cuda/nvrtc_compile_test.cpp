@@ -539,7 +539,6 @@ TEST_F(NvrtcCompile, ReduceByKeyStagedRunsBuild) {
     scan_policy policy{256, 16};
     policy.sub_group_size = 32;
     policy.target = cuda_warps;
-    policy.lookback_depth = 2;
     policy.register_runs = true;
     policy.full_tiles = tile_access::wide;
     ASSERT_TRUE(policy.staged_writes);
