@@ -108,11 +108,11 @@ constexpr scan_policy direct_writes(scan_policy p) {
 // clang-format off
 constexpr std::array table{
     // --- scan (also the tile pass of reduce-then-scan) ---------------------------------------
-    tuning_row{scan, nvidia_cuda, full_tiles(policy(128, 32, 2), tile_access::unrolled),
-               "H100, CUDA, bench/algo int32 scan of 2^28 beside CUB, 2026-11-23; "
+    tuning_row{scan, nvidia_cuda, full_tiles(policy(128, 32, 1), tile_access::unrolled),
+               "H100, CUDA, bench/algo scans of 2^28 beside CUB, 7 shapes, 2026-11-25; "
                "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
-    tuning_row{scan, nvidia_gpus, full_tiles(policy(128, 32, 2), tile_access::wide),
-               "H100, NVIDIA's OpenCL, bench/algo int32 scan of 2^28 beside CUB, 2026-11-23; "
+    tuning_row{scan, nvidia_gpus, full_tiles(policy(128, 32, 1), tile_access::wide),
+               "H100, NVIDIA's OpenCL, bench/algo scans of 2^28 beside CUB, 7 shapes, 2026-11-25; "
                "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{scan, any_gpu, policy(256, 8),
                "not measured: half the NVIDIA tile, for GPUs with less local memory"},

@@ -84,7 +84,7 @@ device_properties unknown_gpu() {
 TEST(algo_plan, h100_under_cuda) {
     const device_properties p = h100_cuda();
     const auto scan = kiln::detail::plan_scan(p, 4);
-    EXPECT_EQ(scan.key(), "128x32 sg32 staged v3 sg32 ballot shuffles fence d2 unrolled");
+    EXPECT_EQ(scan.key(), "128x32 sg32 staged v3 sg32 ballot shuffles fence d1 unrolled");
     EXPECT_EQ(kiln::detail::plan_scan(p, 8).items_per_work_item, 16u);
     EXPECT_EQ(kiln::detail::plan_reduce_by_key(p, 4).key(),
               "256x16 sg32 staged v3 sg32 ballot shuffles fence d1 wide runs");
@@ -129,7 +129,7 @@ TEST(algo_plan, h100_under_nvidia_opencl) {
     const device_properties p = h100_opencl();
     // Group scans shuffle through inline PTX (no sub-group functions there).
     EXPECT_EQ(kiln::detail::plan_scan(p, 4).key(),
-              "128x32 sg32 staged v2 sg32 ballot shuffles fence d2 wide");
+              "128x32 sg32 staged v2 sg32 ballot shuffles fence d1 wide");
     const auto by_key = kiln::detail::plan_reduce_by_key(p, 4);
     EXPECT_EQ(by_key.work_group_size, 256u);
     EXPECT_EQ(by_key.items_per_work_item, 16u);
