@@ -142,8 +142,8 @@ constexpr std::array table{
                "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{reduce_by_key, any_gpu, policy(256, 4), "not measured"},
     tuning_row{reduce_by_key, any_cpu, lanes(chunks(policy(16, 64), 64 * 1024), 16),
-               "PoCL 3.1, 2 cores, int32 runs of 1-1024, lanes 16 beside none, 2026-11-25; "
-               "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
+               "PoCL 3.1, 2 cores, int32 runs of 1-1024, lanes 16, values read by the count, "
+               "2026-11-25; docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{reduce_by_key, any_device, policy(64, 4), "not measured: small and safe"},
     // --- radix sort (items for 4-byte keys alone; plan_radix_sort scales them for wider elements)
     tuning_row{radix_sort, nvidia_cuda, radix(384, 20, 8, true),

@@ -382,6 +382,30 @@ TEST_P(compaction_test, reduce_by_key_sums_wide_values_and_expressions) {
     });
 }
 
+// Where a chunk's last head lies, for the chunk loops by vectors, which take it from each lane's
+// last head (no walk back) and sum the values in the first loop only where the chunk's first
+// vector is not mostly heads: a chunk that begins with single elements (its first vector all
+// heads) and ends in one long run; a chunk whose only head is in its tail (after its last whole
+// vector); one whose only head is its first vector's last lane; chunks without a head, inside a
+// run that spans several. The heads are placed by the chunk size in force.
+TEST_P(compaction_test, reduce_by_key_finds_each_chunks_last_head) {
+    kiln::test::on_every_run_chunk_form(device(), [&] {
+        const std::size_t chunk = kiln::detail::chunk_elements(
+            kiln::detail::policy_for(algorithm::reduce_by_key, device()), 8);
+        const std::size_t n = 7 * chunk + 5;
+        std::vector<bool> head(n, false);
+        head[0] = true;
+        for (std::size_t i = chunk; i < chunk + 20; ++i) head[i] = true;
+        head[3 * chunk - 2] = true;
+        head[4 * chunk + 16] = true;
+        std::vector<std::int32_t> keys(n);
+        std::int32_t key = 5;
+        for (std::size_t i = 0; i < n; ++i) keys[i] = key += head[i] ? 1 : 0;
+        const auto values = random_values<std::int32_t>(n, -1000, 1000, 31);
+        ASSERT_NO_FATAL_FAILURE(expect_sums_by_key_like_the_host(keys, values));
+    });
+}
+
 // Outputs that end inside a chunk, inside a vector and at a vector's end, where the runs are
 // single elements (whole vectors of heads) and of 3: the first runs land, nothing past the
 // capacity (the smaller output's size) is written, and the call throws.

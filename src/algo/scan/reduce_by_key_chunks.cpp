@@ -8,21 +8,6 @@
 namespace kiln::detail {
 namespace {
 
-/// Declares kiln_key_before and kiln_key_at (keys at `at` - 1 and `at`, each in its own scope,
-/// since the input's statements declare names) and returns whether a run begins at `at` (not
-/// the chunk's first element).
-std::string head_at(source_builder& b, const reduce_by_key_input& input, const std::string& at) {
-    for (const auto& [name, offset] : {std::pair{"kiln_key_before", " - 1"}, {"kiln_key_at", ""}}) {
-        b.line(input.key_type + " " + name + ";");
-        b.open("");
-        b.line("const ulong idx = " + at + offset + ";");
-        for (const auto& statement : input.value.statements) b.line(statement);
-        b.line(std::string(name) + " = " + input.key + ";");
-        b.close();
-    }
-    return "(kiln_key_at != kiln_key_before)";
-}
-
 /// Element idx's value as kiln_x, its key as kiln_key and kiln_head, 1 where `head`.
 void element_values(source_builder& b, const reduce_by_key_input& input, const std::string& head) {
     for (const auto& statement : input.value.statements) b.line(statement);
@@ -34,37 +19,62 @@ void element_values(source_builder& b, const reduce_by_key_input& input, const s
 
 }  // namespace
 
-/// The heads are counted by comparing each key with the one before, read again rather than
-/// carried, so that the count has no chain but the sum and the compiler may walk it by vectors;
-/// the open value is summed from the last head, found by walking back from the chunk's end.
+std::string run_loops::head_at(source_builder& b, const reduce_by_key_input& input,
+                               const std::string& at) {
+    for (const auto& [name, offset] : {std::pair{"kiln_key_before", " - 1"}, {"kiln_key_at", ""}}) {
+        b.line(input.key_type + " " + name + ";");
+        b.open("");
+        b.line("const ulong idx = " + at + offset + ";");
+        for (const auto& statement : input.value.statements) b.line(statement);
+        b.line(std::string(name) + " = " + input.key + ";");
+        b.close();
+    }
+    return "(kiln_key_at != kiln_key_before)";
+}
+
 void run_loops::reduce(source_builder& b, const reduce_by_key_input& input) const {
-    const std::string v = input.value_type;
     // Defines kiln_segment, which makes the chunk's pair, whichever kernel comes first.
     pairs_.combine(b, "kiln_open", "kiln_open");
     // A block of its own, since the chained kernel runs finish's loops in the same scope.
     b.line(pairs_.value_type + " kiln_chunk_total;");
     b.open("");
+    runs_and_open(b, input);
+    b.line("kiln_chunk_total = kiln_segment(kiln_runs, kiln_open);");
+    b.close();
+}
+
+/// The heads are counted by comparing each key with the one before, read again rather than
+/// carried, so that the count has no chain but the sum and the compiler may walk it by vectors;
+/// the open value is summed from the last head, found by walking back from the chunk's end.
+void run_loops::runs_and_open(source_builder& b, const reduce_by_key_input& input) const {
+    first_head(b, input);
+    count_heads(b, input, "begin + 1");
+    b.line("ulong kiln_last = end - 1;");
+    b.open("for (; kiln_last > begin; --kiln_last)");
+    b.line("if (" + head_at(b, input, "kiln_last") + ") break;");
+    b.close();
+    b.line(input.value_type + " kiln_open;");
+    open_from(b, input, "kiln_last");
+}
+
+void run_loops::first_head(source_builder& b, const reduce_by_key_input& input) const {
     b.line("ulong kiln_runs;");
     b.open("");
     b.line("const ulong idx = begin;");
     for (const auto& statement : input.value.statements) b.line(statement);
     b.line("kiln_runs = (" + input.head + ") != 0;");
     b.close();
-    count_heads(b, input, "begin + 1");
-    b.line("ulong kiln_last = end - 1;");
-    b.open("for (; kiln_last > begin; --kiln_last)");
-    b.line("if (" + head_at(b, input, "kiln_last") + ") break;");
-    b.close();
-    b.line(v + " kiln_open;");
-    b.open("for (ulong idx = kiln_last; idx < kiln_last + 1; ++idx)");
+}
+
+void run_loops::open_from(source_builder& b, const reduce_by_key_input& input,
+                          const std::string& from) const {
+    b.open("for (ulong idx = " + from + "; idx < " + from + " + 1; ++idx)");
     for (const auto& statement : input.value.statements) b.line(statement);
     b.line("kiln_open = " + input.value.value + ";");
     b.close();
-    b.open("for (ulong idx = kiln_last + 1; idx < end; ++idx)");
+    b.open("for (ulong idx = " + from + " + 1; idx < end; ++idx)");
     for (const auto& statement : input.value.statements) b.line(statement);
     b.line("kiln_open = " + combine(b, "kiln_open", input.value.value) + ";");
-    b.close();
-    b.line("kiln_chunk_total = kiln_segment(kiln_runs, kiln_open);");
     b.close();
 }
 

@@ -26,10 +26,20 @@ class run_loops : public chunk_loops<reduce_by_key_input> {
     void finish(source_builder& b, const reduce_by_key_input& input) const override;
 
   protected:
-    /// Adds to kiln_runs the heads among elements `from`.. end - 1 (compared with the key before
-    /// each).
-    virtual void count_heads(source_builder& b, const reduce_by_key_input& input,
-                             const std::string& from) const;
+    /// reduce's loops: declares kiln_runs (the chunk's heads) and kiln_open (the values combined
+    /// since its last head, or since its first element where it has none).
+    virtual void runs_and_open(source_builder& b, const reduce_by_key_input& input) const;
+    /// Declares kiln_runs, 1 where the chunk's first element is a head (the input's head, which
+    /// knows about the chunks and parts before), else 0.
+    void first_head(source_builder& b, const reduce_by_key_input& input) const;
+    /// Declares kiln_key_before and kiln_key_at (keys at `at` - 1 and `at`, each in its own
+    /// scope, since the input's statements declare names) and returns whether a run begins at
+    /// `at` (not the chunk's first element).
+    static std::string head_at(source_builder& b, const reduce_by_key_input& input,
+                               const std::string& at);
+    /// Sets kiln_open to the values of elements `from`.. end - 1 combined.
+    void open_from(source_builder& b, const reduce_by_key_input& input,
+                   const std::string& from) const;
     /// finish's state: kiln_runs (runs begun), kiln_open (the open run's value) and kiln_had
     /// (whether a run is open) from the prefix, then the chunk's first element, whose head is
     /// the input's (it knows about the chunks and parts before), which leaves its key in
@@ -46,6 +56,10 @@ class run_loops : public chunk_loops<reduce_by_key_input> {
     }
 
   private:
+    /// Adds to kiln_runs the heads among elements `from`.. end - 1 (compared with the key before
+    /// each).
+    void count_heads(source_builder& b, const reduce_by_key_input& input,
+                     const std::string& from) const;
     /// One element's step, after its statements, with kiln_x its value, kiln_key its key and
     /// kiln_head 1 where a run begins.
     void run_step(source_builder& b) const;
