@@ -54,7 +54,7 @@ std::string order_table() {
 class vector_loops final : public chunk_loops<compaction_input> {
   public:
     vector_loops(const scan_operation& count, std::size_t chunk)
-        : t_(count.value_type), stage_(std::max<std::size_t>(chunk / 8, lanes)) {}
+        : t_(count.value_type), chunk_(chunk) {}
 
     bool writes_out() const override { return false; }
 
@@ -63,17 +63,27 @@ class vector_loops final : public chunk_loops<compaction_input> {
     /// nothing skip the permutation and the store. The rest of the chunk is only counted.
     void reduce(source_builder& b, const compaction_input& input) const override {
         define_types(b, input);
-        const std::string stage_size = std::to_string(stage_);
-        b.line(input.kept_type + " kiln_stage[" + stage_size + "];");
+        const std::size_t stage = stage_elements(input);
+        b.line(input.kept_type + " kiln_stage[" + std::to_string(stage) + "];");
         b.line(t_ + " kiln_staged = 0;");
         b.line("ulong kiln_from = begin;");
-        b.open("for (; end - kiln_from >= 8 && kiln_staged <= " + std::to_string(stage_ - lanes) +
+        b.open("for (; end - kiln_from >= 8 && kiln_staged <= " + std::to_string(stage - lanes) +
                "; kiln_from += 8)");
         read_vector(b, input, "kiln_from");
         b.line("if (kiln_mask == 0) continue;");
         store_kept(b, input, "private", "kiln_stage + kiln_staged");
         b.line("kiln_staged += popcount(kiln_mask);");
         b.close();
+        if (input.in_place) {
+            // The elements after the last whole vector too, each written where the next kept
+            // one will be: the whole chunk is read before the look-back.
+            b.open("for (; kiln_from < end; ++kiln_from)");
+            b.line("const ulong idx = kiln_from;");
+            for (const auto& statement : input.keep.statements) b.line(statement);
+            b.line("kiln_stage[kiln_staged] = " + input.kept_value + ";");
+            b.line("kiln_staged += " + input.keep.value + ";");
+            b.close();
+        }
         // Where the vectors resume after the look-back: through a volatile, so that LLVM does
         // not carry what it knows of the index into the second loop, whose loads it then
         // gathers lane by lane instead of loading them whole.
@@ -192,9 +202,14 @@ class vector_loops final : public chunk_loops<compaction_input> {
         b.close();
     }
 
+    /// Elements the chained kernel's stage holds: an eighth of the chunk, in the core's L1, or
+    /// the whole chunk in place.
+    std::size_t stage_elements(const compaction_input& input) const {
+        return input.in_place ? chunk_ : std::max<std::size_t>(chunk_ / 8, lanes);
+    }
+
     std::string t_;
-    /// Elements the chained kernel's stage holds: an eighth of the chunk, in the core's L1.
-    std::size_t stage_;
+    std::size_t chunk_;
 };
 
 }  // namespace
