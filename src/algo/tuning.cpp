@@ -129,8 +129,8 @@ constexpr std::array table{
                "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{select, any_gpu, policy(256, 8), "not measured: as the generic GPU scan row"},
     tuning_row{select, any_cpu, vector_writes(chunks(direct_writes(policy(16, 64)), 64 * 1024)),
-               "PoCL 3.1, 2 cores, 2^24, vector writes over cursor writes, 2026-11-25 (tiles "
-               "write directly); "
+               "PoCL 3.1, 2 cores, 2^24, vectors over cursor writes, count staging what it "
+               "keeps, 2026-11-25; "
                "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{select, any_device, policy(64, 4), "not measured: small and safe"},
     // --- reduce_by_key -------------------------------------------------------------------------

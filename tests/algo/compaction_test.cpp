@@ -264,6 +264,49 @@ TEST_P(compaction_test, copy_if_into_small_outputs_on_every_path) {
     });
 }
 
+// Few kept elements, as copy_if keeping 1% and unique over long runs: where chunk kernels keep
+// the kept elements they find while counting (compaction_vector_chunks.cpp), whole chunks, and
+// outputs that end within those elements or past them.
+TEST_P(compaction_test, copy_if_and_unique_keeping_few) {
+    on_both_paths([&] {
+        std::vector<std::size_t> all_sizes = sizes(algorithm::select, 4, false);
+        all_sizes.push_back(41 * all_sizes[3] + 9);
+        for (const std::size_t n : all_sizes) {
+            SCOPED_TRACE("n = " + std::to_string(n));
+            std::vector<std::int32_t> host(n), keys(n);
+            for (std::size_t i = 0, key = 0; i < n; ++i) {
+                const std::uint32_t hash = std::uint32_t(i) * 2654435761u;
+                host[i] = std::int32_t(hash % 97);
+                if (hash % 19 == 0) ++key;  // runs of 19 on average, from 1 long
+                keys[i] = std::int32_t(key);
+            }
+            std::vector<std::int32_t> expected;
+            std::copy_if(host.begin(), host.end(), std::back_inserter(expected),
+                         [](std::int32_t v) { return v < 3; });
+            kiln::vector<std::int32_t> x(q, host), out(q, n);
+            ASSERT_EQ(kiln::copy_if(x, x < 3, out), expected.size());
+            auto got = out.read();
+            got.resize(expected.size());
+            ASSERT_EQ(got, expected);
+            for (const std::size_t capacity : {std::size_t{1}, expected.size() / 2}) {
+                if (capacity == 0 || capacity >= expected.size()) continue;
+                SCOPED_TRACE("capacity = " + std::to_string(capacity));
+                kiln::vector<std::int32_t> small(q, capacity);
+                EXPECT_THROW(kiln::copy_if(x, x < 3, small), kiln::invalid_argument_error);
+                const auto first = small.read();
+                ASSERT_TRUE(std::equal(first.begin(), first.end(), expected.begin()));
+            }
+            kiln::vector<std::int32_t> k(q, keys);
+            const std::size_t runs = kiln::unique(k);
+            keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+            ASSERT_EQ(runs, keys.size());
+            auto heads = k.read();
+            heads.resize(runs);
+            ASSERT_EQ(heads, keys);
+        }
+    });
+}
+
 TEST_P(compaction_test, unique_keeps_the_first_of_each_run) {
     on_both_paths([&] {
         for (const std::size_t n : sizes(algorithm::select, 4)) {

@@ -250,9 +250,20 @@ std::size_t unique(const vector<T>& keys) {
         const bool heads_on_host = detail::unique_heads_on_host(plan);
         const std::size_t skipped = heads_on_host ? 1 : 0;
         const bool head_kept = heads_on_host && (part.begin == 0 || first[k] != previous[k]);
-        const std::string key = "unique " + t + " " + plan.key();
+        // Chunks by vectors in one chained pass compact an unsplit vector's keys in place
+        // (compaction_input::in_place): nothing to copy back. Elsewhere, into scratch, then
+        // back: a tile or chunk may write where an earlier one has still to read.
+        const bool in_place = heads_on_host && parts == 1 && plan.policy.chunk_vector_writes &&
+                              detail::chunk_groups_make_progress(q.device());
+        const std::string key = "unique " + t + " " + plan.key() + (in_place ? " in place" : "");
         const auto declare = [&](detail::source_builder& b) {
-            b.parameter("global " + t + "* kiln_out");
+            if (in_place) {
+                // Key 0, the part's first, is kept on the host: output element r is key r + 1.
+                b.parameter("global " + t + "* kiln_unique_keys");
+                b.define("kiln_out", "#define kiln_out (kiln_unique_keys + 1)");
+            } else {
+                b.parameter("global " + t + "* kiln_out");
+            }
             b.parameter("ulong kiln_capacity");
             b.parameter("global const " + t + "* kiln_keys");
             std::string head, kept_key;
@@ -271,16 +282,20 @@ std::size_t unique(const vector<T>& keys) {
                 .keep = {.value = "(" + plan.count_type() + ")(" + head + ")"},
                 .kept_type = t,
                 .kept_value = kept_key,
-                .scatter = [=](detail::source_builder& s) {
-                    s.line("if (x != 0) kiln_out[running - 1 - carry] = " + kept_key + ";");
-                }};
+                .scatter =
+                    [=](detail::source_builder& s) {
+                        s.line("if (x != 0) kiln_out[running - 1 - carry] = " + kept_key + ";");
+                    },
+                .in_place = in_place};
         };
         const std::size_t compacted = part.size - skipped;
         std::size_t part_kept = 0;
-        // Into scratch, then back: tiles of a single pass may write where later tiles read.
         detail::temporary_lease staging;
         const auto bind = [&](detail::argument_list& args) {
-            args.buffer(staging.bytes());
+            if (in_place)
+                args.buffer(keys.part(0));
+            else
+                args.buffer(staging.bytes());
             args.scalar<std::uint64_t>(compacted);
             args.buffer(keys.part(k));
             if (!heads_on_host) {
@@ -290,7 +305,7 @@ std::size_t unique(const vector<T>& keys) {
         };
         if (compacted > 0) {
             const auto& program = detail::compaction_program(q.device(), key, plan, declare);
-            staging = detail::temporary_pool::acquire(q, compacted * sizeof(T));
+            if (!in_place) staging = detail::temporary_pool::acquire(q, compacted * sizeof(T));
             part_kept = detail::run_compaction(program, q, plan, compacted, k, part.begin, bind);
         }
         // A kept first key is already in place where nothing before it was dropped.
@@ -299,7 +314,7 @@ std::size_t unique(const vector<T>& keys) {
         const std::size_t placed = kept + (head_kept ? 1 : 0);
         if (parts > 1) {
             detail::place_kept(q, staging, part_kept, keys, placed);
-        } else if (part_kept > 0) {
+        } else if (part_kept > 0 && !in_place) {
             const event copied = staging.bytes().storage().copy_bytes(
                 q, 0, keys.part(0).storage(), placed * sizeof(T), part_kept * sizeof(T), {});
             staging.release_after(q, copied);

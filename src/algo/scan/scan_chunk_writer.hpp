@@ -50,6 +50,11 @@ class chunk_loops {
     /// Given `prefix`, the combination of everything before the chunk where `have` is set, and
     /// `kiln_chunk_total`, the chunk's own (reduce's), writes the chunk's results.
     virtual void finish(source_builder& b, const Input& input) const = 0;
+    /// The same where the two run in kernels of their own (two passes), for loops whose finish
+    /// reads more of what their reduce left than the total: reduce_only leaves the total alone,
+    /// and finish_only has nothing else.
+    virtual void reduce_only(source_builder& b, const Input& input) const { reduce(b, input); }
+    virtual void finish_only(source_builder& b, const Input& input) const { finish(b, input); }
 };
 
 /// What the frame asks of an algorithm in each kernel it writes, whatever the algorithm's input:
@@ -63,6 +68,8 @@ class chunk_kernel_steps {
     virtual void declare_parameters(source_builder& b) = 0;
     virtual void reduce(source_builder& b) const = 0;
     virtual void finish(source_builder& b) const = 0;
+    virtual void reduce_only(source_builder& b) const = 0;
+    virtual void finish_only(source_builder& b) const = 0;
 };
 
 /// Writes the program's three kernels (chunk_scan_kernels) for chunks of `chunk` elements.
@@ -81,6 +88,8 @@ std::string chunk_program_source(const scan_operation& op, const declare_input<I
         void declare_parameters(source_builder& b) override { input_ = declare_(b); }
         void reduce(source_builder& b) const override { loops_.reduce(b, input_); }
         void finish(source_builder& b) const override { loops_.finish(b, input_); }
+        void reduce_only(source_builder& b) const override { loops_.reduce_only(b, input_); }
+        void finish_only(source_builder& b) const override { loops_.finish_only(b, input_); }
 
       private:
         const declare_input<Input>& declare_;

@@ -60,7 +60,7 @@ class chunk_kernel_writer {
         begin(chunk_scan_kernel::local);
         b_.line("const ulong c = " + source_builder::group_id() + ";");
         chunk_bounds();
-        steps_.reduce(b_);
+        steps_.reduce_only(b_);
         b_.line("kiln_totals[c] = kiln_chunk_total;");
         b_.end_kernel();
     }
@@ -82,7 +82,7 @@ class chunk_kernel_writer {
         b_.line("*kiln_total = have ? " + combine("prefix", "kiln_chunk_total") +
                 " : kiln_chunk_total;");
         b_.close();
-        steps_.finish(b_);
+        steps_.finish_only(b_);
         b_.end_kernel();
     }
 

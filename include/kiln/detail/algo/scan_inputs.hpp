@@ -61,6 +61,11 @@ struct compaction_input {
     /// For the others: code run for each element, with `idx` its index, `x` its count and
     /// `running` its inclusive count, that writes it where kept.
     std::function<void(source_builder&)> scatter{};
+    /// Whether the output is the input itself (unique in place: output element r is key r + 1).
+    /// Only the chained kernel of the chunks by vectors (compaction_vector_chunks.cpp) runs
+    /// such a program: it stages the whole chunk, reading every element before it publishes its
+    /// count, so that no chunk writes where another has still to read.
+    bool in_place = false;
 };
 
 /// reduce_by_key's input: a scan of (runs begun, open run's value) pairs over keys and values.
