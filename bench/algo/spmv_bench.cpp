@@ -13,7 +13,8 @@
 // 4 side^2 floats) against the copy bandwidth.
 //
 // KILN_SPMV_FORMATS=csr_scalar,csr_chunked (any of to_string's names) times those formats, forced,
-// instead of the rule's choice: a row each, their batches alternating in one run.
+// instead of the rule's choice: a row each, their batches alternating in one run. sliced_ell:16
+// forces slices of 16 rows (plain sliced_ell: 32, the CPU rule's).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -28,6 +29,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "spmv_matrices.hpp"
@@ -110,20 +112,26 @@ void report(const char* name, const spmv_matrices::csr& m, const std::vector<flo
     std::printf(" %s |\n", wrong == 0 ? "matches the host loop" : "MISMATCH");
 }
 
-/// The formats KILN_SPMV_FORMATS names, or the rule's choice alone (nullopt).
-std::vector<std::optional<kiln::detail::sparse_format>> formats_to_time() {
+/// The formats KILN_SPMV_FORMATS names (with sliced_ell's rows per slice), or the rule's choice
+/// alone (nullopt).
+std::vector<std::optional<std::pair<kiln::detail::sparse_format, std::size_t>>> formats_to_time() {
     using kiln::detail::sparse_format;
     const char* list = std::getenv("KILN_SPMV_FORMATS");
     if (!list || !*list) return {std::nullopt};
-    std::vector<std::optional<sparse_format>> formats;
+    std::vector<std::optional<std::pair<sparse_format, std::size_t>>> formats;
     std::string names = std::string(list) + ",";
     for (std::size_t start = 0, comma; (comma = names.find(',', start)) != std::string::npos;
-         start = comma + 1)
+         start = comma + 1) {
+        const std::string item = names.substr(start, comma - start);
+        const std::size_t colon = item.find(':');
+        const std::string name = item.substr(0, colon);
+        const std::size_t lanes =
+            colon == std::string::npos ? 32 : std::strtoull(item.c_str() + colon + 1, nullptr, 10);
         for (const auto f :
              {sparse_format::csr_scalar, sparse_format::csr_vector, sparse_format::ell,
-              sparse_format::csr_adaptive, sparse_format::csr_chunked})
-            if (names.substr(start, comma - start) == kiln::detail::to_string(f))
-                formats.emplace_back(f);
+              sparse_format::csr_adaptive, sparse_format::csr_chunked, sparse_format::sliced_ell})
+            if (name == kiln::detail::to_string(f)) formats.emplace_back(std::pair(f, lanes));
+    }
     return formats;
 }
 
@@ -131,16 +139,24 @@ void measure(const kiln::queue& q, const char* name, const spmv_matrices::csr& m
              double copy_gb_per_s, bool cpu) {
     const std::vector<float> x = spmv_matrices::operand(m.columns);
     std::vector<std::unique_ptr<kiln::sparse_matrix<float>>> matrices;
-    for (const auto& format : formats_to_time()) {
+    using kiln::detail::sparse_format;
+    std::size_t longest = 0;
+    for (std::size_t r = 0; r < m.rows; ++r)
+        longest = std::max<std::size_t>(longest, m.row_pointers[r + 1] - m.row_pointers[r]);
+    for (const auto& choice : formats_to_time()) {
         std::optional<kiln::detail::scoped_sparse_layout> forced;
-        if (format) {
+        if (choice) {
+            const sparse_format format = choice->first;
+            // ELL's arrays padded to the longest row would not fit (power laws): not timed.
+            if (format == sparse_format::ell && longest * m.rows > 4 * m.values.size()) continue;
             kiln::detail::sparse_layout layout;
-            layout.format = *format;
-            // The GPU rule's shapes for the formats that take one.
-            if (*format == kiln::detail::sparse_format::csr_vector) layout.lanes = 4;
-            if (*format == kiln::detail::sparse_format::csr_adaptive)
-                layout = {*format, 1, 0, 256, 0, 1024, 8};
-            if (*format == kiln::detail::sparse_format::csr_chunked) layout.work_group_size = 1;
+            layout.format = format;
+            // The GPU rule's shapes for the formats that take one, the CPU rule's groups of one.
+            if (format == sparse_format::csr_vector) layout.lanes = 4;
+            if (format == sparse_format::csr_adaptive) layout = {format, 1, 0, 256, 0, 1024, 8};
+            if (format == sparse_format::csr_chunked || format == sparse_format::sliced_ell)
+                layout.work_group_size = 1;
+            if (format == sparse_format::sliced_ell) layout.lanes = unsigned(choice->second);
             forced.emplace(layout);
         }
         matrices.push_back(std::make_unique<kiln::sparse_matrix<float>>(

@@ -193,6 +193,7 @@ TEST(algo_plan, pocl_cpu_with_2_and_16_cores_plans_alike) {
         EXPECT_EQ(fft.passes.coalesced_lines, 1u);
         EXPECT_EQ(fft.pipeline.chunk_bytes, 0u);
         EXPECT_EQ(kiln::detail::plan_spmv(p).chunks_per_compute_unit, 16u) << "csr_chunked";
+        EXPECT_EQ(kiln::detail::plan_spmv(p).slice_rows, 32u) << "sliced_ell";
         const auto launch = kiln::detail::plan_elementwise_launch(p);
         EXPECT_EQ(launch.loop, kiln::detail::loop_style::chunked);
         EXPECT_EQ(launch.work_group_size, 1u);
@@ -215,6 +216,7 @@ TEST(algo_plan, an_unknown_gpu_gets_the_generic_rows) {
     EXPECT_EQ(fft.pipeline.chunk_bytes, 0u);
     EXPECT_EQ(kiln::detail::plan_spmv(p).max_lanes, 32u);
     EXPECT_EQ(kiln::detail::plan_spmv(p).chunks_per_compute_unit, 0u) << "no csr_chunked";
+    EXPECT_EQ(kiln::detail::plan_spmv(p).slice_rows, 0u) << "no sliced_ell";
 }
 
 TEST(algo_plan, overrides_are_arguments) {

@@ -171,6 +171,13 @@ const sparse_layout chunked_cpu{sparse_format::csr_chunked, 1, 0, 1};
 const sparse_layout chunked_few{sparse_format::csr_chunked, 1, 0, 1, 0, 0, 0, 3};
 const sparse_layout chunked_many{sparse_format::csr_chunked, 1, 0, 4, 0, 0, 0, 100000};
 
+/// sliced_ell as the CPU rule sets it (slices of 32 rows, four vectors of lanes), in 3 chunks of
+/// slices of 8 (one vector), and in slices of 13 (a vector and 5 single lanes; row counts rarely
+/// a multiple) in groups of 4 with more chunks than slices.
+const sparse_layout sliced_cpu{sparse_format::sliced_ell, 32, 0, 1};
+const sparse_layout sliced_few{sparse_format::sliced_ell, 8, 0, 1, 0, 0, 0, 3};
+const sparse_layout sliced_odd{sparse_format::sliced_ell, 13, 0, 4, 0, 0, 0, 100000};
+
 /// The rule's choice, then every format forced, with csr_vector teams of 2 and 32 lanes, and
 /// of 4 lanes with rows of more than 100 entries reduced by a whole group of 64.
 std::vector<std::optional<sparse_layout>> every_layout() {
@@ -184,7 +191,10 @@ std::vector<std::optional<sparse_layout>> every_layout() {
             adaptive_small,
             chunked_cpu,
             chunked_few,
-            chunked_many};
+            chunked_many,
+            sliced_cpu,
+            sliced_few,
+            sliced_odd};
 }
 
 std::string describe(const std::optional<sparse_layout>& layout) {
@@ -233,6 +243,38 @@ TEST_P(spmv, products_match_the_host_loop_in_every_format) {
     }
 }
 
+// Padded slots (ELL's, sliced ELL's) must not reach the sums: with x[0] infinite, the rows that
+// have no entry in column 0 stay finite.
+TEST_P(spmv, padding_is_not_added_even_where_x_is_infinite) {
+    host_csr<float> host;
+    host.columns = 40;
+    std::mt19937 random(61);
+    for (std::int64_t r = 0; r < 70; ++r) {
+        std::vector<std::int64_t> row;
+        for (std::int64_t k = 0; k < r % 6; ++k) row.push_back(1 + (r + 7 * k) % 39);
+        if (r % 9 == 0) row.push_back(0);
+        host.add_row(row, random);
+    }
+    auto x = random_vector<float>(40, 62);
+    x[0] = std::numeric_limits<float>::infinity();
+    for (const auto& layout : every_layout()) {
+        SCOPED_TRACE(describe(layout));
+        std::optional<kiln::detail::scoped_sparse_layout> forced;
+        if (layout) forced.emplace(*layout);
+        const auto A = host.on(q);
+        kiln::vector<float> dx(q, x), y(q, host.rows);
+        y = A * dx;
+        const auto got = y.read();
+        for (std::size_t r = 0; r < host.rows; ++r) {
+            if (r % 9 == 0) continue;
+            float expected = 0;
+            for (auto e = host.row_pointers[r]; e < host.row_pointers[r + 1]; ++e)
+                expected += host.values[e] * x[host.column_indices[e]];
+            ASSERT_NEAR(got[r], expected, 1e-5 * (1 + std::abs(expected))) << "row " << r;
+        }
+    }
+}
+
 TEST_P(spmv, element_wise_parts_are_fused_into_the_product) {
     const auto host = random_matrix<float>(500, power_law_lengths(500, 400, 11), 12);
     const auto x = random_vector<float>(500, 13), z = random_vector<float>(500, 14),
@@ -263,7 +305,7 @@ TEST_P(spmv, element_wise_parts_are_fused_into_the_product) {
     for (const auto& layout :
          {std::optional<sparse_layout>{},
           std::optional(sparse_layout{sparse_format::csr_vector, 4, 0, 64, 100}),
-          std::optional(adaptive_small)}) {
+          std::optional(adaptive_small), std::optional(sliced_odd)}) {
         SCOPED_TRACE(describe(layout));
         std::optional<kiln::detail::scoped_sparse_layout> forced;
         if (layout) forced.emplace(*layout);
@@ -286,7 +328,8 @@ TEST_P(spmv, double_and_complex_values) {
              {std::optional<sparse_layout>{},
               std::optional(sparse_layout{sparse_format::ell, 1, 0, 128}),
               std::optional(sparse_layout{sparse_format::csr_vector, 4, 0, 64, 100}),
-              std::optional(adaptive_small), std::optional(chunked_few)}) {
+              std::optional(adaptive_small), std::optional(chunked_few),
+              std::optional(sliced_few)}) {
             SCOPED_TRACE(describe(layout));
             std::optional<kiln::detail::scoped_sparse_layout> forced;
             if (layout) forced.emplace(*layout);
@@ -303,7 +346,7 @@ TEST_P(spmv, double_and_complex_values) {
     const auto x = random_vector<double>(250, 25);
     const auto [ax, magnitude] = host_product(host, x);
     for (const auto& layout : {std::optional<sparse_layout>{}, std::optional(adaptive_small),
-                               std::optional(chunked_many)}) {
+                               std::optional(chunked_many), std::optional(sliced_odd)}) {
         SCOPED_TRACE(describe(layout));
         std::optional<kiln::detail::scoped_sparse_layout> forced;
         if (layout) forced.emplace(*layout);
@@ -469,7 +512,7 @@ TEST_P(spmv, the_rule_picks_ell_for_stencils_adaptive_blocks_for_power_laws_team
         EXPECT_EQ(power_law.format(), sparse_format::csr_adaptive);
         EXPECT_EQ(long_rows.format(), sparse_format::csr_vector);
     } else {
-        EXPECT_EQ(stencil.format(), sparse_format::csr_chunked);
+        EXPECT_EQ(stencil.format(), sparse_format::sliced_ell);
         EXPECT_EQ(power_law.format(), sparse_format::csr_chunked);
         EXPECT_EQ(long_rows.format(), sparse_format::csr_chunked);
     }
@@ -485,9 +528,11 @@ TEST_P(spmv, inlined_products_stand_anywhere_in_an_expression) {
         expected[i] = 3 * au[i] * au[i];
         expected_max = std::max(expected_max, double(std::abs(f[i] - au[i])));
     }
-    // The CSR loop and the ELL loop of the same node (one kernel text for both).
+    // The CSR loop and the ELL loop of the same node (one kernel text for both), and sliced ELL
+    // matrices through the CSR arrays made from their slices.
     for (const auto& layout : {std::optional<sparse_layout>{},
-                               std::optional(sparse_layout{sparse_format::ell, 1, 0, 128})}) {
+                               std::optional(sparse_layout{sparse_format::ell, 1, 0, 128}),
+                               std::optional(sliced_cpu), std::optional(sliced_odd)}) {
         SCOPED_TRACE(describe(layout));
         std::optional<kiln::detail::scoped_sparse_layout> forced;
         if (layout) forced.emplace(*layout);

@@ -15,6 +15,8 @@
 #include <kiln/expr/operators.hpp>
 #include <kiln/vector.hpp>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <ranges>
 #include <span>
 #include <string>
@@ -36,16 +38,27 @@ class sparse_matrix;
 namespace detail {
 
 /// Device arrays of one matrix, in the format the rule chose: CSR (row pointers, columns,
-/// values) or ELL (columns and values, column-major, rows padded with no_column).
+/// values), ELL (columns and values, column-major, rows padded with no_column) or sliced ELL
+/// (the slices' offsets in row_pointers, then each slice's columns and values, column-major, rows
+/// padded with sliced_padding_column).
 template <class T>
 struct sparse_storage {
     static constexpr std::uint32_t no_column = 0xffffffffu;
     sparse_layout layout;
     kiln::buffer<std::uint32_t> row_pointers, columns;
     kiln::buffer<T> values;
+    /// sliced_ell: the CSR arrays that make_inline's text reads (it reads CSR and ELL, one text
+    /// whatever the matrix), made from the slices on the first inlined product (inline_csr).
+    struct csr_arrays {
+        std::once_flag made;
+        kiln::buffer<std::uint32_t> row_pointers, columns;
+        kiln::buffer<T> values;
+    };
+    std::shared_ptr<csr_arrays> inlined = std::make_shared<csr_arrays>();
     /// What the groups share out: csr_vector's rows longer than layout.long_row (each reduced by
     /// a whole work-group), csr_adaptive's blocks (four words each, see adaptive_blocks),
-    /// csr_chunked's cuts between chunks (work_count + 1 row numbers, see row_chunks).
+    /// csr_chunked's cuts between chunks (work_count + 1 row numbers, see row_chunks), sliced_ell's
+    /// (slice numbers).
     kiln::buffer<std::uint32_t> work;
     std::size_t work_count = 0;
 };
@@ -81,7 +94,9 @@ row_statistics check_csr(std::size_t rows, std::size_t columns, std::span<const 
         if (column_indices[k] < 0 || static_cast<std::size_t>(column_indices[k]) >= columns)
             fail("column index " + std::to_string(column_indices[k]) + " (entry " +
                  std::to_string(k) + ") is outside [0, " + std::to_string(columns) + ")");
-    return statistics_of(row_pointers);
+    row_statistics stats = statistics_of(row_pointers);
+    stats.columns = columns;
+    return stats;
 }
 
 // Instantiated in the library for the element types it supports; the template says it is exported
@@ -90,6 +105,12 @@ template <class T>
 [[gnu::visibility("default")]] sparse_storage<T> make_storage(
     const queue& q, const row_statistics& stats, std::span<const std::uint32_t> row_pointers,
     std::span<const std::uint32_t> columns, std::span<const T> values);
+
+/// A sliced_ell matrix's CSR arrays (sparse_storage::inlined), made on first use from the
+/// device's slices.
+template <class T>
+[[gnu::visibility("default")]] const typename sparse_storage<T>::csr_arrays& inline_csr(
+    const sparse_storage<T>& storage, const queue& q, std::size_t rows);
 
 /// One device's share of a split matrix: its rows, with columns renumbered so that its own part
 /// of x comes first (0 .. own columns - 1) and the elements of other parts it reads (the halo,
@@ -149,6 +170,10 @@ void emit_sparse_body(source_builder& b, const sparse_layout& layout, loop_style
                       const sparse_kernel_text& text);
 /// csr_chunked's body (src/algo/sparse/spmv_on_cpu.cpp): a work-item per chunk of kiln_work.
 void emit_csr_chunked(source_builder& b, const sparse_kernel_text& text);
+/// sliced_ell's body (src/algo/sparse/spmv_sliced_ell.cpp): a work-item per chunk of kiln_work's
+/// slices, a slice's layout.lanes rows side by side.
+void emit_sliced_ell(source_builder& b, const sparse_layout& layout,
+                     const sparse_kernel_text& text);
 
 inline constexpr const char* sparse_product_kernel = "kiln_spmv";
 /// The product kernel's parameters for values of OpenCL C type `value_type`: the rows `n`, the
@@ -276,7 +301,8 @@ class sparse_statement {
         generator g(b);
         if (layout.format == sparse_format::csr_vector ||
             layout.format == sparse_format::csr_adaptive ||
-            layout.format == sparse_format::csr_chunked)
+            layout.format == sparse_format::csr_chunked ||
+            layout.format == sparse_format::sliced_ell)
             b.begin_kernel(sparse_product_kernel, layout.work_group_size);
         else
             b.begin_kernel(sparse_product_kernel);
@@ -433,9 +459,16 @@ class inline_product_node : public expression_tag {
     }
     void collect(argument_list& args) const {
         const sparse_storage<T>& storage = matrix_->storage();
-        args.buffer(storage.row_pointers);
-        args.buffer(storage.columns);
-        args.buffer(storage.values);
+        if (storage.layout.format == sparse_format::sliced_ell) {
+            const auto& csr = inline_csr(storage, matrix_->queue(), matrix_->rows());
+            args.buffer(csr.row_pointers);
+            args.buffer(csr.columns);
+            args.buffer(csr.values);
+        } else {
+            args.buffer(storage.row_pointers);
+            args.buffer(storage.columns);
+            args.buffer(storage.values);
+        }
         args.scalar<std::uint64_t>(
             storage.layout.format == sparse_format::ell ? storage.layout.ell_width + 1 : 0);
         args.scalar<std::uint64_t>(matrix_->rows());

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <kiln/detail/algo/plans.hpp>
 #include <kiln/detail/algo/sparse_format.hpp>
+#include <limits>
 #include <mutex>
 
 namespace kiln::detail {
@@ -31,11 +32,14 @@ std::string_view to_string(sparse_format format) noexcept {
             return "csr_adaptive";
         case sparse_format::csr_chunked:
             return "csr_chunked";
+        case sparse_format::sliced_ell:
+            return "sliced_ell";
     }
     return "unknown";
 }
 
-sparse_layout choose_sparse_layout(const row_statistics& rows, const device& dev,
+sparse_layout choose_sparse_layout(const row_statistics& rows,
+                                   std::span<const std::uint32_t> row_pointers, const device& dev,
                                    std::size_t value_bytes) {
     const sparse_rule& rule = plan_spmv(dev.properties());
     const std::size_t default_chunks = std::max<std::size_t>(1, dev.properties().compute_units) *
@@ -45,7 +49,9 @@ sparse_layout choose_sparse_layout(const row_statistics& rows, const device& dev
         if (layout_override) {
             sparse_layout forced = *layout_override;
             forced.ell_width = rows.longest;
-            if (forced.format == sparse_format::csr_chunked && forced.chunks == 0)
+            if ((forced.format == sparse_format::csr_chunked ||
+                 forced.format == sparse_format::sliced_ell) &&
+                forced.chunks == 0)
                 forced.chunks = default_chunks;
             return forced;
         }
@@ -55,6 +61,15 @@ sparse_layout choose_sparse_layout(const row_statistics& rows, const device& dev
     if (rule.chunks_per_compute_unit > 0) {
         layout.format = sparse_format::csr_chunked;
         layout.chunks = default_chunks;
+        if (rule.slice_rows > 0 && rows.columns <= sliced_max_columns) {
+            // The padded entries are indexed in 32 bits on the device.
+            const double padded = double(slice_offsets(rule.slice_rows, row_pointers).back());
+            if (padded <= rule.ell_max_padding * double(rows.nonzeros) &&
+                padded < double(std::numeric_limits<std::uint32_t>::max())) {
+                layout.format = sparse_format::sliced_ell;
+                layout.lanes = rule.slice_rows;
+            }
+        }
         return layout;
     }
     if (rule.max_lanes <= 1) return layout;

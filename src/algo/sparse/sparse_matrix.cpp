@@ -20,8 +20,36 @@ sparse_storage<T> make_storage(const queue& q, const row_statistics& stats,
                                std::span<const std::uint32_t> row_pointers,
                                std::span<const std::uint32_t> columns, std::span<const T> values) {
     sparse_storage<T> s;
-    s.layout = choose_sparse_layout(stats, q.device(), sizeof(T));
+    s.layout = choose_sparse_layout(stats, row_pointers, q.device(), sizeof(T));
     s.work = kiln::buffer<std::uint32_t>(q, 1);
+    if (s.layout.format == sparse_format::sliced_ell) {
+        // Entry k of a slice's row `lane` at the slice's offset + k * slice rows + lane.
+        const std::size_t slice_rows = s.layout.lanes;
+        const std::vector<std::uint64_t> offsets = slice_offsets(slice_rows, row_pointers);
+        if (offsets.back() >= sparse_storage<T>::no_column || stats.columns > sliced_max_columns)
+            throw invalid_argument_error("kiln::sparse_matrix",
+                                         "sliced ELL takes at most 2^31 columns and 2^32 - 2 "
+                                         "entries with padding");
+        const std::vector<std::uint32_t> starts(offsets.begin(), offsets.end());
+        std::vector<std::uint32_t> padded_columns(starts.back(), sliced_padding_column);
+        std::vector<T> padded_values(starts.back(), T{});
+        for (std::size_t r = 0; r < stats.rows; ++r)
+            for (std::uint32_t e = row_pointers[r]; e < row_pointers[r + 1]; ++e) {
+                const std::size_t slot =
+                    starts[r / slice_rows] + (e - row_pointers[r]) * slice_rows + r % slice_rows;
+                padded_columns[slot] = columns[e];
+                padded_values[slot] = values[e];
+            }
+        // Never more chunks than slices: each has one at least, a matrix without rows one.
+        const std::vector<std::uint32_t> work =
+            row_chunks(std::clamp<std::size_t>(starts.size() - 1, 1, s.layout.chunks), starts);
+        s.work_count = work.size() - 1;
+        s.work = kiln::buffer<std::uint32_t>(q, work);
+        s.row_pointers = kiln::buffer<std::uint32_t>(q, starts);
+        s.columns = device_copy<std::uint32_t>(q, padded_columns);
+        s.values = device_copy<T>(q, padded_values);
+        return s;
+    }
     if (s.layout.format != sparse_format::ell) {
         std::vector<std::uint32_t> work;
         if (s.layout.format == sparse_format::csr_vector && s.layout.long_row > 0) {
@@ -76,6 +104,39 @@ template sparse_storage<std::complex<double>> make_storage(const queue&, const r
                                                            std::span<const std::uint32_t>,
                                                            std::span<const std::uint32_t>,
                                                            std::span<const std::complex<double>>);
+
+template <class T>
+const typename sparse_storage<T>::csr_arrays& inline_csr(const sparse_storage<T>& storage,
+                                                         const queue& q, std::size_t rows) {
+    auto& csr = *storage.inlined;
+    std::call_once(csr.made, [&] {
+        const std::vector<std::uint32_t> offsets = storage.row_pointers.read(q);
+        const std::vector<std::uint32_t> padded_columns = storage.columns.read(q);
+        const std::vector<T> padded_values = storage.values.read(q);
+        std::vector<std::uint32_t> row_pointers;
+        const std::vector<std::uint32_t> slots =
+            csr_slots_of_slices(storage.layout.lanes, rows, offsets, padded_columns, row_pointers);
+        std::vector<std::uint32_t> columns(slots.size());
+        std::vector<T> values(slots.size());
+        for (std::size_t e = 0; e < slots.size(); ++e) {
+            columns[e] = padded_columns[slots[e]];
+            values[e] = padded_values[slots[e]];
+        }
+        csr.row_pointers = device_copy<std::uint32_t>(q, row_pointers);
+        csr.columns = device_copy<std::uint32_t>(q, columns);
+        csr.values = device_copy<T>(q, values);
+    });
+    return csr;
+}
+
+template const sparse_storage<float>::csr_arrays& inline_csr(const sparse_storage<float>&,
+                                                             const queue&, std::size_t);
+template const sparse_storage<double>::csr_arrays& inline_csr(const sparse_storage<double>&,
+                                                              const queue&, std::size_t);
+template const sparse_storage<std::complex<float>>::csr_arrays& inline_csr(
+    const sparse_storage<std::complex<float>>&, const queue&, std::size_t);
+template const sparse_storage<std::complex<double>>::csr_arrays& inline_csr(
+    const sparse_storage<std::complex<double>>&, const queue&, std::size_t);
 
 namespace {
 
@@ -349,6 +410,10 @@ void emit_sparse_body(source_builder& b, const sparse_layout& layout, loop_style
         emit_csr_chunked(b, text);
         return;
     }
+    if (layout.format == sparse_format::sliced_ell) {
+        emit_sliced_ell(b, layout, text);
+        return;
+    }
     const bool ell = layout.format == sparse_format::ell;
     b.open_element_loop(b.declare_element_range(ell ? loop_style::strided : style, "n"),
                         "kiln_row");
@@ -414,7 +479,8 @@ event launch_sparse(const algorithm_program& program, kernel_binding args, const
     const launch_policy policy = launch_policy_for(dev);
     const bool teams = layout.format == sparse_format::csr_vector ||
                        layout.format == sparse_format::csr_adaptive ||
-                       layout.format == sparse_format::csr_chunked;
+                       layout.format == sparse_format::csr_chunked ||
+                       layout.format == sparse_format::sliced_ell;
     const std::size_t group = teams
                                   ? layout.work_group_size
                                   : std::min(policy.work_group_size, kernel.max_work_group_size());
@@ -423,8 +489,9 @@ event launch_sparse(const algorithm_program& program, kernel_binding args, const
     if (layout.format == sparse_format::csr_adaptive)
         return program.bind(std::move(args))
             .launch(q, std::max<std::size_t>(1, work_count) * group, group);
-    // csr_chunked: a work-item per chunk, the groups of one left to the runtime's threads.
-    if (layout.format == sparse_format::csr_chunked)
+    // csr_chunked, sliced_ell: a work-item per chunk, the groups of one left to the runtime's
+    // threads.
+    if (layout.format == sparse_format::csr_chunked || layout.format == sparse_format::sliced_ell)
         return program.bind(std::move(args))
             .launch(q, (work_count + group - 1) / group * group, group);
     const std::size_t items =
