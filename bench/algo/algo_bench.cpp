@@ -22,16 +22,16 @@
 // gives the time per call (best of batches of back-to-back calls, wall clock; reduce_by_key,
 // copy_if and unique return their count, so each call waits for it), bandwidth (bytes read +
 // written once) and its ratio to the copy bound (the device's copy; on CPU devices the host's
-// memcpy on all cores, STREAM's copy, at the scan's size), the ratio to CUB's time on the same
-// data (bench/algo/cub_algo_reference.cu, run by this program when it was built; both generate
-// their data with algo_data.hpp) or, on CPUs, to the same work as a plain single-threaded loop
-// (std::inclusive_scan and friends), and the check against the host's result. Each
-// work runs with the tuning table's policies, then, without GxI or cB, with the other kernels in
-// the same run: where compaction stages its writes, the earlier kernels (staged_writes off);
-// local-memory group scans (where shuffles are used), reduce-then-scan (where look-back is), and
-// on devices whose rows take chunk kernels, the chunks' element loops (where the rows take their
-// vector or cursor forms) and the tile kernels. These comparisons repeat the rows of the
-// headline shapes only (int32 inclusive and float exclusive scans, runs of 8, keeping half).
+// memcpy on all cores, STREAM's copy, at the scan's size, beside each row), the ratio to CUB's time
+// on the same data (bench/algo/cub_algo_reference.cu, run by this program when it was built; both
+// generate their data with algo_data.hpp) or, on CPUs, to the same work as a plain single-threaded
+// loop (std::inclusive_scan and friends), and the check against the host's result. Each work runs
+// with the tuning table's policies, then, without GxI or cB, with the other kernels in the same
+// run: where compaction stages its writes, the earlier kernels (staged_writes off); local-memory
+// group scans (where shuffles are used), reduce-then-scan (where look-back is), and on devices
+// whose rows take chunk kernels, the chunks' element loops (where the rows take their vector or
+// cursor forms) and the tile kernels. These comparisons repeat the rows of the headline shapes only
+// (int32 inclusive and float exclusive scans, runs of 8, keeping half).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -81,9 +81,15 @@ std::map<std::string, double> cub_reference(int log2_scan, int log2_key, int log
 /// The bound of memory-bound rows: the device's copy bandwidth, or on a CPU device the host's
 /// copy on all cores (GB/s, bytes read plus written).
 double copy_bound_gb_per_s = 0;
+/// On CPU devices, the size at which each row measures the host's copy again, beside its own
+/// measurement: a shared machine's memory bandwidth drifts by a third within minutes (56-89
+/// GB/s on the 2-core machine, 2026-11-25), so that one bound taken at the start would move
+/// every later ratio.
+std::size_t host_bound_bytes = 0;
 
 void row(const std::string& what, double seconds, double bytes, double elements, double reference,
          const char* reference_name, const char* check) {
+    if (host_bound_bytes) copy_bound_gb_per_s = kiln::bench::host_copy_bandwidth(host_bound_bytes);
     const double gb_per_s = bytes / seconds / 1e9;
     std::printf("| %s | %.3f ms | %.1f GB/s | %.2f | %.2f Gelem/s |", what.c_str(), seconds * 1e3,
                 gb_per_s, gb_per_s / copy_bound_gb_per_s, elements / seconds / 1e9);
@@ -201,9 +207,12 @@ int main(int argc, char** argv) {
         // The memory the CPU device shares, copied by every core (STREAM's copy), at the scan's
         // size: the bound that "of copy" divides by.
         copy_bound_gb_per_s = kiln::bench::host_copy_bandwidth(n_scan * 4);
-        std::printf("host copy on %u threads (memcpy, %zu MiB, the bound): %.1f GB/s\n",
-                    std::max(1u, std::thread::hardware_concurrency()), n_scan * 4 >> 20,
-                    copy_bound_gb_per_s);
+        host_bound_bytes = n_scan * 4;
+        std::printf(
+            "host copy on %u threads (memcpy, %zu MiB, the bound, measured again beside "
+            "each row): %.1f GB/s\n",
+            std::max(1u, std::thread::hardware_concurrency()), n_scan * 4 >> 20,
+            copy_bound_gb_per_s);
     }
     std::printf(
         "\n| work | time | bandwidth | of copy | elements | reference | check |\n"

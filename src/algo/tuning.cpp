@@ -116,8 +116,8 @@ constexpr std::array table{
                "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{scan, any_gpu, policy(256, 8),
                "not measured: half the NVIDIA tile, for GPUs with less local memory"},
-    tuning_row{scan, any_cpu, lanes(chunks(policy(16, 64), 64 * 1024), 8),
-               "PoCL, 2 cores, 2^24, chunks of 64 KiB (a core's L2); "
+    tuning_row{scan, any_cpu, lanes(chunks(policy(16, 64), 256 * 1024), 8),
+               "PoCL 3.1, 2 cores (Zen 5), 2^20-2^26, chunks of 64-512 KiB, 2026-11-25; "
                "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{scan, any_device, policy(64, 4), "not measured: small and safe"},
     // --- stream compaction (copy_if, unique) ---------------------------------------------------
@@ -128,9 +128,9 @@ constexpr std::array table{
                "H100, NVIDIA's OpenCL, bench/algo copy_if of 2^28 int32 beside CUB, 2026-11-23; "
                "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{select, any_gpu, policy(256, 8), "not measured: as the generic GPU scan row"},
-    tuning_row{select, any_cpu, vector_writes(chunks(direct_writes(policy(16, 64)), 64 * 1024)),
-               "PoCL 3.1, 2 cores, 2^24, vectors over cursor writes, count staging what it "
-               "keeps, 2026-11-25; "
+    tuning_row{select, any_cpu, vector_writes(chunks(direct_writes(policy(16, 64)), 256 * 1024)),
+               "PoCL 3.1, 2 cores (Zen 5), vectors, count staging, chunks of 64-512 KiB, "
+               "2026-11-25; "
                "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{select, any_device, policy(64, 4), "not measured: small and safe"},
     // --- reduce_by_key -------------------------------------------------------------------------
@@ -141,8 +141,8 @@ constexpr std::array table{
                "H100, NVIDIA's OpenCL, bench/algo 2^26 int32, runs staged, 8 shapes, 2026-11-25; "
                "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{reduce_by_key, any_gpu, policy(256, 4), "not measured"},
-    tuning_row{reduce_by_key, any_cpu, lanes(chunks(policy(16, 64), 64 * 1024), 16),
-               "PoCL 3.1, 2 cores, int32 runs of 1-1024, lanes 16, values read by the count, "
+    tuning_row{reduce_by_key, any_cpu, lanes(chunks(policy(16, 64), 256 * 1024), 16),
+               "PoCL 3.1, 2 cores (Zen 5), runs of 1-1024, lanes 16, chunks of 64-512 KiB, "
                "2026-11-25; docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     tuning_row{reduce_by_key, any_device, policy(64, 4), "not measured: small and safe"},
     // --- radix sort (items for 4-byte keys alone; plan_radix_sort scales them for wider elements)

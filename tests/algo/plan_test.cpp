@@ -172,11 +172,11 @@ TEST(algo_plan, pocl_cpu_with_2_and_16_cores_plans_alike) {
         SCOPED_TRACE(cores);
         const device_properties p = pocl_cpu(cores);
         const auto scan = kiln::detail::plan_scan(p, 4);
-        EXPECT_EQ(scan.key(), "16x64 sg0 staged v0 sg0 fence d1 chunks65536 lanes8");
+        EXPECT_EQ(scan.key(), "16x64 sg0 staged v0 sg0 fence d1 chunks262144 lanes8");
         EXPECT_EQ(kiln::detail::plan_reduce_by_key(p, 8).key(),
-                  "16x32 sg0 staged v0 sg0 fence d1 chunks65536 lanes16");
+                  "16x32 sg0 staged v0 sg0 fence d1 chunks262144 lanes16");
         EXPECT_EQ(kiln::detail::plan_compaction(p, 4, 1000, 0).key(),
-                  "16x64 sg0 direct v0 sg0 fence d1 chunks65536 vectors u32");
+                  "16x64 sg0 direct v0 sg0 fence d1 chunks262144 vectors u32");
 
         const auto radix = kiln::detail::plan_radix_sort(p, 4, true, 0, 1000);
         EXPECT_TRUE(radix.chunks);
