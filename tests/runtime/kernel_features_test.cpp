@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "backend/opencl/opencl_kernel_features.hpp"
+#include "backend/opencl/opencl_quirks.hpp"
 #include "runtime/device_quirks.hpp"
+#include "test_helpers.hpp"
 
 namespace {
 
@@ -151,6 +153,26 @@ TEST(KernelFeatures, FloatRadixSortIsDistrustedFromPocl5) {
     kiln::device_properties other = pocl_like();
     other.driver_version = "5.0";
     EXPECT_FALSE(kiln::detail::device_quirks_for(other).float_radix_sort_unreliable);
+}
+
+// PoCL compiles a kernel a second time on its first launch unless its work-group specialisation
+// is off (opencl_quirks.hpp): kiln turns it off for its process, before PoCL reads its settings,
+// and leaves a value the user gave alone.
+TEST(PoclDefaults, SpecialisationIsOffUnlessTheUserSetIt) {
+    using kiln::detail::opencl::pocl_specialization_variable;
+    (void)kiln::devices();
+    EXPECT_NE(std::getenv(pocl_specialization_variable), nullptr)
+        << "finding the devices sets it before PoCL loads";
+    {
+        kiln::test::scoped_env unset(pocl_specialization_variable, std::nullopt);
+        kiln::detail::opencl::set_pocl_defaults();
+        ASSERT_NE(std::getenv(pocl_specialization_variable), nullptr);
+        EXPECT_STREQ(std::getenv(pocl_specialization_variable),
+                     kiln::detail::opencl::pocl_specialization_default);
+    }
+    kiln::test::scoped_env users(pocl_specialization_variable, "1");
+    kiln::detail::opencl::set_pocl_defaults();
+    EXPECT_STREQ(std::getenv(pocl_specialization_variable), "1");
 }
 
 }  // namespace

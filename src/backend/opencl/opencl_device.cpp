@@ -132,6 +132,7 @@ class opencl_backend final : public backend {
     std::vector<std::shared_ptr<device_impl>> devices() override {
         std::vector<std::shared_ptr<device_impl>> found;
         cl_uint platform_count = 0;
+        set_pocl_defaults();
         // No ICD or no platform: the backend simply has no devices.
         if (clGetPlatformIDs(0, nullptr, &platform_count) != CL_SUCCESS || platform_count == 0)
             return found;

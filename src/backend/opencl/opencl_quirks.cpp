@@ -24,4 +24,8 @@ opencl_quirks quirks_for(const device_properties& props) {
     return quirks;
 }
 
+void set_pocl_defaults() {
+    ::setenv(pocl_specialization_variable, pocl_specialization_default, /*overwrite=*/0);
+}
+
 }  // namespace kiln::detail::opencl

@@ -36,4 +36,17 @@ struct opencl_quirks {
 /// Reads POCL_KERNEL_CACHE from the environment as well as the device's properties.
 opencl_quirks quirks_for(const device_properties& props);
 
+/// The environment variable, and the value, that keeps PoCL from compiling each kernel a second
+/// time on its first launch: PoCL builds a generic work-group function for every kernel of a
+/// program when asked for the program's binary, which kiln's disk cache does after each build,
+/// and by default then compiles another, specialised to the launch's work-group size and
+/// offset. Off, launches use the generic one, which takes a fifth or more off a cold first call
+/// at the same steady speed (PoCL 3.1; docs/benchmarks.md, ## Current figures, CPU devices).
+inline constexpr const char* pocl_specialization_variable = "POCL_WORK_GROUP_SPECIALIZATION";
+inline constexpr const char* pocl_specialization_default = "0";
+
+/// Sets pocl_specialization_variable to kiln's default for this process unless the user has set
+/// it; called before the first OpenCL platform is loaded, when PoCL reads its settings.
+void set_pocl_defaults();
+
 }  // namespace kiln::detail::opencl
