@@ -3,9 +3,10 @@
 # benchmarks (no CUDA, no tests) and runs, on KILN_DEVICE=cpu, the expression, scan-family,
 # sort, FFT, SpMV, stencil, multivector and heat-world benchmarks, and the first calls cold and
 # warm.
-# oneTBB (sort_bench's parallel reference) is taken from .deb files under $KILN_TBB_DEBS (made
-# on a Debian machine with `apt-get download libtbb-dev libtbb12 libtbbbind-2-5 libtbbmalloc2 libhwloc15`)
-# where the machine lacks libtbb-dev. Logs go to $OUT (or ./gpu-logs) as cpu.log.
+# oneTBB (sort_bench's parallel reference) is taken from .deb files under $KILN_TBB_DEBS where
+# the machine lacks libtbb-dev, made on a Debian machine with
+# `apt-get download libtbb-dev libtbb12 libtbbbind-2-5 libtbbmalloc2 libhwloc15`.
+# Logs go to $OUT (or ./gpu-logs) as cpu.log.
 # Usage: scripts/cpu-check.sh [expr|algo|sort|fft|spmv|stencil|multivector|heat|first|all]...
 #        (default: all; the build goes to $KILN_CPU_BUILD, default /tmp/kiln-cpu)
 set -uo pipefail

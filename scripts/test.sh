@@ -85,22 +85,22 @@ if [ "${KILN_TEST_SKIP_FUZZ:-0}" != 1 ] && [ -x scripts/fuzz.sh ]; then
         done
         for target in "$@"; do
             step "fuzzing $target (bounded)"
+            local log="build/fuzz/$target.log" ok=0
             if wait "${pids[0]}"; then
-                tail -n 12 "build/fuzz/$target.log"
-            elif grep -q "Tracer caught signal" "build/fuzz/$target.log"; then
-                # LeakSanitizer's own thread-stopping tracer crashed during a leak check (seen
-                # once in kernel_launch, with PoCL's threads, 2026-11-25; not reproduced in two
-                # more runs): a failure of the tool, not a finding. The target runs once more.
-                grep -B2 -A2 "Tracer caught signal" "build/fuzz/$target.log"
+                ok=1
+            elif grep -q "Tracer caught signal" "$log"; then
+                # LeakSanitizer's own thread-stopping tracer crashed during a leak check: a
+                # failure of the tool (seen with PoCL's threads), not a finding. The target runs
+                # once more.
+                grep -B2 -A2 "Tracer caught signal" "$log"
                 echo "LeakSanitizer's tracer crashed: running $target again"
-                if FUZZ_PREBUILT=1 scripts/fuzz.sh "$target" >"build/fuzz/$target.again.log" 2>&1; then
-                    tail -n 12 "build/fuzz/$target.again.log"
-                else
-                    cat "build/fuzz/$target.again.log"
-                    failed=1
-                fi
+                log="build/fuzz/$target.again.log"
+                FUZZ_PREBUILT=1 scripts/fuzz.sh "$target" >"$log" 2>&1 && ok=1
+            fi
+            if [ "$ok" = 1 ]; then
+                tail -n 12 "$log"
             else
-                cat "build/fuzz/$target.log"
+                cat "$log"
                 failed=1
             fi
             pids=("${pids[@]:1}")
