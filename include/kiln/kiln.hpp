@@ -7,6 +7,7 @@
 #include <kiln/fft.hpp>
 #include <kiln/kernel.hpp>
 #include <kiln/kernel_struct.hpp>
+#include <kiln/matrix.hpp>
 #include <kiln/multivector.hpp>
 #include <kiln/random.hpp>
 #include <kiln/reduce.hpp>

@@ -1,0 +1,289 @@
+// Dense matrices and their products: kiln::matrix, kiln::matrix_view, kiln::gemm.
+//
+//     kiln::matrix<float> A(q, m, k, host_a), B(q, k, n, host_b), C(q, m, n);
+//     kiln::gemm(C, A, B);                                                   // C = A B
+//     kiln::gemm(C, kiln::transposed(At), B, {.alpha = 2.0f, .beta = 1.0f}); // C = 2 Atᵀ B + C
+//     auto V = kiln::matrix_view<float>(v, rows, cols, leading_dimension);   // over a vector
+//     kiln::gemm_batched(Cs, As, Bs);          // batch matrices one after another in each
+//     std::vector<float> c = C.read();
+//
+// Matrices are row-major. Every size may be anything, 1 and primes included; a view's leading
+// dimension and offset are arbitrary. Shapes are checked here, before any device work
+// (invalid_argument_error naming them). docs/linear_algebra.md has the strategies, the accuracy
+// promised and the figures.
+#pragma once
+#pragma GCC visibility push(default)
+
+#include <cstddef>
+#include <kiln/detail/algo/gemm_problem.hpp>
+#include <kiln/error.hpp>
+#include <kiln/vector.hpp>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace kiln {
+
+/// The element types kiln::gemm multiplies (16-bit inputs with float accumulation are to come).
+template <class T>
+concept matrix_value = detail::is_gemm_element_v<T>;
+
+namespace detail {
+/// a * b, throwing invalid_argument_error naming `what` where it overflows.
+std::size_t checked_product(std::size_t a, std::size_t b, const char* call, const char* what);
+}  // namespace detail
+
+/// A rows x columns window on a kiln::vector<T> (on one device): row r starts at
+/// offset + r * leading_dimension. Refers to the vector, which must outlive it. A batch of such
+/// windows starts every batch_stride elements.
+template <matrix_value T>
+class matrix_view {
+  public:
+    using value_type = T;
+
+    /// Throws invalid_argument_error where the leading dimension is below the columns, the window
+    /// runs past the vector, its extent overflows or the vector is split over several devices.
+    matrix_view(const vector<T>& v, std::size_t rows, std::size_t columns,
+                std::size_t leading_dimension, std::size_t offset = 0, std::size_t batch = 1,
+                std::size_t batch_stride = 0)
+        : vector_(&v),
+          rows_(rows),
+          columns_(columns),
+          leading_dimension_(leading_dimension),
+          offset_(offset),
+          batch_(batch),
+          batch_stride_(batch_stride) {
+        constexpr const char* call = "kiln::matrix_view";
+        const detail::gemm_operand shape = operand(false);
+        if (v.part_count() != 1)
+            throw invalid_argument_error(call, shape.describe("the view") +
+                                                   " needs a vector on one device, not in " +
+                                                   std::to_string(v.part_count()) + " parts");
+        if (leading_dimension < columns)
+            throw invalid_argument_error(
+                call, shape.describe("the view") + ": the leading dimension is below the columns");
+        // Overflow first: extent() is only defined where these products fit.
+        if (rows > 0 && columns > 0 && batch > 0) {
+            const std::size_t last_row = detail::checked_product(rows - 1, leading_dimension, call,
+                                                                 "rows x leading dimension");
+            const std::size_t last_entry =
+                detail::checked_product(batch - 1, batch_stride, call, "batch x batch stride");
+            if (last_row > SIZE_MAX - columns || last_row + columns > SIZE_MAX - last_entry ||
+                last_row + columns + last_entry > SIZE_MAX - offset)
+                throw invalid_argument_error(call,
+                                             shape.describe("the view") + ": its extent overflows");
+        }
+        if (offset + shape.extent() > v.size())
+            throw invalid_argument_error(call, shape.describe("the view") +
+                                                   " runs past its vector of " +
+                                                   std::to_string(v.size()) + " elements");
+    }
+
+    std::size_t rows() const noexcept { return rows_; }
+    std::size_t columns() const noexcept { return columns_; }
+    std::size_t leading_dimension() const noexcept { return leading_dimension_; }
+    std::size_t offset() const noexcept { return offset_; }
+    std::size_t batch() const noexcept { return batch_; }
+    std::size_t batch_stride() const noexcept { return batch_stride_; }
+    const vector<T>& data() const noexcept { return *vector_; }
+    const kiln::queue& queue() const { return vector_->queue(); }
+
+    /// The operand as the GEMM module reads it.
+    detail::gemm_operand operand(bool transposed) const {
+        return {vector_->part_count() == 1 ? &vector_->part(0).storage() : nullptr,
+                detail::gemm_element_of<T>(),
+                offset_,
+                rows_,
+                columns_,
+                leading_dimension_,
+                batch_,
+                batch_stride_,
+                transposed};
+    }
+
+  private:
+    const vector<T>* vector_;
+    std::size_t rows_, columns_, leading_dimension_, offset_, batch_, batch_stride_;
+};
+
+/// A row-major rows x columns matrix that owns its device memory; `batch` of them one after
+/// another for gemm_batched.
+template <matrix_value T>
+class matrix {
+  public:
+    using value_type = T;
+
+    /// Uninitialised elements.
+    matrix(const kiln::queue& q, std::size_t rows, std::size_t columns, std::size_t batch = 1)
+        : data_(q, elements(rows, columns, batch)), rows_(rows), columns_(columns), batch_(batch) {}
+    /// A copy of `host`, which must hold rows * columns elements.
+    matrix(const kiln::queue& q, std::size_t rows, std::size_t columns, std::span<const T> host)
+        : matrix(q, rows, columns, 1, host) {}
+    /// A copy of `host`, which must hold rows * columns * batch elements, entry after entry.
+    matrix(const kiln::queue& q, std::size_t rows, std::size_t columns, std::size_t batch,
+           std::span<const T> host)
+        : data_(q, checked_host(host, rows, columns, batch)),
+          rows_(rows),
+          columns_(columns),
+          batch_(batch) {}
+    matrix(const kiln::queue& q, std::size_t rows, std::size_t columns, const std::vector<T>& host)
+        : matrix(q, rows, columns, 1, std::span<const T>(host)) {}
+    matrix(const kiln::queue& q, std::size_t rows, std::size_t columns, std::size_t batch,
+           const std::vector<T>& host)
+        : matrix(q, rows, columns, batch, std::span<const T>(host)) {}
+
+    std::size_t rows() const noexcept { return rows_; }
+    std::size_t columns() const noexcept { return columns_; }
+    std::size_t batch() const noexcept { return batch_; }
+    const vector<T>& data() const noexcept { return data_; }
+    const kiln::queue& queue() const { return data_.queue(); }
+    /// The elements, row after row, entry after entry.
+    std::vector<T> read() const { return data_.read(); }
+    void write(std::span<const T> host) const { data_.write(host); }
+
+    /// The whole matrix (or batch) as a view.
+    matrix_view<T> view() const {
+        return {data_, rows_, columns_, columns_, 0, batch_, rows_ * columns_};
+    }
+    operator matrix_view<T>() const { return view(); }  // NOLINT: a matrix is a view of itself
+
+  private:
+    static std::size_t elements(std::size_t rows, std::size_t columns, std::size_t batch) {
+        return detail::checked_product(
+            detail::checked_product(rows, columns, "kiln::matrix", "rows x columns"), batch,
+            "kiln::matrix", "rows x columns x batch");
+    }
+    static std::span<const T> checked_host(std::span<const T> host, std::size_t rows,
+                                           std::size_t columns, std::size_t batch) {
+        const std::size_t expected = elements(rows, columns, batch);
+        if (host.size() != expected)
+            throw invalid_argument_error(
+                "kiln::matrix", std::to_string(rows) + "x" + std::to_string(columns) + " x" +
+                                    std::to_string(batch) + " needs " + std::to_string(expected) +
+                                    " host elements, got " + std::to_string(host.size()));
+        return host;
+    }
+
+    vector<T> data_;
+    std::size_t rows_, columns_, batch_;
+};
+
+/// An operand read transposed: kiln::transposed(A).
+template <matrix_value T>
+class transposed_matrix {
+  public:
+    using value_type = T;
+    explicit transposed_matrix(matrix_view<T> v) : view_(v) {}
+    const matrix_view<T>& view() const noexcept { return view_; }
+
+  private:
+    matrix_view<T> view_;
+};
+
+template <matrix_value T>
+transposed_matrix<T> transposed(const matrix<T>& m) {
+    return transposed_matrix<T>(m.view());
+}
+template <matrix_value T>
+transposed_matrix<T> transposed(const matrix_view<T>& v) {
+    return transposed_matrix<T>(v);
+}
+/// The transpose of a transpose is the matrix.
+template <matrix_value T>
+matrix_view<T> transposed(const transposed_matrix<T>& t) {
+    return t.view();
+}
+
+/// alpha and beta of kiln::gemm, of the accumulation type; allow_tf32 lets float inputs use
+/// TF32 tensor cores (10-bit mantissas), off so that float means float.
+template <class S>
+struct gemm_options {
+    S alpha = S(1);
+    S beta = S(0);
+    bool allow_tf32 = false;
+};
+
+namespace detail {
+
+template <class M>
+struct gemm_operand_traits;
+template <class T>
+struct gemm_operand_traits<matrix<T>> {
+    using value_type = T;
+    static gemm_operand of(const matrix<T>& m) { return m.view().operand(false); }
+};
+template <class T>
+struct gemm_operand_traits<matrix_view<T>> {
+    using value_type = T;
+    static gemm_operand of(const matrix_view<T>& v) { return v.operand(false); }
+};
+template <class T>
+struct gemm_operand_traits<transposed_matrix<T>> {
+    using value_type = T;
+    static gemm_operand of(const transposed_matrix<T>& t) { return t.view().operand(true); }
+};
+
+/// Matrices, views and transposes of them.
+template <class M>
+concept gemm_input = requires {
+    typename gemm_operand_traits<std::remove_cvref_t<M>>::value_type;
+};
+/// Matrices and views (C is not read transposed).
+template <class M>
+concept gemm_output = gemm_input<M> && !std::is_same_v<
+    std::remove_cvref_t<M>,
+    transposed_matrix<typename gemm_operand_traits<std::remove_cvref_t<M>>::value_type>>;
+
+template <class M>
+using gemm_value_t = typename gemm_operand_traits<std::remove_cvref_t<M>>::value_type;
+
+/// The type alpha and beta are given in, which products of C's type accumulate in.
+template <class C>
+using gemm_scalar_t = gemm_value_t<C>;
+
+/// Inputs of the output's type (16-bit inputs with float outputs are to come).
+template <class C, class A, class B>
+concept gemm_types = std::is_same_v<gemm_value_t<C>, gemm_value_t<A>> &&
+    std::is_same_v<gemm_value_t<C>, gemm_value_t<B>>;
+
+template <class C, class A, class B>
+void gemm(const char* call, const C& c, const A& a, const B& b,
+          const gemm_options<gemm_scalar_t<C>>& options, bool batched) {
+    gemm_problem problem;
+    problem.a = gemm_operand_traits<A>::of(a);
+    problem.b = gemm_operand_traits<B>::of(b);
+    problem.c = gemm_operand_traits<C>::of(c);
+    problem.alpha = static_cast<double>(options.alpha);
+    problem.beta = static_cast<double>(options.beta);
+    problem.allow_tf32 = options.allow_tf32;
+    if (!batched && (problem.a.batch != 1 || problem.b.batch != 1 || problem.c.batch != 1))
+        throw invalid_argument_error(call, "operands hold batches of matrices (" +
+                                               problem.c.describe("C") +
+                                               "): use kiln::gemm_batched");
+    check_gemm(problem, call);
+    run_gemm(c.queue(), problem);
+}
+
+}  // namespace detail
+
+/// C = alpha op(A) op(B) + beta C, op being the identity or kiln::transposed. C is m x n, op(A)
+/// m x k and op(B) k x n; all on one device, C apart from A and B. Returns once the product is
+/// enqueued on C's queue.
+template <detail::gemm_output C, detail::gemm_input A, detail::gemm_input B>
+requires detail::gemm_types<C, A, B>
+void gemm(const C& c, const A& a, const B& b,
+          const gemm_options<detail::gemm_scalar_t<C>>& options = {}) {
+    detail::gemm("kiln::gemm", c, a, b, options, false);
+}
+
+/// gemm for each of the batch entries of Cs, As and Bs (the same count in each).
+template <detail::gemm_output C, detail::gemm_input A, detail::gemm_input B>
+requires detail::gemm_types<C, A, B>
+void gemm_batched(const C& cs, const A& as, const B& bs,
+                  const gemm_options<detail::gemm_scalar_t<C>>& options = {}) {
+    detail::gemm("kiln::gemm_batched", cs, as, bs, options, true);
+}
+
+}  // namespace kiln
+#pragma GCC visibility pop

@@ -1,0 +1,189 @@
+// The GEMM module's entry: the checks of kiln::gemm's typed input, and the dispatch of a checked
+// problem to the strategy its plan chooses.
+#include <atomic>
+#include <cstdlib>
+#include <kiln/detail/algo/gemm_problem.hpp>
+#include <kiln/error.hpp>
+#include <kiln/matrix.hpp>
+#include <string>
+
+#include "gemm_host_blas.hpp"
+#include "gemm_plan.hpp"
+#include "gemm_strategies.hpp"
+
+namespace kiln::detail {
+namespace {
+
+std::atomic<gemm_strategy> forced_strategy{gemm_strategy::automatic};
+
+/// scoped_gemm_strategy's, else KILN_GEMM_STRATEGY's, else automatic.
+gemm_strategy strategy_in_force() {
+    if (const gemm_strategy forced = forced_strategy.load(); forced != gemm_strategy::automatic)
+        return forced;
+    const char* text = std::getenv("KILN_GEMM_STRATEGY");
+    if (!text || !*text) return gemm_strategy::automatic;
+    for (gemm_strategy s :
+         {gemm_strategy::simt, gemm_strategy::cpu_tiles, gemm_strategy::host_blas})
+        if (to_string(s) == text) return s;
+    throw invalid_argument_error("kiln::gemm", "KILN_GEMM_STRATEGY is '" + std::string(text) +
+                                                   "'; it takes simt, cpu_tiles or host_blas");
+}
+
+std::string shape(std::size_t rows, std::size_t columns) {
+    return std::to_string(rows) + "x" + std::to_string(columns);
+}
+
+/// offset + extent, in elements, or throws where it overflows (or its bytes do).
+std::size_t checked_end(const gemm_operand& x, std::string_view name, const char* call) {
+    if (x.rows == 0 || x.columns == 0 || x.batch == 0) return x.offset;
+    const std::size_t last_row =
+        checked_product(x.rows - 1, x.leading_dimension, call, "rows x leading dimension");
+    const std::size_t last_entry =
+        checked_product(x.batch - 1, x.batch_stride, call, "batch x batch stride");
+    std::size_t end = last_row;
+    for (std::size_t term : {x.columns, last_entry, x.offset}) {
+        if (end > SIZE_MAX - term)
+            throw invalid_argument_error(call, x.describe(name) + ": its extent overflows");
+        end += term;
+    }
+    checked_product(end, element_bytes(x.element), call, "extent in bytes");
+    return end;
+}
+
+/// Whether two windows on one buffer share an element. Single matrices with the same leading
+/// dimension, neither wrapping past its rows' ends, share one where their rows and their columns
+/// both meet (so A, B and C side by side in one buffer are apart); other pairs, where their spans
+/// meet.
+bool overlap(const gemm_operand& x, const gemm_operand& y) {
+    if (x.extent() == 0 || y.extent() == 0) return false;
+    if (x.offset >= y.offset + y.extent() || y.offset >= x.offset + x.extent()) return false;
+    const std::size_t ld = x.leading_dimension;
+    if (x.batch != 1 || y.batch != 1 || y.leading_dimension != ld || ld == 0) return true;
+    const std::size_t x_column = x.offset % ld, y_column = y.offset % ld;
+    if (x_column + x.columns > ld || y_column + y.columns > ld) return true;
+    const std::size_t x_row = x.offset / ld, y_row = y.offset / ld;
+    const bool rows_meet = x_row < y_row + y.rows && y_row < x_row + x.rows;
+    const bool columns_meet = x_column < y_column + y.columns && y_column < x_column + x.columns;
+    return rows_meet && columns_meet;
+}
+
+}  // namespace
+
+std::size_t checked_product(std::size_t a, std::size_t b, const char* call, const char* what) {
+    std::size_t product = 0;
+    if (__builtin_mul_overflow(a, b, &product))
+        throw invalid_argument_error(call, std::string(what) + " overflows: " + std::to_string(a) +
+                                               " x " + std::to_string(b));
+    return product;
+}
+
+std::size_t element_bytes(gemm_element e) noexcept {
+    return e == gemm_element::f64 ? 8 : 4;
+}
+
+std::string_view to_string(gemm_element e) noexcept {
+    return e == gemm_element::f64 ? "f64" : "f32";
+}
+
+std::string_view to_string(gemm_strategy s) noexcept {
+    switch (s) {
+        case gemm_strategy::automatic:
+            return "automatic";
+        case gemm_strategy::simt:
+            return "simt";
+        case gemm_strategy::cpu_tiles:
+            return "cpu_tiles";
+        case gemm_strategy::host_blas:
+            return "host_blas";
+    }
+    return "?";
+}
+
+std::size_t gemm_operand::extent() const noexcept {
+    if (rows == 0 || columns == 0 || batch == 0) return 0;
+    return (rows - 1) * leading_dimension + columns + (batch - 1) * batch_stride;
+}
+
+std::string gemm_operand::describe(std::string_view name) const {
+    std::string text = std::string(name) + " (" + shape(rows, columns);
+    if (batch != 1) text += " x" + std::to_string(batch) + " every " + std::to_string(batch_stride);
+    if (leading_dimension != columns)
+        text += ", leading dimension " + std::to_string(leading_dimension);
+    if (offset != 0) text += ", offset " + std::to_string(offset);
+    return text + (transposed ? ", transposed)" : ")");
+}
+
+void check_gemm(const gemm_problem& p, const char* call) {
+    const std::pair<const gemm_operand*, const char*> operands[] = {
+        {&p.a, "A"}, {&p.b, "B"}, {&p.c, "C"}};
+    for (const auto& [x, name] : operands) {
+        if (!x->storage)
+            throw invalid_argument_error(call, x->describe(name) + " has no device memory");
+        if (x->leading_dimension < x->columns)
+            throw invalid_argument_error(
+                call, x->describe(name) + ": the leading dimension is below the columns");
+        const std::size_t end = checked_end(*x, name, call);
+        if (end * element_bytes(x->element) > x->storage->bytes())
+            throw invalid_argument_error(call, x->describe(name) + " runs past its buffer of " +
+                                                   std::to_string(x->storage->bytes()) + " bytes");
+    }
+    const std::string shapes =
+        p.a.describe("A") + ", " + p.b.describe("B") + ", " + p.c.describe("C");
+    if (p.a.product_columns() != p.b.product_rows())
+        throw invalid_argument_error(
+            call, "inner dimensions differ: op(A) is " +
+                      shape(p.a.product_rows(), p.a.product_columns()) + ", op(B) " +
+                      shape(p.b.product_rows(), p.b.product_columns()) + " (" + shapes + ")");
+    if (p.c.rows != p.a.product_rows() || p.c.columns != p.b.product_columns())
+        throw invalid_argument_error(
+            call, "C is " + shape(p.c.rows, p.c.columns) + ", op(A) op(B) " +
+                      shape(p.a.product_rows(), p.b.product_columns()) + " (" + shapes + ")");
+    if (p.a.batch != p.c.batch || p.b.batch != p.c.batch)
+        throw invalid_argument_error(call, "batches differ (" + shapes + ")");
+    if (!(p.a.storage->device() == p.c.storage->device()) ||
+        !(p.b.storage->device() == p.c.storage->device()))
+        throw invalid_argument_error(call, "operands on different devices: A on " +
+                                               p.a.storage->device().name() + ", B on " +
+                                               p.b.storage->device().name() + ", C on " +
+                                               p.c.storage->device().name());
+    for (const auto& [x, name] : {operands[0], operands[1]}) {
+        if (x->storage->memory() == p.c.storage->memory() && overlap(*x, p.c))
+            throw invalid_argument_error(call, "C overlaps " + std::string(name) + " (" + shapes +
+                                                   "): the product would read what it writes");
+    }
+}
+
+event run_gemm(const queue& q, const gemm_problem& problem) {
+    if (problem.m() == 0 || problem.n() == 0 || problem.batch() == 0) return q.marker();
+    const device_properties& props = q.device().properties();
+    gemm_plan_input input{problem.c.element, host_blas_available() && host_blas_fits(problem),
+                          strategy_in_force()};
+    const gemm_plan plan = plan_gemm(props, input);
+    switch (plan.strategy) {
+        case gemm_strategy::host_blas:
+            return run_host_blas_gemm(q, problem);
+        case gemm_strategy::cpu_tiles:
+            return run_cpu_tiles_gemm(q, problem, plan.cpu);
+        case gemm_strategy::automatic:
+        case gemm_strategy::simt:
+            break;
+    }
+    return run_simt_gemm(q, problem, plan.simt);
+}
+
+std::vector<gemm_strategy> gemm_strategies_for(const device& dev) {
+    std::vector<gemm_strategy> strategies;
+    for (gemm_strategy s :
+         {gemm_strategy::simt, gemm_strategy::cpu_tiles, gemm_strategy::host_blas})
+        if (gemm_strategy_runs_on(s, dev.properties(), host_blas_available()))
+            strategies.push_back(s);
+    return strategies;
+}
+
+scoped_gemm_strategy::scoped_gemm_strategy(gemm_strategy strategy)
+    : previous_(forced_strategy.exchange(strategy)) {}
+scoped_gemm_strategy::~scoped_gemm_strategy() {
+    forced_strategy.store(previous_);
+}
+
+}  // namespace kiln::detail

@@ -1,0 +1,141 @@
+// The CPU strategy: each work-item keeps rows x (vectors * vector_width) of C in vector
+// registers and reads op(A) and op(B) straight from memory, which the caches stage; a group's
+// work-items, consecutive blocks of rows, share one column panel of op(B) and take k in blocks
+// so that the panel's block stays in the first-level cache (gemm_tuning.hpp, gemm_cpu_tiles).
+#include <algorithm>
+#include <string>
+
+#include "gemm_kernels.hpp"
+#include "gemm_strategies.hpp"
+
+namespace kiln::detail {
+namespace {
+
+constexpr const char* cpu_kernel = "kiln_gemm_cpu_tiles";
+
+struct cpu_kernel_shape {
+    gemm_cpu_tiles tiles;
+    gemm_types types;
+    bool a_transposed = false, b_transposed = false;
+
+    std::string key() const {
+        return std::string(cpu_kernel) + ":" + tiles.key() + ":" + types.key() + ":" +
+               (a_transposed ? "T" : "N") + (b_transposed ? "T" : "N");
+    }
+};
+
+std::string generate(const cpu_kernel_shape& shape, const kernel_description& kernel) {
+    const gemm_cpu_tiles& t = shape.tiles;
+    const std::string acc = opencl_name(shape.types.accumulator);
+    const std::string width = std::to_string(t.vector_width);
+    const std::string vector = acc + width;
+    const std::string rows = std::to_string(t.rows), columns = std::to_string(t.tile_columns());
+    // op(A)(i, p) and op(B)(p, j) from memory, converted to the accumulator's type.
+    const auto a_at = [&](const std::string& row, const std::string& p) {
+        const std::string i = "(" + row + ")";
+        return "(" + acc + ")a[" +
+               (shape.a_transposed ? p + " * a_leading + " + i : i + " * a_leading + " + p) + "]";
+    };
+    const auto b_at = [&](const std::string& p, const std::string& column) {
+        const std::string j = "(" + column + ")";
+        return "(" + acc + ")b[" +
+               (shape.b_transposed ? j + " * b_leading + " + p : p + " * b_leading + " + j) + "]";
+    };
+
+    source_builder b;
+    b.begin_kernel(cpu_kernel, t.work_group_size);
+    kernel.declare(b);
+    b.begin_body();
+    b.line("const ulong row_tiles = (m + " + rows + " - 1) / " + rows + ";");
+    b.line("const ulong tiles = row_tiles * ((n + " + columns + " - 1) / " + columns + ");");
+    b.line("const ulong item = " + source_builder::global_id() + ";");
+    // Work-items past the last tile still meet the group's barriers.
+    b.line("const bool active = item < tiles * batch;");
+    b.line("const ulong tile = active ? item % tiles : 0;");
+    emit_batch_entry(b, "(active ? item / tiles : 0)");
+    b.line("const ulong row0 = tile % row_tiles * " + rows + ";");
+    b.line("const ulong column0 = tile / row_tiles * " + columns + ";");
+    b.line("const bool full = active && row0 + " + rows + " <= m && column0 + " + columns +
+           " <= n;");
+    for (std::size_t i = 0; i < t.rows; ++i)
+        for (std::size_t l = 0; l < t.vectors; ++l)
+            b.line(vector + " acc" + std::to_string(i) + "_" + std::to_string(l) + " = (" + vector +
+                   ")0;");
+    const std::string block = t.depth_block ? std::to_string(t.depth_block) : "k";
+    b.open("for (ulong k0 = 0; k0 < k; k0 += " + block + ")");
+    b.line("const ulong k1 = min(k, k0 + " + block + ");");
+    b.open("if (full)");
+    b.open("for (ulong p = k0; p < k1; ++p)");
+    for (std::size_t l = 0; l < t.vectors; ++l) {
+        const std::string column = "column0 + " + std::to_string(l * t.vector_width);
+        if (shape.b_transposed) {
+            std::string lanes;
+            for (std::size_t v = 0; v < t.vector_width; ++v)
+                lanes += (v ? ", " : "") + b_at("p", column + " + " + std::to_string(v));
+            b.line("const " + vector + " b" + std::to_string(l) + " = (" + vector + ")(" + lanes +
+                   ");");
+        } else {
+            b.line("const " + vector + " b" + std::to_string(l) + " = convert_" + vector +
+                   "(vload" + width + "(0, b + p * b_leading + " + column + "));");
+        }
+    }
+    for (std::size_t i = 0; i < t.rows; ++i) {
+        b.line("const " + vector + " a" + std::to_string(i) + " = (" + vector + ")(" +
+               a_at("row0 + " + std::to_string(i), "p") + ");");
+        for (std::size_t l = 0; l < t.vectors; ++l) {
+            const std::string slot = "acc" + std::to_string(i) + "_" + std::to_string(l);
+            b.line(slot + " = mad(a" + std::to_string(i) + ", b" + std::to_string(l) + ", " + slot +
+                   ");");
+        }
+    }
+    b.close();
+    b.close();
+    if (t.depth_block) b.line("barrier(CLK_LOCAL_MEM_FENCE);");
+    b.close();
+    b.open("if (full)");
+    for (std::size_t i = 0; i < t.rows; ++i)
+        for (std::size_t l = 0; l < t.vectors; ++l) {
+            const std::string at = "c + (row0 + " + std::to_string(i) +
+                                   ") * c_leading + column0 + " +
+                                   std::to_string(l * t.vector_width);
+            const std::string slot = "acc" + std::to_string(i) + "_" + std::to_string(l);
+            b.line("vstore" + width + "(beta == 0 ? alpha * " + slot + " : alpha * " + slot +
+                   " + beta * vload" + width + "(0, " + at + "), 0, " + at + ");");
+        }
+    // Tiles across the edges, element by element.
+    b.close_with("else if (active)");
+    b.open("");
+    b.open("for (uint i = 0; i < " + rows + "u && row0 + i < m; ++i)");
+    b.open("for (uint j = 0; j < " + columns + "u && column0 + j < n; ++j)");
+    b.line(acc + " sum = 0;");
+    b.open("for (ulong p = 0; p < k; ++p)");
+    b.line("sum = mad(" + a_at("(row0 + i)", "p") + ", " + b_at("p", "(column0 + j)") + ", sum);");
+    b.close();
+    b.line(gemm_store(shape.types, "(row0 + i)", "(column0 + j)", "sum"));
+    b.close();
+    b.close();
+    b.close();
+    b.end_kernel();
+    return b.str();
+}
+
+}  // namespace
+
+event run_cpu_tiles_gemm(const queue& q, const gemm_problem& problem, const gemm_cpu_tiles& tiles) {
+    const cpu_kernel_shape shape{tiles, gemm_types_of(problem), problem.a.transposed,
+                                 problem.b.transposed};
+    const auto describe = [&] {
+        return std::vector<kernel_description>{gemm_kernel_description(cpu_kernel, shape.types)};
+    };
+    const algorithm_program& program = algorithm_program_for(
+        q.device(), shape.key(), describe, [&] { return generate(shape, describe().front()); });
+    const std::size_t group = tiles.work_group_size;
+    const std::size_t tiles_per_entry =
+        (problem.m() + tiles.rows - 1) / tiles.rows *
+        ((problem.n() + tiles.tile_columns() - 1) / tiles.tile_columns());
+    const std::size_t items = (tiles_per_entry * problem.batch() + group - 1) / group * group;
+    return program.bind(bind_gemm(program, cpu_kernel, problem, shape.types))
+        .launch(q, items, group);
+}
+
+}  // namespace kiln::detail

@@ -1,0 +1,103 @@
+// The GEMM kernels' shared parameters, binding and epilogue (gemm_kernels.hpp).
+#include "gemm_kernels.hpp"
+
+#include <cstdint>
+
+namespace kiln::detail {
+namespace {
+
+kernel_argument storage_argument(const buffer_storage& storage, gemm_element element) {
+    kernel_argument arg;
+    arg.what = kernel_argument::kind::buffer;
+    arg.memory = storage.shared_memory();
+    arg.buffer_device = storage.device();
+    arg.buffer_mode = storage.mode();
+    arg.size = storage.bytes();
+    arg.element_type = opencl_name(element);
+    return arg;
+}
+
+/// An empty operand (k = 0) has no device memory, which a kernel argument cannot be; the kernel
+/// reads none of it, so `stand_in`'s memory (C's) is bound in its place, under its type's name.
+void bind_operand(kernel_binding& args, const std::string& name, const gemm_operand& operand,
+                  const buffer_storage& stand_in) {
+    const buffer_storage& storage = operand.storage->memory() ? *operand.storage : stand_in;
+    args.argument(name, storage_argument(storage, operand.element))
+        .scalar(name + "_offset", std::uint64_t(operand.offset))
+        .scalar(name + "_leading", std::uint64_t(operand.leading_dimension))
+        .scalar(name + "_stride", std::uint64_t(operand.batch_stride));
+}
+
+}  // namespace
+
+std::string gemm_types::key() const {
+    return std::string(to_string(a)) + " " + std::string(to_string(b)) + " " +
+           std::string(to_string(c)) + " acc " + std::string(to_string(accumulator));
+}
+
+gemm_types gemm_types_of(const gemm_problem& problem) {
+    const gemm_element accumulator =
+        problem.c.element == gemm_element::f64 ? gemm_element::f64 : gemm_element::f32;
+    return {problem.a.element, problem.b.element, problem.c.element, accumulator};
+}
+
+std::string opencl_name(gemm_element e) {
+    return e == gemm_element::f64 ? "double" : "float";
+}
+
+kernel_description gemm_kernel_description(const std::string& name, const gemm_types& types) {
+    kernel_description kernel(name);
+    // restrict: A and B are only read (their loads may take the read-only path), and check_gemm
+    // keeps C apart from both.
+    for (const auto& [operand, element] : {std::pair{"a", types.a}, std::pair{"b", types.b}}) {
+        kernel.global_const(opencl_name(element), operand).restricted();
+        kernel.scalar<std::uint64_t>(std::string(operand) + "_offset")
+            .scalar<std::uint64_t>(std::string(operand) + "_leading")
+            .scalar<std::uint64_t>(std::string(operand) + "_stride");
+    }
+    kernel.global(opencl_name(types.c), "c").restricted();
+    kernel.scalar<std::uint64_t>("c_offset")
+        .scalar<std::uint64_t>("c_leading")
+        .scalar<std::uint64_t>("c_stride")
+        .scalar<std::uint64_t>("m")
+        .scalar<std::uint64_t>("n")
+        .scalar<std::uint64_t>("k")
+        .scalar<std::uint64_t>("batch");
+    const std::size_t bytes = element_bytes(types.accumulator);
+    kernel.scalar(opencl_name(types.accumulator), "alpha", bytes)
+        .scalar(opencl_name(types.accumulator), "beta", bytes);
+    return kernel;
+}
+
+kernel_binding bind_gemm(const algorithm_program& program, const std::string& name,
+                         const gemm_problem& problem, const gemm_types& types) {
+    kernel_binding args = program.binding(name);
+    bind_operand(args, "a", problem.a, *problem.c.storage);
+    bind_operand(args, "b", problem.b, *problem.c.storage);
+    bind_operand(args, "c", problem.c, *problem.c.storage);
+    args.scalar("m", std::uint64_t(problem.m()))
+        .scalar("n", std::uint64_t(problem.n()))
+        .scalar("k", std::uint64_t(problem.k()))
+        .scalar("batch", std::uint64_t(problem.batch()));
+    if (types.accumulator == gemm_element::f64)
+        args.scalar("alpha", problem.alpha).scalar("beta", problem.beta);
+    else
+        args.scalar("alpha", float(problem.alpha)).scalar("beta", float(problem.beta));
+    return args;
+}
+
+void emit_batch_entry(source_builder& b, const std::string& entry) {
+    for (const char* operand : {"a", "b", "c"})
+        b.line(std::string(operand) + " += " + operand + "_offset + " + entry + " * " + operand +
+               "_stride;");
+}
+
+std::string gemm_store(const gemm_types& types, const std::string& row, const std::string& column,
+                       const std::string& accumulator) {
+    const std::string c_type = opencl_name(types.c);
+    const std::string at = "c[" + row + " * c_leading + " + column + "]";
+    return at + " = (" + c_type + ")(beta == 0 ? alpha * " + accumulator + " : alpha * " +
+           accumulator + " + beta * " + at + ");";
+}
+
+}  // namespace kiln::detail

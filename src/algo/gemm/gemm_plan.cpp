@@ -1,0 +1,68 @@
+// The GEMM module's plan (gemm_plan.hpp).
+#include "gemm_plan.hpp"
+
+#include <kiln/error.hpp>
+#include <string>
+
+namespace kiln::detail {
+namespace {
+
+/// Local memory the SIMT kernel declares: two buffers of each operand's tile, padded.
+std::size_t simt_local_bytes(const gemm_simt_tiles& t, std::size_t accumulator_bytes) {
+    return 2 * t.block_depth * (t.block_rows + t.block_columns + 8) * accumulator_bytes;
+}
+
+bool simt_fits(const gemm_simt_tiles& t, const device_properties& props,
+               std::size_t accumulator_bytes) {
+    return t.work_group_size() <= props.max_work_group_size &&
+           t.work_group_size() <= props.max_work_item_sizes[0] &&
+           (props.local_memory_bytes == 0 ||
+            simt_local_bytes(t, accumulator_bytes) <= props.local_memory_bytes);
+}
+
+}  // namespace
+
+bool gemm_strategy_runs_on(gemm_strategy strategy, const device_properties& props, bool host_blas) {
+    switch (strategy) {
+        case gemm_strategy::automatic:
+        case gemm_strategy::simt:
+        case gemm_strategy::cpu_tiles:
+            return true;
+        case gemm_strategy::host_blas:
+            return host_blas && props.type == device_type::cpu && props.unified_memory;
+    }
+    return false;
+}
+
+gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input) {
+    const gemm_tuning_row& row = gemm_row_for(props);
+    const bool is_double = input.element == gemm_element::f64;
+    gemm_plan plan;
+    plan.row = &row;
+    plan.strategy = input.forced != gemm_strategy::automatic ? input.forced : row.tuning.strategy;
+    if (!gemm_strategy_runs_on(plan.strategy, props, input.host_blas)) {
+        if (input.forced != gemm_strategy::automatic)
+            throw invalid_argument_error(
+                "kiln::gemm", std::string(to_string(plan.strategy)) + " cannot run on " +
+                                  props.name + " (OpenBLAS " +
+                                  (input.host_blas ? "loaded" : "missing or sizes past int") + ")");
+        // The CPU rows' choice without OpenBLAS: the kernels written for CPUs.
+        plan.strategy = gemm_strategy::cpu_tiles;
+    }
+    plan.simt = is_double ? row.tuning.simt_double : row.tuning.simt;
+    const std::size_t accumulator_bytes = is_double ? 8 : 4;
+    // A device that cannot hold the row's tiles takes the fallback row's, which every OpenCL
+    // device can (256 work-items, 2-4 KiB).
+    if (!simt_fits(plan.simt, props, accumulator_bytes))
+        plan.simt = gemm_tuning_rows().back().tuning.simt;
+    while (plan.simt.work_group_size() > props.max_work_group_size &&
+           plan.simt.thread_rows < plan.simt.block_rows)
+        plan.simt.thread_rows *= 2;
+    plan.cpu = row.tuning.cpu;
+    // The same register bytes per vector for doubles.
+    if (is_double && plan.cpu.vector_width > 1) plan.cpu.vector_width /= 2;
+    plan.cpu.work_group_size = std::min(plan.cpu.work_group_size, props.max_work_group_size);
+    return plan;
+}
+
+}  // namespace kiln::detail

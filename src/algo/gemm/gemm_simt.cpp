@@ -1,0 +1,267 @@
+// The SIMT strategy: a work-group's block of C accumulated in its work-items' registers from
+// tiles of op(A) and op(B) staged through local memory, the next tile's loads in flight (in
+// registers) while the current one is multiplied, two local buffers so that one barrier per
+// tile suffices. CUTLASS's SIMT GEMM and the "how to optimise a CUDA matmul" worklogs build it
+// so; docs/linear_algebra.md, "Strategies".
+#include <kiln/error.hpp>
+#include <string>
+
+#include "gemm_kernels.hpp"
+#include "gemm_strategies.hpp"
+
+namespace kiln::detail {
+namespace {
+
+constexpr const char* simt_kernel = "kiln_gemm_simt";
+/// Local rows are padded so that work-items storing along the other dimension spread over banks.
+constexpr std::size_t local_padding = 4;
+
+/// How one operand's tile is loaded: its `outer` x `inner` elements as they lie in memory (inner
+/// contiguous), which of the two runs along k, and the width of its loads.
+struct tile_loads {
+    std::string name;  // "a" or "b"
+    std::size_t outer = 0, inner = 0;
+    bool k_is_inner = false;
+    std::size_t per_item = 0;  // elements each work-item loads
+    std::size_t width = 1;     // elements per load in full tiles
+    // Where the tile starts and ends in the matrix, along outer and inner (kernel expressions).
+    std::string outer_start, outer_limit, inner_start, inner_limit;
+    std::size_t local_row = 0;  // the padded length of the local tile's rows (along m or n)
+};
+
+/// The SIMT kernel of one tile shape, element types and pair of layouts.
+struct simt_kernel_shape {
+    gemm_simt_tiles tiles;
+    gemm_types types;
+    bool a_transposed = false, b_transposed = false;
+    /// Full tiles may read the operand by vectors of its loads' width: its rows (leading
+    /// dimension), offset and batch stride are multiples of it.
+    bool a_vectors = false, b_vectors = false;
+
+    std::string key() const {
+        return std::string(simt_kernel) + ":" + tiles.key() + ":" + types.key() + ":" +
+               (a_transposed ? "T" : "N") + (b_transposed ? "T" : "N") + ":" +
+               (a_vectors ? "v" : "s") + (b_vectors ? "v" : "s");
+    }
+};
+
+/// The widest load (at most the tiles' vector width, at most 4: float4 and double4 are what
+/// every backend has) that divides the tile into whole loads per work-item.
+std::size_t load_width(const gemm_simt_tiles& t, std::size_t outer, std::size_t inner) {
+    std::size_t width = std::min<std::size_t>(t.vector_width, 4);
+    while (width > 1 && (inner % width != 0 || (outer * inner / width) % t.work_group_size() != 0))
+        width /= 2;
+    return width;
+}
+
+tile_loads loads_of(const simt_kernel_shape& shape, bool is_a) {
+    const gemm_simt_tiles& t = shape.tiles;
+    const bool transposed = is_a ? shape.a_transposed : shape.b_transposed;
+    tile_loads l;
+    l.name = is_a ? "a" : "b";
+    const std::size_t along = is_a ? t.block_rows : t.block_columns;  // along m or n
+    const std::string start = is_a ? "row0" : "column0", limit = is_a ? "m" : "n";
+    // A is m x k, read transposed it lies k x m; B is k x n, or n x k.
+    l.k_is_inner = is_a != transposed;
+    l.outer = l.k_is_inner ? along : t.block_depth;
+    l.inner = l.k_is_inner ? t.block_depth : along;
+    l.outer_start = l.k_is_inner ? start : "k0";
+    l.outer_limit = l.k_is_inner ? limit : "k";
+    l.inner_start = l.k_is_inner ? "k0" : start;
+    l.inner_limit = l.k_is_inner ? "k" : limit;
+    l.per_item = l.outer * l.inner / t.work_group_size();
+    l.width = (is_a ? shape.a_vectors : shape.b_vectors) ? load_width(t, l.outer, l.inner) : 1;
+    l.local_row = along + local_padding;
+    return l;
+}
+
+/// Element `v` of load `i`: its position in the tile (outer, inner), as kernel expressions.
+struct load_position {
+    std::string outer, inner;
+};
+load_position position(const tile_loads& l, std::size_t i, std::size_t v, std::size_t group) {
+    const std::string e = "(tid + " + std::to_string(i * group) + "u)";
+    const std::string per_row = std::to_string(l.inner / l.width);
+    return {e + " / " + per_row, "(" + e + " % " + per_row + ") * " + std::to_string(l.width) +
+                                     " + " + std::to_string(v)};
+}
+
+/// Loads of the tile whose k starts at k0 into the registers `<name>_stage`: by vectors without
+/// bounds checks where the tile lies inside the matrix, else element by element, 0 outside.
+void emit_tile_load(source_builder& b, const tile_loads& l, const gemm_types& types,
+                    std::size_t group) {
+    const std::string acc = opencl_name(types.accumulator);
+    const std::string element = opencl_name(l.name == "a" ? types.a : types.b);
+    const std::string& x = l.name;
+    const auto address = [&](const load_position& p) {
+        return "(" + l.outer_start + " + " + p.outer + ") * " + x + "_leading + " + l.inner_start +
+               " + " + p.inner;
+    };
+    b.open("if (" + l.outer_start + " + " + std::to_string(l.outer) + " <= " + l.outer_limit +
+           " && " + l.inner_start + " + " + std::to_string(l.inner) + " <= " + l.inner_limit + ")");
+    const char* lanes[] = {".x", ".y", ".z", ".w"};
+    for (std::size_t i = 0; i < l.per_item / l.width; ++i) {
+        if (l.width == 1) {
+            b.line(x + "_stage[" + std::to_string(i) + "] = (" + acc + ")" + x + "[" +
+                   address(position(l, i, 0, group)) + "];");
+            continue;
+        }
+        const std::string vector = element + std::to_string(l.width);
+        b.open("");
+        b.line("const " + vector + " loaded = *(const global " + vector + "*)(" + x + " + " +
+               address(position(l, i, 0, group)) + ");");
+        for (std::size_t v = 0; v < l.width; ++v)
+            b.line(x + "_stage[" + std::to_string(i * l.width + v) + "] = (" + acc + ")loaded" +
+                   lanes[v] + ";");
+        b.close();
+    }
+    b.close_with("else");
+    b.open("");
+    for (std::size_t i = 0; i < l.per_item / l.width; ++i)
+        for (std::size_t v = 0; v < l.width; ++v) {
+            const load_position p = position(l, i, v, group);
+            b.line(x + "_stage[" + std::to_string(i * l.width + v) + "] = " + l.outer_start +
+                   " + " + p.outer + " < " + l.outer_limit + " && " + l.inner_start + " + " +
+                   p.inner + " < " + l.inner_limit + " ? (" + acc + ")" + x + "[" + address(p) +
+                   "] : (" + acc + ")0;");
+        }
+    b.close();
+}
+
+/// The staged registers into local buffer `buffer`, laid out [k][m] for A and [k][n] for B.
+void emit_tile_store(source_builder& b, const tile_loads& l, const std::string& buffer,
+                     std::size_t depth, std::size_t group) {
+    const std::string base = "(" + buffer + ") * " + std::to_string(depth * l.local_row) + "u";
+    for (std::size_t i = 0; i < l.per_item / l.width; ++i)
+        for (std::size_t v = 0; v < l.width; ++v) {
+            const load_position p = position(l, i, v, group);
+            const std::string k = l.k_is_inner ? p.inner : p.outer;
+            const std::string along = l.k_is_inner ? p.outer : p.inner;
+            b.line(l.name + "_tile[" + base + " + (" + k + ") * " + std::to_string(l.local_row) +
+                   "u + " + along + "] = " + l.name + "_stage[" + std::to_string(i * l.width + v) +
+                   "];");
+        }
+}
+
+std::string generate(const simt_kernel_shape& shape, const kernel_description& kernel) {
+    const gemm_simt_tiles& t = shape.tiles;
+    const std::size_t group = t.work_group_size();
+    const tile_loads a = loads_of(shape, true), b_loads = loads_of(shape, false);
+    const std::string acc = opencl_name(shape.types.accumulator);
+    const std::size_t row_step = t.block_rows / t.thread_rows;
+    const std::size_t column_step = t.block_columns / t.thread_columns;
+
+    source_builder b;
+    b.begin_kernel(simt_kernel, group);
+    kernel.declare(b);
+    b.begin_body();
+    b.local_array(acc, "a_tile", std::to_string(2 * t.block_depth * a.local_row));
+    b.local_array(acc, "b_tile", std::to_string(2 * t.block_depth * b_loads.local_row));
+    b.line("const uint tid = " + source_builder::local_id() + ";");
+    // Groups run through C's blocks row after row, then through the batch entries.
+    b.line("const ulong tiles_n = (n + " + std::to_string(t.block_columns - 1) + ") / " +
+           std::to_string(t.block_columns) + ";");
+    b.line("const ulong tiles = (m + " + std::to_string(t.block_rows - 1) + ") / " +
+           std::to_string(t.block_rows) + " * tiles_n;");
+    b.line("const ulong group = " + source_builder::group_id() + ";");
+    emit_batch_entry(b, "(group / tiles)");
+    b.line("const ulong row0 = group % tiles / tiles_n * " + std::to_string(t.block_rows) + ";");
+    b.line("const ulong column0 = group % tiles % tiles_n * " + std::to_string(t.block_columns) +
+           ";");
+    b.line("const uint tx = tid % " + std::to_string(column_step) + "u, ty = tid / " +
+           std::to_string(column_step) + "u;");
+    b.line(acc + " accumulators[" + std::to_string(t.thread_rows * t.thread_columns) + "];");
+    for (std::size_t i = 0; i < t.thread_rows * t.thread_columns; ++i)
+        b.line("accumulators[" + std::to_string(i) + "] = 0;");
+    b.line(acc + " a_stage[" + std::to_string(a.per_item) + "], b_stage[" +
+           std::to_string(b_loads.per_item) + "];");
+    b.line("const ulong depth_tiles = (k + " + std::to_string(t.block_depth - 1) + ") / " +
+           std::to_string(t.block_depth) + ";");
+    b.line("ulong k0 = 0;");
+    b.open("if (depth_tiles > 0)");
+    emit_tile_load(b, a, shape.types, group);
+    emit_tile_load(b, b_loads, shape.types, group);
+    emit_tile_store(b, a, "0", t.block_depth, group);
+    emit_tile_store(b, b_loads, "0", t.block_depth, group);
+    b.close();
+    b.local_barrier();
+    b.open("for (ulong tile = 0; tile < depth_tiles; ++tile)");
+    b.line("const uint buffer = (uint)(tile & 1);");
+    b.line("const bool more = tile + 1 < depth_tiles;");
+    // The next tile's loads go out before this tile's products, which hide their latency.
+    b.open("if (more)");
+    b.line("k0 += " + std::to_string(t.block_depth) + ";");
+    emit_tile_load(b, a, shape.types, group);
+    emit_tile_load(b, b_loads, shape.types, group);
+    b.close();
+    b.line("const local " + acc + "* a_read = a_tile + buffer * " +
+           std::to_string(t.block_depth * a.local_row) + "u + ty;");
+    b.line("const local " + acc + "* b_read = b_tile + buffer * " +
+           std::to_string(t.block_depth * b_loads.local_row) + "u + tx;");
+    b.open("for (uint p = 0; p < " + std::to_string(t.block_depth) + "u; ++p)");
+    for (std::size_t i = 0; i < t.thread_rows; ++i)
+        b.line("const " + acc + " a" + std::to_string(i) + " = a_read[p * " +
+               std::to_string(a.local_row) + "u + " + std::to_string(i * row_step) + "u];");
+    for (std::size_t j = 0; j < t.thread_columns; ++j)
+        b.line("const " + acc + " b" + std::to_string(j) + " = b_read[p * " +
+               std::to_string(b_loads.local_row) + "u + " + std::to_string(j * column_step) +
+               "u];");
+    for (std::size_t i = 0; i < t.thread_rows; ++i)
+        for (std::size_t j = 0; j < t.thread_columns; ++j) {
+            const std::string slot =
+                "accumulators[" + std::to_string(i * t.thread_columns + j) + "]";
+            b.line(slot + " = mad(a" + std::to_string(i) + ", b" + std::to_string(j) + ", " + slot +
+                   ");");
+        }
+    b.close();
+    // The other buffer was last read before the previous barrier: it may be written now.
+    b.open("if (more)");
+    emit_tile_store(b, a, "buffer ^ 1u", t.block_depth, group);
+    emit_tile_store(b, b_loads, "buffer ^ 1u", t.block_depth, group);
+    b.close();
+    b.local_barrier();
+    b.close();
+    for (std::size_t i = 0; i < t.thread_rows; ++i)
+        for (std::size_t j = 0; j < t.thread_columns; ++j) {
+            const std::string row = "row0 + ty + " + std::to_string(i * row_step) + "u";
+            const std::string column = "column0 + tx + " + std::to_string(j * column_step) + "u";
+            b.open("if (" + row + " < m && " + column + " < n)");
+            b.line(gemm_store(shape.types, "(" + row + ")", "(" + column + ")",
+                              "accumulators[" + std::to_string(i * t.thread_columns + j) + "]"));
+            b.close();
+        }
+    b.end_kernel();
+    return b.str();
+}
+
+/// Whether full tiles may read `operand` by vectors of `width`: every row, the offset and the
+/// batch stride start at a multiple of it (the buffer itself is aligned further).
+bool vectors_fit(const gemm_operand& operand, std::size_t width) {
+    return width > 1 && operand.leading_dimension % width == 0 && operand.offset % width == 0 &&
+           (operand.batch == 1 || operand.batch_stride % width == 0);
+}
+
+}  // namespace
+
+event run_simt_gemm(const queue& q, const gemm_problem& problem, const gemm_simt_tiles& tiles) {
+    simt_kernel_shape shape{tiles, gemm_types_of(problem), problem.a.transposed,
+                            problem.b.transposed};
+    // The widths full tiles would load by, then whether the operands' layouts allow them.
+    shape.a_vectors = shape.b_vectors = true;
+    shape.a_vectors = vectors_fit(problem.a, loads_of(shape, true).width);
+    shape.b_vectors = vectors_fit(problem.b, loads_of(shape, false).width);
+    const std::string key = shape.key();
+    const auto describe = [&] {
+        return std::vector<kernel_description>{gemm_kernel_description(simt_kernel, shape.types)};
+    };
+    const algorithm_program& program = algorithm_program_for(
+        q.device(), key, describe, [&] { return generate(shape, describe().front()); });
+    const std::size_t group = tiles.work_group_size();
+    const std::size_t groups = (problem.m() + tiles.block_rows - 1) / tiles.block_rows *
+                               ((problem.n() + tiles.block_columns - 1) / tiles.block_columns) *
+                               problem.batch();
+    return program.bind(bind_gemm(program, simt_kernel, problem, shape.types))
+        .launch(q, groups * group, group);
+}
+
+}  // namespace kiln::detail

@@ -1,0 +1,87 @@
+// The GEMM module's tuning rows, from specific to generic, each saying where its numbers come
+// from (docs/linear_algebra.md, "Tuning").
+#include "gemm_tuning.hpp"
+
+#include <array>
+
+namespace kiln::detail {
+namespace {
+
+constexpr device_class any_device{std::nullopt, std::nullopt, "", 0, 0};
+constexpr device_class any_gpu{std::nullopt, device_type::gpu, "", 0, 0};
+constexpr device_class any_cpu{std::nullopt, device_type::cpu, "", 0, 0};
+// Through CUDA or NVIDIA's OpenCL alike: the platform or vendor name says NVIDIA.
+constexpr device_class nvidia_gpus{std::nullopt, device_type::gpu, "nvidia", 0, 0};
+
+constexpr gemm_simt_tiles tiles(std::size_t block_rows, std::size_t block_columns,
+                                std::size_t block_depth, std::size_t thread_rows,
+                                std::size_t thread_columns, std::size_t vector_width) {
+    return {.block_rows = block_rows,
+            .block_columns = block_columns,
+            .block_depth = block_depth,
+            .thread_rows = thread_rows,
+            .thread_columns = thread_columns,
+            .vector_width = vector_width};
+}
+
+constexpr gemm_cpu_tiles cpu_tiles(std::size_t rows, std::size_t vectors, std::size_t width,
+                                   std::size_t group, std::size_t depth_block) {
+    return {.rows = rows,
+            .vectors = vectors,
+            .vector_width = width,
+            .work_group_size = group,
+            .depth_block = depth_block};
+}
+
+const std::array rows{
+    gemm_tuning_row{
+        nvidia_gpus,
+        {gemm_strategy::simt, tiles(128, 128, 8, 8, 8, 4), tiles(64, 64, 8, 4, 4, 2),
+         cpu_tiles(4, 2, 8, 16, 256)},
+        "CUTLASS's SIMT SGEMM shape (128x128x8 blocks, 8x8 per thread, 256 threads); DGEMM halved "
+        "for registers; not yet measured by kiln on the H100"},
+    gemm_tuning_row{
+        any_gpu,
+        {gemm_strategy::simt, tiles(64, 64, 8, 4, 4, 4), tiles(64, 64, 8, 4, 4, 2),
+         cpu_tiles(4, 2, 8, 16, 256)},
+        "chosen, not measured: 256 work-items, 16 accumulators each, 4 KiB of local memory per "
+        "float tile"},
+    gemm_tuning_row{
+        any_cpu,
+        {gemm_strategy::host_blas, tiles(32, 32, 8, 4, 4, 1), tiles(32, 32, 8, 4, 4, 1),
+         cpu_tiles(4, 2, 8, 16, 256)},
+        "2-core AVX-512 machine, PoCL 3, SGEMM 1024^3 (docs/linear_algebra.md, \"CPU\"): OpenBLAS "
+        "ahead of both kernels; 4 rows x 16 columns in 8 AVX registers beat 8x16 and 4x8"},
+    gemm_tuning_row{
+        any_device,
+        {gemm_strategy::simt, tiles(32, 32, 8, 2, 2, 1), tiles(32, 32, 8, 2, 2, 1),
+         cpu_tiles(4, 2, 8, 16, 256)},
+        "the fallback: small tiles every OpenCL device can hold (256 work-items, 2 KiB of local "
+        "memory)"},
+};
+
+}  // namespace
+
+std::span<const gemm_tuning_row> gemm_tuning_rows() {
+    return rows;
+}
+
+const gemm_tuning_row& gemm_row_for(const device_properties& props) {
+    for (const gemm_tuning_row& row : rows)
+        if (matches(row.devices, props)) return row;
+    return rows.back();
+}
+
+std::string gemm_simt_tiles::key() const {
+    return std::to_string(block_rows) + "x" + std::to_string(block_columns) + "x" +
+           std::to_string(block_depth) + " t" + std::to_string(thread_rows) + "x" +
+           std::to_string(thread_columns) + " v" + std::to_string(vector_width);
+}
+
+std::string gemm_cpu_tiles::key() const {
+    return std::to_string(rows) + "x" + std::to_string(vectors) + "x" +
+           std::to_string(vector_width) + " g" + std::to_string(work_group_size) + " d" +
+           std::to_string(depth_block);
+}
+
+}  // namespace kiln::detail

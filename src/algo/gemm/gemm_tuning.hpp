@@ -1,0 +1,69 @@
+// The GEMM module's tuning: its type, its rows (gemm_tuning.cpp) and the shapes its strategies'
+// kernels take. A row's numbers are compile-time constants of the kernels, so they are part of
+// every GEMM program's key.
+#pragma once
+
+#include <cstddef>
+#include <kiln/detail/algo/gemm_problem.hpp>
+#include <kiln/detail/algo/tuning.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace kiln::detail {
+
+/// The SIMT strategy's tiles (gemm_simt.cpp): a work-group computes a block_rows x block_columns
+/// block of C, staging block_depth columns of op(A) and rows of op(B) at a time through local
+/// memory; each work-item keeps thread_rows x thread_columns of the block in registers, its rows
+/// and columns block_rows / thread_rows (block_columns / thread_columns) apart so that
+/// neighbouring work-items read neighbouring local words and store neighbouring C elements.
+struct gemm_simt_tiles {
+    std::size_t block_rows = 64, block_columns = 64, block_depth = 8;
+    std::size_t thread_rows = 4, thread_columns = 4;
+    /// Elements per load from global memory where an operand's rows allow it (1: scalar loads).
+    std::size_t vector_width = 4;
+
+    std::size_t work_group_size() const noexcept {
+        return (block_rows / thread_rows) * (block_columns / thread_columns);
+    }
+    /// "128x128x8 t8x8 v4", for program keys.
+    std::string key() const;
+};
+
+/// The CPU strategy's tiles (gemm_cpu_tiles.cpp): each work-item computes rows x
+/// (vectors * vector_width) of C in vector registers, reading op(A) and op(B) straight from
+/// memory (the caches stage them); a work-group's items share one column panel of op(B).
+struct gemm_cpu_tiles {
+    std::size_t rows = 4, vectors = 2, vector_width = 8;
+    std::size_t work_group_size = 16;
+    /// Not 0: the group's work-items take k in blocks of this many, a barrier between blocks.
+    /// CPU implementations run a group's work-items one after another between barriers, so the
+    /// block of op(B)'s panel that all of them read stays in the first-level cache.
+    std::size_t depth_block = 256;
+    std::size_t tile_columns() const noexcept { return vectors * vector_width; }
+    /// "4x2x8 g16 d256", for program keys.
+    std::string key() const;
+};
+
+struct gemm_tuning {
+    /// What the device's row prefers for float and double; the plan falls back where it cannot
+    /// run (host_blas without OpenBLAS: cpu_tiles).
+    gemm_strategy strategy = gemm_strategy::simt;
+    gemm_simt_tiles simt;  ///< for float
+    gemm_simt_tiles simt_double;
+    gemm_cpu_tiles cpu;  ///< for float; doubles take half the vector width
+};
+
+struct gemm_tuning_row {
+    device_class devices;
+    gemm_tuning tuning;
+    std::string_view provenance;  ///< where the numbers were measured, or why they were chosen
+};
+
+/// The rows, searched from the top; the last matches every device.
+std::span<const gemm_tuning_row> gemm_tuning_rows();
+/// The first row matching a device of `props`.
+const gemm_tuning_row& gemm_row_for(const device_properties& props);
+
+}  // namespace kiln::detail

@@ -1,0 +1,370 @@
+// kiln::gemm and kiln::gemm_batched on every device, through every strategy the device can run,
+// against a double host reference within the bound docs/linear_algebra.md promises; the plan on
+// devices written by hand; and every bad input, rejected before any device work.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <kiln/kiln.hpp>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "algo/gemm/gemm_plan.hpp"
+#include "support/device_param.hpp"
+
+namespace {
+
+using kiln::detail::gemm_strategy;
+
+template <class T>
+std::vector<T> random_values(std::size_t count, unsigned seed) {
+    std::mt19937 generator(seed);
+    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+    std::vector<T> values(count);
+    for (T& v : values) v = T(uniform(generator));
+    return values;
+}
+
+/// A rows x columns matrix stored with leading dimension `leading` from `offset` in `values`.
+struct host_layout {
+    std::size_t rows, columns, leading, offset = 0;
+    bool transposed = false;  // the product reads the transpose
+};
+
+/// Element (i, p) of op(X).
+template <class T>
+double op_at(const std::vector<T>& values, const host_layout& x, std::size_t i, std::size_t p) {
+    return x.transposed ? double(values[x.offset + p * x.leading + i])
+                        : double(values[x.offset + i * x.leading + p]);
+}
+
+/// C = alpha op(A) op(B) + beta C in double, and for each element the scale of its rounding
+/// errors: |alpha| (|op(A)| |op(B)|) + |beta| |C|.
+template <class T>
+struct reference {
+    std::vector<double> values, scales;
+};
+template <class T>
+reference<T> host_gemm(const std::vector<T>& a, const host_layout& la, const std::vector<T>& b,
+                       const host_layout& lb, const std::vector<T>& c, const host_layout& lc,
+                       double alpha, double beta, std::size_t k) {
+    reference<T> r;
+    r.values.assign(c.begin(), c.end());
+    r.scales.assign(c.size(), 0.0);
+    for (std::size_t i = 0; i < lc.rows; ++i)
+        for (std::size_t j = 0; j < lc.columns; ++j) {
+            double sum = 0, magnitude = 0;
+            for (std::size_t p = 0; p < k; ++p) {
+                const double x = op_at(a, la, i, p), y = op_at(b, lb, p, j);
+                sum += x * y;
+                magnitude += std::abs(x * y);
+            }
+            const std::size_t at = lc.offset + i * lc.leading + j;
+            const double old = beta == 0 ? 0.0 : double(c[at]);
+            r.values[at] = alpha * sum + beta * old;
+            r.scales[at] = std::abs(alpha) * magnitude + std::abs(beta * old);
+        }
+    return r;
+}
+
+/// The bound docs/linear_algebra.md promises: each of k steps and the epilogue rounds at most
+/// twice (a multiply-add may round its product), so |C - reference| <= 2 (k + 2) eps scale.
+template <class T>
+double error_bound(std::size_t k, double scale) {
+    return 2.0 * double(k + 2) * double(std::numeric_limits<T>::epsilon()) * scale;
+}
+
+/// Every element of `got` within the bound of `want`, or equal where the bound is 0 (elements
+/// outside C's window, which must be untouched).
+template <class T>
+void expect_close(const std::vector<T>& got, const reference<T>& want, std::size_t k) {
+    ASSERT_EQ(got.size(), want.values.size());
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        const double error = std::abs(double(got[i]) - want.values[i]);
+        if (!(error <= error_bound<T>(k, want.scales[i])) && wrong++ < 5)
+            ADD_FAILURE() << "element " << i << ": " << got[i] << ", reference " << want.values[i]
+                          << " (bound " << error_bound<T>(k, want.scales[i]) << ")";
+    }
+}
+
+class gemm_test : public kiln::test::device_queue_test {
+  protected:
+    /// `body` once per strategy the device can run, that strategy forced.
+    template <class Body>
+    void on_every_strategy(Body&& body) {
+        for (gemm_strategy s : kiln::detail::gemm_strategies_for(device())) {
+            SCOPED_TRACE(std::string(kiln::detail::to_string(s)));
+            const kiln::detail::scoped_gemm_strategy forced(s);
+            body();
+        }
+    }
+
+    /// C (m x n) = alpha op(A) op(B) + beta C with plain matrices, checked against the host.
+    template <class T>
+    void check_product(std::size_t m, std::size_t n, std::size_t k, bool transpose_a,
+                       bool transpose_b, T alpha, T beta) {
+        SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+                     (transpose_a ? " Aᵀ" : "") + (transpose_b ? " Bᵀ" : ""));
+        const host_layout la{transpose_a ? k : m, transpose_a ? m : k, transpose_a ? m : k, 0,
+                             transpose_a};
+        const host_layout lb{transpose_b ? n : k, transpose_b ? k : n, transpose_b ? k : n, 0,
+                             transpose_b};
+        const host_layout lc{m, n, n};
+        const auto a = random_values<T>(m * k, 1), b = random_values<T>(k * n, 2),
+                   c = random_values<T>(m * n, 3);
+        const kiln::matrix<T> A(q, la.rows, la.columns, a), B(q, lb.rows, lb.columns, b),
+            C(q, m, n, c);
+        if (transpose_a && transpose_b)
+            kiln::gemm(C, kiln::transposed(A), kiln::transposed(B), {.alpha = alpha, .beta = beta});
+        else if (transpose_a)
+            kiln::gemm(C, kiln::transposed(A), B, {.alpha = alpha, .beta = beta});
+        else if (transpose_b)
+            kiln::gemm(C, A, kiln::transposed(B), {.alpha = alpha, .beta = beta});
+        else
+            kiln::gemm(C, A, B, {.alpha = alpha, .beta = beta});
+        expect_close(C.read(), host_gemm(a, la, b, lb, c, lc, alpha, beta, k), k);
+    }
+};
+
+// Sizes around the tiles of every row (SIMT blocks of 32, 64, 128; CPU tiles of 4 x 16 and
+// 4 x 8) and the smallest: 1 and primes, full tiles and one more.
+TEST_P(gemm_test, edge_tiles_of_every_size) {
+    const std::vector<std::array<std::size_t, 3>> shapes{
+        {1, 1, 1},   {1, 17, 3},    {19, 1, 7},  {5, 3, 1},      {64, 64, 8},
+        {65, 63, 9}, {131, 37, 67}, {4, 16, 31}, {128, 128, 16}, {129, 129, 17}};
+    on_every_strategy([&] {
+        for (const auto& [m, n, k] : shapes)
+            check_product<float>(m, n, k, false, false, 1.0f, 0.0f);
+        if (has_double())
+            for (const auto& [m, n, k] : shapes)
+                check_product<double>(m, n, k, false, false, 1.0, 0.0);
+    });
+}
+
+TEST_P(gemm_test, transposes_with_alpha_and_beta) {
+    on_every_strategy([&] {
+        for (const bool ta : {false, true})
+            for (const bool tb : {false, true}) {
+                check_product<float>(67, 45, 33, ta, tb, 2.0f, 1.0f);
+                check_product<float>(128, 64, 16, ta, tb, -0.5f, 0.25f);
+                if (has_double()) check_product<double>(37, 70, 41, ta, tb, 1.5, -1.0);
+            }
+    });
+}
+
+// Leading dimensions and offsets that break every vector alignment, and C's elements outside
+// its window left as they were.
+TEST_P(gemm_test, views_with_any_leading_dimension_and_offset) {
+    const std::size_t m = 37, n = 29, k = 43;
+    const host_layout la{m, k, k + 3, 5}, lb{k, n, n + 1, 2}, lc{m, n, n + 7, 11};
+    const auto a = random_values<float>(la.offset + m * la.leading, 4),
+               b = random_values<float>(lb.offset + k * lb.leading, 5),
+               c = random_values<float>(lc.offset + m * lc.leading + 3, 6);
+    on_every_strategy([&] {
+        const kiln::vector<float> va(q, a), vb(q, b), vc(q, c);
+        kiln::gemm(kiln::matrix_view<float>(vc, m, n, lc.leading, lc.offset),
+                   kiln::matrix_view<float>(va, m, k, la.leading, la.offset),
+                   kiln::matrix_view<float>(vb, k, n, lb.leading, lb.offset),
+                   {.alpha = 1.0f, .beta = -1.0f});
+        expect_close(vc.read(), host_gemm(a, la, b, lb, c, lc, 1.0, -1.0, k), k);
+    });
+}
+
+// A product inside one vector: A, B and C side by side, C apart from both.
+TEST_P(gemm_test, operands_side_by_side_in_one_vector) {
+    const std::size_t m = 21, n = 18, k = 13, row = 64;
+    const host_layout la{m, k, row, 0}, lb{k, n, row, 20}, lc{m, n, row, 40};
+    const auto values = random_values<float>(row * std::max(m, k), 7);
+    on_every_strategy([&] {
+        const kiln::vector<float> v(q, values);
+        kiln::gemm(kiln::matrix_view<float>(v, m, n, row, lc.offset),
+                   kiln::matrix_view<float>(v, m, k, row, la.offset),
+                   kiln::matrix_view<float>(v, k, n, row, lb.offset));
+        // A and B are 0-19 and 20-39 of each row, so the reference may read them from the input.
+        expect_close(v.read(), host_gemm(values, la, values, lb, values, lc, 1.0, 0.0, k), k);
+    });
+}
+
+TEST_P(gemm_test, strided_batches) {
+    const std::size_t m = 33, n = 17, k = 21, batch = 3;
+    const auto a = random_values<float>(batch * m * k, 8),
+               b = random_values<float>(batch * k * n, 9),
+               c = random_values<float>(batch * m * n, 10);
+    on_every_strategy([&] {
+        const kiln::matrix<float> As(q, m, k, batch, a), Bs(q, k, n, batch, b),
+            Cs(q, m, n, batch, c);
+        kiln::gemm_batched(Cs, As, Bs, {.alpha = 1.0f, .beta = 0.5f});
+        const std::vector<float> got = Cs.read();
+        for (std::size_t e = 0; e < batch; ++e) {
+            SCOPED_TRACE("batch entry " + std::to_string(e));
+            const host_layout la{m, k, k, e * m * k}, lb{k, n, n, e * k * n},
+                lc{m, n, n, e * m * n};
+            reference<float> want = host_gemm(a, la, b, lb, c, lc, 1.0, 0.5, k);
+            // Only this entry's elements are compared: the others' reference is their input.
+            for (std::size_t i = 0; i < want.values.size(); ++i)
+                if (i / (m * n) != e) want.values[i] = got[i];
+            expect_close(got, want, k);
+        }
+    });
+}
+
+// k = 0: C = beta C; m or n = 0: nothing to do, and no error.
+TEST_P(gemm_test, empty_dimensions) {
+    on_every_strategy([&] {
+        const std::vector<float> c{1, 2, 3, 4, 5, 6};
+        const kiln::matrix<float> A(q, 2, 0), B(q, 0, 3), C(q, 2, 3, c);
+        kiln::gemm(C, A, B, {.alpha = 2.0f, .beta = 3.0f});
+        EXPECT_EQ(C.read(), (std::vector<float>{3, 6, 9, 12, 15, 18}));
+        const kiln::matrix<float> none(q, 0, 4), B4(q, 4, 3), empty(q, 0, 3);
+        kiln::gemm(empty, none, B4);
+        const kiln::matrix<float> A4(q, 2, 4), columnless(q, 4, 0), C0(q, 2, 0);
+        kiln::gemm(C0, A4, columnless);
+    });
+}
+
+TEST_P(gemm_test, nan_and_infinity_propagate) {
+    const std::size_t m = 9, n = 70, k = 20;
+    std::vector<float> a(m * k, 0.5f), b(k * n, 0.25f);
+    a[3 * k + 4] = std::numeric_limits<float>::quiet_NaN();  // row 3 of C
+    b[2 * n + 5] = std::numeric_limits<float>::infinity();   // column 5 of C
+    on_every_strategy([&] {
+        const kiln::matrix<float> A(q, m, k, a), B(q, k, n, b), C(q, m, n);
+        // beta 0 does not read C, so NaN there does not reach the result.
+        C.write(std::vector<float>(m * n, std::numeric_limits<float>::quiet_NaN()));
+        kiln::gemm(C, A, B);
+        const std::vector<float> c = C.read();
+        for (std::size_t i = 0; i < m; ++i)
+            for (std::size_t j = 0; j < n; ++j) {
+                const float x = c[i * n + j];
+                if (i == 3)
+                    EXPECT_TRUE(std::isnan(x)) << i << "," << j;
+                else if (j == 5)
+                    EXPECT_EQ(x, std::numeric_limits<float>::infinity()) << i << "," << j;
+                else
+                    EXPECT_EQ(x, 0.125f * float(k)) << i << "," << j;
+            }
+    });
+}
+
+/// Runs `bad`, expecting invalid_argument_error naming `named`, and C (its vector) unchanged.
+template <class Bad>
+void expect_rejected(const kiln::vector<float>& c, Bad&& bad, const std::string& named) {
+    const std::vector<float> before = c.read();
+    try {
+        bad();
+        ADD_FAILURE() << "no error; expected one naming " << named;
+    } catch (const kiln::invalid_argument_error& e) {
+        EXPECT_NE(std::string(e.what()).find(named), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(c.read(), before);
+}
+
+TEST_P(gemm_test, bad_input_is_rejected_before_any_device_work) {
+    const kiln::matrix<float> A(q, 4, 5, random_values<float>(20, 12)),
+        B(q, 6, 3, random_values<float>(18, 13)), B5(q, 5, 3, random_values<float>(15, 14));
+    const kiln::vector<float> c(q, random_values<float>(64, 15));
+    const kiln::matrix_view<float> C(c, 4, 3, 3);
+    expect_rejected(
+        c, [&] { kiln::gemm(C, A, B); }, "inner dimensions differ: op(A) is 4x5, op(B) 6x3");
+    expect_rejected(
+        c, [&] { kiln::gemm(kiln::matrix_view<float>(c, 4, 4, 4), A, B5); },
+        "C is 4x4, op(A) op(B) 4x3");
+    expect_rejected(
+        c, [&] { kiln::gemm(C, kiln::transposed(A), B5); }, "op(A) is 5x4");
+    // C inside A's rows (one vector), and C as A itself.
+    expect_rejected(
+        c,
+        [&] {
+            kiln::gemm(kiln::matrix_view<float>(c, 4, 3, 3, 10),
+                       kiln::matrix_view<float>(c, 4, 5, 5), B5);
+        },
+        "C overlaps A");
+    const kiln::matrix<float> square(q, 3, 3, random_values<float>(9, 16));
+    EXPECT_THROW(kiln::gemm(square, square, square), kiln::invalid_argument_error);
+    expect_rejected(
+        c, [&] { kiln::gemm(C, A, kiln::matrix_view<float>(c, 5, 3, 3, 5)); }, "C overlaps B");
+    // Views: leading dimension below the columns, past the vector, extents that overflow.
+    expect_rejected(
+        c, [&] { kiln::matrix_view<float>(c, 4, 3, 2); }, "leading dimension is below the columns");
+    expect_rejected(
+        c, [&] { kiln::matrix_view<float>(c, 8, 8, 8, 1); }, "runs past its vector");
+    expect_rejected(
+        c, [&] { kiln::matrix_view<float>(c, SIZE_MAX / 2, 3, 4); }, "overflows");
+    expect_rejected(
+        c, [&] { kiln::matrix_view<float>(c, 2, 3, 3, SIZE_MAX - 2); }, "overflows");
+    expect_rejected(
+        c, [&] { kiln::matrix<float>(q, SIZE_MAX / 2, 3); }, "overflows");
+    expect_rejected(
+        c, [&] { kiln::matrix<float>(q, 2, 3, std::vector<float>(5)); },
+        "needs 6 host elements, got 5");
+    // Batches: gemm on batches, and batches that differ.
+    const kiln::matrix<float> As(q, 4, 5, 2), Bs(q, 5, 3, 2), Cs(q, 4, 3, 2), Cs3(q, 4, 3, 3);
+    expect_rejected(
+        c, [&] { kiln::gemm(Cs, As, Bs); }, "use kiln::gemm_batched");
+    expect_rejected(
+        c, [&] { kiln::gemm_batched(Cs3, As, Bs); }, "batches differ");
+}
+
+KILN_INSTANTIATE_FOR_EVERY_DEVICE(gemm_test);
+
+// Operands on two devices (CTest runs this with POCL_DEVICES="pthread pthread").
+class gemm_two_devices : public kiln::test::two_devices_test {};
+TEST_F(gemm_two_devices, operands_on_different_devices_are_rejected) {
+    const kiln::matrix<float> A(queues[0], 3, 4, random_values<float>(12, 17)),
+        B(queues[1], 4, 2, random_values<float>(8, 18));
+    const std::vector<float> c = random_values<float>(6, 19);
+    const kiln::matrix<float> C(queues[0], 3, 2, c);
+    expect_rejected(
+        C.data(), [&] { kiln::gemm(C, A, B); }, "operands on different devices");
+}
+
+// The plan on devices written by hand.
+kiln::device_properties properties(kiln::device_type type, std::string vendor) {
+    kiln::device_properties props;
+    props.type = type;
+    props.vendor = std::move(vendor);
+    props.name = "written by hand";
+    props.max_work_group_size = 1024;
+    props.max_work_item_sizes = {1024, 1024, 64};
+    props.local_memory_bytes = 48 * 1024;
+    props.unified_memory = type == kiln::device_type::cpu;
+    return props;
+}
+
+TEST(gemm_plan, cpu_devices_take_openblas_where_it_loads_else_the_cpu_tiles) {
+    const auto cpu = properties(kiln::device_type::cpu, "pocl");
+    EXPECT_EQ(kiln::detail::plan_gemm(cpu, {.host_blas = true}).strategy, gemm_strategy::host_blas);
+    EXPECT_EQ(kiln::detail::plan_gemm(cpu, {.host_blas = false}).strategy,
+              gemm_strategy::cpu_tiles);
+    // Doubles keep the vector registers' bytes.
+    const auto single = kiln::detail::plan_gemm(cpu, {}).cpu;
+    const auto twice =
+        kiln::detail::plan_gemm(cpu, {.element = kiln::detail::gemm_element::f64}).cpu;
+    EXPECT_EQ(twice.vector_width * 2, single.vector_width);
+    EXPECT_THROW(kiln::detail::plan_gemm(properties(kiln::device_type::gpu, "NVIDIA Corporation"),
+                                         {.forced = gemm_strategy::host_blas}),
+                 kiln::invalid_argument_error);
+}
+
+TEST(gemm_plan, gpus_take_simt_tiles_that_fit_them) {
+    const auto nvidia = kiln::detail::plan_gemm(
+        properties(kiln::device_type::gpu, "NVIDIA Corporation"), {.host_blas = true});
+    EXPECT_EQ(nvidia.strategy, gemm_strategy::simt);
+    EXPECT_EQ(nvidia.simt.block_rows, 128u);
+    EXPECT_EQ(nvidia.simt.work_group_size(), 256u);
+    auto small = properties(kiln::device_type::gpu, "NVIDIA Corporation");
+    small.max_work_group_size = 128;
+    small.local_memory_bytes = 4096;
+    const auto fitted = kiln::detail::plan_gemm(small, {});
+    EXPECT_LE(fitted.simt.work_group_size(), 128u);
+    EXPECT_LE(
+        2 * fitted.simt.block_depth * (fitted.simt.block_rows + fitted.simt.block_columns) * 4,
+        4096u);
+    for (const auto& row : kiln::detail::gemm_tuning_rows()) EXPECT_FALSE(row.provenance.empty());
+}
+
+}  // namespace
