@@ -130,8 +130,8 @@ class gemm_test : public kiln::test::device_queue_test {
     }
 };
 
-// Sizes around the tiles of every row (SIMT blocks of 32, 64, 128; CPU tiles of 4 x 16 and
-// 4 x 8) and the smallest: 1 and primes, full tiles and one more.
+// Sizes around the tiles of every row (SIMT blocks of 32, 64 and 128; CPU tiles of 4 x 64, 4 x 32
+// for doubles, and 4 x 16) and the smallest: 1 and primes, full tiles and one more.
 TEST_P(gemm_test, edge_tiles_of_every_size) {
     const std::vector<std::array<std::size_t, 3>> shapes{
         {1, 1, 1},   {1, 17, 3},    {19, 1, 7},  {5, 3, 1},      {64, 64, 8},

@@ -49,7 +49,7 @@ const std::array rows{
     gemm_tuning_row{
         any_cpu,
         {gemm_strategy::host_blas, tiles(32, 32, 8, 4, 4, 1), tiles(32, 32, 8, 4, 4, 1),
-         cpu_tiles(4, 2, 8, 16, 256)},
+         cpu_tiles(4, 4, 16, 32, 256)},
         "2-core AVX-512 machine, PoCL 3, SGEMM 1024^3 (docs/linear_algebra.md, \"CPU\"): OpenBLAS "
         "ahead of both kernels; 4 rows x 16 columns in 8 AVX registers beat 8x16 and 4x8"},
     gemm_tuning_row{

@@ -1,0 +1,154 @@
+// kiln::gemm beside cuBLAS (GPUs) and OpenBLAS (CPUs) on the same shapes, in one process.
+//
+//     gemm_bench [work...]      (every work of bench/linalg/gemm_workloads.hpp by default)
+//
+// On each device kiln sees: GPUs run the GPU works (SGEMM 4096^3 and 8192^3, DGEMM 4096^3, odd
+// shapes, a batch of 4096 64^3 products) beside cuBLAS (bench/linalg/cublas_gemm_reference.cu,
+// run by this program where it was built; TF32 off on both sides); CPUs run SGEMM 2048^3 through
+// the plan's choice and each kernel strategy forced, beside OpenBLAS called directly on as many
+// threads as the device has compute units. Prints one markdown table: TFLOP/s (2 m n k per
+// product, best of batches of back-to-back products, wall clock) and the ratio to the reference.
+#include <algorithm>
+#include <cstdio>
+#include <kiln/kiln.hpp>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gemm_workloads.hpp"
+#include "timing.hpp"
+
+#ifdef KILN_GEMM_BENCH_OPENBLAS
+#include <cblas.h>
+extern "C" void openblas_set_num_threads(int);
+#endif
+
+namespace {
+
+using gemm_workloads::workload;
+using kiln::detail::gemm_strategy;
+
+/// cuBLAS's seconds per work, from the reference program's `cublas <work> <s>` lines.
+std::map<std::string, double> cublas_reference(const std::vector<workload>& works) {
+    std::map<std::string, double> times;
+#ifdef KILN_GEMM_CUBLAS_REFERENCE
+    std::string command = KILN_GEMM_CUBLAS_REFERENCE;
+    for (const workload& w : works) command += " " + w.name;
+    if (FILE* pipe = popen(command.c_str(), "r")) {
+        char name[64];
+        double seconds = 0;
+        while (std::fscanf(pipe, "cublas %63s %lf\n", name, &seconds) == 2) times[name] = seconds;
+        pclose(pipe);
+    }
+#else
+    (void)works;
+#endif
+    return times;
+}
+
+/// Best seconds per call of `work`: batches of as many calls as fill about a quarter second.
+template <class Work>
+double time_calls(const kiln::queue& q, Work&& work) {
+    const double once = kiln::bench::best_seconds_per_call(q, 1, 1, work);
+    const int calls = int(std::clamp(0.25 / std::max(once, 1e-6), 1.0, 50.0));
+    return kiln::bench::best_seconds_per_call(q, 3, calls, work);
+}
+
+template <class T>
+double time_kiln(const kiln::queue& q, const workload& w) {
+    const kiln::matrix<T> a(q, w.m, w.k, w.batch,
+                            gemm_workloads::values<T>(w.m * w.k * w.batch, 1));
+    const kiln::matrix<T> b(q, w.k, w.n, w.batch,
+                            gemm_workloads::values<T>(w.k * w.n * w.batch, 2));
+    const kiln::matrix<T> c(q, w.m, w.n, w.batch);
+    return time_calls(q, [&] {
+        if (w.batch > 1)
+            kiln::gemm_batched(c, a, b);
+        else
+            kiln::gemm(c, a, b);
+    });
+}
+
+double time_kiln(const kiln::queue& q, const workload& w) {
+    return w.double_precision ? time_kiln<double>(q, w) : time_kiln<float>(q, w);
+}
+
+/// OpenBLAS on host arrays, on `threads` threads; 0 where it was not linked.
+double time_openblas(const workload& w, unsigned threads) {
+#ifdef KILN_GEMM_BENCH_OPENBLAS
+    openblas_set_num_threads(int(threads));
+    const auto a = gemm_workloads::values<float>(w.m * w.k, 1),
+               b = gemm_workloads::values<float>(w.k * w.n, 2);
+    std::vector<float> c(w.m * w.n);
+    const auto multiply = [&] {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(w.m), int(w.n), int(w.k), 1.0f,
+                    a.data(), int(w.k), b.data(), int(w.n), 0.0f, c.data(), int(w.n));
+    };
+    multiply();
+    return kiln::bench::best_host_seconds(3, multiply);
+#else
+    (void)w, (void)threads;
+    return 0;
+#endif
+}
+
+void row(const std::string& device, const workload& w, const std::string& strategy, double seconds,
+         double reference, const char* reference_name) {
+    std::printf("| %s | %s | %s | %.3f | ", device.c_str(), w.name.c_str(), strategy.c_str(),
+                w.flops() / seconds / 1e12);
+    if (reference > 0)
+        std::printf("%s %.3f | %.2fx |\n", reference_name, w.flops() / reference / 1e12,
+                    reference / seconds);
+    else
+        std::printf("%s missing | |\n", reference_name);
+    std::fflush(stdout);
+}
+
+bool wanted(const std::vector<std::string>& names, const workload& w) {
+    return names.empty() || std::find(names.begin(), names.end(), w.name) != names.end();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::vector<std::string> names(argv + 1, argv + argc);
+    std::vector<workload> gpu_works, cpu_works;
+    for (const workload& w : gemm_workloads::gpu_workloads())
+        if (wanted(names, w)) gpu_works.push_back(w);
+    for (const workload& w : gemm_workloads::cpu_workloads())
+        if (wanted(names, w)) cpu_works.push_back(w);
+    bool any_gpu = false;
+    for (const kiln::device& dev : kiln::devices())
+        any_gpu = any_gpu || dev.properties().type == kiln::device_type::gpu;
+    const std::map<std::string, double> cublas = any_gpu && !gpu_works.empty()
+                                                     ? cublas_reference(gpu_works)
+                                                     : std::map<std::string, double>{};
+
+    std::printf(
+        "| device | work | kiln strategy | kiln TFLOP/s | reference TFLOP/s | kiln / "
+        "reference |\n|---|---|---|---|---|---|\n");
+    for (const kiln::device& dev : kiln::devices()) {
+        const kiln::queue q(dev);
+        const std::string device =
+            dev.name() + " (" + std::string(kiln::to_string(dev.backend())) + ")";
+        if (dev.properties().type == kiln::device_type::gpu) {
+            for (const workload& w : gpu_works) {
+                if (w.double_precision && !dev.properties().double_precision) continue;
+                const auto found = cublas.find(w.name);
+                row(device, w, "plan", time_kiln(q, w), found == cublas.end() ? 0 : found->second,
+                    "cuBLAS");
+            }
+            continue;
+        }
+        for (const workload& w : cpu_works) {
+            const double openblas = time_openblas(w, std::max(1u, dev.properties().compute_units));
+            row(device, w, "plan", time_kiln(q, w), openblas, "OpenBLAS");
+            for (gemm_strategy s : kiln::detail::gemm_strategies_for(dev)) {
+                const kiln::detail::scoped_gemm_strategy forced(s);
+                row(device, w, std::string(kiln::detail::to_string(s)), time_kiln(q, w), openblas,
+                    "OpenBLAS");
+            }
+        }
+    }
+    return 0;
+}

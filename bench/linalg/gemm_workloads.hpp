@@ -1,0 +1,45 @@
+// The products bench/linalg/gemm_bench times, shared with its cuBLAS reference so that both run
+// the same shapes under the same names: issue 41's goals.
+#pragma once
+
+#include <cstddef>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace gemm_workloads {
+
+struct workload {
+    std::string name;
+    std::size_t m, n, k, batch;
+    bool double_precision;
+    double flops() const { return 2.0 * double(m) * double(n) * double(k) * double(batch); }
+};
+
+/// The GPU rows: square SGEMM and DGEMM, odd shapes, small k, many small products.
+inline std::vector<workload> gpu_workloads() {
+    return {{"sgemm_4096", 4096, 4096, 4096, 1, false},
+            {"sgemm_8192", 8192, 8192, 8192, 1, false},
+            {"dgemm_4096", 4096, 4096, 4096, 1, true},
+            {"sgemm_4095", 4095, 4095, 4095, 1, false},
+            {"sgemm_1000x3000x77", 1000, 3000, 77, 1, false},
+            {"sgemm_8192x8192x64", 8192, 8192, 64, 1, false},
+            {"sgemm_batched_4096x64", 64, 64, 64, 4096, false}};
+}
+
+/// The CPU row.
+inline std::vector<workload> cpu_workloads() {
+    return {{"sgemm_2048", 2048, 2048, 2048, 1, false}};
+}
+
+/// Values in [-1, 1], the same for every program that asks with the same seed.
+template <class T>
+std::vector<T> values(std::size_t count, unsigned seed) {
+    std::mt19937 generator(seed);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<T> out(count);
+    for (T& x : out) x = T(uniform(generator));
+    return out;
+}
+
+}  // namespace gemm_workloads
