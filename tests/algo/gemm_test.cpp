@@ -3,6 +3,7 @@
 // devices written by hand; and every bad input, rejected before any device work.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -93,13 +94,29 @@ void expect_close(const std::vector<T>& got, const reference<T>& want, std::size
 
 class gemm_test : public kiln::test::device_queue_test {
   protected:
-    /// `body` once per strategy the device can run, that strategy forced.
+    /// `body` once per strategy the device can run, that strategy forced; SIMT once per row's
+    /// tiles that the device can hold, so that vector loads and every tile shape run everywhere.
     template <class Body>
     void on_every_strategy(Body&& body) {
         for (gemm_strategy s : kiln::detail::gemm_strategies_for(device())) {
             SCOPED_TRACE(std::string(kiln::detail::to_string(s)));
             const kiln::detail::scoped_gemm_strategy forced(s);
-            body();
+            if (s != gemm_strategy::simt) {
+                body();
+                continue;
+            }
+            std::vector<std::string> done;
+            for (const auto& row : kiln::detail::gemm_tuning_rows()) {
+                const kiln::detail::gemm_simt_tiles& tiles = row.tuning.simt;
+                const std::string key = tiles.key();
+                if (std::find(done.begin(), done.end(), key) != done.end() ||
+                    tiles.work_group_size() > device().properties().max_work_group_size)
+                    continue;
+                done.push_back(key);
+                SCOPED_TRACE("tiles " + key);
+                const kiln::detail::scoped_gemm_simt_tiles forced_tiles(tiles);
+                body();
+            }
         }
     }
 

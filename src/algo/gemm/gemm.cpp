@@ -5,6 +5,7 @@
 #include <kiln/detail/algo/gemm_problem.hpp>
 #include <kiln/error.hpp>
 #include <kiln/matrix.hpp>
+#include <optional>
 #include <string>
 
 #include "gemm_host_blas.hpp"
@@ -156,8 +157,9 @@ void check_gemm(const gemm_problem& p, const char* call) {
 event run_gemm(const queue& q, const gemm_problem& problem) {
     if (problem.m() == 0 || problem.n() == 0 || problem.batch() == 0) return q.marker();
     const device_properties& props = q.device().properties();
-    gemm_plan_input input{problem.c.element, host_blas_available() && host_blas_fits(problem),
-                          strategy_in_force()};
+    const std::optional<gemm_simt_tiles> forced_tiles = gemm_simt_tiles_in_force();
+    const gemm_plan_input input{problem.c.element, host_blas_available() && host_blas_fits(problem),
+                                strategy_in_force(), forced_tiles ? &*forced_tiles : nullptr};
     const gemm_plan plan = plan_gemm(props, input);
     switch (plan.strategy) {
         case gemm_strategy::host_blas:

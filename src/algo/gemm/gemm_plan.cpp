@@ -2,7 +2,9 @@
 #include "gemm_plan.hpp"
 
 #include <kiln/error.hpp>
+#include <mutex>
 #include <string>
+#include <utility>
 
 namespace kiln::detail {
 namespace {
@@ -20,7 +22,23 @@ bool simt_fits(const gemm_simt_tiles& t, const device_properties& props,
             simt_local_bytes(t, accumulator_bytes) <= props.local_memory_bytes);
 }
 
+std::mutex tiles_mutex;
+std::optional<gemm_simt_tiles> forced_tiles;
+
 }  // namespace
+
+scoped_gemm_simt_tiles::scoped_gemm_simt_tiles(gemm_simt_tiles tiles) {
+    std::lock_guard lock(tiles_mutex);
+    previous_ = std::exchange(forced_tiles, tiles);
+}
+scoped_gemm_simt_tiles::~scoped_gemm_simt_tiles() {
+    std::lock_guard lock(tiles_mutex);
+    forced_tiles = previous_;
+}
+std::optional<gemm_simt_tiles> gemm_simt_tiles_in_force() {
+    std::lock_guard lock(tiles_mutex);
+    return forced_tiles;
+}
 
 bool gemm_strategy_runs_on(gemm_strategy strategy, const device_properties& props, bool host_blas) {
     switch (strategy) {
@@ -55,6 +73,7 @@ gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input
     // device can (256 work-items, 2-4 KiB).
     if (!simt_fits(plan.simt, props, accumulator_bytes))
         plan.simt = gemm_tuning_rows().back().tuning.simt;
+    if (input.simt_tiles) plan.simt = *input.simt_tiles;
     while (plan.simt.work_group_size() > props.max_work_group_size &&
            plan.simt.thread_rows < plan.simt.block_rows)
         plan.simt.thread_rows *= 2;
