@@ -244,7 +244,7 @@ using gemm_scalar_t = gemm_value_t<C>;
 
 /// Inputs of the output's type (16-bit inputs with float outputs are to come).
 template <class C, class A, class B>
-concept gemm_types = std::is_same_v<gemm_value_t<C>, gemm_value_t<A>> &&
+concept gemm_operand_types = std::is_same_v<gemm_value_t<C>, gemm_value_t<A>> &&
     std::is_same_v<gemm_value_t<C>, gemm_value_t<B>>;
 
 template <class C, class A, class B>
@@ -271,7 +271,7 @@ void gemm(const char* call, const C& c, const A& a, const B& b,
 /// m x k and op(B) k x n; all on one device, C apart from A and B. Returns once the product is
 /// enqueued on C's queue.
 template <detail::gemm_output C, detail::gemm_input A, detail::gemm_input B>
-requires detail::gemm_types<C, A, B>
+requires detail::gemm_operand_types<C, A, B>
 void gemm(const C& c, const A& a, const B& b,
           const gemm_options<detail::gemm_scalar_t<C>>& options = {}) {
     detail::gemm("kiln::gemm", c, a, b, options, false);
@@ -279,7 +279,7 @@ void gemm(const C& c, const A& a, const B& b,
 
 /// gemm for each of the batch entries of Cs, As and Bs (the same count in each).
 template <detail::gemm_output C, detail::gemm_input A, detail::gemm_input B>
-requires detail::gemm_types<C, A, B>
+requires detail::gemm_operand_types<C, A, B>
 void gemm_batched(const C& cs, const A& as, const B& bs,
                   const gemm_options<detail::gemm_scalar_t<C>>& options = {}) {
     detail::gemm("kiln::gemm_batched", cs, as, bs, options, true);

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "algo/gemm/gemm_strategies.hpp"
 #include "algo/sort/sort_kernels.hpp"
 #include "backend/cuda/cuda_api.hpp"
 #include "backend/cuda/nvrtc_compiler.hpp"
@@ -86,6 +87,25 @@ TEST_F(NvrtcCompile, LocalMemoryReductionWithBarriers) {
 
 TEST_F(NvrtcCompile, TiledMatrixMultiplyWithLocalArrays) {
     expect_cubin(compile({kiln_test::tiled_matmul_source}));
+}
+
+// kiln::gemm's kernels as the CUDA backend builds them: the NVIDIA row's SIMT tiles in every
+// layout, by float4 loads and element by element, in both precisions; the CPU tiles once.
+TEST_F(NvrtcCompile, GemmKernelsOfEveryLayout) {
+    const gemm_tuning_row& nvidia = gemm_tuning_rows().front();
+    const gemm_types single{},
+        twice{gemm_element::f64, gemm_element::f64, gemm_element::f64, gemm_element::f64};
+    for (const bool a_transposed : {false, true})
+        for (const bool b_transposed : {false, true}) {
+            SCOPED_TRACE(std::string(a_transposed ? "T" : "N") + (b_transposed ? "T" : "N"));
+            const bool vectors = a_transposed == b_transposed;
+            expect_cubin(compile({gemm_simt_kernel{nvidia.tuning.simt, single, a_transposed,
+                                                   b_transposed, vectors, vectors}
+                                      .source()}));
+        }
+    expect_cubin(compile(
+        {gemm_simt_kernel{nvidia.tuning.simt_double, twice, false, true, true, true}.source()}));
+    expect_cubin(compile({gemm_cpu_kernel{nvidia.tuning.cpu, single, true, false}.source()}));
 }
 
 TEST_F(NvrtcCompile, Atomics) {

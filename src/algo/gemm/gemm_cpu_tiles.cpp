@@ -13,18 +13,8 @@ namespace {
 
 constexpr const char* cpu_kernel = "kiln_gemm_cpu_tiles";
 
-struct cpu_kernel_shape {
-    gemm_cpu_tiles tiles;
-    gemm_types types;
-    bool a_transposed = false, b_transposed = false;
-
-    std::string key() const {
-        return std::string(cpu_kernel) + ":" + tiles.key() + ":" + types.key() + ":" +
-               (a_transposed ? "T" : "N") + (b_transposed ? "T" : "N");
-    }
-};
-
-std::string generate(const cpu_kernel_shape& shape, const kernel_description& kernel) {
+std::string generate(const gemm_cpu_kernel& shape) {
+    const kernel_description kernel = gemm_kernel_description(cpu_kernel, shape.types);
     const gemm_cpu_tiles& t = shape.tiles;
     const std::string acc = opencl_name(shape.types.accumulator);
     const std::string width = std::to_string(t.vector_width);
@@ -121,14 +111,23 @@ std::string generate(const cpu_kernel_shape& shape, const kernel_description& ke
 
 }  // namespace
 
+std::string gemm_cpu_kernel::key() const {
+    return std::string(cpu_kernel) + ":" + tiles.key() + ":" + types.key() + ":" +
+           (a_transposed ? "T" : "N") + (b_transposed ? "T" : "N");
+}
+
+std::string gemm_cpu_kernel::source() const {
+    return generate(*this);
+}
+
 event run_cpu_tiles_gemm(const queue& q, const gemm_problem& problem, const gemm_cpu_tiles& tiles) {
-    const cpu_kernel_shape shape{tiles, gemm_types_of(problem), problem.a.transposed,
-                                 problem.b.transposed};
+    const gemm_cpu_kernel shape{tiles, gemm_types_of(problem), problem.a.transposed,
+                                problem.b.transposed};
     const auto describe = [&] {
         return std::vector<kernel_description>{gemm_kernel_description(cpu_kernel, shape.types)};
     };
-    const algorithm_program& program = algorithm_program_for(
-        q.device(), shape.key(), describe, [&] { return generate(shape, describe().front()); });
+    const algorithm_program& program =
+        algorithm_program_for(q.device(), shape.key(), describe, [&] { return shape.source(); });
     const std::size_t group = tiles.work_group_size;
     const std::size_t tiles_per_entry =
         (problem.m() + tiles.rows - 1) / tiles.rows *

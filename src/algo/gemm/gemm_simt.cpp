@@ -29,22 +29,6 @@ struct tile_loads {
     std::size_t local_row = 0;  // the padded length of the local tile's rows (along m or n)
 };
 
-/// The SIMT kernel of one tile shape, element types and pair of layouts.
-struct simt_kernel_shape {
-    gemm_simt_tiles tiles;
-    gemm_types types;
-    bool a_transposed = false, b_transposed = false;
-    /// Full tiles may read the operand by vectors of its loads' width: its rows (leading
-    /// dimension), offset and batch stride are multiples of it.
-    bool a_vectors = false, b_vectors = false;
-
-    std::string key() const {
-        return std::string(simt_kernel) + ":" + tiles.key() + ":" + types.key() + ":" +
-               (a_transposed ? "T" : "N") + (b_transposed ? "T" : "N") + ":" +
-               (a_vectors ? "v" : "s") + (b_vectors ? "v" : "s");
-    }
-};
-
 /// The widest load (at most the tiles' vector width, at most 4: float4 and double4 are what
 /// every backend has) that divides the tile into whole loads per work-item.
 std::size_t load_width(const gemm_simt_tiles& t, std::size_t outer, std::size_t inner) {
@@ -54,7 +38,7 @@ std::size_t load_width(const gemm_simt_tiles& t, std::size_t outer, std::size_t 
     return width;
 }
 
-tile_loads loads_of(const simt_kernel_shape& shape, bool is_a) {
+tile_loads loads_of(const gemm_simt_kernel& shape, bool is_a) {
     const gemm_simt_tiles& t = shape.tiles;
     const bool transposed = is_a ? shape.a_transposed : shape.b_transposed;
     tile_loads l;
@@ -143,7 +127,8 @@ void emit_tile_store(source_builder& b, const tile_loads& l, const std::string& 
         }
 }
 
-std::string generate(const simt_kernel_shape& shape, const kernel_description& kernel) {
+std::string generate(const gemm_simt_kernel& shape) {
+    const kernel_description kernel = gemm_kernel_description(simt_kernel, shape.types);
     const gemm_simt_tiles& t = shape.tiles;
     const std::size_t group = t.work_group_size();
     const tile_loads a = loads_of(shape, true), b_loads = loads_of(shape, false);
@@ -243,9 +228,19 @@ bool vectors_fit(const gemm_operand& operand, std::size_t width) {
 
 }  // namespace
 
+std::string gemm_simt_kernel::key() const {
+    return std::string(simt_kernel) + ":" + tiles.key() + ":" + types.key() + ":" +
+           (a_transposed ? "T" : "N") + (b_transposed ? "T" : "N") + ":" + (a_vectors ? "v" : "s") +
+           (b_vectors ? "v" : "s");
+}
+
+std::string gemm_simt_kernel::source() const {
+    return generate(*this);
+}
+
 event run_simt_gemm(const queue& q, const gemm_problem& problem, const gemm_simt_tiles& tiles) {
-    simt_kernel_shape shape{tiles, gemm_types_of(problem), problem.a.transposed,
-                            problem.b.transposed};
+    gemm_simt_kernel shape{tiles, gemm_types_of(problem), problem.a.transposed,
+                           problem.b.transposed};
     // The widths full tiles would load by, then whether the operands' layouts allow them.
     shape.a_vectors = shape.b_vectors = true;
     shape.a_vectors = vectors_fit(problem.a, loads_of(shape, true).width);
@@ -254,8 +249,8 @@ event run_simt_gemm(const queue& q, const gemm_problem& problem, const gemm_simt
     const auto describe = [&] {
         return std::vector<kernel_description>{gemm_kernel_description(simt_kernel, shape.types)};
     };
-    const algorithm_program& program = algorithm_program_for(
-        q.device(), key, describe, [&] { return generate(shape, describe().front()); });
+    const algorithm_program& program =
+        algorithm_program_for(q.device(), key, describe, [&] { return shape.source(); });
     const std::size_t group = tiles.work_group_size();
     const std::size_t groups = (problem.m() + tiles.block_rows - 1) / tiles.block_rows *
                                ((problem.n() + tiles.block_columns - 1) / tiles.block_columns) *

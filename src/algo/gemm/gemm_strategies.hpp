@@ -5,10 +5,36 @@
 #include <kiln/detail/algo/gemm_problem.hpp>
 #include <kiln/runtime/event.hpp>
 #include <kiln/runtime/queue.hpp>
+#include <string>
 
+#include "gemm_kernels.hpp"
 #include "gemm_tuning.hpp"
 
 namespace kiln::detail {
+
+/// The SIMT kernel of one tile shape, element types and pair of layouts: its program key and its
+/// source (tests compile it for targets the machine may not have).
+struct gemm_simt_kernel {
+    gemm_simt_tiles tiles;
+    gemm_types types;
+    bool a_transposed = false, b_transposed = false;
+    /// Full tiles may read the operand by vectors of its loads' width: its rows (leading
+    /// dimension), offset and batch stride are multiples of it.
+    bool a_vectors = false, b_vectors = false;
+
+    std::string key() const;
+    std::string source() const;
+};
+
+/// The CPU kernel of one tile shape, element types and pair of layouts.
+struct gemm_cpu_kernel {
+    gemm_cpu_tiles tiles;
+    gemm_types types;
+    bool a_transposed = false, b_transposed = false;
+
+    std::string key() const;
+    std::string source() const;
+};
 
 /// Register tiles staged through local memory (gemm_simt.cpp).
 event run_simt_gemm(const queue& q, const gemm_problem& problem, const gemm_simt_tiles& tiles);
