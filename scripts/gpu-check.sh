@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # On the GPU machine: build everything with benchmarks, list devices, run the whole suite on every
 # device, the benchmarks, and compute-sanitizer over the CUDA tests. Logs go to $OUT (or ./gpu-logs).
-# Usage: scripts/gpu-check.sh [tests|bench|algo|profile|sanitize|all]...   (default: all)
+# Usage: scripts/gpu-check.sh [tests|bench|algo|gemm|profile|sanitize|all]...   (default: all)
 #   algo: the algorithm benchmarks (scan, compaction, sort, SpMV, stencils, FFT) beside CUB, cuSPARSE and
 #   cuFFT, on each GPU backend, into $OUT/algo.log
+#   gemm: kiln::gemm's tests on every device and every strategy, its NVRTC compile, gemm_bench
+#   beside cuBLAS and OpenBLAS on every device, and examples/matrix_multiply on each GPU backend,
+#   into $OUT/gemm.log
 #   profile: the profiler's overhead on `y = 2*x + 3*z` on each GPU backend, and a KILN_PROFILE
 #   trace of the expression benchmark drawn by kiln-prof, into $OUT/profile.log and $OUT/trace-*
 set -uo pipefail
@@ -64,6 +67,19 @@ if want algo; then
             echo "(exit $?)" >> "$out/algo.log"
     done
     grep -E "^###|ratio|x CUB|x cu" "$out/algo.log" | head -120
+fi
+
+if want gemm; then
+    {
+        timeout 500 "$build/tests/algo/algo_gemm_test" || echo "(exit $?)"
+        timeout 120 "$build/tests/cuda/cuda_nvrtc_compile_test" --gtest_filter='*Gemm*' || echo "(exit $?)"
+        timeout 400 "$build/bench/linalg/gemm_bench" || echo "(exit $?)"
+        for backend in cuda opencl,gpu; do
+            echo "=== matrix_multiply on $backend"
+            KILN_DEVICE=$backend timeout 120 "$build/examples/matrix_multiply" || echo "(exit $?)"
+        done
+    } > "$out/gemm.log" 2>&1
+    grep -E "^\[  (PASSED|FAILED)|^\||^===|GFLOP|exit" "$out/gemm.log" | head -80
 fi
 
 if want profile; then
