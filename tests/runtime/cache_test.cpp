@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cache_fixture.hpp"
+#include "support/hang_guard.hpp"
 
 namespace kiln::test::cache {
 namespace {
@@ -153,6 +154,7 @@ TEST_P(compile_cache, a_directory_at_an_entry_is_a_miss) {
 }
 
 TEST_P(compile_cache, a_fifo_at_an_entry_is_a_miss) {
+    const kiln::test::hang_guard guard(std::chrono::seconds(60));
     const auto entry = rebuild_over_planted_entry(32, [](const fs::path& at) {
         ASSERT_EQ(::mkfifo(at.c_str(), 0600), 0) << std::strerror(errno);
     });
