@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <kiln/runtime/cache.hpp>
 #include <kiln/vector.hpp>
@@ -17,6 +16,7 @@
 #include <sstream>
 #include <string>
 
+#include "expr/bandwidth_file.hpp"
 #include "runtime/atomic_file.hpp"
 #include "runtime/device_identity.hpp"
 
@@ -43,28 +43,13 @@ std::string model_of(const device& d) {
 // its first lines the format and the model (a hash collision then reads as a miss).
 constexpr const char* disk_format = "kiln-bandwidth 1";
 
-std::filesystem::path disk_entry(const std::string& model) {
-    const std::filesystem::path folder = program_cache::directory();
-    if (folder.empty()) return {};
-    return folder / "bandwidth" / std::to_string(std::hash<std::string>{}(model));
-}
-
-std::optional<double> read_from_disk(const std::string& model) {
-    const std::filesystem::path entry = disk_entry(model);
-    if (entry.empty()) return std::nullopt;
-    std::ifstream in(entry);
-    std::string format, stored_model;
-    double value = 0;
-    if (!std::getline(in, format) || format != disk_format || !std::getline(in, stored_model) ||
-        stored_model != model || !(in >> value) || !std::isfinite(value) || value <= 0)
-        return std::nullopt;
-    return value;
-}
+// Three short lines; a device's identity is a few hundred bytes. Anything larger is not kiln's.
+constexpr std::size_t max_disk_entry_bytes = 64 << 10;
 
 // Best effort: a cache that cannot be written only means measuring again next time. Written
 // through kiln's one writer of its own files, so that readers never see half a file.
 void write_to_disk(const std::string& model, double value) {
-    const std::filesystem::path entry = disk_entry(model);
+    const std::filesystem::path entry = detail::bandwidth_file(model);
     if (entry.empty()) return;
     std::error_code ignored;
     std::filesystem::create_directories(entry.parent_path(), ignored);
@@ -111,6 +96,31 @@ double measure_copy_bandwidth(const queue& q) {
 
 }  // namespace
 
+namespace detail {
+
+std::filesystem::path bandwidth_file(const std::string& model) {
+    const std::filesystem::path folder = program_cache::directory();
+    if (folder.empty()) return {};
+    return folder / "bandwidth" / std::to_string(std::hash<std::string>{}(model));
+}
+
+// A FIFO or a link to /dev/zero there once hung the process or grew its memory without bound.
+std::optional<double> read_measured_bandwidth(const std::string& model) {
+    const std::filesystem::path entry = bandwidth_file(model);
+    if (entry.empty()) return std::nullopt;
+    const own_file_read found = read_own_file(entry.string(), max_disk_entry_bytes);
+    if (!found.file) return std::nullopt;
+    std::istringstream in(found.file->bytes);
+    std::string format, stored_model;
+    double value = 0;
+    if (!std::getline(in, format) || format != disk_format || !std::getline(in, stored_model) ||
+        stored_model != model || !(in >> value) || !std::isfinite(value) || value <= 0)
+        return std::nullopt;
+    return value;
+}
+
+}  // namespace detail
+
 void set_split_weighting(split_weighting weighting) {
     const std::lock_guard lock(state().mutex);
     state().weighting = weighting;
@@ -146,7 +156,7 @@ double memory_bandwidth(const queue& q) {
         return known->second;
     // Measured under the lock, so that two threads never measure the same model at once (the
     // measurement's vectors live on one queue and never ask for weights).
-    std::optional<double> value = read_from_disk(model);
+    std::optional<double> value = detail::read_measured_bandwidth(model);
     if (!value) {
         value = measure_copy_bandwidth(q);
         write_to_disk(model, *value);

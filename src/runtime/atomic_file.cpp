@@ -1,11 +1,13 @@
 // Writing a file so that a failure never loses or truncates what was there, and no file but the
-// one named is touched: kiln's profile, its programs' output files, and its own cache files.
+// one named is touched: kiln's profile, its programs' output files, and its own cache files; and
+// reading those cache files back whatever is found at their paths.
 #include "runtime/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +15,7 @@
 #include <memory>
 #include <random>
 #include <stdexcept>
+#include <utility>
 
 namespace kiln::detail {
 namespace {
@@ -146,6 +149,22 @@ enum class durability {
     checked,  // not flushed: its reader checks what it reads, and a torn file is a miss
 };
 
+// An open descriptor, closed when it goes out of scope. Not detail::handle: the programs compile
+// this file into themselves beside a shared libkiln, without kiln's headers (atomic_file.hpp).
+class open_descriptor {
+  public:
+    explicit open_descriptor(int fd) : fd_(fd) {}
+    open_descriptor(const open_descriptor&) = delete;
+    open_descriptor& operator=(const open_descriptor&) = delete;
+    ~open_descriptor() {
+        if (fd_ >= 0) close(fd_);
+    }
+    int get() const { return fd_; }
+
+  private:
+    int fd_;
+};
+
 void replace_file(const std::string& target, const struct stat* existing, const void* data,
                   std::size_t size, const std::string& shown, const file_system_calls& calls,
                   durability kept = durability::synced) {
@@ -234,6 +253,53 @@ delivery write_file(const std::string& path, const void* data, std::size_t size,
 void replace_own_file(const std::string& path, const void* data, std::size_t size) {
     if (path.empty()) throw std::runtime_error("cannot write a file with an empty name");
     replace_file(path, nullptr, data, size, quoted(path), {}, durability::checked);
+}
+
+bool create_private_file(const std::string& path, const void* data, std::size_t size) {
+    if (path.empty()) throw std::runtime_error("cannot write a file with an empty name");
+    const std::string failed = "creating " + quoted(path) + " failed";
+    temporary_file temporary(path, 0600, quoted(path));
+    // The umask may only take bits away, and 0600 was asked for: set it whatever the umask was.
+    if (fchmod(temporary.fd(), 0600) != 0) fail(failed, errno);
+    if (const int error = write_all(temporary.fd(), data, size, {})) fail(failed, error);
+    if (fsync(temporary.fd()) != 0) fail(failed, errno);
+    if (const int error = temporary.close_file()) fail(failed, error);
+    // link, unlike rename, never replaces: the first of several creators wins, and the others
+    // read its file. The temporary name is removed either way.
+    if (link(temporary.path().c_str(), path.c_str()) == 0) return true;
+    if (errno == EEXIST) return false;
+    fail(failed, errno);
+}
+
+own_file_read read_own_file(const std::string& path, std::size_t max_bytes) {
+    own_file_read result;
+    int fd = -1;
+    do {
+        fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        result.refused = errno != ENOENT;
+        return result;
+    }
+    const open_descriptor file(fd);
+    result.refused = true;
+    struct stat status {};
+    if (fstat(file.get(), &status) != 0 || !S_ISREG(status.st_mode) || status.st_size < 0 ||
+        static_cast<std::uintmax_t>(status.st_size) > max_bytes)
+        return result;
+    own_file content{std::string(static_cast<std::size_t>(status.st_size), '\0'), status.st_uid,
+                     status.st_mode & 07777};
+    std::size_t done = 0;
+    while (done < content.bytes.size()) {
+        const ssize_t got =
+            read(file.get(), content.bytes.data() + done, content.bytes.size() - done);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return result;  // shrunk while read, or unreadable
+        done += static_cast<std::size_t>(got);
+    }
+    result.refused = false;
+    result.file = std::move(content);
+    return result;
 }
 
 void write_stream(int fd, const void* data, std::size_t size, const std::string& shown,

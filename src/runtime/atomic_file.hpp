@@ -1,7 +1,7 @@
 // Writing a file that kiln or one of its programs produces (a profile, a picture, a cache entry)
 // so that a failure never loses or truncates what was there, and no file but the one named is
-// touched. The library's profiler and caches and the programs (through
-// tools/support/atomic_file.hpp) share it.
+// touched; and reading kiln's own files back without trusting what sits at their paths. The
+// library's profiler and caches and the programs (through tools/support/atomic_file.hpp) share it.
 #pragma once
 
 #include <sys/types.h>
@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace kiln::detail {
@@ -53,6 +54,32 @@ delivery write_file(const std::string& path, const void* data, std::size_t size,
 // exclusively created temporary file as write_file, and nothing is followed. Not flushed to disk:
 // such files are checked when read, so one torn by a crash is a miss. Throws std::runtime_error.
 void replace_own_file(const std::string& path, const void* data, std::size_t size);
+
+// Creates the file `path` holding `size` bytes, readable and writable by its owner alone (0600
+// whatever the umask), unless something (a file, a link, anything) is already there: then nothing
+// is changed and false is returned. Written and flushed under an unguessable temporary name and
+// linked into place, so a reader never sees it incomplete and of two processes creating it at
+// once, exactly one succeeds. Throws std::runtime_error for any other failure.
+bool create_private_file(const std::string& path, const void* data, std::size_t size);
+
+// A file of kiln's own read back by read_own_file, with what fstat said of it.
+struct own_file {
+    std::string bytes;
+    uid_t owner = 0;
+    mode_t permissions = 0;  // st_mode & 07777
+};
+struct own_file_read {
+    std::optional<own_file> file;  // the file's content, when it was read
+    bool refused = false;          // something was at the path but was not read
+};
+
+// Reads a file of kiln's own (a cache entry, a measured bandwidth, FFTW's wisdom) found at a path
+// that anyone able to write the folder could have put something else at. Whatever is not a
+// regular file of at most `max_bytes` is refused without reading a byte: a symbolic link is not
+// followed (O_NOFOLLOW), a FIFO cannot block the open (O_NONBLOCK), and fstat on the opened file
+// rejects folders, FIFOs, devices and larger files, so nothing found there hangs the reader or
+// makes it read without bound. Never throws for what it finds; a missing file is not refused.
+own_file_read read_own_file(const std::string& path, std::size_t max_bytes);
 
 // Writes all `size` bytes to the open descriptor `fd`, retrying short and interrupted writes.
 // Throws std::runtime_error "writing <shown> failed: <reason>".

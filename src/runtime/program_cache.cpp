@@ -1,24 +1,23 @@
-// The two-level compile cache: a map in memory behind a mutex, and checksummed files on disk
-// written atomically, so that a corrupt entry is rebuilt and concurrent writers are harmless.
+// The two-level compile cache: a map in memory behind a mutex, and files on disk written
+// atomically and signed with the user's key, so that a corrupt or forged entry is rebuilt, never
+// handed to a driver, and concurrent writers are harmless.
 #include "runtime/program_cache.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
-#include <kiln/detail/handle.hpp>
 #include <kiln/runtime/cache.hpp>
 #include <list>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 #include "runtime/atomic_file.hpp"
+#include "runtime/entry_signing.hpp"
 
 namespace kiln {
 namespace {
@@ -51,8 +50,8 @@ void evict_beyond_capacity(memory_cache& cache) {
     }
 }
 
-// FNV-1a: simple and good enough to name files and detect torn or corrupted payloads; the full
-// key is stored in each entry, so a hash collision cannot return the wrong binary.
+// FNV-1a: simple and good enough to name files; the full key is stored in each entry, so a hash
+// collision cannot return the wrong binary.
 std::uint64_t fnv1a(const void* data, std::size_t size,
                     std::uint64_t hash = 14695981039346656037ull) {
     const auto* bytes = static_cast<const unsigned char*>(data);
@@ -63,7 +62,10 @@ std::uint64_t fnv1a(const void* data, std::size_t size,
     return hash;
 }
 
-constexpr char entry_magic[8] = {'K', 'I', 'L', 'N', 'B', 'I', 'N', '1'};
+// An entry: this magic, the key's size and the key, the payload's size, the keyed hash of all
+// of that and the payload (entry_signing.hpp), then the payload (the device binary). Version 1
+// carried an FNV-1a checksum instead, which anyone could recompute over a payload of their own.
+constexpr char entry_magic[8] = {'K', 'I', 'L', 'N', 'B', 'I', 'N', '2'};
 
 std::string cache_key(const device& dev, std::span<const std::string> sources,
                       const std::string& options) {
@@ -101,59 +103,41 @@ bool take_u64(std::string_view& in, std::uint64_t& value) {
 // bigger file at an entry's path is not kiln's, and is not read into memory.
 constexpr std::uint64_t max_entry_bytes = std::uint64_t(64) << 20;
 
-struct file_descriptor_traits {
-    using value_type = int;
-    static int null() noexcept { return -1; }
-    static void release(int fd) noexcept { ::close(fd); }
-};
-using file_descriptor = detail::handle<file_descriptor_traits>;
-
-/// The bytes of the regular file at `file`. Whatever else may sit at an entry's path is refused
-/// without reading a byte: a symbolic link is not followed (O_NOFOLLOW), a FIFO cannot block the
-/// open (O_NONBLOCK), and fstat on the opened file rejects directories, FIFOs, devices and files
-/// over max_entry_bytes. `rejected` says whether something was there but refused or unreadable.
-std::optional<std::string> read_regular_file(const std::filesystem::path& file, bool& rejected) {
-    file_descriptor fd(::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-    if (!fd) {
-        rejected = errno != ENOENT;
-        return std::nullopt;
-    }
-    rejected = true;
-    struct stat status {};
-    if (::fstat(fd.get(), &status) != 0 || !S_ISREG(status.st_mode) || status.st_size < 0 ||
-        static_cast<std::uint64_t>(status.st_size) > max_entry_bytes)
-        return std::nullopt;
-    std::string content(static_cast<std::size_t>(status.st_size), '\0');
-    std::size_t done = 0;
-    while (done < content.size()) {
-        const ssize_t got = ::read(fd.get(), content.data() + done, content.size() - done);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return std::nullopt;
-        done += static_cast<std::size_t>(got);
-    }
-    rejected = false;
-    return content;
+/// The keyed hash an entry carries: of everything before it, and of the payload after it.
+std::uint64_t entry_signature(const detail::signing_key& signing, std::string_view header,
+                              std::string_view payload) {
+    return detail::keyed_hash(signing)
+        .add(header.data(), header.size())
+        .add(payload.data(), payload.size())
+        .finish();
 }
 
 /// The payload of a valid entry for `key`, or nothing if missing, not a regular file, too large,
-/// truncated, corrupt or stale; `rejected` says whether an entry was there but unusable.
+/// truncated, corrupt, stale or not signed with `signing`; `rejected` says whether an entry was
+/// there but unusable. Only a payload that kiln wrote for this user reaches a driver: drivers
+/// crash on malformed binaries (PoCL's pocl_binary_deserialize asserts) instead of refusing them.
 std::optional<std::vector<std::byte>> read_entry(const std::filesystem::path& file,
-                                                 const std::string& key, bool& rejected) {
-    rejected = false;
-    const std::optional<std::string> content = read_regular_file(file, rejected);
-    if (!content) return std::nullopt;
-    std::string_view rest(*content);
+                                                 const std::string& key,
+                                                 const detail::signing_key& signing,
+                                                 bool& rejected) {
+    const detail::own_file_read found = detail::read_own_file(file.string(), max_entry_bytes);
+    rejected = found.refused;
+    if (!found.file) return std::nullopt;
+    const std::string_view content(found.file->bytes);
+    std::string_view rest = content;
     rejected = true;
     if (rest.size() < sizeof entry_magic ||
         std::memcmp(rest.data(), entry_magic, sizeof entry_magic) != 0)
         return std::nullopt;
     rest.remove_prefix(sizeof entry_magic);
-    std::uint64_t key_size = 0, payload_size = 0, checksum = 0;
+    std::uint64_t key_size = 0, payload_size = 0, signature = 0;
     if (!take_u64(rest, key_size) || rest.size() < key_size || rest.substr(0, key_size) != key)
         return std::nullopt;
     rest.remove_prefix(key_size);
-    if (!take_u64(rest, payload_size) || !take_u64(rest, checksum) || rest.size() != payload_size ||
-        fnv1a(rest.data(), rest.size()) != checksum)
+    if (!take_u64(rest, payload_size)) return std::nullopt;
+    const std::string_view header = content.substr(0, content.size() - rest.size());
+    if (!take_u64(rest, signature) || rest.size() != payload_size ||
+        entry_signature(signing, header, rest) != signature)
         return std::nullopt;
     rejected = false;
     std::vector<std::byte> payload(rest.size());
@@ -165,16 +149,15 @@ std::optional<std::vector<std::byte>> read_entry(const std::filesystem::path& fi
 /// only ever see a complete entry, two writers of the same entry simply replace each other, and
 /// nothing planted in the folder is written through.
 bool write_entry(const std::filesystem::path& dir, const std::string& name, const std::string& key,
-                 std::span<const std::byte> payload) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) return false;
+                 const detail::signing_key& signing, std::span<const std::byte> payload) {
     std::string content(entry_magic, sizeof entry_magic);
     append_u64(content, key.size());
     content += key;
     append_u64(content, payload.size());
-    append_u64(content, fnv1a(payload.data(), payload.size()));
-    content.append(reinterpret_cast<const char*>(payload.data()), payload.size());
+    const std::string_view payload_bytes(reinterpret_cast<const char*>(payload.data()),
+                                         payload.size());
+    append_u64(content, entry_signature(signing, content, payload_bytes));
+    content += payload_bytes;
     if (content.size() > max_entry_bytes) return false;  // it would never be read back
     try {
         detail::replace_own_file((dir / name).string(), content.data(), content.size());
@@ -266,10 +249,13 @@ cached_program get_or_build(const device& dev, std::span<const std::string> sour
     cached_program result;
     const auto dir = program_cache::directory();
     const std::string name = entry_file_name(key);
+    // Without the user's key no entry can be trusted, nor signed for later: the disk cache is off.
+    const std::optional<detail::signing_key> signing =
+        dir.empty() ? std::nullopt : detail::signing_key_for(dir);
     bool rejected = false;
-    if (!dir.empty()) {
+    if (signing) {
         result.build_time = timed([&] {
-            if (auto payload = read_entry(dir / name, key, rejected)) {
+            if (auto payload = read_entry(dir / name, key, *signing, rejected)) {
                 result.impl = dev.impl().load(*payload, options);
                 if (!result.impl) rejected = true;
             }
@@ -281,7 +267,8 @@ cached_program get_or_build(const device& dev, std::span<const std::string> sour
     } else {
         result.build_time = timed([&] { result.impl = dev.impl().build(sources, options); });
         result.origin = program_origin::compiled;
-        if (!dir.empty()) stored = write_entry(dir, name, key, result.impl->binary());
+        if (!dir.empty())
+            stored = signing && write_entry(dir, name, key, *signing, result.impl->binary());
     }
 
     std::lock_guard lock(cache_mutex);

@@ -1,18 +1,30 @@
 // kiln::fft's host-library strategy beneath the plan (src/algo/fft/fft_host_library.hpp): a
 // shape without FFTW wisdom answers its first calls with an estimated plan while a thread
-// measures, and the measured plan takes over. No device: FFTW transforms host arrays.
+// measures, and the measured plan takes over; the wisdom file is read only when it is a small
+// regular file. No device: FFTW transforms host arrays.
 #include "algo/fft/fft_host_library.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <complex>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
 #include <memory>
 #include <numbers>
+#include <optional>
+#include <string>
 #include <vector>
+
+#include "runtime/test_helpers.hpp"
+#include "support/hang_guard.hpp"
 
 namespace {
 
@@ -121,6 +133,39 @@ TEST(fft_host_library, a_transform_let_go_while_it_measures_leaves_the_measuring
     inverse->execute(output.get(), back.get());
     inverse->wait_for_measuring();
     EXPECT_LE(relative_error(back.get(), input.get()), tolerance);
+}
+
+// The wisdom file is read like a compile-cache entry. A FIFO at its path hung the first transform,
+// and a link to /dev/zero ended the process with an uncaught std::bad_alloc.
+TEST(fft_host_library, wisdom_is_read_only_from_a_small_regular_file) {
+    const kiln::test::hang_guard guard(std::chrono::seconds(60));
+    const kiln::test::temp_dir dir;
+    const kiln::test::scoped_env cache("KILN_CACHE_DIR", dir.path().string());
+    const std::filesystem::path file = dir.path() / "fftw-wisdom-float";
+    const std::filesystem::path kept = dir.path() / "kept";
+    const std::string wisdom = "(fftw-3.3.10 fftwf_wisdom #x0 #x0 #x0 #x0\n)\n";
+    std::ofstream(kept) << wisdom;
+
+    std::filesystem::copy_file(kept, file);
+    EXPECT_EQ(kiln::detail::read_fftw_wisdom(false), wisdom);
+    EXPECT_EQ(kiln::detail::read_fftw_wisdom(true), std::nullopt);  // fftw-wisdom-double
+    const std::map<std::string, std::function<void()>> plants = {
+        {"a FIFO", [&] { ASSERT_EQ(::mkfifo(file.c_str(), 0600), 0); }},
+        {"a link to /dev/zero", [&] { std::filesystem::create_symlink("/dev/zero", file); }},
+        {"a link to a good file", [&] { std::filesystem::create_symlink(kept, file); }},
+        {"a folder", [&] { std::filesystem::create_directory(file); }},
+        {"a good file grown past 16 MiB",
+         [&] {
+             std::filesystem::copy_file(kept, file);
+             std::filesystem::resize_file(file, std::uintmax_t(32) << 20);  // sparse
+         }},
+    };
+    for (const auto& [name, plant] : plants) {
+        SCOPED_TRACE(name);
+        std::filesystem::remove(file);
+        plant();
+        EXPECT_EQ(kiln::detail::read_fftw_wisdom(false), std::nullopt);
+    }
 }
 
 }  // namespace

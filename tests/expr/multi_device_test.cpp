@@ -2,23 +2,31 @@
 // continuous element indices and random streams, and the errors of mixing placements. CTest runs
 // it with POCL_DEVICES="pthread pthread" so that PoCL shows its CPU as two devices.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <kiln/kiln.hpp>
 #include <kiln/multivector.hpp>
 #include <kiln/reduce_dimension.hpp>
 #include <kiln/runtime/cache.hpp>
 #include <kiln/vector.hpp>
+#include <map>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <thread>
 
+#include "expr/bandwidth_file.hpp"
 #include "runtime/device_identity.hpp"
+#include "runtime/test_helpers.hpp"
 #include "support/device_param.hpp"
+#include "support/hang_guard.hpp"
 
 namespace {
 
@@ -82,6 +90,41 @@ TEST_F(multi_device_test, reads_the_measured_bandwidth_from_disk) {
     const double bandwidth = kiln::memory_bandwidth(queues[0]);
     EXPECT_EQ(kiln::expression_cache::stats().launches, launches);
     EXPECT_EQ(bandwidths_on_disk(queues[0].device()), std::vector<double>{bandwidth});
+}
+
+// The bandwidth file is read like a compile-cache entry. A FIFO at its path hung the process,
+// and a link to /dev/zero grew its memory until allocation failed (1.1 GB under a 3 GB limit).
+TEST(bandwidth_file, only_a_small_regular_file_is_read) {
+    const kiln::test::hang_guard guard(std::chrono::seconds(60));
+    const kiln::test::temp_dir dir;
+    const kiln::test::scoped_env cache("KILN_CACHE_DIR", dir.path().string());
+    const std::string model = "opencl|a platform|a device|1.0|8|16";
+    const std::filesystem::path file = kiln::detail::bandwidth_file(model);
+    ASSERT_EQ(file.parent_path().parent_path(), dir.path());
+    std::filesystem::create_directories(file.parent_path());
+    const std::filesystem::path kept = dir.path() / "kept";
+    std::ofstream(kept) << "kiln-bandwidth 1\n" << model << "\n2.5e10\n";
+
+    std::filesystem::copy_file(kept, file);
+    EXPECT_EQ(kiln::detail::read_measured_bandwidth(model), 2.5e10);
+    EXPECT_EQ(kiln::detail::read_measured_bandwidth("another model"), std::nullopt);
+    const std::map<std::string, std::function<void()>> plants = {
+        {"a FIFO", [&] { ASSERT_EQ(::mkfifo(file.c_str(), 0600), 0); }},
+        {"a link to /dev/zero", [&] { std::filesystem::create_symlink("/dev/zero", file); }},
+        {"a link to a good file", [&] { std::filesystem::create_symlink(kept, file); }},
+        {"a folder", [&] { std::filesystem::create_directory(file); }},
+        {"a good file grown past 64 KiB",
+         [&] {
+             std::filesystem::copy_file(kept, file);
+             std::filesystem::resize_file(file, std::uintmax_t(1) << 20);
+         }},
+    };
+    for (const auto& [name, plant] : plants) {
+        SCOPED_TRACE(name);
+        std::filesystem::remove(file);
+        plant();
+        EXPECT_EQ(kiln::detail::read_measured_bandwidth(model), std::nullopt);
+    }
 }
 
 // Restores the default weighting and forgets bandwidths set by a test.

@@ -1,6 +1,7 @@
 // The compile cache: memory and disk hits, damaged entries rebuilt, directories, FIFOs, links
 // and oversize files at an entry's path, unwritable and missing directories, concurrent builds,
-// KILN_SHOW_KERNELS, and cold versus warm build times.
+// KILN_SHOW_KERNELS, and cold versus warm build times. Forged entries and the signing key:
+// cache_signing_test.cpp.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,111 +11,19 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iostream>
-#include <iterator>
 #include <kiln/kiln.hpp>
-#include <map>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "support/device_param.hpp"
-#include "test_helpers.hpp"
+#include "cache_fixture.hpp"
+#include "support/hang_guard.hpp"
 
+namespace kiln::test::cache {
 namespace {
-
-namespace fs = std::filesystem;
-using kiln::test::scoped_env;
-using kiln::test::temp_dir;
-
-class compile_cache : public kiln::test::device_test {
-  protected:
-    // Every test gets its own cache directory, so the entries it finds there are its own.
-    temp_dir dir_;
-    scoped_env cache_dir_{"KILN_CACHE_DIR", dir_.path().string()};
-    scoped_env quiet_{"KILN_SHOW_KERNELS", std::nullopt};
-
-    /// Builds a fresh program, puts what `plant` makes at its entry's path, and builds the
-    /// program again: whatever sits there must be a miss counted as a rejected entry, never an
-    /// exception, a hang or a read of more than the entry cap. Returns the entry's path.
-    fs::path rebuild_over_planted_entry(int value,
-                                        const std::function<void(const fs::path&)>& plant);
-    /// Whether the program of fresh_source(value) last built comes from the disk cache now.
-    bool loads_from_disk(int value) const {
-        kiln::program_cache::clear_memory();
-        return kiln::program(device(), sources_.at(value)).origin() ==
-               kiln::program_origin::disk_cache;
-    }
-
-  private:
-    std::map<int, std::string> sources_;
-};
-
-/// A small program that no cache has seen; its kernel writes `value` everywhere.
-std::string fresh_source(int value) {
-    return "// " + kiln::test::unique_token() +
-           "\n"
-           "kernel void fill_with(global int* out, uint n) {\n"
-           "    size_t i = get_global_id(0);\n"
-           "    if (i < n) out[i] = " +
-           std::to_string(value) +
-           ";\n"
-           "}\n";
-}
-
-/// Runs the program's kernel, proving that a program restored from anywhere works.
-std::vector<int> run(const kiln::program& prog, const kiln::device& dev) {
-    kiln::queue q(dev);
-    kiln::buffer<int> out(q, std::vector<int>(5, 0));
-    return out.read(q, prog.kernel("fill_with")(out, 5u).launch(q, {5}));
-}
-
-std::vector<fs::path> files_in(const fs::path& dir) {
-    std::vector<fs::path> found;
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(dir, ec)) found.push_back(entry.path());
-    return found;
-}
-
-/// The one entry the test's directory should hold.
-fs::path only_entry(const fs::path& dir) {
-    auto files = files_in(dir);
-    EXPECT_EQ(files.size(), 1u);
-    if (files.empty()) return {};
-    EXPECT_EQ(files.front().extension(), ".kbin");
-    return files.front();
-}
-
-std::string read_bytes(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void write_bytes(const fs::path& file, const std::string& bytes) {
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-fs::path compile_cache::rebuild_over_planted_entry(
-    int value, const std::function<void(const fs::path&)>& plant) {
-    const auto source = sources_[value] = fresh_source(value);
-    (void)kiln::program(device(), source);
-    const auto entry = only_entry(dir_.path());
-    fs::remove(entry);
-    plant(entry);
-    kiln::program_cache::clear_memory();
-    const auto before = kiln::program_cache::stats();
-    kiln::program rebuilt(device(), source);
-    const auto after = kiln::program_cache::stats();
-    EXPECT_EQ(rebuilt.origin(), kiln::program_origin::compiled);
-    EXPECT_EQ(after.compiles, before.compiles + 1);
-    EXPECT_EQ(after.disk_rejected, before.disk_rejected + 1);
-    EXPECT_EQ(run(rebuilt, device()), std::vector<int>(5, value));
-    return entry;
-}
 
 TEST_P(compile_cache, a_second_build_is_a_memory_hit) {
     const auto source = fresh_source(1);
@@ -132,7 +41,7 @@ TEST_P(compile_cache, a_second_build_is_a_memory_hit) {
     // Options are part of the key: the same source with other options is another program.
     kiln::program optimised_differently(device(), source, "-cl-opt-disable");
     EXPECT_EQ(optimised_differently.origin(), kiln::program_origin::compiled);
-    EXPECT_EQ(files_in(dir_.path()).size(), 2u);
+    EXPECT_EQ(entries_in(dir_.path()).size(), 2u);
 }
 
 TEST_P(compile_cache, clear_memory_then_build_is_a_disk_hit) {
@@ -234,7 +143,6 @@ TEST_P(compile_cache, truncated_entries_are_rebuilt) {
     EXPECT_EQ(kiln::program(device(), source).origin(), kiln::program_origin::compiled);
 }
 
-// What sits at an entry's path is not trusted: the cache opens it without following a link or
 // blocking, and reads it only if fstat says it is a regular file no larger than the entry cap.
 TEST_P(compile_cache, a_directory_at_an_entry_is_a_miss) {
     const auto before = kiln::program_cache::stats();
@@ -246,6 +154,7 @@ TEST_P(compile_cache, a_directory_at_an_entry_is_a_miss) {
 }
 
 TEST_P(compile_cache, a_fifo_at_an_entry_is_a_miss) {
+    const kiln::test::hang_guard guard(std::chrono::seconds(60));
     const auto entry = rebuild_over_planted_entry(32, [](const fs::path& at) {
         ASSERT_EQ(::mkfifo(at.c_str(), 0600), 0) << std::strerror(errno);
     });
@@ -265,7 +174,7 @@ TEST_P(compile_cache, an_oversize_file_at_an_entry_is_a_miss) {
     // A terabyte, sparse so that it takes no disk: read into memory it would exhaust it. Its
     // size alone (from fstat, over the 64 MiB entry cap) makes it a miss.
     rebuild_over_planted_entry(34, [](const fs::path& at) {
-        write_bytes(at, "KILNBIN1");
+        write_bytes(at, "KILNBIN2");
         fs::resize_file(at, std::uintmax_t(1) << 40);
     });
     EXPECT_TRUE(loads_from_disk(34));
@@ -436,3 +345,4 @@ TEST_P(compile_cache, cold_and_warm_build_times) {
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(compile_cache);
 
 }  // namespace
+}  // namespace kiln::test::cache

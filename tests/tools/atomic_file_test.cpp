@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 
 namespace kiln::programs {
 namespace {
@@ -182,6 +183,49 @@ TEST_F(atomic_file, an_own_file_replaces_a_link_at_its_name_and_leaves_its_targe
     EXPECT_EQ(contents(path("entry")), new_text);
     EXPECT_EQ(contents(path("precious")), "precious");
     EXPECT_EQ(folder_entries(), (std::set<std::string>{"entry", "precious"}));
+}
+
+// The compile cache's signing key is created so: private whatever the umask, and of processes
+// creating it at once the first wins, while the others change nothing.
+TEST_F(atomic_file, a_private_file_is_created_0600_and_replaces_nothing) {
+    const mode_t umask_before = umask(0);
+    const bool created = kiln::detail::create_private_file(path("key"), "secret", 6);
+    umask(umask_before);
+    EXPECT_TRUE(created);
+    EXPECT_EQ(status_of(path("key")).st_mode & 07777, 0600);
+    EXPECT_EQ(contents(path("key")), "secret");
+    EXPECT_FALSE(kiln::detail::create_private_file(path("key"), "other!", 6));
+    EXPECT_EQ(contents(path("key")), "secret");
+    fs::create_symlink("missing", path("link"));
+    EXPECT_FALSE(kiln::detail::create_private_file(path("link"), "x", 1));
+    EXPECT_TRUE(fs::is_symlink(path("link")));
+    EXPECT_EQ(folder_entries(), (std::set<std::string>{"key", "link"}));
+}
+
+// What sits at the path of one of kiln's own files is read only when it is a regular file within
+// the cap: a FIFO is refused without waiting for a writer, a link without following it.
+TEST_F(atomic_file, an_own_file_is_read_only_when_regular_and_within_its_cap) {
+    create(path("entry"), "0123456789", 0640);
+    const auto read = kiln::detail::read_own_file(path("entry"), 10);
+    ASSERT_TRUE(read.file);
+    EXPECT_FALSE(read.refused);
+    EXPECT_EQ(read.file->bytes, "0123456789");
+    EXPECT_EQ(read.file->permissions, 0640u);
+    EXPECT_EQ(read.file->owner, geteuid());
+    const auto missing = kiln::detail::read_own_file(path("missing"), 10);
+    EXPECT_FALSE(missing.file);
+    EXPECT_FALSE(missing.refused);
+    ASSERT_EQ(mkfifo(path("fifo").c_str(), 0600), 0);
+    fs::create_symlink("entry", path("link"));
+    fs::create_directory(path("folder"));
+    for (const auto& [name, cap] : {std::pair<std::string, std::size_t>{"entry", 9},
+                                    {"fifo", 10},
+                                    {"link", 10},
+                                    {"folder", 10}}) {
+        const auto refused = kiln::detail::read_own_file(path(name), cap);
+        EXPECT_FALSE(refused.file) << name;
+        EXPECT_TRUE(refused.refused) << name;
+    }
 }
 
 TEST_F(atomic_file, refuses_a_dangling_link_a_folder_and_an_empty_name) {

@@ -25,8 +25,9 @@ struct statistics {
     std::size_t memory_hits = 0;
     std::size_t disk_hits = 0;
     std::size_t compiles = 0;
-    /// Entries found but refused and rebuilt: corrupt, truncated, mismatched, not a regular file
-    /// (directory, FIFO, device, symbolic link), over the 64 MiB entry cap, or unreadable; and
+    /// Entries found but refused and rebuilt: corrupt, truncated, mismatched, not signed with
+    /// this user's key (written by someone else, or before the key was replaced), not a regular
+    /// file (directory, FIFO, device, symbolic link), over the 64 MiB entry cap, or unreadable; and
     /// every entry on a device that must not load stored binaries (PoCL run with
     /// POCL_KERNEL_CACHE=0, which removes a loaded binary's files from under other programs).
     std::size_t disk_rejected = 0;

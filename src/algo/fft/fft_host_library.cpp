@@ -11,10 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <future>
-#include <iterator>
 #include <kiln/error.hpp>
 #include <kiln/runtime/cache.hpp>
 #include <list>
@@ -61,12 +59,9 @@ std::filesystem::path wisdom_file(bool double_precision) {
 }
 
 void import_wisdom(const fftw_library& api) {
-    const std::filesystem::path file = wisdom_file(api.double_precision);
-    if (file.empty()) return;
-    std::ifstream in(file, std::ios::binary);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!text.empty())
-        api.import_wisdom_from_string(text.c_str());  // FFTW checks it; bad is ignored
+    if (const std::optional<std::string> text = read_fftw_wisdom(api.double_precision);
+        text && !text->empty())
+        api.import_wisdom_from_string(text->c_str());  // FFTW checks it; bad is ignored
 }
 
 void export_wisdom(const fftw_library& api) {
@@ -482,6 +477,17 @@ scoped_fftw_wisdom_ignored::scoped_fftw_wisdom_ignored()
     : previous_(wisdom_ignored.exchange(true)) {}
 scoped_fftw_wisdom_ignored::~scoped_fftw_wisdom_ignored() {
     wisdom_ignored.store(previous_);
+}
+
+// FFTW's wisdom is a few hundred bytes a shape: 16 MiB holds tens of thousands of shapes. A FIFO
+// or a link to /dev/zero there once hung the first transform or ended the process (bad_alloc).
+std::optional<std::string> read_fftw_wisdom(bool double_precision) {
+    constexpr std::size_t max_wisdom_bytes = std::size_t(16) << 20;
+    const std::filesystem::path file = wisdom_file(double_precision);
+    if (file.empty()) return std::nullopt;
+    own_file_read found = read_own_file(file.string(), max_wisdom_bytes);
+    if (!found.file) return std::nullopt;
+    return std::move(found.file->bytes);
 }
 
 }  // namespace kiln::detail

@@ -9,6 +9,8 @@
 #include <kiln/detail/algo/fft_plan.hpp>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 
 namespace kiln::detail {
 
@@ -71,5 +73,11 @@ class scoped_fftw_wisdom_ignored {
   private:
     bool previous_;
 };
+
+/// The FFTW wisdom kept in kiln's cache directory for one precision (fftw-wisdom-float or
+/// fftw-wisdom-double), which the first transform hands to FFTW. Read like a compile-cache entry:
+/// nullopt unless it is a regular file (a link is not followed, a FIFO is not waited for) of at
+/// most 16 MiB; FFTW itself checks the text.
+std::optional<std::string> read_fftw_wisdom(bool double_precision);
 
 }  // namespace kiln::detail
