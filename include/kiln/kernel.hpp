@@ -12,6 +12,7 @@
 #pragma GCC visibility push(default)
 
 #include <cstddef>
+#include <cstdint>
 #include <kiln/error.hpp>
 #include <kiln/expr/functions.hpp>
 #include <kiln/kernel_builtins.hpp>
@@ -22,6 +23,7 @@
 #include <kiln/runtime/program.hpp>
 #include <kiln/runtime/queue.hpp>
 #include <kiln/vector.hpp>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -118,7 +120,8 @@ inline constexpr bool is_buffer_v<buffer<T, A>> = true;
 /// Whether a launch argument binds to a parameter: a kiln::vector<T> to a global or constant
 /// pointer to T; a buffer<T> too, unless an `in` buffer would meet a non-const pointer or an
 /// `out` buffer a const one; kiln::local<T>(count) to a local pointer to T; anything else to a
-/// value parameter only where brace initialisation takes it (no narrowing).
+/// value parameter only where copy-list-initialisation takes it (no narrowing, and no explicit
+/// constructor: a float is not a float4).
 template <class Param, class Arg>
 constexpr bool binds_to() {
     if constexpr (is_address_space_pointer_v<Param>) {
@@ -135,8 +138,9 @@ constexpr bool binds_to() {
         else
             return false;
     } else {
-        return !is_kiln_vector_v<Arg> && !is_buffer_v<Arg> && requires(const Arg& a) {
-            Param{a};
+        return !is_kiln_vector_v<Arg> && !is_buffer_v<Arg> &&
+               requires(void (*takes)(Param), const Arg& a) {
+            takes({a});
         };
     }
 }
@@ -146,10 +150,16 @@ concept binds_to_parameter = binds_to<Param, std::remove_cvref_t<Arg>>();
 
 template <class T>
 const buffer<T>& only_part(const kiln::vector<T>& v) {
-    if (v.part_count() != 1)
+    if (v.part_count() == 0)
         throw invalid_argument_error("kiln kernel launch",
-                                     "a kiln::vector split over several devices is not one "
-                                     "kernel argument; pass each part's buffer");
+                                     "a kiln::vector with no device (default-constructed or moved "
+                                     "from) is not a kernel argument; construct it with a queue "
+                                     "(an empty vector on a queue binds as a null pointer)");
+    if (v.part_count() != 1)
+        throw invalid_argument_error(
+            "kiln kernel launch",
+            "a kiln::vector split over " + std::to_string(v.part_count()) +
+                " devices is not one kernel argument; pass each part's buffer");
     return v.part(0);
 }
 
@@ -275,6 +285,21 @@ std::string lambda_source(std::tuple<Index, P...>*) {
     return source.str();
 }
 
+/// Throws invalid_argument_error unless every index below n fits a KILN_LAMBDA's index type,
+/// whose OpenCL C name and largest value are given: a narrower index would wrap on the device,
+/// running some indices twice and others never.
+void check_parallel_for_index(std::size_t n, std::string_view index_type, std::uint64_t largest);
+
+/// The ranges of a parallel_for over n indices: groups of up to 256 work-items, chosen by kiln
+/// rather than the driver (PoCL counts driver-chosen groups as if of one work-item, so past
+/// 2^32 indices it could not launch), the global range rounded up to whole groups; the
+/// kernel's prologue returns at once in the work-items past n.
+struct parallel_for_ranges {
+    range global;
+    range local;
+};
+parallel_for_ranges plan_parallel_for(const kiln::kernel& k, const device& dev, std::size_t n);
+
 /// The captured values of a KILN_LAMBDA, for kiln::parallel_for.
 template <class Definition, class... Captures>
 struct kernel_lambda {
@@ -324,11 +349,17 @@ class cpp_kernel {
 };
 
 /// Runs a KILN_LAMBDA once for each index in [0, n), on q's device: each work-item one index.
+/// n's last index must fit the lambda's index type (invalid_argument_error otherwise).
 template <class Definition, class... Captures>
 event parallel_for(const queue& q, std::size_t n,
                    const detail::kernel_lambda<Definition, Captures...>& lambda) {
-    if (n == 0) return {};
     using parameters = typename Definition::parameters;
+    using index = std::tuple_element_t<0, parameters>;
+    static_assert(std::is_integral_v<index> && !std::is_same_v<index, bool>,
+                  "a KILN_LAMBDA's index is an integer");
+    if (n == 0) return {};
+    detail::check_parallel_for_index(n, detail::opencl_type_name<index>(),
+                                     static_cast<std::uint64_t>(std::numeric_limits<index>::max()));
     auto args = std::apply(
         [&](const auto&... captured) {
             return [&]<std::size_t... I>(std::index_sequence<I...>) {
@@ -339,7 +370,9 @@ event parallel_for(const queue& q, std::size_t n,
             (std::index_sequence_for<Captures...>{});
         },
         lambda.captures);
-    return detail::kernel_on<Definition>(q.device()).bind(std::move(args)).launch(q, range(n));
+    const kiln::kernel k = detail::kernel_on<Definition>(q.device());
+    const auto ranges = detail::plan_parallel_for(k, q.device(), n);
+    return k.bind(std::move(args)).launch(q, ranges.global, ranges.local);
 }
 
 }  // namespace kiln
@@ -352,7 +385,11 @@ event parallel_for(const queue& q, std::size_t n,
 /// (float, kiln::uint, kiln::float4, KILN_STRUCTs). The body sees OpenCL C's built-ins
 /// (kiln/kernel_builtins.hpp) and is checked by the C++ compiler; the same tokens, with `kiln::`
 /// dropped, are the kernel's OpenCL C source. docs/kernel_language.md has the rules.
+///
+/// The kernel belongs to its translation unit (an unnamed namespace): two files may each
+/// declare a kernel of one name with different bodies, and each runs its own.
 #define KILN_KERNEL(name, parameter_list, ...)                                           \
+    namespace {                                                                          \
     struct name##_kiln_kernel : ::kiln::detail::kernel_scope {                           \
         static void kiln_body parameter_list __VA_ARGS__ using parameters =              \
             ::kiln::detail::kernel_signature<decltype(&kiln_body)>::parameters;          \
@@ -365,7 +402,9 @@ event parallel_for(const queue& q, std::size_t n,
                 static_cast<parameters*>(nullptr));                                      \
         }                                                                                \
     };                                                                                   \
-    [[maybe_unused]] inline constexpr ::kiln::cpp_kernel<name##_kiln_kernel> name {}
+    [[maybe_unused]] inline constexpr ::kiln::cpp_kernel<name##_kiln_kernel> name{};     \
+    }                                                                                    \
+    static_assert(true, "the semicolon after the macro ends this declaration")
 
 #define KILN_DETAIL_KERNEL_FUNCTION_ALIAS(kernel, function) \
     using kernel##_kiln_uses_##function = ::std::remove_cvref_t<decltype(function)>;
@@ -381,6 +420,7 @@ event parallel_for(const queue& q, std::size_t n,
 ///
 ///     KILN_KERNEL_USING(norms, (kiln::global_ptr<float> r), (squared_norm), { ... });
 #define KILN_KERNEL_USING(name, parameter_list, functions, ...)                          \
+    namespace {                                                                          \
     KILN_DETAIL_FOR_EACH(KILN_DETAIL_KERNEL_FUNCTION_ALIAS, name,                        \
                          KILN_DETAIL_UNPARENTHESIZE functions)                           \
     struct name##_kiln_kernel : ::kiln::detail::kernel_scope {                           \
@@ -400,7 +440,9 @@ event parallel_for(const queue& q, std::size_t n,
                 static_cast<parameters*>(nullptr));                                      \
         }                                                                                \
     };                                                                                   \
-    [[maybe_unused]] inline constexpr ::kiln::cpp_kernel<name##_kiln_kernel> name {}
+    [[maybe_unused]] inline constexpr ::kiln::cpp_kernel<name##_kiln_kernel> name{};     \
+    }                                                                                    \
+    static_assert(true, "the semicolon after the macro ends this declaration")
 
 #define KILN_DETAIL_LAMBDA_PARAMETER(unused, capture) \
     , ::kiln::detail::captured_t<decltype(capture)> capture

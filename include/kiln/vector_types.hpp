@@ -98,6 +98,18 @@ requires(std::is_arithmetic_v<T> && (N == 2 || N == 3 || N == 4)) struct vec
     using value_type = T;
     static constexpr int size = N;
 
+    // The constructors are OpenCL C's vector literals, so that `kiln::float4{2.0f}` means one
+    // thing in host code and in kernel bodies (where it becomes `(float4)(2.0f)`): one value
+    // for every component, or every component given. Fewer components do not compile, as the
+    // device compiler would refuse them too.
+    vec() = default;
+    explicit constexpr vec(T every) : detail::vec_components<T, N>{} {
+        for (int i = 0; i < N; ++i) (*this)[i] = every;
+    }
+    constexpr vec(T x, T y) requires(N == 2) : detail::vec_components<T, N>{x, y} {}
+    constexpr vec(T x, T y, T z) requires(N == 3) : detail::vec_components<T, N>{x, y, z} {}
+    constexpr vec(T x, T y, T z, T w) requires(N == 4) : detail::vec_components<T, N>{x, y, z, w} {}
+
     constexpr T& operator[](int i) { return component(*this, i); }
     constexpr const T& operator[](int i) const { return component(*this, i); }
 

@@ -116,10 +116,12 @@ std::vector<std::string> marker_arguments(std::string_view text, std::string_vie
 std::string to_opencl(std::string_view text);
 
 /// `kiln::` dropped (the vocabulary is OpenCL C's own names), `float4{...}` made the OpenCL C
-/// vector literal `(float4)(...)`, C++'s functional cast `uint(x)` C's `(uint)(x)`, and
-/// `KILN_LOCAL(type, name, count)` written out as `local type name[count]` (CUDA's translation
-/// does not take address spaces from macros).
-std::string to_opencl(std::string_view text) {
+/// vector literal `(float4)(...)`, C++'s functional casts `uint(x)` and `float4(x)` C's
+/// `(uint)(x)` and `(float4)(x)`, and `KILN_LOCAL(type, name, count)` written out as
+/// `local type name[count]` (CUDA's translation does not take address spaces from macros).
+std::string to_opencl(std::string_view qualified) {
+    const std::string unqualified = without_kiln_qualifiers(qualified);
+    const std::string_view text = unqualified;
     std::string out;
     std::size_t i = 0;
     while (i < text.size()) {
@@ -131,15 +133,10 @@ std::string to_opencl(std::string_view text) {
             while (end < text.size() && is_identifier_char(text[end])) ++end;
             const std::string word(text.substr(i, end - i));
             const std::size_t next = skip_spaces(text, end);
-            if (word == "kiln" && text.substr(next, 2) == "::") {
-                if (out.ends_with("::")) out.resize(out.size() - 2);
-                i = skip_spaces(text, next + 2);
-                continue;
-            }
-            const bool literal = next < text.size() && text[next] == '{' &&
-                                 std::regex_match(word, vector_type_name());
+            const bool vector_type = std::regex_match(word, vector_type_name());
+            const bool literal = next < text.size() && text[next] == '{' && vector_type;
             const bool cast = next < text.size() && text[next] == '(' &&
-                              std::regex_match(word, scalar_type_name());
+                              (vector_type || std::regex_match(word, scalar_type_name()));
             // KILN_PRAGMA and KILN_BUILD_OPTIONS are the program's, not statements of the body.
             if (is_program_setting(word) && next < text.size() && text[next] == '(') {
                 const std::size_t close = matching(text, next);
@@ -186,6 +183,33 @@ bool opens_initializer(const std::string& line) {
 }
 
 }  // namespace
+
+std::string without_kiln_qualifiers(std::string_view text) {
+    std::string out;
+    for (std::size_t i = 0; i < text.size();) {
+        if (text[i] == '"' || text[i] == '\'') {
+            i = copy_literal(text, i, out);
+            continue;
+        }
+        const bool starts_word =
+            is_identifier_char(text[i]) && (i == 0 || !is_identifier_char(text[i - 1]));
+        if (!starts_word) {
+            out += text[i++];
+            continue;
+        }
+        std::size_t end = i;
+        while (end < text.size() && is_identifier_char(text[end])) ++end;
+        const std::size_t next = skip_spaces(text, end);
+        if (text.substr(i, end - i) == "kiln" && text.substr(next, 2) == "::") {
+            if (out.ends_with("::")) out.resize(out.size() - 2);  // ::kiln::
+            i = skip_spaces(text, next + 2);
+        } else {
+            out += text.substr(i, end - i);
+            i = end;
+        }
+    }
+    return out;
+}
 
 std::vector<std::string> kernel_parameter_names(std::string_view parameters) {
     std::string_view list = parameters;

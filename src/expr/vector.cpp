@@ -66,7 +66,8 @@ void throw_bad_slice(const std::string& why) {
 std::string user_function_source(std::string_view return_type, std::string_view name,
                                  std::string_view parameters, std::string_view body) {
     // The stringised list arrives as "(float x, const float* p)".
-    std::string_view list = parameters;
+    const std::string unqualified = without_kiln_qualifiers(parameters);
+    std::string_view list = unqualified;
     if (!list.empty() && list.front() == '(') list.remove_prefix(1);
     if (!list.empty() && list.back() == ')') list.remove_suffix(1);
     std::string declared;
@@ -83,8 +84,8 @@ std::string user_function_source(std::string_view return_type, std::string_view 
         if (comma == std::string_view::npos) break;
         list.remove_prefix(comma + 1);
     }
-    return std::string(return_type) + " " + std::string(name) + "(" + declared + ") {\n    " +
-           trim(body) + "\n}\n";
+    return without_kiln_qualifiers(return_type) + " " + std::string(name) + "(" + declared +
+           ") {\n    " + trim(body) + "\n}\n";
 }
 
 }  // namespace kiln::detail

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "backend/backend.hpp"
+#include "runtime/device_label.hpp"
 #include "runtime/profiler.hpp"
 #include "runtime/transfer_kernels.hpp"
 
@@ -65,15 +66,8 @@ namespace {
 
 void check_same_device(const char* call, const kiln::device& buffer_device, const queue& q) {
     if (!(buffer_device == q.device()))
-        throw invalid_argument_error(call, "the buffer lives on " + buffer_device.name() + " (" +
-                                               std::string(to_string(buffer_device.backend())) +
-                                               ") but the queue is on " + q.device().name() + " (" +
-                                               std::string(to_string(q.device().backend())) + ")");
-}
-
-std::string where(const kiln::device& dev) {
-    return "device " + std::to_string(dev.index()) + " (" + dev.name() + ", " +
-           std::string(to_string(dev.backend())) + ")";
+        throw invalid_argument_error(call, "the buffer lives on " + device_label(buffer_device) +
+                                               " but the queue is on " + device_label(q.device()));
 }
 
 /// Whether the queue's backend copies between the two devices itself (CUDA: peer to peer, or
@@ -149,9 +143,9 @@ event buffer_storage::copy_bytes(const queue& q, std::size_t offset, const buffe
     const bool from_here = device_ == q.device(), to_here = dst.device_ == q.device();
     if (!from_here && !to_here)
         throw invalid_argument_error("kiln::buffer::copy_to",
-                                     "the source lives on " + where(device_) +
-                                         " and the destination on " + where(dst.device_) +
-                                         " but the queue is on " + where(q.device()) +
+                                     "the source lives on " + device_label(device_) +
+                                         " and the destination on " + device_label(dst.device_) +
+                                         " but the queue is on " + device_label(q.device()) +
                                          ": a copy runs on a queue of one of the two devices");
     if (count == 0) return q.marker(after);
     // Overlapping ranges go to the copy command, which reports them.

@@ -10,6 +10,7 @@
 #include "backend/backend.hpp"
 #include "runtime/backends.hpp"
 #include "runtime/device_identity.hpp"
+#include "runtime/device_label.hpp"
 #include "runtime/json_text.hpp"
 
 namespace kiln {
@@ -56,6 +57,11 @@ std::size_t device::index() const {
     const auto& all = devices();
     auto found = std::find(all.begin(), all.end(), *this);
     return static_cast<std::size_t>(found - all.begin());
+}
+
+std::string detail::device_label(const device& dev) {
+    return "device " + std::to_string(dev.index()) + " (" + dev.name() + ", " +
+           std::string(to_string(dev.backend())) + ")";
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "backend/backend.hpp"
+#include "runtime/device_label.hpp"
 
 namespace kiln {
 
@@ -52,8 +53,9 @@ std::size_t checked_pitch(const char* call, const image2d& image, const queue& q
                           detail::image_host_data<Pointer> host, std::size_t row_pitch_bytes) {
     if (image.empty()) throw invalid_argument_error(call, "the image is empty (moved from)");
     if (!(image.device() == q.device()))
-        throw invalid_argument_error(call, "the image lives on " + image.device().name() +
-                                               " but the queue is on " + q.device().name());
+        throw invalid_argument_error(
+            call, "the image lives on " + detail::device_label(image.device()) +
+                      " but the queue is on " + detail::device_label(q.device()));
     const bool float_format = image.format() != image_format::rgba_unorm8;
     if (host.float_components != float_format)
         throw invalid_argument_error(

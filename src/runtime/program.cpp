@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "backend/backend.hpp"
+#include "runtime/device_label.hpp"
 #include "runtime/profiler.hpp"
 #include "runtime/program_cache.hpp"
 #include "runtime/struct_layout.hpp"
@@ -430,11 +431,9 @@ event bound_kernel::launch(const queue& q, const range& global, const range& loc
                            const range& offset, const wait_list& after) const {
     const std::string call = "kiln::kernel '" + kernel_->name() + "' launch";
     if (!(q.device() == device_))
-        throw invalid_argument_error(call, "the kernel was built for " + device_.name() + " (" +
-                                               std::string(to_string(device_.backend())) +
-                                               "), but the queue is on " + q.device().name() +
-                                               " (" + std::string(to_string(q.device().backend())) +
-                                               ")");
+        throw invalid_argument_error(
+            call, "the kernel was built for " + detail::device_label(device_) +
+                      ", but the queue is on " + detail::device_label(q.device()));
     auto geometry = checked_geometry(*kernel_, q.device(), global, local, offset);
     check_local_memory(*kernel_, q.device(), args_);
     for (std::size_t i = 0; i < args_.size(); ++i) {
@@ -447,8 +446,8 @@ event bound_kernel::launch(const queue& q, const range& global, const range& loc
             !(arg.buffer_device == q.device()))
             throw invalid_argument_error(
                 call, "argument " + std::to_string(i) + " is " + (image ? "an image" : "a buffer") +
-                          " on " + arg.buffer_device.name() + ", not on the queue's device " +
-                          q.device().name());
+                          " on " + detail::device_label(arg.buffer_device) +
+                          ", not on the queue's " + detail::device_label(q.device()));
     }
     // Nothing to run: still honour the wait list so the returned event orders like a launch.
     if (global.total() == 0) return q.marker(after);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "same_name.hpp"
 #include "support/device_param.hpp"
 
 #ifdef KILN_HAVE_CUDA
@@ -22,6 +23,9 @@
 KILN_STRUCT(particle, (kiln::float4, position), (kiln::float4, velocity), (float, mass));
 
 KILN_FUNCTION(float, squared_norm, (float x, float y), return x * x + y * y;);
+
+// kiln's own spelling of the types, which the device code must see without `kiln::`.
+KILN_FUNCTION(kiln::ulong, wide_sum, (kiln::ulong a, kiln::ulong b), return a + b;);
 
 namespace {
 
@@ -123,6 +127,21 @@ KILN_KERNEL(program_settings,
 KILN_KERNEL(work_group_sums, (kiln::global_ptr<const int> x, kiln::global_ptr<int> sums), {
     const int total = work_group_reduce_add(x[get_global_id(0)]);
     if (get_local_id(0) == 0) sums[get_group_id(0)] = total;
+});
+
+KILN_KERNEL_USING(wide_sums,
+                  (kiln::global_ptr<const kiln::ulong> a, kiln::global_ptr<kiln::ulong> r,
+                   kiln::uint n),
+                  (wide_sum), {
+                      const kiln::uint i = get_global_id(0);
+                      if (i < n) r[i] = wide_sum(a[i], a[i]);
+                  });
+
+// A vector built from one value, as a literal and as a functional cast: the host's
+// kiln::float4{x} and the device's must agree.
+KILN_KERNEL(one_value_vectors, (kiln::global_ptr<kiln::float4> v, kiln::uint n), {
+    const kiln::uint i = get_global_id(0);
+    if (i < n) v[i] = kiln::float4{float(i)} + float4(0.5f);
 });
 
 // [doc:cpp_swizzles]
@@ -313,6 +332,106 @@ TEST_P(cpp_kernels, runs_parallel_for_over_every_index) {
     for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(result[i], 2.0f * float(i) + 1.0f) << i;
 }
 
+TEST_P(cpp_kernels, calls_kiln_functions_spelt_with_kiln_types) {
+    const std::vector<kiln::ulong> host = {1, (kiln::ulong(1) << 40) + 3, 7};
+    kiln::vector<kiln::ulong> a(q, host);
+    kiln::vector<kiln::ulong> sums(q, host.size());
+    sums = wide_sum(a, a);
+    kiln::vector<kiln::ulong> kernel_sums(q, host.size());
+    wide_sums(q, kiln::range{host.size()}, a, kernel_sums, kiln::uint(host.size())).wait();
+    const std::vector<kiln::ulong> expected = {2, (kiln::ulong(1) << 41) + 6, 14};
+    EXPECT_EQ(sums.read(), expected);
+    EXPECT_EQ(kernel_sums.read(), expected);
+}
+
+// kiln::float4{x} is every component x on both sides: in a kernel body (OpenCL C's (float4)(x)),
+// in host code and in a host fill.
+TEST_P(cpp_kernels, a_vector_of_one_value_means_the_same_on_host_and_device) {
+    const kiln::uint n = 37;
+    kiln::vector<kiln::float4> v(q, n);
+    one_value_vectors(q, kiln::range{n}, v, n).wait();
+    const auto result = v.read();
+    for (kiln::uint i = 0; i < n; ++i) {
+        const float x = float(i) + 0.5f;
+        ASSERT_EQ(result[i], (kiln::float4{x, x, x, x})) << i;
+        ASSERT_EQ(result[i], kiln::float4{x}) << i;
+    }
+    kiln::vector<kiln::float4> filled(q, n);
+    filled = kiln::float4{2.0f};
+    EXPECT_EQ(filled.read(), std::vector<kiln::float4>(n, kiln::float4{2.0f, 2.0f, 2.0f, 2.0f}));
+}
+
+// An index type narrower than the range would wrap on the device (a ushort over 70,000 indices
+// ran 4,464 of them twice and 4,464 never; a char over 300 wrote before the buffer).
+TEST_P(cpp_kernels, parallel_for_refuses_a_range_its_index_type_cannot_count) {
+    kiln::vector<int> counts(q, std::vector<int>(70'000, 0));
+    EXPECT_THROW(
+        kiln::parallel_for(q, 70'000, KILN_LAMBDA((kiln::ushort i), (counts), { counts[i] += 1; })),
+        kiln::invalid_argument_error);
+    EXPECT_THROW(kiln::parallel_for(q, 300, KILN_LAMBDA((char i), (counts), { counts[i] += 1; })),
+                 kiln::invalid_argument_error);
+    try {
+        kiln::parallel_for(q, 65'537, KILN_LAMBDA((kiln::ushort i), (counts), { counts[i] += 1; }));
+        ADD_FAILURE() << "65,537 indices ran with a ushort index";
+    } catch (const kiln::invalid_argument_error& e) {
+        EXPECT_NE(std::string(e.what()).find("ushort, whose largest value is 65535"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_EQ(counts.read(), std::vector<int>(70'000, 0)) << "a refused loop ran";
+    // The largest ranges each type counts run every index once.
+    kiln::parallel_for(q, 65'536, KILN_LAMBDA((kiln::ushort i), (counts), { counts[i] += 1; }))
+        .wait();
+    kiln::parallel_for(q, 128, KILN_LAMBDA((char i), (counts), { counts[i] += 1; })).wait();
+    const auto result = counts.read();
+    for (std::size_t i = 0; i < result.size(); ++i)
+        ASSERT_EQ(result[i], int(i < 128) + int(i < 65'536)) << i;
+}
+
+// Past 2^32 indices: PoCL counts work-groups in 32 bits, so the launch must not leave the
+// group size to the driver, and no index may be truncated on the way.
+TEST_P(cpp_kernels, parallel_for_runs_past_four_gibi_indices) {
+    const kiln::ulong n = (kiln::ulong(1) << 32) + 6;
+    const kiln::ulong stride = kiln::ulong(1) << 31;
+    const kiln::ulong within_stride = stride - 1;  // a mask: 2^32 divisions would take seconds
+    kiln::vector<kiln::ulong> seen(q, std::vector<kiln::ulong>(4, 0));
+    kiln::parallel_for(q, n,
+                       KILN_LAMBDA((kiln::ulong i), (seen, within_stride, n),
+                                   {
+                                       if ((i & within_stride) == 5) seen[i >> 31] = i;
+                                       if (i == n - 1) seen[3] = i;
+                                   }))
+        .wait();
+    EXPECT_EQ(seen.read(), (std::vector<kiln::ulong>{5, stride + 5, 2 * stride + 5, n - 1}));
+}
+
+// A vector on no device is reported as that, not as split over several devices.
+TEST_P(cpp_kernels, a_vector_on_no_device_is_named_as_such) {
+    kiln::vector<float> none;
+    kiln::vector<float> y(q, std::vector<float>(4, 1.0f));
+    try {
+        saxpy(q, kiln::range{4}, 2.0f, none, y, kiln::uint(4));
+        ADD_FAILURE() << "launched with a vector on no device";
+    } catch (const kiln::invalid_argument_error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("no device"), std::string::npos) << what;
+        EXPECT_EQ(what.find("split"), std::string::npos) << what;
+    }
+    // An empty vector on a queue is an argument: a null pointer that no work-item reads.
+    kiln::vector<float> empty(q, 0);
+    saxpy(q, kiln::range{4}, 2.0f, empty, y, kiln::uint(0)).wait();
+    EXPECT_EQ(y.read(), std::vector<float>(4, 1.0f));
+}
+
+// Two files each with a kernel named `stamp`: each file's launch runs its own body.
+TEST_P(cpp_kernels, kernels_of_one_name_in_two_files_keep_their_bodies) {
+    kiln::vector<int> first(q, 5), second(q, 5);
+    kiln::test::stamp_from_first_file(q, first).wait();
+    kiln::test::stamp_from_second_file(q, second).wait();
+    EXPECT_EQ(first.read(), std::vector<int>(5, 1));
+    EXPECT_EQ(second.read(), std::vector<int>(5, 2));
+}
+
 TEST_P(cpp_kernels, builds_with_its_pragmas_and_build_options) {
     kiln::vector<float> x(q, iota_floats(10, 0.0f));
     kiln::vector<float> y(q, std::vector<float>(10, 1.0f));
@@ -359,6 +478,11 @@ TEST(cpp_kernel_source, declares_local_arrays_structs_and_functions) {
     EXPECT_LT(functions.find("float squared_norm(float x, float y)"),
               functions.find("kernel void norms"))
         << functions;
+    const std::string wide = wide_sums.source();
+    EXPECT_NE(wide.find("ulong wide_sum(ulong a, ulong b)"), std::string::npos) << wide;
+    const std::string one_value = one_value_vectors.source();
+    EXPECT_NE(one_value.find("(float4)((float)(i)) + (float4)(0.5f)"), std::string::npos)
+        << one_value;
 }
 
 TEST(cpp_kernel_source, puts_pragmas_at_the_head_and_passes_build_options) {
@@ -382,7 +506,7 @@ TEST(cpp_kernel_source, translates_for_cuda) {
          {saxpy.source(), group_sums.source(), group_sums_sized_at_launch.source(),
           histogram.source(), move_particles.source(), scale_and_shift.source(), norms.source(),
           sub_group_sums.source(), work_group_sums.source(), swizzle_and_compare.source(),
-          program_settings.source()}) {
+          program_settings.source(), wide_sums.source(), one_value_vectors.source()}) {
         const std::vector<std::string> sources{source};
         const auto translated = translate_opencl_c(sources, options.translation);
         EXPECT_TRUE(compile_with_nvrtc(translated.source, options, {90, true}).is_cubin) << source;

@@ -51,13 +51,43 @@ TEST_P(cross_device, a_kernel_launches_only_on_a_queue_of_its_device) {
                 (void)add_one(*buffer).launch(theirs, {4});
                 ADD_FAILURE() << "launched a kernel on a queue of another device";
             } catch (const kiln::invalid_argument_error& e) {
-                EXPECT_TRUE(contains(e.what(), "the kernel was built for " + device().name()))
+                EXPECT_TRUE(contains(e.what(), "the kernel was built for device " +
+                                                   std::to_string(device().index()) + " (" +
+                                                   device().name()))
                     << e.what();
             }
         }
         EXPECT_EQ(their_data.read(theirs), std::vector<int>(4, 0));
     }
     EXPECT_EQ(data.read(own), std::vector<int>(4, 0));
+    if (others == 0) GTEST_SKIP() << "needs a second device (POCL_DEVICES=\"pthread pthread\")";
+}
+
+KILN_KERNEL(add_one_in_cpp, (kiln::global_ptr<int> data), { data[get_global_id(0)] += 1; });
+
+// A KILN_KERNEL given a vector of another device: the message tells the two devices apart by
+// their kiln-info indices, since PoCL's devices here all have one name.
+TEST_P(cross_device, a_launch_names_the_devices_of_a_misplaced_argument_by_index) {
+    kiln::queue own(device());
+    kiln::vector<int> data(own, std::vector<int>(4, 0));
+    std::size_t others = 0;
+    for (const auto& other : kiln::devices()) {
+        if (other == device()) continue;
+        ++others;
+        kiln::queue theirs(other);
+        try {
+            (void)add_one_in_cpp(theirs, kiln::range{4}, data);
+            ADD_FAILURE() << "launched with a vector of another device";
+        } catch (const kiln::invalid_argument_error& e) {
+            EXPECT_TRUE(contains(e.what(), "argument 0 is a buffer on device " +
+                                               std::to_string(device().index()) + " ("))
+                << e.what();
+            EXPECT_TRUE(contains(
+                e.what(), "not on the queue's device " + std::to_string(other.index()) + " ("))
+                << e.what();
+        }
+    }
+    EXPECT_EQ(data.read(), std::vector<int>(4, 0));
     if (others == 0) GTEST_SKIP() << "needs a second device (POCL_DEVICES=\"pthread pthread\")";
 }
 

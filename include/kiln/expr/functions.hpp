@@ -253,8 +253,13 @@ concept fits_parameter = expression_operand<Argument> &&
                           device_pointer<std::remove_cv_t<std::remove_pointer_t<Parameter>>>>
          : number<operand_value_t<Argument>>);
 
-/// The OpenCL C definition of a user function: the parameter list gets `global` on pointers
-/// (the C++ declaration cannot spell it), the body is the user's text.
+/// C++ spellings of OpenCL C names with `kiln::` dropped (`kiln::ulong` is `ulong` on the
+/// device), outside string and character literals.
+std::string without_kiln_qualifiers(std::string_view text);
+
+/// The OpenCL C definition of a user function: the return type and parameters without `kiln::`,
+/// `global` on pointer parameters (the C++ declaration cannot spell it), the body the user's
+/// text.
 std::string user_function_source(std::string_view return_type, std::string_view name,
                                  std::string_view parameters, std::string_view body);
 
@@ -369,7 +374,8 @@ class user_function {
 ///
 /// The return type and parameter list are copied into the device code, so spell them the same
 /// in C++ and OpenCL C: float, double, int, uint, ulong (the last two are provided on the C++
-/// side) and pointers to them, which are global memory and take raw_pointer() arguments. The
+/// side; `kiln::uint` and `kiln::ulong` serve too, `kiln::` dropped) and pointers to them,
+/// which are global memory and take raw_pointer() arguments. The
 /// body is OpenCL C. Use at namespace or function scope. A compile error in the body shows the
 /// generated source with line numbers.
 #define KILN_FUNCTION(return_type, name, parameters, ...)                            \

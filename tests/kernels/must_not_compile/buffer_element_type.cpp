@@ -1,6 +1,6 @@
 // A buffer of float for a pointer to int.
 // clang-format off
-// expected g++: no match for call to '(const kiln::cpp_kernel<count_kiln_kernel>) (const kiln::queue&, kiln::range, kiln::buffer<float>&, kiln::uint)'
+// expected g++: no match for call to '(const kiln::cpp_kernel<{anonymous}::count_kiln_kernel>) (const kiln::queue&, kiln::range, kiln::buffer<float>&, kiln::uint)'
 // expected clang++: no matching function for call to object of type 'const ::kiln::cpp_kernel<count_kiln_kernel>'
 // clang-format on
 #include <kiln/kernel.hpp>

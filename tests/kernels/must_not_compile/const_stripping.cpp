@@ -1,6 +1,6 @@
 // A buffer the kernel may only read (access::in) bound to a pointer it writes through.
 // clang-format off
-// expected g++: no match for call to '(const kiln::cpp_kernel<zero_kiln_kernel>) (const kiln::queue&, kiln::range, kiln::buffer<float, kiln::access::in>&, kiln::uint)'
+// expected g++: no match for call to '(const kiln::cpp_kernel<{anonymous}::zero_kiln_kernel>) (const kiln::queue&, kiln::range, kiln::buffer<float, kiln::access::in>&, kiln::uint)'
 // expected clang++: no matching function for call to object of type 'const ::kiln::cpp_kernel<zero_kiln_kernel>'
 // clang-format on
 #include <kiln/kernel.hpp>

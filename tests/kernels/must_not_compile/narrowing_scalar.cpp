@@ -1,6 +1,6 @@
 // A double for a float parameter: a narrowing conversion, refused at the launch.
 // clang-format off
-// expected g++: no match for call to '(const kiln::cpp_kernel<saxpy_kiln_kernel>) (const kiln::queue&, kiln::range, const double&,
+// expected g++: no match for call to '(const kiln::cpp_kernel<{anonymous}::saxpy_kiln_kernel>) (const kiln::queue&, kiln::range, const double&,
 // expected clang++: no matching function for call to object of type 'const ::kiln::cpp_kernel<saxpy_kiln_kernel>'
 // clang-format on
 #include <kiln/kernel.hpp>

@@ -1,6 +1,6 @@
 // A built-in called with too few arguments.
 // clang-format off
-// expected g++: no matching function for call to 'limit_kiln_kernel::fmin(float&)'
+// expected g++: no matching function for call to '{anonymous}::limit_kiln_kernel::fmin(float&)'
 // expected clang++: no matching function for call to 'fmin'
 // clang-format on
 #include <kiln/kernel.hpp>
