@@ -267,6 +267,20 @@ TEST_P(gemm_test, nan_and_infinity_propagate) {
     });
 }
 
+// alpha = 0 reads neither A nor B, as BLAS says: C = beta C even where A holds NaN.
+TEST_P(gemm_test, alpha_zero_reads_neither_operand) {
+    const std::size_t m = 5, n = 67, k = 3;
+    const std::vector<float> a(m * k, std::numeric_limits<float>::quiet_NaN()),
+        b(k * n, std::numeric_limits<float>::infinity()), c = random_values<float>(m * n, 20);
+    on_every_strategy([&] {
+        const kiln::matrix<float> A(q, m, k, a), B(q, k, n, b), C(q, m, n, c);
+        kiln::gemm(C, kiln::transposed(kiln::transposed(A)), B, {.alpha = 0.0f, .beta = 2.0f});
+        std::vector<float> doubled = c;
+        for (float& x : doubled) x *= 2;
+        EXPECT_EQ(C.read(), doubled);
+    });
+}
+
 /// Runs `bad`, expecting invalid_argument_error naming `named`, and C (its vector) unchanged.
 template <class Bad>
 void expect_rejected(const kiln::vector<float>& c, Bad&& bad, const std::string& named) {
