@@ -3,7 +3,7 @@
 // registers) while the current one is multiplied, two local buffers so that one barrier per
 // tile suffices. CUTLASS's SIMT GEMM and the "how to optimise a CUDA matmul" worklogs build it
 // so; docs/linear_algebra.md, "Strategies".
-#include <kiln/error.hpp>
+#include <algorithm>
 #include <string>
 
 #include "gemm_kernels.hpp"

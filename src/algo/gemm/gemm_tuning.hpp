@@ -27,6 +27,14 @@ struct gemm_simt_tiles {
     std::size_t work_group_size() const noexcept {
         return (block_rows / thread_rows) * (block_columns / thread_columns);
     }
+    /// Whether the kernel can be written: thread tiles divide the block, and each operand's tile
+    /// divides into whole loads per work-item.
+    bool fits_together() const noexcept {
+        return thread_rows > 0 && thread_columns > 0 && block_rows % thread_rows == 0 &&
+               block_columns % thread_columns == 0 && block_depth > 0 &&
+               block_rows * block_depth % work_group_size() == 0 &&
+               block_columns * block_depth % work_group_size() == 0;
+    }
     /// "128x128x8 t8x8 v4", for program keys.
     std::string key() const;
 };
