@@ -21,7 +21,14 @@ constexpr gemm_simt_tiles tiles(std::size_t block_rows, std::size_t block_column
             .block_depth = block_depth,
             .thread_rows = thread_rows,
             .thread_columns = thread_columns,
-            .vector_width = vector_width};
+            .vector_width = vector_width,
+            .vector_reads = false};
+}
+
+/// Thread tiles read from local memory by 4-vectors (gemm_simt_tiles::vector_reads).
+constexpr gemm_simt_tiles vector_reads(gemm_simt_tiles t) {
+    t.vector_reads = true;
+    return t;
 }
 
 constexpr gemm_cpu_tiles cpu_tiles(std::size_t rows, std::size_t vectors, std::size_t width,
@@ -36,10 +43,10 @@ constexpr gemm_cpu_tiles cpu_tiles(std::size_t rows, std::size_t vectors, std::s
 const std::array rows{
     gemm_tuning_row{
         nvidia_gpus,
-        {gemm_strategy::simt, tiles(128, 128, 8, 8, 8, 4), tiles(64, 64, 8, 4, 4, 2),
-         cpu_tiles(4, 2, 8, 16, 256)},
-        "CUTLASS's SIMT SGEMM shape (128x128x8 blocks, 8x8 per thread, 256 threads); DGEMM halved "
-        "for registers; not yet measured by kiln on the H100"},
+        {gemm_strategy::simt, vector_reads(tiles(128, 128, 8, 8, 8, 4)),
+         vector_reads(tiles(64, 64, 8, 4, 4, 2)), cpu_tiles(4, 2, 8, 16, 256)},
+        "CUTLASS's SIMT SGEMM shape (128x128x8 blocks, 8x8 per thread in runs of 4, 256 threads); "
+        "DGEMM halved for registers; not yet measured by kiln on the H100"},
     gemm_tuning_row{
         any_gpu,
         {gemm_strategy::simt, tiles(64, 64, 8, 4, 4, 4), tiles(64, 64, 8, 4, 4, 2),
@@ -76,7 +83,8 @@ const gemm_tuning_row& gemm_row_for(const device_properties& props) {
 std::string gemm_simt_tiles::key() const {
     return std::to_string(block_rows) + "x" + std::to_string(block_columns) + "x" +
            std::to_string(block_depth) + " t" + std::to_string(thread_rows) + "x" +
-           std::to_string(thread_columns) + " v" + std::to_string(vector_width);
+           std::to_string(thread_columns) + " v" + std::to_string(vector_width) +
+           (vector_reads ? " r4" : "");
 }
 
 std::string gemm_cpu_tiles::key() const {
