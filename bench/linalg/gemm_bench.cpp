@@ -142,14 +142,20 @@ int main(int argc, char** argv) {
                 row(device, w, "plan", time_kiln(q, w), reference, "cuBLAS");
                 if (w.name != "sgemm_4096" && w.name != "dgemm_4096") continue;
                 std::vector<std::string> done;
+                // Each row's tiles, and each with its local reads the other way (by 4-vectors or
+                // one at a time) where the thread tiles allow both.
                 for (const auto& tuning_row : kiln::detail::gemm_tuning_rows()) {
-                    const kiln::detail::gemm_simt_tiles& tiles =
+                    kiln::detail::gemm_simt_tiles tiles =
                         w.double_precision ? tuning_row.tuning.simt_double : tuning_row.tuning.simt;
-                    if (std::find(done.begin(), done.end(), tiles.key()) != done.end()) continue;
-                    done.push_back(tiles.key());
-                    const kiln::detail::scoped_gemm_strategy simt(gemm_strategy::simt);
-                    const kiln::detail::scoped_gemm_simt_tiles forced(tiles);
-                    row(device, w, "simt " + tiles.key(), time_kiln(q, w), reference, "cuBLAS");
+                    for (int flip = 0; flip < 2; ++flip, tiles.vector_reads = !tiles.vector_reads) {
+                        if (!tiles.fits_together() ||
+                            std::find(done.begin(), done.end(), tiles.key()) != done.end())
+                            continue;
+                        done.push_back(tiles.key());
+                        const kiln::detail::scoped_gemm_strategy simt(gemm_strategy::simt);
+                        const kiln::detail::scoped_gemm_simt_tiles forced(tiles);
+                        row(device, w, "simt " + tiles.key(), time_kiln(q, w), reference, "cuBLAS");
+                    }
                 }
             }
             continue;
