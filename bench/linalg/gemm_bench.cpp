@@ -8,6 +8,8 @@
 // the plan's choice and each CPU strategy forced, beside OpenBLAS called directly on as many
 // threads as the device has compute units. Prints one markdown table: TFLOP/s (2 m n k per
 // product, best of batches of back-to-back products, wall clock) and the ratio to the reference.
+// On GPUs the square works run again under every tuning row's SIMT tiles, forced, so that one
+// run tells which tiles suit the device.
 #include <algorithm>
 #include <cstdio>
 #include <kiln/kiln.hpp>
@@ -15,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "algo/gemm/gemm_plan.hpp"
 #include "gemm_workloads.hpp"
 #include "timing.hpp"
 
@@ -135,8 +138,25 @@ int main(int argc, char** argv) {
             for (const workload& w : gpu_works) {
                 if (w.double_precision && !dev.properties().double_precision) continue;
                 const auto found = cublas.find(w.name);
-                row(device, w, "plan", time_kiln(q, w), found == cublas.end() ? 0 : found->second,
-                    "cuBLAS");
+                const double reference = found == cublas.end() ? 0 : found->second;
+                row(device, w, "plan", time_kiln(q, w), reference, "cuBLAS");
+                if (w.name != "sgemm_4096" && w.name != "dgemm_4096") continue;
+                std::vector<std::string> done;
+                // Each row's tiles, and each with its local reads the other way (by 4-vectors or
+                // one at a time) where the thread tiles allow both.
+                for (const auto& tuning_row : kiln::detail::gemm_tuning_rows()) {
+                    kiln::detail::gemm_simt_tiles tiles =
+                        w.double_precision ? tuning_row.tuning.simt_double : tuning_row.tuning.simt;
+                    for (int flip = 0; flip < 2; ++flip, tiles.vector_reads = !tiles.vector_reads) {
+                        if (!tiles.fits_together() ||
+                            std::find(done.begin(), done.end(), tiles.key()) != done.end())
+                            continue;
+                        done.push_back(tiles.key());
+                        const kiln::detail::scoped_gemm_strategy simt(gemm_strategy::simt);
+                        const kiln::detail::scoped_gemm_simt_tiles forced(tiles);
+                        row(device, w, "simt " + tiles.key(), time_kiln(q, w), reference, "cuBLAS");
+                    }
+                }
             }
             continue;
         }

@@ -267,6 +267,20 @@ TEST_P(gemm_test, nan_and_infinity_propagate) {
     });
 }
 
+// alpha = 0 reads neither A nor B, as BLAS says: C = beta C even where A holds NaN.
+TEST_P(gemm_test, alpha_zero_reads_neither_operand) {
+    const std::size_t m = 5, n = 67, k = 3;
+    const std::vector<float> a(m * k, std::numeric_limits<float>::quiet_NaN()),
+        b(k * n, std::numeric_limits<float>::infinity()), c = random_values<float>(m * n, 20);
+    on_every_strategy([&] {
+        const kiln::matrix<float> A(q, m, k, a), B(q, k, n, b), C(q, m, n, c);
+        kiln::gemm(C, kiln::transposed(kiln::transposed(A)), B, {.alpha = 0.0f, .beta = 2.0f});
+        std::vector<float> doubled = c;
+        for (float& x : doubled) x *= 2;
+        EXPECT_EQ(C.read(), doubled);
+    });
+}
+
 /// Runs `bad`, expecting invalid_argument_error naming `named`, and C (its vector) unchanged.
 template <class Bad>
 void expect_rejected(const kiln::vector<float>& c, Bad&& bad, const std::string& named) {
@@ -367,9 +381,12 @@ TEST(gemm_plan, cpu_devices_take_openblas_where_it_loads_else_the_cpu_tiles) {
                  kiln::invalid_argument_error);
 }
 
+kiln::device_properties nvidia_properties() {
+    return properties(kiln::device_type::gpu, "NVIDIA Corporation");
+}
+
 TEST(gemm_plan, gpus_take_simt_tiles_that_fit_them) {
-    const auto nvidia = kiln::detail::plan_gemm(
-        properties(kiln::device_type::gpu, "NVIDIA Corporation"), {.host_blas = true});
+    const auto nvidia = kiln::detail::plan_gemm(nvidia_properties(), {.host_blas = true});
     EXPECT_EQ(nvidia.strategy, gemm_strategy::simt);
     EXPECT_EQ(nvidia.simt.block_rows, 128u);
     EXPECT_EQ(nvidia.simt.work_group_size(), 256u);
@@ -381,7 +398,19 @@ TEST(gemm_plan, gpus_take_simt_tiles_that_fit_them) {
     EXPECT_LE(
         2 * fitted.simt.block_depth * (fitted.simt.block_rows + fitted.simt.block_columns) * 4,
         4096u);
-    for (const auto& row : kiln::detail::gemm_tuning_rows()) EXPECT_FALSE(row.provenance.empty());
+    for (const auto& row : kiln::detail::gemm_tuning_rows()) {
+        EXPECT_FALSE(row.provenance.empty());
+        EXPECT_TRUE(row.tuning.simt.fits_together()) << row.tuning.simt.key();
+        EXPECT_TRUE(row.tuning.simt_double.fits_together()) << row.tuning.simt_double.key();
+    }
+    // Tiles that leave work-items without whole loads are refused, not written.
+    kiln::detail::gemm_simt_tiles uneven{.block_rows = 16,
+                                         .block_columns = 16,
+                                         .block_depth = 4,
+                                         .thread_rows = 1,
+                                         .thread_columns = 1};
+    EXPECT_THROW(kiln::detail::plan_gemm(nvidia_properties(), {.simt_tiles = &uneven}),
+                 kiln::invalid_argument_error);
 }
 
 }  // namespace

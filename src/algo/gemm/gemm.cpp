@@ -154,8 +154,16 @@ void check_gemm(const gemm_problem& p, const char* call) {
     }
 }
 
-event run_gemm(const queue& q, const gemm_problem& problem) {
-    if (problem.m() == 0 || problem.n() == 0 || problem.batch() == 0) return q.marker();
+event run_gemm(const queue& q, const gemm_problem& checked) {
+    if (checked.m() == 0 || checked.n() == 0 || checked.batch() == 0) return q.marker();
+    // alpha = 0 reads neither A nor B (BLAS's rule, which OpenBLAS keeps): every strategy then
+    // runs the product with k = 0, C = beta C, so that NaN in A or B cannot reach C on one
+    // strategy and not on another.
+    gemm_problem problem = checked;
+    if (problem.alpha == 0) {
+        (problem.a.transposed ? problem.a.rows : problem.a.columns) = 0;
+        (problem.b.transposed ? problem.b.columns : problem.b.rows) = 0;
+    }
     const device_properties& props = q.device().properties();
     const std::optional<gemm_simt_tiles> forced_tiles = gemm_simt_tiles_in_force();
     const gemm_plan_input input{problem.c.element, host_blas_available() && host_blas_fits(problem),

@@ -51,33 +51,49 @@ std::string generate(const gemm_cpu_kernel& shape) {
         for (std::size_t l = 0; l < t.vectors; ++l)
             b.line(vector + " acc" + std::to_string(i) + "_" + std::to_string(l) + " = (" + vector +
                    ")0;");
+    // One step of k for the tile: op(B)'s vectors of the row, each row of op(A) times them. Tiles
+    // across the matrix's edges (guarded) read A's last row for rows past it and 0 for columns
+    // past B's, whose products are not stored.
+    const auto emit_step = [&](bool guarded) {
+        for (std::size_t l = 0; l < t.vectors; ++l) {
+            const std::string column = "column0 + " + std::to_string(l * t.vector_width);
+            const std::string name = "b" + std::to_string(l);
+            if (shape.b_transposed || guarded) {
+                std::string lanes;
+                for (std::size_t v = 0; v < t.vector_width; ++v) {
+                    const std::string at = column + " + " + std::to_string(v);
+                    const std::string load = b_at("p", at);
+                    lanes += (v ? ", " : "") +
+                             (guarded ? at + " < n ? " + load + " : (" + acc + ")0" : load);
+                }
+                b.line("const " + vector + " " + name + " = (" + vector + ")(" + lanes + ");");
+            } else {
+                b.line("const " + vector + " " + name + " = convert_" + vector + "(vload" + width +
+                       "(0, b + p * b_leading + " + column + "));");
+            }
+        }
+        for (std::size_t i = 0; i < t.rows; ++i) {
+            const std::string row = "row0 + " + std::to_string(i);
+            b.line("const " + vector + " a" + std::to_string(i) + " = (" + vector + ")(" +
+                   a_at(guarded ? "min(" + row + ", m - 1)" : row, "p") + ");");
+            for (std::size_t l = 0; l < t.vectors; ++l) {
+                const std::string slot = "acc" + std::to_string(i) + "_" + std::to_string(l);
+                b.line(slot + " = mad(a" + std::to_string(i) + ", b" + std::to_string(l) + ", " +
+                       slot + ");");
+            }
+        }
+    };
     const std::string block = t.depth_block ? std::to_string(t.depth_block) : "k";
     b.open("for (ulong k0 = 0; k0 < k; k0 += " + block + ")");
     b.line("const ulong k1 = min(k, k0 + " + block + ");");
     b.open("if (full)");
     b.open("for (ulong p = k0; p < k1; ++p)");
-    for (std::size_t l = 0; l < t.vectors; ++l) {
-        const std::string column = "column0 + " + std::to_string(l * t.vector_width);
-        if (shape.b_transposed) {
-            std::string lanes;
-            for (std::size_t v = 0; v < t.vector_width; ++v)
-                lanes += (v ? ", " : "") + b_at("p", column + " + " + std::to_string(v));
-            b.line("const " + vector + " b" + std::to_string(l) + " = (" + vector + ")(" + lanes +
-                   ");");
-        } else {
-            b.line("const " + vector + " b" + std::to_string(l) + " = convert_" + vector +
-                   "(vload" + width + "(0, b + p * b_leading + " + column + "));");
-        }
-    }
-    for (std::size_t i = 0; i < t.rows; ++i) {
-        b.line("const " + vector + " a" + std::to_string(i) + " = (" + vector + ")(" +
-               a_at("row0 + " + std::to_string(i), "p") + ");");
-        for (std::size_t l = 0; l < t.vectors; ++l) {
-            const std::string slot = "acc" + std::to_string(i) + "_" + std::to_string(l);
-            b.line(slot + " = mad(a" + std::to_string(i) + ", b" + std::to_string(l) + ", " + slot +
-                   ");");
-        }
-    }
+    emit_step(false);
+    b.close();
+    b.close_with("else if (active)");
+    b.open("");
+    b.open("for (ulong p = k0; p < k1; ++p)");
+    emit_step(true);
     b.close();
     b.close();
     if (t.depth_block) b.line("barrier(CLK_LOCAL_MEM_FENCE);");
@@ -92,18 +108,23 @@ std::string generate(const gemm_cpu_kernel& shape) {
             b.line("vstore" + width + "(beta == 0 ? alpha * " + slot + " : alpha * " + slot +
                    " + beta * vload" + width + "(0, " + at + "), 0, " + at + ");");
         }
-    // Tiles across the edges, element by element.
+    // Tiles across the edges: the elements inside the matrix, lane by lane.
     b.close_with("else if (active)");
     b.open("");
-    b.open("for (uint i = 0; i < " + rows + "u && row0 + i < m; ++i)");
-    b.open("for (uint j = 0; j < " + columns + "u && column0 + j < n; ++j)");
-    b.line(acc + " sum = 0;");
-    b.open("for (ulong p = 0; p < k; ++p)");
-    b.line("sum = mad(" + a_at("(row0 + i)", "p") + ", " + b_at("p", "(column0 + j)") + ", sum);");
-    b.close();
-    b.line(gemm_store(shape.types, "(row0 + i)", "(column0 + j)", "sum"));
-    b.close();
-    b.close();
+    b.line(acc + " lanes[" + width + "];");
+    for (std::size_t i = 0; i < t.rows; ++i) {
+        const std::string row = "(row0 + " + std::to_string(i) + ")";
+        b.open("if (" + row + " < m)");
+        for (std::size_t l = 0; l < t.vectors; ++l) {
+            const std::string first = std::to_string(l * t.vector_width);
+            b.line("vstore" + width + "(acc" + std::to_string(i) + "_" + std::to_string(l) +
+                   ", 0, lanes);");
+            b.open("for (uint v = 0; v < " + width + "u && column0 + " + first + " + v < n; ++v)");
+            b.line(gemm_store(shape.types, row, "(column0 + " + first + " + v)", "lanes[v]"));
+            b.close();
+        }
+        b.close();
+    }
     b.close();
     b.end_kernel();
     return b.str();

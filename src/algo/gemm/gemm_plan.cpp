@@ -77,6 +77,9 @@ gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input
     while (plan.simt.work_group_size() > props.max_work_group_size &&
            plan.simt.thread_rows < plan.simt.block_rows)
         plan.simt.thread_rows *= 2;
+    if (!plan.simt.fits_together())
+        throw invalid_argument_error(
+            "kiln::gemm", "SIMT tiles " + plan.simt.key() + " do not divide into whole loads");
     plan.cpu = row.tuning.cpu;
     // The same register bytes per vector for doubles.
     if (is_double && plan.cpu.vector_width > 1) plan.cpu.vector_width /= 2;

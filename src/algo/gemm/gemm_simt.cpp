@@ -3,7 +3,7 @@
 // registers) while the current one is multiplied, two local buffers so that one barrier per
 // tile suffices. CUTLASS's SIMT GEMM and the "how to optimise a CUDA matmul" worklogs build it
 // so; docs/linear_algebra.md, "Strategies".
-#include <kiln/error.hpp>
+#include <algorithm>
 #include <string>
 
 #include "gemm_kernels.hpp"
@@ -140,8 +140,18 @@ std::string generate(const gemm_simt_kernel& shape) {
     b.begin_kernel(simt_kernel, group);
     kernel.declare(b);
     b.begin_body();
-    b.local_array(acc, "a_tile", std::to_string(2 * t.block_depth * a.local_row));
-    b.local_array(acc, "b_tile", std::to_string(2 * t.block_depth * b_loads.local_row));
+    const std::size_t a_elements = 2 * t.block_depth * a.local_row,
+                      b_elements = 2 * t.block_depth * b_loads.local_row;
+    if (t.vector_reads) {
+        // Declared as 4-vectors, so that runs of 4 are read as aligned vectors.
+        b.local_array(acc + "4", "a_tile4", std::to_string(a_elements / 4));
+        b.local_array(acc + "4", "b_tile4", std::to_string(b_elements / 4));
+        b.line("local " + acc + "* a_tile = (local " + acc + "*)a_tile4;");
+        b.line("local " + acc + "* b_tile = (local " + acc + "*)b_tile4;");
+    } else {
+        b.local_array(acc, "a_tile", std::to_string(a_elements));
+        b.local_array(acc, "b_tile", std::to_string(b_elements));
+    }
     b.line("const uint tid = " + source_builder::local_id() + ";");
     // Groups run through C's blocks row after row, then through the batch entries.
     b.line("const ulong tiles_n = (n + " + std::to_string(t.block_columns - 1) + ") / " +
@@ -179,18 +189,34 @@ std::string generate(const gemm_simt_kernel& shape) {
     emit_tile_load(b, a, shape.types, group);
     emit_tile_load(b, b_loads, shape.types, group);
     b.close();
+    const std::string first = t.vector_reads ? " * 4u" : "";
     b.line("const local " + acc + "* a_read = a_tile + buffer * " +
-           std::to_string(t.block_depth * a.local_row) + "u + ty;");
+           std::to_string(t.block_depth * a.local_row) + "u + ty" + first + ";");
     b.line("const local " + acc + "* b_read = b_tile + buffer * " +
-           std::to_string(t.block_depth * b_loads.local_row) + "u + tx;");
+           std::to_string(t.block_depth * b_loads.local_row) + "u + tx" + first + ";");
     b.open("for (uint p = 0; p < " + std::to_string(t.block_depth) + "u; ++p)");
-    for (std::size_t i = 0; i < t.thread_rows; ++i)
-        b.line("const " + acc + " a" + std::to_string(i) + " = a_read[p * " +
-               std::to_string(a.local_row) + "u + " + std::to_string(i * row_step) + "u];");
-    for (std::size_t j = 0; j < t.thread_columns; ++j)
-        b.line("const " + acc + " b" + std::to_string(j) + " = b_read[p * " +
-               std::to_string(b_loads.local_row) + "u + " + std::to_string(j * column_step) +
-               "u];");
+    // The work-item's values of op(A)'s column p and op(B)'s row p, as a0.. and b0..
+    const auto emit_reads = [&](const std::string& x, std::size_t count, std::size_t step,
+                                std::size_t local_row) {
+        const std::string row = "p * " + std::to_string(local_row) + "u + ";
+        if (!t.vector_reads) {
+            for (std::size_t i = 0; i < count; ++i)
+                b.line("const " + acc + " " + x + std::to_string(i) + " = " + x + "_read[" + row +
+                       std::to_string(i * step) + "u];");
+            return;
+        }
+        const char* lanes[] = {".x", ".y", ".z", ".w"};
+        for (std::size_t run = 0; run < count / 4; ++run) {
+            const std::string name = x + "_run" + std::to_string(run);
+            b.line("const " + acc + "4 " + name + " = *(const local " + acc + "4*)(" + x +
+                   "_read + " + row + std::to_string(run * 4 * step) + "u);");
+            for (std::size_t v = 0; v < 4; ++v)
+                b.line("const " + acc + " " + x + std::to_string(run * 4 + v) + " = " + name +
+                       lanes[v] + ";");
+        }
+    };
+    emit_reads("a", t.thread_rows, row_step, a.local_row);
+    emit_reads("b", t.thread_columns, column_step, b_loads.local_row);
     for (std::size_t i = 0; i < t.thread_rows; ++i)
         for (std::size_t j = 0; j < t.thread_columns; ++j) {
             const std::string slot =
@@ -206,10 +232,16 @@ std::string generate(const gemm_simt_kernel& shape) {
     b.close();
     b.local_barrier();
     b.close();
+    // Where accumulator (i, j) lies: row ty + i step, or in runs of 4 (ty * 4 + i % 4 +
+    // (i / 4) 4 step); the same for columns.
+    const auto offset = [&](const std::string& id, std::size_t i, std::size_t step) {
+        if (!t.vector_reads) return id + " + " + std::to_string(i * step) + "u";
+        return id + " * 4u + " + std::to_string(i / 4 * 4 * step + i % 4) + "u";
+    };
     for (std::size_t i = 0; i < t.thread_rows; ++i)
         for (std::size_t j = 0; j < t.thread_columns; ++j) {
-            const std::string row = "row0 + ty + " + std::to_string(i * row_step) + "u";
-            const std::string column = "column0 + tx + " + std::to_string(j * column_step) + "u";
+            const std::string row = "row0 + " + offset("ty", i, row_step);
+            const std::string column = "column0 + " + offset("tx", j, column_step);
             b.open("if (" + row + " < m && " + column + " < n)");
             b.line(gemm_store(shape.types, "(" + row + ")", "(" + column + ")",
                               "accumulators[" + std::to_string(i * t.thread_columns + j) + "]"));

@@ -23,11 +23,24 @@ struct gemm_simt_tiles {
     std::size_t thread_rows = 4, thread_columns = 4;
     /// Elements per load from global memory where an operand's rows allow it (1: scalar loads).
     std::size_t vector_width = 4;
+    /// A work-item's rows (and columns) are runs of 4 adjacent ones, the runs a block / (thread
+    /// tile / 4) apart, read from local memory as 4-vectors: a quarter of the local loads per
+    /// multiply-add (CUTLASS's SIMT thread tiles). Needs thread tiles of multiples of 4.
+    bool vector_reads = false;
 
     std::size_t work_group_size() const noexcept {
         return (block_rows / thread_rows) * (block_columns / thread_columns);
     }
-    /// "128x128x8 t8x8 v4", for program keys.
+    /// Whether the kernel can be written: thread tiles divide the block, and each operand's tile
+    /// divides into whole loads per work-item.
+    bool fits_together() const noexcept {
+        return thread_rows > 0 && thread_columns > 0 && block_rows % thread_rows == 0 &&
+               block_columns % thread_columns == 0 && block_depth > 0 &&
+               block_rows * block_depth % work_group_size() == 0 &&
+               block_columns * block_depth % work_group_size() == 0 &&
+               (!vector_reads || (thread_rows % 4 == 0 && thread_columns % 4 == 0));
+    }
+    /// "128x128x8 t8x8 v4" (" r4" with vector_reads), for program keys.
     std::string key() const;
 };
 
