@@ -12,6 +12,7 @@
 // run tells which tiles suit the device.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <kiln/kiln.hpp>
 #include <map>
 #include <string>
@@ -120,8 +121,13 @@ int main(int argc, char** argv) {
         if (wanted(names, w)) gpu_works.push_back(w);
     for (const workload& w : gemm_workloads::cpu_workloads())
         if (wanted(names, w)) cpu_works.push_back(w);
+    // Every device KILN_DEVICE matches (e.g. KILN_DEVICE=cuda, KILN_DEVICE=gpu), or every device.
+    const char* spec = std::getenv("KILN_DEVICE");
+    const std::vector<kiln::device> devices = spec != nullptr && *spec != '\0'
+                                                  ? kiln::devices(kiln::filters::from_spec(spec))
+                                                  : kiln::devices();
     bool any_gpu = false;
-    for (const kiln::device& dev : kiln::devices())
+    for (const kiln::device& dev : devices)
         any_gpu = any_gpu || dev.properties().type == kiln::device_type::gpu;
     const std::map<std::string, double> cublas = any_gpu && !gpu_works.empty()
                                                      ? cublas_reference(gpu_works)
@@ -130,7 +136,7 @@ int main(int argc, char** argv) {
     std::printf(
         "| device | work | kiln strategy | kiln TFLOP/s | reference TFLOP/s | kiln / "
         "reference |\n|---|---|---|---|---|---|\n");
-    for (const kiln::device& dev : kiln::devices()) {
+    for (const kiln::device& dev : devices) {
         const kiln::queue q(dev);
         const std::string device =
             dev.name() + " (" + std::string(kiln::to_string(dev.backend())) + ")";
