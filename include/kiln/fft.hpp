@@ -129,8 +129,17 @@ class fft {
             block.copy_bytes(q, 0, output, 0, size() * sizeof(value_type), done);
             return;
         }
-        // Sizes that are all 1: the input written to the target, then transformed (copied)
-        // there in place.
+        // FFTW's plans, and sizes that are all 1: the input written to the target, then
+        // transformed there in place; into a new vector first where the input reads the target
+        // (c = plan(kiln::reverse(c)) would overwrite elements it has still to read).
+        detail::operand_check reads("kiln::fft input");
+        input.check(reads);
+        if (reads.involves(target.layout())) {
+            vector<value_type> staged(q, size());
+            detail::assign(detail::vector_terminal<value_type>(staged), input, "kiln::fft input");
+            plan_->run(q, staged.part(0).storage(), output).wait();  // staged is freed next
+            return;
+        }
         detail::assign(detail::vector_terminal<value_type>(target), input, "kiln::fft input");
         plan_->run(q, output, output);
     }

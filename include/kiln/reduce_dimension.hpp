@@ -36,6 +36,7 @@
 #include <kiln/detail/group_collectives.hpp>
 #include <kiln/reduce.hpp>
 #include <kiln/vector.hpp>
+#include <limits>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -374,6 +375,26 @@ class slice_fold {
     }
 };
 
+/// Throws invalid_argument_error, naming the extents, where the product of those that are not 0
+/// overflows size_t: the elements, or with a 0 extent the results of the other dimensions,
+/// would wrap to a count that passes the size checks.
+template <std::size_t Rank>
+void check_extents_product(const std::string& call, const extents<Rank>& shape) {
+    std::size_t product = 1;
+    for (std::size_t d = 0; d < Rank; ++d) {
+        if (shape[d] == 0) continue;
+        if (product > std::numeric_limits<std::size_t>::max() / shape[d]) {
+            std::string named = "{";
+            for (std::size_t e = 0; e < Rank; ++e)
+                named += (e ? ", " : "") + std::to_string(shape[e]);
+            throw invalid_argument_error(call, "extents " + named +
+                                                   "} hold more than 2^64 - 1 elements or "
+                                                   "results (their product overflows)");
+        }
+        product *= shape[d];
+    }
+}
+
 template <class Reducer, std::size_t Rank, class E>
 auto reduce_along(const std::optional<kiln::queue>& on_queue, const extents<Rank>& shape,
                   const E& e, std::size_t dimension) {
@@ -384,6 +405,7 @@ auto reduce_along(const std::optional<kiln::queue>& on_queue, const extents<Rank
         throw invalid_argument_error(call, "dimension " + std::to_string(dimension) +
                                                " of an array of " + std::to_string(Rank) +
                                                " dimensions");
+    check_extents_product(call, shape);
     std::size_t elements = 1, outer = 1, inner = 1;
     for (std::size_t d = 0; d < Rank; ++d) {
         elements *= shape[d];
@@ -452,7 +474,8 @@ auto reduce_along(const std::optional<kiln::queue>& on_queue, const extents<Rank
 /// `extents{rows, columns}`, dimension 1 gives row results (`rows` elements) and dimension 0
 /// column results (`columns` elements). A kiln::vector of the reducer's result type (minmax: a
 /// pair of vectors; any and all: 0 or 1 as std::int32_t), on the expression's device. Single-device
-/// expressions only.
+/// expressions only. Extents whose product overflows size_t (0 extents left out) throw
+/// invalid_argument_error naming them.
 template <class Reducer, std::size_t Rank, vector_expression E>
 requires reducer_for<Reducer, expression_value_t<E>>
 auto reduce(const extents<Rank>& shape, const E& e, std::size_t dimension) {

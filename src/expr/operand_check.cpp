@@ -2,6 +2,8 @@
 // reads at other positions, with messages that say which.
 #include <algorithm>
 #include <kiln/expr/core.hpp>
+#include <string>
+#include <vector>
 
 namespace kiln::detail {
 namespace {
@@ -122,6 +124,29 @@ void operand_check::written(const layout& vector) const {
                  " at other positions than the one written (as in x = 2 * x + x * S or "
                  "x = A * (2 * x)), so work-items would read elements that others have "
                  "already overwritten; write into another vector");
+}
+
+namespace {
+
+/// Whether two stores of one element overlap: the whole element, or one member inside the other.
+bool members_overlap(const std::string& a, const std::string& b) {
+    const auto inside = [](const std::string& outer, const std::string& inner) {
+        return inner.starts_with(outer) &&
+               (inner.size() == outer.size() || inner[outer.size()] == '.');
+    };
+    return a.empty() || b.empty() || inside(a, b) || inside(b, a);
+}
+
+}  // namespace
+
+void operand_check::written_once(std::initializer_list<written_target> targets) const {
+    const std::vector<written_target> all(targets);
+    for (std::size_t i = 0; i < all.size(); ++i)
+        for (std::size_t j = i + 1; j < all.size(); ++j)
+            if (all[i].vector == all[j].vector && members_overlap(all[i].member, all[j].member))
+                fail("targets " + std::to_string(i + 1) + " and " + std::to_string(j + 1) +
+                     " write the same vector, so its elements would keep one of the two "
+                     "values; give each target a vector of its own");
 }
 
 layout operand_check::launch_layout() const {

@@ -570,6 +570,28 @@ TEST_P(compaction_test, reduce_by_key_into_its_own_keys_and_values) {
     });
 }
 
+// reduce_by_key(k, v, o, o): the runs' values overwrote their keys.
+TEST_P(compaction_test, reduce_by_key_into_one_vector_for_both_outputs_is_refused) {
+    kiln::vector<std::int32_t> k(q, {1, 1, 2, 3, 3, 3}), v(q, {1, 2, 3, 4, 5, 6}), o(q, 6);
+    EXPECT_THROW(kiln::reduce_by_key(k, v, o, o), kiln::invalid_argument_error);
+    EXPECT_THROW(kiln::reduce_by_key(k, v, k, k), kiln::invalid_argument_error);
+}
+
+// copy_if of element_index with a size and a stencil of it said "pass a queue", which copy_if
+// cannot take: it runs on the output's device.
+TEST_P(compaction_test, copy_if_of_element_index_runs_on_the_outputs_device) {
+    const std::size_t n = 1000;
+    kiln::vector<std::uint64_t> out(q, n);
+    const std::size_t kept =
+        kiln::copy_if(kiln::element_index(0, n), kiln::element_index(0, n) % 3 == 0, out);
+    ASSERT_EQ(kept, 334u);
+    auto got = out.read();
+    got.resize(kept);
+    std::vector<std::uint64_t> expected(kept);
+    for (std::size_t i = 0; i < kept; ++i) expected[i] = 3 * i;
+    EXPECT_EQ(got, expected);
+}
+
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(compaction_test);
 
 class compaction_split : public kiln::test::two_parts_test {};

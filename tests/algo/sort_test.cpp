@@ -26,6 +26,11 @@ namespace {
 
 KILN_FUNCTION(int, by_magnitude, (float a, float b), return fabs(a) < fabs(b););
 KILN_FUNCTION(int, by_low_byte, (uint a, uint b), return (a & 255u) < (b & 255u););
+// Comparators that are not strict weak orders: the sort's order is unspecified, but every key
+// must stay.
+KILN_FUNCTION(int, at_most, (float a, float b), return a <= b;);
+KILN_FUNCTION(int, less_over_nans, (float a, float b), return a < b;);
+KILN_FUNCTION(int, always_before, (float a, float b), return 1;);
 
 /// The order docs/sorting.md promises, written independently of kiln's bit tricks: NaNs after
 /// everything (in input order), -0 before +0, otherwise by value.
@@ -291,6 +296,89 @@ TEST_P(sort_test, comparator_sort_is_stable) {
     }
 }
 
+// sort_by_key(k, v, v) moved v twice through the order, and the merge sort's
+// sort_by_key(k, k) moved the sorted keys through it again (docs/sorting.md: a vector named
+// twice moves once).
+TEST_P(sort_test, a_vector_named_twice_moves_once) {
+    const std::size_t n = 1000;
+    const auto host = random_keys<float>(n, 21);
+    std::vector<float> index(n);
+    std::iota(index.begin(), index.end(), 0.0f);
+    const auto ascending = stable_order(host, documented_before<float>);
+    const auto descending =
+        stable_order(host, [](float a, float b) { return documented_before(b, a); });
+    const auto by_size =
+        stable_order(host, [](float x, float y) { return std::fabs(x) < std::fabs(y); });
+    const auto as_float = [](const std::vector<std::uint32_t>& order) {
+        return std::vector<float>(order.begin(), order.end());
+    };
+    {
+        SCOPED_TRACE("values twice, ascending");
+        kiln::vector<float> keys(q, host), values(q, index);
+        kiln::sort_by_key(keys, values, values);
+        EXPECT_EQ(values.read(), as_float(ascending));
+        EXPECT_EQ(keys.read(), permuted(host, ascending));
+    }
+    {
+        SCOPED_TRACE("values twice beside another, descending");
+        kiln::vector<float> keys(q, host), values(q, index), other(q, index);
+        kiln::sort_by_key(keys, values, other, values, kiln::descending);
+        EXPECT_EQ(values.read(), as_float(descending));
+        EXPECT_EQ(other.read(), as_float(descending));
+    }
+    {
+        SCOPED_TRACE("values twice, comparator");
+        kiln::vector<float> keys(q, host), values(q, index);
+        kiln::sort_by_key(keys, values, values, by_magnitude);
+        EXPECT_EQ(values.read(), as_float(by_size));
+    }
+    {
+        SCOPED_TRACE("keys as values");
+        kiln::vector<float> keys(q, host);
+        kiln::sort_by_key(keys, keys);
+        EXPECT_EQ(keys.read(), permuted(host, ascending));
+    }
+    {
+        SCOPED_TRACE("keys as values, comparator");
+        kiln::vector<float> keys(q, host);
+        kiln::sort_by_key(keys, keys, by_magnitude);
+        EXPECT_EQ(keys.read(), permuted(host, by_size));
+    }
+}
+
+// A comparator that is not a strict weak order gave two keys one place in the merges, losing
+// the others (334 NaNs in, about 110 out): the keys must stay a permutation of the input, and
+// values must stay with their keys.
+TEST_P(sort_test, a_comparator_that_is_no_strict_weak_order_keeps_every_key) {
+    const auto policy = kiln::detail::plan_merge_sort(device());
+    const std::size_t n = 4 * policy.work_group_size + 1003;
+    std::vector<float> host = special_floats<float>(n);
+    for (std::size_t i = 1; i < n; i += 3) host[i] = static_cast<float>(i % 7);  // ties
+    const auto bits_sorted = [](std::vector<float> v) {
+        std::vector<std::uint32_t> bits(v.size());
+        std::memcpy(bits.data(), v.data(), v.size() * sizeof(float));
+        std::sort(bits.begin(), bits.end());
+        return bits;
+    };
+    std::vector<std::uint32_t> index(n);
+    std::iota(index.begin(), index.end(), 0u);
+    const auto check = [&](const auto& comparator, const char* name) {
+        SCOPED_TRACE(name);
+        kiln::vector<float> keys(q, host);
+        kiln::vector<std::uint32_t> values(q, index);
+        kiln::sort_by_key(keys, values, comparator);
+        const auto got = keys.read();
+        auto moved = values.read();
+        ASSERT_EQ(bits_sorted(got), bits_sorted(host)) << "the keys are not the input's";
+        EXPECT_TRUE(same_bits(got, permuted(host, moved))) << "values left their keys";
+        std::sort(moved.begin(), moved.end());
+        EXPECT_EQ(moved, index) << "the values are not a permutation";
+    };
+    check(at_most, "a <= b");
+    check(less_over_nans, "a < b over NaNs");
+    check(always_before, "always 1");
+}
+
 TEST_P(sort_test, comparator_on_unsigned_keys) {
     const std::size_t n = 70001;
     const auto host = random_keys<std::uint32_t>(n, 3);
@@ -490,6 +578,32 @@ TEST_F(split_sort_test, comparator_sort) {
     const auto order =
         stable_order(host, [](float x, float y) { return std::fabs(x) < std::fabs(y); });
     EXPECT_EQ(keys.read(), permuted(host, order));
+}
+
+// The host merge of the parts permuted k twice in sort_by_key(k, k), and v in (k, v, v).
+TEST_F(split_sort_test, a_vector_named_twice_moves_once) {
+    const std::size_t n = 1000;
+    std::vector<std::int32_t> host(n);
+    for (std::size_t i = 0; i < n; ++i) host[i] = static_cast<std::int32_t>((i * 7919) % 1013);
+    std::vector<std::int32_t> index(n);
+    std::iota(index.begin(), index.end(), 0);
+    const auto order = stable_order(host, [](std::int32_t a, std::int32_t b) { return a < b; });
+    kiln::vector<std::int32_t> keys(queues, host);
+    ASSERT_EQ(keys.part_count(), 2u);
+    kiln::sort_by_key(keys, keys);
+    EXPECT_EQ(keys.read(), permuted(host, order));
+
+    kiln::vector<std::int32_t> keys2(queues, host), values(queues, index);
+    kiln::sort_by_key(keys2, values, values);
+    EXPECT_EQ(keys2.read(), permuted(host, order));
+    EXPECT_EQ(values.read(), permuted(index, order));
+
+    std::vector<float> as_float(host.begin(), host.end());
+    const auto by_size =
+        stable_order(as_float, [](float x, float y) { return std::fabs(x) < std::fabs(y); });
+    kiln::vector<float> float_keys(queues, as_float);
+    kiln::sort_by_key(float_keys, float_keys, by_magnitude);
+    EXPECT_EQ(float_keys.read(), permuted(as_float, by_size));
 }
 
 TEST_F(split_sort_test, values_split_differently_are_rejected) {

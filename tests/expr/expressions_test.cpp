@@ -188,6 +188,27 @@ TEST_P(expression_test, tie_computes_several_results_in_one_kernel) {
     EXPECT_EQ(difference.read(), hs);
 }
 
+// tie(a, a) kept one of the two values of each element with no error.
+TEST_P(expression_test, tie_refuses_one_vector_named_as_two_targets) {
+    kiln::vector<float> a(q, {1.0f, 2.0f, 3.0f}), b(q, 3);
+    EXPECT_THROW(kiln::tie(a, a) = std::make_tuple(a + 1, a * 100), kiln::invalid_argument_error);
+    EXPECT_THROW(kiln::tie(a, b, a) = std::make_tuple(a + 1, a, a * 100),
+                 kiln::invalid_argument_error);
+    EXPECT_THROW(kiln::tie(kiln::reverse(a), a) = std::make_tuple(b, b),
+                 kiln::invalid_argument_error);
+    EXPECT_EQ(a.read(), (std::vector<float>{1.0f, 2.0f, 3.0f})) << "nothing ran";
+    // Two members of one vector are two targets; a member beside its whole element is not.
+    kiln::vector<kiln::float2> pairs(q, 3);
+    kiln::tie(kiln::component<0>(pairs), kiln::component<1>(pairs)) = std::make_tuple(a, a * 2);
+    const auto got = pairs.read();
+    for (std::size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(got[i].x, static_cast<float>(i + 1));
+        EXPECT_EQ(got[i].y, static_cast<float>(2 * (i + 1)));
+    }
+    EXPECT_THROW(kiln::tie(kiln::component<0>(pairs), pairs) = std::make_tuple(a, pairs),
+                 kiln::invalid_argument_error);
+}
+
 TEST_P(expression_test, tagged_terminals_are_passed_once) {
     kiln::vector<float> x(q, {3.0f, 0.0f}), y(q, {4.0f, 1.0f}), z(q, 2);
     // [doc:tags]

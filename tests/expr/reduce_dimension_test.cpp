@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <kiln/reduce_dimension.hpp>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "support/device_param.hpp"
@@ -178,6 +179,34 @@ TEST_P(reduce_dimension_test, wrong_shapes_are_errors) {
                  kiln::invalid_argument_error);
     EXPECT_THROW(kiln::reduce<kiln::reducers::sum>(kiln::extents{3, 4}, x, 2),
                  kiln::invalid_argument_error);
+}
+
+// Extents whose product wraps passed the size checks: {2^63 + 1, 2, 0} gave 2 results (the
+// results, 2^64 + 2 of them, wrapped), {2^62 + 1, 4} failed with an allocation message.
+TEST_P(reduce_dimension_test, extents_whose_product_overflows_are_refused_by_name) {
+    const std::size_t half = std::size_t{1} << 63, quarter = std::size_t{1} << 62;
+    const auto expect_refused = [](const auto& reduction, const std::string& named) {
+        try {
+            reduction();
+            ADD_FAILURE() << "no error for extents " << named;
+        } catch (const kiln::invalid_argument_error& e) {
+            EXPECT_NE(std::string(e.what()).find(named), std::string::npos) << e.what();
+        }
+    };
+    kiln::vector<float> empty(q, 0), four(q, 4);
+    expect_refused(
+        [&] {
+            return kiln::reduce<kiln::reducers::sum>(kiln::extents{half + 1, 2, 0}, empty, 2);
+        },
+        "{9223372036854775809, 2, 0}");
+    expect_refused(
+        [&] {
+            return kiln::reduce<kiln::reducers::sum>(kiln::extents{quarter + 1, 4}, four, 1);
+        },
+        "{4611686018427387905, 4}");
+    // A 0 extent beside extents whose product fits: no elements, and results of no elements.
+    const auto sums = kiln::reduce<kiln::reducers::sum>(kiln::extents{3, 0}, empty, 1).read();
+    EXPECT_EQ(sums, (std::vector<float>{0, 0, 0}));
 }
 
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(reduce_dimension_test);

@@ -1,7 +1,9 @@
 // Views on both sides of assignments: permutations (gather, scatter), reverse, 2-D and 3-D slices.
+#include <cstdint>
 #include <kiln/vector.hpp>
 #include <limits>
 #include <numeric>
+#include <vector>
 
 #include "support/device_param.hpp"
 #include "test_data.hpp"
@@ -37,6 +39,38 @@ TEST_P(view_test, permutations_gather_and_scatter) {
     const auto gathered = y.read();
     for (std::size_t i = 0; i < n; ++i)
         ASSERT_EQ(gathered[i], static_cast<float>(host_index[i]) * 2 + 1);
+}
+
+// Indices past the end segfaulted, or wrote into the heap; negative ones read garbage. Now a
+// read past the end takes the last element and a store past it is skipped.
+TEST_P(view_test, permutation_indices_outside_the_vector_touch_nothing_outside_it) {
+    const std::size_t n = 1000;
+    kiln::vector<float> x(q, iota_values(n)), y(q, n);
+    const std::uint64_t shift = std::uint64_t{1} << 40;
+    y = kiln::permutation(kiln::element_index() * 2)(x);  // half the indices past the end
+    y = kiln::permutation(kiln::element_index() + shift)(x) + y;
+    auto got = y.read();
+    for (std::size_t i = 0; i < n; ++i)
+        ASSERT_EQ(got[i], static_cast<float>(2 * i < n ? 2 * i : n - 1) + (n - 1)) << i;
+    std::vector<std::int32_t> negative(n);
+    for (std::size_t i = 0; i < n; ++i) negative[i] = -1 - 2 * static_cast<std::int32_t>(i);
+    const kiln::vector<std::int32_t> offsets(q, negative);
+    y = kiln::permutation(offsets)(x);
+    EXPECT_EQ(y.read(), std::vector<float>(n, static_cast<float>(n - 1)));
+
+    kiln::vector<float> z(q, std::vector<float>(n, -1.0f));
+    kiln::permutation(kiln::element_index() * 2)(z) = x;  // the first half lands, the rest not
+    kiln::permutation(kiln::element_index() + shift)(z) = x;
+    const auto before_the_front = kiln::permutation(offsets);
+    before_the_front(z) = x;
+    got = z.read();
+    for (std::size_t i = 0; i < n; ++i)
+        ASSERT_EQ(got[i], i % 2 == 0 ? static_cast<float>(i / 2) : -1.0f) << i;
+
+    // An empty vector has no index inside it: only a statement of no elements may use it.
+    kiln::vector<float> empty(q, 0), none(q, 0);
+    EXPECT_THROW(y = kiln::permutation(kiln::element_index())(empty), kiln::invalid_argument_error);
+    EXPECT_NO_THROW(none = kiln::permutation(kiln::element_index())(empty));
 }
 
 TEST_P(view_test, reverse_reads_and_writes) {

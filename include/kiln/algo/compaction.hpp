@@ -132,7 +132,8 @@ inline bool unique_heads_on_host(const compaction_plan& plan) {
 }  // namespace detail
 
 /// Copies the elements of `input` whose `stencil` element is not zero to the front of
-/// `output`, in order; returns how many.
+/// `output`, in order; returns how many. Runs where the input and stencil are, or on the
+/// output's (first) device where they hold no vector (`kiln::element_index(n)`).
 template <vector_expression E, vector_expression S, detail::scan_value T>
 requires detail::storable_as<T, expression_value_t<E>> && detail::real_number<expression_value_t<S>>
     std::size_t copy_if(const E& input, const S& stencil, const vector<T>& output) {
@@ -142,6 +143,8 @@ requires detail::storable_as<T, expression_value_t<E>> && detail::real_number<ex
     detail::operand_check check(call);
     in.check(check);
     flag.check(check);
+    // Nothing read says where to run (element_index with a size): on the output's device.
+    if (!check.first_queue() && output.part_count() > 0) check.on_queue(output.queue());
     const detail::layout parts = check.launch_layout();
     // One part on the output's only device: straight into the output, unless the input or the
     // stencil reads it (in place), where tiles would overwrite elements that later tiles still

@@ -164,6 +164,7 @@ void place_host(const std::vector<T>& host, std::size_t count, const vector<T>& 
 
 /// For each run of equal consecutive keys: its key into out_keys and the combination of its
 /// values (in order) into out_values, at the run's position; returns the number of runs.
+/// out_keys and out_values must be two vectors (invalid_argument_error otherwise).
 ///
 /// Split vectors: the parts run one after another, each on its device, from the pair the parts
 /// before it left (runs begun, the open run's value: a few bytes through the host) and the last
@@ -175,6 +176,10 @@ requires detail::operation_for<Op, V> && detail::storable_as<V, expression_value
 reduce_by_key(const vector<K>& keys, const E& values, const vector<K>& out_keys,
               const vector<V>& out_values, Op = {}) {
     constexpr const char* call = "kiln::reduce_by_key";
+    if (static_cast<const void*>(&out_keys) == static_cast<const void*>(&out_values))
+        throw invalid_argument_error(call,
+                                     "the same vector is given for the run keys and the run "
+                                     "values; each needs a vector of its own");
     const auto value_node = detail::as_node(values);
     detail::operand_check check(call);
     check.elementwise(keys.layout(), keys.size());

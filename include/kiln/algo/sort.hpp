@@ -12,6 +12,7 @@
 #pragma GCC visibility push(default)
 
 #include <algorithm>
+#include <array>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -122,11 +123,22 @@ std::vector<std::size_t> merge_sorted_runs(const std::vector<std::size_t>& start
     return order;
 }
 
+/// Whether `v` is among the vectors `named` so far, and names it if not.
+inline bool named_again(std::vector<const void*>& named, const void* v) {
+    if (std::find(named.begin(), named.end(), v) != named.end()) return true;
+    named.push_back(v);
+    return false;
+}
+
 /// Sorts keys and values part by part with sort_part(k, key operand, value operands); a vector
 /// split over several devices is then merged on the host (see docs/sorting.md).
 template <class K, class Before, class SortPart, class... V>
 void sort_split(std::string_view call, vector<K>& keys, Before&& before, SortPart&& sort_part,
                 vector<V>&... values) {
+    // A vector named again (sort_by_key(k, k), sort_by_key(k, v, v)) moves once: moved again
+    // through the same order, its elements would be permuted twice.
+    std::vector<const void*> named{&keys};
+    [[maybe_unused]] const std::array<bool, sizeof...(V)> repeated{named_again(named, &values)...};
     const auto& layout = keys.layout();
     const bool same_layout =
         ((values.size() == keys.size() && values.part_count() == layout.size()) && ...);
@@ -137,8 +149,10 @@ void sort_split(std::string_view call, vector<K>& keys, Before&& before, SortPar
              ...))
             throw_sort_layout_mismatch(call);
         if (layout[k].size < 2) continue;
-        sort_part(layout[k].queue, sort_operand_of(keys.part(k)), layout[k].size,
-                  std::vector<sort_operand>{sort_operand_of(values.part(k))...});
+        std::vector<sort_operand> moved;
+        [[maybe_unused]] std::size_t position = 0;
+        ((repeated[position++] ? void() : moved.push_back(sort_operand_of(values.part(k)))), ...);
+        sort_part(layout[k].queue, sort_operand_of(keys.part(k)), layout[k].size, moved);
     }
     if (layout.size() < 2) return;
     std::vector<std::size_t> starts;
@@ -154,7 +168,8 @@ void sort_split(std::string_view call, vector<K>& keys, Before&& before, SortPar
         v.write(moved);
     };
     permute(keys);
-    (permute(values), ...);
+    [[maybe_unused]] std::size_t position = 0;
+    ((repeated[position++] ? void() : permute(values)), ...);
 }
 
 /// Host order of radix-sorted keys, for merging split parts: the order docs/sorting.md gives.
@@ -243,7 +258,8 @@ void sort(vector<K>& keys, descending_order) {
     detail::radix_sort("kiln::sort", true, keys);
 }
 /// Sorts with a KILN_FUNCTION comparator less(a, b) (a strict weak order: whether a goes
-/// before b), stable (merge sort).
+/// before b), stable (merge sort). With a comparator that is not a strict weak order (a <= b,
+/// a < b over NaNs) the order is unspecified, but the keys stay a permutation of the input.
 template <vector_value K, class F>
 requires detail::comparator_for<F, K>
 void sort(vector<K>& keys, const F& less) {
@@ -296,7 +312,8 @@ constexpr bool valid_sort_by_key_arguments() {
 
 /// Sorts the keys and moves each value vector's elements with them: values..., optionally
 /// followed by kiln::descending or a KILN_FUNCTION comparator. Radix sort for numeric keys
-/// (ascending or descending), merge sort with a comparator; stable either way.
+/// (ascending or descending), merge sort with a comparator; stable either way. A vector named
+/// twice moves once: sort_by_key(k, k) is sort(k), and sort_by_key(k, v, v) sort_by_key(k, v).
 template <vector_value K, class... Rest>
 requires(detail::valid_sort_by_key_arguments<Rest...>()) void sort_by_key(vector<K>& keys,
                                                                           Rest&&... rest) {

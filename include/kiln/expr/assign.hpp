@@ -24,6 +24,15 @@ concept target_node = expression_node<T> && requires(const T& t, generator& g) {
     { t.written_layout() } -> std::same_as<const layout&>;
 };
 
+/// The member of each element a target stores: "" (the whole element) unless it is a member's.
+template <target_node Target>
+std::string written_member(const Target& target) {
+    if constexpr (requires { target.written_member(); })
+        return target.written_member();
+    else
+        return {};
+}
+
 /// Targets[i] = Values[i] for every i and every element, in one kernel. All values are computed
 /// before any target is stored, so tie(x, y) = std::make_tuple(y, x) swaps.
 template <class Targets, class Values>
@@ -39,6 +48,12 @@ class assignment {
         std::apply([&](const auto&... t) { (t.check(check), ...); }, targets_);
         std::apply([&](const auto&... v) { (v.check(check), ...); }, values_);
         std::apply([&](const auto&... t) { (check.written(t.written_layout()), ...); }, targets_);
+        if constexpr (count > 1)
+            std::apply(
+                [&](const auto&... t) {
+                    check.written_once({{&t.written_layout(), written_member(t)}...});
+                },
+                targets_);
         const layout parts = check.launch_layout();
         for (std::size_t k = 0; k < parts.size(); ++k) {
             const part_extent& part = parts[k];
@@ -142,14 +157,16 @@ class assignment {
         return width == 0 || width == any_width ? 1u : static_cast<unsigned>(16 / width);
     }();
 
-    /// What one element's statement stores where.
+    /// What one element's statement stores where, and under which conditions ("" for always).
     struct body {
-        std::array<std::string, count> stores, values;
+        std::array<std::string, count> stores, values, guards;
     };
     body generate_body(generator& g) const {
         body b;
         [&]<std::size_t... I>(std::index_sequence<I...>) {
-            ((b.stores[I] = std::get<I>(targets_).generate_target(g)), ...);
+            ((b.stores[I] = std::get<I>(targets_).generate_target(g),
+              b.guards[I] = g.take_store_guard()),
+             ...);
             ((b.values[I] = convert_value<target_type<I>, value_type<I>>(
                   g.source, std::get<I>(values_).generate(g))),
              ...);
@@ -160,8 +177,11 @@ class assignment {
     static void emit(source_builder& builder, const std::vector<std::string>& statements,
                      const body& b) {
         for (const auto& statement : statements) builder.line(statement);
+        const auto guarded = [&](std::size_t i) {
+            return b.guards[i].empty() ? b.stores[i] : "if (" + b.guards[i] + ") " + b.stores[i];
+        };
         if constexpr (count == 1) {
-            builder.line(b.stores[0] + " = " + b.values[0] + ";");
+            builder.line(guarded(0) + " = " + b.values[0] + ";");
         } else {
             [&]<std::size_t... I>(std::index_sequence<I...>) {
                 (builder.line("const " + opencl_type_name<target_type<I>>() + " result" +
@@ -170,7 +190,7 @@ class assignment {
             }
             (std::make_index_sequence<count>{});
             for (std::size_t i = 0; i < count; ++i)
-                builder.line(b.stores[i] + " = result" + std::to_string(i) + ";");
+                builder.line(guarded(i) + " = result" + std::to_string(i) + ";");
         }
     }
 
@@ -324,7 +344,8 @@ class tied_targets {
 ///     kiln::tie(sum, difference) = std::make_tuple(x + y, x - y);
 ///
 /// Every value is computed before any target is written. The targets (vectors or views) must
-/// have the same size and split over devices.
+/// have the same size and split over devices, and each write a vector of its own: tie(a, a), or
+/// two views of one vector, throws invalid_argument_error.
 template <class... Targets>
 requires(sizeof...(Targets) >= 1) && (detail::target_like<std::remove_cvref_t<Targets>> && ...) &&
     (!std::is_const_v<std::remove_reference_t<Targets>> && ...) auto tie(Targets&&... targets) {

@@ -16,6 +16,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <kiln/detail/source_builder.hpp>
 #include <kiln/error.hpp>
 #include <kiln/runtime/buffer.hpp>
@@ -107,6 +108,10 @@ class generator {
     /// A statement each element runs before the values that refer to it (temporaries).
     void statement(std::string text) { statements_.push_back(std::move(text)); }
     const std::vector<std::string>& statements() const noexcept { return statements_; }
+    /// The condition under which the element stores to the target just generated (a
+    /// permutation's index inside its vector); the statement takes it with take_store_guard().
+    void store_guard(std::string condition) { store_guard_ = std::move(condition); }
+    std::string take_store_guard() { return std::exchange(store_guard_, {}); }
     /// True the first time `key` is met in this kernel (in this lane).
     bool first_use(std::uint64_t key) {
         for (auto seen : seen_)
@@ -197,6 +202,7 @@ class generator {
   private:
     unsigned next_ = 0;
     std::vector<std::string> statements_;
+    std::string store_guard_;
     std::vector<std::uint64_t> seen_;
     std::optional<unsigned> lane_;
     unsigned lanes_ = 1;
@@ -332,6 +338,15 @@ class operand_check {
     /// `vector` is written by the statement, whose reads are all checked: refused if it is read
     /// elsewhere, since work-items would read elements that others have already overwritten.
     void written(const layout& vector) const;
+    /// One target of a statement: its vector's layout and the member it stores ("" for the whole
+    /// element, ".x" or ".mass" for kiln::component and fields).
+    struct written_target {
+        const layout* vector;
+        std::string member;
+    };
+    /// The targets of one statement (tie): refused if two write one vector (the same member, or
+    /// a whole element), whose stores to one element would leave either value.
+    void written_once(std::initializer_list<written_target> targets) const;
 
     /// Where the statement runs: the element-wise operands' split, or one part on the device of
     /// the gathered data or given queue. Throws if the size or the device is unknown.

@@ -38,6 +38,9 @@ class member_node : public expression_tag {
     const layout& written_layout() const noexcept requires(Writable&& target_node<Inner>) {
         return inner_.written_layout();
     }
+    std::string written_member() const requires(Writable&& target_node<Inner>) {
+        return detail::written_member(inner_) + Selector::suffix();
+    }
 
     template <expression_operand E>
     requires(Writable&& target_node<Inner>) const member_node& operator=(const E& value) const {

@@ -59,10 +59,13 @@ class permuted_view : public view_base<Vector> {
     }
     void collect(argument_list& args) const {
         this->pass_data(args);
+        args.scalar<std::uint64_t>(this->vector_->size());
         index_.collect(args);
     }
     void check(operand_check& c) const {
         this->check_storage(c, "a permutation");
+        // No index is inside an empty vector: only a statement of no elements may use it.
+        if (this->vector_->size() == 0) c.sized(0, "a permutation of an empty vector");
         index_.check(c);
     }
 
@@ -80,7 +83,15 @@ class permuted_view : public view_base<Vector> {
   private:
     std::string element(generator& g, bool writable) const {
         const std::string data = this->declare_data(g, writable);
-        return data + "[" + index_.generate(g) + "]";
+        const std::string size = g.new_name();
+        g.parameter("ulong", size);
+        const std::string position = g.new_name();
+        g.statement("const ulong " + position + " = (ulong)(" + index_.generate(g) + ");");
+        // An index past the end (a negative one is, as unsigned) reads the last element, and
+        // its store is skipped. The store's index is clamped as well, so that a statement that
+        // dropped the guard would still stay inside the vector.
+        if (writable) g.store_guard(position + " < " + size);
+        return data + "[" + position + " < " + size + " ? " + position + " : " + size + " - 1]";
     }
 
     Index index_;
@@ -214,7 +225,10 @@ inline constexpr bool is_index_selector_v = std::is_integral_v<Selector>;
 ///     y = reversed(x);     // gather: y[i] = x[n - 1 - i]
 ///     reversed(y) = x;     // scatter
 ///
-/// Indices are not bounds-checked; a scatter with repeated indices stores one of the values.
+/// Indices are taken as unsigned (a negative index is past the end). An index past the end
+/// reads the vector's last element, and a store to it is skipped: nothing outside the vector is
+/// read or written. A permutation of an empty vector is refused (invalid_argument_error) in a
+/// statement of any elements. A scatter with repeated indices stores one of the values.
 template <class Index>
 class permutation {
   public:

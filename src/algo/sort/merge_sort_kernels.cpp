@@ -1,5 +1,6 @@
-// Kernel generators for the comparison sort (work-group run sort, rank-by-binary-search merges)
-// and for moving values through a permutation.
+// Kernel generators for the comparison sort (work-group run sort, rank-by-binary-search merges,
+// and the serial merges taken where a comparator gave two keys one place) and for moving values
+// through a permutation.
 #include <cstdint>
 #include <kiln/detail/source_builder.hpp>
 #include <string>
@@ -23,19 +24,30 @@ std::string num(unsigned long long value) {
 merge_sort_kernels::merge_sort_kernels(const merge_sort_shape& s)
     : block_sort("kiln_merge_block_sort"),
       pass("kiln_merge_pass"),
+      serial_pass("kiln_merge_serial_pass"),
       copy_keys("kiln_merge_copy_keys") {
-    block_sort.global(s.key_type, "keys").global<std::uint32_t>("order").scalar<std::uint64_t>("n");
-    pass.global_const(s.key_type, "src")
+    const auto claimed = [](kernel_description& k) {
+        k.global<std::uint32_t>("claims").global<std::uint32_t>("broken").scalar<std::uint32_t>(
+            "stamp");
+    };
+    block_sort.global_const(s.key_type, "keys")
         .global(s.key_type, "dst")
-        .global_const<std::uint32_t>("order_src")
-        .global<std::uint32_t>("order_dst")
-        .scalar<std::uint64_t>("n")
-        .scalar<std::uint64_t>("width");
+        .global<std::uint32_t>("order")
+        .scalar<std::uint64_t>("n");
+    claimed(block_sort);
+    for (kernel_description* merge : {&pass, &serial_pass})
+        merge->global_const(s.key_type, "src")
+            .global(s.key_type, "dst")
+            .global_const<std::uint32_t>("order_src")
+            .global<std::uint32_t>("order_dst")
+            .scalar<std::uint64_t>("n")
+            .scalar<std::uint64_t>("width");
+    claimed(pass);
     copy_keys.global_const(s.key_type, "src").global(s.key_type, "dst").scalar<std::uint64_t>("n");
 }
 
 std::vector<kernel_description> merge_sort_kernels::all() const {
-    return {block_sort, pass, copy_keys};
+    return {block_sort, pass, serial_pass, copy_keys};
 }
 
 permutation_kernels::permutation_kernels()
@@ -70,6 +82,9 @@ std::string merge_sort_source(const merge_sort_shape& s) {
     const std::string G = num(s.work_group_size) + "u";
     const merge_sort_kernels kernels(s);
     b.define("comparator", s.comparator_source);
+    const auto claim = [](const std::string& place) {
+        return "if (atomic_xchg(claims + " + place + ", stamp) == stamp) *broken = 1u;";
+    };
 
     // Each work-group sorts a run of G keys: a key's place is the number of keys that go before
     // it, counting equal keys only when they come earlier (stability). G^2 comparisons per run,
@@ -88,10 +103,12 @@ std::string merge_sort_source(const merge_sort_shape& s) {
     b.line("uint place = 0;");
     b.open("for (uint j = 0; j < valid; ++j)");
     b.line("const " + key + " y = kiln_run[j];");
-    b.line("place += (j < t ? !" + before + "(x, y) : " + before + "(y, x)) ? 1u : 0u;");
+    // Not the key itself: a comparator that says before(x, x) would push it past the run.
+    b.line("place += (j < t ? !" + before + "(x, y) : j > t && " + before + "(y, x)) ? 1u : 0u;");
     b.close();
-    b.line("keys[base + place] = x;");
+    b.line("dst[base + place] = x;");
     b.line("order[base + place] = (uint)(base + t);");
+    b.line(claim("base + place"));
     b.close();
     b.end_kernel();
 
@@ -128,6 +145,29 @@ std::string merge_sort_source(const merge_sort_shape& s) {
     b.close();
     b.line("dst[place] = x;");
     b.line("order_dst[place] = order_src[i];");
+    b.line(claim("place"));
+    b.close();
+    b.end_kernel();
+
+    // Each work-item merges whole pairs of runs, taking the left key unless the right one goes
+    // before it: every key is taken once, whatever the comparator answers. The host runs it only
+    // where a claim found two keys given one place.
+    b.begin_kernel(kernels.serial_pass.name());
+    kernels.serial_pass.declare(b);
+    b.begin_body();
+    b.open(
+        "for (ulong start = get_global_id(0) * 2 * width; start < n; start += get_global_size(0) "
+        "* 2 * width)");
+    b.line("const ulong middle = start + width < n ? start + width : n;");
+    b.line("const ulong end = start + 2 * width < n ? start + 2 * width : n;");
+    b.line("ulong left = start, right = middle;");
+    b.open("for (ulong out = start; out < end; ++out)");
+    b.line("const int take_left = left < middle && (right == end || !" + before +
+           "(src[right], src[left]));");
+    b.line("const ulong from = take_left ? left++ : right++;");
+    b.line("dst[out] = src[from];");
+    b.line("order_dst[out] = order_src[from];");
+    b.close();
     b.close();
     b.end_kernel();
 

@@ -332,38 +332,86 @@ void merge_sort_part(const queue& q, const sort_comparator& comparator, const so
     const algorithm_program& built = algorithm_program_for(
         dev, shape.key(), [&] { return kernels.all(); }, [&] { return merge_sort_source(shape); });
 
+    // The keys are read, never written, until the end: where a comparator that is not a strict
+    // weak order gave two keys one place, the serial merges start again from them.
     const std::size_t group = shape.work_group_size;
+    temporary_lease keys_a = temporary_pool::acquire(q, n * keys.element_bytes);
     temporary_lease keys_b = temporary_pool::acquire(q, n * keys.element_bytes);
     temporary_lease order_a = temporary_pool::acquire(q, n * 4);
     temporary_lease order_b = temporary_pool::acquire(q, n * 4);
-    const kernel_argument b = make_argument(keys_b.bytes());
+    temporary_lease claims = temporary_pool::acquire(q, n * 4);
+    temporary_lease broken = temporary_pool::acquire(q, 4);
+    claims.zero(q, n * 4);
+    broken.zero(q, 4);
+    const kernel_argument sorted[2] = {make_argument(keys_a.bytes()),
+                                       make_argument(keys_b.bytes())};
     const kernel_argument order[2] = {make_argument(order_a.bytes()),
                                       make_argument(order_b.bytes())};
+    const kernel_argument claims_arg = make_argument(claims.bytes());
+    const kernel_argument broken_arg = make_argument(broken.bytes());
+    std::uint32_t stamp = 1;
     kernel_binding block_sort(kernels.block_sort);
     block_sort.argument("keys", keys.memory)
+        .argument("dst", sorted[0])
         .argument("order", order[0])
-        .scalar<std::uint64_t>("n", n);
+        .scalar<std::uint64_t>("n", n)
+        .argument("claims", claims_arg)
+        .argument("broken", broken_arg)
+        .scalar<std::uint32_t>("stamp", stamp);
     built.bind(std::move(block_sort)).launch(q, ceil_div(n, group) * group, group);
-    bool in_a = true;
+    std::size_t current = 0;
     for (std::size_t width = group; width < n; width *= 2) {
         kernel_binding pass(kernels.pass);
-        pass.argument("src", in_a ? keys.memory : b)
-            .argument("dst", in_a ? b : keys.memory)
-            .argument("order_src", order[in_a ? 0 : 1])
-            .argument("order_dst", order[in_a ? 1 : 0])
+        pass.argument("src", sorted[current])
+            .argument("dst", sorted[1 - current])
+            .argument("order_src", order[current])
+            .argument("order_dst", order[1 - current])
             .scalar<std::uint64_t>("n", n)
-            .scalar<std::uint64_t>("width", width);
+            .scalar<std::uint64_t>("width", width)
+            .argument("claims", claims_arg)
+            .argument("broken", broken_arg)
+            .scalar<std::uint32_t>("stamp", ++stamp);
         built.bind(std::move(pass)).launch(q, stride_items(dev, n), stride_group(dev));
-        in_a = !in_a;
+        current = 1 - current;
     }
-    if (!in_a) {
+    std::uint32_t places_shared = 0;
+    broken.bytes().storage().read_bytes(q, 0, &places_shared, 4, {}, true);
+    if (places_shared != 0) {
+        // Merges of runs of 1, 2, 4, ... keys, each pair by one work-item: slow, but every key
+        // stays, in an order the comparator does not define.
         kernel_binding copy_keys(kernels.copy_keys);
-        copy_keys.argument("src", b).argument("dst", keys.memory).scalar<std::uint64_t>("n", n);
+        copy_keys.argument("src", keys.memory)
+            .argument("dst", sorted[0])
+            .scalar<std::uint64_t>("n", n);
         built.bind(std::move(copy_keys)).launch(q, stride_items(dev, n), stride_group(dev));
+        kernel_binding iota(permutation().iota);
+        iota.argument("order", order[0]).scalar<std::uint64_t>("n", n);
+        permutation_program(dev)
+            .bind(std::move(iota))
+            .launch(q, stride_items(dev, n), stride_group(dev));
+        current = 0;
+        for (std::size_t width = 1; width < n; width *= 2) {
+            kernel_binding pass(kernels.serial_pass);
+            pass.argument("src", sorted[current])
+                .argument("dst", sorted[1 - current])
+                .argument("order_src", order[current])
+                .argument("order_dst", order[1 - current])
+                .scalar<std::uint64_t>("n", n)
+                .scalar<std::uint64_t>("width", width);
+            built.bind(std::move(pass))
+                .launch(q, stride_items(dev, ceil_div(n, 2 * width)), stride_group(dev));
+            current = 1 - current;
+        }
     }
-    apply_order(q, order[in_a ? 0 : 1], n, values);
+    kernel_binding copy_keys(kernels.copy_keys);
+    copy_keys.argument("src", sorted[current])
+        .argument("dst", keys.memory)
+        .scalar<std::uint64_t>("n", n);
+    built.bind(std::move(copy_keys)).launch(q, stride_items(dev, n), stride_group(dev));
+    apply_order(q, order[current], n, values);
     const event done = q.marker();
-    for (temporary_lease* lease : {&keys_b, &order_a, &order_b}) lease->release_after(q, done);
+    for (temporary_lease* lease : {&keys_a, &keys_b, &order_a, &order_b, &claims, &broken})
+        lease->release_after(q, done);
     done.wait();
 }
 

@@ -157,12 +157,20 @@ struct merge_sort_shape {
 
 /// The kernels of a merge sort program for `shape`, as merge_sort_source writes them and the host
 /// binds them (sort.cpp):
-///   block_sort (keys, order, n): kiln_merge_block_sort, sorts runs of work_group_size keys
-///   pass       (src, dst, order_src, order_dst, n, width): kiln_merge_pass, merges runs
-///   copy_keys  (src, dst, n): kiln_merge_copy_keys
+///   block_sort  (keys, dst, order, n, claims, broken, stamp): kiln_merge_block_sort, sorts runs
+///               of work_group_size keys into dst
+///   pass        (src, dst, order_src, order_dst, n, width, claims, broken, stamp):
+///               kiln_merge_pass, merges runs by ranks found by binary search
+///   serial_pass (src, dst, order_src, order_dst, n, width): kiln_merge_serial_pass, merges each
+///               pair of runs in one work-item
+///   copy_keys   (src, dst, n): kiln_merge_copy_keys
+/// A comparator that is not a strict weak order can give two keys one place in block_sort and
+/// pass: each place written is claimed in `claims` with the kernel's `stamp` (atomic_xchg), and
+/// a place claimed twice sets *broken. serial_pass's merges are a permutation whatever the
+/// comparator says.
 struct merge_sort_kernels {
     explicit merge_sort_kernels(const merge_sort_shape& shape);
-    kernel_description block_sort, pass, copy_keys;
+    kernel_description block_sort, pass, serial_pass, copy_keys;
     /// Every kernel of the program.
     std::vector<kernel_description> all() const;
 };
