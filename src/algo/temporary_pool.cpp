@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/graph_recording.hpp"
+
 namespace kiln::detail {
 namespace {
 
@@ -72,6 +74,12 @@ event temporary_lease::zero(const queue& q, std::size_t count, const wait_list& 
 temporary_lease temporary_pool::acquire(const queue& q, std::size_t bytes) {
     const std::size_t wanted = rounded_size(bytes);
     temporary_lease lease;
+    // Inside a capture the block is the graph's for its lifetime (buffer_storage gives it to
+    // the recording): a fresh one, which never comes back to the pool to be aliased.
+    if (active_recorder()) [[unlikely]] {
+        lease.block_ = buffer<std::byte>(q, wanted);
+        return lease;
+    }
     std::optional<idle_block> found;
     {
         auto& pool = state();
@@ -105,6 +113,10 @@ temporary_lease temporary_pool::acquire(const queue& q, std::size_t bytes) {
 
 void temporary_pool::give_back(temporary_lease& lease) noexcept {
     if (lease.block_.empty()) return;
+    if (active_recorder()) [[unlikely]] {
+        lease.block_ = {};
+        return;
+    }
     std::optional<idle_block> dropped;
     try {
         idle_block returned{std::exchange(lease.block_, {}),
