@@ -191,10 +191,6 @@ std::vector<std::shared_ptr<memory_impl>> live_memory(const graph_recording& rec
     return live;
 }
 
-bool command_is_first(const graph_recording& recording, const recorded_command& command) {
-    return &command == &recording.commands.front();
-}
-
 /// Replays each command through the queue's backend: the kernels, geometry and arguments were
 /// checked when recorded, so each costs only the backend's enqueue.
 std::shared_ptr<event_impl> replay(graph_recording& recording, const queue& q) {
@@ -203,13 +199,19 @@ std::shared_ptr<event_impl> replay(graph_recording& recording, const queue& q) {
     std::lock_guard lock(recording.launching);
     auto live = live_memory(recording);
     queue_impl& target = q.impl();
-    const bool ordered_by_queue = recording.last_queue == q.identity() && !q.options().out_of_order;
+    // Compared by owner, not address: a new queue may take a destroyed one's address.
+    const auto same_queue = [](const auto& a, const auto& b) {
+        return !a.owner_before(b) && !b.owner_before(a);
+    };
+    const bool ordered_by_queue =
+        same_queue(recording.last_queue, q.watch()) && !q.options().out_of_order;
     std::shared_ptr<event_impl> last = ordered_by_queue ? nullptr : recording.last_launch.impl();
+    bool waits_for_last = !ordered_by_queue;
     for (auto& command : recording.commands) {
-        // Each command after the one before it where the queue does not order them: on an
-        // out-of-order queue, and after the previous launch on another queue.
-        const event previous(
-            q.options().out_of_order || command_is_first(recording, command) ? last : nullptr);
+        // Each command waits for the one before it where the queue does not order them: the
+        // first after the previous launch on another queue, all on an out-of-order queue.
+        const event previous(waits_for_last ? last : nullptr);
+        waits_for_last = q.options().out_of_order;
         const event_list after = previous ? event_list(&previous, 1) : event_list();
         if (auto* launch = std::get_if<recorded_launch>(&command)) {
             // The arguments take the memory for this launch only: the graph watches the user's
@@ -237,7 +239,7 @@ std::shared_ptr<event_impl> replay(graph_recording& recording, const queue& q) {
         last = target.marker(previous ? event_list(&previous, 1) : event_list());
     }
     recording.last_launch = event(last);
-    recording.last_queue = q.identity();
+    recording.last_queue = q.watch();
     return last;
 }
 

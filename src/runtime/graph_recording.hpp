@@ -63,7 +63,7 @@ struct graph_recording {
     /// The last launch's end and queue: a launch on another queue (or on an out-of-order one)
     /// waits for it, since launches share the graph's temporaries.
     event last_launch;
-    const void* last_queue = nullptr;
+    std::weak_ptr<const queue_impl> last_queue;
 };
 
 /// The capture in progress on this thread, or null. Each hook below is called by the runtime
