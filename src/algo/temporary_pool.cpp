@@ -1,12 +1,11 @@
 // The temporary pool: idle device blocks per device, leases, and the shrinking rules.
 #include <algorithm>
 #include <kiln/detail/algo/temporary_pool.hpp>
+#include <kiln/runtime/graph.hpp>
 #include <kiln/runtime/pinned.hpp>
 #include <mutex>
 #include <utility>
 #include <vector>
-
-#include "runtime/graph_recording.hpp"
 
 namespace kiln::detail {
 namespace {
@@ -76,7 +75,7 @@ temporary_lease temporary_pool::acquire(const queue& q, std::size_t bytes) {
     temporary_lease lease;
     // Inside a capture the block is the graph's for its lifetime (buffer_storage gives it to
     // the recording): a fresh one, which never comes back to the pool to be aliased.
-    if (active_recorder()) [[unlikely]] {
+    if (capture_in_progress()) [[unlikely]] {
         lease.block_ = buffer<std::byte>(q, wanted);
         return lease;
     }
@@ -113,7 +112,7 @@ temporary_lease temporary_pool::acquire(const queue& q, std::size_t bytes) {
 
 void temporary_pool::give_back(temporary_lease& lease) noexcept {
     if (lease.block_.empty()) return;
-    if (active_recorder()) [[unlikely]] {
+    if (capture_in_progress()) [[unlikely]] {
         lease.block_ = {};
         return;
     }

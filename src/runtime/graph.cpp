@@ -53,6 +53,10 @@ graph_recorder* active_recorder() noexcept {
     return active;
 }
 
+bool capture_in_progress() noexcept {
+    return active != nullptr;
+}
+
 graph_recorder::graph_recorder(const queue& q) : recording_(std::make_shared<graph_recording>(q)) {}
 
 void graph_recorder::refuse(const std::string& call, const std::string& why) const {

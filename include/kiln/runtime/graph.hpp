@@ -20,6 +20,9 @@ struct graph_recording;
 /// Writes `bytes` bytes of `cell` from `src` at once, never recorded by a capture in progress.
 void write_unrecorded(const queue& q, const buffer_storage& cell, const void* src,
                       std::size_t bytes);
+/// Whether kiln::capture is recording on this thread (the temporary pool then gives the graph
+/// blocks of its own).
+bool capture_in_progress() noexcept;
 }  // namespace detail
 
 /// Kernels, copies and fills recorded by kiln::capture, replayed by launch(). It holds the
