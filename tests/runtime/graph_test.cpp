@@ -78,6 +78,24 @@ TEST_P(graphs, reads_graph_values_set_before_each_launch) {
     }
 }
 
+// The value in every loop shape: the GPUs' wide lanes and the CPUs' vector chunks, in double.
+TEST_P(graphs, reads_graph_values_in_every_loop_shape) {
+    if (!has_double()) GTEST_SKIP() << "no double precision";
+    for (const auto loop : {kiln::detail::loop_style::strided, kiln::detail::loop_style::chunked}) {
+        const kiln::detail::scoped_launch_policy shape(
+            kiln::detail::launch_policy{loop, 64, 2, 64});
+        std::vector<double> host(1003);
+        for (std::size_t i = 0; i < host.size(); ++i) host[i] = 0.5 * double(i) - 7.0;
+        kiln::vector<double> x(q, host), y(q, host.size()), expected(q, host.size());
+        kiln::graph_value<double> a(q, 1.0);
+        const kiln::graph g = kiln::capture(q, [&] { y = a * x + a; });
+        a.set(-2.25);
+        g.launch().wait();
+        expected = -2.25 * x + -2.25;
+        EXPECT_EQ(y.read(), expected.read());
+    }
+}
+
 TEST_P(graphs, host_writes_inside_the_block_replay_their_bytes_as_they_were) {
     kiln::vector<int> v(q, 4);
     std::vector<int> host{1, 2, 3, 4};
