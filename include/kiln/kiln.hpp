@@ -4,6 +4,7 @@
 
 #include <kiln/algorithm.hpp>
 #include <kiln/error.hpp>
+#include <kiln/expr/graph_value.hpp>
 #include <kiln/fft.hpp>
 #include <kiln/kernel.hpp>
 #include <kiln/kernel_struct.hpp>
@@ -16,6 +17,7 @@
 #include <kiln/runtime/cache.hpp>
 #include <kiln/runtime/device.hpp>
 #include <kiln/runtime/event.hpp>
+#include <kiln/runtime/graph.hpp>
 #include <kiln/runtime/image.hpp>
 #include <kiln/runtime/pinned.hpp>
 #include <kiln/runtime/profile.hpp>

@@ -1,6 +1,7 @@
 // The temporary pool: idle device blocks per device, leases, and the shrinking rules.
 #include <algorithm>
 #include <kiln/detail/algo/temporary_pool.hpp>
+#include <kiln/runtime/graph.hpp>
 #include <kiln/runtime/pinned.hpp>
 #include <mutex>
 #include <utility>
@@ -72,6 +73,12 @@ event temporary_lease::zero(const queue& q, std::size_t count, const wait_list& 
 temporary_lease temporary_pool::acquire(const queue& q, std::size_t bytes) {
     const std::size_t wanted = rounded_size(bytes);
     temporary_lease lease;
+    // Inside a capture the block is the graph's for its lifetime (buffer_storage gives it to
+    // the recording): a fresh one, which never comes back to the pool to be aliased.
+    if (capture_in_progress()) [[unlikely]] {
+        lease.block_ = buffer<std::byte>(q, wanted);
+        return lease;
+    }
     std::optional<idle_block> found;
     {
         auto& pool = state();
@@ -105,6 +112,10 @@ temporary_lease temporary_pool::acquire(const queue& q, std::size_t bytes) {
 
 void temporary_pool::give_back(temporary_lease& lease) noexcept {
     if (lease.block_.empty()) return;
+    if (capture_in_progress()) [[unlikely]] {
+        lease.block_ = {};
+        return;
+    }
     std::optional<idle_block> dropped;
     try {
         idle_block returned{std::exchange(lease.block_, {}),

@@ -9,6 +9,7 @@
 
 #include "backend/backend.hpp"
 #include "runtime/device_label.hpp"
+#include "runtime/graph_recording.hpp"
 #include "runtime/profiler.hpp"
 #include "runtime/transfer_kernels.hpp"
 
@@ -117,12 +118,18 @@ buffer_storage::buffer_storage(const kiln::device& dev, std::size_t bytes, acces
     : device_(dev), bytes_(bytes), mode_(mode) {
     // Zero-byte buffers are legal and common (empty inputs); they own no device memory.
     if (bytes > 0) memory_ = dev.impl().allocate(bytes, mode);
+    // Memory made inside a capture (an algorithm's temporaries) belongs to the graph, which
+    // keeps it for its launches.
+    if (auto* recorder = active_recorder(); recorder && memory_) [[unlikely]]
+        recorder->allocated(dev, memory_);
 }
 
 event buffer_storage::write_bytes(const queue& q, std::size_t offset, const void* src,
                                   std::size_t count, const wait_list& after, bool blocking) const {
     check_same_device("kiln::buffer::write", device_, q);
     if (count == 0) return blocking ? (wait_for_all(after.events()), event()) : q.marker(after);
+    if (auto* recorder = active_recorder()) [[unlikely]]
+        return event(recorder->write(q, memory_, offset, src, count, after));
     return profiling::recorded(
         q, {profiling::record_kind::write, count, nullptr, nullptr, blocking},
         [&] { return q.impl().write(*memory_, offset, src, count, after.events(), blocking); });
@@ -131,6 +138,11 @@ event buffer_storage::write_bytes(const queue& q, std::size_t offset, const void
 event buffer_storage::read_bytes(const queue& q, std::size_t offset, void* dst, std::size_t count,
                                  const wait_list& after, bool blocking) const {
     check_same_device("kiln::buffer::read", device_, q);
+    if (auto* recorder = active_recorder()) [[unlikely]]
+        recorder->refuse("kiln::buffer::read",
+                         "a read of device memory to the host (an "
+                         "algorithm that reads a result back mid-way, "
+                         "such as a count, cannot be captured)");
     if (count == 0) return blocking ? (wait_for_all(after.events()), event()) : q.marker(after);
     return profiling::recorded(
         q, {profiling::record_kind::read, count, nullptr, nullptr, blocking},
@@ -148,11 +160,15 @@ event buffer_storage::copy_bytes(const queue& q, std::size_t offset, const buffe
                                          " but the queue is on " + device_label(q.device()) +
                                          ": a copy runs on a queue of one of the two devices");
     if (count == 0) return q.marker(after);
+    if (auto* recorder = active_recorder(); recorder && !(from_here && to_here)) [[unlikely]]
+        recorder->refuse("kiln::buffer::copy_to", "a copy between two devices");
     // Overlapping ranges go to the copy command, which reports them.
     const bool overlap =
         memory_ == dst.memory_ && offset < dst_offset + count && dst_offset < offset + count;
     if (from_here && to_here && !overlap && transfers_with_kernels(q, count))
         return copy_with_kernel(q, *this, offset, dst, dst_offset, count, after);
+    if (auto* recorder = active_recorder()) [[unlikely]]
+        return event(recorder->copy(q, memory_, offset, dst.memory_, dst_offset, count, after));
     if (backend_copies(device_, dst.device_))
         return profiling::recorded(q, {profiling::record_kind::copy, count}, [&] {
             return q.impl().copy(*memory_, offset, *dst.memory_, dst_offset, count, after.events());
@@ -172,6 +188,9 @@ event buffer_storage::fill_bytes(const queue& q, std::size_t offset, const void*
     if (count == 0) return q.marker(after);
     if (std::has_single_bit(pattern_size) && pattern_size <= 64 && transfers_with_kernels(q, count))
         return fill_with_kernel(q, *this, offset, pattern, pattern_size, count, after);
+    if (auto* recorder = active_recorder();
+        recorder && std::has_single_bit(pattern_size) && pattern_size <= 128) [[unlikely]]
+        return event(recorder->fill(q, memory_, offset, pattern, pattern_size, count, after));
     if (std::has_single_bit(pattern_size) && pattern_size <= 128)
         return profiling::recorded(q, {profiling::record_kind::fill, count}, [&] {
             return q.impl().fill(*memory_, offset, pattern, pattern_size, count, after.events());
@@ -180,6 +199,8 @@ event buffer_storage::fill_bytes(const queue& q, std::size_t offset, const void*
     std::vector<std::byte> expanded(count);
     for (std::size_t at = 0; at < count; at += pattern_size)
         std::memcpy(expanded.data() + at, pattern, pattern_size);
+    if (auto* recorder = active_recorder()) [[unlikely]]
+        return event(recorder->write(q, memory_, offset, expanded.data(), count, after));
     return profiling::recorded(
         q, {profiling::record_kind::fill, count, nullptr, nullptr, true}, [&] {
             return q.impl().write(*memory_, offset, expanded.data(), count, after.events(), true);

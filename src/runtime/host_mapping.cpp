@@ -4,12 +4,15 @@
 #include <utility>
 
 #include "backend/backend.hpp"
+#include "runtime/graph_recording.hpp"
 
 namespace kiln::detail {
 
 host_mapping::host_mapping(const queue& q, const buffer_storage& storage, std::size_t offset,
                            std::size_t bytes, const wait_list& after)
     : queue_(q), memory_(storage.shared_memory()) {
+    if (auto* recorder = active_recorder()) [[unlikely]]
+        recorder->refuse("kiln host mapping", "host access to device memory");
     if (bytes > 0) host_ = queue_.impl().map(*memory_, offset, bytes, after.events());
 }
 

@@ -6,6 +6,7 @@
 
 #include "backend/backend.hpp"
 #include "runtime/device_label.hpp"
+#include "runtime/graph_recording.hpp"
 
 namespace kiln {
 
@@ -87,12 +88,16 @@ void image2d::write_bytes(const queue& q, detail::image_host_data<const void*> h
                           std::size_t row_pitch_bytes, const wait_list& after) const {
     const std::size_t pitch =
         checked_pitch("kiln::image2d::write", *this, q, host, row_pitch_bytes);
+    if (auto* recorder = detail::active_recorder()) [[unlikely]]
+        recorder->refuse("kiln::image2d::write", "a blocking transfer of an image");
     q.impl().write_image(*impl_, host.data, pitch, after.events());
 }
 
 void image2d::read_bytes(const queue& q, detail::image_host_data<void*> host,
                          std::size_t row_pitch_bytes, const wait_list& after) const {
     const std::size_t pitch = checked_pitch("kiln::image2d::read", *this, q, host, row_pitch_bytes);
+    if (auto* recorder = detail::active_recorder()) [[unlikely]]
+        recorder->refuse("kiln::image2d::read", "a read of an image to the host");
     q.impl().read_image(*impl_, host.data, pitch, after.events());
 }
 

@@ -12,6 +12,7 @@
 
 #include "backend/backend.hpp"
 #include "runtime/device_label.hpp"
+#include "runtime/graph_recording.hpp"
 #include "runtime/profiler.hpp"
 #include "runtime/program_cache.hpp"
 #include "runtime/struct_layout.hpp"
@@ -451,6 +452,8 @@ event bound_kernel::launch(const queue& q, const range& global, const range& loc
     }
     // Nothing to run: still honour the wait list so the returned event orders like a launch.
     if (global.total() == 0) return q.marker(after);
+    if (auto* recorder = detail::active_recorder()) [[unlikely]]
+        return event(recorder->launch(q, kernel_, geometry, args_, after));
     return detail::profiling::recorded(
         q, {detail::profiling::record_kind::kernel, 0, &kernel_->name(), &geometry},
         [&] { return q.impl().launch(*kernel_, geometry, args_, after.events()); });

@@ -2,6 +2,7 @@
 #include <kiln/runtime/queue.hpp>
 
 #include "backend/backend.hpp"
+#include "runtime/graph_recording.hpp"
 #include "runtime/profiler.hpp"
 
 namespace kiln {
@@ -15,11 +16,15 @@ void queue::flush() const {
     impl_->flush();
 }
 void queue::finish() const {
+    if (auto* recorder = detail::active_recorder()) [[unlikely]]
+        recorder->refuse("kiln::queue::finish", "it waits on the host for the queue's work");
     detail::profiling::waited("queue::finish", [&] { impl_->finish(); });
     if (recorder_) [[unlikely]]
         recorder_->completed();
 }
 event queue::marker(const wait_list& after) const {
+    if (auto* recorder = detail::active_recorder()) [[unlikely]]
+        return event(recorder->marker(*this, after));
     return event(impl_->marker(after.events()));
 }
 

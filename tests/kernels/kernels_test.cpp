@@ -432,6 +432,21 @@ TEST_P(cpp_kernels, kernels_of_one_name_in_two_files_keep_their_bodies) {
     EXPECT_EQ(second.read(), std::vector<int>(5, 2));
 }
 
+// Two files each with a KILN_FUNCTION named `marked`: each file's expressions and kernels call
+// its own body (one cached program per statement type would otherwise serve both files).
+TEST_P(cpp_kernels, functions_of_one_name_in_two_files_keep_their_bodies) {
+    const kiln::vector<int> in(q, std::vector<int>{0, 1, 2, 3, 4});
+    kiln::vector<int> first(q, 5), second(q, 5);
+    kiln::test::mark_in_first_file(first, in);
+    kiln::test::mark_in_second_file(second, in);
+    EXPECT_EQ(first.read(), (std::vector<int>{10, 11, 12, 13, 14}));
+    EXPECT_EQ(second.read(), (std::vector<int>{20, 21, 22, 23, 24}));
+    kiln::test::mark_by_kernel_in_second_file(q, second, in).wait();
+    kiln::test::mark_by_kernel_in_first_file(q, first, in).wait();
+    EXPECT_EQ(first.read(), (std::vector<int>{10, 11, 12, 13, 14}));
+    EXPECT_EQ(second.read(), (std::vector<int>{20, 21, 22, 23, 24}));
+}
+
 TEST_P(cpp_kernels, builds_with_its_pragmas_and_build_options) {
     kiln::vector<float> x(q, iota_floats(10, 0.0f));
     kiln::vector<float> y(q, std::vector<float>(10, 1.0f));

@@ -285,6 +285,27 @@ kernel void add_all(global const float* values, global float* total) {
     EXPECT_NE(printed.find("first 1.500000,2.500000\n"), std::string::npos) << printed;
 }
 
+TEST_P(guide, records_and_replays_work) {
+    kiln::queue q(device());
+    const kiln::queue other_queue(device());
+    // guide: graphs
+    kiln::vector<float> x(q, std::vector<float>(1024, 1.0f));
+    kiln::vector<float> y(q, std::vector<float>(1024, 0.0f)), sums(q, 1024);
+    kiln::graph_value<float> a(q, 2.0f);
+    kiln::graph step = kiln::capture(q, [&] {  // records; runs nothing
+        y = a * x + y;
+        kiln::inclusive_scan(y, sums);
+    });
+    for (float value : {1.0f, 0.5f}) {
+        a.set(value);   // read by the next launch
+        step.launch();  // y = 1, then 1.5
+    }
+    step.launch(other_queue).wait();  // another queue of the device: y = 2
+    // end guide
+    EXPECT_EQ(y.read(), std::vector<float>(1024, 2.0f));
+    EXPECT_EQ(sums.read().back(), 2048.0f);
+}
+
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(guide);
 
 std::string read_text(const char* path) {

@@ -378,34 +378,43 @@ class user_function {
 /// which are global memory and take raw_pointer() arguments. The
 /// body is OpenCL C. Use at namespace or function scope. A compile error in the body shows the
 /// generated source with line numbers.
-#define KILN_FUNCTION(return_type, name, parameters, ...)                            \
-    struct name##_kiln_function_definition {                                         \
-        KILN_DETAIL_OPENCL_TYPE_NAMES                                                \
-        static return_type signature parameters;                                     \
-        static constexpr ::std::string_view function_name() { return #name; }        \
-        static constexpr ::std::string_view return_text() { return #return_type; }   \
-        static constexpr ::std::string_view parameter_text() { return #parameters; } \
-        static constexpr ::std::string_view body() { return #__VA_ARGS__; }          \
-        static void define_dependencies(::kiln::detail::source_builder&) {}          \
-    };                                                                               \
-    [[maybe_unused]] constexpr ::kiln::user_function<name##_kiln_function_definition> name {}
+///
+/// The function belongs to its translation unit: its definition is a class local to a lambda
+/// called in the initialiser of a `constexpr` variable (an unnamed namespace cannot be opened
+/// at function scope), so the statements calling it are types of their own in each file, and
+/// two files may each declare a function of one name with different bodies.
+#define KILN_FUNCTION(return_type, name, parameters, ...)                                \
+    [[maybe_unused]] constexpr auto name = [] {                                          \
+        struct name##_kiln_function_definition {                                         \
+            KILN_DETAIL_OPENCL_TYPE_NAMES                                                \
+            static return_type signature parameters;                                     \
+            static constexpr ::std::string_view function_name() { return #name; }        \
+            static constexpr ::std::string_view return_text() { return #return_type; }   \
+            static constexpr ::std::string_view parameter_text() { return #parameters; } \
+            static constexpr ::std::string_view body() { return #__VA_ARGS__; }          \
+            static void define_dependencies(::kiln::detail::source_builder&) {}          \
+        };                                                                               \
+        return ::kiln::user_function<name##_kiln_function_definition>{};                 \
+    }()
 
 /// Like KILN_FUNCTION for a function that calls other user functions, listed in parentheses:
 ///
 ///     KILN_FUNCTION_USING(float, norm, (float x, float y), (squared_norm),
 ///                         return sqrt(squared_norm(x, y)););
-#define KILN_FUNCTION_USING(return_type, name, parameters, dependencies, ...)        \
-    struct name##_kiln_function_definition {                                         \
-        KILN_DETAIL_OPENCL_TYPE_NAMES                                                \
-        static return_type signature parameters;                                     \
-        static constexpr ::std::string_view function_name() { return #name; }        \
-        static constexpr ::std::string_view return_text() { return #return_type; }   \
-        static constexpr ::std::string_view parameter_text() { return #parameters; } \
-        static constexpr ::std::string_view body() { return #__VA_ARGS__; }          \
-        static void define_dependencies(::kiln::detail::source_builder& source) {    \
-            decltype(::kiln::detail::function_list(                                  \
-                KILN_DETAIL_UNPARENTHESIZE dependencies))::define(source);           \
-        }                                                                            \
-    };                                                                               \
-    [[maybe_unused]] constexpr ::kiln::user_function<name##_kiln_function_definition> name {}
+#define KILN_FUNCTION_USING(return_type, name, parameters, dependencies, ...)            \
+    [[maybe_unused]] constexpr auto name = [] {                                          \
+        struct name##_kiln_function_definition {                                         \
+            KILN_DETAIL_OPENCL_TYPE_NAMES                                                \
+            static return_type signature parameters;                                     \
+            static constexpr ::std::string_view function_name() { return #name; }        \
+            static constexpr ::std::string_view return_text() { return #return_type; }   \
+            static constexpr ::std::string_view parameter_text() { return #parameters; } \
+            static constexpr ::std::string_view body() { return #__VA_ARGS__; }          \
+            static void define_dependencies(::kiln::detail::source_builder& source) {    \
+                decltype(::kiln::detail::function_list(                                  \
+                    KILN_DETAIL_UNPARENTHESIZE dependencies))::define(source);           \
+            }                                                                            \
+        };                                                                               \
+        return ::kiln::user_function<name##_kiln_function_definition>{};                 \
+    }()
 #pragma GCC visibility pop

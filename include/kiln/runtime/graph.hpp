@@ -1,0 +1,88 @@
+// Recorded work replayed: kiln::capture records what a block enqueues on one device, and the
+// graph it returns launches that work again on the same memory, without the host work of the
+// statements that first enqueued it (expression hashing, kernel lookup, argument checks).
+#pragma once
+#pragma GCC visibility push(default)
+
+#include <cstddef>
+#include <functional>
+#include <kiln/runtime/buffer.hpp>
+#include <kiln/runtime/device.hpp>
+#include <kiln/runtime/event.hpp>
+#include <kiln/runtime/queue.hpp>
+#include <memory>
+#include <utility>
+
+namespace kiln {
+
+namespace detail {
+struct graph_recording;
+/// Writes `bytes` bytes of `cell` from `src` at once, never recorded by a capture in progress.
+void write_unrecorded(const queue& q, const buffer_storage& cell, const void* src,
+                      std::size_t bytes);
+/// Whether kiln::capture is recording on this thread (the temporary pool then gives the graph
+/// blocks of its own).
+bool capture_in_progress() noexcept;
+}  // namespace detail
+
+/// Kernels, copies and fills recorded by kiln::capture, replayed by launch(). It holds the
+/// kernels with their bound arguments, the temporaries the recorded algorithms allocated (its
+/// own, never shared with later work), and the bytes of host writes made inside the block; the
+/// vectors and buffers the block used are watched, not kept: launching after one of them was
+/// destroyed or resized throws invalid_argument_error.
+class graph {
+  public:
+    graph() = default;
+
+    /// Replays the recorded work on the queue it was captured on, in the recorded order, and
+    /// returns the event of its last command.
+    event launch() const;
+    /// Replays on another queue of the capture's device; invalid_argument_error for a queue of
+    /// another device.
+    event launch(const queue& q) const;
+
+    /// Recorded commands (kernel launches, copies, fills).
+    std::size_t size() const noexcept;
+    const kiln::device& device() const;
+
+  private:
+    friend graph capture(const queue& q, const std::function<void()>& block);
+    explicit graph(std::shared_ptr<detail::graph_recording> recording);
+    std::shared_ptr<detail::graph_recording> recording_;
+};
+
+/// Runs `block` recording, instead of running, the kernels, copies and fills it enqueues on any
+/// queue of q's device from this thread (expression statements, algorithm launches, KILN_KERNEL
+/// launches, buffer copies). Inside the block, reading results to the host, waiting on an event
+/// or a queue, and enqueueing on another device throw kiln::invalid_argument_error naming the
+/// call: the recorded work has not run. A host write inside the block records its bytes as they
+/// are then. Captures do not nest.
+graph capture(const queue& q, const std::function<void()>& block);
+
+/// A scalar that recorded kernels read from device memory, so that it may change between
+/// launches of a graph: use it in expressions like a scalar (`y = a * x + y`) and set() it
+/// before launch().
+template <device_value T>
+class graph_value {
+  public:
+    graph_value(const queue& q, const T& initial) : queue_(q), cell_(q, 1) { set(initial); }
+
+    /// Writes the value to the device at once (also inside a capture: it is not recorded).
+    /// Launches enqueued afterwards read it; wait for launches still running on other queues
+    /// before setting a value they read.
+    void set(const T& value) {
+        detail::write_unrecorded(queue_, cell_.storage(), &value, sizeof(T));
+        value_ = value;
+    }
+    const T& get() const noexcept { return value_; }
+    /// The device memory holding the value, which kernels take as a pointer.
+    const buffer<T>& cell() const noexcept { return cell_; }
+
+  private:
+    queue queue_;
+    buffer<T> cell_;
+    T value_{};
+};
+
+}  // namespace kiln
+#pragma GCC visibility pop
