@@ -100,6 +100,10 @@ TEST_F(NvrtcCompile, ScalarBuiltinsAndPrintf) {
     expect_cubin(compile({kiln_test::scalar_builtins_source}));
 }
 
+TEST_F(NvrtcCompile, HalfAndBfloat16LoadsStoresAndHelpers) {
+    expect_cubin(compile({kiln_test::binary16_source}));
+}
+
 TEST_F(NvrtcCompile, BuildOptionsReachTheCompiler) {
     const char* source = R"(
 kernel void scale(global REAL* x) { x[get_global_id(0)] *= FACTOR * 0.5; }
@@ -161,9 +165,14 @@ TEST_F(NvrtcCompile, UnsupportedFeaturesAreNamedWithTheirLine) {
         << access;
 
     const auto half =
-        failure_log({"kernel void k(global float* out) {\n\n    half h;\n    out[0] = 0;\n}\n"});
+        failure_log({"kernel void k(global float* out) {\n\n    half4 h;\n    out[0] = 0;\n}\n"});
     EXPECT_NE(half.find("source_1(3)"), std::string::npos) << half;
-    EXPECT_NE(half.find("'half' is not supported"), std::string::npos) << half;
+    EXPECT_NE(half.find("'half4' is not supported"), std::string::npos) << half;
+    const auto half_vector_load =
+        failure_log({"kernel void k(global half* h, global float4* out) {\n    out[0] = "
+                     "vload_half4(0, h);\n}\n"});
+    EXPECT_NE(half_vector_load.find("'vload_half4' is not supported"), std::string::npos)
+        << half_vector_load;
 
     const auto vector_printf =
         failure_log({"kernel void k(global float4* v) {\n    printf(\"%v5f\\n\", v[0]);\n}\n"});

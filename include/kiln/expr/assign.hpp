@@ -161,17 +161,22 @@ class assignment {
                      const body& b) {
         for (const auto& statement : statements) builder.line(statement);
         if constexpr (count == 1) {
-            builder.line(b.stores[0] + " = " + b.values[0] + ";");
+            builder.line(store<0>(b.stores[0], b.values[0]));
         } else {
             [&]<std::size_t... I>(std::index_sequence<I...>) {
                 (builder.line("const " + opencl_type_name<target_type<I>>() + " result" +
                               std::to_string(I) + " = " + b.values[I] + ";"),
                  ...);
+                (builder.line(store<I>(b.stores[I], "result" + std::to_string(I))), ...);
             }
             (std::make_index_sequence<count>{});
-            for (std::size_t i = 0; i < count; ++i)
-                builder.line(b.stores[i] + " = result" + std::to_string(i) + ";");
         }
+    }
+    /// Target I's store of `value`: an assignment, or a conversion where the target keeps
+    /// another type than it computes with (half, bfloat16).
+    template <std::size_t I>
+    static std::string store(const std::string& target, const std::string& value) {
+        return storage_of_t<std::tuple_element_t<I, Targets>>::store(target, value);
     }
 
     /// Elements per step of the chunked loop's vector form under `vector_bytes`: an OpenCL C
