@@ -2,6 +2,8 @@
 // devices, and expressions that load float, compute in float and store rounded once.
 #include <cmath>
 #include <cstdint>
+#include <kiln/algo/reduce_by_key.hpp>
+#include <kiln/algo/scan.hpp>
 #include <kiln/vector.hpp>
 #include <limits>
 #include <vector>
@@ -244,6 +246,43 @@ TEST_P(binary16_vector, reductions_accumulate_and_return_float) {
         EXPECT_EQ(kiln::sum(with_infinity), std::numeric_limits<float>::infinity());
         kiln::vector<T> with_nan(q, {T(1.0f), std::numeric_limits<T>::quiet_NaN()});
         EXPECT_TRUE(std::isnan(kiln::sum(with_nan)));
+    });
+}
+
+TEST_P(binary16_vector, scans_and_reductions_by_key_accumulate_in_float) {
+    for_each_binary16([&]<class T>() {
+        for (std::size_t n : binary16_sizes()) {
+            SCOPED_TRACE("n = " + std::to_string(n));
+            // Quarters of small integers: every partial sum is exact in float, whatever the
+            // order of the additions, and far past 16-bit precision for large n.
+            std::vector<T> hs;
+            std::vector<std::int32_t> keys;
+            for (std::size_t i = 0; i < n; ++i) {
+                hs.push_back(T(static_cast<float>(static_cast<int>(i % 7) - 2) * 0.25f));
+                keys.push_back(static_cast<std::int32_t>(i / 100));
+            }
+            kiln::vector<T> x(q, hs);
+            kiln::vector<float> inclusive(q, n), exclusive(q, n);
+            kiln::inclusive_scan(x, inclusive);
+            kiln::exclusive_scan(x, exclusive, 0.0f);
+            std::vector<float> want_inclusive(n), want_exclusive(n);
+            float running = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                want_exclusive[i] = running;
+                running += static_cast<float>(hs[i]);
+                want_inclusive[i] = running;
+            }
+            EXPECT_EQ(inclusive.read(), want_inclusive);
+            EXPECT_EQ(exclusive.read(), want_exclusive);
+
+            const std::size_t runs = n == 0 ? 0 : (n - 1) / 100 + 1;
+            kiln::vector<std::int32_t> k(q, keys), unique_keys(q, runs);
+            kiln::vector<float> sums(q, runs);
+            ASSERT_EQ(kiln::reduce_by_key(k, x, unique_keys, sums), runs);
+            std::vector<float> want_sums(runs, 0.0f);
+            for (std::size_t i = 0; i < n; ++i) want_sums[i / 100] += static_cast<float>(hs[i]);
+            EXPECT_EQ(sums.read(), want_sums);
+        }
     });
 }
 
