@@ -380,7 +380,8 @@ class vector_terminal : public expression_tag {
     // 16 bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN, cudaMalloc's 256 bytes).
     static constexpr std::size_t contiguous_width =
         std::is_arithmetic_v<T> && (sizeof(T) == 4 || sizeof(T) == 8) ? sizeof(T) : 0;
-    static constexpr bool vector_form = vector_form_value<T>;
+    // half has OpenCL C's vector loads and stores (vload_half8...); bfloat16 has none.
+    static constexpr bool vector_form = vector_form_value<T> || std::is_same_v<T, half>;
 
     explicit vector_terminal(const kiln::vector<T>& v) : vector_(&v) {}
 
@@ -408,7 +409,10 @@ class vector_terminal : public expression_tag {
     }
     std::string value_of(generator& g, const std::string& name) const {
         if (g.lane()) return g.wide_element(name, opencl_type_name<T>(), false);
-        return g.vector_width() ? g.vector_load(name) : element_storage<T>::load(name, "idx");
+        if constexpr (vector_form)
+            if (g.vector_width())
+                return element_storage<T>::vector_load(*g.vector_width(), name + " + idx");
+        return element_storage<T>::load(name, "idx");
     }
     void pass(argument_list& args) const { args.buffer(vector_->part(args.part())); }
 

@@ -175,6 +175,38 @@ TEST_P(binary16_vector, follows_ieee_rules_for_overflow_infinity_and_nan) {
     });
 }
 
+TEST_P(binary16_vector, half_statements_take_the_cpu_vector_form) {
+    // CPU devices' chunked loops step over 16 elements at a time with vload_half16 and
+    // vstore_half16_rte; forced here on every device, with and without the vector form.
+    const auto chunked = [](std::size_t vector_bytes) {
+        return kiln::detail::launch_policy{kiln::detail::loop_style::chunked, 1, 16, vector_bytes};
+    };
+    for (std::size_t n :
+         {std::size_t{0}, std::size_t{1}, std::size_t{17}, std::size_t{1001}, std::size_t{20011}}) {
+        SCOPED_TRACE("n = " + std::to_string(n));
+        const auto xs = from_floats<kiln::half>(kiln::test::random_values<float>(n, -100, 100, 9));
+        const auto zs = kiln::test::random_values<float>(n, -1, 1, 10);
+        kiln::vector<kiln::half> x(q, xs), y(q, n);
+        kiln::vector<float> z(q, zs);
+        std::vector<kiln::half> expected;
+        for (std::size_t i = 0; i < n; ++i)
+            expected.push_back(kiln::half(2 * static_cast<float>(xs[i]) + zs[i]));
+        for (const std::size_t vector_bytes : {std::size_t{0}, std::size_t{64}}) {
+            const kiln::detail::scoped_launch_policy forcing(chunked(vector_bytes));
+            y = kiln::half(-1.0f);
+            y = 2 * x + z;
+            expect_same_values(y.read(), expected);
+            const std::string source = kiln::assignment_source(device(), y, 2 * x + z);
+            EXPECT_EQ(source.find("vstore_half16_rte(") != std::string::npos, vector_bytes != 0)
+                << source;
+        }
+    }
+    // bfloat16 has no vector loads and stores in OpenCL C: its statements keep the element loop.
+    kiln::vector<kiln::bfloat16> b(q, 32);
+    const kiln::detail::scoped_launch_policy forcing(chunked(64));
+    EXPECT_EQ(kiln::assignment_source(device(), b, 2 * b).find("vstore"), std::string::npos);
+}
+
 TEST_P(binary16_vector, fills_with_numbers_and_16_bit_values) {
     for_each_binary16([&]<class T>() {
         for (std::size_t n : binary16_sizes()) {

@@ -25,6 +25,15 @@ struct element_storage {
     static std::string store(const std::string& target, const std::string& value) {
         return target + " = " + value + ";";
     }
+    /// The chunked loop's vector form (CPU devices): `width` elements from `address` on, as
+    /// one OpenCL C vector of value_type.
+    static std::string vector_load(unsigned width, const std::string& address) {
+        return "vload" + std::to_string(width) + "(0, " + address + ")";
+    }
+    static std::string vector_store(unsigned width, const std::string& value,
+                                    const std::string& address) {
+        return "vstore" + std::to_string(width) + "(" + value + ", 0, " + address + ");";
+    }
 };
 
 /// OpenCL C's core vload_half and vstore_half_rte: no cl_khr_fp16 needed, and the rounding is
@@ -40,6 +49,15 @@ struct element_storage<half> {
     }
     static std::string store(const std::string& target, const std::string& value) {
         return "vstore_half_rte(" + value + ", 0, " + target + ");";
+    }
+    // Only CPU devices take the vector form, and their OpenCL C has the vector half functions
+    // (CUDA's translation does not).
+    static std::string vector_load(unsigned width, const std::string& address) {
+        return "vload_half" + std::to_string(width) + "(0, " + address + ")";
+    }
+    static std::string vector_store(unsigned width, const std::string& value,
+                                    const std::string& address) {
+        return "vstore_half" + std::to_string(width) + "_rte(" + value + ", 0, " + address + ");";
     }
 };
 

@@ -66,13 +66,17 @@ class assignment {
         builder.begin_body();
         for (const auto& line : g.prologue()) builder.line(line);
         const unsigned lanes = style == loop_style::chunked ? vector_lanes(policy.vector_bytes) : 0;
-        if (lanes > 1) {
-            generator vectors(builder, generator::vector_pass{lanes});
-            const body vector_body = generate_body(vectors);
-            if (!vectors.vector_declined()) {
-                emit_vector_chunk(builder, lanes, vectors, vector_body, g.statements(), element);
-                builder.end_kernel();
-                return builder.str();
+        // Only statements with a vector form instantiate it: its stores need one of every target.
+        if constexpr (vector_form) {
+            if (lanes > 1) {
+                generator vectors(builder, generator::vector_pass{lanes});
+                const body vector_body = generate_body(vectors);
+                if (!vectors.vector_declined()) {
+                    emit_vector_chunk(builder, lanes, vectors, vector_body, g.statements(),
+                                      element);
+                    builder.end_kernel();
+                    return builder.str();
+                }
             }
         }
         if (style == loop_style::strided && wide_lanes > 1 &&
@@ -179,17 +183,18 @@ class assignment {
         return storage_of_t<std::tuple_element_t<I, Targets>>::store(target, value);
     }
 
+    /// Whether the statement has a vector form: every target and value of one floating-point
+    /// type (as computed: half's is float), and every node with a vector form.
+    static constexpr bool vector_form = []<std::size_t... I>(std::index_sequence<I...>) {
+        return (vector_forms_of<target_type<0>, std::tuple_element_t<I, Targets>,
+                                std::tuple_element_t<I, Values>>() &&
+                ...);
+    }
+    (std::make_index_sequence<count>{});
     /// Elements per step of the chunked loop's vector form under `vector_bytes`: an OpenCL C
-    /// vector width (2, 4, 8 or 16), or 0 where the statement has no vector form: every target
-    /// and value of one floating-point type, and every node with a vector form.
+    /// vector width (2, 4, 8 or 16), or 0 where the statement has none.
     static unsigned vector_lanes(std::size_t vector_bytes) {
         using T = target_type<0>;
-        constexpr bool vector_form = []<std::size_t... I>(std::index_sequence<I...>) {
-            return (vector_forms_of<T, std::tuple_element_t<I, Targets>,
-                                    std::tuple_element_t<I, Values>>() &&
-                    ...);
-        }
-        (std::make_index_sequence<count>{});
         if constexpr (!vector_form) {
             return 0;
         } else {
@@ -246,9 +251,12 @@ class assignment {
         for (std::size_t i = 0; i < count; ++i)
             builder.line("const " + type + " result" + std::to_string(i) + " = " +
                          vector_body.values[i] + ";");
-        for (std::size_t i = 0; i < count; ++i)
-            builder.line("vstore" + w + "(result" + std::to_string(i) + ", 0, " +
-                         vector_body.stores[i] + ");");
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            (builder.line(storage_of_t<std::tuple_element_t<I, Targets>>::vector_store(
+                 lanes, "result" + std::to_string(I), vector_body.stores[I])),
+             ...);
+        }
+        (std::make_index_sequence<count>{});
         if (!condition.empty()) {
             builder.close();
             // The step's elements one by one, each its own idx.

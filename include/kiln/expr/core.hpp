@@ -159,12 +159,6 @@ class generator {
     std::string value_type(const std::string& element_type) const {
         return vector_width_ ? element_type + std::to_string(*vector_width_) : element_type;
     }
-    /// In a vector pass: the vector of elements `pointer`[idx + offset] onwards (`offset` a long
-    /// expression, "" for none).
-    std::string vector_load(const std::string& pointer, const std::string& offset = "") const {
-        return "vload" + std::to_string(*vector_width_) + "(0, " + pointer + " + " +
-               (offset.empty() ? "idx" : "((long)idx + " + offset + ")") + ")";
-    }
     /// In a vector pass: elements whose index i has first <= i < end (long expressions) are the
     /// only ones the vector form computes as the element loop does (a stencil's interior); the
     /// others take the element loop.
