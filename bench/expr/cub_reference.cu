@@ -1,9 +1,13 @@
 // The CUDA toolkit's own performance on bench/expr's work: thrust::transform for y = 2*x + 3*z
-// and cub::DeviceReduce::Sum, next to a device-to-device copy, on n = 2^28 floats by default.
+// and cub::DeviceReduce::Sum, next to a device-to-device copy, on n = 2^28 floats by default; and
+// y = 2*x + z and a float-accumulated sum over __half and __nv_bfloat16, the 16-bit rows'
+// reference.
 //
 //     expr_cub_reference [log2(n)]
 //
 // Prints rows in the same format as expr_bench, to sit under its table in docs/benchmarks.md.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <thrust/execution_policy.h>
 #include <thrust/transform.h>
 
@@ -13,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cub/device/device_reduce.cuh>
+#include <string>
 #include <vector>
 
 #include "cuda_reference.cuh"
@@ -29,6 +34,68 @@ void row(const char* what, double seconds, double bytes, double limit_gb_per_s, 
     const double gb_per_s = bytes / seconds / 1e9;
     std::printf("| %s | %.3f ms | %.1f GB/s | %.1f%% | %s |\n", what, seconds * 1e3, gb_per_s,
                 100.0 * gb_per_s / limit_gb_per_s, note);
+}
+
+/// 16-bit elements widened to float: the accumulator type of kiln::sum over half and bfloat16.
+template <class T>
+struct widen {
+    __host__ __device__ float operator()(T v) const { return static_cast<float>(v); }
+};
+
+/// y = 2*x + z computed in float and rounded once, as kiln's 16-bit statements do.
+template <class T>
+struct two_x_plus_z {
+    __device__ T operator()(T x, T z) const {
+        return T(2.0f * static_cast<float>(x) + static_cast<float>(z));
+    }
+};
+
+template <class T>
+void binary16_rows(const char* type, const std::vector<float>& host_x,
+                   const std::vector<float>& host_z, cudaStream_t stream, double copy_gb_per_s) {
+    const std::size_t n = host_x.size();
+    std::vector<T> hx(n), hz(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        hx[i] = T(host_x[i]);
+        hz[i] = T(host_z[i]);
+    }
+    const std::size_t bytes = n * sizeof(T);
+    T *x, *z, *y;
+    float* sum;
+    check(cudaMalloc(&x, bytes), "cudaMalloc");
+    check(cudaMalloc(&z, bytes), "cudaMalloc");
+    check(cudaMalloc(&y, bytes), "cudaMalloc");
+    check(cudaMalloc(&sum, sizeof(float)), "cudaMalloc");
+    check(cudaMemcpy(x, hx.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+    check(cudaMemcpy(z, hz.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+    const double transform_seconds = cuda_reference::best_event_seconds(
+        10,
+        [&] { thrust::transform(thrust::cuda::par.on(stream), x, x + n, z, y, two_x_plus_z<T>{}); },
+        stream);
+    std::size_t temporary_bytes = 0;
+    const auto reduce = [&](void* temporary) {
+        check(cub::DeviceReduce::TransformReduce(temporary, temporary_bytes, x, sum,
+                                                 static_cast<int>(n), cuda::std::plus<float>{},
+                                                 widen<T>{}, 0.0f, stream),
+              "DeviceReduce::TransformReduce");
+    };
+    reduce(nullptr);
+    void* temporary = nullptr;
+    check(cudaMalloc(&temporary, temporary_bytes), "cudaMalloc");
+    const double reduce_seconds = cuda_reference::best_event_seconds(
+        10, [&] { reduce(temporary); }, stream);
+    const std::string transform_name = std::string("thrust::transform `y = 2*x + z`, ") + type;
+    const std::string reduce_name =
+        std::string("cub::DeviceReduce::TransformReduce, ") + type + ", float accumulator";
+    row(transform_name.c_str(), transform_seconds, 3.0 * bytes, copy_gb_per_s,
+        "CUDA events, best of 10");
+    row(reduce_name.c_str(), reduce_seconds, 1.0 * bytes, copy_gb_per_s,
+        "CUDA events, result stays on the device");
+    cudaFree(temporary);
+    cudaFree(sum);
+    cudaFree(y);
+    cudaFree(z);
+    cudaFree(x);
 }
 
 }  // namespace
@@ -120,6 +187,8 @@ int main(int argc, char** argv) {
                   std::fabs(host_sum - exact_sum) / exact_sum);
     row("cub::DeviceReduce::Sum + copy to host", reduce_to_host_seconds, 1.0 * bytes, copy_gb_per_s,
         note);
+    binary16_rows<__half>("__half", host_x, host_z, stream, copy_gb_per_s);
+    binary16_rows<__nv_bfloat16>("__nv_bfloat16", host_x, host_z, stream, copy_gb_per_s);
 
     cudaFree(temporary);
     cudaFree(sum);

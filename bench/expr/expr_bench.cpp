@@ -4,8 +4,9 @@
 //
 // Prints one markdown table for docs/benchmarks.md: the device's copy bandwidth (a buffer copy
 // timed with profiling events: the practical limit), `y = 2*x + 3*z`, `sum(x)`, the first launch
-// of a new expression with a warm disk cache, and the same work as plain single-threaded C++ loops
-// on the host. bench/expr/cub_reference.cu measures CUB and Thrust on the same work.
+// of a new expression with a warm disk cache, the same work as plain single-threaded C++ loops
+// on the host, and `y = 2*x + z` and `sum(x)` over float, half and bfloat16 vectors.
+// bench/expr/cub_reference.cu measures CUB and Thrust on the same work.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -36,6 +37,41 @@ void row(const char* what, double seconds, double bytes, double limit_gb_per_s,
                     100.0 * gb_per_s / limit_gb_per_s, note);
     else
         std::printf("| %s | %.3f ms | %.1f GB/s | | %s |\n", what, seconds * 1e3, gb_per_s, note);
+}
+
+/// `y = 2*x + z` and `sum(x)` over 16-bit vectors (elements load as float, compute in float and
+/// store rounded once; sum accumulates in float), against the same copy bandwidth: at it, they
+/// move twice float's elements per second. Returns the number of wrong elements of y.
+template <class T>
+std::size_t binary16_rows(kiln::queue& q, const char* type, const std::vector<float>& host_x,
+                          const std::vector<float>& host_z, double copy_gb_per_s) {
+    const std::size_t n = host_x.size();
+    std::vector<T> hx(n), hz(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        hx[i] = T(host_x[i]);
+        hz[i] = T(host_z[i]);
+    }
+    kiln::vector<T> x(q, hx), z(q, hz), y(q, n);
+    const double axpy = best_seconds_per_call(q, 5, 20, [&] { y = 2 * x + z; });
+    float device_sum = 0;
+    const double sum = best_seconds_per_call(q, 5, 20, [&] { device_sum = kiln::sum(x); });
+    double exact_sum = 0;
+    for (const T& v : hx) exact_sum += static_cast<float>(v);
+    const std::vector<T> result = y.read();
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < n; ++i)
+        wrong +=
+            result[i].bits() != T(2 * static_cast<float>(hx[i]) + static_cast<float>(hz[i])).bits();
+    const std::string axpy_name = std::string("`y = 2*x + z`, ") + type;
+    const std::string sum_name = std::string("`sum(x)`, ") + type;
+    char note[128];
+    std::snprintf(note, sizeof note, "%.2f G elements/s; wall clock per assignment",
+                  n / axpy / 1e9);
+    row(axpy_name.c_str(), axpy, 3.0 * n * sizeof(T), copy_gb_per_s, note);
+    std::snprintf(note, sizeof note, "%.2f G elements/s; float accumulator, relative error %.1e",
+                  n / sum / 1e9, std::fabs(device_sum - exact_sum) / exact_sum);
+    row(sum_name.c_str(), sum, 1.0 * n * sizeof(T), copy_gb_per_s, note);
+    return wrong;
 }
 
 }  // namespace
@@ -135,8 +171,22 @@ int main(int argc, char** argv) {
         std::snprintf(note, sizeof note, "one host thread, float accumulator (relative error %.1e)",
                       std::fabs(host_float_sum - exact_sum) / exact_sum);
         row("CPU loop sum", host_sum_time, 1.0 * n * sizeof(float), copy_gb_per_s, note);
+        // The float baseline of the 16-bit rows: the same statement, 4-byte elements.
+        const double float_axpy = best_seconds_per_call(q, 5, 20, [&] { y = 2 * x + z; });
+        std::snprintf(note, sizeof note, "%.2f G elements/s; the 16-bit rows' baseline",
+                      n / float_axpy / 1e9);
+        row("`y = 2*x + z`, float", float_axpy, 3.0 * n * sizeof(float), copy_gb_per_s, note);
+        const std::size_t wrong_half =
+            binary16_rows<kiln::half>(q, "half", host_x, host_z, copy_gb_per_s);
+        const std::size_t wrong_bf16 =
+            binary16_rows<kiln::bfloat16>(q, "bfloat16", host_x, host_z, copy_gb_per_s);
         std::printf("\nspeed-up over the CPU loop: %.1fx (y = 2*x + 3*z), %.1fx (sum)\n",
                     host_axpy / axpy, host_sum_time / sum);
+        if (wrong_half + wrong_bf16 != 0) {
+            std::fprintf(stderr, "expr_bench: %zu half and %zu bfloat16 elements of y differ\n",
+                         wrong_half, wrong_bf16);
+            return 1;
+        }
         if (wrong != 0) {
             std::fprintf(stderr, "expr_bench: %zu elements of y differ from the CPU\n", wrong);
             return 1;

@@ -9,6 +9,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <kiln/half.hpp>
 #include <kiln/vector_types.hpp>
 #include <type_traits>
 
@@ -219,6 +220,28 @@ struct kernel_scope {
     static float3 cross(float3 x, float3 y); static float4 cross(float4 x, float4 y);
     static double3 cross(double3 x, double3 y); static double4 cross(double4 x, double4 y);
     // clang-format on
+
+    // --- 16-bit floating point (docs/kernel_language.md) ---------------------------------------
+    // half elements load as float and store rounded (OpenCL C's core functions, no cl_khr_fp16
+    // needed); bfloat16 elements are ushort bits in OpenCL C, and half fields of a KILN_STRUCT
+    // too, converted by kiln's helpers.
+    using half = kiln::half;
+    using bfloat16 = kiln::bfloat16;
+#define KILN_DETAIL_HALF_ACCESS(P)                                  \
+    static float vload_half(size_t offset, P<const half> p);        \
+    static void vstore_half(float value, size_t offset, P<half> p); \
+    static void vstore_half_rte(float value, size_t offset, P<half> p);
+    KILN_DETAIL_HALF_ACCESS(global_ptr)
+    KILN_DETAIL_HALF_ACCESS(local_ptr)
+#undef KILN_DETAIL_HALF_ACCESS
+    static float vload_half(size_t offset, constant_ptr<const half> p);
+    static float vload_half(size_t offset, const half* p);
+    static void vstore_half(float value, size_t offset, half* p);
+    static void vstore_half_rte(float value, size_t offset, half* p);
+    static float kiln_bf16_to_float(bfloat16 bits);
+    static bfloat16 kiln_float_to_bf16(float value);
+    static float kiln_half_to_float(half bits);
+    static half kiln_float_to_half(float value);
 
     // --- relational and conversion functions ---------------------------------------------------
     static int isnan(float x);

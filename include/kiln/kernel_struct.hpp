@@ -40,6 +40,16 @@ template <class T>
 concept struct_field_type = device_representable<T> && !std::is_same_v<T, bool> &&
                             !is_complex_v<T> && !is_pair_state_v<T> && !declared_struct<T>;
 
+/// The OpenCL C type of a field: its own name, but ushort for half, whose values OpenCL C keeps
+/// in memory only without cl_khr_fp16 (kernels read them with kiln_half_to_float).
+template <struct_field_type T>
+std::string struct_field_opencl_type() {
+    if constexpr (std::is_same_v<T, half>)
+        return "ushort";
+    else
+        return opencl_type_name<T>();
+}
+
 /// The struct and field type of a data member pointer.
 template <class M>
 struct member_of;
@@ -103,8 +113,8 @@ constexpr std::string_view field_name() {
 #define KILN_DETAIL_STRUCT_FIELD(owner, field) \
     KILN_DETAIL_STRUCT_FIELD_I(owner, KILN_DETAIL_EXPAND1 field)
 #define KILN_DETAIL_STRUCT_FIELD_I(owner, ...) KILN_DETAIL_STRUCT_FIELD_II(owner, __VA_ARGS__)
-#define KILN_DETAIL_STRUCT_FIELD_II(owner, type, name)                            \
-    ::kiln::detail::struct_field{#name, ::kiln::detail::opencl_type_name<type>(), \
+#define KILN_DETAIL_STRUCT_FIELD_II(owner, type, name)                                    \
+    ::kiln::detail::struct_field{#name, ::kiln::detail::struct_field_opencl_type<type>(), \
                                  offsetof(owner, name)},
 #define KILN_DETAIL_STRUCT_NAME(owner, field) \
     KILN_DETAIL_STRUCT_NAME_I(owner, KILN_DETAIL_EXPAND1 field)

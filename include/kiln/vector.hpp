@@ -165,14 +165,13 @@ class vector {
         statement.assign_to(*this);
         return *this;
     }
-    /// Sets every element (a fill, no kernel to build).
+    /// Sets every element (a fill, no kernel to build). Vectors of half and bfloat16 take a
+    /// number (converted to float, then rounded once to T) or a T.
     template <scalar_value S>
-    requires detail::storable_as<T, S> vector& operator=(const S& value) {
-        const T converted = static_cast<T>(value);
-        for (std::size_t k = 0; k < layout_.size(); ++k)
-            if (layout_[k].size > 0) buffers_[k].fill(layout_[k].queue, converted);
-        return *this;
+    requires detail::storable_as<detail::computed_t<T>, S> vector& operator=(const S& value) {
+        return fill(static_cast<T>(static_cast<detail::computed_t<T>>(value)));
     }
+    vector& operator=(const T& value) requires detail::is_binary16_v<T> { return fill(value); }
 
     // x op= e is x = x op e: one kernel that reads and writes x.
     template <expression_operand E>
@@ -330,6 +329,11 @@ class vector {
     friend void swap(vector& a, vector& b) noexcept { a.swap(b); }
 
   private:
+    vector& fill(const T& value) {
+        for (std::size_t k = 0; k < layout_.size(); ++k)
+            if (layout_[k].size > 0) buffers_[k].fill(layout_[k].queue, value);
+        return *this;
+    }
     bool same_split(const vector& other) const {
         if (size_ != other.size_ || layout_.size() != other.layout_.size() || layout_.empty())
             return false;
@@ -370,12 +374,14 @@ namespace detail {
 template <class T>
 class vector_terminal : public expression_tag {
   public:
-    using value_type = T;
+    using value_type = computed_t<T>;
+    using storage = element_storage<T>;
     // Wide accesses are safe: a vector part is a whole device allocation, aligned far beyond
     // 16 bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN, cudaMalloc's 256 bytes).
     static constexpr std::size_t contiguous_width =
         std::is_arithmetic_v<T> && (sizeof(T) == 4 || sizeof(T) == 8) ? sizeof(T) : 0;
-    static constexpr bool vector_form = vector_form_value<T>;
+    // half has OpenCL C's vector loads and stores (vload_half8...); bfloat16 has none.
+    static constexpr bool vector_form = vector_form_value<T> || std::is_same_v<T, half>;
 
     explicit vector_terminal(const kiln::vector<T>& v) : vector_(&v) {}
 
@@ -391,7 +397,7 @@ class vector_terminal : public expression_tag {
         if (g.vector_width()) return name + " + idx";
         declare_type<T>(g.source);
         g.parameter("global " + opencl_type_name<T>() + "*", name);
-        return name + "[idx]";
+        return element_storage<T>::target(name, "idx");
     }
     void collect(argument_list& args) const { pass(args); }
     void check(operand_check& c) const { c.elementwise(vector_->layout(), vector_->size()); }
@@ -403,7 +409,10 @@ class vector_terminal : public expression_tag {
     }
     std::string value_of(generator& g, const std::string& name) const {
         if (g.lane()) return g.wide_element(name, opencl_type_name<T>(), false);
-        return g.vector_width() ? g.vector_load(name) : name + "[idx]";
+        if constexpr (vector_form)
+            if (g.vector_width())
+                return element_storage<T>::vector_load(*g.vector_width(), name + " + idx");
+        return element_storage<T>::load(name, "idx");
     }
     void pass(argument_list& args) const { args.buffer(vector_->part(args.part())); }
 

@@ -120,6 +120,29 @@ TEST_F(NvrtcCompile, ScalarBuiltinsAndPrintf) {
     expect_cubin(compile({kiln_test::scalar_builtins_source}));
 }
 
+TEST_F(NvrtcCompile, HalfAndBfloat16LoadsStoresAndHelpers) {
+    expect_cubin(compile({kiln_test::binary16_source}));
+}
+
+/// The kernel of `target = value` under GPUs' launch policy, as kiln::assignment_source writes
+/// it for a device; the vectors are never touched, so they need none.
+template <class T, class E>
+std::string gpu_assignment_source(const kiln::vector<T>& target, const E& value) {
+    auto node = as_node_beside<T>(value);
+    assignment<std::tuple<vector_terminal<T>>, std::tuple<decltype(node)>> statement(
+        {vector_terminal<T>(target)}, {std::move(node)});
+    return statement.source(launch_policy{});
+}
+
+TEST_F(NvrtcCompile, HalfAndBfloat16Expressions) {
+    const kiln::vector<kiln::half> x, y;
+    const kiln::vector<kiln::bfloat16> b;
+    const kiln::vector<float> z;
+    expect_cubin(compile({gpu_assignment_source(y, 2 * x + z)}));
+    expect_cubin(compile({gpu_assignment_source(b, b * 3 + x)}));
+    expect_cubin(compile({gpu_assignment_source(z, kiln::reverse(x) - b)}));
+}
+
 TEST_F(NvrtcCompile, BuildOptionsReachTheCompiler) {
     const char* source = R"(
 kernel void scale(global REAL* x) { x[get_global_id(0)] *= FACTOR * 0.5; }
@@ -181,9 +204,14 @@ TEST_F(NvrtcCompile, UnsupportedFeaturesAreNamedWithTheirLine) {
         << access;
 
     const auto half =
-        failure_log({"kernel void k(global float* out) {\n\n    half h;\n    out[0] = 0;\n}\n"});
+        failure_log({"kernel void k(global float* out) {\n\n    half4 h;\n    out[0] = 0;\n}\n"});
     EXPECT_NE(half.find("source_1(3)"), std::string::npos) << half;
-    EXPECT_NE(half.find("'half' is not supported"), std::string::npos) << half;
+    EXPECT_NE(half.find("'half4' is not supported"), std::string::npos) << half;
+    const auto half_vector_load =
+        failure_log({"kernel void k(global half* h, global float4* out) {\n    out[0] = "
+                     "vload_half4(0, h);\n}\n"});
+    EXPECT_NE(half_vector_load.find("'vload_half4' is not supported"), std::string::npos)
+        << half_vector_load;
 
     const auto vector_printf =
         failure_log({"kernel void k(global float4* v) {\n    printf(\"%v5f\\n\", v[0]);\n}\n"});

@@ -118,4 +118,21 @@ kernel void builtins(global int* ints, global uint* uints, global float* floats,
 }
 )";
 
+// half through OpenCL C's core loads and stores (no cl_khr_fp16), bfloat16 through kiln's
+// helpers on ushort bits, and half held as ushort (a struct field) through kiln_half_to_float.
+inline constexpr const char* binary16_source = R"(
+typedef struct sample { ushort weight; ushort scale; } sample;
+kernel void scale_16_bit(global const half* x, global half* y, global const ushort* b,
+                         global ushort* c, global const sample* s, ulong n) {
+    const ulong i = get_global_id(0);
+    if (i >= n) return;
+    const float w = kiln_half_to_float(s[i].weight) * kiln_bf16_to_float(s[i].scale);
+    vstore_half_rte(w * vload_half(i, x), i, y);
+    vstore_half(vload_half(i, y) + 1.0f, i, y);
+    c[i] = kiln_float_to_bf16(kiln_bf16_to_float(b[i]) * 2.0f);
+    ushort bits = kiln_float_to_half(w);
+    vstore_half_rte(vload_half(0, (const half*)&bits), i, y);
+}
+)";
+
 }  // namespace kiln_test

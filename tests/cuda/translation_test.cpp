@@ -281,9 +281,16 @@ TEST(Translation, SinglePrecisionConstants) {
 }
 
 TEST(Translation, UnsupportedFeaturesBecomePlaceholders) {
-    const auto t = body(translate("kernel void k(read_write image3d_t img, global half* h) {}\n"));
+    const auto t = body(translate("kernel void k(read_write image3d_t img, global half4* h) {}\n"));
     EXPECT_TRUE(contains(t, "kiln_unsupported__read_write kiln_unsupported__image3d_t img"));
-    EXPECT_TRUE(contains(t, "kiln_unsupported__half* h"));
+    EXPECT_TRUE(contains(t, "kiln_unsupported__half4* h"));
+    // Scalar half pointers and their core loads and stores are the prelude's.
+    const auto halves = body(
+        translate("kernel void k(global const half* x, global half* y) {\n"
+                  "    vstore_half_rte(vload_half(0, x), 0, y); vstore_half(1.0f, 1, y); }\n"));
+    EXPECT_TRUE(contains(halves, "const half* x")) << halves;
+    EXPECT_TRUE(contains(halves, "vstore_half_rte(vload_half(0, x), 0, y)")) << halves;
+    EXPECT_FALSE(contains(halves, "kiln_unsupported")) << halves;
     const std::string explained = explain_compiler_log(
         "source_1(1): error: identifier \"kiln_unsupported__image3d_t\" is undefined\n");
     EXPECT_EQ(explained,

@@ -81,13 +81,17 @@ class assignment {
         builder.begin_body();
         for (const auto& line : g.prologue()) builder.line(line);
         const unsigned lanes = style == loop_style::chunked ? vector_lanes(policy.vector_bytes) : 0;
-        if (lanes > 1) {
-            generator vectors(builder, generator::vector_pass{lanes});
-            const body vector_body = generate_body(vectors);
-            if (!vectors.vector_declined()) {
-                emit_vector_chunk(builder, lanes, vectors, vector_body, g.statements(), element);
-                builder.end_kernel();
-                return builder.str();
+        // Only statements with a vector form instantiate it: its stores need one of every target.
+        if constexpr (vector_form) {
+            if (lanes > 1) {
+                generator vectors(builder, generator::vector_pass{lanes});
+                const body vector_body = generate_body(vectors);
+                if (!vectors.vector_declined()) {
+                    emit_vector_chunk(builder, lanes, vectors, vector_body, g.statements(),
+                                      element);
+                    builder.end_kernel();
+                    return builder.str();
+                }
             }
         }
         if (style == loop_style::strided && wide_lanes > 1 &&
@@ -177,34 +181,40 @@ class assignment {
     static void emit(source_builder& builder, const std::vector<std::string>& statements,
                      const body& b) {
         for (const auto& statement : statements) builder.line(statement);
-        const auto guarded = [&](std::size_t i) {
-            return b.guards[i].empty() ? b.stores[i] : "if (" + b.guards[i] + ") " + b.stores[i];
-        };
         if constexpr (count == 1) {
-            builder.line(guarded(0) + " = " + b.values[0] + ";");
+            builder.line(store<0>(b, b.values[0]));
         } else {
             [&]<std::size_t... I>(std::index_sequence<I...>) {
                 (builder.line("const " + opencl_type_name<target_type<I>>() + " result" +
                               std::to_string(I) + " = " + b.values[I] + ";"),
                  ...);
+                (builder.line(store<I>(b, "result" + std::to_string(I))), ...);
             }
             (std::make_index_sequence<count>{});
-            for (std::size_t i = 0; i < count; ++i)
-                builder.line(guarded(i) + " = result" + std::to_string(i) + ";");
         }
     }
+    /// Target I's store of `value`: an assignment, or a conversion where the target keeps
+    /// another type than it computes with (half, bfloat16); behind the target's guard where it
+    /// has one (a permutation's bounds).
+    template <std::size_t I>
+    static std::string store(const body& b, const std::string& value) {
+        const std::string statement =
+            storage_of_t<std::tuple_element_t<I, Targets>>::store(b.stores[I], value);
+        return b.guards[I].empty() ? statement : "if (" + b.guards[I] + ") " + statement;
+    }
 
+    /// Whether the statement has a vector form: every target and value of one floating-point
+    /// type (as computed: half's is float), and every node with a vector form.
+    static constexpr bool vector_form = []<std::size_t... I>(std::index_sequence<I...>) {
+        return (vector_forms_of<target_type<0>, std::tuple_element_t<I, Targets>,
+                                std::tuple_element_t<I, Values>>() &&
+                ...);
+    }
+    (std::make_index_sequence<count>{});
     /// Elements per step of the chunked loop's vector form under `vector_bytes`: an OpenCL C
-    /// vector width (2, 4, 8 or 16), or 0 where the statement has no vector form: every target
-    /// and value of one floating-point type, and every node with a vector form.
+    /// vector width (2, 4, 8 or 16), or 0 where the statement has none.
     static unsigned vector_lanes(std::size_t vector_bytes) {
         using T = target_type<0>;
-        constexpr bool vector_form = []<std::size_t... I>(std::index_sequence<I...>) {
-            return (vector_forms_of<T, std::tuple_element_t<I, Targets>,
-                                    std::tuple_element_t<I, Values>>() &&
-                    ...);
-        }
-        (std::make_index_sequence<count>{});
         if constexpr (!vector_form) {
             return 0;
         } else {
@@ -261,9 +271,12 @@ class assignment {
         for (std::size_t i = 0; i < count; ++i)
             builder.line("const " + type + " result" + std::to_string(i) + " = " +
                          vector_body.values[i] + ";");
-        for (std::size_t i = 0; i < count; ++i)
-            builder.line("vstore" + w + "(result" + std::to_string(i) + ", 0, " +
-                         vector_body.stores[i] + ");");
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            (builder.line(storage_of_t<std::tuple_element_t<I, Targets>>::vector_store(
+                 lanes, "result" + std::to_string(I), vector_body.stores[I])),
+             ...);
+        }
+        (std::make_index_sequence<count>{});
         if (!condition.empty()) {
             builder.close();
             // The step's elements one by one, each its own idx.

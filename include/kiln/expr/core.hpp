@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <kiln/detail/element_storage.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <kiln/error.hpp>
 #include <kiln/runtime/buffer.hpp>
@@ -31,13 +32,14 @@
 
 namespace kiln {
 
-/// Element types of kiln::vector: numbers, kiln vector types (float4...) and KILN_STRUCTs.
+/// Element types of kiln::vector: numbers, kiln vector types (float4...) and KILN_STRUCTs. The
+/// 16-bit floating-point types (half, bfloat16) take part in expressions as float.
 template <class T>
-concept vector_value =
-    std::same_as<T, float> || std::same_as<T, double> || std::same_as<T, std::int32_t> ||
-    std::same_as<T, std::uint32_t> || std::same_as<T, std::int64_t> ||
-    std::same_as<T, std::uint64_t> || std::same_as<T, std::complex<float>> ||
-    std::same_as<T, std::complex<double>> || detail::is_vec_v<T> || detail::declared_struct<T>;
+concept vector_value = std::same_as<T, float> || std::same_as<T, double> ||
+    detail::is_binary16_v<T> || std::same_as<T, std::int32_t> || std::same_as<T, std::uint32_t> ||
+    std::same_as<T, std::int64_t> || std::same_as<T, std::uint64_t> ||
+    std::same_as<T, std::complex<float>> || std::same_as<T, std::complex<double>> ||
+    detail::is_vec_v<T> || detail::declared_struct<T>;
 
 template <vector_value T>
 class vector;
@@ -161,12 +163,6 @@ class generator {
     /// The type of a value in this pass: `element_type`, or its vector in a vector pass.
     std::string value_type(const std::string& element_type) const {
         return vector_width_ ? element_type + std::to_string(*vector_width_) : element_type;
-    }
-    /// In a vector pass: the vector of elements `pointer`[idx + offset] onwards (`offset` a long
-    /// expression, "" for none).
-    std::string vector_load(const std::string& pointer, const std::string& offset = "") const {
-        return "vload" + std::to_string(*vector_width_) + "(0, " + pointer + " + " +
-               (offset.empty() ? "idx" : "((long)idx + " + offset + ")") + ")";
     }
     /// In a vector pass: elements whose index i has first <= i < end (long expressions) are the
     /// only ones the vector form computes as the element loop does (a stencil's interior); the

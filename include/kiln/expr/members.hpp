@@ -22,13 +22,15 @@ namespace detail {
 template <class Selector, expression_node Inner, bool Writable>
 class member_node : public expression_tag {
   public:
-    using value_type = typename Selector::type;
+    // 16-bit fields take part as float (their kernel-side ushort bits converted).
+    using value_type = computed_t<typename Selector::type>;
+    using storage = field_storage<typename Selector::type>;
 
     explicit member_node(Inner inner) : inner_(std::move(inner)) {}
     member_node(const member_node&) = default;
 
     std::string generate(generator& g) const {
-        return "(" + inner_.generate(g) + ")" + Selector::suffix();
+        return storage::load("(" + inner_.generate(g) + ")" + Selector::suffix());
     }
     std::string generate_target(generator& g) const requires(Writable&& target_node<Inner>) {
         return inner_.generate_target(g) + Selector::suffix();

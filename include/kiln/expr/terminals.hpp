@@ -98,13 +98,13 @@ class temporary_node : public expression_tag {
 template <class Pointer, expression_node Index>
 class subscript_node : public expression_tag {
   public:
-    using value_type = typename Pointer::element_type;
+    using value_type = computed_t<typename Pointer::element_type>;
     subscript_node(Pointer pointer, Index index)
         : pointer_(std::move(pointer)), index_(std::move(index)) {}
 
     std::string generate(generator& g) const {
         const std::string pointer = pointer_.generate(g);
-        return pointer + "[" + index_.generate(g) + "]";
+        return element_storage<typename Pointer::element_type>::load(pointer, index_.generate(g));
     }
     void collect(argument_list& args) const {
         pointer_.collect(args);

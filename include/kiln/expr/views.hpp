@@ -22,7 +22,9 @@ namespace detail {
 template <class Vector>
 class view_base : public expression_tag {
   public:
-    using value_type = typename std::remove_const_t<Vector>::value_type;
+    using stored_type = typename std::remove_const_t<Vector>::value_type;
+    using value_type = computed_t<stored_type>;
+    using storage = element_storage<stored_type>;
 
     void check_storage(operand_check& c, std::string_view what) const {
         c.gathered(vector_->layout(), what);
@@ -34,11 +36,16 @@ class view_base : public expression_tag {
 
     std::string declare_data(generator& g, bool writable) const {
         const std::string name = g.new_name();
-        declare_type<value_type>(g.source);
+        declare_type<stored_type>(g.source);
         g.parameter(std::string("global ") + (writable ? "" : "const ") +
-                        opencl_type_name<value_type>() + "*",
+                        opencl_type_name<stored_type>() + "*",
                     name);
         return name;
+    }
+    /// The element at `position` of the data parameter: its value, or the target of a store.
+    static std::string access(const std::string& data, const std::string& position, bool writable) {
+        return writable ? element_storage<stored_type>::target(data, position)
+                        : element_storage<stored_type>::load(data, position);
     }
     void pass_data(argument_list& args) const { args.buffer(vector_->part(0)); }
 
@@ -91,7 +98,9 @@ class permuted_view : public view_base<Vector> {
         // its store is skipped. The store's index is clamped as well, so that a statement that
         // dropped the guard would still stay inside the vector.
         if (writable) g.store_guard(position + " < " + size);
-        return data + "[" + position + " < " + size + " ? " + position + " : " + size + " - 1]";
+        return this->access(
+            data, "(" + position + " < " + size + " ? " + position + " : " + size + " - 1)",
+            writable);
     }
 
     Index index_;
@@ -133,7 +142,7 @@ class reversed_view : public view_base<Vector> {
         const std::string data = this->declare_data(g, writable);
         const std::string last = g.new_name();
         g.parameter("ulong", last);
-        return data + "[" + last + " - idx]";
+        return this->access(data, last + " - idx", writable);
     }
 };
 
@@ -208,7 +217,7 @@ class slice_view : public view_base<Vector> {
             position += " + (" + coordinate + ") * " + stride[d];
             inner = inner == "1" ? count[d] : inner + " * " + count[d];
         }
-        return data + "[" + position + "]";
+        return this->access(data, position, writable);
     }
 
     slice_geometry<Rank> geometry_;

@@ -18,6 +18,7 @@ std::span<const prelude_header> opencl_c_prelude() noexcept {
         prelude_header{"kiln_opencl_subgroups.h", embedded::opencl_c_subgroups_cuh},
         prelude_header{"kiln_vocabulary.h", embedded::kiln_vocabulary_cuh},
         prelude_header{"kiln_opencl_images.h", embedded::opencl_c_images_cuh},
+        prelude_header{"kiln_opencl_binary16.h", embedded::opencl_c_binary16_cuh},
     };
     return headers;
 }

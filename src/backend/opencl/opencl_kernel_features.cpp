@@ -194,6 +194,14 @@ kernel_feature_setup prepare_kernel_features(const device_properties& props,
                s.find("atomic_max") != std::string::npos;
     });
     if (names_atomics) setup.prologue += std::string(embedded::float_atomics_cl) + "\n";
+    // The 16-bit conversions of the kernel language (bfloat16 has no OpenCL C type).
+    const bool names_binary16 = std::any_of(sources.begin(), sources.end(), [](const auto& s) {
+        for (const char* helper : {"kiln_bf16_to_float", "kiln_float_to_bf16", "kiln_half_to_float",
+                                   "kiln_float_to_half"})
+            if (s.find(helper) != std::string::npos) return true;
+        return false;
+    });
+    if (names_binary16) setup.prologue += std::string(embedded::binary16_cl) + "\n";
     // The sources keep their own line numbers after the pragmas.
     if (!setup.prologue.empty()) setup.prologue += "#line 1\n";
     // Sub-groups and collectives are OpenCL C 2.0 functions; the default language is 1.2.

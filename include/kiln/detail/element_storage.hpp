@@ -1,0 +1,129 @@
+// How the elements of a host type sit in device memory and what kernels compute with: most
+// types are read and written as themselves; half and bfloat16 load as float and store once,
+// rounded to nearest even.
+#pragma once
+#pragma GCC visibility push(default)
+
+#include <kiln/detail/source_builder.hpp>
+#include <kiln/half.hpp>
+#include <string>
+
+namespace kiln::detail {
+
+/// The OpenCL C text of element `index` of `pointer` (a `global T*` as opencl_type_name<T>
+/// spells it): load() is its value, of value_type; target() names it for store(), which writes
+/// a value_type value there.
+template <class T>
+struct element_storage {
+    using value_type = T;
+    static std::string load(const std::string& pointer, const std::string& index) {
+        return pointer + "[" + index + "]";
+    }
+    static std::string target(const std::string& pointer, const std::string& index) {
+        return pointer + "[" + index + "]";
+    }
+    static std::string store(const std::string& target, const std::string& value) {
+        return target + " = " + value + ";";
+    }
+    /// The chunked loop's vector form (CPU devices): `width` elements from `address` on, as
+    /// one OpenCL C vector of value_type.
+    static std::string vector_load(unsigned width, const std::string& address) {
+        return "vload" + std::to_string(width) + "(0, " + address + ")";
+    }
+    static std::string vector_store(unsigned width, const std::string& value,
+                                    const std::string& address) {
+        return "vstore" + std::to_string(width) + "(" + value + ", 0, " + address + ");";
+    }
+};
+
+/// OpenCL C's core vload_half and vstore_half_rte: no cl_khr_fp16 needed, and the rounding is
+/// the same on every device. The target is the element's address.
+template <>
+struct element_storage<half> {
+    using value_type = float;
+    static std::string load(const std::string& pointer, const std::string& index) {
+        return "vload_half(" + index + ", " + pointer + ")";
+    }
+    static std::string target(const std::string& pointer, const std::string& index) {
+        return "(" + pointer + " + (" + index + "))";
+    }
+    static std::string store(const std::string& target, const std::string& value) {
+        return "vstore_half_rte(" + value + ", 0, " + target + ");";
+    }
+    // Only CPU devices take the vector form, and their OpenCL C has the vector half functions
+    // (CUDA's translation does not).
+    static std::string vector_load(unsigned width, const std::string& address) {
+        return "vload_half" + std::to_string(width) + "(0, " + address + ")";
+    }
+    static std::string vector_store(unsigned width, const std::string& value,
+                                    const std::string& address) {
+        return "vstore_half" + std::to_string(width) + "_rte(" + value + ", 0, " + address + ");";
+    }
+};
+
+/// The kernel language's bfloat16 helpers on ushort bits (docs/kernel_language.md).
+template <>
+struct element_storage<bfloat16> {
+    using value_type = float;
+    static std::string load(const std::string& pointer, const std::string& index) {
+        return "kiln_bf16_to_float(" + pointer + "[" + index + "])";
+    }
+    static std::string target(const std::string& pointer, const std::string& index) {
+        return pointer + "[" + index + "]";
+    }
+    static std::string store(const std::string& target, const std::string& value) {
+        return target + " = kiln_float_to_bf16(" + value + ");";
+    }
+};
+
+/// What kernels compute with for elements of T: float for the 16-bit types, else T.
+template <class T>
+using computed_t = typename element_storage<T>::value_type;
+
+/// A value of T held in a variable or struct field rather than an array: `lvalue` is its
+/// OpenCL C text. 16-bit values are ushort bits there (OpenCL C keeps half in memory only), read
+/// and written through kiln's helpers.
+template <class T>
+struct field_storage {
+    static std::string load(const std::string& lvalue) { return lvalue; }
+    static std::string store(const std::string& target, const std::string& value) {
+        return target + " = " + value + ";";
+    }
+};
+template <>
+struct field_storage<half> {
+    static std::string load(const std::string& lvalue) {
+        return "kiln_half_to_float(" + lvalue + ")";
+    }
+    static std::string store(const std::string& target, const std::string& value) {
+        return target + " = kiln_float_to_half(" + value + ");";
+    }
+};
+template <>
+struct field_storage<bfloat16> {
+    static std::string load(const std::string& lvalue) {
+        return "kiln_bf16_to_float(" + lvalue + ")";
+    }
+    static std::string store(const std::string& target, const std::string& value) {
+        return target + " = kiln_float_to_bf16(" + value + ");";
+    }
+};
+
+/// How a target node stores a value of its value_type into what generate_target named: its
+/// `storage` (element_storage or field_storage of what it holds), else a plain assignment.
+template <class Node>
+struct storage_of {
+    using type = element_storage<typename Node::value_type>;
+};
+template <class Node>
+requires requires {
+    typename Node::storage;
+}
+struct storage_of<Node> {
+    using type = typename Node::storage;
+};
+template <class Node>
+using storage_of_t = typename storage_of<Node>::type;
+
+}  // namespace kiln::detail
+#pragma GCC visibility pop

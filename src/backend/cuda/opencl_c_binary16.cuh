@@ -1,0 +1,49 @@
+// OpenCL C's half loads and stores and kiln's 16-bit helpers for NVRTC.
+#line 3 "src/backend/cuda/opencl_c_binary16.cuh"
+//
+// Included by the prelude (opencl_c_prelude.cuh). OpenCL C without cl_khr_fp16 keeps half in
+// memory only: pointers to it, read with vload_half and written with vstore_half(_rte). Here half
+// is the 16 bits themselves, and the conversions are PTX's cvt (exact widening; narrowing rounds
+// to nearest even), as on OpenCL devices. bfloat16 values travel as ushort bits; its helpers use
+// integer operations, as the OpenCL version does (src/backend/opencl/binary16.cl), so the results
+// do not depend on the architecture (sm_80's cvt.rn.bf16.f32 would be one instruction).
+
+namespace kiln_opencl {
+
+struct half {
+    unsigned short kiln_bits;
+};
+
+__device__ inline float kiln_half_to_float(ushort bits) {
+    float value;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(value) : "h"(bits));
+    return value;
+}
+__device__ inline ushort kiln_float_to_half(float value) {
+    ushort bits;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(bits) : "f"(value));
+    return bits;
+}
+
+__device__ inline float vload_half(size_t offset, const half* p) {
+    return kiln_half_to_float(p[offset].kiln_bits);
+}
+__device__ inline void vstore_half_rte(float value, size_t offset, half* p) {
+    p[offset].kiln_bits = kiln_float_to_half(value);
+}
+// OpenCL's default rounding mode is to nearest even, and kernels cannot change it.
+__device__ inline void vstore_half(float value, size_t offset, half* p) {
+    vstore_half_rte(value, offset, p);
+}
+
+__device__ inline float kiln_bf16_to_float(ushort bits) {
+    return __uint_as_float(static_cast<unsigned>(bits) << 16);
+}
+// Rounds to nearest even; overflow gives infinity; a NaN stays NaN (quiet, its payload's top).
+__device__ inline ushort kiln_float_to_bf16(float value) {
+    const unsigned bits = __float_as_uint(value);
+    if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<ushort>((bits >> 16) | 0x40u);
+    return static_cast<ushort>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+}
+
+}  // namespace kiln_opencl

@@ -1,0 +1,22 @@
+// The kernel language's 16-bit helpers on OpenCL devices: kiln prepends them when a program's
+// source names one (the CUDA prelude has them as well, opencl_c_binary16.cuh). OpenCL C has no
+// bfloat16, so its values travel as their ushort bits; half values kept as ushort (KILN_STRUCT
+// fields) convert through the core vload_half and vstore_half_rte, which need no cl_khr_fp16.
+// Integer operations only: the results do not depend on a device's denormal or rounding modes.
+float kiln_bf16_to_float(ushort bits) {
+    return as_float((uint)bits << 16);
+}
+// Rounds to nearest even; overflow gives infinity; a NaN stays NaN (quiet, its payload's top).
+ushort kiln_float_to_bf16(float value) {
+    const uint bits = as_uint(value);
+    if ((bits & 0x7fffffffu) > 0x7f800000u) return (ushort)((bits >> 16) | 0x40u);
+    return (ushort)((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+}
+float kiln_half_to_float(ushort bits) {
+    return vload_half(0, (const half*)&bits);
+}
+ushort kiln_float_to_half(float value) {
+    ushort bits;
+    vstore_half_rte(value, 0, (half*)&bits);
+    return bits;
+}

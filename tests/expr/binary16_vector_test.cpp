@@ -1,0 +1,343 @@
+// kiln::vector<kiln::half> and <kiln::bfloat16>: transfers, copies, fills, views, splits over
+// devices, and expressions that load float, compute in float and store rounded once.
+#include <cmath>
+#include <cstdint>
+#include <kiln/algo/reduce_by_key.hpp>
+#include <kiln/algo/scan.hpp>
+#include <kiln/vector.hpp>
+#include <limits>
+#include <vector>
+
+#include "support/device_param.hpp"
+#include "test_data.hpp"
+
+namespace {
+
+/// Runs `check.template operator()<T>()` for T = half, then bfloat16.
+template <class F>
+void for_each_binary16(F check) {
+    {
+        SCOPED_TRACE("kiln::half");
+        check.template operator()<kiln::half>();
+    }
+    {
+        SCOPED_TRACE("kiln::bfloat16");
+        check.template operator()<kiln::bfloat16>();
+    }
+}
+
+/// Every 16-bit pattern once: zeros, subnormals, normals, infinities and NaNs of both signs.
+template <class T>
+std::vector<T> every_bit_pattern() {
+    std::vector<T> values(65536);
+    for (std::uint32_t bits = 0; bits < values.size(); ++bits)
+        values[bits] = T::from_bits(static_cast<std::uint16_t>(bits));
+    return values;
+}
+
+template <class T>
+std::vector<T> from_floats(const std::vector<float>& floats) {
+    std::vector<T> values;
+    for (float f : floats) values.push_back(T(f));
+    return values;
+}
+
+/// Equal bit for bit, except that a NaN need only be a NaN (stores quiet signalling NaNs).
+template <class T>
+void expect_same_values(const std::vector<T>& actual, const std::vector<T>& expected) {
+    ASSERT_EQ(actual.size(), expected.size());
+    for (std::size_t i = 0; i < actual.size(); ++i) {
+        const float want = static_cast<float>(expected[i]);
+        if (std::isnan(want))
+            ASSERT_TRUE(std::isnan(static_cast<float>(actual[i]))) << "element " << i;
+        else
+            ASSERT_EQ(actual[i].bits(), expected[i].bits())
+                << "element " << i << ": " << actual[i] << " instead of " << expected[i];
+    }
+}
+
+/// Sizes whose 2-byte elements end halfway through a 4-byte word (odd), or fill whole groups
+/// but one element.
+const std::vector<std::size_t>& binary16_sizes() {
+    static const std::vector<std::size_t> sizes = {0, 1, 2, 3, 7, 255, 1000, 65537};
+    return sizes;
+}
+
+class binary16_vector : public kiln::test::device_queue_test {};
+
+TEST_P(binary16_vector, documented_example) {
+    const std::vector<float> host = {1.0f, 2.5f, -3.0f};
+    // [doc:binary16_vector]
+    std::vector<kiln::half> host_x;
+    for (float f : host) host_x.push_back(kiln::half(f));  // explicit, to nearest even
+    kiln::vector<kiln::half> x(q, host_x), y(q, host_x.size());
+    kiln::vector<float> z(q, host);
+    y = 2 * x + z;               // loads as float, computes in float, stores rounded once
+    float total = kiln::sum(x);  // accumulates in float, returns float
+    std::vector<kiln::half> back = y.read();
+    // [/doc]
+    EXPECT_EQ(total, 0.5f);
+    EXPECT_EQ(back,
+              (std::vector<kiln::half>{kiln::half(3.0f), kiln::half(7.5f), kiln::half(-9.0f)}));
+}
+
+TEST_P(binary16_vector, round_trips_every_bit_pattern_through_the_device) {
+    for_each_binary16([&]<class T>() {
+        const auto host = every_bit_pattern<T>();
+        kiln::vector<T> v(q, host);
+        const auto back = v.read();
+        for (std::size_t i = 0; i < host.size(); ++i)
+            ASSERT_EQ(back[i].bits(), host[i].bits()) << i;
+        // A copy on the device, and single elements.
+        const kiln::vector<T> copy(v);
+        const auto copied = copy.read();
+        for (std::size_t i = 0; i < host.size(); ++i)
+            ASSERT_EQ(copied[i].bits(), host[i].bits()) << i;
+        v[3] = T(-2.5f);
+        EXPECT_EQ(static_cast<T>(v[3]), T(-2.5f));
+        EXPECT_EQ(static_cast<T>(v[4]).bits(), 4);
+    });
+}
+
+TEST_P(binary16_vector, loads_as_float_and_stores_every_value_back_exactly) {
+    // y = x * 1 loads each element as float and stores it rounded: every value, subnormals and
+    // infinities included, comes back as it was, and NaNs stay NaN (y = x copies the bytes).
+    for_each_binary16([&]<class T>() {
+        const auto host = every_bit_pattern<T>();
+        kiln::vector<T> x(q, host), y(q, host.size());
+        y = x;
+        expect_same_values(y.read(), host);
+        y = x * 1;
+        expect_same_values(y.read(), host);
+    });
+}
+
+TEST_P(binary16_vector, computes_in_float_and_rounds_once_per_assignment) {
+    for_each_binary16([&]<class T>() {
+        for (std::size_t n : binary16_sizes()) {
+            SCOPED_TRACE("n = " + std::to_string(n));
+            const auto xs = from_floats<T>(kiln::test::random_values<float>(n, -100, 100, 1));
+            const auto zs = from_floats<T>(kiln::test::random_values<float>(n, -1, 1, 2));
+            kiln::vector<T> x(q, xs), z(q, zs), y(q, n), ratio(q, n);
+            y = 2 * x + z;
+            // x / 3 + z / 7 in float, then one rounding: rounding each part to T first would
+            // differ in many elements.
+            ratio = x / 3 + z / 7;
+            std::vector<T> expected(n), expected_ratio(n);
+            for (std::size_t i = 0; i < n; ++i) {
+                const float xi = static_cast<float>(xs[i]), zi = static_cast<float>(zs[i]);
+                expected[i] = T(2 * xi + zi);
+                expected_ratio[i] = T(xi / 3 + zi / 7);
+            }
+            expect_same_values(y.read(), expected);
+            expect_same_values(ratio.read(), expected_ratio);
+        }
+    });
+}
+
+TEST_P(binary16_vector, mixes_with_float_vectors_both_ways) {
+    for_each_binary16([&]<class T>() {
+        const std::size_t n = 1001;
+        const auto hs = from_floats<T>(kiln::test::random_values<float>(n, -10, 10, 3));
+        const auto fs = kiln::test::random_values<float>(n, -10, 10, 4);
+        kiln::vector<T> h(q, hs), stored(q, n);
+        kiln::vector<float> f(q, fs), sum(q, n);
+        sum = h + f;        // float result: no 16-bit rounding at all
+        stored = f * 0.5f;  // 16-bit result: f / 2 rounded once
+        const auto hsum = sum.read();
+        const auto hstored = stored.read();
+        for (std::size_t i = 0; i < n; ++i) {
+            ASSERT_EQ(hsum[i], static_cast<float>(hs[i]) + fs[i]) << i;
+            ASSERT_EQ(hstored[i].bits(), T(fs[i] * 0.5f).bits()) << i;
+        }
+    });
+}
+
+TEST_P(binary16_vector, follows_ieee_rules_for_overflow_infinity_and_nan) {
+    for_each_binary16([&]<class T>() {
+        using limits = std::numeric_limits<T>;
+        const float big = static_cast<float>(limits::max());
+        const std::vector<T> hs = {limits::max(), limits::infinity(), limits::quiet_NaN(),
+                                   limits::denorm_min(), T(-0.0f)};
+        kiln::vector<T> x(q, hs), y(q, hs.size());
+        y = x * 2;
+        const auto back = y.read();
+        // Beyond the largest finite value: infinity (half); bfloat16 has float's range, so
+        // twice its largest value overflows float itself, also infinity.
+        EXPECT_EQ(static_cast<float>(back[0]), static_cast<float>(T(2 * big)));
+        EXPECT_EQ(static_cast<float>(back[1]), std::numeric_limits<float>::infinity());
+        EXPECT_TRUE(std::isnan(static_cast<float>(back[2])));
+        EXPECT_EQ(back[3].bits(), 2);  // twice the smallest subnormal, exactly
+        EXPECT_EQ(back[4].bits(), T(-0.0f).bits());
+        // Half of the smallest subnormal is a tie: to even, zero.
+        y = x * 0.5f;
+        EXPECT_EQ(y.read()[3].bits(), 0);
+    });
+}
+
+TEST_P(binary16_vector, half_statements_take_the_cpu_vector_form) {
+    // CPU devices' chunked loops step over 16 elements at a time with vload_half16 and
+    // vstore_half16_rte; forced here on every device, with and without the vector form.
+    const auto chunked = [](std::size_t vector_bytes) {
+        return kiln::detail::launch_policy{kiln::detail::loop_style::chunked, 1, 16, vector_bytes};
+    };
+    for (std::size_t n :
+         {std::size_t{0}, std::size_t{1}, std::size_t{17}, std::size_t{1001}, std::size_t{20011}}) {
+        SCOPED_TRACE("n = " + std::to_string(n));
+        const auto xs = from_floats<kiln::half>(kiln::test::random_values<float>(n, -100, 100, 9));
+        const auto zs = kiln::test::random_values<float>(n, -1, 1, 10);
+        kiln::vector<kiln::half> x(q, xs), y(q, n);
+        kiln::vector<float> z(q, zs);
+        std::vector<kiln::half> expected;
+        for (std::size_t i = 0; i < n; ++i)
+            expected.push_back(kiln::half(2 * static_cast<float>(xs[i]) + zs[i]));
+        for (const std::size_t vector_bytes : {std::size_t{0}, std::size_t{64}}) {
+            const kiln::detail::scoped_launch_policy forcing(chunked(vector_bytes));
+            y = kiln::half(-1.0f);
+            y = 2 * x + z;
+            expect_same_values(y.read(), expected);
+            const std::string source = kiln::assignment_source(device(), y, 2 * x + z);
+            EXPECT_EQ(source.find("vstore_half16_rte(") != std::string::npos, vector_bytes != 0)
+                << source;
+        }
+    }
+    // bfloat16 has no vector loads and stores in OpenCL C: its statements keep the element loop.
+    kiln::vector<kiln::bfloat16> b(q, 32);
+    const kiln::detail::scoped_launch_policy forcing(chunked(64));
+    EXPECT_EQ(kiln::assignment_source(device(), b, 2 * b).find("vstore"), std::string::npos);
+}
+
+TEST_P(binary16_vector, fills_with_numbers_and_16_bit_values) {
+    for_each_binary16([&]<class T>() {
+        for (std::size_t n : binary16_sizes()) {
+            kiln::vector<T> v(q, n);
+            v = 0.1f;  // rounded once to T
+            expect_same_values(v.read(), std::vector<T>(n, T(0.1f)));
+            v = T(-3.0f);
+            expect_same_values(v.read(), std::vector<T>(n, T(-3.0f)));
+            v = std::numeric_limits<T>::infinity();
+            expect_same_values(v.read(), std::vector<T>(n, std::numeric_limits<T>::infinity()));
+        }
+    });
+}
+
+TEST_P(binary16_vector, views_gather_scatter_and_slice) {
+    for_each_binary16([&]<class T>() {
+        const std::size_t n = 9;  // odd: the last element is half of a 4-byte word
+        std::vector<T> hs;
+        for (std::size_t i = 0; i < n; ++i) hs.push_back(T(static_cast<float>(i) + 0.5f));
+        kiln::vector<T> x(q, hs), y(q, n), z(q, n);
+        y = kiln::reverse(x);
+        kiln::reverse(z) = x * 2;
+        const auto hy = y.read(), hz = z.read();
+        for (std::size_t i = 0; i < n; ++i) {
+            ASSERT_EQ(hy[i], hs[n - 1 - i]) << i;
+            ASSERT_EQ(hz[n - 1 - i], T(2 * static_cast<float>(hs[i]))) << i;
+        }
+        kiln::vector<std::int32_t> index(q, {8, 0, 7, 1, 6, 2, 5, 3, 4});
+        y = kiln::permutation(index)(x);
+        const auto gathered = y.read();
+        for (std::size_t i = 0; i < n; ++i)
+            ASSERT_EQ(gathered[i], hs[static_cast<std::size_t>(index[i])]) << i;
+        // Through the raw pointer: loads as float too.
+        y = kiln::raw_pointer(x)[n - 1 - kiln::element_index()] * 3;
+        const auto through_pointer = y.read();
+        for (std::size_t i = 0; i < n; ++i)
+            ASSERT_EQ(through_pointer[i], T(3 * static_cast<float>(hs[n - 1 - i]))) << i;
+        // A 3 x 3 matrix: its middle column, and writing a row.
+        kiln::slicer<2> grid({3, 3});
+        kiln::vector<T> column(q, 3);
+        column = grid(x, kiln::every, 1);
+        EXPECT_EQ(column.read(), (std::vector<T>{hs[1], hs[4], hs[7]}));
+        grid(x, 2, kiln::every) = -column;
+        const auto hx = x.read();
+        EXPECT_EQ(hx[8], T(-static_cast<float>(hs[7])));
+        EXPECT_EQ(hx[5], hs[5]);
+    });
+}
+
+TEST_P(binary16_vector, reductions_accumulate_and_return_float) {
+    for_each_binary16([&]<class T>() {
+        // 100000 ones: a 16-bit accumulator would stop at 2048 (half) or 256 (bfloat16), where
+        // adding one no longer changes it; float counts them exactly.
+        const std::size_t n = 100000;
+        kiln::vector<T> ones(q, n);
+        ones = 1;
+        static_assert(std::is_same_v<decltype(kiln::sum(ones)), float>);
+        EXPECT_EQ(kiln::sum(ones), 100000.0f);
+        EXPECT_EQ(kiln::sum(ones * ones), 100000.0f);  // a dot product
+        const std::vector<T> hs = {T(3.0f), std::numeric_limits<T>::denorm_min(), T(-7.5f), T(2.0f),
+                                   T(-0.0f)};
+        kiln::vector<T> x(q, hs);
+        EXPECT_EQ(kiln::maximum(x), 3.0f);
+        EXPECT_EQ(kiln::minimum(x), -7.5f);
+        EXPECT_EQ(kiln::sum(x), 3.0f + static_cast<float>(hs[1]) - 7.5f + 2.0f);
+        kiln::vector<T> empty(q, 0);
+        EXPECT_EQ(kiln::sum(empty), 0.0f);
+        kiln::vector<T> with_infinity(q, {T(1.0f), std::numeric_limits<T>::infinity()});
+        EXPECT_EQ(kiln::sum(with_infinity), std::numeric_limits<float>::infinity());
+        kiln::vector<T> with_nan(q, {T(1.0f), std::numeric_limits<T>::quiet_NaN()});
+        EXPECT_TRUE(std::isnan(kiln::sum(with_nan)));
+    });
+}
+
+TEST_P(binary16_vector, scans_and_reductions_by_key_accumulate_in_float) {
+    for_each_binary16([&]<class T>() {
+        for (std::size_t n : binary16_sizes()) {
+            SCOPED_TRACE("n = " + std::to_string(n));
+            // Quarters of small integers: every partial sum is exact in float, whatever the
+            // order of the additions, and far past 16-bit precision for large n.
+            std::vector<T> hs;
+            std::vector<std::int32_t> keys;
+            for (std::size_t i = 0; i < n; ++i) {
+                hs.push_back(T(static_cast<float>(static_cast<int>(i % 7) - 2) * 0.25f));
+                keys.push_back(static_cast<std::int32_t>(i / 100));
+            }
+            kiln::vector<T> x(q, hs);
+            kiln::vector<float> inclusive(q, n), exclusive(q, n);
+            kiln::inclusive_scan(x, inclusive);
+            kiln::exclusive_scan(x, exclusive, 0.0f);
+            std::vector<float> want_inclusive(n), want_exclusive(n);
+            float running = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                want_exclusive[i] = running;
+                running += static_cast<float>(hs[i]);
+                want_inclusive[i] = running;
+            }
+            EXPECT_EQ(inclusive.read(), want_inclusive);
+            EXPECT_EQ(exclusive.read(), want_exclusive);
+
+            const std::size_t runs = n == 0 ? 0 : (n - 1) / 100 + 1;
+            kiln::vector<std::int32_t> k(q, keys), unique_keys(q, runs);
+            kiln::vector<float> sums(q, runs);
+            ASSERT_EQ(kiln::reduce_by_key(k, x, unique_keys, sums), runs);
+            std::vector<float> want_sums(runs, 0.0f);
+            for (std::size_t i = 0; i < n; ++i) want_sums[i / 100] += static_cast<float>(hs[i]);
+            EXPECT_EQ(sums.read(), want_sums);
+        }
+    });
+}
+
+KILN_INSTANTIATE_FOR_EVERY_DEVICE(binary16_vector);
+
+// A vector split over two parts (two devices, or two queues on one).
+class binary16_split : public kiln::test::two_parts_test {};
+
+TEST_F(binary16_split, splits_transfers_and_expressions_over_parts) {
+    for_each_binary16([&]<class T>() {
+        for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{10001}}) {
+            const auto hs = from_floats<T>(kiln::test::random_values<float>(n, -5, 5, 5));
+            kiln::vector<T> x(queues, hs), y(queues, n);
+            EXPECT_EQ(x.read(), hs);
+            y = x * 3 + 1;
+            std::vector<T> expected;
+            for (const T& h : hs) expected.push_back(T(static_cast<float>(h) * 3 + 1));
+            expect_same_values(y.read(), expected);
+            float total = 0;
+            for (const T& e : expected) total += static_cast<float>(e);
+            EXPECT_NEAR(kiln::sum(y), total, 1e-3f * static_cast<float>(n) * 16);
+        }
+    });
+}
+
+}  // namespace
