@@ -5,6 +5,7 @@
 #include <kiln/algorithm.hpp>
 #include <kiln/error.hpp>
 #include <kiln/fft.hpp>
+#include <kiln/half.hpp>
 #include <kiln/kernel.hpp>
 #include <kiln/kernel_struct.hpp>
 #include <kiln/matrix.hpp>
