@@ -20,7 +20,8 @@ constexpr std::size_t chunk = 8;
 /// rows an ldmatrix reads fall on eight different groups of four banks.
 constexpr std::size_t local_padding = chunk;
 
-std::string u(std::size_t value) {
+/// "8u": a constant of the kernels' uint arithmetic.
+std::string uint_literal(std::size_t value) {
     return std::to_string(value) + "u";
 }
 
@@ -62,15 +63,17 @@ void emit_tile_copy(source_builder& b, const tile_layout& l, const std::string& 
     const std::size_t chunks = l.outer * per_row;
     for (std::size_t i = 0; i < chunks / group; ++i) {
         b.open("");
-        b.line("const uint c = tid + " + u(i * group) + ";");
-        b.line("const ulong outer = " + l.outer_start + " + c / " + u(per_row) + ";");
-        b.line("const ulong inner = " + l.inner_start + " + c % " + u(per_row) + " * " + u(chunk) +
-               ";");
+        b.line("const uint c = tid + " + uint_literal(i * group) + ";");
+        b.line("const ulong outer = " + l.outer_start + " + c / " + uint_literal(per_row) + ";");
+        b.line("const ulong inner = " + l.inner_start + " + c % " + uint_literal(per_row) + " * " +
+               uint_literal(chunk) + ";");
         b.line("const uint bytes = outer < " + l.outer_limit + " && inner < " + l.inner_limit +
-               " ? 2u * (uint)min(" + l.inner_limit + " - inner, (ulong)" + u(chunk) + ") : 0u;");
+               " ? 2u * (uint)min(" + l.inner_limit + " - inner, (ulong)" + uint_literal(chunk) +
+               ") : 0u;");
         b.line("kiln_copy_async_16(" + l.name + "_tile + (" + stage + ") * " +
-               u(l.stage_elements()) + " + c / " + u(per_row) + " * " + u(l.row()) + " + c % " +
-               u(per_row) + " * " + u(chunk) + ", bytes ? " + l.name + " + outer * " + l.name +
+               uint_literal(l.stage_elements()) + " + c / " + uint_literal(per_row) + " * " +
+               uint_literal(l.row()) + " + c % " + uint_literal(per_row) + " * " +
+               uint_literal(chunk) + ", bytes ? " + l.name + " + outer * " + l.name +
                "_leading + inner : " + l.name + ", bytes);");
         b.close();
     }
@@ -84,24 +87,26 @@ void emit_fragment_loads(source_builder& b, const gemm_tensor_kernel& shape, con
     const gemm_tensor_tiles& t = shape.tiles;
     // A's registers a0..a3: rows 0-7 and 8-15 at k 0-7, then both at k 8-15.
     for (std::size_t mi = 0; mi < t.warp_rows / 16; ++mi) {
-        const std::string m = "warp_row + " + u(mi * 16);
-        const std::string at = a.k_is_inner ? "(" + m + " + lane % 16u) * " + u(a.row()) + " + " +
-                                                  u(kk) + " + lane / 16u * 8u"
-                                            : "(" + u(kk) + " + lane / 16u * 8u + lane % 8u) * " +
-                                                  u(a.row()) + " + " + m + " + lane / 8u % 2u * 8u";
+        const std::string m = "warp_row + " + uint_literal(mi * 16);
+        const std::string at =
+            a.k_is_inner ? "(" + m + " + lane % 16u) * " + uint_literal(a.row()) + " + " +
+                               uint_literal(kk) + " + lane / 16u * 8u"
+                         : "(" + uint_literal(kk) + " + lane / 16u * 8u + lane % 8u) * " +
+                               uint_literal(a.row()) + " + " + m + " + lane / 8u % 2u * 8u";
         b.line(std::string(a.k_is_inner ? "kiln_ldmatrix_x4" : "kiln_ldmatrix_x4_trans") +
-               "(a_fragments + " + u(mi * 4) + ", a_stage + " + at + ");");
+               "(a_fragments + " + uint_literal(mi * 4) + ", a_stage + " + at + ");");
     }
     // B's registers b0, b1 of one n8 tile are k 0-7 and 8-15; two tiles per ldmatrix.x4.
     for (std::size_t nj = 0; nj < t.warp_columns / 16; ++nj) {
-        const std::string n = "warp_column + " + u(nj * 16);
-        const std::string at = bl.k_is_inner
-                                   ? "(" + n + " + lane / 16u * 8u + lane % 8u) * " + u(bl.row()) +
-                                         " + " + u(kk) + " + lane / 8u % 2u * 8u"
-                                   : "(" + u(kk) + " + lane / 8u % 2u * 8u + lane % 8u) * " +
-                                         u(bl.row()) + " + " + n + " + lane / 16u * 8u";
+        const std::string n = "warp_column + " + uint_literal(nj * 16);
+        const std::string at =
+            bl.k_is_inner
+                ? "(" + n + " + lane / 16u * 8u + lane % 8u) * " + uint_literal(bl.row()) + " + " +
+                      uint_literal(kk) + " + lane / 8u % 2u * 8u"
+                : "(" + uint_literal(kk) + " + lane / 8u % 2u * 8u + lane % 8u) * " +
+                      uint_literal(bl.row()) + " + " + n + " + lane / 16u * 8u";
         b.line(std::string(bl.k_is_inner ? "kiln_ldmatrix_x4" : "kiln_ldmatrix_x4_trans") +
-               "(b_fragments + " + u(nj * 4) + ", b_stage + " + at + ");");
+               "(b_fragments + " + uint_literal(nj * 4) + ", b_stage + " + at + ");");
     }
 }
 
@@ -126,34 +131,35 @@ std::string generate(const gemm_tensor_kernel& shape) {
     b.line("local ushort* b_tile = (local ushort*)b_words;");
     b.line("const uint tid = " + source_builder::local_id() + ";");
     b.line("const uint lane = tid % 32u, warp = tid / 32u;");
-    b.line("const uint warp_row = warp / " + u(t.block_columns / t.warp_columns) + " * " +
-           u(t.warp_rows) + ";");
-    b.line("const uint warp_column = warp % " + u(t.block_columns / t.warp_columns) + " * " +
-           u(t.warp_columns) + ";");
+    b.line("const uint warp_row = warp / " + uint_literal(t.block_columns / t.warp_columns) +
+           " * " + uint_literal(t.warp_rows) + ";");
+    b.line("const uint warp_column = warp % " + uint_literal(t.block_columns / t.warp_columns) +
+           " * " + uint_literal(t.warp_columns) + ";");
     // Groups run through C's blocks row after row, then through the batch entries.
-    b.line("const ulong tiles_n = (n + " + u(t.block_columns - 1) + ") / " + u(t.block_columns) +
-           ";");
-    b.line("const ulong tiles = (m + " + u(t.block_rows - 1) + ") / " + u(t.block_rows) +
-           " * tiles_n;");
+    b.line("const ulong tiles_n = (n + " + uint_literal(t.block_columns - 1) + ") / " +
+           uint_literal(t.block_columns) + ";");
+    b.line("const ulong tiles = (m + " + uint_literal(t.block_rows - 1) + ") / " +
+           uint_literal(t.block_rows) + " * tiles_n;");
     b.line("const ulong group = " + source_builder::group_id() + ";");
     emit_batch_entry(b, "(group / tiles)");
-    b.line("const ulong row0 = group % tiles / tiles_n * " + u(t.block_rows) + ";");
-    b.line("const ulong column0 = group % tiles % tiles_n * " + u(t.block_columns) + ";");
+    b.line("const ulong row0 = group % tiles / tiles_n * " + uint_literal(t.block_rows) + ";");
+    b.line("const ulong column0 = group % tiles % tiles_n * " + uint_literal(t.block_columns) +
+           ";");
     b.line("float accumulators[" + std::to_string(m_tiles * n_tiles * 4) + "];");
-    b.open("for (uint i = 0; i < " + u(m_tiles * n_tiles * 4) + "; ++i)");
+    b.open("for (uint i = 0; i < " + uint_literal(m_tiles * n_tiles * 4) + "; ++i)");
     b.line("accumulators[i] = 0.0f;");
     b.close();
     b.line("uint a_fragments[" + std::to_string(m_tiles * 4) + "], b_fragments[" +
            std::to_string(n_tiles * 2) + "];");
-    b.line("const ulong depth_tiles = (k + " + u(t.block_depth - 1) + ") / " + u(t.block_depth) +
-           ";");
+    b.line("const ulong depth_tiles = (k + " + uint_literal(t.block_depth - 1) + ") / " +
+           uint_literal(t.block_depth) + ";");
     // The prologue: the first stages - 1 tiles in flight, a group of copies each (empty past k,
     // so that the count of groups, which the waits take, is the same on every path).
     for (std::size_t s = 0; s + 1 < t.stages; ++s) {
-        b.open("if (" + u(s) + " < depth_tiles)");
-        b.line("const ulong k0 = " + u(s * t.block_depth) + ";");
-        emit_tile_copy(b, a, u(s), group);
-        emit_tile_copy(b, bl, u(s), group);
+        b.open("if (" + uint_literal(s) + " < depth_tiles)");
+        b.line("const ulong k0 = " + uint_literal(s * t.block_depth) + ";");
+        emit_tile_copy(b, a, uint_literal(s), group);
+        emit_tile_copy(b, bl, uint_literal(s), group);
         b.close();
         b.line("kiln_copy_async_commit();");
     }
@@ -163,24 +169,27 @@ std::string generate(const gemm_tensor_kernel& shape) {
     b.line("kiln_copy_async_wait_" + std::to_string(wait_depth) + "();");
     b.local_barrier();
     b.open("");
-    b.line("const ulong next = tile + " + u(t.stages - 1) + ";");
+    b.line("const ulong next = tile + " + uint_literal(t.stages - 1) + ";");
     b.open("if (next < depth_tiles)");
-    b.line("const ulong k0 = next * " + u(t.block_depth) + ";");
-    b.line("const uint stage = (uint)(next % " + u(t.stages) + ");");
+    b.line("const ulong k0 = next * " + uint_literal(t.block_depth) + ";");
+    b.line("const uint stage = (uint)(next % " + uint_literal(t.stages) + ");");
     emit_tile_copy(b, a, "stage", group);
     emit_tile_copy(b, bl, "stage", group);
     b.close();
     b.line("kiln_copy_async_commit();");
     b.close();
-    b.line("const uint stage = (uint)(tile % " + u(t.stages) + ");");
-    b.line("const local ushort* a_stage = a_tile + stage * " + u(a.stage_elements()) + ";");
-    b.line("const local ushort* b_stage = b_tile + stage * " + u(bl.stage_elements()) + ";");
+    b.line("const uint stage = (uint)(tile % " + uint_literal(t.stages) + ");");
+    b.line("const local ushort* a_stage = a_tile + stage * " + uint_literal(a.stage_elements()) +
+           ";");
+    b.line("const local ushort* b_stage = b_tile + stage * " + uint_literal(bl.stage_elements()) +
+           ";");
     for (std::size_t kk = 0; kk < t.block_depth; kk += 16) {
         emit_fragment_loads(b, shape, a, bl, kk);
         for (std::size_t mi = 0; mi < m_tiles; ++mi)
             for (std::size_t ni = 0; ni < n_tiles; ++ni)
-                b.line(mma + "(accumulators + " + u((mi * n_tiles + ni) * 4) + ", a_fragments + " +
-                       u(mi * 4) + ", b_fragments + " + u(ni * 2) + ");");
+                b.line(mma + "(accumulators + " + uint_literal((mi * n_tiles + ni) * 4) +
+                       ", a_fragments + " + uint_literal(mi * 4) + ", b_fragments + " +
+                       uint_literal(ni * 2) + ");");
     }
     b.close();
     // The epilogue: accumulator 2i + j of an m16n8 tile is row lane / 4 (+ 8 for i = 1), column
@@ -189,9 +198,9 @@ std::string generate(const gemm_tensor_kernel& shape) {
         for (std::size_t ni = 0; ni < n_tiles; ++ni)
             for (std::size_t e = 0; e < 4; ++e) {
                 const std::string row =
-                    "row0 + warp_row + " + u(mi * 16 + (e / 2) * 8) + " + lane / 4u";
+                    "row0 + warp_row + " + uint_literal(mi * 16 + (e / 2) * 8) + " + lane / 4u";
                 const std::string column =
-                    "column0 + warp_column + " + u(ni * 8 + e % 2) + " + lane % 4u * 2u";
+                    "column0 + warp_column + " + uint_literal(ni * 8 + e % 2) + " + lane % 4u * 2u";
                 b.open("if (" + row + " < m && " + column + " < n)");
                 b.line(gemm_store(
                     shape.types, "(" + row + ")", "(" + column + ")",
