@@ -1,10 +1,13 @@
 // cuBLAS on bench/linalg/gemm_bench's products (gemm_workloads.hpp): cublasSgemm, cublasDgemm
 // and cublasSgemmStridedBatched, row-major C = A B (cuBLAS's column-major C^T = B^T A^T), TF32
-// off (CUBLAS_DEFAULT_MATH keeps float in float). Prints `cublas <work> <seconds>` lines that
+// off (CUBLAS_DEFAULT_MATH keeps float in float); cublasGemmEx for bf16 and fp16 inputs with
+// CUBLAS_COMPUTE_32F and a float C. Prints `cublas <work> <seconds>` lines that
 // gemm_bench reads (best of 10 runs, CUDA events, after one untimed run).
 //
 //     gemm_cublas_reference [work...]     (all of gemm_workloads::gpu_workloads() by default)
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -50,6 +53,37 @@ double time_gemm(cublasHandle_t handle, const gemm_workloads::workload& w) {
     return seconds;
 }
 
+/// 16-bit inputs of `Input` (cudaDataType `type`), float accumulation and C.
+template <class Input>
+double time_gemm_ex(cublasHandle_t handle, const gemm_workloads::workload& w, cudaDataType type) {
+    Input* a = cuda_reference::device_copy(gemm_workloads::values<Input>(w.m * w.k, 1));
+    Input* b = cuda_reference::device_copy(gemm_workloads::values<Input>(w.k * w.n, 2));
+    float* c = cuda_reference::device_copy(std::vector<float>(w.m * w.n, 0.0f));
+    const float one = 1, zero = 0;
+    const int m = int(w.m), n = int(w.n), k = int(w.k);
+    const double seconds = cuda_reference::best_event_seconds(10, [&] {
+        check(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, type, n, a, type, k,
+                           &zero, c, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+              "cublasGemmEx");
+    });
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(c);
+    return seconds;
+}
+
+double time_work(cublasHandle_t handle, const gemm_workloads::workload& w) {
+    switch (w.inputs) {
+        case gemm_workloads::inputs::bf16:
+            return time_gemm_ex<__nv_bfloat16>(handle, w, CUDA_R_16BF);
+        case gemm_workloads::inputs::f16:
+            return time_gemm_ex<__half>(handle, w, CUDA_R_16F);
+        case gemm_workloads::inputs::as_output:
+            break;
+    }
+    return w.double_precision ? time_gemm<double>(handle, w) : time_gemm<float>(handle, w);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -57,12 +91,14 @@ int main(int argc, char** argv) {
     check(cublasCreate(&handle), "cublasCreate");
     check(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
     const std::vector<std::string> wanted(argv + 1, argv + argc);
-    for (const gemm_workloads::workload& w : gemm_workloads::gpu_workloads()) {
+    std::vector<gemm_workloads::workload> works = gemm_workloads::gpu_workloads();
+    for (const gemm_workloads::workload& w : gemm_workloads::binary16_workloads())
+        works.push_back(w);
+    for (const gemm_workloads::workload& w : works) {
         bool chosen = wanted.empty();
         for (const std::string& name : wanted) chosen = chosen || name == w.name;
         if (!chosen) continue;
-        const double seconds =
-            w.double_precision ? time_gemm<double>(handle, w) : time_gemm<float>(handle, w);
+        const double seconds = time_work(handle, w);
         std::printf("cublas %s %.9f\n", w.name.c_str(), seconds);
         std::fflush(stdout);
     }

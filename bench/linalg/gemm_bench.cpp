@@ -3,7 +3,8 @@
 //     gemm_bench [work...]      (every work of bench/linalg/gemm_workloads.hpp by default)
 //
 // On each device kiln sees: GPUs run the GPU works (SGEMM 4096^3 and 8192^3, DGEMM 4096^3, odd
-// shapes, a batch of 4096 64^3 products) beside cuBLAS (bench/linalg/cublas_gemm_reference.cu,
+// shapes, a batch of 4096 64^3 products; bf16 and fp16 inputs with a float C, 4096^3 and 8192^3,
+// beside cublasGemmEx) beside cuBLAS (bench/linalg/cublas_gemm_reference.cu,
 // run by this program where it was built; TF32 off on both sides); CPUs run SGEMM 2048^3 through
 // the plan's choice and each CPU strategy forced, beside OpenBLAS called directly on as many
 // threads as the device has compute units. Prints one markdown table: TFLOP/s (2 m n k per
@@ -73,7 +74,24 @@ double time_kiln(const kiln::queue& q, const workload& w) {
     });
 }
 
+/// 16-bit inputs of `Input`, a float C.
+template <class Input>
+double time_kiln_binary16(const kiln::queue& q, const workload& w) {
+    const kiln::matrix<Input> a(q, w.m, w.k, gemm_workloads::values<Input>(w.m * w.k, 1));
+    const kiln::matrix<Input> b(q, w.k, w.n, gemm_workloads::values<Input>(w.k * w.n, 2));
+    const kiln::matrix<float> c(q, w.m, w.n);
+    return time_calls(q, [&] { kiln::gemm(c, a, b); });
+}
+
 double time_kiln(const kiln::queue& q, const workload& w) {
+    switch (w.inputs) {
+        case gemm_workloads::inputs::bf16:
+            return time_kiln_binary16<kiln::bfloat16>(q, w);
+        case gemm_workloads::inputs::f16:
+            return time_kiln_binary16<kiln::half>(q, w);
+        case gemm_workloads::inputs::as_output:
+            break;
+    }
     return w.double_precision ? time_kiln<double>(q, w) : time_kiln<float>(q, w);
 }
 
@@ -118,6 +136,8 @@ int main(int argc, char** argv) {
     const std::vector<std::string> names(argv + 1, argv + argc);
     std::vector<workload> gpu_works, cpu_works;
     for (const workload& w : gemm_workloads::gpu_workloads())
+        if (wanted(names, w)) gpu_works.push_back(w);
+    for (const workload& w : gemm_workloads::binary16_workloads())
         if (wanted(names, w)) gpu_works.push_back(w);
     for (const workload& w : gemm_workloads::cpu_workloads())
         if (wanted(names, w)) cpu_works.push_back(w);

@@ -9,10 +9,14 @@
 
 namespace gemm_workloads {
 
+/// The inputs' type: the output's, or 16-bit with float accumulation and a float output.
+enum class inputs { as_output, bf16, f16 };
+
 struct workload {
     std::string name;
     std::size_t m, n, k, batch;
     bool double_precision;
+    gemm_workloads::inputs inputs = inputs::as_output;
     double flops() const { return 2.0 * double(m) * double(n) * double(k) * double(batch); }
 };
 
@@ -25,6 +29,14 @@ inline std::vector<workload> gpu_workloads() {
             {"sgemm_1000x3000x77", 1000, 3000, 77, 1, false},
             {"sgemm_8192x8192x64", 8192, 8192, 64, 1, false},
             {"sgemm_batched_4096x64", 64, 64, 64, 4096, false}};
+}
+
+/// The GPU rows of 16-bit inputs, float accumulation and output (tensor cores where there are).
+inline std::vector<workload> binary16_workloads() {
+    return {{"bf16_4096", 4096, 4096, 4096, 1, false, inputs::bf16},
+            {"bf16_8192", 8192, 8192, 8192, 1, false, inputs::bf16},
+            {"f16_4096", 4096, 4096, 4096, 1, false, inputs::f16},
+            {"f16_8192", 8192, 8192, 8192, 1, false, inputs::f16}};
 }
 
 /// The CPU row.

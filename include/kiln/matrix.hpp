@@ -25,16 +25,58 @@
 
 namespace kiln {
 
-/// The element types kiln::gemm multiplies (16-bit inputs with float accumulation are to come).
+/// The element types kiln::gemm multiplies: float and double, and kiln::half and kiln::bfloat16
+/// as inputs multiplied into float.
 template <class T>
 concept matrix_value = detail::is_gemm_element_v<T>;
 
 namespace detail {
 /// a * b, throwing invalid_argument_error naming `what` where it overflows.
 std::size_t checked_product(std::size_t a, std::size_t b, const char* call, const char* what);
+
+/// Device memory of 16-bit elements on one queue, with what of kiln::vector's interface matrices
+/// use, until kiln::vector holds them.
+template <class T>
+class binary16_storage {
+  public:
+    using value_type = T;
+    binary16_storage(const kiln::queue& q, std::size_t n) : queue_(q), buffer_(q, n) {}
+    binary16_storage(const kiln::queue& q, std::span<const T> host) : queue_(q), buffer_(q, host) {}
+
+    std::size_t size() const noexcept { return buffer_.size(); }
+    std::size_t part_count() const noexcept { return 1; }
+    const buffer<T>& part(std::size_t) const noexcept { return buffer_; }
+    const kiln::queue& queue() const noexcept { return queue_; }
+    std::vector<T> read() const { return buffer_.read(queue_); }
+    void write(std::span<const T> host) const { buffer_.write(queue_, host); }
+
+  private:
+    kiln::queue queue_;
+    buffer<T> buffer_;
+};
+
+/// What a matrix of T keeps its elements in.
+template <class T>
+struct matrix_storage {
+    using type = vector<T>;
+};
+template <>
+struct matrix_storage<half> {
+    using type = binary16_storage<half>;
+};
+template <>
+struct matrix_storage<bfloat16> {
+    using type = binary16_storage<bfloat16>;
+};
 }  // namespace detail
 
-/// A rows x columns window on a kiln::vector<T> (on one device): row r starts at
+/// Where a matrix of T keeps its elements: a kiln::vector<T>, or for kiln::half and
+/// kiln::bfloat16 their own device memory on the matrix's queue.
+template <matrix_value T>
+using matrix_storage_t = typename detail::matrix_storage<T>::type;
+
+/// A rows x columns window on a kiln::vector<T> (on one device; matrix_storage_t<T> for the
+/// 16-bit types): row r starts at
 /// offset + r * leading_dimension. Refers to the vector, which must outlive it. A batch of such
 /// windows starts every batch_stride elements.
 template <matrix_value T>
@@ -44,7 +86,7 @@ class matrix_view {
 
     /// Throws invalid_argument_error where the leading dimension is below the columns, the window
     /// runs past the vector, its extent overflows or the vector is split over several devices.
-    matrix_view(const vector<T>& v, std::size_t rows, std::size_t columns,
+    matrix_view(const matrix_storage_t<T>& v, std::size_t rows, std::size_t columns,
                 std::size_t leading_dimension, std::size_t offset = 0, std::size_t batch = 1,
                 std::size_t batch_stride = 0)
         : vector_(&v),
@@ -86,7 +128,7 @@ class matrix_view {
     std::size_t offset() const noexcept { return offset_; }
     std::size_t batch() const noexcept { return batch_; }
     std::size_t batch_stride() const noexcept { return batch_stride_; }
-    const vector<T>& data() const noexcept { return *vector_; }
+    const matrix_storage_t<T>& data() const noexcept { return *vector_; }
     const kiln::queue& queue() const { return vector_->queue(); }
 
     /// The operand as the GEMM module reads it.
@@ -103,7 +145,7 @@ class matrix_view {
     }
 
   private:
-    const vector<T>* vector_;
+    const matrix_storage_t<T>* vector_;
     std::size_t rows_, columns_, leading_dimension_, offset_, batch_, batch_stride_;
 };
 
@@ -136,7 +178,7 @@ class matrix {
     std::size_t rows() const noexcept { return rows_; }
     std::size_t columns() const noexcept { return columns_; }
     std::size_t batch() const noexcept { return batch_; }
-    const vector<T>& data() const noexcept { return data_; }
+    const matrix_storage_t<T>& data() const noexcept { return data_; }
     const kiln::queue& queue() const { return data_.queue(); }
     /// The elements, row after row, entry after entry.
     std::vector<T> read() const { return data_.read(); }
@@ -165,7 +207,7 @@ class matrix {
         return host;
     }
 
-    vector<T> data_;
+    matrix_storage_t<T> data_;
     std::size_t rows_, columns_, batch_;
 };
 
@@ -242,10 +284,16 @@ using gemm_value_t = typename gemm_operand_traits<std::remove_cvref_t<M>>::value
 template <class C>
 using gemm_scalar_t = gemm_value_t<C>;
 
-/// Inputs of the output's type (16-bit inputs with float outputs are to come).
+template <class T>
+inline constexpr bool is_binary16_input_v = std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
+
+/// Inputs of the output's type, or both kiln::half or both kiln::bfloat16 with a float output
+/// (16-bit outputs are not written yet).
 template <class C, class A, class B>
-concept gemm_operand_types = std::is_same_v<gemm_value_t<C>, gemm_value_t<A>> &&
-    std::is_same_v<gemm_value_t<C>, gemm_value_t<B>>;
+concept gemm_operand_types =
+    !is_binary16_input_v<gemm_value_t<C>> && std::is_same_v<gemm_value_t<A>, gemm_value_t<B>> &&
+    (std::is_same_v<gemm_value_t<C>, gemm_value_t<A>> ||
+     (std::is_same_v<gemm_value_t<C>, float> && is_binary16_input_v<gemm_value_t<A>>));
 
 template <class C, class A, class B>
 void gemm(const char* call, const C& c, const A& a, const B& b,

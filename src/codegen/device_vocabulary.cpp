@@ -127,6 +127,50 @@ void use_device_vocabulary(source_builder& b, const target_features& target) {
     if (!text.empty()) b.define("kiln_device_vocabulary", text);
 }
 
+// The PTX of NVIDIA's documentation (mma.sync, ldmatrix, cp.async); a local pointer's value is
+// its address in the shared window, which these instructions take.
+constexpr const char* inline_ptx_tensor_cores =
+    R"(void kiln_mma_m16n8k16_f16(float* d, const uint* a, const uint* b) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+void kiln_mma_m16n8k16_bf16(float* d, const uint* a, const uint* b) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+void kiln_ldmatrix_x4(uint* r, const local ushort* p) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"((uint)(ulong)p));
+}
+void kiln_ldmatrix_x4_trans(uint* r, const local ushort* p) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"((uint)(ulong)p));
+}
+void kiln_copy_async_16(local ushort* to, const global ushort* from, uint bytes) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;"
+                 :: "r"((uint)(ulong)to), "l"((ulong)from), "r"(bytes) : "memory");
+}
+void kiln_copy_async_commit(void) {
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+void kiln_copy_async_wait_0(void) {
+    asm volatile("cp.async.wait_group 0;" ::: "memory");
+}
+void kiln_copy_async_wait_1(void) {
+    asm volatile("cp.async.wait_group 1;" ::: "memory");
+}
+void kiln_copy_async_wait_2(void) {
+    asm volatile("cp.async.wait_group 2;" ::: "memory");
+}
+)";
+
+void use_tensor_core_vocabulary(source_builder& b, const target_features& target) {
+    if (target.vocabulary == vocabulary_target::inline_ptx)
+        b.define("kiln_tensor_core_vocabulary", inline_ptx_tensor_cores);
+}
+
 void use_streaming_vocabulary(source_builder& b, const target_features& target,
                               std::string_view type) {
     const std::string c(type);

@@ -33,6 +33,18 @@ std::string device_vocabulary_source(const target_features& target);
 /// Defines the vocabulary in `b`'s program (once, however often called).
 void use_device_vocabulary(source_builder& b, const target_features& target);
 
+/// Defines the tensor-core vocabulary, for targets with NVIDIA tensor cores (compute capability
+/// 8.0 and later, through inline PTX or the CUDA prelude; nothing elsewhere):
+///   void kiln_mma_m16n8k16_f16(float* d, const uint* a, const uint* b)   d += a b, PTX
+///   void kiln_mma_m16n8k16_bf16(float* d, const uint* a, const uint* b)  mma.sync's fragments
+///   void kiln_ldmatrix_x4(uint* r, const local ushort* p)   four 8x8 matrices of 16-bit values,
+///   void kiln_ldmatrix_x4_trans(uint* r, const local ushort* p)  each lane naming a row
+///   void kiln_copy_async_16(local ushort* to, const global ushort* from, uint bytes)
+///       16 bytes to local memory without registers, those past `bytes` zero
+///   void kiln_copy_async_commit(void), kiln_copy_async_wait_0(void), _wait_1(void), _wait_2(void)
+///       close a group of copies; wait until at most 0, 1 or 2 groups are in flight
+void use_tensor_core_vocabulary(source_builder& b, const target_features& target);
+
 /// Defines kiln_load_streaming and kiln_store_streaming for `type`, a vector of two floats or
 /// two doubles (streaming PTX loads and stores where the target is inline PTX, plain ones
 /// elsewhere).

@@ -108,6 +108,29 @@ TEST_F(NvrtcCompile, GemmKernelsOfEveryLayout) {
     expect_cubin(compile({gemm_cpu_kernel{nvidia.tuning.cpu, single, true, false}.source()}));
 }
 
+// kiln::gemm's kernels for 16-bit inputs and a float C: the tensor-core kernel (mma.sync, ldmatrix
+// and cp.async from the prelude's vocabulary) in every layout for Ampere and Hopper, and the SIMT
+// kernel that converts each element.
+TEST_F(NvrtcCompile, GemmTensorCoreKernelsOfEveryLayoutForAmpereAndHopper) {
+    const gemm_tuning_row& nvidia = gemm_tuning_rows().front();
+    for (const gemm_element input : {gemm_element::bf16, gemm_element::f16}) {
+        const gemm_types types{input, input, gemm_element::f32, gemm_element::f32};
+        SCOPED_TRACE(types.key());
+        for (const bool a_transposed : {false, true})
+            for (const bool b_transposed : {false, true}) {
+                SCOPED_TRACE(std::string(a_transposed ? "T" : "N") + (b_transposed ? "T" : "N"));
+                const std::string source =
+                    gemm_tensor_kernel{nvidia.tuning.tensor, types, a_transposed, b_transposed,
+                                       cuda_warps}
+                        .source();
+                expect_cubin(compile({source}));
+                expect_cubin(compile({source}, {}, target_architecture{80, true}));
+            }
+        expect_cubin(compile(
+            {gemm_simt_kernel{nvidia.tuning.simt, types, false, true, false, false}.source()}));
+    }
+}
+
 TEST_F(NvrtcCompile, Atomics) {
     expect_cubin(compile({kiln_test::atomics_source}));
 }

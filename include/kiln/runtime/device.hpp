@@ -57,7 +57,8 @@ struct device_properties {
     bool work_group_collectives = false;
     std::vector<std::string> extensions;
 
-    // CUDA devices only; zero elsewhere.
+    // CUDA devices only, zero elsewhere; but the compute capability of NVIDIA's OpenCL devices
+    // too (cl_nv_device_attribute_query).
     int compute_capability_major = 0;
     int compute_capability_minor = 0;
     std::uint64_t l2_cache_bytes = 0;

@@ -23,11 +23,12 @@ gemm_strategy strategy_in_force() {
         return forced;
     const char* text = std::getenv("KILN_GEMM_STRATEGY");
     if (!text || !*text) return gemm_strategy::automatic;
-    for (gemm_strategy s :
-         {gemm_strategy::simt, gemm_strategy::cpu_tiles, gemm_strategy::host_blas})
+    for (gemm_strategy s : {gemm_strategy::simt, gemm_strategy::tensor_cores,
+                            gemm_strategy::cpu_tiles, gemm_strategy::host_blas})
         if (to_string(s) == text) return s;
-    throw invalid_argument_error("kiln::gemm", "KILN_GEMM_STRATEGY is '" + std::string(text) +
-                                                   "'; it takes simt, cpu_tiles or host_blas");
+    throw invalid_argument_error("kiln::gemm",
+                                 "KILN_GEMM_STRATEGY is '" + std::string(text) +
+                                     "'; it takes simt, tensor_cores, cpu_tiles or host_blas");
 }
 
 std::string shape(std::size_t rows, std::size_t columns) {
@@ -79,11 +80,21 @@ std::size_t checked_product(std::size_t a, std::size_t b, const char* call, cons
 }
 
 std::size_t element_bytes(gemm_element e) noexcept {
-    return e == gemm_element::f64 ? 8 : 4;
+    return e == gemm_element::f64 ? 8 : is_16_bit(e) ? 2 : 4;
 }
 
 std::string_view to_string(gemm_element e) noexcept {
-    return e == gemm_element::f64 ? "f64" : "f32";
+    switch (e) {
+        case gemm_element::f32:
+            return "f32";
+        case gemm_element::f64:
+            return "f64";
+        case gemm_element::f16:
+            return "f16";
+        case gemm_element::bf16:
+            return "bf16";
+    }
+    return "?";
 }
 
 std::string_view to_string(gemm_strategy s) noexcept {
@@ -92,6 +103,8 @@ std::string_view to_string(gemm_strategy s) noexcept {
             return "automatic";
         case gemm_strategy::simt:
             return "simt";
+        case gemm_strategy::tensor_cores:
+            return "tensor_cores";
         case gemm_strategy::cpu_tiles:
             return "cpu_tiles";
         case gemm_strategy::host_blas:
@@ -166,10 +179,14 @@ event run_gemm(const queue& q, const gemm_problem& checked) {
     }
     const device_properties& props = q.device().properties();
     const std::optional<gemm_simt_tiles> forced_tiles = gemm_simt_tiles_in_force();
-    const gemm_plan_input input{problem.c.element, host_blas_available() && host_blas_fits(problem),
-                                strategy_in_force(), forced_tiles ? &*forced_tiles : nullptr};
+    gemm_plan_input input{problem.c.element, host_blas_available() && host_blas_fits(problem),
+                          strategy_in_force(), forced_tiles ? &*forced_tiles : nullptr};
+    input.inputs = problem.a.element;
+    input.tensor_core_layout = tensor_core_layout_fits(problem);
     const gemm_plan plan = plan_gemm(props, input);
     switch (plan.strategy) {
+        case gemm_strategy::tensor_cores:
+            return run_tensor_core_gemm(q, problem, plan.tensor);
         case gemm_strategy::host_blas:
             return run_host_blas_gemm(q, problem);
         case gemm_strategy::cpu_tiles:
@@ -183,8 +200,8 @@ event run_gemm(const queue& q, const gemm_problem& checked) {
 
 std::vector<gemm_strategy> gemm_strategies_for(const device& dev) {
     std::vector<gemm_strategy> strategies;
-    for (gemm_strategy s :
-         {gemm_strategy::simt, gemm_strategy::cpu_tiles, gemm_strategy::host_blas})
+    for (gemm_strategy s : {gemm_strategy::simt, gemm_strategy::tensor_cores,
+                            gemm_strategy::cpu_tiles, gemm_strategy::host_blas})
         if (gemm_strategy_runs_on(s, dev.properties(), host_blas_available()))
             strategies.push_back(s);
     return strategies;

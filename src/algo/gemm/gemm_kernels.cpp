@@ -42,7 +42,38 @@ gemm_types gemm_types_of(const gemm_problem& problem) {
 }
 
 std::string opencl_name(gemm_element e) {
-    return e == gemm_element::f64 ? "double" : "float";
+    return e == gemm_element::f64 ? "double" : is_16_bit(e) ? "ushort" : "float";
+}
+
+std::string gemm_convert(gemm_element e, gemm_element accumulator, const std::string& value) {
+    const std::string acc = opencl_name(accumulator);
+    switch (e) {
+        case gemm_element::f16:
+            return "(" + acc + ")kiln_gemm_half_to_float(" + value + ")";
+        case gemm_element::bf16:
+            // bfloat16 is float's upper half.
+            return "(" + acc + ")as_float((uint)(" + value + ") << 16)";
+        case gemm_element::f32:
+        case gemm_element::f64:
+            break;
+    }
+    return "(" + acc + ")" + value;
+}
+
+void use_gemm_conversions(source_builder& b) {
+    // By bits rather than vload_half, which neither the CUDA translation nor every device has:
+    // exponent rebiased from 15 to 127; subnormals are mantissa x 2^-24, exact in float.
+    b.define("kiln_gemm_half_to_float", R"(float kiln_gemm_half_to_float(ushort h) {
+    const uint sign = ((uint)h & 0x8000u) << 16, exponent = ((uint)h >> 10) & 0x1fu,
+               mantissa = (uint)h & 0x3ffu;
+    if (exponent == 0) {
+        const float magnitude = (float)mantissa * 5.9604644775390625e-8f;
+        return sign ? -magnitude : magnitude;
+    }
+    const uint biased = exponent == 0x1fu ? 0xffu : exponent + 112u;
+    return as_float(sign | (biased << 23) | (mantissa << 13));
+}
+)");
 }
 
 kernel_description gemm_kernel_description(const std::string& name, const gemm_types& types) {

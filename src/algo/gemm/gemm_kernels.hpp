@@ -20,9 +20,16 @@ struct gemm_types {
     /// "f32 f32 f32 acc f32", for program keys.
     std::string key() const;
 };
-/// Double for double outputs, float otherwise (16-bit inputs will accumulate in float).
+/// Double for double outputs, float otherwise (16-bit inputs accumulate in float).
 gemm_types gemm_types_of(const gemm_problem& problem);
+/// The OpenCL C type kernels hold `e` in: float, double, or ushort for the 16-bit formats (their
+/// bits: kernels convert them, so that no device needs cl_khr_fp16).
 std::string opencl_name(gemm_element e);
+/// `value`, an element of type `e` as opencl_name holds it, as a float or double of type
+/// `accumulator` (exactly: every 16-bit value is a float).
+std::string gemm_convert(gemm_element e, gemm_element accumulator, const std::string& value);
+/// The functions gemm_convert's expressions call, defined once in `b`'s program.
+void use_gemm_conversions(source_builder& b);
 
 /// Every GEMM kernel's parameters, in one place so that generators and the binding agree:
 /// a, b and c with their offsets, leading dimensions and batch strides (in elements), m, n, k,

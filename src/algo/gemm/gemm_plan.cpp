@@ -1,6 +1,7 @@
 // The GEMM module's plan (gemm_plan.hpp).
 #include "gemm_plan.hpp"
 
+#include <cctype>
 #include <kiln/error.hpp>
 #include <mutex>
 #include <string>
@@ -40,8 +41,20 @@ std::optional<gemm_simt_tiles> gemm_simt_tiles_in_force() {
     return forced_tiles;
 }
 
+bool has_nvidia_tensor_cores(const device_properties& props) {
+    const auto says_nvidia = [](std::string text) {
+        for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return text.find("nvidia") != std::string::npos;
+    };
+    const bool nvidia = props.backend == backend_kind::cuda || says_nvidia(props.vendor) ||
+                        says_nvidia(props.platform);
+    return nvidia && props.type == device_type::gpu && props.compute_capability_major >= 8;
+}
+
 bool gemm_strategy_runs_on(gemm_strategy strategy, const device_properties& props, bool host_blas) {
     switch (strategy) {
+        case gemm_strategy::tensor_cores:
+            return has_nvidia_tensor_cores(props);
         case gemm_strategy::automatic:
         case gemm_strategy::simt:
         case gemm_strategy::cpu_tiles:
@@ -84,6 +97,17 @@ gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input
     // The same register bytes per vector for doubles.
     if (is_double && plan.cpu.vector_width > 1) plan.cpu.vector_width /= 2;
     plan.cpu.work_group_size = std::min(plan.cpu.work_group_size, props.max_work_group_size);
+    plan.tensor = row.tuning.tensor;
+    if (is_16_bit(input.inputs)) {
+        // 16-bit inputs: the tensor cores where the device has them and the layout lets the
+        // kernel copy by 16 bytes, else the SIMT kernel converting each element to float.
+        const bool tensor = has_nvidia_tensor_cores(props) && input.tensor_core_layout &&
+                            (plan.strategy == gemm_strategy::tensor_cores ||
+                             input.forced == gemm_strategy::automatic);
+        plan.strategy = tensor ? gemm_strategy::tensor_cores : gemm_strategy::simt;
+    } else if (plan.strategy == gemm_strategy::tensor_cores) {
+        plan.strategy = gemm_strategy::simt;  // TF32 is not written yet
+    }
     return plan;
 }
 

@@ -75,7 +75,8 @@ load_position position(const tile_loads& l, std::size_t i, std::size_t v, std::s
 void emit_tile_load(source_builder& b, const tile_loads& l, const gemm_types& types,
                     std::size_t group) {
     const std::string acc = opencl_name(types.accumulator);
-    const std::string element = opencl_name(l.name == "a" ? types.a : types.b);
+    const gemm_element stored = l.name == "a" ? types.a : types.b;
+    const std::string element = opencl_name(stored);
     const std::string& x = l.name;
     const auto address = [&](const load_position& p) {
         return "(" + l.outer_start + " + " + p.outer + ") * " + x + "_leading + " + l.inner_start +
@@ -86,8 +87,10 @@ void emit_tile_load(source_builder& b, const tile_loads& l, const gemm_types& ty
     const char* lanes[] = {".x", ".y", ".z", ".w"};
     for (std::size_t i = 0; i < l.per_item / l.width; ++i) {
         if (l.width == 1) {
-            b.line(x + "_stage[" + std::to_string(i) + "] = (" + acc + ")" + x + "[" +
-                   address(position(l, i, 0, group)) + "];");
+            b.line(x + "_stage[" + std::to_string(i) + "] = " +
+                   gemm_convert(stored, types.accumulator,
+                                x + "[" + address(position(l, i, 0, group)) + "]") +
+                   ";");
             continue;
         }
         const std::string vector = element + std::to_string(l.width);
@@ -106,8 +109,9 @@ void emit_tile_load(source_builder& b, const tile_loads& l, const gemm_types& ty
             const load_position p = position(l, i, v, group);
             b.line(x + "_stage[" + std::to_string(i * l.width + v) + "] = " + l.outer_start +
                    " + " + p.outer + " < " + l.outer_limit + " && " + l.inner_start + " + " +
-                   p.inner + " < " + l.inner_limit + " ? (" + acc + ")" + x + "[" + address(p) +
-                   "] : (" + acc + ")0;");
+                   p.inner + " < " + l.inner_limit + " ? " +
+                   gemm_convert(stored, types.accumulator, x + "[" + address(p) + "]") + " : (" +
+                   acc + ")0;");
         }
     b.close();
 }
@@ -137,6 +141,7 @@ std::string generate(const gemm_simt_kernel& shape) {
     const std::size_t column_step = t.block_columns / t.thread_columns;
 
     source_builder b;
+    if (is_16_bit(shape.types.a) || is_16_bit(shape.types.b)) use_gemm_conversions(b);
     b.begin_kernel(simt_kernel, group);
     kernel.declare(b);
     b.begin_body();
@@ -254,8 +259,9 @@ std::string generate(const gemm_simt_kernel& shape) {
 /// Whether full tiles may read `operand` by vectors of `width`: every row, the offset and the
 /// batch stride start at a multiple of it (the buffer itself is aligned further).
 bool vectors_fit(const gemm_operand& operand, std::size_t width) {
-    return width > 1 && operand.leading_dimension % width == 0 && operand.offset % width == 0 &&
-           (operand.batch == 1 || operand.batch_stride % width == 0);
+    // 16-bit elements load one by one: their conversions are per element.
+    return width > 1 && !is_16_bit(operand.element) && operand.leading_dimension % width == 0 &&
+           operand.offset % width == 0 && (operand.batch == 1 || operand.batch_stride % width == 0);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <kiln/detail/algo/gemm_problem.hpp>
+#include <kiln/detail/target_features.hpp>
 #include <kiln/runtime/event.hpp>
 #include <kiln/runtime/queue.hpp>
 #include <string>
@@ -36,8 +37,27 @@ struct gemm_cpu_kernel {
     std::string source() const;
 };
 
+/// The tensor-core kernel of one tile shape, element types (16-bit inputs, float C) and pair of
+/// layouts, for one target's vocabulary (inline PTX or the CUDA prelude).
+struct gemm_tensor_kernel {
+    gemm_tensor_tiles tiles;
+    gemm_types types;
+    bool a_transposed = false, b_transposed = false;
+    target_features target;
+
+    std::string key() const;
+    std::string source() const;
+};
+
+/// Whether the tensor-core kernel takes the problem: A and B both f16 or both bf16, C float, A's
+/// and B's rows, offsets and batch strides multiples of 8 elements (16-byte copies).
+bool tensor_core_layout_fits(const gemm_problem& problem);
+
 /// Register tiles staged through local memory (gemm_simt.cpp).
 event run_simt_gemm(const queue& q, const gemm_problem& problem, const gemm_simt_tiles& tiles);
+/// mma.sync on tensor cores from tiles copied to local memory (gemm_tensor_cores.cpp).
+event run_tensor_core_gemm(const queue& q, const gemm_problem& problem,
+                           const gemm_tensor_tiles& tiles);
 /// Vector register tiles read straight from memory (gemm_cpu_tiles.cpp).
 event run_cpu_tiles_gemm(const queue& q, const gemm_problem& problem, const gemm_cpu_tiles& tiles);
 

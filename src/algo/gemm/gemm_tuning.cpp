@@ -31,6 +31,17 @@ constexpr gemm_simt_tiles vector_reads(gemm_simt_tiles t) {
     return t;
 }
 
+constexpr gemm_tensor_tiles tensor_tiles(std::size_t block_rows, std::size_t block_columns,
+                                         std::size_t block_depth, std::size_t warp_rows,
+                                         std::size_t warp_columns, std::size_t stages) {
+    return {.block_rows = block_rows,
+            .block_columns = block_columns,
+            .block_depth = block_depth,
+            .warp_rows = warp_rows,
+            .warp_columns = warp_columns,
+            .stages = stages};
+}
+
 constexpr gemm_cpu_tiles cpu_tiles(std::size_t rows, std::size_t vectors, std::size_t width,
                                    std::size_t group, std::size_t depth_block) {
     return {.rows = rows,
@@ -44,26 +55,38 @@ const std::array rows{
     gemm_tuning_row{
         nvidia_gpus,
         {gemm_strategy::simt, vector_reads(tiles(128, 128, 8, 8, 8, 4)),
-         vector_reads(tiles(64, 64, 8, 4, 4, 2)), cpu_tiles(4, 2, 8, 16, 256)},
+         vector_reads(tiles(64, 64, 8, 4, 4, 2)), cpu_tiles(4, 2, 8, 16, 256),
+         tensor_tiles(128, 128, 32, 64, 32, 2)},
         "CUTLASS's SIMT SGEMM shape (128x128x8 blocks, 8x8 per thread in runs of 4, 256 threads); "
-        "DGEMM halved for registers; not yet measured by kiln on the H100"},
+        "DGEMM halved for registers. Tensor cores: CUTLASS's 128x128x32 Ampere bf16 block of 8 "
+        "warps of 64x32, two stages so that padded tiles stay within 48 KiB of static local "
+        "memory"},
     gemm_tuning_row{
         any_gpu,
-        {gemm_strategy::simt, tiles(64, 64, 8, 4, 4, 4), tiles(64, 64, 8, 4, 4, 2),
-         cpu_tiles(4, 2, 8, 16, 256)},
+        {gemm_strategy::simt,
+         tiles(64, 64, 8, 4, 4, 4),
+         tiles(64, 64, 8, 4, 4, 2),
+         cpu_tiles(4, 2, 8, 16, 256),
+         {}},
         "chosen, not measured: 256 work-items, 16 accumulators each, 4 KiB of local memory per "
         "float tile"},
     gemm_tuning_row{
         any_cpu,
-        {gemm_strategy::host_blas, tiles(32, 32, 8, 4, 4, 1), tiles(32, 32, 8, 4, 4, 1),
-         cpu_tiles(4, 4, 16, 32, 256)},
+        {gemm_strategy::host_blas,
+         tiles(32, 32, 8, 4, 4, 1),
+         tiles(32, 32, 8, 4, 4, 1),
+         cpu_tiles(4, 4, 16, 32, 256),
+         {}},
         "2-core Zen 5 (AVX-512), PoCL 3.1, SGEMM 2048^3 (docs/linear_algebra.md, \"CPU\"): 4 x "
         "(4 x 16) floats 0.066-0.082 TFLOP/s at load 3-6, 4 x (2 x 8) 0.023, 8 x (2 x 16) 0.069, "
         "no k blocks 0.051; OpenBLAS first, as issue 41 asks"},
     gemm_tuning_row{
         any_device,
-        {gemm_strategy::simt, tiles(32, 32, 8, 2, 2, 1), tiles(32, 32, 8, 2, 2, 1),
-         cpu_tiles(4, 2, 8, 16, 256)},
+        {gemm_strategy::simt,
+         tiles(32, 32, 8, 2, 2, 1),
+         tiles(32, 32, 8, 2, 2, 1),
+         cpu_tiles(4, 2, 8, 16, 256),
+         {}},
         "the fallback: small tiles every OpenCL device can hold (256 work-items, 2 KiB of local "
         "memory)"},
 };
@@ -85,6 +108,12 @@ std::string gemm_simt_tiles::key() const {
            std::to_string(block_depth) + " t" + std::to_string(thread_rows) + "x" +
            std::to_string(thread_columns) + " v" + std::to_string(vector_width) +
            (vector_reads ? " r4" : "");
+}
+
+std::string gemm_tensor_tiles::key() const {
+    return std::to_string(block_rows) + "x" + std::to_string(block_columns) + "x" +
+           std::to_string(block_depth) + " w" + std::to_string(warp_rows) + "x" +
+           std::to_string(warp_columns) + " s" + std::to_string(stages);
 }
 
 std::string gemm_cpu_tiles::key() const {

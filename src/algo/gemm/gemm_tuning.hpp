@@ -59,13 +59,31 @@ struct gemm_cpu_tiles {
     std::string key() const;
 };
 
+/// The tensor-core strategy's tiles (gemm_tensor_cores.cpp): a work-group computes a block_rows x
+/// block_columns block of C, copying block_depth columns of op(A) and rows of op(B) at a time into
+/// `stages` local buffers (the copies of the next stages - 1 tiles in flight while one is
+/// multiplied); each warp computes warp_rows x warp_columns of the block with mma.sync m16n8k16.
+struct gemm_tensor_tiles {
+    std::size_t block_rows = 128, block_columns = 128, block_depth = 32;
+    std::size_t warp_rows = 64, warp_columns = 32;
+    std::size_t stages = 2;
+
+    std::size_t warps() const noexcept {
+        return (block_rows / warp_rows) * (block_columns / warp_columns);
+    }
+    std::size_t work_group_size() const noexcept { return 32 * warps(); }
+    /// "128x128x32 w64x32 s2", for program keys.
+    std::string key() const;
+};
+
 struct gemm_tuning {
     /// What the device's row prefers for float and double; the plan falls back where it cannot
     /// run (host_blas without OpenBLAS: cpu_tiles).
     gemm_strategy strategy = gemm_strategy::simt;
     gemm_simt_tiles simt;  ///< for float
     gemm_simt_tiles simt_double;
-    gemm_cpu_tiles cpu;  ///< for float; doubles take half the vector width
+    gemm_cpu_tiles cpu;        ///< for float; doubles take half the vector width
+    gemm_tensor_tiles tensor;  ///< for 16-bit inputs on NVIDIA tensor cores
 };
 
 struct gemm_tuning_row {

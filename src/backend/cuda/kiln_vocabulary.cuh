@@ -38,3 +38,65 @@ template <class T>
 __device__ inline void kiln_store_streaming(T* p, T v) {
     *p = v;
 }
+
+// Tensor cores (device_vocabulary.hpp): compute capability 8.0 and later; empty below, where the
+// GEMM plan never calls them.
+__device__ inline void kiln_mma_m16n8k16_f16(float* d, const unsigned* a, const unsigned* b) {
+#if __CUDA_ARCH__ >= 800
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+        "{%8, %9}, {%0, %1, %2, %3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#endif
+}
+__device__ inline void kiln_mma_m16n8k16_bf16(float* d, const unsigned* a, const unsigned* b) {
+#if __CUDA_ARCH__ >= 800
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+        "{%8, %9}, {%0, %1, %2, %3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#endif
+}
+__device__ inline void kiln_ldmatrix_x4(unsigned* r, const unsigned short* p) {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(p))));
+#endif
+}
+__device__ inline void kiln_ldmatrix_x4_trans(unsigned* r, const unsigned short* p) {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(p))));
+#endif
+}
+__device__ inline void kiln_copy_async_16(unsigned short* to, const unsigned short* from,
+                                          unsigned bytes) {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(
+                     static_cast<unsigned>(__cvta_generic_to_shared(to))),
+                 "l"(from), "r"(bytes)
+                 : "memory");
+#endif
+}
+__device__ inline void kiln_copy_async_commit() {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+__device__ inline void kiln_copy_async_wait_0() {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group 0;" ::: "memory");
+#endif
+}
+__device__ inline void kiln_copy_async_wait_1() {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group 1;" ::: "memory");
+#endif
+}
+__device__ inline void kiln_copy_async_wait_2() {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group 2;" ::: "memory");
+#endif
+}

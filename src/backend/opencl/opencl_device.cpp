@@ -121,6 +121,17 @@ device_properties read_properties(cl_platform_id platform, cl_device_id device) 
     std::istringstream extensions(device_string(device, CL_DEVICE_EXTENSIONS));
     for (std::string ext; extensions >> ext;) props.extensions.push_back(ext);
     props.sub_group_size = native_sub_group_size(device, props);
+    // NVIDIA's OpenCL says its compute capability too, which tells whether its tensor cores take
+    // the PTX that kiln::gemm's tensor-core kernel inlines.
+    cl_uint major = 0, minor = 0;
+    if (props.has_extension("cl_nv_device_attribute_query") &&
+        clGetDeviceInfo(device, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof major, &major,
+                        nullptr) == CL_SUCCESS &&
+        clGetDeviceInfo(device, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, sizeof minor, &minor,
+                        nullptr) == CL_SUCCESS) {
+        props.compute_capability_major = static_cast<int>(major);
+        props.compute_capability_minor = static_cast<int>(minor);
+    }
     props.work_group_collectives = has_work_group_collectives(device, props);
     return props;
 }

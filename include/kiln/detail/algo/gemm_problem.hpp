@@ -5,6 +5,7 @@
 #pragma GCC visibility push(default)
 
 #include <cstddef>
+#include <kiln/half.hpp>
 #include <kiln/runtime/buffer.hpp>
 #include <kiln/runtime/event.hpp>
 #include <kiln/runtime/queue.hpp>
@@ -17,16 +18,25 @@ namespace kiln::detail {
 
 /// The element types a GEMM operand may hold. The accumulation type is the plan's choice
 /// (gemm_accumulation): double for double outputs, float otherwise, so that 16-bit inputs with
-/// float accumulation add enumerators here and not another path.
-enum class gemm_element { f32, f64 };
+/// float accumulation add enumerators here and not another path. f16 is kiln::half, bf16
+/// kiln::bfloat16: inputs only, multiplied into float.
+enum class gemm_element { f32, f64, f16, bf16 };
 
 template <class T>
-inline constexpr bool is_gemm_element_v = std::is_same_v<T, float> || std::is_same_v<T, double>;
+inline constexpr bool is_gemm_element_v = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                                          std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
 
 template <class T>
 requires is_gemm_element_v<T>
 constexpr gemm_element gemm_element_of() noexcept {
-    return std::is_same_v<T, double> ? gemm_element::f64 : gemm_element::f32;
+    if constexpr (std::is_same_v<T, double>) return gemm_element::f64;
+    if constexpr (std::is_same_v<T, half>) return gemm_element::f16;
+    if constexpr (std::is_same_v<T, bfloat16>) return gemm_element::bf16;
+    return gemm_element::f32;
+}
+/// kiln::half or kiln::bfloat16.
+constexpr bool is_16_bit(gemm_element e) noexcept {
+    return e == gemm_element::f16 || e == gemm_element::bf16;
 }
 std::size_t element_bytes(gemm_element e) noexcept;
 std::string_view to_string(gemm_element e) noexcept;
@@ -81,6 +91,9 @@ enum class gemm_strategy {
     automatic,
     /// Register tiles staged through local memory, for GPUs (src/algo/gemm/gemm_simt.cpp).
     simt,
+    /// mma.sync on NVIDIA tensor cores, for 16-bit inputs on compute capability 8.0 and later
+    /// (src/algo/gemm/gemm_tensor_cores.cpp).
+    tensor_cores,
     /// Vector register tiles read straight from memory, for CPU devices
     /// (src/algo/gemm/gemm_cpu_tiles.cpp).
     cpu_tiles,
@@ -95,8 +108,8 @@ std::string_view to_string(gemm_strategy s) noexcept;
 std::vector<gemm_strategy> gemm_strategies_for(const device& dev);
 
 /// Test and benchmark only: while alive, products on every device take `strategy` (automatic:
-/// the plan's choice). KILN_GEMM_STRATEGY (simt, cpu_tiles or host_blas) does the same for a
-/// process.
+/// the plan's choice). KILN_GEMM_STRATEGY (simt, tensor_cores, cpu_tiles or host_blas) does the
+/// same for a process.
 class scoped_gemm_strategy {
   public:
     explicit scoped_gemm_strategy(gemm_strategy strategy);

@@ -1,0 +1,293 @@
+// kiln::gemm with kiln::half and kiln::bfloat16 inputs and a float C, on every device: through the
+// SIMT kernel that converts each element, and through the tensor cores where the device has them;
+// against a double host reference within the bound docs/linear_algebra.md promises.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <kiln/kiln.hpp>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "algo/gemm/gemm_plan.hpp"
+#include "support/device_param.hpp"
+
+namespace {
+
+using kiln::detail::gemm_element;
+using kiln::detail::gemm_strategy;
+
+template <class T>
+std::vector<T> random_values(std::size_t count, unsigned seed) {
+    std::mt19937 generator(seed);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<T> values(count);
+    for (T& v : values) v = T(uniform(generator));
+    return values;
+}
+
+template <class T>
+double value_of(T x) {
+    return double(float(x));
+}
+
+/// A rows x columns matrix stored with leading dimension `leading` in a vector of `columns`
+/// rounded up to 8, so that the tensor-core kernel's 16-byte copies take it.
+struct padded_layout {
+    std::size_t rows, columns, leading;
+    bool transposed = false;
+    padded_layout(std::size_t r, std::size_t c, bool t)
+        : rows(r), columns(c), leading((c + 7) / 8 * 8), transposed(t) {}
+};
+
+template <class T>
+double op_at(const std::vector<T>& values, const padded_layout& x, std::size_t i, std::size_t p) {
+    return x.transposed ? value_of(values[p * x.leading + i]) : value_of(values[i * x.leading + p]);
+}
+
+/// The bound docs/linear_algebra.md promises for 16-bit inputs: their products are exact in
+/// float (at most 11 + 11 significant bits), so only float accumulation rounds: twice the float
+/// bound, 4 (k + 2) eps_float (|alpha| sum |a| |b| + |beta| |c|), for the tensor cores' additions
+/// of several products at a time.
+double error_bound(std::size_t k, double scale) {
+    return 4.0 * double(k + 2) * double(std::numeric_limits<float>::epsilon()) * scale;
+}
+
+class gemm_binary16_test : public kiln::test::device_queue_test {
+  protected:
+    bool tensor_cores() const {
+        return kiln::detail::has_nvidia_tensor_cores(device().properties());
+    }
+
+    /// `body` with the SIMT strategy forced, then with the tensor cores where the device has them.
+    template <class Body>
+    void on_every_strategy(Body&& body) {
+        for (gemm_strategy s : {gemm_strategy::simt, gemm_strategy::tensor_cores}) {
+            if (s == gemm_strategy::tensor_cores && !tensor_cores()) continue;
+            SCOPED_TRACE(std::string(kiln::detail::to_string(s)));
+            const kiln::detail::scoped_gemm_strategy forced(s);
+            body();
+        }
+    }
+
+    /// C (m x n) = alpha op(A) op(B) + beta C, A and B of T in vectors padded as padded_layout.
+    template <class T>
+    void check_product(std::size_t m, std::size_t n, std::size_t k, bool ta, bool tb, float alpha,
+                       float beta) {
+        SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+                     (ta ? " Aᵀ" : "") + (tb ? " Bᵀ" : ""));
+        const padded_layout la(ta ? k : m, ta ? m : k, ta), lb(tb ? n : k, tb ? k : n, tb);
+        const auto a = random_values<T>(la.rows * la.leading, 1),
+                   b = random_values<T>(lb.rows * lb.leading, 2);
+        const auto c = random_values<float>(m * n, 3);
+        const kiln::matrix<T> A(q, la.rows, la.leading, a), B(q, lb.rows, lb.leading, b);
+        const kiln::matrix<float> C(q, m, n, c);
+        const kiln::matrix_view<T> va(A.data(), la.rows, la.columns, la.leading),
+            vb(B.data(), lb.rows, lb.columns, lb.leading);
+        const kiln::gemm_options<float> options{.alpha = alpha, .beta = beta};
+        if (ta && tb)
+            kiln::gemm(C, kiln::transposed(va), kiln::transposed(vb), options);
+        else if (ta)
+            kiln::gemm(C, kiln::transposed(va), vb, options);
+        else if (tb)
+            kiln::gemm(C, va, kiln::transposed(vb), options);
+        else
+            kiln::gemm(C, va, vb, options);
+        const std::vector<float> got = C.read();
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i < m; ++i)
+            for (std::size_t j = 0; j < n; ++j) {
+                double sum = 0, magnitude = 0;
+                for (std::size_t p = 0; p < k; ++p) {
+                    const double x = op_at(a, la, i, p) * op_at(b, lb, p, j);
+                    sum += x;
+                    magnitude += std::abs(x);
+                }
+                const double old = beta == 0 ? 0.0 : double(c[i * n + j]);
+                const double want = alpha * sum + beta * old;
+                const double bound =
+                    error_bound(k, std::abs(alpha) * magnitude + std::abs(beta * old));
+                if (!(std::abs(double(got[i * n + j]) - want) <= bound) && wrong++ < 5)
+                    ADD_FAILURE() << "C(" << i << ", " << j << ") = " << got[i * n + j]
+                                  << ", reference " << want << " (bound " << bound << ")";
+            }
+    }
+};
+
+// Sizes around the tensor cores' 128 x 128 x 32 blocks and 16 x 8 x 16 instructions, and the
+// SIMT tiles; 1 and primes; k past several stages.
+TEST_P(gemm_binary16_test, edge_tiles_of_every_size) {
+    const std::vector<std::array<std::size_t, 3>> shapes{
+        {1, 1, 1},     {5, 3, 1},      {17, 9, 15},    {65, 63, 9},
+        {131, 37, 67}, {128, 128, 32}, {129, 130, 33}, {256, 136, 200}};
+    on_every_strategy([&] {
+        for (const auto& [m, n, k] : shapes) {
+            check_product<kiln::bfloat16>(m, n, k, false, false, 1.0f, 0.0f);
+            check_product<kiln::half>(m, n, k, false, false, 1.0f, 0.0f);
+        }
+    });
+}
+
+TEST_P(gemm_binary16_test, transposes_with_alpha_and_beta) {
+    on_every_strategy([&] {
+        for (const bool ta : {false, true})
+            for (const bool tb : {false, true}) {
+                check_product<kiln::bfloat16>(67, 45, 33, ta, tb, 2.0f, 1.0f);
+                check_product<kiln::half>(160, 136, 48, ta, tb, -0.5f, 0.25f);
+            }
+    });
+}
+
+// Rows that no 16-byte copy can take (the plan's SIMT kernel, whichever strategy is forced), and
+// batches.
+TEST_P(gemm_binary16_test, unaligned_views_and_batches) {
+    const std::size_t m = 37, n = 29, k = 43, batch = 3;
+    const auto a = random_values<kiln::half>(m * (k + 3) + 5, 4),
+               b = random_values<kiln::half>(k * n, 5);
+    const auto as = random_values<kiln::bfloat16>(batch * m * 48, 6),
+               bs = random_values<kiln::bfloat16>(batch * 48 * n, 7);
+    on_every_strategy([&] {
+        const kiln::matrix<kiln::half> A(q, 1, a.size(), a), B(q, k, n, b);
+        const kiln::matrix<float> C(q, m, n);
+        kiln::gemm(C, kiln::matrix_view<kiln::half>(A.data(), m, k, k + 3, 5), B);
+        const std::vector<float> got = C.read();
+        for (std::size_t i = 0; i < m; ++i)
+            for (std::size_t j = 0; j < n; ++j) {
+                double sum = 0, magnitude = 0;
+                for (std::size_t p = 0; p < k; ++p) {
+                    const double x = value_of(a[5 + i * (k + 3) + p]) * value_of(b[p * n + j]);
+                    sum += x;
+                    magnitude += std::abs(x);
+                }
+                EXPECT_LE(std::abs(got[i * n + j] - sum), error_bound(k, magnitude)) << i << j;
+            }
+        const kiln::matrix<kiln::bfloat16> As(q, m, 48, batch, as), Bs(q, 48, n, batch, bs);
+        const kiln::matrix<float> Cs(q, m, n, batch);
+        kiln::gemm_batched(Cs, As, Bs);
+        const std::vector<float> cs = Cs.read();
+        for (std::size_t e = 0; e < batch; ++e)
+            for (std::size_t i = 0; i < m; ++i)
+                for (std::size_t j = 0; j < n; ++j) {
+                    double sum = 0, magnitude = 0;
+                    for (std::size_t p = 0; p < 48; ++p) {
+                        const double x = value_of(as[e * m * 48 + i * 48 + p]) *
+                                         value_of(bs[e * 48 * n + p * n + j]);
+                        sum += x;
+                        magnitude += std::abs(x);
+                    }
+                    EXPECT_LE(std::abs(cs[e * m * n + i * n + j] - sum), error_bound(48, magnitude))
+                        << e << " " << i << " " << j;
+                }
+    });
+}
+
+// k = 0: C = beta C.
+TEST_P(gemm_binary16_test, empty_inner_dimension) {
+    on_every_strategy([&] {
+        const kiln::matrix<kiln::bfloat16> A(q, 2, 0), B(q, 0, 3);
+        const kiln::matrix<float> C(q, 2, 3, std::vector<float>{1, 2, 3, 4, 5, 6});
+        kiln::gemm(C, A, B, {.alpha = 2.0f, .beta = 3.0f});
+        EXPECT_EQ(C.read(), (std::vector<float>{3, 6, 9, 12, 15, 18}));
+    });
+}
+
+TEST_P(gemm_binary16_test, the_plan_takes_the_tensor_cores_where_the_device_has_them) {
+    if (!tensor_cores())
+        GTEST_SKIP() << device().name()
+                     << " has no NVIDIA tensor cores of compute capability 8.0 or later";
+    kiln::detail::gemm_plan_input input{.element = gemm_element::f32};
+    input.inputs = gemm_element::bf16;
+    input.tensor_core_layout = true;
+    EXPECT_EQ(kiln::detail::plan_gemm(device().properties(), input).strategy,
+              gemm_strategy::tensor_cores);
+}
+
+TEST_P(gemm_binary16_test, bad_input_is_rejected_before_any_device_work) {
+    const kiln::matrix<kiln::half> A(q, 4, 5, random_values<kiln::half>(20, 8)),
+        B(q, 6, 3, random_values<kiln::half>(18, 9));
+    const kiln::matrix<float> C(q, 4, 3, std::vector<float>(12, 7.0f));
+    try {
+        kiln::gemm(C, A, B);
+        ADD_FAILURE() << "no error";
+    } catch (const kiln::invalid_argument_error& e) {
+        EXPECT_NE(std::string(e.what()).find("inner dimensions differ: op(A) is 4x5, op(B) 6x3"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_EQ(C.read(), std::vector<float>(12, 7.0f));
+    EXPECT_THROW(kiln::matrix<kiln::half>(q, 2, 2, random_values<kiln::half>(3, 10)),
+                 kiln::invalid_argument_error);
+}
+
+KILN_INSTANTIATE_FOR_EVERY_DEVICE(gemm_binary16_test);
+
+// Inputs of two types, 16-bit outputs and double outputs of 16-bit inputs do not compile.
+template <class C, class A, class B>
+concept multipliable = requires(const C& c, const A& a, const B& b) {
+    kiln::gemm(c, a, b);
+};
+using half_matrix = kiln::matrix<kiln::half>;
+using bf16_matrix = kiln::matrix<kiln::bfloat16>;
+static_assert(multipliable<kiln::matrix<float>, half_matrix, half_matrix>);
+static_assert(
+    multipliable<kiln::matrix<float>, bf16_matrix, kiln::transposed_matrix<kiln::bfloat16>>);
+static_assert(!multipliable<kiln::matrix<float>, half_matrix, bf16_matrix>);
+static_assert(!multipliable<half_matrix, half_matrix, half_matrix>);
+static_assert(!multipliable<kiln::matrix<double>, bf16_matrix, bf16_matrix>);
+
+kiln::device_properties gpu(std::string vendor, int major, int minor) {
+    kiln::device_properties props;
+    props.type = kiln::device_type::gpu;
+    props.vendor = std::move(vendor);
+    props.name = "written by hand";
+    props.max_work_group_size = 1024;
+    props.max_work_item_sizes = {1024, 1024, 64};
+    props.local_memory_bytes = 48 * 1024;
+    props.compute_capability_major = major;
+    props.compute_capability_minor = minor;
+    return props;
+}
+
+kiln::detail::gemm_plan_input binary16(gemm_element inputs, bool aligned,
+                                       gemm_strategy forced = gemm_strategy::automatic) {
+    kiln::detail::gemm_plan_input input{.element = gemm_element::f32, .forced = forced};
+    input.inputs = inputs;
+    input.tensor_core_layout = aligned;
+    return input;
+}
+
+TEST(gemm_binary16_plan, tensor_cores_on_nvidia_from_compute_capability_8_through_both_backends) {
+    using kiln::detail::plan_gemm;
+    const auto a100 = gpu("NVIDIA Corporation", 8, 0), turing = gpu("NVIDIA Corporation", 7, 5),
+               amd = gpu("Advanced Micro Devices, Inc.", 0, 0);
+    auto cuda = gpu("", 9, 0);
+    cuda.backend = kiln::backend_kind::cuda;
+    EXPECT_EQ(plan_gemm(a100, binary16(gemm_element::bf16, true)).strategy,
+              gemm_strategy::tensor_cores);
+    EXPECT_EQ(plan_gemm(cuda, binary16(gemm_element::f16, true)).strategy,
+              gemm_strategy::tensor_cores);
+    EXPECT_EQ(plan_gemm(cuda, binary16(gemm_element::f16, true)).tensor.work_group_size(), 256u);
+    // Rows no 16-byte copy takes, older NVIDIA devices, other vendors, float inputs and a forced
+    // SIMT strategy: the SIMT kernel.
+    EXPECT_EQ(plan_gemm(a100, binary16(gemm_element::bf16, false)).strategy, gemm_strategy::simt);
+    EXPECT_EQ(plan_gemm(turing, binary16(gemm_element::bf16, true)).strategy, gemm_strategy::simt);
+    EXPECT_EQ(plan_gemm(amd, binary16(gemm_element::f16, true)).strategy, gemm_strategy::simt);
+    EXPECT_EQ(plan_gemm(a100, binary16(gemm_element::bf16, true, gemm_strategy::simt)).strategy,
+              gemm_strategy::simt);
+    EXPECT_EQ(plan_gemm(cuda, binary16(gemm_element::f32, true)).strategy, gemm_strategy::simt);
+    EXPECT_EQ(
+        plan_gemm(cuda, binary16(gemm_element::f32, true, gemm_strategy::tensor_cores)).strategy,
+        gemm_strategy::simt);
+    // CPU devices have no kernel of their own for 16-bit inputs: the SIMT one converts them.
+    kiln::device_properties cpu = gpu("pocl", 0, 0);
+    cpu.type = kiln::device_type::cpu;
+    cpu.unified_memory = true;
+    EXPECT_EQ(plan_gemm(cpu, binary16(gemm_element::f16, true)).strategy, gemm_strategy::simt);
+    EXPECT_EQ(plan_gemm(cpu, binary16(gemm_element::f16, true, gemm_strategy::cpu_tiles)).strategy,
+              gemm_strategy::simt);
+}
+
+}  // namespace
