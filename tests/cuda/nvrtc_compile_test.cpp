@@ -232,8 +232,8 @@ TEST_F(NvrtcCompile, UnsupportedFeaturesAreNamedWithTheirLine) {
     EXPECT_NE(half.find("'half4' is not supported"), std::string::npos) << half;
     const auto half_vector_load =
         failure_log({"kernel void k(global half* h, global float4* out) {\n    out[0] = "
-                     "vload_half4(0, h);\n}\n"});
-    EXPECT_NE(half_vector_load.find("'vload_half4' is not supported"), std::string::npos)
+                     "vloada_half4(0, h);\n}\n"});
+    EXPECT_NE(half_vector_load.find("'vloada_half4' is not supported"), std::string::npos)
         << half_vector_load;
 
     const auto vector_printf =

@@ -57,6 +57,7 @@ __device__ inline void kiln_mma_m16n8k16_bf16(float* d, const unsigned* a, const
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 #endif
 }
+
 __device__ inline void kiln_ldmatrix_x4(unsigned* r, const unsigned short* p) {
 #if __CUDA_ARCH__ >= 800
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
@@ -71,6 +72,7 @@ __device__ inline void kiln_ldmatrix_x4_trans(unsigned* r, const unsigned short*
                  : "r"(static_cast<unsigned>(__cvta_generic_to_shared(p))));
 #endif
 }
+
 __device__ inline void kiln_copy_async_16(unsigned short* to, const unsigned short* from,
                                           unsigned bytes) {
 #if __CUDA_ARCH__ >= 800

@@ -36,6 +36,38 @@ __device__ inline void vstore_half(float value, size_t offset, half* p) {
     vstore_half_rte(value, offset, p);
 }
 
+// The vector forms vload_halfN and vstore_halfN(_rte) (N = 2, 3, 4, 8, 16), which CPU devices'
+// chunked loops use and forced strategies bring to GPUs: N consecutive halves past offset * N,
+// as OpenCL C has them (vload_half3 reads at offset * 3 too; the aligned vloada forms are absent).
+template <int N>
+__device__ inline detail::vec<float, N> kiln_vload_halves(size_t offset, const half* p) {
+    detail::vec<float, N> v;
+    for (int i = 0; i < N; ++i) v[i] = vload_half(offset * N + i, p);
+    return v;
+}
+template <int N>
+__device__ inline void kiln_vstore_halves(const detail::vec<float, N>& v, size_t offset, half* p) {
+    for (int i = 0; i < N; ++i) vstore_half_rte(v[i], offset * N + i, p);
+}
+#define KILN_HALF_VECTOR_FORMS(N)                                                              \
+    __device__ inline detail::vec<float, N> vload_half##N(size_t offset, const half* p) {      \
+        return kiln_vload_halves<N>(offset, p);                                                \
+    }                                                                                          \
+    __device__ inline void vstore_half##N##_rte(const detail::vec<float, N>& v, size_t offset, \
+                                                half* p) {                                     \
+        kiln_vstore_halves<N>(v, offset, p);                                                   \
+    }                                                                                          \
+    __device__ inline void vstore_half##N(const detail::vec<float, N>& v, size_t offset,       \
+                                          half* p) {                                           \
+        kiln_vstore_halves<N>(v, offset, p);                                                   \
+    }
+KILN_HALF_VECTOR_FORMS(2)
+KILN_HALF_VECTOR_FORMS(3)
+KILN_HALF_VECTOR_FORMS(4)
+KILN_HALF_VECTOR_FORMS(8)
+KILN_HALF_VECTOR_FORMS(16)
+#undef KILN_HALF_VECTOR_FORMS
+
 __device__ inline float kiln_bf16_to_float(ushort bits) {
     return __uint_as_float(static_cast<unsigned>(bits) << 16);
 }

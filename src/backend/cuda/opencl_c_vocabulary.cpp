@@ -120,10 +120,15 @@ std::optional<std::string> unsupported_feature(std::string_view name, bool calle
                                                              "write_imagef",    "get_image_dim",
                                                              "get_image_width", "get_image_height"};
     if (supported_images.contains(name)) return std::nullopt;
-    // Scalar half loads and stores, which OpenCL C has without cl_khr_fp16 (the prelude's
-    // opencl_c_binary16.cuh); the vector and aligned forms are not provided.
-    static const std::set<std::string_view> supported_half{"vload_half", "vstore_half",
-                                                           "vstore_half_rte"};
+    // Half loads and stores, which OpenCL C has without cl_khr_fp16 (the prelude's
+    // opencl_c_binary16.cuh), scalar and in vectors of 2, 3, 4, 8 and 16; the aligned forms are
+    // not provided.
+    static const std::set<std::string_view> supported_half{
+        "vload_half",       "vstore_half",      "vstore_half_rte",  "vload_half2",
+        "vload_half3",      "vload_half4",      "vload_half8",      "vload_half16",
+        "vstore_half2",     "vstore_half3",     "vstore_half4",     "vstore_half8",
+        "vstore_half16",    "vstore_half2_rte", "vstore_half3_rte", "vstore_half4_rte",
+        "vstore_half8_rte", "vstore_half16_rte"};
     if (supported_half.contains(name)) return std::nullopt;
     static constexpr std::array<prefix_rule, 16> prefixes{{
         {"image1d_", "images other than image2d_t", false},
@@ -134,10 +139,10 @@ std::optional<std::string> unsupported_feature(std::string_view name, bool calle
         {"read_image", "image reads other than read_imagef", true},
         {"write_image", "image writes other than write_imagef", true},
         {"get_image_", "image queries other than get_image_width/height/dim", true},
-        {"vload_half", "half loads other than vload_half", true},
-        {"vstore_half", "half stores other than vstore_half and vstore_half_rte", true},
-        {"vloada_half", "half loads other than vload_half", true},
-        {"vstorea_half", "half stores other than vstore_half and vstore_half_rte", true},
+        {"vload_half", "half loads other than vload_half and vload_halfN", true},
+        {"vstore_half", "half stores other than vstore_half(N) and vstore_half(N)_rte", true},
+        {"vloada_half", "aligned half loads (vloada_half)", true},
+        {"vstorea_half", "aligned half stores (vstorea_half)", true},
         {"atomic_load", "C11-style atomics (OpenCL C 2.0)", true},
         {"atomic_store", "C11-style atomics (OpenCL C 2.0)", true},
         {"atomic_exchange", "C11-style atomics (OpenCL C 2.0)", true},
