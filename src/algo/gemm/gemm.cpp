@@ -166,8 +166,12 @@ event run_gemm(const queue& q, const gemm_problem& checked) {
     }
     const device_properties& props = q.device().properties();
     const std::optional<gemm_simt_tiles> forced_tiles = gemm_simt_tiles_in_force();
-    const gemm_plan_input input{problem.c.element, host_blas_available() && host_blas_fits(problem),
-                                strategy_in_force(), forced_tiles ? &*forced_tiles : nullptr};
+    const gemm_plan_input input{.element = problem.c.element,
+                                .host_blas = host_blas_available() && host_blas_fits(problem),
+                                .forced = strategy_in_force(),
+                                .simt_tiles = forced_tiles ? &*forced_tiles : nullptr,
+                                .rows = problem.m(),
+                                .columns = problem.n()};
     const gemm_plan plan = plan_gemm(props, input);
     switch (plan.strategy) {
         case gemm_strategy::host_blas:

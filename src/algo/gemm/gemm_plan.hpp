@@ -28,6 +28,8 @@ struct gemm_plan_input {
     gemm_strategy forced = gemm_strategy::automatic;
     /// A test's SIMT tiles (scoped_gemm_simt_tiles), taken as they are, where not null.
     const gemm_simt_tiles* simt_tiles = nullptr;
+    /// C's rows and columns (each batch entry's); 0: not known, the row's tiles as they are.
+    std::size_t rows = 0, columns = 0;
 };
 
 gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input);
