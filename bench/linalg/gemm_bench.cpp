@@ -9,13 +9,16 @@
 // the plan's choice and each CPU strategy forced, beside OpenBLAS called directly on as many
 // threads as the device has compute units. Prints one markdown table: TFLOP/s (2 m n k per
 // product, best of batches of back-to-back products, wall clock) and the ratio to the reference.
-// On GPUs the square works run again under every tuning row's SIMT tiles, forced, so that one
-// run tells which tiles suit the device.
+// On GPUs SGEMM and DGEMM 4096^3 and the batch run again under SIMT tiles, forced, so that one
+// run tells which tiles suit the device: every tuning row's and the bench's candidates, or only
+// those KILN_GEMM_BENCH_TILES lists ("128x128x16 t8x8 v4 r4;64x64x8 t4x4 v2", as keys print).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <kiln/kiln.hpp>
 #include <map>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -126,6 +129,56 @@ void row(const std::string& device, const workload& w, const std::string& strate
     std::fflush(stdout);
 }
 
+/// Tiles from their key ("128x128x8 t8x8 v4", " r4" for vector reads); nullopt if malformed.
+std::optional<kiln::detail::gemm_simt_tiles> parse_tiles(const std::string& key) {
+    kiln::detail::gemm_simt_tiles t;
+    char reads[3] = {};
+    const int fields =
+        std::sscanf(key.c_str(), " %zux%zux%zu t%zux%zu v%zu %2s", &t.block_rows, &t.block_columns,
+                    &t.block_depth, &t.thread_rows, &t.thread_columns, &t.vector_width, reads);
+    if (fields < 6 || (fields == 7 && std::string(reads) != "r4")) return std::nullopt;
+    t.vector_reads = fields == 7;
+    return t;
+}
+
+/// Shapes beyond the rows', after the worklogs: deeper k tiles, 128x256 blocks, 64x64 blocks for
+/// the batch's 64^3 products, and DGEMM shapes of 16-32 doubles per thread.
+constexpr const char* candidate_tiles[] = {
+    "128x128x16 t8x8 v4 r4", "128x256x8 t8x16 v4 r4", "256x128x8 t16x8 v4 r4",
+    "128x64x16 t8x4 v4 r4",  "64x128x16 t4x8 v4 r4",  "64x64x16 t4x4 v4 r4",
+    "64x64x8 t8x8 v4 r4",    "64x64x16 t8x8 v4 r4",   "64x64x8 t8x4 v4 r4",
+    "64x64x16 t4x4 v2",      "128x64x8 t8x4 v2 r4",   "64x128x8 t4x8 v2 r4",
+    "128x64x16 t8x4 v2 r4",  "64x64x8 t8x4 v2 r4",    "128x128x8 t8x8 v2 r4"};
+
+/// The tiles to force: KILN_GEMM_BENCH_TILES's, else each row's (float and double, local reads
+/// either way where the thread tiles allow both) and the candidates, each once.
+std::vector<kiln::detail::gemm_simt_tiles> tiles_to_sweep() {
+    std::vector<kiln::detail::gemm_simt_tiles> sweep;
+    const auto add = [&](const kiln::detail::gemm_simt_tiles& t) {
+        if (!t.fits_together()) return;
+        for (const auto& seen : sweep)
+            if (seen.key() == t.key()) return;
+        sweep.push_back(t);
+    };
+    if (const char* listed = std::getenv("KILN_GEMM_BENCH_TILES")) {
+        std::stringstream keys(listed);
+        for (std::string key; std::getline(keys, key, ';');) {
+            if (const auto t = parse_tiles(key))
+                add(*t);
+            else
+                std::fprintf(stderr, "gemm_bench: KILN_GEMM_BENCH_TILES: no tiles in '%s'\n",
+                             key.c_str());
+        }
+        return sweep;
+    }
+    for (const auto& tuning_row : kiln::detail::gemm_tuning_rows())
+        for (kiln::detail::gemm_simt_tiles t :
+             {tuning_row.tuning.simt, tuning_row.tuning.simt_double})
+            for (int flip = 0; flip < 2; ++flip, t.vector_reads = !t.vector_reads) add(t);
+    for (const char* key : candidate_tiles) add(*parse_tiles(key));
+    return sweep;
+}
+
 bool wanted(const std::vector<std::string>& names, const workload& w) {
     return names.empty() || std::find(names.begin(), names.end(), w.name) != names.end();
 }
@@ -146,6 +199,7 @@ int main(int argc, char** argv) {
     const std::vector<kiln::device> devices = spec != nullptr && *spec != '\0'
                                                   ? kiln::devices(kiln::filters::from_spec(spec))
                                                   : kiln::devices();
+    const std::vector<kiln::detail::gemm_simt_tiles> sweep = tiles_to_sweep();
     bool any_gpu = false;
     for (const kiln::device& dev : devices)
         any_gpu = any_gpu || dev.properties().type == kiln::device_type::gpu;
@@ -166,21 +220,27 @@ int main(int argc, char** argv) {
                 const auto found = cublas.find(w.name);
                 const double reference = found == cublas.end() ? 0 : found->second;
                 row(device, w, "plan", time_kiln(q, w), reference, "cuBLAS");
-                if (w.name != "sgemm_4096" && w.name != "dgemm_4096") continue;
-                std::vector<std::string> done;
-                // Each row's tiles, and each with its local reads the other way (by 4-vectors or
-                // one at a time) where the thread tiles allow both.
-                for (const auto& tuning_row : kiln::detail::gemm_tuning_rows()) {
-                    kiln::detail::gemm_simt_tiles tiles =
-                        w.double_precision ? tuning_row.tuning.simt_double : tuning_row.tuning.simt;
-                    for (int flip = 0; flip < 2; ++flip, tiles.vector_reads = !tiles.vector_reads) {
-                        if (!tiles.fits_together() ||
-                            std::find(done.begin(), done.end(), tiles.key()) != done.end())
-                            continue;
-                        done.push_back(tiles.key());
-                        const kiln::detail::scoped_gemm_strategy simt(gemm_strategy::simt);
-                        const kiln::detail::scoped_gemm_simt_tiles forced(tiles);
+                if (w.name != "sgemm_4096" && w.name != "dgemm_4096" &&
+                    w.name != "sgemm_batched_4096x64")
+                    continue;
+                const std::size_t element_bytes = w.double_precision ? 8 : 4;
+                for (const kiln::detail::gemm_simt_tiles& tiles : sweep) {
+                    // The kernel's two local buffers of each operand's tile, padded
+                    // (gemm_plan.cpp).
+                    const std::size_t local_bytes = 2 * tiles.block_depth *
+                                                    (tiles.block_rows + tiles.block_columns + 8) *
+                                                    element_bytes;
+                    if (tiles.work_group_size() > dev.properties().max_work_group_size ||
+                        (dev.properties().local_memory_bytes != 0 &&
+                         local_bytes > dev.properties().local_memory_bytes))
+                        continue;
+                    const kiln::detail::scoped_gemm_strategy simt(gemm_strategy::simt);
+                    const kiln::detail::scoped_gemm_simt_tiles forced(tiles);
+                    try {
                         row(device, w, "simt " + tiles.key(), time_kiln(q, w), reference, "cuBLAS");
+                    } catch (const std::exception& e) {
+                        std::printf("| %s | %s | simt %s | failed: %s | | |\n", device.c_str(),
+                                    w.name.c_str(), tiles.key().c_str(), e.what());
                     }
                 }
             }

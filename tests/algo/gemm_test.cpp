@@ -403,6 +403,17 @@ TEST(gemm_plan, gpus_take_simt_tiles_that_fit_them) {
         EXPECT_TRUE(row.tuning.simt.fits_together()) << row.tuning.simt.key();
         EXPECT_TRUE(row.tuning.simt_double.fits_together()) << row.tuning.simt_double.key();
     }
+    // Blocks shrink to small matrices, keeping their work-items: a batch of 64^3 products takes
+    // 64x64 blocks; a single row, blocks as short as the thread tiles allow.
+    const auto small_products =
+        kiln::detail::plan_gemm(nvidia_properties(), {.rows = 64, .columns = 64});
+    EXPECT_EQ(small_products.simt.block_rows, 64u);
+    EXPECT_EQ(small_products.simt.block_columns, 64u);
+    EXPECT_EQ(small_products.simt.work_group_size(), 256u);
+    const auto one_row = kiln::detail::plan_gemm(nvidia_properties(), {.rows = 1, .columns = 4096});
+    EXPECT_TRUE(one_row.simt.fits_together());
+    EXPECT_LT(one_row.simt.block_rows, 128u);
+    EXPECT_EQ(one_row.simt.block_columns, 128u);
     // Tiles that leave work-items without whole loads are refused, not written.
     kiln::detail::gemm_simt_tiles uneven{.block_rows = 16,
                                          .block_columns = 16,

@@ -52,19 +52,17 @@ std::string generate(const gemm_cpu_kernel& shape) {
             b.line(vector + " acc" + std::to_string(i) + "_" + std::to_string(l) + " = (" + vector +
                    ")0;");
     // One step of k for the tile: op(B)'s vectors of the row, each row of op(A) times them. Tiles
-    // across the matrix's edges (guarded) read A's last row for rows past it and 0 for columns
-    // past B's, whose products are not stored.
-    const auto emit_step = [&](bool guarded) {
+    // across the matrix's edges (clamped) read A's last row for rows past it and B's last column
+    // for columns past it, whose products are not stored: no branch in the loop.
+    const auto emit_step = [&](bool clamped) {
         for (std::size_t l = 0; l < t.vectors; ++l) {
             const std::string column = "column0 + " + std::to_string(l * t.vector_width);
             const std::string name = "b" + std::to_string(l);
-            if (shape.b_transposed || guarded) {
+            if (shape.b_transposed || clamped) {
                 std::string lanes;
                 for (std::size_t v = 0; v < t.vector_width; ++v) {
                     const std::string at = column + " + " + std::to_string(v);
-                    const std::string load = b_at("p", at);
-                    lanes += (v ? ", " : "") +
-                             (guarded ? at + " < n ? " + load + " : (" + acc + ")0" : load);
+                    lanes += (v ? ", " : "") + b_at("p", clamped ? "min(" + at + ", n - 1)" : at);
                 }
                 b.line("const " + vector + " " + name + " = (" + vector + ")(" + lanes + ");");
             } else {
@@ -75,7 +73,7 @@ std::string generate(const gemm_cpu_kernel& shape) {
         for (std::size_t i = 0; i < t.rows; ++i) {
             const std::string row = "row0 + " + std::to_string(i);
             b.line("const " + vector + " a" + std::to_string(i) + " = (" + vector + ")(" +
-                   a_at(guarded ? "min(" + row + ", m - 1)" : row, "p") + ");");
+                   a_at(clamped ? "min(" + row + ", m - 1)" : row, "p") + ");");
             for (std::size_t l = 0; l < t.vectors; ++l) {
                 const std::string slot = "acc" + std::to_string(i) + "_" + std::to_string(l);
                 b.line(slot + " = mad(a" + std::to_string(i) + ", b" + std::to_string(l) + ", " +
@@ -86,14 +84,11 @@ std::string generate(const gemm_cpu_kernel& shape) {
     const std::string block = t.depth_block ? std::to_string(t.depth_block) : "k";
     b.open("for (ulong k0 = 0; k0 < k; k0 += " + block + ")");
     b.line("const ulong k1 = min(k, k0 + " + block + ");");
+    // Edge tiles run after this loop, not between its barriers: PoCL 5 aborted forming work-group
+    // regions (assertion region_entry_barrier != NULL) on an edge-tile loop here.
     b.open("if (full)");
     b.open("for (ulong p = k0; p < k1; ++p)");
     emit_step(false);
-    b.close();
-    b.close_with("else if (active)");
-    b.open("");
-    b.open("for (ulong p = k0; p < k1; ++p)");
-    emit_step(true);
     b.close();
     b.close();
     if (t.depth_block) b.line("barrier(CLK_LOCAL_MEM_FENCE);");
@@ -108,9 +103,12 @@ std::string generate(const gemm_cpu_kernel& shape) {
             b.line("vstore" + width + "(beta == 0 ? alpha * " + slot + " : alpha * " + slot +
                    " + beta * vload" + width + "(0, " + at + "), 0, " + at + ");");
         }
-    // Tiles across the edges: the elements inside the matrix, lane by lane.
+    // Tiles across the edges: all of k, then the elements inside the matrix, lane by lane.
     b.close_with("else if (active)");
     b.open("");
+    b.open("for (ulong p = 0; p < k; ++p)");
+    emit_step(true);
+    b.close();
     b.line(acc + " lanes[" + width + "];");
     for (std::size_t i = 0; i < t.rows; ++i) {
         const std::string row = "(row0 + " + std::to_string(i) + ")";

@@ -86,6 +86,20 @@ gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input
     // device can (256 work-items, 2-4 KiB).
     if (!simt_fits(plan.simt, props, accumulator_bytes))
         plan.simt = gemm_tuning_rows().back().tuning.simt;
+    // Blocks of at least twice C's rows (columns) leave most work-items idle, as 128x128 blocks do
+    // on a batch of 64^3 products: halved with their thread tiles while the kernel can be written.
+    const auto shrink = [&](std::size_t gemm_simt_tiles::*block,
+                            std::size_t gemm_simt_tiles::*thread, std::size_t extent) {
+        while (extent != 0 && plan.simt.*block >= 2 * extent && plan.simt.*thread >= 2) {
+            gemm_simt_tiles halved = plan.simt;
+            halved.*block /= 2;
+            halved.*thread /= 2;
+            if (!halved.fits_together()) break;
+            plan.simt = halved;
+        }
+    };
+    shrink(&gemm_simt_tiles::block_rows, &gemm_simt_tiles::thread_rows, input.rows);
+    shrink(&gemm_simt_tiles::block_columns, &gemm_simt_tiles::thread_columns, input.columns);
     if (input.simt_tiles) plan.simt = *input.simt_tiles;
     while (plan.simt.work_group_size() > props.max_work_group_size &&
            plan.simt.thread_rows < plan.simt.block_rows)

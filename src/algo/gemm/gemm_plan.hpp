@@ -34,6 +34,8 @@ struct gemm_plan_input {
     /// The operands' rows, offsets and batch strides let the tensor-core kernel copy them to
     /// local memory by 16 bytes (tensor_core_layout_fits).
     bool tensor_core_layout = false;
+    /// C's rows and columns (each batch entry's); 0: not known, the row's tiles as they are.
+    std::size_t rows = 0, columns = 0;
 };
 
 gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input);
