@@ -131,4 +131,18 @@ std::string gemm_store(const gemm_types& types, const std::string& row, const st
            accumulator + " + beta * " + at + ");";
 }
 
+operand_tile operand_tile_of(bool is_a, bool transposed, std::size_t along, std::size_t depth) {
+    operand_tile t;
+    t.name = is_a ? "a" : "b";
+    const std::string start = is_a ? "row0" : "column0", limit = is_a ? "m" : "n";
+    t.k_is_inner = is_a != transposed;
+    t.outer = t.k_is_inner ? along : depth;
+    t.inner = t.k_is_inner ? depth : along;
+    t.outer_start = t.k_is_inner ? start : "k0";
+    t.outer_limit = t.k_is_inner ? limit : "k";
+    t.inner_start = t.k_is_inner ? "k0" : start;
+    t.inner_limit = t.k_is_inner ? "k" : limit;
+    return t;
+}
+
 }  // namespace kiln::detail

@@ -39,6 +39,18 @@ kernel_description gemm_kernel_description(const std::string& name, const gemm_t
 kernel_binding bind_gemm(const algorithm_program& program, const std::string& name,
                          const gemm_problem& problem, const gemm_types& types);
 
+/// Where one operand's block tile lies in its matrix, as the SIMT and tensor-core kernels copy
+/// it: A (m x k) lies with k inner, its transpose (k x m) with m inner; B (k x n) the other way.
+/// Starts and limits are kernel expressions (row0, column0, k0; m, n, k).
+struct operand_tile {
+    std::string name;  // "a" or "b"
+    bool k_is_inner = false;
+    std::size_t outer = 0, inner = 0;
+    std::string outer_start, outer_limit, inner_start, inner_limit;
+};
+/// A's (`is_a`) or B's tile of `along` rows or columns of C and `depth` of k.
+operand_tile operand_tile_of(bool is_a, bool transposed, std::size_t along, std::size_t depth);
+
 /// The lines that move the operands' pointers to the group's batch entry `entry`.
 void emit_batch_entry(source_builder& b, const std::string& entry);
 /// The epilogue's store of one accumulator at (row, column), inside the matrix: C = alpha acc

@@ -18,14 +18,9 @@ constexpr std::size_t local_padding = 4;
 
 /// How one operand's tile is loaded: its `outer` x `inner` elements as they lie in memory (inner
 /// contiguous), which of the two runs along k, and the width of its loads.
-struct tile_loads {
-    std::string name;  // "a" or "b"
-    std::size_t outer = 0, inner = 0;
-    bool k_is_inner = false;
-    std::size_t per_item = 0;  // elements each work-item loads
-    std::size_t width = 1;     // elements per load in full tiles
-    // Where the tile starts and ends in the matrix, along outer and inner (kernel expressions).
-    std::string outer_start, outer_limit, inner_start, inner_limit;
+struct tile_loads : operand_tile {
+    std::size_t per_item = 0;   // elements each work-item loads
+    std::size_t width = 1;      // elements per load in full tiles
     std::size_t local_row = 0;  // the padded length of the local tile's rows (along m or n)
 };
 
@@ -41,18 +36,8 @@ std::size_t load_width(const gemm_simt_tiles& t, std::size_t outer, std::size_t 
 tile_loads loads_of(const gemm_simt_kernel& shape, bool is_a) {
     const gemm_simt_tiles& t = shape.tiles;
     const bool transposed = is_a ? shape.a_transposed : shape.b_transposed;
-    tile_loads l;
-    l.name = is_a ? "a" : "b";
     const std::size_t along = is_a ? t.block_rows : t.block_columns;  // along m or n
-    const std::string start = is_a ? "row0" : "column0", limit = is_a ? "m" : "n";
-    // A is m x k, read transposed it lies k x m; B is k x n, or n x k.
-    l.k_is_inner = is_a != transposed;
-    l.outer = l.k_is_inner ? along : t.block_depth;
-    l.inner = l.k_is_inner ? t.block_depth : along;
-    l.outer_start = l.k_is_inner ? start : "k0";
-    l.outer_limit = l.k_is_inner ? limit : "k";
-    l.inner_start = l.k_is_inner ? "k0" : start;
-    l.inner_limit = l.k_is_inner ? "k" : limit;
+    tile_loads l{operand_tile_of(is_a, transposed, along, t.block_depth)};
     l.per_item = l.outer * l.inner / t.work_group_size();
     l.width = (is_a ? shape.a_vectors : shape.b_vectors) ? load_width(t, l.outer, l.inner) : 1;
     l.local_row = along + local_padding;

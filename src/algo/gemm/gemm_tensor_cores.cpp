@@ -27,12 +27,7 @@ std::string uint_literal(std::size_t value) {
 
 /// One operand's tile as it lies in local memory: as in global memory (so that copies need no
 /// transpose), `outer` rows of `inner` elements (plus padding), inner contiguous.
-struct tile_layout {
-    std::string name;  // "a" or "b"
-    bool k_is_inner = false;
-    std::size_t outer = 0, inner = 0;
-    std::string outer_start, outer_limit, inner_start, inner_limit;
-
+struct tile_layout : operand_tile {
     std::size_t row() const { return inner + local_padding; }
     std::size_t stage_elements() const { return outer * row(); }
 };
@@ -40,19 +35,8 @@ struct tile_layout {
 tile_layout layout_of(const gemm_tensor_kernel& shape, bool is_a) {
     const gemm_tensor_tiles& t = shape.tiles;
     const bool transposed = is_a ? shape.a_transposed : shape.b_transposed;
-    tile_layout l;
-    l.name = is_a ? "a" : "b";
-    const std::size_t along = is_a ? t.block_rows : t.block_columns;
-    const std::string start = is_a ? "row0" : "column0", limit = is_a ? "m" : "n";
-    // A (m x k) lies with k inner; its transpose (k x m) with m inner. B (k x n) the other way.
-    l.k_is_inner = is_a != transposed;
-    l.outer = l.k_is_inner ? along : t.block_depth;
-    l.inner = l.k_is_inner ? t.block_depth : along;
-    l.outer_start = l.k_is_inner ? start : "k0";
-    l.outer_limit = l.k_is_inner ? limit : "k";
-    l.inner_start = l.k_is_inner ? "k0" : start;
-    l.inner_limit = l.k_is_inner ? "k" : limit;
-    return l;
+    return {
+        operand_tile_of(is_a, transposed, is_a ? t.block_rows : t.block_columns, t.block_depth)};
 }
 
 /// The copies of the tile whose k starts at k0 into local stage `stage`: each work-item's
