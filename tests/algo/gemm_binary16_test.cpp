@@ -263,7 +263,7 @@ TEST(gemm_binary16_plan, tensor_cores_on_nvidia_from_compute_capability_8_throug
     using kiln::detail::plan_gemm;
     const auto a100 = gpu("NVIDIA Corporation", 8, 0), turing = gpu("NVIDIA Corporation", 7, 5),
                amd = gpu("Advanced Micro Devices, Inc.", 0, 0);
-    auto cuda = gpu("", 9, 0);
+    auto cuda = gpu("NVIDIA Corporation", 9, 0);
     cuda.backend = kiln::backend_kind::cuda;
     EXPECT_EQ(plan_gemm(a100, binary16(gemm_element::bf16, true)).strategy,
               gemm_strategy::tensor_cores);

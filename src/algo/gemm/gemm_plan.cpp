@@ -1,7 +1,6 @@
 // The GEMM module's plan (gemm_plan.hpp).
 #include "gemm_plan.hpp"
 
-#include <cctype>
 #include <kiln/error.hpp>
 #include <mutex>
 #include <string>
@@ -42,13 +41,7 @@ std::optional<gemm_simt_tiles> gemm_simt_tiles_in_force() {
 }
 
 bool has_nvidia_tensor_cores(const device_properties& props) {
-    const auto says_nvidia = [](std::string text) {
-        for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        return text.find("nvidia") != std::string::npos;
-    };
-    const bool nvidia = props.backend == backend_kind::cuda || says_nvidia(props.vendor) ||
-                        says_nvidia(props.platform);
-    return nvidia && props.type == device_type::gpu && props.compute_capability_major >= 8;
+    return is_nvidia_gpu(props) && props.compute_capability_major >= 8;
 }
 
 bool gemm_strategy_runs_on(gemm_strategy strategy, const device_properties& props, bool host_blas) {

@@ -103,6 +103,10 @@ const gemm_tuning_row& gemm_row_for(const device_properties& props) {
     return rows.back();
 }
 
+bool is_nvidia_gpu(const device_properties& props) {
+    return matches(nvidia_gpus, props);
+}
+
 std::string gemm_simt_tiles::key() const {
     return std::to_string(block_rows) + "x" + std::to_string(block_columns) + "x" +
            std::to_string(block_depth) + " t" + std::to_string(thread_rows) + "x" +

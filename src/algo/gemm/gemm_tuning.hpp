@@ -96,5 +96,8 @@ struct gemm_tuning_row {
 std::span<const gemm_tuning_row> gemm_tuning_rows();
 /// The first row matching a device of `props`.
 const gemm_tuning_row& gemm_row_for(const device_properties& props);
+/// Whether `props` is an NVIDIA GPU, through CUDA or NVIDIA's OpenCL alike (its vendor or
+/// platform name says so): the class of the NVIDIA row.
+bool is_nvidia_gpu(const device_properties& props);
 
 }  // namespace kiln::detail
