@@ -141,6 +141,32 @@ std::optional<kiln::detail::gemm_simt_tiles> parse_tiles(const std::string& key)
     return t;
 }
 
+/// Tensor-core tiles from their key ("128x128x32 w64x32 s2"); nullopt if malformed.
+std::optional<kiln::detail::gemm_tensor_tiles> parse_tensor_tiles(const std::string& key) {
+    kiln::detail::gemm_tensor_tiles t;
+    if (std::sscanf(key.c_str(), " %zux%zux%zu w%zux%zu s%zu", &t.block_rows, &t.block_columns,
+                    &t.block_depth, &t.warp_rows, &t.warp_columns, &t.stages) != 6)
+        return std::nullopt;
+    return t;
+}
+
+/// The tensor-core tiles KILN_GEMM_BENCH_TENSOR_TILES lists ("128x128x8 w64x32 s2;..."), forced
+/// on DGEMM and the 16-bit products at 4096^3; none without it.
+std::vector<kiln::detail::gemm_tensor_tiles> tensor_tiles_to_sweep() {
+    std::vector<kiln::detail::gemm_tensor_tiles> sweep;
+    if (const char* listed = std::getenv("KILN_GEMM_BENCH_TENSOR_TILES")) {
+        std::stringstream keys(listed);
+        for (std::string key; std::getline(keys, key, ';');) {
+            if (const auto t = parse_tensor_tiles(key))
+                sweep.push_back(*t);
+            else
+                std::fprintf(stderr, "gemm_bench: KILN_GEMM_BENCH_TENSOR_TILES: no tiles in '%s'\n",
+                             key.c_str());
+        }
+    }
+    return sweep;
+}
+
 /// Shapes beyond the rows', after the worklogs: deeper k tiles, 128x256 blocks, 64x64 blocks for
 /// the batch's 64^3 products, and DGEMM shapes of 16-32 doubles per thread.
 constexpr const char* candidate_tiles[] = {
@@ -200,6 +226,7 @@ int main(int argc, char** argv) {
                                                   ? kiln::devices(kiln::filters::from_spec(spec))
                                                   : kiln::devices();
     const std::vector<kiln::detail::gemm_simt_tiles> sweep = tiles_to_sweep();
+    const std::vector<kiln::detail::gemm_tensor_tiles> tensor_sweep = tensor_tiles_to_sweep();
     bool any_gpu = false;
     for (const kiln::device& dev : devices)
         any_gpu = any_gpu || dev.properties().type == kiln::device_type::gpu;
@@ -220,6 +247,20 @@ int main(int argc, char** argv) {
                 const auto found = cublas.find(w.name);
                 const double reference = found == cublas.end() ? 0 : found->second;
                 row(device, w, "plan", time_kiln(q, w), reference, "cuBLAS");
+                if (w.name == "dgemm_4096" || w.name == "bf16_4096" || w.name == "f16_4096")
+                    for (const kiln::detail::gemm_tensor_tiles& tiles : tensor_sweep) {
+                        const kiln::detail::scoped_gemm_strategy tensor(
+                            gemm_strategy::tensor_cores);
+                        const kiln::detail::scoped_gemm_tensor_tiles forced(tiles);
+                        try {
+                            row(device, w, "tensor " + tiles.key(), time_kiln(q, w), reference,
+                                "cuBLAS");
+                        } catch (const std::exception& e) {
+                            std::printf("| %s | %s | tensor %s | failed: %s | | |\n",
+                                        device.c_str(), w.name.c_str(), tiles.key().c_str(),
+                                        e.what());
+                        }
+                    }
                 if (w.name != "sgemm_4096" && w.name != "dgemm_4096" &&
                     w.name != "sgemm_batched_4096x64")
                     continue;

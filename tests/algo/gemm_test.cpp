@@ -175,6 +175,38 @@ TEST_P(gemm_test, transposes_with_alpha_and_beta) {
 
 // Leading dimensions and offsets that break every vector alignment, and C's elements outside
 // its window left as they were.
+// Doubles whose rows the tensor-core kernel copies by 16 bytes (even leading dimensions), around
+// its 128 x 128 x 8 blocks and 8 x 8 x 4 instructions: partial blocks, warps past m or n, and k
+// ending inside a copy. Every strategy, and on NVIDIA GPUs every row's tensor-core tiles.
+TEST_P(gemm_test, doubles_in_the_tensor_cores_layout) {
+    if (!has_double()) GTEST_SKIP() << "no double precision";
+    const std::vector<std::array<std::size_t, 3>> shapes{
+        {2, 2, 2}, {8, 8, 4}, {130, 66, 34}, {136, 264, 40}, {64, 200, 18}, {258, 130, 2}};
+    const auto products = [&] {
+        for (const auto& [m, n, k] : shapes) check_product<double>(m, n, k, false, false, 1.0, 0.0);
+        for (const bool ta : {false, true})
+            for (const bool tb : {false, true})
+                check_product<double>(72, 132, 36, ta, tb, 1.5, -1.0);
+    };
+    for (gemm_strategy s : kiln::detail::gemm_strategies_for(device())) {
+        SCOPED_TRACE(std::string(kiln::detail::to_string(s)));
+        const kiln::detail::scoped_gemm_strategy forced(s);
+        if (s != gemm_strategy::tensor_cores) {
+            products();
+            continue;
+        }
+        std::vector<std::string> done;
+        for (const auto& row : kiln::detail::gemm_tuning_rows()) {
+            const kiln::detail::gemm_tensor_tiles& tiles = row.tuning.tensor_double;
+            if (std::find(done.begin(), done.end(), tiles.key()) != done.end()) continue;
+            done.push_back(tiles.key());
+            SCOPED_TRACE("tensor tiles " + tiles.key());
+            const kiln::detail::scoped_gemm_tensor_tiles forced_tiles(tiles);
+            products();
+        }
+    }
+}
+
 TEST_P(gemm_test, views_with_any_leading_dimension_and_offset) {
     const std::size_t m = 37, n = 29, k = 43;
     const host_layout la{m, k, k + 3, 5}, lb{k, n, n + 1, 2}, lc{m, n, n + 7, 11};
@@ -379,6 +411,29 @@ TEST(gemm_plan, cpu_devices_take_openblas_where_it_loads_else_the_cpu_tiles) {
     EXPECT_THROW(kiln::detail::plan_gemm(properties(kiln::device_type::gpu, "NVIDIA Corporation"),
                                          {.forced = gemm_strategy::host_blas}),
                  kiln::invalid_argument_error);
+}
+
+TEST(gemm_plan, doubles_take_the_tensor_cores_on_nvidia_from_compute_capability_8) {
+    using kiln::detail::gemm_element;
+    auto hopper = properties(kiln::device_type::gpu, "NVIDIA Corporation");
+    hopper.compute_capability_major = 9;
+    auto turing = hopper;
+    turing.compute_capability_major = 7;
+    const kiln::detail::gemm_plan_input aligned{
+        .element = gemm_element::f64, .inputs = gemm_element::f64, .tensor_core_layout = true};
+    const auto plan = kiln::detail::plan_gemm(hopper, aligned);
+    EXPECT_EQ(plan.strategy, gemm_strategy::tensor_cores);
+    EXPECT_EQ(plan.tensor.key(), plan.row->tuning.tensor_double.key());
+    // Rows no 16-byte copy takes, older devices, a forced SIMT strategy and floats: SIMT.
+    auto unaligned = aligned;
+    unaligned.tensor_core_layout = false;
+    EXPECT_EQ(kiln::detail::plan_gemm(hopper, unaligned).strategy, gemm_strategy::simt);
+    EXPECT_EQ(kiln::detail::plan_gemm(turing, aligned).strategy, gemm_strategy::simt);
+    auto simt = aligned;
+    simt.forced = gemm_strategy::simt;
+    EXPECT_EQ(kiln::detail::plan_gemm(hopper, simt).strategy, gemm_strategy::simt);
+    EXPECT_EQ(kiln::detail::plan_gemm(hopper, {.tensor_core_layout = true}).strategy,
+              gemm_strategy::simt);
 }
 
 kiln::device_properties nvidia_properties() {

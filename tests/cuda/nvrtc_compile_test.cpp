@@ -131,6 +131,23 @@ TEST_F(NvrtcCompile, GemmTensorCoreKernelsOfEveryLayoutForAmpereAndHopper) {
     }
 }
 
+// The tensor-core kernel for doubles (mma.sync m8n8k4 from the prelude's vocabulary) in every
+// layout for Ampere and Hopper.
+TEST_F(NvrtcCompile, GemmDoubleTensorCoreKernelsOfEveryLayoutForAmpereAndHopper) {
+    const gemm_tuning_row& nvidia = gemm_tuning_rows().front();
+    const gemm_types twice{gemm_element::f64, gemm_element::f64, gemm_element::f64,
+                           gemm_element::f64};
+    for (const bool a_transposed : {false, true})
+        for (const bool b_transposed : {false, true}) {
+            SCOPED_TRACE(std::string(a_transposed ? "T" : "N") + (b_transposed ? "T" : "N"));
+            const std::string source = gemm_tensor_kernel{nvidia.tuning.tensor_double, twice,
+                                                          a_transposed, b_transposed, cuda_warps}
+                                           .source();
+            expect_cubin(compile({source}));
+            expect_cubin(compile({source}, {}, target_architecture{80, true}));
+        }
+}
+
 TEST_F(NvrtcCompile, Atomics) {
     expect_cubin(compile({kiln_test::atomics_source}));
 }

@@ -23,22 +23,30 @@ bool simt_fits(const gemm_simt_tiles& t, const device_properties& props,
 }
 
 std::mutex tiles_mutex;
-std::optional<gemm_simt_tiles> forced_tiles;
+template <class Tiles>
+std::optional<Tiles> forced_tiles;
 
 }  // namespace
 
-scoped_gemm_simt_tiles::scoped_gemm_simt_tiles(gemm_simt_tiles tiles) {
+template <class Tiles>
+scoped_gemm_tiles<Tiles>::scoped_gemm_tiles(Tiles tiles) {
     std::lock_guard lock(tiles_mutex);
-    previous_ = std::exchange(forced_tiles, tiles);
+    previous_ = std::exchange(forced_tiles<Tiles>, tiles);
 }
-scoped_gemm_simt_tiles::~scoped_gemm_simt_tiles() {
+template <class Tiles>
+scoped_gemm_tiles<Tiles>::~scoped_gemm_tiles() {
     std::lock_guard lock(tiles_mutex);
-    forced_tiles = previous_;
+    forced_tiles<Tiles> = previous_;
 }
-std::optional<gemm_simt_tiles> gemm_simt_tiles_in_force() {
+template <class Tiles>
+std::optional<Tiles> gemm_tiles_in_force() {
     std::lock_guard lock(tiles_mutex);
-    return forced_tiles;
+    return forced_tiles<Tiles>;
 }
+template class scoped_gemm_tiles<gemm_simt_tiles>;
+template class scoped_gemm_tiles<gemm_tensor_tiles>;
+template std::optional<gemm_simt_tiles> gemm_tiles_in_force();
+template std::optional<gemm_tensor_tiles> gemm_tiles_in_force();
 
 bool has_nvidia_tensor_cores(const device_properties& props) {
     return is_nvidia_gpu(props) && props.compute_capability_major >= 8;
@@ -104,14 +112,19 @@ gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input
     // The same register bytes per vector for doubles.
     if (is_double && plan.cpu.vector_width > 1) plan.cpu.vector_width /= 2;
     plan.cpu.work_group_size = std::min(plan.cpu.work_group_size, props.max_work_group_size);
-    plan.tensor = row.tuning.tensor;
-    if (is_16_bit(input.inputs)) {
-        // 16-bit inputs: the tensor cores where the device has them and the layout lets the
-        // kernel copy by 16 bytes, else the SIMT kernel converting each element to float.
+    plan.tensor = is_double ? row.tuning.tensor_double : row.tuning.tensor;
+    if (input.tensor_tiles) plan.tensor = *input.tensor_tiles;
+    if (is_16_bit(input.inputs) || is_double) {
+        // 16-bit inputs and doubles: the tensor cores where the device has them and the layout
+        // lets the kernel copy by 16 bytes, else the SIMT kernel (converting 16-bit elements to
+        // float).
         const bool tensor = has_nvidia_tensor_cores(props) && input.tensor_core_layout &&
                             (plan.strategy == gemm_strategy::tensor_cores ||
                              input.forced == gemm_strategy::automatic);
-        plan.strategy = tensor ? gemm_strategy::tensor_cores : gemm_strategy::simt;
+        if (tensor)
+            plan.strategy = gemm_strategy::tensor_cores;
+        else if (is_16_bit(input.inputs) || plan.strategy == gemm_strategy::tensor_cores)
+            plan.strategy = gemm_strategy::simt;
     } else if (plan.strategy == gemm_strategy::tensor_cores) {
         plan.strategy = gemm_strategy::simt;  // TF32 is not written yet
     }

@@ -15,7 +15,7 @@ struct gemm_plan {
     gemm_strategy strategy = gemm_strategy::simt;
     gemm_simt_tiles simt;      ///< where strategy is simt
     gemm_cpu_tiles cpu;        ///< where strategy is cpu_tiles
-    gemm_tensor_tiles tensor;  ///< where strategy is tensor_cores
+    gemm_tensor_tiles tensor;  ///< where strategy is tensor_cores (for the problem's inputs)
     const gemm_tuning_row* row = nullptr;
 };
 
@@ -29,10 +29,13 @@ struct gemm_plan_input {
     gemm_strategy forced = gemm_strategy::automatic;
     /// A test's SIMT tiles (scoped_gemm_simt_tiles), taken as they are, where not null.
     const gemm_simt_tiles* simt_tiles = nullptr;
+    /// A test's tensor-core tiles (scoped_gemm_tensor_tiles), likewise.
+    const gemm_tensor_tiles* tensor_tiles = nullptr;
     /// A's and B's: C's, or f16 or bf16 with a float C.
     gemm_element inputs = gemm_element::f32;
-    /// The operands' rows, offsets and batch strides let the tensor-core kernel copy them to
-    /// local memory by 16 bytes (tensor_core_layout_fits).
+    /// The operands' types, rows, offsets and batch strides let the tensor-core kernel take them:
+    /// 16-bit inputs with a float C, or doubles, copied to local memory by 16 bytes
+    /// (tensor_core_layout_fits).
     bool tensor_core_layout = false;
     /// C's rows and columns (each batch entry's); 0: not known, the row's tiles as they are.
     std::size_t rows = 0, columns = 0;
@@ -40,20 +43,25 @@ struct gemm_plan_input {
 
 gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input);
 
-/// Test-only: while alive, the SIMT strategy takes `tiles` on every device (for float and double),
-/// so that tests run every row's tiles, vector loads included, on the devices they have.
-class scoped_gemm_simt_tiles {
+/// Test-only: while alive, the strategy whose tiles are `Tiles` (gemm_simt_tiles: SIMT, for float
+/// and double; gemm_tensor_tiles: the tensor cores, for the inputs they take) takes `tiles` on
+/// every device, so that tests and benchmarks run every row's tiles on the devices they have.
+template <class Tiles>
+class scoped_gemm_tiles {
   public:
-    explicit scoped_gemm_simt_tiles(gemm_simt_tiles tiles);
-    ~scoped_gemm_simt_tiles();
-    scoped_gemm_simt_tiles(const scoped_gemm_simt_tiles&) = delete;
-    scoped_gemm_simt_tiles& operator=(const scoped_gemm_simt_tiles&) = delete;
+    explicit scoped_gemm_tiles(Tiles tiles);
+    ~scoped_gemm_tiles();
+    scoped_gemm_tiles(const scoped_gemm_tiles&) = delete;
+    scoped_gemm_tiles& operator=(const scoped_gemm_tiles&) = delete;
 
   private:
-    std::optional<gemm_simt_tiles> previous_;
+    std::optional<Tiles> previous_;
 };
-/// The tiles scoped_gemm_simt_tiles set, if one lives.
-std::optional<gemm_simt_tiles> gemm_simt_tiles_in_force();
+using scoped_gemm_simt_tiles = scoped_gemm_tiles<gemm_simt_tiles>;
+using scoped_gemm_tensor_tiles = scoped_gemm_tiles<gemm_tensor_tiles>;
+/// The tiles a scoped_gemm_tiles<Tiles> set, if one lives.
+template <class Tiles>
+std::optional<Tiles> gemm_tiles_in_force();
 
 /// Whether the device has NVIDIA tensor cores that mma.sync m16n8k16 with bf16 reaches (compute
 /// capability 8.0 and later), through CUDA or NVIDIA's OpenCL.

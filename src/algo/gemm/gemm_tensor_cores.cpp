@@ -9,65 +9,23 @@
 #include "codegen/device_vocabulary.hpp"
 #include "gemm_kernels.hpp"
 #include "gemm_strategies.hpp"
+#include "gemm_tensor_pipeline.hpp"
 
 namespace kiln::detail {
 namespace {
 
-constexpr const char* tensor_kernel = "kiln_gemm_tensor_cores";
+constexpr const char* tensor_kernel = gemm_tensor_kernel_name;
 /// Elements of 16 bits in one cp.async and one ldmatrix row.
 constexpr std::size_t chunk = 8;
 /// Local rows are padded by one chunk: with rows an odd number of 16-byte chunks long, the eight
 /// rows an ldmatrix reads fall on eight different groups of four banks.
 constexpr std::size_t local_padding = chunk;
 
-/// "8u": a constant of the kernels' uint arithmetic.
-std::string uint_literal(std::size_t value) {
-    return std::to_string(value) + "u";
-}
-
-/// One operand's tile as it lies in local memory: as in global memory (so that copies need no
-/// transpose), `outer` rows of `inner` elements (plus padding), inner contiguous.
-struct tile_layout : operand_tile {
-    std::size_t row() const { return inner + local_padding; }
-    std::size_t stage_elements() const { return outer * row(); }
-};
-
-tile_layout layout_of(const gemm_tensor_kernel& shape, bool is_a) {
-    const gemm_tensor_tiles& t = shape.tiles;
-    const bool transposed = is_a ? shape.a_transposed : shape.b_transposed;
-    return {
-        operand_tile_of(is_a, transposed, is_a ? t.block_rows : t.block_columns, t.block_depth)};
-}
-
-/// The copies of the tile whose k starts at k0 into local stage `stage`: each work-item's
-/// chunks of 8 elements, the bytes past the matrix's last row or column zero.
-void emit_tile_copy(source_builder& b, const tile_layout& l, const std::string& stage,
-                    std::size_t group) {
-    const std::size_t per_row = l.inner / chunk;
-    const std::size_t chunks = l.outer * per_row;
-    for (std::size_t i = 0; i < chunks / group; ++i) {
-        b.open("");
-        b.line("const uint c = tid + " + uint_literal(i * group) + ";");
-        b.line("const ulong outer = " + l.outer_start + " + c / " + uint_literal(per_row) + ";");
-        b.line("const ulong inner = " + l.inner_start + " + c % " + uint_literal(per_row) + " * " +
-               uint_literal(chunk) + ";");
-        b.line("const uint bytes = outer < " + l.outer_limit + " && inner < " + l.inner_limit +
-               " ? 2u * (uint)min(" + l.inner_limit + " - inner, (ulong)" + uint_literal(chunk) +
-               ") : 0u;");
-        b.line("kiln_copy_async_16(" + l.name + "_tile + (" + stage + ") * " +
-               uint_literal(l.stage_elements()) + " + c / " + uint_literal(per_row) + " * " +
-               uint_literal(l.row()) + " + c % " + uint_literal(per_row) + " * " +
-               uint_literal(chunk) + ", bytes ? " + l.name + " + outer * " + l.name +
-               "_leading + inner : " + l.name + ", bytes);");
-        b.close();
-    }
-}
-
 /// The fragments of one k16 step at local column `kk` of stage `stage`: A's for each m16 tile of
 /// the warp, B's for each pair of n8 tiles. An ldmatrix.x4 reads four 8x8 matrices, lanes 8j to
 /// 8j + 7 naming the rows of matrix j; .trans where the tile lies with k outer.
-void emit_fragment_loads(source_builder& b, const gemm_tensor_kernel& shape, const tile_layout& a,
-                         const tile_layout& bl, std::size_t kk) {
+void emit_fragment_loads(source_builder& b, const gemm_tensor_kernel& shape, const staged_tile& a,
+                         const staged_tile& bl, std::size_t kk) {
     const gemm_tensor_tiles& t = shape.tiles;
     // A's registers a0..a3: rows 0-7 and 8-15 at k 0-7, then both at k 8-15.
     for (std::size_t mi = 0; mi < t.warp_rows / 16; ++mi) {
@@ -96,86 +54,35 @@ void emit_fragment_loads(source_builder& b, const gemm_tensor_kernel& shape, con
 
 std::string generate(const gemm_tensor_kernel& shape) {
     const gemm_tensor_tiles& t = shape.tiles;
-    const std::size_t group = t.work_group_size();
-    const tile_layout a = layout_of(shape, true), bl = layout_of(shape, false);
+    const staged_tile a = staged_tile_of(shape, true, 2, local_padding),
+                      bl = staged_tile_of(shape, false, 2, local_padding);
     const std::size_t m_tiles = t.warp_rows / 16, n_tiles = t.warp_columns / 8;
     const std::string mma =
         shape.types.a == gemm_element::bf16 ? "kiln_mma_m16n8k16_bf16" : "kiln_mma_m16n8k16_f16";
-    const std::size_t wait_depth = t.stages - 2;  // groups left in flight: the later tiles'
 
     source_builder b;
     use_tensor_core_vocabulary(b, shape.target);
-    b.begin_kernel(tensor_kernel, group);
+    b.begin_kernel(tensor_kernel, t.work_group_size());
     gemm_kernel_description(tensor_kernel, shape.types).declare(b);
     b.begin_body();
-    // uint4: local arrays of 16-bit values are aligned to 16 bytes only so.
-    b.local_array("uint4", "a_words", std::to_string(t.stages * a.stage_elements() / chunk));
-    b.local_array("uint4", "b_words", std::to_string(t.stages * bl.stage_elements() / chunk));
-    b.line("local ushort* a_tile = (local ushort*)a_words;");
-    b.line("local ushort* b_tile = (local ushort*)b_words;");
-    b.line("const uint tid = " + source_builder::local_id() + ";");
-    b.line("const uint lane = tid % 32u, warp = tid / 32u;");
-    b.line("const uint warp_row = warp / " + uint_literal(t.block_columns / t.warp_columns) +
-           " * " + uint_literal(t.warp_rows) + ";");
-    b.line("const uint warp_column = warp % " + uint_literal(t.block_columns / t.warp_columns) +
-           " * " + uint_literal(t.warp_columns) + ";");
-    // Groups run through C's blocks row after row, then through the batch entries.
-    b.line("const ulong tiles_n = (n + " + uint_literal(t.block_columns - 1) + ") / " +
-           uint_literal(t.block_columns) + ";");
-    b.line("const ulong tiles = (m + " + uint_literal(t.block_rows - 1) + ") / " +
-           uint_literal(t.block_rows) + " * tiles_n;");
-    b.line("const ulong group = " + source_builder::group_id() + ";");
-    emit_batch_entry(b, "(group / tiles)");
-    b.line("const ulong row0 = group % tiles / tiles_n * " + uint_literal(t.block_rows) + ";");
-    b.line("const ulong column0 = group % tiles % tiles_n * " + uint_literal(t.block_columns) +
-           ";");
+    emit_stage_buffers(b, a, bl, t.stages);
+    emit_block_start(b, t);
     b.line("float accumulators[" + std::to_string(m_tiles * n_tiles * 4) + "];");
     b.open("for (uint i = 0; i < " + uint_literal(m_tiles * n_tiles * 4) + "; ++i)");
     b.line("accumulators[i] = 0.0f;");
     b.close();
     b.line("uint a_fragments[" + std::to_string(m_tiles * 4) + "], b_fragments[" +
            std::to_string(n_tiles * 2) + "];");
-    b.line("const ulong depth_tiles = (k + " + uint_literal(t.block_depth - 1) + ") / " +
-           uint_literal(t.block_depth) + ";");
-    // The prologue: the first stages - 1 tiles in flight, a group of copies each (empty past k,
-    // so that the count of groups, which the waits take, is the same on every path).
-    for (std::size_t s = 0; s + 1 < t.stages; ++s) {
-        b.open("if (" + uint_literal(s) + " < depth_tiles)");
-        b.line("const ulong k0 = " + uint_literal(s * t.block_depth) + ";");
-        emit_tile_copy(b, a, uint_literal(s), group);
-        emit_tile_copy(b, bl, uint_literal(s), group);
-        b.close();
-        b.line("kiln_copy_async_commit();");
-    }
-    b.open("for (ulong tile = 0; tile < depth_tiles; ++tile)");
-    // This tile's group is complete once at most the later ones are in flight; the barrier makes
-    // every work-item's copies visible and ends the reads of the stage copied into next.
-    b.line("kiln_copy_async_wait_" + std::to_string(wait_depth) + "();");
-    b.local_barrier();
-    b.open("");
-    b.line("const ulong next = tile + " + uint_literal(t.stages - 1) + ";");
-    b.open("if (next < depth_tiles)");
-    b.line("const ulong k0 = next * " + uint_literal(t.block_depth) + ";");
-    b.line("const uint stage = (uint)(next % " + uint_literal(t.stages) + ");");
-    emit_tile_copy(b, a, "stage", group);
-    emit_tile_copy(b, bl, "stage", group);
-    b.close();
-    b.line("kiln_copy_async_commit();");
-    b.close();
-    b.line("const uint stage = (uint)(tile % " + uint_literal(t.stages) + ");");
-    b.line("const local ushort* a_stage = a_tile + stage * " + uint_literal(a.stage_elements()) +
-           ";");
-    b.line("const local ushort* b_stage = b_tile + stage * " + uint_literal(bl.stage_elements()) +
-           ";");
-    for (std::size_t kk = 0; kk < t.block_depth; kk += 16) {
-        emit_fragment_loads(b, shape, a, bl, kk);
-        for (std::size_t mi = 0; mi < m_tiles; ++mi)
-            for (std::size_t ni = 0; ni < n_tiles; ++ni)
-                b.line(mma + "(accumulators + " + uint_literal((mi * n_tiles + ni) * 4) +
-                       ", a_fragments + " + uint_literal(mi * 4) + ", b_fragments + " +
-                       uint_literal(ni * 2) + ");");
-    }
-    b.close();
+    emit_staged_loop(b, t, a, bl, [&] {
+        for (std::size_t kk = 0; kk < t.block_depth; kk += 16) {
+            emit_fragment_loads(b, shape, a, bl, kk);
+            for (std::size_t mi = 0; mi < m_tiles; ++mi)
+                for (std::size_t ni = 0; ni < n_tiles; ++ni)
+                    b.line(mma + "(accumulators + " + uint_literal((mi * n_tiles + ni) * 4) +
+                           ", a_fragments + " + uint_literal(mi * 4) + ", b_fragments + " +
+                           uint_literal(ni * 2) + ");");
+        }
+    });
     // The epilogue: accumulator 2i + j of an m16n8 tile is row lane / 4 (+ 8 for i = 1), column
     // 2 (lane % 4) + j.
     for (std::size_t mi = 0; mi < m_tiles; ++mi)
@@ -195,18 +102,14 @@ std::string generate(const gemm_tensor_kernel& shape) {
     return b.str();
 }
 
-/// Rows, offset and batch stride on 16-byte boundaries (the buffer's start is aligned further).
-bool copies_by_16_bytes(const gemm_operand& x) {
-    return x.leading_dimension % chunk == 0 && x.offset % chunk == 0 &&
-           (x.batch == 1 || x.batch_stride % chunk == 0);
-}
-
 }  // namespace
 
 bool tensor_core_layout_fits(const gemm_problem& problem) {
-    return is_16_bit(problem.a.element) && problem.b.element == problem.a.element &&
-           problem.c.element == gemm_element::f32 && copies_by_16_bytes(problem.a) &&
-           copies_by_16_bytes(problem.b);
+    const bool types = problem.b.element == problem.a.element &&
+                       (is_16_bit(problem.a.element) ? problem.c.element == gemm_element::f32
+                                                     : problem.a.element == gemm_element::f64 &&
+                                                           problem.c.element == gemm_element::f64);
+    return types && copies_by_16_bytes(problem.a) && copies_by_16_bytes(problem.b);
 }
 
 std::string gemm_tensor_kernel::key() const {
@@ -215,6 +118,7 @@ std::string gemm_tensor_kernel::key() const {
 }
 
 std::string gemm_tensor_kernel::source() const {
+    if (types.a == gemm_element::f64) return double_tensor_kernel_source(*this);
     const gemm_tensor_tiles& t = tiles;
     // The shapes the generator's loops assume.
     if (t.stages < 2 || t.stages > 4 || t.block_depth % 16 != 0 || t.warp_rows % 16 != 0 ||

@@ -82,8 +82,9 @@ struct gemm_tuning {
     gemm_strategy strategy = gemm_strategy::simt;
     gemm_simt_tiles simt;  ///< for float
     gemm_simt_tiles simt_double;
-    gemm_cpu_tiles cpu;        ///< for float; doubles take half the vector width
-    gemm_tensor_tiles tensor;  ///< for 16-bit inputs on NVIDIA tensor cores
+    gemm_cpu_tiles cpu;               ///< for float; doubles take half the vector width
+    gemm_tensor_tiles tensor;         ///< for 16-bit inputs on NVIDIA tensor cores
+    gemm_tensor_tiles tensor_double;  ///< for doubles on NVIDIA tensor cores (mma.sync m8n8k4)
 };
 
 struct gemm_tuning_row {

@@ -57,6 +57,13 @@ __device__ inline void kiln_mma_m16n8k16_bf16(float* d, const unsigned* a, const
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 #endif
 }
+__device__ inline void kiln_mma_m8n8k4_f64(double* d, double a, double b) {
+#if __CUDA_ARCH__ >= 800
+    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+        : "+d"(d[0]), "+d"(d[1])
+        : "d"(a), "d"(b));
+#endif
+}
 
 __device__ inline void kiln_ldmatrix_x4(unsigned* r, const unsigned short* p) {
 #if __CUDA_ARCH__ >= 800
