@@ -266,11 +266,7 @@ int main(int argc, char** argv) {
                     continue;
                 const std::size_t element_bytes = w.double_precision ? 8 : 4;
                 for (const kiln::detail::gemm_simt_tiles& tiles : sweep) {
-                    // The kernel's two local buffers of each operand's tile, padded
-                    // (gemm_plan.cpp).
-                    const std::size_t local_bytes = 2 * tiles.block_depth *
-                                                    (tiles.block_rows + tiles.block_columns + 8) *
-                                                    element_bytes;
+                    const std::size_t local_bytes = tiles.local_bytes(element_bytes);
                     if (tiles.work_group_size() > dev.properties().max_work_group_size ||
                         (dev.properties().local_memory_bytes != 0 &&
                          local_bytes > dev.properties().local_memory_bytes))

@@ -120,6 +120,14 @@ class gemm_test : public kiln::test::device_queue_test {
         }
     }
 
+    /// Whether doubles run under the SIMT tiles in force: the device has them, and the tiles fit
+    /// its local memory for doubles (the NVIDIA row's float tiles do not).
+    bool doubles_run() const {
+        const auto tiles = kiln::detail::gemm_tiles_in_force<kiln::detail::gemm_simt_tiles>();
+        const std::size_t local = device().properties().local_memory_bytes;
+        return has_double() && (!tiles || local == 0 || tiles->local_bytes(8) <= local);
+    }
+
     /// C (m x n) = alpha op(A) op(B) + beta C with plain matrices, checked against the host.
     template <class T>
     void check_product(std::size_t m, std::size_t n, std::size_t k, bool transpose_a,
@@ -156,7 +164,7 @@ TEST_P(gemm_test, edge_tiles_of_every_size) {
     on_every_strategy([&] {
         for (const auto& [m, n, k] : shapes)
             check_product<float>(m, n, k, false, false, 1.0f, 0.0f);
-        if (has_double())
+        if (doubles_run())
             for (const auto& [m, n, k] : shapes)
                 check_product<double>(m, n, k, false, false, 1.0, 0.0);
     });
@@ -168,16 +176,14 @@ TEST_P(gemm_test, transposes_with_alpha_and_beta) {
             for (const bool tb : {false, true}) {
                 check_product<float>(67, 45, 33, ta, tb, 2.0f, 1.0f);
                 check_product<float>(128, 64, 16, ta, tb, -0.5f, 0.25f);
-                if (has_double()) check_product<double>(37, 70, 41, ta, tb, 1.5, -1.0);
+                if (doubles_run()) check_product<double>(37, 70, 41, ta, tb, 1.5, -1.0);
             }
     });
 }
 
-// Leading dimensions and offsets that break every vector alignment, and C's elements outside
-// its window left as they were.
 // Doubles whose rows the tensor-core kernel copies by 16 bytes (even leading dimensions), around
-// its 128 x 128 x 8 blocks and 8 x 8 x 4 instructions: partial blocks, warps past m or n, and k
-// ending inside a copy. Every strategy, and on NVIDIA GPUs every row's tensor-core tiles.
+// its blocks and m8n8k4 / m16n8k8 instructions: partial blocks, warps past m or n, and k ending
+// inside a copy. Every strategy; on NVIDIA GPUs the row's tensor-core tiles and one-warp blocks.
 TEST_P(gemm_test, doubles_in_the_tensor_cores_layout) {
     if (!has_double()) GTEST_SKIP() << "no double precision";
     const std::vector<std::array<std::size_t, 3>> shapes{
@@ -195,11 +201,16 @@ TEST_P(gemm_test, doubles_in_the_tensor_cores_layout) {
             products();
             continue;
         }
-        std::vector<std::string> done;
-        for (const auto& row : kiln::detail::gemm_tuning_rows()) {
-            const kiln::detail::gemm_tensor_tiles& tiles = row.tuning.tensor_double;
-            if (std::find(done.begin(), done.end(), tiles.key()) != done.end()) continue;
-            done.push_back(tiles.key());
+        // The device's row's tiles, and a block of one warp: warps past m or n in every block.
+        const kiln::detail::gemm_tensor_tiles& row_tiles =
+            kiln::detail::gemm_row_for(device().properties()).tuning.tensor_double;
+        const kiln::detail::gemm_tensor_tiles one_warp{.block_rows = 32,
+                                                       .block_columns = 32,
+                                                       .block_depth = 8,
+                                                       .warp_rows = 32,
+                                                       .warp_columns = 32,
+                                                       .stages = 3};
+        for (const auto& tiles : {row_tiles, one_warp}) {
             SCOPED_TRACE("tensor tiles " + tiles.key());
             const kiln::detail::scoped_gemm_tensor_tiles forced_tiles(tiles);
             products();
@@ -207,6 +218,8 @@ TEST_P(gemm_test, doubles_in_the_tensor_cores_layout) {
     }
 }
 
+// Leading dimensions and offsets that break every vector alignment, and C's elements outside
+// its window left as they were.
 TEST_P(gemm_test, views_with_any_leading_dimension_and_offset) {
     const std::size_t m = 37, n = 29, k = 43;
     const host_layout la{m, k, k + 3, 5}, lb{k, n, n + 1, 2}, lc{m, n, n + 7, 11};

@@ -131,8 +131,8 @@ TEST_F(NvrtcCompile, GemmTensorCoreKernelsOfEveryLayoutForAmpereAndHopper) {
     }
 }
 
-// The tensor-core kernel for doubles (mma.sync m8n8k4 from the prelude's vocabulary) in every
-// layout for Ampere and Hopper.
+// The tensor-core kernel for doubles (mma.sync m8n8k4, and Hopper's m16n8k8, from the prelude's
+// vocabulary) in every layout.
 TEST_F(NvrtcCompile, GemmDoubleTensorCoreKernelsOfEveryLayoutForAmpereAndHopper) {
     const gemm_tuning_row& nvidia = gemm_tuning_rows().front();
     const gemm_types twice{gemm_element::f64, gemm_element::f64, gemm_element::f64,
@@ -140,11 +140,13 @@ TEST_F(NvrtcCompile, GemmDoubleTensorCoreKernelsOfEveryLayoutForAmpereAndHopper)
     for (const bool a_transposed : {false, true})
         for (const bool b_transposed : {false, true}) {
             SCOPED_TRACE(std::string(a_transposed ? "T" : "N") + (b_transposed ? "T" : "N"));
-            const std::string source = gemm_tensor_kernel{nvidia.tuning.tensor_double, twice,
-                                                          a_transposed, b_transposed, cuda_warps}
-                                           .source();
-            expect_cubin(compile({source}));
-            expect_cubin(compile({source}, {}, target_architecture{80, true}));
+            const gemm_tensor_kernel ampere{
+                nvidia.tuning.tensor_double, twice, a_transposed, b_transposed, cuda_warps, false};
+            gemm_tensor_kernel hopper_shapes = ampere;
+            hopper_shapes.double_m16n8k8 = true;
+            expect_cubin(compile({ampere.source()}));
+            expect_cubin(compile({ampere.source()}, {}, target_architecture{80, true}));
+            expect_cubin(compile({hopper_shapes.source()}));
         }
 }
 

@@ -9,17 +9,12 @@
 namespace kiln::detail {
 namespace {
 
-/// Local memory the SIMT kernel declares: two buffers of each operand's tile, padded.
-std::size_t simt_local_bytes(const gemm_simt_tiles& t, std::size_t accumulator_bytes) {
-    return 2 * t.block_depth * (t.block_rows + t.block_columns + 8) * accumulator_bytes;
-}
-
 bool simt_fits(const gemm_simt_tiles& t, const device_properties& props,
                std::size_t accumulator_bytes) {
     return t.work_group_size() <= props.max_work_group_size &&
            t.work_group_size() <= props.max_work_item_sizes[0] &&
            (props.local_memory_bytes == 0 ||
-            simt_local_bytes(t, accumulator_bytes) <= props.local_memory_bytes);
+            t.local_bytes(accumulator_bytes) <= props.local_memory_bytes);
 }
 
 std::mutex tiles_mutex;

@@ -44,6 +44,9 @@ struct gemm_tensor_kernel {
     gemm_types types;
     bool a_transposed = false, b_transposed = false;
     target_features target;
+    /// Doubles by mma.sync m16n8k8, which compute capability 9.0 adds and runs at twice m8n8k4's
+    /// rate; m8n8k4 otherwise.
+    bool double_m16n8k8 = false;
 
     std::string key() const;
     std::string source() const;

@@ -114,7 +114,8 @@ bool tensor_core_layout_fits(const gemm_problem& problem) {
 
 std::string gemm_tensor_kernel::key() const {
     return std::string(tensor_kernel) + ":" + tiles.key() + ":" + types.key() + ":" +
-           (a_transposed ? "T" : "N") + (b_transposed ? "T" : "N") + ":" + target.key();
+           (a_transposed ? "T" : "N") + (b_transposed ? "T" : "N") + ":" + target.key() +
+           (double_m16n8k8 ? ":m16n8k8" : "");
 }
 
 std::string gemm_tensor_kernel::source() const {
@@ -133,8 +134,14 @@ std::string gemm_tensor_kernel::source() const {
 
 event run_tensor_core_gemm(const queue& q, const gemm_problem& problem,
                            const gemm_tensor_tiles& tiles) {
-    const gemm_tensor_kernel shape{tiles, gemm_types_of(problem), problem.a.transposed,
-                                   problem.b.transposed, target_features_for(q.device())};
+    const gemm_types types = gemm_types_of(problem);
+    const gemm_tensor_kernel shape{
+        tiles,
+        types,
+        problem.a.transposed,
+        problem.b.transposed,
+        target_features_for(q.device()),
+        types.a == gemm_element::f64 && q.device().properties().compute_capability_major >= 9};
     const auto describe = [&] {
         return std::vector<kernel_description>{gemm_kernel_description(tensor_kernel, shape.types)};
     };

@@ -1,6 +1,7 @@
 // The tensor-core strategy for doubles: the 16-bit kernel's pipeline (gemm_tensor_pipeline.hpp)
-// feeding mma.sync m8n8k4 with f64 operands (DMMA, compute capability 8.0 and later), whose
-// fragments are one element per lane, read from local memory without ldmatrix.
+// feeding mma.sync with f64 operands (DMMA): m8n8k4 from compute capability 8.0, m16n8k8 from
+// 9.0. Lane l holds elements at row l / 4 (+ 8) and k l % 4 (+ 4) of its fragments, read from
+// local memory without ldmatrix.
 // docs/linear_algebra.md, "Strategies".
 #include <algorithm>
 #include <array>
@@ -45,13 +46,27 @@ staged_tile double_tile(const gemm_tensor_kernel& shape, bool is_a) {
     return tile;
 }
 
-/// Lane l's element of an m8 (n8) fragment at local column kk: row l / 4 of the 8, k l % 4.
+/// Lane l's element of an m8 or n8 fragment at local column kk: row l / 4 of the 8 from `along`,
+/// k l % 4.
 std::string fragment_at(const staged_tile& l, const std::string& along, std::size_t kk) {
     const std::string row = uint_literal(l.row());
     return l.k_is_inner
                ? "(" + along + " + lane / 4u) * " + row + " + " + uint_literal(kk) + " + lane % 4u"
                : "(" + uint_literal(kk) + " + lane % 4u) * " + row + " + " + along + " + lane / 4u";
 }
+
+/// One instruction's shape and how its fragments lie: m16n8k8 holds A's rows g and g + 8 at k t
+/// and t + 4 (a0..a3, row fastest), B's k t and t + 4 (b0, b1), C's rows g and g + 8 (c0, c1 and
+/// c2, c3 at columns 2t, 2t + 1); m8n8k4 one row and one k of each.
+struct double_mma {
+    std::size_t m = 8, k = 4;
+    std::size_t a_elements() const { return m * k / 32; }
+    std::size_t b_elements() const { return 8 * k / 32; }
+    std::size_t c_elements() const { return m * 8 / 32; }
+    std::string function() const {
+        return m == 16 ? "kiln_mma_m16n8k8_f64" : "kiln_mma_m8n8k4_f64";
+    }
+};
 
 }  // namespace
 
@@ -66,7 +81,13 @@ std::string double_tensor_kernel_source(const gemm_tensor_kernel& shape) {
         throw invalid_argument_error("kiln::gemm", "tensor-core tiles " + t.key() +
                                                        " are not a shape the double kernel takes");
     const staged_tile a = double_tile(shape, true), bl = double_tile(shape, false);
-    const std::size_t m_tiles = t.warp_rows / 8, n_tiles = t.warp_columns / 8;
+    const double_mma mma = shape.double_m16n8k8 ? double_mma{16, 8} : double_mma{8, 4};
+    if (t.warp_rows % mma.m != 0 || t.block_depth % mma.k != 0)
+        throw invalid_argument_error(
+            "kiln::gemm", "tensor-core tiles " + t.key() + " do not divide into m16n8k8 products");
+    const std::size_t m_tiles = t.warp_rows / mma.m, n_tiles = t.warp_columns / 8;
+    const std::size_t a_size = mma.a_elements(), b_size = mma.b_elements(),
+                      c_size = mma.c_elements();
 
     source_builder b;
     use_tensor_core_vocabulary(b, shape.target);
@@ -75,39 +96,45 @@ std::string double_tensor_kernel_source(const gemm_tensor_kernel& shape) {
     b.begin_body();
     emit_stage_buffers(b, a, bl, t.stages);
     emit_block_start(b, t);
-    b.line("double accumulators[" + std::to_string(m_tiles * n_tiles * 2) + "];");
-    b.open("for (uint i = 0; i < " + uint_literal(m_tiles * n_tiles * 2) + "; ++i)");
+    b.line("double accumulators[" + std::to_string(m_tiles * n_tiles * c_size) + "];");
+    b.open("for (uint i = 0; i < " + uint_literal(m_tiles * n_tiles * c_size) + "; ++i)");
     b.line("accumulators[i] = 0.0;");
     b.close();
-    b.line("double a_fragments[" + std::to_string(m_tiles) + "], b_fragments[" +
-           std::to_string(n_tiles) + "];");
+    b.line("double a_fragments[" + std::to_string(m_tiles * a_size) + "], b_fragments[" +
+           std::to_string(n_tiles * b_size) + "];");
     emit_staged_loop(b, t, a, bl, [&] {
-        for (std::size_t kk = 0; kk < t.block_depth; kk += 4) {
+        for (std::size_t kk = 0; kk < t.block_depth; kk += mma.k) {
             for (std::size_t mi = 0; mi < m_tiles; ++mi)
-                b.line("a_fragments[" + std::to_string(mi) + "] = a_stage[" +
-                       fragment_at(a, "warp_row + " + uint_literal(mi * 8), kk) + "];");
+                for (std::size_t e = 0; e < a_size; ++e)
+                    b.line("a_fragments[" + std::to_string(mi * a_size + e) + "] = a_stage[" +
+                           fragment_at(a, "warp_row + " + uint_literal(mi * mma.m + e % 2 * 8),
+                                       kk + e / 2 * 4) +
+                           "];");
             for (std::size_t ni = 0; ni < n_tiles; ++ni)
-                b.line("b_fragments[" + std::to_string(ni) + "] = b_stage[" +
-                       fragment_at(bl, "warp_column + " + uint_literal(ni * 8), kk) + "];");
+                for (std::size_t e = 0; e < b_size; ++e)
+                    b.line("b_fragments[" + std::to_string(ni * b_size + e) + "] = b_stage[" +
+                           fragment_at(bl, "warp_column + " + uint_literal(ni * 8), kk + e * 4) +
+                           "];");
             for (std::size_t mi = 0; mi < m_tiles; ++mi)
                 for (std::size_t ni = 0; ni < n_tiles; ++ni)
-                    b.line("kiln_mma_m8n8k4_f64(accumulators + " +
-                           uint_literal((mi * n_tiles + ni) * 2) + ", a_fragments[" +
-                           std::to_string(mi) + "], b_fragments[" + std::to_string(ni) + "]);");
+                    b.line(mma.function() + "(accumulators + " +
+                           uint_literal((mi * n_tiles + ni) * c_size) + ", a_fragments + " +
+                           uint_literal(mi * a_size) + ", b_fragments + " +
+                           uint_literal(ni * b_size) + ");");
         }
     });
-    // The epilogue: accumulator j of an m8n8 tile is row lane / 4, column 2 (lane % 4) + j.
+    // The epilogue: accumulator 2i + j of a tile is row lane / 4 (+ 8 i), column 2 (lane % 4) + j.
     for (std::size_t mi = 0; mi < m_tiles; ++mi)
         for (std::size_t ni = 0; ni < n_tiles; ++ni)
-            for (std::size_t e = 0; e < 2; ++e) {
+            for (std::size_t e = 0; e < c_size; ++e) {
                 const std::string row =
-                    "row0 + warp_row + " + uint_literal(mi * 8) + " + lane / 4u";
+                    "row0 + warp_row + " + uint_literal(mi * mma.m + e / 2 * 8) + " + lane / 4u";
                 const std::string column =
-                    "column0 + warp_column + " + uint_literal(ni * 8 + e) + " + lane % 4u * 2u";
+                    "column0 + warp_column + " + uint_literal(ni * 8 + e % 2) + " + lane % 4u * 2u";
                 b.open("if (" + row + " < m && " + column + " < n)");
                 b.line(gemm_store(
                     shape.types, "(" + row + ")", "(" + column + ")",
-                    "accumulators[" + std::to_string((mi * n_tiles + ni) * 2 + e) + "]"));
+                    "accumulators[" + std::to_string((mi * n_tiles + ni) * c_size + e) + "]"));
                 b.close();
             }
     b.end_kernel();

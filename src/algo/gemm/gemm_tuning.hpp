@@ -40,6 +40,11 @@ struct gemm_simt_tiles {
                block_columns * block_depth % work_group_size() == 0 &&
                (!vector_reads || (thread_rows % 4 == 0 && thread_columns % 4 == 0));
     }
+    /// Local memory the kernel declares for accumulators of `accumulator_bytes`: two buffers of
+    /// each operand's tile, padded.
+    std::size_t local_bytes(std::size_t accumulator_bytes) const noexcept {
+        return 2 * block_depth * (block_rows + block_columns + 8) * accumulator_bytes;
+    }
     /// "128x128x8 t8x8 v4" (" r4" with vector_reads), for program keys.
     std::string key() const;
 };

@@ -57,11 +57,20 @@ __device__ inline void kiln_mma_m16n8k16_bf16(float* d, const unsigned* a, const
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 #endif
 }
-__device__ inline void kiln_mma_m8n8k4_f64(double* d, double a, double b) {
+__device__ inline void kiln_mma_m8n8k4_f64(double* d, const double* a, const double* b) {
 #if __CUDA_ARCH__ >= 800
     asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
         : "+d"(d[0]), "+d"(d[1])
-        : "d"(a), "d"(b));
+        : "d"(a[0]), "d"(b[0]));
+#endif
+}
+// Compute capability 9.0 and later.
+__device__ inline void kiln_mma_m16n8k8_f64(double* d, const double* a, const double* b) {
+#if __CUDA_ARCH__ >= 900
+    asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+        "{%8, %9}, {%0, %1, %2, %3};"
+        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
 #endif
 }
 
