@@ -280,18 +280,19 @@ concept gemm_output = gemm_input<M> && !std::is_same_v<
 template <class M>
 using gemm_value_t = typename gemm_operand_traits<std::remove_cvref_t<M>>::value_type;
 
-/// The type alpha and beta are given in, which products of C's type accumulate in.
-template <class C>
-using gemm_scalar_t = gemm_value_t<C>;
-
 template <class T>
 inline constexpr bool is_binary16_input_v = std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
 
-/// Inputs of the output's type, or both kiln::half or both kiln::bfloat16 with a float output
-/// (16-bit outputs are not written yet).
+/// The type alpha and beta are given in, which products of C's type accumulate in: C's, float for
+/// 16-bit outputs.
+template <class C>
+using gemm_scalar_t =
+    std::conditional_t<is_binary16_input_v<gemm_value_t<C>>, float, gemm_value_t<C>>;
+
+/// Inputs of the output's type (float, double, kiln::half, kiln::bfloat16), or both kiln::half or
+/// both kiln::bfloat16 with a float output.
 template <class C, class A, class B>
-concept gemm_operand_types =
-    !is_binary16_input_v<gemm_value_t<C>> && std::is_same_v<gemm_value_t<A>, gemm_value_t<B>> &&
+concept gemm_operand_types = std::is_same_v<gemm_value_t<A>, gemm_value_t<B>> &&
     (std::is_same_v<gemm_value_t<C>, gemm_value_t<A>> ||
      (std::is_same_v<gemm_value_t<C>, float> && is_binary16_input_v<gemm_value_t<A>>));
 

@@ -1,6 +1,7 @@
-// kiln::gemm with kiln::half and kiln::bfloat16 inputs and a float C, on every device: through the
-// SIMT kernel that converts each element, and through the tensor cores where the device has them;
-// against a double host reference within the bound docs/linear_algebra.md promises.
+// kiln::gemm with kiln::half and kiln::bfloat16 inputs and a float or 16-bit C, on every device:
+// through the SIMT kernel that converts each element, and through the tensor cores where the
+// device has them; against a double host reference within the bound docs/linear_algebra.md
+// promises.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -73,8 +74,9 @@ class gemm_binary16_test : public kiln::test::device_queue_test {
         }
     }
 
-    /// C (m x n) = alpha op(A) op(B) + beta C, A and B of T in vectors padded as padded_layout.
-    template <class T>
+    /// C (m x n) = alpha op(A) op(B) + beta C, A and B of T in vectors padded as padded_layout,
+    /// C of Out (float, or T: rounded once from the float result).
+    template <class T, class Out = float>
     void check_product(std::size_t m, std::size_t n, std::size_t k, bool ta, bool tb, float alpha,
                        float beta) {
         SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
@@ -82,9 +84,9 @@ class gemm_binary16_test : public kiln::test::device_queue_test {
         const padded_layout la(ta ? k : m, ta ? m : k, ta), lb(tb ? n : k, tb ? k : n, tb);
         const auto a = random_values<T>(la.rows * la.leading, 1),
                    b = random_values<T>(lb.rows * lb.leading, 2);
-        const auto c = random_values<float>(m * n, 3);
+        const auto c = random_values<Out>(m * n, 3);
         const kiln::matrix<T> A(q, la.rows, la.leading, a), B(q, lb.rows, lb.leading, b);
-        const kiln::matrix<float> C(q, m, n, c);
+        const kiln::matrix<Out> C(q, m, n, c);
         const kiln::matrix_view<T> va(A.data(), la.rows, la.columns, la.leading),
             vb(B.data(), lb.rows, lb.columns, lb.leading);
         const kiln::gemm_options<float> options{.alpha = alpha, .beta = beta};
@@ -96,7 +98,13 @@ class gemm_binary16_test : public kiln::test::device_queue_test {
             kiln::gemm(C, va, kiln::transposed(vb), options);
         else
             kiln::gemm(C, va, vb, options);
-        const std::vector<float> got = C.read();
+        const std::vector<Out> got = C.read();
+        // A 16-bit C adds its rounding: half an ulp of the result, or of the smallest normal.
+        double unit_roundoff = 0, smallest = 0;
+        if constexpr (!std::is_same_v<Out, float>) {
+            unit_roundoff = value_of(std::numeric_limits<Out>::epsilon()) / 2;
+            smallest = value_of(std::numeric_limits<Out>::min());
+        }
         std::size_t wrong = 0;
         for (std::size_t i = 0; i < m; ++i)
             for (std::size_t j = 0; j < n; ++j) {
@@ -106,12 +114,14 @@ class gemm_binary16_test : public kiln::test::device_queue_test {
                     sum += x;
                     magnitude += std::abs(x);
                 }
-                const double old = beta == 0 ? 0.0 : double(c[i * n + j]);
+                const double old = beta == 0 ? 0.0 : value_of(c[i * n + j]);
                 const double want = alpha * sum + beta * old;
                 const double bound =
-                    error_bound(k, std::abs(alpha) * magnitude + std::abs(beta * old));
-                if (!(std::abs(double(got[i * n + j]) - want) <= bound) && wrong++ < 5)
-                    ADD_FAILURE() << "C(" << i << ", " << j << ") = " << got[i * n + j]
+                    error_bound(k, std::abs(alpha) * magnitude + std::abs(beta * old)) *
+                        (1 + unit_roundoff) +
+                    unit_roundoff * std::max(std::abs(want), smallest);
+                if (!(std::abs(value_of(got[i * n + j]) - want) <= bound) && wrong++ < 5)
+                    ADD_FAILURE() << "C(" << i << ", " << j << ") = " << value_of(got[i * n + j])
                                   << ", reference " << want << " (bound " << bound << ")";
             }
     }
@@ -138,6 +148,36 @@ TEST_P(gemm_binary16_test, transposes_with_alpha_and_beta) {
                 check_product<kiln::bfloat16>(67, 45, 33, ta, tb, 2.0f, 1.0f);
                 check_product<kiln::half>(160, 136, 48, ta, tb, -0.5f, 0.25f);
             }
+    });
+}
+
+// 16-bit outputs: the float result rounded once to C's type, alpha and beta in float.
+TEST_P(gemm_binary16_test, outputs_of_the_inputs_type) {
+    on_every_strategy([&] {
+        for (const auto& [m, n, k] :
+             std::vector<std::array<std::size_t, 3>>{{1, 1, 1}, {65, 63, 9}, {129, 130, 33}}) {
+            check_product<kiln::bfloat16, kiln::bfloat16>(m, n, k, false, false, 1.0f, 0.0f);
+            check_product<kiln::half, kiln::half>(m, n, k, false, false, 1.0f, 0.0f);
+        }
+        check_product<kiln::half, kiln::half>(67, 45, 33, true, false, 2.0f, -1.0f);
+        check_product<kiln::bfloat16, kiln::bfloat16>(160, 136, 48, false, true, -0.5f, 0.25f);
+    });
+}
+
+// Past half's largest finite value, C is infinity; NaN in C with beta != 0 stays NaN.
+TEST_P(gemm_binary16_test, half_outputs_overflow_to_infinity) {
+    on_every_strategy([&] {
+        const kiln::matrix<kiln::half> A(
+            q, 1, 2, std::vector<kiln::half>{kiln::half(60000.0f), kiln::half(60000.0f)}),
+            B(q, 2, 2, std::vector<kiln::half>(4, kiln::half(1.0f)));
+        const kiln::matrix<kiln::half> C(
+            q, 1, 2,
+            std::vector<kiln::half>{kiln::half(0.0f),
+                                    kiln::half(std::numeric_limits<float>::quiet_NaN())});
+        kiln::gemm(C, A, B, {.alpha = 1.0f, .beta = 1.0f});
+        const std::vector<kiln::half> got = C.read();
+        EXPECT_EQ(value_of(got[0]), std::numeric_limits<double>::infinity());
+        EXPECT_TRUE(std::isnan(value_of(got[1])));
     });
 }
 
@@ -224,7 +264,8 @@ TEST_P(gemm_binary16_test, bad_input_is_rejected_before_any_device_work) {
 
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(gemm_binary16_test);
 
-// Inputs of two types, 16-bit outputs and double outputs of 16-bit inputs do not compile.
+// Inputs of two types, 16-bit outputs of other inputs and double outputs of 16-bit inputs do
+// not compile.
 template <class C, class A, class B>
 concept multipliable = requires(const C& c, const A& a, const B& b) {
     kiln::gemm(c, a, b);
@@ -235,7 +276,10 @@ static_assert(multipliable<kiln::matrix<float>, half_matrix, half_matrix>);
 static_assert(
     multipliable<kiln::matrix<float>, bf16_matrix, kiln::transposed_matrix<kiln::bfloat16>>);
 static_assert(!multipliable<kiln::matrix<float>, half_matrix, bf16_matrix>);
-static_assert(!multipliable<half_matrix, half_matrix, half_matrix>);
+static_assert(multipliable<half_matrix, half_matrix, half_matrix>);
+static_assert(multipliable<bf16_matrix, bf16_matrix, kiln::transposed_matrix<kiln::bfloat16>>);
+static_assert(!multipliable<half_matrix, bf16_matrix, bf16_matrix>);
+static_assert(!multipliable<bf16_matrix, kiln::matrix<float>, kiln::matrix<float>>);
 static_assert(!multipliable<kiln::matrix<double>, bf16_matrix, bf16_matrix>);
 
 kiln::device_properties gpu(std::string vendor, int major, int minor) {

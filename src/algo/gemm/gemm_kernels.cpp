@@ -47,33 +47,18 @@ std::string opencl_name(gemm_element e) {
 
 std::string gemm_convert(gemm_element e, gemm_element accumulator, const std::string& value) {
     const std::string acc = opencl_name(accumulator);
+    // The kernel language's conversions (binary16.cl, the CUDA prelude's opencl_c_binary16.cuh):
+    // exact, as every 16-bit value is a float.
     switch (e) {
         case gemm_element::f16:
-            return "(" + acc + ")kiln_gemm_half_to_float(" + value + ")";
+            return "(" + acc + ")kiln_half_to_float(" + value + ")";
         case gemm_element::bf16:
-            // bfloat16 is float's upper half.
-            return "(" + acc + ")as_float((uint)(" + value + ") << 16)";
+            return "(" + acc + ")kiln_bf16_to_float(" + value + ")";
         case gemm_element::f32:
         case gemm_element::f64:
             break;
     }
     return "(" + acc + ")" + value;
-}
-
-void use_gemm_conversions(source_builder& b) {
-    // By bits rather than vload_half, which neither the CUDA translation nor every device has:
-    // exponent rebiased from 15 to 127; subnormals are mantissa x 2^-24, exact in float.
-    b.define("kiln_gemm_half_to_float", R"(float kiln_gemm_half_to_float(ushort h) {
-    const uint sign = ((uint)h & 0x8000u) << 16, exponent = ((uint)h >> 10) & 0x1fu,
-               mantissa = (uint)h & 0x3ffu;
-    if (exponent == 0) {
-        const float magnitude = (float)mantissa * 5.9604644775390625e-8f;
-        return sign ? -magnitude : magnitude;
-    }
-    const uint biased = exponent == 0x1fu ? 0xffu : exponent + 112u;
-    return as_float(sign | (biased << 23) | (mantissa << 13));
-}
-)");
 }
 
 kernel_description gemm_kernel_description(const std::string& name, const gemm_types& types) {
@@ -125,10 +110,20 @@ void emit_batch_entry(source_builder& b, const std::string& entry) {
 
 std::string gemm_store(const gemm_types& types, const std::string& row, const std::string& column,
                        const std::string& accumulator) {
-    const std::string c_type = opencl_name(types.c);
     const std::string at = "c[" + row + " * c_leading + " + column + "]";
-    return at + " = (" + c_type + ")(beta == 0 ? alpha * " + accumulator + " : alpha * " +
-           accumulator + " + beta * " + at + ");";
+    const std::string value = "beta == 0 ? alpha * " + accumulator + " : alpha * " + accumulator +
+                              " + beta * " + gemm_convert(types.c, types.accumulator, at);
+    // 16-bit outputs round once, to nearest even.
+    switch (types.c) {
+        case gemm_element::f16:
+            return at + " = kiln_float_to_half(" + value + ");";
+        case gemm_element::bf16:
+            return at + " = kiln_float_to_bf16(" + value + ");";
+        case gemm_element::f32:
+        case gemm_element::f64:
+            break;
+    }
+    return at + " = (" + opencl_name(types.c) + ")(" + value + ");";
 }
 
 operand_tile operand_tile_of(bool is_a, bool transposed, std::size_t along, std::size_t depth) {

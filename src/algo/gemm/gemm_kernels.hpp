@@ -28,8 +28,6 @@ std::string opencl_name(gemm_element e);
 /// `value`, an element of type `e` as opencl_name holds it, as a float or double of type
 /// `accumulator` (exactly: every 16-bit value is a float).
 std::string gemm_convert(gemm_element e, gemm_element accumulator, const std::string& value);
-/// The functions gemm_convert's expressions call, defined once in `b`'s program.
-void use_gemm_conversions(source_builder& b);
 
 /// Every GEMM kernel's parameters, in one place so that generators and the binding agree:
 /// a, b and c with their offsets, leading dimensions and batch strides (in elements), m, n, k,
@@ -54,7 +52,8 @@ operand_tile operand_tile_of(bool is_a, bool transposed, std::size_t along, std:
 /// The lines that move the operands' pointers to the group's batch entry `entry`.
 void emit_batch_entry(source_builder& b, const std::string& entry);
 /// The epilogue's store of one accumulator at (row, column), inside the matrix: C = alpha acc
-/// (+ beta C where beta is not 0, which C's old value is not read under).
+/// (+ beta C where beta is not 0, which C's old value is not read under), rounded once to C's
+/// type.
 std::string gemm_store(const gemm_types& types, const std::string& row, const std::string& column,
                        const std::string& accumulator);
 

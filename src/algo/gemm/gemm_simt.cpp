@@ -126,7 +126,6 @@ std::string generate(const gemm_simt_kernel& shape) {
     const std::size_t column_step = t.block_columns / t.thread_columns;
 
     source_builder b;
-    if (is_16_bit(shape.types.a) || is_16_bit(shape.types.b)) use_gemm_conversions(b);
     b.begin_kernel(simt_kernel, group);
     kernel.declare(b);
     b.begin_body();

@@ -105,10 +105,10 @@ std::string generate(const gemm_tensor_kernel& shape) {
 }  // namespace
 
 bool tensor_core_layout_fits(const gemm_problem& problem) {
-    const bool types = problem.b.element == problem.a.element &&
-                       (is_16_bit(problem.a.element) ? problem.c.element == gemm_element::f32
-                                                     : problem.a.element == gemm_element::f64 &&
-                                                           problem.c.element == gemm_element::f64);
+    const gemm_element input = problem.a.element, output = problem.c.element;
+    const bool types = problem.b.element == input &&
+                       (is_16_bit(input) ? output == gemm_element::f32 || output == input
+                                         : input == gemm_element::f64 && output == input);
     return types && copies_by_16_bytes(problem.a) && copies_by_16_bytes(problem.b);
 }
 
