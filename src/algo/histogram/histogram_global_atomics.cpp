@@ -27,10 +27,9 @@ std::string write(const histogram_shape& shape, const histogram_input& input) {
     b.open("for (ulong first = get_global_id(0); first < n; first += " +
            std::to_string(shape.unroll) + " * stride)");
     emit_element_bins(b, shape, x, "first", "stride");
-    for (std::size_t u = 0; u < shape.unroll; ++u) {
-        const std::string bin = "b" + std::to_string(u);
-        b.line("if (" + bin + " < bins) atomic_inc(&counts[" + bin + "]);");
-    }
+    emit_counted_runs(
+        b, shape, [](const std::string& bin) { return "&counts[" + bin + "]"; },
+        shape.counts_type());
     b.close();
     b.end_kernel();
     return b.str();

@@ -110,6 +110,24 @@ void emit_element_bins(source_builder& b, const histogram_shape& shape, const el
     }
 }
 
+void emit_counted_runs(source_builder& b, const histogram_shape& shape,
+                       const std::function<std::string(const std::string& bin)>& counter,
+                       const std::string& type) {
+    const auto add = [&](const std::string& bin) {
+        b.line("if (" + bin + " < bins) atomic_add(" + counter(bin) + ", (" + type + ")run);");
+    };
+    b.line("uint run = 1;");
+    for (std::size_t u = 0; u + 1 < shape.unroll; ++u) {
+        const std::string bin = "b" + num(u), next = "b" + num(u + 1);
+        b.open("if (" + bin + " != " + next + ")");
+        add(bin);
+        b.line("run = 0;");
+        b.close();
+        b.line("++run;");
+    }
+    add("b" + num(shape.unroll - 1));
+}
+
 const algorithm_program& histogram_program(
     const device& dev, const histogram_shape& shape,
     const std::function<std::vector<kernel_description>()>& kernels,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <kiln/algo/histogram.hpp>
 #include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/kernel_description.hpp>
@@ -52,6 +53,12 @@ std::string histogram_bin(const histogram_shape& shape, const std::string& value
 /// `step`, bins where past n.
 void emit_element_bins(source_builder& b, const histogram_shape& shape, const element_input& x,
                        const std::string& first, const std::string& step);
+/// Lines that add b0 .. b<unroll - 1> to their counters, `counter(bin)` being a counter's
+/// address, by atomic_add of values of `type`: one atomic per run of equal bins (CUB's run-length
+/// accumulation), so that skewed data, all in one bin, take one atomic per work-item and step.
+void emit_counted_runs(source_builder& b, const histogram_shape& shape,
+                       const std::function<std::string(const std::string& bin)>& counter,
+                       const std::string& type);
 
 /// The program of `kernels`, written by `write` on a miss, under shape.key().
 const algorithm_program& histogram_program(

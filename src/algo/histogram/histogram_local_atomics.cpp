@@ -2,9 +2,10 @@
 // block histograms), so that most atomics stay within the group.
 //
 // Each group zeroes `copies` copies of the histogram in local memory, walks the input by the
-// grid's stride counting each element into copy t % copies by a local atomic (work-items of a
-// warp spread over the copies, so that skewed data, all in one bin, contends less), then adds
-// each bin of the copies' sum to counts by one global atomic. The plan launches a few groups per
+// grid's stride counting each work-item's `unroll` elements into copy t % copies by a local
+// atomic per run of equal bins (work-items of a warp spread over the copies, and runs merge
+// equal bins, so that skewed data, all in one bin, contend less), then adds each bin of the
+// copies' sum to counts by one global atomic. The plan launches a few groups per
 // compute unit, so the merge costs groups x bins atomics whatever the input's size.
 #include <string>
 
@@ -38,10 +39,8 @@ std::string write(const histogram_shape& shape, const histogram_input& input) {
     b.open("for (ulong first = get_global_id(0); first < n; first += " +
            std::to_string(shape.unroll) + " * stride)");
     emit_element_bins(b, shape, x, "first", "stride");
-    for (std::size_t u = 0; u < shape.unroll; ++u) {
-        const std::string bin = "b" + std::to_string(u);
-        b.line("if (" + bin + " < bins) atomic_inc(&kiln_bins[mine + " + bin + "]);");
-    }
+    emit_counted_runs(
+        b, shape, [](const std::string& bin) { return "&kiln_bins[mine + " + bin + "]"; }, "uint");
     b.close();
     b.local_barrier();
     b.open("for (uint i = t; i < bins; i += " + G + ")");
