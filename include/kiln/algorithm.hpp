@@ -4,6 +4,7 @@
 #pragma GCC visibility push(default)
 
 #include <kiln/algo/compaction.hpp>
+#include <kiln/algo/histogram.hpp>
 #include <kiln/algo/reduce_by_key.hpp>
 #include <kiln/algo/scan.hpp>
 #include <kiln/algo/sort.hpp>

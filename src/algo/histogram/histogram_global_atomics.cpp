@@ -1,0 +1,53 @@
+// The strategy for many bins: every element adds to counts by a global atomic, where the bins
+// do not fit local memory (the plan's choice) and where tests force it. Contention is low when
+// the bins are many, unless the data all fall in few of them.
+#include <string>
+
+#include "histogram_kernels.hpp"
+
+namespace kiln::detail {
+namespace {
+
+constexpr const char* kernel_name = "kiln_histogram_global";
+
+kernel_description global_atomics_kernel(const histogram_shape& shape) {
+    kernel_description kernel(kernel_name);
+    kernel.global(shape.counts_type(), "counts");
+    input_slots(kernel, shape);
+    return kernel;
+}
+
+std::string write(const histogram_shape& shape, const histogram_input& input) {
+    const kernel_description kernel = global_atomics_kernel(shape);
+    source_builder b;
+    b.begin_kernel(kernel.name(), shape.work_group_size);
+    const element_input x = declare_histogram_kernel(b, kernel, shape, input.declare);
+    b.begin_body();
+    b.line("const ulong stride = get_global_size(0);");
+    b.open("for (ulong first = get_global_id(0); first < n; first += " +
+           std::to_string(shape.unroll) + " * stride)");
+    emit_element_bins(b, shape, x, "first", "stride");
+    emit_counted_runs(
+        b, shape, [](const std::string& bin) { return "&counts[" + bin + "]"; },
+        shape.counts_type());
+    b.close();
+    b.end_kernel();
+    return b.str();
+}
+
+}  // namespace
+
+event run_global_atomics_histogram(const queue& q, const histogram_input& input,
+                                   const histogram_plan& plan, std::size_t part,
+                                   const event& after) {
+    const histogram_shape shape = histogram_shape_of(input, plan);
+    const algorithm_program& program = histogram_program(
+        q.device(), shape, [&] { return std::vector{global_atomics_kernel(shape)}; },
+        [&] { return write(shape, input); });
+    kernel_binding args = bind_input(program, kernel_name, shape, input, part);
+    args.argument("counts", input.counts_memory);
+    return program.bind(std::move(args))
+        .launch(q, plan.groups * shape.work_group_size, shape.work_group_size, {}, after);
+}
+
+}  // namespace kiln::detail

@@ -1,0 +1,71 @@
+// The GPU strategy: privatized histograms in local memory (CUB's DeviceHistogram, Merrill's
+// block histograms), so that most atomics stay within the group.
+//
+// Each group zeroes `copies` copies of the histogram in local memory, walks the input by the
+// grid's stride counting each work-item's `unroll` elements into copy t % copies by a local
+// atomic per run of equal bins (work-items of a warp spread over the copies, and runs merge
+// equal bins, so that skewed data, all in one bin, contend less), then adds each bin of the
+// copies' sum to counts by one global atomic. The plan launches a few groups per
+// compute unit, so the merge costs groups x bins atomics whatever the input's size.
+#include <string>
+
+#include "histogram_kernels.hpp"
+
+namespace kiln::detail {
+namespace {
+
+constexpr const char* kernel_name = "kiln_histogram_local";
+
+kernel_description local_atomics_kernel(const histogram_shape& shape) {
+    kernel_description kernel(kernel_name);
+    kernel.global(shape.counts_type(), "counts").local("uint", "kiln_bins");
+    input_slots(kernel, shape);
+    return kernel;
+}
+
+std::string write(const histogram_shape& shape, const histogram_input& input) {
+    const std::string G = std::to_string(shape.work_group_size) + "u",
+                      C = std::to_string(shape.copies) + "u";
+    const kernel_description kernel = local_atomics_kernel(shape);
+    source_builder b;
+    b.begin_kernel(kernel.name(), shape.work_group_size);
+    const element_input x = declare_histogram_kernel(b, kernel, shape, input.declare);
+    b.begin_body();
+    b.line("const uint t = (uint)get_local_id(0);");
+    b.line("for (uint i = t; i < " + C + " * bins; i += " + G + ") kiln_bins[i] = 0;");
+    b.local_barrier();
+    b.line("const uint mine = (t % " + C + ") * bins;");
+    b.line("const ulong stride = get_global_size(0);");
+    b.open("for (ulong first = get_global_id(0); first < n; first += " +
+           std::to_string(shape.unroll) + " * stride)");
+    emit_element_bins(b, shape, x, "first", "stride");
+    emit_counted_runs(
+        b, shape, [](const std::string& bin) { return "&kiln_bins[mine + " + bin + "]"; }, "uint");
+    b.close();
+    b.local_barrier();
+    b.open("for (uint i = t; i < bins; i += " + G + ")");
+    b.line("uint total = 0;");
+    b.line("for (uint c = 0; c < " + C + "; ++c) total += kiln_bins[c * bins + i];");
+    b.line("if (total != 0) atomic_add(&counts[i], (" + shape.counts_type() + ")total);");
+    b.close();
+    b.end_kernel();
+    return b.str();
+}
+
+}  // namespace
+
+event run_local_atomics_histogram(const queue& q, const histogram_input& input,
+                                  const histogram_plan& plan, std::size_t part,
+                                  const event& after) {
+    const histogram_shape shape = histogram_shape_of(input, plan);
+    const algorithm_program& program = histogram_program(
+        q.device(), shape, [&] { return std::vector{local_atomics_kernel(shape)}; },
+        [&] { return write(shape, input); });
+    kernel_binding args = bind_input(program, kernel_name, shape, input, part);
+    args.argument("counts", input.counts_memory);
+    args.local("kiln_bins", shape.copies * input.bins * sizeof(std::uint32_t));
+    return program.bind(std::move(args))
+        .launch(q, plan.groups * shape.work_group_size, shape.work_group_size, {}, after);
+}
+
+}  // namespace kiln::detail

@@ -1,0 +1,49 @@
+// The histogram module's plan: from a device's properties, the input's size and the bins, the
+// whole strategy and its launch. Pure: it reads nothing but its arguments, so a test writes the
+// properties by hand.
+#pragma once
+
+#include <cstddef>
+#include <kiln/runtime/device.hpp>
+
+#include "histogram_tuning.hpp"
+
+namespace kiln::detail {
+
+struct histogram_plan {
+    histogram_strategy strategy = histogram_strategy::local_atomics;
+    /// The atomics strategies: group size, loads per work-item per step, the group's copies of
+    /// the histogram in local memory (local_atomics) and the groups launched; cpu_chunks: its
+    /// rows per chunk in copies.
+    std::size_t work_group_size = 256, unroll = 4, copies = 1, groups = 1;
+    /// cpu_chunks: the chunks and the elements of each (the last may have fewer).
+    std::size_t chunks = 1, chunk_elements = 0;
+    const histogram_tuning_row* row = nullptr;
+};
+
+struct histogram_plan_input {
+    std::size_t elements = 0, bins = 1, value_bytes = 4;
+    /// A test's or KILN_HISTOGRAM_STRATEGY's choice (automatic: none). local_atomics where the
+    /// bins do not fit local memory runs global_atomics, so that forcing it is always valid.
+    histogram_strategy forced = histogram_strategy::automatic;
+};
+
+histogram_plan plan_histogram(const device_properties& props, const histogram_plan_input& input);
+
+/// Test and benchmark only: while alive, histograms on every device take `strategy` (automatic:
+/// the plan's choice). KILN_HISTOGRAM_STRATEGY (local_atomics, global_atomics or cpu_chunks)
+/// does the same for a process.
+class scoped_histogram_strategy {
+  public:
+    explicit scoped_histogram_strategy(histogram_strategy strategy);
+    ~scoped_histogram_strategy();
+    scoped_histogram_strategy(const scoped_histogram_strategy&) = delete;
+    scoped_histogram_strategy& operator=(const scoped_histogram_strategy&) = delete;
+
+  private:
+    histogram_strategy previous_;
+};
+/// scoped_histogram_strategy's, else KILN_HISTOGRAM_STRATEGY's, else automatic.
+histogram_strategy histogram_strategy_in_force();
+
+}  // namespace kiln::detail

@@ -1,0 +1,60 @@
+// The histogram module's tuning: its strategies, its type and its rows (histogram_tuning.cpp).
+// A row's numbers are compile-time constants of the kernels or the launch's shape, so the ones
+// the kernels read are part of every histogram program's key.
+#pragma once
+
+#include <cstddef>
+#include <kiln/detail/algo/tuning.hpp>
+#include <span>
+#include <string_view>
+
+namespace kiln::detail {
+
+/// How a histogram runs; the plan chooses (histogram_plan.hpp).
+enum class histogram_strategy {
+    automatic,
+    /// Each work-group counts into copies of the histogram in local memory by local atomics,
+    /// then adds each bin to counts by one global atomic (histogram_local_atomics.cpp): GPUs, as
+    /// CUB's privatized block histograms.
+    local_atomics,
+    /// Every element adds to counts by a global atomic (histogram_global_atomics.cpp): GPUs
+    /// where the bins do not fit local memory.
+    global_atomics,
+    /// One work-item per chunk counts into its own row of a temporary in plain loops, then a
+    /// merge adds the rows (histogram_cpu_chunks.cpp): CPU devices.
+    cpu_chunks,
+};
+std::string_view to_string(histogram_strategy s) noexcept;
+
+struct histogram_tuning {
+    /// What the device's row prefers; the plan falls back where it cannot run (local_atomics
+    /// where the bins do not fit local memory: global_atomics).
+    histogram_strategy strategy = histogram_strategy::local_atomics;
+    /// The atomics strategies: work-items per group and elements each loads before it counts
+    /// them (several loads in flight per work-item).
+    std::size_t work_group_size = 256, unroll = 4;
+    /// local_atomics: copies of the histogram per group at most (work-item t counts into copy
+    /// t % copies), so that fewer work-items contend for one counter, as far as
+    /// local_memory_share of the device's local memory holds them. cpu_chunks: rows per chunk
+    /// (element i into row i % copies), where a chunk's elements outnumber their bins.
+    std::size_t copies = 8;
+    std::size_t local_memory_share = 2;  ///< 2: half the device's local memory
+    /// The atomics strategies: groups at most per compute unit, each walking the input by the
+    /// grid's stride, so that the merge costs groups x bins atomics whatever the size.
+    std::size_t groups_per_compute_unit = 4;
+    /// cpu_chunks: bytes of values per chunk at least, and chunks per compute unit at most.
+    std::size_t chunk_bytes = 64 * 1024, chunks_per_compute_unit = 4;
+};
+
+struct histogram_tuning_row {
+    device_class devices;
+    histogram_tuning tuning;
+    std::string_view provenance;  ///< where the numbers were measured, or why they were chosen
+};
+
+/// The rows, searched from the top; the last matches every device.
+std::span<const histogram_tuning_row> histogram_tuning_rows();
+/// The first row matching a device of `props`.
+const histogram_tuning_row& histogram_row_for(const device_properties& props);
+
+}  // namespace kiln::detail

@@ -1,0 +1,347 @@
+// kiln::histogram on every device, through every strategy forced, against a host reference of
+// the bins docs/algorithms.md promises; the plan on devices written by hand; the program key;
+// and every bad input, rejected before any device work.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <kiln/kiln.hpp>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "algo/histogram/histogram_kernels.hpp"
+#include "algo/histogram/histogram_plan.hpp"
+#include "algo/key_changes.hpp"
+#include "support/device_param.hpp"
+
+namespace {
+
+using kiln::detail::histogram_strategy;
+
+constexpr histogram_strategy every_strategy[] = {histogram_strategy::local_atomics,
+                                                 histogram_strategy::global_atomics,
+                                                 histogram_strategy::cpu_chunks};
+
+/// Runs `body` once with each strategy forced.
+template <class Body>
+void on_every_strategy(Body&& body) {
+    for (const histogram_strategy s : every_strategy) {
+        SCOPED_TRACE(std::string(kiln::detail::to_string(s)));
+        const kiln::detail::scoped_histogram_strategy forced(s);
+        body();
+    }
+}
+
+/// The bin docs/algorithms.md gives x among `bins` even bins over [lo, hi), or bins where x is
+/// not counted: floating-point values by (x - lo) * (bins / (hi - lo)) in their own type,
+/// integers exactly.
+template <class T>
+std::size_t even_bin(T x, std::size_t bins, T lo, T hi) {
+    if constexpr (std::is_floating_point_v<T>) {
+        if (!(x >= lo && x < hi)) return bins;
+        const T scale = T(bins) / (hi - lo);
+        const T f = (x - lo) * scale;
+        return f < T(bins) ? std::size_t(f) : bins - 1;
+    } else {
+        if (x < lo || x >= hi) return bins;
+        return std::size_t(std::uint64_t(std::int64_t(x) - std::int64_t(lo)) * bins /
+                           std::uint64_t(std::int64_t(hi) - std::int64_t(lo)));
+    }
+}
+
+template <class C, class T>
+std::vector<C> even_reference(const std::vector<T>& x, std::size_t bins, T lo, T hi) {
+    std::vector<C> counts(bins);
+    for (const T v : x)
+        if (const std::size_t b = even_bin(v, bins, lo, hi); b < bins) ++counts[b];
+    return counts;
+}
+
+template <class C, class T>
+std::vector<C> index_reference(const std::vector<T>& x, std::size_t bins) {
+    std::vector<C> counts(bins);
+    for (const T v : x)
+        if ((!std::is_signed_v<T> || v >= 0) && std::uint64_t(v) < bins) ++counts[std::size_t(v)];
+    return counts;
+}
+
+/// `n` values uniform over [low, high), with every special value among the first ones: NaN,
+/// infinities, -0, lo, hi and the value just below hi.
+template <class T>
+std::vector<T> samples(std::size_t n, double low, double high, T lo, T hi, unsigned seed) {
+    std::mt19937 generator(seed);
+    std::vector<T> x(n);
+    if constexpr (std::is_floating_point_v<T>) {
+        std::uniform_real_distribution<T> uniform{T(low), T(high)};
+        for (T& v : x) v = uniform(generator);
+        const T special[] = {std::numeric_limits<T>::quiet_NaN(),
+                             std::numeric_limits<T>::infinity(),
+                             -std::numeric_limits<T>::infinity(),
+                             T(-0.0),
+                             lo,
+                             hi,
+                             std::nextafter(hi, lo),
+                             std::nextafter(lo, hi)};
+        for (std::size_t i = 0; i < n && i < std::size(special); ++i) x[i * 7 % n] = special[i];
+    } else {
+        std::uniform_int_distribution<std::int64_t> uniform{std::int64_t(low),
+                                                            std::int64_t(high) - 1};
+        for (T& v : x) v = T(uniform(generator));
+        const T special[] = {lo,
+                             hi,
+                             T(hi - 1),
+                             T(lo - 1),
+                             std::numeric_limits<T>::min(),
+                             std::numeric_limits<T>::max()};
+        for (std::size_t i = 0; i < n && i < std::size(special); ++i) x[i * 7 % n] = special[i];
+    }
+    return x;
+}
+
+/// Sizes: empty, one, around a group and a tile of every strategy, and many groups' worth.
+const std::size_t sizes[] = {0, 1, 255, 1025, 100003};
+
+class histogram_test : public kiln::test::device_queue_test {
+  protected:
+    /// Counts filled with a value the histogram must overwrite.
+    template <class C>
+    kiln::vector<C> stale_counts(std::size_t bins) {
+        return kiln::vector<C>(q, std::vector<C>(bins, C(7)));
+    }
+
+    template <class T, class C = std::uint32_t>
+    void expect_even(std::size_t bins, T lo, T hi, double low, double high, unsigned seed) {
+        for (const std::size_t n : sizes) {
+            SCOPED_TRACE("n = " + std::to_string(n));
+            const std::vector<T> host = samples<T>(n, low, high, lo, hi, seed);
+            const kiln::vector<T> x(q, host);
+            auto counts = stale_counts<C>(bins);
+            on_every_strategy([&] {
+                kiln::histogram(x, counts, lo, hi);
+                EXPECT_EQ(counts.read(), (even_reference<C>(host, bins, lo, hi)));
+            });
+        }
+    }
+};
+
+TEST_P(histogram_test, even_bins_of_floats_match_the_host_reference) {
+    expect_even<float>(256, 0.0f, 1.0f, -0.5, 1.5, 1);
+    // Bounds that do not divide evenly, and bins that are not a power of two.
+    expect_even<float>(7, -0.3f, 2.9f, -1.0, 3.0, 2);
+}
+
+TEST_P(histogram_test, even_bins_of_doubles_match_the_host_reference) {
+    if (!has_double()) GTEST_SKIP() << "no double precision";
+    expect_even<double>(100, -1.0, 1.0, -1.5, 1.5, 3);
+}
+
+TEST_P(histogram_test, even_bins_of_integers_are_exact) {
+    expect_even<std::int32_t>(7, -300, 700, -1000, 1000, 4);
+    expect_even<std::uint32_t, std::int32_t>(3, 5, 4000000000u, 0, 4294967295.0, 5);
+}
+
+// [doc:histogram-edges]
+TEST_P(histogram_test, a_value_on_an_edge_falls_in_the_bin_it_opens) {
+    const float below_hi = std::nextafter(8.0f, 0.0f), nan = std::nanf("");
+    const float inf = std::numeric_limits<float>::infinity();
+    const kiln::vector<float> x(q, {0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, below_hi, -0.0f,
+                                    8.0f, -1e-30f, nan, inf, -inf});
+    kiln::vector<std::uint32_t> counts(q, 8);
+    on_every_strategy([&] {
+        kiln::histogram(x, counts, 0.0f, 8.0f);  // bins of width 1 over [0, 8)
+        // -0 counts as 0; 8, below 0, NaN and the infinities are not counted.
+        EXPECT_EQ(counts.read(), (std::vector<std::uint32_t>{2, 1, 1, 1, 1, 1, 1, 2}));
+    });
+}
+// [/doc]
+
+TEST_P(histogram_test, skewed_data_all_in_one_bin) {
+    const std::size_t n = 300007;
+    const kiln::vector<float> x(q, std::vector<float>(n, 0.5f));
+    auto counts = stale_counts<std::int32_t>(256);
+    on_every_strategy([&] {
+        kiln::histogram(x, counts, 0.0f, 1.0f);
+        std::vector<std::int32_t> expected(256);
+        expected[128] = std::int32_t(n);
+        EXPECT_EQ(counts.read(), expected);
+    });
+}
+
+TEST_P(histogram_test, one_bin_counts_the_range) {
+    const std::vector<float> host = samples<float>(100003, -1.0, 2.0, 0.0f, 1.0f, 7);
+    const kiln::vector<float> x(q, host);
+    auto counts = stale_counts<std::uint32_t>(1);
+    on_every_strategy([&] {
+        kiln::histogram(x, counts, 0.0f, 1.0f);
+        EXPECT_EQ(counts.read(), (even_reference<std::uint32_t>(host, 1, 0.0f, 1.0f)));
+    });
+}
+
+TEST_P(histogram_test, many_bins) {
+    const std::size_t bins = 65536;
+    const std::vector<float> host = samples<float>(300007, -0.1, 1.1, 0.0f, 1.0f, 8);
+    const kiln::vector<float> x(q, host);
+    std::vector<std::uint32_t> host_labels(300007);
+    std::mt19937 generator(9);
+    for (auto& v : host_labels) v = generator() % 70000;  // some past the last bin
+    const kiln::vector<std::uint32_t> labels(q, host_labels);
+    auto counts = stale_counts<std::uint32_t>(bins);
+    on_every_strategy([&] {
+        kiln::histogram(x, counts, 0.0f, 1.0f);
+        EXPECT_EQ(counts.read(), (even_reference<std::uint32_t>(host, bins, 0.0f, 1.0f)));
+        kiln::histogram(labels, counts);
+        EXPECT_EQ(counts.read(), (index_reference<std::uint32_t>(host_labels, bins)));
+    });
+}
+
+TEST_P(histogram_test, bin_index_expressions_skip_indices_outside_the_counts) {
+    for (const std::size_t n : sizes) {
+        SCOPED_TRACE("n = " + std::to_string(n));
+        std::vector<std::int32_t> host(n);
+        std::mt19937 generator(10);
+        for (auto& v : host) v = std::int32_t(generator() % 80);
+        const kiln::vector<std::int32_t> labels(q, host);
+        std::vector<std::int32_t> shifted(host);
+        for (auto& v : shifted) v -= 5;  // some negative, some past the 64 bins
+        auto counts = stale_counts<std::uint32_t>(64);
+        const kiln::vector<std::int64_t> wide(
+            q, std::vector<std::int64_t>(shifted.begin(), shifted.end()));
+        on_every_strategy([&] {
+            kiln::histogram(labels - 5, counts);
+            EXPECT_EQ(counts.read(), (index_reference<std::uint32_t>(shifted, 64)));
+            kiln::histogram(wide, counts);
+            EXPECT_EQ(counts.read(), (index_reference<std::uint32_t>(shifted, 64)));
+        });
+    }
+}
+
+TEST_P(histogram_test, expressions_of_values_are_binned_as_their_values) {
+    const std::vector<float> host = samples<float>(100003, -1.0, 1.0, -1.0f, 1.0f, 11);
+    std::vector<float> doubled(host);
+    for (float& v : doubled) v *= 2.0f;
+    const kiln::vector<float> x(q, host);
+    auto counts = stale_counts<std::uint32_t>(50);
+    on_every_strategy([&] {
+        kiln::histogram(x * 2.0f, counts, -1.5f, 1.5f);
+        EXPECT_EQ(counts.read(), (even_reference<std::uint32_t>(doubled, 50, -1.5f, 1.5f)));
+    });
+}
+
+/// `bad` throws invalid_argument_error naming `named`, and counts keep their values.
+template <class Bad>
+void expect_rejected(const kiln::vector<std::uint32_t>& counts, Bad&& bad,
+                     const std::string& named) {
+    const std::vector<std::uint32_t> before = counts.read();
+    try {
+        bad();
+        ADD_FAILURE() << "no error; expected one naming " << named;
+    } catch (const kiln::invalid_argument_error& e) {
+        EXPECT_NE(std::string(e.what()).find(named), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(counts.read(), before);
+}
+
+TEST_P(histogram_test, bad_input_is_rejected_before_any_device_work) {
+    const kiln::vector<float> x(q, std::vector<float>(100, 0.5f));
+    const kiln::vector<std::uint32_t> counts(q, std::vector<std::uint32_t>(4, 3));
+    const float nan = std::nanf(""), inf = std::numeric_limits<float>::infinity();
+    expect_rejected(
+        counts, [&] { kiln::histogram(x, counts, 1.0f, 0.0f); }, "lo 1, hi 0");
+    expect_rejected(
+        counts, [&] { kiln::histogram(x, counts, 1.0f, 1.0f); }, "lo 1, hi 1");
+    expect_rejected(
+        counts, [&] { kiln::histogram(x, counts, nan, 1.0f); }, "lo nan, hi 1");
+    expect_rejected(
+        counts, [&] { kiln::histogram(x, counts, 0.0f, inf); }, "must be finite");
+    expect_rejected(
+        counts, [&] { kiln::histogram(x, counts, -3e38f, 3e38f); }, "must be finite");
+    const kiln::vector<std::uint32_t> no_bins(q, 0);
+    expect_rejected(
+        counts, [&] { kiln::histogram(x, no_bins, 0.0f, 1.0f); }, "counts is empty");
+    const kiln::vector<std::int32_t> labels(q, std::vector<std::int32_t>(10, 1));
+    expect_rejected(
+        counts, [&] { kiln::histogram(labels, no_bins); }, "counts is empty");
+}
+
+KILN_INSTANTIATE_FOR_EVERY_DEVICE(histogram_test);
+
+class histogram_two_devices : public kiln::test::two_devices_test {};
+
+TEST_F(histogram_two_devices, counts_on_another_device_are_rejected) {
+    const kiln::vector<float> x(queues[0], std::vector<float>(100, 0.5f));
+    const kiln::vector<std::uint32_t> counts(queues[1], std::vector<std::uint32_t>(4, 3));
+    expect_rejected(
+        counts, [&] { kiln::histogram(x, counts, 0.0f, 1.0f); },
+        "(device 1): they must be on one device");
+}
+
+// The plan on devices written by hand.
+kiln::device_properties properties(kiln::device_type type, std::string vendor) {
+    kiln::device_properties props;
+    props.type = type;
+    props.vendor = std::move(vendor);
+    props.name = "written by hand";
+    props.compute_units = 100;
+    props.max_work_group_size = 1024;
+    props.max_work_item_sizes = {1024, 1024, 64};
+    props.local_memory_bytes = 48 * 1024;
+    return props;
+}
+
+TEST(histogram_plan, gpus_count_in_local_memory_while_the_bins_fit) {
+    const auto gpu = properties(kiln::device_type::gpu, "NVIDIA Corporation");
+    const auto few = kiln::detail::plan_histogram(gpu, {.elements = 1 << 28, .bins = 256});
+    EXPECT_EQ(few.strategy, histogram_strategy::local_atomics);
+    EXPECT_EQ(few.copies, few.row->tuning.copies);
+    EXPECT_EQ(few.groups, 100 * few.row->tuning.groups_per_compute_unit);
+    // Half of 48 KiB holds 6144 bins once, not 8192: global atomics, even where forced.
+    for (const auto forced : {histogram_strategy::automatic, histogram_strategy::local_atomics}) {
+        EXPECT_EQ(
+            kiln::detail::plan_histogram(gpu, {.elements = 1000, .bins = 6144, .forced = forced})
+                .copies,
+            1u);
+        EXPECT_EQ(
+            kiln::detail::plan_histogram(gpu, {.elements = 1000, .bins = 8192, .forced = forced})
+                .strategy,
+            histogram_strategy::global_atomics);
+    }
+    // Small inputs launch the groups they fill.
+    EXPECT_EQ(kiln::detail::plan_histogram(gpu, {.elements = 1, .bins = 256}).groups, 1u);
+}
+
+TEST(histogram_plan, cpus_count_in_chunks_a_few_per_compute_unit) {
+    auto cpu = properties(kiln::device_type::cpu, "pocl");
+    cpu.compute_units = 2;
+    const auto small = kiln::detail::plan_histogram(cpu, {.elements = 10, .bins = 256});
+    EXPECT_EQ(small.strategy, histogram_strategy::cpu_chunks);
+    EXPECT_EQ(small.chunks, 1u);
+    EXPECT_EQ(small.chunk_elements, 10u);
+    const auto large = kiln::detail::plan_histogram(cpu, {.elements = 1 << 24, .bins = 256});
+    EXPECT_EQ(large.chunks, 2 * large.row->tuning.chunks_per_compute_unit);
+    EXPECT_GE(large.chunks * large.chunk_elements, std::size_t{1} << 24);
+    // Rows of their own for consecutive elements, where a chunk's elements outnumber the bins.
+    EXPECT_EQ(large.copies, large.row->tuning.copies);
+    EXPECT_GT(large.copies, 1u);
+    EXPECT_EQ(small.copies, 1u);
+    EXPECT_EQ(kiln::detail::plan_histogram(cpu, {.elements = 1 << 24, .bins = 1 << 20}).copies, 1u);
+}
+
+TEST(histogram_plan, key_changes_with_every_field_the_kernels_read) {
+    using kiln::detail::histogram_shape;
+    kiln::test::expect_every_change_changes_the_key<histogram_shape>({
+        [](histogram_shape& s) { s.strategy = histogram_strategy::global_atomics; },
+        [](histogram_shape& s) { s.binning = kiln::detail::histogram_binning::indexed; },
+        [](histogram_shape& s) { s.value_type = "double"; },
+        [](histogram_shape& s) { s.floating = false; },
+        [](histogram_shape& s) { s.is_signed = false; },
+        [](histogram_shape& s) { s.counts_signed = true; },
+        [](histogram_shape& s) { s.work_group_size = 128; },
+        [](histogram_shape& s) { s.unroll = 2; },
+        [](histogram_shape& s) { s.copies = 4; },
+        [](histogram_shape& s) { s.expression = "another"; },
+    });
+}
+
+}  // namespace
