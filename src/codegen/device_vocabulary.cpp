@@ -149,6 +149,14 @@ void kiln_mma_m16n8k8_f64(double* d, const double* a, const double* b) {
         : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
         : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
 }
+void kiln_mma_m16n8k8_tf32(float* d, const float* a, const float* b) {
+    asm("{\n.reg .b32 a0, a1, a2, a3, b0, b1;\n"
+        "cvt.rna.tf32.f32 a0, %4;\ncvt.rna.tf32.f32 a1, %5;\ncvt.rna.tf32.f32 a2, %6;\n"
+        "cvt.rna.tf32.f32 a3, %7;\ncvt.rna.tf32.f32 b0, %8;\ncvt.rna.tf32.f32 b1, %9;\n"
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {a0, a1, a2, a3}, {b0, b1}, {%0, %1, %2, %3};\n}"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "f"(a[0]), "f"(a[1]), "f"(a[2]), "f"(a[3]), "f"(b[0]), "f"(b[1]));
+}
 void kiln_ldmatrix_x4(uint* r, const local ushort* p) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"((uint)(ulong)p));

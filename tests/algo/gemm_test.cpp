@@ -218,6 +218,45 @@ TEST_P(gemm_test, doubles_in_the_tensor_cores_layout) {
     }
 }
 
+// allow_tf32: on NVIDIA tensor cores the operands round to TF32 (10 significant bits, to nearest)
+// first, adding at most 2^-10 of each product's magnitude to float's bound; elsewhere, and where
+// rows are not multiples of 4 floats, the float kernels run.
+TEST_P(gemm_test, floats_on_tf32_tensor_cores_when_allowed) {
+    const std::vector<std::array<std::size_t, 3>> shapes{
+        {4, 4, 4}, {132, 68, 36}, {256, 136, 40}, {37, 29, 43}};
+    for (gemm_strategy s : kiln::detail::gemm_strategies_for(device())) {
+        SCOPED_TRACE(std::string(kiln::detail::to_string(s)));
+        const kiln::detail::scoped_gemm_strategy forced(s);
+        for (const auto& [m, n, k] : shapes)
+            for (const bool tb : {false, true}) {
+                SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+                             (tb ? " Bᵀ" : ""));
+                const host_layout la{m, k, k}, lb{tb ? n : k, tb ? k : n, tb ? k : n, 0, tb},
+                    lc{m, n, n};
+                const auto a = random_values<float>(m * k, 11), b = random_values<float>(k * n, 12),
+                           c = random_values<float>(m * n, 13);
+                const kiln::matrix<float> A(q, m, k, a), B(q, lb.rows, lb.columns, b),
+                    C(q, m, n, c);
+                const kiln::gemm_options<float> tf32{
+                    .alpha = 1.5f, .beta = -1.0f, .allow_tf32 = true};
+                if (tb)
+                    kiln::gemm(C, A, kiln::transposed(B), tf32);
+                else
+                    kiln::gemm(C, A, B, tf32);
+                const auto want = host_gemm(a, la, b, lb, c, lc, 1.5, -1.0, k);
+                const std::vector<float> got = C.read();
+                std::size_t wrong = 0;
+                for (std::size_t i = 0; i < got.size(); ++i) {
+                    const double bound =
+                        error_bound<float>(k, want.scales[i]) + std::ldexp(want.scales[i], -10);
+                    if (!(std::abs(double(got[i]) - want.values[i]) <= bound) && wrong++ < 5)
+                        ADD_FAILURE() << "element " << i << ": " << got[i] << ", reference "
+                                      << want.values[i] << " (bound " << bound << ")";
+                }
+            }
+    }
+}
+
 // Leading dimensions and offsets that break every vector alignment, and C's elements outside
 // its window left as they were.
 TEST_P(gemm_test, views_with_any_leading_dimension_and_offset) {
@@ -447,6 +486,19 @@ TEST(gemm_plan, doubles_take_the_tensor_cores_on_nvidia_from_compute_capability_
     EXPECT_EQ(kiln::detail::plan_gemm(hopper, simt).strategy, gemm_strategy::simt);
     EXPECT_EQ(kiln::detail::plan_gemm(hopper, {.tensor_core_layout = true}).strategy,
               gemm_strategy::simt);
+}
+
+TEST(gemm_plan, floats_take_the_tf32_tensor_cores_only_when_allowed) {
+    auto hopper = properties(kiln::device_type::gpu, "NVIDIA Corporation");
+    hopper.compute_capability_major = 9;
+    kiln::detail::gemm_plan_input allowed{.allow_tf32 = true, .tensor_core_layout = true};
+    const auto plan = kiln::detail::plan_gemm(hopper, allowed);
+    EXPECT_EQ(plan.strategy, gemm_strategy::tensor_cores);
+    EXPECT_EQ(plan.tensor.key(), plan.row->tuning.tensor_tf32.key());
+    allowed.allow_tf32 = false;
+    EXPECT_EQ(kiln::detail::plan_gemm(hopper, allowed).strategy, gemm_strategy::simt);
+    allowed.forced = gemm_strategy::tensor_cores;
+    EXPECT_EQ(kiln::detail::plan_gemm(hopper, allowed).strategy, gemm_strategy::simt);
 }
 
 kiln::device_properties nvidia_properties() {

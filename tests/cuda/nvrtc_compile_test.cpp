@@ -132,7 +132,7 @@ TEST_F(NvrtcCompile, GemmTensorCoreKernelsOfEveryLayoutForAmpereAndHopper) {
 }
 
 // The tensor-core kernel for doubles (mma.sync m8n8k4, and Hopper's m16n8k8, from the prelude's
-// vocabulary) in every layout.
+// vocabulary) and for floats rounded to TF32 (m16n8k8) in every layout.
 TEST_F(NvrtcCompile, GemmDoubleTensorCoreKernelsOfEveryLayoutForAmpereAndHopper) {
     const gemm_tuning_row& nvidia = gemm_tuning_rows().front();
     const gemm_types twice{gemm_element::f64, gemm_element::f64, gemm_element::f64,
@@ -147,6 +147,13 @@ TEST_F(NvrtcCompile, GemmDoubleTensorCoreKernelsOfEveryLayoutForAmpereAndHopper)
             expect_cubin(compile({ampere.source()}));
             expect_cubin(compile({ampere.source()}, {}, target_architecture{80, true}));
             expect_cubin(compile({hopper_shapes.source()}));
+            const gemm_tensor_kernel tf32{nvidia.tuning.tensor_tf32,
+                                          gemm_types{},
+                                          a_transposed,
+                                          b_transposed,
+                                          cuda_warps,
+                                          false};
+            expect_cubin(compile({tf32.source()}, {}, target_architecture{80, true}));
         }
 }
 

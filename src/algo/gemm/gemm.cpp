@@ -188,6 +188,7 @@ event run_gemm(const queue& q, const gemm_problem& checked) {
         .simt_tiles = forced_tiles ? &*forced_tiles : nullptr,
         .tensor_tiles = forced_tensor_tiles ? &*forced_tensor_tiles : nullptr,
         .inputs = problem.a.element,
+        .allow_tf32 = problem.allow_tf32,
         .tensor_core_layout = tensor_core_layout_fits(problem),
         .rows = problem.m(),
         .columns = problem.n()};

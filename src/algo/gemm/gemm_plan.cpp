@@ -107,12 +107,16 @@ gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input
     // The same register bytes per vector for doubles.
     if (is_double && plan.cpu.vector_width > 1) plan.cpu.vector_width /= 2;
     plan.cpu.work_group_size = std::min(plan.cpu.work_group_size, props.max_work_group_size);
-    plan.tensor = is_double ? row.tuning.tensor_double : row.tuning.tensor;
+    const bool tf32 =
+        input.allow_tf32 && input.element == gemm_element::f32 && input.inputs == gemm_element::f32;
+    plan.tensor = is_double ? row.tuning.tensor_double
+                  : tf32    ? row.tuning.tensor_tf32
+                            : row.tuning.tensor;
     if (input.tensor_tiles) plan.tensor = *input.tensor_tiles;
-    if (is_16_bit(input.inputs) || is_double) {
-        // 16-bit inputs and doubles: the tensor cores where the device has them and the layout
-        // lets the kernel copy by 16 bytes, else the SIMT kernel (converting 16-bit elements to
-        // float).
+    if (is_16_bit(input.inputs) || is_double || tf32) {
+        // 16-bit inputs, doubles and floats allowed TF32: the tensor cores where the device has
+        // them and the layout lets the kernel copy by 16 bytes, else the SIMT kernel (converting
+        // 16-bit elements to float).
         const bool tensor = has_nvidia_tensor_cores(props) && input.tensor_core_layout &&
                             (plan.strategy == gemm_strategy::tensor_cores ||
                              input.forced == gemm_strategy::automatic);
@@ -121,7 +125,7 @@ gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input
         else if (is_16_bit(input.inputs) || plan.strategy == gemm_strategy::tensor_cores)
             plan.strategy = gemm_strategy::simt;
     } else if (plan.strategy == gemm_strategy::tensor_cores) {
-        plan.strategy = gemm_strategy::simt;  // TF32 is not written yet
+        plan.strategy = gemm_strategy::simt;  // floats stay floats unless TF32 is allowed
     }
     return plan;
 }

@@ -33,6 +33,8 @@ struct gemm_plan_input {
     const gemm_tensor_tiles* tensor_tiles = nullptr;
     /// A's and B's: C's, or f16 or bf16 with a float C.
     gemm_element inputs = gemm_element::f32;
+    /// The user allows float products on TF32 tensor cores (gemm_options::allow_tf32).
+    bool allow_tf32 = false;
     /// The operands' types, rows, offsets and batch strides let the tensor-core kernel take them:
     /// 16-bit inputs with a float C, or doubles, copied to local memory by 16 bytes
     /// (tensor_core_layout_fits).

@@ -52,8 +52,9 @@ struct gemm_tensor_kernel {
     std::string source() const;
 };
 
-/// Whether the tensor-core kernel takes the problem: A and B both f16 or both bf16, C float, A's
-/// and B's rows, offsets and batch strides multiples of 8 elements (16-byte copies).
+/// Whether a tensor-core kernel takes the problem: A and B both f16 or both bf16 with C float or
+/// of their type, or A, B and C all double or all float (TF32); A's and B's rows, offsets and
+/// batch strides on 16 bytes (16-byte copies).
 bool tensor_core_layout_fits(const gemm_problem& problem);
 
 /// Register tiles staged through local memory (gemm_simt.cpp).

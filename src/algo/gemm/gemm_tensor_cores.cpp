@@ -106,9 +106,9 @@ std::string generate(const gemm_tensor_kernel& shape) {
 
 bool tensor_core_layout_fits(const gemm_problem& problem) {
     const gemm_element input = problem.a.element, output = problem.c.element;
+    // 16-bit inputs with a float or their own output; doubles; floats (TF32 where allowed).
     const bool types = problem.b.element == input &&
-                       (is_16_bit(input) ? output == gemm_element::f32 || output == input
-                                         : input == gemm_element::f64 && output == input);
+                       (output == input || (is_16_bit(input) && output == gemm_element::f32));
     return types && copies_by_16_bytes(problem.a) && copies_by_16_bytes(problem.b);
 }
 
@@ -119,7 +119,7 @@ std::string gemm_tensor_kernel::key() const {
 }
 
 std::string gemm_tensor_kernel::source() const {
-    if (types.a == gemm_element::f64) return double_tensor_kernel_source(*this);
+    if (!is_16_bit(types.a)) return wide_tensor_kernel_source(*this);
     const gemm_tensor_tiles& t = tiles;
     // The shapes the generator's loops assume.
     if (t.stages < 2 || t.stages > 4 || t.block_depth % 16 != 0 || t.warp_rows % 16 != 0 ||

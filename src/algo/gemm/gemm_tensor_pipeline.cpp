@@ -47,7 +47,10 @@ staged_tile staged_tile_of(const gemm_tensor_kernel& shape, bool is_a, std::size
     const gemm_tensor_tiles& t = shape.tiles;
     const bool transposed = is_a ? shape.a_transposed : shape.b_transposed;
     return {operand_tile_of(is_a, transposed, is_a ? t.block_rows : t.block_columns, t.block_depth),
-            element_bytes == 8 ? "double" : "ushort", element_bytes, padding};
+            element_bytes == 8   ? "double"
+            : element_bytes == 4 ? "float"
+                                 : "ushort",
+            element_bytes, padding};
 }
 
 bool copies_by_16_bytes(const gemm_operand& x) {

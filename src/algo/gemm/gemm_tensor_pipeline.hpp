@@ -1,7 +1,7 @@
 // What the tensor-core kernels share (gemm_tensor_cores.cpp for 16-bit inputs,
-// gemm_tensor_cores_f64.cpp for doubles): operand tiles staged in local memory by cp.async 16
-// bytes at a time, through `stages` buffers, and the loop that keeps the next tiles' copies in
-// flight while the warps multiply the current one.
+// gemm_tensor_cores_wide.cpp for doubles and TF32): operand tiles staged in local memory by
+// cp.async 16 bytes at a time, through `stages` buffers, and the loop that keeps the next tiles'
+// copies in flight while the warps multiply the current one.
 #pragma once
 
 #include <cstddef>
@@ -20,7 +20,8 @@ inline constexpr const char* gemm_tensor_kernel_name = "kiln_gemm_tensor_cores";
 /// One operand's tile as it lies in local memory: as in global memory (so that copies need no
 /// transpose), `outer` rows of `inner` elements and `padding` more, inner contiguous.
 struct staged_tile : operand_tile {
-    std::string element;  ///< the kernel's type of one element: ushort (16-bit bits) or double
+    /// The kernel's type of one element: ushort (16-bit bits), float or double.
+    std::string element;
     std::size_t element_bytes = 2;
     std::size_t padding = 0;
     /// Elements in one 16-byte copy.
@@ -51,7 +52,8 @@ void emit_block_start(source_builder& b, const gemm_tensor_tiles& t);
 void emit_staged_loop(source_builder& b, const gemm_tensor_tiles& t, const staged_tile& a,
                       const staged_tile& bl, const std::function<void()>& multiply);
 
-/// The source of `shape`'s kernel for doubles: mma.sync m8n8k4 (gemm_tensor_cores_f64.cpp).
-std::string double_tensor_kernel_source(const gemm_tensor_kernel& shape);
+/// The source of `shape`'s kernel for doubles (mma.sync m8n8k4 or m16n8k8) or for floats
+/// rounded to TF32 (m16n8k8): gemm_tensor_cores_wide.cpp.
+std::string wide_tensor_kernel_source(const gemm_tensor_kernel& shape);
 
 }  // namespace kiln::detail

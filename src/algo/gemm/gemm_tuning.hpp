@@ -89,7 +89,8 @@ struct gemm_tuning {
     gemm_simt_tiles simt_double;
     gemm_cpu_tiles cpu;               ///< for float; doubles take half the vector width
     gemm_tensor_tiles tensor;         ///< for 16-bit inputs on NVIDIA tensor cores
-    gemm_tensor_tiles tensor_double;  ///< for doubles on NVIDIA tensor cores (mma.sync m8n8k4)
+    gemm_tensor_tiles tensor_double;  ///< for doubles on NVIDIA tensor cores
+    gemm_tensor_tiles tensor_tf32;    ///< for floats where the user allows TF32
 };
 
 struct gemm_tuning_row {

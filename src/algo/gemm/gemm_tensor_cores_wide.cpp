@@ -1,8 +1,8 @@
-// The tensor-core strategy for doubles: the 16-bit kernel's pipeline (gemm_tensor_pipeline.hpp)
-// feeding mma.sync with f64 operands (DMMA): m8n8k4 from compute capability 8.0, m16n8k8 from
-// 9.0. Lane l holds elements at row l / 4 (+ 8) and k l % 4 (+ 4) of its fragments, read from
-// local memory without ldmatrix.
-// docs/linear_algebra.md, "Strategies".
+// The tensor-core strategy for 32- and 64-bit elements: the 16-bit kernel's pipeline
+// (gemm_tensor_pipeline.hpp) feeding mma.sync with f64 operands (DMMA: m8n8k4 from compute
+// capability 8.0, m16n8k8 from 9.0) or, where the user allows it, float operands rounded to TF32
+// (m16n8k8). Lane l holds elements at row l / 4 (+ 8) and k l % 4 (+ 4) of its fragments, read
+// from local memory without ldmatrix. docs/linear_algebra.md, "Strategies".
 #include <algorithm>
 #include <array>
 #include <kiln/error.hpp>
@@ -14,35 +14,33 @@
 namespace kiln::detail {
 namespace {
 
-/// Doubles in one 16-byte copy.
-constexpr std::size_t chunk = 2;
-
 /// The most 32-bit words a warp's fragment load asks of one bank when local rows are `row`
-/// doubles long: lane l reads row l / 4, column l % 4 of an 8 x 4 fragment where k is inner, row
-/// l % 4, column l / 4 where k is outer.
-std::size_t bank_load(std::size_t row, bool k_is_inner) {
-    std::array<std::size_t, 32> words{};
+/// elements of `words` words long: lane l reads row l / 4, column l % 4 of an 8 x 4 fragment
+/// where k is inner, row l % 4, column l / 4 where k is outer.
+std::size_t bank_load(std::size_t row, bool k_is_inner, std::size_t words) {
+    std::array<std::size_t, 32> banks{};
     for (std::size_t lane = 0; lane < 32; ++lane) {
         const std::size_t at = k_is_inner ? lane / 4 * row + lane % 4 : lane % 4 * row + lane / 4;
-        ++words[2 * at % 32];
-        ++words[(2 * at + 1) % 32];
+        for (std::size_t w = 0; w < words; ++w) ++banks[(words * at + w) % 32];
     }
-    return *std::max_element(words.begin(), words.end());
+    return *std::max_element(banks.begin(), banks.end());
 }
 
-/// The least padding, in whole 16-byte copies, that spreads a fragment load evenly over the banks
-/// (two words a bank: 256 bytes in two passes).
-std::size_t conflict_free_padding(std::size_t inner, bool k_is_inner) {
+/// The least padding, in whole 16-byte copies, that spreads a fragment load evenly over the
+/// banks.
+std::size_t conflict_free_padding(const staged_tile& tile) {
+    const std::size_t words = tile.element_bytes / 4;
     std::size_t best = 0;
-    for (std::size_t padding = 0; padding < 32; padding += chunk)
-        if (bank_load(inner + padding, k_is_inner) < bank_load(inner + best, k_is_inner))
+    for (std::size_t padding = 0; padding < 32; padding += tile.chunk())
+        if (bank_load(tile.inner + padding, tile.k_is_inner, words) <
+            bank_load(tile.inner + best, tile.k_is_inner, words))
             best = padding;
     return best;
 }
 
-staged_tile double_tile(const gemm_tensor_kernel& shape, bool is_a) {
-    staged_tile tile = staged_tile_of(shape, is_a, 8, 0);
-    tile.padding = conflict_free_padding(tile.inner, tile.k_is_inner);
+staged_tile padded_tile(const gemm_tensor_kernel& shape, bool is_a, std::size_t bytes) {
+    staged_tile tile = staged_tile_of(shape, is_a, bytes, 0);
+    tile.padding = conflict_free_padding(tile);
     return tile;
 }
 
@@ -58,33 +56,39 @@ std::string fragment_at(const staged_tile& l, const std::string& along, std::siz
 /// One instruction's shape and how its fragments lie: m16n8k8 holds A's rows g and g + 8 at k t
 /// and t + 4 (a0..a3, row fastest), B's k t and t + 4 (b0, b1), C's rows g and g + 8 (c0, c1 and
 /// c2, c3 at columns 2t, 2t + 1); m8n8k4 one row and one k of each.
-struct double_mma {
+struct wide_mma {
     std::size_t m = 8, k = 4;
+    std::string function;
     std::size_t a_elements() const { return m * k / 32; }
     std::size_t b_elements() const { return 8 * k / 32; }
     std::size_t c_elements() const { return m * 8 / 32; }
-    std::string function() const {
-        return m == 16 ? "kiln_mma_m16n8k8_f64" : "kiln_mma_m8n8k4_f64";
-    }
 };
+
+wide_mma mma_of(const gemm_tensor_kernel& shape) {
+    if (shape.types.a == gemm_element::f32) return {16, 8, "kiln_mma_m16n8k8_tf32"};
+    return shape.double_m16n8k8 ? wide_mma{16, 8, "kiln_mma_m16n8k8_f64"}
+                                : wide_mma{8, 4, "kiln_mma_m8n8k4_f64"};
+}
 
 }  // namespace
 
-std::string double_tensor_kernel_source(const gemm_tensor_kernel& shape) {
+std::string wide_tensor_kernel_source(const gemm_tensor_kernel& shape) {
     const gemm_tensor_tiles& t = shape.tiles;
     const std::size_t group = t.work_group_size();
+    const std::size_t bytes = element_bytes(shape.types.a), chunk = 16 / bytes;
+    const std::string accumulator = opencl_name(shape.types.accumulator);
     if (t.stages < 2 || t.stages > 4 || t.block_depth % 4 != 0 || t.warp_rows % 8 != 0 ||
         t.warp_columns % 8 != 0 || t.block_rows % t.warp_rows != 0 ||
         t.block_columns % t.warp_columns != 0 ||
         (t.block_rows * t.block_depth / chunk) % group != 0 ||
         (t.block_columns * t.block_depth / chunk) % group != 0)
-        throw invalid_argument_error("kiln::gemm", "tensor-core tiles " + t.key() +
-                                                       " are not a shape the double kernel takes");
-    const staged_tile a = double_tile(shape, true), bl = double_tile(shape, false);
-    const double_mma mma = shape.double_m16n8k8 ? double_mma{16, 8} : double_mma{8, 4};
+        throw invalid_argument_error(
+            "kiln::gemm", "tensor-core tiles " + t.key() + " are not a shape the kernel takes");
+    const staged_tile a = padded_tile(shape, true, bytes), bl = padded_tile(shape, false, bytes);
+    const wide_mma mma = mma_of(shape);
     if (t.warp_rows % mma.m != 0 || t.block_depth % mma.k != 0)
         throw invalid_argument_error(
-            "kiln::gemm", "tensor-core tiles " + t.key() + " do not divide into m16n8k8 products");
+            "kiln::gemm", "tensor-core tiles " + t.key() + " do not divide into the instruction's");
     const std::size_t m_tiles = t.warp_rows / mma.m, n_tiles = t.warp_columns / 8;
     const std::size_t a_size = mma.a_elements(), b_size = mma.b_elements(),
                       c_size = mma.c_elements();
@@ -96,11 +100,11 @@ std::string double_tensor_kernel_source(const gemm_tensor_kernel& shape) {
     b.begin_body();
     emit_stage_buffers(b, a, bl, t.stages);
     emit_block_start(b, t);
-    b.line("double accumulators[" + std::to_string(m_tiles * n_tiles * c_size) + "];");
+    b.line(accumulator + " accumulators[" + std::to_string(m_tiles * n_tiles * c_size) + "];");
     b.open("for (uint i = 0; i < " + uint_literal(m_tiles * n_tiles * c_size) + "; ++i)");
-    b.line("accumulators[i] = 0.0;");
+    b.line("accumulators[i] = 0;");
     b.close();
-    b.line("double a_fragments[" + std::to_string(m_tiles * a_size) + "], b_fragments[" +
+    b.line(a.element + " a_fragments[" + std::to_string(m_tiles * a_size) + "], b_fragments[" +
            std::to_string(n_tiles * b_size) + "];");
     emit_staged_loop(b, t, a, bl, [&] {
         for (std::size_t kk = 0; kk < t.block_depth; kk += mma.k) {
@@ -117,7 +121,7 @@ std::string double_tensor_kernel_source(const gemm_tensor_kernel& shape) {
                            "];");
             for (std::size_t mi = 0; mi < m_tiles; ++mi)
                 for (std::size_t ni = 0; ni < n_tiles; ++ni)
-                    b.line(mma.function() + "(accumulators + " +
+                    b.line(mma.function + "(accumulators + " +
                            uint_literal((mi * n_tiles + ni) * c_size) + ", a_fragments + " +
                            uint_literal(mi * a_size) + ", b_fragments + " +
                            uint_literal(ni * b_size) + ");");
