@@ -251,16 +251,23 @@ int main() {
         row("Lorenz RK4 step, 1024 systems", "kiln, eager (8 kernels)",
             kiln::bench::best_seconds_per_call(q, 5, 200, [&] { eager.step(); }));
         // Hook for kiln::fused (branch `fused`): the step as one fused block belongs here.
-        lorenz_ensemble captured(q);
-        constexpr int steps_per_graph = 10;
-        const kiln::graph ten_steps = kiln::capture(q, [&] {
-            for (int k = 0; k < steps_per_graph; ++k) captured.step();
-        });
-        const std::string form = std::string("kiln, captured 10 steps a graph (") +
-                                 (ten_steps.replays_natively() ? "native" : "bound list") + ")";
-        row("Lorenz RK4 step, 1024 systems", form,
-            kiln::bench::best_seconds_per_call(q, 5, 20, [&] { ten_steps.launch(); }) /
-                steps_per_graph);
+        // Captured natively where the backend records work, then as the bound list
+        // (KILN_GRAPH_REPLAY=list) for comparison.
+        for (const char* replay : {"native", "list"}) {
+            setenv("KILN_GRAPH_REPLAY", replay, 1);
+            lorenz_ensemble captured(q);
+            constexpr int steps_per_graph = 10;
+            const kiln::graph ten_steps = kiln::capture(q, [&] {
+                for (int k = 0; k < steps_per_graph; ++k) captured.step();
+            });
+            const std::string form = std::string("kiln, captured 10 steps a graph (") +
+                                     (ten_steps.replays_natively() ? "native" : "bound list") + ")";
+            row("Lorenz RK4 step, 1024 systems", form,
+                kiln::bench::best_seconds_per_call(q, 5, 20, [&] { ten_steps.launch(); }) /
+                    steps_per_graph);
+            if (!ten_steps.replays_natively()) break;
+        }
+        unsetenv("KILN_GRAPH_REPLAY");
     }
 
     if (dev.backend() == kiln::backend_kind::opencl) {

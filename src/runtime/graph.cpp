@@ -1,8 +1,10 @@
 // kiln::capture and kiln::graph: recording a block's commands, and replaying them.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <kiln/error.hpp>
 #include <kiln/runtime/graph.hpp>
+#include <string_view>
 #include <utility>
 
 #include "runtime/device_label.hpp"
@@ -202,10 +204,20 @@ std::vector<std::shared_ptr<memory_impl>> live_memory(const graph_recording& rec
     return live;
 }
 
+/// Whether KILN_GRAPH_REPLAY asks for the bound list everywhere (to compare the two forms, or to
+/// work around a driver's): "native" (the default) or "list".
+bool list_replay_forced() {
+    const char* text = std::getenv("KILN_GRAPH_REPLAY");
+    if (text == nullptr || *text == '\0' || std::string_view(text) == "native") return false;
+    if (std::string_view(text) == "list") return true;
+    throw invalid_argument_error(
+        capture_call, "KILN_GRAPH_REPLAY is '" + std::string(text) + "'; it takes native or list");
+}
+
 /// The recorded commands in the backend's own form, or null where it has none. Memory the
 /// block already freed leaves the graph unlaunchable, so it gets no native form either.
 std::unique_ptr<native_graph_impl> record_natively(graph_recording& recording) {
-    if (recording.commands.empty()) return nullptr;
+    if (recording.commands.empty() || list_replay_forced()) return nullptr;
     const auto live = memory_if_live(recording);
     if (live.empty() && !recording.memories.empty()) return nullptr;
     std::vector<std::vector<kernel_argument>> bound_args;  // each launch's, with its memory

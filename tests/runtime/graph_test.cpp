@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <kiln/algo/compaction.hpp>
 #include <kiln/algo/scan.hpp>
@@ -71,6 +72,24 @@ TEST_P(graphs, replays_natively_where_the_backend_records_work) {
     else
         EXPECT_FALSE(g.replays_natively());
     EXPECT_FALSE(kiln::graph().replays_natively());
+}
+
+// KILN_GRAPH_REPLAY=list: every launch enqueues the bound commands one by one, with the same bits.
+TEST_P(graphs, replays_the_bound_list_when_the_environment_asks) {
+    const std::size_t n = 1000;
+    step_state eager(q, n), replayed(q, n);
+    setenv("KILN_GRAPH_REPLAY", "list", 1);
+    kiln::graph g = kiln::capture(q, [&] { replayed.step(); });
+    setenv("KILN_GRAPH_REPLAY", "natives", 1);
+    EXPECT_THROW(kiln::capture(q, [&] { replayed.step(); }), kiln::invalid_argument_error);
+    unsetenv("KILN_GRAPH_REPLAY");
+    EXPECT_FALSE(g.replays_natively());
+    for (int i = 0; i < 2; ++i) {
+        eager.step();
+        g.launch().wait();
+    }
+    expect_same_bits(replayed.x.read(), eager.x.read());
+    expect_same_bits(replayed.sums.read(), eager.sums.read());
 }
 
 // Copies, host writes and fills of 1-, 4- and 16-byte patterns (a CUDA graph's memcpy, memset
