@@ -25,6 +25,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace kiln::detail {
@@ -114,6 +115,41 @@ struct launch_geometry {
 
 using event_list = std::span<const event>;
 
+/// One command of work kiln::capture recorded, with its memory as it is now: what a queue turns
+/// into its backend's own replayable form (queue_impl::record).
+struct graph_launch {
+    kernel_impl& kernel;
+    const launch_geometry& geometry;
+    std::span<const kernel_argument> args;
+};
+struct graph_copy {
+    memory_impl& source;
+    std::size_t source_offset;
+    memory_impl& destination;
+    std::size_t destination_offset, bytes;
+};
+struct graph_fill {
+    memory_impl& destination;
+    std::size_t offset;
+    const void* pattern;
+    std::size_t pattern_size, bytes;
+};
+using graph_command = std::variant<graph_launch, graph_copy, graph_fill>;
+
+class queue_impl;
+
+/// Recorded work in a backend's own form (a CUDA graph, an OpenCL command buffer), enqueued by
+/// one call. It holds the device addresses it was recorded with: the caller launches it only
+/// while all that memory lives.
+class native_graph_impl {
+  public:
+    virtual ~native_graph_impl() = default;
+    /// Whether launch() takes this queue; the caller replays the commands one by one on others.
+    virtual bool replays_on(queue_impl& q) const = 0;
+    /// Enqueues the whole work after `after` and returns the event of its end.
+    virtual std::shared_ptr<event_impl> launch(queue_impl& q, event_list after) = 0;
+};
+
 class queue_impl {
   public:
     virtual ~queue_impl() = default;
@@ -150,6 +186,10 @@ class queue_impl {
     virtual void read_image(image_impl& image, void* dst, std::size_t row_pitch,
                             event_list after) = 0;
     virtual std::shared_ptr<event_impl> marker(event_list after) = 0;
+    /// The commands, in order, as this backend's own recorded work; nullptr where the device
+    /// has none or the commands need what it cannot hold (the caller then replays them one by
+    /// one). The commands' arguments were checked when they were first enqueued.
+    virtual std::unique_ptr<native_graph_impl> record(std::span<const graph_command> commands) = 0;
     virtual void flush() = 0;
     virtual void finish() = 0;
 };

@@ -1,8 +1,10 @@
 // kiln::capture and kiln::graph: recording a block's commands, and replaying them.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <kiln/error.hpp>
 #include <kiln/runtime/graph.hpp>
+#include <string_view>
 #include <utility>
 
 #include "runtime/device_label.hpp"
@@ -180,19 +182,64 @@ void write_unrecorded(const queue& q, const buffer_storage& cell, const void* sr
 
 namespace {
 
-/// The memory of every slot, or invalid_argument_error naming the first watched one gone.
-std::vector<std::shared_ptr<memory_impl>> live_memory(const graph_recording& recording) {
+/// The memory of every slot, or an empty list when a watched one is gone.
+std::vector<std::shared_ptr<memory_impl>> memory_if_live(const graph_recording& recording) {
     std::vector<std::shared_ptr<memory_impl>> live;
     live.reserve(recording.memories.size());
     for (const auto& memory : recording.memories) {
         live.push_back(memory.owned ? memory.owned : memory.watched.lock());
-        if (!live.back())
-            throw invalid_argument_error(
-                "kiln::graph::launch",
-                "a vector or buffer the captured work uses was destroyed or resized after the "
-                "capture; capture again with the vectors as they are now");
+        if (!live.back()) return {};
     }
     return live;
+}
+
+/// The memory of every slot, or invalid_argument_error naming the first watched one gone.
+std::vector<std::shared_ptr<memory_impl>> live_memory(const graph_recording& recording) {
+    auto live = memory_if_live(recording);
+    if (live.empty() && !recording.memories.empty())
+        throw invalid_argument_error(
+            "kiln::graph::launch",
+            "a vector or buffer the captured work uses was destroyed or resized after the "
+            "capture; capture again with the vectors as they are now");
+    return live;
+}
+
+/// Whether KILN_GRAPH_REPLAY asks for the bound list everywhere (to compare the two forms, or to
+/// work around a driver's): "native" (the default) or "list".
+bool list_replay_forced() {
+    const char* text = std::getenv("KILN_GRAPH_REPLAY");
+    if (text == nullptr || *text == '\0' || std::string_view(text) == "native") return false;
+    if (std::string_view(text) == "list") return true;
+    throw invalid_argument_error(
+        capture_call, "KILN_GRAPH_REPLAY is '" + std::string(text) + "'; it takes native or list");
+}
+
+/// The recorded commands in the backend's own form, or null where it has none. Memory the
+/// block already freed leaves the graph unlaunchable, so it gets no native form either.
+std::unique_ptr<native_graph_impl> record_natively(graph_recording& recording) {
+    if (recording.commands.empty() || list_replay_forced()) return nullptr;
+    const auto live = memory_if_live(recording);
+    if (live.empty() && !recording.memories.empty()) return nullptr;
+    std::vector<std::vector<kernel_argument>> bound_args;  // each launch's, with its memory
+    bound_args.reserve(recording.commands.size());
+    std::vector<graph_command> commands;
+    commands.reserve(recording.commands.size());
+    for (const auto& command : recording.commands) {
+        if (const auto* launch = std::get_if<recorded_launch>(&command)) {
+            auto& args = bound_args.emplace_back(launch->args);
+            for (const auto& [index, slot] : launch->buffer_slots) args[index].memory = live[slot];
+            commands.emplace_back(graph_launch{*launch->kernel, launch->geometry, args});
+        } else if (const auto* copy = std::get_if<recorded_copy>(&command)) {
+            commands.emplace_back(graph_copy{*live[copy->source], copy->source_offset,
+                                             *live[copy->destination], copy->destination_offset,
+                                             copy->bytes});
+        } else {
+            const auto& fill = std::get<recorded_fill>(command);
+            commands.emplace_back(graph_fill{*live[fill.destination], fill.offset,
+                                             fill.pattern.data(), fill.pattern_size, fill.bytes});
+        }
+    }
+    return recording.capture_queue.impl().record(commands);
 }
 
 /// Replays each command through the queue's backend: the kernels, geometry and arguments were
@@ -211,6 +258,13 @@ std::shared_ptr<event_impl> replay(graph_recording& recording, const queue& q) {
         same_queue(recording.last_queue, q.watch()) && !q.options().out_of_order;
     std::shared_ptr<event_impl> last = ordered_by_queue ? nullptr : recording.last_launch.impl();
     bool waits_for_last = !ordered_by_queue;
+    if (recording.native && recording.native->replays_on(target)) {
+        const event previous(waits_for_last ? last : nullptr);
+        last = recording.native->launch(target, previous ? event_list(&previous, 1) : event_list());
+        recording.last_launch = event(last);
+        recording.last_queue = q.watch();
+        return last;
+    }
     for (auto& command : recording.commands) {
         // Each command waits for the one before it where the queue does not order them: the
         // first after the previous launch on another queue, all on an out-of-order queue.
@@ -257,6 +311,10 @@ std::size_t graph::size() const noexcept {
     return recording_ ? recording_->commands.size() : 0;
 }
 
+bool graph::replays_natively() const noexcept {
+    return recording_ && recording_->native;
+}
+
 const kiln::device& graph::device() const {
     if (!recording_)
         throw invalid_argument_error("kiln::graph::device", "an empty graph has no device");
@@ -291,7 +349,9 @@ graph capture(const queue& q, const std::function<void()>& block) {
         detail::activation recording(recorder);
         block();
     }
-    return graph(std::move(recorder).finish());
+    auto recording = std::move(recorder).finish();
+    recording->native = detail::record_natively(*recording);
+    return graph(std::move(recording));
 }
 
 }  // namespace kiln

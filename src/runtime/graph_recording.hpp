@@ -59,6 +59,9 @@ struct graph_recording {
     queue capture_queue;
     std::vector<recorded_command> commands;
     std::vector<recorded_memory> memories;
+    /// The commands as the backend's own recorded work, where it has one (a CUDA graph, an
+    /// OpenCL command buffer); launches on queues it does not take replay `commands`.
+    std::unique_ptr<native_graph_impl> native;
     std::mutex launching;
     /// The last launch's end and queue: a launch on another queue (or on an out-of-order one)
     /// waits for it, since launches share the graph's temporaries.

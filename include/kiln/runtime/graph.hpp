@@ -43,6 +43,10 @@ class graph {
 
     /// Recorded commands (kernel launches, copies, fills).
     std::size_t size() const noexcept;
+    /// Whether launch() enqueues the backend's own recorded form in one call: a CUDA graph on
+    /// CUDA, a command buffer on OpenCL devices with cl_khr_command_buffer. Otherwise (and on
+    /// queues that form does not take) each command is enqueued in turn, already bound.
+    bool replays_natively() const noexcept;
     const kiln::device& device() const;
 
   private:

@@ -91,6 +91,24 @@ const driver_api* driver() {
     return table;
 }
 
+const graph_api* graph_driver() {
+    static const graph_api* const table = []() -> const graph_api* {
+        if (driver() == nullptr) return nullptr;
+        // Already open: dlopen hands back the same library.
+        std::string ignored;
+        void* library = open_first({"libcuda.so.1"}, ignored);
+        if (library == nullptr) return nullptr;
+        static graph_api api;
+        bool complete = true;
+#define KILN_CUDA_RESOLVE(name) \
+    complete = resolve(library, KILN_CUDA_STRINGIFY_EXPANDED(name), api.name) && complete;
+        KILN_CUDA_GRAPH_FUNCTIONS(KILN_CUDA_RESOLVE)
+#undef KILN_CUDA_RESOLVE
+        return complete ? &api : nullptr;
+    }();
+    return table;
+}
+
 const nvrtc_api* nvrtc() {
     const auto& loaded = nvrtc_library();
     return loaded.usable ? &loaded.api : nullptr;

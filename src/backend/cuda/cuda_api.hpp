@@ -70,6 +70,18 @@ namespace kiln::detail::cuda {
     X(cuSurfObjectCreate)             \
     X(cuSurfObjectDestroy)
 
+/// CUDA graphs (kiln::graph's native form): a table of its own, so that a driver without them
+/// leaves graphs replayed launch by launch rather than the whole backend unusable.
+#define KILN_CUDA_GRAPH_FUNCTIONS(X) \
+    X(cuGraphCreate)                 \
+    X(cuGraphDestroy)                \
+    X(cuGraphAddKernelNode)          \
+    X(cuGraphAddMemcpyNode)          \
+    X(cuGraphAddMemsetNode)          \
+    X(cuGraphInstantiate)            \
+    X(cuGraphExecDestroy)            \
+    X(cuGraphLaunch)
+
 #define KILN_NVRTC_FUNCTIONS(X)  \
     X(nvrtcGetErrorString)       \
     X(nvrtcVersion)              \
@@ -91,6 +103,10 @@ struct driver_api {
     KILN_CUDA_DRIVER_FUNCTIONS(KILN_CUDA_DECLARE_ENTRY_POINT)
 };
 
+struct graph_api {
+    KILN_CUDA_GRAPH_FUNCTIONS(KILN_CUDA_DECLARE_ENTRY_POINT)
+};
+
 struct nvrtc_api {
     KILN_NVRTC_FUNCTIONS(KILN_CUDA_DECLARE_ENTRY_POINT)
 };
@@ -100,6 +116,9 @@ struct nvrtc_api {
 /// libcuda's entry points, or nullptr when there is no usable NVIDIA driver (no libcuda.so.1,
 /// or one too old to export what kiln calls).
 const driver_api* driver();
+
+/// libcuda's CUDA graph entry points, or nullptr where the driver lacks one of them.
+const graph_api* graph_driver();
 
 /// libnvrtc's entry points, or nullptr when NVRTC cannot be loaded.
 const nvrtc_api* nvrtc();

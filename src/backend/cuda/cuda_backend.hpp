@@ -349,8 +349,14 @@ class cuda_queue final : public queue_impl {
                      event_list after) override;
     void read_image(image_impl& image, void* dst, std::size_t row_pitch, event_list after) override;
     std::shared_ptr<event_impl> marker(event_list after) override;
+    /// A CUDA graph of the commands (cuda_graph.cpp).
+    std::unique_ptr<native_graph_impl> record(std::span<const graph_command> commands) override;
     void flush() override;
     void finish() override;
+
+    const std::shared_ptr<cuda_context>& context() const noexcept { return context_; }
+    /// Launches an instantiated CUDA graph on the stream after `after`.
+    std::shared_ptr<event_impl> launch_graph(CUgraphExec graph, event_list after);
 
   private:
     /// A blocking copy between host rows and the image's array.

@@ -65,6 +65,16 @@ void surface_object_traits::release(value_type value) noexcept {
     driver()->cuSurfObjectDestroy(value.raw);
 }
 
+void graph_traits::release(value_type value) noexcept {
+    try_make_current(value.context);
+    graph_driver()->cuGraphDestroy(value.raw);
+}
+
+void graph_exec_traits::release(value_type value) noexcept {
+    try_make_current(value.context);
+    graph_driver()->cuGraphExecDestroy(value.raw);
+}
+
 void nvrtc_program_traits::release(value_type value) noexcept {
     nvrtc()->nvrtcDestroyProgram(&value);
 }

@@ -83,6 +83,19 @@ struct surface_object_traits {
     static void release(value_type value) noexcept;
 };
 
+/// A CUDA graph and its instantiation (kiln::graph's native form on CUDA).
+struct graph_traits {
+    using value_type = in_context<CUgraph>;
+    static value_type null() noexcept { return {}; }
+    static void release(value_type value) noexcept;
+};
+
+struct graph_exec_traits {
+    using value_type = in_context<CUgraphExec>;
+    static value_type null() noexcept { return {}; }
+    static void release(value_type value) noexcept;
+};
+
 struct nvrtc_program_traits {
     using value_type = nvrtcProgram;
     static value_type null() noexcept { return nullptr; }
@@ -99,6 +112,8 @@ using nvrtc_program_handle = handle<nvrtc_program_traits>;
 using array_handle = handle<array_traits>;
 using texture_object_handle = handle<texture_object_traits>;
 using surface_object_handle = handle<surface_object_traits>;
+using graph_handle = handle<graph_traits>;
+using graph_exec_handle = handle<graph_exec_traits>;
 
 /// Makes `context` current on the calling thread unless it already is. Every entry point of the
 /// backend calls it, so devices can be used from any thread in any order.

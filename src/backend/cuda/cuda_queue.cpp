@@ -8,6 +8,7 @@
 #include "backend/cuda/cuda_api.hpp"
 #include "backend/cuda/cuda_backend.hpp"
 #include "backend/cuda/cuda_error.hpp"
+#include "backend/cuda/cuda_launch.hpp"
 
 namespace kiln::detail::cuda {
 
@@ -287,264 +288,31 @@ std::shared_ptr<event_impl> cuda_queue::fill(memory_impl& dst, std::size_t offse
         std::memcpy(&value, pattern, 4);
         check(driver()->cuMemsetD32Async(target, value, count, stream()), "cuMemsetD32Async");
     } else {
-        struct fill_pattern {
-            unsigned long long words[16];
-        } words{};
-        std::memcpy(words.words, pattern, pattern_size);
-        CUdeviceptr destination = target;
-        unsigned long long word_count = bytes / 8;
-        unsigned int mask = static_cast<unsigned int>(pattern_size / 8 - 1);
-        void* parameters[] = {&destination, &word_count, &mask, &words};
-        constexpr unsigned threads = 256;
-        // Enough blocks to fill the device; the kernel loops over the rest.
-        const unsigned long long blocks =
-            std::min<unsigned long long>((word_count + threads - 1) / threads, 65535);
-        check(driver()->cuLaunchKernel(context_->fill_function(), static_cast<unsigned>(blocks), 1,
-                                       1, threads, 1, 1, 0, stream(), parameters, nullptr),
+        wide_fill fill(target, pattern, pattern_size, bytes);
+        check(driver()->cuLaunchKernel(context_->fill_function(), fill.blocks(), 1, 1,
+                                       wide_fill::threads, 1, 1, 0, stream(), fill.parameters(),
+                                       nullptr),
               "cuLaunchKernel", "the fill kernel");
     }
     return end(c);
 }
 
-namespace {
-
-/// The most blocks one cuLaunchKernel takes per dimension.
-constexpr std::array<std::size_t, 3> cuda_grid_limits{2147483647u, 65535u, 65535u};
-/// The most work-groups a range may have per dimension once kiln splits it: group ids and
-/// counts travel as 32-bit numbers in the launch info.
-constexpr std::array<std::size_t, 3> split_grid_limits{2147483647u, 4294967295u, 4294967295u};
-
-/// The name launch errors carry; built only when one is thrown.
-std::string launch_call(const kernel_impl& kernel) {
-    return "kiln::kernel '" + kernel.name() + "' launch";
-}
-
-/// What the driver reads a launch's parameters from: pointers to the launch info and to each
-/// argument's value, with room for buffer addresses and local-memory offsets. Kernels with up to
-/// `inline_arguments` parameters (nearly all) need no heap allocation.
-class launch_parameters {
-  public:
-    static constexpr std::size_t inline_arguments = 15;
-    explicit launch_parameters(std::size_t arguments) {
-        if (arguments > inline_arguments) {
-            heap_pointers_.resize(arguments + 1);
-            heap_values_.resize(arguments);
-        }
-        pointers_ = heap_pointers_.empty() ? inline_pointers_.data() : heap_pointers_.data();
-        values_ = heap_values_.empty() ? inline_values_.data() : heap_values_.data();
-    }
-    launch_parameters(const launch_parameters&) = delete;
-    launch_parameters& operator=(const launch_parameters&) = delete;
-
-    void** pointers() noexcept { return pointers_; }
-    /// Storage for argument i's value when the argument itself does not hold it.
-    std::uint64_t& value(std::size_t i) noexcept { return values_[i]; }
-
-  private:
-    std::array<void*, inline_arguments + 1> inline_pointers_;
-    std::array<std::uint64_t, inline_arguments> inline_values_;
-    std::vector<void*> heap_pointers_;
-    std::vector<std::uint64_t> heap_values_;
-    void** pointers_;
-    std::uint64_t* values_;
-};
-
-/// The __constant__ areas a launch fills from its constant arguments. Each area is locked from
-/// its copy until the launch's event is recorded after it, so that launches of the kernel on
-/// other streams copy in only once this one has finished reading (docs/cuda.md: constant areas).
-class constant_area_fills {
-  public:
-    /// Checks the argument against the area's size, before anything is enqueued.
-    void add(constant_area& area, const kernel_impl& kernel, std::size_t position,
-             const kernel_argument& arg) {
-        if (arg.size > area.bytes)
-            throw invalid_argument_error(
-                launch_call(kernel),
-                "parameter " + std::to_string(position) + " '" +
-                    kernel.parameters()[position].name + "': a buffer of " +
-                    std::to_string(arg.size) + " bytes is larger than the " +
-                    std::to_string(area.bytes) +
-                    " bytes of constant memory the parameter has (declare it global const)");
-        CUdeviceptr source = 0;
-        if (arg.memory) {
-            auto* memory = dynamic_cast<cuda_memory*>(arg.memory.get());
-            if (memory == nullptr)
-                backend_cast<cuda_memory>(*arg.memory, launch_call(kernel), "a buffer");
-            source = memory->address();
-        }
-        fills_.push_back({&area, source, source == 0 ? 0 : arg.size});
-    }
-
-    /// Waits for the last launch that read each area, then copies the argument in.
-    void enqueue(CUstream stream) {
-        for (auto& fill : fills_) {
-            fill.lock = std::unique_lock(fill.area->mutex);
-            if (fill.area->launched)
-                check(driver()->cuStreamWaitEvent(stream, fill.area->last_launch.get().raw,
-                                                  CU_EVENT_WAIT_DEFAULT),
-                      "cuStreamWaitEvent");
-            if (fill.bytes != 0)
-                check(driver()->cuMemcpyDtoDAsync(fill.area->address, fill.source, fill.bytes,
-                                                  stream),
-                      "cuMemcpyDtoDAsync", "a constant argument into its area");
-        }
-    }
-
-    /// Marks the end of the launch for the next launch's copy, and unlocks the areas.
-    void launched(CUstream stream) {
-        for (auto& fill : fills_) {
-            check(driver()->cuEventRecord(fill.area->last_launch.get().raw, stream),
-                  "cuEventRecord");
-            fill.area->launched = true;
-            fill.lock.unlock();
-        }
-    }
-
-  private:
-    struct fill {
-        constant_area* area;
-        CUdeviceptr source;
-        std::size_t bytes;
-        std::unique_lock<std::mutex> lock{};
-    };
-    std::vector<fill> fills_;
-};
-
-}  // namespace
-
 std::shared_ptr<event_impl> cuda_queue::launch(kernel_impl& kernel, const launch_geometry& geometry,
                                                std::span<const kernel_argument> args,
                                                event_list after) {
-    auto* found = dynamic_cast<cuda_kernel*>(&kernel);
-    if (found == nullptr) backend_cast<cuda_kernel>(kernel, launch_call(kernel), "a kernel");
-    auto& cuda = *found;
     context_->make_current();
-    if (cuda.context() != context_)
-        throw invalid_argument_error(launch_call(kernel),
-                                     "the kernel was built for another device than the queue's");
-    if (args.size() != cuda.parameter_count())
-        throw invalid_argument_error(launch_call(kernel),
-                                     std::to_string(args.size()) + " arguments for " +
-                                         std::to_string(cuda.parameter_count()) + " parameters");
-
-    // Block shape: as given, or a flat block of up to 256 work-items that the grid rounds up
-    // to cover the range (the kernel's prologue drops the work-items past its end).
-    std::array<std::size_t, 3> block{1, 1, 1};
-    if (geometry.local[0] == 0) {
-        const std::size_t budget = std::min<std::size_t>(256, cuda.max_work_group_size());
-        block[0] = std::max<std::size_t>(1, std::min(geometry.global[0], budget));
-        block[1] = std::max<std::size_t>(1, std::min(geometry.global[1], budget / block[0]));
-        block[2] =
-            std::max<std::size_t>(1, std::min(geometry.global[2], budget / (block[0] * block[1])));
-    } else {
-        for (std::size_t d = 0; d < geometry.dims; ++d) block[d] = geometry.local[d];
-    }
-    // CUDA's grid holds at most 65535 blocks in y and z: larger ranges become several launches
-    // (split_grid_limits), each told its first group; x's limit is beyond what kiln's 32-bit
-    // group ids count.
-    std::array<std::size_t, 3> grid{};
-    for (std::size_t d = 0; d < 3; ++d) {
-        grid[d] = (geometry.global[d] + block[d] - 1) / block[d];
-        if (grid[d] > split_grid_limits[d])
-            throw invalid_argument_error(
-                launch_call(kernel), "the global range needs " + std::to_string(grid[d]) +
-                                         " work-groups in dimension " + std::to_string(d) +
-                                         ", more than the " + std::to_string(split_grid_limits[d]) +
-                                         " kiln can launch; use larger work-groups");
-    }
-
-    launch_info info{};
-    for (std::size_t d = 0; d < 3; ++d) {
-        info.global_offset[d] = geometry.offset[d];
-        info.global_size[d] = geometry.global[d];
-    }
-    info.work_dim = static_cast<std::uint32_t>(geometry.dims);
-    for (std::size_t d = 0; d < 3; ++d) info.num_groups[d] = static_cast<std::uint32_t>(grid[d]);
-    for (std::size_t d = 0; d < 3; ++d)
-        if (grid[d] * block[d] != geometry.global[d]) info.overhang = 1;
-
-    // Local-memory arguments share the dynamic shared memory block, each at a 16-byte aligned
-    // offset (enough for every OpenCL C type the GPU loads in one instruction).
-    launch_parameters parameters(args.size());
-    parameters.pointers()[0] = &info;
-    std::size_t dynamic_shared = 0;
-    std::size_t next_pointer = 1;
-    constant_area_fills fills;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const auto& arg = args[i];
-        if (constant_area* area = cuda.area_of(i)) {
-            // The entry point has no parameter for it: the kernel reads the area.
-            fills.add(*area, kernel, i, arg);
-            continue;
-        }
-        void*& pointer = parameters.pointers()[next_pointer++];
-        switch (arg.what) {
-            case kernel_argument::kind::scalar:
-                pointer = const_cast<std::byte*>(arg.scalar_bytes.data());
-                break;
-            case kernel_argument::kind::buffer: {
-                CUdeviceptr address = 0;
-                if (arg.memory) {
-                    auto* memory = dynamic_cast<cuda_memory*>(arg.memory.get());
-                    if (memory == nullptr)
-                        backend_cast<cuda_memory>(*arg.memory, launch_call(kernel), "a buffer");
-                    address = memory->address();
-                }
-                static_assert(sizeof(CUdeviceptr) == sizeof(std::uint64_t));
-                parameters.value(i) = address;
-                pointer = &parameters.value(i);
-                break;
-            }
-            case kernel_argument::kind::image: {
-                auto* image = dynamic_cast<cuda_image*>(arg.image.get());
-                if (image == nullptr)
-                    backend_cast<cuda_image>(*arg.image, launch_call(kernel), "an image");
-                // The driver copies the parameter; the argument keeps the image alive meanwhile.
-                pointer = const_cast<image_parameter*>(&image->parameter());
-                break;
-            }
-            case kernel_argument::kind::local: {
-                dynamic_shared = (dynamic_shared + 15) / 16 * 16;
-                // The kernel reads a 32-bit offset: the low half of the slot, on this
-                // little-endian host.
-                parameters.value(i) = static_cast<unsigned int>(dynamic_shared);
-                pointer = &parameters.value(i);
-                dynamic_shared += arg.size;
-                break;
-            }
-        }
-    }
-    const std::size_t shared_total = dynamic_shared + cuda.static_shared_bytes();
-    if (shared_total > context_->max_shared_memory_per_block())
-        throw invalid_argument_error(
-            launch_call(kernel),
-            "the kernel needs " + std::to_string(shared_total) + " bytes of local memory (" +
-                std::to_string(cuda.static_shared_bytes()) + " in local arrays, " +
-                std::to_string(dynamic_shared) + " in local arguments), more than the " +
-                std::to_string(context_->max_shared_memory_per_block()) +
-                " a work-group can have on this device");
-    cuda.allow_dynamic_shared_memory(dynamic_shared);
-
+    prepared_launch prepared(kernel, context_, geometry, args);
     auto c = begin(after);
-    fills.enqueue(stream());
-    // cuLaunchKernel copies the parameters, so one launch_info serves every part of a split grid.
-    for (std::size_t z = 0; z < grid[2]; z += cuda_grid_limits[2]) {
-        for (std::size_t y = 0; y < grid[1]; y += cuda_grid_limits[1]) {
-            info.group_offset[1] = static_cast<std::uint32_t>(y);
-            info.group_offset[2] = static_cast<std::uint32_t>(z);
-            const CUresult launched = driver()->cuLaunchKernel(
-                cuda.function(), static_cast<unsigned>(grid[0]),
-                static_cast<unsigned>(std::min(grid[1] - y, cuda_grid_limits[1])),
-                static_cast<unsigned>(std::min(grid[2] - z, cuda_grid_limits[2])),
-                static_cast<unsigned>(block[0]), static_cast<unsigned>(block[1]),
-                static_cast<unsigned>(block[2]), static_cast<unsigned>(dynamic_shared), stream(),
-                parameters.pointers(), nullptr);
-            if (launched != CUDA_SUCCESS)
-                throw_driver_error(launched, "cuLaunchKernel", "kernel '" + cuda.name() + "'",
-                                   std::source_location::current());
-        }
-    }
-    fills.launched(stream());
+    prepared.constant_fills().enqueue(stream());
+    prepared.for_each_part([&](const launch_shape& shape, void** parameters) {
+        const CUresult launched = driver()->cuLaunchKernel(
+            prepared.function(), shape.grid[0], shape.grid[1], shape.grid[2], shape.block[0],
+            shape.block[1], shape.block[2], shape.dynamic_shared, stream(), parameters, nullptr);
+        if (launched != CUDA_SUCCESS)
+            throw_driver_error(launched, "cuLaunchKernel", "kernel '" + kernel.name() + "'",
+                               std::source_location::current());
+    });
+    prepared.constant_fills().launched(stream());
     return end(c);
 }
 

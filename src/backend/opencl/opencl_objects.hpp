@@ -3,8 +3,10 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "backend/backend.hpp"
+#include "backend/opencl/opencl_command_buffer.hpp"
 #include "backend/opencl/opencl_common.hpp"
 #include "backend/opencl/opencl_quirks.hpp"
 
@@ -32,6 +34,9 @@ class opencl_device final : public device_impl {
     cl_device_id id() const noexcept { return device_; }
     /// One context per device, created on first use.
     cl_context context();
+    /// The cl_khr_command_buffer entry points, or null where the device lacks the extension or
+    /// has a version kiln does not call (opencl_command_buffer.hpp); loaded on first use.
+    const command_buffer_api* command_buffers();
 
   private:
     cl_platform_id platform_;
@@ -40,6 +45,8 @@ class opencl_device final : public device_impl {
     opencl_quirks quirks_;
     std::once_flag context_once_;
     context_handle context_;
+    std::once_flag command_buffers_once_;
+    std::optional<command_buffer_api> command_buffers_;
 };
 
 class opencl_memory final : public memory_impl {
@@ -110,14 +117,22 @@ class opencl_queue final : public queue_impl {
                      event_list after) override;
     void read_image(image_impl& image, void* dst, std::size_t row_pitch, event_list after) override;
     std::shared_ptr<event_impl> marker(event_list after) override;
+    /// A command buffer where the device has cl_khr_command_buffer (opencl_command_buffer.cpp).
+    std::unique_ptr<native_graph_impl> record(std::span<const graph_command> commands) override;
     void flush() override;
     void finish() override;
 
-  private:
+    cl_command_queue get() const noexcept { return queue_.get(); }
     /// This context's events as a cl_event list; events of other contexts or backends are
     /// waited for on the host first, since OpenCL cannot wait on them.
     std::vector<cl_event> native_wait_list(event_list after);
     std::shared_ptr<event_impl> wrap(cl_event raw);
+
+  private:
+    /// Sets the kernel object's arguments; the caller keeps other threads from setting them
+    /// until the launch (or its recording) that reads them is enqueued.
+    static void set_arguments(cl_kernel kernel, std::span<const kernel_argument> args,
+                              const std::string& call);
     /// Throws invalid_argument_error for a geometry that this device's driver mishandles
     /// (opencl_quirks) rather than rejects.
     void check_driver_limits(const launch_geometry& geometry, const std::string& call) const;
@@ -126,6 +141,7 @@ class opencl_queue final : public queue_impl {
     cl_context context_;
     command_queue_handle queue_;
     bool profiling_;
+    bool out_of_order_;
 };
 
 class opencl_kernel final : public kernel_impl {

@@ -52,7 +52,10 @@ profiling_times opencl_event::times() {
 // --- queues ------------------------------------------------------------------------------
 
 opencl_queue::opencl_queue(opencl_device& device, const queue_options& options)
-    : device_(device), context_(device.context()), profiling_(options.profiling) {
+    : device_(device),
+      context_(device.context()),
+      profiling_(options.profiling),
+      out_of_order_(options.out_of_order) {
     cl_command_queue_properties props = 0;
     if (options.out_of_order) props |= CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
     if (options.profiling) props |= CL_QUEUE_PROFILING_ENABLE;
@@ -234,6 +237,34 @@ void opencl_queue::check_driver_limits(const launch_geometry& geometry,
     }
 }
 
+void opencl_queue::set_arguments(cl_kernel kernel, std::span<const kernel_argument> args,
+                                 const std::string& call) {
+    for (cl_uint i = 0; i < args.size(); ++i) {
+        const auto& arg = args[i];
+        cl_int status = CL_SUCCESS;
+        switch (arg.what) {
+            case kernel_argument::kind::scalar:
+                status = clSetKernelArg(kernel, i, arg.size, arg.scalar_bytes.data());
+                break;
+            case kernel_argument::kind::buffer: {
+                // An empty buffer has no memory: the kernel sees a null pointer.
+                cl_mem mem = arg.memory ? native(*arg.memory, call.c_str()) : nullptr;
+                status = clSetKernelArg(kernel, i, sizeof(cl_mem), &mem);
+                break;
+            }
+            case kernel_argument::kind::local:
+                status = clSetKernelArg(kernel, i, arg.size, nullptr);
+                break;
+            case kernel_argument::kind::image: {
+                cl_mem mem = backend_cast<opencl_image>(*arg.image, call, "an image").get();
+                status = clSetKernelArg(kernel, i, sizeof(cl_mem), &mem);
+                break;
+            }
+        }
+        check(status, "clSetKernelArg", call + ", argument " + std::to_string(i));
+    }
+}
+
 std::shared_ptr<event_impl> opencl_queue::launch(kernel_impl& kernel,
                                                  const launch_geometry& geometry,
                                                  std::span<const kernel_argument> args,
@@ -243,31 +274,7 @@ std::shared_ptr<event_impl> opencl_queue::launch(kernel_impl& kernel,
     check_driver_limits(geometry, call);
     auto waits = native_wait_list(after);
     std::lock_guard lock(cl_kernel_impl.launch_mutex());
-    for (cl_uint i = 0; i < args.size(); ++i) {
-        const auto& arg = args[i];
-        cl_int status = CL_SUCCESS;
-        switch (arg.what) {
-            case kernel_argument::kind::scalar:
-                status = clSetKernelArg(cl_kernel_impl.get(), i, arg.size, arg.scalar_bytes.data());
-                break;
-            case kernel_argument::kind::buffer: {
-                // An empty buffer has no memory: the kernel sees a null pointer.
-                cl_mem mem = arg.memory ? native(*arg.memory, call.c_str()) : nullptr;
-                status = clSetKernelArg(cl_kernel_impl.get(), i, sizeof(cl_mem), &mem);
-                break;
-            }
-            case kernel_argument::kind::local:
-                status = clSetKernelArg(cl_kernel_impl.get(), i, arg.size, nullptr);
-                break;
-            case kernel_argument::kind::image: {
-                cl_mem mem = backend_cast<opencl_image>(*arg.image, call, "an image").get();
-                status = clSetKernelArg(cl_kernel_impl.get(), i, sizeof(cl_mem), &mem);
-                break;
-            }
-        }
-        check(status, "clSetKernelArg",
-              "kernel '" + kernel.name() + "', argument " + std::to_string(i));
-    }
+    set_arguments(cl_kernel_impl.get(), args, call);
     const bool has_local = geometry.local[0] != 0;
     const bool has_offset = geometry.offset != std::array<std::size_t, 3>{0, 0, 0};
     cl_event done = nullptr;
