@@ -53,9 +53,11 @@ double time_gemm(cublasHandle_t handle, const gemm_workloads::workload& w) {
     return seconds;
 }
 
-/// 16-bit inputs of `Input` (cudaDataType `type`), float accumulation and C.
+/// Inputs of `Input` (cudaDataType `type`: 16-bit, or float under `compute`), float accumulation
+/// and C.
 template <class Input>
-double time_gemm_ex(cublasHandle_t handle, const gemm_workloads::workload& w, cudaDataType type) {
+double time_gemm_ex(cublasHandle_t handle, const gemm_workloads::workload& w, cudaDataType type,
+                    cublasComputeType_t compute = CUBLAS_COMPUTE_32F) {
     Input* a = cuda_reference::device_copy(gemm_workloads::values<Input>(w.m * w.k, 1));
     Input* b = cuda_reference::device_copy(gemm_workloads::values<Input>(w.k * w.n, 2));
     float* c = cuda_reference::device_copy(std::vector<float>(w.m * w.n, 0.0f));
@@ -63,7 +65,7 @@ double time_gemm_ex(cublasHandle_t handle, const gemm_workloads::workload& w, cu
     const int m = int(w.m), n = int(w.n), k = int(w.k);
     const double seconds = cuda_reference::best_event_seconds(10, [&] {
         check(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, type, n, a, type, k,
-                           &zero, c, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                           &zero, c, CUDA_R_32F, n, compute, CUBLAS_GEMM_DEFAULT),
               "cublasGemmEx");
     });
     cudaFree(a);
@@ -78,6 +80,8 @@ double time_work(cublasHandle_t handle, const gemm_workloads::workload& w) {
             return time_gemm_ex<__nv_bfloat16>(handle, w, CUDA_R_16BF);
         case gemm_workloads::inputs::f16:
             return time_gemm_ex<__half>(handle, w, CUDA_R_16F);
+        case gemm_workloads::inputs::tf32:
+            return time_gemm_ex<float>(handle, w, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32);
         case gemm_workloads::inputs::as_output:
             break;
     }

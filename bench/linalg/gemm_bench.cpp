@@ -5,7 +5,8 @@
 // On each device kiln sees: GPUs run the GPU works (SGEMM 4096^3 and 8192^3, DGEMM 4096^3, odd
 // shapes, a batch of 4096 64^3 products; bf16 and fp16 inputs with a float C, 4096^3 and 8192^3,
 // beside cublasGemmEx) beside cuBLAS (bench/linalg/cublas_gemm_reference.cu,
-// run by this program where it was built; TF32 off on both sides); CPUs run SGEMM 2048^3 through
+// run by this program where it was built; TF32 off on both sides but for tf32_4096, which allows
+// it on both sides); CPUs run SGEMM 2048^3 through
 // the plan's choice and each CPU strategy forced, beside OpenBLAS called directly on as many
 // threads as the device has compute units. Prints one markdown table: TFLOP/s (2 m n k per
 // product, best of batches of back-to-back products, wall clock) and the ratio to the reference.
@@ -63,7 +64,7 @@ double time_calls(const kiln::queue& q, Work&& work) {
 }
 
 template <class T>
-double time_kiln(const kiln::queue& q, const workload& w) {
+double time_kiln(const kiln::queue& q, const workload& w, bool allow_tf32 = false) {
     const kiln::matrix<T> a(q, w.m, w.k, w.batch,
                             gemm_workloads::values<T>(w.m * w.k * w.batch, 1));
     const kiln::matrix<T> b(q, w.k, w.n, w.batch,
@@ -73,7 +74,7 @@ double time_kiln(const kiln::queue& q, const workload& w) {
         if (w.batch > 1)
             kiln::gemm_batched(c, a, b);
         else
-            kiln::gemm(c, a, b);
+            kiln::gemm(c, a, b, {.allow_tf32 = allow_tf32});
     });
 }
 
@@ -92,6 +93,8 @@ double time_kiln(const kiln::queue& q, const workload& w) {
             return time_kiln_binary16<kiln::bfloat16>(q, w);
         case gemm_workloads::inputs::f16:
             return time_kiln_binary16<kiln::half>(q, w);
+        case gemm_workloads::inputs::tf32:
+            return time_kiln<float>(q, w, true);
         case gemm_workloads::inputs::as_output:
             break;
     }

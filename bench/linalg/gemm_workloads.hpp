@@ -9,8 +9,9 @@
 
 namespace gemm_workloads {
 
-/// The inputs' type: the output's, or 16-bit with float accumulation and a float output.
-enum class inputs { as_output, bf16, f16 };
+/// The inputs' type: the output's, or 16-bit with float accumulation and a float output, or float
+/// with TF32 allowed (cuBLAS: CUBLAS_COMPUTE_32F_FAST_TF32).
+enum class inputs { as_output, bf16, f16, tf32 };
 
 struct workload {
     std::string name;
@@ -31,12 +32,14 @@ inline std::vector<workload> gpu_workloads() {
             {"sgemm_batched_4096x64", 64, 64, 64, 4096, false}};
 }
 
-/// The GPU rows of 16-bit inputs, float accumulation and output (tensor cores where there are).
+/// The GPU rows of 16-bit inputs, float accumulation and output (tensor cores where there are),
+/// and of floats with TF32 allowed.
 inline std::vector<workload> binary16_workloads() {
     return {{"bf16_4096", 4096, 4096, 4096, 1, false, inputs::bf16},
             {"bf16_8192", 8192, 8192, 8192, 1, false, inputs::bf16},
             {"f16_4096", 4096, 4096, 4096, 1, false, inputs::f16},
-            {"f16_8192", 8192, 8192, 8192, 1, false, inputs::f16}};
+            {"f16_8192", 8192, 8192, 8192, 1, false, inputs::f16},
+            {"tf32_4096", 4096, 4096, 4096, 1, false, inputs::tf32}};
 }
 
 /// The CPU row.
