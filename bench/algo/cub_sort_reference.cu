@@ -1,5 +1,8 @@
 // CUB's DeviceRadixSort on data handed over by sort_bench, timed with CUDA events: the reference
 // that kiln's sort is measured against in the same run.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <cstdint>
 #include <cub/device/device_radix_sort.cuh>
 
@@ -62,6 +65,12 @@ double cub_sort_seconds(cub_sort_case what, const void* keys, const void* values
                                 static_cast<const std::uint32_t*>(nullptr), n, repeats);
         case cub_sort_case::uint64_keys:
             return best_seconds(static_cast<const std::uint64_t*>(keys),
+                                static_cast<const std::uint32_t*>(nullptr), n, repeats);
+        case cub_sort_case::half_keys:
+            return best_seconds(static_cast<const __half*>(keys),
+                                static_cast<const std::uint32_t*>(nullptr), n, repeats);
+        case cub_sort_case::bfloat16_keys:
+            return best_seconds(static_cast<const __nv_bfloat16*>(keys),
                                 static_cast<const std::uint32_t*>(nullptr), n, repeats);
     }
     return 0;

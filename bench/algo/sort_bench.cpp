@@ -5,7 +5,9 @@
 //     sort_bench [log2(n)] [--sweep [SHAPES]] [--case TEXT]
 //
 // Measures every device KILN_DEVICE matches (e.g. KILN_DEVICE=cuda, KILN_DEVICE=opencl,gpu), or
-// every device when it is unset. n defaults to 2^28 on GPUs and 2^24 on CPU devices. --sweep
+// every device when it is unset. n defaults to 2^28 on GPUs and 2^24 on CPU devices. Key types:
+// uint32 (alone and with uint32 values), float, uint64, kiln::half and kiln::bfloat16 (random
+// values in [-1, 1), as the float keys). --sweep
 // also times every case under other multi-split tuning shapes, to fill the table in tuning.cpp:
 // SHAPES is a comma-separated list of GROUPxITEMS, with a "b" after it for values beside keys
 // (e.g. 256x20,384x16,256x16b; a default list without it); --case keeps only the cases whose name
@@ -50,6 +52,8 @@ const std::vector<T>& random_keys(std::size_t n) {
     for (auto& k : keys) {
         if constexpr (std::is_same_v<T, float>)
             k = std::uniform_real_distribution<float>(-1.0f, 1.0f)(engine);
+        else if constexpr (kiln::detail::is_binary16_v<T>)
+            k = T(std::uniform_real_distribution<float>(-1.0f, 1.0f)(engine));
         else
             k = static_cast<T>(engine());
     }
@@ -183,7 +187,7 @@ void run_case(const kiln::device& dev, const char* what, std::size_t n, bool wit
     report(what, n, kiln_time, reference, ref_name, sorted, parallel_reference);
 }
 
-/// The four cases of one device under the policy in force: `label` is appended to each name;
+/// The six cases of one device under the policy in force: `label` is appended to each name;
 /// only cases whose name contains `only` run.
 void run_cases(const kiln::device& dev, std::size_t n, int repeats, const std::string& label,
                const std::string& only, bool* all_sorted) {
@@ -200,6 +204,12 @@ void run_cases(const kiln::device& dev, std::size_t n, int repeats, const std::s
         run_case<float>(dev, name("float keys").c_str(), n, false, 2, repeats, all_sorted);
     if (wanted("uint64 keys"))
         run_case<std::uint64_t>(dev, name("uint64 keys").c_str(), n, false, 3, repeats, all_sorted);
+    // Against CUB on __half and __nv_bfloat16 keys, which it sorts natively in 2 passes.
+    if (wanted("half keys"))
+        run_case<kiln::half>(dev, name("half keys").c_str(), n, false, 4, repeats, all_sorted);
+    if (wanted("bfloat16 keys"))
+        run_case<kiln::bfloat16>(dev, name("bfloat16 keys").c_str(), n, false, 5, repeats,
+                                 all_sorted);
 }
 
 /// "256x20" as a multi-split policy with 8-bit digits; "256x20b" with values beside keys.

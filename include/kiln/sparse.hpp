@@ -139,14 +139,16 @@ class sparse_matrix {
 
 /// A * x for any vector expression x with A.columns() elements on A's device.
 template <sparse_value T, vector_expression X>
-requires detail::storable_as<T, expression_value_t<X>>
+requires detail::storable_as<detail::computed_t<T>, expression_value_t<X>>
 auto operator*(const sparse_matrix<T>& matrix, const X& x) {
     return detail::sparse_product<T, detail::node_t<X>>(matrix, detail::as_node(x));
 }
 
-/// A * x for a vector of the matrix's own type: the form a split matrix accepts.
+/// A * x for a vector of the matrix's own type: the form a split matrix accepts (16-bit values'
+/// operands are float expressions, above).
 template <sparse_value T>
-auto operator*(const sparse_matrix<T>& matrix, const vector<T>& x) {
+requires(!detail::is_binary16_v<T>) auto operator*(const sparse_matrix<T>& matrix,
+                                                   const vector<T>& x) {
     return detail::sparse_product<T, detail::vector_terminal<T>>(matrix,
                                                                  detail::vector_terminal<T>(x), &x);
 }

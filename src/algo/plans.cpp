@@ -191,8 +191,10 @@ radix_sort_policy plan_radix_sort(const device_properties& props, std::size_t ke
     // wider elements, to stay within the 48 KB of static local memory that CUDA grants without
     // opting in. The multi-split holds keys, then values, in one array (or in two where they
     // fit, below); rounds hold both.
-    const std::size_t tile_bytes =
-        plan.multi_split ? std::max(key_bytes, value_bytes) : key_bytes + value_bytes;
+    // 16-bit keys alone keep the 4-byte keys' tile, as CUB's register scaling does: twice the
+    // items would take twice the registers.
+    const std::size_t tile_bytes = std::max<std::size_t>(
+        4, plan.multi_split ? std::max(key_bytes, value_bytes) : key_bytes + value_bytes);
     plan.items_per_work_item = static_cast<unsigned>(
         std::max<std::size_t>(1, policy.items_per_work_item * 4 / tile_bytes));
     // Group scans shuffle within sub-groups, but not through inline PTX: the sort was measured

@@ -222,8 +222,8 @@ TEST_P(sort_test, float_keys_sorted_on_the_host) {
             kiln::vector<std::uint64_t> wide(q, wide_index);
             using kiln::detail::sort_operand_of;
             kiln::detail::host_float_sort_part(
-                q, descending, sort_operand_of(keys.part(0)), host.size(),
-                {sort_operand_of(values.part(0)), sort_operand_of(wide.part(0))});
+                q, kiln::detail::radix_key_of<T>(), descending, sort_operand_of(keys.part(0)),
+                host.size(), {sort_operand_of(values.part(0)), sort_operand_of(wide.part(0))});
             EXPECT_TRUE(same_bits(keys.read(), permuted(host, order)));
             EXPECT_EQ(values.read(), order);
             EXPECT_EQ(wide.read(), permuted(wide_index, order));
@@ -481,6 +481,7 @@ TEST(algo_sort_shape, key_changes_with_every_field) {
     const std::vector<std::function<void(radix_sort_shape&)>> changes = {
         [](radix_sort_shape& s) { s.keys.kind = kiln::detail::sort_key_kind::floating; },
         [](radix_sort_shape& s) { s.keys.bytes = 8; },
+        [](radix_sort_shape& s) { s.keys.mantissa_bits = 10; },
         [](radix_sort_shape& s) { s.descending = true; },
         [](radix_sort_shape& s) { s.value_bytes = 4; },
         [](radix_sort_shape& s) { s.radix_bits = 4; },
@@ -510,7 +511,7 @@ TEST(algo_sort_shape, merge_sort_key_changes_with_every_field) {
     const std::vector<std::function<void(merge_sort_shape&)>> changes = {
         [](merge_sort_shape& s) { s.key_type = "float"; },
         [](merge_sort_shape& s) { s.comparator_source = "int less(float a, float b);"; },
-        [](merge_sort_shape& s) { s.comparator_name = "greater"; },
+        [](merge_sort_shape& s) { s.comparator_call = "greater(a, b)"; },
         [](merge_sort_shape& s) { s.work_group_size = 128; },
     };
     kiln::test::expect_every_change_changes_the_key(changes);

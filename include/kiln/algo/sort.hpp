@@ -17,11 +17,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <kiln/detail/element_storage.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <kiln/expr/functions.hpp>
+#include <kiln/half.hpp>
 #include <kiln/runtime/program.hpp>
 #include <kiln/runtime/queue.hpp>
 #include <kiln/vector.hpp>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -39,11 +42,12 @@ struct descending_order {
 };
 inline constexpr descending_order descending{};
 
-/// Keys that radix sort handles: 32- and 64-bit integers, float and double.
+/// Keys that radix sort handles: 32- and 64-bit integers, float, double, kiln::half and
+/// kiln::bfloat16 (the 16-bit ones in float's order, docs/sorting.md).
 template <class T>
-concept radix_sortable = (std::is_integral_v<T> && !std::is_same_v<T, bool> &&
-                          (sizeof(T) == 4 || sizeof(T) == 8)) ||
-                         std::is_same_v<T, float> || std::is_same_v<T, double>;
+concept radix_sortable =
+    (std::is_integral_v<T> && !std::is_same_v<T, bool> && (sizeof(T) == 4 || sizeof(T) == 8)) ||
+    std::is_same_v<T, float> || std::is_same_v<T, double> || detail::is_binary16_v<T>;
 
 /// Values that can move with sorted keys: any 4- or 8-byte element.
 template <class T>
@@ -51,16 +55,22 @@ concept sort_value = vector_value<T> &&(sizeof(T) == 4 || sizeof(T) == 8);
 
 namespace detail {
 
-/// Radix sort of 32- or 64-bit keys with their kind spelled out for the type-erased code.
+/// Radix sort of 16-, 32- or 64-bit keys with their kind spelled out for the type-erased code.
 struct radix_key {
     int kind = 0;  ///< 0 unsigned integer, 1 signed integer, 2 floating point
     std::size_t bytes = 4;
+    /// Floating point: the mantissa's bits, which tell where the NaNs start (half and bfloat16
+    /// share their width, not their exponent).
+    int mantissa_bits = 0;
 };
 
 template <class K>
+inline constexpr bool is_floating_key_v = std::is_floating_point_v<K> || is_binary16_v<K>;
+
+template <class K>
 constexpr radix_key radix_key_of() {
-    if constexpr (std::is_floating_point_v<K>)
-        return {2, sizeof(K)};
+    if constexpr (is_floating_key_v<K>)
+        return {2, sizeof(K), std::numeric_limits<K>::digits - 1};
     else
         return {std::is_signed_v<K> ? 1 : 0, sizeof(K)};
 }
@@ -82,8 +92,10 @@ sort_operand sort_operand_of(const buffer<T>& b) {
 /// A comparator's device source, for the type-erased merge sort.
 struct sort_comparator {
     std::string source;  ///< the comparator's definition and those of the functions it calls
-    std::string name;
-    std::string key_type;  ///< OpenCL C type of the keys
+    /// The comparator applied to two keys held in variables `a` and `b`: 16-bit keys are ushort
+    /// bits there, converted to float for the call.
+    std::string call;
+    std::string key_type;  ///< OpenCL C type of the keys in memory and in variables
 };
 
 /// Sorts n keys on one device (and the values with them), in place. Blocks until done.
@@ -91,11 +103,11 @@ void radix_sort_part(const queue& q, radix_key key, bool descending, const sort_
                      std::size_t n, const std::vector<sort_operand>& values);
 void merge_sort_part(const queue& q, const sort_comparator& comparator, const sort_operand& keys,
                      std::size_t n, const std::vector<sort_operand>& values);
-/// Sorts float or double keys (and the values with them) on the host, in the radix sort's order:
-/// where the device's floating-point radix sort is not trusted
+/// Sorts floating-point keys of any width (and the values with them) on the host, in the radix
+/// sort's order: where the device's floating-point radix sort is not trusted
 /// (device_quirks::float_radix_sort_unreliable). Blocks.
-void host_float_sort_part(const queue& q, bool descending, const sort_operand& keys, std::size_t n,
-                          const std::vector<sort_operand>& values);
+void host_float_sort_part(const queue& q, radix_key key, bool descending, const sort_operand& keys,
+                          std::size_t n, const std::vector<sort_operand>& values);
 
 [[noreturn]] void throw_sort_layout_mismatch(std::string_view call);
 [[noreturn]] void throw_sort_too_large(std::string_view call, std::size_t n);
@@ -172,19 +184,28 @@ void sort_split(std::string_view call, vector<K>& keys, Before&& before, SortPar
     ((repeated[position++] ? void() : permute(values)), ...);
 }
 
+/// A floating-point key's place in the order docs/sorting.md gives, as unsigned bits of its
+/// width: every NaN last, negative numbers reversed below the positive ones, -0 before +0.
+template <class K>
+auto ordered_float_key(const K& x) {
+    using bits =
+        std::conditional_t<sizeof(K) == 2, std::uint16_t,
+                           std::conditional_t<sizeof(K) == 4, std::uint32_t, std::uint64_t>>;
+    bits u;
+    std::memcpy(&u, &x, sizeof u);
+    constexpr bits sign = static_cast<bits>(bits{1} << (8 * sizeof(bits) - 1));
+    constexpr int mantissa_bits = std::numeric_limits<K>::digits - 1;
+    constexpr bits infinity = static_cast<bits>((sign - 1u) >> mantissa_bits << mantissa_bits);
+    if (static_cast<bits>(u & ~sign) > infinity) return static_cast<bits>(~bits{0});
+    return static_cast<bits>((u & sign) ? ~u : (u ^ sign));
+}
+
 /// Host order of radix-sorted keys, for merging split parts: the order docs/sorting.md gives.
 template <class K>
 bool radix_before(const K& a, const K& b, bool descending) {
-    if constexpr (std::is_floating_point_v<K>) {
-        using bits = std::conditional_t<sizeof(K) == 4, std::uint32_t, std::uint64_t>;
-        const auto ordered = [](K x) {
-            if (x != x) return ~bits{0};
-            bits u;
-            std::memcpy(&u, &x, sizeof u);
-            constexpr bits sign = bits{1} << (8 * sizeof(bits) - 1);
-            return (u & sign) ? ~u : (u ^ sign);
-        };
-        return descending ? ordered(b) < ordered(a) : ordered(a) < ordered(b);
+    if constexpr (is_floating_key_v<K>) {
+        return descending ? ordered_float_key(b) < ordered_float_key(a)
+                          : ordered_float_key(a) < ordered_float_key(b);
     } else {
         return descending ? b < a : a < b;
     }
@@ -195,11 +216,14 @@ inline constexpr bool is_user_function_v = false;
 template <class D>
 inline constexpr bool is_user_function_v<user_function<D>> = true;
 
-template <class D>
-sort_comparator comparator_of(const user_function<D>&, std::string key_type) {
+template <class K, class D>
+sort_comparator comparator_of(const user_function<D>&) {
     source_builder definitions;
     user_function<D>::define(definitions);
-    return {definitions.str(), std::string(D::function_name()), std::move(key_type)};
+    const std::string call = std::string(D::function_name()) + "(" + field_storage<K>::load("a") +
+                             ", " + field_storage<K>::load("b") + ")";
+    // OpenCL C keeps half in memory only, behind vload_half: both 16-bit types move as bits.
+    return {definitions.str(), call, is_binary16_v<K> ? "ushort" : opencl_type_name<K>()};
 }
 
 /// A comparator a KILN_FUNCTION can be for keys of K: two K parameters.
@@ -235,7 +259,7 @@ void comparison_sort(std::string_view call, const F& comparator, vector<K>& keys
         std::apply([&](const auto&... v) { (values.write(v.read()), ...); }, gathered_values);
         return;
     }
-    const sort_comparator device_comparator = comparator_of(comparator, opencl_type_name<K>());
+    const sort_comparator device_comparator = comparator_of<K>(comparator);
     sort_split(
         call, keys, [](const K&, const K&) { return false; },
         [&](const queue& q, const sort_operand& k, std::size_t n,
@@ -321,7 +345,8 @@ requires(detail::valid_sort_by_key_arguments<Rest...>()) void sort_by_key(vector
         std::remove_cvref_t<std::tuple_element_t<sizeof...(Rest) - 1, std::tuple<Rest...>>>;
     if constexpr (!detail::is_user_function_v<Last>)
         static_assert(radix_sortable<K>,
-                      "sort_by_key without a comparator sorts 32- or 64-bit integer or float keys");
+                      "sort_by_key without a comparator sorts 32- or 64-bit integer, float, "
+                      "double, half or bfloat16 keys");
     detail::sort_by_key_with_last(keys, std::forward_as_tuple(rest...),
                                   std::make_index_sequence<sizeof...(Rest) - 1>{});
 }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/algo/sparse_format.hpp>
+#include <kiln/detail/element_storage.hpp>
 #include <kiln/expr/assign.hpp>
 #include <kiln/expr/launch.hpp>
 #include <kiln/expr/operators.hpp>
@@ -26,10 +27,12 @@
 
 namespace kiln {
 
-/// Element types of kiln::sparse_matrix.
+/// Element types of kiln::sparse_matrix. kiln::half and kiln::bfloat16 values are multiplied and
+/// added in float, and their products are float (docs/sparse.md).
 template <class T>
-concept sparse_value = std::same_as<T, float> || std::same_as<T, double> ||
-    std::same_as<T, std::complex<float>> || std::same_as<T, std::complex<double>>;
+concept sparse_value =
+    std::same_as<T, float> || std::same_as<T, double> || std::same_as<T, std::complex<float>> ||
+    std::same_as<T, std::complex<double>> || detail::is_binary16_v<T>;
 
 /// Defined in include/kiln/sparse.hpp; the statements below only hold pointers to it.
 template <sparse_value T>
@@ -217,7 +220,7 @@ class halo_operand_node : public expression_tag {
 };
 
 /// target = result, where result is an element-wise expression of the rows in which the product
-/// A * x stands as product_value_node<T>.
+/// A * x stands as product_value_node<computed_t<T>>.
 template <sparse_value T, class X, class Result>
 class sparse_statement {
   public:
@@ -241,7 +244,15 @@ class sparse_statement {
             throw invalid_argument_error(call,
                                          "the target is the product's operand (x = A * x); "
                                          "write into another vector");
-        if (matrix_->is_split()) return assign_split(target, call);
+        if (matrix_->is_split()) {
+            // A 16-bit matrix's operand is a float expression: no vector of the matrix's type
+            // to split like its columns.
+            if constexpr (is_binary16_v<T>)
+                throw invalid_argument_error(
+                    call, "split matrices of half or bfloat16 values are not supported yet");
+            else
+                return assign_split(target, call);
+        }
         const queue& q = matrix_->queue();
         operand_check columns(call + " operand");
         x_.check(columns);
@@ -306,9 +317,12 @@ class sparse_statement {
             b.begin_kernel(sparse_product_kernel, layout.work_group_size);
         else
             b.begin_kernel(sparse_product_kernel);
-        const std::string t = opencl_type_name<T>();
-        sparse_product_description(t).declare(b);
-        const std::string x_value = convert_value<T, typename X::value_type>(b, x_.generate(g));
+        // 16-bit values load as float, and the sums are float.
+        using sum_type = computed_t<T>;
+        const std::string t = opencl_type_name<sum_type>();
+        sparse_product_description(opencl_type_name<T>()).declare(b);
+        const std::string x_value =
+            convert_value<sum_type, typename X::value_type>(b, x_.generate(g));
         const std::size_t x_statements = g.statements().size();
         const std::string store = target.generate_target(g);
         const std::string result =
@@ -322,9 +336,9 @@ class sparse_statement {
         }
         sparse_kernel_text text{t, zero, add, {"const ulong idx = kiln_column;"}, {}};
         for (std::size_t k = 0; k < x_statements; ++k) text.entry.push_back(g.statements()[k]);
-        const std::string term = multiply.empty()
-                                     ? "kiln_values[kiln_entry] * " + x_value
-                                     : multiply + "(kiln_values[kiln_entry], " + x_value + ")";
+        const std::string value = element_storage<T>::load("kiln_values", "kiln_entry");
+        const std::string term = multiply.empty() ? value + " * " + x_value
+                                                  : multiply + "(" + value + ", " + x_value + ")";
         text.entry.push_back(add.empty() ? "kiln_sum += " + term + ";"
                                          : "kiln_sum = " + add + "(kiln_sum, " + term + ");");
         text.row = {"const ulong idx = kiln_row;", "const " + t + " kiln_product = kiln_sum;"};
@@ -394,9 +408,9 @@ class sparse_product {
         return {*matrix_, x_, std::move(result), plain_x_};
     }
     template <vector_value Target>
-    requires storable_as<Target, T>
+    requires storable_as<Target, computed_t<T>>
     void assign_to(kiln::vector<Target>& target) const {
-        with(product_value_node<T>{}).assign_to(target);
+        with(product_value_node<computed_t<T>>{}).assign_to(target);
     }
     const sparse_matrix<T>& matrix() const noexcept { return *matrix_; }
     const X& operand() const noexcept { return x_; }
@@ -408,25 +422,27 @@ class sparse_product {
 };
 
 /// make_inline(A * x): row idx of the product, computed by the work-item that needs it with
-/// one loop over the row (CSR) or its padded slots (ELL); an ordinary expression node.
+/// one loop over the row (CSR) or its padded slots (ELL); an ordinary expression node, float for
+/// 16-bit values.
 template <sparse_value T, class X>
 class inline_product_node : public expression_tag {
   public:
-    using value_type = T;
+    using value_type = computed_t<T>;
     explicit inline_product_node(const sparse_product<T, X>& product)
         : matrix_(&product.matrix()), x_(product.operand()) {}
 
     std::string generate(generator& g) const {
-        const std::string t = opencl_type_name<T>();
+        const std::string t = opencl_type_name<value_type>();
         const std::string pointers = g.new_name(), columns = g.new_name(), values = g.new_name(),
                           width = g.new_name(), rows = g.new_name();
         g.parameter("global const uint*", pointers);
         g.parameter("global const uint*", columns);
-        g.parameter("global const " + t + "*", values);
+        g.parameter("global const " + opencl_type_name<T>() + "*", values);
         g.parameter("ulong", width);
         g.parameter("ulong", rows);
         const std::size_t statements = g.statements().size();
-        const std::string x = convert_value<T, typename X::value_type>(g.source, x_.generate(g));
+        const std::string x =
+            convert_value<value_type, typename X::value_type>(g.source, x_.generate(g));
         if (g.statements().size() != statements)
             throw invalid_argument_error("kiln::make_inline",
                                          "the operand of an inlined product cannot contain "
@@ -435,7 +451,8 @@ class inline_product_node : public expression_tag {
         const std::string sum = "kiln_inline_" + pointers, k = "kiln_k_" + pointers,
                           entry = "kiln_e_" + pointers, first = "kiln_first_" + pointers,
                           count = "kiln_count_" + pointers, step = "kiln_step_" + pointers;
-        std::string zero = "(" + t + ")0", term = values + "[" + entry + "] * " + x;
+        std::string zero = "(" + t + ")0",
+                    term = element_storage<T>::load(values, entry) + " * " + x;
         std::string accumulate = sum + " += " + term + ";";
         if constexpr (is_complex_v<T>) {
             zero = complex_helper<T>(g.source, "cmake") + "(0, 0)";
@@ -499,7 +516,7 @@ template <class S>
 struct sparse_term_traits : std::false_type {};
 template <class T, class X>
 struct sparse_term_traits<sparse_product<T, X>> : std::true_type {
-    using result = product_value_node<T>;
+    using result = product_value_node<computed_t<T>>;
     static sparse_statement<T, X, result> statement(const sparse_product<T, X>& p) {
         return p.with(result{});
     }

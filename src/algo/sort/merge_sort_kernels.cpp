@@ -78,10 +78,12 @@ std::vector<kernel_description> permutation_kernels::all() const {
 std::string merge_sort_source(const merge_sort_shape& s) {
     source_builder b;
     const std::string& key = s.key_type;
-    const std::string before = s.comparator_name;
+    const std::string before = "kiln_merge_before";
     const std::string G = num(s.work_group_size) + "u";
     const merge_sort_kernels kernels(s);
     b.define("comparator", s.comparator_source);
+    b.define(before, "int " + before + "(" + key + " a, " + key + " b) {\n    return " +
+                         s.comparator_call + ";\n}");
     const auto claim = [](const std::string& place) {
         return "if (atomic_xchg(claims + " + place + ", stamp) == stamp) *broken = 1u;";
     };

@@ -96,10 +96,11 @@ void multi_split_setup(source_builder& b, const radix_sort_shape& s) {
     // The counters are done with before the keys move (every place is in registers first), and
     // the keys before the values move: one array serves all three in turn, declared with the
     // widest type for its alignment. Local memory then holds the tiles of 384 x 20 keys that
-    // CUB runs on an H100 within CUDA's 48 KB.
+    // CUB runs on an H100 within CUDA's 48 KB. At least uint: the counters are uints, and 16-bit
+    // keys (whose tiles plan_radix_sort sizes as 4-byte keys') would not align them.
     const unsigned sub_groups = s.work_group_size / lanes;
-    const std::size_t wide =
-        s.values_beside_keys ? s.keys.bytes : std::max<std::size_t>(s.keys.bytes, s.value_bytes);
+    const std::size_t wide = std::max<std::size_t>(
+        4, s.values_beside_keys ? s.keys.bytes : std::max(s.keys.bytes, s.value_bytes));
     const std::size_t counter_words = (std::size_t{sub_groups} * s.radix() * 4 + wide - 1) / wide;
     const std::string type = radix_bits_type(wide);
     if (!s.ballots) b.local_array("uint", "kiln_lane_digits", num(s.work_group_size));

@@ -167,8 +167,7 @@ void onesweep_pass(source_builder& b, const radix_sort_shape& s, unsigned passes
 }  // namespace
 
 void radix_onesweep_kernels(source_builder& b, const radix_sort_shape& shape) {
-    const unsigned passes =
-        (static_cast<unsigned>(shape.keys.bytes) * 8 + shape.radix_bits - 1) / shape.radix_bits;
+    const unsigned passes = shape.passes();
     onesweep_histogram(b, shape, passes);
     onesweep_offsets(b, shape, passes);
     onesweep_pass(b, shape, passes);

@@ -127,7 +127,8 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
         plan_radix_sort(dev, key.bytes, key.kind == static_cast<int>(sort_key_kind::floating),
                         value ? value->element_bytes : 0, n);
     radix_sort_shape shape;
-    shape.keys = {static_cast<sort_key_kind>(key.kind), key.bytes};
+    shape.keys = {static_cast<sort_key_kind>(key.kind), static_cast<unsigned>(key.mantissa_bits),
+                  key.bytes};
     shape.descending = descending;
     shape.value_bytes = value ? value->element_bytes : 0;
     shape.radix_bits = plan.radix_bits;
@@ -144,7 +145,7 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
     const radix_sort_kernels kernels(shape);
     const algorithm_program& built = algorithm_program_for(
         dev, shape.key(), [&] { return kernels.all(); }, [&] { return radix_sort_source(shape); });
-    const unsigned passes = static_cast<unsigned>(ceil_div(key.bytes * 8, shape.radix_bits));
+    const unsigned passes = shape.passes();
 
     // Tiles: chunks of whole tiles, each work-group carrying its digit offsets from tile to
     // tile. Chunks: of at least chunk_bytes of keys, so that small sorts stay on few cores.
@@ -230,27 +231,30 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
     return done;
 }
 
-/// A float or double key's place in the order docs/sorting.md gives (NaNs last and alike, -0
+/// A floating-point key's place in the order docs/sorting.md gives (NaNs last and alike, -0
 /// before +0), as unsigned bits of its width; descending inverts it.
 template <class Bits>
-Bits ordered_float_bits(Bits k, bool descending) {
-    constexpr Bits sign = Bits{1} << (8 * sizeof(Bits) - 1);
-    // The exponent all ones, the mantissa zero: 0x7f800000 and 0x7ff0000000000000.
-    constexpr int mantissa_bits = sizeof(Bits) == 4 ? 23 : 52;
-    constexpr Bits infinity = (sign - 1) >> mantissa_bits << mantissa_bits;
-    const Bits ordered = (k & ~sign) > infinity ? ~Bits{0} : (k & sign) != 0 ? ~k : (k | sign);
-    return descending ? ~ordered : ordered;
+Bits ordered_float_bits(Bits k, int mantissa_bits, bool descending) {
+    constexpr Bits sign = static_cast<Bits>(Bits{1} << (8 * sizeof(Bits) - 1));
+    // The exponent all ones, the mantissa zero: 0x7c00 (half), 0x7f80 (bfloat16), 0x7f800000,
+    // 0x7ff0000000000000.
+    const Bits infinity = static_cast<Bits>((sign - 1u) >> mantissa_bits << mantissa_bits);
+    const Bits ordered = static_cast<Bits>(static_cast<Bits>(k & ~sign) > infinity ? ~Bits{0}
+                                           : (k & sign) != 0                       ? ~k
+                                                                                   : (k | sign));
+    return descending ? static_cast<Bits>(~ordered) : ordered;
 }
 
-/// The stable order of n float (Bits = uint32) or double (uint64) keys held as raw bytes.
+/// The stable order of n floating-point keys held as raw bytes, as unsigned bits of their width
+/// (Bits: uint16 for half and bfloat16, uint32 for float, uint64 for double).
 template <class Bits>
 std::vector<std::size_t> stable_float_order(const std::vector<std::byte>& raw, std::size_t n,
-                                            bool descending) {
+                                            int mantissa_bits, bool descending) {
     std::vector<Bits> ordered(n);
     for (std::size_t i = 0; i < n; ++i) {
         Bits k = 0;
         std::memcpy(&k, raw.data() + i * sizeof k, sizeof k);
-        ordered[i] = ordered_float_bits(k, descending);
+        ordered[i] = ordered_float_bits(k, mantissa_bits, descending);
     }
     std::vector<std::size_t> order(n);
     std::iota(order.begin(), order.end(), std::size_t{0});
@@ -277,14 +281,16 @@ void write_permuted(const queue& q, const sort_operand& operand, const std::vect
 
 }  // namespace
 
-void host_float_sort_part(const queue& q, bool descending, const sort_operand& keys, std::size_t n,
-                          const std::vector<sort_operand>& values) {
+void host_float_sort_part(const queue& q, radix_key key, bool descending, const sort_operand& keys,
+                          std::size_t n, const std::vector<sort_operand>& values) {
     if (n < 2) return;
     q.finish();  // the work already queued on the keys and values lands first
     const std::vector<std::byte> raw = read_operand(q, keys, n);
+    const int m = key.mantissa_bits;
     const std::vector<std::size_t> order =
-        keys.element_bytes == 8 ? stable_float_order<std::uint64_t>(raw, n, descending)
-                                : stable_float_order<std::uint32_t>(raw, n, descending);
+        key.bytes == 8   ? stable_float_order<std::uint64_t>(raw, n, m, descending)
+        : key.bytes == 2 ? stable_float_order<std::uint16_t>(raw, n, m, descending)
+                         : stable_float_order<std::uint32_t>(raw, n, m, descending);
     write_permuted(q, keys, raw, order);
     for (const auto& v : values) write_permuted(q, v, read_operand(q, v, n), order);
 }
@@ -295,7 +301,7 @@ void radix_sort_part(const queue& q, radix_key key, bool descending, const sort_
     if (plan_radix_sort(q.device(), key.bytes,
                         key.kind == static_cast<int>(sort_key_kind::floating), 0, n)
             .floats_sorted_on_host) {
-        host_float_sort_part(q, descending, keys, n, values);
+        host_float_sort_part(q, key, descending, keys, n, values);
         return;
     }
     if (values.size() <= 1) {
@@ -326,7 +332,7 @@ void merge_sort_part(const queue& q, const sort_comparator& comparator, const so
     merge_sort_shape shape;
     shape.key_type = comparator.key_type;
     shape.comparator_source = comparator.source;
-    shape.comparator_name = comparator.name;
+    shape.comparator_call = comparator.call;
     shape.work_group_size = static_cast<unsigned>(plan_merge_sort(dev).work_group_size);
     const merge_sort_kernels kernels(shape);
     const algorithm_program& built = algorithm_program_for(

@@ -16,6 +16,7 @@
 // the caller's buffers if it ended in b.
 #include "sort_kernels.hpp"
 
+#include <charconv>
 #include <kiln/detail/source_builder.hpp>
 #include <string>
 
@@ -26,11 +27,26 @@ std::string num(unsigned long long value) {
     return std::to_string(value);
 }
 
-/// The key's bits as an unsigned number whose ascending order is the sort order.
+/// An unsigned OpenCL C literal in hexadecimal: ulong for 8-byte keys, uint otherwise.
+std::string hex_literal(unsigned long long value, bool wide) {
+    char digits[17];
+    const auto end = std::to_chars(digits, digits + sizeof digits, value, 16).ptr;
+    return "0x" + std::string(digits, end) + (wide ? "UL" : "u");
+}
+
+/// The key's bits as an unsigned number whose ascending order is the sort order, in the key's
+/// type (16-bit keys would otherwise promote, and descending's ~ set bits above them).
 std::string ordered_bits(const sort_key_info& key, bool descending) {
     const bool wide = key.bytes == 8;
-    const std::string sign = wide ? "0x8000000000000000UL" : "0x80000000u";
-    const std::string exponent = wide ? "0x7ff0000000000000UL" : "0x7f800000u";
+    const unsigned width = static_cast<unsigned>(key.bytes) * 8;
+    const unsigned long long sign_bit = 1ull << (width - 1);
+    // The exponent all ones, the mantissa zero: 0x7c00 (half), 0x7f80 (bfloat16), 0x7f800000,
+    // 0x7ff0000000000000.
+    const unsigned long long infinity_bits = (sign_bit - 1) >> key.mantissa_bits
+                                                                   << key.mantissa_bits;
+    const std::string sign = hex_literal(sign_bit, wide),
+                      exponent = hex_literal(infinity_bits, wide);
+    const std::string type = radix_bits_type(key.bytes);
     std::string ordered;
     switch (key.kind) {
         case sort_key_kind::unsigned_integer:
@@ -45,15 +61,14 @@ std::string ordered_bits(const sort_key_info& key, bool descending) {
             // Without selects: the sign, spread over the word by an arithmetic shift, flips
             // every bit of a negative number and only the sign bit of a positive one; a NaN's
             // comparison (1) negated is all ones.
-            const std::string type = radix_bits_type(key.bytes),
-                              signed_type = wide ? "long" : "int";
-            ordered = "((k ^ ((" + type + ")((" + signed_type + ")k >> " + (wide ? "63" : "31") +
-                      ") | " + sign + ")) | (" + type + ")(-(" + signed_type + ")((k & ~" + sign +
-                      ") > " + exponent + ")))";
+            const std::string signed_type = wide ? "long" : key.bytes == 2 ? "short" : "int";
+            ordered = "((k ^ ((" + type + ")((" + signed_type + ")k >> " + num(width - 1) + ") | " +
+                      sign + ")) | (" + type + ")(-(" + signed_type + ")((k & ~" + sign + ") > " +
+                      exponent + ")))";
             break;
         }
     }
-    return descending ? "~" + ordered : ordered;
+    return "(" + type + ")(" + (descending ? "~" + ordered : ordered) + ")";
 }
 
 void define_radix_helpers(source_builder& b, const radix_sort_shape& s) {
@@ -247,7 +262,7 @@ std::vector<kernel_description> radix_sort_kernels::all() const {
 }
 
 std::string radix_bits_type(std::size_t bytes) {
-    return bytes == 8 ? "ulong" : "uint";
+    return bytes == 8 ? "ulong" : bytes == 2 ? "ushort" : "uint";
 }
 
 // Index into a local array, padded by one word every 32 so that work-items reading runs of
@@ -259,17 +274,18 @@ std::string radix_padded(const std::string& index) {
 std::string radix_sort_shape::key() const {
     const auto flag = [](bool on, const char* name) { return on ? std::string(" ") + name : ""; };
     return "radix sort " + std::to_string(static_cast<int>(keys.kind)) + " " +
-           std::to_string(keys.bytes) + (descending ? " descending " : " ascending ") +
-           std::to_string(radix_bits) + " " + std::to_string(work_group_size) + " " +
-           std::to_string(items_per_work_item) + " value " + std::to_string(value_bytes) + " sg " +
-           std::to_string(sub_group_size) + flag(single_pass, "single pass") +
-           flag(multi_split, "multi-split") + flag(ballots, "ballots") + " " + target.key() +
-           flag(values_beside_keys, "beside") + flag(chunks, "chunks");
+           std::to_string(keys.bytes) + " mantissa " + std::to_string(keys.mantissa_bits) +
+           (descending ? " descending " : " ascending ") + std::to_string(radix_bits) + " " +
+           std::to_string(work_group_size) + " " + std::to_string(items_per_work_item) + " value " +
+           std::to_string(value_bytes) + " sg " + std::to_string(sub_group_size) +
+           flag(single_pass, "single pass") + flag(multi_split, "multi-split") +
+           flag(ballots, "ballots") + " " + target.key() + flag(values_beside_keys, "beside") +
+           flag(chunks, "chunks");
 }
 
 std::string merge_sort_shape::key() const {
     return "merge sort " + key_type + " " + std::to_string(work_group_size) + " " +
-           comparator_name + "\n" + comparator_source;
+           comparator_call + "\n" + comparator_source;
 }
 
 std::string radix_sort_source(const radix_sort_shape& shape) {

@@ -15,7 +15,10 @@ enum class sort_key_kind { unsigned_integer, signed_integer, floating };
 
 struct sort_key_info {
     sort_key_kind kind = sort_key_kind::unsigned_integer;
-    std::size_t bytes = 4;  ///< 4 or 8
+    /// Floating point: where the NaNs start, above the infinity's bits (half and bfloat16 are
+    /// both 2 bytes).
+    unsigned mantissa_bits = 0;
+    std::size_t bytes = 4;  ///< 2 (half, bfloat16), 4 or 8
 };
 
 /// The shape of one radix sort program: tuning constants are compiled in.
@@ -49,6 +52,10 @@ struct radix_sort_shape {
     bool chunks = false;
 
     unsigned radix() const { return 1u << radix_bits; }
+    /// One pass per digit of the key: 16-bit keys take 2 of 8 bits, not a 4-byte key's 4.
+    unsigned passes() const {
+        return (static_cast<unsigned>(keys.bytes) * 8 + radix_bits - 1) / radix_bits;
+    }
     /// The single pass's histogram kernel runs groups of its own size (at most 256): NVIDIA's
     /// OpenCL allows it no more, whatever the passes' groups.
     unsigned histogram_group() const { return work_group_size < 256 ? work_group_size : 256; }
@@ -94,7 +101,7 @@ void radix_chunk_kernels(source_builder& b, const radix_sort_shape& s);
 
 // Pieces of the radix tile code shared by sort_kernels.cpp, radix_tile.cpp, radix_onesweep.cpp
 // and radix_multi_split.cpp.
-std::string radix_bits_type(std::size_t bytes);      ///< "uint" or "ulong"
+std::string radix_bits_type(std::size_t bytes);      ///< "ushort", "uint" or "ulong"
 std::string radix_padded(const std::string& index);  ///< a local tile index, bank-padded
 /// The multi-split's local arrays; its count step (loads the tile at `base`, `valid` keys, into
 /// registers, ranks them and fills kiln_start and kiln_end); its place step (moves the keys to
@@ -146,9 +153,11 @@ void radix_onesweep_kernels(source_builder& b, const radix_sort_shape& shape);
 
 /// The shape of one merge sort program.
 struct merge_sort_shape {
-    std::string key_type;            ///< the keys' OpenCL C type
-    std::string comparator_source;   ///< definitions of the comparator and what it calls
-    std::string comparator_name;     ///< less(a, b): whether a goes before b
+    std::string key_type;           ///< the keys' OpenCL C type
+    std::string comparator_source;  ///< definitions of the comparator and what it calls
+    /// less(a, b) on keys held in variables a and b (converted as the comparator takes them):
+    /// whether a goes before b.
+    std::string comparator_call;
     unsigned work_group_size = 256;  ///< also the length of the runs sorted inside one group
     /// The program cache's key: every field above. The comparator's whole source is in it, since
     /// two functions may share a name.

@@ -104,6 +104,13 @@ template sparse_storage<std::complex<double>> make_storage(const queue&, const r
                                                            std::span<const std::uint32_t>,
                                                            std::span<const std::uint32_t>,
                                                            std::span<const std::complex<double>>);
+template sparse_storage<half> make_storage(const queue&, const row_statistics&,
+                                           std::span<const std::uint32_t>,
+                                           std::span<const std::uint32_t>, std::span<const half>);
+template sparse_storage<bfloat16> make_storage(const queue&, const row_statistics&,
+                                               std::span<const std::uint32_t>,
+                                               std::span<const std::uint32_t>,
+                                               std::span<const bfloat16>);
 
 template <class T>
 const typename sparse_storage<T>::csr_arrays& inline_csr(const sparse_storage<T>& storage,
@@ -137,6 +144,10 @@ template const sparse_storage<std::complex<float>>::csr_arrays& inline_csr(
     const sparse_storage<std::complex<float>>&, const queue&, std::size_t);
 template const sparse_storage<std::complex<double>>::csr_arrays& inline_csr(
     const sparse_storage<std::complex<double>>&, const queue&, std::size_t);
+template const sparse_storage<half>::csr_arrays& inline_csr(const sparse_storage<half>&,
+                                                            const queue&, std::size_t);
+template const sparse_storage<bfloat16>::csr_arrays& inline_csr(const sparse_storage<bfloat16>&,
+                                                                const queue&, std::size_t);
 
 namespace {
 
