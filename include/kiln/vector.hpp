@@ -92,6 +92,14 @@ class vector {
         : layout_(detail::split(queues, n)), size_(n) {
         for (const auto& part : layout_) buffers_.emplace_back(part.queue, part.size);
     }
+    /// Uninitialised elements split as `parts` says (another vector's layout()), so that
+    /// statements can take both vectors.
+    explicit vector(const detail::layout& parts) : layout_(parts) {
+        for (const auto& part : layout_) {
+            buffers_.emplace_back(part.queue, part.size);
+            size_ += part.size;
+        }
+    }
     /// A copy of host data (blocks until it is on the device).
     template <host_range_of<T> R>
     vector(const kiln::queue& q, const R& host) : vector(q, std::ranges::size(host)) {
