@@ -92,6 +92,14 @@ class vector {
         : layout_(detail::split(queues, n)), size_(n) {
         for (const auto& part : layout_) buffers_.emplace_back(part.queue, part.size);
     }
+    /// Uninitialised elements split as `parts` says (another vector's layout()), so that
+    /// statements can take both vectors.
+    explicit vector(const detail::layout& parts) : layout_(parts) {
+        for (const auto& part : layout_) {
+            buffers_.emplace_back(part.queue, part.size);
+            size_ += part.size;
+        }
+    }
     /// A copy of host data (blocks until it is on the device).
     template <host_range_of<T> R>
     vector(const kiln::queue& q, const R& host) : vector(q, std::ranges::size(host)) {
@@ -377,11 +385,16 @@ class vector_terminal : public expression_tag {
     using value_type = computed_t<T>;
     using storage = element_storage<T>;
     // Wide accesses are safe: a vector part is a whole device allocation, aligned far beyond
-    // 16 bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN, cudaMalloc's 256 bytes).
+    // 16 bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN, cudaMalloc's 256 bytes). 16-bit elements go
+    // eight to a 16-byte access, as ushort bits (element_storage::lane_type).
     static constexpr std::size_t contiguous_width =
-        std::is_arithmetic_v<T> && (sizeof(T) == 4 || sizeof(T) == 8) ? sizeof(T) : 0;
-    // half has OpenCL C's vector loads and stores (vload_half8...); bfloat16 has none.
-    static constexpr bool vector_form = vector_form_value<T> || std::is_same_v<T, half>;
+        (std::is_arithmetic_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) ||
+                std::is_same_v<T, half> || std::is_same_v<T, bfloat16>
+            ? sizeof(T)
+            : 0;
+    // half has OpenCL C's vector loads and stores (vload_half8...), bfloat16 kiln's helpers.
+    static constexpr bool vector_form =
+        vector_form_value<T> || std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
 
     explicit vector_terminal(const kiln::vector<T>& v) : vector_(&v) {}
 
@@ -392,7 +405,7 @@ class vector_terminal : public expression_tag {
     }
     std::string generate_target(generator& g) const {
         const std::string name = g.new_name();
-        if (g.lane()) return g.wide_element(name, opencl_type_name<T>(), true);
+        if (g.lane()) return g.wide_element(name, storage::lane_type(), true);
         // The vector pass's target is the address its vstore writes to.
         if (g.vector_width()) return name + " + idx";
         declare_type<T>(g.source);
@@ -408,7 +421,8 @@ class vector_terminal : public expression_tag {
         g.parameter("global const " + opencl_type_name<T>() + "*", name);
     }
     std::string value_of(generator& g, const std::string& name) const {
-        if (g.lane()) return g.wide_element(name, opencl_type_name<T>(), false);
+        if (g.lane())
+            return storage::lane_storage::load(g.wide_element(name, storage::lane_type(), false));
         if constexpr (vector_form)
             if (g.vector_width())
                 return element_storage<T>::vector_load(*g.vector_width(), name + " + idx");

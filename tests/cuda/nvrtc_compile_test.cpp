@@ -176,11 +176,12 @@ TEST_F(NvrtcCompile, HalfAndBfloat16LoadsStoresAndHelpers) {
 /// The kernel of `target = value` under GPUs' launch policy, as kiln::assignment_source writes
 /// it for a device; the vectors are never touched, so they need none.
 template <class T, class E>
-std::string gpu_assignment_source(const kiln::vector<T>& target, const E& value) {
+std::string gpu_assignment_source(const kiln::vector<T>& target, const E& value,
+                                  const launch_policy& policy = {}) {
     auto node = as_node_beside<T>(value);
     assignment<std::tuple<vector_terminal<T>>, std::tuple<decltype(node)>> statement(
         {vector_terminal<T>(target)}, {std::move(node)});
-    return statement.source(launch_policy{});
+    return statement.source(policy);
 }
 
 TEST_F(NvrtcCompile, HalfAndBfloat16Expressions) {
@@ -190,6 +191,18 @@ TEST_F(NvrtcCompile, HalfAndBfloat16Expressions) {
     expect_cubin(compile({gpu_assignment_source(y, 2 * x + z)}));
     expect_cubin(compile({gpu_assignment_source(b, b * 3 + x)}));
     expect_cubin(compile({gpu_assignment_source(z, kiln::reverse(x) - b)}));
+    // 16-bit statements and reductions through 16-byte accesses (ushort8 bits, .s0 to .s7).
+    const std::string wide = gpu_assignment_source(y, 2 * x + x);
+    EXPECT_NE(wide.find("ushort8"), std::string::npos) << wide;
+    expect_cubin(compile({wide}));
+    const std::string sum = reduction<kiln::reducers::sum, vector_terminal<kiln::bfloat16>>(
+                                vector_terminal<kiln::bfloat16>(b))
+                                .source(loop_style::strided);
+    EXPECT_NE(sum.find("ushort8"), std::string::npos) << sum;
+    expect_cubin(compile({sum}));
+    // CPU devices' vector form, which tests force on CUDA: bfloat16's vector helpers.
+    const launch_policy chunked{loop_style::chunked, 1, 16, 64};
+    expect_cubin(compile({gpu_assignment_source(b, b * 3 + b, chunked)}));
 }
 
 TEST_F(NvrtcCompile, BuildOptionsReachTheCompiler) {

@@ -6,6 +6,8 @@
 #include <kiln/algo/scan.hpp>
 #include <kiln/vector.hpp>
 #include <limits>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "support/device_param.hpp"
@@ -181,36 +183,163 @@ TEST_P(binary16_vector, follows_ieee_rules_for_overflow_infinity_and_nan) {
     });
 }
 
-TEST_P(binary16_vector, half_statements_take_the_cpu_vector_form) {
-    // CPU devices' chunked loops step over 16 elements at a time with vload_half16 and
-    // vstore_half16_rte; forced here on every device, with and without the vector form.
+TEST_P(binary16_vector, statements_take_the_cpu_vector_form) {
+    // CPU devices' chunked loops step over 16 elements at a time: vload_half16 and
+    // vstore_half16_rte for half, ushort16 loads and stores through kiln_bf16x16_to_float and
+    // kiln_float_to_bf16x16 for bfloat16. Forced here on every device, with and without the
+    // vector form.
     const auto chunked = [](std::size_t vector_bytes) {
         return kiln::detail::launch_policy{kiln::detail::loop_style::chunked, 1, 16, vector_bytes};
     };
-    for (std::size_t n :
-         {std::size_t{0}, std::size_t{1}, std::size_t{17}, std::size_t{1001}, std::size_t{20011}}) {
-        SCOPED_TRACE("n = " + std::to_string(n));
-        const auto xs = from_floats<kiln::half>(kiln::test::random_values<float>(n, -100, 100, 9));
-        const auto zs = kiln::test::random_values<float>(n, -1, 1, 10);
-        kiln::vector<kiln::half> x(q, xs), y(q, n);
-        kiln::vector<float> z(q, zs);
-        std::vector<kiln::half> expected;
-        for (std::size_t i = 0; i < n; ++i)
-            expected.push_back(kiln::half(2 * static_cast<float>(xs[i]) + zs[i]));
-        for (const std::size_t vector_bytes : {std::size_t{0}, std::size_t{64}}) {
-            const kiln::detail::scoped_launch_policy forcing(chunked(vector_bytes));
-            y = kiln::half(-1.0f);
-            y = 2 * x + z;
-            expect_same_values(y.read(), expected);
-            const std::string source = kiln::assignment_source(device(), y, 2 * x + z);
-            EXPECT_EQ(source.find("vstore_half16_rte(") != std::string::npos, vector_bytes != 0)
-                << source;
+    for_each_binary16([&]<class T>() {
+        const std::string vector_store =
+            std::is_same_v<T, kiln::half> ? "vstore_half16_rte(" : "kiln_float_to_bf16x16(";
+        for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{17}, std::size_t{1001},
+                              std::size_t{20011}}) {
+            SCOPED_TRACE("n = " + std::to_string(n));
+            const auto xs = from_floats<T>(kiln::test::random_values<float>(n, -100, 100, 9));
+            const auto zs = kiln::test::random_values<float>(n, -1, 1, 10);
+            const auto ws = from_floats<T>(kiln::test::random_values<float>(n, -1, 1, 15));
+            kiln::vector<T> x(q, xs), w(q, ws), y(q, n);
+            kiln::vector<float> z(q, zs);
+            std::vector<T> expected, expected_16_bit;
+            for (std::size_t i = 0; i < n; ++i) {
+                expected.push_back(T(2 * static_cast<float>(xs[i]) + zs[i]));
+                expected_16_bit.push_back(
+                    T(2 * static_cast<float>(xs[i]) + static_cast<float>(ws[i])));
+            }
+            for (const std::size_t vector_bytes : {std::size_t{0}, std::size_t{64}}) {
+                const kiln::detail::scoped_launch_policy forcing(chunked(vector_bytes));
+                y = T(-1.0f);
+                y = 2 * x + z;
+                expect_same_values(y.read(), expected);
+                y = 2 * x + w;
+                expect_same_values(y.read(), expected_16_bit);
+                const std::string source = kiln::assignment_source(device(), y, 2 * x + w);
+                EXPECT_EQ(source.find(vector_store) != std::string::npos, vector_bytes != 0)
+                    << source;
+            }
         }
-    }
-    // bfloat16 has no vector loads and stores in OpenCL C: its statements keep the element loop.
-    kiln::vector<kiln::bfloat16> b(q, 32);
-    const kiln::detail::scoped_launch_policy forcing(chunked(64));
-    EXPECT_EQ(kiln::assignment_source(device(), b, 2 * b).find("vstore"), std::string::npos);
+        // Every value, NaNs, infinities and subnormals included, through the vector form.
+        const auto host = every_bit_pattern<T>();
+        kiln::vector<T> all(q, host), back(q, host.size());
+        const kiln::detail::scoped_launch_policy forcing(chunked(64));
+        back = all * 1;
+        expect_same_values(back.read(), host);
+    });
+}
+
+/// GPUs' launch shape (strided loops, in which 16-bit statements and reductions read and write
+/// eight elements per 16-byte access), forced on every device.
+kiln::detail::launch_policy strided_policy() {
+    return kiln::detail::launch_policy{kiln::detail::loop_style::strided, 64, 4, 0};
+}
+
+/// Sizes around the eight elements of a 16-byte access: none, the tail alone, one access and a
+/// tail, tails ending halfway through a 4-byte word, and more elements than the work-items.
+const std::vector<std::size_t>& wide_access_sizes() {
+    static const std::vector<std::size_t> sizes = {0, 1, 7, 8, 9, 15, 17, 1001, 65537};
+    return sizes;
+}
+
+TEST_P(binary16_vector, gpu_statements_move_eight_elements_per_16_byte_access) {
+    const kiln::detail::scoped_launch_policy forcing(strided_policy());
+    for_each_binary16([&]<class T>() {
+        for (std::size_t n : wide_access_sizes()) {
+            SCOPED_TRACE("n = " + std::to_string(n));
+            const auto xs = from_floats<T>(kiln::test::random_values<float>(n, -100, 100, 11));
+            const auto zs = from_floats<T>(kiln::test::random_values<float>(n, -1, 1, 12));
+            kiln::vector<T> x(q, xs), z(q, zs), y(q, n);
+            y = T(-1.0f);
+            y = 2 * x + z;
+            std::vector<T> expected(n);
+            for (std::size_t i = 0; i < n; ++i)
+                expected[i] = T(2 * static_cast<float>(xs[i]) + static_cast<float>(zs[i]));
+            expect_same_values(y.read(), expected);
+        }
+        kiln::vector<T> x(q, 16), y(q, 16);
+        const std::string source = kiln::assignment_source(device(), y, 2 * x + x);
+        EXPECT_NE(source.find("ushort8"), std::string::npos) << source;
+        EXPECT_NE(source.find(".s7"), std::string::npos) << source;
+        // Every value, subnormals, infinities and NaNs included, through the wide loads and
+        // stores: 65536 elements fill whole accesses, 65535 leave a tail.
+        for (const std::size_t n : {std::size_t{65536}, std::size_t{65535}}) {
+            auto host = every_bit_pattern<T>();
+            host.resize(n);
+            kiln::vector<T> all(q, host), back(q, n);
+            back = all * 1;
+            expect_same_values(back.read(), host);
+        }
+    });
+}
+
+TEST_P(binary16_vector, gpu_statements_with_slices_and_mixed_widths_keep_the_element_loop) {
+    // Slices at odd offsets start halfway through a 4-byte word, and float operands have other
+    // lanes than 16-bit ones: such statements go element by element, with the same results.
+    const kiln::detail::scoped_launch_policy forcing(strided_policy());
+    for_each_binary16([&]<class T>() {
+        const std::size_t n = 1003;
+        const auto xs = from_floats<T>(kiln::test::random_values<float>(n, -100, 100, 13));
+        const auto fs = kiln::test::random_values<float>(n, -1, 1, 14);
+        kiln::vector<T> x(q, xs), y(q, n);
+        kiln::vector<float> f(q, fs);
+        y = 2 * x + f;
+        std::vector<T> expected(n);
+        for (std::size_t i = 0; i < n; ++i) expected[i] = T(2 * static_cast<float>(xs[i]) + fs[i]);
+        expect_same_values(y.read(), expected);
+        // Elements 1 .. n - 2 of y = 3 * elements 0 .. n - 3 of x: both slices unaligned.
+        kiln::slicer<1> line({n});
+        line(y, kiln::index_range{1, n - 1}) = 3 * line(x, kiln::index_range{0, n - 2});
+        for (std::size_t i = 1; i + 1 < n; ++i) expected[i] = T(3 * static_cast<float>(xs[i - 1]));
+        expect_same_values(y.read(), expected);
+    });
+}
+
+TEST_P(binary16_vector, gpu_reductions_read_eight_elements_per_16_byte_load) {
+    const kiln::detail::scoped_launch_policy forcing(strided_policy());
+    for_each_binary16([&]<class T>() {
+        for (std::size_t n : wide_access_sizes()) {
+            SCOPED_TRACE("n = " + std::to_string(n));
+            // Quarters of small integers: the float sum is exact in any order. The extremes sit
+            // in the last element, which is in the tail whenever n is not a multiple of eight.
+            std::vector<T> hs;
+            for (std::size_t i = 0; i < n; ++i)
+                hs.push_back(T(static_cast<float>(static_cast<int>(i % 7) - 2) * 0.25f));
+            if (n > 0) hs[n - 1] = T(9.0f);
+            if (n > 1) hs[n - 2] = T(-5.0f);
+            float total = 0, squares = 0;
+            for (const T& h : hs) {
+                total += static_cast<float>(h);
+                squares += static_cast<float>(h) * static_cast<float>(h);
+            }
+            kiln::vector<T> x(q, hs);
+            EXPECT_EQ(kiln::sum(x), total);
+            EXPECT_EQ(kiln::sum(x * x), squares);
+            if (n > 0) {
+                EXPECT_EQ(kiln::maximum(x), 9.0f);
+                EXPECT_EQ(kiln::minimum(x), n > 1 ? -5.0f : 9.0f);
+            }
+        }
+        kiln::vector<T> any(q, 16);
+        const std::string source =
+            kiln::detail::reduction<kiln::reducers::sum, kiln::detail::vector_terminal<T>>(
+                kiln::detail::vector_terminal<T>(any))
+                .source(kiln::detail::loop_style::strided);
+        EXPECT_NE(source.find("ushort8"), std::string::npos) << source;
+        // NaN, infinity and subnormals inside whole loads and in the tail.
+        using limits = std::numeric_limits<T>;
+        std::vector<T> special(19, T(1.0f));
+        special[3] = limits::denorm_min();
+        special[18] = limits::infinity();
+        kiln::vector<T> x(q, special);
+        EXPECT_EQ(kiln::sum(x), std::numeric_limits<float>::infinity());
+        EXPECT_EQ(kiln::minimum(x), static_cast<float>(limits::denorm_min()));
+        special[18] = T(1.0f);
+        special[5] = limits::quiet_NaN();
+        kiln::vector<T> with_nan(q, special);
+        EXPECT_TRUE(std::isnan(kiln::sum(with_nan)));
+        EXPECT_EQ(kiln::maximum(with_nan), 1.0f);  // NaNs ignored
+    });
 }
 
 TEST_P(binary16_vector, fills_with_numbers_and_16_bit_values) {

@@ -160,33 +160,39 @@ void place_host(const std::vector<T>& host, std::size_t count, const vector<T>& 
     }
 }
 
-}  // namespace detail
+/// The first `count` elements of `from` stored rounded once into `to` (split alike), whose
+/// other elements keep their bits: all of them rounded into a vector of their own, whose front
+/// is then copied part by part.
+template <class T>
+void store_rounded(const vector<float>& from, std::size_t count, const vector<T>& to,
+                   const char* call) {
+    if (count == 0) return;
+    const vector<T> rounded(to.layout());
+    assign(vector_terminal<T>(rounded), vector_terminal<float>(from), call);
+    for (std::size_t j = 0; j < to.part_count(); ++j) {
+        const part_extent& part = to.layout()[j];
+        if (part.begin >= count) continue;
+        rounded.part(j).copy_to(part.queue, 0, to.part(j), 0,
+                                std::min(count - part.begin, part.size));
+    }
+}
 
-/// For each run of equal consecutive keys: its key into out_keys and the combination of its
-/// values (in order) into out_values, at the run's position; returns the number of runs.
-/// out_keys and out_values must be two vectors (invalid_argument_error otherwise).
-///
-/// Split vectors: the parts run one after another, each on its device, from the pair the parts
-/// before it left (runs begun, the open run's value: a few bytes through the host) and the last
-/// key before it, into buffers on that device; the host then places the runs. A run crossing a
-/// boundary gets its key from the part where it begins and its value from the part where it
-/// ends, which comes later and so overwrites the partial values the earlier parts wrote.
-template <detail::scan_value K, vector_expression E, detail::scan_value V, class Op = reducers::sum>
-requires detail::operation_for<Op, V> && detail::storable_as<V, expression_value_t<E>> std::size_t
-reduce_by_key(const vector<K>& keys, const E& values, const vector<K>& out_keys,
-              const vector<V>& out_values, Op = {}) {
-    constexpr const char* call = "kiln::reduce_by_key";
+/// reduce_by_key's work: writes the first runs that fit into out_keys and out_values and returns
+/// how many runs there are, which the caller compares with the outputs' sizes.
+template <scan_value K, vector_expression E, scan_value V, class Op>
+std::size_t reduce_runs(const vector<K>& keys, const E& values, const vector<K>& out_keys,
+                        const vector<V>& out_values, const char* call) {
     if (static_cast<const void*>(&out_keys) == static_cast<const void*>(&out_values))
         throw invalid_argument_error(call,
                                      "the same vector is given for the run keys and the run "
                                      "values; each needs a vector of its own");
-    const auto value_node = detail::as_node(values);
-    detail::operand_check check(call);
+    const auto value_node = as_node(values);
+    operand_check check(call);
     check.elementwise(keys.layout(), keys.size());
     value_node.check(check);
     if (keys.size() == 0) return 0;
-    const detail::layout parts = check.launch_layout();
-    using word = detail::segment_word_t<V>;
+    const layout parts = check.launch_layout();
+    using word = segment_word_t<V>;
     if (keys.size() >= std::numeric_limits<word>::max())
         throw invalid_argument_error(call,
                                      "more elements than the 32-bit run counter of 4-byte "
@@ -205,7 +211,7 @@ reduce_by_key(const vector<K>& keys, const E& values, const vector<K>& out_keys,
         const std::size_t staged = std::max<std::size_t>(std::min(capacity, keys.size()), 1);
         const buffer<K> keys_to = in_place ? buffer<K>(q, staged) : out_keys.part(0);
         const buffer<V> values_to = in_place ? buffer<V>(q, staged) : out_values.part(0);
-        const auto total = detail::reduce_by_key_part<K, V, Op, E>(
+        const auto total = reduce_by_key_part<K, V, Op, E>(
             keys, value_node, 0, std::nullopt, std::nullopt, keys_to, values_to, capacity, 0);
         const auto runs = static_cast<std::size_t>(total.first);
         if (in_place) {
@@ -213,22 +219,21 @@ reduce_by_key(const vector<K>& keys, const E& values, const vector<K>& out_keys,
             keys_to.copy_to(q, 0, out_keys.part(0), 0, placed);
             values_to.copy_to(q, 0, out_values.part(0), 0, placed);
         }
-        if (runs > capacity) detail::throw_output_too_small(call, runs, capacity);
         return runs;
     }
     std::vector<K> host_keys;
     std::vector<V> host_values;
-    std::optional<detail::pair_state<word>> carry;
+    std::optional<pair_state<word>> carry;
     std::optional<K> previous_key;
     for (std::size_t k = 0; k < parts.size(); ++k) {
-        const detail::part_extent& part = parts[k];
+        const part_extent& part = parts[k];
         if (part.size == 0) continue;
         const queue& q = part.queue;
         // Slot 0 is the run open before this part (if any), so runs begun here start at 1.
         const std::size_t run_base = carry ? static_cast<std::size_t>(carry->first) - 1 : 0;
         const buffer<K> staged_keys(q, part.size + 1);
         const buffer<V> staged_values(q, part.size + 1);
-        const auto total = detail::reduce_by_key_part<K, V, Op, E>(
+        const auto total = reduce_by_key_part<K, V, Op, E>(
             keys, value_node, k, carry, previous_key, staged_keys, staged_values,
             std::numeric_limits<std::uint64_t>::max(), run_base);
         const std::size_t end = static_cast<std::size_t>(total.first) - run_base;
@@ -244,8 +249,48 @@ reduce_by_key(const vector<K>& keys, const E& values, const vector<K>& out_keys,
         previous_key = keys.part(k).read_element(q, part.size - 1);
     }
     const std::size_t runs = host_keys.size();
-    detail::place_host(host_keys, std::min(runs, capacity), out_keys);
-    detail::place_host(host_values, std::min(runs, capacity), out_values);
+    place_host(host_keys, std::min(runs, capacity), out_keys);
+    place_host(host_values, std::min(runs, capacity), out_values);
+    return runs;
+}
+
+}  // namespace detail
+
+/// For each run of equal consecutive keys: its key into out_keys and the combination of its
+/// values (in order) into out_values, at the run's position; returns the number of runs.
+/// out_keys and out_values must be two vectors (invalid_argument_error otherwise).
+///
+/// Split vectors: the parts run one after another, each on its device, from the pair the parts
+/// before it left (runs begun, the open run's value: a few bytes through the host) and the last
+/// key before it, into buffers on that device; the host then places the runs. A run crossing a
+/// boundary gets its key from the part where it begins and its value from the part where it
+/// ends, which comes later and so overwrites the partial values the earlier parts wrote.
+template <detail::scan_value K, vector_expression E, detail::scan_value V, class Op = reducers::sum>
+requires detail::operation_for<Op, V> && detail::storable_as<V, expression_value_t<E>> std::size_t
+reduce_by_key(const vector<K>& keys, const E& values, const vector<K>& out_keys,
+              const vector<V>& out_values, Op = {}) {
+    constexpr const char* call = "kiln::reduce_by_key";
+    const std::size_t runs =
+        detail::reduce_runs<K, E, V, Op>(keys, values, out_keys, out_values, call);
+    const std::size_t capacity = std::min(out_keys.size(), out_values.size());
+    if (runs > capacity) detail::throw_output_too_small(call, runs, capacity);
+    return runs;
+}
+
+/// The same into 16-bit run values (half, bfloat16): each run's value is combined in float (Op
+/// over floats) and stored rounded once to nearest even; out_values' elements past the runs
+/// keep their bits.
+template <detail::scan_value K, vector_expression E, class V, class Op = reducers::sum>
+requires detail::is_binary16_v<V> && detail::operation_for<Op, float> &&
+    detail::storable_as<float, expression_value_t<E>>
+        std::size_t reduce_by_key(const vector<K>& keys, const E& values, const vector<K>& out_keys,
+                                  const vector<V>& out_values, Op = {}) {
+    constexpr const char* call = "kiln::reduce_by_key";
+    const vector<float> accumulated(out_values.layout());
+    const std::size_t runs =
+        detail::reduce_runs<K, E, float, Op>(keys, values, out_keys, accumulated, call);
+    const std::size_t capacity = std::min(out_keys.size(), out_values.size());
+    detail::store_rounded(accumulated, std::min(runs, capacity), out_values, call);
     if (runs > capacity) detail::throw_output_too_small(call, runs, capacity);
     return runs;
 }

@@ -6,7 +6,8 @@
 //
 // The operation is kiln::reducers::sum (the default), minimum or maximum (NaN operands ignored,
 // like kiln::minimum), or a KILN_FUNCTION T(T, T) that is associative; it need not commute.
-// Values are combined in the output's type. The input expression is evaluated inside the first
+// Values are combined in the output's type (in float for half and bfloat16 outputs, each element
+// then stored rounded once to nearest even). The input expression is evaluated inside the first
 // pass, element by element; it may read the output vector itself (in place), but not other
 // elements of the output: through a stencil or a sparse product that is an invalid_argument_error,
 // through a view (a shifted slice, a gather) a race that is not detected.
@@ -207,6 +208,17 @@ void scan(const Input& input, const vector<T>& output, bool exclusive, std::opti
     }
 }
 
+/// A scan into 16-bit outputs (half, bfloat16): in float, into a float vector split as the
+/// output is, then stored rounded once to nearest even.
+template <class Op, class T, expression_node Input>
+void scan_rounded(const Input& input, const vector<T>& output, bool exclusive,
+                  std::optional<float> carry, const char* call) {
+    const vector<float> accumulated(output.layout());
+    scan<float, Op>(input, accumulated, exclusive, carry, call);
+    if (output.empty()) return;
+    assign(vector_terminal<T>(output), vector_terminal<float>(accumulated), call);
+}
+
 }  // namespace detail
 
 /// output[i] = input[0] op input[1] op ... op input[i].
@@ -223,6 +235,22 @@ requires detail::operation_for<Op, T> && detail::storable_as<T, expression_value
 void exclusive_scan(const E& input, const vector<T>& output, std::type_identity_t<T> init,
                     Op = {}) {
     detail::scan<T, Op>(detail::as_node(input), output, true, init, "kiln::exclusive_scan");
+}
+
+/// The same into 16-bit outputs: the values are combined in float (Op over floats), and each
+/// output element is the float result rounded once to nearest even.
+template <vector_expression E, class T, class Op = reducers::sum>
+requires detail::is_binary16_v<T> && detail::operation_for<Op, float> &&
+    detail::storable_as<float, expression_value_t<E>>
+void inclusive_scan(const E& input, const vector<T>& output, Op = {}) {
+    detail::scan_rounded<Op>(detail::as_node(input), output, false, std::nullopt,
+                             "kiln::inclusive_scan");
+}
+template <vector_expression E, class T, class Op = reducers::sum>
+requires detail::is_binary16_v<T> && detail::operation_for<Op, float> &&
+    detail::storable_as<float, expression_value_t<E>>
+void exclusive_scan(const E& input, const vector<T>& output, float init, Op = {}) {
+    detail::scan_rounded<Op>(detail::as_node(input), output, true, init, "kiln::exclusive_scan");
 }
 
 }  // namespace kiln

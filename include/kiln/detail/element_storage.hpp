@@ -10,76 +10,6 @@
 
 namespace kiln::detail {
 
-/// The OpenCL C text of element `index` of `pointer` (a `global T*` as opencl_type_name<T>
-/// spells it): load() is its value, of value_type; target() names it for store(), which writes
-/// a value_type value there.
-template <class T>
-struct element_storage {
-    using value_type = T;
-    static std::string load(const std::string& pointer, const std::string& index) {
-        return pointer + "[" + index + "]";
-    }
-    static std::string target(const std::string& pointer, const std::string& index) {
-        return pointer + "[" + index + "]";
-    }
-    static std::string store(const std::string& target, const std::string& value) {
-        return target + " = " + value + ";";
-    }
-    /// The chunked loop's vector form (CPU devices): `width` elements from `address` on, as
-    /// one OpenCL C vector of value_type.
-    static std::string vector_load(unsigned width, const std::string& address) {
-        return "vload" + std::to_string(width) + "(0, " + address + ")";
-    }
-    static std::string vector_store(unsigned width, const std::string& value,
-                                    const std::string& address) {
-        return "vstore" + std::to_string(width) + "(" + value + ", 0, " + address + ");";
-    }
-};
-
-/// OpenCL C's core vload_half and vstore_half_rte: no cl_khr_fp16 needed, and the rounding is
-/// the same on every device. The target is the element's address.
-template <>
-struct element_storage<half> {
-    using value_type = float;
-    static std::string load(const std::string& pointer, const std::string& index) {
-        return "vload_half(" + index + ", " + pointer + ")";
-    }
-    static std::string target(const std::string& pointer, const std::string& index) {
-        return "(" + pointer + " + (" + index + "))";
-    }
-    static std::string store(const std::string& target, const std::string& value) {
-        return "vstore_half_rte(" + value + ", 0, " + target + ");";
-    }
-    // Only CPU devices take the vector form, and their OpenCL C has the vector half functions
-    // (CUDA's translation does not).
-    static std::string vector_load(unsigned width, const std::string& address) {
-        return "vload_half" + std::to_string(width) + "(0, " + address + ")";
-    }
-    static std::string vector_store(unsigned width, const std::string& value,
-                                    const std::string& address) {
-        return "vstore_half" + std::to_string(width) + "_rte(" + value + ", 0, " + address + ");";
-    }
-};
-
-/// The kernel language's bfloat16 helpers on ushort bits (docs/kernel_language.md).
-template <>
-struct element_storage<bfloat16> {
-    using value_type = float;
-    static std::string load(const std::string& pointer, const std::string& index) {
-        return "kiln_bf16_to_float(" + pointer + "[" + index + "])";
-    }
-    static std::string target(const std::string& pointer, const std::string& index) {
-        return pointer + "[" + index + "]";
-    }
-    static std::string store(const std::string& target, const std::string& value) {
-        return target + " = kiln_float_to_bf16(" + value + ");";
-    }
-};
-
-/// What kernels compute with for elements of T: float for the 16-bit types, else T.
-template <class T>
-using computed_t = typename element_storage<T>::value_type;
-
 /// A value of T held in a variable or struct field rather than an array: `lvalue` is its
 /// OpenCL C text. 16-bit values are ushort bits there (OpenCL C keeps half in memory only), read
 /// and written through kiln's helpers.
@@ -108,6 +38,98 @@ struct field_storage<bfloat16> {
         return target + " = kiln_float_to_bf16(" + value + ");";
     }
 };
+
+/// The OpenCL C text of element `index` of `pointer` (a `global T*` as opencl_type_name<T>
+/// spells it): load() is its value, of value_type; target() names it for store(), which writes
+/// a value_type value there.
+///
+/// Wide accesses (16-byte loads and stores whose lanes are consecutive elements, generator::
+/// wide_element) read and write each element as a `lane_type` vector component, through
+/// lane_storage.
+template <class T>
+struct element_storage {
+    using value_type = T;
+    static std::string lane_type() { return opencl_type_name<T>(); }
+    using lane_storage = field_storage<T>;
+    static std::string load(const std::string& pointer, const std::string& index) {
+        return pointer + "[" + index + "]";
+    }
+    static std::string target(const std::string& pointer, const std::string& index) {
+        return pointer + "[" + index + "]";
+    }
+    static std::string store(const std::string& target, const std::string& value) {
+        return target + " = " + value + ";";
+    }
+    /// The chunked loop's vector form (CPU devices): `width` elements from `address` on, as
+    /// one OpenCL C vector of value_type.
+    static std::string vector_load(unsigned width, const std::string& address) {
+        return "vload" + std::to_string(width) + "(0, " + address + ")";
+    }
+    static std::string vector_store(unsigned width, const std::string& value,
+                                    const std::string& address) {
+        return "vstore" + std::to_string(width) + "(" + value + ", 0, " + address + ");";
+    }
+};
+
+/// OpenCL C's core vload_half and vstore_half_rte: no cl_khr_fp16 needed, and the rounding is
+/// the same on every device. The target is the element's address.
+template <>
+struct element_storage<half> {
+    using value_type = float;
+    // OpenCL C has no half vectors without cl_khr_fp16: wide accesses move the bits.
+    static std::string lane_type() { return "ushort"; }
+    using lane_storage = field_storage<half>;
+    static std::string load(const std::string& pointer, const std::string& index) {
+        return "vload_half(" + index + ", " + pointer + ")";
+    }
+    static std::string target(const std::string& pointer, const std::string& index) {
+        return "(" + pointer + " + (" + index + "))";
+    }
+    static std::string store(const std::string& target, const std::string& value) {
+        return "vstore_half_rte(" + value + ", 0, " + target + ");";
+    }
+    // Only CPU devices take the vector form, and their OpenCL C has the vector half functions
+    // (CUDA's translation does not).
+    static std::string vector_load(unsigned width, const std::string& address) {
+        return "vload_half" + std::to_string(width) + "(0, " + address + ")";
+    }
+    static std::string vector_store(unsigned width, const std::string& value,
+                                    const std::string& address) {
+        return "vstore_half" + std::to_string(width) + "_rte(" + value + ", 0, " + address + ");";
+    }
+};
+
+/// The kernel language's bfloat16 helpers on ushort bits (docs/kernel_language.md).
+template <>
+struct element_storage<bfloat16> {
+    using value_type = float;
+    static std::string lane_type() { return "ushort"; }
+    using lane_storage = field_storage<bfloat16>;
+    static std::string load(const std::string& pointer, const std::string& index) {
+        return "kiln_bf16_to_float(" + pointer + "[" + index + "])";
+    }
+    static std::string target(const std::string& pointer, const std::string& index) {
+        return pointer + "[" + index + "]";
+    }
+    static std::string store(const std::string& target, const std::string& value) {
+        return target + " = kiln_float_to_bf16(" + value + ");";
+    }
+    // OpenCL C has no bfloat16: the vector form moves ushort vectors and converts them with
+    // the kernel language's vector helpers (binary16.cl).
+    static std::string vector_load(unsigned width, const std::string& address) {
+        const std::string w = std::to_string(width);
+        return "kiln_bf16x" + w + "_to_float(vload" + w + "(0, " + address + "))";
+    }
+    static std::string vector_store(unsigned width, const std::string& value,
+                                    const std::string& address) {
+        const std::string w = std::to_string(width);
+        return "vstore" + w + "(kiln_float_to_bf16x" + w + "(" + value + "), 0, " + address + ");";
+    }
+};
+
+/// What kernels compute with for elements of T: float for the 16-bit types, else T.
+template <class T>
+using computed_t = typename element_storage<T>::value_type;
 
 /// How a target node stores a value of its value_type into what generate_target named: its
 /// `storage` (element_storage or field_storage of what it holds), else a plain assignment.

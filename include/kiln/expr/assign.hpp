@@ -96,9 +96,10 @@ class assignment {
         }
         if (style == loop_style::strided && wide_lanes > 1 &&
             (policy.stencil_windows || !g.neighbour_reads())) {
-            // GPUs: each work-item moves 16 bytes per vector per iteration; one wide access
-            // instead of several narrow ones is what brings a streaming kernel to the copy
-            // bandwidth. The n % lanes elements left over go through the element loop below.
+            // GPUs: each work-item moves 16 bytes per vector per iteration (4 floats, 8 halves);
+            // one wide access instead of several narrow ones is what brings a streaming kernel
+            // to the copy bandwidth. The n % lanes elements left over go through the element
+            // loop below.
             const std::string lanes = std::to_string(wide_lanes);
             builder.line("const ulong kiln_wide_n = n / " + lanes + ";");
             builder.open(
@@ -161,12 +162,15 @@ class assignment {
         return width == 0 || width == any_width ? 1u : static_cast<unsigned>(16 / width);
     }();
 
-    /// What one element's statement stores where, and under which conditions ("" for always).
+    /// What one element's statement stores where, and under which conditions ("" for always);
+    /// in a lane pass, its targets are components of the wide stores.
     struct body {
         std::array<std::string, count> stores, values, guards;
+        bool in_lanes = false;
     };
     body generate_body(generator& g) const {
         body b;
+        b.in_lanes = g.lane().has_value();
         [&]<std::size_t... I>(std::index_sequence<I...>) {
             ((b.stores[I] = std::get<I>(targets_).generate_target(g),
               b.guards[I] = g.take_store_guard()),
@@ -198,8 +202,13 @@ class assignment {
     /// has one (a permutation's bounds).
     template <std::size_t I>
     static std::string store(const body& b, const std::string& value) {
-        const std::string statement =
-            storage_of_t<std::tuple_element_t<I, Targets>>::store(b.stores[I], value);
+        using storage = storage_of_t<std::tuple_element_t<I, Targets>>;
+        const std::string statement = [&] {
+            // Only targets with wide accesses (width_of) have lane passes.
+            if constexpr (requires { typename storage::lane_storage; })
+                if (b.in_lanes) return storage::lane_storage::store(b.stores[I], value);
+            return storage::store(b.stores[I], value);
+        }();
         return b.guards[I].empty() ? statement : "if (" + b.guards[I] + ") " + statement;
     }
 

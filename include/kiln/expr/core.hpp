@@ -135,7 +135,10 @@ class generator {
         bool known = false;
         for (const auto& a : accesses) known = known || a.name == name;
         if (!known) accesses.push_back({name, element_type + std::to_string(lanes_)});
-        return name + (store ? "_out." : "_in.") + "xyzw"[*lane_];
+        const std::string component = lanes_ <= 4
+                                          ? std::string(1, "xyzw"[*lane_])
+                                          : "s" + std::string(1, "0123456789abcdef"[*lane_]);
+        return name + (store ? "_out." : "_in.") + component;
     }
     const std::vector<wide_access>& wide_loads() const noexcept { return wide_loads_; }
     const std::vector<wide_access>& wide_stores() const noexcept { return wide_stores_; }

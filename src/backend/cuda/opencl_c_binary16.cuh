@@ -78,4 +78,24 @@ __device__ inline ushort kiln_float_to_bf16(float value) {
     return static_cast<ushort>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
 }
 
+// The vector forms of the bfloat16 conversions (binary16.cl's, N = 2, 4, 8, 16), lane by lane.
+#define KILN_BF16_VECTOR_FORMS(N)                                           \
+    __device__ inline detail::vec<float, N> kiln_bf16x##N##_to_float(       \
+        const detail::vec<ushort, N>& bits) {                               \
+        detail::vec<float, N> v;                                            \
+        for (int i = 0; i < N; ++i) v[i] = kiln_bf16_to_float(bits[i]);     \
+        return v;                                                           \
+    }                                                                       \
+    __device__ inline detail::vec<ushort, N> kiln_float_to_bf16x##N(        \
+        const detail::vec<float, N>& value) {                               \
+        detail::vec<ushort, N> bits;                                        \
+        for (int i = 0; i < N; ++i) bits[i] = kiln_float_to_bf16(value[i]); \
+        return bits;                                                        \
+    }
+KILN_BF16_VECTOR_FORMS(2)
+KILN_BF16_VECTOR_FORMS(4)
+KILN_BF16_VECTOR_FORMS(8)
+KILN_BF16_VECTOR_FORMS(16)
+#undef KILN_BF16_VECTOR_FORMS
+
 }  // namespace kiln_opencl

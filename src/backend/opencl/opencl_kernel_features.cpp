@@ -197,7 +197,7 @@ kernel_feature_setup prepare_kernel_features(const device_properties& props,
     // The 16-bit conversions of the kernel language (bfloat16 has no OpenCL C type).
     const bool names_binary16 = std::any_of(sources.begin(), sources.end(), [](const auto& s) {
         for (const char* helper : {"kiln_bf16_to_float", "kiln_float_to_bf16", "kiln_half_to_float",
-                                   "kiln_float_to_half"})
+                                   "kiln_float_to_half", "kiln_bf16x"})
             if (s.find(helper) != std::string::npos) return true;
         return false;
     });
