@@ -4,25 +4,73 @@
     check-layout.py [REPOSITORY]
 
 - no include cycle among the headers and sources under include/ and src/;
+- no file includes a later layer than its own, in the order backend, runtime, codegen, expr,
+  algo, apps (LAYERS below: each file's layer from its path); a backend includes the runtime's
+  public headers alone, whose types its interface speaks in (device properties, events, images);
 - the algorithms and the code generation (src/algo, src/codegen, include/kiln/algo,
   include/kiln/detail/algo) include no backend header and call no impl(): they reach devices and
   queues through the runtime's public types;
 - no generator there tests which backend it writes for (`backend_kind`): device facts reach them
-  as target features. Where backends become data are the exceptions (BACKEND_DATA below): the
-  tuning table's and the plans' device classes, and the one function that turns a device into
-  target features.
+  as target features. The device classes that tables of numbers are keyed by are the runtime's
+  (include/kiln/detail/device_class.hpp); the one exception (BACKEND_DATA below) is the function
+  that turns a device into target features.
 """
 import os
 import re
 import sys
 
 NEUTRAL = ("src/algo", "src/codegen", "include/kiln/algo", "include/kiln/detail/algo")
-BACKEND_DATA = {
-    "src/algo/tuning.cpp",
-    "include/kiln/detail/algo/tuning.hpp",
-    "src/algo/plans.cpp",
-    "src/codegen/target_features.cpp",
+BACKEND_DATA = {"src/codegen/target_features.cpp"}
+# The layers in order, each file's from the longest prefix of its path that names one.
+LAYERS = ("backend", "runtime", "codegen", "expr", "algo", "apps")
+LAYER_OF = {
+    "src/backend/": "backend",
+    "src/runtime/": "runtime",
+    "include/kiln/runtime/": "runtime",
+    # What every layer's types are made of, and the runtime's own details.
+    "include/kiln/error.hpp": "runtime",
+    "include/kiln/half.hpp": "runtime",
+    "include/kiln/vector_types.hpp": "runtime",
+    "include/kiln/kernel_struct.hpp": "runtime",
+    "include/kiln/detail/device_class.hpp": "runtime",
+    "include/kiln/detail/device_type_names.hpp": "runtime",
+    "include/kiln/detail/handle.hpp": "runtime",
+    "include/kiln/detail/profiling.hpp": "runtime",
+    "include/kiln/detail/scoped_override.hpp": "runtime",
+    "include/kiln/detail/subgroup_support.hpp": "runtime",
+    "include/kiln/detail/temporary_pool.hpp": "runtime",
+    "src/codegen/": "codegen",
+    "include/kiln/kernel_builtins.hpp": "codegen",
+    "include/kiln/detail/element_storage.hpp": "codegen",
+    "include/kiln/detail/group_collectives.hpp": "codegen",
+    "include/kiln/detail/kernel_description.hpp": "codegen",
+    "include/kiln/detail/source_builder.hpp": "codegen",
+    "include/kiln/detail/target_features.hpp": "codegen",
+    "src/expr/": "expr",
+    "include/kiln/expr/": "expr",
+    "include/kiln/kernel.hpp": "expr",
+    "include/kiln/multivector.hpp": "expr",
+    "include/kiln/random.hpp": "expr",
+    "include/kiln/reduce.hpp": "expr",
+    "include/kiln/reduce_dimension.hpp": "expr",
+    "include/kiln/vector.hpp": "expr",
+    "src/algo/": "algo",
+    "include/kiln/algo/": "algo",
+    "include/kiln/detail/algo/": "algo",
+    "include/kiln/algorithm.hpp": "algo",
+    "include/kiln/fft.hpp": "algo",
+    "include/kiln/matrix.hpp": "algo",
+    "include/kiln/sparse.hpp": "algo",
+    "include/kiln/stencil.hpp": "algo",
+    "include/kiln/stencil_2d.hpp": "algo",
+    # What builds on every layer: the umbrella header and MPI's distributed vectors.
+    "include/kiln/kiln.hpp": "apps",
+    "include/kiln/mpi.hpp": "apps",
+    "include/kiln/mpi/": "apps",
+    "src/mpi/": "apps",
 }
+BACKEND_MAY_INCLUDE = ("include/kiln/runtime/", "include/kiln/error.hpp", "include/kiln/detail/handle.hpp",
+                       "include/kiln/detail/subgroup_support.hpp")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 IMPL_CALL = re.compile(r"(\.|->)impl\(\)")
 
@@ -33,6 +81,24 @@ def sources(root):
             for name in sorted(names):
                 if name.endswith((".hpp", ".cpp", ".cuh", ".h")):
                     yield os.path.relpath(os.path.join(folder, name), root)
+
+
+def layer_of(path):
+    """The layer a file belongs to, or None for a path LAYER_OF does not name."""
+    prefixes = [prefix for prefix in LAYER_OF if path.startswith(prefix)]
+    return LAYER_OF[max(prefixes, key=len)] if prefixes else None
+
+
+def layer_breach(path, target):
+    """Why `path` may not include `target`, or None where the layers allow it."""
+    own, theirs = layer_of(path), layer_of(target)
+    if own is None or theirs is None:
+        return "has no layer (add its path to LAYER_OF)" if own is None else None
+    if own == "backend" and theirs != "backend":
+        return None if target.startswith(BACKEND_MAY_INCLUDE) else f"a backend includes the {theirs} layer"
+    if LAYERS.index(theirs) > LAYERS.index(own):
+        return f"the {own} layer includes the later {theirs} layer"
+    return None
 
 
 def resolve(root, path, included, quoted):
@@ -80,6 +146,9 @@ def main():
                     target = resolve(root, path, match.group(2), match.group(1) == '"')
                     if target:
                         edges.append(target)
+                        why = layer_breach(path, target)
+                        if why:
+                            breaches.append(f"{path}:{number}: includes {target}: {why}")
                     if neutral and (match.group(2).startswith("backend/") or (target or "").startswith("src/backend/")):
                         breaches.append(f"{path}:{number}: includes a backend header ({match.group(2)})")
                 code = line.split("//", 1)[0]

@@ -105,6 +105,14 @@ void row(const std::string& what, double seconds, double bytes, double elements,
 /// The works a run measures, named by --works=LIST (comma-separated; all by default).
 constexpr const char* all_works = "copy,scan,reduce_by_key,copy_if,unique";
 
+/// Calls `f` with each of the scan family's algorithms in turn: scan, select, reduce_by_key.
+template <class F>
+void for_each_scan_algorithm(F&& f) {
+    f(kiln::detail::algorithm::scan);
+    f(kiln::detail::algorithm::select);
+    f(kiln::detail::algorithm::reduce_by_key);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -138,20 +146,19 @@ int main(int argc, char** argv) {
     const int log2_select = argc > 3 ? std::atoi(argv[3]) : cpu ? 24 : 28;
     const std::size_t n_scan = std::size_t{1} << log2_scan, n_key = std::size_t{1} << log2_key,
                       n_select = std::size_t{1} << log2_select;
-    std::vector<std::unique_ptr<kiln::detail::scoped_algorithm_policy>> candidate;
+    std::vector<std::unique_ptr<kiln::detail::scoped_tuning_override>> candidate;
     if (argc > 4) {
         // GxI for all three, or GxI,GxI,GxI for scan, copy_if and reduce_by_key in turn.
         const char* shape = argv[4];
-        for (const auto a : {kiln::detail::algorithm::scan, kiln::detail::algorithm::select,
-                             kiln::detail::algorithm::reduce_by_key}) {
+        for_each_scan_algorithm([&](auto a) {
+            using forcing = kiln::detail::scoped_algorithm_policy<decltype(a)>;
             if (*shape == 'c') {
                 // cB: chunk kernels of B bytes (the CPU strategy) with the row's other numbers.
                 auto chunked = kiln::detail::policy_for(a, dev);
                 chunked.chunk_bytes = std::strtoul(shape + 1, nullptr, 10);
-                candidate.push_back(
-                    std::make_unique<kiln::detail::scoped_algorithm_policy>(a, chunked));
+                candidate.push_back(std::make_unique<forcing>(chunked));
                 if (const char* next = std::strchr(shape, ',')) shape = next + 1;
-                continue;
+                return;
             }
             char* rest = nullptr;
             kiln::detail::scan_policy policy{std::strtoul(shape, nullptr, 10),
@@ -166,9 +173,9 @@ int main(int argc, char** argv) {
             if (*rest == 'u' || *rest == 'w') ++rest;
             if (*rest == 'b') policy.ballot_flags = false, ++rest;
             if (*rest == 'r') policy.register_runs = true;
-            candidate.push_back(std::make_unique<kiln::detail::scoped_algorithm_policy>(a, policy));
+            candidate.push_back(std::make_unique<forcing>(policy));
             if (const char* next = std::strchr(shape, ',')) shape = next + 1;
-        }
+        });
     }
     // A fifth argument "local": group scans through local memory even where sub-groups exist.
     std::optional<kiln::detail::scoped_local_memory_group_scans> local_memory;
@@ -402,13 +409,13 @@ int main(int argc, char** argv) {
     // with the table's shapes.
     if (candidate.empty() &&
         !kiln::detail::policy_for(kiln::detail::algorithm::select, dev).chunk_bytes) {
-        std::vector<std::unique_ptr<kiln::detail::scoped_algorithm_policy>> before;
-        for (const auto a : {kiln::detail::algorithm::scan, kiln::detail::algorithm::select,
-                             kiln::detail::algorithm::reduce_by_key}) {
+        std::vector<std::unique_ptr<kiln::detail::scoped_tuning_override>> before;
+        for_each_scan_algorithm([&](auto a) {
             auto policy = kiln::detail::policy_for(a, dev);
             policy.staged_writes = false;
-            before.push_back(std::make_unique<kiln::detail::scoped_algorithm_policy>(a, policy));
-        }
+            before.push_back(
+                std::make_unique<kiln::detail::scoped_algorithm_policy<decltype(a)>>(policy));
+        });
         measure(" (before: direct writes)");
     }
     // With the table's shapes only: the same work through the other paths the dispatch could
@@ -436,28 +443,27 @@ int main(int argc, char** argv) {
             select_policy.chunk_vector_writes) {
             // The chunks' element loops (no vectors, writes behind a branch), which the chunk
             // kernels ran before their CPU forms, in the same run.
-            std::vector<std::unique_ptr<kiln::detail::scoped_algorithm_policy>> elements;
-            for (const auto a : {kiln::detail::algorithm::scan, kiln::detail::algorithm::select,
-                                 kiln::detail::algorithm::reduce_by_key}) {
+            std::vector<std::unique_ptr<kiln::detail::scoped_tuning_override>> elements;
+            for_each_scan_algorithm([&](auto a) {
                 auto policy = kiln::detail::policy_for(a, dev);
                 policy.chunk_lanes = 0;
                 policy.chunk_cursor_writes = false;
                 policy.chunk_vector_writes = false;
                 elements.push_back(
-                    std::make_unique<kiln::detail::scoped_algorithm_policy>(a, policy));
-            }
+                    std::make_unique<kiln::detail::scoped_algorithm_policy<decltype(a)>>(policy));
+            });
             measure(" (chunks element by element)");
         }
         if (scan_policy.chunk_bytes) {
             // The tile kernels (the rows' tile shapes), which every device ran before the CPU
             // strategy, in the same run.
-            std::vector<std::unique_ptr<kiln::detail::scoped_algorithm_policy>> tiles;
-            for (const auto a : {kiln::detail::algorithm::scan, kiln::detail::algorithm::select,
-                                 kiln::detail::algorithm::reduce_by_key}) {
+            std::vector<std::unique_ptr<kiln::detail::scoped_tuning_override>> tiles;
+            for_each_scan_algorithm([&](auto a) {
                 auto policy = kiln::detail::policy_for(a, dev);
                 policy.chunk_bytes = 0;
-                tiles.push_back(std::make_unique<kiln::detail::scoped_algorithm_policy>(a, policy));
-            }
+                tiles.push_back(
+                    std::make_unique<kiln::detail::scoped_algorithm_policy<decltype(a)>>(policy));
+            });
             measure(" (tiles)");
         }
     }

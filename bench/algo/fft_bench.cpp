@@ -25,7 +25,7 @@
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
-#include <kiln/detail/algo/tuning.hpp>
+#include <kiln/detail/algo/fft_tuning.hpp>
 #include <kiln/detail/profiling.hpp>
 #include <kiln/kiln.hpp>
 #include <map>
@@ -212,11 +212,13 @@ int main(int argc, char** argv) {
     kiln::queue q(dev);
     const std::map<std::string, double> cufft =
         cpu ? std::map<std::string, double>{} : cufft_reference();
-    std::unique_ptr<kiln::detail::scoped_algorithm_policy> policy;
+    std::unique_ptr<kiln::detail::scoped_algorithm_policy<kiln::detail::algorithm::fft_rows>>
+        policy;
     if (const char* text = std::getenv("KILN_FFT_POLICY")) {
         std::size_t group = 0, items = 0;
         if (std::sscanf(text, "%zux%zu", &group, &items) == 2) {
-            policy = std::make_unique<kiln::detail::scoped_algorithm_policy>(
+            policy = std::make_unique<
+                kiln::detail::scoped_algorithm_policy<kiln::detail::algorithm::fft_rows>>(
                 kiln::detail::fft_tuning{group, items});
             std::printf("(FFT policy %zux%zu from KILN_FFT_POLICY)\n\n", group, items);
         }

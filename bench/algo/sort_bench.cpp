@@ -21,7 +21,7 @@
 #include <ctime>
 #include <functional>
 #include <kiln/algo/sort.hpp>
-#include <kiln/detail/algo/tuning.hpp>
+#include <kiln/detail/algo/sort_tuning.hpp>
 #include <kiln/kiln.hpp>
 #include <map>
 #include <random>

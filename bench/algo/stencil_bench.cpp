@@ -16,7 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <device_limits.hpp>
-#include <kiln/detail/algo/tuning.hpp>
+#include <kiln/detail/algo/stencil_tuning.hpp>
 #include <kiln/kiln.hpp>
 #include <kiln/stencil.hpp>
 #include <string>
@@ -205,7 +205,7 @@ void extents(const context& c, std::size_t side) {
 
 /// The tiled kernels under each candidate policy, to choose the tuning rows.
 void sweep(const context& c, std::size_t n, std::size_t side) {
-    using kiln::detail::algorithm;
+    namespace algorithm = kiln::detail::algorithm;
     const std::vector<float> host = operand(n), host_grid = operand(side * side);
     const kiln::stencil<float> S(c.q, five, 2);
     kiln::slicer<2> grid({side, side});

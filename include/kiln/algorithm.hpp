@@ -10,6 +10,6 @@
 #include <kiln/algo/sort.hpp>
 #include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/algo/operation.hpp>
-#include <kiln/detail/algo/temporary_pool.hpp>
 #include <kiln/detail/algo/tuning.hpp>
+#include <kiln/detail/temporary_pool.hpp>
 #pragma GCC visibility pop

@@ -10,7 +10,7 @@
 #pragma GCC visibility push(default)
 
 #include <cstddef>
-#include <kiln/detail/source_builder.hpp>
+#include <kiln/detail/device_type_names.hpp>
 #include <kiln/vector_types.hpp>
 #include <string>
 #include <string_view>

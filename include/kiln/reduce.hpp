@@ -20,8 +20,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <kiln/detail/algo/temporary_pool.hpp>
 #include <kiln/detail/group_collectives.hpp>
+#include <kiln/detail/temporary_pool.hpp>
 #include <kiln/expr/core.hpp>
 #include <kiln/expr/launch.hpp>
 #include <kiln/runtime/buffer.hpp>

@@ -32,8 +32,8 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <kiln/detail/algo/temporary_pool.hpp>
 #include <kiln/detail/group_collectives.hpp>
+#include <kiln/detail/temporary_pool.hpp>
 #include <kiln/reduce.hpp>
 #include <kiln/vector.hpp>
 #include <limits>

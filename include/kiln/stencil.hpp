@@ -19,12 +19,11 @@
 #include <cstdint>
 #include <initializer_list>
 #include <kiln/detail/algo/algorithm_program.hpp>
-#include <kiln/detail/algo/plans.hpp>
 #include <kiln/detail/algo/stencil_kernels.hpp>
 #include <kiln/detail/algo/stencil_lanes.hpp>
 #include <kiln/detail/algo/stencil_on_cpu.hpp>
+#include <kiln/detail/algo/stencil_tuning.hpp>
 #include <kiln/detail/algo/stencil_windows.hpp>
-#include <kiln/detail/algo/tuning.hpp>
 #include <kiln/expr/core.hpp>
 #include <kiln/runtime/buffer.hpp>
 #include <kiln/vector.hpp>

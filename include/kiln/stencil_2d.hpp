@@ -20,7 +20,7 @@
 #include <kiln/detail/algo/stencil_2d_streaming.hpp>
 #include <kiln/detail/algo/stencil_kernels.hpp>
 #include <kiln/detail/algo/stencil_on_cpu.hpp>
-#include <kiln/detail/algo/tuning.hpp>
+#include <kiln/detail/algo/stencil_tuning.hpp>
 #include <kiln/expr/views.hpp>
 #include <kiln/vector.hpp>
 #include <span>

@@ -1,9 +1,9 @@
 // Launch geometry per device, the per-expression kernel caches and their statistics.
 #include <algorithm>
 #include <atomic>
-#include <kiln/detail/algo/plans.hpp>
 #include <kiln/error.hpp>
 #include <kiln/expr/launch.hpp>
+#include <kiln/expr/launch_plan.hpp>
 #include <utility>
 
 namespace kiln {

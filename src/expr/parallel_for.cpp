@@ -10,7 +10,7 @@ namespace kiln::detail {
 namespace {
 
 /// What the CUDA backend takes for a launch without a local range, and the element-wise
-/// expressions' group on GPUs (src/algo/plans.cpp).
+/// expressions' group on GPUs (src/expr/launch_plan.cpp).
 constexpr std::size_t largest_group = 256;
 
 std::size_t round_down_to_power_of_two(std::size_t n) {

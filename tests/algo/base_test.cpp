@@ -3,12 +3,19 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <kiln/algorithm.hpp>
+#include <kiln/detail/algo/fft_tuning.hpp>
 #include <kiln/detail/algo/scan_kernels.hpp>
+#include <kiln/detail/algo/sort_tuning.hpp>
+#include <kiln/detail/algo/stencil_tuning.hpp>
 #include <kiln/detail/group_collectives.hpp>
 #include <kiln/runtime/cache.hpp>
+#include <span>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "algo/key_changes.hpp"
@@ -17,7 +24,7 @@
 
 namespace {
 
-using kiln::detail::algorithm;
+namespace algorithm = kiln::detail::algorithm;
 using kiln::detail::temporary_pool;
 
 class algo_base_test : public kiln::test::device_queue_test {};
@@ -246,16 +253,20 @@ TEST_P(algo_base_test, every_device_has_a_policy_with_provenance) {
         EXPECT_GT(policy.tile_size(), 0u);
         EXPECT_EQ(policy.work_group_size & (policy.work_group_size - 1), 0u) << "a power of two";
     };
-    for (const auto a :
-         {algorithm::scan, algorithm::select, algorithm::reduce_by_key, algorithm::fft}) {
-        const auto* row = kiln::detail::tuning_row_for(a, device());
-        ASSERT_NE(row, nullptr) << to_string(a);
+    const auto expect_row = [&](auto family) {
+        using family_type = decltype(family);
+        const auto* row = kiln::detail::tuning_table<family_type>::first_row(device().properties());
+        ASSERT_NE(row, nullptr) << family.name;
         EXPECT_FALSE(row->provenance.empty());
-        if (a == algorithm::fft)
-            expect_power_of_two_groups(std::get<kiln::detail::fft_tuning>(row->policy));
+        if constexpr (std::is_same_v<typename family_type::tuning, kiln::detail::scan_policy>)
+            expect_power_of_two_groups(kiln::detail::policy_for(family, device()));
         else
-            expect_power_of_two_groups(kiln::detail::policy_for(a, device()));
-    }
+            expect_power_of_two_groups(row->tuning);
+    };
+    expect_row(algorithm::scan);
+    expect_row(algorithm::select);
+    expect_row(algorithm::reduce_by_key);
+    expect_row(algorithm::fft);
 }
 
 // Every policy field that reaches generated code must change the program cache's key, or a
@@ -292,31 +303,67 @@ TEST(algo_tuning, policy_key_changes_with_every_field) {
 TEST(algo_tuning, nvidia_radix_row_ranks_by_multi_split) {
     // The NVIDIA rows are measured with the multi-split (docs/benchmarks.md): once a positional
     // row set another flag instead, and NVIDIA GPUs ranked in rounds, unmeasured.
-    const auto rows = kiln::detail::tuning_table();
-    const auto nvidia = std::find_if(rows.begin(), rows.end(), [](const auto& row) {
-        return row.for_algorithm == algorithm::radix_sort && row.devices.vendor == "nvidia";
-    });
+    const auto rows = algorithm::radix_sort_rows::rows();
+    const auto nvidia = std::find_if(
+        rows.begin(), rows.end(), [](const auto& row) { return row.devices.vendor == "nvidia"; });
     ASSERT_NE(nvidia, rows.end());
-    const auto& radix = std::get<kiln::detail::radix_sort_tuning>(nvidia->policy);
-    EXPECT_TRUE(radix.multi_split);
-    EXPECT_EQ(radix.radix_bits, 8u);
+    EXPECT_TRUE(nvidia->tuning.multi_split);
+    EXPECT_EQ(nvidia->tuning.radix_bits, 8u);
 }
 
-TEST(algo_tuning, overrides_are_of_their_algorithms_type) {
-    // The table's rows are checked at compile time (row_tuning_fits); an override names its
-    // algorithm where several share a type, and another's type is refused.
-    using kiln::detail::overrides_in_force;
+TEST(algo_tuning, overrides_belong_to_their_algorithm) {
+    // An override takes its algorithm's tuning type (another's does not compile) and forces that
+    // algorithm alone, also where several share the type.
     using kiln::detail::scoped_algorithm_policy;
     using kiln::detail::stencil_tuning;
-    EXPECT_THROW(scoped_algorithm_policy(algorithm::merge_sort, kiln::detail::scan_policy{}),
-                 kiln::invalid_argument_error);
-    EXPECT_THROW(scoped_algorithm_policy(algorithm::scan, stencil_tuning{}),
-                 kiln::invalid_argument_error);
+    using kiln::detail::tuning_table;
+    static_assert(!std::is_constructible_v<scoped_algorithm_policy<algorithm::merge_sort_rows>,
+                                           kiln::detail::scan_policy>);
+    static_assert(!std::is_constructible_v<scoped_algorithm_policy<algorithm::scan_rows>,
+                                           algorithm::scan_rows, stencil_tuning>);
     const scoped_algorithm_policy rows(algorithm::stencil_2d, stencil_tuning{64, 2});
-    ASSERT_TRUE(overrides_in_force(algorithm::stencil_2d).stencil);
-    EXPECT_EQ(overrides_in_force(algorithm::stencil_2d).stencil->items_per_work_item, 2u);
-    EXPECT_FALSE(overrides_in_force(algorithm::stencil_1d).stencil);
-    EXPECT_FALSE(overrides_in_force(algorithm::stencil_2d).scan_family);
+    ASSERT_TRUE(tuning_table<algorithm::stencil_2d_rows>::forced());
+    EXPECT_EQ(tuning_table<algorithm::stencil_2d_rows>::forced()->items_per_work_item, 2u);
+    EXPECT_FALSE(tuning_table<algorithm::stencil_1d_rows>::forced());
+    EXPECT_FALSE(kiln::detail::overrides_in_force<algorithm::scan_rows>().tuning);
+}
+
+// What a new family declares, and all it declares: a tag with its tuning type, its name and its
+// rows. The table, the override and the plan's overrides come from the template, with no line
+// elsewhere.
+struct example_tuning {
+    std::size_t work_group_size = 0;
+};
+struct example_rows {
+    using tuning = example_tuning;
+    static constexpr std::string_view name = "example";
+    static std::span<const kiln::detail::tuning_row<example_tuning>> rows() {
+        static constexpr std::array table{
+            kiln::detail::tuning_row<example_tuning>{kiln::detail::any_gpu, {128}, "a GPU row"},
+            kiln::detail::tuning_row<example_tuning>{kiln::detail::any_cpu, {16}, "a CPU row"},
+        };
+        return table;
+    }
+};
+
+TEST(algo_tuning, a_family_needs_only_its_tag) {
+    using table = kiln::detail::tuning_table<example_rows>;
+    kiln::device_properties gpu;
+    gpu.type = kiln::device_type::gpu;
+    kiln::device_properties other;
+    other.type = kiln::device_type::accelerator;
+    EXPECT_EQ(table::tuning_for(gpu, std::nullopt).work_group_size, 128u);
+    EXPECT_EQ(table::tuning_for(gpu, example_tuning{32}).work_group_size, 32u);
+    EXPECT_THROW(table::tuning_for(other, std::nullopt), kiln::invalid_argument_error)
+        << "no row matches";
+    EXPECT_FALSE(kiln::detail::overrides_in_force<example_rows>().tuning);
+    {
+        const kiln::detail::scoped_algorithm_policy<example_rows> forced(example_tuning{8});
+        ASSERT_TRUE(kiln::detail::overrides_in_force<example_rows>().tuning);
+        EXPECT_EQ(kiln::detail::overrides_in_force<example_rows>().tuning->work_group_size, 8u);
+        EXPECT_FALSE(kiln::detail::overrides_in_force<algorithm::scan_rows>().tuning);
+    }
+    EXPECT_FALSE(table::forced());
 }
 
 TEST_P(algo_base_test, rows_may_keep_group_scans_in_local_memory) {

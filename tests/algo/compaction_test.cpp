@@ -9,6 +9,7 @@
 #include <kiln/kiln.hpp>
 #include <limits>
 #include <numeric>
+#include <type_traits>
 #include <vector>
 
 #include "algo/dispatch_paths.hpp"
@@ -18,7 +19,7 @@
 
 namespace {
 
-using kiln::detail::algorithm;
+namespace algorithm = kiln::detail::algorithm;
 using kiln::test::random_values;
 
 // Affine maps x -> a * x + b modulo 2^32, packed as a << 32 | b, applied left to right.
@@ -68,18 +69,21 @@ class compaction_test : public kiln::test::device_queue_test {
   protected:
     /// Sizes around the tile of `value_bytes`-byte values (compaction: 4-byte counts where
     /// they fit) on this device, under the policies in force.
-    std::vector<std::size_t> sizes(algorithm a, std::size_t value_bytes, bool large = true) const {
-        auto policy = kiln::detail::policy_for(a, device());
+    template <kiln::detail::scan_family_member Family>
+    std::vector<std::size_t> sizes(Family family, std::size_t value_bytes,
+                                   bool large = true) const {
+        constexpr bool select = std::is_same_v<Family, algorithm::select_rows>;
+        auto policy = kiln::detail::policy_for(family, device());
         if (policy.chunk_bytes) {
             // Chunk kernels count in 32 bits where they can (tests stay below 2^31), and
             // reduce_by_key scans pairs of a run count and a value.
             const std::size_t chunk =
-                kiln::detail::chunk_elements(policy, a == algorithm::select ? 4 : 2 * value_bytes);
+                kiln::detail::chunk_elements(policy, select ? 4 : 2 * value_bytes);
             std::vector<std::size_t> result = {0, 1, 2, chunk - 1, chunk + 1, 3 * chunk + 5};
             if (large) result.push_back(1000007);
             return result;
         }
-        if (a == algorithm::select && !policy.staged_writes) value_bytes = 8;  // 64-bit counts
+        if (select && !policy.staged_writes) value_bytes = 8;  // 64-bit counts
         if (value_bytes > 4)
             policy.items_per_work_item = std::max<std::size_t>(1, policy.items_per_work_item / 2);
         const std::size_t tile = policy.tile_size();

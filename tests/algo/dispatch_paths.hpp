@@ -31,11 +31,11 @@ void on_every_dispatch_path(const kiln::device& dev, Body&& body) {
 /// many chunks.
 inline constexpr std::size_t test_chunk_bytes = 1024;
 
-/// `a`'s policy on `dev` with its strategy set: the row's tile shape (chunk_bytes 0: the CPU
-/// rows keep theirs beside their chunks) or chunks of test_chunk_bytes.
-inline kiln::detail::scan_policy strategy_policy(kiln::detail::algorithm a, const kiln::device& dev,
-                                                 bool chunks) {
-    auto policy = kiln::detail::policy_for(a, dev);
+/// `family`'s policy on `dev` with its strategy set: the row's tile shape (chunk_bytes 0: the
+/// CPU rows keep theirs beside their chunks) or chunks of test_chunk_bytes.
+template <kiln::detail::scan_family_member Family>
+kiln::detail::scan_policy strategy_policy(Family family, const kiln::device& dev, bool chunks) {
+    auto policy = kiln::detail::policy_for(family, dev);
     policy.chunk_bytes = chunks ? test_chunk_bytes : 0;
     return policy;
 }
@@ -48,7 +48,7 @@ inline constexpr std::size_t test_chunk_lanes = 8;
 /// chooses.
 template <class Body>
 void on_every_scan_strategy(const kiln::device& dev, Body&& body) {
-    using kiln::detail::algorithm;
+    namespace algorithm = kiln::detail::algorithm;
     {
         SCOPED_TRACE("tiles");
         const kiln::detail::scoped_algorithm_policy tiles(
@@ -74,7 +74,7 @@ enum class chunk_writes { behind_a_branch, cursor, vectors };
 /// vectors (compaction_vector_chunks.cpp), whichever the device's rows choose.
 template <class Body>
 void on_every_compaction_path(const kiln::device& dev, Body&& body) {
-    using kiln::detail::algorithm;
+    namespace algorithm = kiln::detail::algorithm;
     for (const bool staged : {true, false}) {
         SCOPED_TRACE(staged ? "tiles, staged writes" : "tiles, direct writes");
         auto select = strategy_policy(algorithm::select, dev, false);
@@ -103,7 +103,7 @@ inline constexpr std::size_t test_run_lanes = 16;
 /// by vectors (reduce_by_key_lane_chunks.cpp, for integer sums).
 template <class Body>
 void on_every_run_chunk_form(const kiln::device& dev, Body&& body) {
-    using kiln::detail::algorithm;
+    namespace algorithm = kiln::detail::algorithm;
     for (const std::size_t lanes : {std::size_t{0}, test_run_lanes}) {
         SCOPED_TRACE(lanes ? "chunks by vectors" : "chunks element by element");
         auto policy = strategy_policy(algorithm::reduce_by_key, dev, true);
@@ -122,7 +122,7 @@ enum class run_tiles { in_local_memory, in_registers, in_registers_staged };
 /// chunks, whichever the device's rows choose.
 template <class Body>
 void on_every_run_tile(const kiln::device& dev, Body&& body) {
-    using kiln::detail::algorithm;
+    namespace algorithm = kiln::detail::algorithm;
     for (const run_tiles form :
          {run_tiles::in_local_memory, run_tiles::in_registers, run_tiles::in_registers_staged}) {
         SCOPED_TRACE(form == run_tiles::in_local_memory ? "runs in local memory"

@@ -9,8 +9,8 @@
 #include <complex>
 #include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/algo/fft_plan.hpp>
-#include <kiln/detail/algo/temporary_pool.hpp>
-#include <kiln/detail/algo/tuning.hpp>
+#include <kiln/detail/algo/fft_tuning.hpp>
+#include <kiln/detail/temporary_pool.hpp>
 #include <kiln/kiln.hpp>
 #include <numbers>
 #include <random>

@@ -14,7 +14,7 @@
 #include <cstdio>
 #include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/algo/fft_plan.hpp>
-#include <kiln/detail/algo/tuning.hpp>
+#include <kiln/detail/algo/fft_tuning.hpp>
 #include <kiln/kiln.hpp>
 #include <limits>
 #include <numbers>

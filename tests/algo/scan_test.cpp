@@ -17,7 +17,7 @@
 
 namespace {
 
-using kiln::detail::algorithm;
+namespace algorithm = kiln::detail::algorithm;
 using kiln::test::random_values;
 
 // [doc:affine-operation]

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <functional>
 #include <kiln/algo/sort.hpp>
-#include <kiln/detail/algo/tuning.hpp>
+#include <kiln/detail/algo/sort_tuning.hpp>
 #include <limits>
 #include <numeric>
 #include <random>

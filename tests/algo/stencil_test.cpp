@@ -7,12 +7,13 @@
 #include <cmath>
 #include <functional>
 #include <kiln/detail/algo/stencil_kernels.hpp>
-#include <kiln/detail/algo/tuning.hpp>
+#include <kiln/detail/algo/stencil_tuning.hpp>
 #include <kiln/kiln.hpp>
 #include <kiln/stencil.hpp>
 #include <limits>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -80,9 +81,8 @@ kiln::detail::stencil_tuning strips(std::size_t group, std::size_t strip, std::s
 /// for 1-D stencils the per-element kernel of expressions, and for 2-D ones strips: short ones
 /// (5 rows, batches of 2, so that strips and batches end part-way) and tall ones (64 rows, more
 /// than most grids of the tests have, a row a step).
-template <class Body>
-void with_every_strategy(Body body,
-                         kiln::detail::algorithm a = kiln::detail::algorithm::stencil_1d) {
+template <class Body, class Family = kiln::detail::algorithm::stencil_1d_rows>
+void with_every_strategy(Body body, Family family = {}) {
     using kiln::detail::stencil_tuning;
     {
         SCOPED_TRACE("the device's kernel");
@@ -90,7 +90,7 @@ void with_every_strategy(Body body,
     }
     std::vector<std::pair<std::string, stencil_tuning>> forced = {{"small tiles", {32, 2}},
                                                                   {"short runs", short_runs()}};
-    if (a == kiln::detail::algorithm::stencil_1d) {
+    if constexpr (std::is_same_v<Family, kiln::detail::algorithm::stencil_1d_rows>) {
         forced.emplace_back("per element", stencil_tuning{0, 0});
     } else {
         forced[0].second = {64, 4};
@@ -98,7 +98,7 @@ void with_every_strategy(Body body,
         forced.emplace_back("tall strips", strips(64, 64, 1));
     }
     for (const auto& [name, policy] : forced) {
-        const kiln::detail::scoped_algorithm_policy forcing(a, policy);
+        const kiln::detail::scoped_algorithm_policy forcing(family, policy);
         SCOPED_TRACE(name + " forced");
         body();
     }

@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <functional>
 #include <kiln/algorithm.hpp>
-#include <kiln/detail/algo/tuning.hpp>
+#include <kiln/detail/algo/scan_tuning.hpp>
 #include <kiln/kiln.hpp>
 #include <kiln/stencil.hpp>
 #include <limits>
@@ -242,7 +242,7 @@ TEST_P(stencil_windows, mixed_terms_and_element_loops) {
 // Scans' 16-byte tiles read a stencil input lane by lane, each lane in the run-time form at its
 // own position (the stencil nodes' contiguous_width).
 TEST_P(stencil_windows, scans_read_stencils_in_wide_tiles) {
-    using kiln::detail::algorithm;
+    namespace algorithm = kiln::detail::algorithm;
     using kiln::detail::tile_access;
     auto policy = kiln::detail::policy_for(algorithm::scan, device());
     policy.chunk_bytes = 0;

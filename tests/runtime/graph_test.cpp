@@ -8,7 +8,7 @@
 #include <cstring>
 #include <kiln/algo/compaction.hpp>
 #include <kiln/algo/scan.hpp>
-#include <kiln/detail/algo/temporary_pool.hpp>
+#include <kiln/detail/temporary_pool.hpp>
 #include <kiln/kiln.hpp>
 #include <string>
 #include <vector>

@@ -21,7 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <kiln/algo/scan.hpp>
-#include <kiln/detail/algo/plans.hpp>
+#include <kiln/detail/algo/scan_tuning.hpp>
 #include <span>
 #include <string>
 #include <typeinfo>
@@ -33,11 +33,11 @@ namespace detail {
 /// The count the next compactions start from: 0, or a test's scoped_compaction_count_base.
 std::uint64_t compaction_count_base();
 
-/// The plan for n elements of T on `dev` (plans.hpp) under the overrides in force.
+/// The plan for n elements of T on `dev` (scan_tuning.hpp) under the overrides in force.
 template <class T>
 compaction_plan plan_compaction(const device& dev, std::size_t n) {
     return plan_compaction(dev.properties(), sizeof(T), n, compaction_count_base(),
-                           overrides_in_force(algorithm::select));
+                           overrides_in_force<algorithm::select_rows>());
 }
 
 /// A counting scan whose input callback declares everything (flags, kept values, outputs).

@@ -25,10 +25,9 @@
 #include <cstdint>
 #include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/algo/operation.hpp>
-#include <kiln/detail/algo/plans.hpp>
 #include <kiln/detail/algo/scan_strategy.hpp>
-#include <kiln/detail/algo/temporary_pool.hpp>
-#include <kiln/detail/algo/tuning.hpp>
+#include <kiln/detail/algo/scan_tuning.hpp>
+#include <kiln/detail/temporary_pool.hpp>
 #include <kiln/expr/core.hpp>
 #include <kiln/vector.hpp>
 #include <optional>

@@ -40,7 +40,7 @@ void clear();
 namespace detail {
 
 /// How generated kernels are launched on a kind of device. Tuning as data: plan_elementwise_launch
-/// (kiln/algo/plans.hpp) has the numbers and where they come from.
+/// (kiln/expr/launch_plan.hpp) has the numbers and where they come from.
 struct launch_policy {
     loop_style loop = loop_style::strided;
     std::size_t work_group_size = 256;

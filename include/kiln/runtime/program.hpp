@@ -9,7 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <initializer_list>
-#include <kiln/detail/source_builder.hpp>
+#include <kiln/detail/device_type_names.hpp>
 #include <kiln/error.hpp>
 #include <kiln/runtime/buffer.hpp>
 #include <kiln/runtime/device.hpp>

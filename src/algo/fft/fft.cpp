@@ -8,9 +8,8 @@
 #include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/algo/fft_kernels.hpp>
 #include <kiln/detail/algo/fft_plan.hpp>
-#include <kiln/detail/algo/plans.hpp>
-#include <kiln/detail/algo/temporary_pool.hpp>
-#include <kiln/detail/algo/tuning.hpp>
+#include <kiln/detail/algo/fft_tuning.hpp>
+#include <kiln/detail/temporary_pool.hpp>
 #include <kiln/error.hpp>
 #include <kiln/runtime/program.hpp>
 #include <limits>

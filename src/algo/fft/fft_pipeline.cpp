@@ -4,8 +4,8 @@
 #include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/algo/fft_kernels.hpp>
 #include <kiln/detail/algo/fft_plan.hpp>
-#include <kiln/detail/algo/temporary_pool.hpp>
 #include <kiln/detail/source_builder.hpp>
+#include <kiln/detail/temporary_pool.hpp>
 #include <kiln/runtime/program.hpp>
 #include <string>
 

@@ -7,7 +7,7 @@
 #include <complex>
 #include <functional>
 #include <kiln/detail/algo/fft_kernels.hpp>
-#include <kiln/detail/algo/tuning.hpp>
+#include <kiln/detail/algo/fft_tuning.hpp>
 #include <numbers>
 #include <optional>
 #include <vector>

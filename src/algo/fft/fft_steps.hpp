@@ -4,7 +4,7 @@
 #include <complex>
 #include <cstddef>
 #include <kiln/detail/algo/fft_plan.hpp>
-#include <kiln/detail/algo/plans.hpp>
+#include <kiln/detail/algo/fft_tuning.hpp>
 #include <kiln/runtime/device.hpp>
 #include <optional>
 #include <vector>

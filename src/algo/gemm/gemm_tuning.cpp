@@ -7,12 +7,6 @@
 namespace kiln::detail {
 namespace {
 
-constexpr device_class any_device{std::nullopt, std::nullopt, "", 0, 0};
-constexpr device_class any_gpu{std::nullopt, device_type::gpu, "", 0, 0};
-constexpr device_class any_cpu{std::nullopt, device_type::cpu, "", 0, 0};
-// Through CUDA or NVIDIA's OpenCL alike: the platform or vendor name says NVIDIA.
-constexpr device_class nvidia_gpus{std::nullopt, device_type::gpu, "nvidia", 0, 0};
-
 constexpr gemm_simt_tiles tiles(std::size_t block_rows, std::size_t block_columns,
                                 std::size_t block_depth, std::size_t thread_rows,
                                 std::size_t thread_columns, std::size_t vector_width) {

@@ -10,7 +10,7 @@
 
 #include <functional>
 #include <kiln/detail/algo/scan_kernels.hpp>
-#include <kiln/detail/algo/tuning.hpp>
+#include <kiln/detail/algo/scan_tuning.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <memory>
 #include <string>

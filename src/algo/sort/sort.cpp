@@ -5,9 +5,8 @@
 #include <cstring>
 #include <kiln/algo/sort.hpp>
 #include <kiln/detail/algo/algorithm_program.hpp>
-#include <kiln/detail/algo/plans.hpp>
-#include <kiln/detail/algo/temporary_pool.hpp>
-#include <kiln/detail/algo/tuning.hpp>
+#include <kiln/detail/algo/sort_tuning.hpp>
+#include <kiln/detail/temporary_pool.hpp>
 #include <kiln/error.hpp>
 #include <numeric>
 #include <optional>

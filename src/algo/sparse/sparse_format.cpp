@@ -1,7 +1,6 @@
-// The sparse format rule, applied to a matrix's rows (its numbers: plan_spmv, plans.hpp).
+// The sparse format rule, applied to a matrix's rows (its numbers: plan_spmv, sparse_rules.cpp).
 #include <algorithm>
 #include <cstdint>
-#include <kiln/detail/algo/plans.hpp>
 #include <kiln/detail/algo/sparse_format.hpp>
 #include <limits>
 #include <mutex>

@@ -8,8 +8,8 @@
 // so the coefficient loops unroll and the coefficients sit in registers.
 #include <algorithm>
 #include <cstdint>
-#include <kiln/detail/algo/plans.hpp>
 #include <kiln/detail/algo/stencil_kernels.hpp>
+#include <kiln/detail/algo/stencil_tuning.hpp>
 #include <string>
 #include <vector>
 

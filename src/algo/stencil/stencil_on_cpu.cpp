@@ -17,8 +17,8 @@
 namespace kiln::detail {
 namespace {
 
-// As the element-wise table's CPU row (plans.cpp): enough runs that cores finishing early take
-// more.
+// As the element-wise table's CPU row (src/expr/launch_plan.cpp): enough runs that cores finishing
+// early take more.
 constexpr std::size_t runs_per_compute_unit = 16;
 
 // The 2-D interior in explicit vectors of this many elements along a row, one vector FMA a term:

@@ -10,8 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <kiln/detail/algo/fft_kernels.hpp>
-#include <kiln/detail/algo/plans.hpp>
-#include <kiln/detail/algo/tuning.hpp>
+#include <kiln/detail/algo/fft_tuning.hpp>
 #include <kiln/runtime/buffer.hpp>
 #include <kiln/runtime/device.hpp>
 #include <kiln/runtime/event.hpp>

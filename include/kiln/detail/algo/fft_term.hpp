@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <kiln/detail/algo/fft_plan.hpp>
-#include <kiln/detail/algo/temporary_pool.hpp>
+#include <kiln/detail/temporary_pool.hpp>
 #include <kiln/error.hpp>
 #include <kiln/vector.hpp>
 #include <memory>

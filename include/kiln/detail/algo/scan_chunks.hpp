@@ -23,7 +23,7 @@
 #include <cstddef>
 #include <functional>
 #include <kiln/detail/algo/scan_kernels.hpp>
-#include <kiln/detail/algo/tuning.hpp>
+#include <kiln/detail/algo/scan_tuning.hpp>
 #include <kiln/runtime/device.hpp>
 #include <string>
 #include <vector>

@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <functional>
 #include <kiln/detail/algo/scan_inputs.hpp>
-#include <kiln/detail/algo/tuning.hpp>
+#include <kiln/detail/algo/scan_tuning.hpp>
 #include <kiln/detail/kernel_description.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <kiln/runtime/device.hpp>

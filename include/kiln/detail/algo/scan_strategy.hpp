@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <kiln/detail/algo/scan_chunks.hpp>
 #include <kiln/detail/algo/scan_kernels.hpp>
-#include <kiln/detail/algo/tuning.hpp>
+#include <kiln/detail/algo/scan_tuning.hpp>
 #include <string>
 #include <vector>
 

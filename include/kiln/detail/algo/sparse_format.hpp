@@ -29,7 +29,8 @@
 //     as many work-items per row as the block's row count leaves. A row too long for a block is a
 //     block of its own, reduced by the whole group. GPUs, for irregular rows of short or middling
 //     mean length (power laws); csr_vector keeps the matrices of long rows.
-// The thresholds are data, in src/algo/plans.cpp (plan_spmv), with where they came from.
+// The thresholds are data, in src/algo/sparse/sparse_rules.cpp (plan_spmv), with where they came
+// from.
 #pragma once
 #pragma GCC visibility push(default)
 
@@ -98,6 +99,9 @@ struct sparse_rule {
     unsigned slice_rows = 0;
     std::string_view provenance;
 };
+/// The rule's numbers for a device (choose_sparse_layout applies them per matrix), in
+/// src/algo/sparse/sparse_rules.cpp.
+const sparse_rule& plan_spmv(const device_properties& props);
 
 /// Counts row lengths from CSR row pointers (validated before: monotone, first 0).
 template <class Index>

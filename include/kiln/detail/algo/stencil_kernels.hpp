@@ -11,7 +11,7 @@
 #include <concepts>
 #include <cstddef>
 #include <kiln/detail/algo/algorithm_program.hpp>
-#include <kiln/detail/algo/tuning.hpp>
+#include <kiln/detail/algo/stencil_tuning.hpp>
 #include <kiln/detail/kernel_description.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <kiln/runtime/buffer.hpp>

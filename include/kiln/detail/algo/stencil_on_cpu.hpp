@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/algo/stencil_kernels.hpp>
-#include <kiln/detail/algo/tuning.hpp>
+#include <kiln/detail/algo/stencil_tuning.hpp>
 #include <kiln/detail/kernel_description.hpp>
 #include <kiln/runtime/device.hpp>
 #include <kiln/runtime/queue.hpp>

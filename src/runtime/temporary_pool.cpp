@@ -1,6 +1,6 @@
 // The temporary pool: idle device blocks per device, leases, and the shrinking rules.
 #include <algorithm>
-#include <kiln/detail/algo/temporary_pool.hpp>
+#include <kiln/detail/temporary_pool.hpp>
 #include <kiln/runtime/graph.hpp>
 #include <kiln/runtime/pinned.hpp>
 #include <mutex>
