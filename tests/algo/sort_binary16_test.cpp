@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <kiln/algo/sort.hpp>
-#include <kiln/detail/algo/plans.hpp>
+#include <kiln/detail/algo/sort_tuning.hpp>
 #include <kiln/detail/algo/tuning.hpp>
 #include <kiln/half.hpp>
 #include <limits>
