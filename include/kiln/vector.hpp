@@ -408,13 +408,17 @@ class vector_terminal : public expression_tag {
         g.parameter("global const " + opencl_type_name<T>() + "*", name);
     }
     std::string value_of(generator& g, const std::string& name) const {
+        if (auto kept = g.forwarded(name)) return *kept;
         if (g.lane()) return g.wide_element(name, opencl_type_name<T>(), false);
         if constexpr (vector_form)
             if (g.vector_width())
                 return element_storage<T>::vector_load(*g.vector_width(), name + " + idx");
         return element_storage<T>::load(name, "idx");
     }
-    void pass(argument_list& args) const { args.buffer(vector_->part(args.part())); }
+    void pass(argument_list& args) const {
+        args.buffer(vector_->part(args.part()));
+        args.vector_identity(&vector_->layout());
+    }
 
   private:
     const kiln::vector<T>* vector_;

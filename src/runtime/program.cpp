@@ -13,6 +13,7 @@
 #include "backend/backend.hpp"
 #include "runtime/device_label.hpp"
 #include "runtime/graph_recording.hpp"
+#include "runtime/held_work.hpp"
 #include "runtime/profiler.hpp"
 #include "runtime/program_cache.hpp"
 #include "runtime/struct_layout.hpp"
@@ -430,6 +431,7 @@ void check_local_memory(const detail::kernel_impl& kernel, const device& dev,
 
 event bound_kernel::launch(const queue& q, const range& global, const range& local,
                            const range& offset, const wait_list& after) const {
+    detail::enqueue_held_work();
     const std::string call = "kiln::kernel '" + kernel_->name() + "' launch";
     if (!(q.device() == device_))
         throw invalid_argument_error(
