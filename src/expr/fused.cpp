@@ -27,9 +27,10 @@ fused_signature signature_of(const std::vector<held_statement>& statements) {
     std::vector<const void*> seen;
     const auto number = [&](const void* vector) {
         if (!vector) return std::uintptr_t{0};
-        const auto at = std::find(seen.begin(), seen.end(), vector);
-        if (at == seen.end()) seen.push_back(vector);
-        return static_cast<std::uintptr_t>(at - seen.begin()) + 1;
+        const auto at =
+            static_cast<std::size_t>(std::find(seen.begin(), seen.end(), vector) - seen.begin());
+        if (at == seen.size()) seen.push_back(vector);
+        return static_cast<std::uintptr_t>(at) + 1;
     };
     for (const auto& held : statements) {
         signature.push_back(reinterpret_cast<std::uintptr_t>(&held.statement->type()));

@@ -103,14 +103,17 @@ TEST_P(fused_test, a_lorenz_rk4_step_is_one_kernel_with_the_eager_bits) {
     kiln::vector<double> R(q, r);
     kiln::multivector<double, 3> eager(q, start), fused(q, start);
     lorenz_rk4 eager_stepper(eager, R), fused_stepper(fused, R);
-    std::size_t eager_launches = 0, fused_launches = 0;
+    std::size_t eager_launches = 0, fused_launches = 0, generated_after_first_step = 0;
     for (int k = 0; k < 20; ++k) {
         eager_launches += launches_during([&] { eager_stepper.step(eager, 0.01); });
         fused_launches +=
             launches_during([&] { kiln::fused(q, [&] { fused_stepper.step(fused, 0.01); }); });
+        if (k == 0) generated_after_first_step = kiln::expression_cache::stats().sources_generated;
     }
     EXPECT_EQ(eager_launches, 20u * 8u);
     EXPECT_EQ(fused_launches, 20u);
+    // The group's kernel is generated once, then found again.
+    EXPECT_EQ(kiln::expression_cache::stats().sources_generated, generated_after_first_step);
     EXPECT_EQ(bits_of(fused.read()), bits_of(eager.read()));
 }
 
