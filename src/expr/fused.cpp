@@ -5,6 +5,7 @@
 // cache per such signature serves every enqueue of the group after the first.
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <kiln/expr/fused.hpp>
 #include <kiln/expr/launch.hpp>
 #include <map>
@@ -109,7 +110,7 @@ class fused_group final : public held_work {
     /// launch, which enqueues held work first, finds none).
     void enqueue() override {
         if (statements_.empty()) return;
-        const std::vector<held_statement> statements = std::exchange(statements_, {});
+        std::vector<held_statement> statements = std::exchange(statements_, {});
         memory_of_.clear();
         const device& dev = queue_.device();
         const generated_kernel& kernel =
@@ -120,8 +121,12 @@ class fused_group final : public held_work {
         argument_list size(0, begin_);
         size.scalar<std::uint64_t>(size_);
         std::vector<kernel_argument> args = std::move(size).take();
-        for (const auto& held : statements)
-            args.insert(args.end(), held.arguments.begin(), held.arguments.end());
+        std::size_t count = args.size();
+        for (const auto& held : statements) count += held.arguments.size();
+        args.reserve(count);
+        for (auto& held : statements)
+            args.insert(args.end(), std::make_move_iterator(held.arguments.begin()),
+                        std::make_move_iterator(held.arguments.end()));
         kernel.launch(queue_, kernel.groups_for(size_), std::move(args));
     }
 
