@@ -5,7 +5,6 @@
 // cache per such signature serves every enqueue of the group after the first.
 #include <algorithm>
 #include <cstdint>
-#include <iterator>
 #include <kiln/expr/fused.hpp>
 #include <kiln/expr/launch.hpp>
 #include <map>
@@ -60,12 +59,13 @@ std::string fused_source(const std::vector<held_statement>& statements, const la
     source_builder builder;
     builder.begin_kernel("kiln_fused");
     builder.parameter("ulong n");
-    std::vector<std::pair<const void*, std::string>> registers;
+    std::vector<std::pair<const void*, std::string>> registers, declared;
+    std::vector<std::string> aliases;
     std::vector<fused_fragment> fragments;
     for (std::size_t s = 0; s < statements.size(); ++s) {
         const held_statement& held = statements[s];
         const fused_context context{"kiln_s" + std::to_string(s) + "_", held.argument_vectors,
-                                    registers};
+                                    registers, &declared, &aliases};
         generator g(builder, context);
         fused_fragment fragment = held.statement->generate(g);
         for (const auto& type : fragment.rounded) use_rounding_vocabulary(builder, target, type);
@@ -78,6 +78,7 @@ std::string fused_source(const std::vector<held_statement>& statements, const la
         fragments.push_back(std::move(fragment));
     }
     builder.begin_body();
+    for (const auto& alias : aliases) builder.line(alias);
     builder.open_element_loop(builder.declare_element_range(policy.loop, "n"), "idx");
     for (const auto& fragment : fragments) {
         for (const auto& declaration : fragment.registers) builder.line(declaration);
@@ -124,9 +125,16 @@ class fused_group final : public held_work {
         std::size_t count = args.size();
         for (const auto& held : statements) count += held.arguments.size();
         args.reserve(count);
+        // Each vector once, as the kernel declares it (fused_context::declared).
+        std::vector<const void*> passed;
         for (auto& held : statements)
-            args.insert(args.end(), std::make_move_iterator(held.arguments.begin()),
-                        std::make_move_iterator(held.arguments.end()));
+            for (std::size_t k = 0; k < held.arguments.size(); ++k) {
+                const void* vector = held.argument_vectors[k];
+                if (vector && std::find(passed.begin(), passed.end(), vector) != passed.end())
+                    continue;
+                if (vector) passed.push_back(vector);
+                args.push_back(std::move(held.arguments[k]));
+            }
         kernel.launch(queue_, kernel.groups_for(size_), std::move(args));
     }
 

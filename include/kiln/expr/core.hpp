@@ -76,11 +76,16 @@ constexpr std::uint64_t shared_key(shared_kind kind, int id) {
 /// a prefix that keeps its names apart from the other statements', the vector each of its
 /// parameters stands for (in the order they are declared and collected; null for the others),
 /// and the registers in which earlier statements of the group left the elements they stored,
-/// by the vector stored. A vector is named by an address of its own, the same in both.
+/// by the vector stored. A vector is named by an address of its own, the same in all three.
 struct fused_context {
     std::string prefix;
     std::span<const void* const> parameter_vectors;
     std::span<const std::pair<const void*, std::string>> registers;
+    /// The group's parameters so far, by the vector each stands for: a vector met again is no
+    /// new parameter but a name for the first, declared in `aliases` (the group's launch passes
+    /// each vector once).
+    std::vector<std::pair<const void*, std::string>>* declared = nullptr;
+    std::vector<std::string>* aliases = nullptr;
 };
 
 /// The state of generating one kernel from an expression.
@@ -125,8 +130,22 @@ class generator {
     /// Declares `type name` as a kernel parameter (lane and vector passes declare nothing).
     void parameter(const std::string& type, const std::string& name) {
         if (lane_ || vector_width_) return;
+        if (fused_) {
+            const std::size_t k = parameter_names_.size();
+            parameter_names_.push_back(name);
+            if (const void* vector =
+                    k < fused_->parameter_vectors.size() ? fused_->parameter_vectors[k] : nullptr;
+                vector && fused_->declared) {
+                for (const auto& [known, first] : *fused_->declared)
+                    if (known == vector) {
+                        fused_->aliases->push_back(type + " " + name + " = (" + type + ")" + first +
+                                                   ";");
+                        return;
+                    }
+                fused_->declared->emplace_back(vector, name);
+            }
+        }
         source.parameter(type + " " + name);
-        if (fused_) parameter_names_.push_back(name);
     }
     /// In a fused group: the register holding the element that an earlier statement stored to
     /// the vector of parameter `name`, which the statement reads at its own index instead.
