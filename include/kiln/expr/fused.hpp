@@ -9,6 +9,7 @@
 #include <kiln/runtime/queue.hpp>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <typeinfo>
 #include <utility>
 #include <vector>
