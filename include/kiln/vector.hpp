@@ -421,6 +421,7 @@ class vector_terminal : public expression_tag {
         g.parameter("global const " + opencl_type_name<T>() + "*", name);
     }
     std::string value_of(generator& g, const std::string& name) const {
+        if (auto kept = g.forwarded(name)) return *kept;
         if (g.lane())
             return storage::lane_storage::load(g.wide_element(name, storage::lane_type(), false));
         if constexpr (vector_form)
@@ -428,7 +429,10 @@ class vector_terminal : public expression_tag {
                 return element_storage<T>::vector_load(*g.vector_width(), name + " + idx");
         return element_storage<T>::load(name, "idx");
     }
-    void pass(argument_list& args) const { args.buffer(vector_->part(args.part())); }
+    void pass(argument_list& args) const {
+        args.buffer(vector_->part(args.part()));
+        args.vector_identity(&vector_->layout());
+    }
 
   private:
     const kiln::vector<T>* vector_;

@@ -188,6 +188,22 @@ void use_tensor_core_vocabulary(source_builder& b, const target_features& target
         b.define("kiln_tensor_core_vocabulary", inline_ptx_tensor_cores);
 }
 
+void use_rounding_vocabulary(source_builder& b, const target_features& target,
+                             std::string_view type) {
+    const std::string t(type), name = "kiln_rounded_" + t;
+    if (target.vocabulary == vocabulary_target::cuda_prelude) return;
+    if (target.vocabulary != vocabulary_target::inline_ptx) {
+        b.define(name, t + " " + name + "(" + t + " x) { return x; }\n");
+        return;
+    }
+    const bool wide = t == "double";
+    const std::string ptx =
+        wide ? "add.rn.f64 %0, %1, 0d8000000000000000;" : "add.rn.f32 %0, %1, 0f80000000;";
+    const std::string r = wide ? "d" : "f";
+    b.define(name, t + " " + name + "(" + t + " x) { " + t + " y; asm volatile(\"" + ptx +
+                       "\" : \"=" + r + "\"(y) : \"" + r + "\"(x)); return y; }\n");
+}
+
 void use_streaming_vocabulary(source_builder& b, const target_features& target,
                               std::string_view type) {
     const std::string c(type);

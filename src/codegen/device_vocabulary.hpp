@@ -54,4 +54,15 @@ void use_tensor_core_vocabulary(source_builder& b, const target_features& target
 void use_streaming_vocabulary(source_builder& b, const target_features& target,
                               std::string_view type);
 
+/// Defines kiln_rounded_float or kiln_rounded_double (`type`: "float" or "double"): x itself, as
+/// a value the compiler may not fuse with the arithmetic around it. Kernels that join several
+/// statements (kiln::fused) pass each statement's result through it, so that no multiply of one
+/// statement and add of the next become one fma, which each statement's own kernel, storing its
+/// result to memory, could not do. OpenCL C contracts within one expression only, so the
+/// definition is plain there; NVRTC (--fmad=true) and NVIDIA's OpenCL contract across statements,
+/// so it is a rounded add of -0.0 (exact: x + -0.0 is x, +0.0 and NaN included) that PTX never
+/// fuses (add.rn).
+void use_rounding_vocabulary(source_builder& b, const target_features& target,
+                             std::string_view type);
+
 }  // namespace kiln::detail

@@ -10,6 +10,7 @@
 #include "backend/backend.hpp"
 #include "runtime/device_label.hpp"
 #include "runtime/graph_recording.hpp"
+#include "runtime/held_work.hpp"
 #include "runtime/profiler.hpp"
 #include "runtime/transfer_kernels.hpp"
 
@@ -126,6 +127,7 @@ buffer_storage::buffer_storage(const kiln::device& dev, std::size_t bytes, acces
 
 event buffer_storage::write_bytes(const queue& q, std::size_t offset, const void* src,
                                   std::size_t count, const wait_list& after, bool blocking) const {
+    enqueue_held_work();
     check_same_device("kiln::buffer::write", device_, q);
     if (count == 0) return blocking ? (wait_for_all(after.events()), event()) : q.marker(after);
     if (auto* recorder = active_recorder()) [[unlikely]]
@@ -137,6 +139,7 @@ event buffer_storage::write_bytes(const queue& q, std::size_t offset, const void
 
 event buffer_storage::read_bytes(const queue& q, std::size_t offset, void* dst, std::size_t count,
                                  const wait_list& after, bool blocking) const {
+    enqueue_held_work();
     check_same_device("kiln::buffer::read", device_, q);
     if (auto* recorder = active_recorder()) [[unlikely]]
         recorder->refuse("kiln::buffer::read",
@@ -152,6 +155,7 @@ event buffer_storage::read_bytes(const queue& q, std::size_t offset, void* dst, 
 event buffer_storage::copy_bytes(const queue& q, std::size_t offset, const buffer_storage& dst,
                                  std::size_t dst_offset, std::size_t count,
                                  const wait_list& after) const {
+    enqueue_held_work();
     const bool from_here = device_ == q.device(), to_here = dst.device_ == q.device();
     if (!from_here && !to_here)
         throw invalid_argument_error("kiln::buffer::copy_to",
@@ -184,6 +188,7 @@ event buffer_storage::copy_bytes(const queue& q, std::size_t offset, const buffe
 event buffer_storage::fill_bytes(const queue& q, std::size_t offset, const void* pattern,
                                  std::size_t pattern_size, std::size_t count,
                                  const wait_list& after) const {
+    enqueue_held_work();
     check_same_device("kiln::buffer::fill", device_, q);
     if (count == 0) return q.marker(after);
     if (std::has_single_bit(pattern_size) && pattern_size <= 64 && transfers_with_kernels(q, count))

@@ -7,6 +7,7 @@
 #include "backend/backend.hpp"
 #include "runtime/device_label.hpp"
 #include "runtime/graph_recording.hpp"
+#include "runtime/held_work.hpp"
 
 namespace kiln {
 
@@ -86,6 +87,7 @@ std::size_t checked_pitch(const char* call, const image2d& image, const queue& q
 
 void image2d::write_bytes(const queue& q, detail::image_host_data<const void*> host,
                           std::size_t row_pitch_bytes, const wait_list& after) const {
+    detail::enqueue_held_work();
     const std::size_t pitch =
         checked_pitch("kiln::image2d::write", *this, q, host, row_pitch_bytes);
     if (auto* recorder = detail::active_recorder()) [[unlikely]]
@@ -95,6 +97,7 @@ void image2d::write_bytes(const queue& q, detail::image_host_data<const void*> h
 
 void image2d::read_bytes(const queue& q, detail::image_host_data<void*> host,
                          std::size_t row_pitch_bytes, const wait_list& after) const {
+    detail::enqueue_held_work();
     const std::size_t pitch = checked_pitch("kiln::image2d::read", *this, q, host, row_pitch_bytes);
     if (auto* recorder = detail::active_recorder()) [[unlikely]]
         recorder->refuse("kiln::image2d::read", "a read of an image to the host");

@@ -5,14 +5,17 @@
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <kiln/runtime/program.hpp>
 #include <limits>
 #include <map>
 #include <sstream>
+#include <string_view>
 
 #include "backend/backend.hpp"
 #include "runtime/device_label.hpp"
 #include "runtime/graph_recording.hpp"
+#include "runtime/held_work.hpp"
 #include "runtime/profiler.hpp"
 #include "runtime/program_cache.hpp"
 #include "runtime/struct_layout.hpp"
@@ -178,33 +181,47 @@ using detail::kernel_argument;
 using detail::parameter_info;
 using space = parameter_info::address_space;
 
+// These run for every argument of every launch: views of the declared names, no copies.
+
+/// `type` without trailing characters among `chars` and without the leading `prefixes`.
+std::string_view trimmed(std::string_view type, std::string_view chars,
+                         std::initializer_list<std::string_view> prefixes) {
+    while (!type.empty() && chars.find(type.back()) != std::string_view::npos)
+        type.remove_suffix(1);
+    for (std::string_view prefix : prefixes)
+        if (type.starts_with(prefix)) type.remove_prefix(prefix.size());
+    return type;
+}
+
 /// Bytes of an OpenCL C scalar or vector type, 0 when the name is not a built-in type.
-std::size_t opencl_type_size(std::string type) {
+std::size_t opencl_type_size(std::string_view type) {
     static const std::map<std::string, std::size_t, std::less<>> scalars = {
         {"char", 1},          {"uchar", 1},          {"bool", 1},         {"short", 2},
         {"ushort", 2},        {"half", 2},           {"int", 4},          {"uint", 4},
         {"float", 4},         {"long", 8},           {"ulong", 8},        {"double", 8},
         {"unsigned char", 1}, {"unsigned short", 2}, {"unsigned int", 4}, {"unsigned long", 8},
         {"unsigned", 4}};
-    while (!type.empty() && type.back() == ' ') type.pop_back();
-    if (type.starts_with("const ")) type.erase(0, 6);
+    type = trimmed(type, " ", {"const "});
     if (auto found = scalars.find(type); found != scalars.end()) return found->second;
     // Vector types: base name followed by a width of 2, 3, 4, 8 or 16; 3-vectors are padded to 4.
-    std::size_t digits = type.find_first_of("0123456789");
-    if (digits == std::string::npos || digits == 0) return 0;
+    const std::size_t digits = type.find_first_of("0123456789");
+    if (digits == std::string_view::npos || digits == 0) return 0;
     auto base = scalars.find(type.substr(0, digits));
     if (base == scalars.end()) return 0;
-    int width = std::atoi(type.c_str() + digits);
-    if (width != 2 && width != 3 && width != 4 && width != 8 && width != 16) return 0;
-    return base->second * static_cast<std::size_t>(width == 3 ? 4 : width);
+    const std::string_view width = type.substr(digits);
+    const std::size_t lanes = width == "2"    ? 2
+                              : width == "3"  ? 4
+                              : width == "4"  ? 4
+                              : width == "8"  ? 8
+                              : width == "16" ? 16
+                                              : 0;
+    return base->second * lanes;
 }
 
 /// The built-in OpenCL C type a pointer parameter points to, spelt as opencl_type_name spells
 /// host types ("uint", "float4"); empty for void, structs and typedefs, which are not checked.
-std::string builtin_pointee_type(std::string type) {
-    while (!type.empty() && (type.back() == '*' || type.back() == ' ')) type.pop_back();
-    for (std::string_view qualifier : {"const ", "volatile "})
-        if (type.starts_with(qualifier)) type.erase(0, qualifier.size());
+std::string_view builtin_pointee_type(std::string_view type) {
+    type = trimmed(type, "* ", {"const ", "volatile "});
     static const std::map<std::string, std::string, std::less<>> spellings = {
         {"unsigned char", "uchar"}, {"unsigned short", "ushort"}, {"unsigned int", "uint"},
         {"unsigned long", "ulong"}, {"unsigned", "uint"},         {"signed char", "char"}};
@@ -215,10 +232,8 @@ std::string builtin_pointee_type(std::string type) {
 
 /// The struct a pointer parameter points to when its type is a plain name other than a built-in
 /// type ("particle*", "struct particle*"); empty otherwise (void, built-ins, anything else).
-std::string struct_pointee_type(std::string type) {
-    while (!type.empty() && (type.back() == '*' || type.back() == ' ')) type.pop_back();
-    for (std::string_view qualifier : {"const ", "volatile ", "struct "})
-        if (type.starts_with(qualifier)) type.erase(0, qualifier.size());
+std::string_view struct_pointee_type(std::string_view type) {
+    type = trimmed(type, "* ", {"const ", "volatile ", "struct "});
     const bool plain_name = !type.empty() && std::all_of(type.begin(), type.end(), [](char c) {
         return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
     });
@@ -250,18 +265,18 @@ std::string describe(const parameter_info& param, std::size_t index) {
 
 void check_arguments(const detail::kernel_impl& kernel, const device_properties& device,
                      const std::vector<kernel_argument>& args) {
-    const std::string call = "kiln::kernel '" + kernel.name() + "'";
+    const auto call = [&] { return "kiln::kernel '" + kernel.name() + "'"; };
     if (args.size() != kernel.parameter_count())
-        throw invalid_argument_error(call, "takes " + std::to_string(kernel.parameter_count()) +
-                                               " arguments but " + std::to_string(args.size()) +
-                                               " were given");
+        throw invalid_argument_error(call(), "takes " + std::to_string(kernel.parameter_count()) +
+                                                 " arguments but " + std::to_string(args.size()) +
+                                                 " were given");
     const auto& params = kernel.parameters();
     if (params.empty()) return;  // the platform does not describe its parameters
     for (std::size_t i = 0; i < args.size(); ++i) {
         const auto& arg = args[i];
         const auto& param = params[i];
         auto wrong = [&](const std::string& why) {
-            throw invalid_argument_error(call, describe(param, i) + ": " + why);
+            throw invalid_argument_error(call(), describe(param, i) + ": " + why);
         };
         // Image parameters are global memory objects on OpenCL and values under CUDA: the type
         // decides, whatever the address space says.
@@ -284,15 +299,17 @@ void check_arguments(const detail::kernel_impl& kernel, const device_properties&
                     wrong(
                         "the kernel only reads it, but the buffer is declared kiln::out "
                         "(write-only)");
-                if (std::string pointee = builtin_pointee_type(param.type_name);
-                    !arg.element_type.empty() && !pointee.empty() && pointee != arg.element_type)
-                    wrong("expects a buffer of " + pointee + ", got a buffer of " +
+                if (const std::string_view pointee =
+                        arg.element_type.empty() ? "" : builtin_pointee_type(param.type_name);
+                    !pointee.empty() && pointee != arg.element_type)
+                    wrong("expects a buffer of " + std::string(pointee) + ", got a buffer of " +
                           arg.element_type + " (kiln::reinterpret(buffer) passes it as it is)");
                 // A KILN_STRUCT's buffer for a pointer to another struct: the fields would be
                 // read at the other struct's offsets.
-                if (std::string pointee = struct_pointee_type(param.type_name);
-                    arg.element_is_struct && !pointee.empty() && pointee != arg.element_type)
-                    wrong("expects a buffer of " + pointee + ", got a buffer of " +
+                if (const std::string_view pointee =
+                        arg.element_is_struct ? struct_pointee_type(param.type_name) : "";
+                    !pointee.empty() && pointee != arg.element_type)
+                    wrong("expects a buffer of " + std::string(pointee) + ", got a buffer of " +
                           arg.element_type + " (kiln::reinterpret(buffer) passes it as it is)");
                 // OpenCL devices hold `constant` arguments in a constant memory of this size,
                 // CUDA in the parameter's share of the module's constant bank.
@@ -311,9 +328,10 @@ void check_arguments(const detail::kernel_impl& kernel, const device_properties&
                 if (arg.what != kernel_argument::kind::local)
                     wrong(std::string("expects kiln::local<T>(n), got ") + kind_name(arg.what));
                 if (arg.size == 0) wrong("a local allocation of 0 bytes");
-                if (std::string pointee = builtin_pointee_type(param.type_name);
-                    !arg.element_type.empty() && !pointee.empty() && pointee != arg.element_type)
-                    wrong("expects kiln::local<" + pointee + ">, got kiln::local<" +
+                if (const std::string_view pointee =
+                        arg.element_type.empty() ? "" : builtin_pointee_type(param.type_name);
+                    !pointee.empty() && pointee != arg.element_type)
+                    wrong("expects kiln::local<" + std::string(pointee) + ">, got kiln::local<" +
                           arg.element_type + ">");
                 break;
             case space::private_:
@@ -344,17 +362,18 @@ namespace {
 detail::launch_geometry checked_geometry(const detail::kernel_impl& kernel, const device& dev,
                                          const range& global, const range& local,
                                          const range& offset) {
-    const std::string call = "kiln::kernel '" + kernel.name() + "' launch";
-    if (global.empty()) throw invalid_argument_error(call, "the global range is empty");
+    // Named only when an error needs it: a launch builds no strings.
+    const auto call = [&] { return "kiln::kernel '" + kernel.name() + "' launch"; };
+    if (global.empty()) throw invalid_argument_error(call(), "the global range is empty");
     const auto& props = dev.properties();
     detail::launch_geometry geometry;
     geometry.dims = global.dims();
     for (std::size_t d = 0; d < 3; ++d) geometry.global[d] = global[d];
     if (!offset.empty()) {
         if (offset.dims() != global.dims())
-            throw invalid_argument_error(call, "offset " + offset.to_string() +
-                                                   " and global range " + global.to_string() +
-                                                   " differ in dimensions");
+            throw invalid_argument_error(call(), "offset " + offset.to_string() +
+                                                     " and global range " + global.to_string() +
+                                                     " differ in dimensions");
         for (std::size_t d = 0; d < offset.dims(); ++d) geometry.offset[d] = offset[d];
     }
     // Global ids are size_t on the device: the last one, offset + size - 1, must fit its width.
@@ -364,40 +383,41 @@ detail::launch_geometry checked_geometry(const detail::kernel_impl& kernel, cons
     for (std::size_t d = 0; d < geometry.dims; ++d)
         if (geometry.global[d] > id_limit || geometry.offset[d] > id_limit - geometry.global[d])
             throw invalid_argument_error(
-                call, "offset " + std::to_string(geometry.offset[d]) + " plus global size " +
-                          std::to_string(geometry.global[d]) + " in dimension " +
-                          std::to_string(d) + " passes the largest global id, " +
-                          std::to_string(id_limit) + ", of " + dev.name() + " (" +
-                          std::to_string(props.address_bits) + "-bit size_t)");
+                call(), "offset " + std::to_string(geometry.offset[d]) + " plus global size " +
+                            std::to_string(geometry.global[d]) + " in dimension " +
+                            std::to_string(d) + " passes the largest global id, " +
+                            std::to_string(id_limit) + ", of " + dev.name() + " (" +
+                            std::to_string(props.address_bits) + "-bit size_t)");
     if (local.empty()) return geometry;
     if (local.dims() != global.dims())
-        throw invalid_argument_error(call, "local range " + local.to_string() +
-                                               " and global range " + global.to_string() +
-                                               " differ in dimensions");
+        throw invalid_argument_error(call(), "local range " + local.to_string() +
+                                                 " and global range " + global.to_string() +
+                                                 " differ in dimensions");
     std::size_t group = 1;
     for (std::size_t d = 0; d < local.dims(); ++d) {
         if (local[d] == 0)
-            throw invalid_argument_error(call,
+            throw invalid_argument_error(call(),
                                          "local range " + local.to_string() + " has a zero extent");
         if (global[d] % local[d] != 0)
             throw invalid_argument_error(
-                call, "local range " + local.to_string() + " does not divide global range " +
-                          global.to_string() + " (dimension " + std::to_string(d) +
-                          "); round the global range up to a multiple");
+                call(), "local range " + local.to_string() + " does not divide global range " +
+                            global.to_string() + " (dimension " + std::to_string(d) +
+                            "); round the global range up to a multiple");
         if (local[d] > props.max_work_item_sizes[d])
-            throw invalid_argument_error(
-                call, "local range " + local.to_string() + " exceeds the device's " +
-                          "maximum work-item size " + std::to_string(props.max_work_item_sizes[d]) +
-                          " in dimension " + std::to_string(d));
+            throw invalid_argument_error(call(), "local range " + local.to_string() +
+                                                     " exceeds the device's " +
+                                                     "maximum work-item size " +
+                                                     std::to_string(props.max_work_item_sizes[d]) +
+                                                     " in dimension " + std::to_string(d));
         group *= local[d];
         geometry.local[d] = local[d];
     }
     std::size_t limit = std::min(props.max_work_group_size, kernel.max_work_group_size());
     if (group > limit)
-        throw invalid_argument_error(call, "a work-group of " + std::to_string(group) +
-                                               " work-items exceeds this "
-                                               "kernel's limit of " +
-                                               std::to_string(limit) + " on " + dev.name());
+        throw invalid_argument_error(call(), "a work-group of " + std::to_string(group) +
+                                                 " work-items exceeds this "
+                                                 "kernel's limit of " +
+                                                 std::to_string(limit) + " on " + dev.name());
     return geometry;
 }
 
@@ -430,11 +450,13 @@ void check_local_memory(const detail::kernel_impl& kernel, const device& dev,
 
 event bound_kernel::launch(const queue& q, const range& global, const range& local,
                            const range& offset, const wait_list& after) const {
-    const std::string call = "kiln::kernel '" + kernel_->name() + "' launch";
+    detail::enqueue_held_work();
+    // Named only when an error needs it: a launch builds no strings.
+    const auto call = [&] { return "kiln::kernel '" + kernel_->name() + "' launch"; };
     if (!(q.device() == device_))
         throw invalid_argument_error(
-            call, "the kernel was built for " + detail::device_label(device_) +
-                      ", but the queue is on " + detail::device_label(q.device()));
+            call(), "the kernel was built for " + detail::device_label(device_) +
+                        ", but the queue is on " + detail::device_label(q.device()));
     auto geometry = checked_geometry(*kernel_, q.device(), global, local, offset);
     check_local_memory(*kernel_, q.device(), args_);
     for (std::size_t i = 0; i < args_.size(); ++i) {
@@ -442,13 +464,14 @@ event bound_kernel::launch(const queue& q, const range& global, const range& loc
         const bool image = arg.what == detail::kernel_argument::kind::image;
         if (image && !arg.image)
             throw invalid_argument_error(
-                call, "argument " + std::to_string(i) + " is an empty image (moved from)");
+                call(), "argument " + std::to_string(i) + " is an empty image (moved from)");
         if ((image || arg.what == detail::kernel_argument::kind::buffer) &&
             !(arg.buffer_device == q.device()))
-            throw invalid_argument_error(
-                call, "argument " + std::to_string(i) + " is " + (image ? "an image" : "a buffer") +
-                          " on " + detail::device_label(arg.buffer_device) +
-                          ", not on the queue's " + detail::device_label(q.device()));
+            throw invalid_argument_error(call(), "argument " + std::to_string(i) + " is " +
+                                                     (image ? "an image" : "a buffer") + " on " +
+                                                     detail::device_label(arg.buffer_device) +
+                                                     ", not on the queue's " +
+                                                     detail::device_label(q.device()));
     }
     // Nothing to run: still honour the wait list so the returned event orders like a launch.
     if (global.total() == 0) return q.marker(after);

@@ -3,6 +3,7 @@
 
 #include "backend/backend.hpp"
 #include "runtime/graph_recording.hpp"
+#include "runtime/held_work.hpp"
 #include "runtime/profiler.hpp"
 
 namespace kiln {
@@ -13,9 +14,11 @@ queue::queue(const kiln::device& dev, queue_options options)
 }
 
 void queue::flush() const {
+    detail::enqueue_held_work();
     impl_->flush();
 }
 void queue::finish() const {
+    detail::enqueue_held_work();
     if (auto* recorder = detail::active_recorder()) [[unlikely]]
         recorder->refuse("kiln::queue::finish", "it waits on the host for the queue's work");
     detail::profiling::waited("queue::finish", [&] { impl_->finish(); });
@@ -23,6 +26,7 @@ void queue::finish() const {
         recorder_->completed();
 }
 event queue::marker(const wait_list& after) const {
+    detail::enqueue_held_work();
     if (auto* recorder = detail::active_recorder()) [[unlikely]]
         return event(recorder->marker(*this, after));
     return event(impl_->marker(after.events()));

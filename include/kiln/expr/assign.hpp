@@ -6,15 +6,21 @@
 #include <cstddef>
 #include <cstdint>
 #include <kiln/expr/core.hpp>
+#include <kiln/expr/fused.hpp>
 #include <kiln/expr/launch.hpp>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
 namespace kiln {
 namespace detail {
+
+template <class T>
+class vector_terminal;
 
 /// Nodes that can be written: vectors and views. written_layout() is the layout of the vector
 /// they write, which identifies it (operand_check::written).
@@ -55,6 +61,11 @@ class assignment {
                 },
                 targets_);
         const layout parts = check.launch_layout();
+        if (fused_group* group = active_fused_group();
+            group && check.elementwise_only() && joins(*group, parts)) {
+            hold(*group, held(parts[0]), parts[0]);
+            return;
+        }
         for (std::size_t k = 0; k < parts.size(); ++k) {
             const part_extent& part = parts[k];
             if (part.size == 0) continue;
@@ -68,6 +79,24 @@ class assignment {
             std::apply([&](const auto&... v) { (v.collect(args), ...); }, values_);
             kernel.launch(part.queue, kernel.groups_for(part.size), std::move(args).take());
         }
+    }
+
+    /// This statement's share of a fused kernel: its values in registers, then its stores.
+    fused_fragment fused_source(generator& g) const {
+        const body b = generate_body(g);
+        fused_fragment fragment;
+        fragment.lines = g.statements();
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            (fused_value<I>(g, b, fragment), ...);
+            (fragment.lines.push_back(store<I>(b, fragment.kept[I])), ...);
+        }
+        (std::make_index_sequence<count>{});
+        // Only registers of what the vector keeps stand for its memory in later statements.
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            ((keeps_register<I>() ? void() : fragment.kept[I].clear()), ...);
+        }
+        (std::make_index_sequence<count>{});
+        return fragment;
     }
 
     std::string source(const launch_policy& policy) const {
@@ -181,6 +210,52 @@ class assignment {
         }
         (std::make_index_sequence<count>{});
         return b;
+    }
+    /// The statement as a fused group holds it: a copy, its arguments and the vectors it uses.
+    held_statement held(const part_extent& part) const {
+        argument_list args(0, part.begin, argument_list::identify_vectors{});
+        std::apply([&](const auto&... t) { (t.collect(args), ...); }, targets_);
+        std::apply([&](const auto&... v) { (v.collect(args), ...); }, values_);
+        held_statement statement;
+        statement.argument_vectors = args.argument_vectors();
+        statement.arguments = std::move(args).take();
+        std::apply([&](const auto&... t) { statement.written = {&t.written_layout()...}; },
+                   targets_);
+        statement.statement = std::make_unique<fused_assignment>(*this);
+        return statement;
+    }
+    class fused_assignment final : public fused_statement {
+      public:
+        explicit fused_assignment(const assignment& statement) : statement_(statement) {}
+        const std::type_info& type() const noexcept override { return typeid(assignment); }
+        fused_fragment generate(generator& g) const override { return statement_.fused_source(g); }
+
+      private:
+        assignment statement_;
+    };
+
+    /// Whether target I's register holds what its vector keeps: a whole element of a vector
+    /// that stores its values as computed (a half vector rounds them; a member is a part).
+    template <std::size_t I>
+    static constexpr bool keeps_register() {
+        using T = target_type<I>;
+        return std::is_same_v<std::tuple_element_t<I, Targets>, vector_terminal<T>> &&
+               std::is_arithmetic_v<T>;
+    }
+    /// Target I's value into its register: through kiln_rounded_* for floating-point values, so
+    /// that no contraction joins it to a later statement (fused_fragment::rounded).
+    template <std::size_t I>
+    static void fused_value(generator& g, const body& b, fused_fragment& fragment) {
+        using T = target_type<I>;
+        const std::string name = g.local_name("r" + std::to_string(I));
+        fragment.registers.push_back(opencl_type_name<T>() + " " + name + ";");
+        std::string value = b.values[I];
+        if constexpr (std::is_floating_point_v<T>) {
+            fragment.rounded.push_back(opencl_type_name<T>());
+            value = "kiln_rounded_" + opencl_type_name<T>() + "(" + value + ")";
+        }
+        fragment.lines.push_back(name + " = " + value + ";");
+        fragment.kept.push_back(name);
     }
     static void emit(source_builder& builder, const std::vector<std::string>& statements,
                      const body& b) {

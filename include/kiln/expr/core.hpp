@@ -24,6 +24,7 @@
 #include <kiln/runtime/program.hpp>
 #include <kiln/runtime/queue.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -71,6 +72,22 @@ constexpr std::uint64_t shared_key(shared_kind kind, int id) {
     return (static_cast<std::uint64_t>(kind) << 32) | static_cast<std::uint32_t>(id);
 }
 
+/// What one statement of a fused group (kiln::fused, kiln/expr/fused.hpp) is generated with:
+/// a prefix that keeps its names apart from the other statements', the vector each of its
+/// parameters stands for (in the order they are declared and collected; null for the others),
+/// and the registers in which earlier statements of the group left the elements they stored,
+/// by the vector stored. A vector is named by an address of its own, the same in all three.
+struct fused_context {
+    std::string prefix;
+    std::span<const void* const> parameter_vectors;
+    std::span<const std::pair<const void*, std::string>> registers;
+    /// The group's parameters so far, by the vector each stands for: a vector met again is no
+    /// new parameter but a name for the first, declared in `aliases` (the group's launch passes
+    /// each vector once).
+    std::vector<std::pair<const void*, std::string>>* declared = nullptr;
+    std::vector<std::string>* aliases = nullptr;
+};
+
 /// The state of generating one kernel from an expression.
 ///
 /// A kernel body may also be generated lane by lane, for work-items that handle several
@@ -94,18 +111,54 @@ class generator {
     };
     generator(source_builder& builder, vector_pass pass)
         : source(builder), vector_width_(pass.width) {}
+    generator(source_builder& builder, const fused_context& fused)
+        : source(builder), fused_(&fused) {}
 
     source_builder& source;
 
     /// A fresh parameter name: p0, p1...
     std::string new_name() {
-        std::string name = "p";
+        std::string name = local_name("p");
         name += std::to_string(next_++);
         return name;
     }
+    /// `base` as a name of this statement's own: itself, or prefixed in a fused group, whose
+    /// statements share one kernel (tags and temporaries of equal ids in two statements).
+    std::string local_name(std::string_view base) const {
+        return fused_ ? fused_->prefix + std::string(base) : std::string(base);
+    }
     /// Declares `type name` as a kernel parameter (lane and vector passes declare nothing).
     void parameter(const std::string& type, const std::string& name) {
-        if (!lane_ && !vector_width_) source.parameter(type + " " + name);
+        if (lane_ || vector_width_) return;
+        if (fused_) {
+            const std::size_t k = parameter_names_.size();
+            parameter_names_.push_back(name);
+            if (const void* vector =
+                    k < fused_->parameter_vectors.size() ? fused_->parameter_vectors[k] : nullptr;
+                vector && fused_->declared) {
+                for (const auto& [known, first] : *fused_->declared)
+                    if (known == vector) {
+                        fused_->aliases->push_back(type + " " + name + " = (" + type + ")" + first +
+                                                   ";");
+                        return;
+                    }
+                fused_->declared->emplace_back(vector, name);
+            }
+        }
+        source.parameter(type + " " + name);
+    }
+    /// In a fused group: the register holding the element that an earlier statement stored to
+    /// the vector of parameter `name`, which the statement reads at its own index instead.
+    std::optional<std::string> forwarded(const std::string& name) const {
+        if (!fused_) return std::nullopt;
+        for (std::size_t k = 0; k < parameter_names_.size(); ++k) {
+            if (parameter_names_[k] != name) continue;
+            if (k >= fused_->parameter_vectors.size() || !fused_->parameter_vectors[k]) break;
+            for (const auto& [vector, register_name] : fused_->registers)
+                if (vector == fused_->parameter_vectors[k]) return register_name;
+            break;
+        }
+        return std::nullopt;
     }
     /// A statement each element runs before the values that refer to it (temporaries).
     void statement(std::string text) { statements_.push_back(std::move(text)); }
@@ -211,6 +264,8 @@ class generator {
     std::optional<unsigned> vector_width_;
     std::vector<std::string> vector_firsts_, vector_ends_, vector_conditions_;
     bool vector_declined_ = false;
+    const fused_context* fused_ = nullptr;
+    std::vector<std::string> parameter_names_;
 };
 
 /// Whether a node can be evaluated over several consecutive elements at once as OpenCL C
@@ -267,6 +322,10 @@ class argument_list {
   public:
     argument_list(std::size_t part, std::size_t part_begin)
         : part_(part), part_begin_(part_begin) {}
+    /// For a statement of a fused group: also records which vector each argument is.
+    struct identify_vectors {};
+    argument_list(std::size_t part, std::size_t part_begin, identify_vectors)
+        : part_(part), part_begin_(part_begin), identifying_(true) {}
 
     /// Which part of a multi-device layout this launch covers, and its first element's index.
     std::size_t part() const noexcept { return part_; }
@@ -291,12 +350,27 @@ class argument_list {
         seen_.push_back(key);
         return true;
     }
+    /// The argument just pushed is vector `vector` (its layout's address) read or written at
+    /// the element's own index; what fused groups forward from register to register.
+    void vector_identity(const void* vector) {
+        if (!identifying_) return;
+        vectors_.resize(args_.size(), nullptr);
+        vectors_.back() = vector;
+    }
+    /// The vector of each argument (null for the others), when identifying.
+    std::vector<const void*> argument_vectors() const {
+        std::vector<const void*> vectors = vectors_;
+        vectors.resize(args_.size(), nullptr);
+        return vectors;
+    }
     std::vector<kernel_argument> take() && { return std::move(args_); }
 
   private:
     std::size_t part_, part_begin_;
     std::vector<kernel_argument> args_;
     std::vector<std::uint64_t> seen_;
+    bool identifying_ = false;
+    std::vector<const void*> vectors_;
 };
 
 /// Collects what the operands of one statement say about their sizes, devices and vectors, and
@@ -334,6 +408,12 @@ class operand_check {
         variant_ += ';';
     }
     const std::string& kernel_variant() const noexcept { return variant_; }
+    /// Whether every vector of the statement is read and written at the element's own index
+    /// alone, on the element-wise operands' split, and its kernel text depends on types alone:
+    /// what a statement needs to join a fused group (kiln::fused).
+    bool elementwise_only() const noexcept {
+        return elementwise_ && !single_queue_ && read_elsewhere_.empty() && variant_.empty();
+    }
     /// `vector` is written by the statement, whose reads are all checked: refused if it is read
     /// elsewhere, since work-items would read elements that others have already overwritten.
     void written(const layout& vector) const;

@@ -56,7 +56,7 @@ class tagged_node : public expression_tag {
     explicit tagged_node(Terminal terminal) : terminal_(std::move(terminal)) {}
 
     std::string generate(generator& g) const {
-        const std::string name = std::string("tag") + std::to_string(Id);
+        const std::string name = g.local_name("tag" + std::to_string(Id));
         if (g.first_use(shared_key(shared_kind::tag, Id))) terminal_.declare(g, name);
         return terminal_.value_of(g, name);
     }
@@ -78,7 +78,7 @@ class temporary_node : public expression_tag {
     explicit temporary_node(Expression expression) : expression_(std::move(expression)) {}
 
     std::string generate(generator& g) const {
-        const std::string name = std::string("temp") + std::to_string(Id);
+        const std::string name = g.local_name("temp" + std::to_string(Id));
         if (g.first_use(shared_key(shared_kind::temporary, Id))) {
             const std::string value = expression_.generate(g);
             g.statement("const " + g.value_type(opencl_type_name<value_type>()) + " " + name +

@@ -39,6 +39,19 @@ __device__ inline void kiln_store_streaming(T* p, T v) {
     *p = v;
 }
 
+// x itself, never fused with the arithmetic around it (use_rounding_vocabulary): NVRTC's
+// --fmad=true would otherwise join a multiply of one fused statement to an add of the next.
+__device__ inline float kiln_rounded_float(float x) {
+    float y;
+    asm volatile("add.rn.f32 %0, %1, 0f80000000;" : "=f"(y) : "f"(x));
+    return y;
+}
+__device__ inline double kiln_rounded_double(double x) {
+    double y;
+    asm volatile("add.rn.f64 %0, %1, 0d8000000000000000;" : "=d"(y) : "d"(x));
+    return y;
+}
+
 // Tensor cores (device_vocabulary.hpp): compute capability 8.0 and later; empty below, where the
 // GEMM plan never calls them.
 __device__ inline void kiln_mma_m16n8k16_f16(float* d, const unsigned* a, const unsigned* b) {

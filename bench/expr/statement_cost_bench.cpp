@@ -1,0 +1,107 @@
+// What a small statement costs: `y = 2*x + z` and one RK4 step of the Lorenz ensemble
+// (examples/expr/lorenz_ensemble.cpp, a multivector<double, 3>), each eager and inside
+// kiln::fused, at n = 1024 by default.
+//
+//     statement_cost_bench [n]   (KILN_DEVICE picks the device)
+//
+// Two figures a row, each the median over batches of back-to-back calls: the host's time to
+// enqueue one (what kiln and the driver spend before the call returns), and the time per call
+// of a batch that ends with finish() (the device's work overlaps the enqueueing).
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <kiln/kiln.hpp>
+#include <kiln/multivector.hpp>
+#include <tuple>
+#include <vector>
+
+#include "timing.hpp"
+
+namespace {
+
+constexpr int batches = 41, calls = 100;
+
+struct cost {
+    double enqueue, total;  ///< seconds per call, medians
+};
+
+double median(std::vector<double> values) {
+    std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+    return values[values.size() / 2];
+}
+
+template <class Work>
+cost measure(const kiln::queue& q, Work&& work) {
+    work();
+    q.finish();
+    std::vector<double> enqueue, total;
+    for (int b = 0; b < batches; ++b) {
+        const auto start = kiln::bench::clock_type::now();
+        for (int c = 0; c < calls; ++c) work();
+        enqueue.push_back(kiln::bench::seconds_since(start) / calls);
+        q.finish();
+        total.push_back(kiln::bench::seconds_since(start) / calls);
+    }
+    return {median(enqueue), median(total)};
+}
+
+/// The example's RK4 step on a multivector<double, 3>: eight statements.
+struct lorenz_rk4 {
+    lorenz_rk4(const kiln::multivector<double, 3>& like, const kiln::vector<double>& r)
+        : k1(like), k2(like), k3(like), k4(like), x(like), R(r) {}
+    void system(const kiln::multivector<double, 3>& s, kiln::multivector<double, 3>& dsdt) const {
+        const double sigma = 10.0, beta = 8.0 / 3.0;
+        dsdt = std::make_tuple(sigma * (s(1) - s(0)), R * s(0) - s(1) - s(0) * s(2),
+                               s(0) * s(1) - beta * s(2));
+    }
+    void step(kiln::multivector<double, 3>& X, double dt) {
+        system(X, k1);
+        x = X + (dt / 2) * k1;
+        system(x, k2);
+        x = X + (dt / 2) * k2;
+        system(x, k3);
+        x = X + dt * k3;
+        system(x, k4);
+        X = X + (dt / 6) * (k1 + 2 * k2 + 2 * k3 + k4);
+    }
+    kiln::multivector<double, 3> k1, k2, k3, k4, x;
+    const kiln::vector<double>& R;
+};
+
+void row(const char* work, const cost& c) {
+    std::printf("| %s | %.2f us | %.2f us | %zu |\n", work, c.enqueue * 1e6, c.total * 1e6,
+                kiln::expression_cache::stats().sources_generated);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        const std::size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1024;
+        kiln::queue q(kiln::default_device());
+        std::printf("### %s (%s), n = %zu: medians of %d batches of %d calls\n\n",
+                    q.device().name().c_str(),
+                    std::string(kiln::to_string(q.device().backend())).c_str(), n, batches, calls);
+        std::printf(
+            "| work | host enqueue a call | a call, with the device's work |\n"
+            "|---|---|---|\n");
+        kiln::vector<float> x(q, std::vector<float>(n, 1.0f)), z(q, std::vector<float>(n, 2.0f)),
+            y(q, n);
+        row("`y = 2*x + z`, eager", measure(q, [&] { y = 2 * x + z; }));
+        row("`y = 2*x + z`, fused alone",
+            measure(q, [&] { kiln::fused(q, [&] { y = 2 * x + z; }); }));
+        if (q.device().properties().double_precision) {
+            std::vector<double> r(n, 28.0), start(3 * n, 10.0);
+            kiln::vector<double> R(q, r);
+            kiln::multivector<double, 3> X(q, start);
+            lorenz_rk4 stepper(X, R);
+            row("Lorenz RK4 step, eager (8 kernels)", measure(q, [&] { stepper.step(X, 1e-4); }));
+            row("Lorenz RK4 step, fused (1 kernel)",
+                measure(q, [&] { kiln::fused(q, [&] { stepper.step(X, 1e-4); }); }));
+        }
+        return 0;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "statement_cost_bench: %s\n", e.what());
+        return 1;
+    }
+}
