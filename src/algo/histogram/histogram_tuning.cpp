@@ -38,13 +38,14 @@ constexpr histogram_tuning chunks(std::size_t chunk_bytes, std::size_t per_compu
 }
 
 const std::array rows{
-    histogram_tuning_row{nvidia_gpus, atomics(256, 4, true, 8, 8),
+    histogram_tuning_row{nvidia_gpus, atomics(256, 4, true, 8, 4),
                          "chosen, not measured yet: 4 loads of 16 bytes (16 floats) in flight per "
-                         "work-item; 8 groups of 256 fill an H100 SM's 2048 threads; 8 copies of "
-                         "256 bins take 8 KiB of local memory. histogram_bench sweeps others "
-                         "(KILN_HISTOGRAM_BENCH_TUNINGS)"},
+                         "work-item, 64 KiB per SM; 4 groups of 256 stay resident together up to "
+                         "64 registers a work-item (8 would need 32, else a second wave of groups "
+                         "walks its share alone); 8 copies of 256 bins take 8 KiB of local "
+                         "memory. histogram_bench sweeps others (KILN_HISTOGRAM_BENCH_TUNINGS)"},
     histogram_tuning_row{any_gpu, atomics(256, 4, true, 4, 4),
-                         "not measured: as NVIDIA, half the groups and copies"},
+                         "not measured: as NVIDIA, half the copies"},
     histogram_tuning_row{any_cpu, chunks(64 * 1024, 4),
                          "not swept: PoCL, 2 shared cores at load 15, histogram_bench 23, 256 "
                          "bins, 2026-11-25: 4 rows per chunk 0.56-0.93x (uniform), 0.88-1.12x "
