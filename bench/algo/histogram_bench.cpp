@@ -9,12 +9,23 @@
 // (local_atomics, global_atomics, cpu_chunks) forces kiln's strategy. Counts are checked against
 // the reference's; CUB's bins of values on an edge may round differently, which the check column
 // reports as the bins that differ.
+//
+// KILN_HISTOGRAM_BENCH_TUNINGS lists tunings to time after the plan's own, separated by ';', as
+// KILN_HISTOGRAM_TUNING takes them (src/algo/histogram/histogram_tuning.hpp: the strategy, then
+// fields g<group> u<loads> c<copies> m<local memory share> p<groups per compute unit> and wide;
+// those left out keep their defaults), so that one run compares candidate rows on the same data
+// beside the same reference:
+//
+//     KILN_HISTOGRAM_BENCH_TUNINGS="local_atomics g256 u4 c8 p8;local_atomics g256 u4 c8 p8 wide"
+//
+// The bench sets KILN_HISTOGRAM_TUNING itself, and clears it for the plan's own rows.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <kiln/kiln.hpp>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -57,15 +68,40 @@ std::size_t bins_that_differ(const std::vector<std::uint32_t>& a,
     return differ;
 }
 
+/// The tunings KILN_HISTOGRAM_BENCH_TUNINGS lists, each as KILN_HISTOGRAM_TUNING takes it.
+std::vector<std::string> tunings_to_sweep() {
+    std::vector<std::string> tunings;
+    const char* listed = std::getenv("KILN_HISTOGRAM_BENCH_TUNINGS");
+    std::stringstream keys(listed != nullptr ? listed : "");
+    for (std::string key; std::getline(keys, key, ';');) {
+        const std::size_t first = key.find_first_not_of(' ');
+        if (first != std::string::npos)
+            tunings.push_back(key.substr(first, key.find_last_not_of(' ') + 1 - first));
+    }
+    return tunings;
+}
+
+/// Forces kiln's tuning while alive (none: the plan's own) through KILN_HISTOGRAM_TUNING, which
+/// kiln reads at every call.
+class forced_tuning {
+  public:
+    explicit forced_tuning(const std::string& key) {
+        if (key.empty())
+            ::unsetenv("KILN_HISTOGRAM_TUNING");
+        else
+            ::setenv("KILN_HISTOGRAM_TUNING", key.c_str(), 1);
+    }
+    ~forced_tuning() { ::unsetenv("KILN_HISTOGRAM_TUNING"); }
+    forced_tuning(const forced_tuning&) = delete;
+    forced_tuning& operator=(const forced_tuning&) = delete;
+};
+
+/// Times the reference once, then kiln under the plan's tuning and each of `tunings`: a row each.
 void run_case(const kiln::device& dev, const char* what, const std::vector<float>& host,
-              bool* all_equal) {
+              const std::vector<std::string>& tunings, bool* all_equal) {
     const kiln::queue q(dev);
     const kiln::vector<float> x(q, host);
     kiln::vector<std::uint32_t> counts(q, bins);
-    const int repeats = dev.is_cpu() ? 3 : 10;
-    const double seconds = kiln::bench::best_seconds_per_call(
-        q, repeats, 1, [&] { kiln::histogram(x, counts, lo, hi); });
-    const std::vector<std::uint32_t> result = counts.read();
     double reference = 0;
     const char* ref_name = "";
     std::vector<std::uint32_t> expected;
@@ -82,19 +118,31 @@ void run_case(const kiln::device& dev, const char* what, const std::vector<float
         ref_name = "one host thread";
     }
     if (expected.empty()) expected = host_histogram(host);
-    const std::size_t differ = bins_that_differ(result, expected);
-    // CUB may bin a value on an edge one way and kiln the other; a count off elsewhere is wrong.
-    std::uint64_t total = 0;
-    for (const std::uint32_t c : result) total += c;
-    const bool right = total == host.size() && (differ == 0 || ref_name == std::string("CUB"));
-    *all_equal = *all_equal && right;
-    const double n = static_cast<double>(host.size());
-    std::printf("| %s | %.3f ms | %.3g Gvalues/s |", what, seconds * 1e3, n / seconds / 1e9);
-    if (reference > 0)
-        std::printf(" %.3f ms %s | %.2fx |", reference * 1e3, ref_name, reference / seconds);
-    else
-        std::printf(" | |");
-    std::printf(" %s, %zu bins differ |\n", right ? "counts right" : "WRONG", differ);
+    std::vector<std::string> runs{""};
+    runs.insert(runs.end(), tunings.begin(), tunings.end());
+    for (const std::string& tuning : runs) {
+        const forced_tuning forced(tuning);
+        const int repeats = dev.is_cpu() ? 3 : 10;
+        const double seconds = kiln::bench::best_seconds_per_call(
+            q, repeats, 1, [&] { kiln::histogram(x, counts, lo, hi); });
+        const std::vector<std::uint32_t> result = counts.read();
+        const std::size_t differ = bins_that_differ(result, expected);
+        // CUB may bin a value on an edge one way and kiln the other; a count off elsewhere is
+        // wrong.
+        std::uint64_t total = 0;
+        for (const std::uint32_t c : result) total += c;
+        const bool right = total == host.size() && (differ == 0 || ref_name == std::string("CUB"));
+        *all_equal = *all_equal && right;
+        const double n = static_cast<double>(host.size());
+        std::printf("| %s | %s | %.3f ms | %.3g Gvalues/s |", what,
+                    tuning.empty() ? "the plan's" : tuning.c_str(), seconds * 1e3,
+                    n / seconds / 1e9);
+        if (reference > 0)
+            std::printf(" %.3f ms %s | %.2fx |", reference * 1e3, ref_name, reference / seconds);
+        else
+            std::printf(" | |");
+        std::printf(" %s, %zu bins differ |\n", right ? "counts right" : "WRONG", differ);
+    }
 }
 
 }  // namespace
@@ -111,16 +159,18 @@ int main(int argc, char** argv) {
                                                      ? kiln::devices(kiln::filters::from_spec(spec))
                                                      : kiln::devices();
         if (chosen.empty()) throw std::runtime_error(std::string("no device matches ") + spec);
+        const std::vector<std::string> tunings = tunings_to_sweep();
         bool all_equal = true;
         for (const kiln::device& dev : chosen) {
             const int log2 = log2_n > 0 ? log2_n : (dev.is_cpu() ? 24 : 28);
             const std::size_t n = std::size_t{1} << log2;
             std::printf("\n### %s, %s (%s), %zu bins, n = 2^%d\n\n", date, dev.name().c_str(),
                         std::string(kiln::to_string(dev.backend())).c_str(), bins, log2);
-            std::printf("| floats | kiln | kiln rate | reference | ratio | check |\n");
-            std::printf("| --- | --- | --- | --- | --- | --- |\n");
-            run_case(dev, "uniform", uniform_values(n), &all_equal);
-            run_case(dev, "all in one bin", std::vector<float>(n, 0.5f), &all_equal);
+            std::printf(
+                "| floats | kiln tuning | kiln | kiln rate | reference | ratio | check |\n");
+            std::printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+            run_case(dev, "uniform", uniform_values(n), tunings, &all_equal);
+            run_case(dev, "all in one bin", std::vector<float>(n, 0.5f), tunings, &all_equal);
         }
         if (!all_equal) {
             std::fprintf(stderr, "histogram_bench: counts were wrong\n");

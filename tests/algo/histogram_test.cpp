@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <kiln/kiln.hpp>
 #include <limits>
 #include <random>
@@ -24,12 +25,20 @@ constexpr histogram_strategy every_strategy[] = {histogram_strategy::local_atomi
                                                  histogram_strategy::global_atomics,
                                                  histogram_strategy::cpu_chunks};
 
-/// Runs `body` once with each strategy forced.
+/// Runs `body` once with each strategy forced, then once with each atomics row of the tuning
+/// table forced, so that every device, PoCL included, runs the GPU rows' kernels (16-byte loads,
+/// their unroll and copies) as well as its own.
 template <class Body>
 void on_every_strategy(Body&& body) {
     for (const histogram_strategy s : every_strategy) {
         SCOPED_TRACE(std::string(kiln::detail::to_string(s)));
         const kiln::detail::scoped_histogram_strategy forced(s);
+        body();
+    }
+    for (const kiln::detail::histogram_tuning_row& row : kiln::detail::histogram_tuning_rows()) {
+        if (row.tuning.strategy == histogram_strategy::cpu_chunks) continue;
+        SCOPED_TRACE(row.tuning.key());
+        const kiln::detail::scoped_histogram_tuning forced(row.tuning);
         body();
     }
 }
@@ -229,6 +238,66 @@ TEST_P(histogram_test, expressions_of_values_are_binned_as_their_values) {
     });
 }
 
+// [doc:histogram-wide-loads]
+TEST_P(histogram_test, the_input_type_decides_16_byte_loads) {
+    using kiln::detail::as_node;
+    using kiln::detail::histogram_input_of;
+    const kiln::vector<float> x(q, std::vector<float>(12, 0.5f));
+    const kiln::vector<std::int64_t> wide(q, std::vector<std::int64_t>(12, 1));
+    const kiln::vector<std::uint32_t> counts(q, 4);
+    const auto lanes = [&](const auto& input) {
+        return histogram_input_of(as_node(input), counts, "test").wide_load_lanes;
+    };
+    EXPECT_EQ(lanes(x), 4u);         // float4
+    EXPECT_EQ(lanes(x * 2.0f), 4u);  // elementwise: each lane from the same float4
+    EXPECT_EQ(lanes(wide), 2u);      // long2
+    EXPECT_EQ(lanes(wide - 5), 2u);  // the scalar broadcast to every lane
+    const kiln::slicer<1> from({12});
+    EXPECT_EQ(lanes(from(x, kiln::index_range{1, 12})), 1u);  // an offset view: one by one
+    EXPECT_EQ(lanes(kiln::reverse(x)), 1u);
+    EXPECT_EQ(lanes(kiln::permutation(kiln::element_index(0, 12) / 2)(x)), 1u);  // a gather
+}
+// [/doc]
+
+TEST_P(histogram_test, wide_loads_count_sizes_past_whole_loads_and_views_that_cannot_take_them) {
+    for (const std::size_t n : {1, 2, 3, 4, 5, 6, 7, 9, 17, 63, 1027, 4099}) {
+        SCOPED_TRACE("n = " + std::to_string(n));
+        const std::vector<float> host = samples<float>(n, -0.5, 1.5, 0.0f, 1.0f, unsigned(n));
+        const kiln::vector<float> x(q, host);
+        std::vector<std::int64_t> host_labels(n);
+        for (std::size_t i = 0; i < n; ++i) host_labels[i] = std::int64_t(i * 7 % 40) - 3;
+        const kiln::vector<std::int64_t> labels(q, host_labels);
+        auto counts = stale_counts<std::uint32_t>(32);
+        // Views starting 1 to 3 elements in: no 16-byte load can read them.
+        const kiln::slicer<1> from({n});
+        on_every_strategy([&] {
+            kiln::histogram(x, counts, 0.0f, 1.0f);
+            EXPECT_EQ(counts.read(), (even_reference<std::uint32_t>(host, 32, 0.0f, 1.0f)));
+            kiln::histogram(labels, counts);
+            EXPECT_EQ(counts.read(), (index_reference<std::uint32_t>(host_labels, 32)));
+            for (std::size_t offset = 1; offset <= 3 && offset < n; ++offset) {
+                kiln::histogram(from(x, kiln::index_range{offset, n}), counts, 0.0f, 1.0f);
+                const std::vector<float> tail(host.begin() + std::ptrdiff_t(offset), host.end());
+                EXPECT_EQ(counts.read(), (even_reference<std::uint32_t>(tail, 32, 0.0f, 1.0f)));
+            }
+        });
+    }
+}
+
+TEST_P(histogram_test, wide_loads_of_doubles) {
+    if (!has_double()) GTEST_SKIP() << "no double precision";
+    for (const std::size_t n : {1, 2, 3, 5, 1027}) {
+        SCOPED_TRACE("n = " + std::to_string(n));
+        const std::vector<double> host = samples<double>(n, -1.5, 1.5, -1.0, 1.0, unsigned(n));
+        const kiln::vector<double> x(q, host);
+        auto counts = stale_counts<std::uint32_t>(10);
+        on_every_strategy([&] {
+            kiln::histogram(x, counts, -1.0, 1.0);
+            EXPECT_EQ(counts.read(), (even_reference<std::uint32_t>(host, 10, -1.0, 1.0)));
+        });
+    }
+}
+
 /// `bad` throws invalid_argument_error naming `named`, and counts keep their values.
 template <class Bad>
 void expect_rejected(const kiln::vector<std::uint32_t>& counts, Bad&& bad,
@@ -292,10 +361,12 @@ kiln::device_properties properties(kiln::device_type type, std::string vendor) {
 
 TEST(histogram_plan, gpus_count_in_local_memory_while_the_bins_fit) {
     const auto gpu = properties(kiln::device_type::gpu, "NVIDIA Corporation");
-    const auto few = kiln::detail::plan_histogram(gpu, {.elements = 1 << 28, .bins = 256});
+    const auto few =
+        kiln::detail::plan_histogram(gpu, {.elements = 1 << 28, .bins = 256, .load_lanes = 4});
     EXPECT_EQ(few.strategy, histogram_strategy::local_atomics);
-    EXPECT_EQ(few.copies, few.row->tuning.copies);
-    EXPECT_EQ(few.groups, 100 * few.row->tuning.groups_per_compute_unit);
+    EXPECT_EQ(few.copies, few.tuning.copies);
+    EXPECT_EQ(few.groups, 100 * few.tuning.groups_per_compute_unit);
+    EXPECT_EQ(few.lanes, 4u);
     // Half of 48 KiB holds 6144 bins once, not 8192: global atomics, even where forced.
     for (const auto forced : {histogram_strategy::automatic, histogram_strategy::local_atomics}) {
         EXPECT_EQ(
@@ -311,6 +382,25 @@ TEST(histogram_plan, gpus_count_in_local_memory_while_the_bins_fit) {
     EXPECT_EQ(kiln::detail::plan_histogram(gpu, {.elements = 1, .bins = 256}).groups, 1u);
 }
 
+TEST(histogram_plan, sixteen_byte_loads_where_the_row_and_the_input_allow) {
+    const auto gpu = properties(kiln::device_type::gpu, "NVIDIA Corporation");
+    const auto wide = kiln::detail::plan_histogram(gpu, {.elements = 1 << 28, .load_lanes = 4});
+    ASSERT_TRUE(wide.tuning.wide_loads);
+    EXPECT_EQ(wide.lanes, 4u);
+    EXPECT_EQ(kiln::detail::plan_histogram(gpu, {.elements = 1 << 28, .load_lanes = 1}).lanes, 1u);
+    // A group's step reads work_group_size x unroll x lanes elements: that many fill one group.
+    const std::size_t step = wide.work_group_size * wide.unroll * 4;
+    EXPECT_EQ(kiln::detail::plan_histogram(gpu, {.elements = 3 * step, .load_lanes = 4}).groups,
+              3u);
+    // A forced tuning replaces the row: without wide loads, one element per load.
+    kiln::detail::histogram_tuning narrow = wide.tuning;
+    narrow.wide_loads = false;
+    const auto forced = kiln::detail::plan_histogram(
+        gpu, {.elements = 3 * step, .load_lanes = 4, .tuning = narrow});
+    EXPECT_EQ(forced.lanes, 1u);
+    EXPECT_EQ(forced.groups, 12u);
+}
+
 TEST(histogram_plan, cpus_count_in_chunks_a_few_per_compute_unit) {
     auto cpu = properties(kiln::device_type::cpu, "pocl");
     cpu.compute_units = 2;
@@ -319,13 +409,61 @@ TEST(histogram_plan, cpus_count_in_chunks_a_few_per_compute_unit) {
     EXPECT_EQ(small.chunks, 1u);
     EXPECT_EQ(small.chunk_elements, 10u);
     const auto large = kiln::detail::plan_histogram(cpu, {.elements = 1 << 24, .bins = 256});
-    EXPECT_EQ(large.chunks, 2 * large.row->tuning.chunks_per_compute_unit);
+    EXPECT_EQ(large.chunks, 2 * large.tuning.chunks_per_compute_unit);
     EXPECT_GE(large.chunks * large.chunk_elements, std::size_t{1} << 24);
     // Rows of their own for consecutive elements, where a chunk's elements outnumber the bins.
-    EXPECT_EQ(large.copies, large.row->tuning.copies);
+    EXPECT_EQ(large.copies, large.tuning.copies);
     EXPECT_GT(large.copies, 1u);
     EXPECT_EQ(small.copies, 1u);
     EXPECT_EQ(kiln::detail::plan_histogram(cpu, {.elements = 1 << 24, .bins = 1 << 20}).copies, 1u);
+}
+
+TEST(histogram_tuning, keys_name_every_field_and_read_back) {
+    using kiln::detail::histogram_tuning;
+    using kiln::detail::parse_histogram_tuning;
+    kiln::test::expect_every_change_changes_the_key<histogram_tuning>({
+        [](histogram_tuning& t) { t.strategy = histogram_strategy::cpu_chunks; },
+        [](histogram_tuning& t) { t.work_group_size = 128; },
+        [](histogram_tuning& t) { t.unroll = 2; },
+        [](histogram_tuning& t) { t.wide_loads = true; },
+        [](histogram_tuning& t) { t.copies = 16; },
+        [](histogram_tuning& t) { t.local_memory_share = 1; },
+        [](histogram_tuning& t) { t.groups_per_compute_unit = 3; },
+        [](histogram_tuning& t) { t.chunk_bytes = 4096; },
+        [](histogram_tuning& t) { t.chunks_per_compute_unit = 8; },
+    });
+    for (const auto& row : kiln::detail::histogram_tuning_rows()) {
+        const auto read = parse_histogram_tuning(row.tuning.key());
+        ASSERT_TRUE(read.has_value()) << row.tuning.key();
+        EXPECT_EQ(read->key(), row.tuning.key());
+    }
+    // Fields left out keep their defaults.
+    const auto few = parse_histogram_tuning("global_atomics wide u8");
+    ASSERT_TRUE(few.has_value());
+    histogram_tuning expected{.strategy = histogram_strategy::global_atomics, .unroll = 8};
+    expected.wide_loads = true;
+    EXPECT_EQ(few->key(), expected.key());
+    for (const char* bad : {"", "automatic", "local_atomics g", "local_atomics g0",
+                            "local_atomics x4", "local_atomics g256x", "local_atomics narrow"})
+        EXPECT_FALSE(parse_histogram_tuning(bad).has_value()) << bad;
+}
+
+TEST(histogram_tuning, the_environment_forces_a_tuning_for_the_process) {
+    ASSERT_FALSE(kiln::detail::histogram_tuning_in_force().has_value());
+    ::setenv("KILN_HISTOGRAM_TUNING", "local_atomics g64 u2 c2 wide", 1);
+    const auto forced = kiln::detail::histogram_tuning_in_force();
+    ::setenv("KILN_HISTOGRAM_TUNING", "local_atomics g-1", 1);
+    EXPECT_THROW(kiln::detail::histogram_tuning_in_force(), kiln::invalid_argument_error);
+    ::unsetenv("KILN_HISTOGRAM_TUNING");
+    ASSERT_TRUE(forced.has_value());
+    EXPECT_EQ(forced->work_group_size, 64u);
+    EXPECT_EQ(forced->unroll, 2u);
+    EXPECT_EQ(forced->copies, 2u);
+    EXPECT_TRUE(forced->wide_loads);
+    // A test's tuning comes first.
+    const kiln::detail::scoped_histogram_tuning scoped(kiln::detail::histogram_tuning{});
+    EXPECT_EQ(kiln::detail::histogram_tuning_in_force()->key(),
+              kiln::detail::histogram_tuning{}.key());
 }
 
 TEST(histogram_plan, key_changes_with_every_field_the_kernels_read) {
@@ -339,6 +477,7 @@ TEST(histogram_plan, key_changes_with_every_field_the_kernels_read) {
         [](histogram_shape& s) { s.counts_signed = true; },
         [](histogram_shape& s) { s.work_group_size = 128; },
         [](histogram_shape& s) { s.unroll = 2; },
+        [](histogram_shape& s) { s.lanes = 4; },
         [](histogram_shape& s) { s.copies = 4; },
         [](histogram_shape& s) { s.expression = "another"; },
     });

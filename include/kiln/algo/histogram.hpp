@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <kiln/algo/scan.hpp>
 #include <kiln/detail/algo/scan_inputs.hpp>
 #include <kiln/expr/core.hpp>
 #include <kiln/vector.hpp>
@@ -62,6 +63,13 @@ struct histogram_input {
     std::string expression;
     /// Declares the expression's kernel parameters and returns the text of its element `idx`.
     std::function<element_input(source_builder&)> declare;
+    /// Elements per 16-byte load where the expression can be read so (its type's width_of: a
+    /// vector, or elementwise operations on vectors, of 4- or 8-byte elements), else 1 (gathers,
+    /// slices, vectors of other sizes).
+    std::size_t wide_load_lanes = 1;
+    /// Where wide_load_lanes > 1, called after declare: the expression as that many lanes of
+    /// 16-byte loads, the first at an index that is a multiple of wide_load_lanes.
+    std::function<wide_input(source_builder&)> declare_wide;
     /// The expression's arguments for part `part` of `parts`, which begins at element `begin`.
     std::function<std::vector<kernel_argument>(std::size_t part, std::size_t begin)> arguments;
     /// Where the expression's elements lie.
@@ -95,6 +103,13 @@ histogram_input histogram_input_of(const Node& node, const vector<C>& counts, co
         const std::string value = node.generate(g);
         return element_input{.statements = g.statements(), .value = value};
     };
+    // A vector part is a whole allocation (vector_terminal), so element 0 of every part is
+    // aligned for 16-byte loads.
+    constexpr std::size_t width = width_of<Node>();
+    if constexpr (width == 4 || width == 8) {
+        input.wide_load_lanes = 16 / width;
+        input.declare_wide = [node](source_builder& b) { return wide_lanes<V>(b, node); };
+    }
     input.arguments = [node](std::size_t part, std::size_t begin) {
         argument_list args(part, begin);
         node.collect(args);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <kiln/algo/histogram.hpp>
 #include <kiln/error.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -65,13 +66,16 @@ void run_histogram(const histogram_input& input) {
     event done =
         input.counts_storage->fill_bytes(q, 0, &zero, sizeof zero, input.bins * sizeof zero, {});
     const histogram_strategy forced = histogram_strategy_in_force();
+    const std::optional<histogram_tuning> tuning = histogram_tuning_in_force();
     for (std::size_t k = 0; k < input.parts.size(); ++k) {
         const part_extent& part = input.parts[k];
         if (part.size == 0) continue;
         const histogram_plan_input wanted{.elements = part.size,
                                           .bins = input.bins,
                                           .value_bytes = input.value_bytes,
-                                          .forced = forced};
+                                          .load_lanes = input.wide_load_lanes,
+                                          .forced = forced,
+                                          .tuning = tuning};
         const histogram_plan plan = plan_histogram(part.queue.device().properties(), wanted);
         switch (plan.strategy) {
             case histogram_strategy::cpu_chunks:

@@ -32,7 +32,7 @@ std::string write(const histogram_shape& shape, const histogram_input& input) {
     const chunk_kernels kernels(shape);
     source_builder b;
     b.begin_kernel(count_kernel, 1);
-    const element_input x = declare_histogram_kernel(b, kernels.count, shape, input.declare);
+    const element_input x = declare_histogram_kernel(b, kernels.count, shape, input).element;
     b.begin_body();
     const std::string R = std::to_string(shape.copies) + "u";
     b.line("const ulong c = get_global_id(0);");

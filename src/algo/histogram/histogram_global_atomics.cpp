@@ -21,16 +21,11 @@ std::string write(const histogram_shape& shape, const histogram_input& input) {
     const kernel_description kernel = global_atomics_kernel(shape);
     source_builder b;
     b.begin_kernel(kernel.name(), shape.work_group_size);
-    const element_input x = declare_histogram_kernel(b, kernel, shape, input.declare);
+    const histogram_element x = declare_histogram_kernel(b, kernel, shape, input);
     b.begin_body();
-    b.line("const ulong stride = get_global_size(0);");
-    b.open("for (ulong first = get_global_id(0); first < n; first += " +
-           std::to_string(shape.unroll) + " * stride)");
-    emit_element_bins(b, shape, x, "first", "stride");
-    emit_counted_runs(
-        b, shape, [](const std::string& bin) { return "&counts[" + bin + "]"; },
+    emit_histogram_walk(
+        b, shape, x, [](const std::string& bin) { return "&counts[" + bin + "]"; },
         shape.counts_type());
-    b.close();
     b.end_kernel();
     return b.str();
 }

@@ -36,14 +36,81 @@ std::string bin_function(const histogram_shape& s) {
            "    return (uint)((ulong)((long)x - lo) * bins / span);\n}";
 }
 
+/// Lines that compute `unroll` bins, b0 .. b<unroll - 1>, of the elements at `first` + u
+/// `step`, bins where past n.
+void emit_element_bins(source_builder& b, const histogram_shape& shape, const element_input& x,
+                       const std::string& first, const std::string& step) {
+    // Every element's load is issued before any is counted: one load in flight per work-item
+    // leaves the atomics waiting on memory.
+    for (std::size_t u = 0; u < shape.unroll; ++u) {
+        const std::string bin = "b" + num(u);
+        b.line("uint " + bin + " = bins;");
+        b.open("");
+        b.line("const ulong idx = " + first + " + " + num(u) + " * " + step + ";");
+        b.open("if (idx < n)");
+        for (const std::string& statement : x.statements) b.line(statement);
+        b.line(bin + " = " + histogram_bin(shape, x.value) + ";");
+        b.close();
+        b.close();
+    }
+}
+
+/// Lines that compute unroll x lanes bins, b0 .. b<unroll lanes - 1>, of the elements of the
+/// 16-byte loads at `first` + u `step` (elements lanes (first + u step) onwards), bins where
+/// the load is past the last whole one.
+void emit_wide_bins(source_builder& b, const histogram_shape& shape, const wide_input& x,
+                    const std::string& first, const std::string& step) {
+    const std::size_t lanes = x.lanes.size();
+    for (std::size_t u = 0; u < shape.unroll; ++u) {
+        for (std::size_t lane = 0; lane < lanes; ++lane)
+            b.line("uint b" + num(u * lanes + lane) + " = bins;");
+        b.open("");
+        b.line("const ulong kiln_q = " + first + " + " + num(u) + " * " + step + ";");
+        b.open("if (kiln_q < kiln_loads)");
+        for (const wide_load& load : x.loads)
+            b.line("const " + load.wide_type + " " + load.name + "_in = ((global const " +
+                   load.wide_type + "*)" + load.name + ")[kiln_q];");
+        for (std::size_t lane = 0; lane < lanes; ++lane) {
+            b.open("");
+            b.line("const ulong idx = " + num(lanes) + " * kiln_q + " + num(lane) + ";");
+            for (const std::string& statement : x.lanes[lane].statements) b.line(statement);
+            b.line("b" + num(u * lanes + lane) + " = " + histogram_bin(shape, x.lanes[lane].value) +
+                   ";");
+            b.close();
+        }
+        b.close();
+        b.close();
+    }
+}
+
+/// Lines that add b0 .. b<count - 1> to their counters by atomic_add of values of `type`, one
+/// atomic per run of equal bins.
+void emit_counted_runs(source_builder& b, std::size_t count,
+                       const std::function<std::string(const std::string& bin)>& counter,
+                       const std::string& type) {
+    const auto add = [&](const std::string& bin) {
+        b.line("if (" + bin + " < bins) atomic_add(" + counter(bin) + ", (" + type + ")run);");
+    };
+    b.line("uint run = 1;");
+    for (std::size_t u = 0; u + 1 < count; ++u) {
+        const std::string bin = "b" + num(u), next = "b" + num(u + 1);
+        b.open("if (" + bin + " != " + next + ")");
+        add(bin);
+        b.line("run = 0;");
+        b.close();
+        b.line("++run;");
+    }
+    add("b" + num(count - 1));
+}
+
 }  // namespace
 
 std::string histogram_shape::key() const {
     return "histogram " + std::string(to_string(strategy)) +
            (binning == histogram_binning::even ? " even " : " indexed ") + value_type +
            (floating ? " floating" : " integer") + (is_signed ? " signed" : " unsigned") +
-           " counts " + counts_type() + " g" + num(work_group_size) + " u" + num(unroll) + " c" +
-           num(copies) + " " + expression;
+           " counts " + counts_type() + " g" + num(work_group_size) + " u" + num(unroll) + " l" +
+           num(lanes) + " c" + num(copies) + " " + expression;
 }
 
 histogram_shape histogram_shape_of(const histogram_input& input, const histogram_plan& plan) {
@@ -57,6 +124,7 @@ histogram_shape histogram_shape_of(const histogram_input& input, const histogram
     if (plan.strategy != histogram_strategy::cpu_chunks) {
         shape.work_group_size = plan.work_group_size;
         shape.unroll = plan.unroll;
+        shape.lanes = plan.lanes;
     }
     shape.copies = plan.copies;
     return shape;
@@ -77,12 +145,15 @@ void input_slots(kernel_description& kernel, const histogram_shape& shape) {
     kernel.then_input();
 }
 
-element_input declare_histogram_kernel(source_builder& b, const kernel_description& kernel,
-                                       const histogram_shape& shape,
-                                       const std::function<element_input(source_builder&)>& input) {
+histogram_element declare_histogram_kernel(source_builder& b, const kernel_description& kernel,
+                                           const histogram_shape& shape,
+                                           const histogram_input& input) {
     b.define("kiln_histogram_bin", bin_function(shape));
-    element_input x;
-    kernel.declare(b, [&] { x = input(b); });
+    histogram_element x;
+    kernel.declare(b, [&] {
+        x.element = input.declare(b);
+        if (shape.lanes > 1) x.wide = input.declare_wide(b);
+    });
     return x;
 }
 
@@ -93,39 +164,33 @@ std::string histogram_bin(const histogram_shape& shape, const std::string& value
            (shape.floating ? "scale" : "span") + ")";
 }
 
-void emit_element_bins(source_builder& b, const histogram_shape& shape, const element_input& x,
-                       const std::string& first, const std::string& step) {
-    // Every element's load is issued before any is counted: one load in flight per work-item
-    // leaves the atomics waiting on memory.
-    for (std::size_t u = 0; u < shape.unroll; ++u) {
-        const std::string bin = "b" + num(u);
-        b.line("uint " + bin + " = bins;");
-        b.open("");
-        b.line("const ulong idx = " + first + " + " + num(u) + " * " + step + ";");
-        b.open("if (idx < n)");
-        for (const std::string& statement : x.statements) b.line(statement);
-        b.line(bin + " = " + histogram_bin(shape, x.value) + ";");
+void emit_histogram_walk(source_builder& b, const histogram_shape& shape,
+                         const histogram_element& x,
+                         const std::function<std::string(const std::string& bin)>& counter,
+                         const std::string& type) {
+    const std::string U = num(shape.unroll);
+    b.line("const ulong stride = get_global_size(0);");
+    if (shape.lanes == 1) {
+        b.open("for (ulong first = get_global_id(0); first < n; first += " + U + " * stride)");
+        emit_element_bins(b, shape, x.element, "first", "stride");
+        emit_counted_runs(b, shape.unroll, counter, type);
         b.close();
-        b.close();
+        return;
     }
-}
-
-void emit_counted_runs(source_builder& b, const histogram_shape& shape,
-                       const std::function<std::string(const std::string& bin)>& counter,
-                       const std::string& type) {
-    const auto add = [&](const std::string& bin) {
-        b.line("if (" + bin + " < bins) atomic_add(" + counter(bin) + ", (" + type + ")run);");
-    };
-    b.line("uint run = 1;");
-    for (std::size_t u = 0; u + 1 < shape.unroll; ++u) {
-        const std::string bin = "b" + num(u), next = "b" + num(u + 1);
-        b.open("if (" + bin + " != " + next + ")");
-        add(bin);
-        b.line("run = 0;");
-        b.close();
-        b.line("++run;");
-    }
-    add("b" + num(shape.unroll - 1));
+    const std::string L = num(shape.lanes);
+    b.line("const ulong kiln_loads = n / " + L + ";");
+    b.open("for (ulong first = get_global_id(0); first < kiln_loads; first += " + U + " * stride)");
+    emit_wide_bins(b, shape, x.wide, "first", "stride");
+    emit_counted_runs(b, shape.unroll * shape.lanes, counter, type);
+    b.close();
+    b.open("");
+    b.line("const ulong idx = kiln_loads * " + L + " + get_global_id(0);");
+    b.open("if (idx < n)");
+    for (const std::string& statement : x.element.statements) b.line(statement);
+    b.line("const uint bin = " + histogram_bin(shape, x.element.value) + ";");
+    b.line("if (bin < bins) atomic_add(" + counter("bin") + ", (" + type + ")1);");
+    b.close();
+    b.close();
 }
 
 const algorithm_program& histogram_program(

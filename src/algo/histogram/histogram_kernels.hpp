@@ -24,14 +24,15 @@ struct histogram_shape {
     std::string value_type = "float";
     bool floating = true, is_signed = true;
     bool counts_signed = false;
-    /// The atomics strategies' group size and loads in flight per work-item; local_atomics'
-    /// copies of the histogram (cpu_chunks: all 1).
-    std::size_t work_group_size = 1, unroll = 1, copies = 1;
+    /// The atomics strategies' group size, loads in flight per work-item and elements per load
+    /// (more than 1: 16-byte loads); local_atomics' copies of the histogram (cpu_chunks: all 1
+    /// but copies, its rows per chunk).
+    std::size_t work_group_size = 1, unroll = 1, lanes = 1, copies = 1;
     /// The input expression's type (histogram_input::expression).
     std::string expression;
 
-    /// "histogram local_atomics even float floating signed counts uint g256 u4 c8 <expression>",
-    /// for the program cache.
+    /// "histogram local_atomics even float floating signed counts uint g256 u4 l4 c8
+    /// <expression>", for the program cache.
     std::string key() const;
     std::string counts_type() const { return counts_signed ? "int" : "uint"; }
 };
@@ -42,23 +43,31 @@ histogram_shape histogram_shape_of(const histogram_input& input, const histogram
 /// else lo and hi as long and span as ulong), then the input's parameters.
 void input_slots(kernel_description& kernel, const histogram_shape& shape);
 
+/// An element of the input as kernel text: `element` at any `idx`, and where the shape reads
+/// 16-byte loads, `wide`'s lanes.
+struct histogram_element {
+    element_input element;
+    wide_input wide;
+};
+
 /// Defines kiln_histogram_bin in `b` and declares kernel's parameters with the input's; returns
-/// the code of element `idx`. Call after begin_kernel.
-element_input declare_histogram_kernel(source_builder& b, const kernel_description& kernel,
-                                       const histogram_shape& shape,
-                                       const std::function<element_input(source_builder&)>& input);
+/// the code of element `idx`, also as lanes of 16-byte loads where shape.lanes > 1. Call after
+/// begin_kernel.
+histogram_element declare_histogram_kernel(source_builder& b, const kernel_description& kernel,
+                                           const histogram_shape& shape,
+                                           const histogram_input& input);
 /// The bin of `value` as kernel text: bins (the parameter) where it is not counted.
 std::string histogram_bin(const histogram_shape& shape, const std::string& value);
-/// Lines that compute `unroll` bins, b0 .. b<unroll - 1>, of the elements at `first` + u
-/// `step`, bins where past n.
-void emit_element_bins(source_builder& b, const histogram_shape& shape, const element_input& x,
-                       const std::string& first, const std::string& step);
-/// Lines that add b0 .. b<unroll - 1> to their counters, `counter(bin)` being a counter's
-/// address, by atomic_add of values of `type`: one atomic per run of equal bins (CUB's run-length
-/// accumulation), so that skewed data, all in one bin, take one atomic per work-item and step.
-void emit_counted_runs(source_builder& b, const histogram_shape& shape,
-                       const std::function<std::string(const std::string& bin)>& counter,
-                       const std::string& type);
+/// The atomics strategies' walk over the input: every work-item steps through it by the grid's
+/// stride, issuing shape.unroll loads (of shape.lanes elements each) before it counts their
+/// elements, and adds each run of equal bins among them to `counter(bin)` (a counter's address)
+/// by one atomic_add of `type` (CUB's run-length accumulation: skewed data, all in one bin, take
+/// one atomic per work-item and step). Where the loads are 16 bytes wide, the n % lanes elements
+/// past the last whole load are counted by the first work-items, one each.
+void emit_histogram_walk(source_builder& b, const histogram_shape& shape,
+                         const histogram_element& x,
+                         const std::function<std::string(const std::string& bin)>& counter,
+                         const std::string& type);
 
 /// The program of `kernels`, written by `write` on a miss, under shape.key().
 const algorithm_program& histogram_program(

@@ -2,11 +2,12 @@
 // block histograms), so that most atomics stay within the group.
 //
 // Each group zeroes `copies` copies of the histogram in local memory, walks the input by the
-// grid's stride counting each work-item's `unroll` elements into copy t % copies by a local
-// atomic per run of equal bins (work-items of a warp spread over the copies, and runs merge
-// equal bins, so that skewed data, all in one bin, contend less), then adds each bin of the
-// copies' sum to counts by one global atomic. The plan launches a few groups per
-// compute unit, so the merge costs groups x bins atomics whatever the input's size.
+// grid's stride (16-byte loads where the input allows) counting each work-item's elements of a
+// step into copy t % copies by a local atomic per run of equal bins (work-items of a warp spread
+// over the copies, and runs merge equal bins, so that skewed data, all in one bin, contend
+// less), then adds each bin of the copies' sum to counts by one global atomic. The plan
+// launches a few groups per compute unit, so the merge costs groups x bins atomics whatever the
+// input's size.
 #include <string>
 
 #include "histogram_kernels.hpp"
@@ -29,23 +30,23 @@ std::string write(const histogram_shape& shape, const histogram_input& input) {
     const kernel_description kernel = local_atomics_kernel(shape);
     source_builder b;
     b.begin_kernel(kernel.name(), shape.work_group_size);
-    const element_input x = declare_histogram_kernel(b, kernel, shape, input.declare);
+    const histogram_element x = declare_histogram_kernel(b, kernel, shape, input);
     b.begin_body();
     b.line("const uint t = (uint)get_local_id(0);");
     b.line("for (uint i = t; i < " + C + " * bins; i += " + G + ") kiln_bins[i] = 0;");
     b.local_barrier();
-    b.line("const uint mine = (t % " + C + ") * bins;");
-    b.line("const ulong stride = get_global_size(0);");
-    b.open("for (ulong first = get_global_id(0); first < n; first += " +
-           std::to_string(shape.unroll) + " * stride)");
-    emit_element_bins(b, shape, x, "first", "stride");
-    emit_counted_runs(
-        b, shape, [](const std::string& bin) { return "&kiln_bins[mine + " + bin + "]"; }, "uint");
-    b.close();
+    // Copy c of bin i at i * copies + c: the copies of one bin lie in separate banks, so that
+    // skewed data, whose work-items all add to one bin, spread over banks instead of queueing
+    // on one (copy-major, 256 bins apart, they would all share a bank).
+    b.line("const uint mine = t % " + C + ";");
+    emit_histogram_walk(
+        b, shape, x,
+        [&](const std::string& bin) { return "&kiln_bins[" + bin + " * " + C + " + mine]"; },
+        "uint");
     b.local_barrier();
     b.open("for (uint i = t; i < bins; i += " + G + ")");
     b.line("uint total = 0;");
-    b.line("for (uint c = 0; c < " + C + "; ++c) total += kiln_bins[c * bins + i];");
+    b.line("for (uint c = 0; c < " + C + "; ++c) total += kiln_bins[i * " + C + " + c];");
     b.line("if (total != 0) atomic_add(&counts[i], (" + shape.counts_type() + ")total);");
     b.close();
     b.end_kernel();

@@ -6,12 +6,16 @@
 #include <cstdint>
 #include <cstdlib>
 #include <kiln/error.hpp>
+#include <mutex>
+#include <optional>
 #include <string>
 
 namespace kiln::detail {
 namespace {
 
 std::atomic<histogram_strategy> forced_strategy{histogram_strategy::automatic};
+std::optional<histogram_tuning> forced_tuning;
+std::mutex forced_tuning_mutex;
 
 std::size_t ceil_div(std::size_t a, std::size_t b) {
     return (a + b - 1) / b;
@@ -28,10 +32,9 @@ std::size_t local_budget(const device_properties& props, const histogram_tuning&
 }  // namespace
 
 histogram_plan plan_histogram(const device_properties& props, const histogram_plan_input& input) {
-    const histogram_tuning_row& row = histogram_row_for(props);
-    const histogram_tuning& tuning = row.tuning;
     histogram_plan plan;
-    plan.row = &row;
+    plan.tuning = input.tuning.value_or(histogram_row_for(props).tuning);
+    const histogram_tuning& tuning = plan.tuning;
     plan.strategy = input.forced != histogram_strategy::automatic ? input.forced : tuning.strategy;
     const std::size_t compute_units = std::max(1u, props.compute_units);
     if (plan.strategy == histogram_strategy::cpu_chunks) {
@@ -49,11 +52,12 @@ histogram_plan plan_histogram(const device_properties& props, const histogram_pl
         plan.strategy = histogram_strategy::global_atomics;
     plan.work_group_size = std::min(tuning.work_group_size, props.max_work_group_size);
     plan.unroll = std::max<std::size_t>(1, tuning.unroll);
+    plan.lanes = tuning.wide_loads ? std::max<std::size_t>(1, input.load_lanes) : 1;
     if (plan.strategy == histogram_strategy::local_atomics)
         plan.copies = std::clamp<std::size_t>(local_budget(props, tuning) / bin_bytes, 1,
                                               std::max<std::size_t>(1, tuning.copies));
     plan.groups = std::clamp<std::size_t>(
-        ceil_div(input.elements, plan.work_group_size * plan.unroll), 1,
+        ceil_div(input.elements, plan.work_group_size * plan.unroll * plan.lanes), 1,
         compute_units * std::max<std::size_t>(1, tuning.groups_per_compute_unit));
     return plan;
 }
@@ -77,6 +81,23 @@ scoped_histogram_strategy::scoped_histogram_strategy(histogram_strategy strategy
     : previous_(forced_strategy.exchange(strategy)) {}
 scoped_histogram_strategy::~scoped_histogram_strategy() {
     forced_strategy.store(previous_);
+}
+
+scoped_histogram_tuning::scoped_histogram_tuning(const histogram_tuning& tuning)
+    : override_(forced_tuning, tuning, forced_tuning_mutex) {}
+
+std::optional<histogram_tuning> histogram_tuning_in_force() {
+    {
+        const std::lock_guard lock(forced_tuning_mutex);
+        if (forced_tuning) return forced_tuning;
+    }
+    const char* text = std::getenv("KILN_HISTOGRAM_TUNING");
+    if (!text || !*text) return std::nullopt;
+    if (std::optional<histogram_tuning> tuning = parse_histogram_tuning(text)) return tuning;
+    throw invalid_argument_error(
+        "kiln::histogram", "KILN_HISTOGRAM_TUNING is '" + std::string(text) +
+                               "'; it takes a tuning as histogram_tuning::key() writes it, such "
+                               "as 'local_atomics g256 u4 c8 p8 wide'");
 }
 
 }  // namespace kiln::detail

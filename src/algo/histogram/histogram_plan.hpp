@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstddef>
+#include <kiln/detail/scoped_override.hpp>
 #include <kiln/runtime/device.hpp>
+#include <optional>
 
 #include "histogram_tuning.hpp"
 
@@ -16,16 +18,25 @@ struct histogram_plan {
     /// the histogram in local memory (local_atomics) and the groups launched; cpu_chunks: its
     /// rows per chunk in copies.
     std::size_t work_group_size = 256, unroll = 4, copies = 1, groups = 1;
+    /// The atomics strategies: elements per load, more than 1 where they read the input by
+    /// 16-byte loads.
+    std::size_t lanes = 1;
     /// cpu_chunks: the chunks and the elements of each (the last may have fewer).
     std::size_t chunks = 1, chunk_elements = 0;
-    const histogram_tuning_row* row = nullptr;
+    /// What the plan was made from: the device's row, or a test's (scoped_histogram_tuning).
+    histogram_tuning tuning;
 };
 
 struct histogram_plan_input {
     std::size_t elements = 0, bins = 1, value_bytes = 4;
+    /// Elements per 16-byte load where the input can be read so (histogram_input's
+    /// wide_load_lanes), else 1.
+    std::size_t load_lanes = 1;
     /// A test's or KILN_HISTOGRAM_STRATEGY's choice (automatic: none). local_atomics where the
     /// bins do not fit local memory runs global_atomics, so that forcing it is always valid.
     histogram_strategy forced = histogram_strategy::automatic;
+    /// A test's or benchmark's tuning (scoped_histogram_tuning), in place of the device's row.
+    std::optional<histogram_tuning> tuning{};
 };
 
 histogram_plan plan_histogram(const device_properties& props, const histogram_plan_input& input);
@@ -45,5 +56,19 @@ class scoped_histogram_strategy {
 };
 /// scoped_histogram_strategy's, else KILN_HISTOGRAM_STRATEGY's, else automatic.
 histogram_strategy histogram_strategy_in_force();
+
+/// Test only: while alive, histograms on every device plan from `tuning` instead of the
+/// device's row (its strategy too, unless a strategy is forced), so that a CPU device runs a GPU
+/// row's kernels. KILN_HISTOGRAM_TUNING (a histogram_tuning::key()) does the same for a process,
+/// which histogram_bench sets to compare tunings in one run.
+class scoped_histogram_tuning {
+  public:
+    explicit scoped_histogram_tuning(const histogram_tuning& tuning);
+
+  private:
+    scoped_override<std::optional<histogram_tuning>> override_;
+};
+/// scoped_histogram_tuning's, else KILN_HISTOGRAM_TUNING's, else none.
+std::optional<histogram_tuning> histogram_tuning_in_force();
 
 }  // namespace kiln::detail

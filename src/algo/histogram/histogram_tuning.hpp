@@ -5,7 +5,9 @@
 
 #include <cstddef>
 #include <kiln/detail/algo/tuning.hpp>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace kiln::detail {
@@ -30,13 +32,19 @@ struct histogram_tuning {
     /// What the device's row prefers; the plan falls back where it cannot run (local_atomics
     /// where the bins do not fit local memory: global_atomics).
     histogram_strategy strategy = histogram_strategy::local_atomics;
-    /// The atomics strategies: work-items per group and elements each loads before it counts
-    /// them (several loads in flight per work-item).
+    /// The atomics strategies: work-items per group and loads each issues before it counts
+    /// their elements (several loads in flight per work-item).
     std::size_t work_group_size = 256, unroll = 4;
+    /// The atomics strategies: each load reads 16 bytes (four floats, two doubles) where the
+    /// input allows it (a vector, or an elementwise expression of vectors, of 4- or 8-byte
+    /// elements), so that a work-item has unroll x 16 bytes in flight; false, or other inputs
+    /// (gathers, slices): one element per load.
+    bool wide_loads = false;
     /// local_atomics: copies of the histogram per group at most (work-item t counts into copy
-    /// t % copies), so that fewer work-items contend for one counter, as far as
-    /// local_memory_share of the device's local memory holds them. cpu_chunks: rows per chunk
-    /// (element i into row i % copies), where a chunk's elements outnumber their bins.
+    /// t % copies, the copies of a bin side by side in separate banks), so that fewer work-items
+    /// contend for one counter, as far as local_memory_share of the device's local memory holds
+    /// them. cpu_chunks: rows per chunk (element i into row i % copies), where a chunk's
+    /// elements outnumber their bins.
     std::size_t copies = 8;
     std::size_t local_memory_share = 2;  ///< 2: half the device's local memory
     /// The atomics strategies: groups at most per compute unit, each walking the input by the
@@ -44,7 +52,15 @@ struct histogram_tuning {
     std::size_t groups_per_compute_unit = 4;
     /// cpu_chunks: bytes of values per chunk at least, and chunks per compute unit at most.
     std::size_t chunk_bytes = 64 * 1024, chunks_per_compute_unit = 4;
+
+    /// Every field, as KILN_HISTOGRAM_TUNING takes them (parse_histogram_tuning): "local_atomics
+    /// g256 u4 c8 m2 p8 b65536 k4", " wide" added where wide_loads.
+    std::string key() const;
 };
+/// The tuning `key` gives in key()'s form, its strategy first and then any fields in any order,
+/// those left out keeping histogram_tuning's defaults; nothing where `key` is not of that form
+/// or a number is 0.
+std::optional<histogram_tuning> parse_histogram_tuning(std::string_view key);
 
 struct histogram_tuning_row {
     device_class devices;
