@@ -4,10 +4,10 @@
 // Usage: small_ops_bench   (KILN_DEVICE picks the device)
 // Prints one markdown table: `y = 2*x + z` at n = 1024 and n = 2^24, and one RK4 step of the
 // Lorenz ensemble (VexCL's example: 1024 systems, a multivector<double, 3>, eight kernels a step)
-// run eagerly and captured ten steps to a kiln::graph. On OpenCL devices, the same work as a raw
-// clEnqueueNDRangeKernel loop, the baseline kiln's launch path is measured against; on the GPU
-// machine, small_ops_cuda_reference prints raw CUDA launches and a raw CUDA graph of the same
-// kernels in the same format, to sit under this table.
+// run eagerly, as one kiln::fused block, and captured ten steps to a kiln::graph. On OpenCL
+// devices, the same work as a raw clEnqueueNDRangeKernel loop, the baseline kiln's launch path is
+// measured against; on the GPU machine, small_ops_cuda_reference prints raw CUDA launches and a raw
+// CUDA graph of the same kernels in the same format, to sit under this table.
 #include <CL/cl.h>
 
 #include <algorithm>
@@ -250,7 +250,10 @@ int main() {
         lorenz_ensemble eager(q);
         row("Lorenz RK4 step, 1024 systems", "kiln, eager (8 kernels)",
             kiln::bench::best_seconds_per_call(q, 5, 200, [&] { eager.step(); }));
-        // Hook for kiln::fused (branch `fused`): the step as one fused block belongs here.
+        lorenz_ensemble fused(q);
+        row("Lorenz RK4 step, 1024 systems", "kiln::fused (1 kernel)",
+            kiln::bench::best_seconds_per_call(q, 5, 200,
+                                               [&] { kiln::fused(q, [&] { fused.step(); }); }));
         // Captured natively where the backend records work, then as the bound list
         // (KILN_GRAPH_REPLAY=list) for comparison.
         for (const char* replay : {"native", "list"}) {
