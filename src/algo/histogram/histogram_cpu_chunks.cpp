@@ -3,7 +3,7 @@
 // the rows bin by bin into counts. The plan keeps the chunks to a few per compute unit, so the
 // rows and their merge stay small beside the input.
 #include <cstdint>
-#include <kiln/detail/algo/temporary_pool.hpp>
+#include <kiln/detail/temporary_pool.hpp>
 #include <string>
 
 #include "histogram_kernels.hpp"

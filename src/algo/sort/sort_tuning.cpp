@@ -94,8 +94,8 @@ radix_sort_policy plan_radix_sort(const device_properties& props, std::size_t ke
     // 16-bit keys take the 4-byte keys' tile, as CUB's register scaling does (twice the items
     // would take twice the registers), and with values never more local memory than 4-byte keys.
     const std::size_t key_tile_bytes = std::max<std::size_t>(4, key_bytes);
-    const std::size_t tile_bytes = plan.multi_split ? std::max(key_tile_bytes, value_bytes)
-                                                    : key_tile_bytes + value_bytes;
+    const std::size_t tile_bytes =
+        plan.multi_split ? std::max(key_tile_bytes, value_bytes) : key_tile_bytes + value_bytes;
     plan.items_per_work_item = static_cast<unsigned>(
         std::max<std::size_t>(1, policy.items_per_work_item * 4 / tile_bytes));
     // Group scans shuffle within sub-groups, but not through inline PTX: the sort was measured
