@@ -9,22 +9,12 @@
 #include <vector>
 
 #include "algo/dispatch_paths.hpp"
+#include "support/binary16_types.hpp"
 #include "support/device_param.hpp"
 
 namespace {
 
-/// Runs `check.template operator()<T>()` for T = half, then bfloat16.
-template <class F>
-void for_each_binary16(F check) {
-    {
-        SCOPED_TRACE("kiln::half");
-        check.template operator()<kiln::half>();
-    }
-    {
-        SCOPED_TRACE("kiln::bfloat16");
-        check.template operator()<kiln::bfloat16>();
-    }
-}
+using kiln::test::for_each_binary16;
 
 /// Equal bit for bit, except that a NaN need only be a NaN.
 template <class T>

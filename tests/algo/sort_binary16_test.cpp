@@ -19,6 +19,7 @@
 
 #include "algo/dispatch_paths.hpp"
 #include "algo/sort/sort_kernels.hpp"
+#include "algo/stable_order.hpp"
 #include "support/device_param.hpp"
 
 namespace {
@@ -88,22 +89,8 @@ std::vector<T> special_keys(std::size_t n) {
     return keys;
 }
 
-/// The indices of `keys` in stable sorted order.
-template <class T, class Before>
-std::vector<std::uint32_t> stable_order(const std::vector<T>& keys, Before before) {
-    std::vector<std::uint32_t> order(keys.size());
-    std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return before(keys[a], keys[b]); });
-    return order;
-}
-
-template <class T>
-std::vector<T> permuted(const std::vector<T>& v, const std::vector<std::uint32_t>& order) {
-    std::vector<T> out(order.size());
-    for (std::size_t i = 0; i < order.size(); ++i) out[i] = v[order[i]];
-    return out;
-}
+using kiln::test::permuted;
+using kiln::test::stable_order;
 
 template <class T>
 std::vector<std::uint32_t> documented_order(const std::vector<T>& host, bool descending) {

@@ -10,23 +10,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "support/binary16_types.hpp"
 #include "support/device_param.hpp"
 #include "test_data.hpp"
 
 namespace {
 
-/// Runs `check.template operator()<T>()` for T = half, then bfloat16.
-template <class F>
-void for_each_binary16(F check) {
-    {
-        SCOPED_TRACE("kiln::half");
-        check.template operator()<kiln::half>();
-    }
-    {
-        SCOPED_TRACE("kiln::bfloat16");
-        check.template operator()<kiln::bfloat16>();
-    }
-}
+using kiln::test::for_each_binary16;
 
 /// Every 16-bit pattern once: zeros, subnormals, normals, infinities and NaNs of both signs.
 template <class T>
