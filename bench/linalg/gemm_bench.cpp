@@ -170,6 +170,27 @@ std::vector<kiln::detail::gemm_tensor_tiles> tensor_tiles_to_sweep() {
     return sweep;
 }
 
+/// The warpgroup tiles KILN_GEMM_BENCH_WARPGROUP_TILES lists ("128x256 s4;128x128 s3;..."),
+/// forced on the 16-bit products; none without it.
+std::vector<kiln::detail::gemm_warpgroup_tiles> warpgroup_tiles_to_sweep() {
+    std::vector<kiln::detail::gemm_warpgroup_tiles> sweep;
+    if (const char* listed = std::getenv("KILN_GEMM_BENCH_WARPGROUP_TILES")) {
+        std::stringstream keys(listed);
+        for (std::string key; std::getline(keys, key, ';');) {
+            kiln::detail::gemm_warpgroup_tiles t;
+            if (std::sscanf(key.c_str(), " %zux%zu s%zu", &t.block_rows, &t.block_columns,
+                            &t.stages) == 3 &&
+                t.fits_together())
+                sweep.push_back(t);
+            else
+                std::fprintf(stderr,
+                             "gemm_bench: KILN_GEMM_BENCH_WARPGROUP_TILES: no tiles in '%s'\n",
+                             key.c_str());
+        }
+    }
+    return sweep;
+}
+
 /// Shapes beyond the rows', after the worklogs: deeper k tiles, 128x256 blocks, 64x64 blocks for
 /// the batch's 64^3 products, and DGEMM shapes of 16-32 doubles per thread.
 constexpr const char* candidate_tiles[] = {
@@ -230,6 +251,8 @@ int main(int argc, char** argv) {
                                                   : kiln::devices();
     const std::vector<kiln::detail::gemm_simt_tiles> sweep = tiles_to_sweep();
     const std::vector<kiln::detail::gemm_tensor_tiles> tensor_sweep = tensor_tiles_to_sweep();
+    const std::vector<kiln::detail::gemm_warpgroup_tiles> warpgroup_sweep =
+        warpgroup_tiles_to_sweep();
     bool any_gpu = false;
     for (const kiln::device& dev : devices)
         any_gpu = any_gpu || dev.properties().type == kiln::device_type::gpu;
@@ -260,6 +283,20 @@ int main(int argc, char** argv) {
                                 "cuBLAS");
                         } catch (const std::exception& e) {
                             std::printf("| %s | %s | tensor %s | failed: %s | | |\n",
+                                        device.c_str(), w.name.c_str(), tiles.key().c_str(),
+                                        e.what());
+                        }
+                    }
+                if (w.name.starts_with("bf16_") || w.name.starts_with("f16_"))
+                    for (const kiln::detail::gemm_warpgroup_tiles& tiles : warpgroup_sweep) {
+                        const kiln::detail::scoped_gemm_strategy warpgroup(
+                            gemm_strategy::warpgroup_mma);
+                        const kiln::detail::scoped_gemm_warpgroup_tiles forced(tiles);
+                        try {
+                            row(device, w, "warpgroup " + tiles.key(), time_kiln(q, w), reference,
+                                "cuBLAS");
+                        } catch (const std::exception& e) {
+                            std::printf("| %s | %s | warpgroup %s | failed: %s | | |\n",
                                         device.c_str(), w.name.c_str(), tiles.key().c_str(),
                                         e.what());
                         }

@@ -63,11 +63,16 @@ class gemm_binary16_test : public kiln::test::device_queue_test {
         return kiln::detail::has_nvidia_tensor_cores(device().properties());
     }
 
-    /// `body` with the SIMT strategy forced, then with the tensor cores where the device has them.
+    /// `body` with the SIMT strategy forced, then with the tensor cores (mma.sync, and wgmma)
+    /// where the device has them.
     template <class Body>
     void on_every_strategy(Body&& body) {
-        for (gemm_strategy s : {gemm_strategy::simt, gemm_strategy::tensor_cores}) {
+        for (gemm_strategy s :
+             {gemm_strategy::simt, gemm_strategy::tensor_cores, gemm_strategy::warpgroup_mma}) {
             if (s == gemm_strategy::tensor_cores && !tensor_cores()) continue;
+            if (s == gemm_strategy::warpgroup_mma &&
+                !kiln::detail::has_warpgroup_mma(device().properties()))
+                continue;
             SCOPED_TRACE(std::string(kiln::detail::to_string(s)));
             const kiln::detail::scoped_gemm_strategy forced(s);
             body();
@@ -241,8 +246,11 @@ TEST_P(gemm_binary16_test, the_plan_takes_the_tensor_cores_where_the_device_has_
     kiln::detail::gemm_plan_input input{.element = gemm_element::f32};
     input.inputs = gemm_element::bf16;
     input.tensor_core_layout = true;
+    // wgmma on Hopper through CUDA, mma.sync elsewhere.
     EXPECT_EQ(kiln::detail::plan_gemm(device().properties(), input).strategy,
-              gemm_strategy::tensor_cores);
+              kiln::detail::has_warpgroup_mma(device().properties())
+                  ? gemm_strategy::warpgroup_mma
+                  : gemm_strategy::tensor_cores);
 }
 
 TEST_P(gemm_binary16_test, bad_input_is_rejected_before_any_device_work) {
@@ -332,6 +340,44 @@ TEST(gemm_binary16_plan, tensor_cores_on_nvidia_from_compute_capability_8_throug
     EXPECT_EQ(plan_gemm(cpu, binary16(gemm_element::f16, true)).strategy, gemm_strategy::simt);
     EXPECT_EQ(plan_gemm(cpu, binary16(gemm_element::f16, true, gemm_strategy::cpu_tiles)).strategy,
               gemm_strategy::simt);
+}
+
+// wgmma through CUDA on compute capability 9.0 where the tiles' local memory fits; mma.sync on
+// NVIDIA's OpenCL, where it is forced, and where the local memory is short.
+TEST(gemm_binary16_plan, warpgroup_mma_on_hopper_through_cuda) {
+    using kiln::detail::plan_gemm;
+    auto hopper_cuda = gpu("NVIDIA Corporation", 9, 0);
+    hopper_cuda.backend = kiln::backend_kind::cuda;
+    hopper_cuda.shared_memory_per_block_bytes = 227 * 1024;
+    auto hopper_opencl = hopper_cuda;
+    hopper_opencl.backend = kiln::backend_kind::opencl;
+    const auto plan = plan_gemm(hopper_cuda, binary16(gemm_element::bf16, true));
+    EXPECT_EQ(plan.strategy, gemm_strategy::warpgroup_mma);
+    EXPECT_EQ(plan.warpgroup.work_group_size(), 512u);
+    EXPECT_LE(plan.warpgroup.local_bytes(), hopper_cuda.shared_memory_per_block_bytes);
+    EXPECT_EQ(plan_gemm(hopper_opencl, binary16(gemm_element::bf16, true)).strategy,
+              gemm_strategy::tensor_cores);
+    EXPECT_EQ(plan_gemm(hopper_cuda, binary16(gemm_element::f16, true, gemm_strategy::tensor_cores))
+                  .strategy,
+              gemm_strategy::tensor_cores);
+    EXPECT_EQ(plan_gemm(hopper_cuda, binary16(gemm_element::f16, false)).strategy,
+              gemm_strategy::simt);
+    auto small = hopper_cuda;
+    small.shared_memory_per_block_bytes = 48 * 1024;
+    EXPECT_EQ(plan_gemm(small, binary16(gemm_element::f16, true)).strategy,
+              gemm_strategy::tensor_cores);
+    // Forced where it cannot run: an error naming it; forced for doubles: mma.sync's kernel.
+    EXPECT_THROW(
+        plan_gemm(hopper_opencl, binary16(gemm_element::bf16, true, gemm_strategy::warpgroup_mma)),
+        kiln::invalid_argument_error);
+    auto doubles = binary16(gemm_element::f64, true, gemm_strategy::warpgroup_mma);
+    doubles.element = gemm_element::f64;
+    EXPECT_EQ(plan_gemm(hopper_cuda, doubles).strategy, gemm_strategy::tensor_cores);
+    const kiln::detail::gemm_warpgroup_tiles odd{
+        .block_rows = 96, .block_columns = 256, .stages = 4};
+    auto forced_tiles = binary16(gemm_element::bf16, true);
+    forced_tiles.warpgroup_tiles = &odd;
+    EXPECT_THROW(plan_gemm(hopper_cuda, forced_tiles), kiln::invalid_argument_error);
 }
 
 }  // namespace

@@ -131,6 +131,25 @@ TEST_F(NvrtcCompile, GemmTensorCoreKernelsOfEveryLayoutForAmpereAndHopper) {
     }
 }
 
+// The wgmma kernel (sm_90a's warpgroup vocabulary): every layout of bf16 into float with the
+// row's tiles, and the other widths with f16 and a 16-bit C.
+TEST_F(NvrtcCompile, GemmWarpgroupKernelsOfEveryLayoutForHopper) {
+    const gemm_tuning_row& nvidia = gemm_tuning_rows().front();
+    const auto expect_compiles = [&](const gemm_warpgroup_kernel& kernel) {
+        SCOPED_TRACE(kernel.key());
+        expect_cubin(compile({kernel.source()}));
+    };
+    const gemm_types bf16{gemm_element::bf16, gemm_element::bf16, gemm_element::f32,
+                          gemm_element::f32};
+    for (const bool a_transposed : {false, true})
+        for (const bool b_transposed : {false, true})
+            expect_compiles({nvidia.tuning.warpgroup, bf16, a_transposed, b_transposed});
+    const gemm_types f16{gemm_element::f16, gemm_element::f16, gemm_element::f16,
+                         gemm_element::f32};
+    expect_compiles({{.block_rows = 128, .block_columns = 128, .stages = 3}, f16, true, false});
+    expect_compiles({{.block_rows = 256, .block_columns = 64, .stages = 5}, f16, false, true});
+}
+
 // The tensor-core kernel for doubles (mma.sync m8n8k4, and Hopper's m16n8k8, from the prelude's
 // vocabulary) and for floats rounded to TF32 (m16n8k8) in every layout.
 TEST_F(NvrtcCompile, GemmDoubleTensorCoreKernelsOfEveryLayoutForAmpereAndHopper) {

@@ -23,12 +23,13 @@ gemm_strategy strategy_in_force() {
         return forced;
     const char* text = std::getenv("KILN_GEMM_STRATEGY");
     if (!text || !*text) return gemm_strategy::automatic;
-    for (gemm_strategy s : {gemm_strategy::simt, gemm_strategy::tensor_cores,
-                            gemm_strategy::cpu_tiles, gemm_strategy::host_blas})
+    for (gemm_strategy s :
+         {gemm_strategy::simt, gemm_strategy::tensor_cores, gemm_strategy::warpgroup_mma,
+          gemm_strategy::cpu_tiles, gemm_strategy::host_blas})
         if (to_string(s) == text) return s;
-    throw invalid_argument_error("kiln::gemm",
-                                 "KILN_GEMM_STRATEGY is '" + std::string(text) +
-                                     "'; it takes simt, tensor_cores, cpu_tiles or host_blas");
+    throw invalid_argument_error(
+        "kiln::gemm", "KILN_GEMM_STRATEGY is '" + std::string(text) +
+                          "'; it takes simt, tensor_cores, warpgroup_mma, cpu_tiles or host_blas");
 }
 
 std::string shape(std::size_t rows, std::size_t columns) {
@@ -105,6 +106,8 @@ std::string_view to_string(gemm_strategy s) noexcept {
             return "simt";
         case gemm_strategy::tensor_cores:
             return "tensor_cores";
+        case gemm_strategy::warpgroup_mma:
+            return "warpgroup_mma";
         case gemm_strategy::cpu_tiles:
             return "cpu_tiles";
         case gemm_strategy::host_blas:
@@ -181,12 +184,15 @@ event run_gemm(const queue& q, const gemm_problem& checked) {
     const std::optional<gemm_simt_tiles> forced_tiles = gemm_tiles_in_force<gemm_simt_tiles>();
     const std::optional<gemm_tensor_tiles> forced_tensor_tiles =
         gemm_tiles_in_force<gemm_tensor_tiles>();
+    const std::optional<gemm_warpgroup_tiles> forced_warpgroup_tiles =
+        gemm_tiles_in_force<gemm_warpgroup_tiles>();
     const gemm_plan_input input{
         .element = problem.c.element,
         .host_blas = host_blas_available() && host_blas_fits(problem),
         .forced = strategy_in_force(),
         .simt_tiles = forced_tiles ? &*forced_tiles : nullptr,
         .tensor_tiles = forced_tensor_tiles ? &*forced_tensor_tiles : nullptr,
+        .warpgroup_tiles = forced_warpgroup_tiles ? &*forced_warpgroup_tiles : nullptr,
         .inputs = problem.a.element,
         .allow_tf32 = problem.allow_tf32,
         .tensor_core_layout = tensor_core_layout_fits(problem),
@@ -196,6 +202,8 @@ event run_gemm(const queue& q, const gemm_problem& checked) {
     switch (plan.strategy) {
         case gemm_strategy::tensor_cores:
             return run_tensor_core_gemm(q, problem, plan.tensor);
+        case gemm_strategy::warpgroup_mma:
+            return run_warpgroup_gemm(q, problem, plan.warpgroup);
         case gemm_strategy::host_blas:
             return run_host_blas_gemm(q, problem);
         case gemm_strategy::cpu_tiles:
@@ -209,8 +217,9 @@ event run_gemm(const queue& q, const gemm_problem& checked) {
 
 std::vector<gemm_strategy> gemm_strategies_for(const device& dev) {
     std::vector<gemm_strategy> strategies;
-    for (gemm_strategy s : {gemm_strategy::simt, gemm_strategy::tensor_cores,
-                            gemm_strategy::cpu_tiles, gemm_strategy::host_blas})
+    for (gemm_strategy s :
+         {gemm_strategy::simt, gemm_strategy::tensor_cores, gemm_strategy::warpgroup_mma,
+          gemm_strategy::cpu_tiles, gemm_strategy::host_blas})
         if (gemm_strategy_runs_on(s, dev.properties(), host_blas_available()))
             strategies.push_back(s);
     return strategies;

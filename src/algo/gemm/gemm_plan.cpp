@@ -40,17 +40,26 @@ std::optional<Tiles> gemm_tiles_in_force() {
 }
 template class scoped_gemm_tiles<gemm_simt_tiles>;
 template class scoped_gemm_tiles<gemm_tensor_tiles>;
+template class scoped_gemm_tiles<gemm_warpgroup_tiles>;
 template std::optional<gemm_simt_tiles> gemm_tiles_in_force();
 template std::optional<gemm_tensor_tiles> gemm_tiles_in_force();
+template std::optional<gemm_warpgroup_tiles> gemm_tiles_in_force();
 
 bool has_nvidia_tensor_cores(const device_properties& props) {
     return is_nvidia_gpu(props) && props.compute_capability_major >= 8;
+}
+
+bool has_warpgroup_mma(const device_properties& props) {
+    return is_nvidia_gpu(props) && props.backend == backend_kind::cuda &&
+           props.compute_capability_major == 9 && props.compute_capability_minor == 0;
 }
 
 bool gemm_strategy_runs_on(gemm_strategy strategy, const device_properties& props, bool host_blas) {
     switch (strategy) {
         case gemm_strategy::tensor_cores:
             return has_nvidia_tensor_cores(props);
+        case gemm_strategy::warpgroup_mma:
+            return has_warpgroup_mma(props);
         case gemm_strategy::automatic:
         case gemm_strategy::simt:
         case gemm_strategy::cpu_tiles:
@@ -119,12 +128,25 @@ gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input
         // 16-bit elements to float).
         const bool tensor = has_nvidia_tensor_cores(props) && input.tensor_core_layout &&
                             (plan.strategy == gemm_strategy::tensor_cores ||
+                             plan.strategy == gemm_strategy::warpgroup_mma ||
                              input.forced == gemm_strategy::automatic);
-        if (tensor)
+        plan.warpgroup = input.warpgroup_tiles ? *input.warpgroup_tiles : row.tuning.warpgroup;
+        if (!plan.warpgroup.fits_together())
+            throw invalid_argument_error("kiln::gemm", "warpgroup tiles " + plan.warpgroup.key() +
+                                                           " are not a shape the kernel takes");
+        // wgmma takes 16-bit inputs only; forced for doubles or TF32, mma.sync runs them.
+        const bool warpgroup = tensor && is_16_bit(input.inputs) && has_warpgroup_mma(props) &&
+                               plan.strategy != gemm_strategy::tensor_cores &&
+                               plan.warpgroup.local_bytes() <= props.shared_memory_per_block_bytes;
+        if (warpgroup)
+            plan.strategy = gemm_strategy::warpgroup_mma;
+        else if (tensor)
             plan.strategy = gemm_strategy::tensor_cores;
-        else if (is_16_bit(input.inputs) || plan.strategy == gemm_strategy::tensor_cores)
+        else if (is_16_bit(input.inputs) || plan.strategy == gemm_strategy::tensor_cores ||
+                 plan.strategy == gemm_strategy::warpgroup_mma)
             plan.strategy = gemm_strategy::simt;
-    } else if (plan.strategy == gemm_strategy::tensor_cores) {
+    } else if (plan.strategy == gemm_strategy::tensor_cores ||
+               plan.strategy == gemm_strategy::warpgroup_mma) {
         plan.strategy = gemm_strategy::simt;  // floats stay floats unless TF32 is allowed
     }
     return plan;

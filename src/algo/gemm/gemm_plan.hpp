@@ -13,9 +13,10 @@ namespace kiln::detail {
 
 struct gemm_plan {
     gemm_strategy strategy = gemm_strategy::simt;
-    gemm_simt_tiles simt;      ///< where strategy is simt
-    gemm_cpu_tiles cpu;        ///< where strategy is cpu_tiles
-    gemm_tensor_tiles tensor;  ///< where strategy is tensor_cores (for the problem's inputs)
+    gemm_simt_tiles simt;            ///< where strategy is simt
+    gemm_cpu_tiles cpu;              ///< where strategy is cpu_tiles
+    gemm_tensor_tiles tensor;        ///< where strategy is tensor_cores (for the problem's inputs)
+    gemm_warpgroup_tiles warpgroup;  ///< where strategy is warpgroup_mma
     const gemm_tuning_row* row = nullptr;
 };
 
@@ -31,6 +32,8 @@ struct gemm_plan_input {
     const gemm_simt_tiles* simt_tiles = nullptr;
     /// A test's tensor-core tiles (scoped_gemm_tensor_tiles), likewise.
     const gemm_tensor_tiles* tensor_tiles = nullptr;
+    /// A test's warpgroup tiles (scoped_gemm_warpgroup_tiles), likewise.
+    const gemm_warpgroup_tiles* warpgroup_tiles = nullptr;
     /// A's and B's: C's, or f16 or bf16 with a float C.
     gemm_element inputs = gemm_element::f32;
     /// The user allows float products on TF32 tensor cores (gemm_options::allow_tf32).
@@ -46,7 +49,8 @@ struct gemm_plan_input {
 gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input);
 
 /// Test-only: while alive, the strategy whose tiles are `Tiles` (gemm_simt_tiles: SIMT, for float
-/// and double; gemm_tensor_tiles: the tensor cores, for the inputs they take) takes `tiles` on
+/// and double; gemm_tensor_tiles: the tensor cores, for the inputs they take;
+/// gemm_warpgroup_tiles: wgmma) takes `tiles` on
 /// every device, so that tests and benchmarks run every row's tiles on the devices they have.
 template <class Tiles>
 class scoped_gemm_tiles {
@@ -61,6 +65,7 @@ class scoped_gemm_tiles {
 };
 using scoped_gemm_simt_tiles = scoped_gemm_tiles<gemm_simt_tiles>;
 using scoped_gemm_tensor_tiles = scoped_gemm_tiles<gemm_tensor_tiles>;
+using scoped_gemm_warpgroup_tiles = scoped_gemm_tiles<gemm_warpgroup_tiles>;
 /// The tiles a scoped_gemm_tiles<Tiles> set, if one lives.
 template <class Tiles>
 std::optional<Tiles> gemm_tiles_in_force();
@@ -68,6 +73,9 @@ std::optional<Tiles> gemm_tiles_in_force();
 /// Whether the device has NVIDIA tensor cores that mma.sync m16n8k16 with bf16 reaches (compute
 /// capability 8.0 and later), through CUDA or NVIDIA's OpenCL.
 bool has_nvidia_tensor_cores(const device_properties& props);
+/// Whether the device runs wgmma: compute capability 9.0 through CUDA, whose programs for it are
+/// sm_90a cubins (NVIDIA's OpenCL builds sm_90 PTX, which has no wgmma).
+bool has_warpgroup_mma(const device_properties& props);
 
 /// Whether a device of `props` can run `strategy` (with OpenBLAS loaded where `host_blas`).
 /// Strategies that do not take a problem's types run it with the SIMT strategy (the tensor cores

@@ -52,6 +52,17 @@ struct gemm_tensor_kernel {
     std::string source() const;
 };
 
+/// The wgmma kernel of one tile shape, element types (16-bit inputs) and pair of layouts, for the
+/// CUDA prelude's vocabulary on compute capability 9.0.
+struct gemm_warpgroup_kernel {
+    gemm_warpgroup_tiles tiles;
+    gemm_types types;
+    bool a_transposed = false, b_transposed = false;
+
+    std::string key() const;
+    std::string source() const;
+};
+
 /// Whether a tensor-core kernel takes the problem: A and B both f16 or both bf16 with C float or
 /// of their type, or A, B and C all double or all float (TF32); A's and B's rows, offsets and
 /// batch strides on 16 bytes (16-byte copies).
@@ -62,6 +73,10 @@ event run_simt_gemm(const queue& q, const gemm_problem& problem, const gemm_simt
 /// mma.sync on tensor cores from tiles copied to local memory (gemm_tensor_cores.cpp).
 event run_tensor_core_gemm(const queue& q, const gemm_problem& problem,
                            const gemm_tensor_tiles& tiles);
+/// wgmma on Hopper's tensor cores from swizzled tiles in dynamic local memory
+/// (gemm_warpgroup.cpp).
+event run_warpgroup_gemm(const queue& q, const gemm_problem& problem,
+                         const gemm_warpgroup_tiles& tiles);
 /// Vector register tiles read straight from memory (gemm_cpu_tiles.cpp).
 event run_cpu_tiles_gemm(const queue& q, const gemm_problem& problem, const gemm_cpu_tiles& tiles);
 

@@ -81,6 +81,32 @@ struct gemm_tensor_tiles {
     std::string key() const;
 };
 
+/// The warpgroup strategy's tiles (gemm_warpgroup.cpp): a work-group of block_rows / 64
+/// warpgroups computes a block_rows x block_columns block of C, each warpgroup 64 of its rows with
+/// wgmma m64nNk16 (N = block_columns), from 64-deep tiles of op(A) and op(B) copied into `stages`
+/// local buffers in dynamic local memory (128-byte swizzled rows; the copies of the next
+/// stages - 2 tiles in flight while one is multiplied and the one before drains).
+struct gemm_warpgroup_tiles {
+    std::size_t block_rows = 128, block_columns = 256, stages = 4;
+    /// k per stage: one 128-byte row of 16-bit elements, the swizzle's width.
+    static constexpr std::size_t block_depth = 64;
+
+    std::size_t work_group_size() const noexcept { return 2 * block_rows; }
+    /// The staging buffers, and 1 KiB to align them to the swizzle's 1024-byte pattern.
+    std::size_t local_bytes() const noexcept {
+        return stages * block_depth * (block_rows + block_columns) * 2 + 1024;
+    }
+    /// The shapes the kernel takes: whole warpgroups, an N that wgmma has, one to three tiles
+    /// in flight.
+    bool fits_together() const noexcept {
+        return block_rows % 64 == 0 && block_rows >= 64 && block_rows <= 256 &&
+               (block_columns == 64 || block_columns == 128 || block_columns == 256) &&
+               stages >= 3 && stages <= 5;
+    }
+    /// "128x256 s4", for program keys.
+    std::string key() const;
+};
+
 struct gemm_tuning {
     /// What the device's row prefers for float and double; the plan falls back where it cannot
     /// run (host_blas without OpenBLAS: cpu_tiles).
@@ -91,6 +117,7 @@ struct gemm_tuning {
     gemm_tensor_tiles tensor;         ///< for 16-bit inputs on NVIDIA tensor cores
     gemm_tensor_tiles tensor_double;  ///< for doubles on NVIDIA tensor cores
     gemm_tensor_tiles tensor_tf32;    ///< for floats where the user allows TF32
+    gemm_warpgroup_tiles warpgroup;   ///< for 16-bit inputs on Hopper through CUDA
 };
 
 struct gemm_tuning_row {

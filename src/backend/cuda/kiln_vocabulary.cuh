@@ -144,3 +144,113 @@ __device__ inline void kiln_copy_async_wait_2() {
     asm volatile("cp.async.wait_group 2;" ::: "memory");
 #endif
 }
+
+// Hopper's warpgroup tensor-core instructions (wgmma), in sm_90a cubins only (nvrtc_compiler.hpp):
+// the GEMM plan calls them on compute capability 9.0 through CUDA alone. A warpgroup is four
+// warps that issue each one together; A and B come from local memory through descriptors
+// (gemm_warpgroup.cpp), D is the float accumulator of m64 x nN, N / 2 registers per lane.
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+__device__ inline unsigned kiln_shared_address(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ inline void kiln_fence_proxy_async() {
+    // cp.async wrote the tiles through the generic proxy; wgmma reads them through the async one.
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+__device__ inline void kiln_wgmma_fence() {
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ inline void kiln_wgmma_commit() {
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+__device__ inline void kiln_wgmma_wait_0() {
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+}
+__device__ inline void kiln_wgmma_wait_1() {
+    asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+}
+#define KILN_WGMMA_D32                                                                            \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+    "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
+#define KILN_WGMMA_D32_OPERANDS                                                                    \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),            \
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+#define KILN_WGMMA_D64                                                                            \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+    "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "  \
+    "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, "  \
+    "%56, %57, %58, %59, %60, %61, %62, %63}"
+#define KILN_WGMMA_D64_OPERANDS                                                                    \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),            \
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), \
+        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), \
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), \
+        "+f"(d[63])
+#define KILN_WGMMA_D128                                                                           \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+    "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "  \
+    "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, "  \
+    "%56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, "  \
+    "%74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, "  \
+    "%92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, "    \
+    "%108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, "  \
+    "%123, %124, %125, %126, %127}"
+#define KILN_WGMMA_D128_OPERANDS                                                                   \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),            \
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), \
+        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), \
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), \
+        "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), \
+        "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), \
+        "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), \
+        "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), \
+        "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), \
+        "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),          \
+        "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),        \
+        "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),        \
+        "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),        \
+        "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+// D += A B (D = A B where scale_d is 0), A m64 x k16 and B k16 x nN of `type` (f16 or bf16);
+// trans_a (trans_b) 1 where A's (B's) tile lies with m (n) inner, 0 with k inner.
+// The operands after D's `regs` registers: a_at (A's descriptor), b_at and scale_at.
+#define KILN_WGMMA_ASM(n, type, regs, a_at, b_at, scale_at, trans_a, trans_b)          \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #scale_at                        \
+                 ", 0;\n"                                                              \
+                 "wgmma.mma_async.sync.aligned.m64n" #n "k16.f32." #type "." #type     \
+                 " " KILN_WGMMA_D##regs ", %" #a_at ", %" #b_at ", p, 1, 1, " #trans_a \
+                                        ", " #trans_b ";\n}"                           \
+                 : KILN_WGMMA_D##regs##_OPERANDS                                       \
+                 : "l"(a), "l"(b), "r"(scale_d))
+#define KILN_WGMMA_FUNCTION(n, type, regs, a_at, b_at, scale_at)                             \
+    __device__ inline void kiln_wgmma_m64n##n##k16_##type(float* d, unsigned long long a,    \
+                                                          unsigned long long b, int scale_d, \
+                                                          int trans_a, int trans_b) {        \
+        if (trans_a && trans_b)                                                              \
+            KILN_WGMMA_ASM(n, type, regs, a_at, b_at, scale_at, 1, 1);                       \
+        else if (trans_a)                                                                    \
+            KILN_WGMMA_ASM(n, type, regs, a_at, b_at, scale_at, 1, 0);                       \
+        else if (trans_b)                                                                    \
+            KILN_WGMMA_ASM(n, type, regs, a_at, b_at, scale_at, 0, 1);                       \
+        else                                                                                 \
+            KILN_WGMMA_ASM(n, type, regs, a_at, b_at, scale_at, 0, 0);                       \
+    }
+KILN_WGMMA_FUNCTION(64, f16, 32, 32, 33, 34)
+KILN_WGMMA_FUNCTION(64, bf16, 32, 32, 33, 34)
+KILN_WGMMA_FUNCTION(128, f16, 64, 64, 65, 66)
+KILN_WGMMA_FUNCTION(128, bf16, 64, 64, 65, 66)
+KILN_WGMMA_FUNCTION(256, f16, 128, 128, 129, 130)
+KILN_WGMMA_FUNCTION(256, bf16, 128, 128, 129, 130)
+#endif

@@ -188,7 +188,7 @@ compiled_image compile_with_nvrtc(const std::string& source, const build_options
 
     std::vector<std::string> words{
         std::string("--gpu-architecture=") + (arch.cubin ? "sm_" : "compute_") +
-            std::to_string(arch.number),
+            std::to_string(arch.number) + (arch.cubin && arch.number == 90 ? "a" : ""),
         "--std=c++20",
         // Unannotated functions in OpenCL C are device functions.
         "-default-device",

@@ -28,6 +28,8 @@ struct compiled_image {
 
 /// The architecture NVRTC compiles for: the device's own (compute capability 9.0 -> 90) when
 /// NVRTC knows it, else PTX for the newest one it knows, which the driver compiles on load.
+/// A cubin for 9.0 is built for sm_90a, which adds Hopper's warpgroup instructions (wgmma) to
+/// sm_90: a cubin runs on its own architecture only anyway.
 struct target_architecture {
     int number = 0;
     bool cubin = true;

@@ -94,6 +94,9 @@ enum class gemm_strategy {
     /// mma.sync on NVIDIA tensor cores, for 16-bit inputs on compute capability 8.0 and later
     /// (src/algo/gemm/gemm_tensor_cores.cpp).
     tensor_cores,
+    /// wgmma on Hopper's tensor cores, for 16-bit inputs on compute capability 9.0 through CUDA
+    /// (src/algo/gemm/gemm_warpgroup.cpp).
+    warpgroup_mma,
     /// Vector register tiles read straight from memory, for CPU devices
     /// (src/algo/gemm/gemm_cpu_tiles.cpp).
     cpu_tiles,

@@ -1,0 +1,214 @@
+// The warpgroup strategy, as Hopper's GEMMs are built: a work-group of block_rows / 64
+// warpgroups (four warps each) stages 64-deep tiles of op(A) and op(B) through `stages` buffers of
+// dynamic local memory, filled by cp.async 16 bytes at a time (zeros past the matrix's edges) in
+// the 128-byte swizzled layout that wgmma's descriptors name; each warpgroup multiplies its 64 rows
+// of the block by the whole tile of B with wgmma.mma_async m64nNk16, which reads both operands
+// from local memory and runs while the warpgroup returns to the copies. sm_90a only: CUDA on
+// compute capability 9.0 (docs/linear_algebra.md, "Strategies").
+#include <kiln/error.hpp>
+#include <string>
+#include <utility>
+
+#include "gemm_kernels.hpp"
+#include "gemm_strategies.hpp"
+#include "gemm_tensor_pipeline.hpp"
+
+namespace kiln::detail {
+namespace {
+
+constexpr const char* warpgroup_kernel = "kiln_gemm_warpgroup";
+/// Elements of 16 bits in one cp.async, and 16-byte chunks in one swizzled row.
+constexpr std::size_t chunk = 8, row_bytes = 128;
+/// A k16 step's offset within a swizzled row (k inner), or its 16 rows (k outer).
+constexpr std::size_t k_step_inner = 32, k_step_outer = 16 * row_bytes;
+/// The distance between the 8-row groups that the swizzle pattern repeats over.
+constexpr std::size_t swizzle_group = 8 * row_bytes;
+
+/// The local layout of one operand's tile: `outer` rows of 128 bytes per block of 64 elements of
+/// `inner`, the blocks one after another; the 16-byte chunk c of row r lies at chunk c ^ (r % 8)
+/// of its row (wgmma's 128-byte swizzle, which spreads the rows wgmma reads together over every
+/// bank).
+struct swizzled_tile {
+    operand_tile tile;
+    std::size_t offset = 0;  ///< within a stage, in bytes
+    std::size_t block_bytes() const { return tile.outer * row_bytes; }
+    std::size_t bytes() const { return tile.outer * tile.inner * 2; }
+};
+
+void emit_tile_copy(source_builder& b, const swizzled_tile& s, const std::string& stage,
+                    std::size_t group) {
+    const operand_tile& l = s.tile;
+    const std::size_t per_row = l.inner / chunk;
+    const std::size_t chunks = l.outer * per_row;
+    for (std::size_t first = 0; first < chunks; first += group) {
+        b.open(first + group > chunks
+                   ? "if (tid + " + uint_literal(first) + " < " + uint_literal(chunks) + ")"
+                   : "");
+        b.line("const uint c = tid + " + uint_literal(first) + ", r = c / " +
+               uint_literal(per_row) + ", q = c % " + uint_literal(per_row) + ";");
+        b.line("const ulong outer = " + l.outer_start + " + r;");
+        b.line("const ulong inner = " + l.inner_start + " + q * " + uint_literal(chunk) + ";");
+        b.line("const uint bytes = outer < " + l.outer_limit + " && inner < " + l.inner_limit +
+               " ? 2u * (uint)min(" + l.inner_limit + " - inner, (ulong)" + uint_literal(chunk) +
+               ") : 0u;");
+        const std::string to = "stage_memory + " + stage + " + " + uint_literal(s.offset) +
+                               " + q / 8u * " + uint_literal(s.block_bytes()) + " + r * " +
+                               uint_literal(row_bytes) + " + ((q % 8u) ^ (r % 8u)) * 16u";
+        b.line("kiln_copy_async_16((local ushort*)(" + to + "), bytes ? " + l.name + " + outer * " +
+               l.name + "_leading + inner : " + l.name + ", bytes);");
+        b.close();
+    }
+}
+
+/// The descriptor of the k16 step `kk` of a tile at local address `stage` + the tile's offset,
+/// from `rows` (A: the warpgroup's first row) on.
+std::string descriptor(const swizzled_tile& s, const std::string& rows, std::size_t kk) {
+    const std::string start = "stage + " + uint_literal(s.offset) + " + ";
+    if (s.tile.k_is_inner)
+        return "kiln_wgmma_descriptor(" + start + rows + " * " + uint_literal(row_bytes) + " + " +
+               uint_literal(kk * k_step_inner) + ", 16u, " + uint_literal(swizzle_group) + ")";
+    // k outer: blocks of 64 elements of m (n), one after another.
+    return "kiln_wgmma_descriptor(" + start + rows + " / 64u * " + uint_literal(s.block_bytes()) +
+           " + " + uint_literal(kk * k_step_outer) + ", " + uint_literal(s.block_bytes()) + ", " +
+           uint_literal(swizzle_group) + ")";
+}
+
+// A wgmma matrix descriptor: the start address and the two strides in 16-byte units, and the
+// 128-byte swizzle (mode 1, bits 62-63).
+constexpr const char* descriptor_function =
+    R"(ulong kiln_wgmma_descriptor(uint address, uint leading, uint stride) {
+    return (ulong)((address & 0x3FFFFu) >> 4) | ((ulong)(leading >> 4) << 16) |
+           ((ulong)(stride >> 4) << 32) | ((ulong)1 << 62);
+}
+)";
+
+std::string generate(const gemm_warpgroup_kernel& shape) {
+    const gemm_warpgroup_tiles& t = shape.tiles;
+    const std::size_t depth = gemm_warpgroup_tiles::block_depth, group = t.work_group_size();
+    swizzled_tile a{operand_tile_of(true, shape.a_transposed, t.block_rows, depth)};
+    swizzled_tile bl{operand_tile_of(false, shape.b_transposed, t.block_columns, depth)};
+    bl.offset = a.bytes();
+    const std::size_t stage_bytes = a.bytes() + bl.bytes();
+    const std::size_t registers = t.block_columns / 2;
+    const std::string mma = "kiln_wgmma_m64n" + std::to_string(t.block_columns) + "k16_" +
+                            (shape.types.a == gemm_element::bf16 ? "bf16" : "f16");
+    // wgmma's transposes: an operand whose tile lies with m (n) inner.
+    const std::string transposes =
+        std::string(a.tile.k_is_inner ? "0" : "1") + ", " + (bl.tile.k_is_inner ? "0" : "1");
+
+    source_builder b;
+    b.define("kiln_wgmma_descriptor", descriptor_function);
+    b.begin_kernel(warpgroup_kernel, group);
+    gemm_kernel_description(warpgroup_kernel, shape.types).local("uint4", "staging").declare(b);
+    b.begin_body();
+    b.line("const uint tid = " + source_builder::local_id() + ";");
+    b.line("const uint warpgroup = tid / 128u, warp = tid % 128u / 32u, lane = tid % 32u;");
+    b.line("const ulong tiles_n = (n + " + uint_literal(t.block_columns - 1) + ") / " +
+           uint_literal(t.block_columns) + ";");
+    b.line("const ulong tiles = (m + " + uint_literal(t.block_rows - 1) + ") / " +
+           uint_literal(t.block_rows) + " * tiles_n;");
+    b.line("const ulong group = " + source_builder::group_id() + ";");
+    emit_batch_entry(b, "(group / tiles)");
+    b.line("const ulong row0 = group % tiles / tiles_n * " + uint_literal(t.block_rows) + ";");
+    b.line("const ulong column0 = group % tiles % tiles_n * " + uint_literal(t.block_columns) +
+           ";");
+    // The stages start on the swizzle pattern's 1024-byte period, as the descriptors assume.
+    b.line("const uint staging_address = kiln_shared_address(staging);");
+    b.line("const uint aligned = (staging_address + 1023u) & ~1023u;");
+    b.line("local uchar* stage_memory = (local uchar*)staging + (aligned - staging_address);");
+    b.line("const ulong depth_tiles = (k + " + uint_literal(depth - 1) + ") / " +
+           uint_literal(depth) + ";");
+    b.line("float d[" + std::to_string(registers) + "];");
+    // The prologue: stages - 2 tiles in flight, a group of copies each (empty past k, so that
+    // every path commits the same count of groups, which the waits take).
+    const auto copies = [&](const std::string& tile, const std::string& slot) {
+        b.line("const ulong k0 = " + tile + " * " + uint_literal(depth) + ";");
+        b.line("const uint slot = " + slot + " * " + uint_literal(stage_bytes) + ";");
+        emit_tile_copy(b, a, "slot", group);
+        emit_tile_copy(b, bl, "slot", group);
+    };
+    for (std::size_t s = 0; s + 2 < t.stages; ++s) {
+        b.open("if (" + uint_literal(s) + " < depth_tiles)");
+        copies(uint_literal(s), uint_literal(s));
+        b.close();
+        b.line("kiln_copy_async_commit();");
+    }
+    b.open("for (ulong tile = 0; tile < depth_tiles; ++tile)");
+    // This tile's copies are done once at most the later stages - 3 are in flight; the fence
+    // hands them from cp.async's proxy to wgmma's; after the barrier every warpgroup has also
+    // finished the wgmma of tile - 2 (its wait_1 below), whose stage the next copies reuse.
+    b.line("kiln_copy_async_wait_" + std::to_string(t.stages - 3) + "();");
+    b.line("kiln_fence_proxy_async();");
+    b.local_barrier();
+    b.open("");
+    b.line("const ulong next = tile + " + uint_literal(t.stages - 2) + ";");
+    b.open("if (next < depth_tiles)");
+    copies("next", "(uint)(next % " + uint_literal(t.stages) + ")");
+    b.close();
+    b.line("kiln_copy_async_commit();");
+    b.close();
+    b.line("const uint stage = aligned + (uint)(tile % " + uint_literal(t.stages) + ") * " +
+           uint_literal(stage_bytes) + ";");
+    b.line("kiln_wgmma_fence();");
+    for (std::size_t kk = 0; kk < depth / 16; ++kk)
+        b.line(mma + "(d, " + descriptor(a, "warpgroup * 64u", kk) + ", " +
+               descriptor(bl, "0u", kk) + ", " + (kk == 0 ? "(int)(tile != 0)" : "1") + ", " +
+               transposes + ");");
+    b.line("kiln_wgmma_commit();");
+    // The tile's products run on while the next iteration's copies start.
+    b.line("kiln_wgmma_wait_1();");
+    b.close();
+    b.line("kiln_wgmma_wait_0();");
+    b.open("if (depth_tiles == 0)");
+    b.line("for (uint i = 0; i < " + uint_literal(registers) + "; ++i) d[i] = 0.0f;");
+    b.close();
+    // Register i of a warpgroup's m64nN accumulator: row 16 warp + lane / 4 (+ 8 for i / 2 odd),
+    // column 8 (i / 4) + 2 (lane % 4) + i % 2.
+    b.line("const ulong row = row0 + warpgroup * 64u + warp * 16u + lane / 4u;");
+    b.line("const ulong column = column0 + lane % 4u * 2u;");
+    for (std::size_t i = 0; i < registers; ++i) {
+        const std::string r = "(row + " + uint_literal(i / 2 % 2 * 8) + ")",
+                          c = "(column + " + uint_literal(i / 4 * 8 + i % 2) + ")";
+        b.open("if (" + r + " < m && " + c + " < n)");
+        b.line(gemm_store(shape.types, r, c, "d[" + std::to_string(i) + "]"));
+        b.close();
+    }
+    b.end_kernel();
+    return b.str();
+}
+
+}  // namespace
+
+std::string gemm_warpgroup_kernel::key() const {
+    return std::string(warpgroup_kernel) + ":" + tiles.key() + ":" + types.key() + ":" +
+           (a_transposed ? "T" : "N") + (b_transposed ? "T" : "N");
+}
+
+std::string gemm_warpgroup_kernel::source() const {
+    if (!tiles.fits_together() || !is_16_bit(types.a) || types.b != types.a)
+        throw invalid_argument_error("kiln::gemm", "warpgroup tiles " + tiles.key() + " for " +
+                                                       types.key() +
+                                                       " are not a shape the kernel takes");
+    return generate(*this);
+}
+
+event run_warpgroup_gemm(const queue& q, const gemm_problem& problem,
+                         const gemm_warpgroup_tiles& tiles) {
+    const gemm_warpgroup_kernel shape{tiles, gemm_types_of(problem), problem.a.transposed,
+                                      problem.b.transposed};
+    const auto describe = [&] {
+        return std::vector<kernel_description>{
+            gemm_kernel_description(warpgroup_kernel, shape.types).local("uint4", "staging")};
+    };
+    const algorithm_program& program =
+        algorithm_program_for(q.device(), shape.key(), describe, [&] { return shape.source(); });
+    const std::size_t group = tiles.work_group_size();
+    const std::size_t groups = (problem.m() + tiles.block_rows - 1) / tiles.block_rows *
+                               ((problem.n() + tiles.block_columns - 1) / tiles.block_columns) *
+                               problem.batch();
+    kernel_binding args = bind_gemm(program, warpgroup_kernel, problem, shape.types);
+    args.local("staging", tiles.local_bytes());
+    return program.bind(std::move(args)).launch(q, groups * group, group);
+}
+
+}  // namespace kiln::detail
