@@ -273,7 +273,8 @@ int main(int argc, char** argv) {
                 const auto found = cublas.find(w.name);
                 const double reference = found == cublas.end() ? 0 : found->second;
                 row(device, w, "plan", time_kiln(q, w), reference, "cuBLAS");
-                if (w.name == "dgemm_4096" || w.name == "bf16_4096" || w.name == "f16_4096")
+                if (w.name == "dgemm_4096" || w.name == "bf16_4096" || w.name == "f16_4096" ||
+                    w.name == "tf32_4096")
                     for (const kiln::detail::gemm_tensor_tiles& tiles : tensor_sweep) {
                         const kiln::detail::scoped_gemm_strategy tensor(
                             gemm_strategy::tensor_cores);

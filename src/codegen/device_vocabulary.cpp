@@ -181,6 +181,12 @@ void kiln_copy_async_wait_1(void) {
 void kiln_copy_async_wait_2(void) {
     asm volatile("cp.async.wait_group 2;" ::: "memory");
 }
+void kiln_copy_async_wait_3(void) {
+    asm volatile("cp.async.wait_group 3;" ::: "memory");
+}
+void kiln_copy_async_wait_4(void) {
+    asm volatile("cp.async.wait_group 4;" ::: "memory");
+}
 )";
 
 void use_tensor_core_vocabulary(source_builder& b, const target_features& target) {

@@ -174,6 +174,25 @@ TEST_F(NvrtcCompile, GemmDoubleTensorCoreKernelsOfEveryLayoutForAmpereAndHopper)
                                           false};
             expect_cubin(compile({tf32.source()}, {}, target_architecture{80, true}));
         }
+    // Stages in dynamic local memory, past the static arrays' 48 KiB: doubles and bf16.
+    gemm_tensor_kernel deep{{.block_rows = 128,
+                             .block_columns = 128,
+                             .block_depth = 16,
+                             .warp_rows = 64,
+                             .warp_columns = 32,
+                             .stages = 6},
+                            twice,
+                            false,
+                            true,
+                            cuda_warps,
+                            true,
+                            true};
+    EXPECT_GT(deep.stage_bytes(), 48u * 1024);
+    expect_cubin(compile({deep.source()}));
+    deep.types = {gemm_element::bf16, gemm_element::bf16, gemm_element::f32, gemm_element::f32};
+    deep.tiles.block_depth = 32;
+    deep.tiles.stages = 4;
+    expect_cubin(compile({deep.source()}));
 }
 
 TEST_F(NvrtcCompile, Atomics) {

@@ -47,9 +47,16 @@ struct gemm_tensor_kernel {
     /// Doubles by mma.sync m16n8k8, which compute capability 9.0 adds and runs at twice m8n8k4's
     /// rate; m8n8k4 otherwise.
     bool double_m16n8k8 = false;
+    /// The stage buffers in dynamic local memory (a local argument) rather than local arrays:
+    /// CUDA, where they pass the 48 KiB a static array may have.
+    bool dynamic_stages = false;
 
     std::string key() const;
     std::string source() const;
+    /// Its parameters: the GEMM kernels' (gemm_kernel_description), and the dynamic stages'.
+    kernel_description description() const;
+    /// The bytes of its stage buffers.
+    std::size_t stage_bytes() const;
 };
 
 /// The wgmma kernel of one tile shape, element types (16-bit inputs) and pair of layouts, for the

@@ -5,6 +5,7 @@
 // accumulation); the epilogue applies alpha and beta. docs/linear_algebra.md, "Strategies".
 #include <kiln/error.hpp>
 #include <string>
+#include <utility>
 
 #include "codegen/device_vocabulary.hpp"
 #include "gemm_kernels.hpp"
@@ -63,9 +64,9 @@ std::string generate(const gemm_tensor_kernel& shape) {
     source_builder b;
     use_tensor_core_vocabulary(b, shape.target);
     b.begin_kernel(tensor_kernel, t.work_group_size());
-    gemm_kernel_description(tensor_kernel, shape.types).declare(b);
+    shape.description().declare(b);
     b.begin_body();
-    emit_stage_buffers(b, a, bl, t.stages);
+    emit_stage_buffers(b, a, bl, t.stages, shape.dynamic_stages);
     emit_block_start(b, t);
     b.line("float accumulators[" + std::to_string(m_tiles * n_tiles * 4) + "];");
     b.open("for (uint i = 0; i < " + uint_literal(m_tiles * n_tiles * 4) + "; ++i)");
@@ -115,14 +116,30 @@ bool tensor_core_layout_fits(const gemm_problem& problem) {
 std::string gemm_tensor_kernel::key() const {
     return std::string(tensor_kernel) + ":" + tiles.key() + ":" + types.key() + ":" +
            (a_transposed ? "T" : "N") + (b_transposed ? "T" : "N") + ":" + target.key() +
-           (double_m16n8k8 ? ":m16n8k8" : "");
+           (double_m16n8k8 ? ":m16n8k8" : "") + (dynamic_stages ? ":dynamic" : "");
+}
+
+kernel_description gemm_tensor_kernel::description() const {
+    kernel_description kernel = gemm_kernel_description(tensor_kernel, types);
+    if (dynamic_stages) kernel.local("uint4", "staging");
+    return kernel;
+}
+
+std::size_t gemm_tensor_kernel::stage_bytes() const {
+    const bool narrow = is_16_bit(types.a);
+    const staged_tile a = narrow ? staged_tile_of(*this, true, 2, local_padding)
+                                 : wide_stage_tile(*this, true),
+                      bl = narrow ? staged_tile_of(*this, false, 2, local_padding)
+                                  : wide_stage_tile(*this, false);
+    return tiles.stages *
+           (a.stage_elements() * a.element_bytes + bl.stage_elements() * bl.element_bytes);
 }
 
 std::string gemm_tensor_kernel::source() const {
     if (!is_16_bit(types.a)) return wide_tensor_kernel_source(*this);
     const gemm_tensor_tiles& t = tiles;
     // The shapes the generator's loops assume.
-    if (t.stages < 2 || t.stages > 4 || t.block_depth % 16 != 0 || t.warp_rows % 16 != 0 ||
+    if (t.stages < 2 || t.stages > 6 || t.block_depth % 16 != 0 || t.warp_rows % 16 != 0 ||
         t.warp_columns % 16 != 0 || t.block_rows % t.warp_rows != 0 ||
         t.block_columns % t.warp_columns != 0 ||
         (t.block_rows * t.block_depth / chunk) % t.work_group_size() != 0 ||
@@ -135,24 +152,26 @@ std::string gemm_tensor_kernel::source() const {
 event run_tensor_core_gemm(const queue& q, const gemm_problem& problem,
                            const gemm_tensor_tiles& tiles) {
     const gemm_types types = gemm_types_of(problem);
-    const gemm_tensor_kernel shape{
-        tiles,
-        types,
-        problem.a.transposed,
-        problem.b.transposed,
-        target_features_for(q.device()),
-        types.a == gemm_element::f64 && q.device().properties().compute_capability_major >= 9};
-    const auto describe = [&] {
-        return std::vector<kernel_description>{gemm_kernel_description(tensor_kernel, shape.types)};
-    };
+    const device_properties& props = q.device().properties();
+    gemm_tensor_kernel shape{tiles,
+                             types,
+                             problem.a.transposed,
+                             problem.b.transposed,
+                             target_features_for(q.device()),
+                             types.a == gemm_element::f64 && props.compute_capability_major >= 9};
+    // Stages past the static local arrays' limit: dynamic local memory, which CUDA opts into.
+    shape.dynamic_stages = shape.target.vocabulary == vocabulary_target::cuda_prelude &&
+                           shape.stage_bytes() > props.local_memory_bytes;
+    const auto describe = [&] { return std::vector<kernel_description>{shape.description()}; };
     const algorithm_program& program =
         algorithm_program_for(q.device(), shape.key(), describe, [&] { return shape.source(); });
     const std::size_t group = tiles.work_group_size();
     const std::size_t groups = (problem.m() + tiles.block_rows - 1) / tiles.block_rows *
                                ((problem.n() + tiles.block_columns - 1) / tiles.block_columns) *
                                problem.batch();
-    return program.bind(bind_gemm(program, tensor_kernel, problem, shape.types))
-        .launch(q, groups * group, group);
+    kernel_binding args = bind_gemm(program, tensor_kernel, problem, shape.types);
+    if (shape.dynamic_stages) args.local("staging", shape.stage_bytes());
+    return program.bind(std::move(args)).launch(q, groups * group, group);
 }
 
 }  // namespace kiln::detail

@@ -38,12 +38,6 @@ std::size_t conflict_free_padding(const staged_tile& tile) {
     return best;
 }
 
-staged_tile padded_tile(const gemm_tensor_kernel& shape, bool is_a, std::size_t bytes) {
-    staged_tile tile = staged_tile_of(shape, is_a, bytes, 0);
-    tile.padding = conflict_free_padding(tile);
-    return tile;
-}
-
 /// Lane l's element of an m8 or n8 fragment at local column kk: row l / 4 of the 8 from `along`,
 /// k l % 4.
 std::string fragment_at(const staged_tile& l, const std::string& along, std::size_t kk) {
@@ -72,19 +66,25 @@ wide_mma mma_of(const gemm_tensor_kernel& shape) {
 
 }  // namespace
 
+staged_tile wide_stage_tile(const gemm_tensor_kernel& shape, bool is_a) {
+    staged_tile tile = staged_tile_of(shape, is_a, element_bytes(shape.types.a), 0);
+    tile.padding = conflict_free_padding(tile);
+    return tile;
+}
+
 std::string wide_tensor_kernel_source(const gemm_tensor_kernel& shape) {
     const gemm_tensor_tiles& t = shape.tiles;
     const std::size_t group = t.work_group_size();
     const std::size_t bytes = element_bytes(shape.types.a), chunk = 16 / bytes;
     const std::string accumulator = opencl_name(shape.types.accumulator);
-    if (t.stages < 2 || t.stages > 4 || t.block_depth % 4 != 0 || t.warp_rows % 8 != 0 ||
+    if (t.stages < 2 || t.stages > 6 || t.block_depth % 4 != 0 || t.warp_rows % 8 != 0 ||
         t.warp_columns % 8 != 0 || t.block_rows % t.warp_rows != 0 ||
         t.block_columns % t.warp_columns != 0 ||
         (t.block_rows * t.block_depth / chunk) % group != 0 ||
         (t.block_columns * t.block_depth / chunk) % group != 0)
         throw invalid_argument_error(
             "kiln::gemm", "tensor-core tiles " + t.key() + " are not a shape the kernel takes");
-    const staged_tile a = padded_tile(shape, true, bytes), bl = padded_tile(shape, false, bytes);
+    const staged_tile a = wide_stage_tile(shape, true), bl = wide_stage_tile(shape, false);
     const wide_mma mma = mma_of(shape);
     if (t.warp_rows % mma.m != 0 || t.block_depth % mma.k != 0)
         throw invalid_argument_error(
@@ -96,9 +96,9 @@ std::string wide_tensor_kernel_source(const gemm_tensor_kernel& shape) {
     source_builder b;
     use_tensor_core_vocabulary(b, shape.target);
     b.begin_kernel(gemm_tensor_kernel_name, group);
-    gemm_kernel_description(gemm_tensor_kernel_name, shape.types).declare(b);
+    shape.description().declare(b);
     b.begin_body();
-    emit_stage_buffers(b, a, bl, t.stages);
+    emit_stage_buffers(b, a, bl, t.stages, shape.dynamic_stages);
     emit_block_start(b, t);
     b.line(accumulator + " accumulators[" + std::to_string(m_tiles * n_tiles * c_size) + "];");
     b.open("for (uint i = 0; i < " + uint_literal(m_tiles * n_tiles * c_size) + "; ++i)");

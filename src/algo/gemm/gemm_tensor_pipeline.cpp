@@ -60,12 +60,17 @@ bool copies_by_16_bytes(const gemm_operand& x) {
 }
 
 void emit_stage_buffers(source_builder& b, const staged_tile& a, const staged_tile& bl,
-                        std::size_t stages) {
-    // uint4: local arrays are aligned to 16 bytes, as cp.async writes them, only so.
-    b.local_array("uint4", "a_words",
-                  std::to_string(stages * a.stage_elements() * a.element_bytes / 16));
-    b.local_array("uint4", "b_words",
-                  std::to_string(stages * bl.stage_elements() * bl.element_bytes / 16));
+                        std::size_t stages, bool dynamic) {
+    const std::size_t a_words = stages * a.stage_elements() * a.element_bytes / 16;
+    if (dynamic) {
+        b.line("local uint4* a_words = staging;");
+        b.line("local uint4* b_words = staging + " + uint_literal(a_words) + ";");
+    } else {
+        // uint4: local arrays are aligned to 16 bytes, as cp.async writes them, only so.
+        b.local_array("uint4", "a_words", std::to_string(a_words));
+        b.local_array("uint4", "b_words",
+                      std::to_string(stages * bl.stage_elements() * bl.element_bytes / 16));
+    }
     b.line("local " + a.element + "* a_tile = (local " + a.element + "*)a_words;");
     b.line("local " + bl.element + "* b_tile = (local " + bl.element + "*)b_words;");
 }

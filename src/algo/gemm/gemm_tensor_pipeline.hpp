@@ -40,9 +40,13 @@ std::string uint_literal(std::size_t value);
 /// Rows, offset and batch stride on 16-byte boundaries (the buffer's start is aligned further).
 bool copies_by_16_bytes(const gemm_operand& x);
 
-/// The local buffers a_tile and b_tile of `stages` tiles each, aligned to 16 bytes.
+/// The local buffers a_tile and b_tile of `stages` tiles each, aligned to 16 bytes: local arrays,
+/// or the `staging` argument where `dynamic`.
 void emit_stage_buffers(source_builder& b, const staged_tile& a, const staged_tile& bl,
-                        std::size_t stages);
+                        std::size_t stages, bool dynamic);
+/// A's (`is_a`) or B's stage tile of the kernel for doubles or TF32, padded as its fragment loads
+/// want (gemm_tensor_cores_wide.cpp).
+staged_tile wide_stage_tile(const gemm_tensor_kernel& shape, bool is_a);
 /// tid, lane, warp; the warp's place in the block (warp_row, warp_column); the group's batch entry
 /// and block of C (row0, column0).
 void emit_block_start(source_builder& b, const gemm_tensor_tiles& t);

@@ -58,7 +58,8 @@ const std::array rows{
         "warps of 64x32, two stages so that padded tiles stay within 48 KiB of static local "
         "memory. Doubles (m16n8k8 on 9.0): DGEMM 128x64x8 w64x32 s2 0.61x / 0.63x, 128x128x8 "
         "0.54x / 0.58x, 64x64x8 w32x32 s3 0.58x / 0.51x; SIMT 0.26x / 0.24x. TF32: chosen, not "
-        "measured: the double kernel's 8 warps of 64x32, 16 deep in 37 KiB. wgmma (CUDA, 9.0), bf16 "
+        "measured: the double kernel's 8 warps of 64x32, 16 deep in 37 KiB. wgmma (CUDA, 9.0), "
+        "bf16 "
         "4096^3 / 8192^3 beside cuBLAS: 256x128 s4 0.62x / 0.61x, s3 0.52x / 0.54x; 128x256 s4 "
         "0.57x / 0.55x, s5 0.33x; 128x128 s4 0.49x / 0.46x; 64x256 s4 0.26x (f16 the same)"},
     gemm_tuning_row{

@@ -144,6 +144,16 @@ __device__ inline void kiln_copy_async_wait_2() {
     asm volatile("cp.async.wait_group 2;" ::: "memory");
 #endif
 }
+__device__ inline void kiln_copy_async_wait_3() {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group 3;" ::: "memory");
+#endif
+}
+__device__ inline void kiln_copy_async_wait_4() {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group 4;" ::: "memory");
+#endif
+}
 
 // Hopper's warpgroup tensor-core instructions (wgmma), in sm_90a cubins only (nvrtc_compiler.hpp):
 // the GEMM plan calls them on compute capability 9.0 through CUDA alone. A warpgroup is four
