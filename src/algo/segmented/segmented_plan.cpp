@@ -6,7 +6,6 @@
 #include <bit>
 #include <cstdlib>
 #include <kiln/error.hpp>
-#include <mutex>
 #include <optional>
 #include <string>
 
@@ -14,8 +13,6 @@ namespace kiln::detail {
 namespace {
 
 std::atomic<segmented_strategy> forced_strategy{segmented_strategy::automatic};
-std::optional<segmented_tuning> forced_tuning;
-std::mutex forced_tuning_mutex;
 
 std::size_t ceil_div(std::size_t a, std::size_t b) {
     return (a + b - 1) / b;
@@ -25,7 +22,7 @@ std::size_t ceil_div(std::size_t a, std::size_t b) {
 
 segmented_plan plan_segmented(const device_properties& props, const segmented_plan_input& input) {
     segmented_plan plan;
-    plan.tuning = input.tuning.value_or(segmented_row_for(props).tuning);
+    plan.tuning = tuning_table<algorithm::segmented_reduce_rows>::tuning_for(props, input.tuning);
     const segmented_tuning& tuning = plan.tuning;
     plan.strategy = input.forced != segmented_strategy::automatic ? input.forced : tuning.strategy;
     const std::size_t segments = std::max<std::size_t>(1, input.segments);
@@ -80,14 +77,10 @@ scoped_segmented_strategy::~scoped_segmented_strategy() {
     forced_strategy.store(previous_);
 }
 
-scoped_segmented_tuning::scoped_segmented_tuning(const segmented_tuning& tuning)
-    : override_(forced_tuning, tuning, forced_tuning_mutex) {}
-
 std::optional<segmented_tuning> segmented_tuning_in_force() {
-    {
-        const std::lock_guard lock(forced_tuning_mutex);
-        if (forced_tuning) return forced_tuning;
-    }
+    if (std::optional<segmented_tuning> forced =
+            tuning_table<algorithm::segmented_reduce_rows>::forced())
+        return forced;
     const char* text = std::getenv("KILN_SEGMENTED_TUNING");
     if (!text || !*text) return std::nullopt;
     if (std::optional<segmented_tuning> tuning = parse_segmented_tuning(text)) return tuning;

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstddef>
-#include <kiln/detail/scoped_override.hpp>
 #include <kiln/runtime/device.hpp>
 #include <optional>
 
@@ -19,7 +18,7 @@ struct segmented_plan {
     std::size_t work_group_size = 256, team_lanes = 1, unroll = 1, groups = 1;
     /// cpu_chunks: the chunks and the segments of each (the last may have fewer).
     std::size_t chunks = 1, chunk_segments = 0;
-    /// What the plan was made from: the device's row, or a test's (scoped_segmented_tuning).
+    /// What the plan was made from: the device's row, or a test's.
     segmented_tuning tuning;
 };
 
@@ -28,7 +27,7 @@ struct segmented_plan_input {
     /// A test's or KILN_SEGMENTED_STRATEGY's choice (automatic: none). team_per_segment forced
     /// takes two lanes at least, so that forcing it always runs teams.
     segmented_strategy forced = segmented_strategy::automatic;
-    /// A test's or benchmark's tuning (scoped_segmented_tuning), in place of the device's row.
+    /// A test's or benchmark's tuning (segmented_tuning_in_force), in place of the device's row.
     std::optional<segmented_tuning> tuning{};
 };
 
@@ -50,18 +49,11 @@ class scoped_segmented_strategy {
 /// scoped_segmented_strategy's, else KILN_SEGMENTED_STRATEGY's, else automatic.
 segmented_strategy segmented_strategy_in_force();
 
-/// Test only: while alive, segmented reductions on every device plan from `tuning` instead of
-/// the device's row (its strategy too, unless a strategy is forced), so that a CPU device runs
-/// a GPU row's kernels. KILN_SEGMENTED_TUNING (a segmented_tuning::key()) does the same for a
-/// process, which segmented_bench sets to compare tunings.
-class scoped_segmented_tuning {
-  public:
-    explicit scoped_segmented_tuning(const segmented_tuning& tuning);
-
-  private:
-    scoped_override<std::optional<segmented_tuning>> override_;
-};
-/// scoped_segmented_tuning's, else KILN_SEGMENTED_TUNING's, else none.
+/// Tests force a tuning with scoped_algorithm_policy(algorithm::segmented_reduce, tuning), in
+/// place of the device's row (its strategy too, unless a strategy is forced), so that a CPU
+/// device runs a GPU row's kernels. KILN_SEGMENTED_TUNING (a segmented_tuning::key()) does the
+/// same for a process, which segmented_bench sets to compare tunings.
+/// scoped_algorithm_policy's, else KILN_SEGMENTED_TUNING's, else none.
 std::optional<segmented_tuning> segmented_tuning_in_force();
 
 }  // namespace kiln::detail

@@ -31,29 +31,21 @@ constexpr segmented_tuning chunks(std::size_t chunk_elements, std::size_t per_co
             .chunks_per_compute_unit = per_compute_unit};
 }
 
-const std::array rows{
-    segmented_tuning_row{any_gpu, teams(256, 8, 4),
-                         "chosen, not measured yet: groups of 256 as kiln's reductions; 8 "
-                         "elements a lane before a team doubles (segments of 10 elements take "
-                         "2 lanes, of 1000 128, longer ones the group); 4 loads in flight a "
-                         "lane. segmented_bench compares tunings (KILN_SEGMENTED_TUNING)"},
-    segmented_tuning_row{any_cpu, chunks(16 * 1024, 4),
-                         "not swept: PoCL on 2 shared cores; 16 Ki elements amortise a chunk's "
-                         "launch, 4 chunks per core balance segments of unequal lengths"},
-    segmented_tuning_row{any_device, teams(64, 8, 1),
-                         "the fallback: small groups every OpenCL device can run"},
+using row = tuning_row<segmented_tuning>;
+const std::array segmented_rows{
+    row{any_gpu, teams(256, 8, 4),
+        "not measured: groups of 256 as kiln's reductions, a lane per 8 elements of a mean "
+        "segment, 4 loads in flight a lane (segmented_bench sweeps others)"},
+    row{any_cpu, chunks(16 * 1024, 4),
+        "not measured: 16 Ki elements amortise a chunk's start; 4 chunks per core balance "
+        "segments of unequal lengths"},
+    row{any_device, teams(64, 8, 1), "not tuned: small groups every OpenCL device can run"},
 };
 
 }  // namespace
 
-std::span<const segmented_tuning_row> segmented_tuning_rows() {
-    return rows;
-}
-
-const segmented_tuning_row& segmented_row_for(const device_properties& props) {
-    for (const segmented_tuning_row& row : rows)
-        if (matches(row.devices, props)) return row;
-    return rows.back();
+std::span<const tuning_row<segmented_tuning>> algorithm::segmented_reduce_rows::rows() {
+    return segmented_rows;
 }
 
 std::string segmented_tuning::key() const {

@@ -54,15 +54,18 @@ struct segmented_tuning {
 /// or a number is 0.
 std::optional<segmented_tuning> parse_segmented_tuning(std::string_view key);
 
-struct segmented_tuning_row {
-    device_class devices;
-    segmented_tuning tuning;
-    std::string_view provenance;  ///< where the numbers were measured, or why they were chosen
-};
+namespace algorithm {
 
-/// The rows, searched from the top; the last matches every device.
-std::span<const segmented_tuning_row> segmented_tuning_rows();
-/// The first row matching a device of `props`.
-const segmented_tuning_row& segmented_row_for(const device_properties& props);
+/// The segmented module's key in the generic tuning table (tuning_table<segmented_reduce_rows>),
+/// under which scoped_algorithm_policy(algorithm::segmented_reduce, tuning) forces a tuning.
+struct segmented_reduce_rows {
+    using tuning = segmented_tuning;
+    static constexpr std::string_view name = "segmented_reduce";
+    /// Searched from the top; the last matches every device.
+    static std::span<const tuning_row<segmented_tuning>> rows();
+};
+inline constexpr segmented_reduce_rows segmented_reduce{};
+
+}  // namespace algorithm
 
 }  // namespace kiln::detail
