@@ -1,13 +1,15 @@
-// kiln::segmented_reduce beside CUB's DeviceSegmentedReduce::Sum (CUDA machines) and one host
-// thread (CPU devices), on the same floats in the same run: n floats in segments of one fixed
-// length (1, 10, 100, 1000, 10^4, 10^6), then in segments of random lengths 1 .. 10^6.
+// kiln::segmented_reduce beside CUB's DeviceSegmentedReduce::Sum, and
+// kiln::segmented_inclusive_scan beside CUB's DeviceScan::InclusiveSumByKey with segment numbers as
+// keys (made before the timing) on CUDA machines, and each beside one host thread on CPU devices,
+// on the same floats in the same run: n floats in segments of one fixed length (1, 10, 100, 1000,
+// 10^4, 10^6), then in segments of random lengths 1 .. 10^6.
 //
 //     segmented_bench [log2(n)]
 //
 // Measures every device KILN_DEVICE matches (e.g. KILN_DEVICE=cuda), or every device when it is
 // unset; n defaults to 2^26 on GPUs and 2^24 on CPU devices. KILN_SEGMENTED_STRATEGY
 // (thread_per_segment, team_per_segment, cpu_chunks) forces kiln's strategy. The values are
-// small integers, which floats sum exactly in any order, so sums are checked exactly against
+// small integers, which floats sum exactly in any order, so results are checked exactly against
 // the reference's.
 //
 // KILN_SEGMENTED_BENCH_TUNINGS lists tunings to time after the plan's own, separated by ';', as
@@ -70,6 +72,14 @@ std::vector<float> host_sums(const std::vector<float>& x, const std::vector<std:
     return sums;
 }
 
+/// One host thread: std::inclusive_scan per segment.
+std::vector<float> host_scan(const std::vector<float>& x, const std::vector<std::int32_t>& o) {
+    std::vector<float> y(x.size());
+    for (std::size_t i = 0; i + 1 < o.size(); ++i)
+        std::inclusive_scan(x.begin() + o[i], x.begin() + o[i + 1], y.begin() + o[i]);
+    return y;
+}
+
 /// The tunings KILN_SEGMENTED_BENCH_TUNINGS lists, each as KILN_SEGMENTED_TUNING takes it.
 std::vector<std::string> tunings_to_sweep() {
     std::vector<std::string> tunings;
@@ -99,31 +109,37 @@ class forced_tuning {
 };
 
 /// Times the reference once, then kiln under the plan's tuning and each of `tunings`: a row each.
-void run_case(const kiln::device& dev, const std::string& what, const std::vector<float>& host,
-              const std::vector<std::int32_t>& host_offsets,
+/// `scan`: the inclusive scan, else the reduction.
+void run_case(const kiln::device& dev, bool scan, const std::string& what,
+              const std::vector<float>& host, const std::vector<std::int32_t>& host_offsets,
               const std::vector<std::string>& tunings, bool* all_equal) {
     const kiln::queue q(dev);
     const kiln::vector<float> x(q, host);
     const kiln::vector<std::int32_t> offsets(q, host_offsets);
     const std::size_t segments = host_offsets.size() - 1;
-    kiln::vector<float> sums(q, segments);
+    kiln::vector<float> results(q, scan ? host.size() : segments);
     double reference = 0;
     const char* ref_name = "";
     std::vector<float> expected;
 #ifdef KILN_BENCH_HAVE_CUB
     if (!dev.is_cpu()) {
-        expected.resize(segments);
-        reference = cub_segmented_reduce_seconds(host.data(), host.size(), host_offsets.data(),
-                                                 segments, 10, expected.data());
+        expected.resize(results.size());
+        reference =
+            scan ? cub_segmented_scan_seconds(host.data(), host.size(), host_offsets.data(),
+                                              segments, 10, expected.data())
+                 : cub_segmented_reduce_seconds(host.data(), host.size(), host_offsets.data(),
+                                                segments, 10, expected.data());
         ref_name = "CUB";
     }
 #endif
+    const auto on_host = [&] {
+        return scan ? host_scan(host, host_offsets) : host_sums(host, host_offsets);
+    };
     if (dev.is_cpu()) {
-        reference =
-            kiln::bench::best_host_seconds(3, [&] { expected = host_sums(host, host_offsets); });
+        reference = kiln::bench::best_host_seconds(3, [&] { expected = on_host(); });
         ref_name = "one host thread";
     }
-    if (expected.empty()) expected = host_sums(host, host_offsets);
+    if (expected.empty()) expected = on_host();
     std::vector<std::string> runs{""};
     runs.insert(runs.end(), tunings.begin(), tunings.end());
     for (const std::string& tuning : runs) {
@@ -131,14 +147,18 @@ void run_case(const kiln::device& dev, const std::string& what, const std::vecto
         const int repeats = dev.is_cpu() ? 3 : 10;
         double seconds = 0;
         try {
-            seconds = kiln::bench::best_seconds_per_call(
-                q, repeats, 1, [&] { kiln::segmented_reduce(x, offsets, sums); });
+            seconds = kiln::bench::best_seconds_per_call(q, repeats, 1, [&] {
+                if (scan)
+                    kiln::segmented_inclusive_scan(x, offsets, results);
+                else
+                    kiln::segmented_reduce(x, offsets, results);
+            });
         } catch (const kiln::error& e) {
             // A tuning the device cannot run (a group past the kernel's limit) ends its row only.
             std::printf("| %s | %s | failed: %s | | | |\n", what.c_str(), tuning.c_str(), e.what());
             continue;
         }
-        const bool right = sums.read() == expected;
+        const bool right = results.read() == expected;
         *all_equal = *all_equal && right;
         const double bytes =
             double(host.size() * sizeof(float) + host_offsets.size() * sizeof(std::int32_t) +
@@ -150,7 +170,7 @@ void run_case(const kiln::device& dev, const std::string& what, const std::vecto
             std::printf(" %.3f ms %s | %.2fx |", reference * 1e3, ref_name, reference / seconds);
         else
             std::printf(" | |");
-        std::printf(" %s |\n", right ? "sums right" : "WRONG");
+        std::printf(" %s |\n", right ? "right" : "WRONG");
     }
 }
 
@@ -180,13 +200,17 @@ int main(int argc, char** argv) {
                 "check |\n");
             std::printf("| --- | --- | --- | --- | --- | --- | --- |\n");
             const std::vector<float> host = small_integers(n);
-            for (const std::size_t length : {1, 10, 100, 1000, 10000, 1000000})
-                run_case(dev, "length " + std::to_string(length), host, fixed_offsets(n, length),
+            for (const bool scan : {false, true}) {
+                const std::string algorithm = scan ? "scan, " : "reduce, ";
+                for (const std::size_t length : {1, 10, 100, 1000, 10000, 1000000})
+                    run_case(dev, scan, algorithm + "length " + std::to_string(length), host,
+                             fixed_offsets(n, length), tunings, &all_equal);
+                run_case(dev, scan, algorithm + "lengths 1 .. 10^6", host, random_offsets(n),
                          tunings, &all_equal);
-            run_case(dev, "lengths 1 .. 10^6", host, random_offsets(n), tunings, &all_equal);
+            }
         }
         if (!all_equal) {
-            std::fprintf(stderr, "segmented_bench: sums were wrong\n");
+            std::fprintf(stderr, "segmented_bench: results were wrong\n");
             return 1;
         }
     } catch (const std::exception& e) {

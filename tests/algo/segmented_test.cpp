@@ -1,6 +1,7 @@
-// kiln::segmented_reduce on every device, through every strategy forced, against a host
-// reference that folds each segment in order; the plan on devices written by hand; the program
-// and tuning keys; and every bad input, offsets the kernels check among them.
+// kiln::segmented_reduce and kiln::segmented_inclusive_scan on every device, through every
+// strategy forced, against host references that fold each segment in order; the plan on devices
+// written by hand; the program and tuning keys; and every bad input, offsets the kernels check
+// among them.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -45,25 +46,40 @@ void on_every_strategy(Body&& body) {
     }
 }
 
+/// `acc` combined with `v` as Op does on the device: fmin and fmax for floats.
+template <class Op, class T>
+T combine(T acc, T v) {
+    if constexpr (std::is_same_v<Op, kiln::reducers::sum>)
+        return T(acc + v);
+    else if constexpr (!std::is_floating_point_v<T>)
+        return std::is_same_v<Op, kiln::reducers::minimum> ? std::min(acc, v) : std::max(acc, v);
+    else
+        return std::is_same_v<Op, kiln::reducers::minimum> ? std::fmin(acc, v) : std::fmax(acc, v);
+}
+
 /// Each segment folded in order from the operation's identity, as the header promises.
 template <class Op, class T, class O>
 std::vector<T> reference(const std::vector<T>& x, const std::vector<O>& offsets) {
     std::vector<T> out;
     for (std::size_t i = 0; i + 1 < offsets.size(); ++i) {
         T acc = kiln::detail::segmented_identity<Op, T>::value;
-        for (auto k = std::size_t(offsets[i]); k < std::size_t(offsets[i + 1]); ++k) {
-            if constexpr (std::is_same_v<Op, kiln::reducers::sum>)
-                acc = T(acc + x[k]);
-            else if constexpr (!std::is_floating_point_v<T>)
-                acc = std::is_same_v<Op, kiln::reducers::minimum> ? std::min(acc, x[k])
-                                                                  : std::max(acc, x[k]);
-            else
-                acc = std::is_same_v<Op, kiln::reducers::minimum> ? std::fmin(acc, x[k])
-                                                                  : std::fmax(acc, x[k]);
-        }
+        for (auto k = std::size_t(offsets[i]); k < std::size_t(offsets[i + 1]); ++k)
+            acc = combine<Op>(acc, x[k]);
         out.push_back(acc);
     }
     return out;
+}
+
+/// Each segment's running fold, in order; elements past the last offset keep `y`'s values.
+template <class Op, class T, class O>
+std::vector<T> scan_reference(const std::vector<T>& x, const std::vector<O>& offsets,
+                              std::vector<T> y) {
+    for (std::size_t i = 0; i + 1 < offsets.size(); ++i) {
+        T acc = kiln::detail::segmented_identity<Op, T>::value;
+        for (auto k = std::size_t(offsets[i]); k < std::size_t(offsets[i + 1]); ++k)
+            y[k] = acc = combine<Op>(acc, x[k]);
+    }
+    return y;
 }
 
 /// Offsets of segments of `lengths`, from 0.
@@ -113,6 +129,26 @@ class segmented_test : public kiln::test::device_queue_test {
             kiln::segmented_reduce(x, offsets, out, Op{});
             expect_same(out.read(), reference<Op>(host, host_offsets));
         });
+        expect_scanned<T, O, Op>(host, host_offsets);
+    }
+
+    /// Scans `host` in the segments `host_offsets` bounds through every strategy, into y filled
+    /// with values the scan must keep past the last offset, then in place.
+    template <class T, class O, class Op>
+    void expect_scanned(const std::vector<T>& host, const std::vector<O>& host_offsets) {
+        SCOPED_TRACE("inclusive scan");
+        const kiln::vector<O> offsets(q, host_offsets);
+        const std::vector<T> stale(host.size(), T(7));
+        const kiln::vector<T> y(q, stale);
+        const std::vector<T> expected = scan_reference<Op>(host, host_offsets, stale);
+        on_every_strategy([&] {
+            kiln::segmented_inclusive_scan(kiln::vector<T>(q, host), offsets, y, Op{});
+            expect_same(y.read(), expected);
+            // In place: y is x.
+            const kiln::vector<T> x(q, host);
+            kiln::segmented_inclusive_scan(x, offsets, x, Op{});
+            expect_same(x.read(), scan_reference<Op>(host, host_offsets, host));
+        });
     }
 
     template <class T>
@@ -142,6 +178,15 @@ TEST_P(segmented_test, each_segment_reduces_to_one_value) {
     kiln::segmented_reduce(x, offsets, peaks, kiln::reducers::maximum{});
     EXPECT_EQ(sums.read(), (std::vector<float>{6, 0, 22}));
     EXPECT_EQ(peaks.read(), (std::vector<float>{3, -INFINITY, 7}));
+}
+// [/doc]
+
+// [doc:segmented-inclusive-scan]
+TEST_P(segmented_test, each_segment_scans_from_its_start) {
+    const kiln::vector<std::int32_t> x(q, {1, 2, 3, 4, 5, 6, 7, 8});
+    const kiln::vector<std::int64_t> offsets(q, {0, 3, 3, 7});  // [1 2 3] [] [4 5 6 7], 8 in none
+    kiln::segmented_inclusive_scan(x, offsets, x);              // in place
+    EXPECT_EQ(x.read(), (std::vector<std::int32_t>{1, 3, 6, 4, 9, 15, 22, 8}));
 }
 // [/doc]
 
@@ -279,6 +324,25 @@ TEST_P(segmented_test, bad_offsets_are_named) {
     const auto good = with({0, 50, 60, 100});
     kiln::segmented_reduce(x, good, out);
     EXPECT_EQ(out.read(), (std::vector<float>{50, 10, 40}));
+}
+
+TEST_P(segmented_test, the_scan_names_bad_offsets_and_sizes) {
+    const kiln::vector<float> x(q, std::vector<float>(100, 1.0f));
+    const kiln::vector<float> y(q, 100);
+    on_every_strategy([&] {
+        const kiln::vector<std::int32_t> decreasing(q, {0, 50, 40, 60});
+        expect_rejected([&] { kiln::segmented_inclusive_scan(x, decreasing, y); },
+                        "offsets[2] = 40 is below offsets[1] = 50");
+        const kiln::vector<std::int32_t> past(q, {0, 50, 101});
+        expect_rejected([&] { kiln::segmented_inclusive_scan(x, past, y); },
+                        "offsets[2] = 101 is past x's 100 elements");
+    });
+    const kiln::vector<std::int32_t> offsets(q, {0, 100});
+    const kiln::vector<float> short_y(q, 99);
+    expect_rejected([&] { kiln::segmented_inclusive_scan(x, offsets, short_y); },
+                    "y has 99 elements and x 100: they must have as many");
+    const kiln::vector<std::int32_t> no_offsets(q, 0);
+    expect_rejected([&] { kiln::segmented_inclusive_scan(x, no_offsets, y); }, "offsets is empty");
 }
 
 TEST_P(segmented_test, sizes_that_do_not_agree_are_rejected) {
@@ -431,6 +495,7 @@ TEST(segmented_tuning, the_environment_forces_a_strategy_and_a_tuning) {
 TEST(segmented_plan, key_changes_with_every_field_the_kernels_read) {
     using kiln::detail::segmented_shape;
     kiln::test::expect_every_change_changes_the_key<segmented_shape>({
+        [](segmented_shape& s) { s.algorithm = kiln::detail::segmented_algorithm::inclusive_scan; },
         [](segmented_shape& s) { s.strategy = segmented_strategy::cpu_chunks; },
         [](segmented_shape& s) { s.value_type = "double"; },
         [](segmented_shape& s) { s.offset_type = "long"; },

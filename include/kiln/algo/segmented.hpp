@@ -56,10 +56,13 @@ struct segmented_identity<reducers::maximum, T> {
                                    : std::numeric_limits<T>::lowest();
 };
 
-/// kiln::segmented_reduce's arguments, their types erased: run_segmented_reduce
-/// (src/algo/segmented/) checks them and runs the strategy the device's plan chooses.
+/// kiln::segmented_reduce's and kiln::segmented_inclusive_scan's arguments, their types erased:
+/// run_segmented_reduce and run_segmented_inclusive_scan (src/algo/segmented/) check them and
+/// run the strategy the device's plan chooses.
 struct segmented_input {
     const char* call = "kiln::segmented_reduce";
+    /// The output's name in messages: out (one value per segment) or y (one per element).
+    const char* out_name = "out";
     /// The values' and the offsets' OpenCL C types.
     std::string value_type, offset_type;
     std::size_t value_bytes = 0, offset_bytes = 0;
@@ -70,6 +73,8 @@ struct segmented_input {
     std::function<std::string(source_builder&, const std::string&, const std::string&)> combine;
     kernel_argument identity;
     std::size_t elements = 0, offset_count = 0, out_size = 0;
+    /// offset_count - 1, or 0 where there are no offsets (which the checks reject).
+    std::size_t segments = 0;
     /// Each vector's parts; its memory where it lies in one part.
     const layout *x_parts = nullptr, *offsets_parts = nullptr, *out_parts = nullptr;
     kernel_argument x_memory, offsets_memory, out_memory;
@@ -81,6 +86,9 @@ struct segmented_input {
 /// found by the reduction itself); otherwise overwrites out with the segments' reductions.
 /// Returns once out is written.
 void run_segmented_reduce(const segmented_input& input);
+/// The same checks, out (y) of x's size; then overwrites y's elements in segments with the
+/// segments' inclusive scans.
+void run_segmented_inclusive_scan(const segmented_input& input);
 
 template <class T, class O, class Op>
 segmented_input segmented_input_of(const vector<T>& x, const vector<O>& offsets,
@@ -97,6 +105,7 @@ segmented_input segmented_input_of(const vector<T>& x, const vector<O>& offsets,
     input.elements = x.size();
     input.offset_count = offsets.size();
     input.out_size = out.size();
+    input.segments = offsets.size() > 0 ? offsets.size() - 1 : 0;
     input.x_parts = &x.layout();
     input.offsets_parts = &offsets.layout();
     input.out_parts = &out.layout();
@@ -123,6 +132,19 @@ template <detail::scan_value T, segment_offset O, class Op = reducers::sum>
 requires segmented_operation<Op, T>
 void segmented_reduce(const vector<T>& x, const vector<O>& offsets, const vector<T>& out, Op = {}) {
     detail::run_segmented_reduce(detail::segmented_input_of<T, O, Op>(x, offsets, out));
+}
+
+/// y[k] = x[offsets[i]] op ... op x[k] for k in segment i, [offsets[i], offsets[i + 1]): the
+/// scan restarts at every segment. y has x's size and may be x itself; its elements past the
+/// last offset are left as they are.
+template <detail::scan_value T, segment_offset O, class Op = reducers::sum>
+requires segmented_operation<Op, T>
+void segmented_inclusive_scan(const vector<T>& x, const vector<O>& offsets, const vector<T>& y,
+                              Op = {}) {
+    detail::segmented_input input = detail::segmented_input_of<T, O, Op>(x, offsets, y);
+    input.call = "kiln::segmented_inclusive_scan";
+    input.out_name = "y";
+    detail::run_segmented_inclusive_scan(input);
 }
 
 }  // namespace kiln

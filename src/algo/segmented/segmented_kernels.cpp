@@ -13,13 +13,16 @@ std::string num(std::size_t value) {
 }  // namespace
 
 std::string segmented_shape::key() const {
-    return "segmented_reduce " + std::string(to_string(strategy)) + " " + value_type + " offsets " +
-           offset_type + " " + operation + " g" + num(work_group_size) + " t" + num(team_lanes) +
-           " u" + num(unroll);
+    return std::string(algorithm == segmented_algorithm::reduce ? "segmented reduce "
+                                                                : "segmented inclusive_scan ") +
+           std::string(to_string(strategy)) + " " + value_type + " offsets " + offset_type + " " +
+           operation + " g" + num(work_group_size) + " t" + num(team_lanes) + " u" + num(unroll);
 }
 
-segmented_shape segmented_shape_of(const segmented_input& input, const segmented_plan& plan) {
-    segmented_shape shape{.strategy = plan.strategy,
+segmented_shape segmented_shape_of(segmented_algorithm algorithm, const segmented_input& input,
+                                   const segmented_plan& plan) {
+    segmented_shape shape{.algorithm = algorithm,
+                          .strategy = plan.strategy,
                           .value_type = input.value_type,
                           .offset_type = input.offset_type,
                           .value_bytes = input.value_bytes,
@@ -82,6 +85,15 @@ void emit_fold(source_builder& b, const segmented_shape& shape, const segmented_
     b.line("const " + v + " acc = " + acc(0) + ";");
 }
 
+void emit_sequential_scan(source_builder& b, const segmented_shape& shape,
+                          const segmented_input& input) {
+    b.line(shape.value_type + " acc = identity;");
+    b.open("for (ulong i = begin; i < end; ++i)");
+    b.line("acc = " + input.combine(b, "acc", "x[i]") + ";");
+    b.line("out[i] = acc;");
+    b.close();
+}
+
 const algorithm_program& segmented_program(
     const device& dev, const segmented_shape& shape,
     const std::function<std::vector<kernel_description>()>& kernels,
@@ -98,7 +110,7 @@ kernel_binding bind_segments(const algorithm_program& program, const std::string
         .argument("status", make_argument(kiln::reinterpret(status)))
         .argument("identity", input.identity)
         .scalar<std::uint64_t>("n", input.elements)
-        .scalar<std::uint64_t>("segments", input.out_size);
+        .scalar<std::uint64_t>("segments", input.segments);
     return args;
 }
 

@@ -18,8 +18,12 @@
 
 namespace kiln::detail {
 
+/// What a segmented program computes per segment.
+enum class segmented_algorithm { reduce, inclusive_scan };
+
 /// Everything a segmented program's text depends on.
 struct segmented_shape {
+    segmented_algorithm algorithm = segmented_algorithm::reduce;
     segmented_strategy strategy = segmented_strategy::team_per_segment;
     std::string value_type = "float", offset_type = "uint";
     std::size_t value_bytes = 4;  ///< value_type's, which it determines
@@ -29,13 +33,15 @@ struct segmented_shape {
     /// work-item.
     std::size_t work_group_size = 1, team_lanes = 1, unroll = 1;
 
-    /// "segmented_reduce team_per_segment float offsets uint sum g256 t32 u4", for the program
+    /// "segmented reduce team_per_segment float offsets uint sum g256 t32 u4", for the program
     /// cache.
     std::string key() const;
 };
-segmented_shape segmented_shape_of(const segmented_input& input, const segmented_plan& plan);
+segmented_shape segmented_shape_of(segmented_algorithm algorithm, const segmented_input& input,
+                                   const segmented_plan& plan);
 
-/// Adds the slots every segmented kernel takes: x, offsets, out, status (the first segment
+/// Adds the slots every segmented kernel takes: x, offsets, out (y for scans; it may be x),
+/// status (the first segment
 /// whose offsets are bad, atomic_min'd), identity, n (x's elements) and segments.
 void segment_slots(kernel_description& kernel, const segmented_shape& shape);
 
@@ -50,6 +56,11 @@ void emit_segment_bounds(source_builder& b, const segmented_shape& shape, const 
 /// whose loads are all issued before any is combined, then combined into one.
 void emit_fold(source_builder& b, const segmented_shape& shape, const segmented_input& input,
                const std::string& first, const std::string& step);
+
+/// Lines that write the inclusive scan of the elements begin .. end - 1 to out, one after
+/// another: each element is read before its result is written, so out may be x.
+void emit_sequential_scan(source_builder& b, const segmented_shape& shape,
+                          const segmented_input& input);
 
 /// The program of `kernels`, written by `write` on a miss, under shape.key().
 const algorithm_program& segmented_program(
@@ -70,5 +81,16 @@ event run_team_per_segment(const queue& q, const segmented_input& input, const s
 event run_cpu_chunks_segmented(const queue& q, const segmented_input& input,
                                const segmented_plan& plan, const buffer<std::byte>& status,
                                const event& after);
+
+/// The scan's strategies, a file each: every segment's inclusive scan into out.
+event run_thread_per_segment_scan(const queue& q, const segmented_input& input,
+                                  const segmented_plan& plan, const buffer<std::byte>& status,
+                                  const event& after);
+event run_team_per_segment_scan(const queue& q, const segmented_input& input,
+                                const segmented_plan& plan, const buffer<std::byte>& status,
+                                const event& after);
+event run_cpu_chunks_segmented_scan(const queue& q, const segmented_input& input,
+                                    const segmented_plan& plan, const buffer<std::byte>& status,
+                                    const event& after);
 
 }  // namespace kiln::detail

@@ -52,7 +52,7 @@ std::string write(const segmented_shape& shape, const segmented_input& input) {
 
 event run_team_per_segment(const queue& q, const segmented_input& input, const segmented_plan& plan,
                            const buffer<std::byte>& status, const event& after) {
-    const segmented_shape shape = segmented_shape_of(input, plan);
+    const segmented_shape shape = segmented_shape_of(segmented_algorithm::reduce, input, plan);
     const algorithm_program& program = segmented_program(
         q.device(), shape, [&] { return std::vector{team_kernel(shape)}; },
         [&] { return write(shape, input); });
