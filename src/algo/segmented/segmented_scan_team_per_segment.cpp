@@ -51,8 +51,8 @@ std::string write(const segmented_shape& shape, const segmented_input& input) {
     b.line("const ulong i = begin + (ulong)tile * " + T + " + lane;");
     b.line("kiln_tile[t] = i < end ? x[i] : identity;");
     b.local_barrier();
-    b.open("for (uint step = 1u; step < " + T + "; step *= 2u)");
-    b.line("const " + v + " before = lane >= step ? kiln_tile[t - step] : identity;");
+    b.open("for (uint shift = 1u; shift < " + T + "; shift *= 2u)");
+    b.line("const " + v + " before = lane >= shift ? kiln_tile[t - shift] : identity;");
     b.local_barrier();
     b.line("kiln_tile[t] = " + input.combine(b, "before", "kiln_tile[t]") + ";");
     b.local_barrier();
