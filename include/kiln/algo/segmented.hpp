@@ -1,18 +1,21 @@
-// Reductions of segments of a vector: kiln::segmented_reduce.
+// Reductions and inclusive scans of segments of a vector: kiln::segmented_reduce and
+// kiln::segmented_inclusive_scan.
 //
 //     kiln::segmented_reduce(x, offsets, sums);  // sums[i] = x[offsets[i]] + ... +
 //                                                //           x[offsets[i + 1] - 1]
 //     kiln::segmented_reduce(x, offsets, peaks, kiln::reducers::maximum{});
+//     kiln::segmented_inclusive_scan(x, offsets, x);  // running sums restarting at each segment
 //
 // offsets has out.size() + 1 entries (CUB's DeviceSegmentedReduce convention, with the begin
-// and end offsets of segment i at i and i + 1), starting at 0, never decreasing and ending at
-// most at x.size(); elements past the last offset belong to no segment. An empty segment gives
-// the operation's identity: 0 for sums, +inf (integers: the type's max) for minimum, -inf (the
-// type's lowest) for maximum. x, offsets and out are vectors on one device. Bad offsets are an
-// invalid_argument_error naming the first bad entry, found by the reduction's own kernels (each
-// segment checks its two offsets), so the check costs no pass over the offsets; out is then left
-// unspecified. docs/algorithms.md, "Segmented reductions", gives the strategies the module in
-// src/algo/segmented/ plans for each device.
+// and end offsets of segment i at i and i + 1; for the scan, the segments' count + 1), starting
+// at 0, never decreasing and ending at most at x.size(); elements past the last offset belong
+// to no segment. An empty segment reduces to the operation's identity: 0 for sums, +inf
+// (integers: the type's max) for minimum, -inf (the type's lowest) for maximum. x, offsets and
+// out are vectors on one device. Bad offsets are an invalid_argument_error naming the first bad
+// entry, found by the kernels themselves (each segment checks its two offsets), so the check
+// costs no pass over the offsets; out is then left unspecified. docs/algorithms.md, "Segmented
+// reductions and scans", gives the strategies the module in src/algo/segmented/ plans for each
+// device.
 #pragma once
 #pragma GCC visibility push(default)
 
@@ -126,8 +129,8 @@ concept segmented_operation = detail::operation_for<Op, T> && requires {
     detail::segmented_identity<Op, T>::value;
 };
 
-/// out[i] = op over x[offsets[i] .. offsets[i + 1]), in order; the operation's identity where
-/// the segment is empty.
+/// out[i] = op over x[offsets[i] .. offsets[i + 1]), in the strategy's order (float sums round
+/// accordingly: docs/algorithms.md); the operation's identity where the segment is empty.
 template <detail::scan_value T, segment_offset O, class Op = reducers::sum>
 requires segmented_operation<Op, T>
 void segmented_reduce(const vector<T>& x, const vector<O>& offsets, const vector<T>& out, Op = {}) {
