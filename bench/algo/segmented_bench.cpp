@@ -1,0 +1,220 @@
+// kiln::segmented_reduce beside CUB's DeviceSegmentedReduce::Sum, and
+// kiln::segmented_inclusive_scan beside CUB's DeviceScan::InclusiveSumByKey with segment numbers as
+// keys (made before the timing) on CUDA machines, and each beside one host thread on CPU devices,
+// on the same floats in the same run: n floats in segments of one fixed length (1, 10, 100, 1000,
+// 10^4, 10^6), then in segments of random lengths 1 .. 10^6.
+//
+//     segmented_bench [log2(n)]
+//
+// Measures every device KILN_DEVICE matches (e.g. KILN_DEVICE=cuda), or every device when it is
+// unset; n defaults to 2^26 on GPUs and 2^24 on CPU devices. KILN_SEGMENTED_STRATEGY
+// (thread_per_segment, team_per_segment, cpu_chunks) forces kiln's strategy. The values are
+// small integers, which floats sum exactly in any order, so results are checked exactly against
+// the reference's.
+//
+// KILN_SEGMENTED_BENCH_TUNINGS lists tunings to time after the plan's own, separated by ';', as
+// KILN_SEGMENTED_TUNING takes them (src/algo/segmented/segmented_tuning.hpp: the strategy, then
+// fields g<group> e<elements per lane> u<unroll> b<chunk elements> k<chunks per compute unit>;
+// those left out keep their defaults):
+//
+//     KILN_SEGMENTED_BENCH_TUNINGS="team_per_segment e4;team_per_segment e16 u8"
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <kiln/kiln.hpp>
+#include <numeric>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "timing.hpp"
+
+#ifdef KILN_BENCH_HAVE_CUB
+#include "cub_segmented_reference.hpp"
+#endif
+
+namespace {
+
+std::vector<float> small_integers(std::size_t n) {
+    std::mt19937_64 engine(20261125);
+    std::vector<float> values(n);
+    for (float& v : values) v = float(engine() % 4);
+    return values;
+}
+
+/// Offsets of segments of `length` elements covering n (the last one shorter).
+std::vector<std::int32_t> fixed_offsets(std::size_t n, std::size_t length) {
+    std::vector<std::int32_t> offsets{0};
+    while (std::size_t(offsets.back()) < n)
+        offsets.push_back(std::int32_t(std::min(n, std::size_t(offsets.back()) + length)));
+    return offsets;
+}
+
+/// Offsets of segments of random lengths 1 .. 10^6 covering n (the last one shorter).
+std::vector<std::int32_t> random_offsets(std::size_t n) {
+    std::mt19937_64 engine(42);
+    std::uniform_int_distribution<std::size_t> length(1, 1000000);
+    std::vector<std::int32_t> offsets{0};
+    while (std::size_t(offsets.back()) < n)
+        offsets.push_back(std::int32_t(std::min(n, std::size_t(offsets.back()) + length(engine))));
+    return offsets;
+}
+
+/// One host thread: std::accumulate per segment.
+std::vector<float> host_sums(const std::vector<float>& x, const std::vector<std::int32_t>& o) {
+    std::vector<float> sums(o.size() - 1);
+    for (std::size_t i = 0; i + 1 < o.size(); ++i)
+        sums[i] = std::accumulate(x.begin() + o[i], x.begin() + o[i + 1], 0.0f);
+    return sums;
+}
+
+/// One host thread: std::inclusive_scan per segment.
+std::vector<float> host_scan(const std::vector<float>& x, const std::vector<std::int32_t>& o) {
+    std::vector<float> y(x.size());
+    for (std::size_t i = 0; i + 1 < o.size(); ++i)
+        std::inclusive_scan(x.begin() + o[i], x.begin() + o[i + 1], y.begin() + o[i]);
+    return y;
+}
+
+/// The tunings KILN_SEGMENTED_BENCH_TUNINGS lists, each as KILN_SEGMENTED_TUNING takes it.
+std::vector<std::string> tunings_to_sweep() {
+    std::vector<std::string> tunings;
+    const char* listed = std::getenv("KILN_SEGMENTED_BENCH_TUNINGS");
+    std::stringstream keys(listed != nullptr ? listed : "");
+    for (std::string key; std::getline(keys, key, ';');) {
+        const std::size_t first = key.find_first_not_of(' ');
+        if (first != std::string::npos)
+            tunings.push_back(key.substr(first, key.find_last_not_of(' ') + 1 - first));
+    }
+    return tunings;
+}
+
+/// Forces kiln's tuning while alive (none: the plan's own) through KILN_SEGMENTED_TUNING, which
+/// kiln reads at every call.
+class forced_tuning {
+  public:
+    explicit forced_tuning(const std::string& key) {
+        if (key.empty())
+            ::unsetenv("KILN_SEGMENTED_TUNING");
+        else
+            ::setenv("KILN_SEGMENTED_TUNING", key.c_str(), 1);
+    }
+    ~forced_tuning() { ::unsetenv("KILN_SEGMENTED_TUNING"); }
+    forced_tuning(const forced_tuning&) = delete;
+    forced_tuning& operator=(const forced_tuning&) = delete;
+};
+
+/// Times the reference once, then kiln under the plan's tuning and each of `tunings`: a row each.
+/// `scan`: the inclusive scan, else the reduction.
+void run_case(const kiln::device& dev, bool scan, const std::string& what,
+              const std::vector<float>& host, const std::vector<std::int32_t>& host_offsets,
+              const std::vector<std::string>& tunings, bool* all_equal) {
+    const kiln::queue q(dev);
+    const kiln::vector<float> x(q, host);
+    const kiln::vector<std::int32_t> offsets(q, host_offsets);
+    const std::size_t segments = host_offsets.size() - 1;
+    kiln::vector<float> results(q, scan ? host.size() : segments);
+    double reference = 0;
+    const char* ref_name = "";
+    std::vector<float> expected;
+#ifdef KILN_BENCH_HAVE_CUB
+    if (!dev.is_cpu()) {
+        expected.resize(results.size());
+        reference =
+            scan ? cub_segmented_scan_seconds(host.data(), host.size(), host_offsets.data(),
+                                              segments, 10, expected.data())
+                 : cub_segmented_reduce_seconds(host.data(), host.size(), host_offsets.data(),
+                                                segments, 10, expected.data());
+        ref_name = "CUB";
+    }
+#endif
+    const auto on_host = [&] {
+        return scan ? host_scan(host, host_offsets) : host_sums(host, host_offsets);
+    };
+    if (dev.is_cpu()) {
+        reference = kiln::bench::best_host_seconds(3, [&] { expected = on_host(); });
+        ref_name = "one host thread";
+    }
+    if (expected.empty()) expected = on_host();
+    std::vector<std::string> runs{""};
+    runs.insert(runs.end(), tunings.begin(), tunings.end());
+    for (const std::string& tuning : runs) {
+        const forced_tuning forced(tuning);
+        const int repeats = dev.is_cpu() ? 3 : 10;
+        double seconds = 0;
+        try {
+            seconds = kiln::bench::best_seconds_per_call(q, repeats, 1, [&] {
+                if (scan)
+                    kiln::segmented_inclusive_scan(x, offsets, results);
+                else
+                    kiln::segmented_reduce(x, offsets, results);
+            });
+        } catch (const kiln::error& e) {
+            // A tuning the device cannot run (a group past the kernel's limit) ends its row only.
+            std::printf("| %s | %s | failed: %s | | | |\n", what.c_str(), tuning.c_str(), e.what());
+            continue;
+        }
+        const bool right = results.read() == expected;
+        *all_equal = *all_equal && right;
+        const double bytes =
+            double(host.size() * sizeof(float) + host_offsets.size() * sizeof(std::int32_t) +
+                   segments * sizeof(float));
+        std::printf("| %s | %s | %.3f ms | %.1f GB/s |", what.c_str(),
+                    tuning.empty() ? "the plan's" : tuning.c_str(), seconds * 1e3,
+                    bytes / seconds / 1e9);
+        if (reference > 0)
+            std::printf(" %.3f ms %s | %.2fx |", reference * 1e3, ref_name, reference / seconds);
+        else
+            std::printf(" | |");
+        std::printf(" %s |\n", right ? "right" : "WRONG");
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int log2_n = argc > 1 ? std::atoi(argv[1]) : 0;
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
+    try {
+        char date[32];
+        const std::time_t now = std::time(nullptr);
+        std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+        const char* spec = std::getenv("KILN_DEVICE");
+        const std::vector<kiln::device> chosen = spec != nullptr && *spec != '\0'
+                                                     ? kiln::devices(kiln::filters::from_spec(spec))
+                                                     : kiln::devices();
+        if (chosen.empty()) throw std::runtime_error(std::string("no device matches ") + spec);
+        const std::vector<std::string> tunings = tunings_to_sweep();
+        bool all_equal = true;
+        for (const kiln::device& dev : chosen) {
+            const int log2 = log2_n > 0 ? log2_n : (dev.is_cpu() ? 24 : 26);
+            const std::size_t n = std::size_t{1} << log2;
+            std::printf("\n### %s, %s (%s), n = 2^%d floats\n\n", date, dev.name().c_str(),
+                        std::string(kiln::to_string(dev.backend())).c_str(), log2);
+            std::printf(
+                "| segments | kiln tuning | kiln | kiln traffic | reference | ratio | "
+                "check |\n");
+            std::printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+            const std::vector<float> host = small_integers(n);
+            for (const bool scan : {false, true}) {
+                const std::string algorithm = scan ? "scan, " : "reduce, ";
+                for (const std::size_t length : {1, 10, 100, 1000, 10000, 1000000})
+                    run_case(dev, scan, algorithm + "length " + std::to_string(length), host,
+                             fixed_offsets(n, length), tunings, &all_equal);
+                run_case(dev, scan, algorithm + "lengths 1 .. 10^6", host, random_offsets(n),
+                         tunings, &all_equal);
+            }
+        }
+        if (!all_equal) {
+            std::fprintf(stderr, "segmented_bench: results were wrong\n");
+            return 1;
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "segmented_bench: %s\n", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,117 @@
+// What the segmented module's strategies share (segmented_kernels.hpp).
+#include "segmented_kernels.hpp"
+
+#include <cstdint>
+
+namespace kiln::detail {
+namespace {
+
+std::string num(std::size_t value) {
+    return std::to_string(value);
+}
+
+}  // namespace
+
+std::string segmented_shape::key() const {
+    return std::string(algorithm == segmented_algorithm::reduce ? "segmented reduce "
+                                                                : "segmented inclusive_scan ") +
+           std::string(to_string(strategy)) + " " + value_type + " offsets " + offset_type + " " +
+           operation + " g" + num(work_group_size) + " t" + num(team_lanes) + " u" + num(unroll);
+}
+
+segmented_shape segmented_shape_of(segmented_algorithm algorithm, const segmented_input& input,
+                                   const segmented_plan& plan) {
+    segmented_shape shape{.algorithm = algorithm,
+                          .strategy = plan.strategy,
+                          .value_type = input.value_type,
+                          .offset_type = input.offset_type,
+                          .value_bytes = input.value_bytes,
+                          .operation = input.operation,
+                          .unroll = plan.unroll};
+    if (plan.strategy != segmented_strategy::cpu_chunks) {
+        shape.work_group_size = plan.work_group_size;
+        shape.team_lanes = plan.team_lanes;
+    }
+    return shape;
+}
+
+void segment_slots(kernel_description& kernel, const segmented_shape& shape) {
+    kernel.global_const(shape.value_type, "x")
+        .global_const(shape.offset_type, "offsets")
+        .global(shape.value_type, "out")
+        .global("uint", "status")
+        .scalar(shape.value_type, "identity", shape.value_bytes)
+        .scalar<std::uint64_t>("n")
+        .scalar<std::uint64_t>("segments");
+}
+
+void emit_segment_bounds(source_builder& b, const segmented_shape&, const std::string& s) {
+    b.open("");
+    // Compared as ulong: a negative signed offset is then past n, or past the one after it.
+    b.line("const ulong o0 = (ulong)offsets[" + s + "], o1 = (ulong)offsets[" + s + " + 1];");
+    b.open("if ((" + s + " == 0 && o0 != 0) || o1 < o0 || o1 > n)");
+    b.line("atomic_min(status, (uint)" + s + ");");
+    b.close();
+    b.open("else");
+    b.line("begin = o0;");
+    b.line("end = o1;");
+    b.close();
+    b.close();
+}
+
+void emit_fold(source_builder& b, const segmented_shape& shape, const segmented_input& input,
+               const std::string& first, const std::string& step) {
+    const std::string& v = shape.value_type;
+    const std::size_t U = shape.unroll;
+    const auto acc = [](std::size_t u) { return "acc" + num(u); };
+    for (std::size_t u = 0; u < U; ++u) b.line(v + " " + acc(u) + " = identity;");
+    b.line("ulong i = " + first + ";");
+    if (U > 1) {
+        b.open("for (; i + " + num(U - 1) + " * " + step + " < end; i += " + num(U) + " * " + step +
+               ")");
+        for (std::size_t u = 0; u < U; ++u)
+            b.line("const " + v + " v" + num(u) + " = x[i + " + num(u) + " * " + step + "];");
+        for (std::size_t u = 0; u < U; ++u)
+            b.line(acc(u) + " = " + input.combine(b, acc(u), "v" + num(u)) + ";");
+        b.close();
+    }
+    b.open("for (; i < end; i += " + step + ")");
+    b.line(acc(0) + " = " + input.combine(b, acc(0), "x[i]") + ";");
+    b.close();
+    // Pairwise, so that the accumulators' sums round as a tree does.
+    for (std::size_t width = 1; width < U; width *= 2)
+        for (std::size_t u = 0; u + width < U; u += 2 * width)
+            b.line(acc(u) + " = " + input.combine(b, acc(u), acc(u + width)) + ";");
+    b.line("const " + v + " acc = " + acc(0) + ";");
+}
+
+void emit_sequential_scan(source_builder& b, const segmented_shape& shape,
+                          const segmented_input& input) {
+    b.line(shape.value_type + " acc = identity;");
+    b.open("for (ulong i = begin; i < end; ++i)");
+    b.line("acc = " + input.combine(b, "acc", "x[i]") + ";");
+    b.line("out[i] = acc;");
+    b.close();
+}
+
+const algorithm_program& segmented_program(
+    const device& dev, const segmented_shape& shape,
+    const std::function<std::vector<kernel_description>()>& kernels,
+    const std::function<std::string()>& write) {
+    return algorithm_program_for(dev, shape.key(), kernels, write);
+}
+
+kernel_binding bind_segments(const algorithm_program& program, const std::string& kernel,
+                             const segmented_input& input, const buffer<std::byte>& status) {
+    kernel_binding args = program.binding(kernel);
+    args.argument("x", input.x_memory)
+        .argument("offsets", input.offsets_memory)
+        .argument("out", input.out_memory)
+        .argument("status", make_argument(kiln::reinterpret(status)))
+        .argument("identity", input.identity)
+        .scalar<std::uint64_t>("n", input.elements)
+        .scalar<std::uint64_t>("segments", input.segments);
+    return args;
+}
+
+}  // namespace kiln::detail

@@ -1,0 +1,94 @@
+// The segmented module's plan (segmented_plan.hpp).
+#include "segmented_plan.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstdlib>
+#include <kiln/error.hpp>
+#include <optional>
+#include <string>
+
+namespace kiln::detail {
+namespace {
+
+std::atomic<segmented_strategy> forced_strategy{segmented_strategy::automatic};
+
+std::size_t ceil_div(std::size_t a, std::size_t b) {
+    return (a + b - 1) / b;
+}
+
+}  // namespace
+
+segmented_plan plan_segmented(const device_properties& props, const segmented_plan_input& input) {
+    segmented_plan plan;
+    plan.tuning = tuning_table<algorithm::segmented_reduce_rows>::tuning_for(props, input.tuning);
+    const segmented_tuning& tuning = plan.tuning;
+    plan.strategy = input.forced != segmented_strategy::automatic ? input.forced : tuning.strategy;
+    const std::size_t segments = std::max<std::size_t>(1, input.segments);
+    if (plan.strategy == segmented_strategy::cpu_chunks) {
+        // A chunk's work is its elements and its segments (each a loop's start and a store).
+        const std::size_t work = input.elements + segments;
+        const std::size_t most = std::max(1u, props.compute_units) * tuning.chunks_per_compute_unit;
+        plan.chunks = std::clamp<std::size_t>(ceil_div(work, tuning.chunk_elements), 1,
+                                              std::min(most, segments));
+        plan.chunk_segments = ceil_div(segments, plan.chunks);
+        plan.chunks = ceil_div(segments, plan.chunk_segments);
+        return plan;
+    }
+    // A power of two of lanes, so that a team's fold halves evenly, and a multiple of it fills
+    // the group.
+    plan.work_group_size = std::bit_floor(
+        std::max<std::size_t>(1, std::min(tuning.work_group_size, props.max_work_group_size)));
+    plan.unroll = std::max<std::size_t>(1, tuning.unroll);
+    const std::size_t mean = input.elements / segments;
+    plan.team_lanes =
+        std::min(plan.work_group_size,
+                 std::bit_ceil(std::max<std::size_t>(
+                     1, ceil_div(mean, std::max<std::size_t>(1, tuning.elements_per_lane)))));
+    if (input.forced == segmented_strategy::thread_per_segment) plan.team_lanes = 1;
+    if (input.forced == segmented_strategy::team_per_segment)
+        plan.team_lanes = std::min(plan.work_group_size, std::max<std::size_t>(2, plan.team_lanes));
+    plan.strategy = plan.team_lanes == 1 ? segmented_strategy::thread_per_segment
+                                         : segmented_strategy::team_per_segment;
+    plan.groups = ceil_div(segments, plan.work_group_size / plan.team_lanes);
+    return plan;
+}
+
+segmented_strategy segmented_strategy_in_force() {
+    if (const segmented_strategy forced = forced_strategy.load();
+        forced != segmented_strategy::automatic)
+        return forced;
+    const char* text = std::getenv("KILN_SEGMENTED_STRATEGY");
+    if (!text || !*text) return segmented_strategy::automatic;
+    for (segmented_strategy s :
+         {segmented_strategy::thread_per_segment, segmented_strategy::team_per_segment,
+          segmented_strategy::cpu_chunks})
+        if (to_string(s) == text) return s;
+    throw invalid_argument_error("kiln::segmented_reduce",
+                                 "KILN_SEGMENTED_STRATEGY is '" + std::string(text) +
+                                     "'; it takes thread_per_segment, team_per_segment or "
+                                     "cpu_chunks");
+}
+
+scoped_segmented_strategy::scoped_segmented_strategy(segmented_strategy strategy)
+    : previous_(forced_strategy.exchange(strategy)) {}
+scoped_segmented_strategy::~scoped_segmented_strategy() {
+    forced_strategy.store(previous_);
+}
+
+std::optional<segmented_tuning> segmented_tuning_in_force() {
+    if (std::optional<segmented_tuning> forced =
+            tuning_table<algorithm::segmented_reduce_rows>::forced())
+        return forced;
+    const char* text = std::getenv("KILN_SEGMENTED_TUNING");
+    if (!text || !*text) return std::nullopt;
+    if (std::optional<segmented_tuning> tuning = parse_segmented_tuning(text)) return tuning;
+    throw invalid_argument_error(
+        "kiln::segmented_reduce",
+        "KILN_SEGMENTED_TUNING is '" + std::string(text) +
+            "'; it takes a tuning as segmented_tuning::key() writes it, such as "
+            "'team_per_segment g256 e8 u4'");
+}
+
+}  // namespace kiln::detail

@@ -1,0 +1,59 @@
+// The segmented module's plan: from a device's properties and the segments' count and mean
+// length, the whole strategy and its launch. Pure: it reads nothing but its arguments, so a
+// test writes the properties by hand.
+#pragma once
+
+#include <cstddef>
+#include <kiln/runtime/device.hpp>
+#include <optional>
+
+#include "segmented_tuning.hpp"
+
+namespace kiln::detail {
+
+struct segmented_plan {
+    segmented_strategy strategy = segmented_strategy::team_per_segment;
+    /// The GPU strategies: group size, lanes per segment (thread_per_segment: 1), accumulators
+    /// per work-item and the groups launched.
+    std::size_t work_group_size = 256, team_lanes = 1, unroll = 1, groups = 1;
+    /// cpu_chunks: the chunks and the segments of each (the last may have fewer).
+    std::size_t chunks = 1, chunk_segments = 0;
+    /// What the plan was made from: the device's row, or a test's.
+    segmented_tuning tuning;
+};
+
+struct segmented_plan_input {
+    std::size_t elements = 0, segments = 1;
+    /// A test's or KILN_SEGMENTED_STRATEGY's choice (automatic: none). team_per_segment forced
+    /// takes two lanes at least, so that forcing it always runs teams.
+    segmented_strategy forced = segmented_strategy::automatic;
+    /// A test's or benchmark's tuning (segmented_tuning_in_force), in place of the device's row.
+    std::optional<segmented_tuning> tuning{};
+};
+
+segmented_plan plan_segmented(const device_properties& props, const segmented_plan_input& input);
+
+/// Test and benchmark only: while alive, segmented reductions on every device take `strategy`
+/// (automatic: the plan's choice). KILN_SEGMENTED_STRATEGY (thread_per_segment,
+/// team_per_segment or cpu_chunks) does the same for a process.
+class scoped_segmented_strategy {
+  public:
+    explicit scoped_segmented_strategy(segmented_strategy strategy);
+    ~scoped_segmented_strategy();
+    scoped_segmented_strategy(const scoped_segmented_strategy&) = delete;
+    scoped_segmented_strategy& operator=(const scoped_segmented_strategy&) = delete;
+
+  private:
+    segmented_strategy previous_;
+};
+/// scoped_segmented_strategy's, else KILN_SEGMENTED_STRATEGY's, else automatic.
+segmented_strategy segmented_strategy_in_force();
+
+/// Tests force a tuning with scoped_algorithm_policy(algorithm::segmented_reduce, tuning), in
+/// place of the device's row (its strategy too, unless a strategy is forced), so that a CPU
+/// device runs a GPU row's kernels. KILN_SEGMENTED_TUNING (a segmented_tuning::key()) does the
+/// same for a process, which segmented_bench sets to compare tunings.
+/// scoped_algorithm_policy's, else KILN_SEGMENTED_TUNING's, else none.
+std::optional<segmented_tuning> segmented_tuning_in_force();
+
+}  // namespace kiln::detail

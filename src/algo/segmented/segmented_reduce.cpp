@@ -1,0 +1,35 @@
+// The segmented module's entry for kiln::segmented_reduce: the check of its sizes, and the
+// dispatch to the strategy its plan chooses.
+#include <kiln/algo/segmented.hpp>
+#include <kiln/error.hpp>
+#include <string>
+
+#include "segmented_kernels.hpp"
+#include "segmented_offsets.hpp"
+
+namespace kiln::detail {
+
+void run_segmented_reduce(const segmented_input& input) {
+    if (input.offset_count != input.out_size + 1)
+        throw invalid_argument_error(
+            input.call, "offsets has " + std::to_string(input.offset_count) + " entries and out " +
+                            std::to_string(input.out_size) + ": offsets needs out.size() + 1 = " +
+                            std::to_string(input.out_size + 1) +
+                            " (segment i runs from offsets[i] to offsets[i + 1])");
+    check_one_device(input);
+    run_checking_offsets(input, [&](const queue& q, const segmented_plan& plan,
+                                    const buffer<std::byte>& status, const event& after) {
+        switch (plan.strategy) {
+            case segmented_strategy::cpu_chunks:
+                return run_cpu_chunks_segmented(q, input, plan, status, after);
+            case segmented_strategy::thread_per_segment:
+                return run_thread_per_segment(q, input, plan, status, after);
+            case segmented_strategy::automatic:
+            case segmented_strategy::team_per_segment:
+                break;
+        }
+        return run_team_per_segment(q, input, plan, status, after);
+    });
+}
+
+}  // namespace kiln::detail

@@ -1,0 +1,71 @@
+// The segmented module's tuning: its strategies, its type and its rows (segmented_tuning.cpp).
+// A row's numbers are compile-time constants of the kernels or the launch's shape, so the ones
+// the kernels read are part of every segmented program's key.
+#pragma once
+
+#include <cstddef>
+#include <kiln/detail/algo/tuning.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace kiln::detail {
+
+/// How a segmented reduction runs; the plan chooses (segmented_plan.hpp).
+enum class segmented_strategy {
+    automatic,
+    /// A work-item per segment, reading it alone (segmented_thread_per_segment.cpp): GPUs where
+    /// segments are a few elements long, as CUB's small-segment policy.
+    thread_per_segment,
+    /// A team of lanes per segment (a power of two up to the whole group), the lanes reading
+    /// the segment by their stride and folding their results in local memory
+    /// (segmented_team_per_segment.cpp): GPUs, teams as long as the segments (CUB's
+    /// warp-per-segment for medium segments, block-per-segment for long ones).
+    team_per_segment,
+    /// One work-item per chunk of consecutive segments, each folded in a plain loop
+    /// (segmented_cpu_chunks.cpp): CPU devices.
+    cpu_chunks,
+};
+std::string_view to_string(segmented_strategy s) noexcept;
+
+struct segmented_tuning {
+    /// What the device's row prefers. On GPUs the plan refines it from the segments' mean
+    /// length: teams of one lane run thread_per_segment.
+    segmented_strategy strategy = segmented_strategy::team_per_segment;
+    /// The GPU strategies: work-items per group.
+    std::size_t work_group_size = 256;
+    /// team_per_segment: lanes per team are the power of two that gives each lane about this
+    /// many elements of a segment of the mean length, at most the group.
+    std::size_t elements_per_lane = 8;
+    /// The GPU strategies: independent accumulators per work-item, each loading before any is
+    /// combined, so that a lane keeps that many loads in flight on long segments.
+    std::size_t unroll = 4;
+    /// cpu_chunks: elements and segments per chunk at least, and chunks per compute unit at
+    /// most.
+    std::size_t chunk_elements = 16 * 1024, chunks_per_compute_unit = 4;
+
+    /// Every field, as KILN_SEGMENTED_TUNING takes them (parse_segmented_tuning):
+    /// "team_per_segment g256 e8 u4 b16384 k4".
+    std::string key() const;
+};
+/// The tuning `key` gives in key()'s form, its strategy first and then any fields in any order,
+/// those left out keeping segmented_tuning's defaults; nothing where `key` is not of that form
+/// or a number is 0.
+std::optional<segmented_tuning> parse_segmented_tuning(std::string_view key);
+
+namespace algorithm {
+
+/// The segmented module's key in the generic tuning table (tuning_table<segmented_reduce_rows>),
+/// under which scoped_algorithm_policy(algorithm::segmented_reduce, tuning) forces a tuning.
+struct segmented_reduce_rows {
+    using tuning = segmented_tuning;
+    static constexpr std::string_view name = "segmented_reduce";
+    /// Searched from the top; the last matches every device.
+    static std::span<const tuning_row<segmented_tuning>> rows();
+};
+inline constexpr segmented_reduce_rows segmented_reduce{};
+
+}  // namespace algorithm
+
+}  // namespace kiln::detail

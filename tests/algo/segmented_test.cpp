@@ -1,0 +1,509 @@
+// kiln::segmented_reduce and kiln::segmented_inclusive_scan on every device, through every
+// strategy forced, against host references that fold each segment in order; the plan on devices
+// written by hand; the program and tuning keys; and every bad input, offsets the kernels check
+// among them.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <kiln/kiln.hpp>
+#include <limits>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "algo/key_changes.hpp"
+#include "algo/segmented/segmented_kernels.hpp"
+#include "algo/segmented/segmented_plan.hpp"
+#include "support/device_param.hpp"
+
+namespace {
+
+using kiln::detail::segmented_strategy;
+
+constexpr segmented_strategy every_strategy[] = {segmented_strategy::thread_per_segment,
+                                                 segmented_strategy::team_per_segment,
+                                                 segmented_strategy::cpu_chunks};
+
+/// Runs `body` once with each strategy forced, then once with each GPU row of the tuning table
+/// forced, so that every device, PoCL included, runs the GPU rows' kernels (their groups, team
+/// sizes and unroll) as well as its own.
+template <class Body>
+void on_every_strategy(Body&& body) {
+    for (const segmented_strategy s : every_strategy) {
+        SCOPED_TRACE(std::string(kiln::detail::to_string(s)));
+        const kiln::detail::scoped_segmented_strategy forced(s);
+        body();
+    }
+    for (const auto& row : kiln::detail::algorithm::segmented_reduce_rows::rows()) {
+        if (row.tuning.strategy == segmented_strategy::cpu_chunks) continue;
+        SCOPED_TRACE(row.tuning.key());
+        const kiln::detail::scoped_algorithm_policy forced(
+            kiln::detail::algorithm::segmented_reduce, row.tuning);
+        body();
+    }
+}
+
+/// `acc` combined with `v` as Op does on the device: fmin and fmax for floats.
+template <class Op, class T>
+T combine(T acc, T v) {
+    if constexpr (std::is_same_v<Op, kiln::reducers::sum>)
+        return T(acc + v);
+    else if constexpr (!std::is_floating_point_v<T>)
+        return std::is_same_v<Op, kiln::reducers::minimum> ? std::min(acc, v) : std::max(acc, v);
+    else
+        return std::is_same_v<Op, kiln::reducers::minimum> ? std::fmin(acc, v) : std::fmax(acc, v);
+}
+
+/// Each segment folded in order from the operation's identity, as the header promises.
+template <class Op, class T, class O>
+std::vector<T> reference(const std::vector<T>& x, const std::vector<O>& offsets) {
+    std::vector<T> out;
+    for (std::size_t i = 0; i + 1 < offsets.size(); ++i) {
+        T acc = kiln::detail::segmented_identity<Op, T>::value;
+        for (auto k = std::size_t(offsets[i]); k < std::size_t(offsets[i + 1]); ++k)
+            acc = combine<Op>(acc, x[k]);
+        out.push_back(acc);
+    }
+    return out;
+}
+
+/// Each segment's running fold, in order; elements past the last offset keep `y`'s values.
+template <class Op, class T, class O>
+std::vector<T> scan_reference(const std::vector<T>& x, const std::vector<O>& offsets,
+                              std::vector<T> y) {
+    for (std::size_t i = 0; i + 1 < offsets.size(); ++i) {
+        T acc = kiln::detail::segmented_identity<Op, T>::value;
+        for (auto k = std::size_t(offsets[i]); k < std::size_t(offsets[i + 1]); ++k)
+            y[k] = acc = combine<Op>(acc, x[k]);
+    }
+    return y;
+}
+
+/// Offsets of segments of `lengths`, from 0.
+template <class O>
+std::vector<O> offsets_of(const std::vector<std::size_t>& lengths) {
+    std::vector<O> offsets{O(0)};
+    for (const std::size_t length : lengths) offsets.push_back(O(offsets.back() + length));
+    return offsets;
+}
+
+/// Small integers, which floats sum exactly in any order while partial sums stay below 2^24
+/// (a million of them at most 4e6): float results are then compared exactly.
+template <class T>
+std::vector<T> small_integers(std::size_t n, unsigned seed) {
+    std::mt19937 generator(seed);
+    std::uniform_int_distribution<int> values(std::is_signed_v<T> ? -4 : 0, 4);
+    std::vector<T> x(n);
+    for (T& v : x) v = T(values(generator));
+    return x;
+}
+
+/// NaN equals NaN here: a segment holding one must give NaN.
+template <class T>
+void expect_same(const std::vector<T>& got, const std::vector<T>& expected) {
+    ASSERT_EQ(got.size(), expected.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        if constexpr (std::is_floating_point_v<T>)
+            if (std::isnan(expected[i])) {
+                EXPECT_TRUE(std::isnan(got[i])) << "segment " << i;
+                continue;
+            }
+        EXPECT_EQ(got[i], expected[i]) << "segment " << i;
+    }
+}
+
+class segmented_test : public kiln::test::device_queue_test {
+  protected:
+    /// Reduces `host` in segments of `lengths` through every strategy, into out filled with a
+    /// value the reduction must overwrite.
+    template <class T, class O = std::uint32_t, class Op = kiln::reducers::sum>
+    void expect_reduced(const std::vector<T>& host, const std::vector<std::size_t>& lengths) {
+        const std::vector<O> host_offsets = offsets_of<O>(lengths);
+        const kiln::vector<T> x(q, host);
+        const kiln::vector<O> offsets(q, host_offsets);
+        const kiln::vector<T> out(q, std::vector<T>(lengths.size(), T(7)));
+        on_every_strategy([&] {
+            kiln::segmented_reduce(x, offsets, out, Op{});
+            expect_same(out.read(), reference<Op>(host, host_offsets));
+        });
+        expect_scanned<T, O, Op>(host, host_offsets);
+    }
+
+    /// Scans `host` in the segments `host_offsets` bounds through every strategy, into y filled
+    /// with values the scan must keep past the last offset, then in place.
+    template <class T, class O, class Op>
+    void expect_scanned(const std::vector<T>& host, const std::vector<O>& host_offsets) {
+        SCOPED_TRACE("inclusive scan");
+        const kiln::vector<O> offsets(q, host_offsets);
+        const std::vector<T> stale(host.size(), T(7));
+        const kiln::vector<T> y(q, stale);
+        const std::vector<T> expected = scan_reference<Op>(host, host_offsets, stale);
+        on_every_strategy([&] {
+            kiln::segmented_inclusive_scan(kiln::vector<T>(q, host), offsets, y, Op{});
+            expect_same(y.read(), expected);
+            // In place: y is x.
+            const kiln::vector<T> x(q, host);
+            kiln::segmented_inclusive_scan(x, offsets, x, Op{});
+            expect_same(x.read(), scan_reference<Op>(host, host_offsets, host));
+        });
+    }
+
+    template <class T>
+    void expect_every_shape_reduced() {
+        // Lengths around every strategy's group and team: 1, a group, one past a group (of
+        // 64 and 256), and ragged ones that are no multiple of anything.
+        std::vector<std::size_t> ragged;
+        std::mt19937 generator(11);
+        for (int i = 0; i < 500; ++i) ragged.push_back(generator() % 300);
+        const std::vector<std::vector<std::size_t>> shapes = {
+            {1}, {65}, {257}, {1025}, std::vector<std::size_t>(1000, 1), ragged};
+        for (const auto& lengths : shapes) {
+            std::size_t n = 0;
+            for (const std::size_t length : lengths) n += length;
+            SCOPED_TRACE(std::to_string(lengths.size()) + " segments of " + std::to_string(n));
+            expect_reduced<T>(small_integers<T>(n, 5), lengths);
+        }
+    }
+};
+
+// [doc:segmented-reduce]
+TEST_P(segmented_test, each_segment_reduces_to_one_value) {
+    const kiln::vector<float> x(q, {1, 2, 3, 4, 5, 6, 7});
+    const kiln::vector<std::uint32_t> offsets(q, {0, 3, 3, 7});  // [1 2 3] [] [4 5 6 7]
+    kiln::vector<float> sums(q, 3), peaks(q, 3);
+    kiln::segmented_reduce(x, offsets, sums);
+    kiln::segmented_reduce(x, offsets, peaks, kiln::reducers::maximum{});
+    EXPECT_EQ(sums.read(), (std::vector<float>{6, 0, 22}));
+    EXPECT_EQ(peaks.read(), (std::vector<float>{3, -INFINITY, 7}));
+}
+// [/doc]
+
+// [doc:segmented-inclusive-scan]
+TEST_P(segmented_test, each_segment_scans_from_its_start) {
+    const kiln::vector<std::int32_t> x(q, {1, 2, 3, 4, 5, 6, 7, 8});
+    const kiln::vector<std::int64_t> offsets(q, {0, 3, 3, 7});  // [1 2 3] [] [4 5 6 7], 8 in none
+    kiln::segmented_inclusive_scan(x, offsets, x);              // in place
+    EXPECT_EQ(x.read(), (std::vector<std::int32_t>{1, 3, 6, 4, 9, 15, 22, 8}));
+}
+// [/doc]
+
+TEST_P(segmented_test, sums_of_every_value_type_match_the_host_reference) {
+    expect_every_shape_reduced<float>();
+    expect_every_shape_reduced<std::int32_t>();
+    expect_every_shape_reduced<std::uint32_t>();
+    expect_every_shape_reduced<std::int64_t>();
+    expect_every_shape_reduced<std::uint64_t>();
+    if (has_double()) expect_every_shape_reduced<double>();
+}
+
+TEST_P(segmented_test, integer_sums_wrap_as_the_type_does) {
+    const std::vector<std::uint32_t> host(300, 4000000000u);
+    expect_reduced<std::uint32_t>(host, {1, 2, 297});
+    const std::vector<std::int32_t> signed_host(300, 2000000000);
+    expect_reduced<std::int32_t>(signed_host, {100, 200});
+}
+
+TEST_P(segmented_test, every_offset_type) {
+    const std::vector<std::size_t> lengths = {0, 3, 300, 0, 1, 70};
+    const std::vector<float> host = small_integers<float>(374, 6);
+    expect_reduced<float, std::int32_t>(host, lengths);
+    expect_reduced<float, std::uint32_t>(host, lengths);
+    expect_reduced<float, std::int64_t>(host, lengths);
+    expect_reduced<float, std::uint64_t>(host, lengths);
+}
+
+TEST_P(segmented_test, minimum_and_maximum_give_their_identity_to_empty_segments) {
+    const std::vector<std::size_t> lengths = {0, 5, 0, 300, 1, 0};
+    expect_reduced<float, std::uint32_t, kiln::reducers::minimum>(small_integers<float>(306, 7),
+                                                                  lengths);
+    expect_reduced<float, std::uint32_t, kiln::reducers::maximum>(small_integers<float>(306, 8),
+                                                                  lengths);
+    expect_reduced<std::int32_t, std::uint32_t, kiln::reducers::minimum>(
+        small_integers<std::int32_t>(306, 9), lengths);
+    expect_reduced<std::uint64_t, std::uint32_t, kiln::reducers::maximum>(
+        small_integers<std::uint64_t>(306, 10), lengths);
+}
+
+TEST_P(segmented_test, empty_inputs_and_empty_segments) {
+    // No segments, with and without elements (those past the last offset belong to none).
+    expect_reduced<float>({}, {});
+    expect_reduced<float>({1, 2, 3}, {});
+    // Only empty segments, of an empty x and of a full one.
+    expect_reduced<float>({}, {0, 0, 0});
+    expect_reduced<float>({1, 2, 3}, {0, 0, 0, 0});
+    // Empty segments leading, trailing and between, and elements past the last offset.
+    expect_reduced<std::int32_t>(small_integers<std::int32_t>(20, 12), {0, 0, 3, 0, 0, 9, 0, 0});
+    // One segment of one element, and of everything.
+    expect_reduced<float>({5}, {1});
+    expect_reduced<float>(small_integers<float>(100003, 13), {100003});
+}
+
+TEST_P(segmented_test, a_million_elements_among_tiny_segments) {
+    std::vector<std::size_t> lengths(2000, 1);
+    lengths[977] = 1000000;
+    lengths[5] = 0;
+    expect_reduced<float>(small_integers<float>(1000000 + 1998, 14), lengths);
+}
+
+TEST_P(segmented_test, nan_and_infinities) {
+    const float nan = std::nanf(""), inf = std::numeric_limits<float>::infinity();
+    const std::vector<float> host = {1, nan, 2, inf, 3, inf, -inf, -inf, 4, nan, nan, 5};
+    // [1 nan] [2 inf] [3 inf -inf] [-inf 4] [nan nan] [5]: sums NaN, inf, NaN, -inf, NaN, 5;
+    // minimum and maximum ignore NaN but where every element is NaN.
+    const std::vector<std::size_t> lengths = {2, 2, 3, 2, 2, 1};
+    expect_reduced<float>(host, lengths);
+    expect_reduced<float, std::uint32_t, kiln::reducers::minimum>(host, lengths);
+    expect_reduced<float, std::uint32_t, kiln::reducers::maximum>(host, lengths);
+}
+
+TEST_P(segmented_test, fractional_floats_within_the_documented_bound) {
+    // Each strategy sums a segment in its own order: |error| <= length x epsilon x sum |x_k|.
+    std::mt19937 generator(15);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<std::size_t> lengths;
+    for (int i = 0; i < 300; ++i) lengths.push_back(generator() % 2000);
+    std::vector<float> host;
+    for (const std::size_t length : lengths)
+        for (std::size_t k = 0; k < length; ++k) host.push_back(uniform(generator));
+    const auto host_offsets = offsets_of<std::uint32_t>(lengths);
+    const kiln::vector<float> x(q, host);
+    const kiln::vector<std::uint32_t> offsets(q, host_offsets);
+    kiln::vector<float> out(q, lengths.size());
+    on_every_strategy([&] {
+        kiln::segmented_reduce(x, offsets, out);
+        const std::vector<float> got = out.read();
+        for (std::size_t i = 0; i < lengths.size(); ++i) {
+            double exact = 0, magnitude = 0;
+            for (std::size_t k = host_offsets[i]; k < host_offsets[i + 1]; ++k) {
+                exact += host[k];
+                magnitude += std::fabs(host[k]);
+            }
+            const double bound =
+                double(lengths[i]) * std::numeric_limits<float>::epsilon() * magnitude;
+            EXPECT_LE(std::fabs(got[i] - exact), bound) << "segment " << i;
+        }
+    });
+}
+
+/// `bad` throws invalid_argument_error naming `named`.
+template <class Bad>
+void expect_rejected(Bad&& bad, const std::string& named) {
+    try {
+        bad();
+        ADD_FAILURE() << "no error; expected one naming " << named;
+    } catch (const kiln::invalid_argument_error& e) {
+        EXPECT_NE(std::string(e.what()).find(named), std::string::npos) << e.what();
+    }
+}
+
+TEST_P(segmented_test, bad_offsets_are_named) {
+    const kiln::vector<float> x(q, std::vector<float>(100, 1.0f));
+    const kiln::vector<float> out(q, 3);
+    const auto with = [&](std::vector<std::int64_t> host) {
+        return kiln::vector<std::int64_t>(q, host);
+    };
+    on_every_strategy([&] {
+        const auto rejected = [&](std::vector<std::int64_t> host, const std::string& named) {
+            const auto offsets = with(host);
+            expect_rejected([&] { kiln::segmented_reduce(x, offsets, out); }, named);
+        };
+        rejected({1, 2, 3, 4}, "offsets[0] = 1: the first offset must be 0");
+        rejected({0, 50, 40, 60}, "offsets[2] = 40 is below offsets[1] = 50");
+        rejected({0, 50, 60, 101}, "offsets[3] = 101 is past x's 100 elements");
+        rejected({0, -1, 60, 70}, "offsets[1] = -1 is below offsets[0] = 0");
+        // The first bad segment is named, whichever work-item found its own first.
+        rejected({0, 10, 5, 200}, "offsets[2] = 5 is below offsets[1] = 10");
+    });
+    const kiln::vector<float> none(q, 0);
+    expect_rejected([&] { kiln::segmented_reduce(x, with({3}), none); },
+                    "offsets[0] = 3: the first offset must be 0");
+    // The offsets of a valid call still work after the errors.
+    const auto good = with({0, 50, 60, 100});
+    kiln::segmented_reduce(x, good, out);
+    EXPECT_EQ(out.read(), (std::vector<float>{50, 10, 40}));
+}
+
+TEST_P(segmented_test, the_scan_names_bad_offsets_and_sizes) {
+    const kiln::vector<float> x(q, std::vector<float>(100, 1.0f));
+    const kiln::vector<float> y(q, 100);
+    on_every_strategy([&] {
+        const kiln::vector<std::int32_t> decreasing(q, {0, 50, 40, 60});
+        expect_rejected([&] { kiln::segmented_inclusive_scan(x, decreasing, y); },
+                        "offsets[2] = 40 is below offsets[1] = 50");
+        const kiln::vector<std::int32_t> past(q, {0, 50, 101});
+        expect_rejected([&] { kiln::segmented_inclusive_scan(x, past, y); },
+                        "offsets[2] = 101 is past x's 100 elements");
+    });
+    const kiln::vector<std::int32_t> offsets(q, {0, 100});
+    const kiln::vector<float> short_y(q, 99);
+    expect_rejected([&] { kiln::segmented_inclusive_scan(x, offsets, short_y); },
+                    "y has 99 elements and x 100: they must have as many");
+    const kiln::vector<std::int32_t> no_offsets(q, 0);
+    expect_rejected([&] { kiln::segmented_inclusive_scan(x, no_offsets, y); }, "offsets is empty");
+}
+
+TEST_P(segmented_test, sizes_that_do_not_agree_are_rejected) {
+    const kiln::vector<float> x(q, std::vector<float>(100, 1.0f));
+    const kiln::vector<std::uint32_t> offsets(q, {0, 10, 20});
+    const kiln::vector<float> out(q, 3);
+    expect_rejected([&] { kiln::segmented_reduce(x, offsets, out); },
+                    "offsets has 3 entries and out 3: offsets needs out.size() + 1 = 4");
+    const kiln::vector<std::uint32_t> no_offsets(q, 0);
+    const kiln::vector<float> no_out(q, 0);
+    expect_rejected([&] { kiln::segmented_reduce(x, no_offsets, no_out); },
+                    "offsets has 0 entries and out 0");
+}
+
+KILN_INSTANTIATE_FOR_EVERY_DEVICE(segmented_test);
+
+class segmented_two_devices : public kiln::test::two_devices_test {};
+
+TEST_F(segmented_two_devices, vectors_on_two_devices_are_rejected) {
+    const kiln::vector<float> x(queues[0], std::vector<float>(100, 0.5f));
+    const kiln::vector<std::uint32_t> offsets(queues[1], {0, 100});
+    const kiln::vector<float> out(queues[1], 1);
+    expect_rejected([&] { kiln::segmented_reduce(x, offsets, out); }, "(device 0), offsets on");
+}
+
+// The plan on devices written by hand.
+kiln::device_properties properties(kiln::device_type type, std::string vendor) {
+    kiln::device_properties props;
+    props.type = type;
+    props.vendor = std::move(vendor);
+    props.name = "written by hand";
+    props.compute_units = 100;
+    props.max_work_group_size = 1024;
+    props.max_work_item_sizes = {1024, 1024, 64};
+    props.local_memory_bytes = 48 * 1024;
+    return props;
+}
+
+TEST(segmented_plan, gpus_size_teams_from_the_mean_segment) {
+    const auto gpu = properties(kiln::device_type::gpu, "NVIDIA Corporation");
+    const auto plan = [&](std::size_t elements, std::size_t segments) {
+        return kiln::detail::plan_segmented(gpu, {.elements = elements, .segments = segments});
+    };
+    // Segments of 1 to 8 elements: a work-item each, groups of 256 segments.
+    EXPECT_EQ(plan(1 << 20, 1 << 20).strategy, segmented_strategy::thread_per_segment);
+    EXPECT_EQ(plan(8 << 20, 1 << 20).strategy, segmented_strategy::thread_per_segment);
+    EXPECT_EQ(plan(1 << 20, 1 << 20).groups, (1u << 20) / 256);
+    // Longer ones: teams of about a lane per 8 elements, in powers of two, at most the group.
+    const auto tens = plan(10 << 20, 1 << 20);
+    EXPECT_EQ(tens.strategy, segmented_strategy::team_per_segment);
+    EXPECT_EQ(tens.team_lanes, 2u);
+    EXPECT_EQ(tens.groups, (1u << 20) / 128);
+    EXPECT_EQ(plan(1000 << 10, 1 << 10).team_lanes, 128u);
+    EXPECT_EQ(plan(std::size_t(1) << 26, 64).team_lanes, 256u);
+    EXPECT_EQ(plan(std::size_t(1) << 26, 64).groups, 64u);
+    // Forced: a work-item per segment, or teams of two lanes at least.
+    EXPECT_EQ(kiln::detail::plan_segmented(gpu, {.elements = 1 << 26,
+                                                 .segments = 64,
+                                                 .forced = segmented_strategy::thread_per_segment})
+                  .team_lanes,
+              1u);
+    const auto teams = kiln::detail::plan_segmented(
+        gpu, {.elements = 10, .segments = 10, .forced = segmented_strategy::team_per_segment});
+    EXPECT_EQ(teams.strategy, segmented_strategy::team_per_segment);
+    EXPECT_EQ(teams.team_lanes, 2u);
+    // A device whose groups are smaller than the row's: a power of two below its limit.
+    auto small = gpu;
+    small.max_work_group_size = 100;
+    EXPECT_EQ(
+        kiln::detail::plan_segmented(small, {.elements = 1 << 26, .segments = 1}).work_group_size,
+        64u);
+}
+
+TEST(segmented_plan, cpus_fold_chunks_of_whole_segments) {
+    auto cpu = properties(kiln::device_type::cpu, "pocl");
+    cpu.compute_units = 2;
+    const auto small = kiln::detail::plan_segmented(cpu, {.elements = 10, .segments = 3});
+    EXPECT_EQ(small.strategy, segmented_strategy::cpu_chunks);
+    EXPECT_EQ(small.chunks, 1u);
+    EXPECT_EQ(small.chunk_segments, 3u);
+    const auto large = kiln::detail::plan_segmented(cpu, {.elements = 1 << 26, .segments = 1000});
+    EXPECT_EQ(large.chunks, 2 * large.tuning.chunks_per_compute_unit);
+    EXPECT_GE(large.chunks * large.chunk_segments, 1000u);
+    // Never more chunks than segments, and none empty.
+    const auto few = kiln::detail::plan_segmented(cpu, {.elements = 1 << 26, .segments = 3});
+    EXPECT_EQ(few.chunks, 3u);
+    const auto uneven = kiln::detail::plan_segmented(cpu, {.elements = 1 << 26, .segments = 9});
+    EXPECT_LT((uneven.chunks - 1) * uneven.chunk_segments, 9u);
+}
+
+TEST(segmented_tuning, keys_name_every_field_and_read_back) {
+    using kiln::detail::parse_segmented_tuning;
+    using kiln::detail::segmented_tuning;
+    kiln::test::expect_every_change_changes_the_key<segmented_tuning>({
+        [](segmented_tuning& t) { t.strategy = segmented_strategy::cpu_chunks; },
+        [](segmented_tuning& t) { t.work_group_size = 128; },
+        [](segmented_tuning& t) { t.elements_per_lane = 4; },
+        [](segmented_tuning& t) { t.unroll = 2; },
+        [](segmented_tuning& t) { t.chunk_elements = 4096; },
+        [](segmented_tuning& t) { t.chunks_per_compute_unit = 8; },
+    });
+    for (const auto& row : kiln::detail::algorithm::segmented_reduce_rows::rows()) {
+        const auto read = parse_segmented_tuning(row.tuning.key());
+        ASSERT_TRUE(read.has_value()) << row.tuning.key();
+        EXPECT_EQ(read->key(), row.tuning.key());
+        // As tests/algo/plan_test.cpp asks of every family's rows: short, and unmeasured ones
+        // saying so until docs/benchmarks.md has a section to cite.
+        EXPECT_LE(row.provenance.size(), 160u) << row.provenance;
+        EXPECT_TRUE(row.provenance.starts_with("not measured") ||
+                    row.provenance.starts_with("not tuned"))
+            << row.provenance;
+    }
+    const auto few = parse_segmented_tuning("thread_per_segment u8");
+    ASSERT_TRUE(few.has_value());
+    EXPECT_EQ(
+        few->key(),
+        (segmented_tuning{.strategy = segmented_strategy::thread_per_segment, .unroll = 8}).key());
+    for (const char* bad : {"", "automatic", "team_per_segment g", "team_per_segment g0",
+                            "team_per_segment x4", "team_per_segment g256x"})
+        EXPECT_FALSE(parse_segmented_tuning(bad).has_value()) << bad;
+}
+
+TEST(segmented_tuning, the_environment_forces_a_strategy_and_a_tuning) {
+    ASSERT_FALSE(kiln::detail::segmented_tuning_in_force().has_value());
+    ::setenv("KILN_SEGMENTED_TUNING", "team_per_segment g64 e2", 1);
+    const auto forced = kiln::detail::segmented_tuning_in_force();
+    ::setenv("KILN_SEGMENTED_TUNING", "team_per_segment g-1", 1);
+    EXPECT_THROW(kiln::detail::segmented_tuning_in_force(), kiln::invalid_argument_error);
+    ::unsetenv("KILN_SEGMENTED_TUNING");
+    ASSERT_TRUE(forced.has_value());
+    EXPECT_EQ(forced->work_group_size, 64u);
+    EXPECT_EQ(forced->elements_per_lane, 2u);
+    ::setenv("KILN_SEGMENTED_STRATEGY", "cpu_chunks", 1);
+    EXPECT_EQ(kiln::detail::segmented_strategy_in_force(), segmented_strategy::cpu_chunks);
+    ::setenv("KILN_SEGMENTED_STRATEGY", "warps", 1);
+    EXPECT_THROW(kiln::detail::segmented_strategy_in_force(), kiln::invalid_argument_error);
+    ::unsetenv("KILN_SEGMENTED_STRATEGY");
+    EXPECT_EQ(kiln::detail::segmented_strategy_in_force(), segmented_strategy::automatic);
+    // A test's tuning comes before the environment's.
+    ::setenv("KILN_SEGMENTED_TUNING", "team_per_segment g64", 1);
+    {
+        const kiln::detail::scoped_algorithm_policy scoped(
+            kiln::detail::algorithm::segmented_reduce, kiln::detail::segmented_tuning{});
+        EXPECT_EQ(kiln::detail::segmented_tuning_in_force()->key(),
+                  kiln::detail::segmented_tuning{}.key());
+    }
+    ::unsetenv("KILN_SEGMENTED_TUNING");
+}
+
+TEST(segmented_plan, key_changes_with_every_field_the_kernels_read) {
+    using kiln::detail::segmented_shape;
+    kiln::test::expect_every_change_changes_the_key<segmented_shape>({
+        [](segmented_shape& s) { s.algorithm = kiln::detail::segmented_algorithm::inclusive_scan; },
+        [](segmented_shape& s) { s.strategy = segmented_strategy::cpu_chunks; },
+        [](segmented_shape& s) { s.value_type = "double"; },
+        [](segmented_shape& s) { s.offset_type = "long"; },
+        [](segmented_shape& s) { s.operation = "max"; },
+        [](segmented_shape& s) { s.work_group_size = 128; },
+        [](segmented_shape& s) { s.team_lanes = 4; },
+        [](segmented_shape& s) { s.unroll = 2; },
+    });
+}
+
+}  // namespace
