@@ -147,6 +147,21 @@ class segmented_sort_test : public kiln::test::device_queue_test {
     }
 };
 
+TEST_P(segmented_sort_test, sorts_each_segment_stably_and_leaves_the_keys_past_the_last_offset) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    // Segments [0, 3), [3, 3) (empty) and [3, 7); the keys at 7 and 8 lie past the last offset.
+    const kiln::vector<std::uint32_t> offsets(q, {0, 3, 3, 7});
+    on_every_strategy([&] {
+        kiln::vector<float> keys(q, {3.0f, 1.0f, 2.0f, 0.0f, nan, -0.0f, -1.0f, 9.0f, 8.0f});
+        kiln::vector<std::uint32_t> values(q, {0, 1, 2, 3, 4, 5, 6, 7, 8});
+        kiln::segmented_sort_by_key(keys, values, offsets);
+        // kiln::sort's order: -0 before +0, NaN last.
+        EXPECT_EQ(bits_of(keys.read()), bits_of(std::vector<float>{1.0f, 2.0f, 3.0f, -1.0f, -0.0f,
+                                                                   0.0f, nan, 9.0f, 8.0f}));
+        EXPECT_EQ(values.read(), (std::vector<std::uint32_t>{1, 2, 0, 6, 5, 3, 4, 7, 8}));
+    });
+}
+
 TEST_P(segmented_sort_test, edge_lengths_sort_every_segment_and_leave_the_tail) {
     expect_sorted<std::uint32_t>(edge_lengths, 9, 1);
     expect_sorted<float>(edge_lengths, 3, 2);
