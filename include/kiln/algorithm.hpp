@@ -5,9 +5,9 @@
 
 #include <kiln/algo/compaction.hpp>
 #include <kiln/algo/histogram.hpp>
-#include <kiln/algo/segmented_sort.hpp>
 #include <kiln/algo/reduce_by_key.hpp>
 #include <kiln/algo/scan.hpp>
+#include <kiln/algo/segmented_sort.hpp>
 #include <kiln/algo/sort.hpp>
 #include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/algo/operation.hpp>
