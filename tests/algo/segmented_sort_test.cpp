@@ -287,10 +287,14 @@ TEST(segmented_sort_plan, gpus_sort_in_a_group_while_the_longest_segment_fits_a_
     const auto plan = plan_segmented_sort(gpu_properties(), {.elements = 1 << 20, .longest = 100});
     EXPECT_EQ(plan.strategy, segmented_sort_strategy::group_tile);
     EXPECT_EQ(plan.tile, 128u);
-    EXPECT_EQ(plan.work_group_size, 32u);  // 16 keys a work-item, but a warp at least
+    EXPECT_EQ(plan.work_group_size, 32u);    // 16 keys a work-item, but a warp at least
+    EXPECT_EQ(plan.segments_per_group, 2u);  // whose 8 items each fill two tiles
+    const auto tiny = plan_segmented_sort(gpu_properties(), {.elements = 1 << 20, .longest = 16});
+    EXPECT_EQ(tiny.segments_per_group, 16u);
     const auto full = plan_segmented_sort(gpu_properties(), {.elements = 1 << 20, .longest = 2048});
     EXPECT_EQ(full.tile, 2048u);
     EXPECT_EQ(full.work_group_size, 256u);
+    EXPECT_EQ(full.segments_per_group, 1u);
     const auto longer =
         plan_segmented_sort(gpu_properties(), {.elements = 1 << 20, .longest = 2049});
     EXPECT_EQ(longer.strategy, segmented_sort_strategy::radix_twice);
@@ -335,6 +339,7 @@ TEST(segmented_sort_plan, key_changes_with_every_field_the_kernels_read) {
         [](shape& s) { s.value_bytes = 4; },
         [](shape& s) { s.tile = 64; },
         [](shape& s) { s.work_group_size = 32; },
+        [](shape& s) { s.segments_per_group = 4; },
     });
 }
 

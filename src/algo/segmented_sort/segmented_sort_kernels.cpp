@@ -84,7 +84,7 @@ std::string segmented_sort_shape::key() const {
            std::to_string(static_cast<int>(keys.kind)) + "/" + std::to_string(keys.bytes) + "/" +
            std::to_string(keys.mantissa_bits) + " offsets " + offset_type + " values " +
            std::to_string(value_bytes) + " t" + std::to_string(tile) + " g" +
-           std::to_string(work_group_size);
+           std::to_string(work_group_size) + " s" + std::to_string(segments_per_group);
 }
 
 segmented_sort_shape segmented_sort_shape_of(const segmented_sort_input& input,
@@ -99,6 +99,7 @@ segmented_sort_shape segmented_sort_shape_of(const segmented_sort_input& input,
     shape.value_bytes = input.values ? input.values->memory->element_bytes : 0;
     shape.tile = plan.tile;
     shape.work_group_size = plan.work_group_size;
+    shape.segments_per_group = plan.segments_per_group;
     return shape;
 }
 

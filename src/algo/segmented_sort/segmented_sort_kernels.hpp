@@ -24,10 +24,11 @@ struct segmented_sort_shape {
     sort_key_info keys;
     std::string offset_type = "uint";
     std::size_t value_bytes = 0;  ///< 0: keys alone
-    /// group_tile: the tile (keys per group, a power of 2) and the group's work-items.
-    std::size_t tile = 0, work_group_size = 1;
+    /// group_tile: the tile (a segment's keys, a power of 2), the group's work-items and the
+    /// tiles (segments) each group sorts.
+    std::size_t tile = 0, work_group_size = 1, segments_per_group = 1;
 
-    /// "segmented_sort group_tile key u4 m0 offsets uint values 4 t256 g32", for the program
+    /// "segmented_sort group_tile key 0/4/0 offsets uint values 4 t256 g32 s1", for the program
     /// cache.
     std::string key() const;
     /// The keys' type as the kernels move them: ushort, uint or ulong.

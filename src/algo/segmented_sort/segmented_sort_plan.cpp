@@ -54,6 +54,9 @@ segmented_sort_plan plan_segmented_sort(const device_properties& props,
     plan.work_group_size = std::clamp<std::size_t>(
         ceil_div(plan.tile, std::max<std::size_t>(1, tuning.items_per_work_item)),
         std::min(tuning.min_work_group_size, largest_group), largest_group);
+    const std::size_t keys_per_group = std::min(
+        max_tile, plan.work_group_size * std::max<std::size_t>(1, tuning.items_per_work_item));
+    plan.segments_per_group = std::max<std::size_t>(1, keys_per_group / plan.tile);
     return plan;
 }
 

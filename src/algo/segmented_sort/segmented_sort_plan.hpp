@@ -15,8 +15,9 @@ struct segmented_sort_plan {
     segmented_sort_strategy strategy = segmented_sort_strategy::radix_twice;
     /// The elements up to the last offset: those sorted.
     std::size_t elements = 0;
-    /// group_tile: the tile (a power of 2 at least the longest segment) and the group sorting it.
-    std::size_t tile = 0, work_group_size = 1;
+    /// group_tile: the tile (a power of 2 at least the longest segment), the group and the
+    /// tiles it sorts at once (as many as its work-items' items fill, within the largest tile).
+    std::size_t tile = 0, work_group_size = 1, segments_per_group = 1;
     /// cpu_chunks: the chunks and the elements each covers (by where segments begin).
     std::size_t chunks = 1, chunk_elements = 0;
     /// What the plan was made from: the device's row, or a test's (scoped_algorithm_policy).
