@@ -8,6 +8,7 @@
 #include <kiln/algo/reduce_by_key.hpp>
 #include <kiln/algo/scan.hpp>
 #include <kiln/algo/segmented.hpp>
+#include <kiln/algo/segmented_sort.hpp>
 #include <kiln/algo/sort.hpp>
 #include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/algo/operation.hpp>

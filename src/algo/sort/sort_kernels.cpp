@@ -34,43 +34,6 @@ std::string hex_literal(unsigned long long value, bool wide) {
     return "0x" + std::string(digits, end) + (wide ? "UL" : "u");
 }
 
-/// The key's bits as an unsigned number whose ascending order is the sort order, in the key's
-/// type (16-bit keys would otherwise promote, and descending's ~ set bits above them).
-std::string ordered_bits(const sort_key_info& key, bool descending) {
-    const bool wide = key.bytes == 8;
-    const unsigned width = static_cast<unsigned>(key.bytes) * 8;
-    const unsigned long long sign_bit = 1ull << (width - 1);
-    // The exponent all ones, the mantissa zero: 0x7c00 (half), 0x7f80 (bfloat16), 0x7f800000,
-    // 0x7ff0000000000000.
-    const unsigned long long infinity_bits = (sign_bit - 1) >> key.mantissa_bits
-                                                                   << key.mantissa_bits;
-    const std::string sign = hex_literal(sign_bit, wide),
-                      exponent = hex_literal(infinity_bits, wide);
-    const std::string type = radix_bits_type(key.bytes);
-    std::string ordered;
-    switch (key.kind) {
-        case sort_key_kind::unsigned_integer:
-            ordered = "k";
-            break;
-        case sort_key_kind::signed_integer:
-            ordered = "(k ^ " + sign + ")";
-            break;
-        case sort_key_kind::floating: {
-            // Negative numbers reversed, positive ones above them (-0 just below +0); every NaN,
-            // whatever its sign and payload, becomes the largest value so that NaNs come last.
-            // Without selects: the sign, spread over the word by an arithmetic shift, flips
-            // every bit of a negative number and only the sign bit of a positive one; a NaN's
-            // comparison (1) negated is all ones.
-            const std::string signed_type = wide ? "long" : key.bytes == 2 ? "short" : "int";
-            ordered = "((k ^ ((" + type + ")((" + signed_type + ")k >> " + num(width - 1) + ") | " +
-                      sign + ")) | (" + type + ")(-(" + signed_type + ")((k & ~" + sign + ") > " +
-                      exponent + ")))";
-            break;
-        }
-    }
-    return "(" + type + ")(" + (descending ? "~" + ordered : ordered) + ")";
-}
-
 void define_radix_helpers(source_builder& b, const radix_sort_shape& s) {
     const std::string key = radix_bits_type(s.keys.bytes);
     b.define("kiln_pad", "uint kiln_pad(uint i) { return i + (i >> 5); }");
@@ -205,6 +168,41 @@ void finish(source_builder& b, const radix_sort_shape& s) {
 }
 
 }  // namespace
+
+std::string ordered_bits(const sort_key_info& key, bool descending) {
+    const bool wide = key.bytes == 8;
+    const unsigned width = static_cast<unsigned>(key.bytes) * 8;
+    const unsigned long long sign_bit = 1ull << (width - 1);
+    // The exponent all ones, the mantissa zero: 0x7c00 (half), 0x7f80 (bfloat16), 0x7f800000,
+    // 0x7ff0000000000000.
+    const unsigned long long infinity_bits = (sign_bit - 1) >> key.mantissa_bits
+                                                                   << key.mantissa_bits;
+    const std::string sign = hex_literal(sign_bit, wide),
+                      exponent = hex_literal(infinity_bits, wide);
+    const std::string type = radix_bits_type(key.bytes);
+    std::string ordered;
+    switch (key.kind) {
+        case sort_key_kind::unsigned_integer:
+            ordered = "k";
+            break;
+        case sort_key_kind::signed_integer:
+            ordered = "(k ^ " + sign + ")";
+            break;
+        case sort_key_kind::floating: {
+            // Negative numbers reversed, positive ones above them (-0 just below +0); every NaN,
+            // whatever its sign and payload, becomes the largest value so that NaNs come last.
+            // Without selects: the sign, spread over the word by an arithmetic shift, flips
+            // every bit of a negative number and only the sign bit of a positive one; a NaN's
+            // comparison (1) negated is all ones.
+            const std::string signed_type = wide ? "long" : key.bytes == 2 ? "short" : "int";
+            ordered = "((k ^ ((" + type + ")((" + signed_type + ")k >> " + num(width - 1) + ") | " +
+                      sign + ")) | (" + type + ")(-(" + signed_type + ")((k & ~" + sign + ") > " +
+                      exponent + ")))";
+            break;
+        }
+    }
+    return "(" + type + ")(" + (descending ? "~" + ordered : ordered) + ")";
+}
 
 radix_sort_kernels::radix_sort_kernels(const radix_sort_shape& s)
     : count(s.chunks ? "kiln_radix_chunk_count" : "kiln_radix_upsweep"),

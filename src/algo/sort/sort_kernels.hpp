@@ -101,7 +101,11 @@ void radix_chunk_kernels(source_builder& b, const radix_sort_shape& s);
 
 // Pieces of the radix tile code shared by sort_kernels.cpp, radix_tile.cpp, radix_onesweep.cpp
 // and radix_multi_split.cpp.
-std::string radix_bits_type(std::size_t bytes);      ///< "ushort", "uint" or "ulong"
+std::string radix_bits_type(std::size_t bytes);  ///< "ushort", "uint" or "ulong"
+/// The bits of a key held in a variable `k` of radix_bits_type(key.bytes), as kernel text: an
+/// unsigned number of that type whose ascending order is the sort order (16-bit keys would
+/// otherwise promote, and descending's ~ set bits above them). Segmented sort compares by it.
+std::string ordered_bits(const sort_key_info& key, bool descending);
 std::string radix_padded(const std::string& index);  ///< a local tile index, bank-padded
 /// The multi-split's local arrays; its count step (loads the tile at `base`, `valid` keys, into
 /// registers, ranks them and fills kiln_start and kiln_end); its place step (moves the keys to

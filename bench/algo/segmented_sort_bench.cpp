@@ -1,0 +1,197 @@
+// kiln::segmented_sort beside CUB's DeviceSegmentedSort (CUDA machines) and one host thread's
+// std::sort per segment (CPU devices), on the same keys in the same run: uint32 and float keys in
+// segments of 16, 128, 1000 and 10^5 keys, and of random lengths (uniform over [0, 2000)); uint32
+// keys also with uint32 values (SortPairs; the host sorts (key, value) pairs).
+//
+//     segmented_sort_bench [log2(n)]
+//
+// Measures every device KILN_DEVICE matches, or every device when it is unset; n defaults to
+// 2^24. KILN_SEGMENTED_SORT_STRATEGY (group_tile, radix_twice, cpu_chunks) forces kiln's
+// strategy. kiln sorts in place, so each timed call first copies the keys (and values) from a
+// pristine vector on the device; the copy, timed alone, is taken off. CUB sorts out of place from
+// the same data each run. The sorted keys are checked against the host's.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <kiln/kiln.hpp>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "timing.hpp"
+
+#ifdef KILN_BENCH_HAVE_CUB
+#include "cub_segmented_sort_reference.hpp"
+#endif
+
+namespace {
+
+/// Offsets of segments of `length` keys (the last one shorter), or of random lengths below 2000
+/// where length is 0.
+std::vector<std::int32_t> segment_offsets(std::size_t n, std::size_t length) {
+    std::mt19937_64 engine(42);
+    std::vector<std::int32_t> offsets{0};
+    while (std::size_t(offsets.back()) < n) {
+        const std::size_t next = length != 0 ? length : engine() % 2000;
+        offsets.push_back(std::int32_t(std::min(n, std::size_t(offsets.back()) + next)));
+    }
+    return offsets;
+}
+
+std::vector<std::uint32_t> random_bits(std::size_t n, bool floats) {
+    std::mt19937_64 engine(20261125);
+    std::vector<std::uint32_t> keys(n);
+    std::uniform_real_distribution<float> uniform(-1000.0f, 1000.0f);
+    for (std::uint32_t& k : keys) {
+        if (floats) {
+            const float f = uniform(engine);
+            std::memcpy(&k, &f, sizeof k);
+        } else {
+            k = std::uint32_t(engine());
+        }
+    }
+    return keys;
+}
+
+/// One host thread: std::sort of each segment, floats by value; with `pairs`, of (key, value)
+/// pairs, the values being the keys' positions (which a stable sort's ties keep in order).
+void host_sort(std::vector<std::uint32_t>& keys, const std::vector<std::int32_t>& offsets,
+               bool floats, bool pairs) {
+    std::vector<std::uint64_t> packed;
+    for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
+        const auto begin = keys.begin() + offsets[s], end = keys.begin() + offsets[s + 1];
+        if (pairs) {
+            packed.clear();
+            for (auto k = begin; k != end; ++k)
+                packed.push_back(std::uint64_t(*k) << 32 | std::uint64_t(k - keys.begin()));
+            std::sort(packed.begin(), packed.end());
+            for (std::size_t i = 0; i < packed.size(); ++i)
+                begin[std::ptrdiff_t(i)] = std::uint32_t(packed[i] >> 32);
+        } else if (floats) {
+            float* first = reinterpret_cast<float*>(&*begin);
+            std::sort(first, first + (end - begin));
+        } else {
+            std::sort(begin, end);
+        }
+    }
+}
+
+template <class K>
+void run_case(const kiln::device& dev, const std::vector<std::uint32_t>& bits,
+              const std::vector<std::int32_t>& host_offsets, std::size_t length, bool floats,
+              bool pairs, bool* all_right) {
+    const kiln::queue q(dev);
+    const std::size_t n = bits.size(), segments = host_offsets.size() - 1;
+    std::vector<K> host_keys(n);
+    std::memcpy(host_keys.data(), bits.data(), n * sizeof(K));
+    std::vector<std::uint32_t> host_values(n);
+    for (std::size_t i = 0; i < n; ++i) host_values[i] = std::uint32_t(i);
+    const kiln::vector<K> pristine(q, host_keys);
+    const kiln::vector<std::uint32_t> pristine_values(q, host_values);
+    const kiln::vector<std::int32_t> offsets(q, host_offsets);
+    kiln::vector<K> keys(q, n);
+    kiln::vector<std::uint32_t> values(q, n);
+
+    std::vector<std::uint32_t> expected = bits;
+    double reference = 0;
+    const char* ref_name = "";
+#ifdef KILN_BENCH_HAVE_CUB
+    if (!dev.is_cpu()) {
+        reference =
+            cub_segmented_sort_seconds(bits.data(), floats, pairs ? host_values.data() : nullptr, n,
+                                       host_offsets.data(), segments, 10, expected.data());
+        ref_name = "CUB";
+    }
+#endif
+    if (reference == 0) {
+        std::vector<std::uint32_t> sorted;
+        const double host = kiln::bench::best_host_seconds(
+            dev.is_cpu() ? 3 : 1, [&] { sorted = bits; },
+            [&] { host_sort(sorted, host_offsets, floats, pairs); });
+        expected = sorted;
+        if (dev.is_cpu()) {
+            reference = host;
+            ref_name = "one host thread";
+        }
+    }
+    const int repeats = dev.is_cpu() ? 3 : 10;
+    const auto copy = [&] {
+        keys = pristine;
+        if (pairs) values = pristine_values;
+    };
+    const double copy_seconds = kiln::bench::best_seconds_per_call(q, repeats, 1, copy);
+    const double seconds = kiln::bench::best_seconds_per_call(
+                               q, repeats, 1,
+                               [&] {
+                                   copy();
+                                   if (pairs)
+                                       kiln::segmented_sort_by_key(keys, values, offsets);
+                                   else
+                                       kiln::segmented_sort(keys, offsets);
+                               }) -
+                           copy_seconds;
+    const std::vector<K> result = keys.read();
+    const bool right = std::memcmp(result.data(), expected.data(), n * sizeof(K)) == 0;
+    *all_right = *all_right && right;
+    const std::string lengths = length ? std::to_string(length) : "random < 2000";
+    std::printf("| %s %s | %s | %zu | %.3f ms | %.3g Gkeys/s |", floats ? "float" : "uint32",
+                pairs ? "+ uint32 values" : "keys", lengths.c_str(), segments, seconds * 1e3,
+                double(n) / seconds / 1e9);
+    if (reference > 0)
+        std::printf(" %.3f ms %s | %.2fx |", reference * 1e3, ref_name, reference / seconds);
+    else
+        std::printf(" | |");
+    std::printf(" %s |\n", right ? "sorted right" : "WRONG");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int log2_n = argc > 1 ? std::atoi(argv[1]) : 24;
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
+    try {
+        char date[32];
+        const std::time_t now = std::time(nullptr);
+        std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+        const char* spec = std::getenv("KILN_DEVICE");
+        const std::vector<kiln::device> chosen = spec != nullptr && *spec != '\0'
+                                                     ? kiln::devices(kiln::filters::from_spec(spec))
+                                                     : kiln::devices();
+        if (chosen.empty()) throw std::runtime_error(std::string("no device matches ") + spec);
+        const std::size_t n = std::size_t{1} << log2_n;
+        bool all_right = true;
+        for (const kiln::device& dev : chosen) {
+            std::printf("\n### %s, %s (%s), n = 2^%d\n\n", date, dev.name().c_str(),
+                        std::string(kiln::to_string(dev.backend())).c_str(), log2_n);
+            std::printf(
+                "| keys | segment length | segments | kiln | kiln rate | reference | "
+                "ratio | check |\n");
+            std::printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+            for (const std::size_t length : {std::size_t{16}, std::size_t{128}, std::size_t{1000},
+                                             std::size_t{100000}, std::size_t{0}}) {
+                const std::vector<std::int32_t> offsets = segment_offsets(n, length);
+                for (const bool floats : {false, true}) {
+                    const std::vector<std::uint32_t> bits = random_bits(n, floats);
+                    if (floats)
+                        run_case<float>(dev, bits, offsets, length, true, false, &all_right);
+                    else
+                        run_case<std::uint32_t>(dev, bits, offsets, length, false, false,
+                                                &all_right);
+                }
+                run_case<std::uint32_t>(dev, random_bits(n, false), offsets, length, false, true,
+                                        &all_right);
+            }
+        }
+        if (!all_right) {
+            std::fprintf(stderr, "segmented_sort_bench: keys were sorted wrong\n");
+            return 1;
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "segmented_sort_bench: %s\n", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,174 @@
+// What the segmented sort module's strategies share (segmented_sort_kernels.hpp).
+#include "segmented_sort_kernels.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace kiln::detail {
+namespace {
+
+constexpr std::size_t widths[] = {2, 4, 8};
+
+std::size_t width_index(std::size_t bytes) {
+    return bytes == 2 ? 0 : bytes == 4 ? 1 : 2;
+}
+
+std::string write_offsets_program(const segment_offsets_kernels& kernels) {
+    source_builder b;
+    // The offsets as ulong: a negative signed offset becomes one past any data, which the check
+    // reports as running past it.
+    const std::string offset = "(ulong)offsets";
+    b.begin_kernel(kernels.check.name());
+    kernels.check.declare(b);
+    b.begin_body();
+    b.open("for (ulong i = get_global_id(0); i <= segments; i += get_global_size(0))");
+    b.line("const ulong o = " + offset + "[i];");
+    b.line("uint bad = (i == 0 && o != 0) ? 1u : 0u;");
+    b.line("if (o > n) bad |= 4u;");
+    b.open("if (i < segments)");
+    b.line("const ulong next = " + offset + "[i + 1];");
+    b.line("if (next < o) bad |= 2u;");
+    b.line("else atomic_max(report + 1, (uint)min(next - o, (ulong)0xffffffffu));");
+    b.close();
+    b.open("if (i == segments)");
+    b.line("report[2] = (uint)o;");
+    b.line("report[3] = (uint)(o >> 32);");
+    b.close();
+    b.line("if (bad) atomic_or(report, bad);");
+    b.close();
+    b.end_kernel();
+
+    // The segment of a position: the last offset at or below it, by binary search (empty
+    // segments share their offset with the next, which the search passes over).
+    b.begin_kernel(kernels.ids.name());
+    kernels.ids.declare(b);
+    b.begin_body();
+    b.open("for (ulong j = get_global_id(0); j < n; j += get_global_size(0))");
+    b.line("const ulong p = order[j];");
+    b.line("ulong lo = 0, hi = segments;");
+    b.open("while (hi - lo > 1)");
+    b.line("const ulong mid = lo + (hi - lo) / 2;");
+    b.line("if (" + offset + "[mid] <= p) lo = mid; else hi = mid;");
+    b.close();
+    b.line("ids[j] = (uint)lo;");
+    b.close();
+    b.end_kernel();
+
+    b.begin_kernel(kernels.iota.name());
+    kernels.iota.declare(b);
+    b.begin_body();
+    b.line("for (ulong j = get_global_id(0); j < n; j += get_global_size(0)) order[j] = (uint)j;");
+    b.end_kernel();
+
+    for (const std::size_t bytes : widths) {
+        b.begin_kernel(kernels.gather(bytes).name());
+        kernels.gather(bytes).declare(b);
+        b.begin_body();
+        b.line(
+            "for (ulong j = get_global_id(0); j < n; j += get_global_size(0)) dst[j] = "
+            "src[order[j]];");
+        b.end_kernel();
+        b.begin_kernel(kernels.copy(bytes).name());
+        kernels.copy(bytes).declare(b);
+        b.begin_body();
+        b.line("for (ulong j = get_global_id(0); j < n; j += get_global_size(0)) dst[j] = src[j];");
+        b.end_kernel();
+    }
+    return b.str();
+}
+
+}  // namespace
+
+std::string segmented_sort_shape::key() const {
+    return "segmented_sort " + std::string(to_string(strategy)) + " key " +
+           std::to_string(static_cast<int>(keys.kind)) + "/" + std::to_string(keys.bytes) + "/" +
+           std::to_string(keys.mantissa_bits) + " offsets " + offset_type + " values " +
+           std::to_string(value_bytes) + " t" + std::to_string(tile) + " g" +
+           std::to_string(work_group_size) + " s" + std::to_string(segments_per_group);
+}
+
+segmented_sort_shape segmented_sort_shape_of(const segmented_sort_input& input,
+                                             const segmented_sort_plan& plan,
+                                             const std::string& offset_type) {
+    segmented_sort_shape shape;
+    shape.strategy = plan.strategy;
+    shape.keys = {.kind = static_cast<sort_key_kind>(input.key.kind),
+                  .mantissa_bits = static_cast<unsigned>(input.key.mantissa_bits),
+                  .bytes = input.key.bytes};
+    shape.offset_type = offset_type;
+    shape.value_bytes = input.values ? input.values->memory->element_bytes : 0;
+    shape.tile = plan.tile;
+    shape.work_group_size = plan.work_group_size;
+    shape.segments_per_group = plan.segments_per_group;
+    return shape;
+}
+
+void define_key_order(source_builder& b, const segmented_sort_shape& shape) {
+    const std::string bits = shape.key_bits();
+    b.define("kiln_segment_key_order", bits + " kiln_segment_key_order(" + bits +
+                                           " k) {\n    return " + ordered_bits(shape.keys, false) +
+                                           ";\n}");
+}
+
+segment_offsets_kernels::segment_offsets_kernels(const std::string& offset_type) {
+    check.global_const(offset_type, "offsets")
+        .scalar<std::uint64_t>("segments")
+        .scalar<std::uint64_t>("n")
+        .global("uint", "report");
+    ids.global_const("uint", "order")
+        .global_const(offset_type, "offsets")
+        .scalar<std::uint64_t>("segments")
+        .scalar<std::uint64_t>("n")
+        .global("uint", "ids");
+    iota.global("uint", "order").scalar<std::uint64_t>("n");
+    for (const std::size_t bytes : widths) {
+        const std::string type = radix_bits_type(bytes), width = std::to_string(bytes);
+        gathers.emplace_back("kiln_segments_gather" + width);
+        gathers.back()
+            .global_const(type, "src")
+            .global(type, "dst")
+            .global_const("uint", "order")
+            .scalar<std::uint64_t>("n");
+        copies.emplace_back("kiln_segments_copy" + width);
+        copies.back().global_const(type, "src").global(type, "dst").scalar<std::uint64_t>("n");
+    }
+}
+
+const kernel_description& segment_offsets_kernels::gather(std::size_t bytes) const {
+    return gathers[width_index(bytes)];
+}
+const kernel_description& segment_offsets_kernels::copy(std::size_t bytes) const {
+    return copies[width_index(bytes)];
+}
+
+std::vector<kernel_description> segment_offsets_kernels::all() const {
+    std::vector<kernel_description> every{check, ids, iota};
+    every.insert(every.end(), gathers.begin(), gathers.end());
+    every.insert(every.end(), copies.begin(), copies.end());
+    return every;
+}
+
+segment_offsets_program offsets_program(const device& dev, const std::string& offset_type) {
+    segment_offsets_kernels kernels(offset_type);
+    const algorithm_program& built = algorithm_program_for(
+        dev, "segmented_sort offsets " + offset_type, [&] { return kernels.all(); },
+        [&] { return write_offsets_program(kernels); });
+    return {std::move(kernels), built};
+}
+
+std::size_t stride_work_group(const device& dev) {
+    return std::min<std::size_t>(256, dev.properties().max_work_group_size);
+}
+
+std::size_t stride_work_items(const device& dev, std::size_t n) {
+    const std::size_t group = stride_work_group(dev);
+    const std::size_t cap = std::max<std::size_t>(1, dev.properties().compute_units * 8u);
+    return std::clamp<std::size_t>((n + group - 1) / group, 1, cap) * group;
+}
+
+sort_operand temporary_operand(const temporary_lease& lease, std::size_t element_bytes) {
+    return {make_argument(kiln::reinterpret(lease.bytes())), element_bytes,
+            &lease.bytes().storage()};
+}
+
+}  // namespace kiln::detail
