@@ -8,10 +8,12 @@
 // every device when it is unset. n defaults to 2^28 on GPUs and 2^24 on CPU devices. Key types:
 // uint32 (alone and with uint32 values), float, uint64, kiln::half and kiln::bfloat16 (random
 // values in [-1, 1), as the float keys). --sweep
-// also times every case under other multi-split tuning shapes, to fill the table in tuning.cpp:
-// SHAPES is a comma-separated list of GROUPxITEMS, with a "b" after it for values beside keys
-// (e.g. 256x20,384x16,256x16b; a default list without it); --case keeps only the cases whose name
-// contains TEXT (e.g. "uint64").
+// also times every case under other multi-split tuning shapes, to fill the table in
+// sort_tuning.cpp: SHAPES is a comma-separated list of GROUPxITEMS, each followed by any of the
+// letters radix_shape reads (b: values beside keys; m: peers by match.any; r: rounds; the
+// histogram's h<copies>, s, d, a), e.g. 256x20b,384x20m,384x20h8d,384x20mh8da (a default list
+// without it); a row names its shape as written. --case keeps only the cases whose name contains
+// TEXT (e.g. "uint64").
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -212,27 +214,61 @@ void run_cases(const kiln::device& dev, std::size_t n, int repeats, const std::s
                                  all_sorted);
 }
 
-/// "256x20" as a multi-split policy with 8-bit digits; "256x20b" with values beside keys.
+/// "256x20" as a multi-split policy with 8-bit digits, and after it any of: b (values beside
+/// keys), m (peers by match.any), r (ranked in rounds, not by the multi-split), and the single
+/// pass's histogram: h<copies>, s (a copy per sub-group), d (a digit's copies side by side),
+/// a (peers add once). E.g. "384x20mh8da".
 kiln::detail::radix_sort_tuning radix_shape(const std::string& text) {
     kiln::detail::radix_sort_tuning p{.radix_bits = 8, .multi_split = true};
+    const auto bad = [&] { return std::runtime_error("sort_bench: bad shape " + text); };
     const auto x = text.find('x');
-    if (x == std::string::npos) throw std::runtime_error("sort_bench: bad shape " + text);
+    if (x == std::string::npos) throw bad();
     p.work_group_size = std::stoul(text.substr(0, x));
     std::size_t digits = 0;
     p.items_per_work_item = std::stoul(text.substr(x + 1), &digits);
-    p.values_beside_keys = text.substr(x + 1 + digits) == "b";
+    for (std::size_t i = x + 1 + digits; i < text.size(); ++i) {
+        switch (text[i]) {
+            case 'b':
+                p.values_beside_keys = true;
+                break;
+            case 'm':
+                p.match_any = true;
+                break;
+            case 'r':
+                p.multi_split = false;
+                break;
+            case 's':
+                p.histogram.per_sub_group = true;
+                break;
+            case 'd':
+                p.histogram.digit_major = true;
+                break;
+            case 'a':
+                p.histogram.aggregated = true;
+                break;
+            case 'h': {
+                std::size_t copy_digits = 0;
+                p.histogram.copies =
+                    static_cast<unsigned>(std::stoul(text.substr(i + 1), &copy_digits));
+                i += copy_digits;
+                break;
+            }
+            default:
+                throw bad();
+        }
+    }
     return p;
 }
 
-std::vector<kiln::detail::radix_sort_tuning> radix_shapes(const std::string& list) {
-    std::vector<kiln::detail::radix_sort_tuning> shapes;
+std::vector<std::string> split_list(const std::string& list) {
+    std::vector<std::string> items;
     std::size_t begin = 0;
     while (begin < list.size()) {
         const std::size_t end = std::min(list.find(',', begin), list.size());
-        shapes.push_back(radix_shape(list.substr(begin, end - begin)));
+        items.push_back(list.substr(begin, end - begin));
         begin = end + 1;
     }
-    return shapes;
+    return items;
 }
 
 }  // namespace
@@ -284,13 +320,9 @@ int main(int argc, char** argv) {
             if (!sweep || dev.is_cpu()) continue;
             // Other shapes for every case; items per work-item are for 4-byte keys alone
             // (sort.cpp scales them for wider keys and values).
-            for (const auto& p : radix_shapes(shapes)) {
-                kiln::detail::scoped_algorithm_policy scoped(p);
-                char label[64];
-                std::snprintf(label, sizeof label, ", %zu x %zu%s", p.work_group_size,
-                              p.items_per_work_item,
-                              p.values_beside_keys ? ", values beside keys" : "");
-                run_cases(dev, n, 3, label, only, &all_sorted);
+            for (const std::string& text : split_list(shapes)) {
+                kiln::detail::scoped_algorithm_policy scoped(radix_shape(text));
+                run_cases(dev, n, 3, ", " + text, only, &all_sorted);
             }
             if (kiln::detail::groups_make_progress(dev)) {
                 // The reduce-then-scan path that devices without forward progress take.

@@ -194,6 +194,16 @@ void use_tensor_core_vocabulary(source_builder& b, const target_features& target
         b.define("kiln_tensor_core_vocabulary", inline_ptx_tensor_cores);
 }
 
+void use_match_any_vocabulary(source_builder& b, const target_features& target) {
+    if (target.vocabulary == vocabulary_target::inline_ptx)
+        b.define("kiln_match_any",
+                 "uint kiln_match_any(uint x) {\n"
+                 "    uint peers;\n"
+                 "    asm volatile(\"match.any.sync.b32 %0, %1, 0xffffffff;\" : \"=r\"(peers) : "
+                 "\"r\"(x));\n"
+                 "    return peers;\n}\n");
+}
+
 void use_rounding_vocabulary(source_builder& b, const target_features& target,
                              std::string_view type) {
     const std::string t(type), name = "kiln_rounded_" + t;

@@ -48,6 +48,11 @@ void use_device_vocabulary(source_builder& b, const target_features& target);
 ///       close a group of copies; wait until at most 0, 1 or 2 groups are in flight
 void use_tensor_core_vocabulary(source_builder& b, const target_features& target);
 
+/// Defines `uint kiln_match_any(uint x)`, the lanes of the warp whose x equals this lane's
+/// (PTX's match.any, compute capability 7.0 and later), for targets that reach NVIDIA's warps
+/// (inline PTX; the CUDA prelude defines it). Every lane of the warp calls it.
+void use_match_any_vocabulary(source_builder& b, const target_features& target);
+
 /// Defines kiln_load_streaming and kiln_store_streaming for `type`, a vector of two floats or
 /// two doubles (streaming PTX loads and stores where the target is inline PTX, plain ones
 /// elsewhere).

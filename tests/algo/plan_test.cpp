@@ -9,6 +9,7 @@
 #include <kiln/detail/algo/sort_tuning.hpp>
 #include <kiln/detail/algo/sparse_format.hpp>
 #include <kiln/detail/algo/stencil_tuning.hpp>
+#include <kiln/error.hpp>
 #include <kiln/expr/launch_plan.hpp>
 #include <string>
 #include <string_view>
@@ -158,7 +159,7 @@ TEST(algo_plan, h100_under_nvidia_opencl) {
     EXPECT_TRUE(pairs.multi_split);
     EXPECT_EQ(pairs.target.vocabulary, kiln::detail::vocabulary_target::inline_ptx);
     EXPECT_TRUE(pairs.ballots);
-    EXPECT_TRUE(pairs.values_beside_keys) << "48144 bytes, within 48 KB";
+    EXPECT_TRUE(pairs.values_beside_keys) << "47104 bytes, within 48 KB";
     EXPECT_TRUE(pairs.single_pass);
 
     const auto fft = kiln::detail::plan_fft(p, false);
@@ -242,6 +243,76 @@ TEST(algo_plan, overrides_are_arguments) {
     kiln::detail::fft_overrides no_progress;
     no_progress.groups_make_progress = false;
     EXPECT_EQ(kiln::detail::plan_fft(p, false, no_progress).pipeline.chunk_bytes, 0u);
+}
+
+TEST(algo_plan, radix_tiles_stay_within_local_memory) {
+    // The NVIDIA row ranked in rounds (multi_split off) with values: 384 x 10 pairs would
+    // declare 64,192 bytes of local memory (16 counters per work-item, the padded keys and
+    // values), past CUDA's 48 KB of static shared memory; 5 items fit (48,352 bytes).
+    const device_properties p = h100_cuda();
+    kiln::detail::tuning_overrides<algorithm::radix_sort_rows> rounds;
+    rounds.tuning = kiln::detail::radix_sort_tuning{
+        .work_group_size = 384, .items_per_work_item = 20, .radix_bits = 8, .multi_split = false};
+    const auto pairs = kiln::detail::plan_radix_sort(p, 4, false, 4, 1 << 20, rounds);
+    EXPECT_FALSE(pairs.multi_split);
+    EXPECT_EQ(pairs.items_per_work_item, 5u);
+    EXPECT_EQ(kiln::detail::plan_radix_sort(p, 4, false, 0, 1 << 20, rounds).items_per_work_item,
+              10u)
+        << "keys alone: 20 would take 64,192 bytes too";
+    EXPECT_EQ(kiln::detail::plan_radix_sort(p, 2, true, 0, 1 << 20, rounds).items_per_work_item,
+              20u)
+        << "16-bit keys in rounds: their tile holds ushorts";
+    // No tile fits: 1024 work-items' round counters alone take 67,584 bytes.
+    auto too_wide = rounds;
+    too_wide.tuning->work_group_size = 1024;
+    EXPECT_THROW(kiln::detail::plan_radix_sort(p, 4, false, 0, 1 << 20, too_wide),
+                 kiln::invalid_argument_error);
+    // A smaller device's local memory bounds the tile too: 256 x 4 pairs in 32 KB (31,488
+    // bytes), and no tile of 384 work-items (32,512 bytes before the first item).
+    device_properties smaller = h100_opencl();
+    smaller.local_memory_bytes = 32 * 1024;
+    EXPECT_THROW(kiln::detail::plan_radix_sort(smaller, 4, false, 4, 1 << 20, rounds),
+                 kiln::invalid_argument_error);
+    rounds.tuning->work_group_size = 256;
+    EXPECT_EQ(
+        kiln::detail::plan_radix_sort(smaller, 4, false, 4, 1 << 20, rounds).items_per_work_item,
+        4u);
+    // The multi-split's rows are unchanged: 384 x 20 keys, and uint64 keys at 384 x 10.
+    EXPECT_EQ(kiln::detail::plan_radix_sort(p, 4, false, 4, 1 << 20).items_per_work_item, 20u);
+    EXPECT_EQ(kiln::detail::plan_radix_sort(p, 8, false, 8, 1 << 20).items_per_work_item, 10u);
+}
+
+TEST(algo_plan, radix_histogram_copies_and_match_any) {
+    const device_properties p = h100_cuda();
+    // The rows' histogram: one copy per 32 of its 256 work-items, as far as 8192 counters go.
+    EXPECT_EQ(kiln::detail::plan_radix_sort(p, 4, true, 0, 1 << 20).histogram.copies, 8u);
+    EXPECT_EQ(kiln::detail::plan_radix_sort(p, 2, true, 0, 1 << 20).histogram.copies, 8u);
+    EXPECT_EQ(kiln::detail::plan_radix_sort(p, 8, false, 0, 1 << 20).histogram.copies, 4u);
+    EXPECT_FALSE(kiln::detail::plan_radix_sort(p, 4, true, 0, 1 << 20).match_any);
+
+    kiln::detail::tuning_overrides<algorithm::radix_sort_rows> forced;
+    forced.tuning = kiln::detail::radix_sort_tuning{
+        .work_group_size = 384,
+        .items_per_work_item = 20,
+        .multi_split = true,
+        .histogram = {.copies = 32, .digit_major = true, .aggregated = true},
+        .match_any = true};
+    const auto cuda = kiln::detail::plan_radix_sort(p, 4, true, 0, 1 << 20, forced);
+    EXPECT_EQ(cuda.histogram.copies, 8u) << "32 copies of 1024 counters would take 128 KB";
+    EXPECT_TRUE(cuda.histogram.digit_major);
+    EXPECT_TRUE(cuda.histogram.aggregated);
+    EXPECT_TRUE(cuda.match_any);
+    EXPECT_TRUE(kiln::detail::plan_radix_sort(h100_opencl(), 4, true, 0, 1 << 20, forced).match_any)
+        << "through inline PTX";
+    device_properties pascal = p;
+    pascal.compute_capability_major = 6;
+    EXPECT_FALSE(kiln::detail::plan_radix_sort(pascal, 4, true, 0, 1 << 20, forced).match_any)
+        << "match.any needs compute capability 7.0";
+    EXPECT_FALSE(
+        kiln::detail::plan_radix_sort(unknown_gpu(), 4, true, 0, 1 << 20, forced).match_any);
+    forced.tuning->work_group_size = 48;
+    EXPECT_FALSE(kiln::detail::plan_radix_sort(p, 4, true, 0, 1 << 20, forced).histogram.aggregated)
+        << "peers are 32 consecutive work-items";
 }
 
 // One line each, naming the docs/benchmarks.md section by its heading, or saying why it holds

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <functional>
 #include <kiln/algo/sort.hpp>
+#include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/algo/sort_tuning.hpp>
 #include <limits>
 #include <numeric>
@@ -459,12 +460,123 @@ TEST_P(sort_test, both_radix_paths) {
     }
 }
 
+/// Float keys' bits in the radix order (docs/sorting.md), written apart from the kernels': NaNs
+/// last, negatives reversed below the positives.
+std::uint32_t ordered_float_bits(std::uint32_t k) {
+    if ((k & 0x7fffffffu) > 0x7f800000u) return 0xffffffffu;
+    return (k & 0x80000000u) != 0 ? ~k : k | 0x80000000u;
+}
+
+TEST_P(sort_test, every_histogram_variant_counts_every_digit) {
+    // The single pass's histogram kernel alone, on every device (PoCL sorts by reduce-then-scan,
+    // which does not run it): float keys in [-1, 1), whose top digits crowd into a few values
+    // (issue 44), counted under every way of spreading the counters, against the host's count.
+    using kiln::detail::radix_histogram_tuning;
+    // The device's target, and whether its plan keeps match.any when asked for it.
+    auto asking = kiln::detail::radix_sort_tuning_for(device());
+    asking.match_any = true;
+    const kiln::detail::scoped_algorithm_policy scoped(asking);
+    const kiln::detail::radix_sort_policy plan =
+        kiln::detail::plan_radix_sort(device(), 4, true, 0, 1000);
+    std::vector<radix_histogram_tuning> variants = {
+        {.copies = 8},
+        {.copies = 8, .digit_major = true},
+        {.copies = 8, .per_sub_group = true},
+        {.copies = 3, .per_sub_group = true, .digit_major = true},
+        {.copies = 1},
+        {.copies = 8, .aggregated = true},
+        {.copies = 2, .per_sub_group = true, .digit_major = true, .aggregated = true},
+    };
+    std::mt19937 engine(41);
+    std::vector<std::uint32_t> keys(100003);
+    for (auto& k : keys)
+        k = std::bit_cast<std::uint32_t>(std::uniform_real_distribution<float>(-1, 1)(engine));
+    keys[17] = 0x7fc00001u;  // a NaN
+    for (const std::size_t n : {std::size_t{0}, std::size_t{5}, keys.size()}) {
+        std::vector<std::uint32_t> expected(4 * 256);
+        for (std::size_t i = 0; i < n; ++i)
+            for (unsigned pass = 0; pass < 4; ++pass)
+                ++expected[pass * 256 + (ordered_float_bits(keys[i]) >> (8 * pass) & 255u)];
+        for (const bool match_any : {false, true}) {
+            if (match_any && !plan.match_any) continue;
+            for (const radix_histogram_tuning& variant : variants) {
+                if (match_any && !variant.aggregated) continue;
+                SCOPED_TRACE("n = " + std::to_string(n) + ", " + std::to_string(variant.copies) +
+                             " copies" + (variant.per_sub_group ? ", per sub-group" : "") +
+                             (variant.digit_major ? ", digit-major" : "") +
+                             (variant.aggregated ? ", aggregated" : "") +
+                             (match_any ? " by match.any" : ""));
+                kiln::detail::radix_sort_shape shape;
+                shape.keys = {kiln::detail::sort_key_kind::floating, 23, 4};
+                shape.single_pass = true;
+                shape.target = plan.target;
+                shape.match_any = match_any;
+                shape.histogram = variant;
+                const kiln::detail::radix_sort_kernels kernels(shape);
+                const auto& built = kiln::detail::algorithm_program_for(
+                    device(), shape.key(), [&] { return kernels.all(); },
+                    [&] { return kiln::detail::radix_sort_source(shape); });
+                const std::vector<std::uint32_t> input(keys.begin(), keys.begin() + n);
+                kiln::vector<std::uint32_t> device_keys(
+                    q, input.empty() ? std::vector<std::uint32_t>(1) : input);
+                kiln::vector<std::uint32_t> histogram(q, std::vector<std::uint32_t>(4 * 256));
+                kiln::detail::kernel_binding counting(kernels.single_pass->histogram);
+                counting.buffer("keys", device_keys.part(0))
+                    .scalar<std::uint64_t>("n", n)
+                    .buffer("histogram", histogram.part(0));
+                // Three groups: each strides over the keys many times.
+                const std::size_t group = shape.histogram_group();
+                built.bind(std::move(counting)).launch(q, 3 * group, group).wait();
+                ASSERT_EQ(histogram.read(), expected);
+            }
+        }
+    }
+}
+
+TEST_P(sort_test, every_histogram_and_ranking_variant_sorts) {
+    // The bench's variants (sort_bench --sweep) through the whole sort: on devices that take the
+    // single pass they run its histogram; match.any where the device has NVIDIA's warps.
+    using kiln::detail::radix_sort_tuning;
+    radix_sort_tuning tile = device().is_cpu() ? radix_sort_tuning{.work_group_size = 64,
+                                                                   .items_per_work_item = 8,
+                                                                   .multi_split = true}
+                                               : radix_sort_tuning{.work_group_size = 256,
+                                                                   .items_per_work_item = 16,
+                                                                   .multi_split = true};
+    std::vector<radix_sort_tuning> variants;
+    for (const bool match_any : {false, true})
+        for (const kiln::detail::radix_histogram_tuning& histogram :
+             {kiln::detail::radix_histogram_tuning{},
+              {.copies = 4, .per_sub_group = true, .digit_major = true},
+              {.digit_major = true, .aggregated = true}}) {
+            tile.match_any = match_any;
+            tile.histogram = histogram;
+            variants.push_back(tile);
+        }
+    for (const radix_sort_tuning& variant : variants) {
+        SCOPED_TRACE(std::string(variant.match_any ? "match.any, " : "") + "histogram " +
+                     std::to_string(variant.histogram.copies) +
+                     (variant.histogram.per_sub_group ? " per sub-group" : "") +
+                     (variant.histogram.digit_major ? " digit-major" : "") +
+                     (variant.histogram.aggregated ? " aggregated" : ""));
+        const kiln::detail::scoped_algorithm_policy scoped(variant);
+        const auto plan = kiln::detail::plan_radix_sort(device(), 4, true, 0, 1000);
+        EXPECT_EQ(plan.histogram.aggregated, variant.histogram.aggregated);
+        if (!plan.ballots) {
+            EXPECT_FALSE(plan.match_any) << "match.any needs NVIDIA's warps";
+        }
+        check_radix(random_keys<float>(30011, 43), "float");
+        check_radix(special_floats<float>(3001), "float specials");
+        check_radix(random_keys<std::uint32_t>(20011, 44), "uint32");
+    }
+}
+
 // Every field of the shape changes the generated program, so each must change the program
 // cache's key: a field missing from key() would reuse a stale program.
 TEST(algo_sort_shape, key_changes_with_every_field) {
     using kiln::detail::radix_sort_shape;
     // A new field fails here first: add it to radix_sort_shape::key() and to the changes below.
-    static_assert(sizeof(radix_sort_shape) == 72);
+    static_assert(sizeof(radix_sort_shape) == 80);
     const std::vector<std::function<void(radix_sort_shape&)>> changes = {
         [](radix_sort_shape& s) { s.keys.kind = kiln::detail::sort_key_kind::floating; },
         [](radix_sort_shape& s) { s.keys.bytes = 8; },
@@ -487,6 +599,11 @@ TEST(algo_sort_shape, key_changes_with_every_field) {
         [](radix_sort_shape& s) { s.values_beside_keys = true; },
         [](radix_sort_shape& s) { s.single_pass = true; },
         [](radix_sort_shape& s) { s.chunks = true; },
+        [](radix_sort_shape& s) { s.match_any = true; },
+        [](radix_sort_shape& s) { s.histogram.copies = 8; },
+        [](radix_sort_shape& s) { s.histogram.per_sub_group = true; },
+        [](radix_sort_shape& s) { s.histogram.digit_major = true; },
+        [](radix_sort_shape& s) { s.histogram.aggregated = true; },
     };
     kiln::test::expect_every_change_changes_the_key(changes);
 }

@@ -777,6 +777,20 @@ TEST_F(NvrtcCompile, RadixSinglePassBuilds) {
     expect_cubin(compile({source}));
 }
 
+// The single pass with the multi-split's peers found by match.any and the histogram's peers
+// adding once (sort_bench --sweep's "m" and "a"), its counters per warp and digit-major: the
+// prelude's kiln_match_any translates and builds.
+TEST_F(NvrtcCompile, RadixMatchAnyAndHistogramVariantsBuild) {
+    radix_sort_shape shape = warp_multi_split_shape();
+    shape.single_pass = true;
+    shape.match_any = true;
+    shape.histogram = {.copies = 4, .per_sub_group = true, .digit_major = true, .aggregated = true};
+    const std::string source = radix_sort_source(shape);
+    EXPECT_NE(source.find("kiln_match_any(digit0)"), std::string::npos);
+    EXPECT_NE(source.find("kiln_match_any(digit0_0)"), std::string::npos);
+    expect_cubin(compile({source}));
+}
+
 TEST_F(NvrtcCompile, VersionIsReported) {
     EXPECT_TRUE(std::regex_match(nvrtc_version_string(), std::regex(R"(NVRTC \d+\.\d+)")))
         << nvrtc_version_string();

@@ -9,9 +9,10 @@
 // scan over (digit, sub-group) counters gives every key its place in the tile sorted by digit.
 //
 // Peers are found by one ballot per digit bit (the device vocabulary's kiln_ballot) where the
-// target has sub-groups of 32; otherwise each lane writes its digit to local memory and reads its
-// sub-group's 32, with work-group barriers instead of sub-group ones: slower, but the same
-// ranking on every device, which is how PoCL tests it.
+// target has sub-groups of 32 (or by one match.any, kiln_match_any, where the row asks for it on
+// NVIDIA GPUs: CUB's sm_90 Onesweep ranks so); otherwise each lane writes its digit to local memory
+// and reads its sub-group's 32, with work-group barriers instead of sub-group ones: slower, but the
+// same ranking on every device, which is how PoCL tests it.
 //
 // The sorted tile goes through one local array: keys first, then (sort_by_key) the values in a
 // second round through the same array, as Onesweep does, so that a tile of pairs is as long as a
@@ -44,7 +45,9 @@ std::string peer_barrier(const radix_sort_shape& s) {
 /// Declares peersJ: the lanes of the sub-group whose digitJ equals this lane's.
 void find_peers(source_builder& b, const radix_sort_shape& s, const std::string& J) {
     const std::string d = "digit" + J, peers = "peers" + J;
-    if (s.ballots) {
+    if (s.ballots && s.match_any) {
+        b.line("const uint " + peers + " = kiln_match_any(" + d + ");");
+    } else if (s.ballots) {
         // Lanes that agree with this one on every bit: each ballot keeps those whose bit is
         // the same (the ballot itself where the bit is set, its complement where not).
         b.line("uint " + peers + " = 0xffffffffu;");
@@ -90,9 +93,12 @@ void place_values(source_builder& b, const radix_sort_shape& s) {
     }
 }
 
-}  // namespace
+/// kiln_tile_memory: the bytes of its elements and their count.
+struct tile_memory {
+    std::size_t element_bytes, elements;
+};
 
-void multi_split_setup(source_builder& b, const radix_sort_shape& s) {
+tile_memory multi_split_tile_memory(const radix_sort_shape& s) {
     // The counters are done with before the keys move (every place is in registers first), and
     // the keys before the values move: one array serves all three in turn, declared with the
     // widest type for its alignment. Local memory then holds the tiles of 384 x 20 keys that
@@ -102,9 +108,22 @@ void multi_split_setup(source_builder& b, const radix_sort_shape& s) {
     const std::size_t wide = std::max<std::size_t>(
         4, s.values_beside_keys ? s.keys.bytes : std::max(s.keys.bytes, s.value_bytes));
     const std::size_t counter_words = (std::size_t{sub_groups} * s.radix() * 4 + wide - 1) / wide;
-    const std::string type = radix_bits_type(wide);
+    return {wide, std::max<std::size_t>(s.tile(), counter_words)};
+}
+
+}  // namespace
+
+std::size_t multi_split_local_bytes(const radix_sort_shape& s) {
+    const tile_memory memory = multi_split_tile_memory(s);
+    return (s.ballots ? 0 : s.work_group_size * 4) + memory.element_bytes * memory.elements +
+           (s.values_beside_keys && s.value_bytes != 0 ? s.tile() * s.value_bytes : 0);
+}
+
+void multi_split_setup(source_builder& b, const radix_sort_shape& s) {
+    const tile_memory memory = multi_split_tile_memory(s);
+    const std::string type = radix_bits_type(memory.element_bytes);
     if (!s.ballots) b.local_array("uint", "kiln_lane_digits", num(s.work_group_size));
-    b.local_array(type, "kiln_tile_memory", num(std::max<std::size_t>(s.tile(), counter_words)));
+    b.local_array(type, "kiln_tile_memory", num(memory.elements));
     b.line("local uint* kiln_sub_counts = (local uint*)kiln_tile_memory;");
     const std::string key = radix_bits_type(s.keys.bytes);
     b.line("local " + key + "* kiln_keys = (local " + key + "*)kiln_tile_memory;");
@@ -118,6 +137,7 @@ void multi_split_setup(source_builder& b, const radix_sort_shape& s) {
 
 void multi_split_count(source_builder& b, const radix_sort_shape& s) {
     if (s.ballots) use_device_vocabulary(b, s.target);
+    if (s.ballots && s.match_any) use_match_any_vocabulary(b, s.target);
     const unsigned k = s.items_per_work_item, g = s.work_group_size, r = s.radix();
     const unsigned sub_groups = g / lanes;
     const std::string R = num(r) + "u", G = num(g) + "u";

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "algo/lookback_state.hpp"
+#include "codegen/device_vocabulary.hpp"
 #include "sort_kernels.hpp"
 
 namespace kiln::detail {
@@ -20,43 +21,93 @@ std::string num(unsigned long long value) {
     return std::to_string(value);
 }
 
+/// Where copy `copy` of pass-digit `bin` counts, in kiln_bins of `copies` copies of `bins`
+/// counters: one copy after another, or a digit's copies side by side.
+std::string histogram_counter(const radix_histogram_tuning& h, unsigned bins,
+                              const std::string& copy, const std::string& bin) {
+    return h.digit_major ? "(" + bin + ") * " + num(h.copies) + "u + " + copy
+                         : copy + " * " + num(bins) + "u + " + bin;
+}
+
 void onesweep_histogram(source_builder& b, const radix_sort_shape& s, unsigned passes) {
     const radix_tile_names n(s);
-    const unsigned bins = passes * n.r, group = s.histogram_group();
+    const radix_histogram_tuning& h = s.histogram;
+    const unsigned bins = passes * n.r, group = s.histogram_group(), copies = h.copies;
     const std::string G = num(group) + "u";
-    // One copy of the counters per 32 work-items, so that fewer work-items contend for one
-    // counter, as far as 32 KB of local memory allows.
-    const unsigned copies = std::max(1u, std::min(group / 32, 8192u / bins));
+    if (h.aggregated && s.match_any) use_match_any_vocabulary(b, s.target);
     const kernel_description kernel = radix_sort_kernels(s).single_pass->histogram;
     b.begin_kernel(kernel.name(), group);
     kernel.declare(b);
     b.begin_body();
     b.local_array("uint", "kiln_bins", num(copies * bins));
+    if (h.aggregated && !s.match_any) b.local_array("uint", "kiln_lane_digits", num(group));
     b.line("const uint t = (uint)get_local_id(0);");
     b.line("for (uint i = t; i < " + num(copies * bins) + "u; i += " + G + ") kiln_bins[i] = 0;");
     b.local_barrier();
-    b.line("const uint copy = (t % " + num(copies) + "u) * " + num(bins) + "u;");
+    // Fewer work-items contend for one counter where each counts into one of several copies.
+    const std::string chosen =
+        h.per_sub_group ? "(t / 32u % " + num(copies) + "u)" : "(t % " + num(copies) + "u)";
+    b.line("const uint copy = " + (h.digit_major ? chosen : chosen + " * " + num(bins) + "u") +
+           ";");
+    const auto counter = [&](const std::string& bin) {
+        return h.digit_major ? histogram_counter(h, bins, "copy", bin) : "copy + " + bin;
+    };
     // Four keys per work-item per step, loaded before they are counted: one load in flight
     // per work-item left the kernel waiting on memory (H100: 0.9 ms for 2^28 keys, 2026-11-22).
     constexpr unsigned unroll = 4;
     b.line("const ulong stride = get_global_size(0);");
-    b.open("for (ulong i = get_global_id(0); i < n; i += " + num(unroll) + " * stride)");
-    for (unsigned u = 0; u < unroll; ++u)
-        b.line("const " + n.key + " k" + num(u) + " = i + " + num(u) + " * stride < n ? keys[i + " +
-               num(u) + " * stride] : 0;");
-    for (unsigned u = 0; u < unroll; ++u) {
-        b.open("if (i + " + num(u) + " * stride < n)");
-        for (unsigned p = 0; p < passes; ++p)
-            b.line("atomic_inc(&kiln_bins[copy + " + num(p * n.r) + "u + kiln_sort_digit(k" +
-                   num(u) + ", " + num(p * s.radix_bits) + "u)]);");
-        b.close();
+    const auto load_keys = [&] {
+        for (unsigned u = 0; u < unroll; ++u)
+            b.line("const " + n.key + " k" + num(u) + " = i + " + num(u) +
+                   " * stride < n ? keys[i + " + num(u) + " * stride] : 0;");
+    };
+    if (!h.aggregated) {
+        b.open("for (ulong i = get_global_id(0); i < n; i += " + num(unroll) + " * stride)");
+        load_keys();
+        for (unsigned u = 0; u < unroll; ++u) {
+            b.open("if (i + " + num(u) + " * stride < n)");
+            for (unsigned p = 0; p < passes; ++p)
+                b.line("atomic_inc(&kiln_bins[" +
+                       counter(num(p * n.r) + "u + kiln_sort_digit(k" + num(u) + ", " +
+                               num(p * s.radix_bits) + "u)") +
+                       "]);");
+            b.close();
+        }
+    } else {
+        // Every work-item of the group takes every step (the peers are found by the whole
+        // sub-group, or the whole group through local memory); a key past the end has the digit
+        // R, which no key has, and adds nothing. The lowest peer adds its peers' count.
+        b.line("const uint lane = t % 32u, lanes_below = (1u << lane) - 1u;");
+        b.open("for (ulong i = get_global_id(0); i - t < n; i += " + num(unroll) + " * stride)");
+        load_keys();
+        for (unsigned u = 0; u < unroll; ++u) {
+            const std::string U = num(u);
+            for (unsigned p = 0; p < passes; ++p) {
+                const std::string P = U + "_" + num(p), digit = "digit" + P, peers = "peers" + P;
+                b.line("const uint " + digit + " = i + " + U + " * stride < n ? kiln_sort_digit(k" +
+                       U + ", " + num(p * s.radix_bits) + "u) : " + n.R + ";");
+                if (s.match_any) {
+                    b.line("const uint " + peers + " = kiln_match_any(" + digit + ");");
+                } else {
+                    b.line("kiln_lane_digits[t] = " + digit + ";");
+                    b.local_barrier();
+                    b.line("uint " + peers + " = 0;");
+                    b.line("for (uint l = 0; l < 32u; ++l) " + peers +
+                           " |= (kiln_lane_digits[t - lane + l] == " + digit + " ? 1u : 0u) << l;");
+                    b.local_barrier();
+                }
+                b.line("if (" + digit + " != " + n.R + " && (" + peers +
+                       " & lanes_below) == 0) atomic_add(&kiln_bins[" +
+                       counter(num(p * n.r) + "u + " + digit) + "], popcount(" + peers + "));");
+            }
+        }
     }
     b.close();
     b.local_barrier();
     b.open("for (uint i = t; i < " + num(bins) + "u; i += " + G + ")");
     b.line("uint total = 0;");
-    b.line("for (uint c = 0; c < " + num(copies) + "u; ++c) total += kiln_bins[c * " + num(bins) +
-           "u + i];");
+    b.line("for (uint c = 0; c < " + num(copies) + "u; ++c) total += kiln_bins[" +
+           histogram_counter(h, bins, "c", "i") + "];");
     b.line("if (total != 0) atomic_add(&histogram[i], total);");
     b.close();
     b.end_kernel();

@@ -14,13 +14,19 @@ std::string num(unsigned long long value) {
     return std::to_string(value);
 }
 
-std::string padded_size(unsigned count) {
-    return num(count + (count >> 5));
+/// Elements of a bank-padded local array of `count` (kiln_pad's one word every 32).
+unsigned padded_count(unsigned count) {
+    return count + (count >> 5);
 }
 
 /// In-tile ranking goes in rounds of at most this many bits of the digit: the round's counters,
 /// one per (round digit, work-item), fit in local memory (16 x G words).
 constexpr unsigned rank_round_bits = 4;
+
+/// The rounds' counters, one per (round digit, work-item), bank-padded.
+unsigned round_counter_count(const radix_sort_shape& s) {
+    return padded_count((1u << rank_round_bits) * s.work_group_size);
+}
 
 /// The type of output positions: 32 bits in the single pass, whose status words limit n to
 /// 2^30 anyway (fewer instructions per key), 64 bits in reduce-then-scan.
@@ -130,8 +136,7 @@ void radix_data_slots(kernel_description& kernel, const radix_sort_shape& s, boo
 
 void radix_tile_setup(source_builder& b, const radix_sort_shape& s, bool single_pass) {
     const radix_tile_names n(s);
-    if (!s.multi_split)
-        b.local_array("uint", "kiln_counters", padded_size((1u << rank_round_bits) * n.g));
+    if (!s.multi_split) b.local_array("uint", "kiln_counters", num(round_counter_count(s)));
     b.local_array("uint", "kiln_scan", num(2 * n.g));
     b.local_array("uint", "kiln_start", n.R);  // where each digit starts in the ranked tile
     b.local_array("uint", "kiln_end", n.R);    // and where it ends (both 0 when absent)
@@ -141,8 +146,18 @@ void radix_tile_setup(source_builder& b, const radix_sort_shape& s, bool single_
         multi_split_setup(b, s);  // unpadded: work-items read consecutive elements
         return;
     }
-    b.local_array(n.key, "kiln_keys", padded_size(s.tile()));
-    if (s.value_bytes != 0) b.local_array(n.value, "kiln_values", padded_size(s.tile()));
+    b.local_array(n.key, "kiln_keys", num(padded_count(s.tile())));
+    if (s.value_bytes != 0) b.local_array(n.value, "kiln_values", num(padded_count(s.tile())));
+}
+
+std::size_t radix_tile_local_bytes(const radix_sort_shape& s) {
+    // radix_tile_setup's arrays, with kiln_run's positions as the downsweep's ulongs: the
+    // single pass's are uints beside its 4-byte ticket, fewer bytes.
+    const std::size_t g = s.work_group_size, r = s.radix();
+    const std::size_t shared = 2 * g * 4 + 2 * r * 4 + r * 8;
+    if (s.multi_split) return shared + multi_split_local_bytes(s);
+    return shared + std::size_t{round_counter_count(s)} * 4 +
+           std::size_t{padded_count(s.tile())} * (s.keys.bytes + s.value_bytes);
 }
 
 void radix_tile_pointers(source_builder& b, const radix_sort_shape& s) {

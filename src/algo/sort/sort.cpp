@@ -140,6 +140,8 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
     shape.values_beside_keys = plan.values_beside_keys;
     shape.single_pass = plan.single_pass;
     shape.chunks = plan.chunks;
+    shape.match_any = plan.match_any;
+    shape.histogram = plan.histogram;
 
     const radix_sort_kernels kernels(shape);
     const algorithm_program& built = algorithm_program_for(

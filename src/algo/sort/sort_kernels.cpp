@@ -277,8 +277,10 @@ std::string radix_sort_shape::key() const {
            std::to_string(work_group_size) + " " + std::to_string(items_per_work_item) + " value " +
            std::to_string(value_bytes) + " sg " + std::to_string(sub_group_size) +
            flag(single_pass, "single pass") + flag(multi_split, "multi-split") +
-           flag(ballots, "ballots") + " " + target.key() + flag(values_beside_keys, "beside") +
-           flag(chunks, "chunks");
+           flag(ballots, "ballots") + flag(match_any, "match") + " " + target.key() +
+           flag(values_beside_keys, "beside") + flag(chunks, "chunks") + " histogram " +
+           std::to_string(histogram.copies) + flag(histogram.per_sub_group, "sub-groups") +
+           flag(histogram.digit_major, "digit-major") + flag(histogram.aggregated, "aggregated");
 }
 
 std::string merge_sort_shape::key() const {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <kiln/detail/algo/sort_tuning.hpp>
 #include <kiln/detail/kernel_description.hpp>
 #include <kiln/detail/target_features.hpp>
 #include <optional>
@@ -37,6 +38,8 @@ struct radix_sort_shape {
     bool multi_split = false;
     /// The multi-split finds peers by kiln_ballot over sub-groups of 32 (the target's).
     bool ballots = false;
+    /// The multi-split finds peers by kiln_match_any instead (NVIDIA's warps, with ballots).
+    bool match_any = false;
     /// Whose device vocabulary the kernels call.
     target_features target{};
     /// The multi-split's values (value_bytes != 0) go through a local array of their own,
@@ -50,6 +53,10 @@ struct radix_sort_shape {
     /// in plain loops, instead of work-groups ranking tiles; the program then holds only the
     /// chunk kernels, kiln_radix_scan and kiln_radix_finish.
     bool chunks = false;
+    /// The single pass's histogram kernel: copies of its counters (never 0), which copy a
+    /// work-item counts into, their layout, and whether peers add once (kiln_match_any where
+    /// match_any, through local memory otherwise).
+    radix_histogram_tuning histogram{.copies = 1};
 
     unsigned radix() const { return 1u << radix_bits; }
     /// One pass per digit of the key: 16-bit keys take 2 of 8 bits, not a 4-byte key's 4.
@@ -63,6 +70,11 @@ struct radix_sort_shape {
     /// The program cache's key: every field above, each of which changes the generated text.
     std::string key() const;
 };
+
+/// The bytes of local memory that the tile kernels of `s` (kiln_radix_downsweep, and
+/// kiln_onesweep_pass where single_pass) declare at most, as radix_tile_setup and
+/// multi_split_setup declare them: what plan_radix_sort keeps within the device's local memory.
+std::size_t radix_tile_local_bytes(const radix_sort_shape& s);
 
 /// The single pass's kernels (radix_onesweep.cpp):
 ///   histogram (keys, n, histogram): every pass's digit counts at once
@@ -113,6 +125,8 @@ std::string radix_padded(const std::string& index);  ///< a local tile index, ba
 /// kiln_values); otherwise its values' step, once the keys have left kiln_keys (loads the tile's
 /// values and moves them to the same ranks in kiln_values, which shares kiln_keys' memory).
 void multi_split_setup(source_builder& b, const radix_sort_shape& s);
+/// The bytes of the arrays multi_split_setup declares.
+std::size_t multi_split_local_bytes(const radix_sort_shape& s);
 void multi_split_count(source_builder& b, const radix_sort_shape& s);
 void multi_split_place(source_builder& b, const radix_sort_shape& s);
 void multi_split_place_values(source_builder& b, const radix_sort_shape& s);

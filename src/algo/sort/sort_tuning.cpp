@@ -2,8 +2,11 @@
 #include <algorithm>
 #include <array>
 #include <kiln/detail/algo/sort_tuning.hpp>
+#include <kiln/error.hpp>
+#include <string>
 
 #include "runtime/device_quirks.hpp"
+#include "sort_kernels.hpp"
 
 namespace kiln::detail {
 namespace {
@@ -103,16 +106,41 @@ radix_sort_policy plan_radix_sort(const device_properties& props, std::size_t ke
     plan.sub_group_size = plan.target.vocabulary != vocabulary_target::inline_ptx
                               ? group_scan_sub_group_size(plan.target, policy.work_group_size)
                               : 0;
-    // Values in an array of their own where the tile's local memory stays within CUDA's 48 KB
-    // (a 384 x 20 tile of uint pairs would take 60 KB): the keys' array (which the sub-group
-    // counters share), the values', and at most the group scan's 2 words per work-item, the
-    // lane digits' one (without ballots) and 16 bytes per digit (start, end, run).
-    const std::size_t g = plan.work_group_size, items = g * plan.items_per_work_item,
-                      r = std::size_t{1} << plan.radix_bits;
-    const std::size_t beside_bytes =
-        std::max(items * key_bytes, g / 32 * r * 4) + items * value_bytes + 12 * g + 16 * r + 16;
+    // match.any where the kernels reach NVIDIA's warps: through inline PTX, or the CUDA prelude
+    // on compute capability 7.0 and later. The multi-split ranks by it where it ranks by ballots,
+    // the histogram's aggregation finds peers by it.
+    const bool nvidia_warps = plan.target.ballot && plan.target.sub_group_size == 32 &&
+                              (plan.target.vocabulary == vocabulary_target::inline_ptx ||
+                               (plan.target.vocabulary == vocabulary_target::cuda_prelude &&
+                                props.compute_capability_major >= 7));
+    plan.match_any = policy.match_any && nvidia_warps;
+    // The tile kernels' local memory within the device's, and within the 48 KB of static local
+    // memory that CUDA grants without opting in: values in an array of their own where they
+    // fit (a 384 x 20 tile of uint pairs would take 60 KB), and fewer items where the tile does
+    // not (rounds hold keys, values and 16 counters per work-item: the NVIDIA row's 384 x 10
+    // pairs would take 63 KB).
+    const std::size_t local_limit = std::min<std::size_t>(
+        props.local_memory_bytes != 0 ? props.local_memory_bytes : 48 * 1024, 48 * 1024);
+    radix_sort_shape tile{.keys = {.bytes = key_bytes},
+                          .value_bytes = value_bytes,
+                          .radix_bits = plan.radix_bits,
+                          .work_group_size = plan.work_group_size,
+                          .items_per_work_item = plan.items_per_work_item,
+                          .multi_split = plan.multi_split,
+                          .ballots = plan.ballots,
+                          .values_beside_keys = true};
     plan.values_beside_keys = policy.values_beside_keys && plan.multi_split && value_bytes != 0 &&
-                              beside_bytes <= 48 * 1024;
+                              radix_tile_local_bytes(tile) <= local_limit;
+    tile.values_beside_keys = plan.values_beside_keys;
+    while (!plan.chunks && tile.items_per_work_item > 1 &&
+           radix_tile_local_bytes(tile) > local_limit)
+        --tile.items_per_work_item;
+    if (!plan.chunks && radix_tile_local_bytes(tile) > local_limit)
+        throw invalid_argument_error(
+            "kiln::sort", "a radix sort tile of " + std::to_string(plan.work_group_size) +
+                              " work-items needs " + std::to_string(radix_tile_local_bytes(tile)) +
+                              " bytes of local memory, more than " + std::to_string(local_limit));
+    plan.items_per_work_item = tile.items_per_work_item;
     // One pass per digit with decoupled look-back where work-groups that started earlier are
     // sure to make progress; the status words hold 30-bit counts.
     const bool progress = overrides.groups_make_progress.value_or(quirks.groups_make_progress);
@@ -126,6 +154,15 @@ radix_sort_policy plan_radix_sort(const device_properties& props, std::size_t ke
     // unit: a partial second wave on an H100 (6 fill one), measured a little faster than 6
     // (docs/benchmarks.md, ## Sorting).
     plan.histogram_groups_per_compute_unit = 8;
+    // The histogram's copies within 32 KB of counters (8192 words, whatever the key width, so
+    // that 16-bit keys' two passes take as many copies as the group has sub-groups).
+    const unsigned bins = tile.passes() * tile.radix();
+    plan.histogram = policy.histogram;
+    // Peers are found among 32 consecutive work-items.
+    plan.histogram.aggregated = policy.histogram.aggregated && tile.histogram_group() % 32 == 0;
+    plan.histogram.copies = std::clamp(
+        policy.histogram.copies != 0 ? policy.histogram.copies : tile.histogram_group() / 32, 1u,
+        std::max(1u, 8192u / bins));
     // The fault was seen in the tile strategy; the chunk strategy is trusted (docs/sorting.md).
     plan.floats_sorted_on_host =
         floating_keys && quirks.float_radix_sort_unreliable && policy.chunk_bytes == 0;

@@ -26,6 +26,16 @@ __device__ inline unsigned long long kiln_shuffle_down_64(unsigned long long x, 
     return __shfl_down_sync(0xffffffffu, x, delta);
 }
 
+// The lanes whose x equals this lane's (use_match_any_vocabulary): compute capability 7.0 and
+// later; below, each lane alone, where the radix plan never calls it.
+__device__ inline unsigned kiln_match_any(unsigned x) {
+#if __CUDA_ARCH__ >= 700
+    return __match_any_sync(0xffffffffu, x);
+#else
+    return 1u << (threadIdx.x % 32u);
+#endif
+}
+
 __device__ inline void kiln_fence_acq_rel() {
     __threadfence();
 }

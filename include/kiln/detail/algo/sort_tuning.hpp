@@ -12,6 +12,26 @@
 
 namespace kiln::detail {
 
+/// How the single pass's histogram kernel spreads its local counters over copies of every
+/// pass's digit counts. Float keys' digits crowd into few values, and work-items that count one
+/// digit into one counter wait on each other (issue 44: 656 us against uint32 keys' 536 for 2^28
+/// keys on an H100). The defaults are what the rows were measured with.
+struct radix_histogram_tuning {
+    /// Copies of the counters (0: one per 32 work-items, as far as 32 KB of them allow);
+    /// plan_radix_sort keeps them within 32 KB.
+    unsigned copies = 0;
+    /// Work-item t counts into copy (t / 32) % copies, a sub-histogram per sub-group; false:
+    /// copy t % copies, a sub-group's lanes spread over the copies.
+    bool per_sub_group = false;
+    /// A digit's copies side by side (CUB's bins[pass][digit][part]), each in a bank of its
+    /// own; false: one copy after another, a digit's copies in one bank.
+    bool digit_major = false;
+    /// The lanes of a sub-group that hold one digit add their count once, through the lowest
+    /// of them: peers found by match.any on NVIDIA GPUs, through local memory elsewhere.
+    bool aggregated = false;
+    bool operator==(const radix_histogram_tuning&) const = default;
+};
+
 /// Radix sort rows; plan_radix_sort turns one into the sort's shape (radix_sort_policy).
 struct radix_sort_tuning {
     std::size_t work_group_size = 256;
@@ -33,6 +53,12 @@ struct radix_sort_tuning {
     /// radix_chunks.cpp): one work-item per chunk of at least this many bytes of keys, at most
     /// 4 chunks per compute unit.
     std::size_t chunk_bytes = 0;
+    /// The single pass's histogram kernel.
+    radix_histogram_tuning histogram{};
+    /// The multi-split finds a key's peers with one match.any (NVIDIA GPUs, compute capability
+    /// 7.0 on) instead of a ballot per digit bit; plan_radix_sort keeps it where the kernels
+    /// reach warps through PTX or the CUDA prelude.
+    bool match_any = false;
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
 };
 
@@ -84,6 +110,10 @@ struct radix_sort_policy {
     /// Chunks per compute unit: tiles' work-groups each walk a chunk of tiles, or the chunk
     /// strategy's work-items a chunk of keys.
     std::size_t chunks_per_compute_unit = 4;
+    /// The single pass's histogram kernel: its copies resolved (never 0).
+    radix_histogram_tuning histogram{};
+    /// The multi-split's peers by kiln_match_any (radix_sort_tuning::match_any).
+    bool match_any = false;
     /// Groups of the single pass's histogram kernel per compute unit.
     std::size_t histogram_groups_per_compute_unit = 8;
     /// Floating-point keys go to the host sort instead (the device's float radix sort is not
