@@ -229,6 +229,22 @@ std::vector<kiln::detail::gemm_simt_tiles> tiles_to_sweep() {
     return sweep;
 }
 
+/// A row of `w` under `strategy` and tiles forced by a `Scoped` override; a failure (tiles the
+/// device cannot take) is a row too.
+template <class Scoped, class Tiles>
+void forced_row(const kiln::queue& q, const std::string& device, const workload& w,
+                gemm_strategy strategy, const std::string& name, const Tiles& tiles,
+                double reference) {
+    const kiln::detail::scoped_gemm_strategy forced_strategy(strategy);
+    const Scoped forced(tiles);
+    try {
+        row(device, w, name + " " + tiles.key(), time_kiln(q, w), reference, "cuBLAS");
+    } catch (const std::exception& e) {
+        std::printf("| %s | %s | %s %s | failed: %s | | |\n", device.c_str(), w.name.c_str(),
+                    name.c_str(), tiles.key().c_str(), e.what());
+    }
+}
+
 bool wanted(const std::vector<std::string>& names, const workload& w) {
     return names.empty() || std::find(names.begin(), names.end(), w.name) != names.end();
 }
@@ -275,33 +291,14 @@ int main(int argc, char** argv) {
                 row(device, w, "plan", time_kiln(q, w), reference, "cuBLAS");
                 if (w.name == "dgemm_4096" || w.name == "bf16_4096" || w.name == "f16_4096" ||
                     w.name == "tf32_4096")
-                    for (const kiln::detail::gemm_tensor_tiles& tiles : tensor_sweep) {
-                        const kiln::detail::scoped_gemm_strategy tensor(
-                            gemm_strategy::tensor_cores);
-                        const kiln::detail::scoped_gemm_tensor_tiles forced(tiles);
-                        try {
-                            row(device, w, "tensor " + tiles.key(), time_kiln(q, w), reference,
-                                "cuBLAS");
-                        } catch (const std::exception& e) {
-                            std::printf("| %s | %s | tensor %s | failed: %s | | |\n",
-                                        device.c_str(), w.name.c_str(), tiles.key().c_str(),
-                                        e.what());
-                        }
-                    }
+                    for (const kiln::detail::gemm_tensor_tiles& tiles : tensor_sweep)
+                        forced_row<kiln::detail::scoped_gemm_tensor_tiles>(
+                            q, device, w, gemm_strategy::tensor_cores, "tensor", tiles, reference);
                 if (w.name.starts_with("bf16_") || w.name.starts_with("f16_"))
-                    for (const kiln::detail::gemm_warpgroup_tiles& tiles : warpgroup_sweep) {
-                        const kiln::detail::scoped_gemm_strategy warpgroup(
-                            gemm_strategy::warpgroup_mma);
-                        const kiln::detail::scoped_gemm_warpgroup_tiles forced(tiles);
-                        try {
-                            row(device, w, "warpgroup " + tiles.key(), time_kiln(q, w), reference,
-                                "cuBLAS");
-                        } catch (const std::exception& e) {
-                            std::printf("| %s | %s | warpgroup %s | failed: %s | | |\n",
-                                        device.c_str(), w.name.c_str(), tiles.key().c_str(),
-                                        e.what());
-                        }
-                    }
+                    for (const kiln::detail::gemm_warpgroup_tiles& tiles : warpgroup_sweep)
+                        forced_row<kiln::detail::scoped_gemm_warpgroup_tiles>(
+                            q, device, w, gemm_strategy::warpgroup_mma, "warpgroup", tiles,
+                            reference);
                 if (w.name != "sgemm_4096" && w.name != "dgemm_4096" &&
                     w.name != "sgemm_batched_4096x64")
                     continue;
@@ -312,14 +309,8 @@ int main(int argc, char** argv) {
                         (dev.properties().local_memory_bytes != 0 &&
                          local_bytes > dev.properties().local_memory_bytes))
                         continue;
-                    const kiln::detail::scoped_gemm_strategy simt(gemm_strategy::simt);
-                    const kiln::detail::scoped_gemm_simt_tiles forced(tiles);
-                    try {
-                        row(device, w, "simt " + tiles.key(), time_kiln(q, w), reference, "cuBLAS");
-                    } catch (const std::exception& e) {
-                        std::printf("| %s | %s | simt %s | failed: %s | | |\n", device.c_str(),
-                                    w.name.c_str(), tiles.key().c_str(), e.what());
-                    }
+                    forced_row<kiln::detail::scoped_gemm_simt_tiles>(
+                        q, device, w, gemm_strategy::simt, "simt", tiles, reference);
                 }
             }
             continue;

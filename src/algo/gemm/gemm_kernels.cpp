@@ -108,6 +108,24 @@ void emit_batch_entry(source_builder& b, const std::string& entry) {
                "_stride;");
 }
 
+void emit_block_origin(source_builder& b, std::size_t block_rows, std::size_t block_columns) {
+    b.line("const ulong tiles_n = (n + " + std::to_string(block_columns - 1) + ") / " +
+           std::to_string(block_columns) + ";");
+    b.line("const ulong tiles = (m + " + std::to_string(block_rows - 1) + ") / " +
+           std::to_string(block_rows) + " * tiles_n;");
+    b.line("const ulong group = " + source_builder::group_id() + ";");
+    emit_batch_entry(b, "(group / tiles)");
+    b.line("const ulong row0 = group % tiles / tiles_n * " + std::to_string(block_rows) + ";");
+    b.line("const ulong column0 = group % tiles % tiles_n * " + std::to_string(block_columns) +
+           ";");
+}
+
+std::size_t gemm_block_count(const gemm_problem& problem, std::size_t block_rows,
+                             std::size_t block_columns) {
+    return (problem.m() + block_rows - 1) / block_rows *
+           ((problem.n() + block_columns - 1) / block_columns) * problem.batch();
+}
+
 std::string gemm_store(const gemm_types& types, const std::string& row, const std::string& column,
                        const std::string& accumulator) {
     const std::string at = "c[" + row + " * c_leading + " + column + "]";

@@ -142,16 +142,7 @@ std::string generate(const gemm_simt_kernel& shape) {
         b.local_array(acc, "b_tile", std::to_string(b_elements));
     }
     b.line("const uint tid = " + source_builder::local_id() + ";");
-    // Groups run through C's blocks row after row, then through the batch entries.
-    b.line("const ulong tiles_n = (n + " + std::to_string(t.block_columns - 1) + ") / " +
-           std::to_string(t.block_columns) + ";");
-    b.line("const ulong tiles = (m + " + std::to_string(t.block_rows - 1) + ") / " +
-           std::to_string(t.block_rows) + " * tiles_n;");
-    b.line("const ulong group = " + source_builder::group_id() + ";");
-    emit_batch_entry(b, "(group / tiles)");
-    b.line("const ulong row0 = group % tiles / tiles_n * " + std::to_string(t.block_rows) + ";");
-    b.line("const ulong column0 = group % tiles % tiles_n * " + std::to_string(t.block_columns) +
-           ";");
+    emit_block_origin(b, t.block_rows, t.block_columns);
     b.line("const uint tx = tid % " + std::to_string(column_step) + "u, ty = tid / " +
            std::to_string(column_step) + "u;");
     b.line(acc + " accumulators[" + std::to_string(t.thread_rows * t.thread_columns) + "];");
@@ -274,9 +265,7 @@ event run_simt_gemm(const queue& q, const gemm_problem& problem, const gemm_simt
     const algorithm_program& program =
         algorithm_program_for(q.device(), key, describe, [&] { return shape.source(); });
     const std::size_t group = tiles.work_group_size();
-    const std::size_t groups = (problem.m() + tiles.block_rows - 1) / tiles.block_rows *
-                               ((problem.n() + tiles.block_columns - 1) / tiles.block_columns) *
-                               problem.batch();
+    const std::size_t groups = gemm_block_count(problem, tiles.block_rows, tiles.block_columns);
     return program.bind(bind_gemm(program, simt_kernel, problem, shape.types))
         .launch(q, groups * group, group);
 }

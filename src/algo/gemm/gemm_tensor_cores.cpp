@@ -166,9 +166,7 @@ event run_tensor_core_gemm(const queue& q, const gemm_problem& problem,
     const algorithm_program& program =
         algorithm_program_for(q.device(), shape.key(), describe, [&] { return shape.source(); });
     const std::size_t group = tiles.work_group_size();
-    const std::size_t groups = (problem.m() + tiles.block_rows - 1) / tiles.block_rows *
-                               ((problem.n() + tiles.block_columns - 1) / tiles.block_columns) *
-                               problem.batch();
+    const std::size_t groups = gemm_block_count(problem, tiles.block_rows, tiles.block_columns);
     kernel_binding args = bind_gemm(program, tensor_kernel, problem, shape.types);
     if (shape.dynamic_stages) args.local("staging", shape.stage_bytes());
     return program.bind(std::move(args)).launch(q, groups * group, group);

@@ -82,16 +82,7 @@ void emit_block_start(source_builder& b, const gemm_tensor_tiles& t) {
            " * " + uint_literal(t.warp_rows) + ";");
     b.line("const uint warp_column = warp % " + uint_literal(t.block_columns / t.warp_columns) +
            " * " + uint_literal(t.warp_columns) + ";");
-    // Groups run through C's blocks row after row, then through the batch entries.
-    b.line("const ulong tiles_n = (n + " + uint_literal(t.block_columns - 1) + ") / " +
-           uint_literal(t.block_columns) + ";");
-    b.line("const ulong tiles = (m + " + uint_literal(t.block_rows - 1) + ") / " +
-           uint_literal(t.block_rows) + " * tiles_n;");
-    b.line("const ulong group = " + source_builder::group_id() + ";");
-    emit_batch_entry(b, "(group / tiles)");
-    b.line("const ulong row0 = group % tiles / tiles_n * " + uint_literal(t.block_rows) + ";");
-    b.line("const ulong column0 = group % tiles % tiles_n * " + uint_literal(t.block_columns) +
-           ";");
+    emit_block_origin(b, t.block_rows, t.block_columns);
 }
 
 void emit_staged_loop(source_builder& b, const gemm_tensor_tiles& t, const staged_tile& a,

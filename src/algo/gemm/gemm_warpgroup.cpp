@@ -103,15 +103,7 @@ std::string generate(const gemm_warpgroup_kernel& shape) {
     b.begin_body();
     b.line("const uint tid = " + source_builder::local_id() + ";");
     b.line("const uint warpgroup = tid / 128u, warp = tid % 128u / 32u, lane = tid % 32u;");
-    b.line("const ulong tiles_n = (n + " + uint_literal(t.block_columns - 1) + ") / " +
-           uint_literal(t.block_columns) + ";");
-    b.line("const ulong tiles = (m + " + uint_literal(t.block_rows - 1) + ") / " +
-           uint_literal(t.block_rows) + " * tiles_n;");
-    b.line("const ulong group = " + source_builder::group_id() + ";");
-    emit_batch_entry(b, "(group / tiles)");
-    b.line("const ulong row0 = group % tiles / tiles_n * " + uint_literal(t.block_rows) + ";");
-    b.line("const ulong column0 = group % tiles % tiles_n * " + uint_literal(t.block_columns) +
-           ";");
+    emit_block_origin(b, t.block_rows, t.block_columns);
     // The stages start on the swizzle pattern's 1024-byte period, as the descriptors assume.
     b.line("const uint staging_address = kiln_shared_address(staging);");
     b.line("const uint aligned = (staging_address + 1023u) & ~1023u;");
@@ -203,9 +195,7 @@ event run_warpgroup_gemm(const queue& q, const gemm_problem& problem,
     const algorithm_program& program =
         algorithm_program_for(q.device(), shape.key(), describe, [&] { return shape.source(); });
     const std::size_t group = tiles.work_group_size();
-    const std::size_t groups = (problem.m() + tiles.block_rows - 1) / tiles.block_rows *
-                               ((problem.n() + tiles.block_columns - 1) / tiles.block_columns) *
-                               problem.batch();
+    const std::size_t groups = gemm_block_count(problem, tiles.block_rows, tiles.block_columns);
     kernel_binding args = bind_gemm(program, warpgroup_kernel, problem, shape.types);
     args.local("staging", tiles.local_bytes());
     return program.bind(std::move(args)).launch(q, groups * group, group);
