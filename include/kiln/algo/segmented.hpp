@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <kiln/algo/segment_offsets.hpp>
 #include <kiln/detail/algo/operation.hpp>
 #include <kiln/reduce.hpp>
 #include <kiln/vector.hpp>
@@ -30,11 +31,6 @@
 #include <type_traits>
 
 namespace kiln {
-
-/// Offsets of segments: 32- or 64-bit integers.
-template <class T>
-concept segment_offset = std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::uint32_t> ||
-    std::is_same_v<T, std::int64_t> || std::is_same_v<T, std::uint64_t>;
 
 namespace detail {
 

@@ -15,6 +15,7 @@
 
 #include <concepts>
 #include <cstddef>
+#include <kiln/algo/segment_offsets.hpp>
 #include <kiln/algo/sort.hpp>
 #include <kiln/vector.hpp>
 #include <optional>
@@ -22,11 +23,6 @@
 #include <type_traits>
 
 namespace kiln {
-
-/// Segment offsets: 32- or 64-bit integers.
-template <class T>
-concept segment_offset =
-    std::is_integral_v<T> && !std::is_same_v<T, bool> && (sizeof(T) == 4 || sizeof(T) == 8);
 
 namespace detail {
 
