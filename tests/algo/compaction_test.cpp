@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 #include <kiln/algorithm.hpp>
+#include <kiln/detail/algo/scan_kernels.hpp>
 #include <kiln/kiln.hpp>
 #include <limits>
 #include <numeric>
@@ -332,6 +333,32 @@ TEST_P(compaction_test, unique_keeps_the_first_of_each_run) {
         if (has_double()) {
             kiln::vector<double> nans(q, std::vector<double>{nan, nan, 1, 1, nan});
             EXPECT_EQ(kiln::unique(nans), 4u);
+        }
+    });
+}
+
+// Runs that end at, begin at and cross the boundaries of work-items and tiles: staged tiles
+// compare a work-item's first key with the last of the work-item before it in local memory, and
+// a tile's first key with the key before the tile in global memory.
+TEST_P(compaction_test, unique_of_runs_around_work_item_and_tile_boundaries) {
+    on_both_paths([&] {
+        const auto policy = kiln::detail::policy_for(algorithm::select, device());
+        const std::size_t items = policy.items_per_work_item, tile = policy.tile_size();
+        const std::size_t n = 3 * tile + 5;
+        for (const std::size_t length : {std::size_t{1}, items, items + 1, tile, tile + 1}) {
+            for (const std::size_t shift : {std::size_t{0}, std::size_t{1}, length - 1}) {
+                SCOPED_TRACE("runs of " + std::to_string(length) + ", shifted by " +
+                             std::to_string(shift));
+                std::vector<std::int32_t> host(n);
+                for (std::size_t i = 0; i < n; ++i) host[i] = std::int32_t((i + shift) / length);
+                kiln::vector<std::int32_t> keys(q, host);
+                const std::size_t size = kiln::unique(keys);
+                host.erase(std::unique(host.begin(), host.end()), host.end());
+                ASSERT_EQ(size, host.size());
+                auto got = keys.read();
+                got.resize(size);
+                ASSERT_EQ(got, host);
+            }
         }
     });
 }
@@ -706,6 +733,28 @@ TEST_F(compaction_split, reduce_by_key_joins_runs_across_the_parts) {
         expect_runs(kiln::reduce_by_key(k, v, out_keys, out_values), out_keys, out_values,
                     host_reduce_by_key(keys, values, std::plus<>()));
     }
+}
+
+// unique's staged tiles read each key from global memory once, coalesced, and compare it with the
+// key before it in local memory (CUB's BlockDiscontinuity): only a tile's first key reads the one
+// before the tile from global memory. Here the text of the tile kernels, as any device gets them.
+TEST(unique_tiles, read_each_key_from_global_memory_once) {
+    kiln::detail::scan_policy policy{128, 32};
+    policy.full_tiles = kiln::detail::tile_access::unrolled;
+    const kiln::detail::scan_operation count{
+        "uint", 4,
+        [](kiln::detail::source_builder&, const std::string& a, const std::string& b) {
+            return "(" + a + " + " + b + ")";
+        },
+        1, kiln::detail::state_packing::low_32_bits};
+    const std::string source = kiln::detail::compaction_tile_program_source(
+        count,
+        [](kiln::detail::source_builder& b) {
+            return kiln::detail::declare_unique_input(b, "int", "uint", false, false);
+        },
+        policy);
+    EXPECT_EQ(source.find("kiln_keys[idx - 1]"), std::string::npos) << source;
+    EXPECT_NE(source.find("kiln_kept[KILN_PAD(first + j - 1)]"), std::string::npos) << source;
 }
 
 // The fields of a compaction's plan that its kernels are written from change the program cache's
