@@ -755,6 +755,9 @@ TEST(unique_tiles, read_each_key_from_global_memory_once) {
         policy);
     EXPECT_EQ(source.find("kiln_keys[idx - 1]"), std::string::npos) << source;
     EXPECT_NE(source.find("kiln_kept[KILN_PAD(first + j - 1)]"), std::string::npos) << source;
+    // Neither flags nor counts staged beside the keys.
+    EXPECT_EQ(source.find("kiln_tile["), std::string::npos) << source;
+    EXPECT_EQ(source.find("kiln_flag"), std::string::npos) << source;
 }
 
 // The fields of a compaction's plan that its kernels are written from change the program cache's

@@ -29,10 +29,10 @@ class compaction_tile_writer final : public tile_algorithm {
 
     void declare_arrays() override {
         source_builder& b = p_.b;
-        if (staged_ && !by_neighbours())
-            flags_.declare(b);
-        else
+        if (!staged_)
             b.local_array(p_.t, "kiln_tile", "KILN_PADDED_TILE");
+        else if (!by_neighbours())
+            flags_.declare(b);
         b.local_array(p_.t, "kiln_scan", "2 * WG");
         if (staged_) b.local_array(input_.kept_type, "kiln_kept", "KILN_PADDED_TILE");
         b.line("const uint lid = " + source_builder::local_id() + ";");
