@@ -363,6 +363,41 @@ TEST_P(compaction_test, unique_of_runs_around_work_item_and_tile_boundaries) {
     });
 }
 
+// Staged tiles of shapes the NVIDIA rows may take (CUB's sm_90 select tiles are 384 x 17): odd
+// items per work-item, and sizes around the tile, for copy_if and unique.
+TEST_P(compaction_test, copy_if_and_unique_on_tiles_of_odd_shapes) {
+    for (const auto& [group, items] : {std::pair<std::size_t, std::size_t>{96, 17}, {384, 17}}) {
+        SCOPED_TRACE(std::to_string(group) + " x " + std::to_string(items));
+        auto policy = kiln::test::strategy_policy(algorithm::select, device(), false);
+        policy.work_group_size = group;
+        policy.items_per_work_item = items;
+        policy.staged_writes = true;
+        policy.full_tiles = kiln::detail::tile_access::unrolled;
+        const kiln::detail::scoped_algorithm_policy select(algorithm::select, policy);
+        on_every_dispatch_path([&] {
+            const std::size_t tile = group * items;
+            for (const std::size_t n : {std::size_t{1}, tile - 1, tile + 1, 3 * tile + 5}) {
+                SCOPED_TRACE("n = " + std::to_string(n));
+                auto host = random_values<std::int32_t>(n, 0, 4, unsigned(n) + 3);
+                std::vector<std::int32_t> kept;
+                std::copy_if(host.begin(), host.end(), std::back_inserter(kept),
+                             [](std::int32_t v) { return v > 1; });
+                kiln::vector<std::int32_t> x(q, host), out(q, n);
+                ASSERT_EQ(kiln::copy_if(x, x > 1, out), kept.size());
+                auto got = out.read();
+                got.resize(kept.size());
+                ASSERT_EQ(got, kept);
+                const std::size_t size = kiln::unique(x);
+                host.erase(std::unique(host.begin(), host.end()), host.end());
+                ASSERT_EQ(size, host.size());
+                got = x.read();
+                got.resize(size);
+                ASSERT_EQ(got, host);
+            }
+        });
+    }
+}
+
 TEST_P(compaction_test, reduce_by_key_sums_runs_like_the_host) {
     on_every_run_tile([&] {
         for (const std::size_t n : sizes(algorithm::reduce_by_key, 4)) {
