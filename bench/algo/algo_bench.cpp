@@ -13,6 +13,10 @@
 //                strategy, e.g. c65536; local: group scans through local memory where
 //                sub-groups exist; --works=LIST, anywhere, runs only the works listed of
 //                copy,scan,reduce_by_key,copy_if,unique, e.g. --works=scan,unique)
+//     KILN_ALGO_BENCH_TILES="384x16u,384x16u,256x20wr;256x16u,256x16u,256x16wr" algo_bench
+//                (after the rows of the table's policies, or of GxI, every row again under each
+//                shape listed, separated by ';', as GxI takes it: sweeps tile shapes in one run;
+//                with --works, only those works)
 //
 // Prints one markdown table: y = x (kiln's own copy); inclusive_scan and exclusive_scan of int32
 // and of float; reduce_by_key over runs of 1, 8, 32 and 1024 (int32 keys and values, sum);
@@ -113,6 +117,53 @@ void for_each_scan_algorithm(F&& f) {
     f(kiln::detail::algorithm::reduce_by_key);
 }
 
+/// The policies a shape argument forces (GxI... or cB for all three algorithms, or three of them
+/// separated by commas for scan, copy_if and reduce_by_key in turn; see the top of the file),
+/// in force while the returned overrides live.
+std::vector<std::unique_ptr<kiln::detail::scoped_tuning_override>> forced_shapes(
+    const char* shape, const kiln::device& dev) {
+    std::vector<std::unique_ptr<kiln::detail::scoped_tuning_override>> forced;
+    for_each_scan_algorithm([&](auto a) {
+        using forcing = kiln::detail::scoped_algorithm_policy<decltype(a)>;
+        if (*shape == 'c') {
+            // cB: chunk kernels of B bytes (the CPU strategy) with the row's other numbers.
+            auto chunked = kiln::detail::policy_for(a, dev);
+            chunked.chunk_bytes = std::strtoul(shape + 1, nullptr, 10);
+            forced.push_back(std::make_unique<forcing>(chunked));
+            if (const char* next = std::strchr(shape, ',')) shape = next + 1;
+            return;
+        }
+        char* rest = nullptr;
+        kiln::detail::scan_policy policy{std::strtoul(shape, nullptr, 10),
+                                         std::strtoul(std::strchr(shape, 'x') + 1, &rest, 10)};
+        // GxIdM: look-back lanes read M earlier tiles at once; then u or w moves full tiles
+        // through unrolled loops or 16-byte accesses (else guarded loops), and b keeps
+        // compaction flags as bytes rather than ballot words, r reduce_by_key's runs in
+        // registers.
+        if (*rest == 'd') policy.lookback_depth = std::strtoul(rest + 1, &rest, 10);
+        if (*rest == 'u') policy.full_tiles = kiln::detail::tile_access::unrolled;
+        if (*rest == 'w') policy.full_tiles = kiln::detail::tile_access::wide;
+        if (*rest == 'u' || *rest == 'w') ++rest;
+        if (*rest == 'b') policy.ballot_flags = false, ++rest;
+        if (*rest == 'r') policy.register_runs = true;
+        forced.push_back(std::make_unique<forcing>(policy));
+        if (const char* next = std::strchr(shape, ',')) shape = next + 1;
+    });
+    return forced;
+}
+
+/// The shapes KILN_ALGO_BENCH_TILES lists, separated by ';', each as the shape argument takes it.
+std::vector<std::string> listed_tiles() {
+    std::vector<std::string> shapes;
+    const char* listed = std::getenv("KILN_ALGO_BENCH_TILES");
+    for (std::string_view rest = listed ? listed : ""; !rest.empty();) {
+        const std::size_t end = std::min(rest.find(';'), rest.size());
+        if (end > 0) shapes.emplace_back(rest.substr(0, end));
+        rest.remove_prefix(std::min(end + 1, rest.size()));
+    }
+    return shapes;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -147,36 +198,7 @@ int main(int argc, char** argv) {
     const std::size_t n_scan = std::size_t{1} << log2_scan, n_key = std::size_t{1} << log2_key,
                       n_select = std::size_t{1} << log2_select;
     std::vector<std::unique_ptr<kiln::detail::scoped_tuning_override>> candidate;
-    if (argc > 4) {
-        // GxI for all three, or GxI,GxI,GxI for scan, copy_if and reduce_by_key in turn.
-        const char* shape = argv[4];
-        for_each_scan_algorithm([&](auto a) {
-            using forcing = kiln::detail::scoped_algorithm_policy<decltype(a)>;
-            if (*shape == 'c') {
-                // cB: chunk kernels of B bytes (the CPU strategy) with the row's other numbers.
-                auto chunked = kiln::detail::policy_for(a, dev);
-                chunked.chunk_bytes = std::strtoul(shape + 1, nullptr, 10);
-                candidate.push_back(std::make_unique<forcing>(chunked));
-                if (const char* next = std::strchr(shape, ',')) shape = next + 1;
-                return;
-            }
-            char* rest = nullptr;
-            kiln::detail::scan_policy policy{std::strtoul(shape, nullptr, 10),
-                                             std::strtoul(std::strchr(shape, 'x') + 1, &rest, 10)};
-            // GxIdM: look-back lanes read M earlier tiles at once; then u or w moves full
-            // tiles through unrolled loops or 16-byte accesses (else guarded loops), and b keeps
-            // compaction flags as bytes rather than ballot words, r reduce_by_key's runs in
-            // registers.
-            if (*rest == 'd') policy.lookback_depth = std::strtoul(rest + 1, &rest, 10);
-            if (*rest == 'u') policy.full_tiles = kiln::detail::tile_access::unrolled;
-            if (*rest == 'w') policy.full_tiles = kiln::detail::tile_access::wide;
-            if (*rest == 'u' || *rest == 'w') ++rest;
-            if (*rest == 'b') policy.ballot_flags = false, ++rest;
-            if (*rest == 'r') policy.register_runs = true;
-            candidate.push_back(std::make_unique<forcing>(policy));
-            if (const char* next = std::strchr(shape, ',')) shape = next + 1;
-        });
-    }
+    if (argc > 4) candidate = forced_shapes(argv[4], dev);
     // A fifth argument "local": group scans through local memory even where sub-groups exist.
     std::optional<kiln::detail::scoped_local_memory_group_scans> local_memory;
     if (argc > 5 && std::string_view(argv[5]) == "local") local_memory.emplace();
@@ -404,6 +426,11 @@ int main(int argc, char** argv) {
             });
     };
     measure("", true);
+    // Each shape KILN_ALGO_BENCH_TILES lists, every row of the works asked for, in the same run.
+    for (const std::string& shape : listed_tiles()) {
+        const auto forced = forced_shapes(shape.c_str(), dev);
+        measure((" (tiles " + shape + ")").c_str(), true);
+    }
     // The same work with the earlier compaction kernels (each work-item writes its own kept
     // elements, 64-bit counts), in the same run; scan and reduce_by_key run as above. Only
     // with the table's shapes.

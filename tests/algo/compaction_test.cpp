@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 #include <kiln/algorithm.hpp>
+#include <kiln/detail/algo/scan_kernels.hpp>
 #include <kiln/kiln.hpp>
 #include <limits>
 #include <numeric>
@@ -334,6 +335,67 @@ TEST_P(compaction_test, unique_keeps_the_first_of_each_run) {
             EXPECT_EQ(kiln::unique(nans), 4u);
         }
     });
+}
+
+// Runs that end at, begin at and cross the boundaries of work-items and tiles: staged tiles
+// compare a work-item's first key with the last of the work-item before it in local memory, and
+// a tile's first key with the key before the tile in global memory.
+TEST_P(compaction_test, unique_of_runs_around_work_item_and_tile_boundaries) {
+    on_both_paths([&] {
+        const auto policy = kiln::detail::policy_for(algorithm::select, device());
+        const std::size_t items = policy.items_per_work_item, tile = policy.tile_size();
+        const std::size_t n = 3 * tile + 5;
+        for (const std::size_t length : {std::size_t{1}, items, items + 1, tile, tile + 1}) {
+            for (const std::size_t shift : {std::size_t{0}, std::size_t{1}, length - 1}) {
+                SCOPED_TRACE("runs of " + std::to_string(length) + ", shifted by " +
+                             std::to_string(shift));
+                std::vector<std::int32_t> host(n);
+                for (std::size_t i = 0; i < n; ++i) host[i] = std::int32_t((i + shift) / length);
+                kiln::vector<std::int32_t> keys(q, host);
+                const std::size_t size = kiln::unique(keys);
+                host.erase(std::unique(host.begin(), host.end()), host.end());
+                ASSERT_EQ(size, host.size());
+                auto got = keys.read();
+                got.resize(size);
+                ASSERT_EQ(got, host);
+            }
+        }
+    });
+}
+
+// Staged tiles of shapes the NVIDIA rows may take (CUB's sm_90 select tiles are 384 x 17): odd
+// items per work-item, and sizes around the tile, for copy_if and unique.
+TEST_P(compaction_test, copy_if_and_unique_on_tiles_of_odd_shapes) {
+    for (const auto& [group, items] : {std::pair<std::size_t, std::size_t>{96, 17}, {384, 17}}) {
+        SCOPED_TRACE(std::to_string(group) + " x " + std::to_string(items));
+        auto policy = kiln::test::strategy_policy(algorithm::select, device(), false);
+        policy.work_group_size = group;
+        policy.items_per_work_item = items;
+        policy.staged_writes = true;
+        policy.full_tiles = kiln::detail::tile_access::unrolled;
+        const kiln::detail::scoped_algorithm_policy select(algorithm::select, policy);
+        on_every_dispatch_path([&] {
+            const std::size_t tile = group * items;
+            for (const std::size_t n : {std::size_t{1}, tile - 1, tile + 1, 3 * tile + 5}) {
+                SCOPED_TRACE("n = " + std::to_string(n));
+                auto host = random_values<std::int32_t>(n, 0, 4, unsigned(n) + 3);
+                std::vector<std::int32_t> kept;
+                std::copy_if(host.begin(), host.end(), std::back_inserter(kept),
+                             [](std::int32_t v) { return v > 1; });
+                kiln::vector<std::int32_t> x(q, host), out(q, n);
+                ASSERT_EQ(kiln::copy_if(x, x > 1, out), kept.size());
+                auto got = out.read();
+                got.resize(kept.size());
+                ASSERT_EQ(got, kept);
+                const std::size_t size = kiln::unique(x);
+                host.erase(std::unique(host.begin(), host.end()), host.end());
+                ASSERT_EQ(size, host.size());
+                got = x.read();
+                got.resize(size);
+                ASSERT_EQ(got, host);
+            }
+        });
+    }
 }
 
 TEST_P(compaction_test, reduce_by_key_sums_runs_like_the_host) {
@@ -706,6 +768,71 @@ TEST_F(compaction_split, reduce_by_key_joins_runs_across_the_parts) {
         expect_runs(kiln::reduce_by_key(k, v, out_keys, out_values), out_keys, out_values,
                     host_reduce_by_key(keys, values, std::plus<>()));
     }
+}
+
+// unique's staged tiles read each key from global memory once, coalesced, and compare it with the
+// key before it in local memory (CUB's BlockDiscontinuity): only a tile's first key reads the one
+// before the tile from global memory. Here the text of the tile kernels, as any device gets them.
+TEST(unique_tiles, read_each_key_from_global_memory_once) {
+    kiln::detail::scan_policy policy{128, 32};
+    policy.full_tiles = kiln::detail::tile_access::unrolled;
+    const kiln::detail::scan_operation count{
+        "uint", 4,
+        [](kiln::detail::source_builder&, const std::string& a, const std::string& b) {
+            return "(" + a + " + " + b + ")";
+        },
+        1, kiln::detail::state_packing::low_32_bits};
+    const std::string source = kiln::detail::compaction_tile_program_source(
+        count,
+        [](kiln::detail::source_builder& b) {
+            return kiln::detail::declare_unique_input(b, "int", "uint", false, false);
+        },
+        policy);
+    EXPECT_EQ(source.find("kiln_keys[idx - 1]"), std::string::npos) << source;
+    EXPECT_NE(source.find("kiln_kept[KILN_PAD(first + j - 1)]"), std::string::npos) << source;
+    // Neither flags nor counts staged beside the keys.
+    EXPECT_EQ(source.find("kiln_tile["), std::string::npos) << source;
+    EXPECT_EQ(source.find("kiln_flag"), std::string::npos) << source;
+}
+
+// reduce_by_key's runs in registers stage the tile's run keys, then its run values, through one
+// local array: half the local memory of staging both at once (39 KB a group of 256 x 16 int32
+// before, 5 groups to an H100 SM). Here the text of the tile kernels, as any device gets them.
+TEST(reduce_by_key_tiles, stage_keys_then_values_through_one_local_array) {
+    namespace detail = kiln::detail;
+    detail::scan_policy policy{256, 16};
+    policy.register_runs = true;
+    policy.full_tiles = detail::tile_access::wide;
+    const detail::declare_input<detail::reduce_by_key_input> by_key =
+        [](detail::source_builder& b) {
+            b.parameter(std::string("global int* ") + detail::run_outputs::keys);
+            b.parameter(std::string("global int* ") + detail::run_outputs::values);
+            b.parameter(std::string("ulong ") + detail::run_outputs::capacity);
+            b.parameter(std::string("ulong ") + detail::run_outputs::run_base);
+            b.parameter("global const int* kiln_keys");
+            b.parameter("global const int* values");
+            detail::reduce_by_key_input runs{
+                .value = {.value = "values[idx]"},
+                .value_type = "int",
+                .head = "(idx == 0 || kiln_keys[idx] != kiln_keys[idx - 1])",
+                .key_type = "int",
+                .key = "kiln_keys[idx]",
+                .pair =
+                    [](const std::string& head, const std::string& value) {
+                        return "kiln_segment(" + head + ", " + value + ")";
+                    },
+                .runs_begun = [](const std::string& pair) { return "(ulong)(" + pair + ").x"; },
+                .open_value = [](const std::string& pair) { return "as_int((" + pair + ").y)"; }};
+            runs.wide.loads = {{"values", "int4"}};
+            for (const char lane : std::string("xyzw"))
+                runs.wide.lanes.push_back({{}, std::string("values_in.") + lane});
+            return runs;
+        };
+    const std::string source = detail::reduce_by_key_tile_program_source(
+        detail::segment_operation<std::int32_t, kiln::reducers::sum>(true), by_key, policy);
+    EXPECT_NE(source.find("local int kiln_run_values[KILN_PADDED_TILE];"), std::string::npos)
+        << source;
+    EXPECT_EQ(source.find("kiln_run_keys[KILN_PADDED_TILE]"), std::string::npos) << source;
 }
 
 // The fields of a compaction's plan that its kernels are written from change the program cache's

@@ -8,6 +8,7 @@
 #include <kiln/algo/reduce_by_key.hpp>
 #include <kiln/algo/scan.hpp>
 #include <kiln/detail/algo/fft_kernels.hpp>
+#include <kiln/detail/algo/scan_strategy.hpp>
 #include <kiln/detail/algo/stencil_2d_streaming.hpp>
 #include <kiln/detail/algo/stencil_windows.hpp>
 #include <kiln/detail/source_builder.hpp>
@@ -575,6 +576,62 @@ TEST_F(NvrtcCompile, ChunkKernelsBuild) {
         expect_cubin(
             compile({reduce_by_key_prefix_chunk_program_source(pairs, sum, by_key, 512, 16)}));
     }
+}
+
+// The NVIDIA rows' tiles of reduce_by_key (runs in registers, staged through one local array
+// aliased by a pointer) and unique (keys compared in local memory) translate and build.
+TEST_F(NvrtcCompile, RegisterRunsAndUniqueTilesBuild) {
+    scan_policy rbk{256, 16};
+    rbk.sub_group_size = 32;
+    rbk.target = cuda_warps;
+    rbk.register_runs = true;
+    rbk.full_tiles = tile_access::wide;
+    const declare_input<reduce_by_key_input> by_key = [&](source_builder& b) {
+        b.parameter(std::string("global int* ") + run_outputs::keys);
+        b.parameter(std::string("global int* ") + run_outputs::values);
+        b.parameter(std::string("ulong ") + run_outputs::capacity);
+        b.parameter(std::string("ulong ") + run_outputs::run_base);
+        b.parameter("int kiln_has_previous");
+        b.parameter("int kiln_previous_key");
+        b.parameter("global const int* kiln_keys");
+        b.parameter("global const int* values");
+        reduce_by_key_input runs{
+            .value = {.value = "values[idx]"},
+            .value_type = "int",
+            .head =
+                "(idx == 0 ? !kiln_has_previous || kiln_keys[0] != kiln_previous_key : "
+                "kiln_keys[idx] != kiln_keys[idx - 1])",
+            .key_type = "int",
+            .key = "kiln_keys[idx]",
+            .pair =
+                [](const std::string& head, const std::string& value) {
+                    return "kiln_segment(" + head + ", " + value + ")";
+                },
+            .runs_begun = [](const std::string& pair) { return "(ulong)(" + pair + ").x"; },
+            .open_value = [](const std::string& pair) { return "as_int((" + pair + ").y)"; }};
+        runs.wide.loads = {{"values", "int4"}};
+        for (int lane = 0; lane < 4; ++lane)
+            runs.wide.lanes.push_back({{}, "values_in." + std::string(1, "xyzw"[lane])});
+        return runs;
+    };
+    const value_combine sum = [](source_builder&, const std::string& a, const std::string& b) {
+        return "(" + a + " + " + b + ")";
+    };
+    expect_cubin(compile({reduce_by_key_program_source(
+        segment_operation<std::int32_t, reducers::sum>(true), sum, false, by_key, rbk)}));
+    scan_policy select{128, 32};
+    select.sub_group_size = 32;
+    select.target = cuda_warps;
+    select.full_tiles = tile_access::unrolled;
+    const scan_operation count{"uint", 4,
+                               [](source_builder&, const std::string& a, const std::string& b) {
+                                   return "(" + a + " + " + b + ")";
+                               },
+                               1, state_packing::low_32_bits};
+    expect_cubin(compile({compaction_program_source(
+        count,
+        [](source_builder& b) { return declare_unique_input(b, "int", "uint", false, false); },
+        select)}));
 }
 
 // The 2-D stencil's strips kernel (stencil_2d_streaming.cpp) translates and builds: the GPU

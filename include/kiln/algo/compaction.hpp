@@ -129,6 +129,15 @@ inline bool unique_heads_on_host(const compaction_plan& plan) {
     return plan.policy.chunk_bytes != 0;
 }
 
+/// unique's input to the compaction kernels, its parameters declared on `b` (kiln_out,
+/// kiln_capacity, kiln_keys of OpenCL type `t`, then the key before the part where the kernels
+/// compare the part's first key): each key counted as `count_type` 1 where it differs from the
+/// key before it. `heads_on_host`: the kernels compact keys 1 to size - 1, each against the key
+/// before it; `in_place`: into the keys themselves (compaction_input::in_place).
+compaction_input declare_unique_input(source_builder& b, const std::string& t,
+                                      const std::string& count_type, bool heads_on_host,
+                                      bool in_place);
+
 }  // namespace detail
 
 /// Copies the elements of `input` whose `stencil` element is not zero to the front of
@@ -260,36 +269,7 @@ std::size_t unique(const vector<T>& keys) {
                               detail::chunk_groups_make_progress(q.device());
         const std::string key = "unique " + t + " " + plan.key() + (in_place ? " in place" : "");
         const auto declare = [&](detail::source_builder& b) {
-            if (in_place) {
-                // Key 0, the part's first, is kept on the host: output element r is key r + 1.
-                b.parameter("global " + t + "* kiln_unique_keys");
-                b.define("kiln_out", "#define kiln_out (kiln_unique_keys + 1)");
-            } else {
-                b.parameter("global " + t + "* kiln_out");
-            }
-            b.parameter("ulong kiln_capacity");
-            b.parameter("global const " + t + "* kiln_keys");
-            std::string head, kept_key;
-            if (heads_on_host) {
-                head = "kiln_keys[idx + 1] != kiln_keys[idx]";
-                kept_key = "kiln_keys[idx + 1]";
-            } else {
-                b.parameter("int kiln_has_previous");
-                b.parameter(t + " kiln_previous");
-                head =
-                    "idx == 0 ? !kiln_has_previous || kiln_keys[0] != kiln_previous : "
-                    "kiln_keys[idx] != kiln_keys[idx - 1]";
-                kept_key = "kiln_keys[idx]";
-            }
-            return detail::compaction_input{
-                .keep = {.value = "(" + plan.count_type() + ")(" + head + ")"},
-                .kept_type = t,
-                .kept_value = kept_key,
-                .scatter =
-                    [=](detail::source_builder& s) {
-                        s.line("if (x != 0) kiln_out[running - 1 - carry] = " + kept_key + ";");
-                    },
-                .in_place = in_place};
+            return detail::declare_unique_input(b, t, plan.count_type(), heads_on_host, in_place);
         };
         const std::size_t compacted = part.size - skipped;
         std::size_t part_kept = 0;

@@ -13,7 +13,9 @@
 //   runs are short, a work-item's consecutive items would otherwise write ITEMS elements apart
 //   from its neighbours', each store touching a sector per work-item (CUB's two-phase
 //   scatter). Staging every tile rather than only tiles of many runs measured the same, with
-//   fewer registers (docs/benchmarks.md, ## Algorithms).
+//   fewer registers (docs/benchmarks.md, ## Algorithms). The keys go first, then the values,
+//   through one local array: half the local memory of staging both at once (39 KB a group of
+//   256 x 16 int32 before, 5 groups to an H100 SM), for two more barriers.
 //
 // Either way a head writes its key and the value of the run before it (complete there: `before`,
 // the pair before the head), and the part's last element writes the open run's value: no
@@ -52,8 +54,10 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
             b.local_array(input_.value_type, "kiln_payload", "KILN_PADDED_TILE");
         }
         if (staged_) {
-            b.local_array(input_.key_type, "kiln_run_keys", "KILN_PADDED_TILE");
+            // Keys are as wide as the values where runs are in registers (declare_parameters).
             b.local_array(input_.value_type, "kiln_run_values", "KILN_PADDED_TILE");
+            b.line("local " + input_.key_type + "* kiln_run_keys = (local " + input_.key_type +
+                   "*)kiln_run_values;");
         }
         b.local_array(p_.t, "kiln_scan", "2 * WG");
         b.line("const uint lid = " + source_builder::local_id() + ";");
@@ -155,8 +159,12 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
         // This work-item's first slot: the runs its group's earlier work-items began.
         b.line("const uint kiln_slot = lid > 0 ? (uint)" +
                input_.runs_begun("kiln_scan[" + scanned_ + " + lid - 1]") + " : 0;");
-        walk_runs([&] { stage_at_head(b); });
-        write_staged_runs();
+        stage_head_keys();
+        write_staged(run_outputs::keys, "kiln_run_keys", 0);
+        // Every key is read before the values take their slots.
+        b.local_barrier();
+        walk_runs([&] { stage_value_at_head(b); });
+        write_staged(run_outputs::values, "kiln_run_values", 1);
     }
 
     /// Each item's pair again, its running result, and `at_head`'s writes.
@@ -201,30 +209,43 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
         b.close();
     }
 
-    /// write_at_head into local memory: slot s holds the key of the tile's run s and the value
-    /// of the run before it (undefined where the part's first run has none).
-    void stage_at_head(source_builder& b) const {
-        b.open("if (" + input_.runs_begun("x") + " != 0)");
-        b.line("const uint s = kiln_slot + popcount(kiln_heads & (((" + heads_type() +
-               ")1 << j) - 1));");
-        b.line("kiln_run_keys[KILN_PAD(s)] = kiln_key;");
-        b.line("kiln_run_values[KILN_PAD(s)] = " + input_.open_value("before") + ";");
+    /// Slot s of the staged runs: the tile's run s, its key staged first, then the value of the
+    /// run before it (undefined where the part's first run has none).
+    std::string head_slot() const {
+        return "KILN_PAD(kiln_slot + popcount(kiln_heads & (((" + heads_type() + ")1 << j) - 1)))";
+    }
+
+    /// Each head's key at its slot, read again where load_runs read it (from the cache).
+    void stage_head_keys() const {
+        source_builder& b = p_.b;
+        b.line("#pragma unroll");
+        b.open("for (uint j = 0; j < ITEMS; ++j)");
+        b.open("if ((kiln_heads >> j) & 1)");
+        b.line("const ulong idx = base + first + j;");
+        b.line("kiln_run_keys[" + head_slot() + "] = " + input_.key + ";");
+        b.close();
         b.close();
     }
 
-    /// The staged runs, neighbouring work-items to neighbouring slots.
-    void write_staged_runs() const {
+    /// write_at_head's value into local memory, at the head's slot.
+    void stage_value_at_head(source_builder& b) const {
+        b.open("if (" + input_.runs_begun("x") + " != 0)");
+        b.line("kiln_run_values[" + head_slot() + "] = " + input_.open_value("before") + ";");
+        b.close();
+    }
+
+    /// The staged keys or values (`array`) into `output`, neighbouring work-items to
+    /// neighbouring slots: run r's at element r - `lag` (values go to the run before the head).
+    void write_staged(const char* output, const char* array, int lag) const {
         source_builder& b = p_.b;
-        const std::string keys = run_outputs::keys, values = run_outputs::values,
-                          capacity = run_outputs::capacity, base = run_outputs::run_base;
+        const std::string capacity = run_outputs::capacity, base = run_outputs::run_base,
+                          behind = lag ? " - " + std::to_string(lag) : "";
         b.local_barrier();
         b.open("for (uint s = lid; s < kiln_tile_runs; s += WG)");
         b.line("const ulong run = kiln_runs_before + s;");
-        b.line("if (run < " + capacity + ") " + keys + "[run - " + base +
-               "] = kiln_run_keys[KILN_PAD(s)];");
         // Run 0 has no run before it.
-        b.line("if (run >= 1 && run - 1 < " + capacity + ") " + values + "[run - 1 - " + base +
-               "] = kiln_run_values[KILN_PAD(s)];");
+        b.line("if (" + std::string(lag ? "run >= 1 && " : "") + "run" + behind + " < " + capacity +
+               ") " + output + "[run" + behind + " - " + base + "] = " + array + "[KILN_PAD(s)];");
         b.close();
     }
 

@@ -161,11 +161,11 @@ scan_policy plan_reduce_by_key(const device_properties& props, std::size_t value
                                const tuning_overrides<algorithm::reduce_by_key_rows>& overrides) {
     scan_policy policy =
         for_value_bytes(plan_policy(algorithm::reduce_by_key, props, overrides), value_bytes);
-    // Runs in registers stage their writes in a padded tile of keys and one of values (keys as
-    // wide as the values), beside the group scan's pairs; where the device's local memory cannot
-    // hold them, each work-item writes its own runs.
+    // Runs in registers stage their writes in a padded tile of keys, then of values (keys as
+    // wide as the values, one array), beside the group scan's pairs; where the device's local
+    // memory cannot hold them, each work-item writes its own runs.
     if (policy.register_runs && policy.staged_writes) {
-        const std::size_t staged_bytes = 2 * value_bytes * policy.tile_size() * 17 / 16 +
+        const std::size_t staged_bytes = value_bytes * policy.tile_size() * 17 / 16 +
                                          2 * policy.work_group_size * 2 * value_bytes;
         if (staged_bytes > props.local_memory_bytes) policy.staged_writes = false;
     }

@@ -61,6 +61,11 @@ struct compaction_input {
     /// For the others: code run for each element, with `idx` its index, `x` its count and
     /// `running` its inclusive count, that writes it where kept.
     std::function<void(source_builder&)> scatter{};
+    /// unique: where not empty, the element is kept where its kept_value differs from the one
+    /// before it (what `keep` says element by element, for the other writers), and this text,
+    /// 0 or 1, says whether the part's first element is kept. Tiles that stage their kept
+    /// elements then read each one once (compaction_tiles.cpp).
+    std::string first_kept{};
     /// Whether the output is the input itself (unique in place: output element r is key r + 1).
     /// Only the chained kernel of the chunks by vectors (compaction_vector_chunks.cpp) runs
     /// such a program: it stages the whole chunk, reading every element before it publishes its
