@@ -7,6 +7,16 @@
 // of a new expression with a warm disk cache, the same work as plain single-threaded C++ loops
 // on the host, and `y = 2*x + z` and `sum(x)` over float, half and bfloat16 vectors.
 // bench/expr/cub_reference.cu measures CUB and Thrust on the same work.
+//
+// KILN_REDUCE_BENCH_TUNINGS lists reduction tunings to time on the 16-bit sums after the
+// device's own row, separated by ';', as KILN_REDUCE_TUNING takes them
+// (kiln/detail/algo/reduce_tuning.hpp: the loop, then fields g<group size> p<groups per compute
+// unit> a<accumulators> w<16-byte loads per step>, those left out keeping their defaults), so
+// that one run compares candidate rows on the same data:
+//
+//     KILN_REDUCE_BENCH_TUNINGS="strided g256 p16 a4 w2;strided g512 p8 a8 w4" expr_bench 28
+//
+// The bench sets KILN_REDUCE_TUNING itself, and clears it for the device's own rows.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -17,6 +27,7 @@
 #include <kiln/kiln.hpp>
 #include <kiln/vector.hpp>
 #include <numeric>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -39,6 +50,79 @@ void row(const char* what, double seconds, double bytes, double limit_gb_per_s,
         std::printf("| %s | %.3f ms | %.1f GB/s | | %s |\n", what, seconds * 1e3, gb_per_s, note);
 }
 
+/// The tunings KILN_REDUCE_BENCH_TUNINGS lists, each as KILN_REDUCE_TUNING takes it.
+std::vector<std::string> reduce_tunings_to_sweep() {
+    std::vector<std::string> tunings;
+    const char* listed = std::getenv("KILN_REDUCE_BENCH_TUNINGS");
+    std::stringstream keys(listed != nullptr ? listed : "");
+    for (std::string key; std::getline(keys, key, ';');) {
+        const std::size_t first = key.find_first_not_of(' ');
+        if (first != std::string::npos)
+            tunings.push_back(key.substr(first, key.find_last_not_of(' ') + 1 - first));
+    }
+    return tunings;
+}
+
+/// Forces kiln's reduction tuning while alive (none: the device's row) through
+/// KILN_REDUCE_TUNING, which kiln reads at every reduction.
+class forced_reduce_tuning {
+  public:
+    explicit forced_reduce_tuning(const std::string& key) {
+        if (key.empty())
+            ::unsetenv("KILN_REDUCE_TUNING");
+        else
+            ::setenv("KILN_REDUCE_TUNING", key.c_str(), 1);
+    }
+    ~forced_reduce_tuning() { ::unsetenv("KILN_REDUCE_TUNING"); }
+    forced_reduce_tuning(const forced_reduce_tuning&) = delete;
+    forced_reduce_tuning& operator=(const forced_reduce_tuning&) = delete;
+};
+
+/// The best device time of the reduction kernel of `sum(x)` over 20 runs on a profiled queue.
+template <class T>
+double sum_kernel_seconds(const kiln::device& dev, const std::vector<T>& host) {
+    kiln::queue profiled_q(dev, kiln::profiled);
+    kiln::vector<T> x(profiled_q, host);
+    double best = 1e30;
+    for (int r = 0; r < 20; ++r) {
+        auto pending = kiln::reduce_async<kiln::reducers::sum>(x);
+        pending.get();
+        for (const auto& launch : pending.kernel_events())
+            best = std::min(best, std::chrono::duration<double>(launch.duration()).count());
+    }
+    return best;
+}
+
+/// `sum(x)` over a 16-bit vector under the device's row, then under each tuning of
+/// KILN_REDUCE_BENCH_TUNINGS: a row each, wall clock per call and the kernel alone, against a
+/// copy of the bytes it reads.
+template <class T>
+void binary16_sum_rows(kiln::queue& q, const char* type, const std::vector<T>& hx,
+                       const kiln::vector<T>& x) {
+    const std::size_t n = hx.size();
+    double exact_sum = 0;
+    for (const T& v : hx) exact_sum += static_cast<float>(v);
+    const kiln::device dev = q.device();
+    const double limit = kiln::bench::copy_bound(dev, n * sizeof(T) / 2);
+    std::vector<std::string> tunings = reduce_tunings_to_sweep();
+    tunings.insert(tunings.begin(), "");
+    for (const std::string& tuning : tunings) {
+        const forced_reduce_tuning forcing(tuning);
+        float device_sum = 0;
+        const double sum = best_seconds_per_call(q, 5, 20, [&] { device_sum = kiln::sum(x); });
+        const double kernel = sum_kernel_seconds(dev, hx);
+        const std::string name =
+            std::string("`sum(x)`, ") + type + (tuning.empty() ? "" : ", " + tuning);
+        char note[160];
+        std::snprintf(note, sizeof note,
+                      "%.2f G elements/s; float accumulator, relative error %.1e; wall clock",
+                      n / sum / 1e9, std::fabs(device_sum - exact_sum) / exact_sum);
+        row(name.c_str(), sum, 1.0 * n * sizeof(T), limit, note);
+        const std::string kernel_name = name + ", kernel only";
+        row(kernel_name.c_str(), kernel, 1.0 * n * sizeof(T), limit, "device event, best of 20");
+    }
+}
+
 /// `y = 2*x + z` and `sum(x)` over 16-bit vectors (elements load as float, compute in float and
 /// store rounded once; sum accumulates in float), each against a copy of the bytes it moves
 /// (copy_bound: on CPU devices the host's STREAM-style copy on every core, whose speed depends
@@ -55,27 +139,19 @@ std::size_t binary16_rows(kiln::queue& q, const char* type, const std::vector<fl
     }
     kiln::vector<T> x(q, hx), z(q, hz), y(q, n);
     const double axpy = best_seconds_per_call(q, 5, 20, [&] { y = 2 * x + z; });
-    float device_sum = 0;
-    const double sum = best_seconds_per_call(q, 5, 20, [&] { device_sum = kiln::sum(x); });
-    double exact_sum = 0;
-    for (const T& v : hx) exact_sum += static_cast<float>(v);
     const std::vector<T> result = y.read();
     std::size_t wrong = 0;
     for (std::size_t i = 0; i < n; ++i)
         wrong +=
             result[i].bits() != T(2 * static_cast<float>(hx[i]) + static_cast<float>(hz[i])).bits();
     const std::string axpy_name = std::string("`y = 2*x + z`, ") + type;
-    const std::string sum_name = std::string("`sum(x)`, ") + type;
     char note[128];
     std::snprintf(note, sizeof note, "%.2f G elements/s; wall clock per assignment",
                   n / axpy / 1e9);
     const kiln::device dev = q.device();
     row(axpy_name.c_str(), axpy, 3.0 * n * sizeof(T),
         kiln::bench::copy_bound(dev, 3 * n * sizeof(T) / 2), note);
-    std::snprintf(note, sizeof note, "%.2f G elements/s; float accumulator, relative error %.1e",
-                  n / sum / 1e9, std::fabs(device_sum - exact_sum) / exact_sum);
-    row(sum_name.c_str(), sum, 1.0 * n * sizeof(T), kiln::bench::copy_bound(dev, n * sizeof(T) / 2),
-        note);
+    binary16_sum_rows(q, type, hx, x);
     return wrong;
 }
 

@@ -1,9 +1,10 @@
 // Reductions of vector expressions to one value: sum, Kahan sum, min, max, minmax, count, any, all.
 //
-// Two stages. On the device, each work-group folds its share of the elements (four independent
+// Two stages. On the device, each work-group folds its share of the elements (independent
 // accumulators per work-item, for memory-level parallelism, then a tree in local memory) into
-// one partial result. On the host, the partials of every group and every device part are folded
-// in order. The expression is evaluated inside the first stage: no temporary vector.
+// one partial result: the module in src/algo/reduce/ plans and runs it from the device's tuning
+// row. On the host, the partials of every group and every device part are folded in order. The
+// expression is evaluated inside the first stage: no temporary vector.
 //
 // Semantics with special values (documented in docs/vector.md):
 //   sum, kahan_sum  IEEE: NaN if any element is NaN or if +inf and -inf both occur; +-inf
@@ -20,7 +21,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <kiln/detail/group_collectives.hpp>
+#include <functional>
+#include <kiln/detail/algo/scan_inputs.hpp>
 #include <kiln/detail/temporary_pool.hpp>
 #include <kiln/expr/core.hpp>
 #include <kiln/expr/launch.hpp>
@@ -31,7 +33,9 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -364,143 +368,110 @@ class pending_reduction {
 
 namespace detail {
 
+struct reduce_tuning;
+
+/// kiln::reduce's arguments, their types erased: run_reduction (src/algo/reduce/) plans and
+/// launches the reduction of each part on its device.
+struct reduce_input {
+    /// The reducer's state: its OpenCL C type, its bytes on the host and its identity.
+    std::string state_type;
+    std::size_t state_bytes = 0;
+    kernel_argument identity;
+    /// The reducer and the expression, which with state_type determine the generated text.
+    std::string reducer, expression;
+    /// Declares the expression's kernel parameters and returns element `idx` mapped to a state.
+    std::function<element_input(source_builder&)> declare;
+    /// Elements per 16-byte load where the expression reads 16-bit vectors only (8), else 1.
+    std::size_t wide_load_lanes = 1;
+    /// Where wide_load_lanes > 1, called after declare: the mapped element as lanes of 16-byte
+    /// loads, the first at an index that is a multiple of wide_load_lanes.
+    std::function<wide_input(source_builder&)> declare_wide;
+    /// Two states combined, as text.
+    std::function<std::string(source_builder&, const std::string&, const std::string&)> combine;
+    /// The expression's arguments for part `part`, which begins at element `begin`.
+    std::function<std::vector<kernel_argument>(std::size_t part, std::size_t begin)> arguments;
+    /// Where the expression's elements lie.
+    layout parts;
+};
+
+/// One part's launch: `groups` partial states in `partials`, written by `launch` on `queue`.
+struct reduction_launch {
+    kiln::queue queue;
+    temporary_lease partials;
+    std::size_t groups = 0;
+    event launch;
+};
+/// Launches the reduction of every part of `input` that has elements, each on its device's
+/// tuning (reduce_tuning_for).
+std::vector<reduction_launch> run_reduction(const reduce_input& input);
+/// The program run_reduction builds for `input` under `tuning` (tests and the CUDA translation
+/// tests read it; no device needed).
+std::string reduce_program_source(const reduce_input& input, const reduce_tuning& tuning);
+
+/// `value` as the input of a reduction by Reducer, `variant` its operand_check's kernel_variant;
+/// without parts, which the caller sets (a program's text needs none).
 template <class Reducer, expression_node Value>
-class reduction {
-  public:
+reduce_input reduce_input_of(const Value& value, std::string_view variant = {}) {
     using traits = typename Reducer::template on<typename Value::value_type>;
     using state = typename traits::state;
-    static constexpr int accumulators = 4;
-
-    explicit reduction(Value value) : value_(std::move(value)) {}
-
-    using read_mode = typename pending_reduction<traits>::read_mode;
-
-    pending_reduction<traits> start(const std::optional<kiln::queue>& on_queue, std::string call,
-                                    read_mode mode) const {
-        operand_check check(std::move(call));
-        if (on_queue) check.on_queue(*on_queue);
-        value_.check(check);
-        const layout parts = check.launch_layout();
-        pending_reduction<traits> pending;
-        for (std::size_t k = 0; k < parts.size(); ++k) {
-            const part_extent& part = parts[k];
-            if (part.size == 0) continue;
-            const generated_kernel& kernel =
-                cache_for<reduction>().get(part.queue.device(), "kiln_reduce",
-                                           [this](loop_style style) { return source(style); });
-            const std::size_t groups = kernel.groups_for(part.size);
-            temporary_lease partials = temporary_pool::acquire(part.queue, groups * sizeof(state));
-            argument_list args(k, part.begin);
-            args.scalar<std::uint64_t>(part.size);
-            args.buffer(partials.bytes());
-            args.local<state>(kernel.work_group_size());
-            args.scalar(traits::identity());
-            value_.collect(args);
-            const event done = kernel.launch(part.queue, groups, std::move(args).take());
-            pending.add_part(part.queue, std::move(partials), groups, done, mode);
-        }
-        return pending;
-    }
-
-    std::string source(loop_style style) const {
-        source_builder builder;
-        generator g(builder);
-        const std::string s = opencl_type_name<state>();
-        builder.begin_kernel("kiln_reduce");
-        g.parameter("ulong", "n");
-        g.parameter("global " + s + "*", "kiln_partials");
-        g.parameter("local " + s + "*", "kiln_scratch");
-        g.parameter(s, "kiln_identity");
-        const std::string mapped = traits::map(builder, value_.generate(g));
-        builder.begin_body();
-        for (int a = 0; a < accumulators; ++a)
-            builder.line(s + " acc" + std::to_string(a) + " = kiln_identity;");
-        element_range range = builder.declare_element_range(style, "n");
-        const auto fold_value = [&](int accumulator, const std::string& index,
-                                    const std::vector<std::string>& statements,
-                                    const std::string& value) {
-            builder.open("");
-            builder.line("const ulong idx = " + index + ";");
-            for (const auto& statement : statements) builder.line(statement);
-            const std::string acc = std::string("acc") + std::to_string(accumulator);
-            builder.line(acc + " = " + traits::combine(builder, acc, value) + ";");
-            builder.close();
-        };
-        const auto fold = [&](int accumulator, const std::string& index) {
-            fold_value(accumulator, index, g.statements(), mapped);
-        };
-        if (style == loop_style::strided && wide_lanes > 1) {
-            // GPUs: 16-bit elements 2 bytes at a time stay short of the copy bandwidth; one
-            // 16-byte load per step brings eight, folded into the accumulators in turn. The
-            // elements past the last whole step go through the loops below.
-            const std::string lanes = std::to_string(wide_lanes);
+    reduce_input input;
+    input.state_type = opencl_type_name<state>();
+    input.state_bytes = sizeof(state);
+    input.identity = make_argument(static_cast<device_scalar_t<state>>(traits::identity()));
+    input.reducer = typeid(traits).name();
+    input.expression = typeid(Value).name() + (";" + std::string(variant));
+    input.declare = [value](source_builder& b) {
+        generator g(b);
+        const std::string element = value.generate(g);
+        const std::string mapped = traits::map(b, element);
+        return element_input{.statements = g.statements(), .value = mapped};
+    };
+    // 16-bit elements 2 bytes at a time stay short of the copy bandwidth on GPUs. Wider elements
+    // keep their loads: independent ones per accumulator already keep enough bytes in flight.
+    if constexpr (width_of<Value>() == 2) {
+        static constexpr unsigned lanes = 8;
+        input.wide_load_lanes = lanes;
+        input.declare_wide = [value](source_builder& b) {
+            wide_input wide;
             std::vector<generator> passes;
-            std::vector<std::string> lane_values;
-            passes.reserve(wide_lanes);
-            for (unsigned lane = 0; lane < wide_lanes; ++lane) {
-                generator& pass = passes.emplace_back(builder, lane, wide_lanes);
-                lane_values.push_back(traits::map(builder, value_.generate(pass)));
+            passes.reserve(lanes);
+            for (unsigned lane = 0; lane < lanes; ++lane) {
+                generator& pass = passes.emplace_back(b, lane, lanes);
+                const std::string mapped = traits::map(b, value.generate(pass));
+                wide.lanes.push_back({pass.statements(), mapped});
             }
-            builder.line("const ulong kiln_wide_n = n / " + lanes + ";");
-            builder.open(
-                "for (ulong kiln_j = (ulong)get_global_id(0); kiln_j < kiln_wide_n; "
-                "kiln_j += (ulong)get_global_size(0))");
             for (const auto& load : passes.front().wide_loads())
-                builder.line("const " + load.wide_type + " " + load.name + "_in = ((global const " +
-                             load.wide_type + "*)" + load.name + ")[kiln_j];");
-            for (unsigned lane = 0; lane < wide_lanes; ++lane)
-                fold_value(static_cast<int>(lane % accumulators),
-                           lanes + " * kiln_j + " + std::to_string(lane), passes[lane].statements(),
-                           lane_values[lane]);
-            builder.close();
-            range.begin = "kiln_wide_n * " + lanes + " + " + range.begin;
-        }
-        // Four independent loads in flight per work-item: latency hiding that one accumulator,
-        // whose additions depend on each other, would not give.
-        builder.line("ulong i = " + range.begin + ";");
-        builder.open("for (; i + 3 * " + range.step + " < " + range.end + "; i += 4 * " +
-                     range.step + ")");
-        fold(0, "i");
-        for (int a = 1; a < accumulators; ++a)
-            fold(a, std::string("i + ") + std::to_string(a) + " * " + range.step);
-        builder.close();
-        builder.open("for (; i < " + range.end + "; i += " + range.step + ")");
-        fold(0, "i");
-        builder.close();
-        builder.line("acc0 = " +
-                     traits::combine(builder, traits::combine(builder, "acc0", "acc1"),
-                                     traits::combine(builder, "acc2", "acc3")) +
-                     ";");
-        // The work-group's tree in local memory; the group size is a power of two.
-        builder.line("const uint lid = " + builder.local_id() + ";");
-        builder.line("kiln_scratch[lid] = acc0;");
-        group_collectives(builder).reduce_in_place("kiln_scratch", "lid", "(uint)get_local_size(0)",
-                                                   [&](const std::string& a, const std::string& b) {
-                                                       return traits::combine(builder, a, b);
-                                                   });
-        builder.line("if (lid == 0) kiln_partials[get_group_id(0)] = kiln_scratch[0];");
-        builder.end_kernel();
-        return builder.str();
+                wide.loads.push_back({load.name, load.wide_type});
+            return wide;
+        };
     }
-
-  private:
-    /// Elements per 16-byte load where the value reads 16-bit vectors only (8), else 1. Wider
-    /// elements keep their loads: four independent ones per work-item already keep enough
-    /// bytes in flight.
-    static constexpr unsigned wide_lanes = width_of<Value>() == 2 ? 8 : 1;
-
-    Value value_;
-};
+    input.combine = [](source_builder& b, const std::string& x, const std::string& y) {
+        return traits::combine(b, x, y);
+    };
+    input.arguments = [value](std::size_t part, std::size_t begin) {
+        argument_list args(part, begin);
+        value.collect(args);
+        return std::move(args).take();
+    };
+    return input;
+}
 
 template <class Reducer, class E>
 auto start_reduction(const std::optional<kiln::queue>& q, const E& e, std::string call,
                      bool result_wanted_now) {
-    auto node = as_node(e);
-    using reduction_type = reduction<Reducer, decltype(node)>;
-    return reduction_type(std::move(node))
-        .start(q, std::move(call),
-               result_wanted_now ? reduction_type::read_mode::on_get
-                                 : reduction_type::read_mode::enqueued);
+    const auto node = as_node(e);
+    using traits = typename Reducer::template on<typename decltype(node)::value_type>;
+    using read_mode = typename pending_reduction<traits>::read_mode;
+    operand_check check(std::move(call));
+    if (q) check.on_queue(*q);
+    node.check(check);
+    reduce_input input = reduce_input_of<Reducer>(node, check.kernel_variant());
+    input.parts = check.launch_layout();
+    pending_reduction<traits> pending;
+    for (reduction_launch& part : run_reduction(input))
+        pending.add_part(part.queue, std::move(part.partials), part.groups, part.launch,
+                         result_wanted_now ? read_mode::on_get : read_mode::enqueued);
+    return pending;
 }
 
 }  // namespace detail

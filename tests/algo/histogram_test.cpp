@@ -35,10 +35,10 @@ void on_every_strategy(Body&& body) {
         const kiln::detail::scoped_histogram_strategy forced(s);
         body();
     }
-    for (const kiln::detail::histogram_tuning_row& row : kiln::detail::histogram_tuning_rows()) {
+    for (const auto& row : kiln::detail::algorithm::histogram_rows::rows()) {
         if (row.tuning.strategy == histogram_strategy::cpu_chunks) continue;
         SCOPED_TRACE(row.tuning.key());
-        const kiln::detail::scoped_histogram_tuning forced(row.tuning);
+        const kiln::detail::scoped_algorithm_policy forced(row.tuning);
         body();
     }
 }
@@ -432,7 +432,7 @@ TEST(histogram_tuning, keys_name_every_field_and_read_back) {
         [](histogram_tuning& t) { t.chunk_bytes = 4096; },
         [](histogram_tuning& t) { t.chunks_per_compute_unit = 8; },
     });
-    for (const auto& row : kiln::detail::histogram_tuning_rows()) {
+    for (const auto& row : kiln::detail::algorithm::histogram_rows::rows()) {
         const auto read = parse_histogram_tuning(row.tuning.key());
         ASSERT_TRUE(read.has_value()) << row.tuning.key();
         EXPECT_EQ(read->key(), row.tuning.key());
@@ -461,7 +461,7 @@ TEST(histogram_tuning, the_environment_forces_a_tuning_for_the_process) {
     EXPECT_EQ(forced->copies, 2u);
     EXPECT_TRUE(forced->wide_loads);
     // A test's tuning comes first.
-    const kiln::detail::scoped_histogram_tuning scoped(kiln::detail::histogram_tuning{});
+    const kiln::detail::scoped_algorithm_policy scoped(kiln::detail::histogram_tuning{});
     EXPECT_EQ(kiln::detail::histogram_tuning_in_force()->key(),
               kiln::detail::histogram_tuning{}.key());
 }

@@ -8,6 +8,7 @@
 #include <kiln/algo/reduce_by_key.hpp>
 #include <kiln/algo/scan.hpp>
 #include <kiln/detail/algo/fft_kernels.hpp>
+#include <kiln/detail/algo/reduce_tuning.hpp>
 #include <kiln/detail/algo/scan_strategy.hpp>
 #include <kiln/detail/algo/stencil_2d_streaming.hpp>
 #include <kiln/detail/algo/stencil_windows.hpp>
@@ -234,11 +235,14 @@ TEST_F(NvrtcCompile, HalfAndBfloat16Expressions) {
     const std::string wide = gpu_assignment_source(y, 2 * x + x);
     EXPECT_NE(wide.find("ushort8"), std::string::npos) << wide;
     expect_cubin(compile({wide}));
-    const std::string sum = reduction<kiln::reducers::sum, vector_terminal<kiln::bfloat16>>(
-                                vector_terminal<kiln::bfloat16>(b))
-                                .source(loop_style::strided);
-    EXPECT_NE(sum.find("ushort8"), std::string::npos) << sum;
-    expect_cubin(compile({sum}));
+    // One 16-byte load per step (the GPU rows') and several, as expr_bench's sweep runs.
+    for (const std::size_t wide_loads : {std::size_t{1}, std::size_t{4}}) {
+        const std::string sum = reduce_program_source(
+            reduce_input_of<kiln::reducers::sum>(vector_terminal<kiln::bfloat16>(b)),
+            reduce_tuning{.loop = loop_style::strided, .wide_loads = wide_loads});
+        EXPECT_NE(sum.find("ushort8"), std::string::npos) << sum;
+        expect_cubin(compile({sum}));
+    }
     // CPU devices' vector form, which tests force on CUDA: bfloat16's vector helpers.
     const launch_policy chunked{loop_style::chunked, 1, 16, 64};
     expect_cubin(compile({gpu_assignment_source(b, b * 3 + b, chunked)}));

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <kiln/algo/reduce_by_key.hpp>
 #include <kiln/algo/scan.hpp>
+#include <kiln/detail/algo/reduce_tuning.hpp>
 #include <kiln/vector.hpp>
 #include <limits>
 #include <string>
@@ -285,51 +286,64 @@ TEST_P(binary16_vector, gpu_statements_with_slices_and_mixed_widths_keep_the_ele
     });
 }
 
+/// The GPU rows' reduction shape (strided loops of 16-byte loads), in groups of 64.
+kiln::detail::reduce_tuning strided_reduction(std::size_t wide_loads) {
+    return {.loop = kiln::detail::loop_style::strided,
+            .work_group_size = 64,
+            .groups_per_compute_unit = 4,
+            .accumulators = 4,
+            .wide_loads = wide_loads};
+}
+
 TEST_P(binary16_vector, gpu_reductions_read_eight_elements_per_16_byte_load) {
-    const kiln::detail::scoped_launch_policy forcing(strided_policy());
-    for_each_binary16([&]<class T>() {
-        for (std::size_t n : wide_access_sizes()) {
-            SCOPED_TRACE("n = " + std::to_string(n));
-            // Quarters of small integers: the float sum is exact in any order. The extremes sit
-            // in the last element, which is in the tail whenever n is not a multiple of eight.
-            std::vector<T> hs;
-            for (std::size_t i = 0; i < n; ++i)
-                hs.push_back(T(static_cast<float>(static_cast<int>(i % 7) - 2) * 0.25f));
-            if (n > 0) hs[n - 1] = T(9.0f);
-            if (n > 1) hs[n - 2] = T(-5.0f);
-            float total = 0, squares = 0;
-            for (const T& h : hs) {
-                total += static_cast<float>(h);
-                squares += static_cast<float>(h) * static_cast<float>(h);
+    // One load a step (the GPU rows') and three, whose tail of whole loads takes the loop of one.
+    for (const std::size_t wide_loads : {std::size_t{1}, std::size_t{3}}) {
+        SCOPED_TRACE("wide_loads = " + std::to_string(wide_loads));
+        const kiln::detail::scoped_algorithm_policy forcing(strided_reduction(wide_loads));
+        for_each_binary16([&]<class T>() {
+            for (std::size_t n : wide_access_sizes()) {
+                SCOPED_TRACE("n = " + std::to_string(n));
+                // Quarters of small integers: the float sum is exact in any order. The extremes sit
+                // in the last element, which is in the tail whenever n is not a multiple of eight.
+                std::vector<T> hs;
+                for (std::size_t i = 0; i < n; ++i)
+                    hs.push_back(T(static_cast<float>(static_cast<int>(i % 7) - 2) * 0.25f));
+                if (n > 0) hs[n - 1] = T(9.0f);
+                if (n > 1) hs[n - 2] = T(-5.0f);
+                float total = 0, squares = 0;
+                for (const T& h : hs) {
+                    total += static_cast<float>(h);
+                    squares += static_cast<float>(h) * static_cast<float>(h);
+                }
+                kiln::vector<T> x(q, hs);
+                EXPECT_EQ(kiln::sum(x), total);
+                EXPECT_EQ(kiln::sum(x * x), squares);
+                if (n > 0) {
+                    EXPECT_EQ(kiln::maximum(x), 9.0f);
+                    EXPECT_EQ(kiln::minimum(x), n > 1 ? -5.0f : 9.0f);
+                }
             }
-            kiln::vector<T> x(q, hs);
-            EXPECT_EQ(kiln::sum(x), total);
-            EXPECT_EQ(kiln::sum(x * x), squares);
-            if (n > 0) {
-                EXPECT_EQ(kiln::maximum(x), 9.0f);
-                EXPECT_EQ(kiln::minimum(x), n > 1 ? -5.0f : 9.0f);
-            }
-        }
-        kiln::vector<T> any(q, 16);
-        const std::string source =
-            kiln::detail::reduction<kiln::reducers::sum, kiln::detail::vector_terminal<T>>(
-                kiln::detail::vector_terminal<T>(any))
-                .source(kiln::detail::loop_style::strided);
-        EXPECT_NE(source.find("ushort8"), std::string::npos) << source;
-        // NaN, infinity and subnormals inside whole loads and in the tail.
-        using limits = std::numeric_limits<T>;
-        std::vector<T> special(19, T(1.0f));
-        special[3] = limits::denorm_min();
-        special[18] = limits::infinity();
-        kiln::vector<T> x(q, special);
-        EXPECT_EQ(kiln::sum(x), std::numeric_limits<float>::infinity());
-        EXPECT_EQ(kiln::minimum(x), static_cast<float>(limits::denorm_min()));
-        special[18] = T(1.0f);
-        special[5] = limits::quiet_NaN();
-        kiln::vector<T> with_nan(q, special);
-        EXPECT_TRUE(std::isnan(kiln::sum(with_nan)));
-        EXPECT_EQ(kiln::maximum(with_nan), 1.0f);  // NaNs ignored
-    });
+            kiln::vector<T> any(q, 16);
+            const std::string source = kiln::detail::reduce_program_source(
+                kiln::detail::reduce_input_of<kiln::reducers::sum>(
+                    kiln::detail::vector_terminal<T>(any)),
+                strided_reduction(wide_loads));
+            EXPECT_NE(source.find("ushort8"), std::string::npos) << source;
+            // NaN, infinity and subnormals inside whole loads and in the tail.
+            using limits = std::numeric_limits<T>;
+            std::vector<T> special(19, T(1.0f));
+            special[3] = limits::denorm_min();
+            special[18] = limits::infinity();
+            kiln::vector<T> x(q, special);
+            EXPECT_EQ(kiln::sum(x), std::numeric_limits<float>::infinity());
+            EXPECT_EQ(kiln::minimum(x), static_cast<float>(limits::denorm_min()));
+            special[18] = T(1.0f);
+            special[5] = limits::quiet_NaN();
+            kiln::vector<T> with_nan(q, special);
+            EXPECT_TRUE(std::isnan(kiln::sum(with_nan)));
+            EXPECT_EQ(kiln::maximum(with_nan), 1.0f);  // NaNs ignored
+        });
+    }
 }
 
 TEST_P(binary16_vector, fills_with_numbers_and_16_bit_values) {

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <kiln/error.hpp>
-#include <mutex>
 #include <optional>
 #include <string>
 
@@ -14,8 +13,6 @@ namespace kiln::detail {
 namespace {
 
 std::atomic<histogram_strategy> forced_strategy{histogram_strategy::automatic};
-std::optional<histogram_tuning> forced_tuning;
-std::mutex forced_tuning_mutex;
 
 std::size_t ceil_div(std::size_t a, std::size_t b) {
     return (a + b - 1) / b;
@@ -33,7 +30,7 @@ std::size_t local_budget(const device_properties& props, const histogram_tuning&
 
 histogram_plan plan_histogram(const device_properties& props, const histogram_plan_input& input) {
     histogram_plan plan;
-    plan.tuning = input.tuning.value_or(histogram_row_for(props).tuning);
+    plan.tuning = tuning_table<algorithm::histogram_rows>::tuning_for(props, input.tuning);
     const histogram_tuning& tuning = plan.tuning;
     plan.strategy = input.forced != histogram_strategy::automatic ? input.forced : tuning.strategy;
     const std::size_t compute_units = std::max(1u, props.compute_units);
@@ -83,14 +80,9 @@ scoped_histogram_strategy::~scoped_histogram_strategy() {
     forced_strategy.store(previous_);
 }
 
-scoped_histogram_tuning::scoped_histogram_tuning(const histogram_tuning& tuning)
-    : override_(forced_tuning, tuning, forced_tuning_mutex) {}
-
 std::optional<histogram_tuning> histogram_tuning_in_force() {
-    {
-        const std::lock_guard lock(forced_tuning_mutex);
-        if (forced_tuning) return forced_tuning;
-    }
+    if (std::optional<histogram_tuning> forced = tuning_table<algorithm::histogram_rows>::forced())
+        return forced;
     const char* text = std::getenv("KILN_HISTOGRAM_TUNING");
     if (!text || !*text) return std::nullopt;
     if (std::optional<histogram_tuning> tuning = parse_histogram_tuning(text)) return tuning;

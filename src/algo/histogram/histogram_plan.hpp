@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstddef>
-#include <kiln/detail/scoped_override.hpp>
 #include <kiln/runtime/device.hpp>
 #include <optional>
 
@@ -23,7 +22,7 @@ struct histogram_plan {
     std::size_t lanes = 1;
     /// cpu_chunks: the chunks and the elements of each (the last may have fewer).
     std::size_t chunks = 1, chunk_elements = 0;
-    /// What the plan was made from: the device's row, or a test's (scoped_histogram_tuning).
+    /// What the plan was made from: the device's row, or a test's (scoped_algorithm_policy).
     histogram_tuning tuning;
 };
 
@@ -35,7 +34,7 @@ struct histogram_plan_input {
     /// A test's or KILN_HISTOGRAM_STRATEGY's choice (automatic: none). local_atomics where the
     /// bins do not fit local memory runs global_atomics, so that forcing it is always valid.
     histogram_strategy forced = histogram_strategy::automatic;
-    /// A test's or benchmark's tuning (scoped_histogram_tuning), in place of the device's row.
+    /// A test's or benchmark's tuning (histogram_tuning_in_force), in place of the device's row.
     std::optional<histogram_tuning> tuning{};
 };
 
@@ -57,18 +56,10 @@ class scoped_histogram_strategy {
 /// scoped_histogram_strategy's, else KILN_HISTOGRAM_STRATEGY's, else automatic.
 histogram_strategy histogram_strategy_in_force();
 
-/// Test only: while alive, histograms on every device plan from `tuning` instead of the
-/// device's row (its strategy too, unless a strategy is forced), so that a CPU device runs a GPU
-/// row's kernels. KILN_HISTOGRAM_TUNING (a histogram_tuning::key()) does the same for a process,
-/// which histogram_bench sets to compare tunings in one run.
-class scoped_histogram_tuning {
-  public:
-    explicit scoped_histogram_tuning(const histogram_tuning& tuning);
-
-  private:
-    scoped_override<std::optional<histogram_tuning>> override_;
-};
-/// scoped_histogram_tuning's, else KILN_HISTOGRAM_TUNING's, else none.
+/// A scoped_algorithm_policy's histogram_tuning (tests: every device plans from it instead of its
+/// row, its strategy too unless one is forced, so that a CPU device runs a GPU row's kernels),
+/// else KILN_HISTOGRAM_TUNING's (a histogram_tuning::key(), which histogram_bench sets to compare
+/// tunings in one run), else none.
 std::optional<histogram_tuning> histogram_tuning_in_force();
 
 }  // namespace kiln::detail

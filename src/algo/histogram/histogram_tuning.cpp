@@ -13,12 +13,6 @@
 namespace kiln::detail {
 namespace {
 
-constexpr device_class any_device{std::nullopt, std::nullopt, "", 0, 0};
-constexpr device_class any_gpu{std::nullopt, device_type::gpu, "", 0, 0};
-constexpr device_class any_cpu{std::nullopt, device_type::cpu, "", 0, 0};
-// Through CUDA or NVIDIA's OpenCL alike: the platform or vendor name says NVIDIA.
-constexpr device_class nvidia_gpus{std::nullopt, device_type::gpu, "nvidia", 0, 0};
-
 /// The atomics strategies' rows: `loads` per work-item per step, 16 bytes each where `wide`.
 constexpr histogram_tuning atomics(std::size_t group, std::size_t loads, bool wide,
                                    std::size_t copies, std::size_t groups_per_compute_unit) {
@@ -37,33 +31,29 @@ constexpr histogram_tuning chunks(std::size_t chunk_bytes, std::size_t per_compu
             .chunks_per_compute_unit = per_compute_unit};
 }
 
-const std::array rows{
-    histogram_tuning_row{nvidia_gpus, atomics(256, 4, true, 8, 4),
-                         "chosen, not measured yet: 4 loads of 16 bytes (16 floats) in flight per "
-                         "work-item, 64 KiB per SM; 4 groups of 256 stay resident together up to "
-                         "64 registers a work-item (8 would need 32, else a second wave of groups "
-                         "walks its share alone); 8 copies of 256 bins take 8 KiB of local "
-                         "memory. histogram_bench sweeps others (KILN_HISTOGRAM_BENCH_TUNINGS)"},
-    histogram_tuning_row{any_gpu, atomics(256, 4, true, 4, 4),
-                         "not measured: as NVIDIA, half the copies"},
-    histogram_tuning_row{any_cpu, chunks(64 * 1024, 4),
-                         "not swept: PoCL, 2 shared cores at load 15, histogram_bench 23, 256 "
-                         "bins, 2026-11-25: 4 rows per chunk 0.56-0.93x (uniform), 0.88-1.12x "
-                         "(one bin) one host thread, whose time varied 15-34 ms; 1 row 0.57x"},
-    histogram_tuning_row{any_device, atomics(64, 1, false, 1, 2),
-                         "the fallback: small groups every OpenCL device can run"},
+const std::array histogram_table{
+    tuning_row<histogram_tuning>{
+        nvidia_gpus, atomics(256, 4, true, 8, 4),
+        "chosen, not measured yet: 4 loads of 16 bytes (16 floats) in flight per "
+        "work-item, 64 KiB per SM; 4 groups of 256 stay resident together up to "
+        "64 registers a work-item (8 would need 32, else a second wave of groups "
+        "walks its share alone); 8 copies of 256 bins take 8 KiB of local "
+        "memory. histogram_bench sweeps others (KILN_HISTOGRAM_BENCH_TUNINGS)"},
+    tuning_row<histogram_tuning>{any_gpu, atomics(256, 4, true, 4, 4),
+                                 "not measured: as NVIDIA, half the copies"},
+    tuning_row<histogram_tuning>{
+        any_cpu, chunks(64 * 1024, 4),
+        "not swept: PoCL, 2 shared cores at load 15, histogram_bench 23, 256 "
+        "bins, 2026-11-25: 4 rows per chunk 0.56-0.93x (uniform), 0.88-1.12x "
+        "(one bin) one host thread, whose time varied 15-34 ms; 1 row 0.57x"},
+    tuning_row<histogram_tuning>{any_device, atomics(64, 1, false, 1, 2),
+                                 "the fallback: small groups every OpenCL device can run"},
 };
 
 }  // namespace
 
-std::span<const histogram_tuning_row> histogram_tuning_rows() {
-    return rows;
-}
-
-const histogram_tuning_row& histogram_row_for(const device_properties& props) {
-    for (const histogram_tuning_row& row : rows)
-        if (matches(row.devices, props)) return row;
-    return rows.back();
+std::span<const tuning_row<histogram_tuning>> algorithm::histogram_rows::rows() {
+    return histogram_table;
 }
 
 std::string histogram_tuning::key() const {

@@ -62,15 +62,18 @@ struct histogram_tuning {
 /// or a number is 0.
 std::optional<histogram_tuning> parse_histogram_tuning(std::string_view key);
 
-struct histogram_tuning_row {
-    device_class devices;
-    histogram_tuning tuning;
-    std::string_view provenance;  ///< where the numbers were measured, or why they were chosen
+namespace algorithm {
+
+/// The histogram's rows in the generic tuning table, searched from the top; the last matches
+/// every device. scoped_algorithm_policy(histogram_tuning{...}) forces one in tests.
+struct histogram_rows {
+    using tuning = histogram_tuning;
+    static constexpr std::string_view name = "histogram";
+    static std::span<const tuning_row<histogram_tuning>> rows();
 };
 
-/// The rows, searched from the top; the last matches every device.
-std::span<const histogram_tuning_row> histogram_tuning_rows();
-/// The first row matching a device of `props`.
-const histogram_tuning_row& histogram_row_for(const device_properties& props);
+}  // namespace algorithm
+
+scoped_algorithm_policy(histogram_tuning)->scoped_algorithm_policy<algorithm::histogram_rows>;
 
 }  // namespace kiln::detail
