@@ -6,13 +6,17 @@
 // Lorenz ensemble (VexCL's example: 1024 systems, a multivector<double, 3>, eight kernels a step)
 // run eagerly, as one kiln::fused block, and captured ten steps to a kiln::graph. On OpenCL
 // devices, the same work as a raw clEnqueueNDRangeKernel loop, the baseline kiln's launch path is
-// measured against; on the GPU machine, small_ops_cuda_reference prints raw CUDA launches and a raw
-// CUDA graph of the same kernels in the same format, to sit under this table.
+// measured against, and kiln's own kernel for `y = 2*x + z` launched raw in kiln's launch shape,
+// with its arguments set and an event taken at each launch as kiln does: the driver's share of
+// kiln's eager row, the rest being kiln's own; on the GPU machine, small_ops_cuda_reference prints
+// raw CUDA launches and a raw CUDA graph of the same kernels in the same format, to sit under this
+// table.
 #include <CL/cl.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <kiln/expr/launch.hpp>
 #include <kiln/kiln.hpp>
 #include <kiln/multivector.hpp>
 #include <optional>
@@ -138,7 +142,8 @@ double raw_seconds_per_call(cl_command_queue q, int calls, Enqueue&& enqueue) {
 
 /// The same work as kiln's rows, each kernel one clEnqueueNDRangeKernel with its arguments set
 /// once beforehand: what an OpenCL program written by hand costs per operation.
-void raw_opencl_rows(cl_device_id device, bool double_precision) {
+void raw_opencl_rows(cl_device_id device, const kiln::device& dev) {
+    const bool double_precision = dev.properties().double_precision;
     cl_int status = CL_SUCCESS;
     cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &status);
     check_cl(status, "clCreateContext");
@@ -181,6 +186,58 @@ void raw_opencl_rows(cl_device_id device, bool double_precision) {
         for (cl_mem m : {y, x, z}) clReleaseMemObject(m);
     }
     clReleaseKernel(axpy);
+
+    {
+        // kiln's kernel and launch shape (generated_kernel, kiln/expr/launch.hpp): work-groups
+        // of the policy's size, as many as the elements need up to the policy's cap.
+        kiln::queue kq(dev);
+        const kiln::vector<float> kx(kq, small_n), kz(kq, small_n);
+        const std::string text =
+            kiln::assignment_source(dev, kiln::vector<float>(kq, 1), 2.0f * kx + kz);
+        const char* generated = text.c_str();
+        cl_program own = clCreateProgramWithSource(context, 1, &generated, nullptr, &status);
+        check_cl(status, "clCreateProgramWithSource");
+        check_cl(clBuildProgram(own, 1, &device, "", nullptr, nullptr), "clBuildProgram");
+        cl_kernel assign = clCreateKernel(own, "kiln_assign", &status);
+        check_cl(status, "clCreateKernel");
+        const auto policy = kiln::detail::launch_policy_for(dev);
+        std::size_t kernel_limit = 0;
+        check_cl(clGetKernelWorkGroupInfo(assign, device, CL_KERNEL_WORK_GROUP_SIZE,
+                                          sizeof(kernel_limit), &kernel_limit, nullptr),
+                 "clGetKernelWorkGroupInfo");
+        std::size_t group = 1;
+        while (group * 2 <=
+               std::min({policy.work_group_size, kernel_limit, dev.properties().max_work_group_size,
+                         dev.properties().max_work_item_sizes[0]}))
+            group *= 2;
+        const std::size_t groups =
+            std::clamp<std::size_t>((small_n + group - 1) / group, 1,
+                                    std::max<std::size_t>(1, dev.properties().compute_units *
+                                                                 policy.groups_per_compute_unit));
+        cl_mem y = buffer(small_n * sizeof(float)), x = buffer(small_n * sizeof(float)),
+               z = buffer(small_n * sizeof(float));
+        const cl_ulong n = small_n;
+        const float two = 2.0f;
+        row("`y = 2*x + z`, n = " + std::to_string(small_n),
+            "raw loop of kiln's kernel and shape, arguments set and an event each launch",
+            raw_seconds_per_call(q, 2000, [&] {
+                // The kernel's parameters: n, the target, then the values' in order of use.
+                set(assign, 0, n);
+                set(assign, 1, y);
+                set(assign, 2, two);
+                set(assign, 3, x);
+                set(assign, 4, z);
+                const std::size_t global = groups * group;
+                cl_event done = nullptr;
+                check_cl(clEnqueueNDRangeKernel(q, assign, 1, nullptr, &global, &group, 0, nullptr,
+                                                &done),
+                         "clEnqueueNDRangeKernel");
+                clReleaseEvent(done);
+            }));
+        for (cl_mem m : {y, x, z}) clReleaseMemObject(m);
+        clReleaseKernel(assign);
+        clReleaseProgram(own);
+    }
 
     if (double_precision) {
         const std::size_t bytes = 3 * systems * sizeof(double);
@@ -274,8 +331,7 @@ int main() {
     }
 
     if (dev.backend() == kiln::backend_kind::opencl) {
-        if (const auto device = raw_device(dev))
-            raw_opencl_rows(*device, dev.properties().double_precision);
+        if (const auto device = raw_device(dev)) raw_opencl_rows(*device, dev);
     }
     return 0;
 }

@@ -21,6 +21,7 @@
 #include <kiln/runtime/program.hpp>
 #include <kiln/runtime/queue.hpp>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -67,6 +68,21 @@ struct parameter_info {
     std::size_t constant_bytes = 0;
 };
 
+/// What the argument checks need of a parameter's declared type, read from its text once per
+/// kernel (kernel_impl::parameter_types) instead of on every launch.
+struct parameter_type {
+    bool sampler = false;  ///< sampler_t, which kiln cannot pass
+    bool image = false;    ///< image2d_t, which takes a kiln::image2d
+    /// The built-in type a pointer points to, spelt as opencl_type_name spells host types
+    /// ("uint", "float4"); empty for void, bool, structs and typedefs, which are not checked.
+    std::string builtin_pointee;
+    /// The struct a pointer points to when it is a plain name other than a built-in type
+    /// ("particle" for "particle*" and "struct particle*"); empty otherwise.
+    std::string struct_pointee;
+    /// Bytes of a built-in scalar or vector type (3-vectors padded to 4); 0 for other types.
+    std::size_t value_bytes = 0;
+};
+
 /// Page-locked host memory from a device's backend, freed with the object. Backends that have
 /// nothing to pin (a CPU device) hand out ordinary memory.
 class host_memory_impl {
@@ -91,6 +107,14 @@ class kernel_impl {
     /// The most local memory one work-group of this kernel may use, its own and its local
     /// arguments together.
     virtual std::size_t local_memory_limit() const = 0;
+
+    /// parameters()' types as the argument checks read them, parsed on the first call (defined
+    /// in runtime/parameter_types.cpp, where the checks are).
+    const std::vector<parameter_type>& parameter_types() const;
+
+  private:
+    mutable std::once_flag types_parsed_;
+    mutable std::vector<parameter_type> types_;
 };
 
 /// The one way a backend turns an interface object into its own class. An object of the other

@@ -44,11 +44,19 @@ fused_signature signature_of(const std::vector<held_statement>& statements) {
 
 /// The kernel cache of each group signature met so far.
 kernel_cache& cache_for(const fused_signature& signature) {
+    // A block run again (each step of a time stepper) has the signature of the thread's block
+    // before it: its cache is found without the lock and the map. Caches live as long as the
+    // process, so the pointer kept stays valid.
+    thread_local fused_signature last_signature;
+    thread_local kernel_cache* last_cache = nullptr;
+    if (last_cache && signature == last_signature) return *last_cache;
     static std::mutex mutex;
     static std::map<fused_signature, std::unique_ptr<kernel_cache>> caches;
     std::lock_guard lock(mutex);
     auto& cache = caches[signature];
     if (!cache) cache = std::make_unique<kernel_cache>();
+    last_signature = signature;
+    last_cache = cache.get();
     return *cache;
 }
 

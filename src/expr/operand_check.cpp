@@ -140,21 +140,27 @@ bool members_overlap(const std::string& a, const std::string& b) {
 }  // namespace
 
 void operand_check::written_once(std::initializer_list<written_target> targets) const {
-    const std::vector<written_target> all(targets);
-    for (std::size_t i = 0; i < all.size(); ++i)
-        for (std::size_t j = i + 1; j < all.size(); ++j)
+    const written_target* all = targets.begin();
+    for (std::size_t i = 0; i < targets.size(); ++i)
+        for (std::size_t j = i + 1; j < targets.size(); ++j)
             if (all[i].vector == all[j].vector && members_overlap(all[i].member, all[j].member))
                 fail("targets " + std::to_string(i + 1) + " and " + std::to_string(j + 1) +
                      " write the same vector, so its elements would keep one of the two "
                      "values; give each target a vector of its own");
 }
 
-layout operand_check::launch_layout() const {
+const layout& operand_check::launch_layout() const {
     if (!size_)
         fail("the statement's size is unknown: use a vector in it, or give element_index a size");
-    if (*size_ == 0) return {};
+    if (*size_ == 0) {
+        made_layout_.clear();
+        return made_layout_;
+    }
     if (elementwise_) return *elementwise_;
-    if (single_queue_) return {part_extent{*single_queue_, 0, *size_}};
+    if (single_queue_) {
+        made_layout_ = {part_extent{*single_queue_, 0, *size_}};
+        return made_layout_;
+    }
     fail("nothing in the statement says which device to run on: pass a queue");
 }
 

@@ -181,66 +181,6 @@ using detail::kernel_argument;
 using detail::parameter_info;
 using space = parameter_info::address_space;
 
-// These run for every argument of every launch: views of the declared names, no copies.
-
-/// `type` without trailing characters among `chars` and without the leading `prefixes`.
-std::string_view trimmed(std::string_view type, std::string_view chars,
-                         std::initializer_list<std::string_view> prefixes) {
-    while (!type.empty() && chars.find(type.back()) != std::string_view::npos)
-        type.remove_suffix(1);
-    for (std::string_view prefix : prefixes)
-        if (type.starts_with(prefix)) type.remove_prefix(prefix.size());
-    return type;
-}
-
-/// Bytes of an OpenCL C scalar or vector type, 0 when the name is not a built-in type.
-std::size_t opencl_type_size(std::string_view type) {
-    static const std::map<std::string, std::size_t, std::less<>> scalars = {
-        {"char", 1},          {"uchar", 1},          {"bool", 1},         {"short", 2},
-        {"ushort", 2},        {"half", 2},           {"int", 4},          {"uint", 4},
-        {"float", 4},         {"long", 8},           {"ulong", 8},        {"double", 8},
-        {"unsigned char", 1}, {"unsigned short", 2}, {"unsigned int", 4}, {"unsigned long", 8},
-        {"unsigned", 4}};
-    type = trimmed(type, " ", {"const "});
-    if (auto found = scalars.find(type); found != scalars.end()) return found->second;
-    // Vector types: base name followed by a width of 2, 3, 4, 8 or 16; 3-vectors are padded to 4.
-    const std::size_t digits = type.find_first_of("0123456789");
-    if (digits == std::string_view::npos || digits == 0) return 0;
-    auto base = scalars.find(type.substr(0, digits));
-    if (base == scalars.end()) return 0;
-    const std::string_view width = type.substr(digits);
-    const std::size_t lanes = width == "2"    ? 2
-                              : width == "3"  ? 4
-                              : width == "4"  ? 4
-                              : width == "8"  ? 8
-                              : width == "16" ? 16
-                                              : 0;
-    return base->second * lanes;
-}
-
-/// The built-in OpenCL C type a pointer parameter points to, spelt as opencl_type_name spells
-/// host types ("uint", "float4"); empty for void, structs and typedefs, which are not checked.
-std::string_view builtin_pointee_type(std::string_view type) {
-    type = trimmed(type, "* ", {"const ", "volatile "});
-    static const std::map<std::string, std::string, std::less<>> spellings = {
-        {"unsigned char", "uchar"}, {"unsigned short", "ushort"}, {"unsigned int", "uint"},
-        {"unsigned long", "ulong"}, {"unsigned", "uint"},         {"signed char", "char"}};
-    if (auto found = spellings.find(type); found != spellings.end()) type = found->second;
-    if (type == "bool" || opencl_type_size(type) == 0) return {};
-    return type;
-}
-
-/// The struct a pointer parameter points to when its type is a plain name other than a built-in
-/// type ("particle*", "struct particle*"); empty otherwise (void, built-ins, anything else).
-std::string_view struct_pointee_type(std::string_view type) {
-    type = trimmed(type, "* ", {"const ", "volatile ", "struct "});
-    const bool plain_name = !type.empty() && std::all_of(type.begin(), type.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-    });
-    if (!plain_name || type == "void" || !builtin_pointee_type(type).empty()) return {};
-    return type;
-}
-
 const char* kind_name(kernel_argument::kind kind) {
     switch (kind) {
         case kernel_argument::kind::buffer:
@@ -272,19 +212,21 @@ void check_arguments(const detail::kernel_impl& kernel, const device_properties&
                                                  " were given");
     const auto& params = kernel.parameters();
     if (params.empty()) return;  // the platform does not describe its parameters
+    const auto& types = kernel.parameter_types();
     for (std::size_t i = 0; i < args.size(); ++i) {
         const auto& arg = args[i];
         const auto& param = params[i];
+        const detail::parameter_type& type = types[i];
         auto wrong = [&](const std::string& why) {
             throw invalid_argument_error(call(), describe(param, i) + ": " + why);
         };
         // Image parameters are global memory objects on OpenCL and values under CUDA: the type
         // decides, whatever the address space says.
-        if (param.type_name.ends_with("sampler_t"))
+        if (type.sampler)
             wrong(
                 "sampler parameters are not supported: declare the sampler as a constant in the "
                 "kernel source (const sampler_t s = CLK_ADDRESS_CLAMP | ...;)");
-        const bool image_parameter = param.type_name.ends_with("image2d_t");
+        const bool image_parameter = type.image;
         if (image_parameter && arg.what != kernel_argument::kind::image)
             wrong(std::string("expects a kiln::image2d, got ") + kind_name(arg.what));
         if (!image_parameter && arg.what == kernel_argument::kind::image)
@@ -299,17 +241,15 @@ void check_arguments(const detail::kernel_impl& kernel, const device_properties&
                     wrong(
                         "the kernel only reads it, but the buffer is declared kiln::out "
                         "(write-only)");
-                if (const std::string_view pointee =
-                        arg.element_type.empty() ? "" : builtin_pointee_type(param.type_name);
-                    !pointee.empty() && pointee != arg.element_type)
-                    wrong("expects a buffer of " + std::string(pointee) + ", got a buffer of " +
+                if (!arg.element_type.empty() && !type.builtin_pointee.empty() &&
+                    type.builtin_pointee != arg.element_type)
+                    wrong("expects a buffer of " + type.builtin_pointee + ", got a buffer of " +
                           arg.element_type + " (kiln::reinterpret(buffer) passes it as it is)");
                 // A KILN_STRUCT's buffer for a pointer to another struct: the fields would be
                 // read at the other struct's offsets.
-                if (const std::string_view pointee =
-                        arg.element_is_struct ? struct_pointee_type(param.type_name) : "";
-                    !pointee.empty() && pointee != arg.element_type)
-                    wrong("expects a buffer of " + std::string(pointee) + ", got a buffer of " +
+                if (arg.element_is_struct && !type.struct_pointee.empty() &&
+                    type.struct_pointee != arg.element_type)
+                    wrong("expects a buffer of " + type.struct_pointee + ", got a buffer of " +
                           arg.element_type + " (kiln::reinterpret(buffer) passes it as it is)");
                 // OpenCL devices hold `constant` arguments in a constant memory of this size,
                 // CUDA in the parameter's share of the module's constant bank.
@@ -328,16 +268,15 @@ void check_arguments(const detail::kernel_impl& kernel, const device_properties&
                 if (arg.what != kernel_argument::kind::local)
                     wrong(std::string("expects kiln::local<T>(n), got ") + kind_name(arg.what));
                 if (arg.size == 0) wrong("a local allocation of 0 bytes");
-                if (const std::string_view pointee =
-                        arg.element_type.empty() ? "" : builtin_pointee_type(param.type_name);
-                    !pointee.empty() && pointee != arg.element_type)
-                    wrong("expects kiln::local<" + std::string(pointee) + ">, got kiln::local<" +
+                if (!arg.element_type.empty() && !type.builtin_pointee.empty() &&
+                    type.builtin_pointee != arg.element_type)
+                    wrong("expects kiln::local<" + type.builtin_pointee + ">, got kiln::local<" +
                           arg.element_type + ">");
                 break;
             case space::private_:
                 if (arg.what != kernel_argument::kind::scalar)
                     wrong(std::string("expects a scalar, got ") + kind_name(arg.what));
-                if (std::size_t expected = opencl_type_size(param.type_name);
+                if (const std::size_t expected = type.value_bytes;
                     expected != 0 && expected != arg.size)
                     wrong("expects " + std::to_string(expected) + " bytes, got a " +
                           std::to_string(arg.size) + "-byte value");

@@ -60,7 +60,7 @@ class assignment {
                     check.written_once({{&t.written_layout(), written_member(t)}...});
                 },
                 targets_);
-        const layout parts = check.launch_layout();
+        const layout& parts = check.launch_layout();
         if (fused_group* group = active_fused_group();
             group && check.elementwise_only() && joins(*group, parts)) {
             hold(*group, held(parts[0]), parts[0]);

@@ -320,12 +320,15 @@ using device_scalar_t = std::conditional_t<std::is_same_v<T, bool>, std::int32_t
 /// The run-time arguments of one launch on one part of the data.
 class argument_list {
   public:
-    argument_list(std::size_t part, std::size_t part_begin)
-        : part_(part), part_begin_(part_begin) {}
+    argument_list(std::size_t part, std::size_t part_begin) : part_(part), part_begin_(part_begin) {
+        args_.reserve(typical_arguments);
+    }
     /// For a statement of a fused group: also records which vector each argument is.
     struct identify_vectors {};
     argument_list(std::size_t part, std::size_t part_begin, identify_vectors)
-        : part_(part), part_begin_(part_begin), identifying_(true) {}
+        : part_(part), part_begin_(part_begin), identifying_(true) {
+        args_.reserve(typical_arguments);
+    }
 
     /// Which part of a multi-device layout this launch covers, and its first element's index.
     std::size_t part() const noexcept { return part_; }
@@ -366,6 +369,10 @@ class argument_list {
     std::vector<kernel_argument> take() && { return std::move(args_); }
 
   private:
+    /// Room for the arguments of nearly every statement (an RK4 step's take 4 to 9), so that
+    /// collecting them allocates once instead of growing the list argument by argument.
+    static constexpr std::size_t typical_arguments = 12;
+
     std::size_t part_, part_begin_;
     std::vector<kernel_argument> args_;
     std::vector<std::uint64_t> seen_;
@@ -377,7 +384,9 @@ class argument_list {
 /// rejects disagreements, and targets read at other positions, with invalid_argument_error.
 class operand_check {
   public:
-    explicit operand_check(std::string call) : call_(std::move(call)) {}
+    explicit operand_check(std::string call) : call_(std::move(call)) {
+        vectors_.reserve(typical_vectors);
+    }
 
     /// A vector read or written element by element: the size and the split over devices must
     /// agree with every other such operand. `parts` is the vector's own layout (vector::layout()),
@@ -428,8 +437,9 @@ class operand_check {
     void written_once(std::initializer_list<written_target> targets) const;
 
     /// Where the statement runs: the element-wise operands' split, or one part on the device of
-    /// the gathered data or given queue. Throws if the size or the device is unknown.
-    layout launch_layout() const;
+    /// the gathered data or given queue. Throws if the size or the device is unknown. The
+    /// reference lives as long as this check and the vectors it saw.
+    const layout& launch_layout() const;
     /// The queue of the statement's first part or single device, known even when it has no
     /// elements (for results that do not depend on them, e.g. reductions of empty lines).
     std::optional<kiln::queue> first_queue() const;
@@ -442,8 +452,12 @@ class operand_check {
         const layout* vector;
         std::string what;
     };
+    /// Room for the vectors of nearly every statement, checked without growing the list.
+    static constexpr std::size_t typical_vectors = 8;
 
     std::string call_, variant_;
+    /// launch_layout() when it is no vector's own: no elements, or one part on a given queue.
+    mutable layout made_layout_;
     std::optional<std::size_t> size_;
     std::vector<const layout*> vectors_;
     std::vector<elsewhere_read> read_elsewhere_;

@@ -190,11 +190,11 @@ std::unique_ptr<native_graph_impl> opencl_queue::record(std::span<const graph_co
             const std::string call = "kiln::kernel '" + launch->kernel.name() + "' launch";
             auto& kernel = backend_cast<opencl_kernel>(launch->kernel, call, "a kernel");
             const launch_geometry& geometry = launch->geometry;
-            check_driver_limits(geometry, call);
+            check_driver_limits(geometry, launch->kernel);
             const bool has_local = geometry.local[0] != 0;
             const bool has_offset = geometry.offset != std::array<std::size_t, 3>{0, 0, 0};
             kernel_handle own = private_copy(kernel);
-            set_arguments(own.get(), launch->args, call);
+            set_arguments(own.get(), launch->args, launch->kernel);
             check(api->ndrange(buffer, nullptr, nullptr, own.get(),
                                static_cast<cl_uint>(geometry.dims),
                                has_offset ? geometry.offset.data() : nullptr,

@@ -130,12 +130,12 @@ class opencl_queue final : public queue_impl {
 
   private:
     /// Sets the kernel object's arguments; the caller keeps other threads from setting them
-    /// until the launch (or its recording) that reads them is enqueued.
+    /// until the launch (or its recording) that reads them is enqueued. Errors name `named`.
     static void set_arguments(cl_kernel kernel, std::span<const kernel_argument> args,
-                              const std::string& call);
+                              const kernel_impl& named);
     /// Throws invalid_argument_error for a geometry that this device's driver mishandles
-    /// (opencl_quirks) rather than rejects.
-    void check_driver_limits(const launch_geometry& geometry, const std::string& call) const;
+    /// (opencl_quirks) rather than rejects, naming `kernel`.
+    void check_driver_limits(const launch_geometry& geometry, const kernel_impl& kernel) const;
 
     opencl_device& device_;
     cl_context context_;

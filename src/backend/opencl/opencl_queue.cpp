@@ -193,16 +193,27 @@ void opencl_queue::unmap(memory_impl& memory, void* host) {
     wrap(done)->wait();
 }
 
+namespace {
+
+/// The name launch errors carry; built only when one is thrown, so that a launch builds no
+/// strings.
+std::string launch_call(const kernel_impl& kernel) {
+    return "kiln::kernel '" + kernel.name() + "' launch";
+}
+
+}  // namespace
+
 void opencl_queue::check_driver_limits(const launch_geometry& geometry,
-                                       const std::string& call) const {
+                                       const kernel_impl& kernel) const {
+    const auto call = [&] { return launch_call(kernel); };
     if (device_.quirks().global_offset_is_32_bit)
         for (std::size_t d = 0; d < geometry.dims; ++d)
             if (geometry.offset[d] >= int32_limit)
                 throw invalid_argument_error(
-                    call, "global offset " + std::to_string(geometry.offset[d]) +
-                              " is 2^31 or more, which " + device_.properties().platform +
-                              "'s OpenCL driver passes to kernels truncated; pass "
-                              "the base index as a kernel argument, or use the CUDA backend");
+                    call(), "global offset " + std::to_string(geometry.offset[d]) +
+                                " is 2^31 or more, which " + device_.properties().platform +
+                                "'s OpenCL driver passes to kernels truncated; pass "
+                                "the base index as a kernel argument, or use the CUDA backend");
     const auto& props = device_.properties();
     for (std::size_t d = 0; d < geometry.dims; ++d) {
         // Without a local range the driver chooses; even its largest groups may be too few.
@@ -212,11 +223,11 @@ void opencl_queue::check_driver_limits(const launch_geometry& geometry,
         const std::size_t groups = geometry.global[d] / widest + (geometry.global[d] % widest != 0);
         if (groups > device_.quirks().max_work_groups[d])
             throw invalid_argument_error(
-                call, "the launch needs " + std::string(chosen ? "at least " : "") +
-                          std::to_string(groups) + " work-groups in dimension " +
-                          std::to_string(d) + ", more than the " +
-                          std::to_string(device_.quirks().max_work_groups[d]) + " that " +
-                          props.platform + "'s driver can launch; use larger work-groups");
+                call(), "the launch needs " + std::string(chosen ? "at least " : "") +
+                            std::to_string(groups) + " work-groups in dimension " +
+                            std::to_string(d) + ", more than the " +
+                            std::to_string(device_.quirks().max_work_groups[d]) + " that " +
+                            props.platform + "'s driver can launch; use larger work-groups");
     }
     if (device_.quirks().work_group_count_is_32_bit) {
         // Without a local range the driver may choose work-groups of one work-item.
@@ -227,18 +238,18 @@ void opencl_queue::check_driver_limits(const launch_geometry& geometry,
         constexpr std::size_t group_limit = 0xffffffffu;
         if (groups > group_limit)
             throw invalid_argument_error(
-                call, std::string(has_local ? "the launch needs " : "the launch may need ") +
-                          std::to_string(groups) + " work-groups, more than the " +
-                          std::to_string(group_limit) + " that " + device_.properties().platform +
-                          "'s driver can count" +
-                          (has_local ? "; use larger work-groups"
-                                     : " (with no local range it may choose groups of one "
-                                       "work-item); pass a local range"));
+                call(), std::string(has_local ? "the launch needs " : "the launch may need ") +
+                            std::to_string(groups) + " work-groups, more than the " +
+                            std::to_string(group_limit) + " that " + device_.properties().platform +
+                            "'s driver can count" +
+                            (has_local ? "; use larger work-groups"
+                                       : " (with no local range it may choose groups of one "
+                                         "work-item); pass a local range"));
     }
 }
 
 void opencl_queue::set_arguments(cl_kernel kernel, std::span<const kernel_argument> args,
-                                 const std::string& call) {
+                                 const kernel_impl& named) {
     for (cl_uint i = 0; i < args.size(); ++i) {
         const auto& arg = args[i];
         cl_int status = CL_SUCCESS;
@@ -248,7 +259,13 @@ void opencl_queue::set_arguments(cl_kernel kernel, std::span<const kernel_argume
                 break;
             case kernel_argument::kind::buffer: {
                 // An empty buffer has no memory: the kernel sees a null pointer.
-                cl_mem mem = arg.memory ? native(*arg.memory, call.c_str()) : nullptr;
+                cl_mem mem = nullptr;
+                if (arg.memory) {
+                    auto* memory = dynamic_cast<opencl_memory*>(arg.memory.get());
+                    if (memory == nullptr)
+                        backend_cast<opencl_memory>(*arg.memory, launch_call(named), "a buffer");
+                    mem = memory->get();
+                }
                 status = clSetKernelArg(kernel, i, sizeof(cl_mem), &mem);
                 break;
             }
@@ -256,12 +273,16 @@ void opencl_queue::set_arguments(cl_kernel kernel, std::span<const kernel_argume
                 status = clSetKernelArg(kernel, i, arg.size, nullptr);
                 break;
             case kernel_argument::kind::image: {
-                cl_mem mem = backend_cast<opencl_image>(*arg.image, call, "an image").get();
+                auto* image = dynamic_cast<opencl_image*>(arg.image.get());
+                if (image == nullptr)
+                    backend_cast<opencl_image>(*arg.image, launch_call(named), "an image");
+                cl_mem mem = image->get();
                 status = clSetKernelArg(kernel, i, sizeof(cl_mem), &mem);
                 break;
             }
         }
-        check(status, "clSetKernelArg", call + ", argument " + std::to_string(i));
+        if (status != CL_SUCCESS)
+            check(status, "clSetKernelArg", launch_call(named) + ", argument " + std::to_string(i));
     }
 }
 
@@ -269,21 +290,22 @@ std::shared_ptr<event_impl> opencl_queue::launch(kernel_impl& kernel,
                                                  const launch_geometry& geometry,
                                                  std::span<const kernel_argument> args,
                                                  event_list after) {
-    const std::string call = "kiln::kernel '" + kernel.name() + "' launch";
-    auto& cl_kernel_impl = backend_cast<opencl_kernel>(kernel, call, "a kernel");
-    check_driver_limits(geometry, call);
+    auto* ours = dynamic_cast<opencl_kernel*>(&kernel);
+    if (ours == nullptr) backend_cast<opencl_kernel>(kernel, launch_call(kernel), "a kernel");
+    opencl_kernel& cl_kernel_impl = *ours;
+    check_driver_limits(geometry, kernel);
     auto waits = native_wait_list(after);
     std::lock_guard lock(cl_kernel_impl.launch_mutex());
-    set_arguments(cl_kernel_impl.get(), args, call);
+    set_arguments(cl_kernel_impl.get(), args, kernel);
     const bool has_local = geometry.local[0] != 0;
     const bool has_offset = geometry.offset != std::array<std::size_t, 3>{0, 0, 0};
     cl_event done = nullptr;
-    check(clEnqueueNDRangeKernel(
-              queue_.get(), cl_kernel_impl.get(), static_cast<cl_uint>(geometry.dims),
-              has_offset ? geometry.offset.data() : nullptr, geometry.global.data(),
-              has_local ? geometry.local.data() : nullptr, list_size(waits), list_or_null(waits),
-              &done),
-          "clEnqueueNDRangeKernel", "kernel '" + kernel.name() + "'");
+    const cl_int status = clEnqueueNDRangeKernel(
+        queue_.get(), cl_kernel_impl.get(), static_cast<cl_uint>(geometry.dims),
+        has_offset ? geometry.offset.data() : nullptr, geometry.global.data(),
+        has_local ? geometry.local.data() : nullptr, list_size(waits), list_or_null(waits), &done);
+    if (status != CL_SUCCESS)
+        check(status, "clEnqueueNDRangeKernel", "kernel '" + kernel.name() + "'");
     return wrap(done);
 }
 

@@ -1,0 +1,96 @@
+// The host work of a launch: enqueueing a bound kernel allocates the same on the heap whatever its
+// number of arguments (no text built per argument, or per launch, for errors that did not
+// happen), and its results stay right. This binary replaces operator new to count the calling
+// thread's allocations, so it is a test program of its own.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <kiln/kiln.hpp>
+#include <new>
+#include <vector>
+
+#include "support/device_param.hpp"
+
+namespace {
+
+thread_local bool counting = false;
+thread_local std::size_t allocations = 0;
+
+}  // namespace
+
+// GCC takes the std::free below for a mismatch once it sees the replaced operator new inlined
+// into a caller; the pair is matched (malloc with free), as a replacement must be.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+
+void* operator new(std::size_t bytes) {
+    if (counting) ++allocations;
+    if (void* memory = std::malloc(bytes == 0 ? 1 : bytes)) return memory;
+    throw std::bad_alloc();
+}
+void operator delete(void* memory) noexcept {
+    std::free(memory);
+}
+void operator delete(void* memory, std::size_t) noexcept {
+    std::free(memory);
+}
+
+namespace {
+
+class launch_allocations : public kiln::test::device_test {};
+
+// Two kernels of one body, with 2 and 12 parameters (the unused ones scalars and buffers): the
+// launch's own allocations must not depend on how many arguments it sets.
+const char* source = R"(
+kernel void two(global int* data, uint n) {
+    size_t i = get_global_id(0);
+    if (i < n) data[i] += 1;
+}
+kernel void twelve(global int* data, uint n, global const int* a, global const int* b,
+                   global const int* c, global const int* d, int e, int f, float g, float h,
+                   ulong k, ulong m) {
+    size_t i = get_global_id(0);
+    if (i < n) data[i] += 1 + (a[0] + b[0] + c[0] + d[0] + e + f + (int)g + (int)h + (int)k +
+                               (int)m) * 0;
+}
+)";
+
+/// Heap allocations of this thread for `launches` enqueues of `bound` (its events dropped).
+std::size_t allocations_of(const kiln::bound_kernel& bound, const kiln::queue& q, std::size_t n,
+                           int launches) {
+    bound.launch(q, {n});  // a first launch may set up what later ones reuse
+    q.finish();
+    allocations = 0;
+    counting = true;
+    for (int l = 0; l < launches; ++l) bound.launch(q, {n});
+    counting = false;
+    q.finish();
+    return allocations;
+}
+
+TEST_P(launch_allocations, do_not_grow_with_the_number_of_arguments) {
+    kiln::program prog(device(), source);
+    kiln::queue q(device());
+    constexpr std::size_t n = 64;
+    constexpr int launches = 20;
+    kiln::buffer<int> data(q, std::vector<int>(n, 0)), ones(q, std::vector<int>(n, 1));
+    const auto two = prog.kernel("two")(data, static_cast<unsigned>(n));
+    const auto twelve =
+        prog.kernel("twelve")(data, static_cast<unsigned>(n), ones, ones, ones, ones, 1, 2, 3.0f,
+                              4.0f, std::uint64_t{5}, std::uint64_t{6});
+    const std::size_t with_two = allocations_of(two, q, n, launches);
+    const std::size_t with_twelve = allocations_of(twelve, q, n, launches);
+    EXPECT_EQ(with_twelve, with_two)
+        << "a launch of 12 arguments allocated " << with_twelve << " times in " << launches
+        << " launches, one of 2 arguments " << with_two << " times";
+    // The event each launch returns is the one allocation a launch needs (a few for backends
+    // that keep an event pool or more per command).
+    EXPECT_LE(with_two, std::size_t{4} * launches);
+    // Every launch ran: 2 * (1 + launches) increments.
+    EXPECT_EQ(data.read(q), std::vector<int>(n, 2 * (1 + launches)));
+}
+
+KILN_INSTANTIATE_FOR_EVERY_DEVICE(launch_allocations);
+
+}  // namespace
