@@ -5,4 +5,7 @@
 if command -v ccache >/dev/null; then
     export CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_DIR="${CCACHE_DIR:-$PWD/build/ccache}" CCACHE_BASEDIR="$PWD"
     export CCACHE_NOHASHDIR=1
+    # The tests compile with a precompiled header (tests/CMakeLists.txt), which ccache caches
+    # only with these two relaxations.
+    export CCACHE_SLOPPINESS=pch_defines,time_macros
 fi
