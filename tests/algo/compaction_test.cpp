@@ -368,6 +368,11 @@ TEST_P(compaction_test, unique_of_runs_around_work_item_and_tile_boundaries) {
 TEST_P(compaction_test, copy_if_and_unique_on_tiles_of_odd_shapes) {
     for (const auto& [group, items] : {std::pair<std::size_t, std::size_t>{96, 17}, {384, 17}}) {
         SCOPED_TRACE(std::to_string(group) + " x " + std::to_string(items));
+        // NVIDIA's OpenCL gives the look-back kernel the registers of 256 work-items at most (a
+        // launch of 384 is a clear error there); CUDA builds it for the group's size.
+        if (group > 256 && device().backend() == kiln::backend_kind::opencl &&
+            device().properties().type == kiln::device_type::gpu)
+            continue;
         auto policy = kiln::test::strategy_policy(algorithm::select, device(), false);
         policy.work_group_size = group;
         policy.items_per_work_item = items;
