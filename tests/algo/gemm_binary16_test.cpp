@@ -248,9 +248,8 @@ TEST_P(gemm_binary16_test, the_plan_takes_the_tensor_cores_where_the_device_has_
     input.tensor_core_layout = true;
     // wgmma on Hopper through CUDA, mma.sync elsewhere.
     EXPECT_EQ(kiln::detail::plan_gemm(device().properties(), input).strategy,
-              kiln::detail::has_warpgroup_mma(device().properties())
-                  ? gemm_strategy::warpgroup_mma
-                  : gemm_strategy::tensor_cores);
+              kiln::detail::has_warpgroup_mma(device().properties()) ? gemm_strategy::warpgroup_mma
+                                                                     : gemm_strategy::tensor_cores);
 }
 
 TEST_P(gemm_binary16_test, bad_input_is_rejected_before_any_device_work) {
