@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "timing.hpp"
+#include "tuning_sweep.hpp"
 
 #ifdef KILN_BENCH_HAVE_CUB
 #include "cub_histogram_reference.hpp"
@@ -68,34 +69,6 @@ std::size_t bins_that_differ(const std::vector<std::uint32_t>& a,
     return differ;
 }
 
-/// The tunings KILN_HISTOGRAM_BENCH_TUNINGS lists, each as KILN_HISTOGRAM_TUNING takes it.
-std::vector<std::string> tunings_to_sweep() {
-    std::vector<std::string> tunings;
-    const char* listed = std::getenv("KILN_HISTOGRAM_BENCH_TUNINGS");
-    std::stringstream keys(listed != nullptr ? listed : "");
-    for (std::string key; std::getline(keys, key, ';');) {
-        const std::size_t first = key.find_first_not_of(' ');
-        if (first != std::string::npos)
-            tunings.push_back(key.substr(first, key.find_last_not_of(' ') + 1 - first));
-    }
-    return tunings;
-}
-
-/// Forces kiln's tuning while alive (none: the plan's own) through KILN_HISTOGRAM_TUNING, which
-/// kiln reads at every call.
-class forced_tuning {
-  public:
-    explicit forced_tuning(const std::string& key) {
-        if (key.empty())
-            ::unsetenv("KILN_HISTOGRAM_TUNING");
-        else
-            ::setenv("KILN_HISTOGRAM_TUNING", key.c_str(), 1);
-    }
-    ~forced_tuning() { ::unsetenv("KILN_HISTOGRAM_TUNING"); }
-    forced_tuning(const forced_tuning&) = delete;
-    forced_tuning& operator=(const forced_tuning&) = delete;
-};
-
 /// Times the reference once, then kiln under the plan's tuning and each of `tunings`: a row each.
 void run_case(const kiln::device& dev, const char* what, const std::vector<float>& host,
               const std::vector<std::string>& tunings, bool* all_equal) {
@@ -121,7 +94,7 @@ void run_case(const kiln::device& dev, const char* what, const std::vector<float
     std::vector<std::string> runs{""};
     runs.insert(runs.end(), tunings.begin(), tunings.end());
     for (const std::string& tuning : runs) {
-        const forced_tuning forced(tuning);
+        const kiln_bench::forced_tuning forced("KILN_HISTOGRAM_TUNING", tuning);
         const int repeats = dev.is_cpu() ? 3 : 10;
         double seconds = 0;
         try {
@@ -166,7 +139,8 @@ int main(int argc, char** argv) {
                                                      ? kiln::devices(kiln::filters::from_spec(spec))
                                                      : kiln::devices();
         if (chosen.empty()) throw std::runtime_error(std::string("no device matches ") + spec);
-        const std::vector<std::string> tunings = tunings_to_sweep();
+        const std::vector<std::string> tunings =
+            kiln_bench::tunings_listed_in("KILN_HISTOGRAM_BENCH_TUNINGS");
         bool all_equal = true;
         for (const kiln::device& dev : chosen) {
             const int log2 = log2_n > 0 ? log2_n : (dev.is_cpu() ? 24 : 28);

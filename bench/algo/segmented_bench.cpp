@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "timing.hpp"
+#include "tuning_sweep.hpp"
 
 #ifdef KILN_BENCH_HAVE_CUB
 #include "cub_segmented_reference.hpp"
@@ -80,34 +81,6 @@ std::vector<float> host_scan(const std::vector<float>& x, const std::vector<std:
     return y;
 }
 
-/// The tunings KILN_SEGMENTED_BENCH_TUNINGS lists, each as KILN_SEGMENTED_TUNING takes it.
-std::vector<std::string> tunings_to_sweep() {
-    std::vector<std::string> tunings;
-    const char* listed = std::getenv("KILN_SEGMENTED_BENCH_TUNINGS");
-    std::stringstream keys(listed != nullptr ? listed : "");
-    for (std::string key; std::getline(keys, key, ';');) {
-        const std::size_t first = key.find_first_not_of(' ');
-        if (first != std::string::npos)
-            tunings.push_back(key.substr(first, key.find_last_not_of(' ') + 1 - first));
-    }
-    return tunings;
-}
-
-/// Forces kiln's tuning while alive (none: the plan's own) through KILN_SEGMENTED_TUNING, which
-/// kiln reads at every call.
-class forced_tuning {
-  public:
-    explicit forced_tuning(const std::string& key) {
-        if (key.empty())
-            ::unsetenv("KILN_SEGMENTED_TUNING");
-        else
-            ::setenv("KILN_SEGMENTED_TUNING", key.c_str(), 1);
-    }
-    ~forced_tuning() { ::unsetenv("KILN_SEGMENTED_TUNING"); }
-    forced_tuning(const forced_tuning&) = delete;
-    forced_tuning& operator=(const forced_tuning&) = delete;
-};
-
 /// Times the reference once, then kiln under the plan's tuning and each of `tunings`: a row each.
 /// `scan`: the inclusive scan, else the reduction.
 void run_case(const kiln::device& dev, bool scan, const std::string& what,
@@ -143,7 +116,7 @@ void run_case(const kiln::device& dev, bool scan, const std::string& what,
     std::vector<std::string> runs{""};
     runs.insert(runs.end(), tunings.begin(), tunings.end());
     for (const std::string& tuning : runs) {
-        const forced_tuning forced(tuning);
+        const kiln_bench::forced_tuning forced("KILN_SEGMENTED_TUNING", tuning);
         const int repeats = dev.is_cpu() ? 3 : 10;
         double seconds = 0;
         try {
@@ -188,7 +161,8 @@ int main(int argc, char** argv) {
                                                      ? kiln::devices(kiln::filters::from_spec(spec))
                                                      : kiln::devices();
         if (chosen.empty()) throw std::runtime_error(std::string("no device matches ") + spec);
-        const std::vector<std::string> tunings = tunings_to_sweep();
+        const std::vector<std::string> tunings =
+            kiln_bench::tunings_listed_in("KILN_SEGMENTED_BENCH_TUNINGS");
         bool all_equal = true;
         for (const kiln::device& dev : chosen) {
             const int log2 = log2_n > 0 ? log2_n : (dev.is_cpu() ? 24 : 26);

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "timing.hpp"
+#include "tuning_sweep.hpp"
 
 namespace {
 
@@ -49,34 +50,6 @@ void row(const char* what, double seconds, double bytes, double limit_gb_per_s,
     else
         std::printf("| %s | %.3f ms | %.1f GB/s | | %s |\n", what, seconds * 1e3, gb_per_s, note);
 }
-
-/// The tunings KILN_REDUCE_BENCH_TUNINGS lists, each as KILN_REDUCE_TUNING takes it.
-std::vector<std::string> reduce_tunings_to_sweep() {
-    std::vector<std::string> tunings;
-    const char* listed = std::getenv("KILN_REDUCE_BENCH_TUNINGS");
-    std::stringstream keys(listed != nullptr ? listed : "");
-    for (std::string key; std::getline(keys, key, ';');) {
-        const std::size_t first = key.find_first_not_of(' ');
-        if (first != std::string::npos)
-            tunings.push_back(key.substr(first, key.find_last_not_of(' ') + 1 - first));
-    }
-    return tunings;
-}
-
-/// Forces kiln's reduction tuning while alive (none: the device's row) through
-/// KILN_REDUCE_TUNING, which kiln reads at every reduction.
-class forced_reduce_tuning {
-  public:
-    explicit forced_reduce_tuning(const std::string& key) {
-        if (key.empty())
-            ::unsetenv("KILN_REDUCE_TUNING");
-        else
-            ::setenv("KILN_REDUCE_TUNING", key.c_str(), 1);
-    }
-    ~forced_reduce_tuning() { ::unsetenv("KILN_REDUCE_TUNING"); }
-    forced_reduce_tuning(const forced_reduce_tuning&) = delete;
-    forced_reduce_tuning& operator=(const forced_reduce_tuning&) = delete;
-};
 
 /// The best device time of the reduction kernel of `sum(x)` over 20 runs on a profiled queue.
 template <class T>
@@ -104,10 +77,10 @@ void binary16_sum_rows(kiln::queue& q, const char* type, const std::vector<T>& h
     for (const T& v : hx) exact_sum += static_cast<float>(v);
     const kiln::device dev = q.device();
     const double limit = kiln::bench::copy_bound(dev, n * sizeof(T) / 2);
-    std::vector<std::string> tunings = reduce_tunings_to_sweep();
+    std::vector<std::string> tunings = kiln_bench::tunings_listed_in("KILN_REDUCE_BENCH_TUNINGS");
     tunings.insert(tunings.begin(), "");
     for (const std::string& tuning : tunings) {
-        const forced_reduce_tuning forcing(tuning);
+        const kiln_bench::forced_tuning forcing("KILN_REDUCE_TUNING", tuning);
         float device_sum = 0;
         const double sum = best_seconds_per_call(q, 5, 20, [&] { device_sum = kiln::sum(x); });
         const double kernel = sum_kernel_seconds(dev, hx);
