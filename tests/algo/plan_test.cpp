@@ -143,12 +143,15 @@ TEST(algo_plan, h100_under_nvidia_opencl) {
     EXPECT_TRUE(by_key.register_runs);
     EXPECT_EQ(by_key.target.vocabulary, kiln::detail::vocabulary_target::inline_ptx);
     EXPECT_EQ(by_key.sub_group_size, 32u);
-    // Its runs staged in 48 KB: two padded tiles of 4096 ints (34,816 bytes) and the group
-    // scan's 512 pairs (4,096); in 32 KB each work-item writes its own.
+    // Its runs staged, keys then values, through one padded tile of 4096 ints (17,408 bytes)
+    // beside the group scan's 512 pairs (4,096): within 32 KB too; in 16 KB each work-item writes
+    // its own.
     EXPECT_TRUE(by_key.staged_writes);
     EXPECT_TRUE(kiln::detail::plan_reduce_by_key(p, 8).staged_writes);
     device_properties smaller = p;
     smaller.local_memory_bytes = 32 * 1024;
+    EXPECT_TRUE(kiln::detail::plan_reduce_by_key(smaller, 4).staged_writes);
+    smaller.local_memory_bytes = 16 * 1024;
     EXPECT_FALSE(kiln::detail::plan_reduce_by_key(smaller, 4).staged_writes);
     EXPECT_EQ(kiln::detail::plan_compaction(p, 8, 1000, 0).key(),
               "128x16 sg32 staged v2 sg32 ballot shuffles fence d1 unrolled u32");
