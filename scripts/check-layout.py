@@ -41,6 +41,7 @@ LAYER_OF = {
     "include/kiln/detail/temporary_pool.hpp": "runtime",
     "src/codegen/": "codegen",
     "include/kiln/kernel_builtins.hpp": "codegen",
+    "include/kiln/detail/element_inputs.hpp": "codegen",
     "include/kiln/detail/element_storage.hpp": "codegen",
     "include/kiln/detail/group_collectives.hpp": "codegen",
     "include/kiln/detail/kernel_description.hpp": "codegen",

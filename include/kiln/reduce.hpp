@@ -22,7 +22,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
-#include <kiln/detail/algo/scan_inputs.hpp>
+#include <kiln/detail/element_inputs.hpp>
 #include <kiln/detail/temporary_pool.hpp>
 #include <kiln/expr/core.hpp>
 #include <kiln/expr/launch.hpp>

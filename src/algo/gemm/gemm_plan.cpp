@@ -1,6 +1,7 @@
 // The GEMM module's plan (gemm_plan.hpp).
 #include "gemm_plan.hpp"
 
+#include <kiln/detail/target_features.hpp>
 #include <kiln/error.hpp>
 #include <mutex>
 #include <string>
@@ -50,7 +51,8 @@ bool has_nvidia_tensor_cores(const device_properties& props) {
 }
 
 bool has_warpgroup_mma(const device_properties& props) {
-    return is_nvidia_gpu(props) && props.backend == backend_kind::cuda &&
+    return is_nvidia_gpu(props) &&
+           target_features_for(props).vocabulary == vocabulary_target::cuda_prelude &&
            props.compute_capability_major == 9 && props.compute_capability_minor == 0;
 }
 

@@ -9,36 +9,12 @@
 #pragma GCC visibility push(default)
 
 #include <functional>
+#include <kiln/detail/element_inputs.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <string>
 #include <vector>
 
 namespace kiln::detail {
-
-/// Code computing input element `idx`: statements to run first, then the value's text.
-struct element_input {
-    std::vector<std::string> statements{};
-    std::string value{};
-};
-
-/// One of several consecutive elements computed from 16-byte loads (tile_access::wide): its
-/// statements and value, with `idx` its index.
-struct element_lane {
-    std::vector<std::string> statements{};
-    std::string value{};
-};
-/// A 16-byte load the lanes read from: parameter `name` as `wide_type` (int4, double2...), into
-/// `name`_in.
-struct wide_load {
-    std::string name{};
-    std::string wide_type{};
-};
-/// The input as lanes.size() consecutive elements read through `loads`, element 0 of each at an
-/// index that is a multiple of the lane count; empty where the input cannot be read so.
-struct wide_input {
-    std::vector<element_lane> lanes{};
-    std::vector<wide_load> loads{};
-};
 
 /// A scan's input: the values it scans, also as lanes of 16-byte loads where full tiles read
 /// them so.
