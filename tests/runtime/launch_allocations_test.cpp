@@ -29,10 +29,35 @@ void* operator new(std::size_t bytes) {
     if (void* memory = std::malloc(bytes == 0 ? 1 : bytes)) return memory;
     throw std::bad_alloc();
 }
+// The nothrow and array forms too: a sanitizer's runtime defines every form itself, so one left to
+// it would allocate with its own and free with the std::free below (LLVM in PoCL calls the nothrow
+// form).
+void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept {
+    if (counting) ++allocations;
+    return std::malloc(bytes == 0 ? 1 : bytes);
+}
+void* operator new[](std::size_t bytes) {
+    return operator new(bytes);
+}
+void* operator new[](std::size_t bytes, const std::nothrow_t& tag) noexcept {
+    return operator new(bytes, tag);
+}
 void operator delete(void* memory) noexcept {
     std::free(memory);
 }
 void operator delete(void* memory, std::size_t) noexcept {
+    std::free(memory);
+}
+void operator delete(void* memory, const std::nothrow_t&) noexcept {
+    std::free(memory);
+}
+void operator delete[](void* memory) noexcept {
+    std::free(memory);
+}
+void operator delete[](void* memory, std::size_t) noexcept {
+    std::free(memory);
+}
+void operator delete[](void* memory, const std::nothrow_t&) noexcept {
     std::free(memory);
 }
 
