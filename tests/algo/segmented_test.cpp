@@ -49,7 +49,10 @@ void on_every_strategy(Body&& body) {
 /// `acc` combined with `v` as Op does on the device: fmin and fmax for floats.
 template <class Op, class T>
 T combine(T acc, T v) {
-    if constexpr (std::is_same_v<Op, kiln::reducers::sum>)
+    // Integer sums wrap as the device's do: in the unsigned type, where wrapping is defined.
+    if constexpr (std::is_same_v<Op, kiln::reducers::sum> && std::is_integral_v<T>)
+        return T(std::make_unsigned_t<T>(acc) + std::make_unsigned_t<T>(v));
+    else if constexpr (std::is_same_v<Op, kiln::reducers::sum>)
         return T(acc + v);
     else if constexpr (!std::is_floating_point_v<T>)
         return std::is_same_v<Op, kiln::reducers::minimum> ? std::min(acc, v) : std::max(acc, v);
