@@ -170,14 +170,17 @@ std::vector<kiln::detail::gemm_tensor_tiles> tensor_tiles_to_sweep() {
     return sweep;
 }
 
-/// The warpgroup tiles KILN_GEMM_BENCH_WARPGROUP_TILES lists ("128x256 s4;128x128 s3;..."),
-/// forced on the 16-bit products; none without it.
+/// The warpgroup tiles KILN_GEMM_BENCH_WARPGROUP_TILES lists ("128x256 s4 tma;256x128 s4;..."),
+/// as gemm_warpgroup_tiles::key() writes them (" tma": fed by tile maps, else by cp.async), forced
+/// on the 16-bit products; none without it.
 std::vector<kiln::detail::gemm_warpgroup_tiles> warpgroup_tiles_to_sweep() {
     std::vector<kiln::detail::gemm_warpgroup_tiles> sweep;
     if (const char* listed = std::getenv("KILN_GEMM_BENCH_WARPGROUP_TILES")) {
         std::stringstream keys(listed);
         for (std::string key; std::getline(keys, key, ';');) {
             kiln::detail::gemm_warpgroup_tiles t;
+            if (key.find(" tma") != std::string::npos)
+                t.feed = kiln::detail::warpgroup_feed::tile_maps;
             if (std::sscanf(key.c_str(), " %zux%zu s%zu", &t.block_rows, &t.block_columns,
                             &t.stages) == 3 &&
                 t.fits_together())

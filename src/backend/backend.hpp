@@ -14,6 +14,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <kiln/detail/tile_map.hpp>
 #include <kiln/error.hpp>
 #include <kiln/runtime/device.hpp>
 #include <kiln/runtime/event.hpp>
@@ -47,6 +48,9 @@ class memory_impl {
     virtual ~memory_impl() = default;
     virtual backend_kind backend() const noexcept = 0;
     virtual std::size_t size_bytes() const noexcept = 0;
+    /// The tile map of `request` over this memory (include/kiln/detail/tile_map.hpp); throws
+    /// kiln::error where the backend or its driver has none.
+    virtual tile_map encode_tile_map(const tile_map_request& request) const = 0;
 };
 
 /// A 2-D image of a fixed size and format (kiln::image2d).

@@ -2,6 +2,7 @@
 #include <array>
 #include <bit>
 #include <cstring>
+#include <kiln/detail/tile_map.hpp>
 #include <kiln/runtime/buffer.hpp>
 #include <kiln/runtime/pinned.hpp>
 #include <limits>
@@ -210,6 +211,12 @@ event buffer_storage::fill_bytes(const queue& q, std::size_t offset, const void*
         q, {profiling::record_kind::fill, count, nullptr, nullptr, true}, [&] {
             return q.impl().write(*memory_, offset, expanded.data(), count, after.events(), true);
         });
+}
+
+tile_map encode_tile_map(const buffer_storage& storage, const tile_map_request& request) {
+    if (storage.memory() == nullptr)
+        throw invalid_argument_error("kiln tile map", "the buffer holds no memory");
+    return storage.memory()->encode_tile_map(request);
 }
 
 }  // namespace detail

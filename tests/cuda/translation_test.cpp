@@ -139,6 +139,21 @@ TEST(Translation, ConstantPointerParametersReadModuleConstantAreas) {
     EXPECT_EQ(constant_area_symbol("kiln_cxx_new", 1), "kiln_constant_kiln_cxx_new_1");
 }
 
+TEST(Translation, TileMapParametersAreTheLaunchsOwnBytes) {
+    // The copies read a tile map where the launch left it: the entry point's parameter is
+    // __grid_constant__ and the body receives a reference to it, not a copy.
+    const auto t = translate(
+        "kernel void copy(kiln_tile_map a_map, global float* out, float scale) {\n"
+        "  out[0] = scale;\n}\n");
+    EXPECT_TRUE(contains(t.source,
+                         "extern \"C\" __global__ void copy(::kiln_opencl::detail::launch_info "
+                         "kiln_launch_parameter, const __grid_constant__ kiln_tile_map a_map, "
+                         "float * out, float scale)"))
+        << t.source;
+    EXPECT_TRUE(contains(body(t), "kiln_tile_map const& a_map")) << body(t);
+    EXPECT_EQ(t.kernels.at(0).parameters.at(0).type_name, "kiln_tile_map");
+}
+
 TEST(Translation, ConstantAreasShareABudgetThatLeavesRoomForProgramScopeConstants) {
     EXPECT_EQ(constant_area_bytes(0, false), 0u);
     EXPECT_EQ(constant_area_bytes(1, false), 60u * 1024);

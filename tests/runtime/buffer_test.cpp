@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <kiln/detail/tile_map.hpp>
 #include <kiln/kiln.hpp>
 #include <limits>
 #include <numeric>
@@ -416,6 +417,38 @@ TEST_P(buffers, a_buffer_and_a_queue_on_different_devices_are_rejected) {
     kiln::buffer<int> b(here, iota(4));
     EXPECT_THROW((void)b.read(there), kiln::invalid_argument_error);
     EXPECT_THROW(b.write(there, iota(4)), kiln::invalid_argument_error);
+}
+
+// Tile maps (the tensor memory accelerator's descriptors) are CUDA's: encoded over a buffer
+// there, a clear error elsewhere, and a request the driver cannot take is an error too.
+TEST_P(buffers, tile_maps_are_encoded_on_cuda_and_refused_elsewhere) {
+    kiln::queue q(device());
+    const kiln::buffer<std::uint16_t> matrix(q, 64 * 72);
+    kiln::detail::tile_map_request request;
+    request.extents = {64, 72, 1};
+    request.strides_bytes = {128, 128 * 72};
+    request.box = {64, 64, 1};
+    if (device().backend() != kiln::backend_kind::cuda) {
+        try {
+            (void)kiln::detail::encode_tile_map(matrix.storage(), request);
+            ADD_FAILURE() << "a tile map was encoded on " << device().name();
+        } catch (const kiln::error& e) {
+            EXPECT_EQ(e.code_name(), "KILN_FEATURE_UNSUPPORTED") << e.what();
+        }
+        return;
+    }
+    const kiln::detail::tile_map map = kiln::detail::encode_tile_map(matrix.storage(), request);
+    EXPECT_TRUE(std::ranges::any_of(map.bits, [](std::uint64_t word) { return word != 0; }));
+    request.swizzle_bytes = 96;
+    EXPECT_THROW((void)kiln::detail::encode_tile_map(matrix.storage(), request),
+                 kiln::invalid_argument_error);
+    request.swizzle_bytes = 128;
+    request.offset_bytes = matrix.bytes();
+    EXPECT_THROW((void)kiln::detail::encode_tile_map(matrix.storage(), request),
+                 kiln::invalid_argument_error);
+    request.offset_bytes = 0;
+    request.box = {64, 512, 1};  // past the 256 elements a box may span
+    EXPECT_THROW((void)kiln::detail::encode_tile_map(matrix.storage(), request), kiln::error);
 }
 
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(buffers);

@@ -155,11 +155,11 @@ namespace detail {
 struct kernel_argument {
     enum class kind { scalar, buffer, local, image };
     kind what = kind::scalar;
-    std::array<std::byte, 64> scalar_bytes{};  ///< value bytes for scalars
-    std::size_t size = 0;                      ///< scalar size, or local bytes
-    std::shared_ptr<memory_impl> memory;       ///< the buffer's memory, held by the launch
-    std::shared_ptr<image_impl> image;         ///< the image, held by the launch
-    kiln::device buffer_device;                ///< the buffer's or image's device
+    std::array<std::byte, 128> scalar_bytes{};  ///< value bytes for scalars (a tile map's 128)
+    std::size_t size = 0;                       ///< scalar size, or local bytes
+    std::shared_ptr<memory_impl> memory;        ///< the buffer's memory, held by the launch
+    std::shared_ptr<image_impl> image;          ///< the image, held by the launch
+    kiln::device buffer_device;                 ///< the buffer's or image's device
     access buffer_mode = access::inout;
     /// The OpenCL C name of a buffer's or local allocation's element type, checked against the
     /// parameter's pointee type; empty when the type has no OpenCL C name or the buffer is
@@ -209,9 +209,9 @@ kernel_argument make_argument(const T& value) {
         arg.size = value.bytes();
         arg.element_type = buffer_element_type<typename T::value_type>();
     } else {
-        static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 64,
+        static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 128,
                       "kernel arguments are buffers, images, kiln::local<T>(n), or trivially "
-                      "copyable values of at most 64 bytes");
+                      "copyable values of at most 128 bytes");
         arg.what = kernel_argument::kind::scalar;
         arg.size = sizeof(T);
         std::memcpy(arg.scalar_bytes.data(), &value, sizeof(T));

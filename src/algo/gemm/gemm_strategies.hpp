@@ -67,7 +67,10 @@ struct gemm_warpgroup_kernel {
     bool a_transposed = false, b_transposed = false;
 
     std::string key() const;
+    /// The kernel of the tiles' feed: cp.async copies, or tile maps (tile_map_source).
     std::string source() const;
+    /// The tile-map feed's kernel (gemm_warpgroup_tma.cpp).
+    std::string tile_map_source() const;
 };
 
 /// Whether a tensor-core kernel takes the problem: A and B both f16 or both bf16 with C float or
@@ -84,6 +87,10 @@ event run_tensor_core_gemm(const queue& q, const gemm_problem& problem,
 /// (gemm_warpgroup.cpp).
 event run_warpgroup_gemm(const queue& q, const gemm_problem& problem,
                          const gemm_warpgroup_tiles& tiles);
+/// wgmma on Hopper's tensor cores from tiles that the tensor memory accelerator copies through
+/// tile maps (gemm_warpgroup_tma.cpp).
+event run_warpgroup_tma_gemm(const queue& q, const gemm_problem& problem,
+                             const gemm_warpgroup_tiles& tiles);
 /// Vector register tiles read straight from memory (gemm_cpu_tiles.cpp).
 event run_cpu_tiles_gemm(const queue& q, const gemm_problem& problem, const gemm_cpu_tiles& tiles);
 

@@ -51,7 +51,10 @@ const std::array rows{
         {gemm_strategy::simt, vector_reads(tiles(128, 128, 16, 8, 8, 4)), tiles(64, 64, 8, 4, 4, 2),
          cpu_tiles(4, 2, 8, 16, 256), tensor_tiles(128, 128, 32, 64, 32, 2),
          tensor_tiles(128, 64, 8, 64, 32, 2), tensor_tiles(128, 128, 16, 64, 32, 2),
-         gemm_warpgroup_tiles{.block_rows = 256, .block_columns = 128, .stages = 4}},
+         gemm_warpgroup_tiles{.block_rows = 256,
+                              .block_columns = 128,
+                              .stages = 4,
+                              .feed = warpgroup_feed::tile_maps}},
         "H100, gemm_bench 4096^3 beside cuBLAS (TF32 off), CUDA / OpenCL: SGEMM 128x128x16 t8x8 "
         "v4 r4 0.82x / 0.81x (x8: 0.77x / 0.74x, 64x64 t4x4 r4 0.56x); DGEMM 64x64x8 t4x4 v2 "
         "0.25x / 0.24x, with r4 0.18x. Tensor cores: CUTLASS's 128x128x32 Ampere bf16 block of 8 "
@@ -59,9 +62,12 @@ const std::array rows{
         "memory. Doubles (m16n8k8 on 9.0): DGEMM 128x64x8 w64x32 s2 0.61x / 0.63x, 128x128x8 "
         "0.54x / 0.58x, 64x64x8 w32x32 s3 0.58x / 0.51x; SIMT 0.26x / 0.24x. TF32: chosen, not "
         "measured: the double kernel's 8 warps of 64x32, 16 deep in 37 KiB. wgmma (CUDA, 9.0), "
-        "bf16 "
-        "4096^3 / 8192^3 beside cuBLAS: 256x128 s4 0.62x / 0.61x, s3 0.52x / 0.54x; 128x256 s4 "
-        "0.57x / 0.55x, s5 0.33x; 128x128 s4 0.49x / 0.46x; 64x256 s4 0.26x (f16 the same)"},
+        "bf16 / "
+        "f16 4096^3 / 8192^3 beside cuBLAS (H200, gemm_bench): with tile maps (TMA) 256x128 s4 "
+        "0.86x / 0.83x, 0.86x / 0.83x; s3 0.81x / 0.83x, 0.81x / 0.82x; 128x256 s4 0.86x / 0.79x, "
+        "0.86x / 0.77x; s3 0.86x / 0.84x, 0.85x / 0.82x; 128x128 s6 0.72x / 0.64x (a standalone "
+        "prototype); a 2-CTA cluster sharing B 0.47-0.52x (prototype); with cp.async 256x128 s4 "
+        "0.64x / 0.60x (H100: 0.62x / 0.61x; 128x256 s4 0.57x / 0.55x, 128x128 s4 0.49x / 0.46x)"},
     gemm_tuning_row{
         any_gpu,
         {gemm_strategy::simt,
@@ -132,7 +138,7 @@ std::string gemm_tensor_tiles::key() const {
 
 std::string gemm_warpgroup_tiles::key() const {
     return std::to_string(block_rows) + "x" + std::to_string(block_columns) + " s" +
-           std::to_string(stages);
+           std::to_string(stages) + (feed == warpgroup_feed::tile_maps ? " tma" : "");
 }
 
 std::string gemm_cpu_tiles::key() const {

@@ -12,28 +12,14 @@
 #include "gemm_kernels.hpp"
 #include "gemm_strategies.hpp"
 #include "gemm_tensor_pipeline.hpp"
+#include "gemm_warpgroup_layout.hpp"
 
 namespace kiln::detail {
 namespace {
 
 constexpr const char* warpgroup_kernel = "kiln_gemm_warpgroup";
-/// Elements of 16 bits in one cp.async, and 16-byte chunks in one swizzled row.
-constexpr std::size_t chunk = 8, row_bytes = 128;
-/// A k16 step's offset within a swizzled row (k inner), or its 16 rows (k outer).
-constexpr std::size_t k_step_inner = 32, k_step_outer = 16 * row_bytes;
-/// The distance between the 8-row groups that the swizzle pattern repeats over.
-constexpr std::size_t swizzle_group = 8 * row_bytes;
-
-/// The local layout of one operand's tile: `outer` rows of 128 bytes per block of 64 elements of
-/// `inner`, the blocks one after another; the 16-byte chunk c of row r lies at chunk c ^ (r % 8)
-/// of its row (wgmma's 128-byte swizzle, which spreads the rows wgmma reads together over every
-/// bank).
-struct swizzled_tile {
-    operand_tile tile;
-    std::size_t offset = 0;  ///< within a stage, in bytes
-    std::size_t block_bytes() const { return tile.outer * row_bytes; }
-    std::size_t bytes() const { return tile.outer * tile.inner * 2; }
-};
+/// Elements of 16 bits in one cp.async.
+constexpr std::size_t chunk = 8;
 
 void emit_tile_copy(source_builder& b, const swizzled_tile& s, const std::string& stage,
                     std::size_t group) {
@@ -53,34 +39,12 @@ void emit_tile_copy(source_builder& b, const swizzled_tile& s, const std::string
                ") : 0u;");
         const std::string to = "stage_memory + " + stage + " + " + uint_literal(s.offset) +
                                " + q / 8u * " + uint_literal(s.block_bytes()) + " + r * " +
-                               uint_literal(row_bytes) + " + ((q % 8u) ^ (r % 8u)) * 16u";
+                               uint_literal(warpgroup_row_bytes) + " + ((q % 8u) ^ (r % 8u)) * 16u";
         b.line("kiln_copy_async_16((local ushort*)(" + to + "), bytes ? " + l.name + " + outer * " +
                l.name + "_leading + inner : " + l.name + ", bytes);");
         b.close();
     }
 }
-
-/// The descriptor of the k16 step `kk` of a tile at local address `stage` + the tile's offset,
-/// from `rows` (A: the warpgroup's first row) on.
-std::string descriptor(const swizzled_tile& s, const std::string& rows, std::size_t kk) {
-    const std::string start = "stage + " + uint_literal(s.offset) + " + ";
-    if (s.tile.k_is_inner)
-        return "kiln_wgmma_descriptor(" + start + rows + " * " + uint_literal(row_bytes) + " + " +
-               uint_literal(kk * k_step_inner) + ", 16u, " + uint_literal(swizzle_group) + ")";
-    // k outer: blocks of 64 elements of m (n), one after another.
-    return "kiln_wgmma_descriptor(" + start + rows + " / 64u * " + uint_literal(s.block_bytes()) +
-           " + " + uint_literal(kk * k_step_outer) + ", " + uint_literal(s.block_bytes()) + ", " +
-           uint_literal(swizzle_group) + ")";
-}
-
-// A wgmma matrix descriptor: the start address and the two strides in 16-byte units, and the
-// 128-byte swizzle (mode 1, bits 62-63).
-constexpr const char* descriptor_function =
-    R"(ulong kiln_wgmma_descriptor(uint address, uint leading, uint stride) {
-    return (ulong)((address & 0x3FFFFu) >> 4) | ((ulong)(leading >> 4) << 16) |
-           ((ulong)(stride >> 4) << 32) | ((ulong)1 << 62);
-}
-)";
 
 std::string generate(const gemm_warpgroup_kernel& shape) {
     const gemm_warpgroup_tiles& t = shape.tiles;
@@ -90,14 +54,11 @@ std::string generate(const gemm_warpgroup_kernel& shape) {
     bl.offset = a.bytes();
     const std::size_t stage_bytes = a.bytes() + bl.bytes();
     const std::size_t registers = t.block_columns / 2;
-    const std::string mma = "kiln_wgmma_m64n" + std::to_string(t.block_columns) + "k16_" +
-                            (shape.types.a == gemm_element::bf16 ? "bf16" : "f16");
-    // wgmma's transposes: an operand whose tile lies with m (n) inner.
-    const std::string transposes =
-        std::string(a.tile.k_is_inner ? "0" : "1") + ", " + (bl.tile.k_is_inner ? "0" : "1");
+    const std::string mma = warpgroup_mma_function(shape.types, t.block_columns);
+    const std::string transposes = warpgroup_transposes(a, bl);
 
     source_builder b;
-    b.define("kiln_wgmma_descriptor", descriptor_function);
+    define_warpgroup_descriptor(b);
     b.begin_kernel(warpgroup_kernel, group);
     gemm_kernel_description(warpgroup_kernel, shape.types).local("uint4", "staging").declare(b);
     b.begin_body();
@@ -143,9 +104,9 @@ std::string generate(const gemm_warpgroup_kernel& shape) {
            uint_literal(stage_bytes) + ";");
     b.line("kiln_wgmma_fence();");
     for (std::size_t kk = 0; kk < depth / 16; ++kk)
-        b.line(mma + "(d, " + descriptor(a, "warpgroup * 64u", kk) + ", " +
-               descriptor(bl, "0u", kk) + ", " + (kk == 0 ? "(int)(tile != 0)" : "1") + ", " +
-               transposes + ");");
+        b.line(mma + "(d, " + warpgroup_descriptor(a, "warpgroup * 64u", kk) + ", " +
+               warpgroup_descriptor(bl, "0u", kk) + ", " + (kk == 0 ? "(int)(tile != 0)" : "1") +
+               ", " + transposes + ");");
     b.line("kiln_wgmma_commit();");
     // The tile's products run on while the next iteration's copies start.
     b.line("kiln_wgmma_wait_1();");
@@ -154,17 +115,7 @@ std::string generate(const gemm_warpgroup_kernel& shape) {
     b.open("if (depth_tiles == 0)");
     b.line("for (uint i = 0; i < " + uint_literal(registers) + "; ++i) d[i] = 0.0f;");
     b.close();
-    // Register i of a warpgroup's m64nN accumulator: row 16 warp + lane / 4 (+ 8 for i / 2 odd),
-    // column 8 (i / 4) + 2 (lane % 4) + i % 2.
-    b.line("const ulong row = row0 + warpgroup * 64u + warp * 16u + lane / 4u;");
-    b.line("const ulong column = column0 + lane % 4u * 2u;");
-    for (std::size_t i = 0; i < registers; ++i) {
-        const std::string r = "(row + " + uint_literal(i / 2 % 2 * 8) + ")",
-                          c = "(column + " + uint_literal(i / 4 * 8 + i % 2) + ")";
-        b.open("if (" + r + " < m && " + c + " < n)");
-        b.line(gemm_store(shape.types, r, c, "d[" + std::to_string(i) + "]"));
-        b.close();
-    }
+    emit_warpgroup_stores(b, shape.types, "d", t.block_columns, "row0 + warpgroup * 64u");
     b.end_kernel();
     return b.str();
 }
@@ -181,7 +132,7 @@ std::string gemm_warpgroup_kernel::source() const {
         throw invalid_argument_error("kiln::gemm", "warpgroup tiles " + tiles.key() + " for " +
                                                        types.key() +
                                                        " are not a shape the kernel takes");
-    return generate(*this);
+    return tiles.feed == warpgroup_feed::tile_maps ? tile_map_source() : generate(*this);
 }
 
 event run_warpgroup_gemm(const queue& q, const gemm_problem& problem,

@@ -91,23 +91,47 @@ const driver_api* driver() {
     return table;
 }
 
-const graph_api* graph_driver() {
-    static const graph_api* const table = []() -> const graph_api* {
-        if (driver() == nullptr) return nullptr;
-        // Already open: dlopen hands back the same library.
-        std::string ignored;
-        void* library = open_first({"libcuda.so.1"}, ignored);
-        if (library == nullptr) return nullptr;
-        static graph_api api;
-        bool complete = true;
+namespace {
+
+/// A table of libcuda entry points beyond driver()'s, resolved once; nullptr where one is
+/// missing.
+template <class Api, class Resolve>
+const Api* optional_driver_table(Resolve resolve_all) {
+    if (driver() == nullptr) return nullptr;
+    // Already open: dlopen hands back the same library.
+    std::string ignored;
+    void* library = open_first({"libcuda.so.1"}, ignored);
+    if (library == nullptr) return nullptr;
+    static Api api;
+    return resolve_all(library, api) ? &api : nullptr;
+}
+
+}  // namespace
+
 #define KILN_CUDA_RESOLVE(name) \
     complete = resolve(library, KILN_CUDA_STRINGIFY_EXPANDED(name), api.name) && complete;
-        KILN_CUDA_GRAPH_FUNCTIONS(KILN_CUDA_RESOLVE)
-#undef KILN_CUDA_RESOLVE
-        return complete ? &api : nullptr;
-    }();
+
+const graph_api* graph_driver() {
+    static const graph_api* const table =
+        optional_driver_table<graph_api>([](void* library, graph_api& api) {
+            bool complete = true;
+            KILN_CUDA_GRAPH_FUNCTIONS(KILN_CUDA_RESOLVE)
+            return complete;
+        });
     return table;
 }
+
+const tile_map_api* tile_map_driver() {
+    static const tile_map_api* const table =
+        optional_driver_table<tile_map_api>([](void* library, tile_map_api& api) {
+            bool complete = true;
+            KILN_CUDA_TILE_MAP_FUNCTIONS(KILN_CUDA_RESOLVE)
+            return complete;
+        });
+    return table;
+}
+
+#undef KILN_CUDA_RESOLVE
 
 const nvrtc_api* nvrtc() {
     const auto& loaded = nvrtc_library();

@@ -82,6 +82,10 @@ namespace kiln::detail::cuda {
     X(cuGraphExecDestroy)            \
     X(cuGraphLaunch)
 
+/// Tile maps (include/kiln/detail/tile_map.hpp), from CUDA 12.0's driver on: a table of its own,
+/// so that an older driver leaves only the GEMM strategy that uses them unusable.
+#define KILN_CUDA_TILE_MAP_FUNCTIONS(X) X(cuTensorMapEncodeTiled)
+
 #define KILN_NVRTC_FUNCTIONS(X)  \
     X(nvrtcGetErrorString)       \
     X(nvrtcVersion)              \
@@ -107,6 +111,10 @@ struct graph_api {
     KILN_CUDA_GRAPH_FUNCTIONS(KILN_CUDA_DECLARE_ENTRY_POINT)
 };
 
+struct tile_map_api {
+    KILN_CUDA_TILE_MAP_FUNCTIONS(KILN_CUDA_DECLARE_ENTRY_POINT)
+};
+
 struct nvrtc_api {
     KILN_NVRTC_FUNCTIONS(KILN_CUDA_DECLARE_ENTRY_POINT)
 };
@@ -119,6 +127,9 @@ const driver_api* driver();
 
 /// libcuda's CUDA graph entry points, or nullptr where the driver lacks one of them.
 const graph_api* graph_driver();
+
+/// libcuda's tile map entry point, or nullptr where the driver lacks it.
+const tile_map_api* tile_map_driver();
 
 /// libnvrtc's entry points, or nullptr when NVRTC cannot be loaded.
 const nvrtc_api* nvrtc();

@@ -141,6 +141,7 @@ class cuda_memory final : public memory_impl {
         : context_(std::move(context)), memory_(std::move(memory)), bytes_(bytes) {}
     backend_kind backend() const noexcept override { return kind; }
     std::size_t size_bytes() const noexcept override { return bytes_; }
+    tile_map encode_tile_map(const tile_map_request& request) const override;
     CUdeviceptr address() const noexcept { return memory_.get().raw; }
     const std::shared_ptr<cuda_context>& context() const noexcept { return context_; }
 

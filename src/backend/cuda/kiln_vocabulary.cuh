@@ -165,6 +165,13 @@ __device__ inline void kiln_copy_async_wait_4() {
 #endif
 }
 
+// A tile map (include/kiln/detail/tile_map.hpp): the driver's 128 opaque bytes. A kernel takes it
+// by value; the translation declares the entry point's parameter __grid_constant__ and hands the
+// body a reference, so that the copies below read the launch's own bytes.
+struct __align__(64) kiln_tile_map {
+    unsigned long long bits[16];
+};
+
 // Hopper's warpgroup tensor-core instructions (wgmma), in sm_90a cubins only (nvrtc_compiler.hpp):
 // the GEMM plan calls them on compute capability 9.0 through CUDA alone. A warpgroup is four
 // warps that issue each one together; A and B come from local memory through descriptors
@@ -188,6 +195,49 @@ __device__ inline void kiln_wgmma_wait_0() {
 }
 __device__ inline void kiln_wgmma_wait_1() {
     asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+}
+// Barriers in local memory (mbarrier), at the 8-byte local address `bar`: a phase completes when
+// `count` arrivals are in and the bytes a copy promised (kiln_barrier_expect_bytes) have landed;
+// waits name the parity of the phase they wait for.
+__device__ inline void kiln_barrier_init(unsigned bar, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+// Makes the initialised barriers visible to the tensor memory accelerator's proxy.
+__device__ inline void kiln_barrier_init_fence() {
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+__device__ inline void kiln_barrier_wait(unsigned bar, unsigned parity) {
+    asm volatile(
+        "{\n.reg .pred done;\nkiln_wait_%=:\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+        "@!done bra kiln_wait_%=;\n}" ::"r"(bar),
+        "r"(parity)
+        : "memory");
+}
+__device__ inline void kiln_barrier_arrive(unsigned bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+// Arrives and promises `bytes` of copies that will complete on the barrier.
+__device__ inline void kiln_barrier_expect_bytes(unsigned bar, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+                 : "memory");
+}
+// The box of `map` at (x, y, z) into local memory at `to`, its bytes completing on `bar`.
+__device__ inline void kiln_tile_copy(unsigned to, const kiln_tile_map& map, int x, int y, int z,
+                                      unsigned bar) {
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+        " [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(to),
+        "l"(&map), "r"(x), "r"(y), "r"(z), "r"(bar)
+        : "memory");
+}
+// Registers moved between a work-group's warpgroups: the copying one keeps 40 per work-item, the
+// multiplying ones take 232 for their accumulators.
+__device__ inline void kiln_registers_release_to_40() {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+}
+__device__ inline void kiln_registers_take_232() {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
 }
 #define KILN_WGMMA_D32                                                                            \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \

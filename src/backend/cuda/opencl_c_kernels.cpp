@@ -211,6 +211,10 @@ parameter_info translator::translate_parameter(std::size_t first, std::size_t en
         if (is_address_space(tokens_[i])) tokens_[i].replacement = "";
     if (info.space == parameter_info::address_space::constant && !has_const)
         tokens_[first].prefix = "const ";
+    if (!pointer && info.type_name == "kiln_tile_map") {
+        tokens_[*name_index].prefix = "const& ";
+        body.tile_map_parameters[position] = cuda_name;
+    }
     return info;
 }
 
@@ -232,6 +236,11 @@ void translator::finish_kernel_prologues() {
             entry += ", ";
             if (body.local_declarations.contains(p)) {
                 entry += "unsigned int kiln_local_offset_" + std::to_string(p);
+                continue;
+            }
+            if (auto map = body.tile_map_parameters.find(p);
+                map != body.tile_map_parameters.end()) {
+                entry += "const __grid_constant__ kiln_tile_map " + map->second;
                 continue;
             }
             for (std::size_t i = body.parameters[p].first; i < body.parameters[p].second;

@@ -101,6 +101,11 @@ class translator {
         std::map<std::size_t, std::string> local_declarations;
         /// The positions of the constant pointer parameters, read from __constant__ areas.
         std::set<std::size_t> constant_parameters;
+        /// The positions of the tile map parameters (kiln_tile_map by value): the entry point
+        /// declares them __grid_constant__, so that the body, which receives them by reference,
+        /// hands the copies the address of the launch's own bytes
+        /// (include/kiln/detail/tile_map.hpp).
+        std::map<std::size_t, std::string> tile_map_parameters;
     };
 
     // --- reading files --------------------------------------------------------------------

@@ -59,4 +59,10 @@ void opencl_queue::read_image(image_impl& image, void* dst, std::size_t row_pitc
           "clEnqueueReadImage");
 }
 
+tile_map opencl_memory::encode_tile_map(const tile_map_request&) const {
+    throw error("kiln tile maps", 0, "KILN_FEATURE_UNSUPPORTED",
+                "tile maps (the tensor memory accelerator's descriptors) are CUDA's; OpenCL has "
+                "none");
+}
+
 }  // namespace kiln::detail::opencl

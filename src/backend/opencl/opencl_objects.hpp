@@ -55,6 +55,7 @@ class opencl_memory final : public memory_impl {
     opencl_memory(mem_handle mem, std::size_t bytes) : mem_(std::move(mem)), bytes_(bytes) {}
     backend_kind backend() const noexcept override { return kind; }
     std::size_t size_bytes() const noexcept override { return bytes_; }
+    tile_map encode_tile_map(const tile_map_request& request) const override;
     cl_mem get() const noexcept { return mem_.get(); }
 
   private:

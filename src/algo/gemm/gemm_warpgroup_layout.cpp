@@ -1,0 +1,65 @@
+// The warpgroup strategy's shared layout, descriptors and stores (gemm_warpgroup_layout.hpp).
+#include "gemm_warpgroup_layout.hpp"
+
+namespace kiln::detail {
+namespace {
+
+/// A k16 step's offset within a swizzled row (k inner), or its 16 rows (k outer).
+constexpr std::size_t k_step_inner = 32, k_step_outer = 16 * warpgroup_row_bytes;
+/// The distance between the 8-row groups that the swizzle pattern repeats over.
+constexpr std::size_t swizzle_group = 8 * warpgroup_row_bytes;
+
+// A wgmma matrix descriptor: the start address and the two strides in 16-byte units, and the
+// 128-byte swizzle (mode 1, bits 62-63).
+constexpr const char* descriptor_function =
+    R"(ulong kiln_wgmma_descriptor(uint address, uint leading, uint stride) {
+    return (ulong)((address & 0x3FFFFu) >> 4) | ((ulong)(leading >> 4) << 16) |
+           ((ulong)(stride >> 4) << 32) | ((ulong)1 << 62);
+}
+)";
+
+}  // namespace
+
+std::string warpgroup_descriptor(const swizzled_tile& s, const std::string& rows, std::size_t kk) {
+    const std::string start = "stage + " + uint_literal(s.offset) + " + ";
+    if (s.tile.k_is_inner)
+        return "kiln_wgmma_descriptor(" + start + rows + " * " + uint_literal(warpgroup_row_bytes) +
+               " + " + uint_literal(kk * k_step_inner) + ", 16u, " + uint_literal(swizzle_group) +
+               ")";
+    // k outer: blocks of 64 elements of m (n), one after another.
+    return "kiln_wgmma_descriptor(" + start + rows + " / 64u * " + uint_literal(s.block_bytes()) +
+           " + " + uint_literal(kk * k_step_outer) + ", " + uint_literal(s.block_bytes()) + ", " +
+           uint_literal(swizzle_group) + ")";
+}
+
+void define_warpgroup_descriptor(source_builder& b) {
+    b.define("kiln_wgmma_descriptor", descriptor_function);
+}
+
+std::string warpgroup_mma_function(const gemm_types& types, std::size_t block_columns) {
+    return "kiln_wgmma_m64n" + std::to_string(block_columns) + "k16_" +
+           (types.a == gemm_element::bf16 ? "bf16" : "f16");
+}
+
+std::string warpgroup_transposes(const swizzled_tile& a, const swizzled_tile& b) {
+    return std::string(a.tile.k_is_inner ? "0" : "1") + ", " + (b.tile.k_is_inner ? "0" : "1");
+}
+
+void emit_warpgroup_stores(source_builder& b, const gemm_types& types, const std::string& d,
+                           std::size_t block_columns, const std::string& first_row) {
+    // Register i of a warpgroup's m64nN accumulator: row 16 warp + lane / 4 (+ 8 for i / 2 odd),
+    // column 8 (i / 4) + 2 (lane % 4) + i % 2.
+    b.open("");
+    b.line("const ulong row = " + first_row + " + warp * 16u + lane / 4u;");
+    b.line("const ulong column = column0 + lane % 4u * 2u;");
+    for (std::size_t i = 0; i < block_columns / 2; ++i) {
+        const std::string r = "(row + " + uint_literal(i / 2 % 2 * 8) + ")",
+                          c = "(column + " + uint_literal(i / 4 * 8 + i % 2) + ")";
+        b.open("if (" + r + " < m && " + c + " < n)");
+        b.line(gemm_store(types, r, c, d + "[" + std::to_string(i) + "]"));
+        b.close();
+    }
+    b.close();
+}
+
+}  // namespace kiln::detail

@@ -1,0 +1,49 @@
+// What the warpgroup strategy's two feeds share (gemm_warpgroup.cpp: every work-item's cp.async
+// copies; gemm_warpgroup_tma.cpp: one work-item's tile-map copies): the swizzled layout of a
+// stage's tiles in local memory, wgmma's descriptors of it, the instruction of the block's width,
+// and the epilogue that stores a warpgroup's accumulators.
+#pragma once
+
+#include <cstddef>
+#include <kiln/detail/source_builder.hpp>
+#include <string>
+
+#include "gemm_kernels.hpp"
+#include "gemm_tensor_pipeline.hpp"
+#include "gemm_tuning.hpp"
+
+namespace kiln::detail {
+
+/// Bytes of one swizzled row: 64 elements of 16 bits, the swizzle's span.
+inline constexpr std::size_t warpgroup_row_bytes = 128;
+
+/// The local layout of one operand's tile: `outer` rows of 128 bytes per block of 64 elements of
+/// `inner`, the blocks one after another; the 16-byte chunk c of row r lies at chunk c ^ (r % 8)
+/// of its row (wgmma's 128-byte swizzle, which spreads the rows wgmma reads together over every
+/// bank, and the layout a tile map's 128-byte swizzle writes).
+struct swizzled_tile {
+    operand_tile tile;
+    std::size_t offset = 0;  ///< within a stage, in bytes
+    std::size_t block_bytes() const { return tile.outer * warpgroup_row_bytes; }
+    std::size_t bytes() const { return tile.outer * tile.inner * 2; }
+};
+
+/// The descriptor of the k16 step `kk` of a tile at local address `stage` + the tile's offset,
+/// from `rows` (A: the warpgroup's first row) on.
+std::string warpgroup_descriptor(const swizzled_tile& s, const std::string& rows, std::size_t kk);
+
+/// Defines kiln_wgmma_descriptor, which warpgroup_descriptor's text calls.
+void define_warpgroup_descriptor(source_builder& b);
+
+/// The wgmma function of the types and width ("kiln_wgmma_m64n256k16_bf16").
+std::string warpgroup_mma_function(const gemm_types& types, std::size_t block_columns);
+
+/// wgmma's transpose arguments for the two tiles ("0, 1": B lies with n inner).
+std::string warpgroup_transposes(const swizzled_tile& a, const swizzled_tile& b);
+
+/// The stores of the m64 x block_columns accumulator `d` (block_columns / 2 registers) whose first
+/// row is `first_row` (a kernel expression), within C's bounds.
+void emit_warpgroup_stores(source_builder& b, const gemm_types& types, const std::string& d,
+                           std::size_t block_columns, const std::string& first_row);
+
+}  // namespace kiln::detail
