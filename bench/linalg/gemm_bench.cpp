@@ -179,8 +179,7 @@ std::vector<kiln::detail::gemm_warpgroup_tiles> warpgroup_tiles_to_sweep() {
         std::stringstream keys(listed);
         for (std::string key; std::getline(keys, key, ';');) {
             kiln::detail::gemm_warpgroup_tiles t;
-            if (key.find(" tma") != std::string::npos)
-                t.feed = kiln::detail::warpgroup_feed::tile_maps;
+            if (key.find(" tma") != std::string::npos) t.tile_maps = true;
             if (std::sscanf(key.c_str(), " %zux%zu s%zu", &t.block_rows, &t.block_columns,
                             &t.stages) == 3 &&
                 t.fits_together())

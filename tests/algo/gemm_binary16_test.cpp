@@ -80,10 +80,7 @@ class gemm_binary16_test : public kiln::test::device_queue_test {
                 // The row's feed above (tile maps); the other one too.
                 SCOPED_TRACE("cp.async copies");
                 const kiln::detail::scoped_gemm_warpgroup_tiles copies(
-                    {.block_rows = 256,
-                     .block_columns = 128,
-                     .stages = 4,
-                     .feed = kiln::detail::warpgroup_feed::copies});
+                    {.block_rows = 256, .block_columns = 128, .stages = 4, .tile_maps = false});
                 body();
             }
         }
@@ -362,7 +359,7 @@ TEST(gemm_binary16_plan, warpgroup_mma_on_hopper_through_cuda) {
     hopper_opencl.backend = kiln::backend_kind::opencl;
     const auto plan = plan_gemm(hopper_cuda, binary16(gemm_element::bf16, true));
     EXPECT_EQ(plan.strategy, gemm_strategy::warpgroup_mma);
-    EXPECT_EQ(plan.warpgroup.feed, kiln::detail::warpgroup_feed::tile_maps);
+    EXPECT_TRUE(plan.warpgroup.tile_maps);
     EXPECT_EQ(plan.warpgroup.work_group_size(), 384u);
     EXPECT_LE(plan.warpgroup.local_bytes(), hopper_cuda.shared_memory_per_block_bytes);
     EXPECT_EQ(plan_gemm(hopper_opencl, binary16(gemm_element::bf16, true)).strategy,

@@ -151,18 +151,14 @@ TEST_F(NvrtcCompile, GemmWarpgroupKernelsOfEveryLayoutForHopper) {
     expect_compiles({{.block_rows = 128, .block_columns = 128, .stages = 3}, f16, true, false});
     expect_compiles({{.block_rows = 256, .block_columns = 64, .stages = 5}, f16, false, true});
     for (const bool a_transposed : {false, true})
-        expect_compiles({{.block_rows = 256,
-                          .block_columns = 128,
-                          .stages = 3,
-                          .feed = warpgroup_feed::tile_maps},
+        expect_compiles({{.block_rows = 256, .block_columns = 128, .stages = 3, .tile_maps = true},
                          f16,
                          a_transposed,
                          !a_transposed});
-    expect_compiles(
-        {{.block_rows = 128, .block_columns = 64, .stages = 6, .feed = warpgroup_feed::tile_maps},
-         bf16,
-         false,
-         false});
+    expect_compiles({{.block_rows = 128, .block_columns = 64, .stages = 6, .tile_maps = true},
+                     bf16,
+                     false,
+                     false});
 }
 
 // The tensor-core kernel for doubles (mma.sync m8n8k4, and Hopper's m16n8k8, from the prelude's

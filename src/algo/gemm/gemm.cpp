@@ -203,9 +203,8 @@ event run_gemm(const queue& q, const gemm_problem& checked) {
         case gemm_strategy::tensor_cores:
             return run_tensor_core_gemm(q, problem, plan.tensor);
         case gemm_strategy::warpgroup_mma:
-            return plan.warpgroup.feed == warpgroup_feed::tile_maps
-                       ? run_warpgroup_tma_gemm(q, problem, plan.warpgroup)
-                       : run_warpgroup_gemm(q, problem, plan.warpgroup);
+            return plan.warpgroup.tile_maps ? run_warpgroup_tma_gemm(q, problem, plan.warpgroup)
+                                            : run_warpgroup_gemm(q, problem, plan.warpgroup);
         case gemm_strategy::host_blas:
             return run_host_blas_gemm(q, problem);
         case gemm_strategy::cpu_tiles:

@@ -51,10 +51,8 @@ const std::array rows{
         {gemm_strategy::simt, vector_reads(tiles(128, 128, 16, 8, 8, 4)), tiles(64, 64, 8, 4, 4, 2),
          cpu_tiles(4, 2, 8, 16, 256), tensor_tiles(128, 128, 32, 64, 32, 2),
          tensor_tiles(128, 64, 8, 64, 32, 2), tensor_tiles(128, 128, 16, 64, 32, 2),
-         gemm_warpgroup_tiles{.block_rows = 256,
-                              .block_columns = 128,
-                              .stages = 4,
-                              .feed = warpgroup_feed::tile_maps}},
+         gemm_warpgroup_tiles{
+             .block_rows = 256, .block_columns = 128, .stages = 4, .tile_maps = true}},
         "H100, gemm_bench 4096^3 beside cuBLAS (TF32 off), CUDA / OpenCL: SGEMM 128x128x16 t8x8 "
         "v4 r4 0.82x / 0.81x (x8: 0.77x / 0.74x, 64x64 t4x4 r4 0.56x); DGEMM 64x64x8 t4x4 v2 "
         "0.25x / 0.24x, with r4 0.18x. Tensor cores: CUTLASS's 128x128x32 Ampere bf16 block of 8 "
@@ -138,7 +136,7 @@ std::string gemm_tensor_tiles::key() const {
 
 std::string gemm_warpgroup_tiles::key() const {
     return std::to_string(block_rows) + "x" + std::to_string(block_columns) + " s" +
-           std::to_string(stages) + (feed == warpgroup_feed::tile_maps ? " tma" : "");
+           std::to_string(stages) + (tile_maps ? " tma" : "");
 }
 
 std::string gemm_cpu_tiles::key() const {

@@ -81,15 +81,10 @@ struct gemm_tensor_tiles {
     std::string key() const;
 };
 
-/// How the warpgroup strategy fills its stages: every work-item's cp.async copies of 16 bytes
-/// (gemm_warpgroup.cpp), or one work-item's copies of whole tiles through tile maps, Hopper's
-/// tensor memory accelerator (gemm_warpgroup_tma.cpp).
-enum class warpgroup_feed { copies, tile_maps };
-
 /// The warpgroup strategy's tiles: a work-group computes a block_rows x block_columns block of C
 /// with wgmma m64nNk16 (N = block_columns) from 64-deep tiles of op(A) and op(B) in `stages`
 /// local buffers of dynamic local memory (128-byte swizzled rows).
-/// - copies: block_rows / 64 warpgroups, each 64 of the rows, copy and multiply alike (the
+/// - cp.async copies: block_rows / 64 warpgroups, each 64 of the rows, copy and multiply alike (the
 ///   copies of the next stages - 2 tiles in flight while one is multiplied and the one before
 ///   drains);
 /// - tile_maps: two warpgroups multiply, each block_rows / 2 of the rows, while a third one's
@@ -97,31 +92,32 @@ enum class warpgroup_feed { copies, tile_maps };
 ///   which stages are full and which are free.
 struct gemm_warpgroup_tiles {
     std::size_t block_rows = 128, block_columns = 256, stages = 4;
-    warpgroup_feed feed = warpgroup_feed::copies;
+    /// How the stages are filled: one work-item's copies of whole tiles through tile maps,
+    /// Hopper's tensor memory accelerator (gemm_warpgroup_tma.cpp), or every work-item's cp.async
+    /// copies of 16 bytes (gemm_warpgroup.cpp).
+    bool tile_maps = false;
     /// k per stage: one 128-byte row of 16-bit elements, the swizzle's width.
     static constexpr std::size_t block_depth = 64;
 
-    std::size_t work_group_size() const noexcept {
-        return feed == warpgroup_feed::tile_maps ? 3 * 128 : 2 * block_rows;
-    }
+    std::size_t work_group_size() const noexcept { return tile_maps ? 3 * 128 : 2 * block_rows; }
     /// The staging buffers, 1 KiB to align them to the swizzle's 1024-byte pattern, and with tile
     /// maps two 8-byte barriers per stage.
     std::size_t local_bytes() const noexcept {
         return stages * block_depth * (block_rows + block_columns) * 2 + 1024 +
-               (feed == warpgroup_feed::tile_maps ? 16 * stages : 0);
+               (tile_maps ? 16 * stages : 0);
     }
     /// The shapes the kernels take: an N that wgmma has; copies: whole warpgroups of 64 rows,
     /// one to three tiles in flight; tile maps: 64 or 128 rows per multiplying warpgroup, at
     /// most 128 accumulators per work-item, two to eight stages.
     bool fits_together() const noexcept {
         const bool width = block_columns == 64 || block_columns == 128 || block_columns == 256;
-        if (feed == warpgroup_feed::tile_maps)
+        if (tile_maps)
             return width && (block_rows == 128 || block_rows == 256) &&
                    block_rows / 128 * block_columns <= 256 && stages >= 2 && stages <= 8;
         return width && block_rows % 64 == 0 && block_rows >= 64 && block_rows <= 256 &&
                stages >= 3 && stages <= 5;
     }
-    /// "128x256 s4", and " tma" for tile maps, for program keys.
+    /// "256x128 s4", and " tma" for tile maps, for program keys.
     std::string key() const;
 };
 

@@ -132,7 +132,7 @@ std::string gemm_warpgroup_kernel::source() const {
         throw invalid_argument_error("kiln::gemm", "warpgroup tiles " + tiles.key() + " for " +
                                                        types.key() +
                                                        " are not a shape the kernel takes");
-    return tiles.feed == warpgroup_feed::tile_maps ? tile_map_source() : generate(*this);
+    return tiles.tile_maps ? tile_map_source() : generate(*this);
 }
 
 event run_warpgroup_gemm(const queue& q, const gemm_problem& problem,
