@@ -873,4 +873,17 @@ TEST(reduce_by_key_shape, key_changes_with_every_field) {
         });
 }
 
+TEST(copy_if_shape, key_changes_with_every_field) {
+    using kiln::detail::copy_if_shape;
+    // A new field fails here first: add it to key() and to the changes below.
+    static_assert(sizeof(copy_if_shape) ==
+                  2 * sizeof(std::string) + sizeof(kiln::detail::compaction_plan));
+    kiln::test::expect_every_change_changes_the_key(
+        std::vector<std::function<void(copy_if_shape&)>>{
+            [](copy_if_shape& s) { s.kept_type = "float"; },
+            [](copy_if_shape& s) { s.plan.narrow = true; },
+            [](copy_if_shape& s) { s.expression = "x y"; },
+        });
+}
+
 }  // namespace
