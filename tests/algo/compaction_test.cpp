@@ -855,4 +855,35 @@ TEST(compaction_plan, key_changes_with_every_field_the_kernels_read) {
         });
 }
 
+TEST(reduce_by_key_shape, key_changes_with_every_field) {
+    using kiln::detail::reduce_by_key_shape;
+    // A new field fails here first: add it to key() (or say there why the kernels do not read
+    // it) and to the changes below.
+    static_assert(sizeof(reduce_by_key_shape) == 4 * sizeof(std::string) + 2 * sizeof(std::size_t) +
+                                                     sizeof(kiln::detail::scan_policy));
+    kiln::test::expect_every_change_changes_the_key(
+        std::vector<std::function<void(reduce_by_key_shape&)>>{
+            [](reduce_by_key_shape& s) { s.key_type = "long"; },
+            [](reduce_by_key_shape& s) { s.value_type = "float"; },
+            [](reduce_by_key_shape& s) { s.operation = "max"; },
+            [](reduce_by_key_shape& s) { s.policy.work_group_size = 64; },
+            [](reduce_by_key_shape& s) { s.packed = true; },
+            [](reduce_by_key_shape& s) { s.expression = "x * 2"; },
+            // key_bytes follows key_type: not a key field of its own.
+        });
+}
+
+TEST(copy_if_shape, key_changes_with_every_field) {
+    using kiln::detail::copy_if_shape;
+    // A new field fails here first: add it to key() and to the changes below.
+    static_assert(sizeof(copy_if_shape) ==
+                  2 * sizeof(std::string) + sizeof(kiln::detail::compaction_plan));
+    kiln::test::expect_every_change_changes_the_key(
+        std::vector<std::function<void(copy_if_shape&)>>{
+            [](copy_if_shape& s) { s.kept_type = "float"; },
+            [](copy_if_shape& s) { s.plan.narrow = true; },
+            [](copy_if_shape& s) { s.expression = "x y"; },
+        });
+}
+
 }  // namespace

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <kiln/detail/algo/fft_tuning.hpp>
+#include <kiln/detail/algo/reduce_dimension_tuning.hpp>
 #include <kiln/detail/algo/scan_tuning.hpp>
 #include <kiln/detail/algo/sort_tuning.hpp>
 #include <kiln/detail/algo/sparse_format.hpp>
@@ -351,6 +352,7 @@ TEST(algo_plan, every_row_has_a_one_line_provenance) {
     expect_cited(algorithm::stencil_1d);
     expect_cited(algorithm::stencil_2d);
     expect_cited(algorithm::fft);
+    expect_cited(algorithm::reduce_dimension);
 }
 
 }  // namespace

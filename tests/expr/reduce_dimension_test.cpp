@@ -1,10 +1,12 @@
 // Reductions along a dimension: every reducer against host loops, for 1xN, Nx1, empty and
 // ordinary shapes, both dimensions, three dimensions, NaN, and every kernel shape (one work-item
 // per result; sliced strided lines, 1000 x 37 along dimension 0, one line or a strip of lines per
-// work-item under a GPU or a CPU launch policy; and, under a GPU launch policy, one work-group per
-// contiguous line).
+// work-item under the GPU or the CPU tuning; and, under the GPU tuning, one work-group per
+// contiguous line). The module's plan and every shape in either loop:
+// tests/algo/reduce_dimension_test.cpp.
 #include <cmath>
 #include <cstdint>
+#include <kiln/detail/algo/reduce_dimension_tuning.hpp>
 #include <kiln/reduce_dimension.hpp>
 #include <limits>
 #include <string>
@@ -114,14 +116,28 @@ TEST_P(reduce_dimension_test, every_reducer_matches_host_loops) {
 }
 
 TEST_P(reduce_dimension_test, the_gpu_shapes_match_host_loops) {
-    // One work-group per contiguous line under a GPU policy, on every device.
-    const kiln::detail::scoped_launch_policy gpu_shapes({kiln::detail::loop_style::strided, 64, 4});
+    // One work-group per contiguous line and slices of strided lines in strided loops, as the GPU
+    // row has them (in groups of 64), on every device.
+    const kiln::detail::scoped_algorithm_policy gpu_shapes(
+        kiln::detail::reduce_dimension_tuning{.loop = kiln::detail::loop_style::strided,
+                                              .work_group_size = 64,
+                                              .groups_per_compute_unit = 4,
+                                              .contiguous = kiln::detail::contiguous_lines::group,
+                                              .strided = kiln::detail::strided_lines::slices});
     check_shapes(q);
 }
 
 TEST_P(reduce_dimension_test, the_cpu_shapes_match_host_loops) {
-    // Strips of adjacent strided lines under a CPU policy, on every device.
-    const kiln::detail::scoped_launch_policy cpu_shapes({kiln::detail::loop_style::chunked, 1, 16});
+    // Lanes of contiguous lines and strips of adjacent strided lines in chunked loops, as the CPU
+    // row has them, on every device.
+    const kiln::detail::scoped_algorithm_policy cpu_shapes(
+        kiln::detail::reduce_dimension_tuning{.loop = kiln::detail::loop_style::chunked,
+                                              .work_group_size = 1,
+                                              .groups_per_compute_unit = 16,
+                                              .contiguous = kiln::detail::contiguous_lines::lanes,
+                                              .contiguous_min_length = 4 * 32,
+                                              .lanes = 32,
+                                              .strided = kiln::detail::strided_lines::strips});
     check_shapes(q);
 }
 

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <kiln/algo/scan.hpp>
 #include <kiln/detail/algo/scan_tuning.hpp>
 #include <span>
@@ -45,13 +46,12 @@ const algorithm_program& compaction_program(const device& dev, const std::string
                                             const compaction_plan& plan,
                                             const declare_input<compaction_input>& input);
 
-/// Runs a counting scan over part `part` (n elements from `part_begin`) on q and returns how
-/// many were flagged. Counts start from plan.base (the scan's carry), and kept element c goes
-/// to output element c - base.
-template <class Count, class Collect>
+/// Runs a counting scan over `n` elements on q and returns how many were flagged. Counts start
+/// from plan.base (the scan's carry), and kept element c goes to output element c - base.
+/// `bind_input(kernel_binding&)` binds the input of each kernel that reads it.
+template <class Count, class BindInput>
 std::size_t run_counting_scan(const algorithm_program& program, const queue& q,
-                              const compaction_plan& plan, std::size_t n, std::size_t part,
-                              std::size_t part_begin, Collect&& collect) {
+                              const compaction_plan& plan, std::size_t n, BindInput&& bind_input) {
     const scan_policy& policy = plan.policy;
     temporary_lease scratch =
         temporary_pool::acquire(q, scan_family_scratch_bytes(policy, n, sizeof(Count)));
@@ -59,23 +59,57 @@ std::size_t run_counting_scan(const algorithm_program& program, const queue& q,
     if (plan.base > 0) carry = static_cast<Count>(plan.base);
     const state_packing packing =
         plan.narrow ? state_packing::low_32_bits : state_packing::count_62_bits;
-    const event done = run_scan_family<Count>(program, q, policy, packing, n, carry, scratch,
-                                              [&](kernel_binding& args) {
-                                                  argument_list input_args(part, part_begin);
-                                                  collect(input_args);
-                                                  args.input(std::move(input_args).take());
-                                              });
+    const event done =
+        run_scan_family<Count>(program, q, policy, packing, n, carry, scratch, bind_input);
     return static_cast<std::size_t>(scan_total<Count>(q, scratch, done) - plan.base);
 }
 
-template <class Collect>
+template <class BindInput>
 std::size_t run_compaction(const algorithm_program& program, const queue& q,
-                           const compaction_plan& plan, std::size_t n, std::size_t part,
-                           std::size_t part_begin, Collect&& collect) {
-    if (plan.narrow)
-        return run_counting_scan<std::uint32_t>(program, q, plan, n, part, part_begin, collect);
-    return run_counting_scan<std::uint64_t>(program, q, plan, n, part, part_begin, collect);
+                           const compaction_plan& plan, std::size_t n, BindInput&& bind_input) {
+    if (plan.narrow) return run_counting_scan<std::uint32_t>(program, q, plan, n, bind_input);
+    return run_counting_scan<std::uint64_t>(program, q, plan, n, bind_input);
 }
+
+/// copy_if's elements at `idx`: the statements both read, whether the element is kept (1 or 0
+/// as the count type) and the kept value as the output's type.
+struct copy_if_elements {
+    std::vector<std::string> statements;
+    std::string keep, kept;
+};
+
+/// Everything a copy_if program's text depends on.
+struct copy_if_shape {
+    /// The output's OpenCL C type.
+    std::string kept_type = "int";
+    compaction_plan plan{};
+    /// The input's and the stencil's node type names: their types decide their text.
+    std::string expression;
+
+    /// "copy_if <type> <plan> <expression>", for the program cache.
+    std::string key() const;
+};
+
+/// One part of copy_if's arguments, their types erased: run_copy_if_part
+/// (src/algo/scan/copy_if.cpp) plans its counting scan, builds its program and runs it.
+struct copy_if_part_input {
+    /// The output's OpenCL C type and host bytes.
+    std::string kept_type;
+    std::size_t kept_bytes = 0;
+    /// The input's and the stencil's node type names; their parameters declared (the stencil's
+    /// first) and their elements at `idx`, the flag counted as `count_type`; their arguments.
+    std::string expression;
+    std::function<copy_if_elements(source_builder&, const std::string& count_type)> declare;
+    std::vector<kernel_argument> element_arguments;
+    /// The part's queue and size.
+    kiln::queue queue;
+    std::size_t size = 0;
+    /// Where kept element c goes (at c) and how many fit.
+    kernel_argument output;
+    std::size_t capacity = 0;
+};
+/// Compacts the part `input` describes into its output; returns how many elements it kept.
+std::size_t run_copy_if_part(const copy_if_part_input& input);
 
 /// Test-only: while alive, compactions count from `base` instead of 0 (their outputs still
 /// begin at element 0), so that tests reach counts past 2^31 and 2^32, and the 64-bit path,
@@ -173,43 +207,37 @@ requires detail::storable_as<T, expression_value_t<E>> && detail::real_number<ex
         const detail::part_extent& part = parts[k];
         if (part.size == 0) continue;
         const queue& q = part.queue;
-        const auto plan = detail::plan_compaction<T>(q.device(), part.size);
-        const std::string key = "copy_if " + detail::opencl_type_name<T>() + " " + plan.key() +
-                                " " + typeid(in).name() + " " + typeid(flag).name();
-        const auto declare = [&](detail::source_builder& b) {
-            detail::generator g(b);
-            b.parameter("global " + detail::opencl_type_name<T>() + "* kiln_out");
-            b.parameter("ulong kiln_capacity");
-            const std::string keep = "(" + plan.count_type() + ")((" + flag.generate(g) + ") != 0)";
-            const std::string value =
-                detail::convert_value<T, expression_value_t<E>>(b, in.generate(g));
-            const auto statements = g.statements();
-            return detail::compaction_input{
-                .keep = {.statements = statements, .value = keep},
-                .kept_type = detail::opencl_type_name<T>(),
-                .kept_value = value,
-                .scatter = [=](detail::source_builder& s) {
-                    s.open("if (x != 0 && running - carry <= kiln_capacity)");
-                    for (const auto& line : statements) s.line(line);
-                    s.line("kiln_out[running - 1 - carry] = " + value + ";");
-                    s.close();
-                }};
-        };
-        const auto& program = detail::compaction_program(q.device(), key, plan, declare);
         detail::temporary_lease staging;
         if (!direct) staging = detail::temporary_pool::acquire(q, part.size * sizeof(T));
-        const std::size_t part_kept = detail::run_compaction(
-            program, q, plan, part.size, k, part.begin, [&](detail::argument_list& args) {
-                if (direct) {
-                    args.buffer(output.part(0));
-                    args.scalar<std::uint64_t>(output.size());
-                } else {
-                    args.buffer(staging.bytes());
-                    args.scalar<std::uint64_t>(part.size);
-                }
-                flag.collect(args);
-                in.collect(args);
-            });
+        detail::argument_list element_arguments(k, part.begin);
+        flag.collect(element_arguments);
+        in.collect(element_arguments);
+        detail::kernel_argument to;
+        if (direct) {
+            to = detail::make_argument(output.part(0));
+        } else {
+            // The pool's block is bytes; the kernels write elements into it.
+            to = detail::make_argument(staging.bytes());
+            to.element_type.clear();
+        }
+        const std::size_t part_kept = detail::run_copy_if_part(
+            {.kept_type = detail::opencl_type_name<T>(),
+             .kept_bytes = sizeof(T),
+             .expression = std::string(typeid(in).name()) + " " + typeid(flag).name(),
+             .declare =
+                 [in, flag](detail::source_builder& b, const std::string& count_type) {
+                     detail::generator g(b);
+                     const std::string keep =
+                         "(" + count_type + ")((" + flag.generate(g) + ") != 0)";
+                     const std::string kept =
+                         detail::convert_value<T, expression_value_t<E>>(b, in.generate(g));
+                     return detail::copy_if_elements{g.statements(), keep, kept};
+                 },
+             .element_arguments = std::move(element_arguments).take(),
+             .queue = q,
+             .size = part.size,
+             .output = std::move(to),
+             .capacity = direct ? output.size() : part.size});
         if (!direct) staged.push_back({&q, std::move(staging), part_kept});
         kept += part_kept;
     }
@@ -289,7 +317,12 @@ std::size_t unique(const vector<T>& keys) {
         if (compacted > 0) {
             const auto& program = detail::compaction_program(q.device(), key, plan, declare);
             if (!in_place) staging = detail::temporary_pool::acquire(q, compacted * sizeof(T));
-            part_kept = detail::run_compaction(program, q, plan, compacted, k, part.begin, bind);
+            part_kept = detail::run_compaction(program, q, plan, compacted,
+                                               [&](detail::kernel_binding& args) {
+                                                   detail::argument_list input_args(k, part.begin);
+                                                   bind(input_args);
+                                                   args.input(std::move(input_args).take());
+                                               });
         }
         // A kept first key is already in place where nothing before it was dropped.
         if (head_kept && kept != part.begin)

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <kiln/algo/compaction.hpp>
 #include <kiln/algo/scan.hpp>
 #include <limits>
@@ -35,117 +36,124 @@ namespace detail {
 template <class V>
 using segment_word_t = std::conditional_t<sizeof(V) == 4, std::uint32_t, std::uint64_t>;
 
-/// `packed`: look-back states of one word (state_packing::pair_30_32_bits), for 4-byte values
-/// while the run counts stay below 2^30.
+/// reduce_by_key's scan operation over pairs of `value_type` values (`value_bytes`, 4 or 8,
+/// each) combined by `combine`: (runs begun, the open run's value bits), the value restarting
+/// where a run begins. `packed`: look-back states of one word (state_packing::pair_30_32_bits),
+/// for 4-byte values while the run counts stay below 2^30.
+scan_operation segment_pairs(const std::string& value_type, std::size_t value_bytes,
+                             const value_combine& combine, bool packed);
+/// The same for values of V combined by Op.
 template <class V, class Op>
 scan_operation segment_operation(bool packed) {
-    const std::string w = opencl_type_name<segment_word_t<V>>();
-    const std::string p = w + "2";
-    return {p, 2 * sizeof(V),
-            [](source_builder& b, const std::string& x, const std::string& y) {
-                const std::string v = opencl_type_name<V>();
-                const std::string word = opencl_type_name<segment_word_t<V>>();
-                const std::string pair = word + "2";
-                const std::string combined =
-                    operation_traits<Op, V>::combine(b, "as_" + v + "(a.y)", "as_" + v + "(b.y)");
-                b.define("segment", pair + " kiln_segment(ulong head, " + v + " value) {\n    " +
-                                        pair + " r;\n    r.x = (" + word + ")head;\n    r.y = as_" +
-                                        word + "(value);\n    return r;\n}\n" + pair +
-                                        " kiln_segment_combine(" + pair + " a, " + pair +
-                                        " b) {\n    " + pair + " r;\n    r.x = a.x + b.x;\n" +
-                                        "    r.y = b.x != 0 ? b.y : as_" + word + "(" + combined +
-                                        ");\n    return r;\n}\n");
-                return "kiln_segment_combine(" + x + ", " + y + ")";
-            },
-            2, packed ? state_packing::pair_30_32_bits : state_packing::separate};
+    return segment_pairs(opencl_type_name<V>(), sizeof(V), &operation_traits<Op, V>::combine,
+                         packed);
 }
 
+/// Everything a reduce_by_key program's text depends on.
+struct reduce_by_key_shape {
+    /// The keys' and values' OpenCL C types (the key's bytes on the host follow its type).
+    std::string key_type = "int";
+    std::size_t key_bytes = 4;
+    std::string value_type = "int";
+    /// operation_traits::key()
+    std::string operation;
+    scan_policy policy{};
+    /// One-word look-back states (segment_pairs).
+    bool packed = false;
+    /// The values' node's type name: the node's type decides its generated text.
+    std::string expression;
+
+    /// "reduce_by_key <key> <value> <operation> <policy> [p30] <expression>", for the program
+    /// cache.
+    std::string key() const;
+};
+
+/// The pair a part of reduce_by_key leaves for the next: runs begun, the open run's value bits
+/// (as segment_pairs keeps them, widened to 64 bits).
+struct run_carry {
+    std::uint64_t runs = 0, value_bits = 0;
+};
+
+/// One part of reduce_by_key's arguments, their types erased: run_reduce_by_key_part
+/// (src/algo/scan/reduce_by_key.cpp) plans its scan, builds its program and runs it.
+struct reduce_by_key_part_input {
+    /// The keys' and values' OpenCL C types and host bytes, the operation's key
+    /// (operation_traits::key()) and combination, and whether it is a sum of integers (the chunk
+    /// kernels' vector path).
+    std::string key_type;
+    std::size_t key_bytes = 0;
+    std::string value_type;
+    std::size_t value_bytes = 0;
+    std::string operation;
+    value_combine combine;
+    bool integer_sum = false;
+    /// The values' expression: its node's type name, its element `idx` as the values' type
+    /// (declaring its parameters), and, where its elements are as wide as the keys (4 or 8
+    /// bytes), the same as lanes of 16-byte loads (else empty); its arguments for the part.
+    std::string expression;
+    std::function<element_input(source_builder&)> declare_value;
+    std::function<wide_input(source_builder&)> declare_wide;
+    std::vector<kernel_argument> value_arguments;
+    /// The part's keys, its queue and size, and the key before it where there is one (else a
+    /// key's worth of zeros).
+    kernel_argument keys;
+    kiln::queue queue;
+    std::size_t size = 0;
+    bool has_previous = false;
+    kernel_argument previous_key;
+    /// Run r is written at slot r - run_base of the two outputs if r < capacity.
+    kernel_argument out_keys, out_values;
+    std::size_t capacity = 0, run_base = 0;
+};
+/// Runs reduce_by_key's scan over the part `input` describes, starting from `carry` (what the
+/// parts before left); returns the pair after the part.
+run_carry run_reduce_by_key_part(const reduce_by_key_part_input& input,
+                                 const std::optional<run_carry>& carry);
+
 /// Runs reduce_by_key's scan over part `k` of `keys` and `values` on its device, starting from
-/// `carry` (the pair the parts before left: runs begun, the open run's value) with `previous_key`
-/// the last key before the part, if any. Run r is written at slot r - run_base of the two output
-/// buffers if r < capacity. Returns the pair after the part.
+/// `carry` with `previous_key` the last key before the part, if any. Run r is written at slot
+/// r - run_base of the two output buffers if r < capacity. Returns the pair after the part.
 template <class K, class V, class Op, class E, class Values>
-pair_state<segment_word_t<V>> reduce_by_key_part(
-    const vector<K>& keys, const Values& value_node, std::size_t k,
-    const std::optional<pair_state<segment_word_t<V>>>& carry, std::optional<K> previous_key,
-    const buffer<K>& out_keys, const buffer<V>& out_values, std::size_t capacity,
-    std::size_t run_base) {
-    using carry_type = pair_state<segment_word_t<V>>;
+run_carry reduce_by_key_part(const vector<K>& keys, const Values& value_node, std::size_t k,
+                             const std::optional<run_carry>& carry, std::optional<K> previous_key,
+                             const buffer<K>& out_keys, const buffer<V>& out_values,
+                             std::size_t capacity, std::size_t run_base) {
     const part_extent& part = keys.layout()[k];
-    const queue& q = part.queue;
-    const auto policy = plan_reduce_by_key(q.device(), sizeof(V));
-    const std::string kt = opencl_type_name<K>(), v = opencl_type_name<V>();
-    // One-word look-back states where the runs counted (those before the part included) fit
-    // 30 bits: they need no device-wide fence, so NVIDIA's OpenCL can take the single pass.
-    const std::uint64_t runs_before = carry ? carry->first : 0;
-    const bool packed = sizeof(V) == 4 && runs_before + keys.layout()[k].size < (1u << 30);
-    const scan_operation operation = segment_operation<V, Op>(packed);
-    const std::string key = "reduce_by_key " + kt + " " + v + " " + operation_traits<Op, V>::key() +
-                            " " + policy.key() + (packed ? " p30 " : " ") +
-                            typeid(value_node).name();
-    const auto describe = [&] { return scan_family_kernels(operation, policy, true); };
-    const auto& program = algorithm_program_for(q.device(), key, describe, [&] {
-        const declare_input<reduce_by_key_input> declare = [&](source_builder& b) {
-            b.parameter("global " + kt + "* " + run_outputs::keys);
-            b.parameter("global " + v + "* " + run_outputs::values);
-            b.parameter(std::string("ulong ") + run_outputs::capacity);
-            b.parameter(std::string("ulong ") + run_outputs::run_base);
-            b.parameter("int kiln_has_previous");
-            b.parameter(kt + " kiln_previous_key");
-            b.parameter("global const " + kt + "* kiln_keys");
-            generator g(b);
-            const std::string value =
-                convert_value<V, expression_value_t<E>>(b, value_node.generate(g));
-            // A part's first element begins a run unless it continues the part before.
-            const std::string head =
-                "(idx == 0 ? !kiln_has_previous || kiln_keys[0] != kiln_previous_key : "
-                "kiln_keys[idx] != kiln_keys[idx - 1])";
-            reduce_by_key_input runs{
-                .value = {.statements = g.statements(), .value = value},
-                .value_type = v,
-                .head = head,
-                .key_type = kt,
-                .key = "kiln_keys[idx]",
-                // The tile keeps heads as bytes beside the values, not as whole pairs.
-                .pair =
-                    [](const std::string& flag, const std::string& payload) {
-                        return "kiln_segment(" + flag + ", " + payload + ")";
-                    },
-                .runs_begun = [](const std::string& pair) { return "(ulong)(" + pair + ").x"; },
-                .open_value =
-                    [v](const std::string& pair) { return "as_" + v + "((" + pair + ").y)"; }};
-            // Runs read by full tiles through 16-byte loads, keys of the values' width:
-            // the value expression once more per lane.
-            constexpr std::size_t width = width_of<Values>();
-            if constexpr ((width == 4 || width == 8) && sizeof(K) == width)
-                if (policy.register_runs && policy.full_tiles == tile_access::wide)
-                    runs.wide = wide_lanes<V>(b, value_node);
-            return runs;
+    argument_list value_arguments(k, part.begin);
+    value_node.collect(value_arguments);
+    reduce_by_key_part_input input{
+        .key_type = opencl_type_name<K>(),
+        .key_bytes = sizeof(K),
+        .value_type = opencl_type_name<V>(),
+        .value_bytes = sizeof(V),
+        .operation = operation_traits<Op, V>::key(),
+        .combine = &operation_traits<Op, V>::combine,
+        .integer_sum = std::is_same_v<Op, reducers::sum> && std::is_integral_v<V>,
+        .expression = typeid(value_node).name(),
+        .declare_value =
+            [value_node](source_builder& b) {
+                generator g(b);
+                const std::string value =
+                    convert_value<V, expression_value_t<E>>(b, value_node.generate(g));
+                return element_input{.statements = g.statements(), .value = value};
+            },
+        .declare_wide = {},
+        .value_arguments = std::move(value_arguments).take(),
+        .keys = make_argument(keys.part(k)),
+        .queue = part.queue,
+        .size = part.size,
+        .has_previous = previous_key.has_value(),
+        .previous_key = make_argument(previous_key.value_or(K{})),
+        .out_keys = make_argument(out_keys),
+        .out_values = make_argument(out_values),
+        .capacity = capacity,
+        .run_base = run_base};
+    constexpr std::size_t width = width_of<Values>();
+    if constexpr ((width == 4 || width == 8) && sizeof(K) == width)
+        input.declare_wide = [value_node](source_builder& b) {
+            return wide_lanes<V>(b, value_node);
         };
-        const value_combine combine = [](source_builder& s, const std::string& a,
-                                         const std::string& b) {
-            return operation_traits<Op, V>::combine(s, a, b);
-        };
-        constexpr bool integer_sum = std::is_same_v<Op, reducers::sum> && std::is_integral_v<V>;
-        return reduce_by_key_program_source(operation, combine, integer_sum, declare, policy);
-    });
-    temporary_lease scratch = temporary_pool::acquire(
-        q, scan_family_scratch_bytes(policy, part.size, sizeof(carry_type)));
-    const event done =
-        run_scan_family<carry_type>(program, q, policy, operation.packing, part.size, carry,
-                                    scratch, [&](kernel_binding& args) {
-                                        argument_list input_args(k, part.begin);
-                                        input_args.buffer(out_keys);
-                                        input_args.buffer(out_values);
-                                        input_args.scalar<std::uint64_t>(capacity);
-                                        input_args.scalar<std::uint64_t>(run_base);
-                                        input_args.scalar<std::int32_t>(previous_key.has_value());
-                                        input_args.scalar(previous_key.value_or(K{}));
-                                        input_args.buffer(keys.part(k));
-                                        value_node.collect(input_args);
-                                        args.input(std::move(input_args).take());
-                                    });
-    return scan_total<carry_type>(q, scratch, done);
+    return run_reduce_by_key_part(input, carry);
 }
 
 /// Writes host[0, count) to the front of `output`, wherever its parts are.
@@ -192,8 +200,7 @@ std::size_t reduce_runs(const vector<K>& keys, const E& values, const vector<K>&
     value_node.check(check);
     if (keys.size() == 0) return 0;
     const layout parts = check.launch_layout();
-    using word = segment_word_t<V>;
-    if (keys.size() >= std::numeric_limits<word>::max())
+    if (keys.size() >= std::numeric_limits<segment_word_t<V>>::max())
         throw invalid_argument_error(call,
                                      "more elements than the 32-bit run counter of 4-byte "
                                      "values can count");
@@ -213,7 +220,7 @@ std::size_t reduce_runs(const vector<K>& keys, const E& values, const vector<K>&
         const buffer<V> values_to = in_place ? buffer<V>(q, staged) : out_values.part(0);
         const auto total = reduce_by_key_part<K, V, Op, E>(
             keys, value_node, 0, std::nullopt, std::nullopt, keys_to, values_to, capacity, 0);
-        const auto runs = static_cast<std::size_t>(total.first);
+        const auto runs = static_cast<std::size_t>(total.runs);
         if (in_place) {
             const std::size_t placed = std::min(runs, capacity);
             keys_to.copy_to(q, 0, out_keys.part(0), 0, placed);
@@ -223,20 +230,20 @@ std::size_t reduce_runs(const vector<K>& keys, const E& values, const vector<K>&
     }
     std::vector<K> host_keys;
     std::vector<V> host_values;
-    std::optional<pair_state<word>> carry;
+    std::optional<run_carry> carry;
     std::optional<K> previous_key;
     for (std::size_t k = 0; k < parts.size(); ++k) {
         const part_extent& part = parts[k];
         if (part.size == 0) continue;
         const queue& q = part.queue;
         // Slot 0 is the run open before this part (if any), so runs begun here start at 1.
-        const std::size_t run_base = carry ? static_cast<std::size_t>(carry->first) - 1 : 0;
+        const std::size_t run_base = carry ? static_cast<std::size_t>(carry->runs) - 1 : 0;
         const buffer<K> staged_keys(q, part.size + 1);
         const buffer<V> staged_values(q, part.size + 1);
         const auto total = reduce_by_key_part<K, V, Op, E>(
             keys, value_node, k, carry, previous_key, staged_keys, staged_values,
             std::numeric_limits<std::uint64_t>::max(), run_base);
-        const std::size_t end = static_cast<std::size_t>(total.first) - run_base;
+        const std::size_t end = static_cast<std::size_t>(total.runs) - run_base;
         const std::vector<K> part_keys = staged_keys.read(q);
         const std::vector<V> part_values = staged_values.read(q);
         host_keys.resize(run_base + end);
