@@ -221,7 +221,7 @@ std::vector<kiln::detail::gemm_simt_tiles> tiles_to_sweep() {
         }
         return sweep;
     }
-    for (const auto& tuning_row : kiln::detail::gemm_tuning_rows())
+    for (const auto& tuning_row : kiln::detail::algorithm::gemm_rows::rows())
         for (kiln::detail::gemm_simt_tiles t :
              {tuning_row.tuning.simt, tuning_row.tuning.simt_double})
             for (int flip = 0; flip < 2; ++flip, t.vector_reads = !t.vector_reads) add(t);
@@ -229,14 +229,18 @@ std::vector<kiln::detail::gemm_simt_tiles> tiles_to_sweep() {
     return sweep;
 }
 
-/// A row of `w` under `strategy` and tiles forced by a `Scoped` override; a failure (tiles the
-/// device cannot take) is a row too.
-template <class Scoped, class Tiles>
+/// A row of `w` under `strategy` and `tiles`, forced in the device's row's tuning; a failure
+/// (tiles the device cannot take) is a row too.
+template <class Tiles>
 void forced_row(const kiln::queue& q, const std::string& device, const workload& w,
                 gemm_strategy strategy, const std::string& name, const Tiles& tiles,
                 double reference) {
     const kiln::detail::scoped_gemm_strategy forced_strategy(strategy);
-    const Scoped forced(tiles);
+    const kiln::detail::gemm_tuning device_row =
+        kiln::detail::tuning_table<kiln::detail::algorithm::gemm_rows>::tuning_for(
+            q.device().properties(), std::nullopt);
+    const kiln::detail::scoped_algorithm_policy forced(
+        kiln::detail::algorithm::gemm, kiln::detail::gemm_tuning_with(device_row, tiles));
     try {
         row(device, w, name + " " + tiles.key(), time_kiln(q, w), reference, "cuBLAS");
     } catch (const std::exception& e) {
@@ -292,13 +296,12 @@ int main(int argc, char** argv) {
                 if (w.name == "dgemm_4096" || w.name == "bf16_4096" || w.name == "f16_4096" ||
                     w.name == "tf32_4096")
                     for (const kiln::detail::gemm_tensor_tiles& tiles : tensor_sweep)
-                        forced_row<kiln::detail::scoped_gemm_tensor_tiles>(
-                            q, device, w, gemm_strategy::tensor_cores, "tensor", tiles, reference);
+                        forced_row(q, device, w, gemm_strategy::tensor_cores, "tensor", tiles,
+                                   reference);
                 if (w.name.starts_with("bf16_") || w.name.starts_with("f16_"))
                     for (const kiln::detail::gemm_warpgroup_tiles& tiles : warpgroup_sweep)
-                        forced_row<kiln::detail::scoped_gemm_warpgroup_tiles>(
-                            q, device, w, gemm_strategy::warpgroup_mma, "warpgroup", tiles,
-                            reference);
+                        forced_row(q, device, w, gemm_strategy::warpgroup_mma, "warpgroup", tiles,
+                                   reference);
                 if (w.name != "sgemm_4096" && w.name != "dgemm_4096" &&
                     w.name != "sgemm_batched_4096x64")
                     continue;
@@ -309,8 +312,7 @@ int main(int argc, char** argv) {
                         (dev.properties().local_memory_bytes != 0 &&
                          local_bytes > dev.properties().local_memory_bytes))
                         continue;
-                    forced_row<kiln::detail::scoped_gemm_simt_tiles>(
-                        q, device, w, gemm_strategy::simt, "simt", tiles, reference);
+                    forced_row(q, device, w, gemm_strategy::simt, "simt", tiles, reference);
                 }
             }
             continue;

@@ -45,72 +45,72 @@ constexpr gemm_cpu_tiles cpu_tiles(std::size_t rows, std::size_t vectors, std::s
             .depth_block = depth_block};
 }
 
-const std::array rows{
-    gemm_tuning_row{
+using gemm_row = tuning_row<gemm_tuning>;
+
+const std::array gemm_table{
+    gemm_row{
         nvidia_gpus,
         {gemm_strategy::simt, vector_reads(tiles(128, 128, 16, 8, 8, 4)), tiles(64, 64, 8, 4, 4, 2),
          cpu_tiles(4, 2, 8, 16, 256), tensor_tiles(128, 128, 32, 64, 32, 2),
          tensor_tiles(128, 64, 8, 64, 32, 2), tensor_tiles(128, 128, 16, 64, 32, 2),
          gemm_warpgroup_tiles{.block_rows = 256, .block_columns = 128, .stages = 4}},
-        "H100, gemm_bench 4096^3 beside cuBLAS (TF32 off), CUDA / OpenCL: SGEMM 128x128x16 t8x8 "
-        "v4 r4 0.82x / 0.81x (x8: 0.77x / 0.74x, 64x64 t4x4 r4 0.56x); DGEMM 64x64x8 t4x4 v2 "
-        "0.25x / 0.24x, with r4 0.18x. Tensor cores: CUTLASS's 128x128x32 Ampere bf16 block of 8 "
-        "warps of 64x32, two stages so that padded tiles stay within 48 KiB of static local "
-        "memory. Doubles (m16n8k8 on 9.0): DGEMM 128x64x8 w64x32 s2 0.61x / 0.63x, 128x128x8 "
-        "0.54x / 0.58x, 64x64x8 w32x32 s3 0.58x / 0.51x; SIMT 0.26x / 0.24x. TF32: chosen, not "
-        "measured: the double kernel's 8 warps of 64x32, 16 deep in 37 KiB. wgmma (CUDA, 9.0), "
-        "bf16 "
-        "4096^3 / 8192^3 beside cuBLAS: 256x128 s4 0.62x / 0.61x, s3 0.52x / 0.54x; 128x256 s4 "
-        "0.57x / 0.55x, s5 0.33x; 128x128 s4 0.49x / 0.46x; 64x256 s4 0.26x (f16 the same)"},
-    gemm_tuning_row{
-        any_gpu,
-        {gemm_strategy::simt,
-         tiles(64, 64, 8, 4, 4, 4),
-         tiles(64, 64, 8, 4, 4, 2),
-         cpu_tiles(4, 2, 8, 16, 256),
-         {},
-         {},
-         {},
-         {}},
-        "chosen, not measured: 256 work-items, 16 accumulators each, 4 KiB of local memory per "
-        "float tile"},
-    gemm_tuning_row{
-        any_cpu,
-        {gemm_strategy::host_blas,
-         tiles(32, 32, 8, 4, 4, 1),
-         tiles(32, 32, 8, 4, 4, 1),
-         cpu_tiles(4, 4, 16, 32, 256),
-         {},
-         {},
-         {},
-         {}},
-        "2-core Zen 5 (AVX-512), PoCL 3.1, SGEMM 2048^3 (docs/linear_algebra.md, \"CPU\"): 4 x "
-        "(4 x 16) floats 0.066-0.082 TFLOP/s at load 3-6, 4 x (2 x 8) 0.023, 8 x (2 x 16) 0.069, "
-        "no k blocks 0.051; OpenBLAS first, as issue 41 asks"},
-    gemm_tuning_row{
-        any_device,
-        {gemm_strategy::simt,
-         tiles(32, 32, 8, 2, 2, 1),
-         tiles(32, 32, 8, 2, 2, 1),
-         cpu_tiles(4, 2, 8, 16, 256),
-         {},
-         {},
-         {},
-         {}},
-        "the fallback: small tiles every OpenCL device can hold (256 work-items, 2 KiB of local "
-        "memory)"},
+        "H100, gemm_bench 4096^3 beside cuBLAS, CUDA / OpenCL (docs/linear_algebra.md, "
+        "### GPUs): SGEMM 0.82x / 0.81x, DGEMM tensor_cores 0.61x / 0.63x, bf16 "
+        "warpgroup_mma 0.62x; 16-bit tensor tiles CUTLASS's, TF32's chosen, not measured"},
+    gemm_row{any_gpu,
+             {gemm_strategy::simt,
+              tiles(64, 64, 8, 4, 4, 4),
+              tiles(64, 64, 8, 4, 4, 2),
+              cpu_tiles(4, 2, 8, 16, 256),
+              {},
+              {},
+              {},
+              {}},
+             "chosen, not measured: 256 work-items, 16 accumulators each, 4 KiB of local memory "
+             "per float tile"},
+    gemm_row{any_cpu,
+             {gemm_strategy::host_blas,
+              tiles(32, 32, 8, 4, 4, 1),
+              tiles(32, 32, 8, 4, 4, 1),
+              cpu_tiles(4, 4, 16, 32, 256),
+              {},
+              {},
+              {},
+              {}},
+             "2-core Zen 5, PoCL 3.1, SGEMM 2048^3 (docs/linear_algebra.md, ### CPU): cpu_tiles "
+             "0.066-0.082 TFLOP/s; OpenBLAS first, as issue 41 asks"},
+    gemm_row{any_device,
+             {gemm_strategy::simt,
+              tiles(32, 32, 8, 2, 2, 1),
+              tiles(32, 32, 8, 2, 2, 1),
+              cpu_tiles(4, 2, 8, 16, 256),
+              {},
+              {},
+              {},
+              {}},
+             "the fallback: small tiles every OpenCL device can hold (256 work-items, 2 KiB of "
+             "local memory)"},
 };
 
 }  // namespace
 
-std::span<const gemm_tuning_row> gemm_tuning_rows() {
-    return rows;
+std::span<const tuning_row<gemm_tuning>> algorithm::gemm_rows::rows() {
+    return gemm_table;
 }
 
-const gemm_tuning_row& gemm_row_for(const device_properties& props) {
-    for (const gemm_tuning_row& row : rows)
-        if (matches(row.devices, props)) return row;
-    return rows.back();
+gemm_tuning gemm_tuning_with(gemm_tuning base, const gemm_simt_tiles& tiles) {
+    base.simt = base.simt_double = tiles;
+    return base;
+}
+
+gemm_tuning gemm_tuning_with(gemm_tuning base, const gemm_tensor_tiles& tiles) {
+    base.tensor = base.tensor_double = base.tensor_tf32 = tiles;
+    return base;
+}
+
+gemm_tuning gemm_tuning_with(gemm_tuning base, const gemm_warpgroup_tiles& tiles) {
+    base.warpgroup = tiles;
+    return base;
 }
 
 bool is_nvidia_gpu(const device_properties& props) {
