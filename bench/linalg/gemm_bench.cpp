@@ -132,27 +132,6 @@ void row(const std::string& device, const workload& w, const std::string& strate
     std::fflush(stdout);
 }
 
-/// Tiles from their key ("128x128x8 t8x8 v4", " r4" for vector reads); nullopt if malformed.
-std::optional<kiln::detail::gemm_simt_tiles> parse_tiles(const std::string& key) {
-    kiln::detail::gemm_simt_tiles t;
-    char reads[3] = {};
-    const int fields =
-        std::sscanf(key.c_str(), " %zux%zux%zu t%zux%zu v%zu %2s", &t.block_rows, &t.block_columns,
-                    &t.block_depth, &t.thread_rows, &t.thread_columns, &t.vector_width, reads);
-    if (fields < 6 || (fields == 7 && std::string(reads) != "r4")) return std::nullopt;
-    t.vector_reads = fields == 7;
-    return t;
-}
-
-/// Tensor-core tiles from their key ("128x128x32 w64x32 s2"); nullopt if malformed.
-std::optional<kiln::detail::gemm_tensor_tiles> parse_tensor_tiles(const std::string& key) {
-    kiln::detail::gemm_tensor_tiles t;
-    if (std::sscanf(key.c_str(), " %zux%zux%zu w%zux%zu s%zu", &t.block_rows, &t.block_columns,
-                    &t.block_depth, &t.warp_rows, &t.warp_columns, &t.stages) != 6)
-        return std::nullopt;
-    return t;
-}
-
 /// The tensor-core tiles KILN_GEMM_BENCH_TENSOR_TILES lists ("128x128x8 w64x32 s2;..."), forced
 /// on DGEMM and the 16-bit products at 4096^3; none without it.
 std::vector<kiln::detail::gemm_tensor_tiles> tensor_tiles_to_sweep() {
@@ -160,7 +139,7 @@ std::vector<kiln::detail::gemm_tensor_tiles> tensor_tiles_to_sweep() {
     if (const char* listed = std::getenv("KILN_GEMM_BENCH_TENSOR_TILES")) {
         std::stringstream keys(listed);
         for (std::string key; std::getline(keys, key, ';');) {
-            if (const auto t = parse_tensor_tiles(key))
+            if (const auto t = kiln::detail::parse_gemm_tensor_tiles(key))
                 sweep.push_back(*t);
             else
                 std::fprintf(stderr, "gemm_bench: KILN_GEMM_BENCH_TENSOR_TILES: no tiles in '%s'\n",
@@ -177,11 +156,9 @@ std::vector<kiln::detail::gemm_warpgroup_tiles> warpgroup_tiles_to_sweep() {
     if (const char* listed = std::getenv("KILN_GEMM_BENCH_WARPGROUP_TILES")) {
         std::stringstream keys(listed);
         for (std::string key; std::getline(keys, key, ';');) {
-            kiln::detail::gemm_warpgroup_tiles t;
-            if (std::sscanf(key.c_str(), " %zux%zu s%zu", &t.block_rows, &t.block_columns,
-                            &t.stages) == 3 &&
-                t.fits_together())
-                sweep.push_back(t);
+            const auto t = kiln::detail::parse_gemm_warpgroup_tiles(key);
+            if (t && t->fits_together())
+                sweep.push_back(*t);
             else
                 std::fprintf(stderr,
                              "gemm_bench: KILN_GEMM_BENCH_WARPGROUP_TILES: no tiles in '%s'\n",
@@ -213,7 +190,7 @@ std::vector<kiln::detail::gemm_simt_tiles> tiles_to_sweep() {
     if (const char* listed = std::getenv("KILN_GEMM_BENCH_TILES")) {
         std::stringstream keys(listed);
         for (std::string key; std::getline(keys, key, ';');) {
-            if (const auto t = parse_tiles(key))
+            if (const auto t = kiln::detail::parse_gemm_simt_tiles(key))
                 add(*t);
             else
                 std::fprintf(stderr, "gemm_bench: KILN_GEMM_BENCH_TILES: no tiles in '%s'\n",
@@ -225,7 +202,7 @@ std::vector<kiln::detail::gemm_simt_tiles> tiles_to_sweep() {
         for (kiln::detail::gemm_simt_tiles t :
              {tuning_row.tuning.simt, tuning_row.tuning.simt_double})
             for (int flip = 0; flip < 2; ++flip, t.vector_reads = !t.vector_reads) add(t);
-    for (const char* key : candidate_tiles) add(*parse_tiles(key));
+    for (const char* key : candidate_tiles) add(*kiln::detail::parse_gemm_simt_tiles(key));
     return sweep;
 }
 

@@ -20,6 +20,7 @@
 
 #include "algo/key_changes.hpp"
 #include "algo/lookback_state.hpp"
+#include "algo/tuning_key.hpp"
 #include "support/device_param.hpp"
 
 namespace {
@@ -298,6 +299,48 @@ TEST(algo_tuning, policy_key_changes_with_every_field) {
         // policy_for derives from it: not a key field of its own.
     };
     kiln::test::expect_every_change_changes_the_key(changes);
+}
+
+/// A tuning of every kind of field a key has: a word of three numbers, a prefixed pair, a single
+/// number that may be 0, and a flag.
+struct keyed_tuning {
+    std::size_t rows = 4, columns = 8, depth = 2, threads_x = 1, threads_y = 2, stages = 3;
+    bool fast = false;
+};
+constexpr kiln::detail::tuning_key_number<keyed_tuning> keyed_numbers[] = {
+    {"", {&keyed_tuning::rows, &keyed_tuning::columns, &keyed_tuning::depth}},
+    {"t", {&keyed_tuning::threads_x, &keyed_tuning::threads_y}},
+    {"s", {&keyed_tuning::stages}, true}};
+constexpr kiln::detail::tuning_key_flag<keyed_tuning> keyed_flags[] = {
+    {"fast", &keyed_tuning::fast}};
+constexpr kiln::detail::tuning_key_format<keyed_tuning> keyed_format{keyed_numbers, keyed_flags};
+
+TEST(algo_tuning_key, writes_and_reads_back_every_kind_of_word) {
+    using kiln::detail::read_tuning_key;
+    using kiln::detail::write_tuning_key;
+    keyed_tuning tuning;
+    EXPECT_EQ(write_tuning_key("plain", tuning, keyed_format), "plain 4x8x2 t1x2 s3");
+    EXPECT_EQ(write_tuning_key({}, tuning, keyed_format), "4x8x2 t1x2 s3");
+    tuning.fast = true;
+    EXPECT_EQ(write_tuning_key({}, tuning, keyed_format), "4x8x2 t1x2 s3 fast");
+    // Any order, blanks of any width; fields left out keep theirs, a flag left out is false.
+    keyed_tuning read;
+    ASSERT_TRUE(read_tuning_key("  s0\tt16x32  128x64x1 ", read, keyed_format));
+    EXPECT_EQ(write_tuning_key({}, read, keyed_format), "128x64x1 t16x32 s0");
+    read.fast = true;
+    ASSERT_TRUE(read_tuning_key("", read, keyed_format));
+    EXPECT_FALSE(read.fast);
+    ASSERT_TRUE(read_tuning_key("fast t3x5", read, keyed_format));
+    EXPECT_EQ(write_tuning_key({}, read, keyed_format), "128x64x1 t3x5 s0 fast");
+    for (const char* bad : {"t4", "t4x4x4", "128x64", "t0x4", "s", "sx", "s4x", "q4", "slow",
+                            "t-1x2", "s99999999999999999999999"}) {
+        keyed_tuning untouched;
+        EXPECT_FALSE(read_tuning_key(bad, untouched, keyed_format)) << bad;
+    }
+    const auto [name, rest] = kiln::detail::split_tuning_key("  plain 4x8x2 fast");
+    EXPECT_EQ(name, "plain");
+    EXPECT_EQ(kiln::detail::tuning_key_words(rest),
+              (std::vector<std::string_view>{"4x8x2", "fast"}));
 }
 
 TEST(algo_tuning, nvidia_radix_row_ranks_by_multi_split) {

@@ -515,6 +515,34 @@ kiln::device_properties nvidia_properties() {
     return properties(kiln::device_type::gpu, "NVIDIA Corporation");
 }
 
+// Every row's tiles read back from their keys, as gemm_bench's KILN_GEMM_BENCH_*TILES give them.
+TEST(gemm_tuning, tiles_read_back_from_their_keys) {
+    for (const auto& row : kiln::detail::algorithm::gemm_rows::rows()) {
+        const kiln::detail::gemm_tuning& t = row.tuning;
+        for (const auto& tiles : {t.simt, t.simt_double}) {
+            const auto read = kiln::detail::parse_gemm_simt_tiles(tiles.key());
+            ASSERT_TRUE(read.has_value()) << tiles.key();
+            EXPECT_EQ(read->key(), tiles.key());
+        }
+        for (const auto& tiles : {t.tensor, t.tensor_double, t.tensor_tf32}) {
+            const auto read = kiln::detail::parse_gemm_tensor_tiles(tiles.key());
+            ASSERT_TRUE(read.has_value()) << tiles.key();
+            EXPECT_EQ(read->key(), tiles.key());
+        }
+        const auto read = kiln::detail::parse_gemm_warpgroup_tiles(t.warpgroup.key());
+        ASSERT_TRUE(read.has_value()) << t.warpgroup.key();
+        EXPECT_EQ(read->key(), t.warpgroup.key());
+    }
+    EXPECT_EQ(kiln::detail::parse_gemm_simt_tiles("128x128x16 t8x8 v4 r4")->key(),
+              "128x128x16 t8x8 v4 r4");
+    EXPECT_FALSE(kiln::detail::parse_gemm_simt_tiles("64x64x8 t4x4 v2")->vector_reads);
+    EXPECT_EQ(kiln::detail::parse_gemm_warpgroup_tiles(" 256x128 s3")->stages, 3u);
+    for (const char* bad : {"", "128x128 t8x8", "128x128x16 w8x8", "128x128x16 r2", "64x64x8 v0"})
+        EXPECT_FALSE(kiln::detail::parse_gemm_simt_tiles(bad).has_value()) << bad;
+    EXPECT_FALSE(kiln::detail::parse_gemm_tensor_tiles("128x128x32 w64x32x2").has_value());
+    EXPECT_FALSE(kiln::detail::parse_gemm_warpgroup_tiles("128x256x64 s4").has_value());
+}
+
 TEST(gemm_plan, gpus_take_simt_tiles_that_fit_them) {
     const auto nvidia = kiln::detail::plan_gemm(nvidia_properties(), {.host_blas = true});
     EXPECT_EQ(nvidia.strategy, gemm_strategy::simt);

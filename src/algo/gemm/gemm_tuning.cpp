@@ -4,6 +4,8 @@
 
 #include <array>
 
+#include "algo/tuning_key.hpp"
+
 namespace kiln::detail {
 namespace {
 
@@ -92,6 +94,47 @@ const std::array gemm_table{
              "local memory)"},
 };
 
+/// "128x128x16 t8x8 v4 r4"
+constexpr tuning_key_number<gemm_simt_tiles> simt_key_numbers[] = {
+    {"",
+     {&gemm_simt_tiles::block_rows, &gemm_simt_tiles::block_columns,
+      &gemm_simt_tiles::block_depth}},
+    {"t", {&gemm_simt_tiles::thread_rows, &gemm_simt_tiles::thread_columns}},
+    {"v", {&gemm_simt_tiles::vector_width}}};
+constexpr tuning_key_flag<gemm_simt_tiles> simt_key_flags[] = {
+    {"r4", &gemm_simt_tiles::vector_reads}};
+constexpr tuning_key_format<gemm_simt_tiles> simt_key_format{simt_key_numbers, simt_key_flags};
+
+/// "128x128x32 w64x32 s2"
+constexpr tuning_key_number<gemm_tensor_tiles> tensor_key_numbers[] = {
+    {"",
+     {&gemm_tensor_tiles::block_rows, &gemm_tensor_tiles::block_columns,
+      &gemm_tensor_tiles::block_depth}},
+    {"w", {&gemm_tensor_tiles::warp_rows, &gemm_tensor_tiles::warp_columns}},
+    {"s", {&gemm_tensor_tiles::stages}}};
+constexpr tuning_key_format<gemm_tensor_tiles> tensor_key_format{tensor_key_numbers};
+
+/// "128x256 s4"
+constexpr tuning_key_number<gemm_warpgroup_tiles> warpgroup_key_numbers[] = {
+    {"", {&gemm_warpgroup_tiles::block_rows, &gemm_warpgroup_tiles::block_columns}},
+    {"s", {&gemm_warpgroup_tiles::stages}}};
+constexpr tuning_key_format<gemm_warpgroup_tiles> warpgroup_key_format{warpgroup_key_numbers};
+
+/// "4x2x8 g16 d256"; d0: no k blocks.
+constexpr tuning_key_number<gemm_cpu_tiles> cpu_key_numbers[] = {
+    {"", {&gemm_cpu_tiles::rows, &gemm_cpu_tiles::vectors, &gemm_cpu_tiles::vector_width}},
+    {"g", {&gemm_cpu_tiles::work_group_size}},
+    {"d", {&gemm_cpu_tiles::depth_block}, true}};
+constexpr tuning_key_format<gemm_cpu_tiles> cpu_key_format{cpu_key_numbers};
+
+/// Tiles from `key`, the defaults where it leaves words out; nothing where it has none.
+template <class Tiles>
+std::optional<Tiles> parse_tiles(std::string_view key, const tuning_key_format<Tiles>& format) {
+    Tiles tiles;
+    if (tuning_key_words(key).empty() || !read_tuning_key(key, tiles, format)) return std::nullopt;
+    return tiles;
+}
+
 }  // namespace
 
 std::span<const tuning_row<gemm_tuning>> algorithm::gemm_rows::rows() {
@@ -118,27 +161,31 @@ bool is_nvidia_gpu(const device_properties& props) {
 }
 
 std::string gemm_simt_tiles::key() const {
-    return std::to_string(block_rows) + "x" + std::to_string(block_columns) + "x" +
-           std::to_string(block_depth) + " t" + std::to_string(thread_rows) + "x" +
-           std::to_string(thread_columns) + " v" + std::to_string(vector_width) +
-           (vector_reads ? " r4" : "");
+    return write_tuning_key({}, *this, simt_key_format);
 }
 
 std::string gemm_tensor_tiles::key() const {
-    return std::to_string(block_rows) + "x" + std::to_string(block_columns) + "x" +
-           std::to_string(block_depth) + " w" + std::to_string(warp_rows) + "x" +
-           std::to_string(warp_columns) + " s" + std::to_string(stages);
+    return write_tuning_key({}, *this, tensor_key_format);
 }
 
 std::string gemm_warpgroup_tiles::key() const {
-    return std::to_string(block_rows) + "x" + std::to_string(block_columns) + " s" +
-           std::to_string(stages);
+    return write_tuning_key({}, *this, warpgroup_key_format);
 }
 
 std::string gemm_cpu_tiles::key() const {
-    return std::to_string(rows) + "x" + std::to_string(vectors) + "x" +
-           std::to_string(vector_width) + " g" + std::to_string(work_group_size) + " d" +
-           std::to_string(depth_block);
+    return write_tuning_key({}, *this, cpu_key_format);
+}
+
+std::optional<gemm_simt_tiles> parse_gemm_simt_tiles(std::string_view key) {
+    return parse_tiles(key, simt_key_format);
+}
+
+std::optional<gemm_tensor_tiles> parse_gemm_tensor_tiles(std::string_view key) {
+    return parse_tiles(key, tensor_key_format);
+}
+
+std::optional<gemm_warpgroup_tiles> parse_gemm_warpgroup_tiles(std::string_view key) {
+    return parse_tiles(key, warpgroup_key_format);
 }
 
 }  // namespace kiln::detail

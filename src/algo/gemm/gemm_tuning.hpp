@@ -120,6 +120,13 @@ struct gemm_tuning {
     gemm_warpgroup_tiles warpgroup;   ///< for 16-bit inputs on Hopper through CUDA
 };
 
+/// Tiles from their key() ("128x128x16 t8x8 v4 r4", "128x128x32 w64x32 s2", "128x256 s4"), as
+/// gemm_bench's KILN_GEMM_BENCH_*TILES list them: words in any order, those left out keeping
+/// the defaults; nothing where a word is not the tiles'.
+std::optional<gemm_simt_tiles> parse_gemm_simt_tiles(std::string_view key);
+std::optional<gemm_tensor_tiles> parse_gemm_tensor_tiles(std::string_view key);
+std::optional<gemm_warpgroup_tiles> parse_gemm_warpgroup_tiles(std::string_view key);
+
 /// `base` with `tiles` for every element type the SIMT strategy takes (float and double): what
 /// tests and benchmarks force (scoped_algorithm_policy) to run one shape on every device.
 gemm_tuning gemm_tuning_with(gemm_tuning base, const gemm_simt_tiles& tiles);
