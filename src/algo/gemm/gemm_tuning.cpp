@@ -1,5 +1,6 @@
-// The GEMM module's tuning rows, from specific to generic, each saying where its numbers come
-// from (docs/linear_algebra.md, "Tuning").
+// The GEMM module's tuning rows, from specific to generic, each saying in one line where its
+// numbers come from (docs/benchmarks.md; the sweeps behind them in docs/linear_algebra.md, ### GPUs
+// and ### CPU), and its tiles' keys.
 #include "gemm_tuning.hpp"
 
 #include <array>
@@ -56,9 +57,8 @@ const std::array gemm_table{
          cpu_tiles(4, 2, 8, 16, 256), tensor_tiles(128, 128, 32, 64, 32, 2),
          tensor_tiles(128, 64, 8, 64, 32, 2), tensor_tiles(128, 128, 16, 64, 32, 2),
          gemm_warpgroup_tiles{.block_rows = 256, .block_columns = 128, .stages = 4}},
-        "H100, gemm_bench 4096^3 beside cuBLAS, CUDA / OpenCL (docs/linear_algebra.md, "
-        "### GPUs): SGEMM 0.82x / 0.81x, DGEMM tensor_cores 0.61x / 0.63x, bf16 "
-        "warpgroup_mma 0.62x; 16-bit tensor tiles CUTLASS's, TF32's chosen, not measured"},
+        "H100 gemm_bench 4096^3 / cuBLAS, CUDA / OpenCL: SGEMM 0.82x / 0.81x, DGEMM 0.61x / "
+        "0.63x, bf16 0.62x; docs/benchmarks.md, ### Current: dense matrix multiply"},
     gemm_row{any_gpu,
              {gemm_strategy::simt,
               tiles(64, 64, 8, 4, 4, 4),
@@ -68,8 +68,8 @@ const std::array gemm_table{
               {},
               {},
               {}},
-             "chosen, not measured: 256 work-items, 16 accumulators each, 4 KiB of local memory "
-             "per float tile"},
+             "not measured: 256 work-items, 16 accumulators each, 4 KiB of local memory per float "
+             "tile"},
     gemm_row{any_cpu,
              {gemm_strategy::host_blas,
               tiles(32, 32, 8, 4, 4, 1),
@@ -79,8 +79,8 @@ const std::array gemm_table{
               {},
               {},
               {}},
-             "2-core Zen 5, PoCL 3.1, SGEMM 2048^3 (docs/linear_algebra.md, ### CPU): cpu_tiles "
-             "0.066-0.082 TFLOP/s; OpenBLAS first, as issue 41 asks"},
+             "2-core Zen 5, PoCL 3.1, SGEMM 2048^3: cpu_tiles 0.066-0.082 TFLOP/s; OpenBLAS first "
+             "(issue 41); docs/benchmarks.md, ### Current: dense matrix multiply"},
     gemm_row{any_device,
              {gemm_strategy::simt,
               tiles(32, 32, 8, 2, 2, 1),
@@ -90,8 +90,8 @@ const std::array gemm_table{
               {},
               {},
               {}},
-             "the fallback: small tiles every OpenCL device can hold (256 work-items, 2 KiB of "
-             "local memory)"},
+             "not measured: the fallback, small tiles every OpenCL device can hold (256 "
+             "work-items, 2 KiB of local memory)"},
 };
 
 /// "128x128x16 t8x8 v4 r4"
