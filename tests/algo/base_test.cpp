@@ -20,6 +20,7 @@
 
 #include "algo/key_changes.hpp"
 #include "algo/lookback_state.hpp"
+#include "algo/tiles/tile_load.hpp"
 #include "algo/tuning_key.hpp"
 #include "support/device_param.hpp"
 
@@ -219,6 +220,33 @@ TEST(algo_group_collectives, ptx_lookback_reads_a_window_per_warp) {
 // The radix sort's single pass keeps a digit count and its flag in one 32-bit word (flag 1:
 // aggregate, 2: inclusive prefix, in the top two bits): each word is published by one volatile
 // store and read by one volatile load per try, with no fence (radix_onesweep.cpp).
+// The tile parts take a frame, no family's program: warp-striped loads as the radix multi-split
+// reads its keys, and striped ones with a family's code around each item (the scan family's
+// ballots).
+TEST(algo_tiles, loads_need_only_a_frame) {
+    kiln::detail::source_builder b;
+    kiln::detail::tile_loader load(kiln::detail::tile_frame{b});
+    load.warp_striped("uint", "key", "tile_keys", 2, 32);
+    load.striped(true, {"const int x = in[idx];"}, [&] { b.line("kiln_tile[k] = x;"); },
+                 {.before = [&] { b.line("uint before_guard = 0;"); },
+                  .after = [&] { b.line("after_guard(k);"); }});
+    const std::string text = b.str();
+    EXPECT_NE(text.find("const uint key0 = 0 < left ? tile_keys[0] : 0;"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("const uint key1 = 32 < left ? tile_keys[32] : 0;"), std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("key2"), std::string::npos) << text;
+    // Each item: its index, the code before the bounds check, the element, the code after it.
+    const std::size_t k = text.find("const uint k = j * WG + lid;"),
+                      before = text.find("uint before_guard = 0;"), guard = text.find("k < valid"),
+                      element = text.find("kiln_tile[k] = x;"),
+                      after = text.find("after_guard(k);");
+    ASSERT_NE(after, std::string::npos) << text;
+    EXPECT_TRUE(k < before && before < guard && guard < element && element < after) << text;
+    EXPECT_EQ(text.find("#pragma unroll"), std::string::npos)
+        << "the frame's loops are not unrolled";
+}
+
 TEST(algo_lookback_state, counts_in_30_bits_are_single_words) {
     using kiln::detail::lookback_state;
     kiln::detail::source_builder b;
