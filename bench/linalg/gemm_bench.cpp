@@ -132,27 +132,6 @@ void row(const std::string& device, const workload& w, const std::string& strate
     std::fflush(stdout);
 }
 
-/// Tiles from their key ("128x128x8 t8x8 v4", " r4" for vector reads); nullopt if malformed.
-std::optional<kiln::detail::gemm_simt_tiles> parse_tiles(const std::string& key) {
-    kiln::detail::gemm_simt_tiles t;
-    char reads[3] = {};
-    const int fields =
-        std::sscanf(key.c_str(), " %zux%zux%zu t%zux%zu v%zu %2s", &t.block_rows, &t.block_columns,
-                    &t.block_depth, &t.thread_rows, &t.thread_columns, &t.vector_width, reads);
-    if (fields < 6 || (fields == 7 && std::string(reads) != "r4")) return std::nullopt;
-    t.vector_reads = fields == 7;
-    return t;
-}
-
-/// Tensor-core tiles from their key ("128x128x32 w64x32 s2"); nullopt if malformed.
-std::optional<kiln::detail::gemm_tensor_tiles> parse_tensor_tiles(const std::string& key) {
-    kiln::detail::gemm_tensor_tiles t;
-    if (std::sscanf(key.c_str(), " %zux%zux%zu w%zux%zu s%zu", &t.block_rows, &t.block_columns,
-                    &t.block_depth, &t.warp_rows, &t.warp_columns, &t.stages) != 6)
-        return std::nullopt;
-    return t;
-}
-
 /// The tensor-core tiles KILN_GEMM_BENCH_TENSOR_TILES lists ("128x128x8 w64x32 s2;..."), forced
 /// on DGEMM and the 16-bit products at 4096^3; none without it.
 std::vector<kiln::detail::gemm_tensor_tiles> tensor_tiles_to_sweep() {
@@ -160,7 +139,7 @@ std::vector<kiln::detail::gemm_tensor_tiles> tensor_tiles_to_sweep() {
     if (const char* listed = std::getenv("KILN_GEMM_BENCH_TENSOR_TILES")) {
         std::stringstream keys(listed);
         for (std::string key; std::getline(keys, key, ';');) {
-            if (const auto t = parse_tensor_tiles(key))
+            if (const auto t = kiln::detail::parse_gemm_tensor_tiles(key))
                 sweep.push_back(*t);
             else
                 std::fprintf(stderr, "gemm_bench: KILN_GEMM_BENCH_TENSOR_TILES: no tiles in '%s'\n",
@@ -170,20 +149,16 @@ std::vector<kiln::detail::gemm_tensor_tiles> tensor_tiles_to_sweep() {
     return sweep;
 }
 
-/// The warpgroup tiles KILN_GEMM_BENCH_WARPGROUP_TILES lists ("128x256 s4 tma;256x128 s4;..."),
-/// as gemm_warpgroup_tiles::key() writes them (" tma": fed by tile maps, else by cp.async), forced
-/// on the 16-bit products; none without it.
+/// The warpgroup tiles KILN_GEMM_BENCH_WARPGROUP_TILES lists ("256x128 s4 tma;256x128 s4;..."),
+/// forced on the 16-bit products; none without it.
 std::vector<kiln::detail::gemm_warpgroup_tiles> warpgroup_tiles_to_sweep() {
     std::vector<kiln::detail::gemm_warpgroup_tiles> sweep;
     if (const char* listed = std::getenv("KILN_GEMM_BENCH_WARPGROUP_TILES")) {
         std::stringstream keys(listed);
         for (std::string key; std::getline(keys, key, ';');) {
-            kiln::detail::gemm_warpgroup_tiles t;
-            if (key.find(" tma") != std::string::npos) t.tile_maps = true;
-            if (std::sscanf(key.c_str(), " %zux%zu s%zu", &t.block_rows, &t.block_columns,
-                            &t.stages) == 3 &&
-                t.fits_together())
-                sweep.push_back(t);
+            const auto t = kiln::detail::parse_gemm_warpgroup_tiles(key);
+            if (t && t->fits_together())
+                sweep.push_back(*t);
             else
                 std::fprintf(stderr,
                              "gemm_bench: KILN_GEMM_BENCH_WARPGROUP_TILES: no tiles in '%s'\n",
@@ -215,7 +190,7 @@ std::vector<kiln::detail::gemm_simt_tiles> tiles_to_sweep() {
     if (const char* listed = std::getenv("KILN_GEMM_BENCH_TILES")) {
         std::stringstream keys(listed);
         for (std::string key; std::getline(keys, key, ';');) {
-            if (const auto t = parse_tiles(key))
+            if (const auto t = kiln::detail::parse_gemm_simt_tiles(key))
                 add(*t);
             else
                 std::fprintf(stderr, "gemm_bench: KILN_GEMM_BENCH_TILES: no tiles in '%s'\n",
@@ -223,22 +198,26 @@ std::vector<kiln::detail::gemm_simt_tiles> tiles_to_sweep() {
         }
         return sweep;
     }
-    for (const auto& tuning_row : kiln::detail::gemm_tuning_rows())
+    for (const auto& tuning_row : kiln::detail::algorithm::gemm_rows::rows())
         for (kiln::detail::gemm_simt_tiles t :
              {tuning_row.tuning.simt, tuning_row.tuning.simt_double})
             for (int flip = 0; flip < 2; ++flip, t.vector_reads = !t.vector_reads) add(t);
-    for (const char* key : candidate_tiles) add(*parse_tiles(key));
+    for (const char* key : candidate_tiles) add(*kiln::detail::parse_gemm_simt_tiles(key));
     return sweep;
 }
 
-/// A row of `w` under `strategy` and tiles forced by a `Scoped` override; a failure (tiles the
-/// device cannot take) is a row too.
-template <class Scoped, class Tiles>
+/// A row of `w` under `strategy` and `tiles`, forced in the device's row's tuning; a failure
+/// (tiles the device cannot take) is a row too.
+template <class Tiles>
 void forced_row(const kiln::queue& q, const std::string& device, const workload& w,
                 gemm_strategy strategy, const std::string& name, const Tiles& tiles,
                 double reference) {
     const kiln::detail::scoped_gemm_strategy forced_strategy(strategy);
-    const Scoped forced(tiles);
+    const kiln::detail::gemm_tuning device_row =
+        kiln::detail::tuning_table<kiln::detail::algorithm::gemm_rows>::tuning_for(
+            q.device().properties(), std::nullopt);
+    const kiln::detail::scoped_algorithm_policy forced(
+        kiln::detail::algorithm::gemm, kiln::detail::gemm_tuning_with(device_row, tiles));
     try {
         row(device, w, name + " " + tiles.key(), time_kiln(q, w), reference, "cuBLAS");
     } catch (const std::exception& e) {
@@ -294,13 +273,12 @@ int main(int argc, char** argv) {
                 if (w.name == "dgemm_4096" || w.name == "bf16_4096" || w.name == "f16_4096" ||
                     w.name == "tf32_4096")
                     for (const kiln::detail::gemm_tensor_tiles& tiles : tensor_sweep)
-                        forced_row<kiln::detail::scoped_gemm_tensor_tiles>(
-                            q, device, w, gemm_strategy::tensor_cores, "tensor", tiles, reference);
+                        forced_row(q, device, w, gemm_strategy::tensor_cores, "tensor", tiles,
+                                   reference);
                 if (w.name.starts_with("bf16_") || w.name.starts_with("f16_"))
                     for (const kiln::detail::gemm_warpgroup_tiles& tiles : warpgroup_sweep)
-                        forced_row<kiln::detail::scoped_gemm_warpgroup_tiles>(
-                            q, device, w, gemm_strategy::warpgroup_mma, "warpgroup", tiles,
-                            reference);
+                        forced_row(q, device, w, gemm_strategy::warpgroup_mma, "warpgroup", tiles,
+                                   reference);
                 if (w.name != "sgemm_4096" && w.name != "dgemm_4096" &&
                     w.name != "sgemm_batched_4096x64")
                     continue;
@@ -311,8 +289,7 @@ int main(int argc, char** argv) {
                         (dev.properties().local_memory_bytes != 0 &&
                          local_bytes > dev.properties().local_memory_bytes))
                         continue;
-                    forced_row<kiln::detail::scoped_gemm_simt_tiles>(
-                        q, device, w, gemm_strategy::simt, "simt", tiles, reference);
+                    forced_row(q, device, w, gemm_strategy::simt, "simt", tiles, reference);
                 }
             }
             continue;

@@ -20,6 +20,8 @@
 
 #include "algo/key_changes.hpp"
 #include "algo/lookback_state.hpp"
+#include "algo/tiles/tile_load.hpp"
+#include "algo/tuning_key.hpp"
 #include "support/device_param.hpp"
 
 namespace {
@@ -218,6 +220,33 @@ TEST(algo_group_collectives, ptx_lookback_reads_a_window_per_warp) {
 // The radix sort's single pass keeps a digit count and its flag in one 32-bit word (flag 1:
 // aggregate, 2: inclusive prefix, in the top two bits): each word is published by one volatile
 // store and read by one volatile load per try, with no fence (radix_onesweep.cpp).
+// The tile parts take a frame, no family's program: warp-striped loads as the radix multi-split
+// reads its keys, and striped ones with a family's code around each item (the scan family's
+// ballots).
+TEST(algo_tiles, loads_need_only_a_frame) {
+    kiln::detail::source_builder b;
+    kiln::detail::tile_loader load(kiln::detail::tile_frame{b});
+    load.warp_striped("uint", "key", "tile_keys", 2, 32);
+    load.striped(true, {"const int x = in[idx];"}, [&] { b.line("kiln_tile[k] = x;"); },
+                 {.before = [&] { b.line("uint before_guard = 0;"); },
+                  .after = [&] { b.line("after_guard(k);"); }});
+    const std::string text = b.str();
+    EXPECT_NE(text.find("const uint key0 = 0 < left ? tile_keys[0] : 0;"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("const uint key1 = 32 < left ? tile_keys[32] : 0;"), std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("key2"), std::string::npos) << text;
+    // Each item: its index, the code before the bounds check, the element, the code after it.
+    const std::size_t k = text.find("const uint k = j * WG + lid;"),
+                      before = text.find("uint before_guard = 0;"), guard = text.find("k < valid"),
+                      element = text.find("kiln_tile[k] = x;"),
+                      after = text.find("after_guard(k);");
+    ASSERT_NE(after, std::string::npos) << text;
+    EXPECT_TRUE(k < before && before < guard && guard < element && element < after) << text;
+    EXPECT_EQ(text.find("#pragma unroll"), std::string::npos)
+        << "the frame's loops are not unrolled";
+}
+
 TEST(algo_lookback_state, counts_in_30_bits_are_single_words) {
     using kiln::detail::lookback_state;
     kiln::detail::source_builder b;
@@ -298,6 +327,48 @@ TEST(algo_tuning, policy_key_changes_with_every_field) {
         // policy_for derives from it: not a key field of its own.
     };
     kiln::test::expect_every_change_changes_the_key(changes);
+}
+
+/// A tuning of every kind of field a key has: a word of three numbers, a prefixed pair, a single
+/// number that may be 0, and a flag.
+struct keyed_tuning {
+    std::size_t rows = 4, columns = 8, depth = 2, threads_x = 1, threads_y = 2, stages = 3;
+    bool fast = false;
+};
+constexpr kiln::detail::tuning_key_number<keyed_tuning> keyed_numbers[] = {
+    {"", {&keyed_tuning::rows, &keyed_tuning::columns, &keyed_tuning::depth}},
+    {"t", {&keyed_tuning::threads_x, &keyed_tuning::threads_y}},
+    {"s", {&keyed_tuning::stages}, true}};
+constexpr kiln::detail::tuning_key_flag<keyed_tuning> keyed_flags[] = {
+    {"fast", &keyed_tuning::fast}};
+constexpr kiln::detail::tuning_key_format<keyed_tuning> keyed_format{keyed_numbers, keyed_flags};
+
+TEST(algo_tuning_key, writes_and_reads_back_every_kind_of_word) {
+    using kiln::detail::read_tuning_key;
+    using kiln::detail::write_tuning_key;
+    keyed_tuning tuning;
+    EXPECT_EQ(write_tuning_key("plain", tuning, keyed_format), "plain 4x8x2 t1x2 s3");
+    EXPECT_EQ(write_tuning_key({}, tuning, keyed_format), "4x8x2 t1x2 s3");
+    tuning.fast = true;
+    EXPECT_EQ(write_tuning_key({}, tuning, keyed_format), "4x8x2 t1x2 s3 fast");
+    // Any order, blanks of any width; fields left out keep theirs, a flag left out is false.
+    keyed_tuning read;
+    ASSERT_TRUE(read_tuning_key("  s0\tt16x32  128x64x1 ", read, keyed_format));
+    EXPECT_EQ(write_tuning_key({}, read, keyed_format), "128x64x1 t16x32 s0");
+    read.fast = true;
+    ASSERT_TRUE(read_tuning_key("", read, keyed_format));
+    EXPECT_FALSE(read.fast);
+    ASSERT_TRUE(read_tuning_key("fast t3x5", read, keyed_format));
+    EXPECT_EQ(write_tuning_key({}, read, keyed_format), "128x64x1 t3x5 s0 fast");
+    for (const char* bad : {"t4", "t4x4x4", "128x64", "t0x4", "s", "sx", "s4x", "q4", "slow",
+                            "t-1x2", "s99999999999999999999999"}) {
+        keyed_tuning untouched;
+        EXPECT_FALSE(read_tuning_key(bad, untouched, keyed_format)) << bad;
+    }
+    const auto [name, rest] = kiln::detail::split_tuning_key("  plain 4x8x2 fast");
+    EXPECT_EQ(name, "plain");
+    EXPECT_EQ(kiln::detail::tuning_key_words(rest),
+              (std::vector<std::string_view>{"4x8x2", "fast"}));
 }
 
 TEST(algo_tuning, nvidia_radix_row_ranks_by_multi_split) {

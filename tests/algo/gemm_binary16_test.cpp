@@ -79,8 +79,14 @@ class gemm_binary16_test : public kiln::test::device_queue_test {
             if (s == gemm_strategy::warpgroup_mma) {
                 // The row's feed above (tile maps); the other one too.
                 SCOPED_TRACE("cp.async copies");
-                const kiln::detail::scoped_gemm_warpgroup_tiles copies(
-                    {.block_rows = 256, .block_columns = 128, .stages = 4, .tile_maps = false});
+                const kiln::detail::gemm_warpgroup_tiles copies{
+                    .block_rows = 256, .block_columns = 128, .stages = 4, .tile_maps = false};
+                const kiln::detail::scoped_algorithm_policy forced_tiles(
+                    kiln::detail::algorithm::gemm,
+                    kiln::detail::gemm_tuning_with(
+                        kiln::detail::tuning_table<kiln::detail::algorithm::gemm_rows>::tuning_for(
+                            device().properties(), std::nullopt),
+                        copies));
                 body();
             }
         }
@@ -383,7 +389,7 @@ TEST(gemm_binary16_plan, warpgroup_mma_on_hopper_through_cuda) {
     const kiln::detail::gemm_warpgroup_tiles odd{
         .block_rows = 96, .block_columns = 256, .stages = 4};
     auto forced_tiles = binary16(gemm_element::bf16, true);
-    forced_tiles.warpgroup_tiles = &odd;
+    forced_tiles.tuning = kiln::detail::gemm_tuning_with({}, odd);
     EXPECT_THROW(plan_gemm(hopper_cuda, forced_tiles), kiln::invalid_argument_error);
 }
 

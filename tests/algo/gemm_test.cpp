@@ -106,7 +106,7 @@ class gemm_test : public kiln::test::device_queue_test {
                 continue;
             }
             std::vector<std::string> done;
-            for (const auto& row : kiln::detail::gemm_tuning_rows()) {
+            for (const auto& row : kiln::detail::algorithm::gemm_rows::rows()) {
                 const kiln::detail::gemm_simt_tiles& tiles = row.tuning.simt;
                 const std::string key = tiles.key();
                 if (std::find(done.begin(), done.end(), key) != done.end() ||
@@ -114,18 +114,28 @@ class gemm_test : public kiln::test::device_queue_test {
                     continue;
                 done.push_back(key);
                 SCOPED_TRACE("tiles " + key);
-                const kiln::detail::scoped_gemm_simt_tiles forced_tiles(tiles);
+                const kiln::detail::scoped_algorithm_policy forced_tiles(
+                    kiln::detail::algorithm::gemm,
+                    kiln::detail::gemm_tuning_with(row_tuning(), tiles));
                 body();
             }
         }
     }
 
+    /// The device's row's tuning, which tests force with other tiles (gemm_tuning_with).
+    kiln::detail::gemm_tuning row_tuning() const {
+        return kiln::detail::tuning_table<kiln::detail::algorithm::gemm_rows>::tuning_for(
+            device().properties(), std::nullopt);
+    }
+
     /// Whether doubles run under the SIMT tiles in force: the device has them, and the tiles fit
     /// its local memory for doubles (the NVIDIA row's float tiles do not).
     bool doubles_run() const {
-        const auto tiles = kiln::detail::gemm_tiles_in_force<kiln::detail::gemm_simt_tiles>();
+        const auto forced =
+            kiln::detail::tuning_table<kiln::detail::algorithm::gemm_rows>::forced();
         const std::size_t local = device().properties().local_memory_bytes;
-        return has_double() && (!tiles || local == 0 || tiles->local_bytes(8) <= local);
+        return has_double() &&
+               (!forced || local == 0 || forced->simt_double.local_bytes(8) <= local);
     }
 
     /// C (m x n) = alpha op(A) op(B) + beta C with plain matrices, checked against the host.
@@ -202,8 +212,7 @@ TEST_P(gemm_test, doubles_in_the_tensor_cores_layout) {
             continue;
         }
         // The device's row's tiles, and a block of one warp: warps past m or n in every block.
-        const kiln::detail::gemm_tensor_tiles& row_tiles =
-            kiln::detail::gemm_row_for(device().properties()).tuning.tensor_double;
+        const kiln::detail::gemm_tensor_tiles row_tiles = row_tuning().tensor_double;
         const kiln::detail::gemm_tensor_tiles one_warp{.block_rows = 32,
                                                        .block_columns = 32,
                                                        .block_depth = 8,
@@ -212,7 +221,8 @@ TEST_P(gemm_test, doubles_in_the_tensor_cores_layout) {
                                                        .stages = 3};
         for (const auto& tiles : {row_tiles, one_warp}) {
             SCOPED_TRACE("tensor tiles " + tiles.key());
-            const kiln::detail::scoped_gemm_tensor_tiles forced_tiles(tiles);
+            const kiln::detail::scoped_algorithm_policy forced_tiles(
+                kiln::detail::algorithm::gemm, kiln::detail::gemm_tuning_with(row_tuning(), tiles));
             products();
         }
     }
@@ -475,7 +485,7 @@ TEST(gemm_plan, doubles_take_the_tensor_cores_on_nvidia_from_compute_capability_
         .element = gemm_element::f64, .inputs = gemm_element::f64, .tensor_core_layout = true};
     const auto plan = kiln::detail::plan_gemm(hopper, aligned);
     EXPECT_EQ(plan.strategy, gemm_strategy::tensor_cores);
-    EXPECT_EQ(plan.tensor.key(), plan.row->tuning.tensor_double.key());
+    EXPECT_EQ(plan.tensor.key(), plan.tuning.tensor_double.key());
     // Rows no 16-byte copy takes, older devices, a forced SIMT strategy and floats: SIMT.
     auto unaligned = aligned;
     unaligned.tensor_core_layout = false;
@@ -494,7 +504,7 @@ TEST(gemm_plan, floats_take_the_tf32_tensor_cores_only_when_allowed) {
     kiln::detail::gemm_plan_input allowed{.allow_tf32 = true, .tensor_core_layout = true};
     const auto plan = kiln::detail::plan_gemm(hopper, allowed);
     EXPECT_EQ(plan.strategy, gemm_strategy::tensor_cores);
-    EXPECT_EQ(plan.tensor.key(), plan.row->tuning.tensor_tf32.key());
+    EXPECT_EQ(plan.tensor.key(), plan.tuning.tensor_tf32.key());
     allowed.allow_tf32 = false;
     EXPECT_EQ(kiln::detail::plan_gemm(hopper, allowed).strategy, gemm_strategy::simt);
     allowed.forced = gemm_strategy::tensor_cores;
@@ -503,6 +513,34 @@ TEST(gemm_plan, floats_take_the_tf32_tensor_cores_only_when_allowed) {
 
 kiln::device_properties nvidia_properties() {
     return properties(kiln::device_type::gpu, "NVIDIA Corporation");
+}
+
+// Every row's tiles read back from their keys, as gemm_bench's KILN_GEMM_BENCH_*TILES give them.
+TEST(gemm_tuning, tiles_read_back_from_their_keys) {
+    for (const auto& row : kiln::detail::algorithm::gemm_rows::rows()) {
+        const kiln::detail::gemm_tuning& t = row.tuning;
+        for (const auto& tiles : {t.simt, t.simt_double}) {
+            const auto read = kiln::detail::parse_gemm_simt_tiles(tiles.key());
+            ASSERT_TRUE(read.has_value()) << tiles.key();
+            EXPECT_EQ(read->key(), tiles.key());
+        }
+        for (const auto& tiles : {t.tensor, t.tensor_double, t.tensor_tf32}) {
+            const auto read = kiln::detail::parse_gemm_tensor_tiles(tiles.key());
+            ASSERT_TRUE(read.has_value()) << tiles.key();
+            EXPECT_EQ(read->key(), tiles.key());
+        }
+        const auto read = kiln::detail::parse_gemm_warpgroup_tiles(t.warpgroup.key());
+        ASSERT_TRUE(read.has_value()) << t.warpgroup.key();
+        EXPECT_EQ(read->key(), t.warpgroup.key());
+    }
+    EXPECT_EQ(kiln::detail::parse_gemm_simt_tiles("128x128x16 t8x8 v4 r4")->key(),
+              "128x128x16 t8x8 v4 r4");
+    EXPECT_FALSE(kiln::detail::parse_gemm_simt_tiles("64x64x8 t4x4 v2")->vector_reads);
+    EXPECT_EQ(kiln::detail::parse_gemm_warpgroup_tiles(" 256x128 s3")->stages, 3u);
+    for (const char* bad : {"", "128x128 t8x8", "128x128x16 w8x8", "128x128x16 r2", "64x64x8 v0"})
+        EXPECT_FALSE(kiln::detail::parse_gemm_simt_tiles(bad).has_value()) << bad;
+    EXPECT_FALSE(kiln::detail::parse_gemm_tensor_tiles("128x128x32 w64x32x2").has_value());
+    EXPECT_FALSE(kiln::detail::parse_gemm_warpgroup_tiles("128x256x64 s4").has_value());
 }
 
 TEST(gemm_plan, gpus_take_simt_tiles_that_fit_them) {
@@ -518,8 +556,13 @@ TEST(gemm_plan, gpus_take_simt_tiles_that_fit_them) {
     EXPECT_LE(
         2 * fitted.simt.block_depth * (fitted.simt.block_rows + fitted.simt.block_columns) * 4,
         4096u);
-    for (const auto& row : kiln::detail::gemm_tuning_rows()) {
-        EXPECT_FALSE(row.provenance.empty());
+    for (const auto& row : kiln::detail::algorithm::gemm_rows::rows()) {
+        // One line: measured (and where it is written down), or not.
+        EXPECT_LE(row.provenance.size(), 160u) << row.provenance;
+        EXPECT_TRUE(
+            row.provenance.starts_with("not measured") ||
+            row.provenance.ends_with("docs/benchmarks.md, ### Current: dense matrix multiply"))
+            << row.provenance;
         EXPECT_TRUE(row.tuning.simt.fits_together()) << row.tuning.simt.key();
         EXPECT_TRUE(row.tuning.simt_double.fits_together()) << row.tuning.simt_double.key();
     }
@@ -534,13 +577,23 @@ TEST(gemm_plan, gpus_take_simt_tiles_that_fit_them) {
     EXPECT_TRUE(one_row.simt.fits_together());
     EXPECT_LT(one_row.simt.block_rows, 128u);
     EXPECT_EQ(one_row.simt.block_columns, 128u);
+    // A forced tuning's tiles run as they are: neither shrunk to small matrices nor replaced by
+    // the fallback row's where the device cannot hold them, so that a test runs what it names.
+    const kiln::detail::gemm_tuning nvidia_row =
+        kiln::detail::plan_gemm(nvidia_properties(), {}).tuning;
+    const auto forced_on_small = kiln::detail::plan_gemm(
+        nvidia_properties(), {.tuning = nvidia_row, .rows = 64, .columns = 64});
+    EXPECT_EQ(forced_on_small.simt.key(), nvidia_row.simt.key());
+    const auto forced_on_tiny = kiln::detail::plan_gemm(small, {.tuning = nvidia_row});
+    EXPECT_EQ(forced_on_tiny.simt.block_rows, 128u);
     // Tiles that leave work-items without whole loads are refused, not written.
     kiln::detail::gemm_simt_tiles uneven{.block_rows = 16,
                                          .block_columns = 16,
                                          .block_depth = 4,
                                          .thread_rows = 1,
                                          .thread_columns = 1};
-    EXPECT_THROW(kiln::detail::plan_gemm(nvidia_properties(), {.simt_tiles = &uneven}),
+    EXPECT_THROW(kiln::detail::plan_gemm(nvidia_properties(),
+                                         {.tuning = kiln::detail::gemm_tuning_with({}, uneven)}),
                  kiln::invalid_argument_error);
 }
 

@@ -94,7 +94,7 @@ TEST_F(NvrtcCompile, TiledMatrixMultiplyWithLocalArrays) {
 // kiln::gemm's kernels as the CUDA backend builds them: the NVIDIA row's SIMT tiles in every
 // layout, by float4 loads and element by element, in both precisions; the CPU tiles once.
 TEST_F(NvrtcCompile, GemmKernelsOfEveryLayout) {
-    const gemm_tuning_row& nvidia = gemm_tuning_rows().front();
+    const tuning_row<gemm_tuning>& nvidia = algorithm::gemm_rows::rows().front();
     const gemm_types single{},
         twice{gemm_element::f64, gemm_element::f64, gemm_element::f64, gemm_element::f64};
     for (const bool a_transposed : {false, true})
@@ -114,7 +114,7 @@ TEST_F(NvrtcCompile, GemmKernelsOfEveryLayout) {
 // and cp.async from the prelude's vocabulary) in every layout for Ampere and Hopper, and the SIMT
 // kernel that converts each element.
 TEST_F(NvrtcCompile, GemmTensorCoreKernelsOfEveryLayoutForAmpereAndHopper) {
-    const gemm_tuning_row& nvidia = gemm_tuning_rows().front();
+    const tuning_row<gemm_tuning>& nvidia = algorithm::gemm_rows::rows().front();
     for (const gemm_element input : {gemm_element::bf16, gemm_element::f16}) {
         const gemm_types types{input, input, gemm_element::f32, gemm_element::f32};
         SCOPED_TRACE(types.key());
@@ -136,7 +136,7 @@ TEST_F(NvrtcCompile, GemmTensorCoreKernelsOfEveryLayoutForAmpereAndHopper) {
 // The wgmma kernel (sm_90a's warpgroup vocabulary): every layout of bf16 into float with the
 // row's tiles, and the other widths with f16 and a 16-bit C.
 TEST_F(NvrtcCompile, GemmWarpgroupKernelsOfEveryLayoutForHopper) {
-    const gemm_tuning_row& nvidia = gemm_tuning_rows().front();
+    const tuning_row<gemm_tuning>& nvidia = algorithm::gemm_rows::rows().front();
     const auto expect_compiles = [&](const gemm_warpgroup_kernel& kernel) {
         SCOPED_TRACE(kernel.key());
         expect_cubin(compile({kernel.source()}));
@@ -164,7 +164,7 @@ TEST_F(NvrtcCompile, GemmWarpgroupKernelsOfEveryLayoutForHopper) {
 // The tensor-core kernel for doubles (mma.sync m8n8k4, and Hopper's m16n8k8, from the prelude's
 // vocabulary) and for floats rounded to TF32 (m16n8k8) in every layout.
 TEST_F(NvrtcCompile, GemmDoubleTensorCoreKernelsOfEveryLayoutForAmpereAndHopper) {
-    const gemm_tuning_row& nvidia = gemm_tuning_rows().front();
+    const tuning_row<gemm_tuning>& nvidia = algorithm::gemm_rows::rows().front();
     const gemm_types twice{gemm_element::f64, gemm_element::f64, gemm_element::f64,
                            gemm_element::f64};
     for (const bool a_transposed : {false, true})

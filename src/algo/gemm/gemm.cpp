@@ -181,23 +181,15 @@ event run_gemm(const queue& q, const gemm_problem& checked) {
         (problem.b.transposed ? problem.b.columns : problem.b.rows) = 0;
     }
     const device_properties& props = q.device().properties();
-    const std::optional<gemm_simt_tiles> forced_tiles = gemm_tiles_in_force<gemm_simt_tiles>();
-    const std::optional<gemm_tensor_tiles> forced_tensor_tiles =
-        gemm_tiles_in_force<gemm_tensor_tiles>();
-    const std::optional<gemm_warpgroup_tiles> forced_warpgroup_tiles =
-        gemm_tiles_in_force<gemm_warpgroup_tiles>();
-    const gemm_plan_input input{
-        .element = problem.c.element,
-        .host_blas = host_blas_available() && host_blas_fits(problem),
-        .forced = strategy_in_force(),
-        .simt_tiles = forced_tiles ? &*forced_tiles : nullptr,
-        .tensor_tiles = forced_tensor_tiles ? &*forced_tensor_tiles : nullptr,
-        .warpgroup_tiles = forced_warpgroup_tiles ? &*forced_warpgroup_tiles : nullptr,
-        .inputs = problem.a.element,
-        .allow_tf32 = problem.allow_tf32,
-        .tensor_core_layout = tensor_core_layout_fits(problem),
-        .rows = problem.m(),
-        .columns = problem.n()};
+    const gemm_plan_input input{.element = problem.c.element,
+                                .host_blas = host_blas_available() && host_blas_fits(problem),
+                                .forced = strategy_in_force(),
+                                .tuning = tuning_table<algorithm::gemm_rows>::forced(),
+                                .inputs = problem.a.element,
+                                .allow_tf32 = problem.allow_tf32,
+                                .tensor_core_layout = tensor_core_layout_fits(problem),
+                                .rows = problem.m(),
+                                .columns = problem.n()};
     const gemm_plan plan = plan_gemm(props, input);
     switch (plan.strategy) {
         case gemm_strategy::tensor_cores:

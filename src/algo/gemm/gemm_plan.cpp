@@ -1,11 +1,10 @@
 // The GEMM module's plan (gemm_plan.hpp).
 #include "gemm_plan.hpp"
 
+#include <algorithm>
 #include <kiln/detail/target_features.hpp>
 #include <kiln/error.hpp>
-#include <mutex>
 #include <string>
-#include <utility>
 
 namespace kiln::detail {
 namespace {
@@ -18,33 +17,7 @@ bool simt_fits(const gemm_simt_tiles& t, const device_properties& props,
             t.local_bytes(accumulator_bytes) <= props.local_memory_bytes);
 }
 
-std::mutex tiles_mutex;
-template <class Tiles>
-std::optional<Tiles> forced_tiles;
-
 }  // namespace
-
-template <class Tiles>
-scoped_gemm_tiles<Tiles>::scoped_gemm_tiles(Tiles tiles) {
-    std::lock_guard lock(tiles_mutex);
-    previous_ = std::exchange(forced_tiles<Tiles>, tiles);
-}
-template <class Tiles>
-scoped_gemm_tiles<Tiles>::~scoped_gemm_tiles() {
-    std::lock_guard lock(tiles_mutex);
-    forced_tiles<Tiles> = previous_;
-}
-template <class Tiles>
-std::optional<Tiles> gemm_tiles_in_force() {
-    std::lock_guard lock(tiles_mutex);
-    return forced_tiles<Tiles>;
-}
-template class scoped_gemm_tiles<gemm_simt_tiles>;
-template class scoped_gemm_tiles<gemm_tensor_tiles>;
-template class scoped_gemm_tiles<gemm_warpgroup_tiles>;
-template std::optional<gemm_simt_tiles> gemm_tiles_in_force();
-template std::optional<gemm_tensor_tiles> gemm_tiles_in_force();
-template std::optional<gemm_warpgroup_tiles> gemm_tiles_in_force();
 
 bool has_nvidia_tensor_cores(const device_properties& props) {
     return is_nvidia_gpu(props) && props.compute_capability_major >= 8;
@@ -73,11 +46,11 @@ bool gemm_strategy_runs_on(gemm_strategy strategy, const device_properties& prop
 }
 
 gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input) {
-    const gemm_tuning_row& row = gemm_row_for(props);
     const bool is_double = input.element == gemm_element::f64;
     gemm_plan plan;
-    plan.row = &row;
-    plan.strategy = input.forced != gemm_strategy::automatic ? input.forced : row.tuning.strategy;
+    plan.tuning = tuning_table<algorithm::gemm_rows>::tuning_for(props, input.tuning);
+    const gemm_tuning& tuning = plan.tuning;
+    plan.strategy = input.forced != gemm_strategy::automatic ? input.forced : tuning.strategy;
     if (!gemm_strategy_runs_on(plan.strategy, props, input.host_blas)) {
         if (input.forced != gemm_strategy::automatic)
             throw invalid_argument_error(
@@ -87,12 +60,12 @@ gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input
         // The CPU rows' choice without OpenBLAS: the kernels written for CPUs.
         plan.strategy = gemm_strategy::cpu_tiles;
     }
-    plan.simt = is_double ? row.tuning.simt_double : row.tuning.simt;
+    plan.simt = is_double ? tuning.simt_double : tuning.simt;
     const std::size_t accumulator_bytes = is_double ? 8 : 4;
     // A device that cannot hold the row's tiles takes the fallback row's, which every OpenCL
     // device can (256 work-items, 2-4 KiB).
-    if (!simt_fits(plan.simt, props, accumulator_bytes))
-        plan.simt = gemm_tuning_rows().back().tuning.simt;
+    if (!input.tuning && !simt_fits(plan.simt, props, accumulator_bytes))
+        plan.simt = algorithm::gemm_rows::rows().back().tuning.simt;
     // Blocks of at least twice C's rows (columns) leave most work-items idle, as 128x128 blocks do
     // on a batch of 64^3 products: halved with their thread tiles while the kernel can be written.
     const auto shrink = [&](std::size_t gemm_simt_tiles::*block,
@@ -105,25 +78,23 @@ gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input
             plan.simt = halved;
         }
     };
-    shrink(&gemm_simt_tiles::block_rows, &gemm_simt_tiles::thread_rows, input.rows);
-    shrink(&gemm_simt_tiles::block_columns, &gemm_simt_tiles::thread_columns, input.columns);
-    if (input.simt_tiles) plan.simt = *input.simt_tiles;
+    if (!input.tuning) {
+        shrink(&gemm_simt_tiles::block_rows, &gemm_simt_tiles::thread_rows, input.rows);
+        shrink(&gemm_simt_tiles::block_columns, &gemm_simt_tiles::thread_columns, input.columns);
+    }
     while (plan.simt.work_group_size() > props.max_work_group_size &&
            plan.simt.thread_rows < plan.simt.block_rows)
         plan.simt.thread_rows *= 2;
     if (!plan.simt.fits_together())
         throw invalid_argument_error(
             "kiln::gemm", "SIMT tiles " + plan.simt.key() + " do not divide into whole loads");
-    plan.cpu = row.tuning.cpu;
+    plan.cpu = tuning.cpu;
     // The same register bytes per vector for doubles.
     if (is_double && plan.cpu.vector_width > 1) plan.cpu.vector_width /= 2;
     plan.cpu.work_group_size = std::min(plan.cpu.work_group_size, props.max_work_group_size);
     const bool tf32 =
         input.allow_tf32 && input.element == gemm_element::f32 && input.inputs == gemm_element::f32;
-    plan.tensor = is_double ? row.tuning.tensor_double
-                  : tf32    ? row.tuning.tensor_tf32
-                            : row.tuning.tensor;
-    if (input.tensor_tiles) plan.tensor = *input.tensor_tiles;
+    plan.tensor = is_double ? tuning.tensor_double : tf32 ? tuning.tensor_tf32 : tuning.tensor;
     if (is_16_bit(input.inputs) || is_double || tf32) {
         // 16-bit inputs, doubles and floats allowed TF32: the tensor cores where the device has
         // them and the layout lets the kernel copy by 16 bytes, else the SIMT kernel (converting
@@ -132,7 +103,7 @@ gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input
                             (plan.strategy == gemm_strategy::tensor_cores ||
                              plan.strategy == gemm_strategy::warpgroup_mma ||
                              input.forced == gemm_strategy::automatic);
-        plan.warpgroup = input.warpgroup_tiles ? *input.warpgroup_tiles : row.tuning.warpgroup;
+        plan.warpgroup = tuning.warpgroup;
         if (!plan.warpgroup.fits_together())
             throw invalid_argument_error("kiln::gemm", "warpgroup tiles " + plan.warpgroup.key() +
                                                            " are not a shape the kernel takes");

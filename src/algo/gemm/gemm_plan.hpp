@@ -17,7 +17,8 @@ struct gemm_plan {
     gemm_cpu_tiles cpu;              ///< where strategy is cpu_tiles
     gemm_tensor_tiles tensor;        ///< where strategy is tensor_cores (for the problem's inputs)
     gemm_warpgroup_tiles warpgroup;  ///< where strategy is warpgroup_mma
-    const gemm_tuning_row* row = nullptr;
+    /// What the plan was made from: the device's row, or a test's (scoped_algorithm_policy).
+    gemm_tuning tuning;
 };
 
 /// What the plan needs to know beyond the device.
@@ -28,12 +29,10 @@ struct gemm_plan_input {
     /// A test's or KILN_GEMM_STRATEGY's choice (automatic: none); one the device cannot run
     /// throws invalid_argument_error.
     gemm_strategy forced = gemm_strategy::automatic;
-    /// A test's SIMT tiles (scoped_gemm_simt_tiles), taken as they are, where not null.
-    const gemm_simt_tiles* simt_tiles = nullptr;
-    /// A test's tensor-core tiles (scoped_gemm_tensor_tiles), likewise.
-    const gemm_tensor_tiles* tensor_tiles = nullptr;
-    /// A test's warpgroup tiles (scoped_gemm_warpgroup_tiles), likewise.
-    const gemm_warpgroup_tiles* warpgroup_tiles = nullptr;
+    /// A test's or benchmark's tuning (scoped_algorithm_policy), in place of the device's row:
+    /// its tiles are taken as they are, not fitted to the device or shrunk to the problem, so
+    /// that a test runs the shape it names (gemm_tuning_with).
+    std::optional<gemm_tuning> tuning{};
     /// A's and B's: C's, or f16 or bf16 with a float C.
     gemm_element inputs = gemm_element::f32;
     /// The user allows float products on TF32 tensor cores (gemm_options::allow_tf32).
@@ -47,28 +46,6 @@ struct gemm_plan_input {
 };
 
 gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input);
-
-/// Test-only: while alive, the strategy whose tiles are `Tiles` (gemm_simt_tiles: SIMT, for float
-/// and double; gemm_tensor_tiles: the tensor cores, for the inputs they take;
-/// gemm_warpgroup_tiles: wgmma) takes `tiles` on
-/// every device, so that tests and benchmarks run every row's tiles on the devices they have.
-template <class Tiles>
-class scoped_gemm_tiles {
-  public:
-    explicit scoped_gemm_tiles(Tiles tiles);
-    ~scoped_gemm_tiles();
-    scoped_gemm_tiles(const scoped_gemm_tiles&) = delete;
-    scoped_gemm_tiles& operator=(const scoped_gemm_tiles&) = delete;
-
-  private:
-    std::optional<Tiles> previous_;
-};
-using scoped_gemm_simt_tiles = scoped_gemm_tiles<gemm_simt_tiles>;
-using scoped_gemm_tensor_tiles = scoped_gemm_tiles<gemm_tensor_tiles>;
-using scoped_gemm_warpgroup_tiles = scoped_gemm_tiles<gemm_warpgroup_tiles>;
-/// The tiles a scoped_gemm_tiles<Tiles> set, if one lives.
-template <class Tiles>
-std::optional<Tiles> gemm_tiles_in_force();
 
 /// Whether the device has NVIDIA tensor cores that mma.sync m16n8k16 with bf16 reaches (compute
 /// capability 8.0 and later), through CUDA or NVIDIA's OpenCL.

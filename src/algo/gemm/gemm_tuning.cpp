@@ -1,8 +1,11 @@
-// The GEMM module's tuning rows, from specific to generic, each saying where its numbers come
-// from (docs/linear_algebra.md, "Tuning").
+// The GEMM module's tuning rows, from specific to generic, each saying in one line where its
+// numbers come from (docs/benchmarks.md; the sweeps behind them in docs/linear_algebra.md, ### GPUs
+// and ### CPU), and its tiles' keys.
 #include "gemm_tuning.hpp"
 
 #include <array>
+
+#include "algo/tuning_key.hpp"
 
 namespace kiln::detail {
 namespace {
@@ -45,76 +48,116 @@ constexpr gemm_cpu_tiles cpu_tiles(std::size_t rows, std::size_t vectors, std::s
             .depth_block = depth_block};
 }
 
-const std::array rows{
-    gemm_tuning_row{
+using gemm_row = tuning_row<gemm_tuning>;
+
+const std::array gemm_table{
+    gemm_row{
         nvidia_gpus,
         {gemm_strategy::simt, vector_reads(tiles(128, 128, 16, 8, 8, 4)), tiles(64, 64, 8, 4, 4, 2),
          cpu_tiles(4, 2, 8, 16, 256), tensor_tiles(128, 128, 32, 64, 32, 2),
          tensor_tiles(128, 64, 8, 64, 32, 2), tensor_tiles(128, 128, 16, 64, 32, 2),
          gemm_warpgroup_tiles{
              .block_rows = 256, .block_columns = 128, .stages = 4, .tile_maps = true}},
-        "H100, gemm_bench 4096^3 beside cuBLAS (TF32 off), CUDA / OpenCL: SGEMM 128x128x16 t8x8 "
-        "v4 r4 0.82x / 0.81x (x8: 0.77x / 0.74x, 64x64 t4x4 r4 0.56x); DGEMM 64x64x8 t4x4 v2 "
-        "0.25x / 0.24x, with r4 0.18x. Tensor cores: CUTLASS's 128x128x32 Ampere bf16 block of 8 "
-        "warps of 64x32, two stages so that padded tiles stay within 48 KiB of static local "
-        "memory. Doubles (m16n8k8 on 9.0): DGEMM 128x64x8 w64x32 s2 0.61x / 0.63x, 128x128x8 "
-        "0.54x / 0.58x, 64x64x8 w32x32 s3 0.58x / 0.51x; SIMT 0.26x / 0.24x. TF32: chosen, not "
-        "measured: the double kernel's 8 warps of 64x32, 16 deep in 37 KiB. wgmma (CUDA, 9.0), "
-        "bf16 / "
-        "f16 4096^3 / 8192^3 beside cuBLAS (H200, gemm_bench): with tile maps (TMA) 256x128 s4 "
-        "0.86x / 0.83x, 0.86x / 0.83x; s3 0.81x / 0.83x, 0.81x / 0.82x; 128x256 s4 0.86x / 0.79x, "
-        "0.86x / 0.77x; s3 0.86x / 0.84x, 0.85x / 0.82x; 128x128 s6 0.72x / 0.64x (a standalone "
-        "prototype); a 2-CTA cluster sharing B 0.47-0.52x (prototype); with cp.async 256x128 s4 "
-        "0.64x / 0.60x (H100: 0.62x / 0.61x; 128x256 s4 0.57x / 0.55x, 128x128 s4 0.49x / 0.46x)"},
-    gemm_tuning_row{
-        any_gpu,
-        {gemm_strategy::simt,
-         tiles(64, 64, 8, 4, 4, 4),
-         tiles(64, 64, 8, 4, 4, 2),
-         cpu_tiles(4, 2, 8, 16, 256),
-         {},
-         {},
-         {},
-         {}},
-        "chosen, not measured: 256 work-items, 16 accumulators each, 4 KiB of local memory per "
-        "float tile"},
-    gemm_tuning_row{
-        any_cpu,
-        {gemm_strategy::host_blas,
-         tiles(32, 32, 8, 4, 4, 1),
-         tiles(32, 32, 8, 4, 4, 1),
-         cpu_tiles(4, 4, 16, 32, 256),
-         {},
-         {},
-         {},
-         {}},
-        "2-core Zen 5 (AVX-512), PoCL 3.1, SGEMM 2048^3 (docs/linear_algebra.md, \"CPU\"): 4 x "
-        "(4 x 16) floats 0.066-0.082 TFLOP/s at load 3-6, 4 x (2 x 8) 0.023, 8 x (2 x 16) 0.069, "
-        "no k blocks 0.051; OpenBLAS first, as issue 41 asks"},
-    gemm_tuning_row{
-        any_device,
-        {gemm_strategy::simt,
-         tiles(32, 32, 8, 2, 2, 1),
-         tiles(32, 32, 8, 2, 2, 1),
-         cpu_tiles(4, 2, 8, 16, 256),
-         {},
-         {},
-         {},
-         {}},
-        "the fallback: small tiles every OpenCL device can hold (256 work-items, 2 KiB of local "
-        "memory)"},
+        "H100 gemm_bench 4096^3 / cuBLAS: SGEMM 0.82x, DGEMM 0.61x; H200 bf16 wgmma by tile maps "
+        "0.86x; docs/benchmarks.md, ### Current: dense matrix multiply"},
+    gemm_row{any_gpu,
+             {gemm_strategy::simt,
+              tiles(64, 64, 8, 4, 4, 4),
+              tiles(64, 64, 8, 4, 4, 2),
+              cpu_tiles(4, 2, 8, 16, 256),
+              {},
+              {},
+              {},
+              {}},
+             "not measured: 256 work-items, 16 accumulators each, 4 KiB of local memory per float "
+             "tile"},
+    gemm_row{any_cpu,
+             {gemm_strategy::host_blas,
+              tiles(32, 32, 8, 4, 4, 1),
+              tiles(32, 32, 8, 4, 4, 1),
+              cpu_tiles(4, 4, 16, 32, 256),
+              {},
+              {},
+              {},
+              {}},
+             "2-core Zen 5, PoCL 3.1, SGEMM 2048^3: cpu_tiles 0.066-0.082 TFLOP/s; OpenBLAS first "
+             "(issue 41); docs/benchmarks.md, ### Current: dense matrix multiply"},
+    gemm_row{any_device,
+             {gemm_strategy::simt,
+              tiles(32, 32, 8, 2, 2, 1),
+              tiles(32, 32, 8, 2, 2, 1),
+              cpu_tiles(4, 2, 8, 16, 256),
+              {},
+              {},
+              {},
+              {}},
+             "not measured: the fallback, small tiles every OpenCL device can hold (256 "
+             "work-items, 2 KiB of local memory)"},
 };
+
+/// "128x128x16 t8x8 v4 r4"
+constexpr tuning_key_number<gemm_simt_tiles> simt_key_numbers[] = {
+    {"",
+     {&gemm_simt_tiles::block_rows, &gemm_simt_tiles::block_columns,
+      &gemm_simt_tiles::block_depth}},
+    {"t", {&gemm_simt_tiles::thread_rows, &gemm_simt_tiles::thread_columns}},
+    {"v", {&gemm_simt_tiles::vector_width}}};
+constexpr tuning_key_flag<gemm_simt_tiles> simt_key_flags[] = {
+    {"r4", &gemm_simt_tiles::vector_reads}};
+constexpr tuning_key_format<gemm_simt_tiles> simt_key_format{simt_key_numbers, simt_key_flags};
+
+/// "128x128x32 w64x32 s2"
+constexpr tuning_key_number<gemm_tensor_tiles> tensor_key_numbers[] = {
+    {"",
+     {&gemm_tensor_tiles::block_rows, &gemm_tensor_tiles::block_columns,
+      &gemm_tensor_tiles::block_depth}},
+    {"w", {&gemm_tensor_tiles::warp_rows, &gemm_tensor_tiles::warp_columns}},
+    {"s", {&gemm_tensor_tiles::stages}}};
+constexpr tuning_key_format<gemm_tensor_tiles> tensor_key_format{tensor_key_numbers};
+
+/// "256x128 s4 tma" ("tma": fed by tile maps)
+constexpr tuning_key_number<gemm_warpgroup_tiles> warpgroup_key_numbers[] = {
+    {"", {&gemm_warpgroup_tiles::block_rows, &gemm_warpgroup_tiles::block_columns}},
+    {"s", {&gemm_warpgroup_tiles::stages}}};
+constexpr tuning_key_flag<gemm_warpgroup_tiles> warpgroup_key_flags[] = {
+    {"tma", &gemm_warpgroup_tiles::tile_maps}};
+constexpr tuning_key_format<gemm_warpgroup_tiles> warpgroup_key_format{warpgroup_key_numbers,
+                                                                       warpgroup_key_flags};
+
+/// "4x2x8 g16 d256"; d0: no k blocks.
+constexpr tuning_key_number<gemm_cpu_tiles> cpu_key_numbers[] = {
+    {"", {&gemm_cpu_tiles::rows, &gemm_cpu_tiles::vectors, &gemm_cpu_tiles::vector_width}},
+    {"g", {&gemm_cpu_tiles::work_group_size}},
+    {"d", {&gemm_cpu_tiles::depth_block}, true}};
+constexpr tuning_key_format<gemm_cpu_tiles> cpu_key_format{cpu_key_numbers};
+
+/// Tiles from `key`, the defaults where it leaves words out; nothing where it has none.
+template <class Tiles>
+std::optional<Tiles> parse_tiles(std::string_view key, const tuning_key_format<Tiles>& format) {
+    Tiles tiles;
+    if (tuning_key_words(key).empty() || !read_tuning_key(key, tiles, format)) return std::nullopt;
+    return tiles;
+}
 
 }  // namespace
 
-std::span<const gemm_tuning_row> gemm_tuning_rows() {
-    return rows;
+std::span<const tuning_row<gemm_tuning>> algorithm::gemm_rows::rows() {
+    return gemm_table;
 }
 
-const gemm_tuning_row& gemm_row_for(const device_properties& props) {
-    for (const gemm_tuning_row& row : rows)
-        if (matches(row.devices, props)) return row;
-    return rows.back();
+gemm_tuning gemm_tuning_with(gemm_tuning base, const gemm_simt_tiles& tiles) {
+    base.simt = base.simt_double = tiles;
+    return base;
+}
+
+gemm_tuning gemm_tuning_with(gemm_tuning base, const gemm_tensor_tiles& tiles) {
+    base.tensor = base.tensor_double = base.tensor_tf32 = tiles;
+    return base;
+}
+
+gemm_tuning gemm_tuning_with(gemm_tuning base, const gemm_warpgroup_tiles& tiles) {
+    base.warpgroup = tiles;
+    return base;
 }
 
 bool is_nvidia_gpu(const device_properties& props) {
@@ -122,27 +165,31 @@ bool is_nvidia_gpu(const device_properties& props) {
 }
 
 std::string gemm_simt_tiles::key() const {
-    return std::to_string(block_rows) + "x" + std::to_string(block_columns) + "x" +
-           std::to_string(block_depth) + " t" + std::to_string(thread_rows) + "x" +
-           std::to_string(thread_columns) + " v" + std::to_string(vector_width) +
-           (vector_reads ? " r4" : "");
+    return write_tuning_key({}, *this, simt_key_format);
 }
 
 std::string gemm_tensor_tiles::key() const {
-    return std::to_string(block_rows) + "x" + std::to_string(block_columns) + "x" +
-           std::to_string(block_depth) + " w" + std::to_string(warp_rows) + "x" +
-           std::to_string(warp_columns) + " s" + std::to_string(stages);
+    return write_tuning_key({}, *this, tensor_key_format);
 }
 
 std::string gemm_warpgroup_tiles::key() const {
-    return std::to_string(block_rows) + "x" + std::to_string(block_columns) + " s" +
-           std::to_string(stages) + (tile_maps ? " tma" : "");
+    return write_tuning_key({}, *this, warpgroup_key_format);
 }
 
 std::string gemm_cpu_tiles::key() const {
-    return std::to_string(rows) + "x" + std::to_string(vectors) + "x" +
-           std::to_string(vector_width) + " g" + std::to_string(work_group_size) + " d" +
-           std::to_string(depth_block);
+    return write_tuning_key({}, *this, cpu_key_format);
+}
+
+std::optional<gemm_simt_tiles> parse_gemm_simt_tiles(std::string_view key) {
+    return parse_tiles(key, simt_key_format);
+}
+
+std::optional<gemm_tensor_tiles> parse_gemm_tensor_tiles(std::string_view key) {
+    return parse_tiles(key, tensor_key_format);
+}
+
+std::optional<gemm_warpgroup_tiles> parse_gemm_warpgroup_tiles(std::string_view key) {
+    return parse_tiles(key, warpgroup_key_format);
 }
 
 }  // namespace kiln::detail

@@ -134,16 +134,37 @@ struct gemm_tuning {
     gemm_warpgroup_tiles warpgroup;   ///< for 16-bit inputs on Hopper through CUDA
 };
 
-struct gemm_tuning_row {
-    device_class devices;
-    gemm_tuning tuning;
-    std::string_view provenance;  ///< where the numbers were measured, or why they were chosen
-};
+/// Tiles from their key() ("128x128x16 t8x8 v4 r4", "128x128x32 w64x32 s2", "256x128 s4 tma"), as
+/// gemm_bench's KILN_GEMM_BENCH_*TILES list them: words in any order, those left out keeping
+/// the defaults; nothing where a word is not the tiles'.
+std::optional<gemm_simt_tiles> parse_gemm_simt_tiles(std::string_view key);
+std::optional<gemm_tensor_tiles> parse_gemm_tensor_tiles(std::string_view key);
+std::optional<gemm_warpgroup_tiles> parse_gemm_warpgroup_tiles(std::string_view key);
 
-/// The rows, searched from the top; the last matches every device.
-std::span<const gemm_tuning_row> gemm_tuning_rows();
-/// The first row matching a device of `props`.
-const gemm_tuning_row& gemm_row_for(const device_properties& props);
+/// `base` with `tiles` for every element type the SIMT strategy takes (float and double): what
+/// tests and benchmarks force (scoped_algorithm_policy) to run one shape on every device.
+gemm_tuning gemm_tuning_with(gemm_tuning base, const gemm_simt_tiles& tiles);
+/// `base` with `tiles` for every input the tensor cores take (16-bit, double, TF32).
+gemm_tuning gemm_tuning_with(gemm_tuning base, const gemm_tensor_tiles& tiles);
+/// `base` with the warpgroup strategy's `tiles`.
+gemm_tuning gemm_tuning_with(gemm_tuning base, const gemm_warpgroup_tiles& tiles);
+
+namespace algorithm {
+
+/// The GEMM module's rows in the generic tuning table, searched from the top; the last matches
+/// every device. scoped_algorithm_policy(algorithm::gemm, tuning) forces one in tests, its tiles
+/// taken as they are (gemm_plan.hpp).
+struct gemm_rows {
+    using tuning = gemm_tuning;
+    static constexpr std::string_view name = "gemm";
+    static std::span<const tuning_row<gemm_tuning>> rows();
+};
+inline constexpr gemm_rows gemm{};
+
+}  // namespace algorithm
+
+scoped_algorithm_policy(gemm_tuning)->scoped_algorithm_policy<algorithm::gemm_rows>;
+
 /// Whether `props` is an NVIDIA GPU, through CUDA or NVIDIA's OpenCL alike (its vendor or
 /// platform name says so): the class of the NVIDIA row.
 bool is_nvidia_gpu(const device_properties& props);

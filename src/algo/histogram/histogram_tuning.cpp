@@ -2,13 +2,10 @@
 // come from (docs/algorithms.md, "Histograms").
 #include "histogram_tuning.hpp"
 
-#include <algorithm>
 #include <array>
-#include <charconv>
-#include <iterator>
-#include <sstream>
 #include <string>
-#include <utility>
+
+#include "algo/tuning_key.hpp"
 
 namespace kiln::detail {
 namespace {
@@ -50,6 +47,20 @@ const std::array histogram_table{
                                  "the fallback: small groups every OpenCL device can run"},
 };
 
+/// "local_atomics g256 u4 c8 m2 p8 b65536 k4 wide" after the strategy's name.
+constexpr tuning_key_number<histogram_tuning> histogram_key_numbers[] = {
+    {"g", {&histogram_tuning::work_group_size}},
+    {"u", {&histogram_tuning::unroll}},
+    {"c", {&histogram_tuning::copies}},
+    {"m", {&histogram_tuning::local_memory_share}},
+    {"p", {&histogram_tuning::groups_per_compute_unit}},
+    {"b", {&histogram_tuning::chunk_bytes}},
+    {"k", {&histogram_tuning::chunks_per_compute_unit}}};
+constexpr tuning_key_flag<histogram_tuning> histogram_key_flags[] = {
+    {"wide", &histogram_tuning::wide_loads}};
+constexpr tuning_key_format<histogram_tuning> histogram_key_format{histogram_key_numbers,
+                                                                   histogram_key_flags};
+
 }  // namespace
 
 std::span<const tuning_row<histogram_tuning>> algorithm::histogram_rows::rows() {
@@ -57,48 +68,18 @@ std::span<const tuning_row<histogram_tuning>> algorithm::histogram_rows::rows() 
 }
 
 std::string histogram_tuning::key() const {
-    const auto field = [](const char* name, std::size_t value) {
-        return " " + std::string(name) + std::to_string(value);
-    };
-    return std::string(to_string(strategy)) + field("g", work_group_size) + field("u", unroll) +
-           field("c", copies) + field("m", local_memory_share) +
-           field("p", groups_per_compute_unit) + field("b", chunk_bytes) +
-           field("k", chunks_per_compute_unit) + (wide_loads ? " wide" : "");
+    return write_tuning_key(to_string(strategy), *this, histogram_key_format);
 }
 
 std::optional<histogram_tuning> parse_histogram_tuning(std::string_view key) {
-    std::istringstream words{std::string(key)};
-    std::string word;
+    const auto [name, fields] = split_tuning_key(key);
+    const std::optional<histogram_strategy> strategy = tuning_key_choice(
+        name, {histogram_strategy::local_atomics, histogram_strategy::global_atomics,
+               histogram_strategy::cpu_chunks});
+    if (!strategy) return std::nullopt;
     histogram_tuning tuning;
-    if (!(words >> word)) return std::nullopt;
-    const auto strategies = {histogram_strategy::local_atomics, histogram_strategy::global_atomics,
-                             histogram_strategy::cpu_chunks};
-    const auto named = std::find_if(strategies.begin(), strategies.end(),
-                                    [&](histogram_strategy s) { return to_string(s) == word; });
-    if (named == strategies.end()) return std::nullopt;
-    tuning.strategy = *named;
-    const std::pair<char, std::size_t*> fields[] = {{'g', &tuning.work_group_size},
-                                                    {'u', &tuning.unroll},
-                                                    {'c', &tuning.copies},
-                                                    {'m', &tuning.local_memory_share},
-                                                    {'p', &tuning.groups_per_compute_unit},
-                                                    {'b', &tuning.chunk_bytes},
-                                                    {'k', &tuning.chunks_per_compute_unit}};
-    while (words >> word) {
-        if (word == "wide") {
-            tuning.wide_loads = true;
-            continue;
-        }
-        const auto field = std::find_if(std::begin(fields), std::end(fields),
-                                        [&](const auto& f) { return f.first == word[0]; });
-        std::size_t value = 0;
-        const char* digits = word.data() + 1;
-        const auto [end, error] = std::from_chars(digits, word.data() + word.size(), value);
-        if (field == std::end(fields) || error != std::errc{} || end != word.data() + word.size() ||
-            end == digits || value == 0)
-            return std::nullopt;
-        *field->second = value;
-    }
+    tuning.strategy = *strategy;
+    if (!read_tuning_key(fields, tuning, histogram_key_format)) return std::nullopt;
     return tuning;
 }
 

@@ -1,13 +1,10 @@
 // The reduce module's tuning rows, from specific to generic, each saying where its numbers come
 // from (docs/benchmarks.md, by section), and the tuning in force.
-#include <algorithm>
 #include <array>
-#include <charconv>
 #include <cstdlib>
-#include <iterator>
 #include <kiln/detail/algo/reduce_tuning.hpp>
-#include <sstream>
-#include <utility>
+
+#include "algo/tuning_key.hpp"
 
 namespace kiln::detail {
 namespace {
@@ -48,6 +45,14 @@ constexpr std::array reduce_table{
 };
 // clang-format on
 
+/// "strided g256 p16 a4 w2" after the loop's name; w0: no 16-byte loads.
+constexpr tuning_key_number<reduce_tuning> reduce_key_numbers[] = {
+    {"g", {&reduce_tuning::work_group_size}},
+    {"p", {&reduce_tuning::groups_per_compute_unit}},
+    {"a", {&reduce_tuning::accumulators}},
+    {"w", {&reduce_tuning::wide_loads}, true}};
+constexpr tuning_key_format<reduce_tuning> reduce_key_format{reduce_key_numbers};
+
 }  // namespace
 
 std::span<const tuning_row<reduce_tuning>> algorithm::reduce_rows::rows() {
@@ -55,37 +60,20 @@ std::span<const tuning_row<reduce_tuning>> algorithm::reduce_rows::rows() {
 }
 
 std::string reduce_tuning::key() const {
-    return std::string(loop == loop_style::strided ? "strided" : "chunked") + " g" +
-           std::to_string(work_group_size) + " p" + std::to_string(groups_per_compute_unit) + " a" +
-           std::to_string(accumulators) + " w" + std::to_string(wide_loads);
+    return write_tuning_key(loop == loop_style::strided ? "strided" : "chunked", *this,
+                            reduce_key_format);
 }
 
 std::optional<reduce_tuning> parse_reduce_tuning(std::string_view key) {
-    std::istringstream words{std::string(key)};
-    std::string word;
+    const auto [loop, fields] = split_tuning_key(key);
     reduce_tuning tuning;
-    if (!(words >> word)) return std::nullopt;
-    if (word == "strided")
+    if (loop == "strided")
         tuning.loop = loop_style::strided;
-    else if (word == "chunked")
+    else if (loop == "chunked")
         tuning.loop = loop_style::chunked;
     else
         return std::nullopt;
-    const std::pair<char, std::size_t*> fields[] = {{'g', &tuning.work_group_size},
-                                                    {'p', &tuning.groups_per_compute_unit},
-                                                    {'a', &tuning.accumulators},
-                                                    {'w', &tuning.wide_loads}};
-    while (words >> word) {
-        const auto field = std::find_if(std::begin(fields), std::end(fields),
-                                        [&](const auto& f) { return f.first == word[0]; });
-        std::size_t value = 0;
-        const char* digits = word.data() + 1;
-        const auto [end, error] = std::from_chars(digits, word.data() + word.size(), value);
-        if (field == std::end(fields) || error != std::errc{} || end != word.data() + word.size() ||
-            end == digits || (value == 0 && field->first != 'w'))
-            return std::nullopt;
-        *field->second = value;
-    }
+    if (!read_tuning_key(fields, tuning, reduce_key_format)) return std::nullopt;
     return tuning;
 }
 

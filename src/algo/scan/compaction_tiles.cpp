@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "algo/tiles/tile_load.hpp"
 #include "tile_flags.hpp"
-#include "tile_loader.hpp"
 
 namespace kiln::detail {
 namespace {
@@ -40,8 +40,9 @@ class compaction_tile_writer final : public tile_algorithm {
 
     void load_and_scan() override {
         source_builder& b = p_.b;
-        tile_loader load(p_);
-        const bool ballots = staged_ && flags_.ballots();
+        tile_loader load(p_.frame());
+        const striped_item_hooks hooks =
+            staged_ && flags_.ballots() ? flags_.ballot_hooks(p_) : striped_item_hooks{};
         const element_input& keep = input_.keep;
         const auto element = [&] {
             if (!staged_) {
@@ -55,8 +56,8 @@ class compaction_tile_writer final : public tile_algorithm {
         if (by_neighbours()) return load_and_count_changes();
         std::function<void()> fast;
         if (p_.policy.full_tiles == tile_access::unrolled)
-            fast = [&] { load.striped(false, keep.statements, element, ballots); };
-        p_.by_fullness(fast, [&] { load.striped(true, keep.statements, element, ballots); });
+            fast = [&] { load.striped(false, keep.statements, element, hooks); };
+        p_.by_fullness(fast, [&] { load.striped(true, keep.statements, element, hooks); });
         b.local_barrier();
         p_.item_bounds();
         if (register_flags()) {
@@ -103,7 +104,7 @@ class compaction_tile_writer final : public tile_algorithm {
     /// work-item's flags from its keys and the key before each.
     void load_and_count_changes() {
         source_builder& b = p_.b;
-        tile_loader load(p_);
+        tile_loader load(p_.frame());
         const auto element = [&] { b.line("kiln_kept[KILN_PAD(k)] = " + input_.kept_value + ";"); };
         const std::vector<std::string>& statements = input_.keep.statements;
         std::function<void()> fast;

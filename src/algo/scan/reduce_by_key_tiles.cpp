@@ -23,8 +23,8 @@
 #include <memory>
 #include <string>
 
+#include "algo/tiles/tile_load.hpp"
 #include "tile_flags.hpp"
-#include "tile_loader.hpp"
 
 namespace kiln::detail {
 namespace {
@@ -66,18 +66,19 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
     void load_and_scan() override {
         if (in_registers_) return load_runs();
         source_builder& b = p_.b;
-        tile_loader load(p_);
+        tile_loader load(p_.frame());
         const element_input& value = input_.value;
         const auto element = [&] {
             flags_.store(b, input_.head);
             b.line("kiln_payload[KILN_PAD(k)] = " + value.value + ";");
         };
-        const bool ballots = flags_.ballots();
+        const striped_item_hooks hooks =
+            flags_.ballots() ? flags_.ballot_hooks(p_) : striped_item_hooks{};
         p_.tile_bounds();
         std::function<void()> fast;
         if (p_.policy.full_tiles == tile_access::unrolled)
-            fast = [&] { load.striped(false, value.statements, element, ballots); };
-        p_.by_fullness(fast, [&] { load.striped(true, value.statements, element, ballots); });
+            fast = [&] { load.striped(false, value.statements, element, hooks); };
+        p_.by_fullness(fast, [&] { load.striped(true, value.statements, element, hooks); });
         b.local_barrier();
         p_.item_bounds();
         // Work-items past the tile's end start from the tile's first item (the tile's
@@ -116,7 +117,7 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
     /// `acc` as it arrives, then the group scan.
     void load_runs() {
         source_builder& b = p_.b;
-        tile_loader load(p_);
+        tile_loader load(p_.frame());
         p_.tile_bounds();
         p_.item_bounds();
         b.line(heads_type() + " kiln_heads = 0;");
@@ -170,7 +171,7 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
     /// Each item's pair again, its running result, and `at_head`'s writes.
     void walk_runs(const std::function<void()>& at_head) {
         source_builder& b = p_.b;
-        tile_loader load(p_);
+        tile_loader load(p_.frame());
         const auto write = [&](const std::string& value, const std::string& key) {
             b.line("const " + p_.t + " x = " + input_.pair("((kiln_heads >> j) & 1)", value) + ";");
             b.line("const int had = have;");

@@ -5,8 +5,9 @@
 #include <memory>
 #include <string>
 
-#include "tile_loader.hpp"
-#include "tile_store.hpp"
+#include "algo/tiles/tile_load.hpp"
+#include "algo/tiles/tile_store.hpp"
+#include "tile_program.hpp"
 
 namespace kiln::detail {
 namespace {
@@ -28,7 +29,7 @@ class scan_tile_writer final : public tile_algorithm {
 
     void load_and_scan() override {
         source_builder& b = p_.b;
-        tile_loader load(p_);
+        tile_loader load(p_.frame());
         const element_input& element = input_.element;
         const auto store_element = [&] {
             b.line("kiln_tile[KILN_PAD(k)] = " + element.value + ";");
@@ -68,10 +69,10 @@ class scan_tile_writer final : public tile_algorithm {
         if (p_.unrolled_items()) b.close();
         b.close();
         b.local_barrier();
-        tile_store out(p_);
+        tile_store out(p_.frame());
         std::function<void()> fast;
         if (const std::size_t lanes = wide_store_lanes(); lanes > 1)
-            fast = [&out, lanes] { out.striped_wide(lanes); };
+            fast = [&out, lanes, this] { out.striped_wide(p_.t, lanes); };
         else if (p_.policy.full_tiles == tile_access::unrolled)
             fast = [&out] { out.striped(false); };
         p_.by_fullness(fast, [&out] { out.striped(true); });

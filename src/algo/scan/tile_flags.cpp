@@ -1,6 +1,8 @@
 // A tile's 0/1 flags (tile_flags.hpp).
 #include "tile_flags.hpp"
 
+#include <kiln/detail/group_collectives.hpp>
+
 namespace kiln::detail {
 
 tile_flags::tile_flags(const tile_program& program)
@@ -23,6 +25,19 @@ void tile_flags::store(source_builder& b, const std::string& flag) const {
         b.line("kiln_flag = (" + flag + ") != 0;");
     else
         b.line("kiln_flags[KILN_FLAG_PAD(k)] = (uchar)(" + flag + ");");
+}
+
+striped_item_hooks tile_flags::ballot_hooks(const tile_program& program) const {
+    return {.before = [&program] { program.b.line("uint kiln_flag = 0;"); },
+            .after =
+                [&program] {
+                    // Every lane runs the ballot (the loop is uniform); a sub-group's 32
+                    // consecutive elements make one word.
+                    source_builder& b = program.b;
+                    group_collectives warp(b, program.policy.sub_group_size, program.policy.target);
+                    b.line("const uint kiln_bits = " + warp.ballot("kiln_flag") + ";");
+                    b.line("if ((lid & 31) == 0) kiln_flag_bits[k >> 5] = kiln_bits;");
+                }};
 }
 
 std::string tile_flags::at(const std::string& item) const {

@@ -15,8 +15,12 @@ class tile_flags {
   public:
     explicit tile_flags(const tile_program& program);
 
-    /// Whether the flags are ballot words (tile_loader::striped's ballot_flags).
+    /// Whether the flags are ballot words (ballot_hooks).
     bool ballots() const { return ballots_; }
+    /// What a striped load (tile_loader::striped) writes around each element that store()
+    /// flags, where the flags are ballot words: each sub-group's 32 consecutive flags become
+    /// one word of kiln_flag_bits.
+    striped_item_hooks ballot_hooks(const tile_program& program) const;
     /// The local array (and its padding's macros).
     void declare(source_builder& b) const;
     /// In a striped load: stores `flag`'s value as element k's flag.

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "algo/lookback_state.hpp"
+#include "algo/tiles/tile_load.hpp"
 
 namespace kiln::detail {
 
@@ -66,6 +67,8 @@ class tile_program {
     void by_fullness(const std::function<void()>& fast, const std::function<void()>& guarded);
     /// Whether full tiles scan each work-item's items in unrolled loops (any fast tile access).
     bool unrolled_items() const;
+    /// What the tile parts (algo/tiles/) write into: this kernel's builder and its loops.
+    tile_frame frame() { return {b, unrolled_items()}; }
 
     /// `base` (the tile's first index) and `valid` (its elements).
     void tile_bounds();

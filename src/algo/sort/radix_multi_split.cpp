@@ -25,6 +25,7 @@
 #include <kiln/detail/source_builder.hpp>
 #include <string>
 
+#include "algo/tiles/tile_load.hpp"
 #include "codegen/device_vocabulary.hpp"
 #include "sort_kernels.hpp"
 
@@ -66,15 +67,11 @@ void find_peers(source_builder& b, const radix_sort_shape& s, const std::string&
     }
 }
 
-/// Declares `name`J of `type`: this lane's items of the tile, item j at `items`[32 j], all loads
-/// in flight together (items past the end read as 0).
+/// Declares `name`J of `type`: this lane's items of the tile, warp-striped (item j at
+/// `items`[32 j]), all loads in flight together (items past the end read as 0).
 void load_lane_items(source_builder& b, const radix_sort_shape& s, const std::string& type,
                      const std::string& name, const std::string& items) {
-    for (unsigned j = 0; j < s.items_per_work_item; ++j) {
-        const std::string at = num(j * lanes);
-        b.line("const " + type + " " + name + num(j) + " = " + at + " < left ? " + items + "[" +
-               at + "] : 0;");
-    }
+    tile_loader(tile_frame{b}).warp_striped(type, name, items, s.items_per_work_item, lanes);
 }
 
 /// Declares valueJ: this lane's values of the tile (items past the end have no value and no

@@ -1,34 +1,26 @@
-// The tile loader (tile_loader.hpp).
-#include "tile_loader.hpp"
-
-#include <kiln/detail/group_collectives.hpp>
+// Tile loads (tile_load.hpp).
+#include "algo/tiles/tile_load.hpp"
 
 namespace kiln::detail {
 
 void tile_loader::striped(bool guarded, const std::vector<std::string>& statements,
-                          const std::function<void()>& element, bool ballot_flags) {
-    source_builder& b = p_.b;
-    if (p_.unrolled_items()) b.line("#pragma unroll");
+                          const std::function<void()>& element, const striped_item_hooks& hooks) {
+    source_builder& b = frame_.b;
+    if (frame_.unrolled_items) b.line("#pragma unroll");
     b.open("for (uint j = 0; j < ITEMS; ++j)");
     b.line("const uint k = j * WG + lid;");
-    if (ballot_flags) b.line("uint kiln_flag = 0;");
+    if (hooks.before) hooks.before();
     b.open(guarded ? "if (k < valid)" : "");
     b.line("const ulong idx = base + k;");
     for (const auto& statement : statements) b.line(statement);
     element();
     b.close();
-    if (ballot_flags) {
-        // Every lane runs the ballot (the loop is uniform); a sub-group's 32 consecutive
-        // elements make one word.
-        group_collectives warp(b, p_.policy.sub_group_size, p_.policy.target);
-        b.line("const uint kiln_bits = " + warp.ballot("kiln_flag") + ";");
-        b.line("if ((lid & 31) == 0) kiln_flag_bits[k >> 5] = kiln_bits;");
-    }
+    if (hooks.after) hooks.after();
     b.close();
 }
 
 void tile_loader::striped_wide(const wide_input& input) {
-    source_builder& b = p_.b;
+    source_builder& b = frame_.b;
     const std::vector<element_lane>& lanes = input.lanes;
     const std::string count = std::to_string(lanes.size());
     b.line("#pragma unroll");
@@ -46,9 +38,18 @@ void tile_loader::striped_wide(const wide_input& input) {
     b.close();
 }
 
+void tile_loader::warp_striped(const std::string& type, const std::string& name,
+                               const std::string& run, std::size_t items, std::size_t lanes) {
+    for (std::size_t j = 0; j < items; ++j) {
+        const std::string at = std::to_string(j * lanes);
+        frame_.b.line("const " + type + " " + name + std::to_string(j) + " = " + at + " < left ? " +
+                      run + "[" + at + "] : 0;");
+    }
+}
+
 void tile_loader::blocked_wide(const wide_input& input, const std::string& key_type,
                                const std::string& key, const item_writer& item) {
-    source_builder& b = p_.b;
+    source_builder& b = frame_.b;
     const std::vector<element_lane>& lanes = input.lanes;
     const std::string count = std::to_string(lanes.size());
     b.line("#pragma unroll");
@@ -74,7 +75,7 @@ void tile_loader::blocked_wide(const wide_input& input, const std::string& key_t
 
 void tile_loader::blocked_guarded(const element_input& element, const std::string& key,
                                   const item_writer& item) {
-    source_builder& b = p_.b;
+    source_builder& b = frame_.b;
     // Unrolled, so that j is a constant for what the items compute from it.
     b.line("#pragma unroll");
     b.open("for (uint j = 0; j < ITEMS; ++j)");
@@ -88,8 +89,8 @@ void tile_loader::blocked_guarded(const element_input& element, const std::strin
 
 void tile_loader::wide_loads(const std::vector<wide_load>& loads, const std::string& index) {
     for (const auto& load : loads)
-        p_.b.line("const " + load.wide_type + " " + load.name + "_in = ((global const " +
-                  load.wide_type + "*)(" + load.name + " + base))[" + index + "];");
+        frame_.b.line("const " + load.wide_type + " " + load.name + "_in = ((global const " +
+                      load.wide_type + "*)(" + load.name + " + base))[" + index + "];");
 }
 
 }  // namespace kiln::detail

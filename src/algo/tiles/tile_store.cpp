@@ -1,13 +1,11 @@
-// The tile store (tile_store.hpp).
-#include "tile_store.hpp"
-
-#include <string>
+// Tile stores (tile_store.hpp).
+#include "algo/tiles/tile_store.hpp"
 
 namespace kiln::detail {
 
 void tile_store::striped(bool guarded) {
-    source_builder& b = p_.b;
-    if (p_.unrolled_items()) b.line("#pragma unroll");
+    source_builder& b = frame_.b;
+    if (frame_.unrolled_items) b.line("#pragma unroll");
     b.open("for (uint j = 0; j < ITEMS; ++j)");
     b.line("const uint k = j * WG + lid;");
     b.line(std::string(guarded ? "if (k < valid) " : "") +
@@ -15,9 +13,9 @@ void tile_store::striped(bool guarded) {
     b.close();
 }
 
-void tile_store::striped_wide(std::size_t lanes) {
-    source_builder& b = p_.b;
-    const std::string count = std::to_string(lanes), wide = p_.t + count;
+void tile_store::striped_wide(const std::string& type, std::size_t lanes) {
+    source_builder& b = frame_.b;
+    const std::string count = std::to_string(lanes), wide = type + count;
     std::string parts;
     for (std::size_t lane = 0; lane < lanes; ++lane)
         parts +=
