@@ -2,10 +2,13 @@
 // the same statements run one kernel each, also captured and replayed; what ends a group (another
 // size, a view read, a reduction, a host read) and a statement that throws inside the block.
 #include <bit>
+#include <cmath>
 #include <cstdint>
+#include <kiln/algo/scan.hpp>
 #include <kiln/kiln.hpp>
 #include <kiln/multivector.hpp>
 #include <kiln/reduce.hpp>
+#include <kiln/stencil.hpp>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -195,6 +198,67 @@ TEST_P(fused_test, a_reduction_or_a_host_read_sees_the_statements_before_it) {
         ASSERT_EQ(read_back[i], (hx[i] + 1.0f) * 2.0f) << "element " << i;
         ASSERT_EQ(hz[i], (hx[i] + 1.0f) * 3.0f) << "element " << i;
     }
+}
+
+/// Each kind of command after a held statement, in a block of its own, sees what the statement
+/// stored: every path to the queue enqueues the group first (command_target_for).
+TEST_P(fused_test, every_kind_of_command_sees_the_statements_before_it) {
+    const std::size_t n = 1000;
+    const auto hx = random_values<float>(n, -1, 1, 8);
+    std::vector<float> plus_one(n), times_two(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        plus_one[i] = hx[i] + 1.0f;
+        times_two[i] = plus_one[i] * 2.0f;
+    }
+    kiln::vector<float> x(q, hx), y(q, n), z(q, n);
+    const auto fused_after_y = [&](const char* what, const auto& command) {
+        SCOPED_TRACE(what);
+        y = 0.0f;
+        z = 0.0f;
+        kiln::fused(q, [&] {
+            y = x + 1.0f;
+            command();
+        });
+    };
+
+    std::vector<float> read_back;
+    fused_after_y("a host read", [&] { read_back = y.read(); });
+    EXPECT_EQ(read_back, plus_one) << "a host read";
+
+    float total = 0;
+    fused_after_y("a reduction", [&] { total = kiln::sum(y); });
+    float expected_total = 0;
+    for (float v : plus_one) expected_total += v;
+    EXPECT_NEAR(total, expected_total, 1e-3f * std::abs(expected_total) + 1e-3f) << "a reduction";
+
+    const kiln::stencil<float> identity(q, {0.0f, 1.0f, 0.0f}, 1);
+    fused_after_y("a stencil", [&] { z = y * identity; });
+    EXPECT_EQ(z.read(), plus_one) << "a stencil";
+
+    fused_after_y("an algorithm", [&] { kiln::inclusive_scan(y, z); });
+    EXPECT_NEAR(z.read().back(), expected_total, 1e-3f * std::abs(expected_total) + 1e-3f)
+        << "an algorithm";
+
+    kiln::program twice(device(),
+                        "kernel void twice(global const float* y, global float* z) {\n"
+                        "    z[get_global_id(0)] = 2.0f * y[get_global_id(0)];\n"
+                        "}\n");
+    fused_after_y("a kernel launch",
+                  [&] { twice.kernel("twice")(y.part(0), z.part(0)).launch(q, {n}); });
+    EXPECT_EQ(z.read(), times_two) << "a kernel launch";
+
+    const kiln::graph doubles = kiln::capture(q, [&] { z = y * 2.0f; });
+    fused_after_y("a graph launch", [&] { doubles.launch(); });
+    EXPECT_EQ(z.read(), times_two) << "a graph launch";
+
+    // A capture inside the block: the statement before it runs, the one inside is the graph's.
+    kiln::graph inner;
+    fused_after_y("a capture", [&] { inner = kiln::capture(q, [&] { z = y * 2.0f; }); });
+    EXPECT_EQ(inner.size(), 1u) << "a capture";
+    EXPECT_EQ(y.read(), plus_one) << "a capture";
+    EXPECT_EQ(z.read(), std::vector<float>(n, 0.0f)) << "a capture";
+    inner.launch();
+    EXPECT_EQ(z.read(), times_two) << "a capture";
 }
 
 TEST_P(fused_test, a_throw_leaves_the_statements_before_it_done_and_the_queue_usable) {
