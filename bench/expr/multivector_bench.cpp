@@ -16,17 +16,12 @@
 #include <tuple>
 
 #include "device_limits.hpp"
+#include "lorenz_rk4.hpp"
 #include "timing.hpp"
 
 namespace {
 
-using state = kiln::multivector<double, 3>;
-
-void lorenz(const kiln::vector<double>& R, const state& s, state& dsdt) {
-    const double sigma = 10.0, beta = 8.0 / 3.0;
-    dsdt = std::make_tuple(sigma * (s(1) - s(0)), R * s(0) - s(1) - s(0) * s(2),
-                           s(0) * s(1) - beta * s(2));
-}
+using state = kiln::examples::lorenz_state;
 
 }  // namespace
 
@@ -67,22 +62,14 @@ int main(int argc, char** argv) {
         kiln::bench::best_seconds_per_call(
             q, 5, 20, [&] { tmp = x + (dt / 6) * (k1 + 2 * k2 + 2 * k3 + k4); }),
         18 * component);
+    const kiln::examples::lorenz_system lorenz{R};
     row("Lorenz right-hand side",
-        kiln::bench::best_seconds_per_call(q, 5, 20, [&] { lorenz(R, x, k1); }), 7 * component);
+        kiln::bench::best_seconds_per_call(q, 5, 20, [&] { lorenz(x, k1, 0.0); }), 7 * component);
     // One RK4 step: four right-hand sides (7 components each), three stage updates (9) and the
     // final update (18).
+    kiln::examples::lorenz_ensemble ensemble(q, n);
     row("one RK4 step of the ensemble (8 kernels)",
-        kiln::bench::best_seconds_per_call(q, 3, 10,
-                                           [&] {
-                                               lorenz(R, x, k1);
-                                               tmp = x + (dt / 2) * k1;
-                                               lorenz(R, tmp, k2);
-                                               tmp = x + (dt / 2) * k2;
-                                               lorenz(R, tmp, k3);
-                                               tmp = x + dt * k3;
-                                               lorenz(R, tmp, k4);
-                                               x = x + (dt / 6) * (k1 + 2 * k2 + 2 * k3 + k4);
-                                           }),
+        kiln::bench::best_seconds_per_call(q, 3, 10, [&] { ensemble.step(dt); }),
         (4 * 7 + 3 * 9 + 18) * component);
 
     kiln::vector<float> matrix(q, side * side);

@@ -4,7 +4,8 @@
 // Usage: small_ops_bench   (KILN_DEVICE picks the device)
 // Prints one markdown table: `y = 2*x + z` at n = 1024 and n = 2^24, and one RK4 step of the
 // Lorenz ensemble (VexCL's example: 1024 systems, a multivector<double, 3>, eight kernels a step)
-// run eagerly, as one kiln::fused block, and captured ten steps to a kiln::graph. On OpenCL
+// run eagerly, as one kiln::fused block, and captured ten steps to a kiln::graph (eager steps,
+// then fused ones). On OpenCL
 // devices, the same work as a raw clEnqueueNDRangeKernel loop, the baseline kiln's launch path is
 // measured against, and kiln's own kernel for `y = 2*x + z` launched raw in kiln's launch shape,
 // with its arguments set and an event taken at each launch as kiln does: the driver's share of
@@ -24,48 +25,18 @@
 #include <tuple>
 #include <vector>
 
+#include "lorenz_rk4.hpp"
 #include "timing.hpp"
 
 namespace {
 
-using state = kiln::multivector<double, 3>;
+using kiln::examples::lorenz_ensemble;
 constexpr std::size_t small_n = 1024, large_n = std::size_t{1} << 24, systems = 1024;
-constexpr double dt = 0.01, sigma = 10.0, beta = 8.0 / 3.0;
+constexpr double dt = 0.01;
 
 void row(const std::string& work, const std::string& form, double seconds_per_operation) {
     std::printf("| %s | %s | %.2f µs |\n", work.c_str(), form.c_str(), seconds_per_operation * 1e6);
 }
-
-/// The Lorenz ensemble's state and RK4 scratch, as examples/expr/lorenz_ensemble.cpp steps it.
-struct lorenz_ensemble {
-    explicit lorenz_ensemble(const kiln::queue& q)
-        : R(q, systems),
-          x(q, systems),
-          k1(q, systems),
-          k2(q, systems),
-          k3(q, systems),
-          k4(q, systems),
-          tmp(q, systems) {
-        R = 28.0;
-        x = 1.0;
-    }
-    void system(const state& s, state& dsdt) const {
-        dsdt = std::make_tuple(sigma * (s(1) - s(0)), R * s(0) - s(1) - s(0) * s(2),
-                               s(0) * s(1) - beta * s(2));
-    }
-    void step() {
-        system(x, k1);
-        tmp = x + (dt / 2) * k1;
-        system(tmp, k2);
-        tmp = x + (dt / 2) * k2;
-        system(tmp, k3);
-        tmp = x + dt * k3;
-        system(tmp, k4);
-        x = x + (dt / 6) * (k1 + 2 * k2 + 2 * k3 + k4);
-    }
-    kiln::vector<double> R;
-    state x, k1, k2, k3, k4, tmp;
-};
 
 // --- the raw OpenCL baseline ------------------------------------------------------------------
 
@@ -304,28 +275,37 @@ int main() {
     }
 
     if (dev.properties().double_precision) {
-        lorenz_ensemble eager(q);
+        lorenz_ensemble eager(q, systems);
         row("Lorenz RK4 step, 1024 systems", "kiln, eager (8 kernels)",
-            kiln::bench::best_seconds_per_call(q, 5, 200, [&] { eager.step(); }));
-        lorenz_ensemble fused(q);
+            kiln::bench::best_seconds_per_call(q, 5, 200, [&] { eager.step(dt); }));
+        lorenz_ensemble fused(q, systems);
         row("Lorenz RK4 step, 1024 systems", "kiln::fused (1 kernel)",
             kiln::bench::best_seconds_per_call(q, 5, 200,
-                                               [&] { kiln::fused(q, [&] { fused.step(); }); }));
+                                               [&] { kiln::fused(q, [&] { fused.step(dt); }); }));
         // Captured natively where the backend records work, then as the bound list
-        // (KILN_GRAPH_REPLAY=list) for comparison.
-        for (const char* replay : {"native", "list"}) {
-            setenv("KILN_GRAPH_REPLAY", replay, 1);
-            lorenz_ensemble captured(q);
-            constexpr int steps_per_graph = 10;
-            const kiln::graph ten_steps = kiln::capture(q, [&] {
-                for (int k = 0; k < steps_per_graph; ++k) captured.step();
-            });
-            const std::string form = std::string("kiln, captured 10 steps a graph (") +
-                                     (ten_steps.replays_natively() ? "native" : "bound list") + ")";
-            row("Lorenz RK4 step, 1024 systems", form,
-                kiln::bench::best_seconds_per_call(q, 5, 20, [&] { ten_steps.launch(); }) /
-                    steps_per_graph);
-            if (!ten_steps.replays_natively()) break;
+        // (KILN_GRAPH_REPLAY=list) for comparison; eager steps (8 kernels each), then fused ones
+        // (one kernel each).
+        for (const bool fused_steps : {false, true}) {
+            for (const char* replay : {"native", "list"}) {
+                setenv("KILN_GRAPH_REPLAY", replay, 1);
+                lorenz_ensemble captured(q, systems);
+                constexpr int steps_per_graph = 10;
+                const kiln::graph ten_steps = kiln::capture(q, [&] {
+                    for (int k = 0; k < steps_per_graph; ++k) {
+                        if (fused_steps)
+                            kiln::fused(q, [&] { captured.step(dt); });
+                        else
+                            captured.step(dt);
+                    }
+                });
+                const std::string form =
+                    std::string("kiln, captured 10 ") + (fused_steps ? "fused steps" : "steps") +
+                    " a graph (" + (ten_steps.replays_natively() ? "native" : "bound list") + ")";
+                row("Lorenz RK4 step, 1024 systems", form,
+                    kiln::bench::best_seconds_per_call(q, 5, 20, [&] { ten_steps.launch(); }) /
+                        steps_per_graph);
+                if (!ten_steps.replays_natively()) break;
+            }
         }
         unsetenv("KILN_GRAPH_REPLAY");
     }

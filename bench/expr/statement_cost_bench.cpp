@@ -19,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include "lorenz_rk4.hpp"
 #include "timing.hpp"
 
 namespace {
@@ -58,29 +59,6 @@ cost measure(const kiln::queue& q, Work&& work) {
     return {median(enqueue), median(thread_cpu), median(total)};
 }
 
-/// The example's RK4 step on a multivector<double, 3>: eight statements.
-struct lorenz_rk4 {
-    lorenz_rk4(const kiln::multivector<double, 3>& like, const kiln::vector<double>& r)
-        : k1(like), k2(like), k3(like), k4(like), x(like), R(r) {}
-    void system(const kiln::multivector<double, 3>& s, kiln::multivector<double, 3>& dsdt) const {
-        const double sigma = 10.0, beta = 8.0 / 3.0;
-        dsdt = std::make_tuple(sigma * (s(1) - s(0)), R * s(0) - s(1) - s(0) * s(2),
-                               s(0) * s(1) - beta * s(2));
-    }
-    void step(kiln::multivector<double, 3>& X, double dt) {
-        system(X, k1);
-        x = X + (dt / 2) * k1;
-        system(x, k2);
-        x = X + (dt / 2) * k2;
-        system(x, k3);
-        x = X + dt * k3;
-        system(x, k4);
-        X = X + (dt / 6) * (k1 + 2 * k2 + 2 * k3 + k4);
-    }
-    kiln::multivector<double, 3> k1, k2, k3, k4, x;
-    const kiln::vector<double>& R;
-};
-
 void row(const char* work, const cost& c) {
     std::printf("| %s | %.2f us | %.2f us | %.2f us | %zu |\n", work, c.enqueue * 1e6,
                 c.thread_cpu * 1e6, c.total * 1e6,
@@ -106,13 +84,10 @@ int main(int argc, char** argv) {
         row("`y = 2*x + z`, fused alone",
             measure(q, [&] { kiln::fused(q, [&] { y = 2 * x + z; }); }));
         if (q.device().properties().double_precision) {
-            std::vector<double> r(n, 28.0), start(3 * n, 10.0);
-            kiln::vector<double> R(q, r);
-            kiln::multivector<double, 3> X(q, start);
-            lorenz_rk4 stepper(X, R);
-            row("Lorenz RK4 step, eager (8 kernels)", measure(q, [&] { stepper.step(X, 1e-4); }));
+            kiln::examples::lorenz_ensemble ensemble(q, n);
+            row("Lorenz RK4 step, eager (8 kernels)", measure(q, [&] { ensemble.step(1e-4); }));
             row("Lorenz RK4 step, fused (1 kernel)",
-                measure(q, [&] { kiln::fused(q, [&] { stepper.step(X, 1e-4); }); }));
+                measure(q, [&] { kiln::fused(q, [&] { ensemble.step(1e-4); }); }));
         }
         return 0;
     } catch (const std::exception& e) {

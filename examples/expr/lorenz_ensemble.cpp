@@ -17,41 +17,8 @@
 #include <tuple>
 #include <vector>
 
+#include "lorenz_rk4.hpp"
 #include "program_main.hpp"
-
-namespace {
-
-// [doc:runge_kutta4]
-/// The classical Runge-Kutta method, written once for any state that supports
-/// `state = state + scalar * state` (kiln::vector, kiln::multivector...). `system(x, dxdt, t)`
-/// writes the derivative of x into dxdt.
-template <class State>
-class runge_kutta4 {
-  public:
-    /// Scratch states shaped like `like` (their values are overwritten).
-    explicit runge_kutta4(const State& like)
-        : k1_(like), k2_(like), k3_(like), k4_(like), x_(like) {}
-
-    template <class System>
-    void step(const System& system, State& x, double t, double dt) {
-        system(x, k1_, t);
-        x_ = x + (dt / 2) * k1_;
-        system(x_, k2_, t + dt / 2);
-        x_ = x + (dt / 2) * k2_;
-        system(x_, k3_, t + dt / 2);
-        x_ = x + dt * k3_;
-        system(x_, k4_, t + dt);
-        x = x + (dt / 6) * (k1_ + 2 * k2_ + 2 * k3_ + k4_);  // one kernel for every component
-    }
-
-  private:
-    State k1_, k2_, k3_, k4_, x_;
-};
-// [/doc]
-
-constexpr double sigma = 10.0, beta = 8.0 / 3.0;
-
-}  // namespace
 
 int main() {
     return kiln::programs::run_program("lorenz_ensemble", [] {
@@ -63,22 +30,16 @@ int main() {
             return 1;
         }
 
-        std::vector<double> r_host(n), start(3 * n);
-        for (std::size_t i = 0; i < n; ++i) {
-            r_host[i] = 0.1 + 49.9 * double(i) / double(n - 1);
-            start[i] = 10.0;          // x
-            start[n + i] = 10.0;      // y
-            start[2 * n + i] = 10.0;  // z
-        }
+        // The stepper, the system and these values are in lorenz_rk4.hpp.
+        using kiln::examples::lorenz_system;
+        using kiln::examples::runge_kutta4;
+        const std::vector<double> r_host = kiln::examples::lorenz_rayleigh_numbers(n);
+        const std::vector<double> start = kiln::examples::lorenz_start(n);  // all x, y, then z
 
         // [doc:lorenz_system]
         kiln::vector<double> R(q, r_host);         // one Rayleigh number per system
         kiln::multivector<double, 3> X(q, start);  // X(0), X(1), X(2): x, y, z of every system
-        const auto lorenz = [&R](const kiln::multivector<double, 3>& s,
-                                 kiln::multivector<double, 3>& dsdt, double /*t*/) {
-            dsdt = std::make_tuple(sigma * (s(1) - s(0)), R * s(0) - s(1) - s(0) * s(2),
-                                   s(0) * s(1) - beta * s(2));
-        };
+        const lorenz_system lorenz{R};
         runge_kutta4<kiln::multivector<double, 3>> stepper(X);
         for (std::size_t k = 0; k < steps; ++k) stepper.step(lorenz, X, double(k) * dt, dt);
         // [/doc]
@@ -124,10 +85,29 @@ int main() {
             return 1;
         }
 
+        // Both: ten fused steps recorded as a graph of ten kernels, replayed.
+        kiln::multivector<double, 3> W(q, start);
+        runge_kutta4<kiln::multivector<double, 3>> fused_replay_stepper(W);
+        const kiln::graph ten_fused_steps = kiln::capture(q, [&] {
+            for (std::size_t k = 0; k < steps_per_graph; ++k)
+                kiln::fused(q, [&] { fused_replay_stepper.step(lorenz, W, 0.0, dt); });
+        });
+        for (std::size_t k = 0; k < steps; k += steps_per_graph) ten_fused_steps.launch();
+        const bool fused_replay_matches = W.read() == device;
+        std::printf("%zu fused steps replayed as %zu launches of a graph of %zu commands: %s\n",
+                    steps, steps / steps_per_graph, ten_fused_steps.size(),
+                    fused_replay_matches ? "the same bits as the eager steps" : "DIFFERENT");
+        if (!fused_replay_matches || ten_fused_steps.size() != steps_per_graph) {
+            std::printf(
+                "lorenz_ensemble: FAILED, the replayed fused steps differ from the eager ones\n");
+            return 1;
+        }
+
         // The same integration on the host, one system at a time.
         double largest_difference = 0;
         for (std::size_t i = 0; i < n; ++i) {
             using state = std::array<double, 3>;
+            constexpr double sigma = lorenz_system::sigma, beta = lorenz_system::beta;
             const auto derivative = [&](const state& s) {
                 return state{sigma * (s[1] - s[0]), r_host[i] * s[0] - s[1] - s[0] * s[2],
                              s[0] * s[1] - beta * s[2]};

@@ -1,8 +1,10 @@
 // kiln::fused: the group of statements held on a thread, and the one kernel it enqueues them as.
 //
 // A group's kernel depends on its statements' types and on which vectors they share (which
-// reads an earlier statement's register stands for), never on other run-time values: one kernel
-// cache per such signature serves every enqueue of the group after the first.
+// reads an earlier statement's register stands for), never on other run-time values: one
+// prepared launch per such signature (its kernel cache, and which arguments the kernel takes)
+// serves every enqueue of the group after the first. The signature is written as statements
+// join, so that enqueueing a group met before builds no text and searches no argument list.
 #include <algorithm>
 #include <cstdint>
 #include <kiln/expr/fused.hpp>
@@ -19,45 +21,52 @@ namespace {
 /// What a group's kernel text depends on: for each statement, its type (the address of its
 /// type_info: a type met through two shared libraries costs a second kernel, never a wrong one),
 /// then the vectors of its arguments and of its targets, numbered by first appearance in the
-/// group (0 for arguments that are no vector).
+/// group (no_vector for arguments that are no vector).
 using fused_signature = std::vector<std::uintptr_t>;
+constexpr std::uintptr_t no_vector = 0;
+/// Between a statement's arguments and its targets: their counts are part of the key.
+constexpr std::uintptr_t targets_follow = ~std::uintptr_t{0};
 
-fused_signature signature_of(const std::vector<held_statement>& statements) {
-    fused_signature signature;
-    std::vector<const void*> seen;
-    const auto number = [&](const void* vector) {
-        if (!vector) return std::uintptr_t{0};
-        const auto at =
-            static_cast<std::size_t>(std::find(seen.begin(), seen.end(), vector) - seen.begin());
-        if (at == seen.size()) seen.push_back(vector);
-        return static_cast<std::uintptr_t>(at) + 1;
-    };
-    for (const auto& held : statements) {
-        signature.push_back(reinterpret_cast<std::uintptr_t>(&held.statement->type()));
-        for (const void* vector : held.argument_vectors) signature.push_back(number(vector));
-        // Between the arguments and the targets: their counts are part of the key.
-        signature.push_back(~std::uintptr_t{0});
-        for (const void* vector : held.written) signature.push_back(number(vector));
+/// How every group of one signature is launched: its kernel, and which of the statements'
+/// arguments the kernel takes. Either follows from the signature alone, so the first group of a
+/// signature prepares it for every later one.
+struct fused_launch {
+    explicit fused_launch(const std::vector<held_statement>& statements) {
+        // Each vector once, as the kernel declares it (fused_context::declared).
+        std::vector<const void*> passed;
+        std::uint32_t index = 0;
+        for (const auto& held : statements)
+            for (const void* vector : held.argument_vectors) {
+                const bool again =
+                    vector && std::find(passed.begin(), passed.end(), vector) != passed.end();
+                if (vector && !again) passed.push_back(vector);
+                if (!again) passed_arguments.push_back(index);
+                ++index;
+            }
     }
-    return signature;
-}
 
-/// The kernel cache of each group signature met so far.
-kernel_cache& cache_for(const fused_signature& signature) {
+    kernel_cache kernels;
+    /// Indices into the group's arguments (every statement's, in order) of those the kernel takes.
+    std::vector<std::uint32_t> passed_arguments;
+};
+
+/// The launch of each group signature met so far, prepared from `statements` when first met.
+fused_launch& launch_for(const fused_signature& signature,
+                         const std::vector<held_statement>& statements) {
     // A block run again (each step of a time stepper) has the signature of the thread's block
-    // before it: its cache is found without the lock and the map. Caches live as long as the
+    // before it: its launch is found without the lock and the map. Launches live as long as the
     // process, so the pointer kept stays valid.
     thread_local fused_signature last_signature;
-    thread_local kernel_cache* last_cache = nullptr;
-    if (last_cache && signature == last_signature) return *last_cache;
+    thread_local fused_launch* last_launch = nullptr;
+    if (last_launch && signature == last_signature) return *last_launch;
     static std::mutex mutex;
-    static std::map<fused_signature, std::unique_ptr<kernel_cache>> caches;
+    static std::map<fused_signature, std::unique_ptr<fused_launch>> launches;
     std::lock_guard lock(mutex);
-    auto& cache = caches[signature];
-    if (!cache) cache = std::make_unique<kernel_cache>();
+    auto& launch = launches[signature];
+    if (!launch) launch = std::make_unique<fused_launch>(statements);
     last_signature = signature;
-    last_cache = cache.get();
-    return *cache;
+    last_launch = launch.get();
+    return *launch;
 }
 
 /// One kernel running every statement for each element, in order, each in a block of its own;
@@ -102,7 +111,11 @@ std::string fused_source(const std::vector<held_statement>& statements, const la
 
 class fused_group final : public held_work {
   public:
-    explicit fused_group(const queue& q) : queue_(q) {}
+    explicit fused_group(const queue& q) : queue_(q) {
+        signature_.reserve(typical_signature);
+        numbered_.reserve(typical_vectors);
+        memory_of_.reserve(typical_vectors);
+    }
 
     bool joins(const layout& parts) const {
         return parts.size() == 1 && parts[0].size > 0 && &parts[0].queue.impl() == &queue_.impl() &&
@@ -112,6 +125,7 @@ class fused_group final : public held_work {
         begin_ = part.begin;
         size_ = part.size;
         identify_by_memory(statement);
+        sign(statement);
         statements_.push_back(std::move(statement));
     }
 
@@ -120,28 +134,28 @@ class fused_group final : public held_work {
     void enqueue() override {
         if (statements_.empty()) return;
         std::vector<held_statement> statements = std::exchange(statements_, {});
+        const fused_signature signature = std::exchange(signature_, {});
         memory_of_.clear();
+        numbered_.clear();
+        fused_launch& launch = launch_for(signature, statements);
         const device& dev = queue_.device();
         const generated_kernel& kernel =
-            cache_for(signature_of(statements))
-                .get(dev, "kiln_fused", [&](const launch_policy& policy) {
-                    return fused_source(statements, policy, target_features_for(dev));
-                });
-        argument_list size(0, begin_);
-        size.scalar<std::uint64_t>(size_);
-        std::vector<kernel_argument> args = std::move(size).take();
-        std::size_t count = args.size();
-        for (const auto& held : statements) count += held.arguments.size();
-        args.reserve(count);
-        // Each vector once, as the kernel declares it (fused_context::declared).
-        std::vector<const void*> passed;
+            launch.kernels.get(dev, "kiln_fused", [&](const launch_policy& policy) {
+                return fused_source(statements, policy, target_features_for(dev));
+            });
+        std::vector<kernel_argument> args;
+        args.reserve(1 + launch.passed_arguments.size());
+        args.push_back(make_argument(std::uint64_t{size_}));
+        // passed_arguments is in order: one walk over the statements' arguments takes them.
+        auto next = launch.passed_arguments.begin();
+        std::uint32_t index = 0;
         for (auto& held : statements)
-            for (std::size_t k = 0; k < held.arguments.size(); ++k) {
-                const void* vector = held.argument_vectors[k];
-                if (vector && std::find(passed.begin(), passed.end(), vector) != passed.end())
-                    continue;
-                if (vector) passed.push_back(vector);
-                args.push_back(std::move(held.arguments[k]));
+            for (auto& argument : held.arguments) {
+                if (next != launch.passed_arguments.end() && *next == index) {
+                    args.push_back(std::move(argument));
+                    ++next;
+                }
+                ++index;
             }
         kernel.launch(queue_, kernel.groups_for(size_), std::move(args));
     }
@@ -151,28 +165,56 @@ class fused_group final : public held_work {
     /// another was destroyed may reuse within one group; their memory is held by the group's
     /// arguments until its kernel is enqueued, so its address identifies one vector's data.
     void identify_by_memory(held_statement& statement) {
+        const auto known_as = [&](const void* layout) {
+            return std::find_if(memory_of_.begin(), memory_of_.end(),
+                                [&](const auto& known) { return known.first == layout; });
+        };
         for (std::size_t k = 0; k < statement.argument_vectors.size(); ++k) {
             const void*& vector = statement.argument_vectors[k];
             if (!vector) continue;
             const void* memory = statement.arguments[k].memory.get();
-            std::erase_if(memory_of_, [&](const auto& known) { return known.first == vector; });
-            memory_of_.emplace_back(vector, memory);
+            if (const auto known = known_as(vector); known != memory_of_.end())
+                known->second = memory;
+            else
+                memory_of_.emplace_back(vector, memory);
             vector = memory;
         }
         // A target whose vector no argument names (a member stored through a view of its own)
         // is the vector the group last saw under that layout, or one no register stands for.
         for (const void*& written : statement.written) {
-            const auto known = std::find_if(memory_of_.begin(), memory_of_.end(),
-                                            [&](const auto& m) { return m.first == written; });
+            const auto known = known_as(written);
             written = known != memory_of_.end() ? known->second : nullptr;
         }
     }
+
+    /// The statement's part of the group's signature (fused_signature).
+    void sign(const held_statement& statement) {
+        const auto number = [&](const void* vector) {
+            if (!vector) return no_vector;
+            const auto at = static_cast<std::size_t>(
+                std::find(numbered_.begin(), numbered_.end(), vector) - numbered_.begin());
+            if (at == numbered_.size()) numbered_.push_back(vector);
+            return static_cast<std::uintptr_t>(at) + 1;
+        };
+        signature_.push_back(reinterpret_cast<std::uintptr_t>(&statement.statement->type()));
+        for (const void* vector : statement.argument_vectors) signature_.push_back(number(vector));
+        signature_.push_back(targets_follow);
+        for (const void* vector : statement.written) signature_.push_back(number(vector));
+    }
+
+    /// Room for the signature and vectors of nearly every block (an RK4 step of a
+    /// multivector<double, 3>: 163 entries, 19 vectors), so that holding statements does not
+    /// grow them entry by entry.
+    static constexpr std::size_t typical_signature = 256, typical_vectors = 32;
 
     queue queue_;
     std::size_t begin_ = 0, size_ = 0;
     std::vector<held_statement> statements_;
     /// The memory last seen under each layout address in this group.
     std::vector<std::pair<const void*, const void*>> memory_of_;
+    /// The signature of the statements held, and the vectors it numbers, in order.
+    fused_signature signature_;
+    std::vector<const void*> numbered_;
 };
 
 namespace {

@@ -9,9 +9,9 @@
 #include <optional>
 
 #include "backend/backend.hpp"
+#include "runtime/command_target.hpp"
 #include "runtime/device_label.hpp"
 #include "runtime/graph_recording.hpp"
-#include "runtime/held_work.hpp"
 #include "runtime/profiler.hpp"
 #include "runtime/transfer_kernels.hpp"
 
@@ -128,35 +128,35 @@ buffer_storage::buffer_storage(const kiln::device& dev, std::size_t bytes, acces
 
 event buffer_storage::write_bytes(const queue& q, std::size_t offset, const void* src,
                                   std::size_t count, const wait_list& after, bool blocking) const {
-    enqueue_held_work();
+    const command_target target = command_target_for(q);
     check_same_device("kiln::buffer::write", device_, q);
     if (count == 0) return blocking ? (wait_for_all(after.events()), event()) : q.marker(after);
-    if (auto* recorder = active_recorder()) [[unlikely]]
-        return event(recorder->write(q, memory_, offset, src, count, after));
+    if (target.recorder) [[unlikely]]
+        return event(target.recorder->write(q, memory_, offset, src, count, after));
     return profiling::recorded(
         q, {profiling::record_kind::write, count, nullptr, nullptr, blocking},
-        [&] { return q.impl().write(*memory_, offset, src, count, after.events(), blocking); });
+        [&] { return target.queue.write(*memory_, offset, src, count, after.events(), blocking); });
 }
 
 event buffer_storage::read_bytes(const queue& q, std::size_t offset, void* dst, std::size_t count,
                                  const wait_list& after, bool blocking) const {
-    enqueue_held_work();
+    const command_target target = command_target_for(q);
     check_same_device("kiln::buffer::read", device_, q);
-    if (auto* recorder = active_recorder()) [[unlikely]]
-        recorder->refuse("kiln::buffer::read",
-                         "a read of device memory to the host (an "
-                         "algorithm that reads a result back mid-way, "
-                         "such as a count, cannot be captured)");
+    if (target.recorder) [[unlikely]]
+        target.recorder->refuse("kiln::buffer::read",
+                                "a read of device memory to the host (an "
+                                "algorithm that reads a result back mid-way, "
+                                "such as a count, cannot be captured)");
     if (count == 0) return blocking ? (wait_for_all(after.events()), event()) : q.marker(after);
     return profiling::recorded(
         q, {profiling::record_kind::read, count, nullptr, nullptr, blocking},
-        [&] { return q.impl().read(*memory_, offset, dst, count, after.events(), blocking); });
+        [&] { return target.queue.read(*memory_, offset, dst, count, after.events(), blocking); });
 }
 
 event buffer_storage::copy_bytes(const queue& q, std::size_t offset, const buffer_storage& dst,
                                  std::size_t dst_offset, std::size_t count,
                                  const wait_list& after) const {
-    enqueue_held_work();
+    const command_target target = command_target_for(q);
     const bool from_here = device_ == q.device(), to_here = dst.device_ == q.device();
     if (!from_here && !to_here)
         throw invalid_argument_error("kiln::buffer::copy_to",
@@ -165,18 +165,20 @@ event buffer_storage::copy_bytes(const queue& q, std::size_t offset, const buffe
                                          " but the queue is on " + device_label(q.device()) +
                                          ": a copy runs on a queue of one of the two devices");
     if (count == 0) return q.marker(after);
-    if (auto* recorder = active_recorder(); recorder && !(from_here && to_here)) [[unlikely]]
-        recorder->refuse("kiln::buffer::copy_to", "a copy between two devices");
+    if (target.recorder && !(from_here && to_here)) [[unlikely]]
+        target.recorder->refuse("kiln::buffer::copy_to", "a copy between two devices");
     // Overlapping ranges go to the copy command, which reports them.
     const bool overlap =
         memory_ == dst.memory_ && offset < dst_offset + count && dst_offset < offset + count;
     if (from_here && to_here && !overlap && transfers_with_kernels(q, count))
         return copy_with_kernel(q, *this, offset, dst, dst_offset, count, after);
-    if (auto* recorder = active_recorder()) [[unlikely]]
-        return event(recorder->copy(q, memory_, offset, dst.memory_, dst_offset, count, after));
+    if (target.recorder) [[unlikely]]
+        return event(
+            target.recorder->copy(q, memory_, offset, dst.memory_, dst_offset, count, after));
     if (backend_copies(device_, dst.device_))
         return profiling::recorded(q, {profiling::record_kind::copy, count}, [&] {
-            return q.impl().copy(*memory_, offset, *dst.memory_, dst_offset, count, after.events());
+            return target.queue.copy(*memory_, offset, *dst.memory_, dst_offset, count,
+                                     after.events());
         });
     // The other device's side runs on a queue of its own: OpenCL queues reach one context.
     wait_for_all(after.events());
@@ -189,28 +191,30 @@ event buffer_storage::copy_bytes(const queue& q, std::size_t offset, const buffe
 event buffer_storage::fill_bytes(const queue& q, std::size_t offset, const void* pattern,
                                  std::size_t pattern_size, std::size_t count,
                                  const wait_list& after) const {
-    enqueue_held_work();
+    const command_target target = command_target_for(q);
     check_same_device("kiln::buffer::fill", device_, q);
     if (count == 0) return q.marker(after);
     if (std::has_single_bit(pattern_size) && pattern_size <= 64 && transfers_with_kernels(q, count))
         return fill_with_kernel(q, *this, offset, pattern, pattern_size, count, after);
-    if (auto* recorder = active_recorder();
-        recorder && std::has_single_bit(pattern_size) && pattern_size <= 128) [[unlikely]]
-        return event(recorder->fill(q, memory_, offset, pattern, pattern_size, count, after));
+    if (target.recorder && std::has_single_bit(pattern_size) && pattern_size <= 128) [[unlikely]]
+        return event(
+            target.recorder->fill(q, memory_, offset, pattern, pattern_size, count, after));
     if (std::has_single_bit(pattern_size) && pattern_size <= 128)
         return profiling::recorded(q, {profiling::record_kind::fill, count}, [&] {
-            return q.impl().fill(*memory_, offset, pattern, pattern_size, count, after.events());
+            return target.queue.fill(*memory_, offset, pattern, pattern_size, count,
+                                     after.events());
         });
     // Devices fill only power-of-two patterns; other element sizes are expanded on the host.
     std::vector<std::byte> expanded(count);
     for (std::size_t at = 0; at < count; at += pattern_size)
         std::memcpy(expanded.data() + at, pattern, pattern_size);
-    if (auto* recorder = active_recorder()) [[unlikely]]
-        return event(recorder->write(q, memory_, offset, expanded.data(), count, after));
-    return profiling::recorded(
-        q, {profiling::record_kind::fill, count, nullptr, nullptr, true}, [&] {
-            return q.impl().write(*memory_, offset, expanded.data(), count, after.events(), true);
-        });
+    if (target.recorder) [[unlikely]]
+        return event(target.recorder->write(q, memory_, offset, expanded.data(), count, after));
+    return profiling::recorded(q, {profiling::record_kind::fill, count, nullptr, nullptr, true},
+                               [&] {
+                                   return target.queue.write(*memory_, offset, expanded.data(),
+                                                             count, after.events(), true);
+                               });
 }
 
 tile_map encode_tile_map(const buffer_storage& storage, const tile_map_request& request) {

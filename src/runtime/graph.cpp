@@ -7,6 +7,7 @@
 #include <string_view>
 #include <utility>
 
+#include "runtime/command_target.hpp"
 #include "runtime/device_label.hpp"
 #include "runtime/graph_recording.hpp"
 
@@ -244,12 +245,11 @@ std::unique_ptr<native_graph_impl> record_natively(graph_recording& recording) {
 
 /// Replays each command through the queue's backend: the kernels, geometry and arguments were
 /// checked when recorded, so each costs only the backend's enqueue.
-std::shared_ptr<event_impl> replay(graph_recording& recording, const queue& q) {
+std::shared_ptr<event_impl> replay(graph_recording& recording, const queue& q, queue_impl& target) {
     // Launches of one graph from several threads take turns: each lends its memory to the
     // recorded arguments.
     std::lock_guard lock(recording.launching);
     auto live = live_memory(recording);
-    queue_impl& target = q.impl();
     // Compared by owner, not address: a new queue may take a destroyed one's address.
     const auto same_queue = [](const auto& a, const auto& b) {
         return !a.owner_before(b) && !b.owner_before(a);
@@ -337,17 +337,22 @@ event graph::launch(const queue& q) const {
             "kiln::graph::launch", "the graph was captured on " +
                                        detail::device_label(recording_->device) +
                                        ", but the queue is on " + detail::device_label(q.device()));
-    if (detail::active_recorder())
-        detail::active_recorder()->refuse("kiln::graph::launch",
-                                          "graphs are launched outside captures");
-    return event(detail::replay(*recording_, q));
+    // Statements kiln::fused holds go first: the graph's work comes after them.
+    const detail::command_target target = detail::command_target_for(q);
+    if (target.recorder)
+        target.recorder->refuse("kiln::graph::launch", "graphs are launched outside captures");
+    return event(detail::replay(*recording_, q, target.queue));
 }
 
 graph capture(const queue& q, const std::function<void()>& block) {
+    // What an enclosing kiln::fused holds ran before the capture; the statements it holds from
+    // the block are the graph's, recorded before the capture ends.
+    detail::enqueue_held_work();
     detail::graph_recorder recorder(q);
     {
         detail::activation recording(recorder);
         block();
+        detail::enqueue_held_work();
     }
     auto recording = std::move(recorder).finish();
     recording->native = detail::record_natively(*recording);

@@ -16,8 +16,8 @@ class held_work {
 /// The work held on this thread (null for none), set by the scope that holds it.
 held_work*& work_held_on_this_thread() noexcept;
 
-/// Enqueues the work held on this thread, if any: the first step of every call that enqueues
-/// a command or waits for a queue.
+/// Enqueues the work held on this thread, if any. Calls that enqueue a command or wait for a
+/// queue do so through command_target_for (runtime/command_target.hpp).
 inline void enqueue_held_work() {
     if (auto* work = work_held_on_this_thread()) [[unlikely]]
         work->enqueue();

@@ -4,18 +4,17 @@
 #include <utility>
 
 #include "backend/backend.hpp"
-#include "runtime/graph_recording.hpp"
-#include "runtime/held_work.hpp"
+#include "runtime/command_target.hpp"
 
 namespace kiln::detail {
 
 host_mapping::host_mapping(const queue& q, const buffer_storage& storage, std::size_t offset,
                            std::size_t bytes, const wait_list& after)
     : queue_(q), memory_(storage.shared_memory()) {
-    enqueue_held_work();
-    if (auto* recorder = active_recorder()) [[unlikely]]
-        recorder->refuse("kiln host mapping", "host access to device memory");
-    if (bytes > 0) host_ = queue_.impl().map(*memory_, offset, bytes, after.events());
+    const command_target target = command_target_for(q);
+    if (target.recorder) [[unlikely]]
+        target.recorder->refuse("kiln host mapping", "host access to device memory");
+    if (bytes > 0) host_ = target.queue.map(*memory_, offset, bytes, after.events());
 }
 
 host_mapping::~host_mapping() {

@@ -5,9 +5,8 @@
 #include <string>
 
 #include "backend/backend.hpp"
+#include "runtime/command_target.hpp"
 #include "runtime/device_label.hpp"
-#include "runtime/graph_recording.hpp"
-#include "runtime/held_work.hpp"
 
 namespace kiln {
 
@@ -87,21 +86,21 @@ std::size_t checked_pitch(const char* call, const image2d& image, const queue& q
 
 void image2d::write_bytes(const queue& q, detail::image_host_data<const void*> host,
                           std::size_t row_pitch_bytes, const wait_list& after) const {
-    detail::enqueue_held_work();
+    const detail::command_target target = detail::command_target_for(q);
     const std::size_t pitch =
         checked_pitch("kiln::image2d::write", *this, q, host, row_pitch_bytes);
-    if (auto* recorder = detail::active_recorder()) [[unlikely]]
-        recorder->refuse("kiln::image2d::write", "a blocking transfer of an image");
-    q.impl().write_image(*impl_, host.data, pitch, after.events());
+    if (target.recorder) [[unlikely]]
+        target.recorder->refuse("kiln::image2d::write", "a blocking transfer of an image");
+    target.queue.write_image(*impl_, host.data, pitch, after.events());
 }
 
 void image2d::read_bytes(const queue& q, detail::image_host_data<void*> host,
                          std::size_t row_pitch_bytes, const wait_list& after) const {
-    detail::enqueue_held_work();
+    const detail::command_target target = detail::command_target_for(q);
     const std::size_t pitch = checked_pitch("kiln::image2d::read", *this, q, host, row_pitch_bytes);
-    if (auto* recorder = detail::active_recorder()) [[unlikely]]
-        recorder->refuse("kiln::image2d::read", "a read of an image to the host");
-    q.impl().read_image(*impl_, host.data, pitch, after.events());
+    if (target.recorder) [[unlikely]]
+        target.recorder->refuse("kiln::image2d::read", "a read of an image to the host");
+    target.queue.read_image(*impl_, host.data, pitch, after.events());
 }
 
 }  // namespace kiln

@@ -13,9 +13,8 @@
 #include <string_view>
 
 #include "backend/backend.hpp"
+#include "runtime/command_target.hpp"
 #include "runtime/device_label.hpp"
-#include "runtime/graph_recording.hpp"
-#include "runtime/held_work.hpp"
 #include "runtime/profiler.hpp"
 #include "runtime/program_cache.hpp"
 #include "runtime/struct_layout.hpp"
@@ -389,7 +388,7 @@ void check_local_memory(const detail::kernel_impl& kernel, const device& dev,
 
 event bound_kernel::launch(const queue& q, const range& global, const range& local,
                            const range& offset, const wait_list& after) const {
-    detail::enqueue_held_work();
+    const detail::command_target target = detail::command_target_for(q);
     // Named only when an error needs it: a launch builds no strings.
     const auto call = [&] { return "kiln::kernel '" + kernel_->name() + "' launch"; };
     if (!(q.device() == device_))
@@ -414,11 +413,11 @@ event bound_kernel::launch(const queue& q, const range& global, const range& loc
     }
     // Nothing to run: still honour the wait list so the returned event orders like a launch.
     if (global.total() == 0) return q.marker(after);
-    if (auto* recorder = detail::active_recorder()) [[unlikely]]
-        return event(recorder->launch(q, kernel_, geometry, args_, after));
+    if (target.recorder) [[unlikely]]
+        return event(target.recorder->launch(q, kernel_, geometry, args_, after));
     return detail::profiling::recorded(
         q, {detail::profiling::record_kind::kernel, 0, &kernel_->name(), &geometry},
-        [&] { return q.impl().launch(*kernel_, geometry, args_, after.events()); });
+        [&] { return target.queue.launch(*kernel_, geometry, args_, after.events()); });
 }
 
 }  // namespace kiln

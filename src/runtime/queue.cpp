@@ -2,8 +2,7 @@
 #include <kiln/runtime/queue.hpp>
 
 #include "backend/backend.hpp"
-#include "runtime/graph_recording.hpp"
-#include "runtime/held_work.hpp"
+#include "runtime/command_target.hpp"
 #include "runtime/profiler.hpp"
 
 namespace kiln {
@@ -14,22 +13,21 @@ queue::queue(const kiln::device& dev, queue_options options)
 }
 
 void queue::flush() const {
-    detail::enqueue_held_work();
-    impl_->flush();
+    detail::command_target_for(*this).queue.flush();
 }
 void queue::finish() const {
-    detail::enqueue_held_work();
-    if (auto* recorder = detail::active_recorder()) [[unlikely]]
-        recorder->refuse("kiln::queue::finish", "it waits on the host for the queue's work");
-    detail::profiling::waited("queue::finish", [&] { impl_->finish(); });
+    const detail::command_target target = detail::command_target_for(*this);
+    if (target.recorder) [[unlikely]]
+        target.recorder->refuse("kiln::queue::finish", "it waits on the host for the queue's work");
+    detail::profiling::waited("queue::finish", [&] { target.queue.finish(); });
     if (recorder_) [[unlikely]]
         recorder_->completed();
 }
 event queue::marker(const wait_list& after) const {
-    detail::enqueue_held_work();
-    if (auto* recorder = detail::active_recorder()) [[unlikely]]
-        return event(recorder->marker(*this, after));
-    return event(impl_->marker(after.events()));
+    const detail::command_target target = detail::command_target_for(*this);
+    if (target.recorder) [[unlikely]]
+        return event(target.recorder->marker(*this, after));
+    return event(target.queue.marker(after.events()));
 }
 
 }  // namespace kiln

@@ -1,15 +1,19 @@
 // kiln::fused: consecutive element-wise statements as one kernel, bit for bit the results of
-// the same statements run one kernel each; what ends a group (another size, a view read, a
-// reduction, a host read) and a statement that throws inside the block.
+// the same statements run one kernel each, also captured and replayed; what ends a group (another
+// size, a view read, a reduction, a host read) and a statement that throws inside the block.
 #include <bit>
+#include <cmath>
 #include <cstdint>
+#include <kiln/algo/scan.hpp>
 #include <kiln/kiln.hpp>
 #include <kiln/multivector.hpp>
 #include <kiln/reduce.hpp>
+#include <kiln/stencil.hpp>
 #include <tuple>
 #include <type_traits>
 #include <vector>
 
+#include "lorenz_rk4.hpp"
 #include "support/device_param.hpp"
 #include "test_data.hpp"
 
@@ -72,49 +76,79 @@ TEST_P(fused_test, double_statements_are_one_kernel_with_the_eager_bits) {
     for (std::size_t n : kiln::test::edge_sizes()) check_fused_matches_eager<double>(q, n);
 }
 
-/// The classical Runge-Kutta step of examples/expr/lorenz_ensemble.cpp.
-struct lorenz_rk4 {
-    explicit lorenz_rk4(const kiln::multivector<double, 3>& like, const kiln::vector<double>& r)
-        : k1(like), k2(like), k3(like), k4(like), x(like), R(r) {}
-    void system(const kiln::multivector<double, 3>& s, kiln::multivector<double, 3>& dsdt) const {
-        const double sigma = 10.0, beta = 8.0 / 3.0;
-        dsdt = std::make_tuple(sigma * (s(1) - s(0)), R * s(0) - s(1) - s(0) * s(2),
-                               s(0) * s(1) - beta * s(2));
-    }
-    void step(kiln::multivector<double, 3>& X, double dt) {
-        system(X, k1);
-        x = X + (dt / 2) * k1;
-        system(x, k2);
-        x = X + (dt / 2) * k2;
-        system(x, k3);
-        x = X + dt * k3;
-        system(x, k4);
-        X = X + (dt / 6) * (k1 + 2 * k2 + 2 * k3 + k4);
-    }
-    kiln::multivector<double, 3> k1, k2, k3, k4, x;
-    const kiln::vector<double>& R;
-};
-
 TEST_P(fused_test, a_lorenz_rk4_step_is_one_kernel_with_the_eager_bits) {
     if (!has_double()) GTEST_SKIP() << "no double precision";
-    const std::size_t n = 1024;
-    std::vector<double> r(n), start(3 * n, 10.0);
-    for (std::size_t i = 0; i < n; ++i) r[i] = 0.1 + 49.9 * double(i) / double(n - 1);
-    kiln::vector<double> R(q, r);
-    kiln::multivector<double, 3> eager(q, start), fused(q, start);
-    lorenz_rk4 eager_stepper(eager, R), fused_stepper(fused, R);
+    kiln::examples::lorenz_ensemble eager(q, 1024), fused(q, 1024);
     std::size_t eager_launches = 0, fused_launches = 0, generated_after_first_step = 0;
     for (int k = 0; k < 20; ++k) {
-        eager_launches += launches_during([&] { eager_stepper.step(eager, 0.01); });
-        fused_launches +=
-            launches_during([&] { kiln::fused(q, [&] { fused_stepper.step(fused, 0.01); }); });
+        eager_launches += launches_during([&] { eager.step(0.01); });
+        fused_launches += launches_during([&] { kiln::fused(q, [&] { fused.step(0.01); }); });
         if (k == 0) generated_after_first_step = kiln::expression_cache::stats().sources_generated;
     }
     EXPECT_EQ(eager_launches, 20u * 8u);
     EXPECT_EQ(fused_launches, 20u);
     // The group's kernel is generated once, then found again.
     EXPECT_EQ(kiln::expression_cache::stats().sources_generated, generated_after_first_step);
-    EXPECT_EQ(bits_of(fused.read()), bits_of(eager.read()));
+    EXPECT_EQ(bits_of(fused.X.read()), bits_of(eager.X.read()));
+}
+
+/// The statements of check_fused_matches_eager, fused and captured: each block's one kernel is
+/// the graph's one command, and two launches leave the bits of the block run twice eagerly.
+template <class T>
+void check_captured_fused_matches_eager(const kiln::queue& q, std::size_t n) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto hx = random_values<T>(n, -2, 2, 6), hz = random_values<T>(n, -2, 2, 7);
+    kiln::vector<T> x(q, hx), z(q, hz), y(q, n), w(q, n);
+    const auto block = [&] {
+        y = x * z - T(0.25);
+        w = y + z * x;
+        z = w * y + z;
+        x = sqrt(fabs(z)) - w;
+    };
+    block();
+    block();
+    const auto eager = std::make_tuple(x.read(), y.read(), z.read(), w.read());
+    x.write(hx);
+    z.write(hz);
+    const kiln::graph g = kiln::capture(q, [&] { kiln::fused(q, block); });
+    EXPECT_EQ(g.size(), n == 0 ? 0u : 1u);
+    g.launch();
+    g.launch();
+    EXPECT_EQ(bits_of(x.read()), bits_of(std::get<0>(eager)));
+    EXPECT_EQ(bits_of(y.read()), bits_of(std::get<1>(eager)));
+    EXPECT_EQ(bits_of(z.read()), bits_of(std::get<2>(eager)));
+    EXPECT_EQ(bits_of(w.read()), bits_of(std::get<3>(eager)));
+}
+
+TEST_P(fused_test, a_captured_block_replays_its_one_kernel_with_the_eager_bits) {
+    for (std::size_t n : kiln::test::edge_sizes()) check_captured_fused_matches_eager<float>(q, n);
+    if (has_double())
+        for (std::size_t n : {std::size_t{1}, std::size_t{1000}})
+            check_captured_fused_matches_eager<double>(q, n);
+}
+
+TEST_P(fused_test, captured_lorenz_rk4_steps_replay_one_kernel_a_step_with_the_eager_bits) {
+    if (!has_double()) GTEST_SKIP() << "no double precision";
+    const std::size_t n = 1000;  // no multiple of a work-group
+    kiln::examples::lorenz_ensemble eager(q, n), replayed(q, n);
+    constexpr std::size_t steps_per_graph = 10, launches = 3;
+    // [doc:fused_steps_captured]
+    const kiln::graph ten_steps = kiln::capture(q, [&] {
+        for (std::size_t k = 0; k < steps_per_graph; ++k)
+            kiln::fused(q, [&] { replayed.step(0.01); });
+    });
+    // [/doc]
+    EXPECT_EQ(ten_steps.size(), steps_per_graph);
+    EXPECT_EQ(bits_of(replayed.X.read()), bits_of(kiln::examples::lorenz_start(n)));
+    for (std::size_t k = 0; k < launches * steps_per_graph; ++k) eager.step(0.01);
+    for (std::size_t k = 0; k < launches; ++k) ten_steps.launch();
+    EXPECT_EQ(bits_of(replayed.X.read()), bits_of(eager.X.read()));
+    // On another queue of the device too, after the launches on the first.
+    const kiln::queue other(q.device());
+    ten_steps.launch(other);
+    other.finish();
+    for (std::size_t k = 0; k < steps_per_graph; ++k) eager.step(0.01);
+    EXPECT_EQ(bits_of(replayed.X.read()), bits_of(eager.X.read()));
 }
 
 TEST_P(fused_test, another_size_or_a_view_read_starts_a_new_kernel) {
@@ -164,6 +198,67 @@ TEST_P(fused_test, a_reduction_or_a_host_read_sees_the_statements_before_it) {
         ASSERT_EQ(read_back[i], (hx[i] + 1.0f) * 2.0f) << "element " << i;
         ASSERT_EQ(hz[i], (hx[i] + 1.0f) * 3.0f) << "element " << i;
     }
+}
+
+/// Each kind of command after a held statement, in a block of its own, sees what the statement
+/// stored: every path to the queue enqueues the group first (command_target_for).
+TEST_P(fused_test, every_kind_of_command_sees_the_statements_before_it) {
+    const std::size_t n = 1000;
+    const auto hx = random_values<float>(n, -1, 1, 8);
+    std::vector<float> plus_one(n), times_two(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        plus_one[i] = hx[i] + 1.0f;
+        times_two[i] = plus_one[i] * 2.0f;
+    }
+    kiln::vector<float> x(q, hx), y(q, n), z(q, n);
+    const auto fused_after_y = [&](const char* what, const auto& command) {
+        SCOPED_TRACE(what);
+        y = 0.0f;
+        z = 0.0f;
+        kiln::fused(q, [&] {
+            y = x + 1.0f;
+            command();
+        });
+    };
+
+    std::vector<float> read_back;
+    fused_after_y("a host read", [&] { read_back = y.read(); });
+    EXPECT_EQ(read_back, plus_one) << "a host read";
+
+    float total = 0;
+    fused_after_y("a reduction", [&] { total = kiln::sum(y); });
+    float expected_total = 0;
+    for (float v : plus_one) expected_total += v;
+    EXPECT_NEAR(total, expected_total, 1e-3f * std::abs(expected_total) + 1e-3f) << "a reduction";
+
+    const kiln::stencil<float> identity(q, {0.0f, 1.0f, 0.0f}, 1);
+    fused_after_y("a stencil", [&] { z = y * identity; });
+    EXPECT_EQ(z.read(), plus_one) << "a stencil";
+
+    fused_after_y("an algorithm", [&] { kiln::inclusive_scan(y, z); });
+    EXPECT_NEAR(z.read().back(), expected_total, 1e-3f * std::abs(expected_total) + 1e-3f)
+        << "an algorithm";
+
+    kiln::program twice(device(),
+                        "kernel void twice(global const float* y, global float* z) {\n"
+                        "    z[get_global_id(0)] = 2.0f * y[get_global_id(0)];\n"
+                        "}\n");
+    fused_after_y("a kernel launch",
+                  [&] { twice.kernel("twice")(y.part(0), z.part(0)).launch(q, {n}); });
+    EXPECT_EQ(z.read(), times_two) << "a kernel launch";
+
+    const kiln::graph doubles = kiln::capture(q, [&] { z = y * 2.0f; });
+    fused_after_y("a graph launch", [&] { doubles.launch(); });
+    EXPECT_EQ(z.read(), times_two) << "a graph launch";
+
+    // A capture inside the block: the statement before it runs, the one inside is the graph's.
+    kiln::graph inner;
+    fused_after_y("a capture", [&] { inner = kiln::capture(q, [&] { z = y * 2.0f; }); });
+    EXPECT_EQ(inner.size(), 1u) << "a capture";
+    EXPECT_EQ(y.read(), plus_one) << "a capture";
+    EXPECT_EQ(z.read(), std::vector<float>(n, 0.0f)) << "a capture";
+    inner.launch();
+    EXPECT_EQ(z.read(), times_two) << "a capture";
 }
 
 TEST_P(fused_test, a_throw_leaves_the_statements_before_it_done_and_the_queue_usable) {

@@ -328,6 +328,7 @@ class argument_list {
     argument_list(std::size_t part, std::size_t part_begin, identify_vectors)
         : part_(part), part_begin_(part_begin), identifying_(true) {
         args_.reserve(typical_arguments);
+        vectors_.reserve(typical_arguments);
     }
 
     /// Which part of a multi-device layout this launch covers, and its first element's index.
@@ -356,14 +357,12 @@ class argument_list {
     /// The argument just pushed is vector `vector` (its layout's address) read or written at
     /// the element's own index; what fused groups forward from register to register.
     void vector_identity(const void* vector) {
-        if (!identifying_) return;
-        vectors_.resize(args_.size(), nullptr);
-        vectors_.back() = vector;
+        if (identifying_) vectors_.emplace_back(args_.size() - 1, vector);
     }
     /// The vector of each argument (null for the others), when identifying.
     std::vector<const void*> argument_vectors() const {
-        std::vector<const void*> vectors = vectors_;
-        vectors.resize(args_.size(), nullptr);
+        std::vector<const void*> vectors(args_.size(), nullptr);
+        for (const auto& [argument, vector] : vectors_) vectors[argument] = vector;
         return vectors;
     }
     std::vector<kernel_argument> take() && { return std::move(args_); }
@@ -377,7 +376,8 @@ class argument_list {
     std::vector<kernel_argument> args_;
     std::vector<std::uint64_t> seen_;
     bool identifying_ = false;
-    std::vector<const void*> vectors_;
+    /// The arguments that are vectors read or written at the element's index, by index.
+    std::vector<std::pair<std::size_t, const void*>> vectors_;
 };
 
 /// Collects what the operands of one statement say about their sizes, devices and vectors, and
