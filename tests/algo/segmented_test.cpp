@@ -23,18 +23,25 @@ namespace {
 
 using kiln::detail::segmented_strategy;
 
-constexpr segmented_strategy every_strategy[] = {segmented_strategy::thread_per_segment,
-                                                 segmented_strategy::team_per_segment,
-                                                 segmented_strategy::cpu_chunks};
+constexpr segmented_strategy per_segment_strategies[] = {segmented_strategy::thread_per_segment,
+                                                         segmented_strategy::team_per_segment,
+                                                         segmented_strategy::cpu_chunks};
 
-/// Runs `body` once with each strategy forced, then once with each GPU row of the tuning table
-/// forced, so that every device, PoCL included, runs the GPU rows' kernels (their groups, team
-/// sizes and unroll) as well as its own.
+/// Runs `body` once with each strategy forced (flat tiles both ways the scan family chains
+/// them: decoupled look-back and reduce-then-scan), then once with each GPU row of the tuning
+/// table forced, so that every device, PoCL included, runs the GPU rows' kernels (their groups,
+/// team sizes and unroll) as well as its own.
 template <class Body>
 void on_every_strategy(Body&& body) {
-    for (const segmented_strategy s : every_strategy) {
+    for (const segmented_strategy s : per_segment_strategies) {
         SCOPED_TRACE(std::string(kiln::detail::to_string(s)));
         const kiln::detail::scoped_segmented_strategy forced(s);
+        body();
+    }
+    for (const bool look_back : {false, true}) {
+        SCOPED_TRACE(look_back ? "flat tiles, look-back" : "flat tiles, reduce-then-scan");
+        const kiln::detail::scoped_segmented_strategy forced(segmented_strategy::flat_tiles);
+        const kiln::detail::scoped_forward_progress progress(look_back);
         body();
     }
     for (const auto& row : kiln::detail::algorithm::segmented_reduce_rows::rows()) {
@@ -241,14 +248,47 @@ TEST_P(segmented_test, empty_inputs_and_empty_segments) {
     expect_reduced<std::int32_t>(small_integers<std::int32_t>(20, 12), {0, 0, 3, 0, 0, 9, 0, 0});
     // One segment of one element, and of everything.
     expect_reduced<float>({5}, {1});
-    expect_reduced<float>(small_integers<float>(100003, 13), {100003});
+    expect_reduced<float>(small_integers<float>(30011, 13), {30011});
 }
 
-TEST_P(segmented_test, a_million_elements_among_tiny_segments) {
+TEST_P(segmented_test, a_huge_segment_among_tiny_ones) {
+    // 10^5 elements: a hundred tiles and more of every device's flat tiles, and a team's or a
+    // chunk's far longer walk than its neighbours'.
     std::vector<std::size_t> lengths(2000, 1);
-    lengths[977] = 1000000;
+    lengths[977] = 100000;
     lengths[5] = 0;
-    expect_reduced<float>(small_integers<float>(1000000 + 1998, 14), lengths);
+    expect_reduced<float>(small_integers<float>(100000 + 1998, 14), lengths);
+}
+
+/// The flat tiles' elements per tile on the test's device (tiles of 4-byte values).
+std::size_t flat_tile_size(const kiln::device& dev) {
+    return kiln::detail::plan_segmented(dev.properties(),
+                                        {.elements = 1, .forced = segmented_strategy::flat_tiles})
+        .tiles.tile_size();
+}
+
+TEST_P(segmented_test, segments_against_tile_boundaries) {
+    const std::size_t tile = flat_tile_size(device());
+    ASSERT_GT(tile, 2u);
+    // A boundary exactly at each of the first tile boundaries, empty segments there, one
+    // segment over many tiles starting and ending within tiles, and a last tile that is not
+    // full, with elements past the last offset.
+    const std::vector<std::size_t> lengths = {tile, 0, tile, 1, 5 * tile + 3, tile - 4, 0, 0, 7};
+    std::size_t n = 0;
+    for (const std::size_t length : lengths) n += length;
+    expect_reduced<float>(small_integers<float>(n + 5, 16), lengths);
+    if (has_double()) expect_reduced<double>(small_integers<double>(n + 5, 17), lengths);
+    // Only the last offset at a tile's end, and segments ending exactly at n = k tiles.
+    expect_reduced<std::int64_t>(small_integers<std::int64_t>(3 * tile, 18),
+                                 {tile - 1, 2 * tile + 1});
+}
+
+TEST_P(segmented_test, integer_sums_over_many_tiles_wrap) {
+    const std::size_t tile = flat_tile_size(device());
+    const std::vector<std::int32_t> host(3 * tile + 7, 2000000000);
+    expect_reduced<std::int32_t>(host, {tile + 1, 2 * tile + 6});
+    const std::vector<std::uint64_t> wide(2 * tile + 3, std::uint64_t(1) << 62);
+    expect_reduced<std::uint64_t>(wide, {2 * tile + 3});
 }
 
 TEST_P(segmented_test, nan_and_infinities) {
@@ -399,8 +439,8 @@ TEST(segmented_plan, gpus_size_teams_from_the_mean_segment) {
     EXPECT_EQ(tens.team_lanes, 2u);
     EXPECT_EQ(tens.groups, (1u << 20) / 128);
     EXPECT_EQ(plan(1000 << 10, 1 << 10).team_lanes, 128u);
-    EXPECT_EQ(plan(std::size_t(1) << 26, 64).team_lanes, 256u);
-    EXPECT_EQ(plan(std::size_t(1) << 26, 64).groups, 64u);
+    EXPECT_EQ(plan(4000 << 10, 1 << 10).team_lanes, 256u);
+    EXPECT_EQ(plan(4000 << 10, 1 << 10).groups, 1u << 10);
     // Forced: a work-item per segment, or teams of two lanes at least.
     EXPECT_EQ(kiln::detail::plan_segmented(gpu, {.elements = 1 << 26,
                                                  .segments = 64,
@@ -414,9 +454,49 @@ TEST(segmented_plan, gpus_size_teams_from_the_mean_segment) {
     // A device whose groups are smaller than the row's: a power of two below its limit.
     auto small = gpu;
     small.max_work_group_size = 100;
-    EXPECT_EQ(
-        kiln::detail::plan_segmented(small, {.elements = 1 << 26, .segments = 1}).work_group_size,
-        64u);
+    EXPECT_EQ(kiln::detail::plan_segmented(small, {.elements = 1 << 26,
+                                                   .segments = 1,
+                                                   .forced = segmented_strategy::team_per_segment})
+                  .work_group_size,
+              64u);
+}
+
+TEST(segmented_plan, gpus_take_flat_tiles_for_long_segments) {
+    const auto gpu = properties(kiln::device_type::gpu, "NVIDIA Corporation");
+    using kiln::detail::segmented_algorithm;
+    const auto plan = [&](std::size_t elements, std::size_t segments,
+                          segmented_algorithm algorithm) {
+        return kiln::detail::plan_segmented(
+            gpu, {.elements = elements, .segments = segments, .algorithm = algorithm});
+    };
+    const auto reduce = segmented_algorithm::reduce, scan = segmented_algorithm::inclusive_scan;
+    const kiln::detail::segmented_tuning row =
+        kiln::detail::plan_segmented(gpu, {.elements = 1}).tuning;
+    // From the row's mean length on: a few long segments spread over every group.
+    EXPECT_EQ(plan(row.flat_reduce_from << 10, 1 << 10, reduce).strategy,
+              segmented_strategy::flat_tiles);
+    EXPECT_EQ(plan((row.flat_reduce_from - 1) << 10, 1 << 10, reduce).strategy,
+              segmented_strategy::team_per_segment);
+    EXPECT_EQ(plan(std::size_t(1) << 26, 64, reduce).strategy, segmented_strategy::flat_tiles);
+    EXPECT_EQ(plan(row.flat_scan_from << 10, 1 << 10, scan).strategy,
+              segmented_strategy::flat_tiles);
+    EXPECT_EQ(plan((row.flat_scan_from - 1) << 10, 1 << 10, scan).strategy,
+              segmented_strategy::team_per_segment);
+    // The tiles are a scan's (of the values' bytes), as tile kernels, with a uint of heads.
+    const auto tiles = plan(std::size_t(1) << 26, 64, scan).tiles;
+    EXPECT_EQ(tiles.chunk_bytes, 0u);
+    EXPECT_LE(tiles.items_per_work_item, 32u);
+    EXPECT_NE(tiles.full_tiles, kiln::detail::tile_access::wide);
+    // Forced on a CPU device too, but never without elements: threads write the identities.
+    const auto cpu = properties(kiln::device_type::cpu, "pocl");
+    const auto forced = [&](std::size_t elements) {
+        return kiln::detail::plan_segmented(
+                   cpu,
+                   {.elements = elements, .segments = 3, .forced = segmented_strategy::flat_tiles})
+            .strategy;
+    };
+    EXPECT_EQ(forced(10), segmented_strategy::flat_tiles);
+    EXPECT_EQ(forced(0), segmented_strategy::thread_per_segment);
 }
 
 TEST(segmented_plan, cpus_fold_chunks_of_whole_segments) {
@@ -446,6 +526,8 @@ TEST(segmented_tuning, keys_name_every_field_and_read_back) {
         [](segmented_tuning& t) { t.unroll = 2; },
         [](segmented_tuning& t) { t.chunk_elements = 4096; },
         [](segmented_tuning& t) { t.chunks_per_compute_unit = 8; },
+        [](segmented_tuning& t) { t.flat_reduce_from = 100; },
+        [](segmented_tuning& t) { t.flat_scan_from = 100; },
     });
     for (const auto& row : kiln::detail::algorithm::segmented_reduce_rows::rows()) {
         const auto read = parse_segmented_tuning(row.tuning.key());
@@ -458,6 +540,11 @@ TEST(segmented_tuning, keys_name_every_field_and_read_back) {
                     row.provenance.starts_with("not tuned"))
             << row.provenance;
     }
+    const auto flat = parse_segmented_tuning("flat_tiles r9 s3");
+    ASSERT_TRUE(flat.has_value());
+    EXPECT_EQ(flat->strategy, segmented_strategy::flat_tiles);
+    EXPECT_EQ(flat->flat_reduce_from, 9u);
+    EXPECT_EQ(flat->flat_scan_from, 3u);
     const auto few = parse_segmented_tuning("thread_per_segment u8");
     ASSERT_TRUE(few.has_value());
     EXPECT_EQ(
@@ -480,6 +567,8 @@ TEST(segmented_tuning, the_environment_forces_a_strategy_and_a_tuning) {
     EXPECT_EQ(forced->elements_per_lane, 2u);
     ::setenv("KILN_SEGMENTED_STRATEGY", "cpu_chunks", 1);
     EXPECT_EQ(kiln::detail::segmented_strategy_in_force(), segmented_strategy::cpu_chunks);
+    ::setenv("KILN_SEGMENTED_STRATEGY", "flat_tiles", 1);
+    EXPECT_EQ(kiln::detail::segmented_strategy_in_force(), segmented_strategy::flat_tiles);
     ::setenv("KILN_SEGMENTED_STRATEGY", "warps", 1);
     EXPECT_THROW(kiln::detail::segmented_strategy_in_force(), kiln::invalid_argument_error);
     ::unsetenv("KILN_SEGMENTED_STRATEGY");
@@ -506,6 +595,7 @@ TEST(segmented_plan, key_changes_with_every_field_the_kernels_read) {
         [](segmented_shape& s) { s.work_group_size = 128; },
         [](segmented_shape& s) { s.team_lanes = 4; },
         [](segmented_shape& s) { s.unroll = 2; },
+        [](segmented_shape& s) { s.tiles = "256x8"; },
     });
 }
 
