@@ -27,18 +27,28 @@ constexpr segmented_strategy per_segment_strategies[] = {segmented_strategy::thr
                                                          segmented_strategy::team_per_segment,
                                                          segmented_strategy::cpu_chunks};
 
-/// Runs `body` once with each strategy forced (flat tiles both ways the scan family chains
-/// them: decoupled look-back and reduce-then-scan), then once with each GPU row of the tuning
-/// table forced, so that every device, PoCL included, runs the GPU rows' kernels (their groups,
-/// team sizes and unroll) as well as its own.
+/// Which ways of chaining the flat tiles a test runs: the device's own, or both decoupled
+/// look-back and reduce-then-scan (each a kernel of its own to compile, the bulk of a PoCL
+/// run's time; tests of what both share, the operation or the offsets' type, take one).
+enum class chaining { device_own, both };
+
+/// Runs `body` once with each strategy forced (flat tiles as `flat` says), then once with each
+/// GPU row of the tuning table forced, so that every device, PoCL included, runs the GPU rows'
+/// kernels (their groups, team sizes and unroll) as well as its own.
 template <class Body>
-void on_every_strategy(Body&& body) {
+void on_every_strategy(Body&& body, chaining flat = chaining::both) {
     for (const segmented_strategy s : per_segment_strategies) {
         SCOPED_TRACE(std::string(kiln::detail::to_string(s)));
         const kiln::detail::scoped_segmented_strategy forced(s);
         body();
     }
+    if (flat == chaining::device_own) {
+        SCOPED_TRACE("flat tiles");
+        const kiln::detail::scoped_segmented_strategy forced(segmented_strategy::flat_tiles);
+        body();
+    }
     for (const bool look_back : {false, true}) {
+        if (flat == chaining::device_own) break;
         SCOPED_TRACE(look_back ? "flat tiles, look-back" : "flat tiles, reduce-then-scan");
         const kiln::detail::scoped_segmented_strategy forced(segmented_strategy::flat_tiles);
         const kiln::detail::scoped_forward_progress progress(look_back);
@@ -127,6 +137,9 @@ void expect_same(const std::vector<T>& got, const std::vector<T>& expected) {
 
 class segmented_test : public kiln::test::device_queue_test {
   protected:
+    /// How expect_reduced and expect_scanned chain the flat tiles.
+    chaining flat_ = chaining::both;
+
     /// Reduces `host` in segments of `lengths` through every strategy, into out filled with a
     /// value the reduction must overwrite.
     template <class T, class O = std::uint32_t, class Op = kiln::reducers::sum>
@@ -135,10 +148,12 @@ class segmented_test : public kiln::test::device_queue_test {
         const kiln::vector<T> x(q, host);
         const kiln::vector<O> offsets(q, host_offsets);
         const kiln::vector<T> out(q, std::vector<T>(lengths.size(), T(7)));
-        on_every_strategy([&] {
-            kiln::segmented_reduce(x, offsets, out, Op{});
-            expect_same(out.read(), reference<Op>(host, host_offsets));
-        });
+        on_every_strategy(
+            [&] {
+                kiln::segmented_reduce(x, offsets, out, Op{});
+                expect_same(out.read(), reference<Op>(host, host_offsets));
+            },
+            flat_);
         expect_scanned<T, O, Op>(host, host_offsets);
     }
 
@@ -151,14 +166,16 @@ class segmented_test : public kiln::test::device_queue_test {
         const std::vector<T> stale(host.size(), T(7));
         const kiln::vector<T> y(q, stale);
         const std::vector<T> expected = scan_reference<Op>(host, host_offsets, stale);
-        on_every_strategy([&] {
-            kiln::segmented_inclusive_scan(kiln::vector<T>(q, host), offsets, y, Op{});
-            expect_same(y.read(), expected);
-            // In place: y is x.
-            const kiln::vector<T> x(q, host);
-            kiln::segmented_inclusive_scan(x, offsets, x, Op{});
-            expect_same(x.read(), scan_reference<Op>(host, host_offsets, host));
-        });
+        on_every_strategy(
+            [&] {
+                kiln::segmented_inclusive_scan(kiln::vector<T>(q, host), offsets, y, Op{});
+                expect_same(y.read(), expected);
+                // In place: y is x.
+                const kiln::vector<T> x(q, host);
+                kiln::segmented_inclusive_scan(x, offsets, x, Op{});
+                expect_same(x.read(), scan_reference<Op>(host, host_offsets, host));
+            },
+            flat_);
     }
 
     template <class T>
@@ -217,6 +234,7 @@ TEST_P(segmented_test, integer_sums_wrap_as_the_type_does) {
 }
 
 TEST_P(segmented_test, every_offset_type) {
+    flat_ = chaining::device_own;
     const std::vector<std::size_t> lengths = {0, 3, 300, 0, 1, 70};
     const std::vector<float> host = small_integers<float>(374, 6);
     expect_reduced<float, std::int32_t>(host, lengths);
@@ -226,6 +244,7 @@ TEST_P(segmented_test, every_offset_type) {
 }
 
 TEST_P(segmented_test, minimum_and_maximum_give_their_identity_to_empty_segments) {
+    flat_ = chaining::device_own;
     const std::vector<std::size_t> lengths = {0, 5, 0, 300, 1, 0};
     expect_reduced<float, std::uint32_t, kiln::reducers::minimum>(small_integers<float>(306, 7),
                                                                   lengths);

@@ -129,9 +129,9 @@ class segmented_tile_writer final : public tile_algorithm {
         const bool reduce = shape_.algorithm == segmented_algorithm::reduce;
         p_.running_prefix(scanned_);
         walk_items([&] {
-            b.line("const " + p_.t + " x = " + pair_at("first + j", "((kiln_heads >> j) & 1u)") +
-                   ";");
-            b.line("running = have ? " + p_.combine("running", "x") + " : x;");
+            b.line("const " + p_.t +
+                   " kiln_item = " + pair_at("first + j", "((kiln_heads >> j) & 1u)") + ";");
+            b.line("running = have ? " + p_.combine("running", "kiln_item") + " : kiln_item;");
             b.line("have = 1;");
             if (reduce)
                 write_reductions();
