@@ -147,9 +147,10 @@ class segmented_test : public kiln::test::device_queue_test {
         const std::vector<O> host_offsets = offsets_of<O>(lengths);
         const kiln::vector<T> x(q, host);
         const kiln::vector<O> offsets(q, host_offsets);
-        const kiln::vector<T> out(q, std::vector<T>(lengths.size(), T(7)));
         on_every_strategy(
             [&] {
+                // Filled afresh for each strategy, so that none passes on another's results.
+                const kiln::vector<T> out(q, std::vector<T>(lengths.size(), T(7)));
                 kiln::segmented_reduce(x, offsets, out, Op{});
                 expect_same(out.read(), reference<Op>(host, host_offsets));
             },
@@ -164,10 +165,10 @@ class segmented_test : public kiln::test::device_queue_test {
         SCOPED_TRACE("inclusive scan");
         const kiln::vector<O> offsets(q, host_offsets);
         const std::vector<T> stale(host.size(), T(7));
-        const kiln::vector<T> y(q, stale);
         const std::vector<T> expected = scan_reference<Op>(host, host_offsets, stale);
         on_every_strategy(
             [&] {
+                const kiln::vector<T> y(q, stale);
                 kiln::segmented_inclusive_scan(kiln::vector<T>(q, host), offsets, y, Op{});
                 expect_same(y.read(), expected);
                 // In place: y is x.
@@ -265,6 +266,8 @@ TEST_P(segmented_test, empty_inputs_and_empty_segments) {
     expect_reduced<float>({1, 2, 3}, {0, 0, 0, 0});
     // Empty segments leading, trailing and between, and elements past the last offset.
     expect_reduced<std::int32_t>(small_integers<std::int32_t>(20, 12), {0, 0, 3, 0, 0, 9, 0, 0});
+    // Empty segments at x's end, which no element begins.
+    expect_reduced<float>({1, 2, 3}, {1, 2, 0, 0});
     // One segment of one element, and of everything.
     expect_reduced<float>({5}, {1});
     expect_reduced<float>(small_integers<float>(30011, 13), {30011});
@@ -297,6 +300,8 @@ TEST_P(segmented_test, segments_against_tile_boundaries) {
     for (const std::size_t length : lengths) n += length;
     expect_reduced<float>(small_integers<float>(n + 5, 16), lengths);
     if (has_double()) expect_reduced<double>(small_integers<double>(n + 5, 17), lengths);
+    // Empty segments after the last element, at a tile's end.
+    expect_reduced<float>(small_integers<float>(2 * tile, 19), {2 * tile, 0, 0});
     // Only the last offset at a tile's end, and segments ending exactly at n = k tiles.
     expect_reduced<std::int64_t>(small_integers<std::int64_t>(3 * tile, 18),
                                  {tile - 1, 2 * tile + 1});
