@@ -23,18 +23,35 @@ namespace {
 
 using kiln::detail::segmented_strategy;
 
-constexpr segmented_strategy every_strategy[] = {segmented_strategy::thread_per_segment,
-                                                 segmented_strategy::team_per_segment,
-                                                 segmented_strategy::cpu_chunks};
+constexpr segmented_strategy per_segment_strategies[] = {segmented_strategy::thread_per_segment,
+                                                         segmented_strategy::team_per_segment,
+                                                         segmented_strategy::cpu_chunks};
 
-/// Runs `body` once with each strategy forced, then once with each GPU row of the tuning table
-/// forced, so that every device, PoCL included, runs the GPU rows' kernels (their groups, team
-/// sizes and unroll) as well as its own.
+/// Which ways of chaining the flat tiles a test runs: the device's own, or both decoupled
+/// look-back and reduce-then-scan (each a kernel of its own to compile, the bulk of a PoCL
+/// run's time; tests of what both share, the operation or the offsets' type, take one).
+enum class chaining { device_own, both };
+
+/// Runs `body` once with each strategy forced (flat tiles as `flat` says), then once with each
+/// GPU row of the tuning table forced, so that every device, PoCL included, runs the GPU rows'
+/// kernels (their groups, team sizes and unroll) as well as its own.
 template <class Body>
-void on_every_strategy(Body&& body) {
-    for (const segmented_strategy s : every_strategy) {
+void on_every_strategy(Body&& body, chaining flat = chaining::both) {
+    for (const segmented_strategy s : per_segment_strategies) {
         SCOPED_TRACE(std::string(kiln::detail::to_string(s)));
         const kiln::detail::scoped_segmented_strategy forced(s);
+        body();
+    }
+    if (flat == chaining::device_own) {
+        SCOPED_TRACE("flat tiles");
+        const kiln::detail::scoped_segmented_strategy forced(segmented_strategy::flat_tiles);
+        body();
+    }
+    for (const bool look_back : {false, true}) {
+        if (flat == chaining::device_own) break;
+        SCOPED_TRACE(look_back ? "flat tiles, look-back" : "flat tiles, reduce-then-scan");
+        const kiln::detail::scoped_segmented_strategy forced(segmented_strategy::flat_tiles);
+        const kiln::detail::scoped_forward_progress progress(look_back);
         body();
     }
     for (const auto& row : kiln::detail::algorithm::segmented_reduce_rows::rows()) {
@@ -120,6 +137,9 @@ void expect_same(const std::vector<T>& got, const std::vector<T>& expected) {
 
 class segmented_test : public kiln::test::device_queue_test {
   protected:
+    /// How expect_reduced and expect_scanned chain the flat tiles.
+    chaining flat_ = chaining::both;
+
     /// Reduces `host` in segments of `lengths` through every strategy, into out filled with a
     /// value the reduction must overwrite.
     template <class T, class O = std::uint32_t, class Op = kiln::reducers::sum>
@@ -127,11 +147,14 @@ class segmented_test : public kiln::test::device_queue_test {
         const std::vector<O> host_offsets = offsets_of<O>(lengths);
         const kiln::vector<T> x(q, host);
         const kiln::vector<O> offsets(q, host_offsets);
-        const kiln::vector<T> out(q, std::vector<T>(lengths.size(), T(7)));
-        on_every_strategy([&] {
-            kiln::segmented_reduce(x, offsets, out, Op{});
-            expect_same(out.read(), reference<Op>(host, host_offsets));
-        });
+        on_every_strategy(
+            [&] {
+                // Filled afresh for each strategy, so that none passes on another's results.
+                const kiln::vector<T> out(q, std::vector<T>(lengths.size(), T(7)));
+                kiln::segmented_reduce(x, offsets, out, Op{});
+                expect_same(out.read(), reference<Op>(host, host_offsets));
+            },
+            flat_);
         expect_scanned<T, O, Op>(host, host_offsets);
     }
 
@@ -142,16 +165,18 @@ class segmented_test : public kiln::test::device_queue_test {
         SCOPED_TRACE("inclusive scan");
         const kiln::vector<O> offsets(q, host_offsets);
         const std::vector<T> stale(host.size(), T(7));
-        const kiln::vector<T> y(q, stale);
         const std::vector<T> expected = scan_reference<Op>(host, host_offsets, stale);
-        on_every_strategy([&] {
-            kiln::segmented_inclusive_scan(kiln::vector<T>(q, host), offsets, y, Op{});
-            expect_same(y.read(), expected);
-            // In place: y is x.
-            const kiln::vector<T> x(q, host);
-            kiln::segmented_inclusive_scan(x, offsets, x, Op{});
-            expect_same(x.read(), scan_reference<Op>(host, host_offsets, host));
-        });
+        on_every_strategy(
+            [&] {
+                const kiln::vector<T> y(q, stale);
+                kiln::segmented_inclusive_scan(kiln::vector<T>(q, host), offsets, y, Op{});
+                expect_same(y.read(), expected);
+                // In place: y is x.
+                const kiln::vector<T> x(q, host);
+                kiln::segmented_inclusive_scan(x, offsets, x, Op{});
+                expect_same(x.read(), scan_reference<Op>(host, host_offsets, host));
+            },
+            flat_);
     }
 
     template <class T>
@@ -210,6 +235,7 @@ TEST_P(segmented_test, integer_sums_wrap_as_the_type_does) {
 }
 
 TEST_P(segmented_test, every_offset_type) {
+    flat_ = chaining::device_own;
     const std::vector<std::size_t> lengths = {0, 3, 300, 0, 1, 70};
     const std::vector<float> host = small_integers<float>(374, 6);
     expect_reduced<float, std::int32_t>(host, lengths);
@@ -219,6 +245,7 @@ TEST_P(segmented_test, every_offset_type) {
 }
 
 TEST_P(segmented_test, minimum_and_maximum_give_their_identity_to_empty_segments) {
+    flat_ = chaining::device_own;
     const std::vector<std::size_t> lengths = {0, 5, 0, 300, 1, 0};
     expect_reduced<float, std::uint32_t, kiln::reducers::minimum>(small_integers<float>(306, 7),
                                                                   lengths);
@@ -239,16 +266,53 @@ TEST_P(segmented_test, empty_inputs_and_empty_segments) {
     expect_reduced<float>({1, 2, 3}, {0, 0, 0, 0});
     // Empty segments leading, trailing and between, and elements past the last offset.
     expect_reduced<std::int32_t>(small_integers<std::int32_t>(20, 12), {0, 0, 3, 0, 0, 9, 0, 0});
+    // Empty segments at x's end, which no element begins.
+    expect_reduced<float>({1, 2, 3}, {1, 2, 0, 0});
     // One segment of one element, and of everything.
     expect_reduced<float>({5}, {1});
-    expect_reduced<float>(small_integers<float>(100003, 13), {100003});
+    expect_reduced<float>(small_integers<float>(30011, 13), {30011});
 }
 
-TEST_P(segmented_test, a_million_elements_among_tiny_segments) {
+TEST_P(segmented_test, a_huge_segment_among_tiny_ones) {
+    // 10^5 elements: a hundred tiles and more of every device's flat tiles, and a team's or a
+    // chunk's far longer walk than its neighbours'.
     std::vector<std::size_t> lengths(2000, 1);
-    lengths[977] = 1000000;
+    lengths[977] = 100000;
     lengths[5] = 0;
-    expect_reduced<float>(small_integers<float>(1000000 + 1998, 14), lengths);
+    expect_reduced<float>(small_integers<float>(100000 + 1998, 14), lengths);
+}
+
+/// The flat tiles' elements per tile on the test's device (tiles of 4-byte values).
+std::size_t flat_tile_size(const kiln::device& dev) {
+    return kiln::detail::plan_segmented(dev.properties(),
+                                        {.elements = 1, .forced = segmented_strategy::flat_tiles})
+        .tiles.tile_size();
+}
+
+TEST_P(segmented_test, segments_against_tile_boundaries) {
+    const std::size_t tile = flat_tile_size(device());
+    ASSERT_GT(tile, 2u);
+    // A boundary exactly at each of the first tile boundaries, empty segments there, one
+    // segment over many tiles starting and ending within tiles, and a last tile that is not
+    // full, with elements past the last offset.
+    const std::vector<std::size_t> lengths = {tile, 0, tile, 1, 5 * tile + 3, tile - 4, 0, 0, 7};
+    std::size_t n = 0;
+    for (const std::size_t length : lengths) n += length;
+    expect_reduced<float>(small_integers<float>(n + 5, 16), lengths);
+    if (has_double()) expect_reduced<double>(small_integers<double>(n + 5, 17), lengths);
+    // Empty segments after the last element, at a tile's end.
+    expect_reduced<float>(small_integers<float>(2 * tile, 19), {2 * tile, 0, 0});
+    // Only the last offset at a tile's end, and segments ending exactly at n = k tiles.
+    expect_reduced<std::int64_t>(small_integers<std::int64_t>(3 * tile, 18),
+                                 {tile - 1, 2 * tile + 1});
+}
+
+TEST_P(segmented_test, integer_sums_over_many_tiles_wrap) {
+    const std::size_t tile = flat_tile_size(device());
+    const std::vector<std::int32_t> host(3 * tile + 7, 2000000000);
+    expect_reduced<std::int32_t>(host, {tile + 1, 2 * tile + 6});
+    const std::vector<std::uint64_t> wide(2 * tile + 3, std::uint64_t(1) << 62);
+    expect_reduced<std::uint64_t>(wide, {2 * tile + 3});
 }
 
 TEST_P(segmented_test, nan_and_infinities) {
@@ -399,8 +463,8 @@ TEST(segmented_plan, gpus_size_teams_from_the_mean_segment) {
     EXPECT_EQ(tens.team_lanes, 2u);
     EXPECT_EQ(tens.groups, (1u << 20) / 128);
     EXPECT_EQ(plan(1000 << 10, 1 << 10).team_lanes, 128u);
-    EXPECT_EQ(plan(std::size_t(1) << 26, 64).team_lanes, 256u);
-    EXPECT_EQ(plan(std::size_t(1) << 26, 64).groups, 64u);
+    EXPECT_EQ(plan(4000 << 10, 1 << 10).team_lanes, 256u);
+    EXPECT_EQ(plan(4000 << 10, 1 << 10).groups, 1u << 10);
     // Forced: a work-item per segment, or teams of two lanes at least.
     EXPECT_EQ(kiln::detail::plan_segmented(gpu, {.elements = 1 << 26,
                                                  .segments = 64,
@@ -414,9 +478,49 @@ TEST(segmented_plan, gpus_size_teams_from_the_mean_segment) {
     // A device whose groups are smaller than the row's: a power of two below its limit.
     auto small = gpu;
     small.max_work_group_size = 100;
-    EXPECT_EQ(
-        kiln::detail::plan_segmented(small, {.elements = 1 << 26, .segments = 1}).work_group_size,
-        64u);
+    EXPECT_EQ(kiln::detail::plan_segmented(small, {.elements = 1 << 26,
+                                                   .segments = 1,
+                                                   .forced = segmented_strategy::team_per_segment})
+                  .work_group_size,
+              64u);
+}
+
+TEST(segmented_plan, gpus_take_flat_tiles_for_long_segments) {
+    const auto gpu = properties(kiln::device_type::gpu, "NVIDIA Corporation");
+    using kiln::detail::segmented_algorithm;
+    const auto plan = [&](std::size_t elements, std::size_t segments,
+                          segmented_algorithm algorithm) {
+        return kiln::detail::plan_segmented(
+            gpu, {.elements = elements, .segments = segments, .algorithm = algorithm});
+    };
+    const auto reduce = segmented_algorithm::reduce, scan = segmented_algorithm::inclusive_scan;
+    const kiln::detail::segmented_tuning row =
+        kiln::detail::plan_segmented(gpu, {.elements = 1}).tuning;
+    // From the row's mean length on: a few long segments spread over every group.
+    EXPECT_EQ(plan(row.flat_reduce_from << 10, 1 << 10, reduce).strategy,
+              segmented_strategy::flat_tiles);
+    EXPECT_EQ(plan((row.flat_reduce_from - 1) << 10, 1 << 10, reduce).strategy,
+              segmented_strategy::team_per_segment);
+    EXPECT_EQ(plan(std::size_t(1) << 26, 64, reduce).strategy, segmented_strategy::flat_tiles);
+    EXPECT_EQ(plan(row.flat_scan_from << 10, 1 << 10, scan).strategy,
+              segmented_strategy::flat_tiles);
+    EXPECT_EQ(plan((row.flat_scan_from - 1) << 10, 1 << 10, scan).strategy,
+              segmented_strategy::team_per_segment);
+    // The tiles are a scan's (of the values' bytes), as tile kernels, with a uint of heads.
+    const auto tiles = plan(std::size_t(1) << 26, 64, scan).tiles;
+    EXPECT_EQ(tiles.chunk_bytes, 0u);
+    EXPECT_LE(tiles.items_per_work_item, 32u);
+    EXPECT_NE(tiles.full_tiles, kiln::detail::tile_access::wide);
+    // Forced on a CPU device too, but never without elements: threads write the identities.
+    const auto cpu = properties(kiln::device_type::cpu, "pocl");
+    const auto forced = [&](std::size_t elements) {
+        return kiln::detail::plan_segmented(
+                   cpu,
+                   {.elements = elements, .segments = 3, .forced = segmented_strategy::flat_tiles})
+            .strategy;
+    };
+    EXPECT_EQ(forced(10), segmented_strategy::flat_tiles);
+    EXPECT_EQ(forced(0), segmented_strategy::thread_per_segment);
 }
 
 TEST(segmented_plan, cpus_fold_chunks_of_whole_segments) {
@@ -446,6 +550,8 @@ TEST(segmented_tuning, keys_name_every_field_and_read_back) {
         [](segmented_tuning& t) { t.unroll = 2; },
         [](segmented_tuning& t) { t.chunk_elements = 4096; },
         [](segmented_tuning& t) { t.chunks_per_compute_unit = 8; },
+        [](segmented_tuning& t) { t.flat_reduce_from = 100; },
+        [](segmented_tuning& t) { t.flat_scan_from = 100; },
     });
     for (const auto& row : kiln::detail::algorithm::segmented_reduce_rows::rows()) {
         const auto read = parse_segmented_tuning(row.tuning.key());
@@ -458,6 +564,11 @@ TEST(segmented_tuning, keys_name_every_field_and_read_back) {
                     row.provenance.starts_with("not tuned"))
             << row.provenance;
     }
+    const auto flat = parse_segmented_tuning("flat_tiles r9 s3");
+    ASSERT_TRUE(flat.has_value());
+    EXPECT_EQ(flat->strategy, segmented_strategy::flat_tiles);
+    EXPECT_EQ(flat->flat_reduce_from, 9u);
+    EXPECT_EQ(flat->flat_scan_from, 3u);
     const auto few = parse_segmented_tuning("thread_per_segment u8");
     ASSERT_TRUE(few.has_value());
     EXPECT_EQ(
@@ -480,6 +591,8 @@ TEST(segmented_tuning, the_environment_forces_a_strategy_and_a_tuning) {
     EXPECT_EQ(forced->elements_per_lane, 2u);
     ::setenv("KILN_SEGMENTED_STRATEGY", "cpu_chunks", 1);
     EXPECT_EQ(kiln::detail::segmented_strategy_in_force(), segmented_strategy::cpu_chunks);
+    ::setenv("KILN_SEGMENTED_STRATEGY", "flat_tiles", 1);
+    EXPECT_EQ(kiln::detail::segmented_strategy_in_force(), segmented_strategy::flat_tiles);
     ::setenv("KILN_SEGMENTED_STRATEGY", "warps", 1);
     EXPECT_THROW(kiln::detail::segmented_strategy_in_force(), kiln::invalid_argument_error);
     ::unsetenv("KILN_SEGMENTED_STRATEGY");
@@ -506,6 +619,7 @@ TEST(segmented_plan, key_changes_with_every_field_the_kernels_read) {
         [](segmented_shape& s) { s.work_group_size = 128; },
         [](segmented_shape& s) { s.team_lanes = 4; },
         [](segmented_shape& s) { s.unroll = 2; },
+        [](segmented_shape& s) { s.tiles = "256x8"; },
     });
 }
 

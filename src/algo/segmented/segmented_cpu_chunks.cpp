@@ -1,8 +1,8 @@
-// The CPU strategy: one work-item per chunk of consecutive segments folds each in a plain loop
-// (no barriers, no local memory), which CPU implementations run one work-item after another on
-// a core. The plan keeps the chunks to a few per compute unit and each chunk to enough elements
-// to amortise its start; a segment is never split, so one segment far longer than the rest
-// takes its chunk's core alone.
+// The CPU strategy: one work-item per chunk of consecutive segments reduces or scans each in a
+// plain loop (no barriers, no local memory), which CPU implementations run one work-item after
+// another on a core. The plan keeps the chunks to a few per compute unit and each chunk to
+// enough elements to amortise its start; a segment is never split, so one segment far longer
+// than the rest takes its chunk's core alone.
 #include <cstdint>
 #include <string>
 
@@ -11,11 +11,8 @@
 namespace kiln::detail {
 namespace {
 
-constexpr const char* kernel_name = "kiln_segmented_reduce_chunks";
-
 kernel_description chunk_kernel(const segmented_shape& shape) {
-    kernel_description kernel(kernel_name);
-    segment_slots(kernel, shape);
+    kernel_description kernel = segmented_kernel(segmented_kernel_name(shape, "chunks"), shape);
     kernel.scalar<std::uint64_t>("chunk");
     return kernel;
 }
@@ -31,8 +28,7 @@ std::string write(const segmented_shape& shape, const segmented_input& input) {
     b.open("for (ulong s = first; s < last; ++s)");
     b.line("ulong begin = 0, end = 0;");
     emit_segment_bounds(b, shape, "s");
-    emit_fold(b, shape, input, "begin", "1");
-    b.line("out[s] = acc;");
+    emit_serial_segment(b, shape, input, "s");
     b.close();
     b.end_kernel();
     return b.str();
@@ -40,16 +36,15 @@ std::string write(const segmented_shape& shape, const segmented_input& input) {
 
 }  // namespace
 
-event run_cpu_chunks_segmented(const queue& q, const segmented_input& input,
-                               const segmented_plan& plan, const buffer<std::byte>& status,
-                               const event& after) {
-    const segmented_shape shape = segmented_shape_of(segmented_algorithm::reduce, input, plan);
+event run_cpu_chunks(const segmented_run& run) {
+    const segmented_shape shape = segmented_shape_of(run.algorithm, run.input, run.plan);
     const algorithm_program& program = segmented_program(
-        q.device(), shape, [&] { return std::vector{chunk_kernel(shape)}; },
-        [&] { return write(shape, input); });
-    kernel_binding args = bind_segments(program, kernel_name, input, status);
-    args.scalar<std::uint64_t>("chunk", plan.chunk_segments);
-    return program.bind(std::move(args)).launch(q, plan.chunks, 1, {}, after);
+        run.q.device(), shape, [&] { return std::vector{chunk_kernel(shape)}; },
+        [&] { return write(shape, run.input); });
+    kernel_binding args =
+        bind_segments(program, segmented_kernel_name(shape, "chunks"), run.input, run.status);
+    args.scalar<std::uint64_t>("chunk", run.plan.chunk_segments);
+    return program.bind(std::move(args)).launch(run.q, run.plan.chunks, 1, {}, run.after);
 }
 
 }  // namespace kiln::detail

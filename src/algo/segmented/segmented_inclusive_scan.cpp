@@ -1,6 +1,5 @@
 // The segmented module's entry for kiln::segmented_inclusive_scan: the check of its sizes, and
-// the dispatch to the strategy its plan chooses (the reduction's plan: teams sized from the
-// segments' mean length).
+// the dispatch to the strategy its plan chooses.
 #include <kiln/algo/segmented.hpp>
 #include <kiln/error.hpp>
 #include <string>
@@ -20,19 +19,12 @@ void run_segmented_inclusive_scan(const segmented_input& input) {
             input.call, "y has " + std::to_string(input.out_size) + " elements and x " +
                             std::to_string(input.elements) + ": they must have as many");
     check_one_device(input);
-    run_checking_offsets(input, [&](const queue& q, const segmented_plan& plan,
-                                    const buffer<std::byte>& status, const event& after) {
-        switch (plan.strategy) {
-            case segmented_strategy::cpu_chunks:
-                return run_cpu_chunks_segmented_scan(q, input, plan, status, after);
-            case segmented_strategy::thread_per_segment:
-                return run_thread_per_segment_scan(q, input, plan, status, after);
-            case segmented_strategy::automatic:
-            case segmented_strategy::team_per_segment:
-                break;
-        }
-        return run_team_per_segment_scan(q, input, plan, status, after);
-    });
+    run_checking_offsets(segmented_algorithm::inclusive_scan, input,
+                         [&](const queue& q, const segmented_plan& plan,
+                             const buffer<std::byte>& status, const event& after) {
+                             return run_segmented_strategy({q, segmented_algorithm::inclusive_scan,
+                                                            input, plan, status, after});
+                         });
 }
 
 }  // namespace kiln::detail

@@ -16,7 +16,8 @@ std::string segmented_shape::key() const {
     return std::string(algorithm == segmented_algorithm::reduce ? "segmented reduce "
                                                                 : "segmented inclusive_scan ") +
            std::string(to_string(strategy)) + " " + value_type + " offsets " + offset_type + " " +
-           operation + " g" + num(work_group_size) + " t" + num(team_lanes) + " u" + num(unroll);
+           operation + " g" + num(work_group_size) + " t" + num(team_lanes) + " u" + num(unroll) +
+           (tiles.empty() ? "" : " tiles " + tiles);
 }
 
 segmented_shape segmented_shape_of(segmented_algorithm algorithm, const segmented_input& input,
@@ -27,8 +28,12 @@ segmented_shape segmented_shape_of(segmented_algorithm algorithm, const segmente
                           .offset_type = input.offset_type,
                           .value_bytes = input.value_bytes,
                           .operation = input.operation,
-                          .unroll = plan.unroll};
-    if (plan.strategy != segmented_strategy::cpu_chunks) {
+                          .unroll = plan.unroll,
+                          .tiles = {}};
+    if (plan.strategy == segmented_strategy::flat_tiles) {
+        shape.unroll = 1;
+        shape.tiles = plan.tiles.key();
+    } else if (plan.strategy != segmented_strategy::cpu_chunks) {
         shape.work_group_size = plan.work_group_size;
         shape.team_lanes = plan.team_lanes;
     }
@@ -41,8 +46,20 @@ void segment_slots(kernel_description& kernel, const segmented_shape& shape) {
         .global(shape.value_type, "out")
         .global("uint", "status")
         .scalar(shape.value_type, "identity", shape.value_bytes)
-        .scalar<std::uint64_t>("n")
         .scalar<std::uint64_t>("segments");
+}
+
+kernel_description segmented_kernel(const std::string& name, const segmented_shape& shape) {
+    kernel_description kernel(name);
+    kernel.scalar<std::uint64_t>("n");
+    segment_slots(kernel, shape);
+    return kernel;
+}
+
+std::string segmented_kernel_name(const segmented_shape& shape, const std::string& strategy) {
+    return std::string(shape.algorithm == segmented_algorithm::reduce ? "kiln_segmented_reduce_"
+                                                                      : "kiln_segmented_scan_") +
+           strategy;
 }
 
 void emit_segment_bounds(source_builder& b, const segmented_shape&, const std::string& s) {
@@ -85,8 +102,13 @@ void emit_fold(source_builder& b, const segmented_shape& shape, const segmented_
     b.line("const " + v + " acc = " + acc(0) + ";");
 }
 
-void emit_sequential_scan(source_builder& b, const segmented_shape& shape,
-                          const segmented_input& input) {
+void emit_serial_segment(source_builder& b, const segmented_shape& shape,
+                         const segmented_input& input, const std::string& s) {
+    if (shape.algorithm == segmented_algorithm::reduce) {
+        emit_fold(b, shape, input, "begin", "1");
+        b.line("out[" + s + "] = acc;");
+        return;
+    }
     b.line(shape.value_type + " acc = identity;");
     b.open("for (ulong i = begin; i < end; ++i)");
     b.line("acc = " + input.combine(b, "acc", "x[i]") + ";");
@@ -101,17 +123,50 @@ const algorithm_program& segmented_program(
     return algorithm_program_for(dev, shape.key(), kernels, write);
 }
 
-kernel_binding bind_segments(const algorithm_program& program, const std::string& kernel,
-                             const segmented_input& input, const buffer<std::byte>& status) {
-    kernel_binding args = program.binding(kernel);
+void bind_segment_slots(kernel_binding& args, const segmented_input& input,
+                        const buffer<std::byte>& status) {
     args.argument("x", input.x_memory)
         .argument("offsets", input.offsets_memory)
         .argument("out", input.out_memory)
         .argument("status", make_argument(kiln::reinterpret(status)))
         .argument("identity", input.identity)
-        .scalar<std::uint64_t>("n", input.elements)
         .scalar<std::uint64_t>("segments", input.segments);
+}
+
+kernel_binding bind_segments(const algorithm_program& program, const std::string& kernel,
+                             const segmented_input& input, const buffer<std::byte>& status) {
+    kernel_binding args = program.binding(kernel);
+    args.scalar<std::uint64_t>("n", input.elements);
+    bind_segment_slots(args, input, status);
     return args;
+}
+
+event run_in_groups(const segmented_run& run, const std::string& strategy,
+                    const std::function<std::string(const segmented_shape& shape,
+                                                    const std::string& name)>& write) {
+    const segmented_shape shape = segmented_shape_of(run.algorithm, run.input, run.plan);
+    const std::string name = segmented_kernel_name(shape, strategy);
+    const algorithm_program& program = segmented_program(
+        run.q.device(), shape, [&] { return std::vector{segmented_kernel(name, shape)}; },
+        [&] { return write(shape, name); });
+    return program.bind(bind_segments(program, name, run.input, run.status))
+        .launch(run.q, run.plan.groups * shape.work_group_size, shape.work_group_size, {},
+                run.after);
+}
+
+event run_segmented_strategy(const segmented_run& run) {
+    switch (run.plan.strategy) {
+        case segmented_strategy::cpu_chunks:
+            return run_cpu_chunks(run);
+        case segmented_strategy::thread_per_segment:
+            return run_thread_per_segment(run);
+        case segmented_strategy::flat_tiles:
+            return run_flat_tiles(run);
+        case segmented_strategy::automatic:
+        case segmented_strategy::team_per_segment:
+            break;
+    }
+    return run_team_per_segment(run);
 }
 
 }  // namespace kiln::detail

@@ -1,6 +1,8 @@
 // What the segmented module's strategies share: the shape of a program (its key), the slots
 // every kernel takes, a segment's bounds with the check of its offsets, a lane's fold of its
-// elements as kernel text, and the program of a shape with the binding of those slots.
+// elements and a segment's serial reduction or scan as kernel text, the program of a shape with
+// the binding of those slots, and the dispatch to the strategies, a file each, each serving the
+// reduction and the scan.
 #pragma once
 
 #include <cstddef>
@@ -18,9 +20,6 @@
 
 namespace kiln::detail {
 
-/// What a segmented program computes per segment.
-enum class segmented_algorithm { reduce, inclusive_scan };
-
 /// Everything a segmented program's text depends on.
 struct segmented_shape {
     segmented_algorithm algorithm = segmented_algorithm::reduce;
@@ -32,18 +31,25 @@ struct segmented_shape {
     /// The GPU strategies' group size and lanes per segment; every strategy's accumulators per
     /// work-item.
     std::size_t work_group_size = 1, team_lanes = 1, unroll = 1;
+    /// flat_tiles: the tiles' scan_policy::key(); empty for the other strategies.
+    std::string tiles;
 
     /// "segmented reduce team_per_segment float offsets uint sum g256 t32 u4", for the program
-    /// cache.
+    /// cache (flat tiles: their policy's key added).
     std::string key() const;
 };
 segmented_shape segmented_shape_of(segmented_algorithm algorithm, const segmented_input& input,
                                    const segmented_plan& plan);
 
 /// Adds the slots every segmented kernel takes: x, offsets, out (y for scans; it may be x),
-/// status (the first segment
-/// whose offsets are bad, atomic_min'd), identity, n (x's elements) and segments.
+/// status (the first segment whose offsets are bad, atomic_min'd), identity and segments. n,
+/// x's elements, comes from the kernel's frame: segmented_kernel's, or the scan family's.
 void segment_slots(kernel_description& kernel, const segmented_shape& shape);
+/// A per-segment strategy's kernel `name`: n, then segment_slots.
+kernel_description segmented_kernel(const std::string& name, const segmented_shape& shape);
+/// The name of a strategy's kernel: kiln_segmented_reduce_`strategy` or
+/// kiln_segmented_scan_`strategy`, after shape's algorithm.
+std::string segmented_kernel_name(const segmented_shape& shape, const std::string& strategy);
 
 /// Lines that set `begin` and `end` (ulongs the caller declared 0) to segment `s`'s bounds where
 /// its offsets are good (offsets[0] is 0, offsets[s] <= offsets[s + 1] <= n), else report s in
@@ -57,40 +63,47 @@ void emit_segment_bounds(source_builder& b, const segmented_shape& shape, const 
 void emit_fold(source_builder& b, const segmented_shape& shape, const segmented_input& input,
                const std::string& first, const std::string& step);
 
-/// Lines that write the inclusive scan of the elements begin .. end - 1 to out, one after
-/// another: each element is read before its result is written, so out may be x.
-void emit_sequential_scan(source_builder& b, const segmented_shape& shape,
-                          const segmented_input& input);
+/// Lines that write segment `s` (begin .. end - 1) serially, as shape's algorithm says: its
+/// fold (emit_fold) to out[s], or its inclusive scan to out element by element, each element
+/// read before its result is written, so that out may be x.
+void emit_serial_segment(source_builder& b, const segmented_shape& shape,
+                         const segmented_input& input, const std::string& s);
 
 /// The program of `kernels`, written by `write` on a miss, under shape.key().
 const algorithm_program& segmented_program(
     const device& dev, const segmented_shape& shape,
     const std::function<std::vector<kernel_description>()>& kernels,
     const std::function<std::string()>& write);
-/// `kernel` with segment_slots bound; `status` is a uint the caller set to UINT_MAX.
+/// Binds segment_slots; `status` is a uint the caller set to UINT_MAX.
+void bind_segment_slots(kernel_binding& args, const segmented_input& input,
+                        const buffer<std::byte>& status);
+/// A segmented_kernel's binding: n and segment_slots.
 kernel_binding bind_segments(const algorithm_program& program, const std::string& kernel,
                              const segmented_input& input, const buffer<std::byte>& status);
 
-/// Each strategy, a file each, reduces every segment into out on `q` after `after`, and
-/// returns its last event.
-event run_thread_per_segment(const queue& q, const segmented_input& input,
-                             const segmented_plan& plan, const buffer<std::byte>& status,
-                             const event& after);
-event run_team_per_segment(const queue& q, const segmented_input& input, const segmented_plan& plan,
-                           const buffer<std::byte>& status, const event& after);
-event run_cpu_chunks_segmented(const queue& q, const segmented_input& input,
-                               const segmented_plan& plan, const buffer<std::byte>& status,
-                               const event& after);
+/// What every strategy runs from: on `q` after `after`, `algorithm` over every segment of
+/// `input` as `plan` says, bad offsets reported in `status`.
+struct segmented_run {
+    const queue& q;
+    segmented_algorithm algorithm;
+    const segmented_input& input;
+    const segmented_plan& plan;
+    const buffer<std::byte>& status;
+    const event& after;
+};
 
-/// The scan's strategies, a file each: every segment's inclusive scan into out.
-event run_thread_per_segment_scan(const queue& q, const segmented_input& input,
-                                  const segmented_plan& plan, const buffer<std::byte>& status,
-                                  const event& after);
-event run_team_per_segment_scan(const queue& q, const segmented_input& input,
-                                const segmented_plan& plan, const buffer<std::byte>& status,
-                                const event& after);
-event run_cpu_chunks_segmented_scan(const queue& q, const segmented_input& input,
-                                    const segmented_plan& plan, const buffer<std::byte>& status,
-                                    const event& after);
+/// Launches one segmented_kernel, named for `strategy`, in the plan's groups (the GPU
+/// per-segment strategies); `write(shape, name)` writes its program on a miss.
+event run_in_groups(
+    const segmented_run& run, const std::string& strategy,
+    const std::function<std::string(const segmented_shape& shape, const std::string& name)>& write);
+
+/// Runs the strategy run.plan chooses; returns its last event.
+event run_segmented_strategy(const segmented_run& run);
+/// Each strategy, a file each, for both algorithms.
+event run_thread_per_segment(const segmented_run& run);
+event run_team_per_segment(const segmented_run& run);
+event run_cpu_chunks(const segmented_run& run);
+event run_flat_tiles(const segmented_run& run);
 
 }  // namespace kiln::detail

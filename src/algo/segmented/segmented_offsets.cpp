@@ -70,7 +70,8 @@ void check_one_device(const segmented_input& input) {
                                 ", offsets on " + named(home) + ": they must be on one device");
 }
 
-void run_checking_offsets(const segmented_input& input, const segmented_launch& launch) {
+void run_checking_offsets(segmented_algorithm algorithm, const segmented_input& input,
+                          const segmented_launch& launch) {
     const queue& q = (*input.offsets_parts)[0].queue;
     if (input.segments == 0) {
         // No kernel to check the one offset: it is read, a few bytes.
@@ -84,6 +85,8 @@ void run_checking_offsets(const segmented_input& input, const segmented_launch& 
     const segmented_plan plan =
         plan_segmented(q.device().properties(), {.elements = input.elements,
                                                  .segments = input.segments,
+                                                 .algorithm = algorithm,
+                                                 .value_bytes = input.value_bytes,
                                                  .forced = segmented_strategy_in_force(),
                                                  .tuning = segmented_tuning_in_force()});
     done = launch(q, plan, status.bytes(), done);

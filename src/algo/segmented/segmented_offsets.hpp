@@ -22,9 +22,10 @@ void check_one_device(const segmented_input& input);
 using segmented_launch = std::function<event(const queue& q, const segmented_plan& plan,
                                              const buffer<std::byte>& status, const event& after)>;
 
-/// Plans input's work on the offsets' device, runs `launch` and waits for it; throws
+/// Plans `algorithm` on input on the offsets' device, runs `launch` and waits for it; throws
 /// invalid_argument_error naming the first bad offset the kernels found. With no segments,
 /// reads offsets[0] (4 or 8 bytes) instead, which must be 0.
-void run_checking_offsets(const segmented_input& input, const segmented_launch& launch);
+void run_checking_offsets(segmented_algorithm algorithm, const segmented_input& input,
+                          const segmented_launch& launch);
 
 }  // namespace kiln::detail

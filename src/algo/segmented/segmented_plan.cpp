@@ -36,12 +36,31 @@ segmented_plan plan_segmented(const device_properties& props, const segmented_pl
         plan.chunks = ceil_div(segments, plan.chunk_segments);
         return plan;
     }
+    const std::size_t mean = input.elements / segments;
+    const bool automatic = input.forced == segmented_strategy::automatic;
+    const bool long_segments =
+        mean >= (input.algorithm == segmented_algorithm::inclusive_scan ? tuning.flat_scan_from
+                                                                        : tuning.flat_reduce_from);
+    // Flat tiles need an element to launch a tile: without any, every segment is empty and
+    // threads write their identities.
+    if (input.elements > 0 &&
+        (plan.strategy == segmented_strategy::flat_tiles || (automatic && long_segments))) {
+        plan.strategy = segmented_strategy::flat_tiles;
+        // A scan's tiles of the values (the tile holds values; only the group scan holds pairs),
+        // as tile kernels on every device (chunk_bytes 0), of at most 32 items a work-item,
+        // whose heads are one uint's bits, loaded element by element (not wide).
+        plan.tiles = plan_scan(props, input.value_bytes);
+        plan.tiles.chunk_bytes = 0;
+        plan.tiles.items_per_work_item = std::min<std::size_t>(32, plan.tiles.items_per_work_item);
+        if (plan.tiles.full_tiles == tile_access::wide)
+            plan.tiles.full_tiles = tile_access::unrolled;
+        return plan;
+    }
     // A power of two of lanes, so that a team's fold halves evenly, and a multiple of it fills
     // the group.
     plan.work_group_size = std::bit_floor(
         std::max<std::size_t>(1, std::min(tuning.work_group_size, props.max_work_group_size)));
     plan.unroll = std::max<std::size_t>(1, tuning.unroll);
-    const std::size_t mean = input.elements / segments;
     plan.team_lanes =
         std::min(plan.work_group_size,
                  std::bit_ceil(std::max<std::size_t>(
@@ -63,12 +82,12 @@ segmented_strategy segmented_strategy_in_force() {
     if (!text || !*text) return segmented_strategy::automatic;
     for (segmented_strategy s :
          {segmented_strategy::thread_per_segment, segmented_strategy::team_per_segment,
-          segmented_strategy::cpu_chunks})
+          segmented_strategy::cpu_chunks, segmented_strategy::flat_tiles})
         if (to_string(s) == text) return s;
     throw invalid_argument_error("kiln::segmented_reduce",
                                  "KILN_SEGMENTED_STRATEGY is '" + std::string(text) +
-                                     "'; it takes thread_per_segment, team_per_segment or "
-                                     "cpu_chunks");
+                                     "'; it takes thread_per_segment, team_per_segment, "
+                                     "cpu_chunks or flat_tiles");
 }
 
 scoped_segmented_strategy::scoped_segmented_strategy(segmented_strategy strategy)

@@ -4,12 +4,16 @@
 #pragma once
 
 #include <cstddef>
+#include <kiln/detail/algo/scan_tuning.hpp>
 #include <kiln/runtime/device.hpp>
 #include <optional>
 
 #include "segmented_tuning.hpp"
 
 namespace kiln::detail {
+
+/// What a segmented program computes per segment.
+enum class segmented_algorithm { reduce, inclusive_scan };
 
 struct segmented_plan {
     segmented_strategy strategy = segmented_strategy::team_per_segment;
@@ -18,12 +22,18 @@ struct segmented_plan {
     std::size_t work_group_size = 256, team_lanes = 1, unroll = 1, groups = 1;
     /// cpu_chunks: the chunks and the segments of each (the last may have fewer).
     std::size_t chunks = 1, chunk_segments = 0;
+    /// flat_tiles: the scan family's tiles of (head, value) pairs, as a scan of such pairs plans
+    /// them (plan_scan), in tile kernels on every device.
+    scan_policy tiles{};
     /// What the plan was made from: the device's row, or a test's.
     segmented_tuning tuning;
 };
 
 struct segmented_plan_input {
     std::size_t elements = 0, segments = 1;
+    /// The plan's algorithm, and its values' bytes (4 or 8).
+    segmented_algorithm algorithm = segmented_algorithm::reduce;
+    std::size_t value_bytes = 4;
     /// A test's or KILN_SEGMENTED_STRATEGY's choice (automatic: none). team_per_segment forced
     /// takes two lanes at least, so that forcing it always runs teams.
     segmented_strategy forced = segmented_strategy::automatic;
@@ -35,7 +45,7 @@ segmented_plan plan_segmented(const device_properties& props, const segmented_pl
 
 /// Test and benchmark only: while alive, segmented reductions on every device take `strategy`
 /// (automatic: the plan's choice). KILN_SEGMENTED_STRATEGY (thread_per_segment,
-/// team_per_segment or cpu_chunks) does the same for a process.
+/// team_per_segment, cpu_chunks or flat_tiles) does the same for a process.
 class scoped_segmented_strategy {
   public:
     explicit scoped_segmented_strategy(segmented_strategy strategy);

@@ -17,19 +17,12 @@ void run_segmented_reduce(const segmented_input& input) {
                             std::to_string(input.out_size + 1) +
                             " (segment i runs from offsets[i] to offsets[i + 1])");
     check_one_device(input);
-    run_checking_offsets(input, [&](const queue& q, const segmented_plan& plan,
-                                    const buffer<std::byte>& status, const event& after) {
-        switch (plan.strategy) {
-            case segmented_strategy::cpu_chunks:
-                return run_cpu_chunks_segmented(q, input, plan, status, after);
-            case segmented_strategy::thread_per_segment:
-                return run_thread_per_segment(q, input, plan, status, after);
-            case segmented_strategy::automatic:
-            case segmented_strategy::team_per_segment:
-                break;
-        }
-        return run_team_per_segment(q, input, plan, status, after);
-    });
+    run_checking_offsets(segmented_algorithm::reduce, input,
+                         [&](const queue& q, const segmented_plan& plan,
+                             const buffer<std::byte>& status, const event& after) {
+                             return run_segmented_strategy(
+                                 {q, segmented_algorithm::reduce, input, plan, status, after});
+                         });
 }
 
 }  // namespace kiln::detail

@@ -1,5 +1,6 @@
-// The GPU strategy for short segments: a work-item per segment folds it alone, so that a segment
-// of a few elements costs no more than its loads (CUB's small-segment policy, one thread each).
+// The GPU strategy for short segments: a work-item per segment reduces or scans it alone, so
+// that a segment of a few elements costs no more than its loads (CUB's small-segment policy,
+// one thread each).
 #include <string>
 
 #include "segmented_kernels.hpp"
@@ -7,16 +8,9 @@
 namespace kiln::detail {
 namespace {
 
-constexpr const char* kernel_name = "kiln_segmented_reduce_threads";
-
-kernel_description thread_kernel(const segmented_shape& shape) {
-    kernel_description kernel(kernel_name);
-    segment_slots(kernel, shape);
-    return kernel;
-}
-
-std::string write(const segmented_shape& shape, const segmented_input& input) {
-    const kernel_description kernel = thread_kernel(shape);
+std::string write(const segmented_shape& shape, const segmented_input& input,
+                  const std::string& name) {
+    const kernel_description kernel = segmented_kernel(name, shape);
     source_builder b;
     b.begin_kernel(kernel.name(), shape.work_group_size);
     kernel.declare(b);
@@ -25,23 +19,18 @@ std::string write(const segmented_shape& shape, const segmented_input& input) {
     b.line("if (s >= segments) return;");
     b.line("ulong begin = 0, end = 0;");
     emit_segment_bounds(b, shape, "s");
-    emit_fold(b, shape, input, "begin", "1");
-    b.line("out[s] = acc;");
+    emit_serial_segment(b, shape, input, "s");
     b.end_kernel();
     return b.str();
 }
 
 }  // namespace
 
-event run_thread_per_segment(const queue& q, const segmented_input& input,
-                             const segmented_plan& plan, const buffer<std::byte>& status,
-                             const event& after) {
-    const segmented_shape shape = segmented_shape_of(segmented_algorithm::reduce, input, plan);
-    const algorithm_program& program = segmented_program(
-        q.device(), shape, [&] { return std::vector{thread_kernel(shape)}; },
-        [&] { return write(shape, input); });
-    return program.bind(bind_segments(program, kernel_name, input, status))
-        .launch(q, plan.groups * shape.work_group_size, shape.work_group_size, {}, after);
+event run_thread_per_segment(const segmented_run& run) {
+    return run_in_groups(run, "threads",
+                         [&](const segmented_shape& shape, const std::string& name) {
+                             return write(shape, run.input, name);
+                         });
 }
 
 }  // namespace kiln::detail

@@ -34,8 +34,8 @@ constexpr segmented_tuning chunks(std::size_t chunk_elements, std::size_t per_co
 using row = tuning_row<segmented_tuning>;
 const std::array segmented_rows{
     row{any_gpu, teams(256, 8, 4),
-        "not measured: groups of 256 as kiln's reductions, a lane per 8 elements of a mean "
-        "segment, 4 loads in flight a lane (segmented_bench sweeps others)"},
+        "not measured: groups of 256, a lane per 8 elements of a mean segment, 4 loads in "
+        "flight a lane, flat tiles from 4096 (reduce) and 64 (scan)"},
     row{any_cpu, chunks(16 * 1024, 4),
         "not measured: 16 Ki elements amortise a chunk's start; 4 chunks per core balance "
         "segments of unequal lengths"},
@@ -54,7 +54,8 @@ std::string segmented_tuning::key() const {
     };
     return std::string(to_string(strategy)) + field("g", work_group_size) +
            field("e", elements_per_lane) + field("u", unroll) + field("b", chunk_elements) +
-           field("k", chunks_per_compute_unit);
+           field("k", chunks_per_compute_unit) + field("r", flat_reduce_from) +
+           field("s", flat_scan_from);
 }
 
 std::optional<segmented_tuning> parse_segmented_tuning(std::string_view key) {
@@ -63,7 +64,8 @@ std::optional<segmented_tuning> parse_segmented_tuning(std::string_view key) {
     segmented_tuning tuning;
     if (!(words >> word)) return std::nullopt;
     const auto strategies = {segmented_strategy::thread_per_segment,
-                             segmented_strategy::team_per_segment, segmented_strategy::cpu_chunks};
+                             segmented_strategy::team_per_segment, segmented_strategy::cpu_chunks,
+                             segmented_strategy::flat_tiles};
     const auto named = std::find_if(strategies.begin(), strategies.end(),
                                     [&](segmented_strategy s) { return to_string(s) == word; });
     if (named == strategies.end()) return std::nullopt;
@@ -72,7 +74,9 @@ std::optional<segmented_tuning> parse_segmented_tuning(std::string_view key) {
                                                     {'e', &tuning.elements_per_lane},
                                                     {'u', &tuning.unroll},
                                                     {'b', &tuning.chunk_elements},
-                                                    {'k', &tuning.chunks_per_compute_unit}};
+                                                    {'k', &tuning.chunks_per_compute_unit},
+                                                    {'r', &tuning.flat_reduce_from},
+                                                    {'s', &tuning.flat_scan_from}};
     while (words >> word) {
         const auto field = std::find_if(std::begin(fields), std::end(fields),
                                         [&](const auto& f) { return f.first == word[0]; });
@@ -97,6 +101,8 @@ std::string_view to_string(segmented_strategy s) noexcept {
             return "team_per_segment";
         case segmented_strategy::cpu_chunks:
             return "cpu_chunks";
+        case segmented_strategy::flat_tiles:
+            return "flat_tiles";
     }
     return "?";
 }

@@ -26,6 +26,11 @@ enum class segmented_strategy {
     /// One work-item per chunk of consecutive segments, each folded in a plain loop
     /// (segmented_cpu_chunks.cpp): CPU devices.
     cpu_chunks,
+    /// One flat scan of every element in tiles of a group each, of (head, value) pairs that
+    /// restart at each segment's head, the tiles chained by the scan family's look-back
+    /// (segmented_flat_tiles.cpp): GPUs, segments long or of uneven lengths, which it spreads
+    /// over every group whatever their lengths.
+    flat_tiles,
 };
 std::string_view to_string(segmented_strategy s) noexcept;
 
@@ -44,9 +49,12 @@ struct segmented_tuning {
     /// cpu_chunks: elements and segments per chunk at least, and chunks per compute unit at
     /// most.
     std::size_t chunk_elements = 16 * 1024, chunks_per_compute_unit = 4;
+    /// GPUs: the segments' mean length from which the reduction, and the scan, take flat_tiles
+    /// rather than a thread or a team per segment.
+    std::size_t flat_reduce_from = 4096, flat_scan_from = 64;
 
     /// Every field, as KILN_SEGMENTED_TUNING takes them (parse_segmented_tuning):
-    /// "team_per_segment g256 e8 u4 b16384 k4".
+    /// "team_per_segment g256 e8 u4 b16384 k4 r4096 s64".
     std::string key() const;
 };
 /// The tuning `key` gives in key()'s form, its strategy first and then any fields in any order,
