@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "algo/scan/tile_loader.hpp"
+#include "algo/tiles/tile_load.hpp"
 #include "algo/scan/tile_program.hpp"
 #include "segmented_kernels.hpp"
 
@@ -93,7 +93,7 @@ class segmented_tile_writer final : public tile_algorithm {
 
     void load_and_scan() override {
         source_builder& b = p_.b;
-        tile_loader load(p_);
+        tile_loader load(p_.frame());
         const auto element = [&] { b.line("kiln_tile[KILN_PAD(k)] = x[idx];"); };
         p_.tile_bounds();
         std::function<void()> fast;
