@@ -51,10 +51,10 @@ struct segmented_tuning {
     std::size_t chunk_elements = 16 * 1024, chunks_per_compute_unit = 4;
     /// GPUs: the segments' mean length from which the reduction, and the scan, take flat_tiles
     /// rather than a thread or a team per segment.
-    std::size_t flat_reduce_from = 4096, flat_scan_from = 64;
+    std::size_t flat_reduce_from = 65536, flat_scan_from = 256;
 
     /// Every field, as KILN_SEGMENTED_TUNING takes them (parse_segmented_tuning):
-    /// "team_per_segment g256 e8 u4 b16384 k4 r4096 s64".
+    /// "team_per_segment g256 e8 u4 b16384 k4 r65536 s256".
     std::string key() const;
 };
 /// The tuning `key` gives in key()'s form, its strategy first and then any fields in any order,
