@@ -59,7 +59,8 @@ if [ "${KILN_TEST_SKIP_TSAN:-0}" != 1 ]; then
     cmake --preset tsan -DKILN_UNITY_BUILD="$KILN_UNITY_BUILD" >/dev/null
     cmake --build --preset tsan -j "$jobs" --target runtime_cache_test runtime_launch_test runtime_profile_test expr_threads_test \
         algo_fft_host_library_test make_world step_world
-    run_ctest --preset tsan
+    # Side by side: each tsan.* test has kernel caches and files of its own.
+    run_ctest --preset tsan -j "$jobs"
 fi
 
 step "install and find_package(kiln) from a consumer project"
