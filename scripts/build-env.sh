@@ -9,3 +9,8 @@ if command -v ccache >/dev/null; then
     # only with these two relaxations.
     export CCACHE_SLOPPINESS=pch_defines,time_macros
 fi
+# Both build from scratch more often than not (CI always): kiln's sources compile one src/ folder
+# at a time (KILN_UNITY_BUILD in CMakeLists.txt), each folder's headers parsed once. The scripts
+# they call (check-packaging.sh, fuzz.sh) build the same way. KILN_UNITY_BUILD=OFF before them
+# builds file by file, as `cmake --preset release` alone does.
+export KILN_UNITY_BUILD=${KILN_UNITY_BUILD:-ON}

@@ -12,8 +12,12 @@ root=$(pwd)
 jobs=$(nproc)
 fail() { echo "check-packaging: $*" >&2; exit 1; }
 
+# KILN_UNITY_BUILD as scripts/test.sh sets it for the release build, so that the compiler cache
+# hands the release build's objects to the shared one.
+unity=-DKILN_UNITY_BUILD=${KILN_UNITY_BUILD:-OFF}
+
 shared=build/shared
-cmake -S . -B "$shared" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON \
+cmake -S . -B "$shared" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON "$unity" \
     -DKILN_BUILD_TESTS=OFF -DKILN_BUILD_EXAMPLES=OFF -DKILN_BUILD_APPS=ON >/dev/null
 cmake --build "$shared" -j "$jobs"
 
@@ -96,7 +100,7 @@ if ! grep -q 'KILN_CUDA_INCLUDE_DIR:PATH=/' "$shared/CMakeCache.txt"; then
     exit 0
 fi
 no_opencl=build/no-opencl
-cmake -S . -B "$no_opencl" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_OPENCL=OFF \
+cmake -S . -B "$no_opencl" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_OPENCL=OFF "$unity" \
     -DKILN_BUILD_TESTS=OFF -DKILN_BUILD_EXAMPLES=OFF -DKILN_BUILD_APPS=OFF >/dev/null
 cmake --build "$no_opencl" -j "$jobs"
 if grep -q libOpenCL <<<"$(ldd "$no_opencl/tools/kiln-info")"; then fail "kiln-info without OpenCL links libOpenCL"; fi

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
 source scripts/build-env.sh
-cmake --preset release >/dev/null
+cmake --preset release -DKILN_UNITY_BUILD="$KILN_UNITY_BUILD" >/dev/null
 cmake --build --preset release -j "$(nproc)"
 bin=build/release
 out=build/demo

@@ -9,7 +9,8 @@
 #   --build-only builds the targets and runs nothing; FUZZ_PREBUILT=1 then runs one without
 #   touching the build folder, so that several can run at once (scripts/test.sh does).
 # Environment: FUZZ_BUILD_DIR (default build/fuzz), FUZZ_CXX (default clang++-15 where installed:
-# kiln's headers need std::source_location, which clang 14 lacks; else clang++), FUZZ_JOBS (2).
+# kiln's headers need std::source_location, which clang 14 lacks; else clang++), FUZZ_JOBS (2),
+# KILN_UNITY_BUILD (OFF; ON from scripts/test.sh: kiln a src/ folder at a time, CMakeLists.txt).
 # New inputs go to $FUZZ_BUILD_DIR/corpus/TARGET, never into the committed seeds; a crashing
 # input is saved in $FUZZ_BUILD_DIR/artifacts and the script exits non-zero.
 set -euo pipefail
@@ -19,7 +20,7 @@ build=${FUZZ_BUILD_DIR:-$root/build/fuzz}
 configure_and_build() {  # targets...
     local compiler=${FUZZ_CXX:-$(command -v clang++-15 || echo clang++)}
     cmake -S "$root/fuzz" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-          -DCMAKE_CXX_COMPILER="$compiler" >/dev/null
+          -DCMAKE_CXX_COMPILER="$compiler" -DKILN_UNITY_BUILD="${KILN_UNITY_BUILD:-OFF}" >/dev/null
     cmake --build "$build" -j "${FUZZ_JOBS:-2}" --target "${@/%/_fuzz}"
 }
 if [[ ${1:-} == --build-only ]]; then

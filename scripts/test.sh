@@ -31,13 +31,13 @@ step "formatting (clang-format)"
 scripts/check-format.sh
 
 step "release build and tests"
-cmake --preset release >/dev/null
+cmake --preset release -DKILN_UNITY_BUILD="$KILN_UNITY_BUILD" >/dev/null
 cmake --build --preset release -j "$jobs"
 run_ctest --preset release -j "$jobs"
 
 if [ "${KILN_TEST_SKIP_ASAN:-0}" != 1 ]; then
     step "AddressSanitizer + UBSan build and tests"
-    cmake --preset asan >/dev/null
+    cmake --preset asan -DKILN_UNITY_BUILD="$KILN_UNITY_BUILD" >/dev/null
     cmake --build --preset asan -j "$jobs"
     # The suite compiles the same kernels in both builds. PoCL's compiler is not instrumented, so
     # compiling them again would double the ASan run's time (about 9 minutes on 2 cores) and check
@@ -56,10 +56,11 @@ if [ "${KILN_TEST_SKIP_TSAN:-0}" != 1 ]; then
     # Only the tests that use threads (tsan.*: tests/CMakeLists.txt and the heat world's --devices
     # in apps/heat_world/CMakeLists.txt), and only their targets.
     step "ThreadSanitizer build and the tests that use threads"
-    cmake --preset tsan >/dev/null
+    cmake --preset tsan -DKILN_UNITY_BUILD="$KILN_UNITY_BUILD" >/dev/null
     cmake --build --preset tsan -j "$jobs" --target runtime_cache_test runtime_launch_test runtime_profile_test expr_threads_test \
         algo_fft_host_library_test make_world step_world
-    run_ctest --preset tsan
+    # Side by side: each tsan.* test has kernel caches and files of its own.
+    run_ctest --preset tsan -j "$jobs"
 fi
 
 step "install and find_package(kiln) from a consumer project"

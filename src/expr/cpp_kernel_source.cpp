@@ -42,7 +42,7 @@ std::size_t skip_spaces(std::string_view text, std::size_t i) {
     return i;
 }
 
-std::string trim(std::string_view text) {
+std::string trim_spaces(std::string_view text) {
     const auto first = text.find_first_not_of(' ');
     if (first == std::string_view::npos) return {};
     const auto last = text.find_last_not_of(' ');
@@ -104,7 +104,7 @@ std::vector<std::string> marker_arguments(std::string_view text, std::string_vie
         if (text.substr(i, end - i) == name && open < text.size() && text[open] == '(') {
             const std::size_t close = matching(text, open);
             if (close == std::string_view::npos) break;
-            found.push_back(trim(text.substr(open + 1, close - open - 1)));
+            found.push_back(trim_spaces(text.substr(open + 1, close - open - 1)));
             i = close + 1;
         } else {
             i = end;
@@ -158,8 +158,9 @@ std::string to_opencl(std::string_view qualified) {
             if (local_array && close != std::string_view::npos) {
                 const auto parts = arguments(text, next, close);
                 if (parts.size() == 3) {
-                    out += "local " + trim(to_opencl(parts[0])) + " " + trim(to_opencl(parts[1])) +
-                           "[" + trim(to_opencl(parts[2])) + "]";
+                    out += "local " + trim_spaces(to_opencl(parts[0])) + " " +
+                           trim_spaces(to_opencl(parts[1])) + "[" +
+                           trim_spaces(to_opencl(parts[2])) + "]";
                     i = close + 1;
                     continue;
                 }
@@ -176,7 +177,7 @@ std::string to_opencl(std::string_view qualified) {
 
 /// Whether the `{` about to be written opens an initializer rather than a block.
 bool opens_initializer(const std::string& line) {
-    const std::string before = trim(line);
+    const std::string before = trim_spaces(line);
     if (before.empty()) return false;
     const char last = before.back();
     return last == '=' || last == ',' || last == '(' || last == '{' || before.ends_with("return");
@@ -225,7 +226,7 @@ std::vector<std::string> kernel_parameter_names(std::string_view parameters) {
         if (c == '(' || c == '<' || c == '[' || c == '{') ++depth;
         if (c == ')' || c == '>' || c == ']' || c == '}') --depth;
         if (c != ',' || depth != 0) continue;
-        const std::string declaration = trim(list.substr(start, i - start));
+        const std::string declaration = trim_spaces(list.substr(start, i - start));
         std::size_t end = declaration.size();
         std::size_t begin = end;
         while (begin > 0 && is_identifier_char(declaration[begin - 1])) --begin;
@@ -249,7 +250,7 @@ std::vector<std::string> kernel_body_lines(std::string_view body) {
     int parentheses = 0;
     int initializers = 0;
     const auto flush = [&] {
-        std::string statement = trim(line);
+        std::string statement = trim_spaces(line);
         if (!statement.empty())
             lines.push_back(std::string(static_cast<std::size_t>(indent) * 4, ' ') + statement);
         line.clear();

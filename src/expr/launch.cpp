@@ -1,6 +1,7 @@
 // Launch geometry per device, the per-expression kernel caches and their statistics.
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <kiln/error.hpp>
 #include <kiln/expr/launch.hpp>
 #include <kiln/expr/launch_plan.hpp>
@@ -25,12 +26,6 @@ cache_registry& registry() {
 
 std::mutex policy_mutex;
 std::optional<launch_policy> policy_override;
-
-std::size_t round_down_to_power_of_two(std::size_t n) {
-    std::size_t p = 1;
-    while (p * 2 <= n) p *= 2;
-    return p;
-}
 
 }  // namespace
 
@@ -65,7 +60,7 @@ generated_kernel::generated_kernel(kiln::kernel kernel, const device& dev,
     const std::size_t limit = std::min({policy.work_group_size, kernel_.max_work_group_size(),
                                         props.max_work_group_size, props.max_work_item_sizes[0]});
     // A power of two, so that reductions can halve the group in their local-memory tree.
-    work_group_size_ = round_down_to_power_of_two(std::max<std::size_t>(limit, 1));
+    work_group_size_ = std::bit_floor(std::max<std::size_t>(limit, 1));
     max_groups_ = std::max<std::size_t>(1, props.compute_units * policy.groups_per_compute_unit);
 }
 

@@ -1,6 +1,7 @@
 // The launch of kiln::parallel_for (include/kiln/kernel.hpp): the index type checked against the
 // range, and the work-group size kiln chooses for it.
 #include <algorithm>
+#include <bit>
 #include <kiln/error.hpp>
 #include <kiln/kernel.hpp>
 #include <limits>
@@ -12,12 +13,6 @@ namespace {
 /// What the CUDA backend takes for a launch without a local range, and the element-wise
 /// expressions' group on GPUs (src/expr/launch_plan.cpp).
 constexpr std::size_t largest_group = 256;
-
-std::size_t round_down_to_power_of_two(std::size_t n) {
-    std::size_t p = 1;
-    while (p * 2 <= n) p *= 2;
-    return p;
-}
 
 }  // namespace
 
@@ -34,7 +29,7 @@ parallel_for_ranges plan_parallel_for(const kiln::kernel& k, const device& dev, 
     const auto& props = dev.properties();
     const std::size_t limit = std::min({largest_group, k.max_work_group_size(),
                                         props.max_work_group_size, props.max_work_item_sizes[0]});
-    const std::size_t group = round_down_to_power_of_two(std::max<std::size_t>(limit, 1));
+    const std::size_t group = std::bit_floor(std::max<std::size_t>(limit, 1));
     if (n > std::numeric_limits<std::size_t>::max() - (group - 1)) {
         const std::string why = std::to_string(n) +
                                 " indices do not round up to whole work-groups of " +

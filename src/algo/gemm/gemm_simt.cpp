@@ -14,7 +14,7 @@ namespace {
 
 constexpr const char* simt_kernel = "kiln_gemm_simt";
 /// Local rows are padded so that work-items storing along the other dimension spread over banks.
-constexpr std::size_t local_padding = 4;
+constexpr std::size_t simt_local_padding = 4;
 
 /// How one operand's tile is loaded: its `outer` x `inner` elements as they lie in memory (inner
 /// contiguous), which of the two runs along k, and the width of its loads.
@@ -40,7 +40,7 @@ tile_loads loads_of(const gemm_simt_kernel& shape, bool is_a) {
     tile_loads l{operand_tile_of(is_a, transposed, along, t.block_depth)};
     l.per_item = l.outer * l.inner / t.work_group_size();
     l.width = (is_a ? shape.a_vectors : shape.b_vectors) ? load_width(t, l.outer, l.inner) : 1;
-    l.local_row = along + local_padding;
+    l.local_row = along + simt_local_padding;
     return l;
 }
 

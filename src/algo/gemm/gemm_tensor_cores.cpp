@@ -17,10 +17,10 @@ namespace {
 
 constexpr const char* tensor_kernel = gemm_tensor_kernel_name;
 /// Elements of 16 bits in one cp.async and one ldmatrix row.
-constexpr std::size_t chunk = 8;
+constexpr std::size_t chunk_elements = 8;
 /// Local rows are padded by one chunk: with rows an odd number of 16-byte chunks long, the eight
 /// rows an ldmatrix reads fall on eight different groups of four banks.
-constexpr std::size_t local_padding = chunk;
+constexpr std::size_t local_padding = chunk_elements;
 
 /// The fragments of one k16 step at local column `kk` of stage `stage`: A's for each m16 tile of
 /// the warp, B's for each pair of n8 tiles. An ldmatrix.x4 reads four 8x8 matrices, lanes 8j to
@@ -142,8 +142,8 @@ std::string gemm_tensor_kernel::source() const {
     if (t.stages < 2 || t.stages > 6 || t.block_depth % 16 != 0 || t.warp_rows % 16 != 0 ||
         t.warp_columns % 16 != 0 || t.block_rows % t.warp_rows != 0 ||
         t.block_columns % t.warp_columns != 0 ||
-        (t.block_rows * t.block_depth / chunk) % t.work_group_size() != 0 ||
-        (t.block_columns * t.block_depth / chunk) % t.work_group_size() != 0)
+        (t.block_rows * t.block_depth / chunk_elements) % t.work_group_size() != 0 ||
+        (t.block_columns * t.block_depth / chunk_elements) % t.work_group_size() != 0)
         throw invalid_argument_error(
             "kiln::gemm", "tensor-core tiles " + t.key() + " are not a shape the kernel takes");
     return generate(*this);

@@ -28,7 +28,7 @@ struct chunk_kernels {
     }
 };
 
-std::string write(const histogram_shape& shape, const histogram_input& input) {
+std::string write_cpu_chunks_source(const histogram_shape& shape, const histogram_input& input) {
     const chunk_kernels kernels(shape);
     source_builder b;
     b.begin_kernel(count_kernel, 1);
@@ -84,7 +84,7 @@ event run_cpu_chunks_histogram(const queue& q, const histogram_input& input,
             const chunk_kernels kernels(shape);
             return std::vector{kernels.count, kernels.merge};
         },
-        [&] { return write(shape, input); });
+        [&] { return write_cpu_chunks_source(shape, input); });
     const std::size_t row_count = plan.chunks * shape.copies;
     temporary_lease rows =
         temporary_pool::acquire(q, row_count * input.bins * sizeof(std::uint32_t));

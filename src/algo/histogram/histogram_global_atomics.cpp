@@ -8,16 +8,17 @@
 namespace kiln::detail {
 namespace {
 
-constexpr const char* kernel_name = "kiln_histogram_global";
+constexpr const char* global_atomics_kernel_name = "kiln_histogram_global";
 
 kernel_description global_atomics_kernel(const histogram_shape& shape) {
-    kernel_description kernel(kernel_name);
+    kernel_description kernel(global_atomics_kernel_name);
     kernel.global(shape.counts_type(), "counts");
     input_slots(kernel, shape);
     return kernel;
 }
 
-std::string write(const histogram_shape& shape, const histogram_input& input) {
+std::string write_global_atomics_source(const histogram_shape& shape,
+                                        const histogram_input& input) {
     const kernel_description kernel = global_atomics_kernel(shape);
     source_builder b;
     b.begin_kernel(kernel.name(), shape.work_group_size);
@@ -38,8 +39,8 @@ event run_global_atomics_histogram(const queue& q, const histogram_input& input,
     const histogram_shape shape = histogram_shape_of(input, plan);
     const algorithm_program& program = histogram_program(
         q.device(), shape, [&] { return std::vector{global_atomics_kernel(shape)}; },
-        [&] { return write(shape, input); });
-    kernel_binding args = bind_input(program, kernel_name, shape, input, part);
+        [&] { return write_global_atomics_source(shape, input); });
+    kernel_binding args = bind_input(program, global_atomics_kernel_name, shape, input, part);
     args.argument("counts", input.counts_memory);
     return program.bind(std::move(args))
         .launch(q, plan.groups * shape.work_group_size, shape.work_group_size, {}, after);

@@ -15,16 +15,16 @@
 namespace kiln::detail {
 namespace {
 
-constexpr const char* kernel_name = "kiln_histogram_local";
+constexpr const char* local_atomics_kernel_name = "kiln_histogram_local";
 
 kernel_description local_atomics_kernel(const histogram_shape& shape) {
-    kernel_description kernel(kernel_name);
+    kernel_description kernel(local_atomics_kernel_name);
     kernel.global(shape.counts_type(), "counts").local("uint", "kiln_bins");
     input_slots(kernel, shape);
     return kernel;
 }
 
-std::string write(const histogram_shape& shape, const histogram_input& input) {
+std::string write_local_atomics_source(const histogram_shape& shape, const histogram_input& input) {
     const std::string G = std::to_string(shape.work_group_size) + "u",
                       C = std::to_string(shape.copies) + "u";
     const kernel_description kernel = local_atomics_kernel(shape);
@@ -61,8 +61,8 @@ event run_local_atomics_histogram(const queue& q, const histogram_input& input,
     const histogram_shape shape = histogram_shape_of(input, plan);
     const algorithm_program& program = histogram_program(
         q.device(), shape, [&] { return std::vector{local_atomics_kernel(shape)}; },
-        [&] { return write(shape, input); });
-    kernel_binding args = bind_input(program, kernel_name, shape, input, part);
+        [&] { return write_local_atomics_source(shape, input); });
+    kernel_binding args = bind_input(program, local_atomics_kernel_name, shape, input, part);
     args.argument("counts", input.counts_memory);
     args.local("kiln_bins", shape.copies * input.bins * sizeof(std::uint32_t));
     return program.bind(std::move(args))

@@ -14,10 +14,10 @@
 namespace kiln::detail {
 namespace {
 
-constexpr const char* sort_kernel = "kiln_segmented_group_sort";
+constexpr const char* group_sort_kernel_name = "kiln_segmented_group_sort";
 
 kernel_description group_sort_kernel(const segmented_sort_shape& shape) {
-    kernel_description kernel(sort_kernel);
+    kernel_description kernel(group_sort_kernel_name);
     kernel.global(shape.key_bits(), "keys");
     if (shape.value_bytes) kernel.global(radix_bits_type(shape.value_bytes), "values");
     kernel.global_const(shape.offset_type, "offsets").scalar<std::uint64_t>("segments");
@@ -33,7 +33,7 @@ std::string padding_key(const segmented_sort_shape& shape) {
                : "(" + bits + ")~(" + bits + ")0";
 }
 
-std::string write(const segmented_sort_shape& shape) {
+std::string write_group_sort_source(const segmented_sort_shape& shape) {
     const std::size_t tiles = shape.tile * shape.segments_per_group;
     const std::string T = std::to_string(shape.tile), G = std::to_string(shape.work_group_size),
                       S = std::to_string(shape.segments_per_group), all = std::to_string(tiles);
@@ -41,7 +41,7 @@ std::string write(const segmented_sort_shape& shape) {
     const std::string bits = shape.key_bits();
     source_builder b;
     define_key_order(b, shape);
-    b.begin_kernel(sort_kernel, shape.work_group_size);
+    b.begin_kernel(group_sort_kernel_name, shape.work_group_size);
     group_sort_kernel(shape).declare(b);
     b.begin_body();
     b.local_array(bits, "kiln_keys", all);
@@ -122,8 +122,8 @@ void run_group_tile_segmented_sort(const queue& q, const segmented_sort_input& i
     const segmented_sort_shape shape = segmented_sort_shape_of(input, plan, offset_type);
     const algorithm_program& program = algorithm_program_for(
         q.device(), shape.key(), [&] { return std::vector{group_sort_kernel(shape)}; },
-        [&] { return write(shape); });
-    kernel_binding sort = program.binding(sort_kernel);
+        [&] { return write_group_sort_source(shape); });
+    kernel_binding sort = program.binding(group_sort_kernel_name);
     sort.argument("keys", input.keys.memory->memory);
     if (input.values) sort.argument("values", input.values->memory->memory);
     const std::size_t segments = input.offsets.size - 1;

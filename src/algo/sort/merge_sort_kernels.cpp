@@ -15,10 +15,6 @@ std::string bits_type(std::size_t bytes) {
     return bytes == 8 ? "ulong" : "uint";
 }
 
-std::string num(unsigned long long value) {
-    return std::to_string(value);
-}
-
 }  // namespace
 
 merge_sort_kernels::merge_sort_kernels(const merge_sort_shape& s)

@@ -32,10 +32,6 @@
 namespace kiln::detail {
 namespace {
 
-std::string num(unsigned long long value) {
-    return std::to_string(value);
-}
-
 constexpr unsigned lanes = 32;
 
 /// Local memory writes visible to the work-items that find peers together.

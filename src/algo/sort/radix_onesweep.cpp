@@ -17,10 +17,6 @@
 namespace kiln::detail {
 namespace {
 
-std::string num(unsigned long long value) {
-    return std::to_string(value);
-}
-
 /// Where copy `copy` of pass-digit `bin` counts, in kiln_bins of `copies` copies of `bins`
 /// counters: one copy after another, or a digit's copies side by side.
 std::string histogram_counter(const radix_histogram_tuning& h, unsigned bins,

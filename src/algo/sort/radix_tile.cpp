@@ -10,10 +10,6 @@
 namespace kiln::detail {
 namespace {
 
-std::string num(unsigned long long value) {
-    return std::to_string(value);
-}
-
 /// Elements of a bank-padded local array of `count` (kiln_pad's one word every 32).
 unsigned padded_count(unsigned count) {
     return count + (count >> 5);

@@ -23,10 +23,6 @@
 namespace kiln::detail {
 namespace {
 
-std::string num(unsigned long long value) {
-    return std::to_string(value);
-}
-
 /// An unsigned OpenCL C literal in hexadecimal: ulong for 8-byte keys, uint otherwise.
 std::string hex_literal(unsigned long long value, bool wide) {
     char digits[17];

@@ -11,6 +11,11 @@
 
 namespace kiln::detail {
 
+/// A count or size written into a sort kernel's source, in decimal.
+inline std::string num(unsigned long long value) {
+    return std::to_string(value);
+}
+
 /// How a sort key's bits become an unsigned number whose order is the wanted order.
 enum class sort_key_kind { unsigned_integer, signed_integer, floating };
 

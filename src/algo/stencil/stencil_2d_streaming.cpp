@@ -17,12 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "algo/ceil_div.hpp"
+
 namespace kiln::detail {
 namespace {
-
-std::size_t ceil_div(std::size_t a, std::size_t b) {
-    return (a + b - 1) / b;
-}
 
 /// The batch's loads of rows first_input + s .. + KILN_B - 1 (clamped), into registers.
 void load_batch(source_builder& b, const std::string& t, const std::string& step, bool halo) {

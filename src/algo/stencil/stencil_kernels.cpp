@@ -13,12 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "algo/ceil_div.hpp"
+
 namespace kiln::detail {
 namespace {
-
-std::size_t ceil_div(std::size_t a, std::size_t b) {
-    return (a + b - 1) / b;
-}
 
 /// The program of describe(shape) that generate(shape) writes, its group halved (down to
 /// `smallest_group`) while the device allows the kernel fewer work-items.
