@@ -56,7 +56,7 @@ kernel_description tma_description(const gemm_types& types) {
         .local("uint4", "staging");
 }
 
-std::string generate(const gemm_warpgroup_kernel& shape) {
+std::string generate_tile_map_kernel(const gemm_warpgroup_kernel& shape) {
     const gemm_warpgroup_tiles& t = shape.tiles;
     const tma_layout l = layout_of(shape);
     const std::size_t stages = t.stages, depth = t.block_depth;
@@ -175,7 +175,7 @@ tile_map operand_map(const gemm_operand& x, const swizzled_tile& s) {
 }  // namespace
 
 std::string gemm_warpgroup_kernel::tile_map_source() const {
-    return generate(*this);
+    return generate_tile_map_kernel(*this);
 }
 
 event run_warpgroup_tma_gemm(const queue& q, const gemm_problem& problem,
