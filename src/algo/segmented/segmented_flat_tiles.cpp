@@ -16,8 +16,8 @@
 #include <string>
 #include <string_view>
 
-#include "algo/tiles/tile_load.hpp"
 #include "algo/scan/tile_program.hpp"
+#include "algo/tiles/tile_load.hpp"
 #include "segmented_kernels.hpp"
 
 namespace kiln::detail {
