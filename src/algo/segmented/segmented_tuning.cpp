@@ -34,8 +34,8 @@ constexpr segmented_tuning chunks(std::size_t chunk_elements, std::size_t per_co
 using row = tuning_row<segmented_tuning>;
 const std::array segmented_rows{
     row{any_gpu, teams(256, 8, 4),
-        "H200 CUDA, segmented_bench 2^26: flat tiles from 65536 (reduce) and 256 (scan), between "
-        "the lengths where teams and flat tiles cross; docs/benchmarks.md, segmented"},
+        "H200 CUDA segmented_bench: flat tiles from a mean of 65536 (reduce), 256 (scan); "
+        "docs/benchmarks.md, ### Current: segmented algorithms"},
     row{any_cpu, chunks(16 * 1024, 4),
         "not measured: 16 Ki elements amortise a chunk's start; 4 chunks per core balance "
         "segments of unequal lengths"},
