@@ -204,6 +204,30 @@ TEST_P(scan_test, in_place_and_expression_input) {
     });
 }
 
+// An input that reads the output, scanned in place: a CPU chunk stages such an input's values in
+// the output before scanning whole vectors of them, and must read the elements after the last
+// whole vector from there too, not evaluate the input again over values it has overwritten.
+TEST_P(scan_test, in_place_from_an_expression_of_the_output) {
+    on_both_paths([&] {
+        for (const std::size_t n :
+             {std::size_t{100}, std::size_t{9470}, sizes<std::int64_t>(false)[5] + 6}) {
+            SCOPED_TRACE("n = " + std::to_string(n));
+            const auto host = random_values<std::int64_t>(n, -1000000, 1000000, 8);
+            kiln::vector<std::int64_t> x(q, host);
+            std::vector<std::int64_t> expected(n);
+            kiln::exclusive_scan(x + 1, x, std::int64_t{-3});
+            std::transform_exclusive_scan(host.begin(), host.end(), expected.begin(),
+                                          std::int64_t{-3}, std::plus<>(),
+                                          [](std::int64_t v) { return v + 1; });
+            EXPECT_EQ(x.read(), expected);
+            kiln::inclusive_scan(2 * x, x);
+            std::transform_inclusive_scan(expected.begin(), expected.end(), expected.begin(),
+                                          std::plus<>(), [](std::int64_t v) { return 2 * v; });
+            EXPECT_EQ(x.read(), expected);
+        }
+    });
+}
+
 TEST_P(scan_test, unrolled_and_wide_full_tiles_match_std) {
     // Full tiles move through unrolled loops or 16-byte accesses where a device's row says so
     // (guarded loops elsewhere, as every tile of the other tests on CPUs); a part's last tile

@@ -73,7 +73,8 @@ class lane_scan_loops final : public chunk_loops<element_input> {
         // values, else from `out`, where a first loop (which the compiler vectorises, the
         // elements being independent) writes the input's values.
         std::string array = plain_array(element);
-        if (array.empty()) {
+        const bool staged_in_out = array.empty();
+        if (staged_in_out) {
             array = "out";
             b.open("for (ulong idx = kiln_at; idx < end; ++idx)");
             for (const auto& statement : element.statements) b.line(statement);
@@ -136,8 +137,14 @@ class lane_scan_loops final : public chunk_loops<element_input> {
         b.close();
         b.line("kiln_running = kiln_carry.s0;");
         b.open("for (ulong idx = kiln_at; idx < end; ++idx)");
-        for (const auto& statement : element.statements) b.line(statement);
-        b.line("const " + t_ + " kiln_x = " + element.value + ";");
+        // The elements after the last whole vector wait in `out` where the first loop put them:
+        // evaluated again, an input that reads `out` (a scan in place) would read them changed.
+        if (staged_in_out) {
+            b.line("const " + t_ + " kiln_x = out[idx];");
+        } else {
+            for (const auto& statement : element.statements) b.line(statement);
+            b.line("const " + t_ + " kiln_x = " + element.value + ";");
+        }
         if (exclusive_) b.line("out[idx] = kiln_running;");
         b.line("kiln_running = " + combine(b, "kiln_running", "kiln_x") + ";");
         if (!exclusive_) b.line("out[idx] = kiln_running;");
