@@ -176,6 +176,9 @@ class foreign_memory final : public kiln::detail::memory_impl {
     explicit foreign_memory(kiln::backend_kind kind) : kind_(kind) {}
     kiln::backend_kind backend() const noexcept override { return kind_; }
     std::size_t size_bytes() const noexcept override { return 16; }
+    kiln::detail::tile_map encode_tile_map(const kiln::detail::tile_map_request&) const override {
+        throw kiln::error("foreign tile map", 0, "KILN_FEATURE_UNSUPPORTED", "a foreign buffer");
+    }
 
   private:
     kiln::backend_kind kind_;
