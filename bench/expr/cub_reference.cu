@@ -50,6 +50,24 @@ struct two_x_plus_z {
     }
 };
 
+/// Wall clock of `reduce` followed by the copy of its float result to the host, best of 10: what
+/// kiln::sum returns.
+template <class Reduce>
+double seconds_to_host(Reduce&& reduce, const float* result, float& host_result,
+                       cudaStream_t stream) {
+    double best = 1e30;
+    for (int r = 0; r < 10; ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        reduce();
+        check(cudaMemcpyAsync(&host_result, result, sizeof(float), cudaMemcpyDeviceToHost, stream),
+              "cudaMemcpyAsync");
+        check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+        best = std::min(
+            best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return best;
+}
+
 template <class T>
 void binary16_rows(const char* type, const std::vector<float>& host_x,
                    const std::vector<float>& host_z, cudaStream_t stream, double copy_gb_per_s) {
@@ -84,6 +102,9 @@ void binary16_rows(const char* type, const std::vector<float>& host_x,
     check(cudaMalloc(&temporary, temporary_bytes), "cudaMalloc");
     const double reduce_seconds = cuda_reference::best_event_seconds(
         10, [&] { reduce(temporary); }, stream);
+    float host_sum = 0;
+    const double reduce_to_host_seconds =
+        seconds_to_host([&] { reduce(temporary); }, sum, host_sum, stream);
     const std::string transform_name = std::string("thrust::transform `y = 2*x + z`, ") + type;
     const std::string reduce_name =
         std::string("cub::DeviceReduce::TransformReduce, ") + type + ", float accumulator";
@@ -91,6 +112,8 @@ void binary16_rows(const char* type, const std::vector<float>& host_x,
         "CUDA events, best of 10");
     row(reduce_name.c_str(), reduce_seconds, 1.0 * bytes, copy_gb_per_s,
         "CUDA events, result stays on the device");
+    row((reduce_name + " + copy to host").c_str(), reduce_to_host_seconds, 1.0 * bytes,
+        copy_gb_per_s, "wall clock, like kiln::sum");
     cudaFree(temporary);
     cudaFree(sum);
     cudaFree(y);
@@ -152,19 +175,13 @@ int main(int argc, char** argv) {
         stream);
     // What kiln::sum returns: the value on the host. Time the reduction and the copy back.
     float host_sum = 0;
-    double reduce_to_host_seconds = 1e30;
-    for (int r = 0; r < 10; ++r) {
-        const auto start = std::chrono::steady_clock::now();
-        check(
-            cub::DeviceReduce::Sum(temporary, temporary_bytes, x, sum, static_cast<int>(n), stream),
-            "DeviceReduce::Sum");
-        check(cudaMemcpyAsync(&host_sum, sum, sizeof(float), cudaMemcpyDeviceToHost, stream),
-              "cudaMemcpyAsync");
-        check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-        reduce_to_host_seconds = std::min(
-            reduce_to_host_seconds,
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
+    const double reduce_to_host_seconds = seconds_to_host(
+        [&] {
+            check(cub::DeviceReduce::Sum(temporary, temporary_bytes, x, sum, static_cast<int>(n),
+                                         stream),
+                  "DeviceReduce::Sum");
+        },
+        sum, host_sum, stream);
     double exact_sum = 0;
     for (float v : host_x) exact_sum += v;
 
