@@ -152,6 +152,34 @@ TEST_P(binary16_vector, mixes_with_float_vectors_both_ways) {
     });
 }
 
+TEST_P(binary16_vector, stores_floats_rounded_to_nearest_even_at_every_tie) {
+    // Around every 16-bit value: the float halfway to the next one (a tie, to the even one),
+    // just below and just above it, through the wide stores and the element loop alike (the
+    // size is not a multiple of 8). NaNs of every payload stay NaN.
+    for_each_binary16([&]<class T>() {
+        std::vector<float> floats;
+        for (const T value : every_bit_pattern<T>()) {
+            const float f = static_cast<float>(value);
+            if (std::isnan(f) || std::isinf(f)) {
+                floats.push_back(f);
+                continue;
+            }
+            // The neighbour away from zero; past the largest finite value, overflow's own test.
+            const float up =
+                static_cast<float>(T::from_bits(static_cast<std::uint16_t>(value.bits() + 1)));
+            if (std::isinf(up)) continue;
+            const float halfway = f + (up - f) / 2;
+            floats.insert(floats.end(),
+                          {halfway, std::nextafter(halfway, f), std::nextafter(halfway, up)});
+        }
+        floats.push_back(0.0f);
+        kiln::vector<float> x(q, floats);
+        kiln::vector<T> y(q, floats.size());
+        y = x;
+        expect_same_values(y.read(), from_floats<T>(floats));
+    });
+}
+
 TEST_P(binary16_vector, follows_ieee_rules_for_overflow_infinity_and_nan) {
     for_each_binary16([&]<class T>() {
         using limits = std::numeric_limits<T>;

@@ -4,9 +4,10 @@
 // Included by the prelude (opencl_c_prelude.cuh). OpenCL C without cl_khr_fp16 keeps half in
 // memory only: pointers to it, read with vload_half and written with vstore_half(_rte). Here half
 // is the 16 bits themselves, and the conversions are PTX's cvt (exact widening; narrowing rounds
-// to nearest even), as on OpenCL devices. bfloat16 values travel as ushort bits; its helpers use
-// integer operations, as the OpenCL version does (src/backend/opencl/binary16.cl), so the results
-// do not depend on the architecture (sm_80's cvt.rn.bf16.f32 would be one instruction).
+// to nearest even), as on OpenCL devices. bfloat16 values travel as ushort bits. Its narrowing
+// is sm_80's cvt.rn.bf16.f32 where the architecture has it, except for NaN, whose bits follow the
+// integer operations of the OpenCL version (src/backend/opencl/binary16.cl): the results are the
+// same on every device.
 
 namespace kiln_opencl {
 
@@ -75,7 +76,13 @@ __device__ inline float kiln_bf16_to_float(ushort bits) {
 __device__ inline ushort kiln_float_to_bf16(float value) {
     const unsigned bits = __float_as_uint(value);
     if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<ushort>((bits >> 16) | 0x40u);
+#if __CUDA_ARCH__ >= 800
+    ushort rounded;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(rounded) : "f"(value));
+    return rounded;
+#else
     return static_cast<ushort>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+#endif
 }
 
 // The vector forms of the bfloat16 conversions (binary16.cl's, N = 2, 4, 8, 16), lane by lane.

@@ -7,10 +7,18 @@ float kiln_bf16_to_float(ushort bits) {
     return as_float((uint)bits << 16);
 }
 // Rounds to nearest even; overflow gives infinity; a NaN stays NaN (quiet, its payload's top).
+// NVIDIA devices of compute capability 8.0 on (KILN_PTX_BF16_CONVERSION, set by the backend)
+// round with their one cvt instruction, which gives the same bits for every value but NaN.
 ushort kiln_float_to_bf16(float value) {
     const uint bits = as_uint(value);
     if ((bits & 0x7fffffffu) > 0x7f800000u) return (ushort)((bits >> 16) | 0x40u);
+#ifdef KILN_PTX_BF16_CONVERSION
+    ushort rounded;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(rounded) : "f"(value));
+    return rounded;
+#else
     return (ushort)((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+#endif
 }
 float kiln_half_to_float(ushort bits) {
     return vload_half(0, (const half*)&bits);

@@ -201,7 +201,12 @@ kernel_feature_setup prepare_kernel_features(const device_properties& props,
             if (s.find(helper) != std::string::npos) return true;
         return false;
     });
-    if (names_binary16) setup.prologue += std::string(embedded::binary16_cl) + "\n";
+    if (names_binary16) {
+        // NVIDIA's OpenCL takes inline PTX; cvt.rn.bf16.f32 came with compute capability 8.0.
+        if (props.compute_capability_major >= 8)
+            setup.prologue += "#define KILN_PTX_BF16_CONVERSION\n";
+        setup.prologue += std::string(embedded::binary16_cl) + "\n";
+    }
     // The sources keep their own line numbers after the pragmas.
     if (!setup.prologue.empty()) setup.prologue += "#line 1\n";
     // Sub-groups and collectives are OpenCL C 2.0 functions; the default language is 1.2.
