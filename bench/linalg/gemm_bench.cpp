@@ -12,7 +12,8 @@
 // product, best of batches of back-to-back products, wall clock) and the ratio to the reference.
 // On GPUs SGEMM and DGEMM 4096^3 and the batch run again under SIMT tiles, forced, so that one
 // run tells which tiles suit the device: every tuning row's and the bench's candidates, or only
-// those KILN_GEMM_BENCH_TILES lists ("128x128x16 t8x8 v4 r4;64x64x8 t4x4 v2", as keys print).
+// those KILN_GEMM_BENCH_TILES lists ("128x128x16 t8x8 v4 r4;64x64x8 t4x4 v2", as keys print),
+// which run on every float and double work named.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -279,9 +280,11 @@ int main(int argc, char** argv) {
                     for (const kiln::detail::gemm_warpgroup_tiles& tiles : warpgroup_sweep)
                         forced_row(q, device, w, gemm_strategy::warpgroup_mma, "warpgroup", tiles,
                                    reference);
-                if (w.name != "sgemm_4096" && w.name != "dgemm_4096" &&
-                    w.name != "sgemm_batched_4096x64")
+                // Listed tiles run on every work named; the default sweep on three of them.
+                if (std::getenv("KILN_GEMM_BENCH_TILES") == nullptr && w.name != "sgemm_4096" &&
+                    w.name != "dgemm_4096" && w.name != "sgemm_batched_4096x64")
                     continue;
+                if (w.inputs != gemm_workloads::inputs::as_output) continue;
                 const std::size_t element_bytes = w.double_precision ? 8 : 4;
                 for (const kiln::detail::gemm_simt_tiles& tiles : sweep) {
                     const std::size_t local_bytes = tiles.local_bytes(element_bytes);

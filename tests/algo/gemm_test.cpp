@@ -519,7 +519,7 @@ kiln::device_properties nvidia_properties() {
 TEST(gemm_tuning, tiles_read_back_from_their_keys) {
     for (const auto& row : kiln::detail::algorithm::gemm_rows::rows()) {
         const kiln::detail::gemm_tuning& t = row.tuning;
-        for (const auto& tiles : {t.simt, t.simt_double}) {
+        for (const auto& tiles : {t.simt, t.simt_double, t.simt_short}) {
             const auto read = kiln::detail::parse_gemm_simt_tiles(tiles.key());
             ASSERT_TRUE(read.has_value()) << tiles.key();
             EXPECT_EQ(read->key(), tiles.key());
@@ -541,6 +541,26 @@ TEST(gemm_tuning, tiles_read_back_from_their_keys) {
         EXPECT_FALSE(kiln::detail::parse_gemm_simt_tiles(bad).has_value()) << bad;
     EXPECT_FALSE(kiln::detail::parse_gemm_tensor_tiles("128x128x32 w64x32x2").has_value());
     EXPECT_FALSE(kiln::detail::parse_gemm_warpgroup_tiles("128x256x64 s4").has_value());
+}
+
+TEST(gemm_plan, float_products_of_a_short_depth_take_the_rows_short_tiles) {
+    const auto nvidia = nvidia_properties();
+    const kiln::detail::gemm_tuning& row =
+        kiln::detail::plan_gemm(nvidia, {.host_blas = true}).tuning;
+    ASSERT_NE(row.short_depth, 0u);
+    ASSERT_NE(row.simt_short.key(), row.simt.key());
+    const auto plan_for = [&](kiln::detail::gemm_element element, std::size_t depth) {
+        return kiln::detail::plan_gemm(
+            nvidia,
+            {.element = element, .inputs = element, .rows = 8192, .columns = 8192, .depth = depth});
+    };
+    using kiln::detail::gemm_element;
+    EXPECT_EQ(plan_for(gemm_element::f32, row.short_depth).simt.key(), row.simt_short.key());
+    EXPECT_EQ(plan_for(gemm_element::f32, 1).simt.key(), row.simt_short.key());
+    EXPECT_EQ(plan_for(gemm_element::f32, row.short_depth + 1).simt.key(), row.simt.key());
+    // Unknown depth, and doubles: the row's own.
+    EXPECT_EQ(plan_for(gemm_element::f32, 0).simt.key(), row.simt.key());
+    EXPECT_EQ(plan_for(gemm_element::f64, 64).simt.key(), row.simt_double.key());
 }
 
 TEST(gemm_plan, gpus_take_simt_tiles_that_fit_them) {

@@ -189,7 +189,8 @@ event run_gemm(const queue& q, const gemm_problem& checked) {
                                 .allow_tf32 = problem.allow_tf32,
                                 .tensor_core_layout = tensor_core_layout_fits(problem),
                                 .rows = problem.m(),
-                                .columns = problem.n()};
+                                .columns = problem.n(),
+                                .depth = problem.k()};
     const gemm_plan plan = plan_gemm(props, input);
     switch (plan.strategy) {
         case gemm_strategy::tensor_cores:

@@ -60,7 +60,8 @@ gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input
         // The CPU rows' choice without OpenBLAS: the kernels written for CPUs.
         plan.strategy = gemm_strategy::cpu_tiles;
     }
-    plan.simt = is_double ? tuning.simt_double : tuning.simt;
+    const bool short_depth = !is_double && input.depth != 0 && input.depth <= tuning.short_depth;
+    plan.simt = is_double ? tuning.simt_double : short_depth ? tuning.simt_short : tuning.simt;
     const std::size_t accumulator_bytes = is_double ? 8 : 4;
     // A device that cannot hold the row's tiles takes the fallback row's, which every OpenCL
     // device can (256 work-items, 2-4 KiB).

@@ -43,6 +43,8 @@ struct gemm_plan_input {
     bool tensor_core_layout = false;
     /// C's rows and columns (each batch entry's); 0: not known, the row's tiles as they are.
     std::size_t rows = 0, columns = 0;
+    /// The products' depth k; 0: not known.
+    std::size_t depth = 0;
 };
 
 gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input);

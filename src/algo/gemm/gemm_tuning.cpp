@@ -57,9 +57,10 @@ const std::array gemm_table{
          cpu_tiles(4, 2, 8, 16, 256), tensor_tiles(128, 128, 32, 64, 32, 2),
          tensor_tiles(128, 64, 8, 64, 32, 2), tensor_tiles(128, 128, 16, 64, 32, 2),
          gemm_warpgroup_tiles{
-             .block_rows = 256, .block_columns = 128, .stages = 4, .tile_maps = true}},
-        "H100 gemm_bench 4096^3 / cuBLAS: SGEMM 0.82x, DGEMM 0.61x; H200 bf16 wgmma by tile maps "
-        "0.86x; docs/benchmarks.md, ### Current: dense matrix multiply"},
+             .block_rows = 256, .block_columns = 128, .stages = 4, .tile_maps = true},
+         tiles(128, 128, 16, 8, 8, 4), 128},
+        "H200 gemm_bench / cuBLAS: SGEMM 0.81x, k 64-77 0.87-0.94x, DGEMM 0.60x, bf16 wgmma 0.86x; "
+        "docs/benchmarks.md, ### Current: dense matrix multiply"},
     gemm_row{any_gpu,
              {gemm_strategy::simt,
               tiles(64, 64, 8, 4, 4, 4),
@@ -68,7 +69,9 @@ const std::array gemm_table{
               {},
               {},
               {},
-              {}},
+              {},
+              {},
+              0},
              "not measured: 256 work-items, 16 accumulators each, 4 KiB of local memory per float "
              "tile"},
     gemm_row{any_cpu,
@@ -79,7 +82,9 @@ const std::array gemm_table{
               {},
               {},
               {},
-              {}},
+              {},
+              {},
+              0},
              "2-core Zen 5, PoCL 3.1, SGEMM 2048^3: cpu_tiles 0.066-0.082 TFLOP/s; OpenBLAS first "
              "(issue 41); docs/benchmarks.md, ### Current: dense matrix multiply"},
     gemm_row{any_device,
@@ -90,7 +95,9 @@ const std::array gemm_table{
               {},
               {},
               {},
-              {}},
+              {},
+              {},
+              0},
              "not measured: the fallback, small tiles every OpenCL device can hold (256 "
              "work-items, 2 KiB of local memory)"},
 };
@@ -146,7 +153,7 @@ std::span<const tuning_row<gemm_tuning>> algorithm::gemm_rows::rows() {
 }
 
 gemm_tuning gemm_tuning_with(gemm_tuning base, const gemm_simt_tiles& tiles) {
-    base.simt = base.simt_double = tiles;
+    base.simt = base.simt_double = base.simt_short = tiles;
     return base;
 }
 

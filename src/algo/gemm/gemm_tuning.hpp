@@ -132,6 +132,10 @@ struct gemm_tuning {
     gemm_tensor_tiles tensor_double;  ///< for doubles on NVIDIA tensor cores
     gemm_tensor_tiles tensor_tf32;    ///< for floats where the user allows TF32
     gemm_warpgroup_tiles warpgroup;   ///< for 16-bit inputs on Hopper through CUDA
+    /// For float products whose depth k is at most short_depth (0: none), whose few k tiles leave
+    /// the first loads and C's stores to dominate: SIMT tiles that suit them.
+    gemm_simt_tiles simt_short;
+    std::size_t short_depth = 0;
 };
 
 /// Tiles from their key() ("128x128x16 t8x8 v4 r4", "128x128x32 w64x32 s2", "256x128 s4 tma"), as
