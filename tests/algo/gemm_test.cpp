@@ -7,13 +7,16 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 #include <kiln/kiln.hpp>
 #include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "algo/gemm/gemm_aligned_rows.hpp"
 #include "algo/gemm/gemm_plan.hpp"
+#include "algo/gemm/gemm_strategies.hpp"
 #include "support/device_param.hpp"
 
 namespace {
@@ -283,6 +286,55 @@ TEST_P(gemm_test, views_with_any_leading_dimension_and_offset) {
                    {.alpha = 1.0f, .beta = -1.0f});
         expect_close(vc.read(), host_gemm(a, la, b, lb, c, lc, 1.0, -1.0, k), k);
     });
+}
+
+// The plan copies large products' operands whose rows vectors cannot read into rows that start
+// at multiples of 4 (gemm_aligned_rows.hpp); here the copies of such operands, and the SIMT
+// kernel reading them by vectors, on every device: the same product as the host's.
+TEST_P(gemm_test, operands_copied_into_aligned_rows_multiply_as_before) {
+    const std::size_t m = 37, n = 29, k = 43;
+    const host_layout la{m, k, k + 2, 3}, lb{k, n, n + 2, 1}, lc{m, n, n};
+    const auto a = random_values<float>(la.offset + m * la.leading, 7),
+               b = random_values<float>(lb.offset + k * lb.leading, 8),
+               c = random_values<float>(m * n, 9);
+    const kiln::buffer<float> ba(q, a), bb(q, b), bc(q, c);
+    using kiln::detail::gemm_operand;
+    kiln::detail::gemm_problem problem{
+        .a = gemm_operand{.storage = &ba.storage(),
+                          .offset = la.offset,
+                          .rows = m,
+                          .columns = k,
+                          .leading_dimension = la.leading},
+        .b = gemm_operand{.storage = &bb.storage(),
+                          .offset = lb.offset,
+                          .rows = k,
+                          .columns = n,
+                          .leading_dimension = lb.leading},
+        .c =
+            gemm_operand{.storage = &bc.storage(), .rows = m, .columns = n, .leading_dimension = n},
+        .alpha = 1.0,
+        .beta = 0.5};
+    ASSERT_TRUE(kiln::detail::copy_aligns_rows(problem.a));
+    ASSERT_TRUE(kiln::detail::copy_aligns_rows(problem.b));
+    const auto copy_a = kiln::detail::copy_with_aligned_rows(q, problem.a);
+    const auto copy_b = kiln::detail::copy_with_aligned_rows(q, problem.b);
+    EXPECT_EQ(copy_a.operand.leading_dimension, 44u);
+    EXPECT_EQ(copy_b.operand.leading_dimension, 32u);
+    EXPECT_FALSE(kiln::detail::copy_aligns_rows(copy_a.operand));
+    // The copy of A holds its rows, each at a multiple of 4 elements.
+    const std::vector<std::byte> bytes = copy_a.scratch.bytes().read(q, {copy_a.copied});
+    for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t p = 0; p < k; ++p) {
+            float copied;
+            std::memcpy(&copied, bytes.data() + (i * 44 + p) * sizeof(float), sizeof copied);
+            ASSERT_EQ(copied, a[la.offset + i * la.leading + p]) << i << ", " << p;
+        }
+    problem.a = copy_a.operand;
+    problem.b = copy_b.operand;
+    const kiln::detail::gemm_simt_tiles tiles = row_tuning().simt;
+    if (tiles.work_group_size() > device().properties().max_work_group_size) GTEST_SKIP();
+    kiln::detail::run_simt_gemm(q, problem, tiles).wait();
+    expect_close(bc.read(q), host_gemm(a, la, b, lb, c, lc, 1.0, 0.5, k), k);
 }
 
 // A product inside one vector: A, B and C side by side, C apart from both.
@@ -561,6 +613,31 @@ TEST(gemm_plan, float_products_of_a_short_depth_take_the_rows_short_tiles) {
     // Unknown depth, and doubles: the row's own.
     EXPECT_EQ(plan_for(gemm_element::f32, 0).simt.key(), row.simt.key());
     EXPECT_EQ(plan_for(gemm_element::f64, 64).simt.key(), row.simt_double.key());
+}
+
+TEST(gemm_plan, large_products_copy_operands_whose_rows_vectors_cannot_read) {
+    const auto nvidia = nvidia_properties();
+    const kiln::detail::gemm_plan_input large{
+        .rows = 4095, .columns = 4095, .depth = 4095, .a_copy_aligns = true, .b_copy_aligns = true};
+    const auto plan = kiln::detail::plan_gemm(nvidia, large);
+    EXPECT_TRUE(plan.align_a && plan.align_b);
+    auto aligned = large;
+    aligned.a_copy_aligns = aligned.b_copy_aligns = false;
+    EXPECT_FALSE(kiln::detail::plan_gemm(nvidia, aligned).align_a);
+    // A small product, or a narrow C (A's copy weighs against n, B's against m): no copy.
+    auto small = large;
+    small.rows = small.columns = small.depth = 512;
+    EXPECT_FALSE(kiln::detail::plan_gemm(nvidia, small).align_a);
+    auto narrow = large;
+    narrow.columns = 256;
+    narrow.depth = 1 << 16;
+    const auto narrow_plan = kiln::detail::plan_gemm(nvidia, narrow);
+    EXPECT_FALSE(narrow_plan.align_a);
+    EXPECT_TRUE(narrow_plan.align_b);
+    // Other strategies read their operands as they are.
+    auto cpu = large;
+    cpu.host_blas = true;
+    EXPECT_FALSE(kiln::detail::plan_gemm(properties(kiln::device_type::cpu, "pocl"), cpu).align_a);
 }
 
 TEST(gemm_plan, gpus_take_simt_tiles_that_fit_them) {

@@ -7,7 +7,10 @@
 #include <kiln/matrix.hpp>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "gemm_aligned_rows.hpp"
 #include "gemm_host_blas.hpp"
 #include "gemm_plan.hpp"
 #include "gemm_strategies.hpp"
@@ -190,7 +193,9 @@ event run_gemm(const queue& q, const gemm_problem& checked) {
                                 .tensor_core_layout = tensor_core_layout_fits(problem),
                                 .rows = problem.m(),
                                 .columns = problem.n(),
-                                .depth = problem.k()};
+                                .depth = problem.k(),
+                                .a_copy_aligns = copy_aligns_rows(problem.a),
+                                .b_copy_aligns = copy_aligns_rows(problem.b)};
     const gemm_plan plan = plan_gemm(props, input);
     switch (plan.strategy) {
         case gemm_strategy::tensor_cores:
@@ -206,7 +211,19 @@ event run_gemm(const queue& q, const gemm_problem& checked) {
         case gemm_strategy::simt:
             break;
     }
-    return run_simt_gemm(q, problem, plan.simt);
+    if (!plan.align_a && !plan.align_b) return run_simt_gemm(q, problem, plan.simt);
+    std::vector<aligned_rows> copies;
+    gemm_problem aligned = problem;
+    for (const auto& [wanted, operand] :
+         {std::pair{plan.align_a, &aligned.a}, std::pair{plan.align_b, &aligned.b}}) {
+        if (!wanted) continue;
+        copies.push_back(copy_with_aligned_rows(q, *operand));
+        *operand = copies.back().operand;
+    }
+    // The queue is in order: the product runs after the copies.
+    const event done = run_simt_gemm(q, aligned, plan.simt);
+    for (aligned_rows& copy : copies) copy.scratch.release_after(q, done);
+    return done;
 }
 
 std::vector<gemm_strategy> gemm_strategies_for(const device& dev) {

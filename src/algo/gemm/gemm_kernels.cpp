@@ -4,9 +4,8 @@
 #include <cstdint>
 
 namespace kiln::detail {
-namespace {
 
-kernel_argument storage_argument(const buffer_storage& storage, gemm_element element) {
+kernel_argument gemm_storage_argument(const buffer_storage& storage, gemm_element element) {
     kernel_argument arg;
     arg.what = kernel_argument::kind::buffer;
     arg.memory = storage.shared_memory();
@@ -17,12 +16,14 @@ kernel_argument storage_argument(const buffer_storage& storage, gemm_element ele
     return arg;
 }
 
+namespace {
+
 /// An empty operand (k = 0) has no device memory, which a kernel argument cannot be; the kernel
 /// reads none of it, so `stand_in`'s memory (C's) is bound in its place, under its type's name.
 void bind_operand(kernel_binding& args, const std::string& name, const gemm_operand& operand,
                   const buffer_storage& stand_in) {
     const buffer_storage& storage = operand.storage->memory() ? *operand.storage : stand_in;
-    args.argument(name, storage_argument(storage, operand.element))
+    args.argument(name, gemm_storage_argument(storage, operand.element))
         .scalar(name + "_offset", std::uint64_t(operand.offset))
         .scalar(name + "_leading", std::uint64_t(operand.leading_dimension))
         .scalar(name + "_stride", std::uint64_t(operand.batch_stride));

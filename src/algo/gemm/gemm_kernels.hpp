@@ -33,6 +33,8 @@ std::string gemm_convert(gemm_element e, gemm_element accumulator, const std::st
 /// a, b and c with their offsets, leading dimensions and batch strides (in elements), m, n, k,
 /// the batch entries and alpha, beta.
 kernel_description gemm_kernel_description(const std::string& name, const gemm_types& types);
+/// An operand's memory as a kernel argument of its element type.
+kernel_argument gemm_storage_argument(const buffer_storage& storage, gemm_element element);
 /// `name` bound to the problem's operands (batch entries move by the strides).
 kernel_binding bind_gemm(const algorithm_program& program, const std::string& name,
                          const gemm_problem& problem, const gemm_types& types);

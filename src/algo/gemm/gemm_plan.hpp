@@ -17,6 +17,9 @@ struct gemm_plan {
     gemm_cpu_tiles cpu;              ///< where strategy is cpu_tiles
     gemm_tensor_tiles tensor;        ///< where strategy is tensor_cores (for the problem's inputs)
     gemm_warpgroup_tiles warpgroup;  ///< where strategy is warpgroup_mma
+    /// Where strategy is simt: A (B) is first copied into rows its vector loads can read
+    /// (gemm_aligned_rows.hpp).
+    bool align_a = false, align_b = false;
     /// What the plan was made from: the device's row, or a test's (scoped_algorithm_policy).
     gemm_tuning tuning;
 };
@@ -45,6 +48,8 @@ struct gemm_plan_input {
     std::size_t rows = 0, columns = 0;
     /// The products' depth k; 0: not known.
     std::size_t depth = 0;
+    /// A copy would let the SIMT kernel read A (B) by vectors (copy_aligns_rows).
+    bool a_copy_aligns = false, b_copy_aligns = false;
 };
 
 gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input);
