@@ -101,9 +101,14 @@ std::string write_tile_reductions_pieces(const segmented_shape& shape,
         b.line("const " + v + " item" + std::to_string(j) + " = " + at + " < tile_end ? x[" + at +
                "] : identity;");
     }
-    b.line("ulong first_segment = 0, last_segment = 0;");
+    b.line("ulong first_segment = 0;");
     emit_segment_search(b, "first_segment", "0", "segments", "tile_begin");
-    emit_segment_search(b, "last_segment", "first_segment", "segments", "tile_end - 1");
+    // Where segments are long the tile's first segment holds its last element too: one load
+    // tells, rather than a second search.
+    b.line("ulong last_segment = first_segment;");
+    b.open("if (first_segment < segments && (ulong)offsets[first_segment + 1] < tile_end)");
+    emit_segment_search(b, "last_segment", "first_segment + 1", "segments", "tile_end - 1");
+    b.close();
     // Past the last offset: elements of no segment.
     b.line("if (first_segment >= segments) return;");
     b.open("if (first_segment == last_segment)");
