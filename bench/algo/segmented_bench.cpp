@@ -8,18 +8,20 @@
 //
 // Measures every device KILN_DEVICE matches (e.g. KILN_DEVICE=cuda), or every device when it is
 // unset; n defaults to 2^26 on GPUs and 2^24 on CPU devices. KILN_SEGMENTED_STRATEGY
-// (thread_per_segment, team_per_segment, cpu_chunks, flat_tiles) forces kiln's strategy. The values
+// (thread_per_segment, team_per_segment, cpu_chunks, flat_tiles, tile_reductions; the scan takes
+// flat_tiles for tile_reductions) forces kiln's strategy. The values
 // are small integers, which floats sum exactly in any order, so results are checked exactly against
 // the reference's.
 //
 // KILN_SEGMENTED_BENCH_TUNINGS lists tunings to time after the plan's own, separated by ';', as
 // KILN_SEGMENTED_TUNING takes them (src/algo/segmented/segmented_tuning.hpp: the strategy, then
 // fields g<group> e<elements per lane> u<unroll> b<chunk elements> k<chunks per compute unit>
-// r<mean length from which the reduction takes flat tiles> s<the same for the scan>; those
-// left out keep their defaults). A tuning whose strategy is flat_tiles runs the flat tiles at
-// every length, so that one run compares them with the plan's choice:
+// i<tile reductions' items per work-item> r<mean length from which the reduction takes tile
+// reductions> s<the same for the scan's flat tiles>; those left out keep their defaults). A
+// tuning whose strategy is flat_tiles or tile_reductions runs it at every length (the scan: flat
+// tiles for both), so that one run compares them with the plan's choice:
 //
-//     KILN_SEGMENTED_BENCH_TUNINGS="team_per_segment e4;flat_tiles"
+//     KILN_SEGMENTED_BENCH_TUNINGS="team_per_segment e4;flat_tiles;tile_reductions"
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>

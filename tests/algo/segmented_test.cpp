@@ -21,6 +21,7 @@
 
 namespace {
 
+using kiln::detail::segmented_algorithm;
 using kiln::detail::segmented_strategy;
 
 constexpr segmented_strategy per_segment_strategies[] = {segmented_strategy::thread_per_segment,
@@ -32,14 +33,21 @@ constexpr segmented_strategy per_segment_strategies[] = {segmented_strategy::thr
 /// run's time; tests of what both share, the operation or the offsets' type, take one).
 enum class chaining { device_own, both };
 
-/// Runs `body` once with each strategy forced (flat tiles as `flat` says), then once with each
+/// Runs `body` once with each strategy of `algorithm` forced (flat tiles as `flat` says; tile
+/// reductions for the reduction alone, a scan taking flat tiles for them), then once with each
 /// GPU row of the tuning table forced, so that every device, PoCL included, runs the GPU rows'
 /// kernels (their groups, team sizes and unroll) as well as its own.
 template <class Body>
-void on_every_strategy(Body&& body, chaining flat = chaining::both) {
+void on_every_strategy(Body&& body, chaining flat = chaining::both,
+                       segmented_algorithm algorithm = segmented_algorithm::reduce) {
     for (const segmented_strategy s : per_segment_strategies) {
         SCOPED_TRACE(std::string(kiln::detail::to_string(s)));
         const kiln::detail::scoped_segmented_strategy forced(s);
+        body();
+    }
+    if (algorithm == segmented_algorithm::reduce) {
+        SCOPED_TRACE("tile reductions");
+        const kiln::detail::scoped_segmented_strategy forced(segmented_strategy::tile_reductions);
         body();
     }
     if (flat == chaining::device_own) {
@@ -176,7 +184,20 @@ class segmented_test : public kiln::test::device_queue_test {
                 kiln::segmented_inclusive_scan(x, offsets, x, Op{});
                 expect_same(x.read(), scan_reference<Op>(host, host_offsets, host));
             },
-            flat_);
+            flat_, segmented_algorithm::inclusive_scan);
+    }
+
+    /// Reduces `host` in segments of `lengths` with tile reductions alone (for tests of their
+    /// tiles' edges, which the other strategies do not have).
+    template <class T, class Op = kiln::reducers::sum>
+    void expect_tile_reduced(const std::vector<T>& host, const std::vector<std::size_t>& lengths) {
+        const std::vector<std::uint32_t> host_offsets = offsets_of<std::uint32_t>(lengths);
+        const kiln::vector<T> x(q, host);
+        const kiln::vector<std::uint32_t> offsets(q, host_offsets);
+        const kiln::vector<T> out(q, std::vector<T>(lengths.size(), T(7)));
+        const kiln::detail::scoped_segmented_strategy forced(segmented_strategy::tile_reductions);
+        kiln::segmented_reduce(x, offsets, out, Op{});
+        expect_same(out.read(), reference<Op>(host, host_offsets));
     }
 
     template <class T>
@@ -307,6 +328,78 @@ TEST_P(segmented_test, segments_against_tile_boundaries) {
                                  {tile - 1, 2 * tile + 1});
 }
 
+/// Tile reductions' elements per tile on the test's device, for values of `value_bytes`.
+std::size_t reduction_tile_size(const kiln::device& dev, std::size_t value_bytes) {
+    const auto plan = kiln::detail::plan_segmented(
+        dev.properties(),
+        {.elements = 1, .value_bytes = value_bytes, .forced = segmented_strategy::tile_reductions});
+    return plan.work_group_size * plan.tile_items;
+}
+
+TEST_P(segmented_test, tile_reductions_join_pieces_across_their_tiles) {
+    const std::size_t tile = reduction_tile_size(device(), 4);
+    const std::size_t items =
+        tile /
+        kiln::detail::plan_segmented(device().properties(),
+                                     {.elements = 1, .forced = segmented_strategy::tile_reductions})
+            .work_group_size;
+    ASSERT_GT(items, 1u);
+    // Boundaries exactly at tile boundaries, empty segments there, a segment over many tiles
+    // starting and ending within tiles, a last tile not full, elements past the last offset.
+    const std::vector<std::size_t> edges = {tile, 0, tile, 1, 5 * tile + 3, tile - 4, 0, 0, 7};
+    std::size_t n = 0;
+    for (const std::size_t length : edges) n += length;
+    expect_tile_reduced<float>(small_integers<float>(n + 5, 21), edges);
+    if (has_double()) {
+        const std::size_t wide = reduction_tile_size(device(), 8);
+        expect_tile_reduced<double>(small_integers<double>(3 * wide + 9, 22),
+                                    {wide / 2, 2 * wide, 0, wide / 2 + 9});
+    }
+    // A tile of every kind of piece: whole segments longer than a work-item's items (the group
+    // folds them) and not (a work-item each), empty ones, more short ones than the group has
+    // work-items, and one crossing into the next tile.
+    std::vector<std::size_t> mixed = {tile / 4, 2, items, items + 1, 0, 1, 0};
+    mixed.insert(mixed.end(), 600, 1);
+    mixed.push_back(tile);
+    mixed.push_back(3);
+    n = 0;
+    for (const std::size_t length : mixed) n += length;
+    expect_tile_reduced<std::int32_t>(small_integers<std::int32_t>(n, 23), mixed);
+    // Empty segments at x's end, after a tile's last element, which no tile writes.
+    expect_tile_reduced<float>(small_integers<float>(2 * tile, 24), {2 * tile, 0, 0});
+    // Whole tiles, each its own segment, and segments ending exactly at n = k tiles.
+    expect_tile_reduced<float>(small_integers<float>(3 * tile, 25), {tile, tile, tile});
+    expect_tile_reduced<std::int64_t>(small_integers<std::int64_t>(3 * tile, 26),
+                                      {tile - 1, 2 * tile + 1});
+    // A segment of more tiles than its fix team has lanes (one lane folds several tiles), with
+    // the team sized from short segments (a lane alone) and from long ones.
+    std::vector<std::size_t> one_long(200, 1);
+    one_long[50] = 40 * tile + 7;
+    expect_tile_reduced<float>(small_integers<float>(40 * tile + 206, 27), one_long);
+    expect_tile_reduced<float>(small_integers<float>(41 * tile + 7, 28),
+                               {tile / 2, 40 * tile + 7, tile / 2});
+}
+
+TEST_P(segmented_test, tile_reductions_carry_nan_infinities_and_wrapping_across_tiles) {
+    const std::size_t tile = reduction_tile_size(device(), 4);
+    const float nan = std::nanf(""), inf = std::numeric_limits<float>::infinity();
+    // Segments over three tiles: one NaN in the second tile, +inf in one tile's first piece and
+    // -inf in the next tile's, one +inf alone.
+    std::vector<float> host = small_integers<float>(6 * tile, 29);
+    host[tile + 5] = nan;
+    host[3 * tile - 1] = inf;
+    host[3 * tile + 1] = -inf;
+    host[5 * tile + 2] = inf;
+    const std::vector<std::size_t> lengths = {3 * tile - 7, 2 * tile + 100, tile - 93};
+    expect_tile_reduced<float>(host, lengths);
+    expect_tile_reduced<float, kiln::reducers::minimum>(host, lengths);
+    expect_tile_reduced<float, kiln::reducers::maximum>(host, lengths);
+    const std::vector<std::int32_t> large(3 * tile + 7, 2000000000);
+    expect_tile_reduced<std::int32_t>(large, {tile + 1, 2 * tile + 6});
+    const std::vector<std::uint64_t> wide(2 * tile + 3, std::uint64_t(1) << 62);
+    expect_tile_reduced<std::uint64_t>(wide, {2 * tile + 3});
+}
+
 TEST_P(segmented_test, integer_sums_over_many_tiles_wrap) {
     const std::size_t tile = flat_tile_size(device());
     const std::vector<std::int32_t> host(3 * tile + 7, 2000000000);
@@ -396,14 +489,16 @@ TEST_P(segmented_test, bad_offsets_are_named) {
 TEST_P(segmented_test, the_scan_names_bad_offsets_and_sizes) {
     const kiln::vector<float> x(q, std::vector<float>(100, 1.0f));
     const kiln::vector<float> y(q, 100);
-    on_every_strategy([&] {
-        const kiln::vector<std::int32_t> decreasing(q, {0, 50, 40, 60});
-        expect_rejected([&] { kiln::segmented_inclusive_scan(x, decreasing, y); },
-                        "offsets[2] = 40 is below offsets[1] = 50");
-        const kiln::vector<std::int32_t> past(q, {0, 50, 101});
-        expect_rejected([&] { kiln::segmented_inclusive_scan(x, past, y); },
-                        "offsets[2] = 101 is past x's 100 elements");
-    });
+    on_every_strategy(
+        [&] {
+            const kiln::vector<std::int32_t> decreasing(q, {0, 50, 40, 60});
+            expect_rejected([&] { kiln::segmented_inclusive_scan(x, decreasing, y); },
+                            "offsets[2] = 40 is below offsets[1] = 50");
+            const kiln::vector<std::int32_t> past(q, {0, 50, 101});
+            expect_rejected([&] { kiln::segmented_inclusive_scan(x, past, y); },
+                            "offsets[2] = 101 is past x's 100 elements");
+        },
+        chaining::both, segmented_algorithm::inclusive_scan);
     const kiln::vector<std::int32_t> offsets(q, {0, 100});
     const kiln::vector<float> short_y(q, 99);
     expect_rejected([&] { kiln::segmented_inclusive_scan(x, offsets, short_y); },
@@ -487,7 +582,6 @@ TEST(segmented_plan, gpus_size_teams_from_the_mean_segment) {
 
 TEST(segmented_plan, gpus_take_flat_tiles_for_long_segments) {
     const auto gpu = properties(kiln::device_type::gpu, "NVIDIA Corporation");
-    using kiln::detail::segmented_algorithm;
     const auto plan = [&](std::size_t elements, std::size_t segments,
                           segmented_algorithm algorithm) {
         return kiln::detail::plan_segmented(
@@ -496,12 +590,13 @@ TEST(segmented_plan, gpus_take_flat_tiles_for_long_segments) {
     const auto reduce = segmented_algorithm::reduce, scan = segmented_algorithm::inclusive_scan;
     const kiln::detail::segmented_tuning row =
         kiln::detail::plan_segmented(gpu, {.elements = 1}).tuning;
-    // From the row's mean length on: a few long segments spread over every group.
-    EXPECT_EQ(plan(row.flat_reduce_from << 10, 1 << 10, reduce).strategy,
-              segmented_strategy::flat_tiles);
-    EXPECT_EQ(plan((row.flat_reduce_from - 1) << 10, 1 << 10, reduce).strategy,
+    // From the row's mean length on: a few long segments spread over every group, the
+    // reduction's in tile reductions, the scan's in flat tiles.
+    EXPECT_EQ(plan(row.tile_reduce_from << 10, 1 << 10, reduce).strategy,
+              segmented_strategy::tile_reductions);
+    EXPECT_EQ(plan((row.tile_reduce_from - 1) << 10, 1 << 10, reduce).strategy,
               segmented_strategy::team_per_segment);
-    EXPECT_EQ(plan(std::size_t(1) << 26, 64, reduce).strategy, segmented_strategy::flat_tiles);
+    EXPECT_EQ(plan(std::size_t(1) << 26, 64, reduce).strategy, segmented_strategy::tile_reductions);
     EXPECT_EQ(plan(row.flat_scan_from << 10, 1 << 10, scan).strategy,
               segmented_strategy::flat_tiles);
     EXPECT_EQ(plan((row.flat_scan_from - 1) << 10, 1 << 10, scan).strategy,
@@ -521,6 +616,40 @@ TEST(segmented_plan, gpus_take_flat_tiles_for_long_segments) {
     };
     EXPECT_EQ(forced(10), segmented_strategy::flat_tiles);
     EXPECT_EQ(forced(0), segmented_strategy::thread_per_segment);
+}
+
+TEST(segmented_plan, tile_reductions_fit_local_memory_and_size_the_fix_teams) {
+    auto gpu = properties(kiln::device_type::gpu, "NVIDIA Corporation");
+    const auto plan = [&](std::size_t elements, std::size_t segments, std::size_t value_bytes,
+                          segmented_algorithm algorithm = segmented_algorithm::reduce) {
+        return kiln::detail::plan_segmented(gpu, {.elements = elements,
+                                                  .segments = segments,
+                                                  .algorithm = algorithm,
+                                                  .value_bytes = value_bytes,
+                                                  .forced = segmented_strategy::tile_reductions});
+    };
+    const auto tiles = plan(std::size_t(1) << 26, 64, 4);
+    const std::size_t items = tiles.tuning.tile_items;
+    EXPECT_EQ(tiles.strategy, segmented_strategy::tile_reductions);
+    EXPECT_EQ(tiles.tile_items, items);
+    const std::size_t tile = tiles.work_group_size * items;
+    EXPECT_EQ(tiles.groups, (std::size_t(1) << 26) / tile);
+    EXPECT_EQ(plan((std::size_t(1) << 26) + 1, 64, 4).groups, (std::size_t(1) << 26) / tile + 1);
+    // Segments of 2^20 cross 256 tiles of 4096: teams of the whole group, a segment each.
+    EXPECT_EQ(tiles.team_lanes, tiles.work_group_size);
+    EXPECT_EQ(tiles.fix_groups, 64u);
+    // Short segments leave a piece or two each: teams of two lanes.
+    const auto short_segments = plan(1 << 20, 1 << 16, 4);
+    EXPECT_EQ(short_segments.team_lanes, 2u);
+    EXPECT_EQ(short_segments.fix_groups, (1u << 16) / (short_segments.work_group_size / 2));
+    // The tile and the group's partials fit the device's local memory: fewer items where not.
+    gpu.local_memory_bytes = (items / 2 + 1) * tiles.work_group_size * 8;
+    EXPECT_EQ(plan(1 << 20, 1, 4).tile_items, items);
+    EXPECT_EQ(plan(1 << 20, 1, 8).tile_items, items / 2);
+    // A scan forced to them takes flat tiles; without elements, threads write identities.
+    EXPECT_EQ(plan(1 << 20, 1, 4, segmented_algorithm::inclusive_scan).strategy,
+              segmented_strategy::flat_tiles);
+    EXPECT_EQ(plan(0, 3, 4).strategy, segmented_strategy::thread_per_segment);
 }
 
 TEST(segmented_plan, cpus_fold_chunks_of_whole_segments) {
@@ -550,7 +679,8 @@ TEST(segmented_tuning, keys_name_every_field_and_read_back) {
         [](segmented_tuning& t) { t.unroll = 2; },
         [](segmented_tuning& t) { t.chunk_elements = 4096; },
         [](segmented_tuning& t) { t.chunks_per_compute_unit = 8; },
-        [](segmented_tuning& t) { t.flat_reduce_from = 100; },
+        [](segmented_tuning& t) { t.tile_items = 8; },
+        [](segmented_tuning& t) { t.tile_reduce_from = 100; },
         [](segmented_tuning& t) { t.flat_scan_from = 100; },
     });
     for (const auto& row : kiln::detail::algorithm::segmented_reduce_rows::rows()) {
@@ -568,8 +698,12 @@ TEST(segmented_tuning, keys_name_every_field_and_read_back) {
     const auto flat = parse_segmented_tuning("flat_tiles r9 s3");
     ASSERT_TRUE(flat.has_value());
     EXPECT_EQ(flat->strategy, segmented_strategy::flat_tiles);
-    EXPECT_EQ(flat->flat_reduce_from, 9u);
+    EXPECT_EQ(flat->tile_reduce_from, 9u);
     EXPECT_EQ(flat->flat_scan_from, 3u);
+    const auto tiles = parse_segmented_tuning("tile_reductions i8");
+    ASSERT_TRUE(tiles.has_value());
+    EXPECT_EQ(tiles->strategy, segmented_strategy::tile_reductions);
+    EXPECT_EQ(tiles->tile_items, 8u);
     const auto few = parse_segmented_tuning("thread_per_segment u8");
     ASSERT_TRUE(few.has_value());
     EXPECT_EQ(
@@ -594,6 +728,8 @@ TEST(segmented_tuning, the_environment_forces_a_strategy_and_a_tuning) {
     EXPECT_EQ(kiln::detail::segmented_strategy_in_force(), segmented_strategy::cpu_chunks);
     ::setenv("KILN_SEGMENTED_STRATEGY", "flat_tiles", 1);
     EXPECT_EQ(kiln::detail::segmented_strategy_in_force(), segmented_strategy::flat_tiles);
+    ::setenv("KILN_SEGMENTED_STRATEGY", "tile_reductions", 1);
+    EXPECT_EQ(kiln::detail::segmented_strategy_in_force(), segmented_strategy::tile_reductions);
     ::setenv("KILN_SEGMENTED_STRATEGY", "warps", 1);
     EXPECT_THROW(kiln::detail::segmented_strategy_in_force(), kiln::invalid_argument_error);
     ::unsetenv("KILN_SEGMENTED_STRATEGY");
@@ -621,6 +757,7 @@ TEST(segmented_plan, key_changes_with_every_field_the_kernels_read) {
         [](segmented_shape& s) { s.team_lanes = 4; },
         [](segmented_shape& s) { s.unroll = 2; },
         [](segmented_shape& s) { s.tiles = "256x8"; },
+        [](segmented_shape& s) { s.tile_items = 16; },
     });
 }
 

@@ -52,22 +52,6 @@ scan_operation pair_operation(const segmented_input& input) {
             2, input.value_bytes == 4 ? state_packing::pair_30_32_bits : state_packing::separate};
 }
 
-/// Lines that set `result` (declared) to the first segment from `lo` below `hi` whose end is past
-/// `idx`, else `hi`: the segment holding element idx, past the empty ones ending there (where
-/// segments <= hi, the segments' count where idx is past the last offset). Kernel expressions.
-void emit_segment_search(source_builder& b, const std::string& result, const std::string& lo,
-                         const std::string& hi, const std::string& idx) {
-    b.open("");
-    b.line("ulong kiln_lo = " + lo + ", kiln_hi = " + hi + ";");
-    b.open("while (kiln_lo < kiln_hi)");
-    b.line("const ulong kiln_mid = kiln_lo + (kiln_hi - kiln_lo) / 2;");
-    b.line("if ((ulong)offsets[kiln_mid + 1] <= " + idx +
-           ") kiln_lo = kiln_mid + 1; else kiln_hi = kiln_mid;");
-    b.close();
-    b.line(result + " = kiln_lo;");
-    b.close();
-}
-
 class segmented_tile_writer final : public tile_algorithm {
   public:
     segmented_tile_writer(tile_program& program, const segmented_shape& shape,

@@ -17,7 +17,7 @@ std::string segmented_shape::key() const {
                                                                 : "segmented inclusive_scan ") +
            std::string(to_string(strategy)) + " " + value_type + " offsets " + offset_type + " " +
            operation + " g" + num(work_group_size) + " t" + num(team_lanes) + " u" + num(unroll) +
-           (tiles.empty() ? "" : " tiles " + tiles);
+           (tiles.empty() ? "" : " tiles " + tiles) + (tile_items ? " i" + num(tile_items) : "");
 }
 
 segmented_shape segmented_shape_of(segmented_algorithm algorithm, const segmented_input& input,
@@ -33,6 +33,10 @@ segmented_shape segmented_shape_of(segmented_algorithm algorithm, const segmente
     if (plan.strategy == segmented_strategy::flat_tiles) {
         shape.unroll = 1;
         shape.tiles = plan.tiles.key();
+    } else if (plan.strategy == segmented_strategy::tile_reductions) {
+        shape.work_group_size = plan.work_group_size;
+        shape.team_lanes = plan.team_lanes;
+        shape.tile_items = plan.tile_items;
     } else if (plan.strategy != segmented_strategy::cpu_chunks) {
         shape.work_group_size = plan.work_group_size;
         shape.team_lanes = plan.team_lanes;
@@ -73,6 +77,19 @@ void emit_segment_bounds(source_builder& b, const segmented_shape&, const std::s
     b.line("begin = o0;");
     b.line("end = o1;");
     b.close();
+    b.close();
+}
+
+void emit_segment_search(source_builder& b, const std::string& result, const std::string& lo,
+                         const std::string& hi, const std::string& idx) {
+    b.open("");
+    b.line("ulong kiln_lo = " + lo + ", kiln_hi = " + hi + ";");
+    b.open("while (kiln_lo < kiln_hi)");
+    b.line("const ulong kiln_mid = kiln_lo + (kiln_hi - kiln_lo) / 2;");
+    b.line("if ((ulong)offsets[kiln_mid + 1] <= " + idx +
+           ") kiln_lo = kiln_mid + 1; else kiln_hi = kiln_mid;");
+    b.close();
+    b.line(result + " = kiln_lo;");
     b.close();
 }
 
@@ -162,6 +179,8 @@ event run_segmented_strategy(const segmented_run& run) {
             return run_thread_per_segment(run);
         case segmented_strategy::flat_tiles:
             return run_flat_tiles(run);
+        case segmented_strategy::tile_reductions:
+            return run_tile_reductions(run);
         case segmented_strategy::automatic:
         case segmented_strategy::team_per_segment:
             break;

@@ -1,8 +1,8 @@
 // What the segmented module's strategies share: the shape of a program (its key), the slots
-// every kernel takes, a segment's bounds with the check of its offsets, a lane's fold of its
-// elements and a segment's serial reduction or scan as kernel text, the program of a shape with
-// the binding of those slots, and the dispatch to the strategies, a file each, each serving the
-// reduction and the scan.
+// every kernel takes, a segment's bounds with the check of its offsets, the search of the
+// segment holding an element, a lane's fold of its elements and a segment's serial reduction or
+// scan as kernel text, the program of a shape with the binding of those slots, and the dispatch
+// to the strategies, a file each, each serving the reduction and the scan.
 #pragma once
 
 #include <cstddef>
@@ -33,9 +33,11 @@ struct segmented_shape {
     std::size_t work_group_size = 1, team_lanes = 1, unroll = 1;
     /// flat_tiles: the tiles' scan_policy::key(); empty for the other strategies.
     std::string tiles;
+    /// tile_reductions: items per work-item (team_lanes: its fix pass's); 0 for the others.
+    std::size_t tile_items = 0;
 
     /// "segmented reduce team_per_segment float offsets uint sum g256 t32 u4", for the program
-    /// cache (flat tiles: their policy's key added).
+    /// cache (flat tiles: their policy's key added; tile reductions: i<tile_items>).
     std::string key() const;
 };
 segmented_shape segmented_shape_of(segmented_algorithm algorithm, const segmented_input& input,
@@ -56,6 +58,12 @@ std::string segmented_kernel_name(const segmented_shape& shape, const std::strin
 /// status and leave the segment empty, so that bad offsets never index x. Every segment checks its
 /// own pair, so that a launch that visits every segment checks them all.
 void emit_segment_bounds(source_builder& b, const segmented_shape& shape, const std::string& s);
+
+/// Lines that set `result` (declared) to the first segment from `lo` below `hi` whose end is past
+/// `idx`, else `hi`: the segment holding element idx, past the empty ones ending there (where
+/// segments <= hi, the segments' count where idx is past the last offset). Kernel expressions.
+void emit_segment_search(source_builder& b, const std::string& result, const std::string& lo,
+                         const std::string& hi, const std::string& idx);
 
 /// Lines that declare `acc` as the fold, by the input's operation from the identity, of the
 /// elements first, first + step, ... below end (kernel expressions): shape.unroll accumulators,
@@ -105,5 +113,6 @@ event run_thread_per_segment(const segmented_run& run);
 event run_team_per_segment(const segmented_run& run);
 event run_cpu_chunks(const segmented_run& run);
 event run_flat_tiles(const segmented_run& run);
+event run_tile_reductions(const segmented_run& run);
 
 }  // namespace kiln::detail

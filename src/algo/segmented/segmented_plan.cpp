@@ -38,13 +38,36 @@ segmented_plan plan_segmented(const device_properties& props, const segmented_pl
     }
     const std::size_t mean = input.elements / segments;
     const bool automatic = input.forced == segmented_strategy::automatic;
-    const bool long_segments =
-        mean >= (input.algorithm == segmented_algorithm::inclusive_scan ? tuning.flat_scan_from
-                                                                        : tuning.flat_reduce_from);
-    // Flat tiles need an element to launch a tile: without any, every segment is empty and
-    // threads write their identities.
-    if (input.elements > 0 &&
-        (plan.strategy == segmented_strategy::flat_tiles || (automatic && long_segments))) {
+    const bool reduce = input.algorithm == segmented_algorithm::reduce;
+    // A power of two of lanes, so that a fold halves evenly, and a multiple of it fills the
+    // group.
+    plan.work_group_size = std::bit_floor(
+        std::max<std::size_t>(1, std::min(tuning.work_group_size, props.max_work_group_size)));
+    // The tile strategies need an element to launch a tile: without any, every segment is empty
+    // and threads write their identities.
+    if (input.elements > 0 && reduce &&
+        (plan.strategy == segmented_strategy::tile_reductions ||
+         (automatic && mean >= tuning.tile_reduce_from))) {
+        plan.strategy = segmented_strategy::tile_reductions;
+        plan.unroll = std::max<std::size_t>(1, tuning.unroll);
+        // The tile and the group's partials in local memory, which the tiles that hold more
+        // than one segment piece stage.
+        plan.tile_items = std::max<std::size_t>(1, tuning.tile_items);
+        while (plan.tile_items > 1 &&
+               (plan.tile_items + 1) * plan.work_group_size * input.value_bytes >
+                   props.local_memory_bytes)
+            plan.tile_items /= 2;
+        const std::size_t tile = plan.work_group_size * plan.tile_items;
+        plan.groups = ceil_div(input.elements, tile);
+        // The fix pass: a team per segment, a lane for each piece a mean segment leaves (its
+        // tiles and the one it starts in).
+        plan.team_lanes = std::min(plan.work_group_size, std::bit_ceil(ceil_div(mean, tile) + 1));
+        plan.fix_groups = ceil_div(segments, plan.work_group_size / plan.team_lanes);
+        return plan;
+    }
+    if (input.elements > 0 && (plan.strategy == segmented_strategy::flat_tiles ||
+                               plan.strategy == segmented_strategy::tile_reductions ||
+                               (automatic && !reduce && mean >= tuning.flat_scan_from))) {
         plan.strategy = segmented_strategy::flat_tiles;
         // A scan's tiles of the values (the tile holds values; only the group scan holds pairs),
         // as tile kernels on every device (chunk_bytes 0), of at most 32 items a work-item,
@@ -56,10 +79,6 @@ segmented_plan plan_segmented(const device_properties& props, const segmented_pl
             plan.tiles.full_tiles = tile_access::unrolled;
         return plan;
     }
-    // A power of two of lanes, so that a team's fold halves evenly, and a multiple of it fills
-    // the group.
-    plan.work_group_size = std::bit_floor(
-        std::max<std::size_t>(1, std::min(tuning.work_group_size, props.max_work_group_size)));
     plan.unroll = std::max<std::size_t>(1, tuning.unroll);
     plan.team_lanes =
         std::min(plan.work_group_size,
@@ -82,12 +101,13 @@ segmented_strategy segmented_strategy_in_force() {
     if (!text || !*text) return segmented_strategy::automatic;
     for (segmented_strategy s :
          {segmented_strategy::thread_per_segment, segmented_strategy::team_per_segment,
-          segmented_strategy::cpu_chunks, segmented_strategy::flat_tiles})
+          segmented_strategy::cpu_chunks, segmented_strategy::flat_tiles,
+          segmented_strategy::tile_reductions})
         if (to_string(s) == text) return s;
     throw invalid_argument_error("kiln::segmented_reduce",
                                  "KILN_SEGMENTED_STRATEGY is '" + std::string(text) +
                                      "'; it takes thread_per_segment, team_per_segment, "
-                                     "cpu_chunks or flat_tiles");
+                                     "cpu_chunks, flat_tiles or tile_reductions");
 }
 
 scoped_segmented_strategy::scoped_segmented_strategy(segmented_strategy strategy)

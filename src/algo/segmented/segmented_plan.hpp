@@ -17,9 +17,13 @@ enum class segmented_algorithm { reduce, inclusive_scan };
 
 struct segmented_plan {
     segmented_strategy strategy = segmented_strategy::team_per_segment;
-    /// The GPU strategies: group size, lanes per segment (thread_per_segment: 1), accumulators
-    /// per work-item and the groups launched.
+    /// The GPU strategies: group size, lanes per segment (thread_per_segment: 1; tile_reductions:
+    /// its fix pass's), accumulators per work-item and the groups launched (tile_reductions: its
+    /// tiles).
     std::size_t work_group_size = 256, team_lanes = 1, unroll = 1, groups = 1;
+    /// tile_reductions: items per work-item (a tile is work_group_size * tile_items elements),
+    /// and the fix pass's groups, of work_group_size / team_lanes segments each.
+    std::size_t tile_items = 0, fix_groups = 0;
     /// cpu_chunks: the chunks and the segments of each (the last may have fewer).
     std::size_t chunks = 1, chunk_segments = 0;
     /// flat_tiles: the scan family's tiles of (head, value) pairs, as a scan of such pairs plans
@@ -45,7 +49,7 @@ segmented_plan plan_segmented(const device_properties& props, const segmented_pl
 
 /// Test and benchmark only: while alive, segmented reductions on every device take `strategy`
 /// (automatic: the plan's choice). KILN_SEGMENTED_STRATEGY (thread_per_segment,
-/// team_per_segment, cpu_chunks or flat_tiles) does the same for a process.
+/// team_per_segment, cpu_chunks, flat_tiles or tile_reductions) does the same for a process.
 class scoped_segmented_strategy {
   public:
     explicit scoped_segmented_strategy(segmented_strategy strategy);

@@ -34,8 +34,8 @@ constexpr segmented_tuning chunks(std::size_t chunk_elements, std::size_t per_co
 using row = tuning_row<segmented_tuning>;
 const std::array segmented_rows{
     row{any_gpu, teams(256, 8, 4),
-        "H200 CUDA segmented_bench: flat tiles from a mean of 65536 (reduce), 256 (scan); "
-        "docs/benchmarks.md, ### Current: segmented algorithms"},
+        "H200 CUDA segmented_bench: flat scan from a mean of 256; tile reductions' 65536 "
+        "not yet measured; docs/benchmarks.md, ### Current: segmented algorithms"},
     row{any_cpu, chunks(16 * 1024, 4),
         "not measured: 16 Ki elements amortise a chunk's start; 4 chunks per core balance "
         "segments of unequal lengths"},
@@ -54,8 +54,8 @@ std::string segmented_tuning::key() const {
     };
     return std::string(to_string(strategy)) + field("g", work_group_size) +
            field("e", elements_per_lane) + field("u", unroll) + field("b", chunk_elements) +
-           field("k", chunks_per_compute_unit) + field("r", flat_reduce_from) +
-           field("s", flat_scan_from);
+           field("k", chunks_per_compute_unit) + field("i", tile_items) +
+           field("r", tile_reduce_from) + field("s", flat_scan_from);
 }
 
 std::optional<segmented_tuning> parse_segmented_tuning(std::string_view key) {
@@ -65,7 +65,7 @@ std::optional<segmented_tuning> parse_segmented_tuning(std::string_view key) {
     if (!(words >> word)) return std::nullopt;
     const auto strategies = {segmented_strategy::thread_per_segment,
                              segmented_strategy::team_per_segment, segmented_strategy::cpu_chunks,
-                             segmented_strategy::flat_tiles};
+                             segmented_strategy::flat_tiles, segmented_strategy::tile_reductions};
     const auto named = std::find_if(strategies.begin(), strategies.end(),
                                     [&](segmented_strategy s) { return to_string(s) == word; });
     if (named == strategies.end()) return std::nullopt;
@@ -75,7 +75,8 @@ std::optional<segmented_tuning> parse_segmented_tuning(std::string_view key) {
                                                     {'u', &tuning.unroll},
                                                     {'b', &tuning.chunk_elements},
                                                     {'k', &tuning.chunks_per_compute_unit},
-                                                    {'r', &tuning.flat_reduce_from},
+                                                    {'i', &tuning.tile_items},
+                                                    {'r', &tuning.tile_reduce_from},
                                                     {'s', &tuning.flat_scan_from}};
     while (words >> word) {
         const auto field = std::find_if(std::begin(fields), std::end(fields),
@@ -103,6 +104,8 @@ std::string_view to_string(segmented_strategy s) noexcept {
             return "cpu_chunks";
         case segmented_strategy::flat_tiles:
             return "flat_tiles";
+        case segmented_strategy::tile_reductions:
+            return "tile_reductions";
     }
     return "?";
 }

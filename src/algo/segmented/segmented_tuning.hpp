@@ -28,9 +28,15 @@ enum class segmented_strategy {
     cpu_chunks,
     /// One flat scan of every element in tiles of a group each, of (head, value) pairs that
     /// restart at each segment's head, the tiles chained by the scan family's look-back
-    /// (segmented_flat_tiles.cpp): GPUs, segments long or of uneven lengths, which it spreads
-    /// over every group whatever their lengths.
+    /// (segmented_flat_tiles.cpp): GPUs, the scan's segments long or of uneven lengths, which it
+    /// spreads over every group whatever their lengths (the reduction's only where forced).
     flat_tiles,
+    /// The reduction's strategy for long segments: independent tiles of a group each, every
+    /// segment piece of a tile folded by the group, with no chain between tiles; a piece of a
+    /// segment that crosses the tile's edge goes to a scratch slot, and a fix pass folds those
+    /// slots per segment (segmented_tile_reductions.cpp): GPUs, segments long. It reads x once,
+    /// as a plain reduction does. A scan forced to it takes flat_tiles, its counterpart.
+    tile_reductions,
 };
 std::string_view to_string(segmented_strategy s) noexcept;
 
@@ -49,12 +55,15 @@ struct segmented_tuning {
     /// cpu_chunks: elements and segments per chunk at least, and chunks per compute unit at
     /// most.
     std::size_t chunk_elements = 16 * 1024, chunks_per_compute_unit = 4;
-    /// GPUs: the segments' mean length from which the reduction, and the scan, take flat_tiles
-    /// rather than a thread or a team per segment.
-    std::size_t flat_reduce_from = 65536, flat_scan_from = 256;
+    /// tile_reductions: items per work-item, the tile being the group's (fewer where the tile
+    /// and the group's partials would not fit the device's local memory).
+    std::size_t tile_items = 16;
+    /// GPUs: the segments' mean length from which the reduction takes tile_reductions, and the
+    /// scan flat_tiles, rather than a thread or a team per segment.
+    std::size_t tile_reduce_from = 65536, flat_scan_from = 256;
 
     /// Every field, as KILN_SEGMENTED_TUNING takes them (parse_segmented_tuning):
-    /// "team_per_segment g256 e8 u4 b16384 k4 r65536 s256".
+    /// "team_per_segment g256 e8 u4 b16384 k4 i16 r65536 s256".
     std::string key() const;
 };
 /// The tuning `key` gives in key()'s form, its strategy first and then any fields in any order,
