@@ -34,8 +34,8 @@ constexpr segmented_tuning chunks(std::size_t chunk_elements, std::size_t per_co
 using row = tuning_row<segmented_tuning>;
 const std::array segmented_rows{
     row{any_gpu, teams(256, 8, 4),
-        "H200 CUDA segmented_bench: flat scan from a mean of 256; tile reductions' 65536 "
-        "not yet measured; docs/benchmarks.md, ### Current: segmented algorithms"},
+        "H200 CUDA segmented_bench: flat scan from 256; tile reductions from 65536 (10^6 1.61x "
+        "CUB); docs/benchmarks.md, ### Current: segmented algorithms"},
     row{any_cpu, chunks(16 * 1024, 4),
         "not measured: 16 Ki elements amortise a chunk's start; 4 chunks per core balance "
         "segments of unequal lengths"},
