@@ -4,36 +4,97 @@
 namespace kiln::detail {
 namespace {
 
-/// The copies of the tile whose k starts at k0 into local stage `stage`: each work-item's
-/// 16-byte chunks, the bytes past the matrix's last row or column zero.
-void emit_tile_copy(source_builder& b, const staged_tile& l, const std::string& stage,
-                    std::size_t group) {
+/// The name of copy `i`'s variable `what` for tile `l` ("a_source3").
+std::string copy_variable(const staged_tile& l, const char* what, std::size_t i) {
+    return l.name + "_" + what + std::to_string(i);
+}
+
+/// Before the loop, what each of a work-item's 16-byte copies of tile `l` keeps from tile to
+/// tile: its source at k = 0, its place in a stage, and the bytes it takes where k is not past
+/// the matrix (the other dimension's edge: zeros past it). The loop then adds k0 alone, rather
+/// than recomputing 64-bit indices and bounds for every copy of every tile.
+void emit_copy_setup(source_builder& b, const staged_tile& l, std::size_t group) {
     const std::size_t chunk = l.chunk();
     const std::size_t per_row = l.inner / chunk;
     const std::size_t chunks = l.outer * per_row;
+    // k0 = 0 in the tile's starts: the row of k (outer) or its column (inner) is added per tile.
+    const std::string outer_start = l.k_is_inner ? l.outer_start : "0";
+    const std::string inner_start = l.k_is_inner ? "0" : l.inner_start;
+    for (std::size_t i = 0; i < chunks / group; ++i) {
+        const std::string c = "(tid + " + uint_literal(i * group) + ")";
+        const std::string r = c + " / " + uint_literal(per_row);
+        const std::string q = c + " % " + uint_literal(per_row) + " * " + uint_literal(chunk);
+        b.line("const ulong " + copy_variable(l, "outer", i) + " = " + outer_start + " + " + r +
+               ";");
+        b.line("const ulong " + copy_variable(l, "inner", i) + " = " + inner_start + " + " + q +
+               ";");
+        b.line("const global " + l.element + "* const " + copy_variable(l, "source", i) + " = " +
+               l.name + " + " + copy_variable(l, "outer", i) + " * " + l.name + "_leading + " +
+               copy_variable(l, "inner", i) + ";");
+        b.line("const uint " + copy_variable(l, "place", i) + " = " + r + " * " +
+               uint_literal(l.row()) + " + " + q + ";");
+        // The dimension that is not k: its edge does not move with the tiles.
+        const std::string along = copy_variable(l, l.k_is_inner ? "outer" : "inner", i);
+        const std::string along_limit = l.k_is_inner ? l.outer_limit : l.inner_limit;
+        b.line("const uint " + copy_variable(l, "bytes", i) + " = " + along + " < " + along_limit +
+               " ? " +
+               (l.k_is_inner ? uint_literal(16)
+                             : uint_literal(l.element_bytes) + " * (uint)min(" + along_limit +
+                                   " - " + along + ", (ulong)" + uint_literal(chunk) + ")") +
+               " : 0u;");
+    }
+}
+
+/// The copies of the tile whose k starts at k0 into local stage `stage` (emit_copy_setup's
+/// variables), the bytes past the matrix's last row or column zero; `whole_depth`: k0 + the
+/// tile's depth is within k, so only the other dimension's edge (fixed per copy) can cut them.
+void emit_tile_copy(source_builder& b, const staged_tile& l, const std::string& stage,
+                    std::size_t group, bool whole_depth) {
+    const std::size_t chunk = l.chunk();
+    const std::size_t chunks = l.outer * (l.inner / chunk);
     // cp.async takes 16 bytes whatever the elements; the 16-bit kernels' pointers are already
     // the vocabulary's.
     const bool cast = l.element != "ushort";
+    const std::string k_step = l.k_is_inner ? "k0" : "k0 * " + l.name + "_leading";
     for (std::size_t i = 0; i < chunks / group; ++i) {
         b.open("");
-        b.line("const uint c = tid + " + uint_literal(i * group) + ";");
-        b.line("const ulong outer = " + l.outer_start + " + c / " + uint_literal(per_row) + ";");
-        b.line("const ulong inner = " + l.inner_start + " + c % " + uint_literal(per_row) + " * " +
-               uint_literal(chunk) + ";");
-        b.line("const uint bytes = outer < " + l.outer_limit + " && inner < " + l.inner_limit +
-               " ? " + uint_literal(l.element_bytes) + " * (uint)min(" + l.inner_limit +
-               " - inner, (ulong)" + uint_literal(chunk) + ") : 0u;");
+        std::string bytes = copy_variable(l, "bytes", i);
+        if (!whole_depth) {
+            // The tile's k of this copy: its row (k outer), or its first column (k inner).
+            const std::string k_at =
+                "k0 + " + copy_variable(l, l.k_is_inner ? "inner" : "outer", i);
+            bytes = k_at + " < k ? " +
+                    (l.k_is_inner ? "min(" + bytes + ", " + uint_literal(l.element_bytes) +
+                                        " * (uint)min(k - (" + k_at + "), (ulong)" +
+                                        uint_literal(chunk) + "))"
+                                  : bytes) +
+                    " : 0u";
+        }
+        b.line("const uint bytes = " + bytes + ";");
         const std::string to = l.name + "_tile + (" + stage + ") * " +
-                               uint_literal(l.stage_elements()) + " + c / " +
-                               uint_literal(per_row) + " * " + uint_literal(l.row()) + " + c % " +
-                               uint_literal(per_row) + " * " + uint_literal(chunk);
+                               uint_literal(l.stage_elements()) + " + " +
+                               copy_variable(l, "place", i);
         const std::string from =
-            "bytes ? " + l.name + " + outer * " + l.name + "_leading + inner : " + l.name;
+            "bytes ? " + copy_variable(l, "source", i) + " + " + k_step + " : " + l.name;
         b.line(cast ? "kiln_copy_async_16((local ushort*)(" + to + "), (const global ushort*)(" +
                           from + "), bytes);"
                     : "kiln_copy_async_16(" + to + ", " + from + ", bytes);");
         b.close();
     }
+}
+
+/// Both tiles' copies for the tile at k0, a branch for the last tile where k ends inside it.
+void emit_tile_copies(source_builder& b, const gemm_tensor_tiles& t, const staged_tile& a,
+                      const staged_tile& bl, const std::string& stage) {
+    const std::size_t group = t.work_group_size();
+    b.open("if (k0 + " + uint_literal(t.block_depth) + " <= k)");
+    emit_tile_copy(b, a, stage, group, true);
+    emit_tile_copy(b, bl, stage, group, true);
+    b.close();
+    b.open("else");
+    emit_tile_copy(b, a, stage, group, false);
+    emit_tile_copy(b, bl, stage, group, false);
+    b.close();
 }
 
 }  // namespace
@@ -91,13 +152,14 @@ void emit_staged_loop(source_builder& b, const gemm_tensor_tiles& t, const stage
     const std::size_t wait_depth = t.stages - 2;  // groups left in flight: the later tiles'
     b.line("const ulong depth_tiles = (k + " + uint_literal(t.block_depth - 1) + ") / " +
            uint_literal(t.block_depth) + ";");
+    emit_copy_setup(b, a, group);
+    emit_copy_setup(b, bl, group);
     // The prologue: the first stages - 1 tiles in flight, a group of copies each (empty past k,
     // so that the count of groups, which the waits take, is the same on every path).
     for (std::size_t s = 0; s + 1 < t.stages; ++s) {
         b.open("if (" + uint_literal(s) + " < depth_tiles)");
         b.line("const ulong k0 = " + uint_literal(s * t.block_depth) + ";");
-        emit_tile_copy(b, a, uint_literal(s), group);
-        emit_tile_copy(b, bl, uint_literal(s), group);
+        emit_tile_copies(b, t, a, bl, uint_literal(s));
         b.close();
         b.line("kiln_copy_async_commit();");
     }
@@ -111,8 +173,7 @@ void emit_staged_loop(source_builder& b, const gemm_tensor_tiles& t, const stage
     b.open("if (next < depth_tiles)");
     b.line("const ulong k0 = next * " + uint_literal(t.block_depth) + ";");
     b.line("const uint stage = (uint)(next % " + uint_literal(t.stages) + ");");
-    emit_tile_copy(b, a, "stage", group);
-    emit_tile_copy(b, bl, "stage", group);
+    emit_tile_copies(b, t, a, bl, "stage");
     b.close();
     b.line("kiln_copy_async_commit();");
     b.close();
