@@ -212,25 +212,50 @@ std::vector<std::string> declarations(const kernel_description& kernel) {
 TEST(scan_kernel_description, keeps_the_family_parameters_in_order) {
     const auto op = operation("float", 4);
     using list = std::vector<std::string>;
-    for (const auto& kernel : kiln::detail::scan_kernels(op, false)) {
-        SCOPED_TRACE(kernel.name());
-        if (kernel.name() == kiln::detail::scan_kernel::spine) {
+    using kiln::detail::scan_schedule;
+    for (const scan_schedule schedule : {scan_schedule::single_pass, scan_schedule::multi_pass})
+        for (const auto& kernel : kiln::detail::scan_kernels(op, false, schedule)) {
+            SCOPED_TRACE(kernel.name());
+            if (kernel.name() == kiln::detail::scan_kernel::spine) {
+                EXPECT_EQ(declarations(kernel), (list{"ulong n", "global uchar* kiln_temp",
+                                                      "int has_carry", "float carry"}));
+                EXPECT_FALSE(kernel.takes_input());
+                continue;
+            }
+            EXPECT_EQ(declarations(kernel),
+                      (list{"ulong n", "global float* out", "global uchar* kiln_temp",
+                            "int has_carry", "float carry"}));
+            EXPECT_TRUE(kernel.takes_input());
+        }
+    for (const scan_schedule schedule : {scan_schedule::single_pass, scan_schedule::multi_pass})
+        for (const auto& kernel : kiln::detail::chunk_scan_kernels(op, true, schedule)) {
+            SCOPED_TRACE(kernel.name());
             EXPECT_EQ(declarations(kernel),
                       (list{"ulong n", "global uchar* kiln_temp", "int has_carry", "float carry"}));
-            EXPECT_FALSE(kernel.takes_input());
-            continue;
+            EXPECT_TRUE(kernel.takes_input());
         }
-        EXPECT_EQ(declarations(kernel),
-                  (list{"ulong n", "global float* out", "global uchar* kiln_temp", "int has_carry",
-                        "float carry"}));
-        EXPECT_TRUE(kernel.takes_input());
-    }
-    for (const auto& kernel : kiln::detail::chunk_scan_kernels(op, true)) {
-        SCOPED_TRACE(kernel.name());
-        EXPECT_EQ(declarations(kernel),
-                  (list{"ulong n", "global uchar* kiln_temp", "int has_carry", "float carry"}));
-        EXPECT_TRUE(kernel.takes_input());
-    }
+}
+
+// A program holds the kernels of its schedule, none of the other's: one where the single pass
+// runs, the passes that never wait elsewhere (two chunk kernels, three tile kernels).
+TEST(scan_kernel_description, a_program_holds_its_schedules_kernels_only) {
+    namespace detail = kiln::detail;
+    const auto op = operation("float", 4);
+    const auto names = [](const std::vector<kiln::detail::kernel_description>& kernels) {
+        std::vector<std::string> named;
+        for (const auto& kernel : kernels) named.push_back(kernel.name());
+        return named;
+    };
+    using list = std::vector<std::string>;
+    EXPECT_EQ(names(detail::scan_kernels(op, false, detail::scan_schedule::single_pass)),
+              (list{detail::scan_kernel::lookback}));
+    EXPECT_EQ(names(detail::scan_kernels(op, false, detail::scan_schedule::multi_pass)),
+              (list{detail::scan_kernel::reduce, detail::scan_kernel::spine,
+                    detail::scan_kernel::downsweep}));
+    EXPECT_EQ(names(detail::chunk_scan_kernels(op, false, detail::scan_schedule::single_pass)),
+              (list{detail::chunk_scan_kernel::chained}));
+    EXPECT_EQ(names(detail::chunk_scan_kernels(op, false, detail::scan_schedule::multi_pass)),
+              (list{detail::chunk_scan_kernel::local, detail::chunk_scan_kernel::fix}));
 }
 
 /// Checks one layout's regions: in order, apart, aligned for their contents, the zeroed prefix
