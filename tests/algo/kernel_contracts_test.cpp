@@ -3,10 +3,12 @@
 // Host only: nothing here needs a device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <kiln/detail/algo/fft_kernels.hpp>
 #include <kiln/detail/algo/fft_plan.hpp>
+#include <kiln/detail/algo/operation.hpp>
 #include <kiln/detail/algo/scan_chunks.hpp>
 #include <kiln/detail/algo/scan_kernels.hpp>
 #include <kiln/detail/algo/scan_strategy.hpp>
@@ -256,6 +258,41 @@ TEST(scan_kernel_description, a_program_holds_its_schedules_kernels_only) {
               (list{detail::chunk_scan_kernel::chained}));
     EXPECT_EQ(names(detail::chunk_scan_kernels(op, false, detail::scan_schedule::multi_pass)),
               (list{detail::chunk_scan_kernel::local, detail::chunk_scan_kernel::fix}));
+}
+
+// A program's text defines the kernels its descriptions name and no kernel of the other
+// schedule, for tiles and chunks alike.
+TEST(scan_kernel_description, a_program_writes_its_schedules_kernels_only) {
+    namespace detail = kiln::detail;
+    const auto op = detail::make_scan_operation<float, kiln::reducers::sum>();
+    const detail::declare_input<detail::scan_input> input = [](detail::source_builder& b) {
+        b.parameter("global const float* in");
+        return detail::scan_input{.element = {.value = "in[idx]"}};
+    };
+    const std::vector<std::string> every_kernel = {
+        detail::scan_kernel::lookback,      detail::scan_kernel::reduce,
+        detail::scan_kernel::spine,         detail::scan_kernel::downsweep,
+        detail::chunk_scan_kernel::chained, detail::chunk_scan_kernel::local,
+        detail::chunk_scan_kernel::fix};
+    for (const std::size_t chunk_bytes : {std::size_t{0}, std::size_t{1024}}) {
+        for (const auto schedule :
+             {detail::scan_schedule::single_pass, detail::scan_schedule::multi_pass}) {
+            detail::scan_policy policy{64, 4};
+            policy.chunk_bytes = chunk_bytes;
+            policy.schedule = schedule;
+            SCOPED_TRACE(policy.key());
+            const std::string source = detail::scan_family_program_source(op, input, policy, false);
+            std::vector<std::string> described;
+            for (const auto& kernel : detail::scan_family_kernels(op, policy))
+                described.push_back(kernel.name());
+            for (const std::string& name : every_kernel) {
+                const bool written = source.find(" " + name + "(") != std::string::npos;
+                const bool wanted =
+                    std::find(described.begin(), described.end(), name) != described.end();
+                EXPECT_EQ(written, wanted) << name;
+            }
+        }
+    }
 }
 
 /// Checks one layout's regions: in order, apart, aligned for their contents, the zeroed prefix
