@@ -192,6 +192,7 @@ TEST(algo_group_collectives, ptx_lookback_reads_a_window_per_warp) {
                                       .device_fence = true,
                                       .sub_group_size = 32};
     policy.lookback_depth = 2;
+    policy.schedule = kiln::detail::scan_schedule::single_pass;
     const kiln::detail::scan_operation pairs{
         "uint2", 8,
         [](kiln::detail::source_builder&, const std::string& a, const std::string& b) {
@@ -323,6 +324,7 @@ TEST(algo_tuning, policy_key_changes_with_every_field) {
         [](scan_policy& p) { p.full_tiles = kiln::detail::tile_access::wide; },
         [](scan_policy& p) { p.ballot_flags = false; },
         [](scan_policy& p) { p.register_runs = true; },
+        [](scan_policy& p) { p.schedule = kiln::detail::scan_schedule::single_pass; },
         // sub_group_scans reaches the code only through sub_group_size, which
         // policy_for derives from it: not a key field of its own.
     };

@@ -3,10 +3,12 @@
 // Host only: nothing here needs a device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <kiln/detail/algo/fft_kernels.hpp>
 #include <kiln/detail/algo/fft_plan.hpp>
+#include <kiln/detail/algo/operation.hpp>
 #include <kiln/detail/algo/scan_chunks.hpp>
 #include <kiln/detail/algo/scan_kernels.hpp>
 #include <kiln/detail/algo/scan_strategy.hpp>
@@ -212,24 +214,84 @@ std::vector<std::string> declarations(const kernel_description& kernel) {
 TEST(scan_kernel_description, keeps_the_family_parameters_in_order) {
     const auto op = operation("float", 4);
     using list = std::vector<std::string>;
-    for (const auto& kernel : kiln::detail::scan_kernels(op, false)) {
-        SCOPED_TRACE(kernel.name());
-        if (kernel.name() == kiln::detail::scan_kernel::spine) {
+    using kiln::detail::scan_schedule;
+    for (const scan_schedule schedule : {scan_schedule::single_pass, scan_schedule::multi_pass})
+        for (const auto& kernel : kiln::detail::scan_kernels(op, false, schedule)) {
+            SCOPED_TRACE(kernel.name());
+            if (kernel.name() == kiln::detail::scan_kernel::spine) {
+                EXPECT_EQ(declarations(kernel), (list{"ulong n", "global uchar* kiln_temp",
+                                                      "int has_carry", "float carry"}));
+                EXPECT_FALSE(kernel.takes_input());
+                continue;
+            }
+            EXPECT_EQ(declarations(kernel),
+                      (list{"ulong n", "global float* out", "global uchar* kiln_temp",
+                            "int has_carry", "float carry"}));
+            EXPECT_TRUE(kernel.takes_input());
+        }
+    for (const scan_schedule schedule : {scan_schedule::single_pass, scan_schedule::multi_pass})
+        for (const auto& kernel : kiln::detail::chunk_scan_kernels(op, true, schedule)) {
+            SCOPED_TRACE(kernel.name());
             EXPECT_EQ(declarations(kernel),
                       (list{"ulong n", "global uchar* kiln_temp", "int has_carry", "float carry"}));
-            EXPECT_FALSE(kernel.takes_input());
-            continue;
+            EXPECT_TRUE(kernel.takes_input());
         }
-        EXPECT_EQ(declarations(kernel),
-                  (list{"ulong n", "global float* out", "global uchar* kiln_temp", "int has_carry",
-                        "float carry"}));
-        EXPECT_TRUE(kernel.takes_input());
-    }
-    for (const auto& kernel : kiln::detail::chunk_scan_kernels(op, true)) {
-        SCOPED_TRACE(kernel.name());
-        EXPECT_EQ(declarations(kernel),
-                  (list{"ulong n", "global uchar* kiln_temp", "int has_carry", "float carry"}));
-        EXPECT_TRUE(kernel.takes_input());
+}
+
+// A program holds the kernels of its schedule, none of the other's: one where the single pass
+// runs, the passes that never wait elsewhere (two chunk kernels, three tile kernels).
+TEST(scan_kernel_description, a_program_holds_its_schedules_kernels_only) {
+    namespace detail = kiln::detail;
+    const auto op = operation("float", 4);
+    const auto names = [](const std::vector<kiln::detail::kernel_description>& kernels) {
+        std::vector<std::string> named;
+        for (const auto& kernel : kernels) named.push_back(kernel.name());
+        return named;
+    };
+    using list = std::vector<std::string>;
+    EXPECT_EQ(names(detail::scan_kernels(op, false, detail::scan_schedule::single_pass)),
+              (list{detail::scan_kernel::lookback}));
+    EXPECT_EQ(names(detail::scan_kernels(op, false, detail::scan_schedule::multi_pass)),
+              (list{detail::scan_kernel::reduce, detail::scan_kernel::spine,
+                    detail::scan_kernel::downsweep}));
+    EXPECT_EQ(names(detail::chunk_scan_kernels(op, false, detail::scan_schedule::single_pass)),
+              (list{detail::chunk_scan_kernel::chained}));
+    EXPECT_EQ(names(detail::chunk_scan_kernels(op, false, detail::scan_schedule::multi_pass)),
+              (list{detail::chunk_scan_kernel::local, detail::chunk_scan_kernel::fix}));
+}
+
+// A program's text defines the kernels its descriptions name and no kernel of the other
+// schedule, for tiles and chunks alike.
+TEST(scan_kernel_description, a_program_writes_its_schedules_kernels_only) {
+    namespace detail = kiln::detail;
+    const auto op = detail::make_scan_operation<float, kiln::reducers::sum>();
+    const detail::declare_input<detail::scan_input> input = [](detail::source_builder& b) {
+        b.parameter("global const float* in");
+        return detail::scan_input{.element = {.value = "in[idx]"}};
+    };
+    const std::vector<std::string> every_kernel = {
+        detail::scan_kernel::lookback,      detail::scan_kernel::reduce,
+        detail::scan_kernel::spine,         detail::scan_kernel::downsweep,
+        detail::chunk_scan_kernel::chained, detail::chunk_scan_kernel::local,
+        detail::chunk_scan_kernel::fix};
+    for (const std::size_t chunk_bytes : {std::size_t{0}, std::size_t{1024}}) {
+        for (const auto schedule :
+             {detail::scan_schedule::single_pass, detail::scan_schedule::multi_pass}) {
+            detail::scan_policy policy{64, 4};
+            policy.chunk_bytes = chunk_bytes;
+            policy.schedule = schedule;
+            SCOPED_TRACE(policy.key());
+            const std::string source = detail::scan_family_program_source(op, input, policy, false);
+            std::vector<std::string> described;
+            for (const auto& kernel : detail::scan_family_kernels(op, policy))
+                described.push_back(kernel.name());
+            for (const std::string& name : every_kernel) {
+                const bool written = source.find(" " + name + "(") != std::string::npos;
+                const bool wanted =
+                    std::find(described.begin(), described.end(), name) != described.end();
+                EXPECT_EQ(written, wanted) << name;
+            }
+        }
     }
 }
 

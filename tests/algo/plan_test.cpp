@@ -91,12 +91,12 @@ device_properties unknown_gpu() {
 TEST(algo_plan, h100_under_cuda) {
     const device_properties p = h100_cuda();
     const auto scan = kiln::detail::plan_scan(p, 4);
-    EXPECT_EQ(scan.key(), "128x32 sg32 staged v3 sg32 ballot shuffles fence d1 unrolled");
+    EXPECT_EQ(scan.key(), "128x32 sg32 staged v3 sg32 ballot shuffles fence d1 unrolled single");
     EXPECT_EQ(kiln::detail::plan_scan(p, 8).items_per_work_item, 16u);
     EXPECT_EQ(kiln::detail::plan_reduce_by_key(p, 4).key(),
               "256x16 sg32 staged v3 sg32 ballot shuffles fence d1 wide runs");
     EXPECT_EQ(kiln::detail::plan_compaction(p, 4, 1000, 0).key(),
-              "128x32 sg32 staged v3 sg32 ballot shuffles fence d1 unrolled u32");
+              "128x32 sg32 staged v3 sg32 ballot shuffles fence d1 unrolled single u32");
 
     const auto radix = kiln::detail::plan_radix_sort(p, 4, false, 0, 1 << 20);
     EXPECT_EQ(radix.work_group_size, 384u);
@@ -136,7 +136,7 @@ TEST(algo_plan, h100_under_nvidia_opencl) {
     const device_properties p = h100_opencl();
     // Group scans shuffle through inline PTX (no sub-group functions there).
     EXPECT_EQ(kiln::detail::plan_scan(p, 4).key(),
-              "128x32 sg32 staged v2 sg32 ballot shuffles fence d1 wide");
+              "128x32 sg32 staged v2 sg32 ballot shuffles fence d1 wide single");
     const auto by_key = kiln::detail::plan_reduce_by_key(p, 4);
     EXPECT_EQ(by_key.work_group_size, 256u);
     EXPECT_EQ(by_key.items_per_work_item, 16u);
@@ -155,7 +155,7 @@ TEST(algo_plan, h100_under_nvidia_opencl) {
     smaller.local_memory_bytes = 16 * 1024;
     EXPECT_FALSE(kiln::detail::plan_reduce_by_key(smaller, 4).staged_writes);
     EXPECT_EQ(kiln::detail::plan_compaction(p, 8, 1000, 0).key(),
-              "128x16 sg32 staged v2 sg32 ballot shuffles fence d1 unrolled u32");
+              "128x16 sg32 staged v2 sg32 ballot shuffles fence d1 unrolled single u32");
 
     const auto pairs = kiln::detail::plan_radix_sort(p, 4, false, 4, 1 << 20);
     EXPECT_EQ(pairs.work_group_size, 256u);
@@ -182,11 +182,11 @@ TEST(algo_plan, pocl_cpu_with_2_and_16_cores_plans_alike) {
         SCOPED_TRACE(cores);
         const device_properties p = pocl_cpu(cores);
         const auto scan = kiln::detail::plan_scan(p, 4);
-        EXPECT_EQ(scan.key(), "16x64 sg0 staged v0 sg0 fence d1 chunks262144 lanes8");
+        EXPECT_EQ(scan.key(), "16x64 sg0 staged v0 sg0 fence d1 chunks262144 lanes8 single");
         EXPECT_EQ(kiln::detail::plan_reduce_by_key(p, 8).key(),
                   "16x32 sg0 staged v0 sg0 fence d1 chunks262144 lanes16");
         EXPECT_EQ(kiln::detail::plan_compaction(p, 4, 1000, 0).key(),
-                  "16x64 sg0 direct v0 sg0 fence d1 chunks262144 vectors u32");
+                  "16x64 sg0 direct v0 sg0 fence d1 chunks262144 vectors single u32");
 
         const auto radix = kiln::detail::plan_radix_sort(p, 4, true, 0, 1000);
         EXPECT_TRUE(radix.chunks);
@@ -227,6 +227,41 @@ TEST(algo_plan, an_unknown_gpu_gets_the_generic_rows) {
     EXPECT_EQ(kiln::detail::plan_spmv(p).max_lanes, 32u);
     EXPECT_EQ(kiln::detail::plan_spmv(p).chunks_per_compute_unit, 0u) << "no csr_chunked";
     EXPECT_EQ(kiln::detail::plan_spmv(p).slice_rows, 0u) << "no sliced_ell";
+}
+
+// The plan chooses the whole strategy: a single pass where groups that started earlier make
+// progress and the look-back states need no fence the device lacks (one-word states, or the
+// device's fence), else the passes that never wait; chunks publish values apart from their
+// flags, so they need the fence too. A test's progress override moves it; the fence never.
+TEST(algo_plan, the_scan_schedule_follows_progress_and_state_packing) {
+    using kiln::detail::plan_scan;
+    using kiln::detail::scan_schedule;
+    constexpr auto single = scan_schedule::single_pass, multi = scan_schedule::multi_pass;
+    EXPECT_EQ(plan_scan(h100_cuda(), 4).schedule, single);
+    EXPECT_EQ(plan_scan(h100_cuda(), 8).schedule, single) << "CUDA's fence orders the device";
+    EXPECT_EQ(plan_scan(h100_opencl(), 4).schedule, single) << "one word: no fence needed";
+    EXPECT_EQ(plan_scan(h100_opencl(), 8).schedule, multi) << "OpenCL C's fence is not enough";
+    EXPECT_EQ(plan_scan(unknown_gpu(), 4).schedule, multi) << "progress is not promised";
+    EXPECT_EQ(plan_scan(pocl_cpu(2), 8).schedule, single) << "groups run on threads";
+    EXPECT_EQ(kiln::detail::plan_compaction(h100_opencl(), 8, 1000, 0).policy.schedule, single)
+        << "counts share a word with their flag";
+
+    kiln::detail::tuning_overrides<algorithm::scan_rows> stalled;
+    stalled.groups_make_progress = false;
+    EXPECT_EQ(plan_scan(h100_cuda(), 4, stalled).schedule, multi);
+    EXPECT_EQ(plan_scan(pocl_cpu(2), 4, stalled).schedule, multi);
+    kiln::detail::tuning_overrides<algorithm::scan_rows> promised;
+    promised.groups_make_progress = true;
+    EXPECT_EQ(plan_scan(unknown_gpu(), 4, promised).schedule, single);
+    EXPECT_EQ(plan_scan(unknown_gpu(), 8, promised).schedule, multi) << "no fence to order them";
+
+    // Tiles on a CPU device (a test's policy without chunks): groups running on threads are not
+    // promised to make progress while others wait.
+    kiln::detail::scan_policy tiles = plan_scan(pocl_cpu(2), 4);
+    tiles.chunk_bytes = 0;
+    EXPECT_EQ(kiln::detail::plan_schedule(pocl_cpu(2), {}, tiles,
+                                          kiln::detail::state_packing::low_32_bits),
+              multi);
 }
 
 TEST(algo_plan, overrides_are_arguments) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "algo/key_changes.hpp"
+#include "algo/sparse/sparse_product_kernel.hpp"
 #include "algo/spmv_layouts.hpp"
 #include "support/device_param.hpp"
 

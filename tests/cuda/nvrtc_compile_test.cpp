@@ -487,6 +487,7 @@ TEST_F(NvrtcCompile, WarpLookBackWithSeparateStatesBuilds) {
     policy.sub_group_size = 32;
     policy.target = cuda_warps;
     policy.lookback_depth = 2;
+    policy.schedule = scan_schedule::single_pass;
     const declare_input<scan_input> input = [](source_builder& b) {
         b.parameter("global const ulong* in");
         return scan_input{.element = {.value = "in[idx]"}};
@@ -512,18 +513,23 @@ TEST_F(NvrtcCompile, ChunkKernelsBuild) {
         b.parameter("global const uint* in");
         return element_input{.value = "in[idx]"};
     };
-    for (const bool exclusive : {false, true}) {
-        for (const auto& operation : {make_scan_operation<std::uint32_t, reducers::sum>(),
-                                      make_scan_operation<double, reducers::maximum>()}) {
-            SCOPED_TRACE(operation.value_type + (exclusive ? " exclusive" : " inclusive"));
-            const std::string source = chunk_scan_program_source(operation, input, 256, exclusive);
-            for (const auto& kernel : chunk_scan_kernels(operation, false))
-                EXPECT_NE(source.find(kernel.name()), std::string::npos) << kernel.name();
-            expect_cubin(compile({source}));
-            // By vectors (scan_chunk_lanes.cpp).
-            ASSERT_TRUE(chunk_lanes_apply(operation, 8));
-            expect_cubin(
-                compile({chunk_lane_scan_program_source(operation, input, 256, exclusive, 8)}));
+    const scan_schedule chained = scan_schedule::single_pass;
+    for (const scan_schedule schedule : {chained, scan_schedule::multi_pass}) {
+        for (const bool exclusive : {false, true}) {
+            for (const auto& operation : {make_scan_operation<std::uint32_t, reducers::sum>(),
+                                          make_scan_operation<double, reducers::maximum>()}) {
+                SCOPED_TRACE(operation.value_type + (exclusive ? " exclusive" : " inclusive") +
+                             (schedule == chained ? " chained" : " two passes"));
+                const std::string source =
+                    chunk_scan_program_source(operation, input, 256, schedule, exclusive);
+                for (const auto& kernel : chunk_scan_kernels(operation, false, schedule))
+                    EXPECT_NE(source.find(kernel.name()), std::string::npos) << kernel.name();
+                expect_cubin(compile({source}));
+                // By vectors (scan_chunk_lanes.cpp).
+                ASSERT_TRUE(chunk_lanes_apply(operation, 8));
+                expect_cubin(compile({chunk_lane_scan_program_source(operation, input, 256,
+                                                                     schedule, exclusive, 8)}));
+            }
         }
     }
     // Compaction writing at a cursor (compaction_chunks.cpp).
@@ -535,7 +541,7 @@ TEST_F(NvrtcCompile, ChunkKernelsBuild) {
                                 .kept_value = "in[idx]"};
     };
     expect_cubin(compile({compaction_chunk_program_source(
-        make_scan_operation<std::uint32_t, reducers::sum>(), kept, 256)}));
+        make_scan_operation<std::uint32_t, reducers::sum>(), kept, 256, chained)}));
     // Compaction by vectors (compaction_vector_chunks.cpp): its table, packed stores and lanes
     // picked by subscripts.
     const declare_input<compaction_input> runs_kept = [](source_builder& b) {
@@ -547,7 +553,7 @@ TEST_F(NvrtcCompile, ChunkKernelsBuild) {
                                 .kept_value = "in[idx]"};
     };
     expect_cubin(compile({compaction_vector_chunk_program_source(
-        make_scan_operation<std::uint32_t, reducers::sum>(), runs_kept, 256)}));
+        make_scan_operation<std::uint32_t, reducers::sum>(), runs_kept, 256, chained)}));
     // The element loops' scatter, over pairs (each a run's head and a value).
     const declare_input<compaction_input> runs = [](source_builder& b) {
         b.parameter("global const uint* keys");
@@ -559,7 +565,7 @@ TEST_F(NvrtcCompile, ChunkKernelsBuild) {
             }};
     };
     expect_cubin(compile({compaction_scatter_chunk_program_source(
-        segment_operation<float, reducers::sum>(false), runs, 512)}));
+        segment_operation<float, reducers::sum>(false), runs, 512, chained)}));
     // reduce_by_key's loops, element by element and by vectors (reduce_by_key_lane_chunks.cpp),
     // over 4-byte keys and values and over 8-byte keys with values from an expression.
     const value_combine sum = [](source_builder&, const std::string& a, const std::string& b) {
@@ -585,9 +591,10 @@ TEST_F(NvrtcCompile, ChunkKernelsBuild) {
         };
         const scan_operation pairs = wide ? segment_operation<std::int64_t, reducers::sum>(false)
                                           : segment_operation<std::int32_t, reducers::sum>(true);
-        expect_cubin(compile({reduce_by_key_chunk_program_source(pairs, sum, by_key, 512)}));
         expect_cubin(
-            compile({reduce_by_key_prefix_chunk_program_source(pairs, sum, by_key, 512, 16)}));
+            compile({reduce_by_key_chunk_program_source(pairs, sum, by_key, 512, chained)}));
+        expect_cubin(compile(
+            {reduce_by_key_prefix_chunk_program_source(pairs, sum, by_key, 512, chained, 16)}));
     }
 }
 

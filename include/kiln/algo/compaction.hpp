@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <kiln/algo/scan.hpp>
+#include <kiln/detail/algo/scan_strategy.hpp>
 #include <kiln/detail/algo/scan_tuning.hpp>
 #include <span>
 #include <string>
@@ -57,10 +58,8 @@ std::size_t run_counting_scan(const algorithm_program& program, const queue& q,
         temporary_pool::acquire(q, scan_family_scratch_bytes(policy, n, sizeof(Count)));
     std::optional<Count> carry;
     if (plan.base > 0) carry = static_cast<Count>(plan.base);
-    const state_packing packing =
-        plan.narrow ? state_packing::low_32_bits : state_packing::count_62_bits;
     const event done =
-        run_scan_family<Count>(program, q, policy, packing, n, carry, scratch, bind_input);
+        run_scan_family(program, q, policy, n, make_scan_carry(carry), scratch, bind_input);
     return static_cast<std::size_t>(scan_total<Count>(q, scratch, done) - plan.base);
 }
 

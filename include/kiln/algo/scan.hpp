@@ -12,22 +12,20 @@
 // elements of the output: through a stencil or a sparse product that is an invalid_argument_error,
 // through a view (a shifted slice, a gather) a race that is not detected.
 //
-// Dispatch, per device (docs/algorithms.md): on CPU devices, chunks of one work-item each
-// (scan_chunks.hpp); elsewhere tiles of a work-group each, in a single pass with decoupled
-// look-back where work-groups that started earlier are guaranteed to progress (kiln::detail::
-// groups_make_progress), else reduce-then-scan in three passes, which cannot deadlock.
-// Carries stay on the device. A vector split over several devices is scanned part after part,
-// each part starting from the total of the parts before it (a few bytes through the host).
+// This header checks the arguments and generates the input's text; the plan (src/algo/scan/)
+// chooses the whole strategy per device (docs/algorithms.md): on CPU devices, chunks of one
+// work-item each (scan_chunks.hpp); elsewhere tiles of a work-group each, in a single pass with
+// decoupled look-back where work-groups that started earlier are guaranteed to progress
+// (kiln::detail::plan_schedule), else reduce-then-scan in three passes, which cannot deadlock.
+// A program holds only the kernels of the strategy chosen. Carries stay on the device. A vector
+// split over several devices is scanned part after part, each part starting from the total of
+// the parts before it (a few bytes through the host).
 #pragma once
 #pragma GCC visibility push(default)
 
 #include <cstddef>
-#include <cstdint>
-#include <kiln/detail/algo/algorithm_program.hpp>
+#include <functional>
 #include <kiln/detail/algo/operation.hpp>
-#include <kiln/detail/algo/scan_strategy.hpp>
-#include <kiln/detail/algo/scan_tuning.hpp>
-#include <kiln/detail/temporary_pool.hpp>
 #include <kiln/expr/core.hpp>
 #include <kiln/vector.hpp>
 #include <optional>
@@ -69,113 +67,34 @@ element_input scan_element(source_builder& b, const Input& input) {
     return {.statements = g.statements(), .value = value};
 }
 
-/// The scan program for values T, operation Op and input node Input on `dev`.
-template <class T, class Op, expression_node Input>
-const algorithm_program& scan_program(const device& dev, const Input& input,
-                                      const scan_policy& policy, bool exclusive) {
-    const std::string key =
-        scan_program_shape{opencl_type_name<T>(), operation_traits<Op, T>::key(), exclusive, policy,
-                           typeid(Input).name()}
-            .key();
-    const auto describe = [&] { return scan_family_kernels(make_scan_operation<T, Op>(), policy); };
-    return algorithm_program_for(dev, key, describe, [&] {
-        const declare_input<scan_input> declare = [&](source_builder& b) {
-            scan_input scanned{.element = scan_element<T>(b, input)};
-            // Full tiles read through 16-byte loads: the expression once more per lane.
-            constexpr std::size_t width = width_of<Input>();
-            if constexpr (width == 4 || width == 8)
-                if (policy.full_tiles == tile_access::wide) scanned.wide = wide_lanes<T>(b, input);
-            return scanned;
-        };
-        return scan_family_program_source(make_scan_operation<T, Op>(), declare, policy, exclusive);
-    });
-}
+/// One part of a scan: its queue, its size, its slice of the output and the input's arguments
+/// for it.
+struct scan_part_input {
+    kiln::queue queue;
+    std::size_t size = 0;
+    kernel_argument out;
+    std::vector<kernel_argument> input;
+};
 
-/// A binding of a scan-family kernel with the slots every one of them shares
-/// (scan_kernel_description): n, the scratch and the carry.
-template <device_value Carry>
-kernel_binding scan_binding(const algorithm_program& program, const char* kernel, std::size_t n,
-                            const temporary_lease& scratch, const std::optional<Carry>& carry) {
-    kernel_binding args = program.binding(kernel);
-    args.scalar<std::uint64_t>("n", n);
-    args.buffer("kiln_temp", scratch.bytes());
-    args.scalar<std::int32_t>("has_carry", carry.has_value());
-    args.scalar("carry", carry.value_or(Carry{}));
-    return args;
-}
-
-/// Runs a chunked scan program over one part of `n` elements of Carry in chunks of `chunk` on
-/// `q`: one chained pass where chunk_groups_make_progress, else the two passes. `bound(kernel)`
-/// gives the kernel named with its arguments bound (run_scan_family's). Returns the last pass's
-/// event; the scratch lease is kept until then.
-template <device_value Carry, class Bound>
-event run_chunk_scan(const queue& q, std::size_t chunk, std::size_t n, temporary_lease& scratch,
-                     Bound&& bound) {
-    const std::size_t chunks = (n + chunk - 1) / chunk;
-    event done;
-    if (chunk_groups_make_progress(q.device())) {
-        const event zeroed =
-            scratch.zero(q, chunk_scan_scratch_layout<>{chunks, sizeof(Carry)}.zeroed_bytes());
-        done = bound(chunk_scan_kernel::chained).launch(q, chunks, 1, {}, zeroed);
-    } else {
-        const event local = bound(chunk_scan_kernel::local).launch(q, chunks, 1);
-        done = bound(chunk_scan_kernel::fix).launch(q, chunks, 1, {}, local);
-    }
-    scratch.release_after(q, done);
-    return done;
-}
-
-/// Runs the passes of a scan program over one part of `n` elements of Carry on `q`: look-back
-/// where the device promises forward progress, else reduce-then-scan. `bound(kernel)` as for
-/// run_chunk_scan. Returns the last pass's event; the scratch lease is kept until then.
-template <device_value Carry, class Bound>
-event run_scan_passes(const queue& q, const scan_policy& policy, state_packing packing,
-                      std::size_t n, temporary_lease& scratch, Bound&& bound) {
-    const std::size_t tiles = (n + policy.tile_size() - 1) / policy.tile_size();
-    const std::size_t items = tiles * policy.work_group_size;
-    event done;
-    if (lookback_allowed(q.device(), packing)) {
-        const event zeroed =
-            scratch.zero(q, scan_scratch_layout<>{tiles, sizeof(Carry)}.zeroed_bytes());
-        done = bound(scan_kernel::lookback).launch(q, items, policy.work_group_size, {}, zeroed);
-    } else {
-        const event reduced = bound(scan_kernel::reduce).launch(q, items, policy.work_group_size);
-        const event spine =
-            bound(scan_kernel::spine)
-                .launch(q, policy.work_group_size, policy.work_group_size, {}, reduced);
-        done = bound(scan_kernel::downsweep).launch(q, items, policy.work_group_size, {}, spine);
-    }
-    scratch.release_after(q, done);
-    return done;
-}
-
-/// Runs a scan-family program's passes over one part under `policy`: the chunk kernels
-/// (run_chunk_scan) where policy.chunk_bytes, else the tile kernels (run_scan_passes). Carry is
-/// the scan's value type. Every kernel gets the slots they all share (scan_binding), and those
-/// that read the input what `bind_rest(kernel_binding&)` binds: `out` where they have it, and the
-/// input.
-template <device_value Carry, class BindRest>
-event run_scan_family(const algorithm_program& program, const queue& q, const scan_policy& policy,
-                      state_packing packing, std::size_t n, const std::optional<Carry>& carry,
-                      temporary_lease& scratch, BindRest&& bind_rest) {
-    const auto bound = [&](const char* kernel) {
-        kernel_binding args = scan_binding(program, kernel, n, scratch, carry);
-        if (args.description().takes_input()) bind_rest(args);
-        return program.bind(std::move(args));
-    };
-    if (policy.chunk_bytes)
-        return run_chunk_scan<Carry>(q, chunk_elements(policy, sizeof(Carry)), n, scratch, bound);
-    return run_scan_passes<Carry>(q, policy, packing, n, scratch, bound);
-}
-
-/// The total a scan program left in its scratch (blocking read after `done`).
-template <device_value T>
-T scan_total(const queue& q, const temporary_lease& scratch, const event& done) {
-    T total{};
-    scratch.bytes().storage().read_bytes(q, scan_scratch_layout<>::total_offset(), &total,
-                                         sizeof(T), done, true);
-    return total;
-}
+/// A scan's arguments, their types erased: run_scan (src/algo/scan/scan.cpp) plans each part,
+/// builds its program and runs it.
+struct scan_call_input {
+    /// The values' operation, and its key (operation_traits::key()).
+    scan_operation operation;
+    std::string operation_key;
+    bool exclusive = false;
+    /// The input: its node's type name (the node's type decides its generated text), its element
+    /// `idx` as the values' type (declaring its parameters), and, where 16-byte loads can read it,
+    /// the same as lanes of such loads (else empty).
+    std::string expression;
+    std::function<element_input(source_builder&)> declare_element;
+    std::function<wide_input(source_builder&)> declare_wide;
+    /// What the first part starts from: an exclusive scan's init, else none.
+    scan_carry carry;
+    std::vector<scan_part_input> parts;
+};
+/// Scans the parts in order, each starting from the total of those before it.
+void run_scan(const scan_call_input& call);
 
 template <class T, class Op, expression_node Input>
 void scan(const Input& input, const vector<T>& output, bool exclusive, std::optional<T> carry,
@@ -185,26 +104,28 @@ void scan(const Input& input, const vector<T>& output, bool exclusive, std::opti
     check.elementwise(output.layout(), output.size());
     check.written(output.layout());
     if (output.size() == 0) return;
+    scan_call_input arguments{
+        .operation = make_scan_operation<T, Op>(),
+        .operation_key = operation_traits<Op, T>::key(),
+        .exclusive = exclusive,
+        .expression = typeid(Input).name(),
+        .declare_element = [&](source_builder& b) { return scan_element<T>(b, input); },
+        .declare_wide = {},
+        .carry = make_scan_carry(carry),
+        .parts = {}};
+    constexpr std::size_t width = width_of<Input>();
+    if constexpr (width == 4 || width == 8)
+        arguments.declare_wide = [&](source_builder& b) { return wide_lanes<T>(b, input); };
     const layout parts = check.launch_layout();
     for (std::size_t k = 0; k < parts.size(); ++k) {
-        const part_extent& part = parts[k];
-        if (part.size == 0) continue;
-        const queue& q = part.queue;
-        const scan_policy policy = plan_scan(q.device(), sizeof(T));
-        const auto& program = scan_program<T, Op>(q.device(), input, policy, exclusive);
-        temporary_lease scratch =
-            temporary_pool::acquire(q, scan_family_scratch_bytes(policy, part.size, sizeof(T)));
-        const event done =
-            run_scan_family<T>(program, q, policy, make_scan_operation<T, Op>().packing, part.size,
-                               carry, scratch, [&](kernel_binding& args) {
-                                   args.buffer("out", output.part(k));
-                                   argument_list input_args(k, part.begin);
-                                   input.collect(input_args);
-                                   args.input(std::move(input_args).take());
-                               });
-        // The next part, on another device, starts from this one's total.
-        if (k + 1 < parts.size()) carry = scan_total<T>(q, scratch, done);
+        argument_list input_args(k, parts[k].begin);
+        input.collect(input_args);
+        arguments.parts.push_back({.queue = parts[k].queue,
+                                   .size = parts[k].size,
+                                   .out = make_argument(output.part(k)),
+                                   .input = std::move(input_args).take()});
     }
+    run_scan(arguments);
 }
 
 /// A scan into 16-bit outputs (half, bfloat16): in float, into a float vector split as the

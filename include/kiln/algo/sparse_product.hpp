@@ -8,9 +8,10 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <kiln/detail/algo/algorithm_program.hpp>
+#include <functional>
 #include <kiln/detail/algo/sparse_format.hpp>
 #include <kiln/detail/element_storage.hpp>
+#include <kiln/detail/kernel_description.hpp>
 #include <kiln/expr/assign.hpp>
 #include <kiln/expr/launch.hpp>
 #include <kiln/expr/operators.hpp>
@@ -168,38 +169,24 @@ struct sparse_kernel_text {
     std::string type, zero, add;  ///< add: a function name, or empty for +
     std::vector<std::string> entry, row;
 };
-/// The kernel body for `layout`: loops over rows and entries around `text`.
-void emit_sparse_body(source_builder& b, const sparse_layout& layout, loop_style style,
-                      const sparse_kernel_text& text);
-/// csr_chunked's body (src/algo/sparse/spmv_on_cpu.cpp): a work-item per chunk of kiln_work.
-void emit_csr_chunked(source_builder& b, const sparse_kernel_text& text);
-/// sliced_ell's body (src/algo/sparse/spmv_sliced_ell.cpp): a work-item per chunk of kiln_work's
-/// slices, a slice's layout.lanes rows side by side.
-void emit_sliced_ell(source_builder& b, const sparse_layout& layout,
-                     const sparse_kernel_text& text);
-
-inline constexpr const char* sparse_product_kernel = "kiln_spmv";
-/// The product kernel's parameters for values of OpenCL C type `value_type`: the rows `n`, the
-/// matrix's arrays and its work list (sparse_storage; kiln_width: layout.ell_width), then the
-/// statement's expressions (the operand x, the target, the element-wise part).
-kernel_description sparse_product_description(const std::string& value_type);
-
-/// What a product kernel is written from: its program cache key.
-struct sparse_product_key {
-    /// The statement's type with its target (typeid name): the value type, the operand's and
-    /// the target's expressions.
-    std::string statement;
+/// One product kernel's launch, its types erased: run_sparse_product
+/// (src/algo/sparse/sparse_product.cpp) builds its program and launches it.
+struct sparse_product_input {
+    /// The statement's type with its target and its element-wise part's type (typeid names),
+    /// which decide the generated text, and the matrix's values' OpenCL C type.
+    std::string statement, result, value_type;
+    /// The matrix's storage (sparse_storage): its layout, rows, work list's length and arrays.
     sparse_layout layout;
-    loop_style loop = loop_style::strided;
-    /// The element-wise part's type (typeid name).
-    std::string result;
-    std::string key() const;
+    std::size_t rows = 0, work_count = 0;
+    kernel_argument row_pointers, columns, values, work;
+    /// Declares the statement's expressions (the operand, the target, the element-wise part)
+    /// after the kernel's own parameters and returns what the kernel does per entry and per row.
+    std::function<sparse_kernel_text(source_builder&)> declare_statement;
+    /// The statement's expressions' arguments, in the order they declared their parameters.
+    std::vector<kernel_argument> statement_arguments;
 };
-
-/// Launches a bound sparse product kernel of `program` over `rows` rows (csr_adaptive: over
-/// `work_count` blocks).
-event launch_sparse(const algorithm_program& program, kernel_binding args, const queue& q,
-                    const sparse_layout& layout, std::size_t rows, std::size_t work_count);
+/// Launches the product `input` describes on `q`.
+void run_sparse_product(const queue& q, const sparse_product_input& input);
 
 /// A split product's operand on one device: its part of x followed by its halo.
 template <class T>
@@ -281,46 +268,33 @@ class sparse_statement {
     void launch_part(const queue& q, const vector_terminal<Target>& target_node,
                      argument_list args) const {
         const sparse_storage<T>& storage = matrix_->storage();
-        const launch_policy policy = launch_policy_for(q.device());
-        const sparse_product_key key{typeid(sparse_statement<T, X, vector_terminal<Target>>).name(),
-                                     storage.layout, policy.loop, typeid(Result).name()};
-        const algorithm_program& program = algorithm_program_for(
-            q.device(), key.key(),
-            [] { return std::vector{sparse_product_description(opencl_type_name<T>())}; },
-            [&] { return source<Target>(target_node, storage.layout, policy.loop); });
-
-        kernel_binding bound = program.binding(sparse_product_kernel);
-        bound.scalar("n", static_cast<std::uint64_t>(matrix_->rows()))
-            .scalar("kiln_width", static_cast<std::uint64_t>(storage.layout.ell_width))
-            .scalar("kiln_work_count", static_cast<std::uint64_t>(storage.work_count));
-        bound.buffer("kiln_row_pointers", storage.row_pointers)
-            .buffer("kiln_columns", storage.columns)
-            .buffer("kiln_values", storage.values)
-            .buffer("kiln_work", storage.work);
         x_.collect(args);
         target_node.collect(args);
         result_.collect(args);
-        bound.input(std::move(args).take());
-        launch_sparse(program, std::move(bound), q, storage.layout, matrix_->rows(),
-                      storage.work_count);
+        run_sparse_product(
+            q, {.statement = typeid(sparse_statement<T, X, vector_terminal<Target>>).name(),
+                .result = typeid(Result).name(),
+                .value_type = opencl_type_name<T>(),
+                .layout = storage.layout,
+                .rows = matrix_->rows(),
+                .work_count = storage.work_count,
+                .row_pointers = make_argument(storage.row_pointers),
+                .columns = make_argument(storage.columns),
+                .values = make_argument(storage.values),
+                .work = make_argument(storage.work),
+                .declare_statement =
+                    [&](source_builder& b) { return statement_text<Target>(b, target_node); },
+                .statement_arguments = std::move(args).take()});
     }
 
+    /// Declares the statement's expressions in `b` and returns the kernel's lines around them.
     template <vector_value Target>
-    std::string source(const vector_terminal<Target>& target, const sparse_layout& layout,
-                       loop_style style) const {
-        source_builder b;
+    sparse_kernel_text statement_text(source_builder& b,
+                                      const vector_terminal<Target>& target) const {
         generator g(b);
-        if (layout.format == sparse_format::csr_vector ||
-            layout.format == sparse_format::csr_adaptive ||
-            layout.format == sparse_format::csr_chunked ||
-            layout.format == sparse_format::sliced_ell)
-            b.begin_kernel(sparse_product_kernel, layout.work_group_size);
-        else
-            b.begin_kernel(sparse_product_kernel);
         // 16-bit values load as float, and the sums are float.
         using sum_type = computed_t<T>;
         const std::string t = opencl_type_name<sum_type>();
-        sparse_product_description(opencl_type_name<T>()).declare(b);
         const std::string x_value =
             convert_value<sum_type, typename X::value_type>(b, x_.generate(g));
         const std::size_t x_statements = g.statements().size();
@@ -345,10 +319,7 @@ class sparse_statement {
         for (std::size_t k = x_statements; k < g.statements().size(); ++k)
             text.row.push_back(g.statements()[k]);
         text.row.push_back(store + " = " + result + ";");
-        b.begin_body();
-        emit_sparse_body(b, layout, style, text);
-        b.end_kernel();
-        return b.str();
+        return text;
     }
 
   private:

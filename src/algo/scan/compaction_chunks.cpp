@@ -79,8 +79,8 @@ class cursor_loops final : public chunk_loops<compaction_input> {
 
 std::string compaction_chunk_program_source(const scan_operation& count,
                                             const declare_input<compaction_input>& input,
-                                            std::size_t chunk) {
-    return chunk_program_source(count, input, chunk, cursor_loops(count));
+                                            std::size_t chunk, scan_schedule schedule) {
+    return chunk_program_source(count, input, chunk, schedule, cursor_loops(count));
 }
 
 }  // namespace kiln::detail

@@ -216,8 +216,8 @@ class vector_loops final : public chunk_loops<compaction_input> {
 
 std::string compaction_vector_chunk_program_source(const scan_operation& count,
                                                    const declare_input<compaction_input>& input,
-                                                   std::size_t chunk) {
-    return chunk_program_source(count, input, chunk, vector_loops(count, chunk));
+                                                   std::size_t chunk, scan_schedule schedule) {
+    return chunk_program_source(count, input, chunk, schedule, vector_loops(count, chunk));
 }
 
 }  // namespace kiln::detail

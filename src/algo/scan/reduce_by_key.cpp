@@ -2,6 +2,7 @@
 // its program built from the typed input (reduce_by_key_part_input) and its passes run.
 #include <cstdint>
 #include <kiln/algo/reduce_by_key.hpp>
+#include <kiln/detail/algo/scan_strategy.hpp>
 
 namespace kiln::detail {
 namespace {
@@ -56,7 +57,7 @@ run_carry run_part(const reduce_by_key_part_input& input, const std::optional<ru
     // One-word look-back states where the runs counted (those before the part included) fit
     // 30 bits: they need no device-wide fence, so NVIDIA's OpenCL can take the single pass.
     const std::uint64_t runs_before = carry ? carry->runs : 0;
-    const reduce_by_key_shape shape{
+    reduce_by_key_shape shape{
         .key_type = input.key_type,
         .key_bytes = input.key_bytes,
         .value_type = input.value_type,
@@ -66,6 +67,9 @@ run_carry run_part(const reduce_by_key_part_input& input, const std::optional<ru
         .expression = input.expression};
     const scan_operation operation =
         segment_pairs(input.value_type, input.value_bytes, input.combine, shape.packed);
+    // The schedule follows the packing, known only here.
+    shape.policy.schedule = plan_schedule(q.device().properties(), shared_overrides_in_force(),
+                                          shape.policy, operation.packing);
     const auto describe = [&] { return scan_family_kernels(operation, shape.policy, true); };
     const algorithm_program& program =
         algorithm_program_for(q.device(), shape.key(), describe, [&] {
@@ -81,22 +85,22 @@ run_carry run_part(const reduce_by_key_part_input& input, const std::optional<ru
         carried = carry_type{static_cast<Word>(carry->runs), static_cast<Word>(carry->value_bits)};
     temporary_lease scratch = temporary_pool::acquire(
         q, scan_family_scratch_bytes(shape.policy, input.size, sizeof(carry_type)));
-    const event done = run_scan_family<carry_type>(
-        program, q, shape.policy, operation.packing, input.size, carried, scratch,
-        [&](kernel_binding& args) {
-            kernel_binding runs(slots);
-            runs.argument(run_outputs::keys, input.out_keys);
-            runs.argument(run_outputs::values, input.out_values);
-            runs.scalar<std::uint64_t>(run_outputs::capacity, input.capacity);
-            runs.scalar<std::uint64_t>(run_outputs::run_base, input.run_base);
-            runs.scalar<std::int32_t>("kiln_has_previous", input.has_previous);
-            runs.argument("kiln_previous_key", input.previous_key);
-            runs.argument("kiln_keys", input.keys);
-            std::vector<kernel_argument> arguments = std::move(runs).take();
-            arguments.insert(arguments.end(), input.value_arguments.begin(),
-                             input.value_arguments.end());
-            args.input(std::move(arguments));
-        });
+    const event done =
+        run_scan_family(program, q, shape.policy, input.size, make_scan_carry(carried), scratch,
+                        [&](kernel_binding& args) {
+                            kernel_binding runs(slots);
+                            runs.argument(run_outputs::keys, input.out_keys);
+                            runs.argument(run_outputs::values, input.out_values);
+                            runs.scalar<std::uint64_t>(run_outputs::capacity, input.capacity);
+                            runs.scalar<std::uint64_t>(run_outputs::run_base, input.run_base);
+                            runs.scalar<std::int32_t>("kiln_has_previous", input.has_previous);
+                            runs.argument("kiln_previous_key", input.previous_key);
+                            runs.argument("kiln_keys", input.keys);
+                            std::vector<kernel_argument> arguments = std::move(runs).take();
+                            arguments.insert(arguments.end(), input.value_arguments.begin(),
+                                             input.value_arguments.end());
+                            args.input(std::move(arguments));
+                        });
     const carry_type total = scan_total<carry_type>(q, scratch, done);
     return {total.first, total.second};
 }

@@ -138,8 +138,8 @@ void run_loops::close_runs(source_builder& b) const {
 std::string reduce_by_key_chunk_program_source(const scan_operation& pairs,
                                                const value_combine& combine,
                                                const declare_input<reduce_by_key_input>& input,
-                                               std::size_t chunk) {
-    return chunk_program_source(pairs, input, chunk, run_loops(pairs, combine));
+                                               std::size_t chunk, scan_schedule schedule) {
+    return chunk_program_source(pairs, input, chunk, schedule, run_loops(pairs, combine));
 }
 
 }  // namespace kiln::detail

@@ -237,8 +237,10 @@ class prefix_run_loops final : public run_loops {
 
 std::string reduce_by_key_prefix_chunk_program_source(
     const scan_operation& pairs, const value_combine& combine,
-    const declare_input<reduce_by_key_input>& input, std::size_t chunk, std::size_t lanes) {
-    return chunk_program_source(pairs, input, chunk, prefix_run_loops(pairs, combine, lanes));
+    const declare_input<reduce_by_key_input>& input, std::size_t chunk, scan_schedule schedule,
+    std::size_t lanes) {
+    return chunk_program_source(pairs, input, chunk, schedule,
+                                prefix_run_loops(pairs, combine, lanes));
 }
 
 }  // namespace kiln::detail

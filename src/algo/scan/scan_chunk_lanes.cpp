@@ -230,8 +230,9 @@ bool chunk_lanes_apply(const scan_operation& op, std::size_t lanes) {
 
 std::string chunk_lane_scan_program_source(const scan_operation& op,
                                            const declare_input<element_input>& input,
-                                           std::size_t chunk, bool exclusive, std::size_t lanes) {
-    return chunk_program_source(op, input, chunk, lane_scan_loops(op, exclusive, lanes));
+                                           std::size_t chunk, scan_schedule schedule,
+                                           bool exclusive, std::size_t lanes) {
+    return chunk_program_source(op, input, chunk, schedule, lane_scan_loops(op, exclusive, lanes));
 }
 
 }  // namespace kiln::detail

@@ -1,4 +1,4 @@
-// The chunk kernels' writer (scan_chunks.hpp): the three kernels' frame, the scratch pointers and
+// The chunk kernels' writer (scan_chunks.hpp): the kernels' frame, the scratch pointers and
 // the look-back between chunks, written once. What each kernel does with its chunk's elements is
 // a chunk_loops strategy of the algorithm: the scan's (scan_chunks.cpp, scan_chunk_lanes.cpp),
 // stream compaction's (scan_chunks.cpp, compaction_chunks.cpp) and reduce_by_key's
@@ -72,14 +72,16 @@ class chunk_kernel_steps {
     virtual void finish_only(source_builder& b) const = 0;
 };
 
-/// Writes the program's three kernels (chunk_scan_kernels) for chunks of `chunk` elements.
+/// Writes the program's kernels (chunk_scan_kernels: the chained one, or local and fix, as
+/// `schedule` says) for chunks of `chunk` elements.
 std::string chunk_program_source(const scan_operation& op, std::size_t chunk,
-                                 chunk_kernel_steps& steps);
+                                 scan_schedule schedule, chunk_kernel_steps& steps);
 
 /// The same, with `loops` over the input that `input` declares.
 template <class Input>
 std::string chunk_program_source(const scan_operation& op, const declare_input<Input>& input,
-                                 std::size_t chunk, const chunk_loops<Input>& loops) {
+                                 std::size_t chunk, scan_schedule schedule,
+                                 const chunk_loops<Input>& loops) {
     class loops_over_input final : public chunk_kernel_steps {
       public:
         loops_over_input(const declare_input<Input>& declare, const chunk_loops<Input>& loops)
@@ -97,7 +99,7 @@ std::string chunk_program_source(const scan_operation& op, const declare_input<I
         Input input_{};
     };
     loops_over_input steps(input, loops);
-    return chunk_program_source(op, chunk, steps);
+    return chunk_program_source(op, chunk, schedule, steps);
 }
 
 }  // namespace kiln::detail

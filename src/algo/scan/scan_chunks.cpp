@@ -13,10 +13,17 @@ std::size_t chunk_elements(const scan_policy& policy, std::size_t value_bytes) {
     return std::max<std::size_t>(16, policy.chunk_bytes / value_bytes / 16 * 16);
 }
 
-std::vector<kernel_description> chunk_scan_kernels(const scan_operation& op, bool scatter) {
-    return {scan_kernel_description(chunk_scan_kernel::chained, op, !scatter, true),
-            scan_kernel_description(chunk_scan_kernel::local, op, !scatter, true),
-            scan_kernel_description(chunk_scan_kernel::fix, op, !scatter, true)};
+std::vector<const char*> chunk_scan_kernel_names(scan_schedule schedule) {
+    if (schedule == scan_schedule::single_pass) return {chunk_scan_kernel::chained};
+    return {chunk_scan_kernel::local, chunk_scan_kernel::fix};
+}
+
+std::vector<kernel_description> chunk_scan_kernels(const scan_operation& op, bool scatter,
+                                                   scan_schedule schedule) {
+    std::vector<kernel_description> kernels;
+    for (const char* name : chunk_scan_kernel_names(schedule))
+        kernels.push_back(scan_kernel_description(name, op, !scatter, true));
+    return kernels;
 }
 
 namespace {
@@ -225,25 +232,28 @@ class scatter_loops final : public combining_loops<compaction_input> {
 }  // namespace
 
 std::string chunk_program_source(const scan_operation& op, std::size_t chunk,
-                                 chunk_kernel_steps& steps) {
+                                 scan_schedule schedule, chunk_kernel_steps& steps) {
     source_builder builder;
     chunk_kernel_writer writer(builder, op, chunk, steps);
-    writer.chained_kernel();
-    writer.local_kernel();
-    writer.fix_kernel();
+    if (schedule == scan_schedule::single_pass) {
+        writer.chained_kernel();
+    } else {
+        writer.local_kernel();
+        writer.fix_kernel();
+    }
     return builder.str();
 }
 
 std::string chunk_scan_program_source(const scan_operation& op,
                                       const declare_input<element_input>& input, std::size_t chunk,
-                                      bool exclusive) {
-    return chunk_program_source(op, input, chunk, scan_loops(op, exclusive));
+                                      scan_schedule schedule, bool exclusive) {
+    return chunk_program_source(op, input, chunk, schedule, scan_loops(op, exclusive));
 }
 
 std::string compaction_scatter_chunk_program_source(const scan_operation& count,
                                                     const declare_input<compaction_input>& input,
-                                                    std::size_t chunk) {
-    return chunk_program_source(count, input, chunk, scatter_loops(count));
+                                                    std::size_t chunk, scan_schedule schedule) {
+    return chunk_program_source(count, input, chunk, schedule, scatter_loops(count));
 }
 
 }  // namespace kiln::detail

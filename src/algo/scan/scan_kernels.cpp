@@ -1,15 +1,11 @@
-// The scan family's tile programs (scan_kernels.hpp): each algorithm's tiles under every
-// strategy (tile_program.hpp), and the kernels' descriptions.
+// The scan family's tile programs (scan_kernels.hpp): each algorithm's tiles under its policy's
+// schedule (tile_program.hpp), and the kernels' descriptions.
 #include <kiln/detail/algo/scan_kernels.hpp>
+#include <string_view>
 
 #include "tile_program.hpp"
 
 namespace kiln::detail {
-
-bool lookback_allowed(const device& dev, state_packing packing) {
-    return groups_make_progress(dev) &&
-           (packing != state_packing::separate || global_fence_orders_device(dev));
-}
 
 kernel_description scan_kernel_description(const char* name, const scan_operation& op,
                                            bool with_out, bool with_input) {
@@ -23,11 +19,20 @@ kernel_description scan_kernel_description(const char* name, const scan_operatio
     return kernel;
 }
 
-std::vector<kernel_description> scan_kernels(const scan_operation& op, bool scatter) {
-    return {scan_kernel_description(scan_kernel::lookback, op, !scatter, true),
-            scan_kernel_description(scan_kernel::reduce, op, !scatter, true),
-            scan_kernel_description(scan_kernel::spine, op, false, false),
-            scan_kernel_description(scan_kernel::downsweep, op, !scatter, true)};
+std::vector<const char*> scan_kernel_names(scan_schedule schedule) {
+    if (schedule == scan_schedule::single_pass) return {scan_kernel::lookback};
+    return {scan_kernel::reduce, scan_kernel::spine, scan_kernel::downsweep};
+}
+
+std::vector<kernel_description> scan_kernels(const scan_operation& op, bool scatter,
+                                             scan_schedule schedule) {
+    std::vector<kernel_description> kernels;
+    for (const char* name : scan_kernel_names(schedule)) {
+        // The spine reads only the scratch.
+        const bool spine = std::string_view(name) == scan_kernel::spine;
+        kernels.push_back(scan_kernel_description(name, op, !scatter && !spine, !spine));
+    }
+    return kernels;
 }
 
 std::string scan_program_source(const scan_operation& op, const declare_input<scan_input>& input,

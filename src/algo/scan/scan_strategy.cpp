@@ -10,7 +10,8 @@ std::string scan_program_shape::key() const {
 
 std::vector<kernel_description> scan_family_kernels(const scan_operation& op,
                                                     const scan_policy& policy, bool scatter) {
-    return policy.chunk_bytes ? chunk_scan_kernels(op, scatter) : scan_kernels(op, scatter);
+    return policy.chunk_bytes ? chunk_scan_kernels(op, scatter, policy.schedule)
+                              : scan_kernels(op, scatter, policy.schedule);
 }
 
 std::string scan_family_program_source(const scan_operation& op,
@@ -23,9 +24,9 @@ std::string scan_family_program_source(const scan_operation& op,
             return input(b).element;
         };
         if (chunk_lanes_apply(op, policy.chunk_lanes))
-            return chunk_lane_scan_program_source(op, elements, chunk, exclusive,
+            return chunk_lane_scan_program_source(op, elements, chunk, policy.schedule, exclusive,
                                                   policy.chunk_lanes);
-        return chunk_scan_program_source(op, elements, chunk, exclusive);
+        return chunk_scan_program_source(op, elements, chunk, policy.schedule, exclusive);
     }
     return scan_program_source(op, input, policy, exclusive);
 }
@@ -36,9 +37,10 @@ std::string compaction_program_source(const scan_operation& count,
     if (policy.chunk_bytes) {
         const std::size_t chunk = chunk_elements(policy, count.value_bytes);
         if (policy.chunk_vector_writes)
-            return compaction_vector_chunk_program_source(count, input, chunk);
-        if (policy.chunk_cursor_writes) return compaction_chunk_program_source(count, input, chunk);
-        return compaction_scatter_chunk_program_source(count, input, chunk);
+            return compaction_vector_chunk_program_source(count, input, chunk, policy.schedule);
+        if (policy.chunk_cursor_writes)
+            return compaction_chunk_program_source(count, input, chunk, policy.schedule);
+        return compaction_scatter_chunk_program_source(count, input, chunk, policy.schedule);
     }
     return compaction_tile_program_source(count, input, policy);
 }
@@ -51,8 +53,9 @@ std::string reduce_by_key_program_source(const scan_operation& pairs, const valu
         const std::size_t chunk = chunk_elements(policy, pairs.value_bytes);
         const std::size_t lanes = policy.chunk_lanes;
         if (integer_sum && (lanes == 2 || lanes == 4 || lanes == 8 || lanes == 16))
-            return reduce_by_key_prefix_chunk_program_source(pairs, combine, input, chunk, lanes);
-        return reduce_by_key_chunk_program_source(pairs, combine, input, chunk);
+            return reduce_by_key_prefix_chunk_program_source(pairs, combine, input, chunk,
+                                                             policy.schedule, lanes);
+        return reduce_by_key_chunk_program_source(pairs, combine, input, chunk, policy.schedule);
     }
     return reduce_by_key_tile_program_source(pairs, input, policy);
 }

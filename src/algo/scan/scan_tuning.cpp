@@ -3,6 +3,8 @@
 #include <array>
 #include <kiln/detail/algo/scan_tuning.hpp>
 
+#include "runtime/device_quirks.hpp"
+
 namespace kiln::detail {
 namespace {
 
@@ -132,7 +134,8 @@ std::string scan_policy::key() const {
            (ballot_flags ? "" : " bytes") + (register_runs ? " runs" : "") +
            (chunk_bytes ? " chunks" + std::to_string(chunk_bytes) : "") +
            (chunk_lanes ? " lanes" + std::to_string(chunk_lanes) : "") +
-           (chunk_cursor_writes ? " cursor" : "") + (chunk_vector_writes ? " vectors" : "");
+           (chunk_cursor_writes ? " cursor" : "") + (chunk_vector_writes ? " vectors" : "") +
+           (schedule == scan_schedule::single_pass ? " single" : "");
 }
 
 template <scan_family_member Family>
@@ -152,9 +155,33 @@ template scan_policy plan_policy(algorithm::select_rows, const device_properties
 template scan_policy plan_policy(algorithm::reduce_by_key_rows, const device_properties&,
                                  const tuning_overrides<algorithm::reduce_by_key_rows>&);
 
+scan_schedule plan_schedule(const device_properties& props, const shared_overrides& overrides,
+                            const scan_policy& policy, state_packing packing) {
+    const device_quirks quirks = device_quirks_for(props);
+    // The fence is never overridden: a test that forces progress must not run a single pass
+    // where its states could be read torn.
+    const bool fence = quirks.global_fence_orders_device;
+    bool single;
+    if (policy.chunk_bytes)
+        single = overrides.groups_make_progress.value_or(quirks.groups_make_progress ||
+                                                         quirks.groups_run_on_threads) &&
+                 fence;
+    else
+        single = overrides.groups_make_progress.value_or(quirks.groups_make_progress) &&
+                 (packing != state_packing::separate || fence);
+    return single ? scan_schedule::single_pass : scan_schedule::multi_pass;
+}
+
+state_packing scan_state_packing(std::size_t value_bytes) {
+    return value_bytes == 4 ? state_packing::low_32_bits : state_packing::separate;
+}
+
 scan_policy plan_scan(const device_properties& props, std::size_t value_bytes,
                       const tuning_overrides<algorithm::scan_rows>& overrides) {
-    return for_value_bytes(plan_policy(algorithm::scan, props, overrides), value_bytes);
+    scan_policy policy =
+        for_value_bytes(plan_policy(algorithm::scan, props, overrides), value_bytes);
+    policy.schedule = plan_schedule(props, overrides, policy, scan_state_packing(value_bytes));
+    return policy;
 }
 
 scan_policy plan_reduce_by_key(const device_properties& props, std::size_t value_bytes,
@@ -180,6 +207,10 @@ compaction_plan plan_compaction(const device_properties& props, std::size_t valu
                   plan.base + n < (std::uint64_t{1} << 31);
     plan.policy =
         for_value_bytes(plan.policy, std::max<std::size_t>(plan.narrow ? 4 : 8, value_bytes));
+    // Counts share a word with their flag, whatever their width (compaction_program's packing).
+    plan.policy.schedule =
+        plan_schedule(props, overrides, plan.policy,
+                      plan.narrow ? state_packing::low_32_bits : state_packing::count_62_bits);
     return plan;
 }
 

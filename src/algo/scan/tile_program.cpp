@@ -1,4 +1,4 @@
-// The tile kernels' frame (tile_program.hpp) and the program of every strategy's kernels.
+// The tile kernels' frame (tile_program.hpp) and the program of its schedule's kernels.
 #include "tile_program.hpp"
 
 #include <algorithm>
@@ -135,8 +135,10 @@ std::string tile_program_source(const scan_operation& op, const scan_policy& pol
     source_builder builder;
     tile_program program(builder, op, policy);
     const std::unique_ptr<tile_algorithm> algorithm = make(program);
-    write_single_pass_kernel(program, *algorithm);
-    write_reduce_then_scan_kernels(program, *algorithm);
+    if (policy.schedule == scan_schedule::single_pass)
+        write_single_pass_kernel(program, *algorithm);
+    else
+        write_reduce_then_scan_kernels(program, *algorithm);
     return builder.str();
 }
 

@@ -1,10 +1,10 @@
 // What the scan family's tile kernels share, and the interface between an algorithm's tiles and
 // the strategies that schedule them.
 //
-// A program holds the kernels of every strategy for one algorithm (the host picks one per run):
-// the single pass with decoupled look-back (single_pass_lookback.cpp) and reduce-then-scan
-// (reduce_then_scan.cpp). Each strategy writes its kernels' frame and the prefixes between tiles,
-// and asks the algorithm's tile_algorithm (scan_tiles.cpp, compaction_tiles.cpp,
+// A program holds the kernels of the one strategy its policy's schedule names (the plan chose it
+// for the device): the single pass with decoupled look-back (single_pass_lookback.cpp) or
+// reduce-then-scan (reduce_then_scan.cpp). Each strategy writes its kernels' frame and the prefixes
+// between tiles, and asks the algorithm's tile_algorithm (scan_tiles.cpp, compaction_tiles.cpp,
 // reduce_by_key_tiles.cpp) to load and scan a tile and to store it given its prefix.
 #pragma once
 
@@ -93,7 +93,7 @@ class tile_program {
 
 /// Makes an algorithm's tiles within a program.
 using tile_algorithm_maker = std::function<std::unique_ptr<tile_algorithm>(tile_program&)>;
-/// The kernels of every strategy (scan_kernels.hpp's scan_kernel names) for one algorithm.
+/// The kernels of policy.schedule's strategy (scan_kernel_names) for one algorithm.
 std::string tile_program_source(const scan_operation& op, const scan_policy& policy,
                                 const tile_algorithm_maker& make);
 

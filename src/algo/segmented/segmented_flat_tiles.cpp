@@ -11,6 +11,7 @@
 // x once and writes out once.
 #include <cstdint>
 #include <kiln/algo/scan.hpp>
+#include <kiln/detail/algo/scan_strategy.hpp>
 #include <memory>
 #include <optional>
 #include <string>
@@ -210,13 +211,13 @@ class segmented_tile_writer final : public tile_algorithm {
     std::string scanned_;  // where the group scan left its results in kiln_scan
 };
 
-/// The scan family's kernels (scan_kernel), with the segment slots after theirs where they read
-/// the input (all but the spine), as segmented_tile_writer declares them.
+/// The scan family's kernels of the tiles' schedule (scan_kernel_names), with the segment slots
+/// after theirs where they read the input (all but the spine), as segmented_tile_writer declares
+/// them.
 std::vector<kernel_description> flat_kernels(const scan_operation& pairs,
-                                             const segmented_shape& shape) {
+                                             const segmented_shape& shape, scan_schedule schedule) {
     std::vector<kernel_description> kernels;
-    for (const char* name :
-         {scan_kernel::lookback, scan_kernel::reduce, scan_kernel::spine, scan_kernel::downsweep}) {
+    for (const char* name : scan_kernel_names(schedule)) {
         kernel_description kernel = scan_kernel_description(name, pairs, false, false);
         if (std::string_view(name) != scan_kernel::spine) segment_slots(kernel, shape);
         kernels.push_back(std::move(kernel));
@@ -226,20 +227,20 @@ std::vector<kernel_description> flat_kernels(const scan_operation& pairs,
 
 /// Runs the tiles with pairs of Word (the pair's scalar) as the scan's carry type.
 template <class Word>
-event run_pairs(const segmented_run& run, const scan_operation& pairs,
-                const algorithm_program& program) {
+event run_pairs(const segmented_run& run, const algorithm_program& program) {
     using pair = pair_state<Word>;
     const scan_policy& policy = run.plan.tiles;
     const std::size_t n = run.input.elements;
     temporary_lease scratch =
         temporary_pool::acquire(run.q, scan_family_scratch_bytes(policy, n, sizeof(pair)));
     const auto bound = [&](const char* kernel) {
-        kernel_binding args = scan_binding<pair>(program, kernel, n, scratch, std::nullopt);
+        kernel_binding args =
+            scan_binding(program, kernel, n, scratch, make_scan_carry<pair>(std::nullopt));
         if (std::string_view(kernel) != scan_kernel::spine)
             bind_segment_slots(args, run.input, run.status);
         return program.bind(std::move(args));
     };
-    return run_scan_passes<pair>(run.q, policy, pairs.packing, n, scratch, bound);
+    return run_scan_passes(run.q, policy, n, sizeof(pair), scratch, bound);
 }
 
 }  // namespace
@@ -248,15 +249,15 @@ event run_flat_tiles(const segmented_run& run) {
     const segmented_shape shape = segmented_shape_of(run.algorithm, run.input, run.plan);
     const scan_operation pairs = pair_operation(run.input);
     const algorithm_program& program = segmented_program(
-        run.q.device(), shape, [&] { return flat_kernels(pairs, shape); },
+        run.q.device(), shape, [&] { return flat_kernels(pairs, shape, run.plan.tiles.schedule); },
         [&] {
             return tile_program_source(pairs, run.plan.tiles, [&](tile_program& tiles) {
                 return std::make_unique<segmented_tile_writer>(tiles, shape, run.input);
             });
         });
     // The status's fill, the event before, is ordered before the tiles by the in-order queue.
-    if (run.input.value_bytes == 4) return run_pairs<std::uint32_t>(run, pairs, program);
-    return run_pairs<std::uint64_t>(run, pairs, program);
+    if (run.input.value_bytes == 4) return run_pairs<std::uint32_t>(run, program);
+    return run_pairs<std::uint64_t>(run, program);
 }
 
 }  // namespace kiln::detail

@@ -88,7 +88,8 @@ void run_checking_offsets(segmented_algorithm algorithm, const segmented_input& 
                                                  .algorithm = algorithm,
                                                  .value_bytes = input.value_bytes,
                                                  .forced = segmented_strategy_in_force(),
-                                                 .tuning = segmented_tuning_in_force()});
+                                                 .tuning = segmented_tuning_in_force(),
+                                                 .overrides = shared_overrides_in_force()});
     done = launch(q, plan, status.bytes(), done);
     std::uint32_t first_bad = all_good;
     status.bytes().storage().read_bytes(q, 0, &first_bad, sizeof first_bad, {done}, true);

@@ -77,6 +77,11 @@ segmented_plan plan_segmented(const device_properties& props, const segmented_pl
         plan.tiles.items_per_work_item = std::min<std::size_t>(32, plan.tiles.items_per_work_item);
         if (plan.tiles.full_tiles == tile_access::wide)
             plan.tiles.full_tiles = tile_access::unrolled;
+        // The schedule of tiles (not the chunks plan_scan may have planned) whose look-back
+        // states are the pairs, packed as pair_operation packs them.
+        plan.tiles.schedule = plan_schedule(
+            props, input.overrides, plan.tiles,
+            input.value_bytes == 4 ? state_packing::pair_30_32_bits : state_packing::separate);
         return plan;
     }
     plan.unroll = std::max<std::size_t>(1, tuning.unroll);

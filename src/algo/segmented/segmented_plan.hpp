@@ -43,6 +43,8 @@ struct segmented_plan_input {
     segmented_strategy forced = segmented_strategy::automatic;
     /// A test's or benchmark's tuning (segmented_tuning_in_force), in place of the device's row.
     std::optional<segmented_tuning> tuning{};
+    /// The shared overrides in force (scoped_forward_progress): the flat tiles' schedule.
+    shared_overrides overrides{};
 };
 
 segmented_plan plan_segmented(const device_properties& props, const segmented_plan_input& input);

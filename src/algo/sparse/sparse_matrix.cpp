@@ -3,6 +3,8 @@
 #include <kiln/expr/launch.hpp>
 #include <kiln/sparse.hpp>
 
+#include "sparse_product_kernel.hpp"
+
 namespace kiln::detail {
 namespace {
 

@@ -5,6 +5,8 @@
 #include <kiln/algo/sparse_product.hpp>
 #include <kiln/detail/algo/sparse_format.hpp>
 
+#include "sparse_product_kernel.hpp"
+
 namespace kiln::detail {
 namespace {
 

@@ -67,7 +67,7 @@ scan_operation make_scan_operation() {
             sizeof(T),
             &operation_traits<Op, T>::combine,
             1,
-            sizeof(T) == 4 ? state_packing::low_32_bits : state_packing::separate,
+            scan_state_packing(sizeof(T)),
             operation_traits<Op, T>::lanewise};
 }
 

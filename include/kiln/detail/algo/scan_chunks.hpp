@@ -10,10 +10,12 @@
 //   kiln_chunk_scan_chained  (n, [out], temp, has_carry, carry, input...): one pass. Chunks take
 //       tickets as they start and each waits only for chunks that took earlier tickets, through
 //       a flag per chunk (1: its own total is published, 2: its inclusive prefix is): devices
-//       whose started groups keep running (tuning.hpp's chunk_groups_make_progress).
+//       whose started groups keep running (scan_tuning.hpp's plan_schedule).
 //   kiln_chunk_scan_local    (n, [out], temp, has_carry, carry, input...) then
 //   kiln_chunk_scan_fix      (n, [out], temp, has_carry, carry, input...): two passes anywhere
 //       else; the second folds the totals of the chunks before its own.
+//
+// A program holds the kernels of its plan's schedule only (scan_policy::schedule).
 //
 // Same parameters as the tile kernels (scan_kernel_description), so the host binds them alike,
 // and the total of the part lands at the tile layout's total_offset().
@@ -65,13 +67,19 @@ inline constexpr const char* chained = "kiln_chunk_scan_chained";
 inline constexpr const char* local = "kiln_chunk_scan_local";
 inline constexpr const char* fix = "kiln_chunk_scan_fix";
 }  // namespace chunk_scan_kernel
-/// The chunk kernels of a program for `op` (`scatter`: a scattering program).
-std::vector<kernel_description> chunk_scan_kernels(const scan_operation& op, bool scatter);
+/// The chunk kernels `schedule` runs, in launch order (single_pass: the chained one;
+/// multi_pass: local, then fix).
+std::vector<const char*> chunk_scan_kernel_names(scan_schedule schedule);
+/// The chunk kernels of a program for `op` under `schedule` (`scatter`: a scattering program).
+std::vector<kernel_description> chunk_scan_kernels(const scan_operation& op, bool scatter,
+                                                   scan_schedule schedule);
+
+// Each program below holds the kernels of `schedule` only (chunk_scan_kernel_names).
 
 /// A scan's chunk kernels for chunks of `chunk` elements, element by element.
 std::string chunk_scan_program_source(const scan_operation& op,
                                       const declare_input<element_input>& input, std::size_t chunk,
-                                      bool exclusive);
+                                      scan_schedule schedule, bool exclusive);
 
 /// Whether scans under `op` may walk chunks by vectors of `lanes` (scan_policy::chunk_lanes):
 /// lanewise operations on scalars, 2 to 16 lanes.
@@ -82,7 +90,8 @@ bool chunk_lanes_apply(const scan_operation& op, std::size_t lanes);
 /// the look-back a second one scans it again vector by vector, in registers, and writes `out`.
 std::string chunk_lane_scan_program_source(const scan_operation& op,
                                            const declare_input<element_input>& input,
-                                           std::size_t chunk, bool exclusive, std::size_t lanes);
+                                           std::size_t chunk, scan_schedule schedule,
+                                           bool exclusive, std::size_t lanes);
 
 /// The kernel parameters through which stream compaction's programs write their kept elements
 /// (compaction.hpp declares them): element r of the part (counted from its first) goes to
@@ -97,21 +106,21 @@ struct compaction_outputs {
 /// written through compaction_outputs' parameters.
 std::string compaction_chunk_program_source(const scan_operation& count,
                                             const declare_input<compaction_input>& input,
-                                            std::size_t chunk);
+                                            std::size_t chunk, scan_schedule schedule);
 /// Stream compaction's chunk kernels writing by vectors of 8 at a cursor
 /// (compaction_vector_chunks.cpp): each vector's kept elements put first by a permutation from a
 /// table, the vector stored whole, and the elements after the last whole vector that fits the
 /// chunk's results and the capacity written one by one behind a branch.
 std::string compaction_vector_chunk_program_source(const scan_operation& count,
                                                    const declare_input<compaction_input>& input,
-                                                   std::size_t chunk);
+                                                   std::size_t chunk, scan_schedule schedule);
 /// Stream compaction's chunk kernels writing element by element, behind a branch: a first loop
 /// over the chunk counts its kept elements, and after the look-back a second one evaluates them
 /// again and runs the input's scatter code per element with the tile kernels' names (x, running,
 /// before, had, idx).
 std::string compaction_scatter_chunk_program_source(const scan_operation& count,
                                                     const declare_input<compaction_input>& input,
-                                                    std::size_t chunk);
+                                                    std::size_t chunk, scan_schedule schedule);
 
 /// `combine(a, b)` of an operation on plain values, as text (operation_traits::combine).
 using value_combine =
@@ -125,13 +134,14 @@ using value_combine =
 std::string reduce_by_key_chunk_program_source(const scan_operation& pairs,
                                                const value_combine& combine,
                                                const declare_input<reduce_by_key_input>& input,
-                                               std::size_t chunk);
+                                               std::size_t chunk, scan_schedule schedule);
 /// The same for integer values under a sum, the finish walking each chunk by vectors of `lanes`
 /// (2 to 16; reduce_by_key_lane_chunks.cpp): prefix sums of each vector in registers, each run's
 /// sum their difference, written at the heads.
 std::string reduce_by_key_prefix_chunk_program_source(
     const scan_operation& pairs, const value_combine& combine,
-    const declare_input<reduce_by_key_input>& input, std::size_t chunk, std::size_t lanes);
+    const declare_input<reduce_by_key_input>& input, std::size_t chunk, scan_schedule schedule,
+    std::size_t lanes);
 
 }  // namespace kiln::detail
 #pragma GCC visibility pop

@@ -16,28 +16,12 @@
 #include <kiln/detail/kernel_description.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <kiln/runtime/device.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace kiln::detail {
-
-/// How a look-back state holds its flag (1: aggregate, 2: inclusive prefix) and value.
-enum class state_packing {
-    /// Flag in the high half of a 64-bit word, the 4-byte value's bits in the low half.
-    low_32_bits,
-    /// Flag in the top 2 bits, a count below 2^62 in the others (stream compaction).
-    count_62_bits,
-    /// A uint2 pair (x below 2^30, y any): flag in the top 2 bits, x in the next 30, y in the
-    /// low 32 (reduce by key with 4-byte values while its run counts stay below 2^30).
-    pair_30_32_bits,
-    /// A count below 2^30 in a 32-bit word, flag in the top 2 bits (the radix sort's single
-    /// pass, a state per tile and digit).
-    count_30_bits,
-    /// Value in its own array, written before the flag (a fence between): needs a global
-    /// fence that orders memory for the whole device.
-    separate,
-};
 
 /// The operation a scan combines values with, as text for the value type.
 struct scan_operation {
@@ -53,7 +37,19 @@ struct scan_operation {
     bool lanewise = false;
 };
 
-/// The scan program's kernels:
+/// What a part of a scan-family run starts from, its type erased: a scalar of the scan's value
+/// type (`value`, whose size is the value's bytes), and whether there is one (has_carry).
+struct scan_carry {
+    kernel_argument value;
+    bool given = false;
+};
+/// `carry` as a scan_carry: its value, or T's zero where there is none.
+template <device_value T>
+scan_carry make_scan_carry(const std::optional<T>& carry) {
+    return {make_argument(carry.value_or(T{})), carry.has_value()};
+}
+
+/// The scan program's kernels, those of its policy's schedule only:
 ///   kiln_scan_lookback  single pass
 ///   kiln_scan_reduce    tile aggregates
 ///   kiln_scan_spine     exclusive prefixes of the tiles
@@ -75,8 +71,12 @@ inline constexpr const char* downsweep = "kiln_scan_downsweep";
 /// input expression's where `with_input`.
 kernel_description scan_kernel_description(const char* name, const scan_operation& op,
                                            bool with_out, bool with_input);
-/// The tile kernels of a program for `op` (`scatter`: a scattering program).
-std::vector<kernel_description> scan_kernels(const scan_operation& op, bool scatter);
+/// The tile kernels `schedule` runs, in launch order (single_pass: the look-back; multi_pass:
+/// reduce, spine, downsweep).
+std::vector<const char*> scan_kernel_names(scan_schedule schedule);
+/// The tile kernels of a program for `op` under `schedule` (`scatter`: a scattering program).
+std::vector<kernel_description> scan_kernels(const scan_operation& op, bool scatter,
+                                             scan_schedule schedule);
 /// A scan's tile program: `out` gets the scan of the input's values.
 std::string scan_program_source(const scan_operation& op, const declare_input<scan_input>& input,
                                 const scan_policy& policy, bool exclusive);
@@ -91,10 +91,6 @@ std::string compaction_tile_program_source(const scan_operation& count,
 std::string reduce_by_key_tile_program_source(const scan_operation& pairs,
                                               const declare_input<reduce_by_key_input>& input,
                                               const scan_policy& policy);
-
-/// Whether a single pass with decoupled look-back may run on `dev` with states packed as
-/// `packing`: groups must make progress, and separate states need a device-wide fence.
-bool lookback_allowed(const device& dev, state_packing packing);
 
 /// An OpenCL C `ulong` expression built with C++ operators, so that one template computes a
 /// number on the host and writes the same computation into a kernel.

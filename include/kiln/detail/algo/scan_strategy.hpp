@@ -1,14 +1,19 @@
 // The scan family's strategies behind one interface: tile kernels (scan_kernels.hpp, the GPU
 // shape) or chunk kernels (scan_chunks.hpp, the CPU shape), as scan_policy::chunk_bytes
-// says. Scan, stream compaction and reduce_by_key build and size their programs through these,
-// and run them through run_scan_family (scan.hpp).
+// says, each program holding the kernels of its policy's schedule. Scan, stream compaction and
+// reduce_by_key build and size their programs through these, and run them through
+// run_scan_family (src/algo/scan/scan_passes.cpp).
 #pragma once
 #pragma GCC visibility push(default)
 
 #include <cstddef>
+#include <functional>
+#include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/algo/scan_chunks.hpp>
 #include <kiln/detail/algo/scan_kernels.hpp>
 #include <kiln/detail/algo/scan_tuning.hpp>
+#include <kiln/detail/temporary_pool.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +55,39 @@ std::string reduce_by_key_program_source(const scan_operation& pairs, const valu
 /// Bytes of scratch it needs for a part of `n` elements of `value_bytes` each.
 std::size_t scan_family_scratch_bytes(const scan_policy& policy, std::size_t n,
                                       std::size_t value_bytes);
+
+/// A binding of a scan-family kernel with the slots every one of them shares
+/// (scan_kernel_description): n, the scratch and the carry.
+kernel_binding scan_binding(const algorithm_program& program, const char* kernel, std::size_t n,
+                            const temporary_lease& scratch, const scan_carry& carry);
+
+/// The kernel named, with its arguments bound, as the caller of run_scan_passes binds them.
+using bound_scan_kernel = std::function<bound_kernel(const char* kernel)>;
+/// Runs the passes of policy.schedule over one part of `n` elements of `value_bytes` on `q`: the
+/// chunk kernels (chunk_scan_kernel_names) where policy.chunk_bytes, else the tile kernels
+/// (scan_kernel_names). Returns the last pass's event; the scratch lease is kept until then.
+event run_scan_passes(const queue& q, const scan_policy& policy, std::size_t n,
+                      std::size_t value_bytes, temporary_lease& scratch,
+                      const bound_scan_kernel& bound);
+
+/// Runs a scan-family program's passes over one part under `policy` (run_scan_passes). Every
+/// kernel gets the slots they all share (scan_binding), and those that read the input what
+/// `bind_rest` binds: `out` where they have it, and the input.
+event run_scan_family(const algorithm_program& program, const queue& q, const scan_policy& policy,
+                      std::size_t n, const scan_carry& carry, temporary_lease& scratch,
+                      const std::function<void(kernel_binding&)>& bind_rest);
+
+/// The total a scan program left in its scratch (blocking read after `done`): `bytes` of it
+/// into `total`.
+void read_scan_total(const queue& q, const temporary_lease& scratch, const event& done, void* total,
+                     std::size_t bytes);
+/// The same as a T.
+template <device_value T>
+T scan_total(const queue& q, const temporary_lease& scratch, const event& done) {
+    T total{};
+    read_scan_total(q, scratch, done, &total, sizeof(T));
+    return total;
+}
 
 }  // namespace kiln::detail
 #pragma GCC visibility pop

@@ -14,6 +14,34 @@
 
 namespace kiln::detail {
 
+/// How a look-back state holds its flag (1: aggregate, 2: inclusive prefix) and value.
+enum class state_packing {
+    /// Flag in the high half of a 64-bit word, the 4-byte value's bits in the low half.
+    low_32_bits,
+    /// Flag in the top 2 bits, a count below 2^62 in the others (stream compaction).
+    count_62_bits,
+    /// A uint2 pair (x below 2^30, y any): flag in the top 2 bits, x in the next 30, y in the
+    /// low 32 (reduce by key with 4-byte values while its run counts stay below 2^30).
+    pair_30_32_bits,
+    /// A count below 2^30 in a 32-bit word, flag in the top 2 bits (the radix sort's single
+    /// pass, a state per tile and digit).
+    count_30_bits,
+    /// Value in its own array, written before the flag (a fence between): needs a global
+    /// fence that orders memory for the whole device.
+    separate,
+};
+
+/// Which kernels a scan-family program holds and runs, as its plan chose them for the device
+/// (plan_schedule).
+enum class scan_schedule {
+    /// Passes that never wait for another work-group: reduce-then-scan's three for tiles, a
+    /// local scan then a fix-up for chunks. Safe on every device.
+    multi_pass,
+    /// One pass in which each tile or chunk waits for the prefix of those that took earlier
+    /// tickets: decoupled look-back for tiles, chained chunks for chunks.
+    single_pass,
+};
+
 /// How the scan family's tile kernels move tiles that are full (every tile but a part's last)
 /// between global and local memory; a part's last tile always goes through guarded loops.
 enum class tile_access {
@@ -85,11 +113,14 @@ struct scan_policy {
     /// Otherwise, and where false, the tile keeps head flags and values in local memory
     /// (reduce_by_key_tiles.cpp's split tile).
     bool register_runs = false;
+    /// Which kernels the program holds and runs. Not in the table: the plans set it from the
+    /// device and the look-back states' packing (plan_schedule).
+    scan_schedule schedule = scan_schedule::multi_pass;
     /// Items a work-group handles per tile: work_group_size * items_per_work_item.
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
     /// The numbers as text, for program cache keys: "256x16 sg32 staged d1" (" bytes",
     /// " unrolled" or " wide" for full tiles other than guarded, " runs", " chunks<bytes>",
-    /// " lanes<n>", " cursor" and " vectors" added).
+    /// " lanes<n>", " cursor", " vectors" and " single" added).
     std::string key() const;
 };
 
@@ -134,9 +165,22 @@ scan_policy policy_for(Family family, const device& dev) {
     return plan_policy(family, dev.properties(), overrides_in_force<Family>());
 }
 
+/// The schedule for `policy` (its chunk_bytes saying chunks or tiles) on a device of `props`
+/// whose look-back states are packed as `packing`: single_pass where earlier work-groups make
+/// progress (the overrides' groups_make_progress, else the device's quirks; chunks also where
+/// groups run on threads of their own) and the states need no device-wide fence or the device
+/// has one (chunks always publish a value apart from its flag); else multi_pass.
+scan_schedule plan_schedule(const device_properties& props, const shared_overrides& overrides,
+                            const scan_policy& policy, state_packing packing);
+/// The packing of a scan's look-back states for values of `value_bytes`: one word with the flag
+/// for 4-byte values, else apart (make_scan_operation's).
+state_packing scan_state_packing(std::size_t value_bytes);
+
 /// Scans (reduce_by_key below): the row's policy, items per work-item halved for 8-byte values
-/// so that a tile takes the same local memory. reduce_by_key's runs in registers write directly
-/// where the device's local memory cannot stage them (staged_writes cleared).
+/// so that a tile takes the same local memory, and the schedule for scan_state_packing.
+/// reduce_by_key's schedule is left to its caller, which knows the packing (reduce_by_key.cpp); its
+/// runs in registers write directly where the device's local memory cannot stage them
+/// (staged_writes cleared).
 scan_policy plan_scan(const device_properties& props, std::size_t value_bytes,
                       const tuning_overrides<algorithm::scan_rows>& overrides = {});
 scan_policy plan_reduce_by_key(
@@ -159,7 +203,7 @@ struct compaction_plan {
     std::string key() const { return policy.key() + (narrow ? " u32" : " u64"); }
 };
 /// Tiles hold a count and (staged) a value per element, so 8-byte counts or values halve the
-/// items per work-item, as plan_scan does.
+/// items per work-item, as plan_scan does; the schedule follows the count's packing.
 compaction_plan plan_compaction(const device_properties& props, std::size_t value_bytes,
                                 std::size_t n, std::uint64_t count_base,
                                 const tuning_overrides<algorithm::select_rows>& overrides = {});
