@@ -80,6 +80,18 @@ void emit_segment_bounds(source_builder& b, const segmented_shape&, const std::s
     b.close();
 }
 
+void emit_team_segment(source_builder& b, const segmented_shape& shape, const std::string& group,
+                       const std::string& lanes) {
+    b.line("const uint t = (uint)get_local_id(0);");
+    b.line("const uint lane = t % " + lanes + ";");
+    b.line("const ulong s = (ulong)get_group_id(0) * (" + group + " / " + lanes + ") + t / " +
+           lanes + ";");
+    b.line("ulong begin = 0, end = 0;");
+    b.open("if (s < segments)");
+    emit_segment_bounds(b, shape, "s");
+    b.close();
+}
+
 void emit_segment_search(source_builder& b, const std::string& result, const std::string& lo,
                          const std::string& hi, const std::string& idx) {
     b.open("");

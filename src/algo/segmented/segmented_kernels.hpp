@@ -58,6 +58,11 @@ std::string segmented_kernel_name(const segmented_shape& shape, const std::strin
 /// status and leave the segment empty, so that bad offsets never index x. Every segment checks its
 /// own pair, so that a launch that visits every segment checks them all.
 void emit_segment_bounds(source_builder& b, const segmented_shape& shape, const std::string& s);
+/// Teams of `lanes` work-items (a uint literal) in groups of `group`, a segment each: t, lane
+/// within the team, the team's segment s and its begin and end (emit_segment_bounds). Teams past
+/// the last segment, or whose offsets are bad, have no elements but still reach every barrier.
+void emit_team_segment(source_builder& b, const segmented_shape& shape, const std::string& group,
+                       const std::string& lanes);
 
 /// Lines that set `result` (declared) to the first segment from `lo` below `hi` whose end is past
 /// `idx`, else `hi`: the segment holding element idx, past the empty ones ending there (where

@@ -70,14 +70,7 @@ std::string write(const segmented_shape& shape, const segmented_input& input,
     b.begin_body();
     b.local_array(shape.value_type, "kiln_partials", G);
     if (!reduce) b.local_array("uint", "kiln_tiles", "1");
-    b.line("const uint t = (uint)get_local_id(0);");
-    b.line("const uint lane = t % " + T + ";");
-    b.line("const ulong s = (ulong)get_group_id(0) * (" + G + " / " + T + ") + t / " + T + ";");
-    // Teams past the last segment have no elements but still reach every barrier.
-    b.line("ulong begin = 0, end = 0;");
-    b.open("if (s < segments)");
-    emit_segment_bounds(b, shape, "s");
-    b.close();
+    emit_team_segment(b, shape, G, T);
     if (reduce)
         write_reduce_body(b, shape, input, T);
     else

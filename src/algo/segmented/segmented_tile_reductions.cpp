@@ -176,15 +176,7 @@ std::string write_tile_reductions_fix(const segmented_shape& shape, const segmen
     kernel.declare(b);
     b.begin_body();
     b.local_array(shape.value_type, "kiln_partials", G);
-    b.line("const uint t = (uint)get_local_id(0);");
-    b.line("const uint lane = t % " + L + ";");
-    b.line("const ulong s = (ulong)get_group_id(0) * (" + G + " / " + L + ") + t / " + L + ";");
-    // Teams past the last segment, or whose offsets are bad, fold nothing but reach every
-    // barrier.
-    b.line("ulong begin = 0, end = 0;");
-    b.open("if (s < segments)");
-    emit_segment_bounds(b, shape, "s");
-    b.close();
+    emit_team_segment(b, shape, G, L);
     b.line("const ulong first_tile = begin / " + TILE + ", last_tile = (end - 1) / " + TILE + ";");
     b.line("const int crosses = end > begin && first_tile != last_tile;");
     b.line(shape.value_type + " acc = identity;");
