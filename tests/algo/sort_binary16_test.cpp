@@ -101,12 +101,16 @@ std::vector<std::uint32_t> documented_order(const std::vector<T>& host, bool des
 
 class binary16_sort_test : public kiln::test::device_queue_test {
   protected:
+    /// Whether check sorts descending as well as ascending (each order its own program).
+    bool descending_too_ = true;
+
     /// Sorts keys alone and with their indices, ascending and descending, against
     /// std::stable_sort: the indices show that equal keys keep their input order.
     template <class T>
     void check(const std::vector<T>& host, const std::string& what) {
         SCOPED_TRACE(what + ", n = " + std::to_string(host.size()));
         for (bool descending : {false, true}) {
+            if (descending && !descending_too_) break;
             SCOPED_TRACE(descending ? "descending" : "ascending");
             const auto order = documented_order(host, descending);
             std::vector<std::uint32_t> index(host.size());
@@ -235,7 +239,16 @@ TEST_P(binary16_sort_test, half_keys_through_every_radix_strategy) {
 }
 
 TEST_P(binary16_sort_test, bfloat16_keys_through_every_radix_strategy) {
-    on_every_radix_strategy([&] { check_every_case<bfloat16>(); });
+    // Descending only inverts the bits every strategy reads its digits from (ordered_bits in
+    // src/algo/sort/sort_kernels.cpp), and half sorts both ways through every strategy:
+    // bfloat16 (its own mantissa width) sorts both ways through the device's own strategy and
+    // ascending through the others.
+    bool device_own = true;
+    on_every_radix_strategy([&] {
+        descending_too_ = device_own;
+        device_own = false;
+        check_every_case<bfloat16>();
+    });
 }
 
 TEST_P(binary16_sort_test, host_sort_of_16_bit_keys) {

@@ -17,7 +17,7 @@ kernel_description chunk_kernel(const segmented_shape& shape) {
     return kernel;
 }
 
-std::string write(const segmented_shape& shape, const segmented_input& input) {
+std::string chunks_source(const segmented_shape& shape, const segmented_input& input) {
     const kernel_description kernel = chunk_kernel(shape);
     source_builder b;
     b.begin_kernel(kernel.name());
@@ -40,7 +40,7 @@ event run_cpu_chunks(const segmented_run& run) {
     const segmented_shape shape = segmented_shape_of(run.algorithm, run.input, run.plan);
     const algorithm_program& program = segmented_program(
         run.q.device(), shape, [&] { return std::vector{chunk_kernel(shape)}; },
-        [&] { return write(shape, run.input); });
+        [&] { return chunks_source(shape, run.input); });
     kernel_binding args =
         bind_segments(program, segmented_kernel_name(shape, "chunks"), run.input, run.status);
     args.scalar<std::uint64_t>("chunk", run.plan.chunk_segments);

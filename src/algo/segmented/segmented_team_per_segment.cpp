@@ -58,8 +58,8 @@ void write_scan_body(source_builder& b, const segmented_shape& shape, const segm
     b.close();
 }
 
-std::string write(const segmented_shape& shape, const segmented_input& input,
-                  const std::string& name) {
+std::string team_per_segment_source(const segmented_shape& shape, const segmented_input& input,
+                                    const std::string& name) {
     const kernel_description kernel = segmented_kernel(name, shape);
     const std::string G = std::to_string(shape.work_group_size) + "u",
                       T = std::to_string(shape.team_lanes) + "u";
@@ -83,7 +83,7 @@ std::string write(const segmented_shape& shape, const segmented_input& input,
 
 event run_team_per_segment(const segmented_run& run) {
     return run_in_groups(run, "teams", [&](const segmented_shape& shape, const std::string& name) {
-        return write(shape, run.input, name);
+        return team_per_segment_source(shape, run.input, name);
     });
 }
 

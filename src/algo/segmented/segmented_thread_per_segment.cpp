@@ -8,8 +8,8 @@
 namespace kiln::detail {
 namespace {
 
-std::string write(const segmented_shape& shape, const segmented_input& input,
-                  const std::string& name) {
+std::string thread_per_segment_source(const segmented_shape& shape, const segmented_input& input,
+                                      const std::string& name) {
     const kernel_description kernel = segmented_kernel(name, shape);
     source_builder b;
     b.begin_kernel(kernel.name(), shape.work_group_size);
@@ -29,7 +29,7 @@ std::string write(const segmented_shape& shape, const segmented_input& input,
 event run_thread_per_segment(const segmented_run& run) {
     return run_in_groups(run, "threads",
                          [&](const segmented_shape& shape, const std::string& name) {
-                             return write(shape, run.input, name);
+                             return thread_per_segment_source(shape, run.input, name);
                          });
 }
 

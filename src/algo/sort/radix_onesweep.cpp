@@ -220,4 +220,8 @@ void radix_onesweep_kernels(source_builder& b, const radix_sort_shape& shape) {
     onesweep_pass(b, shape, passes);
 }
 
+void radix_onesweep_histogram_kernel(source_builder& b, const radix_sort_shape& shape) {
+    onesweep_histogram(b, shape, shape.passes());
+}
+
 }  // namespace kiln::detail

@@ -301,4 +301,11 @@ std::string radix_sort_source(const radix_sort_shape& shape) {
     return b.str();
 }
 
+std::string radix_onesweep_histogram_source(const radix_sort_shape& shape) {
+    source_builder b;
+    define_radix_helpers(b, shape);
+    radix_onesweep_histogram_kernel(b, shape);
+    return b.str();
+}
+
 }  // namespace kiln::detail

@@ -112,6 +112,11 @@ struct radix_sort_kernels {
 /// share.
 std::string radix_sort_source(const radix_sort_shape& shape);
 
+/// A program of the single pass's histogram kernel alone (its shape single_pass), as
+/// radix_sort_source writes it: the tests count digits with every histogram variant without
+/// compiling each variant's whole single-pass sort.
+std::string radix_onesweep_histogram_source(const radix_sort_shape& shape);
+
 /// The chunk strategy's kernels kiln_radix_chunk_count and kiln_radix_chunk_scatter
 /// (radix_chunks.cpp), after the helpers radix_sort_source defines.
 void radix_chunk_kernels(source_builder& b, const radix_sort_shape& s);
@@ -173,6 +178,8 @@ void radix_tile_scatter(source_builder& b, const radix_sort_shape& s, bool singl
 
 /// The single pass's kernels (kiln_onesweep_histogram, kiln_onesweep_offsets, kiln_onesweep_pass).
 void radix_onesweep_kernels(source_builder& b, const radix_sort_shape& shape);
+/// kiln_onesweep_histogram alone, as radix_onesweep_kernels writes it.
+void radix_onesweep_histogram_kernel(source_builder& b, const radix_sort_shape& shape);
 
 /// The shape of one merge sort program.
 struct merge_sort_shape {
