@@ -139,7 +139,7 @@ TEST_P(launch_allocations, an_eager_statement_allocates_its_two_lists_alone) {
         // 4, then 10, 22, ...: each of the 22 statements ran, in order.
         float expected = 4.0f;
         for (int s = 0; s < statements + 1; ++s) expected = 2 * expected + 2.0f;
-        EXPECT_EQ(y.read(q), std::vector<float>(n, expected));
+        EXPECT_EQ(y.read(), std::vector<float>(n, expected));
     }
 }
 
