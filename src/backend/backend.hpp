@@ -143,6 +143,12 @@ struct launch_geometry {
 
 using event_list = std::span<const event>;
 
+/// Whether a launch makes an event of its end. A caller that never waits for the launch alone
+/// (a generated statement's kernel: the queue's order and finish() cover it) asks for none, and
+/// spares the backend its making: an event object on OpenCL, a cuEventRecord and its pooled
+/// event on CUDA.
+enum class launch_completion { event, untracked };
+
 /// One command of work kiln::capture recorded, with its memory as it is now: what a queue turns
 /// into its backend's own replayable form (queue_impl::record).
 struct graph_launch {
@@ -203,10 +209,10 @@ class queue_impl {
     /// Ends map's access; returns when the device sees what the host wrote.
     virtual void unmap(memory_impl& memory, void* host) = 0;
     /// Arguments have been checked against the kernel's parameters; buffers are on this
-    /// queue's device.
+    /// queue's device. Returns null where `completion` is launch_completion::untracked.
     virtual std::shared_ptr<event_impl> launch(kernel_impl& kernel, const launch_geometry& geometry,
                                                std::span<const kernel_argument> args,
-                                               event_list after) = 0;
+                                               event_list after, launch_completion completion) = 0;
     /// Blocking transfers of a whole image from and to host rows `row_pitch` bytes apart; the
     /// public layer has checked the sizes.
     virtual void write_image(image_impl& image, const void* src, std::size_t row_pitch,

@@ -157,7 +157,7 @@ class fused_group final : public held_work {
                 }
                 ++index;
             }
-        kernel.launch(queue_, kernel.groups_for(size_), std::move(args));
+        kernel.launch(queue_, kernel.groups_for(size_), args);
     }
 
   private:

@@ -55,10 +55,11 @@ launch_policy launch_policy_for(const device& dev) {
 
 generated_kernel::generated_kernel(kiln::kernel kernel, const device& dev,
                                    const launch_policy& policy)
-    : kernel_(std::move(kernel)) {
+    : launch_(std::move(kernel)) {
     const auto& props = dev.properties();
-    const std::size_t limit = std::min({policy.work_group_size, kernel_.max_work_group_size(),
-                                        props.max_work_group_size, props.max_work_item_sizes[0]});
+    const std::size_t limit =
+        std::min({policy.work_group_size, launch_.kernel().max_work_group_size(),
+                  props.max_work_group_size, props.max_work_item_sizes[0]});
     // A power of two, so that reductions can halve the group in their local-memory tree.
     work_group_size_ = std::bit_floor(std::max<std::size_t>(limit, 1));
     max_groups_ = std::max<std::size_t>(1, props.compute_units * policy.groups_per_compute_unit);
@@ -69,10 +70,10 @@ std::size_t generated_kernel::groups_for(std::size_t n) const noexcept {
     return std::clamp<std::size_t>(needed, 1, max_groups_);
 }
 
-event generated_kernel::launch(const queue& q, std::size_t groups,
-                               std::vector<kernel_argument> args) const {
+void generated_kernel::launch(const queue& q, std::size_t groups,
+                              std::span<const kernel_argument> args) const {
     launches.fetch_add(1, std::memory_order_relaxed);
-    return kernel_.bind(std::move(args)).launch(q, groups * work_group_size_, work_group_size_);
+    launch_.enqueue(q, groups * work_group_size_, work_group_size_, args);
 }
 
 kernel_cache::kernel_cache() {

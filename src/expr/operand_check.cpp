@@ -15,7 +15,7 @@ std::string describe(const device& dev) {
 }  // namespace
 
 void operand_check::fail(const std::string& why) const {
-    throw invalid_argument_error(call_, why);
+    throw invalid_argument_error(literal_call_ ? std::string(literal_call_) : call_, why);
 }
 
 void operand_check::check_device(const device& dev, std::string_view what) const {

@@ -277,7 +277,8 @@ std::shared_ptr<event_impl> replay(graph_recording& recording, const queue& q, q
             auto& args = launch->args;
             for (const auto& [index, slot] : launch->buffer_slots) args[index].memory = live[slot];
             try {
-                last = target.launch(*launch->kernel, launch->geometry, args, after);
+                last = target.launch(*launch->kernel, launch->geometry, args, after,
+                                     launch_completion::event);
             } catch (...) {
                 for (const auto& [index, slot] : launch->buffer_slots) args[index].memory.reset();
                 throw;

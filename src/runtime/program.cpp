@@ -203,7 +203,7 @@ std::string describe(const parameter_info& param, std::size_t index) {
 }
 
 void check_arguments(const detail::kernel_impl& kernel, const device_properties& device,
-                     const std::vector<kernel_argument>& args) {
+                     std::span<const kernel_argument> args) {
     const auto call = [&] { return "kiln::kernel '" + kernel.name() + "'"; };
     if (args.size() != kernel.parameter_count())
         throw invalid_argument_error(call(), "takes " + std::to_string(kernel.parameter_count()) +
@@ -361,7 +361,7 @@ detail::launch_geometry checked_geometry(const detail::kernel_impl& kernel, cons
 
 /// The kernel's own local memory and its local arguments must fit one work-group's share.
 void check_local_memory(const detail::kernel_impl& kernel, const device& dev,
-                        const std::vector<kernel_argument>& args) {
+                        std::span<const kernel_argument> args) {
     const std::size_t limit = kernel.local_memory_limit();
     const std::size_t own = kernel.local_memory_bytes();
     std::size_t total = own;
@@ -384,21 +384,19 @@ void check_local_memory(const detail::kernel_impl& kernel, const device& dev,
     }
 }
 
-}  // namespace
-
-event bound_kernel::launch(const queue& q, const range& global, const range& local,
-                           const range& offset, const wait_list& after) const {
-    const detail::command_target target = detail::command_target_for(q);
+/// What a launch checks of its queue and arguments each time, since they change from launch to
+/// launch: the queue, buffers and images on the kernel's device, and local memory that fits.
+void check_launch_operands(const detail::kernel_impl& kernel, const device& kernel_device,
+                           const queue& q, std::span<const kernel_argument> args) {
     // Named only when an error needs it: a launch builds no strings.
-    const auto call = [&] { return "kiln::kernel '" + kernel_->name() + "' launch"; };
-    if (!(q.device() == device_))
+    const auto call = [&] { return "kiln::kernel '" + kernel.name() + "' launch"; };
+    if (!(q.device() == kernel_device))
         throw invalid_argument_error(
-            call(), "the kernel was built for " + detail::device_label(device_) +
+            call(), "the kernel was built for " + detail::device_label(kernel_device) +
                         ", but the queue is on " + detail::device_label(q.device()));
-    auto geometry = checked_geometry(*kernel_, q.device(), global, local, offset);
-    check_local_memory(*kernel_, q.device(), args_);
-    for (std::size_t i = 0; i < args_.size(); ++i) {
-        const auto& arg = args_[i];
+    check_local_memory(kernel, q.device(), args);
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const auto& arg = args[i];
         const bool image = arg.what == detail::kernel_argument::kind::image;
         if (image && !arg.image)
             throw invalid_argument_error(
@@ -411,13 +409,52 @@ event bound_kernel::launch(const queue& q, const range& global, const range& loc
                                                      ", not on the queue's " +
                                                      detail::device_label(q.device()));
     }
+}
+
+}  // namespace
+
+event bound_kernel::launch(const queue& q, const range& global, const range& local,
+                           const range& offset, const wait_list& after) const {
+    const detail::command_target target = detail::command_target_for(q);
+    check_launch_operands(*kernel_, device_, q, args_);
+    auto geometry = checked_geometry(*kernel_, q.device(), global, local, offset);
     // Nothing to run: still honour the wait list so the returned event orders like a launch.
     if (global.total() == 0) return q.marker(after);
     if (target.recorder) [[unlikely]]
         return event(target.recorder->launch(q, kernel_, geometry, args_, after));
     return detail::profiling::recorded(
-        q, {detail::profiling::record_kind::kernel, 0, &kernel_->name(), &geometry},
-        [&] { return target.queue.launch(*kernel_, geometry, args_, after.events()); });
+        q, {detail::profiling::record_kind::kernel, 0, &kernel_->name(), &geometry}, [&] {
+            return target.queue.launch(*kernel_, geometry, args_, after.events(),
+                                       detail::launch_completion::event);
+        });
 }
+
+namespace detail {
+
+void repeated_launch::enqueue(const queue& q, std::size_t global, std::size_t local,
+                              std::span<const kernel_argument> args) const {
+    const command_target target = command_target_for(q);
+    kernel_impl& kernel = *kernel_.impl_;
+    // Every launch passes arguments of the kinds and types of the first; a check that throws
+    // leaves the next launch to check again.
+    std::call_once(checked_, [&] { check_arguments(kernel, kernel_.device().properties(), args); });
+    check_launch_operands(kernel, kernel_.device(), q, args);
+    launch_geometry geometry;
+    geometry.global[0] = global;
+    geometry.local[0] = local;
+    if (target.recorder) [[unlikely]] {
+        target.recorder->launch(q, kernel_.impl_, geometry, args, {});
+        return;
+    }
+    if (q.recorder()) [[unlikely]] {
+        profiling::recorded(q, {profiling::record_kind::kernel, 0, &kernel.name(), &geometry}, [&] {
+            return target.queue.launch(kernel, geometry, args, {}, launch_completion::event);
+        });
+        return;
+    }
+    target.queue.launch(kernel, geometry, args, {}, launch_completion::untracked);
+}
+
+}  // namespace detail
 
 }  // namespace kiln

@@ -116,6 +116,33 @@ TEST_P(launch_allocations, do_not_grow_with_the_number_of_arguments) {
     EXPECT_EQ(data.read(q), std::vector<int>(n, 2 * (1 + launches)));
 }
 
+// An eager statement's own heap work: the list of the vectors it checks and the list of its
+// arguments. Its name for errors stays a literal until an error needs it, and its launch makes no
+// event, since nobody can wait for it (kiln::detail::repeated_launch).
+TEST_P(launch_allocations, an_eager_statement_allocates_its_two_lists_alone) {
+    kiln::queue q(device());
+    for (const std::size_t n : {std::size_t{1}, std::size_t{1000}}) {
+        constexpr int statements = 20;
+        kiln::vector<float> x(q, std::vector<float>(n, 1.0f)), z(q, std::vector<float>(n, 2.0f)),
+            y(q, n);
+        y = 2 * x + z;  // the first statement of its type generates and builds the kernel
+        q.finish();
+        allocations = 0;
+        counting = true;
+        for (int s = 0; s < statements; ++s) y = 2 * y + z;
+        counting = false;
+        y = 2 * y + z;
+        q.finish();
+        EXPECT_LE(allocations, std::size_t{2} * statements)
+            << statements << " statements of " << n << " elements allocated " << allocations
+            << " times";
+        // 4, then 10, 22, ...: each of the 22 statements ran, in order.
+        float expected = 4.0f;
+        for (int s = 0; s < statements + 1; ++s) expected = 2 * expected + 2.0f;
+        EXPECT_EQ(y.read(), std::vector<float>(n, expected));
+    }
+}
+
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(launch_allocations);
 
 }  // namespace

@@ -138,6 +138,32 @@ TEST_P(profiler, every_command_is_an_event_on_its_device_and_queue_track) {
     EXPECT_LE(end_of(transfers[1]), end_of(waits.back()) + cross_clock_slack_us);
 }
 
+// Statements launch without an event of their own (kiln::detail::repeated_launch), except in a
+// session, which times each of them, eager or fused.
+TEST_P(profiler, every_statement_is_a_timed_kernel) {
+    const std::size_t n = 1000;
+    kiln::queue q(device());
+    kiln::vector<float> x(q, std::vector<float>(n, 1.0f)), y(q, n);
+    y = 2 * x + 1;  // generated and built before the session
+    q.finish();
+    kiln::detail::profiling::scoped_session session;
+    kiln::queue profiled(device());
+    kiln::vector<float> a(profiled, std::vector<float>(n, 1.0f)), b(profiled, n);
+    for (int i = 0; i < 3; ++i) b = 2 * a + 1;
+    kiln::fused(profiled, [&] {
+        b = 2 * a + 1;
+        a = 2 * b + 1;
+    });
+    profiled.finish();
+    const auto kernels = spans(json::parse(session.trace_json()), "kernel");
+    ASSERT_EQ(kernels.size(), 4u);
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+        EXPECT_EQ(kernels[i].at("name"), i < 3 ? "kiln_assign" : "kiln_fused");
+        EXPECT_GE(kernels[i].at("args").at("device_ns").get<double>(), 0.0);
+    }
+    EXPECT_EQ(a.read(), std::vector<float>(n, 7.0f));
+}
+
 TEST_P(profiler, events_are_released_once_their_times_are_read) {
     kiln::detail::profiling::scoped_session session;
     kiln::event launched;

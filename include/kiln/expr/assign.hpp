@@ -49,8 +49,9 @@ class assignment {
     assignment(Targets targets, Values values)
         : targets_(std::move(targets)), values_(std::move(values)) {}
 
-    void run(std::string call) const {
-        operand_check check(std::move(call));
+    /// `call`, a literal, names the statement in error messages.
+    void run(const char* call) const {
+        operand_check check(call);
         std::apply([&](const auto&... t) { (t.check(check), ...); }, targets_);
         std::apply([&](const auto&... v) { (v.check(check), ...); }, values_);
         std::apply([&](const auto&... t) { (check.written(t.written_layout()), ...); }, targets_);
@@ -386,10 +387,10 @@ concept assignable_to = target_node<Target> && expression_operand<Value> &&
 /// target = value (a scalar value takes the target's type).
 template <target_node Target, class Value>
 requires assignable_to<Target, Value>
-void assign(const Target& target, const Value& value, std::string call) {
+void assign(const Target& target, const Value& value, const char* call) {
     auto node = as_node_beside<typename Target::value_type>(value);
     assignment<std::tuple<Target>, std::tuple<decltype(node)>>({target}, {std::move(node)})
-        .run(std::move(call));
+        .run(call);
 }
 
 template <class Target>

@@ -384,6 +384,11 @@ class argument_list {
 /// rejects disagreements, and targets read at other positions, with invalid_argument_error.
 class operand_check {
   public:
+    /// `call` names the statement in error messages. A literal (what assignments pass) is kept
+    /// as it is, so that a statement that passes its checks makes no string of it.
+    explicit operand_check(const char* call) : literal_call_(call) {
+        vectors_.reserve(typical_vectors);
+    }
     explicit operand_check(std::string call) : call_(std::move(call)) {
         vectors_.reserve(typical_vectors);
     }
@@ -455,6 +460,7 @@ class operand_check {
     /// Room for the vectors of nearly every statement, checked without growing the list.
     static constexpr std::size_t typical_vectors = 8;
 
+    const char* literal_call_ = nullptr;
     std::string call_, variant_;
     /// launch_layout() when it is no vector's own: no elements, or one part on a given queue.
     mutable layout made_layout_;

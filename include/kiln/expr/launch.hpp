@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -80,10 +81,13 @@ class generated_kernel {
     std::size_t work_group_size() const noexcept { return work_group_size_; }
     /// Work-groups for `n` elements: enough for all of them, at most the policy's cap.
     std::size_t groups_for(std::size_t n) const noexcept;
-    event launch(const queue& q, std::size_t groups, std::vector<kernel_argument> args) const;
+    /// Enqueues `groups` work-groups with `args`, of the kinds and types its statement type
+    /// always passes. It returns no event: the statements that launch it wait for nothing but
+    /// the queue's order (repeated_launch).
+    void launch(const queue& q, std::size_t groups, std::span<const kernel_argument> args) const;
 
   private:
-    kiln::kernel kernel_;
+    repeated_launch launch_;
     std::size_t work_group_size_;
     std::size_t max_groups_;
 };

@@ -18,7 +18,9 @@
 #include <kiln/runtime/queue.hpp>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <ranges>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -30,6 +32,7 @@ namespace kiln {
 namespace detail {
 class program_impl;
 class kernel_impl;
+class repeated_launch;
 }  // namespace detail
 
 class kernel;
@@ -262,10 +265,37 @@ class kernel {
     const kiln::device& device() const noexcept { return device_; }
 
   private:
+    friend class detail::repeated_launch;
+
     kiln::device device_;
     std::shared_ptr<detail::program_impl> program_;  // keeps the program alive
     std::shared_ptr<detail::kernel_impl> impl_;
 };
+
+namespace detail {
+
+/// A kernel launched again and again with arguments of the same kinds and types, in one
+/// dimension, by callers that never wait for one launch alone: a generated statement's kernel,
+/// whose statement type fixes its argument list. Its arguments are checked against the kernel's
+/// parameters at the first launch only, and a launch makes no event unless a profiler times it
+/// or a capture records it; the queue's order and finish() cover it otherwise.
+class repeated_launch {
+  public:
+    explicit repeated_launch(kiln::kernel kernel) : kernel_(std::move(kernel)) {}
+
+    const kiln::kernel& kernel() const noexcept { return kernel_; }
+    /// Enqueues `global` work-items in groups of `local`, a geometry the caller derived from
+    /// the device's and the kernel's limits. Throws invalid_argument_error as
+    /// bound_kernel::launch does for arguments on another device or too much local memory.
+    void enqueue(const queue& q, std::size_t global, std::size_t local,
+                 std::span<const kernel_argument> args) const;
+
+  private:
+    kiln::kernel kernel_;
+    mutable std::once_flag checked_;
+};
+
+}  // namespace detail
 
 /// Parameter declarations for typed kernels: which buffers a parameter accepts is checked at
 /// compile time; scalars are any other type, converted to exactly that type.

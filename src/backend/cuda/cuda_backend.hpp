@@ -344,8 +344,8 @@ class cuda_queue final : public queue_impl {
               event_list after) override;
     void unmap(memory_impl& memory, void* host) override;
     std::shared_ptr<event_impl> launch(kernel_impl& kernel, const launch_geometry& geometry,
-                                       std::span<const kernel_argument> args,
-                                       event_list after) override;
+                                       std::span<const kernel_argument> args, event_list after,
+                                       launch_completion completion) override;
     void write_image(image_impl& image, const void* src, std::size_t row_pitch,
                      event_list after) override;
     void read_image(image_impl& image, void* dst, std::size_t row_pitch, event_list after) override;

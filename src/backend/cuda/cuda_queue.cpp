@@ -299,7 +299,7 @@ std::shared_ptr<event_impl> cuda_queue::fill(memory_impl& dst, std::size_t offse
 
 std::shared_ptr<event_impl> cuda_queue::launch(kernel_impl& kernel, const launch_geometry& geometry,
                                                std::span<const kernel_argument> args,
-                                               event_list after) {
+                                               event_list after, launch_completion completion) {
     context_->make_current();
     prepared_launch prepared(kernel, context_, geometry, args);
     auto c = begin(after);
@@ -313,6 +313,7 @@ std::shared_ptr<event_impl> cuda_queue::launch(kernel_impl& kernel, const launch
                                std::source_location::current());
     });
     prepared.constant_fills().launched(stream());
+    if (completion == launch_completion::untracked) return nullptr;
     return end(c);
 }
 

@@ -289,7 +289,7 @@ void opencl_queue::set_arguments(cl_kernel kernel, std::span<const kernel_argume
 std::shared_ptr<event_impl> opencl_queue::launch(kernel_impl& kernel,
                                                  const launch_geometry& geometry,
                                                  std::span<const kernel_argument> args,
-                                                 event_list after) {
+                                                 event_list after, launch_completion completion) {
     auto* ours = dynamic_cast<opencl_kernel*>(&kernel);
     if (ours == nullptr) backend_cast<opencl_kernel>(kernel, launch_call(kernel), "a kernel");
     opencl_kernel& cl_kernel_impl = *ours;
@@ -299,14 +299,16 @@ std::shared_ptr<event_impl> opencl_queue::launch(kernel_impl& kernel,
     set_arguments(cl_kernel_impl.get(), args, kernel);
     const bool has_local = geometry.local[0] != 0;
     const bool has_offset = geometry.offset != std::array<std::size_t, 3>{0, 0, 0};
+    const bool tracked = completion == launch_completion::event;
     cl_event done = nullptr;
     const cl_int status = clEnqueueNDRangeKernel(
         queue_.get(), cl_kernel_impl.get(), static_cast<cl_uint>(geometry.dims),
         has_offset ? geometry.offset.data() : nullptr, geometry.global.data(),
-        has_local ? geometry.local.data() : nullptr, list_size(waits), list_or_null(waits), &done);
+        has_local ? geometry.local.data() : nullptr, list_size(waits), list_or_null(waits),
+        tracked ? &done : nullptr);
     if (status != CL_SUCCESS)
         check(status, "clEnqueueNDRangeKernel", "kernel '" + kernel.name() + "'");
-    return wrap(done);
+    return tracked ? wrap(done) : nullptr;
 }
 
 std::shared_ptr<event_impl> opencl_queue::marker(event_list after) {
