@@ -15,6 +15,11 @@
 
 #include "algo/dispatch_paths.hpp"
 #include "algo/key_changes.hpp"
+#include "algo/scan/compaction_plan.hpp"
+#include "algo/scan/compaction_run.hpp"
+#include "algo/scan/copy_if.hpp"
+#include "algo/scan/reduce_by_key.hpp"
+#include "algo/scan/unique.hpp"
 #include "expr/test_data.hpp"
 #include "support/device_param.hpp"
 
@@ -212,7 +217,7 @@ TEST_P(compaction_test, copy_if_counts_past_32_bits) {
         const kiln::detail::scoped_compaction_count_base from(base);
         on_both_paths([&] {
             const auto policy = kiln::detail::policy_for(algorithm::select, device());
-            EXPECT_EQ(kiln::detail::plan_compaction<std::int64_t>(device(), n).narrow,
+            EXPECT_EQ(kiln::detail::plan_compaction(device(), sizeof(std::int64_t), n).narrow,
                       (policy.staged_writes || policy.chunk_bytes) && base + n < two_31);
             out.write(std::vector<std::int64_t>(n, 0));
             ASSERT_EQ(kiln::copy_if(x, x % 3 != 0, out), expected.size());
@@ -790,7 +795,9 @@ TEST(unique_tiles, read_each_key_from_global_memory_once) {
     const std::string source = kiln::detail::compaction_tile_program_source(
         count,
         [](kiln::detail::source_builder& b) {
-            return kiln::detail::declare_unique_input(b, "int", "uint", false, false);
+            kiln::detail::unique_shape shape;
+            shape.plan.counting.narrow = true;
+            return kiln::detail::declare_unique_input(b, shape);
         },
         policy);
     EXPECT_EQ(source.find("kiln_keys[idx - 1]"), std::string::npos) << source;
@@ -884,6 +891,74 @@ TEST(copy_if_shape, key_changes_with_every_field) {
             [](copy_if_shape& s) { s.plan.narrow = true; },
             [](copy_if_shape& s) { s.expression = "x y"; },
         });
+}
+
+// Where compactions and reduce_by_key put their results, planned from the layouts alone.
+TEST(output_route, direct_only_for_one_part_into_an_unread_output_on_its_device) {
+    using kiln::detail::output_route;
+    using kiln::detail::plan_output_route;
+    EXPECT_EQ(plan_output_route({}), output_route::direct);
+    // In place: tiles would overwrite elements later tiles still read.
+    EXPECT_EQ(plan_output_route({.input_reads_output = true}), output_route::through_scratch);
+    EXPECT_EQ(plan_output_route({.parts = 2}), output_route::through_host);
+    EXPECT_EQ(plan_output_route({.parts = 2, .input_reads_output = true}),
+              output_route::through_host);
+    EXPECT_EQ(plan_output_route({.output_parts = 2}), output_route::through_host);
+    EXPECT_EQ(plan_output_route({.output_on_part_device = false}), output_route::through_host);
+    EXPECT_EQ(kiln::detail::to_string(output_route::through_scratch), "through scratch");
+}
+
+// unique compacts in place only in the chained pass of the chunks by vectors on an unsplit
+// vector; the host compares a part's first key wherever chunks run.
+TEST(unique_plan, in_place_only_where_vector_chunks_chain_on_one_part) {
+    using kiln::detail::output_route;
+    using kiln::detail::plan_unique;
+    kiln::detail::compaction_plan tiles{};
+    const auto on_tiles = plan_unique(tiles, 1, true);
+    EXPECT_FALSE(on_tiles.heads_on_host);
+    EXPECT_EQ(on_tiles.route, output_route::through_scratch);
+    EXPECT_EQ(plan_unique(tiles, 2, true).route, output_route::through_host);
+
+    kiln::detail::compaction_plan chunks{};
+    chunks.policy.chunk_bytes = 16384;
+    chunks.policy.chunk_vector_writes = true;
+    const auto chained = plan_unique(chunks, 1, true);
+    EXPECT_TRUE(chained.heads_on_host);
+    EXPECT_EQ(chained.route, output_route::direct);
+    EXPECT_EQ(plan_unique(chunks, 1, false).route, output_route::through_scratch);
+    EXPECT_EQ(plan_unique(chunks, 2, true).route, output_route::through_host);
+    EXPECT_TRUE(plan_unique(chunks, 2, true).heads_on_host);
+    chunks.policy.chunk_vector_writes = false;
+    EXPECT_EQ(plan_unique(chunks, 1, true).route, output_route::through_scratch);
+}
+
+// The fields of unique's plan that its kernels are written from change the program cache's key;
+// scratch and the host are the same kernels, and heads_on_host follows the policy's chunks.
+TEST(unique_plan, key_changes_with_every_field_the_kernels_read) {
+    using kiln::detail::unique_plan;
+    static_assert(sizeof(unique_plan) == sizeof(kiln::detail::compaction_plan) + 8);
+    kiln::test::expect_every_change_changes_the_key(std::vector<std::function<void(unique_plan&)>>{
+        [](unique_plan& p) { p.counting.policy.work_group_size = 64; },
+        [](unique_plan& p) { p.counting.narrow = true; },
+        [](unique_plan& p) { p.route = kiln::detail::output_route::direct; },
+    });
+    unique_plan through_host{};
+    through_host.route = kiln::detail::output_route::through_host;
+    EXPECT_EQ(through_host.key(), unique_plan{}.key());
+}
+
+// The chunk loops by vectors load an input whole where its type says it is a plain array: a
+// vector of the values' type, not an expression of one or a vector converted to them.
+TEST(scan_element, names_its_array_only_for_a_vector_of_the_values_type) {
+    const kiln::vector<std::int32_t> v;
+    const kiln::detail::vector_terminal<std::int32_t> x(v);
+    kiln::detail::source_builder b;
+    const kiln::detail::element_input plain = kiln::detail::scan_element<std::int32_t>(b, x);
+    EXPECT_FALSE(plain.plain_array.empty());
+    EXPECT_EQ(plain.value, plain.plain_array + "[idx]");
+    EXPECT_TRUE(kiln::detail::scan_element<std::int64_t>(b, x).plain_array.empty());
+    EXPECT_TRUE(kiln::detail::scan_element<std::int32_t>(b, kiln::detail::as_node(v + 1))
+                    .plain_array.empty());
 }
 
 }  // namespace

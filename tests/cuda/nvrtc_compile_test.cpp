@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "algo/gemm/gemm_strategies.hpp"
+#include "algo/scan/reduce_by_key.hpp"
+#include "algo/scan/unique.hpp"
 #include "algo/sort/sort_kernels.hpp"
 #include "backend/cuda/cuda_api.hpp"
 #include "backend/cuda/nvrtc_compiler.hpp"
@@ -511,7 +513,7 @@ TEST_F(NvrtcCompile, WarpLookBackWithSeparateStatesBuilds) {
 TEST_F(NvrtcCompile, ChunkKernelsBuild) {
     const declare_input<element_input> input = [](source_builder& b) {
         b.parameter("global const uint* in");
-        return element_input{.value = "in[idx]"};
+        return element_input{.value = "in[idx]", .plain_array = "in"};
     };
     const scan_schedule chained = scan_schedule::single_pass;
     for (const scan_schedule schedule : {chained, scan_schedule::multi_pass}) {
@@ -583,11 +585,12 @@ TEST_F(NvrtcCompile, ChunkKernelsBuild) {
             b.parameter("global const " + value + "* values");
             return reduce_by_key_input{
                 .value = wide ? element_input{{"const long twice = 2 * values[idx];"}, "twice + 1"}
-                              : element_input{.value = "values[idx]"},
+                              : element_input{.value = "values[idx]", .plain_array = "values"},
                 .value_type = value,
                 .head = "(idx == 0 || keys[idx] != keys[idx - 1])",
                 .key_type = key,
-                .key = "keys[idx]"};
+                .key = "keys[idx]",
+                .keys_array = "keys"};
         };
         const scan_operation pairs = wide ? segment_operation<std::int64_t, reducers::sum>(false)
                                           : segment_operation<std::int32_t, reducers::sum>(true);
@@ -650,7 +653,11 @@ TEST_F(NvrtcCompile, RegisterRunsAndUniqueTilesBuild) {
                                1, state_packing::low_32_bits};
     expect_cubin(compile({compaction_program_source(
         count,
-        [](source_builder& b) { return declare_unique_input(b, "int", "uint", false, false); },
+        [](source_builder& b) {
+            unique_shape shape;
+            shape.plan.counting.narrow = true;
+            return declare_unique_input(b, shape);
+        },
         select)}));
 }
 

@@ -58,13 +58,30 @@ wide_input wide_lanes(source_builder& b, const Input& input) {
     return wide;
 }
 
-/// Declares `input`'s kernel parameters in `b` and returns the text of its element `idx` as T.
+/// Whether Input's element `idx` as T is its array's element `idx` read as it is: a vector of T
+/// whose elements load as they are (element_storage, not 16-bit floats).
+template <class Input, class T>
+inline constexpr bool plain_array_of = false;
+template <class U, class T>
+inline constexpr bool plain_array_of<vector_terminal<U>, T> =
+    std::same_as<U, T>&& std::is_arithmetic_v<U>;
+
+/// Declares `input`'s kernel parameters in `b` and returns the text of its element `idx` as T,
+/// with its array's name where its type says it is a plain array (plain_array_of).
 template <class T, expression_node Input>
 element_input scan_element(source_builder& b, const Input& input) {
     using V = typename Input::value_type;
     generator g(b);
-    const std::string value = convert_value<T, V>(b, input.generate(g));
-    return {.statements = g.statements(), .value = value};
+    if constexpr (plain_array_of<Input, T>) {
+        // What the vector's generate() writes, its parameter's name kept.
+        const std::string array = g.new_name();
+        input.declare(g, array);
+        return {
+            .statements = g.statements(), .value = input.value_of(g, array), .plain_array = array};
+    } else {
+        const std::string value = convert_value<T, V>(b, input.generate(g));
+        return {.statements = g.statements(), .value = value};
+    }
 }
 
 /// One part of a scan: its queue, its size, its slice of the output and the input's arguments

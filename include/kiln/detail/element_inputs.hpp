@@ -15,6 +15,10 @@ namespace kiln::detail {
 struct element_input {
     std::vector<std::string> statements{};
     std::string value{};
+    /// Where the input's type says the element is an array's element `idx` read as it is (a
+    /// vector of the values' type), that array's parameter name, which loops by vectors read
+    /// with one load; else empty.
+    std::string plain_array{};
 };
 
 /// One of several consecutive elements computed from 16-byte loads (tile_access::wide): its

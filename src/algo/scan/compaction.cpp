@@ -1,7 +1,12 @@
-// Stream compaction's program cache entry, errors and count-base test hook.
+// Stream compaction's counting program, its placing of kept elements, errors and count-base test
+// hook.
+#include <algorithm>
 #include <atomic>
-#include <kiln/algo/compaction.hpp>
+#include <cstddef>
 #include <kiln/error.hpp>
+#include <vector>
+
+#include "compaction_run.hpp"
 
 namespace kiln::detail {
 namespace {
@@ -21,6 +26,11 @@ scoped_compaction_count_base::~scoped_compaction_count_base() {
     count_base.store(previous_);
 }
 
+compaction_plan plan_compaction(const device& dev, std::size_t value_bytes, std::size_t n) {
+    return plan_compaction(dev.properties(), value_bytes, n, compaction_count_base(),
+                           overrides_in_force<algorithm::select_rows>());
+}
+
 const algorithm_program& compaction_program(const device& dev, const std::string& key,
                                             const compaction_plan& plan,
                                             const declare_input<compaction_input>& input) {
@@ -35,39 +45,44 @@ const algorithm_program& compaction_program(const device& dev, const std::string
         [&] { return compaction_program_source(count, input, plan.policy); });
 }
 
-compaction_input declare_unique_input(source_builder& b, const std::string& t,
-                                      const std::string& count_type, bool heads_on_host,
-                                      bool in_place) {
-    if (in_place) {
-        // Key 0, the part's first, is kept on the host: output element r is key r + 1.
-        b.parameter("global " + t + "* kiln_unique_keys");
-        b.define("kiln_out", "#define kiln_out (kiln_unique_keys + 1)");
-    } else {
-        b.parameter("global " + t + "* kiln_out");
+staging stage_for(const queue& q, const erased_vector& output, std::size_t elements) {
+    staging staged;
+    staged.lease = temporary_pool::acquire(q, elements * output.element_bytes);
+    staged.memory = make_argument(staged.lease.bytes());
+    // The pool's block is bytes; the kernels write elements into it.
+    staged.memory.element_type.clear();
+    return staged;
+}
+
+void place_on_parts(const void* host, std::size_t count, const erased_vector& output,
+                    std::size_t offset) {
+    const auto* bytes = static_cast<const std::byte*>(host);
+    const std::size_t element = output.element_bytes;
+    for (std::size_t j = 0; j < output.storage.size(); ++j) {
+        const part_extent& out = (*output.parts)[j];
+        const std::size_t first = std::max(offset, out.begin);
+        const std::size_t last = std::min(offset + count, out.begin + out.size);
+        if (first >= last) continue;
+        output.storage[j]->write_bytes(out.queue, (first - out.begin) * element,
+                                       bytes + (first - offset) * element, (last - first) * element,
+                                       {}, true);
     }
-    b.parameter("ulong kiln_capacity");
-    b.parameter("global const " + t + "* kiln_keys");
-    std::string head, kept_key, first_kept;
-    if (heads_on_host) {
-        head = "kiln_keys[idx + 1] != kiln_keys[idx]";
-        kept_key = "kiln_keys[idx + 1]";
-    } else {
-        b.parameter("int kiln_has_previous");
-        b.parameter(t + " kiln_previous");
-        first_kept = "!kiln_has_previous || kiln_keys[0] != kiln_previous";
-        head = "idx == 0 ? " + first_kept + " : kiln_keys[idx] != kiln_keys[idx - 1]";
-        kept_key = "kiln_keys[idx]";
-    }
-    return compaction_input{
-        .keep = {.value = "(" + count_type + ")(" + head + ")"},
-        .kept_type = t,
-        .kept_value = kept_key,
-        .scatter =
-            [=](source_builder& s) {
-                s.line("if (x != 0) kiln_out[running - 1 - carry] = " + kept_key + ";");
-            },
-        .first_kept = first_kept,
-        .in_place = in_place};
+}
+
+void place_kept(const queue& q, const temporary_lease& kept, std::size_t count,
+                const erased_vector& output, std::size_t offset) {
+    const std::size_t room = offset < output.size ? std::min(count, output.size - offset) : 0;
+    if (room == 0) return;
+    std::vector<std::byte> host(room * output.element_bytes);
+    kept.bytes().storage().read_bytes(q, 0, host.data(), host.size(), {}, true);
+    place_on_parts(host.data(), room, output, offset);
+}
+
+void copy_kept(const queue& q, temporary_lease& kept, std::size_t count,
+               const erased_vector& output, std::size_t offset) {
+    const event copied = kept.bytes().storage().copy_bytes(
+        q, 0, *output.storage[0], offset * output.element_bytes, count * output.element_bytes, {});
+    kept.release_after(q, copied);
 }
 
 void throw_output_too_small(const char* call, std::size_t needed, std::size_t capacity) {

@@ -1,7 +1,14 @@
-// copy_if's entry for one part: its counting scan's program built from the typed input
-// (copy_if_part_input), the output slots bound by name, and the scan run.
+// kiln::copy_if behind its entry: where the kept elements go (compaction_plan.hpp's route), and
+// each part's counting scan, its program built from the typed input (copy_if_input) with the
+// output slots bound by name.
+#include "copy_if.hpp"
+
+#include <algorithm>
 #include <cstdint>
-#include <kiln/algo/compaction.hpp>
+#include <vector>
+
+#include "compaction_plan.hpp"
+#include "compaction_run.hpp"
 
 namespace kiln::detail {
 namespace {
@@ -15,7 +22,7 @@ kernel_description output_slots(const copy_if_shape& shape) {
 }
 
 compaction_input declare_copy(source_builder& b, const copy_if_shape& shape,
-                              const copy_if_part_input& input) {
+                              const copy_if_input& input) {
     output_slots(shape).declare(b);
     const copy_if_elements elements = input.declare(b, shape.plan.count_type());
     const std::vector<std::string> statements = elements.statements;
@@ -31,32 +38,75 @@ compaction_input declare_copy(source_builder& b, const copy_if_shape& shape,
             }};
 }
 
+/// Compacts part `k` of the input into `to`, which holds `capacity` elements; returns how many
+/// it kept.
+std::size_t compact_part(const copy_if_input& input, std::size_t k, const kernel_argument& to,
+                         std::size_t capacity) {
+    const part_extent& part = input.parts[k];
+    const queue& q = part.queue;
+    const copy_if_shape shape{
+        .kept_type = input.kept_type,
+        .plan = plan_compaction(q.device(), input.output.element_bytes, part.size),
+        .expression = input.expression};
+    const algorithm_program& program =
+        compaction_program(q.device(), shape.key(), shape.plan,
+                           [&](source_builder& b) { return declare_copy(b, shape, input); });
+    const kernel_description slots = output_slots(shape);
+    const std::vector<kernel_argument> element_arguments = input.element_arguments(k, part.begin);
+    return run_compaction(program, q, shape.plan, part.size, [&](kernel_binding& args) {
+        kernel_binding output(slots);
+        output.argument("kiln_out", to);
+        output.scalar<std::uint64_t>("kiln_capacity", capacity);
+        std::vector<kernel_argument> arguments = std::move(output).take();
+        arguments.insert(arguments.end(), element_arguments.begin(), element_arguments.end());
+        args.input(std::move(arguments));
+    });
+}
+
 }  // namespace
 
 std::string copy_if_shape::key() const {
     return "copy_if " + kept_type + " " + plan.key() + " " + expression;
 }
 
-std::size_t run_copy_if_part(const copy_if_part_input& input) {
-    const queue& q = input.queue;
-    const copy_if_shape shape{.kept_type = input.kept_type,
-                              .plan = plan_compaction(q.device().properties(), input.kept_bytes,
-                                                      input.size, compaction_count_base(),
-                                                      overrides_in_force<algorithm::select_rows>()),
-                              .expression = input.expression};
-    const algorithm_program& program =
-        compaction_program(q.device(), shape.key(), shape.plan,
-                           [&](source_builder& b) { return declare_copy(b, shape, input); });
-    const kernel_description slots = output_slots(shape);
-    return run_compaction(program, q, shape.plan, input.size, [&](kernel_binding& args) {
-        kernel_binding output(slots);
-        output.argument("kiln_out", input.output);
-        output.scalar<std::uint64_t>("kiln_capacity", input.capacity);
-        std::vector<kernel_argument> arguments = std::move(output).take();
-        arguments.insert(arguments.end(), input.element_arguments.begin(),
-                         input.element_arguments.end());
-        args.input(std::move(arguments));
-    });
+std::size_t run_copy_if(const copy_if_input& input) {
+    const erased_vector& output = input.output;
+    const output_route route =
+        plan_output_route({.parts = input.parts.size(),
+                           .output_parts = output.storage.size(),
+                           .output_on_part_device =
+                               input.parts.size() == 1 && output.storage.size() == 1 &&
+                               (*output.parts)[0].queue.device() == input.parts[0].queue.device(),
+                           .input_reads_output = input.reads_output});
+    struct staged_part {
+        const queue* q;
+        temporary_lease kept;
+        std::size_t count;
+    };
+    std::vector<staged_part> staged;
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < input.parts.size(); ++k) {
+        const part_extent& part = input.parts[k];
+        if (part.size == 0) continue;
+        if (route == output_route::direct) {
+            kept += compact_part(input, k, output.memory[0], output.size);
+            continue;
+        }
+        staging scratch = stage_for(part.queue, output, part.size);
+        const std::size_t part_kept = compact_part(input, k, scratch.memory, part.size);
+        staged.push_back({&part.queue, std::move(scratch.lease), part_kept});
+        kept += part_kept;
+    }
+    // Placed once every part has read its input, which may be the output.
+    std::size_t placed = 0;
+    for (staged_part& part : staged) {
+        if (route == output_route::through_scratch)
+            copy_kept(*part.q, part.kept, std::min(part.count, output.size), output, 0);
+        else
+            place_kept(*part.q, part.kept, part.count, output, placed);
+        placed += part.count;
+    }
+    return kept;
 }
 
 }  // namespace kiln::detail

@@ -197,7 +197,7 @@ class prefix_run_loops final : public run_loops {
     /// and kiln_heads (their comparison: -1 where a run begins).
     void load_keys(source_builder& b, const reduce_by_key_input& input,
                    const std::string& at) const {
-        const element_input key{{}, input.key};
+        const element_input key{.value = input.key, .plain_array = input.keys_array};
         load(b, input, input.key_type, key, at, "kiln_k");
         load(b, input, input.key_type, key, at + " - 1", "kiln_before");
         b.line("const " + flag_type(input) + std::to_string(lanes_) +
@@ -209,7 +209,7 @@ class prefix_run_loops final : public run_loops {
     void load(source_builder& b, const reduce_by_key_input& input, const std::string& type,
               const element_input& element, const std::string& at, const std::string& name) const {
         const std::string n = std::to_string(lanes_);
-        if (const std::string array = plain_array(element); !array.empty()) {
+        if (const std::string& array = element.plain_array; !array.empty()) {
             b.line("const " + type + n + " " + name + " = convert_" + type + n + "(vload" + n +
                    "(0, " + array + " + " + at + "));");
             return;

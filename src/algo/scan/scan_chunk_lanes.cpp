@@ -72,7 +72,7 @@ class lane_scan_loops final : public chunk_loops<element_input> {
         // The vectors come from one load each: from the input where it is an array of the
         // values, else from `out`, where a first loop (which the compiler vectorises, the
         // elements being independent) writes the input's values.
-        std::string array = plain_array(element);
+        std::string array = element.plain_array;
         const bool staged_in_out = array.empty();
         if (staged_in_out) {
             array = "out";
@@ -195,7 +195,7 @@ class lane_scan_loops final : public chunk_loops<element_input> {
     /// around the scan's shuffles; the reduction's loop has none.)
     void load_vector(source_builder& b, const element_input& element, const std::string& at,
                      const std::string& name) const {
-        if (const std::string array = plain_array(element); !array.empty()) {
+        if (const std::string& array = element.plain_array; !array.empty()) {
             load_array(b, array, at, name);
             return;
         }

@@ -5,8 +5,6 @@
 // (reduce_by_key_chunks.cpp, reduce_by_key_lane_chunks.cpp).
 #pragma once
 
-#include <algorithm>
-#include <cctype>
 #include <cstddef>
 #include <kiln/detail/algo/scan_chunks.hpp>
 #include <string>
@@ -17,21 +15,6 @@ namespace kiln::detail {
 /// vectors.
 inline std::string lane(std::size_t j) {
     return std::string(".s") + "0123456789abcdef"[j];
-}
-
-/// The array's name where the input's element is `array[idx]` and nothing else, else empty:
-/// what the loops by vectors may read with one load.
-inline std::string plain_array(const element_input& element) {
-    const std::string suffix = "[idx]";
-    const std::string& value = element.value;
-    if (!element.statements.empty() || value.size() <= suffix.size() || !value.ends_with(suffix))
-        return {};
-    const std::string array = value.substr(0, value.size() - suffix.size());
-    const bool identifier = !std::isdigit(static_cast<unsigned char>(array.front())) &&
-                            std::all_of(array.begin(), array.end(), [](char c) {
-                                return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-                            });
-    return identifier ? array : std::string{};
 }
 
 /// An algorithm's loops over one chunk, elements [begin, end) with `idx` the index, emitted

@@ -66,6 +66,9 @@ struct reduce_by_key_input {
     /// (compilers sink the load into the branch that writes it).
     std::string key_type{};
     std::string key{};
+    /// The keys' array, of which `key` is element `idx` read as it is (the keys' slot): what loops
+    /// by vectors read with one load.
+    std::string keys_array{};
     /// The scan's pair of a head and a value, as text.
     std::function<std::string(const std::string& head, const std::string& value)> pair{};
     /// Of a pair, as text: the runs it has begun (a ulong), and the open run's value (of
