@@ -20,6 +20,7 @@
 #include <functional>
 #include <kiln/algo/compaction.hpp>
 #include <kiln/algo/scan.hpp>
+#include <kiln/detail/algo/scan_chunks.hpp>
 #include <string>
 #include <type_traits>
 #include <typeinfo>
