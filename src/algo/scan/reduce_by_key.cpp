@@ -88,14 +88,13 @@ run_carry run_part(const reduce_by_key_arguments& input, const part_run& run) {
     // One-word look-back states where the runs counted (those before the part included) fit
     // 30 bits: they need no device-wide fence, so NVIDIA's OpenCL can take the single pass.
     const std::uint64_t runs_before = run.carry ? run.carry->runs : 0;
-    reduce_by_key_shape shape{
-        .key_type = input.key_type,
-        .key_bytes = input.keys.element_bytes,
-        .value_type = input.value_type,
-        .operation = input.operation,
-        .policy = plan_reduce_by_key(q.device(), value_bytes),
-        .packed = value_bytes == 4 && runs_before + part.size < (1u << 30),
-        .expression = input.expression};
+    reduce_by_key_shape shape{.key_type = input.key_type,
+                              .key_bytes = input.keys.element_bytes,
+                              .value_type = input.value_type,
+                              .operation = input.operation,
+                              .policy = plan_reduce_by_key(q.device(), value_bytes),
+                              .packed = value_bytes == 4 && runs_before + part.size < (1u << 30),
+                              .expression = input.expression};
     const scan_operation operation =
         segment_pairs(input.value_type, value_bytes, input.combine, shape.packed);
     // The schedule follows the packing, known only here.
