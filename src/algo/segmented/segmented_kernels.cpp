@@ -92,6 +92,16 @@ void emit_team_segment(source_builder& b, const segmented_shape& shape, const st
     b.close();
 }
 
+void emit_team_fold(source_builder& b, const segmented_input& input, const std::string& lanes) {
+    b.line("kiln_partials[t] = acc;");
+    b.local_barrier();
+    b.open("for (uint width = " + lanes + " / 2u; width > 0u; width /= 2u)");
+    b.line("if (lane < width) kiln_partials[t] = " +
+           input.combine(b, "kiln_partials[t]", "kiln_partials[t + width]") + ";");
+    b.local_barrier();
+    b.close();
+}
+
 void emit_segment_search(source_builder& b, const std::string& result, const std::string& lo,
                          const std::string& hi, const std::string& idx) {
     b.open("");

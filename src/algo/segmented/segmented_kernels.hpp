@@ -63,6 +63,10 @@ void emit_segment_bounds(source_builder& b, const segmented_shape& shape, const 
 /// the last segment, or whose offsets are bad, have no elements but still reach every barrier.
 void emit_team_segment(source_builder& b, const segmented_shape& shape, const std::string& group,
                        const std::string& lanes);
+/// Lines that fold every work-item's `acc` within its team of `lanes` (a power of two, the
+/// team's lanes consecutive) as a tree in kiln_partials; the team's first lane then finds the
+/// result at kiln_partials[t]. Every work-item of the group reaches every barrier.
+void emit_team_fold(source_builder& b, const segmented_input& input, const std::string& lanes);
 
 /// Lines that set `result` (declared) to the first segment from `lo` below `hi` whose end is past
 /// `idx`, else `hi`: the segment holding element idx, past the empty ones ending there (where

@@ -19,13 +19,7 @@ namespace {
 void write_reduce_body(source_builder& b, const segmented_shape& shape,
                        const segmented_input& input, const std::string& T) {
     emit_fold(b, shape, input, "begin + lane", T);
-    b.line("kiln_partials[t] = acc;");
-    b.local_barrier();
-    b.open("for (uint width = " + T + " / 2u; width > 0u; width /= 2u)");
-    b.line("if (lane < width) kiln_partials[t] = " +
-           input.combine(b, "kiln_partials[t]", "kiln_partials[t + width]") + ";");
-    b.local_barrier();
-    b.close();
+    emit_team_fold(b, input, T);
     b.line("if (lane == 0u && s < segments) out[s] = kiln_partials[t];");
 }
 

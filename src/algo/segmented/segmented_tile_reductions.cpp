@@ -43,26 +43,12 @@ kernel_description tile_reductions_fix_kernel(const segmented_shape& shape) {
     return kernel;
 }
 
-/// Lines that fold every work-item's `acc` within its team of `lanes` (a power of two, the
-/// team's lanes consecutive) as a tree in kiln_partials; the team's first lane then finds the
-/// result at kiln_partials[t]. Every work-item of the group reaches every barrier.
-void emit_tile_reductions_team_fold(source_builder& b, const segmented_input& input,
-                                    const std::string& lanes) {
-    b.line("kiln_partials[t] = acc;");
-    b.local_barrier();
-    b.open("for (uint width = " + lanes + " / 2u; width > 0u; width /= 2u)");
-    b.line("if (lane < width) kiln_partials[t] = " +
-           input.combine(b, "kiln_partials[t]", "kiln_partials[t + width]") + ";");
-    b.local_barrier();
-    b.close();
-}
-
 /// Lines that write the group's fold of `acc` where the piece of segment `s` in the tile ends:
 /// out where the segment lies in the tile, else the slot of the tile's edge it crosses.
 void emit_tile_reductions_piece_store(source_builder& b, const segmented_input& input,
                                       const std::string& group, const std::string& s) {
     b.line("const uint lane = t;");
-    emit_tile_reductions_team_fold(b, input, group);
+    emit_team_fold(b, input, group);
     b.open("if (t == 0u)");
     b.line("const ulong seg_begin = (ulong)offsets[" + s + "], seg_end = (ulong)offsets[" + s +
            " + 1];");
@@ -186,7 +172,7 @@ std::string write_tile_reductions_fix(const segmented_shape& shape, const segmen
            ";");
     b.close();
     b.close();
-    emit_tile_reductions_team_fold(b, input, L);
+    emit_team_fold(b, input, L);
     // A segment inside one tile was written by its tile.
     b.line(
         "if (lane == 0u && s < segments && (end == begin || crosses)) out[s] = "
