@@ -213,6 +213,11 @@ class queue_impl {
     virtual std::shared_ptr<event_impl> launch(kernel_impl& kernel, const launch_geometry& geometry,
                                                std::span<const kernel_argument> args,
                                                event_list after, launch_completion completion) = 0;
+    /// The same with its event (launch_completion::event), for callers that wait on it.
+    std::shared_ptr<event_impl> launch(kernel_impl& kernel, const launch_geometry& geometry,
+                                       std::span<const kernel_argument> args, event_list after) {
+        return launch(kernel, geometry, args, after, launch_completion::event);
+    }
     /// Blocking transfers of a whole image from and to host rows `row_pitch` bytes apart; the
     /// public layer has checked the sizes.
     virtual void write_image(image_impl& image, const void* src, std::size_t row_pitch,
