@@ -128,7 +128,7 @@ gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input
     // m n k 5 10^-14, under 4% from n = 1024 on; and the whole product must outlast the copy's
     // launch (2^32 m n k: about 200 us).
     if (plan.strategy == gemm_strategy::simt && plan.simt.vector_width > 1 &&
-        input.rows * input.columns * input.depth >= (std::size_t{1} << 32)) {
+        double(input.rows) * double(input.columns) * double(input.depth) >= 0x1p32) {
         plan.align_a = input.a_copy_aligns && input.columns >= 1024;
         plan.align_b = input.b_copy_aligns && input.rows >= 1024;
     }
