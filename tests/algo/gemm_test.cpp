@@ -550,6 +550,34 @@ TEST(gemm_plan, doubles_take_the_tensor_cores_on_nvidia_from_compute_capability_
               gemm_strategy::simt);
 }
 
+TEST(gemm_plan, doubles_take_deeper_tiles_where_cuda_stages_them_in_dynamic_local_memory) {
+    using kiln::detail::gemm_element;
+    auto opencl = properties(kiln::device_type::gpu, "NVIDIA Corporation");
+    opencl.compute_capability_major = 9;
+    opencl.shared_memory_per_block_bytes = 227 * 1024;
+    auto cuda = opencl;
+    cuda.backend = kiln::backend_kind::cuda;
+    const kiln::detail::gemm_plan_input doubles{
+        .element = gemm_element::f64, .inputs = gemm_element::f64, .tensor_core_layout = true};
+    const auto deep = kiln::detail::plan_gemm(cuda, doubles);
+    ASSERT_TRUE(deep.tuning.tensor_double_deep.has_value());
+    EXPECT_EQ(deep.strategy, gemm_strategy::tensor_cores);
+    EXPECT_EQ(deep.tensor.key(), deep.tuning.tensor_double_deep->key());
+    // NVIDIA's OpenCL holds a static array's 48 KiB, and a device with less to give: the row's.
+    EXPECT_EQ(kiln::detail::plan_gemm(opencl, doubles).tensor.key(),
+              deep.tuning.tensor_double.key());
+    auto small = cuda;
+    small.shared_memory_per_block_bytes = 48 * 1024;
+    EXPECT_EQ(kiln::detail::plan_gemm(small, doubles).tensor.key(),
+              deep.tuning.tensor_double.key());
+    // 16-bit inputs keep theirs.
+    const kiln::detail::gemm_plan_input bf16{.element = gemm_element::f32,
+                                             .forced = gemm_strategy::tensor_cores,
+                                             .inputs = gemm_element::bf16,
+                                             .tensor_core_layout = true};
+    EXPECT_EQ(kiln::detail::plan_gemm(cuda, bf16).tensor.key(), deep.tuning.tensor.key());
+}
+
 TEST(gemm_plan, floats_take_the_tf32_tensor_cores_only_when_allowed) {
     auto hopper = properties(kiln::device_type::gpu, "NVIDIA Corporation");
     hopper.compute_capability_major = 9;
@@ -576,7 +604,8 @@ TEST(gemm_tuning, tiles_read_back_from_their_keys) {
             ASSERT_TRUE(read.has_value()) << tiles.key();
             EXPECT_EQ(read->key(), tiles.key());
         }
-        for (const auto& tiles : {t.tensor, t.tensor_double, t.tensor_tf32}) {
+        for (const auto& tiles :
+             {t.tensor, t.tensor_double, t.tensor_tf32, t.tensor_double_deep.value_or(t.tensor)}) {
             const auto read = kiln::detail::parse_gemm_tensor_tiles(tiles.key());
             ASSERT_TRUE(read.has_value()) << tiles.key();
             EXPECT_EQ(read->key(), tiles.key());

@@ -96,6 +96,15 @@ gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input
     const bool tf32 =
         input.allow_tf32 && input.element == gemm_element::f32 && input.inputs == gemm_element::f32;
     plan.tensor = is_double ? tuning.tensor_double : tf32 ? tuning.tensor_tf32 : tuning.tensor;
+    // Deeper tiles for doubles where the CUDA backend stages them in dynamic local memory: their
+    // stages, padding rows by up to 4 elements, must fit what a work-group may have.
+    if (is_double && tuning.tensor_double_deep &&
+        target_features_for(props).vocabulary == vocabulary_target::cuda_prelude) {
+        const gemm_tensor_tiles& deep = *tuning.tensor_double_deep;
+        const std::size_t bytes =
+            deep.stages * (deep.block_rows + deep.block_columns) * (deep.block_depth + 4) * 8;
+        if (bytes <= props.shared_memory_per_block_bytes) plan.tensor = deep;
+    }
     if (is_16_bit(input.inputs) || is_double || tf32) {
         // 16-bit inputs, doubles and floats allowed TF32: the tensor cores where the device has
         // them and the layout lets the kernel copy by 16 bytes, else the SIMT kernel (converting

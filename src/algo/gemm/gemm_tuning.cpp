@@ -58,8 +58,9 @@ const std::array gemm_table{
          tensor_tiles(128, 64, 8, 64, 32, 2), tensor_tiles(128, 128, 16, 64, 32, 2),
          gemm_warpgroup_tiles{
              .block_rows = 256, .block_columns = 128, .stages = 4, .tile_maps = true},
-         tiles(128, 128, 16, 8, 8, 4), 128},
-        "H200 gemm_bench / cuBLAS: SGEMM 0.81x, k 64-77 0.87-0.94x, DGEMM 0.60x, bf16 wgmma 0.86x; "
+         tiles(128, 128, 16, 8, 8, 4), 128, tensor_tiles(128, 128, 16, 64, 32, 3)},
+        "H200 gemm_bench / cuBLAS: SGEMM 0.81x, k 64-77 0.87-0.94x, DGEMM 0.64x (deep 0.73x), "
+        "bf16 wgmma 0.86x; "
         "docs/benchmarks.md, ### Current: dense matrix multiply"},
     gemm_row{any_gpu,
              {gemm_strategy::simt,
@@ -71,7 +72,8 @@ const std::array gemm_table{
               {},
               {},
               {},
-              0},
+              0,
+              std::nullopt},
              "not measured: 256 work-items, 16 accumulators each, 4 KiB of local memory per float "
              "tile"},
     gemm_row{any_cpu,
@@ -84,7 +86,8 @@ const std::array gemm_table{
               {},
               {},
               {},
-              0},
+              0,
+              std::nullopt},
              "2-core Zen 5, PoCL 3.1, SGEMM 2048^3: cpu_tiles 0.066-0.082 TFLOP/s; OpenBLAS first "
              "(issue 41); docs/benchmarks.md, ### Current: dense matrix multiply"},
     gemm_row{any_device,
@@ -97,7 +100,8 @@ const std::array gemm_table{
               {},
               {},
               {},
-              0},
+              0,
+              std::nullopt},
              "not measured: the fallback, small tiles every OpenCL device can hold (256 "
              "work-items, 2 KiB of local memory)"},
 };
@@ -159,6 +163,7 @@ gemm_tuning gemm_tuning_with(gemm_tuning base, const gemm_simt_tiles& tiles) {
 
 gemm_tuning gemm_tuning_with(gemm_tuning base, const gemm_tensor_tiles& tiles) {
     base.tensor = base.tensor_double = base.tensor_tf32 = tiles;
+    base.tensor_double_deep = tiles;
     return base;
 }
 

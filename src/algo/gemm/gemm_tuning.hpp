@@ -136,6 +136,9 @@ struct gemm_tuning {
     /// the first loads and C's stores to dominate: SIMT tiles that suit them.
     gemm_simt_tiles simt_short;
     std::size_t short_depth = 0;
+    /// For doubles on NVIDIA tensor cores where dynamic local memory holds more stages than a
+    /// static array's 48 KiB (CUDA): deeper tiles; elsewhere tensor_double.
+    std::optional<gemm_tensor_tiles> tensor_double_deep;
 };
 
 /// Tiles from their key() ("128x128x16 t8x8 v4 r4", "128x128x32 w64x32 s2", "256x128 s4 tma"), as
