@@ -359,11 +359,17 @@ class profile_environment : public kiln::test::device_test {
         const auto err = dir.path() / "stderr.txt";
         const std::string command =
             "cd '" + dir.path().string() + "' && umask 022 && " + before +
-            " export KILN_PROFILE='" + value + "' KILN_DEVICE=" + std::to_string(device().index()) +
-            " && exec '" + KILN_VECTOR_ADD + "' 1000 > /dev/null 2> '" + err.string() + "'";
+            " export KILN_PROFILE='" + value + "' KILN_DEVICE='" + child_device_spec() +
+            "' && exec '" + KILN_VECTOR_ADD + "' 1000 > /dev/null 2> '" + err.string() + "'";
         const int status = std::system(command.c_str());
         errors = text_of(err);
         return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    /// The device under test by backend and name: an index counts the devices this process
+    /// sees, and a child process may see another list (on a GPU machine, a child once listed no
+    /// NVIDIA OpenCL device and its index 1 was the CUDA view, so the OpenCL case ran on CUDA).
+    std::string child_device_spec() const {
+        return std::string(kiln::to_string(device().backend())) + "," + device().name();
     }
     kiln::test::temp_dir dir;
 };
@@ -382,7 +388,10 @@ TEST_P(profile_environment, a_trace_file_is_written_at_exit) {
     EXPECT_EQ(kernels[0].at("args").at("global"), json::array({1000}));
     EXPECT_EQ(spans(trace, "transfer").size(), 3u);  // a and b written, c read
     EXPECT_EQ(spans(trace, "build").size(), 1u);
-    EXPECT_NE(name_of(trace, "process_name", kernels[0].at("pid")).find(device().name()),
+    // The child ran on the device under test, not merely one of the same name.
+    EXPECT_NE(name_of(trace, "process_name", kernels[0].at("pid"))
+                  .find(device().name() + " (" + std::string(kiln::to_string(device().backend())) +
+                        ")"),
               std::string::npos);
 }
 
