@@ -6,6 +6,8 @@
 #include <kiln/error.hpp>
 #include <string>
 
+#include "gemm_strategies.hpp"
+
 namespace kiln::detail {
 namespace {
 
@@ -97,12 +99,18 @@ gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input
         input.allow_tf32 && input.element == gemm_element::f32 && input.inputs == gemm_element::f32;
     plan.tensor = is_double ? tuning.tensor_double : tf32 ? tuning.tensor_tf32 : tuning.tensor;
     // Deeper tiles for doubles where the CUDA backend stages them in dynamic local memory: their
-    // stages, padding rows by up to 4 elements, must fit what a work-group may have.
+    // stages, padded as each layout's fragment reads want, must fit what a work-group may have.
     if (is_double && tuning.tensor_double_deep &&
         target_features_for(props).vocabulary == vocabulary_target::cuda_prelude) {
         const gemm_tensor_tiles& deep = *tuning.tensor_double_deep;
-        const std::size_t bytes =
-            deep.stages * (deep.block_rows + deep.block_columns) * (deep.block_depth + 4) * 8;
+        const gemm_types doubles{gemm_element::f64, gemm_element::f64, gemm_element::f64,
+                                 gemm_element::f64};
+        std::size_t bytes = 0;
+        for (const bool a_transposed : {false, true})
+            for (const bool b_transposed : {false, true})
+                bytes = std::max(bytes, gemm_tensor_kernel{deep, doubles, a_transposed,
+                                                           b_transposed, target_features_for(props)}
+                                            .stage_bytes());
         if (bytes <= props.shared_memory_per_block_bytes) plan.tensor = deep;
     }
     if (is_16_bit(input.inputs) || is_double || tf32) {
