@@ -22,10 +22,11 @@ std::string num(std::size_t value) {
 }
 
 /// Lines that declare `acc` as the fold of a lane's share of its segment read by 16-byte loads:
-/// the whole loads inside the segment by the team's stride, shape.unroll of them issued before
-/// any is combined, then the elements before the first whole load and past the last (fewer than
-/// a load's each, and the whole segment where it holds no whole load) one by one. x is a whole
-/// allocation, so a load of the elements from a multiple of shape.lanes is aligned.
+/// the whole loads inside the segment by the team's stride, shape.unroll of them (and the fewer
+/// left at the end) issued before any is combined, then the elements before the first whole load
+/// and past the last (fewer than a load's each, and the whole segment where it holds no whole load)
+/// one by one. x is a whole allocation, so a load of the elements from a multiple of shape.lanes is
+/// aligned.
 void emit_wide_fold(source_builder& b, const segmented_shape& shape, const segmented_input& input,
                     const std::string& T) {
     const std::string& v = shape.value_type;
@@ -56,10 +57,27 @@ void emit_wide_fold(source_builder& b, const segmented_shape& shape, const segme
         for (std::size_t u = 0; u < U; ++u) fold_load(u);
         b.close();
     }
-    b.open("for (; q < loads_end; q += " + T + ")");
-    load(0, "q");
-    fold_load(0);
-    b.close();
+    if (U == 1) {
+        b.open("for (; q < loads_end; q += " + T + ")");
+        load(0, "q");
+        fold_load(0);
+        b.close();
+    } else {
+        // Fewer than unroll loads are left to the lane: all issued before any is combined, so
+        // that a segment's last loads cost one memory latency, not one each.
+        const auto more = [](std::size_t u) { return "kiln_more" + num(u); };
+        for (std::size_t u = 0; u + 1 < U; ++u) {
+            b.line("const bool " + more(u) + " = q + " + num(u) + " * " + T + " < loads_end;");
+            b.line(wide + " kiln_in" + num(u) + ";");
+            b.line("if (" + more(u) + ") kiln_in" + num(u) + " = ((global const " + wide +
+                   "*)x)[q + " + num(u) + " * " + T + "];");
+        }
+        for (std::size_t u = 0; u + 1 < U; ++u) {
+            b.open("if (" + more(u) + ")");
+            fold_load(u);
+            b.close();
+        }
+    }
     b.open("for (ulong i = begin + lane; i < head_end; i += " + T + ")");
     b.line(acc(0) + " = " + input.combine(b, acc(0), "x[i]") + ";");
     b.close();
