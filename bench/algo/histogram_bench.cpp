@@ -12,11 +12,13 @@
 //
 // KILN_HISTOGRAM_BENCH_TUNINGS lists tunings to time after the plan's own, separated by ';', as
 // KILN_HISTOGRAM_TUNING takes them (src/algo/histogram/histogram_tuning.hpp: the strategy, then
-// fields g<group> u<loads> c<copies> m<local memory share> p<groups per compute unit> and wide;
-// those left out keep their defaults), so that one run compares candidate rows on the same data
-// beside the same reference:
+// fields g<group> u<loads> c<copies> m<local memory share> p<groups per compute unit>
+// q<steps a group claims at a time, 0: the grid's stride>, and
+// flags wide (16-byte loads), single (an atomic per element, no runs) and ahead (16-byte loads
+// issued a step ahead); those left out keep their defaults), so that one run compares candidate
+// rows on the same data beside the same reference:
 //
-//     KILN_HISTOGRAM_BENCH_TUNINGS="local_atomics g256 u4 c8 p8;local_atomics g256 u4 c8 p8 wide"
+//     KILN_HISTOGRAM_BENCH_TUNINGS="local_atomics p8 wide;local_atomics p8 wide ahead single"
 //
 // The bench sets KILN_HISTOGRAM_TUNING itself, and clears it for the plan's own rows.
 #include <cstdint>

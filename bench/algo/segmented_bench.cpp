@@ -17,11 +17,12 @@
 // KILN_SEGMENTED_TUNING takes them (src/algo/segmented/segmented_tuning.hpp: the strategy, then
 // fields g<group> e<elements per lane> u<unroll> b<chunk elements> k<chunks per compute unit>
 // i<tile reductions' items per work-item> r<mean length from which the reduction takes tile
-// reductions> s<the same for the scan's flat tiles>; those left out keep their defaults). A
+// reductions> s<the same for the scan's flat tiles>, and wide for the teams' 16-byte loads; those
+// left out keep their defaults). A
 // tuning whose strategy is flat_tiles or tile_reductions runs it at every length (the scan: flat
 // tiles for both), so that one run compares them with the plan's choice:
 //
-//     KILN_SEGMENTED_BENCH_TUNINGS="team_per_segment e4;flat_tiles;tile_reductions"
+//     KILN_SEGMENTED_BENCH_TUNINGS="team_per_segment e4;team_per_segment wide;flat_tiles"
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>

@@ -298,6 +298,60 @@ TEST_P(histogram_test, wide_loads_of_doubles) {
     }
 }
 
+TEST_P(histogram_test, single_adds_loads_ahead_and_claimed_steps_count_every_element) {
+    using kiln::detail::histogram_tuning;
+    // Single adds with loads ahead; loads ahead with runs merged; claimed steps of 16-byte loads
+    // (with more groups than steps, and loads ahead, which claims leave out); single adds of
+    // one element per load, claimed a step at a time, into counts. Each on small groups, so
+    // that a work-item takes several steps.
+    const histogram_tuning all{.strategy = histogram_strategy::local_atomics,
+                               .work_group_size = 64,
+                               .unroll = 3,
+                               .wide_loads = true,
+                               .single_adds = true,
+                               .load_ahead = true,
+                               .copies = 2};
+    histogram_tuning ahead_runs = all;
+    ahead_runs.unroll = 2;
+    ahead_runs.single_adds = false;
+    histogram_tuning claimed = ahead_runs;
+    claimed.groups_per_compute_unit = 16;
+    claimed.claimed_steps = 3;
+    histogram_tuning single_global = all;
+    single_global.strategy = histogram_strategy::global_atomics;
+    single_global.wide_loads = false;
+    single_global.claimed_steps = 1;
+    for (const std::size_t n : {0, 1, 3, 5, 255, 1027, 100003}) {
+        SCOPED_TRACE("n = " + std::to_string(n));
+        // NaN, infinities, the bounds and values out of range among them.
+        const std::vector<float> host = samples<float>(n, -0.5, 1.5, 0.0f, 1.0f, unsigned(n) + 20);
+        const kiln::vector<float> x(q, host);
+        std::vector<std::int64_t> host_labels(n);
+        for (std::size_t i = 0; i < n; ++i) host_labels[i] = std::int64_t(i * 7 % 40) - 3;
+        const kiln::vector<std::int64_t> labels(q, host_labels);
+        const kiln::vector<float> skewed(q, std::vector<float>(n, 0.25f));
+        std::vector<std::uint32_t> one_bin(32);
+        one_bin[8] = std::uint32_t(n);
+        auto counts = stale_counts<std::uint32_t>(32);
+        for (const histogram_tuning& tuning : {all, ahead_runs, claimed, single_global}) {
+            SCOPED_TRACE(tuning.key());
+            const kiln::detail::scoped_algorithm_policy forced(tuning);
+            kiln::histogram(x, counts, 0.0f, 1.0f);
+            EXPECT_EQ(counts.read(), (even_reference<std::uint32_t>(host, 32, 0.0f, 1.0f)));
+            kiln::histogram(skewed, counts, 0.0f, 1.0f);
+            EXPECT_EQ(counts.read(), one_bin);
+        }
+        // Two lanes a load, and an expression's loads ahead.
+        const kiln::detail::scoped_algorithm_policy forced(all);
+        kiln::histogram(labels, counts);
+        EXPECT_EQ(counts.read(), (index_reference<std::uint32_t>(host_labels, 32)));
+        std::vector<float> doubled(host);
+        for (float& v : doubled) v *= 2.0f;
+        kiln::histogram(x * 2.0f, counts, 0.0f, 1.0f);
+        EXPECT_EQ(counts.read(), (even_reference<std::uint32_t>(doubled, 32, 0.0f, 1.0f)));
+    }
+}
+
 /// `bad` throws invalid_argument_error naming `named`, and counts keep their values.
 template <class Bad>
 void expect_rejected(const kiln::vector<std::uint32_t>& counts, Bad&& bad,
@@ -399,6 +453,34 @@ TEST(histogram_plan, sixteen_byte_loads_where_the_row_and_the_input_allow) {
         gpu, {.elements = 3 * step, .load_lanes = 4, .tuning = narrow});
     EXPECT_EQ(forced.lanes, 1u);
     EXPECT_EQ(forced.groups, 12u);
+    // Loads ahead only where the loads are 16 bytes wide; single adds either way.
+    kiln::detail::histogram_tuning knobs = wide.tuning;
+    knobs.single_adds = knobs.load_ahead = true;
+    const auto ahead =
+        kiln::detail::plan_histogram(gpu, {.elements = 3 * step, .load_lanes = 4, .tuning = knobs});
+    EXPECT_TRUE(ahead.single_adds);
+    EXPECT_TRUE(ahead.load_ahead);
+    knobs.wide_loads = false;
+    const auto narrow_ahead =
+        kiln::detail::plan_histogram(gpu, {.elements = 3 * step, .load_lanes = 4, .tuning = knobs});
+    EXPECT_TRUE(narrow_ahead.single_adds);
+    EXPECT_FALSE(narrow_ahead.load_ahead);
+    EXPECT_FALSE(wide.single_adds);
+    EXPECT_FALSE(wide.load_ahead);
+    // Claimed steps take the row's count, and leave loads ahead out; a count of steps past a
+    // uint's half walks the grid's stride instead.
+    knobs.wide_loads = true;
+    knobs.claimed_steps = 4;
+    const auto claimed =
+        kiln::detail::plan_histogram(gpu, {.elements = 3 * step, .load_lanes = 4, .tuning = knobs});
+    EXPECT_EQ(claimed.claimed_steps, 4u);
+    EXPECT_FALSE(claimed.load_ahead);
+    EXPECT_EQ(
+        kiln::detail::plan_histogram(
+            gpu, {.elements = (std::size_t{1} << 31) * step, .load_lanes = 4, .tuning = knobs})
+            .claimed_steps,
+        0u);
+    EXPECT_EQ(wide.claimed_steps, 0u);
 }
 
 TEST(histogram_plan, cpus_count_in_chunks_a_few_per_compute_unit) {
@@ -426,9 +508,12 @@ TEST(histogram_tuning, keys_name_every_field_and_read_back) {
         [](histogram_tuning& t) { t.work_group_size = 128; },
         [](histogram_tuning& t) { t.unroll = 2; },
         [](histogram_tuning& t) { t.wide_loads = true; },
+        [](histogram_tuning& t) { t.single_adds = true; },
+        [](histogram_tuning& t) { t.load_ahead = true; },
         [](histogram_tuning& t) { t.copies = 16; },
         [](histogram_tuning& t) { t.local_memory_share = 1; },
         [](histogram_tuning& t) { t.groups_per_compute_unit = 3; },
+        [](histogram_tuning& t) { t.claimed_steps = 2; },
         [](histogram_tuning& t) { t.chunk_bytes = 4096; },
         [](histogram_tuning& t) { t.chunks_per_compute_unit = 8; },
     });
@@ -443,6 +528,15 @@ TEST(histogram_tuning, keys_name_every_field_and_read_back) {
     histogram_tuning expected{.strategy = histogram_strategy::global_atomics, .unroll = 8};
     expected.wide_loads = true;
     EXPECT_EQ(few->key(), expected.key());
+    const auto knobs = parse_histogram_tuning("local_atomics ahead u2 single");
+    ASSERT_TRUE(knobs.has_value());
+    EXPECT_TRUE(knobs->single_adds);
+    EXPECT_TRUE(knobs->load_ahead);
+    EXPECT_FALSE(knobs->wide_loads);
+    EXPECT_EQ(knobs->key(), "local_atomics g256 u2 c8 m2 p4 q0 b65536 k4 single ahead");
+    const auto claims = parse_histogram_tuning("local_atomics q4");
+    ASSERT_TRUE(claims.has_value());
+    EXPECT_EQ(claims->claimed_steps, 4u);
     for (const char* bad : {"", "automatic", "local_atomics g", "local_atomics g0",
                             "local_atomics x4", "local_atomics g256x", "local_atomics narrow"})
         EXPECT_FALSE(parse_histogram_tuning(bad).has_value()) << bad;
@@ -479,6 +573,9 @@ TEST(histogram_plan, key_changes_with_every_field_the_kernels_read) {
         [](histogram_shape& s) { s.unroll = 2; },
         [](histogram_shape& s) { s.lanes = 4; },
         [](histogram_shape& s) { s.copies = 4; },
+        [](histogram_shape& s) { s.single_adds = true; },
+        [](histogram_shape& s) { s.load_ahead = true; },
+        [](histogram_shape& s) { s.claimed_steps = 2; },
         [](histogram_shape& s) { s.expression = "another"; },
     });
 }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <kiln/kiln.hpp>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -205,6 +206,22 @@ class segmented_test : public kiln::test::device_queue_test {
         const kiln::vector<std::uint32_t> offsets(q, host_offsets);
         const kiln::vector<T> out(q, std::vector<T>(lengths.size(), T(7)));
         const kiln::detail::scoped_segmented_strategy forced(segmented_strategy::tile_reductions);
+        kiln::segmented_reduce(x, offsets, out, Op{});
+        expect_same(out.read(), reference<Op>(host, host_offsets));
+    }
+
+    /// Reduces `host` in segments of `lengths` with teams under `tuning` alone (for tests of a
+    /// team knob's own edges).
+    template <class T, class Op = kiln::reducers::sum>
+    void expect_team_reduced(const kiln::detail::segmented_tuning& tuning,
+                             const std::vector<T>& host, const std::vector<std::size_t>& lengths) {
+        const std::vector<std::uint32_t> host_offsets = offsets_of<std::uint32_t>(lengths);
+        const kiln::vector<T> x(q, host);
+        const kiln::vector<std::uint32_t> offsets(q, host_offsets);
+        const kiln::vector<T> out(q, std::vector<T>(lengths.size(), T(7)));
+        const kiln::detail::scoped_segmented_strategy forced(segmented_strategy::team_per_segment);
+        const kiln::detail::scoped_algorithm_policy policy(
+            kiln::detail::algorithm::segmented_reduce, tuning);
         kiln::segmented_reduce(x, offsets, out, Op{});
         expect_same(out.read(), reference<Op>(host, host_offsets));
     }
@@ -414,6 +431,55 @@ TEST_P(segmented_test, tile_reductions_carry_nan_infinities_and_wrapping_across_
     expect_tile_reduced<std::uint64_t>(wide, {2 * tile + 3});
 }
 
+TEST_P(segmented_test, team_wide_loads_read_misaligned_heads_and_tails_one_by_one) {
+    using kiln::detail::segmented_tuning;
+    // Teams of 2 lanes (fewer than a head's 3 elements) and of 32 and 64 (a group), each lane
+    // with 4 loads in flight, or 2 past which 3 whole loads remain.
+    const segmented_tuning pairs{.strategy = segmented_strategy::team_per_segment,
+                                 .work_group_size = 64,
+                                 .elements_per_lane = 64,
+                                 .wide_loads = true};
+    segmented_tuning wide_teams = pairs;
+    wide_teams.elements_per_lane = 1;
+    wide_teams.unroll = 2;
+    // Segments of 0 to 40 elements one after another, so that they start at every element of a
+    // load and end at every other, some within one load, some across one edge; then one that
+    // crosses many loads, with an unroll's remainder, and elements past the last offset.
+    std::vector<std::size_t> lengths;
+    for (std::size_t length = 0; length <= 40; ++length) lengths.push_back(length);
+    lengths.push_back(1);
+    lengths.push_back(64 * 4 * 3 + 4 * 3 + 1);
+    lengths.push_back(0);
+    std::size_t n = 0;
+    for (const std::size_t length : lengths) n += length;
+    for (const segmented_tuning& tuning : {pairs, wide_teams}) {
+        SCOPED_TRACE(tuning.key());
+        expect_team_reduced<float>(tuning, small_integers<float>(n + 3, 41), lengths);
+        expect_team_reduced<std::int64_t>(tuning, small_integers<std::int64_t>(n + 3, 42), lengths);
+    }
+    // Two lanes per load, and sums that wrap.
+    if (has_double())
+        expect_team_reduced<double>(pairs, small_integers<double>(n + 3, 43), lengths);
+    const std::vector<std::uint32_t> large(n, 4000000000u);
+    expect_team_reduced<std::uint32_t>(wide_teams, large, lengths);
+    // Empty inputs, one element, one segment holding everything.
+    expect_team_reduced<float>(pairs, {}, {0, 0});
+    expect_team_reduced<float>(pairs, {5}, {1});
+    expect_team_reduced<float>(wide_teams, small_integers<float>(1001, 44), {1001});
+    // NaN and infinities in heads, whole loads and tails (| marks the loads' edges inside a
+    // segment): [0 0 0], [1 | nan 2 3 4 | inf], [-inf 5 6 | 7 8 9 inf], [nan nan nan].
+    const float nan = std::nanf(""), inf = std::numeric_limits<float>::infinity();
+    const std::vector<float> special = {0, 0, 0, 1, nan, 2,   3,   4,   inf, -inf,
+                                        5, 6, 7, 8, 9,   inf, nan, nan, nan};
+    const std::vector<std::size_t> special_lengths = {3, 6, 7, 3};
+    for (const segmented_tuning& tuning : {pairs, wide_teams}) {
+        SCOPED_TRACE(tuning.key());
+        expect_team_reduced<float>(tuning, special, special_lengths);
+        expect_team_reduced<float, kiln::reducers::minimum>(tuning, special, special_lengths);
+        expect_team_reduced<float, kiln::reducers::maximum>(tuning, special, special_lengths);
+    }
+}
+
 TEST_P(segmented_test, integer_sums_over_many_tiles_wrap) {
     const std::size_t tile = flat_tile_size(device());
     const std::vector<std::int32_t> host(3 * tile + 7, 2000000000);
@@ -594,6 +660,33 @@ TEST(segmented_plan, gpus_size_teams_from_the_mean_segment) {
               64u);
 }
 
+TEST(segmented_plan, team_reductions_read_16_byte_loads_where_the_row_asks) {
+    const auto gpu = properties(kiln::device_type::gpu, "NVIDIA Corporation");
+    kiln::detail::segmented_tuning wide;
+    wide.wide_loads = true;
+    const auto plan = [&](std::size_t elements, std::size_t segments, std::size_t value_bytes,
+                          segmented_algorithm algorithm,
+                          std::optional<kiln::detail::segmented_tuning> tuning) {
+        return kiln::detail::plan_segmented(gpu, {.elements = elements,
+                                                  .segments = segments,
+                                                  .algorithm = algorithm,
+                                                  .value_bytes = value_bytes,
+                                                  .tuning = tuning});
+    };
+    const auto reduce = segmented_algorithm::reduce;
+    // Segments of 10^4: teams, four floats or two doubles a load.
+    EXPECT_EQ(plan(10000 << 10, 1 << 10, 4, reduce, wide).strategy,
+              segmented_strategy::team_per_segment);
+    EXPECT_EQ(plan(10000 << 10, 1 << 10, 4, reduce, wide).lanes, 4u);
+    EXPECT_EQ(plan(10000 << 10, 1 << 10, 8, reduce, wide).lanes, 2u);
+    // Not asked, a work-item per segment, or a scan: element by element.
+    EXPECT_EQ(plan(10000 << 10, 1 << 10, 4, reduce, std::nullopt).lanes, 1u);
+    EXPECT_EQ(plan(1 << 20, 1 << 20, 4, reduce, wide).strategy,
+              segmented_strategy::thread_per_segment);
+    EXPECT_EQ(plan(1 << 20, 1 << 20, 4, reduce, wide).lanes, 1u);
+    EXPECT_EQ(plan(100 << 10, 1 << 10, 4, segmented_algorithm::inclusive_scan, wide).lanes, 1u);
+}
+
 TEST(segmented_plan, gpus_take_flat_tiles_for_long_segments) {
     const auto gpu = properties(kiln::device_type::gpu, "NVIDIA Corporation");
     const auto plan = [&](std::size_t elements, std::size_t segments,
@@ -696,6 +789,7 @@ TEST(segmented_tuning, keys_name_every_field_and_read_back) {
         [](segmented_tuning& t) { t.tile_items = 8; },
         [](segmented_tuning& t) { t.tile_reduce_from = 100; },
         [](segmented_tuning& t) { t.flat_scan_from = 100; },
+        [](segmented_tuning& t) { t.wide_loads = true; },
     });
     for (const auto& row : kiln::detail::algorithm::segmented_reduce_rows::rows()) {
         const auto read = parse_segmented_tuning(row.tuning.key());
@@ -718,6 +812,11 @@ TEST(segmented_tuning, keys_name_every_field_and_read_back) {
     ASSERT_TRUE(tiles.has_value());
     EXPECT_EQ(tiles->strategy, segmented_strategy::tile_reductions);
     EXPECT_EQ(tiles->tile_items, 8u);
+    const auto wide = parse_segmented_tuning("team_per_segment wide u8");
+    ASSERT_TRUE(wide.has_value());
+    EXPECT_TRUE(wide->wide_loads);
+    EXPECT_EQ(wide->unroll, 8u);
+    EXPECT_EQ(wide->key(), "team_per_segment g256 e8 u8 b16384 k4 i16 r65536 s256 wide");
     const auto few = parse_segmented_tuning("thread_per_segment u8");
     ASSERT_TRUE(few.has_value());
     EXPECT_EQ(
@@ -772,6 +871,7 @@ TEST(segmented_plan, key_changes_with_every_field_the_kernels_read) {
         [](segmented_shape& s) { s.unroll = 2; },
         [](segmented_shape& s) { s.tiles = "256x8"; },
         [](segmented_shape& s) { s.tile_items = 16; },
+        [](segmented_shape& s) { s.lanes = 4; },
     });
 }
 

@@ -13,6 +13,7 @@ constexpr const char* global_atomics_kernel_name = "kiln_histogram_global";
 kernel_description global_atomics_kernel(const histogram_shape& shape) {
     kernel_description kernel(global_atomics_kernel_name);
     kernel.global(shape.counts_type(), "counts");
+    queue_slot(kernel, shape);
     input_slots(kernel, shape);
     return kernel;
 }
@@ -42,8 +43,7 @@ event run_global_atomics_histogram(const queue& q, const histogram_input& input,
         [&] { return write_global_atomics_source(shape, input); });
     kernel_binding args = bind_input(program, global_atomics_kernel_name, shape, input, part);
     args.argument("counts", input.counts_memory);
-    return program.bind(std::move(args))
-        .launch(q, plan.groups * shape.work_group_size, shape.work_group_size, {}, after);
+    return launch_walk(q, program, std::move(args), shape, plan, after);
 }
 
 }  // namespace kiln::detail

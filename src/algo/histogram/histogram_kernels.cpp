@@ -2,6 +2,7 @@
 #include "histogram_kernels.hpp"
 
 #include <cstdint>
+#include <kiln/detail/temporary_pool.hpp>
 
 namespace kiln::detail {
 namespace {
@@ -55,11 +56,43 @@ void emit_element_bins(source_builder& b, const histogram_shape& shape, const el
     }
 }
 
+/// The text of load `load` of the 16-byte loads at `first` + u `step`, by u: a load of its own
+/// (kiln_q the load's index), or the register that loaded it a step ahead.
+using wide_load_text = std::function<std::string(const wide_load& load, std::size_t u)>;
+
+/// The register that holds load `load` of the loads at u `step` past the next step's first (the
+/// next step's, loaded while this step counts).
+std::string ahead(const wide_load& load, std::size_t u) {
+    return load.name + "_ahead" + num(u);
+}
+/// The register that holds load `load` of this step's u-th loads, while the next step's loads
+/// are in flight.
+std::string now(const wide_load& load, std::size_t u) {
+    return load.name + "_now" + num(u);
+}
+
+/// Lines that load the `unroll` 16-byte loads at `first` + u `step` into their ahead registers,
+/// where they are before the last whole load.
+void emit_loads_ahead(source_builder& b, const histogram_shape& shape, const wide_input& x,
+                      const std::string& first, const std::string& step) {
+    for (std::size_t u = 0; u < shape.unroll; ++u) {
+        b.open("");
+        b.line("const ulong kiln_q = " + first + " + " + num(u) + " * " + step + ";");
+        b.open("if (kiln_q < kiln_loads)");
+        for (const wide_load& load : x.loads)
+            b.line(ahead(load, u) + " = ((global const " + load.wide_type + "*)" + load.name +
+                   ")[kiln_q];");
+        b.close();
+        b.close();
+    }
+}
+
 /// Lines that compute unroll x lanes bins, b0 .. b<unroll lanes - 1>, of the elements of the
-/// 16-byte loads at `first` + u `step` (elements lanes (first + u step) onwards), bins where
-/// the load is past the last whole one.
+/// 16-byte loads at `first` + u `step` (elements lanes (first + u step) onwards), each load's
+/// text given by `loaded`, bins where the load is past the last whole one.
 void emit_wide_bins(source_builder& b, const histogram_shape& shape, const wide_input& x,
-                    const std::string& first, const std::string& step) {
+                    const std::string& first, const std::string& step,
+                    const wide_load_text& loaded) {
     const std::size_t lanes = x.lanes.size();
     for (std::size_t u = 0; u < shape.unroll; ++u) {
         for (std::size_t lane = 0; lane < lanes; ++lane)
@@ -68,8 +101,7 @@ void emit_wide_bins(source_builder& b, const histogram_shape& shape, const wide_
         b.line("const ulong kiln_q = " + first + " + " + num(u) + " * " + step + ";");
         b.open("if (kiln_q < kiln_loads)");
         for (const wide_load& load : x.loads)
-            b.line("const " + load.wide_type + " " + load.name + "_in = ((global const " +
-                   load.wide_type + "*)" + load.name + ")[kiln_q];");
+            b.line("const " + load.wide_type + " " + load.name + "_in = " + loaded(load, u) + ";");
         for (std::size_t lane = 0; lane < lanes; ++lane) {
             b.open("");
             b.line("const ulong idx = " + num(lanes) + " * kiln_q + " + num(lane) + ";");
@@ -84,10 +116,17 @@ void emit_wide_bins(source_builder& b, const histogram_shape& shape, const wide_
 }
 
 /// Lines that add b0 .. b<count - 1> to their counters by atomic_add of values of `type`, one
-/// atomic per run of equal bins.
-void emit_counted_runs(source_builder& b, std::size_t count,
+/// atomic per run of equal bins, or one per bin where shape.single_adds.
+void emit_counted_runs(source_builder& b, const histogram_shape& shape, std::size_t count,
                        const std::function<std::string(const std::string& bin)>& counter,
                        const std::string& type) {
+    if (shape.single_adds) {
+        for (std::size_t u = 0; u < count; ++u) {
+            const std::string bin = "b" + num(u);
+            b.line("if (" + bin + " < bins) atomic_add(" + counter(bin) + ", (" + type + ")1);");
+        }
+        return;
+    }
     const auto add = [&](const std::string& bin) {
         b.line("if (" + bin + " < bins) atomic_add(" + counter(bin) + ", (" + type + ")run);");
     };
@@ -103,6 +142,34 @@ void emit_counted_runs(source_builder& b, std::size_t count,
     add("b" + num(count - 1));
 }
 
+/// Lines that run `count_step(first, step)` for each step the group claims from kiln_queue,
+/// shape.claimed_steps at a time, until none of the `units` (elements or loads) is left: a
+/// step's u-th load of work-item t at the step's first + u work_group_size + t, so that each of
+/// the group's loads coalesces.
+void emit_claimed_steps(
+    source_builder& b, const histogram_shape& shape, const std::string& units,
+    const std::function<void(const std::string& first, const std::string& step)>& count_step) {
+    const std::string G = num(shape.work_group_size),
+                      per_step = num(shape.work_group_size * shape.unroll),
+                      K = num(shape.claimed_steps);
+    b.local_array("uint", "kiln_claim", "1");
+    b.line("const ulong kiln_steps = (" + units + " + " + per_step + " - 1) / " + per_step + ";");
+    b.open("for (;;)");
+    b.line("if (get_local_id(0) == 0) kiln_claim[0] = atomic_add(kiln_queue, " + K + "u);");
+    b.local_barrier();
+    b.line("const ulong claim = kiln_claim[0];");
+    // Every work-item reads the claim before the next overwrites it.
+    b.local_barrier();
+    b.line("if (claim >= kiln_steps) break;");
+    b.line("const ulong claim_end = claim + " + K + " < kiln_steps ? claim + " + K +
+           " : kiln_steps;");
+    b.open("for (ulong kiln_step = claim; kiln_step < claim_end; ++kiln_step)");
+    b.line("const ulong first = kiln_step * " + per_step + " + get_local_id(0);");
+    count_step("first", G);
+    b.close();
+    b.close();
+}
+
 }  // namespace
 
 std::string histogram_shape::key() const {
@@ -110,7 +177,9 @@ std::string histogram_shape::key() const {
            (binning == histogram_binning::even ? " even " : " indexed ") + value_type +
            (floating ? " floating" : " integer") + (is_signed ? " signed" : " unsigned") +
            " counts " + counts_type() + " g" + num(work_group_size) + " u" + num(unroll) + " l" +
-           num(lanes) + " c" + num(copies) + " " + expression;
+           num(lanes) + " c" + num(copies) + (single_adds ? " single" : "") +
+           (load_ahead ? " ahead" : "") + (claimed_steps ? " q" + num(claimed_steps) : "") + " " +
+           expression;
 }
 
 histogram_shape histogram_shape_of(const histogram_input& input, const histogram_plan& plan) {
@@ -125,6 +194,9 @@ histogram_shape histogram_shape_of(const histogram_input& input, const histogram
         shape.work_group_size = plan.work_group_size;
         shape.unroll = plan.unroll;
         shape.lanes = plan.lanes;
+        shape.single_adds = plan.single_adds;
+        shape.load_ahead = plan.load_ahead;
+        shape.claimed_steps = plan.claimed_steps;
     }
     shape.copies = plan.copies;
     return shape;
@@ -168,21 +240,48 @@ void emit_histogram_walk(source_builder& b, const histogram_shape& shape,
                          const histogram_element& x,
                          const std::function<std::string(const std::string& bin)>& counter,
                          const std::string& type) {
-    const std::string U = num(shape.unroll);
-    b.line("const ulong stride = get_global_size(0);");
-    if (shape.lanes == 1) {
-        b.open("for (ulong first = get_global_id(0); first < n; first += " + U + " * stride)");
-        emit_element_bins(b, shape, x.element, "first", "stride");
-        emit_counted_runs(b, shape.unroll, counter, type);
+    const std::string U = num(shape.unroll), L = num(shape.lanes);
+    const bool wide = shape.lanes > 1;
+    // What a step's loads index: elements, or whole 16-byte loads.
+    const std::string units = wide ? "kiln_loads" : "n";
+    if (shape.claimed_steps == 0) b.line("const ulong stride = get_global_size(0);");
+    if (wide) b.line("const ulong kiln_loads = n / " + L + ";");
+    const auto count_step = [&](const std::string& first, const std::string& step) {
+        if (wide)
+            emit_wide_bins(b, shape, x.wide, first, step, [](const wide_load& load, std::size_t) {
+                return "((global const " + load.wide_type + "*)" + load.name + ")[kiln_q]";
+            });
+        else
+            emit_element_bins(b, shape, x.element, first, step);
+        emit_counted_runs(b, shape, shape.unroll * shape.lanes, counter, type);
+    };
+    if (shape.claimed_steps > 0) {
+        emit_claimed_steps(b, shape, units, count_step);
+    } else if (shape.load_ahead) {
+        for (std::size_t u = 0; u < shape.unroll; ++u)
+            for (const wide_load& load : x.wide.loads)
+                b.line(load.wide_type + " " + ahead(load, u) + ";");
+        emit_loads_ahead(b, shape, x.wide, "get_global_id(0)", "stride");
+        b.open("for (ulong first = get_global_id(0); first < kiln_loads; first += " + U +
+               " * stride)");
+        // This step's loads move out of the ahead registers before the next step's overwrite
+        // them; the next step's are then in flight while this step counts.
+        for (std::size_t u = 0; u < shape.unroll; ++u)
+            for (const wide_load& load : x.wide.loads)
+                b.line("const " + load.wide_type + " " + now(load, u) + " = " + ahead(load, u) +
+                       ";");
+        emit_loads_ahead(b, shape, x.wide, "first + " + U + " * stride", "stride");
+        emit_wide_bins(b, shape, x.wide, "first", "stride",
+                       [](const wide_load& load, std::size_t u) { return now(load, u); });
+        emit_counted_runs(b, shape, shape.unroll * shape.lanes, counter, type);
         b.close();
-        return;
+    } else {
+        b.open("for (ulong first = get_global_id(0); first < " + units + "; first += " + U +
+               " * stride)");
+        count_step("first", "stride");
+        b.close();
     }
-    const std::string L = num(shape.lanes);
-    b.line("const ulong kiln_loads = n / " + L + ";");
-    b.open("for (ulong first = get_global_id(0); first < kiln_loads; first += " + U + " * stride)");
-    emit_wide_bins(b, shape, x.wide, "first", "stride");
-    emit_counted_runs(b, shape.unroll * shape.lanes, counter, type);
-    b.close();
+    if (!wide) return;
     b.open("");
     b.line("const ulong idx = kiln_loads * " + L + " + get_global_id(0);");
     b.open("if (idx < n)");
@@ -191,6 +290,24 @@ void emit_histogram_walk(source_builder& b, const histogram_shape& shape,
     b.line("if (bin < bins) atomic_add(" + counter("bin") + ", (" + type + ")1);");
     b.close();
     b.close();
+}
+
+void queue_slot(kernel_description& kernel, const histogram_shape& shape) {
+    if (shape.claimed_steps > 0) kernel.global("uint", "kiln_queue");
+}
+
+event launch_walk(const queue& q, const algorithm_program& program, kernel_binding args,
+                  const histogram_shape& shape, const histogram_plan& plan, const event& after) {
+    const std::size_t group = shape.work_group_size;
+    if (shape.claimed_steps == 0)
+        return program.bind(std::move(args)).launch(q, plan.groups * group, group, {}, after);
+    temporary_lease counter = temporary_pool::acquire(q, sizeof(std::uint32_t));
+    const event zeroed = counter.zero(q, sizeof(std::uint32_t), {after});
+    args.argument("kiln_queue", make_argument(kiln::reinterpret(counter.bytes())));
+    const event done =
+        program.bind(std::move(args)).launch(q, plan.groups * group, group, {}, zeroed);
+    counter.release_after(q, done);
+    return done;
 }
 
 const algorithm_program& histogram_program(

@@ -28,16 +28,26 @@ struct histogram_shape {
     /// (more than 1: 16-byte loads); local_atomics' copies of the histogram (cpu_chunks: all 1
     /// but copies, its rows per chunk).
     std::size_t work_group_size = 1, unroll = 1, lanes = 1, copies = 1;
+    /// The atomics strategies: an atomic per element rather than per run of equal bins, and
+    /// (16-byte loads only) each step's loads issued a step ahead (histogram_tuning's).
+    bool single_adds = false, load_ahead = false;
+    /// The atomics strategies: steps a group claims at a time from kiln_queue; 0: none, the
+    /// grid's stride.
+    std::size_t claimed_steps = 0;
     /// The input expression's type (histogram_input::expression).
     std::string expression;
 
     /// "histogram local_atomics even float floating signed counts uint g256 u4 l4 c8
-    /// <expression>", for the program cache.
+    /// <expression>", " single", " ahead" and " q<claimed_steps>" before the expression where
+    /// they hold, for the program cache.
     std::string key() const;
     std::string counts_type() const { return counts_signed ? "int" : "uint"; }
 };
 histogram_shape histogram_shape_of(const histogram_input& input, const histogram_plan& plan);
 
+/// Adds kiln_queue, the counter of claimed steps (a uint that starts at 0), where the shape's
+/// groups claim steps; launch_walk binds it.
+void queue_slot(kernel_description& kernel, const histogram_shape& shape);
 /// Adds the slots of every kernel that reads the input: n (the part's elements), bins, the
 /// binning's bounds (even: lo, hi and scale, of the values' type for floating-point values,
 /// else lo and hi as long and span as ulong), then the input's parameters.
@@ -59,11 +69,14 @@ histogram_element declare_histogram_kernel(source_builder& b, const kernel_descr
 /// The bin of `value` as kernel text: bins (the parameter) where it is not counted.
 std::string histogram_bin(const histogram_shape& shape, const std::string& value);
 /// The atomics strategies' walk over the input: every work-item steps through it by the grid's
-/// stride, issuing shape.unroll loads (of shape.lanes elements each) before it counts their
-/// elements, and adds each run of equal bins among them to `counter(bin)` (a counter's address)
-/// by one atomic_add of `type` (CUB's run-length accumulation: skewed data, all in one bin, take
-/// one atomic per work-item and step). Where the loads are 16 bytes wide, the n % lanes elements
-/// past the last whole load are counted by the first work-items, one each.
+/// stride (or, where shape.claimed_steps, through the steps its group claims from kiln_queue,
+/// declared there in local memory), issuing shape.unroll loads (of shape.lanes elements each)
+/// before it counts their elements, and adds each run of equal bins among them to `counter(bin)` (a
+/// counter's address) by one atomic_add of `type` (CUB's run-length accumulation: skewed data, all
+/// in one bin, take one atomic per work-item and step; shape.single_adds: an atomic per element).
+/// Where the loads are 16 bytes wide, the n % lanes elements past the last whole load are counted
+/// by the first work-items, one each, and where shape.load_ahead, each step's loads are issued
+/// before the step before them counts its elements.
 void emit_histogram_walk(source_builder& b, const histogram_shape& shape,
                          const histogram_element& x,
                          const std::function<std::string(const std::string& bin)>& counter,
@@ -74,6 +87,10 @@ const algorithm_program& histogram_program(
     const device& dev, const histogram_shape& shape,
     const std::function<std::vector<kernel_description>()>& kernels,
     const std::function<std::string()>& write);
+/// Launches `args`, a walk's kernel, in plan.groups groups on `q` after `after`; where
+/// shape.claimed_steps, with a counter zeroed for kiln_queue first.
+event launch_walk(const queue& q, const algorithm_program& program, kernel_binding args,
+                  const histogram_shape& shape, const histogram_plan& plan, const event& after);
 /// `kernel` with input_slots bound for part `part` of the input (n: its elements).
 kernel_binding bind_input(const algorithm_program& program, const std::string& kernel,
                           const histogram_shape& shape, const histogram_input& input,

@@ -20,6 +20,7 @@ constexpr const char* local_atomics_kernel_name = "kiln_histogram_local";
 kernel_description local_atomics_kernel(const histogram_shape& shape) {
     kernel_description kernel(local_atomics_kernel_name);
     kernel.global(shape.counts_type(), "counts").local("uint", "kiln_bins");
+    queue_slot(kernel, shape);
     input_slots(kernel, shape);
     return kernel;
 }
@@ -65,8 +66,7 @@ event run_local_atomics_histogram(const queue& q, const histogram_input& input,
     kernel_binding args = bind_input(program, local_atomics_kernel_name, shape, input, part);
     args.argument("counts", input.counts_memory);
     args.local("kiln_bins", shape.copies * input.bins * sizeof(std::uint32_t));
-    return program.bind(std::move(args))
-        .launch(q, plan.groups * shape.work_group_size, shape.work_group_size, {}, after);
+    return launch_walk(q, program, std::move(args), shape, plan, after);
 }
 
 }  // namespace kiln::detail

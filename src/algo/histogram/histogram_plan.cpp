@@ -50,6 +50,12 @@ histogram_plan plan_histogram(const device_properties& props, const histogram_pl
     plan.work_group_size = std::min(tuning.work_group_size, props.max_work_group_size);
     plan.unroll = std::max<std::size_t>(1, tuning.unroll);
     plan.lanes = tuning.wide_loads ? std::max<std::size_t>(1, input.load_lanes) : 1;
+    plan.single_adds = tuning.single_adds;
+    const std::size_t steps =
+        ceil_div(input.elements, plan.work_group_size * plan.unroll * plan.lanes);
+    if (steps < (std::size_t{1} << 31)) plan.claimed_steps = tuning.claimed_steps;
+    // A claimed step's next is known only within its claim: loads ahead walk the grid's stride.
+    plan.load_ahead = tuning.load_ahead && plan.lanes > 1 && plan.claimed_steps == 0;
     if (plan.strategy == histogram_strategy::local_atomics)
         plan.copies = std::clamp<std::size_t>(local_budget(props, tuning) / bin_bytes, 1,
                                               std::max<std::size_t>(1, tuning.copies));

@@ -20,6 +20,12 @@ struct histogram_plan {
     /// The atomics strategies: elements per load, more than 1 where they read the input by
     /// 16-byte loads.
     std::size_t lanes = 1;
+    /// The atomics strategies: the row's single_adds, and its load_ahead where lanes > 1 and
+    /// the groups walk the grid's stride.
+    bool single_adds = false, load_ahead = false;
+    /// The atomics strategies: steps a group claims at a time (the row's claimed_steps where
+    /// the input's steps fit a uint counter), 0 where the groups walk the grid's stride.
+    std::size_t claimed_steps = 0;
     /// cpu_chunks: the chunks and the elements of each (the last may have fewer).
     std::size_t chunks = 1, chunk_elements = 0;
     /// What the plan was made from: the device's row, or a test's (scoped_algorithm_policy).

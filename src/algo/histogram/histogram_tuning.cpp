@@ -47,17 +47,20 @@ const std::array histogram_table{
                                  "the fallback: small groups every OpenCL device can run"},
 };
 
-/// "local_atomics g256 u4 c8 m2 p8 b65536 k4 wide" after the strategy's name.
+/// "local_atomics g256 u4 c8 m2 p8 q0 b65536 k4 wide single ahead" after the strategy's name.
 constexpr tuning_key_number<histogram_tuning> histogram_key_numbers[] = {
     {"g", {&histogram_tuning::work_group_size}},
     {"u", {&histogram_tuning::unroll}},
     {"c", {&histogram_tuning::copies}},
     {"m", {&histogram_tuning::local_memory_share}},
     {"p", {&histogram_tuning::groups_per_compute_unit}},
+    {"q", {&histogram_tuning::claimed_steps}, true},
     {"b", {&histogram_tuning::chunk_bytes}},
     {"k", {&histogram_tuning::chunks_per_compute_unit}}};
 constexpr tuning_key_flag<histogram_tuning> histogram_key_flags[] = {
-    {"wide", &histogram_tuning::wide_loads}};
+    {"wide", &histogram_tuning::wide_loads},
+    {"single", &histogram_tuning::single_adds},
+    {"ahead", &histogram_tuning::load_ahead}};
 constexpr tuning_key_format<histogram_tuning> histogram_key_format{histogram_key_numbers,
                                                                    histogram_key_flags};
 

@@ -40,6 +40,14 @@ struct histogram_tuning {
     /// elements), so that a work-item has unroll x 16 bytes in flight; false, or other inputs
     /// (gathers, slices): one element per load.
     bool wide_loads = false;
+    /// The atomics strategies: every element adds 1 by an atomic of its own, without first
+    /// merging runs of equal bins among a work-item's elements of a step (CUB's rle_compress
+    /// off): fewer instructions where neighbours rarely share a bin, more atomics where they do.
+    bool single_adds = false;
+    /// The atomics strategies with 16-byte loads: each step's loads are issued before the step
+    /// before them counts its elements (software pipelining), so that unroll x 16 bytes stay in
+    /// flight per work-item while the atomics run, for as many registers more.
+    bool load_ahead = false;
     /// local_atomics: copies of the histogram per group at most (work-item t counts into copy
     /// t % copies, the copies of a bin side by side in separate banks), so that fewer work-items
     /// contend for one counter, as far as local_memory_share of the device's local memory holds
@@ -50,11 +58,19 @@ struct histogram_tuning {
     /// The atomics strategies: groups at most per compute unit, each walking the input by the
     /// grid's stride, so that the merge costs groups x bins atomics whatever the size.
     std::size_t groups_per_compute_unit = 4;
+    /// The atomics strategies: 0, each group walks its fixed share (the grid's stride), so that
+    /// groups past those the device keeps resident walk theirs in a wave of their own after the
+    /// others; else each group claims this many steps (of work_group_size x unroll loads) at a
+    /// time from a counter until none is left (CUB's work_stealing), so that the groups resident
+    /// take the work and the late ones find little: groups_per_compute_unit may then exceed what
+    /// stays resident, which the kernel's registers decide and OpenCL does not tell.
+    std::size_t claimed_steps = 0;
     /// cpu_chunks: bytes of values per chunk at least, and chunks per compute unit at most.
     std::size_t chunk_bytes = 64 * 1024, chunks_per_compute_unit = 4;
 
     /// Every field, as KILN_HISTOGRAM_TUNING takes them (parse_histogram_tuning): "local_atomics
-    /// g256 u4 c8 m2 p8 b65536 k4", " wide" added where wide_loads.
+    /// g256 u4 c8 m2 p8 q0 b65536 k4", " wide", " single" and " ahead" added where wide_loads,
+    /// single_adds and load_ahead.
     std::string key() const;
 };
 /// The tuning `key` gives in key()'s form, its strategy first and then any fields in any order,

@@ -17,7 +17,8 @@ std::string segmented_shape::key() const {
                                                                 : "segmented inclusive_scan ") +
            std::string(to_string(strategy)) + " " + value_type + " offsets " + offset_type + " " +
            operation + " g" + num(work_group_size) + " t" + num(team_lanes) + " u" + num(unroll) +
-           (tiles.empty() ? "" : " tiles " + tiles) + (tile_items ? " i" + num(tile_items) : "");
+           (tiles.empty() ? "" : " tiles " + tiles) + (tile_items ? " i" + num(tile_items) : "") +
+           (lanes > 1 ? " l" + num(lanes) : "");
 }
 
 segmented_shape segmented_shape_of(segmented_algorithm algorithm, const segmented_input& input,
@@ -40,6 +41,7 @@ segmented_shape segmented_shape_of(segmented_algorithm algorithm, const segmente
     } else if (plan.strategy != segmented_strategy::cpu_chunks) {
         shape.work_group_size = plan.work_group_size;
         shape.team_lanes = plan.team_lanes;
+        shape.lanes = plan.lanes;
     }
     return shape;
 }

@@ -94,6 +94,9 @@ segmented_plan plan_segmented(const device_properties& props, const segmented_pl
         plan.team_lanes = std::min(plan.work_group_size, std::max<std::size_t>(2, plan.team_lanes));
     plan.strategy = plan.team_lanes == 1 ? segmented_strategy::thread_per_segment
                                          : segmented_strategy::team_per_segment;
+    if (tuning.wide_loads && reduce && plan.strategy == segmented_strategy::team_per_segment &&
+        (input.value_bytes == 4 || input.value_bytes == 8))
+        plan.lanes = 16 / input.value_bytes;
     plan.groups = ceil_div(segments, plan.work_group_size / plan.team_lanes);
     return plan;
 }

@@ -21,6 +21,9 @@ struct segmented_plan {
     /// its fix pass's), accumulators per work-item and the groups launched (tile_reductions: its
     /// tiles).
     std::size_t work_group_size = 256, team_lanes = 1, unroll = 1, groups = 1;
+    /// team_per_segment's reduction: elements per load, more than 1 where the lanes read
+    /// 16-byte loads (the row's wide_loads, values of 4 or 8 bytes).
+    std::size_t lanes = 1;
     /// tile_reductions: items per work-item (a tile is work_group_size * tile_items elements),
     /// and the fix pass's groups, of work_group_size / team_lanes segments each.
     std::size_t tile_items = 0, fix_groups = 0;

@@ -3,7 +3,8 @@
 // plan sizes the teams from the segments' mean length. Both algorithms share the frame (each
 // team's segment and bounds, every team reaching every barrier) and differ in the body:
 // - reduce: the lanes read the segment by their stride, so that neighbouring lanes load
-//   neighbouring elements, then fold their results in local memory;
+//   neighbouring elements (or neighbouring 16-byte loads, where the row asks for them), then
+//   fold their results in local memory;
 // - scan: the team walks the segment a tile of `lanes` elements at a time, scans each tile in
 //   local memory (Hillis and Steele's log-step scan) and adds the carry of the tiles before;
 //   every team of a group runs as many tiles as the group's longest segment needs. Each lane
@@ -16,9 +17,86 @@
 namespace kiln::detail {
 namespace {
 
+std::string num(std::size_t value) {
+    return std::to_string(value);
+}
+
+/// Lines that declare `acc` as the fold of a lane's share of its segment read by 16-byte loads:
+/// the whole loads inside the segment by the team's stride, shape.unroll of them (and the fewer
+/// left at the end) issued before any is combined, then the elements before the first whole load
+/// and past the last (fewer than a load's each, and the whole segment where it holds no whole load)
+/// one by one. x is a whole allocation, so a load of the elements from a multiple of shape.lanes is
+/// aligned.
+void emit_wide_fold(source_builder& b, const segmented_shape& shape, const segmented_input& input,
+                    const std::string& T) {
+    const std::string& v = shape.value_type;
+    const std::string L = num(shape.lanes) + "u", wide = v + num(shape.lanes);
+    const std::size_t U = shape.unroll;
+    const auto acc = [](std::size_t u) { return "acc" + num(u); };
+    b.line("const ulong kiln_up = (begin + " + L + " - 1u) / " + L + " * " + L + ";");
+    b.line("const ulong head_end = kiln_up < end ? kiln_up : end;");
+    b.line("const ulong kiln_down = end / " + L + " * " + L + ";");
+    b.line("const ulong tail_begin = kiln_down > head_end ? kiln_down : head_end;");
+    b.line("const ulong loads_end = tail_begin / " + L + ";");
+    for (std::size_t u = 0; u < U; ++u) b.line(v + " " + acc(u) + " = identity;");
+    const auto load = [&](std::size_t u, const std::string& index) {
+        b.line("const " + wide + " kiln_in" + num(u) + " = ((global const " + wide + "*)x)[" +
+               index + "];");
+    };
+    // Load u's elements into accumulator u, in order.
+    const auto fold_load = [&](std::size_t u) {
+        for (std::size_t lane = 0; lane < shape.lanes; ++lane)
+            b.line(acc(u) + " = " +
+                   input.combine(b, acc(u), "kiln_in" + num(u) + ".s" + num(lane)) + ";");
+    };
+    b.line("ulong q = head_end / " + L + " + lane;");
+    if (U > 1) {
+        b.open("for (; q + " + num(U - 1) + " * " + T + " < loads_end; q += " + num(U) + " * " + T +
+               ")");
+        for (std::size_t u = 0; u < U; ++u) load(u, "q + " + num(u) + " * " + T);
+        for (std::size_t u = 0; u < U; ++u) fold_load(u);
+        b.close();
+    }
+    if (U == 1) {
+        b.open("for (; q < loads_end; q += " + T + ")");
+        load(0, "q");
+        fold_load(0);
+        b.close();
+    } else {
+        // Fewer than unroll loads are left to the lane: all issued before any is combined, so
+        // that a segment's last loads cost one memory latency, not one each.
+        const auto more = [](std::size_t u) { return "kiln_more" + num(u); };
+        for (std::size_t u = 0; u + 1 < U; ++u) {
+            b.line("const bool " + more(u) + " = q + " + num(u) + " * " + T + " < loads_end;");
+            b.line(wide + " kiln_in" + num(u) + ";");
+            b.line("if (" + more(u) + ") kiln_in" + num(u) + " = ((global const " + wide +
+                   "*)x)[q + " + num(u) + " * " + T + "];");
+        }
+        for (std::size_t u = 0; u + 1 < U; ++u) {
+            b.open("if (" + more(u) + ")");
+            fold_load(u);
+            b.close();
+        }
+    }
+    b.open("for (ulong i = begin + lane; i < head_end; i += " + T + ")");
+    b.line(acc(0) + " = " + input.combine(b, acc(0), "x[i]") + ";");
+    b.close();
+    b.open("for (ulong i = tail_begin + lane; i < end; i += " + T + ")");
+    b.line(acc(0) + " = " + input.combine(b, acc(0), "x[i]") + ";");
+    b.close();
+    // Pairwise, as emit_fold combines its accumulators.
+    for (std::size_t width = 1; width < U; width *= 2)
+        for (std::size_t u = 0; u + width < U; u += 2 * width)
+            b.line(acc(u) + " = " + input.combine(b, acc(u), acc(u + width)) + ";");
+    b.line("const " + v + " acc = " + acc(0) + ";");
+}
+
 void write_reduce_body(source_builder& b, const segmented_shape& shape,
                        const segmented_input& input, const std::string& T) {
-    emit_fold(b, shape, input, "begin + lane", T);
+    if (shape.lanes > 1)
+        emit_wide_fold(b, shape, input, T);
+    else
+        emit_fold(b, shape, input, "begin + lane", T);
     emit_team_fold(b, input, T);
     b.line("if (lane == 0u && s < segments) out[s] = kiln_partials[t];");
 }

@@ -52,6 +52,11 @@ struct segmented_tuning {
     /// The GPU strategies: independent accumulators per work-item, each loading before any is
     /// combined, so that a lane keeps that many loads in flight on long segments.
     std::size_t unroll = 4;
+    /// team_per_segment's reduction: the lanes read each segment's whole 16-byte loads (four
+    /// floats, two doubles) by their stride, and the elements before the first and past the
+    /// last (fewer than a load's each) one by one, so that a lane has unroll x 16 bytes in
+    /// flight; false, or values of other sizes: element by element.
+    bool wide_loads = false;
     /// cpu_chunks: elements and segments per chunk at least, and chunks per compute unit at
     /// most.
     std::size_t chunk_elements = 16 * 1024, chunks_per_compute_unit = 4;
@@ -63,7 +68,8 @@ struct segmented_tuning {
     std::size_t tile_reduce_from = 65536, flat_scan_from = 256;
 
     /// Every field, as KILN_SEGMENTED_TUNING takes them (parse_segmented_tuning):
-    /// "team_per_segment g256 e8 u4 b16384 k4 i16 r65536 s256".
+    /// "team_per_segment g256 e8 u4 b16384 k4 i16 r65536 s256", " wide" added where
+    /// wide_loads.
     std::string key() const;
 };
 /// The tuning `key` gives in key()'s form, its strategy first and then any fields in any order,
