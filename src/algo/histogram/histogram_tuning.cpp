@@ -21,6 +21,12 @@ constexpr histogram_tuning atomics(std::size_t group, std::size_t loads, bool wi
             .groups_per_compute_unit = groups_per_compute_unit};
 }
 
+/// Groups claim `steps` steps at a time from a counter (histogram_tuning::claimed_steps).
+constexpr histogram_tuning claiming(histogram_tuning t, std::size_t steps) {
+    t.claimed_steps = steps;
+    return t;
+}
+
 constexpr histogram_tuning chunks(std::size_t chunk_bytes, std::size_t per_compute_unit) {
     return {.strategy = histogram_strategy::cpu_chunks,
             .copies = 4,
@@ -30,12 +36,11 @@ constexpr histogram_tuning chunks(std::size_t chunk_bytes, std::size_t per_compu
 
 const std::array histogram_table{
     tuning_row<histogram_tuning>{
-        nvidia_gpus, atomics(256, 4, true, 8, 4),
-        "chosen, not measured yet: 4 loads of 16 bytes (16 floats) in flight per "
-        "work-item, 64 KiB per SM; 4 groups of 256 stay resident together up to "
-        "64 registers a work-item (8 would need 32, else a second wave of groups "
-        "walks its share alone); 8 copies of 256 bins take 8 KiB of local "
-        "memory. histogram_bench sweeps others (KILN_HISTOGRAM_BENCH_TUNINGS)"},
+        nvidia_gpus, claiming(atomics(256, 4, true, 8, 16), 4),
+        "H100, histogram_bench beside CUB's HistogramEven, 2026-11-26: CUDA 1.00x uniform and "
+        "all in one bin, NVIDIA OpenCL 0.94x / 0.97x (the grid-stride row g256 u4 c8 p4 before: "
+        "0.83x / 0.87x, 4 of the 6 groups an SM holds); docs/benchmarks.md, "
+        "### Current: histograms"},
     tuning_row<histogram_tuning>{any_gpu, atomics(256, 4, true, 4, 4),
                                  "not measured: as NVIDIA, half the copies"},
     tuning_row<histogram_tuning>{

@@ -17,10 +17,6 @@
 namespace kiln::detail {
 namespace {
 
-std::string num(std::size_t value) {
-    return std::to_string(value);
-}
-
 /// Lines that declare `acc` as the fold of a lane's share of its segment read by 16-byte loads:
 /// the whole loads inside the segment by the team's stride, shape.unroll of them (and the fewer
 /// left at the end) issued before any is combined, then the elements before the first whole load
@@ -30,9 +26,9 @@ std::string num(std::size_t value) {
 void emit_wide_fold(source_builder& b, const segmented_shape& shape, const segmented_input& input,
                     const std::string& T) {
     const std::string& v = shape.value_type;
-    const std::string L = num(shape.lanes) + "u", wide = v + num(shape.lanes);
+    const std::string L = std::to_string(shape.lanes) + "u", wide = v + std::to_string(shape.lanes);
     const std::size_t U = shape.unroll;
-    const auto acc = [](std::size_t u) { return "acc" + num(u); };
+    const auto acc = [](std::size_t u) { return "acc" + std::to_string(u); };
     b.line("const ulong kiln_up = (begin + " + L + " - 1u) / " + L + " * " + L + ";");
     b.line("const ulong head_end = kiln_up < end ? kiln_up : end;");
     b.line("const ulong kiln_down = end / " + L + " * " + L + ";");
@@ -40,20 +36,22 @@ void emit_wide_fold(source_builder& b, const segmented_shape& shape, const segme
     b.line("const ulong loads_end = tail_begin / " + L + ";");
     for (std::size_t u = 0; u < U; ++u) b.line(v + " " + acc(u) + " = identity;");
     const auto load = [&](std::size_t u, const std::string& index) {
-        b.line("const " + wide + " kiln_in" + num(u) + " = ((global const " + wide + "*)x)[" +
-               index + "];");
+        b.line("const " + wide + " kiln_in" + std::to_string(u) + " = ((global const " + wide +
+               "*)x)[" + index + "];");
     };
     // Load u's elements into accumulator u, in order.
     const auto fold_load = [&](std::size_t u) {
         for (std::size_t lane = 0; lane < shape.lanes; ++lane)
             b.line(acc(u) + " = " +
-                   input.combine(b, acc(u), "kiln_in" + num(u) + ".s" + num(lane)) + ";");
+                   input.combine(b, acc(u),
+                                 "kiln_in" + std::to_string(u) + ".s" + std::to_string(lane)) +
+                   ";");
     };
     b.line("ulong q = head_end / " + L + " + lane;");
     if (U > 1) {
-        b.open("for (; q + " + num(U - 1) + " * " + T + " < loads_end; q += " + num(U) + " * " + T +
-               ")");
-        for (std::size_t u = 0; u < U; ++u) load(u, "q + " + num(u) + " * " + T);
+        b.open("for (; q + " + std::to_string(U - 1) + " * " + T +
+               " < loads_end; q += " + std::to_string(U) + " * " + T + ")");
+        for (std::size_t u = 0; u < U; ++u) load(u, "q + " + std::to_string(u) + " * " + T);
         for (std::size_t u = 0; u < U; ++u) fold_load(u);
         b.close();
     }
@@ -65,12 +63,13 @@ void emit_wide_fold(source_builder& b, const segmented_shape& shape, const segme
     } else {
         // Fewer than unroll loads are left to the lane: all issued before any is combined, so
         // that a segment's last loads cost one memory latency, not one each.
-        const auto more = [](std::size_t u) { return "kiln_more" + num(u); };
+        const auto more = [](std::size_t u) { return "kiln_more" + std::to_string(u); };
         for (std::size_t u = 0; u + 1 < U; ++u) {
-            b.line("const bool " + more(u) + " = q + " + num(u) + " * " + T + " < loads_end;");
-            b.line(wide + " kiln_in" + num(u) + ";");
-            b.line("if (" + more(u) + ") kiln_in" + num(u) + " = ((global const " + wide +
-                   "*)x)[q + " + num(u) + " * " + T + "];");
+            b.line("const bool " + more(u) + " = q + " + std::to_string(u) + " * " + T +
+                   " < loads_end;");
+            b.line(wide + " kiln_in" + std::to_string(u) + ";");
+            b.line("if (" + more(u) + ") kiln_in" + std::to_string(u) + " = ((global const " +
+                   wide + "*)x)[q + " + std::to_string(u) + " * " + T + "];");
         }
         for (std::size_t u = 0; u + 1 < U; ++u) {
             b.open("if (" + more(u) + ")");
