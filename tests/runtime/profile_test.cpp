@@ -357,10 +357,10 @@ class profile_environment : public kiln::test::device_test {
     int run_vector_add(const std::string& value, std::string& errors,
                        const std::string& before = "") {
         const auto err = dir.path() / "stderr.txt";
-        const std::string command =
-            "cd '" + dir.path().string() + "' && umask 022 && " + before +
-            " export KILN_PROFILE='" + value + "' KILN_DEVICE='" + child_device_spec() +
-            "' && exec '" + KILN_VECTOR_ADD + "' 1000 > /dev/null 2> '" + err.string() + "'";
+        const std::string command = "cd '" + dir.path().string() + "' && umask 022 && " + before +
+                                    " export KILN_PROFILE='" + value + "' KILN_DEVICE='" +
+                                    child_device_spec() + "' && exec '" + KILN_VECTOR_ADD +
+                                    "' 1000 > /dev/null 2> '" + err.string() + "'";
         const int status = std::system(command.c_str());
         errors = text_of(err);
         return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -389,10 +389,10 @@ TEST_P(profile_environment, a_trace_file_is_written_at_exit) {
     EXPECT_EQ(spans(trace, "transfer").size(), 3u);  // a and b written, c read
     EXPECT_EQ(spans(trace, "build").size(), 1u);
     // The child ran on the device under test, not merely one of the same name.
-    EXPECT_NE(name_of(trace, "process_name", kernels[0].at("pid"))
-                  .find(device().name() + " (" + std::string(kiln::to_string(device().backend())) +
-                        ")"),
-              std::string::npos);
+    EXPECT_NE(
+        name_of(trace, "process_name", kernels[0].at("pid"))
+            .find(device().name() + " (" + std::string(kiln::to_string(device().backend())) + ")"),
+        std::string::npos);
 }
 
 TEST_P(profile_environment, summary_prints_a_table_at_exit) {
