@@ -205,14 +205,14 @@ TEST_P(binary16_vector, follows_ieee_rules_for_overflow_infinity_and_nan) {
 TEST_P(binary16_vector, statements_take_the_cpu_vector_form) {
     // CPU devices' chunked loops step over 16 elements at a time: vload_half16 and
     // vstore_half16_rte for half, ushort16 loads and stores through kiln_bf16x16_to_float and
-    // kiln_float_to_bf16x16 for bfloat16. Forced here on every device, with and without the
+    // kiln_bf16x16_store for bfloat16. Forced here on every device, with and without the
     // vector form.
     const auto chunked = [](std::size_t vector_bytes) {
         return kiln::detail::launch_policy{kiln::detail::loop_style::chunked, 1, 16, vector_bytes};
     };
     for_each_binary16([&]<class T>() {
         const std::string vector_store =
-            std::is_same_v<T, kiln::half> ? "vstore_half16_rte(" : "kiln_float_to_bf16x16(";
+            std::is_same_v<T, kiln::half> ? "vstore_half16_rte(" : "kiln_bf16x16_store(";
         for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{17}, std::size_t{1001},
                               std::size_t{20011}}) {
             SCOPED_TRACE("n = " + std::to_string(n));

@@ -98,6 +98,10 @@ __device__ inline ushort kiln_float_to_bf16(float value) {
         detail::vec<ushort, N> bits;                                        \
         for (int i = 0; i < N; ++i) bits[i] = kiln_float_to_bf16(value[i]); \
         return bits;                                                        \
+    }                                                                       \
+    __device__ inline void kiln_bf16x##N##_store(                           \
+        const detail::vec<float, N>& value, ushort* p) {                    \
+        for (int i = 0; i < N; ++i) p[i] = kiln_float_to_bf16(value[i]);    \
     }
 KILN_BF16_VECTOR_FORMS(2)
 KILN_BF16_VECTOR_FORMS(4)
