@@ -34,6 +34,9 @@ segmented_plan plan_segmented(const device_properties& props, const segmented_pl
                                               std::min(most, segments));
         plan.chunk_segments = ceil_div(segments, plan.chunks);
         plan.chunks = ceil_div(segments, plan.chunk_segments);
+        // A reduction's independent accumulators: one would chain every addition of a segment
+        // on the previous one's latency.
+        plan.unroll = std::max<std::size_t>(1, tuning.unroll);
         return plan;
     }
     const std::size_t mean = input.elements / segments;
