@@ -11,10 +11,12 @@
 // KILN_REDUCE_BENCH_TUNINGS lists reduction tunings to time on the 16-bit sums after the
 // device's own row, separated by ';', as KILN_REDUCE_TUNING takes them
 // (kiln/detail/algo/reduce_tuning.hpp: the loop, then fields g<group size> p<groups per compute
-// unit> a<accumulators> w<16-byte loads per step>, those left out keeping their defaults), so
-// that one run compares candidate rows on the same data:
+// unit> a<accumulators> w<16-byte loads per step> v<elements per vector step of chunked loops>,
+// those left out keeping their defaults), so that one run compares candidate rows on the same
+// data:
 //
 //     KILN_REDUCE_BENCH_TUNINGS="strided g256 p16 a4 w2;strided g512 p8 a8 w4" expr_bench 28
+//     KILN_DEVICE=cpu KILN_REDUCE_BENCH_TUNINGS="chunked g1 p16 a4 v0" expr_bench 24
 //
 // The bench sets KILN_REDUCE_TUNING itself, and clears it for the device's own rows.
 #include <algorithm>

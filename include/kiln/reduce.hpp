@@ -63,6 +63,13 @@ std::string pair_helper(source_builder& source, std::string_view helper) {
 template <class T>
 constexpr bool is_floating_v = std::is_floating_point_v<T>;
 
+/// A reducer's traits whose map and combine texts hold for OpenCL C vectors of states, lane by
+/// lane (lane_wise), so that a chunked loop may fold several elements per step.
+template <class Traits>
+concept lane_wise_reducer = requires {
+    requires Traits::lane_wise;
+};
+
 }  // namespace detail
 
 /// Reducers: each says, for an element type T, what it accumulates (`state`), how an element
@@ -76,6 +83,8 @@ struct sum {
     struct on {
         using state = detail::sum_type_t<T>;
         using result = state;
+        /// combine's text adds OpenCL C vectors of floating-point states lane by lane.
+        static constexpr bool lane_wise = std::is_floating_point_v<state>;
         static state identity() { return state{}; }
         static std::string map(detail::source_builder& source, const std::string& value) {
             return detail::convert_value<state, T>(source, value);
@@ -136,6 +145,8 @@ struct extremum {
     requires detail::real_number<T> &&(!std::is_same_v<T, bool>)struct on {
         using state = T;
         using result = T;
+        /// fmin, fmax, min and max take OpenCL C vectors lane by lane.
+        static constexpr bool lane_wise = true;
         static state identity() {
             if constexpr (detail::is_floating_v<T>)
                 return std::numeric_limits<T>::quiet_NaN();
@@ -387,6 +398,13 @@ struct reduce_input {
     /// Where wide_load_lanes > 1, called after declare: the mapped element as lanes of 16-byte
     /// loads, the first at an index that is a multiple of wide_load_lanes.
     std::function<wide_input(source_builder&)> declare_wide;
+    /// Whether a chunked loop may fold several elements per step (reduce_tuning::vector_lanes
+    /// picks how many): inputs of 16-bit vectors whose every node has a vector form, under a
+    /// reducer that is lane_wise over float states.
+    bool has_vector_form = false;
+    /// Where has_vector_form, called after declare: the mapped elements idx .. idx + width - 1
+    /// as one OpenCL C vector of `width` states (2, 4, 8 or 16).
+    std::function<element_input(source_builder&, unsigned width)> declare_vector;
     /// Two states combined, as text.
     std::function<std::string(source_builder&, const std::string&, const std::string&)> combine;
     /// The expression's arguments for part `part`, which begins at element `begin`.
@@ -444,6 +462,18 @@ reduce_input reduce_input_of(const Value& value, std::string_view variant = {}) 
             for (const auto& load : passes.front().wide_loads())
                 wide.loads.push_back({load.name, load.wide_type});
             return wide;
+        };
+    }
+    // CPU devices convert 16-bit elements a vector at a time in the chunked loop's vector form:
+    // one by one, each through vload_half or the bfloat16 helper, they stay scalar.
+    if constexpr (width_of<Value>() == 2 && has_vector_form<Value>() &&
+                  std::is_same_v<typename Value::value_type, float> &&
+                  std::is_same_v<state, float> && lane_wise_reducer<traits>) {
+        input.has_vector_form = true;
+        input.declare_vector = [value](source_builder& b, unsigned width) {
+            generator vectors(b, generator::vector_pass{width});
+            const std::string mapped = traits::map(b, value.generate(vectors));
+            return element_input{.statements = vectors.statements(), .value = mapped};
         };
     }
     input.combine = [](source_builder& b, const std::string& x, const std::string& y) {

@@ -26,12 +26,13 @@ using kiln::detail::reduce_tuning;
 TEST(reduce_module, shape_key_changes_with_every_field) {
     using kiln::detail::reduce_shape;
     // A new field fails here first: add it to reduce_shape::key() and to the changes below.
-    static_assert(sizeof(reduce_shape) == 136);
+    static_assert(sizeof(reduce_shape) == 144);
     const std::vector<std::function<void(reduce_shape&)>> changes = {
         [](reduce_shape& s) { s.loop = loop_style::chunked; },
         [](reduce_shape& s) { s.accumulators = 2; },
         [](reduce_shape& s) { s.wide_loads = 2; },
         [](reduce_shape& s) { s.lanes = 8; },
+        [](reduce_shape& s) { s.vector_lanes = 16; },
         [](reduce_shape& s) { s.state_type = "double"; },
         [](reduce_shape& s) { s.reducer = "maximum"; },
         [](reduce_shape& s) { s.expression = "x * x"; },
@@ -51,9 +52,10 @@ TEST(reduce_module, tunings_read_back_from_their_keys) {
     }
     const std::optional<reduce_tuning> partial = kiln::detail::parse_reduce_tuning("strided w3 a2");
     ASSERT_TRUE(partial.has_value());
-    EXPECT_EQ(partial->key(), "strided g256 p16 a2 w3");
-    for (const char* wrong : {"", "w3", "tiled g256", "strided g0", "strided a", "strided x4",
-                              "strided g256x", "chunked a0"})
+    EXPECT_EQ(partial->key(), "strided g256 p16 a2 w3 v0");
+    for (const char* wrong :
+         {"", "w3", "tiled g256", "strided g0", "strided a", "strided x4", "strided g256x",
+          "chunked a0", "chunked v1", "chunked v3", "chunked v32"})
         EXPECT_FALSE(kiln::detail::parse_reduce_tuning(wrong).has_value()) << wrong;
 }
 
@@ -66,22 +68,24 @@ TEST(reduce_module, devices_find_their_rows) {
     cpu.type = kiln::device_type::cpu;
     cpu.vendor = "pocl";
     using table = kiln::detail::tuning_table<kiln::detail::algorithm::reduce_rows>;
-    EXPECT_EQ(table::tuning_for(gpu, std::nullopt).key(), "strided g256 p16 a4 w1");
+    EXPECT_EQ(table::tuning_for(gpu, std::nullopt).key(), "strided g256 p16 a4 w1 v0");
     gpu.vendor = "AMD";
-    EXPECT_EQ(table::tuning_for(gpu, std::nullopt).key(), "strided g256 p16 a4 w1");
-    EXPECT_EQ(table::tuning_for(cpu, std::nullopt).key(), "chunked g1 p16 a4 w0");
+    EXPECT_EQ(table::tuning_for(gpu, std::nullopt).key(), "strided g256 p16 a4 w1 v0");
+    EXPECT_EQ(table::tuning_for(cpu, std::nullopt).key(), "chunked g1 p16 a4 w0 v16");
 }
 
 class reduce_module_test : public kiln::test::device_queue_test {};
 
 /// The rows, and the shapes expr_bench's sweep tries beside them: one accumulator and three,
-/// element loads and 2 or 4 16-byte loads per step, small groups.
+/// element loads and 2 or 4 16-byte loads per step, small groups, chunks without the vector form
+/// and with vectors of 2 and 8 elements.
 std::vector<reduce_tuning> tunings_to_run() {
     std::vector<reduce_tuning> tunings;
     for (const auto& row : kiln::detail::algorithm::reduce_rows::rows())
         tunings.push_back(row.tuning);
     for (const char* key : {"strided g64 p4 a1 w0", "strided g64 p2 a3 w2", "strided g32 p1 a2 w4",
-                            "chunked g1 p2 a1 w0", "chunked g4 p3 a3 w0"})
+                            "chunked g1 p2 a1 w0", "chunked g4 p3 a3 w0", "chunked g1 p2 a1 v8",
+                            "chunked g1 p3 a3 v2"})
         tunings.push_back(*kiln::detail::parse_reduce_tuning(key));
     return tunings;
 }
@@ -126,6 +130,10 @@ TEST_P(reduce_module_test, every_tuning_reduces_every_size) {
                 kiln::vector<T> x16(q, h);
                 EXPECT_EQ(kiln::sum(x16), total);
                 EXPECT_EQ(kiln::sum(x16 * 2), 2 * total);
+                if (n > 0) {
+                    EXPECT_EQ(kiln::maximum(x16), 100.0f);
+                    EXPECT_EQ(kiln::minimum(-x16), -100.0f);
+                }
             });
         }
     }

@@ -769,6 +769,17 @@ TEST(segmented_plan, cpus_fold_chunks_of_whole_segments) {
     const auto large = kiln::detail::plan_segmented(cpu, {.elements = 1 << 26, .segments = 1000});
     EXPECT_EQ(large.chunks, 2 * large.tuning.chunks_per_compute_unit);
     EXPECT_GE(large.chunks * large.chunk_segments, 1000u);
+    // A reduction folds each segment into the row's independent accumulators, where segments
+    // are long enough on average (8 elements per accumulator), else into one.
+    EXPECT_EQ(large.unroll, large.tuning.unroll);
+    EXPECT_GT(large.unroll, 1u);
+    const std::size_t enough = 8 * large.tuning.unroll;
+    EXPECT_EQ(
+        kiln::detail::plan_segmented(cpu, {.elements = enough * 1000, .segments = 1000}).unroll,
+        large.tuning.unroll);
+    EXPECT_EQ(
+        kiln::detail::plan_segmented(cpu, {.elements = enough * 1000 - 1, .segments = 1000}).unroll,
+        1u);
     // Never more chunks than segments, and none empty.
     const auto few = kiln::detail::plan_segmented(cpu, {.elements = 1 << 26, .segments = 3});
     EXPECT_EQ(few.chunks, 3u);

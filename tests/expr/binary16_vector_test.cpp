@@ -205,14 +205,14 @@ TEST_P(binary16_vector, follows_ieee_rules_for_overflow_infinity_and_nan) {
 TEST_P(binary16_vector, statements_take_the_cpu_vector_form) {
     // CPU devices' chunked loops step over 16 elements at a time: vload_half16 and
     // vstore_half16_rte for half, ushort16 loads and stores through kiln_bf16x16_to_float and
-    // kiln_float_to_bf16x16 for bfloat16. Forced here on every device, with and without the
+    // kiln_bf16x16_store for bfloat16. Forced here on every device, with and without the
     // vector form.
     const auto chunked = [](std::size_t vector_bytes) {
         return kiln::detail::launch_policy{kiln::detail::loop_style::chunked, 1, 16, vector_bytes};
     };
     for_each_binary16([&]<class T>() {
         const std::string vector_store =
-            std::is_same_v<T, kiln::half> ? "vstore_half16_rte(" : "kiln_float_to_bf16x16(";
+            std::is_same_v<T, kiln::half> ? "vstore_half16_rte(" : "kiln_bf16x16_store(";
         for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{17}, std::size_t{1001},
                               std::size_t{20011}}) {
             SCOPED_TRACE("n = " + std::to_string(n));
@@ -371,6 +371,103 @@ TEST_P(binary16_vector, gpu_reductions_read_eight_elements_per_16_byte_load) {
             EXPECT_TRUE(std::isnan(kiln::sum(with_nan)));
             EXPECT_EQ(kiln::maximum(with_nan), 1.0f);  // NaNs ignored
         });
+    }
+}
+
+/// CPU devices' reduction shape (a chunk per work-item, groups of one), stepping `vector_lanes`
+/// elements at a time (0: element by element).
+kiln::detail::reduce_tuning chunked_reduction(std::size_t vector_lanes) {
+    return {.loop = kiln::detail::loop_style::chunked,
+            .work_group_size = 1,
+            .groups_per_compute_unit = 4,
+            .accumulators = 4,
+            .wide_loads = 0,
+            .vector_lanes = vector_lanes};
+}
+
+TEST_P(binary16_vector, cpu_reductions_convert_a_vector_of_elements_per_step) {
+    // Sums, minima, maxima and dot products of 16-bit vectors in the CPU row's chunks, which
+    // convert 16 elements per step (vload_half16, or ushort16 through kiln_bf16x16_to_float),
+    // in steps of 4, and element by element; forced on every device.
+    for (const std::size_t lanes : {std::size_t{0}, std::size_t{4}, std::size_t{16}}) {
+        SCOPED_TRACE("vector_lanes = " + std::to_string(lanes));
+        const kiln::detail::scoped_algorithm_policy forcing(chunked_reduction(lanes));
+        for_each_binary16([&]<class T>() {
+            for (std::size_t n :
+                 {std::size_t{0}, std::size_t{1}, std::size_t{15}, std::size_t{16}, std::size_t{17},
+                  std::size_t{64}, std::size_t{1001}, std::size_t{65537}}) {
+                SCOPED_TRACE("n = " + std::to_string(n));
+                // Quarters of small integers: the float sum is exact in any order. The extremes
+                // sit in the last elements, the tail of the last chunk.
+                std::vector<T> hs;
+                for (std::size_t i = 0; i < n; ++i)
+                    hs.push_back(T(static_cast<float>(static_cast<int>(i % 7) - 2) * 0.25f));
+                if (n > 0) hs[n - 1] = T(9.0f);
+                if (n > 1) hs[n - 2] = T(-5.0f);
+                float total = 0, squares = 0;
+                for (const T& h : hs) {
+                    total += static_cast<float>(h);
+                    squares += static_cast<float>(h) * static_cast<float>(h);
+                }
+                kiln::vector<T> x(q, hs);
+                EXPECT_EQ(kiln::sum(x), total);
+                EXPECT_EQ(kiln::sum(x * x), squares);
+                if (n > 0) {
+                    EXPECT_EQ(kiln::maximum(x), 9.0f);
+                    EXPECT_EQ(kiln::minimum(x), n > 1 ? -5.0f : 9.0f);
+                }
+            }
+            // Rounded sums against a double reference: the float accumulation's error bound
+            // (docs/vector.md, ## Reductions), here far inside 1e-5 of the sum of magnitudes.
+            const std::size_t n = 100003;
+            const auto hs = from_floats<T>(kiln::test::random_values<float>(n, -1, 1, 21));
+            double exact = 0, magnitudes = 0;
+            for (const T& h : hs) {
+                exact += static_cast<float>(h);
+                magnitudes += std::fabs(static_cast<float>(h));
+            }
+            kiln::vector<T> x(q, hs);
+            EXPECT_NEAR(kiln::sum(x), exact, 1e-5 * magnitudes);
+            // NaN, infinity and subnormals inside a chunk's vectors and in its tail (19 elements:
+            // the first chunk's 16, then 3).
+            using limits = std::numeric_limits<T>;
+            std::vector<T> special(19, T(1.0f));
+            special[3] = limits::denorm_min();
+            special[18] = limits::infinity();
+            kiln::vector<T> with_infinity(q, special);
+            EXPECT_EQ(kiln::sum(with_infinity), std::numeric_limits<float>::infinity());
+            EXPECT_EQ(kiln::minimum(with_infinity), static_cast<float>(limits::denorm_min()));
+            special[18] = T(1.0f);
+            special[5] = limits::quiet_NaN();
+            kiln::vector<T> with_nan(q, special);
+            EXPECT_TRUE(std::isnan(kiln::sum(with_nan)));
+            EXPECT_EQ(kiln::maximum(with_nan), 1.0f);  // NaNs ignored
+            special[5] = T(-std::numeric_limits<float>::infinity());
+            special[12] = limits::infinity();
+            kiln::vector<T> both_infinities(q, special);
+            EXPECT_TRUE(std::isnan(kiln::sum(both_infinities)));
+        });
+        // The vector form's text: 16-bit inputs only; float, double and integer programs are
+        // the same with or without it.
+        kiln::vector<kiln::half> h(q, 16);
+        kiln::vector<kiln::bfloat16> b(q, 16);
+        kiln::vector<float> f(q, 16);
+        kiln::vector<double> d(q, 16);
+        kiln::vector<std::int32_t> k(q, 16);
+        const auto source = [&](const auto& vector, std::size_t vector_lanes) {
+            return kiln::detail::reduce_program_source(
+                kiln::detail::reduce_input_of<kiln::reducers::sum>(kiln::detail::as_node(vector)),
+                chunked_reduction(vector_lanes));
+        };
+        const std::string w = std::to_string(lanes);
+        EXPECT_EQ(source(h, lanes).find("vload_half" + w + "(") != std::string::npos, lanes != 0)
+            << source(h, lanes);
+        EXPECT_EQ(source(b, lanes).find("kiln_bf16x" + w + "_to_float(") != std::string::npos,
+                  lanes != 0)
+            << source(b, lanes);
+        EXPECT_EQ(source(f, lanes), source(f, 0));
+        EXPECT_EQ(source(d, lanes), source(d, 0));
+        EXPECT_EQ(source(k, lanes), source(k, 0));
     }
 }
 

@@ -115,15 +115,14 @@ struct element_storage<bfloat16> {
         return target + " = kiln_float_to_bf16(" + value + ");";
     }
     // OpenCL C has no bfloat16: the vector form moves ushort vectors and converts them with
-    // the kernel language's vector helpers (binary16.cl).
+    // the kernel language's vector helpers (binary16.cl), whose store stays one vector store.
     static std::string vector_load(unsigned width, const std::string& address) {
         const std::string w = std::to_string(width);
         return "kiln_bf16x" + w + "_to_float(vload" + w + "(0, " + address + "))";
     }
     static std::string vector_store(unsigned width, const std::string& value,
                                     const std::string& address) {
-        const std::string w = std::to_string(width);
-        return "vstore" + w + "(kiln_float_to_bf16x" + w + "(" + value + "), 0, " + address + ");";
+        return "kiln_bf16x" + std::to_string(width) + "_store(" + value + ", " + address + ");";
     }
 };
 

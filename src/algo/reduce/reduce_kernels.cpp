@@ -18,14 +18,25 @@ std::string accumulator(std::size_t a) {
     return "acc" + num(a);
 }
 
-/// Folds the element at `index` (its statements, then its mapped value) into accumulator `a`.
-void fold(source_builder& b, const reduce_input& input, std::size_t a, const std::string& index,
-          const std::vector<std::string>& statements, const std::string& value) {
+/// The vector form's accumulators, each a vector of shape.vector_lanes states.
+std::string vector_accumulator(std::size_t a) {
+    return "kiln_vacc" + num(a);
+}
+
+/// Folds the element at `index` (its statements, then its mapped value) into accumulator `acc`.
+void fold_into(source_builder& b, const reduce_input& input, const std::string& acc,
+               const std::string& index, const std::vector<std::string>& statements,
+               const std::string& value) {
     b.open("");
     b.line("const ulong idx = " + index + ";");
     for (const std::string& statement : statements) b.line(statement);
-    b.line(accumulator(a) + " = " + input.combine(b, accumulator(a), value) + ";");
+    b.line(acc + " = " + input.combine(b, acc, value) + ";");
     b.close();
+}
+
+void fold(source_builder& b, const reduce_input& input, std::size_t a, const std::string& index,
+          const std::vector<std::string>& statements, const std::string& value) {
+    fold_into(b, input, accumulator(a), index, statements, value);
 }
 
 /// Folds the lanes of the 16-byte load at `load` (its elements lanes x load onwards), read into
@@ -84,20 +95,65 @@ void emit_wide_loads(source_builder& b, const reduce_shape& shape, const reduce_
     b.close();
 }
 
-/// The accumulators [first, last) combined pairwise, as text.
+/// The accumulators [first, last), named by `name`, combined pairwise, as text.
 std::string combined(source_builder& b, const reduce_input& input, std::size_t first,
-                     std::size_t last) {
-    if (last - first == 1) return accumulator(first);
+                     std::size_t last, std::string (*name)(std::size_t) = accumulator) {
+    if (last - first == 1) return name(first);
     const std::size_t middle = first + (last - first) / 2;
-    return input.combine(b, combined(b, input, first, middle), combined(b, input, middle, last));
+    return input.combine(b, combined(b, input, first, middle, name),
+                         combined(b, input, middle, last, name));
+}
+
+/// The chunked loop's vector form: each work-item's chunk (a multiple of the lanes, declared
+/// here) folded `lanes` elements per step into the vector accumulators in turn, so lane k of
+/// accumulator a holds the elements at kiln_begin + (steps x A + a) x lanes + k. The vector
+/// accumulators then combine pairwise, their lanes by halves (lo with hi), into acc0. Returns
+/// the chunk's elements past its last whole vector, for the element loops.
+element_range emit_vector_chunk(source_builder& b, const reduce_shape& shape,
+                                const reduce_input& input, const element_input& vector) {
+    const std::size_t A = shape.accumulators;
+    const std::string W = num(shape.vector_lanes);
+    const std::string state_vector = shape.state_type + W;
+    b.declare_element_range(loop_style::chunked, "n", shape.vector_lanes);
+    b.line("const ulong kiln_vector_end = kiln_begin + (kiln_end - kiln_begin) / " + W + " * " + W +
+           ";");
+    for (std::size_t a = 0; a < A; ++a)
+        b.line(state_vector + " " + vector_accumulator(a) + " = (" + state_vector +
+               ")(kiln_identity);");
+    b.line("ulong kiln_step = kiln_begin;");
+    const auto fold_vector = [&](std::size_t a, const std::string& index) {
+        fold_into(b, input, vector_accumulator(a), index, vector.statements, vector.value);
+    };
+    if (A > 1) {
+        b.open("for (; kiln_step + " + num(A - 1) + " * " + W +
+               " < kiln_vector_end; kiln_step += " + num(A) + " * " + W + ")");
+        fold_vector(0, "kiln_step");
+        for (std::size_t a = 1; a < A; ++a) fold_vector(a, "kiln_step + " + num(a) + " * " + W);
+        b.close();
+    }
+    b.open("for (; kiln_step < kiln_vector_end; kiln_step += " + W + ")");
+    fold_vector(0, "kiln_step");
+    b.close();
+    std::string lanes = "kiln_lanes" + W;
+    b.line("const " + state_vector + " " + lanes + " = " +
+           combined(b, input, 0, A, vector_accumulator) + ";");
+    for (std::size_t width = shape.vector_lanes / 2; width >= 1; width /= 2) {
+        const std::string halves = "kiln_lanes" + num(width);
+        b.line("const " + shape.state_type + (width > 1 ? num(width) : "") + " " + halves + " = " +
+               input.combine(b, lanes + ".lo", lanes + ".hi") + ";");
+        lanes = halves;
+    }
+    b.line("acc0 = " + input.combine(b, "acc0", lanes) + ";");
+    return {"kiln_vector_end", "kiln_end", "1"};
 }
 
 }  // namespace
 
 std::string reduce_shape::key() const {
     return std::string("reduce ") + (loop == loop_style::strided ? "strided" : "chunked") + " a" +
-           num(accumulators) + " w" + num(wide_loads) + " l" + num(lanes) + " " + state_type + " " +
-           reducer + " " + expression;
+           num(accumulators) + " w" + num(wide_loads) + " l" + num(lanes) +
+           (vector_lanes > 0 ? " v" + num(vector_lanes) : "") + " " + state_type + " " + reducer +
+           " " + expression;
 }
 
 reduce_shape reduce_shape_of(const reduce_input& input, const reduce_tuning& tuning) {
@@ -111,6 +167,8 @@ reduce_shape reduce_shape_of(const reduce_input& input, const reduce_tuning& tun
         shape.wide_loads = tuning.wide_loads;
         shape.lanes = input.wide_load_lanes;
     }
+    if (tuning.loop == loop_style::chunked && input.has_vector_form && tuning.vector_lanes > 1)
+        shape.vector_lanes = tuning.vector_lanes;
     return shape;
 }
 
@@ -133,7 +191,10 @@ std::string write_reduce_program(const reduce_shape& shape, const reduce_input& 
     b.begin_body();
     for (std::size_t a = 0; a < A; ++a)
         b.line(shape.state_type + " " + accumulator(a) + " = kiln_identity;");
-    element_range range = b.declare_element_range(shape.loop, "n");
+    element_range range =
+        shape.vector_lanes > 0
+            ? emit_vector_chunk(b, shape, input, input.declare_vector(b, shape.vector_lanes))
+            : b.declare_element_range(shape.loop, "n");
     if (shape.wide_loads > 0) {
         // The elements past the last whole load go through the element loops below.
         emit_wide_loads(b, shape, input, input.declare_wide(b));

@@ -17,17 +17,21 @@ struct reduce_shape {
     /// 16-byte loads per work-item and step, of `lanes` elements each; 0 (lanes 1): element
     /// loads alone.
     std::size_t wide_loads = 0, lanes = 1;
+    /// Chunked loops: elements per step of the vector form, whose accumulators are vectors of
+    /// that many states; 0: element by element.
+    std::size_t vector_lanes = 0;
     /// The state's OpenCL C type and its bytes on the host (the identity's).
     std::string state_type = "float";
     std::size_t state_bytes = 4;
     /// The reducer and the expression (reduce_input's).
     std::string reducer, expression;
 
-    /// "reduce strided a4 w1 l8 float <reducer> <expression>", for the program cache.
+    /// "reduce strided a4 w1 l8 float <reducer> <expression>", for the program cache; "chunked
+    /// a4 w0 l1 v16 ..." where the vector form is on.
     std::string key() const;
 };
-/// The shape `tuning` gives `input`: 16-byte loads only in strided loops over inputs that allow
-/// them.
+/// The shape `tuning` gives `input`: 16-byte loads only in strided loops, and the vector form
+/// only in chunked loops, over inputs that allow them.
 reduce_shape reduce_shape_of(const reduce_input& input, const reduce_tuning& tuning);
 
 inline constexpr const char* reduce_kernel_name = "kiln_reduce";

@@ -18,12 +18,14 @@ constexpr reduce_tuning strided(std::size_t group, std::size_t groups_per_comput
             .wide_loads = wide_loads};
 }
 
-constexpr reduce_tuning chunked(std::size_t groups_per_compute_unit, std::size_t accumulators) {
+constexpr reduce_tuning chunked(std::size_t groups_per_compute_unit, std::size_t accumulators,
+                                std::size_t vector_lanes) {
     return {.loop = loop_style::chunked,
             .work_group_size = 1,
             .groups_per_compute_unit = groups_per_compute_unit,
             .accumulators = accumulators,
-            .wide_loads = 0};
+            .wide_loads = 0,
+            .vector_lanes = vector_lanes};
 }
 
 using reduce_row = tuning_row<reduce_tuning>;
@@ -36,21 +38,25 @@ constexpr std::array reduce_table{
                "vectors; float sums at 95.2%, ### Current: vector expressions and copies. "
                "expr_bench sweeps others (KILN_REDUCE_BENCH_TUNINGS)"},
     reduce_row{any_gpu, strided(256, 16, 4, 1), "not measured: NVIDIA's"},
-    reduce_row{any_cpu, chunked(16, 4),
+    reduce_row{any_cpu, chunked(16, 4, 16),
                "the element-wise launch's CPU row (groups of one, 16 per compute unit: PoCL 5 on "
                "16 cores and 3.1 on 2, 2026-11-24, docs/benchmarks.md, ## Vector expressions); "
-               "the reduction's accumulators not swept"},
+               "the reduction's accumulators not swept. v16: 16-bit sums 3.7-4.4x (half) and "
+               "1.9-3.7x (bfloat16) faster than v0 on the 2-core machine's PoCL 3.1, three runs "
+               "of KILN_REDUCE_BENCH_TUNINGS='chunked g1 p16 a4 v0' expr_bench 24, 2026-11-26, "
+               "docs/benchmarks.md, ### Current: CPU devices"},
     reduce_row{any_device, strided(256, 16, 4, 1),
                "the fallback: the element-wise launch's GPU shape"},
 };
 // clang-format on
 
-/// "strided g256 p16 a4 w2" after the loop's name; w0: no 16-byte loads.
+/// "strided g256 p16 a4 w2 v0" after the loop's name; w0: no 16-byte loads, v0: no vector form.
 constexpr tuning_key_number<reduce_tuning> reduce_key_numbers[] = {
     {"g", {&reduce_tuning::work_group_size}},
     {"p", {&reduce_tuning::groups_per_compute_unit}},
     {"a", {&reduce_tuning::accumulators}},
-    {"w", {&reduce_tuning::wide_loads}, true}};
+    {"w", {&reduce_tuning::wide_loads}, true},
+    {"v", {&reduce_tuning::vector_lanes}, true}};
 constexpr tuning_key_format<reduce_tuning> reduce_key_format{reduce_key_numbers};
 
 }  // namespace
@@ -74,6 +80,9 @@ std::optional<reduce_tuning> parse_reduce_tuning(std::string_view key) {
     else
         return std::nullopt;
     if (!read_tuning_key(fields, tuning, reduce_key_format)) return std::nullopt;
+    if (tuning.vector_lanes == 1 || tuning.vector_lanes > 16 ||
+        (tuning.vector_lanes & (tuning.vector_lanes - 1)) != 0)
+        return std::nullopt;
     return tuning;
 }
 
@@ -86,7 +95,7 @@ reduce_tuning reduce_tuning_for(const device_properties& props) {
     throw invalid_argument_error("kiln::reduce",
                                  "KILN_REDUCE_TUNING is '" + std::string(text) +
                                      "'; it takes a tuning as reduce_tuning::key() writes it, "
-                                     "such as 'strided g256 p16 a4 w2'");
+                                     "such as 'strided g256 p16 a4 w2' or 'chunked g1 p16 a4 v16'");
 }
 
 }  // namespace kiln::detail

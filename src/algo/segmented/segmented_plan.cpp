@@ -34,6 +34,12 @@ segmented_plan plan_segmented(const device_properties& props, const segmented_pl
                                               std::min(most, segments));
         plan.chunk_segments = ceil_div(segments, plan.chunks);
         plan.chunks = ceil_div(segments, plan.chunk_segments);
+        // A reduction's independent accumulators: one would chain every addition of a segment
+        // on the previous one's latency. Segments of a few elements pay more to start and join
+        // them than they save (2 cores, PoCL 3.1, segmented_bench 2026-11-26: segments of 1 took
+        // 2x as long with 4 as with one, of 10 as long, of 100 and more 2-5x less).
+        const std::size_t unroll = std::max<std::size_t>(1, tuning.unroll);
+        plan.unroll = input.elements / segments >= 8 * unroll ? unroll : 1;
         return plan;
     }
     const std::size_t mean = input.elements / segments;

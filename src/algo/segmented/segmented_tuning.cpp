@@ -37,8 +37,8 @@ const std::array segmented_rows{
         "H200 CUDA segmented_bench: flat scan from 256; tile reductions from 65536 (10^6 1.61x "
         "CUB); docs/benchmarks.md, ### Current: segmented algorithms"},
     row{any_cpu, chunks(16 * 1024, 4),
-        "not measured: 16 Ki elements amortise a chunk's start; 4 chunks per core balance "
-        "segments of unequal lengths"},
+        "chunks not swept; u4 1.4-5.4x u1 from segments of 100 (2 cores, PoCL 3.1, 2026-11-26), "
+        "docs/benchmarks.md, ### Current: segmented algorithms"},
     row{any_device, teams(64, 8, 1), "not tuned: small groups every OpenCL device can run"},
 };
 

@@ -86,18 +86,21 @@ __device__ inline ushort kiln_float_to_bf16(float value) {
 }
 
 // The vector forms of the bfloat16 conversions (binary16.cl's, N = 2, 4, 8, 16), lane by lane.
-#define KILN_BF16_VECTOR_FORMS(N)                                           \
-    __device__ inline detail::vec<float, N> kiln_bf16x##N##_to_float(       \
-        const detail::vec<ushort, N>& bits) {                               \
-        detail::vec<float, N> v;                                            \
-        for (int i = 0; i < N; ++i) v[i] = kiln_bf16_to_float(bits[i]);     \
-        return v;                                                           \
-    }                                                                       \
-    __device__ inline detail::vec<ushort, N> kiln_float_to_bf16x##N(        \
-        const detail::vec<float, N>& value) {                               \
-        detail::vec<ushort, N> bits;                                        \
-        for (int i = 0; i < N; ++i) bits[i] = kiln_float_to_bf16(value[i]); \
-        return bits;                                                        \
+#define KILN_BF16_VECTOR_FORMS(N)                                                                 \
+    __device__ inline detail::vec<float, N> kiln_bf16x##N##_to_float(                             \
+        const detail::vec<ushort, N>& bits) {                                                     \
+        detail::vec<float, N> v;                                                                  \
+        for (int i = 0; i < N; ++i) v[i] = kiln_bf16_to_float(bits[i]);                           \
+        return v;                                                                                 \
+    }                                                                                             \
+    __device__ inline detail::vec<ushort, N> kiln_float_to_bf16x##N(                              \
+        const detail::vec<float, N>& value) {                                                     \
+        detail::vec<ushort, N> bits;                                                              \
+        for (int i = 0; i < N; ++i) bits[i] = kiln_float_to_bf16(value[i]);                       \
+        return bits;                                                                              \
+    }                                                                                             \
+    __device__ inline void kiln_bf16x##N##_store(const detail::vec<float, N>& value, ushort* p) { \
+        for (int i = 0; i < N; ++i) p[i] = kiln_float_to_bf16(value[i]);                          \
     }
 KILN_BF16_VECTOR_FORMS(2)
 KILN_BF16_VECTOR_FORMS(4)

@@ -30,7 +30,9 @@ ushort kiln_float_to_half(float value) {
 }
 // The vector forms of the bfloat16 conversions (N = 2, 4, 8, 16), for CPU devices' chunked
 // loops: the same integer operations lane by lane, which vectorise where calls of the scalar
-// helpers would not.
+// helpers would not. The store writes through a vector type aligned like its elements, valid at
+// any element's address: PoCL 3.1 (LLVM 15) turns vstoreN of ushort into N separate 2-byte
+// stores, sixteen stores and extracts where AVX-512 needs one vpmovdw.
 #define KILN_BF16_VECTOR_FORMS(N)                                                          \
     float##N kiln_bf16x##N##_to_float(ushort##N bits) {                                   \
         return as_float##N(convert_uint##N(bits) << 16);                                  \
@@ -40,6 +42,10 @@ ushort kiln_float_to_half(float value) {
         const uint##N rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;             \
         return convert_ushort##N(                                                         \
             select(rounded, (bits >> 16) | 0x40u, (bits & 0x7fffffffu) > 0x7f800000u));   \
+    }                                                                                     \
+    typedef ushort##N kiln_ushort##N##_at_any_element __attribute__((aligned(2)));        \
+    void kiln_bf16x##N##_store(float##N value, global ushort* p) {                        \
+        *(global kiln_ushort##N##_at_any_element*)p = kiln_float_to_bf16x##N(value);      \
     }
 KILN_BF16_VECTOR_FORMS(2)
 KILN_BF16_VECTOR_FORMS(4)

@@ -30,14 +30,20 @@ struct reduce_tuning {
     /// elements) each work-item issues per step before it folds their elements, so that
     /// wide_loads x 16 bytes are in flight per work-item; 0 reads element by element.
     std::size_t wide_loads = 1;
+    /// Chunked loops over inputs of 16-bit elements only, whose reducer combines OpenCL C
+    /// vectors lane by lane (sum, minimum, maximum): elements per step of the vector form (2, 4,
+    /// 8 or 16), which converts them a vector at a time where one by one would keep the
+    /// device's vectoriser out; each accumulator is then a vector of that many lanes. 0 steps
+    /// element by element.
+    std::size_t vector_lanes = 0;
 
     /// Every field, as KILN_REDUCE_TUNING takes them (parse_reduce_tuning): "strided g256 p16
-    /// a4 w1".
+    /// a4 w1 v0".
     std::string key() const;
 };
 /// The tuning `key` gives in key()'s form, its loop first and then any fields in any order,
-/// those left out keeping reduce_tuning's defaults; nothing where `key` is not of that form or
-/// a number other than w is 0.
+/// those left out keeping reduce_tuning's defaults; nothing where `key` is not of that form, a
+/// number other than w and v is 0, or v is not an OpenCL C vector width.
 std::optional<reduce_tuning> parse_reduce_tuning(std::string_view key);
 
 namespace algorithm {
