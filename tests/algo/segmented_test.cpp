@@ -555,7 +555,7 @@ TEST_P(segmented_test, fractional_floats_within_the_documented_bound) {
     const kiln::vector<float> x(q, host);
     const kiln::vector<std::uint32_t> offsets(q, host_offsets);
     kiln::vector<float> out(q, lengths.size());
-    on_every_strategy([&] {
+    const auto within_the_bound = [&] {
         kiln::segmented_reduce(x, offsets, out);
         const std::vector<float> got = out.read();
         for (std::size_t i = 0; i < lengths.size(); ++i) {
@@ -568,7 +568,16 @@ TEST_P(segmented_test, fractional_floats_within_the_documented_bound) {
                 double(lengths[i]) * std::numeric_limits<float>::epsilon() * magnitude;
             EXPECT_LE(std::fabs(got[i] - exact), bound) << "segment " << i;
         }
-    });
+    };
+    on_every_strategy(within_the_bound);
+    // The teams' shuffle fold, in its own order.
+    const kiln::detail::scoped_segmented_strategy teams(segmented_strategy::team_per_segment);
+    const kiln::detail::scoped_algorithm_policy shuffled(
+        kiln::detail::algorithm::segmented_reduce,
+        kiln::detail::segmented_tuning{.strategy = segmented_strategy::team_per_segment,
+                                       .elements_per_lane = 1,
+                                       .shuffle_fold = true});
+    within_the_bound();
 }
 
 /// `bad` throws invalid_argument_error naming `named`.
