@@ -480,6 +480,49 @@ TEST_P(segmented_test, team_wide_loads_read_misaligned_heads_and_tails_one_by_on
     }
 }
 
+TEST_P(segmented_test, team_shuffle_folds_join_sub_groups_and_teams) {
+    using kiln::detail::segmented_tuning;
+    // Teams of a whole group of 256 (8 sub-groups of 32), two of 128 in a group, and of 4
+    // (within one sub-group), from the segments' mean length of about 130.
+    const segmented_tuning group_teams{.strategy = segmented_strategy::team_per_segment,
+                                       .work_group_size = 256,
+                                       .elements_per_lane = 1,
+                                       .unroll = 2,
+                                       .shuffle_fold = true};
+    segmented_tuning half_teams = group_teams;
+    half_teams.elements_per_lane = 2;
+    half_teams.wide_loads = true;
+    segmented_tuning small_teams = group_teams;
+    small_teams.work_group_size = 64;
+    small_teams.elements_per_lane = 64;
+    // Lengths around a sub-group, a team and a group, empty ones among them, elements past the
+    // last offset.
+    const std::vector<std::size_t> lengths = {0,   1,   2,   31,  32,  33, 63, 64,  65, 127,
+                                              128, 129, 255, 256, 257, 0,  1,  511, 0,  1000};
+    std::size_t n = 0;
+    for (const std::size_t length : lengths) n += length;
+    for (const segmented_tuning& tuning : {group_teams, half_teams, small_teams}) {
+        SCOPED_TRACE(tuning.key());
+        expect_team_reduced<float>(tuning, small_integers<float>(n + 5, 51), lengths);
+    }
+    expect_team_reduced<std::int64_t>(group_teams, small_integers<std::int64_t>(n, 52), lengths);
+    const std::vector<std::uint32_t> large(n, 4000000000u);
+    expect_team_reduced<std::uint32_t>(half_teams, large, lengths);
+    // NaN and infinities in every sub-group of a team of 64: [nan at 40 of 100], [inf at 5,
+    // -inf at 70 of 100], [inf at 33 of 40], then short ones, [nan nan nan] and [7].
+    const float nan = std::nanf(""), inf = std::numeric_limits<float>::infinity();
+    std::vector<float> special = small_integers<float>(243, 53);
+    special[40] = nan;
+    special[100 + 5] = inf;
+    special[100 + 70] = -inf;
+    special[200 + 33] = inf;
+    special.insert(special.end(), {nan, nan, nan, 7});
+    const std::vector<std::size_t> special_lengths = {100, 100, 40, 0, 3, 3, 1};
+    expect_team_reduced<float>(group_teams, special, special_lengths);
+    expect_team_reduced<float, kiln::reducers::minimum>(group_teams, special, special_lengths);
+    expect_team_reduced<float, kiln::reducers::maximum>(group_teams, special, special_lengths);
+}
+
 TEST_P(segmented_test, integer_sums_over_many_tiles_wrap) {
     const std::size_t tile = flat_tile_size(device());
     const std::vector<std::int32_t> host(3 * tile + 7, 2000000000);
@@ -512,7 +555,7 @@ TEST_P(segmented_test, fractional_floats_within_the_documented_bound) {
     const kiln::vector<float> x(q, host);
     const kiln::vector<std::uint32_t> offsets(q, host_offsets);
     kiln::vector<float> out(q, lengths.size());
-    on_every_strategy([&] {
+    const auto within_the_bound = [&] {
         kiln::segmented_reduce(x, offsets, out);
         const std::vector<float> got = out.read();
         for (std::size_t i = 0; i < lengths.size(); ++i) {
@@ -525,7 +568,16 @@ TEST_P(segmented_test, fractional_floats_within_the_documented_bound) {
                 double(lengths[i]) * std::numeric_limits<float>::epsilon() * magnitude;
             EXPECT_LE(std::fabs(got[i] - exact), bound) << "segment " << i;
         }
-    });
+    };
+    on_every_strategy(within_the_bound);
+    // The teams' shuffle fold, in its own order.
+    const kiln::detail::scoped_segmented_strategy teams(segmented_strategy::team_per_segment);
+    const kiln::detail::scoped_algorithm_policy shuffled(
+        kiln::detail::algorithm::segmented_reduce,
+        kiln::detail::segmented_tuning{.strategy = segmented_strategy::team_per_segment,
+                                       .elements_per_lane = 1,
+                                       .shuffle_fold = true});
+    within_the_bound();
 }
 
 /// `bad` throws invalid_argument_error naming `named`.
@@ -687,6 +739,39 @@ TEST(segmented_plan, team_reductions_read_16_byte_loads_where_the_row_asks) {
     EXPECT_EQ(plan(100 << 10, 1 << 10, 4, segmented_algorithm::inclusive_scan, wide).lanes, 1u);
 }
 
+TEST(segmented_plan, team_reductions_fold_by_shuffles_where_the_row_asks) {
+    kiln::detail::segmented_tuning shuffled;
+    shuffled.shuffle_fold = true;
+    const auto plan = [&](const kiln::device_properties& props, std::size_t value_bytes,
+                          segmented_algorithm algorithm,
+                          std::optional<kiln::detail::segmented_tuning> tuning) {
+        return kiln::detail::plan_segmented(props, {.elements = 10000 << 10,
+                                                    .segments = 1 << 10,
+                                                    .algorithm = algorithm,
+                                                    .value_bytes = value_bytes,
+                                                    .tuning = tuning});
+    };
+    const auto reduce = segmented_algorithm::reduce;
+    // CUDA's warps of 32 shuffle; an OpenCL device without sub-groups of a fixed size shuffles
+    // through local memory.
+    auto cuda = properties(kiln::device_type::gpu, "NVIDIA Corporation");
+    cuda.backend = kiln::backend_kind::cuda;
+    cuda.sub_group_size = 32;
+    cuda.extensions = {"cl_khr_subgroups", "cl_khr_subgroup_shuffle_relative"};
+    const auto by_warps = plan(cuda, 8, reduce, shuffled);
+    EXPECT_EQ(by_warps.fold_sub_group, 32u);
+    EXPECT_FALSE(by_warps.emulated_shuffles);
+    const auto opencl = properties(kiln::device_type::gpu, "Advanced Micro Devices, Inc.");
+    const auto emulated = plan(opencl, 4, reduce, shuffled);
+    EXPECT_EQ(emulated.fold_sub_group, 32u);
+    EXPECT_TRUE(emulated.emulated_shuffles);
+    // Not asked, a scan, or values of 2 bytes: a tree in local memory.
+    EXPECT_EQ(plan(cuda, 4, reduce, std::nullopt).fold_sub_group, 0u);
+    EXPECT_EQ(plan(cuda, 4, segmented_algorithm::inclusive_scan, shuffled).fold_sub_group, 0u);
+    EXPECT_EQ(plan(opencl, 2, reduce, shuffled).fold_sub_group, 0u);
+    EXPECT_FALSE(plan(opencl, 2, reduce, shuffled).emulated_shuffles);
+}
+
 TEST(segmented_plan, gpus_take_flat_tiles_for_long_segments) {
     const auto gpu = properties(kiln::device_type::gpu, "NVIDIA Corporation");
     const auto plan = [&](std::size_t elements, std::size_t segments,
@@ -801,6 +886,7 @@ TEST(segmented_tuning, keys_name_every_field_and_read_back) {
         [](segmented_tuning& t) { t.tile_reduce_from = 100; },
         [](segmented_tuning& t) { t.flat_scan_from = 100; },
         [](segmented_tuning& t) { t.wide_loads = true; },
+        [](segmented_tuning& t) { t.shuffle_fold = true; },
     });
     for (const auto& row : kiln::detail::algorithm::segmented_reduce_rows::rows()) {
         const auto read = parse_segmented_tuning(row.tuning.key());
@@ -828,6 +914,11 @@ TEST(segmented_tuning, keys_name_every_field_and_read_back) {
     EXPECT_TRUE(wide->wide_loads);
     EXPECT_EQ(wide->unroll, 8u);
     EXPECT_EQ(wide->key(), "team_per_segment g256 e8 u8 b16384 k4 i16 r65536 s256 wide");
+    const auto shuffled = parse_segmented_tuning("team_per_segment shuffle wide");
+    ASSERT_TRUE(shuffled.has_value());
+    EXPECT_TRUE(shuffled->shuffle_fold);
+    EXPECT_EQ(shuffled->key(),
+              "team_per_segment g256 e8 u4 b16384 k4 i16 r65536 s256 wide shuffle");
     const auto few = parse_segmented_tuning("thread_per_segment u8");
     ASSERT_TRUE(few.has_value());
     EXPECT_EQ(
@@ -883,6 +974,8 @@ TEST(segmented_plan, key_changes_with_every_field_the_kernels_read) {
         [](segmented_shape& s) { s.tiles = "256x8"; },
         [](segmented_shape& s) { s.tile_items = 16; },
         [](segmented_shape& s) { s.lanes = 4; },
+        [](segmented_shape& s) { s.fold_sub_group = 32; },
+        [](segmented_shape& s) { s.emulated_shuffles = true; },
     });
 }
 

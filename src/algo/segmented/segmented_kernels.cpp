@@ -18,7 +18,9 @@ std::string segmented_shape::key() const {
            std::string(to_string(strategy)) + " " + value_type + " offsets " + offset_type + " " +
            operation + " g" + num(work_group_size) + " t" + num(team_lanes) + " u" + num(unroll) +
            (tiles.empty() ? "" : " tiles " + tiles) + (tile_items ? " i" + num(tile_items) : "") +
-           (lanes > 1 ? " l" + num(lanes) : "");
+           (lanes > 1 ? " l" + num(lanes) : "") +
+           (fold_sub_group ? " f" + num(fold_sub_group) : "") +
+           (emulated_shuffles ? " emulated" : "");
 }
 
 segmented_shape segmented_shape_of(segmented_algorithm algorithm, const segmented_input& input,
@@ -42,6 +44,8 @@ segmented_shape segmented_shape_of(segmented_algorithm algorithm, const segmente
         shape.work_group_size = plan.work_group_size;
         shape.team_lanes = plan.team_lanes;
         shape.lanes = plan.lanes;
+        shape.fold_sub_group = plan.fold_sub_group;
+        shape.emulated_shuffles = plan.emulated_shuffles;
     }
     return shape;
 }

@@ -33,6 +33,9 @@ struct segmented_shape {
     std::size_t work_group_size = 1, team_lanes = 1, unroll = 1;
     /// team_per_segment's reduction: elements per 16-byte load (1: element by element).
     std::size_t lanes = 1;
+    /// team_per_segment's reduction: the plan's fold_sub_group and emulated_shuffles.
+    std::size_t fold_sub_group = 0;
+    bool emulated_shuffles = false;
     /// flat_tiles: the tiles' scan_policy::key(); empty for the other strategies.
     std::string tiles;
     /// tile_reductions: items per work-item (team_lanes: its fix pass's); 0 for the others.
@@ -40,7 +43,7 @@ struct segmented_shape {
 
     /// "segmented reduce team_per_segment float offsets uint sum g256 t32 u4", for the program
     /// cache (flat tiles: their policy's key added; tile reductions: i<tile_items>; 16-byte
-    /// loads: l<lanes>).
+    /// loads: l<lanes>; shuffle folds: f<fold_sub_group>, " emulated" added where emulated).
     std::string key() const;
 };
 segmented_shape segmented_shape_of(segmented_algorithm algorithm, const segmented_input& input,

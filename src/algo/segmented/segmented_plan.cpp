@@ -5,6 +5,7 @@
 #include <atomic>
 #include <bit>
 #include <cstdlib>
+#include <kiln/detail/target_features.hpp>
 #include <kiln/error.hpp>
 #include <optional>
 #include <string>
@@ -103,6 +104,14 @@ segmented_plan plan_segmented(const device_properties& props, const segmented_pl
     if (tuning.wide_loads && reduce && plan.strategy == segmented_strategy::team_per_segment &&
         (input.value_bytes == 4 || input.value_bytes == 8))
         plan.lanes = 16 / input.value_bytes;
+    if (tuning.shuffle_fold && reduce && plan.strategy == segmented_strategy::team_per_segment &&
+        (input.value_bytes == 4 || input.value_bytes == 8)) {
+        const target_features target = plan_target(props, input.overrides);
+        const std::size_t fixed = group_scan_sub_group_size(target, plan.work_group_size);
+        // The emulation is OpenCL C; the CUDA prelude has warps of 32 whatever the group.
+        plan.emulated_shuffles = fixed == 0 && target.vocabulary != vocabulary_target::cuda_prelude;
+        plan.fold_sub_group = plan.emulated_shuffles ? 32 : fixed;
+    }
     plan.groups = ceil_div(segments, plan.work_group_size / plan.team_lanes);
     return plan;
 }

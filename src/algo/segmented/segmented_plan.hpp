@@ -24,6 +24,12 @@ struct segmented_plan {
     /// team_per_segment's reduction: elements per load, more than 1 where the lanes read
     /// 16-byte loads (the row's wide_loads, values of 4 or 8 bytes).
     std::size_t lanes = 1;
+    /// team_per_segment's reduction: the lanes of the sub-groups whose shuffles fold a team
+    /// (the row's shuffle_fold, values of 4 or 8 bytes), 0 where a tree in local memory folds
+    /// it; emulated where the shuffles go through local memory (the device's sub-groups have no
+    /// size fixed when the kernel is written).
+    std::size_t fold_sub_group = 0;
+    bool emulated_shuffles = false;
     /// tile_reductions: items per work-item (a tile is work_group_size * tile_items elements),
     /// and the fix pass's groups, of work_group_size / team_lanes segments each.
     std::size_t tile_items = 0, fix_groups = 0;

@@ -4,14 +4,18 @@
 // team's segment and bounds, every team reaching every barrier) and differ in the body:
 // - reduce: the lanes read the segment by their stride, so that neighbouring lanes load
 //   neighbouring elements (or neighbouring 16-byte loads, where the row asks for them), then
-//   fold their results in local memory;
+//   fold their results as a tree in local memory, or (where the row asks for it) by sub-group
+//   shuffles and then across the team's sub-groups in local memory, behind one barrier;
 // - scan: the team walks the segment a tile of `lanes` elements at a time, scans each tile in
 //   local memory (Hillis and Steele's log-step scan) and adds the carry of the tiles before;
 //   every team of a group runs as many tiles as the group's longest segment needs. Each lane
 //   reads its element before it writes the element's result, so y may be x.
 // A segment scans or reduces at one group's pace at most: long ones take flat_tiles.
+#include <algorithm>
+#include <kiln/detail/target_features.hpp>
 #include <string>
 
+#include "codegen/device_vocabulary.hpp"
 #include "segmented_kernels.hpp"
 
 namespace kiln::detail {
@@ -90,12 +94,58 @@ void emit_wide_fold(source_builder& b, const segmented_shape& shape, const segme
     b.line("const " + v + " acc = " + acc(0) + ";");
 }
 
+/// Text of `value` (of the shape's value type, 4 or 8 bytes) from the lane `delta` above in
+/// the sub-group, through the device vocabulary (emulated: its local-memory fallback, whose
+/// scratch is kiln_shuffle_scratch).
+std::string shuffled_down(const segmented_shape& shape, const std::string& value,
+                          const std::string& delta) {
+    const std::string bits = shape.value_bytes == 8 ? "ulong" : "uint";
+    const std::string call = std::string("kiln_shuffle_down") +
+                             (shape.value_bytes == 8 ? "_64" : "") +
+                             (shape.emulated_shuffles ? "_local(kiln_shuffle_scratch, " : "(");
+    return "as_" + shape.value_type + "(" + call + "as_" + bits + "(" + value + "), " + delta +
+           "))";
+}
+
+/// Lines that write out[s], the fold of every lane's `acc` in its team of `lanes` (a power of
+/// two): within each sub-group by shuffles (lane i takes lane i + d's, d halving from the
+/// smaller of the team and the sub-group), then the team's sub-group totals in order from
+/// local memory. Every work-item of the group calls the shuffles and reaches the barrier.
+void emit_shuffle_team_fold(source_builder& b, const segmented_shape& shape,
+                            const segmented_input& input) {
+    const std::string& v = shape.value_type;
+    const std::size_t S = shape.fold_sub_group, T = shape.team_lanes;
+    b.line(v + " kiln_folded = acc;");
+    for (std::size_t d = std::min(T, S) / 2; d > 0; d /= 2)
+        b.line("kiln_folded = " +
+               input.combine(b, "kiln_folded",
+                             shuffled_down(shape, "kiln_folded", std::to_string(d) + "u")) +
+               ";");
+    if (T <= S) {
+        b.line("if (lane == 0u && s < segments) out[s] = kiln_folded;");
+        return;
+    }
+    const std::string sg = std::to_string(S) + "u";
+    b.line("if (t % " + sg + " == 0u) kiln_partials[t / " + sg + "] = kiln_folded;");
+    b.local_barrier();
+    b.open("if (lane == 0u && s < segments)");
+    b.line(v + " kiln_team = kiln_partials[t / " + sg + "];");
+    b.line("for (uint w = 1u; w < " + std::to_string(T / S) + "u; ++w) kiln_team = " +
+           input.combine(b, "kiln_team", "kiln_partials[t / " + sg + " + w]") + ";");
+    b.line("out[s] = kiln_team;");
+    b.close();
+}
+
 void write_reduce_body(source_builder& b, const segmented_shape& shape,
                        const segmented_input& input, const std::string& T) {
     if (shape.lanes > 1)
         emit_wide_fold(b, shape, input, T);
     else
         emit_fold(b, shape, input, "begin + lane", T);
+    if (shape.fold_sub_group > 0) {
+        emit_shuffle_team_fold(b, shape, input);
+        return;
+    }
     emit_team_fold(b, input, T);
     b.line("if (lane == 0u && s < segments) out[s] = kiln_partials[t];");
 }
@@ -129,17 +179,27 @@ void write_scan_body(source_builder& b, const segmented_shape& shape, const segm
     b.close();
 }
 
+/// `target`: the device's, whose vocabulary a shuffle fold that is not emulated calls.
 std::string team_per_segment_source(const segmented_shape& shape, const segmented_input& input,
-                                    const std::string& name) {
+                                    const std::string& name, const target_features& target) {
     const kernel_description kernel = segmented_kernel(name, shape);
     const std::string G = std::to_string(shape.work_group_size) + "u",
                       T = std::to_string(shape.team_lanes) + "u";
     const bool reduce = shape.algorithm == segmented_algorithm::reduce;
+    const std::size_t S = shape.fold_sub_group;
     source_builder b;
+    // The emulation is the local-memory target's vocabulary.
+    if (S > 0) use_device_vocabulary(b, shape.emulated_shuffles ? target_features{} : target);
     b.begin_kernel(kernel.name(), shape.work_group_size);
     kernel.declare(b);
     b.begin_body();
-    b.local_array(shape.value_type, "kiln_partials", G);
+    // The tree keeps a value per work-item; a shuffle fold a total per sub-group, where a team
+    // spans several.
+    if (S == 0)
+        b.local_array(shape.value_type, "kiln_partials", G);
+    else if (shape.team_lanes > S)
+        b.local_array(shape.value_type, "kiln_partials", std::to_string(shape.work_group_size / S));
+    if (shape.emulated_shuffles) b.local_array("uint", "kiln_shuffle_scratch", G);
     if (!reduce) b.local_array("uint", "kiln_tiles", "1");
     emit_team_segment(b, shape, G, T);
     if (reduce)
@@ -154,7 +214,7 @@ std::string team_per_segment_source(const segmented_shape& shape, const segmente
 
 event run_team_per_segment(const segmented_run& run) {
     return run_in_groups(run, "teams", [&](const segmented_shape& shape, const std::string& name) {
-        return team_per_segment_source(shape, run.input, name);
+        return team_per_segment_source(shape, run.input, name, target_features_for(run.q.device()));
     });
 }
 

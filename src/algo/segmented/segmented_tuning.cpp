@@ -55,7 +55,8 @@ std::string segmented_tuning::key() const {
     return std::string(to_string(strategy)) + field("g", work_group_size) +
            field("e", elements_per_lane) + field("u", unroll) + field("b", chunk_elements) +
            field("k", chunks_per_compute_unit) + field("i", tile_items) +
-           field("r", tile_reduce_from) + field("s", flat_scan_from) + (wide_loads ? " wide" : "");
+           field("r", tile_reduce_from) + field("s", flat_scan_from) + (wide_loads ? " wide" : "") +
+           (shuffle_fold ? " shuffle" : "");
 }
 
 std::optional<segmented_tuning> parse_segmented_tuning(std::string_view key) {
@@ -79,8 +80,8 @@ std::optional<segmented_tuning> parse_segmented_tuning(std::string_view key) {
                                                     {'r', &tuning.tile_reduce_from},
                                                     {'s', &tuning.flat_scan_from}};
     while (words >> word) {
-        if (word == "wide") {
-            tuning.wide_loads = true;
+        if (word == "wide" || word == "shuffle") {
+            (word == "wide" ? tuning.wide_loads : tuning.shuffle_fold) = true;
             continue;
         }
         const auto field = std::find_if(std::begin(fields), std::end(fields),

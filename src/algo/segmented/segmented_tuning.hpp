@@ -57,6 +57,12 @@ struct segmented_tuning {
     /// last (fewer than a load's each) one by one, so that a lane has unroll x 16 bytes in
     /// flight; false, or values of other sizes: element by element.
     bool wide_loads = false;
+    /// team_per_segment's reduction: a team folds its lanes' results by sub-group shuffles,
+    /// then across its sub-groups through local memory behind one barrier (CUB's warp reduce,
+    /// then its block reduce's), rather than as a tree in local memory (a barrier a level).
+    /// Devices without sub-groups of a size fixed when the kernel is written shuffle through
+    /// local memory (sub-groups of 32), so that a tuning sums in one order on every device.
+    bool shuffle_fold = false;
     /// cpu_chunks: elements and segments per chunk at least, and chunks per compute unit at
     /// most.
     std::size_t chunk_elements = 16 * 1024, chunks_per_compute_unit = 4;
@@ -69,7 +75,7 @@ struct segmented_tuning {
 
     /// Every field, as KILN_SEGMENTED_TUNING takes them (parse_segmented_tuning):
     /// "team_per_segment g256 e8 u4 b16384 k4 i16 r65536 s256", " wide" added where
-    /// wide_loads.
+    /// wide_loads, " shuffle" where shuffle_fold.
     std::string key() const;
 };
 /// The tuning `key` gives in key()'s form, its strategy first and then any fields in any order,
