@@ -140,11 +140,17 @@ void emit_fold(source_builder& b, const segmented_shape& shape, const segmented_
     b.open("for (; i < end; i += " + step + ")");
     b.line(acc(0) + " = " + input.combine(b, acc(0), "x[i]") + ";");
     b.close();
+    emit_accumulator_tree(b, input, v, U);
+}
+
+void emit_accumulator_tree(source_builder& b, const segmented_input& input,
+                           const std::string& value_type, std::size_t accumulators) {
+    const auto acc = [](std::size_t u) { return "acc" + num(u); };
     // Pairwise, so that the accumulators' sums round as a tree does.
-    for (std::size_t width = 1; width < U; width *= 2)
-        for (std::size_t u = 0; u + width < U; u += 2 * width)
+    for (std::size_t width = 1; width < accumulators; width *= 2)
+        for (std::size_t u = 0; u + width < accumulators; u += 2 * width)
             b.line(acc(u) + " = " + input.combine(b, acc(u), acc(u + width)) + ";");
-    b.line("const " + v + " acc = " + acc(0) + ";");
+    b.line("const " + value_type + " acc = " + acc(0) + ";");
 }
 
 void emit_serial_segment(source_builder& b, const segmented_shape& shape,

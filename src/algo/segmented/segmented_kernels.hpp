@@ -85,6 +85,9 @@ void emit_segment_search(source_builder& b, const std::string& result, const std
 /// whose loads are all issued before any is combined, then combined into one.
 void emit_fold(source_builder& b, const segmented_shape& shape, const segmented_input& input,
                const std::string& first, const std::string& step);
+/// Combines accumulators acc0 .. acc<accumulators - 1> pairwise into `const value_type acc`.
+void emit_accumulator_tree(source_builder& b, const segmented_input& input,
+                           const std::string& value_type, std::size_t accumulators);
 
 /// Lines that write segment `s` (begin .. end - 1) serially, as shape's algorithm says: its
 /// fold (emit_fold) to out[s], or its inclusive scan to out element by element, each element

@@ -87,11 +87,7 @@ void emit_wide_fold(source_builder& b, const segmented_shape& shape, const segme
     b.open("for (ulong i = tail_begin + lane; i < end; i += " + T + ")");
     b.line(acc(0) + " = " + input.combine(b, acc(0), "x[i]") + ";");
     b.close();
-    // Pairwise, as emit_fold combines its accumulators.
-    for (std::size_t width = 1; width < U; width *= 2)
-        for (std::size_t u = 0; u + width < U; u += 2 * width)
-            b.line(acc(u) + " = " + input.combine(b, acc(u), acc(u + width)) + ";");
-    b.line("const " + v + " acc = " + acc(0) + ";");
+    emit_accumulator_tree(b, input, v, U);
 }
 
 /// Text of `value` (of the shape's value type, 4 or 8 bytes) from the lane `delta` above in
