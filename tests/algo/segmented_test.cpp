@@ -731,8 +731,9 @@ TEST(segmented_plan, team_reductions_read_16_byte_loads_where_the_row_asks) {
               segmented_strategy::team_per_segment);
     EXPECT_EQ(plan(10000 << 10, 1 << 10, 4, reduce, wide).lanes, 4u);
     EXPECT_EQ(plan(10000 << 10, 1 << 10, 8, reduce, wide).lanes, 2u);
-    // Not asked, a work-item per segment, or a scan: element by element.
-    EXPECT_EQ(plan(10000 << 10, 1 << 10, 4, reduce, std::nullopt).lanes, 1u);
+    // NVIDIA's row asks; not asked, a work-item per segment, or a scan: element by element.
+    EXPECT_EQ(plan(10000 << 10, 1 << 10, 4, reduce, std::nullopt).lanes, 4u);
+    EXPECT_EQ(plan(10000 << 10, 1 << 10, 4, reduce, kiln::detail::segmented_tuning{}).lanes, 1u);
     EXPECT_EQ(plan(1 << 20, 1 << 20, 4, reduce, wide).strategy,
               segmented_strategy::thread_per_segment);
     EXPECT_EQ(plan(1 << 20, 1 << 20, 4, reduce, wide).lanes, 1u);
@@ -765,8 +766,9 @@ TEST(segmented_plan, team_reductions_fold_by_shuffles_where_the_row_asks) {
     const auto emulated = plan(opencl, 4, reduce, shuffled);
     EXPECT_EQ(emulated.fold_sub_group, 32u);
     EXPECT_TRUE(emulated.emulated_shuffles);
-    // Not asked, a scan, or values of 2 bytes: a tree in local memory.
-    EXPECT_EQ(plan(cuda, 4, reduce, std::nullopt).fold_sub_group, 0u);
+    // NVIDIA's row asks; not asked, a scan, or values of 2 bytes: a tree in local memory.
+    EXPECT_EQ(plan(cuda, 4, reduce, std::nullopt).fold_sub_group, 32u);
+    EXPECT_EQ(plan(cuda, 4, reduce, kiln::detail::segmented_tuning{}).fold_sub_group, 0u);
     EXPECT_EQ(plan(cuda, 4, segmented_algorithm::inclusive_scan, shuffled).fold_sub_group, 0u);
     EXPECT_EQ(plan(opencl, 2, reduce, shuffled).fold_sub_group, 0u);
     EXPECT_FALSE(plan(opencl, 2, reduce, shuffled).emulated_shuffles);

@@ -25,6 +25,12 @@ constexpr segmented_tuning teams(std::size_t group, std::size_t elements_per_lan
             .unroll = unroll};
 }
 
+/// Teams that read 16-byte loads and fold their lanes by sub-group shuffles.
+constexpr segmented_tuning wide_shuffled(segmented_tuning t) {
+    t.wide_loads = t.shuffle_fold = true;
+    return t;
+}
+
 constexpr segmented_tuning chunks(std::size_t chunk_elements, std::size_t per_compute_unit) {
     return {.strategy = segmented_strategy::cpu_chunks,
             .chunk_elements = chunk_elements,
@@ -33,6 +39,9 @@ constexpr segmented_tuning chunks(std::size_t chunk_elements, std::size_t per_co
 
 using row = tuning_row<segmented_tuning>;
 const std::array segmented_rows{
+    row{nvidia_gpus, wide_shuffled(teams(256, 8, 4)),
+        "H100 segmented_bench beside CUB, 2026-11-26: 10^4 CUDA 0.90x (0.74x without), OpenCL "
+        "0.77x (0.75x); docs/benchmarks.md, ### Current: segmented algorithms"},
     row{any_gpu, teams(256, 8, 4),
         "H200 CUDA segmented_bench: flat scan from 256; tile reductions from 65536 (10^6 1.61x "
         "CUB); docs/benchmarks.md, ### Current: segmented algorithms"},
