@@ -286,8 +286,9 @@ class backend {
     virtual std::vector<std::shared_ptr<device_impl>> devices() = 0;
 };
 
+/// Each nullptr when kiln was built without that backend (src/backend/without_opencl.cpp,
+/// without_cuda.cpp).
 std::unique_ptr<backend> make_opencl_backend();
-/// nullptr when kiln was built without the CUDA backend.
 std::unique_ptr<backend> make_cuda_backend();
 
 /// The single way a backend reports a failed call: builds the right kiln::error subclass.

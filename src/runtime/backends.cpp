@@ -3,19 +3,7 @@
 
 namespace kiln::detail {
 
-// A backend left out of the build has a factory that makes nothing.
-#ifndef KILN_HAVE_OPENCL
-std::unique_ptr<backend> make_opencl_backend() {
-    return nullptr;
-}
-#endif
-
-#ifndef KILN_HAVE_CUDA
-std::unique_ptr<backend> make_cuda_backend() {
-    return nullptr;
-}
-#endif
-
+// A backend left out of the build has a factory that makes nothing (src/backend/without_*.cpp).
 const std::vector<std::unique_ptr<backend>>& all_backends() {
     static const std::vector<std::unique_ptr<backend>> backends = [] {
         std::vector<std::unique_ptr<backend>> list;

@@ -287,13 +287,14 @@ TEST_P(segmented_test, integer_sums_wrap_as_the_type_does) {
 }
 
 TEST_P(segmented_test, every_offset_type) {
+    // Each offset type is a program of its own for every strategy: both signednesses of 4 bytes,
+    // and int64 for 8 bytes. uint64 would differ from int64 only in the name the kernels read.
     flat_ = chaining::device_own;
     const std::vector<std::size_t> lengths = {0, 3, 300, 0, 1, 70};
     const std::vector<float> host = small_integers<float>(374, 6);
     expect_reduced<float, std::int32_t>(host, lengths);
     expect_reduced<float, std::uint32_t>(host, lengths);
     expect_reduced<float, std::int64_t>(host, lengths);
-    expect_reduced<float, std::uint64_t>(host, lengths);
 }
 
 TEST_P(segmented_test, minimum_and_maximum_give_their_identity_to_empty_segments) {

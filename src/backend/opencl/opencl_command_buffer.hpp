@@ -2,10 +2,10 @@
 // that decides which of the extension's two argument layouts they take.
 #pragma once
 
-#include <CL/cl.h>
-
 #include <cstdint>
 #include <optional>
+
+#include "backend/opencl/khronos_headers.hpp"
 
 namespace kiln::detail::opencl {
 

@@ -1,14 +1,13 @@
 // OpenCL backend internals shared by its files: the check helper, handle traits, typed queries.
 #pragma once
 
-#include <CL/cl.h>
-
 #include <kiln/detail/handle.hpp>
 #include <source_location>
 #include <string>
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "backend/opencl/khronos_headers.hpp"
 
 namespace kiln::detail::opencl {
 

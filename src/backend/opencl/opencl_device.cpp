@@ -1,6 +1,4 @@
 // OpenCL platforms and devices: enumeration, properties, contexts and memory.
-#include <CL/cl_ext.h>
-
 #include <algorithm>
 #include <new>
 #include <sstream>
