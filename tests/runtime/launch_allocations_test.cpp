@@ -164,6 +164,31 @@ TEST_P(launch_allocations, an_eager_statement_of_many_arguments_allocates_its_li
     EXPECT_EQ(y.read(), std::vector<float>(n, (1.0f + 55) * 2 + 2));
 }
 
+// The list of vectors a statement checks has room for more than most statements have: here 11
+// vector operands (an RK4 update of a multivector<double, 3> has 18).
+TEST_P(launch_allocations, an_eager_statement_of_many_vectors_allocates_its_lists_once) {
+    kiln::queue q(device());
+    constexpr std::size_t n = 100;
+    constexpr int statements = 20;
+    std::vector<kiln::vector<float>> inputs;
+    for (int v = 0; v < 8; ++v) inputs.emplace_back(q, std::vector<float>(n, float(v)));
+    kiln::vector<float> z(q, std::vector<float>(n, 0.5f)), y(q, n);
+    const auto& in = inputs;
+    const auto run = [&] {
+        y = in[0] + in[1] + in[2] + in[3] + in[4] + in[5] + in[6] + in[7] + z + in[7];
+    };
+    run();
+    q.finish();
+    allocations = 0;
+    counting = true;
+    for (int s = 0; s < statements; ++s) run();
+    counting = false;
+    q.finish();
+    EXPECT_LE(allocations, std::size_t{2} * statements)
+        << statements << " statements of 10 vectors allocated " << allocations << " times";
+    EXPECT_EQ(y.read(), std::vector<float>(n, 0.0f + 1 + 2 + 3 + 4 + 5 + 6 + 7 + 0.5f + 7));
+}
+
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(launch_allocations);
 
 }  // namespace

@@ -463,8 +463,10 @@ class operand_check {
         const layout* vector;
         std::string what;
     };
-    /// Room for the vectors of nearly every statement, checked without growing the list.
-    static constexpr std::size_t typical_vectors = 8;
+    /// Room for the vectors of nearly every statement, checked without growing the list: one
+    /// entry per vector operand (an RK4 update of a multivector<double, 3> has 18), since
+    /// finding a vector met before would cost more than the room.
+    static constexpr std::size_t typical_vectors = 24;
 
     const char* literal_call_ = nullptr;
     std::string call_, variant_;
