@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <kiln/detail/tile_map.hpp>
@@ -27,6 +28,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -130,6 +132,16 @@ Concrete& backend_cast(Interface& object, const std::string& call, std::string_v
     throw invalid_argument_error(
         call, std::string(what) + " of the " + std::string(to_string(object.backend())) +
                   " backend reached the " + std::string(to_string(Concrete::kind)) + " backend");
+}
+
+/// A launch's kernel, buffer or image as the backend's own class, or null where it is another
+/// backend's: each backend has one class of each of these interfaces, so backend() tells them
+/// apart without the dynamic_cast that every argument of every launch would otherwise cost.
+template <class Concrete, class Interface>
+requires(std::is_final_v<Concrete> &&
+         (std::same_as<Interface, kernel_impl> || std::same_as<Interface, memory_impl> ||
+          std::same_as<Interface, image_impl>)) Concrete* launched_as(Interface& object) noexcept {
+    return object.backend() == Concrete::kind ? static_cast<Concrete*>(&object) : nullptr;
 }
 
 /// Launch geometry after the public layer has validated it. local[i] == 0 in every dimension

@@ -55,7 +55,7 @@ launch_policy launch_policy_for(const device& dev) {
 
 generated_kernel::generated_kernel(kiln::kernel kernel, const device& dev,
                                    const launch_policy& policy)
-    : launch_(std::move(kernel)) {
+    : launch_(std::move(kernel)), parameter_count_(launch_.kernel().parameter_count()) {
     const auto& props = dev.properties();
     const std::size_t limit =
         std::min({policy.work_group_size, launch_.kernel().max_work_group_size(),

@@ -243,13 +243,15 @@ void check_arguments(const detail::kernel_impl& kernel, const device_properties&
                 if (!arg.element_type.empty() && !type.builtin_pointee.empty() &&
                     type.builtin_pointee != arg.element_type)
                     wrong("expects a buffer of " + type.builtin_pointee + ", got a buffer of " +
-                          arg.element_type + " (kiln::reinterpret(buffer) passes it as it is)");
+                          std::string(arg.element_type) +
+                          " (kiln::reinterpret(buffer) passes it as it is)");
                 // A KILN_STRUCT's buffer for a pointer to another struct: the fields would be
                 // read at the other struct's offsets.
                 if (arg.element_is_struct && !type.struct_pointee.empty() &&
                     type.struct_pointee != arg.element_type)
                     wrong("expects a buffer of " + type.struct_pointee + ", got a buffer of " +
-                          arg.element_type + " (kiln::reinterpret(buffer) passes it as it is)");
+                          std::string(arg.element_type) +
+                          " (kiln::reinterpret(buffer) passes it as it is)");
                 // OpenCL devices hold `constant` arguments in a constant memory of this size,
                 // CUDA in the parameter's share of the module's constant bank.
                 if (param.space == space::constant) {
@@ -270,7 +272,7 @@ void check_arguments(const detail::kernel_impl& kernel, const device_properties&
                 if (!arg.element_type.empty() && !type.builtin_pointee.empty() &&
                     type.builtin_pointee != arg.element_type)
                     wrong("expects kiln::local<" + type.builtin_pointee + ">, got kiln::local<" +
-                          arg.element_type + ">");
+                          std::string(arg.element_type) + ">");
                 break;
             case space::private_:
                 if (arg.what != kernel_argument::kind::scalar)

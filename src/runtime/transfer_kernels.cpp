@@ -102,8 +102,7 @@ event fill_with_kernel(const queue& q, const buffer_storage& to, std::size_t off
     for (std::size_t at = 0; at < line_bytes; at += pattern_size)
         std::memcpy(line.data() + at, pattern, pattern_size);
     kernel_argument repeated;
-    repeated.size = line_bytes;
-    std::memcpy(repeated.scalar_bytes.data(), line.data(), line_bytes);
+    std::memcpy(repeated.scalar_of_size(line_bytes), line.data(), line_bytes);
     return kernels_for(q.device())
         .fill
         .bind({memory_argument(to, access::out), make_argument(std::uint64_t(offset)),

@@ -14,6 +14,7 @@
 #include <kiln/detail/algo/scan_strategy.hpp>
 #include <kiln/error.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "algo/key_changes.hpp"
@@ -31,10 +32,10 @@ kernel_description example() {
 }
 
 /// A buffer argument of element type `type`, as make_argument makes one, without a device.
-kernel_argument memory(std::string type) {
+kernel_argument memory(std::string_view type) {
     kernel_argument arg;
     arg.what = kernel_argument::kind::buffer;
-    arg.element_type = std::move(type);
+    arg.element_type = type;
     return arg;
 }
 

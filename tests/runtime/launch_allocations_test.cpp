@@ -143,6 +143,52 @@ TEST_P(launch_allocations, an_eager_statement_allocates_its_two_lists_alone) {
     }
 }
 
+// A statement of more arguments than most (15 here, of which 11 scalars) still collects them
+// into one list allocated once, sized by its kernel's parameters.
+TEST_P(launch_allocations, an_eager_statement_of_many_arguments_allocates_its_lists_once) {
+    kiln::queue q(device());
+    constexpr std::size_t n = 100;
+    constexpr int statements = 20;
+    kiln::vector<float> x(q, std::vector<float>(n, 1.0f)), z(q, std::vector<float>(n, 2.0f)),
+        y(q, n);
+    const auto run = [&] { y = (x + 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10) * 2 + z; };
+    run();
+    q.finish();
+    allocations = 0;
+    counting = true;
+    for (int s = 0; s < statements; ++s) run();
+    counting = false;
+    q.finish();
+    EXPECT_LE(allocations, std::size_t{2} * statements)
+        << statements << " statements of 15 arguments allocated " << allocations << " times";
+    EXPECT_EQ(y.read(), std::vector<float>(n, (1.0f + 55) * 2 + 2));
+}
+
+// The list of vectors a statement checks has room for more than most statements have: here 11
+// vector operands (an RK4 update of a multivector<double, 3> has 18).
+TEST_P(launch_allocations, an_eager_statement_of_many_vectors_allocates_its_lists_once) {
+    kiln::queue q(device());
+    constexpr std::size_t n = 100;
+    constexpr int statements = 20;
+    std::vector<kiln::vector<float>> inputs;
+    for (int v = 0; v < 8; ++v) inputs.emplace_back(q, std::vector<float>(n, float(v)));
+    kiln::vector<float> z(q, std::vector<float>(n, 0.5f)), y(q, n);
+    const auto& in = inputs;
+    const auto run = [&] {
+        y = in[0] + in[1] + in[2] + in[3] + in[4] + in[5] + in[6] + in[7] + z + in[7];
+    };
+    run();
+    q.finish();
+    allocations = 0;
+    counting = true;
+    for (int s = 0; s < statements; ++s) run();
+    counting = false;
+    q.finish();
+    EXPECT_LE(allocations, std::size_t{2} * statements)
+        << statements << " statements of 10 vectors allocated " << allocations << " times";
+    EXPECT_EQ(y.read(), std::vector<float>(n, 0.0f + 1 + 2 + 3 + 4 + 5 + 6 + 7 + 0.5f + 7));
+}
+
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(launch_allocations);
 
 }  // namespace

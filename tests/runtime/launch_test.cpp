@@ -341,6 +341,51 @@ TEST_P(launches, one_kernel_from_several_threads) {
     }
 }
 
+// A scalar argument keeps up to 16 bytes in itself and a larger one (a tile map's 128) in an
+// allocation of its own (kernel_argument::inline_value_bytes): values at, just past and far past
+// that size reach the kernel whole, from a bound kernel and from its copy.
+TEST_P(launches, scalars_of_every_size_reach_the_kernel_whole) {
+    const char* spread_source = R"(
+typedef struct { uint values[6]; } uint6_t;
+typedef struct { float values[32]; } wide_t;
+kernel void spread(global float* out, float4 small, uint6_t middle, wide_t large) {
+    out[0] = small.x;
+    out[1] = small.y;
+    out[2] = small.z;
+    out[3] = small.w;
+    for (int i = 0; i < 6; ++i) out[4 + i] = (float)middle.values[i];
+    for (int i = 0; i < 32; ++i) out[10 + i] = large.values[i];
+}
+)";
+    struct uint6 {
+        std::uint32_t values[6];
+    };
+    struct wide {
+        float values[32];
+    };
+    kiln::program prog(device(), spread_source);
+    kiln::queue q(device());
+    const kiln::float4 small{1.5f, -2.5f, 3.5f, -4.5f};
+    uint6 middle{};
+    wide large{};
+    std::vector<float> expected{small[0], small[1], small[2], small[3]};
+    for (std::uint32_t i = 0; i < 6; ++i) {
+        middle.values[i] = 100 + i;
+        expected.push_back(static_cast<float>(100 + i));
+    }
+    for (int i = 0; i < 32; ++i) {
+        large.values[i] = 0.25f * static_cast<float>(i) - 3.0f;
+        expected.push_back(large.values[i]);
+    }
+    kiln::buffer<float> out(q, expected.size());
+    const kiln::bound_kernel bound = prog.kernel("spread")(out, small, middle, large);
+    EXPECT_EQ(out.read(q, bound.launch(q, {1})), expected);
+    const kiln::bound_kernel copy = bound;
+    kiln::buffer<float> zeros(q, std::vector<float>(expected.size(), 0.0f));
+    zeros.copy_to(q, out);
+    EXPECT_EQ(out.read(q, copy.launch(q, {1})), expected);
+}
+
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(launches);
 
 }  // namespace

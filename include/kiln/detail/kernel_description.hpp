@@ -105,7 +105,7 @@ std::string bound_element_type() {
     if constexpr (std::is_same_v<T, std::byte>)
         return "uchar";
     else
-        return buffer_element_type<T>();
+        return std::string(buffer_element_type<T>());
 }
 
 /// The arguments of one launch of a described kernel, bound by slot name. Every check throws
@@ -135,7 +135,7 @@ class kernel_binding {
     /// An argument already made (type-erased operands, as the sort's): checked by its kind, a
     /// scalar's size and a buffer's element type where known.
     kernel_binding& argument(std::string_view slot, kernel_argument arg) {
-        std::string type = arg.element_type;
+        std::string type(arg.element_type);
         return set(slot, std::move(arg), std::move(type));
     }
     /// The input expression's arguments, once, for a kernel that takes_input.

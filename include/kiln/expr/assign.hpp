@@ -74,7 +74,7 @@ class assignment {
                 part.queue.device(), "kiln_assign",
                 [this](const launch_policy& policy) { return source(policy); },
                 check.kernel_variant());
-            argument_list args(k, part.begin);
+            argument_list args(k, part.begin, kernel.parameter_count());
             args.scalar<std::uint64_t>(part.size);
             std::apply([&](const auto&... t) { (t.collect(args), ...); }, targets_);
             std::apply([&](const auto&... v) { (v.collect(args), ...); }, values_);

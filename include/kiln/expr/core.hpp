@@ -320,15 +320,19 @@ using device_scalar_t = std::conditional_t<std::is_same_v<T, bool>, std::int32_t
 /// The run-time arguments of one launch on one part of the data.
 class argument_list {
   public:
-    argument_list(std::size_t part, std::size_t part_begin) : part_(part), part_begin_(part_begin) {
-        args_.reserve(typical_arguments);
+    /// `capacity`: how many arguments the launch takes, where the caller knows (its kernel's
+    /// parameters), so that collecting them allocates once.
+    argument_list(std::size_t part, std::size_t part_begin,
+                  std::size_t capacity = typical_arguments)
+        : part_(part), part_begin_(part_begin) {
+        args_.reserve(capacity);
     }
     /// For a statement of a fused group: also records which vector each argument is.
     struct identify_vectors {};
     argument_list(std::size_t part, std::size_t part_begin, identify_vectors)
         : part_(part), part_begin_(part_begin), identifying_(true) {
-        args_.reserve(typical_arguments);
-        vectors_.reserve(typical_arguments);
+        args_.reserve(typical_held_arguments);
+        vectors_.reserve(typical_held_arguments);
     }
 
     /// Which part of a multi-device layout this launch covers, and its first element's index.
@@ -368,9 +372,11 @@ class argument_list {
     std::vector<kernel_argument> take() && { return std::move(args_); }
 
   private:
-    /// Room for the arguments of nearly every statement (an RK4 step's take 4 to 9), so that
-    /// collecting them allocates once instead of growing the list argument by argument.
-    static constexpr std::size_t typical_arguments = 12;
+    /// Room for the arguments of nearly every launch, so that collecting them allocates once
+    /// instead of growing the list argument by argument; a statement held by a fused group,
+    /// whose kernel is not known yet, has room for the most of a Lorenz RK4 step's (its final
+    /// update of a multivector<double, 3>: 29).
+    static constexpr std::size_t typical_arguments = 12, typical_held_arguments = 32;
 
     std::size_t part_, part_begin_;
     std::vector<kernel_argument> args_;
@@ -457,8 +463,10 @@ class operand_check {
         const layout* vector;
         std::string what;
     };
-    /// Room for the vectors of nearly every statement, checked without growing the list.
-    static constexpr std::size_t typical_vectors = 8;
+    /// Room for the vectors of nearly every statement, checked without growing the list: one
+    /// entry per vector operand (an RK4 update of a multivector<double, 3> has 18), since
+    /// finding a vector met before would cost more than the room.
+    static constexpr std::size_t typical_vectors = 24;
 
     const char* literal_call_ = nullptr;
     std::string call_, variant_;

@@ -79,6 +79,8 @@ class generated_kernel {
     generated_kernel(kiln::kernel kernel, const device& dev, const launch_policy& policy);
 
     std::size_t work_group_size() const noexcept { return work_group_size_; }
+    /// The arguments every launch passes.
+    std::size_t parameter_count() const noexcept { return parameter_count_; }
     /// Work-groups for `n` elements: enough for all of them, at most the policy's cap.
     std::size_t groups_for(std::size_t n) const noexcept;
     /// Enqueues `groups` work-groups with `args`, of the kinds and types its statement type
@@ -90,6 +92,7 @@ class generated_kernel {
     repeated_launch launch_;
     std::size_t work_group_size_;
     std::size_t max_groups_;
+    std::size_t parameter_count_;
 };
 
 class kernel_cache {

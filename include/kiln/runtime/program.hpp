@@ -157,29 +157,58 @@ namespace detail {
 /// One kernel argument as it travels to the backend.
 struct kernel_argument {
     enum class kind { scalar, buffer, local, image };
+    /// Scalars up to this size (every scalar of an expression but wide vector types) are kept in
+    /// the argument itself; larger ones (a tile map's 128 bytes) in an allocation of their own,
+    /// so that the arguments of a small launch copy only the bytes they need.
+    static constexpr std::size_t inline_value_bytes = 16;
+
     kind what = kind::scalar;
-    std::array<std::byte, 128> scalar_bytes{};  ///< value bytes for scalars (a tile map's 128)
-    std::size_t size = 0;                       ///< scalar size, or local bytes
-    std::shared_ptr<memory_impl> memory;        ///< the buffer's memory, held by the launch
-    std::shared_ptr<image_impl> image;          ///< the image, held by the launch
-    kiln::device buffer_device;                 ///< the buffer's or image's device
+    std::size_t size = 0;                 ///< scalar size, or buffer or local bytes
+    std::shared_ptr<memory_impl> memory;  ///< the buffer's memory, held by the launch
+    std::shared_ptr<image_impl> image;    ///< the image, held by the launch
+    kiln::device buffer_device;           ///< the buffer's or image's device
     access buffer_mode = access::inout;
     /// The OpenCL C name of a buffer's or local allocation's element type, checked against the
     /// parameter's pointee type; empty when the type has no OpenCL C name or the buffer is
-    /// reinterpreted.
-    std::string element_type;
+    /// reinterpreted. It names text that lives as long as the program (buffer_element_type).
+    std::string_view element_type;
     /// Whether element_type names a KILN_STRUCT, which is checked against struct parameters.
     bool element_is_struct = false;
+
+    /// Makes this a scalar of `bytes` bytes and returns where its value goes (uninitialised
+    /// beyond the argument's own bytes).
+    std::byte* scalar_of_size(std::size_t bytes) {
+        what = kind::scalar;
+        size = bytes;
+        if (bytes <= inline_value_bytes) {
+            large_value_.reset();
+            return inline_value_.data();
+        }
+        large_value_ = std::make_shared_for_overwrite<std::byte[]>(bytes);
+        return large_value_.get();
+    }
+    /// A scalar's `size` bytes.
+    const std::byte* value() const noexcept {
+        return large_value_ ? large_value_.get() : inline_value_.data();
+    }
+
+  private:
+    std::array<std::byte, inline_value_bytes> inline_value_{};
+    /// A larger value's bytes, written once when it is made and shared by copies.
+    std::shared_ptr<std::byte[]> large_value_;
 };
 
 /// The OpenCL C name a buffer's element type must match, or "" when kiln cannot tell (bool
-/// travels as int but is one byte on the host; user structs have no built-in name).
+/// travels as int but is one byte on the host; user structs have no built-in name). Made once
+/// per type, so that arguments name it without a string of their own.
 template <class T>
-std::string buffer_element_type() {
-    if constexpr (device_representable<T> && !std::is_same_v<T, bool>)
-        return opencl_type_name<T>();
-    else
+std::string_view buffer_element_type() {
+    if constexpr (device_representable<T> && !std::is_same_v<T, bool>) {
+        static const std::string name = opencl_type_name<T>();
+        return name;
+    } else {
         return {};
+    }
 }
 
 template <class T>
@@ -191,7 +220,7 @@ kernel_argument make_argument(const T& value) {
         arg.buffer_device = value.device();
     } else if constexpr (requires { value.target.storage(); }) {
         arg = make_argument(value.target);
-        arg.element_type.clear();
+        arg.element_type = {};
     } else if constexpr (requires {
                              value.storage();
                              typename T::value_type;
@@ -215,9 +244,7 @@ kernel_argument make_argument(const T& value) {
         static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 128,
                       "kernel arguments are buffers, images, kiln::local<T>(n), or trivially "
                       "copyable values of at most 128 bytes");
-        arg.what = kernel_argument::kind::scalar;
-        arg.size = sizeof(T);
-        std::memcpy(arg.scalar_bytes.data(), &value, sizeof(T));
+        std::memcpy(arg.scalar_of_size(sizeof(T)), &value, sizeof(T));
     }
     return arg;
 }

@@ -5,6 +5,15 @@
 
 namespace kiln::detail {
 
+namespace {
+
+/// opencl_name as a literal, which an argument names its element type by.
+constexpr const char* opencl_name_literal(gemm_element e) {
+    return e == gemm_element::f64 ? "double" : is_16_bit(e) ? "ushort" : "float";
+}
+
+}  // namespace
+
 kernel_argument gemm_storage_argument(const buffer_storage& storage, gemm_element element) {
     kernel_argument arg;
     arg.what = kernel_argument::kind::buffer;
@@ -12,7 +21,7 @@ kernel_argument gemm_storage_argument(const buffer_storage& storage, gemm_elemen
     arg.buffer_device = storage.device();
     arg.buffer_mode = storage.mode();
     arg.size = storage.bytes();
-    arg.element_type = opencl_name(element);
+    arg.element_type = opencl_name_literal(element);
     return arg;
 }
 
@@ -43,7 +52,7 @@ gemm_types gemm_types_of(const gemm_problem& problem) {
 }
 
 std::string opencl_name(gemm_element e) {
-    return e == gemm_element::f64 ? "double" : is_16_bit(e) ? "ushort" : "float";
+    return opencl_name_literal(e);
 }
 
 std::string gemm_convert(gemm_element e, gemm_element accumulator, const std::string& value) {

@@ -41,7 +41,7 @@ std::vector<reduction_launch> run_reduction(const reduce_input& input) {
         temporary_lease partials = temporary_pool::acquire(part.queue, groups * input.state_bytes);
         // The pool's block is bytes; the kernel writes states into it.
         kernel_argument partial_states = make_argument(partials.bytes());
-        partial_states.element_type.clear();
+        partial_states.element_type = {};
         kernel_binding args(kernel);
         args.scalar<std::uint64_t>("n", part.size);
         args.argument("kiln_partials", std::move(partial_states));

@@ -36,7 +36,7 @@ event launch(const algorithm_program& program, kernel_binding&& args, const queu
 /// and write states in it.
 kernel_argument states_in(const temporary_lease& lease) {
     kernel_argument states = make_argument(lease.bytes());
-    states.element_type.clear();
+    states.element_type = {};
     return states;
 }
 

@@ -50,7 +50,7 @@ staging stage_for(const queue& q, const erased_vector& output, std::size_t eleme
     staged.lease = temporary_pool::acquire(q, elements * output.element_bytes);
     staged.memory = make_argument(staged.lease.bytes());
     // The pool's block is bytes; the kernels write elements into it.
-    staged.memory.element_type.clear();
+    staged.memory.element_type = {};
     return staged;
 }
 

@@ -208,9 +208,8 @@ std::size_t reduce_parts_through_host(const reduce_by_key_arguments& input, std:
             q, 0, host_values.data() + run_base * value_bytes, end * value_bytes, {}, true);
         carry = total;
         kernel_argument last;
-        last.size = key_bytes;
-        input.keys.storage[k]->read_bytes(q, (part.size - 1) * key_bytes, last.scalar_bytes.data(),
-                                          key_bytes, {}, true);
+        input.keys.storage[k]->read_bytes(q, (part.size - 1) * key_bytes,
+                                          last.scalar_of_size(key_bytes), key_bytes, {}, true);
         previous_key = last;
     }
     const std::size_t runs = host_keys.size() / key_bytes;

@@ -32,9 +32,7 @@ const algorithm_program& scan_program(const device& dev, const scan_call_input& 
 scan_carry carry_after(const queue& q, const temporary_lease& scratch, const event& done,
                        std::size_t value_bytes) {
     scan_carry total{.value = {}, .given = true};
-    total.value.what = kernel_argument::kind::scalar;
-    total.value.size = value_bytes;
-    read_scan_total(q, scratch, done, total.value.scalar_bytes.data(), value_bytes);
+    read_scan_total(q, scratch, done, total.value.scalar_of_size(value_bytes), value_bytes);
     return total;
 }
 

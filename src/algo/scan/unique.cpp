@@ -32,9 +32,7 @@ host_key read_key(const erased_vector& keys, std::size_t index) {
 
 kernel_argument key_argument(const host_key& key, std::size_t bytes) {
     kernel_argument argument;
-    argument.what = kernel_argument::kind::scalar;
-    std::memcpy(argument.scalar_bytes.data(), key.bytes.data(), bytes);
-    argument.size = bytes;
+    std::memcpy(argument.scalar_of_size(bytes), key.bytes.data(), bytes);
     return argument;
 }
 

@@ -22,7 +22,7 @@ std::string launch_call(const kernel_impl& kernel) {
 
 cuda_kernel& as_cuda_kernel(kernel_impl& kernel) {
     // The message is built only when the cast fails.
-    if (auto* ours = dynamic_cast<cuda_kernel*>(&kernel)) return *ours;
+    if (auto* ours = launched_as<cuda_kernel>(kernel)) return *ours;
     return backend_cast<cuda_kernel>(kernel, launch_call(kernel), "a kernel");
 }
 
@@ -39,7 +39,7 @@ void constant_area_fills::add(constant_area& area, const kernel_impl& kernel, st
                 " bytes of constant memory the parameter has (declare it global const)");
     CUdeviceptr source = 0;
     if (arg.memory) {
-        auto* memory = dynamic_cast<cuda_memory*>(arg.memory.get());
+        auto* memory = launched_as<cuda_memory>(*arg.memory);
         if (memory == nullptr)
             backend_cast<cuda_memory>(*arg.memory, launch_call(kernel), "a buffer");
         source = memory->address();
@@ -141,12 +141,12 @@ prepared_launch::prepared_launch(kernel_impl& kernel, const std::shared_ptr<cuda
         void*& pointer = parameters_.pointers()[next_pointer++];
         switch (arg.what) {
             case kernel_argument::kind::scalar:
-                pointer = const_cast<std::byte*>(arg.scalar_bytes.data());
+                pointer = const_cast<std::byte*>(arg.value());
                 break;
             case kernel_argument::kind::buffer: {
                 CUdeviceptr address = 0;
                 if (arg.memory) {
-                    auto* memory = dynamic_cast<cuda_memory*>(arg.memory.get());
+                    auto* memory = launched_as<cuda_memory>(*arg.memory);
                     if (memory == nullptr)
                         backend_cast<cuda_memory>(*arg.memory, launch_call(kernel), "a buffer");
                     address = memory->address();
@@ -157,7 +157,7 @@ prepared_launch::prepared_launch(kernel_impl& kernel, const std::shared_ptr<cuda
                 break;
             }
             case kernel_argument::kind::image: {
-                auto* image = dynamic_cast<cuda_image*>(arg.image.get());
+                auto* image = launched_as<cuda_image>(*arg.image);
                 if (image == nullptr)
                     backend_cast<cuda_image>(*arg.image, launch_call(kernel), "an image");
                 // The driver copies the parameter; the argument keeps the image alive meanwhile.

@@ -255,13 +255,13 @@ void opencl_queue::set_arguments(cl_kernel kernel, std::span<const kernel_argume
         cl_int status = CL_SUCCESS;
         switch (arg.what) {
             case kernel_argument::kind::scalar:
-                status = clSetKernelArg(kernel, i, arg.size, arg.scalar_bytes.data());
+                status = clSetKernelArg(kernel, i, arg.size, arg.value());
                 break;
             case kernel_argument::kind::buffer: {
                 // An empty buffer has no memory: the kernel sees a null pointer.
                 cl_mem mem = nullptr;
                 if (arg.memory) {
-                    auto* memory = dynamic_cast<opencl_memory*>(arg.memory.get());
+                    auto* memory = launched_as<opencl_memory>(*arg.memory);
                     if (memory == nullptr)
                         backend_cast<opencl_memory>(*arg.memory, launch_call(named), "a buffer");
                     mem = memory->get();
@@ -273,7 +273,7 @@ void opencl_queue::set_arguments(cl_kernel kernel, std::span<const kernel_argume
                 status = clSetKernelArg(kernel, i, arg.size, nullptr);
                 break;
             case kernel_argument::kind::image: {
-                auto* image = dynamic_cast<opencl_image*>(arg.image.get());
+                auto* image = launched_as<opencl_image>(*arg.image);
                 if (image == nullptr)
                     backend_cast<opencl_image>(*arg.image, launch_call(named), "an image");
                 cl_mem mem = image->get();
@@ -290,7 +290,7 @@ std::shared_ptr<event_impl> opencl_queue::launch(kernel_impl& kernel,
                                                  const launch_geometry& geometry,
                                                  std::span<const kernel_argument> args,
                                                  event_list after, launch_completion completion) {
-    auto* ours = dynamic_cast<opencl_kernel*>(&kernel);
+    auto* ours = launched_as<opencl_kernel>(kernel);
     if (ours == nullptr) backend_cast<opencl_kernel>(kernel, launch_call(kernel), "a kernel");
     opencl_kernel& cl_kernel_impl = *ours;
     check_driver_limits(geometry, kernel);
