@@ -323,6 +323,30 @@ kiln::detail::reduce_tuning strided_reduction(std::size_t wide_loads) {
             .wide_loads = wide_loads};
 }
 
+/// Sums, a dot product and the extremes of n quarters of small integers, whose float sum is
+/// exact in any order; the extremes sit in the last elements, in the tail of a vector load or
+/// chunk wherever n is not a multiple of it.
+template <class T>
+void expect_exact_reductions(const kiln::queue& q, std::size_t n) {
+    std::vector<T> hs;
+    for (std::size_t i = 0; i < n; ++i)
+        hs.push_back(T(static_cast<float>(static_cast<int>(i % 7) - 2) * 0.25f));
+    if (n > 0) hs[n - 1] = T(9.0f);
+    if (n > 1) hs[n - 2] = T(-5.0f);
+    float total = 0, squares = 0;
+    for (const T& h : hs) {
+        total += static_cast<float>(h);
+        squares += static_cast<float>(h) * static_cast<float>(h);
+    }
+    kiln::vector<T> x(q, hs);
+    EXPECT_EQ(kiln::sum(x), total);
+    EXPECT_EQ(kiln::sum(x * x), squares);
+    if (n > 0) {
+        EXPECT_EQ(kiln::maximum(x), 9.0f);
+        EXPECT_EQ(kiln::minimum(x), n > 1 ? -5.0f : 9.0f);
+    }
+}
+
 TEST_P(binary16_vector, gpu_reductions_read_eight_elements_per_16_byte_load) {
     // One load a step (the GPU rows') and three, whose tail of whole loads takes the loop of one.
     for (const std::size_t wide_loads : {std::size_t{1}, std::size_t{3}}) {
@@ -331,25 +355,7 @@ TEST_P(binary16_vector, gpu_reductions_read_eight_elements_per_16_byte_load) {
         for_each_binary16([&]<class T>() {
             for (std::size_t n : wide_access_sizes()) {
                 SCOPED_TRACE("n = " + std::to_string(n));
-                // Quarters of small integers: the float sum is exact in any order. The extremes sit
-                // in the last element, which is in the tail whenever n is not a multiple of eight.
-                std::vector<T> hs;
-                for (std::size_t i = 0; i < n; ++i)
-                    hs.push_back(T(static_cast<float>(static_cast<int>(i % 7) - 2) * 0.25f));
-                if (n > 0) hs[n - 1] = T(9.0f);
-                if (n > 1) hs[n - 2] = T(-5.0f);
-                float total = 0, squares = 0;
-                for (const T& h : hs) {
-                    total += static_cast<float>(h);
-                    squares += static_cast<float>(h) * static_cast<float>(h);
-                }
-                kiln::vector<T> x(q, hs);
-                EXPECT_EQ(kiln::sum(x), total);
-                EXPECT_EQ(kiln::sum(x * x), squares);
-                if (n > 0) {
-                    EXPECT_EQ(kiln::maximum(x), 9.0f);
-                    EXPECT_EQ(kiln::minimum(x), n > 1 ? -5.0f : 9.0f);
-                }
+                expect_exact_reductions<T>(q, n);
             }
             kiln::vector<T> any(q, 16);
             const std::string source = kiln::detail::reduce_program_source(
@@ -397,25 +403,7 @@ TEST_P(binary16_vector, cpu_reductions_convert_a_vector_of_elements_per_step) {
                  {std::size_t{0}, std::size_t{1}, std::size_t{15}, std::size_t{16}, std::size_t{17},
                   std::size_t{64}, std::size_t{1001}, std::size_t{65537}}) {
                 SCOPED_TRACE("n = " + std::to_string(n));
-                // Quarters of small integers: the float sum is exact in any order. The extremes
-                // sit in the last elements, the tail of the last chunk.
-                std::vector<T> hs;
-                for (std::size_t i = 0; i < n; ++i)
-                    hs.push_back(T(static_cast<float>(static_cast<int>(i % 7) - 2) * 0.25f));
-                if (n > 0) hs[n - 1] = T(9.0f);
-                if (n > 1) hs[n - 2] = T(-5.0f);
-                float total = 0, squares = 0;
-                for (const T& h : hs) {
-                    total += static_cast<float>(h);
-                    squares += static_cast<float>(h) * static_cast<float>(h);
-                }
-                kiln::vector<T> x(q, hs);
-                EXPECT_EQ(kiln::sum(x), total);
-                EXPECT_EQ(kiln::sum(x * x), squares);
-                if (n > 0) {
-                    EXPECT_EQ(kiln::maximum(x), 9.0f);
-                    EXPECT_EQ(kiln::minimum(x), n > 1 ? -5.0f : 9.0f);
-                }
+                expect_exact_reductions<T>(q, n);
             }
             // Rounded sums against a double reference: the float accumulation's error bound
             // (docs/vector.md, ## Reductions), here far inside 1e-5 of the sum of magnitudes.

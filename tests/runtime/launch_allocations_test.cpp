@@ -81,17 +81,24 @@ kernel void twelve(global int* data, uint n, global const int* a, global const i
 }
 )";
 
-/// Heap allocations of this thread for `launches` enqueues of `bound` (its events dropped).
-std::size_t allocations_of(const kiln::bound_kernel& bound, const kiln::queue& q, std::size_t n,
-                           int launches) {
-    bound.launch(q, {n});  // a first launch may set up what later ones reuse
+/// Heap allocations of this thread for `times` calls of `run`, after a first call outside the
+/// count that may set up what later ones reuse (a kernel built, a list sized).
+template <class Run>
+std::size_t allocations_of(const kiln::queue& q, int times, const Run& run) {
+    run();
     q.finish();
     allocations = 0;
     counting = true;
-    for (int l = 0; l < launches; ++l) bound.launch(q, {n});
+    for (int t = 0; t < times; ++t) run();
     counting = false;
     q.finish();
     return allocations;
+}
+
+/// Heap allocations of this thread for `launches` enqueues of `bound` (its events dropped).
+std::size_t allocations_of(const kiln::bound_kernel& bound, const kiln::queue& q, std::size_t n,
+                           int launches) {
+    return allocations_of(q, launches, [&] { bound.launch(q, {n}); });
 }
 
 TEST_P(launch_allocations, do_not_grow_with_the_number_of_arguments) {
@@ -151,16 +158,10 @@ TEST_P(launch_allocations, an_eager_statement_of_many_arguments_allocates_its_li
     constexpr int statements = 20;
     kiln::vector<float> x(q, std::vector<float>(n, 1.0f)), z(q, std::vector<float>(n, 2.0f)),
         y(q, n);
-    const auto run = [&] { y = (x + 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10) * 2 + z; };
-    run();
-    q.finish();
-    allocations = 0;
-    counting = true;
-    for (int s = 0; s < statements; ++s) run();
-    counting = false;
-    q.finish();
-    EXPECT_LE(allocations, std::size_t{2} * statements)
-        << statements << " statements of 15 arguments allocated " << allocations << " times";
+    const std::size_t counted = allocations_of(
+        q, statements, [&] { y = (x + 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10) * 2 + z; });
+    EXPECT_LE(counted, std::size_t{2} * statements)
+        << statements << " statements of 15 arguments allocated " << counted << " times";
     EXPECT_EQ(y.read(), std::vector<float>(n, (1.0f + 55) * 2 + 2));
 }
 
@@ -174,18 +175,11 @@ TEST_P(launch_allocations, an_eager_statement_of_many_vectors_allocates_its_list
     for (int v = 0; v < 8; ++v) inputs.emplace_back(q, std::vector<float>(n, float(v)));
     kiln::vector<float> z(q, std::vector<float>(n, 0.5f)), y(q, n);
     const auto& in = inputs;
-    const auto run = [&] {
+    const std::size_t counted = allocations_of(q, statements, [&] {
         y = in[0] + in[1] + in[2] + in[3] + in[4] + in[5] + in[6] + in[7] + z + in[7];
-    };
-    run();
-    q.finish();
-    allocations = 0;
-    counting = true;
-    for (int s = 0; s < statements; ++s) run();
-    counting = false;
-    q.finish();
-    EXPECT_LE(allocations, std::size_t{2} * statements)
-        << statements << " statements of 10 vectors allocated " << allocations << " times";
+    });
+    EXPECT_LE(counted, std::size_t{2} * statements)
+        << statements << " statements of 10 vectors allocated " << counted << " times";
     EXPECT_EQ(y.read(), std::vector<float>(n, 0.0f + 1 + 2 + 3 + 4 + 5 + 6 + 7 + 0.5f + 7));
 }
 
