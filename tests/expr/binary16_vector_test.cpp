@@ -347,6 +347,26 @@ void expect_exact_reductions(const kiln::queue& q, std::size_t n) {
     }
 }
 
+/// Sums, minima and maxima of 19 elements holding a subnormal (at 3) and infinity (at 18),
+/// then a NaN (at 5) in place of the infinity: inside a 16-byte load's or a chunk's vectors, and
+/// in the tail. Returns the elements with the NaN.
+template <class T>
+std::vector<T> expect_special_reductions(const kiln::queue& q) {
+    using limits = std::numeric_limits<T>;
+    std::vector<T> special(19, T(1.0f));
+    special[3] = limits::denorm_min();
+    special[18] = limits::infinity();
+    kiln::vector<T> with_infinity(q, special);
+    EXPECT_EQ(kiln::sum(with_infinity), std::numeric_limits<float>::infinity());
+    EXPECT_EQ(kiln::minimum(with_infinity), static_cast<float>(limits::denorm_min()));
+    special[18] = T(1.0f);
+    special[5] = limits::quiet_NaN();
+    kiln::vector<T> with_nan(q, special);
+    EXPECT_TRUE(std::isnan(kiln::sum(with_nan)));
+    EXPECT_EQ(kiln::maximum(with_nan), 1.0f);  // NaNs ignored
+    return special;
+}
+
 TEST_P(binary16_vector, gpu_reductions_read_eight_elements_per_16_byte_load) {
     // One load a step (the GPU rows') and three, whose tail of whole loads takes the loop of one.
     for (const std::size_t wide_loads : {std::size_t{1}, std::size_t{3}}) {
@@ -364,18 +384,7 @@ TEST_P(binary16_vector, gpu_reductions_read_eight_elements_per_16_byte_load) {
                 strided_reduction(wide_loads));
             EXPECT_NE(source.find("ushort8"), std::string::npos) << source;
             // NaN, infinity and subnormals inside whole loads and in the tail.
-            using limits = std::numeric_limits<T>;
-            std::vector<T> special(19, T(1.0f));
-            special[3] = limits::denorm_min();
-            special[18] = limits::infinity();
-            kiln::vector<T> x(q, special);
-            EXPECT_EQ(kiln::sum(x), std::numeric_limits<float>::infinity());
-            EXPECT_EQ(kiln::minimum(x), static_cast<float>(limits::denorm_min()));
-            special[18] = T(1.0f);
-            special[5] = limits::quiet_NaN();
-            kiln::vector<T> with_nan(q, special);
-            EXPECT_TRUE(std::isnan(kiln::sum(with_nan)));
-            EXPECT_EQ(kiln::maximum(with_nan), 1.0f);  // NaNs ignored
+            expect_special_reductions<T>(q);
         });
     }
 }
@@ -419,17 +428,7 @@ TEST_P(binary16_vector, cpu_reductions_convert_a_vector_of_elements_per_step) {
             // NaN, infinity and subnormals inside a chunk's vectors and in its tail (19 elements:
             // the first chunk's 16, then 3).
             using limits = std::numeric_limits<T>;
-            std::vector<T> special(19, T(1.0f));
-            special[3] = limits::denorm_min();
-            special[18] = limits::infinity();
-            kiln::vector<T> with_infinity(q, special);
-            EXPECT_EQ(kiln::sum(with_infinity), std::numeric_limits<float>::infinity());
-            EXPECT_EQ(kiln::minimum(with_infinity), static_cast<float>(limits::denorm_min()));
-            special[18] = T(1.0f);
-            special[5] = limits::quiet_NaN();
-            kiln::vector<T> with_nan(q, special);
-            EXPECT_TRUE(std::isnan(kiln::sum(with_nan)));
-            EXPECT_EQ(kiln::maximum(with_nan), 1.0f);  // NaNs ignored
+            std::vector<T> special = expect_special_reductions<T>(q);
             special[5] = T(-std::numeric_limits<float>::infinity());
             special[12] = limits::infinity();
             kiln::vector<T> both_infinities(q, special);
