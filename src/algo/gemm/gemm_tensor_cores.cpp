@@ -22,35 +22,39 @@ constexpr std::size_t chunk_elements = 8;
 /// rows an ldmatrix reads fall on eight different groups of four banks.
 constexpr std::size_t local_padding = chunk_elements;
 
-/// The fragments of one k16 step at local column `kk` of stage `stage`: A's for each m16 tile of
-/// the warp, B's for each pair of n8 tiles. An ldmatrix.x4 reads four 8x8 matrices, lanes 8j to
-/// 8j + 7 naming the rows of matrix j; .trans where the tile lies with k outer.
+/// Where lane l's rows start in the warp's first ldmatrix.x4 of each operand: of A, lanes 8j to
+/// 8j + 7 name the rows of matrix j (rows 0-7 and 8-15 at k 0-7, then both at k 8-15); of B, two
+/// n8 tiles' k 0-7 and 8-15. .trans where the tile lies with k outer.
+std::string ldmatrix_lane(const staged_tile& l, bool is_a) {
+    const std::string along = is_a ? "warp_row" : "warp_column";
+    const std::string row = uint_literal(l.row());
+    const std::string along_lane = is_a ? "lane % 16u" : "lane / 16u * 8u + lane % 8u";
+    const std::string k_lane = is_a ? "lane / 16u * 8u" : "lane / 8u % 2u * 8u";
+    if (l.k_is_inner) return "(" + along + " + " + along_lane + ") * " + row + " + " + k_lane;
+    // With k outer, the lanes' k and rows swap roles: k from the lane's place among the eight.
+    const std::string k_outer =
+        is_a ? "lane / 16u * 8u + lane % 8u" : "lane / 8u % 2u * 8u + lane % 8u";
+    const std::string along_outer = is_a ? "lane / 8u % 2u * 8u" : "lane / 16u * 8u";
+    return "(" + k_outer + ") * " + row + " + " + along + " + " + along_outer;
+}
+
+/// The fragments of one k16 step at local column `kk`, read from a_warp and b_warp (the lanes'
+/// starts in the stage) at constant offsets: A's for each m16 tile of the warp, B's for each pair
+/// of n8 tiles.
 void emit_fragment_loads(source_builder& b, const gemm_tensor_kernel& shape, const staged_tile& a,
                          const staged_tile& bl, std::size_t kk) {
     const gemm_tensor_tiles& t = shape.tiles;
-    // A's registers a0..a3: rows 0-7 and 8-15 at k 0-7, then both at k 8-15.
-    for (std::size_t mi = 0; mi < t.warp_rows / 16; ++mi) {
-        const std::string m = "warp_row + " + uint_literal(mi * 16);
-        const std::string at =
-            a.k_is_inner ? "(" + m + " + lane % 16u) * " + uint_literal(a.row()) + " + " +
-                               uint_literal(kk) + " + lane / 16u * 8u"
-                         : "(" + uint_literal(kk) + " + lane / 16u * 8u + lane % 8u) * " +
-                               uint_literal(a.row()) + " + " + m + " + lane / 8u % 2u * 8u";
+    const auto offset = [&](const staged_tile& l, std::size_t along) {
+        return uint_literal(l.k_is_inner ? along * l.row() + kk : kk * l.row() + along);
+    };
+    for (std::size_t mi = 0; mi < t.warp_rows / 16; ++mi)
         b.line(std::string(a.k_is_inner ? "kiln_ldmatrix_x4" : "kiln_ldmatrix_x4_trans") +
-               "(a_fragments + " + uint_literal(mi * 4) + ", a_stage + " + at + ");");
-    }
-    // B's registers b0, b1 of one n8 tile are k 0-7 and 8-15; two tiles per ldmatrix.x4.
-    for (std::size_t nj = 0; nj < t.warp_columns / 16; ++nj) {
-        const std::string n = "warp_column + " + uint_literal(nj * 16);
-        const std::string at =
-            bl.k_is_inner
-                ? "(" + n + " + lane / 16u * 8u + lane % 8u) * " + uint_literal(bl.row()) + " + " +
-                      uint_literal(kk) + " + lane / 8u % 2u * 8u"
-                : "(" + uint_literal(kk) + " + lane / 8u % 2u * 8u + lane % 8u) * " +
-                      uint_literal(bl.row()) + " + " + n + " + lane / 16u * 8u";
+               "(a_fragments + " + uint_literal(mi * 4) + ", a_warp + " + offset(a, mi * 16) +
+               ");");
+    for (std::size_t nj = 0; nj < t.warp_columns / 16; ++nj)
         b.line(std::string(bl.k_is_inner ? "kiln_ldmatrix_x4" : "kiln_ldmatrix_x4_trans") +
-               "(b_fragments + " + uint_literal(nj * 4) + ", b_stage + " + at + ");");
-    }
+               "(b_fragments + " + uint_literal(nj * 4) + ", b_warp + " + offset(bl, nj * 16) +
+               ");");
 }
 
 std::string generate(const gemm_tensor_kernel& shape) {
@@ -74,7 +78,11 @@ std::string generate(const gemm_tensor_kernel& shape) {
     b.close();
     b.line("uint a_fragments[" + std::to_string(m_tiles * 4) + "], b_fragments[" +
            std::to_string(n_tiles * 2) + "];");
+    b.line("const uint a_lane = " + ldmatrix_lane(a, true) + ";");
+    b.line("const uint b_lane = " + ldmatrix_lane(bl, false) + ";");
     emit_staged_loop(b, t, a, bl, [&] {
+        b.line("const local " + a.element + "* const a_warp = a_stage + a_lane;");
+        b.line("const local " + bl.element + "* const b_warp = b_stage + b_lane;");
         for (std::size_t kk = 0; kk < t.block_depth; kk += 16) {
             emit_fragment_loads(b, shape, a, bl, kk);
             for (std::size_t mi = 0; mi < m_tiles; ++mi)

@@ -56,13 +56,19 @@ std::size_t conflict_free_padding(const staged_tile& tile) {
     return best;
 }
 
-/// Lane l's element of an m8 or n8 fragment at local column kk: row l / 4 of the 8 from `along`,
-/// k l % 4.
-std::string fragment_at(const staged_tile& l, const std::string& along, std::size_t kk) {
+/// Where lane l's elements of the warp's fragments start in a stage tile: row l / 4 of the warp's
+/// first 8 from `along` (its rows or columns), k l % 4.
+std::string fragment_lane(const staged_tile& l, const std::string& along) {
     const std::string row = uint_literal(l.row());
-    return l.k_is_inner
-               ? "(" + along + " + lane / 4u) * " + row + " + " + uint_literal(kk) + " + lane % 4u"
-               : "(" + uint_literal(kk) + " + lane % 4u) * " + row + " + " + along + " + lane / 4u";
+    return l.k_is_inner ? "(" + along + " + lane / 4u) * " + row + " + lane % 4u"
+                        : "lane % 4u * " + row + " + " + along + " + lane / 4u";
+}
+
+/// The element `along` rows or columns past the lane's first and `kk` along k, from the lane's
+/// start: a constant, so that every fragment load of a stage is one read at a fixed offset from
+/// one address.
+std::size_t fragment_offset(const staged_tile& l, std::size_t along, std::size_t kk) {
+    return l.k_is_inner ? along * l.row() + kk : kk * l.row() + along;
 }
 
 /// One instruction's shape and how its fragments lie: m16n8k8 holds A's rows g and g + 8 at k t
@@ -124,19 +130,22 @@ std::string wide_tensor_kernel_source(const gemm_tensor_kernel& shape) {
     b.close();
     b.line(a.element + " a_fragments[" + std::to_string(m_tiles * a_size) + "], b_fragments[" +
            std::to_string(n_tiles * b_size) + "];");
+    b.line("const uint a_lane = " + fragment_lane(a, "warp_row") + ";");
+    b.line("const uint b_lane = " + fragment_lane(bl, "warp_column") + ";");
     emit_staged_loop(b, t, a, bl, [&] {
+        b.line("const local " + a.element + "* const a_warp = a_stage + a_lane;");
+        b.line("const local " + bl.element + "* const b_warp = b_stage + b_lane;");
         for (std::size_t kk = 0; kk < t.block_depth; kk += mma.k) {
             for (std::size_t mi = 0; mi < m_tiles; ++mi)
                 for (std::size_t e = 0; e < a_size; ++e)
-                    b.line("a_fragments[" + std::to_string(mi * a_size + e) + "] = a_stage[" +
-                           fragment_at(a, "warp_row + " + uint_literal(mi * mma.m + e % 2 * 8),
-                                       kk + e / 2 * 4) +
-                           "];");
+                    b.line(
+                        "a_fragments[" + std::to_string(mi * a_size + e) + "] = a_warp[" +
+                        uint_literal(fragment_offset(a, mi * mma.m + e % 2 * 8, kk + e / 2 * 4)) +
+                        "];");
             for (std::size_t ni = 0; ni < n_tiles; ++ni)
                 for (std::size_t e = 0; e < b_size; ++e)
-                    b.line("b_fragments[" + std::to_string(ni * b_size + e) + "] = b_stage[" +
-                           fragment_at(bl, "warp_column + " + uint_literal(ni * 8), kk + e * 4) +
-                           "];");
+                    b.line("b_fragments[" + std::to_string(ni * b_size + e) + "] = b_warp[" +
+                           uint_literal(fragment_offset(bl, ni * 8, kk + e * 4)) + "];");
             for (std::size_t mi = 0; mi < m_tiles; ++mi)
                 for (std::size_t ni = 0; ni < n_tiles; ++ni)
                     b.line(mma.function + "(accumulators + " +

@@ -31,8 +31,13 @@ void emit_copy_setup(source_builder& b, const staged_tile& l, std::size_t group)
         b.line("const global " + l.element + "* const " + copy_variable(l, "source", i) + " = " +
                l.name + " + " + copy_variable(l, "outer", i) + " * " + l.name + "_leading + " +
                copy_variable(l, "inner", i) + ";");
-        b.line("const uint " + copy_variable(l, "place", i) + " = " + r + " * " +
-               uint_literal(l.row()) + " + " + q + ";");
+        // Where the group covers whole rows, every copy's place is the first's and a constant,
+        // which the copy instruction takes as an offset rather than a register.
+        const std::string place =
+            group % per_row == 0 && i > 0
+                ? copy_variable(l, "place", 0) + " + " + uint_literal(i * group / per_row * l.row())
+                : r + " * " + uint_literal(l.row()) + " + " + q;
+        b.line("const uint " + copy_variable(l, "place", i) + " = " + place + ";");
         // The dimension that is not k: its edge does not move with the tiles.
         const std::string along = copy_variable(l, l.k_is_inner ? "outer" : "inner", i);
         const std::string along_limit = l.k_is_inner ? l.outer_limit : l.inner_limit;
@@ -163,6 +168,9 @@ void emit_staged_loop(source_builder& b, const gemm_tensor_tiles& t, const stage
         b.close();
         b.line("kiln_copy_async_commit();");
     }
+    // The stages rotate by counters: a modulo of the 64-bit tile index costs a dozen
+    // instructions a tile.
+    b.line("uint stage = 0u, next_stage = " + uint_literal(t.stages - 1) + ";");
     b.open("for (ulong tile = 0; tile < depth_tiles; ++tile)");
     // This tile's group is complete once at most the later ones are in flight; the barrier makes
     // every work-item's copies visible and ends the reads of the stage copied into next.
@@ -172,17 +180,17 @@ void emit_staged_loop(source_builder& b, const gemm_tensor_tiles& t, const stage
     b.line("const ulong next = tile + " + uint_literal(t.stages - 1) + ";");
     b.open("if (next < depth_tiles)");
     b.line("const ulong k0 = next * " + uint_literal(t.block_depth) + ";");
-    b.line("const uint stage = (uint)(next % " + uint_literal(t.stages) + ");");
-    emit_tile_copies(b, t, a, bl, "stage");
+    emit_tile_copies(b, t, a, bl, "next_stage");
     b.close();
     b.line("kiln_copy_async_commit();");
     b.close();
-    b.line("const uint stage = (uint)(tile % " + uint_literal(t.stages) + ");");
     b.line("const local " + a.element + "* a_stage = a_tile + stage * " +
            uint_literal(a.stage_elements()) + ";");
     b.line("const local " + bl.element + "* b_stage = b_tile + stage * " +
            uint_literal(bl.stage_elements()) + ";");
     multiply();
+    b.line("next_stage = stage;");
+    b.line("stage = stage == " + uint_literal(t.stages - 1) + " ? 0u : stage + 1u;");
     b.close();
 }
 
