@@ -10,6 +10,10 @@
 // strategy. kiln sorts in place, so each timed call first copies the keys (and values) from a
 // pristine vector on the device; the copy, timed alone, is taken off. CUB sorts out of place from
 // the same data each run. The sorted keys are checked against the host's.
+// KILN_SEGMENTED_SORT_BENCH_TUNINGS lists tunings to time after the plan's own, separated by ';',
+// as segmented_sort_tuning::key() writes them; each gets a row of its own:
+//
+//     KILN_SEGMENTED_SORT_BENCH_TUNINGS="group_tile w256;group_tile w128 i4"
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -23,6 +27,7 @@
 #include <vector>
 
 #include "timing.hpp"
+#include "tuning_sweep.hpp"
 
 #ifdef KILN_BENCH_HAVE_CUB
 #include "cub_segmented_sort_reference.hpp"
@@ -83,7 +88,7 @@ void host_sort(std::vector<std::uint32_t>& keys, const std::vector<std::int32_t>
 template <class K>
 void run_case(const kiln::device& dev, const std::vector<std::uint32_t>& bits,
               const std::vector<std::int32_t>& host_offsets, std::size_t length, bool floats,
-              bool pairs, bool* all_right) {
+              bool pairs, const std::vector<std::string>& tunings, bool* all_right) {
     const kiln::queue q(dev);
     const std::size_t n = bits.size(), segments = host_offsets.size() - 1;
     std::vector<K> host_keys(n);
@@ -124,28 +129,34 @@ void run_case(const kiln::device& dev, const std::vector<std::uint32_t>& bits,
         if (pairs) values = pristine_values;
     };
     const double copy_seconds = kiln::bench::best_seconds_per_call(q, repeats, 1, copy);
-    const double seconds = kiln::bench::best_seconds_per_call(
-                               q, repeats, 1,
-                               [&] {
-                                   copy();
-                                   if (pairs)
-                                       kiln::segmented_sort_by_key(keys, values, offsets);
-                                   else
-                                       kiln::segmented_sort(keys, offsets);
-                               }) -
-                           copy_seconds;
-    const std::vector<K> result = keys.read();
-    const bool right = std::memcmp(result.data(), expected.data(), n * sizeof(K)) == 0;
-    *all_right = *all_right && right;
-    const std::string lengths = length ? std::to_string(length) : "random < 2000";
-    std::printf("| %s %s | %s | %zu | %.3f ms | %.3g Gkeys/s |", floats ? "float" : "uint32",
-                pairs ? "+ uint32 values" : "keys", lengths.c_str(), segments, seconds * 1e3,
-                double(n) / seconds / 1e9);
-    if (reference > 0)
-        std::printf(" %.3f ms %s | %.2fx |", reference * 1e3, ref_name, reference / seconds);
-    else
-        std::printf(" | |");
-    std::printf(" %s |\n", right ? "sorted right" : "WRONG");
+    std::vector<std::string> runs{""};
+    runs.insert(runs.end(), tunings.begin(), tunings.end());
+    for (const std::string& tuning : runs) {
+        const kiln_bench::forced_tuning forced("KILN_SEGMENTED_SORT_TUNING", tuning);
+        const double seconds = kiln::bench::best_seconds_per_call(
+                                   q, repeats, 1,
+                                   [&] {
+                                       copy();
+                                       if (pairs)
+                                           kiln::segmented_sort_by_key(keys, values, offsets);
+                                       else
+                                           kiln::segmented_sort(keys, offsets);
+                                   }) -
+                               copy_seconds;
+        const std::vector<K> result = keys.read();
+        const bool right = std::memcmp(result.data(), expected.data(), n * sizeof(K)) == 0;
+        *all_right = *all_right && right;
+        const std::string lengths = length ? std::to_string(length) : "random < 2000";
+        std::printf("| %s %s | %s | %zu | %s | %.3f ms | %.3g Gkeys/s |",
+                    floats ? "float" : "uint32", pairs ? "+ uint32 values" : "keys",
+                    lengths.c_str(), segments, tuning.empty() ? "plan" : tuning.c_str(),
+                    seconds * 1e3, double(n) / seconds / 1e9);
+        if (reference > 0)
+            std::printf(" %.3f ms %s | %.2fx |", reference * 1e3, ref_name, reference / seconds);
+        else
+            std::printf(" | |");
+        std::printf(" %s |\n", right ? "sorted right" : "WRONG");
+    }
 }
 
 }  // namespace
@@ -164,26 +175,29 @@ int main(int argc, char** argv) {
         if (chosen.empty()) throw std::runtime_error(std::string("no device matches ") + spec);
         const std::size_t n = std::size_t{1} << log2_n;
         bool all_right = true;
+        const std::vector<std::string> tunings =
+            kiln_bench::tunings_listed_in("KILN_SEGMENTED_SORT_BENCH_TUNINGS");
         for (const kiln::device& dev : chosen) {
             std::printf("\n### %s, %s (%s), n = 2^%d\n\n", date, dev.name().c_str(),
                         std::string(kiln::to_string(dev.backend())).c_str(), log2_n);
             std::printf(
-                "| keys | segment length | segments | kiln | kiln rate | reference | "
+                "| keys | segment length | segments | kiln tuning | kiln | kiln rate | reference | "
                 "ratio | check |\n");
-            std::printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+            std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
             for (const std::size_t length : {std::size_t{16}, std::size_t{128}, std::size_t{1000},
                                              std::size_t{100000}, std::size_t{0}}) {
                 const std::vector<std::int32_t> offsets = segment_offsets(n, length);
                 for (const bool floats : {false, true}) {
                     const std::vector<std::uint32_t> bits = random_bits(n, floats);
                     if (floats)
-                        run_case<float>(dev, bits, offsets, length, true, false, &all_right);
+                        run_case<float>(dev, bits, offsets, length, true, false, tunings,
+                                        &all_right);
                     else
-                        run_case<std::uint32_t>(dev, bits, offsets, length, false, false,
+                        run_case<std::uint32_t>(dev, bits, offsets, length, false, false, tunings,
                                                 &all_right);
                 }
                 run_case<std::uint32_t>(dev, random_bits(n, false), offsets, length, false, true,
-                                        &all_right);
+                                        tunings, &all_right);
             }
         }
         if (!all_right) {

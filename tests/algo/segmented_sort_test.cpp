@@ -287,10 +287,10 @@ TEST(segmented_sort_plan, gpus_sort_in_a_group_while_the_longest_segment_fits_a_
     const auto plan = plan_segmented_sort(gpu_properties(), {.elements = 1 << 20, .longest = 100});
     EXPECT_EQ(plan.strategy, segmented_sort_strategy::group_tile);
     EXPECT_EQ(plan.tile, 128u);
-    EXPECT_EQ(plan.work_group_size, 32u);    // 16 keys a work-item, but a warp at least
-    EXPECT_EQ(plan.segments_per_group, 2u);  // whose 8 items each fill two tiles
+    EXPECT_EQ(plan.work_group_size, 256u);    // 16 keys a work-item, but the row's 256 at least
+    EXPECT_EQ(plan.segments_per_group, 16u);  // whose 8 items each fill 16 tiles
     const auto tiny = plan_segmented_sort(gpu_properties(), {.elements = 1 << 20, .longest = 16});
-    EXPECT_EQ(tiny.segments_per_group, 16u);
+    EXPECT_EQ(tiny.segments_per_group, 128u);
     const auto full = plan_segmented_sort(gpu_properties(), {.elements = 1 << 20, .longest = 2048});
     EXPECT_EQ(full.tile, 2048u);
     EXPECT_EQ(full.work_group_size, 256u);
@@ -353,3 +353,28 @@ TEST(segmented_sort_plan, the_environment_forces_a_strategy_for_the_process) {
 }
 
 }  // namespace
+
+TEST(segmented_sort_tuning, keys_name_every_field_and_read_back) {
+    using kiln::detail::parse_segmented_sort_tuning;
+    kiln::test::expect_every_change_changes_the_key<segmented_sort_tuning>({
+        [](segmented_sort_tuning& t) { t.strategy = segmented_sort_strategy::cpu_chunks; },
+        [](segmented_sort_tuning& t) { t.max_work_group_size = 128; },
+        [](segmented_sort_tuning& t) { t.min_work_group_size = 64; },
+        [](segmented_sort_tuning& t) { t.items_per_work_item = 4; },
+        [](segmented_sort_tuning& t) { t.max_tile = 1024; },
+        [](segmented_sort_tuning& t) { t.chunk_bytes = 4096; },
+        [](segmented_sort_tuning& t) { t.chunks_per_compute_unit = 8; },
+    });
+    for (const auto& row : kiln::detail::algorithm::segmented_sort_rows::rows()) {
+        const auto read = parse_segmented_sort_tuning(row.tuning.key());
+        ASSERT_TRUE(read.has_value()) << row.tuning.key();
+        EXPECT_EQ(read->key(), row.tuning.key());
+    }
+    // Fields left out keep their defaults.
+    const auto few = parse_segmented_sort_tuning("group_tile w256 i4");
+    ASSERT_TRUE(few.has_value());
+    EXPECT_EQ(few->key(), "group_tile g256 w256 i4 t2048 b65536 k4");
+    for (const char* bad : {"", "automatic", "group_tile w", "group_tile w0", "group_tile x4",
+                            "group_tile g256x", "group_tile wide"})
+        EXPECT_FALSE(parse_segmented_sort_tuning(bad).has_value()) << bad;
+}

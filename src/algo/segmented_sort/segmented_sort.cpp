@@ -101,7 +101,7 @@ void run_segmented_sort(const segmented_sort_input& input) {
                              .key_bytes = input.key.bytes,
                              .value_bytes = input.values ? input.values->memory->element_bytes : 0,
                              .forced = segmented_sort_strategy_in_force(),
-                             .tuning = tuning_table<algorithm::segmented_sort_rows>::forced()});
+                             .tuning = segmented_sort_tuning_in_force()});
     switch (plan.strategy) {
         case segmented_sort_strategy::cpu_chunks:
             run_cpu_chunks_segmented_sort(q, input, plan, offset_type);

@@ -75,6 +75,20 @@ segmented_sort_strategy segmented_sort_strategy_in_force() {
                                      "'; it takes group_tile, radix_twice or cpu_chunks");
 }
 
+std::optional<segmented_sort_tuning> segmented_sort_tuning_in_force() {
+    if (std::optional<segmented_sort_tuning> forced =
+            tuning_table<algorithm::segmented_sort_rows>::forced())
+        return forced;
+    const char* text = std::getenv("KILN_SEGMENTED_SORT_TUNING");
+    if (!text || !*text) return std::nullopt;
+    if (std::optional<segmented_sort_tuning> tuning = parse_segmented_sort_tuning(text))
+        return tuning;
+    throw invalid_argument_error("kiln::segmented_sort",
+                                 "KILN_SEGMENTED_SORT_TUNING is '" + std::string(text) +
+                                     "'; it takes a tuning as segmented_sort_tuning::key() "
+                                     "writes it, such as 'group_tile g256 w64 i8'");
+}
+
 scoped_segmented_sort_strategy::scoped_segmented_sort_strategy(segmented_sort_strategy strategy)
     : previous_(forced_strategy.exchange(strategy)) {}
 scoped_segmented_sort_strategy::~scoped_segmented_sort_strategy() {

@@ -53,5 +53,9 @@ class scoped_segmented_sort_strategy {
 };
 /// scoped_segmented_sort_strategy's, else KILN_SEGMENTED_SORT_STRATEGY's, else automatic.
 segmented_sort_strategy segmented_sort_strategy_in_force();
+/// A test's or benchmark's tuning: scoped_algorithm_policy's, else KILN_SEGMENTED_SORT_TUNING's
+/// (a segmented_sort_tuning::key(), which segmented_sort_bench sets to compare tunings), else
+/// none.
+std::optional<segmented_sort_tuning> segmented_sort_tuning_in_force();
 
 }  // namespace kiln::detail

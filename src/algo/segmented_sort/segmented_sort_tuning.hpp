@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <kiln/detail/algo/tuning.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -38,9 +39,14 @@ struct segmented_sort_tuning {
     /// cpu_chunks: bytes of keys per chunk at least, and chunks per compute unit at most.
     std::size_t chunk_bytes = 64 * 1024, chunks_per_compute_unit = 4;
 
-    /// Every field: "group_tile g256 w32 i8 t2048 b65536 k4".
+    /// Every field, as KILN_SEGMENTED_SORT_TUNING takes them (parse_segmented_sort_tuning):
+    /// "group_tile g256 w32 i8 t2048 b65536 k4".
     std::string key() const;
 };
+
+/// The tuning `key` writes (segmented_sort_tuning::key(); fields left out keep their defaults),
+/// or none where it is not one.
+std::optional<segmented_sort_tuning> parse_segmented_sort_tuning(std::string_view key);
 
 namespace algorithm {
 /// Segmented sort rows; plan_segmented_sort turns one into the sort's plan.
