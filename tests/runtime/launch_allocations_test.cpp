@@ -1,7 +1,9 @@
 // The host work of a launch: enqueueing a bound kernel allocates the same on the heap whatever its
 // number of arguments (no text built per argument, or per launch, for errors that did not
-// happen), and its results stay right. This binary replaces operator new to count the calling
-// thread's allocations, so it is a test program of its own.
+// happen), an OpenCL launch sets only the arguments that changed since its kernel object's last
+// launch, and its results stay right. This binary replaces operator new and clSetKernelArg to
+// count the calling thread's calls of them, so it is a test program of its own.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -9,6 +11,7 @@
 #include <cstdlib>
 #include <kiln/kiln.hpp>
 #include <new>
+#include <optional>
 #include <vector>
 
 #include "support/device_param.hpp"
@@ -18,7 +21,22 @@ namespace {
 thread_local bool counting = false;
 thread_local std::size_t allocations = 0;
 
+thread_local bool counting_arguments = false;
+thread_local std::size_t arguments_set = 0;
+
 }  // namespace
+
+// Counts, then forwards to the OpenCL library's own (kiln links it; this definition comes first).
+// Declared with the C types of cl_kernel, cl_uint and cl_int, so that the test needs no OpenCL
+// headers.
+extern "C" std::int32_t clSetKernelArg(void* kernel, std::uint32_t index, std::size_t size,
+                                       const void* value) {
+    using set_kernel_arg = std::int32_t (*)(void*, std::uint32_t, std::size_t, const void*);
+    static const auto library =
+        reinterpret_cast<set_kernel_arg>(dlsym(RTLD_NEXT, "clSetKernelArg"));
+    if (counting_arguments) ++arguments_set;
+    return library(kernel, index, size, value);
+}
 
 // GCC takes the std::free below for a mismatch once it sees the replaced operator new inlined
 // into a caller; the pair is matched (malloc with free), as a replacement must be.
@@ -181,6 +199,62 @@ TEST_P(launch_allocations, an_eager_statement_of_many_vectors_allocates_its_list
     EXPECT_LE(counted, std::size_t{2} * statements)
         << statements << " statements of 10 vectors allocated " << counted << " times";
     EXPECT_EQ(y.read(), std::vector<float>(n, 0.0f + 1 + 2 + 3 + 4 + 5 + 6 + 7 + 0.5f + 7));
+}
+
+/// The clSetKernelArg calls of this thread while `run` runs, its work finished first.
+template <class Run>
+std::size_t arguments_set_by(const kiln::queue& q, const Run& run) {
+    arguments_set = 0;
+    counting_arguments = true;
+    run();
+    counting_arguments = false;
+    q.finish();
+    return arguments_set;
+}
+
+// A kernel object keeps its arguments from launch to launch: a launch sets again only those that
+// changed since the object's last launch, and every one that changed reaches the kernel, a buffer
+// made where a released one was included (OpenCL may hand it the same handle).
+TEST_P(launch_allocations, a_launch_sets_only_the_arguments_that_changed) {
+    if (device().backend() != kiln::backend_kind::opencl)
+        GTEST_SKIP() << "CUDA passes every argument with the launch";
+    kiln::program prog(device(), R"(
+kernel void add(global int* data, uint n, int amount) {
+    size_t i = get_global_id(0);
+    if (i < n) data[i] += amount;
+}
+)");
+    const kiln::kernel add = prog.kernel("add");
+    kiln::queue q(device());
+    constexpr std::size_t n = 16;
+    const auto count = static_cast<unsigned>(n);
+    kiln::buffer<int> a(q, std::vector<int>(n, 0)), b(q, std::vector<int>(n, 0));
+    const auto launch = [&](const kiln::bound_kernel& bound) {
+        return arguments_set_by(q, [&] { bound.launch(q, {n}); });
+    };
+    EXPECT_EQ(launch(add(a, count, 1)), 3u);
+    EXPECT_EQ(launch(add(a, count, 1)), 0u) << "the same arguments again";
+    EXPECT_EQ(launch(add(a, count, 5)), 1u) << "a scalar changed";
+    EXPECT_EQ(launch(add(b, count, 5)), 1u) << "a buffer changed";
+    EXPECT_EQ(a.read(q), std::vector<int>(n, 7));
+    EXPECT_EQ(b.read(q), std::vector<int>(n, 5));
+    std::optional<kiln::buffer<int>> released(std::in_place, q, std::vector<int>(n, 0));
+    EXPECT_EQ(launch(add(*released, count, 5)), 1u);
+    released.reset();
+    kiln::buffer<int> made(q, std::vector<int>(n, 100));
+    EXPECT_EQ(launch(add(made, count, 5)), 1u) << "a buffer made after another was released";
+    EXPECT_EQ(made.read(q), std::vector<int>(n, 105));
+
+    // A statement launched again sets its scalars that changed, and nothing else.
+    kiln::vector<float> x(q, std::vector<float>(n, 1.0f)), z(q, std::vector<float>(n, 2.0f)),
+        y(q, n);
+    y = 2 * x + z;
+    q.finish();
+    EXPECT_EQ(arguments_set_by(q, [&] { y = 2 * x + z; }), 0u);
+    EXPECT_EQ(arguments_set_by(q, [&] { y = 3 * x + z; }), 1u);
+    EXPECT_EQ(y.read(), std::vector<float>(n, 5.0f));
+    EXPECT_EQ(arguments_set_by(q, [&] { x = 3 * y + z; }), 2u) << "its two vectors swapped places";
+    EXPECT_EQ(x.read(), std::vector<float>(n, 17.0f));
 }
 
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(launch_allocations);
