@@ -147,6 +147,7 @@ bool trace(const held_statement& statement, Entry&& entry) {
 class fused_group final : public held_work {
   public:
     explicit fused_group(const queue& q) : queue_(q) {
+        statements_.reserve(typical_statements);
         signature_.reserve(typical_signature);
         numbered_.reserve(typical_vectors);
         memory_of_.reserve(typical_vectors);
@@ -287,6 +288,9 @@ class fused_group final : public held_work {
     /// multivector<double, 3>: 163 entries, 19 vectors), so that holding statements does not
     /// grow them entry by entry.
     static constexpr std::size_t typical_signature = 256, typical_vectors = 32;
+    /// Room for the statements of nearly every block (an RK4 step holds 8), so that the first
+    /// group does not grow its list, moving what it holds, statement by statement.
+    static constexpr std::size_t typical_statements = 16;
 
     queue queue_;
     std::size_t begin_ = 0, size_ = 0;
