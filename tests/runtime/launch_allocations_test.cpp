@@ -83,8 +83,9 @@ namespace {
 
 class launch_allocations : public kiln::test::device_test {};
 
-// Two kernels of one body, with 2 and 12 parameters (the unused ones scalars and buffers): the
-// launch's own allocations must not depend on how many arguments it sets.
+// Kernels of one body, with 2, 12 and 46 parameters (the unused ones scalars and buffers; 46 is a
+// fused RK4 step's of a multivector<double, 3>): the launch's own allocations must not depend on
+// how many arguments it sets.
 const char* source = R"(
 kernel void two(global int* data, uint n) {
     size_t i = get_global_id(0);
@@ -96,6 +97,21 @@ kernel void twelve(global int* data, uint n, global const int* a, global const i
     size_t i = get_global_id(0);
     if (i < n) data[i] += 1 + (a[0] + b[0] + c[0] + d[0] + e + f + (int)g + (int)h + (int)k +
                                (int)m) * 0;
+}
+kernel void forty_six(global int* data, uint n, global const int* a, global const int* b,
+                      global const int* c, global const int* d, global const int* e,
+                      global const int* f, global const int* g, global const int* h, float s0,
+                      float s1, float s2, float s3, float s4, float s5, float s6, float s7,
+                      float s8, float s9, float s10, float s11, float s12, float s13, float s14,
+                      float s15, float s16, float s17, float s18, float s19, float s20, float s21,
+                      float s22, float s23, float s24, float s25, float s26, float s27, float s28,
+                      float s29, float s30, float s31, float s32, float s33, float s34, float s35) {
+    size_t i = get_global_id(0);
+    if (i < n) data[i] += 1 + (a[0] + b[0] + c[0] + d[0] + e[0] + f[0] + g[0] + h[0]) * 0 +
+                          (int)(s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7 + s8 + s9 + s10 + s11 +
+                                s12 + s13 + s14 + s15 + s16 + s17 + s18 + s19 + s20 + s21 +
+                                s22 + s23 + s24 + s25 + s26 + s27 + s28 + s29 + s30 + s31 +
+                                s32 + s33 + s34 + s35) * 0;
 }
 )";
 
@@ -129,16 +145,25 @@ TEST_P(launch_allocations, do_not_grow_with_the_number_of_arguments) {
     const auto twelve =
         prog.kernel("twelve")(data, static_cast<unsigned>(n), ones, ones, ones, ones, 1, 2, 3.0f,
                               4.0f, std::uint64_t{5}, std::uint64_t{6});
+    std::vector<kiln::detail::kernel_argument> many{kiln::detail::make_argument(data),
+                                                    kiln::detail::make_argument(unsigned(n))};
+    for (int b = 0; b < 8; ++b) many.push_back(kiln::detail::make_argument(ones));
+    for (int s = 0; s < 36; ++s) many.push_back(kiln::detail::make_argument(float(s)));
+    const auto forty_six = prog.kernel("forty_six").bind(std::move(many));
     const std::size_t with_two = allocations_of(two, q, n, launches);
     const std::size_t with_twelve = allocations_of(twelve, q, n, launches);
+    const std::size_t with_forty_six = allocations_of(forty_six, q, n, launches);
     EXPECT_EQ(with_twelve, with_two)
         << "a launch of 12 arguments allocated " << with_twelve << " times in " << launches
+        << " launches, one of 2 arguments " << with_two << " times";
+    EXPECT_EQ(with_forty_six, with_two)
+        << "a launch of 46 arguments allocated " << with_forty_six << " times in " << launches
         << " launches, one of 2 arguments " << with_two << " times";
     // The event each launch returns is the one allocation a launch needs (a few for backends
     // that keep an event pool or more per command).
     EXPECT_LE(with_two, std::size_t{4} * launches);
-    // Every launch ran: 2 * (1 + launches) increments.
-    EXPECT_EQ(data.read(q), std::vector<int>(n, 2 * (1 + launches)));
+    // Every launch ran: 3 * (1 + launches) increments.
+    EXPECT_EQ(data.read(q), std::vector<int>(n, 3 * (1 + launches)));
 }
 
 // An eager statement's own heap work: the list of the vectors it checks and the list of its
