@@ -107,11 +107,47 @@ std::string fused_source(const std::vector<held_statement>& statements, const la
     return builder.str();
 }
 
+/// What a group held, statement by statement: each statement's type, its arguments' vectors (by
+/// layout, and the memory each had) and its targets' layouts, with the counts of either. The
+/// group's signature is worked out from these alone, so a group that holds the same as the one
+/// before it on its thread has that group's signature and launch.
+using group_trace = std::vector<std::uintptr_t>;
+
+/// The last group enqueued on this thread, and its launch (launches live as long as the process).
+struct traced_group {
+    group_trace held;
+    fused_launch* launch = nullptr;
+};
+traced_group& last_group_on_this_thread() {
+    thread_local traced_group last;
+    return last;
+}
+
+/// Calls `entry` with each entry of `statement`'s trace, as long as it returns true; returns
+/// whether it always did.
+template <class Entry>
+bool trace(const held_statement& statement, Entry&& entry) {
+    const auto value = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
+    if (!entry(value(&statement.statement->type())) || !entry(statement.arguments.size()))
+        return false;
+    for (std::size_t k = 0; k < statement.arguments.size(); ++k) {
+        const void* vector = statement.argument_vectors[k];
+        if (!entry(value(vector)) ||
+            !entry(value(vector ? statement.arguments[k].memory.get() : nullptr)))
+            return false;
+    }
+    if (!entry(statement.written.size())) return false;
+    for (const void* written : statement.written)
+        if (!entry(value(written))) return false;
+    return true;
+}
+
 }  // namespace
 
 class fused_group final : public held_work {
   public:
     explicit fused_group(const queue& q) : queue_(q) {
+        statements_.reserve(typical_statements);
         signature_.reserve(typical_signature);
         numbered_.reserve(typical_vectors);
         memory_of_.reserve(typical_vectors);
@@ -124,23 +160,46 @@ class fused_group final : public held_work {
     void hold(held_statement statement, const part_extent& part) {
         begin_ = part.begin;
         size_ = part.size;
-        identify_by_memory(statement);
-        sign(statement);
         statements_.push_back(std::move(statement));
+        held_statement& held = statements_.back();
+        if (following_ && repeats_last_group(held)) return;
+        if (following_) stop_following(statements_.size() - 1);
+        trace(held, [&](std::uintptr_t entry) {
+            trace_.push_back(entry);
+            return true;
+        });
+        identify_by_memory(held);
+        sign(held);
     }
 
     /// One kernel for the statements held, which are then no longer held (so that its own
     /// launch, which enqueues held work first, finds none).
     void enqueue() override {
         if (statements_.empty()) return;
+        traced_group& last = last_group_on_this_thread();
+        // A group that repeats the last one takes its launch; its statements' vectors are
+        // identified only where its kernel must be generated (on another device).
+        const bool repeated = following_ && matched_ == last.held.size() && last.launch;
+        if (!repeated && following_) stop_following(statements_.size());
         std::vector<held_statement> statements = std::exchange(statements_, {});
         const fused_signature signature = std::exchange(signature_, {});
+        group_trace traced = std::exchange(trace_, {});
         memory_of_.clear();
         numbered_.clear();
-        fused_launch& launch = launch_for(signature, statements);
+        following_ = true;
+        matched_ = 0;
+        if (!repeated) {
+            last.launch = &launch_for(signature, statements);
+            last.held = std::move(traced);
+        }
+        fused_launch& launch = *last.launch;
         const device& dev = queue_.device();
         const generated_kernel& kernel =
             launch.kernels.get(dev, "kiln_fused", [&](const launch_policy& policy) {
+                if (repeated) {
+                    for (auto& held : statements) identify_by_memory(held);
+                    memory_of_.clear();
+                }
                 return fused_source(statements, policy, target_features_for(dev));
             });
         std::vector<kernel_argument> args;
@@ -161,6 +220,29 @@ class fused_group final : public held_work {
     }
 
   private:
+    /// Whether `statement` holds what the statement at its place in the thread's last group held
+    /// (group_trace); if so it is passed over in the trace.
+    bool repeats_last_group(const held_statement& statement) {
+        const group_trace& last = last_group_on_this_thread().held;
+        std::size_t at = matched_;
+        if (!trace(statement,
+                   [&](std::uintptr_t entry) { return at < last.size() && last[at++] == entry; }))
+            return false;
+        matched_ = at;
+        return true;
+    }
+    /// The group no longer repeats the thread's last one: its first `count` statements, which did,
+    /// are traced, identified and signed as if they had never been compared.
+    void stop_following(std::size_t count) {
+        following_ = false;
+        const group_trace& last = last_group_on_this_thread().held;
+        trace_.assign(last.begin(), last.begin() + static_cast<std::ptrdiff_t>(matched_));
+        for (std::size_t s = 0; s < count; ++s) {
+            identify_by_memory(statements_[s]);
+            sign(statements_[s]);
+        }
+    }
+
     /// Vectors are known to a statement by their layout's address, which a vector made after
     /// another was destroyed may reuse within one group; their memory is held by the group's
     /// arguments until its kernel is enqueued, so its address identifies one vector's data.
@@ -206,6 +288,9 @@ class fused_group final : public held_work {
     /// multivector<double, 3>: 163 entries, 19 vectors), so that holding statements does not
     /// grow them entry by entry.
     static constexpr std::size_t typical_signature = 256, typical_vectors = 32;
+    /// Room for the statements of nearly every block (an RK4 step holds 8), so that the first
+    /// group does not grow its list, moving what it holds, statement by statement.
+    static constexpr std::size_t typical_statements = 16;
 
     queue queue_;
     std::size_t begin_ = 0, size_ = 0;
@@ -215,6 +300,11 @@ class fused_group final : public held_work {
     /// The signature of the statements held, and the vectors it numbers, in order.
     fused_signature signature_;
     std::vector<const void*> numbered_;
+    /// While every statement held repeats the thread's last group (and so far, `matched_`
+    /// entries of its trace), nothing is identified, signed or traced; after, all of it is.
+    bool following_ = true;
+    std::size_t matched_ = 0;
+    group_trace trace_;
 };
 
 namespace {

@@ -151,6 +151,37 @@ TEST_P(fused_test, captured_lorenz_rk4_steps_replay_one_kernel_a_step_with_the_e
     EXPECT_EQ(bits_of(replayed.X.read()), bits_of(eager.X.read()));
 }
 
+// A block that repeats the one before it on its thread takes that block's launch without working
+// out its kernel again; a block that reads other vectors where the one before read a register,
+// or holds fewer or more statements, gets the kernel of what it holds.
+TEST_P(fused_test, a_block_unlike_the_one_before_gets_its_own_kernel) {
+    const std::size_t n = 100;
+    const auto hx = random_values<float>(n, -1, 1, 7), hw = random_values<float>(n, -1, 1, 8);
+    kiln::vector<float> x(q, hx), w(q, hw), y(q, n), z(q, n);
+    const auto run = [&](const kiln::vector<float>& read, bool both, const char* what) {
+        SCOPED_TRACE(what);
+        z = 0.0f;
+        const std::size_t launches = launches_during([&] {
+            kiln::fused(q, [&] {
+                y = x + 1.0f;
+                if (both) z = read * 2.0f;
+            });
+        });
+        EXPECT_EQ(launches, 1u);
+        const std::vector<float> hz = z.read();
+        for (std::size_t i = 0; i < n; ++i) {
+            const float expected = !both ? 0.0f : (&read == &y ? hx[i] + 1.0f : hw[i]) * 2.0f;
+            ASSERT_EQ(hz[i], expected) << "element " << i;
+        }
+    };
+    run(y, true, "z from y's register");
+    run(y, true, "the same again");
+    run(w, true, "z from w, where the block before read y's register");
+    run(y, true, "y's register again");
+    run(y, false, "the first statement alone");
+    run(y, true, "both again");
+}
+
 TEST_P(fused_test, another_size_or_a_view_read_starts_a_new_kernel) {
     const std::size_t n = 1000;
     const auto hx = random_values<float>(n, -1, 1, 3);

@@ -341,15 +341,15 @@ class argument_list {
 
     template <class T>
     void scalar(const T& value) {
-        args_.push_back(make_argument(static_cast<device_scalar_t<T>>(value)));
+        set_argument(args_.emplace_back(), static_cast<device_scalar_t<T>>(value));
     }
     template <class T, access A>
     void buffer(const kiln::buffer<T, A>& memory) {
-        args_.push_back(make_argument(memory));
+        set_argument(args_.emplace_back(), memory);
     }
     template <class T>
     void local(std::size_t count) {
-        args_.push_back(make_argument(kiln::local<T>(count)));
+        set_argument(args_.emplace_back(), kiln::local<T>(count));
     }
     /// Mirrors generator::first_use, so that shared parts pass their arguments once.
     bool first_use(std::uint64_t key) {

@@ -211,15 +211,16 @@ std::string_view buffer_element_type() {
     }
 }
 
+/// Makes `arg`, a default-constructed argument, the argument of `value`: lists of arguments build
+/// each in its place, without a temporary to move and destroy.
 template <class T>
-kernel_argument make_argument(const T& value) {
-    kernel_argument arg;
+void set_argument(kernel_argument& arg, const T& value) {
     if constexpr (std::is_same_v<T, image2d>) {
         arg.what = kernel_argument::kind::image;
         arg.image = value.impl();
         arg.buffer_device = value.device();
     } else if constexpr (requires { value.target.storage(); }) {
-        arg = make_argument(value.target);
+        set_argument(arg, value.target);
         arg.element_type = {};
     } else if constexpr (requires {
                              value.storage();
@@ -246,6 +247,12 @@ kernel_argument make_argument(const T& value) {
                       "copyable values of at most 128 bytes");
         std::memcpy(arg.scalar_of_size(sizeof(T)), &value, sizeof(T));
     }
+}
+
+template <class T>
+kernel_argument make_argument(const T& value) {
+    kernel_argument arg;
+    set_argument(arg, value);
     return arg;
 }
 

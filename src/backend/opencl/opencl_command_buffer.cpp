@@ -194,7 +194,8 @@ std::unique_ptr<native_graph_impl> opencl_queue::record(std::span<const graph_co
             const bool has_local = geometry.local[0] != 0;
             const bool has_offset = geometry.offset != std::array<std::size_t, 3>{0, 0, 0};
             kernel_handle own = private_copy(kernel);
-            set_arguments(own.get(), launch->args, launch->kernel);
+            // A private copy, set once: nothing to compare with.
+            set_arguments(own.get(), launch->args, launch->kernel, nullptr);
             check(api->ndrange(buffer, nullptr, nullptr, own.get(),
                                static_cast<cl_uint>(geometry.dims),
                                has_offset ? geometry.offset.data() : nullptr,

@@ -1,9 +1,12 @@
 // The OpenCL backend's implementations of the backend interface.
 #pragma once
 
+#include <array>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include "backend/backend.hpp"
 #include "backend/opencl/opencl_command_buffer.hpp"
@@ -94,6 +97,33 @@ class opencl_event final : public event_impl {
     bool profiling_;
 };
 
+/// What each argument of one cl_kernel object was last set to. A kernel object keeps its
+/// arguments from launch to launch, so a statement launched again passes clSetKernelArg only what
+/// changed (its scalars, mostly): each call costs PoCL about 130 host instructions and a fused
+/// Lorenz step has 46 arguments. Used under the kernel's launch mutex, like the object itself.
+class arguments_set {
+  public:
+    /// Whether argument `index` already holds `arg`, whose buffer is `memory` (null otherwise).
+    bool holds(std::size_t index, const kernel_argument& arg, cl_mem memory) const noexcept;
+    /// Argument `index` now holds `arg`.
+    void set(std::size_t index, const kernel_argument& arg, cl_mem memory);
+    /// Argument `index` holds what nothing here describes (a failed or unremembered set).
+    void forget(std::size_t index) noexcept;
+
+  private:
+    struct value {
+        bool known = false;
+        kernel_argument::kind what = kernel_argument::kind::scalar;
+        std::size_t size = 0;
+        std::array<std::byte, kernel_argument::inline_value_bytes> bytes{};
+        cl_mem memory = nullptr;
+        /// The buffer's owner: a handle equal to a released one's belongs to another buffer,
+        /// which this tells apart, since the owner it watches cannot be reused while watched.
+        std::weak_ptr<memory_impl> owner;
+    };
+    std::vector<value> values_;
+};
+
 class opencl_queue final : public queue_impl {
   public:
     opencl_queue(opencl_device& device, const queue_options& options);
@@ -132,8 +162,9 @@ class opencl_queue final : public queue_impl {
   private:
     /// Sets the kernel object's arguments; the caller keeps other threads from setting them
     /// until the launch (or its recording) that reads them is enqueued. Errors name `named`.
+    /// With `already_set` (what the object's arguments hold), only those that differ are set.
     static void set_arguments(cl_kernel kernel, std::span<const kernel_argument> args,
-                              const kernel_impl& named);
+                              const kernel_impl& named, arguments_set* already_set);
     /// Throws invalid_argument_error for a geometry that this device's driver mishandles
     /// (opencl_quirks) rather than rejects, naming `kernel`.
     void check_driver_limits(const launch_geometry& geometry, const kernel_impl& kernel) const;
@@ -174,6 +205,8 @@ class opencl_kernel final : public kernel_impl {
     /// clSetKernelArg changes the kernel object: setting arguments and enqueueing must not
     /// interleave between threads.
     std::mutex& launch_mutex() noexcept { return launch_mutex_; }
+    /// What the object's arguments hold; read and written under launch_mutex().
+    arguments_set& arguments() noexcept { return arguments_; }
 
   private:
     kernel_handle kernel_;
@@ -182,6 +215,7 @@ class opencl_kernel final : public kernel_impl {
     std::size_t parameter_count_;
     needs needs_;
     std::mutex launch_mutex_;
+    arguments_set arguments_;
 };
 
 class opencl_program final : public program_impl {

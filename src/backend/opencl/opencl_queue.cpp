@@ -248,27 +248,68 @@ void opencl_queue::check_driver_limits(const launch_geometry& geometry,
     }
 }
 
+bool arguments_set::holds(std::size_t index, const kernel_argument& arg,
+                          cl_mem memory) const noexcept {
+    if (index >= values_.size() || !values_[index].known || values_[index].what != arg.what)
+        return false;
+    const value& held = values_[index];
+    switch (arg.what) {
+        case kernel_argument::kind::scalar:
+            return held.size == arg.size && arg.size <= held.bytes.size() &&
+                   std::memcmp(held.bytes.data(), arg.value(), arg.size) == 0;
+        case kernel_argument::kind::buffer:
+            return held.memory == memory && !held.owner.owner_before(arg.memory) &&
+                   !arg.memory.owner_before(held.owner);
+        case kernel_argument::kind::local:
+            return held.size == arg.size;
+        case kernel_argument::kind::image:
+            return false;
+    }
+    return false;
+}
+
+void arguments_set::set(std::size_t index, const kernel_argument& arg, cl_mem memory) {
+    if (index >= values_.size()) values_.resize(index + 1);
+    value& held = values_[index];
+    held.what = arg.what;
+    held.size = arg.size;
+    held.memory = memory;
+    if (arg.what == kernel_argument::kind::buffer)
+        held.owner = arg.memory;
+    else
+        held.owner.reset();
+    // Images, and scalars too large to keep, are set again at every launch.
+    held.known = arg.what != kernel_argument::kind::image &&
+                 (arg.what != kernel_argument::kind::scalar || arg.size <= held.bytes.size());
+    if (held.known && arg.what == kernel_argument::kind::scalar)
+        std::memcpy(held.bytes.data(), arg.value(), arg.size);
+}
+
+void arguments_set::forget(std::size_t index) noexcept {
+    if (index < values_.size()) values_[index].known = false;
+}
+
 void opencl_queue::set_arguments(cl_kernel kernel, std::span<const kernel_argument> args,
-                                 const kernel_impl& named) {
+                                 const kernel_impl& named, arguments_set* already_set) {
     for (cl_uint i = 0; i < args.size(); ++i) {
         const auto& arg = args[i];
+        // An empty buffer has no memory: the kernel sees a null pointer.
+        cl_mem mem = nullptr;
+        if (arg.what == kernel_argument::kind::buffer && arg.memory) {
+            auto* memory = launched_as<opencl_memory>(*arg.memory);
+            if (memory == nullptr)
+                backend_cast<opencl_memory>(*arg.memory, launch_call(named), "a buffer");
+            mem = memory->get();
+        }
+        if (already_set && already_set->holds(i, arg, mem)) continue;
         cl_int status = CL_SUCCESS;
         switch (arg.what) {
             case kernel_argument::kind::scalar:
                 status = clSetKernelArg(kernel, i, arg.size, arg.value());
                 break;
-            case kernel_argument::kind::buffer: {
-                // An empty buffer has no memory: the kernel sees a null pointer.
-                cl_mem mem = nullptr;
-                if (arg.memory) {
-                    auto* memory = launched_as<opencl_memory>(*arg.memory);
-                    if (memory == nullptr)
-                        backend_cast<opencl_memory>(*arg.memory, launch_call(named), "a buffer");
-                    mem = memory->get();
-                }
+            case kernel_argument::kind::buffer:
                 status = clSetKernelArg(kernel, i, sizeof(cl_mem), &mem);
                 break;
-            }
             case kernel_argument::kind::local:
                 status = clSetKernelArg(kernel, i, arg.size, nullptr);
                 break;
@@ -276,13 +317,16 @@ void opencl_queue::set_arguments(cl_kernel kernel, std::span<const kernel_argume
                 auto* image = launched_as<opencl_image>(*arg.image);
                 if (image == nullptr)
                     backend_cast<opencl_image>(*arg.image, launch_call(named), "an image");
-                cl_mem mem = image->get();
-                status = clSetKernelArg(kernel, i, sizeof(cl_mem), &mem);
+                cl_mem image_mem = image->get();
+                status = clSetKernelArg(kernel, i, sizeof(cl_mem), &image_mem);
                 break;
             }
         }
-        if (status != CL_SUCCESS)
+        if (status != CL_SUCCESS) {
+            if (already_set) already_set->forget(i);
             check(status, "clSetKernelArg", launch_call(named) + ", argument " + std::to_string(i));
+        }
+        if (already_set) already_set->set(i, arg, mem);
     }
 }
 
@@ -296,7 +340,7 @@ std::shared_ptr<event_impl> opencl_queue::launch(kernel_impl& kernel,
     check_driver_limits(geometry, kernel);
     auto waits = native_wait_list(after);
     std::lock_guard lock(cl_kernel_impl.launch_mutex());
-    set_arguments(cl_kernel_impl.get(), args, kernel);
+    set_arguments(cl_kernel_impl.get(), args, kernel, &cl_kernel_impl.arguments());
     const bool has_local = geometry.local[0] != 0;
     const bool has_offset = geometry.offset != std::array<std::size_t, 3>{0, 0, 0};
     const bool tracked = completion == launch_completion::event;
