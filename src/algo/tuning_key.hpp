@@ -120,4 +120,19 @@ bool read_tuning_key(std::string_view words, Tuning& tuning,
     return true;
 }
 
+/// `key` read whole: its first word the one of `choices` that `name` takes, the words after it
+/// as `format` lists them, over a default Tuning; none where either is not one.
+template <class Tuning, class Choice>
+std::optional<Tuning> read_named_tuning_key(std::string_view key, Choice Tuning::*name,
+                                            std::initializer_list<Choice> choices,
+                                            const tuning_key_format<Tuning>& format) {
+    const auto [word, words] = split_tuning_key(key);
+    const std::optional<Choice> chosen = tuning_key_choice(word, choices);
+    if (!chosen) return std::nullopt;
+    Tuning tuning;
+    tuning.*name = *chosen;
+    if (!read_tuning_key(words, tuning, format)) return std::nullopt;
+    return tuning;
+}
+
 }  // namespace kiln::detail

@@ -80,15 +80,11 @@ std::string histogram_tuning::key() const {
 }
 
 std::optional<histogram_tuning> parse_histogram_tuning(std::string_view key) {
-    const auto [name, fields] = split_tuning_key(key);
-    const std::optional<histogram_strategy> strategy = tuning_key_choice(
-        name, {histogram_strategy::local_atomics, histogram_strategy::global_atomics,
-               histogram_strategy::cpu_chunks});
-    if (!strategy) return std::nullopt;
-    histogram_tuning tuning;
-    tuning.strategy = *strategy;
-    if (!read_tuning_key(fields, tuning, histogram_key_format)) return std::nullopt;
-    return tuning;
+    return read_named_tuning_key(
+        key, &histogram_tuning::strategy,
+        {histogram_strategy::local_atomics, histogram_strategy::global_atomics,
+         histogram_strategy::cpu_chunks},
+        histogram_key_format);
 }
 
 std::string_view to_string(histogram_strategy s) noexcept {

@@ -72,15 +72,11 @@ std::string segmented_sort_tuning::key() const {
 }
 
 std::optional<segmented_sort_tuning> parse_segmented_sort_tuning(std::string_view key) {
-    const auto [name, fields] = split_tuning_key(key);
-    const std::optional<segmented_sort_strategy> strategy = tuning_key_choice(
-        name, {segmented_sort_strategy::group_tile, segmented_sort_strategy::radix_twice,
-               segmented_sort_strategy::cpu_chunks});
-    if (!strategy) return std::nullopt;
-    segmented_sort_tuning tuning;
-    tuning.strategy = *strategy;
-    if (!read_tuning_key(fields, tuning, segmented_sort_key_format)) return std::nullopt;
-    return tuning;
+    return read_named_tuning_key(
+        key, &segmented_sort_tuning::strategy,
+        {segmented_sort_strategy::group_tile, segmented_sort_strategy::radix_twice,
+         segmented_sort_strategy::cpu_chunks},
+        segmented_sort_key_format);
 }
 
 std::string_view to_string(segmented_sort_strategy s) noexcept {
