@@ -65,8 +65,7 @@ class fft_expression_test : public kiln::test::device_queue_test {
     // of the values, for each shape and precision (or in single precision alone).
     enum class precisions { both, single };
     void expect_plans_of_expressions_equal_plans_of_values(
-        const std::vector<std::vector<std::size_t>>& shapes,
-        precisions which = precisions::both) {
+        const std::vector<std::vector<std::size_t>>& shapes, precisions which = precisions::both) {
         for_each_precision([&](auto real) {
             using T = decltype(real);
             if (which == precisions::single && !std::is_same_v<T, float>) return;
