@@ -101,6 +101,22 @@ class compaction_test : public kiln::test::device_queue_test {
     void on_both_paths(Body&& body) {
         kiln::test::on_every_compaction_path(device(), body);
     }
+    /// For tests of what the kernels read rather than how the dispatch paths chain counts: each
+    /// write form, run tile or run chunk form on one dispatch path (dispatch_paths.hpp).
+    template <class Body>
+    void on_each_write_form_once(Body&& body) {
+        kiln::test::on_every_compaction_path(device(), body,
+                                             kiln::test::dispatch_paths::one_per_form);
+    }
+    template <class Body>
+    void on_each_run_form_once(Body&& body) {
+        kiln::test::on_every_run_tile(device(), body, kiln::test::dispatch_paths::one_per_form);
+    }
+    template <class Body>
+    void on_each_run_chunk_form_once(Body&& body) {
+        kiln::test::on_every_run_chunk_form(device(), body,
+                                            kiln::test::dispatch_paths::one_per_form);
+    }
     template <class Body>
     void on_every_dispatch_path(Body&& body) {
         kiln::test::on_every_dispatch_path(device(), body);
@@ -138,9 +154,10 @@ TEST_P(compaction_test, copy_if_keeps_the_flagged_elements_in_order) {
 }
 
 // A stencil computed from the input itself, with the input tagged so that the kernel takes it
-// as one argument, read once per element (docs/algorithms.md, Performance).
+// as one argument, read once per element (docs/algorithms.md, Performance). The tag changes what
+// the kernels read, not how the dispatch paths chain counts.
 TEST_P(compaction_test, copy_if_of_a_tagged_input_and_its_own_stencil) {
-    on_both_paths([&] {
+    on_each_write_form_once([&] {
         for (const std::size_t n : sizes(algorithm::select, 4)) {
             SCOPED_TRACE("n = " + std::to_string(n));
             std::vector<std::int32_t> host(n);
@@ -228,8 +245,9 @@ TEST_P(compaction_test, copy_if_counts_past_32_bits) {
     }
 }
 
+// Values of 8 bytes: what the kernels read, not how the dispatch paths chain counts.
 TEST_P(compaction_test, copy_if_of_an_expression_with_64_bit_values) {
-    on_both_paths([&] {
+    on_each_write_form_once([&] {
         const std::size_t n = sizes(algorithm::select, 8)[5];
         std::vector<std::uint64_t> host(n);
         for (std::size_t i = 0; i < n; ++i) host[i] = (std::uint64_t{0xabcd} << 48) | (i * 7919);
@@ -471,10 +489,10 @@ TEST_P(compaction_test, reduce_by_key_with_long_runs_and_other_operations) {
 }
 
 // 8-byte keys and values under a sum, and values from an expression: the chunks' vector loops
-// read the keys' and values' lanes as they are (one load, or lane by lane). (The tiles meet
-// 8-byte keys and expressions in the tests above.)
+// read the keys' and values' lanes as they are (one load, or lane by lane), whichever dispatch
+// path chains them. (The tiles meet 8-byte keys and expressions in the tests above.)
 TEST_P(compaction_test, reduce_by_key_sums_wide_values_and_expressions) {
-    kiln::test::on_every_run_chunk_form(device(), [&] {
+    on_each_run_chunk_form_once([&] {
         const std::size_t n = sizes(algorithm::reduce_by_key, 8)[5];
         std::vector<std::uint64_t> keys(n);
         for (std::size_t i = 0; i < n; ++i)
@@ -567,6 +585,7 @@ TEST_P(compaction_test, reduce_by_key_into_small_outputs_on_every_path) {
     });
 }
 
+// NaN keys change how keys compare, not how the dispatch paths chain runs.
 TEST_P(compaction_test, reduce_by_key_gives_each_nan_key_a_run) {
     const float nan = std::numeric_limits<float>::quiet_NaN();
     const std::size_t n = sizes(algorithm::reduce_by_key, 4)[4];
@@ -576,7 +595,7 @@ TEST_P(compaction_test, reduce_by_key_gives_each_nan_key_a_run) {
         keys[i] = i % 7 == 3 ? nan : i % 50 < 5 ? (i % 2 == 0 ? -0.0f : 0.0f) : float(i / 5);
     std::vector<std::int32_t> values(n);
     for (std::size_t i = 0; i < n; ++i) values[i] = std::int32_t(i % 11);
-    on_every_run_tile([&] {
+    on_each_run_form_once([&] {
         kiln::vector<float> k(q, keys), ok(q, n);
         kiln::vector<std::int32_t> v(q, values), ov(q, n);
         const std::size_t runs = kiln::reduce_by_key(k, v, ok, ov);

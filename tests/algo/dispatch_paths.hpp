@@ -27,6 +27,24 @@ void on_every_dispatch_path(const kiln::device& dev, Body&& body) {
     }
 }
 
+/// Which dispatch paths each form of an algorithm's kernels runs on: every one, or one, the forms
+/// taking turns (look-back, reduce-then-scan, look-back, ...), so that tiles and chunks each still
+/// run on both. The second is for tests of what is read (an expression's form, a value's width,
+/// NaN keys) rather than of how the paths chain their counts: each path compiles programs of
+/// its own.
+enum class dispatch_paths { every, one_per_form };
+
+/// Runs `body` on the dispatch paths that `paths` gives the `form`-th form.
+template <class Body>
+void on_dispatch_paths(const kiln::device& dev, dispatch_paths paths, std::size_t form,
+                       Body&& body) {
+    if (paths == dispatch_paths::every) return on_every_dispatch_path(dev, body);
+    const bool lookback = form % 2 == 0;
+    SCOPED_TRACE(lookback ? "decoupled look-back" : "reduce-then-scan");
+    const kiln::detail::scoped_forward_progress path(lookback);
+    body();
+}
+
 /// The chunk kernels' size in the tests (scan_chunks.hpp): 1 KiB, so that the tests' sizes span
 /// many chunks.
 inline constexpr std::size_t test_chunk_bytes = 1024;
@@ -73,14 +91,16 @@ enum class chunk_writes { behind_a_branch, cursor, vectors };
 /// counts), then with chunks writing behind a branch, at a cursor (compaction_chunks.cpp) and by
 /// vectors (compaction_vector_chunks.cpp), whichever the device's rows choose.
 template <class Body>
-void on_every_compaction_path(const kiln::device& dev, Body&& body) {
+void on_every_compaction_path(const kiln::device& dev, Body&& body,
+                              dispatch_paths paths = dispatch_paths::every) {
     namespace algorithm = kiln::detail::algorithm;
+    std::size_t form = 0;
     for (const bool staged : {true, false}) {
         SCOPED_TRACE(staged ? "tiles, staged writes" : "tiles, direct writes");
         auto select = strategy_policy(algorithm::select, dev, false);
         select.staged_writes = staged;
         const kiln::detail::scoped_algorithm_policy select_policy(algorithm::select, select);
-        on_every_dispatch_path(dev, body);
+        on_dispatch_paths(dev, paths, form++, body);
     }
     for (const chunk_writes writes :
          {chunk_writes::behind_a_branch, chunk_writes::cursor, chunk_writes::vectors}) {
@@ -91,7 +111,7 @@ void on_every_compaction_path(const kiln::device& dev, Body&& body) {
         select.chunk_cursor_writes = writes == chunk_writes::cursor;
         select.chunk_vector_writes = writes == chunk_writes::vectors;
         const kiln::detail::scoped_algorithm_policy select_policy(algorithm::select, select);
-        on_every_dispatch_path(dev, body);
+        on_dispatch_paths(dev, paths, form++, body);
     }
 }
 
@@ -101,15 +121,19 @@ inline constexpr std::size_t test_run_lanes = 16;
 
 /// For reduce_by_key's chunks: every dispatch path with chunks walked element by element, then
 /// by vectors (reduce_by_key_lane_chunks.cpp, for integer sums).
+/// (`first_form` numbers the forms for dispatch_paths::one_per_form.)
 template <class Body>
-void on_every_run_chunk_form(const kiln::device& dev, Body&& body) {
+void on_every_run_chunk_form(const kiln::device& dev, Body&& body,
+                             dispatch_paths paths = dispatch_paths::every,
+                             std::size_t first_form = 0) {
     namespace algorithm = kiln::detail::algorithm;
+    std::size_t form = first_form;
     for (const std::size_t lanes : {std::size_t{0}, test_run_lanes}) {
         SCOPED_TRACE(lanes ? "chunks by vectors" : "chunks element by element");
         auto policy = strategy_policy(algorithm::reduce_by_key, dev, true);
         policy.chunk_lanes = lanes;
         const kiln::detail::scoped_algorithm_policy chunks(algorithm::reduce_by_key, policy);
-        on_every_dispatch_path(dev, body);
+        on_dispatch_paths(dev, paths, form++, body);
     }
 }
 
@@ -121,8 +145,10 @@ enum class run_tiles { in_local_memory, in_registers, in_registers_staged };
 /// loads where runs are in registers and keys and values allow), then with both forms of
 /// chunks, whichever the device's rows choose.
 template <class Body>
-void on_every_run_tile(const kiln::device& dev, Body&& body) {
+void on_every_run_tile(const kiln::device& dev, Body&& body,
+                       dispatch_paths paths = dispatch_paths::every) {
     namespace algorithm = kiln::detail::algorithm;
+    std::size_t form_number = 0;
     for (const run_tiles form :
          {run_tiles::in_local_memory, run_tiles::in_registers, run_tiles::in_registers_staged}) {
         SCOPED_TRACE(form == run_tiles::in_local_memory ? "runs in local memory"
@@ -137,9 +163,9 @@ void on_every_run_tile(const kiln::device& dev, Body&& body) {
             policy.items_per_work_item = std::min<std::size_t>(policy.items_per_work_item, 16);
         }
         const kiln::detail::scoped_algorithm_policy by_key(algorithm::reduce_by_key, policy);
-        on_every_dispatch_path(dev, body);
+        on_dispatch_paths(dev, paths, form_number++, body);
     }
-    on_every_run_chunk_form(dev, body);
+    on_every_run_chunk_form(dev, body, paths, form_number);
 }
 
 }  // namespace kiln::test

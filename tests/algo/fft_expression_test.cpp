@@ -62,11 +62,13 @@ class fft_expression_test : public kiln::test::device_queue_test {
     }
 
     // plan(2 * x + y), inverse(2 * x + y) and plan(r) of a real vector r against the same plans
-    // of the values, for each shape and precision.
+    // of the values, for each shape and precision (or in single precision alone).
+    enum class precisions { both, single };
     void expect_plans_of_expressions_equal_plans_of_values(
-        const std::vector<std::vector<std::size_t>>& shapes) {
+        const std::vector<std::vector<std::size_t>>& shapes, precisions which = precisions::both) {
         for_each_precision([&](auto real) {
             using T = decltype(real);
+            if (which == precisions::single && !std::is_same_v<T, float>) return;
             using C = std::complex<T>;
             for (const auto& sizes : shapes) {
                 SCOPED_TRACE(::testing::Message() << sizes.size() << "-D, " << product(sizes)
@@ -105,8 +107,11 @@ TEST_P(fft_expression_test, the_local_memory_passes_of_gpus_read_expressions_on_
     // GPUs read an input expression in the first radix stage of a local-memory pass, straight
     // into registers. Forced here, CPUs run those kernels too: one pass of several stages (360,
     // 12 x 30), several passes (65536), and lines that are not the fastest dimension (30 x 12).
+    // The element's size changes how lines split into passes, so one pass and several take both
+    // precisions; which dimension a line runs along changes only its strides, in either.
     const kiln::detail::scoped_fft_length_kernels length_kernels;
-    expect_plans_of_expressions_equal_plans_of_values({{360}, {12, 30}, {30, 12}, {65536}});
+    expect_plans_of_expressions_equal_plans_of_values({{360}, {65536}});
+    expect_plans_of_expressions_equal_plans_of_values({{12, 30}, {30, 12}}, precisions::single);
     // A line longer than the row's local memory (1024 complex floats), held in registers, reads
     // the expression in its first stage as well.
     const kiln::detail::scoped_algorithm_policy small_row(kiln::detail::fft_tuning{64, 16});
