@@ -32,10 +32,8 @@ using row = tuning_row<segmented_sort_tuning>;
 
 const std::array rows{
     row{any_gpu, group_tiles(256, 256, 8, 2048),
-        "H100 2026-11-26, segmented_sort_bench 24 with KILN_SEGMENTED_SORT_BENCH_TUNINGS: groups "
-        "of 256 at least 2-10% faster than of 32 on CUDA and OpenCL (segments of 16: 0.46x / "
-        "0.42x CUB against 0.45x / 0.38x); i4, i16, g512 no faster. 2048 keys of 8 bytes and "
-        "their positions take 24 KiB of local memory, within CUDA's 48 KB"},
+        "H100 segmented_sort_bench 24: groups of 256, not 32, 2-10% faster, CUDA and OpenCL; "
+        "docs/algorithms.md, Segmented sort"},
     row{any_cpu, chunks(64 * 1024, 4),
         "not swept: as the histogram's CPU chunks, 4 per core balance segments of unequal "
         "lengths"},
