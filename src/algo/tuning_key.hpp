@@ -11,7 +11,10 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdlib>
 #include <initializer_list>
+#include <kiln/detail/algo/tuning.hpp>
+#include <kiln/error.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -133,6 +136,24 @@ std::optional<Tuning> read_named_tuning_key(std::string_view key, Choice Tuning:
     tuning.*name = *chosen;
     if (!read_tuning_key(words, tuning, format)) return std::nullopt;
     return tuning;
+}
+
+/// A test's or benchmark's tuning for `Family`: scoped_algorithm_policy's, else the key that the
+/// environment variable `variable` holds, read by `read`, else none. A key `read` refuses is an
+/// invalid_argument_error in `algorithm`'s name, which shows `example`, a key it takes.
+template <tuning_family Family>
+std::optional<typename Family::tuning> tuning_in_force(
+    const char* variable, std::optional<typename Family::tuning> (*read)(std::string_view),
+    const char* algorithm, const char* example) {
+    if (std::optional<typename Family::tuning> forced = tuning_table<Family>::forced())
+        return forced;
+    const char* text = std::getenv(variable);
+    if (!text || !*text) return std::nullopt;
+    if (std::optional<typename Family::tuning> tuning = read(text)) return tuning;
+    throw invalid_argument_error(algorithm, std::string(variable) + " is '" + text +
+                                                "'; it takes a tuning as its key() writes it, "
+                                                "such as '" +
+                                                example + "'");
 }
 
 }  // namespace kiln::detail

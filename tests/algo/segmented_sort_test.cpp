@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <kiln/kiln.hpp>
 #include <limits>
@@ -377,4 +378,23 @@ TEST(segmented_sort_tuning, keys_name_every_field_and_read_back) {
     for (const char* bad : {"", "automatic", "group_tile w", "group_tile w0", "group_tile x4",
                             "group_tile g256x", "group_tile wide"})
         EXPECT_FALSE(parse_segmented_sort_tuning(bad).has_value()) << bad;
+}
+
+TEST(segmented_sort_tuning, the_environment_forces_a_tuning_for_the_process) {
+    ASSERT_FALSE(kiln::detail::segmented_sort_tuning_in_force().has_value());
+    ::setenv("KILN_SEGMENTED_SORT_TUNING", "group_tile w64 i4", 1);
+    const auto forced = kiln::detail::segmented_sort_tuning_in_force();
+    ::setenv("KILN_SEGMENTED_SORT_TUNING", "group_tile w-1", 1);
+    EXPECT_THROW(kiln::detail::segmented_sort_tuning_in_force(), kiln::invalid_argument_error);
+    ::unsetenv("KILN_SEGMENTED_SORT_TUNING");
+    ASSERT_TRUE(forced.has_value());
+    EXPECT_EQ(forced->min_work_group_size, 64u);
+    EXPECT_EQ(forced->items_per_work_item, 4u);
+    // A test's row comes first.
+    const kiln::detail::scoped_algorithm_policy policy(small_tiles);
+    ::setenv("KILN_SEGMENTED_SORT_TUNING", "group_tile w64 i4", 1);
+    const auto scoped = kiln::detail::segmented_sort_tuning_in_force();
+    ::unsetenv("KILN_SEGMENTED_SORT_TUNING");
+    ASSERT_TRUE(scoped.has_value());
+    EXPECT_EQ(scoped->key(), small_tiles.key());
 }

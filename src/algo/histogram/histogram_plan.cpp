@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "algo/tuning_key.hpp"
+
 namespace kiln::detail {
 namespace {
 
@@ -87,15 +89,9 @@ scoped_histogram_strategy::~scoped_histogram_strategy() {
 }
 
 std::optional<histogram_tuning> histogram_tuning_in_force() {
-    if (std::optional<histogram_tuning> forced = tuning_table<algorithm::histogram_rows>::forced())
-        return forced;
-    const char* text = std::getenv("KILN_HISTOGRAM_TUNING");
-    if (!text || !*text) return std::nullopt;
-    if (std::optional<histogram_tuning> tuning = parse_histogram_tuning(text)) return tuning;
-    throw invalid_argument_error(
-        "kiln::histogram", "KILN_HISTOGRAM_TUNING is '" + std::string(text) +
-                               "'; it takes a tuning as histogram_tuning::key() writes it, such "
-                               "as 'local_atomics g256 u4 c8 p8 wide'");
+    return tuning_in_force<algorithm::histogram_rows>("KILN_HISTOGRAM_TUNING",
+                                                      parse_histogram_tuning, "kiln::histogram",
+                                                      "local_atomics g256 u4 c8 p8 wide");
 }
 
 }  // namespace kiln::detail

@@ -87,15 +87,10 @@ std::optional<reduce_tuning> parse_reduce_tuning(std::string_view key) {
 }
 
 reduce_tuning reduce_tuning_for(const device_properties& props) {
-    using table = tuning_table<algorithm::reduce_rows>;
-    if (std::optional<reduce_tuning> forced = table::forced()) return *forced;
-    const char* text = std::getenv("KILN_REDUCE_TUNING");
-    if (!text || !*text) return table::tuning_for(props, std::nullopt);
-    if (std::optional<reduce_tuning> tuning = parse_reduce_tuning(text)) return *tuning;
-    throw invalid_argument_error("kiln::reduce",
-                                 "KILN_REDUCE_TUNING is '" + std::string(text) +
-                                     "'; it takes a tuning as reduce_tuning::key() writes it, "
-                                     "such as 'strided g256 p16 a4 w2' or 'chunked g1 p16 a4 v16'");
+    if (std::optional<reduce_tuning> forced = tuning_in_force<algorithm::reduce_rows>(
+            "KILN_REDUCE_TUNING", parse_reduce_tuning, "kiln::reduce", "strided g256 p16 a4 w2"))
+        return *forced;
+    return tuning_table<algorithm::reduce_rows>::tuning_for(props, std::nullopt);
 }
 
 }  // namespace kiln::detail

@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 
+#include "algo/tuning_key.hpp"
+
 namespace kiln::detail {
 namespace {
 
@@ -140,17 +142,9 @@ scoped_segmented_strategy::~scoped_segmented_strategy() {
 }
 
 std::optional<segmented_tuning> segmented_tuning_in_force() {
-    if (std::optional<segmented_tuning> forced =
-            tuning_table<algorithm::segmented_reduce_rows>::forced())
-        return forced;
-    const char* text = std::getenv("KILN_SEGMENTED_TUNING");
-    if (!text || !*text) return std::nullopt;
-    if (std::optional<segmented_tuning> tuning = parse_segmented_tuning(text)) return tuning;
-    throw invalid_argument_error(
-        "kiln::segmented_reduce",
-        "KILN_SEGMENTED_TUNING is '" + std::string(text) +
-            "'; it takes a tuning as segmented_tuning::key() writes it, such as "
-            "'team_per_segment g256 e8 u4'");
+    return tuning_in_force<algorithm::segmented_reduce_rows>(
+        "KILN_SEGMENTED_TUNING", parse_segmented_tuning, "kiln::segmented_reduce",
+        "team_per_segment g256 e8 u4");
 }
 
 }  // namespace kiln::detail

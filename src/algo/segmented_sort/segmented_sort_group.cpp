@@ -1,14 +1,16 @@
 // The GPU strategy for segments that fit a tile: a work-group loads one segment per tile into
 // local memory with the keys' positions, sorts every tile's pairs by one bitonic network (a
-// position breaks ties, so equal keys keep their order), and writes the keys back in order,
-// each value fetched from its key's position. The tile is the smallest power of 2 that holds the
-// longest segment, and a group holds as many tiles as its work-items' items fill (short
-// segments: many per group, so that few work-items idle), so a segment costs
-// tile log^2(tile) / 4 compare-exchanges in local memory and one read and one write of its keys
-// and values.
+// position breaks ties, so equal keys keep their order; the keys held as their order's bits),
+// and writes the keys back in order, each value (and each signed or floating key) fetched from
+// its key's position. The tile is the smallest power of 2 that holds the longest segment, and a
+// group holds as many tiles as its work-items' items fill (short segments: many per group, so
+// that few work-items idle), so a segment costs tile log^2(tile) / 4 compare-exchanges in local
+// memory and one read and one write of its keys and values (a second read of signed and
+// floating keys, from the cache).
 #include <cstdint>
 #include <string>
 
+#include "algo/ceil_div.hpp"
 #include "segmented_sort_kernels.hpp"
 
 namespace kiln::detail {
@@ -24,13 +26,28 @@ kernel_description group_sort_kernel(const segmented_sort_shape& shape) {
     return kernel;
 }
 
-/// The padding past a segment's end: a key whose order is the largest (after every NaN too,
-/// by its position).
+/// The padding past a segment's end, in the order's bits: the largest (after every NaN too, by
+/// its position).
 std::string padding_key(const segmented_sort_shape& shape) {
     const std::string bits = shape.key_bits();
-    return shape.keys.kind == sort_key_kind::signed_integer
-               ? "(" + bits + ")(~(" + bits + ")0 >> 1)"
-               : "(" + bits + ")~(" + bits + ")0";
+    return "(" + bits + ")~(" + bits + ")0";
+}
+
+/// The items of a warp's compare-exchange step that lie less than 32 apart fall two to a bank of
+/// local memory (H100: 1.8-1.9-way conflicts, a third of the kernel's time waiting on local
+/// memory). So every other block of `span` items lies reversed: a step's first items of one block
+/// and of the next then meet distinct banks, as do consecutive items. A span is the items of one
+/// phase of the local memory's 32 banks: 32 of 4 bytes, 16 of 8; items of 2 bytes or fewer do not
+/// conflict there. Returns the span, and defines `name`(i), item i's place.
+std::size_t define_swizzle(source_builder& b, const std::string& name, std::size_t item_bytes) {
+    const std::size_t span = item_bytes >= 8 ? 16 : item_bytes == 4 ? 32 : 1;
+    const std::string mask = std::to_string(span - 1);
+    b.define(name,
+             "uint " + name + "(uint i) {\n    return " +
+                 (span == 1 ? std::string("i")
+                            : "i ^ (i & " + std::to_string(span) + "u ? " + mask + "u : 0u)") +
+                 ";\n}");
+    return span;
 }
 
 std::string write_group_sort_source(const segmented_sort_shape& shape) {
@@ -41,11 +58,14 @@ std::string write_group_sort_source(const segmented_sort_shape& shape) {
     const std::string bits = shape.key_bits();
     source_builder b;
     define_key_order(b, shape);
+    const std::size_t key_span = define_swizzle(b, "kiln_key_at", shape.keys.bytes);
+    const std::size_t position_span = define_swizzle(b, "kiln_position_at", 4);
     b.begin_kernel(group_sort_kernel_name, shape.work_group_size);
     group_sort_kernel(shape).declare(b);
     b.begin_body();
-    b.local_array(bits, "kiln_keys", all);
-    b.local_array("uint", "kiln_positions", all);
+    b.local_array(bits, "kiln_keys", std::to_string(ceil_div(tiles, key_span) * key_span));
+    b.local_array("uint", "kiln_positions",
+                  std::to_string(ceil_div(tiles, position_span) * position_span));
     b.local_array("ulong", "kiln_begin", S);
     b.local_array("uint", "kiln_length", S);
     b.line("const uint t = get_local_id(0);");
@@ -62,9 +82,12 @@ std::string write_group_sort_source(const segmented_sort_shape& shape) {
     b.local_barrier();
     b.open("for (uint i = t; i < " + all + "u; i += " + G + "u)");
     b.line("const uint s = i / " + T + "u, j = i % " + T + "u;");
-    b.line("kiln_keys[i] = j < kiln_length[s] ? keys[kiln_begin[s] + j] : " + padding_key(shape) +
-           ";");
-    b.line("kiln_positions[i] = j;");
+    // Each key is held as its order's bits, so that the network compares them as they are.
+    b.line(
+        "kiln_keys[kiln_key_at(i)] = j < kiln_length[s] ? "
+        "kiln_segment_key_order(keys[kiln_begin[s] + j]) : " +
+        padding_key(shape) + ";");
+    b.line("kiln_positions[kiln_position_at(i)] = j;");
     b.close();
     // Every tile is sorted by the same network at once: tile s's pairs start at s * T, so a
     // pair's place within its tile gives its direction (the last merge, size T, ascends in
@@ -74,42 +97,55 @@ std::string write_group_sort_source(const segmented_sort_shape& shape) {
     b.local_barrier();
     b.open("for (uint p = t; p < " + all + "u / 2; p += " + G + "u)");
     b.line("const uint a = 2 * p - (p & (stride - 1)), c = a + stride;");
-    b.line("const " + bits +
-           " ka = kiln_segment_key_order(kiln_keys[a]), kc = "
-           "kiln_segment_key_order(kiln_keys[c]);");
-    b.line("const uint pa = kiln_positions[a], pc = kiln_positions[c];");
+    b.line("const uint ka_at = kiln_key_at(a), kc_at = kiln_key_at(c);");
+    b.line("const uint pa_at = kiln_position_at(a), pc_at = kiln_position_at(c);");
+    b.line("const " + bits + " ka = kiln_keys[ka_at], kc = kiln_keys[kc_at];");
+    b.line("const uint pa = kiln_positions[pa_at], pc = kiln_positions[pc_at];");
     b.line("const bool after = ka > kc || (ka == kc && pa > pc);");
     b.open("if (after == (((a % " + T + "u) & size) == 0))");
-    b.line("const " + bits + " k = kiln_keys[a];");
-    b.line("kiln_keys[a] = kiln_keys[c];");
-    b.line("kiln_keys[c] = k;");
-    b.line("kiln_positions[a] = pc;");
-    b.line("kiln_positions[c] = pa;");
+    b.line("const " + bits + " k = kiln_keys[ka_at];");
+    b.line("kiln_keys[ka_at] = kiln_keys[kc_at];");
+    b.line("kiln_keys[kc_at] = k;");
+    b.line("kiln_positions[pa_at] = pc;");
+    b.line("kiln_positions[pc_at] = pa;");
     b.close();
     b.close();
     b.close();
     b.close();
     b.local_barrier();
-    if (shape.value_bytes) {
-        // Every value is read before any is written: the segments are sorted in place.
-        const std::string value = radix_bits_type(shape.value_bytes);
-        b.line(value + " kiln_moved[" + std::to_string(per_item) + "];");
-        b.open("for (uint j = 0; j < " + std::to_string(per_item) + "u; ++j)");
+    // Keys whose order's bits are not their own (signed and floating: every NaN orders alike)
+    // come back through their positions, as values do; every key and value is read before any
+    // is written, since the segments are sorted in place.
+    const bool gather_keys = shape.keys.kind != sort_key_kind::unsigned_integer;
+    if (shape.value_bytes || gather_keys) {
+        const std::string P = std::to_string(per_item);
+        if (shape.value_bytes)
+            b.line(radix_bits_type(shape.value_bytes) + " kiln_moved_values[" + P + "];");
+        if (gather_keys) b.line(bits + " kiln_moved_keys[" + P + "];");
+        b.open("for (uint j = 0; j < " + P + "u; ++j)");
         b.line("const uint i = t + j * " + G + "u, s = i / " + T + "u;");
-        b.line("if (i < " + all + "u && i % " + T +
-               "u < kiln_length[s]) kiln_moved[j] = values[kiln_begin[s] + kiln_positions[i]];");
+        b.open("if (i < " + all + "u && i % " + T + "u < kiln_length[s])");
+        b.line("const ulong from = kiln_begin[s] + kiln_positions[kiln_position_at(i)];");
+        if (shape.value_bytes) b.line("kiln_moved_values[j] = values[from];");
+        if (gather_keys) b.line("kiln_moved_keys[j] = keys[from];");
+        b.close();
         b.close();
         b.line("barrier(CLK_GLOBAL_MEM_FENCE);");
-        b.open("for (uint j = 0; j < " + std::to_string(per_item) + "u; ++j)");
+        b.open("for (uint j = 0; j < " + P + "u; ++j)");
         b.line("const uint i = t + j * " + G + "u, s = i / " + T + "u;");
-        b.line("if (i < " + all + "u && i % " + T +
-               "u < kiln_length[s]) values[kiln_begin[s] + i % " + T + "u] = kiln_moved[j];");
+        b.open("if (i < " + all + "u && i % " + T + "u < kiln_length[s])");
+        b.line("const ulong to = kiln_begin[s] + i % " + T + "u;");
+        if (shape.value_bytes) b.line("values[to] = kiln_moved_values[j];");
+        if (gather_keys) b.line("keys[to] = kiln_moved_keys[j];");
+        b.close();
         b.close();
     }
-    b.open("for (uint i = t; i < " + all + "u; i += " + G + "u)");
-    b.line("const uint s = i / " + T + "u, j = i % " + T + "u;");
-    b.line("if (j < kiln_length[s]) keys[kiln_begin[s] + j] = kiln_keys[i];");
-    b.close();
+    if (!gather_keys) {
+        b.open("for (uint i = t; i < " + all + "u; i += " + G + "u)");
+        b.line("const uint s = i / " + T + "u, j = i % " + T + "u;");
+        b.line("if (j < kiln_length[s]) keys[kiln_begin[s] + j] = kiln_keys[kiln_key_at(i)];");
+        b.close();
+    }
     b.end_kernel();
     return b.str();
 }

@@ -8,14 +8,13 @@
 #include <kiln/error.hpp>
 #include <string>
 
+#include "algo/ceil_div.hpp"
+#include "algo/tuning_key.hpp"
+
 namespace kiln::detail {
 namespace {
 
 std::atomic<segmented_sort_strategy> forced_strategy{segmented_sort_strategy::automatic};
-
-std::size_t ceil_div(std::size_t a, std::size_t b) {
-    return (a + b - 1) / b;
-}
 
 }  // namespace
 
@@ -76,17 +75,9 @@ segmented_sort_strategy segmented_sort_strategy_in_force() {
 }
 
 std::optional<segmented_sort_tuning> segmented_sort_tuning_in_force() {
-    if (std::optional<segmented_sort_tuning> forced =
-            tuning_table<algorithm::segmented_sort_rows>::forced())
-        return forced;
-    const char* text = std::getenv("KILN_SEGMENTED_SORT_TUNING");
-    if (!text || !*text) return std::nullopt;
-    if (std::optional<segmented_sort_tuning> tuning = parse_segmented_sort_tuning(text))
-        return tuning;
-    throw invalid_argument_error("kiln::segmented_sort",
-                                 "KILN_SEGMENTED_SORT_TUNING is '" + std::string(text) +
-                                     "'; it takes a tuning as segmented_sort_tuning::key() "
-                                     "writes it, such as 'group_tile g256 w64 i8'");
+    return tuning_in_force<algorithm::segmented_sort_rows>(
+        "KILN_SEGMENTED_SORT_TUNING", parse_segmented_sort_tuning, "kiln::segmented_sort",
+        "group_tile g256 w64 i8");
 }
 
 scoped_segmented_sort_strategy::scoped_segmented_sort_strategy(segmented_sort_strategy strategy)
