@@ -44,17 +44,14 @@ std::string ldmatrix_lane(const staged_tile& l, bool is_a) {
 void emit_fragment_loads(source_builder& b, const gemm_tensor_kernel& shape, const staged_tile& a,
                          const staged_tile& bl, std::size_t kk) {
     const gemm_tensor_tiles& t = shape.tiles;
-    const auto offset = [&](const staged_tile& l, std::size_t along) {
-        return uint_literal(l.k_is_inner ? along * l.row() + kk : kk * l.row() + along);
-    };
     for (std::size_t mi = 0; mi < t.warp_rows / 16; ++mi)
         b.line(std::string(a.k_is_inner ? "kiln_ldmatrix_x4" : "kiln_ldmatrix_x4_trans") +
-               "(a_fragments + " + uint_literal(mi * 4) + ", a_warp + " + offset(a, mi * 16) +
-               ");");
+               "(a_fragments + " + uint_literal(mi * 4) + ", a_warp + " +
+               uint_literal(a.offset(mi * 16, kk)) + ");");
     for (std::size_t nj = 0; nj < t.warp_columns / 16; ++nj)
         b.line(std::string(bl.k_is_inner ? "kiln_ldmatrix_x4" : "kiln_ldmatrix_x4_trans") +
-               "(b_fragments + " + uint_literal(nj * 4) + ", b_warp + " + offset(bl, nj * 16) +
-               ");");
+               "(b_fragments + " + uint_literal(nj * 4) + ", b_warp + " +
+               uint_literal(bl.offset(nj * 16, kk)) + ");");
 }
 
 std::string generate(const gemm_tensor_kernel& shape) {

@@ -64,13 +64,6 @@ std::string fragment_lane(const staged_tile& l, const std::string& along) {
                         : "lane % 4u * " + row + " + " + along + " + lane / 4u";
 }
 
-/// The element `along` rows or columns past the lane's first and `kk` along k, from the lane's
-/// start: a constant, so that every fragment load of a stage is one read at a fixed offset from
-/// one address.
-std::size_t fragment_offset(const staged_tile& l, std::size_t along, std::size_t kk) {
-    return l.k_is_inner ? along * l.row() + kk : kk * l.row() + along;
-}
-
 /// One instruction's shape and how its fragments lie: m16n8k8 holds A's rows g and g + 8 at k t
 /// and t + 4 (a0..a3, row fastest), B's k t and t + 4 (b0, b1), C's rows g and g + 8 (c0, c1 and
 /// c2, c3 at columns 2t, 2t + 1); m8n8k4 one row and one k of each.
@@ -138,14 +131,12 @@ std::string wide_tensor_kernel_source(const gemm_tensor_kernel& shape) {
         for (std::size_t kk = 0; kk < t.block_depth; kk += mma.k) {
             for (std::size_t mi = 0; mi < m_tiles; ++mi)
                 for (std::size_t e = 0; e < a_size; ++e)
-                    b.line(
-                        "a_fragments[" + std::to_string(mi * a_size + e) + "] = a_warp[" +
-                        uint_literal(fragment_offset(a, mi * mma.m + e % 2 * 8, kk + e / 2 * 4)) +
-                        "];");
+                    b.line("a_fragments[" + std::to_string(mi * a_size + e) + "] = a_warp[" +
+                           uint_literal(a.offset(mi * mma.m + e % 2 * 8, kk + e / 2 * 4)) + "];");
             for (std::size_t ni = 0; ni < n_tiles; ++ni)
                 for (std::size_t e = 0; e < b_size; ++e)
                     b.line("b_fragments[" + std::to_string(ni * b_size + e) + "] = b_warp[" +
-                           uint_literal(fragment_offset(bl, ni * 8, kk + e * 4)) + "];");
+                           uint_literal(bl.offset(ni * 8, kk + e * 4)) + "];");
             for (std::size_t mi = 0; mi < m_tiles; ++mi)
                 for (std::size_t ni = 0; ni < n_tiles; ++ni)
                     b.line(mma.function + "(accumulators + " +

@@ -28,6 +28,11 @@ struct staged_tile : operand_tile {
     std::size_t chunk() const { return 16 / element_bytes; }
     std::size_t row() const { return inner + padding; }
     std::size_t stage_elements() const { return outer * row(); }
+    /// The element `along` rows or columns (whichever is not k) and `k` deep past a place in a
+    /// stage: a constant, so that a warp's fragment reads are fixed offsets from one address.
+    std::size_t offset(std::size_t along, std::size_t k) const {
+        return k_is_inner ? along * row() + k : k * row() + along;
+    }
 };
 
 /// A's (`is_a`) or B's block tile of `shape`, of elements of `element_bytes` bytes.
