@@ -111,6 +111,8 @@ TEST(algo_plan, h100_under_cuda) {
         << "the status words hold 30-bit counts";
     // 8-byte keys take half the items, within CUDA's 48 KB of static local memory.
     EXPECT_EQ(kiln::detail::plan_radix_sort(p, 8, false, 0, 1000).items_per_work_item, 10u);
+    EXPECT_EQ(kiln::detail::plan_radix_sort(p, 2, true, 0, 1000).items_per_work_item, 20u)
+        << "16-bit keys take the 4-byte keys' tile under CUDA";
 
     EXPECT_EQ(kiln::detail::plan_merge_sort(p).work_group_size, 256u);
     EXPECT_EQ(kiln::detail::plan_stencil(p, 1).tile_size(), 128u * 8);
@@ -165,6 +167,10 @@ TEST(algo_plan, h100_under_nvidia_opencl) {
     EXPECT_TRUE(pairs.ballots);
     EXPECT_TRUE(pairs.values_beside_keys) << "47104 bytes, within 48 KB";
     EXPECT_TRUE(pairs.single_pass);
+    // 16-bit keys alone take the row's longer tile; with values, the 4-byte keys' tile.
+    EXPECT_EQ(kiln::detail::plan_radix_sort(p, 2, true, 0, 1 << 20).items_per_work_item, 32u);
+    EXPECT_EQ(kiln::detail::plan_radix_sort(p, 2, true, 4, 1 << 20).items_per_work_item, 20u);
+    EXPECT_EQ(kiln::detail::plan_radix_sort(p, 4, true, 0, 1 << 20).items_per_work_item, 20u);
 
     const auto fft = kiln::detail::plan_fft(p, false);
     EXPECT_EQ(fft.passes.local_elements, 4096u);
