@@ -52,7 +52,8 @@ std::vector<std::string> split_options(const std::string& text) {
             "-cl-finite-math-only, -cl-no-signed-zeros, -cl-denorms-are-zero, "
             "-cl-single-precision-constant, -cl-fp32-correctly-rounded-divide-sqrt, "
             "-cl-opt-disable, -cl-kernel-arg-info, -cl-strict-aliasing, "
-            "-cl-uniform-work-group-size and -cl-no-subgroup-ifp (see docs/cuda.md).\n");
+            "-cl-uniform-work-group-size, -cl-no-subgroup-ifp and NVIDIA's "
+            "-cl-nv-maxrregcount N (see docs/cuda.md).\n");
 }
 
 /// The value of "-Dx" / "-D x" style options; advances `i` past a separate value.
@@ -134,6 +135,14 @@ build_options parse_build_options(const std::string& options) {
             result.nvrtc_options.push_back("--prec-sqrt=true");
         } else if (word == "-cl-opt-disable") {
             result.nvrtc_options.push_back("--device-debug");
+        } else if (word.starts_with("-cl-nv-maxrregcount")) {
+            // NVIDIA's OpenCL option (cl_nv_compiler_options), "-cl-nv-maxrregcount N" or "=N".
+            std::string count = option_value(words, i, 19);
+            if (count.starts_with('=')) count.erase(0, 1);
+            if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos)
+                reject_option(word, "needs a number of registers");
+            result.nvrtc_options.push_back("--maxrregcount=" + count);
+            result.translation.register_limit = true;
         } else if (word == "-cl-single-precision-constant") {
             result.translation.single_precision_constants = true;
         } else if (word == "-cl-finite-math-only" || word == "-cl-no-signed-zeros" ||

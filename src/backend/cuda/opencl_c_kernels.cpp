@@ -86,7 +86,8 @@ std::size_t translator::translate_kernel(std::size_t qualifier) {
     kernel_body body;
     body.name = signature.name;
     body.symbol = signature.symbol;
-    if (launch_bounds) body.launch_bounds = "__launch_bounds__(" + *launch_bounds + ") ";
+    if (launch_bounds && !options_.register_limit)
+        body.launch_bounds = "__launch_bounds__(" + *launch_bounds + ") ";
     tokens_[name_index].replacement = body_name(signature.name);
     std::vector<std::pair<std::size_t, std::size_t>> ranges;
     std::size_t begin = next_index(open);

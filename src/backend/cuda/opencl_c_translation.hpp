@@ -49,6 +49,9 @@ struct translation_options {
     std::vector<std::pair<std::string, std::string>> macros;
     /// -cl-single-precision-constant: unsuffixed floating literals become float.
     bool single_precision_constants = false;
+    /// -cl-nv-maxrregcount: kernels get no launch bounds from reqd_work_group_size, since NVRTC
+    /// would size their registers by the bounds and ignore --maxrregcount.
+    bool register_limit = false;
 };
 
 struct translation {
