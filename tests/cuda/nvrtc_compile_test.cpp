@@ -161,26 +161,6 @@ TEST_F(NvrtcCompile, GemmWarpgroupKernelsOfEveryLayoutForHopper) {
                      bf16,
                      false,
                      false});
-    // 32-deep stages in the 64-byte swizzle (every layout where two work-groups share a compute
-    // unit, each held to its share of the registers), and for one work-group a compute unit.
-    const auto expect_shared_unit_compiles = [&](std::size_t groups, bool ta, bool tb) {
-        const gemm_warpgroup_kernel kernel{{.block_rows = 128,
-                                            .block_columns = groups == 1 ? 128u : 64u,
-                                            .stages = 2,
-                                            .block_depth = 32,
-                                            .groups_per_unit = groups,
-                                            .tile_maps = true},
-                                           bf16,
-                                           ta,
-                                           tb};
-        SCOPED_TRACE(kernel.key());
-        EXPECT_EQ(kernel.build_options().empty(), groups == 1);
-        expect_cubin(compile({kernel.source()}, kernel.build_options()));
-    };
-    for (const bool a_transposed : {false, true})
-        for (const bool b_transposed : {false, true})
-            expect_shared_unit_compiles(2, a_transposed, b_transposed);
-    expect_shared_unit_compiles(1, false, false);
 }
 
 TEST_F(NvrtcCompile, NvidiaRegisterLimitReachesNvrtc) {

@@ -71,9 +71,6 @@ struct gemm_warpgroup_kernel {
     std::string source() const;
     /// The tile-map feed's kernel (gemm_warpgroup_tma.cpp).
     std::string tile_map_source() const;
-    /// The build options of its program: where work-groups share a compute unit, the registers
-    /// each work-item may take so that they fit together.
-    std::string build_options() const;
 };
 
 /// Whether a tensor-core kernel takes the problem: A and B both f16 or both bf16 with C float or

@@ -126,12 +126,10 @@ constexpr tuning_key_number<gemm_tensor_tiles> tensor_key_numbers[] = {
     {"s", {&gemm_tensor_tiles::stages}}};
 constexpr tuning_key_format<gemm_tensor_tiles> tensor_key_format{tensor_key_numbers};
 
-/// "256x128 s4 d64 g1 tma" ("tma": fed by tile maps; d and g may be left out)
+/// "256x128 s4 tma" ("tma": fed by tile maps)
 constexpr tuning_key_number<gemm_warpgroup_tiles> warpgroup_key_numbers[] = {
     {"", {&gemm_warpgroup_tiles::block_rows, &gemm_warpgroup_tiles::block_columns}},
-    {"s", {&gemm_warpgroup_tiles::stages}},
-    {"d", {&gemm_warpgroup_tiles::block_depth}},
-    {"g", {&gemm_warpgroup_tiles::groups_per_unit}}};
+    {"s", {&gemm_warpgroup_tiles::stages}}};
 constexpr tuning_key_flag<gemm_warpgroup_tiles> warpgroup_key_flags[] = {
     {"tma", &gemm_warpgroup_tiles::tile_maps}};
 constexpr tuning_key_format<gemm_warpgroup_tiles> warpgroup_key_format{warpgroup_key_numbers,

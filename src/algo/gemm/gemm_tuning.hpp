@@ -92,46 +92,32 @@ struct gemm_tensor_tiles {
 ///   which stages are full and which are free.
 struct gemm_warpgroup_tiles {
     std::size_t block_rows = 128, block_columns = 256, stages = 4;
-    /// k per stage: 64, a 128-byte row of 16-bit elements (the 128-byte swizzle), or with tile
-    /// maps 32, a 64-byte row (the 64-byte swizzle: half the local memory a stage, for devices
-    /// that give a work-group 48 KiB).
-    std::size_t block_depth = 64;
-    /// With tile maps, the work-groups that share a compute unit: 1, whose multiplying
-    /// warpgroups take the copying one's registers (setmaxnreg), or 2, each held to its share of
-    /// the registers (gemm_warpgroup_kernel::build_options; three would leave 56 registers, fewer
-    /// than a wgmma of 64 x 64 needs).
-    std::size_t groups_per_unit = 1;
     /// How the stages are filled: one work-item's copies of whole tiles through tile maps,
     /// Hopper's tensor memory accelerator (gemm_warpgroup_tma.cpp), or every work-item's cp.async
     /// copies of 16 bytes (gemm_warpgroup.cpp).
     bool tile_maps = false;
+    /// k per stage: one 128-byte row of 16-bit elements, the swizzle's width.
+    static constexpr std::size_t block_depth = 64;
 
     std::size_t work_group_size() const noexcept { return tile_maps ? 3 * 128 : 2 * block_rows; }
-    /// Bytes of one swizzled row: block_depth 16-bit elements, the swizzle's span.
-    std::size_t swizzle_bytes() const noexcept { return block_depth * 2; }
-    /// The staging buffers, 1 KiB to align them to the swizzle's pattern (1024 bytes at most),
-    /// and with tile maps two 8-byte barriers per stage.
+    /// The staging buffers, 1 KiB to align them to the swizzle's 1024-byte pattern, and with tile
+    /// maps two 8-byte barriers per stage.
     std::size_t local_bytes() const noexcept {
         return stages * block_depth * (block_rows + block_columns) * 2 + 1024 +
                (tile_maps ? 16 * stages : 0);
     }
     /// The shapes the kernels take: an N that wgmma has; copies: whole warpgroups of 64 rows,
-    /// one to three tiles in flight, 64-deep stages; tile maps: 64 or 128 rows per multiplying
-    /// warpgroup, at most 128 accumulators per work-item,
-    /// two to eight stages, 32- or 64-deep; two work-groups that share a compute unit: 128 x 64
-    /// blocks (a wgmma of 64 x 128 takes more than the 80 registers each is left).
+    /// one to three tiles in flight; tile maps: 64 or 128 rows per multiplying warpgroup, at
+    /// most 128 accumulators per work-item, two to eight stages.
     bool fits_together() const noexcept {
         const bool width = block_columns == 64 || block_columns == 128 || block_columns == 256;
-        const bool shares = groups_per_unit == 1 ||
-                            (groups_per_unit == 2 && block_rows == 128 && block_columns == 64);
         if (tile_maps)
             return width && (block_rows == 128 || block_rows == 256) &&
-                   block_rows / 128 * block_columns <= 256 && stages >= 2 && stages <= 8 &&
-                   (block_depth == 32 || block_depth == 64) && shares;
+                   block_rows / 128 * block_columns <= 256 && stages >= 2 && stages <= 8;
         return width && block_rows % 64 == 0 && block_rows >= 64 && block_rows <= 256 &&
-               stages >= 3 && stages <= 5 && block_depth == 64 && groups_per_unit == 1;
+               stages >= 3 && stages <= 5;
     }
-    /// "256x128 s4 d64 g1", and " tma" for tile maps, for program keys.
+    /// "256x128 s4", and " tma" for tile maps, for program keys.
     std::string key() const;
 };
 

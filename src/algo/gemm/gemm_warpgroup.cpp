@@ -39,7 +39,7 @@ void emit_tile_copy(source_builder& b, const swizzled_tile& s, const std::string
                ") : 0u;");
         const std::string to = "stage_memory + " + stage + " + " + uint_literal(s.offset) +
                                " + q / 8u * " + uint_literal(s.block_bytes()) + " + r * " +
-                               uint_literal(s.swizzle_bytes) + " + ((q % 8u) ^ (r % 8u)) * 16u";
+                               uint_literal(warpgroup_row_bytes) + " + ((q % 8u) ^ (r % 8u)) * 16u";
         b.line("kiln_copy_async_16((local ushort*)(" + to + "), bytes ? " + l.name + " + outer * " +
                l.name + "_leading + inner : " + l.name + ", bytes);");
         b.close();
@@ -48,12 +48,9 @@ void emit_tile_copy(source_builder& b, const swizzled_tile& s, const std::string
 
 std::string generate(const gemm_warpgroup_kernel& shape) {
     const gemm_warpgroup_tiles& t = shape.tiles;
-    const std::size_t depth = t.block_depth, group = t.work_group_size();
-    // 64-deep stages only (fits_together): the 128-byte swizzle.
-    swizzled_tile a{operand_tile_of(true, shape.a_transposed, t.block_rows, depth),
-                    t.swizzle_bytes()};
-    swizzled_tile bl{operand_tile_of(false, shape.b_transposed, t.block_columns, depth),
-                     t.swizzle_bytes()};
+    const std::size_t depth = gemm_warpgroup_tiles::block_depth, group = t.work_group_size();
+    swizzled_tile a{operand_tile_of(true, shape.a_transposed, t.block_rows, depth)};
+    swizzled_tile bl{operand_tile_of(false, shape.b_transposed, t.block_columns, depth)};
     bl.offset = a.bytes();
     const std::size_t stage_bytes = a.bytes() + bl.bytes();
     const std::size_t registers = t.block_columns / 2;

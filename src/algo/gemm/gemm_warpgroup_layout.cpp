@@ -4,15 +4,17 @@
 namespace kiln::detail {
 namespace {
 
-/// A k16 step's offset within a swizzled row (k inner): 16 elements of 2 bytes.
-constexpr std::size_t k_step_inner = 32;
+/// A k16 step's offset within a swizzled row (k inner), or its 16 rows (k outer).
+constexpr std::size_t k_step_inner = 32, k_step_outer = 16 * warpgroup_row_bytes;
+/// The distance between the 8-row groups that the swizzle pattern repeats over.
+constexpr std::size_t swizzle_group = 8 * warpgroup_row_bytes;
 
 // A wgmma matrix descriptor: the start address and the two strides in 16-byte units, and the
-// swizzle in bits 62-63 (1: 128 bytes, 2: 64 bytes).
+// 128-byte swizzle (mode 1, bits 62-63).
 constexpr const char* descriptor_function =
-    R"(ulong kiln_wgmma_descriptor(uint address, uint leading, uint stride, uint swizzle) {
+    R"(ulong kiln_wgmma_descriptor(uint address, uint leading, uint stride) {
     return (ulong)((address & 0x3FFFFu) >> 4) | ((ulong)(leading >> 4) << 16) |
-           ((ulong)(stride >> 4) << 32) | ((ulong)swizzle << 62);
+           ((ulong)(stride >> 4) << 32) | ((ulong)1 << 62);
 }
 )";
 
@@ -20,19 +22,14 @@ constexpr const char* descriptor_function =
 
 std::string warpgroup_descriptor(const swizzled_tile& s, const std::string& rows, std::size_t kk) {
     const std::string start = "stage + " + uint_literal(s.offset) + " + ";
-    // The distance between the 8-row groups that the swizzle pattern repeats over.
-    const std::size_t swizzle_group = 8 * s.swizzle_bytes;
-    const std::string swizzle = s.swizzle_bytes == 128 ? "1u" : "2u";
     if (s.tile.k_is_inner)
-        return "kiln_wgmma_descriptor(" + start + rows + " * " + uint_literal(s.swizzle_bytes) +
+        return "kiln_wgmma_descriptor(" + start + rows + " * " + uint_literal(warpgroup_row_bytes) +
                " + " + uint_literal(kk * k_step_inner) + ", 16u, " + uint_literal(swizzle_group) +
-               ", " + swizzle + ")";
-    // k outer: blocks of swizzle_bytes / 2 elements of m (n), one after another; a k16 step is
-    // 16 of their rows.
-    return "kiln_wgmma_descriptor(" + start + rows + " / " + uint_literal(s.block_elements()) +
-           " * " + uint_literal(s.block_bytes()) + " + " + uint_literal(kk * 16 * s.swizzle_bytes) +
-           ", " + uint_literal(s.block_bytes()) + ", " + uint_literal(swizzle_group) + ", " +
-           swizzle + ")";
+               ")";
+    // k outer: blocks of 64 elements of m (n), one after another.
+    return "kiln_wgmma_descriptor(" + start + rows + " / 64u * " + uint_literal(s.block_bytes()) +
+           " + " + uint_literal(kk * k_step_outer) + ", " + uint_literal(s.block_bytes()) + ", " +
+           uint_literal(swizzle_group) + ")";
 }
 
 void define_warpgroup_descriptor(source_builder& b) {

@@ -14,17 +14,17 @@
 
 namespace kiln::detail {
 
-/// The local layout of one operand's tile, in rows of `swizzle_bytes` (128: 64 elements of 16
-/// bits; 64: 32 elements): `outer` rows per block of that many elements of `inner`, the blocks
-/// one after another; the 16-byte chunk c of row r lies at chunk c ^ (r % 8) (128 bytes) or
-/// c ^ (r / 2 % 4) (64 bytes) of its row. These are wgmma's swizzles, which spread the rows
-/// wgmma reads together over every bank, and the layouts a tile map's swizzles write.
+/// Bytes of one swizzled row: 64 elements of 16 bits, the swizzle's span.
+inline constexpr std::size_t warpgroup_row_bytes = 128;
+
+/// The local layout of one operand's tile: `outer` rows of 128 bytes per block of 64 elements of
+/// `inner`, the blocks one after another; the 16-byte chunk c of row r lies at chunk c ^ (r % 8)
+/// of its row (wgmma's 128-byte swizzle, which spreads the rows wgmma reads together over every
+/// bank, and the layout a tile map's 128-byte swizzle writes).
 struct swizzled_tile {
     operand_tile tile;
-    std::size_t swizzle_bytes = 128;
     std::size_t offset = 0;  ///< within a stage, in bytes
-    std::size_t block_elements() const { return swizzle_bytes / 2; }
-    std::size_t block_bytes() const { return tile.outer * swizzle_bytes; }
+    std::size_t block_bytes() const { return tile.outer * warpgroup_row_bytes; }
     std::size_t bytes() const { return tile.outer * tile.inner * 2; }
 };
 

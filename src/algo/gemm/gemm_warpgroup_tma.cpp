@@ -21,6 +21,8 @@ namespace kiln::detail {
 namespace {
 
 constexpr const char* tma_kernel = "kiln_gemm_warpgroup_tma";
+/// Elements per box row: one swizzled row of 128 bytes.
+constexpr std::size_t box_inner = 64;
 /// The warps that multiply, each arriving once on a stage's "free" barrier.
 constexpr std::size_t multiplying_warps = 8;
 
@@ -31,20 +33,16 @@ struct tma_layout {
 
 tma_layout layout_of(const gemm_warpgroup_kernel& shape) {
     const gemm_warpgroup_tiles& t = shape.tiles;
-    tma_layout l{
-        {operand_tile_of(true, shape.a_transposed, t.block_rows, t.block_depth), t.swizzle_bytes()},
-        {operand_tile_of(false, shape.b_transposed, t.block_columns, t.block_depth),
-         t.swizzle_bytes()}};
+    tma_layout l{{operand_tile_of(true, shape.a_transposed, t.block_rows, t.block_depth)},
+                 {operand_tile_of(false, shape.b_transposed, t.block_columns, t.block_depth)}};
     l.b.offset = l.a.bytes();
     return l;
 }
 
-/// The copies of one operand's tile of the stage at local address `stage`: a box of one swizzled
-/// row's elements (E) x outer per block of E of inner, at (inner start + E j, outer start, batch
-/// entry).
+/// The copies of one operand's tile of the stage at local address `stage`: a box of 64 x outer
+/// elements per block of 64 of inner, at (inner start + 64 j, outer start, batch entry).
 void emit_tile_copies(source_builder& b, const swizzled_tile& s) {
     const operand_tile& l = s.tile;
-    const std::size_t box_inner = s.block_elements();
     for (std::size_t j = 0; j < l.inner / box_inner; ++j)
         b.line("kiln_tile_copy(stage + " + uint_literal(s.offset + j * s.block_bytes()) + ", " +
                l.name + "_map, (int)(" + l.inner_start + " + " + uint_literal(j * box_inner) +
@@ -94,10 +92,8 @@ std::string generate_tile_map_kernel(const gemm_warpgroup_kernel& shape) {
     b.close();
     b.local_barrier();
 
-    // One work-group a compute unit: the multiplying warpgroups take the copying one's registers.
-    const bool hand_over_registers = t.groups_per_unit == 1;
     b.open("if (warpgroup == 2u)");
-    if (hand_over_registers) b.line("kiln_registers_release_to_40();");
+    b.line("kiln_registers_release_to_40();");
     b.open("if (tid == 256u)");
     b.open("for (ulong tile = 0; tile < depth_tiles; ++tile)");
     b.line("const uint slot = (uint)(tile % " + uint_literal(stages) + ");");
@@ -116,7 +112,7 @@ std::string generate_tile_map_kernel(const gemm_warpgroup_kernel& shape) {
     b.close();
 
     b.open("else");
-    if (hand_over_registers) b.line("kiln_registers_take_232();");
+    b.line("kiln_registers_take_232();");
     b.line("float d[" + std::to_string(m64_tiles * registers) + "];");
     b.open("for (ulong tile = 0; tile < depth_tiles; ++tile)");
     b.line("const uint slot = (uint)(tile % " + uint_literal(stages) + ");");
@@ -157,7 +153,7 @@ std::string generate_tile_map_kernel(const gemm_warpgroup_kernel& shape) {
 }
 
 /// The tile map of operand `x` whose block tile is `s`: the stored matrix (columns inner, then
-/// rows, then batch entries), boxes of one swizzled row's elements x outer.
+/// rows, then batch entries), boxes of 64 x outer elements.
 tile_map operand_map(const gemm_operand& x, const swizzled_tile& s) {
     const std::uint64_t element = element_bytes(x.element);
     const std::uint64_t row_bytes = x.leading_dimension * element;
@@ -171,9 +167,8 @@ tile_map operand_map(const gemm_operand& x, const swizzled_tile& s) {
     r.strides_bytes = {
         std::max<std::uint64_t>(row_bytes, 16),
         batched ? x.batch_stride * element : std::max<std::uint64_t>(row_bytes * r.extents[1], 16)};
-    r.box = {static_cast<std::uint32_t>(s.block_elements()),
-             static_cast<std::uint32_t>(s.tile.outer), 1};
-    r.swizzle_bytes = s.swizzle_bytes;
+    r.box = {static_cast<std::uint32_t>(box_inner), static_cast<std::uint32_t>(s.tile.outer), 1};
+    r.swizzle_bytes = warpgroup_row_bytes;
     return encode_tile_map(*x.storage, r);
 }
 
@@ -183,14 +178,6 @@ std::string gemm_warpgroup_kernel::tile_map_source() const {
     return generate_tile_map_kernel(*this);
 }
 
-std::string gemm_warpgroup_kernel::build_options() const {
-    if (tiles.groups_per_unit <= 1) return {};
-    // A compute unit's 64 Ki registers over its work-groups' work-items, in the units of 8 per
-    // work-item that they are allocated in.
-    const std::size_t share = 65536 / (tiles.groups_per_unit * tiles.work_group_size()) / 8 * 8;
-    return "-cl-nv-maxrregcount " + std::to_string(share);
-}
-
 event run_warpgroup_tma_gemm(const queue& q, const gemm_problem& problem,
                              const gemm_warpgroup_tiles& tiles) {
     const gemm_warpgroup_kernel shape{tiles, gemm_types_of(problem), problem.a.transposed,
@@ -198,7 +185,7 @@ event run_warpgroup_tma_gemm(const queue& q, const gemm_problem& problem,
     const gemm_types& types = shape.types;
     const algorithm_program& program = algorithm_program_for(
         q.device(), shape.key(), [&] { return std::vector{tma_description(types)}; },
-        [&] { return shape.source(); }, shape.build_options());
+        [&] { return shape.source(); });
     const tma_layout l = layout_of(shape);
     const std::size_t group = tiles.work_group_size();
     const std::size_t groups = gemm_block_count(problem, tiles.block_rows, tiles.block_columns);
