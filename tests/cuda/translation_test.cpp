@@ -248,6 +248,16 @@ TEST(Translation, KernelAttributesAndPrototypes) {
                          "void empty(::kiln_opencl::detail::launch_info kiln_launch_parameter) {"));
 }
 
+// NVRTC sizes a kernel's registers by its launch bounds and then ignores --maxrregcount: under
+// NVIDIA's register limit option, the required work-group size gives no bounds.
+TEST(Translation, RegisterLimitDropsLaunchBounds) {
+    const std::string source =
+        "__kernel __attribute__((reqd_work_group_size(64, 1, 1))) void k(global float* x) { x[0] = "
+        "0; }\n";
+    EXPECT_TRUE(contains(body(translate(source)), "__launch_bounds__"));
+    EXPECT_FALSE(contains(body(translate(source, "-cl-nv-maxrregcount 32")), "__launch_bounds__"));
+}
+
 TEST(Translation, WorkItemFunctionsOutsideKernelsReadTheSharedCopy) {
     const auto inside = translate(kiln_test::vector_add_source);
     EXPECT_FALSE(contains(inside.source, "__syncthreads()"));
