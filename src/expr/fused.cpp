@@ -142,16 +142,55 @@ bool trace(const held_statement& statement, Entry&& entry) {
     return true;
 }
 
+/// The lists that a group fills, empty between groups: a thread's groups take them in turn, so
+/// that a time stepper's blocks allocate none of them after the first (each holds more than the
+/// small allocations a heap serves fastest: a Lorenz step's launch takes 47 arguments).
+struct group_lists {
+    std::vector<held_statement> statements;
+    fused_signature signature;
+    group_trace trace;
+    std::vector<const void*> numbered;
+    std::vector<std::pair<const void*, const void*>> memory_of;
+    std::vector<kernel_argument> arguments;
+};
+group_lists& spare_group_lists() {
+    thread_local group_lists spare;
+    return spare;
+}
+
+/// `list`, emptied, into `spare` where that has no storage of its own.
+template <class List>
+void give_back(List& list, List& spare) noexcept {
+    list.clear();
+    if (spare.capacity() == 0) spare.swap(list);
+}
+
 }  // namespace
 
 class fused_group final : public held_work {
   public:
     explicit fused_group(const queue& q) : queue_(q) {
+        group_lists& spare = spare_group_lists();
+        statements_.swap(spare.statements);
+        signature_.swap(spare.signature);
+        trace_.swap(spare.trace);
+        numbered_.swap(spare.numbered);
+        memory_of_.swap(spare.memory_of);
         statements_.reserve(typical_statements);
         signature_.reserve(typical_signature);
         numbered_.reserve(typical_vectors);
         memory_of_.reserve(typical_vectors);
     }
+    ~fused_group() {
+        group_lists& spare = spare_group_lists();
+        give_back(statements_, spare.statements);
+        give_back(signature_, spare.signature);
+        give_back(trace_, spare.trace);
+        give_back(numbered_, spare.numbered);
+        give_back(memory_of_, spare.memory_of);
+    }
+    fused_group(const fused_group&) = delete;
+    fused_group& operator=(const fused_group&) = delete;
 
     bool joins(const layout& parts) const {
         return parts.size() == 1 && parts[0].size > 0 && &parts[0].queue.impl() == &queue_.impl() &&
@@ -182,7 +221,7 @@ class fused_group final : public held_work {
         const bool repeated = following_ && matched_ == last.held.size() && last.launch;
         if (!repeated && following_) stop_following(statements_.size());
         std::vector<held_statement> statements = std::exchange(statements_, {});
-        const fused_signature signature = std::exchange(signature_, {});
+        fused_signature signature = std::exchange(signature_, {});
         group_trace traced = std::exchange(trace_, {});
         memory_of_.clear();
         numbered_.clear();
@@ -202,7 +241,13 @@ class fused_group final : public held_work {
                 }
                 return fused_source(statements, policy, target_features_for(dev));
             });
-        std::vector<kernel_argument> args;
+        // The thread's list of launch arguments, empty again once the launch has them (a
+        // launch from within this one finds this group empty and takes none).
+        std::vector<kernel_argument>& args = spare_group_lists().arguments;
+        struct emptied {
+            std::vector<kernel_argument>& list;
+            ~emptied() { list.clear(); }
+        } empty_after{args};
         args.reserve(1 + launch.passed_arguments.size());
         args.push_back(make_argument(std::uint64_t{size_}));
         // passed_arguments is in order: one walk over the statements' arguments takes them.
@@ -217,6 +262,12 @@ class fused_group final : public held_work {
                 ++index;
             }
         kernel.launch(queue_, kernel.groups_for(size_), args);
+        for (auto& held : statements)
+            recycle_held_lists(std::move(held.arguments), std::move(held.argument_vectors));
+        // Their storage serves the group's next statements, or the thread's next group.
+        give_back(statements, statements_);
+        give_back(signature, signature_);
+        give_back(traced, trace_);
     }
 
   private:
@@ -309,7 +360,49 @@ class fused_group final : public held_work {
 
 namespace {
 thread_local fused_group* active_group = nullptr;
+
+/// Lists of enqueued statements, empty, their storage kept for the statements of later groups on
+/// this thread: as many as the statements of a few blocks.
+struct held_list_pool {
+    static constexpr std::size_t most = 64;
+    held_list_pool() {
+        arguments.reserve(most);
+        vectors.reserve(most);
+    }
+    std::vector<std::vector<kernel_argument>> arguments;
+    std::vector<std::vector<const void*>> vectors;
+};
+held_list_pool& held_lists() {
+    thread_local held_list_pool pool;
+    return pool;
+}
 }  // namespace
+
+void reuse_held_lists(std::vector<kernel_argument>& arguments, std::vector<const void*>& vectors,
+                      std::size_t capacity) {
+    held_list_pool& pool = held_lists();
+    if (!pool.arguments.empty()) {
+        arguments = std::move(pool.arguments.back());
+        pool.arguments.pop_back();
+    }
+    if (!pool.vectors.empty()) {
+        vectors = std::move(pool.vectors.back());
+        pool.vectors.pop_back();
+    }
+    arguments.reserve(capacity);
+    vectors.reserve(capacity);
+}
+
+void recycle_held_lists(std::vector<kernel_argument>&& arguments,
+                        std::vector<const void*>&& vectors) {
+    held_list_pool& pool = held_lists();
+    arguments.clear();
+    vectors.clear();
+    // Within the room reserved: a list the pool has no room for is freed instead.
+    if (pool.arguments.size() < held_list_pool::most)
+        pool.arguments.push_back(std::move(arguments));
+    if (pool.vectors.size() < held_list_pool::most) pool.vectors.push_back(std::move(vectors));
+}
 
 fused_group* active_fused_group() noexcept {
     return active_group;

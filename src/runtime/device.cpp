@@ -64,6 +64,12 @@ std::string detail::device_label(const device& dev) {
            std::string(to_string(dev.backend())) + ")";
 }
 
+std::string detail::device_label_of(const void* identity) {
+    for (const device& dev : devices())
+        if (dev.identity() == identity) return device_label(dev);
+    return "another device";
+}
+
 namespace {
 
 // One table drives both the text summary and the JSON, so the two never disagree.

@@ -9,5 +9,8 @@ namespace kiln::detail {
 
 /// `device 1 (cpu-haswell-AMD EPYC 7B13, opencl)`.
 std::string device_label(const device& dev);
+/// The label of the device in kiln::devices() whose identity() is `identity`, or "another
+/// device" where none is.
+std::string device_label_of(const void* identity);
 
 }  // namespace kiln::detail

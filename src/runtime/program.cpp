@@ -404,10 +404,10 @@ void check_launch_operands(const detail::kernel_impl& kernel, const device& kern
             throw invalid_argument_error(
                 call(), "argument " + std::to_string(i) + " is an empty image (moved from)");
         if ((image || arg.what == detail::kernel_argument::kind::buffer) &&
-            !(arg.buffer_device == q.device()))
+            arg.buffer_device != q.device().identity())
             throw invalid_argument_error(call(), "argument " + std::to_string(i) + " is " +
                                                      (image ? "an image" : "a buffer") + " on " +
-                                                     detail::device_label(arg.buffer_device) +
+                                                     detail::device_label_of(arg.buffer_device) +
                                                      ", not on the queue's " +
                                                      detail::device_label(q.device()));
     }

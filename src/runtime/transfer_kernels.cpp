@@ -65,7 +65,7 @@ kernel_argument memory_argument(const buffer_storage& storage, access mode) {
     kernel_argument arg;
     arg.what = kernel_argument::kind::buffer;
     arg.memory = storage.shared_memory();
-    arg.buffer_device = storage.device();
+    arg.buffer_device = storage.device().identity();
     arg.buffer_mode = mode;
     arg.element_type = "uchar";
     return arg;

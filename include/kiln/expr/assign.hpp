@@ -218,7 +218,7 @@ class assignment {
         std::apply([&](const auto&... t) { (t.collect(args), ...); }, targets_);
         std::apply([&](const auto&... v) { (v.collect(args), ...); }, values_);
         held_statement statement;
-        statement.argument_vectors = args.argument_vectors();
+        statement.argument_vectors = args.take_argument_vectors();
         statement.arguments = std::move(args).take();
         std::apply([&](const auto&... t) { statement.written = {&t.written_layout()...}; },
                    targets_);

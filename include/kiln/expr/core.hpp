@@ -318,6 +318,16 @@ template <class T>
 using device_scalar_t = std::conditional_t<std::is_same_v<T, bool>, std::int32_t, T>;
 
 /// The run-time arguments of one launch on one part of the data.
+/// Gives a held statement's empty lists of arguments and vectors the storage of lists that a
+/// fused group on this thread enqueued before (recycle_held_lists), or room for `capacity`: a
+/// time stepper's block allocates no lists after its first steps.
+void reuse_held_lists(std::vector<kernel_argument>& arguments, std::vector<const void*>& vectors,
+                      std::size_t capacity);
+/// Keeps the storage of an enqueued statement's lists for reuse_held_lists (what they held is
+/// released now).
+void recycle_held_lists(std::vector<kernel_argument>&& arguments,
+                        std::vector<const void*>&& vectors);
+
 class argument_list {
   public:
     /// `capacity`: how many arguments the launch takes, where the caller knows (its kernel's
@@ -331,8 +341,7 @@ class argument_list {
     struct identify_vectors {};
     argument_list(std::size_t part, std::size_t part_begin, identify_vectors)
         : part_(part), part_begin_(part_begin), identifying_(true) {
-        args_.reserve(typical_held_arguments);
-        vectors_.reserve(typical_held_arguments);
+        reuse_held_lists(args_, vectors_, typical_held_arguments);
     }
 
     /// Which part of a multi-device layout this launch covers, and its first element's index.
@@ -341,15 +350,15 @@ class argument_list {
 
     template <class T>
     void scalar(const T& value) {
-        set_argument(args_.emplace_back(), static_cast<device_scalar_t<T>>(value));
+        set_argument(next(), static_cast<device_scalar_t<T>>(value));
     }
     template <class T, access A>
     void buffer(const kiln::buffer<T, A>& memory) {
-        set_argument(args_.emplace_back(), memory);
+        set_argument(next(), memory);
     }
     template <class T>
     void local(std::size_t count) {
-        set_argument(args_.emplace_back(), kiln::local<T>(count));
+        set_argument(next(), kiln::local<T>(count));
     }
     /// Mirrors generator::first_use, so that shared parts pass their arguments once.
     bool first_use(std::uint64_t key) {
@@ -361,14 +370,10 @@ class argument_list {
     /// The argument just pushed is vector `vector` (its layout's address) read or written at
     /// the element's own index; what fused groups forward from register to register.
     void vector_identity(const void* vector) {
-        if (identifying_) vectors_.emplace_back(args_.size() - 1, vector);
+        if (identifying_) vectors_.back() = vector;
     }
-    /// The vector of each argument (null for the others), when identifying.
-    std::vector<const void*> argument_vectors() const {
-        std::vector<const void*> vectors(args_.size(), nullptr);
-        for (const auto& [argument, vector] : vectors_) vectors[argument] = vector;
-        return vectors;
-    }
+    /// The vector of each argument (null for the others), when identifying; taken from the list.
+    std::vector<const void*> take_argument_vectors() { return std::move(vectors_); }
     std::vector<kernel_argument> take() && { return std::move(args_); }
 
   private:
@@ -382,8 +387,15 @@ class argument_list {
     std::vector<kernel_argument> args_;
     std::vector<std::uint64_t> seen_;
     bool identifying_ = false;
-    /// The arguments that are vectors read or written at the element's index, by index.
-    std::vector<std::pair<std::size_t, const void*>> vectors_;
+    /// When identifying, per argument: the vector it reads or writes at the element's index, or
+    /// null.
+    std::vector<const void*> vectors_;
+
+    /// A new argument at the end of the list (and its place among the vectors).
+    kernel_argument& next() {
+        if (identifying_) vectors_.push_back(nullptr);
+        return args_.emplace_back();
+    }
 };
 
 /// Collects what the operands of one statement say about their sizes, devices and vectors, and

@@ -115,7 +115,7 @@ kernel_argument fft_buffer_argument(const buffer_storage& storage) {
     kernel_argument arg;
     arg.what = kernel_argument::kind::buffer;
     arg.memory = storage.shared_memory();
-    arg.buffer_device = storage.device();
+    arg.buffer_device = storage.device().identity();
     arg.buffer_mode = storage.mode();
     arg.size = storage.bytes();
     return arg;

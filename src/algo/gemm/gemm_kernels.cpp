@@ -18,7 +18,7 @@ kernel_argument gemm_storage_argument(const buffer_storage& storage, gemm_elemen
     kernel_argument arg;
     arg.what = kernel_argument::kind::buffer;
     arg.memory = storage.shared_memory();
-    arg.buffer_device = storage.device();
+    arg.buffer_device = storage.device().identity();
     arg.buffer_mode = storage.mode();
     arg.size = storage.bytes();
     arg.element_type = opencl_name_literal(element);
