@@ -262,8 +262,10 @@ class fused_group final : public held_work {
                 ++index;
             }
         kernel.launch(queue_, kernel.groups_for(size_), args);
-        for (auto& held : statements)
-            recycle_held_lists(std::move(held.arguments), std::move(held.argument_vectors));
+        for (auto& held : statements) {
+            recycle_argument_list(std::move(held.arguments));
+            recycle_vector_list(std::move(held.argument_vectors));
+        }
         // Their storage serves the group's next statements, or the thread's next group.
         give_back(statements, statements_);
         give_back(signature, signature_);
@@ -360,49 +362,7 @@ class fused_group final : public held_work {
 
 namespace {
 thread_local fused_group* active_group = nullptr;
-
-/// Lists of enqueued statements, empty, their storage kept for the statements of later groups on
-/// this thread: as many as the statements of a few blocks.
-struct held_list_pool {
-    static constexpr std::size_t most = 64;
-    held_list_pool() {
-        arguments.reserve(most);
-        vectors.reserve(most);
-    }
-    std::vector<std::vector<kernel_argument>> arguments;
-    std::vector<std::vector<const void*>> vectors;
-};
-held_list_pool& held_lists() {
-    thread_local held_list_pool pool;
-    return pool;
-}
 }  // namespace
-
-void reuse_held_lists(std::vector<kernel_argument>& arguments, std::vector<const void*>& vectors,
-                      std::size_t capacity) {
-    held_list_pool& pool = held_lists();
-    if (!pool.arguments.empty()) {
-        arguments = std::move(pool.arguments.back());
-        pool.arguments.pop_back();
-    }
-    if (!pool.vectors.empty()) {
-        vectors = std::move(pool.vectors.back());
-        pool.vectors.pop_back();
-    }
-    arguments.reserve(capacity);
-    vectors.reserve(capacity);
-}
-
-void recycle_held_lists(std::vector<kernel_argument>&& arguments,
-                        std::vector<const void*>&& vectors) {
-    held_list_pool& pool = held_lists();
-    arguments.clear();
-    vectors.clear();
-    // Within the room reserved: a list the pool has no room for is freed instead.
-    if (pool.arguments.size() < held_list_pool::most)
-        pool.arguments.push_back(std::move(arguments));
-    if (pool.vectors.size() < held_list_pool::most) pool.vectors.push_back(std::move(vectors));
-}
 
 fused_group* active_fused_group() noexcept {
     return active_group;

@@ -78,7 +78,7 @@ class assignment {
             args.scalar<std::uint64_t>(part.size);
             std::apply([&](const auto&... t) { (t.collect(args), ...); }, targets_);
             std::apply([&](const auto&... v) { (v.collect(args), ...); }, values_);
-            kernel.launch(part.queue, kernel.groups_for(part.size), std::move(args).take());
+            kernel.launch(part.queue, kernel.groups_for(part.size), args.arguments());
         }
     }
 

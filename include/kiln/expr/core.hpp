@@ -318,15 +318,16 @@ template <class T>
 using device_scalar_t = std::conditional_t<std::is_same_v<T, bool>, std::int32_t, T>;
 
 /// The run-time arguments of one launch on one part of the data.
-/// Gives a held statement's empty lists of arguments and vectors the storage of lists that a
-/// fused group on this thread enqueued before (recycle_held_lists), or room for `capacity`: a
-/// time stepper's block allocates no lists after its first steps.
-void reuse_held_lists(std::vector<kernel_argument>& arguments, std::vector<const void*>& vectors,
-                      std::size_t capacity);
-/// Keeps the storage of an enqueued statement's lists for reuse_held_lists (what they held is
-/// released now).
-void recycle_held_lists(std::vector<kernel_argument>&& arguments,
-                        std::vector<const void*>&& vectors);
+/// Gives an empty list of arguments (vectors) the storage of a list that a launch on this thread
+/// finished with (recycle_argument_list, recycle_vector_list), or room for `capacity`: statements
+/// run again and again (a time stepper's) allocate no lists after their first runs. Lists of
+/// arguments are larger than the allocations a heap serves fastest (a kernel_argument is 112
+/// bytes; a Lorenz step's fused launch takes 47).
+void reuse_argument_list(std::vector<kernel_argument>& arguments, std::size_t capacity);
+void reuse_vector_list(std::vector<const void*>& vectors, std::size_t capacity);
+/// Keeps the storage of a list for reuse on this thread; what it held is released now.
+void recycle_argument_list(std::vector<kernel_argument>&& arguments) noexcept;
+void recycle_vector_list(std::vector<const void*>&& vectors) noexcept;
 
 class argument_list {
   public:
@@ -335,14 +336,22 @@ class argument_list {
     argument_list(std::size_t part, std::size_t part_begin,
                   std::size_t capacity = typical_arguments)
         : part_(part), part_begin_(part_begin) {
-        args_.reserve(capacity);
+        reuse_argument_list(args_, capacity);
     }
     /// For a statement of a fused group: also records which vector each argument is.
     struct identify_vectors {};
     argument_list(std::size_t part, std::size_t part_begin, identify_vectors)
         : part_(part), part_begin_(part_begin), identifying_(true) {
-        reuse_held_lists(args_, vectors_, typical_held_arguments);
+        reuse_argument_list(args_, typical_held_arguments);
+        reuse_vector_list(vectors_, typical_held_arguments);
     }
+    /// Lists not taken go back for reuse.
+    ~argument_list() {
+        recycle_argument_list(std::move(args_));
+        recycle_vector_list(std::move(vectors_));
+    }
+    argument_list(const argument_list&) = delete;
+    argument_list& operator=(const argument_list&) = delete;
 
     /// Which part of a multi-device layout this launch covers, and its first element's index.
     std::size_t part() const noexcept { return part_; }
@@ -375,6 +384,8 @@ class argument_list {
     /// The vector of each argument (null for the others), when identifying; taken from the list.
     std::vector<const void*> take_argument_vectors() { return std::move(vectors_); }
     std::vector<kernel_argument> take() && { return std::move(args_); }
+    /// The arguments collected, for a launch that takes them as they are.
+    std::span<const kernel_argument> arguments() const noexcept { return args_; }
 
   private:
     /// Room for the arguments of nearly every launch, so that collecting them allocates once
