@@ -19,12 +19,14 @@ step() { printf '\n=== %s\n' "$*"; }
 passed=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+# Returns ctest's status.
 run_ctest() {
-    ctest "$@" | tee "$log"
-    local total failed
+    local status=0 total failed
+    ctest "$@" | tee "$log" || status=$?
     total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$log" | tail -1)
     failed=$(sed -n 's/.* \([0-9]*\) tests failed out of.*/\1/p' "$log" | tail -1)
     passed=$((passed + ${total:-0} - ${failed:-0}))
+    return "$status"
 }
 
 step "formatting (clang-format)"
@@ -50,7 +52,18 @@ if [ "${KILN_TEST_SKIP_ASAN:-0}" != 1 ]; then
         done
     # The asan test preset turns LeakSanitizer on, with tests/lsan.supp (ASAN_OPTIONS set here
     # would not reach the tests: a test preset's environment replaces the caller's).
-    run_ctest --preset asan -j "$jobs"
+    # LeakSanitizer's tracer, which stops every thread to scan its stack at exit, now and then
+    # crashes ("Tracer caught signal 11", then "LeakSanitizer has encountered a fatal error":
+    # once in about 640 test processes of three runs on 2 cores, 2026-11-26, after the test
+    # itself had passed, and not in 6 runs of that test alone). Where every failure was such a
+    # crash, the failed tests run once more; any other failure fails the run.
+    if ! run_ctest --preset asan -j "$jobs"; then
+        failures=$(sed -n 's/.* \([0-9]*\) tests failed out of.*/\1/p' "$log" | tail -1)
+        crashes=$(grep -c "LeakSanitizer has encountered a fatal error" "$log" || true)
+        if [ "${failures:-0}" -eq 0 ] || [ "$crashes" -lt "$failures" ]; then exit 1; fi
+        step "the $failures tests whose LeakSanitizer crashed at exit, once more"
+        run_ctest --preset asan --rerun-failed
+    fi
 fi
 
 if [ "${KILN_TEST_SKIP_TSAN:-0}" != 1 ]; then
