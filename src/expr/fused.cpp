@@ -265,6 +265,7 @@ class fused_group final : public held_work {
         for (auto& held : statements) {
             recycle_argument_list(std::move(held.arguments));
             recycle_vector_list(std::move(held.argument_vectors));
+            recycle_vector_list(std::move(held.written));
         }
         // Their storage serves the group's next statements, or the thread's next group.
         give_back(statements, statements_);

@@ -114,7 +114,8 @@ void operand_check::read_elsewhere(const layout& vector, std::string_view what) 
 }
 
 void operand_check::read_elsewhere(const operand_check& operand, std::string_view what) {
-    for (const layout* vector : operand.vectors_) read_elsewhere(*vector, what);
+    for (const void* vector : operand.vectors_)
+        read_elsewhere(*static_cast<const layout*>(vector), what);
 }
 
 void operand_check::written(const layout& vector) const {

@@ -220,6 +220,7 @@ class assignment {
         held_statement statement;
         statement.argument_vectors = args.take_argument_vectors();
         statement.arguments = std::move(args).take();
+        reuse_vector_list(statement.written, count);
         std::apply([&](const auto&... t) { statement.written = {&t.written_layout()...}; },
                    targets_);
         statement.statement = std::make_unique<fused_assignment>(*this);

@@ -416,11 +416,14 @@ class operand_check {
     /// `call` names the statement in error messages. A literal (what assignments pass) is kept
     /// as it is, so that a statement that passes its checks makes no string of it.
     explicit operand_check(const char* call) : literal_call_(call) {
-        vectors_.reserve(typical_vectors);
+        reuse_vector_list(vectors_, typical_vectors);
     }
     explicit operand_check(std::string call) : call_(std::move(call)) {
-        vectors_.reserve(typical_vectors);
+        reuse_vector_list(vectors_, typical_vectors);
     }
+    ~operand_check() { recycle_vector_list(std::move(vectors_)); }
+    operand_check(const operand_check&) = default;
+    operand_check& operator=(const operand_check&) = default;
 
     /// A vector read or written element by element: the size and the split over devices must
     /// agree with every other such operand. `parts` is the vector's own layout (vector::layout()),
@@ -496,7 +499,8 @@ class operand_check {
     /// launch_layout() when it is no vector's own: no elements, or one part on a given queue.
     mutable layout made_layout_;
     std::optional<std::size_t> size_;
-    std::vector<const layout*> vectors_;
+    /// The layout of each vector operand, by address.
+    std::vector<const void*> vectors_;
     std::vector<elsewhere_read> read_elsewhere_;
     const layout* elementwise_ = nullptr;
     std::optional<kiln::queue> single_queue_;
