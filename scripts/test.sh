@@ -53,10 +53,11 @@ if [ "${KILN_TEST_SKIP_ASAN:-0}" != 1 ]; then
     # The asan test preset turns LeakSanitizer on, with tests/lsan.supp (ASAN_OPTIONS set here
     # would not reach the tests: a test preset's environment replaces the caller's).
     # LeakSanitizer's tracer, which stops every thread to scan its stack at exit, now and then
-    # crashes ("Tracer caught signal 11", then "LeakSanitizer has encountered a fatal error":
-    # once in about 640 test processes of three runs on 2 cores, 2026-11-26, after the test
-    # itself had passed, and not in 6 runs of that test alone). Where every failure was such a
-    # crash, the failed tests run once more; any other failure fails the run.
+    # crashes ("Tracer caught signal 11", then "LeakSanitizer has encountered a fatal error"):
+    # in runtime.guide, after its tests had passed, in both runs of this script from fresh clones
+    # on 2026-11-26 (2 cores), not in the two of the day before, nor in six runs of that test
+    # alone. Where every failure was such a crash, the failed tests run once more; any other
+    # failure fails the run.
     if ! run_ctest --preset asan -j "$jobs"; then
         failures=$(sed -n 's/.* \([0-9]*\) tests failed out of.*/\1/p' "$log" | tail -1)
         crashes=$(grep -c "LeakSanitizer has encountered a fatal error" "$log" || true)
