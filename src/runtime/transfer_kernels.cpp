@@ -61,16 +61,6 @@ const transfer_kernels& kernels_for(const device& dev) {
     return built.back().second;
 }
 
-kernel_argument memory_argument(const buffer_storage& storage, access mode) {
-    kernel_argument arg;
-    arg.what = kernel_argument::kind::buffer;
-    arg.memory = storage.shared_memory();
-    arg.buffer_device = storage.device().identity();
-    arg.buffer_mode = mode;
-    arg.element_type = "uchar";
-    return arg;
-}
-
 std::size_t groups_for(const device& dev, std::size_t bytes) {
     return std::clamp<std::size_t>(
         bytes / smallest_chunk, 1,
@@ -89,8 +79,9 @@ event copy_with_kernel(const queue& q, const buffer_storage& from, std::size_t f
                        const wait_list& after) {
     return kernels_for(q.device())
         .copy
-        .bind({memory_argument(from, access::in), make_argument(std::uint64_t(from_offset)),
-               memory_argument(to, access::out), make_argument(std::uint64_t(to_offset)),
+        .bind({storage_argument(from, access::in, "uchar"),
+               make_argument(std::uint64_t(from_offset)),
+               storage_argument(to, access::out, "uchar"), make_argument(std::uint64_t(to_offset)),
                make_argument(std::uint64_t(bytes))})
         .launch(q, groups_for(q.device(), bytes), 1, {}, after);
 }
@@ -105,7 +96,7 @@ event fill_with_kernel(const queue& q, const buffer_storage& to, std::size_t off
     std::memcpy(repeated.scalar_of_size(line_bytes), line.data(), line_bytes);
     return kernels_for(q.device())
         .fill
-        .bind({memory_argument(to, access::out), make_argument(std::uint64_t(offset)),
+        .bind({storage_argument(to, access::out, "uchar"), make_argument(std::uint64_t(offset)),
                make_argument(std::uint64_t(bytes)), repeated})
         .launch(q, groups_for(q.device(), bytes), 1, {}, after);
 }

@@ -214,6 +214,26 @@ std::string_view buffer_element_type() {
     }
 }
 
+/// The argument of all of `storage`'s memory, accessed as `mode`; a parameter check reads its
+/// elements as `element_type` (an OpenCL C type name that lives as long as the program; empty:
+/// not checked). For code that holds storage without its element type (transfers, GEMM, FFT).
+inline kernel_argument storage_argument(const buffer_storage& storage, access mode,
+                                        std::string_view element_type = {}) {
+    kernel_argument arg;
+    arg.what = kernel_argument::kind::buffer;
+    arg.memory = storage.shared_memory();
+    arg.buffer_device = storage.device().identity();
+    arg.buffer_mode = mode;
+    arg.size = storage.bytes();
+    arg.element_type = element_type;
+    return arg;
+}
+/// The same, accessed as the storage's own mode.
+inline kernel_argument storage_argument(const buffer_storage& storage,
+                                        std::string_view element_type = {}) {
+    return storage_argument(storage, storage.mode(), element_type);
+}
+
 /// Makes `arg`, a default-constructed argument, the argument of `value`: lists of arguments build
 /// each in its place, without a temporary to move and destroy.
 template <class T>

@@ -111,16 +111,6 @@ bool fft_length_kernels_forced() {
     return force_length_kernels.load(std::memory_order_relaxed);
 }
 
-kernel_argument fft_buffer_argument(const buffer_storage& storage) {
-    kernel_argument arg;
-    arg.what = kernel_argument::kind::buffer;
-    arg.memory = storage.shared_memory();
-    arg.buffer_device = storage.device().identity();
-    arg.buffer_mode = storage.mode();
-    arg.size = storage.bytes();
-    return arg;
-}
-
 scoped_wide_fft_indices::scoped_wide_fft_indices() : previous_(force_wide_indices.exchange(true)) {}
 scoped_wide_fft_indices::~scoped_wide_fft_indices() {
     force_wide_indices.store(previous_);
@@ -370,7 +360,7 @@ event fft_plan::run_steps(const queue& q, const std::vector<fft_step>& steps,
         }
         if (step.pipeline) {
             kernel_binding args = step.program->binding(step.kernel);
-            args.argument("in", fft_buffer_argument(storage(step.source)));
+            args.argument("in", storage_argument(storage(step.source)));
             done = launch_pipeline(q, step, std::move(args), storage(step.target), done,
                                    *step.program);
         } else {
@@ -386,7 +376,7 @@ event fft_plan::launch(const queue& q, const fft_step& step, const buffer_storag
                        const buffer_storage& target, const event& after) const {
     const algorithm_program& program = step.program ? *step.program : element_program(q.device());
     kernel_binding args = program.binding(step.kernel);
-    args.argument("in", fft_buffer_argument(source));
+    args.argument("in", storage_argument(source));
     return launch(q, step, std::move(args), target, after, program);
 }
 
@@ -415,8 +405,8 @@ void fft_plan::bind_real(kernel_binding& args, std::string_view slot, double val
 
 void fft_plan::bind_step(kernel_binding& args, const fft_step& step, const buffer_storage& target,
                          std::span<const std::uint64_t> values) const {
-    args.argument("out", fft_buffer_argument(target))
-        .argument("table", fft_buffer_argument(tables_.storage()));
+    args.argument("out", storage_argument(target))
+        .argument("table", storage_argument(tables_.storage()));
     bind_index(args, fft_index_slots[0], step.work_items);
     for (std::size_t i = 0; i < values.size(); ++i)
         bind_index(args, fft_index_slots[i + 1], values[i]);

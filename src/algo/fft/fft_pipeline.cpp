@@ -263,7 +263,7 @@ event fft_plan::launch_pipeline(const queue& q, const fft_step& step, kernel_bin
     }
     bind_step(args, step, target, step.values);
     args.local("data", fft_pipeline_local_bytes(k, shape_.double_precision))
-        .argument("ring", fft_buffer_argument(ring.bytes().storage()))
+        .argument("ring", storage_argument(ring.bytes().storage()))
         .buffer("control", held.counters)
         .scalar("chunks", static_cast<std::uint32_t>(pipeline.chunks));
     bind_index(args, "b2", pipeline.second_values[1]);

@@ -15,14 +15,7 @@ constexpr const char* opencl_name_literal(gemm_element e) {
 }  // namespace
 
 kernel_argument gemm_storage_argument(const buffer_storage& storage, gemm_element element) {
-    kernel_argument arg;
-    arg.what = kernel_argument::kind::buffer;
-    arg.memory = storage.shared_memory();
-    arg.buffer_device = storage.device().identity();
-    arg.buffer_mode = storage.mode();
-    arg.size = storage.bytes();
-    arg.element_type = opencl_name_literal(element);
-    return arg;
+    return storage_argument(storage, opencl_name_literal(element));
 }
 
 namespace {

@@ -69,9 +69,6 @@ struct fft_step {
     std::optional<fft_pipeline_step> pipeline = std::nullopt;  // when kernel is a pipeline's
 };
 
-/// A buffer as an argument of the plan's kernel launches.
-kernel_argument fft_buffer_argument(const buffer_storage& storage);
-
 /// `steps` with each pair of passes that make whole contiguous lines (a line's first and last
 /// pass, one after the other) replaced by one fft_pipeline_kernel step under `policy`, where
 /// it applies: several chunks of chunk_bytes of lines (element_bytes: the complex size).
