@@ -317,7 +317,6 @@ constexpr std::size_t combined_width() {
 template <class T>
 using device_scalar_t = std::conditional_t<std::is_same_v<T, bool>, std::int32_t, T>;
 
-/// The run-time arguments of one launch on one part of the data.
 /// Gives an empty list of arguments (vectors) the storage of a list that a launch on this thread
 /// finished with (recycle_argument_list, recycle_vector_list), or room for `capacity`: statements
 /// run again and again (a time stepper's) allocate no lists after their first runs. Lists of
@@ -329,6 +328,7 @@ void reuse_vector_list(std::vector<const void*>& vectors, std::size_t capacity);
 void recycle_argument_list(std::vector<kernel_argument>&& arguments) noexcept;
 void recycle_vector_list(std::vector<const void*>&& vectors) noexcept;
 
+/// The run-time arguments of one launch on one part of the data.
 class argument_list {
   public:
     /// `capacity`: how many arguments the launch takes, where the caller knows (its kernel's

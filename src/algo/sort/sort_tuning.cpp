@@ -102,8 +102,8 @@ radix_sort_policy plan_radix_sort(const device_properties& props, std::size_t ke
     // fit, below); rounds hold both.
     // 16-bit keys take the 4-byte keys' tile, as CUB's register scaling does (twice the items
     // would take twice the registers), and with values never more local memory than 4-byte keys;
-    // alone, the row's tile for them where it has one (measured longer on NVIDIA's OpenCL, and
-    // shorter under CUDA: docs/benchmarks.md, ## Sorting).
+    // alone, the row's tile for them where it has one (a longer one measured faster on NVIDIA's
+    // OpenCL; under CUDA none was: docs/benchmarks.md, ## Sorting).
     const std::size_t key_tile_bytes = std::max<std::size_t>(4, key_bytes);
     const std::size_t tile_bytes =
         plan.multi_split ? std::max(key_tile_bytes, value_bytes) : key_tile_bytes + value_bytes;
