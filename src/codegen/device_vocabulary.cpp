@@ -38,7 +38,15 @@ std::string inline_ptx_vocabulary() {
            "0xffffffff; }\" : \"=r\"(mask) : \"r\"(predicate));\n"
            "    return mask;\n}\n"
            "void kiln_sub_group_sync(void) {\n"
-           "    asm volatile(\"bar.warp.sync 0xffffffff;\" ::: \"memory\");\n}\n" +
+           "    asm volatile(\"bar.warp.sync 0xffffffff;\" ::: \"memory\");\n}\n"
+           // One tested bit serves the vote and the complement: C's select over a second test of
+           // the bit compiled to seven instructions a bit (the radix sort's ranking, H100).
+           "uint kiln_ballot_agree(uint x, uint bit) {\n"
+           "    uint lanes;\n"
+           "    asm(\"{ .reg .pred set; .reg .b32 masked; and.b32 masked, %1, %2; "
+           "setp.ne.u32 set, masked, 0; vote.sync.ballot.b32 %0, set, 0xffffffff; "
+           "@!set not.b32 %0, %0; }\" : \"=r\"(lanes) : \"r\"(x), \"r\"(bit));\n"
+           "    return lanes;\n}\n" +
            ptx_shuffle("up", "0") + ptx_shuffle("down", "31") +
            "void kiln_fence_acq_rel(void) {\n"
            "    asm volatile(\"fence.acq_rel.gpu;\" ::: \"memory\");\n}\n";
@@ -101,7 +109,11 @@ std::string sub_group_builtin_vocabulary(const target_features& target) {
             "uint kiln_ballot(uint predicate) {\n"
             "    return sub_group_ballot((int)predicate).x;\n}\n"
             "void kiln_sub_group_sync(void) {\n"
-            "    sub_group_barrier(CLK_LOCAL_MEM_FENCE);\n}\n";
+            "    sub_group_barrier(CLK_LOCAL_MEM_FENCE);\n}\n"
+            "uint kiln_ballot_agree(uint x, uint bit) {\n"
+            "    const uint set = x & bit;\n"
+            "    const uint lanes = sub_group_ballot(set != 0u).x;\n"
+            "    return set != 0u ? lanes : ~lanes;\n}\n";
     if (target.shuffles) text += builtin_shuffle("up") + builtin_shuffle("down");
     return text + mem_fence_acq_rel;
 }

@@ -2,6 +2,8 @@
 // and cache hints, defined once per target so that generators name them and nothing else.
 //
 //   uint  kiln_ballot(uint predicate)          lanes of the sub-group whose predicate holds
+//   uint  kiln_ballot_agree(uint x, uint bit)  lanes whose x has the one-bit mask `bit` set (or
+//                                              clear) as this lane's x has it
 //   void  kiln_sub_group_sync(void)            orders the sub-group's local memory accesses
 //   uint  kiln_shuffle_up(uint x, uint delta)  x of the lane delta below (own x where none)
 //   uint  kiln_shuffle_down(uint x, uint delta), and kiln_shuffle_up_64 / _down_64 on ulong

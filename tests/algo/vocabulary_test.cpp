@@ -55,8 +55,9 @@ std::string sub_group_source(const target_features& target) {
     kiln::detail::source_builder b;
     kiln::detail::use_device_vocabulary(b, target);
     b.begin_kernel("sub_groups", group);
-    for (const char* p : {"global uint* lanes", "global uint* ballots", "global uint* up",
-                          "global uint* down", "global ulong* up64", "global ulong* down64"})
+    for (const char* p :
+         {"global uint* lanes", "global uint* ballots", "global uint* agree", "global uint* up",
+          "global uint* down", "global ulong* up64", "global ulong* down64"})
         b.parameter(p);
     b.begin_body();
     b.line("const uint lid = get_local_id(0);");
@@ -82,6 +83,7 @@ std::string sub_group_source(const target_features& target) {
         b.line("ballots[lid] = " + call("kiln_ballot", "lid % 3u == 0u") + ";");
         if (!emulated(target)) b.line("kiln_sub_group_sync();");
     }
+    if (target.ballot) b.line("agree[lid] = kiln_ballot_agree(lid * 5u, 2u);");
     if (target.shuffles || emulated(target)) {
         b.line("up[lid] = " + call("kiln_shuffle_up", "lid * 7u + 1u, 1u") + ";");
         b.line("down[lid] = " + call("kiln_shuffle_down", "lid * 7u + 1u, 2u") + ";");
@@ -135,13 +137,14 @@ TEST_P(algo_vocabulary_test, ballots_and_shuffles_match_the_host) {
         const auto& program = kiln::detail::algorithm_program_for(
             device(), "test.vocabulary.sub_groups " + target.key(), {"sub_groups"},
             [&] { return sub_group_source(target); });
-        kiln::buffer<std::uint32_t> lanes(q, group), ballots(q, group), up(q, group),
-            down(q, group);
+        kiln::buffer<std::uint32_t> lanes(q, group), ballots(q, group), agree(q, group),
+            up(q, group), down(q, group);
         kiln::buffer<std::uint64_t> up64(q, group), down64(q, group);
-        program.kernel("sub_groups")(lanes, ballots, up, down, up64, down64)
+        program.kernel("sub_groups")(lanes, ballots, agree, up, down, up64, down64)
             .launch(q, group, group)
             .wait();
-        const auto lane = lanes.read(q), ballot = ballots.read(q), u = up.read(q), d = down.read(q);
+        const auto lane = lanes.read(q), ballot = ballots.read(q), agreeing = agree.read(q);
+        const auto u = up.read(q), d = down.read(q);
         const auto u64 = up64.read(q), d64 = down64.read(q);
         for (std::size_t lid = 0; lid < group; ++lid) {
             SCOPED_TRACE("work-item " + std::to_string(lid));
@@ -153,6 +156,13 @@ TEST_P(algo_vocabulary_test, ballots_and_shuffles_match_the_host) {
                 for (std::size_t j = 0; j < size; ++j)
                     if ((first + j) % 3 == 0) expected |= std::uint32_t{1} << j;
                 EXPECT_EQ(ballot[lid], expected);
+            }
+            if (target.ballot) {
+                const auto bit_of = [](std::size_t w) { return (w * 5 & 2) != 0; };
+                std::uint32_t expected = 0;
+                for (std::size_t j = 0; j < size; ++j)
+                    if (bit_of(first + j) == bit_of(lid)) expected |= std::uint32_t{1} << j;
+                EXPECT_EQ(agreeing[lid], expected);
             }
             if (!shuffles_run) continue;
             // OpenCL leaves lanes without a source undefined: only those with one are checked.

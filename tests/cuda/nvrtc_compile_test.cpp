@@ -854,7 +854,7 @@ TEST_F(NvrtcCompile, RadixMultiSplitWithBallotsBuilds) {
     radix_sort_shape shape = warp_multi_split_shape();
     shape.value_bytes = 4;
     const std::string source = radix_sort_source(shape);
-    EXPECT_NE(source.find("kiln_ballot("), std::string::npos);
+    EXPECT_NE(source.find("kiln_ballot_agree("), std::string::npos);
     EXPECT_NE(source.find("kiln_sub_group_sync()"), std::string::npos);
     EXPECT_NE(source.find("kiln_shuffle_up("), std::string::npos);
     expect_cubin(compile({source}));

@@ -21,7 +21,7 @@ extern "C" __global__ void every_function(unsigned* words, unsigned long long* w
     const unsigned i = threadIdx.x;
     words[i] = kiln_ballot(i & 1u) + kiln_shuffle_up(words[i], 1u) + kiln_shuffle_down(words[i], 2u);
     kiln_sub_group_sync();
-    words[i] += kiln_match_any(words[i] & 7u);
+    words[i] += kiln_match_any(words[i] & 7u) + kiln_ballot_agree(words[i], 4u);
     wide[i] = kiln_shuffle_up_64(wide[i], 1u) + kiln_shuffle_down_64(wide[i], 3u);
     kiln_store_streaming(pairs + i, kiln_load_streaming(pairs + i + 32));
     kiln_fence_acq_rel();

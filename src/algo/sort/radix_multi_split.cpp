@@ -8,7 +8,7 @@
 // peer). That order (sub-group, j, lane) is the tile's order, so the ranking is stable. Then a
 // scan over (digit, sub-group) counters gives every key its place in the tile sorted by digit.
 //
-// Peers are found by one ballot per digit bit (the device vocabulary's kiln_ballot) where the
+// Peers are found by one ballot per digit bit (the device vocabulary's kiln_ballot_agree) where the
 // target has sub-groups of 32 (or by one match.any, kiln_match_any, where the row asks for it on
 // NVIDIA GPUs: CUB's sm_90 Onesweep ranks so); otherwise each lane writes its digit to local memory
 // and reads its sub-group's 32, with work-group barriers instead of sub-group ones: slower, but the
@@ -45,15 +45,10 @@ void find_peers(source_builder& b, const radix_sort_shape& s, const std::string&
     if (s.ballots && s.match_any) {
         b.line("const uint " + peers + " = kiln_match_any(" + d + ");");
     } else if (s.ballots) {
-        // Lanes that agree with this one on every bit: each ballot keeps those whose bit is
-        // the same (the ballot itself where the bit is set, its complement where not).
-        b.line("uint " + peers + " = 0xffffffffu;");
-        for (unsigned bit = 0; bit < s.radix_bits; ++bit) {
-            const std::string set = "(" + d + " >> " + num(bit) + "u) & 1u";
-            const std::string ones = "ones" + J + "_" + num(bit);
-            b.line("const uint " + ones + " = kiln_ballot(" + set + ");");
-            b.line(peers + " &= (" + set + ") ? " + ones + " : ~" + ones + ";");
-        }
+        // Lanes that agree with this one on every bit.
+        b.line("uint " + peers + " = kiln_ballot_agree(" + d + ", 1u);");
+        for (unsigned bit = 1; bit < s.radix_bits; ++bit)
+            b.line(peers + " &= kiln_ballot_agree(" + d + ", " + num(1u << bit) + "u);");
     } else {
         b.line("kiln_lane_digits[t] = " + d + ";");
         b.local_barrier();

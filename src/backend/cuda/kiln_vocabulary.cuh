@@ -12,6 +12,17 @@ __device__ inline unsigned kiln_ballot(unsigned predicate) {
 __device__ inline void kiln_sub_group_sync() {
     __syncwarp(0xffffffffu);
 }
+// The lanes whose x has `bit` (a one-bit mask) as this lane's x has it. One tested bit serves the
+// vote and the complement: a select over a second test of the bit compiled to seven instructions
+// a bit (the radix sort's ranking, eight bits a key; H100).
+__device__ inline unsigned kiln_ballot_agree(unsigned x, unsigned bit) {
+    unsigned lanes;
+    asm("{ .reg .pred set; .reg .b32 masked; and.b32 masked, %1, %2; setp.ne.u32 set, masked, 0; "
+        "vote.sync.ballot.b32 %0, set, 0xffffffff; @!set not.b32 %0, %0; }"
+        : "=r"(lanes)
+        : "r"(x), "r"(bit));
+    return lanes;
+}
 
 __device__ inline unsigned kiln_shuffle_up(unsigned x, unsigned delta) {
     return __shfl_up_sync(0xffffffffu, x, delta);
