@@ -469,11 +469,12 @@ TEST_P(sort_test, both_radix_paths) {
     }
 }
 
-/// Float keys' bits in the radix order (docs/sorting.md), written apart from the kernels': NaNs
-/// last, negatives reversed below the positives.
+/// Float keys' bits in the radix order (docs/sorting.md), written apart from the kernels': -inf
+/// at 0, negatives reversed below the positives, and every NaN on the one value above +inf.
 std::uint32_t ordered_float_bits(std::uint32_t k) {
-    if ((k & 0x7fffffffu) > 0x7f800000u) return 0xffffffffu;
-    return (k & 0x80000000u) != 0 ? ~k : k | 0x80000000u;
+    if ((k & 0x7fffffffu) > 0x7f800000u) return 0xff000002u;
+    const std::uint32_t flipped = (k & 0x80000000u) != 0 ? ~k : k | 0x80000000u;
+    return flipped - 0x007fffffu;
 }
 
 TEST_P(sort_test, every_histogram_variant_counts_every_digit) {

@@ -173,8 +173,7 @@ std::string ordered_bits(const sort_key_info& key, bool descending) {
     // 0x7ff0000000000000.
     const unsigned long long infinity_bits = (sign_bit - 1) >> key.mantissa_bits
                                                                    << key.mantissa_bits;
-    const std::string sign = hex_literal(sign_bit, wide),
-                      exponent = hex_literal(infinity_bits, wide);
+    const std::string sign = hex_literal(sign_bit, wide);
     const std::string type = radix_bits_type(key.bytes);
     std::string ordered;
     switch (key.kind) {
@@ -185,15 +184,23 @@ std::string ordered_bits(const sort_key_info& key, bool descending) {
             ordered = "(k ^ " + sign + ")";
             break;
         case sort_key_kind::floating: {
-            // Negative numbers reversed, positive ones above them (-0 just below +0); every NaN,
-            // whatever its sign and payload, becomes the largest value so that NaNs come last.
-            // Without selects: the sign, spread over the word by an arithmetic shift, flips
-            // every bit of a negative number and only the sign bit of a positive one; a NaN's
-            // comparison (1) negated is all ones.
+            // Negative numbers reversed, positive ones above them (-0 just below +0): the sign,
+            // spread over the word by an arithmetic shift, flips every bit of a negative number
+            // and only the sign bit of a positive one. -inf then lies at the mantissa's mask and
+            // +inf at the sign and exponent; NaNs lie beyond both. Taking -inf's value away
+            // brings -inf to 0 and wraps the negative NaNs above +inf, beside the positive ones;
+            // the minimum with the value just above +inf then gathers every NaN, whatever its
+            // sign and payload, on one value, the largest. No compare and select for NaN: the
+            // radix tiles take a digit twice a key a pass, and their kernels are bound by
+            // integer instructions on an H100.
             const std::string signed_type = wide ? "long" : key.bytes == 2 ? "short" : "int";
-            ordered = "((k ^ ((" + type + ")((" + signed_type + ")k >> " + num(width - 1) + ") | " +
-                      sign + ")) | (" + type + ")(-(" + signed_type + ")((k & ~" + sign + ") > " +
-                      exponent + ")))";
+            const unsigned long long mantissa_mask = (1ull << key.mantissa_bits) - 1;
+            const unsigned long long above_infinity =
+                (sign_bit | infinity_bits) - mantissa_mask + 1;
+            const std::string flipped = "(" + type + ")(k ^ ((" + type + ")((" + signed_type +
+                                        ")k >> " + num(width - 1) + ") | " + sign + "))";
+            ordered = "min((" + type + ")(" + flipped + " - " + hex_literal(mantissa_mask, wide) +
+                      "), (" + type + ")" + hex_literal(above_infinity, wide) + ")";
             break;
         }
     }
