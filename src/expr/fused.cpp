@@ -144,14 +144,13 @@ bool trace(const held_statement& statement, Entry&& entry) {
 
 /// The lists that a group fills, empty between groups: a thread's groups take them in turn, so
 /// that a time stepper's blocks allocate none of them after the first (each holds more than the
-/// small allocations a heap serves fastest: a Lorenz step's launch takes 47 arguments).
+/// small allocations a heap serves fastest: a Lorenz step's launch takes 47 arguments). Lists of
+/// vectors and of arguments come from the thread's pools that statements share (expr/core.hpp).
 struct group_lists {
     std::vector<held_statement> statements;
     fused_signature signature;
     group_trace trace;
-    std::vector<const void*> numbered;
     std::vector<std::pair<const void*, const void*>> memory_of;
-    std::vector<kernel_argument> arguments;
 };
 group_lists& spare_group_lists() {
     thread_local group_lists spare;
@@ -174,11 +173,10 @@ class fused_group final : public held_work {
         statements_.swap(spare.statements);
         signature_.swap(spare.signature);
         trace_.swap(spare.trace);
-        numbered_.swap(spare.numbered);
         memory_of_.swap(spare.memory_of);
         statements_.reserve(typical_statements);
         signature_.reserve(typical_signature);
-        numbered_.reserve(typical_vectors);
+        reuse_vector_list(numbered_, typical_vectors);
         memory_of_.reserve(typical_vectors);
     }
     ~fused_group() {
@@ -186,8 +184,8 @@ class fused_group final : public held_work {
         give_back(statements_, spare.statements);
         give_back(signature_, spare.signature);
         give_back(trace_, spare.trace);
-        give_back(numbered_, spare.numbered);
         give_back(memory_of_, spare.memory_of);
+        recycle_vector_list(std::move(numbered_));
     }
     fused_group(const fused_group&) = delete;
     fused_group& operator=(const fused_group&) = delete;
@@ -241,14 +239,8 @@ class fused_group final : public held_work {
                 }
                 return fused_source(statements, policy, target_features_for(dev));
             });
-        // The thread's list of launch arguments, empty again once the launch has them (a
-        // launch from within this one finds this group empty and takes none).
-        std::vector<kernel_argument>& args = spare_group_lists().arguments;
-        struct emptied {
-            std::vector<kernel_argument>& list;
-            ~emptied() { list.clear(); }
-        } empty_after{args};
-        args.reserve(1 + launch.passed_arguments.size());
+        std::vector<kernel_argument> args;
+        reuse_argument_list(args, 1 + launch.passed_arguments.size());
         args.push_back(make_argument(std::uint64_t{size_}));
         // passed_arguments is in order: one walk over the statements' arguments takes them.
         auto next = launch.passed_arguments.begin();
@@ -262,6 +254,7 @@ class fused_group final : public held_work {
                 ++index;
             }
         kernel.launch(queue_, kernel.groups_for(size_), args);
+        recycle_argument_list(std::move(args));
         for (auto& held : statements) {
             recycle_argument_list(std::move(held.arguments));
             recycle_vector_list(std::move(held.argument_vectors));

@@ -5,12 +5,14 @@
 #include <cmath>
 #include <cstdint>
 #include <kiln/algo/scan.hpp>
+#include <kiln/expr/fused.hpp>
 #include <kiln/kiln.hpp>
 #include <kiln/multivector.hpp>
 #include <kiln/reduce.hpp>
 #include <kiln/stencil.hpp>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "lorenz_rk4.hpp"
@@ -319,5 +321,24 @@ TEST_P(fused_test, a_throw_leaves_the_statements_before_it_done_and_the_queue_us
 }
 
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(fused_test);
+
+// The room of held statements: aligned, apart from each other, a statement larger than a block
+// in one of its own, and the same room again once every statement has given its room back.
+TEST(statement_arena, gives_aligned_separate_room_and_takes_it_again_once_all_is_back) {
+    kiln::detail::statement_arena arena;
+    const std::vector<std::pair<std::size_t, std::size_t>> asked = {
+        {24, 8}, {1, 1}, {100, 64}, {40000, 16}, {8, 8}, {5000, 32}, {16000, 8}};
+    std::vector<std::pair<std::uintptr_t, std::size_t>> given;
+    for (const auto& [bytes, alignment] : asked) {
+        const auto at = reinterpret_cast<std::uintptr_t>(arena.take(bytes, alignment));
+        EXPECT_EQ(at % alignment, 0u) << bytes << " bytes";
+        for (const auto& [other, other_bytes] : given)
+            EXPECT_TRUE(at + bytes <= other || other + other_bytes <= at) << bytes << " bytes";
+        given.emplace_back(at, bytes);
+    }
+    for (std::size_t i = 0; i < asked.size(); ++i) arena.take_back();
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(arena.take(24, 8)), given[0].first);
+    arena.take_back();
+}
 
 }  // namespace

@@ -194,6 +194,38 @@ TEST_P(launch_allocations, an_eager_statement_allocates_nothing_of_its_own) {
     }
 }
 
+// A block of statements fused into one kernel allocates nothing of its own once the thread has
+// run two such blocks (the first one's trace stays as the thread's last group): the statements
+// take their room from the thread's arena (statement_arena), and the group's lists (statements,
+// signature, trace, the vectors it numbers) and its launch's arguments take the storage that the
+// block before finished with.
+TEST_P(launch_allocations, a_fused_block_allocates_nothing_of_its_own) {
+    kiln::queue q(device());
+    constexpr std::size_t n = 1000;
+    constexpr int blocks = 10;
+    kiln::vector<float> x(q, std::vector<float>(n, 1.0f)), z(q, std::vector<float>(n, 2.0f)),
+        y(q, n), w(q, n);
+    const auto block = [&] {
+        y = 2 * x + z;
+        w = y * z + x;
+        x = 0.5f * w;
+    };
+    kiln::fused(q, block);  // the first block generates and builds the kernel
+    kiln::fused(q, block);
+    constexpr int before = 2;
+    q.finish();
+    allocations = 0;
+    counting = true;
+    for (int b = 0; b < blocks; ++b) kiln::fused(q, block);
+    counting = false;
+    q.finish();
+    EXPECT_EQ(allocations, 0u) << blocks << " fused blocks allocated " << allocations << " times";
+    // x: 1, then ((2x + 2) * 2 + x) / 2, once a block.
+    float expected = 1.0f;
+    for (int b = 0; b < before + blocks; ++b) expected = 0.5f * ((2 * expected + 2) * 2 + expected);
+    EXPECT_EQ(x.read(), std::vector<float>(n, expected));
+}
+
 // A statement of more arguments than most (15 here, of which 11 scalars) collects them into a
 // list that earlier statements' launches finished with too.
 TEST_P(launch_allocations, an_eager_statement_of_many_arguments_allocates_nothing_of_its_own) {

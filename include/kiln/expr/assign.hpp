@@ -223,7 +223,7 @@ class assignment {
         reuse_vector_list(statement.written, count);
         std::apply([&](const auto&... t) { statement.written = {&t.written_layout()...}; },
                    targets_);
-        statement.statement = std::make_unique<fused_assignment>(*this);
+        statement.statement = make_held_statement<fused_assignment>(*this);
         return statement;
     }
     class fused_assignment final : public fused_statement {

@@ -8,6 +8,7 @@
 #include <kiln/runtime/program.hpp>
 #include <kiln/runtime/queue.hpp>
 #include <memory>
+#include <new>
 #include <string>
 #include <type_traits>
 #include <typeinfo>
@@ -44,9 +45,55 @@ class fused_statement {
     virtual fused_fragment generate(generator& g) const = 0;
 };
 
+/// The storage of the statements that a thread's fused groups hold: taken in turn from blocks
+/// that the thread keeps, and free again for the next group once no statement held is left, so
+/// that a time stepper's blocks allocate no statement after the first block.
+class statement_arena {
+  public:
+    /// The thread's arena.
+    static statement_arena& of_this_thread();
+    /// Room for an object of `bytes` aligned to `alignment`, until take_back is called once
+    /// for it.
+    void* take(std::size_t bytes, std::size_t alignment);
+    void take_back() noexcept;
+
+  private:
+    struct block {
+        std::unique_ptr<std::byte[]> bytes;
+        std::size_t size = 0;
+    };
+    std::vector<block> blocks_;
+    /// The block taken from, its bytes taken, and the statements held.
+    std::size_t block_ = 0, used_ = 0, held_ = 0;
+};
+
+/// Destroys a held statement and gives its room back to the arena it came from.
+struct statement_deleter {
+    statement_arena* arena = nullptr;
+    void operator()(fused_statement* statement) const noexcept {
+        statement->~fused_statement();
+        arena->take_back();
+    }
+};
+using held_statement_pointer = std::unique_ptr<fused_statement, statement_deleter>;
+
+/// A `Statement` made from `arguments` in the thread's arena.
+template <std::derived_from<fused_statement> Statement, class... Arguments>
+held_statement_pointer make_held_statement(Arguments&&... arguments) {
+    statement_arena& arena = statement_arena::of_this_thread();
+    void* room = arena.take(sizeof(Statement), alignof(Statement));
+    try {
+        return held_statement_pointer(new (room) Statement(std::forward<Arguments>(arguments)...),
+                                      statement_deleter{&arena});
+    } catch (...) {
+        arena.take_back();
+        throw;
+    }
+}
+
 /// A statement's run-time side: its arguments, and the vectors they and its targets are.
 struct held_statement {
-    std::unique_ptr<fused_statement> statement;
+    held_statement_pointer statement;
     std::vector<kernel_argument> arguments;
     /// Per argument: the vector it reads or writes at the element's index (null for others).
     std::vector<const void*> argument_vectors;
