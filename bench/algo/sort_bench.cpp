@@ -217,7 +217,8 @@ void run_cases(const kiln::device& dev, std::size_t n, int repeats, const std::s
 /// "256x20" as a multi-split policy with 8-bit digits, and after it any of: b (values beside
 /// keys), m (peers by match.any), r (ranked in rounds, not by the multi-split), and the single
 /// pass's histogram: h<copies>, s (a copy per sub-group), d (a digit's copies side by side),
-/// a (peers add once). E.g. "384x20mh8da".
+/// a (peers add once); and g<registers> (a work-item's registers at most, NVIDIA GPUs). E.g.
+/// "384x20mh8da", "384x20g56".
 kiln::detail::radix_sort_tuning radix_shape(const std::string& text) {
     kiln::detail::radix_sort_tuning p{.radix_bits = 8, .multi_split = true};
     const auto bad = [&] { return std::runtime_error("sort_bench: bad shape " + text); };
@@ -246,6 +247,13 @@ kiln::detail::radix_sort_tuning radix_shape(const std::string& text) {
             case 'a':
                 p.histogram.aggregated = true;
                 break;
+            case 'g': {
+                std::size_t register_digits = 0;
+                p.register_limit =
+                    static_cast<unsigned>(std::stoul(text.substr(i + 1), &register_digits));
+                i += register_digits;
+                break;
+            }
             case 'h': {
                 std::size_t copy_digits = 0;
                 p.histogram.copies =

@@ -87,9 +87,9 @@ const algorithm_program& algorithm_program_for(const device& dev, const std::str
 const algorithm_program& algorithm_program_for(
     const device& dev, const std::string& key,
     const std::function<std::vector<kernel_description>()>& describe,
-    const std::function<std::string()>& generate) {
+    const std::function<std::string()>& generate, const std::string& options) {
     return find_or_build(dev, key, generate, [&](const std::string& source) {
-        return std::make_unique<algorithm_program>(kiln::program(dev, source), describe());
+        return std::make_unique<algorithm_program>(kiln::program(dev, source, options), describe());
     });
 }
 

@@ -885,6 +885,15 @@ TEST_F(NvrtcCompile, RadixMatchAnyAndHistogramVariantsBuild) {
     expect_cubin(compile({source}));
 }
 
+// A radix row's register limit reaches NVRTC as the program's build option.
+TEST_F(NvrtcCompile, RadixSinglePassBuildsWithARegisterLimit) {
+    radix_sort_shape shape = warp_multi_split_shape();
+    shape.single_pass = true;
+    shape.register_limit = 56;
+    EXPECT_EQ(shape.build_options(), "-cl-nv-maxrregcount=56");
+    expect_cubin(compile({radix_sort_source(shape)}, shape.build_options()));
+}
+
 TEST_F(NvrtcCompile, VersionIsReported) {
     EXPECT_TRUE(std::regex_match(nvrtc_version_string(), std::regex(R"(NVRTC \d+\.\d+)")))
         << nvrtc_version_string();

@@ -142,10 +142,12 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
     shape.chunks = plan.chunks;
     shape.match_any = plan.match_any;
     shape.histogram = plan.histogram;
+    shape.register_limit = plan.register_limit;
 
     const radix_sort_kernels kernels(shape);
     const algorithm_program& built = algorithm_program_for(
-        dev, shape.key(), [&] { return kernels.all(); }, [&] { return radix_sort_source(shape); });
+        dev, shape.key(), [&] { return kernels.all(); }, [&] { return radix_sort_source(shape); },
+        shape.build_options());
     const unsigned passes = shape.passes();
 
     // Tiles: chunks of whole tiles, each work-group carrying its digit offsets from tile to

@@ -283,7 +283,13 @@ std::string radix_sort_shape::key() const {
            flag(ballots, "ballots") + flag(match_any, "match") + " " + target.key() +
            flag(values_beside_keys, "beside") + flag(chunks, "chunks") + " histogram " +
            std::to_string(histogram.copies) + flag(histogram.per_sub_group, "sub-groups") +
-           flag(histogram.digit_major, "digit-major") + flag(histogram.aggregated, "aggregated");
+           flag(histogram.digit_major, "digit-major") + flag(histogram.aggregated, "aggregated") +
+           " " + build_options();
+}
+
+std::string radix_sort_shape::build_options() const {
+    // NVIDIA's OpenCL refused the spelling with a space (H100, driver 580, 2026-11-26).
+    return register_limit != 0 ? "-cl-nv-maxrregcount=" + std::to_string(register_limit) : "";
 }
 
 std::string merge_sort_shape::key() const {

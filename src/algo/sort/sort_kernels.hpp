@@ -62,6 +62,8 @@ struct radix_sort_shape {
     /// work-item counts into, their layout, and whether peers add once (kiln_match_any where
     /// match_any, through local memory otherwise).
     radix_histogram_tuning histogram{.copies = 1};
+    /// The registers a work-item may hold (-cl-nv-maxrregcount), 0 for no limit.
+    unsigned register_limit = 0;
 
     unsigned radix() const { return 1u << radix_bits; }
     /// One pass per digit of the key: 16-bit keys take 2 of 8 bits, not a 4-byte key's 4.
@@ -72,8 +74,11 @@ struct radix_sort_shape {
     /// OpenCL allows it no more, whatever the passes' groups.
     unsigned histogram_group() const { return work_group_size < 256 ? work_group_size : 256; }
     unsigned tile() const { return work_group_size * items_per_work_item; }
-    /// The program cache's key: every field above, each of which changes the generated text.
+    /// The program cache's key: every field above, each of which changes the generated text
+    /// or the program's build options.
     std::string key() const;
+    /// The program's build options (the register limit).
+    std::string build_options() const;
 };
 
 /// The bytes of local memory that the tile kernels of `s` (kiln_radix_downsweep, and

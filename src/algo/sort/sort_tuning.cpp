@@ -40,6 +40,12 @@ constexpr radix_sort_tuning values_beside_keys(radix_sort_tuning p) {
     return p;
 }
 
+/// At most `count` registers a work-item (NVIDIA GPUs: radix_sort_tuning::register_limit).
+constexpr radix_sort_tuning registers(radix_sort_tuning p, unsigned count) {
+    p.register_limit = count;
+    return p;
+}
+
 using radix_row = tuning_row<radix_sort_tuning>;
 using merge_row = tuning_row<merge_sort_tuning>;
 
@@ -48,8 +54,9 @@ using merge_row = tuning_row<merge_sort_tuning>;
 // clang-format off
 // Items for 4-byte keys alone; plan_radix_sort scales them for wider elements.
 constexpr std::array radix_sort_table{
-    radix_row{nvidia_cuda, radix(384, 20, 8, true),
-              "H100, CUDA, sort_bench 28 beside CUB, 2026-11-23; docs/benchmarks.md, ## Sorting"},
+    radix_row{nvidia_cuda, registers(radix(384, 20, 8, true), 56),
+              "H100, CUDA, sort_bench 28 beside CUB, 2026-11-23, 56 registers (3 groups a "
+              "multiprocessor, not 2) 2026-11-26; docs/benchmarks.md, ## Sorting"},
     radix_row{nvidia_gpus, small_keys(values_beside_keys(radix(256, 20, 8, true)), 32),
               "H100, NVIDIA's OpenCL (256 items at most), sort_bench 28 beside CUB, 2026-11-23, "
               "16-bit keys 2026-11-26; docs/benchmarks.md, ## Sorting"},
@@ -126,6 +133,13 @@ radix_sort_policy plan_radix_sort(const device_properties& props, std::size_t ke
                                (plan.target.vocabulary == vocabulary_target::cuda_prelude &&
                                 props.compute_capability_major >= 7));
     plan.match_any = policy.match_any && nvidia_warps;
+    // Only NVIDIA's compilers take -cl-nv-maxrregcount: its OpenCL (the inline PTX target) and
+    // kiln's CUDA backend. Keys alone: a tile of pairs holds its values' registers too, and
+    // capped at 56 it lost (H100, CUDA, 2^28 uint32 pairs: 10.39 ms against 9.89 uncapped,
+    // 2026-11-26).
+    const bool nvidia_compiler = plan.target.vocabulary == vocabulary_target::inline_ptx ||
+                                 plan.target.vocabulary == vocabulary_target::cuda_prelude;
+    plan.register_limit = nvidia_compiler && value_bytes == 0 ? policy.register_limit : 0;
     // The tile kernels' local memory within the device's, and within the 48 KB of static local
     // memory that CUDA grants without opting in: values in an array of their own where they
     // fit (a 384 x 20 tile of uint pairs would take 60 KB), and fewer items where the tile does

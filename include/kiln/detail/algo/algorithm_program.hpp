@@ -52,11 +52,12 @@ const algorithm_program& algorithm_program_for(const device& dev, const std::str
                                                const std::vector<std::string>& kernel_names,
                                                const std::function<std::string()>& generate);
 /// The same for a program of described kernels, whose generator declares their parameters from
-/// the descriptions that describe() gives (called on a miss too).
+/// the descriptions that describe() gives (called on a miss too), built with `options` (which
+/// `key` must determine).
 const algorithm_program& algorithm_program_for(
     const device& dev, const std::string& key,
     const std::function<std::vector<kernel_description>()>& describe,
-    const std::function<std::string()>& generate);
+    const std::function<std::string()>& generate, const std::string& options = {});
 
 /// Programs generated so far in this process (misses), for tests of the cache.
 std::size_t algorithm_programs_generated();

@@ -62,6 +62,10 @@ struct radix_sort_tuning {
     /// 7.0 on) instead of a ballot per digit bit; plan_radix_sort keeps it where the kernels
     /// reach warps through PTX or the CUDA prelude.
     bool match_any = false;
+    /// The registers a work-item of the tile kernels may hold, 0 for the compiler's choice: on
+    /// NVIDIA GPUs (CUDA and NVIDIA's OpenCL, -cl-nv-maxrregcount), so that more groups share a
+    /// multiprocessor. plan_radix_sort keeps it for keys alone, and ignores it elsewhere.
+    unsigned register_limit = 0;
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
 };
 
@@ -117,6 +121,9 @@ struct radix_sort_policy {
     radix_histogram_tuning histogram{};
     /// The multi-split's peers by kiln_match_any (radix_sort_tuning::match_any).
     bool match_any = false;
+    /// radix_sort_tuning::register_limit for keys alone where the device's compiler takes it,
+    /// else 0.
+    unsigned register_limit = 0;
     /// Groups of the single pass's histogram kernel per compute unit.
     std::size_t histogram_groups_per_compute_unit = 8;
     /// Floating-point keys go to the host sort instead (the device's float radix sort is not
