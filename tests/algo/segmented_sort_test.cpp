@@ -32,8 +32,13 @@ constexpr segmented_sort_tuning small_tiles{.strategy = segmented_sort_strategy:
                                             .items_per_work_item = 4,
                                             .max_tile = 64};
 
-/// Runs `body` with each strategy forced, then with the small tiles' row, so that every device,
-/// PoCL included, runs the GPU strategies and their fallback as well as its own.
+/// A cpu_chunks row that sorts every segment of 2 keys or more by digits.
+constexpr segmented_sort_tuning digits_everywhere{.strategy = segmented_sort_strategy::cpu_chunks,
+                                                  .digits_from = 2};
+
+/// Runs `body` with each strategy forced, then with the small tiles' row and the digits' row, so
+/// that every device, PoCL included, runs the GPU strategies and their fallback as well as its
+/// own, and the CPU strategy both ways.
 template <class Body>
 void on_every_strategy(Body&& body) {
     for (const segmented_sort_strategy s :
@@ -43,9 +48,11 @@ void on_every_strategy(Body&& body) {
         const kiln::detail::scoped_segmented_sort_strategy forced(s);
         body();
     }
-    SCOPED_TRACE(small_tiles.key());
-    const kiln::detail::scoped_algorithm_policy forced(small_tiles);
-    body();
+    for (const segmented_sort_tuning& row : {small_tiles, digits_everywhere}) {
+        SCOPED_TRACE(row.key());
+        const kiln::detail::scoped_algorithm_policy forced(row);
+        body();
+    }
 }
 
 /// Element bits, so that NaNs compare equal to themselves and -0 differs from +0.
@@ -341,6 +348,7 @@ TEST(segmented_sort_plan, key_changes_with_every_field_the_kernels_read) {
         [](shape& s) { s.tile = 64; },
         [](shape& s) { s.work_group_size = 32; },
         [](shape& s) { s.segments_per_group = 4; },
+        [](shape& s) { s.digits_from = 512; },
     });
 }
 
@@ -365,6 +373,7 @@ TEST(segmented_sort_tuning, keys_name_every_field_and_read_back) {
         [](segmented_sort_tuning& t) { t.max_tile = 1024; },
         [](segmented_sort_tuning& t) { t.chunk_bytes = 4096; },
         [](segmented_sort_tuning& t) { t.chunks_per_compute_unit = 8; },
+        [](segmented_sort_tuning& t) { t.digits_from = 1024; },
     });
     for (const auto& row : kiln::detail::algorithm::segmented_sort_rows::rows()) {
         const auto read = parse_segmented_sort_tuning(row.tuning.key());
@@ -374,7 +383,7 @@ TEST(segmented_sort_tuning, keys_name_every_field_and_read_back) {
     // Fields left out keep their defaults.
     const auto few = parse_segmented_sort_tuning("group_tile w256 i4");
     ASSERT_TRUE(few.has_value());
-    EXPECT_EQ(few->key(), "group_tile g256 w256 i4 t2048 b65536 k4");
+    EXPECT_EQ(few->key(), "group_tile g256 w256 i4 t2048 b65536 k4 d0");
     for (const char* bad : {"", "automatic", "group_tile w", "group_tile w0", "group_tile x4",
                             "group_tile g256x", "group_tile wide"})
         EXPECT_FALSE(parse_segmented_sort_tuning(bad).has_value()) << bad;

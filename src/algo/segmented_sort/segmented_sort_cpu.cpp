@@ -1,8 +1,12 @@
 // The CPU strategy: one work-item per chunk of the sorted elements sorts, one after another, the
 // segments that begin in its chunk, as a host thread would: insertion sort of runs of 16 keys,
-// then stable merges of runs ping-ponging between the segment and its place in a temporary. No
-// barriers, no atomics; chunks of equal elements balance segments of unequal lengths, but for
-// one segment longer than a chunk, which its work-item sorts alone.
+// then stable merges of runs ping-ponging between the segment and its place in a temporary. A
+// segment of at least digits_from keys is sorted by 8-bit digits instead, ping-ponging the same
+// way: one pass counts every digit of every key, then each digit that the keys do not all share
+// takes one stable pass moving the keys (and values) to their digit's place, so that a segment
+// costs a pass per key byte where merges cost one per doubling of its runs. No barriers, no
+// atomics; chunks of equal elements balance segments of unequal lengths, but for one segment
+// longer than a chunk, which its work-item sorts alone.
 #include <cstdint>
 #include <string>
 
@@ -27,6 +31,54 @@ kernel_description chunk_sort_kernel(const segmented_sort_shape& shape) {
         .scalar<std::uint64_t>("n")
         .scalar<std::uint64_t>("chunk");
     return kernel;
+}
+
+/// Swaps src and dst (and src_v and dst_v): the pass's output is the next one's input.
+void swap_buffers(source_builder& b, const segmented_sort_shape& shape) {
+    const std::string K = shape.key_bits();
+    b.line("global " + K + "* const moved = dst;");
+    b.line("dst = src;");
+    b.line("src = moved;");
+    if (shape.value_bytes == 0) return;
+    const std::string V = radix_bits_type(shape.value_bytes);
+    b.line("global " + V + "* const moved_v = dst_v;");
+    b.line("dst_v = src_v;");
+    b.line("src_v = moved_v;");
+}
+
+/// Sorts src[0, length) (and src_v) by 8-bit digits of the keys' order, least significant first.
+void write_digit_passes(source_builder& b, const segmented_sort_shape& shape) {
+    const std::string K = shape.key_bits();
+    const std::size_t passes = shape.keys.bytes;
+    const std::string all = std::to_string(passes * 256) + "u";
+    b.line("uint counts[" + all + "];");
+    b.line("for (uint d = 0; d < " + all + "; ++d) counts[d] = 0;");
+    b.open("for (ulong i = 0; i < length; ++i)");
+    b.line("const " + K + " order = kiln_segment_key_order(src[i]);");
+    for (std::size_t p = 0; p < passes; ++p)
+        b.line("++counts[" + std::to_string(p * 256) + "u + (uint)(order >> " +
+               std::to_string(8 * p) + ") % 256u];");
+    b.close();
+    b.open("for (uint shift = 0; shift < " + std::to_string(8 * passes) + "u; shift += 8u)");
+    b.line("uint* const places = counts + shift * 32u;");
+    // Every key has this digit: the pass would move nothing.
+    b.line(
+        "if (places[(uint)(kiln_segment_key_order(src[0]) >> shift) % 256u] == (uint)length) "
+        "continue;");
+    b.line("uint start = 0;");
+    b.open("for (uint d = 0; d < 256u; ++d)");
+    b.line("const uint count = places[d];");
+    b.line("places[d] = start;");
+    b.line("start += count;");
+    b.close();
+    b.open("for (ulong i = 0; i < length; ++i)");
+    b.line("const " + K + " key = src[i];");
+    b.line("const uint at = places[(uint)(kiln_segment_key_order(key) >> shift) % 256u]++;");
+    b.line("dst[at] = key;");
+    if (shape.value_bytes) b.line("dst_v[at] = src_v[i];");
+    b.close();
+    swap_buffers(b, shape);
+    b.close();
 }
 
 std::string write(const segmented_sort_shape& shape) {
@@ -59,6 +111,15 @@ std::string write(const segmented_sort_shape& shape) {
     if (values) {
         b.line("global " + V + "* src_v = values + begin;");
         b.line("global " + V + "* dst_v = scratch_values + begin;");
+    }
+    const bool digits = shape.digits_from != 0;
+    if (digits) {
+        // Counts of 32 bits: longer segments take the merges.
+        b.open("if (length >= " + std::to_string(shape.digits_from) +
+               "UL && length <= 0xffffffffUL)");
+        write_digit_passes(b, shape);
+        b.close();
+        b.open("else");
     }
     b.open("for (ulong r = 0; r < length; r += " + R + ")");
     b.line("const ulong end = length - r > " + R + " ? r + " + R + " : length;");
@@ -99,15 +160,9 @@ std::string write(const segmented_sort_shape& shape) {
     if (values) b.line("dst_v[o] = src_v[j];");
     b.close();
     b.close();
-    b.line("global " + K + "* const merged = dst;");
-    b.line("dst = src;");
-    b.line("src = merged;");
-    if (values) {
-        b.line("global " + V + "* const merged_v = dst_v;");
-        b.line("dst_v = src_v;");
-        b.line("src_v = merged_v;");
-    }
+    swap_buffers(b, shape);
     b.close();
+    if (digits) b.close();
     b.open("if (src != keys + begin)");
     b.line("for (ulong i = 0; i < length; ++i) dst[i] = src[i];");
     if (values) b.line("for (ulong i = 0; i < length; ++i) dst_v[i] = src_v[i];");

@@ -84,7 +84,8 @@ std::string segmented_sort_shape::key() const {
            std::to_string(static_cast<int>(keys.kind)) + "/" + std::to_string(keys.bytes) + "/" +
            std::to_string(keys.mantissa_bits) + " offsets " + offset_type + " values " +
            std::to_string(value_bytes) + " t" + std::to_string(tile) + " g" +
-           std::to_string(work_group_size) + " s" + std::to_string(segments_per_group);
+           std::to_string(work_group_size) + " s" + std::to_string(segments_per_group) + " d" +
+           std::to_string(digits_from);
 }
 
 segmented_sort_shape segmented_sort_shape_of(const segmented_sort_input& input,
@@ -100,6 +101,8 @@ segmented_sort_shape segmented_sort_shape_of(const segmented_sort_input& input,
     shape.tile = plan.tile;
     shape.work_group_size = plan.work_group_size;
     shape.segments_per_group = plan.segments_per_group;
+    shape.digits_from =
+        plan.strategy == segmented_sort_strategy::cpu_chunks ? plan.tuning.digits_from : 0;
     return shape;
 }
 

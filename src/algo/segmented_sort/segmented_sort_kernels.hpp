@@ -27,9 +27,11 @@ struct segmented_sort_shape {
     /// group_tile: the tile (a segment's keys, a power of 2), the group's work-items and the
     /// tiles (segments) each group sorts.
     std::size_t tile = 0, work_group_size = 1, segments_per_group = 1;
+    /// cpu_chunks: the shortest segment sorted by digits (0: none).
+    std::size_t digits_from = 0;
 
-    /// "segmented_sort group_tile key 0/4/0 offsets uint values 4 t256 g32 s1", for the program
-    /// cache.
+    /// "segmented_sort group_tile key 0/4/0 offsets uint values 4 t256 g32 s1 d0", for the
+    /// program cache.
     std::string key() const;
     /// The keys' type as the kernels move them: ushort, uint or ulong.
     std::string key_bits() const { return radix_bits_type(keys.bytes); }

@@ -22,10 +22,12 @@ constexpr segmented_sort_tuning group_tiles(std::size_t max_group, std::size_t m
             .max_tile = max_tile};
 }
 
-constexpr segmented_sort_tuning chunks(std::size_t chunk_bytes, std::size_t per_compute_unit) {
+constexpr segmented_sort_tuning chunks(std::size_t chunk_bytes, std::size_t per_compute_unit,
+                                       std::size_t digits_from) {
     return {.strategy = segmented_sort_strategy::cpu_chunks,
             .chunk_bytes = chunk_bytes,
-            .chunks_per_compute_unit = per_compute_unit};
+            .chunks_per_compute_unit = per_compute_unit,
+            .digits_from = digits_from};
 }
 
 using row = tuning_row<segmented_sort_tuning>;
@@ -34,9 +36,9 @@ const std::array rows{
     row{any_gpu, group_tiles(256, 256, 8, 2048),
         "H100 segmented_sort_bench 24: groups of 256, not 32, 2-10% faster, CUDA and OpenCL; "
         "docs/algorithms.md, Segmented sort"},
-    row{any_cpu, chunks(64 * 1024, 4),
-        "not swept: as the histogram's CPU chunks, 4 per core balance segments of unequal "
-        "lengths"},
+    row{any_cpu, chunks(64 * 1024, 4, 64),
+        "chunks not swept (4 per core, as the histogram's); digits from 64 keys: 2 cores, PoCL "
+        "3.1, segmented_sort_bench 24; docs/algorithms.md, Segmented sort"},
     row{any_device,
         {.strategy = segmented_sort_strategy::radix_twice},
         "the fallback: kiln::sort's passes, which every device runs"},
@@ -52,14 +54,15 @@ std::span<const tuning_row<segmented_sort_tuning>> segmented_sort_rows::rows() {
 
 namespace {
 
-/// "group_tile g256 w32 i8 t2048 b65536 k4" after the strategy's name.
+/// "group_tile g256 w32 i8 t2048 b65536 k4 d0" after the strategy's name.
 constexpr tuning_key_number<segmented_sort_tuning> segmented_sort_key_numbers[] = {
     {"g", {&segmented_sort_tuning::max_work_group_size}},
     {"w", {&segmented_sort_tuning::min_work_group_size}},
     {"i", {&segmented_sort_tuning::items_per_work_item}},
     {"t", {&segmented_sort_tuning::max_tile}},
     {"b", {&segmented_sort_tuning::chunk_bytes}},
-    {"k", {&segmented_sort_tuning::chunks_per_compute_unit}}};
+    {"k", {&segmented_sort_tuning::chunks_per_compute_unit}},
+    {"d", {&segmented_sort_tuning::digits_from}, true}};
 constexpr tuning_key_format<segmented_sort_tuning> segmented_sort_key_format{
     segmented_sort_key_numbers};
 

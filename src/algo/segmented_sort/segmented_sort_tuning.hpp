@@ -23,7 +23,7 @@ enum class segmented_sort_strategy {
     /// twice.
     radix_twice,
     /// One work-item per chunk of segments sorts each by insertion runs and merges in global
-    /// memory (segmented_sort_cpu.cpp): CPU devices.
+    /// memory, or long ones by digits (segmented_sort_cpu.cpp): CPU devices.
     cpu_chunks,
 };
 std::string_view to_string(segmented_sort_strategy s) noexcept;
@@ -38,9 +38,12 @@ struct segmented_sort_tuning {
     std::size_t max_tile = 2048;
     /// cpu_chunks: bytes of keys per chunk at least, and chunks per compute unit at most.
     std::size_t chunk_bytes = 64 * 1024, chunks_per_compute_unit = 4;
+    /// cpu_chunks: segments of at least this many keys are sorted by 8-bit digits (one pass
+    /// counting every digit, then one moving the keys per digit) instead of by merges; 0: none.
+    std::size_t digits_from = 0;
 
     /// Every field, as KILN_SEGMENTED_SORT_TUNING takes them (parse_segmented_sort_tuning):
-    /// "group_tile g256 w32 i8 t2048 b65536 k4".
+    /// "group_tile g256 w32 i8 t2048 b65536 k4 d0".
     std::string key() const;
 };
 

@@ -288,7 +288,7 @@ std::string radix_sort_shape::key() const {
 }
 
 std::string radix_sort_shape::build_options() const {
-    // NVIDIA's OpenCL refused the spelling with a space (H100, driver 580, 2026-11-26).
+    // NVIDIA's OpenCL failed to build with a space there (H100, driver 580, 2026-11-26).
     return register_limit != 0 ? "-cl-nv-maxrregcount=" + std::to_string(register_limit) : "";
 }
 
