@@ -227,6 +227,13 @@ kiln::detail::radix_sort_tuning radix_shape(const std::string& text) {
     p.work_group_size = std::stoul(text.substr(0, x));
     std::size_t digits = 0;
     p.items_per_work_item = std::stoul(text.substr(x + 1), &digits);
+    // The number that follows the letter at `i`, which then moves to its last digit.
+    const auto number_after = [&](std::size_t& i) {
+        std::size_t number_digits = 0;
+        const auto number = static_cast<unsigned>(std::stoul(text.substr(i + 1), &number_digits));
+        i += number_digits;
+        return number;
+    };
     for (std::size_t i = x + 1 + digits; i < text.size(); ++i) {
         switch (text[i]) {
             case 'b':
@@ -247,20 +254,12 @@ kiln::detail::radix_sort_tuning radix_shape(const std::string& text) {
             case 'a':
                 p.histogram.aggregated = true;
                 break;
-            case 'g': {
-                std::size_t register_digits = 0;
-                p.register_limit =
-                    static_cast<unsigned>(std::stoul(text.substr(i + 1), &register_digits));
-                i += register_digits;
+            case 'g':
+                p.register_limit = number_after(i);
                 break;
-            }
-            case 'h': {
-                std::size_t copy_digits = 0;
-                p.histogram.copies =
-                    static_cast<unsigned>(std::stoul(text.substr(i + 1), &copy_digits));
-                i += copy_digits;
+            case 'h':
+                p.histogram.copies = number_after(i);
                 break;
-            }
             default:
                 throw bad();
         }
