@@ -308,17 +308,12 @@ TEST_P(binary16_sort_test, comparator_sort_of_16_bit_keys) {
     }
 }
 
-TEST_P(binary16_sort_test, sixteen_bit_keys_take_the_four_byte_tile_or_their_rows) {
+TEST_P(binary16_sort_test, sixteen_bit_keys_take_the_four_byte_tile) {
     // Twice the items per work-item would take twice the registers and, in the multi-split,
-    // more local memory than CUDA grants without opting in: 16-bit keys take the 4-byte keys'
-    // tile, unless the device's row measured a longer one for them alone (NVIDIA's OpenCL).
-    const auto row = kiln::detail::radix_sort_tuning_for(device());
+    // more local memory than CUDA grants without opting in.
     const auto wide = kiln::detail::plan_radix_sort(device(), 4, true, 0, 100000);
     const auto narrow = kiln::detail::plan_radix_sort(device(), 2, true, 0, 100000);
-    if (row.small_key_items_per_work_item == 0)
-        EXPECT_EQ(narrow.items_per_work_item, wide.items_per_work_item);
-    else
-        EXPECT_EQ(narrow.items_per_work_item, row.small_key_items_per_work_item);
+    EXPECT_EQ(narrow.items_per_work_item, wide.items_per_work_item);
     EXPECT_EQ(narrow.work_group_size, wide.work_group_size);
     // With values, the 4-byte keys' tile.
     EXPECT_EQ(kiln::detail::plan_radix_sort(device(), 2, true, 4, 100000).items_per_work_item,

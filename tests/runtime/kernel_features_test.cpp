@@ -1,6 +1,8 @@
 // The OpenCL backend's scan of sources for sub-group and collective calls, on simulated devices:
 // one with some sub-group extensions and not others (as PoCL on the GPU machine reports), and one
 // without collectives. No device needed; runtime.subgroup runs the same calls on real devices.
+// Also the register limit NVIDIA's programs take through their PTX (algo.sort's capped variant
+// runs it on NVIDIA's OpenCL).
 #include <gtest/gtest.h>
 
 #include <kiln/error.hpp>
@@ -9,6 +11,7 @@
 
 #include "backend/opencl/opencl_kernel_features.hpp"
 #include "backend/opencl/opencl_quirks.hpp"
+#include "backend/opencl/opencl_register_limit.hpp"
 #include "runtime/device_quirks.hpp"
 #include "test_helpers.hpp"
 
@@ -176,3 +179,37 @@ TEST(PoclDefaults, SpecialisationIsOffUnlessTheUserSetIt) {
 }
 
 }  // namespace
+
+TEST(RegisterLimit, ReadsTheOptionNvidiasCompilerBuilds) {
+    using kiln::detail::opencl::register_limit_in;
+    EXPECT_EQ(register_limit_in("-cl-nv-maxrregcount=56"), 56u);
+    EXPECT_EQ(register_limit_in("-cl-fast-relaxed-math -cl-nv-maxrregcount=48 -cl-std=CL2.0"), 48u);
+    EXPECT_EQ(register_limit_in(""), std::nullopt);
+    // Spelled with a space the driver refuses to build, so kiln never passes it on as a limit.
+    EXPECT_EQ(register_limit_in("-cl-nv-maxrregcount 56"), std::nullopt);
+    EXPECT_EQ(register_limit_in("-cl-nv-maxrregcount=56x"), std::nullopt);
+    EXPECT_EQ(register_limit_in("-Dx-cl-nv-maxrregcount=56"), std::nullopt);
+}
+
+TEST(RegisterLimit, EveryEntryOfThePtxTakesIt) {
+    // The shape of NVIDIA's OpenCL output (driver 580.159): one entry with reqd_work_group_size
+    // (.reqntid), one without.
+    const std::string ptx =
+        ".version 8.8\n.target sm_90\n.address_size 64\n\n"
+        ".visible .entry plain(\n\t.param .u64 .ptr .global .align 4 plain_param_0\n)\n{\n"
+        "\tret;\n}\n"
+        ".visible .entry fixed(\n\t.param .u64 .ptr .global .align 4 fixed_param_0\n)\n"
+        ".reqntid 256, 1, 1\n{\n\tret;\n}\n";
+    EXPECT_EQ(kiln::detail::opencl::with_register_limit(ptx, 56),
+              ".version 8.8\n.target sm_90\n.address_size 64\n\n"
+              ".visible .entry plain(\n\t.param .u64 .ptr .global .align 4 plain_param_0\n)\n"
+              ".maxnreg 56\n{\n\tret;\n}\n"
+              ".visible .entry fixed(\n\t.param .u64 .ptr .global .align 4 fixed_param_0\n)\n"
+              ".reqntid 256, 1, 1\n.maxnreg 56\n{\n\tret;\n}\n");
+    EXPECT_THROW(kiln::detail::opencl::with_register_limit(".version 8.8\n.target sm_90\n", 56),
+                 kiln::error);
+    kiln::device_properties nvidia;
+    nvidia.platform = "NVIDIA CUDA";
+    EXPECT_TRUE(kiln::detail::opencl::quirks_for(nvidia).register_limit_through_ptx);
+    EXPECT_FALSE(kiln::detail::opencl::quirks_for(pocl_like()).register_limit_through_ptx);
+}

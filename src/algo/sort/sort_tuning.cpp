@@ -28,12 +28,6 @@ constexpr radix_sort_tuning chunks(radix_sort_tuning p, std::size_t chunk_bytes)
     return p;
 }
 
-/// 16-bit keys alone in tiles of `items` per work-item.
-constexpr radix_sort_tuning small_keys(radix_sort_tuning p, std::size_t items) {
-    p.small_key_items_per_work_item = items;
-    return p;
-}
-
 /// Radix sort by key: values in a local array of their own, beside the keys.
 constexpr radix_sort_tuning values_beside_keys(radix_sort_tuning p) {
     p.values_beside_keys = true;
@@ -57,9 +51,10 @@ constexpr std::array radix_sort_table{
     radix_row{nvidia_cuda, registers(radix(384, 20, 8, true), 56),
               "H100, CUDA, sort_bench 28 beside CUB, 2026-11-23, 56 registers (3 groups a "
               "multiprocessor, not 2) 2026-11-26; docs/benchmarks.md, ## Sorting"},
-    radix_row{nvidia_gpus, small_keys(values_beside_keys(radix(256, 20, 8, true)), 32),
+    radix_row{nvidia_gpus, registers(values_beside_keys(radix(256, 20, 8, true)), 64),
               "H100, NVIDIA's OpenCL (256 items at most), sort_bench 28 beside CUB, 2026-11-23, "
-              "16-bit keys 2026-11-26; docs/benchmarks.md, ## Sorting"},
+              "64 registers (4 groups fit a multiprocessor) 2026-11-27; docs/benchmarks.md, "
+              "## Sorting"},
     radix_row{any_gpu, radix(256, 8, 8, false),
               "not measured: 4-bit rounds (no known ballots), about 32 KB of local memory"},
     radix_row{any_cpu, chunks(radix(64, 8, 8, false), 64 * 1024),
@@ -108,18 +103,14 @@ radix_sort_policy plan_radix_sort(const device_properties& props, std::size_t ke
     // opting in. The multi-split holds keys, then values, in one array (or in two where they
     // fit, below); rounds hold both.
     // 16-bit keys take the 4-byte keys' tile, as CUB's register scaling does (twice the items
-    // would take twice the registers), and with values never more local memory than 4-byte keys;
-    // alone, the row's tile for them where it has one (a longer one measured faster on NVIDIA's
-    // OpenCL; under CUDA none was: docs/benchmarks.md, ## Sorting).
+    // would take twice the registers; no longer tile measured faster on either NVIDIA backend
+    // once their registers were held: docs/benchmarks.md, ## Sorting), and with values never
+    // more local memory than 4-byte keys.
     const std::size_t key_tile_bytes = std::max<std::size_t>(4, key_bytes);
     const std::size_t tile_bytes =
         plan.multi_split ? std::max(key_tile_bytes, value_bytes) : key_tile_bytes + value_bytes;
-    const std::size_t nominal_items =
-        key_bytes <= 2 && value_bytes == 0 && policy.small_key_items_per_work_item != 0
-            ? policy.small_key_items_per_work_item
-            : policy.items_per_work_item;
-    plan.items_per_work_item =
-        static_cast<unsigned>(std::max<std::size_t>(1, nominal_items * 4 / tile_bytes));
+    plan.items_per_work_item = static_cast<unsigned>(
+        std::max<std::size_t>(1, policy.items_per_work_item * 4 / tile_bytes));
     // Group scans shuffle within sub-groups, but not through inline PTX: the sort was measured
     // there ranking with ballots and scanning through local memory.
     plan.sub_group_size = plan.target.vocabulary != vocabulary_target::inline_ptx
@@ -133,8 +124,10 @@ radix_sort_policy plan_radix_sort(const device_properties& props, std::size_t ke
                                (plan.target.vocabulary == vocabulary_target::cuda_prelude &&
                                 props.compute_capability_major >= 7));
     plan.match_any = policy.match_any && nvidia_warps;
-    // Only NVIDIA's compilers take -cl-nv-maxrregcount: its OpenCL (the inline PTX target) and
-    // kiln's CUDA backend. Keys alone: a tile of pairs holds its values' registers too, and
+    // Only NVIDIA's compilers take -cl-nv-maxrregcount: kiln's CUDA backend, and its OpenCL
+    // (the inline PTX target), where kiln writes the limit into the program's PTX since the
+    // driver leaves kernels of a required group size alone (opencl_register_limit.hpp). Keys
+    // alone: a tile of pairs holds its values' registers too, and
     // capped at 56 it lost (H100, CUDA, 2^28 uint32 pairs: 10.39 ms against 9.89 uncapped,
     // 2026-11-26).
     const bool nvidia_compiler = plan.target.vocabulary == vocabulary_target::inline_ptx ||

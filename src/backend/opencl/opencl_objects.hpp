@@ -229,6 +229,11 @@ class opencl_program final : public program_impl {
     std::vector<std::string> kernel_names() override;
     std::vector<std::byte> binary() override;
     void set_constant(const std::string& name, const void* data, std::size_t bytes) override;
+    /// What the driver built (NVIDIA: PTX), without kiln's payload around it.
+    std::vector<unsigned char> device_binary();
+    const std::map<std::string, std::vector<parameter_info>>& parameters() const noexcept {
+        return parameters_;
+    }
 
   private:
     opencl_device& device_;

@@ -3,6 +3,7 @@
 
 #include "backend/opencl/opencl_kernel_features.hpp"
 #include "backend/opencl/opencl_objects.hpp"
+#include "backend/opencl/opencl_register_limit.hpp"
 
 namespace kiln::detail::opencl {
 namespace {
@@ -143,8 +144,28 @@ std::unique_ptr<program_impl> opencl_device::build(std::span<const std::string> 
         throw build_error("clBuildProgram", status, error_name(status),
                           "device " + properties_.name + " (options \"" + options + "\"):\n" + log);
     }
-    return std::make_unique<opencl_program>(*this, std::move(program),
-                                            std::map<std::string, std::vector<parameter_info>>{});
+    auto built = std::make_unique<opencl_program>(
+        *this, std::move(program), std::map<std::string, std::vector<parameter_info>>{});
+    const auto limit =
+        quirks().register_limit_through_ptx ? register_limit_in(options) : std::nullopt;
+    if (!limit) return built;
+    // The PTX again, every entry held to the limit; the parameters are those the source gave.
+    const std::vector<unsigned char> ptx = built->device_binary();
+    const std::string limited = with_register_limit(
+        std::string_view(reinterpret_cast<const char*>(ptx.data()), ptx.size()), *limit);
+    const auto* data = reinterpret_cast<const unsigned char*>(limited.data());
+    std::size_t size = limited.size();
+    cl_int binary_status = CL_SUCCESS;
+    program_handle from_ptx(
+        clCreateProgramWithBinary(context(), 1, &device_, &size, &data, &binary_status, &status));
+    check(status != CL_SUCCESS ? status : binary_status, "clCreateProgramWithBinary");
+    status = clBuildProgram(from_ptx.get(), 1, &device_, full_options.c_str(), nullptr, nullptr);
+    if (status != CL_SUCCESS)
+        throw build_error("clBuildProgram", status, error_name(status),
+                          "device " + properties_.name + " (the program's PTX held to " +
+                              std::to_string(*limit) + " registers):\n" +
+                              build_log(from_ptx.get(), device_));
+    return std::make_unique<opencl_program>(*this, std::move(from_ptx), built->parameters());
 }
 
 std::unique_ptr<program_impl> opencl_device::load(std::span<const std::byte> payload,
@@ -228,7 +249,7 @@ std::shared_ptr<kernel_impl> opencl_program::create_kernel(const std::string& na
                                            needs);
 }
 
-std::vector<std::byte> opencl_program::binary() {
+std::vector<unsigned char> opencl_program::device_binary() {
     auto size = get_info<std::size_t>(clGetProgramInfo, program_.get(), CL_PROGRAM_BINARY_SIZES,
                                       "clGetProgramInfo");
     std::vector<unsigned char> binary(size);
@@ -236,6 +257,11 @@ std::vector<std::byte> opencl_program::binary() {
     check(clGetProgramInfo(program_.get(), CL_PROGRAM_BINARIES, sizeof destination, &destination,
                            nullptr),
           "clGetProgramInfo");
+    return binary;
+}
+
+std::vector<std::byte> opencl_program::binary() {
+    const std::vector<unsigned char> binary = device_binary();
     payload_writer out;
     out.u64(payload_magic);
     out.u64(parameters_.size());

@@ -31,6 +31,10 @@ struct opencl_quirks {
     /// still compiling there, which aborted in PoCL ("Can't get stat()", mpi.vector.ranks_3
     /// with a shared kiln cache, PoCL 3.1, 2026-11-23).
     bool reloaded_binaries_share_a_directory = false;
+    /// -cl-nv-maxrregcount=N leaves kernels with reqd_work_group_size at the compiler's choice of
+    /// registers, so a program given it is built again from its PTX with the limit on every
+    /// entry (opencl_register_limit.hpp). NVIDIA's OpenCL, driver 580.159 on an H100.
+    bool register_limit_through_ptx = false;
 };
 
 /// Reads POCL_KERNEL_CACHE from the environment as well as the device's properties.

@@ -35,11 +35,9 @@ struct radix_histogram_tuning {
 /// Radix sort rows; plan_radix_sort turns one into the sort's shape (radix_sort_policy).
 struct radix_sort_tuning {
     std::size_t work_group_size = 256;
-    /// For 4-byte keys alone; plan_radix_sort scales them down for wider elements.
+    /// For 4-byte keys alone; plan_radix_sort scales them down for wider elements (and keeps
+    /// them for 16-bit keys).
     std::size_t items_per_work_item = 8;
-    /// For keys of 2 bytes alone where not 0 (else items_per_work_item): half the local memory
-    /// a key takes may hold a longer tile.
-    std::size_t small_key_items_per_work_item = 0;
     unsigned radix_bits = 8;
     /// Rank each tile by a sub-group multi-split (every sub-group of 32 work-items counts its
     /// keys per digit, peers found by ballots, or through local memory where the device has no
