@@ -6,10 +6,10 @@
 //     segmented_sort_bench [log2(n)]
 //
 // Measures every device KILN_DEVICE matches, or every device when it is unset; n defaults to
-// 2^24. KILN_SEGMENTED_SORT_STRATEGY (group_tile, radix_twice, cpu_chunks) forces kiln's
-// strategy. kiln sorts in place, so each timed call first copies the keys (and values) from a
-// pristine vector on the device; the copy, timed alone, is taken off. CUB sorts out of place from
-// the same data each run. The sorted keys are checked against the host's.
+// 2^24. KILN_SEGMENTED_SORT_STRATEGY (group_tile, lane_tile, radix_twice, cpu_chunks) forces
+// kiln's strategy. kiln sorts in place, so each timed call first copies the keys (and values)
+// from a pristine vector on the device; the copy, timed alone, is taken off. CUB sorts out of
+// place from the same data each run. The sorted keys are checked against the host's.
 // KILN_SEGMENTED_SORT_BENCH_TUNINGS lists tunings to time after the plan's own, separated by ';',
 // as segmented_sort_tuning::key() writes them; each gets a row of its own:
 //

@@ -42,8 +42,8 @@ constexpr segmented_sort_tuning digits_everywhere{.strategy = segmented_sort_str
 template <class Body>
 void on_every_strategy(Body&& body) {
     for (const segmented_sort_strategy s :
-         {segmented_sort_strategy::group_tile, segmented_sort_strategy::radix_twice,
-          segmented_sort_strategy::cpu_chunks}) {
+         {segmented_sort_strategy::group_tile, segmented_sort_strategy::lane_tile,
+          segmented_sort_strategy::radix_twice, segmented_sort_strategy::cpu_chunks}) {
         SCOPED_TRACE(std::string(kiln::detail::to_string(s)));
         const kiln::detail::scoped_segmented_sort_strategy forced(s);
         body();
@@ -214,6 +214,25 @@ TEST_P(segmented_sort_test, many_small_segments) {
     expect_sorted<std::uint32_t, std::uint32_t>(lengths, 0, 22, true);
 }
 
+TEST_P(segmented_sort_test, segments_of_at_most_32_keys_sort_in_registers_too) {
+    // Every length from 0 to 32 (lane_tile's largest tile), more segments than a group holds,
+    // so that forced lane_tile runs them; the 8-byte keys take group_tile there.
+    std::vector<std::size_t> lengths;
+    std::mt19937 generator(24);
+    for (int s = 0; s < 700; ++s) lengths.push_back(s % 9 == 0 ? 32 : generator() % 33);
+    expect_sorted<std::uint32_t>(lengths, 5, 25);
+    expect_sorted<std::int32_t>(lengths, 0, 26);
+    expect_sorted<float>(lengths, 2, 31);  // NaNs of both signs keep their bits
+    expect_sorted<float, std::uint32_t>(lengths, 3, 27, true, true);
+    expect_sorted<std::uint32_t, std::uint64_t>(lengths, 0, 28, true, true);
+    expect_sorted<std::uint64_t>(lengths, 1, 29);
+    const std::vector<std::size_t> sixteens(300, 16);
+    kiln::test::for_each_binary16([&]<class T>() {
+        expect_sorted<T>(sixteens, 2, 30);
+        expect_sorted<T, float>(sixteens, 2, 30, true);
+    });
+}
+
 TEST_P(segmented_sort_test, offsets_of_every_integer_type) {
     const std::vector<std::uint32_t> narrow = offsets_of({4, 0, 70, 3});
     const std::vector<std::int64_t> wide(narrow.begin(), narrow.end());
@@ -295,13 +314,15 @@ TEST(segmented_sort_plan, gpus_sort_in_a_group_while_the_longest_segment_fits_a_
     const auto plan = plan_segmented_sort(gpu_properties(), {.elements = 1 << 20, .longest = 100});
     EXPECT_EQ(plan.strategy, segmented_sort_strategy::group_tile);
     EXPECT_EQ(plan.tile, 128u);
-    EXPECT_EQ(plan.work_group_size, 256u);    // 16 keys a work-item, but the row's 256 at least
-    EXPECT_EQ(plan.segments_per_group, 16u);  // whose 8 items each fill 16 tiles
+    EXPECT_EQ(plan.work_group_size, 128u);   // 16 keys a work-item, but the row's 128 at least
+    EXPECT_EQ(plan.segments_per_group, 8u);  // whose 8 items each fill 8 tiles
+    // Segments of 16 keys or fewer: one a work-item, in registers.
     const auto tiny = plan_segmented_sort(gpu_properties(), {.elements = 1 << 20, .longest = 16});
+    EXPECT_EQ(tiny.strategy, segmented_sort_strategy::lane_tile);
     EXPECT_EQ(tiny.segments_per_group, 128u);
     const auto full = plan_segmented_sort(gpu_properties(), {.elements = 1 << 20, .longest = 2048});
     EXPECT_EQ(full.tile, 2048u);
-    EXPECT_EQ(full.work_group_size, 256u);
+    EXPECT_EQ(full.work_group_size, 128u);
     EXPECT_EQ(full.segments_per_group, 1u);
     const auto longer =
         plan_segmented_sort(gpu_properties(), {.elements = 1 << 20, .longest = 2049});
@@ -319,6 +340,47 @@ TEST(segmented_sort_plan, gpus_sort_in_a_group_while_the_longest_segment_fits_a_
         segmented_sort_strategy::radix_twice);
     EXPECT_EQ(plan_segmented_sort(small, {.elements = 4096, .longest = 500, .key_bytes = 8}).tile,
               512u);
+}
+
+TEST(segmented_sort_plan, segments_up_to_the_rows_lane_tile_sort_a_segment_per_work_item) {
+    using kiln::detail::plan_segmented_sort;
+    const segmented_sort_tuning lanes{.strategy = segmented_sort_strategy::group_tile,
+                                      .max_work_group_size = 256,
+                                      .lane_tile_up_to = 16};
+    const auto plan =
+        plan_segmented_sort(gpu_properties(), {.elements = 1 << 20, .longest = 9, .tuning = lanes});
+    EXPECT_EQ(plan.strategy, segmented_sort_strategy::lane_tile);
+    EXPECT_EQ(plan.tile, 16u);
+    EXPECT_EQ(plan.work_group_size, 256u);
+    EXPECT_EQ(plan.segments_per_group, 256u);
+    // Past the row's lane tile, or keys of 8 bytes: group_tile.
+    EXPECT_EQ(
+        plan_segmented_sort(gpu_properties(), {.elements = 1 << 20, .longest = 17, .tuning = lanes})
+            .strategy,
+        segmented_sort_strategy::group_tile);
+    EXPECT_EQ(
+        plan_segmented_sort(gpu_properties(),
+                            {.elements = 1 << 20, .longest = 9, .key_bytes = 8, .tuning = lanes})
+            .strategy,
+        segmented_sort_strategy::group_tile);
+    // Forced, lane_tile holds up to 32 keys whatever the row says, then takes group_tile's way.
+    const auto forced = [&](std::size_t longest) {
+        return plan_segmented_sort(gpu_properties(), {.elements = 1 << 20,
+                                                      .longest = longest,
+                                                      .forced = segmented_sort_strategy::lane_tile})
+            .strategy;
+    };
+    EXPECT_EQ(forced(32), segmented_sort_strategy::lane_tile);
+    EXPECT_EQ(forced(33), segmented_sort_strategy::group_tile);
+    EXPECT_EQ(forced(5000), segmented_sort_strategy::radix_twice);
+    // A group stages its tiles' keys in 4-byte words: 8 KiB hold 32 work-items of 32 keys.
+    kiln::device_properties small = gpu_properties();
+    small.local_memory_bytes = 8 * 1024;
+    EXPECT_EQ(
+        plan_segmented_sort(
+            small, {.elements = 4096, .longest = 32, .forced = segmented_sort_strategy::lane_tile})
+            .work_group_size,
+        32u);
 }
 
 TEST(segmented_sort_plan, cpus_sort_in_chunks_a_few_per_compute_unit) {
@@ -371,6 +433,7 @@ TEST(segmented_sort_tuning, keys_name_every_field_and_read_back) {
         [](segmented_sort_tuning& t) { t.min_work_group_size = 64; },
         [](segmented_sort_tuning& t) { t.items_per_work_item = 4; },
         [](segmented_sort_tuning& t) { t.max_tile = 1024; },
+        [](segmented_sort_tuning& t) { t.lane_tile_up_to = 16; },
         [](segmented_sort_tuning& t) { t.chunk_bytes = 4096; },
         [](segmented_sort_tuning& t) { t.chunks_per_compute_unit = 8; },
         [](segmented_sort_tuning& t) { t.digits_from = 1024; },
@@ -383,7 +446,7 @@ TEST(segmented_sort_tuning, keys_name_every_field_and_read_back) {
     // Fields left out keep their defaults.
     const auto few = parse_segmented_sort_tuning("group_tile w256 i4");
     ASSERT_TRUE(few.has_value());
-    EXPECT_EQ(few->key(), "group_tile g256 w256 i4 t2048 b65536 k4 d0");
+    EXPECT_EQ(few->key(), "group_tile g256 w256 i4 t2048 l0 b65536 k4 d0");
     for (const char* bad : {"", "automatic", "group_tile w", "group_tile w0", "group_tile x4",
                             "group_tile g256x", "group_tile wide"})
         EXPECT_FALSE(parse_segmented_sort_tuning(bad).has_value()) << bad;

@@ -109,6 +109,9 @@ void run_segmented_sort(const segmented_sort_input& input) {
         case segmented_sort_strategy::group_tile:
             run_group_tile_segmented_sort(q, input, plan, offset_type);
             break;
+        case segmented_sort_strategy::lane_tile:
+            run_lane_tile_segmented_sort(q, input, plan, offset_type);
+            break;
         case segmented_sort_strategy::automatic:
         case segmented_sort_strategy::radix_twice:
             run_radix_twice_segmented_sort(q, input, plan.elements, offset_type);

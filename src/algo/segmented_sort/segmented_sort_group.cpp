@@ -7,7 +7,6 @@
 // that few work-items idle), so a segment costs tile log^2(tile) / 4 compare-exchanges in local
 // memory and one read and one write of its keys and values (a second read of signed and
 // floating keys, from the cache).
-#include <cstdint>
 #include <string>
 
 #include "algo/ceil_div.hpp"
@@ -17,14 +16,6 @@ namespace kiln::detail {
 namespace {
 
 constexpr const char* group_sort_kernel_name = "kiln_segmented_group_sort";
-
-kernel_description group_sort_kernel(const segmented_sort_shape& shape) {
-    kernel_description kernel(group_sort_kernel_name);
-    kernel.global(shape.key_bits(), "keys");
-    if (shape.value_bytes) kernel.global(radix_bits_type(shape.value_bytes), "values");
-    kernel.global_const(shape.offset_type, "offsets").scalar<std::uint64_t>("segments");
-    return kernel;
-}
 
 /// The padding past a segment's end, in the order's bits: the largest (after every NaN too, by
 /// its position).
@@ -61,7 +52,7 @@ std::string write_group_sort_source(const segmented_sort_shape& shape) {
     const std::size_t key_span = define_swizzle(b, "kiln_key_at", shape.keys.bytes);
     const std::size_t position_span = define_swizzle(b, "kiln_position_at", 4);
     b.begin_kernel(group_sort_kernel_name, shape.work_group_size);
-    group_sort_kernel(shape).declare(b);
+    segment_tiles_kernel(group_sort_kernel_name, shape).declare(b);
     b.begin_body();
     b.local_array(bits, "kiln_keys", std::to_string(ceil_div(tiles, key_span) * key_span));
     b.local_array("uint", "kiln_positions",
@@ -156,19 +147,8 @@ void run_group_tile_segmented_sort(const queue& q, const segmented_sort_input& i
                                    const segmented_sort_plan& plan,
                                    const std::string& offset_type) {
     const segmented_sort_shape shape = segmented_sort_shape_of(input, plan, offset_type);
-    const algorithm_program& program = algorithm_program_for(
-        q.device(), shape.key(), [&] { return std::vector{group_sort_kernel(shape)}; },
-        [&] { return write_group_sort_source(shape); });
-    kernel_binding sort = program.binding(group_sort_kernel_name);
-    sort.argument("keys", input.keys.memory->memory);
-    if (input.values) sort.argument("values", input.values->memory->memory);
-    const std::size_t segments = input.offsets.size - 1;
-    sort.argument("offsets", input.offsets.memory->memory)
-        .scalar<std::uint64_t>("segments", segments);
-    const std::size_t groups = (segments + plan.segments_per_group - 1) / plan.segments_per_group;
-    program.bind(std::move(sort))
-        .launch(q, groups * plan.work_group_size, plan.work_group_size)
-        .wait();
+    run_segment_tiles(q, input, shape, group_sort_kernel_name,
+                      [&] { return write_group_sort_source(shape); });
 }
 
 }  // namespace kiln::detail

@@ -174,4 +174,31 @@ sort_operand temporary_operand(const temporary_lease& lease, std::size_t element
             &lease.bytes().storage()};
 }
 
+kernel_description segment_tiles_kernel(const std::string& name,
+                                        const segmented_sort_shape& shape) {
+    kernel_description kernel(name);
+    kernel.global(shape.key_bits(), "keys");
+    if (shape.value_bytes) kernel.global(radix_bits_type(shape.value_bytes), "values");
+    kernel.global_const(shape.offset_type, "offsets").scalar<std::uint64_t>("segments");
+    return kernel;
+}
+
+void run_segment_tiles(const queue& q, const segmented_sort_input& input,
+                       const segmented_sort_shape& shape, const std::string& kernel_name,
+                       const std::function<std::string()>& write_source) {
+    const algorithm_program& program = algorithm_program_for(
+        q.device(), shape.key(),
+        [&] { return std::vector{segment_tiles_kernel(kernel_name, shape)}; }, write_source);
+    kernel_binding sort = program.binding(kernel_name);
+    sort.argument("keys", input.keys.memory->memory);
+    if (input.values) sort.argument("values", input.values->memory->memory);
+    const std::size_t segments = input.offsets.size - 1;
+    sort.argument("offsets", input.offsets.memory->memory)
+        .scalar<std::uint64_t>("segments", segments);
+    const std::size_t groups = (segments + shape.segments_per_group - 1) / shape.segments_per_group;
+    program.bind(std::move(sort))
+        .launch(q, groups * shape.work_group_size, shape.work_group_size)
+        .wait();
+}
+
 }  // namespace kiln::detail

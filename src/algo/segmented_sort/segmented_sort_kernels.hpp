@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <kiln/algo/segmented_sort.hpp>
 #include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/kernel_description.hpp>
@@ -24,8 +25,8 @@ struct segmented_sort_shape {
     sort_key_info keys;
     std::string offset_type = "uint";
     std::size_t value_bytes = 0;  ///< 0: keys alone
-    /// group_tile: the tile (a segment's keys, a power of 2), the group's work-items and the
-    /// tiles (segments) each group sorts.
+    /// group_tile and lane_tile: the tile (a segment's keys, a power of 2), the group's
+    /// work-items and the tiles (segments) each group sorts.
     std::size_t tile = 0, work_group_size = 1, segments_per_group = 1;
     /// cpu_chunks: the shortest segment sorted by digits (0: none).
     std::size_t digits_from = 0;
@@ -73,6 +74,15 @@ segment_offsets_program offsets_program(const device& dev, const std::string& of
 std::size_t stride_work_items(const device& dev, std::size_t n);
 std::size_t stride_work_group(const device& dev);
 
+/// The one kernel of a strategy that sorts tiles of segments in work-groups (group_tile,
+/// lane_tile): keys, values where sorted by key, offsets, segments.
+kernel_description segment_tiles_kernel(const std::string& name, const segmented_sort_shape& shape);
+/// Builds (or finds) that program, from `write_source`, and runs its kernel once over every
+/// segment, shape.segments_per_group to a group of shape.work_group_size; returns once done.
+void run_segment_tiles(const queue& q, const segmented_sort_input& input,
+                       const segmented_sort_shape& shape, const std::string& kernel_name,
+                       const std::function<std::string()>& write_source);
+
 /// The bytes of a temporary, as a sort operand (for radix_sort_part) of `element_bytes`.
 sort_operand temporary_operand(const temporary_lease& lease, std::size_t element_bytes);
 
@@ -80,6 +90,8 @@ sort_operand temporary_operand(const temporary_lease& lease, std::size_t element
 /// every segment on its own; returns once they are sorted.
 void run_group_tile_segmented_sort(const queue& q, const segmented_sort_input& input,
                                    const segmented_sort_plan& plan, const std::string& offset_type);
+void run_lane_tile_segmented_sort(const queue& q, const segmented_sort_input& input,
+                                  const segmented_sort_plan& plan, const std::string& offset_type);
 void run_radix_twice_segmented_sort(const queue& q, const segmented_sort_input& input,
                                     std::size_t elements, const std::string& offset_type);
 void run_cpu_chunks_segmented_sort(const queue& q, const segmented_sort_input& input,

@@ -34,7 +34,9 @@ segmented_sort_plan plan_segmented_sort(const device_properties& props,
         plan.chunk_elements = std::max<std::size_t>(1, ceil_div(input.elements, plan.chunks));
         return plan;
     }
-    if (plan.strategy != segmented_sort_strategy::group_tile) return plan;
+    if (plan.strategy != segmented_sort_strategy::group_tile &&
+        plan.strategy != segmented_sort_strategy::lane_tile)
+        return plan;
     // The tile holds every key of the longest segment with its position; a device that gives
     // less local memory than the row's tile needs takes a smaller largest tile.
     const std::size_t pair_bytes = input.key_bytes + 4;
@@ -50,6 +52,19 @@ segmented_sort_plan plan_segmented_sort(const device_properties& props,
     }
     const std::size_t largest_group =
         std::min(tuning.max_work_group_size, std::max<std::size_t>(1, props.max_work_group_size));
+    // A work-item per segment, the group's keys staged as 4-byte words with one spare word in
+    // 33 (segmented_sort_lane.cpp).
+    const bool lanes_hold = input.key_bytes <= 4 && plan.tile <= largest_lane_tile;
+    if (lanes_hold && (plan.strategy == segmented_sort_strategy::lane_tile ||
+                       plan.tile <= tuning.lane_tile_up_to)) {
+        plan.strategy = segmented_sort_strategy::lane_tile;
+        const std::size_t staged_work_items = local_bytes / (4 * (plan.tile + plan.tile / 32 + 1));
+        plan.work_group_size = std::clamp<std::size_t>(
+            std::bit_floor(std::max<std::size_t>(1, staged_work_items)), 1, largest_group);
+        plan.segments_per_group = plan.work_group_size;
+        return plan;
+    }
+    plan.strategy = segmented_sort_strategy::group_tile;
     plan.work_group_size = std::clamp<std::size_t>(
         ceil_div(plan.tile, std::max<std::size_t>(1, tuning.items_per_work_item)),
         std::min(tuning.min_work_group_size, largest_group), largest_group);
@@ -66,12 +81,13 @@ segmented_sort_strategy segmented_sort_strategy_in_force() {
     const char* text = std::getenv("KILN_SEGMENTED_SORT_STRATEGY");
     if (!text || !*text) return segmented_sort_strategy::automatic;
     for (segmented_sort_strategy s :
-         {segmented_sort_strategy::group_tile, segmented_sort_strategy::radix_twice,
-          segmented_sort_strategy::cpu_chunks})
+         {segmented_sort_strategy::group_tile, segmented_sort_strategy::lane_tile,
+          segmented_sort_strategy::radix_twice, segmented_sort_strategy::cpu_chunks})
         if (to_string(s) == text) return s;
     throw invalid_argument_error("kiln::segmented_sort",
                                  "KILN_SEGMENTED_SORT_STRATEGY is '" + std::string(text) +
-                                     "'; it takes group_tile, radix_twice or cpu_chunks");
+                                     "'; it takes group_tile, lane_tile, radix_twice or "
+                                     "cpu_chunks");
 }
 
 std::optional<segmented_sort_tuning> segmented_sort_tuning_in_force() {

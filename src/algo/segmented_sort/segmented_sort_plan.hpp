@@ -16,7 +16,8 @@ struct segmented_sort_plan {
     /// The elements up to the last offset: those sorted.
     std::size_t elements = 0;
     /// group_tile: the tile (a power of 2 at least the longest segment), the group and the
-    /// tiles it sorts at once (as many as its work-items' items fill, within the largest tile).
+    /// tiles it sorts at once (as many as its work-items' items fill, within the largest tile);
+    /// lane_tile: the tile, and a segment per work-item of the group.
     std::size_t tile = 0, work_group_size = 1, segments_per_group = 1;
     /// cpu_chunks: the chunks and the elements each covers (by where segments begin).
     std::size_t chunks = 1, chunk_elements = 0;
@@ -29,18 +30,23 @@ struct segmented_sort_plan_input {
     std::size_t elements = 0, longest = 0;
     std::size_t key_bytes = 4, value_bytes = 0;
     /// A test's or KILN_SEGMENTED_SORT_STRATEGY's choice (automatic: none). group_tile where the
-    /// longest segment passes the tile runs radix_twice, so that forcing it is always valid.
+    /// longest segment passes the tile runs radix_twice, and lane_tile where the keys or the
+    /// longest segment pass what it holds runs group_tile's choice, so that forcing it is always
+    /// valid.
     segmented_sort_strategy forced = segmented_sort_strategy::automatic;
     /// A test's or benchmark's tuning (scoped_algorithm_policy), in place of the device's row.
     std::optional<segmented_sort_tuning> tuning{};
 };
 
+/// The longest segment lane_tile sorts: its network holds a segment's keys in registers.
+inline constexpr std::size_t largest_lane_tile = 32;
+
 segmented_sort_plan plan_segmented_sort(const device_properties& props,
                                         const segmented_sort_plan_input& input);
 
 /// Test and benchmark only: while alive, segmented sorts on every device take `strategy`
-/// (automatic: the plan's choice). KILN_SEGMENTED_SORT_STRATEGY (group_tile, radix_twice or
-/// cpu_chunks) does the same for a process.
+/// (automatic: the plan's choice). KILN_SEGMENTED_SORT_STRATEGY (group_tile, lane_tile,
+/// radix_twice or cpu_chunks) does the same for a process.
 class scoped_segmented_sort_strategy {
   public:
     explicit scoped_segmented_sort_strategy(segmented_sort_strategy strategy);

@@ -14,12 +14,14 @@ constexpr device_class any_gpu{std::nullopt, device_type::gpu, "", 0, 0};
 constexpr device_class any_cpu{std::nullopt, device_type::cpu, "", 0, 0};
 
 constexpr segmented_sort_tuning group_tiles(std::size_t max_group, std::size_t min_group,
-                                            std::size_t items, std::size_t max_tile) {
+                                            std::size_t items, std::size_t max_tile,
+                                            std::size_t lane_tile_up_to) {
     return {.strategy = segmented_sort_strategy::group_tile,
             .max_work_group_size = max_group,
             .min_work_group_size = min_group,
             .items_per_work_item = items,
-            .max_tile = max_tile};
+            .max_tile = max_tile,
+            .lane_tile_up_to = lane_tile_up_to};
 }
 
 constexpr segmented_sort_tuning chunks(std::size_t chunk_bytes, std::size_t per_compute_unit,
@@ -33,9 +35,10 @@ constexpr segmented_sort_tuning chunks(std::size_t chunk_bytes, std::size_t per_
 using row = tuning_row<segmented_sort_tuning>;
 
 const std::array rows{
-    row{any_gpu, group_tiles(256, 256, 8, 2048),
-        "H100 segmented_sort_bench 24: groups of 256, not 32, 2-10% faster, CUDA and OpenCL; "
-        "docs/algorithms.md, Segmented sort"},
+    row{any_gpu, group_tiles(128, 128, 8, 2048, 16),
+        "H100 segmented_sort_bench 24, CUDA and OpenCL: groups of 256 2-10% faster than 32; "
+        "128, and segments of 16 in registers, faster again 2026-11-27; docs/algorithms.md, "
+        "Segmented sort"},
     row{any_cpu, chunks(64 * 1024, 4, 64),
         "chunks not swept (4 per core, as the histogram's); digits from 64 keys: 2 cores, PoCL "
         "3.1, segmented_sort_bench 24; docs/algorithms.md, Segmented sort"},
@@ -54,12 +57,13 @@ std::span<const tuning_row<segmented_sort_tuning>> segmented_sort_rows::rows() {
 
 namespace {
 
-/// "group_tile g256 w32 i8 t2048 b65536 k4 d0" after the strategy's name.
+/// "group_tile g256 w32 i8 t2048 l16 b65536 k4 d0" after the strategy's name.
 constexpr tuning_key_number<segmented_sort_tuning> segmented_sort_key_numbers[] = {
     {"g", {&segmented_sort_tuning::max_work_group_size}},
     {"w", {&segmented_sort_tuning::min_work_group_size}},
     {"i", {&segmented_sort_tuning::items_per_work_item}},
     {"t", {&segmented_sort_tuning::max_tile}},
+    {"l", {&segmented_sort_tuning::lane_tile_up_to}, true},
     {"b", {&segmented_sort_tuning::chunk_bytes}},
     {"k", {&segmented_sort_tuning::chunks_per_compute_unit}},
     {"d", {&segmented_sort_tuning::digits_from}, true}};
@@ -75,8 +79,8 @@ std::string segmented_sort_tuning::key() const {
 std::optional<segmented_sort_tuning> parse_segmented_sort_tuning(std::string_view key) {
     return read_named_tuning_key(
         key, &segmented_sort_tuning::strategy,
-        {segmented_sort_strategy::group_tile, segmented_sort_strategy::radix_twice,
-         segmented_sort_strategy::cpu_chunks},
+        {segmented_sort_strategy::group_tile, segmented_sort_strategy::lane_tile,
+         segmented_sort_strategy::radix_twice, segmented_sort_strategy::cpu_chunks},
         segmented_sort_key_format);
 }
 
@@ -86,6 +90,8 @@ std::string_view to_string(segmented_sort_strategy s) noexcept {
             return "automatic";
         case segmented_sort_strategy::group_tile:
             return "group_tile";
+        case segmented_sort_strategy::lane_tile:
+            return "lane_tile";
         case segmented_sort_strategy::radix_twice:
             return "radix_twice";
         case segmented_sort_strategy::cpu_chunks:

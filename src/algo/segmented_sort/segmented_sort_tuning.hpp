@@ -18,6 +18,10 @@ enum class segmented_sort_strategy {
     /// position) pairs (segmented_sort_group.cpp), as CUB's DeviceSegmentedSort sorts small and
     /// medium segments in a warp or a block: GPUs, where the longest segment fits a tile.
     group_tile,
+    /// One work-item per segment sorts it in registers by a merging network, the group's keys
+    /// staged through local memory (segmented_sort_lane.cpp), as CUB sorts small segments in
+    /// registers: GPUs, keys of at most 4 bytes in segments of at most 32.
+    lane_tile,
     /// Two stable radix sorts of the whole data, by key and then by segment id, with kiln::sort's
     /// passes (segmented_sort_radix.cpp): any segment lengths, at the cost of sorting everything
     /// twice.
@@ -36,6 +40,9 @@ struct segmented_sort_tuning {
     /// longest segment a tile holds (a power of 2; its keys and positions in local memory).
     std::size_t max_work_group_size = 256, min_work_group_size = 32, items_per_work_item = 8;
     std::size_t max_tile = 2048;
+    /// group_tile: tiles of at most this many keys (a power of 2, at most 32) are sorted by
+    /// lane_tile instead, where the keys take 4 bytes or fewer; 0: none.
+    std::size_t lane_tile_up_to = 0;
     /// cpu_chunks: bytes of keys per chunk at least, and chunks per compute unit at most.
     std::size_t chunk_bytes = 64 * 1024, chunks_per_compute_unit = 4;
     /// cpu_chunks: segments of at least this many keys are sorted by 8-bit digits (one pass
@@ -43,7 +50,7 @@ struct segmented_sort_tuning {
     std::size_t digits_from = 0;
 
     /// Every field, as KILN_SEGMENTED_SORT_TUNING takes them (parse_segmented_sort_tuning):
-    /// "group_tile g256 w32 i8 t2048 b65536 k4 d0".
+    /// "group_tile g256 w32 i8 t2048 l16 b65536 k4 d0".
     std::string key() const;
 };
 
