@@ -11,9 +11,9 @@
 // also times every case under other multi-split tuning shapes, to fill the table in
 // sort_tuning.cpp: SHAPES is a comma-separated list of GROUPxITEMS, each followed by any of the
 // letters radix_shape reads (b: values beside keys; m: peers by match.any; r: rounds; the
-// histogram's h<copies>, s, d, a), e.g. 256x20b,384x20m,384x20h8d,384x20mh8da (a default list
-// without it); a row names its shape as written. --case keeps only the cases whose name contains
-// TEXT (e.g. "uint64").
+// histogram's h<copies>, s, d, a; g<registers> for keys alone, v<registers> with values), e.g.
+// 256x20b,384x20m,384x20h8d,384x20mh8da,384x19bg56v80 (a default list without it); a row names its
+// shape as written. --case keeps only the cases whose name contains TEXT (e.g. "uint64").
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -256,6 +256,9 @@ kiln::detail::radix_sort_tuning radix_shape(const std::string& text) {
                 break;
             case 'g':
                 p.register_limit = number_after(i);
+                break;
+            case 'v':
+                p.register_limit_with_values = number_after(i);
                 break;
             case 'h':
                 p.histogram.copies = number_after(i);

@@ -212,4 +212,7 @@ TEST(RegisterLimit, EveryEntryOfThePtxTakesIt) {
     nvidia.platform = "NVIDIA CUDA";
     EXPECT_TRUE(kiln::detail::opencl::quirks_for(nvidia).register_limit_through_ptx);
     EXPECT_FALSE(kiln::detail::opencl::quirks_for(pocl_like()).register_limit_through_ptx);
+    // The same driver understates every kernel's group limit (runtime.launch runs past it).
+    EXPECT_TRUE(kiln::detail::opencl::quirks_for(nvidia).kernel_group_limit_understated);
+    EXPECT_FALSE(kiln::detail::opencl::quirks_for(pocl_like()).kernel_group_limit_understated);
 }

@@ -279,6 +279,34 @@ TEST_P(launches, local_memory_reduction_per_group) {
     }
 }
 
+TEST_P(launches, a_kernel_runs_the_group_it_requires) {
+    // NVIDIA's OpenCL reports 256 work-items for every kernel (CL_KERNEL_WORK_GROUP_SIZE) and
+    // runs more; a kernel's required group is its limit there (opencl_quirks.hpp).
+    const std::size_t group = std::min<std::size_t>(512, device().properties().max_work_group_size);
+    const std::string required =
+        "kernel __attribute__((reqd_work_group_size(" + std::to_string(group) +
+        ", 1, 1))) void reversed(global const int* in, global int* out) {\n"
+        "    local int staged[" +
+        std::to_string(group) +
+        "];\n"
+        "    const uint t = get_local_id(0);\n"
+        "    staged[t] = in[get_global_id(0)];\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    out[get_global_id(0)] = staged[get_local_size(0) - 1 - t];\n"
+        "}\n";
+    kiln::program prog(device(), required);
+    auto reversed = prog.kernel("reversed");
+    EXPECT_GE(reversed.max_work_group_size(), group);
+    kiln::queue q(device());
+    std::vector<int> host(3 * group);
+    for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<int>(i);
+    kiln::buffer<int> in(q, host), out(q, host.size());
+    auto done = reversed(in, out).launch(q, {host.size()}, {group});
+    const std::vector<int> result = out.read(q, done);
+    for (std::size_t i = 0; i < host.size(); ++i)
+        ASSERT_EQ(result[i], host[i / group * group + group - 1 - i % group]) << i;
+}
+
 TEST_P(launches, infinities_and_nans_pass_through_kernels) {
     kiln::program prog(device(), source);
     kiln::queue q(device());

@@ -60,8 +60,7 @@ std::string write_lane_sort_source(const segmented_sort_shape& shape) {
     // key of the segment comes first by its position).
     for (std::size_t j = 0; j < tile; ++j) {
         const std::string J = std::to_string(j);
-        b.line("ulong r" + J + " = " + J +
-               "u < length ? (ulong)kiln_segment_key_order((" + bits +
+        b.line("ulong r" + J + " = " + J + "u < length ? (ulong)kiln_segment_key_order((" + bits +
                ")kiln_staged[kiln_lane_at(begin + " + J + "u)]) << 32 | " + J +
                "UL : 0xffffffff00000000UL | " + J + "UL;");
     }
@@ -128,8 +127,7 @@ std::string write_lane_sort_source(const segmented_sort_shape& shape) {
 }  // namespace
 
 void run_lane_tile_segmented_sort(const queue& q, const segmented_sort_input& input,
-                                  const segmented_sort_plan& plan,
-                                  const std::string& offset_type) {
+                                  const segmented_sort_plan& plan, const std::string& offset_type) {
     const segmented_sort_shape shape = segmented_sort_shape_of(input, plan, offset_type);
     run_segment_tiles(q, input, shape, lane_sort_kernel_name,
                       [&] { return write_lane_sort_source(shape); });

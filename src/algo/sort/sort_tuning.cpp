@@ -34,9 +34,12 @@ constexpr radix_sort_tuning values_beside_keys(radix_sort_tuning p) {
     return p;
 }
 
-/// At most `count` registers a work-item (NVIDIA GPUs: radix_sort_tuning::register_limit).
-constexpr radix_sort_tuning registers(radix_sort_tuning p, unsigned count) {
+/// At most `count` registers a work-item, `with_values` for sorts by key (NVIDIA GPUs:
+/// radix_sort_tuning::register_limit).
+constexpr radix_sort_tuning registers(radix_sort_tuning p, unsigned count,
+                                      unsigned with_values = 0) {
     p.register_limit = count;
+    p.register_limit_with_values = with_values;
     return p;
 }
 
@@ -51,10 +54,10 @@ constexpr std::array radix_sort_table{
     radix_row{nvidia_cuda, registers(radix(384, 20, 8, true), 56),
               "H100, CUDA, sort_bench 28 beside CUB, 2026-11-23, 56 registers (3 groups a "
               "multiprocessor, not 2) 2026-11-26; docs/benchmarks.md, ## Sorting"},
-    radix_row{nvidia_gpus, registers(values_beside_keys(radix(256, 20, 8, true)), 64),
-              "H100, NVIDIA's OpenCL (256 items at most), sort_bench 28 beside CUB, 2026-11-23, "
-              "64 registers (4 groups fit a multiprocessor) 2026-11-27; docs/benchmarks.md, "
-              "## Sorting"},
+    radix_row{nvidia_gpus, registers(values_beside_keys(radix(384, 19, 8, true)), 56, 80),
+              "H100, NVIDIA's OpenCL, sort_bench 28 --sweep beside CUB, 2026-11-27: 384 x 19 "
+              "once its groups ran past the 256 work-items the driver reports, 56 registers "
+              "for keys alone, 80 with values; docs/benchmarks.md, ## Sorting"},
     radix_row{any_gpu, radix(256, 8, 8, false),
               "not measured: 4-bit rounds (no known ballots), about 32 KB of local memory"},
     radix_row{any_cpu, chunks(radix(64, 8, 8, false), 64 * 1024),
@@ -126,13 +129,14 @@ radix_sort_policy plan_radix_sort(const device_properties& props, std::size_t ke
     plan.match_any = policy.match_any && nvidia_warps;
     // Only NVIDIA's compilers take -cl-nv-maxrregcount: kiln's CUDA backend, and its OpenCL
     // (the inline PTX target), where kiln writes the limit into the program's PTX since the
-    // driver leaves kernels of a required group size alone (opencl_register_limit.hpp). Keys
-    // alone: a tile of pairs holds its values' registers too, and
-    // capped at 56 it lost (H100, CUDA, 2^28 uint32 pairs: 10.39 ms against 9.89 uncapped,
-    // 2026-11-26).
+    // driver leaves kernels of a required group size alone (opencl_register_limit.hpp). A tile
+    // of pairs holds its values' registers too, so it takes a limit of its own: the CUDA row's
+    // 56 lost there (H100, 2^28 uint32 pairs: 10.39 ms against 9.89 uncapped, 2026-11-26).
     const bool nvidia_compiler = plan.target.vocabulary == vocabulary_target::inline_ptx ||
                                  plan.target.vocabulary == vocabulary_target::cuda_prelude;
-    plan.register_limit = nvidia_compiler && value_bytes == 0 ? policy.register_limit : 0;
+    plan.register_limit = !nvidia_compiler   ? 0
+                          : value_bytes == 0 ? policy.register_limit
+                                             : policy.register_limit_with_values;
     // The tile kernels' local memory within the device's, and within the 48 KB of static local
     // memory that CUDA grants without opting in: values in an array of their own where they
     // fit (a 384 x 20 tile of uint pairs would take 60 KB), and fewer items where the tile does

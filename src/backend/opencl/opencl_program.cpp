@@ -1,4 +1,6 @@
 // OpenCL programs and kernels: building from source, binaries for the cache, parameter info.
+#include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "backend/opencl/opencl_kernel_features.hpp"
@@ -238,6 +240,15 @@ std::shared_ptr<kernel_impl> opencl_program::create_kernel(const std::string& na
     needs.max_work_group_size =
         get_info<std::size_t>(clGetKernelWorkGroupInfo, kernel.get(), CL_KERNEL_WORK_GROUP_SIZE,
                               "clGetKernelWorkGroupInfo", device_.id());
+    if (device_.quirks().kernel_group_limit_understated) {
+        std::array<std::size_t, 3> required{};
+        check(
+            clGetKernelWorkGroupInfo(kernel.get(), device_.id(), CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
+                                     sizeof required, required.data(), nullptr),
+            "clGetKernelWorkGroupInfo", name);
+        needs.max_work_group_size =
+            std::max(needs.max_work_group_size, required[0] * required[1] * required[2]);
+    }
     // Queried before any argument is set, so it counts only the kernel's own local arrays.
     needs.local_memory_bytes = static_cast<std::size_t>(
         get_info<cl_ulong>(clGetKernelWorkGroupInfo, kernel.get(), CL_KERNEL_LOCAL_MEM_SIZE,

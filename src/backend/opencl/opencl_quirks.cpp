@@ -17,7 +17,8 @@ opencl_quirks quirks_for(const device_properties& props) {
     opencl_quirks quirks{.global_offset_is_32_bit = nvidia,
                          .fill_index_is_32_bit = nvidia,
                          .work_group_count_is_32_bit = pocl,
-                         .register_limit_through_ptx = nvidia};
+                         .register_limit_through_ptx = nvidia,
+                         .kernel_group_limit_understated = nvidia};
     if (nvidia) quirks.max_work_groups = {2147483647u, 65535u, 65535u};
     const char* pocl_kernel_cache = std::getenv("POCL_KERNEL_CACHE");
     quirks.reloaded_binaries_share_a_directory =

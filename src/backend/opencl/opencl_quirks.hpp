@@ -35,6 +35,12 @@ struct opencl_quirks {
     /// registers, so a program given it is built again from its PTX with the limit on every
     /// entry (opencl_register_limit.hpp). NVIDIA's OpenCL, driver 580.159 on an H100.
     bool register_limit_through_ptx = false;
+    /// CL_KERNEL_WORK_GROUP_SIZE is 256 for every kernel, though groups of up to the device's
+    /// 1024 run: on an H100 (driver 580.159, 2026-11-27) kernels launched with 384, 512, 768 and
+    /// 1024 work-items, with reqd_work_group_size and without, gave every result right. A
+    /// kernel's required size is its limit there (ptxas fits its registers to it); a kernel
+    /// without one keeps the reported limit, since its registers may not allow more.
+    bool kernel_group_limit_understated = false;
 };
 
 /// Reads POCL_KERNEL_CACHE from the environment as well as the device's properties.

@@ -13,8 +13,8 @@ std::optional<unsigned> register_limit_in(std::string_view options) {
         if (at > 0 && options[at - 1] != ' ') continue;
         const std::string_view number = options.substr(at + option.size());
         unsigned limit = 0;
-        const auto [end, status] = std::from_chars(number.data(), number.data() + number.size(),
-                                                   limit);
+        const auto [end, status] =
+            std::from_chars(number.data(), number.data() + number.size(), limit);
         if (status == std::errc{} && (end == number.data() + number.size() || *end == ' '))
             return limit;
     }

@@ -18,6 +18,9 @@ namespace kiln::detail {
 struct fft_tuning {
     std::size_t work_group_size = 64;
     std::size_t items_per_work_item = 16;
+    /// Lines longer than local memory may stay in a group's registers (fft_register_pass); false:
+    /// they take two passes through local memory.
+    bool register_passes = true;
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
 };
 

@@ -64,6 +64,9 @@ struct radix_sort_tuning {
     /// NVIDIA GPUs (CUDA and NVIDIA's OpenCL, -cl-nv-maxrregcount), so that more groups share a
     /// multiprocessor. plan_radix_sort keeps it for keys alone, and ignores it elsewhere.
     unsigned register_limit = 0;
+    /// The same for sorts by key, whose tiles hold their values' registers too (0: the
+    /// compiler's choice).
+    unsigned register_limit_with_values = 0;
     std::size_t tile_size() const noexcept { return work_group_size * items_per_work_item; }
 };
 
@@ -119,8 +122,8 @@ struct radix_sort_policy {
     radix_histogram_tuning histogram{};
     /// The multi-split's peers by kiln_match_any (radix_sort_tuning::match_any).
     bool match_any = false;
-    /// radix_sort_tuning::register_limit for keys alone where the device's compiler takes it,
-    /// else 0.
+    /// radix_sort_tuning::register_limit for keys alone, register_limit_with_values with values,
+    /// where the device's compiler takes it; else 0.
     unsigned register_limit = 0;
     /// Groups of the single pass's histogram kernel per compute unit.
     std::size_t histogram_groups_per_compute_unit = 8;
