@@ -33,9 +33,8 @@ constexpr std::array fft_table{
         "H100, CUDA (16384-point lines in dynamic shared memory), fft_bench, 2026-11-22; "
         "docs/benchmarks.md, ## FFT"},
     row{nvidia_gpus, without_register_passes(passes(256, 16)),
-        "H100, NVIDIA's OpenCL (4096-point lines in 48 KiB), fft_bench, 2026-11-22; 16384-point "
-        "lines in two passes: in registers, 512 work-items exchanging in four rounds, 0.180 ms "
-        "for 1024 of them against 0.152, 2026-11-27; docs/benchmarks.md, ## FFT"},
+        "H100, NVIDIA's OpenCL (4096-point lines in 48 KiB), fft_bench, 2026-11-22; two passes "
+        "beat registers for 16384, 2026-11-27; docs/benchmarks.md, ## FFT"},
     row{any_gpu, passes(256, 8),
         "not measured: half the NVIDIA tile (16 KiB), for GPUs with less local memory"},
     row{any_cpu, passes(64, 16),

@@ -55,9 +55,8 @@ constexpr std::array radix_sort_table{
               "H100, CUDA, sort_bench 28 beside CUB, 2026-11-23, 56 registers (3 groups a "
               "multiprocessor, not 2) 2026-11-26; docs/benchmarks.md, ## Sorting"},
     radix_row{nvidia_gpus, registers(values_beside_keys(radix(384, 19, 8, true)), 56, 80),
-              "H100, NVIDIA's OpenCL, sort_bench 28 --sweep beside CUB, 2026-11-27: 384 x 19 "
-              "once its groups ran past the 256 work-items the driver reports, 56 registers "
-              "for keys alone, 80 with values; docs/benchmarks.md, ## Sorting"},
+              "H100, NVIDIA's OpenCL, sort_bench 28 --sweep beside CUB, 2026-11-27: 56 "
+              "registers for keys, 80 with values; docs/benchmarks.md, ## Sorting"},
     radix_row{any_gpu, radix(256, 8, 8, false),
               "not measured: 4-bit rounds (no known ballots), about 32 KB of local memory"},
     radix_row{any_cpu, chunks(radix(64, 8, 8, false), 64 * 1024),
