@@ -169,7 +169,7 @@ TEST(algo_plan, h100_under_nvidia_opencl) {
     EXPECT_EQ(pairs.target.vocabulary, kiln::detail::vocabulary_target::inline_ptx);
     EXPECT_TRUE(pairs.ballots);
     EXPECT_FALSE(pairs.values_beside_keys)
-        << "two arrays of 384 x 19 words would pass 48 KB: values follow the keys";
+        << "values follow the keys: two arrays of 384 x 19 words would pass 48 KB";
     EXPECT_TRUE(pairs.single_pass);
     EXPECT_EQ(pairs.register_limit, 80u);
     const auto keys = kiln::detail::plan_radix_sort(p, 4, true, 0, 1 << 20);

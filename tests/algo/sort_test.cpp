@@ -412,7 +412,8 @@ TEST_P(sort_test, multi_split_ranking) {
                                  .multi_split = true};
     };
     const radix_sort_tuning tile = device().is_cpu() ? multi_split(64, 8) : multi_split(256, 16);
-    // Values in a local array of their own (NVIDIA's OpenCL row) instead of after the keys.
+    // Values in a local array of their own (NVIDIA's OpenCL row at 256 x 20 until 2026-11-27)
+    // instead of after the keys.
     radix_sort_tuning beside = tile;
     beside.values_beside_keys = true;
     for (const radix_sort_tuning& shape : {tile, beside, multi_split(128, 4)}) {

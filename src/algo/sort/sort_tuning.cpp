@@ -28,12 +28,6 @@ constexpr radix_sort_tuning chunks(radix_sort_tuning p, std::size_t chunk_bytes)
     return p;
 }
 
-/// Radix sort by key: values in a local array of their own, beside the keys.
-constexpr radix_sort_tuning values_beside_keys(radix_sort_tuning p) {
-    p.values_beside_keys = true;
-    return p;
-}
-
 /// At most `count` registers a work-item, `with_values` for sorts by key (NVIDIA GPUs:
 /// radix_sort_tuning::register_limit).
 constexpr radix_sort_tuning registers(radix_sort_tuning p, unsigned count,
@@ -54,7 +48,7 @@ constexpr std::array radix_sort_table{
     radix_row{nvidia_cuda, registers(radix(384, 20, 8, true), 56),
               "H100, CUDA, sort_bench 28 beside CUB, 2026-11-23, 56 registers (3 groups a "
               "multiprocessor, not 2) 2026-11-26; docs/benchmarks.md, ## Sorting"},
-    radix_row{nvidia_gpus, registers(values_beside_keys(radix(384, 19, 8, true)), 56, 80),
+    radix_row{nvidia_gpus, registers(radix(384, 19, 8, true), 56, 80),
               "H100, NVIDIA's OpenCL, sort_bench 28 --sweep beside CUB, 2026-11-27: 56 "
               "registers for keys, 80 with values; docs/benchmarks.md, ## Sorting"},
     radix_row{any_gpu, radix(256, 8, 8, false),
