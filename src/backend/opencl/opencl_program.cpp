@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <span>
+#include <utility>
 
 #include "backend/opencl/opencl_kernel_features.hpp"
 #include "backend/opencl/opencl_objects.hpp"
@@ -113,6 +115,34 @@ class payload_reader {
 
 constexpr std::uint64_t payload_magic = 0x314c434e4c494bull;  // "KILNCL1"
 
+/// `binary` loaded and built with `options`, and the status of the first call that failed
+/// (CL_SUCCESS when none did).
+std::pair<program_handle, cl_int> built_from_binary(cl_context context, cl_device_id device,
+                                                    std::span<const unsigned char> binary,
+                                                    const std::string& options) {
+    const unsigned char* data = binary.data();
+    std::size_t size = binary.size();
+    cl_int binary_status = CL_SUCCESS, status = CL_SUCCESS;
+    program_handle program(
+        clCreateProgramWithBinary(context, 1, &device, &size, &data, &binary_status, &status));
+    if (status == CL_SUCCESS) status = binary_status;
+    if (status == CL_SUCCESS)
+        status = clBuildProgram(program.get(), 1, &device, options.c_str(), nullptr, nullptr);
+    return {std::move(program), status};
+}
+
+/// A failed clBuildProgram of `program`, with its log, for `what` on the device.
+[[noreturn]] void throw_build_failure(cl_int status, cl_program program, cl_device_id device,
+                                      const std::string& what) {
+    std::string log;
+    try {
+        log = build_log(program, device);
+    } catch (const error&) {
+        log = "(no build log available)";
+    }
+    throw build_error("clBuildProgram", status, error_name(status), what + ":\n" + log);
+}
+
 }  // namespace
 
 std::unique_ptr<program_impl> opencl_device::build(std::span<const std::string> sources,
@@ -136,16 +166,9 @@ std::unique_ptr<program_impl> opencl_device::build(std::span<const std::string> 
     check(status, "clCreateProgramWithSource");
     const std::string full_options = options + features.extra_options + always_on_options;
     status = clBuildProgram(program.get(), 1, &device_, full_options.c_str(), nullptr, nullptr);
-    if (status != CL_SUCCESS) {
-        std::string log;
-        try {
-            log = build_log(program.get(), device_);
-        } catch (const error&) {
-            log = "(no build log available)";
-        }
-        throw build_error("clBuildProgram", status, error_name(status),
-                          "device " + properties_.name + " (options \"" + options + "\"):\n" + log);
-    }
+    if (status != CL_SUCCESS)
+        throw_build_failure(status, program.get(), device_,
+                            "device " + properties_.name + " (options \"" + options + "\")");
     auto built = std::make_unique<opencl_program>(
         *this, std::move(program), std::map<std::string, std::vector<parameter_info>>{});
     const auto limit =
@@ -155,18 +178,14 @@ std::unique_ptr<program_impl> opencl_device::build(std::span<const std::string> 
     const std::vector<unsigned char> ptx = built->device_binary();
     const std::string limited = with_register_limit(
         std::string_view(reinterpret_cast<const char*>(ptx.data()), ptx.size()), *limit);
-    const auto* data = reinterpret_cast<const unsigned char*>(limited.data());
-    std::size_t size = limited.size();
-    cl_int binary_status = CL_SUCCESS;
-    program_handle from_ptx(
-        clCreateProgramWithBinary(context(), 1, &device_, &size, &data, &binary_status, &status));
-    check(status != CL_SUCCESS ? status : binary_status, "clCreateProgramWithBinary");
-    status = clBuildProgram(from_ptx.get(), 1, &device_, full_options.c_str(), nullptr, nullptr);
-    if (status != CL_SUCCESS)
-        throw build_error("clBuildProgram", status, error_name(status),
-                          "device " + properties_.name + " (the program's PTX held to " +
-                              std::to_string(*limit) + " registers):\n" +
-                              build_log(from_ptx.get(), device_));
+    auto [from_ptx, ptx_status] = built_from_binary(
+        context(), device_,
+        std::span(reinterpret_cast<const unsigned char*>(limited.data()), limited.size()),
+        full_options);
+    if (ptx_status != CL_SUCCESS)
+        throw_build_failure(ptx_status, from_ptx.get(), device_,
+                            "device " + properties_.name + " (the program's PTX held to " +
+                                std::to_string(*limit) + " registers)");
     return std::make_unique<opencl_program>(*this, std::move(from_ptx), built->parameters());
 }
 
@@ -193,17 +212,12 @@ std::unique_ptr<program_impl> opencl_device::load(std::span<const std::byte> pay
             params.push_back(std::move(param));
         }
     }
-    auto binary = in.rest();
-    const auto* data = reinterpret_cast<const unsigned char*>(binary.data());
-    std::size_t size = binary.size();
-    cl_int binary_status = CL_SUCCESS, status = CL_SUCCESS;
-    program_handle program(
-        clCreateProgramWithBinary(context(), 1, &device_, &size, &data, &binary_status, &status));
-    if (status != CL_SUCCESS || binary_status != CL_SUCCESS) return nullptr;
-    const std::string full_options = options + always_on_options;
-    if (clBuildProgram(program.get(), 1, &device_, full_options.c_str(), nullptr, nullptr) !=
-        CL_SUCCESS)
-        return nullptr;
+    const auto binary = in.rest();
+    auto [program, status] = built_from_binary(
+        context(), device_,
+        std::span(reinterpret_cast<const unsigned char*>(binary.data()), binary.size()),
+        options + always_on_options);
+    if (status != CL_SUCCESS) return nullptr;
     return std::make_unique<opencl_program>(*this, std::move(program), std::move(parameters));
 }
 
