@@ -3,13 +3,14 @@
 // segments of 16, 128, 1000 and 10^5 keys, and of random lengths (uniform over [0, 2000)); uint32
 // keys also with uint32 values (SortPairs; the host sorts (key, value) pairs).
 //
-//     segmented_sort_bench [log2(n)]
+//     segmented_sort_bench [log2(n)] [segment length]
 //
-// Measures every device KILN_DEVICE matches, or every device when it is unset; n defaults to
-// 2^24. KILN_SEGMENTED_SORT_STRATEGY (group_tile, lane_tile, radix_twice, cpu_chunks) forces
-// kiln's strategy. kiln sorts in place, so each timed call first copies the keys (and values)
-// from a pristine vector on the device; the copy, timed alone, is taken off. CUB sorts out of
-// place from the same data each run. The sorted keys are checked against the host's.
+// A segment length (0: the random lengths) runs that length alone. Measures every device
+// KILN_DEVICE matches, or every device when it is unset; n defaults to 2^24.
+// KILN_SEGMENTED_SORT_STRATEGY (group_tile, lane_tile, radix_twice, cpu_chunks) forces kiln's
+// strategy. kiln sorts in place, so each timed call first copies the keys (and values) from a
+// pristine vector on the device; the copy, timed alone, is taken off. CUB sorts out of place
+// from the same data each run. The sorted keys are checked against the host's.
 // KILN_SEGMENTED_SORT_BENCH_TUNINGS lists tunings to time after the plan's own, separated by ';',
 // as segmented_sort_tuning::key() writes them; each gets a row of its own:
 //
@@ -163,6 +164,9 @@ void run_case(const kiln::device& dev, const std::vector<std::uint32_t>& bits,
 
 int main(int argc, char** argv) {
     const int log2_n = argc > 1 ? std::atoi(argv[1]) : 24;
+    const std::vector<std::size_t> lengths =
+        argc > 2 ? std::vector<std::size_t>{std::size_t(std::strtoull(argv[2], nullptr, 10))}
+                 : std::vector<std::size_t>{16, 128, 1000, 100000, 0};
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
     try {
         char date[32];
@@ -184,8 +188,7 @@ int main(int argc, char** argv) {
                 "| keys | segment length | segments | kiln tuning | kiln | kiln rate | reference | "
                 "ratio | check |\n");
             std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
-            for (const std::size_t length : {std::size_t{16}, std::size_t{128}, std::size_t{1000},
-                                             std::size_t{100000}, std::size_t{0}}) {
+            for (const std::size_t length : lengths) {
                 const std::vector<std::int32_t> offsets = segment_offsets(n, length);
                 for (const bool floats : {false, true}) {
                     const std::vector<std::uint32_t> bits = random_bits(n, floats);

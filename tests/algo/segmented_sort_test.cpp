@@ -188,6 +188,16 @@ TEST_P(segmented_sort_test, one_segment_of_everything) {
     expect_sorted<float>({65}, 0, 9);
 }
 
+TEST_P(segmented_sort_test, long_segments_ending_on_and_across_groups_of_positions) {
+    // radix_twice finds each position's segment a group of 256 x 16 positions at a time (on
+    // groups of 256): segments end on 4096 and 8192, empty ones lie there, and long ones span
+    // several groups.
+    const std::vector<std::size_t> lengths{4095, 1, 0, 0, 4096, 8192, 0, 1, 12000, 7};
+    expect_sorted<std::uint32_t>(lengths, 5, 32);
+    expect_sorted<float>(lengths, 0, 33);
+    expect_sorted<std::uint64_t>(lengths, 1, 34);
+}
+
 TEST_P(segmented_sort_test, every_key_type_in_kiln_sorts_order) {
     const std::vector<std::size_t> lengths{5, 40, 0, 64, 65, 300, 2, 17};
     expect_sorted<std::int32_t>(lengths, 4, 10);

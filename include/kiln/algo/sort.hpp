@@ -98,9 +98,14 @@ struct sort_comparator {
     std::string key_type;  ///< OpenCL C type of the keys in memory and in variables
 };
 
+/// Whether a sort's caller reads its keys afterwards: scratch keys (a segmented sort's segment
+/// ids) may be left wherever the last pass wrote them.
+enum class radix_sorted_keys { kept, discarded };
+
 /// Sorts n keys on one device (and the values with them), in place. Blocks until done.
 void radix_sort_part(const queue& q, radix_key key, bool descending, const sort_operand& keys,
-                     std::size_t n, const std::vector<sort_operand>& values);
+                     std::size_t n, const std::vector<sort_operand>& values,
+                     radix_sorted_keys sorted_keys = radix_sorted_keys::kept);
 void merge_sort_part(const queue& q, const sort_comparator& comparator, const sort_operand& keys,
                      std::size_t n, const std::vector<sort_operand>& values);
 /// Sorts floating-point keys of any width (and the values with them) on the host, in the radix

@@ -38,18 +38,49 @@ std::string write_offsets_program(const segment_offsets_kernels& kernels) {
     b.close();
     b.end_kernel();
 
-    // The segment of a position: the last offset at or below it, by binary search (empty
-    // segments share their offset with the next, which the search passes over).
+    // The segment of a position: the last offset at or below it, by binary search between
+    // segments lo and hi (empty segments share their offset with the next, which the search
+    // passes over).
+    const auto narrow = [&](const std::string& position) {
+        b.open("while (hi - lo > 1)");
+        b.line("const ulong mid = lo + (hi - lo) / 2;");
+        b.line("if (" + offset + "[mid] <= " + position + ") lo = mid; else hi = mid;");
+        b.close();
+    };
     b.begin_kernel(kernels.ids.name());
     kernels.ids.declare(b);
     b.begin_body();
     b.open("for (ulong j = get_global_id(0); j < n; j += get_global_size(0))");
     b.line("const ulong p = order[j];");
     b.line("ulong lo = 0, hi = segments;");
-    b.open("while (hi - lo > 1)");
-    b.line("const ulong mid = lo + (hi - lo) / 2;");
-    b.line("if (" + offset + "[mid] <= p) lo = mid; else hi = mid;");
+    narrow("p");
+    b.line("ids[j] = (uint)lo;");
     b.close();
+    b.end_kernel();
+
+    // Positions in order: a group takes 16 per work-item, and searches only between the
+    // segments of its first and last (a search over every offset per element, each step a
+    // dependent load, took 148 us for 2^24 elements on an H100).
+    b.begin_kernel(kernels.input_ids.name());
+    kernels.input_ids.declare(b);
+    b.begin_body();
+    b.local_array("ulong", "kiln_bounds", "2");
+    b.line("const uint t = (uint)get_local_id(0);");
+    b.line("const ulong group = get_local_size(0);");
+    b.line("const ulong first = (ulong)get_group_id(0) * group * " +
+           std::to_string(input_ids_per_work_item) + "UL;");
+    b.line("const ulong last = min(first + group * " + std::to_string(input_ids_per_work_item) +
+           "UL, n) - 1;");
+    b.open("if (t < 2u)");
+    b.line("const ulong p = t == 0u ? first : last;");
+    b.line("ulong lo = 0, hi = segments;");
+    narrow("p");
+    b.line("kiln_bounds[t] = lo;");
+    b.close();
+    b.local_barrier();
+    b.open("for (ulong j = first + t; j <= last; j += group)");
+    b.line("ulong lo = kiln_bounds[0], hi = kiln_bounds[1] + 1;");
+    narrow("j");
     b.line("ids[j] = (uint)lo;");
     b.close();
     b.end_kernel();
@@ -123,6 +154,10 @@ segment_offsets_kernels::segment_offsets_kernels(const std::string& offset_type)
         .scalar<std::uint64_t>("segments")
         .scalar<std::uint64_t>("n")
         .global("uint", "ids");
+    input_ids.global_const(offset_type, "offsets")
+        .scalar<std::uint64_t>("segments")
+        .scalar<std::uint64_t>("n")
+        .global("uint", "ids");
     iota.global("uint", "order").scalar<std::uint64_t>("n");
     for (const std::size_t bytes : widths) {
         const std::string type = radix_bits_type(bytes), width = std::to_string(bytes);
@@ -145,7 +180,7 @@ const kernel_description& segment_offsets_kernels::copy(std::size_t bytes) const
 }
 
 std::vector<kernel_description> segment_offsets_kernels::all() const {
-    std::vector<kernel_description> every{check, ids, iota};
+    std::vector<kernel_description> every{check, ids, input_ids, iota};
     every.insert(every.end(), gathers.begin(), gathers.end());
     every.insert(every.end(), copies.begin(), copies.end());
     return every;
@@ -167,6 +202,11 @@ std::size_t stride_work_items(const device& dev, std::size_t n) {
     const std::size_t group = stride_work_group(dev);
     const std::size_t cap = std::max<std::size_t>(1, dev.properties().compute_units * 8u);
     return std::clamp<std::size_t>((n + group - 1) / group, 1, cap) * group;
+}
+
+std::size_t input_ids_work_items(const device& dev, std::size_t n) {
+    const std::size_t group = stride_work_group(dev), chunk = group * input_ids_per_work_item;
+    return (n + chunk - 1) / chunk * group;
 }
 
 sort_operand temporary_operand(const temporary_lease& lease, std::size_t element_bytes) {

@@ -50,18 +50,24 @@ void define_key_order(source_builder& b, const segmented_sort_shape& shape);
 ///          fall somewhere, 4 where one passes n; report[1] = the longest segment (at most
 ///          2^32 - 1); report[2], report[3]: the last offset's low and high words
 ///   ids    (order, offsets, segments, n, ids): ids[j] = the segment of position order[j]
+///   input_ids (offsets, segments, n, ids): ids[j] = the segment of position j, for n >= 1 in
+///          groups of input_ids_per_work_item positions per work-item (input_ids_work_items)
 ///   iota   (order, n): order[j] = j
 ///   gather2/4/8 (src, dst, order, n): dst[j] = src[order[j]], elements of 2, 4 or 8 bytes
 ///   copy2/4/8   (src, dst, n)
 struct segment_offsets_kernels {
     explicit segment_offsets_kernels(const std::string& offset_type);
     kernel_description check{"kiln_segments_check"}, ids{"kiln_segments_ids"},
-        iota{"kiln_segments_iota"};
+        input_ids{"kiln_segments_input_ids"}, iota{"kiln_segments_iota"};
     std::vector<kernel_description> gathers, copies;  ///< by width: 2, 4, 8 bytes
     const kernel_description& gather(std::size_t bytes) const;
     const kernel_description& copy(std::size_t bytes) const;
     std::vector<kernel_description> all() const;
 };
+
+inline constexpr std::size_t input_ids_per_work_item = 16;
+/// The work-items input_ids runs over n positions in groups of stride_work_group(dev).
+std::size_t input_ids_work_items(const device& dev, std::size_t n);
 
 /// The offsets program for `offset_type`, with its kernels' descriptions.
 struct segment_offsets_program {

@@ -1,12 +1,16 @@
-// The general strategy: two stable LSD radix sorts with kiln::sort's passes. The first sorts a
-// copy of the keys with their positions; each position then gets its segment id, and the second
-// sorts the ids with the positions, stably, so that the positions end segment by segment and by
-// key within each. The keys and values are gathered through them.
+// The general strategy: two stable LSD radix sorts with kiln::sort's passes, the segment id
+// taken as the keys' most significant digits.
 //
-// Cost over m sorted elements of k-byte keys: a copy (2mk bytes), k radix passes moving k + 4
-// bytes, the ids (a binary search of the offsets per element), 4 radix passes moving 8 bytes,
-// and a gather and copy of the keys and of the values: about twice kiln::sort_by_key's traffic
-// with 4-byte values, whatever the segments' lengths.
+// Keys alone of 4 or 8 bytes are sorted in place with each one's segment id (a binary search of
+// the offsets per element) as its value, then the ids are sorted stably with the keys as values.
+// Over m elements of k-byte keys that is the ids (4m bytes written), k radix passes moving
+// k + 4 bytes and, for fewer than 256 segments, one more (the sort skips the passes whose
+// digits are all alike): no gather, about kiln::sort_by_key's traffic with 4-byte values.
+//
+// Otherwise (values, or 2-byte keys, which no sort takes as values) a copy of the keys is sorted
+// with their positions; each position then gets its segment id, and the ids are sorted with the
+// positions, so that the positions end segment by segment and by key within each. The keys and
+// values are gathered through them: about twice kiln::sort_by_key's traffic.
 #include <cstdint>
 #include <kiln/error.hpp>
 #include <string>
@@ -18,11 +22,30 @@ namespace kiln::detail {
 void run_radix_twice_segmented_sort(const queue& q, const segmented_sort_input& input,
                                     std::size_t elements, const std::string& offset_type) {
     if (elements > 0xffffffffu) throw_sort_too_large(input.call, elements);
+    if (elements < 2) return;
     const device& dev = q.device();
     const segment_offsets_program program = offsets_program(dev, offset_type);
     const std::size_t items = stride_work_items(dev, elements), group = stride_work_group(dev);
     const std::size_t key_bytes = input.key.bytes;
     const sort_operand& keys = *input.keys.memory;
+
+    if (!input.values && key_bytes >= 4) {
+        temporary_lease ids = temporary_pool::acquire(q, elements * 4);
+        const sort_operand ids_arg = temporary_operand(ids, 4);
+        kernel_binding input_ids(program.kernels.input_ids);
+        input_ids.argument("offsets", input.offsets.memory->memory)
+            .scalar<std::uint64_t>("segments", input.offsets.size - 1)
+            .scalar<std::uint64_t>("n", elements)
+            .argument("ids", ids_arg.memory);
+        program.built.bind(std::move(input_ids))
+            .launch(q, input_ids_work_items(dev, elements), group);
+        radix_sort_part(q, input.key, false, keys, elements, {ids_arg});
+        // The ids are not needed once sorted: only the keys come back from the sort's scratch.
+        radix_sort_part(q, radix_key{.kind = 0, .bytes = 4}, false, ids_arg, elements, {keys},
+                        radix_sorted_keys::discarded);
+        ids.release_after(q, q.marker());
+        return;
+    }
 
     temporary_lease sorted_keys = temporary_pool::acquire(q, elements * key_bytes);
     temporary_lease order = temporary_pool::acquire(q, elements * 4);
@@ -48,7 +71,8 @@ void run_radix_twice_segmented_sort(const queue& q, const segmented_sort_input& 
         .scalar<std::uint64_t>("n", elements)
         .argument("ids", ids_arg.memory);
     program.built.bind(std::move(segment_ids)).launch(q, items, group);
-    radix_sort_part(q, radix_key{.kind = 0, .bytes = 4}, false, ids_arg, elements, {order_arg});
+    radix_sort_part(q, radix_key{.kind = 0, .bytes = 4}, false, ids_arg, elements, {order_arg},
+                    radix_sorted_keys::discarded);
 
     // sorted_keys is free again: each vector is gathered into it (the values' temporary where
     // they are wider) and copied back.

@@ -120,7 +120,7 @@ void reduce_then_scan_passes(const queue& q, const algorithm_program& built,
 
 /// The radix passes over keys and at most one value vector moving with them.
 event radix_passes(const queue& q, radix_key key, bool descending, const sort_operand& keys,
-                   std::size_t n, const sort_operand* value) {
+                   std::size_t n, const sort_operand* value, radix_sorted_keys sorted_keys) {
     const device& dev = q.device();
     const radix_sort_policy plan =
         plan_radix_sort(dev, key.bytes, key.kind == static_cast<int>(sort_key_kind::floating),
@@ -225,7 +225,9 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
     }
     kernel_binding finish(kernels.finish);
     data.bind(finish);
-    finish.argument("state", state_arg).scalar<std::uint64_t>("n", n);
+    finish.argument("state", state_arg)
+        .scalar<std::uint64_t>("n", n)
+        .scalar<std::uint32_t>("keys_back", sorted_keys == radix_sorted_keys::kept ? 1u : 0u);
     const event done =
         built.bind(std::move(finish)).launch(q, stride_items(dev, n), stride_group(dev));
     for (temporary_lease* lease : {&keys_b, &values_b})
@@ -299,7 +301,8 @@ void host_float_sort_part(const queue& q, radix_key key, bool descending, const 
 }
 
 void radix_sort_part(const queue& q, radix_key key, bool descending, const sort_operand& keys,
-                     std::size_t n, const std::vector<sort_operand>& values) {
+                     std::size_t n, const std::vector<sort_operand>& values,
+                     radix_sorted_keys sorted_keys) {
     if (n < 2) return;
     if (plan_radix_sort(q.device(), key.bytes,
                         key.kind == static_cast<int>(sort_key_kind::floating), 0, n)
@@ -308,7 +311,9 @@ void radix_sort_part(const queue& q, radix_key key, bool descending, const sort_
         return;
     }
     if (values.size() <= 1) {
-        radix_passes(q, key, descending, keys, n, values.empty() ? nullptr : &values[0]).wait();
+        radix_passes(q, key, descending, keys, n, values.empty() ? nullptr : &values[0],
+                     sorted_keys)
+            .wait();
         return;
     }
     // Several value vectors: the keys carry their original positions, and every value vector
@@ -322,7 +327,7 @@ void radix_sort_part(const queue& q, radix_key key, bool descending, const sort_
         .bind(std::move(iota))
         .launch(q, stride_items(q.device(), n), stride_group(q.device()));
     const sort_operand positions{order_arg, 4};
-    radix_passes(q, key, descending, keys, n, &positions);
+    radix_passes(q, key, descending, keys, n, &positions, sorted_keys);
     apply_order(q, order_arg, n, values);
     order.release_after(q, q.marker());
     q.finish();

@@ -157,7 +157,7 @@ void finish(source_builder& b, const radix_sort_shape& s) {
     b.begin_body();
     b.line("if (kiln_sort_current(state) == 0) return;");
     b.open("for (ulong i = get_global_id(0); i < n; i += get_global_size(0))");
-    b.line("keys_a[i] = keys_b[i];");
+    b.line("if (keys_back) keys_a[i] = keys_b[i];");
     if (s.value_bytes != 0) b.line("values_a[i] = values_b[i];");
     b.close();
     b.end_kernel();
@@ -231,7 +231,8 @@ radix_sort_kernels::radix_sort_kernels(const radix_sort_shape& s)
         .scalar<std::uint64_t>("chunk")
         .scalar<std::uint32_t>("shift");
     radix_data_slots(finish, s, true);
-    finish.global_const<std::uint32_t>("state").scalar<std::uint64_t>("n");
+    finish.global_const<std::uint32_t>("state").scalar<std::uint64_t>("n").scalar<std::uint32_t>(
+        "keys_back");
     if (s.single_pass) {
         onesweep_kernels& one = single_pass.emplace(onesweep_kernels{
             kernel_description("kiln_onesweep_histogram"),

@@ -101,7 +101,8 @@ struct onesweep_kernels {
 ///   scan    (counts, blocks, state, n): kiln_radix_scan
 ///   scatter (keys_a, keys_b, [values_a, values_b], counts, state, n, chunk, shift):
 ///           kiln_radix_downsweep, or kiln_radix_chunk_scatter
-///   finish  (keys_a, keys_b, [values_a, values_b], state, n): kiln_radix_finish
+///   finish  (keys_a, keys_b, [values_a, values_b], state, n, keys_back): kiln_radix_finish (the
+///           keys come back only where keys_back is not 0)
 /// and with single_pass the onesweep kernels.
 struct radix_sort_kernels {
     explicit radix_sort_kernels(const radix_sort_shape& shape);
