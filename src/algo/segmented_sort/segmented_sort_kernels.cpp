@@ -38,10 +38,12 @@ std::string write_offsets_program(const segment_offsets_kernels& kernels) {
     b.close();
     b.end_kernel();
 
-    // The segment of a position: the last offset at or below it, by binary search between
-    // segments lo and hi (empty segments share their offset with the next, which the search
-    // passes over).
-    const auto narrow = [&](const std::string& position) {
+    // lo = the segment of a position: the last offset at or below it, by binary search between
+    // segments `from` and `to` (empty segments share their offset with the next, which the
+    // search passes over).
+    const auto find_segment = [&](const std::string& position, const std::string& from,
+                                  const std::string& to) {
+        b.line("ulong lo = " + from + ", hi = " + to + ";");
         b.open("while (hi - lo > 1)");
         b.line("const ulong mid = lo + (hi - lo) / 2;");
         b.line("if (" + offset + "[mid] <= " + position + ") lo = mid; else hi = mid;");
@@ -51,9 +53,7 @@ std::string write_offsets_program(const segment_offsets_kernels& kernels) {
     kernels.ids.declare(b);
     b.begin_body();
     b.open("for (ulong j = get_global_id(0); j < n; j += get_global_size(0))");
-    b.line("const ulong p = order[j];");
-    b.line("ulong lo = 0, hi = segments;");
-    narrow("p");
+    find_segment("order[j]", "0", "segments");
     b.line("ids[j] = (uint)lo;");
     b.close();
     b.end_kernel();
@@ -73,14 +73,12 @@ std::string write_offsets_program(const segment_offsets_kernels& kernels) {
            "UL, n) - 1;");
     b.open("if (t < 2u)");
     b.line("const ulong p = t == 0u ? first : last;");
-    b.line("ulong lo = 0, hi = segments;");
-    narrow("p");
+    find_segment("p", "0", "segments");
     b.line("kiln_bounds[t] = lo;");
     b.close();
     b.local_barrier();
     b.open("for (ulong j = first + t; j <= last; j += group)");
-    b.line("ulong lo = kiln_bounds[0], hi = kiln_bounds[1] + 1;");
-    narrow("j");
+    find_segment("j", "kiln_bounds[0]", "kiln_bounds[1] + 1");
     b.line("ids[j] = (uint)lo;");
     b.close();
     b.end_kernel();
