@@ -108,29 +108,13 @@ std::string write_group_sort_source(const segmented_sort_shape& shape) {
     // come back through their positions, as values do; every key and value is read before any
     // is written, since the segments are sorted in place.
     const bool gather_keys = shape.keys.kind != sort_key_kind::unsigned_integer;
-    if (shape.value_bytes || gather_keys) {
-        const std::string P = std::to_string(per_item);
-        if (shape.value_bytes)
-            b.line(radix_bits_type(shape.value_bytes) + " kiln_moved_values[" + P + "];");
-        if (gather_keys) b.line(bits + " kiln_moved_keys[" + P + "];");
-        b.open("for (uint j = 0; j < " + P + "u; ++j)");
-        b.line("const uint i = t + j * " + G + "u, s = i / " + T + "u;");
-        b.open("if (i < " + all + "u && i % " + T + "u < kiln_length[s])");
-        b.line("const ulong from = kiln_begin[s] + kiln_positions[kiln_position_at(i)];");
-        if (shape.value_bytes) b.line("kiln_moved_values[j] = values[from];");
-        if (gather_keys) b.line("kiln_moved_keys[j] = keys[from];");
-        b.close();
-        b.close();
-        b.line("barrier(CLK_GLOBAL_MEM_FENCE);");
-        b.open("for (uint j = 0; j < " + P + "u; ++j)");
-        b.line("const uint i = t + j * " + G + "u, s = i / " + T + "u;");
-        b.open("if (i < " + all + "u && i % " + T + "u < kiln_length[s])");
-        b.line("const ulong to = kiln_begin[s] + i % " + T + "u;");
-        if (shape.value_bytes) b.line("values[to] = kiln_moved_values[j];");
-        if (gather_keys) b.line("keys[to] = kiln_moved_keys[j];");
-        b.close();
-        b.close();
-    }
+    if (shape.value_bytes || gather_keys)
+        write_moves_from_sources(
+            b, shape, gather_keys,
+            {.steps = per_item,
+             .exists = "i < " + all + "u && i % " + T + "u < kiln_length[i / " + T + "u]",
+             .from = "kiln_begin[i / " + T + "u] + kiln_positions[kiln_position_at(i)]",
+             .to = "kiln_begin[i / " + T + "u] + i % " + T + "u"});
     if (!gather_keys) {
         b.open("for (uint i = t; i < " + all + "u; i += " + G + "u)");
         b.line("const uint s = i / " + T + "u, j = i % " + T + "u;");

@@ -207,6 +207,32 @@ std::size_t input_ids_work_items(const device& dev, std::size_t n) {
     return (n + chunk - 1) / chunk * group;
 }
 
+void write_moves_from_sources(source_builder& b, const segmented_sort_shape& shape, bool keys_too,
+                              const segment_item_moves& moves) {
+    const std::string P = std::to_string(moves.steps), G = std::to_string(shape.work_group_size);
+    if (shape.value_bytes)
+        b.line(radix_bits_type(shape.value_bytes) + " kiln_moved_values[" + P + "];");
+    if (keys_too) b.line(shape.key_bits() + " kiln_moved_keys[" + P + "];");
+    const auto each_item = [&](const std::string& index, const std::string& value, bool read) {
+        b.line("#pragma unroll");
+        b.open("for (uint u = 0; u < " + P + "u; ++u)");
+        b.line("const uint i = t + u * " + G + "u;");
+        b.open("if (" + moves.exists + ")");
+        b.line("const ulong " + index + " = " + value + ";");
+        const auto move = [&](const std::string& array, const std::string& moved) {
+            b.line(read ? moved + "[u] = " + array + "[" + index + "];"
+                        : array + "[" + index + "] = " + moved + "[u];");
+        };
+        if (shape.value_bytes) move("values", "kiln_moved_values");
+        if (keys_too) move("keys", "kiln_moved_keys");
+        b.close();
+        b.close();
+    };
+    each_item("from", moves.from, true);
+    b.line("barrier(CLK_GLOBAL_MEM_FENCE);");
+    each_item("to", moves.to, false);
+}
+
 sort_operand temporary_operand(const temporary_lease& lease, std::size_t element_bytes) {
     return {make_argument(kiln::reinterpret(lease.bytes())), element_bytes,
             &lease.bytes().storage()};

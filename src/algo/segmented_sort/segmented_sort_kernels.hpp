@@ -89,6 +89,19 @@ void run_segment_tiles(const queue& q, const segmented_sort_input& input,
                        const segmented_sort_shape& shape, const std::string& kernel_name,
                        const std::function<std::string()>& write_source);
 
+/// Where a tile kernel's sorted items come from and go: item i (text over `i`, a work-item's
+/// step u taking i = t + u * group) exists where `exists`, and moves from global index `from`
+/// to `to`.
+struct segment_item_moves {
+    std::size_t steps = 1;  ///< items per work-item
+    std::string exists, from, to;
+};
+/// Lines that move the values (and the keys, where `keys_too`) of every item from its source
+/// to its place: every one is read into registers before any is written, since the segments
+/// are sorted in place.
+void write_moves_from_sources(source_builder& b, const segmented_sort_shape& shape, bool keys_too,
+                              const segment_item_moves& moves);
+
 /// The bytes of a temporary, as a sort operand (for radix_sort_part) of `element_bytes`.
 sort_operand temporary_operand(const temporary_lease& lease, std::size_t element_bytes);
 

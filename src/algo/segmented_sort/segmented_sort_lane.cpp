@@ -97,29 +97,11 @@ std::string write_lane_sort_source(const segmented_sort_shape& shape) {
         b.end_kernel();
         return b.str();
     }
-    // Every key and value of the span is read before any is written: the segments sort in place.
-    const std::string T = std::to_string(tile);
-    if (shape.value_bytes)
-        b.line(radix_bits_type(shape.value_bytes) + " kiln_moved_values[" + T + "];");
-    b.line(bits + " kiln_moved_keys[" + T + "];");
-    b.line("#pragma unroll");
-    b.open("for (uint u = 0; u < " + T + "u; ++u)");
-    b.line("const uint i = t + u * " + G + "u;");
-    b.open("if (i < span)");
-    b.line("const ulong from = base + kiln_staged[kiln_lane_at(i)];");
-    b.line("kiln_moved_keys[u] = keys[from];");
-    if (shape.value_bytes) b.line("kiln_moved_values[u] = values[from];");
-    b.close();
-    b.close();
-    b.line("barrier(CLK_GLOBAL_MEM_FENCE);");
-    b.line("#pragma unroll");
-    b.open("for (uint u = 0; u < " + T + "u; ++u)");
-    b.line("const uint i = t + u * " + G + "u;");
-    b.open("if (i < span)");
-    b.line("keys[base + i] = kiln_moved_keys[u];");
-    if (shape.value_bytes) b.line("values[base + i] = kiln_moved_values[u];");
-    b.close();
-    b.close();
+    write_moves_from_sources(b, shape, true,
+                             {.steps = tile,
+                              .exists = "i < span",
+                              .from = "base + kiln_staged[kiln_lane_at(i)]",
+                              .to = "base + i"});
     b.end_kernel();
     return b.str();
 }
