@@ -141,18 +141,11 @@ void print_kernels(const kiln::device& dev, const fft_workloads::workload& w,
         profiled.finish();
         summary = session.summary();
     }
-    std::istringstream lines(summary);
-    for (std::string line; std::getline(lines, line);) {
-        char name[256];
-        unsigned long count = 0;
-        double total_ms = 0, mean_us = 0, min_us = 0;
-        if (std::sscanf(line.c_str(), "kernel %255s %lu %lf %lf %lf", name, &count, &total_ms,
-                        &mean_us, &min_us) != 5 ||
-            min_us <= 0)
-            continue;
+    for (const kiln::bench::kernel_summary& kernel : kiln::bench::kernels_in(summary)) {
         const double bytes = 2.0 * double(host.size()) * sizeof(cfloat);
-        std::printf("| %s | %s | %.1f | %.1f us | %.0f GB/s |\n", w.name, name,
-                    double(count) / runs, min_us, bytes / (min_us * 1e-6) / 1e9);
+        std::printf("| %s | %s | %.1f | %.1f us | %.0f GB/s |\n", w.name, kernel.name.c_str(),
+                    double(kernel.launches) / runs, kernel.shortest_seconds * 1e6,
+                    bytes / kernel.shortest_seconds / 1e9);
     }
 }
 

@@ -10,7 +10,8 @@
 // KILN_SEGMENTED_SORT_STRATEGY (group_tile, lane_tile, radix_twice, cpu_chunks) forces kiln's
 // strategy. kiln sorts in place, so each timed call first copies the keys (and values) from a
 // pristine vector on the device; the copy, timed alone, is taken off. CUB sorts out of place
-// from the same data each run. The sorted keys are checked against the host's.
+// from the same data each run. The sorted keys are checked against the host's. On GPUs a last row
+// per case times the plan's kernels alone, as CUB's CUDA events time the reference.
 // KILN_SEGMENTED_SORT_BENCH_TUNINGS lists tunings to time after the plan's own, separated by ';',
 // as segmented_sort_tuning::key() writes them; each gets a row of its own:
 //
@@ -22,6 +23,7 @@
 #include <cstring>
 #include <ctime>
 #include <kiln/kiln.hpp>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -157,6 +159,39 @@ void run_case(const kiln::device& dev, const std::vector<std::uint32_t>& bits,
         else
             std::printf(" | |");
         std::printf(" %s |\n", right ? "sorted right" : "WRONG");
+    }
+    if (reference > 0 && !dev.is_cpu()) {
+        // The plan's kernels alone, as CUB's CUDA events time it (the copies are not kernels).
+        std::optional<kiln::vector<K>> on_pristine, on_keys;
+        std::optional<kiln::vector<std::uint32_t>> on_pristine_values, on_values;
+        std::optional<kiln::vector<std::int32_t>> on_offsets;
+        const double seconds =
+            kiln::bench::device_seconds_per_call(dev, repeats, [&](const kiln::queue& profiled) {
+                on_pristine.emplace(profiled, host_keys);
+                on_pristine_values.emplace(profiled, host_values);
+                on_offsets.emplace(profiled, host_offsets);
+                on_keys.emplace(profiled, n);
+                on_values.emplace(profiled, n);
+                return [&] {
+                    *on_keys = *on_pristine;
+                    if (pairs) {
+                        *on_values = *on_pristine_values;
+                        kiln::segmented_sort_by_key(*on_keys, *on_values, *on_offsets);
+                    } else {
+                        kiln::segmented_sort(*on_keys, *on_offsets);
+                    }
+                };
+            });
+        const std::vector<K> result = on_keys->read();
+        const bool right = std::memcmp(result.data(), expected.data(), n * sizeof(K)) == 0;
+        *all_right = *all_right && right;
+        std::printf(
+            "| %s %s | %s | %zu | plan, kernels alone | %.3f ms | %.3g Gkeys/s | %.3f ms "
+            "%s | %.2fx | %s |\n",
+            floats ? "float" : "uint32", pairs ? "+ uint32 values" : "keys",
+            length ? std::to_string(length).c_str() : "random < 2000", segments, seconds * 1e3,
+            double(n) / seconds / 1e9, reference * 1e3, ref_name, reference / seconds,
+            right ? "sorted right" : "WRONG");
     }
 }
 

@@ -4,8 +4,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <kiln/detail/profiling.hpp>
 #include <kiln/kiln.hpp>
 #include <span>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace kiln::bench {
 
@@ -71,6 +77,57 @@ template <class Work>
 double best_host_seconds(int repeats, Work&& work) {
     return best_host_seconds(
         repeats, [] {}, work);
+}
+
+/// One kernel's line of a profiling session's summary (kiln::detail::profiling::scoped_session).
+struct kernel_summary {
+    std::string name;
+    unsigned long launches = 0;
+    double total_seconds = 0, shortest_seconds = 0;
+};
+/// The kernels of a profiling session's summary that ran, in its order.
+inline std::vector<kernel_summary> kernels_in(const std::string& summary) {
+    std::vector<kernel_summary> kernels;
+    std::istringstream lines(summary);
+    for (std::string line; std::getline(lines, line);) {
+        char name[256];
+        unsigned long launches = 0;
+        double total_ms = 0, mean_us = 0, shortest_us = 0;
+        if (std::sscanf(line.c_str(), "kernel %255s %lu %lf %lf %lf", name, &launches, &total_ms,
+                        &mean_us, &shortest_us) == 5 &&
+            shortest_us > 0)
+            kernels.push_back({name, launches, total_ms * 1e-3, shortest_us * 1e-6});
+    }
+    return kernels;
+}
+
+/// The device time of one call of some work, its kernels alone, the best of `calls` calls after
+/// a first one, as CUDA events time the CUB references: `prepare(q)` puts the work's data on `q`,
+/// a queue of `dev` profiled from its making, and returns the work. A call's time is what its
+/// kernels add to the session's total (which the summary gives to the microsecond), so that a
+/// call of several kernels, or of one kernel launched on different work, counts all of them.
+template <class Prepare>
+double device_seconds_per_call(const kiln::device& dev, int calls, Prepare&& prepare) {
+    const kiln::detail::profiling::scoped_session session;
+    const kiln::queue q(dev);
+    const auto kernel_seconds = [&] {
+        q.finish();
+        double total = 0;
+        for (const kernel_summary& kernel : kernels_in(session.summary()))
+            total += kernel.total_seconds;
+        return total;
+    };
+    auto work = prepare(q);
+    work();
+    double before = kernel_seconds(), best = 1e30;
+    for (int c = 0; c < calls; ++c) {
+        work();
+        const double after = kernel_seconds();
+        best = std::min(best, after - before);
+        before = after;
+    }
+    if (best <= 0) throw std::runtime_error("no kernel ran:\n" + session.summary());
+    return best;
 }
 
 }  // namespace kiln::bench
