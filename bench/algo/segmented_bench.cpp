@@ -131,35 +131,46 @@ void run_case(const kiln::device& dev, bool scan, const std::string& what,
     }
     std::vector<std::string> runs{""};
     runs.insert(runs.end(), tunings.begin(), tunings.end());
-    for (const std::string& tuning : runs) {
-        const kiln_bench::forced_tuning forced("KILN_SEGMENTED_TUNING", tuning);
-        const int repeats = dev.is_cpu() ? 3 : 10;
-        double seconds = 0;
-        try {
-            seconds = kiln::bench::best_seconds_per_call(q, repeats, 1, [&] {
-                if (scan)
-                    kiln::segmented_inclusive_scan(x, offsets, results);
-                else
-                    kiln::segmented_reduce(x, offsets, results);
-            });
-        } catch (const kiln::error& e) {
-            // A tuning the device cannot run (a group past the kernel's limit) ends its row only.
-            std::printf("| %s | %s | failed: %s | | | |\n", what.c_str(), tuning.c_str(), e.what());
-            continue;
-        }
-        const bool right = results.read() == expected;
+    // A row: the results checked against the reference's, the time against its time (traffic
+    // where timed by the wall clock).
+    const auto report = [&](const std::string& label, double seconds, bool traffic,
+                            const kiln::vector<float>& computed) {
+        const bool right = computed.read() == expected;
         *all_equal = *all_equal && right;
         const double bytes =
             double(host.size() * sizeof(float) + host_offsets.size() * sizeof(std::int32_t) +
                    segments * sizeof(float));
-        std::printf("| %s | %s | %.3f ms | %.1f GB/s |", what.c_str(),
-                    tuning.empty() ? "the plan's" : tuning.c_str(), seconds * 1e3,
-                    bytes / seconds / 1e9);
+        std::printf("| %s | %s | %.3f ms |", what.c_str(), label.c_str(), seconds * 1e3);
+        if (traffic)
+            std::printf(" %.1f GB/s |", bytes / seconds / 1e9);
+        else
+            std::printf(" |");
         if (reference > 0)
             std::printf(" %.3f ms %s | %.2fx |", reference * 1e3, ref_name, reference / seconds);
         else
             std::printf(" | |");
         std::printf(" %s |\n", right ? "right" : "WRONG");
+    };
+    const auto run = [&](const kiln::vector<float>& in, const kiln::vector<std::int32_t>& o,
+                         kiln::vector<float>& out) {
+        if (scan)
+            kiln::segmented_inclusive_scan(in, o, out);
+        else
+            kiln::segmented_reduce(in, o, out);
+    };
+    for (const std::string& tuning : runs) {
+        const kiln_bench::forced_tuning forced("KILN_SEGMENTED_TUNING", tuning);
+        const int repeats = dev.is_cpu() ? 3 : 10;
+        double seconds = 0;
+        try {
+            seconds = kiln::bench::best_seconds_per_call(q, repeats, 1,
+                                                         [&] { run(x, offsets, results); });
+        } catch (const kiln::error& e) {
+            // A tuning the device cannot run (a group past the kernel's limit) ends its row only.
+            std::printf("| %s | %s | failed: %s | | | |\n", what.c_str(), tuning.c_str(), e.what());
+            continue;
+        }
+        report(tuning.empty() ? "the plan's" : tuning, seconds, true, results);
     }
     if (reference > 0 && !dev.is_cpu()) {
         // The plan's kernels alone, as CUB's CUDA events time it: the rows above add the launch
@@ -172,18 +183,9 @@ void run_case(const kiln::device& dev, bool scan, const std::string& what,
                 on_x.emplace(profiled, host);
                 on_offsets.emplace(profiled, host_offsets);
                 on_results.emplace(profiled, results.size());
-                return [&] {
-                    if (scan)
-                        kiln::segmented_inclusive_scan(*on_x, *on_offsets, *on_results);
-                    else
-                        kiln::segmented_reduce(*on_x, *on_offsets, *on_results);
-                };
+                return [&] { run(*on_x, *on_offsets, *on_results); };
             });
-        const bool right = on_results->read() == expected;
-        *all_equal = *all_equal && right;
-        std::printf("| %s | the plan's, kernels alone | %.3f ms | | %.3f ms %s | %.2fx | %s |\n",
-                    what.c_str(), seconds * 1e3, reference * 1e3, ref_name, reference / seconds,
-                    right ? "right" : "WRONG");
+        report("the plan's, kernels alone", seconds, false, *on_results);
     }
 }
 

@@ -134,31 +134,39 @@ void run_case(const kiln::device& dev, const std::vector<std::uint32_t>& bits,
     const double copy_seconds = kiln::bench::best_seconds_per_call(q, repeats, 1, copy);
     std::vector<std::string> runs{""};
     runs.insert(runs.end(), tunings.begin(), tunings.end());
-    for (const std::string& tuning : runs) {
-        const kiln_bench::forced_tuning forced("KILN_SEGMENTED_SORT_TUNING", tuning);
-        const double seconds = kiln::bench::best_seconds_per_call(
-                                   q, repeats, 1,
-                                   [&] {
-                                       copy();
-                                       if (pairs)
-                                           kiln::segmented_sort_by_key(keys, values, offsets);
-                                       else
-                                           kiln::segmented_sort(keys, offsets);
-                                   }) -
-                               copy_seconds;
-        const std::vector<K> result = keys.read();
+    const std::string lengths = length ? std::to_string(length) : "random < 2000";
+    // A row: the sorted keys checked against the host's, the time against the reference's.
+    const auto report = [&](const std::string& label, double seconds,
+                            const kiln::vector<K>& sorted) {
+        const std::vector<K> result = sorted.read();
         const bool right = std::memcmp(result.data(), expected.data(), n * sizeof(K)) == 0;
         *all_right = *all_right && right;
-        const std::string lengths = length ? std::to_string(length) : "random < 2000";
         std::printf("| %s %s | %s | %zu | %s | %.3f ms | %.3g Gkeys/s |",
                     floats ? "float" : "uint32", pairs ? "+ uint32 values" : "keys",
-                    lengths.c_str(), segments, tuning.empty() ? "plan" : tuning.c_str(),
-                    seconds * 1e3, double(n) / seconds / 1e9);
+                    lengths.c_str(), segments, label.c_str(), seconds * 1e3,
+                    double(n) / seconds / 1e9);
         if (reference > 0)
             std::printf(" %.3f ms %s | %.2fx |", reference * 1e3, ref_name, reference / seconds);
         else
             std::printf(" | |");
         std::printf(" %s |\n", right ? "sorted right" : "WRONG");
+    };
+    const auto sort = [&](kiln::vector<K>& k, kiln::vector<std::uint32_t>& v,
+                          const kiln::vector<std::int32_t>& o) {
+        if (pairs)
+            kiln::segmented_sort_by_key(k, v, o);
+        else
+            kiln::segmented_sort(k, o);
+    };
+    for (const std::string& tuning : runs) {
+        const kiln_bench::forced_tuning forced("KILN_SEGMENTED_SORT_TUNING", tuning);
+        const double seconds = kiln::bench::best_seconds_per_call(q, repeats, 1,
+                                                                  [&] {
+                                                                      copy();
+                                                                      sort(keys, values, offsets);
+                                                                  }) -
+                               copy_seconds;
+        report(tuning.empty() ? "plan" : tuning, seconds, keys);
     }
     if (reference > 0 && !dev.is_cpu()) {
         // The plan's kernels alone, as CUB's CUDA events time it (the copies are not kernels).
@@ -174,24 +182,11 @@ void run_case(const kiln::device& dev, const std::vector<std::uint32_t>& bits,
                 on_values.emplace(profiled, n);
                 return [&] {
                     *on_keys = *on_pristine;
-                    if (pairs) {
-                        *on_values = *on_pristine_values;
-                        kiln::segmented_sort_by_key(*on_keys, *on_values, *on_offsets);
-                    } else {
-                        kiln::segmented_sort(*on_keys, *on_offsets);
-                    }
+                    if (pairs) *on_values = *on_pristine_values;
+                    sort(*on_keys, *on_values, *on_offsets);
                 };
             });
-        const std::vector<K> result = on_keys->read();
-        const bool right = std::memcmp(result.data(), expected.data(), n * sizeof(K)) == 0;
-        *all_right = *all_right && right;
-        std::printf(
-            "| %s %s | %s | %zu | plan, kernels alone | %.3f ms | %.3g Gkeys/s | %.3f ms "
-            "%s | %.2fx | %s |\n",
-            floats ? "float" : "uint32", pairs ? "+ uint32 values" : "keys",
-            length ? std::to_string(length).c_str() : "random < 2000", segments, seconds * 1e3,
-            double(n) / seconds / 1e9, reference * 1e3, ref_name, reference / seconds,
-            right ? "sorted right" : "WRONG");
+        report("plan, kernels alone", seconds, *on_keys);
     }
 }
 
