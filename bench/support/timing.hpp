@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kiln::bench {
@@ -77,6 +78,26 @@ template <class Work>
 double best_host_seconds(int repeats, Work&& work) {
     return best_host_seconds(
         repeats, [] {}, work);
+}
+
+/// Best time of each of two pieces of work timed in turn, `rounds` times, each run once untimed
+/// first: where a shared machine's speed drifts, both see the same drift, so their ratio holds
+/// steadier than that of two series taken one after the other. Each piece waits for its own
+/// results.
+template <class First, class Second>
+std::pair<double, double> best_seconds_in_turn(int rounds, First&& first, Second&& second) {
+    first();
+    second();
+    double best_first = 1e30, best_second = 1e30;
+    for (int r = 0; r < rounds; ++r) {
+        auto start = clock_type::now();
+        first();
+        best_first = std::min(best_first, seconds_since(start));
+        start = clock_type::now();
+        second();
+        best_second = std::min(best_second, seconds_since(start));
+    }
+    return {best_first, best_second};
 }
 
 /// One kernel's line of a profiling session's summary (kiln::detail::profiling::scoped_session).

@@ -555,6 +555,20 @@ TEST_P(segmented_test, nan_and_infinities) {
     flat_ = chaining::device_own;
     expect_reduced<float, std::uint32_t, kiln::reducers::minimum>(host, lengths);
     expect_reduced<float, std::uint32_t, kiln::reducers::maximum>(host, lengths);
+    // Segments long enough on average for the CPU scan's blocks, NaN and infinities inside a
+    // block, at its first and last element, and in the element-by-element tail.
+    std::vector<float> blocks(51, 1.0f);
+    blocks[0] = nan;
+    blocks[12] = inf;
+    blocks[15] = -inf;
+    blocks[23] = nan;
+    blocks[24] = -inf;
+    blocks[49] = inf;
+    flat_ = chaining::both;
+    expect_reduced<float>(blocks, {17, 8, 9, 17});
+    flat_ = chaining::device_own;
+    expect_reduced<float, std::uint32_t, kiln::reducers::minimum>(blocks, {17, 8, 9, 17});
+    expect_reduced<float, std::uint32_t, kiln::reducers::maximum>(blocks, {17, 8, 9, 17});
 }
 
 TEST_P(segmented_test, fractional_floats_within_the_documented_bound) {
@@ -569,15 +583,21 @@ TEST_P(segmented_test, fractional_floats_within_the_documented_bound) {
     const auto host_offsets = offsets_of<std::uint32_t>(lengths);
     const kiln::vector<float> x(q, host);
     const kiln::vector<std::uint32_t> offsets(q, host_offsets);
-    kiln::vector<float> out(q, lengths.size());
+    kiln::vector<float> out(q, lengths.size()), scanned(q, host.size());
     const auto within_the_bound = [&] {
         kiln::segmented_reduce(x, offsets, out);
-        const std::vector<float> got = out.read();
+        kiln::segmented_inclusive_scan(x, offsets, scanned);
+        const std::vector<float> got = out.read(), prefixes = scanned.read();
         for (std::size_t i = 0; i < lengths.size(); ++i) {
             double exact = 0, magnitude = 0;
             for (std::size_t k = host_offsets[i]; k < host_offsets[i + 1]; ++k) {
                 exact += host[k];
                 magnitude += std::fabs(host[k]);
+                // The scan's element k holds a sum of k - begin + 1 elements.
+                const double terms = double(k - host_offsets[i] + 1);
+                EXPECT_LE(std::fabs(prefixes[k] - exact),
+                          terms * std::numeric_limits<float>::epsilon() * magnitude)
+                    << "segment " << i << ", element " << k;
             }
             const double bound =
                 double(lengths[i]) * std::numeric_limits<float>::epsilon() * magnitude;
@@ -652,6 +672,37 @@ TEST_P(segmented_test, the_scan_names_bad_offsets_and_sizes) {
                     "y has 99 elements and x 100: they must have as many");
     const kiln::vector<std::int32_t> no_offsets(q, 0);
     expect_rejected([&] { kiln::segmented_inclusive_scan(x, no_offsets, y); }, "offsets is empty");
+}
+
+TEST_P(segmented_test, the_cpu_scan_of_short_segments_checks_each_end_as_it_reaches_it) {
+    // Segments shorter than the CPU scan's blocks on average: one loop across each chunk's
+    // segments, here in chunks of a few segments each, so that several chunks meet bad entries.
+    const kiln::detail::scoped_segmented_strategy forced(segmented_strategy::cpu_chunks);
+    const kiln::detail::scoped_algorithm_policy many_chunks(
+        kiln::detail::algorithm::segmented_reduce,
+        kiln::detail::segmented_tuning{.strategy = segmented_strategy::cpu_chunks,
+                                       .chunk_elements = 4,
+                                       .chunks_per_compute_unit = 64});
+    std::vector<std::size_t> lengths;
+    for (std::size_t k = 0; k < 40; ++k) lengths.push_back(k % 5);  // empty ones among them
+    const std::vector<std::int32_t> good = offsets_of<std::int32_t>(lengths);
+    const std::vector<std::int32_t> host = small_integers<std::int32_t>(good.back() + 3, 9);
+    const kiln::vector<std::int32_t> x(q, host);
+    expect_scanned<std::int32_t, std::int32_t, kiln::reducers::sum>(host, good);
+    const kiln::vector<std::int32_t> y(q, host.size());
+    const auto rejected = [&](std::vector<std::int32_t> offsets, const std::string& named) {
+        const kiln::vector<std::int32_t> bad(q, offsets);
+        expect_rejected([&] { kiln::segmented_inclusive_scan(x, bad, y); }, named);
+    };
+    std::vector<std::int32_t> first = good, decreasing = good, past = good;
+    first[0] = 1;
+    rejected(first, "offsets[0] = 1: the first offset must be 0");
+    decreasing[21] = decreasing[20] - 1;
+    decreasing[35] = 1000;  // a later chunk's bad entry, which its own work-item may find first
+    rejected(decreasing,
+             "offsets[21] = " + std::to_string(decreasing[21]) + " is below offsets[20]");
+    past[40] = std::int32_t(host.size()) + 1;
+    rejected(past, "offsets[40] = " + std::to_string(past[40]) + " is past x's");
 }
 
 TEST_P(segmented_test, sizes_that_do_not_agree_are_rejected) {
@@ -882,6 +933,18 @@ TEST(segmented_plan, cpus_fold_chunks_of_whole_segments) {
     EXPECT_EQ(
         kiln::detail::plan_segmented(cpu, {.elements = enough * 1000 - 1, .segments = 1000}).unroll,
         1u);
+    // The scan takes the row's blocks where segments are that long on average; the reduction
+    // has accumulators instead.
+    const auto scan = [&](std::size_t elements) {
+        return kiln::detail::plan_segmented(cpu,
+                                            {.elements = elements,
+                                             .segments = 1000,
+                                             .algorithm = segmented_algorithm::inclusive_scan});
+    };
+    EXPECT_GT(large.tuning.scan_block, 1u);
+    EXPECT_EQ(scan(large.tuning.scan_block * 1000).scan_block, large.tuning.scan_block);
+    EXPECT_EQ(scan(large.tuning.scan_block * 1000 - 1).scan_block, 1u);
+    EXPECT_EQ(large.scan_block, 1u);
     // Never more chunks than segments, and none empty.
     const auto few = kiln::detail::plan_segmented(cpu, {.elements = 1 << 26, .segments = 3});
     EXPECT_EQ(few.chunks, 3u);
@@ -899,6 +962,7 @@ TEST(segmented_tuning, keys_name_every_field_and_read_back) {
         [](segmented_tuning& t) { t.unroll = 2; },
         [](segmented_tuning& t) { t.chunk_elements = 4096; },
         [](segmented_tuning& t) { t.chunks_per_compute_unit = 8; },
+        [](segmented_tuning& t) { t.scan_block = 4; },
         [](segmented_tuning& t) { t.tile_items = 8; },
         [](segmented_tuning& t) { t.tile_reduce_from = 100; },
         [](segmented_tuning& t) { t.flat_scan_from = 100; },
@@ -930,12 +994,12 @@ TEST(segmented_tuning, keys_name_every_field_and_read_back) {
     ASSERT_TRUE(wide.has_value());
     EXPECT_TRUE(wide->wide_loads);
     EXPECT_EQ(wide->unroll, 8u);
-    EXPECT_EQ(wide->key(), "team_per_segment g256 e8 u8 b16384 k4 i16 r65536 s256 wide");
+    EXPECT_EQ(wide->key(), "team_per_segment g256 e8 u8 b16384 k4 c8 i16 r65536 s256 wide");
     const auto shuffled = parse_segmented_tuning("team_per_segment shuffle wide");
     ASSERT_TRUE(shuffled.has_value());
     EXPECT_TRUE(shuffled->shuffle_fold);
     EXPECT_EQ(shuffled->key(),
-              "team_per_segment g256 e8 u4 b16384 k4 i16 r65536 s256 wide shuffle");
+              "team_per_segment g256 e8 u4 b16384 k4 c8 i16 r65536 s256 wide shuffle");
     const auto few = parse_segmented_tuning("thread_per_segment u8");
     ASSERT_TRUE(few.has_value());
     EXPECT_EQ(
@@ -993,6 +1057,7 @@ TEST(segmented_plan, key_changes_with_every_field_the_kernels_read) {
         [](segmented_shape& s) { s.lanes = 4; },
         [](segmented_shape& s) { s.fold_sub_group = 32; },
         [](segmented_shape& s) { s.emulated_shuffles = true; },
+        [](segmented_shape& s) { s.scan_block = 8; },
     });
 }
 

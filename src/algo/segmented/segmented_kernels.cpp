@@ -20,7 +20,7 @@ std::string segmented_shape::key() const {
            (tiles.empty() ? "" : " tiles " + tiles) + (tile_items ? " i" + num(tile_items) : "") +
            (lanes > 1 ? " l" + num(lanes) : "") +
            (fold_sub_group ? " f" + num(fold_sub_group) : "") +
-           (emulated_shuffles ? " emulated" : "");
+           (emulated_shuffles ? " emulated" : "") + (scan_block > 1 ? " c" + num(scan_block) : "");
 }
 
 segmented_shape segmented_shape_of(segmented_algorithm algorithm, const segmented_input& input,
@@ -33,6 +33,7 @@ segmented_shape segmented_shape_of(segmented_algorithm algorithm, const segmente
                           .operation = input.operation,
                           .unroll = plan.unroll,
                           .tiles = {}};
+    if (plan.strategy == segmented_strategy::cpu_chunks) shape.scan_block = plan.scan_block;
     if (plan.strategy == segmented_strategy::flat_tiles) {
         shape.unroll = 1;
         shape.tiles = plan.tiles.key();
@@ -160,8 +161,27 @@ void emit_serial_segment(source_builder& b, const segmented_shape& shape,
         b.line("out[" + s + "] = acc;");
         return;
     }
-    b.line(shape.value_type + " acc = identity;");
-    b.open("for (ulong i = begin; i < end; ++i)");
+    const std::string& v = shape.value_type;
+    b.line(v + " acc = identity;");
+    const std::size_t block = shape.scan_block;
+    if (block > 1) {
+        b.line("ulong i = begin;");
+        // The block's own prefix first, then each of its results from the carried total: the
+        // total waits on one combination a block, not one an element, so a CPU core overlaps
+        // the blocks' prefixes rather than waiting out each addition's latency in turn.
+        const auto p = [](std::size_t k) { return "p" + num(k); };
+        b.open("for (; i + " + num(block - 1) + " < end; i += " + num(block) + ")");
+        b.line("const " + v + " p0 = x[i];");
+        for (std::size_t k = 1; k < block; ++k)
+            b.line("const " + v + " " + p(k) + " = " +
+                   input.combine(b, p(k - 1), "x[i + " + num(k) + "]") + ";");
+        for (std::size_t k = 0; k + 1 < block; ++k)
+            b.line("out[i + " + num(k) + "] = " + input.combine(b, "acc", p(k)) + ";");
+        b.line("acc = " + input.combine(b, "acc", p(block - 1)) + ";");
+        b.line("out[i + " + num(block - 1) + "] = acc;");
+        b.close();
+    }
+    b.open(block > 1 ? "for (; i < end; ++i)" : "for (ulong i = begin; i < end; ++i)");
     b.line("acc = " + input.combine(b, "acc", "x[i]") + ";");
     b.line("out[i] = acc;");
     b.close();

@@ -40,6 +40,8 @@ struct segmented_shape {
     std::string tiles;
     /// tile_reductions: items per work-item (team_lanes: its fix pass's); 0 for the others.
     std::size_t tile_items = 0;
+    /// cpu_chunks' scan: the plan's scan_block (1: one loop across the chunk's segments).
+    std::size_t scan_block = 1;
 
     /// "segmented reduce team_per_segment float offsets uint sum g256 t32 u4", for the program
     /// cache (flat tiles: their policy's key added; tile reductions: i<tile_items>; 16-byte
@@ -90,8 +92,9 @@ void emit_accumulator_tree(source_builder& b, const segmented_input& input,
                            const std::string& value_type, std::size_t accumulators);
 
 /// Lines that write segment `s` (begin .. end - 1) serially, as shape's algorithm says: its
-/// fold (emit_fold) to out[s], or its inclusive scan to out element by element, each element
-/// read before its result is written, so that out may be x.
+/// fold (emit_fold) to out[s], or its inclusive scan to out, in blocks of shape.scan_block
+/// elements (then one by one), each block read before its results are written, so that out
+/// may be x.
 void emit_serial_segment(source_builder& b, const segmented_shape& shape,
                          const segmented_input& input, const std::string& s);
 

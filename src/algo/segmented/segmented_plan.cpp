@@ -43,6 +43,9 @@ segmented_plan plan_segmented(const device_properties& props, const segmented_pl
         // 2x as long with 4 as with one, of 10 as long, of 100 and more 2-5x less).
         const std::size_t unroll = std::max<std::size_t>(1, tuning.unroll);
         plan.unroll = input.elements / segments >= 8 * unroll ? unroll : 1;
+        if (input.algorithm == segmented_algorithm::inclusive_scan &&
+            input.elements / segments >= tuning.scan_block)
+            plan.scan_block = std::max<std::size_t>(1, tuning.scan_block);
         return plan;
     }
     const std::size_t mean = input.elements / segments;

@@ -33,8 +33,10 @@ struct segmented_plan {
     /// tile_reductions: items per work-item (a tile is work_group_size * tile_items elements),
     /// and the fix pass's groups, of work_group_size / team_lanes segments each.
     std::size_t tile_items = 0, fix_groups = 0;
-    /// cpu_chunks: the chunks and the segments of each (the last may have fewer).
-    std::size_t chunks = 1, chunk_segments = 0;
+    /// cpu_chunks: the chunks and the segments of each (the last may have fewer), and the
+    /// scan's block (the row's scan_block where segments are that long on average; else 1,
+    /// where one loop runs across the chunk's elements).
+    std::size_t chunks = 1, chunk_segments = 0, scan_block = 1;
     /// flat_tiles: the scan family's tiles of (head, value) pairs, as a scan of such pairs plans
     /// them (plan_scan), in tile kernels on every device.
     scan_policy tiles{};

@@ -46,7 +46,7 @@ const std::array segmented_rows{
         "H200 CUDA segmented_bench: flat scan from 256; tile reductions from 65536 (10^6 1.61x "
         "CUB); docs/benchmarks.md, ### Current: segmented algorithms"},
     row{any_cpu, chunks(16 * 1024, 4),
-        "chunks not swept; u4 1.4-5.4x u1 from segments of 100 (2 cores, PoCL 3.1, 2026-11-26), "
+        "2 cores, PoCL 3.1: u4 1.4-5.4x u1, scans c8 1.3-2.2x c1, from segments of 100; "
         "docs/benchmarks.md, ### Current: segmented algorithms"},
     row{any_device, teams(64, 8, 1), "not tuned: small groups every OpenCL device can run"},
 };
@@ -63,7 +63,7 @@ std::string segmented_tuning::key() const {
     };
     return std::string(to_string(strategy)) + field("g", work_group_size) +
            field("e", elements_per_lane) + field("u", unroll) + field("b", chunk_elements) +
-           field("k", chunks_per_compute_unit) + field("i", tile_items) +
+           field("k", chunks_per_compute_unit) + field("c", scan_block) + field("i", tile_items) +
            field("r", tile_reduce_from) + field("s", flat_scan_from) + (wide_loads ? " wide" : "") +
            (shuffle_fold ? " shuffle" : "");
 }
@@ -85,6 +85,7 @@ std::optional<segmented_tuning> parse_segmented_tuning(std::string_view key) {
                                                     {'u', &tuning.unroll},
                                                     {'b', &tuning.chunk_elements},
                                                     {'k', &tuning.chunks_per_compute_unit},
+                                                    {'c', &tuning.scan_block},
                                                     {'i', &tuning.tile_items},
                                                     {'r', &tuning.tile_reduce_from},
                                                     {'s', &tuning.flat_scan_from}};

@@ -66,6 +66,11 @@ struct segmented_tuning {
     /// cpu_chunks: elements and segments per chunk at least, and chunks per compute unit at
     /// most.
     std::size_t chunk_elements = 16 * 1024, chunks_per_compute_unit = 4;
+    /// cpu_chunks' scan: elements a block, whose prefix is taken apart from the segment's
+    /// running total, so that the total waits on one combination a block rather than one an
+    /// element; segments shorter than it on average are scanned by one loop across the
+    /// chunk's elements instead.
+    std::size_t scan_block = 8;
     /// tile_reductions: items per work-item, the tile being the group's (fewer where the tile
     /// and the group's partials would not fit the device's local memory).
     std::size_t tile_items = 16;
@@ -74,7 +79,7 @@ struct segmented_tuning {
     std::size_t tile_reduce_from = 65536, flat_scan_from = 256;
 
     /// Every field, as KILN_SEGMENTED_TUNING takes them (parse_segmented_tuning):
-    /// "team_per_segment g256 e8 u4 b16384 k4 i16 r65536 s256", " wide" added where
+    /// "team_per_segment g256 e8 u4 b16384 k4 c8 i16 r65536 s256", " wide" added where
     /// wide_loads, " shuffle" where shuffle_fold.
     std::string key() const;
 };
