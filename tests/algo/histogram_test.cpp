@@ -386,6 +386,11 @@ TEST_P(histogram_test, bad_input_is_rejected_before_any_device_work) {
     const kiln::vector<std::int32_t> labels(q, std::vector<std::int32_t>(10, 1));
     expect_rejected(
         counts, [&] { kiln::histogram(labels, no_bins); }, "counts is empty");
+    // The counts are cleared and counted into while x is read: x must not read them.
+    expect_rejected(
+        counts, [&] { kiln::histogram(counts, counts); }, "x reads counts");
+    expect_rejected(
+        counts, [&] { kiln::histogram(counts * 2u, counts); }, "x reads counts");
 }
 
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(histogram_test);

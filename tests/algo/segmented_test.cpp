@@ -705,6 +705,23 @@ TEST_P(segmented_test, the_cpu_scan_of_short_segments_checks_each_end_as_it_reac
     rejected(past, "offsets[40] = " + std::to_string(past[40]) + " is past x's");
 }
 
+TEST_P(segmented_test, outputs_that_are_inputs_they_overwrite_are_rejected) {
+    // The scan writes y while its kernels still read the offsets: y must be another vector.
+    const kiln::vector<std::int32_t> x(q, {1, 2, 3, 4});
+    const kiln::vector<std::int32_t> offsets(q, {0, 2, 3, 4});
+    expect_rejected([&] { kiln::segmented_inclusive_scan(x, offsets, offsets); }, "y is offsets");
+    EXPECT_EQ(offsets.read(), (std::vector<std::int32_t>{0, 2, 3, 4}));
+    // The reduction writes a value per segment where other segments' elements may lie.
+    const kiln::vector<std::int32_t> values(q, {5, 6, 7});
+    const kiln::vector<std::int32_t> around(q, {0, 0, 1, 3});
+    expect_rejected([&] { kiln::segmented_reduce(values, around, values); }, "out is x");
+    EXPECT_EQ(values.read(), (std::vector<std::int32_t>{5, 6, 7}));
+    // x may be the offsets: both are only read.
+    const kiln::vector<std::int32_t> y(q, 4);
+    kiln::segmented_inclusive_scan(offsets, offsets, y);
+    EXPECT_EQ(y.read(), (std::vector<std::int32_t>{0, 2, 3, 4}));
+}
+
 TEST_P(segmented_test, sizes_that_do_not_agree_are_rejected) {
     const kiln::vector<float> x(q, std::vector<float>(100, 1.0f));
     const kiln::vector<std::uint32_t> offsets(q, {0, 10, 20});

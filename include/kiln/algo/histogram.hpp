@@ -80,6 +80,8 @@ struct histogram_input {
     kernel_argument counts_memory;
     std::size_t bins = 0;
     bool counts_signed = false;
+    /// Whether the expression reads counts, which the histogram clears and counts into.
+    bool reads_counts = false;
 };
 
 /// Throws invalid_argument_error naming the values where `input` cannot run, before any device
@@ -123,6 +125,7 @@ histogram_input histogram_input_of(const Node& node, const vector<C>& counts, co
     }
     input.bins = counts.size();
     input.counts_signed = std::is_signed_v<C>;
+    input.reads_counts = check.involves(counts.layout());
     return input;
 }
 

@@ -77,8 +77,10 @@ struct segmented_input {
     /// Each vector's parts; its memory where it lies in one part.
     const layout *x_parts = nullptr, *offsets_parts = nullptr, *out_parts = nullptr;
     kernel_argument x_memory, offsets_memory, out_memory;
-    /// Where run_segmented_reduce reads the offsets it names in an error.
-    const buffer_storage* offsets_storage = nullptr;
+    /// Where run_segmented_reduce reads the offsets it names in an error; the output's memory,
+    /// which must not be the offsets' (the kernels read them while they write out), nor x's for
+    /// the reduction (a segment's value lands where other segments' elements may lie); x's.
+    const buffer_storage *offsets_storage = nullptr, *out_storage = nullptr, *x_storage = nullptr;
 };
 
 /// Throws invalid_argument_error where `input` cannot run or its offsets are bad (the latter
@@ -108,12 +110,18 @@ segmented_input segmented_input_of(const vector<T>& x, const vector<O>& offsets,
     input.x_parts = &x.layout();
     input.offsets_parts = &offsets.layout();
     input.out_parts = &out.layout();
-    if (x.part_count() == 1) input.x_memory = make_argument(x.part(0));
+    if (x.part_count() == 1) {
+        input.x_memory = make_argument(x.part(0));
+        input.x_storage = &x.part(0).storage();
+    }
     if (offsets.part_count() == 1) {
         input.offsets_memory = make_argument(offsets.part(0));
         input.offsets_storage = &offsets.part(0).storage();
     }
-    if (out.part_count() == 1) input.out_memory = make_argument(out.part(0));
+    if (out.part_count() == 1) {
+        input.out_memory = make_argument(out.part(0));
+        input.out_storage = &out.part(0).storage();
+    }
     return input;
 }
 

@@ -28,6 +28,10 @@ void check(const histogram_input& input) {
     if (input.bins > UINT32_MAX)
         throw invalid_argument_error(
             input.call, "counts has " + std::to_string(input.bins) + " bins, more than 2^32 - 1");
+    if (input.reads_counts)
+        throw invalid_argument_error(input.call,
+                                     "x reads counts, which the histogram clears and counts "
+                                     "into; count into another vector");
     if (!input.counts_storage)
         throw invalid_argument_error(input.call, "counts is split over " +
                                                      std::to_string(input.counts_parts->size()) +

@@ -62,6 +62,11 @@ void check_one_device(const segmented_input& input) {
             throw invalid_argument_error(input.call, std::string(v.name) + " is split over " +
                                                          std::to_string(v.parts->size()) +
                                                          " devices; it must lie on one");
+    if (input.out_storage != nullptr && input.out_storage == input.offsets_storage)
+        throw invalid_argument_error(input.call,
+                                     std::string(input.out_name) +
+                                         " is offsets: the kernels read the offsets while they "
+                                         "write it; write into another vector");
     const device& home = (*input.offsets_parts)[0].queue.device();
     for (const auto& v : vectors)
         if (!v.parts->empty() && !((*v.parts)[0].queue.device() == home))

@@ -16,6 +16,10 @@ void run_segmented_reduce(const segmented_input& input) {
                             std::to_string(input.out_size) + ": offsets needs out.size() + 1 = " +
                             std::to_string(input.out_size + 1) +
                             " (segment i runs from offsets[i] to offsets[i + 1])");
+    if (input.out_storage != nullptr && input.out_storage == input.x_storage)
+        throw invalid_argument_error(input.call,
+                                     "out is x: a segment's value would overwrite elements that "
+                                     "other segments still read; reduce into another vector");
     check_one_device(input);
     run_checking_offsets(segmented_algorithm::reduce, input,
                          [&](const queue& q, const segmented_plan& plan,

@@ -44,6 +44,17 @@ void check_vectors(const segmented_sort_input& input) {
     };
     same_device(input.keys, "keys");
     if (input.values) same_device(*input.values, "values");
+    // The strategies read the offsets until their last pass, and a pass that moves sorted keys
+    // by their low digits leaves them out of order until then.
+    const auto not_offsets = [&](const segmented_sort_operand& v, const char* name) {
+        if (v.memory && input.offsets.memory && v.memory->storage == input.offsets.memory->storage)
+            throw invalid_argument_error(call, std::string(name) +
+                                                   " is offsets: the sort reads the offsets "
+                                                   "while it moves " +
+                                                   name + "; pass the offsets in another vector");
+    };
+    not_offsets(input.keys, "keys");
+    if (input.values) not_offsets(*input.values, "values");
 }
 
 /// What the offsets check found on the device.
