@@ -176,16 +176,7 @@ int main(int argc, char** argv) {
         const double sum = best_seconds_per_call(q, 5, 20, [&] { device_sum = kiln::sum(x); });
         // The reduction kernel alone, from its profiling event on a profiled queue: the
         // wall-clock time above adds the launch, the read of the partial results and the wait.
-        kiln::queue profiled_q(dev, kiln::profiled);
-        kiln::vector<float> profiled_x(profiled_q, host_x);
-        double sum_kernel = 1e30;
-        for (int r = 0; r < 20; ++r) {
-            auto pending = kiln::reduce_async<kiln::reducers::sum>(profiled_x);
-            pending.get();
-            for (const auto& launch : pending.kernel_events())
-                sum_kernel =
-                    std::min(sum_kernel, std::chrono::duration<double>(launch.duration()).count());
-        }
+        const double sum_kernel = sum_kernel_seconds(dev, host_x);
 
         // First launch of an expression this process has not run, its binary on disk: drop
         // kiln's in-memory caches so that the statement regenerates its source, finds the binary
