@@ -19,11 +19,11 @@
 // KILN_SEGMENTED_BENCH_TUNINGS lists tunings to time after the plan's own, separated by ';', as
 // KILN_SEGMENTED_TUNING takes them (src/algo/segmented/segmented_tuning.hpp: the strategy, then
 // fields g<group> e<elements per lane> u<unroll> b<chunk elements> k<chunks per compute unit>
-// i<tile reductions' items per work-item> r<mean length from which the reduction takes tile
-// reductions> s<the same for the scan's flat tiles>, and wide for the teams' 16-byte loads; those
-// left out keep their defaults). A
-// tuning whose strategy is flat_tiles or tile_reductions runs it at every length (the scan: flat
-// tiles for both), so that one run compares them with the plan's choice:
+// c<the CPU scan's block> i<tile reductions' items per work-item> r<mean length from which the
+// reduction takes tile reductions> s<the same for the scan's flat tiles>, and wide for the teams'
+// 16-byte loads; those left out keep their defaults). A tuning whose strategy is flat_tiles or
+// tile_reductions runs it at every length (the scan: flat tiles for both), so that one run
+// compares them with the plan's choice:
 //
 //     KILN_SEGMENTED_BENCH_TUNINGS="team_per_segment e4;team_per_segment wide;flat_tiles"
 #include <algorithm>
