@@ -75,8 +75,9 @@ void operand_check::sized(std::size_t size, std::string_view what) {
     size_ = size;
 }
 
-void operand_check::gathered(const layout& parts, std::string_view what) {
+void operand_check::gathered(const layout& parts, std::string_view what, bool mirrored) {
     vectors_.push_back(&parts);
+    if (mirrored) mirrored_.push_back({&parts, std::string(what)});
     if (parts.size() != 1)
         fail(std::string(what) +
              " works on a vector on a single device; this vector is split over " +
@@ -125,6 +126,14 @@ void operand_check::written(const layout& vector) const {
                  " at other positions than the one written (as in x = 2 * x + x * S or "
                  "x = A * (2 * x)), so work-items would read elements that others have "
                  "already overwritten; write into another vector");
+    // The target's own entry and a mirrored one at least: it is read as well as written, and
+    // one of the two goes through the mirror.
+    for (const elsewhere_read& view : mirrored_)
+        if (view.vector == &vector && std::count(vectors_.begin(), vectors_.end(), &vector) > 1)
+            fail("the target is written and read through " + view.what +
+                 " in one statement (as in x = kiln::reverse(x) or kiln::reverse(x) = x), so "
+                 "work-items would read elements that others have already overwritten; write "
+                 "into another vector");
 }
 
 namespace {

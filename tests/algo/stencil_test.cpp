@@ -321,6 +321,7 @@ TEST_P(stencils, a_target_read_through_a_stencil_is_refused_in_any_statement) {
     EXPECT_THROW(x = y + coupling(x), kiln::invalid_argument_error);
     EXPECT_THROW(kiln::tie(y, x) = std::make_tuple(x, y * S + x * S), kiln::invalid_argument_error);
     EXPECT_THROW(kiln::inclusive_scan(x * S, x), kiln::invalid_argument_error);
+    EXPECT_THROW(kiln::inclusive_scan(kiln::reverse(x), x), kiln::invalid_argument_error);
     EXPECT_EQ(x.read(), std::vector<float>(n, 1));  // refused before anything was written
     // Reading the target element by element, and stencils of other vectors, are fine.
     x = 2 * x + y * S;

@@ -1,5 +1,6 @@
 // Views on both sides of assignments: permutations (gather, scatter), reverse, 2-D and 3-D slices.
 #include <cstdint>
+#include <functional>
 #include <kiln/vector.hpp>
 #include <limits>
 #include <numeric>
@@ -79,6 +80,24 @@ TEST_P(view_test, reverse_reads_and_writes) {
     EXPECT_EQ(y.read(), (std::vector<std::int32_t>{50, 40, 30, 20, 10}));
     kiln::reverse(y) = x;
     EXPECT_EQ(y.read(), (std::vector<std::int32_t>{5, 4, 3, 2, 1}));
+    // A vector read and written through its mirror in one statement: work-items would read
+    // elements that others had overwritten (on PoCL x became {5, 4, 3, 4, 5}).
+    for (const auto& reversed_into_itself : std::initializer_list<std::function<void()>>{
+             [&] { x = kiln::reverse(x); }, [&] { kiln::reverse(x) = x + 1; },
+             [&] { x = kiln::reverse(x) + y; }}) {
+        try {
+            reversed_into_itself();
+            ADD_FAILURE() << "no error";
+        } catch (const kiln::invalid_argument_error& e) {
+            EXPECT_NE(std::string(e.what()).find("written and read through reverse"),
+                      std::string::npos)
+                << e.what();
+        }
+        EXPECT_EQ(x.read(), (std::vector<std::int32_t>{1, 2, 3, 4, 5}));
+    }
+    // A mirror written from other vectors, or read into another, is fine.
+    kiln::reverse(x) = y * 2;
+    EXPECT_EQ(x.read(), (std::vector<std::int32_t>{2, 4, 6, 8, 10}));
 }
 
 TEST_P(view_test, two_dimensional_slices_select_rows_columns_and_ranges) {

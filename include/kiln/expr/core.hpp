@@ -433,7 +433,10 @@ class operand_check {
     void sized(std::size_t size, std::string_view what);
     /// A vector read or written at computed positions (raw pointers, permutations, slices), by
     /// its own layout: only on a single device, the one the rest of the statement runs on.
-    void gathered(const layout& parts, std::string_view what);
+    /// `mirrored`: every element at another position than its own but the middle one
+    /// (kiln::reverse), so that a statement that also writes or reads the vector elsewhere
+    /// races whatever its index.
+    void gathered(const layout& parts, std::string_view what, bool mirrored = false);
     /// Data of `what` on q's device alone (an FFT's result, an inlined product's rows), which
     /// the rest of the statement must share.
     void single_device(const kiln::queue& q, std::string_view what);
@@ -461,7 +464,8 @@ class operand_check {
         return elementwise_ && !single_queue_ && read_elsewhere_.empty() && variant_.empty();
     }
     /// `vector` is written by the statement, whose reads are all checked: refused if it is read
-    /// elsewhere, since work-items would read elements that others have already overwritten.
+    /// elsewhere, or read and written where one of the two is mirrored, since work-items would
+    /// read elements that others have already overwritten.
     void written(const layout& vector) const;
     /// One target of a statement: its vector's layout and the member it stores ("" for the whole
     /// element, ".x" or ".mass" for kiln::component and fields).
@@ -502,6 +506,8 @@ class operand_check {
     /// The layout of each vector operand, by address.
     std::vector<const void*> vectors_;
     std::vector<elsewhere_read> read_elsewhere_;
+    /// The vectors seen through mirrored views (gathered), and by which.
+    std::vector<elsewhere_read> mirrored_;
     const layout* elementwise_ = nullptr;
     std::optional<kiln::queue> single_queue_;
     std::string single_queue_source_;

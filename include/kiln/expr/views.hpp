@@ -26,8 +26,8 @@ class view_base : public expression_tag {
     using value_type = computed_t<stored_type>;
     using storage = element_storage<stored_type>;
 
-    void check_storage(operand_check& c, std::string_view what) const {
-        c.gathered(vector_->layout(), what);
+    void check_storage(operand_check& c, std::string_view what, bool mirrored = false) const {
+        c.gathered(vector_->layout(), what, mirrored);
     }
     const layout& written_layout() const noexcept { return vector_->layout(); }
 
@@ -122,7 +122,7 @@ class reversed_view : public view_base<Vector> {
         args.scalar<std::uint64_t>(this->vector_->size() - 1);
     }
     void check(operand_check& c) const {
-        this->check_storage(c, "reverse");
+        this->check_storage(c, "reverse", true);
         c.sized(this->vector_->size(), "reverse");
     }
 
