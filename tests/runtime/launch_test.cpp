@@ -307,6 +307,20 @@ TEST_P(launches, a_kernel_runs_the_group_it_requires) {
         ASSERT_EQ(result[i], host[i / group * group + group - 1 - i % group]) << i;
 }
 
+TEST_P(launches, a_required_group_past_the_device_is_no_limit) {
+    // A plan's first try at a group (the stencils' 8192) may pass the device's largest; the
+    // kernel's limit must not, so that the plan halves the group until it launches. On NVIDIA's
+    // OpenCL the required size was taken as the limit, and 8192 failed to launch.
+    const std::size_t largest = device().properties().max_work_group_size;
+    const std::string too_large = "kernel __attribute__((reqd_work_group_size(" +
+                                  std::to_string(8 * largest) +
+                                  ", 1, 1))) void too_large(global int* out) {\n"
+                                  "    out[get_global_id(0)] = 1;\n"
+                                  "}\n";
+    kiln::program prog(device(), too_large);
+    EXPECT_LE(prog.kernel("too_large").max_work_group_size(), largest);
+}
+
 TEST_P(launches, infinities_and_nans_pass_through_kernels) {
     kiln::program prog(device(), source);
     kiln::queue q(device());

@@ -260,8 +260,11 @@ std::shared_ptr<kernel_impl> opencl_program::create_kernel(const std::string& na
             clGetKernelWorkGroupInfo(kernel.get(), device_.id(), CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
                                      sizeof required, required.data(), nullptr),
             "clGetKernelWorkGroupInfo", name);
-        needs.max_work_group_size =
-            std::max(needs.max_work_group_size, required[0] * required[1] * required[2]);
+        // A required size past the device's groups (a plan's first try, which it halves until a
+        // kernel takes it) is no limit the device can launch.
+        const std::size_t runs = std::min<std::size_t>(required[0] * required[1] * required[2],
+                                                       device_.properties().max_work_group_size);
+        needs.max_work_group_size = std::max(needs.max_work_group_size, runs);
     }
     // Queried before any argument is set, so it counts only the kernel's own local arrays.
     needs.local_memory_bytes = static_cast<std::size_t>(

@@ -38,8 +38,9 @@ struct opencl_quirks {
     /// CL_KERNEL_WORK_GROUP_SIZE is 256 for every kernel, though groups of up to the device's
     /// 1024 run: on an H100 (driver 580.159, 2026-11-27) kernels launched with 384, 512, 768 and
     /// 1024 work-items, with reqd_work_group_size and without, gave every result right. A
-    /// kernel's required size is its limit there (ptxas fits its registers to it); a kernel
-    /// without one keeps the reported limit, since its registers may not allow more.
+    /// kernel's required size, up to the device's largest group, is its limit there (ptxas fits
+    /// its registers to it); a kernel without one keeps the reported limit, since its registers
+    /// may not allow more.
     bool kernel_group_limit_understated = false;
 };
 
