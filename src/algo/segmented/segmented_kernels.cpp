@@ -181,6 +181,8 @@ void emit_serial_segment(source_builder& b, const segmented_shape& shape,
         b.line("out[i + " + num(block - 1) + "] = acc;");
         b.close();
     }
+    // Without blocks the loop declares i itself, so that thread_per_segment's text (GPUs) is
+    // the one its figures were measured with.
     b.open(block > 1 ? "for (; i < end; ++i)" : "for (ulong i = begin; i < end; ++i)");
     b.line("acc = " + input.combine(b, "acc", "x[i]") + ";");
     b.line("out[i] = acc;");

@@ -29,6 +29,7 @@ segmented_plan plan_segmented(const device_properties& props, const segmented_pl
     const segmented_tuning& tuning = plan.tuning;
     plan.strategy = input.forced != segmented_strategy::automatic ? input.forced : tuning.strategy;
     const std::size_t segments = std::max<std::size_t>(1, input.segments);
+    const std::size_t mean = input.elements / segments;
     if (plan.strategy == segmented_strategy::cpu_chunks) {
         // A chunk's work is its elements and its segments (each a loop's start and a store).
         const std::size_t work = input.elements + segments;
@@ -42,13 +43,11 @@ segmented_plan plan_segmented(const device_properties& props, const segmented_pl
         // them than they save (2 cores, PoCL 3.1, segmented_bench 2026-11-26: segments of 1 took
         // 2x as long with 4 as with one, of 10 as long, of 100 and more 2-5x less).
         const std::size_t unroll = std::max<std::size_t>(1, tuning.unroll);
-        plan.unroll = input.elements / segments >= 8 * unroll ? unroll : 1;
-        if (input.algorithm == segmented_algorithm::inclusive_scan &&
-            input.elements / segments >= tuning.scan_block)
+        plan.unroll = mean >= 8 * unroll ? unroll : 1;
+        if (input.algorithm == segmented_algorithm::inclusive_scan && mean >= tuning.scan_block)
             plan.scan_block = std::max<std::size_t>(1, tuning.scan_block);
         return plan;
     }
-    const std::size_t mean = input.elements / segments;
     const bool automatic = input.forced == segmented_strategy::automatic;
     const bool reduce = input.algorithm == segmented_algorithm::reduce;
     // A power of two of lanes, so that a fold halves evenly, and a multiple of it fills the
