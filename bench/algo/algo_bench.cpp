@@ -7,12 +7,14 @@
 //                work-groups of G items with I items each, to measure candidates for the table;
 //                GxI,GxI,GxI gives each its own; GxIdM also sets the look-back depth M,
 //                GxIdMu and GxIdMw full tiles through unrolled loops or 16-byte accesses, and
-//                then b keeps compaction and reduce_by_key flags as bytes, and a final r
-//                keeps reduce_by_key's runs in registers (policy register_runs), e.g.
-//                256x16d2ub or 256x16d2wr; cB instead of GxI: chunk kernels of B bytes, the CPU
-//                strategy, e.g. c65536; local: group scans through local memory where
-//                sub-groups exist; --works=LIST, anywhere, runs only the works listed of
-//                copy,scan,reduce_by_key,copy_if,unique, e.g. --works=scan,unique)
+//                then b keeps compaction and reduce_by_key flags as bytes, and r keeps
+//                reduce_by_key's runs in registers (policy register_runs), then k keeps
+//                their values there from load to write, K their values and keys
+//                (kept_run_items), e.g. 256x16d2ub, 256x16d2wr or 256x16d1wrK; cB instead
+//                of GxI: chunk kernels of B bytes, the CPU strategy, e.g. c65536; local:
+//                group scans through local memory where sub-groups exist; --works=LIST, anywhere,
+//                runs only the works listed of copy,scan,reduce_by_key,copy_if,unique, e.g.
+//                --works=scan,unique)
 //     KILN_ALGO_BENCH_TILES="384x16u,384x16u,256x20wr;256x16u,256x16u,256x16wr" algo_bench
 //                (after the rows of the table's policies, or of GxI, every row again under each
 //                shape listed, separated by ';', as GxI takes it: sweeps tile shapes in one run;
@@ -29,7 +31,10 @@
 // memcpy on all cores, STREAM's copy, at the scan's size, beside each row), the ratio to CUB's time
 // on the same data (bench/algo/cub_algo_reference.cu, run by this program when it was built; both
 // generate their data with algo_data.hpp) or, on CPUs, to the same work as a plain single-threaded
-// loop (std::inclusive_scan and friends), and the check against the host's result. Each work runs
+// loop (std::inclusive_scan and friends), and the check against the host's result. On GPUs
+// beside CUB, each reduce_by_key, copy_if and unique row is followed by its device work alone
+// (kernels, fills and copies within the device, from kiln's profiler, best of 10 calls), as
+// CUB's CUDA events time its calls, whose counts stay on the device. Each work runs
 // with the tuning table's policies, then, without GxI or cB, with the other kernels in the same
 // run: where compaction stages its writes, the earlier kernels (staged_writes off); local-memory
 // group scans (where shuffles are used), reduce-then-scan (where look-back is), and on devices
@@ -139,13 +144,15 @@ std::vector<std::unique_ptr<kiln::detail::scoped_tuning_override>> forced_shapes
         // GxIdM: look-back lanes read M earlier tiles at once; then u or w moves full tiles
         // through unrolled loops or 16-byte accesses (else guarded loops), and b keeps
         // compaction flags as bytes rather than ballot words, r reduce_by_key's runs in
-        // registers.
+        // registers, then k keeping their values there from load to write, K values and keys.
         if (*rest == 'd') policy.lookback_depth = std::strtoul(rest + 1, &rest, 10);
         if (*rest == 'u') policy.full_tiles = kiln::detail::tile_access::unrolled;
         if (*rest == 'w') policy.full_tiles = kiln::detail::tile_access::wide;
         if (*rest == 'u' || *rest == 'w') ++rest;
         if (*rest == 'b') policy.ballot_flags = false, ++rest;
-        if (*rest == 'r') policy.register_runs = true;
+        if (*rest == 'r') policy.register_runs = true, ++rest;
+        if (*rest == 'k') policy.kept_run_items = kiln::detail::run_items::values;
+        if (*rest == 'K') policy.kept_run_items = kiln::detail::run_items::values_and_keys;
         forced.push_back(std::make_unique<forcing>(policy));
         if (const char* next = std::strchr(shape, ',')) shape = next + 1;
     });
@@ -255,6 +262,15 @@ int main(int argc, char** argv) {
             std::printf("| %s | failed: %s | | | | | |\n", what, e.what());
         }
     };
+    // On GPUs beside CUB: a work's device time alone (its kernels, fills and copies within the
+    // device), as CUB's CUDA events time its calls, whose counts stay on the device. The wall
+    // clock rows also count each call's launch and its wait for the count it returns.
+    const auto device_work_alone = [&](double reference, const auto& prepare) -> double {
+        if (cpu || reference <= 0) return 0;
+        return kiln::bench::device_seconds_per_call(
+            dev, 10, prepare, kiln::bench::counted_commands::kernels_fills_and_copies);
+    };
+    constexpr const char* device_work_note = ", device work alone";
     // Every shape the issues name (every_shape), or today's rows only: those the comparisons
     // below repeat with other kernels, so that the run stays short.
     const auto measure = [&](const char* variant, bool every_shape = false) {
@@ -337,15 +353,32 @@ int main(int argc, char** argv) {
                 });
                 hk.resize(host_runs);
                 hv.resize(host_runs);
-                auto gk = ok_.read(), gv = ov.read();
-                gk.resize(runs);
-                gv.resize(runs);
-                const bool ok = gk == hk && gv == hv;
-                row(named("reduce_by_key int32, runs of " + std::to_string(length), log2_key), s,
-                    n_key * 8.0 + runs * 8.0, double(n_key),
-                    cpu ? host_s : cub("reduce_by_key_" + std::to_string(length)),
-                    cpu ? "host loop, 1 thread" : "CUB DeviceReduce::ReduceByKey",
-                    ok ? "matches host" : "MISMATCH");
+                const auto matches = [&](const kiln::vector<std::int32_t>& out_keys,
+                                         const kiln::vector<std::int32_t>& out_values) {
+                    auto gk = out_keys.read(), gv = out_values.read();
+                    gk.resize(runs);
+                    gv.resize(runs);
+                    return gk == hk && gv == hv ? "matches host" : "MISMATCH";
+                };
+                const std::string what =
+                    named("reduce_by_key int32, runs of " + std::to_string(length), log2_key);
+                const double reference =
+                    cpu ? host_s : cub("reduce_by_key_" + std::to_string(length));
+                const char* reference_name =
+                    cpu ? "host loop, 1 thread" : "CUB DeviceReduce::ReduceByKey";
+                row(what, s, n_key * 8.0 + runs * 8.0, double(n_key), reference, reference_name,
+                    matches(ok_, ov));
+                std::optional<kiln::vector<std::int32_t>> dk, dv, dok, dov;
+                const double alone = device_work_alone(reference, [&](const kiln::queue& profiled) {
+                    dk.emplace(profiled, keys);
+                    dv.emplace(profiled, values);
+                    dok.emplace(profiled, n_key);
+                    dov.emplace(profiled, n_key);
+                    return [&] { runs = kiln::reduce_by_key(*dk, *dv, *dok, *dov); };
+                });
+                if (alone > 0)
+                    row(what + device_work_note, alone, n_key * 8.0 + runs * 8.0, double(n_key),
+                        reference, reference_name, matches(*dok, *dov));
             });
         }
         std::vector<std::int32_t> select_input(wanted("copy_if") ? n_select : 0);
@@ -371,23 +404,41 @@ int main(int argc, char** argv) {
                 guarded("copy_if", [&] {
                     kiln::vector<std::int32_t> x(q, select_input), out(q, n_select);
                     std::size_t kept = 0;
-                    const auto tx = kiln::tag<1>(x);
                     const std::int32_t bound = algo_data::select_bound(percent);
-                    const double s = best_seconds_per_call(q, 5, 10, [&] {
-                        kept = percent != 50 ? kiln::copy_if(x, x < bound, out)
-                               : tagged      ? kiln::copy_if(tx, (tx & 1) == 0, out)
-                                             : kiln::copy_if(x, (x & 1) == 0, out);
-                    });
-                    auto got = out.read();
-                    got.resize(kept);
+                    const auto keep = [&](const kiln::vector<std::int32_t>& in,
+                                          kiln::vector<std::int32_t>& kept_out) {
+                        const auto tagged_in = kiln::tag<1>(in);
+                        return percent != 50 ? kiln::copy_if(in, in < bound, kept_out)
+                               : tagged ? kiln::copy_if(tagged_in, (tagged_in & 1) == 0, kept_out)
+                                        : kiln::copy_if(in, (in & 1) == 0, kept_out);
+                    };
+                    const double s = best_seconds_per_call(q, 5, 10, [&] { kept = keep(x, out); });
+                    const auto matches = [&](const kiln::vector<std::int32_t>& kept_out) {
+                        auto got = kept_out.read();
+                        got.resize(kept);
+                        return got == select_expected ? "matches std" : "MISMATCH";
+                    };
                     const std::string share =
                         percent == 50 ? "half" : std::to_string(percent) + "%";
-                    row(named("copy_if int32 keeping " + share + (tagged ? ", x tagged once" : ""),
-                              log2_select),
-                        s, n_select * 4.0 + kept * 4.0, double(n_select),
-                        cpu ? select_host_s : cub("copy_if_" + std::to_string(percent)),
-                        cpu ? "std::copy_if, 1 thread" : "CUB DeviceSelect::If",
-                        got == select_expected ? "matches std" : "MISMATCH");
+                    const std::string what =
+                        named("copy_if int32 keeping " + share + (tagged ? ", x tagged once" : ""),
+                              log2_select);
+                    const double reference =
+                        cpu ? select_host_s : cub("copy_if_" + std::to_string(percent));
+                    const char* reference_name =
+                        cpu ? "std::copy_if, 1 thread" : "CUB DeviceSelect::If";
+                    row(what, s, n_select * 4.0 + kept * 4.0, double(n_select), reference,
+                        reference_name, matches(out));
+                    std::optional<kiln::vector<std::int32_t>> dx, dout;
+                    const double alone =
+                        device_work_alone(reference, [&](const kiln::queue& profiled) {
+                            dx.emplace(profiled, select_input);
+                            dout.emplace(profiled, n_select);
+                            return [&] { kept = keep(*dx, *dout); };
+                        });
+                    if (alone > 0)
+                        row(what + device_work_note, alone, n_select * 4.0 + kept * 4.0,
+                            double(n_select), reference, reference_name, matches(*dout));
                 });
             }
         }
@@ -419,10 +470,38 @@ int main(int argc, char** argv) {
                 expected.resize(host_runs);
                 auto got = y.read();
                 got.resize(runs);
-                row(named("unique int32, sorted, runs of 1 to 15", log2_select), both - restore,
-                    n_select * 4.0 + runs * 4.0, double(n_select), cpu ? host_s : cub("unique"),
-                    cpu ? "std::unique_copy, 1 thread" : "CUB DeviceSelect::Unique",
-                    got == expected ? "matches std" : "MISMATCH");
+                const std::string what =
+                    named("unique int32, sorted, runs of 1 to 15", log2_select);
+                const double reference = cpu ? host_s : cub("unique");
+                const char* reference_name =
+                    cpu ? "std::unique_copy, 1 thread" : "CUB DeviceSelect::Unique";
+                row(what, both - restore, n_select * 4.0 + runs * 4.0, double(n_select), reference,
+                    reference_name, got == expected ? "matches std" : "MISMATCH");
+                // The restore's device time, measured alike, is taken from the pair's.
+                std::optional<kiln::vector<std::int32_t>> dx, dy;
+                const auto on = [&](const kiln::queue& profiled) {
+                    dx.emplace(profiled, keys);
+                    dy.emplace(profiled, n_select);
+                };
+                const double restored = device_work_alone(reference, [&](const kiln::queue& p) {
+                    on(p);
+                    return [&] { *dy = *dx; };
+                });
+                const double restored_and_unique =
+                    device_work_alone(reference, [&](const kiln::queue& p) {
+                        on(p);
+                        return [&] {
+                            *dy = *dx;
+                            runs = kiln::unique(*dy);
+                        };
+                    });
+                if (restored_and_unique > restored && restored > 0) {
+                    auto unique_got = dy->read();
+                    unique_got.resize(runs);
+                    row(what + device_work_note, restored_and_unique - restored,
+                        n_select * 4.0 + runs * 4.0, double(n_select), reference, reference_name,
+                        unique_got == expected ? "matches std" : "MISMATCH");
+                }
             });
     };
     measure("", true);

@@ -122,28 +122,53 @@ inline std::vector<kernel_summary> kernels_in(const std::string& summary) {
     return kernels;
 }
 
-/// The device time of one call of some work, its kernels alone, the best of `calls` calls after
-/// a first one, as CUDA events time the CUB references: `prepare(q)` puts the work's data on `q`,
-/// a queue of `dev` profiled from its making, and returns the work. A call's time is what its
-/// kernels add to the session's total (which the summary gives to the microsecond), so that a
-/// call of several kernels, or of one kernel launched on different work, counts all of them.
+/// The device time of the fills and of the copies within the device that a profiling session's
+/// summary lists (kiln::detail::profiling::scoped_session), in seconds.
+inline double fill_and_device_copy_seconds(const std::string& summary) {
+    double total = 0;
+    std::istringstream lines(summary);
+    for (std::string line; std::getline(lines, line);) {
+        unsigned long commands = 0;
+        double total_ms = 0;
+        if (std::sscanf(line.c_str(), "fill %lu %lf", &commands, &total_ms) == 2 ||
+            std::sscanf(line.c_str(), "copy (device to device) %lu %lf", &commands, &total_ms) == 2)
+            total += total_ms * 1e-3;
+    }
+    return total;
+}
+
+/// Which device commands a call's device time counts: its kernels, or also its fills and its
+/// copies within the device (where a call clears or moves state between kernels, as CUB's
+/// calls do in kernels of their own). Transfers to and from the host are never counted.
+enum class counted_commands { kernels, kernels_fills_and_copies };
+
+/// The device time of one call of some work, the best of `calls` calls after a first one, as
+/// CUDA events time the CUB references: `prepare(q)` puts the work's data on `q`, a queue of
+/// `dev` profiled from its making, and returns the work. A call's time is what its commands
+/// (`counted`) add to the session's total (which the summary gives to the microsecond), so that
+/// a call of several kernels, or of one kernel launched on different work, counts all of them.
+/// The gaps between a call's commands are not counted, where CUDA events around a CUB call count
+/// them.
 template <class Prepare>
-double device_seconds_per_call(const kiln::device& dev, int calls, Prepare&& prepare) {
+double device_seconds_per_call(const kiln::device& dev, int calls, Prepare&& prepare,
+                               counted_commands counted = counted_commands::kernels) {
     const kiln::detail::profiling::scoped_session session;
     const kiln::queue q(dev);
-    const auto kernel_seconds = [&] {
+    const auto device_seconds = [&] {
         q.finish();
-        double total = 0;
-        for (const kernel_summary& kernel : kernels_in(session.summary()))
-            total += kernel.total_seconds;
+        const std::string summary = session.summary();
+        double total = counted == counted_commands::kernels_fills_and_copies
+                           ? fill_and_device_copy_seconds(summary)
+                           : 0.0;
+        for (const kernel_summary& kernel : kernels_in(summary)) total += kernel.total_seconds;
         return total;
     };
     auto work = prepare(q);
     work();
-    double before = kernel_seconds(), best = 1e30;
+    double before = device_seconds(), best = 1e30;
     for (int c = 0; c < calls; ++c) {
         work();
-        const double after = kernel_seconds();
+        const double after = device_seconds();
         best = std::min(best, after - before);
         before = after;
     }

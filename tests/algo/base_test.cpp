@@ -324,6 +324,8 @@ TEST(algo_tuning, policy_key_changes_with_every_field) {
         [](scan_policy& p) { p.full_tiles = kiln::detail::tile_access::wide; },
         [](scan_policy& p) { p.ballot_flags = false; },
         [](scan_policy& p) { p.register_runs = true; },
+        [](scan_policy& p) { p.kept_run_items = kiln::detail::run_items::values; },
+        [](scan_policy& p) { p.kept_run_items = kiln::detail::run_items::values_and_keys; },
         [](scan_policy& p) { p.schedule = kiln::detail::scan_schedule::single_pass; },
         // sub_group_scans reaches the code only through sub_group_size, which
         // policy_for derives from it: not a key field of its own.

@@ -138,8 +138,35 @@ void on_every_run_chunk_form(const kiln::device& dev, Body&& body,
 }
 
 /// How reduce_by_key's tiles keep their runs: in local memory, in registers written by each
-/// work-item, or in registers staged in local memory where a tile has many (staged_writes).
-enum class run_tiles { in_local_memory, in_registers, in_registers_staged };
+/// work-item, or in registers staged in local memory where a tile has many (staged_writes);
+/// in registers, each item read again for the writes, or kept from the loads: the values (each
+/// work-item writing, or staged as CUDA's row stages them), the values and the keys (staged).
+enum class run_tiles {
+    in_local_memory,
+    in_registers,
+    in_registers_staged,
+    in_registers_keeping_values,
+    in_registers_staged_keeping_values,
+    in_registers_staged_keeping_keys
+};
+
+inline const char* describe(run_tiles form) {
+    switch (form) {
+        case run_tiles::in_local_memory:
+            return "runs in local memory";
+        case run_tiles::in_registers:
+            return "runs in registers, direct writes";
+        case run_tiles::in_registers_staged:
+            return "runs in registers, staged writes";
+        case run_tiles::in_registers_keeping_values:
+            return "runs in registers, values kept, direct writes";
+        case run_tiles::in_registers_staged_keeping_values:
+            return "runs in registers, values kept, staged writes";
+        case run_tiles::in_registers_staged_keeping_keys:
+            return "runs in registers, values and keys kept, staged writes";
+    }
+    return "";
+}
 
 /// For reduce_by_key: every dispatch path with each form of run_tiles (full tiles by 16-byte
 /// loads where runs are in registers and keys and values allow), then with both forms of
@@ -150,13 +177,21 @@ void on_every_run_tile(const kiln::device& dev, Body&& body,
     namespace algorithm = kiln::detail::algorithm;
     std::size_t form_number = 0;
     for (const run_tiles form :
-         {run_tiles::in_local_memory, run_tiles::in_registers, run_tiles::in_registers_staged}) {
-        SCOPED_TRACE(form == run_tiles::in_local_memory ? "runs in local memory"
-                     : form == run_tiles::in_registers  ? "runs in registers, direct writes"
-                                                        : "runs in registers, staged writes");
+         {run_tiles::in_local_memory, run_tiles::in_registers, run_tiles::in_registers_staged,
+          run_tiles::in_registers_keeping_values, run_tiles::in_registers_staged_keeping_values,
+          run_tiles::in_registers_staged_keeping_keys}) {
+        SCOPED_TRACE(describe(form));
         auto policy = strategy_policy(algorithm::reduce_by_key, dev, false);
         policy.register_runs = form != run_tiles::in_local_memory;
-        policy.staged_writes = form == run_tiles::in_registers_staged;
+        policy.staged_writes = form == run_tiles::in_registers_staged ||
+                               form == run_tiles::in_registers_staged_keeping_values ||
+                               form == run_tiles::in_registers_staged_keeping_keys;
+        policy.kept_run_items = form == run_tiles::in_registers_keeping_values ||
+                                        form == run_tiles::in_registers_staged_keeping_values
+                                    ? kiln::detail::run_items::values
+                                : form == run_tiles::in_registers_staged_keeping_keys
+                                    ? kiln::detail::run_items::values_and_keys
+                                    : kiln::detail::run_items::none;
         if (policy.register_runs) {
             policy.full_tiles = kiln::detail::tile_access::wide;
             // PoCL builds unrolled loops over 64 registers slowly; no CPU row keeps runs there.

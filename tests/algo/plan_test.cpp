@@ -94,7 +94,7 @@ TEST(algo_plan, h100_under_cuda) {
     EXPECT_EQ(scan.key(), "128x32 sg32 staged v3 sg32 ballot shuffles fence d1 unrolled single");
     EXPECT_EQ(kiln::detail::plan_scan(p, 8).items_per_work_item, 16u);
     EXPECT_EQ(kiln::detail::plan_reduce_by_key(p, 4).key(),
-              "256x16 sg32 staged v3 sg32 ballot shuffles fence d1 wide runs");
+              "256x16 sg32 staged v3 sg32 ballot shuffles fence d1 wide runs kept values");
     EXPECT_EQ(kiln::detail::plan_compaction(p, 4, 1000, 0).key(),
               "128x32 sg32 staged v3 sg32 ballot shuffles fence d1 unrolled single u32");
 

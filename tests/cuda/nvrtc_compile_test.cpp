@@ -648,8 +648,14 @@ TEST_F(NvrtcCompile, RegisterRunsAndUniqueTilesBuild) {
     const value_combine sum = [](source_builder&, const std::string& a, const std::string& b) {
         return "(" + a + " + " + b + ")";
     };
-    expect_cubin(compile({reduce_by_key_program_source(
-        segment_operation<std::int32_t, reducers::sum>(true), sum, false, by_key, rbk)}));
+    // Each of what the runs may keep from their loads, staged and written by each work-item.
+    for (const run_items kept : {run_items::none, run_items::values, run_items::values_and_keys})
+        for (const bool staged : {true, false}) {
+            rbk.kept_run_items = kept;
+            rbk.staged_writes = staged;
+            expect_cubin(compile({reduce_by_key_program_source(
+                segment_operation<std::int32_t, reducers::sum>(true), sum, false, by_key, rbk)}));
+        }
     scan_policy select{128, 32};
     select.sub_group_size = 32;
     select.target = cuda_warps;

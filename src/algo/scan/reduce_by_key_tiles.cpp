@@ -8,14 +8,15 @@
 // - register runs: each work-item reads its ITEMS consecutive keys and values straight into
 //   registers, finds heads against the key before each, reduces its runs serially as they load,
 //   takes part in one group scan of (heads, open value) pairs, and reads the values again for
-//   the writes. Where the policy stages writes (scan_policy::staged_writes), the runs go to
-//   local memory at their rank in the tile first and the group writes them in order: where
-//   runs are short, a work-item's consecutive items would otherwise write ITEMS elements apart
-//   from its neighbours', each store touching a sector per work-item (CUB's two-phase
-//   scatter). Staging every tile rather than only tiles of many runs measured the same, with
-//   fewer registers (docs/benchmarks.md, ## Algorithms). The keys go first, then the values,
-//   through one local array: half the local memory of staging both at once (39 KB a group of
-//   256 x 16 int32 before, 5 groups to an H100 SM), for two more barriers.
+//   the writes, or keeps them, and the keys, in registers (scan_policy::kept_run_items). Where the
+//   policy stages writes (scan_policy::staged_writes), the runs go to local memory at their rank in
+//   the tile first and the group writes them in order: where runs are short, a work-item's
+//   consecutive items would otherwise write ITEMS elements apart from its neighbours', each store
+//   touching a sector per work-item (CUB's two-phase scatter). Staging every tile rather than only
+//   tiles of many runs measured the same, with fewer registers (docs/benchmarks.md, ## Algorithms).
+//   The keys go first, then the values, through one local array: half the local memory of staging
+//   both at once (39 KB a group of 256 x 16 int32 before, 5 groups to an H100 SM), for two more
+//   barriers.
 //
 // Either way a head writes its key and the value of the run before it (complete there: `before`,
 // the pair before the head), and the part's last element writes the open run's value: no
@@ -45,6 +46,7 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
                         policy.full_tiles == tile_access::wide && !input_.wide.lanes.empty() &&
                         policy.items_per_work_item % input_.wide.lanes.size() == 0;
         staged_ = in_registers_ && policy.staged_writes;
+        kept_ = in_registers_ ? policy.kept_run_items : run_items::none;
     }
 
     void declare_arrays() override {
@@ -125,12 +127,17 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
         // Work-items past the tile's end keep this start: the group scan carries values upward
         // only, so nothing of theirs reaches the tile's results or aggregate.
         b.line(p_.t + " acc = " + input_.pair("0", "(" + input_.value_type + ")0") + ";");
+        if (kept_ != run_items::none) b.line(input_.value_type + " kiln_kept_values[ITEMS];");
+        if (kept_ == run_items::values_and_keys)
+            b.line(input_.key_type + " kiln_kept_keys[ITEMS];");
         // Each item's value is folded into `acc` as it arrives and read again by store_runs, not
         // kept: registers held across the group scan and the look-back limit the groups per SM.
         // The first item's head compares with the key before it in global memory (through
         // `head`).
         const auto fold = [&](const std::string& value, const std::string& key) {
             b.line("const " + input_.key_type + " kiln_key = " + key + ";");
+            if (kept_ != run_items::none) b.line("kiln_kept_values[j] = " + value + ";");
+            if (kept_ == run_items::values_and_keys) b.line("kiln_kept_keys[j] = kiln_key;");
             note_head();
             const std::string x = input_.pair("((kiln_heads >> j) & 1)", value);
             b.line("acc = j == 0 ? " + x + " : " + p_.combine("acc", x) + ";");
@@ -149,7 +156,8 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
         b.line("kiln_previous = kiln_key;");
     }
 
-    /// The values again (from the cache, as load_runs read them); keys only at heads.
+    /// The values again (from the cache, as load_runs read them) or as load_runs kept them;
+    /// keys only at heads.
     void store_runs() {
         source_builder& b = p_.b;
         p_.running_prefix(scanned_);
@@ -182,8 +190,25 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
             at_head();
             write_last_value(b);
         };
-        p_.by_fullness([&] { load.blocked_wide(input_.wide, {}, input_.key, write); },
-                       [&] { load.blocked_guarded(input_.value, input_.key, write); });
+        if (kept_ == run_items::none)
+            return p_.by_fullness([&] { load.blocked_wide(input_.wide, {}, input_.key, write); },
+                                  [&] { load.blocked_guarded(input_.value, input_.key, write); });
+        // The items load_runs kept: a full tile's work-items hold ITEMS each.
+        const auto kept_items = [&](bool guarded) {
+            b.line("#pragma unroll");
+            b.open("for (uint j = 0; j < ITEMS; ++j)");
+            if (guarded) b.open("if (j < count)");
+            b.line("const ulong idx = base + first + j;");
+            write("kiln_kept_values[j]", kept_key());
+            if (guarded) b.close();
+            b.close();
+        };
+        p_.by_fullness([&] { kept_items(false); }, [&] { kept_items(true); });
+    }
+
+    /// Item j's key where the writes take it: kept by load_runs, or read again.
+    std::string kept_key() const {
+        return kept_ == run_items::values_and_keys ? "kiln_kept_keys[j]" : input_.key;
     }
 
     /// At a head (x begins a run): its key and the value of the run before it, where there is
@@ -216,14 +241,15 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
         return "KILN_PAD(kiln_slot + popcount(kiln_heads & (((" + heads_type() + ")1 << j) - 1)))";
     }
 
-    /// Each head's key at its slot, read again where load_runs read it (from the cache).
+    /// Each head's key at its slot: kept, or read again where load_runs read it (from the
+    /// cache).
     void stage_head_keys() const {
         source_builder& b = p_.b;
         b.line("#pragma unroll");
         b.open("for (uint j = 0; j < ITEMS; ++j)");
         b.open("if ((kiln_heads >> j) & 1)");
         b.line("const ulong idx = base + first + j;");
-        b.line("kiln_run_keys[" + head_slot() + "] = " + input_.key + ";");
+        b.line("kiln_run_keys[" + head_slot() + "] = " + kept_key() + ";");
         b.close();
         b.close();
     }
@@ -255,8 +281,9 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
     const tile_flags flags_;
     reduce_by_key_input input_;
     bool in_registers_ = false;
-    bool staged_ = false;  // register runs staged in local memory
-    std::string scanned_;  // where the group scan left its results in kiln_scan
+    bool staged_ = false;               // register runs staged in local memory
+    run_items kept_ = run_items::none;  // what register runs keep from load to write
+    std::string scanned_;               // where the group scan left its results in kiln_scan
 };
 
 }  // namespace

@@ -47,6 +47,12 @@ constexpr scan_policy register_runs(scan_policy p) {
     return p;
 }
 
+/// reduce_by_key's runs in registers keeping `items` from their loads to their writes.
+constexpr scan_policy kept(scan_policy p, run_items items) {
+    p.kept_run_items = items;
+    return p;
+}
+
 /// The earlier compaction kernels: each work-item writes its own kept elements.
 constexpr scan_policy direct_writes(scan_policy p) {
     p.staged_writes = false;
@@ -91,9 +97,9 @@ constexpr std::array select_table{
 };
 
 constexpr std::array reduce_by_key_table{
-    row{nvidia_cuda, register_runs(policy(256, 16, 1)),
-        "H100, CUDA, bench/algo 2^26 int32 runs of 1-1024, runs staged, 10 shapes, "
-        "2026-11-25; docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
+    row{nvidia_cuda, kept(register_runs(policy(256, 16, 1)), run_items::values),
+        "H100, CUDA, bench/algo 2^26 int32 runs of 1-1024, values kept, 5 shapes, "
+        "2026-11-27; docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     row{nvidia_gpus, register_runs(policy(256, 16, 1)),
         "H100, NVIDIA's OpenCL, bench/algo 2^26 int32, runs staged, 8 shapes, 2026-11-25; "
         "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
@@ -132,6 +138,9 @@ std::string scan_policy::key() const {
             : full_tiles == tile_access::wide   ? " wide"
                                                 : "") +
            (ballot_flags ? "" : " bytes") + (register_runs ? " runs" : "") +
+           (kept_run_items == run_items::values            ? " kept values"
+            : kept_run_items == run_items::values_and_keys ? " kept values and keys"
+                                                           : "") +
            (chunk_bytes ? " chunks" + std::to_string(chunk_bytes) : "") +
            (chunk_lanes ? " lanes" + std::to_string(chunk_lanes) : "") +
            (chunk_cursor_writes ? " cursor" : "") + (chunk_vector_writes ? " vectors" : "") +

@@ -58,6 +58,9 @@ enum class tile_access {
 };
 
 /// The scan family's rows (scan, select, reduce_by_key).
+/// What reduce_by_key's runs in registers keep from their loads (scan_policy::kept_run_items).
+enum class run_items : std::uint8_t { none, values, values_and_keys };
+
 struct scan_policy {
     std::size_t work_group_size = 256;
     std::size_t items_per_work_item = 8;
@@ -109,10 +112,15 @@ struct scan_policy {
     /// the values: each work-item reads its ITEMS consecutive keys and values straight from
     /// global memory into registers (16-byte loads for full tiles), finds heads against the key
     /// before each, and reduces its runs there before one group scan; its walk that writes at
-    /// heads reads the values again rather than keeping them (reduce_by_key_tiles.cpp).
+    /// heads reads the values again (and, where it stages its writes, the keys at heads) unless
+    /// kept_run_items says otherwise (reduce_by_key_tiles.cpp).
     /// Otherwise, and where false, the tile keeps head flags and values in local memory
     /// (reduce_by_key_tiles.cpp's split tile).
     bool register_runs = false;
+    /// With register_runs: what each work-item keeps in registers from its loads to its writes,
+    /// rather than reading it again: nothing, its values, or its values and its keys. Keeping
+    /// costs ITEMS registers for each, and so groups on a multiprocessor.
+    run_items kept_run_items = run_items::none;
     /// Which kernels the program holds and runs. Not in the table: the plans set it from the
     /// device and the look-back states' packing (plan_schedule).
     scan_schedule schedule = scan_schedule::multi_pass;
