@@ -24,7 +24,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <kiln/kiln.hpp>
 #include <random>
 #include <sstream>
@@ -32,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "report_start.hpp"
 #include "timing.hpp"
 #include "tuning_sweep.hpp"
 
@@ -133,22 +133,17 @@ int main(int argc, char** argv) {
     const int log2_n = argc > 1 ? std::atoi(argv[1]) : 0;
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
     try {
-        char date[32];
-        const std::time_t now = std::time(nullptr);
-        std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-        const char* spec = std::getenv("KILN_DEVICE");
-        const std::vector<kiln::device> chosen = spec != nullptr && *spec != '\0'
-                                                     ? kiln::devices(kiln::filters::from_spec(spec))
-                                                     : kiln::devices();
-        if (chosen.empty()) throw std::runtime_error(std::string("no device matches ") + spec);
+        const std::string date = kiln::bench::today();
+        const std::vector<kiln::device> chosen = kiln::bench::devices_chosen();
         const std::vector<std::string> tunings =
             kiln_bench::tunings_listed_in("KILN_HISTOGRAM_BENCH_TUNINGS");
         bool all_equal = true;
         for (const kiln::device& dev : chosen) {
             const int log2 = log2_n > 0 ? log2_n : (dev.is_cpu() ? 24 : 28);
             const std::size_t n = std::size_t{1} << log2;
-            std::printf("\n### %s, %s (%s), %zu bins, n = 2^%d\n\n", date, dev.name().c_str(),
-                        std::string(kiln::to_string(dev.backend())).c_str(), bins, log2);
+            std::printf("\n### %s, %s (%s), %zu bins, n = 2^%d\n\n", date.c_str(),
+                        dev.name().c_str(), std::string(kiln::to_string(dev.backend())).c_str(),
+                        bins, log2);
             std::printf(
                 "| floats | kiln tuning | kiln | kiln rate | reference | ratio | check |\n");
             std::printf("| --- | --- | --- | --- | --- | --- | --- |\n");

@@ -21,7 +21,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <kiln/kiln.hpp>
 #include <optional>
 #include <random>
@@ -29,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "report_start.hpp"
 #include "timing.hpp"
 #include "tuning_sweep.hpp"
 
@@ -199,20 +199,14 @@ int main(int argc, char** argv) {
                  : std::vector<std::size_t>{16, 128, 1000, 100000, 0};
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
     try {
-        char date[32];
-        const std::time_t now = std::time(nullptr);
-        std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-        const char* spec = std::getenv("KILN_DEVICE");
-        const std::vector<kiln::device> chosen = spec != nullptr && *spec != '\0'
-                                                     ? kiln::devices(kiln::filters::from_spec(spec))
-                                                     : kiln::devices();
-        if (chosen.empty()) throw std::runtime_error(std::string("no device matches ") + spec);
+        const std::string date = kiln::bench::today();
+        const std::vector<kiln::device> chosen = kiln::bench::devices_chosen();
         const std::size_t n = std::size_t{1} << log2_n;
         bool all_right = true;
         const std::vector<std::string> tunings =
             kiln_bench::tunings_listed_in("KILN_SEGMENTED_SORT_BENCH_TUNINGS");
         for (const kiln::device& dev : chosen) {
-            std::printf("\n### %s, %s (%s), n = 2^%d\n\n", date, dev.name().c_str(),
+            std::printf("\n### %s, %s (%s), n = 2^%d\n\n", date.c_str(), dev.name().c_str(),
                         std::string(kiln::to_string(dev.backend())).c_str(), log2_n);
             std::printf(
                 "| keys | segment length | segments | kiln tuning | kiln | kiln rate | reference | "

@@ -20,7 +20,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <functional>
 #include <kiln/algo/sort.hpp>
 #include <kiln/detail/algo/sort_tuning.hpp>
@@ -31,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "report_start.hpp"
 #include "timing.hpp"
 
 #ifdef KILN_BENCH_HAVE_CUB
@@ -300,20 +300,14 @@ int main(int argc, char** argv) {
     // Rows appear as they are measured, and survive a time limit that ends the run.
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
     try {
-        char date[32];
-        const std::time_t now = std::time(nullptr);
-        std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+        const std::string date = kiln::bench::today();
         bool all_sorted = true;
-        const char* spec = std::getenv("KILN_DEVICE");
-        const std::vector<kiln::device> chosen = spec != nullptr && *spec != '\0'
-                                                     ? kiln::devices(kiln::filters::from_spec(spec))
-                                                     : kiln::devices();
-        if (chosen.empty()) throw std::runtime_error(std::string("no device matches ") + spec);
+        const std::vector<kiln::device> chosen = kiln::bench::devices_chosen();
         for (const kiln::device& dev : chosen) {
             const int log2 = log2_n > 0 ? log2_n : (dev.is_cpu() ? 24 : 28);
             const std::size_t n = std::size_t{1} << log2;
             const int repeats = dev.is_cpu() ? 2 : 5;
-            std::printf("\n### %s, %s (%s), n = 2^%d\n\n", date, dev.name().c_str(),
+            std::printf("\n### %s, %s (%s), n = 2^%d\n\n", date.c_str(), dev.name().c_str(),
                         std::string(kiln::to_string(dev.backend())).c_str(), log2);
             std::string header =
                 "| sort | kiln | kiln rate | reference | reference rate | ratio | check |";

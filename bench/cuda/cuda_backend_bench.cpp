@@ -18,6 +18,7 @@
 #include "backend/cuda/cuda_api.hpp"
 #include "backend/cuda/nvrtc_compiler.hpp"
 #include "device_limits.hpp"
+#include "report_start.hpp"
 #include "timing.hpp"
 
 namespace {
@@ -383,10 +384,8 @@ int main() {
                        ("kiln_cuda_bench_cache_" + std::to_string(std::time(nullptr)));
     setenv("KILN_CACHE_DIR", cache.c_str(), 1);
 
-    char date[32];
-    const std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-    std::printf("## CUDA backend, %s, %s (%s, %s)\n\n", date, cuda.name().c_str(),
+    const std::string date = kiln::bench::today();
+    std::printf("## CUDA backend, %s, %s (%s, %s)\n\n", date.c_str(), cuda.name().c_str(),
                 cuda.properties().api_version.c_str(), cuda.properties().compiler.c_str());
 
     const int launches = 5000;

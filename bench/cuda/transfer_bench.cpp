@@ -7,12 +7,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <functional>
 #include <kiln/kiln.hpp>
 #include <string>
 #include <vector>
 
+#include "report_start.hpp"
 #include "timing.hpp"
 #ifdef KILN_BENCH_HAVE_CUDART
 #include "cuda_memcpy_reference.hpp"
@@ -110,10 +110,8 @@ void measure_cuda_memcpy() {
 
 /// Usage: transfer_bench [device spec, default "gpu"] [largest size in MiB, default 1024]
 int main(int argc, char** argv) {
-    char date[32];
-    const std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-    std::printf("## Host-device transfers, %s\n", date);
+    const std::string date = kiln::bench::today();
+    std::printf("## Host-device transfers, %s\n", date.c_str());
     if (argc > 2)
         std::erase_if(sizes, [&](std::size_t bytes) { return bytes > std::stoul(argv[2]) * mib; });
     const auto gpus = kiln::devices(kiln::filters::from_spec(argc > 1 ? argv[1] : "gpu"));

@@ -24,7 +24,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <device_limits.hpp>
 #include <kiln/kiln.hpp>
 #include <kiln/vector.hpp>
@@ -34,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "report_start.hpp"
 #include "timing.hpp"
 #include "tuning_sweep.hpp"
 
@@ -214,10 +214,8 @@ int main(int argc, char** argv) {
         for (std::size_t i = 0; i < n; ++i)
             wrong += std::fabs(result[i] - host_y[i]) > 1e-6f * (1 + std::fabs(host_y[i]));
 
-        char date[32];
-        const std::time_t now = std::time(nullptr);
-        std::strftime(date, sizeof date, "%Y-%m-%d", std::localtime(&now));
-        std::printf("### %s, %s (%s), n = 2^%d floats\n\n", date, dev.name().c_str(),
+        const std::string date = kiln::bench::today();
+        std::printf("### %s, %s (%s), n = 2^%d floats\n\n", date.c_str(), dev.name().c_str(),
                     std::string(kiln::to_string(dev.backend())).c_str(), log2_n);
         std::printf(
             "| work | time | bandwidth | of copy bandwidth | notes |\n|---|---|---|---|---|\n");

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <kiln/detail/profiling.hpp>
 #include <kiln/kiln.hpp>
 #include <kiln/vector.hpp>
@@ -18,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "report_start.hpp"
 #include "timing.hpp"
 
 namespace {
@@ -63,10 +63,8 @@ int main(int argc, char** argv) {
         for (int i = 1; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
         if (sizes.empty()) sizes = {10, dev.is_gpu() ? 26 : 24};
 
-        char date[32];
-        const std::time_t now = std::time(nullptr);
-        std::strftime(date, sizeof date, "%Y-%m-%d", std::localtime(&now));
-        std::printf("### %s, %s (%s): profiler overhead on `y = 2*x + 3*z`\n\n", date,
+        const std::string date = kiln::bench::today();
+        std::printf("### %s, %s (%s): profiler overhead on `y = 2*x + 3*z`\n\n", date.c_str(),
                     dev.name().c_str(), std::string(kiln::to_string(dev.backend())).c_str());
         std::printf(
             "| n | profiling off | profiled queue (device times only) | KILN_PROFILE recorder | "

@@ -26,6 +26,7 @@
 
 #include "algo/gemm/gemm_plan.hpp"
 #include "gemm_workloads.hpp"
+#include "report_start.hpp"
 #include "timing.hpp"
 
 #ifdef KILN_GEMM_BENCH_OPENBLAS
@@ -242,11 +243,13 @@ int main(int argc, char** argv) {
         if (wanted(names, w)) gpu_works.push_back(w);
     for (const workload& w : gemm_workloads::cpu_workloads())
         if (wanted(names, w)) cpu_works.push_back(w);
-    // Every device KILN_DEVICE matches (e.g. KILN_DEVICE=cuda, KILN_DEVICE=gpu), or every device.
-    const char* spec = std::getenv("KILN_DEVICE");
-    const std::vector<kiln::device> devices = spec != nullptr && *spec != '\0'
-                                                  ? kiln::devices(kiln::filters::from_spec(spec))
-                                                  : kiln::devices();
+    std::vector<kiln::device> devices;
+    try {
+        devices = kiln::bench::devices_chosen();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "gemm_bench: %s\n", e.what());
+        return 1;
+    }
     const std::vector<kiln::detail::gemm_simt_tiles> sweep = tiles_to_sweep();
     const std::vector<kiln::detail::gemm_tensor_tiles> tensor_sweep = tensor_tiles_to_sweep();
     const std::vector<kiln::detail::gemm_warpgroup_tiles> warpgroup_sweep =

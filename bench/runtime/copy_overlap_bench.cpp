@@ -7,10 +7,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <functional>
 #include <kiln/kiln.hpp>
 #include <vector>
+
+#include "report_start.hpp"
 
 namespace {
 
@@ -92,10 +93,8 @@ int main(int argc, char** argv) {
                                                 ? kiln::devices(kiln::filters::from_spec(argv[1]))
                                                 : kiln::devices(kiln::filters::gpu());
         if (targets.empty()) targets.push_back(kiln::default_device());
-        char date[32];
-        std::time_t now = std::time(nullptr);
-        std::strftime(date, sizeof date, "%Y-%m-%d", std::localtime(&now));
-        std::printf("## Copy and kernel overlap, %s\n", date);
+        const std::string date = kiln::bench::today();
+        std::printf("## Copy and kernel overlap, %s\n", date.c_str());
         for (const auto& dev : targets) measure(dev);
         return 0;
     } catch (const std::exception& e) {
