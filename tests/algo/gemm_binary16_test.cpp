@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "algo/gemm/gemm_plan.hpp"
+#include "algo/written_devices.hpp"
 #include "support/device_param.hpp"
 
 namespace {
@@ -303,13 +304,8 @@ static_assert(!multipliable<bf16_matrix, kiln::matrix<float>, kiln::matrix<float
 static_assert(!multipliable<kiln::matrix<double>, bf16_matrix, bf16_matrix>);
 
 kiln::device_properties gpu(std::string vendor, int major, int minor) {
-    kiln::device_properties props;
-    props.type = kiln::device_type::gpu;
-    props.vendor = std::move(vendor);
-    props.name = "written by hand";
-    props.max_work_group_size = 1024;
-    props.max_work_item_sizes = {1024, 1024, 64};
-    props.local_memory_bytes = 48 * 1024;
+    kiln::device_properties props =
+        kiln::test::written_by_hand(kiln::device_type::gpu, std::move(vendor));
     props.compute_capability_major = major;
     props.compute_capability_minor = minor;
     return props;

@@ -17,6 +17,7 @@
 #include "algo/gemm/gemm_aligned_rows.hpp"
 #include "algo/gemm/gemm_plan.hpp"
 #include "algo/gemm/gemm_strategies.hpp"
+#include "algo/written_devices.hpp"
 #include "support/device_param.hpp"
 
 namespace {
@@ -499,21 +500,8 @@ TEST_F(gemm_two_devices, operands_on_different_devices_are_rejected) {
         C.data(), [&] { kiln::gemm(C, A, B); }, "operands on different devices");
 }
 
-// The plan on devices written by hand.
-kiln::device_properties properties(kiln::device_type type, std::string vendor) {
-    kiln::device_properties props;
-    props.type = type;
-    props.vendor = std::move(vendor);
-    props.name = "written by hand";
-    props.max_work_group_size = 1024;
-    props.max_work_item_sizes = {1024, 1024, 64};
-    props.local_memory_bytes = 48 * 1024;
-    props.unified_memory = type == kiln::device_type::cpu;
-    return props;
-}
-
 TEST(gemm_plan, cpu_devices_take_openblas_where_it_loads_else_the_cpu_tiles) {
-    const auto cpu = properties(kiln::device_type::cpu, "pocl");
+    const auto cpu = kiln::test::written_by_hand(kiln::device_type::cpu, "pocl");
     EXPECT_EQ(kiln::detail::plan_gemm(cpu, {.host_blas = true}).strategy, gemm_strategy::host_blas);
     EXPECT_EQ(kiln::detail::plan_gemm(cpu, {.host_blas = false}).strategy,
               gemm_strategy::cpu_tiles);
@@ -522,14 +510,15 @@ TEST(gemm_plan, cpu_devices_take_openblas_where_it_loads_else_the_cpu_tiles) {
     const auto twice =
         kiln::detail::plan_gemm(cpu, {.element = kiln::detail::gemm_element::f64}).cpu;
     EXPECT_EQ(twice.vector_width * 2, single.vector_width);
-    EXPECT_THROW(kiln::detail::plan_gemm(properties(kiln::device_type::gpu, "NVIDIA Corporation"),
-                                         {.forced = gemm_strategy::host_blas}),
+    EXPECT_THROW(kiln::detail::plan_gemm(
+                     kiln::test::written_by_hand(kiln::device_type::gpu, "NVIDIA Corporation"),
+                     {.forced = gemm_strategy::host_blas}),
                  kiln::invalid_argument_error);
 }
 
 TEST(gemm_plan, doubles_take_the_tensor_cores_on_nvidia_from_compute_capability_8) {
     using kiln::detail::gemm_element;
-    auto hopper = properties(kiln::device_type::gpu, "NVIDIA Corporation");
+    auto hopper = kiln::test::written_by_hand(kiln::device_type::gpu, "NVIDIA Corporation");
     hopper.compute_capability_major = 9;
     auto turing = hopper;
     turing.compute_capability_major = 7;
@@ -552,7 +541,7 @@ TEST(gemm_plan, doubles_take_the_tensor_cores_on_nvidia_from_compute_capability_
 
 TEST(gemm_plan, doubles_take_deeper_tiles_where_cuda_stages_them_in_dynamic_local_memory) {
     using kiln::detail::gemm_element;
-    auto opencl = properties(kiln::device_type::gpu, "NVIDIA Corporation");
+    auto opencl = kiln::test::written_by_hand(kiln::device_type::gpu, "NVIDIA Corporation");
     opencl.compute_capability_major = 9;
     opencl.shared_memory_per_block_bytes = 227 * 1024;
     auto cuda = opencl;
@@ -579,7 +568,7 @@ TEST(gemm_plan, doubles_take_deeper_tiles_where_cuda_stages_them_in_dynamic_loca
 }
 
 TEST(gemm_plan, floats_take_the_tf32_tensor_cores_only_when_allowed) {
-    auto hopper = properties(kiln::device_type::gpu, "NVIDIA Corporation");
+    auto hopper = kiln::test::written_by_hand(kiln::device_type::gpu, "NVIDIA Corporation");
     hopper.compute_capability_major = 9;
     kiln::detail::gemm_plan_input allowed{.allow_tf32 = true, .tensor_core_layout = true};
     const auto plan = kiln::detail::plan_gemm(hopper, allowed);
@@ -592,7 +581,7 @@ TEST(gemm_plan, floats_take_the_tf32_tensor_cores_only_when_allowed) {
 }
 
 kiln::device_properties nvidia_properties() {
-    return properties(kiln::device_type::gpu, "NVIDIA Corporation");
+    return kiln::test::written_by_hand(kiln::device_type::gpu, "NVIDIA Corporation");
 }
 
 // Every row's tiles read back from their keys, as gemm_bench's KILN_GEMM_BENCH_*TILES give them.
@@ -666,7 +655,9 @@ TEST(gemm_plan, large_products_copy_operands_whose_rows_vectors_cannot_read) {
     // Other strategies read their operands as they are.
     auto cpu = large;
     cpu.host_blas = true;
-    EXPECT_FALSE(kiln::detail::plan_gemm(properties(kiln::device_type::cpu, "pocl"), cpu).align_a);
+    EXPECT_FALSE(
+        kiln::detail::plan_gemm(kiln::test::written_by_hand(kiln::device_type::cpu, "pocl"), cpu)
+            .align_a);
 }
 
 TEST(gemm_plan, gpus_take_simt_tiles_that_fit_them) {
@@ -674,7 +665,7 @@ TEST(gemm_plan, gpus_take_simt_tiles_that_fit_them) {
     EXPECT_EQ(nvidia.strategy, gemm_strategy::simt);
     EXPECT_EQ(nvidia.simt.block_rows, 128u);
     EXPECT_EQ(nvidia.simt.work_group_size(), 256u);
-    auto small = properties(kiln::device_type::gpu, "NVIDIA Corporation");
+    auto small = kiln::test::written_by_hand(kiln::device_type::gpu, "NVIDIA Corporation");
     small.max_work_group_size = 128;
     small.local_memory_bytes = 4096;
     const auto fitted = kiln::detail::plan_gemm(small, {});

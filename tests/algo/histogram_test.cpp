@@ -15,6 +15,7 @@
 #include "algo/histogram/histogram_kernels.hpp"
 #include "algo/histogram/histogram_plan.hpp"
 #include "algo/key_changes.hpp"
+#include "algo/written_devices.hpp"
 #include "support/device_param.hpp"
 
 namespace {
@@ -405,21 +406,8 @@ TEST_F(histogram_two_devices, counts_on_another_device_are_rejected) {
         "(device 1): they must be on one device");
 }
 
-// The plan on devices written by hand.
-kiln::device_properties properties(kiln::device_type type, std::string vendor) {
-    kiln::device_properties props;
-    props.type = type;
-    props.vendor = std::move(vendor);
-    props.name = "written by hand";
-    props.compute_units = 100;
-    props.max_work_group_size = 1024;
-    props.max_work_item_sizes = {1024, 1024, 64};
-    props.local_memory_bytes = 48 * 1024;
-    return props;
-}
-
 TEST(histogram_plan, gpus_count_in_local_memory_while_the_bins_fit) {
-    const auto gpu = properties(kiln::device_type::gpu, "NVIDIA Corporation");
+    const auto gpu = kiln::test::written_by_hand(kiln::device_type::gpu, "NVIDIA Corporation");
     const auto few =
         kiln::detail::plan_histogram(gpu, {.elements = 1 << 28, .bins = 256, .load_lanes = 4});
     EXPECT_EQ(few.strategy, histogram_strategy::local_atomics);
@@ -442,7 +430,7 @@ TEST(histogram_plan, gpus_count_in_local_memory_while_the_bins_fit) {
 }
 
 TEST(histogram_plan, sixteen_byte_loads_where_the_row_and_the_input_allow) {
-    const auto gpu = properties(kiln::device_type::gpu, "NVIDIA Corporation");
+    const auto gpu = kiln::test::written_by_hand(kiln::device_type::gpu, "NVIDIA Corporation");
     const auto wide = kiln::detail::plan_histogram(gpu, {.elements = 1 << 28, .load_lanes = 4});
     ASSERT_TRUE(wide.tuning.wide_loads);
     EXPECT_EQ(wide.lanes, 4u);
@@ -490,7 +478,7 @@ TEST(histogram_plan, sixteen_byte_loads_where_the_row_and_the_input_allow) {
 }
 
 TEST(histogram_plan, cpus_count_in_chunks_a_few_per_compute_unit) {
-    auto cpu = properties(kiln::device_type::cpu, "pocl");
+    auto cpu = kiln::test::written_by_hand(kiln::device_type::cpu, "pocl");
     cpu.compute_units = 2;
     const auto small = kiln::detail::plan_histogram(cpu, {.elements = 10, .bins = 256});
     EXPECT_EQ(small.strategy, histogram_strategy::cpu_chunks);

@@ -18,6 +18,7 @@
 #include "algo/key_changes.hpp"
 #include "algo/segmented/segmented_kernels.hpp"
 #include "algo/segmented/segmented_plan.hpp"
+#include "algo/written_devices.hpp"
 #include "support/device_param.hpp"
 
 namespace {
@@ -745,21 +746,8 @@ TEST_F(segmented_two_devices, vectors_on_two_devices_are_rejected) {
     expect_rejected([&] { kiln::segmented_reduce(x, offsets, out); }, "(device 0), offsets on");
 }
 
-// The plan on devices written by hand.
-kiln::device_properties properties(kiln::device_type type, std::string vendor) {
-    kiln::device_properties props;
-    props.type = type;
-    props.vendor = std::move(vendor);
-    props.name = "written by hand";
-    props.compute_units = 100;
-    props.max_work_group_size = 1024;
-    props.max_work_item_sizes = {1024, 1024, 64};
-    props.local_memory_bytes = 48 * 1024;
-    return props;
-}
-
 TEST(segmented_plan, gpus_size_teams_from_the_mean_segment) {
-    const auto gpu = properties(kiln::device_type::gpu, "NVIDIA Corporation");
+    const auto gpu = kiln::test::written_by_hand(kiln::device_type::gpu, "NVIDIA Corporation");
     const auto plan = [&](std::size_t elements, std::size_t segments) {
         return kiln::detail::plan_segmented(gpu, {.elements = elements, .segments = segments});
     };
@@ -796,7 +784,7 @@ TEST(segmented_plan, gpus_size_teams_from_the_mean_segment) {
 }
 
 TEST(segmented_plan, team_reductions_read_16_byte_loads_where_the_row_asks) {
-    const auto gpu = properties(kiln::device_type::gpu, "NVIDIA Corporation");
+    const auto gpu = kiln::test::written_by_hand(kiln::device_type::gpu, "NVIDIA Corporation");
     kiln::detail::segmented_tuning wide;
     wide.wide_loads = true;
     const auto plan = [&](std::size_t elements, std::size_t segments, std::size_t value_bytes,
@@ -838,14 +826,15 @@ TEST(segmented_plan, team_reductions_fold_by_shuffles_where_the_row_asks) {
     const auto reduce = segmented_algorithm::reduce;
     // CUDA's warps of 32 shuffle; an OpenCL device without sub-groups of a fixed size shuffles
     // through local memory.
-    auto cuda = properties(kiln::device_type::gpu, "NVIDIA Corporation");
+    auto cuda = kiln::test::written_by_hand(kiln::device_type::gpu, "NVIDIA Corporation");
     cuda.backend = kiln::backend_kind::cuda;
     cuda.sub_group_size = 32;
     cuda.extensions = {"cl_khr_subgroups", "cl_khr_subgroup_shuffle_relative"};
     const auto by_warps = plan(cuda, 8, reduce, shuffled);
     EXPECT_EQ(by_warps.fold_sub_group, 32u);
     EXPECT_FALSE(by_warps.emulated_shuffles);
-    const auto opencl = properties(kiln::device_type::gpu, "Advanced Micro Devices, Inc.");
+    const auto opencl =
+        kiln::test::written_by_hand(kiln::device_type::gpu, "Advanced Micro Devices, Inc.");
     const auto emulated = plan(opencl, 4, reduce, shuffled);
     EXPECT_EQ(emulated.fold_sub_group, 32u);
     EXPECT_TRUE(emulated.emulated_shuffles);
@@ -858,7 +847,7 @@ TEST(segmented_plan, team_reductions_fold_by_shuffles_where_the_row_asks) {
 }
 
 TEST(segmented_plan, gpus_take_flat_tiles_for_long_segments) {
-    const auto gpu = properties(kiln::device_type::gpu, "NVIDIA Corporation");
+    const auto gpu = kiln::test::written_by_hand(kiln::device_type::gpu, "NVIDIA Corporation");
     const auto plan = [&](std::size_t elements, std::size_t segments,
                           segmented_algorithm algorithm) {
         return kiln::detail::plan_segmented(
@@ -884,7 +873,7 @@ TEST(segmented_plan, gpus_take_flat_tiles_for_long_segments) {
     EXPECT_LE(tiles.items_per_work_item, 32u);
     EXPECT_NE(tiles.full_tiles, kiln::detail::tile_access::wide);
     // Forced on a CPU device too, but never without elements: threads write the identities.
-    const auto cpu = properties(kiln::device_type::cpu, "pocl");
+    const auto cpu = kiln::test::written_by_hand(kiln::device_type::cpu, "pocl");
     const auto forced = [&](std::size_t elements) {
         return kiln::detail::plan_segmented(
                    cpu,
@@ -896,7 +885,7 @@ TEST(segmented_plan, gpus_take_flat_tiles_for_long_segments) {
 }
 
 TEST(segmented_plan, tile_reductions_fit_local_memory_and_size_the_fix_teams) {
-    auto gpu = properties(kiln::device_type::gpu, "NVIDIA Corporation");
+    auto gpu = kiln::test::written_by_hand(kiln::device_type::gpu, "NVIDIA Corporation");
     const auto plan = [&](std::size_t elements, std::size_t segments, std::size_t value_bytes,
                           segmented_algorithm algorithm = segmented_algorithm::reduce) {
         return kiln::detail::plan_segmented(gpu, {.elements = elements,
@@ -930,7 +919,7 @@ TEST(segmented_plan, tile_reductions_fit_local_memory_and_size_the_fix_teams) {
 }
 
 TEST(segmented_plan, cpus_fold_chunks_of_whole_segments) {
-    auto cpu = properties(kiln::device_type::cpu, "pocl");
+    auto cpu = kiln::test::written_by_hand(kiln::device_type::cpu, "pocl");
     cpu.compute_units = 2;
     const auto small = kiln::detail::plan_segmented(cpu, {.elements = 10, .segments = 3});
     EXPECT_EQ(small.strategy, segmented_strategy::cpu_chunks);
