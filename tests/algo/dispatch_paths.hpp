@@ -139,36 +139,24 @@ void on_every_run_chunk_form(const kiln::device& dev, Body&& body,
 
 /// How reduce_by_key's tiles keep their runs: in local memory, in registers written by each
 /// work-item, or in registers staged in local memory where a tile has many (staged_writes);
-/// in registers, each item read again for the writes, or kept from the loads: the values (each
-/// work-item writing, or staged as CUDA's row stages them), the values and the keys (staged).
-enum class run_tiles {
-    in_local_memory,
-    in_registers,
-    in_registers_staged,
-    in_registers_keeping_values,
-    in_registers_staged_keeping_values,
-    in_registers_staged_keeping_keys
+/// in registers, each item read again for the writes, or kept from the loads (kept_run_items).
+struct run_tile_form {
+    const char* description;
+    bool register_runs, staged_writes;
+    kiln::detail::run_items kept;
+};
+inline constexpr run_tile_form run_tile_forms[] = {
+    {"runs in local memory", false, false, kiln::detail::run_items::none},
+    {"runs in registers, direct writes", true, false, kiln::detail::run_items::none},
+    {"runs in registers, staged writes", true, true, kiln::detail::run_items::none},
+    {"runs in registers, values kept, direct writes", true, false, kiln::detail::run_items::values},
+    // CUDA's row.
+    {"runs in registers, values kept, staged writes", true, true, kiln::detail::run_items::values},
+    {"runs in registers, values and keys kept, staged writes", true, true,
+     kiln::detail::run_items::values_and_keys},
 };
 
-inline const char* describe(run_tiles form) {
-    switch (form) {
-        case run_tiles::in_local_memory:
-            return "runs in local memory";
-        case run_tiles::in_registers:
-            return "runs in registers, direct writes";
-        case run_tiles::in_registers_staged:
-            return "runs in registers, staged writes";
-        case run_tiles::in_registers_keeping_values:
-            return "runs in registers, values kept, direct writes";
-        case run_tiles::in_registers_staged_keeping_values:
-            return "runs in registers, values kept, staged writes";
-        case run_tiles::in_registers_staged_keeping_keys:
-            return "runs in registers, values and keys kept, staged writes";
-    }
-    return "";
-}
-
-/// For reduce_by_key: every dispatch path with each form of run_tiles (full tiles by 16-byte
+/// For reduce_by_key: every dispatch path with each of run_tile_forms (full tiles by 16-byte
 /// loads where runs are in registers and keys and values allow), then with both forms of
 /// chunks, whichever the device's rows choose.
 template <class Body>
@@ -176,22 +164,12 @@ void on_every_run_tile(const kiln::device& dev, Body&& body,
                        dispatch_paths paths = dispatch_paths::every) {
     namespace algorithm = kiln::detail::algorithm;
     std::size_t form_number = 0;
-    for (const run_tiles form :
-         {run_tiles::in_local_memory, run_tiles::in_registers, run_tiles::in_registers_staged,
-          run_tiles::in_registers_keeping_values, run_tiles::in_registers_staged_keeping_values,
-          run_tiles::in_registers_staged_keeping_keys}) {
-        SCOPED_TRACE(describe(form));
+    for (const run_tile_form& form : run_tile_forms) {
+        SCOPED_TRACE(form.description);
         auto policy = strategy_policy(algorithm::reduce_by_key, dev, false);
-        policy.register_runs = form != run_tiles::in_local_memory;
-        policy.staged_writes = form == run_tiles::in_registers_staged ||
-                               form == run_tiles::in_registers_staged_keeping_values ||
-                               form == run_tiles::in_registers_staged_keeping_keys;
-        policy.kept_run_items = form == run_tiles::in_registers_keeping_values ||
-                                        form == run_tiles::in_registers_staged_keeping_values
-                                    ? kiln::detail::run_items::values
-                                : form == run_tiles::in_registers_staged_keeping_keys
-                                    ? kiln::detail::run_items::values_and_keys
-                                    : kiln::detail::run_items::none;
+        policy.register_runs = form.register_runs;
+        policy.staged_writes = form.staged_writes;
+        policy.kept_run_items = form.kept;
         if (policy.register_runs) {
             policy.full_tiles = kiln::detail::tile_access::wide;
             // PoCL builds unrolled loops over 64 registers slowly; no CPU row keeps runs there.

@@ -130,8 +130,9 @@ class reduce_by_key_tile_writer final : public tile_algorithm {
         if (kept_ != run_items::none) b.line(input_.value_type + " kiln_kept_values[ITEMS];");
         if (kept_ == run_items::values_and_keys)
             b.line(input_.key_type + " kiln_kept_keys[ITEMS];");
-        // Each item's value is folded into `acc` as it arrives and read again by store_runs, not
-        // kept: registers held across the group scan and the look-back limit the groups per SM.
+        // Each item's value is folded into `acc` as it arrives, and store_runs reads it again
+        // unless the policy keeps it (kept_run_items): registers held across the group scan and
+        // the look-back limit the groups per SM.
         // The first item's head compares with the key before it in global memory (through
         // `head`).
         const auto fold = [&](const std::string& value, const std::string& key) {

@@ -57,10 +57,10 @@ enum class tile_access {
     wide,
 };
 
-/// The scan family's rows (scan, select, reduce_by_key).
 /// What reduce_by_key's runs in registers keep from their loads (scan_policy::kept_run_items).
 enum class run_items : std::uint8_t { none, values, values_and_keys };
 
+/// The scan family's rows (scan, select, reduce_by_key).
 struct scan_policy {
     std::size_t work_group_size = 256;
     std::size_t items_per_work_item = 8;
