@@ -170,14 +170,16 @@ std::vector<kiln::detail::gemm_warpgroup_tiles> warpgroup_tiles_to_sweep() {
     return sweep;
 }
 
-/// Shapes beyond the rows', after the worklogs: deeper k tiles, 128x256 blocks, 64x64 blocks for
-/// the batch's 64^3 products, and DGEMM shapes of 16-32 doubles per thread.
+/// Shapes beyond the rows', after the worklogs: deeper k tiles, 128x256 blocks (staged in
+/// registers, and copied by cp.async on NVIDIA GPUs), 64x64 blocks for the batch's 64^3 products,
+/// and DGEMM shapes of 16-32 doubles per thread.
 constexpr const char* candidate_tiles[] = {
-    "128x128x16 t8x8 v4 r4", "128x256x8 t8x16 v4 r4", "256x128x8 t16x8 v4 r4",
-    "128x64x16 t8x4 v4 r4",  "64x128x16 t4x8 v4 r4",  "64x64x16 t4x4 v4 r4",
-    "64x64x8 t8x8 v4 r4",    "64x64x16 t8x8 v4 r4",   "64x64x8 t8x4 v4 r4",
-    "64x64x16 t4x4 v2",      "128x64x8 t8x4 v2 r4",   "64x128x8 t4x8 v2 r4",
-    "128x64x16 t8x4 v2 r4",  "64x64x8 t8x4 v2 r4",    "128x128x8 t8x8 v2 r4"};
+    "128x128x16 t8x8 v4 r4",    "128x256x8 t8x16 v4 r4",    "256x128x8 t16x8 v4 r4",
+    "256x128x8 t16x8 v4 s3 r4", "128x128x16 t8x8 v4 s2 r4", "128x64x16 t8x4 v4 r4",
+    "64x128x16 t4x8 v4 r4",     "64x64x16 t4x4 v4 r4",      "64x64x8 t8x8 v4 r4",
+    "64x64x16 t8x8 v4 r4",      "64x64x8 t8x4 v4 r4",       "64x64x16 t4x4 v2",
+    "128x64x8 t8x4 v2 r4",      "64x128x8 t4x8 v2 r4",      "128x64x16 t8x4 v2 r4",
+    "64x64x8 t8x4 v2 r4",       "128x128x8 t8x8 v2 r4"};
 
 /// The tiles to force: KILN_GEMM_BENCH_TILES's, else each row's (float and double, local reads
 /// either way where the thread tiles allow both) and the candidates, each once.

@@ -33,6 +33,9 @@ struct tuning_key_number {
     std::array<std::size_t Tuning::*, 3> members{};
     /// Whether 0 is a value (else a key with 0 there reads as no key).
     bool zero_allowed = false;
+    /// Whether keys leave the word out where its values are all 0 (a field most tunings leave
+    /// at 0, so that their keys stay as they were).
+    bool left_out_at_zero = false;
 };
 
 /// A word that is there exactly where `member` is true.
@@ -84,9 +87,13 @@ std::string write_tuning_key(std::string_view name, const Tuning& tuning,
     const auto add = [&](const std::string& word) { key += (key.empty() ? "" : " ") + word; };
     for (const tuning_key_number<Tuning>& number : format.numbers) {
         std::vector<std::size_t> values;
+        bool all_zero = true;
         for (std::size_t Tuning::*member : number.members)
-            if (member) values.push_back(tuning.*member);
-        add(tuning_key_word(number.prefix, values));
+            if (member) {
+                values.push_back(tuning.*member);
+                all_zero = all_zero && tuning.*member == 0;
+            }
+        if (!(number.left_out_at_zero && all_zero)) add(tuning_key_word(number.prefix, values));
     }
     for (const tuning_key_flag<Tuning>& flag : format.flags)
         if (tuning.*flag.member) add(std::string(flag.word));

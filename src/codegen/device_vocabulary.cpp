@@ -181,6 +181,10 @@ void kiln_copy_async_16(local ushort* to, const global ushort* from, uint bytes)
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;"
                  :: "r"((uint)(ulong)to), "l"((ulong)from), "r"(bytes) : "memory");
 }
+void kiln_copy_async_4(local float* to, const global float* from, uint bytes) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;"
+                 :: "r"((uint)(ulong)to), "l"((ulong)from), "r"(bytes) : "memory");
+}
 void kiln_copy_async_commit(void) {
     asm volatile("cp.async.commit_group;" ::: "memory");
 }

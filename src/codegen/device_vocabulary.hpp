@@ -46,8 +46,10 @@ void use_device_vocabulary(source_builder& b, const target_features& target);
 ///   void kiln_ldmatrix_x4_trans(uint* r, const local ushort* p)  each lane naming a row
 ///   void kiln_copy_async_16(local ushort* to, const global ushort* from, uint bytes)
 ///       16 bytes to local memory without registers, those past `bytes` zero
-///   void kiln_copy_async_commit(void), kiln_copy_async_wait_0(void), _wait_1(void), _wait_2(void)
-///       close a group of copies; wait until at most 0, 1 or 2 groups are in flight
+///   void kiln_copy_async_4(local float* to, const global float* from, uint bytes)
+///       one float likewise (0 bytes: zero), so that copies can transpose a tile
+///   void kiln_copy_async_commit(void), kiln_copy_async_wait_0(void) .. _wait_4(void)
+///       close a group of copies; wait until at most 0, 1, .. 4 groups are in flight
 void use_tensor_core_vocabulary(source_builder& b, const target_features& target);
 
 /// Defines `uint kiln_match_any(uint x)`, the lanes of the warp whose x equals this lane's

@@ -96,10 +96,16 @@ void expect_close(const std::vector<T>& got, const reference<T>& want, std::size
     }
 }
 
+/// SIMT tiles whose kernel copies by cp.async (copy_stages): blocks of 256 work-items, two and
+/// three stages, each operand's tile transposed by the copies or not (every layout runs them).
+constexpr const char* copy_tiles[] = {"256x128x8 t16x8 v4 s3 r4", "128x256x8 t8x16 v4 s3 r4",
+                                      "128x128x16 t8x8 v4 s2 r4"};
+
 class gemm_test : public kiln::test::device_queue_test {
   protected:
     /// `body` once per strategy the device can run, that strategy forced; SIMT once per row's
-    /// tiles that the device can hold, so that vector loads and every tile shape run everywhere.
+    /// tiles that the device can hold, so that vector loads and every tile shape run everywhere,
+    /// and on NVIDIA GPUs with cp.async once per shape of copy_tiles.
     template <class Body>
     void on_every_strategy(Body&& body) {
         for (gemm_strategy s : kiln::detail::gemm_strategies_for(device())) {
@@ -109,9 +115,14 @@ class gemm_test : public kiln::test::device_queue_test {
                 body();
                 continue;
             }
+            std::vector<kiln::detail::gemm_simt_tiles> shapes;
+            for (const auto& row : kiln::detail::algorithm::gemm_rows::rows())
+                shapes.push_back(row.tuning.simt);
+            if (kiln::detail::has_nvidia_tensor_cores(device().properties()))
+                for (const char* key : copy_tiles)
+                    shapes.push_back(*kiln::detail::parse_gemm_simt_tiles(key));
             std::vector<std::string> done;
-            for (const auto& row : kiln::detail::algorithm::gemm_rows::rows()) {
-                const kiln::detail::gemm_simt_tiles& tiles = row.tuning.simt;
+            for (const kiln::detail::gemm_simt_tiles& tiles : shapes) {
                 const std::string key = tiles.key();
                 if (std::find(done.begin(), done.end(), key) != done.end() ||
                     tiles.work_group_size() > device().properties().max_work_group_size)
@@ -607,6 +618,13 @@ TEST(gemm_tuning, tiles_read_back_from_their_keys) {
               "128x128x16 t8x8 v4 r4");
     EXPECT_FALSE(kiln::detail::parse_gemm_simt_tiles("64x64x8 t4x4 v2")->vector_reads);
     EXPECT_EQ(kiln::detail::parse_gemm_warpgroup_tiles(" 256x128 s3")->stages, 3u);
+    // copy_stages: in the key where not 0.
+    const auto copies = kiln::detail::parse_gemm_simt_tiles("256x128x8 t16x8 v4 s3 r4");
+    ASSERT_TRUE(copies.has_value());
+    EXPECT_EQ(copies->copy_stages, 3u);
+    EXPECT_EQ(copies->key(), "256x128x8 t16x8 v4 s3 r4");
+    EXPECT_EQ(kiln::detail::parse_gemm_simt_tiles("64x64x8 t4x4 v2")->copy_stages, 0u);
+    EXPECT_FALSE(kiln::detail::parse_gemm_simt_tiles("256x128x8 t16x8 s1")->fits_together());
     for (const char* bad : {"", "128x128 t8x8", "128x128x16 w8x8", "128x128x16 r2", "64x64x8 v0"})
         EXPECT_FALSE(kiln::detail::parse_gemm_simt_tiles(bad).has_value()) << bad;
     EXPECT_FALSE(kiln::detail::parse_gemm_tensor_tiles("128x128x32 w64x32x2").has_value());
@@ -693,7 +711,8 @@ TEST(gemm_plan, gpus_take_simt_tiles_that_fit_them) {
     const auto one_row = kiln::detail::plan_gemm(nvidia_properties(), {.rows = 1, .columns = 4096});
     EXPECT_TRUE(one_row.simt.fits_together());
     EXPECT_LT(one_row.simt.block_rows, 128u);
-    EXPECT_EQ(one_row.simt.block_columns, 128u);
+    EXPECT_EQ(one_row.simt.block_columns,
+              kiln::detail::plan_gemm(nvidia_properties(), {}).simt.block_columns);
     // A forced tuning's tiles run as they are: neither shrunk to small matrices nor replaced by
     // the fallback row's where the device cannot hold them, so that a test runs what it names.
     const kiln::detail::gemm_tuning nvidia_row =

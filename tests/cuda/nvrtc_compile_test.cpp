@@ -103,13 +103,32 @@ TEST_F(NvrtcCompile, GemmKernelsOfEveryLayout) {
         for (const bool b_transposed : {false, true}) {
             SCOPED_TRACE(std::string(a_transposed ? "T" : "N") + (b_transposed ? "T" : "N"));
             const bool vectors = a_transposed == b_transposed;
-            expect_cubin(compile({gemm_simt_kernel{nvidia.tuning.simt, single, a_transposed,
-                                                   b_transposed, vectors, vectors}
-                                      .source()}));
+            gemm_simt_kernel kernel{nvidia.tuning.simt, single,  a_transposed,
+                                    b_transposed,       vectors, vectors};
+            kernel.target = cuda_warps;
+            expect_cubin(compile({kernel.source()}));
         }
     expect_cubin(compile(
         {gemm_simt_kernel{nvidia.tuning.simt_double, twice, false, true, true, true}.source()}));
     expect_cubin(compile({gemm_cpu_kernel{nvidia.tuning.cpu, single, true, false}.source()}));
+}
+
+// The SIMT kernel whose tiles cp.async copies (copy_stages), for Ampere and Hopper: every layout,
+// by 16-byte copies and by copies of one float, 256x128 and 128x256 blocks.
+TEST_F(NvrtcCompile, GemmSimtCopiesOfEveryLayoutForAmpereAndHopper) {
+    for (const char* key : {"256x128x8 t16x8 v4 s3 r4", "128x256x8 t8x16 v4 s3 r4"}) {
+        SCOPED_TRACE(key);
+        for (const bool a_transposed : {false, true})
+            for (const bool b_transposed : {false, true}) {
+                SCOPED_TRACE(std::string(a_transposed ? "T" : "N") + (b_transposed ? "T" : "N"));
+                gemm_simt_kernel kernel{
+                    *parse_gemm_simt_tiles(key), {}, a_transposed, b_transposed};
+                kernel.a_vectors = kernel.b_vectors = a_transposed != b_transposed;
+                kernel.target = cuda_warps;
+                expect_cubin(compile({kernel.source()}));
+                expect_cubin(compile({kernel.source()}, {}, target_architecture{80, true}));
+            }
+    }
 }
 
 // kiln::gemm's kernels for 16-bit inputs and a float C: the tensor-core kernel (mma.sync, ldmatrix
@@ -130,8 +149,11 @@ TEST_F(NvrtcCompile, GemmTensorCoreKernelsOfEveryLayoutForAmpereAndHopper) {
                 expect_cubin(compile({source}));
                 expect_cubin(compile({source}, {}, target_architecture{80, true}));
             }
-        expect_cubin(compile(
-            {gemm_simt_kernel{nvidia.tuning.simt, types, false, true, false, false}.source()}));
+        // Converted elements stage in registers: the same blocks without copies.
+        gemm_simt_tiles registers = nvidia.tuning.simt;
+        registers.copy_stages = 0;
+        expect_cubin(
+            compile({gemm_simt_kernel{registers, types, false, true, false, false}.source()}));
     }
 }
 

@@ -2,17 +2,21 @@
 // tiles of op(A) and op(B) staged through local memory, the next tile's loads in flight (in
 // registers) while the current one is multiplied, two local buffers so that one barrier per
 // tile suffices. CUTLASS's SIMT GEMM and the "how to optimise a CUDA matmul" worklogs build it
-// so; docs/linear_algebra.md, "Strategies".
+// so; docs/linear_algebra.md, "Strategies". Tiles with copy_stages take gemm_simt_copies.cpp's
+// kernel where the device has cp.async.
 #include <algorithm>
 #include <string>
 
 #include "gemm_kernels.hpp"
+#include "gemm_plan.hpp"
+#include "gemm_simt_thread_tile.hpp"
 #include "gemm_strategies.hpp"
+#include "gemm_tensor_pipeline.hpp"
 
 namespace kiln::detail {
 namespace {
 
-constexpr const char* simt_kernel = "kiln_gemm_simt";
+constexpr const char* simt_kernel = gemm_simt_kernel_name;
 /// Local rows are padded so that work-items storing along the other dimension spread over banks.
 constexpr std::size_t simt_local_padding = 4;
 
@@ -122,8 +126,6 @@ std::string generate(const gemm_simt_kernel& shape) {
     const std::size_t group = t.work_group_size();
     const tile_loads a = loads_of(shape, true), b_loads = loads_of(shape, false);
     const std::string acc = opencl_name(shape.types.accumulator);
-    const std::size_t row_step = t.block_rows / t.thread_rows;
-    const std::size_t column_step = t.block_columns / t.thread_columns;
 
     source_builder b;
     b.begin_kernel(simt_kernel, group);
@@ -141,13 +143,7 @@ std::string generate(const gemm_simt_kernel& shape) {
         b.local_array(acc, "a_tile", std::to_string(a_elements));
         b.local_array(acc, "b_tile", std::to_string(b_elements));
     }
-    b.line("const uint tid = " + source_builder::local_id() + ";");
-    emit_block_origin(b, t.block_rows, t.block_columns);
-    b.line("const uint tx = tid % " + std::to_string(column_step) + "u, ty = tid / " +
-           std::to_string(column_step) + "u;");
-    b.line(acc + " accumulators[" + std::to_string(t.thread_rows * t.thread_columns) + "];");
-    for (std::size_t i = 0; i < t.thread_rows * t.thread_columns; ++i)
-        b.line("accumulators[" + std::to_string(i) + "] = 0;");
+    emit_thread_tile_start(b, t, shape.types);
     b.line(acc + " a_stage[" + std::to_string(a.per_item) + "], b_stage[" +
            std::to_string(b_loads.per_item) + "];");
     b.line("const ulong depth_tiles = (k + " + std::to_string(t.block_depth - 1) + ") / " +
@@ -169,42 +165,10 @@ std::string generate(const gemm_simt_kernel& shape) {
     emit_tile_load(b, a, shape.types, group);
     emit_tile_load(b, b_loads, shape.types, group);
     b.close();
-    const std::string first = t.vector_reads ? " * 4u" : "";
-    b.line("const local " + acc + "* a_read = a_tile + buffer * " +
-           std::to_string(t.block_depth * a.local_row) + "u + ty" + first + ";");
-    b.line("const local " + acc + "* b_read = b_tile + buffer * " +
-           std::to_string(t.block_depth * b_loads.local_row) + "u + tx" + first + ";");
-    b.open("for (uint p = 0; p < " + std::to_string(t.block_depth) + "u; ++p)");
-    // The work-item's values of op(A)'s column p and op(B)'s row p, as a0.. and b0..
-    const auto emit_reads = [&](const std::string& x, std::size_t count, std::size_t step,
-                                std::size_t local_row) {
-        const std::string row = "p * " + std::to_string(local_row) + "u + ";
-        if (!t.vector_reads) {
-            for (std::size_t i = 0; i < count; ++i)
-                b.line("const " + acc + " " + x + std::to_string(i) + " = " + x + "_read[" + row +
-                       std::to_string(i * step) + "u];");
-            return;
-        }
-        const char* lanes[] = {".x", ".y", ".z", ".w"};
-        for (std::size_t run = 0; run < count / 4; ++run) {
-            const std::string name = x + "_run" + std::to_string(run);
-            b.line("const " + acc + "4 " + name + " = *(const local " + acc + "4*)(" + x +
-                   "_read + " + row + std::to_string(run * 4 * step) + "u);");
-            for (std::size_t v = 0; v < 4; ++v)
-                b.line("const " + acc + " " + x + std::to_string(run * 4 + v) + " = " + name +
-                       lanes[v] + ";");
-        }
-    };
-    emit_reads("a", t.thread_rows, row_step, a.local_row);
-    emit_reads("b", t.thread_columns, column_step, b_loads.local_row);
-    for (std::size_t i = 0; i < t.thread_rows; ++i)
-        for (std::size_t j = 0; j < t.thread_columns; ++j) {
-            const std::string slot =
-                "accumulators[" + std::to_string(i * t.thread_columns + j) + "]";
-            b.line(slot + " = mad(a" + std::to_string(i) + ", b" + std::to_string(j) + ", " + slot +
-                   ");");
-        }
-    b.close();
+    emit_thread_tile_products(
+        b, t, shape.types, "a_tile + buffer * " + std::to_string(t.block_depth * a.local_row) + "u",
+        a.local_row, "b_tile + buffer * " + std::to_string(t.block_depth * b_loads.local_row) + "u",
+        b_loads.local_row);
     // The other buffer was last read before the previous barrier: it may be written now.
     b.open("if (more)");
     emit_tile_store(b, a, "buffer ^ 1u", t.block_depth, group);
@@ -212,21 +176,7 @@ std::string generate(const gemm_simt_kernel& shape) {
     b.close();
     b.local_barrier();
     b.close();
-    // Where accumulator (i, j) lies: row ty + i step, or in runs of 4 (ty * 4 + i % 4 +
-    // (i / 4) 4 step); the same for columns.
-    const auto offset = [&](const std::string& id, std::size_t i, std::size_t step) {
-        if (!t.vector_reads) return id + " + " + std::to_string(i * step) + "u";
-        return id + " * 4u + " + std::to_string(i / 4 * 4 * step + i % 4) + "u";
-    };
-    for (std::size_t i = 0; i < t.thread_rows; ++i)
-        for (std::size_t j = 0; j < t.thread_columns; ++j) {
-            const std::string row = "row0 + " + offset("ty", i, row_step);
-            const std::string column = "column0 + " + offset("tx", j, column_step);
-            b.open("if (" + row + " < m && " + column + " < n)");
-            b.line(gemm_store(shape.types, "(" + row + ")", "(" + column + ")",
-                              "accumulators[" + std::to_string(i * t.thread_columns + j) + "]"));
-            b.close();
-        }
+    emit_thread_tile_store(b, t, shape.types);
     b.end_kernel();
     return b.str();
 }
@@ -241,23 +191,134 @@ bool vectors_fit(const gemm_operand& operand, std::size_t width) {
 
 }  // namespace
 
+void emit_thread_tile_start(source_builder& b, const gemm_simt_tiles& t, const gemm_types& types) {
+    const std::string acc = opencl_name(types.accumulator);
+    const std::size_t column_step = t.block_columns / t.thread_columns;
+    b.line("const uint tid = " + source_builder::local_id() + ";");
+    emit_block_origin(b, t.block_rows, t.block_columns);
+    b.line("const uint tx = tid % " + std::to_string(column_step) + "u, ty = tid / " +
+           std::to_string(column_step) + "u;");
+    b.line(acc + " accumulators[" + std::to_string(t.thread_rows * t.thread_columns) + "];");
+    for (std::size_t i = 0; i < t.thread_rows * t.thread_columns; ++i)
+        b.line("accumulators[" + std::to_string(i) + "] = 0;");
+}
+
+std::string thread_tile_first(const gemm_simt_tiles& t, bool is_a) {
+    return std::string(is_a ? "ty" : "tx") + (t.vector_reads ? " * 4u" : "");
+}
+
+void emit_thread_tile_reads(source_builder& b, const gemm_simt_tiles& t, const gemm_types& types,
+                            const std::string& p, const std::string& a_read, std::size_t a_row,
+                            const std::string& b_read, std::size_t b_row, const std::string& into) {
+    const std::string acc = opencl_name(types.accumulator);
+    const auto emit_reads = [&](const std::string& x, const std::string& read, std::size_t count,
+                                std::size_t step, std::size_t local_row) {
+        const std::string row = p + " * " + std::to_string(local_row) + "u + ";
+        const std::string to = x + "_" + into;
+        if (!t.vector_reads) {
+            for (std::size_t i = 0; i < count; ++i)
+                b.line(to + "[" + std::to_string(i) + "] = " + read + "[" + row +
+                       std::to_string(i * step) + "u];");
+            return;
+        }
+        // Runs of 4 as aligned 4-vectors.
+        const char* lanes[] = {".x", ".y", ".z", ".w"};
+        for (std::size_t run = 0; run < count / 4; ++run) {
+            b.open("");
+            b.line("const " + acc + "4 run = *(const local " + acc + "4*)(" + read + " + " + row +
+                   std::to_string(run * 4 * step) + "u);");
+            for (std::size_t v = 0; v < 4; ++v)
+                b.line(to + "[" + std::to_string(run * 4 + v) + "] = run" + lanes[v] + ";");
+            b.close();
+        }
+    };
+    emit_reads("a", a_read, t.thread_rows, t.block_rows / t.thread_rows, a_row);
+    emit_reads("b", b_read, t.thread_columns, t.block_columns / t.thread_columns, b_row);
+}
+
+void emit_thread_tile_mads(source_builder& b, const gemm_simt_tiles& t, const std::string& from) {
+    for (std::size_t i = 0; i < t.thread_rows; ++i)
+        for (std::size_t j = 0; j < t.thread_columns; ++j) {
+            const std::string slot =
+                "accumulators[" + std::to_string(i * t.thread_columns + j) + "]";
+            b.line(slot + " = mad(a_" + from + "[" + std::to_string(i) + "], b_" + from + "[" +
+                   std::to_string(j) + "], " + slot + ");");
+        }
+}
+
+void emit_thread_tile_values(source_builder& b, const gemm_simt_tiles& t, const gemm_types& types,
+                             const std::string& name) {
+    const std::string acc = opencl_name(types.accumulator);
+    b.line(acc + " a_" + name + "[" + std::to_string(t.thread_rows) + "], b_" + name + "[" +
+           std::to_string(t.thread_columns) + "];");
+}
+
+void emit_thread_tile_products(source_builder& b, const gemm_simt_tiles& t, const gemm_types& types,
+                               const std::string& a_tile, std::size_t a_row,
+                               const std::string& b_tile, std::size_t b_row) {
+    const std::string acc = opencl_name(types.accumulator);
+    b.open("");
+    b.line("const local " + acc + "* a_read = " + a_tile + " + " + thread_tile_first(t, true) +
+           ";");
+    b.line("const local " + acc + "* b_read = " + b_tile + " + " + thread_tile_first(t, false) +
+           ";");
+    b.open("for (uint p = 0; p < " + std::to_string(t.block_depth) + "u; ++p)");
+    emit_thread_tile_values(b, t, types, "values");
+    emit_thread_tile_reads(b, t, types, "p", "a_read", a_row, "b_read", b_row, "values");
+    emit_thread_tile_mads(b, t, "values");
+    b.close();
+    b.close();
+}
+
+void emit_thread_tile_store(source_builder& b, const gemm_simt_tiles& t, const gemm_types& types) {
+    const std::size_t row_step = t.block_rows / t.thread_rows;
+    const std::size_t column_step = t.block_columns / t.thread_columns;
+    // Where accumulator (i, j) lies: row ty + i step, or in runs of 4 (ty * 4 + i % 4 +
+    // (i / 4) 4 step); the same for columns.
+    const auto offset = [&](const std::string& id, std::size_t i, std::size_t step) {
+        if (!t.vector_reads) return id + " + " + std::to_string(i * step) + "u";
+        return id + " * 4u + " + std::to_string(i / 4 * 4 * step + i % 4) + "u";
+    };
+    for (std::size_t i = 0; i < t.thread_rows; ++i)
+        for (std::size_t j = 0; j < t.thread_columns; ++j) {
+            const std::string row = "row0 + " + offset("ty", i, row_step);
+            const std::string column = "column0 + " + offset("tx", j, column_step);
+            b.open("if (" + row + " < m && " + column + " < n)");
+            b.line(gemm_store(types, "(" + row + ")", "(" + column + ")",
+                              "accumulators[" + std::to_string(i * t.thread_columns + j) + "]"));
+            b.close();
+        }
+}
+
 std::string gemm_simt_kernel::key() const {
     return std::string(simt_kernel) + ":" + tiles.key() + ":" + types.key() + ":" +
            (a_transposed ? "T" : "N") + (b_transposed ? "T" : "N") + ":" + (a_vectors ? "v" : "s") +
-           (b_vectors ? "v" : "s");
+           (b_vectors ? "v" : "s") + (tiles.copy_stages > 0 ? ":" + target.key() : "");
 }
 
 std::string gemm_simt_kernel::source() const {
-    return generate(*this);
+    return tiles.copy_stages > 0 ? simt_copies_source(*this) : generate(*this);
 }
 
 event run_simt_gemm(const queue& q, const gemm_problem& problem, const gemm_simt_tiles& tiles) {
     gemm_simt_kernel shape{tiles, gemm_types_of(problem), problem.a.transposed,
                            problem.b.transposed};
-    // The widths full tiles would load by, then whether the operands' layouts allow them.
-    shape.a_vectors = shape.b_vectors = true;
-    shape.a_vectors = vectors_fit(problem.a, loads_of(shape, true).width);
-    shape.b_vectors = vectors_fit(problem.b, loads_of(shape, false).width);
+    // cp.async copies float tiles on NVIDIA GPUs that have it; elsewhere, and for other types,
+    // the same blocks stage their loads in registers.
+    const gemm_types& types = shape.types;
+    const bool floats = types.a == gemm_element::f32 && types.b == gemm_element::f32 &&
+                        types.accumulator == gemm_element::f32;
+    if (!floats || !has_nvidia_tensor_cores(q.device().properties())) shape.tiles.copy_stages = 0;
+    if (shape.tiles.copy_stages > 0) {
+        shape.target = target_features_for(q.device());
+        shape.a_vectors = copies_by_16_bytes(problem.a);
+        shape.b_vectors = copies_by_16_bytes(problem.b);
+    } else {
+        // The widths full tiles would load by, then whether the operands' layouts allow them.
+        shape.a_vectors = shape.b_vectors = true;
+        shape.a_vectors = vectors_fit(problem.a, loads_of(shape, true).width);
+        shape.b_vectors = vectors_fit(problem.b, loads_of(shape, false).width);
+    }
     const std::string key = shape.key();
     const auto describe = [&] {
         return std::vector<kernel_description>{gemm_kernel_description(simt_kernel, shape.types)};

@@ -20,8 +20,10 @@ struct gemm_simt_kernel {
     gemm_types types;
     bool a_transposed = false, b_transposed = false;
     /// Full tiles may read the operand by vectors of its loads' width: its rows (leading
-    /// dimension), offset and batch stride are multiples of it.
+    /// dimension), offset and batch stride are multiples of it (with copy_stages: of 16 bytes).
     bool a_vectors = false, b_vectors = false;
+    /// With copy_stages: the target whose cp.async the kernel names (gemm_simt_copies.cpp).
+    target_features target{};
 
     std::string key() const;
     std::string source() const;

@@ -1,5 +1,7 @@
-// The tensor-core kernels' staging and main loop (gemm_tensor_pipeline.hpp).
+// The cp.async kernels' staging and main loop (gemm_tensor_pipeline.hpp).
 #include "gemm_tensor_pipeline.hpp"
+
+#include <optional>
 
 namespace kiln::detail {
 namespace {
@@ -9,10 +11,21 @@ std::string copy_variable(const staged_tile& l, const char* what, std::size_t i)
     return l.name + "_" + what + std::to_string(i);
 }
 
-/// Before the loop, what each of a work-item's 16-byte copies of tile `l` keeps from tile to
-/// tile: its source at k = 0, its place in a stage, and the bytes it takes where k is not past
-/// the matrix (the other dimension's edge: zeros past it). The loop then adds k0 alone, rather
-/// than recomputing 64-bit indices and bounds for every copy of every tile.
+/// Where the group covers whole rows of tile `l`, every copy's place is the first's and a
+/// constant, which the copy instruction takes as an offset rather than a register: that constant
+/// for copy `i`; none where the group does not.
+std::optional<std::size_t> place_past_first(const staged_tile& l, std::size_t i,
+                                            std::size_t group) {
+    const std::size_t per_row = l.inner / l.chunk();
+    if (group % per_row != 0) return std::nullopt;
+    return i * group / per_row * (l.transposed ? 1 : l.row());
+}
+
+/// Before the loop, what each of a work-item's copies of tile `l` keeps from tile to tile: its
+/// source (at k = 0 here, moved a tile on after each tile's copies), its place in a stage, and the
+/// bytes it takes where k is not past the matrix (the other dimension's edge: zeros past it). The
+/// loop then moves the sources alone, rather than recomputing 64-bit indices and bounds for every
+/// copy of every tile.
 void emit_copy_setup(source_builder& b, const staged_tile& l, std::size_t group) {
     const std::size_t chunk = l.chunk();
     const std::size_t per_row = l.inner / chunk;
@@ -28,22 +41,31 @@ void emit_copy_setup(source_builder& b, const staged_tile& l, std::size_t group)
                ";");
         b.line("const ulong " + copy_variable(l, "inner", i) + " = " + inner_start + " + " + q +
                ";");
-        b.line("const global " + l.element + "* const " + copy_variable(l, "source", i) + " = " +
-               l.name + " + " + copy_variable(l, "outer", i) + " * " + l.name + "_leading + " +
-               copy_variable(l, "inner", i) + ";");
-        // Where the group covers whole rows, every copy's place is the first's and a constant,
-        // which the copy instruction takes as an offset rather than a register.
-        const std::string place =
-            group % per_row == 0 && i > 0
-                ? copy_variable(l, "place", 0) + " + " + uint_literal(i * group / per_row * l.row())
-                : r + " * " + uint_literal(l.row()) + " + " + q;
-        b.line("const uint " + copy_variable(l, "place", i) + " = " + place + ";");
+        // A copy past the other dimension's edge takes no bytes, but its source stays on the
+        // block's first row (or column), so that whole tiles add k0 without a select.
+        const std::string outer = copy_variable(l, "outer", i),
+                          inner = copy_variable(l, "inner", i);
+        const std::string source_outer =
+            l.k_is_inner
+                ? "(" + outer + " < " + l.outer_limit + " ? " + outer + " : " + l.outer_start + ")"
+                : outer;
+        const std::string source_inner =
+            l.k_is_inner
+                ? inner
+                : "(" + inner + " < " + l.inner_limit + " ? " + inner + " : " + l.inner_start + ")";
+        b.line("const global " + l.element + "* " + copy_variable(l, "source", i) + " = " + l.name +
+               " + " + source_outer + " * " + l.name + "_leading + " + source_inner + ";");
+        if (i == 0 || !place_past_first(l, i, group))
+            b.line("const uint " + copy_variable(l, "place", i) + " = " +
+                   (l.transposed ? q + " * " + uint_literal(l.row()) + " + " + r
+                                 : r + " * " + uint_literal(l.row()) + " + " + q) +
+                   ";");
         // The dimension that is not k: its edge does not move with the tiles.
         const std::string along = copy_variable(l, l.k_is_inner ? "outer" : "inner", i);
         const std::string along_limit = l.k_is_inner ? l.outer_limit : l.inner_limit;
         b.line("const uint " + copy_variable(l, "bytes", i) + " = " + along + " < " + along_limit +
                " ? " +
-               (l.k_is_inner ? uint_literal(16)
+               (l.k_is_inner ? uint_literal(l.copy_bytes)
                              : uint_literal(l.element_bytes) + " * (uint)min(" + along_limit +
                                    " - " + along + ", (ulong)" + uint_literal(chunk) + ")") +
                " : 0u;");
@@ -57,10 +79,13 @@ void emit_tile_copy(source_builder& b, const staged_tile& l, const std::string& 
                     std::size_t group, bool whole_depth) {
     const std::size_t chunk = l.chunk();
     const std::size_t chunks = l.outer * (l.inner / chunk);
-    // cp.async takes 16 bytes whatever the elements; the 16-bit kernels' pointers are already
-    // the vocabulary's.
-    const bool cast = l.element != "ushort";
-    const std::string k_step = l.k_is_inner ? "k0" : "k0 * " + l.name + "_leading";
+    // cp.async of 16 bytes takes them whatever the elements (the 16-bit kernels' pointers are
+    // already the vocabulary's); of 4, floats.
+    const bool cast = l.copy_bytes == 16 && l.element != "ushort";
+    const std::string copy = "kiln_copy_async_" + std::to_string(l.copy_bytes);
+    const std::string first = l.name + "_first";
+    b.line("local " + l.element + "* const " + first + " = " + l.name + "_tile + (" + stage +
+           ") * " + uint_literal(l.stage_elements()) + " + " + copy_variable(l, "place", 0) + ";");
     for (std::size_t i = 0; i < chunks / group; ++i) {
         b.open("");
         std::string bytes = copy_variable(l, "bytes", i);
@@ -76,22 +101,38 @@ void emit_tile_copy(source_builder& b, const staged_tile& l, const std::string& 
                     " : 0u";
         }
         b.line("const uint bytes = " + bytes + ";");
-        const std::string to = l.name + "_tile + (" + stage + ") * " +
-                               uint_literal(l.stage_elements()) + " + " +
-                               copy_variable(l, "place", i);
-        const std::string from =
-            "bytes ? " + copy_variable(l, "source", i) + " + " + k_step + " : " + l.name;
-        b.line(cast ? "kiln_copy_async_16((local ushort*)(" + to + "), (const global ushort*)(" +
-                          from + "), bytes);"
-                    : "kiln_copy_async_16(" + to + ", " + from + ", bytes);");
+        const std::optional<std::size_t> past_first = place_past_first(l, i, group);
+        const std::string to = i == 0       ? first
+                               : past_first ? first + " + " + uint_literal(*past_first)
+                                            : l.name + "_tile + (" + stage + ") * " +
+                                                  uint_literal(l.stage_elements()) + " + " +
+                                                  copy_variable(l, "place", i);
+        // Within whole tiles every source lies inside the matrix; past k, none is read.
+        const std::string source = copy_variable(l, "source", i);
+        const std::string from = whole_depth ? source : "bytes ? " + source + " : " + l.name;
+        b.line(cast ? copy + "((local ushort*)(" + to + "), (const global ushort*)(" + from +
+                          "), bytes);"
+                    : copy + "(" + to + ", " + from + ", bytes);");
         b.close();
     }
 }
 
-/// Both tiles' copies for the tile at k0, a branch for the last tile where k ends inside it.
-void emit_tile_copies(source_builder& b, const gemm_tensor_tiles& t, const staged_tile& a,
+/// Tile `l`'s copies' sources moved on by one tile (past the matrix after the last, where no
+/// copy reads them).
+void emit_sources_advance(source_builder& b, const staged_tile& l, std::size_t depth,
+                          std::size_t group) {
+    const std::size_t chunks = l.outer * (l.inner / l.chunk());
+    const std::string step =
+        l.k_is_inner ? uint_literal(depth) : uint_literal(depth) + " * " + l.name + "_leading";
+    for (std::size_t i = 0; i < chunks / group; ++i)
+        b.line(copy_variable(l, "source", i) + " += " + step + ";");
+}
+
+/// Both tiles' copies for the tile at k0, a branch for the last tile where k ends inside it;
+/// then their sources moved to the next tile.
+void emit_tile_copies(source_builder& b, const copy_pipeline& t, const staged_tile& a,
                       const staged_tile& bl, const std::string& stage) {
-    const std::size_t group = t.work_group_size();
+    const std::size_t group = t.work_group_size;
     b.open("if (k0 + " + uint_literal(t.block_depth) + " <= k)");
     emit_tile_copy(b, a, stage, group, true);
     emit_tile_copy(b, bl, stage, group, true);
@@ -100,6 +141,8 @@ void emit_tile_copies(source_builder& b, const gemm_tensor_tiles& t, const stage
     emit_tile_copy(b, a, stage, group, false);
     emit_tile_copy(b, bl, stage, group, false);
     b.close();
+    emit_sources_advance(b, a, t.block_depth, group);
+    emit_sources_advance(b, bl, t.block_depth, group);
 }
 
 }  // namespace
@@ -151,9 +194,14 @@ void emit_block_start(source_builder& b, const gemm_tensor_tiles& t) {
     emit_block_origin(b, t.block_rows, t.block_columns);
 }
 
-void emit_staged_loop(source_builder& b, const gemm_tensor_tiles& t, const staged_tile& a,
-                      const staged_tile& bl, const std::function<void()>& multiply) {
-    const std::size_t group = t.work_group_size();
+copy_pipeline copy_pipeline_of(const gemm_tensor_tiles& t) {
+    return {t.block_depth, t.stages, t.work_group_size()};
+}
+
+void emit_staged_loop(source_builder& b, const copy_pipeline& t, const staged_tile& a,
+                      const staged_tile& bl, const staged_multiply& multiply,
+                      const std::function<void()>& before) {
+    const std::size_t group = t.work_group_size;
     const std::size_t wait_depth = t.stages - 2;  // groups left in flight: the later tiles'
     b.line("const ulong depth_tiles = (k + " + uint_literal(t.block_depth - 1) + ") / " +
            uint_literal(t.block_depth) + ";");
@@ -168,14 +216,20 @@ void emit_staged_loop(source_builder& b, const gemm_tensor_tiles& t, const stage
         b.close();
         b.line("kiln_copy_async_commit();");
     }
+    // A tile's group is complete once at most the later ones are in flight; the barrier makes
+    // every work-item's copies visible, and ends the reads of the stage that the next tile's
+    // copies overwrite.
+    const auto sync = [&] {
+        b.line("kiln_copy_async_wait_" + std::to_string(wait_depth) + "();");
+        b.local_barrier();
+    };
+    sync();
+    if (before) before();
     // The stages rotate by counters: a modulo of the 64-bit tile index costs a dozen
     // instructions a tile.
     b.line("uint stage = 0u, next_stage = " + uint_literal(t.stages - 1) + ";");
     b.open("for (ulong tile = 0; tile < depth_tiles; ++tile)");
-    // This tile's group is complete once at most the later ones are in flight; the barrier makes
-    // every work-item's copies visible and ends the reads of the stage copied into next.
-    b.line("kiln_copy_async_wait_" + std::to_string(wait_depth) + "();");
-    b.local_barrier();
+    b.line("const uint following = stage == " + uint_literal(t.stages - 1) + " ? 0u : stage + 1u;");
     b.open("");
     b.line("const ulong next = tile + " + uint_literal(t.stages - 1) + ";");
     b.open("if (next < depth_tiles)");
@@ -188,9 +242,9 @@ void emit_staged_loop(source_builder& b, const gemm_tensor_tiles& t, const stage
            uint_literal(a.stage_elements()) + ";");
     b.line("const local " + bl.element + "* b_stage = b_tile + stage * " +
            uint_literal(bl.stage_elements()) + ";");
-    multiply();
+    multiply(sync);
     b.line("next_stage = stage;");
-    b.line("stage = stage == " + uint_literal(t.stages - 1) + " ? 0u : stage + 1u;");
+    b.line("stage = following;");
     b.close();
 }
 

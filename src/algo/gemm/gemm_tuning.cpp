@@ -28,6 +28,12 @@ constexpr gemm_simt_tiles vector_reads(gemm_simt_tiles t) {
     return t;
 }
 
+/// Tiles copied to local memory by cp.async through `stages` stages (gemm_simt_tiles::copy_stages).
+constexpr gemm_simt_tiles copied(gemm_simt_tiles t, std::size_t stages) {
+    t.copy_stages = stages;
+    return t;
+}
+
 constexpr gemm_tensor_tiles tensor_tiles(std::size_t block_rows, std::size_t block_columns,
                                          std::size_t block_depth, std::size_t warp_rows,
                                          std::size_t warp_columns, std::size_t stages) {
@@ -53,15 +59,17 @@ using gemm_row = tuning_row<gemm_tuning>;
 const std::array gemm_table{
     gemm_row{
         nvidia_gpus,
-        {gemm_strategy::simt, vector_reads(tiles(128, 128, 16, 8, 8, 4)), tiles(64, 64, 8, 4, 4, 2),
-         cpu_tiles(4, 2, 8, 16, 256), tensor_tiles(128, 128, 32, 64, 32, 2),
-         tensor_tiles(128, 64, 8, 64, 32, 2), tensor_tiles(128, 128, 16, 64, 32, 2),
+        // simt: 2026-11-27, H100, `KILN_GEMM_BENCH_TILES=... gemm_bench sgemm_4096 sgemm_8192`,
+        // CUDA and NVIDIA OpenCL: 128x256x8 t8x16 v4 s3 r4 0.92-0.93x cuBLAS (128x128x16 0.81x).
+        {gemm_strategy::simt, copied(vector_reads(tiles(128, 256, 8, 8, 16, 4)), 3),
+         tiles(64, 64, 8, 4, 4, 2), cpu_tiles(4, 2, 8, 16, 256),
+         tensor_tiles(128, 128, 32, 64, 32, 2), tensor_tiles(128, 64, 8, 64, 32, 2),
+         tensor_tiles(128, 128, 16, 64, 32, 2),
          gemm_warpgroup_tiles{
              .block_rows = 256, .block_columns = 128, .stages = 4, .tile_maps = true},
          tiles(128, 128, 16, 8, 8, 4), 128, tensor_tiles(64, 128, 16, 32, 64, 3)},
-        "gemm_bench / cuBLAS: H200 SGEMM 0.81x, k 64-77 0.87-0.94x, bf16 wgmma 0.86x; H100 DGEMM "
-        "0.83x; "
-        "docs/benchmarks.md, ### Current: dense matrix multiply"},
+        "gemm_bench / cuBLAS: H100 SGEMM 0.92x, DGEMM 0.83x; H200 k 64-77 0.87-0.94x, bf16 wgmma "
+        "0.86x; docs/benchmarks.md, ### Current: dense matrix multiply"},
     gemm_row{any_gpu,
              {gemm_strategy::simt,
               tiles(64, 64, 8, 4, 4, 4),
@@ -106,13 +114,14 @@ const std::array gemm_table{
              "work-items, 2 KiB of local memory)"},
 };
 
-/// "128x128x16 t8x8 v4 r4"
+/// "128x128x16 t8x8 v4 r4", "256x128x8 t16x8 v4 s3 r4" (s: copy_stages, left out at 0)
 constexpr tuning_key_number<gemm_simt_tiles> simt_key_numbers[] = {
     {"",
      {&gemm_simt_tiles::block_rows, &gemm_simt_tiles::block_columns,
       &gemm_simt_tiles::block_depth}},
     {"t", {&gemm_simt_tiles::thread_rows, &gemm_simt_tiles::thread_columns}},
-    {"v", {&gemm_simt_tiles::vector_width}}};
+    {"v", {&gemm_simt_tiles::vector_width}},
+    {"s", {&gemm_simt_tiles::copy_stages}, false, true}};
 constexpr tuning_key_flag<gemm_simt_tiles> simt_key_flags[] = {
     {"r4", &gemm_simt_tiles::vector_reads}};
 constexpr tuning_key_format<gemm_simt_tiles> simt_key_format{simt_key_numbers, simt_key_flags};

@@ -3,6 +3,7 @@
 // every GEMM program's key.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <kiln/detail/algo/gemm_problem.hpp>
 #include <kiln/detail/algo/tuning.hpp>
@@ -27,25 +28,34 @@ struct gemm_simt_tiles {
     /// tile / 4) apart, read from local memory as 4-vectors: a quarter of the local loads per
     /// multiply-add (CUTLASS's SIMT thread tiles). Needs thread tiles of multiples of 4.
     bool vector_reads = false;
+    /// 0: the next tile's loads staged in registers, two local buffers (every device). 2 or more:
+    /// float tiles copied straight to local memory by cp.async through this many stages, which
+    /// frees the staging registers for larger thread tiles: NVIDIA GPUs of compute capability 8.0
+    /// on (gemm_simt_copies.cpp); elsewhere, and for other element types, the same blocks take
+    /// the register-staged kernel.
+    std::size_t copy_stages = 0;
 
     std::size_t work_group_size() const noexcept {
         return (block_rows / thread_rows) * (block_columns / thread_columns);
     }
-    /// Whether the kernel can be written: thread tiles divide the block, and each operand's tile
-    /// divides into whole loads per work-item.
+    /// Whether the kernel can be written: thread tiles divide the block, each operand's tile
+    /// divides into whole loads per work-item, and copies take 2 to 6 stages of an even depth
+    /// (the cp.async kernel alternates two sets of values, k by k).
     bool fits_together() const noexcept {
         return thread_rows > 0 && thread_columns > 0 && block_rows % thread_rows == 0 &&
                block_columns % thread_columns == 0 && block_depth > 0 &&
                block_rows * block_depth % work_group_size() == 0 &&
                block_columns * block_depth % work_group_size() == 0 &&
-               (!vector_reads || (thread_rows % 4 == 0 && thread_columns % 4 == 0));
+               (!vector_reads || (thread_rows % 4 == 0 && thread_columns % 4 == 0)) &&
+               (copy_stages == 0 || (copy_stages >= 2 && copy_stages <= 6 && block_depth % 2 == 0));
     }
-    /// Local memory the kernel declares for accumulators of `accumulator_bytes`: two buffers of
-    /// each operand's tile, padded.
+    /// Local memory the kernel declares for accumulators of `accumulator_bytes`: two buffers (or
+    /// copy_stages) of each operand's tile, padded.
     std::size_t local_bytes(std::size_t accumulator_bytes) const noexcept {
-        return 2 * block_depth * (block_rows + block_columns + 8) * accumulator_bytes;
+        return std::max<std::size_t>(copy_stages, 2) * block_depth *
+               (block_rows + block_columns + 8) * accumulator_bytes;
     }
-    /// "128x128x8 t8x8 v4" (" r4" with vector_reads), for program keys.
+    /// "128x128x8 t8x8 v4" (" r4" with vector_reads, " s3" with copy_stages), for program keys.
     std::string key() const;
 };
 

@@ -145,6 +145,14 @@ __device__ inline void kiln_copy_async_16(unsigned short* to, const unsigned sho
                  : "memory");
 #endif
 }
+__device__ inline void kiln_copy_async_4(float* to, const float* from, unsigned bytes) {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(
+                     static_cast<unsigned>(__cvta_generic_to_shared(to))),
+                 "l"(from), "r"(bytes)
+                 : "memory");
+#endif
+}
 __device__ inline void kiln_copy_async_commit() {
 #if __CUDA_ARCH__ >= 800
     asm volatile("cp.async.commit_group;" ::: "memory");
