@@ -97,9 +97,10 @@ void expect_close(const std::vector<T>& got, const reference<T>& want, std::size
 }
 
 /// SIMT tiles whose kernel copies by cp.async (copy_stages): blocks of 256 work-items, two and
-/// three stages, each operand's tile transposed by the copies or not (every layout runs them).
+/// three stages, each operand's tile transposed by the copies or not (every layout runs them),
+/// thread tiles read by 4-vectors (r4) and one element at a time.
 constexpr const char* copy_tiles[] = {"256x128x8 t16x8 v4 s3 r4", "128x256x8 t8x16 v4 s3 r4",
-                                      "128x128x16 t8x8 v4 s2 r4"};
+                                      "128x128x16 t8x8 v4 s2 r4", "128x128x8 t8x8 v4 s2"};
 
 class gemm_test : public kiln::test::device_queue_test {
   protected:

@@ -114,9 +114,11 @@ TEST_F(NvrtcCompile, GemmKernelsOfEveryLayout) {
 }
 
 // The SIMT kernel whose tiles cp.async copies (copy_stages), for Ampere and Hopper: every layout,
-// by 16-byte copies and by copies of one float, 256x128 and 128x256 blocks.
+// by 16-byte copies and by copies of one float, 256x128 and 128x256 blocks, thread tiles read by
+// 4-vectors and one element at a time.
 TEST_F(NvrtcCompile, GemmSimtCopiesOfEveryLayoutForAmpereAndHopper) {
-    for (const char* key : {"256x128x8 t16x8 v4 s3 r4", "128x256x8 t8x16 v4 s3 r4"}) {
+    for (const char* key :
+         {"256x128x8 t16x8 v4 s3 r4", "128x256x8 t8x16 v4 s3 r4", "128x256x8 t8x16 v4 s3"}) {
         SCOPED_TRACE(key);
         for (const bool a_transposed : {false, true})
             for (const bool b_transposed : {false, true}) {

@@ -217,7 +217,7 @@ void emit_thread_tile_reads(source_builder& b, const gemm_simt_tiles& t, const g
         const std::string to = x + "_" + into;
         if (!t.vector_reads) {
             for (std::size_t i = 0; i < count; ++i)
-                b.line(to + "[" + std::to_string(i) + "] = " + read + "[" + row +
+                b.line(to + "[" + std::to_string(i) + "] = (" + read + ")[" + row +
                        std::to_string(i * step) + "u];");
             return;
         }

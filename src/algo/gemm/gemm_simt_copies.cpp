@@ -67,7 +67,7 @@ std::string simt_copies_source(const gemm_simt_kernel& shape) {
                                values(p));
     };
     const std::size_t depth = t.block_depth;
-    emit_staged_loop(
+    emit_staged_loop_synced_early(
         b, {depth, t.copy_stages, t.work_group_size()}, a, bl,
         [&](const std::function<void()>& sync) {
             b.line("const local float* a_read = a_stage + " + a_first + ";");

@@ -77,7 +77,7 @@ std::string generate(const gemm_tensor_kernel& shape) {
            std::to_string(n_tiles * 2) + "];");
     b.line("const uint a_lane = " + ldmatrix_lane(a, true) + ";");
     b.line("const uint b_lane = " + ldmatrix_lane(bl, false) + ";");
-    emit_staged_loop(b, copy_pipeline_of(t), a, bl, [&](const std::function<void()>& sync) {
+    emit_staged_loop(b, copy_pipeline_of(t), a, bl, [&] {
         b.line("const local " + a.element + "* const a_warp = a_stage + a_lane;");
         b.line("const local " + bl.element + "* const b_warp = b_stage + b_lane;");
         for (std::size_t kk = 0; kk < t.block_depth; kk += 16) {
@@ -88,7 +88,6 @@ std::string generate(const gemm_tensor_kernel& shape) {
                            ", a_fragments + " + uint_literal(mi * 4) + ", b_fragments + " +
                            uint_literal(ni * 2) + ");");
         }
-        sync();  // after the tile's last reads of its stage
     });
     // The epilogue: accumulator 2i + j of an m16n8 tile is row lane / 4 (+ 8 for i = 1), column
     // 2 (lane % 4) + j.

@@ -125,7 +125,7 @@ std::string wide_tensor_kernel_source(const gemm_tensor_kernel& shape) {
            std::to_string(n_tiles * b_size) + "];");
     b.line("const uint a_lane = " + fragment_lane(a, "warp_row") + ";");
     b.line("const uint b_lane = " + fragment_lane(bl, "warp_column") + ";");
-    emit_staged_loop(b, copy_pipeline_of(t), a, bl, [&](const std::function<void()>& sync) {
+    emit_staged_loop(b, copy_pipeline_of(t), a, bl, [&] {
         b.line("const local " + a.element + "* const a_warp = a_stage + a_lane;");
         b.line("const local " + bl.element + "* const b_warp = b_stage + b_lane;");
         for (std::size_t kk = 0; kk < t.block_depth; kk += mma.k) {
@@ -144,7 +144,6 @@ std::string wide_tensor_kernel_source(const gemm_tensor_kernel& shape) {
                            uint_literal(mi * a_size) + ", b_fragments + " +
                            uint_literal(ni * b_size) + ");");
         }
-        sync();  // after the tile's last reads of its stage
     });
     // The epilogue: accumulator 2i + j of a tile is row lane / 4 (+ 8 i), column 2 (lane % 4) + j.
     for (std::size_t mi = 0; mi < m_tiles; ++mi)

@@ -70,19 +70,26 @@ staged_tile wide_stage_tile(const gemm_tensor_kernel& shape, bool is_a);
 /// tid, lane, warp; the warp's place in the block (warp_row, warp_column); the group's batch entry
 /// and block of C (row0, column0).
 void emit_block_start(source_builder& b, const gemm_tensor_tiles& t);
-/// One tile's arithmetic on a_stage and b_stage, its local buffers, given `sync`, which it emits
-/// exactly once after its last read of them: the wait for the following tile's copies and the
-/// barrier that makes them visible and frees this tile's stage for the copies ahead.
-using staged_multiply = std::function<void(const std::function<void()>& sync)>;
-
-/// The loop over k's tiles: the first stages - 1 tiles' copies in flight before it, the first
-/// tile's wait and barrier, then `before` (the first tile visible in stage 0 at a_tile and
-/// b_tile); then for each tile the copies of the tile stages - 1 ahead and `multiply`, the
-/// following tile's stage at `following` (stage indices). Needs `tid`, the kernel's operands and
-/// the block's origin.
+/// The loop over k's tiles: the first stages - 1 tiles' copies in flight before it, then for each
+/// tile a wait for its copies and a barrier, the copies of the tile stages - 1 ahead, and
+/// `multiply`'s arithmetic on a_stage and b_stage, the tile's local buffers. Needs `tid`, the
+/// kernel's operands and the block's origin.
 void emit_staged_loop(source_builder& b, const copy_pipeline& t, const staged_tile& a,
-                      const staged_tile& bl, const staged_multiply& multiply,
-                      const std::function<void()>& before = {});
+                      const staged_tile& bl, const std::function<void()>& multiply);
+
+/// One tile's arithmetic on a_stage and b_stage, given `sync`, which it emits exactly once after
+/// its last read of them: the wait for the following tile's copies and the barrier that makes
+/// them visible and frees this tile's stage for the copies ahead.
+using early_synced_multiply = std::function<void(const std::function<void()>& sync)>;
+
+/// The loop of emit_staged_loop, but each tile's wait and barrier for the following tile come
+/// where `multiply` emits them, so that it can read the following tile's first values before its
+/// own last products (the SIMT kernel's register double buffer). Before the loop, the first
+/// tile's wait and barrier, then `before` (the first tile visible in stage 0 at a_tile and
+/// b_tile); in the loop, the following tile's stage is `following`.
+void emit_staged_loop_synced_early(source_builder& b, const copy_pipeline& t, const staged_tile& a,
+                                   const staged_tile& bl, const early_synced_multiply& multiply,
+                                   const std::function<void()>& before);
 
 /// The source of `shape`'s kernel for doubles (mma.sync m8n8k4 or m16n8k8) or for floats
 /// rounded to TF32 (m16n8k8): gemm_tensor_cores_wide.cpp.
