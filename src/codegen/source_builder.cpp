@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdio>
 #include <kiln/detail/source_builder.hpp>
+#include <utility>
 
 namespace kiln::detail {
 namespace {
@@ -44,6 +45,7 @@ void source_builder::begin_kernel(std::string_view name) {
     kernels_ += "kernel void ";
     kernels_ += name;
     parameters_.clear();
+    parameter_aliases_.clear();
 }
 
 void source_builder::begin_kernel(std::string_view name, std::size_t work_group_size) {
@@ -51,6 +53,7 @@ void source_builder::begin_kernel(std::string_view name, std::size_t work_group_
                 ", 1, 1))) void ";
     kernels_ += name;
     parameters_.clear();
+    parameter_aliases_.clear();
 }
 
 void source_builder::constant(std::string_view name, std::uint64_t value) {
@@ -62,6 +65,19 @@ void source_builder::parameter(std::string_view declaration) {
     parameters_.emplace_back(declaration);
 }
 
+void source_builder::parameter_alias(std::string_view type, std::string_view name,
+                                     std::string_view parameter) {
+    std::string alias(type);
+    alias += ' ';
+    alias += name;
+    alias += " = (";
+    alias += type;
+    alias += ')';
+    alias += parameter;
+    alias += ';';
+    parameter_aliases_.push_back(std::move(alias));
+}
+
 void source_builder::begin_body() {
     kernels_ += "(\n";
     for (std::size_t i = 0; i < parameters_.size(); ++i) {
@@ -71,6 +87,7 @@ void source_builder::begin_body() {
     }
     kernels_ += ") {\n";
     indent_ = 1;
+    for (const auto& alias : parameter_aliases_) line(alias);
 }
 
 void source_builder::end_kernel() {

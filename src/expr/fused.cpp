@@ -13,6 +13,7 @@
 #include <mutex>
 
 #include "codegen/device_vocabulary.hpp"
+#include "expr/vectors_passed_once.hpp"
 #include "runtime/held_work.hpp"
 
 namespace kiln::detail {
@@ -21,9 +22,8 @@ namespace {
 /// What a group's kernel text depends on: for each statement, its type (the address of its
 /// type_info: a type met through two shared libraries costs a second kernel, never a wrong one),
 /// then the vectors of its arguments and of its targets, numbered by first appearance in the
-/// group (no_vector for arguments that are no vector).
+/// group (vector_number: 0 for arguments that are no vector).
 using fused_signature = std::vector<std::uintptr_t>;
-constexpr std::uintptr_t no_vector = 0;
 /// Between a statement's arguments and its targets: their counts are part of the key.
 constexpr std::uintptr_t targets_follow = ~std::uintptr_t{0};
 
@@ -33,14 +33,11 @@ constexpr std::uintptr_t targets_follow = ~std::uintptr_t{0};
 struct fused_launch {
     explicit fused_launch(const std::vector<held_statement>& statements) {
         // Each vector once, as the kernel declares it (fused_context::declared).
-        std::vector<const void*> passed;
+        std::vector<const void*> met;
         std::uint32_t index = 0;
         for (const auto& held : statements)
             for (const void* vector : held.argument_vectors) {
-                const bool again =
-                    vector && std::find(passed.begin(), passed.end(), vector) != passed.end();
-                if (vector && !again) passed.push_back(vector);
-                if (!again) passed_arguments.push_back(index);
+                if (passed_once(met, vector)) passed_arguments.push_back(index);
                 ++index;
             }
     }
@@ -77,12 +74,11 @@ std::string fused_source(const std::vector<held_statement>& statements, const la
     builder.begin_kernel("kiln_fused");
     builder.parameter("ulong n");
     std::vector<std::pair<const void*, std::string>> registers, declared;
-    std::vector<std::string> aliases;
     std::vector<fused_fragment> fragments;
     for (std::size_t s = 0; s < statements.size(); ++s) {
         const held_statement& held = statements[s];
         const fused_context context{"kiln_s" + std::to_string(s) + "_", held.argument_vectors,
-                                    registers, &declared, &aliases};
+                                    registers, &declared};
         generator g(builder, context);
         fused_fragment fragment = held.statement->generate(g);
         for (const auto& type : fragment.rounded) use_rounding_vocabulary(builder, target, type);
@@ -95,7 +91,6 @@ std::string fused_source(const std::vector<held_statement>& statements, const la
         fragments.push_back(std::move(fragment));
     }
     builder.begin_body();
-    for (const auto& alias : aliases) builder.line(alias);
     builder.open_element_loop(builder.declare_element_range(policy.loop, "n"), "idx");
     for (const auto& fragment : fragments) {
         for (const auto& declaration : fragment.registers) builder.line(declaration);
@@ -318,17 +313,12 @@ class fused_group final : public held_work {
 
     /// The statement's part of the group's signature (fused_signature).
     void sign(const held_statement& statement) {
-        const auto number = [&](const void* vector) {
-            if (!vector) return no_vector;
-            const auto at = static_cast<std::size_t>(
-                std::find(numbered_.begin(), numbered_.end(), vector) - numbered_.begin());
-            if (at == numbered_.size()) numbered_.push_back(vector);
-            return static_cast<std::uintptr_t>(at) + 1;
-        };
         signature_.push_back(reinterpret_cast<std::uintptr_t>(&statement.statement->type()));
-        for (const void* vector : statement.argument_vectors) signature_.push_back(number(vector));
+        for (const void* vector : statement.argument_vectors)
+            signature_.push_back(vector_number(numbered_, vector));
         signature_.push_back(targets_follow);
-        for (const void* vector : statement.written) signature_.push_back(number(vector));
+        for (const void* vector : statement.written)
+            signature_.push_back(vector_number(numbered_, vector));
     }
 
     /// Room for the signature and vectors of nearly every block (an RK4 step of a

@@ -67,6 +67,11 @@ class source_builder {
         parameter(opencl_type_name<T>() + " " + std::string(name));
     }
 
+    /// `type name = (type)parameter;` where the body begins: another name for a parameter
+    /// declared before, where code is generated as if the kernel took one argument for each name
+    /// (a vector read twice, which the launch passes once: fused_context::declared).
+    void parameter_alias(std::string_view type, std::string_view name, std::string_view parameter);
+
     /// A compile-time constant of the program (a tuning value): `#define NAME value`, once.
     void constant(std::string_view name, std::uint64_t value);
     void begin_body();
@@ -123,7 +128,7 @@ class source_builder {
   private:
     std::vector<std::pair<std::string, std::string>> definitions_;
     std::string kernels_;
-    std::vector<std::string> parameters_;
+    std::vector<std::string> parameters_, parameter_aliases_;
     int indent_ = 0;
 };
 

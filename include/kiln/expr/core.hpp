@@ -77,15 +77,16 @@ constexpr std::uint64_t shared_key(shared_kind kind, int id) {
 /// parameters stands for (in the order they are declared and collected; null for the others),
 /// and the registers in which earlier statements of the group left the elements they stored,
 /// by the vector stored. A vector is named by an address of its own, the same in all three.
+/// copy_if's kernels, which read two expressions, are generated with one of no prefix and no
+/// registers: their vectors are what they share (src/expr/vectors_passed_once.hpp).
 struct fused_context {
-    std::string prefix;
-    std::span<const void* const> parameter_vectors;
-    std::span<const std::pair<const void*, std::string>> registers;
-    /// The group's parameters so far, by the vector each stands for: a vector met again is no
-    /// new parameter but a name for the first, declared in `aliases` (the group's launch passes
-    /// each vector once).
+    std::string prefix{};
+    std::span<const void* const> parameter_vectors{};
+    std::span<const std::pair<const void*, std::string>> registers{};
+    /// The kernel's parameters so far, by the vector each stands for: a vector met again is no
+    /// new parameter but another name for the first (source_builder::parameter_alias), and the
+    /// launch passes each vector once.
     std::vector<std::pair<const void*, std::string>>* declared = nullptr;
-    std::vector<std::string>* aliases = nullptr;
 };
 
 /// The state of generating one kernel from an expression.
@@ -137,11 +138,7 @@ class generator {
                     k < fused_->parameter_vectors.size() ? fused_->parameter_vectors[k] : nullptr;
                 vector && fused_->declared) {
                 for (const auto& [known, first] : *fused_->declared)
-                    if (known == vector) {
-                        fused_->aliases->push_back(type + " " + name + " = (" + type + ")" + first +
-                                                   ";");
-                        return;
-                    }
+                    if (known == vector) return source.parameter_alias(type, name, first);
                 fused_->declared->emplace_back(vector, name);
             }
         }
