@@ -154,8 +154,9 @@ TEST_P(compaction_test, copy_if_keeps_the_flagged_elements_in_order) {
 }
 
 // A stencil computed from the input itself, with the input tagged so that the kernel takes it
-// as one argument, read once per element (docs/algorithms.md, Performance). The tag changes what
-// the kernels read, not how the dispatch paths chain counts.
+// as one argument, read once per element: what copy_if now does untagged too
+// (copy_if_shared_vectors_test.cpp). The tag changes what the kernels read, not how the dispatch
+// paths chain counts.
 TEST_P(compaction_test, copy_if_of_a_tagged_input_and_its_own_stencil) {
     on_each_write_form_once([&] {
         for (const std::size_t n : sizes(algorithm::select, 4)) {
@@ -163,10 +164,8 @@ TEST_P(compaction_test, copy_if_of_a_tagged_input_and_its_own_stencil) {
             std::vector<std::int32_t> host(n);
             for (std::size_t i = 0; i < n; ++i) host[i] = std::int32_t((i * 2654435761u) >> 7);
             kiln::vector<std::int32_t> x(q, host), out(q, n);
-            // [doc:copy_if_tagged]
             const auto tx = kiln::tag<1>(x);  // one kernel argument for both uses of x
             const std::size_t kept = kiln::copy_if(tx, (tx & 1) == 0, out);
-            // [/doc]
             std::vector<std::int32_t> expected;
             std::copy_if(host.begin(), host.end(), std::back_inserter(expected),
                          [](std::int32_t v) { return (v & 1) == 0; });
@@ -903,12 +902,14 @@ TEST(copy_if_shape, key_changes_with_every_field) {
     using kiln::detail::copy_if_shape;
     // A new field fails here first: add it to key() and to the changes below.
     static_assert(sizeof(copy_if_shape) ==
-                  2 * sizeof(std::string) + sizeof(kiln::detail::compaction_plan));
+                  3 * sizeof(std::string) + sizeof(kiln::detail::compaction_plan));
     kiln::test::expect_every_change_changes_the_key(
         std::vector<std::function<void(copy_if_shape&)>>{
             [](copy_if_shape& s) { s.kept_type = "float"; },
             [](copy_if_shape& s) { s.plan.narrow = true; },
             [](copy_if_shape& s) { s.expression = "x y"; },
+            // copy_if(x, x > 0, y) beside copy_if(x, z > 0, y).
+            [](copy_if_shape& s) { s.shared_vectors = "1,0,2"; },
         });
 }
 

@@ -23,8 +23,10 @@
 #include <kiln/detail/algo/operation.hpp>
 #include <kiln/expr/core.hpp>
 #include <kiln/vector.hpp>
+#include <span>
 #include <string>
 #include <typeinfo>
+#include <utility>
 #include <vector>
 
 namespace kiln {
@@ -55,18 +57,27 @@ erased_vector erase_vector(const vector<T>& v) {
     return erased;
 }
 
+/// The stencil's and the input's arguments for one part, and the vector that each is (by its
+/// layout; null for the others).
+struct copy_if_arguments {
+    std::vector<kernel_argument> arguments{};
+    std::vector<const void*> vectors{};
+};
+
 /// kiln::copy_if's arguments, their types erased: run_copy_if (src/algo/scan/copy_if.cpp) plans
 /// where the kept elements go, and each part's counting scan, and runs them.
 struct copy_if_input {
     /// The output's OpenCL C type.
     std::string kept_type;
     /// The input's and the stencil's node type names; their parameters declared (the stencil's
-    /// first) and their elements at `idx`, the flag counted as `count_type`.
+    /// first, in the order of element_arguments, whose `vectors` say which share a vector: each
+    /// is declared once) and their elements at `idx`, the flag counted as `count_type`.
     std::string expression;
-    std::function<copy_if_elements(source_builder&, const std::string& count_type)> declare;
+    std::function<copy_if_elements(source_builder&, const std::string& count_type,
+                                   std::span<const void* const> argument_vectors)>
+        declare;
     /// Their arguments for the part of `parts` at `part`, which begins at element `begin`.
-    std::function<std::vector<kernel_argument>(std::size_t part, std::size_t begin)>
-        element_arguments;
+    std::function<copy_if_arguments(std::size_t part, std::size_t begin)> element_arguments;
     /// Where the input and the stencil are (the launch's parts), and whether they read the
     /// output.
     layout parts;
@@ -123,8 +134,14 @@ requires detail::storable_as<T, expression_value_t<E>> && detail::real_number<ex
         {.kept_type = detail::opencl_type_name<T>(),
          .expression = std::string(typeid(in).name()) + " " + typeid(flag).name(),
          .declare =
-             [in, flag](detail::source_builder& b, const std::string& count_type) {
-                 detail::generator g(b);
+             [in, flag](detail::source_builder& b, const std::string& count_type,
+                        std::span<const void* const> argument_vectors) {
+                 // A vector that both read (copy_if(x, x > 0, y)) is one parameter, so that the
+                 // compiler loads each of its elements once.
+                 std::vector<std::pair<const void*, std::string>> declared;
+                 const detail::fused_context once{.parameter_vectors = argument_vectors,
+                                                  .declared = &declared};
+                 detail::generator g(b, once);
                  const std::string keep = "(" + count_type + ")((" + flag.generate(g) + ") != 0)";
                  const std::string kept =
                      detail::convert_value<T, expression_value_t<E>>(b, in.generate(g));
@@ -132,10 +149,13 @@ requires detail::storable_as<T, expression_value_t<E>> && detail::real_number<ex
              },
          .element_arguments =
              [in, flag](std::size_t part, std::size_t begin) {
-                 detail::argument_list arguments(part, begin);
+                 detail::argument_list arguments(part, begin,
+                                                 detail::argument_list::identify_vectors{});
                  flag.collect(arguments);
                  in.collect(arguments);
-                 return std::move(arguments).take();
+                 detail::copy_if_arguments taken{.vectors = arguments.take_argument_vectors()};
+                 taken.arguments = std::move(arguments).take();
+                 return taken;
              },
          .parts = check.launch_layout(),
          .reads_output = check.involves(output.layout()),

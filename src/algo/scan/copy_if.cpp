@@ -1,14 +1,17 @@
 // kiln::copy_if behind its entry: where the kept elements go (compaction_plan.hpp's route), and
 // each part's counting scan, its program built from the typed input (copy_if_input) with the
-// output slots bound by name.
+// output slots bound by name, and each vector that the input and the stencil read passed once
+// (expr/vectors_passed_once.hpp).
 #include "copy_if.hpp"
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "compaction_plan.hpp"
 #include "compaction_run.hpp"
+#include "expr/vectors_passed_once.hpp"
 
 namespace kiln::detail {
 namespace {
@@ -21,10 +24,22 @@ kernel_description output_slots(const copy_if_shape& shape) {
     return slots;
 }
 
+/// Each argument's vector_number, for the program's key.
+std::string numbered_vectors(const std::vector<const void*>& vectors) {
+    std::vector<const void*> met;
+    std::string numbers;
+    for (const void* vector : vectors) {
+        if (!numbers.empty()) numbers += ',';
+        numbers += std::to_string(vector_number(met, vector));
+    }
+    return numbers;
+}
+
 compaction_input declare_copy(source_builder& b, const copy_if_shape& shape,
-                              const copy_if_input& input) {
+                              const copy_if_input& input,
+                              const std::vector<const void*>& argument_vectors) {
     output_slots(shape).declare(b);
-    const copy_if_elements elements = input.declare(b, shape.plan.count_type());
+    const copy_if_elements elements = input.declare(b, shape.plan.count_type(), argument_vectors);
     const std::vector<std::string> statements = elements.statements;
     const std::string value = elements.kept;
     return {.keep = {.statements = statements, .value = elements.keep},
@@ -44,21 +59,24 @@ std::size_t compact_part(const copy_if_input& input, std::size_t k, const kernel
                          std::size_t capacity) {
     const part_extent& part = input.parts[k];
     const queue& q = part.queue;
+    const copy_if_arguments element = input.element_arguments(k, part.begin);
     const copy_if_shape shape{
         .kept_type = input.kept_type,
         .plan = plan_compaction(q.device(), input.output.element_bytes, part.size),
-        .expression = input.expression};
-    const algorithm_program& program =
-        compaction_program(q.device(), shape.key(), shape.plan,
-                           [&](source_builder& b) { return declare_copy(b, shape, input); });
+        .expression = input.expression,
+        .shared_vectors = numbered_vectors(element.vectors)};
+    const algorithm_program& program = compaction_program(
+        q.device(), shape.key(), shape.plan,
+        [&](source_builder& b) { return declare_copy(b, shape, input, element.vectors); });
     const kernel_description slots = output_slots(shape);
-    const std::vector<kernel_argument> element_arguments = input.element_arguments(k, part.begin);
     return run_compaction(program, q, shape.plan, part.size, [&](kernel_binding& args) {
         kernel_binding output(slots);
         output.argument("kiln_out", to);
         output.scalar<std::uint64_t>("kiln_capacity", capacity);
         std::vector<kernel_argument> arguments = std::move(output).take();
-        arguments.insert(arguments.end(), element_arguments.begin(), element_arguments.end());
+        std::vector<const void*> met;
+        for (std::size_t a = 0; a < element.arguments.size(); ++a)
+            if (passed_once(met, element.vectors[a])) arguments.push_back(element.arguments[a]);
         args.input(std::move(arguments));
     });
 }
@@ -66,7 +84,8 @@ std::size_t compact_part(const copy_if_input& input, std::size_t k, const kernel
 }  // namespace
 
 std::string copy_if_shape::key() const {
-    return "copy_if " + kept_type + " " + plan.key() + " " + expression;
+    return "copy_if " + kept_type + " " + plan.key() + " " + expression + " vectors " +
+           shared_vectors;
 }
 
 std::size_t run_copy_if(const copy_if_input& input) {
