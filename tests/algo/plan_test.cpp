@@ -96,7 +96,7 @@ TEST(algo_plan, h100_under_cuda) {
     EXPECT_EQ(kiln::detail::plan_reduce_by_key(p, 4).key(),
               "256x16 sg32 staged v3 sg32 ballot shuffles fence d1 wide runs kept values");
     EXPECT_EQ(kiln::detail::plan_compaction(p, 4, 1000, 0).key(),
-              "128x32 sg32 staged v3 sg32 ballot shuffles fence d1 unrolled single u32");
+              "256x32 sg32 staged v3 sg32 ballot shuffles fence d1 unrolled single u32");
 
     const auto radix = kiln::detail::plan_radix_sort(p, 4, false, 0, 1 << 20);
     EXPECT_EQ(radix.work_group_size, 384u);
@@ -158,7 +158,7 @@ TEST(algo_plan, h100_under_nvidia_opencl) {
     smaller.local_memory_bytes = 16 * 1024;
     EXPECT_FALSE(kiln::detail::plan_reduce_by_key(smaller, 4).staged_writes);
     EXPECT_EQ(kiln::detail::plan_compaction(p, 8, 1000, 0).key(),
-              "128x16 sg32 staged v2 sg32 ballot shuffles fence d1 unrolled single u32");
+              "256x16 sg32 staged v2 sg32 ballot shuffles fence d1 unrolled single u32");
 
     // Groups of 384 (past the 256 work-items the driver reports: a kernel's required size is its
     // limit there), registers held through the program's PTX.

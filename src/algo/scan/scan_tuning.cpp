@@ -82,12 +82,12 @@ constexpr std::array scan_table{
 
 // stream compaction: copy_if, unique
 constexpr std::array select_table{
-    row{nvidia_cuda, full_tiles(policy(128, 32), tile_access::unrolled),
-        "H100, CUDA, bench/algo copy_if of 2^28 int32 beside CUB, 2026-11-23; "
-        "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
-    row{nvidia_gpus, full_tiles(policy(128, 32), tile_access::unrolled),
-        "H100, NVIDIA's OpenCL, bench/algo copy_if of 2^28 int32 beside CUB, 2026-11-23; "
-        "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
+    row{nvidia_cuda, full_tiles(policy(256, 32), tile_access::unrolled),
+        "H100, CUDA, bench/algo copy_if and unique of 2^28 int32 beside CUB, 4 shapes, "
+        "2026-11-27; docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
+    row{nvidia_gpus, full_tiles(policy(256, 32), tile_access::unrolled),
+        "H100, NVIDIA's OpenCL, bench/algo copy_if, unique 2^28 int32 beside CUB, 4 "
+        "shapes, 2026-11-27; docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     row{any_gpu, policy(256, 8), "not measured: as the generic GPU scan row"},
     row{any_cpu, vector_writes(chunks(direct_writes(policy(16, 64)), 256 * 1024)),
         "PoCL 3.1, 2 cores (Zen 5), vectors, count staging, chunks of 64-512 KiB, "
