@@ -928,16 +928,23 @@ TEST(output_route, direct_only_for_one_part_into_an_unread_output_on_its_device)
     EXPECT_EQ(kiln::detail::to_string(output_route::through_scratch), "through scratch");
 }
 
-// unique compacts in place only in the chained pass of the chunks by vectors on an unsplit
-// vector; the host compares a part's first key wherever chunks run.
-TEST(unique_plan, in_place_only_where_vector_chunks_chain_on_one_part) {
+// unique compacts in place only in the chained pass of the chunks by vectors and in the staged
+// tiles of decoupled look-back, on an unsplit vector; the host compares a part's first key
+// wherever chunks run.
+TEST(unique_plan, in_place_only_where_chunks_or_tiles_read_before_they_publish) {
     using kiln::detail::output_route;
     using kiln::detail::plan_unique;
     kiln::detail::compaction_plan tiles{};
+    tiles.policy.schedule = kiln::detail::scan_schedule::single_pass;
     const auto on_tiles = plan_unique(tiles, 1, true);
     EXPECT_FALSE(on_tiles.heads_on_host);
-    EXPECT_EQ(on_tiles.route, output_route::through_scratch);
+    EXPECT_EQ(on_tiles.route, output_route::direct);
     EXPECT_EQ(plan_unique(tiles, 2, true).route, output_route::through_host);
+    tiles.policy.staged_writes = false;  // the scatter reads keys again after the count
+    EXPECT_EQ(plan_unique(tiles, 1, true).route, output_route::through_scratch);
+    tiles.policy.staged_writes = true;
+    tiles.policy.schedule = kiln::detail::scan_schedule::multi_pass;  // tiles never wait
+    EXPECT_EQ(plan_unique(tiles, 1, true).route, output_route::through_scratch);
 
     kiln::detail::compaction_plan chunks{};
     chunks.policy.chunk_bytes = 16384;

@@ -28,11 +28,16 @@ std::string unique_plan::key() const {
 unique_plan plan_unique(const compaction_plan& counting, std::size_t parts,
                         bool chunk_groups_progress) {
     unique_plan plan{.counting = counting, .heads_on_host = counting.policy.chunk_bytes != 0};
-    // The keys are both the input and the output: in place only where no chunk writes before
-    // another has read (compaction_input::in_place), else through scratch.
+    const scan_policy& policy = counting.policy;
+    // The keys are both the input and the output: in place only where no chunk or tile writes
+    // before another has read (compaction_input::in_place), else through scratch.
+    const bool chained_vector_chunks =
+        plan.heads_on_host && policy.chunk_vector_writes && chunk_groups_progress;
+    const bool staged_lookback_tiles = !plan.heads_on_host && policy.staged_writes &&
+                                       policy.schedule == scan_schedule::single_pass;
     if (parts > 1)
         plan.route = output_route::through_host;
-    else if (plan.heads_on_host && counting.policy.chunk_vector_writes && chunk_groups_progress)
+    else if (chained_vector_chunks || staged_lookback_tiles)
         plan.route = output_route::direct;
     else
         plan.route = output_route::through_scratch;

@@ -45,8 +45,9 @@ struct unique_plan {
     /// gets masked loads (or gathers) from LLVM and counts several times slower. Tiles compare
     /// the first key themselves, so that the kernels GPUs run stay as they were.
     bool heads_on_host = false;
-    /// direct: the kernels compact the keys in place (compaction_input::in_place), which only the
-    /// chained pass of the chunks by vectors does, on an unsplit vector; else through scratch.
+    /// direct: the kernels compact the keys in place (compaction_input::in_place), which the
+    /// chained pass of the chunks by vectors and the staged tiles of decoupled look-back do, on an
+    /// unsplit vector; else through scratch.
     output_route route = output_route::through_scratch;
     /// The program cache's key: the counting plan's, " in place" where the route is direct.
     std::string key() const;

@@ -52,8 +52,11 @@ kernel_description unique_slots(const unique_shape& shape) {
 compaction_input declare_unique_input(source_builder& b, const unique_shape& shape) {
     const bool in_place = shape.plan.route == output_route::direct;
     unique_slots(shape).declare(b);
-    // In place, key 0, the part's first, is kept on the host: output element r is key r + 1.
-    if (in_place) b.define("kiln_out", "#define kiln_out (kiln_unique_keys + 1)");
+    // In place, the keys are the output; where the host keeps key 0, the part's first, output
+    // element r is key r + 1.
+    if (in_place)
+        b.define("kiln_out", shape.plan.heads_on_host ? "#define kiln_out (kiln_unique_keys + 1)"
+                                                      : "#define kiln_out kiln_unique_keys");
     std::string head, kept_key, first_kept;
     if (shape.plan.heads_on_host) {
         head = "kiln_keys[idx + 1] != kiln_keys[idx]";

@@ -42,10 +42,15 @@ struct compaction_input {
     /// 0 or 1, says whether the part's first element is kept. Tiles that stage their kept
     /// elements then read each one once (compaction_tiles.cpp).
     std::string first_kept{};
-    /// Whether the output is the input itself (unique in place: output element r is key r + 1).
-    /// Only the chained kernel of the chunks by vectors (compaction_vector_chunks.cpp) runs
-    /// such a program: it stages the whole chunk, reading every element before it publishes its
-    /// count, so that no chunk writes where another has still to read.
+    /// Whether the output is the input itself (unique in place; with the part's first key kept
+    /// on the host, output element r is key r + 1). Two writers run such a program, each reading
+    /// every element of its chunk or tile before it publishes its count, so that none writes where
+    /// another has still to read: the chained kernel of the chunks by vectors
+    /// (compaction_vector_chunks.cpp), which stages the whole chunk, and the staged tiles of
+    /// decoupled look-back, which hold their kept keys in local memory. A tile writes below its
+    /// own end (a count never passes its index) once every tile before it has published, so only
+    /// after they have read their keys; the one key of another tile that it reads, the last
+    /// before it, is overwritten only where no key before it was dropped, and then by itself.
     bool in_place = false;
 };
 
