@@ -70,9 +70,8 @@ const std::array gemm_table{
               gemm_warpgroup_tiles{
                   .block_rows = 256, .block_columns = 128, .stages = 4, .tile_maps = true},
               tiles(128, 128, 16, 8, 8, 4), 128, tensor_tiles(64, 128, 16, 32, 64, 3)},
-             "gemm_bench / cuBLAS: H100 SGEMM 0.92x, DGEMM 0.81x (OpenCL 0.71x); H200 k 64-77 "
-             "0.87-0.94x, bf16 wgmma "
-             "0.86x; docs/benchmarks.md, ### Current: dense matrix multiply"},
+             "gemm_bench / cuBLAS: H100 SGEMM 0.92x, DGEMM 0.71-0.81x; H200 k 64-77 0.87-0.94x, "
+             "bf16 wgmma 0.86x; docs/benchmarks.md, ### Current: dense matrix multiply"},
     gemm_row{any_gpu,
              {gemm_strategy::simt,
               tiles(64, 64, 8, 4, 4, 4),
