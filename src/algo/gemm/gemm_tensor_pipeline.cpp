@@ -145,13 +145,14 @@ void emit_tile_copies(source_builder& b, const copy_pipeline& t, const staged_ti
     emit_sources_advance(b, bl, t.block_depth, group);
 }
 
-/// Both loops: `early` places each tile's sync inside its multiply (then `before` follows the
-/// first tile's), else `multiply` runs after the sync at the tile's start. The tensor-core kernels
-/// take the second: with the sync at the tile's end instead, DGEMM ran 1.7% slower on CUDA and
-/// 17% on NVIDIA OpenCL (H100, 2026-11-27), as the compilers scheduled the loop otherwise.
+/// Both loops: `early`, `multiply` places each tile's sync itself (and `before` follows the first
+/// tile's), else the sync comes at the tile's start and `multiply` is handed none to emit. The
+/// tensor-core kernels take the second: with the sync at the tile's end instead, DGEMM ran 1.7%
+/// slower on CUDA and 17% on NVIDIA OpenCL (H100, 2026-11-27), as the compilers scheduled the
+/// loop otherwise.
 void emit_loop(source_builder& b, const copy_pipeline& t, const staged_tile& a,
-               const staged_tile& bl, const early_synced_multiply* early,
-               const std::function<void()>& multiply, const std::function<void()>& before) {
+               const staged_tile& bl, bool early, const early_synced_multiply& multiply,
+               const std::function<void()>& before) {
     const std::size_t group = t.work_group_size;
     const std::size_t wait_depth = t.stages - 2;  // groups left in flight: the later tiles'
     b.line("const ulong depth_tiles = (k + " + uint_literal(t.block_depth - 1) + ") / " +
@@ -196,10 +197,7 @@ void emit_loop(source_builder& b, const copy_pipeline& t, const staged_tile& a,
            uint_literal(a.stage_elements()) + ";");
     b.line("const local " + bl.element + "* b_stage = b_tile + stage * " +
            uint_literal(bl.stage_elements()) + ";");
-    if (early)
-        (*early)(sync);
-    else
-        multiply();
+    multiply(sync);
     b.line("next_stage = stage;");
     b.line("stage = following;");
     b.close();
@@ -260,13 +258,13 @@ copy_pipeline copy_pipeline_of(const gemm_tensor_tiles& t) {
 
 void emit_staged_loop(source_builder& b, const copy_pipeline& t, const staged_tile& a,
                       const staged_tile& bl, const std::function<void()>& multiply) {
-    emit_loop(b, t, a, bl, nullptr, multiply, {});
+    emit_loop(b, t, a, bl, false, [&](const std::function<void()>&) { multiply(); }, {});
 }
 
 void emit_staged_loop_synced_early(source_builder& b, const copy_pipeline& t, const staged_tile& a,
                                    const staged_tile& bl, const early_synced_multiply& multiply,
                                    const std::function<void()>& before) {
-    emit_loop(b, t, a, bl, &multiply, {}, before);
+    emit_loop(b, t, a, bl, true, multiply, before);
 }
 
 }  // namespace kiln::detail
