@@ -11,6 +11,7 @@
 #pragma once
 #pragma GCC visibility push(default)
 
+#include <algorithm>
 #include <array>
 #include <complex>
 #include <concepts>
@@ -233,7 +234,7 @@ class multivector {
         : multivector(std::span<const kiln::queue>(&q, 1), n) {}
     /// Each component split over the queues' devices like a kiln::vector of n elements.
     multivector(std::span<const kiln::queue> queues, std::size_t n)
-        : components_(make_components(queues, n)) {}
+        : components_(make_components(detail::split(queues, n), n)) {}
     /// From host data holding the components one after the other: component i is
     /// host[i * n, (i + 1) * n) with n = host.size() / N.
     template <host_range_of<T> R>
@@ -246,6 +247,25 @@ class multivector {
         : multivector(queues, checked_component_size(std::ranges::size(host))) {
         write(std::span<const T>(std::ranges::data(host), std::ranges::size(host)));
     }
+
+    /// A deep copy, its components again ranges of one allocation per device.
+    multivector(const multivector& other)
+        : components_(make_components(other.components_[0].layout(), other.size())) {
+        for (std::size_t i = 0; i < N; ++i) components_[i] = other.components_[i];
+    }
+    multivector(multivector&&) noexcept = default;
+    /// Copies in place when both are split alike over the same devices.
+    multivector& operator=(const multivector& other) {
+        if (this == &other) return *this;
+        if (!same_split(other)) {
+            multivector copy(other);
+            swap(copy);
+            return *this;
+        }
+        for (std::size_t i = 0; i < N; ++i) components_[i] = other.components_[i];
+        return *this;
+    }
+    multivector& operator=(multivector&&) noexcept = default;
 
     /// Evaluates one expression per component (of multivectors, multi-expressions, vector
     /// expressions and scalars) in one kernel per device part. Every value is computed before
@@ -339,12 +359,40 @@ class multivector {
     friend void swap(multivector& a, multivector& b) noexcept { a.swap(b); }
 
   private:
-    static std::array<kiln::vector<T>, N> make_components(std::span<const kiln::queue> queues,
+    /// Components of n elements split as `parts` says, each part of them ranges of one
+    /// allocation on its device, so that a statement over several components passes it once
+    /// (detail::allocations_passed_once). Each range begins at a multiple of the device's base
+    /// alignment, which the ranges' memory (OpenCL sub-buffers) requires.
+    static std::array<kiln::vector<T>, N> make_components(const detail::layout& parts,
                                                           std::size_t n) {
+        std::array<std::vector<buffer<T>>, N> buffers;
+        for (const auto& part : parts) {
+            const kiln::device& dev = part.queue.device();
+            const std::size_t bytes = detail::checked_bytes(part.size, sizeof(T));
+            const std::size_t alignment =
+                std::max<std::size_t>(dev.properties().memory_base_alignment_bytes, 1);
+            const std::size_t stride =
+                bytes / alignment * alignment + (bytes % alignment ? alignment : 0);
+            const detail::buffer_storage allocation(dev, detail::checked_bytes(N, stride),
+                                                    access::inout);
+            for (std::size_t i = 0; i < N; ++i)
+                buffers[i].emplace_back(detail::buffer_storage(allocation, i * stride, bytes));
+        }
         return [&]<std::size_t... I>(std::index_sequence<I...>) {
-            return std::array<kiln::vector<T>, N>{((void)I, kiln::vector<T>(queues, n))...};
+            return std::array<kiln::vector<T>, N>{
+                kiln::vector<T>(parts, std::move(buffers[I]), n)...};
         }
         (std::make_index_sequence<N>{});
+    }
+    bool same_split(const multivector& other) const {
+        const auto& mine = components_[0].layout();
+        const auto& theirs = other.components_[0].layout();
+        if (size() != other.size() || mine.size() != theirs.size() || mine.empty()) return false;
+        for (std::size_t k = 0; k < mine.size(); ++k)
+            if (!(mine[k].queue.device() == theirs[k].queue.device()) ||
+                mine[k].begin != theirs[k].begin || mine[k].size != theirs[k].size)
+                return false;
+        return true;
     }
     std::vector<kiln::queue> queues_of(std::size_t i) const {
         std::vector<kiln::queue> queues;

@@ -337,6 +337,13 @@ class vector {
     friend void swap(vector& a, vector& b) noexcept { a.swap(b); }
 
   private:
+    template <vector_value, std::size_t>
+    friend class multivector;
+    /// The vector of `buffers`, one per part of `parts` and of its size (a multivector's
+    /// component, a range of the multivector's allocation).
+    vector(detail::layout parts, std::vector<buffer<T>> buffers, std::size_t size)
+        : layout_(std::move(parts)), buffers_(std::move(buffers)), size_(size) {}
+
     vector& fill(const T& value) {
         for (std::size_t k = 0; k < layout_.size(); ++k)
             if (layout_[k].size > 0) buffers_[k].fill(layout_[k].queue, value);

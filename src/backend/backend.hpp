@@ -53,6 +53,19 @@ class memory_impl {
     /// The tile map of `request` over this memory (include/kiln/detail/tile_map.hpp); throws
     /// kiln::error where the backend or its driver has none.
     virtual tile_map encode_tile_map(const tile_map_request& request) const = 0;
+
+    /// The allocation this memory is a range of (device_impl::allocate_range), kept alive by
+    /// it, and where the range begins in it; null for memory that is an allocation of its own.
+    const std::shared_ptr<memory_impl>& allocation() const noexcept { return allocation_; }
+    std::size_t offset_in_allocation() const noexcept { return offset_in_allocation_; }
+    void make_range_of(std::shared_ptr<memory_impl> allocation, std::size_t offset) noexcept {
+        allocation_ = std::move(allocation);
+        offset_in_allocation_ = offset;
+    }
+
+  private:
+    std::shared_ptr<memory_impl> allocation_;
+    std::size_t offset_in_allocation_ = 0;
 };
 
 /// A 2-D image of a fixed size and format (kiln::image2d).
@@ -269,6 +282,10 @@ class device_impl {
     virtual std::unique_ptr<queue_impl> create_queue(const queue_options& options) = 0;
     /// Throws out_of_memory_error naming the request and the device's limits.
     virtual std::unique_ptr<memory_impl> allocate(std::size_t bytes, access mode) = 0;
+    /// Memory of its own to every command that is bytes [offset, offset + bytes) of
+    /// `allocation`, this device's; offset is a multiple of memory_base_alignment_bytes.
+    virtual std::unique_ptr<memory_impl> allocate_range(memory_impl& allocation, std::size_t offset,
+                                                        std::size_t bytes) = 0;
     /// A width x height image (both at least 1). Throws kiln::error KILN_FEATURE_UNSUPPORTED
     /// when the device has no images, invalid_argument_error past its size limits.
     virtual std::unique_ptr<image_impl> create_image(std::size_t width, std::size_t height,

@@ -46,6 +46,7 @@ void source_builder::begin_kernel(std::string_view name) {
     kernels_ += name;
     parameters_.clear();
     parameter_aliases_.clear();
+    range_of_parameter_.clear();
 }
 
 void source_builder::begin_kernel(std::string_view name, std::size_t work_group_size) {
@@ -54,6 +55,7 @@ void source_builder::begin_kernel(std::string_view name, std::size_t work_group_
     kernels_ += name;
     parameters_.clear();
     parameter_aliases_.clear();
+    range_of_parameter_.clear();
 }
 
 void source_builder::constant(std::string_view name, std::uint64_t value) {
@@ -78,7 +80,39 @@ void source_builder::parameter_alias(std::string_view type, std::string_view nam
     parameter_aliases_.push_back(std::move(alias));
 }
 
+void source_builder::pass_allocations_once(std::vector<allocation_range> range_of_parameter) {
+    range_of_parameter_ = std::move(range_of_parameter);
+}
+
 void source_builder::begin_body() {
+    if (!range_of_parameter_.empty()) {
+        std::vector<std::string> parameters, ranges;
+        std::vector<std::uint32_t> declared;
+        for (std::size_t i = 0; i < parameters_.size(); ++i) {
+            const allocation_range range =
+                i < range_of_parameter_.size() ? range_of_parameter_[i] : allocation_range{};
+            if (range.allocation == 0) {
+                parameters.push_back(std::move(parameters_[i]));
+                continue;
+            }
+            const std::string& declaration = parameters_[i];
+            const std::size_t space = declaration.rfind(' ');
+            const std::string type = declaration.substr(0, space),
+                              name = declaration.substr(space + 1),
+                              number = std::to_string(range.allocation);
+            if (std::find(declared.begin(), declared.end(), range.allocation) == declared.end()) {
+                declared.push_back(range.allocation);
+                parameters.push_back("global uchar* kiln_allocation" + number);
+                parameters.push_back("ulong kiln_stride" + number);
+            }
+            ranges.push_back(type + " " + name + " = (" + type + ")(kiln_allocation" + number +
+                             " + " + std::to_string(range.index) + " * kiln_stride" + number +
+                             ");");
+        }
+        parameters_ = std::move(parameters);
+        // Before the aliases of parameters passed once (fused_context), which may name a range.
+        parameter_aliases_.insert(parameter_aliases_.begin(), ranges.begin(), ranges.end());
+    }
     kernels_ += "(\n";
     for (std::size_t i = 0; i < parameters_.size(); ++i) {
         kernels_ += "    ";

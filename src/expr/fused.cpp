@@ -69,7 +69,8 @@ fused_launch& launch_for(const fused_signature& signature,
 /// One kernel running every statement for each element, in order, each in a block of its own;
 /// a statement's reads of vectors that earlier ones stored come from their registers.
 std::string fused_source(const std::vector<held_statement>& statements, const launch_policy& policy,
-                         const target_features& target) {
+                         const target_features& target,
+                         const allocations_passed_once& allocations) {
     source_builder builder;
     builder.begin_kernel("kiln_fused");
     builder.parameter("ulong n");
@@ -90,6 +91,7 @@ std::string fused_source(const std::vector<held_statement>& statements, const la
         }
         fragments.push_back(std::move(fragment));
     }
+    allocations.declare(builder);
     builder.begin_body();
     builder.open_element_loop(builder.declare_element_range(policy.loop, "n"), "idx");
     for (const auto& fragment : fragments) {
@@ -226,28 +228,38 @@ class fused_group final : public held_work {
         }
         fused_launch& launch = *last.launch;
         const device& dev = queue_.device();
-        const generated_kernel& kernel =
-            launch.kernels.get(dev, "kiln_fused", [&](const launch_policy& policy) {
+        kernel_argument size_argument = make_argument(std::uint64_t{size_});
+        // passed_arguments is in order: one walk over the statements' arguments takes them.
+        const auto each_passed = [&](auto&& take) {
+            auto next = launch.passed_arguments.begin();
+            std::uint32_t index = 0;
+            for (auto& held : statements)
+                for (auto& argument : held.arguments) {
+                    if (next != launch.passed_arguments.end() && *next == index) {
+                        take(argument);
+                        ++next;
+                    }
+                    ++index;
+                }
+        };
+        allocations_passed_once allocations(dev);
+        allocations.add(size_argument);
+        each_passed([&](const kernel_argument& argument) { allocations.add(argument); });
+        const generated_kernel& kernel = launch.kernels.get(
+            dev, "kiln_fused",
+            [&](const launch_policy& policy) {
                 if (repeated) {
                     for (auto& held : statements) identify_by_memory(held);
                     memory_of_.clear();
                 }
-                return fused_source(statements, policy, target_features_for(dev));
-            });
+                return fused_source(statements, policy, target_features_for(dev), allocations);
+            },
+            allocations.variant({}));
         std::vector<kernel_argument> args;
         reuse_argument_list(args, 1 + launch.passed_arguments.size());
-        args.push_back(make_argument(std::uint64_t{size_}));
-        // passed_arguments is in order: one walk over the statements' arguments takes them.
-        auto next = launch.passed_arguments.begin();
-        std::uint32_t index = 0;
-        for (auto& held : statements)
-            for (auto& argument : held.arguments) {
-                if (next != launch.passed_arguments.end() && *next == index) {
-                    args.push_back(std::move(argument));
-                    ++next;
-                }
-                ++index;
-            }
+        args.push_back(std::move(size_argument));
+        each_passed([&](kernel_argument& argument) { args.push_back(std::move(argument)); });
+        allocations.pass(args);
         kernel.launch(queue_, kernel.groups_for(size_), args);
         recycle_argument_list(std::move(args));
         for (auto& held : statements) {

@@ -126,6 +126,24 @@ buffer_storage::buffer_storage(const kiln::device& dev, std::size_t bytes, acces
         recorder->allocated(dev, memory_);
 }
 
+buffer_storage::buffer_storage(const buffer_storage& allocation, std::size_t offset,
+                               std::size_t bytes)
+    : device_(allocation.device_), bytes_(bytes), mode_(allocation.mode_) {
+    const std::size_t alignment = device_.properties().memory_base_alignment_bytes;
+    if (offset > allocation.bytes_ || bytes > allocation.bytes_ - offset ||
+        (alignment > 0 && offset % alignment != 0))
+        throw invalid_argument_error(
+            "kiln::buffer",
+            "a range of " + std::to_string(bytes) + " bytes at byte " + std::to_string(offset) +
+                " of an allocation of " + std::to_string(allocation.bytes_) +
+                " bytes (ranges begin at multiples of " + std::to_string(alignment) + " bytes)");
+    if (bytes == 0) return;
+    memory_ = device_.impl().allocate_range(*allocation.memory_, offset, bytes);
+    memory_->make_range_of(allocation.memory_, offset);
+    if (auto* recorder = active_recorder(); recorder) [[unlikely]]
+        recorder->allocated(device_, memory_);
+}
+
 event buffer_storage::write_bytes(const queue& q, std::size_t offset, const void* src,
                                   std::size_t count, const wait_list& after, bool blocking) const {
     const command_target target = command_target_for(q);

@@ -70,14 +70,17 @@ class assignment {
         for (std::size_t k = 0; k < parts.size(); ++k) {
             const part_extent& part = parts[k];
             if (part.size == 0) continue;
-            const generated_kernel& kernel = cache_for<assignment>().get(
-                part.queue.device(), "kiln_assign",
-                [this](const launch_policy& policy) { return source(policy); },
-                check.kernel_variant());
-            argument_list args(k, part.begin, kernel.parameter_count());
+            argument_list args(k, part.begin);
             args.scalar<std::uint64_t>(part.size);
             std::apply([&](const auto&... t) { (t.collect(args), ...); }, targets_);
             std::apply([&](const auto&... v) { (v.collect(args), ...); }, values_);
+            allocations_passed_once allocations(part.queue.device());
+            for (const kernel_argument& arg : args.arguments()) allocations.add(arg);
+            const generated_kernel& kernel = cache_for<assignment>().get(
+                part.queue.device(), "kiln_assign",
+                [&](const launch_policy& policy) { return source(policy, &allocations); },
+                allocations.variant(check.kernel_variant()));
+            allocations.pass(args.arguments_to_change());
             kernel.launch(part.queue, kernel.groups_for(part.size), args.arguments());
         }
     }
@@ -100,7 +103,10 @@ class assignment {
         return fragment;
     }
 
-    std::string source(const launch_policy& policy) const {
+    /// The kernel's text; `allocations` says which of its arguments are ranges of one
+    /// allocation (none where null).
+    std::string source(const launch_policy& policy,
+                       const allocations_passed_once* allocations = nullptr) const {
         const loop_style style = policy.loop;
         source_builder builder;
         generator g(builder);
@@ -108,6 +114,7 @@ class assignment {
         builder.begin_kernel("kiln_assign");
         g.parameter("ulong", "n");
         body element = generate_body(g);
+        if (allocations) allocations->declare(builder);
         builder.begin_body();
         for (const auto& line : g.prologue()) builder.line(line);
         const unsigned lanes = style == loop_style::chunked ? vector_lanes(policy.vector_bytes) : 0;

@@ -9,6 +9,7 @@
 #pragma GCC visibility push(default)
 
 #include <cstddef>
+#include <cstdint>
 #include <kiln/detail/source_builder.hpp>
 #include <kiln/runtime/device.hpp>
 #include <kiln/runtime/event.hpp>
@@ -127,6 +128,49 @@ class kernel_cache {
     std::mutex mutex_;
     std::vector<std::pair<std::pair<device, std::string>, std::unique_ptr<generated_kernel>>>
         kernels_;
+};
+
+/// How a generated kernel takes buffer arguments that are ranges of one allocation (the
+/// components of a kiln::multivector) on OpenCL: the allocation once, and the distance between
+/// its ranges, where each range is its size rounded up to the device's base alignment (as a
+/// multivector lays them out). NVIDIA's OpenCL charges every launch for each buffer it passes,
+/// changed or not (docs/benchmarks.md, "Current: small operations"); CUDA's launches cost the
+/// same whatever their buffers, and a capture watches each buffer it records (a component
+/// resized after it), so there arguments stay as they are. Which range of which allocation each
+/// argument is changes the kernel's text, so it is part of the kernel's variant.
+class allocations_passed_once {
+  public:
+    explicit allocations_passed_once(const device& dev);
+    ~allocations_passed_once();
+    allocations_passed_once(const allocations_passed_once&) = delete;
+    allocations_passed_once& operator=(const allocations_passed_once&) = delete;
+
+    /// The launch's next argument, in the order of the kernel's parameters.
+    void add(const kernel_argument& arg) {
+        if (alignment_ != 0) note(arg);
+    }
+    /// The kernel's variant: `statement_variant` (what else its text depends on), then which
+    /// range of which allocation each argument is, where any is.
+    std::string_view variant(std::string_view statement_variant);
+    /// Declares the allocations on `builder`, whose parameters are the arguments' (in order),
+    /// before its begin_body().
+    void declare(source_builder& builder) const;
+    /// Makes the arguments added (taken by the launch) those of the kernel that declare() wrote.
+    void pass(std::vector<kernel_argument>& args) const;
+
+  private:
+    void note(const kernel_argument& arg);
+
+    /// The device's base alignment, or 0 where arguments stay as they are.
+    std::size_t alignment_;
+    std::size_t added_ = 0;
+    /// Two bytes per argument: its allocation's number by first appearance (1 to 255; 0 for
+    /// arguments passed as they are), and its range's index in the allocation (0 to 255). Empty
+    /// where no argument is a range.
+    std::string ranges_;
+    /// Per allocation numbered, its memory and the distance between its ranges.
+    std::vector<std::pair<const void*, std::size_t>> allocations_;
+    std::string variant_;
 };
 
 /// The kernel cache of one statement type.

@@ -74,6 +74,10 @@ class buffer_storage {
   public:
     buffer_storage() = default;
     buffer_storage(const kiln::device& dev, std::size_t bytes, access mode);
+    /// Bytes [offset, offset + bytes) of `allocation` as memory of their own to every command
+    /// (an OpenCL sub-buffer); offset is a multiple of the device's memory_base_alignment_bytes.
+    /// Kernels that take several ranges of one allocation get it once (kiln::multivector).
+    buffer_storage(const buffer_storage& allocation, std::size_t offset, std::size_t bytes);
 
     const kiln::device& device() const noexcept { return device_; }
     std::size_t bytes() const noexcept { return bytes_; }
@@ -134,6 +138,9 @@ class buffer {
     }
     buffer(const queue& q, std::initializer_list<T> host)
         : buffer(q, std::span<const T>(host.begin(), host.size())) {}
+    /// The buffer of `storage`, e.g. a range of a larger allocation.
+    explicit buffer(detail::buffer_storage storage)
+        : storage_(std::move(storage)), shape_(storage_.bytes() / sizeof(T)) {}
 
     buffer(buffer&& other) noexcept
         : storage_(std::exchange(other.storage_, {})), shape_(std::exchange(other.shape_, {})) {}

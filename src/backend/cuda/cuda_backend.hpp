@@ -111,6 +111,8 @@ class cuda_device final : public device_impl {
     std::string compiler_identity() const override;
     std::unique_ptr<queue_impl> create_queue(const queue_options& options) override;
     std::unique_ptr<memory_impl> allocate(std::size_t bytes, access mode) override;
+    std::unique_ptr<memory_impl> allocate_range(memory_impl& allocation, std::size_t offset,
+                                                std::size_t bytes) override;
     std::unique_ptr<host_memory_impl> allocate_host(std::size_t bytes) override;
     /// Peer to peer where the driver lets the contexts reach each other, else staged by the
     /// queue through its context's pinned chunks (cuda_queue::copy).
@@ -138,16 +140,23 @@ class cuda_memory final : public memory_impl {
     static constexpr backend_kind kind = backend_kind::cuda;
     cuda_memory(std::shared_ptr<cuda_context> context, device_memory_handle memory,
                 std::size_t bytes)
-        : context_(std::move(context)), memory_(std::move(memory)), bytes_(bytes) {}
+        : context_(std::move(context)),
+          memory_(std::move(memory)),
+          address_(memory_.get().raw),
+          bytes_(bytes) {}
+    /// A range of another allocation, which frees it (memory_impl::allocation keeps it alive).
+    cuda_memory(std::shared_ptr<cuda_context> context, CUdeviceptr range, std::size_t bytes)
+        : context_(std::move(context)), address_(range), bytes_(bytes) {}
     backend_kind backend() const noexcept override { return kind; }
     std::size_t size_bytes() const noexcept override { return bytes_; }
     tile_map encode_tile_map(const tile_map_request& request) const override;
-    CUdeviceptr address() const noexcept { return memory_.get().raw; }
+    CUdeviceptr address() const noexcept { return address_; }
     const std::shared_ptr<cuda_context>& context() const noexcept { return context_; }
 
   private:
     std::shared_ptr<cuda_context> context_;
     device_memory_handle memory_;
+    CUdeviceptr address_;
     std::size_t bytes_;
 };
 

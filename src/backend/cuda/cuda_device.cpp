@@ -340,6 +340,12 @@ std::unique_ptr<memory_impl> cuda_device::allocate(std::size_t bytes, access) {
     return std::make_unique<cuda_memory>(ctx, device_memory_handle({ctx->get(), address}), bytes);
 }
 
+std::unique_ptr<memory_impl> cuda_device::allocate_range(memory_impl& allocation,
+                                                         std::size_t offset, std::size_t bytes) {
+    auto& whole = backend_cast<cuda_memory>(allocation, "kiln::buffer", "memory");
+    return std::make_unique<cuda_memory>(context(), whole.address() + offset, bytes);
+}
+
 std::unique_ptr<host_memory_impl> cuda_device::allocate_host(std::size_t bytes) {
     const auto& ctx = context();
     ctx->make_current();

@@ -217,6 +217,17 @@ std::unique_ptr<memory_impl> opencl_device::allocate(std::size_t bytes, access m
     return std::make_unique<opencl_memory>(std::move(mem), bytes);
 }
 
+std::unique_ptr<memory_impl> opencl_device::allocate_range(memory_impl& allocation,
+                                                           std::size_t offset, std::size_t bytes) {
+    auto& whole = backend_cast<opencl_memory>(allocation, "kiln::buffer", "memory");
+    const cl_buffer_region region{offset, bytes};
+    cl_int status = CL_SUCCESS;
+    mem_handle mem(
+        clCreateSubBuffer(whole.get(), 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &status));
+    check(status, "clCreateSubBuffer");
+    return std::make_unique<opencl_memory>(std::move(mem), bytes);
+}
+
 namespace {
 
 /// A CL_MEM_ALLOC_HOST_PTR buffer mapped for as long as the memory lives: how OpenCL drivers

@@ -24,6 +24,8 @@ class opencl_device final : public device_impl {
     std::string compiler_identity() const override;
     std::unique_ptr<queue_impl> create_queue(const queue_options& options) override;
     std::unique_ptr<memory_impl> allocate(std::size_t bytes, access mode) override;
+    std::unique_ptr<memory_impl> allocate_range(memory_impl& allocation, std::size_t offset,
+                                                std::size_t bytes) override;
     std::unique_ptr<host_memory_impl> allocate_host(std::size_t bytes) override;
     /// None: a context holds one device, and OpenCL copies only within a context.
     device_copy copy_between(device_impl&) override { return device_copy::none; }
