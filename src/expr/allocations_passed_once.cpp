@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "backend/backend.hpp"
+#include "expr/give_back.hpp"
 #include "runtime/graph_recording.hpp"
 
 namespace kiln::detail {
@@ -16,19 +17,12 @@ constexpr std::size_t most_per_byte = std::numeric_limits<unsigned char>::max();
 /// The lists of the statements before, so that a statement over ranges allocates none of its
 /// own.
 struct spare_lists {
-    std::string ranges;
+    std::vector<char> ranges;
     std::vector<std::pair<const void*, std::size_t>> allocations;
 };
 spare_lists& spare() {
     thread_local spare_lists lists;
     return lists;
-}
-
-/// `list`, emptied, into `spare` where that holds less room.
-template <class List>
-void keep_for_reuse(List& list, List& spare) noexcept {
-    list.clear();
-    if (spare.capacity() < list.capacity()) spare.swap(list);
 }
 
 }  // namespace
@@ -39,8 +33,8 @@ allocations_passed_once::allocations_passed_once(const device& dev)
                      : 0) {}
 
 allocations_passed_once::~allocations_passed_once() {
-    keep_for_reuse(ranges_, spare().ranges);
-    keep_for_reuse(allocations_, spare().allocations);
+    give_back(ranges_, spare().ranges);
+    give_back(allocations_, spare().allocations);
 }
 
 void allocations_passed_once::note(const kernel_argument& arg) {
@@ -70,7 +64,7 @@ void allocations_passed_once::note(const kernel_argument& arg) {
         }
     }
     if (number == 0) {
-        if (!ranges_.empty()) ranges_.append(2, '\0');
+        if (!ranges_.empty()) ranges_.insert(ranges_.end(), 2, '\0');
         return;
     }
     // The first range: the arguments before it are none.
@@ -84,9 +78,10 @@ void allocations_passed_once::note(const kernel_argument& arg) {
 
 std::string_view allocations_passed_once::variant(std::string_view statement_variant) {
     if (ranges_.empty()) return statement_variant;
-    if (statement_variant.empty()) return ranges_;
+    const std::string_view ranges(ranges_.data(), ranges_.size());
+    if (statement_variant.empty()) return ranges;
     variant_ = statement_variant;
-    variant_ += ranges_;
+    variant_ += ranges;
     return variant_;
 }
 

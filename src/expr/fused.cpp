@@ -13,6 +13,7 @@
 #include <mutex>
 
 #include "codegen/device_vocabulary.hpp"
+#include "expr/give_back.hpp"
 #include "expr/vectors_passed_once.hpp"
 #include "runtime/held_work.hpp"
 
@@ -152,13 +153,6 @@ struct group_lists {
 group_lists& spare_group_lists() {
     thread_local group_lists spare;
     return spare;
-}
-
-/// `list`, emptied, into `spare` where that has no storage of its own.
-template <class List>
-void give_back(List& list, List& spare) noexcept {
-    list.clear();
-    if (spare.capacity() == 0) spare.swap(list);
 }
 
 }  // namespace

@@ -167,7 +167,7 @@ class allocations_passed_once {
     /// Two bytes per argument: its allocation's number by first appearance (1 to 255; 0 for
     /// arguments passed as they are), and its range's index in the allocation (0 to 255). Empty
     /// where no argument is a range.
-    std::string ranges_;
+    std::vector<char> ranges_;
     /// Per allocation numbered, its memory and the distance between its ranges.
     std::vector<std::pair<const void*, std::size_t>> allocations_;
     std::string variant_;
