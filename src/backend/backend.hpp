@@ -54,18 +54,24 @@ class memory_impl {
     /// kiln::error where the backend or its driver has none.
     virtual tile_map encode_tile_map(const tile_map_request& request) const = 0;
 
+    /// Where a range lies in its allocation: range `index` of ranges `stride` bytes apart, its
+    /// size rounded up to the device's base alignment (as a multivector lays its components
+    /// out); a stride of 0 where the range lies elsewhere.
+    struct range_place {
+        std::size_t index = 0, stride = 0;
+    };
     /// The allocation this memory is a range of (device_impl::allocate_range), kept alive by
-    /// it, and where the range begins in it; null for memory that is an allocation of its own.
+    /// it; null for memory that is an allocation of its own.
     const std::shared_ptr<memory_impl>& allocation() const noexcept { return allocation_; }
-    std::size_t offset_in_allocation() const noexcept { return offset_in_allocation_; }
-    void make_range_of(std::shared_ptr<memory_impl> allocation, std::size_t offset) noexcept {
+    const range_place& place_in_allocation() const noexcept { return place_; }
+    void make_range_of(std::shared_ptr<memory_impl> allocation, range_place place) noexcept {
         allocation_ = std::move(allocation);
-        offset_in_allocation_ = offset;
+        place_ = place;
     }
 
   private:
     std::shared_ptr<memory_impl> allocation_;
-    std::size_t offset_in_allocation_ = 0;
+    range_place place_;
 };
 
 /// A 2-D image of a fixed size and format (kiln::image2d).

@@ -28,9 +28,7 @@ spare_lists& spare() {
 }  // namespace
 
 allocations_passed_once::allocations_passed_once(const device& dev)
-    : alignment_(dev.backend() == backend_kind::opencl && !active_recorder()
-                     ? std::max<std::size_t>(dev.properties().memory_base_alignment_bytes, 1)
-                     : 0) {}
+    : active_(dev.backend() == backend_kind::opencl && !active_recorder()) {}
 
 allocations_passed_once::~allocations_passed_once() {
     give_back(ranges_, spare().ranges);
@@ -39,26 +37,20 @@ allocations_passed_once::~allocations_passed_once() {
 
 void allocations_passed_once::note(const kernel_argument& arg) {
     const std::size_t position = added_++;
-    const memory_impl* range =
-        arg.what == kernel_argument::kind::buffer && arg.memory && arg.memory->allocation()
-            ? arg.memory.get()
-            : nullptr;
     std::size_t number = 0, index = 0;
-    if (range) {
-        if (allocations_.capacity() == 0) allocations_.swap(spare().allocations);
-        const std::size_t bytes = range->size_bytes(),
-                          stride = (bytes + alignment_ - 1) / alignment_ * alignment_,
-                          offset = range->offset_in_allocation();
-        const void* allocation = range->allocation().get();
-        const auto known = std::find_if(allocations_.begin(), allocations_.end(),
-                                        [&](const auto& a) { return a.first == allocation; });
-        index = offset / stride;
+    if (arg.what == kernel_argument::kind::buffer && arg.memory && arg.memory->allocation()) {
+        const memory_impl::range_place& place = arg.memory->place_in_allocation();
+        const void* allocation = arg.memory->allocation().get();
+        index = place.index;
         // Ranges at other places than a multivector's are passed as buffers of their own.
-        if (offset % stride == 0 && index <= most_per_byte) {
+        if (place.stride != 0 && index <= most_per_byte) {
+            if (allocations_.capacity() == 0) allocations_.swap(spare().allocations);
+            const auto known = std::find_if(allocations_.begin(), allocations_.end(),
+                                            [&](const auto& a) { return a.first == allocation; });
             if (known == allocations_.end() && allocations_.size() < most_per_byte) {
-                allocations_.emplace_back(allocation, stride);
+                allocations_.emplace_back(allocation, place.stride);
                 number = allocations_.size();
-            } else if (known != allocations_.end() && known->second == stride) {
+            } else if (known != allocations_.end() && known->second == place.stride) {
                 number = static_cast<std::size_t>(known - allocations_.begin()) + 1;
             }
         }

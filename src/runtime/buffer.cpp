@@ -139,7 +139,11 @@ buffer_storage::buffer_storage(const buffer_storage& allocation, std::size_t off
                 " bytes (ranges begin at multiples of " + std::to_string(alignment) + " bytes)");
     if (bytes == 0) return;
     memory_ = device_.impl().allocate_range(*allocation.memory_, offset, bytes);
-    memory_->make_range_of(allocation.memory_, offset);
+    const std::size_t unit = std::max<std::size_t>(alignment, 1),
+                      stride = (bytes + unit - 1) / unit * unit;
+    memory_->make_range_of(allocation.memory_,
+                           offset % stride == 0 ? memory_impl::range_place{offset / stride, stride}
+                                                : memory_impl::range_place{});
     if (auto* recorder = active_recorder(); recorder) [[unlikely]]
         recorder->allocated(device_, memory_);
 }

@@ -147,7 +147,7 @@ class allocations_passed_once {
 
     /// The launch's next argument, in the order of the kernel's parameters.
     void add(const kernel_argument& arg) {
-        if (alignment_ != 0) note(arg);
+        if (active_) note(arg);
     }
     /// The kernel's variant: `statement_variant` (what else its text depends on), then which
     /// range of which allocation each argument is, where any is.
@@ -161,8 +161,8 @@ class allocations_passed_once {
   private:
     void note(const kernel_argument& arg);
 
-    /// The device's base alignment, or 0 where arguments stay as they are.
-    std::size_t alignment_;
+    /// Whether ranges are passed as their allocations (OpenCL, outside a capture).
+    bool active_;
     std::size_t added_ = 0;
     /// Two bytes per argument: its allocation's number by first appearance (1 to 255; 0 for
     /// arguments passed as they are), and its range's index in the allocation (0 to 255). Empty
