@@ -361,7 +361,7 @@ class multivector {
   private:
     /// Components of n elements split as `parts` says, each part of them ranges of one
     /// allocation on its device, so that a statement over several components passes it once
-    /// (detail::allocations_passed_once). Each range begins at a multiple of the device's base
+    /// (detail::packed_arguments). Each range begins at a multiple of the device's base
     /// alignment, which the ranges' memory (OpenCL sub-buffers) requires.
     static std::array<kiln::vector<T>, N> make_components(const detail::layout& parts,
                                                           std::size_t n) {

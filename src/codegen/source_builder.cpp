@@ -46,7 +46,7 @@ void source_builder::begin_kernel(std::string_view name) {
     kernels_ += name;
     parameters_.clear();
     parameter_aliases_.clear();
-    range_of_parameter_.clear();
+    passed_.clear();
 }
 
 void source_builder::begin_kernel(std::string_view name, std::size_t work_group_size) {
@@ -55,7 +55,7 @@ void source_builder::begin_kernel(std::string_view name, std::size_t work_group_
     kernels_ += name;
     parameters_.clear();
     parameter_aliases_.clear();
-    range_of_parameter_.clear();
+    passed_.clear();
 }
 
 void source_builder::constant(std::string_view name, std::uint64_t value) {
@@ -80,38 +80,69 @@ void source_builder::parameter_alias(std::string_view type, std::string_view nam
     parameter_aliases_.push_back(std::move(alias));
 }
 
-void source_builder::pass_allocations_once(std::vector<allocation_range> range_of_parameter) {
-    range_of_parameter_ = std::move(range_of_parameter);
+void source_builder::pass_parameters(std::vector<passed_parameter> how) {
+    passed_ = std::move(how);
 }
 
 void source_builder::begin_body() {
-    if (!range_of_parameter_.empty()) {
+    if (!passed_.empty()) {
+        struct member {
+            std::string type, name;
+            std::uint32_t bytes;
+        };
         std::vector<std::string> parameters, ranges;
+        std::vector<member> members;
         std::vector<std::uint32_t> declared;
         for (std::size_t i = 0; i < parameters_.size(); ++i) {
-            const allocation_range range =
-                i < range_of_parameter_.size() ? range_of_parameter_[i] : allocation_range{};
-            if (range.allocation == 0) {
+            const passed_parameter how = i < passed_.size() ? passed_[i] : passed_parameter{};
+            if (how.allocation == 0 && how.together == 0) {
                 parameters.push_back(std::move(parameters_[i]));
                 continue;
             }
             const std::string& declaration = parameters_[i];
             const std::size_t space = declaration.rfind(' ');
-            const std::string type = declaration.substr(0, space),
-                              name = declaration.substr(space + 1),
-                              number = std::to_string(range.allocation);
-            if (std::find(declared.begin(), declared.end(), range.allocation) == declared.end()) {
-                declared.push_back(range.allocation);
+            std::string type = declaration.substr(0, space), name = declaration.substr(space + 1);
+            if (how.allocation == 0) {
+                members.push_back({std::move(type), std::move(name), how.together});
+                continue;
+            }
+            const std::string number = std::to_string(how.allocation);
+            if (std::find(declared.begin(), declared.end(), how.allocation) == declared.end()) {
+                declared.push_back(how.allocation);
                 parameters.push_back("global uchar* kiln_allocation" + number);
-                parameters.push_back("ulong kiln_stride" + number);
+                members.push_back({"ulong", "kiln_stride" + number, 8});
             }
             ranges.push_back(type + " " + name + " = (" + type + ")(kiln_allocation" + number +
-                             " + " + std::to_string(range.index) + " * kiln_stride" + number +
-                             ");");
+                             " + " + std::to_string(how.index) + " * kiln_stride" + number + ");");
+        }
+        std::vector<std::string> copies;
+        if (!members.empty()) {
+            // Each member at a multiple of its size, as the launch lays the bytes out; a member
+            // of another size than the launch's fails the build instead of reading wrong bytes.
+            const std::string type = "kiln_scalars" + std::to_string(++scalar_structs_);
+            std::string text = "typedef struct {\n";
+            std::vector<std::string> sizes;
+            for (const member& m : members) {
+                const std::string bytes = std::to_string(m.bytes),
+                                  size = "sizeof(" + m.type + ") == " + bytes;
+                text +=
+                    "    " + m.type + " " + m.name + " __attribute__((aligned(" + bytes + ")));\n";
+                if (std::find(sizes.begin(), sizes.end(), size) == sizes.end())
+                    sizes.push_back(size);
+                copies.push_back(m.type + " " + m.name + " = kiln_scalars." + m.name + ";");
+            }
+            text += "} " + type + ";";
+            for (std::size_t i = 0; i < sizes.size(); ++i)
+                text += "\ntypedef char " + type + "_size" + std::to_string(i) + "[(" + sizes[i] +
+                        ") ? 1 : -1];";
+            define(type, text);
+            parameters.push_back(type + " kiln_scalars");
         }
         parameters_ = std::move(parameters);
-        // Before the aliases of parameters passed once (fused_context), which may name a range.
-        parameter_aliases_.insert(parameter_aliases_.begin(), ranges.begin(), ranges.end());
+        // The copies, then the ranges (which read the strides), before the aliases of
+        // parameters passed once (fused_context), which may name a range.
+        copies.insert(copies.end(), ranges.begin(), ranges.end());
+        parameter_aliases_.insert(parameter_aliases_.begin(), copies.begin(), copies.end());
     }
     kernels_ += "(\n";
     for (std::size_t i = 0; i < parameters_.size(); ++i) {

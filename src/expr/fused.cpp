@@ -70,8 +70,7 @@ fused_launch& launch_for(const fused_signature& signature,
 /// One kernel running every statement for each element, in order, each in a block of its own;
 /// a statement's reads of vectors that earlier ones stored come from their registers.
 std::string fused_source(const std::vector<held_statement>& statements, const launch_policy& policy,
-                         const target_features& target,
-                         const allocations_passed_once& allocations) {
+                         const target_features& target, const packed_arguments& packed) {
     source_builder builder;
     builder.begin_kernel("kiln_fused");
     builder.parameter("ulong n");
@@ -92,7 +91,7 @@ std::string fused_source(const std::vector<held_statement>& statements, const la
         }
         fragments.push_back(std::move(fragment));
     }
-    allocations.declare(builder);
+    packed.declare(builder);
     builder.begin_body();
     builder.open_element_loop(builder.declare_element_range(policy.loop, "n"), "idx");
     for (const auto& fragment : fragments) {
@@ -236,9 +235,9 @@ class fused_group final : public held_work {
                     ++index;
                 }
         };
-        allocations_passed_once allocations(dev);
-        allocations.add(size_argument);
-        each_passed([&](const kernel_argument& argument) { allocations.add(argument); });
+        packed_arguments packed(dev);
+        packed.add(size_argument);
+        each_passed([&](const kernel_argument& argument) { packed.add(argument); });
         const generated_kernel& kernel = launch.kernels.get(
             dev, "kiln_fused",
             [&](const launch_policy& policy) {
@@ -246,14 +245,14 @@ class fused_group final : public held_work {
                     for (auto& held : statements) identify_by_memory(held);
                     memory_of_.clear();
                 }
-                return fused_source(statements, policy, target_features_for(dev), allocations);
+                return fused_source(statements, policy, target_features_for(dev), packed);
             },
-            allocations.variant({}));
+            packed.variant({}));
         std::vector<kernel_argument> args;
         reuse_argument_list(args, 1 + launch.passed_arguments.size());
         args.push_back(std::move(size_argument));
         each_passed([&](kernel_argument& argument) { args.push_back(std::move(argument)); });
-        allocations.pass(args);
+        packed.pass(args);
         kernel.launch(queue_, kernel.groups_for(size_), args);
         recycle_argument_list(std::move(args));
         for (auto& held : statements) {

@@ -72,16 +72,18 @@ class source_builder {
     /// (a vector read twice, which the launch passes once: fused_context::declared).
     void parameter_alias(std::string_view type, std::string_view name, std::string_view parameter);
 
-    /// Where a parameter's range lies: range `index` (from 0) of allocation `allocation` (from 1;
-    /// 0: the parameter is as declared), whose ranges are `kiln_stride<allocation>` bytes apart.
-    struct allocation_range {
-        std::uint32_t allocation = 0, index = 0;
+    /// How the launch passes a parameter (expr/launch.hpp, packed_arguments): as
+    /// declared; as range `index` (from 0) of allocation `allocation` (from 1), whose ranges are
+    /// `kiln_stride<allocation>` bytes apart; or, where `together` is its size in bytes, as a
+    /// member of one struct of the kernel's scalars, its last parameter.
+    struct passed_parameter {
+        std::uint32_t allocation = 0, index = 0, together = 0;
     };
-    /// Parameters that are ranges of one allocation (expr/launch.hpp, allocations_passed_once):
-    /// each such `global T* name` becomes a pointer into `global uchar* kiln_allocation<number>`
-    /// and `ulong kiln_stride<number>`, parameters in place of the allocation's first range. For
-    /// the current kernel, before begin_body().
-    void pass_allocations_once(std::vector<allocation_range> range_of_parameter);
+    /// For the current kernel, before begin_body(): each range `global T* name` becomes a pointer
+    /// into `global uchar* kiln_allocation<number>` (a parameter in place of the allocation's
+    /// first range), each scalar passed together (and each allocation's stride) a member of
+    /// `kiln_scalars`, and `name` a copy of the member.
+    void pass_parameters(std::vector<passed_parameter> how);
 
     /// A compile-time constant of the program (a tuning value): `#define NAME value`, once.
     void constant(std::string_view name, std::uint64_t value);
@@ -140,7 +142,8 @@ class source_builder {
     std::vector<std::pair<std::string, std::string>> definitions_;
     std::string kernels_;
     std::vector<std::string> parameters_, parameter_aliases_;
-    std::vector<allocation_range> range_of_parameter_;
+    std::vector<passed_parameter> passed_;
+    int scalar_structs_ = 0;
     int indent_ = 0;
 };
 

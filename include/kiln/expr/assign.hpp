@@ -74,13 +74,13 @@ class assignment {
             args.scalar<std::uint64_t>(part.size);
             std::apply([&](const auto&... t) { (t.collect(args), ...); }, targets_);
             std::apply([&](const auto&... v) { (v.collect(args), ...); }, values_);
-            allocations_passed_once allocations(part.queue.device());
-            for (const kernel_argument& arg : args.arguments()) allocations.add(arg);
+            packed_arguments passed(part.queue.device());
+            for (const kernel_argument& arg : args.arguments()) passed.add(arg);
             const generated_kernel& kernel = cache_for<assignment>().get(
                 part.queue.device(), "kiln_assign",
-                [&](const launch_policy& policy) { return source(policy, &allocations); },
-                allocations.variant(check.kernel_variant()));
-            allocations.pass(args.arguments_to_change());
+                [&](const launch_policy& policy) { return source(policy, &passed); },
+                passed.variant(check.kernel_variant()));
+            passed.pass(args.arguments_to_change());
             kernel.launch(part.queue, kernel.groups_for(part.size), args.arguments());
         }
     }
@@ -103,10 +103,10 @@ class assignment {
         return fragment;
     }
 
-    /// The kernel's text; `allocations` says which of its arguments are ranges of one
-    /// allocation (none where null).
+    /// The kernel's text; `passed` says how its launch passes its arguments (each as declared
+    /// where null).
     std::string source(const launch_policy& policy,
-                       const allocations_passed_once* allocations = nullptr) const {
+                       const packed_arguments* passed = nullptr) const {
         const loop_style style = policy.loop;
         source_builder builder;
         generator g(builder);
@@ -114,7 +114,7 @@ class assignment {
         builder.begin_kernel("kiln_assign");
         g.parameter("ulong", "n");
         body element = generate_body(g);
-        if (allocations) allocations->declare(builder);
+        if (passed) passed->declare(builder);
         builder.begin_body();
         for (const auto& line : g.prologue()) builder.line(line);
         const unsigned lanes = style == loop_style::chunked ? vector_lanes(policy.vector_bytes) : 0;

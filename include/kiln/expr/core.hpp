@@ -383,7 +383,7 @@ class argument_list {
     std::vector<kernel_argument> take() && { return std::move(args_); }
     /// The arguments collected, for a launch that takes them as they are.
     std::span<const kernel_argument> arguments() const noexcept { return args_; }
-    /// The same, for a launch that changes them first (allocations_passed_once::pass).
+    /// The same, for a launch that changes them first (packed_arguments::pass).
     std::vector<kernel_argument>& arguments_to_change() noexcept { return args_; }
 
   private:

@@ -130,30 +130,32 @@ class kernel_cache {
         kernels_;
 };
 
-/// How a generated kernel takes buffer arguments that are ranges of one allocation (the
-/// components of a kiln::multivector) on OpenCL: the allocation once, and the distance between
-/// its ranges, where each range is its size rounded up to the device's base alignment (as a
-/// multivector lays them out). NVIDIA's OpenCL charges every launch for each buffer it passes,
-/// changed or not (docs/benchmarks.md, "Current: small operations"); CUDA's launches cost the
-/// same whatever their buffers, and a capture watches each buffer it records (a component
-/// resized after it), so there arguments stay as they are. Which range of which allocation each
-/// argument is changes the kernel's text, so it is part of the kernel's variant.
-class allocations_passed_once {
+/// How a generated kernel takes its arguments on OpenCL: buffer arguments that are ranges of
+/// one allocation (the components of a kiln::multivector) as the allocation, passed once, and
+/// the distance between its ranges, where each range is its size rounded up to the device's
+/// base alignment (as a multivector lays them out); and its scalars of 1, 2, 4 or 8 bytes as
+/// one struct. NVIDIA's OpenCL charges every launch for each argument it passes, changed or not:
+/// about 0.4 us a buffer and 0.05 us a scalar, where a struct of 40 scalars costs as little as
+/// one (docs/benchmarks.md, "Current: small operations"). CUDA's launches cost the same whatever
+/// their buffers, and a capture watches each buffer it records (a component resized after it),
+/// so there arguments stay as they are. Which range of which allocation each argument is
+/// changes the kernel's text, so it is part of the kernel's variant.
+class packed_arguments {
   public:
-    explicit allocations_passed_once(const device& dev);
-    ~allocations_passed_once();
-    allocations_passed_once(const allocations_passed_once&) = delete;
-    allocations_passed_once& operator=(const allocations_passed_once&) = delete;
+    explicit packed_arguments(const device& dev);
+    ~packed_arguments();
+    packed_arguments(const packed_arguments&) = delete;
+    packed_arguments& operator=(const packed_arguments&) = delete;
 
     /// The launch's next argument, in the order of the kernel's parameters.
     void add(const kernel_argument& arg) {
         if (active_) note(arg);
     }
-    /// The kernel's variant: `statement_variant` (what else its text depends on), then which
-    /// range of which allocation each argument is, where any is.
+    /// The kernel's variant: `statement_variant` (what else its text depends on), then how each
+    /// argument is passed, where any is passed otherwise than as itself.
     std::string_view variant(std::string_view statement_variant);
-    /// Declares the allocations on `builder`, whose parameters are the arguments' (in order),
-    /// before its begin_body().
+    /// Declares how the arguments are passed on `builder`, whose parameters are the arguments'
+    /// (in order), before its begin_body().
     void declare(source_builder& builder) const;
     /// Makes the arguments added (taken by the launch) those of the kernel that declare() wrote.
     void pass(std::vector<kernel_argument>& args) const;
@@ -161,13 +163,14 @@ class allocations_passed_once {
   private:
     void note(const kernel_argument& arg);
 
-    /// Whether ranges are passed as their allocations (OpenCL, outside a capture).
+    /// Whether arguments are passed otherwise (OpenCL, outside a capture).
     bool active_;
     std::size_t added_ = 0;
-    /// Two bytes per argument: its allocation's number by first appearance (1 to 255; 0 for
-    /// arguments passed as they are), and its range's index in the allocation (0 to 255). Empty
-    /// where no argument is a range.
-    std::vector<char> ranges_;
+    /// Three bytes per argument: its allocation's number by first appearance (1 to 255; 0 for
+    /// other arguments), its range's index in the allocation (0 to 255), and the bytes of a
+    /// scalar passed in the struct (0 for arguments passed as themselves). Empty where every
+    /// argument is passed as itself.
+    std::vector<char> passed_;
     /// Per allocation numbered, its memory and the distance between its ranges.
     std::vector<std::pair<const void*, std::size_t>> allocations_;
     std::string variant_;

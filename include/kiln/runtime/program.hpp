@@ -190,6 +190,16 @@ struct kernel_argument {
         large_value_ = std::make_shared_for_overwrite<std::byte[]>(bytes);
         return large_value_.get();
     }
+    /// The same for a value kept in `storage` of at least `bytes` bytes, which this argument
+    /// then shares: a launch that builds a large value again and again (a generated kernel's
+    /// struct of scalars) keeps one storage for it instead of an allocation each time.
+    std::byte* scalar_in(std::shared_ptr<std::byte[]> storage, std::size_t bytes) {
+        if (bytes <= inline_value_bytes) return scalar_of_size(bytes);
+        what = kind::scalar;
+        size = bytes;
+        large_value_ = std::move(storage);
+        return large_value_.get();
+    }
     /// A scalar's `size` bytes.
     const std::byte* value() const noexcept {
         return large_value_ ? large_value_.get() : inline_value_.data();

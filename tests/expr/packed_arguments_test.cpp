@@ -1,4 +1,6 @@
-// A multivector's components are ranges of one allocation per device (kiln/multivector.hpp):
+// How generated kernels take their arguments on OpenCL (kiln/expr/launch.hpp, packed_arguments):
+// a statement's scalars travel as one struct, whatever their sizes. A multivector's components
+// are ranges of one allocation per device (kiln/multivector.hpp):
 // on OpenCL, statements, eager or fused, take that allocation once whatever components of it
 // they use (on CUDA each component as a buffer of its own); kernels of the same node types over
 // other allocations are told apart; algorithms, copies and moves take a component as any
@@ -24,16 +26,16 @@ namespace {
 
 using kiln::test::random_values;
 
-class multivector_allocation_test : public kiln::test::device_queue_test {
+class packed_arguments_test : public kiln::test::device_queue_test {
   protected:
-    /// Whether statements take a multivector's allocation once (allocations_passed_once).
+    /// Whether statements take a multivector's allocation once and their scalars together.
     bool passes_allocations() const { return q.device().backend() == kiln::backend_kind::opencl; }
 };
 
-/// Per kernel of a printed program: its allocations taken once, and its float pointers taken as
-/// parameters of their own.
+/// Per kernel of a printed program: its allocations taken once, its float pointers taken as
+/// parameters of their own, its scalar parameters and its structs of scalars.
 struct kernel_parameters {
-    std::size_t allocations = 0, float_pointers = 0;
+    std::size_t allocations = 0, float_pointers = 0, scalars = 0, structs = 0;
 };
 std::vector<kernel_parameters> parameters_of(const std::string& printed) {
     std::vector<kernel_parameters> kernels;
@@ -45,6 +47,9 @@ std::vector<kernel_parameters> parameters_of(const std::string& printed) {
         if (line.starts_with("global uchar* kiln_allocation")) ++kernels.back().allocations;
         if (line.starts_with("global float* ") || line.starts_with("global const float* "))
             ++kernels.back().float_pointers;
+        for (const char* scalar : {"ulong ", "float ", "double ", "int ", "long "})
+            if (line.starts_with(scalar)) ++kernels.back().scalars;
+        if (line.starts_with("kiln_scalars")) ++kernels.back().structs;
     }
     return kernels;
 }
@@ -66,7 +71,7 @@ void expect_near_all(const std::vector<float>& got, const std::vector<float>& ex
         ASSERT_NEAR(got[i], expected[i], 1e-6f) << "element " << i;
 }
 
-TEST_P(multivector_allocation_test, a_statement_takes_each_multivector_once) {
+TEST_P(packed_arguments_test, a_statement_takes_each_multivector_once) {
     const std::size_t n = 1001;
     const auto hx = random_values<float>(3 * n, -1, 1, 1),
                hf = random_values<float>(3 * n, -1, 1, 2);
@@ -82,7 +87,7 @@ TEST_P(multivector_allocation_test, a_statement_takes_each_multivector_once) {
     expect_near_all(X.read(), expected);
 }
 
-TEST_P(multivector_allocation_test, a_fused_block_takes_each_multivector_once) {
+TEST_P(packed_arguments_test, a_fused_block_takes_each_multivector_once) {
     const std::size_t n = 777;
     const auto hx = random_values<float>(2 * n, -1, 1, 3), hv = random_values<float>(n, -1, 1, 4);
     kiln::multivector<float, 2> X(q, hx), Y(q, n);
@@ -107,9 +112,26 @@ TEST_P(multivector_allocation_test, a_fused_block_takes_each_multivector_once) {
     expect_near_all(X.read(), x);
 }
 
+TEST_P(packed_arguments_test, scalars_of_several_sizes_travel_together) {
+    const std::size_t n = 1001;
+    const auto hx = random_values<float>(n, -1, 1, 8);
+    kiln::vector<float> x(q, hx), y(q, n);
+    const float a = 0.5f;
+    const int b = 3;
+    // n and the index's offset (8 bytes each) around a and b (4 bytes each).
+    const std::string printed = printed_during([&] { y = x * a + kiln::element_index(1000) + b; });
+    const auto kernels = parameters_of(printed);
+    ASSERT_EQ(kernels.size(), 1u) << printed;
+    EXPECT_EQ(kernels[0].scalars, passes_allocations() ? 0u : 4u) << printed;
+    EXPECT_EQ(kernels[0].structs, passes_allocations() ? 1u : 0u) << printed;
+    const std::vector<float> got = y.read();
+    for (std::size_t i = 0; i < n; ++i)
+        ASSERT_NEAR(got[i], hx[i] * a + float(1000 + i) + float(b), 1e-3f) << "element " << i;
+}
+
 // Z = X + Y and Z = X + X have the same node types: only which allocations their arguments are
 // ranges of tells their kernels apart.
-TEST_P(multivector_allocation_test, kernels_of_the_same_types_over_other_allocations_differ) {
+TEST_P(packed_arguments_test, kernels_of_the_same_types_over_other_allocations_differ) {
     const std::size_t n = 300;
     const auto hx = random_values<float>(2 * n, -1, 1, 5),
                hy = random_values<float>(2 * n, -1, 1, 6);
@@ -135,7 +157,7 @@ TEST_P(multivector_allocation_test, kernels_of_the_same_types_over_other_allocat
     }
 }
 
-TEST_P(multivector_allocation_test, components_serve_algorithms_copies_and_moves) {
+TEST_P(packed_arguments_test, components_serve_algorithms_copies_and_moves) {
     for (const std::size_t n : kiln::test::edge_sizes()) {
         SCOPED_TRACE("n = " + std::to_string(n));
         const auto hx = random_values<float>(3 * n, -1, 1, 7);
@@ -164,7 +186,7 @@ TEST_P(multivector_allocation_test, components_serve_algorithms_copies_and_moves
     }
 }
 
-TEST_P(multivector_allocation_test, a_graph_refuses_a_component_that_gave_up_its_range) {
+TEST_P(packed_arguments_test, a_graph_refuses_a_component_that_gave_up_its_range) {
     const std::size_t n = 256;
     kiln::multivector<float, 2> X(q, std::vector<float>(2 * n, 1.0f));
     const kiln::graph g = kiln::capture(q, [&] { X = X + 1.0f; });
@@ -174,6 +196,6 @@ TEST_P(multivector_allocation_test, a_graph_refuses_a_component_that_gave_up_its
     EXPECT_THROW(g.launch(), kiln::invalid_argument_error);
 }
 
-KILN_INSTANTIATE_FOR_EVERY_DEVICE(multivector_allocation_test);
+KILN_INSTANTIATE_FOR_EVERY_DEVICE(packed_arguments_test);
 
 }  // namespace
