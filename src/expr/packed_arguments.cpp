@@ -81,10 +81,21 @@ void packed_arguments::note(const kernel_argument& arg) {
         if (!passed_.empty()) passed_.insert(passed_.end(), recorded, '\0');
         return;
     }
-    // The first argument passed otherwise: the arguments before it are passed as themselves.
+    // The first two scalars wait: a statement of two scalars and no range passes them as they
+    // are (variant), and records nothing.
+    if (passed_.empty() && number == 0 && scalars_ < waiting_.size()) {
+        waiting_[scalars_++] = {position, together};
+        return;
+    }
+    if (together != 0) ++scalars_;
+    // The first argument passed otherwise that does not wait: the arguments before it are
+    // passed as themselves, but for the scalars that waited.
     if (passed_.empty()) {
         passed_.swap(spare().passed);
         passed_.assign(recorded * position, '\0');
+        for (std::size_t w = 0; w < std::min(scalars_, waiting_.size()); ++w)
+            if (waiting_[w].second != 0 && waiting_[w].first < position)
+                passed_[recorded * waiting_[w].first + 2] = byte(waiting_[w].second);
     }
     passed_.push_back(byte(number));
     passed_.push_back(byte(number != 0 ? index : 0));
@@ -92,6 +103,8 @@ void packed_arguments::note(const kernel_argument& arg) {
 }
 
 std::string_view packed_arguments::variant(std::string_view statement_variant) {
+    // Two scalars and no range (y = 2*x + z) stay as they are: a struct saves the driver less
+    // than it costs to build (PoCL, callgrind: 8.5K host instructions a statement against 8.3K).
     if (passed_.empty()) return statement_variant;
     const std::string_view passed(passed_.data(), passed_.size());
     if (statement_variant.empty()) return passed;

@@ -8,6 +8,7 @@
 #pragma once
 #pragma GCC visibility push(default)
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <kiln/detail/source_builder.hpp>
@@ -134,12 +135,13 @@ class kernel_cache {
 /// one allocation (the components of a kiln::multivector) as the allocation, passed once, and
 /// the distance between its ranges, where each range is its size rounded up to the device's
 /// base alignment (as a multivector lays them out); and its scalars of 1, 2, 4 or 8 bytes as
-/// one struct. NVIDIA's OpenCL charges every launch for each argument it passes, changed or not:
-/// about 0.4 us a buffer and 0.05 us a scalar, where a struct of 40 scalars costs as little as
-/// one (docs/benchmarks.md, "Current: small operations"). CUDA's launches cost the same whatever
-/// their buffers, and a capture watches each buffer it records (a component resized after it),
-/// so there arguments stay as they are. Which range of which allocation each argument is
-/// changes the kernel's text, so it is part of the kernel's variant.
+/// one struct, where there are at least three or any allocation. NVIDIA's OpenCL charges every
+/// launch for each argument it passes, changed or not: about 0.4 us a buffer and 0.05 us a scalar,
+/// where a struct of 40 scalars costs as little as one (docs/benchmarks.md, "Current: small
+/// operations"). CUDA's launches cost the same whatever their buffers, and a capture watches each
+/// buffer it records (a component resized after it), so there arguments stay as they are. Which
+/// range of which allocation each argument is changes the kernel's text, so it is part of the
+/// kernel's variant.
 class packed_arguments {
   public:
     explicit packed_arguments(const device& dev);
@@ -165,7 +167,9 @@ class packed_arguments {
 
     /// Whether arguments are passed otherwise (OpenCL, outside a capture).
     bool active_;
-    std::size_t added_ = 0;
+    std::size_t added_ = 0, scalars_ = 0;
+    /// The first scalars' positions and sizes, recorded once a third scalar or a range comes.
+    std::array<std::pair<std::size_t, std::size_t>, 2> waiting_{};
     /// Three bytes per argument: its allocation's number by first appearance (1 to 255; 0 for
     /// other arguments), its range's index in the allocation (0 to 255), and the bytes of a
     /// scalar passed in the struct (0 for arguments passed as themselves). Empty where every

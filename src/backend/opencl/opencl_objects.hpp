@@ -118,6 +118,9 @@ class arguments_set {
         kernel_argument::kind what = kernel_argument::kind::scalar;
         std::size_t size = 0;
         std::array<std::byte, kernel_argument::inline_value_bytes> bytes{};
+        /// A larger scalar's bytes (a generated kernel's struct of scalars), kept so that a
+        /// launch that passes the same struct again does not set it again.
+        std::vector<std::byte> large;
         cl_mem memory = nullptr;
         /// The buffer's owner: a handle equal to a released one's belongs to another buffer,
         /// which this tells apart, since the owner it watches cannot be reused while watched.

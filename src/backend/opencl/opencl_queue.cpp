@@ -255,8 +255,10 @@ bool arguments_set::holds(std::size_t index, const kernel_argument& arg,
     const value& held = values_[index];
     switch (arg.what) {
         case kernel_argument::kind::scalar:
-            return held.size == arg.size && arg.size <= held.bytes.size() &&
-                   std::memcmp(held.bytes.data(), arg.value(), arg.size) == 0;
+            return held.size == arg.size &&
+                   std::memcmp(
+                       arg.size <= held.bytes.size() ? held.bytes.data() : held.large.data(),
+                       arg.value(), arg.size) == 0;
         case kernel_argument::kind::buffer:
             return held.memory == memory && !held.owner.owner_before(arg.memory) &&
                    !arg.memory.owner_before(held.owner);
@@ -278,11 +280,14 @@ void arguments_set::set(std::size_t index, const kernel_argument& arg, cl_mem me
         held.owner = arg.memory;
     else
         held.owner.reset();
-    // Images, and scalars too large to keep, are set again at every launch.
-    held.known = arg.what != kernel_argument::kind::image &&
-                 (arg.what != kernel_argument::kind::scalar || arg.size <= held.bytes.size());
-    if (held.known && arg.what == kernel_argument::kind::scalar)
-        std::memcpy(held.bytes.data(), arg.value(), arg.size);
+    // Images are set again at every launch.
+    held.known = arg.what != kernel_argument::kind::image;
+    if (arg.what == kernel_argument::kind::scalar) {
+        if (arg.size <= held.bytes.size())
+            std::memcpy(held.bytes.data(), arg.value(), arg.size);
+        else
+            held.large.assign(arg.value(), arg.value() + arg.size);
+    }
 }
 
 void arguments_set::forget(std::size_t index) noexcept {
