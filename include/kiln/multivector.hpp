@@ -385,14 +385,7 @@ class multivector {
         (std::make_index_sequence<N>{});
     }
     bool same_split(const multivector& other) const {
-        const auto& mine = components_[0].layout();
-        const auto& theirs = other.components_[0].layout();
-        if (size() != other.size() || mine.size() != theirs.size() || mine.empty()) return false;
-        for (std::size_t k = 0; k < mine.size(); ++k)
-            if (!(mine[k].queue.device() == theirs[k].queue.device()) ||
-                mine[k].begin != theirs[k].begin || mine[k].size != theirs[k].size)
-                return false;
-        return true;
+        return components_[0].same_split(other.components_[0]);
     }
     std::vector<kiln::queue> queues_of(std::size_t i) const {
         std::vector<kiln::queue> queues;

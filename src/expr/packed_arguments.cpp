@@ -56,9 +56,15 @@ packed_arguments::~packed_arguments() {
     give_back(allocations_, spare().allocations);
 }
 
+void packed_arguments::add_member(std::size_t size) {
+    scalars_end_ = (scalars_end_ + size - 1) / size * size + size;
+    widest_member_ = std::max(widest_member_, size);
+}
+
 void packed_arguments::note(const kernel_argument& arg) {
     const std::size_t position = added_++;
     std::size_t number = 0, index = 0;
+    bool first_range = false;
     if (arg.what == kernel_argument::kind::buffer && arg.memory && arg.memory->allocation()) {
         const memory_impl::range_place& place = arg.memory->place_in_allocation();
         const void* allocation = arg.memory->allocation().get();
@@ -71,6 +77,7 @@ void packed_arguments::note(const kernel_argument& arg) {
             if (known == allocations_.end() && allocations_.size() < most_per_byte) {
                 allocations_.emplace_back(allocation, place.stride);
                 number = allocations_.size();
+                first_range = true;
             } else if (known != allocations_.end() && known->second == place.stride) {
                 number = static_cast<std::size_t>(known - allocations_.begin()) + 1;
             }
@@ -94,9 +101,15 @@ void packed_arguments::note(const kernel_argument& arg) {
         passed_.swap(spare().passed);
         passed_.assign(recorded * position, '\0');
         for (std::size_t w = 0; w < std::min(scalars_, waiting_.size()); ++w)
-            if (waiting_[w].second != 0 && waiting_[w].first < position)
+            if (waiting_[w].second != 0 && waiting_[w].first < position) {
                 passed_[recorded * waiting_[w].first + 2] = byte(waiting_[w].second);
+                add_member(waiting_[w].second);
+            }
     }
+    // The struct's layout (source_builder::begin_body): the scalars in order, and each
+    // allocation's stride where its first range is.
+    if (first_range) add_member(sizeof(std::uint64_t));
+    if (together != 0) add_member(together);
     passed_.push_back(byte(number));
     passed_.push_back(byte(number != 0 ? index : 0));
     passed_.push_back(byte(together));
@@ -125,26 +138,11 @@ void packed_arguments::declare(source_builder& builder) const {
 
 void packed_arguments::pass(std::vector<kernel_argument>& args) const {
     if (passed_.empty()) return;
-    // The struct's layout, each member at a multiple of its size (source_builder::begin_body):
-    // the scalars in order, and each allocation's stride where its first range was.
-    std::size_t end = 0, widest = 1, allocations_seen = 0;
-    const auto member = [&](std::size_t size) {
-        end = (end + size - 1) / size * size + size;
-        widest = std::max(widest, size);
-    };
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::size_t number = value(passed_[recorded * i]);
-        if (number > allocations_seen) {
-            member(sizeof(std::uint64_t));
-            allocations_seen = number;
-        } else if (number == 0 && value(passed_[recorded * i + 2]) != 0) {
-            member(value(passed_[recorded * i + 2]));
-        }
-    }
     kernel_argument scalars;
     std::byte* bytes = nullptr;
-    if (end > 0) {
-        const std::size_t size = (end + widest - 1) / widest * widest;
+    if (scalars_end_ > 0) {
+        const std::size_t size =
+            (scalars_end_ + widest_member_ - 1) / widest_member_ * widest_member_;
         spare_lists& kept = spare();
         if (size > kernel_argument::inline_value_bytes &&
             (kept.scalars.use_count() != 1 || kept.scalars_bytes < size)) {

@@ -164,10 +164,13 @@ class packed_arguments {
 
   private:
     void note(const kernel_argument& arg);
+    void add_member(std::size_t size);
 
     /// Whether arguments are passed otherwise (OpenCL, outside a capture).
     bool active_;
     std::size_t added_ = 0, scalars_ = 0;
+    /// The end of the struct's last member, and its widest (its alignment), as note() lays it out.
+    std::size_t scalars_end_ = 0, widest_member_ = 1;
     /// The first scalars' positions and sizes, recorded once a third scalar or a range comes.
     std::array<std::pair<std::size_t, std::size_t>, 2> waiting_{};
     /// Three bytes per argument: its allocation's number by first appearance (1 to 255; 0 for
