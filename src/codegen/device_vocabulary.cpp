@@ -161,6 +161,12 @@ void kiln_mma_m16n8k8_f64(double* d, const double* a, const double* b) {
         : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
         : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
 }
+void kiln_mma_m16n8k16_f64(double* d, const double* a, const double* b) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, {%0, %1, %2, %3};"
+        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]),
+          "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+}
 void kiln_mma_m16n8k8_tf32(float* d, const float* a, const float* b) {
     asm("{\n.reg .b32 a0, a1, a2, a3, b0, b1;\n"
         "cvt.rna.tf32.f32 a0, %4;\ncvt.rna.tf32.f32 a1, %5;\ncvt.rna.tf32.f32 a2, %6;\n"

@@ -40,7 +40,8 @@ void use_device_vocabulary(source_builder& b, const target_features& target);
 ///   void kiln_mma_m16n8k16_f16(float* d, const uint* a, const uint* b)   d += a b, PTX
 ///   void kiln_mma_m16n8k16_bf16(float* d, const uint* a, const uint* b)  mma.sync's fragments
 ///   void kiln_mma_m8n8k4_f64(double* d, const double* a, const double* b)   d += a b, doubles
-///   void kiln_mma_m16n8k8_f64(double* d, const double* a, const double* b)  (m16n8k8: 9.0 on)
+///   void kiln_mma_m16n8k8_f64(double* d, const double* a, const double* b)  (m16n8k8 and
+///   void kiln_mma_m16n8k16_f64(double* d, const double* a, const double* b)  m16n8k16: 9.0 on)
 ///   void kiln_mma_m16n8k8_tf32(float* d, const float* a, const float* b)  floats rounded to TF32
 ///   void kiln_ldmatrix_x4(uint* r, const local ushort* p)   four 8x8 matrices of 16-bit values,
 ///   void kiln_ldmatrix_x4_trans(uint* r, const local ushort* p)  each lane naming a row

@@ -227,7 +227,8 @@ TEST_P(gemm_test, doubles_in_the_tensor_cores_layout) {
             products();
             continue;
         }
-        // The device's row's tiles, and a block of one warp: warps past m or n in every block.
+        // The device's row's tiles, a block of one warp (warps past m or n in every block), and
+        // the same 16 deep (m16n8k16 where the device has it).
         const kiln::detail::gemm_tensor_tiles row_tiles = row_tuning().tensor_double;
         const kiln::detail::gemm_tensor_tiles one_warp{.block_rows = 32,
                                                        .block_columns = 32,
@@ -235,7 +236,9 @@ TEST_P(gemm_test, doubles_in_the_tensor_cores_layout) {
                                                        .warp_rows = 32,
                                                        .warp_columns = 32,
                                                        .stages = 3};
-        for (const auto& tiles : {row_tiles, one_warp}) {
+        kiln::detail::gemm_tensor_tiles one_warp_deep = one_warp;
+        one_warp_deep.block_depth = 16;
+        for (const auto& tiles : {row_tiles, one_warp, one_warp_deep}) {
             SCOPED_TRACE("tensor tiles " + tiles.key());
             const kiln::detail::scoped_algorithm_policy forced_tiles(
                 kiln::detail::algorithm::gemm, kiln::detail::gemm_tuning_with(row_tuning(), tiles));

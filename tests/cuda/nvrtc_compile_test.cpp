@@ -211,6 +211,11 @@ TEST_F(NvrtcCompile, GemmDoubleTensorCoreKernelsOfEveryLayoutForAmpereAndHopper)
             expect_cubin(compile({ampere.source()}));
             expect_cubin(compile({ampere.source()}, {}, target_architecture{80, true}));
             expect_cubin(compile({hopper_shapes.source()}));
+            // Tiles 16 deep take m16n8k16.
+            gemm_tensor_kernel hopper_deep = hopper_shapes;
+            hopper_deep.tiles = *nvidia.tuning.tensor_double_deep;
+            EXPECT_NE(hopper_deep.source().find("kiln_mma_m16n8k16_f64"), std::string::npos);
+            expect_cubin(compile({hopper_deep.source()}));
             const gemm_tensor_kernel tf32{nvidia.tuning.tensor_tf32,
                                           gemm_types{},
                                           a_transposed,

@@ -46,8 +46,8 @@ struct gemm_tensor_kernel {
     gemm_types types;
     bool a_transposed = false, b_transposed = false;
     target_features target;
-    /// Doubles by mma.sync m16n8k8, which compute capability 9.0 adds and runs at twice m8n8k4's
-    /// rate; m8n8k4 otherwise.
+    /// Doubles by mma.sync m16n8k8 (m16n8k16 where the tiles are 16 deep), which compute
+    /// capability 9.0 adds and runs at twice m8n8k4's rate; m8n8k4 otherwise.
     bool double_m16n8k8 = false;
     /// The stage buffers in dynamic local memory (a local argument) rather than local arrays:
     /// CUDA, where they pass the 48 KiB a static array may have.

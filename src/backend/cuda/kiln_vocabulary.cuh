@@ -107,6 +107,15 @@ __device__ inline void kiln_mma_m16n8k8_f64(double* d, const double* a, const do
         : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
 #endif
 }
+__device__ inline void kiln_mma_m16n8k16_f64(double* d, const double* a, const double* b) {
+#if __CUDA_ARCH__ >= 900
+    asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, "
+        "{%4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, {%0, %1, %2, %3};"
+        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]),
+          "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+#endif
+}
 
 // Floats rounded to TF32 (to nearest, ties away: cvt.rna), float accumulation.
 __device__ inline void kiln_mma_m16n8k8_tf32(float* d, const float* a, const float* b) {
