@@ -62,9 +62,9 @@ const std::array gemm_table{
              // sgemm_8192`, CUDA and NVIDIA OpenCL: 128x256x8 t8x16 v4 s3 r4 0.92-0.93x cuBLAS
              // (128x128x16 0.81x). tensor_double (NVIDIA OpenCL's doubles, 48 KiB): 2026-11-27,
              // H100, `KILN_GEMM_BENCH_TENSOR_TILES=... gemm_bench dgemm_4096`: 128x64x8 w64x32 s3
-             // 0.70x cuBLAS (s2 0.65x). tensor_double_deep (CUDA's doubles, m16n8k16): 2026-11-27,
-             // H100, the same command: 128x64x16 w64x32 s3 0.83-0.84x (64x128x16 w32x64 s3 and s4
-             // 0.81-0.82x).
+             // 0.70x cuBLAS (s2 0.65x). tensor_double_deep (CUDA's doubles, m16n8k16, fragments
+             // read a tile at a time): 2026-11-27, H100, the same command: 128x64x16 w64x32 s3
+             // 0.87-0.90x (64x128x16 w32x64 s3 0.80-0.82x, 128x128x16 w64x32 s3 0.74-0.75x).
              {gemm_strategy::simt, copied(vector_reads(tiles(128, 256, 8, 8, 16, 4)), 3),
               tiles(64, 64, 8, 4, 4, 2), cpu_tiles(4, 2, 8, 16, 256),
               tensor_tiles(128, 128, 32, 64, 32, 2), tensor_tiles(128, 64, 8, 64, 32, 3),
@@ -72,7 +72,7 @@ const std::array gemm_table{
               gemm_warpgroup_tiles{
                   .block_rows = 256, .block_columns = 128, .stages = 4, .tile_maps = true},
               tiles(128, 128, 16, 8, 8, 4), 128, tensor_tiles(128, 64, 16, 64, 32, 3)},
-             "gemm_bench / cuBLAS: H100 SGEMM 0.92x, DGEMM 0.71-0.84x; H200 k 64-77 0.87-0.94x, "
+             "gemm_bench / cuBLAS: H100 SGEMM 0.92x, DGEMM 0.70-0.90x; H200 k 64-77 0.87-0.94x, "
              "bf16 wgmma 0.86x; docs/benchmarks.md, ### Current: dense matrix multiply"},
     gemm_row{any_gpu,
              {gemm_strategy::simt,
