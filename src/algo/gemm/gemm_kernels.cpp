@@ -111,16 +111,28 @@ void emit_batch_entry(source_builder& b, const std::string& entry) {
                "_stride;");
 }
 
-void emit_block_origin(source_builder& b, std::size_t block_rows, std::size_t block_columns) {
-    b.line("const ulong tiles_n = (n + " + std::to_string(block_columns - 1) + ") / " +
-           std::to_string(block_columns) + ";");
-    b.line("const ulong tiles = (m + " + std::to_string(block_rows - 1) + ") / " +
-           std::to_string(block_rows) + " * tiles_n;");
+void emit_block_origin(source_builder& b, std::size_t block_rows, std::size_t block_columns,
+                       std::size_t band_rows) {
+    const std::string rows = std::to_string(block_rows), columns = std::to_string(block_columns);
+    b.line("const ulong tiles_n = (n + " + std::to_string(block_columns - 1) + ") / " + columns +
+           ";");
+    b.line("const ulong tiles_m = (m + " + std::to_string(block_rows - 1) + ") / " + rows + ";");
+    b.line("const ulong tiles = tiles_m * tiles_n;");
     b.line("const ulong group = " + source_builder::group_id() + ";");
     emit_batch_entry(b, "(group / tiles)");
-    b.line("const ulong row0 = group % tiles / tiles_n * " + std::to_string(block_rows) + ";");
-    b.line("const ulong column0 = group % tiles % tiles_n * " + std::to_string(block_columns) +
-           ";");
+    b.line("const ulong place = group % tiles;");
+    if (band_rows == 0) {
+        b.line("const ulong row0 = place / tiles_n * " + rows + ";");
+        b.line("const ulong column0 = place % tiles_n * " + columns + ";");
+        return;
+    }
+    // Bands of band_rows block rows (the last may be shorter), each taken column by column.
+    const std::string band = "(ulong)" + std::to_string(band_rows);
+    b.line("const ulong band = place / (" + band + " * tiles_n);");
+    b.line("const ulong band_height = min(tiles_m - band * " + band + ", " + band + ");");
+    b.line("const ulong within = place - band * " + band + " * tiles_n;");
+    b.line("const ulong row0 = (band * " + band + " + within % band_height) * " + rows + ";");
+    b.line("const ulong column0 = within / band_height * " + columns + ";");
 }
 
 std::size_t gemm_block_count(const gemm_problem& problem, std::size_t block_rows,

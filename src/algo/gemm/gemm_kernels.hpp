@@ -54,8 +54,10 @@ operand_tile operand_tile_of(bool is_a, bool transposed, std::size_t along, std:
 /// The lines that move the operands' pointers to the group's batch entry `entry`.
 void emit_batch_entry(source_builder& b, const std::string& entry);
 /// The group's block of C (row0, column0) of block_rows x block_columns, and its batch entry:
-/// groups run through C's blocks row after row, then through the batch entries.
-void emit_block_origin(source_builder& b, std::size_t block_rows, std::size_t block_columns);
+/// groups run through C's blocks row after row (or, where band_rows is not 0, down bands of that
+/// many block rows, column by column), then through the batch entries.
+void emit_block_origin(source_builder& b, std::size_t block_rows, std::size_t block_columns,
+                       std::size_t band_rows);
 /// The work-groups of the kernels that emit_block_origin places: C's blocks in every batch entry.
 std::size_t gemm_block_count(const gemm_problem& problem, std::size_t block_rows,
                              std::size_t block_columns);

@@ -195,7 +195,7 @@ void emit_thread_tile_start(source_builder& b, const gemm_simt_tiles& t, const g
     const std::string acc = opencl_name(types.accumulator);
     const std::size_t column_step = t.block_columns / t.thread_columns;
     b.line("const uint tid = " + source_builder::local_id() + ";");
-    emit_block_origin(b, t.block_rows, t.block_columns);
+    emit_block_origin(b, t.block_rows, t.block_columns, t.band_rows);
     b.line("const uint tx = tid % " + std::to_string(column_step) + "u, ty = tid / " +
            std::to_string(column_step) + "u;");
     b.line(acc + " accumulators[" + std::to_string(t.thread_rows * t.thread_columns) + "];");

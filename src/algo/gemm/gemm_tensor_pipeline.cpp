@@ -249,7 +249,7 @@ void emit_block_start(source_builder& b, const gemm_tensor_tiles& t) {
            " * " + uint_literal(t.warp_rows) + ";");
     b.line("const uint warp_column = warp % " + uint_literal(t.block_columns / t.warp_columns) +
            " * " + uint_literal(t.warp_columns) + ";");
-    emit_block_origin(b, t.block_rows, t.block_columns);
+    emit_block_origin(b, t.block_rows, t.block_columns, t.band_rows);
 }
 
 copy_pipeline copy_pipeline_of(const gemm_tensor_tiles& t) {

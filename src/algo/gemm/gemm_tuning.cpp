@@ -45,6 +45,12 @@ constexpr gemm_tensor_tiles tensor_tiles(std::size_t block_rows, std::size_t blo
             .stages = stages};
 }
 
+/// Tiles whose blocks are taken down bands of `rows` block rows (gemm_tensor_tiles::band_rows).
+constexpr gemm_tensor_tiles banded(gemm_tensor_tiles t, std::size_t rows) {
+    t.band_rows = rows;
+    return t;
+}
+
 constexpr gemm_cpu_tiles cpu_tiles(std::size_t rows, std::size_t vectors, std::size_t width,
                                    std::size_t group, std::size_t depth_block) {
     return {.rows = rows,
@@ -62,17 +68,20 @@ const std::array gemm_table{
              // sgemm_8192`, CUDA and NVIDIA OpenCL: 128x256x8 t8x16 v4 s3 r4 0.92-0.93x cuBLAS
              // (128x128x16 0.81x). tensor_double (NVIDIA OpenCL's doubles, 48 KiB): 2026-11-27,
              // H100, `KILN_GEMM_BENCH_TENSOR_TILES=... gemm_bench dgemm_4096`: 128x64x8 w64x32 s3
-             // 0.70x cuBLAS (s2 0.65x). tensor_double_deep (CUDA's doubles, m16n8k16, fragments
-             // read a tile at a time): 2026-11-27, H100, the same command: 128x64x16 w64x32 s3
-             // 0.87-0.90x (64x128x16 w32x64 s3 0.80-0.82x, 128x128x16 w64x32 s3 0.74-0.75x).
+             // 0.70x cuBLAS (s2 0.65x); 2026-11-28, H100, the same command: bands of 8 block rows
+             // 0.74-0.75x (of 4 0.74x, of 16 0.71-0.73x, none 0.70-0.71x; CUDA's deep tiles ran
+             // slower in bands of 4, 8 or 16: 0.82-0.84x against 0.87-0.89x).
+             // tensor_double_deep (CUDA's doubles, m16n8k16, fragments read a tile at a time):
+             // 2026-11-27, H100, the same command: 128x64x16 w64x32 s3 0.87-0.90x (64x128x16
+             // w32x64 s3 0.80-0.82x, 128x128x16 w64x32 s3 0.74-0.75x).
              {gemm_strategy::simt, copied(vector_reads(tiles(128, 256, 8, 8, 16, 4)), 3),
               tiles(64, 64, 8, 4, 4, 2), cpu_tiles(4, 2, 8, 16, 256),
-              tensor_tiles(128, 128, 32, 64, 32, 2), tensor_tiles(128, 64, 8, 64, 32, 3),
+              tensor_tiles(128, 128, 32, 64, 32, 2), banded(tensor_tiles(128, 64, 8, 64, 32, 3), 8),
               tensor_tiles(128, 128, 16, 64, 32, 2),
               gemm_warpgroup_tiles{
                   .block_rows = 256, .block_columns = 128, .stages = 4, .tile_maps = true},
               tiles(128, 128, 16, 8, 8, 4), 128, tensor_tiles(128, 64, 16, 64, 32, 3)},
-             "gemm_bench / cuBLAS: H100 SGEMM 0.92x, DGEMM 0.70-0.90x; H200 k 64-77 0.87-0.94x, "
+             "gemm_bench / cuBLAS: H100 SGEMM 0.92x, DGEMM 0.74-0.90x; H200 k 64-77 0.87-0.94x, "
              "bf16 wgmma 0.86x; docs/benchmarks.md, ### Current: dense matrix multiply"},
     gemm_row{any_gpu,
              {gemm_strategy::simt,
@@ -118,25 +127,28 @@ const std::array gemm_table{
              "work-items, 2 KiB of local memory)"},
 };
 
-/// "128x128x16 t8x8 v4 r4", "256x128x8 t16x8 v4 s3 r4" (s: copy_stages, left out at 0)
+/// "128x128x16 t8x8 v4 r4", "256x128x8 t16x8 v4 s3 r4" (s: copy_stages, b: band_rows, each left
+/// out at 0)
 constexpr tuning_key_number<gemm_simt_tiles> simt_key_numbers[] = {
     {"",
      {&gemm_simt_tiles::block_rows, &gemm_simt_tiles::block_columns,
       &gemm_simt_tiles::block_depth}},
     {"t", {&gemm_simt_tiles::thread_rows, &gemm_simt_tiles::thread_columns}},
     {"v", {&gemm_simt_tiles::vector_width}},
-    {"s", {&gemm_simt_tiles::copy_stages}, false, true}};
+    {"s", {&gemm_simt_tiles::copy_stages}, false, true},
+    {"b", {&gemm_simt_tiles::band_rows}, false, true}};
 constexpr tuning_key_flag<gemm_simt_tiles> simt_key_flags[] = {
     {"r4", &gemm_simt_tiles::vector_reads}};
 constexpr tuning_key_format<gemm_simt_tiles> simt_key_format{simt_key_numbers, simt_key_flags};
 
-/// "128x128x32 w64x32 s2"
+/// "128x128x32 w64x32 s2", "128x64x8 w64x32 s3 b8" (b: band_rows, left out at 0)
 constexpr tuning_key_number<gemm_tensor_tiles> tensor_key_numbers[] = {
     {"",
      {&gemm_tensor_tiles::block_rows, &gemm_tensor_tiles::block_columns,
       &gemm_tensor_tiles::block_depth}},
     {"w", {&gemm_tensor_tiles::warp_rows, &gemm_tensor_tiles::warp_columns}},
-    {"s", {&gemm_tensor_tiles::stages}}};
+    {"s", {&gemm_tensor_tiles::stages}},
+    {"b", {&gemm_tensor_tiles::band_rows}, false, true}};
 constexpr tuning_key_format<gemm_tensor_tiles> tensor_key_format{tensor_key_numbers};
 
 /// "256x128 s4 tma" ("tma": fed by tile maps)

@@ -34,6 +34,10 @@ struct gemm_simt_tiles {
     /// on (gemm_simt_copies.cpp); elsewhere, and for other element types, the same blocks take
     /// the register-staged kernel.
     std::size_t copy_stages = 0;
+    /// Not 0: work-groups take C's blocks down bands of this many block rows, column after
+    /// column within a band, rather than along whole block rows, so that the groups running at
+    /// once share fewer rows of op(A) and columns of op(B) (emit_block_origin).
+    std::size_t band_rows = 0;
 
     std::size_t work_group_size() const noexcept {
         return (block_rows / thread_rows) * (block_columns / thread_columns);
@@ -55,7 +59,8 @@ struct gemm_simt_tiles {
         return std::max<std::size_t>(copy_stages, 2) * block_depth *
                (block_rows + block_columns + 8) * accumulator_bytes;
     }
-    /// "128x128x8 t8x8 v4" (" r4" with vector_reads, " s3" with copy_stages), for program keys.
+    /// "128x128x8 t8x8 v4" (" r4" with vector_reads, " s3" with copy_stages, " b8" with
+    /// band_rows), for program keys.
     std::string key() const;
 };
 
@@ -82,12 +87,16 @@ struct gemm_tensor_tiles {
     std::size_t block_rows = 128, block_columns = 128, block_depth = 32;
     std::size_t warp_rows = 64, warp_columns = 32;
     std::size_t stages = 2;
+    /// Not 0: work-groups take C's blocks down bands of this many block rows, column after
+    /// column within a band, rather than along whole block rows, so that the groups running at
+    /// once share fewer rows of op(A) and columns of op(B) (as gemm_simt_tiles::band_rows).
+    std::size_t band_rows = 0;
 
     std::size_t warps() const noexcept {
         return (block_rows / warp_rows) * (block_columns / warp_columns);
     }
     std::size_t work_group_size() const noexcept { return 32 * warps(); }
-    /// "128x128x32 w64x32 s2", for program keys.
+    /// "128x128x32 w64x32 s2" (" b8" with band_rows), for program keys.
     std::string key() const;
 };
 

@@ -64,7 +64,7 @@ std::string generate(const gemm_warpgroup_kernel& shape) {
     b.begin_body();
     b.line("const uint tid = " + source_builder::local_id() + ";");
     b.line("const uint warpgroup = tid / 128u, warp = tid % 128u / 32u, lane = tid % 32u;");
-    emit_block_origin(b, t.block_rows, t.block_columns);
+    emit_block_origin(b, t.block_rows, t.block_columns, 0);
     // The stages start on the swizzle pattern's 1024-byte period, as the descriptors assume.
     b.line("const uint staging_address = kiln_shared_address(staging);");
     b.line("const uint aligned = (staging_address + 1023u) & ~1023u;");

@@ -72,7 +72,7 @@ std::string generate_tile_map_kernel(const gemm_warpgroup_kernel& shape) {
     b.begin_body();
     b.line("const uint tid = " + source_builder::local_id() + ";");
     b.line("const uint warpgroup = tid / 128u, warp = tid % 128u / 32u, lane = tid % 32u;");
-    emit_block_origin(b, t.block_rows, t.block_columns);
+    emit_block_origin(b, t.block_rows, t.block_columns, 0);
     // The tile maps span every batch entry; an operand without a batch stride has one.
     for (const char* operand : {"a", "b"})
         b.line(std::string("const int ") + operand + "_entry = " + operand +
