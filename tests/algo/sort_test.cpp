@@ -466,6 +466,11 @@ TEST_P(sort_test, both_radix_paths) {
         for (std::size_t i = 0; i < few.size(); ++i) few[i] = static_cast<float>(i % 3);
         // Passes with one digit are skipped.
         check_radix(few, "three distinct floats", orders::ascending);
+        // The last pass skipped: every key's top digit is 1.0f's. The single pass keeps float
+        // keys in their stored form between passes, which the last moving one must undo.
+        std::vector<float> one_to_two = random_keys<float>(40009, 23);
+        for (float& x : one_to_two) x = 1.0f + (x + 1e6f) * 0.4e-6f;  // in [1, 1.8]
+        check_radix(one_to_two, "floats in [1, 1.8]");
         check_radix(special_floats<float>(3001), "float specials", orders::ascending);
     }
 }

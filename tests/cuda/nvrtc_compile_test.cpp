@@ -906,6 +906,28 @@ TEST_F(NvrtcCompile, RadixSinglePassBuilds) {
     expect_cubin(compile({source}));
 }
 
+// Floating-point keys stay in their stored form between the single pass's passes, each pass
+// converting them in or out where the passes before or after it left them: float, half and double
+// keys, with values, in both directions, translate and build.
+TEST_F(NvrtcCompile, RadixSinglePassOfFloatingPointKeysBuilds) {
+    for (const sort_key_info keys : {sort_key_info{sort_key_kind::floating, 23, 4},
+                                     sort_key_info{sort_key_kind::floating, 10, 2},
+                                     sort_key_info{sort_key_kind::floating, 52, 8}}) {
+        for (const bool descending : {false, true}) {
+            SCOPED_TRACE(std::to_string(keys.bytes) + (descending ? " descending" : ""));
+            radix_sort_shape shape = warp_multi_split_shape();
+            shape.keys = keys;
+            shape.descending = descending;
+            shape.value_bytes = 4;
+            shape.single_pass = true;
+            const std::string source = radix_sort_source(shape);
+            EXPECT_NE(source.find("kiln_sort_raw(k)"), std::string::npos);
+            EXPECT_NE(source.find("if (stored_out)"), std::string::npos);
+            expect_cubin(compile({source}));
+        }
+    }
+}
+
 // The single pass with the multi-split's peers found by match.any and the histogram's peers
 // adding once (sort_bench --sweep's "m" and "a"), its counters per warp and digit-major: the
 // prelude's kiln_match_any translates and builds.

@@ -140,7 +140,19 @@ void multi_split_count(source_builder& b, const radix_sort_shape& s) {
     b.line("global const " + key + "* tile_keys = key_src + base + first;");
     // Items of this lane inside the tile: item j is when 32 j < left.
     b.line("const int left = (int)valid - (int)first;");
-    load_lane_items(b, s, key, "key", "tile_keys");
+    if (radix_keys_convert(s)) {
+        // The keys in their stored form, converted where the memory does not hold them so.
+        load_lane_items(b, s, key, "loaded_key", "tile_keys");
+        for (unsigned j = 0; j < k; ++j)
+            b.line(key + " key" + num(j) + " = loaded_key" + num(j) + ";");
+        radix_keys_in_stored_form(b, s, [&](bool convert) {
+            if (convert)
+                for (unsigned j = 0; j < k; ++j)
+                    b.line("key" + num(j) + " = kiln_sort_stored(key" + num(j) + ");");
+        });
+    } else {
+        load_lane_items(b, s, key, "key", "tile_keys");
+    }
     b.local_barrier();
     // Items past the end get the last digit: they rank after every real key, being last in the
     // tile's order, and are taken out of that digit's count below. A key's rank within its
@@ -148,8 +160,8 @@ void multi_split_count(source_builder& b, const radix_sort_shape& s) {
     // tile's keys and these are what the registers hold until the keys move.
     for (unsigned j = 0; j < k; ++j) {
         const std::string J = num(j), d = "digit" + J, peers = "peers" + J, before = "before" + J;
-        b.line("const uint " + d + " = " + num(j * lanes) + " < left ? kiln_sort_digit(key" + J +
-               ", shift) : " + num(r - 1) + "u;");
+        b.line("const uint " + d + " = " + num(j * lanes) + " < left ? kiln_sort_stored_digit(key" +
+               J + ", shift) : " + num(r - 1) + "u;");
         find_peers(b, s, J);
         b.line("const uint " + before + " = kiln_sub_counts[sub_base + " + d + "];");
         b.line("const uint rank_digit" + J + " = (" + before + " + popcount(" + peers +

@@ -165,6 +165,14 @@ void onesweep_pass(source_builder& b, const radix_sort_shape& s, unsigned passes
     // The data moved once per pass that was not skipped.
     b.line("uint from_b = 0;");
     b.line("for (uint p = 0; p < pass; ++p) from_b ^= skip[p] ? 0u : 1u;");
+    if (radix_keys_convert(s)) {
+        // The keys stay in their stored form from the first pass that moves them to the last:
+        // the passes between take their digits without converting them.
+        b.line("uint stored_in = 0, stored_out = 0;");
+        b.line("for (uint p = 0; p < pass; ++p) stored_in |= skip[p] ? 0u : 1u;");
+        b.line("for (uint p = pass + 1u; p < " + num(passes) +
+               "u; ++p) stored_out |= skip[p] ? 0u : 1u;");
+    }
     radix_tile_pointers(b, s);
     b.open("for (uint d = t; d < " + R + "; d += " + G + ")");
     b.line("kiln_start[d] = 0;");

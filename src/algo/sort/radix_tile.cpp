@@ -1,6 +1,7 @@
 // The radix sort's tile code, shared by its classic and single-pass scatters: local arrays, loads,
 // ranking in rounds of 4-bit counting (the multi-split ranks in radix_multi_split.cpp), scatter.
 #include <algorithm>
+#include <functional>
 #include <kiln/detail/group_collectives.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <string>
@@ -54,7 +55,7 @@ void rank_round(source_builder& b, const radix_sort_shape& s, unsigned low, unsi
         b.line("const " + n.key + " key" + J + " = kiln_keys[" + radix_padded(p) + "];");
         if (s.value_bytes != 0)
             b.line("const " + n.value + " value" + J + " = kiln_values[" + radix_padded(p) + "];");
-        b.line("const uint digit" + J + " = " + p + " < valid ? (kiln_sort_digit(key" + J +
+        b.line("const uint digit" + J + " = " + p + " < valid ? (kiln_sort_stored_digit(key" + J +
                ", shift) >> " + num(low) + "u) & " + num(w - 1) + "u : " + num(w - 1) + "u;");
         std::string prefix = "0u";
         for (unsigned i = 0; i < j; ++i)
@@ -169,15 +170,40 @@ void radix_tile_pointers(source_builder& b, const radix_sort_shape& s) {
 
 void radix_tile_load(source_builder& b, const radix_sort_shape& s) {
     const radix_tile_names n(s);
-    for (unsigned j = 0; j < n.k; ++j) {
-        const std::string i = num(j * n.g) + "u + t";
-        b.open("if (" + i + " < valid)");
-        b.line("kiln_keys[" + radix_padded(i) + "] = key_src[base + " + i + "];");
-        if (s.value_bytes != 0)
-            b.line("kiln_values[" + radix_padded(i) + "] = value_src[base + " + i + "];");
-        b.close();
-    }
+    const auto load = [&](bool convert) {
+        for (unsigned j = 0; j < n.k; ++j) {
+            const std::string i = num(j * n.g) + "u + t";
+            const std::string key = "key_src[base + " + i + "]";
+            b.open("if (" + i + " < valid)");
+            b.line("kiln_keys[" + radix_padded(i) +
+                   "] = " + (convert ? "kiln_sort_stored(" + key + ")" : key) + ";");
+            if (s.value_bytes != 0)
+                b.line("kiln_values[" + radix_padded(i) + "] = value_src[base + " + i + "];");
+            b.close();
+        }
+    };
+    radix_keys_in_stored_form(b, s, load);
     b.local_barrier();
+}
+
+void radix_keys_in_stored_form(source_builder& b, const radix_sort_shape& s,
+                               const std::function<void(bool convert)>& emit) {
+    if (!radix_keys_convert(s)) {
+        emit(false);
+        return;
+    }
+    // A uniform branch rather than a select per key: the tile kernels are bound by integer
+    // instructions, and a select would convert every key in every pass.
+    b.open("if (stored_in)");
+    emit(false);
+    b.close();
+    b.open("else");
+    emit(true);
+    b.close();
+}
+
+bool radix_keys_convert(const radix_sort_shape& s) {
+    return s.keys.kind == sort_key_kind::floating;
 }
 
 void radix_tile_rank(source_builder& b, const radix_sort_shape& s) {
@@ -187,10 +213,10 @@ void radix_tile_rank(source_builder& b, const radix_sort_shape& s) {
     for (unsigned j = 0; j < n.k; ++j) {
         const std::string i = num(j * n.g) + "u + t";
         b.open("if (" + i + " < valid)");
-        b.line("const uint d = kiln_sort_digit(kiln_keys[" + radix_padded(i) + "], shift);");
-        b.line("if (" + i + " == 0 || kiln_sort_digit(kiln_keys[" + radix_padded(i + " - 1") +
-               "], shift) != d) kiln_start[d] = " + i + ";");
-        b.line("if (" + i + " + 1 == valid || kiln_sort_digit(kiln_keys[" +
+        b.line("const uint d = kiln_sort_stored_digit(kiln_keys[" + radix_padded(i) + "], shift);");
+        b.line("if (" + i + " == 0 || kiln_sort_stored_digit(kiln_keys[" +
+               radix_padded(i + " - 1") + "], shift) != d) kiln_start[d] = " + i + ";");
+        b.line("if (" + i + " + 1 == valid || kiln_sort_stored_digit(kiln_keys[" +
                radix_padded(i + " + 1") + "], shift) != d) kiln_end[d] = " + i + " + 1;");
         b.close();
     }
@@ -202,21 +228,34 @@ void radix_tile_scatter(source_builder& b, const radix_sort_shape& s, bool singl
     const std::string type = position_type(single_pass);
     const bool values_after = s.multi_split && s.value_bytes != 0 && !s.values_beside_keys;
     b.line("const " + type + " limit = (" + type + ")n;");
-    for (unsigned j = 0; j < n.k; ++j) {
-        const std::string i = num(j * n.g) + "u + t", J = num(j);
-        const std::string position = values_after ? "position" + J : "position";
-        if (values_after) b.line(type + " " + position + " = limit;");
-        b.open("if (" + i + " < valid)");
-        b.line("const " + n.key + " k = kiln_keys[" + tile_at(s, i) + "];");
-        b.line("const uint d = kiln_sort_digit(k, shift);");
-        b.line(std::string(values_after ? "" : "const " + type + " ") + position +
-               " = kiln_run[d] + " + (single_pass ? i : "(ulong)(" + i + ") - kiln_start[d]") +
-               ";");
-        b.open("if (" + position + " < limit)");
-        b.line("key_dst[" + position + "] = k;");
-        if (s.value_bytes != 0 && !values_after)
-            b.line("value_dst[position] = kiln_values[" + tile_at(s, i) + "];");
+    if (values_after)
+        for (unsigned j = 0; j < n.k; ++j) b.line(type + " position" + num(j) + " = limit;");
+    const auto scatter = [&](bool stored) {
+        for (unsigned j = 0; j < n.k; ++j) {
+            const std::string i = num(j * n.g) + "u + t", J = num(j);
+            const std::string position = values_after ? "position" + J : "position";
+            b.open("if (" + i + " < valid)");
+            b.line("const " + n.key + " k = kiln_keys[" + tile_at(s, i) + "];");
+            b.line("const uint d = kiln_sort_stored_digit(k, shift);");
+            b.line(std::string(values_after ? "" : "const " + type + " ") + position +
+                   " = kiln_run[d] + " + (single_pass ? i : "(ulong)(" + i + ") - kiln_start[d]") +
+                   ";");
+            b.open("if (" + position + " < limit)");
+            b.line("key_dst[" + position + "] = " + (stored ? "k" : "kiln_sort_raw(k)") + ";");
+            if (s.value_bytes != 0 && !values_after)
+                b.line("value_dst[position] = kiln_values[" + tile_at(s, i) + "];");
+            b.close();
+            b.close();
+        }
+    };
+    if (!radix_keys_convert(s)) {
+        scatter(true);
+    } else {
+        b.open("if (stored_out)");
+        scatter(true);
         b.close();
+        b.open("else");
+        scatter(false);
         b.close();
     }
     if (!values_after) return;

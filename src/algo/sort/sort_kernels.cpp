@@ -30,13 +30,102 @@ std::string hex_literal(unsigned long long value, bool wide) {
     return "0x" + std::string(digits, end) + (wide ? "UL" : "u");
 }
 
+/// The constants of a floating-point key's stored form: its width, sign bit, the mantissa's mask
+/// and the value just above +inf there.
+struct float_key_bits {
+    explicit float_key_bits(const sort_key_info& key)
+        : wide(key.bytes == 8),
+          width(static_cast<unsigned>(key.bytes) * 8),
+          sign(1ull << (width - 1)),
+          // The exponent all ones, the mantissa zero: 0x7c00 (half), 0x7f80 (bfloat16),
+          // 0x7f800000, 0x7ff0000000000000.
+          infinity((sign - 1) >> key.mantissa_bits << key.mantissa_bits),
+          mantissa_mask((1ull << key.mantissa_bits) - 1),
+          above_infinity((sign | infinity) - mantissa_mask + 1),
+          type(radix_bits_type(key.bytes)),
+          signed_type(wide             ? "long"
+                      : key.bytes == 2 ? "short"
+                                       : "int") {}
+    bool wide;
+    unsigned width;
+    unsigned long long sign, infinity, mantissa_mask, above_infinity;
+    std::string type, signed_type;
+    /// x ^ (mask | sign): every bit of x flipped where `mask` is all ones, only the sign bit
+    /// where it is 0.
+    std::string flip(const std::string& x, const std::string& mask_of) const {
+        return "(" + type + ")(" + x + " ^ ((" + type + ")(" + mask_of + ") | " +
+               hex_literal(sign, wide) + "))";
+    }
+};
+
+// A floating-point key's stored form: negative numbers reversed, positive ones above them (-0
+// just below +0): the sign, spread over the word by an arithmetic shift, flips every bit of a
+// negative number and only the sign bit of a positive one. -inf then lies at the mantissa's mask
+// and +inf at the sign and exponent; NaNs lie beyond both. Taking -inf's value away brings -inf
+// to 0 and wraps the negative NaNs above +inf, beside the positive ones. Every step undoes, so
+// the form keeps each NaN's payload; the digits then take the minimum with the value just above
+// +inf, which gathers every NaN, whatever its sign and payload, on one value, the largest. No
+// compare and select for NaN: the radix tiles take a digit twice a key a pass, and their kernels
+// are bound by integer instructions on an H100.
+std::string stored_bits(const sort_key_info& key, const std::string& k) {
+    if (key.kind != sort_key_kind::floating) return k;
+    const float_key_bits f(key);
+    return "(" + f.type + ")(" +
+           f.flip(k, "(" + f.signed_type + ")" + k + " >> " + num(f.width - 1)) + " - " +
+           hex_literal(f.mantissa_mask, f.wide) + ")";
+}
+
+/// The key whose stored form `stored` is (stored_bits undone).
+std::string raw_bits(const sort_key_info& key, const std::string& stored) {
+    if (key.kind != sort_key_kind::floating) return stored;
+    const float_key_bits f(key);
+    const std::string flipped =
+        "(" + f.type + ")(" + stored + " + " + hex_literal(f.mantissa_mask, f.wide) + ")";
+    // The flipped key's top bit is set exactly where the key was positive: only its sign flips
+    // back.
+    return f.flip(flipped, "~((" + f.signed_type + ")" + flipped + " >> " + num(f.width - 1) + ")");
+}
+
+/// ordered_bits of the key whose stored form `stored` is.
+std::string ordered_from_stored(const sort_key_info& key, bool descending,
+                                const std::string& stored) {
+    const std::string type = radix_bits_type(key.bytes);
+    std::string ordered;
+    switch (key.kind) {
+        case sort_key_kind::unsigned_integer:
+            ordered = stored;
+            break;
+        case sort_key_kind::signed_integer:
+            ordered = "(" + stored + " ^ " +
+                      hex_literal(1ull << (key.bytes * 8 - 1), key.bytes == 8) + ")";
+            break;
+        case sort_key_kind::floating: {
+            const float_key_bits f(key);
+            ordered =
+                "min(" + stored + ", (" + type + ")" + hex_literal(f.above_infinity, f.wide) + ")";
+            break;
+        }
+    }
+    return "(" + type + ")(" + (descending ? "~" + ordered : ordered) + ")";
+}
+
 void define_radix_helpers(source_builder& b, const radix_sort_shape& s) {
     const std::string key = radix_bits_type(s.keys.bytes);
     b.define("kiln_pad", "uint kiln_pad(uint i) { return i + (i >> 5); }");
+    // The radix tiles hold keys in their stored form (stored_bits), and the single pass keeps
+    // it in memory between passes; the other kernels read the keys as they are.
+    b.define("kiln_sort_stored", key + " kiln_sort_stored(" + key + " k) {\n    return " +
+                                     stored_bits(s.keys, "k") + ";\n}");
+    b.define("kiln_sort_raw",
+             key + " kiln_sort_raw(" + key + " s) {\n    return " + raw_bits(s.keys, "s") + ";\n}");
+    b.define("kiln_sort_stored_digit", "uint kiln_sort_stored_digit(" + key +
+                                           " s, uint shift) {\n    return (uint)(" +
+                                           ordered_from_stored(s.keys, s.descending, "s") +
+                                           " >> shift) & " + num(s.radix() - 1) + "u;\n}");
     b.define("kiln_sort_digit", "uint kiln_sort_digit(" + key +
-                                    " k, uint shift) {\n    return (uint)(" +
-                                    ordered_bits(s.keys, s.descending) + " >> shift) & " +
-                                    num(s.radix() - 1) + "u;\n}");
+                                    " k, uint shift) {\n"
+                                    "    return kiln_sort_stored_digit(kiln_sort_stored(k), "
+                                    "shift);\n}");
     // Which buffer holds the keys now (see the file comment).
     b.define("kiln_sort_current",
              "uint kiln_sort_current(global const uint* state) {\n"
@@ -120,6 +209,8 @@ void downsweep(source_builder& b, const radix_sort_shape& s) {
     b.line("if (state[1]) return;");
     b.line("const uint t = (uint)get_local_id(0);");
     b.line("const uint from_b = 1u - state[0];");
+    // Every pass reads and writes the keys' own bits.
+    if (radix_keys_convert(s)) b.line("const uint stored_in = 0u, stored_out = 0u;");
     radix_tile_pointers(b, s);
     b.line("const ulong begin = (ulong)get_group_id(0) * chunk;");
     b.line("const ulong end = n - begin > chunk ? begin + chunk : n;");
@@ -166,45 +257,7 @@ void finish(source_builder& b, const radix_sort_shape& s) {
 }  // namespace
 
 std::string ordered_bits(const sort_key_info& key, bool descending) {
-    const bool wide = key.bytes == 8;
-    const unsigned width = static_cast<unsigned>(key.bytes) * 8;
-    const unsigned long long sign_bit = 1ull << (width - 1);
-    // The exponent all ones, the mantissa zero: 0x7c00 (half), 0x7f80 (bfloat16), 0x7f800000,
-    // 0x7ff0000000000000.
-    const unsigned long long infinity_bits = (sign_bit - 1) >> key.mantissa_bits
-                                                                   << key.mantissa_bits;
-    const std::string sign = hex_literal(sign_bit, wide);
-    const std::string type = radix_bits_type(key.bytes);
-    std::string ordered;
-    switch (key.kind) {
-        case sort_key_kind::unsigned_integer:
-            ordered = "k";
-            break;
-        case sort_key_kind::signed_integer:
-            ordered = "(k ^ " + sign + ")";
-            break;
-        case sort_key_kind::floating: {
-            // Negative numbers reversed, positive ones above them (-0 just below +0): the sign,
-            // spread over the word by an arithmetic shift, flips every bit of a negative number
-            // and only the sign bit of a positive one. -inf then lies at the mantissa's mask and
-            // +inf at the sign and exponent; NaNs lie beyond both. Taking -inf's value away
-            // brings -inf to 0 and wraps the negative NaNs above +inf, beside the positive ones;
-            // the minimum with the value just above +inf then gathers every NaN, whatever its
-            // sign and payload, on one value, the largest. No compare and select for NaN: the
-            // radix tiles take a digit twice a key a pass, and their kernels are bound by
-            // integer instructions on an H100.
-            const std::string signed_type = wide ? "long" : key.bytes == 2 ? "short" : "int";
-            const unsigned long long mantissa_mask = (1ull << key.mantissa_bits) - 1;
-            const unsigned long long above_infinity =
-                (sign_bit | infinity_bits) - mantissa_mask + 1;
-            const std::string flipped = "(" + type + ")(k ^ ((" + type + ")((" + signed_type +
-                                        ")k >> " + num(width - 1) + ") | " + sign + "))";
-            ordered = "min((" + type + ")(" + flipped + " - " + hex_literal(mantissa_mask, wide) +
-                      "), (" + type + ")" + hex_literal(above_infinity, wide) + ")";
-            break;
-        }
-    }
-    return "(" + type + ")(" + (descending ? "~" + ordered : ordered) + ")";
+    return ordered_from_stored(key, descending, stored_bits(key, "k"));
 }
 
 radix_sort_kernels::radix_sort_kernels(const radix_sort_shape& s)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <kiln/detail/algo/sort_tuning.hpp>
 #include <kiln/detail/kernel_description.hpp>
 #include <kiln/detail/target_features.hpp>
@@ -135,6 +136,16 @@ std::string radix_bits_type(std::size_t bytes);  ///< "ushort", "uint" or "ulong
 /// otherwise promote, and descending's ~ set bits above them). Segmented sort compares by it.
 std::string ordered_bits(const sort_key_info& key, bool descending);
 std::string radix_padded(const std::string& index);  ///< a local tile index, bank-padded
+/// Whether the radix tiles hold keys in a stored form unlike the keys' own bits: floating-point
+/// keys, whose order takes a few instructions to reach (sort_kernels.cpp, stored_bits). The tile
+/// kernels then declare `stored_in` and `stored_out`, whether the keys in memory are in that form
+/// when the kernel reads them and once it has written them: the single pass keeps it from its
+/// first moving pass to its last; the downsweep reads and writes the keys' own bits.
+bool radix_keys_convert(const radix_sort_shape& s);
+/// `emit(false)` where the keys need no conversion into the stored form, else a branch on
+/// stored_in between `emit(false)` and `emit(true)`, which converts them.
+void radix_keys_in_stored_form(source_builder& b, const radix_sort_shape& s,
+                               const std::function<void(bool convert)>& emit);
 /// The multi-split's local arrays; its count step (loads the tile at `base`, `valid` keys, into
 /// registers, ranks them and fills kiln_start and kiln_end); its place step (moves the keys to
 /// their ranks in kiln_keys, and with values_beside_keys the tile's values to the same ranks in
