@@ -123,7 +123,7 @@ void multi_split_setup(source_builder& b, const radix_sort_shape& s) {
         b.line("local " + value + "* kiln_values = (local " + value + "*)kiln_tile_memory;");
 }
 
-void multi_split_count(source_builder& b, const radix_sort_shape& s) {
+void multi_split_count(source_builder& b, const radix_sort_shape& s, bool single_pass) {
     if (s.ballots) use_device_vocabulary(b, s.target);
     if (s.ballots && s.match_any) use_match_any_vocabulary(b, s.target);
     const unsigned k = s.items_per_work_item, g = s.work_group_size, r = s.radix();
@@ -145,7 +145,7 @@ void multi_split_count(source_builder& b, const radix_sort_shape& s) {
         load_lane_items(b, s, key, "loaded_key", "tile_keys");
         for (unsigned j = 0; j < k; ++j)
             b.line(key + " key" + num(j) + " = loaded_key" + num(j) + ";");
-        radix_keys_in_stored_form(b, s, [&](bool convert) {
+        radix_keys_crossing(b, s, single_pass, "stored_in", [&](bool convert) {
             if (convert)
                 for (unsigned j = 0; j < k; ++j)
                     b.line("key" + num(j) + " = kiln_sort_stored(key" + num(j) + ");");

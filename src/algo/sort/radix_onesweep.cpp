@@ -186,9 +186,9 @@ void onesweep_pass(source_builder& b, const radix_sort_shape& s, unsigned passes
     b.line("const ulong base = (ulong)tile_id * " + tile + ";");
     b.line("const uint valid = n - base < " + tile + " ? (uint)(n - base) : " + tile + ";");
     if (s.multi_split) {
-        multi_split_count(b, s);
+        multi_split_count(b, s, true);
     } else {
-        radix_tile_load(b, s);
+        radix_tile_load(b, s, true);
         radix_tile_rank(b, s);
     }
     // This pass's status words: one per (tile, digit). Every digit's count is published before

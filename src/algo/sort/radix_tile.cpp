@@ -168,7 +168,7 @@ void radix_tile_pointers(source_builder& b, const radix_sort_shape& s) {
     }
 }
 
-void radix_tile_load(source_builder& b, const radix_sort_shape& s) {
+void radix_tile_load(source_builder& b, const radix_sort_shape& s, bool single_pass) {
     const radix_tile_names n(s);
     const auto load = [&](bool convert) {
         for (unsigned j = 0; j < n.k; ++j) {
@@ -182,19 +182,19 @@ void radix_tile_load(source_builder& b, const radix_sort_shape& s) {
             b.close();
         }
     };
-    radix_keys_in_stored_form(b, s, load);
+    radix_keys_crossing(b, s, single_pass, "stored_in", load);
     b.local_barrier();
 }
 
-void radix_keys_in_stored_form(source_builder& b, const radix_sort_shape& s,
-                               const std::function<void(bool convert)>& emit) {
-    if (!radix_keys_convert(s)) {
-        emit(false);
+void radix_keys_crossing(source_builder& b, const radix_sort_shape& s, bool single_pass,
+                         const std::string& kept, const std::function<void(bool convert)>& emit) {
+    if (!radix_keys_convert(s) || !single_pass) {
+        emit(radix_keys_convert(s));
         return;
     }
     // A uniform branch rather than a select per key: the tile kernels are bound by integer
     // instructions, and a select would convert every key in every pass.
-    b.open("if (stored_in)");
+    b.open("if (" + kept + ")");
     emit(false);
     b.close();
     b.open("else");
@@ -230,7 +230,7 @@ void radix_tile_scatter(source_builder& b, const radix_sort_shape& s, bool singl
     b.line("const " + type + " limit = (" + type + ")n;");
     if (values_after)
         for (unsigned j = 0; j < n.k; ++j) b.line(type + " position" + num(j) + " = limit;");
-    const auto scatter = [&](bool stored) {
+    const auto scatter = [&](bool convert) {
         for (unsigned j = 0; j < n.k; ++j) {
             const std::string i = num(j * n.g) + "u + t", J = num(j);
             const std::string position = values_after ? "position" + J : "position";
@@ -241,23 +241,14 @@ void radix_tile_scatter(source_builder& b, const radix_sort_shape& s, bool singl
                    " = kiln_run[d] + " + (single_pass ? i : "(ulong)(" + i + ") - kiln_start[d]") +
                    ";");
             b.open("if (" + position + " < limit)");
-            b.line("key_dst[" + position + "] = " + (stored ? "k" : "kiln_sort_raw(k)") + ";");
+            b.line("key_dst[" + position + "] = " + (convert ? "kiln_sort_raw(k)" : "k") + ";");
             if (s.value_bytes != 0 && !values_after)
                 b.line("value_dst[position] = kiln_values[" + tile_at(s, i) + "];");
             b.close();
             b.close();
         }
     };
-    if (!radix_keys_convert(s)) {
-        scatter(true);
-    } else {
-        b.open("if (stored_out)");
-        scatter(true);
-        b.close();
-        b.open("else");
-        scatter(false);
-        b.close();
-    }
+    radix_keys_crossing(b, s, single_pass, "stored_out", scatter);
     if (!values_after) return;
     multi_split_place_values(b, s);
     for (unsigned j = 0; j < n.k; ++j) {

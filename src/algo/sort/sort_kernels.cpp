@@ -209,8 +209,6 @@ void downsweep(source_builder& b, const radix_sort_shape& s) {
     b.line("if (state[1]) return;");
     b.line("const uint t = (uint)get_local_id(0);");
     b.line("const uint from_b = 1u - state[0];");
-    // Every pass reads and writes the keys' own bits.
-    if (radix_keys_convert(s)) b.line("const uint stored_in = 0u, stored_out = 0u;");
     radix_tile_pointers(b, s);
     b.line("const ulong begin = (ulong)get_group_id(0) * chunk;");
     b.line("const ulong end = n - begin > chunk ? begin + chunk : n;");
@@ -222,10 +220,10 @@ void downsweep(source_builder& b, const radix_sort_shape& s) {
     b.open("for (ulong base = begin; base < end; base += " + tile + ")");
     b.line("const uint valid = end - base < " + tile + " ? (uint)(end - base) : " + tile + ";");
     if (s.multi_split) {
-        multi_split_count(b, s);
+        multi_split_count(b, s, false);
         multi_split_place(b, s);
     } else {
-        radix_tile_load(b, s);
+        radix_tile_load(b, s, false);
         radix_tile_rank(b, s);
     }
     radix_tile_scatter(b, s, false);

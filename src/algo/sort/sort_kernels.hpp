@@ -137,15 +137,18 @@ std::string radix_bits_type(std::size_t bytes);  ///< "ushort", "uint" or "ulong
 std::string ordered_bits(const sort_key_info& key, bool descending);
 std::string radix_padded(const std::string& index);  ///< a local tile index, bank-padded
 /// Whether the radix tiles hold keys in a stored form unlike the keys' own bits: floating-point
-/// keys, whose order takes a few instructions to reach (sort_kernels.cpp, stored_bits). The tile
-/// kernels then declare `stored_in` and `stored_out`, whether the keys in memory are in that form
-/// when the kernel reads them and once it has written them: the single pass keeps it from its
-/// first moving pass to its last; the downsweep reads and writes the keys' own bits.
+/// keys, whose order takes a few instructions to reach (sort_kernels.cpp, stored_bits). The
+/// downsweep converts them as it loads a tile and back as it writes it; the single pass keeps the
+/// stored form in memory from its first moving pass to its last, its kernel declaring
+/// `stored_in` and `stored_out`: whether the keys in memory are in that form when it reads them
+/// and once it has written them.
 bool radix_keys_convert(const radix_sort_shape& s);
-/// `emit(false)` where the keys need no conversion into the stored form, else a branch on
-/// stored_in between `emit(false)` and `emit(true)`, which converts them.
-void radix_keys_in_stored_form(source_builder& b, const radix_sort_shape& s,
-                               const std::function<void(bool convert)>& emit);
+/// The keys crossing between memory and a tile, into it (`kept` "stored_in") or out of it
+/// ("stored_out"): `emit(convert)` once where no conversion is needed (convert false) or the
+/// downsweep always converts (true); in the single pass, a uniform branch on `kept` between the
+/// two.
+void radix_keys_crossing(source_builder& b, const radix_sort_shape& s, bool single_pass,
+                         const std::string& kept, const std::function<void(bool convert)>& emit);
 /// The multi-split's local arrays; its count step (loads the tile at `base`, `valid` keys, into
 /// registers, ranks them and fills kiln_start and kiln_end); its place step (moves the keys to
 /// their ranks in kiln_keys, and with values_beside_keys the tile's values to the same ranks in
@@ -154,7 +157,7 @@ void radix_keys_in_stored_form(source_builder& b, const radix_sort_shape& s,
 void multi_split_setup(source_builder& b, const radix_sort_shape& s);
 /// The bytes of the arrays multi_split_setup declares.
 std::size_t multi_split_local_bytes(const radix_sort_shape& s);
-void multi_split_count(source_builder& b, const radix_sort_shape& s);
+void multi_split_count(source_builder& b, const radix_sort_shape& s, bool single_pass);
 void multi_split_place(source_builder& b, const radix_sort_shape& s);
 void multi_split_place_values(source_builder& b, const radix_sort_shape& s);
 
@@ -175,7 +178,7 @@ void radix_tile_setup(source_builder& b, const radix_sort_shape& s, bool single_
 void radix_tile_pointers(source_builder& b, const radix_sort_shape& s);
 
 /// Coalesced loads of the tile at `base` (`valid` keys), item j*G + t to work-item t.
-void radix_tile_load(source_builder& b, const radix_sort_shape& s);
+void radix_tile_load(source_builder& b, const radix_sort_shape& s, bool single_pass);
 
 /// Sorts the loaded tile stably by the pass's digit in rounds of rank_round_bits (LSD within
 /// the tile), then marks where each digit starts and ends in it (kiln_start and kiln_end,
