@@ -10,7 +10,9 @@
 //                then b keeps compaction and reduce_by_key flags as bytes, and r keeps
 //                reduce_by_key's runs in registers (policy register_runs), then k keeps
 //                their values there from load to write, K their values and keys
-//                (kept_run_items), e.g. 256x16d2ub, 256x16d2wr or 256x16d1wrK; cB instead
+//                (kept_run_items), then D writes runs where they are found rather than
+//                staged (staged_writes off), e.g. 256x16d2ub, 256x16d2wr, 256x16d1wrK or
+//                256x16d1wrkD; cB instead
 //                of GxI: chunk kernels of B bytes, the CPU strategy, e.g. c65536; local:
 //                group scans through local memory where sub-groups exist; --works=LIST, anywhere,
 //                runs only the works listed of copy,scan,reduce_by_key,copy_if,unique, e.g.
@@ -144,15 +146,17 @@ std::vector<std::unique_ptr<kiln::detail::scoped_tuning_override>> forced_shapes
         // GxIdM: look-back lanes read M earlier tiles at once; then u or w moves full tiles
         // through unrolled loops or 16-byte accesses (else guarded loops), and b keeps
         // compaction flags as bytes rather than ballot words, r reduce_by_key's runs in
-        // registers, then k keeping their values there from load to write, K values and keys.
+        // registers, then k keeping their values there from load to write, K values and keys,
+        // then D writing each run where its work-item found it (staged_writes off).
         if (*rest == 'd') policy.lookback_depth = std::strtoul(rest + 1, &rest, 10);
         if (*rest == 'u') policy.full_tiles = kiln::detail::tile_access::unrolled;
         if (*rest == 'w') policy.full_tiles = kiln::detail::tile_access::wide;
         if (*rest == 'u' || *rest == 'w') ++rest;
         if (*rest == 'b') policy.ballot_flags = false, ++rest;
         if (*rest == 'r') policy.register_runs = true, ++rest;
-        if (*rest == 'k') policy.kept_run_items = kiln::detail::run_items::values;
-        if (*rest == 'K') policy.kept_run_items = kiln::detail::run_items::values_and_keys;
+        if (*rest == 'k') policy.kept_run_items = kiln::detail::run_items::values, ++rest;
+        if (*rest == 'K') policy.kept_run_items = kiln::detail::run_items::values_and_keys, ++rest;
+        if (*rest == 'D') policy.staged_writes = false;
         forced.push_back(std::make_unique<forcing>(policy));
         if (const char* next = std::strchr(shape, ',')) shape = next + 1;
     });

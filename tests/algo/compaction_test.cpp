@@ -439,13 +439,18 @@ TEST_P(compaction_test, reduce_by_key_sums_runs_like_the_host) {
 TEST_P(compaction_test, reduce_by_key_of_distinct_keys_and_runs_of_eight) {
     // Every element a run, then runs of 8 (the benchmark's), which begin at the first item of
     // work-items and of tiles: heads found from the key before a work-item's or a tile's. Then
-    // runs of 37, across vectors and chunks, and all elements one run.
+    // runs of 37, across vectors and chunks, and all elements one run. Last, single elements
+    // then runs of 8 in one input: tiles that stage their runs beside tiles that write them
+    // directly (a quarter of a tile's items as runs or fewer), and the tile between.
     on_every_run_tile([&] {
         for (const std::size_t n : sizes(algorithm::reduce_by_key, 4, false)) {
-            for (const std::size_t run : {std::size_t{1}, std::size_t{8}, std::size_t{37}, n + 1}) {
-                SCOPED_TRACE("n = " + std::to_string(n) + ", runs of " + std::to_string(run));
+            for (const std::size_t run :
+                 {std::size_t{1}, std::size_t{8}, std::size_t{37}, n + 1, std::size_t{0}}) {
+                SCOPED_TRACE("n = " + std::to_string(n) + ", runs of " +
+                             (run ? std::to_string(run) : "1 then 8"));
                 std::vector<std::int32_t> keys(n);
-                for (std::size_t i = 0; i < n; ++i) keys[i] = std::int32_t(i / run) - 7;
+                for (std::size_t i = 0; i < n; ++i)
+                    keys[i] = std::int32_t(run ? i / run : i < n / 2 ? i : n / 2 + i / 8) - 7;
                 const auto values = random_values<std::int32_t>(n, -100, 100, unsigned(n) + 5);
                 ASSERT_NO_FATAL_FAILURE(expect_sums_by_key_like_the_host(keys, values));
             }

@@ -145,6 +145,8 @@ TEST(algo_plan, h100_under_nvidia_opencl) {
     EXPECT_EQ(by_key.items_per_work_item, 16u);
     EXPECT_EQ(by_key.lookback_depth, 1u);
     EXPECT_TRUE(by_key.register_runs);
+    EXPECT_EQ(by_key.kept_run_items, kiln::detail::run_items::values)
+        << "values kept from their loads to their writes, as under CUDA";
     EXPECT_EQ(by_key.target.vocabulary, kiln::detail::vocabulary_target::inline_ptx);
     EXPECT_EQ(by_key.sub_group_size, 32u);
     // Its runs staged, keys then values, through one padded tile of 4096 ints (17,408 bytes)

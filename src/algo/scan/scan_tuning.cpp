@@ -98,11 +98,11 @@ constexpr std::array select_table{
 
 constexpr std::array reduce_by_key_table{
     row{nvidia_cuda, kept(register_runs(policy(256, 16, 1)), run_items::values),
-        "H100, CUDA, bench/algo 2^26 int32 runs of 1-1024, values kept, 5 shapes, "
-        "2026-11-27; docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
-    row{nvidia_gpus, register_runs(policy(256, 16, 1)),
-        "H100, NVIDIA's OpenCL, bench/algo 2^26 int32, runs staged, 8 shapes, 2026-11-25; "
-        "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
+        "H100, CUDA, bench/algo 2^26 int32 runs of 1-1024, 6 shapes (CUB's 256x18: 256x20), "
+        "2026-11-28; docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
+    row{nvidia_gpus, kept(register_runs(policy(256, 16, 1)), run_items::values),
+        "H100, NVIDIA's OpenCL, bench/algo 2^26 int32 runs of 1-1024, values kept, 3 shapes, "
+        "2026-11-28; docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
     row{any_gpu, policy(256, 4), "not measured"},
     row{any_cpu, lanes(chunks(policy(16, 64), 256 * 1024), 16),
         "PoCL 3.1, 2 cores (Zen 5), runs of 1-1024, lanes 16, chunks of 64-512 KiB, "
