@@ -1,5 +1,5 @@
 # kiln.pc for pkg-config users, and `cpack -G DEB`: a Debian package with the library, its
-# headers, its CMake and pkg-config files, kiln-info and the heat-world tools.
+# headers, its CMake and pkg-config files, kiln-info, the heat-world tools and the licence.
 
 set(KILN_PC_DIR ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 cmake_path(RELATIVE_PATH CMAKE_INSTALL_PREFIX BASE_DIRECTORY ${CMAKE_INSTALL_PREFIX}/${KILN_PC_DIR}
@@ -25,11 +25,19 @@ endif()
 configure_file(${CMAKE_CURRENT_LIST_DIR}/kiln.pc.in ${PROJECT_BINARY_DIR}/kiln.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/kiln.pc DESTINATION ${KILN_PC_DIR})
 
+# The licence goes with every install: its text, and a machine-readable copyright file (Debian's
+# DEP-5 format) at the path Debian policy gives it, /usr/share/doc/<package>/copyright.
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES ${CMAKE_CURRENT_LIST_DIR}/debian-copyright DESTINATION ${CMAKE_INSTALL_DOCDIR}
+        RENAME copyright)
+
 set(CPACK_PACKAGE_NAME kiln)
 set(CPACK_PACKAGE_VENDOR "kiln")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "GPGPU for C++ without the agonizing pain")
 set(CPACK_PACKAGE_CONTACT "kiln developers <kiln@localhost>")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
+set(CPACK_RPM_PACKAGE_LICENSE Apache-2.0)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION libdevel)

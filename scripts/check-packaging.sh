@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks kiln as the packages users install it from: the shared library (SONAME, only the public
 # headers' symbols exported), a consumer built through pkg-config against it, the Debian package
-# from `cpack -G DEB` (contents, and kiln-info run from the unpacked package), the CMake package's
+# from `cpack -G DEB` (contents, and kiln-info run from the unpacked package), the licence in each
+# install and package (LICENSE, the copyright file, kiln.pc's License field), the CMake package's
 # backend components, a build without OpenCL, and the release build's static library (build/release,
 # which scripts/test.sh builds first) used through pkg-config. Build trees under build/.
 set -euo pipefail
@@ -41,6 +42,14 @@ install_dir=$root/build/shared-install
 rm -rf "$install_dir"
 cmake --install "$shared" --prefix "$install_dir" >/dev/null
 pc_dir=$(dirname "$(find "$install_dir" -name kiln.pc)")
+check_licence() {  # install prefix: the licence's text, the copyright file and kiln.pc's field
+    local prefix=$1
+    cmp -s LICENSE "$prefix/share/doc/kiln/LICENSE" || fail "$prefix lacks share/doc/kiln/LICENSE"
+    grep -q '^License: Apache-2.0$' "$prefix/share/doc/kiln/copyright" ||
+        fail "$prefix/share/doc/kiln/copyright names no Apache-2.0 licence"
+    grep -q '^License: Apache-2.0$' "$(find "$prefix" -name kiln.pc)" || fail "kiln.pc in $prefix names no licence"
+}
+check_licence "$install_dir"
 flags=$(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags --libs kiln)
 libdir=$(PKG_CONFIG_PATH=$pc_dir pkg-config --variable=libdir kiln)
 g++ -std=c++20 tests/install_consumer/main.cpp $flags -Wl,-rpath,"$libdir" -o "$shared/pkg_config_consumer"
@@ -55,6 +64,7 @@ rm -rf "$static_install"
 cmake --install build/release --prefix "$static_install" >/dev/null ||
     fail "no release build to install (scripts/test.sh builds it first)"
 grep -q . <<<"$(find "$static_install" -name libkiln.a)" || fail "the release install has no libkiln.a"
+check_licence "$static_install"
 static_pc_dir=$(dirname "$(find "$static_install" -name kiln.pc)")
 g++ -std=c++20 tests/install_consumer/main.cpp $(PKG_CONFIG_PATH=$static_pc_dir pkg-config --cflags --libs kiln) \
     -o "$shared/pkg_config_static_consumer" || fail "the README's pkg-config line does not link the static library"
@@ -81,13 +91,16 @@ package=$(ls "$shared"/kiln_*.deb)
 contents=$(dpkg-deb -c "$package")
 for path in usr/bin/kiln-info usr/bin/make_world usr/bin/step_world usr/bin/render_world \
     'usr/lib/[^ ]*libkiln\.so\.0\.1\.0' usr/include/kiln/kiln.hpp 'usr/lib/[^ ]*pkgconfig/kiln\.pc' \
-    'usr/lib/[^ ]*cmake/kiln/kilnConfig\.cmake'; do
+    'usr/lib/[^ ]*cmake/kiln/kilnConfig\.cmake' usr/share/doc/kiln/copyright usr/share/doc/kiln/LICENSE; do
     grep -qE "\./$path\$" <<<"$contents" || fail "the package lacks $path"
 done
 grep -q libopencl <<<"$(dpkg-deb -f "$package" Depends)" || fail "the package does not depend on an OpenCL loader"
 unpacked=$(mktemp -d)
 trap 'rm -rf "$components_project" "$unpacked"' EXIT
 dpkg-deb -x "$package" "$unpacked"
+check_licence "$unpacked/usr"
+grep -qx 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' \
+    <<<"$(head -1 "$unpacked/usr/share/doc/kiln/copyright")" || fail "the package's copyright file is not in DEP-5 format"
 LD_LIBRARY_PATH=$(dirname "$(find "$unpacked" -name 'libkiln.so.0.1')") "$unpacked/usr/bin/kiln-info" |
     grep -q '(default)' || fail "kiln-info from the package lists no default device"
 echo "$(basename "$package"): $(grep -c . <<<"$contents") entries, kiln-info runs from it"
