@@ -17,6 +17,12 @@ fail() { echo "check-packaging: $*" >&2; exit 1; }
 # hands the release build's objects to the shared one.
 unity=-DKILN_UNITY_BUILD=${KILN_UNITY_BUILD:-OFF}
 
+# The version the project declares, and the SONAME's: both numbers of a 0.x version (docs/packaging.md).
+version=$(sed -n 's/^project(kiln VERSION \([0-9.]*\) .*/\1/p' CMakeLists.txt)
+[ -n "$version" ] || fail "no version in CMakeLists.txt's project()"
+soname_version=${version%.*}
+soname_pattern=${soname_version//./\\.}
+
 shared=build/shared
 cmake -S . -B "$shared" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON "$unity" \
     -DKILN_BUILD_TESTS=OFF -DKILN_BUILD_EXAMPLES=OFF -DKILN_BUILD_APPS=ON >/dev/null
@@ -24,7 +30,8 @@ cmake --build "$shared" -j "$jobs"
 
 echo "--- shared library: SONAME and exported symbols"
 library=$(readlink -f "$shared/libkiln.so")
-grep -q 'SONAME.*\[libkiln\.so\.0\.1\]' <<<"$(readelf -d "$library")" || fail "libkiln.so has no SONAME libkiln.so.0.1"
+grep -q "SONAME.*\\[libkiln\\.so\\.$soname_pattern\\]" <<<"$(readelf -d "$library")" ||
+    fail "libkiln.so has no SONAME libkiln.so.$soname_version"
 exported=$(nm -DC --defined-only "$library")
 # The backends' internals are hidden; what public headers declare is exported.
 leaked=$(grep -E 'kiln::detail::(cuda|opencl)::' <<<"$exported" || true)
@@ -53,7 +60,7 @@ check_licence "$install_dir"
 flags=$(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags --libs kiln)
 libdir=$(PKG_CONFIG_PATH=$pc_dir pkg-config --variable=libdir kiln)
 g++ -std=c++20 tests/install_consumer/main.cpp $flags -Wl,-rpath,"$libdir" -o "$shared/pkg_config_consumer"
-grep -q "$install_dir/.*libkiln\.so\.0\.1" <<<"$(ldd "$shared/pkg_config_consumer")" ||
+grep -q "$install_dir/.*libkiln\.so\.$soname_pattern" <<<"$(ldd "$shared/pkg_config_consumer")" ||
     fail "the pkg-config consumer does not use the installed libkiln.so"
 "$shared/pkg_config_consumer"
 
@@ -76,7 +83,7 @@ trap 'rm -rf "$components_project"' EXIT
 find_components() {  # prefix, components...: configures a project asking for them
     local prefix=$1
     shift
-    printf 'cmake_minimum_required(VERSION 3.25)\nproject(c LANGUAGES CXX)\nfind_package(kiln 0.1 REQUIRED COMPONENTS %s)\n' "$*" \
+    printf 'cmake_minimum_required(VERSION 3.25)\nproject(c LANGUAGES CXX)\nfind_package(kiln %s REQUIRED COMPONENTS %s)\n' "$soname_version" "$*" \
         >"$components_project/CMakeLists.txt"
     rm -rf "$components_project/build"
     cmake -S "$components_project" -B "$components_project/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null 2>&1
@@ -90,7 +97,7 @@ rm -f "$shared"/kiln_*.deb
 package=$(ls "$shared"/kiln_*.deb)
 contents=$(dpkg-deb -c "$package")
 for path in usr/bin/kiln-info usr/bin/make_world usr/bin/step_world usr/bin/render_world \
-    'usr/lib/[^ ]*libkiln\.so\.0\.1\.0' usr/include/kiln/kiln.hpp 'usr/lib/[^ ]*pkgconfig/kiln\.pc' \
+    "usr/lib/[^ ]*libkiln\\.so\\.${version//./\\.}" usr/include/kiln/kiln.hpp 'usr/lib/[^ ]*pkgconfig/kiln\.pc' \
     'usr/lib/[^ ]*cmake/kiln/kilnConfig\.cmake' usr/share/doc/kiln/copyright usr/share/doc/kiln/LICENSE; do
     grep -qE "\./$path\$" <<<"$contents" || fail "the package lacks $path"
 done
@@ -101,7 +108,7 @@ dpkg-deb -x "$package" "$unpacked"
 check_licence "$unpacked/usr"
 grep -qx 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' \
     <<<"$(head -1 "$unpacked/usr/share/doc/kiln/copyright")" || fail "the package's copyright file is not in DEP-5 format"
-LD_LIBRARY_PATH=$(dirname "$(find "$unpacked" -name 'libkiln.so.0.1')") "$unpacked/usr/bin/kiln-info" |
+LD_LIBRARY_PATH=$(dirname "$(find "$unpacked" -name "libkiln.so.$soname_version")") "$unpacked/usr/bin/kiln-info" |
     grep -q '(default)' || fail "kiln-info from the package lists no default device"
 echo "$(basename "$package"): $(grep -c . <<<"$contents") entries, kiln-info runs from it"
 
