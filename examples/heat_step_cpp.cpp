@@ -7,12 +7,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <heat_world_kernels.hpp>
 #include <kiln/kiln.hpp>
 #include <string>
 #include <vector>
-
-#include "program_main.hpp"
 
 namespace {
 
@@ -119,7 +118,7 @@ long first_difference(const std::vector<float>& a, const std::vector<float>& b) 
 }  // namespace
 
 int main(int argc, char** argv) {
-    return kiln::programs::run_program("heat_step_cpp", [&] {
+    try {
         const int steps = argc > 1 ? std::atoi(argv[1]) : 40;
         auto dev = kiln::default_device();
         kiln::queue q(dev);
@@ -176,5 +175,8 @@ int main(int argc, char** argv) {
             "string kernel's and the CPU's byte for byte: OK\n",
             width, height, steps, dev.name().c_str());
         return 0;
-    });
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "heat_step_cpp: %s\n", e.what());
+        return 1;
+    }
 }

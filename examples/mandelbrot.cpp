@@ -5,14 +5,14 @@
 #include <png.h>
 
 #include <array>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <exception>
 #include <kiln/kiln.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include "atomic_file.hpp"
-#include "program_main.hpp"
 
 namespace {
 
@@ -105,10 +105,26 @@ std::vector<png_byte> decode_png(const std::vector<png_byte>& file) {
     return rgb;
 }
 
+/// Writes the file at `path`; a failure, such as a full disk, names the file and the reason.
+void write_file(const std::string& path, const std::vector<png_byte>& bytes) {
+    std::FILE* file = std::fopen(path.c_str(), "wb");
+    bool written =
+        file != nullptr && std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
+    int error = errno;
+    // The bytes may wait in the stream's buffer: closing writes them, and can fail too.
+    if (file != nullptr && std::fclose(file) != 0 && written) {
+        written = false;
+        error = errno;
+    }
+    if (!written) {
+        throw std::runtime_error("writing '" + path + "' failed: " + std::strerror(error));
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    return kiln::programs::run_program("mandelbrot", [&] {
+    try {
         const std::string output = argc > 1 ? argv[1] : "mandelbrot.png";
         auto dev = kiln::default_device();
         kiln::queue q(dev);
@@ -168,7 +184,7 @@ int main(int argc, char** argv) {
             }
         }
         ok = ok && reread == rgb;
-        kiln::programs::write_file(output, file.data(), file.size());
+        write_file(output, file);
 
         std::printf(
             "mandelbrot: %ux%u, %u iterations at most, on %s: %zu of %zu pixels differ from "
@@ -176,5 +192,8 @@ int main(int argc, char** argv) {
             width, height, max_iterations, dev.name().c_str(), differing, pixels, output.c_str(),
             ok ? "OK" : "MISMATCH");
         return ok ? 0 : 1;
-    });
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "mandelbrot: %s\n", e.what());
+        return 1;
+    }
 }

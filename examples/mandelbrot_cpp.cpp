@@ -3,10 +3,9 @@
 //
 // usage: mandelbrot_cpp
 #include <cstdio>
+#include <exception>
 #include <kiln/kiln.hpp>
 #include <vector>
-
-#include "program_main.hpp"
 
 namespace {
 
@@ -55,7 +54,7 @@ unsigned cpu_iterations(unsigned px, unsigned py) {
 }  // namespace
 
 int main() {
-    return kiln::programs::run_program("mandelbrot_cpp", [] {
+    try {
         auto dev = kiln::default_device();
         kiln::queue q(dev);
         kiln::buffer<kiln::uint, kiln::out> iterations(q, kiln::shape{height, width});
@@ -89,5 +88,8 @@ int main() {
             width, height, max_iterations, dev.name().c_str(), differing, pixels,
             ok ? "OK" : "MISMATCH");
         return ok ? 0 : 1;
-    });
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "mandelbrot_cpp: %s\n", e.what());
+        return 1;
+    }
 }

@@ -5,11 +5,10 @@
 #include <chrono>
 #include <cstdio>
 #include <example_kernels.hpp>
+#include <exception>
 #include <kiln/kiln.hpp>
 #include <string>
 #include <vector>
-
-#include "program_main.hpp"
 
 namespace {
 
@@ -99,7 +98,7 @@ bool multiply_and_check(kiln::queue& q, const multiply_kernel& naive, const mult
 }  // namespace
 
 int main() {
-    return kiln::programs::run_program("matrix_multiply", [] {
+    try {
         auto dev = kiln::default_device();
         kiln::queue q(dev, kiln::profiled);
         // kernels/matrix_multiply.cl, embedded in this executable when it was built.
@@ -124,5 +123,8 @@ int main() {
                               dims{17, 300, 5}, dims{512, 512, 512}})
             ok = multiply_and_check(q, naive, tiled, d) && ok;
         return ok ? 0 : 1;
-    });
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "matrix_multiply: %s\n", e.what());
+        return 1;
+    }
 }

@@ -4,10 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <kiln/kiln.hpp>
 #include <vector>
-
-#include "program_main.hpp"
 
 namespace {
 
@@ -69,7 +68,7 @@ bool reduce_and_check(const kiln::device& dev, kiln::queue& q, const kiln::kerne
 }  // namespace
 
 int main(int argc, char** argv) {
-    return kiln::programs::run_program("reduction", [&] {
+    try {
         auto dev = kiln::default_device();
         kiln::queue q(dev);
         auto partial_sums = kiln::program(dev, source).kernel("partial_sums");
@@ -80,5 +79,8 @@ int main(int argc, char** argv) {
         bool ok = true;
         for (unsigned n : sizes) ok = reduce_and_check(dev, q, partial_sums, n) && ok;
         return ok ? 0 : 1;
-    });
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "reduction: %s\n", e.what());
+        return 1;
+    }
 }

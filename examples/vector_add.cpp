@@ -1,10 +1,9 @@
 // Vector addition: the smallest complete kiln program, checked against the CPU.
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <kiln/kiln.hpp>
 #include <vector>
-
-#include "program_main.hpp"
 
 namespace {
 
@@ -18,7 +17,7 @@ kernel void add(global const float* a, global const float* b, global float* c, u
 }  // namespace
 
 int main(int argc, char** argv) {
-    return kiln::programs::run_program("vector_add", [&] {
+    try {
         const unsigned n =
             argc > 1 ? static_cast<unsigned>(std::strtoul(argv[1], nullptr, 10)) : 1'000'003;
         std::vector<float> host_a(n), host_b(n);
@@ -44,5 +43,8 @@ int main(int argc, char** argv) {
         }
         std::printf("vector_add: %u elements on %s: OK\n", n, dev.name().c_str());
         return 0;
-    });
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "vector_add: %s\n", e.what());
+        return 1;
+    }
 }

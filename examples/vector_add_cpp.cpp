@@ -2,10 +2,9 @@
 // by the C++ compiler when this file builds and launched with its arguments' types checked.
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <kiln/kiln.hpp>
 #include <vector>
-
-#include "program_main.hpp"
 
 namespace {
 
@@ -20,7 +19,7 @@ KILN_KERNEL(add,
 }  // namespace
 
 int main(int argc, char** argv) {
-    return kiln::programs::run_program("vector_add_cpp", [&] {
+    try {
         const unsigned n =
             argc > 1 ? static_cast<unsigned>(std::strtoul(argv[1], nullptr, 10)) : 1'000'003;
         std::vector<float> host_a(n), host_b(n);
@@ -45,5 +44,8 @@ int main(int argc, char** argv) {
         }
         std::printf("vector_add_cpp: %u elements on %s: OK\n", n, dev.name().c_str());
         return 0;
-    });
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "vector_add_cpp: %s\n", e.what());
+        return 1;
+    }
 }

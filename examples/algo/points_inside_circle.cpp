@@ -3,15 +3,14 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <kiln/algorithm.hpp>
 #include <kiln/kiln.hpp>
 #include <numbers>
 #include <vector>
 
-#include "program_main.hpp"
-
 int main() {
-    return kiln::programs::run_program("points_inside_circle", [] {
+    try {
         const std::size_t n = std::size_t{1} << 20;
         const std::uint64_t seed = 2024;
         kiln::queue q(kiln::default_device());
@@ -57,5 +56,8 @@ int main() {
             "agrees)\n",
             kept, n, pi, q.device().name().c_str());
         return 0;
-    });
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "points_inside_circle: %s\n", e.what());
+        return 1;
+    }
 }

@@ -2,6 +2,7 @@
 // one per sample over each run of equal bins; checked against a histogram counted on the CPU.
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <kiln/algorithm.hpp>
 #include <kiln/kiln.hpp>
 #include <kiln/vector.hpp>
@@ -10,10 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "program_main.hpp"
-
 int main() {
-    return kiln::programs::run_program("sort_histogram", [] {
+    try {
         const std::size_t n = 1000003;
         // Sums of three dice rolls, 3 to 18: a bell-shaped histogram.
         std::mt19937 engine(7);
@@ -49,5 +48,8 @@ int main() {
             std::printf("%3d %7d %s\n", got_values[b], got_counts[b],
                         std::string(static_cast<std::size_t>(got_counts[b] / 4000), '#').c_str());
         return 0;
-    });
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "sort_histogram: %s\n", e.what());
+        return 1;
+    }
 }

@@ -7,14 +7,13 @@
 // an approximation of the continuous problem.
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <kiln/kiln.hpp>
 #include <kiln/sparse.hpp>
 #include <vector>
 
-#include "program_main.hpp"
-
 int main() {
-    return kiln::programs::run_program("cg_poisson", [] {
+    try {
         const std::size_t m = 32, n = m * m;
         const double pi = 3.14159265358979323846, h = 1.0 / double(m + 1);
         std::vector<int> row_pointers = {0}, columns;
@@ -76,5 +75,8 @@ int main() {
             return 1;
         }
         return 0;
-    });
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "cg_poisson: %s\n", e.what());
+        return 1;
+    }
 }

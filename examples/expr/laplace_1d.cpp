@@ -2,14 +2,13 @@
 // against the CPU.
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <kiln/kiln.hpp>
 #include <kiln/vector.hpp>
 #include <vector>
 
-#include "program_main.hpp"
-
 int main() {
-    return kiln::programs::run_program("laplace_1d", [] {
+    try {
         const std::size_t n = std::size_t{1} << 20;
         std::vector<float> host(n);
         for (std::size_t i = 0; i < n; ++i) host[i] = std::sin(0.001f * static_cast<float>(i));
@@ -34,5 +33,8 @@ int main() {
         }
         std::printf("laplace_1d: %zu points on %s match the CPU\n", n, q.device().name().c_str());
         return 0;
-    });
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "laplace_1d: %s\n", e.what());
+        return 1;
+    }
 }

@@ -12,16 +12,16 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <kiln/kiln.hpp>
 #include <kiln/multivector.hpp>
 #include <tuple>
 #include <vector>
 
 #include "lorenz_rk4.hpp"
-#include "program_main.hpp"
 
 int main() {
-    return kiln::programs::run_program("lorenz_ensemble", [] {
+    try {
         const std::size_t n = 1024, steps = 500;
         const double dt = 0.01;
         kiln::queue q(kiln::default_device());
@@ -139,5 +139,8 @@ int main() {
             return 1;
         }
         return 0;
-    });
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "lorenz_ensemble: %s\n", e.what());
+        return 1;
+    }
 }

@@ -3,14 +3,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <kiln/kiln.hpp>
 #include <kiln/vector.hpp>
 #include <numbers>
 
-#include "program_main.hpp"
-
 int main() {
-    return kiln::programs::run_program("monte_carlo_pi", [] {
+    try {
         const std::size_t n = std::size_t{1} << 22;
         const std::uint64_t seed = 2024;
         kiln::queue q(kiln::default_device());
@@ -44,5 +43,8 @@ int main() {
         std::printf("monte_carlo_pi: pi ~ %.6f from %zu points on %s (CPU agrees)\n", pi, n,
                     q.device().name().c_str());
         return 0;
-    });
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "monte_carlo_pi: %s\n", e.what());
+        return 1;
+    }
 }

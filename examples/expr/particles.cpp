@@ -2,11 +2,10 @@
 // and a struct of arrays (one kiln::vector per field), checked against a loop on the CPU.
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <kiln/kiln.hpp>
 #include <tuple>
 #include <vector>
-
-#include "program_main.hpp"
 
 // [doc:particle_struct]
 KILN_STRUCT(particle, (kiln::float4, position), (kiln::float4, velocity), (float, mass));
@@ -44,7 +43,7 @@ bool close(const kiln::float4& a, const kiln::float4& b) {
 }  // namespace
 
 int main() {
-    return kiln::programs::run_program("particles", [] {
+    try {
         const std::size_t n = 100003;
         const std::vector<particle> host = initial_particles(n);
         kiln::queue q(kiln::default_device());
@@ -94,5 +93,8 @@ int main() {
         std::printf("particles: %zu particles on %s, AoS and SoA match the CPU\n", n,
                     q.device().name().c_str());
         return 0;
-    });
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "particles: %s\n", e.what());
+        return 1;
+    }
 }

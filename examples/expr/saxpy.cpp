@@ -1,14 +1,13 @@
 // SAXPY, y = a * x + y, as one vector expression; checked against a loop on the CPU.
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <kiln/kiln.hpp>
 #include <kiln/vector.hpp>
 #include <vector>
 
-#include "program_main.hpp"
-
 int main() {
-    return kiln::programs::run_program("saxpy", [] {
+    try {
         const std::size_t n = std::size_t{1} << 22;
         const float a = 2.5f;
         std::vector<float> host_x(n), host_y(n);
@@ -35,5 +34,8 @@ int main() {
         }
         std::printf("saxpy: %zu elements on %s match the CPU\n", n, q.device().name().c_str());
         return 0;
-    });
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "saxpy: %s\n", e.what());
+        return 1;
+    }
 }

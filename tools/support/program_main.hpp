@@ -1,4 +1,4 @@
-// How kiln's programs (tools, examples, heat-world tools) end: one line on error, exit status 1.
+// How kiln's own tools (kiln-info, kiln-prof, the heat world's) end: one line on error, status 1.
 #pragma once
 
 #include <functional>
