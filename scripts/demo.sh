@@ -20,7 +20,7 @@ printf '\n=== devices\n'
 "$bin/tools/kiln-info"
 
 printf '\n=== examples\n'
-for example in vector_add reduction matrix_multiply expr/cg_poisson; do
+for example in quick_start vector_add reduction matrix_multiply expr/cg_poisson; do
     if [ -x "$bin/examples/$example" ]; then "$bin/examples/$example"; fi
 done
 if [ -x "$bin/examples/mandelbrot" ]; then "$bin/examples/mandelbrot" "$out/mandelbrot.png"; fi
