@@ -73,6 +73,25 @@ bool overlap(const gemm_operand& x, const gemm_operand& y) {
     return rows_meet && columns_meet;
 }
 
+/// The first batch entry k that shares an element with entry 0 (then entry e shares one with
+/// entry e + k, each product writing the other's), or 0 where the entries are apart. Entry k
+/// starts k stride elements after entry 0, so it meets entry 0 where k stride lies within
+/// columns - 1 of j leading_dimension for a row distance j < rows: for each j, the smallest k
+/// past j leading_dimension - columns is the one to try. check_gemm made every product fit.
+std::size_t first_entry_meeting_the_first(const gemm_operand& x) {
+    if (x.batch < 2 || x.extent() == 0) return 0;
+    const std::size_t stride = x.batch_stride, width = x.columns;
+    if (stride == 0) return 1;
+    if (stride >= (x.rows - 1) * x.leading_dimension + width) return 0;
+    for (std::size_t j = 0; j < x.rows; ++j) {
+        const std::size_t row = j * x.leading_dimension;
+        const std::size_t k = row < width ? 1 : (row - width) / stride + 1;
+        if (k >= x.batch) break;
+        if (k * stride < row + width) return k;
+    }
+    return 0;
+}
+
 }  // namespace
 
 std::size_t checked_product(std::size_t a, std::size_t b, const char* call, const char* what) {
@@ -171,6 +190,10 @@ void check_gemm(const gemm_problem& p, const char* call) {
             throw invalid_argument_error(call, "C overlaps " + std::string(name) + " (" + shapes +
                                                    "): the product would read what it writes");
     }
+    if (const std::size_t k = first_entry_meeting_the_first(p.c))
+        throw invalid_argument_error(call, "C's batch entries overlap (" + p.c.describe("C") +
+                                               "): entries 0 and " + std::to_string(k) +
+                                               " share elements, which both products would write");
 }
 
 event run_gemm(const queue& q, const gemm_problem& checked) {
