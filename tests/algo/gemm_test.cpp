@@ -606,6 +606,18 @@ TEST_F(gemm_two_devices, operands_on_different_devices_are_rejected) {
     const kiln::matrix<float> C(queues[0], 3, 2, c);
     expect_rejected(
         C.data(), [&] { kiln::gemm(C, A, B); }, "operands on different devices");
+    // Each named by its kiln-info index: PoCL's two devices share a name.
+    try {
+        kiln::gemm(C, A, B);
+    } catch (const kiln::invalid_argument_error& e) {
+        const std::string what = e.what();
+        const auto on = [](const kiln::queue& q) {
+            return " on device " + std::to_string(q.device().index()) + " (";
+        };
+        for (const std::string& named :
+             {"A" + on(queues[0]), "B" + on(queues[1]), "C" + on(queues[0])})
+            EXPECT_NE(what.find(named), std::string::npos) << named << " in " << what;
+    }
 }
 
 }  // namespace

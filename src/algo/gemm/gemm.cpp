@@ -14,6 +14,7 @@
 #include "gemm_host_blas.hpp"
 #include "gemm_plan.hpp"
 #include "gemm_strategies.hpp"
+#include "runtime/device_label.hpp"
 
 namespace kiln::detail {
 namespace {
@@ -182,9 +183,9 @@ void check_gemm(const gemm_problem& p, const char* call) {
     if (!(p.a.storage->device() == p.c.storage->device()) ||
         !(p.b.storage->device() == p.c.storage->device()))
         throw invalid_argument_error(call, "operands on different devices: A on " +
-                                               p.a.storage->device().name() + ", B on " +
-                                               p.b.storage->device().name() + ", C on " +
-                                               p.c.storage->device().name());
+                                               device_label(p.a.storage->device()) + ", B on " +
+                                               device_label(p.b.storage->device()) + ", C on " +
+                                               device_label(p.c.storage->device()));
     for (const auto& [x, name] : {operands[0], operands[1]}) {
         if (x->storage->memory() == p.c.storage->memory() && overlap(*x, p.c))
             throw invalid_argument_error(call, "C overlaps " + std::string(name) + " (" + shapes +
