@@ -178,6 +178,8 @@ void write_unrecorded(const queue& q, const buffer_storage& cell, const void* sr
         throw invalid_argument_error("kiln::graph_value::set",
                                      "the value lives on " + device_label(cell.device()) +
                                          " but its queue is on " + device_label(q.device()));
+    // Statements kiln::fused holds were written before the set: they read the value it replaces.
+    enqueue_held_work();
     q.impl().write(*cell.memory(), 0, src, bytes, {}, true);
 }
 

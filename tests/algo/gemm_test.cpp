@@ -542,6 +542,59 @@ TEST_P(gemm_test, bad_input_is_rejected_before_any_device_work) {
         c, [&] { kiln::gemm_batched(Cs3, As, Bs); }, "batches differ");
 }
 
+// Each entry's product writes its own window of C: entries that share an element are refused
+// (every strategy wrote some other sum), entries side by side in C's rows are not.
+TEST_P(gemm_test, batch_entries_of_c_that_overlap_are_rejected) {
+    const std::size_t m = 4, n = 3, k = 5;
+    const auto a = random_values<float>(2 * m * k, 20), b = random_values<float>(2 * k * n, 21);
+    const kiln::matrix<float> As(q, m, k, 2, a), Bs(q, k, n, 2, b);
+    const kiln::vector<float> c(q, random_values<float>(64, 22));
+    const auto batched_into = [&](std::size_t leading, std::size_t stride) {
+        return [&, leading, stride] {
+            kiln::gemm_batched(kiln::matrix_view<float>(c, m, n, leading, 0, 2, stride), As, Bs);
+        };
+    };
+    try {
+        batched_into(n, 0)();
+        ADD_FAILURE() << "no error";
+    } catch (const kiln::invalid_argument_error& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("kiln::gemm_batched", 0), 0u) << e.what();
+    }
+    const std::string overlap = "C's batch entries overlap";
+    expect_rejected(c, batched_into(n, 0), overlap);          // every entry on the first
+    expect_rejected(c, batched_into(n, 2 * n), overlap);      // entry 1 from entry 0's third row
+    expect_rejected(c, batched_into(n, m * n - 1), overlap);  // one element shared
+    expect_rejected(c, batched_into(2 * n, n + 1), overlap);  // side by side, one column too close
+    // Three entries side by side in rows of 6: entry 2 begins entry 0's second row.
+    const kiln::matrix<float> As3(q, 2, k, 3, random_values<float>(3 * 2 * k, 24)),
+        Bs3(q, k, n, 3, random_values<float>(3 * k * n, 25));
+    expect_rejected(
+        c, [&] { kiln::gemm_batched(kiln::matrix_view<float>(c, 2, n, 2 * n, 0, 3, n), As3, Bs3); },
+        "entries 0 and 2 share elements");
+
+    // Side by side in rows of 7, the last column untouched: apart, and each entry's product.
+    const std::size_t leading = 2 * n + 1;
+    const auto before = random_values<float>(m * leading, 23);
+    on_every_strategy([&] {
+        const kiln::vector<float> side_by_side(q, before);
+        kiln::gemm_batched(kiln::matrix_view<float>(side_by_side, m, n, leading, 0, 2, n), As, Bs,
+                           {.alpha = 1.0f, .beta = 0.5f});
+        reference<float> want{{before.begin(), before.end()}, std::vector<double>(before.size())};
+        for (std::size_t e = 0; e < 2; ++e) {
+            const host_layout la{m, k, k, e * m * k}, lb{k, n, n, e * k * n},
+                lc{m, n, leading, e * n};
+            const reference<float> entry = host_gemm(a, la, b, lb, before, lc, 1.0, 0.5, k);
+            for (std::size_t i = 0; i < m; ++i)
+                for (std::size_t j = 0; j < n; ++j) {
+                    const std::size_t at = lc.offset + i * leading + j;
+                    want.values[at] = entry.values[at];
+                    want.scales[at] = entry.scales[at];
+                }
+        }
+        expect_close(side_by_side.read(), want, k);
+    });
+}
+
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(gemm_test);
 
 // Operands on two devices (CTest runs this with POCL_DEVICES="pthread pthread").
@@ -553,6 +606,18 @@ TEST_F(gemm_two_devices, operands_on_different_devices_are_rejected) {
     const kiln::matrix<float> C(queues[0], 3, 2, c);
     expect_rejected(
         C.data(), [&] { kiln::gemm(C, A, B); }, "operands on different devices");
+    // Each named by its kiln-info index: PoCL's two devices share a name.
+    try {
+        kiln::gemm(C, A, B);
+    } catch (const kiln::invalid_argument_error& e) {
+        const std::string what = e.what();
+        const auto on = [](const kiln::queue& q) {
+            return " on device " + std::to_string(q.device().index()) + " (";
+        };
+        for (const std::string& named :
+             {"A" + on(queues[0]), "B" + on(queues[1]), "C" + on(queues[0])})
+            EXPECT_NE(what.find(named), std::string::npos) << named << " in " << what;
+    }
 }
 
 }  // namespace

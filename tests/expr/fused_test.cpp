@@ -294,6 +294,31 @@ TEST_P(fused_test, every_kind_of_command_sees_the_statements_before_it) {
     EXPECT_EQ(z.read(), times_two) << "a capture";
 }
 
+/// graph_value::set writes the device at once: the statements held before it read the value it
+/// replaces, as they would one kernel each (in the block's middle, and as its last statement).
+TEST_P(fused_test, a_graph_value_set_comes_after_the_statements_before_it) {
+    const std::size_t n = 500;
+    const auto hx = random_values<float>(n, -1, 1, 9);
+    kiln::vector<float> x(q, hx), y(q, n), z(q, n);
+    kiln::graph_value<float> a(q, 2.0f);
+    kiln::fused(q, [&] {
+        y = a * x;
+        a.set(5.0f);
+        z = a * x;
+    });
+    std::vector<float> hy = y.read(), hz = z.read();
+    for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(hy[i], 2.0f * hx[i]) << "element " << i;
+        ASSERT_EQ(hz[i], 5.0f * hx[i]) << "element " << i;
+    }
+    kiln::fused(q, [&] {
+        y = a * x;
+        a.set(7.0f);
+    });
+    hy = y.read();
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(hy[i], 5.0f * hx[i]) << "element " << i;
+}
+
 TEST_P(fused_test, a_throw_leaves_the_statements_before_it_done_and_the_queue_usable) {
     const std::size_t n = 777;
     const auto hx = random_values<float>(n, -1, 1, 5);

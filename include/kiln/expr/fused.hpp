@@ -126,9 +126,10 @@ void run_fused(const queue& q, void (*block)(void*), void* context);
 /// own index (no slice, permutation, stencil or raw pointer), all of one size on q alone. Every
 /// vector written is still stored, and the results are bit for bit those of the block run
 /// without kiln::fused. Anything else that enqueues work or waits for it (a reduction, a stencil,
-/// an algorithm, a host read or write, a kernel launch, q.finish()) first enqueues the statements
-/// held so far, as does the end of the block. A statement that throws leaves the statements
-/// before it enqueued, as they would have been without kiln::fused, and the exception goes on.
+/// an algorithm, a host read or write, a graph_value's set(), a kernel launch, q.finish()) first
+/// enqueues the statements held so far, as does the end of the block. A statement that throws
+/// leaves the statements before it enqueued, as they would have been without kiln::fused, and
+/// the exception goes on.
 template <std::invocable Block>
 void fused(const queue& q, Block&& block) {
     detail::run_fused(

@@ -17,7 +17,8 @@ namespace kiln {
 
 namespace detail {
 struct graph_recording;
-/// Writes `bytes` bytes of `cell` from `src` at once, never recorded by a capture in progress.
+/// Writes `bytes` bytes of `cell` from `src` at once, never recorded by a capture in progress,
+/// after enqueueing the statements kiln::fused holds on this thread.
 void write_unrecorded(const queue& q, const buffer_storage& cell, const void* src,
                       std::size_t bytes);
 /// Whether kiln::capture is recording on this thread (the temporary pool then gives the graph
@@ -73,7 +74,8 @@ class graph_value {
 
     /// Writes the value to the device at once (also inside a capture: it is not recorded).
     /// Launches enqueued afterwards read it; wait for launches still running on other queues
-    /// before setting a value they read.
+    /// before setting a value they read. Inside kiln::fused, the statements held so far are
+    /// enqueued first, so that they read the value this one replaces, as they would without it.
     void set(const T& value) {
         detail::write_unrecorded(queue_, cell_.storage(), &value, sizeof(T));
         value_ = value;

@@ -14,6 +14,7 @@
 #include "gemm_host_blas.hpp"
 #include "gemm_plan.hpp"
 #include "gemm_strategies.hpp"
+#include "runtime/device_label.hpp"
 
 namespace kiln::detail {
 namespace {
@@ -71,6 +72,25 @@ bool overlap(const gemm_operand& x, const gemm_operand& y) {
     const bool rows_meet = x_row < y_row + y.rows && y_row < x_row + x.rows;
     const bool columns_meet = x_column < y_column + y.columns && y_column < x_column + x.columns;
     return rows_meet && columns_meet;
+}
+
+/// The first batch entry k that shares an element with entry 0 (then entry e shares one with
+/// entry e + k, each product writing the other's), or 0 where the entries are apart. Entry k
+/// starts k stride elements after entry 0, so it meets entry 0 where k stride lies within
+/// columns - 1 of j leading_dimension for a row distance j < rows: for each j, the smallest k
+/// past j leading_dimension - columns is the one to try. check_gemm made every product fit.
+std::size_t first_entry_meeting_the_first(const gemm_operand& x) {
+    if (x.batch < 2 || x.extent() == 0) return 0;
+    const std::size_t stride = x.batch_stride, width = x.columns;
+    if (stride == 0) return 1;
+    if (stride >= (x.rows - 1) * x.leading_dimension + width) return 0;
+    for (std::size_t j = 0; j < x.rows; ++j) {
+        const std::size_t row = j * x.leading_dimension;
+        const std::size_t k = row < width ? 1 : (row - width) / stride + 1;
+        if (k >= x.batch) break;
+        if (k * stride < row + width) return k;
+    }
+    return 0;
 }
 
 }  // namespace
@@ -163,14 +183,18 @@ void check_gemm(const gemm_problem& p, const char* call) {
     if (!(p.a.storage->device() == p.c.storage->device()) ||
         !(p.b.storage->device() == p.c.storage->device()))
         throw invalid_argument_error(call, "operands on different devices: A on " +
-                                               p.a.storage->device().name() + ", B on " +
-                                               p.b.storage->device().name() + ", C on " +
-                                               p.c.storage->device().name());
+                                               device_label(p.a.storage->device()) + ", B on " +
+                                               device_label(p.b.storage->device()) + ", C on " +
+                                               device_label(p.c.storage->device()));
     for (const auto& [x, name] : {operands[0], operands[1]}) {
         if (x->storage->memory() == p.c.storage->memory() && overlap(*x, p.c))
             throw invalid_argument_error(call, "C overlaps " + std::string(name) + " (" + shapes +
                                                    "): the product would read what it writes");
     }
+    if (const std::size_t k = first_entry_meeting_the_first(p.c))
+        throw invalid_argument_error(call, "C's batch entries overlap (" + p.c.describe("C") +
+                                               "): entries 0 and " + std::to_string(k) +
+                                               " share elements, which both products would write");
 }
 
 event run_gemm(const queue& q, const gemm_problem& checked) {

@@ -10,6 +10,7 @@
 
 #include "histogram_kernels.hpp"
 #include "histogram_plan.hpp"
+#include "runtime/device_label.hpp"
 
 namespace kiln::detail {
 namespace {
@@ -49,15 +50,12 @@ void check(const histogram_input& input) {
             throw invalid_argument_error(input.call,
                                          bounds + ": the bounds and hi - lo must be finite");
     }
-    const auto named = [](const device& dev) {
-        return dev.name() + " (device " + std::to_string(dev.index()) + ")";
-    };
     const device& counts_device = input.counts_storage->device();
     for (const part_extent& part : input.parts)
         if (!(part.queue.device() == counts_device))
-            throw invalid_argument_error(input.call, "x is on " + named(part.queue.device()) +
-                                                         ", counts on " + named(counts_device) +
-                                                         ": they must be on one device");
+            throw invalid_argument_error(
+                input.call, "x is on " + device_label(part.queue.device()) + ", counts on " +
+                                device_label(counts_device) + ": they must be on one device");
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 // What the histogram module's strategies share (histogram_kernels.hpp).
 #include "histogram_kernels.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <kiln/detail/temporary_pool.hpp>
+#include <limits>
 
 namespace kiln::detail {
 namespace {
@@ -11,10 +14,39 @@ std::string num(std::size_t value) {
     return std::to_string(value);
 }
 
+/// How even bins of floating-point values scale x - lo into [0, bins), computed by the host in
+/// the values' type T: scale = bins / (hi - lo), or where that overflows T (a span below bins /
+/// T's largest value: [0, 1e-36) in 1000 float bins), x - lo is first multiplied by magnify =
+/// 2^p, p bringing hi - lo to [1, 2) or as near as T's largest power of two does (a span of
+/// subnormals), and scale = bins / ((hi - lo) magnify). Both products by magnify are exact, so
+/// the bin is as close to the exact one as where scale fits.
+template <class T>
+struct even_scale {
+    T scale, magnify = 1;
+    bool magnified = false;
+
+    even_scale(std::size_t bins, T lo, T hi) : scale(T(bins) / (hi - lo)) {
+        if (!std::isinf(scale)) return;
+        const T span = hi - lo;
+        magnify =
+            std::ldexp(T(1), std::min(std::numeric_limits<T>::max_exponent - 1, -std::ilogb(span)));
+        scale = T(bins) / (span * magnify);
+        magnified = true;
+    }
+};
+
+bool magnified(const histogram_input& input) {
+    if (input.binning != histogram_binning::even || !input.floating) return false;
+    if (input.value_type == "double")
+        return even_scale<double>(input.bins, input.lo, input.hi).magnified;
+    return even_scale<float>(input.bins, static_cast<float>(input.lo), static_cast<float>(input.hi))
+        .magnified;
+}
+
 /// kiln_histogram_bin(value, bins, bounds...): the bin, or bins where the value is not counted.
-/// Even bins of floating-point values: (x - lo) * scale in the values' type, scale = bins /
-/// (hi - lo) computed by the host in that type, the last bin where rounding reaches bins (x just
-/// below hi); of integers: (x - lo) bins / (hi - lo) exactly, in 64 bits.
+/// Even bins of floating-point values: (x - lo) * scale in the values' type (or ((x - lo) *
+/// magnify) * scale, even_scale), the last bin where rounding reaches bins (x just below hi); of
+/// integers: (x - lo) bins / (hi - lo) exactly, in 64 bits.
 std::string bin_function(const histogram_shape& s) {
     const std::string& v = s.value_type;
     if (s.binning == histogram_binning::indexed) {
@@ -24,11 +56,12 @@ std::string bin_function(const histogram_shape& s) {
     }
     if (s.floating)
         return "uint kiln_histogram_bin(" + v + " x, uint bins, " + v + " lo, " + v + " hi, " + v +
-               " scale) {\n"
+               " scale" + (s.magnified ? ", " + v + " magnify" : "") +
+               ") {\n"
                "    if (!(x >= lo && x < hi)) return bins;\n"
                "    const " +
-               v +
-               " f = (x - lo) * scale;\n"
+               v + " f = " + (s.magnified ? "((x - lo) * magnify)" : "(x - lo)") +
+               " * scale;\n"
                "    return f < (" +
                v + ")bins ? (uint)f : bins - 1u;\n}";
     return "uint kiln_histogram_bin(" + v +
@@ -178,8 +211,8 @@ std::string histogram_shape::key() const {
            (floating ? " floating" : " integer") + (is_signed ? " signed" : " unsigned") +
            " counts " + counts_type() + " g" + num(work_group_size) + " u" + num(unroll) + " l" +
            num(lanes) + " c" + num(copies) + (single_adds ? " single" : "") +
-           (load_ahead ? " ahead" : "") + (claimed_steps ? " q" + num(claimed_steps) : "") + " " +
-           expression;
+           (load_ahead ? " ahead" : "") + (claimed_steps ? " q" + num(claimed_steps) : "") +
+           (magnified ? " magnified" : "") + " " + expression;
 }
 
 histogram_shape histogram_shape_of(const histogram_input& input, const histogram_plan& plan) {
@@ -189,6 +222,7 @@ histogram_shape histogram_shape_of(const histogram_input& input, const histogram
                           .floating = input.floating,
                           .is_signed = input.is_signed,
                           .counts_signed = input.counts_signed,
+                          .magnified = magnified(input),
                           .expression = input.expression};
     if (plan.strategy != histogram_strategy::cpu_chunks) {
         shape.work_group_size = plan.work_group_size;
@@ -209,6 +243,7 @@ void input_slots(kernel_description& kernel, const histogram_shape& shape) {
             const std::size_t bytes = shape.value_type == "double" ? 8 : 4;
             for (const char* name : {"lo", "hi", "scale"})
                 kernel.scalar(shape.value_type, name, bytes);
+            if (shape.magnified) kernel.scalar(shape.value_type, "magnify", bytes);
         } else {
             kernel.scalar<std::int64_t>("lo").scalar<std::int64_t>("hi").scalar<std::uint64_t>(
                 "span");
@@ -233,7 +268,7 @@ std::string histogram_bin(const histogram_shape& shape, const std::string& value
     if (shape.binning == histogram_binning::indexed)
         return "kiln_histogram_bin(" + value + ", bins)";
     return "kiln_histogram_bin(" + value + ", bins, lo, hi, " +
-           (shape.floating ? "scale" : "span") + ")";
+           (shape.floating ? "scale" : "span") + (shape.magnified ? ", magnify" : "") + ")";
 }
 
 void emit_histogram_walk(source_builder& b, const histogram_shape& shape,
@@ -325,13 +360,15 @@ kernel_binding bind_input(const algorithm_program& program, const std::string& k
     args.scalar<std::uint64_t>("n", extent.size);
     args.scalar<std::uint32_t>("bins", static_cast<std::uint32_t>(input.bins));
     if (shape.binning == histogram_binning::even) {
+        const auto bounds = [&](auto lo, auto hi) {
+            const even_scale scaling(input.bins, lo, hi);
+            args.scalar("lo", lo).scalar("hi", hi).scalar("scale", scaling.scale);
+            if (shape.magnified) args.scalar("magnify", scaling.magnify);
+        };
         if (shape.floating && shape.value_type == "double") {
-            args.scalar("lo", input.lo).scalar("hi", input.hi);
-            args.scalar("scale", static_cast<double>(input.bins) / (input.hi - input.lo));
+            bounds(input.lo, input.hi);
         } else if (shape.floating) {
-            const auto lo = static_cast<float>(input.lo), hi = static_cast<float>(input.hi);
-            args.scalar("lo", lo).scalar("hi", hi);
-            args.scalar("scale", static_cast<float>(input.bins) / (hi - lo));
+            bounds(static_cast<float>(input.lo), static_cast<float>(input.hi));
         } else {
             const auto lo = static_cast<std::int64_t>(input.lo),
                        hi = static_cast<std::int64_t>(input.hi);

@@ -34,12 +34,16 @@ struct histogram_shape {
     /// The atomics strategies: steps a group claims at a time from kiln_queue; 0: none, the
     /// grid's stride.
     std::size_t claimed_steps = 0;
+    /// Even bins of floating-point values over a span so small that bins / (hi - lo) overflows
+    /// their type: each x - lo is first multiplied by a power of two, `magnify`, that brings the
+    /// span near 1 (histogram_shape_of). Other spans keep the kernel without it.
+    bool magnified = false;
     /// The input expression's type (histogram_input::expression).
     std::string expression;
 
     /// "histogram local_atomics even float floating signed counts uint g256 u4 l4 c8
-    /// <expression>", " single", " ahead" and " q<claimed_steps>" before the expression where
-    /// they hold, for the program cache.
+    /// <expression>", " single", " ahead", " q<claimed_steps>" and " magnified" before the
+    /// expression where they hold, for the program cache.
     std::string key() const;
     std::string counts_type() const { return counts_signed ? "int" : "uint"; }
 };
@@ -49,8 +53,9 @@ histogram_shape histogram_shape_of(const histogram_input& input, const histogram
 /// groups claim steps; launch_walk binds it.
 void queue_slot(kernel_description& kernel, const histogram_shape& shape);
 /// Adds the slots of every kernel that reads the input: n (the part's elements), bins, the
-/// binning's bounds (even: lo, hi and scale, of the values' type for floating-point values,
-/// else lo and hi as long and span as ulong), then the input's parameters.
+/// binning's bounds (even: lo, hi and scale, of the values' type for floating-point values, and
+/// magnify where the shape is magnified; else lo and hi as long and span as ulong), then the
+/// input's parameters.
 void input_slots(kernel_description& kernel, const histogram_shape& shape);
 
 /// An element of the input as kernel text: `element` at any `idx`, and where the shape reads
