@@ -77,7 +77,7 @@ if [ "${KILN_TEST_SKIP_TSAN:-0}" != 1 ]; then
     # The tsan.* tests start from the PoCL caches of their binaries' release runs
     # (tests/CMakeLists.txt): PoCL's LLVM is not instrumented, and kiln's own caches start empty.
     # The cache's and the profile's threaded tests took 49 CPU-seconds instead of 78.
-    for dir in tests/runtime/pocl-cache tests/expr/pocl-cache tests/algo/pocl-cache/fft_host_library; do
+    for dir in tests/runtime/pocl-cache tests/expr/pocl-cache tests/algo/pocl-cache/algo.fft_host_library; do
         if [ -d "build/release/$dir" ]; then
             mkdir -p "build/tsan/$dir" && cp -a "build/release/$dir/." "build/tsan/$dir/"
         fi
