@@ -78,7 +78,7 @@ if [ "${KILN_TEST_SKIP_TSAN:-0}" != 1 ]; then
     # The tsan.* tests start from the PoCL caches of their binaries' release runs
     # (tests/CMakeLists.txt): PoCL's LLVM is not instrumented, and kiln's own caches start empty.
     # The cache's and the profile's threaded tests took 49 CPU-seconds instead of 78.
-    for dir in tests/runtime/pocl-cache tests/expr/pocl-cache tests/algo/pocl-cache/fft_host_library; do
+    for dir in tests/runtime/pocl-cache tests/expr/pocl-cache tests/algo/pocl-cache/algo.fft_host_library; do
         if [ -d "build/release/$dir" ]; then
             mkdir -p "build/tsan/$dir" && cp -a "build/release/$dir/." "build/tsan/$dir/"
         fi
@@ -92,9 +92,10 @@ rm -rf build/install build/consumer
 cmake --install build/release --prefix build/install >/dev/null
 cmake -S tests/install_consumer -B build/consumer -G Ninja -DCMAKE_PREFIX_PATH="$root/build/install" >/dev/null
 cmake --build build/consumer
-# The copied examples compile the kernels the release run's examples did: they start from that
-# run's caches rather than compiling them again on PoCL (the quick start: 13 s cold, 0.4 s warm).
-KILN_CACHE_DIR=$root/build/release/examples/cache POCL_CACHE_DIR=$root/build/release/examples/pocl-cache \
+# The copied examples compile the kernels the release run's examples did: they start from the
+# quick start's caches there rather than compiling them again on PoCL (13 s cold, 0.4 s warm).
+KILN_CACHE_DIR=$root/build/release/examples/cache/example.quick_start \
+    POCL_CACHE_DIR=$root/build/release/examples/pocl-cache/example.quick_start \
     run_ctest --test-dir build/consumer --output-on-failure
 
 packaging_step="shared library, pkg-config consumer, Debian package, build without OpenCL"

@@ -60,6 +60,18 @@ bool capture_in_progress() noexcept {
     return active != nullptr;
 }
 
+void refuse_inside_capture(const std::string& call, const std::string& why) {
+    if (active)
+        throw invalid_argument_error(call, "inside kiln::capture: " + why +
+                                               "; a graph holds device commands only. Call it "
+                                               "outside the capture, before or after the "
+                                               "graph's launch");
+}
+
+void wait_outside_capture(const event& last) {
+    if (!active) last.wait();
+}
+
 graph_recorder::graph_recorder(const queue& q) : recording_(std::make_shared<graph_recording>(q)) {}
 
 void graph_recorder::refuse(const std::string& call, const std::string& why) const {

@@ -21,6 +21,7 @@
 #include <kiln/detail/source_builder.hpp>
 #include <kiln/expr/functions.hpp>
 #include <kiln/half.hpp>
+#include <kiln/runtime/graph.hpp>
 #include <kiln/runtime/program.hpp>
 #include <kiln/runtime/queue.hpp>
 #include <kiln/vector.hpp>
@@ -102,9 +103,11 @@ struct sort_comparator {
 /// ids) may be left wherever the last pass wrote them.
 enum class radix_sorted_keys { kept, discarded };
 
-/// Sorts n keys on one device (and the values with them), in place. Blocks until done.
-void radix_sort_part(const queue& q, radix_key key, bool descending, const sort_operand& keys,
-                     std::size_t n, const std::vector<sort_operand>& values,
+/// Sorts n keys on one device (and the values with them), in place, for `call`. Blocks until
+/// done, except inside kiln::capture, which records it.
+void radix_sort_part(std::string_view call, const queue& q, radix_key key, bool descending,
+                     const sort_operand& keys, std::size_t n,
+                     const std::vector<sort_operand>& values,
                      radix_sorted_keys sorted_keys = radix_sorted_keys::kept);
 void merge_sort_part(const queue& q, const sort_comparator& comparator, const sort_operand& keys,
                      std::size_t n, const std::vector<sort_operand>& values);
@@ -157,6 +160,11 @@ void sort_split(std::string_view call, vector<K>& keys, Before&& before, SortPar
     std::vector<const void*> named{&keys};
     [[maybe_unused]] const std::array<bool, sizeof...(V)> repeated{named_again(named, &values)...};
     const auto& layout = keys.layout();
+    if (layout.size() > 1)
+        refuse_inside_capture(std::string(call), "the keys are split over " +
+                                                     std::to_string(layout.size()) +
+                                                     " devices, whose sorted parts are merged "
+                                                     "on the host");
     const bool same_layout =
         ((values.size() == keys.size() && values.part_count() == layout.size()) && ...);
     if (!same_layout) throw_sort_layout_mismatch(call);
@@ -241,9 +249,9 @@ template <class K, class... V>
 void radix_sort(std::string_view call, bool descending, vector<K>& keys, vector<V>&... values) {
     sort_split(
         call, keys, [descending](const K& a, const K& b) { return radix_before(a, b, descending); },
-        [descending](const queue& q, const sort_operand& k, std::size_t n,
-                     const std::vector<sort_operand>& v) {
-            radix_sort_part(q, radix_key_of<K>(), descending, k, n, v);
+        [call, descending](const queue& q, const sort_operand& k, std::size_t n,
+                           const std::vector<sort_operand>& v) {
+            radix_sort_part(call, q, radix_key_of<K>(), descending, k, n, v);
         },
         values...);
 }
@@ -252,6 +260,9 @@ template <class K, class F, class... V>
 void comparison_sort(std::string_view call, const F& comparator, vector<K>& keys,
                      vector<V>&... values) {
     if (keys.size() > 0xffffffffu) throw_sort_too_large(call, keys.size());
+    refuse_inside_capture(std::string(call),
+                          "a sort with a comparator reads back whether the comparator gave two "
+                          "keys one place, which chooses the merges after it");
     if (keys.part_count() > 1) {
         // The comparator exists only as device code, so the host cannot merge sorted parts:
         // the whole vector is sorted on the first part's device and copied back.

@@ -11,6 +11,7 @@
 #include <kiln/runtime/event.hpp>
 #include <kiln/runtime/queue.hpp>
 #include <memory>
+#include <string>
 #include <utility>
 
 namespace kiln {
@@ -24,6 +25,13 @@ void write_unrecorded(const queue& q, const buffer_storage& cell, const void* sr
 /// Whether kiln::capture is recording on this thread (the temporary pool then gives the graph
 /// blocks of its own).
 bool capture_in_progress() noexcept;
+/// While kiln::capture records on this thread, throws invalid_argument_error naming `call`, whose
+/// work a graph cannot hold: `why` says what it does instead (reads a result back to choose the
+/// work after it, runs a host library on the device's memory). Calls check before they record.
+void refuse_inside_capture(const std::string& call, const std::string& why);
+/// Waits for `last`, the last command of a call that returns once its work is done; inside a
+/// capture that work runs when the graph is launched, and nothing is waited for.
+void wait_outside_capture(const event& last);
 }  // namespace detail
 
 /// Kernels, copies and fills recorded by kiln::capture, replayed by launch(). It holds the

@@ -11,6 +11,7 @@
 #include <kiln/detail/algo/fft_tuning.hpp>
 #include <kiln/detail/temporary_pool.hpp>
 #include <kiln/error.hpp>
+#include <kiln/runtime/graph.hpp>
 #include <kiln/runtime/program.hpp>
 #include <limits>
 #include <map>
@@ -254,6 +255,10 @@ event fft_plan::run(const queue& q, const buffer_storage& input,
                     const buffer_storage& output) const {
     const bool in_place = input.memory() == output.memory();
     if (host_library_) {
+        refuse_inside_capture("kiln::fft",
+                              "this plan transforms on the host with FFTW (the host-library "
+                              "strategy, docs/fft.md), in the device's memory; a plan made with "
+                              "KILN_FFT_STRATEGY=kernels runs kernels, which capture");
         // Synchronous: the host transforms the device's memory where it lies, after q's work.
         const std::size_t bytes = shape_.elements() * element_bytes_;
         host_mapping source(q, input, 0, bytes);

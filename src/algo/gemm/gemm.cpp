@@ -5,6 +5,7 @@
 #include <kiln/detail/algo/gemm_problem.hpp>
 #include <kiln/error.hpp>
 #include <kiln/matrix.hpp>
+#include <kiln/runtime/graph.hpp>
 #include <optional>
 #include <string>
 #include <utility>
@@ -228,6 +229,11 @@ event run_gemm(const queue& q, const gemm_problem& checked) {
             return plan.warpgroup.tile_maps ? run_warpgroup_tma_gemm(q, problem, plan.warpgroup)
                                             : run_warpgroup_gemm(q, problem, plan.warpgroup);
         case gemm_strategy::host_blas:
+            refuse_inside_capture("kiln::gemm",
+                                  "the host_blas strategy (OpenBLAS, the plan's choice on CPU "
+                                  "devices) multiplies on the host, in the device's memory; "
+                                  "KILN_GEMM_STRATEGY=cpu_tiles multiplies with kernels, which "
+                                  "capture");
             return run_host_blas_gemm(q, problem);
         case gemm_strategy::cpu_tiles:
             return run_cpu_tiles_gemm(q, problem, plan.cpu);

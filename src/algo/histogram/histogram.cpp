@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <kiln/algo/histogram.hpp>
 #include <kiln/error.hpp>
+#include <kiln/runtime/graph.hpp>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -92,7 +93,7 @@ void run_histogram(const histogram_input& input) {
                 break;
         }
     }
-    done.wait();
+    wait_outside_capture(done);
 }
 
 }  // namespace kiln::detail

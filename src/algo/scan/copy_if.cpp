@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <kiln/runtime/graph.hpp>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,7 @@ std::string copy_if_shape::key() const {
 }
 
 std::size_t run_copy_if(const copy_if_input& input) {
+    refuse_inside_capture("kiln::copy_if", "it returns the count of kept elements, read back");
     const erased_vector& output = input.output;
     const output_route route =
         plan_output_route({.parts = input.parts.size(),

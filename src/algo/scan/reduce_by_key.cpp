@@ -8,6 +8,7 @@
 #include <kiln/algo/reduce_by_key.hpp>
 #include <kiln/detail/algo/scan_strategy.hpp>
 #include <kiln/error.hpp>
+#include <kiln/runtime/graph.hpp>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -246,6 +247,7 @@ scan_operation segment_pairs(const std::string& value_type, std::size_t value_by
 }
 
 std::size_t run_reduce_by_key(const reduce_by_key_arguments& input) {
+    refuse_inside_capture(input.call, "it returns the count of runs, read back");
     const std::size_t value_bytes = input.out_values.element_bytes;
     const std::uint64_t counter_limit = value_bytes == 4
                                             ? std::numeric_limits<std::uint32_t>::max()

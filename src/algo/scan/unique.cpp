@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <kiln/runtime/graph.hpp>
 #include <vector>
 
 #include "compaction_run.hpp"
@@ -79,6 +80,7 @@ compaction_input declare_unique_input(source_builder& b, const unique_shape& sha
 }
 
 std::size_t run_unique(const unique_input& input) {
+    refuse_inside_capture("kiln::unique", "it returns the count of runs, read back");
     const erased_vector& keys = input.keys;
     const layout& parts = *keys.parts;
     std::vector<unique_plan> plans;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <kiln/detail/temporary_pool.hpp>
 #include <kiln/error.hpp>
+#include <kiln/runtime/graph.hpp>
 #include <string>
 
 namespace kiln::detail {
@@ -77,6 +78,9 @@ void check_one_device(const segmented_input& input) {
 
 void run_checking_offsets(segmented_algorithm algorithm, const segmented_input& input,
                           const segmented_launch& launch) {
+    refuse_inside_capture(input.call,
+                          "it checks the offsets on the device and reads the check back, to "
+                          "throw for bad offsets before it returns");
     const queue& q = (*input.offsets_parts)[0].queue;
     if (input.segments == 0) {
         // No kernel to check the one offset: it is read, a few bytes.

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <kiln/algo/segmented_sort.hpp>
 #include <kiln/error.hpp>
+#include <kiln/runtime/graph.hpp>
 #include <string>
 
 #include "segmented_sort_kernels.hpp"
@@ -100,6 +101,9 @@ offsets_report check_offsets(const queue& q, const segmented_sort_input& input,
 
 void run_segmented_sort(const segmented_sort_input& input) {
     check_vectors(input);
+    refuse_inside_capture(input.call,
+                          "it reads the offsets' check back: bad offsets throw, and the longest "
+                          "segment chooses the strategy");
     // The keys' queue, as kiln::sort's: work queued on them lands first.
     const queue& q = input.keys.queue ? *input.keys.queue : *input.offsets.queue;
     const std::string offset_type = offset_type_of(input);

@@ -39,10 +39,10 @@ void run_radix_twice_segmented_sort(const queue& q, const segmented_sort_input& 
             .argument("ids", ids_arg.memory);
         program.built.bind(std::move(input_ids))
             .launch(q, input_ids_work_items(dev, elements), group);
-        radix_sort_part(q, input.key, false, keys, elements, {ids_arg});
+        radix_sort_part(input.call, q, input.key, false, keys, elements, {ids_arg});
         // The ids are not needed once sorted: only the keys come back from the sort's scratch.
-        radix_sort_part(q, radix_key{.kind = 0, .bytes = 4}, false, ids_arg, elements, {keys},
-                        radix_sorted_keys::discarded);
+        radix_sort_part(input.call, q, radix_key{.kind = 0, .bytes = 4}, false, ids_arg, elements,
+                        {keys}, radix_sorted_keys::discarded);
         ids.release_after(q, q.marker());
         return;
     }
@@ -62,7 +62,7 @@ void run_radix_twice_segmented_sort(const queue& q, const segmented_sort_input& 
     kernel_binding iota(program.kernels.iota);
     iota.argument("order", order_arg.memory).scalar<std::uint64_t>("n", elements);
     program.built.bind(std::move(iota)).launch(q, items, group);
-    radix_sort_part(q, input.key, false, sorted_arg, elements, {order_arg});
+    radix_sort_part(input.call, q, input.key, false, sorted_arg, elements, {order_arg});
 
     kernel_binding segment_ids(program.kernels.ids);
     segment_ids.argument("order", order_arg.memory)
@@ -71,8 +71,8 @@ void run_radix_twice_segmented_sort(const queue& q, const segmented_sort_input& 
         .scalar<std::uint64_t>("n", elements)
         .argument("ids", ids_arg.memory);
     program.built.bind(std::move(segment_ids)).launch(q, items, group);
-    radix_sort_part(q, radix_key{.kind = 0, .bytes = 4}, false, ids_arg, elements, {order_arg},
-                    radix_sorted_keys::discarded);
+    radix_sort_part(input.call, q, radix_key{.kind = 0, .bytes = 4}, false, ids_arg, elements,
+                    {order_arg}, radix_sorted_keys::discarded);
 
     // sorted_keys is free again: each vector is gathered into it (the values' temporary where
     // they are wider) and copied back.

@@ -8,6 +8,7 @@
 #include <kiln/detail/algo/sort_tuning.hpp>
 #include <kiln/detail/temporary_pool.hpp>
 #include <kiln/error.hpp>
+#include <kiln/runtime/graph.hpp>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -300,20 +301,24 @@ void host_float_sort_part(const queue& q, radix_key key, bool descending, const 
     for (const auto& v : values) write_permuted(q, v, read_operand(q, v, n), order);
 }
 
-void radix_sort_part(const queue& q, radix_key key, bool descending, const sort_operand& keys,
-                     std::size_t n, const std::vector<sort_operand>& values,
-                     radix_sorted_keys sorted_keys) {
+void radix_sort_part(std::string_view call, const queue& q, radix_key key, bool descending,
+                     const sort_operand& keys, std::size_t n,
+                     const std::vector<sort_operand>& values, radix_sorted_keys sorted_keys) {
     if (n < 2) return;
     if (plan_radix_sort(q.device(), key.bytes,
                         key.kind == static_cast<int>(sort_key_kind::floating), 0, n)
             .floats_sorted_on_host) {
+        refuse_inside_capture(std::string(call),
+                              "this device's floating-point keys are sorted on the host "
+                              "(docs/sorting.md), which reads them back");
         host_float_sort_part(q, key, descending, keys, n, values);
         return;
     }
+    // Every choice below is the plan's, made from the sizes: the passes a digit leaves alone
+    // are skipped on the device, so a capture records the whole sort.
     if (values.size() <= 1) {
-        radix_passes(q, key, descending, keys, n, values.empty() ? nullptr : &values[0],
-                     sorted_keys)
-            .wait();
+        wait_outside_capture(radix_passes(q, key, descending, keys, n,
+                                          values.empty() ? nullptr : &values[0], sorted_keys));
         return;
     }
     // Several value vectors: the keys carry their original positions, and every value vector
@@ -329,8 +334,9 @@ void radix_sort_part(const queue& q, radix_key key, bool descending, const sort_
     const sort_operand positions{order_arg, 4};
     radix_passes(q, key, descending, keys, n, &positions, sorted_keys);
     apply_order(q, order_arg, n, values);
-    order.release_after(q, q.marker());
-    q.finish();
+    const event done = q.marker();
+    order.release_after(q, done);
+    wait_outside_capture(done);
 }
 
 void merge_sort_part(const queue& q, const sort_comparator& comparator, const sort_operand& keys,
