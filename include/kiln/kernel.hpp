@@ -37,10 +37,11 @@ namespace kiln {
 namespace detail {
 
 /// Parameter types a C++ kernel may declare: address-space pointers to device-representable
-/// types, and such values themselves (bool has no fixed size on the device, so it is not one).
+/// types, and such values themselves. Not bool, which has no fixed size on the device, nor half
+/// or bfloat16, whose values OpenCL C takes only as bits: pass them as float.
 template <class P>
 concept cpp_kernel_parameter = is_address_space_pointer_v<P> ||
-    (device_representable<P> && !std::is_same_v<P, bool>);
+    (device_representable<P> && !std::is_same_v<P, bool> && !is_binary16_v<P>);
 
 template <class P>
 struct pointee {
@@ -202,7 +203,8 @@ template <class Definition, class... P>
 std::string cpp_kernel_source(std::tuple<P...>*) {
     static_assert((cpp_kernel_parameter<P> && ...),
                   "kernel parameters are kiln::global_ptr<T>, kiln::local_ptr<T>, "
-                  "kiln::constant_ptr<T> or values of types kernels know (not bool)");
+                  "kiln::constant_ptr<T> or values of types kernels know (not bool; half and "
+                  "bfloat16 values travel as float)");
     source_builder source;
     add_kernel_pragmas(source, Definition::body_text());
     (declare_type<typename pointee<P>::type>(source), ...);
@@ -270,7 +272,8 @@ template <class Definition, class Index, class... P>
 std::string lambda_source(std::tuple<Index, P...>*) {
     static_assert(std::is_integral_v<Index>, "a KILN_LAMBDA's index is an integer");
     static_assert((cpp_kernel_parameter<P> && ...),
-                  "KILN_LAMBDA captures kiln vectors, buffers and values of types kernels know");
+                  "KILN_LAMBDA captures kiln vectors, buffers and values of types kernels know "
+                  "(not bool; half and bfloat16 values travel as float)");
     source_builder source;
     add_kernel_pragmas(source, Definition::body_text());
     (declare_type<typename pointee<P>::type>(source), ...);
@@ -388,22 +391,22 @@ event parallel_for(const queue& q, std::size_t n,
 ///
 /// The kernel belongs to its translation unit (an unnamed namespace): two files may each
 /// declare a kernel of one name with different bodies, and each runs its own.
-#define KILN_KERNEL(name, parameter_list, ...)                                           \
-    namespace {                                                                          \
-    struct name##_kiln_kernel : ::kiln::detail::kernel_scope {                           \
-        static void kiln_body parameter_list __VA_ARGS__ using parameters =              \
-            ::kiln::detail::kernel_signature<decltype(&kiln_body)>::parameters;          \
-        static constexpr ::std::string_view kernel_name() { return #name; }              \
-        static constexpr ::std::string_view parameter_text() { return #parameter_list; } \
-        static constexpr ::std::string_view body_text() { return #__VA_ARGS__; }         \
-        static void define_functions(::kiln::detail::source_builder&) {}                 \
-        static ::std::string source() {                                                  \
-            return ::kiln::detail::cpp_kernel_source<name##_kiln_kernel>(                \
-                static_cast<parameters*>(nullptr));                                      \
-        }                                                                                \
-    };                                                                                   \
-    [[maybe_unused]] inline constexpr ::kiln::cpp_kernel<name##_kiln_kernel> name{};     \
-    }                                                                                    \
+#define KILN_KERNEL(name, parameter_list, ...)                                                 \
+    namespace {                                                                                \
+    struct name##_kiln_kernel : ::kiln::detail::kernel_scope {                                 \
+        static void kiln_body parameter_list { KILN_DETAIL_KERNEL_BODY_NAMES __VA_ARGS__ }     \
+        using parameters = ::kiln::detail::kernel_signature<decltype(&kiln_body)>::parameters; \
+        static constexpr ::std::string_view kernel_name() { return #name; }                    \
+        static constexpr ::std::string_view parameter_text() { return #parameter_list; }       \
+        static constexpr ::std::string_view body_text() { return #__VA_ARGS__; }               \
+        static void define_functions(::kiln::detail::source_builder&) {}                       \
+        static ::std::string source() {                                                        \
+            return ::kiln::detail::cpp_kernel_source<name##_kiln_kernel>(                      \
+                static_cast<parameters*>(nullptr));                                            \
+        }                                                                                      \
+    };                                                                                         \
+    [[maybe_unused]] inline constexpr ::kiln::cpp_kernel<name##_kiln_kernel> name{};           \
+    }                                                                                          \
     static_assert(true, "the semicolon after the macro ends this declaration")
 
 #define KILN_DETAIL_KERNEL_FUNCTION_ALIAS(kernel, function) \
@@ -419,29 +422,29 @@ event parallel_for(const queue& q, std::size_t n,
 /// there would stringize KILN_LOCAL's expansion instead of the tokens the user wrote.
 ///
 ///     KILN_KERNEL_USING(norms, (kiln::global_ptr<float> r), (squared_norm), { ... });
-#define KILN_KERNEL_USING(name, parameter_list, functions, ...)                          \
-    namespace {                                                                          \
-    KILN_DETAIL_FOR_EACH(KILN_DETAIL_KERNEL_FUNCTION_ALIAS, name,                        \
-                         KILN_DETAIL_UNPARENTHESIZE functions)                           \
-    struct name##_kiln_kernel : ::kiln::detail::kernel_scope {                           \
-        KILN_DETAIL_FOR_EACH(KILN_DETAIL_KERNEL_FUNCTION_MEMBER, name,                   \
-                             KILN_DETAIL_UNPARENTHESIZE functions)                       \
-        static void kiln_body parameter_list __VA_ARGS__ using parameters =              \
-            ::kiln::detail::kernel_signature<decltype(&kiln_body)>::parameters;          \
-        static constexpr ::std::string_view kernel_name() { return #name; }              \
-        static constexpr ::std::string_view parameter_text() { return #parameter_list; } \
-        static constexpr ::std::string_view body_text() { return #__VA_ARGS__; }         \
-        static void define_functions(::kiln::detail::source_builder& source) {           \
-            KILN_DETAIL_FOR_EACH(KILN_DETAIL_KERNEL_FUNCTION_DEFINE, name,               \
-                                 KILN_DETAIL_UNPARENTHESIZE functions)                   \
-        }                                                                                \
-        static ::std::string source() {                                                  \
-            return ::kiln::detail::cpp_kernel_source<name##_kiln_kernel>(                \
-                static_cast<parameters*>(nullptr));                                      \
-        }                                                                                \
-    };                                                                                   \
-    [[maybe_unused]] inline constexpr ::kiln::cpp_kernel<name##_kiln_kernel> name{};     \
-    }                                                                                    \
+#define KILN_KERNEL_USING(name, parameter_list, functions, ...)                                \
+    namespace {                                                                                \
+    KILN_DETAIL_FOR_EACH(KILN_DETAIL_KERNEL_FUNCTION_ALIAS, name,                              \
+                         KILN_DETAIL_UNPARENTHESIZE functions)                                 \
+    struct name##_kiln_kernel : ::kiln::detail::kernel_scope {                                 \
+        KILN_DETAIL_FOR_EACH(KILN_DETAIL_KERNEL_FUNCTION_MEMBER, name,                         \
+                             KILN_DETAIL_UNPARENTHESIZE functions)                             \
+        static void kiln_body parameter_list { KILN_DETAIL_KERNEL_BODY_NAMES __VA_ARGS__ }     \
+        using parameters = ::kiln::detail::kernel_signature<decltype(&kiln_body)>::parameters; \
+        static constexpr ::std::string_view kernel_name() { return #name; }                    \
+        static constexpr ::std::string_view parameter_text() { return #parameter_list; }       \
+        static constexpr ::std::string_view body_text() { return #__VA_ARGS__; }               \
+        static void define_functions(::kiln::detail::source_builder& source) {                 \
+            KILN_DETAIL_FOR_EACH(KILN_DETAIL_KERNEL_FUNCTION_DEFINE, name,                     \
+                                 KILN_DETAIL_UNPARENTHESIZE functions)                         \
+        }                                                                                      \
+        static ::std::string source() {                                                        \
+            return ::kiln::detail::cpp_kernel_source<name##_kiln_kernel>(                      \
+                static_cast<parameters*>(nullptr));                                            \
+        }                                                                                      \
+    };                                                                                         \
+    [[maybe_unused]] inline constexpr ::kiln::cpp_kernel<name##_kiln_kernel> name{};           \
+    }                                                                                          \
     static_assert(true, "the semicolon after the macro ends this declaration")
 
 #define KILN_DETAIL_LAMBDA_PARAMETER(unused, capture) \
@@ -458,24 +461,26 @@ event parallel_for(const queue& q, std::size_t n,
 ///     }));
 ///
 /// The body is checked like a KILN_KERNEL's; it runs once for each index below n.
-#define KILN_LAMBDA(index, captures, ...)                                                     \
-    [&] {                                                                                     \
-        struct kiln_lambda : ::kiln::detail::kernel_scope {                                   \
-            static void kiln_body(KILN_DETAIL_LAMBDA_INDEX(index) KILN_DETAIL_FOR_EACH(       \
-                KILN_DETAIL_LAMBDA_PARAMETER, unused,                                         \
-                KILN_DETAIL_UNPARENTHESIZE captures)) __VA_ARGS__ using parameters =          \
-                ::kiln::detail::kernel_signature<decltype(&kiln_body)>::parameters;           \
-            static constexpr ::std::string_view kernel_name() { return "kiln_parallel_for"; } \
-            static constexpr ::std::string_view index_text() { return #index; }               \
-            static constexpr ::std::string_view capture_text() { return #captures; }          \
-            static constexpr ::std::string_view body_text() { return #__VA_ARGS__; }          \
-            static ::std::string source() {                                                   \
-                return ::kiln::detail::lambda_source<kiln_lambda>(                            \
-                    static_cast<parameters*>(nullptr));                                       \
-            }                                                                                 \
-        };                                                                                    \
-        return ::kiln::detail::kernel_lambda<kiln_lambda KILN_DETAIL_FOR_EACH(                \
-            KILN_DETAIL_LAMBDA_CAPTURE_TYPE, unused, KILN_DETAIL_UNPARENTHESIZE captures)>{   \
-            {KILN_DETAIL_UNPARENTHESIZE captures}};                                           \
+#define KILN_LAMBDA(index, captures, ...)                                                          \
+    [&] {                                                                                          \
+        struct kiln_lambda : ::kiln::detail::kernel_scope {                                        \
+            static void kiln_body(KILN_DETAIL_LAMBDA_INDEX(index)                                  \
+                                      KILN_DETAIL_FOR_EACH(KILN_DETAIL_LAMBDA_PARAMETER, unused,   \
+                                                           KILN_DETAIL_UNPARENTHESIZE captures)) { \
+                KILN_DETAIL_KERNEL_BODY_NAMES __VA_ARGS__                                          \
+            }                                                                                      \
+            using parameters = ::kiln::detail::kernel_signature<decltype(&kiln_body)>::parameters; \
+            static constexpr ::std::string_view kernel_name() { return "kiln_parallel_for"; }      \
+            static constexpr ::std::string_view index_text() { return #index; }                    \
+            static constexpr ::std::string_view capture_text() { return #captures; }               \
+            static constexpr ::std::string_view body_text() { return #__VA_ARGS__; }               \
+            static ::std::string source() {                                                        \
+                return ::kiln::detail::lambda_source<kiln_lambda>(                                 \
+                    static_cast<parameters*>(nullptr));                                            \
+            }                                                                                      \
+        };                                                                                         \
+        return ::kiln::detail::kernel_lambda<kiln_lambda KILN_DETAIL_FOR_EACH(                     \
+            KILN_DETAIL_LAMBDA_CAPTURE_TYPE, unused, KILN_DETAIL_UNPARENTHESIZE captures)>{        \
+            {KILN_DETAIL_UNPARENTHESIZE captures}};                                                \
     }()
 #pragma GCC visibility pop

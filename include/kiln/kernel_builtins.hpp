@@ -9,6 +9,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <kiln/detail/kernel_binary16.hpp>
 #include <kiln/half.hpp>
 #include <kiln/vector_types.hpp>
 #include <type_traits>
@@ -27,7 +28,8 @@ namespace detail {
 enum class address_space { global, local, constant };
 
 /// A pointer into one of OpenCL C's address spaces, as a kernel parameter or variable: it
-/// indexes, dereferences and moves like a pointer, and converts only to the same space.
+/// indexes, dereferences and moves like a pointer, and converts only to the same space. Its
+/// elements are what the kernel can do with them: 16-bit values as kernel_element_t says.
 template <class T, address_space Space>
 class address_space_pointer {
   public:
@@ -40,10 +42,15 @@ class address_space_pointer {
     requires std::same_as<const U, T> &&
         (!std::same_as<U, T>)address_space_pointer(const address_space_pointer<U, Space>& other);
 
+    // Elements that are themselves are spelt T, so that diagnostics name the plain type.
     template <std::integral I>
-    T& operator[](I index) const;
-    T& operator*() const;
-    T* operator->() const;
+    T& operator[](I index) const requires std::same_as<kernel_element_t<T>, T>;
+    template <std::integral I>
+    kernel_element_t<T>& operator[](I index) const requires(!std::same_as<kernel_element_t<T>, T>);
+    T& operator*() const requires std::same_as<kernel_element_t<T>, T>;
+    kernel_element_t<T>& operator*() const requires(!std::same_as<kernel_element_t<T>, T>);
+    T* operator->() const requires std::same_as<kernel_element_t<T>, T>;
+    kernel_element_t<T>* operator->() const requires(!std::same_as<kernel_element_t<T>, T>);
 
     template <std::integral I>
     address_space_pointer operator+(I offset) const;
@@ -223,8 +230,9 @@ struct kernel_scope {
 
     // --- 16-bit floating point (docs/kernel_language.md) ---------------------------------------
     // half elements load as float and store rounded (OpenCL C's core functions, no cl_khr_fp16
-    // needed); bfloat16 elements are ushort bits in OpenCL C, and half fields of a KILN_STRUCT
-    // too, converted by kiln's helpers.
+    // needed); bfloat16 elements are ushort bits in OpenCL C, and 16-bit fields of a KILN_STRUCT
+    // too, converted by kiln's helpers. `half` and `bfloat16` here are the host types, for
+    // parameter lists; a body sees the kernel's (KILN_DETAIL_KERNEL_BODY_NAMES).
     using half = kiln::half;
     using bfloat16 = kiln::bfloat16;
 #define KILN_DETAIL_HALF_ACCESS(P)                                  \
@@ -238,10 +246,10 @@ struct kernel_scope {
     static float vload_half(size_t offset, const half* p);
     static void vstore_half(float value, size_t offset, half* p);
     static void vstore_half_rte(float value, size_t offset, half* p);
-    static float kiln_bf16_to_float(bfloat16 bits);
-    static bfloat16 kiln_float_to_bf16(float value);
-    static float kiln_half_to_float(half bits);
-    static half kiln_float_to_half(float value);
+    static float kiln_bf16_to_float(binary16_bits_in_kernel<bfloat16> bits);
+    static binary16_bits_in_kernel<bfloat16> kiln_float_to_bf16(float value);
+    static float kiln_half_to_float(binary16_bits_in_kernel<half> bits);
+    static binary16_bits_in_kernel<half> kiln_float_to_half(float value);
 
     // --- relational and conversion functions ---------------------------------------------------
     static int isnan(float x);

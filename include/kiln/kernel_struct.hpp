@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <kiln/detail/device_type_names.hpp>
+#include <kiln/detail/kernel_binary16.hpp>
 #include <kiln/vector_types.hpp>
 #include <string>
 #include <string_view>
@@ -110,6 +111,10 @@ constexpr std::string_view field_name() {
     static_assert(::kiln::detail::struct_field_type<type>,                           \
                   "KILN_STRUCT fields are scalars (not bool) or kiln vector types"); \
     type name;
+#define KILN_DETAIL_STRUCT_VIEW_MEMBER(owner, field) KILN_DETAIL_STRUCT_VIEW_MEMBER_I field
+#define KILN_DETAIL_STRUCT_VIEW_MEMBER_I(type, name) ::kiln::detail::kernel_value_t<type> name;
+#define KILN_DETAIL_STRUCT_IS_BINARY16(owner, field) KILN_DETAIL_STRUCT_IS_BINARY16_I field
+#define KILN_DETAIL_STRUCT_IS_BINARY16_I(type, name) || ::kiln::detail::is_binary16_v<type>
 #define KILN_DETAIL_STRUCT_FIELD(owner, field) \
     KILN_DETAIL_STRUCT_FIELD_I(owner, KILN_DETAIL_EXPAND1 field)
 #define KILN_DETAIL_STRUCT_FIELD_I(owner, ...) KILN_DETAIL_STRUCT_FIELD_II(owner, __VA_ARGS__)
@@ -124,20 +129,29 @@ constexpr std::string_view field_name() {
 
 /// Declares `struct name { type field; ... }` (at namespace scope; at most 64 fields; a type
 /// with a comma needs an alias) with its OpenCL C declaration and layout description.
-#define KILN_STRUCT(name, ...)                                                        \
-    struct name {                                                                     \
-        KILN_DETAIL_FOR_EACH(KILN_DETAIL_STRUCT_MEMBER, name, __VA_ARGS__)            \
-        static constexpr const char* kiln_struct_name = #name;                        \
-        static std::string kiln_struct_declaration() {                                \
-            return ::kiln::detail::struct_declaration(                                \
-                #name, sizeof(name), alignof(name),                                   \
-                {KILN_DETAIL_FOR_EACH(KILN_DETAIL_STRUCT_FIELD, name, __VA_ARGS__)}); \
-        }                                                                             \
-        template <auto Member>                                                        \
-        static constexpr const char* kiln_field_name() {                              \
-            KILN_DETAIL_FOR_EACH(KILN_DETAIL_STRUCT_NAME, name, __VA_ARGS__)          \
-            return nullptr;                                                           \
-        }                                                                             \
-        friend bool operator==(const name&, const name&) = default;                   \
+#define KILN_STRUCT(name, ...)                                                                 \
+    struct name {                                                                              \
+        KILN_DETAIL_FOR_EACH(KILN_DETAIL_STRUCT_MEMBER, name, __VA_ARGS__)                     \
+        static constexpr const char* kiln_struct_name = #name;                                 \
+        static std::string kiln_struct_declaration() {                                         \
+            return ::kiln::detail::struct_declaration(                                         \
+                #name, sizeof(name), alignof(name),                                            \
+                {KILN_DETAIL_FOR_EACH(KILN_DETAIL_STRUCT_FIELD, name, __VA_ARGS__)});          \
+        }                                                                                      \
+        template <auto Member>                                                                 \
+        static constexpr const char* kiln_field_name() {                                       \
+            KILN_DETAIL_FOR_EACH(KILN_DETAIL_STRUCT_NAME, name, __VA_ARGS__)                   \
+            return nullptr;                                                                    \
+        }                                                                                      \
+        friend bool operator==(const name&, const name&) = default;                            \
+        /* What a kernel body reads through a pointer to the struct, where it has */           \
+        /* 16-bit fields (kiln/detail/kernel_binary16.hpp). */                                 \
+        static constexpr bool kiln_has_binary16_fields =                                       \
+            false KILN_DETAIL_FOR_EACH(KILN_DETAIL_STRUCT_IS_BINARY16, name, __VA_ARGS__);     \
+        struct kiln_kernel_view {                                                              \
+            KILN_DETAIL_FOR_EACH(KILN_DETAIL_STRUCT_VIEW_MEMBER, name, __VA_ARGS__)            \
+            kiln_kernel_view& operator=(const name&);                                          \
+            operator name() const = delete; /* kernels read its 16-bit fields as s[i].field */ \
+        };                                                                                     \
     }
 #pragma GCC visibility pop

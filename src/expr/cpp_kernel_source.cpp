@@ -117,8 +117,9 @@ std::string to_opencl(std::string_view text);
 
 /// `kiln::` dropped (the vocabulary is OpenCL C's own names), `float4{...}` made the OpenCL C
 /// vector literal `(float4)(...)`, C++'s functional casts `uint(x)` and `float4(x)` C's
-/// `(uint)(x)` and `(float4)(x)`, and `KILN_LOCAL(type, name, count)` written out as
-/// `local type name[count]` (CUDA's translation does not take address spaces from macros).
+/// `(uint)(x)` and `(float4)(x)`, `half` and `bfloat16` spelt `ushort` and `.bits()` dropped,
+/// and `KILN_LOCAL(type, name, count)` written out as `local type name[count]` (CUDA's
+/// translation does not take address spaces from macros).
 std::string to_opencl(std::string_view qualified) {
     const std::string unqualified = without_kiln_qualifiers(qualified);
     const std::string_view text = unqualified;
@@ -131,8 +132,20 @@ std::string to_opencl(std::string_view qualified) {
         } else if (is_identifier_char(c) && (i == 0 || !is_identifier_char(text[i - 1]))) {
             std::size_t end = i;
             while (end < text.size() && is_identifier_char(text[end])) ++end;
-            const std::string word(text.substr(i, end - i));
+            std::string word(text.substr(i, end - i));
             const std::size_t next = skip_spaces(text, end);
+            // A body's half and bfloat16 values are their bits (kiln/detail/kernel_binary16.hpp):
+            // ushort in OpenCL C, where `.bits()` is the value itself.
+            if (word == "half" || word == "bfloat16") word = "ushort";
+            if (word == "bits" && trim_spaces(out).ends_with('.') && next < text.size() &&
+                text[next] == '(') {
+                const std::size_t close = skip_spaces(text, next + 1);
+                if (close < text.size() && text[close] == ')') {
+                    out.resize(out.find_last_of('.'));
+                    i = close + 1;
+                    continue;
+                }
+            }
             const bool vector_type = std::regex_match(word, vector_type_name());
             const bool literal = next < text.size() && text[next] == '{' && vector_type;
             const bool cast = next < text.size() && text[next] == '(' &&

@@ -3,7 +3,9 @@
 // in kernels and in expressions.
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <kiln/kiln.hpp>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,26 @@ KILN_KERNEL(scale_16_bit,
                 const float w = kiln_half_to_float(s[i].weight) * kiln_bf16_to_float(s[i].scale);
                 vstore_half_rte(w * vload_half(i, x) * s[i].offset, i, y);
                 c[i] = kiln_float_to_bf16(kiln_bf16_to_float(b[i]) * w);
+            });
+// [/doc]
+
+// [doc:binary16_kernel_values]
+KILN_KERNEL(copy_16_bit,
+            (kiln::global_ptr<const kiln::bfloat16> b, kiln::global_ptr<kiln::bfloat16> b_out,
+             kiln::global_ptr<const weighted> s, kiln::global_ptr<weighted> s_out,
+             kiln::global_ptr<kiln::uint> bits, kiln::global_ptr<int> less, kiln::uint n),
+            {
+                const kiln::uint i = get_global_id(0);
+                if (i >= n) return;
+                const kiln::bfloat16 kept = b[i];  // the bits, copied
+                b_out[i] = kept;
+                s_out[i] = s[i];  // a whole struct, through pointers
+                const kiln::half weight = s[i].weight;
+                s_out[i].weight = weight;
+                bits[2 * i] = b[i].bits();
+                bits[2 * i + 1] = s[i].weight.bits();
+                // Values compare as floats, as kiln::half and kiln::bfloat16 do on the host.
+                less[i] = kiln_bf16_to_float(b[i]) < kiln_half_to_float(s[i].weight) ? 1 : 0;
             });
 // [/doc]
 
@@ -115,6 +137,63 @@ TEST_P(binary16_kernel, cpp_kernels_take_16_bit_pointers_and_struct_fields) {
     }
 }
 
+TEST_P(binary16_kernel, cpp_kernels_copy_16_bit_values_and_read_their_bits) {
+    // Signed zeros and NaNs among the values: compared as values, -0 equals +0 and NaN is
+    // unordered, where their bits would say otherwise.
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float firsts[] = {1.0f, -1.0f, -0.0f, 0.0f, nan, nan, 2.5f};
+    const float seconds[] = {-1.0f, 1.0f, 0.0f, -0.0f, nan, 1.0f, 2.5f};
+    const std::size_t n = std::size(firsts);
+    std::vector<kiln::bfloat16> host_b;
+    std::vector<weighted> host_s;
+    for (std::size_t i = 0; i < n; ++i) {
+        host_b.push_back(kiln::bfloat16(firsts[i]));
+        host_s.push_back(
+            {kiln::half(seconds[i]), kiln::bfloat16(firsts[i] * 3), 0.5f + static_cast<float>(i)});
+    }
+    kiln::vector<kiln::bfloat16> b(q, host_b), b_out(q, n);
+    kiln::vector<weighted> s(q, host_s), s_out(q, n);
+    kiln::vector<kiln::uint> bits(q, 2 * n);
+    kiln::vector<int> less(q, n);
+    copy_16_bit(q, kiln::range{n}, b, b_out, s, s_out, bits, less, static_cast<kiln::uint>(n))
+        .wait();
+    const auto got_b = b_out.read();
+    const auto got_s = s_out.read();
+    const auto got_bits = bits.read();
+    const auto got_less = less.read();
+    for (std::size_t i = 0; i < n; ++i) {
+        SCOPED_TRACE("i = " + std::to_string(i));
+        EXPECT_EQ(got_b[i].bits(), host_b[i].bits());
+        EXPECT_EQ(got_s[i].weight.bits(), host_s[i].weight.bits());
+        EXPECT_EQ(got_s[i].scale.bits(), host_s[i].scale.bits());
+        EXPECT_EQ(got_s[i].offset, host_s[i].offset);
+        EXPECT_EQ(got_bits[2 * i], host_b[i].bits());
+        EXPECT_EQ(got_bits[2 * i + 1], host_s[i].weight.bits());
+        EXPECT_EQ(got_less[i],
+                  static_cast<float>(host_b[i]) < static_cast<float>(host_s[i].weight));
+    }
+}
+
+TEST_P(binary16_kernel, parallel_for_converts_half_to_bfloat16_through_float) {
+    const std::size_t n = 1001;
+    const inputs in = make_inputs(n);
+    kiln::vector<kiln::half> din(q, in.x);
+    kiln::vector<kiln::bfloat16> dout(q, n);
+    // [doc:binary16_lambda]
+    kiln::parallel_for(q, n, KILN_LAMBDA((kiln::uint i), (din, dout), {
+                           dout[i] = kiln_float_to_bf16(vload_half(i, din) * 3.0f);
+                       }));
+    // [/doc]
+    const auto got = dout.read();
+    for (std::size_t i = 0; i < n; ++i) {
+        const kiln::bfloat16 want(static_cast<float>(in.x[i]) * 3.0f);
+        if (std::isnan(static_cast<float>(want)))
+            ASSERT_TRUE(std::isnan(static_cast<float>(got[i]))) << i;
+        else
+            ASSERT_EQ(got[i].bits(), want.bits()) << i << ": " << got[i] << " instead of " << want;
+    }
+}
+
 TEST_P(binary16_kernel, struct_fields_of_16_bit_types_take_part_in_expressions_as_float) {
     const std::size_t n = 9;
     const inputs in = make_inputs(n);
@@ -145,5 +224,12 @@ kernel void widen(global const half* x, global float* y) { y[0] = vload_half(0, 
 }
 
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(binary16_kernel);
+
+TEST(binary16_kernel_source, holds_16_bit_values_as_ushort_and_their_bits_as_themselves) {
+    const std::string source = copy_16_bit.source();
+    for (const char* line : {"const ushort kept = b[i];", "const ushort weight = s[i].weight;",
+                             "bits[2 * i] = b[i];", "bits[2 * i + 1] = s[i].weight;"})
+        EXPECT_NE(source.find(line), std::string::npos) << line << " in\n" << source;
+}
 
 }  // namespace

@@ -1,0 +1,118 @@
+// How a C++ kernel body sees half and bfloat16 (docs/kernel_language.md, "16-bit values in C++
+// kernels"). OpenCL C without cl_khr_fp16 holds these values as their ushort bits, where a cast
+// or a comparison would act on the bits, not on the value that C++ gives. So the body's C++
+// check sees types that allow what means the same on both sides (copying, storing, kiln's
+// conversion helpers, `.bits()`) and refuses the rest where the user wrote it.
+#pragma once
+#pragma GCC visibility push(default)
+
+#include <compare>
+#include <cstdint>
+#include <kiln/half.hpp>
+#include <type_traits>
+
+namespace kiln::detail {
+
+/// A half or bfloat16 value in a kernel body (an element of a bfloat16 pointer, a 16-bit
+/// KILN_STRUCT field, a helper's result, a local `kiln::half`): `ushort` in the kernel's OpenCL C.
+/// Declared for the C++ check only; nothing here runs.
+template <class Number>
+class binary16_bits_in_kernel {
+  public:
+    binary16_bits_in_kernel() = default;
+    // The value is read with kiln_half_to_float / kiln_bf16_to_float. The refusals below say why
+    // in the line the compiler quotes.
+    template <class T>
+    explicit binary16_bits_in_kernel(const T&) = delete;  // 16-bit values are bits in kernels: make them with kiln_float_to_half or kiln_float_to_bf16
+    template <class T>
+    explicit operator T() const = delete;  // 16-bit values are bits in kernels: convert with kiln_half_to_float or kiln_bf16_to_float
+    template <class T>
+    friend bool operator==(binary16_bits_in_kernel, const T&) = delete;  // 16-bit values are bits in kernels: compare kiln_half_to_float or kiln_bf16_to_float values
+    template <class T>
+    friend std::partial_ordering operator<=>(binary16_bits_in_kernel, const T&) = delete;  // 16-bit values are bits in kernels: compare kiln_half_to_float or kiln_bf16_to_float values
+    /// The bits, as on the host: the OpenCL C text drops `.bits()`, the value being its bits there.
+    std::uint16_t bits() const;
+
+  private:
+    std::uint16_t bits_;
+};
+
+/// An element of a `global half*` (or local, constant) in a kernel body. OpenCL C without
+/// cl_khr_fp16 neither loads nor stores it as a value: vload_half(i, p) reads it as a float and
+/// vstore_half_rte(value, i, p) writes one. Every direct use is refused.
+class half_element_in_kernel {
+  public:
+    half_element_in_kernel(const half_element_in_kernel&) = delete;  // half elements are read with vload_half(i, p)
+    half_element_in_kernel& operator=(const half_element_in_kernel&) = delete;  // half elements are written with vstore_half_rte(value, i, p)
+    template <class T>
+    half_element_in_kernel& operator=(const T&) = delete;  // half elements are written with vstore_half_rte(value, i, p)
+    template <class T>
+    explicit operator T() const = delete;  // half elements are read with vload_half(i, p)
+    template <class T>
+    friend bool operator==(const half_element_in_kernel&, const T&) = delete;  // half elements are read with vload_half(i, p)
+    template <class T>
+    friend std::partial_ordering operator<=>(const half_element_in_kernel&, const T&) = delete;  // half elements are read with vload_half(i, p)
+    std::uint16_t bits() const = delete;  // half elements are read with vload_half(i, p)
+};
+
+/// What a kernel body's `kiln::half` and `kiln::bfloat16` (and a KILN_STRUCT field of either
+/// type) are in the C++ check.
+template <class T>
+struct kernel_value {
+    using type = T;
+};
+template <>
+struct kernel_value<half> {
+    using type = binary16_bits_in_kernel<half>;
+};
+template <>
+struct kernel_value<bfloat16> {
+    using type = binary16_bits_in_kernel<bfloat16>;
+};
+template <class T>
+using kernel_value_t = typename kernel_value<T>::type;
+
+template <class T>
+concept struct_with_binary16_fields = requires {
+    typename T::kiln_kernel_view;
+    requires T::kiln_has_binary16_fields;
+};
+
+/// What `p[i]` of a kernel pointer to T is in the C++ check: half elements and bfloat16 bits as
+/// above, a KILN_STRUCT with 16-bit fields as its kernel view (those fields as bits), anything
+/// else T itself. Const stays.
+template <class T>
+struct kernel_element {
+    using type = kernel_value_t<T>;
+};
+template <>
+struct kernel_element<half> {
+    using type = half_element_in_kernel;
+};
+template <struct_with_binary16_fields T>
+struct kernel_element<T> {
+    using type = typename T::kiln_kernel_view;
+};
+template <class T>
+using kernel_element_t =
+    std::conditional_t<std::is_const_v<T>,
+                       const typename kernel_element<std::remove_const_t<T>>::type,
+                       typename kernel_element<T>::type>;
+
+}  // namespace kiln::detail
+
+namespace kiln::detail::kernel_body_names {
+// What `kiln::` names inside a kernel body (KILN_DETAIL_KERNEL_BODY_NAMES): kiln's own names,
+// but the 16-bit types as the kernel holds them.
+using namespace ::kiln;
+using half = binary16_bits_in_kernel<::kiln::half>;
+using bfloat16 = binary16_bits_in_kernel<::kiln::bfloat16>;
+}  // namespace kiln::detail::kernel_body_names
+
+/// Opens a kernel body: `kiln::half` and `kiln::bfloat16`, qualified or not, are then the
+/// kernel's 16-bit values (which the OpenCL C text spells `ushort`).
+#define KILN_DETAIL_KERNEL_BODY_NAMES                            \
+    namespace kiln = ::kiln::detail::kernel_body_names;          \
+    using half [[maybe_unused]] = kiln::half;                    \
+    using bfloat16 [[maybe_unused]] = kiln::bfloat16;
+#pragma GCC visibility pop
