@@ -35,6 +35,7 @@ struct expression_statistics {
 };
 
 namespace expression_cache {
+/// The counters since the process started.
 expression_statistics stats();
 /// Forgets every generated kernel (the program caches stay), e.g. to time a first launch.
 void clear();
