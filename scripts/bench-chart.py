@@ -1,27 +1,30 @@
 #!/usr/bin/env python3
-"""Draws kiln's ratios to its references (CUB, cuSPARSE, cuFFT, one host thread, FFTW) as an SVG.
+"""Draws kiln's ratios to its references (CUB, cuBLAS, cuFFT, one host thread, FFTW...) as an SVG.
 
-Reads the log that `scripts/gpu-check.sh algo` writes ($OUT/algo.log: `=== <harness> on
-<backend>` headers, then each harness's markdown tables) or the output of one bench run, and/or a
-tab-separated table of figures (docs/bench/ratios.tsv). Writes the figures as such a table
-(--write-tsv) and the chart (--svg): one panel per device, one group of bars per work, one bar
-per backend, drawn on a log scale from a line at 1.0 so that faster and slower than the
-reference read alike.
+Reads tab-separated tables of figures (--tsv): docs/bench/ratios.tsv, or the rows the benches
+append to the file KILN_BENCH_TSV names (bench/support/ratio_rows.hpp), in the same columns. It
+also still reads the log that `scripts/gpu-check.sh algo` writes ($OUT/algo.log: `=== <harness>
+on <backend>` headers, then each harness's markdown tables; --from-log), for logs of benches run
+before they wrote rows. Writes the figures as one table (--write-tsv) and the chart (--svg): one
+panel per device, one group of bars per work, one bar per backend, drawn on a log scale from a
+line at 1.0 so that faster and slower than the reference read alike.
 
-    scripts/bench-chart.py --from-log algo.log --write-tsv docs/bench/ratios.tsv --date 2026-11-23
+    KILN_BENCH_TSV=h100.tsv KILN_DEVICE=cuda build/bench/bench/algo/sort_bench 28
+    scripts/bench-chart.py --tsv h100.tsv --svg h100.svg
     scripts/bench-chart.py --tsv docs/bench/ratios.tsv --svg docs/benchmarks.svg
 
 Ratios are kept as the benches print them. `measure` says which way: `speed` is reference time
-over kiln time (algo_bench, sort_bench, spmv_bench: above 1, kiln is faster); `time` is kiln time
-over reference time (fft_bench); `bandwidth` a share of the device's copy bandwidth
-(stencil_bench). The chart draws every row as speed (time ratios inverted, the printed figure
-kept in its label). Python 3 standard library only.
+over kiln time (above 1, kiln is faster); `time` is kiln time over reference time (fft_bench,
+small_ops_bench); `bandwidth` a share of the device's copy bandwidth; `bound` a multiple of the
+bound the copy bandwidth sets (heat_world_bench). The chart draws every row as speed (time
+ratios inverted, the printed figure kept in its label). Python 3 standard library only.
 """
 
 import argparse
 import math
 import re
 import sys
+import textwrap
 from xml.sax.saxutils import escape
 
 COLUMNS = ["area", "work", "backend", "ratio", "measure", "reference", "device", "date"]
@@ -146,6 +149,8 @@ def label(row):
         return f"{speed(row):.2f} ({row['ratio']}x the time)"
     if row["measure"] == "bandwidth":
         return f"{float(row['ratio']):.0%} of copy"
+    if row["measure"] == "bound":
+        return f"{row['ratio']}x the bound"
     return f"{row['ratio']}x"
 
 
@@ -187,8 +192,10 @@ def svg(rows, title):
         when = dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}"
         refs = ", ".join(dict.fromkeys(r["reference"] for r in device_rows))
         out.append(f'<text x="10" y="{y}" class="panel">{escape(device)}, {escape(when)}</text>')
-        out.append(f'<text x="10" y="{y + 18}" class="note">against {escape(refs)}</text>')
-        y += 34
+        for line in textwrap.wrap("against " + refs, 160):
+            y += 16
+            out.append(f'<text x="10" y="{y}" class="note">{escape(line)}</text>')
+        y += 18
         top = y
         for (area, work), group in grouped(device_rows, lambda r: (r["area"], r["work"])):
             group_top = y
@@ -240,7 +247,7 @@ def svg(rows, title):
         f'<rect width="{width}" height="{height}" fill="#fff"/>',
         f'<text x="10" y="24" class="panel" font-size="18px">{escape(title)}</text>',
         '<text x="10" y="44" class="note">kiln\'s speed relative to the reference, log scale: '
-        "right of the line at 1, kiln is faster (FFT time ratios inverted, the printed figure "
+        "right of the line at 1, kiln is faster (time ratios inverted, the printed figure "
         "beside)</text>",
     ]
     return "\n".join(head + out + ["</svg>", ""])

@@ -3,7 +3,7 @@
 # device, the benchmarks, and compute-sanitizer over the CUDA tests. Logs go to $OUT (or ./gpu-logs).
 # Usage: scripts/gpu-check.sh [tests|bench|algo|gemm|profile|sanitize|all]...   (default: all)
 #   algo: the algorithm benchmarks (scan, compaction, sort, SpMV, stencils, FFT) beside CUB, cuSPARSE and
-#   cuFFT, on each GPU backend, into $OUT/algo.log
+#   cuFFT, on each GPU backend, into $OUT/algo.log, their ratios as rows into $OUT/algo.tsv
 #   gemm: kiln::gemm's tests on every device and every strategy, its NVRTC compile, gemm_bench
 #   beside cuBLAS and OpenBLAS on every device, and examples/matrix_multiply on each GPU backend,
 #   into $OUT/gemm.log
@@ -36,6 +36,7 @@ fi
 
 if want bench; then
     : > "$out/bench.log"
+    export KILN_BENCH_TSV="$out/bench.tsv"  # every bench's ratios as rows (docs/benchmarks.md)
     for harness in "$build"/bench/*/*_bench "$build"/bench/*/*_reference; do
         [ -x "$harness" ] || continue
         [[ "$harness" == */particles_bench ]] && continue  # below, once per backend
@@ -53,6 +54,7 @@ fi
 
 if want algo; then
     : > "$out/algo.log"
+    export KILN_BENCH_TSV="$out/algo.tsv"
     for backend in cuda opencl,gpu; do
         for harness in algo_bench spmv_bench fft_bench stencil_bench; do
             echo "=== $harness on $backend" >> "$out/algo.log"
@@ -70,6 +72,7 @@ if want algo; then
 fi
 
 if want gemm; then
+    export KILN_BENCH_TSV="$out/gemm.tsv"
     {
         timeout 500 "$build/tests/algo/algo_gemm_test" || echo "(exit $?)"
         timeout 300 "$build/tests/algo/algo_gemm_binary16_test" || echo "(exit $?)"

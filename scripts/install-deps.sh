@@ -7,7 +7,7 @@ packages=(
     ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
     libgtest-dev libgmock-dev libpng-dev libfftw3-dev libopenblas-dev nlohmann-json3-dev libxml2-dev
     clang clang-15 clang-format libclang-rt-14-dev valgrind
-    libopenmpi-dev openmpi-bin python3 libtbb-dev
+    libopenmpi-dev openmpi-bin python3 libtbb-dev doxygen
 )
 
 missing=()

@@ -75,8 +75,8 @@ device_tuning choose_tuning(const kiln::device_properties& device) {
     //   kernel reading 32-bit flag words 8% to 10% slower; 1 x 8 and 1 x 4 cells 10% slower,
     //   2 x 8 and 4 x 4 cells 20% slower (registers).
     // - temporal: the largest region the work-group's local memory holds twice, halo 4 or 5.
-    //   H100, 8192^2 and 16384^2 x 1000 steps, 2026-11-24 (docs/benchmarks.md, heat world):
-    //   CUDA (80 KiB and more) 64 x 8 groups of 2 x 10 cells, halo 5: 1.55-1.56 times the
+    //   H100, 8192^2 and 16384^2 x 1000 steps, 2026-11-24 (docs/dev/benchmark-notes.md, heat
+    //   world): CUDA (80 KiB and more) 64 x 8 groups of 2 x 10 cells, halo 5: 1.55-1.56 times the
     //   bound (2 x 8 cells, halo 4: 1.50); NVIDIA's OpenCL (48 KiB) 32 x 8 groups of 2 x 11
     //   cells (44 KiB), halo 4: 1.52-1.55 (halo 3 and 5 within 2%; 64 x 4 of 2 x 8: 1.46-1.49).
     const std::uint64_t local_bytes =

@@ -63,6 +63,7 @@
 #include <vector>
 
 #include "algo_data.hpp"
+#include "ratio_rows.hpp"
 #include "timing.hpp"
 
 namespace {
@@ -104,10 +105,12 @@ void row(const std::string& what, double seconds, double bytes, double elements,
     const double gb_per_s = bytes / seconds / 1e9;
     std::printf("| %s | %.3f ms | %.1f GB/s | %.2f | %.2f Gelem/s |", what.c_str(), seconds * 1e3,
                 gb_per_s, gb_per_s / copy_bound_gb_per_s, elements / seconds / 1e9);
-    if (reference > 0)
+    if (reference > 0) {
         std::printf(" %.2fx %s (%.3f ms) | %s |\n", reference / seconds, reference_name,
                     reference * 1e3, check);
-    else
+        kiln::bench::record_ratio(what, reference / seconds, kiln::bench::measure::speed,
+                                  reference_name);
+    } else
         std::printf(" | %s |\n", check);
     // Row by row into a log, so that a run its caller's timeout ends keeps the rows it measured.
     std::fflush(stdout);
@@ -214,6 +217,7 @@ int main(int argc, char** argv) {
     std::optional<kiln::detail::scoped_local_memory_group_scans> local_memory;
     if (argc > 5 && std::string_view(argv[5]) == "local") local_memory.emplace();
     kiln::queue q(dev);
+    kiln::bench::record_rows_of(dev, "scan family");
     const double copy_gb_per_s =
         kiln::bench::measure_copy_bandwidth(dev, kiln::bench::copy_benchmark_bytes(dev));
     std::map<std::string, double> reference;

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "fft_workloads.hpp"
+#include "ratio_rows.hpp"
 #include "timing.hpp"
 
 #ifdef KILN_FFT_BENCH_FFTW
@@ -203,6 +204,7 @@ int main(int argc, char** argv) {
                 chosen.find("," + std::string(w.name) + ",") != std::string::npos);
     };
     kiln::queue q(dev);
+    kiln::bench::record_rows_of(dev, "FFT");
     const std::map<std::string, double> cufft =
         cpu ? std::map<std::string, double>{} : cufft_reference();
     std::unique_ptr<kiln::detail::scoped_algorithm_policy<kiln::detail::algorithm::fft_rows>>
@@ -252,10 +254,13 @@ int main(int argc, char** argv) {
             reference = found->second;
             reference_name = "cuFFT";
         }
-        if (reference > 0)
+        if (reference > 0) {
             std::printf(" %.2fx %s (%.3f ms) |", s / reference, reference_name, reference * 1e3);
-        else
+            kiln::bench::record_ratio(w.name, s / reference, kiln::bench::measure::time,
+                                      reference_name);
+        } else {
             std::printf(" none |");
+        }
         std::printf(" %.2g |", round_trip_error(q, w, y, host));
         if (cpu) {
             const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "ratio_rows.hpp"
 #include "report_start.hpp"
 #include "timing.hpp"
 #include "tuning_sweep.hpp"
@@ -119,10 +120,14 @@ void run_case(const kiln::device& dev, const char* what, const std::vector<float
         std::printf("| %s | %s | %.3f ms | %.3g Gvalues/s |", what,
                     tuning.empty() ? "the plan's" : tuning.c_str(), seconds * 1e3,
                     n / seconds / 1e9);
-        if (reference > 0)
+        if (reference > 0) {
             std::printf(" %.3f ms %s | %.2fx |", reference * 1e3, ref_name, reference / seconds);
-        else
+            kiln::bench::record_ratio(
+                std::string(what) + (tuning.empty() ? "" : " (" + tuning + ")"),
+                reference / seconds, kiln::bench::measure::speed, ref_name);
+        } else {
             std::printf(" | |");
+        }
         std::printf(" %s, %zu bins differ |\n", right ? "counts right" : "WRONG", differ);
     }
 }
@@ -141,6 +146,7 @@ int main(int argc, char** argv) {
         for (const kiln::device& dev : chosen) {
             const int log2 = log2_n > 0 ? log2_n : (dev.is_cpu() ? 24 : 28);
             const std::size_t n = std::size_t{1} << log2;
+            kiln::bench::record_rows_of(dev, "histogram");
             std::printf("\n### %s, %s (%s), %zu bins, n = 2^%d\n\n", date.c_str(),
                         dev.name().c_str(), std::string(kiln::to_string(dev.backend())).c_str(),
                         bins, log2);

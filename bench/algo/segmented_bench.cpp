@@ -40,6 +40,7 @@
 #include <tuple>
 #include <vector>
 
+#include "ratio_rows.hpp"
 #include "report_start.hpp"
 #include "timing.hpp"
 #include "tuning_sweep.hpp"
@@ -143,10 +144,13 @@ void run_case(const kiln::device& dev, bool scan, const std::string& what,
             std::printf(" %.1f GB/s |", bytes / seconds / 1e9);
         else
             std::printf(" |");
-        if (reference > 0)
+        if (reference > 0) {
             std::printf(" %.3f ms %s | %.2fx |", reference * 1e3, ref_name, reference / seconds);
-        else
+            kiln::bench::record_ratio(what + ", " + label, reference / seconds,
+                                      kiln::bench::measure::speed, ref_name);
+        } else {
             std::printf(" | |");
+        }
         std::printf(" %s |\n", right ? "right" : "WRONG");
     };
     const auto run = [&](const kiln::vector<float>& in, const kiln::vector<std::int32_t>& o,
@@ -211,6 +215,7 @@ int main(int argc, char** argv) {
         for (const kiln::device& dev : chosen) {
             const int log2 = log2_n > 0 ? log2_n : (dev.is_cpu() ? 24 : 26);
             const std::size_t n = std::size_t{1} << log2;
+            kiln::bench::record_rows_of(dev, "segmented");
             std::printf("\n### %s, %s (%s), n = 2^%d floats\n\n", date.c_str(), dev.name().c_str(),
                         std::string(kiln::to_string(dev.backend())).c_str(), log2);
             std::printf(

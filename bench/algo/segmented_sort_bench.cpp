@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "ratio_rows.hpp"
 #include "report_start.hpp"
 #include "timing.hpp"
 #include "tuning_sweep.hpp"
@@ -145,10 +146,15 @@ void run_case(const kiln::device& dev, const std::vector<std::uint32_t>& bits,
                     floats ? "float" : "uint32", pairs ? "+ uint32 values" : "keys",
                     lengths.c_str(), segments, label.c_str(), seconds * 1e3,
                     double(n) / seconds / 1e9);
-        if (reference > 0)
+        if (reference > 0) {
             std::printf(" %.3f ms %s | %.2fx |", reference * 1e3, ref_name, reference / seconds);
-        else
+            kiln::bench::record_ratio(std::string("sort ") + (floats ? "float" : "uint32") +
+                                          (pairs ? " + uint32 values" : " keys") +
+                                          ", segments of " + lengths + ", " + label,
+                                      reference / seconds, kiln::bench::measure::speed, ref_name);
+        } else {
             std::printf(" | |");
+        }
         std::printf(" %s |\n", right ? "sorted right" : "WRONG");
     };
     const auto sort = [&](kiln::vector<K>& k, kiln::vector<std::uint32_t>& v,
@@ -206,6 +212,7 @@ int main(int argc, char** argv) {
         const std::vector<std::string> tunings =
             kiln_bench::tunings_listed_in("KILN_SEGMENTED_SORT_BENCH_TUNINGS");
         for (const kiln::device& dev : chosen) {
+            kiln::bench::record_rows_of(dev, "segmented");
             std::printf("\n### %s, %s (%s), n = 2^%d\n\n", date.c_str(), dev.name().c_str(),
                         std::string(kiln::to_string(dev.backend())).c_str(), log2_n);
             std::printf(

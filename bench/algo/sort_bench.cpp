@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "ratio_rows.hpp"
 #include "report_start.hpp"
 #include "timing.hpp"
 
@@ -128,14 +129,18 @@ void report(const char* what, std::size_t n, double seconds, double reference, c
             bool sorted, double parallel_reference) {
     const double rate = static_cast<double>(n) / seconds / 1e9;
     std::printf("| %s | %.3f ms | %.3g Gkeys/s |", what, seconds * 1e3, rate);
-    if (reference > 0)
+    if (reference > 0) {
         std::printf(" %.3f ms | %.3g Gkeys/s | %.2fx %s |", reference * 1e3,
                     static_cast<double>(n) / reference / 1e9, reference / seconds, ref_name);
-    else
+        kiln::bench::record_ratio(what, reference / seconds, kiln::bench::measure::speed, ref_name);
+    } else
         std::printf(" | | |");
     std::printf(" %s |", sorted ? "sorted" : "WRONG");
-    if (parallel_reference > 0)
+    if (parallel_reference > 0) {
         std::printf(" %.3f ms, %.2fx |", parallel_reference * 1e3, parallel_reference / seconds);
+        kiln::bench::record_ratio(what, parallel_reference / seconds, kiln::bench::measure::speed,
+                                  "oneTBB parallel_sort, every host thread");
+    }
     std::printf("\n");
 }
 
@@ -307,6 +312,7 @@ int main(int argc, char** argv) {
             const int log2 = log2_n > 0 ? log2_n : (dev.is_cpu() ? 24 : 28);
             const std::size_t n = std::size_t{1} << log2;
             const int repeats = dev.is_cpu() ? 2 : 5;
+            kiln::bench::record_rows_of(dev, "sorting");
             std::printf("\n### %s, %s (%s), n = 2^%d\n\n", date.c_str(), dev.name().c_str(),
                         std::string(kiln::to_string(dev.backend())).c_str(), log2);
             std::string header =

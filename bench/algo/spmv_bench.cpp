@@ -32,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "ratio_rows.hpp"
 #include "spmv_matrices.hpp"
 #include "timing.hpp"
 
@@ -104,10 +105,12 @@ void report(const char* name, const spmv_matrices::csr& m, const std::vector<flo
     std::printf("| %s, %zu rows, %zu non-zeros | %s | %.3f ms | %.1f GB/s, %.2f of copy |", name,
                 m.rows, m.values.size(), std::string(kiln::detail::to_string(A.format())).c_str(),
                 s * 1e3, bytes / s / 1e9, bytes / s / 1e9 / copy_gb_per_s);
-    if (ref > 0)
-        std::printf(" %.2fx %s (%.3f ms) |", ref / s,
-                    cpu ? "one-thread CSR loop" : "cuSPARSE cusparseSpMV", ref * 1e3);
-    else
+    const char* ref_name = cpu ? "one-thread CSR loop" : "cuSPARSE cusparseSpMV";
+    if (ref > 0) {
+        std::printf(" %.2fx %s (%.3f ms) |", ref / s, ref_name, ref * 1e3);
+        kiln::bench::record_ratio(std::string(name) + ", " + std::to_string(m.rows) + " rows",
+                                  ref / s, kiln::bench::measure::speed, ref_name);
+    } else
         std::printf(" (no reference) |");
     std::printf(" %s |\n", wrong == 0 ? "matches the host loop" : "MISMATCH");
 }
@@ -195,9 +198,11 @@ void measure_cg(const kiln::queue& q, const spmv_matrices::csr& m, double refere
     });
     std::printf("| CG iteration, Poisson, %zu rows | %s | %.3f ms | |", m.rows,
                 std::string(kiln::detail::to_string(A.format())).c_str(), s * 1e3);
-    if (!cpu && reference > 0)
+    if (!cpu && reference > 0) {
         std::printf(" %.2fx cuSPARSE + cuBLAS (%.3f ms) |", reference / s, reference * 1e3);
-    else
+        kiln::bench::record_ratio("one CG iteration, Poisson", reference / s,
+                                  kiln::bench::measure::speed, "cuSPARSE + cuBLAS");
+    } else
         std::printf(" (no reference) |");
     std::printf(" residual norm %.3g after %d iterations |\n", std::sqrt(rr), 5 * 10 + 1);
 }
@@ -240,6 +245,7 @@ int main(int argc, char** argv) {
     const std::size_t rows =
         argc > 2 ? std::strtoull(argv[2], nullptr, 10) : std::size_t{1} << (cpu ? 20 : 24);
     kiln::queue q(dev);
+    kiln::bench::record_rows_of(dev, "SpMV");
     const spmv_matrices::csr poisson = spmv_matrices::poisson_2d(side);
     // At the Poisson product's size: its minimum traffic, half read and half written.
     const double copy_gb_per_s =

@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "ratio_rows.hpp"
 #include "timing.hpp"
 
 KILN_STENCIL_OPERATOR(coupling, float, 3, 1, sin(x[0] - x[-1]) + sin(x[0] - x[1]));
@@ -57,6 +58,8 @@ void report(const context& c, const std::string& work, std::size_t n, double sec
     const double gb_per_s = 2.0 * double(n) * sizeof(float) / seconds / 1e9;
     std::printf("| %s | %.3f ms | %.1f GB/s | %.0f%% of copy", work.c_str(), seconds * 1e3,
                 gb_per_s, 100 * gb_per_s / c.copy_gb_per_s);
+    kiln::bench::record_ratio(work, gb_per_s / c.copy_gb_per_s, kiln::bench::measure::bandwidth,
+                              "copy");
     if (c.cpu)
         std::printf(", %.2fx one-thread loop (%.3f ms)", host_seconds / seconds,
                     host_seconds * 1e3);
@@ -273,6 +276,7 @@ int main(int argc, char** argv) {
     const context c{kiln::queue(dev), kiln::bench::copy_bound(dev, n * sizeof(float)), cpu};
     context c2 = c;
     if (cpu) c2.copy_gb_per_s = kiln::bench::copy_bound(dev, side * side * sizeof(float));
+    kiln::bench::record_rows_of(dev, "stencils");
     std::printf("### kiln stencils, %s (%s)\n\n", dev.name().c_str(),
                 std::string(kiln::to_string(dev.backend())).c_str());
     std::printf("copy bandwidth (%s, the limit): %.1f GB/s (1-D), %.1f GB/s (2-D)\n\n",

@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "ratio_rows.hpp"
 #include "report_start.hpp"
 #include "timing.hpp"
 #include "tuning_sweep.hpp"
@@ -44,14 +45,25 @@ using kiln::bench::best_seconds_per_call;
 using kiln::bench::clock_type;
 using kiln::bench::seconds_since;
 
-void row(const char* what, double seconds, double bytes, double limit_gb_per_s,
-         const char* note = "") {
+/// A table row: the time, the bandwidth, and its share of the limit where one is given.
+void print_row(const char* what, double seconds, double bytes, double limit_gb_per_s,
+               const char* note) {
     const double gb_per_s = bytes / seconds / 1e9;
     if (limit_gb_per_s > 0)
         std::printf("| %s | %.3f ms | %.1f GB/s | %.1f%% | %s |\n", what, seconds * 1e3, gb_per_s,
                     100.0 * gb_per_s / limit_gb_per_s, note);
     else
         std::printf("| %s | %.3f ms | %.1f GB/s | | %s |\n", what, seconds * 1e3, gb_per_s, note);
+}
+
+/// A row of kiln's work, also recorded against the limit (ratio_rows.hpp); the host's own loops
+/// are printed alone.
+void row(const char* what, double seconds, double bytes, double limit_gb_per_s,
+         const char* note = "") {
+    print_row(what, seconds, bytes, limit_gb_per_s, note);
+    if (limit_gb_per_s > 0)
+        kiln::bench::record_ratio(what, bytes / seconds / 1e9 / limit_gb_per_s,
+                                  kiln::bench::measure::bandwidth, "copy");
 }
 
 /// The best device time of the reduction kernel of `sum(x)` over 20 runs on a profiled queue.
@@ -215,6 +227,7 @@ int main(int argc, char** argv) {
             wrong += std::fabs(result[i] - host_y[i]) > 1e-6f * (1 + std::fabs(host_y[i]));
 
         const std::string date = kiln::bench::today();
+        kiln::bench::record_rows_of(dev, "vector expressions");
         std::printf("### %s, %s (%s), n = 2^%d floats\n\n", date.c_str(), dev.name().c_str(),
                     std::string(kiln::to_string(dev.backend())).c_str(), log2_n);
         std::printf(
@@ -233,17 +246,18 @@ int main(int argc, char** argv) {
             "| first launch, new expression, warm disk cache | %.3f ms | | | median of 9; %zu disk "
             "hits |\n",
             first_launch * 1e3, cache.disk_hits);
-        row("CPU loop `y = 2*x + 3*z`", host_axpy, 3.0 * n * sizeof(float), copy_gb_per_s,
-            "one host thread");
+        print_row("CPU loop `y = 2*x + 3*z`", host_axpy, 3.0 * n * sizeof(float), copy_gb_per_s,
+                  "one host thread");
         std::snprintf(note, sizeof note, "one host thread, float accumulator (relative error %.1e)",
                       std::fabs(host_float_sum - exact_sum) / exact_sum);
-        row("CPU loop sum", host_sum_time, 1.0 * n * sizeof(float), copy_gb_per_s, note);
+        print_row("CPU loop sum", host_sum_time, 1.0 * n * sizeof(float), copy_gb_per_s, note);
         // The float baseline of the 16-bit rows: the same statement, 4-byte elements. The 16-bit
         // rows' percentages are of a copy of their own bytes (binary16_rows).
         const double float_axpy = best_seconds_per_call(q, 5, 20, [&] { y = 2 * x + z; });
         std::snprintf(note, sizeof note, "%.2f G elements/s; the 16-bit rows' baseline",
                       n / float_axpy / 1e9);
         row("`y = 2*x + z`, float", float_axpy, 3.0 * n * sizeof(float), copy_gb_per_s, note);
+        kiln::bench::record_rows_of(dev, "16-bit types");
         const std::size_t wrong_half = binary16_rows<kiln::half>(q, "half", host_x, host_z);
         const std::size_t wrong_bf16 = binary16_rows<kiln::bfloat16>(q, "bfloat16", host_x, host_z);
         std::printf("\nspeed-up over the CPU loop: %.1fx (y = 2*x + 3*z), %.1fx (sum)\n",

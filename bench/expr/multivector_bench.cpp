@@ -17,6 +17,7 @@
 
 #include "device_limits.hpp"
 #include "lorenz_rk4.hpp"
+#include "ratio_rows.hpp"
 #include "timing.hpp"
 
 namespace {
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     kiln::queue q(dev);
+    kiln::bench::record_rows_of(dev, "vector expressions");
     // The bound at the float matrix's size (the reductions'; the systems' components are
     // n doubles each).
     const double copy = kiln::bench::copy_bound(dev, side * side * sizeof(float));
@@ -46,6 +48,7 @@ int main(int argc, char** argv) {
         const double gb_per_s = bytes / seconds / 1e9;
         std::printf("| %s | %.3f ms | %.0f GB/s | %.0f%% |\n", what, seconds * 1e3, gb_per_s,
                     100 * gb_per_s / copy);
+        kiln::bench::record_ratio(what, gb_per_s / copy, kiln::bench::measure::bandwidth, "copy");
     };
     std::printf("| copy (%s: the limit) | | %.0f GB/s | 100%% |\n",
                 kiln::bench::copy_bound_name(dev), copy);

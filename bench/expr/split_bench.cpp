@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "ratio_rows.hpp"
 #include "timing.hpp"
 
 namespace {
@@ -108,6 +109,7 @@ int main(int argc, char** argv) {
             "\n| devices | parts | `y = 2*x + 3*z` | GB/s | speed-up | `sum(x)` | GB/s | speed-up "
             "|\n|---:|---|---:|---:|---:|---:|---:|---:|\n");
         measurement one;
+        kiln::bench::record_rows_of(devices.front(), "several GPUs");
         // 1, 2, 4, ... devices and all of them: the counts docs/benchmarks.md compares.
         for (std::size_t count = 1; count <= devices.size();
              count = count * 2 > devices.size() && count < devices.size() ? devices.size()
@@ -120,6 +122,15 @@ int main(int argc, char** argv) {
                         m.parts.c_str(), m.axpy_seconds * 1e3, 3 * bytes / m.axpy_seconds / 1e9,
                         one.axpy_seconds / m.axpy_seconds, m.sum_seconds * 1e3,
                         bytes / m.sum_seconds / 1e9, one.sum_seconds / m.sum_seconds);
+            if (count > 1) {
+                const std::string on = ", 2^" + std::to_string(log2_n) + " floats, " +
+                                       std::to_string(count) + " devices";
+                kiln::bench::record_ratio("split y = 2*x + 3*z" + on,
+                                          one.axpy_seconds / m.axpy_seconds,
+                                          kiln::bench::measure::speed, "1 device");
+                kiln::bench::record_ratio("split sum(x)" + on, one.sum_seconds / m.sum_seconds,
+                                          kiln::bench::measure::speed, "1 device");
+            }
             std::fflush(stdout);
         }
         std::printf(

@@ -12,6 +12,7 @@
 
 #include "engine.hpp"
 #include "program_main.hpp"
+#include "ratio_rows.hpp"
 #include "tool_support.hpp"
 #include "world.hpp"
 
@@ -150,6 +151,7 @@ int main(int argc, char** argv) {
         const std::size_t copy_bytes = kiln::bench::copy_benchmark_bytes(device);
         const double copy_gb_per_s = kiln::bench::measure_copy_bandwidth(device, copy_bytes);
         const double bound = copy_gb_per_s * 1e9 / bytes_per_cell_update;
+        kiln::bench::record_rows_of(device, "heat world");
         std::printf("## Heat world on %s (%s, %s)\n\n", device.name().c_str(),
                     std::string(kiln::to_string(device.backend())).c_str(),
                     std::string(kiln::to_string(device.type())).c_str());
@@ -189,6 +191,10 @@ int main(int argc, char** argv) {
                             format("%.1f", rate * bytes_per_cell_update / 1e9).c_str(),
                             on_device ? format("%.2f", rate / bound).c_str() : "-",
                             format("%.3f", t.run_seconds).c_str());
+                if (on_device)
+                    kiln::bench::record_ratio(name + ", " + size + " x " + steps_text + " steps",
+                                              rate / bound, kiln::bench::measure::bound,
+                                              "copy bound, 12 bytes a cell update");
                 std::fflush(stdout);
                 if (load.n == workloads.front().n)
                     notes.push_back(name + ": " + stepper->description());

@@ -26,6 +26,7 @@
 
 #include "algo/gemm/gemm_plan.hpp"
 #include "gemm_workloads.hpp"
+#include "ratio_rows.hpp"
 #include "report_start.hpp"
 #include "timing.hpp"
 
@@ -126,10 +127,12 @@ void row(const std::string& device, const workload& w, const std::string& strate
          double reference, const char* reference_name) {
     std::printf("| %s | %s | %s | %.3f | ", device.c_str(), w.name.c_str(), strategy.c_str(),
                 w.flops() / seconds / 1e12);
-    if (reference > 0)
+    if (reference > 0) {
         std::printf("%s %.3f | %.2fx |\n", reference_name, w.flops() / reference / 1e12,
                     reference / seconds);
-    else
+        kiln::bench::record_ratio(w.name + ", " + strategy, reference / seconds,
+                                  kiln::bench::measure::speed, reference_name);
+    } else
         std::printf("%s missing | |\n", reference_name);
     std::fflush(stdout);
 }
@@ -268,6 +271,7 @@ int main(int argc, char** argv) {
         "reference |\n|---|---|---|---|---|---|\n");
     for (const kiln::device& dev : devices) {
         const kiln::queue q(dev);
+        kiln::bench::record_rows_of(dev, "GEMM");
         const std::string device =
             dev.name() + " (" + std::string(kiln::to_string(dev.backend())) + ")";
         if (dev.properties().type == kiln::device_type::gpu) {

@@ -33,7 +33,7 @@ namespace kiln {
 struct inverse_t {
     explicit inverse_t() = default;
 };
-inline constexpr inverse_t inverse{};
+inline constexpr inverse_t inverse{};  ///< `kiln::inverse`: fft(q, sizes, kiln::inverse)
 
 /// A plan for complex-to-complex transforms of one shape on one device. Plans of the same shape,
 /// direction and precision on a device share their tables and kernels: making one again costs a
@@ -46,9 +46,9 @@ template <class T>
 requires std::same_as<T, float> || std::same_as<T, double>
 class fft {
   public:
-    using value_type = std::complex<T>;
-    using input_type = value_type;
-    using output_type = value_type;
+    using value_type = std::complex<T>;  ///< the element type in and out
+    using input_type = value_type;       ///< what the transform reads
+    using output_type = value_type;      ///< what it writes
 
     /// Forward transforms of sizes {n0[, n1[, n2]]}, `batch` of them one after another.
     fft(const queue& q, std::vector<std::size_t> sizes, std::size_t batch = 1)
@@ -78,16 +78,21 @@ class fft {
         plan_->run(input.queue(), input.part(0).storage(), output.part(0).storage());
     }
 
+    /// The sizes of one transform, {n0[, n1[, n2]]}, n0 outermost.
     const std::vector<std::size_t>& sizes() const noexcept { return plan_->shape().sizes; }
+    /// Transforms per call, one after another in memory.
     std::size_t batch() const noexcept { return plan_->shape().batch; }
     /// Elements transformed per call: the sizes' product times the batch.
     std::size_t size() const noexcept { return plan_->shape().elements(); }
-    std::size_t input_size() const noexcept { return size(); }
-    std::size_t output_size() const noexcept { return size(); }
+    std::size_t input_size() const noexcept { return size(); }   ///< elements read: size()
+    std::size_t output_size() const noexcept { return size(); }  ///< elements written: size()
+    /// Whether it computes inverse transforms (scaled by 1/N).
     bool is_inverse() const noexcept { return plan_->shape().inverse; }
     /// The shared device plan (tests of caching; real transforms).
     const detail::fft_plan& plan() const noexcept { return *plan_; }
+    /// The device the plan runs on.
     const device& plan_device() const noexcept { return device_; }
+    /// The queue the plan was made with, which transforms inside expressions run on.
     const queue& plan_queue() const noexcept { return queue_; }
 
   private:
@@ -171,9 +176,10 @@ template <class T>
 requires std::same_as<T, float> || std::same_as<T, double>
 class rfft {
   public:
-    using input_type = T;
-    using output_type = std::complex<T>;
+    using input_type = T;                 ///< real values in
+    using output_type = std::complex<T>;  ///< the half spectrum out
 
+    /// Forward transforms of real arrays of sizes {n0[, n1[, n2]]}, `batch` of them.
     rfft(const queue& q, std::vector<std::size_t> sizes, std::size_t batch = 1)
         : complex_(q, std::move(sizes), batch) {}
 
@@ -184,6 +190,8 @@ class rfft {
         return detail::fft_term<rfft, detail::node_t<std::remove_cvref_t<E>>>(
             *this, detail::as_node(input));
     }
+    /// Writes the half spectrum of `input` to `output` (spectrum_size() elements);
+    /// invalid_argument_error for a wrong size or device.
     void operator()(const vector<T>& input, const vector<std::complex<T>>& output) const {
         detail::check_fft_operand(input, size(), complex_.plan_device(), "input");
         detail::check_fft_operand(output, spectrum_size(), complex_.plan_device(), "output");
@@ -196,8 +204,10 @@ class rfft {
     std::size_t spectrum_size() const noexcept {
         return size() / complex_.sizes().back() * (complex_.sizes().back() / 2 + 1);
     }
-    std::size_t input_size() const noexcept { return size(); }
+    std::size_t input_size() const noexcept { return size(); }  ///< elements read: size()
+    /// Elements written: spectrum_size().
     std::size_t output_size() const noexcept { return spectrum_size(); }
+    /// The queue the plan was made with, which transforms inside expressions run on.
     const queue& plan_queue() const noexcept { return complex_.plan_queue(); }
 
   private:
@@ -245,9 +255,10 @@ template <class T>
 requires std::same_as<T, float> || std::same_as<T, double>
 class irfft {
   public:
-    using input_type = std::complex<T>;
-    using output_type = T;
+    using input_type = std::complex<T>;  ///< the half spectrum in
+    using output_type = T;               ///< real values out
 
+    /// Inverse transforms to real arrays of sizes {n0[, n1[, n2]]}, `batch` of them.
     irfft(const queue& q, std::vector<std::size_t> sizes, std::size_t batch = 1)
         : complex_(q, std::move(sizes), inverse, batch) {}
 
@@ -262,6 +273,8 @@ class irfft {
             return detail::fft_term<irfft, detail::node_t<std::remove_cvref_t<E>>>(
                 *this, detail::as_node(input));
     }
+    /// Writes the real arrays whose half spectrum is `input` to `output` (size() elements);
+    /// invalid_argument_error for a wrong size or device.
     void operator()(const vector<std::complex<T>>& input, vector<T>& output) const {
         detail::check_fft_operand(input, spectrum_size(), complex_.plan_device(), "input");
         detail::check_fft_operand(output, size(), complex_.plan_device(), "output");
@@ -274,8 +287,10 @@ class irfft {
     std::size_t spectrum_size() const noexcept {
         return size() / complex_.sizes().back() * (complex_.sizes().back() / 2 + 1);
     }
+    /// Elements read: spectrum_size().
     std::size_t input_size() const noexcept { return spectrum_size(); }
-    std::size_t output_size() const noexcept { return size(); }
+    std::size_t output_size() const noexcept { return size(); }  ///< elements written: size()
+    /// The queue the plan was made with, which transforms inside expressions run on.
     const queue& plan_queue() const noexcept { return complex_.plan_queue(); }
 
   private:

@@ -172,8 +172,11 @@ struct binary16_limits {
 }  // namespace detail
 }  // namespace kiln
 
+/// IEEE 754 binary16's limits: 11 significant bits, exponents -14 to 15, subnormals.
 template <>
 struct std::numeric_limits<kiln::half> : kiln::detail::binary16_limits<kiln::half> {
+    ///@{
+    /// As std::numeric_limits defines them, for binary16.
     using half = kiln::half;
     static constexpr bool is_iec559 = true;
     static constexpr int digits = 11;
@@ -191,11 +194,15 @@ struct std::numeric_limits<kiln::half> : kiln::detail::binary16_limits<kiln::hal
     static constexpr half quiet_NaN() noexcept { return half::from_bits(0x7E00); }
     static constexpr half signaling_NaN() noexcept { return half::from_bits(0x7D00); }
     static constexpr half denorm_min() noexcept { return half::from_bits(0x0001); }
+    ///@}
 };
 
-// bfloat16 follows IEEE 754's rules but is not one of its interchange formats: not is_iec559.
+/// bfloat16's limits: float's exponent range with 8 significant bits. It follows IEEE 754's
+/// rules but is not one of its interchange formats: not is_iec559.
 template <>
 struct std::numeric_limits<kiln::bfloat16> : kiln::detail::binary16_limits<kiln::bfloat16> {
+    ///@{
+    /// As std::numeric_limits defines them, for bfloat16.
     using bfloat16 = kiln::bfloat16;
     static constexpr bool is_iec559 = false;
     static constexpr int digits = 8;
@@ -213,6 +220,7 @@ struct std::numeric_limits<kiln::bfloat16> : kiln::detail::binary16_limits<kiln:
     static constexpr bfloat16 quiet_NaN() noexcept { return bfloat16::from_bits(0x7FC0); }
     static constexpr bfloat16 signaling_NaN() noexcept { return bfloat16::from_bits(0x7FA0); }
     static constexpr bfloat16 denorm_min() noexcept { return bfloat16::from_bits(0x0001); }
+    ///@}
 };
 
 #ifdef __cpp_lib_format

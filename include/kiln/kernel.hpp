@@ -316,6 +316,7 @@ struct kernel_lambda {
 template <class Definition>
 class bound_cpp_kernel {
   public:
+    /// Arguments already checked against the kernel's parameters; made by cpp_kernel::bind.
     explicit bound_cpp_kernel(std::vector<detail::kernel_argument> args) : args_(std::move(args)) {}
     /// As bound_kernel::launch: `global` work-items in groups of `local` (empty: the
     /// implementation chooses).
@@ -335,6 +336,8 @@ class bound_cpp_kernel {
 template <class Definition>
 class cpp_kernel {
   public:
+    /// Binds the arguments, checked against the parameters at compile time, to launch later
+    /// with a chosen group size.
     template <class... Args>
     requires(detail::arguments_bind<Definition, Args...>())
         bound_cpp_kernel<Definition> bind(const Args&... args)

@@ -18,10 +18,10 @@ namespace kiln {
 
 // OpenCL C's unsigned type names, so that `kiln::uint` means the same in C++ and (with the
 // `kiln::` dropped) in the kernel source.
-using uchar = unsigned char;
-using ushort = unsigned short;
-using uint = std::uint32_t;
-using ulong = std::uint64_t;
+using uchar = unsigned char;    ///< OpenCL C's `uchar`
+using ushort = unsigned short;  ///< OpenCL C's `ushort`
+using uint = std::uint32_t;     ///< OpenCL C's `uint`, 32 bits
+using ulong = std::uint64_t;    ///< OpenCL C's `ulong`, 64 bits
 
 namespace detail {
 
@@ -420,7 +420,7 @@ struct kernel_scope {
 #define KILN_LOCAL(type, name, count) type name[count]
 
 /// A pragma of the kernel's program, written in its body: `KILN_PRAGMA(OPENCL FP_CONTRACT OFF);`
-/// is `#pragma OPENCL FP_CONTRACT OFF` at the head of the OpenCL C source (a #pragma cannot stand
+/// is `#pragma OPENCL FP_CONTRACT OFF` at the head of the OpenCL C source (a `#pragma` cannot stand
 /// in a macro argument). Nothing in C++.
 #define KILN_PRAGMA(...) static_assert(true)
 /// Build options of the kernel's program, written in its body:

@@ -82,7 +82,7 @@ using matrix_storage_t = typename detail::matrix_storage<T>::type;
 template <matrix_value T>
 class matrix_view {
   public:
-    using value_type = T;
+    using value_type = T;  ///< the element type
 
     /// Throws invalid_argument_error where the leading dimension is below the columns, the window
     /// runs past the vector, its extent overflows or the vector is split over several devices.
@@ -122,13 +122,18 @@ class matrix_view {
                                                    std::to_string(v.size()) + " elements");
     }
 
-    std::size_t rows() const noexcept { return rows_; }
-    std::size_t columns() const noexcept { return columns_; }
+    std::size_t rows() const noexcept { return rows_; }        ///< rows of one entry
+    std::size_t columns() const noexcept { return columns_; }  ///< columns of one entry
+    /// Elements from one row's start to the next's.
     std::size_t leading_dimension() const noexcept { return leading_dimension_; }
+    /// Where the first entry's first row starts in the vector.
     std::size_t offset() const noexcept { return offset_; }
-    std::size_t batch() const noexcept { return batch_; }
+    std::size_t batch() const noexcept { return batch_; }  ///< entries in the batch
+    /// Elements from one entry's start to the next's.
     std::size_t batch_stride() const noexcept { return batch_stride_; }
+    /// The vector viewed.
     const matrix_storage_t<T>& data() const noexcept { return *vector_; }
+    /// The vector's queue, where products into the view are enqueued.
     const kiln::queue& queue() const { return vector_->queue(); }
 
     /// The operand as the GEMM module reads it.
@@ -154,7 +159,7 @@ class matrix_view {
 template <matrix_value T>
 class matrix {
   public:
-    using value_type = T;
+    using value_type = T;  ///< the element type
 
     /// Uninitialised elements.
     matrix(const kiln::queue& q, std::size_t rows, std::size_t columns, std::size_t batch = 1)
@@ -169,25 +174,32 @@ class matrix {
           rows_(rows),
           columns_(columns),
           batch_(batch) {}
+    ///@{
+    /// The same from a std::vector.
     matrix(const kiln::queue& q, std::size_t rows, std::size_t columns, const std::vector<T>& host)
         : matrix(q, rows, columns, 1, std::span<const T>(host)) {}
     matrix(const kiln::queue& q, std::size_t rows, std::size_t columns, std::size_t batch,
            const std::vector<T>& host)
         : matrix(q, rows, columns, batch, std::span<const T>(host)) {}
+    ///@}
 
-    std::size_t rows() const noexcept { return rows_; }
-    std::size_t columns() const noexcept { return columns_; }
-    std::size_t batch() const noexcept { return batch_; }
+    std::size_t rows() const noexcept { return rows_; }        ///< rows of one entry
+    std::size_t columns() const noexcept { return columns_; }  ///< columns of one entry
+    std::size_t batch() const noexcept { return batch_; }      ///< entries in the batch
+    /// The vector holding the elements, row after row, entry after entry.
     const matrix_storage_t<T>& data() const noexcept { return data_; }
+    /// The queue it was made on, where products into it are enqueued.
     const kiln::queue& queue() const { return data_.queue(); }
     /// The elements, row after row, entry after entry.
     std::vector<T> read() const { return data_.read(); }
+    /// Writes every element from `host`, row after row, entry after entry.
     void write(std::span<const T> host) const { data_.write(host); }
 
     /// The whole matrix (or batch) as a view.
     matrix_view<T> view() const {
         return {data_, rows_, columns_, columns_, 0, batch_, rows_ * columns_};
     }
+    /// view(), so that a matrix goes where a view is taken.
     operator matrix_view<T>() const { return view(); }  // NOLINT: a matrix is a view of itself
 
   private:
@@ -215,14 +227,18 @@ class matrix {
 template <matrix_value T>
 class transposed_matrix {
   public:
-    using value_type = T;
+    using value_type = T;  ///< the element type
+    /// `v`, to be read transposed.
     explicit transposed_matrix(matrix_view<T> v) : view_(v) {}
+    /// The view, as it lies in memory.
     const matrix_view<T>& view() const noexcept { return view_; }
 
   private:
     matrix_view<T> view_;
 };
 
+///@{
+/// The matrix or view as an operand of kiln::gemm read transposed; no element moves.
 template <matrix_value T>
 transposed_matrix<T> transposed(const matrix<T>& m) {
     return transposed_matrix<T>(m.view());
@@ -231,6 +247,7 @@ template <matrix_value T>
 transposed_matrix<T> transposed(const matrix_view<T>& v) {
     return transposed_matrix<T>(v);
 }
+///@}
 /// The transpose of a transpose is the matrix.
 template <matrix_value T>
 matrix_view<T> transposed(const transposed_matrix<T>& t) {
@@ -241,9 +258,9 @@ matrix_view<T> transposed(const transposed_matrix<T>& t) {
 /// TF32 tensor cores (10-bit mantissas), off so that float means float.
 template <class S>
 struct gemm_options {
-    S alpha = S(1);
-    S beta = S(0);
-    bool allow_tf32 = false;
+    S alpha = S(1);           ///< scales op(A) op(B)
+    S beta = S(0);            ///< scales C's old values (0: C is not read)
+    bool allow_tf32 = false;  ///< float inputs may go through TF32 tensor cores
 };
 
 namespace detail {

@@ -191,6 +191,9 @@ auto componentwise(const F& f, const X&... x) {
     return detail::componentwise_expression(f, x...);
 }
 
+///@{
+/// Component by component: X + Y is the multi-expression (X(0) + Y(0), X(1) + Y(1), ...); a
+/// vector expression or scalar operand takes part in every component.
 template <class L, class R>
 requires detail::multi_operands<detail::plus_components, L, R>
 auto operator+(const L& l, const R& r) {
@@ -216,6 +219,7 @@ requires detail::multi_value<X> && detail::componentwise_applicable<detail::nega
 auto operator-(const X& x) {
     return detail::componentwise_expression(detail::negate_components{}, x);
 }
+///@}
 
 /// N vectors of T with the same number of elements on the same devices, split alike. Statements
 /// act on every component in one kernel per device; X(i) is component i, an ordinary
@@ -225,10 +229,10 @@ class multivector {
     static_assert(N >= 1, "a multivector has at least one component");
 
   public:
-    using value_type = T;
-    static constexpr std::size_t components = N;
+    using value_type = T;                         ///< the element type of every component
+    static constexpr std::size_t components = N;  ///< the number of components
 
-    multivector() = default;
+    multivector() = default;  ///< no elements, no device
     /// N components of n uninitialised elements each.
     multivector(const kiln::queue& q, std::size_t n)
         : multivector(std::span<const kiln::queue>(&q, 1), n) {}
@@ -242,6 +246,7 @@ class multivector {
         : multivector(q, checked_component_size(std::ranges::size(host))) {
         write(std::span<const T>(std::ranges::data(host), std::ranges::size(host)));
     }
+    /// The same split over the queues' devices.
     template <host_range_of<T> R>
     multivector(std::span<const kiln::queue> queues, const R& host)
         : multivector(queues, checked_component_size(std::ranges::size(host))) {
@@ -253,6 +258,7 @@ class multivector {
         : components_(make_components(other.components_[0].layout(), other.size())) {
         for (std::size_t i = 0; i < N; ++i) components_[i] = other.components_[i];
     }
+    /// Takes `other`'s components, leaving it empty.
     multivector(multivector&&) noexcept = default;
     /// Copies in place when both are split alike over the same devices.
     multivector& operator=(const multivector& other) {
@@ -265,6 +271,7 @@ class multivector {
         for (std::size_t i = 0; i < N; ++i) components_[i] = other.components_[i];
         return *this;
     }
+    /// Takes `other`'s components, leaving it empty.
     multivector& operator=(multivector&&) noexcept = default;
 
     /// Evaluates one expression per component (of multivectors, multi-expressions, vector
@@ -314,7 +321,8 @@ class multivector {
         return *this;
     }
 
-    // X op= e is X = X op e: one kernel for every component.
+    ///@{
+    /// X op= e is X = X op e: one kernel for every component.
     template <class E>
     requires requires(const multivector& x, const E& e) { x + e; }
     multivector& operator+=(const E& e) { return *this = *this + e; }
@@ -327,18 +335,23 @@ class multivector {
     template <class E>
     requires requires(const multivector& x, const E& e) { x / e; }
     multivector& operator/=(const E& e) { return *this = *this / e; }
+    ///@}
 
     /// Component I, for the operators.
     template <std::size_t I>
     const kiln::vector<T>& component() const {
         return components_[I];
     }
-    /// Component i (a reference: assign to it, or use it in any expression).
+    ///@{
+    /// Component i (a reference: assign to it, or use it in any expression); std::out_of_range
+    /// for i >= N.
     kiln::vector<T>& operator()(std::size_t i) { return components_.at(i); }
     const kiln::vector<T>& operator()(std::size_t i) const { return components_.at(i); }
+    ///@}
 
     /// Elements per component.
     std::size_t size() const noexcept { return components_[0].size(); }
+    /// Whether the components hold no elements.
     bool empty() const noexcept { return size() == 0; }
 
     /// Copies host data in: the components one after the other (N * size() elements).
@@ -355,7 +368,9 @@ class multivector {
         return host;
     }
 
+    /// Exchanges the components of the two, without copying elements.
     void swap(multivector& other) noexcept { components_.swap(other.components_); }
+    /// a.swap(b).
     friend void swap(multivector& a, multivector& b) noexcept { a.swap(b); }
 
   private:

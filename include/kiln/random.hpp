@@ -23,9 +23,9 @@ namespace kiln {
 /// Philox4x32-10 (Salmon, Moraes, Dror and Shaw, "Parallel random numbers: as easy as 1, 2, 3",
 /// SC'11): 128-bit counter, 64-bit key, ten rounds of multiply-and-xor.
 struct philox {
-    using counter_type = std::array<std::uint32_t, 4>;
-    using key_type = std::array<std::uint32_t, 2>;
-    static constexpr std::string_view name = "philox";
+    using counter_type = std::array<std::uint32_t, 4>;  ///< the 128-bit counter
+    using key_type = std::array<std::uint32_t, 2>;      ///< the 64-bit key
+    static constexpr std::string_view name = "philox";  ///< names it in generated kernels
 
     /// The bijection on the host.
     static counter_type apply(counter_type counter, key_type key) noexcept;
@@ -42,15 +42,18 @@ struct philox {
 /// add-rotate-xor with a key injection every four rounds. Chosen in its 2x64 form so that each
 /// double draws from one 64-bit output word.
 struct threefry {
-    using counter_type = std::array<std::uint64_t, 2>;
-    using key_type = std::array<std::uint64_t, 2>;
-    static constexpr std::string_view name = "threefry";
+    using counter_type = std::array<std::uint64_t, 2>;    ///< the 128-bit counter
+    using key_type = std::array<std::uint64_t, 2>;        ///< the 128-bit key
+    static constexpr std::string_view name = "threefry";  ///< names it in generated kernels
 
+    /// The bijection on the host.
     static counter_type apply(counter_type counter, key_type key) noexcept;
     /// OpenCL C defining `void kiln_threefry2x64_20(ulong* counter, ulong key0, ulong key1)` and
     /// `void kiln_random_words_threefry(ulong index, ulong seed, uint* words)`: counter (index, 0),
     /// key (seed, 0); the words are the outputs' low and high halves.
     static std::string_view device_source() noexcept;
+    /// The four words of element `index` of stream `seed`, as kiln_random_words_threefry
+    /// computes.
     static std::array<std::uint32_t, 4> words(std::uint64_t index, std::uint64_t seed) noexcept;
 };
 

@@ -77,18 +77,25 @@ concept lane_wise_reducer = requires {
 /// the final state means (`finish`).
 namespace reducers {
 
+/// The sum, in a type that holds it: 64-bit integers for integers (32-bit ones sum without
+/// overflow), float for half and bfloat16, and T itself otherwise.
 struct sum {
+    /// The protocol every reducer's `on<T>` follows, for elements of type T.
     template <class T>
     requires detail::number<T>
     struct on {
-        using state = detail::sum_type_t<T>;
-        using result = state;
+        using state = detail::sum_type_t<T>;  ///< what partial results hold
+        using result = state;                 ///< what finish() returns
         /// combine's text adds OpenCL C vectors of floating-point states lane by lane.
         static constexpr bool lane_wise = std::is_floating_point_v<state>;
+        /// The state of no elements: combining it with any state gives that state.
         static state identity() { return state{}; }
+        /// OpenCL C text that turns an element (the text `value`) into a state; helper functions
+        /// it needs are defined in `source`.
         static std::string map(detail::source_builder& source, const std::string& value) {
             return detail::convert_value<state, T>(source, value);
         }
+        /// OpenCL C text that combines two states (the texts `a` and `b`), associatively.
         static std::string combine(detail::source_builder& source, const std::string& a,
                                    const std::string& b) {
             if constexpr (detail::is_complex_v<state>)
@@ -96,7 +103,9 @@ struct sum {
             else
                 return "(" + a + " + " + b + ")";
         }
+        /// The same combination on the host, for the partial results of each work-group.
         static state combine(const state& a, const state& b) { return a + b; }
+        /// The result a state stands for.
         static result finish(const state& s) { return s; }
     };
 };
@@ -105,15 +114,18 @@ struct sum {
 /// carried along in a second number, so the result is nearly independent of the number of
 /// elements and of the order in which partial sums meet.
 struct kahan_sum {
+    /// Floating-point elements only; the members as in reducers::sum::on.
     template <class T>
     requires detail::is_floating_v<T>
     struct on {
-        using state = detail::pair_state<T>;  // (running sum, the rounding error it has lost)
-        using result = T;
-        static state identity() { return {}; }
+        using state = detail::pair_state<T>;    ///< (running sum, the rounding error it has lost)
+        using result = T;                       ///< the sum with its error added back
+        static state identity() { return {}; }  ///< zero sum, zero error
+        /// The element as a sum with no error.
         static std::string map(detail::source_builder& source, const std::string& value) {
             return detail::pair_helper<T>(source, "pair") + "(" + value + ", 0)";
         }
+        /// Adds the sums by Knuth's two-sum, carrying both errors and the new one.
         static std::string combine(detail::source_builder& source, const std::string& a,
                                    const std::string& b) {
             const std::string t = detail::opencl_type_name<T>();
@@ -129,59 +141,73 @@ struct kahan_sum {
                               pair + "(s, isfinite(s) ? a.y + b.y + error : 0);\n}\n");
             return "kiln_kahan_" + t + "(" + a + ", " + b + ")";
         }
+        /// The two-sum on the host, as the device text does it.
         static state combine(const state& a, const state& b) {
             const T s = a.first + b.first;
             const T b_part = s - a.first;
             const T error = (a.first - (s - b_part)) + (b.first - b_part);
             return {s, std::isfinite(s) ? a.second + b.second + error : T(0)};
         }
+        /// The sum corrected by the error it carried.
         static result finish(const state& s) { return s.first + s.second; }
     };
 };
 
+/// The minimum (Maximum = false) or maximum of real elements; floating-point NaNs are ignored
+/// (fmin, fmax) unless every element is NaN. Used as reducers::minimum and reducers::maximum.
 template <bool Maximum>
 struct extremum {
+    /// Real elements but bool; the members as in reducers::sum::on.
     template <class T>
     requires detail::real_number<T> &&(!std::is_same_v<T, bool>)struct on {
-        using state = T;
-        using result = T;
+        using state = T;   ///< the extremum so far
+        using result = T;  ///< the extremum
         /// fmin, fmax, min and max take OpenCL C vectors lane by lane.
         static constexpr bool lane_wise = true;
+        /// NaN for floating point (which fmin and fmax pass over), else the type's far end.
         static state identity() {
             if constexpr (detail::is_floating_v<T>)
                 return std::numeric_limits<T>::quiet_NaN();
             else
                 return Maximum ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
         }
+        /// The element itself.
         static std::string map(detail::source_builder&, const std::string& value) { return value; }
+        /// fmin or fmax for floating point, min or max for integers.
         static std::string combine(detail::source_builder&, const std::string& a,
                                    const std::string& b) {
             const char* name =
                 detail::is_floating_v<T> ? (Maximum ? "fmax" : "fmin") : (Maximum ? "max" : "min");
             return std::string(name) + "(" + a + ", " + b + ")";
         }
+        /// std::fmin / std::fmax or std::min / std::max, as on the device.
         static state combine(const state& a, const state& b) {
             if constexpr (detail::is_floating_v<T>)
                 return Maximum ? std::fmax(a, b) : std::fmin(a, b);
             else
                 return Maximum ? std::max(a, b) : std::min(a, b);
         }
+        /// The extremum (NaN for no elements, or only NaNs, in floating point).
         static result finish(const state& s) { return s; }
     };
 };
-using minimum = extremum<false>;
-using maximum = extremum<true>;
+using minimum = extremum<false>;  ///< the smallest element
+using maximum = extremum<true>;   ///< the largest element
 
 /// Minimum and maximum in one pass.
 struct minmax {
+    /// Real elements but bool; the members as in reducers::sum::on.
     template <class T>
     requires detail::real_number<T> &&(!std::is_same_v<T, bool>)struct on {
-        using state = detail::pair_state<T>;
-        using result = std::pair<T, T>;
+        using state = detail::pair_state<T>;  ///< (minimum, maximum) so far
+        using result = std::pair<T, T>;       ///< (minimum, maximum)
+        /// Both extrema's identities.
         static state identity() { return {minimum::on<T>::identity(), maximum::on<T>::identity()}; }
+        /// The element as both its own minimum and maximum.
         static std::string map(detail::source_builder& source, const std::string& value) {
             return detail::pair_helper<T>(source, "pair_same") + "(" + value + ")";
         }
+        /// The smaller minimum and the larger maximum, lane by lane.
         static std::string combine(detail::source_builder& source, const std::string& a,
                                    const std::string& b) {
             const std::string t = detail::opencl_type_name<T>();
@@ -193,30 +219,37 @@ struct minmax {
                                              high + "(a.y, b.y)); }\n");
             return "kiln_minmax_" + t + "(" + a + ", " + b + ")";
         }
+        /// The minima combined as reducers::minimum does, the maxima as reducers::maximum.
         static state combine(const state& a, const state& b) {
             return {minimum::on<T>::combine(a.first, b.first),
                     maximum::on<T>::combine(a.second, b.second)};
         }
+        /// The pair (minimum, maximum).
         static result finish(const state& s) { return {s.first, s.second}; }
     };
 };
 
 /// Number of elements that are not zero (of a condition: how many hold).
 struct count {
+    /// Real elements; the members as in reducers::sum::on.
     template <class T>
     requires detail::real_number<T>
     struct on {
-        using state = std::uint64_t;
-        using result = std::uint64_t;
-        static state identity() { return 0; }
+        using state = std::uint64_t;           ///< elements counted so far
+        using result = std::uint64_t;          ///< elements not zero
+        static state identity() { return 0; }  ///< none counted
+        /// 1 where the element is not zero, else 0.
         static std::string map(detail::source_builder&, const std::string& value) {
             return "((ulong)((" + value + ") != 0))";
         }
+        /// The counts added.
         static std::string combine(detail::source_builder&, const std::string& a,
                                    const std::string& b) {
             return "(" + a + " + " + b + ")";
         }
+        /// The counts added, on the host.
         static state combine(const state& a, const state& b) { return a + b; }
+        /// The count itself.
         static result finish(const state& s) { return s; }
     };
 };
@@ -224,25 +257,31 @@ struct count {
 /// Whether any (All = false) or every (All = true) element is not zero.
 template <bool All>
 struct quantifier {
+    /// Real elements; the members as in reducers::sum::on.
     template <class T>
     requires detail::real_number<T>
     struct on {
-        using state = std::int32_t;
-        using result = bool;
+        using state = std::int32_t;  ///< 1 where the answer so far is yes, else 0
+        using result = bool;         ///< the answer
+        /// Yes for every element of none (All), no for any element of none.
         static state identity() { return All ? 1 : 0; }
+        /// 1 where the element is not zero, else 0.
         static std::string map(detail::source_builder&, const std::string& value) {
             return "((" + value + ") != 0)";
         }
+        /// The answers joined by `&` (All) or `|`.
         static std::string combine(detail::source_builder&, const std::string& a,
                                    const std::string& b) {
             return "(" + a + (All ? " & " : " | ") + b + ")";
         }
+        /// The answers joined on the host.
         static state combine(const state& a, const state& b) { return All ? (a & b) : (a | b); }
+        /// The state as a bool.
         static result finish(const state& s) { return s != 0; }
     };
 };
-using any_of = quantifier<false>;
-using all_of = quantifier<true>;
+using any_of = quantifier<false>;  ///< whether any element is not zero
+using all_of = quantifier<true>;   ///< whether every element is not zero
 
 }  // namespace reducers
 
@@ -255,11 +294,13 @@ concept reducer_for = requires {
 template <class Traits>
 class pending_reduction {
   public:
-    using state = typename Traits::state;
-    using result_type = typename Traits::result;
+    using state = typename Traits::state;         ///< the reducer's state (see get_state)
+    using result_type = typename Traits::result;  ///< what get() returns
 
     pending_reduction() = default;
+    /// Moves the outstanding parts; the moved-from reduction has none.
     pending_reduction(pending_reduction&&) noexcept = default;
+    /// Waits for this reduction's own outstanding reads, then takes `other`'s parts.
     pending_reduction& operator=(pending_reduction&& other) noexcept {
         finish_reads();
         parts_ = std::move(other.parts_);
@@ -519,6 +560,9 @@ requires reducer_for<Reducer, expression_value_t<E>>
 auto reduce_async(const kiln::queue& q, const E& e) {
     return detail::start_reduction<Reducer>(q, e, "kiln::reduce", false);
 }
+///@{
+/// Reduces the expression by `Reducer` (one of kiln::reducers) and waits for the result; the
+/// queue form is for expressions without vectors (element_index with a size).
 template <class Reducer, vector_expression E>
 requires reducer_for<Reducer, expression_value_t<E>>
 auto reduce(const E& e) {
@@ -529,48 +573,66 @@ requires reducer_for<Reducer, expression_value_t<E>>
 auto reduce(const kiln::queue& q, const E& e) {
     return detail::start_reduction<Reducer>(q, e, "kiln::reduce", true).get();
 }
+///@}
 
 // clang-format off
-/// Sum of the elements (narrow integers and conditions accumulate in 64 bits).
+///@{
+/// Sum of the elements (narrow integers and conditions accumulate in 64 bits); the queue form
+/// is for expressions without vectors, as for every reduction below.
 template <vector_expression E> requires reducer_for<reducers::sum, expression_value_t<E>>
 auto sum(const E& e) { return reduce<reducers::sum>(e); }
 template <vector_expression E> requires reducer_for<reducers::sum, expression_value_t<E>>
 auto sum(const kiln::queue& q, const E& e) { return reduce<reducers::sum>(q, e); }
+///@}
+///@{
 /// Compensated sum of a floating-point expression.
 template <vector_expression E> requires reducer_for<reducers::kahan_sum, expression_value_t<E>>
 auto kahan_sum(const E& e) { return reduce<reducers::kahan_sum>(e); }
 template <vector_expression E> requires reducer_for<reducers::kahan_sum, expression_value_t<E>>
 auto kahan_sum(const kiln::queue& q, const E& e) { return reduce<reducers::kahan_sum>(q, e); }
+///@}
+///@{
 /// Smallest element, NaNs ignored.
 template <vector_expression E> requires reducer_for<reducers::minimum, expression_value_t<E>>
 auto minimum(const E& e) { return reduce<reducers::minimum>(e); }
 template <vector_expression E> requires reducer_for<reducers::minimum, expression_value_t<E>>
 auto minimum(const kiln::queue& q, const E& e) { return reduce<reducers::minimum>(q, e); }
+///@}
+///@{
 /// Largest element, NaNs ignored.
 template <vector_expression E> requires reducer_for<reducers::maximum, expression_value_t<E>>
 auto maximum(const E& e) { return reduce<reducers::maximum>(e); }
 template <vector_expression E> requires reducer_for<reducers::maximum, expression_value_t<E>>
 auto maximum(const kiln::queue& q, const E& e) { return reduce<reducers::maximum>(q, e); }
+///@}
+///@{
 /// {smallest, largest} in one pass.
 template <vector_expression E> requires reducer_for<reducers::minmax, expression_value_t<E>>
 auto minmax(const E& e) { return reduce<reducers::minmax>(e); }
 template <vector_expression E> requires reducer_for<reducers::minmax, expression_value_t<E>>
 auto minmax(const kiln::queue& q, const E& e) { return reduce<reducers::minmax>(q, e); }
+///@}
+///@{
 /// How many elements are not zero.
 template <vector_expression E> requires reducer_for<reducers::count, expression_value_t<E>>
 auto count(const E& e) { return reduce<reducers::count>(e); }
 template <vector_expression E> requires reducer_for<reducers::count, expression_value_t<E>>
 auto count(const kiln::queue& q, const E& e) { return reduce<reducers::count>(q, e); }
+///@}
+///@{
 /// Whether any element is not zero.
 template <vector_expression E> requires reducer_for<reducers::any_of, expression_value_t<E>>
 bool any(const E& e) { return reduce<reducers::any_of>(e); }
 template <vector_expression E> requires reducer_for<reducers::any_of, expression_value_t<E>>
 bool any(const kiln::queue& q, const E& e) { return reduce<reducers::any_of>(q, e); }
+///@}
+///@{
 /// Whether every element is not zero (true for no elements).
 template <vector_expression E> requires reducer_for<reducers::all_of, expression_value_t<E>>
 bool all(const E& e) { return reduce<reducers::all_of>(e); }
 template <vector_expression E> requires reducer_for<reducers::all_of, expression_value_t<E>>
 bool all(const kiln::queue& q, const E& e) { return reduce<reducers::all_of>(q, e); }
+///@}
 // clang-format on
 
 }  // namespace kiln

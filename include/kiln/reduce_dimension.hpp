@@ -34,16 +34,20 @@ namespace kiln {
 template <std::size_t Rank>
 requires(Rank >= 1 && Rank <= 3) class extents {
   public:
+    /// One size per dimension, outermost first.
     template <std::integral... S>
     requires(sizeof...(S) == Rank) constexpr extents(S... sizes)  // NOLINT: reads like braces
         : sizes_{static_cast<std::size_t>(sizes)...} {}
 
+    /// The size of dimension d.
     constexpr std::size_t operator[](std::size_t d) const { return sizes_[d]; }
+    /// The number of dimensions.
     static constexpr std::size_t rank() { return Rank; }
 
   private:
     std::array<std::size_t, Rank> sizes_;
 };
+/// kiln::extents{rows, columns} is of rank 2.
 template <std::integral... S>
 extents(S...) -> extents<sizeof...(S)>;
 

@@ -28,7 +28,7 @@ namespace kiln {
 template <sparse_value T>
 class sparse_matrix {
   public:
-    using value_type = T;
+    using value_type = T;  ///< the entries' type
 
     /// From 0-based host CSR arrays of any integer index type. Validated before anything is
     /// allocated (invalid_argument_error).
@@ -104,22 +104,29 @@ class sparse_matrix {
         }
     }
 
-    std::size_t rows() const noexcept { return rows_; }
-    std::size_t columns() const noexcept { return columns_; }
-    std::size_t nonzeros() const noexcept { return nonzeros_; }
+    std::size_t rows() const noexcept { return rows_; }          ///< rows: the size of A * x
+    std::size_t columns() const noexcept { return columns_; }    ///< columns: the size of x
+    std::size_t nonzeros() const noexcept { return nonzeros_; }  ///< entries stored
+    /// The queue of its first device, where products are enqueued.
     const kiln::queue& queue() const noexcept { return queue_; }
     /// The storage and kernel shape the rule chose (for tests, benchmarks and diagnostics).
     detail::sparse_format format() const noexcept { return storage_.layout.format; }
+    /// The device arrays in that format, for kiln's own kernels.
     const detail::sparse_storage<T>& storage() const noexcept { return storage_; }
 
-    // Split matrices (empty for one device).
+    /// Whether the matrix is split over several devices (the members below are empty if not).
     bool is_split() const noexcept { return !blocks_.empty(); }
+    /// How the rows are split: as a kiln::vector of rows() elements on the same queues.
     const detail::layout& row_parts() const noexcept { return row_parts_; }
+    /// How x is split: as a kiln::vector of columns() elements on the same queues.
     const detail::layout& column_parts() const noexcept { return column_parts_; }
+    /// Part k's rows, a matrix on part k's device whose columns are its own x, then its halo.
     const sparse_matrix& block(std::size_t k) const { return blocks_.at(k); }
+    /// What part k gathers from the other parts before each product.
     const std::vector<detail::halo_transfer>& transfers(std::size_t k) const {
         return transfers_.at(k);
     }
+    /// Elements of x that part k reads from other parts.
     std::size_t halo_size(std::size_t k) const { return halo_sizes_.at(k); }
 
   private:

@@ -37,6 +37,8 @@ namespace kiln {
 template <stencil_value T>
 class stencil {
   public:
+    /// Copies the coefficients to q's device; invalid_argument_error for none, or a center
+    /// that is not one of them.
     stencil(const queue& q, std::span<const T> coefficients, std::size_t center)
         : queue_(q), width_(coefficients.size()), center_(center) {
         if (coefficients.empty())
@@ -48,12 +50,15 @@ class stencil {
         host_coefficients_.assign(coefficients.begin(), coefficients.end());
         coefficients_ = kiln::buffer<T>(q, coefficients);
     }
+    /// The same from listed coefficients: stencil(q, {1, -2, 1}, 1).
     stencil(const queue& q, std::initializer_list<T> coefficients, std::size_t center)
         : stencil(q, std::span<const T>(coefficients.begin(), coefficients.size()), center) {}
 
-    std::size_t width() const noexcept { return width_; }
-    std::size_t center() const noexcept { return center_; }
+    std::size_t width() const noexcept { return width_; }    ///< the number of coefficients
+    std::size_t center() const noexcept { return center_; }  ///< the coefficient of x[i]
+    /// The queue it was made on.
     const kiln::queue& queue() const noexcept { return queue_; }
+    /// The coefficients on the queue's device.
     const kiln::buffer<T>& coefficients() const noexcept { return coefficients_; }
     /// The coefficients on `q`'s device: the stencil's own buffer there, else a copy (split
     /// vectors' other devices).
@@ -401,6 +406,7 @@ struct stencil_operator {
     static_assert(Definition::stencil_width > 0 &&
                       Definition::stencil_center < Definition::stencil_width,
                   "a stencil operator's center is one of its width's positions");
+    /// The operator applied to every element of `x`, a term of vector expressions.
     detail::operator_stencil_node<Definition> operator()(
         const vector<typename Definition::value_type>& x) const {
         return detail::operator_stencil_node<Definition>(x);

@@ -33,6 +33,10 @@ namespace kiln {
 template <stencil_value T>
 class stencil_2d {
   public:
+    /// kernel_extents[0] x kernel_extents[1] coefficients, row-major, `center` the (row,
+    /// column) of the one that weighs the element itself; copied to q's device.
+    /// invalid_argument_error for no coefficients, a count that is not the extents' product, or
+    /// a center outside them.
     stencil_2d(const queue& q, const slicer<2>& grid, std::span<const T> coefficients,
                std::array<std::size_t, 2> kernel_extents, std::array<std::size_t, 2> center)
         : queue_(q), grid_(grid.extents()), kernel_(kernel_extents), center_(center) {
@@ -64,10 +68,15 @@ class stencil_2d {
         return stencil_2d(q, grid, {{k, e, k}, {e, m, e}, {k, e, k}});
     }
 
+    /// The grid's extents: rows, columns.
     const std::array<std::size_t, 2>& grid() const noexcept { return grid_; }
+    /// The coefficients' extents: rows, columns.
     const std::array<std::size_t, 2>& kernel_extents() const noexcept { return kernel_; }
+    /// The (row, column) of the coefficient that weighs the element itself.
     const std::array<std::size_t, 2>& center() const noexcept { return center_; }
+    /// The queue it was made on.
     const kiln::queue& queue() const noexcept { return queue_; }
+    /// The coefficients on the queue's device, row-major.
     const kiln::buffer<T>& coefficients() const noexcept { return coefficients_; }
 
   private:

@@ -45,6 +45,7 @@ enum class split_weighting {
 /// The weighting of split vectors built from now on, in every thread. Until it is called,
 /// KILN_SPLIT_WEIGHTING (memory_bandwidth or compute) chooses, else memory_bandwidth.
 void set_split_weighting(split_weighting weighting);
+/// The weighting that split vectors built now take.
 split_weighting current_split_weighting();
 
 /// The memory bandwidth (bytes/s) split vectors weigh q's device by: the user's
@@ -81,7 +82,7 @@ concept host_range_of = std::ranges::contiguous_range<R> && std::ranges::sized_r
 template <vector_value T>
 class vector {
   public:
-    using value_type = T;
+    using value_type = T;  ///< the element type
 
     /// An empty vector on no device; assign a vector to it, or construct it with a queue.
     vector() = default;
@@ -105,11 +106,13 @@ class vector {
     vector(const kiln::queue& q, const R& host) : vector(q, std::ranges::size(host)) {
         write(std::span<const T>(std::ranges::data(host), std::ranges::size(host)));
     }
+    /// A copy of host data split over the queues' devices (blocks until it is there).
     template <host_range_of<T> R>
     vector(std::span<const kiln::queue> queues, const R& host)
         : vector(queues, std::ranges::size(host)) {
         write(std::span<const T>(std::ranges::data(host), std::ranges::size(host)));
     }
+    /// A copy of the listed values (blocks until they are on the device).
     vector(const kiln::queue& q, std::initializer_list<T> host)
         : vector(q, std::span<const T>(host.begin(), host.size())) {}
     /// A copy of [first, last), converted to T.
@@ -118,12 +121,14 @@ class vector {
                                                                  S last)
         : vector(q, std::vector<T>(first, last)) {}
 
+    /// A deep copy on other's queues, split alike: device copies, no host round trip.
     vector(const vector& other) : layout_(other.layout_), size_(other.size_) {
         for (std::size_t k = 0; k < layout_.size(); ++k) {
             buffers_.emplace_back(layout_[k].queue, layout_[k].size);
             if (layout_[k].size > 0) other.buffers_[k].copy_to(layout_[k].queue, buffers_[k]);
         }
     }
+    /// Takes `other`'s memory, leaving it empty.
     vector(vector&& other) noexcept
         : layout_(std::move(other.layout_)),
           buffers_(std::move(other.buffers_)),
@@ -144,6 +149,7 @@ class vector {
         }
         return *this;
     }
+    /// Takes `other`'s memory, leaving it empty; this vector's own is released.
     vector& operator=(vector&& other) noexcept {
         vector moved(std::move(other));
         swap(moved);
@@ -179,9 +185,11 @@ class vector {
     requires detail::storable_as<detail::computed_t<T>, S> vector& operator=(const S& value) {
         return fill(static_cast<T>(static_cast<detail::computed_t<T>>(value)));
     }
+    /// Sets every element of a half or bfloat16 vector to `value`, bit for bit.
     vector& operator=(const T& value) requires detail::is_binary16_v<T> { return fill(value); }
 
-    // x op= e is x = x op e: one kernel that reads and writes x.
+    ///@{
+    /// x op= e is x = x op e: one kernel that reads and writes x.
     template <expression_operand E>
     requires detail::binary_operands<detail::plus_op, vector, E> vector& operator+=(const E& e) {
         return *this = *this + e;
@@ -225,12 +233,16 @@ class vector {
         const E& e) {
         return *this = *this >> e;
     }
+    ///@}
 
+    /// The number of elements, over every device part.
     std::size_t size() const noexcept { return size_; }
+    /// Whether it holds no elements.
     bool empty() const noexcept { return size_ == 0; }
 
     /// How the elements are split over devices: one entry per part, in element order.
     const detail::layout& layout() const noexcept { return layout_; }
+    /// The number of device parts: 1 for a vector on one device, 0 for one on none.
     std::size_t part_count() const noexcept { return layout_.size(); }
     /// The device memory of one part.
     const buffer<T>& part(std::size_t k) const { return buffers_.at(k); }
@@ -269,6 +281,7 @@ class vector {
                 buffers_[k].read(layout_[k].queue, 0,
                                  host.subspan(layout_[k].begin, layout_[k].size), after);
     }
+    /// The elements, copied out once `after` has completed.
     std::vector<T> read(const wait_list& after = {}) const {
         std::vector<T> host(size_);
         read(host, after);
@@ -288,13 +301,17 @@ class vector {
 
     // --- single elements (slow: one transfer each) ---------------------------------------
 
+    /// What x[i] gives on a non-const vector: reads and writes of one element, each a transfer.
     class element_reference {
       public:
+        /// Reads the element from the device.
         operator T() const { return owner_->get(index_); }  // NOLINT: reads like a T&
+        /// Writes the element to the device, blocking.
         const element_reference& operator=(const T& value) const {
             owner_->set(index_, value);
             return *this;
         }
+        /// Copies another element's value: x[i] = y[j] reads y[j], then writes x[i].
         const element_reference& operator=(const element_reference& other) const {
             return *this = static_cast<T>(other);
         }
@@ -306,7 +323,10 @@ class vector {
         std::size_t index_;
     };
 
+    /// Element `index`, to read or write (one transfer each); invalid_argument_error past the
+    /// end when it is used.
     element_reference operator[](std::size_t index) { return element_reference(this, index); }
+    /// Element `index`, read from the device; invalid_argument_error past the end.
     T operator[](std::size_t index) const { return get(index); }
 
     /// Changes the size, keeping the first min(size(), n) elements; new elements are
@@ -329,11 +349,13 @@ class vector {
         swap(resized);
     }
 
+    /// Exchanges the two vectors' memory and devices, without copying elements.
     void swap(vector& other) noexcept {
         layout_.swap(other.layout_);
         buffers_.swap(other.buffers_);
         std::swap(size_, other.size_);
     }
+    /// a.swap(b).
     friend void swap(vector& a, vector& b) noexcept { a.swap(b); }
 
   private:

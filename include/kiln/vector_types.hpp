@@ -95,23 +95,30 @@ struct alignas(4 * sizeof(T)) vec_components<T, 4> {
 template <class T, int N>
 requires(std::is_arithmetic_v<T> && (N == 2 || N == 3 || N == 4)) struct vec
     : detail::vec_components<T, N> {
-    using value_type = T;
-    static constexpr int size = N;
+    using value_type = T;           ///< the component type
+    static constexpr int size = N;  ///< the number of components
 
     // The constructors are OpenCL C's vector literals, so that `kiln::float4{2.0f}` means one
     // thing in host code and in kernel bodies (where it becomes `(float4)(2.0f)`): one value
     // for every component, or every component given. Fewer components do not compile, as the
     // device compiler would refuse them too.
-    vec() = default;
+    vec() = default;  ///< components left uninitialised (`{}` zeroes them)
+    /// Every component `every`: OpenCL C's `(float4)(2.0f)`.
     explicit constexpr vec(T every) : detail::vec_components<T, N>{} {
         for (int i = 0; i < N; ++i) (*this)[i] = every;
     }
+    ///@{
+    /// Every component given, x first.
     constexpr vec(T x, T y) requires(N == 2) : detail::vec_components<T, N>{x, y} {}
     constexpr vec(T x, T y, T z) requires(N == 3) : detail::vec_components<T, N>{x, y, z} {}
     constexpr vec(T x, T y, T z, T w) requires(N == 4) : detail::vec_components<T, N>{x, y, z, w} {}
+    ///@}
 
+    ///@{
+    /// Component i: 0 is x, 1 is y, 2 is z, 3 is w.
     constexpr T& operator[](int i) { return component(*this, i); }
     constexpr const T& operator[](int i) const { return component(*this, i); }
+    ///@}
 
   private:
     template <class V>
@@ -126,6 +133,7 @@ requires(std::is_arithmetic_v<T> && (N == 2 || N == 3 || N == 4)) struct vec
     }
 
   public:
+    /// Whole-vector equality, one bool: every component equal (a NaN component never is).
     friend constexpr bool operator==(const vec& a, const vec& b) {
         for (int i = 0; i < N; ++i)
             if (!(a[i] == b[i])) return false;
@@ -133,6 +141,8 @@ requires(std::is_arithmetic_v<T> && (N == 2 || N == 3 || N == 4)) struct vec
     }
 };
 
+///@{
+/// OpenCL C's vector types of the same names, laid out as they are on the device.
 using float2 = vec<float, 2>;
 using float3 = vec<float, 3>;
 using float4 = vec<float, 4>;
@@ -145,6 +155,7 @@ using int4 = vec<std::int32_t, 4>;
 using uint2 = vec<std::uint32_t, 2>;
 using uint3 = vec<std::uint32_t, 3>;
 using uint4 = vec<std::uint32_t, 4>;
+///@}
 
 namespace detail {
 
@@ -227,6 +238,7 @@ KILN_DETAIL_VEC_INTEGER_OPERATOR(<<)
 KILN_DETAIL_VEC_INTEGER_OPERATOR(>>)
 #undef KILN_DETAIL_VEC_INTEGER_OPERATOR
 
+/// Bitwise not of every component.
 template <std::integral T, int N>
 constexpr vec<T, N> operator~(const vec<T, N>& a) {
     vec<T, N> r{};
@@ -271,6 +283,7 @@ KILN_DETAIL_VEC_COMPARISON(>)
 KILN_DETAIL_VEC_COMPARISON(>=)
 #undef KILN_DETAIL_VEC_COMPARISON
 
+/// Every component negated.
 template <class T, int N>
 constexpr vec<T, N> operator-(const vec<T, N>& a) {
     vec<T, N> r{};

@@ -1,7 +1,8 @@
 // Copies and fills within one CPU device's memory as kernels on every core. PoCL's CPU device
 // runs a buffer copy or fill command on one thread: on the GPU machine's 16 cores a copy moved
 // 14-20 GB/s, 0.11-0.15 of memcpy on all threads, and a fill 0.08-0.09, where a kernel of one
-// chunk per work-group copies at 84-93 GB/s (docs/benchmarks.md, "Vector expressions").
+// chunk per work-group copies at 84-93 GB/s (docs/dev/benchmark-notes.md,
+// "CPU devices: copies, fills and expressions on every core").
 #pragma once
 
 #include <cstddef>

@@ -984,7 +984,7 @@ TEST(segmented_tuning, keys_name_every_field_and_read_back) {
         EXPECT_LE(row.provenance.size(), 160u) << row.provenance;
         EXPECT_TRUE(row.provenance.starts_with("not measured") ||
                     row.provenance.starts_with("not tuned") ||
-                    row.provenance.find("docs/benchmarks.md, ### ") != std::string_view::npos)
+                    row.provenance.find("docs/benchmarks.md, ## ") != std::string_view::npos)
             << row.provenance;
     }
     const auto flat = parse_segmented_tuning("flat_tiles r9 s3");

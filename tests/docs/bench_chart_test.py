@@ -50,7 +50,7 @@ if len(bars(svg)) != len(expected):
 figures = os.path.join(source, "docs", "bench", "ratios.tsv")
 drawn = os.path.join(work, "benchmarks.svg")
 run("--tsv", figures, "--svg", drawn, "--title",
-    "kiln against CUB, cuSPARSE, cuFFT, std:: and FFTW")
+    "kiln against CUB, cuSPARSE, cuFFT, cuBLAS, std:: and FFTW")
 if len(bars(drawn)) != len(data_rows(figures)):
     failures.append(f"{len(bars(drawn))} bars for {len(data_rows(figures))} rows of ratios.tsv")
 with open(drawn, encoding="utf-8") as a, open(os.path.join(source, "docs", "benchmarks.svg"),

@@ -1,8 +1,8 @@
-// The documents in docs/ quote code that the tests and examples compile: every region between a
-// begin marker (a comment "[doc:" name "]") and an end marker (a comment "[/doc]") in tests/expr,
-// examples/expr, tests/algo, examples/algo, tests/runtime, tests/mpi and examples (its own files,
-// not its folders; sources and headers) must appear verbatim in one of them, less the region's
-// common indentation.
+// The documents in docs/ and its folders quote code that the tests and examples compile: every
+// region between a begin marker (a comment "[doc:" name "]") and an end marker (a comment
+// "[/doc]") in tests/expr, examples/expr, tests/algo, examples/algo, tests/runtime, tests/mpi and
+// examples (its own files, not its folders; sources and headers) must appear verbatim in one of
+// them, less the region's common indentation.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -62,7 +62,8 @@ std::vector<snippet> snippets_in(const std::filesystem::path& file) {
 
 TEST(doc_snippets, every_marked_region_is_quoted_in_a_document) {
     std::vector<std::pair<std::string, std::string>> documents;  // (name, text)
-    for (const auto& entry : std::filesystem::directory_iterator(source_dir / "docs"))
+    // docs/ and its folders: docs/dev quotes the tests that look beneath the public API.
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(source_dir / "docs"))
         if (entry.path().extension() == ".md")
             documents.emplace_back(entry.path().filename().string(), read_file(entry.path()));
     ASSERT_FALSE(documents.empty()) << "docs/ is missing";

@@ -38,7 +38,7 @@
 // only for absurd alpha * dt) and a nonzero acc below 1e-30 (where the remainder could lose bits
 // below the smallest subnormal; the far cells of a young world hold such temperatures) take the
 // division itself; a zero acc gives a zero either way. The IEEE division is what limits the
-// kernels that update many cells per work-item (docs/benchmarks.md, heat world: on an H100 the
+// kernels that update many cells per work-item (docs/dev/benchmark-notes.md, heat world: on an H100 the
 // temporal engine under NVIDIA's OpenCL went from 1.03 to 1.52 times its bound this way).
 #if defined(__KILN_CUDA__)
 #define HEAT_FMA fmaf

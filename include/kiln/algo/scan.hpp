@@ -174,6 +174,7 @@ void exclusive_scan(const E& input, const vector<T>& output, std::type_identity_
     detail::scan<T, Op>(detail::as_node(input), output, true, init, "kiln::exclusive_scan");
 }
 
+///@{
 /// The same into 16-bit outputs: the values are combined in float (Op over floats), and each
 /// output element is the float result rounded once to nearest even.
 template <vector_expression E, class T, class Op = reducers::sum>
@@ -189,6 +190,7 @@ requires detail::is_binary16_v<T> && detail::operation_for<Op, float> &&
 void exclusive_scan(const E& input, const vector<T>& output, float init, Op = {}) {
     detail::scan_rounded<Op>(detail::as_node(input), output, true, init, "kiln::exclusive_scan");
 }
+///@}
 
 }  // namespace kiln
 #pragma GCC visibility pop

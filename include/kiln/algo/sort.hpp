@@ -41,7 +41,7 @@ namespace kiln {
 struct descending_order {
     explicit constexpr descending_order() = default;
 };
-inline constexpr descending_order descending{};
+inline constexpr descending_order descending{};  ///< `kiln::descending`: the order above
 
 /// Keys that radix sort handles: 32- and 64-bit integers, float, double, kiln::half and
 /// kiln::bfloat16 (the 16-bit ones in float's order, docs/sorting.md).

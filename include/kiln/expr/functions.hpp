@@ -142,6 +142,9 @@ concept complex_operand = vector_expression<X> && is_complex_v<expression_value_
 // accuracy rules for the device, which may differ from the host's libm in the last bits.
 
 // clang-format off
+///@{
+/// Element-wise math built-in of real expressions (OpenCL C's function of the same name); an
+/// integer operand is converted to double.
 template <class X> requires detail::builtin_operands<X> auto sin(const X& x) { return detail::make_math_call<"sin">(x); }
 template <class X> requires detail::builtin_operands<X> auto cos(const X& x) { return detail::make_math_call<"cos">(x); }
 template <class X> requires detail::builtin_operands<X> auto tan(const X& x) { return detail::make_math_call<"tan">(x); }
@@ -173,35 +176,48 @@ template <class X> requires detail::builtin_operands<X> auto erf(const X& x) { r
 template <class X> requires detail::builtin_operands<X> auto erfc(const X& x) { return detail::make_math_call<"erfc">(x); }
 template <class X> requires detail::builtin_operands<X> auto tgamma(const X& x) { return detail::make_math_call<"tgamma">(x); }
 template <class X> requires detail::builtin_operands<X> auto lgamma(const X& x) { return detail::make_math_call<"lgamma">(x); }
+///@}
 
+///@{
+/// Element-wise math built-in of two real expressions or scalars, in their common type (pow,
+/// atan2(y, x), hypot, fmod, fdim, copysign: OpenCL C's functions).
 template <class X, class Y> requires detail::builtin_operands<X, Y> auto pow(const X& x, const Y& y) { return detail::make_math_call<"pow">(x, y); }
 template <class X, class Y> requires detail::builtin_operands<X, Y> auto atan2(const X& y, const Y& x) { return detail::make_math_call<"atan2">(y, x); }
 template <class X, class Y> requires detail::builtin_operands<X, Y> auto hypot(const X& x, const Y& y) { return detail::make_math_call<"hypot">(x, y); }
 template <class X, class Y> requires detail::builtin_operands<X, Y> auto fmod(const X& x, const Y& y) { return detail::make_math_call<"fmod">(x, y); }
 template <class X, class Y> requires detail::builtin_operands<X, Y> auto fdim(const X& x, const Y& y) { return detail::make_math_call<"fdim">(x, y); }
 template <class X, class Y> requires detail::builtin_operands<X, Y> auto copysign(const X& x, const Y& y) { return detail::make_math_call<"copysign">(x, y); }
+///@}
+///@{
 /// IEEE minimum and maximum: a NaN argument is ignored unless both are NaN.
 template <class X, class Y> requires detail::builtin_operands<X, Y> auto fmin(const X& x, const Y& y) { return detail::make_math_call<"fmin">(x, y); }
 template <class X, class Y> requires detail::builtin_operands<X, Y> auto fmax(const X& x, const Y& y) { return detail::make_math_call<"fmax">(x, y); }
+///@}
+/// x * y + z, rounded once.
 template <class X, class Y, class Z> requires detail::builtin_operands<X, Y, Z> auto fma(const X& x, const Y& y, const Z& z) { return detail::make_math_call<"fma">(x, y, z); }
 
+///@{
 /// Element-wise minimum and maximum of integers or floats, in the operands' common type.
 template <class X, class Y> requires detail::builtin_operands<X, Y> auto min(const X& x, const Y& y) { return detail::make_generic_call<"min">(x, y); }
 template <class X, class Y> requires detail::builtin_operands<X, Y> auto max(const X& x, const Y& y) { return detail::make_generic_call<"max">(x, y); }
+///@}
 // clang-format on
 
 // --- complex numbers ---------------------------------------------------------------------------
 
+/// Real part of a complex expression.
 template <detail::complex_operand X>
 auto real(const X& x) {
     auto node = detail::as_node(x);
     return detail::complex_part<decltype(node)>(std::move(node), false);
 }
+/// Imaginary part of a complex expression.
 template <detail::complex_operand X>
 auto imag(const X& x) {
     auto node = detail::as_node(x);
     return detail::complex_part<decltype(node)>(std::move(node), true);
 }
+/// Complex conjugate of a complex expression.
 template <detail::complex_operand X>
 auto conj(const X& x) {
     auto node = detail::as_node(x);
@@ -333,6 +349,8 @@ class user_function {
     /// The KILN_FUNCTION's definition, for KILN_KERNEL_USING.
     using definition = Definition;
 
+    /// A call of the function in an expression: one argument per parameter, each an expression
+    /// or scalar that converts to the parameter's type.
     template <class... Args>
     requires(sizeof...(Args) == std::tuple_size_v<parameters>) &&
         (fits<Args...>(std::index_sequence_for<Args...>{})) auto operator()(

@@ -35,6 +35,7 @@ struct expression_statistics {
 };
 
 namespace expression_cache {
+/// The counters since the process started.
 expression_statistics stats();
 /// Forgets every generated kernel (the program caches stay), e.g. to time a first launch.
 void clear();
@@ -137,11 +138,11 @@ class kernel_cache {
 /// base alignment (as a multivector lays them out); and its scalars of 1, 2, 4 or 8 bytes as
 /// one struct, where there are at least three or any allocation. NVIDIA's OpenCL charges every
 /// launch for each argument it passes, changed or not: about 0.4 us a buffer and 0.05 us a scalar,
-/// where a struct of 40 scalars costs as little as one (docs/benchmarks.md, "Current: small
-/// operations"). CUDA's launches cost the same whatever their buffers, and a capture watches each
-/// buffer it records (a component resized after it), so there arguments stay as they are. Which
-/// range of which allocation each argument is changes the kernel's text, so it is part of the
-/// kernel's variant.
+/// where a struct of 40 scalars costs as little as one (docs/dev/benchmark-notes.md, "Current:
+/// small operations"). CUDA's launches cost the same whatever their buffers, and a capture
+/// watches each buffer it records (a component resized after it), so there arguments stay as
+/// they are. Which range of which allocation each argument is changes the kernel's text, so it
+/// is part of the kernel's variant.
 class packed_arguments {
   public:
     explicit packed_arguments(const device& dev);

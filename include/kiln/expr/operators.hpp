@@ -279,6 +279,10 @@ class cast_node : public expression_tag {
 
 // --- arithmetic ------------------------------------------------------------------------------
 
+///@{
+/// Element-wise arithmetic of two expressions, or of an expression and a scalar, in C++'s usual
+/// arithmetic conversions (complex numbers included: complex<float> * double is
+/// complex<double>); `%` takes integers.
 template <class L, class R>
 requires detail::binary_operands<detail::plus_op, L, R>
 auto operator+(const L& l, const R& r) {
@@ -304,9 +308,12 @@ requires detail::binary_operands<detail::modulus_op, L, R>
 auto operator%(const L& l, const R& r) {
     return detail::make_binary<detail::modulus_op>(l, r);
 }
+///@}
 
 // --- comparison ------------------------------------------------------------------------------
 
+///@{
+/// Element-wise comparison of real numbers: an expression of bool.
 template <class L, class R>
 requires detail::binary_operands<detail::equal_op, L, R>
 auto operator==(const L& l, const R& r) {
@@ -337,10 +344,13 @@ requires detail::binary_operands<detail::greater_equal_op, L, R>
 auto operator>=(const L& l, const R& r) {
     return detail::make_binary<detail::greater_equal_op>(l, r);
 }
+///@}
 
 // --- logical and bitwise ---------------------------------------------------------------------
 
-/// Element-wise; both sides are always evaluated (no short-circuit across elements).
+///@{
+/// Element-wise logic of real numbers, an expression of bool; both sides are always evaluated
+/// (no short-circuit across elements).
 template <class L, class R>
 requires detail::binary_operands<detail::logical_and_op, L, R>
 auto operator&&(const L& l, const R& r) {
@@ -351,6 +361,10 @@ requires detail::binary_operands<detail::logical_or_op, L, R>
 auto operator||(const L& l, const R& r) {
     return detail::make_binary<detail::logical_or_op>(l, r);
 }
+///@}
+///@{
+/// Element-wise bitwise operations of integers, in the usual arithmetic conversions; a shift
+/// takes the promoted left operand's type.
 template <class L, class R>
 requires detail::binary_operands<detail::bit_and_op, L, R>
 auto operator&(const L& l, const R& r) {
@@ -376,9 +390,12 @@ requires detail::binary_operands<detail::shift_right_op, L, R>
 auto operator>>(const L& l, const R& r) {
     return detail::make_binary<detail::shift_right_op>(l, r);
 }
+///@}
 
 // --- unary -----------------------------------------------------------------------------------
 
+///@{
+/// Element-wise negation, logical not (an expression of bool) and bitwise not (integers).
 template <class X>
 requires detail::unary_operand<detail::negate_op, X>
 auto operator-(const X& x) {
@@ -397,6 +414,7 @@ auto operator~(const X& x) {
     auto node = detail::as_node(x);
     return detail::unary_node<detail::bit_not_op, decltype(node)>(std::move(node));
 }
+///@}
 
 // --- selection and conversion ----------------------------------------------------------------
 

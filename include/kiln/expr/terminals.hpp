@@ -152,6 +152,7 @@ class raw_pointer_node : public expression_tag {
 
 }  // namespace detail
 
+///@{
 /// The index of each element: offset, offset + 1, ... numbered continuously across the devices
 /// of a multi-device vector. Without a size it fits any statement; with one it sets the size.
 inline auto element_index(std::uint64_t offset = 0) {
@@ -160,10 +161,12 @@ inline auto element_index(std::uint64_t offset = 0) {
 inline auto element_index(std::uint64_t offset, std::size_t size) {
     return detail::element_index_terminal(offset, size);
 }
+///@}
 
 /// Marks an operand (vector or scalar) that appears several times in one expression, so that
 /// the kernel gets it once: tag<1>(x) * tag<1>(x) passes x once. Equal ids must mean the same
 /// operand.
+///@{
 template <int Id, vector_expression X>
 requires detail::shareable_terminal<detail::node_t<X>>
 auto tag(const X& x) {
@@ -173,6 +176,7 @@ template <int Id, scalar_value S>
 auto tag(const S& s) {
     return detail::tagged_node<Id, detail::scalar_terminal<S>>(detail::scalar_terminal<S>(s));
 }
+///@}
 
 /// A subexpression computed once per element and reused wherever it appears:
 ///

@@ -241,10 +241,14 @@ inline constexpr bool is_index_selector_v = std::is_integral_v<Selector>;
 template <class Index>
 class permutation {
   public:
+    /// `index` gives, for each element of a view, the position it reads or writes in the vector.
     template <vector_expression I>
     requires std::is_integral_v<expression_value_t<I>>
     explicit permutation(const I& index) : index_(detail::as_node(index)) {}
 
+    ///@{
+    /// The view of `v` through the index: readable (a gather) and, of a non-const vector,
+    /// writable (a scatter).
     template <vector_value T>
     auto operator()(vector<T>& v) const {
         return detail::permuted_view<vector<T>, Index>(v, index_);
@@ -253,13 +257,16 @@ class permutation {
     auto operator()(const vector<T>& v) const {
         return detail::permuted_view<const vector<T>, Index>(v, index_);
     }
+    ///@}
 
   private:
     Index index_;
 };
+/// A permutation takes its index expression's type.
 template <vector_expression I>
 permutation(const I&) -> permutation<detail::node_t<I>>;
 
+///@{
 /// A single-device vector back to front, readable and writable (not in place: reverse(x) = x
 /// races).
 template <vector_value T>
@@ -270,16 +277,17 @@ template <vector_value T>
 auto reverse(const vector<T>& v) {
     return detail::reversed_view<const vector<T>>(v);
 }
+///@}
 
 /// Selects every index of a slicer dimension.
 struct every_index {};
-inline constexpr every_index every{};
+inline constexpr every_index every{};  ///< `kiln::every`: the whole of a dimension
 
 /// Indices begin, begin + step, ... below end, in one slicer dimension.
 struct index_range {
-    std::size_t begin = 0;
-    std::size_t end = 0;
-    std::size_t step = 1;
+    std::size_t begin = 0;  ///< the first index
+    std::size_t end = 0;    ///< one past the last index that may be taken
+    std::size_t step = 1;   ///< the distance between indices taken
 };
 
 template <class S>
@@ -314,6 +322,10 @@ requires(Rank >= 1 && Rank <= 3) class slicer {
         }
     }
 
+    ///@{
+    /// The view of `v` that the selectors, one per dimension, pick; of a non-const vector it is
+    /// writable. Throws invalid_argument_error where `v` is not the extents' size or a
+    /// selector leaves its dimension.
     template <vector_value T, slice_selector... Selectors>
     requires(sizeof...(Selectors) == Rank) auto operator()(vector<T>& v,
                                                            Selectors... selectors) const {
@@ -324,7 +336,9 @@ requires(Rank >= 1 && Rank <= 3) class slicer {
                                                            Selectors... selectors) const {
         return make<const vector<T>>(v, selectors...);
     }
+    ///@}
 
+    /// The array's extents, outermost first.
     const std::array<std::size_t, Rank>& extents() const noexcept { return extents_; }
 
   private:

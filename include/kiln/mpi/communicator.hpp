@@ -49,7 +49,9 @@ kiln::detail::handle<datatype_traits> element_type(std::size_t element_bytes);
 /// lowest rank that failed and carries that rank's message.
 class rank_failure : public kiln::error {
   public:
+    /// `message` is the failed rank's what(), which this one's what() quotes.
     rank_failure(int failed_rank, const std::string& message);
+    /// The lowest rank whose local work threw.
     int failed_rank() const noexcept { return failed_rank_; }
     /// The failed rank's own what().
     const std::string& rank_message() const noexcept { return rank_message_; }
@@ -63,6 +65,7 @@ class rank_failure : public kiln::error {
 /// that made this) in the constructor, MPI_Finalize in the destructor. Make one, first, in main.
 class environment {
   public:
+    /// Initialises MPI with main's arguments, which MPI may change.
     environment(int& argc, char**& argv);
     environment(const environment&) = delete;
     environment& operator=(const environment&) = delete;
@@ -78,15 +81,18 @@ class environment {
 /// instead of aborting. Copies share the duplicate, which is freed when the last one goes.
 class communicator {
   public:
-    communicator() : communicator(MPI_COMM_WORLD) {}
+    communicator() : communicator(MPI_COMM_WORLD) {}  ///< a duplicate of MPI_COMM_WORLD
+    /// Collective over `comm`: a duplicate of it.
     explicit communicator(MPI_Comm comm);
 
+    /// The duplicate, for MPI calls of one's own that should not meet the application's.
     MPI_Comm get() const noexcept { return comm_->get(); }
-    int rank() const noexcept { return rank_; }
-    int size() const noexcept { return size_; }
+    int rank() const noexcept { return rank_; }  ///< this process's rank
+    int size() const noexcept { return size_; }  ///< the number of ranks
     /// This process among those on the same node (MPI_Comm_split_type MPI_COMM_TYPE_SHARED),
     /// which is what picks its device.
     int node_rank() const noexcept { return node_rank_; }
+    /// The number of this communicator's processes on this node.
     int node_size() const noexcept { return node_size_; }
 
     /// Collective: runs `local_work` on this rank, then every rank learns whether it threw on

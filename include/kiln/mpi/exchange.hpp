@@ -24,12 +24,18 @@ class distribution {
     /// n elements over `ranks` blocks as even as can be (the first n % ranks one longer).
     static distribution even(std::size_t n, int ranks);
 
+    /// The number of blocks (ranks).
     int ranks() const noexcept { return static_cast<int>(offsets_.size()) - 1; }
+    /// Elements in all blocks.
     std::size_t size() const noexcept { return offsets_.back(); }
+    /// The first element of `rank`'s block; std::out_of_range for a rank it has not.
     std::size_t begin(int rank) const { return offsets_.at(static_cast<std::size_t>(rank)); }
+    /// One past the last element of `rank`'s block.
     std::size_t end(int rank) const { return offsets_.at(static_cast<std::size_t>(rank) + 1); }
+    /// The size of `rank`'s block.
     std::size_t count(int rank) const { return end(rank) - begin(rank); }
 
+    /// The same blocks.
     friend bool operator==(const distribution&, const distribution&) = default;
 
   private:
@@ -38,8 +44,11 @@ class distribution {
 
 /// A global range [first, last) of elements.
 struct element_range {
-    std::size_t first = 0, last = 0;
+    std::size_t first = 0;  ///< the first element
+    std::size_t last = 0;   ///< one past the last element
+    /// last - first.
     std::size_t size() const noexcept { return last - first; }
+    /// The same bounds.
     friend bool operator==(const element_range&, const element_range&) = default;
 };
 

@@ -40,15 +40,20 @@ class vector {
           distribution_(one_block_per_rank(comm, std::move(d))),
           local_(q, distribution_.count(comm.rank())) {}
 
+    /// The communicator whose ranks hold the parts.
     const communicator& comm() const noexcept { return comm_; }
+    /// Which elements each rank holds.
     const kiln::mpi::distribution& distribution() const noexcept { return distribution_; }
     /// The global size: every rank's elements.
     std::size_t size() const noexcept { return distribution_.size(); }
     /// The global index of this rank's first element.
     std::size_t local_begin() const { return distribution_.begin(comm_.rank()); }
 
+    ///@{
+    /// This rank's part, an ordinary kiln::vector for expressions and algorithms.
     kiln::vector<T>& local() noexcept { return local_; }
     const kiln::vector<T>& local() const noexcept { return local_; }
+    ///@}
 
     /// Collective: rank `root`'s `host` (size() elements there, ignored elsewhere) into the
     /// parts, staged through host memory.
@@ -127,6 +132,9 @@ auto reduce(const communicator& comm, const E& local_expression) {
 }
 
 // clang-format off
+///@{
+/// Collective: kiln's reductions (kiln::sum, kiln::minimum...) of every rank's local expression,
+/// each rank's state combined across the ranks; every rank gets the result.
 template <vector_expression E> requires reducer_for<reducers::sum, expression_value_t<E>>
 auto sum(const communicator& comm, const E& e) { return reduce<reducers::sum>(comm, e); }
 template <vector_expression E> requires reducer_for<reducers::kahan_sum, expression_value_t<E>>
@@ -143,6 +151,7 @@ template <vector_expression E> requires reducer_for<reducers::any_of, expression
 bool any(const communicator& comm, const E& e) { return reduce<reducers::any_of>(comm, e); }
 template <vector_expression E> requires reducer_for<reducers::all_of, expression_value_t<E>>
 bool all(const communicator& comm, const E& e) { return reduce<reducers::all_of>(comm, e); }
+///@}
 // clang-format on
 
 namespace detail {

@@ -26,9 +26,9 @@ class memory_impl;
 
 /// How kernels use a buffer: read it (in), write it (out) or both (inout).
 enum class access { in, out, inout };
-inline constexpr access in = access::in;
-inline constexpr access out = access::out;
-inline constexpr access inout = access::inout;
+inline constexpr access in = access::in;        ///< `kiln::in`: kernels only read the buffer
+inline constexpr access out = access::out;      ///< `kiln::out`: kernels only write it
+inline constexpr access inout = access::inout;  ///< `kiln::inout`: kernels read and write it
 
 /// Element types a buffer may hold: what can be copied to a device byte for byte.
 template <class T>
@@ -39,15 +39,21 @@ concept device_value =
 /// 1 to 3 extents, row-major: {rows, columns} puts element (r, c) at r*columns + c.
 class shape {
   public:
-    shape() = default;
+    shape() = default;  ///< 1-D, no elements
+    /// 1-D, n elements.
     shape(std::size_t n) : extents_{n, 1, 1}, rank_(1) {}  // NOLINT: a size is a 1-D shape
+    /// 1 to 3 extents, outermost first; throws invalid_argument_error for none or more than 3.
     shape(std::initializer_list<std::size_t> extents);
 
+    /// The number of extents, 1 to 3.
     std::size_t rank() const noexcept { return rank_; }
+    /// The extent of dimension `dim` (0 to 2; 1 past the rank).
     std::size_t operator[](std::size_t dim) const noexcept { return extents_[dim]; }
     /// Number of elements; throws invalid_argument_error if the product overflows.
     std::size_t size() const;
+    /// The extents as text, "4096 x 4096".
     std::string to_string() const;
+    /// The same rank and extents.
     friend bool operator==(const shape&, const shape&) = default;
 
   private:
@@ -113,13 +119,14 @@ std::size_t checked_bytes(std::size_t count, std::size_t element_size);
 template <device_value T, access A = access::inout>
 class buffer {
   public:
-    using value_type = T;
-    static constexpr access mode = A;
+    using value_type = T;              ///< the element type
+    static constexpr access mode = A;  ///< how kernels may use the buffer
 
-    buffer() = default;
+    buffer() = default;  ///< no memory, no device
     /// Uninitialised memory of the given shape on the queue's device.
     buffer(const queue& q, kiln::shape s)
         : storage_(q.device(), detail::checked_bytes(s.size(), sizeof(T)), A), shape_(s) {}
+    /// Uninitialised memory of n elements on the queue's device.
     buffer(const queue& q, std::size_t n) : buffer(q, kiln::shape(n)) {}
     /// A copy of a host range; blocks until it is on the device.
     template <std::ranges::contiguous_range R>
@@ -136,27 +143,38 @@ class buffer {
         : buffer(q, s) {
         write(q, host);
     }
+    /// A copy of the listed values; blocks until they are on the device.
     buffer(const queue& q, std::initializer_list<T> host)
         : buffer(q, std::span<const T>(host.begin(), host.size())) {}
     /// The buffer of `storage`, e.g. a range of a larger allocation.
     explicit buffer(detail::buffer_storage storage)
         : storage_(std::move(storage)), shape_(storage_.bytes() / sizeof(T)) {}
 
+    /// Takes `other`'s memory, leaving it empty.
     buffer(buffer&& other) noexcept
         : storage_(std::exchange(other.storage_, {})), shape_(std::exchange(other.shape_, {})) {}
+    /// Takes `other`'s memory, leaving it empty; this buffer's own is released.
     buffer& operator=(buffer&& other) noexcept {
         storage_ = std::exchange(other.storage_, {});
         shape_ = std::exchange(other.shape_, {});
         return *this;
     }
+    /// Copies share the memory (counted references): no bytes are copied.
     buffer(const buffer&) = default;
+    /// Shares `other`'s memory, releasing this buffer's own.
     buffer& operator=(const buffer&) = default;
 
+    /// The number of elements.
     std::size_t size() const noexcept { return storage_.bytes() / sizeof(T); }
+    /// Whether it holds no elements.
     bool empty() const noexcept { return size() == 0; }
+    /// The extents it was made with (1-D for a size).
     const kiln::shape& shape() const noexcept { return shape_; }
+    /// size() * sizeof(T).
     std::size_t bytes() const noexcept { return storage_.bytes(); }
+    /// The device whose memory holds it.
     const kiln::device& device() const noexcept { return storage_.device(); }
+    /// The untyped memory, for kiln's own layers (kernel arguments, sub-ranges).
     const detail::buffer_storage& storage() const noexcept { return storage_; }
 
     // --- host to device -------------------------------------------------------------------
@@ -166,6 +184,7 @@ class buffer {
             detail::throw_size_mismatch("kiln::buffer::write", size(), host.size());
         storage_.write_bytes(q, 0, host.data(), host.size_bytes(), after, true);
     }
+    /// The same from any contiguous range of T.
     template <std::ranges::contiguous_range R>
     void write(const queue& q, const R& host, const wait_list& after = {}) const {
         write(q, std::span<const T>(std::ranges::data(host), std::ranges::size(host)), after);
@@ -249,6 +268,8 @@ class buffer {
                                    after);
     }
 
+    /// Throws invalid_argument_error, naming `call`, unless elements [offset, offset + count)
+    /// lie within the buffer.
     void check_range(const char* call, std::size_t offset, std::size_t count) const {
         if (offset > size() || count > size() - offset)
             detail::throw_out_of_range(call, offset, count, size());
@@ -263,17 +284,21 @@ class buffer {
 template <device_value T, access A = access::inout>
 class single : public buffer<T, A> {
   public:
-    single() = default;
+    single() = default;  ///< no memory
+    /// One element on the queue's device, set to `initial`.
     explicit single(const queue& q, const T& initial = T{})
         : buffer<T, A>(q, std::span<const T>(&initial, 1)) {}
+    /// The value, read once `after` has completed.
     T get(const queue& q, const wait_list& after = {}) const {
         return this->read_element(q, 0, after);
     }
+    /// Writes `value`, after `after`; blocks until it is on the device.
     void set(const queue& q, const T& value, const wait_list& after = {}) const {
         this->write(q, std::span<const T>(&value, 1), after);
     }
 };
 
+///@{
 /// Bytes a value occupies on the device: a buffer's allocation, or a scalar's size. size_t and
 /// pointers depend on the device's address bits, so they are asked of the device.
 template <device_value T, access A>
@@ -285,6 +310,8 @@ requires std::is_arithmetic_v<T>
 constexpr std::size_t device_sizeof(const T&) noexcept {
     return sizeof(T);
 }
+///@}
+/// sizeof(size_t) on `dev`: 4 or 8, from its address bits.
 std::size_t device_sizeof_size_t(const device& dev);
 
 }  // namespace kiln

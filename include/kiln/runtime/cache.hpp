@@ -17,14 +17,17 @@ void clear_memory();
 
 /// Programs kept in memory at most; the least recently used is forgotten first.
 inline constexpr std::size_t default_memory_capacity = 512;
+/// Keeps at most `entries` programs in memory from now on, forgetting the least recently used
+/// beyond them at once.
 void set_memory_capacity(std::size_t entries);
 /// Programs kept in memory now.
 std::size_t memory_size();
 
+/// Counters of the compile cache since the process started.
 struct statistics {
-    std::size_t memory_hits = 0;
-    std::size_t disk_hits = 0;
-    std::size_t compiles = 0;
+    std::size_t memory_hits = 0;  ///< programs found in memory
+    std::size_t disk_hits = 0;    ///< programs loaded from the disk cache
+    std::size_t compiles = 0;     ///< programs compiled from source
     /// Entries found but refused and rebuilt: corrupt, truncated, mismatched, not signed with
     /// this user's key (written by someone else, or before the key was replaced), not a regular
     /// file (directory, FIFO, device, symbolic link), over the 64 MiB entry cap, or unreadable; and
@@ -33,6 +36,7 @@ struct statistics {
     std::size_t disk_rejected = 0;
     std::size_t disk_write_failures = 0;  ///< entries that could not be stored (read-only dir...)
 };
+/// The counters now.
 statistics stats();
 
 }  // namespace kiln::program_cache

@@ -56,6 +56,7 @@ class graph {
     /// CUDA, a command buffer on OpenCL devices with cl_khr_command_buffer. Otherwise (and on
     /// queues that form does not take) each command is enqueued in turn, already bound.
     bool replays_natively() const noexcept;
+    /// The device whose queue was captured.
     const kiln::device& device() const;
 
   private:
@@ -78,6 +79,7 @@ graph capture(const queue& q, const std::function<void()>& block);
 template <device_value T>
 class graph_value {
   public:
+    /// A cell on q's device holding `initial`.
     graph_value(const queue& q, const T& initial) : queue_(q), cell_(q, 1) { set(initial); }
 
     /// Writes the value to the device at once (also inside a capture: it is not recorded).
@@ -88,6 +90,7 @@ class graph_value {
         detail::write_unrecorded(queue_, cell_.storage(), &value, sizeof(T));
         value_ = value;
     }
+    /// The value last set.
     const T& get() const noexcept { return value_; }
     /// The device memory holding the value, which kernels take as a pointer.
     const buffer<T>& cell() const noexcept { return cell_; }

@@ -30,6 +30,7 @@ enum class image_format {
     rgba_unorm8  ///< four bytes per pixel, 0..255 read as 0..1 (CL_RGBA, CL_UNORM_INT8)
 };
 
+/// The enumerator's name: "r_float", "rgba_float" or "rgba_unorm8".
 std::string_view to_string(image_format format) noexcept;
 /// Bytes one pixel occupies on the host: 4, 16 or 4.
 std::size_t pixel_bytes(image_format format) noexcept;
@@ -62,7 +63,7 @@ struct image_host_data {
 /// throw kiln::error KILN_FEATURE_UNSUPPORTED.
 class image2d {
   public:
-    image2d() = default;
+    image2d() = default;  ///< no image
     /// Uninitialised; width and height must be at least 1 and at most the device's limits.
     image2d(const queue& q, std::size_t width, std::size_t height, image_format format);
     /// A copy of host pixels, rows `row_pitch_bytes` apart (0: packed).
@@ -74,12 +75,14 @@ class image2d {
         write(q, host, row_pitch_bytes);
     }
 
+    /// Takes `other`'s image, leaving it empty.
     image2d(image2d&& other) noexcept
         : device_(std::exchange(other.device_, {})),
           impl_(std::exchange(other.impl_, {})),
           width_(std::exchange(other.width_, 0)),
           height_(std::exchange(other.height_, 0)),
           format_(other.format_) {}
+    /// Takes `other`'s image, leaving it empty; this one's own is released.
     image2d& operator=(image2d&& other) noexcept {
         image2d moved(std::move(other));
         std::swap(device_, moved.device_);
@@ -89,14 +92,19 @@ class image2d {
         std::swap(format_, moved.format_);
         return *this;
     }
+    /// Copies share the image: no pixels are copied.
     image2d(const image2d&) = default;
+    /// Shares `other`'s image, releasing this one's own.
     image2d& operator=(const image2d&) = default;
 
-    std::size_t width() const noexcept { return width_; }
-    std::size_t height() const noexcept { return height_; }
-    image_format format() const noexcept { return format_; }
+    std::size_t width() const noexcept { return width_; }     ///< pixels per row
+    std::size_t height() const noexcept { return height_; }   ///< rows
+    image_format format() const noexcept { return format_; }  ///< how pixels are stored
+    /// Whether it holds no image (default-made or moved from).
     bool empty() const noexcept { return impl_ == nullptr; }
+    /// The device holding the image.
     const kiln::device& device() const noexcept { return device_; }
+    /// The backend's image, for kiln's own layers.
     const std::shared_ptr<detail::image_impl>& impl() const noexcept { return impl_; }
 
     /// Writes every pixel from `host`, which must hold (height - 1) * pitch + width *

@@ -30,27 +30,36 @@ void free_pinned(void* memory) noexcept;
 template <class T>
 class pinned_allocator {
   public:
-    using value_type = T;
+    using value_type = T;  ///< what it allocates
+    /// A container's move assignment takes the other's allocator with its memory.
     using propagate_on_container_move_assignment = std::true_type;
-    using is_always_equal = std::true_type;
+    using is_always_equal = std::true_type;  ///< any one frees what another allocated
 
     /// Through the default device (kiln::default_device()).
     pinned_allocator() : device_(default_device()) {}
+    /// Through `dev`'s driver.
     explicit pinned_allocator(kiln::device dev) noexcept : device_(std::move(dev)) {}
+    /// Through the driver of q's device.
     explicit pinned_allocator(const queue& q) noexcept : device_(q.device()) {}
+    /// The same device's allocator for another type (an allocator's rebinding).
     template <class U>
     pinned_allocator(const pinned_allocator<U>& other) noexcept  // NOLINT: rebinding converts
         : device_(other.device()) {}
 
+    /// The device whose driver allocates.
     const kiln::device& device() const noexcept { return device_; }
 
+    /// Pinned memory for n elements; std::bad_array_new_length where n * sizeof(T) overflows,
+    /// kiln::error where the driver refuses.
     T* allocate(std::size_t n) {
         if (n > std::numeric_limits<std::size_t>::max() / sizeof(T))
             throw std::bad_array_new_length();
         return static_cast<T*>(detail::allocate_pinned(device_, n * sizeof(T)));
     }
+    /// Frees memory from any pinned_allocator.
     void deallocate(T* memory, std::size_t) noexcept { detail::free_pinned(memory); }
 
+    /// Always equal: memory from one may be freed by another.
     template <class U>
     friend bool operator==(const pinned_allocator&, const pinned_allocator<U>&) noexcept {
         return true;

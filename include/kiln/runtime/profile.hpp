@@ -16,8 +16,9 @@ bool profiling_enabled() noexcept;
 /// stores nothing.
 class profile_region {
   public:
+    /// Opens the span `name`, which the trace and the summary show.
     explicit profile_region(std::string_view name);
-    ~profile_region();
+    ~profile_region();  ///< closes the span
     profile_region(const profile_region&) = delete;
     profile_region& operator=(const profile_region&) = delete;
 

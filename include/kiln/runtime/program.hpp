@@ -47,7 +47,10 @@ enum class program_origin { compiled, memory_cache, disk_cache };
 /// build_error carrying the log.
 class program {
   public:
+    /// Builds OpenCL C `source` for `dev` with the compiler's `options` (such as
+    /// "-cl-fast-relaxed-math").
     program(const kiln::device& dev, std::string_view source, std::string_view options = {});
+    /// Builds several sources as one program: they see each other's functions and constants.
     program(const kiln::device& dev, std::vector<std::string> sources,
             std::string_view options = {});
 
@@ -58,15 +61,20 @@ class program {
     static program from_files(const kiln::device& dev,
                               const std::vector<std::filesystem::path>& files,
                               std::string_view options = {});
+    /// The same for one file.
     static program from_file(const kiln::device& dev, const std::filesystem::path& file,
                              std::string_view options = {}) {
         return from_files(dev, {file}, options);
     }
 
+    /// The kernel `name`; kiln::error (the backend's code for an unknown kernel) where the
+    /// program has none.
     class kernel kernel(std::string_view name) const;
+    /// The kernel `name` with its C++ signature declared: `kernel<param::in<float>, unsigned>`.
     template <class... Params>
     class typed_kernel<Params...> kernel(std::string_view name) const;
 
+    /// The names of the program's kernels.
     std::vector<std::string> kernel_names() const;
 
     /// Writes the program-scope `constant` array `name` (e.g. `constant float weights[16] =
@@ -85,9 +93,12 @@ class program {
         set_constant_bytes(name, std::ranges::data(values),
                            std::ranges::size(values) * sizeof(value));
     }
+    /// set_constant with the bytes given as they are.
     void set_constant_bytes(std::string_view name, const void* data, std::size_t bytes) const;
 
+    /// The device it was built for.
     const kiln::device& device() const noexcept { return device_; }
+    /// Whether it was compiled, or found in the memory or disk cache.
     program_origin origin() const noexcept { return origin_; }
     /// Time to produce the program: compiling, or loading a cached binary.
     std::chrono::nanoseconds build_time() const noexcept { return build_time_; }
@@ -107,14 +118,16 @@ std::filesystem::path find_kernel_file(const std::filesystem::path& file);
 /// Throws invalid_argument_error when the bytes do not fit in size_t.
 template <class T>
 struct local {
-    using value_type = T;
+    using value_type = T;  ///< the element type
+    /// `count` elements of work-group memory.
     explicit local(std::size_t count) : n(count) {
         if (count > std::numeric_limits<std::size_t>::max() / sizeof(T))
             throw invalid_argument_error("kiln::local", std::to_string(count) + " elements of " +
                                                             std::to_string(sizeof(T)) +
                                                             " bytes overflow size_t");
     }
-    std::size_t n;
+    std::size_t n;  ///< elements
+    /// n * sizeof(T).
     std::size_t bytes() const { return n * sizeof(T); }
 };
 
@@ -123,7 +136,7 @@ struct local {
 /// information names a built-in type. Made by kiln::reinterpret(buffer).
 template <class T, access A>
 struct reinterpreted_buffer {
-    const buffer<T, A>& target;
+    const buffer<T, A>& target;  ///< the buffer passed
 };
 
 /// Lets a buffer<T> bind to a `global U*` parameter of another element type U, e.g. a
@@ -137,14 +150,20 @@ reinterpreted_buffer<T, A> reinterpret(const buffer<T, A>& b) {
 /// invalid_argument_error when the number of work-items in all does not fit in size_t.
 class range {
   public:
-    range() = default;
+    range() = default;  ///< no range: a launch's local size left to the implementation
+    /// 1-D, x work-items.
     range(std::size_t x) : sizes_{x, 1, 1}, dims_(1) {}  // NOLINT: a size is a 1-D range
+    /// 1 to 3 sizes; invalid_argument_error for none or more than 3.
     range(std::initializer_list<std::size_t> sizes);
+    /// The number of dimensions, 0 for an empty range.
     std::size_t dims() const noexcept { return dims_; }
+    /// The size in dimension i (0 to 2; 1 past dims()).
     std::size_t operator[](std::size_t i) const noexcept { return sizes_[i]; }
+    /// Whether no sizes were given.
     bool empty() const noexcept { return dims_ == 0; }
     /// The number of work-items; cannot overflow, since construction checks it.
     std::size_t total() const noexcept { return sizes_[0] * sizes_[1] * sizes_[2]; }
+    /// The sizes as text, "1024 x 16".
     std::string to_string() const;
 
   private:
@@ -294,6 +313,7 @@ kernel_argument make_argument(const T& value) {
 /// A kernel with its arguments bound, ready to launch.
 class bound_kernel {
   public:
+    /// A kernel of `dev` and its arguments; made by calling a kiln::kernel.
     bound_kernel(kiln::device dev, std::shared_ptr<detail::kernel_impl> kernel,
                  std::vector<detail::kernel_argument> args);
     /// Enqueues the kernel over `global` work-items in groups of `local` (empty: the
@@ -314,21 +334,28 @@ class bound_kernel {
 /// signature (as far as the platform reports it).
 class kernel {
   public:
+    /// The kernel `name` of a built program; made by program::kernel.
     kernel(kiln::device dev, std::shared_ptr<detail::program_impl> program, std::string_view name);
 
+    /// Binds the arguments (buffers, scalars, kiln::local, images), checked against the
+    /// kernel's signature; invalid_argument_error names the argument that does not fit.
     template <class... Args>
     bound_kernel operator()(const Args&... args) const {
         return bind({detail::make_argument(args)...});
     }
+    /// The same with the arguments already made, for kiln's own layers.
     bound_kernel bind(std::vector<detail::kernel_argument> args) const;
 
+    /// The kernel's name in its source.
     const std::string& name() const;
+    /// How many parameters the kernel takes.
     std::size_t parameter_count() const;
     /// The largest work-group this kernel can be launched with on its device.
     std::size_t max_work_group_size() const;
     /// Local memory the kernel declares itself (its `local` arrays), as the driver reports it
     /// before any argument is set; launches add their kiln::local arguments to it.
     std::size_t local_memory_bytes() const;
+    /// The device of its program.
     const kiln::device& device() const noexcept { return device_; }
 
   private:
@@ -433,20 +460,25 @@ auto as_parameter(const Arg& arg) {
 template <class... Params>
 class typed_kernel {
   public:
+    /// Declares the signature of `k`; made by program::kernel<Params...>.
     explicit typed_kernel(class kernel k) : kernel_(std::move(k)) {}
 
+    /// Binds arguments that fit the declared parameters, converting scalars to exactly the
+    /// parameter's type; a buffer of the wrong access or element type does not compile.
     template <class... Args>
     requires(sizeof...(Args) == sizeof...(Params) &&
              (detail::argument_for<Params, Args> && ...)) bound_kernel
     operator()(const Args&... args) const {
         return kernel_.bind({detail::as_parameter<Params>(args)...});
     }
+    /// The kernel without its declared signature.
     const class kernel& untyped() const noexcept { return kernel_; }
 
   private:
     class kernel kernel_;
 };
 
+/// The kernel `name` with its C++ signature declared.
 template <class... Params>
 typed_kernel<Params...> program::kernel(std::string_view name) const {
     return typed_kernel<Params...>(kernel(name));

@@ -15,6 +15,7 @@ class queue_recorder;
 }
 }  // namespace detail
 
+/// How a queue orders and times its commands.
 struct queue_options {
     /// Commands may run in any order that their wait lists allow.
     bool out_of_order = false;
@@ -22,15 +23,22 @@ struct queue_options {
     bool profiling = false;
 };
 
-inline constexpr queue_options in_order{};
+inline constexpr queue_options in_order{};  ///< commands run in the order enqueued (the default)
+/// In order, with device timestamps on every event.
 inline constexpr queue_options profiled{.out_of_order = false, .profiling = true};
+/// Commands run in any order their wait lists allow.
 inline constexpr queue_options out_of_order{.out_of_order = true, .profiling = false};
 
+/// Where copies and kernel launches on one device are enqueued. Cheap to copy: copies are the
+/// same queue.
 class queue {
   public:
+    /// A new queue on `dev`.
     explicit queue(const kiln::device& dev, queue_options options = {});
 
+    /// The device it runs on.
     const kiln::device& device() const noexcept { return device_; }
+    /// The options it was made with.
     const queue_options& options() const noexcept { return options_; }
 
     /// Submits everything enqueued so far without waiting.
@@ -44,6 +52,7 @@ class queue {
     /// queues alive at once. A key for what is kept per queue.
     const void* identity() const noexcept { return impl_.get(); }
 
+    /// The backend's queue, for kiln's own layers.
     detail::queue_impl& impl() const noexcept { return *impl_; }
     /// Watches the queue without keeping it alive: expired once every copy of it is gone, so
     /// that state kept per queue elsewhere (an FFT plan's counters) can be let go with it.

@@ -82,7 +82,7 @@ const std::array gemm_table{
                   .block_rows = 256, .block_columns = 128, .stages = 4, .tile_maps = true},
               tiles(128, 128, 16, 8, 8, 4), 128, tensor_tiles(128, 64, 16, 64, 32, 3)},
              "gemm_bench / cuBLAS: H100 SGEMM 0.92x, DGEMM 0.74-0.90x; H200 k 64-77 0.87-0.94x, "
-             "bf16 wgmma 0.86x; docs/benchmarks.md, ### Current: dense matrix multiply"},
+             "bf16 wgmma 0.86x; docs/benchmarks.md, ## Matrix multiply"},
     gemm_row{any_gpu,
              {gemm_strategy::simt,
               tiles(64, 64, 8, 4, 4, 4),
@@ -110,7 +110,7 @@ const std::array gemm_table{
               0,
               std::nullopt},
              "2-core Zen 5, PoCL 3.1, SGEMM 2048^3: cpu_tiles 0.066-0.082 TFLOP/s; OpenBLAS first "
-             "(issue 41); docs/benchmarks.md, ### Current: dense matrix multiply"},
+             "(issue 41); docs/benchmarks.md, ## Matrix multiply"},
     gemm_row{any_device,
              {gemm_strategy::simt,
               tiles(32, 32, 8, 2, 2, 1),

@@ -40,7 +40,7 @@ const std::array histogram_table{
         "H100, histogram_bench beside CUB's HistogramEven, 2026-11-26: CUDA 1.00x uniform and "
         "all in one bin, NVIDIA OpenCL 0.94x / 0.97x (the grid-stride row g256 u4 c8 p4 before: "
         "0.83x / 0.87x, 4 of the 6 groups an SM holds); docs/benchmarks.md, "
-        "### Current: histograms"},
+        "## Histograms"},
     tuning_row<histogram_tuning>{any_gpu, atomics(256, 4, true, 4, 4),
                                  "not measured: as NVIDIA, half the copies"},
     tuning_row<histogram_tuning>{

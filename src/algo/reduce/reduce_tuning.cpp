@@ -34,8 +34,8 @@ using reduce_row = tuning_row<reduce_tuning>;
 constexpr std::array reduce_table{
     reduce_row{nvidia_gpus, strided(256, 16, 4, 1),
                "H100, expr_bench 28 beside expr_cub_reference, 2026-11-25: 16-bit sums at 89.4% "
-               "of copy (CUDA) and 84.9% (OpenCL), docs/benchmarks.md, ### Current: 16-bit "
-               "vectors; float sums at 95.2%, ### Current: vector expressions and copies. "
+               "of copy (CUDA) and 84.9% (OpenCL), docs/benchmarks.md, ## 16-bit types; float "
+               "sums at 95.2%, ## Vector expressions. "
                "expr_bench sweeps others (KILN_REDUCE_BENCH_TUNINGS)"},
     reduce_row{any_gpu, strided(256, 16, 4, 1), "not measured: NVIDIA's"},
     reduce_row{any_cpu, chunked(16, 4, 16),
@@ -44,7 +44,7 @@ constexpr std::array reduce_table{
                "the reduction's accumulators not swept. v16: 16-bit sums 3.7-4.4x (half) and "
                "1.9-3.7x (bfloat16) faster than v0 on the 2-core machine's PoCL 3.1, three runs "
                "of KILN_REDUCE_BENCH_TUNINGS='chunked g1 p16 a4 v0' expr_bench 24, 2026-11-26, "
-               "docs/benchmarks.md, ### Current: CPU devices"},
+               "docs/benchmarks.md, ## CPU devices"},
     reduce_row{any_device, strided(256, 16, 4, 1),
                "the fallback: the element-wise launch's GPU shape"},
 };

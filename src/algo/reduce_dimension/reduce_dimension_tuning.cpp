@@ -20,14 +20,14 @@ constexpr std::array reduce_dimension_table{
          .strided = strided_lines::strips, .slice_length = 128, .strip_state_bytes = 32 * 1024,
          .strips_per_compute_unit = 2},
         "PoCL 3.1, 2 cores, 2026-11-25: 32 lanes 4x one fold; whole-row strips 2-5x narrower "
-        "ones; docs/benchmarks.md, ## Multivectors and reductions along a dimension"},
+        "ones; docs/benchmarks.md, ## Vector expressions"},
     reduce_dimension_row{any_device,
         {.loop = loop_style::strided, .work_group_size = 256, .groups_per_compute_unit = 16,
          .contiguous = contiguous_lines::group, .contiguous_min_length = 64, .lanes = 32,
          .strided = strided_lines::slices, .slice_length = 128, .strip_state_bytes = 32 * 1024,
          .strips_per_compute_unit = 2},
         "H100, 2026-11-22: a group per row at 45% of copy; slices not swept; "
-        "docs/benchmarks.md, ## Multivectors and reductions along a dimension"},
+        "docs/benchmarks.md, ## Vector expressions"},
 };
 // clang-format on
 

@@ -68,15 +68,15 @@ constexpr std::array scan_table{
     // scans, also the tile pass of reduce-then-scan
     row{nvidia_cuda, full_tiles(policy(128, 32, 1), tile_access::unrolled),
         "H100, CUDA, bench/algo scans of 2^28 beside CUB, 7 shapes, 2026-11-25; "
-        "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
+        "docs/benchmarks.md, ## Scan family"},
     row{nvidia_gpus, full_tiles(policy(128, 32, 1), tile_access::wide),
         "H100, NVIDIA's OpenCL, bench/algo scans of 2^28 beside CUB, 7 shapes, 2026-11-25; "
-        "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
+        "docs/benchmarks.md, ## Scan family"},
     row{any_gpu, policy(256, 8),
         "not measured: half the NVIDIA tile, for GPUs with less local memory"},
     row{any_cpu, lanes(chunks(policy(16, 64), 256 * 1024), 8),
         "PoCL 3.1, 2 cores (Zen 5), 2^20-2^26, chunks of 64-512 KiB, 2026-11-25; "
-        "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
+        "docs/benchmarks.md, ## Scan family"},
     row{any_device, policy(64, 4), "not measured: small and safe"},
 };
 
@@ -84,29 +84,29 @@ constexpr std::array scan_table{
 constexpr std::array select_table{
     row{nvidia_cuda, full_tiles(policy(256, 32), tile_access::unrolled),
         "H100, CUDA, bench/algo copy_if and unique of 2^28 int32 beside CUB, 4 shapes, "
-        "2026-11-27; docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
+        "2026-11-27; docs/benchmarks.md, ## Scan family"},
     row{nvidia_gpus, full_tiles(policy(256, 32), tile_access::unrolled),
         "H100, NVIDIA's OpenCL, bench/algo copy_if, unique 2^28 int32 beside CUB, 4 "
-        "shapes, 2026-11-27; docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
+        "shapes, 2026-11-27; docs/benchmarks.md, ## Scan family"},
     row{any_gpu, policy(256, 8), "not measured: as the generic GPU scan row"},
     row{any_cpu, vector_writes(chunks(direct_writes(policy(16, 64)), 256 * 1024)),
         "PoCL 3.1, 2 cores (Zen 5), vectors, count staging, chunks of 64-512 KiB, "
         "2026-11-25; "
-        "docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
+        "docs/benchmarks.md, ## Scan family"},
     row{any_device, policy(64, 4), "not measured: small and safe"},
 };
 
 constexpr std::array reduce_by_key_table{
     row{nvidia_cuda, kept(register_runs(policy(256, 16, 1)), run_items::values),
         "H100, CUDA, bench/algo 2^26 int32 runs of 1-1024, 6 shapes (CUB's 256x18: 256x20), "
-        "2026-11-28; docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
+        "2026-11-28; docs/benchmarks.md, ## Scan family"},
     row{nvidia_gpus, kept(register_runs(policy(256, 16, 1)), run_items::values),
         "H100, NVIDIA's OpenCL, bench/algo 2^26 int32 runs of 1-1024, values kept, 3 shapes, "
-        "2026-11-28; docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
+        "2026-11-28; docs/benchmarks.md, ## Scan family"},
     row{any_gpu, policy(256, 4), "not measured"},
     row{any_cpu, lanes(chunks(policy(16, 64), 256 * 1024), 16),
         "PoCL 3.1, 2 cores (Zen 5), runs of 1-1024, lanes 16, chunks of 64-512 KiB, "
-        "2026-11-25; docs/benchmarks.md, ## Algorithms (scan, reduce_by_key, copy_if)"},
+        "2026-11-25; docs/benchmarks.md, ## Scan family"},
     row{any_device, policy(64, 4), "not measured: small and safe"},
 };
 // clang-format on

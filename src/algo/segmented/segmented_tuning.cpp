@@ -41,13 +41,13 @@ using row = tuning_row<segmented_tuning>;
 const std::array segmented_rows{
     row{nvidia_gpus, wide_shuffled(teams(256, 8, 4)),
         "H100 segmented_bench beside CUB, 2026-11-26: 10^4 CUDA 0.90x (0.74x without), OpenCL "
-        "0.77x (0.75x); docs/benchmarks.md, ### Current: segmented algorithms"},
+        "0.77x (0.75x); docs/benchmarks.md, ## Segmented algorithms"},
     row{any_gpu, teams(256, 8, 4),
         "H200 CUDA segmented_bench: flat scan from 256; tile reductions from 65536 (10^6 1.61x "
-        "CUB); docs/benchmarks.md, ### Current: segmented algorithms"},
+        "CUB); docs/benchmarks.md, ## Segmented algorithms"},
     row{any_cpu, chunks(16 * 1024, 4),
         "2 cores, PoCL 3.1: u4 1.4-5.4x u1, scans c8 1.3-2.2x c1, from segments of 100; "
-        "docs/benchmarks.md, ### Current: segmented algorithms"},
+        "docs/benchmarks.md, ## Segmented algorithms"},
     row{any_device, teams(64, 8, 1), "not tuned: small groups every OpenCL device can run"},
 };
 

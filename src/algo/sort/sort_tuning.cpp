@@ -100,8 +100,8 @@ radix_sort_policy plan_radix_sort(const device_properties& props, std::size_t ke
     // fit, below); rounds hold both.
     // 16-bit keys take the 4-byte keys' tile, as CUB's register scaling does (twice the items
     // would take twice the registers; no longer tile measured faster on either NVIDIA backend
-    // once their registers were held: docs/benchmarks.md, ## Sorting), and with values never
-    // more local memory than 4-byte keys. Scaled items round to the nearest (a row's 19 items
+    // once their registers were held: docs/dev/benchmark-notes.md, ## Sorting), and with values
+    // never more local memory than 4-byte keys. Scaled items round to the nearest (a row's 19 items
     // give 8-byte keys 10, which sorted uint64 keys faster than 9 under NVIDIA's OpenCL: 0.91x
     // CUB against 0.86x, H100, 2026-11-27); the checks below take fewer where they do not fit.
     const std::size_t key_tile_bytes = std::max<std::size_t>(4, key_bytes);
@@ -170,7 +170,7 @@ radix_sort_policy plan_radix_sort(const device_properties& props, std::size_t ke
     plan.chunks_per_compute_unit = 4;
     // 8 histogram groups of 256 work-items (32 KB of counters each on NVIDIA GPUs) per compute
     // unit: a partial second wave on an H100 (6 fill one), measured a little faster than 6
-    // (docs/benchmarks.md, ## Sorting).
+    // (docs/dev/benchmark-notes.md, ## Sorting).
     plan.histogram_groups_per_compute_unit = 8;
     // The histogram's copies within 32 KB of counters (8192 words, whatever the key width, so
     // that 16-bit keys' two passes take as many copies as the group has sub-groups).

@@ -10,7 +10,8 @@ namespace kiln::detail {
 namespace {
 
 /// Rows of at most this many entries take the branch-free path: most rows of a power-law matrix
-/// are that short, and more slots slowed rows of 5 (docs/benchmarks.md, ## Sparse matrices).
+/// are that short, and more slots slowed rows of 5 (docs/dev/benchmark-notes.md, ## Sparse
+/// matrices).
 constexpr std::size_t short_row_slots = 4;
 
 }  // namespace

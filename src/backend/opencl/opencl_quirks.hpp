@@ -52,7 +52,7 @@ opencl_quirks quirks_for(const device_properties& props);
 /// program when asked for the program's binary, which kiln's disk cache does after each build,
 /// and by default then compiles another, specialised to the launch's work-group size and
 /// offset. Off, launches use the generic one, which takes a fifth or more off a cold first call
-/// at the same steady speed (PoCL 3.1; docs/benchmarks.md, ## Current figures, CPU devices).
+/// at the same steady speed (PoCL 3.1; docs/dev/benchmark-notes.md, Current: CPU devices).
 inline constexpr const char* pocl_specialization_variable = "POCL_WORK_GROUP_SPECIALIZATION";
 inline constexpr const char* pocl_specialization_default = "0";
 
