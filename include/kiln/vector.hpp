@@ -482,7 +482,7 @@ requires detail::assignable_to<detail::vector_terminal<T>, E> std::string assign
     auto node = detail::as_node_beside<T>(value);
     detail::assignment<std::tuple<detail::vector_terminal<T>>, std::tuple<decltype(node)>>
         statement({detail::vector_terminal<T>(target)}, {std::move(node)});
-    return statement.source(detail::launch_policy_for(dev));
+    return statement.source(detail::launch_policy_for(dev), detail::target_features_for(dev));
 }
 
 }  // namespace kiln

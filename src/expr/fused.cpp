@@ -81,6 +81,7 @@ std::string fused_source(const std::vector<held_statement>& statements, const la
         const fused_context context{"kiln_s" + std::to_string(s) + "_", held.argument_vectors,
                                     registers, &declared};
         generator g(builder, context);
+        g.follow(element_rules_for(policy, target));
         fused_fragment fragment = held.statement->generate(g);
         for (const auto& type : fragment.rounded) use_rounding_vocabulary(builder, target, type);
         for (std::size_t t = 0; t < held.written.size(); ++t) {

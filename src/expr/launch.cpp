@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <kiln/detail/target_features.hpp>
 #include <kiln/error.hpp>
 #include <kiln/expr/launch.hpp>
 #include <kiln/expr/launch_plan.hpp>
@@ -51,6 +52,11 @@ launch_policy launch_policy_for(const device& dev) {
         if (policy_override) return *policy_override;
     }
     return plan_elementwise_launch(dev.properties());
+}
+
+element_rules element_rules_for(const launch_policy& policy, const target_features& target) {
+    return {.vector_bytes = policy.loop == loop_style::chunked ? policy.vector_bytes : 0,
+            .explicit_contraction = target.vocabulary == vocabulary_target::cuda_prelude};
 }
 
 generated_kernel::generated_kernel(kiln::kernel kernel, const device& dev,

@@ -269,7 +269,7 @@ std::string gpu_assignment_source(const kiln::vector<T>& target, const E& value,
     auto node = as_node_beside<T>(value);
     assignment<std::tuple<vector_terminal<T>>, std::tuple<decltype(node)>> statement(
         {vector_terminal<T>(target)}, {std::move(node)});
-    return statement.source(policy);
+    return statement.source(policy, cuda_warps);
 }
 
 TEST_F(NvrtcCompile, HalfAndBfloat16Expressions) {
@@ -294,6 +294,50 @@ TEST_F(NvrtcCompile, HalfAndBfloat16Expressions) {
     // CPU devices' vector form, which tests force on CUDA: bfloat16's vector helpers.
     const launch_policy chunked{loop_style::chunked, 1, 16, 64};
     expect_cubin(compile({gpu_assignment_source(b, b * 3 + b, chunked)}));
+}
+
+/// The multiplies in `ptx` without a rounding mode (mul.f32, mul.f64) whose result an add or a
+/// subtract without one takes: pairs that ptxas contracts into an fma or not, by where they land
+/// among the other instructions.
+std::size_t pairs_left_to_ptxas(const compiled_image& compiled) {
+    const std::string ptx(reinterpret_cast<const char*>(compiled.image.data()),
+                          compiled.image.size());
+    const std::regex multiply(R"(\n\s*mul\.f(32|64)\s+(%\w+),)");
+    const std::regex add(R"(\n\s*(add|sub)\.f(32|64)\s+%\w+,\s*(%\w+),\s*(%\w+);)");
+    std::vector<std::string> products;
+    for (std::sregex_iterator m(ptx.begin(), ptx.end(), multiply), end; m != end; ++m)
+        products.push_back((*m)[2]);
+    std::size_t pairs = 0;
+    for (std::sregex_iterator m(ptx.begin(), ptx.end(), add), end; m != end; ++m)
+        for (const auto& product : products)
+            if ((*m)[3] == product || (*m)[4] == product) ++pairs;
+    return pairs;
+}
+
+// Issue 66: on CUDA an expression kernel's element loop contracted `sin(x) * y - x / d` into no
+// fma, its 16-byte steps (and a fused group's kernel) into one: NVRTC left the pair to ptxas,
+// which joined it only where no division's branch came between. Each product and sum is now
+// written as the fma or the rounded operation it stands for.
+TEST_F(NvrtcCompile, ExpressionKernelsLeavePtxasNoMultiplyAddToContract) {
+    const kiln::vector<float> x, y;
+    const kiln::vector<double> a, b;
+    const std::string sources[] = {
+        gpu_assignment_source(x, kiln::sin(x) * y - x / (y * y + 1.0f)),
+        gpu_assignment_source(a, a * b + kiln::sin(-a * a)),
+        gpu_assignment_source(b, kiln::sqrt(kiln::fabs(a)) + b * b - a * 3.0),
+        gpu_assignment_source(y, 2.0f * x * y - (x - y) * (x + y))};
+    for (const std::string& source : sources) {
+        const compiled_image ptx = compile({source}, "", {90, false});
+        ASSERT_FALSE(ptx.is_cubin);
+        EXPECT_EQ(pairs_left_to_ptxas(ptx), 0u) << source;
+    }
+    // CPU devices' vector form, which tests force on CUDA: maths built-ins in its element loop
+    // are called in their vector form too, and its steps round as the element loop does.
+    const launch_policy chunked{loop_style::chunked, 1, 16, 64};
+    const std::string broadcast =
+        gpu_assignment_source(x, kiln::exp(x) * y + (x - y) * (x + y), chunked);
+    EXPECT_NE(broadcast.find("exp(((float16)(p"), std::string::npos) << broadcast;
+    expect_cubin(compile({broadcast}));
 }
 
 TEST_F(NvrtcCompile, BuildOptionsReachTheCompiler) {

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <kiln/detail/target_features.hpp>
 #include <kiln/expr/core.hpp>
 #include <kiln/expr/fused.hpp>
 #include <kiln/expr/launch.hpp>
@@ -78,7 +79,9 @@ class assignment {
             for (const kernel_argument& arg : args.arguments()) passed.add(arg);
             const generated_kernel& kernel = cache_for<assignment>().get(
                 part.queue.device(), "kiln_assign",
-                [&](const launch_policy& policy) { return source(policy, &passed); },
+                [&](const launch_policy& policy) {
+                    return source(policy, target_features_for(part.queue.device()), &passed);
+                },
                 passed.variant(check.kernel_variant()));
             passed.pass(args.arguments_to_change());
             kernel.launch(part.queue, kernel.groups_for(part.size), args.arguments());
@@ -103,13 +106,15 @@ class assignment {
         return fragment;
     }
 
-    /// The kernel's text; `passed` says how its launch passes its arguments (each as declared
-    /// where null).
-    std::string source(const launch_policy& policy,
+    /// The kernel's text for `target`; `passed` says how its launch passes its arguments (each
+    /// as declared where null).
+    std::string source(const launch_policy& policy, const target_features& target,
                        const packed_arguments* passed = nullptr) const {
         const loop_style style = policy.loop;
+        const element_rules rules = element_rules_for(policy, target);
         source_builder builder;
         generator g(builder);
+        g.follow(rules);
         g.set_stencil_windows(policy.stencil_windows);
         builder.begin_kernel("kiln_assign");
         g.parameter("ulong", "n");
@@ -122,6 +127,7 @@ class assignment {
         if constexpr (vector_form) {
             if (lanes > 1) {
                 generator vectors(builder, generator::vector_pass{lanes});
+                vectors.follow(rules);
                 const body vector_body = generate_body(vectors);
                 if (!vectors.vector_declined()) {
                     emit_vector_chunk(builder, lanes, vectors, vector_body, g.statements(),
@@ -147,6 +153,7 @@ class assignment {
             lane_generators.reserve(wide_lanes);
             for (unsigned lane = 0; lane < wide_lanes; ++lane) {
                 lane_generators.emplace_back(builder, lane, wide_lanes);
+                lane_generators.back().follow(rules);
                 lane_generators.back().set_stencil_windows(policy.stencil_windows);
                 lane_bodies.push_back(generate_body(lane_generators.back()));
             }
@@ -307,14 +314,10 @@ class assignment {
     /// Elements per step of the chunked loop's vector form under `vector_bytes`: an OpenCL C
     /// vector width (2, 4, 8 or 16), or 0 where the statement has none.
     static unsigned vector_lanes(std::size_t vector_bytes) {
-        using T = target_type<0>;
-        if constexpr (!vector_form) {
+        if constexpr (!vector_form)
             return 0;
-        } else {
-            unsigned lanes = 1;
-            while (lanes < 16 && lanes * 2 * sizeof(T) <= vector_bytes) lanes *= 2;
-            return lanes > 1 ? lanes : 0;
-        }
+        else
+            return vector_lanes_for(vector_bytes, sizeof(target_type<0>));
     }
 
     /// The chunked loop in vector form: each work-item's chunk (a multiple of `lanes` elements)

@@ -102,6 +102,37 @@ struct fused_context {
 /// (vload, broadcast scalars, vector maths). Only nodes with a vector form (has_vector_form) take
 /// part; one may still decline at generation time (a user body that would mean something else
 /// over vectors), and the statement then keeps its element loop alone.
+/// How a kernel's passes write what the device could compute in more than one way, so that an
+/// element's bits depend on its operands alone: not on whether it fell in a vector step, a
+/// 16-byte step or the element loop, nor on whether its statement ran alone or in a fused group
+/// (kiln::fused promises the eager bits). element_rules_for sets them per device.
+struct element_rules {
+    /// Bytes of the chunked loop's vector form (launch_policy::vector_bytes), 0 for none: maths
+    /// built-ins of the element loop are then called in their vector form too, with the argument
+    /// in every lane, since PoCL's scalar built-ins round otherwise than its vector ones (exp,
+    /// atan and others: 1 ulp), which are the same whatever the other lanes hold.
+    std::size_t vector_bytes = 0;
+    /// Multiplies, adds and subtracts of float and double written as the rounded operations or
+    /// the fused multiply-add they stand for (OpenCL C's FP_CONTRACT ON: a product contracts
+    /// into the sum or difference it is an operand of), for compilers that otherwise contract
+    /// as they see fit: NVRTC (--fmad=true) leaves some pairs to ptxas, which joins them or not
+    /// by where they land among other instructions.
+    bool explicit_contraction = false;
+};
+
+struct launch_policy;
+struct target_features;
+/// The element rules of kernels generated under `policy` for `target` (src/expr/launch.cpp).
+element_rules element_rules_for(const launch_policy& policy, const target_features& target);
+
+/// Lanes of an OpenCL C vector of `element_bytes` elements filling at most `vector_bytes`
+/// (2, 4, 8 or 16), 0 where there is no room for two.
+constexpr unsigned vector_lanes_for(std::size_t vector_bytes, std::size_t element_bytes) {
+    unsigned lanes = 1;
+    while (lanes < 16 && lanes * 2 * element_bytes <= vector_bytes) lanes *= 2;
+    return lanes > 1 ? lanes : 0;
+}
+
 class generator {
   public:
     explicit generator(source_builder& builder) : source(builder) {}
@@ -211,6 +242,15 @@ class generator {
     void step_statement(std::string text) { step_statements_.push_back(std::move(text)); }
     const std::vector<std::string>& step_statements() const noexcept { return step_statements_; }
 
+    /// The element rules this pass follows (a vector pass's built-ins are vectors already).
+    void follow(const element_rules& rules) noexcept { rules_ = rules; }
+    /// Lanes in which an element pass calls a maths built-in of `element_bytes` arguments (its
+    /// vector form, every lane the same), 0 for a scalar call.
+    unsigned builtin_lanes(std::size_t element_bytes) const noexcept {
+        return vector_width_ ? 0 : vector_lanes_for(rules_.vector_bytes, element_bytes);
+    }
+    bool explicit_contraction() const noexcept { return rules_.explicit_contraction; }
+
     /// In a vector pass: the elements per value.
     std::optional<unsigned> vector_width() const noexcept { return vector_width_; }
     /// The type of a value in this pass: `element_type`, or its vector in a vector pass.
@@ -261,6 +301,7 @@ class generator {
     std::optional<unsigned> vector_width_;
     std::vector<std::string> vector_firsts_, vector_ends_, vector_conditions_;
     bool vector_declined_ = false;
+    element_rules rules_;
     const fused_context* fused_ = nullptr;
     std::vector<std::string> parameter_names_;
 };

@@ -3,6 +3,7 @@
 #pragma GCC visibility push(default)
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <kiln/expr/core.hpp>
@@ -43,14 +44,15 @@ class builtin_call : public expression_tag {
     explicit builtin_call(Args... args) : args_(std::move(args)...) {}
 
     std::string generate(generator& g) const {
+        const unsigned lanes = broadcast_lanes(g);
         std::string call = std::string(Name.view()) + "(";
         std::apply(
             [&](const auto&... arg) {
                 std::size_t position = 0;
-                ((call += (position++ ? ", " : "") + operand(g, arg)), ...);
+                ((call += (position++ ? ", " : "") + operand(g, arg, lanes)), ...);
             },
             args_);
-        return call + ")";
+        return call + (lanes ? ").s0" : ")");
     }
     void collect(argument_list& a) const {
         std::apply([&](const auto&... arg) { (arg.collect(a), ...); }, args_);
@@ -60,10 +62,26 @@ class builtin_call : public expression_tag {
     }
 
   private:
+    /// Lanes of the vector form that an element pass calls (element_rules::vector_bytes), 0 for
+    /// the scalar call: built-ins that OpenCL defines exactly give the same bits either way.
+    static unsigned broadcast_lanes(const generator& g) {
+        if constexpr (!vector_form_value<Parameter> || !std::is_same_v<Result, Parameter>) {
+            return 0;
+        } else {
+            constexpr std::array<std::string_view, 13> exact = {
+                "fabs", "floor", "ceil",     "round", "trunc", "fmin", "fmax",
+                "min",  "max",   "copysign", "fdim",  "fmod",  "fma"};
+            if (std::ranges::find(exact, Name.view()) != exact.end()) return 0;
+            return g.builtin_lanes(sizeof(Parameter));
+        }
+    }
     template <class Arg>
-    static std::string operand(generator& g, const Arg& arg) {
+    static std::string operand(generator& g, const Arg& arg, unsigned lanes) {
         std::string value =
             convert_value<Parameter, typename Arg::value_type>(g.source, arg.generate(g));
+        if (lanes)
+            return "((" + opencl_type_name<Parameter>() + std::to_string(lanes) + ")(" + value +
+                   "))";
         if (!g.vector_width()) return value;
         return g.finite_operand(opencl_type_name<Parameter>(), value);
     }

@@ -113,6 +113,9 @@ class binary_node : public expression_tag {
     binary_node(Left left, Right right) : left_(std::move(left)), right_(std::move(right)) {}
 
     std::string generate(generator& g) const {
+        if constexpr (rounded_operation) {
+            if (g.explicit_contraction()) return explicit_operation(g);
+        }
         const std::string a = left_.generate(g);
         const std::string b = right_.generate(g);
         if constexpr (Op::family == operator_family::arithmetic && is_complex_v<value_type>) {
@@ -122,6 +125,12 @@ class binary_node : public expression_tag {
         } else {
             return "(" + a + " " + std::string(Op::symbol) + " " + b + ")";
         }
+    }
+    /// A product's two factors in its own type, as its operation takes them.
+    std::pair<std::string, std::string> factors(
+        generator& g) const requires std::is_same_v<Op, multiplies_op> {
+        std::string a = convert_value<value_type, left_type>(g.source, left_.generate(g));
+        return {std::move(a), convert_value<value_type, right_type>(g.source, right_.generate(g))};
     }
     void collect(argument_list& args) const {
         left_.collect(args);
@@ -133,6 +142,45 @@ class binary_node : public expression_tag {
     }
 
   private:
+    /// + - * of float or double, which element_rules::explicit_contraction writes out (division
+    /// is rounded as written: NVRTC's --prec-div).
+    static constexpr bool rounded_operation =
+        (std::is_same_v<value_type, float> || std::is_same_v<value_type, double>)&&(
+            std::is_same_v<Op, plus_op> || std::is_same_v<Op, minus_op> ||
+            std::is_same_v<Op, multiplies_op>);
+    /// Whether `Node` is a product of this operation's type, which contracts into it.
+    template <class Node>
+    static constexpr bool contracts =
+        !std::is_same_v<Op, multiplies_op> && requires(const Node& node, generator& g) {
+        requires std::is_same_v<typename Node::value_type, value_type>;
+        node.factors(g);
+    };
+
+    /// The operation as OpenCL C's FP_CONTRACT ON means it, whatever the compiler's own
+    /// contraction: a sum or difference with a product operand (the left one first, as clang
+    /// chooses) is one fma; every other operation is rounded on its own (kiln_add_rn...).
+    std::string explicit_operation(generator& g) const {
+        if constexpr (contracts<Left>) {
+            const auto [a, b] = left_.factors(g);
+            std::string c = convert_value<value_type, right_type>(g.source, right_.generate(g));
+            if constexpr (std::is_same_v<Op, minus_op>) c = "(-" + c + ")";
+            return "fma(" + a + ", " + b + ", " + c + ")";
+        } else if constexpr (contracts<Right>) {
+            const std::string c = convert_value<value_type, left_type>(g.source, left_.generate(g));
+            auto [a, b] = right_.factors(g);
+            if constexpr (std::is_same_v<Op, minus_op>) a = "(-" + a + ")";
+            return "fma(" + a + ", " + b + ", " + c + ")";
+        } else {
+            constexpr std::string_view name = std::is_same_v<Op, plus_op>    ? "kiln_add_rn("
+                                              : std::is_same_v<Op, minus_op> ? "kiln_sub_rn("
+                                                                             : "kiln_mul_rn(";
+            std::string a = convert_value<value_type, left_type>(g.source, left_.generate(g));
+            const std::string b =
+                convert_value<value_type, right_type>(g.source, right_.generate(g));
+            return std::string(name) + a + ", " + b + ")";
+        }
+    }
+
     Left left_;
     Right right_;
 };

@@ -92,6 +92,11 @@ KILN_FLOAT_FUNCTION_2(nextafter, ::nextafterf, ::nextafter)
 KILN_FLOAT_FUNCTION_2(pow, ::powf, ::pow)
 KILN_FLOAT_FUNCTION_2(powr, ::powf, ::pow)
 KILN_FLOAT_FUNCTION_2(remainder, ::remainderf, ::remainder)
+// Not OpenCL C: vector expressions' multiplies, adds and subtracts that contract into no fma
+// (element_rules::explicit_contraction), which neither NVRTC nor ptxas fuses.
+KILN_FLOAT_FUNCTION_2(kiln_add_rn, __fadd_rn, __dadd_rn)
+KILN_FLOAT_FUNCTION_2(kiln_sub_rn, __fsub_rn, __dsub_rn)
+KILN_FLOAT_FUNCTION_2(kiln_mul_rn, __fmul_rn, __dmul_rn)
 
 __device__ inline float acospi(float x) {
     return ::acosf(x) * M_1_PI_F;
