@@ -4,6 +4,7 @@
 #include <bit>
 #include <kiln/detail/target_features.hpp>
 #include <kiln/error.hpp>
+#include <kiln/expr/core.hpp>
 #include <kiln/expr/launch.hpp>
 #include <kiln/expr/launch_plan.hpp>
 #include <utility>
