@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # kiln_embed_sources(<target> HEADER <name> NAMESPACE <ns> FILES <file>...)
 #
 # Embeds text files (kernel sources, the CUDA prelude) in <target> at build time, so that what

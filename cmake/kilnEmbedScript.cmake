@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Run by kiln_embed_sources (cmake -P): writes OUTPUT, a header embedding FILES ('|'-separated)
 # as string views in NAMESPACE.
 string(REPLACE "|" ";" files "${FILES}")

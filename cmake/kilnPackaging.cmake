@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # kiln.pc for pkg-config users, and `cpack -G DEB`: a Debian package with the library, its
 # headers, its CMake and pkg-config files, kiln-info, the heat-world tools and the licence.
 

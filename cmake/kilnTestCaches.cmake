@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Compile caches of its own for every test, kiln's (KILN_CACHE_DIR) and PoCL's (POCL_CACHE_DIR),
 # so that runs never depend on ~/.cache and two tests never build into one folder, even side by
 # side under ctest -j (issue 66: algo.binary16_scan died of a segmentation fault while

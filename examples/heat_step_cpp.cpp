@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One step of the heat world (apps/heat_world/kernels/heat_step.cl with heat_cell.cl) written in
 // C++ (KILN_KERNEL): its pragma and build option travel with the body. Both kernels step the same
 // world on the device, and their temperatures must agree byte for byte after every step, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A Gaussian blur of the Mandelbrot picture through images: the picture is drawn into an RGBA8
 // image (write_imagef), blurred along rows into a float image and along columns back into an
 // RGBA8 image (read_imagef with a clamp-to-edge sampler), and checked against the same blur on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Mandelbrot set on a 2-D range, written to a PNG; iteration counts and the written pixels are
 // checked against a CPU computation.
 //

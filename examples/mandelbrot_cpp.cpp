@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // mandelbrot.cpp's kernel written in C++ (KILN_KERNEL), with the pragma it needs: iteration counts
 // on a 2-D range, checked against the CPU pixel for pixel (the picture itself is mandelbrot.cpp's).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Matrix multiply, naive and with 16x16 local-memory tiles: one program (from
 // kernels/matrix_multiply.cl, embedded at build time), two kernels; then kiln::gemm (register
 // tiles, or OpenBLAS on CPU devices: docs/linear_algebra.md). Each is checked against the CPU and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // matrix_multiply.cpp with its kernels written in C++ (KILN_KERNEL): naive and with 16x16
 // local-memory tiles, checked by the C++ compiler when this file builds, then against the CPU on
 // the device, and timed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln's quick start, quoted whole by the README: each headline feature once, on one device.
 #include <cstdint>
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Work-group reduction: each group sums its slice in local memory, synchronising with barriers;
 // the host adds the per-group partial sums. Checked against the CPU on awkward sizes.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Vector addition: the smallest complete kiln program, checked against the CPU.
 #include <cstdio>
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Vector addition with the kernel written in C++ (KILN_KERNEL): vector_add.cpp's kernel, checked
 // by the C++ compiler when this file builds and launched with its arguments' types checked.
 #include <cstdio>

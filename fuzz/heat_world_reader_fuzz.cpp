@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the heat-world reader given arbitrary bytes must either reject them with a
 // world_format_error or return a valid world that survives writing and reading back.
 #include <sys/mman.h>

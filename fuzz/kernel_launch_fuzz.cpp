@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: random kernel arguments (kinds, element types, sizes, devices, arity) and
 // launch geometries (global, local and offset ranges, small and past every limit) against a few
 // kernels on PoCL. Every call must either run or throw kiln::invalid_argument_error; any other

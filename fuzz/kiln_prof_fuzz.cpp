@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: kiln-prof's reader and drawing given arbitrary bytes must either reject them
 // with a one-line trace_error or return a picture that is well-formed XML, in bounded time and
 // memory (scripts/fuzz.sh's -timeout and -rss_limit_mb turn a hang or a runaway into a finding).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Draws kiln's ratios to its references (CUB, cuBLAS, cuFFT, one host thread, FFTW...) as an SVG.
 
 Reads tab-separated tables of figures (--tsv): docs/bench/ratios.tsv, or the rows the benches

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by demo.sh and test.sh (from the repository's root): one compiler cache setting for
 # both, so that their release builds run the same compile commands and share one build tree.
 # The packaging checks rebuild kiln's objects with the release build's flags in other folders:

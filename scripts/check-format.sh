@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fails when any tracked C++ file differs from what clang-format (the tree's .clang-format) makes
 # of it. Run with --fix to format them in place.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks the layering that docs/architecture.md describes; prints each breach and exits 1.
 
     check-layout.py [REPOSITORY]

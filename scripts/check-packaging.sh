@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Checks kiln as the packages users install it from: the shared library (SONAME, only the public
 # headers' symbols exported), a consumer built through pkg-config against it, the Debian package
 # from `cpack -G DEB` (contents, and kiln-info run from the unpacked package), the licence in each

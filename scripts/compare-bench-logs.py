@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Compares two logs of kiln's benchmarks row by row: each row's time after / before.
 
     compare-bench-logs.py BEFORE.log AFTER.log [--tolerance 0.03]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # On the GPU machine's CPU (16 cores, PoCL): issue 23's CPU figures in one call. Builds the
 # benchmarks (no CUDA, no tests) and runs, on KILN_DEVICE=cpu, the expression, scan-family,
 # sort, FFT, SpMV, stencil, multivector, heat-world and SGEMM (beside OpenBLAS) benchmarks, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds kiln and runs the main demo on the default device (KILN_DEVICE picks another): the device
 # list, the examples, and the heat-world pipeline rendered at three moments as heat spreads
 # through the world. Pictures, the stepped worlds and a profile go to build/demo/; the last lines

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The first call of each algorithm in a new process (bench/algo/first_call_bench), on the device
 # KILN_DEVICE picks: once with empty caches (kiln's KILN_CACHE_DIR and PoCL's POCL_CACHE_DIR, so
 # every program is compiled, as on a user's first run), then again in a new process with the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds one of kiln's libFuzzer targets (fuzz/) with clang in its own build folder and runs it
 # for a bounded time over its seed corpus in fuzz/corpus/<target>.
 #

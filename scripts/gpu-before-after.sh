@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # On the GPU machine: the algorithm layer before and after a change, in one machine's run.
 # Builds this tree ("after") and an earlier tree ("before": a source folder, e.g. made here with
 # `git archive REV | tar -x -C .carry/before` and carried) side by side, then:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # On a machine with several GPUs: how kiln scales over them (docs/benchmarks.md, Scale-out). Builds
 # only the targets it needs, then runs split_bench on CUDA and NVIDIA OpenCL, and the heat world's
 # strong scaling (16384^2 x 1000 steps) and weak scaling (8192^2 per GPU) with step_world

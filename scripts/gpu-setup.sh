@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by the GPU machine's scripts (gpu-check.sh, gpu-scale.sh) from the repository root:
 # logs in $OUT (or ./gpu-logs) as $out, the parts asked for as $parts with want(), and NVIDIA's
 # OpenCL loader entry, which those machines lack.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # World I/O beside the disk: makes an N x N binary world file (8 N^2 bytes and a header), then
 # times `cat FILE > /dev/null`, `cat FILE > COPY` (with and without `sync COPY`), and step_world
 # reading the world (0 steps) from the file (< FILE, -i FILE) and from a pipe, and writing it to

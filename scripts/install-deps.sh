@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian packages kiln needs to build and test, only those that are missing.
 set -euo pipefail
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Runs one MPI rank's program with a PoCL kernel cache of the rank's own,
 # $POCL_CACHE_DIR/rank-N (PoCL's default directory when POCL_CACHE_DIR is unset):
 #

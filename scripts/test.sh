@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds kiln and runs every test: a formatting check, the release suite, the same suite under
 # AddressSanitizer, the tests that use threads under ThreadSanitizer, an install consumed through
 # find_package(kiln) by a project that builds examples copied out of the tree, the packages
@@ -30,8 +31,9 @@ run_ctest() {
     return "$status"
 }
 
-step "formatting (clang-format)"
+step "formatting (clang-format) and licence lines"
 scripts/check-format.sh
+scripts/check-licence-lines.sh
 
 step "release build and tests"
 cmake --preset release -DKILN_UNITY_BUILD="$KILN_UNITY_BUILD" >/dev/null

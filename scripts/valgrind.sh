@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs test binaries under valgrind's memcheck (slow: minutes per binary on PoCL), failing on any
 # error or definite leak. Usage: scripts/valgrind.sh [build-dir] [test-binary-glob]
 set -uo pipefail

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Runs each test binary given with no OpenCL platform and no CUDA device visible. Each must fail
 # and say why (a suite with no device instance is a GoogleTest failure, a fixture needing one
 # asserts it), never pass having run nothing.

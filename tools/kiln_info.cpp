@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln-info: lists every device kiln sees, with its properties, and marks the default.
 #include <cstdlib>
 #include <cstring>

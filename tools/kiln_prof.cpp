@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln-prof: draws a KILN_PROFILE trace as a timeline (SVG, or a self-contained HTML page): one
 // lane per device queue and host thread, events coloured by kind, and the top kernels.
 #include <filesystem>

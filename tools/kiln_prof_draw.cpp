@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln-prof's reading and drawing: a Chrome trace parsed into lanes of spans, drawn as SVG or as
 // an HTML page around the SVG.
 #include "kiln_prof_draw.hpp"

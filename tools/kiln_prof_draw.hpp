@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln-prof's reading and drawing, apart from its files: a trace's text in, a picture's text out,
 // so that the fuzzer (fuzz/kiln_prof_fuzz.cpp) runs the code the tool runs.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // step_world --devices: the row-block stepper over the devices of one process, the halo rows
 // copied between the blocks' sessions by kiln::buffer::copy_to (on one device, peer to peer, or
 // staged through pinned host memory), or through the blocks' host rows for host engines.

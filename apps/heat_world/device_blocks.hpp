@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // step_world --devices: a world's rows split over several devices of this process.
 #pragma once
 

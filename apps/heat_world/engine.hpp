@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Engines that step a heat world, and the registry step_world picks them from by name.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kiln engines: naive, resident, packed, tiled and temporal, four kernels behind one host loop.
 //
 // Every engine uploads the flags and the temperatures, launches its kernel until the steps are

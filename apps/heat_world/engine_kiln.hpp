@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kiln engines: the heat world stepped by the OpenCL C kernels of kernels/ on a kiln device.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reference engine: the original program's step, cell by cell, in the original's arithmetic.
 //
 // This file is compiled without fast-math and with -ffp-contract=off (see CMakeLists.txt): the

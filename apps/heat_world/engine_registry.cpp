@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The engine registry, and the one place that lists every engine of this build.
 #include <stdexcept>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The stepping session of engines that step the world where it is (the host engines).
 #include <algorithm>
 #include <memory>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The threads engine: the reference step over bands of rows, one band per core, no kiln.
 //
 // Compiled like the reference (no fast-math, -ffp-contract=off) and doing the same float

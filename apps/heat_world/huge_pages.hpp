@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Transparent huge pages for the large arrays that world I/O fills front to back.
 #pragma once
 

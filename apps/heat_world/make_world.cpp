@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // make_world: writes the coursework's n x n test world to standard output.
 #include <cstdio>
 #include <iostream>

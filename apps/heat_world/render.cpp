@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pictures of a heat world: the original program's 24-bit BMP, and the same picture as a PNG.
 #include "render.hpp"
 

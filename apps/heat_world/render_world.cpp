@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // render_world: reads a heat world on standard input and writes it as a BMP or PNG picture.
 #include <unistd.h>
 

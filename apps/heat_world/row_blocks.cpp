@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The row-block stepper shared by step_world --devices and step_world_mpi.
 #include "row_blocks.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stepping a world as blocks of rows with deep halos: the loop shared by step_world --devices
 // (blocks on the devices of one process) and step_world_mpi (one block per rank).
 //

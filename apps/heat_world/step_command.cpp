@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // step_world's and step_world_mpi's command line: one parser, one help text, one engine choice.
 #include "step_command.hpp"
 

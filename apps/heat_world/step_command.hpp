@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // step_world's command line, shared with step_world_mpi, which takes the same arguments.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // step_world: reads a heat world (standard input or a file), advances it, writes it (standard
 // output or a file).
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // step_world_mpi: step_world over MPI ranks; each rank steps a block of rows and the halo around
 // it.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the three heat-world tools share: strict argument parsing, progress, stats.
 #include "tool_support.hpp"
 

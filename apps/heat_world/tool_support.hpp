@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the three heat-world tools share: strict argument parsing, progress, stats. How they end
 // on an error and write files is kiln::programs' (tools/support), shared with kiln's other
 // programs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The heat world's invariants, the coursework's test world and the packed neighbour flags.
 #include "world.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The heat world: a grid of cells with flags and temperatures, and the coursework's test world.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Strict readers and byte-exact writers for the HPCEHeatWorldV0 text and binary formats.
 //
 // Byte compatibility with the original coursework program (HPCE heat.cpp, SaveWorld/LoadWorld),

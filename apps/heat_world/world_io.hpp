@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Strict readers and byte-exact writers for the HPCEHeatWorldV0 text and binary formats.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The byte-exact writers of world_io.hpp (the formats' details are in world_io.cpp).
 #include <bit>
 #include <charconv>

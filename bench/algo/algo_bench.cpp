@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Benchmarks of kiln's scan family beside CUB (GPUs) or one host thread (CPUs), same data.
 //
 //     algo_bench [log2(n scan)] [log2(n reduce_by_key)] [log2(n copy_if)] [GxI] [local]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The data every algorithm benchmark uses, the same in algo_bench and the CUB reference.
 #pragma once
 

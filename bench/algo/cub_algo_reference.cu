@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CUB on bench/algo's work, on algo_bench's data (algo_data.hpp): DeviceScan's InclusiveSum and
 // ExclusiveSum of int32 and float, DeviceReduce::ReduceByKey over runs of 1, 8, 32 and 1024,
 // DeviceSelect::If keeping 1%, half and 99%, DeviceSelect::Unique. Prints `cub <work> <seconds>`

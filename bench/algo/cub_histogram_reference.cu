@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CUB's DeviceHistogram::HistogramEven on data handed over by histogram_bench, timed with CUDA
 // events: the reference that kiln::histogram is measured against in the same run.
 #include <cub/device/device_histogram.cuh>

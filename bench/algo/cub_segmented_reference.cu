@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CUB's DeviceSegmentedReduce::Sum and DeviceScan::InclusiveSumByKey on data handed over by
 // segmented_bench, timed with CUDA events: the references that kiln::segmented_reduce and
 // segmented_inclusive_scan are measured against in the same run.

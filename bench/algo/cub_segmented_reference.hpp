@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUB reference segmented_bench links when CMake finds a CUDA compiler.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CUB's DeviceSegmentedSort on data handed over by segmented_sort_bench, timed with CUDA events:
 // the reference that kiln::segmented_sort is measured against in the same run.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CUB's DeviceRadixSort on data handed over by sort_bench, timed with CUDA events: the reference
 // that kiln's sort is measured against in the same run.
 #include <cuda_bf16.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cuFFT on bench/algo's FFT workloads (complex float, out of place): prints `cufft <name>
 // <seconds>` lines that fft_bench reads (best of 10 runs, CUDA events, plans made beforehand).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cuSPARSE on bench/algo/spmv_bench's matrices: cusparseSpMV, CSR, float values, int32 indices,
 // y = A x; and one conjugate-gradient iteration on the Poisson matrix with cuSPARSE + cuBLAS
 // (SpMV, two dots, three axpys and a scal). Prints `cusparse <work> <seconds>` lines that

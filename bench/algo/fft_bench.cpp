@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::fft beside cuFFT (GPUs) or FFTW on one thread and on every host thread (CPUs) on the same
 // data and shapes.
 //

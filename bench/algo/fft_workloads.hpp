@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The FFT benchmark's workloads and data, the same in fft_bench and the cuFFT reference.
 #pragma once
 

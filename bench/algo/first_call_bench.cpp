@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The first call of one algorithm in a new process: what a user waits for before the first
 // result, most of it building the algorithm's programs (PoCL compiles them with LLVM; kiln's
 // disk cache keeps the binaries for the next process).

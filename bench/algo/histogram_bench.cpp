@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::histogram beside CUB's DeviceHistogram::HistogramEven (CUDA machines) and one host thread
 // (CPU devices), on the same floats in the same run: 256 even bins over [0, 1), the values
 // uniform, or all in one bin (every atomic on one counter: the contention case).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::segmented_reduce beside CUB's DeviceSegmentedReduce::Sum, and
 // kiln::segmented_inclusive_scan beside CUB's DeviceScan::InclusiveSumByKey with segment numbers as
 // keys (made before the timing) on CUDA machines, and each beside one host thread on CPU devices,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::segmented_sort beside CUB's DeviceSegmentedSort (CUDA machines) and one host thread's
 // std::sort per segment (CPU devices), on the same keys in the same run: uint32 and float keys in
 // segments of 16, 128, 1000 and 10^5 keys, and of random lengths (uniform over [0, 2000)); uint32

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::sort and kiln::sort_by_key beside CUB's DeviceRadixSort (CUDA machines) and std::sort on
 // one host thread (CPU devices), on the same random data in the same run. On CPU devices a last
 // column adds oneTBB's parallel_sort on every host core, where oneTBB (libtbb-dev) was found.

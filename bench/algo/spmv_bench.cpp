@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // y = A x with kiln::sparse_matrix beside cuSPARSE (GPUs) or one host thread (CPUs), same data.
 //
 //     spmv_bench [poisson side] [power-law rows]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stencils against the copy bandwidth (their limit: one read and one write of the vector) and,
 // on CPU devices, a plain one-thread host loop; every result is checked against that loop.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cuda_backend_bench: the CUDA backend against the OpenCL backend on the same GPU and against
 // plain CUDA: launch latency, copy bandwidth, the examples' kernels, and build times.
 //

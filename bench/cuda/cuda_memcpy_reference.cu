@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cudaMemcpy between device 0 and pinned or ordinary host memory, timed on the host's clock as
 // transfer_bench times kiln's transfers.
 #include <chrono>

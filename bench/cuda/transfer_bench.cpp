@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // transfer_bench: host-device transfer bandwidth through kiln on every GPU of both backends, from
 // ordinary (pageable) memory and from kiln::host_vector (pinned), 1 MiB to 1 GiB, beside
 // cudaMemcpy on the same sizes when the CUDA runtime was found at build time.

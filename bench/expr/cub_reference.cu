@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA toolkit's own performance on bench/expr's work: thrust::transform for y = 2*x + 3*z
 // and cub::DeviceReduce::Sum, next to a device-to-device copy, on n = 2^28 floats by default; and
 // y = 2*x + z and a float-accumulated sum over __half and __nv_bfloat16, the 16-bit rows'

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Benchmarks of vector expressions against the device's own copy bandwidth and plain CPU loops.
 //
 //     expr_bench [log2(n)]     (default 28 on GPUs, 24 on CPUs; KILN_DEVICE picks the device)

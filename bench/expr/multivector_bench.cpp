@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Multivector statements and reductions along a dimension against the device's copy bandwidth.
 //
 // Usage: multivector_bench [systems] [matrix side]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The particle update of examples/expr/particles.cpp in both layouts, against copy bandwidth.
 //
 //     particles_bench [log2(n)]     (default 24 on GPUs, 20 on CPUs; KILN_DEVICE picks the device)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the profiler costs: the expression benchmark's `y = 2*x + 3*z` with profiling off, on a
 // queue with device timestamps only, and under KILN_PROFILE's recorder (docs/profiling.md).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small work at launch speed (issue 43): the time per operation of short statements, where the
 // host's cost per launch decides the speed.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Raw CUDA on small_ops_bench's work: `y = 2*x + z` at n = 1024 and 2^24 and one RK4 step of the
 // Lorenz ensemble (1024 systems, x, y and z stored one after another, eight kernels a step), as
 // launches one after another and as a CUDA graph of ten steps: the floor kiln's launch path is

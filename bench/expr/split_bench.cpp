@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Split vectors over several devices against one device, in the same run: `y = 2*x + 3*z` and
 // `sum(x)` on the same n elements spread over the first 1, 2, 4, ... and all N of the chosen
 // devices.

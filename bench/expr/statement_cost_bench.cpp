@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a small statement costs: `y = 2*x + z` and one RK4 step of the Lorenz ensemble
 // (examples/expr/lorenz_ensemble.cpp, a multivector<double, 3>), each eager and inside
 // kiln::fused, at n = 1024 by default.

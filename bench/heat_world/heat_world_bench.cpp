@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // heat_world_bench: every heat-world engine on one device, in cell updates per second and as a
 // share of the bound that the device's copy bandwidth, measured in the same run, sets.
 #include <chrono>

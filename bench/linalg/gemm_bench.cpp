@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::gemm beside cuBLAS (GPUs) and OpenBLAS (CPUs) on the same shapes, in one process.
 //
 //     gemm_bench [work...]      (every work of bench/linalg/gemm_workloads.hpp by default)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The products bench/linalg/gemm_bench times, shared with its cuBLAS reference so that both run
 // the same shapes under the same names: issue 41's goals.
 #pragma once

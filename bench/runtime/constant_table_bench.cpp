@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // constant_table_bench: a kernel that reads a 16 KiB table through a `constant` parameter against
 // the same kernel reading it through `global const`, with every work-item of a warp reading the
 // same entry (what the constant cache serves in one access) and with each reading its own. Under

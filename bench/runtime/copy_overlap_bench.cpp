@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // copy_overlap_bench: do asynchronous copies between ordinary host memory and a device overlap
 // with a kernel running on another queue? Times a kernel alone, a copy alone and both at once,
 // on every GPU of every backend (or the devices a KILN_DEVICE-style argument names).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cpp_kernel_bench: kernels written in C++ (KILN_KERNEL) against the same kernels written as
 // OpenCL C strings, in one process on the same data: vector addition (examples/vector_add.cpp and
 // vector_add_cpp.cpp) and the 16x16 tiled matrix multiply (examples/kernels/matrix_multiply.cl

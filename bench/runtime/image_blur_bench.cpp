@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // image_blur_bench: the two passes of examples/image_blur.cpp's separable Gaussian blur (radius 4)
 // on a 4096 x 4096 RGBA8 picture, through images, against the device's buffer copy bandwidth.
 // Each pass reads one image and writes another: rows read 4 bytes a pixel (RGBA8) and write 16

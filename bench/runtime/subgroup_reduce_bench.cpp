@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // subgroup_reduce_bench: a work-group sum through sub-group (warp) reductions against the same
 // sum through a local-memory tree, on every device whose kernels have sub-groups (every CUDA
 // device; OpenCL devices with cl_khr_subgroups). Two shapes: each work-item streams many elements

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the CUDA references of bench/ (CUB, Thrust, cuFFT, cuSPARSE, cudaMemcpy) share: one way to
 // fail on an error, device copies of host data, and the best time of a piece of work by CUDA
 // events.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The device's own limits, measured in the same run as a benchmark so that ratios are honest.
 #pragma once
 

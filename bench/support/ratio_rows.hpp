@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The benches' figures as rows a program reads: where KILN_BENCH_TSV names a file, every figure a
 // bench compares with a reference is also appended there, in docs/bench/ratios.tsv's columns, so
 // that the report's chart and tables are drawn from rows rather than parsed out of printed tables.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a benchmark's report starts from: the day it ran and the devices it measures.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Wall-clock timing shared by the benchmarks: best of several batches, so that a noisy machine
 // costs repeats, not accuracy.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the benchmarks that sweep an algorithm's tunings share: the list a KILN_*_BENCH_TUNINGS
 // variable names, and the KILN_*_TUNING variable kiln reads at every call, set for one row.
 #pragma once

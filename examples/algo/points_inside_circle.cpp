@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stream compaction of Monte Carlo points: the random points of the unit square that fall inside
 // the quarter circle are gathered, in order, with kiln::copy_if; checked against the CPU.
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A histogram through sorting: sort the bin index of every sample, then reduce_by_key adds a
 // one per sample over each run of equal bins; checked against a histogram counted on the CPU.
 #include <cstdint>

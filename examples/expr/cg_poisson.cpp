@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conjugate gradients on the 2-D Poisson problem with kiln::sparse_matrix: the residual of every
 // iteration is printed, and the solution is checked against a known one.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A 1-D Laplace operator through raw pointers: each element reads its neighbours; checked
 // against the CPU.
 #include <cmath>

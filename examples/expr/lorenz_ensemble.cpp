@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An ensemble of Lorenz systems integrated with the classical fourth-order Runge-Kutta method on
 // a kiln::multivector<double, 3> (one system per element, x, y and z as the components), with a
 // stepper written once for any state type; checked against the same integration on the host,

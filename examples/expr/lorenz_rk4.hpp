@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Lorenz ensemble of lorenz_ensemble.cpp: the classical RK4 stepper, the system and the
 // ensemble's starting values, written once for the example, the tests that check its fused and
 // captured steps, and the benchmarks that time a step.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Monte Carlo pi: random points in the unit square counted inside the quarter circle, with
 // counter-based random numbers and a count reduction; checked against the same stream on the CPU.
 #include <cmath>

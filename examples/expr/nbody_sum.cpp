@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An n-body-style sum: a user function loops over the whole vector through a raw pointer, for
 // every element; checked against a double-precision loop on the CPU.
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lecture's particle update in both layouts: an array of structs (kiln::vector<particle>)
 // and a struct of arrays (one kiln::vector per field), checked against a loop on the CPU.
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The seed's spectral Poisson solve, laplacian(u) = f on a periodic 2-D grid: u = ifft(K *
 // fft(rhs)) with K = -1 / |k|^2 over the half spectrum, kiln::rfft and kiln::irfft as terms of one
 // statement; checked against the analytic solution.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SAXPY, y = a * x + y, as one vector expression; checked against a loop on the CPU.
 #include <cmath>
 #include <cstdio>

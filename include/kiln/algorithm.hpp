@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln's algorithms on vectors and vector expressions: scans, stream compaction, reduce by key
 // and sorts, with the temporary pool, tuning table and kernel cache they share.
 #pragma once

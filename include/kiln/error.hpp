@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln's exceptions: every failure of an API call or of kiln's own argument checks ends up here.
 #pragma once
 #pragma GCC visibility push(default)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fast Fourier transforms of complex vectors of any size, in 1, 2 or 3 dimensions: kiln::fft.
 //
 //     kiln::fft<float> forward(q, {480, 640});                 // 2-D, row-major (640 contiguous)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::half (IEEE 754 binary16) and kiln::bfloat16 (float's upper 16 bits): host storage types
 // of 2 bytes whose values convert to and from float explicitly, rounding to nearest even.
 #pragma once

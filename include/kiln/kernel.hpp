@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernels written in C++: KILN_KERNEL and kiln::parallel_for with KILN_LAMBDA. The C++ compiler
 // checks the body against the OpenCL C vocabulary of kiln/kernel_builtins.hpp; the same tokens
 // become the kernel's OpenCL C source, built once per device through the compile cache.

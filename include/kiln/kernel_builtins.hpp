@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C++ declarations of what a KILN_KERNEL body may use: OpenCL C's built-ins, types and
 // address-space pointers. The C++ compiler checks a kernel body against them; the body then runs
 // as OpenCL C on the device. Nothing here is ever called on the host: the functions are declared

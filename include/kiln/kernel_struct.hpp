@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KILN_STRUCT: a struct declared once for the host and for kernels, its layout checked against
 // each device's compiler.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln: everything in one include.
 #pragma once
 #pragma GCC visibility push(default)

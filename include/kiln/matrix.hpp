@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Dense matrices and their products: kiln::matrix, kiln::matrix_view, kiln::gemm.
 //
 //     kiln::matrix<float> A(q, m, k, host_a), B(q, k, n, host_b), C(q, m, n);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::mpi: communicators, distributed vectors, reductions and halo exchange over MPI ranks
 // (built when CMake finds MPI; link kiln::mpi). See docs/mpi.md.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::multivector<T, N>: N vectors of one size handled as one value, e.g. the state of an
 // ensemble of ODE systems, whose statements update every component in one kernel.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Counter-based random numbers in expressions (Philox4x32-10, Threefry2x64-20), device and host.
 //
 // A counter-based generator is a keyed bijection: element i of stream `seed` is a function of

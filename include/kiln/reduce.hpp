@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reductions of vector expressions to one value: sum, Kahan sum, min, max, minmax, count, any, all.
 //
 // Two stages. On the device, each work-group folds its share of the elements (independent

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reductions along one dimension of an expression viewed as a dense row-major array: row sums,
 // column maxima... into a kiln::vector, with every reducer that kiln::reduce has.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sparse matrices built from host CSR arrays, and their products inside vector expressions.
 //
 //     kiln::sparse_matrix<float> A(q, rows, columns, row_pointers, column_indices, values);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stencils: 1-D convolutions and user-defined non-linear stencils as terms of vector
 // expressions, and 2-D stencils over row-major grids.
 //

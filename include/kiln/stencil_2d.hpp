@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // 2-D stencils over a vector holding a row-major grid (the shape of a kiln::slicer<2>).
 //
 //     kiln::slicer<2> grid({rows, columns});

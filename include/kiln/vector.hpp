@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::vector: device vectors on one or several devices, assigned from fused vector expressions.
 //
 //     kiln::queue q(kiln::default_device());

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host twins of OpenCL C's vector types (float4, int2...): the same size and alignment as on the
 // device, so that buffers and structs of them have one layout on both sides.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-device cache of algorithm programs.
 #include <atomic>
 #include <kiln/detail/algo/algorithm_program.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Work-groups, tiles or strips enough to cover a count: the one rounding-up division that the
 // algorithms' launches share.
 #pragma once

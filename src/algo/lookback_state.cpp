@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The look-back state's code (lookback_state.hpp).
 #include "lookback_state.hpp"
 

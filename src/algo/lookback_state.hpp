@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The look-back state of single-pass kernels, as CUB's ScanTileState: where each tile's (or
 // chunk's) state lives, how its flag and value are packed, and the code that publishes a state,
 // reads one, waits for one and walks back over earlier ones. Every decoupled look-back goes

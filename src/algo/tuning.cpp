@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tuning table's test overrides (each family's forced tuning, by its tag's type), the shared
 // overrides and the forward-progress facts every family's plan may read.
 #include <kiln/detail/algo/tuning.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tuning keys' words (tuning_key.hpp).
 #include "algo/tuning_key.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tuning keys: a tuning as text, the words that program keys and benchmarks print and that
 // environment variables give back (KILN_REDUCE_TUNING, KILN_HISTOGRAM_TUNING, gemm_bench's
 // KILN_GEMM_BENCH_*). A family lists its fields once, as a tuning_key_format; write_tuning_key and

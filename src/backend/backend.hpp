@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The backend interface: what OpenCL and CUDA each provide beneath kiln's public API.
 //
 // A backend enumerates devices. A device allocates memory, creates queues and builds programs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Compiled only into a kiln built without the OpenCL backend: its factory makes nothing.
 #include "backend/backend.hpp"
 

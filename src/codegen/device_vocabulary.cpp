@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The device vocabulary's OpenCL C definitions, one set per target.
 #include "codegen/device_vocabulary.hpp"
 

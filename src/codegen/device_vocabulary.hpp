@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The device vocabulary: the functions through which generated kernels reach sub-groups, fences
 // and cache hints, defined once per target so that generators name them and nothing else.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Work-group reduce and scan generators: the local-memory path and the sub-group path.
 #include <kiln/detail/group_collectives.hpp>
 

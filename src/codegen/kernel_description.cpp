@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernel descriptions and their checked bindings (kiln/detail/kernel_description.hpp).
 #include <kiln/detail/kernel_description.hpp>
 #include <kiln/error.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel source builder: definitions once by key, kernels, loops and the fp64 pragma.
 #include <algorithm>
 #include <cctype>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one place where a device's backend, extensions and quirks become target features.
 #include <kiln/detail/subgroup_support.hpp>
 #include <kiln/detail/target_features.hpp>

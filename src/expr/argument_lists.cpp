@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lists of kernel arguments (and of the vectors a fused statement uses) that launches on one
 // thread finished with, kept empty for the statements after them (expr/core.hpp).
 #include <kiln/expr/core.hpp>

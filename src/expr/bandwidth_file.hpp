@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The measured memory bandwidth of a device model as kept in kiln's cache directory, so that a
 // later process weighs split vectors without measuring again (split_weights.cpp).
 #pragma once

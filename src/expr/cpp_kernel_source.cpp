@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenCL C text of kernels written in C++ (include/kiln/kernel.hpp): the stringised tokens
 // of KILN_KERNEL and KILN_LAMBDA, turned into readable OpenCL C without changing their meaning.
 #include <cctype>

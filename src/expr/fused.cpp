@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::fused: the group of statements held on a thread, and the one kernel it enqueues them as.
 //
 // A group's kernel depends on its statements' types and on which vectors they share (which

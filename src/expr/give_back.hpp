@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lists that a thread's statements fill and empty again and again (a fused group's, a launch's
 // ranges of allocations) are kept for the next ones, so that a time stepper allocates none of
 // them after its first steps.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The storage of the statements a thread's fused groups hold (kiln/expr/fused.hpp).
 #include <algorithm>
 #include <cstdint>

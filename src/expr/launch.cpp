@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Launch geometry per device, the per-expression kernel caches and their statistics.
 #include <algorithm>
 #include <atomic>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The element-wise launches' table (plan_elementwise_launch), each row with where it was measured.
 #include <array>
 #include <kiln/detail/device_class.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Size and device agreement between the operands of one statement, and targets that the statement
 // reads at other positions, with messages that say which.
 #include <algorithm>

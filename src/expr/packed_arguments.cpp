@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How generated kernels take their arguments on OpenCL: the ranges of one allocation (a
 // multivector's components) as the allocation, passed once, with the distance between its
 // ranges, and the scalars as one struct (kiln/expr/launch.hpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The launch of kiln::parallel_for (include/kiln/kernel.hpp): the index type checked against the
 // range, and the work-group size kiln chooses for it.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Philox4x32-10 and Threefry2x64-20 on the host and as OpenCL C, and their conversions to floats.
 //
 // Constants from Salmon et al., SC'11, and the Skein 1.3 specification (Threefish rotations and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What split vectors weigh devices by: the weighting choice, and memory bandwidth from the
 // user, the driver, or a measurement made once and kept in memory and in kiln's cache directory.
 #include <unistd.h>

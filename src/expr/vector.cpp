@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The non-template parts of kiln::vector and its expressions: splitting, user functions, errors.
 #include <cmath>
 #include <kiln/vector.hpp>

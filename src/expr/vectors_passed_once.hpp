@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernels that take each vector they read at the element's index once, however many of their
 // arguments it is: kiln::fused groups (fused.cpp) and copy_if (algo/scan/copy_if.cpp).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MPI's lifetime, communicator duplicates, MPI errors as kiln::error, and agreed failures.
 #include <mpi.h>
 #if __has_include(<mpi-ext.h>)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Distributions of a range over ranks, and the MPI collectives that move parts of it.
 #include <algorithm>
 #include <climits>

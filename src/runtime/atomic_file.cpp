@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writing a file so that a failure never loses or truncates what was there, and no file but the
 // one named is touched: kiln's profile, its programs' output files, and its own cache files; and
 // reading those cache files back whatever is found at their paths.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writing a file that kiln or one of its programs produces (a profile, a picture, a cache entry)
 // so that a failure never loses or truncates what was there, and no file but the one named is
 // touched; and reading kiln's own files back without trusting what sits at their paths. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shapes and the untyped, bounds-checked transfers beneath every kiln::buffer.
 #include <array>
 #include <bit>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where a command goes: the one step every runtime call that enqueues a command or waits for a
 // queue takes first.
 #pragma once

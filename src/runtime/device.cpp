@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Devices: enumeration across backends, summaries, filters and the default choice.
 #include <algorithm>
 #include <cctype>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Matching devices against the classes that tables of numbers are keyed by.
 #include <algorithm>
 #include <cctype>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What identifies a device model across processes: the key of what kiln keeps on disk per device.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How error messages name a device: by its index in kiln::devices() (the number kiln-info shows
 // and KILN_DEVICE takes), since several devices may share one name (PoCL's CPU shown twice).
 #pragma once

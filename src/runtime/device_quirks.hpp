@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Vendor facts that the runtime and the algorithms consult, each with where it comes from,
 // derived from a device's properties alone.
 // (Workarounds specific to one backend's API stay in that backend's quirks file.)

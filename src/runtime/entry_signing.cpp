@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The keyed hash that signs compile-cache entries, and the per-user key it is keyed with.
 #include "runtime/entry_signing.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Signing kiln's compile-cache entries with a secret key of the user's, kept in the cache folder,
 // so that only entries written by this user's kiln are ever handed to a driver.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln's exception types and the single function backends report failed calls through.
 #include <kiln/error.hpp>
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Events and wait lists.
 #include <kiln/runtime/event.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::capture and kiln::graph: recording a block's commands, and replaying them.
 #include <algorithm>
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What kiln::capture records (kiln/runtime/graph.hpp), and the hooks through which the
 // runtime's enqueueing calls reach a capture in progress on their thread instead of the queue.
 #pragma once

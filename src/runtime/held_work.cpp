@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The work held back on each thread (held_work.hpp).
 #include "runtime/held_work.hpp"
 

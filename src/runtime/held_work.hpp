@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Work a scope holds back on this thread (kiln::fused's statements), enqueued before any other
 // command the thread enqueues, so that commands keep the order of the statements that made them.
 #pragma once

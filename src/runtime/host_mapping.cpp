@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host access to a range of a buffer's memory (host_mapping.hpp).
 #include "runtime/host_mapping.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host access to a range of a buffer's memory, for work the host does on a CPU device's data
 // where it lies (kiln::fft's host-library strategy).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::image2d: checks every request before the backend sees it.
 #include <kiln/error.hpp>
 #include <kiln/runtime/image.hpp>

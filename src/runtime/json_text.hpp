@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON string literals for the text kiln writes (device summaries, profiler traces).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parameter types read from their declared text (kernel_impl::parameter_types): what the argument
 // checks of every launch compare arguments with, parsed once per kernel.
 #include <algorithm>

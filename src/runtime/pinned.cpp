@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Page-locked host allocations and the registry of their address ranges that transfers consult.
 #include <algorithm>
 #include <functional>

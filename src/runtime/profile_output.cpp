@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The profiler's session: records kept under one lock, and what they become at exit (a Chrome
 // trace-event file or a summary table).
 #include <algorithm>

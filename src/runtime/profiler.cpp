@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The profiler's recorder: which session records, how commands' device times are collected
 // and placed on the host's clock, and what happens at exit (docs/profiling.md).
 #include "runtime/profiler.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The profiler's recorder (docs/profiling.md): sessions of plain records, and the per-queue part
 // that holds a command's event only until its device times are read.
 #pragma once

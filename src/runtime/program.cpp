@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Programs, kernels and launches: argument and geometry checks happen here, before the backend.
 #include <unistd.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The two-level compile cache: a map in memory behind a mutex, and files on disk written
 // atomically and signed with the user's key, so that a corrupt or forged entry is rebuilt, never
 // handed to a driver, and concurrent writers are harmless.

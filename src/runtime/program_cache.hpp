@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The two-level compile cache behind kiln::program: in memory per device, on disk across runs.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KILN_STRUCT declarations and the check of their layout against each device's compiler.
 #include "runtime/struct_layout.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The layout check of KILN_STRUCT declarations, run before a program is built.
 #pragma once
 

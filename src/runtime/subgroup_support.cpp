@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sub-group and work-group collective support per device, from its properties.
 #include <kiln/detail/subgroup_support.hpp>
 

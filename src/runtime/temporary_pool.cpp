@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The temporary pool: idle device blocks per device, leases, and the shrinking rules.
 #include <algorithm>
 #include <kiln/detail/temporary_pool.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Copies and fills within one CPU device's memory as kernels on every core (transfer_kernels.hpp).
 #include "runtime/transfer_kernels.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Copies and fills within one CPU device's memory as kernels on every core. PoCL's CPU device
 // runs a buffer copy or fill command on one thread: on the GPU machine's 16 cores a copy moved
 // 14-20 GB/s, 0.11-0.15 of memcpy on all threads, and a fill 0.08-0.09, where a kernel of one

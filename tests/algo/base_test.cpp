@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The algorithm layer's base: temporary pool, program cache, tuning table, group collectives,
 // look-back state.
 #include <gtest/gtest.h>

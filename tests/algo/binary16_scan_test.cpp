@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scans and reduce_by_key into kiln::half and kiln::bfloat16 outputs, on every strategy: the
 // values combine in float and each output element is the float result rounded once.
 #include <cmath>

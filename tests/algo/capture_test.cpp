@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Algorithms inside kiln::capture on every device: sorts and histograms replay like eager calls,
 // again with new data in the same vectors, under every strategy the device can run, and so do
 // the other algorithms the capture table of docs/runtime.md lists; the calls a graph cannot hold

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // copy_if, unique and reduce_by_key on every device through both dispatch paths, against
 // std::copy_if, std::unique and a host reduce_by_key.
 #include <gtest/gtest.h>

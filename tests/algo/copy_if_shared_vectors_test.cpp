@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // copy_if over vectors that its input and its stencil both read: the kernel takes each such vector
 // once and reads it through one name (src/algo/scan/copy_if.cpp), and kernels of the same node
 // types that share other vectors are told apart, or the second would read the first's vectors.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs a test body through every way kiln may dispatch a scan-based algorithm on a device.
 #pragma once
 

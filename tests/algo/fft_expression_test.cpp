@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::fft plans as terms of vector expressions, on every device: expression inputs read by the
 // first pass, plans inside larger expressions, the spectral Poisson chain u = ifft(K * fft(rhs)),
 // real transforms of expressions, and bad operands. Transforms of expressions are compared with

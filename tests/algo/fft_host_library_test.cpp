@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::fft's host-library strategy beneath the plan (src/algo/fft/fft_host_library.hpp): a
 // shape without FFTW wisdom answers its first calls with an estimated plan while a thread
 // measures, and the measured plan takes over; the wisdom file is read only when it is a small

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::fft on every device against FFTW in double precision (or, where FFTW is missing, a
 // host Cooley-Tukey in double that skips large primes): 1-D sizes from 1 to 2^20 (radix
 // passes and Bluestein), 2-D and 3-D shapes, batches, round trips, in place, bad input, caching.

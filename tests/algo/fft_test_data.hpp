@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the FFT tests share: random complex data and the element count of a shape.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::gemm with kiln::half and kiln::bfloat16 inputs and a float or 16-bit C, on every device:
 // through the SIMT kernel that converts each element, and through the tensor cores where the
 // device has them; against a double host reference within the bound docs/linear_algebra.md

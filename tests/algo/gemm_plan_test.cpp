@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GEMM plan on devices written by hand: which strategy and tiles each device and product
 // takes, the tuning rows' keys and provenance (src/algo/gemm/gemm_plan.hpp).
 #include "algo/gemm/gemm_plan.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::gemm and kiln::gemm_batched on every device, through every strategy the device can run,
 // against a double host reference within the bound docs/linear_algebra.md promises, and every bad
 // input, rejected before any device work. The plan on devices written by hand: gemm_plan_test.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::histogram on every device, through every strategy forced, against a host reference of
 // the bins docs/algorithms.md promises; the plan on devices written by hand; the program key;
 // and every bad input, rejected before any device work.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The contracts between the host and generated kernels: kernel descriptions and their checked
 // bindings, the scan family's scratch layouts, and the FFT's kernels, counters and program keys.
 // Host only: nothing here needs a device.

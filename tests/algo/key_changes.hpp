@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checks that a shape's or a policy's program-cache key changes with every field: a field left
 // out of key() would let a program built for one value serve another.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The families' plans (kiln/detail/algo/*_tuning.hpp) on devices written by hand: what each device
 // the tuning table knows gets, without a device. Runs once, not per device.
 #include <gtest/gtest.h>

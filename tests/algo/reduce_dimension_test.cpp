@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reduce_dimension module (src/algo/reduce_dimension/): its program keys, its rows, its plan
 // on devices written by hand, its programs (one per shape that runs, the slice fold shared), and
 // every shape forced on every device, in either loop and with the edges of its constants.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reduce module (src/algo/reduce/): its program key, its tuning rows and their text, and
 // reductions on every device under every row and the sweep's other shapes, so that PoCL runs
 // the GPU rows' kernels (strided loops, 16-byte loads of 16-bit elements) as well as its own.

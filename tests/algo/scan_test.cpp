@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // inclusive_scan and exclusive_scan on every device, through both strategies (tiles, chunks) and
 // each through both dispatch paths, against std::inclusive_scan / std::exclusive_scan. CTest also
 // runs it with PoCL limited to one thread and with PoCL shown as two devices (split vectors).

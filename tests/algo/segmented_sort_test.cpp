@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::segmented_sort and segmented_sort_by_key on every device, through every strategy
 // forced, against std::stable_sort of each segment in kiln::sort's order; the plan on devices
 // written by hand; the program key; and every bad input, rejected before any key moves.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::segmented_reduce and kiln::segmented_inclusive_scan on every device, through every
 // strategy forced, against host references that fold each segment in order; the plan on devices
 // written by hand; the program and tuning keys; and every bad input, offsets the kernels check

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::sort and kiln::sort_by_key with kiln::half and kiln::bfloat16 keys on every device: every
 // radix strategy (tiles ranked in rounds, the multi-split, chunks; single pass and
 // reduce-then-scan), the host sort and split vectors, against std::stable_sort in the order

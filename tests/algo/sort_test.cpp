@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::sort and kiln::sort_by_key on every device, compared with std::stable_sort: edge sizes
 // around the tile and chunk, key patterns, every key type, NaN and -0, stability, descending
 // order, comparators, and vectors split over two devices.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sparse matrix products with kiln::half and kiln::bfloat16 values on every device, in every
 // storage format: float operands, float sums, against a host loop in double over the same 16-bit
 // values.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sparse layouts the SpMV tests force: every format, with the shapes each rule sets and
 // awkward ones.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sparse matrix products on every device, in every storage format, against a host CSR loop.
 #include <gtest/gtest.h>
 

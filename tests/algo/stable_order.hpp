@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reference order the sort tests compare with: a stable sort of indices, and a vector read
 // in that order.
 #pragma once

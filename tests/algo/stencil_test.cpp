@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stencils on every device against host loops: 1-D convolutions (tiled alone, per element in
 // expressions), user-defined stencil operators, split vectors, and 2-D stencils over grids.
 #include <gtest/gtest.h>

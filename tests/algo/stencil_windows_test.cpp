@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // 1-D stencils inside expressions under GPU launch policies, on every device: with the stencil
 // windows (launch_policy::stencil_windows: width and centre constants of the kernel, each step's
 // window loaded once for its wide lanes) and without them (the run-time form, each element in

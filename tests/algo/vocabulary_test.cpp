@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The device vocabulary's OpenCL definitions (src/codegen/device_vocabulary.cpp) built alone on
 // every device, once per variant the device can take, and its sub-group functions checked
 // against the host: sub-group builtins, inline PTX on NVIDIA's OpenCL, under CUDA the prelude's

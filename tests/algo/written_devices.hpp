@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Devices described by hand, for the tests of plans: what a plan reads of a device, without one.
 #pragma once
 

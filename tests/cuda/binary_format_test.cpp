@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA program binary format: what binary() stores must come back from load() intact,
 // and anything else must be refused rather than misread.
 #include <gtest/gtest.h>

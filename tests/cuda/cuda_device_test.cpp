@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA backend on a real GPU, through the backend interface: memory, queues, events and
 // translated kernels checked against host results. Skips when the machine has no CUDA device.
 #include <gtest/gtest.h>

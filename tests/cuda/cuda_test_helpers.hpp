@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers for tests that drive the CUDA backend through the backend interface on a real GPU.
 #pragma once
 

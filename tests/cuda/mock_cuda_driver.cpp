@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A mock libcuda.so.1: the driver entry points kiln calls, carried out on the host (see
 // mock_cuda_driver.hpp). Built as a shared library that the mock tests find first on the
 // library path, so kiln's dlopen loads it instead of a real driver.

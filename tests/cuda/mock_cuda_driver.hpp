@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The inspection interface of the mock libcuda.so.1 (mock_cuda_driver.cpp) that lets the CUDA
 // backend's host logic be tested on machines without a GPU.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The mock libcuda.so.1's images (part of mock_cuda_driver.cpp's library): CUDA arrays are host
 // memory, copies between them and the host run at once, and texture and surface objects are
 // counted and named after their array, so a launch's image parameter can be traced to it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fixture of the tests against the mock driver: a fresh mock state, the CUDA backend with its
 // one device and a queue, and, after each test, the check that kiln gave back everything it
 // acquired from the driver.

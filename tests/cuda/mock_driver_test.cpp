@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA backend's host logic against the mock driver (mock_cuda_driver.cpp), which this test
 // links so kiln's dlopen("libcuda.so.1") finds it: device properties, ownership of every handle,
 // staging, fills, launch geometry and parameters, local memory layout, events, errors.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Images on the CUDA backend against the mock driver (no GPU needed): the CUDA array, texture and
 // surface objects an image owns, row-pitched transfers, and the image parameter a launch passes.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Translates OpenCL C kernels and compiles them with NVRTC for sm_90: runs without a GPU.
 #include <gtest/gtest.h>
 #include <unistd.h>

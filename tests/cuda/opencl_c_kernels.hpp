@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenCL C kernels shared by the CUDA backend's tests: each exercises a part of the translation.
 #pragma once
 

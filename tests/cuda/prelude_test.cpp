@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The prelude's headers compiled alone under NVRTC (no GPU needed): without warnings, with
 // errors that name the .cuh files and their own lines, and with every sub-group and work-group
 // collective function compiling for each type OpenCL defines them for.

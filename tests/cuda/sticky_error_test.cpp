@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A kernel that writes through a wild pointer leaves the CUDA context unusable: kiln reports
 // that as kiln::sticky_device_error. Its own process, since the device is lost afterwards.
 #include <gtest/gtest.h>

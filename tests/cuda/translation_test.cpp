@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenCL C to CUDA translation on its own: what each rule produces, and its errors.
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The device vocabulary's CUDA definitions (src/backend/cuda/kiln_vocabulary.cuh) compiled alone
 // under NVRTC (no GPU needed), each function called from a kernel: they must not lean on the
 // rest of the prelude.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # docs.api_reference: runs doxygen on kiln's public headers (the kiln_api_docs target's Doxyfile)
 # and fails on any warning about a file of include/kiln, an undocumented class, function or
 # member above all. Warnings about anything else (a newer doxygen's notes on the configuration)

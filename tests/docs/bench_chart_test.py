@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """docs.bench_chart: scripts/bench-chart.py finds every ratio of a sample of the benches' output
 (algo-sample.log, in their print formats) and draws one bar per figure; the chart in docs/ is the
 one its figures draw.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Checks that the README's quick start is examples/quick_start.cpp to the letter: the README's
 # first ```cpp block, between its fences, must be the whole file, which the tests build and run
 # (example.quick_start).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // half and bfloat16 in kernels: `global half*` with vload_half / vstore_half_rte and bfloat16
 // bits with kiln's helpers, in string kernels and KILN_KERNEL; KILN_STRUCT fields of both types,
 // in kernels and in expressions.

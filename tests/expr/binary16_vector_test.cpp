@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::vector<kiln::half> and <kiln::bfloat16>: transfers, copies, fills, views, splits over
 // devices, and expressions that load float, compute in float and store rounded once.
 #include <cmath>

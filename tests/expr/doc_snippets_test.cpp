@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The documents in docs/ and its folders quote code that the tests and examples compile: every
 // region between a begin marker (a comment "[doc:" name "]") and an end marker (a comment
 // "[/doc]") in tests/expr, examples/expr, tests/algo, examples/algo, tests/runtime, tests/mpi and

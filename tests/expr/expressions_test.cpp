@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Vector expressions: operators, built-ins, scalars, casts, indices, tie, tags, temporaries,
 // complex numbers, special values, fusion into one launch, and misuse.
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // User functions in expressions: plain, with dependencies, over raw pointers, and their errors.
 #include <cmath>
 #include <kiln/vector.hpp>

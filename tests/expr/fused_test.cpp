@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::fused: consecutive element-wise statements as one kernel, bit for bit the results of
 // the same statements run one kernel each, also captured and replayed; what ends a group (another
 // size, a view read, a reduction, a host read) and a statement that throws inside the block.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::half and kiln::bfloat16 on the host: every bit pattern to float and back, and float to
 // 16 bits over every tie, checked against a reference that rounds with double arithmetic.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Vector types (kiln::float4...) and KILN_STRUCTs: layouts against each device's compiler,
 // buffers of them in hand-written kernels, kiln::vectors of them with components and fields in
 // expressions.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A vector split over several devices: placement, expressions on every part, combined reductions,
 // continuous element indices and random streams, and the errors of mixing placements. CTest runs
 // it with POCL_DEVICES="pthread pthread" so that PoCL shows its CPU as two devices.

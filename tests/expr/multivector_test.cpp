@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::multivector: statements over every component in one kernel against host loops, the
 // operand kinds a component may meet (scalars, per-component scalars, vectors, multivectors),
 // component access, tuples of component expressions, errors and empty multivectors.

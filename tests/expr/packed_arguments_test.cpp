@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How generated kernels take their arguments on OpenCL (kiln/expr/launch.hpp, packed_arguments):
 // a statement's scalars travel as one struct, whatever their sizes. A multivector's components
 // are ranges of one allocation per device (kiln/multivector.hpp):

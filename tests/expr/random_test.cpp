@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Counter-based random numbers: known-answer vectors on host and device, host/device stream
 // agreement element for element, reproducibility and rough distribution checks.
 //

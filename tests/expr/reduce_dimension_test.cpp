@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reductions along a dimension: every reducer against host loops, for 1xN, Nx1, empty and
 // ordinary shapes, both dimensions, three dimensions, NaN, and every kernel shape (one work-item
 // per result; sliced strided lines, 1000 x 37 along dimension 0, one line or a strip of lines per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reductions: every reducer against a double-precision host computation, special values, empty
 // and odd sizes, integer widening, the async form and expressions without vectors.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel source builder on its own: definitions once, the fp64 pragma only when needed,
 // loop shapes, numbered listings, and user-function declarations.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test data for the vector-expression tests: random values with a replayable seed, edge sizes.
 #pragma once
 

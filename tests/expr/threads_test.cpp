@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Several threads sharing one device at once: building the same program, launching one kernel,
 // and evaluating and reducing vector expressions, each thread with its own queue (a queue is
 // used by one thread at a time). Run under ThreadSanitizer by scripts/test.sh (preset tsan).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The vector form of chunked expression kernels (launch_policy::vector_bytes): which statements
 // take it, and results equal to the element loop's, element by element, at every size around
 // the vector width, at a stencil's two ends, and through infinities and NaNs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::vector itself: construction, host transfers, element access, resize, copies and moves.
 #include <complex>
 #include <kiln/vector.hpp>

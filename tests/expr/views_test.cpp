@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Views on both sides of assignments: permutations (gather, scatter), reverse, 2-D and 3-D slices.
 #include <cstdint>
 #include <functional>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the host engines and the engine registry.
 #include "engine.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the kiln engines on every device: each against the reference engine, on the
 // coursework's test worlds, random worlds and odd shapes, plus their place in the registry.
 #include <gtest/gtest.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # render_world's output file: an existing file is replaced by a rename (new inode, same
 # permissions), a failed write removes nothing, a FIFO gets the picture as a stream, and no
 # temporary file is left behind.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the BMP and PNG pictures of a world.
 #include "render.hpp"
 

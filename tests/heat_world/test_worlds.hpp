@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Worlds for the heat-world tests: random ones with a printed seed, and hand-made corner cases.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the world readers and writers: exact bytes, round trips, and every rejection.
 #include "world_io.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the world type: the coursework's test world, size checks, invariants, packed flags.
 #include "world.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Uses an installed kiln: one kernel on the default device, checked on the host.
 #include <cstdio>
 #include <kiln/kiln.hpp>

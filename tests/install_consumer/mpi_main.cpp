@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Uses an installed kiln::mpi: a vector over the ranks (one, when run without mpirun), summed.
 #include <cstdio>
 #include <kiln/kiln.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every family of built-ins in C++ kernels (work-items, barriers, atomics, math, integers,
 // conversions, vectors with their swizzles, comparisons and select, work-group and sub-group
 // collectives, local arrays): the C++ compiler accepts each body, and each device's

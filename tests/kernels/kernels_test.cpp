@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernels written in C++ (KILN_KERNEL, KILN_LAMBDA) on every device: a range that is not a
 // multiple of the group, local memory with barriers, atomics, a KILN_STRUCT, float4, a
 // KILN_FUNCTION, sub-groups, and the generated OpenCL C.

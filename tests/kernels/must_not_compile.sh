@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # A C++ kernel mistake the compiler must refuse: CASE built with KILN_WITH_MISTAKE fails, its
 # diagnostics name CASE in an error and hold the text of its `// expected COMPILER: TEXT` line
 # (COMPILER is g++ or clang++, whatever its file is called); built without, it compiles.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Two translation units (same_name_first.cpp, same_name_second.cpp) each declare a KILN_KERNEL
 // named `stamp` and a KILN_FUNCTION named `marked` with bodies of their own: each must run its
 // own bodies.

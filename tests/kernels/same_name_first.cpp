@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The first of two kernels named `stamp` and two functions named `marked` in two translation
 // units (same_name.hpp).
 #include "same_name.hpp"

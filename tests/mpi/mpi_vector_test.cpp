@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::mpi on 2 and 3 ranks (ctest runs this binary through mpirun): distributed vectors,
 // reductions, stencil halos and sparse products against the same computation on one host or
 // one device.

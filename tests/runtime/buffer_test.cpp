@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Buffers: access modes, shapes, single values, blocking and async transfers, sub-ranges and
 // their bounds, size mismatches, allocation failure, empty and huge buffers, inf and NaN.
 #include <gtest/gtest.h>

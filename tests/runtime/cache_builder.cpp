@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One process of runtime.cache_processes (cache_processes_test.cpp): builds the programs its
 // arguments name into KILN_CACHE_DIR while other processes build the same ones, runs each, then
 // builds each again from the disk cache, whose entries the others may still be replacing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The compile cache tests' fixture (runtime.cache, runtime.cache_signing): a private cache
 // directory per test, programs no cache has seen, and the entries and key files they leave.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Processes sharing one compile cache directory: several build the same programs into it at
 // once, round after round, each round in an emptied directory so that they race to make the
 // signing key too. "A cache entry is a miss, never a crash" holds for concurrent processes: each

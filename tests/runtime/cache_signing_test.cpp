@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Signed compile-cache entries: entries forged without the user's key are rebuilt, never handed
 // to a driver; the key's file is private to the user and replaced when it is not; the keyed hash
 // matches SipHash-2-4's reference vectors.

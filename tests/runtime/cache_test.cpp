@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The compile cache: memory and disk hits, damaged entries rebuilt, directories, FIFOs, links
 // and oversize files at an entry's path, unwritable and missing directories, concurrent builds,
 // KILN_SHOW_KERNELS, and cold versus warm build times. Forged entries and the signing key:

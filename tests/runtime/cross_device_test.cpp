@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernels, buffers and queues of different devices and backends: every mix that a launch or a
 // transfer cannot take is an invalid_argument_error before anything is enqueued, down to the
 // backends' own casts; buffers copy between devices on a queue of either. CTest runs it with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KILN_DEVICE specifications of many terms: parsed in work linear in their length, which this
 // binary checks by counting heap allocations (it replaces the global operator new for that).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Devices: enumeration, properties, summary() / to_json(), filters, KILN_DEVICE and the default.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Errors and ownership: the exception types and what they carry, real API failures, and the
 // RAII handle template's retain / release bookkeeping.
 #include <gtest/gtest.h>

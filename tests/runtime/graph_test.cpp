@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::capture and kiln::graph on every device: replays match eager runs bit for bit, values
 // change between launches, other queues replay, and what a capture cannot hold is refused.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The code quoted in docs/runtime.md, compiled and run on every device. Each quoted block sits
 // between "// guide: <name>" and "// end guide" lines; the last test checks that the guide
 // still quotes every block verbatim.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::image2d on every device: transfers, sampling against OpenCL's formulas on the host,
 // writes, odd and tiny sizes, and the arguments kiln refuses before anything is enqueued.
 #include <algorithm>

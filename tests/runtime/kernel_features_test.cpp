@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenCL backend's scan of sources for sub-group and collective calls, on simulated devices:
 // one with some sub-group extensions and not others (as PoCL on the GPU machine reports), and one
 // without collectives. No device needed; runtime.subgroup runs the same calls on real devices.

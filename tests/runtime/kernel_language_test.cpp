@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel language on every device: kernels that call kernels, ranges past CUDA's 65535
 // work-groups in y and z, float atomics, printf with its output captured, program-scope
 // constants written by the host, and constant parameters.

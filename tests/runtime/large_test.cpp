@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sizes and offsets past 2^31 and 2^32: nothing between kiln and the device may truncate them
 // to 32 bits. Kept apart from the other areas because a driver that does truncate may leave
 // the device context unusable for the rest of the process.

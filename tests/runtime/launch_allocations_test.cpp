@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host work of a launch: enqueueing a bound kernel allocates the same on the heap whatever its
 // number of arguments (no text built per argument, or per launch, for errors that did not
 // happen), an OpenCL launch sets only the arguments that changed since its kernel object's last

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Launches: 1-, 2- and 3-D ranges with and without local range and offset, geometry checks
 // before enqueueing, non-multiple and empty sizes, local memory, inf / NaN in kernels, and one
 // kernel launched from several threads.

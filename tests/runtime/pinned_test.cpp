@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Page-locked host memory (kiln::host_vector) on every device: round trips, edge sizes, offsets,
 // mixing with ordinary memory, and allocations outliving everything else of their device.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The profiler (docs/profiling.md): the trace's events, parsed with a real JSON library, against
 // what each test launched on every device; the summary; regions; builds and their cache level;
 // several threads; and KILN_PROFILE itself in a child process: a file, the summary, an unwritable

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Programs and kernels: sources from strings and files (KILN_KERNEL_PATH), several sources in
 // one program, build options, build errors with their log, kernels by name, argument checks
 // and typed kernels, including the combinations that must not compile.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Queues and events: in-order, out-of-order and profiled queues, finish(), markers, waiting,
 // status, wait lists across queues, and profiling times.
 #include <gtest/gtest.h>

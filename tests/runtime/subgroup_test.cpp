@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sub-group and work-group collective functions on every device: each one against a host
 // computation, with full and partial sub-groups and work-groups, for int, uint, long, ulong,
 // float and double; where a device lacks them, the named build error before the driver compile.

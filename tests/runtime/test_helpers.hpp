@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers for the runtime tests: environment variables, the current directory and temporary
 // directories that are restored or removed whatever the test's outcome, and sources that no cache
 // has seen.

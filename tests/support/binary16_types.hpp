@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One test body for each of kiln's 16-bit floating-point types.
 #pragma once
 

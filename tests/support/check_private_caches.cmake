@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tests.private_caches (cmake -P, run from the build folder): no two tests name one compile cache
 # folder, kiln's (KILN_CACHE_DIR) or PoCL's (POCL_CACHE_DIR), so that tests run side by side never
 # build into one (cmake/kilnTestCaches.cmake). An empty KILN_CACHE_DIR turns kiln's disk cache off

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One test body for every device: the GoogleTest fixtures of every suite (runtime, expressions,
 // heat world), parametrised over kiln::devices(), and the one way to instantiate them.
 //

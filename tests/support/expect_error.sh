@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Runs a program that must fail: exit status 1, nothing on standard output, and exactly
 # one line on standard error that contains the expected text. With --first-line, the text must
 # be on the first line, and more may follow (the examples print an exception's whole message).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Ends a test process that hangs, a read blocked on a FIFO say, with a message and status 1, so
 // that a regression fails instead of stalling the test command (or a run by hand) forever.
 #pragma once

@@ -1,1 +1,2 @@
+// SPDX-License-Identifier: Apache-2.0
 // Compiled only to build the test programs' shared precompiled header (tests/CMakeLists.txt).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of write_file: a file is replaced whole or not at all, and devices and FIFOs get a stream.
 #include "atomic_file.hpp"
 

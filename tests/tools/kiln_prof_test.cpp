@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln-prof's pictures, parsed with libxml2: a trace made here with known lanes and events must
 // come out with those lanes, one coloured rectangle per event inside its lane, and the kernels
 // ranked by device time; a real KILN_PROFILE trace must draw too; bad input is one error line.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of run_program: errors become one line and status 1, also for memory and standard output.
 #include "program_main.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How kiln's programs write their output files: the library's writer (src/runtime/atomic_file.hpp,
 // which the profiler uses too), under the programs' names.
 #pragma once

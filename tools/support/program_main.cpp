@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How kiln's own tools (kiln-info, kiln-prof, the heat world's) end: one line on error, status 1.
 #include "program_main.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stream compaction: kiln::copy_if and kiln::unique, scan-based.
 //
 //     std::size_t kept = kiln::copy_if(x, x * x + y * y < 1, inside);  // inside[0, kept)

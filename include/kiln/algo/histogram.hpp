@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Histograms of vectors and vector expressions: kiln::histogram.
 //
 //     kiln::histogram(x, counts, 0.0f, 1.0f);  // counts[b]: elements of x in the b-th of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::reduce_by_key: one value per run of equal consecutive keys.
 //
 //     std::size_t runs = kiln::reduce_by_key(keys, values, unique_keys, sums);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Prefix scans of vectors and vector expressions: kiln::inclusive_scan and kiln::exclusive_scan.
 //
 //     kiln::inclusive_scan(x, y);                             // y[i] = x[0] + ... + x[i]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What kiln's segmented algorithms (segmented.hpp, segmented_sort.hpp) take as segment offsets.
 #pragma once
 #pragma GCC visibility push(default)

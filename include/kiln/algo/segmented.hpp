@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reductions and inclusive scans of segments of a vector: kiln::segmented_reduce and
 // kiln::segmented_inclusive_scan.
 //

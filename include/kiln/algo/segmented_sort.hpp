@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sorting within segments of a kiln::vector: kiln::segmented_sort and segmented_sort_by_key.
 //
 //     kiln::segmented_sort(keys, offsets);                 // each [offsets[i], offsets[i+1])

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sorting kiln::vectors: stable radix sort of numeric keys, stable merge sort for a comparator.
 //
 //     kiln::sort(keys);                          // ascending

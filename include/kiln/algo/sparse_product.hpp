@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internals of kiln::sparse_matrix (include/kiln/sparse.hpp): its device storage and CSR checks,
 // the halo exchange of split matrices, and the statements a product A * x builds: one kernel for
 // target = f(A * x), make_inline's expression node, and the operators that grow a statement.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Classes of devices that tables of numbers are keyed by (the algorithms' tuning rows, the
 // element-wise launches): a row applies to every device its class matches.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenCL C names of the host types that kernels and the host exchange: what the source
 // builder writes and what a launch checks a buffer's element type against.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a generated kernel reads as its input element `idx`: statements and a value's text, and
 // the same as lanes of 16-byte loads. The scan family's inputs (detail/algo/scan_inputs.hpp) and
 // the reductions (reduce.hpp) are made of them.

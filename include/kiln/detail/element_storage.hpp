@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the elements of a host type sit in device memory and what kernels compute with: most
 // types are read and written as themselves; half and bfloat16 load as float and store once,
 // rounded to nearest even.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Work-group reduce and scan, written into kernels through the source builder.
 //
 // Every algorithm that combines the values of a work-group (reductions, scans, look-back

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One RAII owner for every backend's raw handles (cl_mem, CUstream, ...), parametrised by traits.
 #pragma once
 #pragma GCC visibility push(default)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How a C++ kernel body sees half and bfloat16 (docs/kernel_language.md, "16-bit values in C++
 // kernels"). OpenCL C without cl_khr_fp16 holds these values as their ushort bits, where a cast
 // or a comparison would act on the bits, not on the value that C++ gives. So the body's C++

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernel descriptions: a generated kernel's name and its parameter slots, written once and read
 // by both sides of the launch. The generator declares the kernel's parameters from the
 // description, so their names and order cannot drift from what the host binds; the host binds

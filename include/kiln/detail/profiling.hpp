@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The profiler beneath KILN_PROFILE, as far as tests and benchmarks reach it: a session recording
 // the process's work, installed in code instead of through the environment.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A variable replaced while an object lives and put back when it dies: what kiln's test-only
 // overrides (tuning policies, forward progress, sparse layouts) are made of.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one backend-neutral generator of kernel source: every kernel kiln writes goes through it.
 //
 // It writes portable OpenCL C 1.2 (kernel/global/local, get_global_id & co, barrier, scalar and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a device offers kernels of sub-group (warp) and work-group collective functions.
 #pragma once
 #pragma GCC visibility push(default)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a device's generated kernels may rely on, computed once per device
 // (src/codegen/target_features.cpp) and carried by the policies and shapes that reach generated
 // code, so that generators ask about features, never about backends.

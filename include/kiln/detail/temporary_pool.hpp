@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device scratch memory shared by every pass of every algorithm, reused across calls.
 //
 // Algorithms need short-lived device bytes (reduction partials, scan carries and look-back

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tile maps: the descriptors through which Hopper's tensor memory accelerator (TMA) copies a box
 // of a matrix into local memory in one instruction (cp.async.bulk.tensor), the driver encoding
 // them on the host (cuTensorMapEncodeTiled). Kernels receive one by value, as a parameter of the

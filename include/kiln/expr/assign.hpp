@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Assignment of expressions: one fused kernel per statement, several results per kernel (tie).
 #pragma once
 #pragma GCC visibility push(default)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every vector expression is made of: the node protocol, operands, scalars and checks.
 //
 // An expression is a tree of small value types (nodes). Each node can

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Functions in vector expressions: OpenCL math built-ins, complex helpers and user functions.
 #pragma once
 #pragma GCC visibility push(default)

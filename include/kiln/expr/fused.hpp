@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::fused: a block of statements whose consecutive element-wise assignments run as one kernel.
 #pragma once
 #pragma GCC visibility push(default)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A kiln::graph_value in expressions: read from its device cell by each kernel, so that a
 // captured statement sees the value set before each launch.
 #pragma once

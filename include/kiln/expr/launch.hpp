@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Generated kernels: launch geometry chosen per device, and a per-expression-type kernel cache.
 //
 // Each distinct statement type (assignment or reduction of one expression type) owns one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The element-wise launches' plan: from a device's properties to how generated kernels are
 // launched there (its table in src/expr/launch_plan.cpp, each row with where it was measured).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Vector types and structs in expressions: components of vector types (kiln::component<0>(v))
 // and fields of KILN_STRUCTs (kiln::field<&particle::mass>(v)), readable and assignable, and the
 // geometric functions dot and length.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Operators on vector expressions: arithmetic, comparison, logical, bitwise, if_else and casts.
 #pragma once
 #pragma GCC visibility push(default)

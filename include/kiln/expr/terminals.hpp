@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Special terminals: element indices, tagged operands, temporaries and raw pointers.
 #pragma once
 #pragma GCC visibility push(default)

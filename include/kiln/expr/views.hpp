@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Views of a single-device vector, readable and writable: permutations, reversal and slices.
 #pragma once
 #pragma GCC visibility push(default)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::mpi's process layer: MPI's lifetime, communicators, errors, and failures agreed by all.
 #pragma once
 #pragma GCC visibility push(default)

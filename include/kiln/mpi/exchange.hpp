@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which rank owns which elements of a distributed range, and moving ranges of it between ranks.
 #pragma once
 #pragma GCC visibility push(default)

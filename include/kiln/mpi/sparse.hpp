@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::mpi::sparse_matrix: rows split over the ranks; a product exchanges only the elements of
 // x that each rank's rows read from other ranks' blocks.
 #pragma once

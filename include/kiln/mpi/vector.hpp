@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::mpi::vector: one vector over the ranks of a communicator, a part per rank, with
 // reductions over all parts and 1-D stencils whose halos come from the neighbouring ranks.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Typed device buffers with an access mode and a 1- to 3-D shape; copies, fills and sub-ranges.
 #pragma once
 #pragma GCC visibility push(default)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The compile cache: built programs kept in memory per process and on disk across processes.
 #pragma once
 #pragma GCC visibility push(default)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Devices of every backend, their properties, composable filters and the default choice.
 #pragma once
 #pragma GCC visibility push(default)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Events: completion of enqueued work, waiting, and profiling times.
 #pragma once
 #pragma GCC visibility push(default)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Recorded work replayed: kiln::capture records what a block enqueues on one device, and the
 // graph it returns launches that work again on the same memory, without the host work of the
 // statements that first enqueued it (expression hashing, kernel lookup, argument checks).

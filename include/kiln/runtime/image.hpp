@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // 2-D images that kernels read through samplers (read_imagef) and write (write_imagef).
 #pragma once
 #pragma GCC visibility push(default)

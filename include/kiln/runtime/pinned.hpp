@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Page-locked host memory: an allocator and a std::vector alias whose transfers skip staging.
 #pragma once
 #pragma GCC visibility push(default)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Profiling regions: named spans of host code on the KILN_PROFILE timeline (docs/profiling.md).
 #pragma once
 #pragma GCC visibility push(default)

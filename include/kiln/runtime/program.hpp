@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Programs (sources built for one device, through the compile cache) and kernel launches.
 #pragma once
 #pragma GCC visibility push(default)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Command queues: where copies and launches are ordered (or not) and profiled.
 #pragma once
 #pragma GCC visibility push(default)

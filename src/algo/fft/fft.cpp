@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::fft plans: their programs and tables (steps from fft_steps.cpp), launches, the plan cache.
 #include <algorithm>
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::fft's host-library strategy: FFTW through dlopen (fft_host_library.hpp).
 #include "fft_host_library.hpp"
 

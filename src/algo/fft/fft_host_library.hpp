@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::fft's host-library strategy on CPU devices: FFTW, loaded at run time (dlopen) so that
 // kiln builds and runs without it, transforming the buffers where they lie in host memory, which
 // a CPU device shares. On 2 cores FFTW on both threads took 0.23-0.37 of the kernels' time

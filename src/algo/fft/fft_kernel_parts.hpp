@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the FFT kernel writers share: element types, small DFTs, twiddles, loads and signatures.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sources of the FFT kernels: Stockham passes through local memory, specialised to their
 // length, and the element-wise steps of Bluestein and of real transforms.
 #include <cmath>

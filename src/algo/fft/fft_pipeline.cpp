@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The FFT's pipelined pair of passes: one kernel that does both passes of a line in chunks, the
 // data between them in a ring small enough to stay in the L2 cache; its kernel, plan and launch.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The register-exchange FFT pass: a line longer than a group's local memory done in one pass.
 //
 // Each of the group's W work-items holds E = L / W elements of the line in registers through

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An FFT plan's steps: each size as radix passes through local memory (or one register pass) or
 // as Bluestein's convolution, with their twiddle and chirp tables; then the chain of buffers.
 #include "fft_steps.hpp"

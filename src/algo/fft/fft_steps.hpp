@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How an FFT plan's steps are built (fft_steps.cpp), for the plans of fft.cpp.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The FFT's tuning rows, its pipeline's table and its plan.
 #include <algorithm>
 #include <array>

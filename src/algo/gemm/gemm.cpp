@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GEMM module's entry: the checks of kiln::gemm's typed input, and the dispatch of a checked
 // problem to the strategy its plan chooses.
 #include <atomic>

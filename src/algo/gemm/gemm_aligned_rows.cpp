@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The copy of an operand into rows that start at multiples of 4 elements (gemm_aligned_rows.hpp).
 #include "gemm_aligned_rows.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An operand copied into scratch whose rows start at multiples of 4 elements, so that the SIMT
 // kernel reads it by vectors: where its leading dimension or offset is not such a multiple
 // (4095 x 4095 matrices), a large product gains far more from the vector loads than the copy

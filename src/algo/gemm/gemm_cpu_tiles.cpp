@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU strategy: each work-item keeps rows x (vectors * vector_width) of C in vector
 // registers and reads op(A) and op(B) straight from memory, which the caches stage; a group's
 // work-items, consecutive blocks of rows, share one column panel of op(B) and take k in blocks

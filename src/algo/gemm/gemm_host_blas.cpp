@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GEMM module's host-library strategy: OpenBLAS's CBLAS through dlopen (gemm_host_blas.hpp).
 #include "gemm_host_blas.hpp"
 

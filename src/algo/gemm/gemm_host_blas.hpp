@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GEMM module's host-library strategy on CPU devices: OpenBLAS, loaded at run time (dlopen)
 // so that kiln builds and runs without it, multiplying the buffers where they lie in host memory,
 // which a CPU device shares (as kiln::fft's FFTW strategy does).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GEMM kernels' shared parameters, binding and epilogue (gemm_kernels.hpp).
 #include "gemm_kernels.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the GEMM module's kernels share: the typed description of a kernel's operands and
 // scalars, the element types' OpenCL C names, and the launch of a described GEMM kernel over a
 // problem.

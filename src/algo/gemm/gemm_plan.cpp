@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GEMM module's plan (gemm_plan.hpp).
 #include "gemm_plan.hpp"
 

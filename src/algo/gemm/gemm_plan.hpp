@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GEMM module's plan: from a device's properties, the problem's element types and what the
 // process has (OpenBLAS), the whole strategy and its tiles. Pure: it reads nothing but its
 // arguments, so a test writes the properties by hand.

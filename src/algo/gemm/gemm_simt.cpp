@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The SIMT strategy: a work-group's block of C accumulated in its work-items' registers from
 // tiles of op(A) and op(B) staged through local memory, the next tile's loads in flight (in
 // registers) while the current one is multiplied, two local buffers so that one barrier per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The SIMT strategy's kernel for tiles with copy_stages, on NVIDIA GPUs from compute capability
 // 8.0: op(A)'s and op(B)'s tiles copied straight to local memory by cp.async through copy_stages
 // buffers (the tensor-core kernels' pipeline, gemm_tensor_pipeline.hpp), k outer there so that

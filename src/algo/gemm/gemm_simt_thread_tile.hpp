@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the SIMT kernels share (gemm_simt.cpp, the next tile staged in registers;
 // gemm_simt_copies.cpp, tiles copied by cp.async): the work-item's place in the block, its thread
 // tile of accumulators, the products of one local tile, and the epilogue that stores them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GEMM module's strategies, a file each, as the plan (gemm_plan.hpp) calls them. Each runs a
 // checked problem with m, n > 0 on q after q's earlier work and returns its last event.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tensor-core strategy, as CUTLASS layers its Ampere GEMM: a work-group's block of C staged
 // through `stages` local buffers of op(A) and op(B) tiles, filled by cp.async 16 bytes at a time
 // (zeros past the matrix's edges) while earlier tiles are multiplied; each warp's tile of C in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tensor-core strategy for 32- and 64-bit elements: the 16-bit kernel's pipeline
 // (gemm_tensor_pipeline.hpp) feeding mma.sync with f64 operands (DMMA: m8n8k4 from compute
 // capability 8.0, m16n8k8 and m16n8k16 from 9.0) or, where the user allows it, float operands

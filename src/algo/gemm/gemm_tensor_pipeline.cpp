@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cp.async kernels' staging and main loop (gemm_tensor_pipeline.hpp).
 #include "gemm_tensor_pipeline.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the kernels that copy their tiles by cp.async share (gemm_tensor_cores.cpp for 16-bit
 // inputs, gemm_tensor_cores_wide.cpp for doubles and TF32, gemm_simt_copies.cpp for floats on
 // SIMT cores): operand tiles staged in local memory by cp.async 16 (or 4) bytes at a time,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GEMM module's tuning rows, from specific to generic, each saying in one line where its
 // numbers come from (docs/benchmarks.md; the sweeps behind them in docs/linear_algebra.md, ### GPUs
 // and ### CPU), and its tiles' keys.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GEMM module's tuning: its type, its rows (gemm_tuning.cpp) and the shapes its strategies'
 // kernels take. A row's numbers are compile-time constants of the kernels, so they are part of
 // every GEMM program's key.

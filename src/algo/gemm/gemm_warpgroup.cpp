@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The warpgroup strategy, as Hopper's GEMMs are built: a work-group of block_rows / 64
 // warpgroups (four warps each) stages 64-deep tiles of op(A) and op(B) through `stages` buffers of
 // dynamic local memory, filled by cp.async 16 bytes at a time (zeros past the matrix's edges) in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The warpgroup strategy's shared layout, descriptors and stores (gemm_warpgroup_layout.hpp).
 #include "gemm_warpgroup_layout.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the warpgroup strategy's two feeds share (gemm_warpgroup.cpp: every work-item's cp.async
 // copies; gemm_warpgroup_tma.cpp: one work-item's tile-map copies): the swizzled layout of a
 // stage's tiles in local memory, wgmma's descriptors of it, the instruction of the block's width,

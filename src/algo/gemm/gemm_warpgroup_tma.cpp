@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The warpgroup strategy fed by tile maps, as Hopper's fastest GEMMs are built: of a work-group's
 // three warpgroups, two multiply (each block_rows / 2 rows of the block, by the whole tile of B,
 // with wgmma m64nNk16) while one work-item of the third copies whole 64-deep tiles of op(A) and

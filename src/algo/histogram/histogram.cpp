@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The histogram module's entry: the checks of kiln::histogram's typed input, and the dispatch of
 // each part of the input to the strategy its plan chooses.
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU strategy: one work-item per chunk of the input counts into rows of its own in a
 // temporary with plain increments (no atomics, no barriers in the hot loop), then a merge adds
 // the rows bin by bin into counts. The plan keeps the chunks to a few per compute unit, so the

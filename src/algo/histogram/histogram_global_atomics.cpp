@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The strategy for many bins: every element adds to counts by a global atomic, where the bins
 // do not fit local memory (the plan's choice) and where tests force it. Contention is low when
 // the bins are many, unless the data all fall in few of them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the histogram module's strategies share (histogram_kernels.hpp).
 #include "histogram_kernels.hpp"
 

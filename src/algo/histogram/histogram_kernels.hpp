@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the histogram module's strategies share: the shape of a program (its key), the slots
 // every kernel takes for the input and its binning, the bin of an element as kernel text, and
 // the program of a shape with the binding of those slots.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU strategy: privatized histograms in local memory (CUB's DeviceHistogram, Merrill's
 // block histograms), so that most atomics stay within the group.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The histogram module's plan (histogram_plan.hpp).
 #include "histogram_plan.hpp"
 

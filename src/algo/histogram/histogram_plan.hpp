@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The histogram module's plan: from a device's properties, the input's size and the bins, the
 // whole strategy and its launch. Pure: it reads nothing but its arguments, so a test writes the
 // properties by hand.

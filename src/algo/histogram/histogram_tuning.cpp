@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The histogram module's tuning rows, from specific to generic, each saying where its numbers
 // come from (docs/algorithms.md, "Histograms").
 #include "histogram_tuning.hpp"

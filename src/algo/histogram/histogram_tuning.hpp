@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The histogram module's tuning: its strategies, its type and its rows (histogram_tuning.cpp).
 // A row's numbers are compile-time constants of the kernels or the launch's shape, so the ones
 // the kernels read are part of every histogram program's key.

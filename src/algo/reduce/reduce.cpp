@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reduce module's entry: each part of kiln::reduce's typed input reduced on its device, with
 // the device's tuning, into one partial state per work-group.
 #include <algorithm>

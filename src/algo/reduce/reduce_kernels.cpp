@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reduce module's program (reduce_kernels.hpp): each work-item folds its elements into
 // independent accumulators, then the group's tree in local memory leaves one state per group.
 #include "reduce_kernels.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reduce module's program: the shape its text depends on (its key), its kernel's slots and
 // its writer.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reduce module's tuning rows, from specific to generic, each saying where its numbers come
 // from (docs/benchmarks.md, by section), and the tuning in force.
 #include <array>

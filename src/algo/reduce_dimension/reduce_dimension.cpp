@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The entry of reductions along a dimension: the lines of the extents, then the plan's line
 // program on the device's tuning, and for sliced lines the slice fold.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The programs of reductions along a dimension (reduce_dimension_kernels.hpp): a kernel per line
 // shape, and the slice fold.
 #include "reduce_dimension_kernels.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The programs of reductions along a dimension: the shapes their text depends on (their keys),
 // their kernels' slots and their writers. A line program folds lines (or slices of them) with one
 // kernel of the plan's shape; sliced shapes add the slice fold, a program of its own that depends

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plan of reductions along a dimension (reduce_dimension_plan.hpp).
 #include "reduce_dimension_plan.hpp"
 

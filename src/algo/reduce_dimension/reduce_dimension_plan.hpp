@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plan of reductions along a dimension: from a tuning row, the lines' geometry and the
 // device's compute units, the kernel shape and its launch. Pure: it reads nothing but its
 // arguments, so a test writes them by hand.

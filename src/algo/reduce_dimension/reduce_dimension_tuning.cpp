@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tuning rows of reductions along a dimension, from specific to generic, each saying where
 // its numbers come from, and the tuning in force. Groups of one, 16 per compute unit on CPU
 // devices and of 256 elsewhere are the element-wise launch's rows (src/expr/launch_plan.cpp);

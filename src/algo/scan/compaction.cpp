@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stream compaction's counting program, its placing of kept elements, errors and count-base test
 // hook.
 #include <algorithm>

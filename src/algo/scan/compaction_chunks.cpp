@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stream compaction's chunk loops without branches (scan_chunks.hpp,
 // scan_policy::chunk_cursor_writes).
 //

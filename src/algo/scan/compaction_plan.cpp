@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The output routes of stream compaction and reduce_by_key, and unique's plan.
 #include "compaction_plan.hpp"
 

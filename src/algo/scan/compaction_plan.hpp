@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where stream compaction (copy_if, unique) and reduce_by_key put their results, and how unique
 // compares a part's first key: planned from the layouts and the counting scan's plan alone, so
 // that tests write them by hand.

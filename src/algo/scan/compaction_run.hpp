@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stream compaction's parts shared by copy_if and unique: the counting scan's program and run,
 // and the placing of kept elements staged in scratch into an output, wherever its parts are.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stream compaction's tiles (copy_if, unique; tile_program.hpp): a scan of 0/1 counts, each kept
 // element written at its count. Staged (scan_policy::staged_writes): the tile keeps the
 // counts as flags (tile_flags) beside the kept values, and writes its kept values at once,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stream compaction's chunk loops by vectors (scan_chunks.hpp, scan_policy::chunk_vector_writes).
 //
 // The cursor loops (compaction_chunks.cpp) write one element per step, and the chain through the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::copy_if behind its entry: where the kept elements go (compaction_plan.hpp's route), and
 // each part's counting scan, its program built from the typed input (copy_if_input) with the
 // output slots bound by name, and each vector that the input and the stencil read passed once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a copy_if program's text depends on (copy_if.cpp builds and runs it).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::reduce_by_key behind its entry: where the runs go (compaction_plan.hpp's route), and each
 // part's scan of (runs begun, open run's value) pairs planned, its program built from the typed
 // arguments (reduce_by_key_arguments) and its passes run.

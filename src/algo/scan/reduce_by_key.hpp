@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // reduce_by_key's scan over (runs begun, open run's value) pairs: its operation and what its
 // programs' text depends on (reduce_by_key.cpp plans, builds and runs them).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // reduce_by_key's loops in the chunk kernels (scan_chunks.hpp): plain run counting and value
 // combining, rather than the generic scatter loops' (runs, value) pairs, which the look-back
 // between chunks still carries.

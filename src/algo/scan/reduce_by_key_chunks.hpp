@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // reduce_by_key's loops in the chunk kernels (scan_chunks.hpp), element by element
 // (reduce_by_key_chunks.cpp); its loops by vectors (reduce_by_key_lane_chunks.cpp) share their
 // reduce and walk the elements after the last whole vector with them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // reduce_by_key's chunk loops by vectors (scan_chunks.hpp, scan_policy::chunk_lanes): for integer
 // values under a sum.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // reduce_by_key's tiles (tile_program.hpp): a scan of (runs begun, open run's value) pairs,
 // where each run's head writes the run before it through the input's scatter code.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reduce-then-scan strategy (tile_program.hpp): three passes that never wait on another
 // group, for devices that do not promise forward progress. The reduce pass writes each tile's
 // aggregate, one group (the spine) turns them into exclusive prefixes, and the downsweep scans

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scan's entry (kiln::inclusive_scan, exclusive_scan), its types erased: each part planned,
 // its program built from the typed input (scan_call_input) and its passes run, the next part
 // starting from this one's total.

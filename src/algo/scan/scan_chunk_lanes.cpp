@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scan's chunk loops by vectors (scan_chunks.hpp, scan_policy::chunk_lanes): for scalar
 // values under lanewise operations (sum, min, max).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The chunk kernels' writer (scan_chunks.hpp): the kernels' frame, the scratch pointers and
 // the look-back between chunks, written once. What each kernel does with its chunk's elements is
 // a chunk_loops strategy of the algorithm: the scan's (scan_chunks.cpp, scan_chunk_lanes.cpp),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scan's CPU strategy (scan_chunks.hpp): chunk kernels of one work-item each. The kernels'
 // frame and look-back are written here once; the scan's and stream compaction's loops over a
 // chunk are chunk_loops strategies (scan_chunk_writer.hpp).

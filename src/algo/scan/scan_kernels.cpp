@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scan family's tile programs (scan_kernels.hpp): each algorithm's tiles under its policy's
 // schedule (tile_program.hpp), and the kernels' descriptions.
 #include <kiln/detail/algo/scan_kernels.hpp>

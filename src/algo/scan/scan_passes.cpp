@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scan family's passes on the host (scan_strategy.hpp): the kernels of the plan's schedule
 // launched in order over one part, with the scratch they share.
 #include <cstdint>

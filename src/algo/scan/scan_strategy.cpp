@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scan family's strategy dispatch (scan_strategy.hpp).
 #include <kiln/detail/algo/scan_strategy.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scan's tiles (tile_program.hpp): the tile's values in local memory (kiln_tile), each
 // work-item's ITEMS consecutive items scanned serially, the work-items' totals across the group,
 // then each work-item rewrites its items with their results and the group stores the tile.

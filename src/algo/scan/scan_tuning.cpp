@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scan family's tuning rows (scan, select, reduce_by_key) and its plans.
 #include <algorithm>
 #include <array>

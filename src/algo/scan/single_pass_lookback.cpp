@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The single-pass strategy (tile_program.hpp): decoupled look-back. Tiles take ids in the order
 // their groups start, publish their aggregate, then fold the states of the tiles before them,
 // nearest first, until one holds an inclusive prefix, and publish their own. Where sub-groups

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A tile's 0/1 flags (tile_flags.hpp).
 #include "tile_flags.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How a tile keeps 0/1 flags per element in local memory (a compaction's counts, reduce_by_key's
 // run heads): as bits, one word per 32 elements, each written by a sub-group ballot where
 // sub-groups of 32 exist, else as bytes, padded by one word per 32 words so that work-items

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tile kernels' frame (tile_program.hpp) and the program of its schedule's kernels.
 #include "tile_program.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the scan family's tile kernels share, and the interface between an algorithm's tiles and
 // the strategies that schedule them.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::unique behind its entry: each part planned (unique_plan), its first key compared on the
 // host where the plan says so, its keys compacted by a counting scan whose slots are bound by
 // name, and its kept keys placed after those of the parts before it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::unique's kernels' input: the keys and where the kept keys go, as named slots.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU strategy: one work-item per chunk of consecutive segments reduces or scans each in a
 // plain loop (no barriers, no local memory), which CPU implementations run one work-item after
 // another on a core. The plan keeps the chunks to a few per compute unit and each chunk to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The strategy for long or uneven segments: one flat scan of every element, in tiles of a group
 // each, of (head, value) pairs whose combination restarts at a head:
 //     (h1, v1) o (h2, v2) = (h1 | h2, h2 ? v2 : v1 op v2)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the segmented module's strategies share (segmented_kernels.hpp).
 #include "segmented_kernels.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the segmented module's strategies share: the shape of a program (its key), the slots
 // every kernel takes, a segment's bounds with the check of its offsets, the search of the
 // segment holding an element, a lane's fold of its elements and a segment's serial reduction or

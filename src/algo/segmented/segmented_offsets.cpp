@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the segmented module's entries share around their strategies (segmented_offsets.hpp).
 #include "segmented_offsets.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the segmented module's entries share around their strategies: the checks that every
 // vector lies on one device, and the run of a strategy whose kernels check each segment's
 // offsets, with the error naming the first bad one.

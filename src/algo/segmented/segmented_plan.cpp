@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The segmented module's plan (segmented_plan.hpp).
 #include "segmented_plan.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The segmented module's plan: from a device's properties and the segments' count and mean
 // length, the whole strategy and its launch. Pure: it reads nothing but its arguments, so a
 // test writes the properties by hand.

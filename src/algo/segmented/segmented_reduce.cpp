@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The segmented module's entry for kiln::segmented_reduce: the check of its sizes, and the
 // dispatch to the strategy its plan chooses.
 #include <kiln/algo/segmented.hpp>

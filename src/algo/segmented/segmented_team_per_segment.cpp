@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU strategy for medium segments: a team of lanes per segment (a power of two, up to the
 // whole group; CUB's warp-per-segment, or block-per-segment where the team is the group). The
 // plan sizes the teams from the segments' mean length. Both algorithms share the frame (each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU strategy for short segments: a work-item per segment reduces or scans it alone, so
 // that a segment of a few elements costs no more than its loads (CUB's small-segment policy,
 // one thread each).

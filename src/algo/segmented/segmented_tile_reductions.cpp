@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reduction's strategy for long segments: independent tiles, then a fix pass, with no chain
 // between the tiles (a scan's look-back serialises them; a reduction needs no prefix).
 // - pieces: each group reduces a tile of work_group_size * tile_items consecutive elements,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The segmented module's tuning rows, from specific to generic, each saying where its numbers
 // come from (docs/algorithms.md, "Segmented reductions").
 #include "segmented_tuning.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::segmented_sort's entry: checks the vectors, checks the offsets on the device (one
 // kernel, whose report is the only download), plans, and runs the plan's strategy.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU strategy: one work-item per chunk of the sorted elements sorts, one after another, the
 // segments that begin in its chunk, as a host thread would: insertion sort of runs of 16 keys,
 // then stable merges of runs ping-ponging between the segment and its place in a temporary. A

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU strategy for segments that fit a tile: a work-group loads one segment per tile into
 // local memory with the keys' positions, sorts every tile's pairs by one bitonic network (a
 // position breaks ties, so equal keys keep their order; the keys held as their order's bits),

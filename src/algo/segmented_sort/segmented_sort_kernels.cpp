@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the segmented sort module's strategies share (segmented_sort_kernels.hpp).
 #include "segmented_sort_kernels.hpp"
 

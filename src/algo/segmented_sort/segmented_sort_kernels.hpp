@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the segmented sort module's strategies share: the shape of a program (its key), the
 // offsets program (the device-side check of the offsets, segment ids, positions, gathers), and
 // the order of keys as kernel text.

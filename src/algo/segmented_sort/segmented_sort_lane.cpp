@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU strategy for short segments: a work-group takes one segment per work-item. The group's
 // keys, one contiguous span, come into local memory by coalesced loads; each work-item then holds
 // its segment in registers, each key's order beside its position (the pair one 64-bit word, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The segmented sort module's plan (segmented_sort_plan.hpp).
 #include "segmented_sort_plan.hpp"
 

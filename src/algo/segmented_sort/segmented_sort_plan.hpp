@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The segmented sort module's plan: from a device's properties and what the offsets check found
 // on the device (the segments, the sorted elements, the longest segment), the whole strategy and
 // its launch. Pure: it reads nothing but its arguments, so a test writes the properties by hand.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The general strategy: two stable LSD radix sorts with kiln::sort's passes, the segment id
 // taken as the keys' most significant digits.
 //

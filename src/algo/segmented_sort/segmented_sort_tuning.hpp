@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The segmented sort module's tuning: its strategies, its numbers and its key in the generic
 // tuning table (rows in segmented_sort_tuning.cpp).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernel generators for the comparison sort (work-group run sort, rank-by-binary-search merges,
 // and the serial merges taken where a comparator gave two keys one place) and for moving values
 // through a permutation.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU strategy of the radix sort (radix_sort_shape::chunks): one work-item per long chunk of
 // keys, in plain loops, with no local memory and no barrier. Per digit pass:
 //   count    every work-item counts the digits of its chunk into a private histogram

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Radix tile ranking by a sub-group multi-split (as in Onesweep, Adinets and Merrill 2022).
 //
 // Sub-group w of 32 work-items owns the tile's items [w * 32K, (w + 1) * 32K); its lane l holds

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The radix sort's single pass per digit (Onesweep, Adinets and Merrill 2022).
 //
 // One histogram kernel counts the digits of every pass at once; each pass is then one kernel in

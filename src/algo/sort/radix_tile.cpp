@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The radix sort's tile code, shared by its classic and single-pass scatters: local arrays, loads,
 // ranking in rounds of 4-bit counting (the multi-split ranks in radix_multi_split.cpp), scatter.
 #include <algorithm>

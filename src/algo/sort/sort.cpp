@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host side of sorting: the passes of the radix and merge sorts, over the algorithm base (tuning
 // table, program cache, temporary pool), and the host sort of float keys where the device's float
 // radix sort is not trusted.

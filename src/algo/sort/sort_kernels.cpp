@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernel generators for sorting: radix sort passes (upsweep histogram, scan, downsweep scatter,
 // finish); their tile code is in radix_tile.cpp, the single pass in radix_onesweep.cpp and merge
 // sort in merge_sort_kernels.cpp.

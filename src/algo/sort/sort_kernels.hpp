@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernel generators for sorting: the LSD radix sort passes and the stable merge sort passes.
 #pragma once
 

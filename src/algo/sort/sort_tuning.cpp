@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sort family's tuning rows (radix sort, merge sort) and its plans.
 #include <algorithm>
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sparse format rule, applied to a matrix's rows (its numbers: plan_spmv, sparse_rules.cpp).
 #include <algorithm>
 #include <cstdint>

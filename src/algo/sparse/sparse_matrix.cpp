@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sparse matrix storage on the device and the loop structure of the product kernels.
 #include <algorithm>
 #include <kiln/expr/launch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sparse product's entry (sparse_product.hpp's run_sparse_product): its program, written
 // around the statement's typed text, bound by slot and launched.
 #include <cstdint>

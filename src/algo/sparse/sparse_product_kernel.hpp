@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sparse product's kernel (run_sparse_product's): its parameters, its program cache key, the
 // bodies of each storage format and its launch.
 #pragma once

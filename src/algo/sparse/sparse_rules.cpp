@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sparse format rule's numbers per device (plan_spmv), each with where it was measured.
 #include <kiln/detail/algo/sparse_format.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // csr_chunked, the CPU's sparse product (include/kiln/detail/algo/sparse_format.hpp): the rows cut
 // into chunks on the host, and the kernel in which one work-item walks a chunk.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sliced_ell, the CPU's product for rows of nearly equal length (include/kiln/detail/algo/
 // sparse_format.hpp): the slices' offsets, the way back to CSR, and the kernel in which one
 // work-item walks a chunk of slices, the rows of a slice side by side.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The strips kernel of 2-D stencils (include/kiln/detail/algo/stencil_2d_streaming.hpp).
 //
 // Register streaming along the rows, as 2.5-D blocking does along a third dimension: a

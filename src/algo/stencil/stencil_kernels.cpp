@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sources and launches of the tiled stencil kernels (include/kiln/detail/algo/stencil_kernels.hpp).
 //
 // Both kernels give each work-group one tile of outputs: the group reads the tile and its halo

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which user stencil bodies run over vectors of lanes (include/kiln/detail/algo/stencil_lanes.hpp).
 #include <algorithm>
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The stencils' CPU shape (include/kiln/detail/algo/stencil_on_cpu.hpp).
 //
 // PoCL runs a work-group as a loop over its work-items on one core; with one work-item per group

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The stencils' tuning rows (1-D and 2-D) and their plan.
 #include <algorithm>
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <kiln/detail/algo/stencil_kernels.hpp>
 #include <kiln/detail/algo/stencil_windows.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tile loads (tile_load.hpp).
 #include "algo/tiles/tile_load.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tile loads, written once for every algorithm that reads a tile of its input into a work-group,
 // as CUB's BlockLoad: the scan family's tiles (scan/tile_program.hpp) and the radix sort's
 // multi-split (sort/radix_multi_split.cpp). A load is given by its items' arrangement, their

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tile stores (tile_store.hpp).
 #include "algo/tiles/tile_store.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tile stores, as CUB's BlockStore: a tile from local memory (kiln_tile) to `out`, striped (the
 // group's stores coalesced), element by element or 16 bytes at a time. The scan family's tiles
 // store their results through them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loading libcuda and libnvrtc at run time and resolving their entry points once.
 #include "backend/cuda/cuda_api.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA driver and NVRTC entry points, loaded with dlopen so kiln runs without them.
 //
 // Each table is resolved once, on first use. The members are declared through cuda.h's own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA backend's implementations of the backend interface (backend/backend.hpp).
 #pragma once
 

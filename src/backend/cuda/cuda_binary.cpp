@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading and writing the CUDA program binary: a small little-endian header, then the image.
 #include "backend/cuda/cuda_binary.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA backend's program binary: the cubin (or PTX) plus what kiln parsed from the sources.
 //
 // Kernel parameter descriptions come from kiln's own parse of the OpenCL C signatures, which a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CUDA devices: enumeration, properties, contexts, allocations and program builds.
 #include <cstdlib>
 #include <cstring>

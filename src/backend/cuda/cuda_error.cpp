@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Symbolic names for CUDA and NVRTC results, and the sticky-error distinction.
 #include "backend/cuda/cuda_error.hpp"
 

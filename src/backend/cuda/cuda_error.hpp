@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA backend's one error path: every failed driver or NVRTC call goes through check().
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::graph on CUDA: the recorded commands as a CUDA graph of kernel, memcpy and memset nodes,
 // one after another, instantiated once and launched on any stream of the context.
 #include <cstring>

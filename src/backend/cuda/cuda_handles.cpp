@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Release functions of the CUDA handle traits, and switching the current context.
 #include "backend/cuda/cuda_handles.hpp"
 

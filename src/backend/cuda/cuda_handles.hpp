@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Ownership traits for the CUDA backend's raw handles, used with kiln::detail::handle.
 //
 // Releasing a stream, event, module or allocation needs its context current, so those handles

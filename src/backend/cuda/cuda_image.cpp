@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Images under CUDA: a CUDA array, texture objects for reads and a surface object for writes.
 #include "backend/cuda/cuda_api.hpp"
 #include "backend/cuda/cuda_backend.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Working out a CUDA kernel launch: checks, block and grid, launch info and parameters.
 #include "backend/cuda/cuda_launch.hpp"
 

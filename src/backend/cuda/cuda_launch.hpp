@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A kernel launch worked out before anything is enqueued: its block and grid, its launch info and
 // the parameter list the driver reads. cuda_queue::launch enqueues it at once; a CUDA graph
 // (cuda_graph.cpp) keeps it as kernel nodes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CUDA programs and kernels: looking kernels up in a loaded module.
 #include <algorithm>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CUDA streams as kiln queues: transfers, fills, launches and events.
 #include <algorithm>
 #include <array>

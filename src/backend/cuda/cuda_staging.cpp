@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA backend's pinned staging: the pool of chunks, pooled events, and the pipelined
 // device-to-host read that copies staged chunks out on several host threads.
 #include <algorithm>

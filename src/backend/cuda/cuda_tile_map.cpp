@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tile maps on CUDA: cuTensorMapEncodeTiled over a buffer's device memory.
 #include <kiln/error.hpp>
 #include <string>

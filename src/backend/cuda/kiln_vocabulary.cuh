@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln's device vocabulary (src/codegen/device_vocabulary.hpp) on CUDA warps.
-#line 3 "src/backend/cuda/kiln_vocabulary.cuh"
+#line 4 "src/backend/cuda/kiln_vocabulary.cuh"
 //
 // Included by the prelude (opencl_c_prelude.cuh), yet standing alone: CUDA's intrinsics only.
 // A sub-group is a warp, and every lane of it calls these (kiln's generators launch whole warps),

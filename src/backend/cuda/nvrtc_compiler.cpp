@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Build-option parsing and the NVRTC compile of translated OpenCL C.
 #include "backend/cuda/nvrtc_compiler.hpp"
 

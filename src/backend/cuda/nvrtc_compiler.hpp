@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenCL build options mapped onto NVRTC's, and compiling translated sources with NVRTC.
 #pragma once
 

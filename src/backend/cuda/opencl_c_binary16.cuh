@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenCL C's half loads and stores and kiln's 16-bit helpers for NVRTC.
-#line 3 "src/backend/cuda/opencl_c_binary16.cuh"
+#line 4 "src/backend/cuda/opencl_c_binary16.cuh"
 //
 // Included by the prelude (opencl_c_prelude.cuh). OpenCL C without cl_khr_fp16 keeps half in
 // memory only: pointers to it, read with vload_half and written with vstore_half(_rte). Here half

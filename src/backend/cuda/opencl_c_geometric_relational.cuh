@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 // The prelude's geometric and relational functions (opencl_c_prelude.cuh).
-#line 3 "src/backend/cuda/opencl_c_geometric_relational.cuh"
+#line 4 "src/backend/cuda/opencl_c_geometric_relational.cuh"
 
 namespace kiln_opencl {
 

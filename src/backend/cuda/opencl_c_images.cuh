@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 // The prelude's images and samplers: read_imagef and write_imagef on textures and surfaces.
-#line 3 "src/backend/cuda/opencl_c_images.cuh"
+#line 4 "src/backend/cuda/opencl_c_images.cuh"
 //
 // An image2d_t is what the host passes by value (cuda_backend.hpp's image_parameter): a point-
 // and a linear-filtering texture object, both clamped to the edge with unnormalised coordinates,

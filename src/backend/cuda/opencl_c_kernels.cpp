@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernels in the OpenCL C translation: signatures, parameters, and the __global__ entry points.
 #include <array>
 

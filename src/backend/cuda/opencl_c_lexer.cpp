@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lexer of the OpenCL C translation: tokens that keep line structure, #include names apart.
 #include <array>
 #include <cctype>

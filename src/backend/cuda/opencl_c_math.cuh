@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 // The prelude's math, common and integer functions, and min, max and clamp (opencl_c_prelude.cuh).
-#line 3 "src/backend/cuda/opencl_c_math.cuh"
+#line 4 "src/backend/cuda/opencl_c_math.cuh"
 
 namespace kiln_opencl {
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The prelude's texts, from the .cuh files that CMake embeds (see opencl_c_prelude.hpp).
 #include "backend/cuda/opencl_c_prelude.hpp"
 

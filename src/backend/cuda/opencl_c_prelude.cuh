@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln's OpenCL C prelude for NVRTC: OpenCL C types and builtins on top of CUDA C++.
-#line 3 "src/backend/cuda/opencl_c_prelude.cuh"
+#line 4 "src/backend/cuda/opencl_c_prelude.cuh"
 //
 // Embedded in kiln at build time (kiln_embed_sources) and handed to NVRTC as the header
 // kiln_opencl_prelude.h. The translator (opencl_c_translation.cpp) wraps every OpenCL C source in

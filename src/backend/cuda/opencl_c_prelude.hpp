@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA C++ headers that give translated OpenCL C its types and builtins under NVRTC.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // printf's vector conversions (%v) in OpenCL C, which CUDA's printf lacks.
 #include <cctype>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenCL C translation's rules per token: qualifiers, directives, literals, swizzles, builtins.
 #include <cctype>
 #include <regex>

@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenCL C sub-group and work-group collective functions for NVRTC, on CUDA warps.
-#line 3 "src/backend/cuda/opencl_c_subgroups.cuh"
+#line 4 "src/backend/cuda/opencl_c_subgroups.cuh"
 //
 // Included by the prelude (opencl_c_prelude.cuh) after its work-item functions. A sub-group is a
 // warp: the 32 consecutive work-items of the local linear id, which is how CUDA forms warps.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenCL C to CUDA C++ rewrite: reading the sources, declarations seen anywhere, the output.
 #include "backend/cuda/opencl_c_translation.hpp"
 

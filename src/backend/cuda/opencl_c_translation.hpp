@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Translation of OpenCL C sources into CUDA C++ that NVRTC compiles on top of the prelude.
 //
 // The rewrite is lexical and keeps every source line where it was (the output says `#line 1

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internals of the OpenCL C to CUDA translation shared by its parts: vocabulary, tokens,
 // translator.
 #pragma once

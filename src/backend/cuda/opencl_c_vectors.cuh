@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 // The prelude's vector types: layout, components, swizzles, operators, map (opencl_c_prelude.cuh).
-#line 3 "src/backend/cuda/opencl_c_vectors.cuh"
+#line 4 "src/backend/cuda/opencl_c_vectors.cuh"
 
 namespace kiln_opencl {
 namespace detail {

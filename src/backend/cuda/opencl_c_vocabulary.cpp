@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenCL C names the translator knows: vector types, C++-only keywords, launch-dependent
 // work-item functions, and the unsupported features that compiler logs get explained with.
 #include <algorithm>

@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 // The prelude's work-item, synchronisation, conversion and atomic functions (opencl_c_prelude.cuh).
-#line 3 "src/backend/cuda/opencl_c_work_items.cuh"
+#line 4 "src/backend/cuda/opencl_c_work_items.cuh"
 
 namespace kiln_opencl {
 namespace detail {

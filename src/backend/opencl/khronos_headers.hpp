@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Khronos OpenCL headers, which the OpenCL backend includes from here alone: the API version
 // it is written against is said once, beside the include, rather than on every compile command
 // of kiln, so that kiln's other sources compile the same way with or without OpenCL (and a build

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kiln::graph on OpenCL devices with cl_khr_command_buffer: the recorded commands as a command
 // buffer, enqueued by one call on the queue it was recorded from.
 #include "backend/opencl/opencl_command_buffer.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cl_khr_command_buffer: the entry points kiln calls, loaded per platform, and the version check
 // that decides which of the extension's two argument layouts they take.
 #pragma once

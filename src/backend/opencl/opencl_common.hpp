@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenCL backend internals shared by its files: the check helper, handle traits, typed queries.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenCL platforms and devices: enumeration, properties, contexts and memory.
 #include <algorithm>
 #include <new>

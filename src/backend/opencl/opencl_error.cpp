@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Symbolic names of OpenCL status codes.
 #include "backend/backend.hpp"
 #include "backend/opencl/opencl_common.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenCL images: creation with the device's image support checked, and row-pitched transfers.
 #include "backend/opencl/opencl_objects.hpp"
 

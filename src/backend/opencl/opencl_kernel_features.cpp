@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sub-group and work-group collective calls in OpenCL sources: found by a light scan (comments
 // and literals skipped), checked against the device, and kiln's collectives where it lacks them.
 #include "backend/opencl/opencl_kernel_features.hpp"

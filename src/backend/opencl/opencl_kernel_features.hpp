@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sub-group and work-group collective calls in OpenCL sources, checked against the device
 // before the driver compiles them.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenCL backend's implementations of the backend interface.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenCL programs and kernels: building from source, binaries for the cache, parameter info.
 #include <algorithm>
 #include <array>

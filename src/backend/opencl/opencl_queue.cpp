@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenCL command queues and events.
 #include <algorithm>
 #include <chrono>

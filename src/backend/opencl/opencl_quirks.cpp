@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which vendor workarounds a device needs.
 #include "backend/opencl/opencl_quirks.hpp"
 

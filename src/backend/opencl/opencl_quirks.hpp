@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Vendor workarounds of the OpenCL backend, all in one place, each with where it was seen.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A register limit for every kernel of an NVIDIA OpenCL program (opencl_register_limit.hpp).
 #include "backend/opencl/opencl_register_limit.hpp"
 

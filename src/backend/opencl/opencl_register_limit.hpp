@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A register limit for every kernel of an NVIDIA OpenCL program, through its PTX.
 #pragma once
 

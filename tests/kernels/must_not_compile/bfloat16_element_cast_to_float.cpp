@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A bfloat16 element cast to float: in OpenCL C the element is its ushort bits, so the cast
 // would give the bits as a number (1.0 as 16256). kiln_bf16_to_float reads the value.
 // clang-format off

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Two bfloat16 elements compared: OpenCL C would compare their bits (1 < -1, -0 != +0,
 // NaN == NaN). Their values compare through kiln_bf16_to_float.
 // clang-format off

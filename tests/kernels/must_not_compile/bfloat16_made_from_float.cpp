@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A bfloat16 made from a float by its constructor: OpenCL C has no bfloat16 type (CUDA:
 // "identifier bfloat16 is undefined"). kiln_float_to_bf16 rounds a float to one.
 // clang-format off

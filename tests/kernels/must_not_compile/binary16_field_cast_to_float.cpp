@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A half field of a KILN_STRUCT cast to float: the field is its ushort bits in OpenCL C, so
 // the cast would read the bits as a number. kiln_half_to_float reads the value.
 // clang-format off

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A 16-bit struct field compared with a number: OpenCL C would compare its bits.
 // clang-format off
 // expected g++: 16-bit values are bits in kernels: compare kiln_half_to_float or kiln_bf16_to_float values

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A buffer of float for a pointer to int.
 // clang-format off
 // expected g++: no match for call to '(const kiln::cpp_kernel<{anonymous}::count_kiln_kernel>) (const kiln::queue&, kiln::range, kiln::buffer<float>&, kiln::uint)'

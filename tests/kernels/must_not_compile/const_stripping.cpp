@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A buffer the kernel may only read (access::in) bound to a pointer it writes through.
 // clang-format off
 // expected g++: no match for call to '(const kiln::cpp_kernel<{anonymous}::zero_kiln_kernel>) (const kiln::queue&, kiln::range, kiln::buffer<float, kiln::access::in>&, kiln::uint)'

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bits of a half element: OpenCL C without cl_khr_fp16 does not load half values, so
 // unlike a bfloat16 element's or a 16-bit field's, its bits are not read this way.
 // clang-format off

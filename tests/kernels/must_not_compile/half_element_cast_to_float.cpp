@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A half element cast to float: OpenCL C without cl_khr_fp16 does not load half values
 // ("loading directly from pointer to type '__global half' requires cl_khr_fp16"). vload_half
 // reads it as a float.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A half element copied to another: OpenCL C without cl_khr_fp16 neither loads nor stores
 // half values. vload_half and vstore_half_rte copy it.
 // clang-format off

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading a vector of half into floats: 16-bit values convert to float explicitly, never by
 // reinterpreting their bytes.
 // clang-format off

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // C's printf, a host function, in a kernel body.
 // clang-format off
 // expected g++: use of deleted function 'static void kiln::detail::kernel_scope::printf(A&& ...)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The standard library in a kernel body.
 // clang-format off
 // expected g++: 'vector' is not a member of 'kiln::detail::kernel_scope::std' {aka 'kiln::detail::host_library_is_not_available_in_kernels'}

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A double for a float parameter: a narrowing conversion, refused at the launch.
 // clang-format off
 // expected g++: no match for call to '(const kiln::cpp_kernel<{anonymous}::saxpy_kiln_kernel>) (const kiln::queue&, kiln::range, const double&,

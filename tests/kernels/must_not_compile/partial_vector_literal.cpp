@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A vector literal with components left out: a C++ aggregate would zero them and OpenCL C
 // refuses them, so kiln's vectors refuse them on both sides.
 // clang-format off

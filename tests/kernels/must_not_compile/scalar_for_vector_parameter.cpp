@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A float for a float4 parameter: kiln would have to choose between (2, 0, 0, 0) and
 // (2, 2, 2, 2), so the launch refuses it; kiln::float4{2.0f} says which.
 // clang-format off

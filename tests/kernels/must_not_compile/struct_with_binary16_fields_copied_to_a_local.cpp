@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A struct with 16-bit fields copied into a local variable: its fields would then be host
 // half and bfloat16 values, whose casts C++ would allow though OpenCL C reads bits. Kernels
 // read such structs' fields through the pointer.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A swizzle of three components where a vector of two belongs.
 // clang-format off
 // expected g++: conversion from 'kiln::detail::swizzle<float, 3>' to non-scalar type 'const kiln::detail::kernel_scope::float2'

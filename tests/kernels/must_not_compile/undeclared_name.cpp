@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A name that neither C++ nor OpenCL C declares.
 // clang-format off
 // expected g++: 'undeclared_scale' was not declared in this scope

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A comparison of vectors, a vector of masks, as a condition: any() or all() makes it one.
 // clang-format off
 // expected g++: from 'kiln::vec<int, 4>' to 'bool'

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A write through a pointer to const, here a const vector captured by KILN_LAMBDA.
 // clang-format off
 // expected g++: assignment of read-only location

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A built-in called with too few arguments.
 // clang-format off
 // expected g++: no matching function for call to '{anonymous}::limit_kiln_kernel::fmin(float&)'

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A pointer where a number belongs.
 // clang-format off
 // expected g++: cannot convert 'kiln::global_ptr<const float>' {aka 'kiln::detail::address_space_pointer<const float, kiln::detail::address_space::global>'} to 'const float' in initialization

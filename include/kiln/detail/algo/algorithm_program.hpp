@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Programs of several algorithm kernels, cached per device under run-time keys.
 //
 // An algorithm's passes (e.g. reduce, scan of tile sums, downsweep) share helpers and live in

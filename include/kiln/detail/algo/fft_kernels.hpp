@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernels of kiln::fft, written once through the source builder for every backend.
 #pragma once
 #pragma GCC visibility push(default)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The device side of kiln::fft: a plan's kernel launches, tables and scratch, for any precision.
 //
 // A plan is a list of steps (kernel launches and copies) over symbolic buffers: the input, the

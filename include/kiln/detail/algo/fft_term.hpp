@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What kiln::fft, rfft and irfft return: a term of vector expressions (`u = ifft(K * fft(rhs))`).
 //
 // plan(input) does not run the transform. Assigned to a vector (`y = plan(expression)`), the term

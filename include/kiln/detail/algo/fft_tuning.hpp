@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The FFT's tuning: its numbers' type, its key in the tuning table (rows in
 // src/algo/fft/fft_tuning.cpp), its plan and the pipeline's table and override.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The typed input of kiln::gemm: what include/kiln/matrix.hpp turns its arguments into, checks
 // (check_gemm) and hands to the GEMM module in src/algo/gemm/ (run_gemm), which plans the whole
 // strategy for the device and runs it.

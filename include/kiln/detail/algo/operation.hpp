@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The binary operations that algorithms combine values with: kiln::reducers::sum, minimum and
 // maximum, or a KILN_FUNCTION taking and returning the value type.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tuning of reductions along a dimension (kiln::reduce with kiln::extents): its numbers' type
 // and its key in the tuning table (rows in src/algo/reduce_dimension/reduce_dimension_tuning.cpp;
 // the plan that reads them beside it).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reduce family's tuning (kiln::reduce and its sums, minima, counts...): its numbers' type,
 // its key in the tuning table (rows in src/algo/reduce/reduce_tuning.cpp) and its plan.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scan's CPU strategy: one work-item per chunk of consecutive elements.
 //
 // CPU devices run a work-group's items one after another on one core, so the tile kernels'

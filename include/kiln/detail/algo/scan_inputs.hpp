@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the scan family's kernels read from their input, one description per algorithm: a scan's
 // values (scan_input), stream compaction's kept elements (compaction_input) and reduce_by_key's
 // keys and values (reduce_by_key_input). Each algorithm's writers (tile_program.hpp's tiles,

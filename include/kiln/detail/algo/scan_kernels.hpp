@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernel generators shared by the scan family: the tile scan (load, per-item and group scan,
 // store), decoupled look-back, and the three passes of reduce-then-scan.
 //

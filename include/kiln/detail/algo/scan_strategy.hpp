@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scan family's strategies behind one interface: tile kernels (scan_kernels.hpp, the GPU
 // shape) or chunk kernels (scan_chunks.hpp, the CPU shape), as scan_policy::chunk_bytes
 // says, each program holding the kernels of its policy's schedule. Scan, stream compaction and

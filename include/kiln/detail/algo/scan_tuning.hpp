@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scan family's tuning (scan, select: copy_if and unique, reduce_by_key): its numbers' type,
 // its keys in the tuning table (rows in src/algo/scan/scan_tuning.cpp) and its plans.
 #pragma once

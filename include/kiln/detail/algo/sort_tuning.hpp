@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sort family's tuning (the radix sort and the merge sort of comparator sorts): its numbers'
 // types, its keys in the tuning table (rows in src/algo/sort/sort_tuning.cpp) and its plans.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How kiln stores a sparse matrix on a device: the formats, row-length statistics and the rule.
 //
 // The format is chosen once, when the matrix is built, from its row lengths and the device:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The streaming shape of 2-D stencils (src/algo/stencil/stencil_2d_streaming.cpp), chosen where
 // the 2-D tuning has strip_rows set: each work-group owns work_group_size adjacent columns of a
 // strip of strip_rows consecutive output rows and walks down it one input row per step. A step's

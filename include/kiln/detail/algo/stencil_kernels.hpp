@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internals of kiln's stencils: halos of split vectors and the local-memory tiled kernels.
 //
 // A 1-D stencil reads `before` elements before each element and `after` past it. Each part of a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which user stencil bodies may be evaluated over OpenCL C vectors of consecutive outputs: the
 // CPU runs of stencils alone (stencil_on_cpu.hpp) and the vector form of expressions
 // (kiln/stencil.hpp) ask the same question.

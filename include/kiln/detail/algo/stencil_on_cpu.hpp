@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU shape of the stencils (src/algo/stencil/stencil_on_cpu.cpp): where the stencil's
 // tuning has chunk_bytes set (the tuning table's CPU rows), groups of one work-item each walk a
 // long contiguous run of outputs in a plain loop that the compiler vectorises, reading the

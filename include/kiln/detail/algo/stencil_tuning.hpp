@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The stencils' tuning (include/kiln/stencil.hpp, 1-D and 2-D): their numbers' type, their keys
 // in the tuning table (rows in src/algo/stencil/stencil_tuning.cpp) and their plan.
 #pragma once

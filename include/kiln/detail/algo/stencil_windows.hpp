@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenCL C of 1-D stencils inside expressions when their width and centre are constants of
 // the statement's kernel (launch_policy::stencil_windows): taps unrolled, coefficients passed as
 // values that the kernel reads once per work-item, and the window of a step of wide accesses

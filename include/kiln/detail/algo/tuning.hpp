@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tuning of the algorithm kernels as data: one generic table, keyed by the family that declares
 // its rows, its tuning type and its plan in its own folder (src/algo/<family>/).
 //
