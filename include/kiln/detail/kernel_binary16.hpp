@@ -24,13 +24,20 @@ class binary16_bits_in_kernel {
     // The value is read with kiln_half_to_float / kiln_bf16_to_float. The refusals below say why
     // in the line the compiler quotes.
     template <class T>
-    explicit binary16_bits_in_kernel(const T&) = delete;  // 16-bit values are bits in kernels: make them with kiln_float_to_half or kiln_float_to_bf16
+    explicit binary16_bits_in_kernel(const T&) =
+        delete;  // 16-bit values are bits in kernels: make them with kiln_float_to_half or
+                 // kiln_float_to_bf16
     template <class T>
-    explicit operator T() const = delete;  // 16-bit values are bits in kernels: convert with kiln_half_to_float or kiln_bf16_to_float
+    explicit operator T() const = delete;  // 16-bit values are bits in kernels: convert with
+                                           // kiln_half_to_float or kiln_bf16_to_float
     template <class T>
-    friend bool operator==(binary16_bits_in_kernel, const T&) = delete;  // 16-bit values are bits in kernels: compare kiln_half_to_float or kiln_bf16_to_float values
+    friend bool operator==(binary16_bits_in_kernel,
+                           const T&) = delete;  // 16-bit values are bits in kernels: compare
+                                                // kiln_half_to_float or kiln_bf16_to_float values
     template <class T>
-    friend std::partial_ordering operator<=>(binary16_bits_in_kernel, const T&) = delete;  // 16-bit values are bits in kernels: compare kiln_half_to_float or kiln_bf16_to_float values
+    friend std::partial_ordering operator<=>(binary16_bits_in_kernel, const T&) =
+        delete;  // 16-bit values are bits in kernels: compare kiln_half_to_float or
+                 // kiln_bf16_to_float values
     /// The bits, as on the host: the OpenCL C text drops `.bits()`, the value being its bits there.
     std::uint16_t bits() const;
 
@@ -43,16 +50,21 @@ class binary16_bits_in_kernel {
 /// vstore_half_rte(value, i, p) writes one. Every direct use is refused.
 class half_element_in_kernel {
   public:
-    half_element_in_kernel(const half_element_in_kernel&) = delete;  // half elements are read with vload_half(i, p)
-    half_element_in_kernel& operator=(const half_element_in_kernel&) = delete;  // half elements are written with vstore_half_rte(value, i, p)
+    half_element_in_kernel(const half_element_in_kernel&) =
+        delete;  // half elements are read with vload_half(i, p)
+    half_element_in_kernel& operator=(const half_element_in_kernel&) =
+        delete;  // half elements are written with vstore_half_rte(value, i, p)
     template <class T>
-    half_element_in_kernel& operator=(const T&) = delete;  // half elements are written with vstore_half_rte(value, i, p)
+    half_element_in_kernel& operator=(const T&) =
+        delete;  // half elements are written with vstore_half_rte(value, i, p)
     template <class T>
     explicit operator T() const = delete;  // half elements are read with vload_half(i, p)
     template <class T>
-    friend bool operator==(const half_element_in_kernel&, const T&) = delete;  // half elements are read with vload_half(i, p)
+    friend bool operator==(const half_element_in_kernel&,
+                           const T&) = delete;  // half elements are read with vload_half(i, p)
     template <class T>
-    friend std::partial_ordering operator<=>(const half_element_in_kernel&, const T&) = delete;  // half elements are read with vload_half(i, p)
+    friend std::partial_ordering operator<=>(const half_element_in_kernel&, const T&) =
+        delete;                           // half elements are read with vload_half(i, p)
     std::uint16_t bits() const = delete;  // half elements are read with vload_half(i, p)
 };
 
@@ -112,8 +124,8 @@ using bfloat16 = binary16_bits_in_kernel<::kiln::bfloat16>;
 
 /// Opens a kernel body: `kiln::half` and `kiln::bfloat16`, qualified or not, are then the
 /// kernel's 16-bit values (which the OpenCL C text spells `ushort`).
-#define KILN_DETAIL_KERNEL_BODY_NAMES                            \
-    namespace kiln = ::kiln::detail::kernel_body_names;          \
-    using half [[maybe_unused]] = kiln::half;                    \
+#define KILN_DETAIL_KERNEL_BODY_NAMES                   \
+    namespace kiln = ::kiln::detail::kernel_body_names; \
+    using half [[maybe_unused]] = kiln::half;           \
     using bfloat16 [[maybe_unused]] = kiln::bfloat16;
 #pragma GCC visibility pop

@@ -19,5 +19,6 @@ KILN_KERNEL(sixteen_bit,
             {
                 const kiln::uint i = get_global_id(0);
                 if (i + 1 >= n) return;
-                KILN_MISTAKE(f[i] = b[i] < b[i + 1], f[i] = kiln_bf16_to_float(b[i]) < kiln_bf16_to_float(b[i + 1]));
+                KILN_MISTAKE(f[i] = b[i] < b[i + 1],
+                             f[i] = kiln_bf16_to_float(b[i]) < kiln_bf16_to_float(b[i + 1]));
             });

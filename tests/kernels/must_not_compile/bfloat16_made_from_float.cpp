@@ -19,5 +19,6 @@ KILN_KERNEL(sixteen_bit,
             {
                 const kiln::uint i = get_global_id(0);
                 if (i + 1 >= n) return;
-                KILN_MISTAKE(b_out[i] = kiln::bfloat16(vload_half(i, h) * 3.0f), b_out[i] = kiln_float_to_bf16(vload_half(i, h) * 3.0f));
+                KILN_MISTAKE(b_out[i] = kiln::bfloat16(vload_half(i, h) * 3.0f),
+                             b_out[i] = kiln_float_to_bf16(vload_half(i, h) * 3.0f));
             });

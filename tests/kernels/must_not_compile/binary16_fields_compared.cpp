@@ -18,5 +18,6 @@ KILN_KERNEL(sixteen_bit,
             {
                 const kiln::uint i = get_global_id(0);
                 if (i + 1 >= n) return;
-                KILN_MISTAKE(f[i] = s[i].scale == 1.0f, f[i] = kiln_bf16_to_float(s[i].scale) == 1.0f);
+                KILN_MISTAKE(f[i] = s[i].scale == 1.0f,
+                             f[i] = kiln_bf16_to_float(s[i].scale) == 1.0f);
             });
