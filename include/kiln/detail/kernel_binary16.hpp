@@ -22,22 +22,17 @@ class binary16_bits_in_kernel {
   public:
     binary16_bits_in_kernel() = default;
     // The value is read with kiln_half_to_float / kiln_bf16_to_float. The refusals below say why
-    // in the line the compiler quotes.
+    // in the line the compiler quotes, so each stays on one line.
+    // clang-format off
     template <class T>
-    explicit binary16_bits_in_kernel(const T&) =
-        delete;  // 16-bit values are bits in kernels: make them with kiln_float_to_half or
-                 // kiln_float_to_bf16
+    explicit binary16_bits_in_kernel(const T&) = delete;  // 16-bit values are bits in kernels: make them with kiln_float_to_half or kiln_float_to_bf16
     template <class T>
-    explicit operator T() const = delete;  // 16-bit values are bits in kernels: convert with
-                                           // kiln_half_to_float or kiln_bf16_to_float
+    explicit operator T() const = delete;  // 16-bit values are bits in kernels: convert with kiln_half_to_float or kiln_bf16_to_float
     template <class T>
-    friend bool operator==(binary16_bits_in_kernel,
-                           const T&) = delete;  // 16-bit values are bits in kernels: compare
-                                                // kiln_half_to_float or kiln_bf16_to_float values
+    friend bool operator==(binary16_bits_in_kernel, const T&) = delete;  // 16-bit values are bits in kernels: compare kiln_half_to_float or kiln_bf16_to_float values
     template <class T>
-    friend std::partial_ordering operator<=>(binary16_bits_in_kernel, const T&) =
-        delete;  // 16-bit values are bits in kernels: compare kiln_half_to_float or
-                 // kiln_bf16_to_float values
+    friend std::partial_ordering operator<=>(binary16_bits_in_kernel, const T&) = delete;  // 16-bit values are bits in kernels: compare kiln_half_to_float or kiln_bf16_to_float values
+    // clang-format on
     /// The bits, as on the host: the OpenCL C text drops `.bits()`, the value being its bits there.
     std::uint16_t bits() const;
 
@@ -50,22 +45,19 @@ class binary16_bits_in_kernel {
 /// vstore_half_rte(value, i, p) writes one. Every direct use is refused.
 class half_element_in_kernel {
   public:
-    half_element_in_kernel(const half_element_in_kernel&) =
-        delete;  // half elements are read with vload_half(i, p)
-    half_element_in_kernel& operator=(const half_element_in_kernel&) =
-        delete;  // half elements are written with vstore_half_rte(value, i, p)
+    // clang-format off
+    half_element_in_kernel(const half_element_in_kernel&) = delete;  // half elements are read with vload_half(i, p)
+    half_element_in_kernel& operator=(const half_element_in_kernel&) = delete;  // half elements are written with vstore_half_rte(value, i, p)
     template <class T>
-    half_element_in_kernel& operator=(const T&) =
-        delete;  // half elements are written with vstore_half_rte(value, i, p)
+    half_element_in_kernel& operator=(const T&) = delete;  // half elements are written with vstore_half_rte(value, i, p)
     template <class T>
     explicit operator T() const = delete;  // half elements are read with vload_half(i, p)
     template <class T>
-    friend bool operator==(const half_element_in_kernel&,
-                           const T&) = delete;  // half elements are read with vload_half(i, p)
+    friend bool operator==(const half_element_in_kernel&, const T&) = delete;  // half elements are read with vload_half(i, p)
     template <class T>
-    friend std::partial_ordering operator<=>(const half_element_in_kernel&, const T&) =
-        delete;                           // half elements are read with vload_half(i, p)
+    friend std::partial_ordering operator<=>(const half_element_in_kernel&, const T&) = delete;  // half elements are read with vload_half(i, p)
     std::uint16_t bits() const = delete;  // half elements are read with vload_half(i, p)
+    // clang-format on
 };
 
 /// What a kernel body's `kiln::half` and `kiln::bfloat16` (and a KILN_STRUCT field of either
