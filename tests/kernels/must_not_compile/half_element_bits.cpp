@@ -8,16 +8,6 @@
 #include <kiln/kernel.hpp>
 
 #include "mistake.hpp"
+#include "sixteen_bit_kernel.hpp"
 
-KILN_STRUCT(weighted, (kiln::half, weight), (kiln::bfloat16, scale), (float, offset));
-
-KILN_KERNEL(sixteen_bit,
-            (kiln::global_ptr<const kiln::half> h, kiln::global_ptr<kiln::half> h_out,
-             kiln::global_ptr<const kiln::bfloat16> b, kiln::global_ptr<kiln::bfloat16> b_out,
-             kiln::global_ptr<const weighted> s, kiln::global_ptr<float> f,
-             kiln::global_ptr<kiln::ushort> u, kiln::uint n),
-            {
-                const kiln::uint i = get_global_id(0);
-                if (i + 1 >= n) return;
-                KILN_MISTAKE(u[i] = h[i].bits(), u[i] = b[i].bits());
-            });
+KILN_SIXTEEN_BIT_KERNEL(KILN_MISTAKE(u[i] = h[i].bits(), u[i] = b[i].bits()));
