@@ -86,7 +86,8 @@ class device {
     bool is_gpu() const { return type() == device_type::gpu; }
     bool is_cpu() const { return type() == device_type::cpu; }
 
-    /// Position in kiln::devices(), the list that KILN_DEVICE's numbers refer to.
+    /// Position in kiln::devices(), the list that KILN_DEVICE's numbers refer to; its size for
+    /// a device seen through a context made elsewhere (kiln/interop), which it does not hold.
     std::size_t index() const;
     /// A readable multi-line description of every property.
     std::string summary() const;
@@ -101,6 +102,7 @@ class device {
     const void* identity() const noexcept { return impl_.get(); }
 
     detail::device_impl& impl() const;
+    const std::shared_ptr<detail::device_impl>& shared_impl() const noexcept { return impl_; }
 
   private:
     std::shared_ptr<detail::device_impl> impl_;

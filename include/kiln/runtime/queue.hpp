@@ -29,6 +29,8 @@ inline constexpr queue_options out_of_order{.out_of_order = true, .profiling = f
 class queue {
   public:
     explicit queue(const kiln::device& dev, queue_options options = {});
+    /// A queue over a backend queue made elsewhere (kiln/interop), which has `options`.
+    queue(const kiln::device& dev, std::shared_ptr<detail::queue_impl> impl, queue_options options);
 
     const kiln::device& device() const noexcept { return device_; }
     const queue_options& options() const noexcept { return options_; }
