@@ -40,6 +40,11 @@ LAYER_OF = {
     "include/kiln/detail/scoped_override.hpp": "runtime",
     "include/kiln/detail/subgroup_support.hpp": "runtime",
     "include/kiln/detail/temporary_pool.hpp": "runtime",
+    # kiln/interop's untyped calls, beneath the headers that spell them with OpenCL's and CUDA's
+    # types (which build on every layer: "include/kiln/interop/" below).
+    "include/kiln/interop/native_handles.hpp": "runtime",
+    "include/kiln/interop/dlpack_memory.hpp": "runtime",
+    "include/kiln/interop/dlpack/": "runtime",
     "src/codegen/": "codegen",
     "include/kiln/kernel_builtins.hpp": "codegen",
     "include/kiln/detail/element_inputs.hpp": "codegen",
@@ -65,8 +70,10 @@ LAYER_OF = {
     "include/kiln/sparse.hpp": "algo",
     "include/kiln/stencil.hpp": "algo",
     "include/kiln/stencil_2d.hpp": "algo",
-    # What builds on every layer: the umbrella header and MPI's distributed vectors.
+    # What builds on every layer: the umbrella header, MPI's distributed vectors, and the
+    # interop headers.
     "include/kiln/kiln.hpp": "apps",
+    "include/kiln/interop/": "apps",
     "include/kiln/mpi.hpp": "apps",
     "include/kiln/mpi/": "apps",
     "src/mpi/": "apps",

@@ -43,6 +43,9 @@ class binary16_storage {
     using value_type = T;
     binary16_storage(const kiln::queue& q, std::size_t n) : queue_(q), buffer_(q, n) {}
     binary16_storage(const kiln::queue& q, std::span<const T> host) : queue_(q), buffer_(q, host) {}
+    /// `memory`'s elements in place (memory made elsewhere, kiln/interop).
+    binary16_storage(const kiln::queue& q, buffer<T> memory)
+        : queue_(q), buffer_(std::move(memory)) {}
 
     std::size_t size() const noexcept { return buffer_.size(); }
     std::size_t part_count() const noexcept { return 1; }

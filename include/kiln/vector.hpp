@@ -66,6 +66,7 @@ layout split(std::span<const queue> queues, std::size_t n);
 
 [[noreturn]] void throw_index_out_of_range(std::size_t index, std::size_t size);
 [[noreturn]] void throw_no_queue(const char* call);
+[[noreturn]] void throw_memory_elsewhere(const char* call);
 
 template <class T>
 class vector_terminal;
@@ -101,6 +102,13 @@ class vector {
             buffers_.emplace_back(part.queue, part.size);
             size_ += part.size;
         }
+    }
+    /// A vector whose elements are `memory`'s, shared and not copied: memory that a program
+    /// made itself (kiln/interop), used in place. It must be on q's device.
+    vector(const kiln::queue& q, buffer<T> memory)
+        : layout_{detail::part_extent{q, 0, memory.size()}}, size_(memory.size()) {
+        if (!(memory.device() == q.device())) detail::throw_memory_elsewhere("kiln::vector");
+        buffers_.push_back(std::move(memory));
     }
     /// A copy of host data (blocks until it is on the device).
     template <host_range_of<T> R>

@@ -35,6 +35,28 @@
 
 namespace kiln::detail {
 
+/// A backend's own handle as an integer: cl_mem, cl_command_queue, cl_event, cl_device_id and
+/// cl_context under OpenCL; CUdeviceptr, CUstream, CUevent, CUdevice and CUcontext under CUDA.
+/// What kiln/interop hands in and takes out, so that this interface names no backend's type.
+using native_handle = std::uint64_t;
+
+/// Whether kiln releases an object made elsewhere (kiln/interop): an adopted one when kiln is
+/// done with it, a borrowed one never.
+enum class ownership { borrowed, adopted };
+
+/// A native handle as the backend's own pointer type.
+template <class Raw>
+Raw native_as(native_handle handle) noexcept {
+    return reinterpret_cast<Raw>(static_cast<std::uintptr_t>(handle));
+}
+
+/// The detail::handle kiln keeps of an object made elsewhere: one that releases it when adopted,
+/// a borrowed one otherwise.
+template <class Handle>
+Handle held(typename Handle::value_type raw, ownership owner) noexcept {
+    return owner == ownership::adopted ? Handle(raw) : Handle::borrowed(raw);
+}
+
 class event_impl {
   public:
     virtual ~event_impl() = default;
@@ -43,6 +65,13 @@ class event_impl {
     virtual event_status status() = 0;
     /// Device timestamps in ns; throws invalid_argument_error if the queue had no profiling.
     virtual profiling_times times() = 0;
+    /// The backend's event (cl_event, CUevent) and its backend; none where the event stands for
+    /// no one command of a backend (recorded work).
+    struct native_event {
+        backend_kind backend;
+        native_handle handle;
+    };
+    virtual std::optional<native_event> native() const noexcept { return std::nullopt; }
 };
 
 /// Device memory of a fixed size in bytes.
@@ -70,9 +99,22 @@ class memory_impl {
         place_ = place;
     }
 
+    /// What a kernel receives for this memory: a cl_mem of exactly its bytes, or the CUDA
+    /// device address of its first byte.
+    virtual native_handle native() const noexcept = 0;
+    /// Memory that kiln must not write (a read-only DLPack tensor): transfers into it and
+    /// launches that pass it where a kernel may write are refused before they are enqueued.
+    bool read_only() const noexcept { return read_only_; }
+    void make_read_only() noexcept { read_only_ = true; }
+    /// Keeps `owner` until the memory goes, after the backend's own handle on it: what the
+    /// memory belongs to (a DLPack tensor, whose deleter then runs).
+    void keep(std::shared_ptr<const void> owner) noexcept { owner_ = std::move(owner); }
+
   private:
     std::shared_ptr<memory_impl> allocation_;
     range_place place_;
+    bool read_only_ = false;
+    std::shared_ptr<const void> owner_;
 };
 
 /// A 2-D image of a fixed size and format (kiln::image2d).
@@ -263,6 +305,8 @@ class queue_impl {
     virtual std::unique_ptr<native_graph_impl> record(std::span<const graph_command> commands) = 0;
     virtual void flush() = 0;
     virtual void finish() = 0;
+    /// The backend's queue: a cl_command_queue, a CUstream.
+    virtual native_handle native() const noexcept = 0;
 };
 
 class program_impl {
@@ -312,6 +356,44 @@ class device_impl {
     /// (the caller then rebuilds from source).
     virtual std::unique_ptr<program_impl> load(std::span<const std::byte> binary,
                                                const std::string& options) = 0;
+
+    // --- objects made elsewhere (kiln/interop) ----------------------------------------------
+    // Each checks what the driver can tell before it makes anything, and throws
+    // invalid_argument_error naming `call` for an object of another context or device.
+
+    /// The device's own handles, {cl_device_id, cl_context} or {CUdevice, CUcontext}; the
+    /// context is made (retained) on first call.
+    struct native_device {
+        native_handle device = 0, context = 0;
+    };
+    virtual native_device native() = 0;
+    /// A queue of this device over a backend queue of its context (a cl_command_queue, a
+    /// CUstream), with the options that queue has. `profiling` asks for device times where the
+    /// backend adds them itself (CUDA's events); an OpenCL queue has them if it was made so.
+    struct wrapped_queue {
+        std::unique_ptr<queue_impl> queue;
+        queue_options options;
+    };
+    virtual wrapped_queue wrap_queue(native_handle queue, ownership owner, bool profiling,
+                                     const char* call) = 0;
+    /// `bytes` bytes from byte `offset` of memory of this device's context: a cl_mem, or a CUDA
+    /// device address (which the offset is added to). Throws invalid_argument_error where the
+    /// range passes the allocation's end, or an adopted range is not the whole allocation.
+    virtual std::unique_ptr<memory_impl> wrap_memory(native_handle memory, std::size_t offset,
+                                                     std::size_t bytes, ownership owner,
+                                                     const char* call) = 0;
+    /// Host memory used in place as this device's memory, where the device's memory is the
+    /// host's and the backend is known to use it without a copy (memory_in_host); throws
+    /// invalid_argument_error elsewhere. The caller keeps it alive.
+    virtual std::unique_ptr<memory_impl> wrap_host_memory(void* host, std::size_t bytes,
+                                                          const char* call) = 0;
+    /// Where `memory`, this device's, lies in the host's address space, for the host to read and
+    /// write while no command uses it; null where the backend cannot say (it is not host
+    /// memory, or the driver's maps are not known to be the memory itself).
+    virtual void* memory_in_host(memory_impl& memory) = 0;
+    /// An event made elsewhere (a cl_event, a CUevent) that this device's queues wait for.
+    virtual std::shared_ptr<event_impl> wrap_event(native_handle event, ownership owner,
+                                                   const char* call) = 0;
 };
 
 class backend {
@@ -320,6 +402,15 @@ class backend {
     virtual backend_kind kind() const noexcept = 0;
     /// The backend's devices; empty when its driver or platform is missing.
     virtual std::vector<std::shared_ptr<device_impl>> devices() = 0;
+    /// A device seen through a context made elsewhere (kiln/interop): a cl_device_id in a
+    /// cl_context holding it; a CUcontext (`device` unused), or a CUdevice's primary context
+    /// (`context` 0). Where the context is the one kiln uses for one of `listed` (what
+    /// devices() gave kiln::devices()), that device itself; otherwise a new one, which shares
+    /// the properties of the listed device of the same hardware. Throws invalid_argument_error
+    /// naming `call` for a device the context does not hold.
+    virtual std::shared_ptr<device_impl> wrap_device(
+        native_handle device, native_handle context, ownership owner,
+        std::span<const std::shared_ptr<device_impl>> listed, const char* call) = 0;
 };
 
 /// Each nullptr when kiln was built without that backend (src/backend/without_opencl.cpp,

@@ -60,6 +60,10 @@ void throw_no_queue(const char* call) {
     throw invalid_argument_error(call, "the vector has no device: construct it with a queue");
 }
 
+void throw_memory_elsewhere(const char* call) {
+    throw invalid_argument_error(call, "the buffer is memory of another device than the queue's");
+}
+
 void throw_bad_slice(const std::string& why) {
     throw invalid_argument_error("kiln::slicer", why);
 }

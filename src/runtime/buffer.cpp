@@ -149,10 +149,28 @@ buffer_storage::buffer_storage(const buffer_storage& allocation, std::size_t off
         recorder->allocated(device_, memory_);
 }
 
+buffer_storage::buffer_storage(const kiln::device& dev, std::shared_ptr<memory_impl> memory,
+                               std::size_t bytes)
+    : device_(dev), bytes_(bytes), memory_(std::move(memory)) {}
+
+bool buffer_storage::read_only() const noexcept {
+    return memory_ && memory_->read_only();
+}
+
+namespace {
+void check_writable(const char* call, const buffer_storage& storage) {
+    if (storage.read_only())
+        throw invalid_argument_error(call,
+                                     "the memory is read-only (a DLPack tensor flagged "
+                                     "DLPACK_FLAG_BITMASK_READ_ONLY): kiln does not write it");
+}
+}  // namespace
+
 event buffer_storage::write_bytes(const queue& q, std::size_t offset, const void* src,
                                   std::size_t count, const wait_list& after, bool blocking) const {
     const command_target target = command_target_for(q);
     check_same_device("kiln::buffer::write", device_, q);
+    check_writable("kiln::buffer::write", *this);
     if (count == 0) return blocking ? (wait_for_all(after.events()), event()) : q.marker(after);
     if (target.recorder) [[unlikely]]
         return event(target.recorder->write(q, memory_, offset, src, count, after));
@@ -187,6 +205,7 @@ event buffer_storage::copy_bytes(const queue& q, std::size_t offset, const buffe
                                          " and the destination on " + device_label(dst.device_) +
                                          " but the queue is on " + device_label(q.device()) +
                                          ": a copy runs on a queue of one of the two devices");
+    check_writable("kiln::buffer::copy_to (destination)", dst);
     if (count == 0) return q.marker(after);
     if (target.recorder && !(from_here && to_here)) [[unlikely]]
         target.recorder->refuse("kiln::buffer::copy_to", "a copy between two devices");
@@ -216,6 +235,7 @@ event buffer_storage::fill_bytes(const queue& q, std::size_t offset, const void*
                                  const wait_list& after) const {
     const command_target target = command_target_for(q);
     check_same_device("kiln::buffer::fill", device_, q);
+    check_writable("kiln::buffer::fill", *this);
     if (count == 0) return q.marker(after);
     if (std::has_single_bit(pattern_size) && pattern_size <= 64 && transfers_with_kernels(q, count))
         return fill_with_kernel(q, *this, offset, pattern, pattern_size, count, after);

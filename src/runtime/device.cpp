@@ -61,8 +61,10 @@ std::size_t device::index() const {
 }
 
 std::string detail::device_label(const device& dev) {
-    return "device " + std::to_string(dev.index()) + " (" + dev.name() + ", " +
-           std::string(to_string(dev.backend())) + ")";
+    const std::size_t index = dev.index();
+    return (index < devices().size() ? "device " + std::to_string(index)
+                                     : std::string("a wrapped device")) +
+           " (" + dev.name() + ", " + std::string(to_string(dev.backend())) + ")";
 }
 
 std::string detail::device_label_of(const void* identity) {

@@ -387,6 +387,22 @@ void check_local_memory(const detail::kernel_impl& kernel, const device& dev,
     }
 }
 
+/// Read-only memory (a read-only DLPack tensor's) reaches only parameters that the kernel
+/// declares it reads alone: `const` global pointers and `constant` ones.
+void check_only_read(const detail::kernel_impl& kernel, std::size_t index) {
+    const auto& params = kernel.parameters();
+    if (index < params.size() &&
+        (params[index].pointee_const || params[index].space == space::constant))
+        return;
+    throw invalid_argument_error(
+        "kiln::kernel '" + kernel.name() + "' launch",
+        "argument " + std::to_string(index) +
+            " is read-only memory (a DLPack tensor flagged DLPACK_FLAG_BITMASK_READ_ONLY), but " +
+            (index < params.size() ? describe(params[index], index) + " may be written"
+                                   : std::string("the kernel's parameters are not known")) +
+            ": kiln does not write it");
+}
+
 /// What a launch checks of its queue and arguments each time, since they change from launch to
 /// launch: the queue, buffers and images on the kernel's device, and local memory that fits.
 void check_launch_operands(const detail::kernel_impl& kernel, const device& kernel_device,
@@ -411,6 +427,9 @@ void check_launch_operands(const detail::kernel_impl& kernel, const device& kern
                                                      detail::device_label_of(arg.buffer_device) +
                                                      ", not on the queue's " +
                                                      detail::device_label(q.device()));
+        if (arg.what == detail::kernel_argument::kind::buffer && arg.memory &&
+            arg.memory->read_only()) [[unlikely]]
+            check_only_read(kernel, i);
     }
 }
 

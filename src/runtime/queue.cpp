@@ -13,6 +13,14 @@ queue::queue(const kiln::device& dev, queue_options options)
     impl_ = dev.impl().create_queue(options_);
 }
 
+queue::queue(const kiln::device& dev, std::shared_ptr<detail::queue_impl> impl,
+             queue_options options)
+    : device_(dev), options_(options), impl_(std::move(impl)) {
+    // KILN_PROFILE records the queue's commands; their device times come only if it has them.
+    queue_options recorded = options_;
+    recorder_ = detail::profiling::recorder_for(dev, recorded);
+}
+
 void queue::flush() const {
     detail::command_target_for(*this).queue.flush();
 }

@@ -34,6 +34,8 @@ struct context_object {
 };
 context_object contexts[8] = {{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}};
 
+using kiln_mock::internal::stream_object;
+
 struct event_object {
     unsigned flags = 0;
     std::uint64_t time_ns = 0;
@@ -293,6 +295,16 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice) {
     return CUDA_SUCCESS;
 }
 
+}  // extern "C"
+
+namespace kiln_mock::internal {
+int device_of(CUcontext context) {
+    return reinterpret_cast<const context_object*>(context)->device;
+}
+}  // namespace kiln_mock::internal
+
+extern "C" {
+
 CUresult CUDAAPI cuCtxGetCurrent(CUcontext* context) {
     *context = current_context;
     return CUDA_SUCCESS;
@@ -308,13 +320,15 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr* address, size_t bytes) {
     if (current_context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
     if (bytes > memory_limit) return CUDA_ERROR_OUT_OF_MEMORY;
     void* memory = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+    *address = reinterpret_cast<CUdeviceptr>(memory);
+    kiln_mock::internal::record_allocation({*address, bytes, current_context});
     std::lock_guard lock(mutex);
     ++mock.live_allocations;
-    *address = reinterpret_cast<CUdeviceptr>(memory);
     return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuMemFree(CUdeviceptr address) {
+    if (!kiln_mock::internal::forget_allocation(address)) return CUDA_ERROR_INVALID_VALUE;
     std::free(reinterpret_cast<void*>(address));
     std::lock_guard lock(mutex);
     --mock.live_allocations;
@@ -339,12 +353,27 @@ CUresult CUDAAPI cuMemFreeHost(void* pointer) {
 
 CUresult CUDAAPI cuPointerGetAttributes(unsigned int count, CUpointer_attribute* attributes,
                                         void** data, CUdeviceptr pointer) {
+    const auto device_block = kiln_mock::internal::allocation_holding(pointer);
     std::lock_guard lock(mutex);
     ++mock.pointer_queries;
     for (unsigned i = 0; i < count; ++i) {
-        if (attributes[i] != CU_POINTER_ATTRIBUTE_MEMORY_TYPE) return CUDA_ERROR_INVALID_VALUE;
-        *static_cast<unsigned*>(data[i]) =
-            is_pinned(reinterpret_cast<const void*>(pointer)) ? CU_MEMORYTYPE_HOST : 0;
+        switch (attributes[i]) {
+            case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+                *static_cast<unsigned*>(data[i]) =
+                    device_block                                        ? CU_MEMORYTYPE_DEVICE
+                    : is_pinned(reinterpret_cast<const void*>(pointer)) ? CU_MEMORYTYPE_HOST
+                                                                        : 0;
+                break;
+            case CU_POINTER_ATTRIBUTE_CONTEXT:  // memory the driver does not know has none
+                *static_cast<CUcontext*>(data[i]) = device_block ? device_block->context : nullptr;
+                break;
+            case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+                *static_cast<int*>(data[i]) =
+                    device_block ? kiln_mock::internal::device_of(device_block->context) : -2;
+                break;
+            default:
+                return CUDA_ERROR_INVALID_VALUE;
+        }
     }
     return CUDA_SUCCESS;
 }
@@ -434,14 +463,14 @@ CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr destination, unsigned int value, s
 
 CUresult CUDAAPI cuStreamCreate(CUstream* stream, unsigned int) {
     if (current_context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
-    *stream = reinterpret_cast<CUstream>(new int(0));
+    *stream = reinterpret_cast<CUstream>(new stream_object{current_context});
     std::lock_guard lock(mutex);
     ++mock.live_streams;
     return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuStreamDestroy(CUstream stream) {
-    delete reinterpret_cast<int*>(stream);
+    delete reinterpret_cast<stream_object*>(stream);
     std::lock_guard lock(mutex);
     --mock.live_streams;
     return CUDA_SUCCESS;

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,9 +57,40 @@ struct state {
     long live_arrays = 0, live_textures = 0, live_surfaces = 0;
     std::vector<CUfilter_mode> texture_filters;
     long peer_queries = 0, peer_enables = 0;
+    /// Contexts made with kiln_mock_create_context and not yet destroyed (cuCtxDestroy).
+    long live_created_contexts = 0;
 };
 
 }  // namespace kiln_mock
 
 /// The mock's state, found by the test with dlsym in the already loaded library.
 extern "C" kiln_mock::state* kiln_mock_state();
+
+/// A context of `device` other than its primary one, as a program's cuCtxCreate would make.
+extern "C" CUcontext kiln_mock_create_context(int device);
+
+/// What the mock's files share (mock_cuda_interop.cpp keeps contexts, streams' contexts and
+/// allocations).
+namespace kiln_mock::internal {
+
+/// The device of a context, primary or made by kiln_mock_create_context.
+int device_of(CUcontext context);
+
+/// A stream remembers the context it was made in (cuStreamGetCtx).
+struct stream_object {
+    CUcontext context;
+};
+
+/// A device allocation: where it begins, its size and its context.
+struct allocation {
+    CUdeviceptr base = 0;
+    std::size_t bytes = 0;
+    CUcontext context = nullptr;
+};
+void record_allocation(const allocation& block);
+/// False where no allocation begins at `base`.
+bool forget_allocation(CUdeviceptr base);
+/// The allocation holding `address`, if any.
+std::optional<allocation> allocation_holding(CUdeviceptr address);
+
+}  // namespace kiln_mock::internal

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The documents in docs/ and its folders quote code that the tests and examples compile: every
 // region between a begin marker (a comment "[doc:" name "]") and an end marker (a comment
-// "[/doc]") in tests/expr, examples/expr, tests/algo, examples/algo, tests/runtime, tests/mpi and
-// examples (its own files, not its folders; sources and headers) must appear verbatim in one of
-// them, less the region's common indentation.
+// "[/doc]") in tests/expr, examples/expr, tests/algo, examples/algo, tests/runtime, tests/mpi,
+// examples (its own files, not its folders; sources and headers), examples/interop and
+// tests/interop must appear verbatim in one of them, less the region's common indentation.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -69,8 +69,9 @@ TEST(doc_snippets, every_marked_region_is_quoted_in_a_document) {
             documents.emplace_back(entry.path().filename().string(), read_file(entry.path()));
     ASSERT_FALSE(documents.empty()) << "docs/ is missing";
     std::size_t checked = 0;
-    for (const char* dir : {"tests/expr", "examples/expr", "tests/algo", "examples/algo",
-                            "tests/runtime", "tests/mpi", "tests/kernels", "examples"}) {
+    for (const char* dir :
+         {"tests/expr", "examples/expr", "tests/algo", "examples/algo", "tests/runtime",
+          "tests/mpi", "tests/kernels", "examples", "examples/interop", "tests/interop"}) {
         for (const auto& entry : std::filesystem::directory_iterator(source_dir / dir)) {
             if (entry.path().extension() != ".cpp" && entry.path().extension() != ".hpp") continue;
             for (const auto& s : snippets_in(entry.path())) {

@@ -180,6 +180,7 @@ class foreign_memory final : public kiln::detail::memory_impl {
     kiln::detail::tile_map encode_tile_map(const kiln::detail::tile_map_request&) const override {
         throw kiln::error("foreign tile map", 0, "KILN_FEATURE_UNSUPPORTED", "a foreign buffer");
     }
+    kiln::detail::native_handle native() const noexcept override { return 0; }
 
   private:
     kiln::backend_kind kind_;

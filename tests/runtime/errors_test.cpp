@@ -195,4 +195,28 @@ TEST_F(handles, release_gives_up_ownership_and_reset_releases_now) {
     EXPECT_EQ(y.get(), 1);
 }
 
+TEST_F(handles, borrowed_handles_neither_retain_nor_release) {
+    {
+        counted lent = counted::borrowed(5);
+        EXPECT_FALSE(lent.owned());
+        counted copy(lent);
+        EXPECT_FALSE(copy.owned()) << "a copy of a borrowed handle borrows too";
+        counted moved(std::move(copy));
+        EXPECT_FALSE(moved.owned());
+        EXPECT_TRUE(copy.owned()) << "a moved-from handle is empty and would own what it gets";
+        counted owner(7);
+        owner = lent;  // releases 7, borrows 5
+        EXPECT_FALSE(owner.owned());
+        lent.reset();
+        EXPECT_FALSE(lent);
+    }
+    EXPECT_TRUE(counting_traits::retained.empty());
+    EXPECT_EQ(counting_traits::released, ints{7}) << "only the adopted handle was released";
+    counted again = counted::borrowed(3);
+    again = counted(4);  // the borrowed 3 is dropped unreleased, 4 is owned
+    EXPECT_TRUE(again.owned());
+    again.reset();
+    EXPECT_EQ(counting_traits::released, (ints{7, 4}));
+}
+
 }  // namespace

@@ -85,12 +85,16 @@ class buffer_storage {
     /// (an OpenCL sub-buffer); offset is a multiple of the device's memory_base_alignment_bytes.
     /// Kernels that take several ranges of one allocation get it once (kiln::multivector).
     buffer_storage(const buffer_storage& allocation, std::size_t offset, std::size_t bytes);
+    /// Memory of `dev` made elsewhere (kiln/interop), of `bytes` bytes, used in place.
+    buffer_storage(const kiln::device& dev, std::shared_ptr<memory_impl> memory, std::size_t bytes);
 
     const kiln::device& device() const noexcept { return device_; }
     std::size_t bytes() const noexcept { return bytes_; }
     access mode() const noexcept { return mode_; }
     memory_impl* memory() const noexcept { return memory_.get(); }
     const std::shared_ptr<memory_impl>& shared_memory() const noexcept { return memory_; }
+    /// Whether kiln must not write this memory (a read-only DLPack tensor's).
+    bool read_only() const noexcept;
 
     event write_bytes(const queue& q, std::size_t offset, const void* src, std::size_t count,
                       const wait_list& after, bool blocking) const;

@@ -103,7 +103,8 @@ class device {
     /// Whether the backend reports a CPU (PoCL's device, say).
     bool is_cpu() const { return type() == device_type::cpu; }
 
-    /// Position in kiln::devices(), the list that KILN_DEVICE's numbers refer to.
+    /// Position in kiln::devices(), the list that KILN_DEVICE's numbers refer to; its size for
+    /// a device seen through a context made elsewhere (kiln/interop), which it does not hold.
     std::size_t index() const;
     /// A readable multi-line description of every property.
     std::string summary() const;
@@ -121,6 +122,7 @@ class device {
 
     /// The backend's object behind the handle, for kiln's own layers.
     detail::device_impl& impl() const;
+    const std::shared_ptr<detail::device_impl>& shared_impl() const noexcept { return impl_; }
 
   private:
     std::shared_ptr<detail::device_impl> impl_;

@@ -36,6 +36,8 @@ class queue {
   public:
     /// A new queue on `dev`.
     explicit queue(const kiln::device& dev, queue_options options = {});
+    /// A queue over a backend queue made elsewhere (kiln/interop), which has `options`.
+    queue(const kiln::device& dev, std::shared_ptr<detail::queue_impl> impl, queue_options options);
 
     /// The device it runs on.
     const kiln::device& device() const noexcept { return device_; }

@@ -132,6 +132,16 @@ const tile_map_api* tile_map_driver() {
     return table;
 }
 
+const interop_api* interop_driver() {
+    static const interop_api* const table =
+        optional_driver_table<interop_api>([](void* library, interop_api& api) {
+            bool complete = true;
+            KILN_CUDA_INTEROP_FUNCTIONS(KILN_CUDA_RESOLVE)
+            return complete;
+        });
+    return table;
+}
+
 #undef KILN_CUDA_RESOLVE
 
 const nvrtc_api* nvrtc() {

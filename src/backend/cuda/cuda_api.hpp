@@ -87,6 +87,16 @@ namespace kiln::detail::cuda {
 /// so that an older driver leaves only the GEMM strategy that uses them unusable.
 #define KILN_CUDA_TILE_MAP_FUNCTIONS(X) X(cuTensorMapEncodeTiled)
 
+/// What kiln/interop asks of the driver about objects made elsewhere: a table of its own, so that
+/// a driver without one of them leaves only interop unusable.
+#define KILN_CUDA_INTEROP_FUNCTIONS(X) \
+    X(cuMemGetAddressRange)            \
+    X(cuStreamGetCtx)                  \
+    X(cuCtxGetDevice)                  \
+    X(cuCtxPushCurrent)                \
+    X(cuCtxPopCurrent)                 \
+    X(cuCtxDestroy)
+
 #define KILN_NVRTC_FUNCTIONS(X)  \
     X(nvrtcGetErrorString)       \
     X(nvrtcVersion)              \
@@ -116,6 +126,10 @@ struct tile_map_api {
     KILN_CUDA_TILE_MAP_FUNCTIONS(KILN_CUDA_DECLARE_ENTRY_POINT)
 };
 
+struct interop_api {
+    KILN_CUDA_INTEROP_FUNCTIONS(KILN_CUDA_DECLARE_ENTRY_POINT)
+};
+
 struct nvrtc_api {
     KILN_NVRTC_FUNCTIONS(KILN_CUDA_DECLARE_ENTRY_POINT)
 };
@@ -131,6 +145,9 @@ const graph_api* graph_driver();
 
 /// libcuda's tile map entry point, or nullptr where the driver lacks it.
 const tile_map_api* tile_map_driver();
+
+/// libcuda's entry points for kiln/interop, or nullptr where the driver lacks one of them.
+const interop_api* interop_driver();
 
 /// libnvrtc's entry points, or nullptr when NVRTC cannot be loaded.
 const nvrtc_api* nvrtc();

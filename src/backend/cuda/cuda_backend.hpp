@@ -73,13 +73,19 @@ class event_pool {
     std::vector<event_handle> free_;
 };
 
-/// A device's primary context and what kiln keeps per context. Retained on first use of the
-/// device, not when devices are listed, since retaining a context takes time and memory.
+/// A device's context and what kiln keeps per context. The primary context is retained on first
+/// use of the device, not when devices are listed, since retaining a context takes time and
+/// memory.
 class cuda_context {
   public:
+    /// The device's primary context.
     cuda_context(CUdevice device, int compute_capability, std::size_t max_shared_memory_per_block);
+    /// A context made elsewhere (kiln/interop).
+    cuda_context(device_context_handle given, int compute_capability,
+                 std::size_t max_shared_memory_per_block);
 
-    CUcontext get() const noexcept { return primary_.get().context; }
+    CUcontext get() const noexcept { return context_.get().context; }
+    CUdevice device() const noexcept { return context_.get().device; }
     /// Static and dynamic shared memory together, with the opt-in for large allocations.
     std::size_t max_shared_memory_per_block() const noexcept {
         return max_shared_memory_per_block_;
@@ -95,7 +101,7 @@ class cuda_context {
   private:
     int compute_capability_;
     std::size_t max_shared_memory_per_block_;
-    primary_context_handle primary_;  // first member destroyed last: everything else lives in it
+    device_context_handle context_;  // first member destroyed last: everything else lives in it
     staging_pool staging_;
     std::once_flag fill_once_;
     module_handle fill_module_;
@@ -107,6 +113,9 @@ class cuda_context {
 class cuda_device final : public device_impl {
   public:
     explicit cuda_device(CUdevice device);
+    /// The device seen through a context made elsewhere (kiln/interop), with the properties
+    /// already read for it.
+    cuda_device(CUdevice device, device_context_handle context, device_properties properties);
 
     const device_properties& properties() const noexcept override { return properties_; }
     std::string compiler_identity() const override;
@@ -124,9 +133,22 @@ class cuda_device final : public device_impl {
                                         const std::string& options) override;
     std::unique_ptr<program_impl> load(std::span<const std::byte> binary,
                                        const std::string& options) override;
+    // kiln/interop (cuda_interop.cpp)
+    native_device native() override;
+    wrapped_queue wrap_queue(native_handle queue, ownership owner, bool profiling,
+                             const char* call) override;
+    std::unique_ptr<memory_impl> wrap_memory(native_handle memory, std::size_t offset,
+                                             std::size_t bytes, ownership owner,
+                                             const char* call) override;
+    std::unique_ptr<memory_impl> wrap_host_memory(void* host, std::size_t bytes,
+                                                  const char* call) override;
+    void* memory_in_host(memory_impl&) override { return nullptr; }
+    std::shared_ptr<event_impl> wrap_event(native_handle event, ownership owner,
+                                           const char* call) override;
 
     /// The context, retained on first call.
     const std::shared_ptr<cuda_context>& context();
+    CUdevice id() const noexcept { return device_; }
 
   private:
     CUdevice device_;
@@ -151,6 +173,7 @@ class cuda_memory final : public memory_impl {
     backend_kind backend() const noexcept override { return kind; }
     std::size_t size_bytes() const noexcept override { return bytes_; }
     tile_map encode_tile_map(const tile_map_request& request) const override;
+    native_handle native() const noexcept override { return address_; }
     CUdeviceptr address() const noexcept { return address_; }
     const std::shared_ptr<cuda_context>& context() const noexcept { return context_; }
 
@@ -238,11 +261,14 @@ class cuda_event final : public event_impl {
     void wait() override;
     event_status status() override;
     profiling_times times() override;
-    CUevent native() const noexcept { return end_.get().raw; }
+    std::optional<native_event> native() const noexcept override {
+        return native_event{backend_kind::cuda, reinterpret_cast<std::uintptr_t>(end_.get().raw)};
+    }
+    CUevent get() const noexcept { return end_.get().raw; }
 
   private:
     std::shared_ptr<cuda_context> context_;
-    std::shared_ptr<event_pool> pool_;  // where the events go back to
+    std::shared_ptr<event_pool> pool_;  // where the events go back to; null for one made elsewhere
     event_handle end_;
     event_handle start_;  // only when profiling
     std::shared_ptr<const profiling_timeline> timeline_;
@@ -339,6 +365,9 @@ class cuda_program final : public program_impl {
 class cuda_queue final : public queue_impl {
   public:
     cuda_queue(std::shared_ptr<cuda_context> context, const queue_options& options);
+    /// A stream of the context made elsewhere (kiln/interop).
+    cuda_queue(std::shared_ptr<cuda_context> context, stream_handle stream,
+               const queue_options& options);
 
     std::shared_ptr<event_impl> write(memory_impl& dst, std::size_t dst_offset, const void* src,
                                       std::size_t bytes, event_list after, bool blocking) override;
@@ -364,6 +393,9 @@ class cuda_queue final : public queue_impl {
     std::unique_ptr<native_graph_impl> record(std::span<const graph_command> commands) override;
     void flush() override;
     void finish() override;
+    native_handle native() const noexcept override {
+        return reinterpret_cast<std::uintptr_t>(stream());
+    }
 
     const std::shared_ptr<cuda_context>& context() const noexcept { return context_; }
     /// Launches an instantiated CUDA graph on the stream after `after`.
@@ -408,6 +440,10 @@ class cuda_backend final : public backend {
   public:
     backend_kind kind() const noexcept override { return backend_kind::cuda; }
     std::vector<std::shared_ptr<device_impl>> devices() override;
+    std::shared_ptr<device_impl> wrap_device(native_handle device, native_handle context,
+                                             ownership owner,
+                                             std::span<const std::shared_ptr<device_impl>> listed,
+                                             const char* call) override;
 
   private:
     std::once_flag devices_once_;

@@ -191,10 +191,10 @@ std::vector<std::shared_ptr<device_impl>> cuda_backend::devices() {
 // --- contexts --------------------------------------------------------------------------------
 
 namespace {
-primary_context_handle retain_primary_context(CUdevice device) {
+device_context_handle retain_primary_context(CUdevice device) {
     CUcontext context = nullptr;
     check(driver()->cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");
-    primary_context_handle primary({device, context});
+    device_context_handle primary({device, context, true});
     // The device's printf buffer (the driver's default is 1 MiB); output past it is lost, so
     // KILN_PRINTF_BUFFER_SIZE lets kernels that print much ask for more before any launch.
     if (const char* value = std::getenv("KILN_PRINTF_BUFFER_SIZE");
@@ -217,16 +217,22 @@ cuda_context::cuda_context(CUdevice device, int compute_capability,
                            std::size_t max_shared_memory_per_block)
     : compute_capability_(compute_capability),
       max_shared_memory_per_block_(max_shared_memory_per_block),
-      primary_(retain_primary_context(device)),
-      staging_(primary_.get().context) {}
+      context_(retain_primary_context(device)),
+      staging_(context_.get().context) {}
+
+cuda_context::cuda_context(device_context_handle given, int compute_capability,
+                           std::size_t max_shared_memory_per_block)
+    : compute_capability_(compute_capability),
+      max_shared_memory_per_block_(max_shared_memory_per_block),
+      context_(std::move(given)),
+      staging_(context_.get().context) {}
 
 bool cuda_context::peer_access_to(const cuda_context& peer) {
     const std::lock_guard lock(peer_mutex_);
     if (const auto known = peer_access_.find(peer.get()); known != peer_access_.end())
         return known->second;
     int can_access = 0;
-    check(driver()->cuDeviceCanAccessPeer(&can_access, primary_.get().device,
-                                          peer.primary_.get().device),
+    check(driver()->cuDeviceCanAccessPeer(&can_access, device(), peer.device()),
           "cuDeviceCanAccessPeer");
     if (can_access != 0) {
         make_current();
@@ -301,8 +307,19 @@ cuda_device::cuda_device(CUdevice device) : device_(device) {
     p.compiler = nvrtc_version_string();
 }
 
+cuda_device::cuda_device(CUdevice device, device_context_handle context,
+                         device_properties properties)
+    : device_(device), properties_(std::move(properties)) {
+    check(driver()->cuDriverGetVersion(&driver_version_), "cuDriverGetVersion");
+    context_ = std::make_shared<cuda_context>(
+        std::move(context),
+        properties_.compute_capability_major * 10 + properties_.compute_capability_minor,
+        properties_.shared_memory_per_block_bytes);
+}
+
 const std::shared_ptr<cuda_context>& cuda_device::context() {
     std::call_once(context_once_, [this] {
+        if (context_) return;  // a wrapped device's, given
         context_ = std::make_shared<cuda_context>(
             device_,
             properties_.compute_capability_major * 10 + properties_.compute_capability_minor,

@@ -22,8 +22,11 @@ void make_current(CUcontext context) {
     if (current != context) check(driver()->cuCtxSetCurrent(context), "cuCtxSetCurrent");
 }
 
-void primary_context_traits::release(value_type value) noexcept {
-    driver()->cuDevicePrimaryCtxRelease(value.device);
+void device_context_traits::release(value_type value) noexcept {
+    if (value.primary)
+        driver()->cuDevicePrimaryCtxRelease(value.device);
+    else if (const auto* api = interop_driver())  // only interop adopts other contexts
+        api->cuCtxDestroy(value.context);
 }
 
 void stream_traits::release(value_type value) noexcept {

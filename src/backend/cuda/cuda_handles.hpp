@@ -13,11 +13,13 @@
 
 namespace kiln::detail::cuda {
 
-/// A device's primary context, retained once by kiln.
-struct primary_context {
+/// The context kiln works in on a device: the device's primary context, retained once by kiln,
+/// or a context made elsewhere (kiln/interop), destroyed by kiln when it was adopted.
+struct device_context {
     CUdevice device = 0;
     CUcontext context = nullptr;
-    bool operator==(const primary_context&) const = default;
+    bool primary = true;
+    bool operator==(const device_context&) const = default;
 };
 
 /// A raw handle and the context it lives in.
@@ -28,8 +30,8 @@ struct in_context {
     bool operator==(const in_context&) const = default;
 };
 
-struct primary_context_traits {
-    using value_type = primary_context;
+struct device_context_traits {
+    using value_type = device_context;
     static value_type null() noexcept { return {}; }
     static void release(value_type value) noexcept;
 };
@@ -103,7 +105,7 @@ struct nvrtc_program_traits {
     static void release(value_type value) noexcept;
 };
 
-using primary_context_handle = handle<primary_context_traits>;
+using device_context_handle = handle<device_context_traits>;
 using stream_handle = handle<stream_traits>;
 using event_handle = handle<event_traits>;
 using module_handle = handle<module_traits>;

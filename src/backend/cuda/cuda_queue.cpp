@@ -48,6 +48,7 @@ cuda_memory& as_cuda_memory(memory_impl& memory, const char* call) {
 }  // namespace
 
 cuda_event::~cuda_event() {
+    if (!pool_) return;  // an event made elsewhere: its handle releases it if adopted
     pool_->give_back(std::move(end_));
     pool_->give_back(std::move(start_));
 }
@@ -100,6 +101,16 @@ cuda_queue::cuda_queue(std::shared_ptr<cuda_context> context, const queue_option
     if (profiling_) timeline_ = new_timeline();
 }
 
+cuda_queue::cuda_queue(std::shared_ptr<cuda_context> context, stream_handle stream,
+                       const queue_options& options)
+    : context_(std::move(context)),
+      stream_(std::move(stream)),
+      profiling_(options.profiling),
+      events_(std::make_shared<event_pool>(context_->get(), profiling_)) {
+    context_->make_current();
+    if (profiling_) timeline_ = new_timeline();
+}
+
 std::shared_ptr<const profiling_timeline> cuda_queue::new_timeline() {
     auto timeline = std::make_shared<profiling_timeline>();
     timeline->reference = create_event(context_->get(), true);
@@ -126,7 +137,7 @@ cuda_queue::command cuda_queue::begin(event_list after) {
         if (!e.impl()) continue;
         if (auto* ours = dynamic_cast<cuda_event*>(e.impl().get())) {
             // Works across contexts and devices too.
-            check(driver()->cuStreamWaitEvent(stream(), ours->native(), CU_EVENT_WAIT_DEFAULT),
+            check(driver()->cuStreamWaitEvent(stream(), ours->get(), CU_EVENT_WAIT_DEFAULT),
                   "cuStreamWaitEvent");
         } else {
             foreign.push_back(e);

@@ -81,7 +81,43 @@ bool has_work_group_collectives(cl_device_id device, const device_properties& pr
            supported == CL_TRUE;
 }
 
-device_properties read_properties(cl_platform_id platform, cl_device_id device) {
+class opencl_backend final : public backend {
+  public:
+    backend_kind kind() const noexcept override { return backend_kind::opencl; }
+
+    std::vector<std::shared_ptr<device_impl>> devices() override {
+        std::vector<std::shared_ptr<device_impl>> found;
+        cl_uint platform_count = 0;
+        set_pocl_defaults();
+        // No ICD or no platform: the backend simply has no devices.
+        if (clGetPlatformIDs(0, nullptr, &platform_count) != CL_SUCCESS || platform_count == 0)
+            return found;
+        std::vector<cl_platform_id> platforms(platform_count);
+        check(clGetPlatformIDs(platform_count, platforms.data(), nullptr), "clGetPlatformIDs");
+        for (auto platform : platforms) {
+            cl_uint device_count = 0;
+            if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &device_count) !=
+                CL_SUCCESS)
+                continue;
+            std::vector<cl_device_id> ids(device_count);
+            check(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, device_count, ids.data(), nullptr),
+                  "clGetDeviceIDs");
+            for (auto id : ids) found.push_back(std::make_shared<opencl_device>(platform, id));
+        }
+        return found;
+    }
+
+    std::shared_ptr<device_impl> wrap_device(native_handle device, native_handle context,
+                                             ownership owner,
+                                             std::span<const std::shared_ptr<device_impl>> listed,
+                                             const char* call) override {
+        return opencl::wrap_device(device, context, owner, listed, call);
+    }
+};
+
+}  // namespace
+
+device_properties read_device_properties(cl_platform_id platform, cl_device_id device) {
     device_properties props;
     props.backend = backend_kind::opencl;
     for (const auto& query : property_queries) {
@@ -135,40 +171,20 @@ device_properties read_properties(cl_platform_id platform, cl_device_id device) 
     return props;
 }
 
-class opencl_backend final : public backend {
-  public:
-    backend_kind kind() const noexcept override { return backend_kind::opencl; }
-
-    std::vector<std::shared_ptr<device_impl>> devices() override {
-        std::vector<std::shared_ptr<device_impl>> found;
-        cl_uint platform_count = 0;
-        set_pocl_defaults();
-        // No ICD or no platform: the backend simply has no devices.
-        if (clGetPlatformIDs(0, nullptr, &platform_count) != CL_SUCCESS || platform_count == 0)
-            return found;
-        std::vector<cl_platform_id> platforms(platform_count);
-        check(clGetPlatformIDs(platform_count, platforms.data(), nullptr), "clGetPlatformIDs");
-        for (auto platform : platforms) {
-            cl_uint device_count = 0;
-            if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &device_count) !=
-                CL_SUCCESS)
-                continue;
-            std::vector<cl_device_id> ids(device_count);
-            check(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, device_count, ids.data(), nullptr),
-                  "clGetDeviceIDs");
-            for (auto id : ids) found.push_back(std::make_shared<opencl_device>(platform, id));
-        }
-        return found;
-    }
-};
-
-}  // namespace
-
 opencl_device::opencl_device(cl_platform_id platform, cl_device_id device)
     : platform_(platform),
       device_(device),
-      properties_(read_properties(platform, device)),
+      properties_(read_device_properties(platform, device)),
       quirks_(quirks_for(properties_)) {}
+
+opencl_device::opencl_device(cl_platform_id platform, cl_device_id device, context_handle context,
+                             device_properties properties)
+    : platform_(platform),
+      device_(device),
+      properties_(std::move(properties)),
+      quirks_(quirks_for(properties_)),
+      context_(std::move(context)),
+      context_made_(true) {}
 
 std::string opencl_device::compiler_identity() const {
     return properties_.platform + " | " + properties_.api_version + " | " +
@@ -177,11 +193,13 @@ std::string opencl_device::compiler_identity() const {
 
 cl_context opencl_device::context() {
     std::call_once(context_once_, [&] {
+        if (context_) return;  // a wrapped device's, given
         cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
                                          reinterpret_cast<cl_context_properties>(platform_), 0};
         cl_int status = CL_SUCCESS;
         context_ = context_handle(clCreateContext(props, 1, &device_, nullptr, nullptr, &status));
         check(status, "clCreateContext", properties_.name);
+        context_made_ = true;
     });
     return context_.get();
 }

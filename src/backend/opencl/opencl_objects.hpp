@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -19,6 +20,10 @@ namespace kiln::detail::opencl {
 class opencl_device final : public device_impl {
   public:
     opencl_device(cl_platform_id platform, cl_device_id device);
+    /// The device seen through a context made elsewhere (kiln/interop), with the properties
+    /// already read for it.
+    opencl_device(cl_platform_id platform, cl_device_id device, context_handle context,
+                  device_properties properties);
 
     const device_properties& properties() const noexcept override { return properties_; }
     const opencl_quirks& quirks() const noexcept { return quirks_; }
@@ -36,8 +41,23 @@ class opencl_device final : public device_impl {
                                         const std::string& options) override;
     std::unique_ptr<program_impl> load(std::span<const std::byte> binary,
                                        const std::string& options) override;
+    // kiln/interop (opencl_interop.cpp)
+    native_device native() override;
+    wrapped_queue wrap_queue(native_handle queue, ownership owner, bool profiling,
+                             const char* call) override;
+    std::unique_ptr<memory_impl> wrap_memory(native_handle memory, std::size_t offset,
+                                             std::size_t bytes, ownership owner,
+                                             const char* call) override;
+    std::unique_ptr<memory_impl> wrap_host_memory(void* host, std::size_t bytes,
+                                                  const char* call) override;
+    void* memory_in_host(memory_impl& memory) override;
+    std::shared_ptr<event_impl> wrap_event(native_handle event, ownership owner,
+                                           const char* call) override;
 
     cl_device_id id() const noexcept { return device_; }
+    cl_platform_id platform() const noexcept { return platform_; }
+    /// The context if it has been made (a wrapped device's always has), else null.
+    cl_context context_if_made() const noexcept { return context_made_ ? context_.get() : nullptr; }
     /// One context per device, created on first use.
     cl_context context();
     /// The cl_khr_command_buffer entry points, or null where the device lacks the extension or
@@ -51,6 +71,7 @@ class opencl_device final : public device_impl {
     opencl_quirks quirks_;
     std::once_flag context_once_;
     context_handle context_;
+    std::atomic<bool> context_made_{false};
     std::once_flag command_buffers_once_;
     std::optional<command_buffer_api> command_buffers_;
 };
@@ -62,6 +83,9 @@ class opencl_memory final : public memory_impl {
     backend_kind backend() const noexcept override { return kind; }
     std::size_t size_bytes() const noexcept override { return bytes_; }
     tile_map encode_tile_map(const tile_map_request& request) const override;
+    native_handle native() const noexcept override {
+        return reinterpret_cast<std::uintptr_t>(mem_.get());
+    }
     cl_mem get() const noexcept { return mem_.get(); }
 
   private:
@@ -91,6 +115,9 @@ class opencl_event final : public event_impl {
     void wait() override;
     event_status status() override;
     profiling_times times() override;
+    std::optional<native_event> native() const noexcept override {
+        return native_event{backend_kind::opencl, reinterpret_cast<std::uintptr_t>(event_.get())};
+    }
     cl_event get() const noexcept { return event_.get(); }
     cl_context context() const noexcept { return context_; }
 
@@ -133,6 +160,9 @@ class arguments_set {
 class opencl_queue final : public queue_impl {
   public:
     opencl_queue(opencl_device& device, const queue_options& options);
+    /// A queue of the device's context made elsewhere (kiln/interop), whose properties `options`
+    /// says.
+    opencl_queue(opencl_device& device, command_queue_handle queue, const queue_options& options);
 
     std::shared_ptr<event_impl> write(memory_impl& dst, std::size_t dst_offset, const void* src,
                                       std::size_t bytes, event_list after, bool blocking) override;
@@ -158,6 +188,9 @@ class opencl_queue final : public queue_impl {
     std::unique_ptr<native_graph_impl> record(std::span<const graph_command> commands) override;
     void flush() override;
     void finish() override;
+    native_handle native() const noexcept override {
+        return reinterpret_cast<std::uintptr_t>(queue_.get());
+    }
 
     cl_command_queue get() const noexcept { return queue_.get(); }
     /// This context's events as a cl_event list; events of other contexts or backends are
@@ -246,5 +279,14 @@ class opencl_program final : public program_impl {
     program_handle program_;
     std::map<std::string, std::vector<parameter_info>> parameters_;
 };
+
+/// Every property of the device, read from the driver.
+device_properties read_device_properties(cl_platform_id platform, cl_device_id device);
+
+/// backend::wrap_device of the OpenCL backend (opencl_interop.cpp).
+std::shared_ptr<device_impl> wrap_device(native_handle device, native_handle context,
+                                         ownership owner,
+                                         std::span<const std::shared_ptr<device_impl>> listed,
+                                         const char* call);
 
 }  // namespace kiln::detail::opencl

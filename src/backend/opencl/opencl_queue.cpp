@@ -65,6 +65,14 @@ opencl_queue::opencl_queue(opencl_device& device, const queue_options& options)
     check(status, "clCreateCommandQueue", device.properties().name);
 }
 
+opencl_queue::opencl_queue(opencl_device& device, command_queue_handle queue,
+                           const queue_options& options)
+    : device_(device),
+      context_(device.context()),
+      queue_(std::move(queue)),
+      profiling_(options.profiling),
+      out_of_order_(options.out_of_order) {}
+
 std::vector<cl_event> opencl_queue::native_wait_list(event_list after) {
     std::vector<cl_event> native;
     for (const auto& e : after) {
@@ -88,7 +96,7 @@ const cl_event* list_or_null(const std::vector<cl_event>& events) {
 cl_uint list_size(const std::vector<cl_event>& events) {
     return static_cast<cl_uint>(events.size());
 }
-cl_mem native(memory_impl& memory, const char* call) {
+cl_mem cl_mem_of(memory_impl& memory, const char* call) {
     return backend_cast<opencl_memory>(memory, call, "a buffer").get();
 }
 }  // namespace
@@ -98,7 +106,7 @@ std::shared_ptr<event_impl> opencl_queue::write(memory_impl& dst, std::size_t ds
                                                 event_list after, bool blocking) {
     auto waits = native_wait_list(after);
     cl_event done = nullptr;
-    check(clEnqueueWriteBuffer(queue_.get(), native(dst, "kiln::buffer::write"),
+    check(clEnqueueWriteBuffer(queue_.get(), cl_mem_of(dst, "kiln::buffer::write"),
                                blocking ? CL_TRUE : CL_FALSE, dst_offset, bytes, src,
                                list_size(waits), list_or_null(waits), &done),
           "clEnqueueWriteBuffer");
@@ -109,7 +117,7 @@ std::shared_ptr<event_impl> opencl_queue::read(memory_impl& src, std::size_t src
                                                std::size_t bytes, event_list after, bool blocking) {
     auto waits = native_wait_list(after);
     cl_event done = nullptr;
-    check(clEnqueueReadBuffer(queue_.get(), native(src, "kiln::buffer::read"),
+    check(clEnqueueReadBuffer(queue_.get(), cl_mem_of(src, "kiln::buffer::read"),
                               blocking ? CL_TRUE : CL_FALSE, src_offset, bytes, dst,
                               list_size(waits), list_or_null(waits), &done),
           "clEnqueueReadBuffer");
@@ -121,8 +129,8 @@ std::shared_ptr<event_impl> opencl_queue::copy(memory_impl& src, std::size_t src
                                                std::size_t bytes, event_list after) {
     auto waits = native_wait_list(after);
     cl_event done = nullptr;
-    check(clEnqueueCopyBuffer(queue_.get(), native(src, "kiln::buffer::copy"),
-                              native(dst, "kiln::buffer::copy"), src_offset, dst_offset, bytes,
+    check(clEnqueueCopyBuffer(queue_.get(), cl_mem_of(src, "kiln::buffer::copy"),
+                              cl_mem_of(dst, "kiln::buffer::copy"), src_offset, dst_offset, bytes,
                               list_size(waits), list_or_null(waits), &done),
           "clEnqueueCopyBuffer");
     return wrap(done);
@@ -168,10 +176,10 @@ std::shared_ptr<event_impl> opencl_queue::fill(memory_impl& dst, std::size_t off
     }
     auto waits = native_wait_list(after);
     cl_event done = nullptr;
-    check(
-        clEnqueueFillBuffer(queue_.get(), native(dst, "kiln::buffer::fill"), pattern, pattern_size,
-                            offset, bytes, list_size(waits), list_or_null(waits), &done),
-        "clEnqueueFillBuffer");
+    check(clEnqueueFillBuffer(queue_.get(), cl_mem_of(dst, "kiln::buffer::fill"), pattern,
+                              pattern_size, offset, bytes, list_size(waits), list_or_null(waits),
+                              &done),
+          "clEnqueueFillBuffer");
     return wrap(done);
 }
 
@@ -179,7 +187,7 @@ void* opencl_queue::map(memory_impl& memory, std::size_t offset, std::size_t byt
                         event_list after) {
     auto waits = native_wait_list(after);
     cl_int status = CL_SUCCESS;
-    void* host = clEnqueueMapBuffer(queue_.get(), native(memory, "kiln::buffer map"), CL_TRUE,
+    void* host = clEnqueueMapBuffer(queue_.get(), cl_mem_of(memory, "kiln::buffer map"), CL_TRUE,
                                     CL_MAP_READ | CL_MAP_WRITE, offset, bytes, list_size(waits),
                                     list_or_null(waits), nullptr, &status);
     check(status, "clEnqueueMapBuffer");
@@ -188,7 +196,7 @@ void* opencl_queue::map(memory_impl& memory, std::size_t offset, std::size_t byt
 
 void opencl_queue::unmap(memory_impl& memory, void* host) {
     cl_event done = nullptr;
-    check(clEnqueueUnmapMemObject(queue_.get(), native(memory, "kiln::buffer unmap"), host, 0,
+    check(clEnqueueUnmapMemObject(queue_.get(), cl_mem_of(memory, "kiln::buffer unmap"), host, 0,
                                   nullptr, &done),
           "clEnqueueUnmapMemObject");
     wrap(done)->wait();

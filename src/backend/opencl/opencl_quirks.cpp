@@ -19,7 +19,8 @@ opencl_quirks quirks_for(const device_properties& props) {
                          .fill_index_is_32_bit = nvidia,
                          .work_group_count_is_32_bit = pocl,
                          .register_limit_through_ptx = nvidia,
-                         .kernel_group_limit_understated = nvidia};
+                         .kernel_group_limit_understated = nvidia,
+                         .host_memory_in_place = pocl && props.type == device_type::cpu};
     if (nvidia) quirks.max_work_groups = {2147483647u, 65535u, 65535u};
     const char* pocl_kernel_cache = std::getenv("POCL_KERNEL_CACHE");
     quirks.reloaded_binaries_share_a_directory =

@@ -43,6 +43,11 @@ struct opencl_quirks {
     /// its registers to it); a kernel without one keeps the reported limit, since its registers
     /// may not allow more.
     bool kernel_group_limit_understated = false;
+    /// The CPU device keeps a buffer in host memory and maps it where it lies, and a buffer made
+    /// with CL_MEM_USE_HOST_PTR is that host memory itself: the host may read and write it in
+    /// place (DLPack's kDLCPU, kiln/interop/dlpack.hpp). PoCL 3.1's pthread device (the DLPack
+    /// tests write through one side and read through the other).
+    bool host_memory_in_place = false;
 };
 
 /// Reads POCL_KERNEL_CACHE from the environment as well as the device's properties.
