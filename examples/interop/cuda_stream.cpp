@@ -9,13 +9,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <kiln/interop/cuda.hpp>
 #include <kiln/kiln.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include "program_main.hpp"
 
 namespace {
 
@@ -36,7 +35,7 @@ int main() {
         std::printf("cuda_stream: no CUDA device: skipped\n");
         return 77;
     }
-    return kiln::programs::run_program("cuda_stream", [] {
+    try {
         // The program's CUDA objects, made without kiln, in the primary context (cuBLAS's too).
         CUdevice device = 0;
         check(cuDeviceGet(&device, 0), "cuDeviceGet");
@@ -112,5 +111,8 @@ int main() {
         if (status == 0)
             std::printf("cuda_stream: kiln and cuBLAS on one stream of %s: OK\n", d.name().c_str());
         return status;
-    });
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "cuda_stream: %s\n", e.what());
+        return 1;
+    }
 }

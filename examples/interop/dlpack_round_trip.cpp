@@ -3,11 +3,10 @@
 // into a matrix with a row stride and hands it back, kiln multiplies into it, and the vector
 // sees the product in its own memory: no copy on the way out or in. Checked against the CPU.
 #include <cstdio>
+#include <exception>
 #include <kiln/interop/dlpack.hpp>
 #include <kiln/kiln.hpp>
 #include <vector>
-
-#include "program_main.hpp"
 
 namespace {
 
@@ -40,7 +39,7 @@ DLManagedTensorVersioned* reshape(DLManagedTensorVersioned* exported, std::int64
 }  // namespace
 
 int main() {
-    return kiln::programs::run_program("dlpack_round_trip", [] {
+    try {
         kiln::queue q(kiln::default_device());
         // A 3 x 4 matrix in rows 6 apart: 18 elements, of which columns 4 and 5 are not its.
         kiln::vector<float> memory(q, std::vector<float>(18, -1.0f));
@@ -66,5 +65,8 @@ int main() {
         std::printf("dlpack_round_trip: a 3 x 4 product through DLPack on %s: OK\n",
                     q.device().name().c_str());
         return 0;
-    });
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "dlpack_round_trip: %s\n", e.what());
+        return 1;
+    }
 }

@@ -7,13 +7,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 #include <kiln/interop/opencl.hpp>
 #include <kiln/kiln.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include "program_main.hpp"
 
 namespace {
 
@@ -33,7 +32,7 @@ kernel void gaps(global const float* sorted, global float* gap, uint n) {
 }  // namespace
 
 int main() {
-    return kiln::programs::run_program("opencl_interop", [] {
+    try {
         // The program's OpenCL objects, made without kiln.
         cl_platform_id platform = nullptr;
         check(clGetPlatformIDs(1, &platform, nullptr), "clGetPlatformIDs");
@@ -113,5 +112,8 @@ int main() {
             std::printf("opencl_interop: %u elements of the program's buffer, sorted by kiln: OK\n",
                         n);
         return status_code;
-    });
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "opencl_interop: %s\n", e.what());
+        return 1;
+    }
 }
