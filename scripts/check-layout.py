@@ -35,6 +35,7 @@ LAYER_OF = {
     "include/kiln/kernel_struct.hpp": "runtime",
     "include/kiln/detail/device_class.hpp": "runtime",
     "include/kiln/detail/device_type_names.hpp": "runtime",
+    "include/kiln/detail/kernel_binary16.hpp": "runtime",
     "include/kiln/detail/handle.hpp": "runtime",
     "include/kiln/detail/profiling.hpp": "runtime",
     "include/kiln/detail/scoped_override.hpp": "runtime",

@@ -100,8 +100,9 @@ inline CUevent native(const kiln::event& e) {
         kiln::detail::interop::native_event(e, backend_kind::cuda, "kiln::interop::cuda::native"));
 }
 
+/// What native(device) gives for a CUDA device: the driver's device and kiln's context on it.
 struct device_handles {
-    CUdevice device;
+    CUdevice device;    ///< the driver's device
     CUcontext context;  ///< where kiln's work on the device runs (retained on first use)
 };
 inline device_handles native(const kiln::device& d) {

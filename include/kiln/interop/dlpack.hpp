@@ -29,6 +29,7 @@ namespace kiln {
 /// kiln::bfloat16 (kDLBfloat 16), the 8- to 64-bit integers, bool and complex float and double.
 template <class T>
 inline constexpr bool is_dlpack_element_v = false;
+/// The DLDataType of an element type T for which is_dlpack_element_v<T> holds.
 template <class T>
 inline constexpr DLDataType dlpack_dtype{};
 
@@ -96,6 +97,8 @@ requires dlpack_element<T> vector<T> from_dlpack(const queue& q, DLManagedTensor
 template <matrix_value T>
 class dlpack_matrix {
   public:
+    /// A rows x columns matrix over `data` (which owns the tensor), row r at
+    /// r * leading_dimension(); matrix_from_dlpack makes it.
     dlpack_matrix(matrix_storage_t<T> data, std::size_t rows, std::size_t columns,
                   std::size_t leading_dimension)
         : data_(std::move(data)),
@@ -103,10 +106,15 @@ class dlpack_matrix {
           columns_(columns),
           leading_dimension_(leading_dimension) {}
 
+    /// The number of rows.
     std::size_t rows() const noexcept { return rows_; }
+    /// The number of columns.
     std::size_t columns() const noexcept { return columns_; }
+    /// Elements from one row's start to the next's (the tensor's row stride).
     std::size_t leading_dimension() const noexcept { return leading_dimension_; }
+    /// The storage the matrix is a window of: the tensor's memory, which it owns.
     const matrix_storage_t<T>& data() const noexcept { return data_; }
+    /// The queue the tensor's memory is used on.
     const kiln::queue& queue() const { return data_.queue(); }
     /// The rows x columns window, row r at r * leading_dimension(); it refers to this object.
     matrix_view<T> view() const { return {data_, rows_, columns_, leading_dimension_}; }

@@ -91,9 +91,10 @@ inline cl_event native(const kiln::event& e) {
         e, backend_kind::opencl, "kiln::interop::opencl::native"));
 }
 
+/// What native(device) gives for an OpenCL device: the device and the context kiln uses it in.
 struct device_handles {
-    cl_device_id device;
-    cl_context context;  ///< where kiln builds the device's programs and allocates its memory
+    cl_device_id device;  ///< the OpenCL device
+    cl_context context;   ///< where kiln builds the device's programs and allocates its memory
 };
 /// The device and the context kiln uses it through (made on first use), alive as long as d.
 inline device_handles native(const kiln::device& d) {

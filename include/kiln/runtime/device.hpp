@@ -122,6 +122,7 @@ class device {
 
     /// The backend's object behind the handle, for kiln's own layers.
     detail::device_impl& impl() const;
+    /// The same, shared, for kiln's layers that keep the device alive (interop's wraps).
     const std::shared_ptr<detail::device_impl>& shared_impl() const noexcept { return impl_; }
 
   private:
