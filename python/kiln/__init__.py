@@ -7,7 +7,7 @@ kiln's C++ algorithms; DLPack exchanges memory with NumPy, CuPy and PyTorch with
 """
 from ._kiln import (  # noqa: F401
     Device, Error, ElementwiseKernel, RawKernel, ndarray,
-    asarray, default_device, devices, evaluate_pending, from_dlpack,
+    asarray, default_device, empty, devices, evaluate_pending, from_dlpack,
     # element-wise
     absolute, add, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, bitwise_and,
     bitwise_or, bitwise_xor, cbrt, ceil, conj, cos, cosh, equal, exp, exp2, expm1, floor,
@@ -46,11 +46,6 @@ def mean(a):
     return sum(a) / a.size
 
 
-def empty(shape, dtype="float64", device=None):
-    """An array of `shape` whose values are not set."""
-    return zeros(shape, dtype, device)
-
-
 def zeros(shape, dtype="float64", device=None):
     """An array of `shape` filled with zeros."""
     return full(shape, 0, dtype, device)
@@ -63,10 +58,7 @@ def ones(shape, dtype="float64", device=None):
 
 def full(shape, value, dtype="float64", device=None):
     """An array of `shape` filled with `value`."""
-    import numpy as np
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    a = asarray(np.empty(shape, dtype="float32" if str(dtype) == "bfloat16" else dtype),
-                dtype=dtype, device=device)
+    a = empty(shape, dtype, device)
     a[...] = value
     return a
 

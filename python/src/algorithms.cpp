@@ -3,8 +3,9 @@
 // sort_by_key; cumsum; unique, compress, nonzero, reduce_by_key; histogram; the segmented
 // reduce, scan and sort. Each wraps the C++ call on the array's memory; the GIL is released
 // while kiln works and waits.
-#include <kiln/algorithm.hpp>
 #include <pybind11/stl.h>
+
+#include <kiln/algorithm.hpp>
 
 #include "expression.hpp"
 
@@ -16,13 +17,20 @@ namespace {
 template <class F>
 decltype(auto) visit_number(const char* call, dtype t, F&& f) {
     switch (t) {
-        case dtype::int32: return f(std::int32_t{});
-        case dtype::uint32: return f(std::uint32_t{});
-        case dtype::int64: return f(std::int64_t{});
-        case dtype::uint64: return f(std::uint64_t{});
-        case dtype::float32: return f(float{});
-        case dtype::float64: return f(double{});
-        default: break;
+        case dtype::int32:
+            return f(std::int32_t{});
+        case dtype::uint32:
+            return f(std::uint32_t{});
+        case dtype::int64:
+            return f(std::int64_t{});
+        case dtype::uint64:
+            return f(std::uint64_t{});
+        case dtype::float32:
+            return f(float{});
+        case dtype::float64:
+            return f(double{});
+        default:
+            break;
     }
     throw py::type_error(std::string(call) + ": not for " + std::string(name_of(t)) +
                          " arrays (int32, uint32, int64, uint64, float32, float64)");
@@ -30,14 +38,22 @@ decltype(auto) visit_number(const char* call, dtype t, F&& f) {
 
 template <class T>
 constexpr dtype dtype_of_type() {
-    if constexpr (std::is_same_v<T, std::int32_t>) return dtype::int32;
-    else if constexpr (std::is_same_v<T, std::uint32_t>) return dtype::uint32;
-    else if constexpr (std::is_same_v<T, std::int64_t>) return dtype::int64;
-    else if constexpr (std::is_same_v<T, std::uint64_t>) return dtype::uint64;
-    else if constexpr (std::is_same_v<T, float>) return dtype::float32;
-    else if constexpr (std::is_same_v<T, double>) return dtype::float64;
-    else if constexpr (std::is_same_v<T, std::complex<float>>) return dtype::complex64;
-    else return dtype::complex128;
+    if constexpr (std::is_same_v<T, std::int32_t>)
+        return dtype::int32;
+    else if constexpr (std::is_same_v<T, std::uint32_t>)
+        return dtype::uint32;
+    else if constexpr (std::is_same_v<T, std::int64_t>)
+        return dtype::int64;
+    else if constexpr (std::is_same_v<T, std::uint64_t>)
+        return dtype::uint64;
+    else if constexpr (std::is_same_v<T, float>)
+        return dtype::float32;
+    else if constexpr (std::is_same_v<T, double>)
+        return dtype::float64;
+    else if constexpr (std::is_same_v<T, std::complex<float>>)
+        return dtype::complex64;
+    else
+        return dtype::complex128;
 }
 
 const array_data& data_of(const py::handle& x, const char* call) {
@@ -54,17 +70,23 @@ std::pair<array_data, kiln::vector<T>> fresh(const device_entry& where, std::siz
     return {std::move(a), std::move(v)};
 }
 
-array_data flat(const array_data& a) { return reshaped(a, {-1}); }
+array_data flat(const array_data& a) {
+    return reshaped(a, {-1});
+}
 
 // Sums are NumPy's: integers of 32 bits and bool accumulate in 64, 16-bit floats in float32.
 array_data summable(const array_data& a) {
     switch (a.type) {
         case dtype::bool_:
-        case dtype::int32: return converted(a, dtype::int64);
-        case dtype::uint32: return converted(a, dtype::uint64);
+        case dtype::int32:
+            return converted(a, dtype::int64);
+        case dtype::uint32:
+            return converted(a, dtype::uint64);
         case dtype::float16:
-        case dtype::bfloat16: return converted(a, dtype::float32);
-        default: return a;
+        case dtype::bfloat16:
+            return converted(a, dtype::float32);
+        default:
+            return a;
     }
 }
 
@@ -102,8 +124,9 @@ py::object extreme(const py::object& x, const char* call) {
     array_data a = data_of(x, call);
     if (a.type == dtype::float16 || a.type == dtype::bfloat16) a = converted(a, dtype::float32);
     if (a.size() == 0)
-        throw py::value_error(std::string(call) + ": an empty array has no " +
-                              (std::is_same_v<Reducer, kiln::reducers::minimum> ? "minimum" : "maximum"));
+        throw py::value_error(
+            std::string(call) + ": an empty array has no " +
+            (std::is_same_v<Reducer, kiln::reducers::minimum> ? "minimum" : "maximum"));
     return visit_number(call, a.type, [&](auto zero) -> py::object {
         using T = decltype(zero);
         auto v = a.as_vector<T>();
@@ -122,8 +145,7 @@ py::object extreme(const py::object& x, const char* call) {
 py::object dot(const py::object& x, const py::object& y) {
     const array_data& a = data_of(x, "kiln.dot");
     const array_data& b = data_of(y, "kiln.dot");
-    if (a.ndim != 1 || b.ndim != 1)
-        return py::module_::import("kiln").attr("matmul")(x, y);
+    if (a.ndim != 1 || b.ndim != 1) return py::module_::import("kiln").attr("matmul")(x, y);
     if (a.size() != b.size())
         throw py::value_error("kiln.dot: sizes differ (" + std::to_string(a.size()) + " and " +
                               std::to_string(b.size()) + ")");
@@ -194,8 +216,10 @@ py::object cumsum(const py::object& x, bool exclusive) {
         {
             py::gil_scoped_release unlocked;
             if (a.size()) {
-                if (exclusive) kiln::exclusive_scan(in, o, T{});
-                else kiln::inclusive_scan(in, o);
+                if (exclusive)
+                    kiln::exclusive_scan(in, o, T{});
+                else
+                    kiln::inclusive_scan(in, o);
             }
         }
         return wrap(std::move(out));
@@ -256,7 +280,9 @@ py::object nonzero(const py::object& x) {
     std::size_t kept = 0;
     {
         py::gil_scoped_release unlocked;
-        if (a.size()) kept = kiln::copy_if(kiln::cast<std::int64_t>(kiln::element_index(0, a.size())), flags, o);
+        if (a.size())
+            kept =
+                kiln::copy_if(kiln::cast<std::int64_t>(kiln::element_index(0, a.size())), flags, o);
     }
     return py::make_tuple(wrap(first(std::move(out), kept)));
 }
@@ -319,8 +345,10 @@ py::object histogram(const py::object& x, std::size_t bins, const py::object& ra
             // NumPy's last bin holds hi too; kiln's bins are half-open: count hi apart.
             if (a.size()) kiln::histogram(v, c, static_cast<T>(lo), static_cast<T>(hi));
         };
-        if (a.type == dtype::float32) run(float{});
-        else run(double{});
+        if (a.type == dtype::float32)
+            run(float{});
+        else
+            run(double{});
     }
     py::module_ np = py::module_::import("numpy");
     py::object edges = np.attr("linspace")(lo, hi, bins + 1);
@@ -328,21 +356,26 @@ py::object histogram(const py::object& x, std::size_t bins, const py::object& ra
     py::object result = kiln_module.attr("asarray")(wrap(counts), "int64");
     if (a.size()) {
         // Elements equal to hi belong to the last bin in NumPy.
-        py::object at_hi = kiln_module.attr("sum")(py::reinterpret_borrow<py::object>(wrap(a)).attr("__eq__")(hi));
+        py::object at_hi =
+            kiln_module.attr("sum")(py::reinterpret_borrow<py::object>(wrap(a)).attr("__eq__")(hi));
         const auto extra = at_hi.cast<std::int64_t>();
         if (extra) {
             py::object last = result.attr("__getitem__")(bins - 1);
             result.attr("__setitem__")(bins - 1, last.cast<std::int64_t>() + extra);
         }
     }
-    return py::make_tuple(result, kiln_module.attr("asarray")(edges, py::none(), py::cast(a.where, py::return_value_policy::reference)));
+    return py::make_tuple(
+        result, kiln_module.attr("asarray")(edges, py::none(),
+                                            py::cast(a.where, py::return_value_policy::reference)));
 }
 
 py::object segmented_sum(const py::object& x, const py::object& offsets_in) {
     const array_data a = flat(data_of(x, "kiln.segmented_reduce"));
-    const array_data o = converted(flat(data_of(offsets_in, "kiln.segmented_reduce")), dtype::int64);
+    const array_data o =
+        converted(flat(data_of(offsets_in, "kiln.segmented_reduce")), dtype::int64);
     check_same_device("kiln.segmented_reduce", *a.where, o);
-    if (o.size() == 0) throw py::value_error("kiln.segmented_reduce: offsets hold at least one value");
+    if (o.size() == 0)
+        throw py::value_error("kiln.segmented_reduce: offsets hold at least one value");
     return visit_number("kiln.segmented_reduce", a.type, [&](auto zero) {
         using T = decltype(zero);
         auto v = a.as_vector<T>();
@@ -358,7 +391,8 @@ py::object segmented_sum(const py::object& x, const py::object& offsets_in) {
 
 py::object segmented_cumsum(const py::object& x, const py::object& offsets_in) {
     const array_data a = flat(data_of(x, "kiln.segmented_cumsum"));
-    const array_data o = converted(flat(data_of(offsets_in, "kiln.segmented_cumsum")), dtype::int64);
+    const array_data o =
+        converted(flat(data_of(offsets_in, "kiln.segmented_cumsum")), dtype::int64);
     check_same_device("kiln.segmented_cumsum", *a.where, o);
     return visit_number("kiln.segmented_cumsum", a.type, [&](auto zero) {
         using T = decltype(zero);
@@ -395,15 +429,18 @@ py::object segmented_sort(const py::object& x, const py::object& offsets_in) {
 
 array_data flat_for(const char* call, const array_data& a) {
     if (a.ndim != 1)
-        throw py::value_error(std::string(call) + ": takes a 1-D array (this one is 2-D; "
+        throw py::value_error(std::string(call) +
+                              ": takes a 1-D array (this one is 2-D; "
                               "kiln.segmented_sort sorts rows)");
     return a;
 }
 
 void bind_algorithms(py::module_& m) {
     m.def("sum", sum, py::arg("a"));
-    m.def("min", [](const py::object& x) { return extreme<kiln::reducers::minimum>(x, "kiln.min"); });
-    m.def("max", [](const py::object& x) { return extreme<kiln::reducers::maximum>(x, "kiln.max"); });
+    m.def("min",
+          [](const py::object& x) { return extreme<kiln::reducers::minimum>(x, "kiln.min"); });
+    m.def("max",
+          [](const py::object& x) { return extreme<kiln::reducers::maximum>(x, "kiln.max"); });
     m.def("dot", dot);
     m.def("sort", sort);
     m.def("argsort", argsort);
@@ -413,7 +450,8 @@ void bind_algorithms(py::module_& m) {
     m.def("compress", compress, py::arg("condition"), py::arg("a"));
     m.def("nonzero", nonzero);
     m.def("reduce_by_key", reduce_by_key, py::arg("keys"), py::arg("values"));
-    m.def("histogram", histogram, py::arg("a"), py::arg("bins") = 10, py::arg("range") = py::none());
+    m.def("histogram", histogram, py::arg("a"), py::arg("bins") = 10,
+          py::arg("range") = py::none());
     m.def("segmented_reduce", segmented_sum, py::arg("a"), py::arg("offsets"));
     m.def("segmented_cumsum", segmented_cumsum, py::arg("a"), py::arg("offsets"));
     m.def("segmented_sort", segmented_sort, py::arg("a"), py::arg("offsets"));

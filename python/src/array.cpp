@@ -2,10 +2,11 @@
 // kiln.ndarray's memory, dtypes and devices: NumPy arrays in and out, views by slicing.
 #include "array.hpp"
 
+#include <pybind11/stl.h>
+
 #include <kiln/detail/temporary_pool.hpp>
 #include <mutex>
 #include <optional>
-#include <pybind11/stl.h>
 
 #include "expression.hpp"
 
@@ -50,11 +51,21 @@ py::object ml_dtypes_bfloat16() {
 
 }  // namespace
 
-std::string_view name_of(dtype t) noexcept { return dtype_rows[static_cast<std::size_t>(t)].name; }
-std::size_t itemsize(dtype t) noexcept { return dtype_rows[static_cast<std::size_t>(t)].bytes; }
-bool is_integer(dtype t) noexcept { return t >= dtype::int32 && t <= dtype::uint64; }
-bool is_floating(dtype t) noexcept { return t >= dtype::float16 && t <= dtype::float64; }
-bool is_complex(dtype t) noexcept { return t == dtype::complex64 || t == dtype::complex128; }
+std::string_view name_of(dtype t) noexcept {
+    return dtype_rows[static_cast<std::size_t>(t)].name;
+}
+std::size_t itemsize(dtype t) noexcept {
+    return dtype_rows[static_cast<std::size_t>(t)].bytes;
+}
+bool is_integer(dtype t) noexcept {
+    return t >= dtype::int32 && t <= dtype::uint64;
+}
+bool is_floating(dtype t) noexcept {
+    return t >= dtype::float16 && t <= dtype::float64;
+}
+bool is_complex(dtype t) noexcept {
+    return t == dtype::complex64 || t == dtype::complex128;
+}
 
 dtype dtype_of(const py::handle& object) {
     if (py::isinstance<py::str>(object) && object.cast<std::string>() == "bfloat16")
@@ -176,7 +187,9 @@ array_data array_data::empty(const device_entry& where, dtype t, std::size_t ndi
     a.ndim = ndim;
     a.shape = shape;
     a.strides = {static_cast<std::ptrdiff_t>(shape[1]), 1};
-    a.mem = memory::allocate(where, shape[0] * shape[1] * itemsize(t));
+    const std::size_t count =
+        kiln::detail::checked_product(shape[0], shape[1], "kiln.empty", "the shape");
+    a.mem = memory::allocate(where, kiln::detail::checked_bytes(count, itemsize(t)));
     return a;
 }
 
@@ -207,8 +220,12 @@ const array_data& ndarray::data() const {
     }
     return data_;
 }
-dtype ndarray::type() const noexcept { return pending_ ? pending_->type : data_.type; }
-std::size_t ndarray::ndim() const noexcept { return pending_ ? pending_->ndim : data_.ndim; }
+dtype ndarray::type() const noexcept {
+    return pending_ ? pending_->type : data_.type;
+}
+std::size_t ndarray::ndim() const noexcept {
+    return pending_ ? pending_->ndim : data_.ndim;
+}
 std::array<std::size_t, 2> ndarray::shape() const noexcept {
     return pending_ ? pending_->shape : data_.shape;
 }
@@ -216,13 +233,16 @@ const device_entry& ndarray::where() const noexcept {
     return pending_ ? *pending_->where : *data_.where;
 }
 
-py::object wrap(array_data data) { return py::cast(std::make_shared<ndarray>(std::move(data))); }
+py::object wrap(array_data data) {
+    return py::cast(std::make_shared<ndarray>(std::move(data)));
+}
 
 namespace {
 
 const device_entry& device_argument(const py::object& device) {
     if (device.is_none()) return default_device_entry();
-    if (py::isinstance<device_entry>(device)) return device_number(device.cast<const device_entry&>().number);
+    if (py::isinstance<device_entry>(device))
+        return device_number(device.cast<const device_entry&>().number);
     return device_number(device.cast<std::size_t>());
 }
 
@@ -279,8 +299,8 @@ struct picked {
 picked pick(const py::handle& index, std::size_t extent) {
     if (py::isinstance<py::slice>(index)) {
         py::ssize_t start = 0, stop = 0, step = 0, count = 0;
-        if (!index.cast<py::slice>().compute(static_cast<py::ssize_t>(extent), &start, &stop,
-                                             &step, &count))
+        if (!index.cast<py::slice>().compute(static_cast<py::ssize_t>(extent), &start, &stop, &step,
+                                             &count))
             throw py::error_already_set();
         if (step <= 0)
             throw py::value_error("kiln.ndarray: slices step forward (a step of " +
@@ -306,19 +326,16 @@ array_data view_of(const array_data& a, const py::handle& key) {
         indices.push_back(key);
     if (indices.size() > a.ndim)
         throw py::index_error("kiln.ndarray: " + std::to_string(indices.size()) +
-                              " indices for an array of " + std::to_string(a.ndim) +
-                              " dimensions");
+                              " indices for an array of " + std::to_string(a.ndim) + " dimensions");
     array_data v = a;
     std::vector<std::size_t> kept_shape;
     std::vector<std::ptrdiff_t> kept_strides;
     const std::size_t first = 2 - a.ndim;  // the entry of shape and strides dimension 0 is
     for (std::size_t d = 0; d < a.ndim; ++d) {
         const std::size_t slot = first + d;
-        picked p = d < indices.size() && !indices[d].is_none()
-                       ? pick(indices[d], a.shape[slot])
-                       : picked{0, a.shape[slot], 1};
-        if (d < indices.size() && py::isinstance<py::ellipsis>(indices[d]))
-            p = picked{0, a.shape[slot], 1};
+        const bool whole =
+            d >= indices.size() || indices[d].is_none() || py::isinstance<py::ellipsis>(indices[d]);
+        const picked p = whole ? picked{0, a.shape[slot], 1} : pick(indices[d], a.shape[slot]);
         v.offset += p.start * static_cast<std::size_t>(a.strides[slot]);
         if (p.step != 0) {
             kept_shape.push_back(p.count);
@@ -368,7 +385,8 @@ py::object asarray(const py::object& object, const py::object& type, const py::o
         array_data d = a.data();
         if (d.where != &where) d = to_device(d, where);
         if (!type.is_none()) d = converted(d, dtype_of(type));
-        if (d.mem == a.data().mem && d.offset == a.data().offset && d.type == a.type()) return object;
+        if (d.mem == a.data().mem && d.offset == a.data().offset && d.type == a.type())
+            return object;
         return wrap(std::move(d));
     }
     if (py::hasattr(object, "__dlpack__") && !py::isinstance<py::array>(object))
@@ -383,108 +401,155 @@ array_data to_device(const array_data& a, const device_entry& where) {
     if (bytes == 0) return out;
     std::vector<std::byte> host(bytes);
     py::gil_scoped_release unlocked;
-    c.mem->storage().read_bytes(c.where->queue, c.offset * itemsize(c.type), host.data(), bytes,
-                                {}, true);
+    c.mem->storage().read_bytes(c.where->queue, c.offset * itemsize(c.type), host.data(), bytes, {},
+                                true);
     out.mem->storage().write_bytes(where.queue, 0, host.data(), bytes, {}, true);
     return out;
 }
 
 void bind_arrays(py::module_& m) {
     py::class_<device_entry, std::unique_ptr<device_entry, py::nodelete>>(m, "Device")
-        .def(py::init([](std::size_t number) { return const_cast<device_entry*>(&device_number(number)); }),
+        .def(py::init([](std::size_t number) {
+                 return const_cast<device_entry*>(&device_number(number));
+             }),
              py::arg("number"))
         .def_readonly("number", &device_entry::number)
         .def_property_readonly("name", [](const device_entry& e) { return e.device.name(); })
         .def_property_readonly(
-            "backend", [](const device_entry& e) { return std::string(kiln::to_string(e.device.backend())); })
+            "backend",
+            [](const device_entry& e) { return std::string(kiln::to_string(e.device.backend())); })
         .def_property_readonly(
-            "type", [](const device_entry& e) { return std::string(kiln::to_string(e.device.type())); })
+            "type",
+            [](const device_entry& e) { return std::string(kiln::to_string(e.device.type())); })
         .def_property_readonly("summary", [](const device_entry& e) { return e.device.summary(); })
-        .def("synchronize", [](const device_entry& e) {
-            py::gil_scoped_release unlocked;
-            e.queue.finish();
-        })
+        .def("synchronize",
+             [](const device_entry& e) {
+                 py::gil_scoped_release unlocked;
+                 e.queue.finish();
+             })
         .def("__eq__", [](const device_entry& a, const device_entry& b) { return &a == &b; })
         .def("__hash__", [](const device_entry& e) { return e.number; })
         .def("__repr__", device_repr);
 
-    m.def("devices", [] {
-        std::vector<const device_entry*> list;
-        for (std::size_t k = 0; k < kiln::devices().size(); ++k) list.push_back(&device_number(k));
-        return list;
-    }, py::return_value_policy::reference);
-    m.def("default_device", [] { return &default_device_entry(); },
-          py::return_value_policy::reference);
+    m.def(
+        "devices",
+        [] {
+            std::vector<const device_entry*> list;
+            for (std::size_t k = 0; k < kiln::devices().size(); ++k)
+                list.push_back(&device_number(k));
+            return list;
+        },
+        py::return_value_policy::reference);
+    m.def(
+        "default_device", [] { return &default_device_entry(); },
+        py::return_value_policy::reference);
 
     auto cls = py::class_<ndarray, std::shared_ptr<ndarray>>(m, "ndarray");
-    cls.def_property_readonly("dtype", [](const ndarray& a) -> py::object {
-           if (a.type() == dtype::bfloat16 && ml_dtypes_bfloat16().is_none())
-               return py::str("bfloat16");
-           return numpy_dtype(a.type());
-       })
-        .def_property_readonly("shape", [](const ndarray& a) {
-            const auto s = a.shape();
-            return a.ndim() == 2 ? py::make_tuple(s[0], s[1]) : py::make_tuple(s[1]);
-        })
+    cls.def_property_readonly("dtype",
+                              [](const ndarray& a) -> py::object {
+                                  if (a.type() == dtype::bfloat16 && ml_dtypes_bfloat16().is_none())
+                                      return py::str("bfloat16");
+                                  return numpy_dtype(a.type());
+                              })
+        .def_property_readonly("shape",
+                               [](const ndarray& a) {
+                                   const auto s = a.shape();
+                                   return a.ndim() == 2 ? py::make_tuple(s[0], s[1])
+                                                        : py::make_tuple(s[1]);
+                               })
         .def_property_readonly("ndim", &ndarray::ndim)
         .def_property_readonly("size", [](const ndarray& a) { return a.shape()[0] * a.shape()[1]; })
         .def_property_readonly("itemsize", [](const ndarray& a) { return itemsize(a.type()); })
-        .def_property_readonly("nbytes", [](const ndarray& a) {
-            return a.shape()[0] * a.shape()[1] * itemsize(a.type());
-        })
-        .def_property_readonly("device", [](const ndarray& a) { return &a.where(); },
-                               py::return_value_policy::reference)
-        .def_property_readonly("strides", [](const ndarray& a) {
-            const array_data& d = a.data();
-            const auto b = static_cast<py::ssize_t>(itemsize(d.type));
-            return d.ndim == 2 ? py::make_tuple(d.strides[0] * b, d.strides[1] * b)
-                               : py::make_tuple(d.strides[1] * b);
-        })
-        .def_property_readonly("T", [](const ndarray& a) {
-            array_data d = a.data();
-            if (d.ndim == 2) {
-                std::swap(d.shape[0], d.shape[1]);
-                std::swap(d.strides[0], d.strides[1]);
-            }
-            return wrap(std::move(d));
-        })
+        .def_property_readonly(
+            "nbytes",
+            [](const ndarray& a) { return a.shape()[0] * a.shape()[1] * itemsize(a.type()); })
+        .def_property_readonly(
+            "device", [](const ndarray& a) { return &a.where(); },
+            py::return_value_policy::reference)
+        .def_property_readonly("strides",
+                               [](const ndarray& a) {
+                                   const array_data& d = a.data();
+                                   const auto b = static_cast<py::ssize_t>(itemsize(d.type));
+                                   return d.ndim == 2
+                                              ? py::make_tuple(d.strides[0] * b, d.strides[1] * b)
+                                              : py::make_tuple(d.strides[1] * b);
+                               })
+        .def_property_readonly("T",
+                               [](const ndarray& a) {
+                                   array_data d = a.data();
+                                   if (d.ndim == 2) {
+                                       std::swap(d.shape[0], d.shape[1]);
+                                       std::swap(d.strides[0], d.strides[1]);
+                                   }
+                                   return wrap(std::move(d));
+                               })
         .def("get", [](const ndarray& a) { return to_numpy(a.data()); })
-        .def("__array__", [](const ndarray& a, const py::object& type, const py::object&) {
+        .def(
+            "__array__",
+            [](const ndarray& a, const py::object& type, const py::object&) {
                 py::object host = to_numpy(a.data());
                 if (!type.is_none()) host = host.attr("astype")(type);
                 return host;
             },
             py::arg("dtype") = py::none(), py::arg("copy") = py::none())
         .def("__getitem__", getitem)
-        .def("__len__", [](const ndarray& a) { return a.ndim() == 2 ? a.shape()[0] : a.shape()[1]; })
+        .def("__len__",
+             [](const ndarray& a) { return a.ndim() == 2 ? a.shape()[0] : a.shape()[1]; })
         .def("copy", [](const ndarray& a) { return wrap(copied(a.data())); })
-        .def("astype", [](const ndarray& a, const py::object& type) {
-            return wrap(converted(a.data(), dtype_of(type)));
-        })
-        .def("to_device", [](const ndarray& a, const py::object& device) {
-            return wrap(to_device(a.data(), device_argument(device)));
-        })
-        .def("reshape", [](const ndarray& a, const py::args& args) {
-            std::vector<py::ssize_t> sizes;
-            py::object shape = args.size() == 1 ? py::object(args[0]) : py::object(args);
-            if (py::isinstance<py::int_>(shape)) sizes.push_back(shape.cast<py::ssize_t>());
-            else for (const auto& s : shape) sizes.push_back(s.cast<py::ssize_t>());
-            return wrap(reshaped(a.data(), sizes));
-        })
-        .def("ravel", [](const ndarray& a) {
-            return wrap(reshaped(a.data(), {-1}));
-        })
+        .def("astype",
+             [](const ndarray& a, const py::object& type) {
+                 return wrap(converted(a.data(), dtype_of(type)));
+             })
+        .def("to_device",
+             [](const ndarray& a, const py::object& device) {
+                 return wrap(to_device(a.data(), device_argument(device)));
+             })
+        .def("reshape",
+             [](const ndarray& a, const py::args& args) {
+                 std::vector<py::ssize_t> sizes;
+                 py::object shape = args.size() == 1 ? py::object(args[0]) : py::object(args);
+                 if (py::isinstance<py::int_>(shape))
+                     sizes.push_back(shape.cast<py::ssize_t>());
+                 else
+                     for (const auto& s : shape) sizes.push_back(s.cast<py::ssize_t>());
+                 return wrap(reshaped(a.data(), sizes));
+             })
+        .def("ravel", [](const ndarray& a) { return wrap(reshaped(a.data(), {-1})); })
         .def("__repr__", [](const ndarray& a) {
             return "kiln.ndarray(" + py::repr(to_numpy(a.data())).cast<std::string>() +
                    ", device=" + std::to_string(a.where().number) + ")";
         });
+    cls.def("__matmul__", matmul);
+    cls.def("__rmatmul__", [](const py::object& a, const py::object& b) { return matmul(b, a); });
     bind_operators(cls);
     bind_dlpack(cls);
 
     m.def("asarray", asarray, py::arg("a"), py::arg("dtype") = py::none(),
           py::arg("device") = py::none());
-    m.def("_device_argument", [](const py::object& d) { return &device_argument(d); },
-          py::return_value_policy::reference);
+    m.def(
+        "empty",
+        [](const py::object& shape, const py::object& type, const py::object& device) {
+            std::vector<py::ssize_t> sizes;
+            if (py::isinstance<py::int_>(shape))
+                sizes.push_back(shape.cast<py::ssize_t>());
+            else
+                for (const auto& s : shape) sizes.push_back(s.cast<py::ssize_t>());
+            if (sizes.empty() || sizes.size() > 2 ||
+                std::any_of(sizes.begin(), sizes.end(), [](auto s) { return s < 0; }))
+                throw py::value_error(
+                    "kiln.empty: kiln arrays have 1 or 2 dimensions of sizes >= 0");
+            const std::array<std::size_t, 2> extents =
+                sizes.size() == 2
+                    ? std::array<std::size_t, 2>{static_cast<std::size_t>(sizes[0]),
+                                                 static_cast<std::size_t>(sizes[1])}
+                    : std::array<std::size_t, 2>{1, static_cast<std::size_t>(sizes[0])};
+            return wrap(
+                array_data::empty(device_argument(device), dtype_of(type), sizes.size(), extents));
+        },
+        py::arg("shape"), py::arg("dtype") = "float64", py::arg("device") = py::none());
+    m.def(
+        "_device_argument", [](const py::object& d) { return &device_argument(d); },
+        py::return_value_policy::reference);
 }
 
 array_data reshaped(const array_data& a, std::vector<py::ssize_t> sizes) {
@@ -494,8 +559,10 @@ array_data reshaped(const array_data& a, std::vector<py::ssize_t> sizes) {
     py::ssize_t known = 1;
     int unknown = -1;
     for (std::size_t k = 0; k < sizes.size(); ++k) {
-        if (sizes[k] == -1) unknown = static_cast<int>(k);
-        else known *= sizes[k];
+        if (sizes[k] == -1)
+            unknown = static_cast<int>(k);
+        else
+            known *= sizes[k];
     }
     if (unknown >= 0 && known > 0) sizes[static_cast<std::size_t>(unknown)] = n / known;
     py::ssize_t total = 1;
@@ -506,7 +573,7 @@ array_data reshaped(const array_data& a, std::vector<py::ssize_t> sizes) {
     array_data c = a.compact() ? a : compact(a);
     c.ndim = sizes.size();
     c.shape = sizes.size() == 2 ? std::array<std::size_t, 2>{static_cast<std::size_t>(sizes[0]),
-                                                              static_cast<std::size_t>(sizes[1])}
+                                                             static_cast<std::size_t>(sizes[1])}
                                 : std::array<std::size_t, 2>{1, static_cast<std::size_t>(sizes[0])};
     c.strides = {static_cast<std::ptrdiff_t>(c.shape[1]), 1};
     return c;

@@ -38,7 +38,7 @@ inline constexpr std::size_t dtype_count = 11;
 
 std::string_view name_of(dtype t) noexcept;
 std::size_t itemsize(dtype t) noexcept;
-bool is_integer(dtype t) noexcept;  ///< int32 ... uint64
+bool is_integer(dtype t) noexcept;   ///< int32 ... uint64
 bool is_floating(dtype t) noexcept;  ///< float16 ... float64
 bool is_complex(dtype t) noexcept;
 /// The dtype of a NumPy dtype (or anything np.dtype() takes: "float32", np.float32...); a
@@ -54,17 +54,28 @@ dtype promote(dtype a, dtype b);
 template <class F>
 decltype(auto) visit(dtype t, F&& f) {
     switch (t) {
-        case dtype::bool_: return f(bool{});
-        case dtype::int32: return f(std::int32_t{});
-        case dtype::uint32: return f(std::uint32_t{});
-        case dtype::int64: return f(std::int64_t{});
-        case dtype::uint64: return f(std::uint64_t{});
-        case dtype::float16: return f(kiln::half{});
-        case dtype::bfloat16: return f(kiln::bfloat16{});
-        case dtype::float32: return f(float{});
-        case dtype::float64: return f(double{});
-        case dtype::complex64: return f(std::complex<float>{});
-        case dtype::complex128: break;
+        case dtype::bool_:
+            return f(bool{});
+        case dtype::int32:
+            return f(std::int32_t{});
+        case dtype::uint32:
+            return f(std::uint32_t{});
+        case dtype::int64:
+            return f(std::int64_t{});
+        case dtype::uint64:
+            return f(std::uint64_t{});
+        case dtype::float16:
+            return f(kiln::half{});
+        case dtype::bfloat16:
+            return f(kiln::bfloat16{});
+        case dtype::float32:
+            return f(float{});
+        case dtype::float64:
+            return f(double{});
+        case dtype::complex64:
+            return f(std::complex<float>{});
+        case dtype::complex128:
+            break;
     }
     return f(std::complex<double>{});
 }
@@ -165,6 +176,9 @@ py::object asarray(const py::object& object, const py::object& type, const py::o
 /// The memory of a DLPack producer (or capsule) as an array on `where`, without a copy.
 py::object from_dlpack(const py::object& producer, const device_entry& where,
                        const py::object& type);
+
+/// a @ b (kiln::gemm); NotImplemented for operands that are not kiln arrays.
+py::object matmul(const py::object& a, const py::object& b);
 
 /// Raises ValueError unless every array is on `where`'s device.
 void check_same_device(const char* call, const device_entry& where, const array_data& other);

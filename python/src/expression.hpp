@@ -15,17 +15,76 @@ namespace kiln::python {
 /// The operations of element-wise expressions, NumPy's names.
 enum class op : std::uint8_t {
     // binary
-    add, subtract, multiply, true_divide, floor_divide, remainder, power,
-    less, less_equal, greater, greater_equal, equal, not_equal,
-    bitwise_and, bitwise_or, bitwise_xor, left_shift, right_shift,
-    maximum, minimum, fmax, fmin, arctan2, hypot, logical_and, logical_or,
+    add,
+    subtract,
+    multiply,
+    true_divide,
+    floor_divide,
+    remainder,
+    power,
+    less,
+    less_equal,
+    greater,
+    greater_equal,
+    equal,
+    not_equal,
+    bitwise_and,
+    bitwise_or,
+    bitwise_xor,
+    left_shift,
+    right_shift,
+    maximum,
+    minimum,
+    fmax,
+    fmin,
+    arctan2,
+    hypot,
+    logical_and,
+    logical_or,
     // unary
-    negative, positive, absolute, invert, logical_not, sin, cos, tan, arcsin, arccos, arctan,
-    sinh, cosh, tanh, arcsinh, arccosh, arctanh, exp, exp2, expm1, log, log2, log10, log1p,
-    sqrt, cbrt, floor, ceil, trunc, rint, square, reciprocal, sign, isnan, isinf, isfinite,
-    real, imag, conj,
+    negative,
+    positive,
+    absolute,
+    invert,
+    logical_not,
+    sin,
+    cos,
+    tan,
+    arcsin,
+    arccos,
+    arctan,
+    sinh,
+    cosh,
+    tanh,
+    arcsinh,
+    arccosh,
+    arctanh,
+    exp,
+    exp2,
+    expm1,
+    log,
+    log2,
+    log10,
+    log1p,
+    sqrt,
+    cbrt,
+    floor,
+    ceil,
+    trunc,
+    rint,
+    square,
+    reciprocal,
+    sign,
+    isnan,
+    isinf,
+    isfinite,
+    real,
+    imag,
+    conj,
     // others
-    where, cast, none,
+    where,
+    cast,
+    none,
 };
 
 struct expression {
@@ -36,9 +95,9 @@ struct expression {
     const device_entry* where = nullptr;
     std::size_t ndim = 1;
     std::array<std::size_t, 2> shape{1, 0};
-    array_data leaf;                  ///< kind::array
-    std::complex<double> number;      ///< kind::scalar: its value, as a complex double...
-    std::int64_t integer = 0;         ///< ...and exactly, for the 64-bit integer dtypes
+    array_data leaf;              ///< kind::array
+    std::complex<double> number;  ///< kind::scalar: its value, as a complex double...
+    std::int64_t integer = 0;     ///< ...and exactly, for the 64-bit integer dtypes
     std::shared_ptr<const expression> a, b, c;
 };
 
@@ -47,6 +106,8 @@ array_data evaluate(const expression& e);
 /// Writes the values of `e` into `target` (one kernel; through a temporary where e reads
 /// target's memory at other elements).
 void evaluate_into(const expression& e, const array_data& target);
+/// How many element-wise kernels `d` has built (each distinct tree structure and dtypes once).
+std::size_t cached_kernels(const device_entry& d);
 /// The leaf of an array.
 std::shared_ptr<const expression> leaf_of(const array_data& a);
 

@@ -78,7 +78,8 @@ operand operand_of(const py::handle& x, const device_entry* where) {
     }
     if (py::isinstance<py::float_>(x)) {
         const double v = x.cast<double>();
-        return {scalar(dtype::float64, v, static_cast<std::int64_t>(v)), true, operand::number::real};
+        return {scalar(dtype::float64, v, static_cast<std::int64_t>(v)), true,
+                operand::number::real};
     }
     if (PyComplex_Check(x.ptr())) {
         const auto v = x.cast<std::complex<double>>();
@@ -97,7 +98,8 @@ operand operand_of(const py::handle& x, const device_entry* where) {
     }
     if (py::isinstance<py::array>(x) || py::isinstance<py::list>(x) ||
         py::isinstance<py::tuple>(x)) {
-        py::object device = where ? py::cast(where, py::return_value_policy::reference) : py::none();
+        py::object device =
+            where ? py::cast(where, py::return_value_policy::reference) : py::none();
         return {tree_of(asarray(py::reinterpret_borrow<py::object>(x), py::none(), device)
                             .cast<const ndarray&>())};
     }
@@ -107,15 +109,18 @@ operand operand_of(const py::handle& x, const device_entry* where) {
 // A weak scalar's dtype beside an operand of dtype `t`.
 dtype adopted(const operand& s, dtype t) {
     switch (s.kind) {
-        case operand::number::boolean: return t;
-        case operand::number::integer: return t == dtype::bool_ ? dtype::int64 : t;
+        case operand::number::boolean:
+            return t;
+        case operand::number::integer:
+            return t == dtype::bool_ ? dtype::int64 : t;
         case operand::number::real:
             return is_floating(t) || is_complex(t) ? t : dtype::float64;
         case operand::number::complex:
             if (is_complex(t)) return t;
             return t == dtype::float64 || is_integer(t) || t == dtype::bool_ ? dtype::complex128
-                                                                              : dtype::complex64;
-        case operand::number::none: break;
+                                                                             : dtype::complex64;
+        case operand::number::none:
+            break;
     }
     return s.e->type;
 }
@@ -127,7 +132,9 @@ void settle(operand& s, dtype t) {
     s.e = e;
 }
 
-const device_entry* device_of(const std::shared_ptr<const expression>& e) { return e ? e->where : nullptr; }
+const device_entry* device_of(const std::shared_ptr<const expression>& e) {
+    return e ? e->where : nullptr;
+}
 
 // Broadcasts two shapes (NumPy's rules, 1 or 2 dimensions); ValueError where they do not fit.
 void broadcast(const char* call, const expression& a, const expression& b, expression& out) {
@@ -135,8 +142,10 @@ void broadcast(const char* call, const expression& a, const expression& b, expre
     for (int d = 0; d < 2; ++d) {
         const std::size_t x = a.shape[d], y = b.shape[d];
         const bool x_absent = d == 0 && a.ndim == 1, y_absent = d == 0 && b.ndim == 1;
-        if (x == y || y_absent || y == 1) out.shape[d] = x_absent ? y : x;
-        else if (x_absent || x == 1) out.shape[d] = y;
+        if (x == y || y_absent || y == 1)
+            out.shape[d] = x_absent ? y : x;
+        else if (x_absent || x == 1)
+            out.shape[d] = y;
         else
             throw py::value_error(std::string(call) + ": shapes do not broadcast (" +
                                   std::to_string(a.shape[d]) + " against " +
@@ -147,41 +156,53 @@ void broadcast(const char* call, const expression& a, const expression& b, expre
 
 const char* op_name(op code);
 
-bool is_comparison(op c) { return c >= op::less && c <= op::not_equal; }
-bool is_bitwise(op c) { return c >= op::bitwise_and && c <= op::right_shift; }
+bool is_comparison(op c) {
+    return c >= op::less && c <= op::not_equal;
+}
+bool is_bitwise(op c) {
+    return c >= op::bitwise_and && c <= op::right_shift;
+}
 
 dtype binary_result(op code, dtype a, dtype b) {
     const dtype p = promote(a, b);
     const bool integral = is_integer(p) || p == dtype::bool_;
     if (is_comparison(code) || code == op::logical_and || code == op::logical_or) {
         if (is_complex(p) && code != op::equal && code != op::not_equal)
-            throw py::type_error(std::string("kiln.") + op_name(code) + ": complex values are not ordered");
+            throw py::type_error(std::string("kiln.") + op_name(code) +
+                                 ": complex values are not ordered");
         return dtype::bool_;
     }
     if (is_bitwise(code)) {
         if (!integral)
-            throw py::type_error(std::string("kiln.") + op_name(code) + ": needs integer or bool operands, not " +
+            throw py::type_error(std::string("kiln.") + op_name(code) +
+                                 ": needs integer or bool operands, not " +
                                  std::string(name_of(p)));
         return p;
     }
     switch (code) {
-        case op::true_divide: return integral ? dtype::float64 : p;
+        case op::true_divide:
+            return integral ? dtype::float64 : p;
         case op::arctan2:
         case op::hypot:
         case op::fmax:
         case op::fmin:
-            if (is_complex(p)) throw py::type_error(std::string("kiln.") + op_name(code) + ": not for complex values");
+            if (is_complex(p))
+                throw py::type_error(std::string("kiln.") + op_name(code) +
+                                     ": not for complex values");
             return integral ? dtype::float64 : p;
         case op::floor_divide:
         case op::remainder:
         case op::maximum:
         case op::minimum:
-            if (is_complex(p)) throw py::type_error(std::string("kiln.") + op_name(code) + ": not for complex values");
+            if (is_complex(p))
+                throw py::type_error(std::string("kiln.") + op_name(code) +
+                                     ": not for complex values");
             return p;
         case op::power:
             if (is_complex(p)) throw py::type_error("kiln.power: not for complex values");
             return p;
-        default: return p;
+        default:
+            return p;
     }
 }
 
@@ -207,9 +228,14 @@ py::object binary(op code, const py::handle& x, const py::handle& y) {
     e->code = code;
     e->type = binary_result(code, a.e->type, b.e->type);
     e->where = where;
-    if (a.weak) { e->ndim = b.e->ndim; e->shape = b.e->shape; }
-    else if (b.weak) { e->ndim = a.e->ndim; e->shape = a.e->shape; }
-    else broadcast(op_name(code), *a.e, *b.e, *e);
+    if (a.weak) {
+        e->ndim = b.e->ndim;
+        e->shape = b.e->shape;
+    } else if (b.weak) {
+        e->ndim = a.e->ndim;
+        e->shape = a.e->shape;
+    } else
+        broadcast(op_name(code), *a.e, *b.e, *e);
     e->a = a.e;
     e->b = b.e;
     return pending_array(e);
@@ -222,31 +248,42 @@ dtype unary_result(op code, dtype t) {
         case op::positive:
         case op::square:
         case op::conj:
-        case op::sign: return t;
-        case op::reciprocal: return t;
+        case op::sign:
+            return t;
+        case op::reciprocal:
+            return t;
         case op::absolute:
-            return t == dtype::complex64 ? dtype::float32 : t == dtype::complex128 ? dtype::float64 : t;
+            return t == dtype::complex64    ? dtype::float32
+                   : t == dtype::complex128 ? dtype::float64
+                                            : t;
         case op::real:
         case op::imag:
-            return t == dtype::complex64 ? dtype::float32 : t == dtype::complex128 ? dtype::float64 : t;
+            return t == dtype::complex64    ? dtype::float32
+                   : t == dtype::complex128 ? dtype::float64
+                                            : t;
         case op::invert:
-            if (!integral) throw py::type_error("kiln.invert: needs integer or bool values, not " + std::string(name_of(t)));
+            if (!integral)
+                throw py::type_error("kiln.invert: needs integer or bool values, not " +
+                                     std::string(name_of(t)));
             return t;
         case op::logical_not:
         case op::isnan:
         case op::isinf:
-        case op::isfinite: return dtype::bool_;
+        case op::isfinite:
+            return dtype::bool_;
         default:
             if (is_complex(t))
                 throw py::type_error(std::string("kiln.") + op_name(code) +
-                                     ": kiln's element-wise functions take real values (complex: +, -, *, /, abs, real, imag, conj)");
+                                     ": kiln's element-wise functions take real values (complex: "
+                                     "+, -, *, /, abs, real, imag, conj)");
             return integral ? dtype::float64 : t;
     }
 }
 
 py::object unary(op code, const py::handle& x) {
     operand a = operand_of(x, nullptr);
-    if (!a.e) throw py::type_error(std::string("kiln.") + op_name(code) + ": not an array or a number");
+    if (!a.e)
+        throw py::type_error(std::string("kiln.") + op_name(code) + ": not an array or a number");
     if (a.weak) return py::module_::import("numpy").attr(op_name(code))(x);
     auto e = std::make_shared<expression>();
     e->what = expression::kind::unary;
@@ -266,7 +303,10 @@ py::object where(const py::handle& c, const py::handle& x, const py::handle& y) 
     if (!a.e || !b.e) throw py::type_error("kiln.where: not an array or a number");
     if (a.weak && !b.weak) settle(a, b.e->type);
     if (b.weak && !a.weak) settle(b, a.e->type);
-    if (a.weak && b.weak) { settle(a, a.e->type); settle(b, b.e->type); }
+    if (a.weak && b.weak) {
+        settle(a, a.e->type);
+        settle(b, b.e->type);
+    }
     for (const auto* o : {&a, &b})
         if (o->e->where && o->e->where != k.e->where)
             throw py::value_error("kiln.where: arrays on different devices");
@@ -292,7 +332,8 @@ py::object in_place(op code, const py::object& self, const py::handle& y) {
     const ndarray& value = result.cast<const ndarray&>();
     const array_data& data = target.data();
     if (value.shape() != data.shape && value.ndim() >= data.ndim)
-        throw py::value_error(std::string("kiln.") + op_name(code) + ": the result's shape is not the target's");
+        throw py::value_error(std::string("kiln.") + op_name(code) +
+                              ": the result's shape is not the target's");
     evaluate_readers(data.mem.get(), value.expression_of().get());
     evaluate_into(*value.expression_of(), data);
     return self;
@@ -312,31 +353,77 @@ void setitem(const ndarray& self, const py::handle& key, const py::handle& value
     shape_of_target.shape = target.shape;
     broadcast("kiln.ndarray.__setitem__", shape_of_target, *v.e, fits);
     if (fits.shape != target.shape)
-        throw py::value_error("kiln.ndarray.__setitem__: the value's shape does not fit the target");
+        throw py::value_error(
+            "kiln.ndarray.__setitem__: the value's shape does not fit the target");
     evaluate_readers(target.mem.get(), v.e.get());
     evaluate_into(*v.e, target);
 }
 
 constexpr std::pair<op, const char*> names[] = {
-    {op::add, "add"}, {op::subtract, "subtract"}, {op::multiply, "multiply"},
-    {op::true_divide, "true_divide"}, {op::floor_divide, "floor_divide"},
-    {op::remainder, "remainder"}, {op::power, "power"}, {op::less, "less"},
-    {op::less_equal, "less_equal"}, {op::greater, "greater"}, {op::greater_equal, "greater_equal"},
-    {op::equal, "equal"}, {op::not_equal, "not_equal"}, {op::bitwise_and, "bitwise_and"},
-    {op::bitwise_or, "bitwise_or"}, {op::bitwise_xor, "bitwise_xor"},
-    {op::left_shift, "left_shift"}, {op::right_shift, "right_shift"}, {op::maximum, "maximum"},
-    {op::minimum, "minimum"}, {op::fmax, "fmax"}, {op::fmin, "fmin"}, {op::arctan2, "arctan2"},
-    {op::hypot, "hypot"}, {op::logical_and, "logical_and"}, {op::logical_or, "logical_or"},
-    {op::negative, "negative"}, {op::positive, "positive"}, {op::absolute, "absolute"},
-    {op::invert, "invert"}, {op::logical_not, "logical_not"}, {op::sin, "sin"}, {op::cos, "cos"},
-    {op::tan, "tan"}, {op::arcsin, "arcsin"}, {op::arccos, "arccos"}, {op::arctan, "arctan"},
-    {op::sinh, "sinh"}, {op::cosh, "cosh"}, {op::tanh, "tanh"}, {op::arcsinh, "arcsinh"},
-    {op::arccosh, "arccosh"}, {op::arctanh, "arctanh"}, {op::exp, "exp"}, {op::exp2, "exp2"},
-    {op::expm1, "expm1"}, {op::log, "log"}, {op::log2, "log2"}, {op::log10, "log10"},
-    {op::log1p, "log1p"}, {op::sqrt, "sqrt"}, {op::cbrt, "cbrt"}, {op::floor, "floor"},
-    {op::ceil, "ceil"}, {op::trunc, "trunc"}, {op::rint, "rint"}, {op::square, "square"},
-    {op::reciprocal, "reciprocal"}, {op::sign, "sign"}, {op::isnan, "isnan"},
-    {op::isinf, "isinf"}, {op::isfinite, "isfinite"}, {op::real, "real"}, {op::imag, "imag"},
+    {op::add, "add"},
+    {op::subtract, "subtract"},
+    {op::multiply, "multiply"},
+    {op::true_divide, "true_divide"},
+    {op::floor_divide, "floor_divide"},
+    {op::remainder, "remainder"},
+    {op::power, "power"},
+    {op::less, "less"},
+    {op::less_equal, "less_equal"},
+    {op::greater, "greater"},
+    {op::greater_equal, "greater_equal"},
+    {op::equal, "equal"},
+    {op::not_equal, "not_equal"},
+    {op::bitwise_and, "bitwise_and"},
+    {op::bitwise_or, "bitwise_or"},
+    {op::bitwise_xor, "bitwise_xor"},
+    {op::left_shift, "left_shift"},
+    {op::right_shift, "right_shift"},
+    {op::maximum, "maximum"},
+    {op::minimum, "minimum"},
+    {op::fmax, "fmax"},
+    {op::fmin, "fmin"},
+    {op::arctan2, "arctan2"},
+    {op::hypot, "hypot"},
+    {op::logical_and, "logical_and"},
+    {op::logical_or, "logical_or"},
+    {op::negative, "negative"},
+    {op::positive, "positive"},
+    {op::absolute, "absolute"},
+    {op::invert, "invert"},
+    {op::logical_not, "logical_not"},
+    {op::sin, "sin"},
+    {op::cos, "cos"},
+    {op::tan, "tan"},
+    {op::arcsin, "arcsin"},
+    {op::arccos, "arccos"},
+    {op::arctan, "arctan"},
+    {op::sinh, "sinh"},
+    {op::cosh, "cosh"},
+    {op::tanh, "tanh"},
+    {op::arcsinh, "arcsinh"},
+    {op::arccosh, "arccosh"},
+    {op::arctanh, "arctanh"},
+    {op::exp, "exp"},
+    {op::exp2, "exp2"},
+    {op::expm1, "expm1"},
+    {op::log, "log"},
+    {op::log2, "log2"},
+    {op::log10, "log10"},
+    {op::log1p, "log1p"},
+    {op::sqrt, "sqrt"},
+    {op::cbrt, "cbrt"},
+    {op::floor, "floor"},
+    {op::ceil, "ceil"},
+    {op::trunc, "trunc"},
+    {op::rint, "rint"},
+    {op::square, "square"},
+    {op::reciprocal, "reciprocal"},
+    {op::sign, "sign"},
+    {op::isnan, "isnan"},
+    {op::isinf, "isinf"},
+    {op::isfinite, "isfinite"},
+    {op::real, "real"},
+    {op::imag, "imag"},
     {op::conj, "conj"},
 };
 
@@ -356,17 +443,22 @@ py::object pending_array(std::shared_ptr<const expression> e) {
     return py::cast(std::move(a));
 }
 
-void evaluate_pending() { evaluate_readers(nullptr, nullptr); }
+void evaluate_pending() {
+    evaluate_readers(nullptr, nullptr);
+}
 
 void bind_operators(py::class_<ndarray, std::shared_ptr<ndarray>>& cls) {
     auto forward = [&](const char* method, op code) {
-        cls.def(method, [code](const py::object& a, const py::object& b) { return binary(code, a, b); });
+        cls.def(method,
+                [code](const py::object& a, const py::object& b) { return binary(code, a, b); });
     };
     auto reflected = [&](const char* method, op code) {
-        cls.def(method, [code](const py::object& a, const py::object& b) { return binary(code, b, a); });
+        cls.def(method,
+                [code](const py::object& a, const py::object& b) { return binary(code, b, a); });
     };
     auto assigning = [&](const char* method, op code) {
-        cls.def(method, [code](const py::object& a, const py::object& b) { return in_place(code, a, b); });
+        cls.def(method,
+                [code](const py::object& a, const py::object& b) { return in_place(code, a, b); });
     };
     const std::tuple<const char*, const char*, const char*, op> arithmetic[] = {
         {"__add__", "__radd__", "__iadd__", op::add},
@@ -419,6 +511,7 @@ void bind_elementwise(py::module_& m) {
     }
     m.def("where", where, py::arg("condition"), py::arg("x"), py::arg("y"));
     m.def("evaluate_pending", evaluate_pending);
+    m.def("_cached_kernels", [](const device_entry& d) { return cached_kernels(d); });
 }
 
 }  // namespace kiln::python

@@ -2,9 +2,9 @@
 // Element-wise expressions as kernels: the tree's structure and dtypes are the key of one
 // generated OpenCL C kernel per device (built through kiln's program cache, launched through
 // kiln's repeated launches); its arrays and scalars are the arguments, bound anew each time.
+#include <cstring>
 #include <kiln/detail/source_builder.hpp>
 #include <kiln/expr/core.hpp>
-#include <cstring>
 #include <unordered_map>
 
 #include "expression.hpp"
@@ -17,29 +17,42 @@ namespace {
 const char* compute_type(dtype t) {
     switch (t) {
         case dtype::bool_:
-        case dtype::int32: return "int";
-        case dtype::uint32: return "uint";
-        case dtype::int64: return "long";
-        case dtype::uint64: return "ulong";
+        case dtype::int32:
+            return "int";
+        case dtype::uint32:
+            return "uint";
+        case dtype::int64:
+            return "long";
+        case dtype::uint64:
+            return "ulong";
         case dtype::float16:
         case dtype::bfloat16:
-        case dtype::float32: return "float";
-        case dtype::float64: return "double";
-        case dtype::complex64: return "float2";
-        case dtype::complex128: break;
+        case dtype::float32:
+            return "float";
+        case dtype::float64:
+            return "double";
+        case dtype::complex64:
+            return "float2";
+        case dtype::complex128:
+            break;
     }
     return "double2";
 }
 // How memory holds it.
 const char* storage_type(dtype t) {
     switch (t) {
-        case dtype::bool_: return "uchar";
+        case dtype::bool_:
+            return "uchar";
         case dtype::float16:
-        case dtype::bfloat16: return "ushort";
-        default: return compute_type(t);
+        case dtype::bfloat16:
+            return "ushort";
+        default:
+            return compute_type(t);
     }
 }
-const char* real_type(dtype t) { return t == dtype::complex64 || t == dtype::float32 ? "float" : "double"; }
+const char* real_type(dtype t) {
+    return t == dtype::complex64 || t == dtype::float32 ? "float" : "double";
+}
 
 // One element of memory as its compute type, and a compute-type value as memory's.
 std::string load(dtype t, const std::string& at) {
@@ -70,8 +83,7 @@ std::string convert(detail::source_builder& s, const std::string& v, dtype from,
     if (is_complex(to)) {
         const std::string make = complex_helper(s, to, "cmake");
         const std::string r = real_type(to);
-        if (is_complex(from))
-            return make + "((" + r + ")(" + v + ").x, (" + r + ")(" + v + ").y)";
+        if (is_complex(from)) return make + "((" + r + ")(" + v + ").x, (" + r + ")(" + v + ").y)";
         return make + "((" + r + ")(" + v + "), 0)";
     }
     if (is_complex(from)) return "((" + std::string(compute_type(to)) + ")(" + v + ").x)";
@@ -86,70 +98,96 @@ std::string integer_helper(detail::source_builder& s, const std::string& t, cons
     const bool is_signed = t == "int" || t == "long";
     const std::string name = std::string("kiln_py_") + what + "_" + t;
     if (std::string_view(what) == "floordiv")
-        s.define(name, t + " " + name + "(" + t + " a, " + t + " b) {\n" +
-                           "    if (b == 0) return 0;\n" +
-                           (is_signed ? "    if (b == -1) return -a;\n" +
-                                            ("    " + t + " q = a / b;\n") +
-                                            "    if (a % b != 0 && ((a < 0) != (b < 0))) --q;\n" +
-                                            "    return q;\n"
-                                      : "    return a / b;\n") +
-                           "}\n");
+        s.define(name,
+                 t + " " + name + "(" + t + " a, " + t + " b) {\n" + "    if (b == 0) return 0;\n" +
+                     (is_signed ? "    if (b == -1) return -a;\n" + ("    " + t + " q = a / b;\n") +
+                                      "    if (a % b != 0 && ((a < 0) != (b < 0))) --q;\n" +
+                                      "    return q;\n"
+                                : "    return a / b;\n") +
+                     "}\n");
     else if (std::string_view(what) == "mod")
-        s.define(name, t + " " + name + "(" + t + " a, " + t + " b) {\n" +
-                           "    if (b == 0) return 0;\n" +
-                           (is_signed ? "    if (b == -1) return 0;\n" +
-                                            ("    " + t + " r = a % b;\n") +
-                                            "    if (r != 0 && ((r < 0) != (b < 0))) r += b;\n" +
-                                            "    return r;\n"
-                                      : "    return a % b;\n") +
-                           "}\n");
+        s.define(name,
+                 t + " " + name + "(" + t + " a, " + t + " b) {\n" + "    if (b == 0) return 0;\n" +
+                     (is_signed ? "    if (b == -1) return 0;\n" + ("    " + t + " r = a % b;\n") +
+                                      "    if (r != 0 && ((r < 0) != (b < 0))) r += b;\n" +
+                                      "    return r;\n"
+                                : "    return a % b;\n") +
+                     "}\n");
     else
-        s.define(name, t + " " + name + "(" + t + " b, " + t + " e) {\n" +
-                           (is_signed ? "    if (e < 0) return b == 1 ? 1 : (b == -1 ? ((e & 1) ? -1 : 1) : 0);\n"
-                                      : "") +
-                           "    " + t + " r = 1;\n" +
-                           "    while (e > 0) { if (e & 1) r *= b; b *= b; e >>= 1; }\n" +
-                           "    return r;\n}\n");
+        s.define(
+            name,
+            t + " " + name + "(" + t + " b, " + t + " e) {\n" +
+                (is_signed
+                     ? "    if (e < 0) return b == 1 ? 1 : (b == -1 ? ((e & 1) ? -1 : 1) : 0);\n"
+                     : "") +
+                "    " + t + " r = 1;\n" +
+                "    while (e > 0) { if (e & 1) r *= b; b *= b; e >>= 1; }\n" +
+                "    return r;\n}\n");
     return name;
 }
 
 std::string float_remainder(detail::source_builder& s, const std::string& t) {
     const std::string name = "kiln_py_fmod_" + t;
     s.define(name, t + " " + name + "(" + t + " a, " + t + " b) {\n" + "    " + t +
-                       " r = fmod(a, b);\n" +
-                       "    if (r != 0 && ((r < 0) != (b < 0))) r += b;\n" +
+                       " r = fmod(a, b);\n" + "    if (r != 0 && ((r < 0) != (b < 0))) r += b;\n" +
                        "    return r == 0 ? copysign((" + t + ")0, b) : r;\n}\n");
     return name;
 }
 
 const char* unary_function(op code) {
     switch (code) {
-        case op::sin: return "sin";
-        case op::cos: return "cos";
-        case op::tan: return "tan";
-        case op::arcsin: return "asin";
-        case op::arccos: return "acos";
-        case op::arctan: return "atan";
-        case op::sinh: return "sinh";
-        case op::cosh: return "cosh";
-        case op::tanh: return "tanh";
-        case op::arcsinh: return "asinh";
-        case op::arccosh: return "acosh";
-        case op::arctanh: return "atanh";
-        case op::exp: return "exp";
-        case op::exp2: return "exp2";
-        case op::expm1: return "expm1";
-        case op::log: return "log";
-        case op::log2: return "log2";
-        case op::log10: return "log10";
-        case op::log1p: return "log1p";
-        case op::sqrt: return "sqrt";
-        case op::cbrt: return "cbrt";
-        case op::floor: return "floor";
-        case op::ceil: return "ceil";
-        case op::trunc: return "trunc";
-        case op::rint: return "rint";
-        default: return nullptr;
+        case op::sin:
+            return "sin";
+        case op::cos:
+            return "cos";
+        case op::tan:
+            return "tan";
+        case op::arcsin:
+            return "asin";
+        case op::arccos:
+            return "acos";
+        case op::arctan:
+            return "atan";
+        case op::sinh:
+            return "sinh";
+        case op::cosh:
+            return "cosh";
+        case op::tanh:
+            return "tanh";
+        case op::arcsinh:
+            return "asinh";
+        case op::arccosh:
+            return "acosh";
+        case op::arctanh:
+            return "atanh";
+        case op::exp:
+            return "exp";
+        case op::exp2:
+            return "exp2";
+        case op::expm1:
+            return "expm1";
+        case op::log:
+            return "log";
+        case op::log2:
+            return "log2";
+        case op::log10:
+            return "log10";
+        case op::log1p:
+            return "log1p";
+        case op::sqrt:
+            return "sqrt";
+        case op::cbrt:
+            return "cbrt";
+        case op::floor:
+            return "floor";
+        case op::ceil:
+            return "ceil";
+        case op::trunc:
+            return "trunc";
+        case op::rint:
+            return "rint";
+        default:
+            return nullptr;
     }
 }
 
@@ -160,14 +198,17 @@ std::string unary_text(detail::source_builder& s, op code, const std::string& x,
     switch (code) {
         case op::negative:
             return is_complex(in) ? complex_helper(s, in, "cneg") + "(" + x + ")" : "(-" + x + ")";
-        case op::positive: return x;
+        case op::positive:
+            return x;
         case op::absolute:
             if (is_complex(in)) return complex_helper(s, in, "cabs") + "(" + x + ")";
             if (is_floating(in)) return "fabs(" + x + ")";
             if (in == dtype::uint32 || in == dtype::uint64 || in == dtype::bool_) return x;
             return "((" + t + ")abs(" + x + "))";
-        case op::invert: return in == dtype::bool_ ? "(!" + x + ")" : "(~" + x + ")";
-        case op::logical_not: return "(int)!(" + x + ")";
+        case op::invert:
+            return in == dtype::bool_ ? "(!" + x + ")" : "(~" + x + ")";
+        case op::logical_not:
+            return "(int)!(" + x + ")";
         case op::square:
             return is_complex(in) ? complex_helper(s, in, "cmul") + "(" + x + ", " + x + ")"
                                   : "(" + x + " * " + x + ")";
@@ -176,23 +217,33 @@ std::string unary_text(detail::source_builder& s, op code, const std::string& x,
                                         convert(s, "1", dtype::int32, in) + ", " + x + ")"
                                   : "((" + t + ")1 / " + x + ")";
         case op::sign:
-            if (is_floating(in)) return "(isnan(" + x + ") ? " + x + " : (" + t + ")((" + x + " > 0) - (" + x + " < 0)))";
+            if (is_floating(in))
+                return "(isnan(" + x + ") ? " + x + " : (" + t + ")((" + x + " > 0) - (" + x +
+                       " < 0)))";
             return "((" + t + ")((" + x + " > 0) - (" + x + " < 0)))";
         case op::isnan:
-            return is_complex(in) ? "(int)(isnan((" + x + ").x) || isnan((" + x + ").y))"
-                                  : is_floating(in) ? "(int)isnan(" + x + ")" : "0";
+            return is_complex(in)    ? "(int)(isnan((" + x + ").x) || isnan((" + x + ").y))"
+                   : is_floating(in) ? "(int)isnan(" + x + ")"
+                                     : "0";
         case op::isinf:
-            return is_complex(in) ? "(int)(isinf((" + x + ").x) || isinf((" + x + ").y))"
-                                  : is_floating(in) ? "(int)isinf(" + x + ")" : "0";
+            return is_complex(in)    ? "(int)(isinf((" + x + ").x) || isinf((" + x + ").y))"
+                   : is_floating(in) ? "(int)isinf(" + x + ")"
+                                     : "0";
         case op::isfinite:
-            return is_complex(in) ? "(int)(isfinite((" + x + ").x) && isfinite((" + x + ").y))"
-                                  : is_floating(in) ? "(int)isfinite(" + x + ")" : "1";
-        case op::real: return is_complex(in) ? "(" + x + ").x" : x;
-        case op::imag: return is_complex(in) ? "(" + x + ").y" : "(" + std::string(compute_type(out)) + ")0";
-        case op::conj: return is_complex(in) ? complex_helper(s, in, "conj") + "(" + x + ")" : x;
-        default: break;
+            return is_complex(in)    ? "(int)(isfinite((" + x + ").x) && isfinite((" + x + ").y))"
+                   : is_floating(in) ? "(int)isfinite(" + x + ")"
+                                     : "1";
+        case op::real:
+            return is_complex(in) ? "(" + x + ").x" : x;
+        case op::imag:
+            return is_complex(in) ? "(" + x + ").y" : "(" + std::string(compute_type(out)) + ")0";
+        case op::conj:
+            return is_complex(in) ? complex_helper(s, in, "conj") + "(" + x + ")" : x;
+        default:
+            break;
     }
-    throw py::type_error("kiln: no element-wise operation " + std::to_string(static_cast<int>(code)));
+    throw py::type_error("kiln: no element-wise operation " +
+                         std::to_string(static_cast<int>(code)));
 }
 
 // `a op b`, both of dtype `in` (converted already), giving `out`.
@@ -203,10 +254,14 @@ std::string binary_text(detail::source_builder& s, op code, const std::string& a
     const bool floating = is_floating(in);
     auto infix = [&](const char* symbol) { return "(" + a + " " + symbol + " " + b + ")"; };
     switch (code) {
-        case op::add: return complex ? complex_helper(s, in, "cadd") + "(" + a + ", " + b + ")" : infix("+");
-        case op::subtract: return complex ? complex_helper(s, in, "csub") + "(" + a + ", " + b + ")" : infix("-");
-        case op::multiply: return complex ? complex_helper(s, in, "cmul") + "(" + a + ", " + b + ")" : infix("*");
-        case op::true_divide: return complex ? complex_helper(s, in, "cdiv") + "(" + a + ", " + b + ")" : infix("/");
+        case op::add:
+            return complex ? complex_helper(s, in, "cadd") + "(" + a + ", " + b + ")" : infix("+");
+        case op::subtract:
+            return complex ? complex_helper(s, in, "csub") + "(" + a + ", " + b + ")" : infix("-");
+        case op::multiply:
+            return complex ? complex_helper(s, in, "cmul") + "(" + a + ", " + b + ")" : infix("*");
+        case op::true_divide:
+            return complex ? complex_helper(s, in, "cdiv") + "(" + a + ", " + b + ")" : infix("/");
         case op::floor_divide:
             return floating ? "floor(" + a + " / " + b + ")"
                             : integer_helper(s, t, "floordiv") + "(" + a + ", " + b + ")";
@@ -216,38 +271,57 @@ std::string binary_text(detail::source_builder& s, op code, const std::string& a
         case op::power:
             return floating ? "pow(" + a + ", " + b + ")"
                             : integer_helper(s, t, "pow") + "(" + a + ", " + b + ")";
-        case op::less: return "(int)" + infix("<");
-        case op::less_equal: return "(int)" + infix("<=");
-        case op::greater: return "(int)" + infix(">");
-        case op::greater_equal: return "(int)" + infix(">=");
+        case op::less:
+            return "(int)" + infix("<");
+        case op::less_equal:
+            return "(int)" + infix("<=");
+        case op::greater:
+            return "(int)" + infix(">");
+        case op::greater_equal:
+            return "(int)" + infix(">=");
         case op::equal:
-            return complex ? "(int)((" + a + ").x == (" + b + ").x && (" + a + ").y == (" + b + ").y)"
-                           : "(int)" + infix("==");
+            return complex
+                       ? "(int)((" + a + ").x == (" + b + ").x && (" + a + ").y == (" + b + ").y)"
+                       : "(int)" + infix("==");
         case op::not_equal:
-            return complex ? "(int)((" + a + ").x != (" + b + ").x || (" + a + ").y != (" + b + ").y)"
-                           : "(int)" + infix("!=");
-        case op::bitwise_and: return infix("&");
-        case op::bitwise_or: return infix("|");
-        case op::bitwise_xor: return infix("^");
-        case op::left_shift: return infix("<<");
-        case op::right_shift: return infix(">>");
-        case op::logical_and: return "(int)(" + a + " && " + b + ")";
-        case op::logical_or: return "(int)(" + a + " || " + b + ")";
+            return complex
+                       ? "(int)((" + a + ").x != (" + b + ").x || (" + a + ").y != (" + b + ").y)"
+                       : "(int)" + infix("!=");
+        case op::bitwise_and:
+            return infix("&");
+        case op::bitwise_or:
+            return infix("|");
+        case op::bitwise_xor:
+            return infix("^");
+        case op::left_shift:
+            return infix("<<");
+        case op::right_shift:
+            return infix(">>");
+        case op::logical_and:
+            return "(int)(" + a + " && " + b + ")";
+        case op::logical_or:
+            return "(int)(" + a + " || " + b + ")";
         case op::maximum:
         case op::minimum: {
             const char* f = code == op::maximum ? "max" : "min";
             if (!floating) return "((" + t + ")" + f + "(" + a + ", " + b + "))";
             // NumPy's maximum and minimum give NaN where either operand is NaN.
-            return "((isnan(" + a + ") || isnan(" + b + ")) ? " + a + " + " + b + " : f" + f +
-                   "(" + a + ", " + b + "))";
+            return "((isnan(" + a + ") || isnan(" + b + ")) ? " + a + " + " + b + " : f" + f + "(" +
+                   a + ", " + b + "))";
         }
-        case op::fmax: return "fmax(" + a + ", " + b + ")";
-        case op::fmin: return "fmin(" + a + ", " + b + ")";
-        case op::arctan2: return "atan2(" + a + ", " + b + ")";
-        case op::hypot: return "hypot(" + a + ", " + b + ")";
-        default: break;
+        case op::fmax:
+            return "fmax(" + a + ", " + b + ")";
+        case op::fmin:
+            return "fmin(" + a + ", " + b + ")";
+        case op::arctan2:
+            return "atan2(" + a + ", " + b + ")";
+        case op::hypot:
+            return "hypot(" + a + ", " + b + ")";
+        default:
+            break;
     }
-    throw py::type_error("kiln: no element-wise operation " + std::to_string(static_cast<int>(code)));
+    throw py::type_error("kiln: no element-wise operation " +
+                         std::to_string(static_cast<int>(code)));
 }
 
 // The dtype both operands of a binary operation are converted to before it.
@@ -258,8 +332,10 @@ dtype operand_type(const expression& e) {
         case op::arctan2:
         case op::hypot:
         case op::fmax:
-        case op::fmin: return e.type;
-        default: return common;
+        case op::fmin:
+            return e.type;
+        default:
+            return common;
     }
 }
 
@@ -284,7 +360,8 @@ struct kernel_walk {
         return s;
     }
     bool runs_with_output(const std::array<std::ptrdiff_t, 2>& s) const {
-        const bool rows_follow = out_shape[0] <= 1 || s[0] == static_cast<std::ptrdiff_t>(out_shape[1]);
+        const bool rows_follow =
+            out_shape[0] <= 1 || s[0] == static_cast<std::ptrdiff_t>(out_shape[1]);
         return (out_shape[1] <= 1 || s[1] == 1) && rows_follow;
     }
 
@@ -308,7 +385,8 @@ struct kernel_walk {
                     args.push_back(scalar_argument(static_cast<std::int64_t>(s[1])));
                 }
             } else {
-                source->parameter("global const " + std::string(storage_type(a.type)) + "* " + name);
+                source->parameter("global const " + std::string(storage_type(a.type)) + "* " +
+                                  name);
                 source->parameter("ulong " + name + "_offset");
                 if (!runs) {
                     source->parameter("long " + name + "_row");
@@ -322,8 +400,8 @@ struct kernel_walk {
         key += runs ? 'r' : 's';
         if (!runs) strided = true;
         if (runs) return load(a.type, name + "[" + name + "_offset + i]");
-        return load(a.type, name + "[" + name + "_offset + (long)row * " + name + "_row + (long)column * " +
-                                name + "_column]");
+        return load(a.type, name + "[" + name + "_offset + (long)row * " + name +
+                                "_row + (long)column * " + name + "_column]");
     }
 
     template <class T>
@@ -343,16 +421,32 @@ struct kernel_walk {
         }
         switch (e.type) {
             case dtype::bool_:
-            case dtype::int32: args.push_back(scalar_argument(static_cast<std::int32_t>(e.integer))); break;
-            case dtype::uint32: args.push_back(scalar_argument(static_cast<std::uint32_t>(e.integer))); break;
-            case dtype::int64: args.push_back(scalar_argument(e.integer)); break;
-            case dtype::uint64: args.push_back(scalar_argument(static_cast<std::uint64_t>(e.integer))); break;
+            case dtype::int32:
+                args.push_back(scalar_argument(static_cast<std::int32_t>(e.integer)));
+                break;
+            case dtype::uint32:
+                args.push_back(scalar_argument(static_cast<std::uint32_t>(e.integer)));
+                break;
+            case dtype::int64:
+                args.push_back(scalar_argument(e.integer));
+                break;
+            case dtype::uint64:
+                args.push_back(scalar_argument(static_cast<std::uint64_t>(e.integer)));
+                break;
             case dtype::float16:
             case dtype::bfloat16:
-            case dtype::float32: args.push_back(scalar_argument(static_cast<float>(e.number.real()))); break;
-            case dtype::float64: args.push_back(scalar_argument(e.number.real())); break;
-            case dtype::complex64: args.push_back(scalar_argument(std::complex<float>(e.number))); break;
-            case dtype::complex128: args.push_back(scalar_argument(e.number)); break;
+            case dtype::float32:
+                args.push_back(scalar_argument(static_cast<float>(e.number.real())));
+                break;
+            case dtype::float64:
+                args.push_back(scalar_argument(e.number.real()));
+                break;
+            case dtype::complex64:
+                args.push_back(scalar_argument(std::complex<float>(e.number)));
+                break;
+            case dtype::complex128:
+                args.push_back(scalar_argument(e.number));
+                break;
         }
         return name;
     }
@@ -360,8 +454,10 @@ struct kernel_walk {
     // The OpenCL C text of e's value (meaningful when generating), in e's compute type.
     std::string visit(const expression& e) {
         switch (e.what) {
-            case expression::kind::array: return array_leaf(e.leaf);
-            case expression::kind::scalar: return scalar_leaf(e);
+            case expression::kind::array:
+                return array_leaf(e.leaf);
+            case expression::kind::scalar:
+                return scalar_leaf(e);
             case expression::kind::cast: {
                 key += 'c';
                 key += static_cast<char>('A' + static_cast<int>(e.type));
@@ -421,6 +517,10 @@ std::unordered_map<std::string, std::unique_ptr<cached_kernel>>& kernels_of(cons
 
 }  // namespace
 
+std::size_t cached_kernels(const device_entry& d) {
+    return kernels_of(d).size();
+}
+
 std::shared_ptr<const expression> leaf_of(const array_data& a) {
     auto e = std::make_shared<expression>();
     e->what = expression::kind::array;
@@ -478,9 +578,11 @@ void evaluate_into(const expression& e, const array_data& target) {
         source.line("if (i >= n) return;");
         if (generating.strided || !out_runs)
             source.line("const ulong row = i / columns, column = i - row * columns;");
-        const std::string at = out_runs ? "out[out_offset + i]"
-                                        : "out[out_offset + (long)row * out_row + (long)column * out_column]";
-        source.line(at + " = " + store(target.type, convert(source, value, e.type, target.type)) + ";");
+        const std::string at =
+            out_runs ? "out[out_offset + i]"
+                     : "out[out_offset + (long)row * out_row + (long)column * out_column]";
+        source.line(at + " = " + store(target.type, convert(source, value, e.type, target.type)) +
+                    ";");
         source.end_kernel();
         const std::string text = source.str();
         kiln::kernel k = [&] {
@@ -515,7 +617,9 @@ array_data compact(const array_data& a) {
     return copied(a);
 }
 
-array_data copied(const array_data& a) { return evaluate(*leaf_of(a)); }
+array_data copied(const array_data& a) {
+    return evaluate(*leaf_of(a));
+}
 
 array_data converted(const array_data& a, dtype t) {
     if (a.type == t) return a;

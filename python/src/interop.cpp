@@ -3,10 +3,11 @@
 // kiln/interop's tensors (no copy on the same device). Capsules follow the Python array API:
 // "dltensor_versioned" (DLPack 1.x) when the consumer asks for it, "dltensor" otherwise, renamed
 // "used_..." once consumed.
+#include <pybind11/stl.h>
+
 #include <kiln/interop/dlpack.hpp>
 #include <kiln/interop/dlpack_memory.hpp>
 #include <kiln/interop/native_handles.hpp>
-#include <pybind11/stl.h>
 
 #include "expression.hpp"
 
@@ -65,11 +66,13 @@ DLManagedTensorVersioned* export_tensor(const array_data& compact_data) {
 std::pair<int, int> dlpack_device_of(const device_entry& where, const array_data* sample) {
     const kiln::device& d = where.device;
     if (d.backend() == kiln::backend_kind::cuda)
-        return {kDLCUDA, static_cast<int>(kiln::detail::interop::native_device(
-                             d, kiln::backend_kind::cuda, "kiln.ndarray.__dlpack_device__")
-                                              .device)};
+        return {kDLCUDA,
+                static_cast<int>(kiln::detail::interop::native_device(
+                                     d, kiln::backend_kind::cuda, "kiln.ndarray.__dlpack_device__")
+                                     .device)};
     // An OpenCL device exports host memory where its driver keeps buffers there (PoCL's CPU).
-    array_data probe = sample && sample->size() ? *sample : array_data::empty(where, dtype::float32, 1, {1, 1});
+    array_data probe =
+        sample && sample->size() ? *sample : array_data::empty(where, dtype::float32, 1, {1, 1});
     if (kiln::detail::interop::host_address(probe.mem->storage())) return {kDLCPU, 0};
     int opencl = 0;
     for (const auto& other : kiln::devices()) {
@@ -91,7 +94,8 @@ py::capsule capsule_of(const ndarray& self, const py::object& max_version) {
     if (versioned) {
         return py::capsule(tensor, versioned_name, [](PyObject* capsule) {
             if (PyCapsule_IsValid(capsule, versioned_name)) {
-                auto* t = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, versioned_name));
+                auto* t = static_cast<DLManagedTensorVersioned*>(
+                    PyCapsule_GetPointer(capsule, versioned_name));
                 if (t->deleter) t->deleter(t);
             }
         });
@@ -136,22 +140,28 @@ const device_entry& device_for(int type, int id) {
     if (type == kDLCUDA) {
         for (std::size_t k = 0; k < all.size(); ++k)
             if (all[k].backend() == kiln::backend_kind::cuda &&
-                static_cast<int>(kiln::detail::interop::native_device(all[k], kiln::backend_kind::cuda, "kiln.from_dlpack").device) == id)
+                static_cast<int>(kiln::detail::interop::native_device(
+                                     all[k], kiln::backend_kind::cuda, "kiln.from_dlpack")
+                                     .device) == id)
                 return device_number(k);
         throw py::value_error("kiln.from_dlpack: kiln has no CUDA device " + std::to_string(id));
     }
     if (type == kDLCPU) {
         const device_entry& chosen = default_device_entry();
-        if (chosen.device.is_cpu() && chosen.device.backend() == kiln::backend_kind::opencl) return chosen;
+        if (chosen.device.is_cpu() && chosen.device.backend() == kiln::backend_kind::opencl)
+            return chosen;
         for (std::size_t k = 0; k < all.size(); ++k)
-            if (all[k].is_cpu() && all[k].backend() == kiln::backend_kind::opencl) return device_number(k);
-        throw py::value_error("kiln.from_dlpack: host memory, and kiln has no device that uses it "
-                              "in place (kiln.asarray copies it)");
+            if (all[k].is_cpu() && all[k].backend() == kiln::backend_kind::opencl)
+                return device_number(k);
+        throw py::value_error(
+            "kiln.from_dlpack: host memory, and kiln has no device that uses it "
+            "in place (kiln.asarray copies it)");
     }
     if (type == kDLOpenCL) {
         int opencl = 0;
         for (std::size_t k = 0; k < all.size(); ++k)
-            if (all[k].backend() == kiln::backend_kind::opencl && opencl++ == id) return device_number(k);
+            if (all[k].backend() == kiln::backend_kind::opencl && opencl++ == id)
+                return device_number(k);
     }
     throw py::value_error("kiln.from_dlpack: kiln has no device of DLPack device type " +
                           std::to_string(type) + ", id " + std::to_string(id));
@@ -159,19 +169,23 @@ const device_entry& device_for(int type, int id) {
 
 }  // namespace
 
-py::object from_dlpack(const py::object& producer, const device_entry& requested, const py::object& type) {
+py::object from_dlpack(const py::object& producer, const device_entry& requested,
+                       const py::object& type) {
     const device_entry* where = &requested;
     py::object capsule = producer;
     if (!PyCapsule_CheckExact(producer.ptr())) {
         if (!py::hasattr(producer, "__dlpack__"))
-            throw py::type_error("kiln.from_dlpack: takes an object with __dlpack__ or a DLPack capsule");
+            throw py::type_error(
+                "kiln.from_dlpack: takes an object with __dlpack__ or a DLPack capsule");
         if (py::hasattr(producer, "__dlpack_device__")) {
-            auto [device_type, id] = producer.attr("__dlpack_device__")().cast<std::pair<int, int>>();
+            auto [device_type, id] =
+                producer.attr("__dlpack_device__")().cast<std::pair<int, int>>();
             where = &device_for(device_type, id);
         }
         py::object stream = py::none();
         if (where->device.backend() == kiln::backend_kind::cuda)
-            stream = py::int_(kiln::detail::interop::native_queue(where->queue, kiln::backend_kind::cuda, "kiln.from_dlpack"));
+            stream = py::int_(kiln::detail::interop::native_queue(
+                where->queue, kiln::backend_kind::cuda, "kiln.from_dlpack"));
         try {
             capsule = producer.attr("__dlpack__")(py::arg("stream") = stream,
                                                   py::arg("max_version") = py::make_tuple(1, 0));
@@ -184,8 +198,9 @@ py::object from_dlpack(const py::object& producer, const device_entry& requested
     const char* name = PyCapsule_GetName(capsule.ptr());
     const std::string capsule_name = name ? name : "";
     if (capsule_name.rfind("used_", 0) == 0)
-        throw py::value_error("kiln.from_dlpack: this DLPack capsule was used already (a capsule "
-                              "hands its tensor over once)");
+        throw py::value_error(
+            "kiln.from_dlpack: this DLPack capsule was used already (a capsule "
+            "hands its tensor over once)");
     const bool versioned = capsule_name == versioned_name;
     if (!versioned && capsule_name != legacy_name)
         throw py::type_error("kiln.from_dlpack: not a DLPack capsule ('" + capsule_name + "')");
@@ -196,17 +211,19 @@ py::object from_dlpack(const py::object& producer, const device_entry& requested
         throw py::value_error("kiln.from_dlpack: kiln arrays have 1 or 2 dimensions, the tensor " +
                               std::to_string(t.ndim));
     const dtype element = from_dl_type(t.dtype);
-    if (PyCapsule_CheckExact(producer.ptr())) where = &device_for(t.device.device_type, t.device.device_id);
+    if (PyCapsule_CheckExact(producer.ptr()))
+        where = &device_for(t.device.device_type, t.device.device_id);
     std::array<std::size_t, 2> shape{1, static_cast<std::size_t>(t.shape[t.ndim - 1])};
     if (t.ndim == 2) shape[0] = static_cast<std::size_t>(t.shape[0]);
-    DLManagedTensorVersioned* tensor =
-        versioned ? static_cast<DLManagedTensorVersioned*>(pointer)
-                  : versioned_of(static_cast<DLManagedTensor*>(pointer));
+    DLManagedTensorVersioned* tensor = versioned
+                                           ? static_cast<DLManagedTensorVersioned*>(pointer)
+                                           : versioned_of(static_cast<DLManagedTensor*>(pointer));
     kiln::detail::dlpack::tensor_layout layout;
     kiln::detail::buffer_storage storage;
     try {
         storage = kiln::detail::dlpack::storage_of(
-            where->queue, tensor, t.dtype, itemsize(element), std::min<std::size_t>(itemsize(element), 8),
+            where->queue, tensor, t.dtype, itemsize(element),
+            std::min<std::size_t>(itemsize(element), 8),
             t.ndim == 2 ? kiln::detail::dlpack::view::matrix : kiln::detail::dlpack::view::elements,
             layout, "kiln.from_dlpack");
     } catch (...) {
@@ -226,26 +243,30 @@ py::object from_dlpack(const py::object& producer, const device_entry& requested
 }
 
 void bind_dlpack(py::class_<ndarray, std::shared_ptr<ndarray>>& holder) {
-    holder.def("__dlpack__",
-               [](const ndarray& self, const py::object&, const py::object& max_version,
-                  const py::object&, const py::object& copy) {
-                   if (!copy.is_none() && copy.cast<bool>())
-                       return capsule_of(ndarray(copied(self.data())), max_version);
-                   return capsule_of(self, max_version);
-               },
-               py::arg("stream") = py::none(), py::arg("max_version") = py::none(),
-               py::arg("dl_device") = py::none(), py::arg("copy") = py::none());
+    holder.def(
+        "__dlpack__",
+        [](const ndarray& self, const py::object&, const py::object& max_version, const py::object&,
+           const py::object& copy) {
+            if (!copy.is_none() && copy.cast<bool>())
+                return capsule_of(ndarray(copied(self.data())), max_version);
+            return capsule_of(self, max_version);
+        },
+        py::arg("stream") = py::none(), py::arg("max_version") = py::none(),
+        py::arg("dl_device") = py::none(), py::arg("copy") = py::none());
     holder.def("__dlpack_device__", [](const ndarray& self) {
         return dlpack_device_of(self.where(), self.pending() ? nullptr : &self.data());
     });
 }
 
 void bind_interop(py::module_& m) {
-    m.def("from_dlpack", [](const py::object& x, const py::object& device) {
-        const device_entry& where = device.is_none() ? default_device_entry()
-                                                     : device.cast<const device_entry&>();
-        return from_dlpack(x, where, py::none());
-    }, py::arg("x"), py::arg("device") = py::none());
+    m.def(
+        "from_dlpack",
+        [](const py::object& x, const py::object& device) {
+            const device_entry& where =
+                device.is_none() ? default_device_entry() : device.cast<const device_entry&>();
+            return from_dlpack(x, where, py::none());
+        },
+        py::arg("x"), py::arg("device") = py::none());
 }
 
 }  // namespace kiln::python

@@ -2,11 +2,12 @@
 // Linear algebra and transforms on kiln.ndarray: matmul / @ (kiln::gemm on the arrays' memory,
 // views and transposes included), the FFTs (kiln::fft, rfft, irfft), sparse matrix times vector
 // from CSR arrays, and kiln's counter-based random numbers.
+#include <pybind11/stl.h>
+
 #include <kiln/fft.hpp>
 #include <kiln/matrix.hpp>
 #include <kiln/random.hpp>
 #include <kiln/sparse.hpp>
-#include <pybind11/stl.h>
 
 #include "expression.hpp"
 
@@ -16,7 +17,8 @@ namespace {
 
 const array_data& data_of(const py::handle& x, const char* call) {
     if (!py::isinstance<ndarray>(x))
-        throw py::type_error(std::string(call) + ": takes kiln.ndarray operands (kiln.asarray makes one)");
+        throw py::type_error(std::string(call) +
+                             ": takes kiln.ndarray operands (kiln.asarray makes one)");
     return x.cast<const ndarray&>().data();
 }
 
@@ -46,8 +48,10 @@ struct gemm_operand {
         return matrix_storage_t<T>(a.where->queue, std::move(whole));
     }
     static bool usable(const array_data& a) {
-        const bool rows = a.strides[1] == 1 && a.strides[0] >= static_cast<std::ptrdiff_t>(a.shape[1]);
-        const bool columns = a.strides[0] == 1 && a.strides[1] >= static_cast<std::ptrdiff_t>(a.shape[0]);
+        const bool rows =
+            a.strides[1] == 1 && a.strides[0] >= static_cast<std::ptrdiff_t>(a.shape[1]);
+        const bool columns =
+            a.strides[0] == 1 && a.strides[1] >= static_cast<std::ptrdiff_t>(a.shape[0]);
         return (rows || columns) && (a.mem->storage().bytes() % sizeof(T)) == 0;
     }
 };
@@ -64,11 +68,17 @@ void run_gemm(const array_data& a, const array_data& b, const array_data& c) {
     };
     const auto va = view(x), vb = view(y);
     py::gil_scoped_release unlocked;
-    if (!x.transposed && !y.transposed) kiln::gemm(result, va, vb);
-    else if (x.transposed && !y.transposed) kiln::gemm(result, kiln::transposed(va), vb);
-    else if (!x.transposed) kiln::gemm(result, va, kiln::transposed(vb));
-    else kiln::gemm(result, kiln::transposed(va), kiln::transposed(vb));
+    if (!x.transposed && !y.transposed)
+        kiln::gemm(result, va, vb);
+    else if (x.transposed && !y.transposed)
+        kiln::gemm(result, kiln::transposed(va), vb);
+    else if (!x.transposed)
+        kiln::gemm(result, va, kiln::transposed(vb));
+    else
+        kiln::gemm(result, kiln::transposed(va), kiln::transposed(vb));
 }
+
+}  // namespace
 
 py::object matmul(const py::object& left, const py::object& right) {
     if (!py::isinstance<ndarray>(right) || !py::isinstance<ndarray>(left))
@@ -87,8 +97,10 @@ py::object matmul(const py::object& left, const py::object& right) {
     dtype t = promote(a.type, b.type);
     const bool sixteen = t == dtype::float16 || t == dtype::bfloat16;
     if (!sixteen && t != dtype::float32 && t != dtype::float64)
-        throw py::type_error(std::string("kiln.matmul: multiplies float16, bfloat16, float32 and float64 matrices, not ") +
-                             std::string(name_of(t)));
+        throw py::type_error(
+            std::string(
+                "kiln.matmul: multiplies float16, bfloat16, float32 and float64 matrices, not ") +
+            std::string(name_of(t)));
     const dtype out_type = sixteen ? dtype::float32 : t;
     array_data c = array_data::empty(*a.where, out_type, 2, {a.shape[0], b.shape[1]});
     auto prepared = [&](array_data m) {
@@ -96,8 +108,8 @@ py::object matmul(const py::object& left, const py::object& right) {
         bool fine = false;
         visit(t, [&](auto zero) {
             using T = decltype(zero);
-            if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, kiln::half> ||
-                          std::is_same_v<T, kiln::bfloat16>)
+            if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                          std::is_same_v<T, kiln::half> || std::is_same_v<T, kiln::bfloat16>)
                 fine = gemm_operand<T>::usable(m);
         });
         return fine ? m : copied(m);
@@ -106,13 +118,24 @@ py::object matmul(const py::object& left, const py::object& right) {
         a = prepared(a);
         b = prepared(b);
         if (a.shape[1] == 0) {
-            c = converted(reshaped(wrap(c).attr("__mul__")(0).cast<const ndarray&>().data(), {static_cast<py::ssize_t>(c.shape[0]), static_cast<py::ssize_t>(c.shape[1])}), out_type);
+            c = converted(reshaped(wrap(c).attr("__mul__")(0).cast<const ndarray&>().data(),
+                                   {static_cast<py::ssize_t>(c.shape[0]),
+                                    static_cast<py::ssize_t>(c.shape[1])}),
+                          out_type);
         } else {
             switch (t) {
-                case dtype::float32: run_gemm<float, float>(a, b, c); break;
-                case dtype::float64: run_gemm<double, double>(a, b, c); break;
-                case dtype::float16: run_gemm<kiln::half, float>(a, b, c); break;
-                default: run_gemm<kiln::bfloat16, float>(a, b, c); break;
+                case dtype::float32:
+                    run_gemm<float, float>(a, b, c);
+                    break;
+                case dtype::float64:
+                    run_gemm<double, double>(a, b, c);
+                    break;
+                case dtype::float16:
+                    run_gemm<kiln::half, float>(a, b, c);
+                    break;
+                default:
+                    run_gemm<kiln::bfloat16, float>(a, b, c);
+                    break;
             }
         }
     }
@@ -121,6 +144,8 @@ py::object matmul(const py::object& left, const py::object& right) {
     if (vector_right) c = reshaped(c, {static_cast<py::ssize_t>(c.shape[0])});
     return wrap(std::move(c));
 }
+
+namespace {
 
 // --- FFT ----------------------------------------------------------------------------------------
 
@@ -131,7 +156,8 @@ py::object fft(const py::object& x, transform kind, bool both, std::optional<std
     array_data a = data_of(x, "kiln.fft");
     const bool real_in = kind == transform::real_forward;
     const bool real_out = kind == transform::real_inverse;
-    const bool doubled = a.type == dtype::float64 || a.type == dtype::complex128 || is_integer(a.type);
+    const bool doubled =
+        a.type == dtype::float64 || a.type == dtype::complex128 || is_integer(a.type);
     if (real_in) {
         if (is_complex(a.type)) throw py::type_error("kiln.fft.rfft: takes real values");
         a = converted(a, doubled ? dtype::float64 : dtype::float32);
@@ -142,9 +168,12 @@ py::object fft(const py::object& x, transform kind, bool both, std::optional<std
     const std::size_t rows = a.shape[0], columns = a.shape[1];
     const std::size_t last = real_out ? n_out.value_or(2 * (columns - 1)) : columns;
     if (last == 0 || (real_out && columns != last / 2 + 1))
-        throw py::value_error("kiln.fft: " + std::string(real_out ? "irfft needs n with n // 2 + 1 == the input's last extent" : "no elements to transform"));
-    std::vector<std::size_t> sizes = both && a.ndim == 2 ? std::vector<std::size_t>{rows, last}
-                                                         : std::vector<std::size_t>{last};
+        throw py::value_error(
+            "kiln.fft: " +
+            std::string(real_out ? "irfft needs n with n // 2 + 1 == the input's last extent"
+                                 : "no elements to transform"));
+    std::vector<std::size_t> sizes =
+        both && a.ndim == 2 ? std::vector<std::size_t>{rows, last} : std::vector<std::size_t>{last};
     const std::size_t batch = both && a.ndim == 2 ? 1 : rows;
     const std::size_t out_columns = real_in ? last / 2 + 1 : last;
     const dtype out_type = real_out ? (doubled ? dtype::float64 : dtype::float32)
@@ -157,8 +186,10 @@ py::object fft(const py::object& x, transform kind, bool both, std::optional<std
         if (kind == transform::forward || kind == transform::inverse) {
             auto in = a.as_vector<std::complex<T>>();
             auto o = out.as_vector<std::complex<T>>();
-            if (kind == transform::forward) o = kiln::fft<T>(q, sizes, batch)(in);
-            else o = kiln::fft<T>(q, sizes, kiln::inverse, batch)(in);
+            if (kind == transform::forward)
+                o = kiln::fft<T>(q, sizes, batch)(in);
+            else
+                o = kiln::fft<T>(q, sizes, kiln::inverse, batch)(in);
         } else if (real_in) {
             auto in = a.as_vector<T>();
             auto o = out.as_vector<std::complex<T>>();
@@ -169,15 +200,17 @@ py::object fft(const py::object& x, transform kind, bool both, std::optional<std
             kiln::irfft<T>(q, sizes, batch)(in, o);
         }
     };
-    if (doubled) run(double{});
-    else run(float{});
+    if (doubled)
+        run(double{});
+    else
+        run(float{});
     return wrap(std::move(out));
 }
 
 // --- sparse -------------------------------------------------------------------------------------
 
-py::object spmv(const py::object& data_in, const py::object& indices_in, const py::object& indptr_in,
-                std::size_t columns, const py::object& x_in) {
+py::object spmv(const py::object& data_in, const py::object& indices_in,
+                const py::object& indptr_in, std::size_t columns, const py::object& x_in) {
     py::module_ np = py::module_::import("numpy");
     const array_data& x = data_of(x_in, "kiln.spmv");
     if (x.size() != columns)
@@ -188,22 +221,29 @@ py::object spmv(const py::object& data_in, const py::object& indices_in, const p
     py::array_t<std::int64_t> column_index = np.attr("ascontiguousarray")(indices_in, "int64");
     py::array_t<std::int64_t> row_pointer = np.attr("ascontiguousarray")(indptr_in, "int64");
     const std::size_t rows = static_cast<std::size_t>(row_pointer.size()) - 1;
-    array_data out = array_data::empty(*x.where, doubled ? dtype::float64 : dtype::float32, 1, {1, rows});
+    array_data out =
+        array_data::empty(*x.where, doubled ? dtype::float64 : dtype::float32, 1, {1, rows});
     auto run = [&](auto zero) {
         using T = decltype(zero);
         const T* v = static_cast<const T*>(values.data());
         const std::span<const std::int64_t> ptr(row_pointer.data(), rows + 1);
-        const std::span<const std::int64_t> col(column_index.data(), static_cast<std::size_t>(column_index.size()));
+        const std::span<const std::int64_t> col(column_index.data(),
+                                                static_cast<std::size_t>(column_index.size()));
         const std::span<const T> val(v, static_cast<std::size_t>(values.size()));
-        kiln::vector<T> xv = (x.type == (doubled ? dtype::float64 : dtype::float32) ? x : converted(x, doubled ? dtype::float64 : dtype::float32)).template as_vector<T>();
+        kiln::vector<T> xv = (x.type == (doubled ? dtype::float64 : dtype::float32)
+                                  ? x
+                                  : converted(x, doubled ? dtype::float64 : dtype::float32))
+                                 .template as_vector<T>();
         kiln::vector<T> y = out.as_vector<T>();
         py::gil_scoped_release unlocked;
         kiln::sparse_matrix<T> A(x.where->queue, rows, columns, ptr, col, val);
         y = A * xv;
     };
     if (rows > 0) {
-        if (doubled) run(double{});
-        else run(float{});
+        if (doubled)
+            run(double{});
+        else
+            run(float{});
     }
     return wrap(std::move(out));
 }
@@ -215,18 +255,24 @@ py::object random_numbers(std::size_t n, std::uint64_t seed, std::uint64_t offse
     const dtype t = type.is_none() ? dtype::float64 : dtype_of(type);
     if (t != dtype::float32 && t != dtype::float64)
         throw py::type_error("kiln.random: makes float32 or float64 values");
-    const device_entry& where = py::module_::import("kiln._kiln").attr("_device_argument")(device).cast<const device_entry&>();
+    const device_entry& where = py::module_::import("kiln._kiln")
+                                    .attr("_device_argument")(device)
+                                    .cast<const device_entry&>();
     array_data out = array_data::empty(where, t, 1, {1, n});
     auto run = [&](auto zero) {
         using T = decltype(zero);
         kiln::vector<T> v = out.as_vector<T>();
         py::gil_scoped_release unlocked;
         if (n == 0) return;
-        if (normal) v = kiln::random_normal<T>{}(kiln::element_index(offset), seed);
-        else v = kiln::random_uniform<T>{}(kiln::element_index(offset), seed);
+        if (normal)
+            v = kiln::random_normal<T>{}(kiln::element_index(offset), seed);
+        else
+            v = kiln::random_uniform<T>{}(kiln::element_index(offset), seed);
     };
-    if (t == dtype::float32) run(float{});
-    else run(double{});
+    if (t == dtype::float32)
+        run(float{});
+    else
+        run(double{});
     return wrap(std::move(out));
 }
 
@@ -234,9 +280,12 @@ py::object random_numbers(std::size_t n, std::uint64_t seed, std::uint64_t offse
 
 void bind_linalg(py::module_& m) {
     m.def("matmul", matmul);
-    m.def("_fft", [](const py::object& x, const std::string& kind, bool both, std::optional<std::size_t> n) {
-        const transform t = kind == "fft" ? transform::forward : kind == "ifft" ? transform::inverse
-                            : kind == "rfft" ? transform::real_forward : transform::real_inverse;
+    m.def("_fft", [](const py::object& x, const std::string& kind, bool both,
+                     std::optional<std::size_t> n) {
+        const transform t = kind == "fft"    ? transform::forward
+                            : kind == "ifft" ? transform::inverse
+                            : kind == "rfft" ? transform::real_forward
+                                             : transform::real_inverse;
         return fft(x, t, both, n);
     });
     m.def("_spmv", spmv);

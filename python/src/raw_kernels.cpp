@@ -2,8 +2,9 @@
 // Kernels of the user's own: kiln.RawKernel (OpenCL C source and a kernel name, launched on kiln
 // arrays) and kiln.ElementwiseKernel (typed parameters and a C-like body run for every element,
 // in one generated kernel), both built through kiln::program and its compile cache.
-#include <map>
 #include <pybind11/stl.h>
+
+#include <map>
 #include <sstream>
 
 #include "expression.hpp"
@@ -16,15 +17,24 @@ namespace {
 // 16-bit floats travel as ushort or half, bool as uchar or bool).
 std::string_view checked_pointee(dtype t) {
     switch (t) {
-        case dtype::int32: return "int";
-        case dtype::uint32: return "uint";
-        case dtype::int64: return "long";
-        case dtype::uint64: return "ulong";
-        case dtype::float32: return "float";
-        case dtype::float64: return "double";
-        case dtype::complex64: return "float2";
-        case dtype::complex128: return "double2";
-        default: return {};
+        case dtype::int32:
+            return "int";
+        case dtype::uint32:
+            return "uint";
+        case dtype::int64:
+            return "long";
+        case dtype::uint64:
+            return "ulong";
+        case dtype::float32:
+            return "float";
+        case dtype::float64:
+            return "double";
+        case dtype::complex64:
+            return "float2";
+        case dtype::complex128:
+            return "double2";
+        default:
+            return {};
     }
 }
 
@@ -92,7 +102,8 @@ class raw_kernel {
                 const array_data& d = writable_array(a, "kiln.RawKernel");
                 if (where && where != d.where) check_same_device("kiln.RawKernel", *where, d);
                 where = d.where;
-                bound.push_back(detail::storage_argument(d.exact_storage(), checked_pointee(d.type)));
+                bound.push_back(
+                    detail::storage_argument(d.exact_storage(), checked_pointee(d.type)));
             } else {
                 bound.push_back(number_argument(a));
             }
@@ -102,14 +113,16 @@ class raw_kernel {
         kiln::range local = range_of(block);
         std::vector<std::size_t> global;
         for (std::size_t d = 0; d < local.dims(); ++d) global.push_back(local[d]);
-        if (py::isinstance<py::int_>(grid)) global[0] *= grid.cast<std::size_t>();
+        if (py::isinstance<py::int_>(grid))
+            global[0] *= grid.cast<std::size_t>();
         else {
             auto g = grid.cast<std::vector<std::size_t>>();
             for (std::size_t d = 0; d < g.size() && d < global.size(); ++d) global[d] *= g[d];
         }
         kiln::range global_range = global.size() == 1 ? kiln::range(global[0])
-                                   : global.size() == 2 ? kiln::range({global[0], global[1]})
-                                                        : kiln::range({global[0], global[1], global[2]});
+                                   : global.size() == 2
+                                       ? kiln::range({global[0], global[1]})
+                                       : kiln::range({global[0], global[1], global[2]});
         k.bind(std::move(bound)).launch(where->queue, global_range, local);
     }
 
@@ -143,7 +156,8 @@ std::vector<parameter> parse(const std::string& text, const char* call) {
         std::stringstream words(one);
         std::string type, name;
         if (!(words >> type >> name))
-            throw py::value_error(std::string(call) + ": a parameter is 'dtype name', not '" + one + "'");
+            throw py::value_error(std::string(call) + ": a parameter is 'dtype name', not '" + one +
+                                  "'");
         list.push_back({dtype_of(py::str(type)), name});
     }
     return list;
@@ -151,17 +165,26 @@ std::vector<parameter> parse(const std::string& text, const char* call) {
 
 const char* value_type(dtype t) {
     switch (t) {
-        case dtype::bool_: return "int";
-        case dtype::int32: return "int";
-        case dtype::uint32: return "uint";
-        case dtype::int64: return "long";
-        case dtype::uint64: return "ulong";
+        case dtype::bool_:
+            return "int";
+        case dtype::int32:
+            return "int";
+        case dtype::uint32:
+            return "uint";
+        case dtype::int64:
+            return "long";
+        case dtype::uint64:
+            return "ulong";
         case dtype::float16:
         case dtype::bfloat16:
-        case dtype::float32: return "float";
-        case dtype::float64: return "double";
-        case dtype::complex64: return "float2";
-        case dtype::complex128: break;
+        case dtype::float32:
+            return "float";
+        case dtype::float64:
+            return "double";
+        case dtype::complex64:
+            return "float2";
+        case dtype::complex128:
+            break;
     }
     return "double2";
 }
@@ -214,22 +237,26 @@ class elementwise_kernel {
             array_data d = compact(converted(args[k].cast<const ndarray&>().data(), in_[k].type));
             if (where) check_same_device("kiln.ElementwiseKernel", *where, d);
             if (where && d.size() != n)
-                throw py::value_error("kiln.ElementwiseKernel " + name_ + ": the arrays differ in size");
+                throw py::value_error("kiln.ElementwiseKernel " + name_ +
+                                      ": the arrays differ in size");
             where = d.where;
             n = d.size();
             ndim = d.ndim;
             shape = d.shape;
             inputs[k] = std::move(d);
         }
-        if (!where) throw py::value_error("kiln.ElementwiseKernel " + name_ + ": needs an array argument");
+        if (!where)
+            throw py::value_error("kiln.ElementwiseKernel " + name_ + ": needs an array argument");
         std::vector<array_data> outputs;
         evaluate_pending();
         for (std::size_t k = 0; k < out_.size(); ++k) {
             if (args.size() > in_.size()) {
-                const array_data& d = writable_array(args[in_.size() + k], "kiln.ElementwiseKernel");
+                const array_data& d =
+                    writable_array(args[in_.size() + k], "kiln.ElementwiseKernel");
                 if (d.type != out_[k].type || d.size() != n)
-                    throw py::value_error("kiln.ElementwiseKernel " + name_ + ": output " + out_[k].name +
-                                          " must be " + std::string(name_of(out_[k].type)) + " of " +
+                    throw py::value_error("kiln.ElementwiseKernel " + name_ + ": output " +
+                                          out_[k].name + " must be " +
+                                          std::string(name_of(out_[k].type)) + " of " +
                                           std::to_string(n) + " elements");
                 check_same_device("kiln.ElementwiseKernel", *where, d);
                 outputs.push_back(d);
@@ -240,10 +267,14 @@ class elementwise_kernel {
         std::vector<detail::kernel_argument> bound;
         bound.push_back(scalar_argument(static_cast<std::uint64_t>(n)));
         for (std::size_t k = 0; k < in_.size(); ++k) {
-            if (mask[k] == 'a') bound.push_back(detail::storage_argument(inputs[k].exact_storage(), kiln::access::in));
-            else bound.push_back(scalar_of(args[k], in_[k].type));
+            if (mask[k] == 'a')
+                bound.push_back(
+                    detail::storage_argument(inputs[k].exact_storage(), kiln::access::in));
+            else
+                bound.push_back(scalar_of(args[k], in_[k].type));
         }
-        for (const auto& o : outputs) bound.push_back(detail::storage_argument(o.exact_storage(), kiln::access::out));
+        for (const auto& o : outputs)
+            bound.push_back(detail::storage_argument(o.exact_storage(), kiln::access::out));
         if (n > 0) {
             const kiln::kernel& k = kernel_for(*where, mask);
             const std::size_t group = std::min<std::size_t>(256, k.max_work_group_size());
@@ -259,28 +290,36 @@ class elementwise_kernel {
     static detail::kernel_argument scalar_of(const py::handle& x, dtype t) {
         return visit(t, [&](auto zero) -> detail::kernel_argument {
             using T = decltype(zero);
-            if constexpr (std::is_same_v<T, bool>) return scalar_argument(static_cast<std::int32_t>(x.cast<bool>()));
+            if constexpr (std::is_same_v<T, bool>)
+                return scalar_argument(static_cast<std::int32_t>(x.cast<bool>()));
             else if constexpr (std::is_same_v<T, kiln::half> || std::is_same_v<T, kiln::bfloat16>)
                 return scalar_argument(x.cast<float>());
-            else return scalar_argument(x.cast<T>());
+            else
+                return scalar_argument(x.cast<T>());
         });
     }
 
     std::string source(const std::string& mask) const {
         std::string s = "kernel void " + name_ + "(ulong kiln_n";
         for (std::size_t k = 0; k < in_.size(); ++k) {
-            if (mask[k] == 'a') s += ", global const " + std::string(memory_type(in_[k].type)) + "* kiln_in_" + in_[k].name;
-            else s += ", " + std::string(value_type(in_[k].type)) + " " + in_[k].name;
+            if (mask[k] == 'a')
+                s += ", global const " + std::string(memory_type(in_[k].type)) + "* kiln_in_" +
+                     in_[k].name;
+            else
+                s += ", " + std::string(value_type(in_[k].type)) + " " + in_[k].name;
         }
-        for (const auto& o : out_) s += ", global " + std::string(memory_type(o.type)) + "* kiln_out_" + o.name;
+        for (const auto& o : out_)
+            s += ", global " + std::string(memory_type(o.type)) + "* kiln_out_" + o.name;
         s += ") {\n    const ulong i = get_global_id(0);\n    if (i >= kiln_n) return;\n";
         for (std::size_t k = 0; k < in_.size(); ++k)
             if (mask[k] == 'a')
-                s += "    const " + std::string(value_type(in_[k].type)) + " " + in_[k].name + " = " +
-                     loaded(in_[k].type, "kiln_in_" + in_[k].name + "[i]") + ";\n";
-        for (const auto& o : out_) s += "    " + std::string(value_type(o.type)) + " " + o.name + ";\n";
+                s += "    const " + std::string(value_type(in_[k].type)) + " " + in_[k].name +
+                     " = " + loaded(in_[k].type, "kiln_in_" + in_[k].name + "[i]") + ";\n";
+        for (const auto& o : out_)
+            s += "    " + std::string(value_type(o.type)) + " " + o.name + ";\n";
         s += "    {\n" + operation_ + ";\n    }\n";
-        for (const auto& o : out_) s += "    kiln_out_" + o.name + "[i] = " + stored(o.type, o.name) + ";\n";
+        for (const auto& o : out_)
+            s += "    kiln_out_" + o.name + "[i] = " + stored(o.type, o.name) + ";\n";
         return s + "}\n";
     }
 
