@@ -150,6 +150,7 @@ def dlpack():
         theirs = lib.from_dlpack(x)
         back = kiln.from_dlpack(theirs)
         theirs[0] = 42.0
+        sync()
         assert back[0] == 42.0, "the round trip copied"
         figures.append((name, per_call(lambda: kiln.from_dlpack(lib.from_dlpack(x)), sync,
                                        inner=1000)))

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # The user's guide's first example (docs/python.md quotes it; python/tests runs it).
+# [doc:quickstart]
 import numpy as np
 
 import kiln
@@ -14,6 +15,7 @@ A = kiln.asarray(np.ones((64, 64), np.float32)); C = A @ A      # kiln.gemm
 F = kiln.fft.fft(x.astype(np.complex64))
 host = np.asarray(y)                        # back to NumPy (y.get() too)
 t = kiln.from_dlpack(x)                     # zero-copy on the same device; x.__dlpack__() too
+# [/doc]
 
 assert np.allclose(host, 2 * x.get() + np.sin(x.get()), rtol=1e-6)
 assert np.isclose(s, host.sum(dtype=np.float64), rtol=1e-5)

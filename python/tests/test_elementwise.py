@@ -74,9 +74,11 @@ def test_broadcasting_rows_and_columns(rng):
 def test_in_place_and_assignment(rng):
     xh = rng.standard_normal(50)
     x = kiln.asarray(xh)
-    x += 1
+    # [doc:in_place]
+    x += 1  # one kernel, into x's memory
+    x[10:20] = x[10:20] * 3  # into the view
+    # [/doc]
     xh += 1
-    x[10:20] = x[10:20] * 3
     xh[10:20] *= 3
     assert np.allclose(x.get(), xh)
     x[1:] = x[:-1]  # overlapping: through a temporary, as NumPy
@@ -87,8 +89,10 @@ def test_in_place_and_assignment(rng):
 def test_pending_expressions_read_their_arrays_before_a_later_write(rng):
     xh = rng.standard_normal(30)
     x = kiln.asarray(xh)
-    y = x + 1
-    x[...] = 0  # y reads x's old values
+    # [doc:pending]
+    y = x + 1  # pending: nothing has run
+    x[...] = 0  # runs y's kernel first, since y reads x
+    # [/doc]
     assert np.allclose(y.get(), xh + 1)
     assert np.array_equal(x.get(), np.zeros(30))
 

@@ -14,10 +14,11 @@ def test_dlpack_with_numpy(rng):
     device_type, _ = x.__dlpack_device__()
     if device_type != 1:  # kDLCPU: only where the device's memory is the host's
         pytest.skip("the device's memory is not host memory")
-    view = np.from_dlpack(x)  # kiln's memory, no copy
-    assert np.array_equal(view, xh)
+    # [doc:dlpack_numpy]
+    view = np.from_dlpack(x)  # kiln's memory, no copy (PoCL's CPU device: host memory)
     x[...] = 5.0
     kiln.synchronize()  # kiln's writes are asynchronous: wait before the host reads
+    # [/doc]
     assert np.array_equal(view, np.full(64, 5.0))
     # kiln takes host memory in place where it begins as the device's allocations do (128 bytes
     # on PoCL); NumPy aligns less, so this array is cut at such an address.
@@ -54,33 +55,42 @@ def test_dlpack_with_gpu_libraries(module):
         theirs = lib.arange(16, dtype=lib.float32, device="cuda")
     k = kiln.from_dlpack(theirs)  # no copy: their writes show in kiln's array
     theirs[3] = 100.0
+    if module == "cupy":
+        lib.cuda.Device().synchronize()  # their stream is not kiln's
+    else:
+        lib.cuda.synchronize()
     assert k[3] == 100.0
     back = lib.from_dlpack(k * 2)
     assert float(back[3]) == 200.0
 
 
 def test_raw_kernel_elementwise_kernel_and_fuse(rng):
+    xh = rng.standard_normal(100).astype(np.float32)
+    yh = rng.standard_normal(100).astype(np.float32)
+    x, y = kiln.asarray(xh), kiln.asarray(yh)
+    # [doc:raw_kernel]
     source = """
     kernel void axpy(float a, global const float* x, global float* y, uint n) {
         const uint i = get_global_id(0);
         if (i < n) y[i] = a * x[i] + y[i];
     }"""
     axpy = kiln.RawKernel(source, "axpy")
-    xh = rng.standard_normal(100).astype(np.float32)
-    yh = rng.standard_normal(100).astype(np.float32)
-    x, y = kiln.asarray(xh), kiln.asarray(yh)
-    axpy((2,), (64,), (np.float32(3.0), x, y, np.uint32(100)))
+    axpy((2,), (64,), (np.float32(3.0), x, y, np.uint32(100)))  # 2 groups of 64: y = 3 x + y
+    # [/doc]
     assert np.allclose(y.get(), 3 * xh + yh)
     with pytest.raises(ValueError, match="double"):  # kiln's launch check: a float buffer
         axpy((1,), (64,), (3.0, kiln.asarray(np.zeros(4)), y, np.uint32(4)))
 
+    # [doc:elementwise_kernel]
     squared_distance = kiln.ElementwiseKernel("float32 x, float32 y", "float32 z",
                                               "z = (x - y) * (x - y)", "squared_distance")
-    assert np.allclose(squared_distance(x, kiln.asarray(yh)).get(), (xh - yh) ** 2)
+    z = squared_distance(x, kiln.asarray(yh))  # a new array; or pass the output too
 
     @kiln.fuse
     def blend(a, b):
-        return a * 0.25 + b * 0.75 - kiln.sqrt(abs(a))
+        return a * 0.25 + b * 0.75 - kiln.sqrt(abs(a))  # one kernel
+    # [/doc]
+    assert np.allclose(z.get(), (xh - yh) ** 2)
 
     assert np.allclose(blend(x, kiln.asarray(yh)).get(),
                        xh * 0.25 + yh * 0.75 - np.sqrt(np.abs(xh)), rtol=1e-5)
