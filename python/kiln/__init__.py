@@ -82,6 +82,16 @@ def fuse(function):
     return fused
 
 
+# NumPy's methods, as the functions above.
+ndarray.sum = lambda self: sum(self)
+ndarray.min = lambda self: min(self)
+ndarray.max = lambda self: max(self)
+ndarray.mean = lambda self: mean(self)
+ndarray.dot = lambda self, other: dot(self, other)
+ndarray.cumsum = lambda self: cumsum(self)
+ndarray.argsort = lambda self: argsort(self)
+
+
 def synchronize(device=None):
     """Waits for the work enqueued on `device` (the default device when None)."""
     (default_device() if device is None else Device(int(device) if isinstance(device, int)

@@ -371,6 +371,16 @@ py::object getitem(const ndarray& self, const py::object& key) {
     return wrap(std::move(v));
 }
 
+// The value of a one-element array, for bool(), float() and int(); NumPy's ValueError otherwise.
+py::object single_value(const ndarray& a, const char* what) {
+    const array_data& d = a.data();
+    if (d.size() != 1)
+        throw py::value_error(std::string("kiln.ndarray: ") + what + "() of an array of " +
+                              std::to_string(d.size()) +
+                              " elements is ambiguous (use kiln.sum, kiln.max... )");
+    return element(d);
+}
+
 std::string device_repr(const device_entry& e) {
     return "<kiln.Device " + std::to_string(e.number) + ": " + e.device.name() + " (" +
            std::string(kiln::to_string(e.device.backend())) + ")>";
@@ -427,7 +437,9 @@ void bind_arrays(py::module_& m) {
                  py::gil_scoped_release unlocked;
                  e.queue.finish();
              })
-        .def("__eq__", [](const device_entry& a, const device_entry& b) { return &a == &b; })
+        .def(
+            "__eq__", [](const device_entry& a, const device_entry& b) { return &a == &b; },
+            py::is_operator())
         .def("__hash__", [](const device_entry& e) { return e.number; })
         .def("__repr__", device_repr);
 
@@ -493,6 +505,9 @@ void bind_arrays(py::module_& m) {
             },
             py::arg("dtype") = py::none(), py::arg("copy") = py::none())
         .def("__getitem__", getitem)
+        .def("__bool__", [](const ndarray& a) { return single_value(a, "bool").cast<bool>(); })
+        .def("__float__", [](const ndarray& a) { return single_value(a, "float").cast<double>(); })
+        .def("__int__", [](const ndarray& a) { return single_value(a, "int").attr("__int__")(); })
         .def("__len__",
              [](const ndarray& a) { return a.ndim() == 2 ? a.shape()[0] : a.shape()[1]; })
         .def("copy", [](const ndarray& a) { return wrap(copied(a.data())); })

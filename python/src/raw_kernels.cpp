@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "expression.hpp"
+#include "expression_text.hpp"
 
 namespace kiln::python {
 
@@ -163,48 +164,6 @@ std::vector<parameter> parse(const std::string& text, const char* call) {
     return list;
 }
 
-const char* value_type(dtype t) {
-    switch (t) {
-        case dtype::bool_:
-            return "int";
-        case dtype::int32:
-            return "int";
-        case dtype::uint32:
-            return "uint";
-        case dtype::int64:
-            return "long";
-        case dtype::uint64:
-            return "ulong";
-        case dtype::float16:
-        case dtype::bfloat16:
-        case dtype::float32:
-            return "float";
-        case dtype::float64:
-            return "double";
-        case dtype::complex64:
-            return "float2";
-        case dtype::complex128:
-            break;
-    }
-    return "double2";
-}
-const char* memory_type(dtype t) {
-    if (t == dtype::bool_) return "uchar";
-    if (t == dtype::float16 || t == dtype::bfloat16) return "ushort";
-    return value_type(t);
-}
-std::string loaded(dtype t, const std::string& at) {
-    if (t == dtype::float16) return "kiln_half_to_float(" + at + ")";
-    if (t == dtype::bfloat16) return "kiln_bf16_to_float(" + at + ")";
-    return "(" + std::string(value_type(t)) + ")" + at;
-}
-std::string stored(dtype t, const std::string& v) {
-    if (t == dtype::float16) return "kiln_float_to_half(" + v + ")";
-    if (t == dtype::bfloat16) return "kiln_float_to_bf16(" + v + ")";
-    if (t == dtype::bool_) return "(uchar)(" + v + " != 0)";
-    return v;
-}
-
 class elementwise_kernel {
   public:
     elementwise_kernel(const std::string& in, const std::string& out, std::string operation,
@@ -303,23 +262,23 @@ class elementwise_kernel {
         std::string s = "kernel void " + name_ + "(ulong kiln_n";
         for (std::size_t k = 0; k < in_.size(); ++k) {
             if (mask[k] == 'a')
-                s += ", global const " + std::string(memory_type(in_[k].type)) + "* kiln_in_" +
+                s += ", global const " + std::string(storage_type(in_[k].type)) + "* kiln_in_" +
                      in_[k].name;
             else
-                s += ", " + std::string(value_type(in_[k].type)) + " " + in_[k].name;
+                s += ", " + std::string(compute_type(in_[k].type)) + " " + in_[k].name;
         }
         for (const auto& o : out_)
-            s += ", global " + std::string(memory_type(o.type)) + "* kiln_out_" + o.name;
+            s += ", global " + std::string(storage_type(o.type)) + "* kiln_out_" + o.name;
         s += ") {\n    const ulong i = get_global_id(0);\n    if (i >= kiln_n) return;\n";
         for (std::size_t k = 0; k < in_.size(); ++k)
             if (mask[k] == 'a')
-                s += "    const " + std::string(value_type(in_[k].type)) + " " + in_[k].name +
-                     " = " + loaded(in_[k].type, "kiln_in_" + in_[k].name + "[i]") + ";\n";
+                s += "    const " + std::string(compute_type(in_[k].type)) + " " + in_[k].name +
+                     " = " + load(in_[k].type, "kiln_in_" + in_[k].name + "[i]") + ";\n";
         for (const auto& o : out_)
-            s += "    " + std::string(value_type(o.type)) + " " + o.name + ";\n";
+            s += "    " + std::string(compute_type(o.type)) + " " + o.name + ";\n";
         s += "    {\n" + operation_ + ";\n    }\n";
         for (const auto& o : out_)
-            s += "    kiln_out_" + o.name + "[i] = " + stored(o.type, o.name) + ";\n";
+            s += "    kiln_out_" + o.name + "[i] = " + store(o.type, o.name) + ";\n";
         return s + "}\n";
     }
 

@@ -108,3 +108,12 @@ def test_factories(device):
     assert np.array_equal(kiln.full(4, 2.5).get(), np.full(4, 2.5))
     assert np.array_equal(kiln.arange(5, dtype="int64").get(), np.arange(5))
     assert kiln.empty(3, "float32", device).shape == (3,)
+
+
+def test_truth_and_numbers_of_one_element_arrays_and_numpy_methods():
+    a = kiln.asarray(np.array([1.0, -2.0, 3.0]))
+    assert bool(a[0:1]) and float(a[2:3]) == 3.0 and int(a[1:2]) == -2
+    with pytest.raises(ValueError, match="ambiguous"):
+        bool(a > 0)
+    assert a.sum() == 2.0 and a.max() == 3.0 and a.min() == -2.0
+    assert kiln.devices()[0] != 0  # a device compared with a number is not equal
