@@ -20,6 +20,13 @@ def test_dlpack_with_numpy(rng):
     kiln.synchronize()  # kiln's writes are asynchronous: wait before the host reads
     # [/doc]
     assert np.array_equal(view, np.full(64, 5.0))
+    # The consumer keeps kiln's memory: the pool does not hand it to new arrays meanwhile.
+    exported = kiln.asarray(np.arange(16.0))
+    kept = np.from_dlpack(exported)
+    del exported
+    others = [kiln.asarray(np.zeros(16)) for _ in range(4)]
+    kiln.synchronize()
+    assert np.array_equal(kept, np.arange(16.0)) and len(others) == 4
     # kiln takes host memory in place where it begins as the device's allocations do (128 bytes
     # on PoCL); NumPy aligns less, so this array is cut at such an address.
     room = np.empty(4096 + 64, np.float32)
