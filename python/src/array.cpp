@@ -6,7 +6,6 @@
 
 #include <kiln/detail/temporary_pool.hpp>
 #include <mutex>
-#include <optional>
 
 #include "expression.hpp"
 
@@ -250,15 +249,14 @@ const device_entry& device_argument(const py::object& device) {
 array_data from_numpy(const py::object& object, const py::object& type, const device_entry& where) {
     py::module_ np = py::module_::import("numpy");
     py::array host = np.attr("ascontiguousarray")(object);
-    const std::optional<dtype> wanted =
-        type.is_none() ? std::nullopt : std::optional<dtype>(dtype_of(type));
-    dtype t;
+    const bool converting = !type.is_none();
+    const dtype wanted = converting ? dtype_of(type) : dtype::float64;
+    dtype t = wanted;
     try {
         t = dtype_of(host.attr("dtype"));
     } catch (const py::type_error&) {
-        if (!wanted) throw;
-        host = np.attr("ascontiguousarray")(host, numpy_dtype(*wanted));  // int16 and such
-        t = *wanted;
+        if (!converting) throw;
+        host = np.attr("ascontiguousarray")(host, numpy_dtype(wanted));  // int16 and such
     }
     if (host.ndim() == 0 || host.ndim() > 2)
         throw py::value_error("kiln.asarray: kiln arrays have 1 or 2 dimensions, this one has " +
@@ -272,7 +270,7 @@ array_data from_numpy(const py::object& object, const py::object& type, const de
         py::gil_scoped_release unlocked;
         a.mem->storage().write_bytes(where.queue, 0, data, bytes, {}, true);
     }
-    return wanted ? converted(a, *wanted) : a;
+    return converting ? converted(a, wanted) : a;
 }
 
 py::array to_numpy(const array_data& a) {

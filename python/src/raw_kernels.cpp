@@ -73,13 +73,6 @@ detail::kernel_argument number_argument(const py::handle& x) {
                          py::str(x.get_type()).cast<std::string>());
 }
 
-std::size_t total(const py::object& sizes) {
-    if (py::isinstance<py::int_>(sizes)) return sizes.cast<std::size_t>();
-    std::size_t n = 1;
-    for (const auto& s : sizes) n *= s.cast<std::size_t>();
-    return n;
-}
-
 kiln::range range_of(const py::object& sizes) {
     if (py::isinstance<py::int_>(sizes)) return kiln::range(sizes.cast<std::size_t>());
     auto v = sizes.cast<std::vector<std::size_t>>();
@@ -242,7 +235,7 @@ class elementwise_kernel {
         if (outputs.size() == 1) return wrap(std::move(outputs[0]));
         py::tuple result(outputs.size());
         for (std::size_t k = 0; k < outputs.size(); ++k) result[k] = wrap(std::move(outputs[k]));
-        return std::move(result);
+        return result;
     }
 
   private:
