@@ -20,6 +20,7 @@ from ._kiln import (  # noqa: F401
     argsort, compress, cumsum, dot, histogram, matmul, max, min, nonzero, reduce_by_key,
     segmented_cumsum, segmented_reduce, segmented_sort, sort, sort_by_key, sum, unique,
 )
+from ._kiln import _sort_in_place
 from . import fft, random, sparse  # noqa: F401
 
 abs = absolute
@@ -90,6 +91,7 @@ ndarray.mean = lambda self: mean(self)
 ndarray.dot = lambda self, other: dot(self, other)
 ndarray.cumsum = lambda self: cumsum(self)
 ndarray.argsort = lambda self: argsort(self)
+ndarray.sort = lambda self: _sort_in_place(self)  # in place, as NumPy's ndarray.sort
 
 
 def synchronize(device=None):

@@ -167,6 +167,24 @@ py::object sort(const py::object& x) {
     });
 }
 
+// a.sort(): in place where a is compact (no copy, as kiln::sort); a view is sorted through a copy
+// written back.
+void sort_in_place(const py::object& x) {
+    const array_data& a = flat_for("kiln.ndarray.sort", data_of(x, "kiln.ndarray.sort"));
+    visit_number("kiln.ndarray.sort", a.type, [&](auto zero) {
+        using T = decltype(zero);
+        evaluate_pending();  // expressions that read a see its values before the sort
+        const bool in_place = a.compact() && a.offset == 0;
+        const array_data keys = in_place ? a : copied(a);
+        auto v = keys.as_vector<T>();
+        {
+            py::gil_scoped_release unlocked;
+            kiln::sort(v);
+        }
+        if (!in_place) evaluate_into(*leaf_of(keys), a);
+    });
+}
+
 py::object argsort(const py::object& x) {
     const array_data a = flat_for("kiln.argsort", data_of(x, "kiln.argsort"));
     return visit_number("kiln.argsort", a.type, [&](auto zero) {
@@ -443,6 +461,7 @@ void bind_algorithms(py::module_& m) {
           [](const py::object& x) { return extreme<kiln::reducers::maximum>(x, "kiln.max"); });
     m.def("dot", dot);
     m.def("sort", sort);
+    m.def("_sort_in_place", sort_in_place);
     m.def("argsort", argsort);
     m.def("sort_by_key", sort_by_key, py::arg("keys"), py::arg("values"));
     m.def("cumsum", cumsum, py::arg("a"), py::arg("exclusive") = false);

@@ -32,10 +32,10 @@ constexpr std::array<dtype_row, dtype_count> dtype_rows{{
     {dtype::complex128, "complex128", 16},
 }};
 
-// Allocations up to this size come from kiln's temporary pool (rounded up to a power of two);
-// larger ones are allocated as asked, where the rounding would waste more than an allocation
-// costs.
-constexpr std::size_t pooled_bytes = std::size_t{64} << 20;
+// Allocations up to this size come from kiln's temporary pool (rounded up to a power of two), so
+// that a statement or an algorithm's result at 2^28 floats costs no allocation and no
+// synchronising free; larger ones are allocated as asked, where the rounding would waste more.
+constexpr std::size_t pooled_bytes = std::size_t{1} << 30;
 
 py::object ml_dtypes_bfloat16() {
     static py::object type = [] {

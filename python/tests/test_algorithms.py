@@ -31,6 +31,11 @@ def test_sort_argsort_sort_by_key(rng):
     order = np.argsort(kh, kind="stable")
     assert np.array_equal(keys.get(), kh[order]) and np.array_equal(values.get(), vh[order])
     assert np.array_equal(k.get(), kh)  # the input is left as it was
+    k.sort()  # in place, as NumPy's method
+    assert np.array_equal(k.get(), np.sort(kh))
+    strided = kiln.asarray(kh)[::2]
+    strided.sort()  # a view: sorted through a copy, written back
+    assert np.array_equal(strided.get(), np.sort(kh[::2]))
     fh = np.array([3.0, -np.inf, 0.5, np.inf, -2.0], np.float32)
     assert np.array_equal(kiln.sort(kiln.asarray(fh)).get(), np.sort(fh))
     with pytest.raises(TypeError, match="not for float16"):
