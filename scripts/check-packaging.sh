@@ -26,7 +26,7 @@ soname_pattern=${soname_version//./\\.}
 
 shared=build/shared
 cmake -S . -B "$shared" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON "$unity" \
-    -DKILN_BUILD_TESTS=OFF -DKILN_BUILD_EXAMPLES=OFF -DKILN_BUILD_APPS=ON >/dev/null
+    -DKILN_BUILD_TESTS=OFF -DKILN_BUILD_EXAMPLES=OFF -DKILN_BUILD_APPS=ON -DKILN_BUILD_PYTHON=OFF >/dev/null
 cmake --build "$shared" -j "$jobs"
 
 echo "--- shared library: SONAME and exported symbols"
@@ -122,7 +122,7 @@ if ! grep -q 'KILN_CUDA_INCLUDE_DIR:PATH=/' "$shared/CMakeCache.txt"; then
 fi
 no_opencl=build/no-opencl
 cmake -S . -B "$no_opencl" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_OPENCL=OFF "$unity" \
-    -DKILN_BUILD_TESTS=OFF -DKILN_BUILD_EXAMPLES=OFF -DKILN_BUILD_APPS=OFF >/dev/null
+    -DKILN_BUILD_TESTS=OFF -DKILN_BUILD_EXAMPLES=OFF -DKILN_BUILD_APPS=OFF -DKILN_BUILD_PYTHON=OFF >/dev/null
 cmake --build "$no_opencl" -j "$jobs"
 if grep -q libOpenCL <<<"$(ldd "$no_opencl/tools/kiln-info")"; then fail "kiln-info without OpenCL links libOpenCL"; fi
 # No OpenCL and (on CI) no NVIDIA driver: no device, said plainly.

@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: Apache-2.0
 # On the GPU machine: build everything with benchmarks, list devices, run the whole suite on every
 # device, the benchmarks, and compute-sanitizer over the CUDA tests. Logs go to $OUT (or ./gpu-logs).
-# Usage: scripts/gpu-check.sh [tests|bench|algo|gemm|profile|sanitize|all]...   (default: all)
+# Usage: scripts/gpu-check.sh [tests|bench|algo|gemm|python|profile|sanitize|all]...   (default: all)
 #   algo: the algorithm benchmarks (scan, compaction, sort, SpMV, stencils, FFT) beside CUB, cuSPARSE and
 #   cuFFT, on each GPU backend, into $OUT/algo.log, their ratios as rows into $OUT/algo.tsv
 #   gemm: kiln::gemm's tests on every device and every strategy, its NVRTC compile, gemm_bench
 #   beside cuBLAS and OpenBLAS on every device, and examples/matrix_multiply on each GPU backend,
 #   into $OUT/gemm.log
+#   python: the Python package's tests (python/tests) and python/bench/bench.py (beside CuPy and
+#   PyTorch where installed) on each GPU backend, into $OUT/python.log
 #   profile: the profiler's overhead on `y = 2*x + 3*z` on each GPU backend, and a KILN_PROFILE
 #   trace of the expression benchmark drawn by kiln-prof, into $OUT/profile.log and $OUT/trace-*
 set -uo pipefail
@@ -21,7 +23,8 @@ build=/tmp/kiln-build
     nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
     # Every option explicit: a warm machine may keep an old build directory with other settings.
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_BENCHMARKS=ON -DKILN_CUDA=ON \
-        -DKILN_BUILD_TESTS=ON -DKILN_BUILD_APPS=ON -DKILN_BUILD_EXAMPLES=ON -DKILN_SANITIZE=OFF
+        -DKILN_BUILD_TESTS=ON -DKILN_BUILD_APPS=ON -DKILN_BUILD_EXAMPLES=ON -DKILN_SANITIZE=OFF \
+        -DPython_EXECUTABLE="$(command -v python3)" -DKILN_PYTHON_INSTALL_DIR=site-packages
 } > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 cmake --build "$build" -j "$(nproc)" > "$out/build.log" 2>&1 || { grep -E "error|Error" "$out/build.log" | head -40; exit 1; }
 echo "build ok"
@@ -85,6 +88,24 @@ if want gemm; then
         done
     } > "$out/gemm.log" 2>&1
     grep -E "^\[  (PASSED|FAILED)|^\||^===|GFLOP|exit" "$out/gemm.log" | head -80
+fi
+
+if want python; then
+    {
+        if cmake --install "$build" --component python --prefix "$build/python-prefix"; then
+            for backend in cuda opencl,gpu; do
+                echo "=== python/tests on $backend"
+                KILN_DEVICE=$backend PYTHONPATH="$build/python-prefix/site-packages" timeout 300 \
+                    python3 -m pytest -q -p no:cacheprovider python/tests || echo "(exit $?)"
+                echo "=== python/bench/bench.py on $backend"
+                KILN_DEVICE=$backend PYTHONPATH="$build/python-prefix/site-packages" timeout 400 \
+                    python3 python/bench/bench.py || echo "(exit $?)"
+            done
+        else
+            echo "no Python package built (configure.log says why)"
+        fi
+    } > "$out/python.log" 2>&1
+    grep -E "^===|passed|failed|error| us | ms |exit" "$out/python.log" | head -60
 fi
 
 if want profile; then

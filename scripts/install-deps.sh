@@ -9,6 +9,7 @@ packages=(
     libgtest-dev libgmock-dev libpng-dev libfftw3-dev libopenblas-dev nlohmann-json3-dev libxml2-dev
     clang clang-15 clang-format libclang-rt-14-dev valgrind
     libopenmpi-dev openmpi-bin python3 libtbb-dev doxygen
+    python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest
 )
 
 missing=()

@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""kiln's Python figures beside CuPy's and PyTorch's, in one run, per call (median of repeats).
+
+    python3 python/bench/bench.py [--quick]
+
+Work: y = 2*x + z at n = 1024 written with operators (kiln: into y's memory, y[...] = 2*x + z,
+and as a new array, (2*x + z).evaluate()), CuPy's ElementwiseKernel of the same; sort of uint32
+keys (kiln.sort returns a sorted copy, as cupy.sort and torch.sort do; "in place" is k.sort(),
+kiln::sort on the array's memory, timed as a copy of the random keys and the sort less the copy), cumsum and sum of float32 at 2^24 .. 2^28; matmul float32 4096^3 (TF32 off); DLPack round
+trips (kiln -> CuPy/PyTorch -> kiln, the same memory). Libraries that are not installed, or have
+no GPU, are left out. --quick uses small sizes (a check that the script runs, on PoCL).
+"""
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import kiln
+
+QUICK = "--quick" in sys.argv
+
+
+def optional(name):
+    try:
+        module = __import__(name)
+    except ImportError:
+        return None
+    if name == "torch" and not module.cuda.is_available():
+        return None
+    if name == "cupy":
+        try:
+            module.cuda.runtime.getDeviceCount()
+        except Exception:
+            return None
+    return module
+
+
+cupy = optional("cupy")
+torch = optional("torch")
+
+
+def per_call(function, sync, repeats=None, inner=None):
+    """Median seconds per call over `repeats` batches of `inner` calls, after a warm-up."""
+    repeats = repeats or (3 if QUICK else 7)
+    inner = inner or 1
+    function()
+    sync()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(inner):
+            function()
+        sync()
+        times.append((time.perf_counter() - start) / inner)
+    return statistics.median(times)
+
+
+def kiln_sync():
+    kiln.synchronize()
+
+
+def cupy_sync():
+    cupy.cuda.Device().synchronize()
+
+
+def torch_sync():
+    torch.cuda.synchronize()
+
+
+def row(work, figures):
+    cells = "  ".join(f"{name} {seconds * 1e6:10.1f} us" if seconds < 1e-2 else
+                      f"{name} {seconds * 1e3:10.3f} ms" for name, seconds in figures)
+    print(f"{work:<34} {cells}", flush=True)
+
+
+def elementwise():
+    n = 1024
+    inner = 200 if QUICK else 20000
+    x = kiln.asarray(np.random.rand(n).astype(np.float32))
+    z = kiln.asarray(np.random.rand(n).astype(np.float32))
+    y = kiln.empty(n, "float32")
+
+    def into():
+        y[...] = 2 * x + z
+
+    def new():
+        (2 * x + z).evaluate()
+
+    figures = [("kiln y[...]=", per_call(into, kiln_sync, inner=inner)),
+               ("kiln new", per_call(new, kiln_sync, inner=inner))]
+    if cupy is not None:
+        cx, cz = cupy.asarray(x.get()), cupy.asarray(z.get())
+        kernel = cupy.ElementwiseKernel("float32 x, float32 z", "float32 y", "y = 2 * x + z", "axpy")
+        cy = cupy.empty_like(cx)
+        figures.append(("cupy ops", per_call(lambda: 2 * cx + cz, cupy_sync, inner=inner)))
+        figures.append(("cupy ElementwiseKernel", per_call(lambda: kernel(cx, cz, cy), cupy_sync, inner=inner)))
+    if torch is not None:
+        tx, tz = torch.from_numpy(x.get()).cuda(), torch.from_numpy(z.get()).cuda()
+        figures.append(("torch ops", per_call(lambda: 2 * tx + tz, torch_sync, inner=inner)))
+    row("2*x + z, n = 1024", figures)
+
+
+def large(exponent):
+    n = 1 << exponent
+    keys = np.random.randint(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    values = np.random.rand(n).astype(np.float32)
+    k, v = kiln.asarray(keys), kiln.asarray(values)
+    work = kiln.empty(n, "uint32")
+
+    def restore_and_sort():
+        work[...] = k
+        work.sort()
+
+    def restore():
+        work[...] = k
+
+    in_place = per_call(restore_and_sort, kiln_sync) - per_call(restore, kiln_sync)
+    sort = [("kiln", per_call(lambda: kiln.sort(k), kiln_sync)), ("kiln in place", in_place)]
+    scan = [("kiln", per_call(lambda: kiln.cumsum(v), kiln_sync))]
+    total = [("kiln", per_call(lambda: kiln.sum(v), kiln_sync))]
+    if cupy is not None:
+        ck, cv = cupy.asarray(keys), cupy.asarray(values)
+        sort.append(("cupy", per_call(lambda: cupy.sort(ck), cupy_sync)))
+        scan.append(("cupy", per_call(lambda: cupy.cumsum(cv), cupy_sync)))
+        total.append(("cupy", per_call(lambda: float(cupy.sum(cv)), cupy_sync)))
+    if torch is not None:
+        tk = torch.from_numpy(keys.astype(np.int64)).cuda().to(torch.uint32)
+        tv = torch.from_numpy(values).cuda()
+        sort.append(("torch", per_call(lambda: torch.sort(tk), torch_sync)))
+        scan.append(("torch", per_call(lambda: torch.cumsum(tv, 0), torch_sync)))
+        total.append(("torch", per_call(lambda: float(torch.sum(tv)), torch_sync)))
+    row(f"sort uint32 2^{exponent}", sort)
+    row(f"cumsum float32 2^{exponent}", scan)
+    row(f"sum float32 2^{exponent}", total)
+
+
+def matmul():
+    n = 256 if QUICK else 4096
+    a = np.random.rand(n, n).astype(np.float32)
+    A = kiln.asarray(a)
+    figures = [("kiln", per_call(lambda: A @ A, kiln_sync))]
+    if cupy is not None:
+        ca = cupy.asarray(a)
+        figures.append(("cupy", per_call(lambda: ca @ ca, cupy_sync)))
+    if torch is not None:
+        torch.backends.cuda.matmul.allow_tf32 = False
+        ta = torch.from_numpy(a).cuda()
+        figures.append(("torch", per_call(lambda: ta @ ta, torch_sync)))
+    row(f"matmul float32 {n}^3", figures)
+
+
+def dlpack():
+    x = kiln.asarray(np.random.rand(1 << 20).astype(np.float32))
+    figures = []
+    for name, lib, sync in (("cupy", cupy, cupy_sync if cupy else None),
+                            ("torch", torch, torch_sync if torch else None)):
+        if lib is None:
+            continue
+        theirs = lib.from_dlpack(x)
+        back = kiln.from_dlpack(theirs)
+        theirs[0] = 42.0
+        sync()
+        assert back[0] == 42.0, "the round trip copied"
+        figures.append((name, per_call(lambda: kiln.from_dlpack(lib.from_dlpack(x)), sync,
+                                       inner=1000)))
+    if figures:
+        row("DLPack round trip (no copy)", figures)
+
+
+if __name__ == "__main__":
+    print(f"kiln on {kiln.default_device()}; cupy {'yes' if cupy else 'no'}, "
+          f"torch {'yes' if torch else 'no'}")
+    elementwise()
+    for exponent in ([16] if QUICK else [24, 26, 28]):
+        large(exponent)
+    matmul()
+    dlpack()

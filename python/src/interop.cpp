@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: Apache-2.0
+// DLPack in Python: kiln.ndarray.__dlpack__ / __dlpack_device__ and kiln.from_dlpack, through
+// kiln/interop's tensors (no copy on the same device). Capsules follow the Python array API:
+// "dltensor_versioned" (DLPack 1.x) when the consumer asks for it, "dltensor" otherwise, renamed
+// "used_..." once consumed.
+#include <pybind11/stl.h>
+
+#include <kiln/interop/dlpack.hpp>
+#include <kiln/interop/dlpack_memory.hpp>
+#include <kiln/interop/native_handles.hpp>
+
+#include "expression.hpp"
+
+namespace kiln::python {
+
+namespace {
+
+constexpr const char* versioned_name = "dltensor_versioned";
+constexpr const char* legacy_name = "dltensor";
+
+DLDataType dl_type(dtype t) {
+    return visit(t, [](auto zero) { return kiln::dlpack_dtype<decltype(zero)>; });
+}
+
+dtype from_dl_type(DLDataType t) {
+    for (std::size_t k = 0; k < dtype_count; ++k) {
+        const DLDataType candidate = dl_type(static_cast<dtype>(k));
+        if (candidate.code == t.code && candidate.bits == t.bits && t.lanes == 1)
+            return static_cast<dtype>(k);
+    }
+    throw py::type_error("kiln.from_dlpack: kiln has no dtype of DLPack code " +
+                         std::to_string(t.code) + ", " + std::to_string(t.bits) + " bits, " +
+                         std::to_string(t.lanes) + " lanes");
+}
+
+// An exported tensor that also keeps the array's memory (which may be a pool block that must
+// not be handed out again while the consumer uses it).
+struct export_holder {
+    DLManagedTensorVersioned tensor;
+    DLManagedTensorVersioned* inner;
+    std::shared_ptr<memory> keep;
+};
+// The same tensor as DLPack 0.x's DLManagedTensor, for consumers that ask for no version.
+struct legacy_holder {
+    DLManagedTensor tensor;
+    DLManagedTensorVersioned* versioned;
+};
+
+DLManagedTensorVersioned* export_tensor(const array_data& compact_data) {
+    std::vector<std::int64_t> shape;
+    if (compact_data.ndim == 2) shape.push_back(static_cast<std::int64_t>(compact_data.shape[0]));
+    shape.push_back(static_cast<std::int64_t>(compact_data.shape[1]));
+    DLManagedTensorVersioned* inner = kiln::detail::dlpack::tensor_of(
+        compact_data.exact_storage(), dl_type(compact_data.type), shape, "kiln.ndarray.__dlpack__");
+    auto* holder = new export_holder{*inner, inner, compact_data.mem};
+    holder->tensor.manager_ctx = holder;
+    holder->tensor.deleter = [](DLManagedTensorVersioned* self) {
+        auto* h = static_cast<export_holder*>(self->manager_ctx);
+        if (h->inner->deleter) h->inner->deleter(h->inner);
+        delete h;
+    };
+    return &holder->tensor;
+}
+
+// (device type, device id) of `where`'s memory as DLPack names it.
+std::pair<int, int> dlpack_device_of(const device_entry& where, const array_data* sample) {
+    const kiln::device& d = where.device;
+    if (d.backend() == kiln::backend_kind::cuda)
+        return {kDLCUDA,
+                static_cast<int>(kiln::detail::interop::native_device(
+                                     d, kiln::backend_kind::cuda, "kiln.ndarray.__dlpack_device__")
+                                     .device)};
+    // An OpenCL device exports host memory where its driver keeps buffers there (PoCL's CPU).
+    array_data probe =
+        sample && sample->size() ? *sample : array_data::empty(where, dtype::float32, 1, {1, 1});
+    if (kiln::detail::interop::host_address(probe.mem->storage())) return {kDLCPU, 0};
+    int opencl = 0;
+    for (const auto& other : kiln::devices()) {
+        if (other == d) break;
+        if (other.backend() == kiln::backend_kind::opencl) ++opencl;
+    }
+    return {kDLOpenCL, opencl};
+}
+
+py::capsule capsule_of(const ndarray& self, const py::object& max_version) {
+    const array_data data = compact(self.data());
+    {
+        py::gil_scoped_release unlocked;
+        data.where->queue.finish();  // the consumer may read at once, on any stream
+    }
+    DLManagedTensorVersioned* tensor = export_tensor(data);
+    bool versioned = false;
+    if (!max_version.is_none()) versioned = max_version.cast<std::pair<int, int>>().first >= 1;
+    if (versioned) {
+        return py::capsule(tensor, versioned_name, [](PyObject* capsule) {
+            if (PyCapsule_IsValid(capsule, versioned_name)) {
+                auto* t = static_cast<DLManagedTensorVersioned*>(
+                    PyCapsule_GetPointer(capsule, versioned_name));
+                if (t->deleter) t->deleter(t);
+            }
+        });
+    }
+    auto* legacy = new legacy_holder{{tensor->dl_tensor, nullptr, nullptr}, tensor};
+    legacy->tensor.manager_ctx = legacy;
+    legacy->tensor.deleter = [](DLManagedTensor* self) {
+        auto* h = static_cast<legacy_holder*>(self->manager_ctx);
+        if (h->versioned->deleter) h->versioned->deleter(h->versioned);
+        delete h;
+    };
+    return py::capsule(&legacy->tensor, legacy_name, [](PyObject* capsule) {
+        if (PyCapsule_IsValid(capsule, legacy_name)) {
+            auto* t = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, legacy_name));
+            if (t->deleter) t->deleter(t);
+        }
+    });
+}
+
+// A DLPack 0.x tensor seen as a 1.x one, which owns it.
+struct adopted_legacy {
+    DLManagedTensorVersioned tensor;
+    DLManagedTensor* legacy;
+};
+DLManagedTensorVersioned* versioned_of(DLManagedTensor* legacy) {
+    auto* a = new adopted_legacy{{}, legacy};
+    a->tensor.version = {1, 0};
+    a->tensor.manager_ctx = a;
+    a->tensor.flags = 0;
+    a->tensor.dl_tensor = legacy->dl_tensor;
+    a->tensor.deleter = [](DLManagedTensorVersioned* self) {
+        auto* h = static_cast<adopted_legacy*>(self->manager_ctx);
+        if (h->legacy->deleter) h->legacy->deleter(h->legacy);
+        delete h;
+    };
+    return &a->tensor;
+}
+
+// The kiln device of a producer's (device type, id).
+const device_entry& device_for(int type, int id) {
+    const auto& all = kiln::devices();
+    if (type == kDLCUDA) {
+        for (std::size_t k = 0; k < all.size(); ++k)
+            if (all[k].backend() == kiln::backend_kind::cuda &&
+                static_cast<int>(kiln::detail::interop::native_device(
+                                     all[k], kiln::backend_kind::cuda, "kiln.from_dlpack")
+                                     .device) == id)
+                return device_number(k);
+        throw py::value_error("kiln.from_dlpack: kiln has no CUDA device " + std::to_string(id));
+    }
+    if (type == kDLCPU) {
+        const device_entry& chosen = default_device_entry();
+        if (chosen.device.is_cpu() && chosen.device.backend() == kiln::backend_kind::opencl)
+            return chosen;
+        for (std::size_t k = 0; k < all.size(); ++k)
+            if (all[k].is_cpu() && all[k].backend() == kiln::backend_kind::opencl)
+                return device_number(k);
+        throw py::value_error(
+            "kiln.from_dlpack: host memory, and kiln has no device that uses it "
+            "in place (kiln.asarray copies it)");
+    }
+    if (type == kDLOpenCL) {
+        int opencl = 0;
+        for (std::size_t k = 0; k < all.size(); ++k)
+            if (all[k].backend() == kiln::backend_kind::opencl && opencl++ == id)
+                return device_number(k);
+    }
+    throw py::value_error("kiln.from_dlpack: kiln has no device of DLPack device type " +
+                          std::to_string(type) + ", id " + std::to_string(id));
+}
+
+}  // namespace
+
+py::object from_dlpack(const py::object& producer, const device_entry& requested,
+                       const py::object& type) {
+    const device_entry* where = &requested;
+    py::object capsule = producer;
+    if (!PyCapsule_CheckExact(producer.ptr())) {
+        if (!py::hasattr(producer, "__dlpack__"))
+            throw py::type_error(
+                "kiln.from_dlpack: takes an object with __dlpack__ or a DLPack capsule");
+        if (py::hasattr(producer, "__dlpack_device__")) {
+            auto [device_type, id] =
+                producer.attr("__dlpack_device__")().cast<std::pair<int, int>>();
+            where = &device_for(device_type, id);
+        }
+        py::object stream = py::none();
+        if (where->device.backend() == kiln::backend_kind::cuda)
+            stream = py::int_(kiln::detail::interop::native_queue(
+                where->queue, kiln::backend_kind::cuda, "kiln.from_dlpack"));
+        try {
+            capsule = producer.attr("__dlpack__")(py::arg("stream") = stream,
+                                                  py::arg("max_version") = py::make_tuple(1, 0));
+        } catch (const py::error_already_set& e) {
+            if (!e.matches(PyExc_TypeError)) throw;
+            capsule = stream.is_none() ? producer.attr("__dlpack__")()
+                                       : producer.attr("__dlpack__")(py::arg("stream") = stream);
+        }
+    }
+    const char* name = PyCapsule_GetName(capsule.ptr());
+    const std::string capsule_name = name ? name : "";
+    if (capsule_name.rfind("used_", 0) == 0)
+        throw py::value_error(
+            "kiln.from_dlpack: this DLPack capsule was used already (a capsule "
+            "hands its tensor over once)");
+    const bool versioned = capsule_name == versioned_name;
+    if (!versioned && capsule_name != legacy_name)
+        throw py::type_error("kiln.from_dlpack: not a DLPack capsule ('" + capsule_name + "')");
+    void* pointer = PyCapsule_GetPointer(capsule.ptr(), name);
+    const DLTensor& t = versioned ? static_cast<DLManagedTensorVersioned*>(pointer)->dl_tensor
+                                  : static_cast<DLManagedTensor*>(pointer)->dl_tensor;
+    if (t.ndim < 1 || t.ndim > 2)
+        throw py::value_error("kiln.from_dlpack: kiln arrays have 1 or 2 dimensions, the tensor " +
+                              std::to_string(t.ndim));
+    const dtype element = from_dl_type(t.dtype);
+    if (PyCapsule_CheckExact(producer.ptr()))
+        where = &device_for(t.device.device_type, t.device.device_id);
+    std::array<std::size_t, 2> shape{1, static_cast<std::size_t>(t.shape[t.ndim - 1])};
+    if (t.ndim == 2) shape[0] = static_cast<std::size_t>(t.shape[0]);
+    DLManagedTensorVersioned* tensor = versioned
+                                           ? static_cast<DLManagedTensorVersioned*>(pointer)
+                                           : versioned_of(static_cast<DLManagedTensor*>(pointer));
+    kiln::detail::dlpack::tensor_layout layout;
+    kiln::detail::buffer_storage storage;
+    try {
+        storage = kiln::detail::dlpack::storage_of(
+            where->queue, tensor, t.dtype, itemsize(element),
+            std::min<std::size_t>(itemsize(element), 8),
+            t.ndim == 2 ? kiln::detail::dlpack::view::matrix : kiln::detail::dlpack::view::elements,
+            layout, "kiln.from_dlpack");
+    } catch (...) {
+        if (!versioned) delete static_cast<adopted_legacy*>(tensor->manager_ctx);
+        throw;
+    }
+    PyCapsule_SetName(capsule.ptr(), versioned ? "used_dltensor_versioned" : "used_dltensor");
+    array_data a;
+    a.where = where;
+    a.type = element;
+    a.mem = memory::adopt(std::move(storage));
+    a.ndim = static_cast<std::size_t>(t.ndim == 2 ? 2 : 1);
+    a.shape = shape;
+    a.strides = {static_cast<std::ptrdiff_t>(t.ndim == 2 ? layout.row_stride : shape[1]), 1};
+    if (!type.is_none()) return wrap(converted(a, dtype_of(type)));
+    return wrap(std::move(a));
+}
+
+void bind_dlpack(py::class_<ndarray, std::shared_ptr<ndarray>>& holder) {
+    holder.def(
+        "__dlpack__",
+        [](const ndarray& self, const py::object&, const py::object& max_version, const py::object&,
+           const py::object& copy) {
+            if (!copy.is_none() && copy.cast<bool>())
+                return capsule_of(ndarray(copied(self.data())), max_version);
+            return capsule_of(self, max_version);
+        },
+        py::arg("stream") = py::none(), py::arg("max_version") = py::none(),
+        py::arg("dl_device") = py::none(), py::arg("copy") = py::none());
+    holder.def("__dlpack_device__", [](const ndarray& self) {
+        return dlpack_device_of(self.where(), self.pending() ? nullptr : &self.data());
+    });
+}
+
+void bind_interop(py::module_& m) {
+    m.def(
+        "from_dlpack",
+        [](const py::object& x, const py::object& device) {
+            const device_entry& where =
+                device.is_none() ? default_device_entry() : device.cast<const device_entry&>();
+            return from_dlpack(x, where, py::none());
+        },
+        py::arg("x"), py::arg("device") = py::none());
+}
+
+}  // namespace kiln::python

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+// The _kiln extension module: kiln's exceptions as Python's, and each part's bindings.
+#include "array.hpp"
+
+namespace kiln::python {
+
+void bind_errors(py::module_& m) {
+    static py::exception<kiln::error> error(m, "Error", PyExc_RuntimeError);
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) std::rethrow_exception(p);
+        } catch (const kiln::invalid_argument_error& e) {
+            PyErr_SetString(PyExc_ValueError, e.what());
+        } catch (const kiln::out_of_memory_error& e) {
+            PyErr_SetString(PyExc_MemoryError, e.what());
+        } catch (const kiln::error& e) {
+            error(e.what());
+        }
+    });
+}
+
+}  // namespace kiln::python
+
+PYBIND11_MODULE(_kiln, m) {
+    using namespace kiln::python;
+    m.doc() = "kiln's C++ library for Python: arrays, element-wise kernels, algorithms, DLPack";
+    bind_errors(m);
+    bind_arrays(m);
+    bind_elementwise(m);
+    bind_algorithms(m);
+    bind_linalg(m);
+    bind_interop(m);
+    bind_raw_kernels(m);
+}
