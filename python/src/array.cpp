@@ -464,8 +464,8 @@ void bind_arrays(py::module_& m) {
         .def_property_readonly("shape",
                                [](const ndarray& a) {
                                    const auto s = a.shape();
-                                   return a.ndim() == 2 ? py::make_tuple(s[0], s[1])
-                                                        : py::make_tuple(s[1]);
+                                   return a.ndim() == 2 ? py::tuple(py::make_tuple(s[0], s[1]))
+                                                        : py::tuple(py::make_tuple(s[1]));
                                })
         .def_property_readonly("ndim", &ndarray::ndim)
         .def_property_readonly("size", [](const ndarray& a) { return a.shape()[0] * a.shape()[1]; })
@@ -476,14 +476,14 @@ void bind_arrays(py::module_& m) {
         .def_property_readonly(
             "device", [](const ndarray& a) { return &a.where(); },
             py::return_value_policy::reference)
-        .def_property_readonly("strides",
-                               [](const ndarray& a) {
-                                   const array_data& d = a.data();
-                                   const auto b = static_cast<py::ssize_t>(itemsize(d.type));
-                                   return d.ndim == 2
-                                              ? py::make_tuple(d.strides[0] * b, d.strides[1] * b)
-                                              : py::make_tuple(d.strides[1] * b);
-                               })
+        .def_property_readonly(
+            "strides",
+            [](const ndarray& a) {
+                const array_data& d = a.data();
+                const auto b = static_cast<py::ssize_t>(itemsize(d.type));
+                return d.ndim == 2 ? py::tuple(py::make_tuple(d.strides[0] * b, d.strides[1] * b))
+                                   : py::tuple(py::make_tuple(d.strides[1] * b));
+            })
         .def_property_readonly("T",
                                [](const ndarray& a) {
                                    array_data d = a.data();

@@ -14,7 +14,9 @@ void bind_errors(py::module_& m) {
         } catch (const kiln::out_of_memory_error& e) {
             PyErr_SetString(PyExc_MemoryError, e.what());
         } catch (const kiln::error& e) {
-            error(e.what());
+            // PyErr_SetString rather than error(e.what()), which pybind11 3 deprecates, or
+            // py::set_error, which Debian's pybind11 2.10 lacks.
+            PyErr_SetString(error.ptr(), e.what());
         }
     });
 }

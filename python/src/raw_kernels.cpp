@@ -70,7 +70,7 @@ detail::kernel_argument number_argument(const py::handle& x) {
         return scalar_argument(x.cast<std::int32_t>());
     if (py::isinstance<py::float_>(x)) return scalar_argument(x.cast<float>());
     throw py::type_error("kiln kernels take kiln.ndarray and number arguments, not " +
-                         py::str(x.get_type()).cast<std::string>());
+                         py::str(py::type::handle_of(x)).cast<std::string>());
 }
 
 kiln::range range_of(const py::object& sizes) {
