@@ -92,7 +92,17 @@ fi
 
 if want python; then
     {
-        if cmake --install "$build" --component python --prefix "$build/python-prefix"; then
+        # A compiler that links libstdc++ into shared objects gets no Python package
+        # (python/CMakeLists.txt): the package is then built apart with the system's compiler.
+        python_build=$build
+        if ! ninja -C "$build" -t targets all 2>/dev/null | grep -q "^_kiln:" && [ -x /usr/bin/g++ ]; then
+            python_build=/tmp/kiln-build-python
+            cmake -S . -B "$python_build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=/usr/bin/g++ \
+                -DKILN_CUDA=ON -DKILN_BUILD_TESTS=OFF -DKILN_BUILD_EXAMPLES=OFF -DKILN_BUILD_APPS=OFF \
+                -DPython_EXECUTABLE="$(command -v python3)" -DKILN_PYTHON_INSTALL_DIR=site-packages >/dev/null &&
+                cmake --build "$python_build" -j "$(nproc)" --target _kiln >/dev/null
+        fi
+        if cmake --install "$python_build" --component python --prefix "$build/python-prefix"; then
             for backend in cuda opencl,gpu; do
                 echo "=== python/tests on $backend"
                 KILN_DEVICE=$backend PYTHONPATH="$build/python-prefix/site-packages" timeout 300 \

@@ -126,9 +126,10 @@ def large(exponent):
         scan.append(("cupy", per_call(lambda: cupy.cumsum(cv), cupy_sync)))
         total.append(("cupy", per_call(lambda: float(cupy.sum(cv)), cupy_sync)))
     if torch is not None:
-        tk = torch.from_numpy(keys.astype(np.int64)).cuda().to(torch.uint32)
+        # PyTorch's CUDA sort has no uint32: the same 32-bit keys as int32, sorted as signed.
+        tk = torch.from_numpy(keys.view(np.int32)).cuda()
         tv = torch.from_numpy(values).cuda()
-        sort.append(("torch", per_call(lambda: torch.sort(tk), torch_sync)))
+        sort.append(("torch (int32)", per_call(lambda: torch.sort(tk), torch_sync)))
         scan.append(("torch", per_call(lambda: torch.cumsum(tv, 0), torch_sync)))
         total.append(("torch", per_call(lambda: float(torch.sum(tv)), torch_sync)))
     row(f"sort uint32 2^{exponent}", sort)
@@ -152,6 +153,9 @@ def matmul():
 
 
 def dlpack():
+    # CuPy and PyTorch take CUDA memory only: an OpenCL device's DLPack capsule is kDLOpenCL.
+    if kiln.default_device().backend != "cuda":
+        return
     x = kiln.asarray(np.random.rand(1 << 20).astype(np.float32))
     figures = []
     for name, lib, sync in (("cupy", cupy, cupy_sync if cupy else None),
