@@ -157,7 +157,7 @@ def dlpack():
     if kiln.default_device().backend != "cuda":
         return
     x = kiln.asarray(np.random.rand(1 << 20).astype(np.float32))
-    figures = []
+    trips, outward, inward = [], [], []
     for name, lib, sync in (("cupy", cupy, cupy_sync if cupy else None),
                             ("torch", torch, torch_sync if torch else None)):
         if lib is None:
@@ -167,10 +167,15 @@ def dlpack():
         theirs[0] = 42.0
         sync()
         assert back[0] == 42.0, "the round trip copied"
-        figures.append((name, per_call(lambda: kiln.from_dlpack(lib.from_dlpack(x)), sync,
-                                       inner=1000)))
-    if figures:
-        row("DLPack round trip (no copy)", figures)
+        trips.append((name, per_call(lambda: kiln.from_dlpack(lib.from_dlpack(x)), sync,
+                                     inner=1000)))
+        # Each half alone: the other library taking kiln's array, and kiln taking theirs.
+        outward.append((name, per_call(lambda: lib.from_dlpack(x), sync, inner=1000)))
+        inward.append((name, per_call(lambda: kiln.from_dlpack(theirs), sync, inner=1000)))
+    if trips:
+        row("DLPack round trip (no copy)", trips)
+        row("  kiln array into the library", outward)
+        row("  the library's array into kiln", inward)
 
 
 if __name__ == "__main__":
