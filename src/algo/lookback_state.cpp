@@ -21,6 +21,13 @@ lookback_state lookback_state::for_tiles(const scan_operation& op) {
             {"ulong", "kiln_state", "kiln_aggregates", "kiln_prefixes"}};
 }
 
+lookback_state lookback_state::for_windows(const scan_operation& op) {
+    return {op.value_type,
+            op.components,
+            op.packing,
+            {"ulong", "kiln_window_state", "kiln_window_aggregates", "kiln_window_prefixes"}};
+}
+
 lookback_state lookback_state::for_chunks(const scan_operation& op) {
     return {op.value_type,
             op.components,
@@ -32,11 +39,16 @@ lookback_state lookback_state::for_counts(std::string states) {
     return {"uint", 1, state_packing::count_30_bits, {"uint", std::move(states), "", ""}};
 }
 
-void lookback_state::declare_pointer(source_builder& b,
-                                     const scan_scratch_layout<ulong_text>& layout) const {
+void lookback_state::declare_pointers(source_builder& b, const offsets& at) const {
     const std::string& w = names_.word_type;
     b.line("global " + w + "* " + names_.states + " = (global " + w + "*)(kiln_temp + " +
-           std::to_string(layout.states_offset()) + ");");
+           at.states + ");");
+    if (packing_ != state_packing::separate || at.aggregates.empty()) return;
+    const std::string& t = value_type_;
+    b.line("global " + t + "* " + names_.aggregates + " = (global " + t + "*)(kiln_temp + " +
+           at.aggregates + ");");
+    b.line("global " + t + "* " + names_.prefixes + " = (global " + t + "*)(kiln_temp + " +
+           at.prefixes + ");");
 }
 
 std::string lookback_state::flag_bits(int flag) const {
@@ -168,6 +180,22 @@ void lookback_state::poll_while_unpublished(source_builder& b, const std::string
     b.line("word = " + load(k) + ";");
     b.line("flag = " + flag_of("word") + ";");
     b.close();
+}
+
+void lookback_state::poll_until_prefix(source_builder& b, const std::string& k) const {
+    b.open("while (flag != 2)");
+    b.line("word = " + load(k) + ";");
+    b.line("flag = " + flag_of("word") + ";");
+    b.close();
+}
+
+void lookback_state::read_once_published(source_builder& b, const std::string& k,
+                                         const std::string& first_read) const {
+    const std::string& w = names_.word_type;
+    b.line(w + " word = " + first_read + ";");
+    b.line(w + " flag = " + flag_of("word") + ";");
+    poll_while_unpublished(b, k);
+    read_value(b, k, "word");
 }
 
 void lookback_state::walk_back(source_builder& b, const walk& w,

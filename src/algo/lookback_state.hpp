@@ -32,13 +32,21 @@ class lookback_state {
     /// The tile kernels' states, packed as `op` says: 64-bit words in scan_scratch_layout's
     /// states region, values kept apart in its aggregates and prefixes.
     static lookback_state for_tiles(const scan_operation& op);
+    /// The tile kernels' window states (scan/single_pass_lookback.cpp), packed as the tiles':
+    /// words in scan_scratch_layout's window states region, values kept apart in its window
+    /// aggregates and prefixes.
+    static lookback_state for_windows(const scan_operation& op);
     /// The chunk kernels' states (chunk_scan_scratch_layout): 32-bit flags, values apart in
     /// kiln_totals and kiln_prefixes.
     static lookback_state for_chunks(const scan_operation& op);
     /// Counts below 2^30, each packed with its flag in a 32-bit word of `states`.
     static lookback_state for_counts(std::string states);
-    /// Declares the tile kernels' pointer to the states, at `layout`'s states offset.
-    void declare_pointer(source_builder& b, const scan_scratch_layout<ulong_text>& layout) const;
+    /// Declares the kernel's pointer to the states and, where values are kept apart and their
+    /// offsets given, to their aggregates and prefixes, at these offsets (text) into `kiln_temp`.
+    struct offsets {
+        std::string states, aggregates, prefixes;
+    };
+    void declare_pointers(source_builder& b, const offsets& at) const;
 
     /// Publishes `value` with `flag` (1: aggregate, 2: inclusive prefix) as the state at `index`.
     /// Packed states are one word, stored at once: no fence needed. Values kept apart are
@@ -62,6 +70,13 @@ class lookback_state {
     void poll_until_published(source_builder& b, const std::string& k) const;
     /// The same for a word read earlier, whose flag is in `flag`: reads again while it is 0.
     void poll_while_unpublished(source_builder& b, const std::string& k) const;
+    /// The same for a word read earlier, whose flag is in `flag`: reads again until state `k`
+    /// holds its inclusive prefix (flag 2).
+    void poll_until_prefix(source_builder& b, const std::string& k) const;
+    /// Declares `word` (from `first_read`, state `k`'s word as read earlier) and `flag`, reads
+    /// again while it is unpublished, then declares `value`.
+    void read_once_published(source_builder& b, const std::string& k,
+                             const std::string& first_read) const;
 
     /// A serial walk back: `counter`, of `counter_type`, counts down from `from` over the states
     /// before it, and `index(k)` is the index of the state that `k` names.

@@ -181,8 +181,9 @@ TEST(algo_group_collectives, ptx_shuffles_spell_shfl_sync_for_every_width) {
 }
 
 // The look-back within a warp runs only on GPUs (the scan, compaction and reduce_by_key tests
-// there); here its text under NVIDIA's OpenCL: full-warp vote and shfl.sync.down, pairs
-// shuffled per component, no local-memory window and no OpenCL C sub-group function.
+// there); here its text under NVIDIA's OpenCL: full-warp shfl.sync.down, pairs shuffled per
+// component, windows of 32 lanes x depth tiles, no local-memory window and no OpenCL C sub-group
+// function.
 TEST(algo_group_collectives, ptx_lookback_reads_a_window_per_warp) {
     kiln::detail::scan_policy policy{128, 8};
     policy.sub_group_size = 32;
@@ -207,14 +208,14 @@ TEST(algo_group_collectives, ptx_lookback_reads_a_window_per_warp) {
             return kiln::detail::scan_input{.element = {.value = "in[idx]"}};
         },
         policy, false);
-    EXPECT_NE(source.find("vote.sync.ballot.b32 %0, p, 0xffffffff;"), std::string::npos);
     EXPECT_NE(source.find("shfl.sync.down.b32 %0, %1, %2, 31, 0xffffffff;"), std::string::npos);
-    EXPECT_NE(source.find("kiln_older.y = as_uint(kiln_shuffle_down(as_uint(lane_value.y), "
+    EXPECT_NE(source.find("kiln_later.y = as_uint(kiln_shuffle_down(as_uint(lane_value.y), "
                           "kiln_d))"),
               std::string::npos)
         << source;
     EXPECT_NE(source.find("#define KILN_DEPTH 2"), std::string::npos);
-    EXPECT_EQ(source.find("kiln_window_flag"), std::string::npos);
+    EXPECT_NE(source.find("#define KILN_ORDER_WINDOW 64"), std::string::npos);
+    EXPECT_EQ(source.find("kiln_window_have"), std::string::npos);
     for (const char* opencl_c : {"sub_group_ballot", "sub_group_shuffle", "sub_group_barrier"})
         EXPECT_EQ(source.find(opencl_c), std::string::npos) << opencl_c;
 }

@@ -321,13 +321,19 @@ TEST(scan_scratch_layout, regions_are_apart_aligned_and_zeroed_where_read_first)
             EXPECT_EQ(layout.ticket_offset(), 0u);
             EXPECT_EQ(layout.total_offset() % 16, 0u);
             EXPECT_EQ(layout.states_offset() % 16, 0u);
+            EXPECT_EQ(layout.window_states_offset() % 16, 0u);
             EXPECT_EQ(layout.aggregates_offset() % 16, 0u);
             EXPECT_EQ(layout.prefixes_offset() % slot, 0u);
+            EXPECT_EQ(layout.window_aggregates_offset() % slot, 0u);
+            EXPECT_EQ(layout.window_prefixes_offset() % slot, 0u);
             expect_regions({{layout.ticket_offset(), 4},
                             {layout.total_offset(), value_bytes},
                             {layout.states_offset(), 8 * tiles},
+                            {layout.window_states_offset(), 8 * tiles},
                             {layout.aggregates_offset(), slot * tiles},
-                            {layout.prefixes_offset(), slot * tiles}},
+                            {layout.prefixes_offset(), slot * tiles},
+                            {layout.window_aggregates_offset(), slot * tiles},
+                            {layout.window_prefixes_offset(), slot * tiles}},
                            layout, layout.aggregates_offset());
             // The total fits before the states, the ticket before the total.
             EXPECT_LE(layout.total_offset() + value_bytes, layout.states_offset());
@@ -338,12 +344,17 @@ TEST(scan_scratch_layout, regions_are_apart_aligned_and_zeroed_where_read_first)
 TEST(scan_scratch_layout, kernels_compute_the_host_offsets) {
     const kiln::detail::scan_scratch_layout<kiln::detail::ulong_text> text{std::string("tiles"),
                                                                            16};
-    EXPECT_EQ(text.aggregates_offset().text, "(128UL + (((tiles + 1UL) / 2UL) * 16UL))");
-    EXPECT_EQ(text.prefixes_offset().text,
-              "((128UL + (((tiles + 1UL) / 2UL) * 16UL)) + (tiles * 16UL))");
+    EXPECT_EQ(text.window_states_offset().text, "(128UL + (((tiles + 1UL) / 2UL) * 16UL))");
+    EXPECT_EQ(text.aggregates_offset().text,
+              "((128UL + (((tiles + 1UL) / 2UL) * 16UL)) + (((tiles + 1UL) / 2UL) * 16UL))");
+    EXPECT_EQ(text.window_prefixes_offset().text, "(((" + text.aggregates_offset().text +
+                                                      " + (tiles * 16UL)) + (tiles * 16UL)) + "
+                                                      "(tiles * 16UL))");
     const kiln::detail::scan_scratch_layout<> host{5, 16};
-    EXPECT_EQ(host.aggregates_offset(), 128u + 3 * 16);
-    EXPECT_EQ(host.prefixes_offset(), 128u + 3 * 16 + 5 * 16);
+    EXPECT_EQ(host.window_states_offset(), 128u + 3 * 16);
+    EXPECT_EQ(host.aggregates_offset(), 128u + 2 * 3 * 16);
+    EXPECT_EQ(host.prefixes_offset(), 128u + 2 * 3 * 16 + 5 * 16);
+    EXPECT_EQ(host.window_prefixes_offset(), 128u + 2 * 3 * 16 + 3 * 5 * 16);
 }
 
 TEST(chunk_scan_scratch_layout, regions_are_apart_aligned_and_zeroed_where_read_first) {

@@ -9,6 +9,7 @@
 #include <kiln/kiln.hpp>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -34,6 +35,66 @@ std::uint64_t host_affine_then(std::uint64_t f, std::uint64_t g) {
     const auto a = std::uint32_t(f >> 32) * std::uint32_t(g >> 32);
     const auto b = std::uint32_t(g >> 32) * std::uint32_t(f) + std::uint32_t(g);
     return std::uint64_t(a) << 32 | b;
+}
+
+/// The tiles' inclusive prefixes from their aggregates, combined in the order of the single
+/// pass's look-back (single_pass_lookback.cpp): windows of readers * lookback_depth tiles. Within
+/// a window, tile t's earlier tiles combine as T(t): each reader folds its lookback_depth tiles
+/// oldest first, the readers' values combined by a shuffle tree (sub-groups) or in order (local
+/// memory). A window's aggregate is T(last) + A(last), its prefix P the prefix of the window
+/// before plus its aggregate; tile t's prefix is P(window before) + T(t).
+template <class T>
+std::vector<T> ordered_tile_inclusives(const std::vector<T>& aggregates,
+                                       const kiln::detail::scan_policy& policy) {
+    const bool sub_group = policy.sub_group_size > 0 && policy.sub_group_size <= 32;
+    const std::size_t readers =
+        sub_group ? policy.sub_group_size : std::min<std::size_t>(32, policy.work_group_size);
+    const std::size_t depth = std::max<std::size_t>(1, policy.lookback_depth);
+    const std::size_t window = readers * depth;
+    const auto before_in_window = [&](std::size_t t) {
+        const std::size_t start = t - t % window;
+        std::vector<std::optional<T>> lane(readers);
+        for (std::size_t r = 0; r < readers; ++r)
+            for (std::size_t m = 0; m < depth; ++m)
+                if (const std::size_t k = start + r * depth + m; k < t)
+                    lane[r] = lane[r] ? *lane[r] + aggregates[k] : aggregates[k];
+        if (sub_group)
+            for (std::size_t d = 1; d < readers; d *= 2)
+                for (std::size_t r = 0; r + d < readers; r += 2 * d)
+                    if (lane[r + d]) lane[r] = *lane[r] + *lane[r + d];
+        std::optional<T> combined;
+        for (std::size_t r = 0; r < (sub_group ? 1 : readers); ++r)
+            if (lane[r]) combined = combined ? *combined + *lane[r] : *lane[r];
+        return combined;
+    };
+    std::vector<T> window_prefixes;
+    for (std::size_t last = window - 1; last < aggregates.size(); last += window) {
+        const auto within = before_in_window(last);
+        const T window_aggregate = within ? *within + aggregates[last] : aggregates[last];
+        window_prefixes.push_back(
+            window_prefixes.empty() ? window_aggregate : window_prefixes.back() + window_aggregate);
+    }
+    std::vector<T> inclusive(aggregates.size());
+    for (std::size_t t = 0; t < aggregates.size(); ++t) {
+        std::optional<T> prefix;
+        if (t >= window) prefix = window_prefixes[t / window - 1];
+        if (const auto within = before_in_window(t)) prefix = prefix ? *prefix + *within : *within;
+        inclusive[t] = prefix ? *prefix + aggregates[t] : aggregates[t];
+    }
+    return inclusive;
+}
+
+/// One value of varied sign and magnitude at the start of each block of `block` elements, zeros
+/// elsewhere: a block's own sum is exact whatever its order, the sums across blocks are not.
+template <class T>
+std::vector<T> one_value_per_block(std::size_t blocks, std::size_t block, unsigned seed) {
+    std::mt19937 engine(seed);
+    std::uniform_real_distribution<T> mantissa(1, 2);
+    std::uniform_int_distribution<int> exponent(-12, 12);
+    std::vector<T> host(blocks * block, T(0));
+    for (std::size_t i = 0; i < blocks; ++i)
+        host[i * block] = std::ldexp(mantissa(engine), exponent(engine)) * (i % 3 == 1 ? -1 : 1);
+    return host;
 }
 
 class scan_test : public kiln::test::device_queue_test {
@@ -273,6 +334,57 @@ TEST_P(scan_test, unrolled_and_wide_full_tiles_match_std) {
             }
         });
     }
+}
+
+TEST_P(scan_test, float_sums_combine_tiles_and_chunks_in_a_fixed_order) {
+    // The bits of a float scan must not depend on which earlier tiles had published their states
+    // when a tile looked back (a fold from the nearest inclusive prefix gave different bits on
+    // every call on GPUs). With one value per tile, each tile's element gets exactly the
+    // combination of the tiles before it in the look-back's order. Chunks wait for the prefix of
+    // the chunk before: left to right.
+    namespace detail = kiln::detail;
+    const auto check = [&]<class T>(T) {
+        for (const bool local_memory : {false, true}) {
+            SCOPED_TRACE(local_memory ? "local-memory look-back" : "row's look-back");
+            auto policy = kiln::test::strategy_policy(algorithm::scan, device(), false);
+            policy.lookback_depth = 2;
+            const detail::scoped_algorithm_policy tiles(algorithm::scan, policy);
+            const detail::scoped_forward_progress single_pass(true);
+            std::optional<detail::scoped_local_memory_group_scans> local;
+            if (local_memory) local.emplace();
+            const auto planned = detail::plan_scan(device(), sizeof(T));
+            // NVIDIA's OpenCL takes reduce-then-scan for states kept apart from their flags
+            // (8-byte values): its order is fixed by the tiles alone.
+            if (sizeof(T) > 4 && planned.schedule != detail::scan_schedule::single_pass) continue;
+            ASSERT_EQ(planned.schedule, detail::scan_schedule::single_pass);
+            const std::size_t tile = planned.tile_size();
+            const std::size_t readers = planned.sub_group_size > 0 && planned.sub_group_size <= 32
+                                            ? planned.sub_group_size
+                                            : std::min<std::size_t>(32, planned.work_group_size);
+            const std::size_t count = 3 * readers * planned.lookback_depth + 5;
+            const auto host = one_value_per_block<T>(count, tile, unsigned(tile + count));
+            std::vector<T> aggregates(count);
+            for (std::size_t i = 0; i < count; ++i) aggregates[i] = host[i * tile];
+            const auto inclusive = ordered_tile_inclusives(aggregates, planned);
+            kiln::vector<T> x(q, host), y(q, host.size());
+            kiln::inclusive_scan(x, y);
+            const auto got = y.read();
+            for (std::size_t i = 0; i < got.size(); ++i)
+                ASSERT_EQ(got[i], inclusive[i / tile]) << "element " << i;
+        }
+        const auto policy = kiln::test::strategy_policy(algorithm::scan, device(), true);
+        const detail::scoped_algorithm_policy chunks(algorithm::scan, policy);
+        const detail::scoped_forward_progress single_pass(true);
+        const std::size_t chunk = detail::chunk_elements(policy, sizeof(T));
+        const auto host = one_value_per_block<T>(67, chunk, 11);
+        kiln::vector<T> x(q, host), y(q, host.size());
+        kiln::inclusive_scan(x, y);
+        std::vector<T> expected(host.size());
+        std::inclusive_scan(host.begin(), host.end(), expected.begin());
+        EXPECT_EQ(y.read(), expected) << "chunks";
+    };
+    check(float{});
+    check(double{});
 }
 
 TEST_P(scan_test, size_mismatch_is_rejected) {

@@ -44,18 +44,21 @@ class chunk_kernel_writer {
                 std::to_string(chunk_scan_scratch_layout<>::ticket_offset()) + "));");
         chunk_bounds();
         steps_.reduce(b_);
-        // Look back from the nearest chunk, adding totals until an inclusive prefix: a chunk that
-        // took an earlier ticket is running, so its flag is published in time.
-        b_.open("if (c > 0)");
-        state_.publish(b_, "c", "kiln_chunk_total", 1);
-        b_.close();
-        b_.line("int have = c == 0 ? has_carry : 0;");
+        // The inclusive prefix of the chunk before: a chunk that took an earlier ticket is
+        // running, so it is published in time. Always that one, so that the order of
+        // combination, and a float result's bits, do not depend on timing (a look-back over
+        // earlier chunks' totals folds from whichever prefix it meets first); a chunk's own
+        // work is long beside the wait.
+        b_.line("int have = has_carry;");
         b_.line(t_ + " prefix = carry;");
-        const auto chunk = [](const std::string& k) { return k; };
-        state_.walk_back(b_, {"ulong", "k", "c", chunk}, [&](const std::string& earlier) {
-            b_.line("prefix = have ? " + combine(earlier, "prefix") + " : " + earlier + ";");
-            b_.line("have = 1;");
-        });
+        b_.open("if (c > 0)");
+        b_.line("uint flag = 0;");
+        b_.line("uint word = 0;");
+        state_.poll_until_prefix(b_, "c - 1");
+        state_.read_value(b_, "c - 1", "word");
+        b_.line("prefix = value;");
+        b_.line("have = 1;");
+        b_.close();
         b_.line("const " + t_ + " inclusive = have ? " + combine("prefix", "kiln_chunk_total") +
                 " : kiln_chunk_total;");
         state_.publish(b_, "c", "inclusive", 2);

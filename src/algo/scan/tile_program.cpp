@@ -13,13 +13,15 @@ tile_program::tile_program(source_builder& builder, const scan_operation& operat
       op(operation),
       policy(tile_policy),
       t(operation.value_type),
-      state(lookback_state::for_tiles(operation)) {
+      state(lookback_state::for_tiles(operation)),
+      windows(lookback_state::for_windows(operation)) {
     b.constant("WG", policy.work_group_size);
     b.constant("ITEMS", policy.items_per_work_item);
     b.constant("TILE", policy.tile_size());
-    // Earlier tiles read at once by the look-back: a warp's worth, at most the group.
+    // Work-items of the look-back through local memory that read earlier tiles: a warp's
+    // worth, at most the group.
     b.constant("KILN_WINDOW", std::min<std::size_t>(32, policy.work_group_size));
-    // Earlier tiles each lane of a sub-group look-back reads at once.
+    // Earlier tiles each reader of the look-back folds (single_pass_lookback.cpp).
     b.constant("KILN_DEPTH", std::max<std::size_t>(1, policy.lookback_depth));
     // One padding slot per 128 bytes of tile values (32 4-byte ones, 16 8-byte ones):
     // work-items reading their ITEMS consecutive elements then hit different local-memory
@@ -43,7 +45,7 @@ void tile_program::begin(const char* name, tile_algorithm* input) {
     const scan_scratch_layout<ulong_text> layout{std::string("tiles"), op.value_bytes};
     b.line("global " + t + "* kiln_total = (global " + t + "*)(kiln_temp + " +
            std::to_string(layout.total_offset()) + ");");
-    state.declare_pointer(b, layout);
+    state.declare_pointers(b, {std::to_string(layout.states_offset()), "", ""});
     b.line("global " + t + "* kiln_aggregates = (global " + t + "*)(kiln_temp + " +
            layout.aggregates_offset().text + ");");
     b.line("global " + t + "* kiln_prefixes = (global " + t + "*)(kiln_temp + " +

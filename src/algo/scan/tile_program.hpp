@@ -52,7 +52,10 @@ class tile_program {
     const scan_policy& policy;
     /// The scan's value type.
     const std::string t;
+    /// The tiles' states: each tile's aggregate.
     const lookback_state state;
+    /// The single pass's window states: each window's aggregate, then its inclusive prefix.
+    const lookback_state windows;
 
     std::string combine(const std::string& x, const std::string& y);
 

@@ -116,8 +116,12 @@ struct ulong_text {
 ///     [64, 128)      total: the combination of the whole part (and carry), for the host
 ///     [128, +s)      look-back state per tile: flag and value, or the flag alone (8 bytes);
 ///                    s = 8 * tiles rounded up to 16 bytes
+///     [.., +s)       look-back state per window of tiles (single_pass_lookback.cpp), as many
+///                    as tiles at most
 ///     [.., +w*tiles) tile aggregates, in slots of w = 8 bytes (16 for 16-byte values)
-///     [.., +w*tiles) tile prefixes: inclusive (look-back) or exclusive (reduce-then-scan)
+///     [.., +w*tiles) tile prefixes (reduce-then-scan's exclusive ones)
+///     [.., +w*tiles) window aggregates
+///     [.., +w*tiles) window prefixes
 /// Only the first zeroed_bytes() need zeroing, for the look-back path. The offsets are computed
 /// over Number: std::size_t for the host's allocation, ulong_text for the kernels' pointers
 /// (`tiles` then names the kernel's variable), so both read the one layout.
@@ -131,14 +135,20 @@ struct scan_scratch_layout {
     static constexpr std::size_t states_offset() { return 128; }
     /// A tile's aggregate or prefix slot.
     std::size_t slot_bytes() const { return value_bytes <= 8 ? 8 : 16; }
-    /// The ticket, the total and the states: what the look-back path zeroes first.
-    Number zeroed_bytes() const {
-        return Number(states_offset()) +
-               (tiles + std::size_t{1}) / std::size_t{2} * std::size_t{16};
+    /// One state region: a word per tile, rounded up to 16 bytes.
+    Number state_bytes() const {
+        return (tiles + std::size_t{1}) / std::size_t{2} * std::size_t{16};
     }
+    Number window_states_offset() const { return Number(states_offset()) + state_bytes(); }
+    /// The ticket, the total and the states: what the look-back path zeroes first.
+    Number zeroed_bytes() const { return window_states_offset() + state_bytes(); }
     Number aggregates_offset() const { return zeroed_bytes(); }
     Number prefixes_offset() const { return aggregates_offset() + tiles * slot_bytes(); }
-    Number bytes() const { return prefixes_offset() + tiles * slot_bytes(); }
+    Number window_aggregates_offset() const { return prefixes_offset() + tiles * slot_bytes(); }
+    Number window_prefixes_offset() const {
+        return window_aggregates_offset() + tiles * slot_bytes();
+    }
+    Number bytes() const { return window_prefixes_offset() + tiles * slot_bytes(); }
 };
 
 }  // namespace kiln::detail

@@ -78,8 +78,11 @@ struct scan_policy {
     /// What the generated code may rely on (its device vocabulary, ballots, shuffles). Not in
     /// the table: policy_for sets it from the device (target_features_for).
     target_features target{};
-    /// Scan family, look-back within a sub-group (where group scans shuffle): earlier tiles
-    /// each lane reads at once, so that one window covers sub_group_size * lookback_depth.
+    /// Scan family, single pass: earlier tiles each reader of the look-back reads at once and
+    /// folds. Tiles combine their predecessors in a fixed order within windows of readers *
+    /// lookback_depth tiles (the readers: the first sub-group where group scans shuffle, else
+    /// up to 32 work-items), and a window waits for the one before it: deeper windows keep
+    /// that chain ahead of the tiles, shallower ones read fewer states.
     std::size_t lookback_depth = 1;
     /// 0 for the tile kernels (the GPU shape); else the chunk kernels (the CPU shape:
     /// scan_chunks.hpp): one work-item per chunk of about this many bytes of values, walked in
