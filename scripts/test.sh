@@ -65,7 +65,10 @@ if [ "${KILN_TEST_SKIP_ASAN:-0}" != 1 ]; then
             mkdir -p "build/asan/$dir" && cp -a "build/release/$dir/." "build/asan/$dir/"
         done
     # The asan test preset turns LeakSanitizer on, with tests/lsan.supp (ASAN_OPTIONS set here
-    # would not reach the tests: a test preset's environment replaces the caller's).
+    # would not reach the tests: a test preset's environment replaces the caller's). It also
+    # has PoCL compile the kernels it has no cache for with its optimizer off
+    # (POCL_EXTRA_BUILD_FLAGS=-cl-opt-disable): these tests check kiln's host code, and
+    # optimizing kernels was most of PoCL's compile time (tests/algo/CMakeLists.txt).
     # LeakSanitizer's tracer, which stops every thread to scan its stack at exit, now and then
     # crashes ("Tracer caught signal 11", then "LeakSanitizer has encountered a fatal error"):
     # in runtime.guide, after its tests had passed, in both runs of this script from fresh clones
