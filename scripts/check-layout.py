@@ -60,6 +60,7 @@ LAYER_OF = {
     "include/kiln/multivector.hpp": "expr",
     "include/kiln/random.hpp": "expr",
     "include/kiln/reduce.hpp": "expr",
+    "include/kiln/reproducible_reducers.hpp": "expr",
     "include/kiln/reduce_dimension.hpp": "expr",
     "include/kiln/vector.hpp": "expr",
     "src/algo/": "algo",

@@ -17,6 +17,7 @@
 #include <kiln/reduce_dimension.hpp>
 #include <kiln/runtime/buffer.hpp>
 #include <kiln/runtime/cache.hpp>
+#include <kiln/runtime/determinism.hpp>
 #include <kiln/runtime/device.hpp>
 #include <kiln/runtime/event.hpp>
 #include <kiln/runtime/graph.hpp>

@@ -27,7 +27,9 @@
 #include <kiln/detail/temporary_pool.hpp>
 #include <kiln/expr/core.hpp>
 #include <kiln/expr/launch.hpp>
+#include <kiln/reproducible_reducers.hpp>
 #include <kiln/runtime/buffer.hpp>
+#include <kiln/runtime/determinism.hpp>
 #include <kiln/runtime/event.hpp>
 #include <limits>
 #include <memory>
@@ -449,6 +451,23 @@ struct reduce_input {
     std::function<element_input(source_builder&, unsigned width)> declare_vector;
     /// Two states combined, as text.
     std::function<std::string(source_builder&, const std::string&, const std::string&)> combine;
+    /// Where the reducer folds a work-item's elements into one accumulator of its own rather
+    /// than into states (reducers::reproducible_sum's running bins): the accumulator's OpenCL C
+    /// type, the mapped elements' type, the text of a fresh one, the statement that adds a
+    /// mapped element to `acc`, the statement that adds several (a step of the tuning's
+    /// `accumulators` elements), and the text of its state.
+    struct accumulator_form {
+        std::string type, value_type;
+        std::function<std::string(source_builder&)> start;
+        std::function<std::string(source_builder&, const std::string& acc,
+                                  const std::string& value)>
+            add;
+        std::function<std::string(source_builder&, const std::string& acc,
+                                  const std::vector<std::string>& values)>
+            add_several;
+        std::function<std::string(source_builder&, const std::string& acc)> state;
+    };
+    std::optional<accumulator_form> accumulator;
     /// The expression's arguments for part `part`, which begins at element `begin`.
     std::function<std::vector<kernel_argument>(std::size_t part, std::size_t begin)> arguments;
     /// Where the expression's elements lie.
@@ -521,6 +540,20 @@ reduce_input reduce_input_of(const Value& value, std::string_view variant = {}) 
     input.combine = [](source_builder& b, const std::string& x, const std::string& y) {
         return traits::combine(b, x, y);
     };
+    if constexpr (requires { traits::accumulator_type(); })
+        input.accumulator = reduce_input::accumulator_form{
+            .type = traits::accumulator_type(),
+            .value_type = traits::accumulated_type(),
+            .start = [](source_builder& b) { return traits::start_accumulator(b); },
+            .add = [](source_builder& b, const std::string& acc,
+                      const std::string& value) { return traits::accumulate(b, acc, value); },
+            .add_several =
+                [](source_builder& b, const std::string& acc,
+                   const std::vector<std::string>& values) {
+                    return traits::accumulate_several(b, acc, values);
+                },
+            .state = [](source_builder& b,
+                        const std::string& acc) { return traits::accumulator_state(b, acc); }};
     input.arguments = [value](std::size_t part, std::size_t begin) {
         argument_list args(part, begin);
         value.collect(args);
@@ -535,11 +568,19 @@ auto start_reduction(const std::optional<kiln::queue>& q, const E& e, std::strin
     const auto node = as_node(e);
     using traits = typename Reducer::template on<typename decltype(node)::value_type>;
     using read_mode = typename pending_reduction<traits>::read_mode;
-    operand_check check(std::move(call));
+    operand_check check(call);
     if (q) check.on_queue(*q);
     node.check(check);
     reduce_input input = reduce_input_of<Reducer>(node, check.kernel_variant());
     input.parts = check.launch_layout();
+    if constexpr (requires { traits::max_elements; }) {
+        std::size_t elements = 0;
+        for (const part_extent& part : input.parts) elements += part.size;
+        if (elements > traits::max_elements)
+            throw invalid_argument_error(
+                call, "this reduction takes at most " + std::to_string(traits::max_elements) +
+                          " elements; the expression has " + std::to_string(elements));
+    }
     pending_reduction<traits> pending;
     for (reduction_launch& part : run_reduction(input))
         pending.add_part(part.queue, std::move(part.partials), part.groups, part.launch,
@@ -547,9 +588,45 @@ auto start_reduction(const std::optional<kiln::queue>& q, const E& e, std::strin
     return pending;
 }
 
+/// The reducer that kiln::reduce runs in place of Reducer, for elements of T, in reproducible
+/// mode: Reducer itself where its result has the same bits in any order (integers, counts).
+template <class Reducer, class T>
+struct reproducible_form {
+    using type = Reducer;
+};
+template <class T>
+requires reducer_for<reducers::reproducible_sum, T> && is_floating_v<sum_type_t<T>>
+struct reproducible_form<reducers::sum, T> {
+    using type = reducers::reproducible_sum;
+};
+template <class T>
+requires is_floating_v<T>
+struct reproducible_form<reducers::minimum, T> {
+    using type = reducers::reproducible_minimum;
+};
+template <class T>
+requires is_floating_v<T>
+struct reproducible_form<reducers::maximum, T> {
+    using type = reducers::reproducible_maximum;
+};
+template <class Reducer, class T>
+using reproducible_form_t = typename reproducible_form<Reducer, T>::type;
+
+/// kiln::reduce: Reducer's result, or its reproducible form's in reproducible mode.
+template <class Reducer, class E>
+auto reduce_in_current_mode(const std::optional<kiln::queue>& q, const E& e) {
+    using reproducible = reproducible_form_t<Reducer, expression_value_t<E>>;
+    if constexpr (!std::is_same_v<reproducible, Reducer>)
+        if (current_determinism() == determinism::reproducible)
+            return start_reduction<reproducible>(q, e, "kiln::reduce", true).get();
+    return start_reduction<Reducer>(q, e, "kiln::reduce", true).get();
+}
+
 }  // namespace detail
 
 /// Starts reducing the expression on the devices of its vectors; get() on the result waits.
+/// It runs the reducer it names in either determinism mode (its result's type depends on it):
+/// reduce_async<reducers::reproducible_sum> is the reproducible sum.
 template <class Reducer, vector_expression E>
 requires reducer_for<Reducer, expression_value_t<E>>
 auto reduce_async(const E& e) {
@@ -563,16 +640,18 @@ auto reduce_async(const kiln::queue& q, const E& e) {
 }
 ///@{
 /// Reduces the expression by `Reducer` (one of kiln::reducers) and waits for the result; the
-/// queue form is for expressions without vectors (element_index with a size).
+/// queue form is for expressions without vectors (element_index with a size). In reproducible
+/// mode (kiln::scoped_determinism) floating-point sums, minima and maxima run
+/// reducers::reproducible_sum, reproducible_minimum and reproducible_maximum.
 template <class Reducer, vector_expression E>
 requires reducer_for<Reducer, expression_value_t<E>>
 auto reduce(const E& e) {
-    return detail::start_reduction<Reducer>(std::nullopt, e, "kiln::reduce", true).get();
+    return detail::reduce_in_current_mode<Reducer>(std::nullopt, e);
 }
 template <class Reducer, vector_expression E>
 requires reducer_for<Reducer, expression_value_t<E>>
 auto reduce(const kiln::queue& q, const E& e) {
-    return detail::start_reduction<Reducer>(q, e, "kiln::reduce", true).get();
+    return detail::reduce_in_current_mode<Reducer>(q, e);
 }
 ///@}
 

@@ -248,6 +248,7 @@ std::string source_builder::str() const {
         body += '\n';
     }
     body += kernels_;
+    if (contraction_off_) body = "#pragma OPENCL FP_CONTRACT OFF\n\n" + body;
     if (uses_double(body)) return "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\n" + body;
     return body;
 }

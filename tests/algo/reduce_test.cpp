@@ -69,7 +69,7 @@ TEST(reduce_module, devices_find_their_rows) {
     cpu.type = kiln::device_type::cpu;
     cpu.vendor = "pocl";
     using table = kiln::detail::tuning_table<kiln::detail::algorithm::reduce_rows>;
-    EXPECT_EQ(table::tuning_for(gpu, std::nullopt).key(), "strided g256 p16 a4 w1 v0");
+    EXPECT_EQ(table::tuning_for(gpu, std::nullopt).key(), "strided g256 p16 a4 w1 v0 s8x8");
     gpu.vendor = "AMD";
     EXPECT_EQ(table::tuning_for(gpu, std::nullopt).key(), "strided g256 p16 a4 w1 v0");
     EXPECT_EQ(table::tuning_for(cpu, std::nullopt).key(), "chunked g1 p16 a4 w0 v16");

@@ -341,6 +341,20 @@ TEST_F(NvrtcCompile, ExpressionKernelsLeavePtxasNoMultiplyAddToContract) {
     expect_cubin(compile({broadcast}));
 }
 
+// Reproducible mode's sums (docs/reproducibility.md): the running bins' structs, pointers and
+// ldexp/ilogb translate, and a dot product's multiply stays a rounding of its own.
+TEST_F(NvrtcCompile, ReproducibleSumsCompileAndRoundEachProduct) {
+    const kiln::vector<float> x, y;
+    const std::string dot =
+        reduce_program_source(reduce_input_of<kiln::reducers::reproducible_sum>(x * y),
+                              reduce_tuning{.loop = loop_style::strided});
+    EXPECT_NE(dot.find("FP_CONTRACT OFF"), std::string::npos) << dot;
+    expect_cubin(compile({dot}));
+    const compiled_image ptx = compile({dot}, "", {90, false});
+    ASSERT_FALSE(ptx.is_cubin);
+    EXPECT_EQ(pairs_left_to_ptxas(ptx), 0u) << dot;
+}
+
 TEST_F(NvrtcCompile, BuildOptionsReachTheCompiler) {
     const char* source = R"(
 kernel void scale(global REAL* x) { x[get_global_id(0)] *= FACTOR * 0.5; }

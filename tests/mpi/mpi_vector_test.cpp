@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "support/reproducible_inputs.hpp"
+
 namespace {
 
 kiln::mpi::communicator& world() {
@@ -107,6 +109,34 @@ TEST(mpi_vector, expressions_and_reductions_match_the_host) {
     EXPECT_FALSE(kiln::mpi::any(world(), y.local() > high));
     EXPECT_TRUE(kiln::mpi::all(world(), y.local() >= low));
     EXPECT_FALSE(kiln::mpi::all(world(), y.local() > low));
+}
+
+TEST(mpi_reproducible, reductions_give_the_golden_bits_on_any_rank_count) {
+    // The bits of one device, of two, of PoCL on one thread (tests/algo/reproducible_test.cpp)
+    // and of every GPU: docs/reproducibility.md.
+    kiln::scoped_determinism reproducible(kiln::determinism::reproducible);
+    const kiln::test::golden_inputs in;
+    const kiln::mpi::distribution d =
+        kiln::mpi::distribution::even(kiln::test::golden_size, world().size());
+    const auto local = [&](const auto& all) {
+        using T = typename std::decay_t<decltype(all)>::value_type;
+        return kiln::vector<T>(rank_queue(), block_of(all, d));
+    };
+    using kiln::test::golden_bits;
+    using kiln::test::hex_bits;
+    const auto wide = local(in.wide), uniform = local(in.uniform), factors = local(in.factors);
+    EXPECT_EQ(hex_bits(kiln::mpi::sum(world(), wide)), golden_bits("sum(wide)"));
+    EXPECT_EQ(hex_bits(kiln::mpi::sum(world(), local(in.cancelling))),
+              golden_bits("sum(cancelling)"));
+    EXPECT_EQ(hex_bits(kiln::mpi::sum(world(), uniform * factors)),
+              golden_bits("sum(uniform * factors)"));
+    EXPECT_EQ(hex_bits(kiln::mpi::minimum(world(), wide)), golden_bits("minimum(wide)"));
+    EXPECT_EQ(hex_bits(kiln::mpi::maximum(world(), wide)), golden_bits("maximum(wide)"));
+    if (!rank_queue().device().properties().double_precision) return;
+    EXPECT_EQ(hex_bits(kiln::mpi::sum(world(), local(in.wide_double))),
+              golden_bits("sum(wide_double)"));
+    EXPECT_EQ(hex_bits(kiln::mpi::sum(world(), local(in.cancelling_double))),
+              golden_bits("sum(cancelling_double)"));
 }
 
 TEST(mpi_vector, kahan_sum_keeps_each_ranks_compensation) {

@@ -136,6 +136,10 @@ class source_builder {
     /// `target = acquire load of *pointer` (target must be declared).
     void acquire_load(std::string_view type, std::string_view pointer, std::string_view target);
 
+    /// `#pragma OPENCL FP_CONTRACT OFF` for the whole program: no a * b + c fused into one
+    /// rounding, on any backend (the CUDA translation compiles it with --fmad=false).
+    void turn_off_contraction() { contraction_off_ = true; }
+
     /// The finished program.
     std::string str() const;
 
@@ -146,6 +150,7 @@ class source_builder {
     std::vector<passed_parameter> passed_;
     int scalar_structs_ = 0;
     int indent_ = 0;
+    bool contraction_off_ = false;
 };
 
 /// Adds what a kernel using T needs declared: a KILN_STRUCT's declaration (built-in types need

@@ -116,20 +116,30 @@ typename Traits::state allreduce_states(const communicator& comm,
     return result;
 }
 
+template <class Reducer, class E>
+auto reduce_across_ranks(const communicator& comm, const E& local_expression) {
+    using traits = typename Reducer::template on<expression_value_t<E>>;
+    const auto local = kiln::detail::start_reduction<Reducer>(std::nullopt, local_expression,
+                                                              "kiln::mpi::reduce", true)
+                           .get_state();
+    return traits::finish(allreduce_states<traits>(comm, local));
+}
+
 }  // namespace detail
 
 /// Collective: reduces an expression over this rank's parts on every rank, and every rank gets
 /// the result for all of them. Each rank's partial state (before the reducer's finish, so a
 /// Kahan sum keeps its compensation) is combined in rank order through MPI_Allreduce.
+/// In reproducible mode (kiln::scoped_determinism) floating-point sums, minima and maxima run
+/// their reproducible forms, as kiln::reduce does: the same bits for any number of ranks.
 template <class Reducer, vector_expression E>
 requires reducer_for<Reducer, expression_value_t<E>>
 auto reduce(const communicator& comm, const E& local_expression) {
-    auto node = kiln::detail::as_node(local_expression);
-    using traits = typename Reducer::template on<typename decltype(node)::value_type>;
-    const auto local = kiln::detail::start_reduction<Reducer>(std::nullopt, local_expression,
-                                                              "kiln::mpi::reduce", true)
-                           .get_state();
-    return traits::finish(detail::allreduce_states<traits>(comm, local));
+    using reproducible = kiln::detail::reproducible_form_t<Reducer, expression_value_t<E>>;
+    if constexpr (!std::is_same_v<reproducible, Reducer>)
+        if (current_determinism() == determinism::reproducible)
+            return detail::reduce_across_ranks<reproducible>(comm, local_expression);
+    return detail::reduce_across_ranks<Reducer>(comm, local_expression);
 }
 
 // clang-format off

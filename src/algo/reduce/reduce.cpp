@@ -36,9 +36,13 @@ std::vector<reduction_launch> run_reduction(const reduce_input& input) {
             [&] { return write_reduce_program(shape, input); });
         const kernel_description& kernel = program.description(reduce_kernel_name);
         const std::size_t group = group_size(tuning, props, program.kernel(kernel.name()));
+        const std::size_t groups_per_compute_unit =
+            input.accumulator && tuning.own_accumulator_groups_per_compute_unit > 0
+                ? tuning.own_accumulator_groups_per_compute_unit
+                : tuning.groups_per_compute_unit;
         const std::size_t groups = std::clamp<std::size_t>(
             (part.size + group - 1) / group, 1,
-            std::max<std::size_t>(1, props.compute_units * tuning.groups_per_compute_unit));
+            std::max<std::size_t>(1, props.compute_units * groups_per_compute_unit));
         temporary_lease partials = temporary_pool::acquire(part.queue, groups * input.state_bytes);
         // The pool's block is bytes; the kernel writes states into it.
         kernel_argument partial_states = make_argument(partials.bytes());

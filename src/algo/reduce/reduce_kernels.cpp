@@ -19,6 +19,11 @@ std::string accumulator(std::size_t a) {
     return "acc" + num(a);
 }
 
+/// The states of accumulators of a reducer's own type (reduce_input::accumulator).
+std::string state_name(std::size_t a) {
+    return "kiln_state" + num(a);
+}
+
 /// The vector form's accumulators, each a vector of shape.vector_lanes states.
 std::string vector_accumulator(std::size_t a) {
     return "kiln_vacc" + num(a);
@@ -31,13 +36,41 @@ void fold_into(source_builder& b, const reduce_input& input, const std::string& 
     b.open("");
     b.line("const ulong idx = " + index + ";");
     for (const std::string& statement : statements) b.line(statement);
-    b.line(acc + " = " + input.combine(b, acc, value) + ";");
+    if (input.accumulator)
+        b.line(input.accumulator->add(b, acc, value) + ";");
+    else
+        b.line(acc + " = " + input.combine(b, acc, value) + ";");
     b.close();
 }
 
 void fold(source_builder& b, const reduce_input& input, std::size_t a, const std::string& index,
           const std::vector<std::string>& statements, const std::string& value) {
-    fold_into(b, input, accumulator(a), index, statements, value);
+    // A reducer's own accumulator is one per work-item (accumulators_of).
+    fold_into(b, input, accumulator(input.accumulator ? 0 : a), index, statements, value);
+}
+
+/// Accumulators per work-item: the shape's, or one of the reducer's own type, into which each
+/// step adds its elements at once (reduce_input::accumulator_form::add_several).
+std::size_t accumulators_of(const reduce_shape& shape, const reduce_input& input) {
+    return input.accumulator ? 1 : shape.accumulators;
+}
+
+/// One step of the unrolled loop for a reducer's own accumulator: each element's value into a
+/// variable of its own, then all of them added to acc0 at once.
+void add_step(source_builder& b, const reduce_input& input, std::size_t elements,
+              const std::string& step, const element_input& x) {
+    std::vector<std::string> values;
+    for (std::size_t a = 0; a < elements; ++a) {
+        values.push_back("kiln_value" + num(a));
+        b.line(input.accumulator->value_type + " " + values.back() + ";");
+        b.open("");
+        b.line("const ulong idx = i" + (a == 0 ? std::string() : " + " + num(a) + " * " + step) +
+               ";");
+        for (const std::string& statement : x.statements) b.line(statement);
+        b.line(values.back() + " = " + x.value + ";");
+        b.close();
+    }
+    b.line(input.accumulator->add_several(b, accumulator(0), values) + ";");
 }
 
 /// Folds the lanes of the 16-byte load at `load` (its elements lanes x load onwards), read into
@@ -164,6 +197,8 @@ reduce_shape reduce_shape_of(const reduce_input& input, const reduce_tuning& tun
                        .state_bytes = input.state_bytes,
                        .reducer = input.reducer,
                        .expression = input.expression};
+    if (input.accumulator && tuning.own_accumulator_step > 0)
+        shape.accumulators = tuning.own_accumulator_step;
     if (tuning.loop == loop_style::strided && input.wide_load_lanes > 1 && tuning.wide_loads > 0) {
         shape.wide_loads = tuning.wide_loads;
         shape.lanes = input.wide_load_lanes;
@@ -185,13 +220,16 @@ kernel_description reduce_kernel(const reduce_shape& shape) {
 std::string write_reduce_program(const reduce_shape& shape, const reduce_input& input) {
     const kernel_description kernel = reduce_kernel(shape);
     const std::size_t A = shape.accumulators;
+    const std::size_t accumulators = accumulators_of(shape, input);
     source_builder b;
     b.begin_kernel(kernel.name());
     element_input x;
     kernel.declare(b, [&] { x = input.declare(b); });
     b.begin_body();
-    for (std::size_t a = 0; a < A; ++a)
-        b.line(shape.state_type + " " + accumulator(a) + " = kiln_identity;");
+    for (std::size_t a = 0; a < accumulators; ++a)
+        b.line(input.accumulator ? input.accumulator->type + " " + accumulator(a) + " = " +
+                                       input.accumulator->start(b) + ";"
+                                 : shape.state_type + " " + accumulator(a) + " = kiln_identity;");
     element_range range =
         shape.vector_lanes > 0
             ? emit_vector_chunk(b, shape, input, input.declare_vector(b, shape.vector_lanes))
@@ -205,18 +243,26 @@ std::string write_reduce_program(const reduce_shape& shape, const reduce_input& 
     if (A > 1) {
         b.open("for (; i + " + num(A - 1) + " * " + range.step + " < " + range.end +
                "; i += " + num(A) + " * " + range.step + ")");
-        fold(b, input, 0, "i", x.statements, x.value);
-        for (std::size_t a = 1; a < A; ++a)
-            fold(b, input, a, "i + " + num(a) + " * " + range.step, x.statements, x.value);
+        if (input.accumulator) {
+            add_step(b, input, A, range.step, x);
+        } else {
+            fold(b, input, 0, "i", x.statements, x.value);
+            for (std::size_t a = 1; a < A; ++a)
+                fold(b, input, a, "i + " + num(a) + " * " + range.step, x.statements, x.value);
+        }
         b.close();
     }
     b.open("for (; i < " + range.end + "; i += " + range.step + ")");
     fold(b, input, 0, "i", x.statements, x.value);
     b.close();
-    if (A > 1) b.line("acc0 = " + combined(b, input, 0, A) + ";");
+    // Accumulators of the reducer's own become states, which combine from here on.
+    std::string (*const state_of)(std::size_t) = input.accumulator ? state_name : accumulator;
+    if (input.accumulator)
+        b.line("const " + shape.state_type + " " + state_of(0) + " = " +
+               input.accumulator->state(b, accumulator(0)) + ";");
     // The work-group's tree in local memory; the group size is a power of two.
     b.line("const uint lid = " + b.local_id() + ";");
-    b.line("kiln_scratch[lid] = acc0;");
+    b.line("kiln_scratch[lid] = " + combined(b, input, 0, accumulators, state_of) + ";");
     group_collectives(b).reduce_in_place(
         "kiln_scratch", "lid", "(uint)get_local_size(0)",
         [&](const std::string& p, const std::string& q) { return input.combine(b, p, q); });

@@ -29,15 +29,25 @@ constexpr reduce_tuning chunked(std::size_t groups_per_compute_unit, std::size_t
             .vector_lanes = vector_lanes};
 }
 
+constexpr reduce_tuning with_own_accumulators(reduce_tuning tuning, std::size_t step,
+                                              std::size_t groups_per_compute_unit) {
+    tuning.own_accumulator_step = step;
+    tuning.own_accumulator_groups_per_compute_unit = groups_per_compute_unit;
+    return tuning;
+}
+
 using reduce_row = tuning_row<reduce_tuning>;
 
 // clang-format off
 constexpr std::array reduce_table{
-    reduce_row{nvidia_gpus, strided(256, 16, 4, 1),
+    reduce_row{nvidia_gpus, with_own_accumulators(strided(256, 16, 4, 1), 8, 8),
                "H100, expr_bench 28 beside expr_cub_reference, 2026-11-25: 16-bit sums at 89.4% "
                "of copy (CUDA) and 84.9% (OpenCL), docs/benchmarks.md, ## 16-bit types; float "
                "sums at 95.2%, ## Vector expressions. "
-               "expr_bench sweeps others (KILN_REDUCE_BENCH_TUNINGS)"},
+               "expr_bench sweeps others (KILN_REDUCE_BENCH_TUNINGS). "
+               "s8x8: H200, reproducible_bench 28 (CUDA), 2026-11-28: reproducible sum of "
+               "floats 0.362 ms, dot 0.522 ms, double sum 0.272 ms, against 0.433, 0.589 and "
+               "0.298 ms at 4 elements a step and 16 groups, docs/reproducibility.md"},
     reduce_row{any_gpu, strided(256, 16, 4, 1), "not measured: NVIDIA's"},
     reduce_row{any_cpu, chunked(16, 4, 16),
                "the element-wise launch's CPU row (groups of one, 16 per compute unit: PoCL 5 on "
@@ -51,13 +61,19 @@ constexpr std::array reduce_table{
 };
 // clang-format on
 
-/// "strided g256 p16 a4 w2 v0" after the loop's name; w0: no 16-byte loads, v0: no vector form.
+/// "strided g256 p16 a4 w2 v0" after the loop's name; w0: no 16-byte loads, v0: no vector form;
+/// "s8x8" where reducers with their own accumulator step and spread otherwise (left out at 0,0).
 constexpr tuning_key_number<reduce_tuning> reduce_key_numbers[] = {
     {"g", {&reduce_tuning::work_group_size}},
     {"p", {&reduce_tuning::groups_per_compute_unit}},
     {"a", {&reduce_tuning::accumulators}},
     {"w", {&reduce_tuning::wide_loads}, true},
-    {"v", {&reduce_tuning::vector_lanes}, true}};
+    {"v", {&reduce_tuning::vector_lanes}, true},
+    {"s",
+     {&reduce_tuning::own_accumulator_step,
+      &reduce_tuning::own_accumulator_groups_per_compute_unit},
+     true,
+     true}};
 constexpr tuning_key_format<reduce_tuning> reduce_key_format{reduce_key_numbers};
 
 }  // namespace

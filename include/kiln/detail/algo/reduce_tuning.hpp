@@ -37,6 +37,10 @@ struct reduce_tuning {
     /// device's vectoriser out; each accumulator is then a vector of that many lanes. 0 steps
     /// element by element.
     std::size_t vector_lanes = 0;
+    /// Reducers with an accumulator of their own, one per work-item (reproducible sums' running
+    /// bins): elements each step adds at once, and groups per compute unit; 0 takes accumulators
+    /// and groups_per_compute_unit.
+    std::size_t own_accumulator_step = 0, own_accumulator_groups_per_compute_unit = 0;
 
     /// Every field, as KILN_REDUCE_TUNING takes them (parse_reduce_tuning): "strided g256 p16
     /// a4 w1 v0".

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reproducible mode's cost (docs/reproducibility.md): sum, dot and minimum of floats, and sum of
+// doubles, in the default mode (run_to_run) and in reproducible mode, on the same data in one run,
+// with CUB's DeviceReduce::Sum beside them on CUDA devices (run-to-run, and gpu_to_gpu where the
+// CUB has it).
+//
+//     reproducible_bench [log2(n)]   (default 28 on GPUs, 24 on CPUs; KILN_DEVICE picks devices)
+//
+// Each row gives the device time of a call's kernels (the best of 20 calls, as CUDA events time
+// CUB's) and the wall time per call (best of batches, host fold included), as bandwidth and as a
+// share of the device's copy bound; reproducible rows add their ratio to the default's.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <kiln/kiln.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "device_limits.hpp"
+#include "report_start.hpp"
+#include "timing.hpp"
+#if KILN_BENCH_HAVE_CUB
+#include "cub_reproducible_reference.hpp"
+#endif
+
+namespace {
+
+struct timing {
+    double device_seconds = 0, wall_seconds = 0;
+};
+
+template <class T, class Work>
+timing time_work(const kiln::device& dev, const std::vector<std::vector<T>>& inputs,
+                 kiln::determinism mode, Work&& work) {
+    const kiln::scoped_determinism guard(mode);
+    std::vector<std::optional<kiln::vector<T>>> vectors(inputs.size());
+    timing t;
+    t.device_seconds = kiln::bench::device_seconds_per_call(dev, 20, [&](const kiln::queue& q) {
+        for (std::size_t i = 0; i < inputs.size(); ++i) vectors[i].emplace(q, inputs[i]);
+        return [&] { work(vectors); };
+    });
+    const kiln::queue q(dev);
+    for (std::size_t i = 0; i < inputs.size(); ++i) vectors[i].emplace(q, inputs[i]);
+    t.wall_seconds = kiln::bench::best_seconds_per_call(q, 5, 10, [&] { work(vectors); });
+    return t;
+}
+
+void print_row(const std::string& what, double seconds, double bytes, double bound,
+               const std::string& note) {
+    const double gb_per_s = bytes / seconds / 1e9;
+    std::printf("| %s | %.3f ms | %.1f GB/s | %.1f%% | %s |\n", what.c_str(), seconds * 1e3,
+                gb_per_s, 100 * gb_per_s / bound, note.c_str());
+}
+
+template <class T, class Work>
+void compare(const kiln::device& dev, const std::string& what,
+             const std::vector<std::vector<T>>& inputs, double bound, Work&& work) {
+    const double bytes = static_cast<double>(inputs.size() * inputs[0].size() * sizeof(T));
+    const timing plain = time_work<T>(dev, inputs, kiln::determinism::run_to_run, work);
+    const timing reproducible = time_work<T>(dev, inputs, kiln::determinism::reproducible, work);
+    print_row(what + ", default (device)", plain.device_seconds, bytes, bound, "");
+    print_row(what + ", reproducible (device)", reproducible.device_seconds, bytes, bound,
+              std::to_string(plain.device_seconds / reproducible.device_seconds).substr(0, 4) +
+                  "x the default");
+    print_row(what + ", default (wall)", plain.wall_seconds, bytes, bound, "");
+    print_row(what + ", reproducible (wall)", reproducible.wall_seconds, bytes, bound,
+              std::to_string(plain.wall_seconds / reproducible.wall_seconds).substr(0, 4) +
+                  "x the default");
+}
+
+/// Floats drawn from a fixed stream, of magnitudes from 2^-20 to 2^20 and both signs.
+template <class T>
+std::vector<T> values(std::size_t n, unsigned seed) {
+    std::vector<T> v(n);
+    std::uint64_t state = seed;
+    for (auto& x : v) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        const double unit = static_cast<double>(state >> 11) * 0x1.0p-53;
+        x = static_cast<T>((unit - 0.5) * std::ldexp(1.0, static_cast<int>(state % 41) - 20));
+    }
+    return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    for (const kiln::device& dev : kiln::bench::devices_chosen()) {
+        const int log2_n = argc > 1 ? std::atoi(argv[1]) : (dev.is_cpu() ? 24 : 28);
+        const std::size_t n = std::size_t{1} << log2_n;
+        const double bound = kiln::bench::copy_bound(dev, n * sizeof(float));
+        std::printf("\n%s, %s (%s), n = 2^%d, %s; copy bound %.1f GB/s (%s)\n\n",
+                    kiln::bench::today().c_str(), dev.name().c_str(),
+                    std::string(kiln::to_string(dev.backend())).c_str(), log2_n,
+                    "reproducible_bench", bound, kiln::bench::copy_bound_name(dev));
+        std::printf("| work | time | bandwidth | of copy | note |\n|---|---|---|---|---|\n");
+        const std::vector<std::vector<float>> x = {values<float>(n, 1)};
+        const std::vector<std::vector<float>> xy = {x[0], values<float>(n, 2)};
+        using floats = std::vector<std::optional<kiln::vector<float>>>;
+        compare<float>(dev, "sum float", x, bound, [](const floats& v) { (void)kiln::sum(*v[0]); });
+        compare<float>(dev, "dot float", xy, bound,
+                       [](const floats& v) { (void)kiln::sum(*v[0] * *v[1]); });
+        compare<float>(dev, "minimum float", x, bound,
+                       [](const floats& v) { (void)kiln::minimum(*v[0]); });
+        if (dev.properties().double_precision) {
+            const std::vector<std::vector<double>> xd = {values<double>(n / 2, 3)};
+            compare<double>(dev, "sum double (n/2)", xd, bound,
+                            [](const std::vector<std::optional<kiln::vector<double>>>& v) {
+                                (void)kiln::sum(*v[0]);
+                            });
+        }
+#if KILN_BENCH_HAVE_CUB
+        if (dev.backend() == kiln::backend_kind::cuda) {
+            const double bytes = static_cast<double>(n * sizeof(float));
+            float cub_result = 0;
+            print_row("sum float, CUB DeviceReduce::Sum (run_to_run)",
+                      cub_sum_seconds(x[0].data(), n, false, 20, &cub_result), bytes, bound, "");
+            const double g2g = cub_sum_seconds(x[0].data(), n, true, 20, &cub_result);
+            if (g2g > 0)
+                print_row("sum float, CUB DeviceReduce::Sum (gpu_to_gpu)", g2g, bytes, bound,
+                          "temporary storage allocated by each call");
+            else
+                std::printf("| sum float, CUB gpu_to_gpu | | | | not in this CUB (CCCL < 3.1) |\n");
+        }
+#endif
+    }
+}

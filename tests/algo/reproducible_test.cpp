@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reproducible mode (docs/reproducibility.md): sums that are the exact sum rounded once, whatever
+// the order of the elements, and minima and maxima that order -0 below +0; the golden bits of
+// fixed inputs (tests/support/reproducible_inputs.hpp) on every device, on PoCL with one thread
+// (algo.reproducible_one_thread) and split over PoCL's CPU shown as two devices
+// (algo.reproducible_split). tests/mpi checks the same bits over 2 and 3 ranks.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <kiln/kiln.hpp>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "support/device_param.hpp"
+#include "support/reproducible_inputs.hpp"
+
+namespace {
+
+using kiln::test::golden_bits;
+using kiln::test::golden_inputs;
+using kiln::test::hex_bits;
+using kiln::test::spread_values;
+
+__extension__ typedef __int128 exact_integer;
+
+/// The exact sum of `values`, each a multiple of 2^-shift below 2^(127 - shift) / n, in units
+/// of 2^-shift.
+template <class T>
+exact_integer exact_sum(const std::vector<T>& values, int shift) {
+    exact_integer total = 0;
+    for (T v : values) total += static_cast<exact_integer>(std::ldexp(v, shift));
+    return total;
+}
+
+/// Whether `result` is `exact` (in units of 2^-shift) rounded to nearest, ties to even.
+template <class T>
+::testing::AssertionResult is_rounded_once(T result, exact_integer exact, int shift) {
+    const auto in_units = [&](T v) { return static_cast<exact_integer>(std::ldexp(v, shift)); };
+    const exact_integer rounded = in_units(result);
+    const T neighbour =
+        std::nextafter(result, exact >= rounded ? std::numeric_limits<T>::infinity()
+                                                : -std::numeric_limits<T>::infinity());
+    const exact_integer gap = in_units(neighbour) - rounded;
+    const exact_integer twice_error = 2 * (exact - rounded);
+    const auto magnitude = [](exact_integer v) { return v < 0 ? -v : v; };
+    using bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+    const bool even = (std::bit_cast<bits>(result) & 1) == 0;
+    if (magnitude(twice_error) < magnitude(gap) ||
+        (magnitude(twice_error) == magnitude(gap) && even))
+        return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure()
+           << "result " << hex_bits(result) << " is " << static_cast<double>(exact - rounded)
+           << " units of 2^-" << shift << " from the exact sum";
+}
+
+/// The documented bound (docs/reproducibility.md): |result - exact| <= half an ulp of the
+/// result + n 2^-65 max |x|, in units of 2^-shift.
+template <class T>
+::testing::AssertionResult is_within_the_bound(T result, const std::vector<T>& values, int shift) {
+    T largest = 0;
+    for (T v : values) largest = std::max(largest, std::abs(v));
+    const double error = std::abs(static_cast<double>(
+        exact_sum(values, shift) - static_cast<exact_integer>(std::ldexp(result, shift))));
+    const double half_ulp = std::ldexp(std::abs(std::nextafter(result, T(0)) - result), shift) / 2;
+    const double bound =
+        half_ulp + std::ldexp(static_cast<double>(values.size()) * largest, shift - 65);
+    if (error <= bound) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure()
+           << "error " << error << " units of 2^-" << shift << " above the bound " << bound;
+}
+
+class reproducible_test : public kiln::test::device_queue_test {
+  protected:
+    kiln::scoped_determinism reproducible{kiln::determinism::reproducible};
+};
+
+TEST_P(reproducible_test, sums_are_the_exact_sum_rounded_once) {
+    // Elements within the three bins below the largest one's: nothing is rounded before the
+    // end. Floats of exponents -10 to 20 are whole multiples of 2^-33; doubles of exponents 2 to
+    // 12, of 2^-50 (their top bin's lowest grid is 2^-82).
+    for (const std::size_t n :
+         {std::size_t{1}, std::size_t{7}, std::size_t{1000}, std::size_t{131071}}) {
+        SCOPED_TRACE("n = " + std::to_string(n));
+        const auto host = spread_values<float>(n, -10, 20, n);
+        EXPECT_TRUE(
+            is_rounded_once(kiln::sum(kiln::vector<float>(q, host)), exact_sum(host, 33), 33));
+        // Wider: pairs that cancel from 2^20 down, and values from 2^-40, within the bound.
+        const auto cancelling = kiln::test::cancelling_values<float>(n, n + 1);
+        EXPECT_TRUE(
+            is_within_the_bound(kiln::sum(kiln::vector<float>(q, cancelling)), cancelling, 63));
+        if (!has_double()) continue;
+        const auto doubles = spread_values<double>(n, 2, 12, n + 2);
+        EXPECT_TRUE(is_rounded_once(kiln::sum(kiln::vector<double>(q, doubles)),
+                                    exact_sum(doubles, 50), 50));
+    }
+    EXPECT_EQ(kiln::sum(kiln::vector<float>(q, 0)), 0.0f);
+}
+
+TEST_P(reproducible_test, the_mode_is_set_by_a_guard) {
+    const auto host = kiln::test::spread_values<float>(100001, -100, 100, 21);
+    const kiln::vector<float> x(q, host), y(q, kiln::test::spread_values<float>(100001, -4, 4, 22));
+    const kiln::scoped_determinism outer(kiln::determinism::run_to_run);
+    // [doc:reproducible_mode]
+    kiln::scoped_determinism guard(kiln::determinism::reproducible);  // this thread, in scope
+    const float s = kiln::sum(x);        // exact up to a fixed grid, rounded once
+    const float d = kiln::sum(x * y);    // each product rounded, then summed as above
+    const float low = kiln::minimum(x);  // -0 below +0; NaNs passed over
+    // [/doc]
+    // The same bits with the elements in another order.
+    const kiln::vector<float> reversed(q, std::vector<float>(host.rbegin(), host.rend()));
+    EXPECT_EQ(hex_bits(kiln::sum(reversed)), hex_bits(s));
+    EXPECT_EQ(hex_bits(kiln::sum(kiln::reverse(reversed) * y)), hex_bits(d));
+    EXPECT_EQ(kiln::minimum(reversed), low);
+}
+
+TEST_P(reproducible_test, sums_are_at_least_as_accurate_as_the_default) {
+    const auto host = kiln::test::cancelling_values<float>(100000, 11);
+    const kiln::vector<float> x(q, host);
+    const double exact = static_cast<double>(exact_sum(host, 63)) * std::ldexp(1.0, -63);
+    const float reproducible = kiln::sum(x);
+    float by_default = 0;
+    {
+        kiln::scoped_determinism default_mode(kiln::determinism::run_to_run);
+        by_default = kiln::sum(x);
+    }
+    EXPECT_LE(std::abs(reproducible - exact), std::abs(by_default - exact))
+        << "reproducible " << reproducible << ", default " << by_default << ", exact " << exact;
+}
+
+TEST_P(reproducible_test, the_order_of_the_elements_changes_no_bit) {
+    // Exponents over most of float's range: the default sum's bits change with the order.
+    auto host = spread_values<float>(200003, -120, 120, 12);
+    const kiln::vector<float> forward(q, host);
+    std::reverse(host.begin(), host.end());
+    const kiln::vector<float> backward(q, host);
+    std::rotate(host.begin(), host.begin() + 77777, host.end());
+    const kiln::vector<float> rotated(q, host);
+    const float expected = kiln::sum(forward);
+    EXPECT_EQ(hex_bits(kiln::sum(backward)), hex_bits(expected));
+    EXPECT_EQ(hex_bits(kiln::sum(rotated)), hex_bits(expected));
+    // A view reads the elements in another order again.
+    EXPECT_EQ(hex_bits(kiln::sum(kiln::reverse(rotated))), hex_bits(expected));
+}
+
+TEST_P(reproducible_test, special_values_follow_ieee_sums) {
+    const float inf = std::numeric_limits<float>::infinity();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const auto sum_of = [&](std::vector<float> values) {
+        return kiln::sum(kiln::vector<float>(q, values));
+    };
+    EXPECT_EQ(sum_of({1, inf, 2}), inf);
+    EXPECT_EQ(sum_of({-inf, 1}), -inf);
+    EXPECT_TRUE(std::isnan(sum_of({inf, 1, -inf})));
+    EXPECT_TRUE(std::isnan(sum_of({1, nan, 2})));
+    // One NaN whatever the payloads.
+    EXPECT_EQ(hex_bits(sum_of({std::bit_cast<float>(0xffc00123u)})), hex_bits(nan));
+    EXPECT_EQ(hex_bits(sum_of({-0.0f, -0.0f})), hex_bits(0.0f));
+    EXPECT_EQ(sum_of({std::numeric_limits<float>::max(), std::numeric_limits<float>::max()}), inf);
+    EXPECT_EQ(sum_of({std::numeric_limits<float>::denorm_min(),
+                      std::numeric_limits<float>::denorm_min()}),
+              2 * std::numeric_limits<float>::denorm_min());
+    // 2^31 elements' top digits fill 64 bits: more is refused, before any launch.
+    const auto many = kiln::element_index(0, (std::size_t{1} << 31) + 1) * 0.5f;
+    EXPECT_THROW(static_cast<void>(kiln::sum(q, many)), kiln::invalid_argument_error);
+    if (!has_double()) return;
+    const kiln::vector<double> huge(q, std::vector<double>{1.0, std::ldexp(1.0, 1000)});
+    EXPECT_THROW(kiln::sum(huge), kiln::invalid_argument_error);
+    const kiln::vector<double> tiny(
+        q, std::vector<double>{std::numeric_limits<double>::denorm_min(), 1e-310, -1e-310});
+    EXPECT_EQ(kiln::sum(tiny), std::numeric_limits<double>::denorm_min());
+}
+
+TEST_P(reproducible_test, minimum_and_maximum_order_minus_zero_below_plus_zero) {
+    const kiln::vector<float> zeros(q, std::vector<float>{0.0f, -0.0f, 0.0f});
+    EXPECT_EQ(hex_bits(kiln::minimum(zeros)), hex_bits(-0.0f));
+    EXPECT_EQ(hex_bits(kiln::maximum(zeros)), hex_bits(0.0f));
+    const kiln::vector<float> other_order(q, std::vector<float>{-0.0f, 0.0f, 0.0f});
+    EXPECT_EQ(hex_bits(kiln::minimum(other_order)), hex_bits(-0.0f));
+    EXPECT_EQ(hex_bits(kiln::maximum(other_order)), hex_bits(0.0f));
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const kiln::vector<float> with_nan(q, std::vector<float>{nan, 3, -2, nan});
+    EXPECT_EQ(kiln::minimum(with_nan), -2.0f);
+    EXPECT_EQ(kiln::maximum(with_nan), 3.0f);
+    const kiln::vector<float> only_nan(q, std::vector<float>{std::bit_cast<float>(0x7fc00042u)});
+    EXPECT_EQ(hex_bits(kiln::minimum(only_nan)), hex_bits(nan));
+}
+
+/// The golden operations on vectors made by `make` (on one device, or split), by name.
+template <class Make>
+std::map<std::string, std::string> golden_operations(Make&& make, bool with_double) {
+    const golden_inputs in;
+    std::map<std::string, std::string> got;
+    const auto uniform = make(in.uniform), wide = make(in.wide), cancelling = make(in.cancelling),
+               factors = make(in.factors);
+    got["sum(uniform)"] = hex_bits(kiln::sum(uniform));
+    got["sum(wide)"] = hex_bits(kiln::sum(wide));
+    got["sum(cancelling)"] = hex_bits(kiln::sum(cancelling));
+    got["sum(uniform * factors)"] = hex_bits(kiln::sum(uniform * factors));
+    got["sum(3 * uniform - factors * factors)"] =
+        hex_bits(kiln::sum(3 * uniform - factors * factors));
+    got["minimum(wide)"] = hex_bits(kiln::minimum(wide));
+    got["maximum(wide)"] = hex_bits(kiln::maximum(wide));
+    if (!with_double) return got;
+    const auto uniform_double = make(in.uniform_double), wide_double = make(in.wide_double),
+               cancelling_double = make(in.cancelling_double),
+               factors_double = make(in.factors_double);
+    got["sum(uniform_double)"] = hex_bits(kiln::sum(uniform_double));
+    got["sum(wide_double)"] = hex_bits(kiln::sum(wide_double));
+    got["sum(cancelling_double)"] = hex_bits(kiln::sum(cancelling_double));
+    got["sum(uniform_double * factors_double)"] =
+        hex_bits(kiln::sum(uniform_double * factors_double));
+    got["minimum(wide_double)"] = hex_bits(kiln::minimum(wide_double));
+    got["maximum(wide_double)"] = hex_bits(kiln::maximum(wide_double));
+    return got;
+}
+
+void expect_golden(const std::map<std::string, std::string>& got) {
+    for (const auto& [operation, bits] : got) EXPECT_EQ(bits, golden_bits(operation)) << operation;
+}
+
+TEST_P(reproducible_test, golden_inputs_give_the_golden_bits) {
+    expect_golden(golden_operations(
+        [&](const auto& host) {
+            return kiln::vector<typename std::decay_t<decltype(host)>::value_type>(q, host);
+        },
+        has_double()));
+}
+
+TEST(reproducible_mode, scoped_guards_nest_and_restore) {
+    const kiln::determinism outside = kiln::current_determinism();
+    {
+        kiln::scoped_determinism reproducible(kiln::determinism::reproducible);
+        EXPECT_EQ(kiln::current_determinism(), kiln::determinism::reproducible);
+        {
+            kiln::scoped_determinism inner(kiln::determinism::run_to_run);
+            EXPECT_EQ(kiln::current_determinism(), kiln::determinism::run_to_run);
+        }
+        EXPECT_EQ(kiln::current_determinism(), kiln::determinism::reproducible);
+    }
+    EXPECT_EQ(kiln::current_determinism(), outside);
+    // algo.reproducible_environment runs this with KILN_DETERMINISM=reproducible.
+    const char* mode = std::getenv("KILN_DETERMINISM");
+    EXPECT_EQ(outside, mode != nullptr && std::string(mode) == "reproducible"
+                           ? kiln::determinism::reproducible
+                           : kiln::determinism::run_to_run);
+}
+
+class reproducible_split : public kiln::test::two_devices_test {};
+
+TEST_F(reproducible_split, a_vector_split_over_two_devices_gives_the_golden_bits) {
+    kiln::scoped_determinism reproducible(kiln::determinism::reproducible);
+    const bool with_double = queues[0].device().properties().double_precision &&
+                             queues[1].device().properties().double_precision;
+    expect_golden(golden_operations(
+        [&](const auto& host) {
+            kiln::vector<typename std::decay_t<decltype(host)>::value_type> v(queues, host);
+            EXPECT_EQ(v.part_count(), 2u);
+            return v;
+        },
+        with_double));
+}
+
+KILN_INSTANTIATE_FOR_EVERY_DEVICE(reproducible_test);
+
+}  // namespace
