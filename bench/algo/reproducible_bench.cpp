@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reproducible mode's cost (docs/reproducibility.md): sum, dot and minimum of floats, and sum of
-// doubles, in the default mode (run_to_run) and in reproducible mode, on the same data in one run,
-// with CUB's DeviceReduce::Sum beside them on CUDA devices (run-to-run, and gpu_to_gpu where the
-// CUB has it).
+// Reproducible mode's cost (docs/reproducibility.md): sum, dot, minimum and inclusive scan of
+// floats, sum and inclusive scan of doubles, and a float sparse product, in the default mode
+// (run_to_run) and in reproducible mode, on the same data in one run, with CUB's DeviceReduce::Sum
+// beside them on CUDA devices (run-to-run, and gpu_to_gpu where the CUB has it).
 //
 //     reproducible_bench [log2(n)]   (default 28 on GPUs, 24 on CPUs; KILN_DEVICE picks devices)
 //
@@ -83,6 +83,43 @@ std::vector<T> values(std::size_t n, unsigned seed) {
     return v;
 }
 
+/// y = A x for a random matrix of n / 32 rows of 16 to 48 entries (n entries in all) over as
+/// many columns, in both modes; the bytes are the entries' (a value and a column each) and y's.
+void sparse_product(const kiln::device& dev, std::size_t n, double bound) {
+    const std::size_t rows = n / 32;
+    std::vector<std::uint32_t> row_pointers{0}, columns;
+    std::uint64_t state = 9;
+    for (std::size_t r = 0; r < rows; ++r) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        const std::size_t length = 16 + (state >> 33) % 33;
+        for (std::size_t k = 0; k < length; ++k) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            columns.push_back(static_cast<std::uint32_t>((state >> 33) % rows));
+        }
+        row_pointers.push_back(static_cast<std::uint32_t>(columns.size()));
+    }
+    const std::vector<float> entries = values<float>(columns.size(), 4);
+    const std::vector<float> x_host = values<float>(rows, 5);
+    const double bytes = static_cast<double>(columns.size() * 8 + rows * 8);
+    const auto time_mode = [&](kiln::determinism mode) {
+        const kiln::scoped_determinism guard(mode);
+        std::optional<kiln::sparse_matrix<float>> A;
+        std::optional<kiln::vector<float>> x, y;
+        return kiln::bench::device_seconds_per_call(dev, 20, [&](const kiln::queue& q) {
+            A.emplace(q, rows, rows, row_pointers, columns, entries);
+            x.emplace(q, x_host);
+            y.emplace(q, rows);
+            return [&] { *y = *A * *x; };
+        });
+    };
+    const double plain = time_mode(kiln::determinism::run_to_run);
+    const double reproducible = time_mode(kiln::determinism::reproducible);
+    const std::string what = "y = A * x, " + std::to_string(columns.size()) + " entries";
+    print_row(what + ", default (device)", plain, bytes, bound, "");
+    print_row(what + ", reproducible (device)", reproducible, bytes, bound,
+              std::to_string(plain / reproducible).substr(0, 4) + "x the default");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -103,13 +140,18 @@ int main(int argc, char** argv) {
                        [](const floats& v) { (void)kiln::sum(*v[0] * *v[1]); });
         compare<float>(dev, "minimum float", x, bound,
                        [](const floats& v) { (void)kiln::minimum(*v[0]); });
+        // Scans read one vector and write another: the bytes of both.
+        compare<float>(dev, "inclusive_scan float", {x[0], x[0]}, bound,
+                       [](const floats& v) { kiln::inclusive_scan(*v[0], *v[1]); });
         if (dev.properties().double_precision) {
             const std::vector<std::vector<double>> xd = {values<double>(n / 2, 3)};
+            using doubles = std::vector<std::optional<kiln::vector<double>>>;
             compare<double>(dev, "sum double (n/2)", xd, bound,
-                            [](const std::vector<std::optional<kiln::vector<double>>>& v) {
-                                (void)kiln::sum(*v[0]);
-                            });
+                            [](const doubles& v) { (void)kiln::sum(*v[0]); });
+            compare<double>(dev, "inclusive_scan double (n/2)", {xd[0], xd[0]}, bound,
+                            [](const doubles& v) { kiln::inclusive_scan(*v[0], *v[1]); });
         }
+        sparse_product(dev, n, bound);
 #if KILN_BENCH_HAVE_CUB
         if (dev.backend() == kiln::backend_kind::cuda) {
             const double bytes = static_cast<double>(n * sizeof(float));

@@ -612,14 +612,22 @@ struct reproducible_form<reducers::maximum, T> {
 template <class Reducer, class T>
 using reproducible_form_t = typename reproducible_form<Reducer, T>::type;
 
+/// `run.template operator()<R>()` for the reducer R of the current mode: Reducer, or its
+/// reproducible form over elements of T in reproducible mode.
+template <class Reducer, class T, class Run>
+auto run_in_current_mode(Run&& run) {
+    using reproducible = reproducible_form_t<Reducer, T>;
+    if constexpr (!std::is_same_v<reproducible, Reducer>)
+        if (current_determinism() == determinism::reproducible)
+            return run.template operator()<reproducible>();
+    return run.template operator()<Reducer>();
+}
+
 /// kiln::reduce: Reducer's result, or its reproducible form's in reproducible mode.
 template <class Reducer, class E>
 auto reduce_in_current_mode(const std::optional<kiln::queue>& q, const E& e) {
-    using reproducible = reproducible_form_t<Reducer, expression_value_t<E>>;
-    if constexpr (!std::is_same_v<reproducible, Reducer>)
-        if (current_determinism() == determinism::reproducible)
-            return start_reduction<reproducible>(q, e, "kiln::reduce", true).get();
-    return start_reduction<Reducer>(q, e, "kiln::reduce", true).get();
+    return run_in_current_mode<Reducer, expression_value_t<E>>(
+        [&]<class R>() { return start_reduction<R>(q, e, "kiln::reduce", true).get(); });
 }
 
 }  // namespace detail

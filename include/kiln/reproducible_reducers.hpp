@@ -4,7 +4,8 @@
 // below +0. kiln::reduce (so kiln::sum, minimum and maximum) and kiln::mpi::reduce take them in
 // that mode; reduce_async names them itself.
 //
-// The exact sum, docs/reproducibility.md in full: bin b's grid is 2^(32 b - 1074). A work-item
+// The exact sum, docs/reproducibility.md in full: bin b's grid is 2^(32 b - 1074), and it holds
+// elements below 2^(32 b - 1043), half the next bin's grid. A work-item
 // keeps three bins under the largest element it has seen and rounds each element onto them (to
 // nearest, ties to even, with fixed rounders, so the digits depend on the element and the bins
 // alone). Bins hold whole multiples of their grids, so their sums are exact in any order; states
@@ -36,7 +37,7 @@ enum exact_sum_flags : std::int64_t {
     exact_sum_nan = 1 << 8,            ///< a NaN element
     exact_sum_plus_infinity = 1 << 9,  ///< a +inf element
     exact_sum_minus_infinity = 1 << 10,
-    /// A double of magnitude 2^974 or more, beyond the bins' range (DBL_MAX is about 2^1024).
+    /// A double of magnitude 2^973 or more, beyond the bins' range (DBL_MAX is about 2^1024).
     exact_sum_out_of_range = 1 << 11,
 };
 
@@ -45,6 +46,14 @@ enum exact_sum_flags : std::int64_t {
 /// kiln_exact_sum_combine of two states; and turns off contraction of a * b + c for the whole
 /// program: a product must be rounded on every device before it is summed.
 void define_exact_sum(source_builder& source);
+/// Defines, beside define_exact_sum's helpers, those a scan or a sparse product needs to round
+/// on the device: kiln_exact_state_of (one value's state, as a fresh accumulator's after adding
+/// it), kiln_exact_peek (an accumulator's state, the accumulator left as it is),
+/// kiln_exact_resume (an accumulator that goes on from a state) and kiln_exact_round(state,
+/// precision, lowest_normal_exponent) (the state's value rounded once, as round_exact_sum_to_float
+/// and round_exact_sum_to_double round it, to a double that the type of that precision holds
+/// exactly; NaN where the state is out of range).
+void define_exact_rounding(source_builder& source);
 /// The statement adding `values` (texts of doubles) to the accumulator `acc` at once, defining
 /// its helper for that many values in `source`.
 std::string exact_sum_add_several(source_builder& source, const std::string& acc,
@@ -81,7 +90,7 @@ struct reproducible_sum {
         /// double for doubles, float otherwise (reducers::sum's result).
         using result = std::conditional_t<std::is_same_v<T, double>, double, float>;
         using state = detail::exact_sum_state;  ///< three bins' 64-bit digits, top and flags
-        /// The top bin's 64-bit digits hold this many elements' (each below 2^32) in any order.
+        /// The top bin's 64-bit digits hold this many elements' (each at most 2^31) in any order.
         static constexpr std::size_t max_elements = std::size_t{1} << 31;
         /// No element: no digits, no top bin yet.
         static state identity() { return state{0}; }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "algo/gemm/gemm_strategies.hpp"
+#include "algo/reproducible_scan/reproducible_scan_kernels.hpp"
 #include "algo/scan/reduce_by_key.hpp"
 #include "algo/scan/unique.hpp"
 #include "algo/sort/sort_kernels.hpp"
@@ -353,6 +354,21 @@ TEST_F(NvrtcCompile, ReproducibleSumsCompileAndRoundEachProduct) {
     const compiled_image ptx = compile({dot}, "", {90, false});
     ASSERT_FALSE(ptx.is_cubin);
     EXPECT_EQ(pairs_left_to_ptxas(ptx), 0u) << dot;
+}
+
+TEST_F(NvrtcCompile, ReproducibleScansCompile) {
+    const auto plain = [](kiln::detail::source_builder& b) {
+        b.parameter("global const double* x");
+        return kiln::detail::element_input{.value = "x[idx]"};
+    };
+    for (const bool exclusive : {false, true})
+        for (const bool double_values : {false, true}) {
+            const kiln::detail::reproducible_scan_shape shape{
+                .double_values = double_values, .exclusive = exclusive, .expression = "x"};
+            const std::string source = kiln::detail::write_reproducible_scan_program(shape, plain);
+            EXPECT_NE(source.find("FP_CONTRACT OFF"), std::string::npos) << source;
+            expect_cubin(compile({source}));
+        }
 }
 
 TEST_F(NvrtcCompile, BuildOptionsReachTheCompiler) {

@@ -80,6 +80,21 @@ std::string hex_bits(T value) {
     return text;
 }
 
+/// A vector result's bits, digested (FNV-1a over each element's bits) into hexadecimal text.
+template <class T>
+std::string digest_bits(const std::vector<T>& values) {
+    using bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+    std::uint64_t digest = 14695981039346656037ull;
+    for (const T& value : values) {
+        const auto word = std::bit_cast<bits>(value);
+        for (std::size_t byte = 0; byte < sizeof word; ++byte) {
+            digest ^= (word >> (8 * byte)) & 0xff;
+            digest *= 1099511628211ull;
+        }
+    }
+    return hex_bits(digest);
+}
+
 }  // namespace kiln::test
 
 namespace kiln::test {
@@ -97,7 +112,7 @@ struct golden_inputs {
 };
 
 /// What each operation gives on the golden inputs in reproducible mode, on every device, split
-/// and rank count: the result's bits.
+/// and rank count: the result's bits (a scan's digested).
 struct golden_result {
     const char* operation;
     const char* bits;
@@ -116,6 +131,14 @@ inline constexpr golden_result golden_results[] = {
     {"sum(uniform_double * factors_double)", "c0545958a4bfb6f8"},
     {"minimum(wide_double)", "e57fd5fabd91bd61"},
     {"maximum(wide_double)", "657fef60cc6c6ff3"},
+    // Scans: digest_bits of the whole output.
+    {"inclusive_scan(wide)", "1690d198d4ff9fda"},
+    {"exclusive_scan(cancelling, 0.5)", "aee6be60ea7ccd2e"},
+    {"inclusive_scan(uniform * factors)", "070da3cc5f981668"},
+    {"inclusive_scan(wide_double)", "38a01686e3b83e4d"},
+    {"exclusive_scan(cancelling_double, -0.25)", "1e155ec58cf66614"},
+    // The sparse product of tests/algo/reproducible_test.cpp's golden_matrix, digested.
+    {"A * x", "d6da9d3e42a0dd8b"},
 };
 
 /// The golden bits of `operation` (empty where the table has none).

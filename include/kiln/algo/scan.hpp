@@ -20,7 +20,9 @@
 // (kiln::detail::plan_schedule), else reduce-then-scan in three passes, which cannot deadlock.
 // A program holds only the kernels of the strategy chosen. Carries stay on the device. A vector
 // split over several devices is scanned part after part, each part starting from the total of
-// the parts before it (a few bytes through the host).
+// the parts before it (a few bytes through the host). In reproducible mode
+// (kiln::scoped_determinism) sums of floats and doubles are each prefix's exact sum rounded
+// once, the same bits on every device and split (docs/reproducibility.md).
 #pragma once
 #pragma GCC visibility push(default)
 
@@ -28,6 +30,7 @@
 #include <functional>
 #include <kiln/detail/algo/operation.hpp>
 #include <kiln/expr/core.hpp>
+#include <kiln/runtime/determinism.hpp>
 #include <kiln/vector.hpp>
 #include <optional>
 #include <string>
@@ -113,6 +116,13 @@ struct scan_call_input {
 };
 /// Scans the parts in order, each starting from the total of those before it.
 void run_scan(const scan_call_input& call);
+/// The same for a sum of floats (`double_values` false) or doubles in reproducible mode
+/// (docs/reproducibility.md): every output element is its exact prefix sum (on the grid the
+/// prefix's largest element fixes) rounded once, exclusive scans starting from `init`; parts
+/// hand on their exact totals. Throws invalid_argument_error for more than 2^31 elements, or,
+/// after the scan, for a double of magnitude 2^973 or more.
+void run_reproducible_scan(const scan_call_input& call, bool double_values,
+                           std::optional<double> init);
 
 template <class T, class Op, expression_node Input>
 void scan(const Input& input, const vector<T>& output, bool exclusive, std::optional<T> carry,
@@ -143,6 +153,10 @@ void scan(const Input& input, const vector<T>& output, bool exclusive, std::opti
                                    .out = make_argument(output.part(k)),
                                    .input = std::move(input_args).take()});
     }
+    if constexpr (std::is_same_v<Op, reducers::sum> && std::is_floating_point_v<T>)
+        if (current_determinism() == determinism::reproducible)
+            return run_reproducible_scan(arguments, std::is_same_v<T, double>,
+                                         carry ? std::optional<double>(*carry) : std::nullopt);
     run_scan(arguments);
 }
 

@@ -16,6 +16,8 @@
 #include <kiln/expr/assign.hpp>
 #include <kiln/expr/launch.hpp>
 #include <kiln/expr/operators.hpp>
+#include <kiln/reproducible_reducers.hpp>
+#include <kiln/runtime/determinism.hpp>
 #include <kiln/vector.hpp>
 #include <limits>
 #include <memory>
@@ -272,8 +274,11 @@ class sparse_statement {
         x_.collect(args);
         target_node.collect(args);
         result_.collect(args);
+        const bool reproducible =
+            !is_complex_v<T> && current_determinism() == determinism::reproducible;
         run_sparse_product(
-            q, {.statement = typeid(sparse_statement<T, X, vector_terminal<Target>>).name(),
+            q, {.statement = typeid(sparse_statement<T, X, vector_terminal<Target>>).name() +
+                             std::string(reproducible ? " reproducible" : ""),
                 .result = typeid(Result).name(),
                 .value_type = opencl_type_name<T>(),
                 .layout = storage.layout,
@@ -284,14 +289,20 @@ class sparse_statement {
                 .values = make_argument(storage.values),
                 .work = make_argument(storage.work),
                 .declare_statement =
-                    [&](source_builder& b) { return statement_text<Target>(b, target_node); },
+                    [&](source_builder& b) {
+                        return statement_text<Target>(b, target_node, reproducible);
+                    },
                 .statement_arguments = std::move(args).take()});
     }
 
     /// Declares the statement's expressions in `b` and returns the kernel's lines around them.
+    /// `reproducible` (kiln::determinism::reproducible, real values): each product's exact state
+    /// (include/kiln/reproducible_reducers.hpp) summed into the row's, which every format
+    /// combines exactly, the row's sum then rounded once; so no format or device shows in the
+    /// bits.
     template <vector_value Target>
-    sparse_kernel_text statement_text(source_builder& b,
-                                      const vector_terminal<Target>& target) const {
+    sparse_kernel_text statement_text(source_builder& b, const vector_terminal<Target>& target,
+                                      bool reproducible) const {
         generator g(b);
         // 16-bit values load as float, and the sums are float.
         using sum_type = computed_t<T>;
@@ -309,14 +320,29 @@ class sparse_statement {
             add = complex_helper<T>(b, "cadd");
             multiply = complex_helper<T>(b, "cmul");
         }
-        sparse_kernel_text text{t, zero, add, {"const ulong idx = kiln_column;"}, {}};
+        std::string row_sum = "kiln_sum";
+        if constexpr (!is_complex_v<T>) {
+            if (reproducible) {
+                define_exact_rounding(b);
+                zero = "(long4)(0)";
+                add = "kiln_exact_sum_combine";
+                row_sum = std::is_same_v<sum_type, double>
+                              ? "kiln_exact_round(kiln_sum, 53, -1022)"
+                              : "(float)kiln_exact_round(kiln_sum, 24, -126)";
+            }
+        }
+        sparse_kernel_text text{
+            reproducible ? "long4" : t, zero, add, {"const ulong idx = kiln_column;"}, {}};
         for (std::size_t k = 0; k < x_statements; ++k) text.entry.push_back(g.statements()[k]);
         const std::string value = element_storage<T>::load("kiln_values", "kiln_entry");
-        const std::string term = multiply.empty() ? value + " * " + x_value
-                                                  : multiply + "(" + value + ", " + x_value + ")";
+        std::string term = multiply.empty() ? value + " * " + x_value
+                                            : multiply + "(" + value + ", " + x_value + ")";
+        // The product rounded in the values' type (contraction is off), then its state.
+        if (reproducible) term = "kiln_exact_state_of((double)(" + value + " * " + x_value + "))";
         text.entry.push_back(add.empty() ? "kiln_sum += " + term + ";"
                                          : "kiln_sum = " + add + "(kiln_sum, " + term + ");");
-        text.row = {"const ulong idx = kiln_row;", "const " + t + " kiln_product = kiln_sum;"};
+        text.row = {"const ulong idx = kiln_row;",
+                    "const " + t + " kiln_product = " + row_sum + ";"};
         for (std::size_t k = x_statements; k < g.statements().size(); ++k)
             text.row.push_back(g.statements()[k]);
         text.row.push_back(store + " = " + result + ";");

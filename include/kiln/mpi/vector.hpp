@@ -135,11 +135,8 @@ auto reduce_across_ranks(const communicator& comm, const E& local_expression) {
 template <class Reducer, vector_expression E>
 requires reducer_for<Reducer, expression_value_t<E>>
 auto reduce(const communicator& comm, const E& local_expression) {
-    using reproducible = kiln::detail::reproducible_form_t<Reducer, expression_value_t<E>>;
-    if constexpr (!std::is_same_v<reproducible, Reducer>)
-        if (current_determinism() == determinism::reproducible)
-            return detail::reduce_across_ranks<reproducible>(comm, local_expression);
-    return detail::reduce_across_ranks<Reducer>(comm, local_expression);
+    return kiln::detail::run_in_current_mode<Reducer, expression_value_t<E>>(
+        [&]<class R>() { return detail::reduce_across_ranks<R>(comm, local_expression); });
 }
 
 // clang-format off

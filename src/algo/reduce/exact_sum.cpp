@@ -13,7 +13,12 @@
 namespace kiln::detail {
 namespace {
 
+/// The bits of exact_sum_state::w that hold top + 1; the flags lie above them.
 constexpr std::int64_t top_mask = 255;
+
+std::string text(std::int64_t value) {
+    return std::to_string(value);
+}
 
 /// The top bin of the larger state, the other's digits added where its bins are among the
 /// three kept: a grouping changes nothing, since the digits dropped are the same in any.
@@ -80,7 +85,7 @@ T round_exact_sum(const exact_sum_state& s) {
     if ((flags & exact_sum_out_of_range) != 0)
         throw invalid_argument_error(
             "kiln::sum (reproducible)",
-            "an element's magnitude reaches 2^974, beyond the reproducible sum's range of "
+            "an element's magnitude reaches 2^973, beyond the reproducible sum's range of "
             "doubles");
     constexpr T infinity = std::numeric_limits<T>::infinity();
     if ((flags & exact_sum_nan) != 0 ||
@@ -102,10 +107,15 @@ void define_exact_sum(source_builder& source) {
     source.turn_off_contraction();
     // A work-item's running bins. rounder_j = 1.5 2^(a_j + 52) has the ulp 2^a_j, bin j's grid
     // (a_j = 32 (top - j) - 1074): (rounder_j + v) - rounder_j is v rounded onto that grid,
-    // exactly and ties to even whatever the bins hold, while |v| < 2^(a_j + 32) (limit, for the
-    // top bin). A bin sums 2^19 such values before it could leave 53 bits; then the flush moves
-    // it into 64-bit digits. Below bin 0 nothing is left to round, so rounders there may be
-    // subnormal or zero.
+    // exactly and ties to even whatever the bins hold, while |v| < 2^(a_j + 31) (limit, for the
+    // top bin). That limit, half the grid of the bin above, is what makes dropping bins safe:
+    // an element whose bins are all dropped would round to 0 on the kept grids as well. A bin sums
+    // 2^19 such values before it could leave 53 bits; then the flush moves it into 64-bit digits.
+    // Below bin 0 nothing is left to round, so rounders there may be subnormal or zero.
+    const std::string top = text(top_mask), nan = text(exact_sum_nan),
+                      plus_infinity = text(exact_sum_plus_infinity),
+                      minus_infinity = text(exact_sum_minus_infinity),
+                      out_of_range = text(exact_sum_out_of_range);
     source.define("exact_sum",
                   "typedef struct {\n"
                   "    double bin0, bin1, bin2, rounder0, rounder1, rounder2, limit;\n"
@@ -117,7 +127,7 @@ void define_exact_sum(source_builder& source) {
                   "    a->rounder0 = ldexp(1.5, 32 * top - 1022);\n"
                   "    a->rounder1 = ldexp(1.5, 32 * top - 1054);\n"
                   "    a->rounder2 = ldexp(1.5, 32 * top - 1086);\n"
-                  "    a->limit = ldexp(1.0, 32 * top - 1042);\n"
+                  "    a->limit = ldexp(1.0, 32 * top - 1043);\n"
                   "}\n"
                   "kiln_exact_accumulator kiln_exact_start(void) {\n"
                   "    kiln_exact_accumulator a;\n"
@@ -135,46 +145,155 @@ void define_exact_sum(source_builder& source) {
                   "    a->count = 0;\n"
                   "}\n"
                   "void kiln_exact_raise(kiln_exact_accumulator* a, double v) {\n"
-                  "    if (isnan(v)) { a->flags |= 256; return; }\n"
-                  "    if (isinf(v)) { a->flags |= v > 0.0 ? 512 : 1024; return; }\n"
-                  "    const int top = (ilogb(v) + 1074) / 32;\n"
-                  "    if (top > 63) { a->flags |= 2048; return; }\n"
-                  "    kiln_exact_flush(a);\n"
-                  "    const int shift = top - a->top;\n"
-                  "    a->digits2 = shift == 1 ? a->digits1 : shift == 2 ? a->digits0 : 0;\n"
-                  "    a->digits1 = shift == 1 ? a->digits0 : 0;\n"
-                  "    a->digits0 = 0;\n"
-                  "    kiln_exact_set_top(a, top);\n"
-                  "}\n"
-                  "void kiln_exact_add(kiln_exact_accumulator* a, double v) {\n"
-                  "    if (!(fabs(v) < a->limit)) {\n"
-                  "        kiln_exact_raise(a, v);\n"
-                  "        if (!(fabs(v) < a->limit)) return;\n"
-                  "    }\n"
-                  "    const double q0 = (a->rounder0 + v) - a->rounder0;\n"
-                  "    const double r0 = v - q0;\n"
-                  "    const double q1 = (a->rounder1 + r0) - a->rounder1;\n"
-                  "    const double q2 = (a->rounder2 + (r0 - q1)) - a->rounder2;\n"
-                  "    a->bin0 += q0; a->bin1 += q1; a->bin2 += q2;\n"
-                  "    if (++a->count >= 524288) kiln_exact_flush(a);\n"
-                  "}\n"
-                  "long4 kiln_exact_state(kiln_exact_accumulator* a) {\n"
-                  "    kiln_exact_flush(a);\n"
-                  "    return (long4)(a->digits0, a->digits1, a->digits2, (long)(a->top + 1) | "
-                  "(long)a->flags);\n"
-                  "}\n"
-                  "long4 kiln_exact_sum_combine(long4 a, long4 b) {\n"
-                  "    const int a_higher = (a.w & 255) >= (b.w & 255);\n"
-                  "    const long4 high = a_higher ? a : b;\n"
-                  "    const long4 low = a_higher ? b : a;\n"
-                  "    const long shift = (high.w & 255) - (low.w & 255);\n"
-                  "    long4 s = high;\n"
-                  "    if (shift == 0) { s.x += low.x; s.y += low.y; s.z += low.z; }\n"
-                  "    else if (shift == 1) { s.y += low.x; s.z += low.y; }\n"
-                  "    else if (shift == 2) { s.z += low.x; }\n"
-                  "    s.w = (high.w & 255) | ((a.w | b.w) & ~255L);\n"
-                  "    return s;\n"
-                  "}\n");
+                  "    if (isnan(v)) { a->flags |= " +
+                      nan + "; return; }\n" + "    if (isinf(v)) { a->flags |= v > 0.0 ? " +
+                      plus_infinity + " : " + minus_infinity + "; return; }\n" +
+                      "    const int top = (ilogb(v) + 1075) / 32;\n"
+                      "    if (top > 63) { a->flags |= " +
+                      out_of_range + "; return; }\n" +
+                      "    kiln_exact_flush(a);\n"
+                      "    const int shift = top - a->top;\n"
+                      "    a->digits2 = shift == 1 ? a->digits1 : shift == 2 ? a->digits0 : 0;\n"
+                      "    a->digits1 = shift == 1 ? a->digits0 : 0;\n"
+                      "    a->digits0 = 0;\n"
+                      "    kiln_exact_set_top(a, top);\n"
+                      "}\n"
+                      "void kiln_exact_add(kiln_exact_accumulator* a, double v) {\n"
+                      "    if (!(fabs(v) < a->limit)) {\n"
+                      "        kiln_exact_raise(a, v);\n"
+                      "        if (!(fabs(v) < a->limit)) return;\n"
+                      "    }\n"
+                      "    const double q0 = (a->rounder0 + v) - a->rounder0;\n"
+                      "    const double r0 = v - q0;\n"
+                      "    const double q1 = (a->rounder1 + r0) - a->rounder1;\n"
+                      "    const double q2 = (a->rounder2 + (r0 - q1)) - a->rounder2;\n"
+                      "    a->bin0 += q0; a->bin1 += q1; a->bin2 += q2;\n"
+                      "    if (++a->count >= 524288) kiln_exact_flush(a);\n"
+                      "}\n"
+                      "long4 kiln_exact_state(kiln_exact_accumulator* a) {\n"
+                      "    kiln_exact_flush(a);\n"
+                      "    return (long4)(a->digits0, a->digits1, a->digits2, (long)(a->top + 1) | "
+                      "(long)a->flags);\n"
+                      "}\n"
+                      "long4 kiln_exact_sum_combine(long4 a, long4 b) {\n"
+                      "    const int a_higher = (a.w & " +
+                      top + ") >= (b.w & " + top + ");\n" +
+                      "    const long4 high = a_higher ? a : b;\n"
+                      "    const long4 low = a_higher ? b : a;\n"
+                      "    const long shift = (high.w & " +
+                      top + ") - (low.w & " + top + ");\n" +
+                      "    long4 s = high;\n"
+                      "    if (shift == 0) { s.x += low.x; s.y += low.y; s.z += low.z; }\n"
+                      "    else if (shift == 1) { s.y += low.x; s.z += low.y; }\n"
+                      "    else if (shift == 2) { s.z += low.x; }\n"
+                      "    s.w = (high.w & " +
+                      top + ") | ((a.w | b.w) & ~" + top + "L);\n" +
+                      "    return s;\n"
+                      "}\n");
+}
+
+void define_exact_rounding(source_builder& source) {
+    define_exact_sum(source);
+    const std::string top = text(top_mask), nan = text(exact_sum_nan),
+                      plus_infinity = text(exact_sum_plus_infinity),
+                      minus_infinity = text(exact_sum_minus_infinity),
+                      out_of_range = text(exact_sum_out_of_range);
+    // kiln_exact_round is round_exact_sum's twin: the digits as one 128-bit integer in two's
+    // complement (hi, lo), its magnitude cut to the bits the type keeps at that exponent, then
+    // rounded to nearest, ties to even, by the first bit dropped and those below it. Its NaN has
+    // the host's bits (devices' NAN macros differ: PoCL's is 0x7fffffff).
+    // One value's state, its digits as a fresh accumulator's after adding it (whose bins are
+    // raised to the value's top), in units of their grids.
+    std::string state_of = "long4 kiln_exact_state_of(double v) {\n";
+    state_of += "    if (v == 0.0) return (long4)(0);\n";
+    state_of += "    if (isnan(v)) return (long4)(0, 0, 0, " + nan + ");\n";
+    state_of += "    if (isinf(v)) return (long4)(0, 0, 0, v > 0.0 ? " + plus_infinity + " : " +
+                minus_infinity + ");\n";
+    state_of += "    const int top = (ilogb(v) + 1075) / 32;\n";
+    state_of += "    if (top > 63) return (long4)(0, 0, 0, " + out_of_range + ");\n";
+    state_of +=
+        "    const double rounder0 = ldexp(1.5, 32 * top - 1022);\n"
+        "    const double rounder1 = ldexp(1.5, 32 * top - 1054);\n"
+        "    const double rounder2 = ldexp(1.5, 32 * top - 1086);\n"
+        "    const double q0 = (rounder0 + v) - rounder0;\n"
+        "    const double r0 = v - q0;\n"
+        "    const double q1 = (rounder1 + r0) - rounder1;\n"
+        "    const double q2 = (rounder2 + (r0 - q1)) - rounder2;\n"
+        "    return (long4)((long)ldexp(q0, 1074 - 32 * top), (long)ldexp(q1, 1106 - 32 * top),\n"
+        "                   (long)ldexp(q2, 1138 - 32 * top), (long)(top + 1));\n"
+        "}\n";
+    source.define("exact_state_of", state_of);
+    source.define(
+        "exact_rounding",
+        "long4 kiln_exact_peek(const kiln_exact_accumulator* a) {\n"
+        "    return (long4)(a->digits0 + (long)ldexp(a->bin0, 1074 - 32 * a->top),\n"
+        "                   a->digits1 + (long)ldexp(a->bin1, 1106 - 32 * a->top),\n"
+        "                   a->digits2 + (long)ldexp(a->bin2, 1138 - 32 * a->top),\n"
+        "                   (long)(a->top + 1) | (long)a->flags);\n"
+        "}\n"
+        "kiln_exact_accumulator kiln_exact_resume(long4 s) {\n"
+        "    kiln_exact_accumulator a = kiln_exact_start();\n"
+        "    const int top = (int)(s.w & " +
+            top + ") - 1;\n" +
+            "    if (top > 0) kiln_exact_set_top(&a, top);\n"
+            "    a.digits0 = s.x; a.digits1 = s.y; a.digits2 = s.z;\n"
+            "    a.flags = (int)(s.w & ~" +
+            top + "L);\n" +
+            "    return a;\n"
+            "}\n"
+            "int kiln_bit128(ulong hi, ulong lo, int k) {\n"
+            "    return (int)((k < 64 ? lo >> k : hi >> (k - 64)) & 1UL);\n"
+            "}\n"
+            "int kiln_any_below128(ulong hi, ulong lo, int k) {\n"
+            "    if (k <= 0) return 0;\n"
+            "    if (k < 64) return (lo & ((1UL << k) - 1UL)) != 0UL;\n"
+            "    if (lo != 0UL) return 1;\n"
+            "    return k > 64 && (hi & ((1UL << (k - 64)) - 1UL)) != 0UL;\n"
+            "}\n"
+            "double kiln_exact_round(long4 s, int precision, int lowest_normal) {\n"
+            "    const long flags = s.w & ~" +
+            top + "L;\n" + "    if ((flags & (" + nan + " | " + out_of_range + ")) != 0 ||\n" +
+            "        ((flags & " + plus_infinity + ") != 0 && (flags & " + minus_infinity +
+            ") != 0))\n" +
+            "        return as_double(0x7ff8000000000000UL);\n"
+            "    if ((flags & " +
+            plus_infinity + ") != 0) return (double)INFINITY;\n" + "    if ((flags & " +
+            minus_infinity + ") != 0) return -(double)INFINITY;\n" +
+            "    const int top = (int)(s.w & " + top + ") - 1;\n" +
+            "    if (top < 0) return 0.0;\n"
+            "    ulong lo = (ulong)s.z;\n"
+            "    long hi = s.z >> 63;\n"
+            "    const ulong middle = (ulong)s.y << 32;\n"
+            "    lo += middle;\n"
+            "    hi += (s.y >> 32) + (lo < middle ? 1L : 0L) + s.x;\n"
+            "    const int negative = hi < 0;\n"
+            "    if (negative) {\n"
+            "        lo = ~lo + 1UL;\n"
+            "        hi = ~hi + (lo == 0UL ? 1L : 0L);\n"
+            "    }\n"
+            "    const ulong mhi = (ulong)hi;\n"
+            "    if (mhi == 0UL && lo == 0UL) return 0.0;\n"
+            "    const int h = mhi != 0UL ? 127 - (int)clz(mhi) : 63 - (int)clz(lo);\n"
+            "    const int scale = 32 * (top - 2) - 1074;\n"
+            "    const int exponent = h + scale;\n"
+            "    const int kept = exponent >= lowest_normal ? precision\n"
+            "                                               : precision - (lowest_normal - "
+            "exponent);\n"
+            "    const int dropped = h + 1 - kept;\n"
+            "    double magnitude = 0.0;\n"
+            "    if (dropped <= 0) {\n"
+            "        magnitude = ldexp((double)lo, scale);\n"
+            "    } else if (dropped <= 128) {\n"
+            "        ulong mantissa = dropped >= 128 ? 0UL\n"
+            "                         : dropped >= 64 ? mhi >> (dropped - 64)\n"
+            "                         : (lo >> dropped) | (mhi << (64 - dropped));\n"
+            "        if (kiln_bit128(mhi, lo, dropped - 1) &&\n"
+            "            (kiln_any_below128(mhi, lo, dropped - 1) || (mantissa & 1UL) != 0UL))\n"
+            "            ++mantissa;\n"
+            "        magnitude = ldexp((double)mantissa, scale + dropped);\n"
+            "    }\n"
+            "    return negative ? -magnitude : magnitude;\n"
+            "}\n");
 }
 
 std::string exact_sum_add_several(source_builder& source, const std::string& acc,

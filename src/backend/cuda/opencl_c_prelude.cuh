@@ -79,6 +79,13 @@
 #define HUGE_VAL (__builtin_bit_cast(double, 0x7ff0000000000000ull))
 #define INFINITY HUGE_VALF
 #define NAN (__builtin_bit_cast(float, 0x7fc00000u))
+// OpenCL C's as_type for the scalars kiln's text reinterprets: a NaN of fixed bits, for one.
+__device__ inline float as_float(unsigned v) {
+    return __builtin_bit_cast(float, v);
+}
+__device__ inline double as_double(unsigned long v) {
+    return __builtin_bit_cast(double, v);
+}
 
 #define M_E_F 2.71828182845904523536f
 #define M_LOG2E_F 1.44269504088896340736f

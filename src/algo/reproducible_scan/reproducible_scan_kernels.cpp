@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: Apache-2.0
+// The reproducible scan's kernels (reproducible_scan_kernels.hpp).
+#include "reproducible_scan_kernels.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <kiln/detail/group_collectives.hpp>
+
+namespace kiln::detail {
+namespace {
+
+/// Elements that whole runs add to an accumulator at once (exact_sum_add_several): as many as
+/// the reproducible sum's NVIDIA row adds (reduce_tuning.cpp); they divide the items.
+constexpr std::size_t added_at_once = 8;
+
+std::string combine(const std::string& a, const std::string& b) {
+    return "kiln_exact_sum_combine(" + a + ", " + b + ")";
+}
+
+std::string value_type(const reproducible_scan_shape& shape) {
+    return shape.double_values ? "double" : "float";
+}
+
+/// `items` texts named `prefix`0, `prefix`1...
+std::vector<std::string> names(const std::string& prefix, std::size_t items) {
+    std::vector<std::string> all;
+    for (std::size_t u = 0; u < items; ++u) all.push_back(prefix + std::to_string(u));
+    return all;
+}
+
+/// The element at `index` in double, as `target` (statements of the input, then its value).
+void load_element(source_builder& b, const element_input& x, const std::string& index,
+                  const std::string& target) {
+    b.open("");
+    b.line("const ulong idx = " + index + ";");
+    for (const std::string& statement : x.statements) b.line(statement);
+    b.line(target + " = (double)(" + x.value + ");");
+    b.close();
+}
+
+/// Opens a kernel of one tile per group that reads the input (lid, the tile's kiln_begin), and
+/// returns the input's element.
+element_input open_tile_kernel(source_builder& b, const kernel_description& kernel,
+                               const reproducible_scan_shape& shape,
+                               const std::function<element_input(source_builder&)>& declare) {
+    b.begin_kernel(kernel.name(), shape.group_size);
+    element_input x;
+    kernel.declare(b, [&] { x = declare(b); });
+    b.begin_body();
+    b.line("const uint lid = " + source_builder::local_id() + ";");
+    b.line("const ulong kiln_begin = (ulong)get_group_id(0) * KILN_EXACT_TILE;");
+    return x;
+}
+
+void write_tile_states(source_builder& b, const kernel_description& kernel,
+                       const reproducible_scan_shape& shape,
+                       const std::function<element_input(source_builder&)>& declare) {
+    const element_input x = open_tile_kernel(b, kernel, shape, declare);
+    b.local_array("long4", "kiln_states", "KILN_EXACT_GROUP");
+    b.line("const ulong kiln_end = min(kiln_begin + KILN_EXACT_TILE, n);");
+    b.line("kiln_exact_accumulator kiln_acc = kiln_exact_start();");
+    // Work-items read the tile in strides (coalesced): the order of additions shows in no bit.
+    // A whole tile's elements are added `items` at a time (exact_sum_add_several).
+    b.open("if (kiln_end - kiln_begin == KILN_EXACT_TILE)");
+    b.open("for (uint kiln_u = 0; kiln_u < KILN_EXACT_ITEMS; kiln_u += " +
+           std::to_string(added_at_once) + ")");
+    const std::vector<std::string> values = names("kiln_v", added_at_once);
+    for (std::size_t u = 0; u < added_at_once; ++u) {
+        b.line("double " + values[u] + ";");
+        load_element(b, x,
+                     "kiln_begin + lid + (kiln_u + " + std::to_string(u) + ") * KILN_EXACT_GROUP",
+                     values[u]);
+    }
+    b.line(exact_sum_add_several(b, "kiln_acc", values) + ";");
+    b.close();
+    b.close();
+    b.open("else");
+    b.open("for (ulong kiln_i = kiln_begin + lid; kiln_i < kiln_end; kiln_i += KILN_EXACT_GROUP)");
+    b.line("double kiln_v;");
+    load_element(b, x, "kiln_i", "kiln_v");
+    b.line("kiln_exact_add(&kiln_acc, kiln_v);");
+    b.close();
+    b.close();
+    b.line("kiln_states[lid] = kiln_exact_state(&kiln_acc);");
+    group_collectives(b).reduce_in_place("kiln_states", "lid", "KILN_EXACT_GROUP", combine);
+    b.line("if (lid == 0) kiln_tile_states[get_group_id(0)] = kiln_states[0];");
+    b.end_kernel();
+}
+
+void write_tile_prefixes(source_builder& b, const kernel_description& kernel,
+                         const reproducible_scan_shape& shape) {
+    b.begin_kernel(kernel.name(), shape.prefix_group_size);
+    kernel.declare(b);
+    b.begin_body();
+    b.local_array("long4", "kiln_states", "2 * KILN_PREFIX_GROUP");
+    b.line("const uint lid = " + source_builder::local_id() + ";");
+    // Each work-item a run of consecutive tiles, the runs' totals scanned across the group; the
+    // loops load four states before they combine them, since each combination waits on the last.
+    b.line("const ulong kiln_per_item = (tiles + KILN_PREFIX_GROUP - 1) / KILN_PREFIX_GROUP;");
+    b.line("const ulong kiln_first = min((ulong)lid * kiln_per_item, tiles);");
+    b.line("const ulong kiln_last = min(kiln_first + kiln_per_item, tiles);");
+    b.line("long4 kiln_mine = (long4)(0);");
+    b.line("ulong t = kiln_first;");
+    b.open("for (; t + 4 <= kiln_last; t += 4)");
+    b.line("const long4 kiln_a = kiln_tile_states[t], kiln_b = kiln_tile_states[t + 1],");
+    b.line("    kiln_c = kiln_tile_states[t + 2], kiln_d = kiln_tile_states[t + 3];");
+    b.line("kiln_mine = " +
+           combine("kiln_mine", combine(combine("kiln_a", "kiln_b"), combine("kiln_c", "kiln_d"))) +
+           ";");
+    b.close();
+    b.line("for (; t < kiln_last; ++t) kiln_mine = " + combine("kiln_mine", "kiln_tile_states[t]") +
+           ";");
+    const std::string at = group_collectives(b).inclusive_scan(
+        "kiln_states", "lid", "KILN_PREFIX_GROUP", "kiln_mine", combine, "long4");
+    b.line("long4 kiln_running = kiln_carry;");
+    b.open("if (kiln_has_init)");
+    b.line("kiln_exact_accumulator kiln_acc = kiln_exact_start();");
+    b.line("kiln_exact_add(&kiln_acc, kiln_init);");
+    b.line("kiln_running = " + combine("kiln_running", "kiln_exact_state(&kiln_acc)") + ";");
+    b.close();
+    b.line("if (lid > 0) kiln_running = " +
+           combine("kiln_running", "kiln_states[" + at + " + lid - 1]") + ";");
+    b.line("t = kiln_first;");
+    b.open("for (; t + 4 <= kiln_last; t += 4)");
+    b.line("const long4 kiln_a = kiln_tile_states[t], kiln_b = kiln_tile_states[t + 1],");
+    b.line("    kiln_c = kiln_tile_states[t + 2], kiln_d = kiln_tile_states[t + 3];");
+    b.line("kiln_tile_states[t] = kiln_running;");
+    b.line("kiln_running = " + combine("kiln_running", "kiln_a") + ";");
+    b.line("kiln_tile_states[t + 1] = kiln_running;");
+    b.line("kiln_running = " + combine("kiln_running", "kiln_b") + ";");
+    b.line("kiln_tile_states[t + 2] = kiln_running;");
+    b.line("kiln_running = " + combine("kiln_running", "kiln_c") + ";");
+    b.line("kiln_tile_states[t + 3] = kiln_running;");
+    b.line("kiln_running = " + combine("kiln_running", "kiln_d") + ";");
+    b.close();
+    b.open("for (; t < kiln_last; ++t)");
+    b.line("const long4 kiln_tile = kiln_tile_states[t];");
+    b.line("kiln_tile_states[t] = kiln_running;");
+    b.line("kiln_running = " + combine("kiln_running", "kiln_tile") + ";");
+    b.close();
+    b.line("if (lid == KILN_PREFIX_GROUP - 1) kiln_tile_states[tiles] = kiln_running;");
+    b.end_kernel();
+}
+
+/// The exact accumulator, behind while the walk ran on its fast path, brought up to the
+/// elements [kiln_first, `added`), after which the walk stays exact.
+void catch_up(source_builder& b, const std::string& added) {
+    b.line("kiln_fast = 0;");
+    b.line("for (uint i = kiln_first; i < " + added +
+           "; ++i) kiln_exact_add(&kiln_acc, kiln_values[KILN_PAD(i)]);");
+}
+
+/// Adds kiln_v, on the fast path where it cannot raise the bins: its value on the lowest kept
+/// grid into the double-double kiln_hi + kiln_lo. That value is kiln_v itself from 2^52 grids
+/// up, one rounder's below 2^51 grids (where the rounder's sum keeps the grid as its ulp), and
+/// in the binade between the sum of kiln_exact_add's three digits (exact: the rounded value
+/// has no more bits than kiln_v).
+void step(source_builder& b, bool fast) {
+    if (!fast) {
+        b.line("kiln_exact_add(&kiln_acc, kiln_v);");
+        return;
+    }
+    b.open("if (kiln_fast && fabs(kiln_v) < kiln_acc.limit)");
+    b.line("const double kiln_a = fabs(kiln_v);");
+    b.line("double kiln_r = kiln_v;");
+    b.open("if (kiln_a < kiln_on_grid / 2)");
+    b.line("kiln_r = (kiln_acc.rounder2 + kiln_v) - kiln_acc.rounder2;");
+    b.close();
+    b.open("else if (kiln_a < kiln_on_grid)");
+    b.line("const double kiln_q0 = (kiln_acc.rounder0 + kiln_v) - kiln_acc.rounder0;");
+    b.line("const double kiln_r0 = kiln_v - kiln_q0;");
+    b.line("const double kiln_q1 = (kiln_acc.rounder1 + kiln_r0) - kiln_acc.rounder1;");
+    b.line("const double kiln_q2 = (kiln_acc.rounder2 + (kiln_r0 - kiln_q1)) - kiln_acc.rounder2;");
+    b.line("kiln_r = (kiln_q0 + kiln_q1) + kiln_q2;");
+    b.close();
+    b.line("const double kiln_s = kiln_hi + kiln_r;");
+    b.line("const double kiln_t = kiln_s - kiln_hi;");
+    b.line("kiln_lo += (kiln_hi - (kiln_s - kiln_t)) + (kiln_r - kiln_t);");
+    b.line("kiln_hi = kiln_s;");
+    b.line("kiln_size += fabs(kiln_r);");
+    b.close();
+    b.open("else");
+    b.open("if (kiln_fast)");
+    catch_up(b, "j");
+    b.close();
+    b.line("kiln_exact_add(&kiln_acc, kiln_v);");
+    b.close();
+}
+
+/// Writes element j's prefix: on the fast path the float nearest kiln_hi + kiln_lo where the
+/// prefix, within the margin of its error (the prefix's rounding to double, 2^-53 of it, and
+/// the double-double's), lies strictly between that float's midpoints, so that it is the exact
+/// prefix rounded once; otherwise (ties, cancellation, zero, overflow) the exact accumulator's
+/// rounding, from `added` elements.
+void emit(source_builder& b, const reproducible_scan_shape& shape, bool fast,
+          const std::string& added) {
+    const std::string exact = shape.double_values
+                                  ? "kiln_exact_round(kiln_exact_peek(&kiln_acc), 53, -1022)"
+                                  : "(float)kiln_exact_round(kiln_exact_peek(&kiln_acc), 24, -126)";
+    if (!fast) {
+        b.line("out[kiln_begin + j] = " + exact + ";");
+        return;
+    }
+    b.open("");
+    b.line("float kiln_f = 0.0f;");
+    b.line("int kiln_certain = 0;");
+    b.open("if (kiln_fast)");
+    b.line("kiln_f = (float)(kiln_hi + kiln_lo);");
+    b.line("const double kiln_fd = (double)kiln_f;");
+    b.line("const double kiln_below = (kiln_fd + (double)nextafter(kiln_f, -INFINITY)) * 0.5;");
+    b.line("const double kiln_above = (kiln_fd + (double)nextafter(kiln_f, INFINITY)) * 0.5;");
+    b.line("const double kiln_margin = kiln_size * 0x1p-48 + 0x1p-1060;");
+    b.line("kiln_certain = kiln_f != 0.0f && fabs(kiln_fd) < 0x1p127 &&");
+    b.line("    (kiln_hi - kiln_below) + kiln_lo > kiln_margin &&");
+    b.line("    (kiln_above - kiln_hi) - kiln_lo > kiln_margin;");
+    b.open("if (!kiln_certain)");
+    catch_up(b, added);
+    b.close();
+    b.close();
+    b.line("if (!kiln_certain) kiln_f = " + exact + ";");
+    b.line("out[kiln_begin + j] = kiln_f;");
+    b.close();
+}
+
+void write_tile_scan(source_builder& b, const kernel_description& kernel,
+                     const reproducible_scan_shape& shape,
+                     const std::function<element_input(source_builder&)>& declare) {
+    const element_input x = open_tile_kernel(b, kernel, shape, declare);
+    b.local_array("double", "kiln_values", "KILN_EXACT_TILE + KILN_EXACT_TILE / KILN_EXACT_ITEMS");
+    b.local_array("long4", "kiln_states", "2 * KILN_EXACT_GROUP");
+    b.line("const uint kiln_count = (uint)min((ulong)KILN_EXACT_TILE, n - kiln_begin);");
+    // The tile in local memory, read coalesced, so that each work-item can walk its own run of
+    // consecutive elements; the input is read before any output of the tile is written (in
+    // place is allowed).
+    b.open("for (uint j = lid; j < kiln_count; j += KILN_EXACT_GROUP)");
+    load_element(b, x, "kiln_begin + j", "kiln_values[KILN_PAD(j)]");
+    b.close();
+    b.local_barrier();
+    b.line("const uint kiln_first = min(lid * KILN_EXACT_ITEMS, kiln_count);");
+    b.line("const uint kiln_last = min(kiln_first + KILN_EXACT_ITEMS, kiln_count);");
+    b.line("kiln_exact_accumulator kiln_acc = kiln_exact_start();");
+    b.open("if (kiln_last - kiln_first == KILN_EXACT_ITEMS)");
+    b.open("for (uint kiln_u = kiln_first; kiln_u < kiln_last; kiln_u += " +
+           std::to_string(added_at_once) + ")");
+    std::vector<std::string> run = names("kiln_values[KILN_PAD(kiln_u + ", added_at_once);
+    for (std::string& value : run) value += ")]";
+    b.line(exact_sum_add_several(b, "kiln_acc", run) + ";");
+    b.close();
+    b.close();
+    b.open("else");
+    b.line(
+        "for (uint j = kiln_first; j < kiln_last; ++j) kiln_exact_add(&kiln_acc, "
+        "kiln_values[KILN_PAD(j)]);");
+    b.close();
+    b.line("long4 kiln_mine = kiln_exact_state(&kiln_acc);");
+    const std::string at = group_collectives(b).inclusive_scan(
+        "kiln_states", "lid", "KILN_EXACT_GROUP", "kiln_mine", combine, "long4");
+    b.line("long4 kiln_prefix = kiln_tile_states[get_group_id(0)];");
+    b.line("if (lid > 0) kiln_prefix = " +
+           combine("kiln_prefix", "kiln_states[" + at + " + lid - 1]") + ";");
+    b.line("kiln_acc = kiln_exact_resume(kiln_prefix);");
+    // Float outputs walk a fast path in double-double first (emit says when it is certain);
+    // doubles would need more than double-double, and walk the exact accumulator.
+    const bool fast = !shape.double_values;
+    if (fast) {
+        b.line("int kiln_fast = kiln_acc.flags == 0;");
+        b.line("double kiln_hi = kiln_exact_round(kiln_prefix, 53, -1022), kiln_lo = 0.0;");
+        b.line("double kiln_size = fabs(kiln_hi);");
+        // Elements above 2^52 times the lowest kept grid are on it.
+        b.line("const double kiln_on_grid = ldexp(1.0, 32 * kiln_acc.top - 1086);");
+    }
+    b.open("for (uint j = kiln_first; j < kiln_last; ++j)");
+    b.line("const double kiln_v = kiln_values[KILN_PAD(j)];");
+    if (shape.exclusive) {
+        emit(b, shape, fast, "j");
+        step(b, fast);
+    } else {
+        step(b, fast);
+        emit(b, shape, fast, "j + 1");
+    }
+    b.close();
+    b.end_kernel();
+}
+
+}  // namespace
+
+std::size_t reproducible_scan_shape::local_bytes() const {
+    return (tile_size() + group_size) * sizeof(double) + 2 * group_size * sizeof(exact_sum_state);
+}
+
+std::string reproducible_scan_shape::key() const {
+    return "reproducible scan " + std::string(double_values ? "double" : "float") +
+           (exclusive ? " exclusive" : " inclusive") + " g" + std::to_string(group_size) + " i" +
+           std::to_string(items) + " p" + std::to_string(prefix_group_size) + " " + expression;
+}
+
+reproducible_scan_shape plan_reproducible_scan(const device_properties& dev, bool double_values,
+                                               bool exclusive, const std::string& expression) {
+    reproducible_scan_shape shape{.group_size = 256,
+                                  .items = 8,
+                                  .prefix_group_size = 512,
+                                  .double_values = double_values,
+                                  .exclusive = exclusive,
+                                  .expression = expression};
+    if (dev.type == device_type::cpu) {
+        // A CPU's work-items are loops of one thread: one work-item per tile, no group scan.
+        shape.group_size = 1;
+        shape.items = 4096;
+    }
+    const std::size_t largest_group = std::bit_floor(
+        std::max<std::size_t>(1, std::min(dev.max_work_group_size, dev.max_work_item_sizes[0])));
+    shape.group_size = std::min(shape.group_size, largest_group);
+    while (shape.group_size > 1 && shape.local_bytes() > dev.local_memory_bytes)
+        shape.group_size /= 2;
+    shape.prefix_group_size = std::min(shape.prefix_group_size, largest_group);
+    while (shape.prefix_group_size > 1 &&
+           2 * shape.prefix_group_size * sizeof(exact_sum_state) > dev.local_memory_bytes)
+        shape.prefix_group_size /= 2;
+    return shape;
+}
+
+std::vector<kernel_description> reproducible_scan_kernels(const reproducible_scan_shape& shape) {
+    kernel_description states(exact_tile_states_kernel);
+    states.scalar<std::uint64_t>("n").global("long4", "kiln_tile_states").then_input();
+    kernel_description prefixes(exact_tile_prefixes_kernel);
+    prefixes.scalar<std::uint64_t>("tiles")
+        .global("long4", "kiln_tile_states")
+        .scalar("long4", "kiln_carry", sizeof(exact_sum_state))
+        .scalar<double>("kiln_init")
+        .scalar<std::int32_t>("kiln_has_init");
+    kernel_description scan(exact_tile_scan_kernel);
+    scan.scalar<std::uint64_t>("n")
+        .global(value_type(shape), "out")
+        .global_const("long4", "kiln_tile_states")
+        .then_input();
+    return {states, prefixes, scan};
+}
+
+std::string write_reproducible_scan_program(
+    const reproducible_scan_shape& shape,
+    const std::function<element_input(source_builder&)>& declare) {
+    const std::vector<kernel_description> kernels = reproducible_scan_kernels(shape);
+    source_builder b;
+    define_exact_rounding(b);
+    b.constant("KILN_EXACT_GROUP", shape.group_size);
+    b.constant("KILN_EXACT_ITEMS", shape.items);
+    b.constant("KILN_PREFIX_GROUP", shape.prefix_group_size);
+    b.constant("KILN_EXACT_TILE", shape.tile_size());
+    // A gap after every work-item's run of values in local memory: without it the runs of a
+    // sub-group start in the same bank.
+    b.define("kiln_pad", "#define KILN_PAD(j) ((j) + (j) / KILN_EXACT_ITEMS)\n");
+    write_tile_states(b, kernels[0], shape, declare);
+    write_tile_prefixes(b, kernels[1], shape);
+    write_tile_scan(b, kernels[2], shape, declare);
+    return b.str();
+}
+
+}  // namespace kiln::detail
