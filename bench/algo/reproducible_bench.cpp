@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reproducible mode's cost (docs/reproducibility.md): sum, dot, minimum and inclusive scan of
-// floats, sum and inclusive scan of doubles, and a float sparse product, in the default mode
+// floats, sum and inclusive scan of doubles, a float sparse product and float and double gemm
+// (4096^3; CPUs 512^3), in the default mode
 // (run_to_run) and in reproducible mode, on the same data in one run, with CUB's DeviceReduce::Sum
 // beside them on CUDA devices (run-to-run, and gpu_to_gpu where the CUB has it).
 //
@@ -120,6 +121,28 @@ void sparse_product(const kiln::device& dev, std::size_t n, double bound) {
               std::to_string(plain / reproducible).substr(0, 4) + "x the default");
 }
 
+/// C = A B of size^3 elements of T, in both modes, in GFLOP/s: wall time per call (the best of
+/// batches), since the default mode's CPU strategy (OpenBLAS) runs no kernel.
+template <class T>
+void matrix_product(const kiln::device& dev, std::size_t size, const std::string& what) {
+    const std::vector<T> a = values<T>(size * size, 6), b = values<T>(size * size, 7);
+    const kiln::queue q(dev);
+    const kiln::matrix<T> A(q, size, size, a), B(q, size, size, b);
+    const kiln::matrix<T> C(q, size, size);
+    const auto time_mode = [&](kiln::determinism mode) {
+        const kiln::scoped_determinism guard(mode);
+        return kiln::bench::best_seconds_per_call(q, 3, 5, [&] { kiln::gemm(C, A, B); });
+    };
+    const double plain = time_mode(kiln::determinism::run_to_run);
+    const double reproducible = time_mode(kiln::determinism::reproducible);
+    const double flops = 2.0 * static_cast<double>(size) * static_cast<double>(size * size);
+    const std::string name = "gemm " + what + " " + std::to_string(size) + "^3";
+    std::printf("| %s, default (wall) | %.3f ms | %.0f GFLOP/s | | |\n", name.c_str(), plain * 1e3,
+                flops / plain / 1e9);
+    std::printf("| %s, reproducible (wall) | %.3f ms | %.0f GFLOP/s | | %.2fx the default |\n",
+                name.c_str(), reproducible * 1e3, flops / reproducible / 1e9, plain / reproducible);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -152,6 +175,9 @@ int main(int argc, char** argv) {
                             [](const doubles& v) { kiln::inclusive_scan(*v[0], *v[1]); });
         }
         sparse_product(dev, n, bound);
+        const std::size_t size = dev.is_cpu() ? 512 : 4096;
+        matrix_product<float>(dev, size, "float");
+        if (dev.properties().double_precision) matrix_product<double>(dev, size, "double");
 #if KILN_BENCH_HAVE_CUB
         if (dev.backend() == kiln::backend_kind::cuda) {
             const double bytes = static_cast<double>(n * sizeof(float));

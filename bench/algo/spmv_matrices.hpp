@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The matrices of bench/algo/spmv_bench and its cuSPARSE reference, built alike by both (C++17,
-// for nvcc): the 2-D 5-point Poisson matrix and a power-law matrix, CSR with int32 indices.
+// for nvcc), and of tests/algo/reproducible_test.cpp's CG solve: the 2-D 5-point Poisson matrix
+// and a power-law matrix, CSR with int32 indices.
 #pragma once
 
 #include <algorithm>

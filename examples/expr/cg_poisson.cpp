@@ -13,6 +13,8 @@
 #include <kiln/sparse.hpp>
 #include <vector>
 
+#include "conjugate_gradients.hpp"
+
 int main() {
     try {
         const std::size_t m = 32, n = m * m;
@@ -47,26 +49,12 @@ int main() {
 
         kiln::queue q(kiln::default_device());
         const kiln::sparse_matrix<float> A(q, n, n, row_pointers, columns, values);
-        kiln::vector<float> u_known(q, known), f(q, rhs), u(q, n), r(q, n), p(q, n), Ap(q, n);
+        kiln::vector<float> u_known(q, known), f(q, rhs), u(q, n);
 
-        // CG from u = 0: four kernels and two reductions per iteration.
-        u = 0;
-        r = f - A * u;
-        p = r;
-        double rr = kiln::sum(r * r);
-        const double stop = 1e-6 * std::sqrt(rr);
-        int iterations = 0;
-        while (std::sqrt(rr) > stop && iterations < 500) {
-            Ap = A * p;
-            const double alpha = rr / kiln::sum(p * Ap);
-            u = u + static_cast<float>(alpha) * p;
-            r = r - static_cast<float>(alpha) * Ap;
-            const double rr_next = kiln::sum(r * r);
-            p = r + static_cast<float>(rr_next / rr) * p;
-            rr = rr_next;
-            ++iterations;
-            std::printf("cg_poisson: iteration %d, residual %.3e\n", iterations, std::sqrt(rr));
-        }
+        const int iterations =
+            kiln::examples::conjugate_gradients(A, f, u, 1e-6, 500, [](int i, double residual) {
+                std::printf("cg_poisson: iteration %d, residual %.3e\n", i, residual);
+            });
 
         const double error = kiln::maximum(kiln::fabs(u - u_known));
         std::printf("cg_poisson: %zu unknowns on %s, %d iterations, max |u - u*| = %.2e\n", n,

@@ -350,7 +350,7 @@ TEST_P(gemm_test, operands_copied_into_aligned_rows_multiply_as_before) {
     problem.b = copy_b.operand;
     const kiln::detail::gemm_simt_tiles tiles = row_tuning().simt;
     if (tiles.work_group_size() > device().properties().max_work_group_size) GTEST_SKIP();
-    kiln::detail::run_simt_gemm(q, problem, tiles).wait();
+    kiln::detail::run_simt_gemm(q, problem, tiles, false).wait();
     expect_close(bc.read(q), host_gemm(a, la, b, lb, c, lc, 1.0, 0.5, k), k);
 }
 

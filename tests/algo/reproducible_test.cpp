@@ -18,7 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "conjugate_gradients.hpp"
 #include "spmv_layouts.hpp"
+#include "spmv_matrices.hpp"
 #include "support/device_param.hpp"
 #include "support/reproducible_inputs.hpp"
 
@@ -309,12 +311,9 @@ TEST_P(reproducible_test, scans_carry_special_values_forward) {
     EXPECT_THROW(kiln::inclusive_scan(huge, y), kiln::invalid_argument_error);
 }
 
-/// A CSR matrix on the host.
-struct host_matrix {
-    std::size_t rows = 0, columns = 0;
-    std::vector<std::int32_t> row_pointers{0}, column_indices;
-    std::vector<float> values;
-};
+/// A CSR matrix on the host (bench/algo/spmv_matrices.hpp's, whose Poisson matrix the CG solve
+/// below takes).
+using host_matrix = spmv_matrices::csr;
 
 /// 3001 rows of 0 to 40 entries, every 97th of 400 (the long rows of csr_vector and
 /// csr_adaptive), over 5000 columns; values from 2^-6 to 2^6, of both signs.
@@ -322,6 +321,7 @@ host_matrix golden_matrix() {
     host_matrix m;
     m.rows = 3001;
     m.columns = 5000;
+    m.row_pointers.push_back(0);
     std::uint64_t state = 77;
     const auto next = [&] {
         state = state * 6364136223846793005ull + 1442695040888963407ull;
@@ -377,6 +377,76 @@ TEST_P(reproducible_test, sparse_products_are_exact_row_sums_rounded_once_in_eve
             EXPECT_EQ(scaled[r], 2.0f * got[r] - 1.0f) << "row " << r;
     }
     EXPECT_EQ(digests.front(), golden_bits("A * x"));
+}
+
+TEST_P(reproducible_test, element_wise_statements_round_every_product) {
+    // Contraction into a * b + c in one rounding is off: every device rounds a * b, then adds.
+    const std::size_t n = 100003;
+    const auto a = spread_values<float>(n, -4, 4, 51), b = spread_values<float>(n, -4, 4, 52),
+               c = spread_values<float>(n, -8, 8, 53);
+    const kiln::vector<float> da(q, a), db(q, b), dc(q, c);
+    kiln::vector<float> y(q, n);
+    y = da * db + dc;
+    const std::vector<float> got = y.read();
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        volatile float product = a[i] * b[i];
+        if (hex_bits(got[i]) != hex_bits(product + c[i])) ++differ;
+    }
+    EXPECT_EQ(differ, 0u);
+}
+
+TEST_P(reproducible_test, a_conjugate_gradient_solve_gives_the_golden_bits) {
+    // examples/expr/cg_poisson.cpp's iteration, 40 steps on 24 x 24 points: sparse products,
+    // dot products and element-wise updates, every one the same bits on every device.
+    const host_matrix a = spmv_matrices::poisson_2d(24);
+    const kiln::sparse_matrix<float> A(q, a.rows, a.columns, a.row_pointers, a.column_indices,
+                                       a.values);
+    const kiln::vector<float> f(q, spread_values<float>(a.rows, -2, 2, 61));
+    kiln::vector<float> u(q, a.rows);
+    EXPECT_EQ(kiln::examples::conjugate_gradients(A, f, u, 0.0, 40, [](int, double) {}), 40);
+    EXPECT_EQ(digest_bits(u.read()), golden_bits("cg(poisson 24, 40 iterations)"));
+}
+
+/// C = alpha A B + beta C as the reproducible gemm computes it: each element summed in k's
+/// order from 0, every product and sum rounded in T (volatile: no contraction on the host).
+template <class T>
+std::vector<T> gemm_in_k_order(const std::vector<T>& a, const std::vector<T>& b,
+                               const std::vector<T>& c, std::size_t m, std::size_t n, std::size_t k,
+                               T alpha, T beta) {
+    std::vector<T> out(m * n);
+    for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j) {
+            volatile T sum = 0;
+            for (std::size_t p = 0; p < k; ++p) {
+                volatile T product = a[i * k + p] * b[p * n + j];
+                sum = sum + product;
+            }
+            volatile T scaled = alpha * sum, kept = beta * c[i * n + j];
+            out[i * n + j] = scaled + kept;
+        }
+    return out;
+}
+
+template <class T>
+void expect_gemm_in_k_order(const kiln::queue& q) {
+    const std::size_t m = 67, n = 45, k = 301;
+    const auto a = spread_values<T>(m * k, -4, 4, 71), b = spread_values<T>(k * n, -4, 4, 72),
+               c = spread_values<T>(m * n, -4, 4, 73);
+    const kiln::matrix<T> A(q, m, k, a), B(q, k, n, b), C(q, m, n, c);
+    kiln::gemm(C, A, B, {.alpha = T(1.5), .beta = T(-0.5)});
+    const std::vector<T> got = C.read(),
+                         expected = gemm_in_k_order(a, b, c, m, n, k, T(1.5), T(-0.5));
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < got.size(); ++i)
+        if (hex_bits(got[i]) != hex_bits(expected[i])) ++differ;
+    EXPECT_EQ(differ, 0u) << "of " << got.size();
+}
+
+TEST_P(reproducible_test, gemm_sums_each_element_in_k_order_with_rounded_products) {
+    // The host's own loop is the golden result: every device and tile shape must give its bits.
+    expect_gemm_in_k_order<float>(q);
+    if (has_double()) expect_gemm_in_k_order<double>(q);
 }
 
 TEST_P(reproducible_test, minimum_and_maximum_order_minus_zero_below_plus_zero) {

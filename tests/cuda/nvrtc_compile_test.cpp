@@ -267,11 +267,11 @@ TEST_F(NvrtcCompile, HalfAndBfloat16LoadsStoresAndHelpers) {
 /// it for a device; the vectors are never touched, so they need none.
 template <class T, class E>
 std::string gpu_assignment_source(const kiln::vector<T>& target, const E& value,
-                                  const launch_policy& policy = {}) {
+                                  const launch_policy& policy = {}, bool reproducible = false) {
     auto node = as_node_beside<T>(value);
     assignment<std::tuple<vector_terminal<T>>, std::tuple<decltype(node)>> statement(
         {vector_terminal<T>(target)}, {std::move(node)});
-    return statement.source(policy, cuda_warps);
+    return statement.source(policy, cuda_warps, nullptr, reproducible);
 }
 
 TEST_F(NvrtcCompile, HalfAndBfloat16Expressions) {
@@ -369,6 +369,26 @@ TEST_F(NvrtcCompile, ReproducibleScansCompile) {
             EXPECT_NE(source.find("FP_CONTRACT OFF"), std::string::npos) << source;
             expect_cubin(compile({source}));
         }
+}
+
+// Reproducible mode (docs/reproducibility.md): an expression kernel writes out no fma for CUDA
+// (the default writes those FP_CONTRACT ON stands for) and is compiled as cuda_device::build
+// compiles a program with contraction off, so each product is a rounding of its own.
+TEST_F(NvrtcCompile, ReproducibleStatementsRoundEveryProduct) {
+    const kiln::vector<float> x, y, z;
+    const std::string by_default = gpu_assignment_source(z, x * y + z);
+    EXPECT_NE(by_default.find("fma("), std::string::npos) << by_default;
+    const std::string rounded = gpu_assignment_source(z, x * y + z, {}, true);
+    EXPECT_EQ(rounded.find("fma("), std::string::npos) << rounded;
+    build_options options = parse_build_options("");
+    const std::vector<std::string> sources{rounded};
+    const translation translated = translate_opencl_c(sources, options.translation);
+    ASSERT_TRUE(translated.contraction_off) << rounded;
+    options.nvrtc_options.push_back("--fmad=false");
+    const compiled_image ptx = compile_with_nvrtc(translated.source, options, {90, false});
+    const std::string text(reinterpret_cast<const char*>(ptx.image.data()), ptx.image.size());
+    EXPECT_EQ(text.find("fma.rn.f32"), std::string::npos) << text;
+    EXPECT_NE(text.find("mul.rn.f32"), std::string::npos) << text;
 }
 
 TEST_F(NvrtcCompile, BuildOptionsReachTheCompiler) {

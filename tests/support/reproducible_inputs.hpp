@@ -139,6 +139,8 @@ inline constexpr golden_result golden_results[] = {
     {"exclusive_scan(cancelling_double, -0.25)", "1e155ec58cf66614"},
     // The sparse product of tests/algo/reproducible_test.cpp's golden_matrix, digested.
     {"A * x", "d6da9d3e42a0dd8b"},
+    // tests/algo/reproducible_test.cpp's conjugate gradient solve: u after 40 steps, digested.
+    {"cg(poisson 24, 40 iterations)", "9e6940d24ba48327"},
 };
 
 /// The golden bits of `operation` (empty where the table has none).

@@ -10,6 +10,7 @@
 #include <kiln/expr/core.hpp>
 #include <kiln/expr/fused.hpp>
 #include <kiln/expr/launch.hpp>
+#include <kiln/runtime/determinism.hpp>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -56,6 +57,10 @@ class assignment {
         operand_check check(call);
         std::apply([&](const auto&... t) { (t.check(check), ...); }, targets_);
         std::apply([&](const auto&... v) { (v.check(check), ...); }, values_);
+        // Reproducible mode compiles the kernel without contraction (source): a kernel of its
+        // own, which joins no fused group, whose text has no contraction.
+        const bool reproducible = current_determinism() == determinism::reproducible;
+        if (reproducible) check.kernel_variant("reproducible");
         std::apply([&](const auto&... t) { (check.written(t.written_layout()), ...); }, targets_);
         if constexpr (count > 1)
             std::apply(
@@ -81,7 +86,8 @@ class assignment {
             const generated_kernel& kernel = cache_for<assignment>().get(
                 part.queue.device(), "kiln_assign",
                 [&](const launch_policy& policy) {
-                    return source(policy, target_features_for(part.queue.device()), &passed);
+                    return source(policy, target_features_for(part.queue.device()), &passed,
+                                  reproducible);
                 },
                 passed.variant(check.kernel_variant()));
             passed.pass(args.arguments_to_change());
@@ -108,12 +114,18 @@ class assignment {
     }
 
     /// The kernel's text for `target`; `passed` says how its launch passes its arguments (each
-    /// as declared where null).
+    /// as declared where null). `reproducible` (kiln::determinism::reproducible): no a * b + c
+    /// contracted into one rounding, so that every device rounds the same operations.
     std::string source(const launch_policy& policy, const target_features& target,
-                       const packed_arguments* passed = nullptr) const {
+                       const packed_arguments* passed = nullptr, bool reproducible = false) const {
         const loop_style style = policy.loop;
-        const element_rules rules = element_rules_for(policy, target);
+        element_rules rules = element_rules_for(policy, target);
         source_builder builder;
+        if (reproducible) {
+            // Products rounded on every device: no fma written out for CUDA's sake either.
+            rules.explicit_contraction = false;
+            builder.turn_off_contraction();
+        }
         generator g(builder);
         g.follow(rules);
         g.set_stencil_windows(policy.stencil_windows);

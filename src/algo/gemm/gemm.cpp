@@ -6,6 +6,7 @@
 #include <kiln/detail/algo/gemm_problem.hpp>
 #include <kiln/error.hpp>
 #include <kiln/matrix.hpp>
+#include <kiln/runtime/determinism.hpp>
 #include <kiln/runtime/graph.hpp>
 #include <optional>
 #include <string>
@@ -210,18 +211,25 @@ event run_gemm(const queue& q, const gemm_problem& checked) {
         (problem.b.transposed ? problem.b.columns : problem.b.rows) = 0;
     }
     const device_properties& props = q.device().properties();
-    const gemm_plan_input input{.element = problem.c.element,
-                                .host_blas = host_blas_available() && host_blas_fits(problem),
-                                .forced = strategy_in_force(),
-                                .tuning = tuning_table<algorithm::gemm_rows>::forced(),
-                                .inputs = problem.a.element,
-                                .allow_tf32 = problem.allow_tf32,
-                                .tensor_core_layout = tensor_core_layout_fits(problem),
-                                .rows = problem.m(),
-                                .columns = problem.n(),
-                                .depth = problem.k(),
-                                .a_copy_aligns = copy_aligns_rows(problem.a),
-                                .b_copy_aligns = copy_aligns_rows(problem.b)};
+    // Reproducible mode: float and double products on the SIMT kernel alone, each C element
+    // summed in k's order with every product rounded, the same on every device and tile shape.
+    const bool reproducible =
+        current_determinism() == determinism::reproducible &&
+        (problem.c.element == gemm_element::f32 || problem.c.element == gemm_element::f64) &&
+        problem.a.element == problem.c.element && problem.b.element == problem.c.element;
+    const gemm_plan_input input{
+        .element = problem.c.element,
+        .host_blas = !reproducible && host_blas_available() && host_blas_fits(problem),
+        .forced = reproducible ? gemm_strategy::simt : strategy_in_force(),
+        .tuning = tuning_table<algorithm::gemm_rows>::forced(),
+        .inputs = problem.a.element,
+        .allow_tf32 = problem.allow_tf32,
+        .tensor_core_layout = tensor_core_layout_fits(problem),
+        .rows = problem.m(),
+        .columns = problem.n(),
+        .depth = problem.k(),
+        .a_copy_aligns = copy_aligns_rows(problem.a),
+        .b_copy_aligns = copy_aligns_rows(problem.b)};
     const gemm_plan plan = plan_gemm(props, input);
     switch (plan.strategy) {
         case gemm_strategy::tensor_cores:
@@ -242,7 +250,7 @@ event run_gemm(const queue& q, const gemm_problem& checked) {
         case gemm_strategy::simt:
             break;
     }
-    if (!plan.align_a && !plan.align_b) return run_simt_gemm(q, problem, plan.simt);
+    if (!plan.align_a && !plan.align_b) return run_simt_gemm(q, problem, plan.simt, reproducible);
     std::vector<aligned_rows> copies;
     gemm_problem aligned = problem;
     for (const auto& [wanted, operand] :
@@ -252,7 +260,7 @@ event run_gemm(const queue& q, const gemm_problem& checked) {
         *operand = copies.back().operand;
     }
     // The queue is in order: the product runs after the copies.
-    const event done = run_simt_gemm(q, aligned, plan.simt);
+    const event done = run_simt_gemm(q, aligned, plan.simt, reproducible);
     for (aligned_rows& copy : copies) copy.scratch.release_after(q, done);
     return done;
 }

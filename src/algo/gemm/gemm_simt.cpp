@@ -129,6 +129,7 @@ std::string generate(const gemm_simt_kernel& shape) {
     const std::string acc = opencl_name(shape.types.accumulator);
 
     source_builder b;
+    if (shape.rounded_products) b.turn_off_contraction();
     b.begin_kernel(simt_kernel, group);
     kernel.declare(b);
     b.begin_body();
@@ -169,7 +170,7 @@ std::string generate(const gemm_simt_kernel& shape) {
     emit_thread_tile_products(
         b, t, shape.types, "a_tile + buffer * " + std::to_string(t.block_depth * a.local_row) + "u",
         a.local_row, "b_tile + buffer * " + std::to_string(t.block_depth * b_loads.local_row) + "u",
-        b_loads.local_row);
+        b_loads.local_row, shape.rounded_products);
     // The other buffer was last read before the previous barrier: it may be written now.
     b.open("if (more)");
     emit_tile_store(b, a, "buffer ^ 1u", t.block_depth, group);
@@ -237,13 +238,18 @@ void emit_thread_tile_reads(source_builder& b, const gemm_simt_tiles& t, const g
     emit_reads("b", b_read, t.thread_columns, t.block_columns / t.thread_columns, b_row);
 }
 
-void emit_thread_tile_mads(source_builder& b, const gemm_simt_tiles& t, const std::string& from) {
+void emit_thread_tile_mads(source_builder& b, const gemm_simt_tiles& t, const std::string& from,
+                           bool rounded_products) {
     for (std::size_t i = 0; i < t.thread_rows; ++i)
         for (std::size_t j = 0; j < t.thread_columns; ++j) {
             const std::string slot =
                 "accumulators[" + std::to_string(i * t.thread_columns + j) + "]";
-            b.line(slot + " = mad(a_" + from + "[" + std::to_string(i) + "], b_" + from + "[" +
-                   std::to_string(j) + "], " + slot + ");");
+            const std::string a = "a_" + from + "[" + std::to_string(i) + "]",
+                              bj = "b_" + from + "[" + std::to_string(j) + "]";
+            b.line(slot + " = " +
+                   (rounded_products ? slot + " + " + a + " * " + bj
+                                     : "mad(" + a + ", " + bj + ", " + slot + ")") +
+                   ";");
         }
 }
 
@@ -256,7 +262,8 @@ void emit_thread_tile_values(source_builder& b, const gemm_simt_tiles& t, const 
 
 void emit_thread_tile_products(source_builder& b, const gemm_simt_tiles& t, const gemm_types& types,
                                const std::string& a_tile, std::size_t a_row,
-                               const std::string& b_tile, std::size_t b_row) {
+                               const std::string& b_tile, std::size_t b_row,
+                               bool rounded_products) {
     const std::string acc = opencl_name(types.accumulator);
     b.open("");
     b.line("const local " + acc + "* a_read = " + a_tile + " + " + thread_tile_first(t, true) +
@@ -266,7 +273,7 @@ void emit_thread_tile_products(source_builder& b, const gemm_simt_tiles& t, cons
     b.open("for (uint p = 0; p < " + std::to_string(t.block_depth) + "u; ++p)");
     emit_thread_tile_values(b, t, types, "values");
     emit_thread_tile_reads(b, t, types, "p", "a_read", a_row, "b_read", b_row, "values");
-    emit_thread_tile_mads(b, t, "values");
+    emit_thread_tile_mads(b, t, "values", rounded_products);
     b.close();
     b.close();
 }
@@ -294,16 +301,19 @@ void emit_thread_tile_store(source_builder& b, const gemm_simt_tiles& t, const g
 std::string gemm_simt_kernel::key() const {
     return std::string(simt_kernel) + ":" + tiles.key() + ":" + types.key() + ":" +
            (a_transposed ? "T" : "N") + (b_transposed ? "T" : "N") + ":" + (a_vectors ? "v" : "s") +
-           (b_vectors ? "v" : "s") + (tiles.copy_stages > 0 ? ":" + target.key() : "");
+           (b_vectors ? "v" : "s") + (tiles.copy_stages > 0 ? ":" + target.key() : "") +
+           (rounded_products ? ":rounded" : "");
 }
 
 std::string gemm_simt_kernel::source() const {
     return tiles.copy_stages > 0 ? simt_copies_source(*this) : generate(*this);
 }
 
-event run_simt_gemm(const queue& q, const gemm_problem& problem, const gemm_simt_tiles& tiles) {
+event run_simt_gemm(const queue& q, const gemm_problem& problem, const gemm_simt_tiles& tiles,
+                    bool rounded_products) {
     gemm_simt_kernel shape{tiles, gemm_types_of(problem), problem.a.transposed,
                            problem.b.transposed};
+    shape.rounded_products = rounded_products;
     // cp.async copies float tiles on NVIDIA GPUs that have it; elsewhere, and for other types,
     // the same blocks stage their loads in registers.
     const gemm_types& types = shape.types;

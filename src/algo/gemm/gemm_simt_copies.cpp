@@ -48,6 +48,7 @@ std::string simt_copies_source(const gemm_simt_kernel& shape) {
             "kiln::gemm", "SIMT tiles " + t.key() + " copy float tiles only, by 2 to 6 stages");
     const staged_tile a = copied_tile(shape, true), bl = copied_tile(shape, false);
     source_builder b;
+    if (shape.rounded_products) b.turn_off_contraction();
     use_tensor_core_vocabulary(b, shape.target);
     b.begin_kernel(gemm_simt_kernel_name, t.work_group_size());
     gemm_kernel_description(gemm_simt_kernel_name, types).declare(b);
@@ -75,12 +76,12 @@ std::string simt_copies_source(const gemm_simt_kernel& shape) {
             b.line("const local float* b_read = b_stage + " + b_first + ";");
             for (std::size_t p = 0; p + 1 < depth; ++p) {
                 reads("a_read", "b_read", p + 1);
-                emit_thread_tile_mads(b, t, values(p));
+                emit_thread_tile_mads(b, t, values(p), shape.rounded_products);
             }
             sync();
             reads("a_tile + following * " + a_stage + " + " + a_first,
                   "b_tile + following * " + b_stage + " + " + b_first, 0);
-            emit_thread_tile_mads(b, t, values(depth - 1));
+            emit_thread_tile_mads(b, t, values(depth - 1), shape.rounded_products);
         },
         [&] { reads("a_tile + " + a_first, "b_tile + " + b_first, 0); });
     emit_thread_tile_store(b, t, types);

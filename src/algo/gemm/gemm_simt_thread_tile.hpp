@@ -36,14 +36,16 @@ void emit_thread_tile_reads(source_builder& b, const gemm_simt_tiles& t, const g
                             const std::string& p, const std::string& a_read, std::size_t a_row,
                             const std::string& b_read, std::size_t b_row, const std::string& into);
 
-/// Every accumulator (i, j) += a_<from>[i] b_<from>[j].
-void emit_thread_tile_mads(source_builder& b, const gemm_simt_tiles& t, const std::string& from);
+/// Every accumulator (i, j) += a_<from>[i] b_<from>[j]: by mad, or with `rounded_products` as a
+/// product and a sum (gemm_simt_kernel::rounded_products).
+void emit_thread_tile_mads(source_builder& b, const gemm_simt_tiles& t, const std::string& from,
+                           bool rounded_products);
 
 /// The products of one local tile block_depth deep in a loop over k: op(A)'s at `a_tile`, rows
 /// of `a_row` elements along m, one per k; op(B)'s at `b_tile`, rows of `b_row` along n.
 void emit_thread_tile_products(source_builder& b, const gemm_simt_tiles& t, const gemm_types& types,
                                const std::string& a_tile, std::size_t a_row,
-                               const std::string& b_tile, std::size_t b_row);
+                               const std::string& b_tile, std::size_t b_row, bool rounded_products);
 
 /// The epilogue: each accumulator inside C stored (gemm_store).
 void emit_thread_tile_store(source_builder& b, const gemm_simt_tiles& t, const gemm_types& types);

@@ -25,6 +25,9 @@ struct gemm_simt_kernel {
     bool a_vectors = false, b_vectors = false;
     /// With copy_stages: the target whose cp.async the kernel names (gemm_simt_copies.cpp).
     target_features target{};
+    /// Reproducible mode: each product rounded before it is added (contraction off, no mad), so
+    /// that every C element is the same sum in k's order on every device and tile shape.
+    bool rounded_products = false;
 
     std::string key() const;
     std::string source() const;
@@ -82,7 +85,8 @@ struct gemm_warpgroup_kernel {
 bool tensor_core_layout_fits(const gemm_problem& problem);
 
 /// Register tiles staged through local memory (gemm_simt.cpp).
-event run_simt_gemm(const queue& q, const gemm_problem& problem, const gemm_simt_tiles& tiles);
+event run_simt_gemm(const queue& q, const gemm_problem& problem, const gemm_simt_tiles& tiles,
+                    bool rounded_products);
 /// mma.sync on tensor cores from tiles copied to local memory (gemm_tensor_cores.cpp).
 event run_tensor_core_gemm(const queue& q, const gemm_problem& problem,
                            const gemm_tensor_tiles& tiles);
