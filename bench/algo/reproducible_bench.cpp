@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reproducible mode's cost (docs/reproducibility.md): sum, dot, minimum and inclusive scan of
-// floats, sum and inclusive scan of doubles, a float sparse product and float and double gemm
+// floats, sum and inclusive scan of doubles, a float sparse product, segmented sums and scans and
+// reduce_by_key of floats, and float and double gemm
 // (4096^3; CPUs 512^3), in the default mode
 // (run_to_run) and in reproducible mode, on the same data in one run, with CUB's DeviceReduce::Sum
 // beside them on CUDA devices (run-to-run, and gpu_to_gpu where the CUB has it).
 //
-//     reproducible_bench [log2(n)]   (default 28 on GPUs, 24 on CPUs; KILN_DEVICE picks devices)
+//     reproducible_bench [log2(n) [segments]]   (default 28 on GPUs, 24 on CPUs; KILN_DEVICE picks
+//                                               devices; segments: those rows alone)
 //
 // Each row gives the device time of a call's kernels (the best of 20 calls, as CUDA events time
 // CUB's) and the wall time per call (best of batches, host fold included), as bandwidth and as a
 // share of the device's copy bound; reproducible rows add their ratio to the default's.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -121,6 +124,55 @@ void sparse_product(const kiln::device& dev, std::size_t n, double bound) {
               std::to_string(plain / reproducible).substr(0, 4) + "x the default");
 }
 
+/// segmented_reduce, segmented_inclusive_scan and reduce_by_key of n floats in segments (runs of
+/// keys) of 0 to 1999 elements, in both modes; the bytes are the values' and offsets' or keys'
+/// read and the results written.
+void segments(const kiln::device& dev, std::size_t n, double bound) {
+    std::vector<std::uint32_t> offsets{0}, keys(n);
+    std::uint64_t state = 11;
+    while (offsets.back() < n) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        offsets.push_back(static_cast<std::uint32_t>(
+            std::min<std::uint64_t>(n, offsets.back() + (state >> 33) % 2000)));
+    }
+    for (std::size_t s = 0; s + 1 < offsets.size(); ++s)
+        std::fill(keys.begin() + offsets[s], keys.begin() + offsets[s + 1],
+                  static_cast<std::uint32_t>(s));
+    const std::size_t segment_count = offsets.size() - 1;
+    const std::vector<float> x_host = values<float>(n, 8);
+    const double reduced = static_cast<double>(n * 4 + segment_count * 8);
+    const double scanned = static_cast<double>(n * 8 + segment_count * 4);
+    const double by_key = static_cast<double>(n * 8 + segment_count * 8);
+    const auto time_mode = [&](kiln::determinism mode, int work) {
+        const kiln::scoped_determinism guard(mode);
+        std::optional<kiln::vector<float>> x, out;
+        std::optional<kiln::vector<std::uint32_t>> o, k, unique;
+        return kiln::bench::device_seconds_per_call(dev, 20, [&](const kiln::queue& q) {
+            x.emplace(q, x_host);
+            o.emplace(q, offsets);
+            k.emplace(q, keys);
+            out.emplace(q, work == 0 ? segment_count : n);
+            unique.emplace(q, n);
+            return [&, work] {
+                if (work == 0) kiln::segmented_reduce(*x, *o, *out);
+                if (work == 1) kiln::segmented_inclusive_scan(*x, *o, *out);
+                if (work == 2) (void)kiln::reduce_by_key(*k, *x, *unique, *out);
+            };
+        });
+    };
+    const char* names[] = {"segmented_reduce float", "segmented_inclusive_scan float",
+                           "reduce_by_key float"};
+    const double bytes[] = {reduced, scanned, by_key};
+    for (int work = 0; work < 3; ++work) {
+        const double plain = time_mode(kiln::determinism::run_to_run, work);
+        const double reproducible = time_mode(kiln::determinism::reproducible, work);
+        const std::string what = std::string(names[work]) + ", segments of 0-1999";
+        print_row(what + ", default (device)", plain, bytes[work], bound, "");
+        print_row(what + ", reproducible (device)", reproducible, bytes[work], bound,
+                  std::to_string(plain / reproducible).substr(0, 4) + "x the default");
+    }
+}
+
 /// C = A B of size^3 elements of T, in both modes, in GFLOP/s: wall time per call (the best of
 /// batches), since the default mode's CPU strategy (OpenBLAS) runs no kernel.
 template <class T>
@@ -148,6 +200,7 @@ void matrix_product(const kiln::device& dev, std::size_t size, const std::string
 int main(int argc, char** argv) {
     for (const kiln::device& dev : kiln::bench::devices_chosen()) {
         const int log2_n = argc > 1 ? std::atoi(argv[1]) : (dev.is_cpu() ? 24 : 28);
+        const std::string only = argc > 2 ? argv[2] : "";
         const std::size_t n = std::size_t{1} << log2_n;
         const double bound = kiln::bench::copy_bound(dev, n * sizeof(float));
         std::printf("\n%s, %s (%s), n = 2^%d, %s; copy bound %.1f GB/s (%s)\n\n",
@@ -155,6 +208,10 @@ int main(int argc, char** argv) {
                     std::string(kiln::to_string(dev.backend())).c_str(), log2_n,
                     "reproducible_bench", bound, kiln::bench::copy_bound_name(dev));
         std::printf("| work | time | bandwidth | of copy | note |\n|---|---|---|---|---|\n");
+        if (only == "segments") {  // the segmented rows alone, for a sweep of tunings
+            segments(dev, n, bound);
+            continue;
+        }
         const std::vector<std::vector<float>> x = {values<float>(n, 1)};
         const std::vector<std::vector<float>> xy = {x[0], values<float>(n, 2)};
         using floats = std::vector<std::optional<kiln::vector<float>>>;
@@ -175,6 +232,7 @@ int main(int argc, char** argv) {
                             [](const doubles& v) { kiln::inclusive_scan(*v[0], *v[1]); });
         }
         sparse_product(dev, n, bound);
+        segments(dev, n, bound);
         const std::size_t size = dev.is_cpu() ? 512 : 4096;
         matrix_product<float>(dev, size, "float");
         if (dev.properties().double_precision) matrix_product<double>(dev, size, "double");

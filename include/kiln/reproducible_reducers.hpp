@@ -32,6 +32,9 @@ namespace detail {
 /// top - 2; w holds top + 1 (0: no finite element yet) in bits 0-7 and exact_sum_flags above.
 using exact_sum_state = vec<std::int64_t, 4>;
 
+/// The bits of exact_sum_state::w that hold top + 1; exact_sum_flags lie above them.
+inline constexpr std::int64_t exact_sum_top_mask = 255;
+
 /// The bits of exact_sum_state::w above the top bin.
 enum exact_sum_flags : std::int64_t {
     exact_sum_nan = 1 << 8,            ///< a NaN element

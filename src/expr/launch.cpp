@@ -56,9 +56,12 @@ launch_policy launch_policy_for(const device& dev) {
     return plan_elementwise_launch(dev.properties());
 }
 
-element_rules element_rules_for(const launch_policy& policy, const target_features& target) {
+element_rules element_rules_for(const launch_policy& policy, const target_features& target,
+                                bool reproducible) {
     return {.vector_bytes = policy.loop == loop_style::chunked ? policy.vector_bytes : 0,
-            .explicit_contraction = target.vocabulary == vocabulary_target::cuda_prelude};
+            .explicit_contraction =
+                !reproducible && target.vocabulary == vocabulary_target::cuda_prelude,
+            .contraction = !reproducible};
 }
 
 generated_kernel::generated_kernel(kiln::kernel kernel, const device& dev,

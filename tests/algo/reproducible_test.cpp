@@ -22,63 +22,23 @@
 #include "spmv_layouts.hpp"
 #include "spmv_matrices.hpp"
 #include "support/device_param.hpp"
+#include "support/exact_sums.hpp"
 #include "support/reproducible_inputs.hpp"
 
 namespace {
 
+using kiln::test::are_rounded_once;
 using kiln::test::digest_bits;
+using kiln::test::exact_integer;
+using kiln::test::exact_prefixes;
+using kiln::test::exact_sum;
+using kiln::test::expect_golden;
 using kiln::test::golden_bits;
 using kiln::test::golden_inputs;
 using kiln::test::hex_bits;
+using kiln::test::is_rounded_once;
+using kiln::test::is_within_the_bound;
 using kiln::test::spread_values;
-
-__extension__ typedef __int128 exact_integer;
-
-/// The exact sum of `values`, each a multiple of 2^-shift below 2^(127 - shift) / n, in units
-/// of 2^-shift.
-template <class T>
-exact_integer exact_sum(const std::vector<T>& values, int shift) {
-    exact_integer total = 0;
-    for (T v : values) total += static_cast<exact_integer>(std::ldexp(v, shift));
-    return total;
-}
-
-/// Whether `result` is `exact` (in units of 2^-shift) rounded to nearest, ties to even.
-template <class T>
-::testing::AssertionResult is_rounded_once(T result, exact_integer exact, int shift) {
-    const auto in_units = [&](T v) { return static_cast<exact_integer>(std::ldexp(v, shift)); };
-    const exact_integer rounded = in_units(result);
-    const T neighbour =
-        std::nextafter(result, exact >= rounded ? std::numeric_limits<T>::infinity()
-                                                : -std::numeric_limits<T>::infinity());
-    const exact_integer gap = in_units(neighbour) - rounded;
-    const exact_integer twice_error = 2 * (exact - rounded);
-    const auto magnitude = [](exact_integer v) { return v < 0 ? -v : v; };
-    using bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-    const bool even = (std::bit_cast<bits>(result) & 1) == 0;
-    if (magnitude(twice_error) < magnitude(gap) ||
-        (magnitude(twice_error) == magnitude(gap) && even))
-        return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure()
-           << "result " << hex_bits(result) << " is " << static_cast<double>(exact - rounded)
-           << " units of 2^-" << shift << " from the exact sum";
-}
-
-/// The documented bound (docs/reproducibility.md): |result - exact| <= half an ulp of the
-/// result + n 2^-64 max |x|, in units of 2^-shift.
-template <class T>
-::testing::AssertionResult is_within_the_bound(T result, const std::vector<T>& values, int shift) {
-    T largest = 0;
-    for (T v : values) largest = std::max(largest, std::abs(v));
-    const double error = std::abs(static_cast<double>(
-        exact_sum(values, shift) - static_cast<exact_integer>(std::ldexp(result, shift))));
-    const double half_ulp = std::ldexp(std::abs(std::nextafter(result, T(0)) - result), shift) / 2;
-    const double bound =
-        half_ulp + std::ldexp(static_cast<double>(values.size()) * largest, shift - 64);
-    if (error <= bound) return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure()
-           << "error " << error << " units of 2^-" << shift << " above the bound " << bound;
-}
 
 class reproducible_test : public kiln::test::device_queue_test {
   protected:
@@ -193,31 +153,6 @@ TEST_P(reproducible_test, special_values_follow_ieee_sums) {
     const kiln::vector<double> tiny(
         q, std::vector<double>{std::numeric_limits<double>::denorm_min(), 1e-310, -1e-310});
     EXPECT_EQ(kiln::sum(tiny), std::numeric_limits<double>::denorm_min());
-}
-
-/// Each prefix of `values` (after `init`, where given), exactly in units of 2^-shift.
-template <class T>
-std::vector<exact_integer> exact_prefixes(const std::vector<T>& values, int shift, bool exclusive,
-                                          T init = 0) {
-    std::vector<exact_integer> prefixes;
-    exact_integer total = static_cast<exact_integer>(std::ldexp(init, shift));
-    for (T v : values) {
-        if (exclusive) prefixes.push_back(total);
-        total += static_cast<exact_integer>(std::ldexp(v, shift));
-        if (!exclusive) prefixes.push_back(total);
-    }
-    return prefixes;
-}
-
-/// Whether every element of `got` is the matching exact prefix rounded once.
-template <class T>
-::testing::AssertionResult are_rounded_once(const std::vector<T>& got,
-                                            const std::vector<exact_integer>& exact, int shift) {
-    if (got.size() != exact.size()) return ::testing::AssertionFailure() << "sizes differ";
-    for (std::size_t i = 0; i < got.size(); ++i)
-        if (auto rounded = is_rounded_once(got[i], exact[i], shift); !rounded)
-            return rounded << " at element " << i;
-    return ::testing::AssertionSuccess();
 }
 
 TEST_P(reproducible_test, scans_are_each_prefix_rounded_once) {
@@ -509,16 +444,8 @@ std::map<std::string, std::string> golden_operations(Make&& make, bool with_doub
     return got;
 }
 
-void expect_golden(const std::map<std::string, std::string>& got) {
-    for (const auto& [operation, bits] : got) EXPECT_EQ(bits, golden_bits(operation)) << operation;
-}
-
 TEST_P(reproducible_test, golden_inputs_give_the_golden_bits) {
-    expect_golden(golden_operations(
-        [&](const auto& host) {
-            return kiln::vector<typename std::decay_t<decltype(host)>::value_type>(q, host);
-        },
-        has_double()));
+    expect_golden(golden_operations(kiln::test::on_queue(q), has_double()));
 }
 
 TEST(reproducible_mode, scoped_guards_nest_and_restore) {

@@ -1001,19 +1001,22 @@ TEST(segmented_tuning, keys_name_every_field_and_read_back) {
     ASSERT_TRUE(wide.has_value());
     EXPECT_TRUE(wide->wide_loads);
     EXPECT_EQ(wide->unroll, 8u);
-    EXPECT_EQ(wide->key(), "team_per_segment g256 e8 u8 b16384 k4 c8 i16 r65536 s256 wide");
+    EXPECT_EQ(wide->key(),
+              "team_per_segment g256 e8 u8 b16384 k4 c8 i16 r65536 s256 x128 y16 wide");
+    EXPECT_EQ(parse_segmented_tuning("team_per_segment x16")->exact_elements_per_lane, 16u);
+    EXPECT_EQ(parse_segmented_tuning("team_per_segment y4")->exact_scan_elements_per_lane, 4u);
     const auto shuffled = parse_segmented_tuning("team_per_segment shuffle wide");
     ASSERT_TRUE(shuffled.has_value());
     EXPECT_TRUE(shuffled->shuffle_fold);
     EXPECT_EQ(shuffled->key(),
-              "team_per_segment g256 e8 u4 b16384 k4 c8 i16 r65536 s256 wide shuffle");
+              "team_per_segment g256 e8 u4 b16384 k4 c8 i16 r65536 s256 x128 y16 wide shuffle");
     const auto few = parse_segmented_tuning("thread_per_segment u8");
     ASSERT_TRUE(few.has_value());
     EXPECT_EQ(
         few->key(),
         (segmented_tuning{.strategy = segmented_strategy::thread_per_segment, .unroll = 8}).key());
     for (const char* bad : {"", "automatic", "team_per_segment g", "team_per_segment g0",
-                            "team_per_segment x4", "team_per_segment g256x"})
+                            "team_per_segment q4", "team_per_segment g256x"})
         EXPECT_FALSE(parse_segmented_tuning(bad).has_value()) << bad;
 }
 

@@ -5,6 +5,7 @@
 // device, split and rank count. tests/algo/reproducible_test.cpp and tests/mpi share them.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -111,6 +112,28 @@ struct golden_inputs {
     std::vector<double> factors_double = spread_values<double>(golden_size, -8, 0, 8);
 };
 
+/// Offsets of segments over the golden inputs: lengths of 0 to 999 elements drawn from the
+/// words (empty ones among them), one of 60000 elements, the last ending at golden_size.
+inline std::vector<std::uint32_t> golden_offsets() {
+    word_stream words(9);
+    std::vector<std::uint32_t> offsets{0};
+    while (offsets.back() < golden_size) {
+        const std::uint64_t length = offsets.size() == 100 ? 60000 : words.next() % 1000;
+        offsets.push_back(static_cast<std::uint32_t>(
+            std::min<std::uint64_t>(golden_size, offsets.back() + length)));
+    }
+    return offsets;
+}
+
+/// Keys whose runs are golden_offsets' non-empty segments: each element's segment.
+inline std::vector<std::uint32_t> golden_keys() {
+    const std::vector<std::uint32_t> offsets = golden_offsets();
+    std::vector<std::uint32_t> keys;
+    for (std::uint32_t s = 0; s + 1 < offsets.size(); ++s)
+        keys.insert(keys.end(), offsets[s + 1] - offsets[s], s);
+    return keys;
+}
+
 /// What each operation gives on the golden inputs in reproducible mode, on every device, split
 /// and rank count: the result's bits (a scan's digested).
 struct golden_result {
@@ -137,6 +160,13 @@ inline constexpr golden_result golden_results[] = {
     {"inclusive_scan(uniform * factors)", "070da3cc5f981668"},
     {"inclusive_scan(wide_double)", "38a01686e3b83e4d"},
     {"exclusive_scan(cancelling_double, -0.25)", "1e155ec58cf66614"},
+    // Runs of golden_keys and segments of golden_offsets: digest_bits of the runs' sums, the
+    // segments' sums and the segments' prefixes.
+    {"reduce_by_key(golden keys, wide)", "f109d3e7849c9abf"},
+    {"reduce_by_key(golden keys, wide_double)", "8deff2aa9935adf3"},
+    {"segmented_reduce(wide)", "7279af8679bfd59f"},
+    {"segmented_inclusive_scan(wide)", "47c67e55acee8a32"},
+    {"segmented_inclusive_scan(wide_double)", "089553a9c685e7e4"},
     // The sparse product of tests/algo/reproducible_test.cpp's golden_matrix, digested.
     {"A * x", "d6da9d3e42a0dd8b"},
     // tests/algo/reproducible_test.cpp's conjugate gradient solve: u after 40 steps, digested.

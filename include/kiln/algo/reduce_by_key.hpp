@@ -18,13 +18,17 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <kiln/algo/compaction.hpp>
 #include <kiln/algo/scan.hpp>
+#include <kiln/algo/segmented.hpp>
 #include <kiln/detail/algo/scan_chunks.hpp>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <typeinfo>
+#include <utility>
 #include <vector>
 
 namespace kiln {
@@ -59,8 +63,59 @@ struct reduce_by_key_arguments {
 /// the caller compares with the outputs' sizes.
 std::size_t run_reduce_by_key(const reduce_by_key_arguments& arguments);
 
+template <scan_value K, vector_expression E, scan_value V, class Op>
+std::size_t reduce_runs(const vector<K>& keys, const E& values, const vector<K>& out_keys,
+                        const vector<V>& out_values, const char* call);
+
+/// Reproducible mode's sums of runs, all vectors on one device: each run a segment of the
+/// values, its end found by reducing element_index(1) by maximum over the run (integers, exact),
+/// its sum by kiln::segmented_reduce's reproducible strategy into the front of out_values.
+template <scan_value K, scan_value V>
+std::size_t reproducible_runs_on_one_device(const vector<K>& keys, const vector<V>& values,
+                                            const vector<K>& out_keys, const vector<V>& out_values,
+                                            const char* call) {
+    const kiln::queue& q = keys.queue();
+    const vector<std::uint64_t> ends(q, std::min(out_keys.size(), out_values.size()));
+    const auto run_ends = element_index(1);
+    const std::size_t runs = reduce_runs<K, decltype(run_ends), std::uint64_t, reducers::maximum>(
+        keys, run_ends, out_keys, ends, call);
+    const std::size_t kept = std::min(runs, ends.size());
+    if (kept == 0) return runs;
+    const vector<std::uint64_t> offsets(q, kept + 1);
+    const std::uint64_t first = 0;
+    offsets.part(0).write(q, 0, std::span<const std::uint64_t>(&first, 1));
+    ends.part(0).copy_to(q, 0, offsets.part(0), 1, kept);
+    const vector<V> sums(q, kept);
+    segmented_reduce(values, offsets, sums);
+    sums.part(0).copy_to(q, 0, out_values.part(0), 0, kept).wait();
+    return runs;
+}
+
+/// The same for any values and split vectors: the values evaluated first (so that they may read
+/// an output), and vectors split over devices gathered onto the keys' first device through the
+/// host, the outputs written back whole (their elements past the runs keep their bits).
+template <scan_value K, vector_expression E, scan_value V>
+std::size_t reproducible_runs(const vector<K>& keys, const E& values, const vector<K>& out_keys,
+                              const vector<V>& out_values, const char* call) {
+    const vector<V> evaluated(keys.layout());
+    assign(vector_terminal<V>(evaluated), values, call);
+    if (keys.part_count() == 1 && out_keys.part_count() == 1 && out_values.part_count() == 1 &&
+        out_keys.queue().device() == keys.queue().device() &&
+        out_values.queue().device() == keys.queue().device())
+        return reproducible_runs_on_one_device(keys, evaluated, out_keys, out_values, call);
+    const kiln::queue& q = keys.queue(0);
+    const vector<K> gathered_out_keys(q, out_keys.read());
+    const vector<V> gathered_out_values(q, out_values.read());
+    const std::size_t runs =
+        reproducible_runs_on_one_device(vector<K>(q, keys.read()), vector<V>(q, evaluated.read()),
+                                        gathered_out_keys, gathered_out_values, call);
+    out_keys.write(gathered_out_keys.read());
+    out_values.write(gathered_out_values.read());
+    return runs;
+}
+
 /// The same for kiln::reduce_by_key's typed arguments, out_values of V (float for 16-bit run
-/// values).
+/// values). Floating-point sums in reproducible mode take reproducible_runs.
 template <scan_value K, vector_expression E, scan_value V, class Op>
 std::size_t reduce_runs(const vector<K>& keys, const E& values, const vector<K>& out_keys,
                         const vector<V>& out_values, const char* call) {
@@ -74,12 +129,16 @@ std::size_t reduce_runs(const vector<K>& keys, const E& values, const vector<K>&
     check.elementwise(keys.layout(), keys.size());
     value_node.check(check);
     if (keys.size() == 0) return 0;
+    if constexpr (std::is_same_v<Op, reducers::sum> && std::is_floating_point_v<V>)
+        if (current_determinism() == determinism::reproducible)
+            return reproducible_runs<K, E, V>(keys, values, out_keys, out_values, call);
+    mode_operation operation = operation_in_current_mode<Op, V>();
     reduce_by_key_arguments arguments{
         .call = call,
         .key_type = opencl_type_name<K>(),
         .value_type = opencl_type_name<V>(),
-        .operation = operation_traits<Op, V>::key(),
-        .combine = &operation_traits<Op, V>::combine,
+        .operation = std::move(operation.key),
+        .combine = std::move(operation.combine),
         .integer_sum = std::is_same_v<Op, reducers::sum> && std::is_integral_v<V>,
         .expression = typeid(value_node).name(),
         .declare_value = [value_node](source_builder& b) { return scan_element<V>(b, value_node); },
@@ -124,7 +183,10 @@ void store_rounded(const vector<float>& from, std::size_t count, const vector<T>
 
 /// For each run of equal consecutive keys: its key into out_keys and the combination of its
 /// values (in order) into out_values, at the run's position; returns the number of runs.
-/// out_keys and out_values must be two vectors (invalid_argument_error otherwise).
+/// out_keys and out_values must be two vectors (invalid_argument_error otherwise). In
+/// reproducible mode (kiln::scoped_determinism) a float or double sum is each run's exact sum
+/// rounded once (reproducible_runs), the same bits on every device and split, and minima and
+/// maxima are reducers::reproducible_minimum's and maximum's.
 ///
 /// Split vectors: the parts run one after another, each on its device, from the pair the parts
 /// before it left (runs begun, the open run's value: a few bytes through the host) and the last

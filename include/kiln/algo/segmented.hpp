@@ -30,6 +30,7 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace kiln {
 
@@ -72,6 +73,9 @@ struct segmented_input {
     std::string operation;
     std::function<std::string(source_builder&, const std::string&, const std::string&)> combine;
     kernel_argument identity;
+    /// A floating-point sum in reproducible mode: every segment's values summed exactly and
+    /// rounded once per result (the segmented module's reproducible strategy).
+    bool reproducible_sum = false;
     std::size_t elements = 0, offset_count = 0, out_size = 0;
     /// offset_count - 1, or 0 where there are no offsets (which the checks reject).
     std::size_t segments = 0;
@@ -101,8 +105,11 @@ segmented_input segmented_input_of(const vector<T>& x, const vector<O>& offsets,
     input.value_bytes = sizeof(T);
     input.offset_bytes = sizeof(O);
     input.offsets_signed = std::is_signed_v<O>;
-    input.operation = operation_traits<Op, T>::key();
-    input.combine = &operation_traits<Op, T>::combine;
+    mode_operation operation = operation_in_current_mode<Op, T>();
+    input.operation = std::move(operation.key);
+    input.combine = std::move(operation.combine);
+    input.reproducible_sum = std::is_same_v<Op, reducers::sum> && std::is_floating_point_v<T> &&
+                             current_determinism() == determinism::reproducible;
     input.identity = make_argument(segmented_identity<Op, T>::value);
     input.elements = x.size();
     input.offset_count = offsets.size();
@@ -135,7 +142,10 @@ concept segmented_operation = detail::operation_for<Op, T> && requires {
 };
 
 /// out[i] = op over x[offsets[i] .. offsets[i + 1]), in the strategy's order (float sums round
-/// accordingly: docs/algorithms.md); the operation's identity where the segment is empty.
+/// accordingly: docs/algorithms.md); the operation's identity where the segment is empty. In
+/// reproducible mode (kiln::scoped_determinism) a float or double sum is the segment's exact sum
+/// rounded once, with kiln::sum's bits on every device (NaN where it passes the exact sum's range,
+/// 2^973), and minima and maxima are reducers::reproducible_minimum's and maximum's.
 template <detail::scan_value T, segment_offset O, class Op = reducers::sum>
 requires segmented_operation<Op, T>
 void segmented_reduce(const vector<T>& x, const vector<O>& offsets, const vector<T>& out, Op = {}) {
@@ -144,7 +154,8 @@ void segmented_reduce(const vector<T>& x, const vector<O>& offsets, const vector
 
 /// y[k] = x[offsets[i]] op ... op x[k] for k in segment i, [offsets[i], offsets[i + 1]): the
 /// scan restarts at every segment. y has x's size and may be x itself; its elements past the
-/// last offset are left as they are.
+/// last offset are left as they are. In reproducible mode a float or double sum's every prefix is
+/// the exact one rounded once, as kiln::inclusive_scan's.
 template <detail::scan_value T, segment_offset O, class Op = reducers::sum>
 requires segmented_operation<Op, T>
 void segmented_inclusive_scan(const vector<T>& x, const vector<O>& offsets, const vector<T>& y,

@@ -119,13 +119,9 @@ class assignment {
     std::string source(const launch_policy& policy, const target_features& target,
                        const packed_arguments* passed = nullptr, bool reproducible = false) const {
         const loop_style style = policy.loop;
-        element_rules rules = element_rules_for(policy, target);
+        const element_rules rules = element_rules_for(policy, target, reproducible);
         source_builder builder;
-        if (reproducible) {
-            // Products rounded on every device: no fma written out for CUDA's sake either.
-            rules.explicit_contraction = false;
-            builder.turn_off_contraction();
-        }
+        if (!rules.contraction) builder.turn_off_contraction();
         generator g(builder);
         g.follow(rules);
         g.set_stencil_windows(policy.stencil_windows);

@@ -119,12 +119,17 @@ struct element_rules {
     /// as they see fit: NVRTC (--fmad=true) leaves some pairs to ptxas, which joins them or not
     /// by where they land among other instructions.
     bool explicit_contraction = false;
+    /// Whether a product may contract into the sum it feeds at all; not in reproducible mode
+    /// (kiln::determinism::reproducible), where every device rounds every product.
+    bool contraction = true;
 };
 
 struct launch_policy;
 struct target_features;
-/// The element rules of kernels generated under `policy` for `target` (src/expr/launch.cpp).
-element_rules element_rules_for(const launch_policy& policy, const target_features& target);
+/// The element rules of kernels generated under `policy` for `target` (src/expr/launch.cpp),
+/// in reproducible mode where `reproducible`: no contraction, explicit or left to the compiler.
+element_rules element_rules_for(const launch_policy& policy, const target_features& target,
+                                bool reproducible = false);
 
 /// Lanes of an OpenCL C vector of `element_bytes` elements filling at most `vector_bytes`
 /// (2, 4, 8 or 16), 0 where there is no room for two.

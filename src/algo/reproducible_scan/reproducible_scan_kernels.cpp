@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <kiln/detail/group_collectives.hpp>
 
+#include "algo/tiles/exact_walk.hpp"
+
 namespace kiln::detail {
 namespace {
 
@@ -143,86 +145,6 @@ void write_tile_prefixes(source_builder& b, const kernel_description& kernel,
     b.end_kernel();
 }
 
-/// The exact accumulator, behind while the walk ran on its fast path, brought up to the
-/// elements [kiln_first, `added`), after which the walk stays exact.
-void catch_up(source_builder& b, const std::string& added) {
-    b.line("kiln_fast = 0;");
-    b.line("for (uint i = kiln_first; i < " + added +
-           "; ++i) kiln_exact_add(&kiln_acc, kiln_values[KILN_PAD(i)]);");
-}
-
-/// Adds kiln_v, on the fast path where it cannot raise the bins: its value on the lowest kept
-/// grid into the double-double kiln_hi + kiln_lo. That value is kiln_v itself from 2^52 grids
-/// up, one rounder's below 2^51 grids (where the rounder's sum keeps the grid as its ulp), and
-/// in the binade between the sum of kiln_exact_add's three digits (exact: the rounded value
-/// has no more bits than kiln_v).
-void step(source_builder& b, bool fast) {
-    if (!fast) {
-        b.line("kiln_exact_add(&kiln_acc, kiln_v);");
-        return;
-    }
-    b.open("if (kiln_fast && fabs(kiln_v) < kiln_acc.limit)");
-    b.line("const double kiln_a = fabs(kiln_v);");
-    b.line("double kiln_r = kiln_v;");
-    b.open("if (kiln_a < kiln_on_grid / 2)");
-    b.line("kiln_r = (kiln_acc.rounder2 + kiln_v) - kiln_acc.rounder2;");
-    b.close();
-    b.open("else if (kiln_a < kiln_on_grid)");
-    b.line("const double kiln_q0 = (kiln_acc.rounder0 + kiln_v) - kiln_acc.rounder0;");
-    b.line("const double kiln_r0 = kiln_v - kiln_q0;");
-    b.line("const double kiln_q1 = (kiln_acc.rounder1 + kiln_r0) - kiln_acc.rounder1;");
-    b.line("const double kiln_q2 = (kiln_acc.rounder2 + (kiln_r0 - kiln_q1)) - kiln_acc.rounder2;");
-    b.line("kiln_r = (kiln_q0 + kiln_q1) + kiln_q2;");
-    b.close();
-    b.line("const double kiln_s = kiln_hi + kiln_r;");
-    b.line("const double kiln_t = kiln_s - kiln_hi;");
-    b.line("kiln_lo += (kiln_hi - (kiln_s - kiln_t)) + (kiln_r - kiln_t);");
-    b.line("kiln_hi = kiln_s;");
-    b.line("kiln_size += fabs(kiln_r);");
-    b.close();
-    b.open("else");
-    b.open("if (kiln_fast)");
-    catch_up(b, "j");
-    b.close();
-    b.line("kiln_exact_add(&kiln_acc, kiln_v);");
-    b.close();
-}
-
-/// Writes element j's prefix: on the fast path the float nearest kiln_hi + kiln_lo where the
-/// prefix, within the margin of its error (the prefix's rounding to double, 2^-53 of it, and
-/// the double-double's), lies strictly between that float's midpoints, so that it is the exact
-/// prefix rounded once; otherwise (ties, cancellation, zero, overflow) the exact accumulator's
-/// rounding, from `added` elements.
-void emit(source_builder& b, const reproducible_scan_shape& shape, bool fast,
-          const std::string& added) {
-    const std::string exact = shape.double_values
-                                  ? "kiln_exact_round(kiln_exact_peek(&kiln_acc), 53, -1022)"
-                                  : "(float)kiln_exact_round(kiln_exact_peek(&kiln_acc), 24, -126)";
-    if (!fast) {
-        b.line("out[kiln_begin + j] = " + exact + ";");
-        return;
-    }
-    b.open("");
-    b.line("float kiln_f = 0.0f;");
-    b.line("int kiln_certain = 0;");
-    b.open("if (kiln_fast)");
-    b.line("kiln_f = (float)(kiln_hi + kiln_lo);");
-    b.line("const double kiln_fd = (double)kiln_f;");
-    b.line("const double kiln_below = (kiln_fd + (double)nextafter(kiln_f, -INFINITY)) * 0.5;");
-    b.line("const double kiln_above = (kiln_fd + (double)nextafter(kiln_f, INFINITY)) * 0.5;");
-    b.line("const double kiln_margin = kiln_size * 0x1p-48 + 0x1p-1060;");
-    b.line("kiln_certain = kiln_f != 0.0f && fabs(kiln_fd) < 0x1p127 &&");
-    b.line("    (kiln_hi - kiln_below) + kiln_lo > kiln_margin &&");
-    b.line("    (kiln_above - kiln_hi) - kiln_lo > kiln_margin;");
-    b.open("if (!kiln_certain)");
-    catch_up(b, added);
-    b.close();
-    b.close();
-    b.line("if (!kiln_certain) kiln_f = " + exact + ";");
-    b.line("out[kiln_begin + j] = kiln_f;");
-    b.close();
-}
-
 void write_tile_scan(source_builder& b, const kernel_description& kernel,
                      const reproducible_scan_shape& shape,
                      const std::function<element_input(source_builder&)>& declare) {
@@ -259,27 +181,19 @@ void write_tile_scan(source_builder& b, const kernel_description& kernel,
     b.line("long4 kiln_prefix = kiln_tile_states[get_group_id(0)];");
     b.line("if (lid > 0) kiln_prefix = " +
            combine("kiln_prefix", "kiln_states[" + at + " + lid - 1]") + ";");
-    b.line("kiln_acc = kiln_exact_resume(kiln_prefix);");
-    // Float outputs walk a fast path in double-double first (emit says when it is certain);
-    // doubles would need more than double-double, and walk the exact accumulator.
-    const bool fast = !shape.double_values;
-    if (fast) {
-        b.line("int kiln_fast = kiln_acc.flags == 0;");
-        b.line("double kiln_hi = kiln_exact_round(kiln_prefix, 53, -1022), kiln_lo = 0.0;");
-        b.line("double kiln_size = fabs(kiln_hi);");
-        // Elements above 2^52 times the lowest kept grid are on it.
-        b.line("const double kiln_on_grid = ldexp(1.0, 32 * kiln_acc.top - 1086);");
-    }
-    b.open("for (uint j = kiln_first; j < kiln_last; ++j)");
-    b.line("const double kiln_v = kiln_values[KILN_PAD(j)];");
-    if (shape.exclusive) {
-        emit(b, shape, fast, "j");
-        step(b, fast);
-    } else {
-        step(b, fast);
-        emit(b, shape, fast, "j + 1");
-    }
-    b.close();
+    // Float outputs walk a fast path in double-double first (emit_exact_walk says when it is
+    // certain); doubles walk the exact accumulator.
+    emit_exact_walk(
+        b,
+        {.index_type = "uint",
+         .first = "kiln_first",
+         .last = "kiln_last",
+         .element = [](const std::string& i) { return "kiln_values[KILN_PAD(" + i + ")]"; },
+         .store =
+             [](const std::string& j, const std::string& value) {
+                 return "out[kiln_begin + " + j + "] = " + value + ";";
+             }},
+        "kiln_prefix", shape.double_values, shape.exclusive);
     b.end_kernel();
 }
 

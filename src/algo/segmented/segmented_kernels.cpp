@@ -238,6 +238,8 @@ event run_segmented_strategy(const segmented_run& run) {
             return run_flat_tiles(run);
         case segmented_strategy::tile_reductions:
             return run_tile_reductions(run);
+        case segmented_strategy::reproducible:
+            return run_reproducible_segments(run);
         case segmented_strategy::automatic:
         case segmented_strategy::team_per_segment:
             break;

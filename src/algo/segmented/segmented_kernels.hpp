@@ -136,5 +136,6 @@ event run_team_per_segment(const segmented_run& run);
 event run_cpu_chunks(const segmented_run& run);
 event run_flat_tiles(const segmented_run& run);
 event run_tile_reductions(const segmented_run& run);
+event run_reproducible_segments(const segmented_run& run);
 
 }  // namespace kiln::detail

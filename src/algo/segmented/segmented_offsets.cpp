@@ -97,6 +97,7 @@ void run_checking_offsets(segmented_algorithm algorithm, const segmented_input& 
                                                  .segments = input.segments,
                                                  .algorithm = algorithm,
                                                  .value_bytes = input.value_bytes,
+                                                 .reproducible_sum = input.reproducible_sum,
                                                  .forced = segmented_strategy_in_force(),
                                                  .tuning = segmented_tuning_in_force(),
                                                  .overrides = shared_overrides_in_force()});

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <kiln/detail/target_features.hpp>
 #include <kiln/error.hpp>
+#include <kiln/reproducible_reducers.hpp>
 #include <optional>
 #include <string>
 
@@ -22,6 +23,34 @@ std::size_t ceil_div(std::size_t a, std::size_t b) {
     return (a + b - 1) / b;
 }
 
+/// The reproducible strategy's teams: on GPUs a power of two of lanes, each about the row's
+/// exact_elements_per_lane (scans: exact_scan_elements_per_lane) of a mean segment, in groups of
+/// the row's size; on CPUs
+/// a work-item per segment, whose work-items are loops of one core (teams where a test forces a
+/// tuning, so that CI runs them).
+segmented_plan plan_reproducible_segments(const device_properties& props,
+                                          const segmented_plan_input& input, std::size_t mean,
+                                          segmented_plan plan) {
+    plan.strategy = segmented_strategy::reproducible;
+    plan.work_group_size = std::bit_floor(
+        std::max<std::size_t>(1, std::min(plan.tuning.work_group_size, props.max_work_group_size)));
+    // A state per work-item in local memory.
+    while (plan.work_group_size > 1 &&
+           plan.work_group_size * sizeof(exact_sum_state) > props.local_memory_bytes)
+        plan.work_group_size /= 2;
+    plan.team_lanes = 1;
+    const std::size_t per_lane = input.algorithm == segmented_algorithm::reduce
+                                     ? plan.tuning.exact_elements_per_lane
+                                     : plan.tuning.exact_scan_elements_per_lane;
+    if (props.type != device_type::cpu || input.tuning)
+        plan.team_lanes = std::min(plan.work_group_size,
+                                   std::bit_ceil(std::max<std::size_t>(
+                                       1, ceil_div(mean, std::max<std::size_t>(1, per_lane)))));
+    plan.groups =
+        ceil_div(std::max<std::size_t>(1, input.segments), plan.work_group_size / plan.team_lanes);
+    return plan;
+}
+
 }  // namespace
 
 segmented_plan plan_segmented(const device_properties& props, const segmented_plan_input& input) {
@@ -31,6 +60,7 @@ segmented_plan plan_segmented(const device_properties& props, const segmented_pl
     plan.strategy = input.forced != segmented_strategy::automatic ? input.forced : tuning.strategy;
     const std::size_t segments = std::max<std::size_t>(1, input.segments);
     const std::size_t mean = input.elements / segments;
+    if (input.reproducible_sum) return plan_reproducible_segments(props, input, mean, plan);
     if (plan.strategy == segmented_strategy::cpu_chunks) {
         // A chunk's work is its elements and its segments (each a loop's start and a store).
         const std::size_t work = input.elements + segments;

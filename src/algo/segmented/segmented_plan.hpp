@@ -50,6 +50,8 @@ struct segmented_plan_input {
     /// The plan's algorithm, and its values' bytes (4 or 8).
     segmented_algorithm algorithm = segmented_algorithm::reduce;
     std::size_t value_bytes = 4;
+    /// segmented_input::reproducible_sum: the reproducible strategy, whatever is forced.
+    bool reproducible_sum = false;
     /// A test's or KILN_SEGMENTED_STRATEGY's choice (automatic: none). team_per_segment forced
     /// takes two lanes at least, so that forcing it always runs teams.
     segmented_strategy forced = segmented_strategy::automatic;

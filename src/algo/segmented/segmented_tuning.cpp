@@ -65,8 +65,9 @@ std::string segmented_tuning::key() const {
     return std::string(to_string(strategy)) + field("g", work_group_size) +
            field("e", elements_per_lane) + field("u", unroll) + field("b", chunk_elements) +
            field("k", chunks_per_compute_unit) + field("c", scan_block) + field("i", tile_items) +
-           field("r", tile_reduce_from) + field("s", flat_scan_from) + (wide_loads ? " wide" : "") +
-           (shuffle_fold ? " shuffle" : "");
+           field("r", tile_reduce_from) + field("s", flat_scan_from) +
+           field("x", exact_elements_per_lane) + field("y", exact_scan_elements_per_lane) +
+           (wide_loads ? " wide" : "") + (shuffle_fold ? " shuffle" : "");
 }
 
 std::optional<segmented_tuning> parse_segmented_tuning(std::string_view key) {
@@ -89,7 +90,9 @@ std::optional<segmented_tuning> parse_segmented_tuning(std::string_view key) {
                                                     {'c', &tuning.scan_block},
                                                     {'i', &tuning.tile_items},
                                                     {'r', &tuning.tile_reduce_from},
-                                                    {'s', &tuning.flat_scan_from}};
+                                                    {'s', &tuning.flat_scan_from},
+                                                    {'x', &tuning.exact_elements_per_lane},
+                                                    {'y', &tuning.exact_scan_elements_per_lane}};
     while (words >> word) {
         if (word == "wide" || word == "shuffle") {
             (word == "wide" ? tuning.wide_loads : tuning.shuffle_fold) = true;
@@ -122,6 +125,8 @@ std::string_view to_string(segmented_strategy s) noexcept {
             return "flat_tiles";
         case segmented_strategy::tile_reductions:
             return "tile_reductions";
+        case segmented_strategy::reproducible:
+            return "reproducible";
     }
     return "?";
 }

@@ -38,6 +38,11 @@ enum class segmented_strategy {
     /// slots per segment (segmented_tile_reductions.cpp): GPUs, segments long. It reads x once,
     /// as a plain reduction does. A scan forced to it takes flat_tiles, its counterpart.
     tile_reductions,
+    /// Reproducible mode's floating-point sums: a team of lanes per segment, each lane's
+    /// elements summed exactly, the team's states combined exactly and each result rounded once
+    /// (segmented_reproducible.cpp): every device, only in that mode, which it follows whatever
+    /// strategy is forced.
+    reproducible,
 };
 std::string_view to_string(segmented_strategy s) noexcept;
 
@@ -78,9 +83,17 @@ struct segmented_tuning {
     /// GPUs: the segments' mean length from which the reduction takes tile_reductions, and the
     /// scan flat_tiles, rather than a thread or a team per segment.
     std::size_t tile_reduce_from = 65536, flat_scan_from = 256;
+    /// The reproducible strategy: lanes per team are the power of two that gives each lane about
+    /// this many elements of a segment of the mean length, at most the group (GPUs; CPUs take
+    /// one lane unless a tuning is forced), for the reduction and for the scan. Exact states
+    /// cost more to combine than sums, so a reduction's teams are thinner than
+    /// team_per_segment's; a scan's lanes walk their elements one after another, rounding each
+    /// prefix, so its teams are wider (H200, segments of 0-1999, x 16 to 128: the reduction
+    /// 0.21x to 0.52x the default under CUDA, the scan 0.26x to 0.18x).
+    std::size_t exact_elements_per_lane = 128, exact_scan_elements_per_lane = 16;
 
     /// Every field, as KILN_SEGMENTED_TUNING takes them (parse_segmented_tuning):
-    /// "team_per_segment g256 e8 u4 b16384 k4 c8 i16 r65536 s256", " wide" added where
+    /// "team_per_segment g256 e8 u4 b16384 k4 c8 i16 r65536 s256 x128 y16", " wide" added where
     /// wide_loads, " shuffle" where shuffle_fold.
     std::string key() const;
 };

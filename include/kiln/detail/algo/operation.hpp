@@ -6,9 +6,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <kiln/detail/algo/scan_kernels.hpp>
 #include <kiln/expr/functions.hpp>
 #include <kiln/reduce.hpp>
+#include <kiln/reproducible_reducers.hpp>
 #include <string>
 #include <type_traits>
 #include <typeinfo>
@@ -42,6 +44,16 @@ struct operation_traits<reducers::extremum<Maximum>, T> {
         return reducers::extremum<Maximum>::template on<T>::combine(b, x, y);
     }
 };
+/// Reproducible mode's minimumNumber and maximumNumber (reducers::reproducible_extremum), which
+/// no order of the operands changes.
+template <bool Maximum, class T>
+struct operation_traits<reducers::reproducible_extremum<Maximum>, T> {
+    static constexpr bool lanewise = false;  ///< its helper takes scalars
+    static std::string key() { return Maximum ? "max_number" : "min_number"; }
+    static std::string combine(source_builder& b, const std::string& x, const std::string& y) {
+        return reducers::reproducible_extremum<Maximum>::template on<T>::combine(b, x, y);
+    }
+};
 template <class Definition, class T>
 requires std::same_as < typename signature_traits<decltype(Definition::signature)>::result(T, T)
 , decltype(Definition::signature) > struct operation_traits<user_function<Definition>, T> {
@@ -61,6 +73,26 @@ template <class Op, class T>
 concept operation_for = scan_value<T> && requires {
     { operation_traits<Op, T>::key() } -> std::same_as<std::string>;
 };
+
+/// An operation's key and text as the current determinism mode runs it.
+struct mode_operation {
+    std::string key;
+    std::function<std::string(source_builder&, const std::string&, const std::string&)> combine;
+};
+/// Op over values of T in the current mode: in reproducible mode a floating-point minimum or
+/// maximum is its reproducible form (minimumNumber, maximumNumber), whose bits no order of the
+/// operands changes; everything else is Op itself.
+template <class Op, class T>
+mode_operation operation_in_current_mode() {
+    if constexpr (std::is_floating_point_v<T> &&
+                  (std::is_same_v<Op, reducers::minimum> || std::is_same_v<Op, reducers::maximum>))
+        if (current_determinism() == determinism::reproducible) {
+            using reproducible = reproducible_form_t<Op, T>;
+            return {operation_traits<reproducible, T>::key(),
+                    &operation_traits<reproducible, T>::combine};
+        }
+    return {operation_traits<Op, T>::key(), &operation_traits<Op, T>::combine};
+}
 
 template <scan_value T, class Op>
 scan_operation make_scan_operation() {
