@@ -68,27 +68,36 @@ std::size_t reduce_runs(const vector<K>& keys, const E& values, const vector<K>&
                         const vector<V>& out_values, const char* call);
 
 /// Reproducible mode's sums of runs, all vectors on one device: each run a segment of the
-/// values, its end found by reducing element_index(1) by maximum over the run (integers, exact),
-/// its sum by kiln::segmented_reduce's reproducible strategy into the front of out_values.
-template <scan_value K, scan_value V>
-std::size_t reproducible_runs_on_one_device(const vector<K>& keys, const vector<V>& values,
-                                            const vector<K>& out_keys, const vector<V>& out_values,
-                                            const char* call) {
+/// values, its end found by reducing element_index(1) by maximum over the run (integers, exact,
+/// as O: 32 bits where they fit), its sum by kiln::segmented_reduce's reproducible strategy into
+/// the front of out_values.
+template <segment_offset O, scan_value K, scan_value V>
+std::size_t runs_as_segments(const vector<K>& keys, const vector<V>& values,
+                             const vector<K>& out_keys, const vector<V>& out_values,
+                             const char* call) {
     const kiln::queue& q = keys.queue();
-    const vector<std::uint64_t> ends(q, std::min(out_keys.size(), out_values.size()));
-    const auto run_ends = element_index(1);
-    const std::size_t runs = reduce_runs<K, decltype(run_ends), std::uint64_t, reducers::maximum>(
+    const vector<O> ends(q, std::min(out_keys.size(), out_values.size()));
+    const auto run_ends = cast<O>(element_index(1));
+    const std::size_t runs = reduce_runs<K, decltype(run_ends), O, reducers::maximum>(
         keys, run_ends, out_keys, ends, call);
     const std::size_t kept = std::min(runs, ends.size());
     if (kept == 0) return runs;
-    const vector<std::uint64_t> offsets(q, kept + 1);
-    const std::uint64_t first = 0;
-    offsets.part(0).write(q, 0, std::span<const std::uint64_t>(&first, 1));
+    const vector<O> offsets(q, kept + 1);
+    const O first = 0;
+    offsets.part(0).write(q, 0, std::span<const O>(&first, 1));
     ends.part(0).copy_to(q, 0, offsets.part(0), 1, kept);
     const vector<V> sums(q, kept);
     segmented_reduce(values, offsets, sums);
     sums.part(0).copy_to(q, 0, out_values.part(0), 0, kept).wait();
     return runs;
+}
+template <scan_value K, scan_value V>
+std::size_t reproducible_runs_on_one_device(const vector<K>& keys, const vector<V>& values,
+                                            const vector<K>& out_keys, const vector<V>& out_values,
+                                            const char* call) {
+    if (keys.size() < (std::size_t{1} << 32))
+        return runs_as_segments<std::uint32_t>(keys, values, out_keys, out_values, call);
+    return runs_as_segments<std::uint64_t>(keys, values, out_keys, out_values, call);
 }
 
 /// The same for any values and split vectors: the values evaluated first (so that they may read
