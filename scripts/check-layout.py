@@ -11,6 +11,7 @@
 - the algorithms and the code generation (src/algo, src/codegen, include/kiln/algo,
   include/kiln/detail/algo) include no backend header and call no impl(): they reach devices and
   queues through the runtime's public types;
+- the tensor cores' PTX is written in the instruction table alone (PTX_TABLE);
 - no generator there tests which backend it writes for (`backend_kind`): device facts reach them
   as target features. The device classes that tables of numbers are keyed by are the runtime's
   (include/kiln/detail/device_class.hpp); the one exception (BACKEND_DATA below) is the function
@@ -37,6 +38,7 @@ LAYER_OF = {
     "include/kiln/detail/device_type_names.hpp": "runtime",
     "include/kiln/detail/kernel_binary16.hpp": "runtime",
     "include/kiln/detail/handle.hpp": "runtime",
+    "include/kiln/detail/ptx_instructions.hpp": "runtime",
     "include/kiln/detail/profiling.hpp": "runtime",
     "include/kiln/detail/scoped_override.hpp": "runtime",
     "include/kiln/detail/subgroup_support.hpp": "runtime",
@@ -81,7 +83,11 @@ LAYER_OF = {
     "src/mpi/": "apps",
 }
 BACKEND_MAY_INCLUDE = ("include/kiln/runtime/", "include/kiln/error.hpp", "include/kiln/detail/handle.hpp",
-                       "include/kiln/detail/subgroup_support.hpp")
+                       "include/kiln/detail/subgroup_support.hpp", "include/kiln/detail/ptx_instructions.hpp")
+# The tensor cores' PTX (mma.sync, ldmatrix, cp.async, wgmma, mbarrier, setmaxnreg, the async
+# proxy's fences) is written in the instruction table alone; both backends' wrappers come from it.
+PTX_TABLE = "src/runtime/ptx_instructions.cpp"
+TENSOR_CORE_PTX = re.compile(r"\b(mma\.sync|ldmatrix\.sync|cp\.async|wgmma\.|mbarrier\.|setmaxnreg\.|fence\.proxy)")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 IMPL_CALL = re.compile(r"(\.|->)impl\(\)")
 
@@ -167,6 +173,8 @@ def main():
                     breaches.append(f"{path}:{number}: calls impl() (use the runtime's public types)")
                 if neutral and path not in BACKEND_DATA and "backend_kind" in code:
                     breaches.append(f"{path}:{number}: tests backend_kind (use target features)")
+                if path != PTX_TABLE and TENSOR_CORE_PTX.search(code):
+                    breaches.append(f"{path}:{number}: writes tensor-core PTX (add a row to {PTX_TABLE})")
         graph[path] = edges
     for cycle in cycles(graph):
         breaches.append("include cycle: " + " -> ".join(cycle))

@@ -2,6 +2,7 @@
 // The device vocabulary's OpenCL C definitions, one set per target.
 #include "codegen/device_vocabulary.hpp"
 
+#include <kiln/detail/ptx_instructions.hpp>
 #include <kiln/detail/source_builder.hpp>
 
 namespace kiln::detail {
@@ -140,81 +141,11 @@ void use_device_vocabulary(source_builder& b, const target_features& target) {
     if (!text.empty()) b.define("kiln_device_vocabulary", text);
 }
 
-// The PTX of NVIDIA's documentation (mma.sync, ldmatrix, cp.async); a local pointer's value is
-// its address in the shared window, which these instructions take.
-constexpr const char* inline_ptx_tensor_cores =
-    R"(void kiln_mma_m16n8k16_f16(float* d, const uint* a, const uint* b) {
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-void kiln_mma_m16n8k16_bf16(float* d, const uint* a, const uint* b) {
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-void kiln_mma_m8n8k4_f64(double* d, const double* a, const double* b) {
-    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
-        : "+d"(d[0]), "+d"(d[1]) : "d"(a[0]), "d"(b[0]));
-}
-void kiln_mma_m16n8k8_f64(double* d, const double* a, const double* b) {
-    asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
-        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
-}
-void kiln_mma_m16n8k16_f64(double* d, const double* a, const double* b) {
-    asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, {%0, %1, %2, %3};"
-        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
-        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]),
-          "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
-}
-void kiln_mma_m16n8k8_tf32(float* d, const float* a, const float* b) {
-    asm("{\n.reg .b32 a0, a1, a2, a3, b0, b1;\n"
-        "cvt.rna.tf32.f32 a0, %4;\ncvt.rna.tf32.f32 a1, %5;\ncvt.rna.tf32.f32 a2, %6;\n"
-        "cvt.rna.tf32.f32 a3, %7;\ncvt.rna.tf32.f32 b0, %8;\ncvt.rna.tf32.f32 b1, %9;\n"
-        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {a0, a1, a2, a3}, {b0, b1}, {%0, %1, %2, %3};\n}"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "f"(a[0]), "f"(a[1]), "f"(a[2]), "f"(a[3]), "f"(b[0]), "f"(b[1]));
-}
-void kiln_ldmatrix_x4(uint* r, const local ushort* p) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"((uint)(ulong)p));
-}
-void kiln_ldmatrix_x4_trans(uint* r, const local ushort* p) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"((uint)(ulong)p));
-}
-void kiln_copy_async_16(local ushort* to, const global ushort* from, uint bytes) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;"
-                 :: "r"((uint)(ulong)to), "l"((ulong)from), "r"(bytes) : "memory");
-}
-void kiln_copy_async_4(local float* to, const global float* from, uint bytes) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;"
-                 :: "r"((uint)(ulong)to), "l"((ulong)from), "r"(bytes) : "memory");
-}
-void kiln_copy_async_commit(void) {
-    asm volatile("cp.async.commit_group;" ::: "memory");
-}
-void kiln_copy_async_wait_0(void) {
-    asm volatile("cp.async.wait_group 0;" ::: "memory");
-}
-void kiln_copy_async_wait_1(void) {
-    asm volatile("cp.async.wait_group 1;" ::: "memory");
-}
-void kiln_copy_async_wait_2(void) {
-    asm volatile("cp.async.wait_group 2;" ::: "memory");
-}
-void kiln_copy_async_wait_3(void) {
-    asm volatile("cp.async.wait_group 3;" ::: "memory");
-}
-void kiln_copy_async_wait_4(void) {
-    asm volatile("cp.async.wait_group 4;" ::: "memory");
-}
-)";
-
 void use_tensor_core_vocabulary(source_builder& b, const target_features& target) {
-    if (target.vocabulary == vocabulary_target::inline_ptx)
-        b.define("kiln_tensor_core_vocabulary", inline_ptx_tensor_cores);
+    if (target.vocabulary != vocabulary_target::inline_ptx) return;
+    static const std::string wrappers =
+        ptx_wrappers(ptx_dialect::opencl_inline_asm, ptx_set::tensor_cores);
+    b.define("kiln_tensor_core_vocabulary", wrappers);
 }
 
 void use_match_any_vocabulary(source_builder& b, const target_features& target) {

@@ -37,7 +37,8 @@ std::string device_vocabulary_source(const target_features& target);
 void use_device_vocabulary(source_builder& b, const target_features& target);
 
 /// Defines the tensor-core vocabulary, for targets with NVIDIA tensor cores (compute capability
-/// 8.0 and later, through inline PTX or the CUDA prelude; nothing elsewhere):
+/// 8.0 and later, through inline PTX or the CUDA prelude; nothing elsewhere), written from the
+/// PTX instruction table (include/kiln/detail/ptx_instructions.hpp):
 ///   void kiln_mma_m16n8k16_f16(float* d, const uint* a, const uint* b)   d += a b, PTX
 ///   void kiln_mma_m16n8k16_bf16(float* d, const uint* a, const uint* b)  mma.sync's fragments
 ///   void kiln_mma_m8n8k4_f64(double* d, const double* a, const double* b)   d += a b, doubles

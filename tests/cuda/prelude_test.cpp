@@ -77,6 +77,7 @@ TEST_F(Prelude, ErrorsNameTheCuhFileAndItsOwnLine) {
                                  "src/backend/cuda/opencl_c_geometric_relational.cuh",
                                  "src/backend/cuda/opencl_c_subgroups.cuh",
                                  "src/backend/cuda/kiln_vocabulary.cuh",
+                                 "kiln_tensor_cores.h",
                                  "src/backend/cuda/opencl_c_images.cuh",
                                  "src/backend/cuda/opencl_c_binary16.cuh"};
     ASSERT_EQ(headers.size(), std::size(files));

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "codegen/device_vocabulary.hpp"
+#include "gemm_fragments.hpp"
 #include "gemm_kernels.hpp"
 #include "gemm_strategies.hpp"
 #include "gemm_tensor_pipeline.hpp"
@@ -90,19 +91,23 @@ std::string generate(const gemm_tensor_kernel& shape) {
                            uint_literal(ni * 2) + ");");
         }
     });
-    // The epilogue: accumulator 2i + j of an m16n8 tile is row lane / 4 (+ 8 for i = 1), column
-    // 2 (lane % 4) + j.
+    // The epilogue: each accumulator where the instruction's layout puts it.
+    const ptx_fragment_layout& c = accumulator_layout(mma);
+    const fragment_lane_position lane = lane_position(c);
     for (std::size_t mi = 0; mi < m_tiles; ++mi)
         for (std::size_t ni = 0; ni < n_tiles; ++ni)
-            for (std::size_t e = 0; e < 4; ++e) {
+            for (unsigned e = 0; e < c.value_count(); ++e) {
+                const auto at = c.at(0, e);
                 const std::string row =
-                    "row0 + warp_row + " + uint_literal(mi * 16 + (e / 2) * 8) + " + lane / 4u";
-                const std::string column =
-                    "column0 + warp_column + " + uint_literal(ni * 8 + e % 2) + " + lane % 4u * 2u";
+                    "row0 + warp_row + " + uint_literal(mi * c.rows + at.row) + " + " + lane.row;
+                const std::string column = "column0 + warp_column + " +
+                                           uint_literal(ni * c.columns + at.column) + " + " +
+                                           lane.column;
                 b.open("if (" + row + " < m && " + column + " < n)");
-                b.line(gemm_store(
-                    shape.types, "(" + row + ")", "(" + column + ")",
-                    "accumulators[" + std::to_string((mi * n_tiles + ni) * 4 + e) + "]"));
+                b.line(gemm_store(shape.types, "(" + row + ")", "(" + column + ")",
+                                  "accumulators[" +
+                                      std::to_string((mi * n_tiles + ni) * c.value_count() + e) +
+                                      "]"));
                 b.close();
             }
     b.end_kernel();

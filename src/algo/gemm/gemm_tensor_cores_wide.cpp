@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codegen/device_vocabulary.hpp"
+#include "gemm_fragments.hpp"
 #include "gemm_tensor_pipeline.hpp"
 
 namespace kiln::detail {
@@ -174,14 +175,18 @@ std::string wide_tensor_kernel_source(const gemm_tensor_kernel& shape) {
             }
         }
     });
-    // The epilogue: accumulator 2i + j of a tile is row lane / 4 (+ 8 i), column 2 (lane % 4) + j.
+    // The epilogue: each accumulator where the instruction's layout puts it.
+    const ptx_fragment_layout& c = accumulator_layout(mma.function);
+    const fragment_lane_position lane = lane_position(c);
     for (std::size_t mi = 0; mi < m_tiles; ++mi)
         for (std::size_t ni = 0; ni < n_tiles; ++ni)
             for (std::size_t e = 0; e < c_size; ++e) {
+                const auto at = c.at(0, static_cast<unsigned>(e));
                 const std::string row =
-                    "row0 + warp_row + " + uint_literal(mi * mma.m + e / 2 * 8) + " + lane / 4u";
-                const std::string column =
-                    "column0 + warp_column + " + uint_literal(ni * 8 + e % 2) + " + lane % 4u * 2u";
+                    "row0 + warp_row + " + uint_literal(mi * c.rows + at.row) + " + " + lane.row;
+                const std::string column = "column0 + warp_column + " +
+                                           uint_literal(ni * c.columns + at.column) + " + " +
+                                           lane.column;
                 b.open("if (" + row + " < m && " + column + " < n)");
                 b.line(gemm_store(
                     shape.types, "(" + row + ")", "(" + column + ")",

@@ -2,6 +2,8 @@
 // The warpgroup strategy's shared layout, descriptors and stores (gemm_warpgroup_layout.hpp).
 #include "gemm_warpgroup_layout.hpp"
 
+#include "gemm_fragments.hpp"
+
 namespace kiln::detail {
 namespace {
 
@@ -48,14 +50,17 @@ std::string warpgroup_transposes(const swizzled_tile& a, const swizzled_tile& b)
 
 void emit_warpgroup_stores(source_builder& b, const gemm_types& types, const std::string& d,
                            std::size_t block_columns, const std::string& first_row) {
-    // Register i of a warpgroup's m64nN accumulator: row 16 warp + lane / 4 (+ 8 for i / 2 odd),
-    // column 8 (i / 4) + 2 (lane % 4) + i % 2.
+    // Each register of the warpgroup's m64nN accumulator where wgmma's layout puts it.
+    const ptx_fragment_layout& layout =
+        accumulator_layout(warpgroup_mma_function(types, block_columns));
+    const fragment_lane_position lane = lane_position(layout);
     b.open("");
-    b.line("const ulong row = " + first_row + " + warp * 16u + lane / 4u;");
-    b.line("const ulong column = column0 + lane % 4u * 2u;");
-    for (std::size_t i = 0; i < block_columns / 2; ++i) {
-        const std::string r = "(row + " + uint_literal(i / 2 % 2 * 8) + ")",
-                          c = "(column + " + uint_literal(i / 4 * 8 + i % 2) + ")";
+    b.line("const ulong row = " + first_row + " + " + lane.row + ";");
+    b.line("const ulong column = column0 + " + lane.column + ";");
+    for (unsigned i = 0; i < layout.value_count(); ++i) {
+        const auto at = layout.at(0, i);
+        const std::string r = "(row + " + uint_literal(at.row) + ")",
+                          c = "(column + " + uint_literal(at.column) + ")";
         b.open("if (" + r + " < m && " + c + " < n)");
         b.line(gemm_store(types, r, c, d + "[" + std::to_string(i) + "]"));
         b.close();

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+// The fragments' positions as kernel expressions (gemm_fragments.hpp).
+#include "gemm_fragments.hpp"
+
+#include <stdexcept>
+
+#include "gemm_tensor_pipeline.hpp"
+
+namespace kiln::detail {
+
+fragment_lane_position lane_position(const ptx_fragment_layout& layout) {
+    // Each mode's term, slowest first: the lane divided by the modes before it, modulo its extent
+    // unless nothing faster is left of the warp's 32 lanes (or of the warpgroup's warps), times
+    // its step. Modes from the 32nd lane on are the warp's.
+    constexpr unsigned warp_lanes = 32;
+    fragment_lane_position position;
+    unsigned below[3] = {1, 1, 1};
+    for (std::size_t i = 1; i < layout.lanes.size(); ++i)
+        below[i] = below[i - 1] * layout.lanes[i - 1].extent;
+    for (std::size_t i = layout.lanes.size(); i-- > 0;) {
+        const ptx_layout_mode& mode = layout.lanes[i];
+        if (mode.extent == 1) continue;
+        const bool of_warp = below[i] >= warp_lanes;
+        const unsigned divisor = of_warp ? below[i] / warp_lanes : below[i];
+        const bool covers_the_rest =
+            of_warp ? i + 1 == layout.lanes.size() || layout.lanes[i + 1].extent == 1
+                    : below[i] * mode.extent == warp_lanes;
+        std::string term = of_warp ? "warp" : "lane";
+        if (divisor > 1) term += " / " + uint_literal(divisor);
+        if (!covers_the_rest) term += " % " + uint_literal(mode.extent);
+        for (auto [step, text] :
+             {std::pair{mode.row, &position.row}, std::pair{mode.column, &position.column}}) {
+            if (step == 0) continue;
+            *text += (text->empty() ? "" : " + ") + term +
+                     (step == 1 ? std::string() : " * " + uint_literal(step));
+        }
+    }
+    if (position.row.empty()) position.row = "0u";
+    if (position.column.empty()) position.column = "0u";
+    return position;
+}
+
+const ptx_fragment_layout& accumulator_layout(std::string_view mma_function) {
+    const ptx_instruction* row = find_ptx_instruction(mma_function);
+    if (row == nullptr || row->mma.m == 0)
+        throw std::logic_error("no tensor-core atom " + std::string(mma_function));
+    return row->mma.c;
+}
+
+}  // namespace kiln::detail
