@@ -245,4 +245,45 @@ TEST(gemm_plan, gpus_take_simt_tiles_that_fit_them) {
                  kiln::invalid_argument_error);
 }
 
+// Every row's tiles of every type are shapes their kernels take (the tensor cores' for the
+// inputs each is for), so that a bad row fails here, not at its first launch; the plan refuses a
+// forced tuning whose tiles do not fit.
+TEST(gemm_tuning, every_rows_tiles_fit_together) {
+    for (const auto& row : kiln::detail::algorithm::gemm_rows::rows()) {
+        const kiln::detail::gemm_tuning& t = row.tuning;
+        SCOPED_TRACE(row.provenance);
+        for (const auto* simt : {&t.simt, &t.simt_double, &t.simt_short})
+            EXPECT_TRUE(simt->fits_together()) << simt->key();
+        EXPECT_TRUE(t.cpu.fits_together()) << t.cpu.key();
+        EXPECT_TRUE(t.tensor.fits_together(2)) << t.tensor.key();
+        EXPECT_TRUE(t.tensor_tf32.fits_together(4)) << t.tensor_tf32.key();
+        EXPECT_TRUE(t.tensor_double.fits_together(8)) << t.tensor_double.key();
+        if (t.tensor_double_deep) {
+            EXPECT_TRUE(t.tensor_double_deep->fits_together(8)) << t.tensor_double_deep->key();
+        }
+        EXPECT_TRUE(t.warpgroup.fits_together()) << t.warpgroup.key();
+    }
+    auto hopper = kiln::test::written_by_hand(kiln::device_type::gpu, "NVIDIA Corporation");
+    hopper.compute_capability_major = 9;
+    const kiln::detail::gemm_tensor_tiles shallow{.block_depth = 8};
+    EXPECT_FALSE(shallow.fits_together(2));
+    EXPECT_TRUE(shallow.fits_together(8));
+    const kiln::detail::gemm_plan_input bf16{.element = kiln::detail::gemm_element::f32,
+                                             .tuning = kiln::detail::gemm_tuning_with({}, shallow),
+                                             .inputs = kiln::detail::gemm_element::bf16,
+                                             .tensor_core_layout = true};
+    EXPECT_THROW(kiln::detail::plan_gemm(hopper, bf16), kiln::invalid_argument_error);
+    auto doubles = bf16;
+    doubles.element = doubles.inputs = kiln::detail::gemm_element::f64;
+    EXPECT_EQ(kiln::detail::plan_gemm(hopper, doubles).strategy, gemm_strategy::tensor_cores);
+    const kiln::detail::gemm_cpu_tiles odd{.vector_width = 3};
+    EXPECT_FALSE(odd.fits_together());
+    kiln::detail::gemm_tuning odd_cpu;
+    odd_cpu.cpu = odd;
+    EXPECT_THROW(
+        kiln::detail::plan_gemm(kiln::test::written_by_hand(kiln::device_type::cpu, "pocl"),
+                                {.forced = gemm_strategy::cpu_tiles, .tuning = odd_cpu}),
+        kiln::invalid_argument_error);
+}
+
 }  // namespace

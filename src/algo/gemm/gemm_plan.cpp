@@ -141,6 +141,14 @@ gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input
                plan.strategy == gemm_strategy::warpgroup_mma) {
         plan.strategy = gemm_strategy::simt;  // floats stay floats unless TF32 is allowed
     }
+    // Tiles the kernels cannot take are refused here, not at their first launch.
+    const std::size_t input_bytes = is_16_bit(input.inputs) ? 2 : is_double ? 8 : 4;
+    if (plan.strategy == gemm_strategy::tensor_cores && !plan.tensor.fits_together(input_bytes))
+        throw invalid_argument_error("kiln::gemm", "tensor-core tiles " + plan.tensor.key() +
+                                                       " are not a shape the kernel takes");
+    if (plan.strategy == gemm_strategy::cpu_tiles && !plan.cpu.fits_together())
+        throw invalid_argument_error(
+            "kiln::gemm", "CPU tiles " + plan.cpu.key() + " are not a shape the kernel takes");
     // Copying A (m x k) reads and writes 8 m k bytes for floats, the product does 2 m n k
     // operations: at the H200's 4 TB/s and 40 TFLOP/s the copy costs 2 m k 10^-12 s against
     // m n k 5 10^-14, under 4% from n = 1024 on; and the whole product must outlast the copy's

@@ -148,15 +148,9 @@ std::size_t gemm_tensor_kernel::stage_bytes() const {
 
 std::string gemm_tensor_kernel::source() const {
     if (!is_16_bit(types.a)) return wide_tensor_kernel_source(*this);
-    const gemm_tensor_tiles& t = tiles;
-    // The shapes the generator's loops assume.
-    if (t.stages < 2 || t.stages > 6 || t.block_depth % 16 != 0 || t.warp_rows % 16 != 0 ||
-        t.warp_columns % 16 != 0 || t.block_rows % t.warp_rows != 0 ||
-        t.block_columns % t.warp_columns != 0 ||
-        (t.block_rows * t.block_depth / chunk_elements) % t.work_group_size() != 0 ||
-        (t.block_columns * t.block_depth / chunk_elements) % t.work_group_size() != 0)
+    if (!tiles.fits_together(2))
         throw invalid_argument_error(
-            "kiln::gemm", "tensor-core tiles " + t.key() + " are not a shape the kernel takes");
+            "kiln::gemm", "tensor-core tiles " + tiles.key() + " are not a shape the kernel takes");
     return generate(*this);
 }
 

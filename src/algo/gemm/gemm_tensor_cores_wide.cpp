@@ -97,13 +97,9 @@ staged_tile wide_stage_tile(const gemm_tensor_kernel& shape, bool is_a) {
 std::string wide_tensor_kernel_source(const gemm_tensor_kernel& shape) {
     const gemm_tensor_tiles& t = shape.tiles;
     const std::size_t group = t.work_group_size();
-    const std::size_t bytes = element_bytes(shape.types.a), chunk = 16 / bytes;
+    const std::size_t bytes = element_bytes(shape.types.a);
     const std::string accumulator = opencl_name(shape.types.accumulator);
-    if (t.stages < 2 || t.stages > 6 || t.block_depth % 4 != 0 || t.warp_rows % 8 != 0 ||
-        t.warp_columns % 8 != 0 || t.block_rows % t.warp_rows != 0 ||
-        t.block_columns % t.warp_columns != 0 ||
-        (t.block_rows * t.block_depth / chunk) % group != 0 ||
-        (t.block_columns * t.block_depth / chunk) % group != 0)
+    if (!t.fits_together(bytes))
         throw invalid_argument_error(
             "kiln::gemm", "tensor-core tiles " + t.key() + " are not a shape the kernel takes");
     const staged_tile a = wide_stage_tile(shape, true), bl = wide_stage_tile(shape, false);

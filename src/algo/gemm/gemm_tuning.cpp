@@ -64,66 +64,50 @@ constexpr gemm_cpu_tiles cpu_tiles(std::size_t rows, std::size_t vectors, std::s
 using gemm_row = tuning_row<gemm_tuning>;
 
 const std::array gemm_table{
-    gemm_row{nvidia_gpus,
-             // simt: 2026-11-27, H100, `KILN_GEMM_BENCH_TILES=... gemm_bench sgemm_4096
-             // sgemm_8192`, CUDA and NVIDIA OpenCL: 128x256x8 t8x16 v4 s3 r4 0.92-0.93x cuBLAS
-             // (128x128x16 0.81x). tensor_double (NVIDIA OpenCL's doubles, 48 KiB): 2026-11-27,
-             // H100, `KILN_GEMM_BENCH_TENSOR_TILES=... gemm_bench dgemm_4096`: 128x64x8 w64x32 s3
-             // 0.70x cuBLAS (s2 0.65x); 2026-11-28, H100, the same command: bands of 8 block rows
-             // 0.74-0.75x (of 4 0.74x, of 16 0.71-0.73x, none 0.70-0.71x; CUDA's deep tiles ran
-             // slower in bands of 4, 8 or 16: 0.82-0.84x against 0.87-0.89x).
-             // tensor_double_deep (CUDA's doubles, m16n8k16, fragments read a tile at a time):
-             // 2026-11-27, H100, the same command: 128x64x16 w64x32 s3 0.87-0.90x (64x128x16
-             // w32x64 s3 0.80-0.82x, 128x128x16 w64x32 s3 0.74-0.75x).
-             {gemm_strategy::simt, copied(vector_reads(tiles(128, 256, 8, 8, 16, 4)), 3),
-              tiles(64, 64, 8, 4, 4, 2), cpu_tiles(4, 2, 8, 16, 256),
-              tensor_tiles(128, 128, 32, 64, 32, 2), banded(tensor_tiles(128, 64, 8, 64, 32, 3), 8),
-              tensor_tiles(128, 128, 16, 64, 32, 2),
-              gemm_warpgroup_tiles{
-                  .block_rows = 256, .block_columns = 128, .stages = 4, .tile_maps = true},
-              tiles(128, 128, 16, 8, 8, 4), 128, tensor_tiles(128, 64, 16, 64, 32, 3)},
-             "gemm_bench / cuBLAS: H100 SGEMM 0.92x, DGEMM 0.74-0.90x; H200 k 64-77 0.87-0.94x, "
-             "bf16 wgmma 0.86x; docs/benchmarks.md, ## Matrix multiply"},
+    gemm_row{
+        nvidia_gpus,
+        // simt: 2026-11-27, H100, `KILN_GEMM_BENCH_TILES=... gemm_bench sgemm_4096
+        // sgemm_8192`, CUDA and NVIDIA OpenCL: 128x256x8 t8x16 v4 s3 r4 0.92-0.93x cuBLAS
+        // (128x128x16 0.81x). tensor_double (NVIDIA OpenCL's doubles, 48 KiB): 2026-11-27,
+        // H100, `KILN_GEMM_BENCH_TENSOR_TILES=... gemm_bench dgemm_4096`: 128x64x8 w64x32 s3
+        // 0.70x cuBLAS (s2 0.65x); 2026-11-28, H100, the same command: bands of 8 block rows
+        // 0.74-0.75x (of 4 0.74x, of 16 0.71-0.73x, none 0.70-0.71x; CUDA's deep tiles ran
+        // slower in bands of 4, 8 or 16: 0.82-0.84x against 0.87-0.89x).
+        // tensor_double_deep (CUDA's doubles, m16n8k16, fragments read a tile at a time):
+        // 2026-11-27, H100, the same command: 128x64x16 w64x32 s3 0.87-0.90x (64x128x16
+        // w32x64 s3 0.80-0.82x, 128x128x16 w64x32 s3 0.74-0.75x).
+        {.strategy = gemm_strategy::simt,
+         .simt = copied(vector_reads(tiles(128, 256, 8, 8, 16, 4)), 3),
+         .simt_double = tiles(64, 64, 8, 4, 4, 2),
+         .cpu = cpu_tiles(4, 2, 8, 16, 256),
+         .tensor = tensor_tiles(128, 128, 32, 64, 32, 2),
+         .tensor_double = banded(tensor_tiles(128, 64, 8, 64, 32, 3), 8),
+         .tensor_tf32 = tensor_tiles(128, 128, 16, 64, 32, 2),
+         .warpgroup = {.block_rows = 256, .block_columns = 128, .stages = 4, .tile_maps = true},
+         .simt_short = tiles(128, 128, 16, 8, 8, 4),
+         .short_depth = 128,
+         .tensor_double_deep = tensor_tiles(128, 64, 16, 64, 32, 3)},
+        "gemm_bench / cuBLAS: H100 SGEMM 0.92x, DGEMM 0.74-0.90x; H200 k 64-77 0.87-0.94x, "
+        "bf16 wgmma 0.86x; docs/benchmarks.md, ## Matrix multiply"},
     gemm_row{any_gpu,
-             {gemm_strategy::simt,
-              tiles(64, 64, 8, 4, 4, 4),
-              tiles(64, 64, 8, 4, 4, 2),
-              cpu_tiles(4, 2, 8, 16, 256),
-              {},
-              {},
-              {},
-              {},
-              {},
-              0,
-              std::nullopt},
+             {.strategy = gemm_strategy::simt,
+              .simt = tiles(64, 64, 8, 4, 4, 4),
+              .simt_double = tiles(64, 64, 8, 4, 4, 2),
+              .cpu = cpu_tiles(4, 2, 8, 16, 256)},
              "not measured: 256 work-items, 16 accumulators each, 4 KiB of local memory per float "
              "tile"},
     gemm_row{any_cpu,
-             {gemm_strategy::host_blas,
-              tiles(32, 32, 8, 4, 4, 1),
-              tiles(32, 32, 8, 4, 4, 1),
-              cpu_tiles(4, 4, 16, 32, 256),
-              {},
-              {},
-              {},
-              {},
-              {},
-              0,
-              std::nullopt},
+             {.strategy = gemm_strategy::host_blas,
+              .simt = tiles(32, 32, 8, 4, 4, 1),
+              .simt_double = tiles(32, 32, 8, 4, 4, 1),
+              .cpu = cpu_tiles(4, 4, 16, 32, 256)},
              "2-core Zen 5, PoCL 3.1, SGEMM 2048^3: cpu_tiles 0.066-0.082 TFLOP/s; OpenBLAS first "
              "(issue 41); docs/benchmarks.md, ## Matrix multiply"},
     gemm_row{any_device,
-             {gemm_strategy::simt,
-              tiles(32, 32, 8, 2, 2, 1),
-              tiles(32, 32, 8, 2, 2, 1),
-              cpu_tiles(4, 2, 8, 16, 256),
-              {},
-              {},
-              {},
-              {},
-              {},
-              0,
-              std::nullopt},
+             {.strategy = gemm_strategy::simt,
+              .simt = tiles(32, 32, 8, 2, 2, 1),
+              .simt_double = tiles(32, 32, 8, 2, 2, 1),
+              .cpu = cpu_tiles(4, 2, 8, 16, 256)},
              "not measured: the fallback, small tiles every OpenCL device can hold (256 "
              "work-items, 2 KiB of local memory)"},
 };

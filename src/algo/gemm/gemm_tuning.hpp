@@ -76,6 +76,13 @@ struct gemm_cpu_tiles {
     /// block of op(B)'s panel that all of them read stays in the first-level cache.
     std::size_t depth_block = 256;
     std::size_t tile_columns() const noexcept { return vectors * vector_width; }
+    /// Whether the kernel can be written: some rows and vectors per work-item, of an OpenCL
+    /// vector width.
+    bool fits_together() const noexcept {
+        return rows > 0 && vectors > 0 && work_group_size > 0 &&
+               (vector_width == 1 || vector_width == 2 || vector_width == 4 || vector_width == 8 ||
+                vector_width == 16);
+    }
     /// "4x2x8 g16 d256", for program keys.
     std::string key() const;
 };
@@ -97,6 +104,24 @@ struct gemm_tensor_tiles {
         return (block_rows / warp_rows) * (block_columns / warp_columns);
     }
     std::size_t work_group_size() const noexcept { return 32 * warps(); }
+    /// Whether the kernel can be written for operands of `element_bytes` (2: f16 and bf16 by
+    /// m16n8k16; 4: TF32 by m16n8k8; 8: doubles by m8n8k4, m16n8k8 or m16n8k16): 2 to 6 stages,
+    /// warp tiles of whole instructions that divide the block, and each operand's tile in whole
+    /// 16-byte copies per work-item.
+    bool fits_together(std::size_t element_bytes) const noexcept {
+        const bool narrow = element_bytes == 2;
+        const std::size_t depth = narrow               ? 16
+                                  : element_bytes == 4 ? 8
+                                                       : 4,
+                          rows = narrow || element_bytes == 4 ? 16 : 8, columns = narrow ? 16 : 8,
+                          chunk = 16 / element_bytes;
+        return (element_bytes == 2 || element_bytes == 4 || element_bytes == 8) && stages >= 2 &&
+               stages <= 6 && block_depth % depth == 0 && warp_rows % rows == 0 &&
+               warp_columns % columns == 0 && warp_rows > 0 && warp_columns > 0 &&
+               block_rows % warp_rows == 0 && block_columns % warp_columns == 0 &&
+               (block_rows * block_depth / chunk) % work_group_size() == 0 &&
+               (block_columns * block_depth / chunk) % work_group_size() == 0;
+    }
     /// "128x128x32 w64x32 s2" (" b8" with band_rows), for program keys.
     std::string key() const;
 };
@@ -145,20 +170,20 @@ struct gemm_tuning {
     /// What the device's row prefers for float and double; the plan falls back where it cannot
     /// run (host_blas without OpenBLAS: cpu_tiles).
     gemm_strategy strategy = gemm_strategy::simt;
-    gemm_simt_tiles simt;  ///< for float
-    gemm_simt_tiles simt_double;
-    gemm_cpu_tiles cpu;               ///< for float; doubles take half the vector width
-    gemm_tensor_tiles tensor;         ///< for 16-bit inputs on NVIDIA tensor cores
-    gemm_tensor_tiles tensor_double;  ///< for doubles on NVIDIA tensor cores
-    gemm_tensor_tiles tensor_tf32;    ///< for floats where the user allows TF32
-    gemm_warpgroup_tiles warpgroup;   ///< for 16-bit inputs on Hopper through CUDA
+    gemm_simt_tiles simt{};  ///< for float
+    gemm_simt_tiles simt_double{};
+    gemm_cpu_tiles cpu{};               ///< for float; doubles take half the vector width
+    gemm_tensor_tiles tensor{};         ///< for 16-bit inputs on NVIDIA tensor cores
+    gemm_tensor_tiles tensor_double{};  ///< for doubles on NVIDIA tensor cores
+    gemm_tensor_tiles tensor_tf32{};    ///< for floats where the user allows TF32
+    gemm_warpgroup_tiles warpgroup{};   ///< for 16-bit inputs on Hopper through CUDA
     /// For float products whose depth k is at most short_depth (0: none), whose few k tiles leave
     /// the first loads and C's stores to dominate: SIMT tiles that suit them.
-    gemm_simt_tiles simt_short;
+    gemm_simt_tiles simt_short{};
     std::size_t short_depth = 0;
     /// For doubles on NVIDIA tensor cores where dynamic local memory holds more stages than a
     /// static array's 48 KiB (CUDA): deeper tiles; elsewhere tensor_double.
-    std::optional<gemm_tensor_tiles> tensor_double_deep;
+    std::optional<gemm_tensor_tiles> tensor_double_deep{};
 };
 
 /// Tiles from their key() ("128x128x16 t8x8 v4 r4", "128x128x32 w64x32 s2", "256x128 s4 tma"), as
