@@ -25,9 +25,8 @@ std::size_t ceil_div(std::size_t a, std::size_t b) {
 
 /// The reproducible strategy's teams: on GPUs a power of two of lanes, each about the row's
 /// exact_elements_per_lane (scans: exact_scan_elements_per_lane) of a mean segment, in groups of
-/// the row's size; on CPUs
-/// a work-item per segment, whose work-items are loops of one core (teams where a test forces a
-/// tuning, so that CI runs them).
+/// the row's size; on CPUs a work-item per segment, whose work-items are loops of one core (teams
+/// where a test forces a tuning, so that CI runs them).
 segmented_plan plan_reproducible_segments(const device_properties& props,
                                           const segmented_plan_input& input, std::size_t mean,
                                           segmented_plan plan) {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The reproducible strategy (docs/reproducibility.md): floating-point sums of segments whose bits
-// depend on nothing but the segments' values. A team of lanes per segment, as team_per_segment
-// sizes it (one lane on CPUs); each lane adds its elements to an exact accumulator
-// (include/kiln/reproducible_reducers.hpp), whose states add to the same value in any grouping,
-// so neither the team's size nor the lanes' shares show in the result:
+// depend on nothing but the segments' values. A team of lanes per segment, sized by the plan
+// (plan_reproducible_segments: a power of two for the mean segment, one lane on CPUs); each lane
+// adds its elements to an exact accumulator (include/kiln/reproducible_reducers.hpp), whose
+// states add to the same value in any grouping, so neither the team's size nor the lanes' shares
+// show in the result:
 // - reduce: the lanes read the segment by their stride, fold their states as a tree in local
 //   memory, and the first lane rounds the team's state once into out[s];
 // - scan: each lane takes a run of consecutive elements of the segment, the team scans the runs'
