@@ -40,11 +40,11 @@ fragment_lane_position lane_position(const ptx_fragment_layout& layout) {
     return position;
 }
 
-const ptx_fragment_layout& accumulator_layout(std::string_view mma_function) {
+const ptx_mma_shape& tensor_core_atom(std::string_view mma_function) {
     const ptx_instruction* row = find_ptx_instruction(mma_function);
     if (row == nullptr || row->mma.m == 0)
         throw std::logic_error("no tensor-core atom " + std::string(mma_function));
-    return row->mma.c;
+    return row->mma;
 }
 
 }  // namespace kiln::detail

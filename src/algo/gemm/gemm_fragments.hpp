@@ -18,8 +18,8 @@ struct fragment_lane_position {
 };
 fragment_lane_position lane_position(const ptx_fragment_layout& layout);
 
-/// The accumulators' layout of the instruction table's `mma_function` (an mma.sync or wgmma
-/// wrapper's name).
-const ptx_fragment_layout& accumulator_layout(std::string_view mma_function);
+/// The shape and fragment layouts of the instruction table's `mma_function` (an mma.sync or
+/// wgmma wrapper's name).
+const ptx_mma_shape& tensor_core_atom(std::string_view mma_function);
 
 }  // namespace kiln::detail

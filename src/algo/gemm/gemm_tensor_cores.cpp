@@ -92,7 +92,7 @@ std::string generate(const gemm_tensor_kernel& shape) {
         }
     });
     // The epilogue: each accumulator where the instruction's layout puts it.
-    const ptx_fragment_layout& c = accumulator_layout(mma);
+    const ptx_fragment_layout& c = tensor_core_atom(mma).c;
     const fragment_lane_position lane = lane_position(c);
     for (std::size_t mi = 0; mi < m_tiles; ++mi)
         for (std::size_t ni = 0; ni < n_tiles; ++ni)

@@ -58,32 +58,26 @@ std::size_t conflict_free_padding(const staged_tile& tile) {
     return best;
 }
 
-/// Where lane l's elements of the warp's fragments start in a stage tile: row l / 4 of the warp's
-/// first 8 from `along` (its rows or columns), k l % 4.
-std::string fragment_lane(const staged_tile& l, const std::string& along) {
+/// Where a lane's elements of the warp's fragments start in a stage tile: `along` (the warp's
+/// first row or column) plus the lane's part of the operand's layout, `outer` its row (A) or
+/// column (B), `k` its depth.
+std::string fragment_lane(const staged_tile& l, const std::string& along, const std::string& outer,
+                          const std::string& k) {
     const std::string row = uint_literal(l.row());
-    return l.k_is_inner ? "(" + along + " + lane / 4u) * " + row + " + lane % 4u"
-                        : "lane % 4u * " + row + " + " + along + " + lane / 4u";
+    return l.k_is_inner ? "(" + along + " + " + outer + ") * " + row + " + " + k
+                        : k + " * " + row + " + " + along + " + " + outer;
 }
 
-/// One instruction's shape and how its fragments lie: m16n8k8 holds A's rows g and g + 8 at k t
-/// and t + 4 (a0..a3, row fastest), B's k t and t + 4 (b0, b1) (m16n8k16 goes on to t + 12), C's
-/// rows g and g + 8 (c0, c1 and c2, c3 at columns 2t, 2t + 1); m8n8k4 one row and one k of each.
-struct wide_mma {
-    std::size_t m = 8, k = 4;
-    std::string function;
-    std::size_t a_elements() const { return m * k / 32; }
-    std::size_t b_elements() const { return 8 * k / 32; }
-    std::size_t c_elements() const { return m * 8 / 32; }
-};
-
-wide_mma mma_of(const gemm_tensor_kernel& shape) {
-    if (shape.types.a == gemm_element::f32) return {16, 8, "kiln_mma_m16n8k8_tf32"};
-    if (!shape.double_m16n8k8) return {8, 4, "kiln_mma_m8n8k4_f64"};
+/// The instruction a tile takes: TF32's m16n8k8, or for doubles m8n8k4, or m16n8k8 and m16n8k16
+/// where compute capability 9.0 has them. Its shape and fragments are its row of the instruction
+/// table.
+std::string mma_function_of(const gemm_tensor_kernel& shape) {
+    if (shape.types.a == gemm_element::f32) return "kiln_mma_m16n8k8_tf32";
+    if (!shape.double_m16n8k8) return "kiln_mma_m8n8k4_f64";
     // Half the instructions for the same products where the tiles are 16 deep (128x64x16 w64x32
     // s3, CUDA, H100: 0.83-0.84x cuBLAS against m16n8k8's 0.78-0.79x).
-    if (shape.tiles.block_depth % 16 == 0) return {16, 16, "kiln_mma_m16n8k16_f64"};
-    return {16, 8, "kiln_mma_m16n8k8_f64"};
+    if (shape.tiles.block_depth % 16 == 0) return "kiln_mma_m16n8k16_f64";
+    return "kiln_mma_m16n8k8_f64";
 }
 
 }  // namespace
@@ -103,13 +97,15 @@ std::string wide_tensor_kernel_source(const gemm_tensor_kernel& shape) {
         throw invalid_argument_error(
             "kiln::gemm", "tensor-core tiles " + t.key() + " are not a shape the kernel takes");
     const staged_tile a = wide_stage_tile(shape, true), bl = wide_stage_tile(shape, false);
-    const wide_mma mma = mma_of(shape);
+    const std::string mma_function = mma_function_of(shape);
+    const ptx_mma_shape& mma = tensor_core_atom(mma_function);
     if (t.warp_rows % mma.m != 0 || t.block_depth % mma.k != 0)
         throw invalid_argument_error(
             "kiln::gemm", "tensor-core tiles " + t.key() + " do not divide into the instruction's");
-    const std::size_t m_tiles = t.warp_rows / mma.m, n_tiles = t.warp_columns / 8;
-    const std::size_t a_size = mma.a_elements(), b_size = mma.b_elements(),
-                      c_size = mma.c_elements();
+    const std::size_t m_tiles = t.warp_rows / mma.m, n_tiles = t.warp_columns / mma.n;
+    const std::size_t a_size = mma.a.value_count(), b_size = mma.b.value_count(),
+                      c_size = mma.c.value_count();
+    const fragment_lane_position a_lane = lane_position(mma.a), b_lane = lane_position(mma.b);
 
     source_builder b;
     use_tensor_core_vocabulary(b, shape.target);
@@ -124,23 +120,28 @@ std::string wide_tensor_kernel_source(const gemm_tensor_kernel& shape) {
     b.close();
     b.line(a.element + " a_fragments[" + std::to_string(m_tiles * a_size) + "], b_fragments[" +
            std::to_string(n_tiles * b_size) + "];");
-    b.line("const uint a_lane = " + fragment_lane(a, "warp_row") + ";");
-    b.line("const uint b_lane = " + fragment_lane(bl, "warp_column") + ";");
+    b.line("const uint a_lane = " + fragment_lane(a, "warp_row", a_lane.row, a_lane.column) + ";");
+    b.line("const uint b_lane = " + fragment_lane(bl, "warp_column", b_lane.column, b_lane.row) +
+           ";");
     emit_staged_loop(b, copy_pipeline_of(t), a, bl, [&] {
         b.line("const local " + a.element + "* const a_warp = a_stage + a_lane;");
         b.line("const local " + bl.element + "* const b_warp = b_stage + b_lane;");
         const auto load_a = [&](std::size_t kk, std::size_t mi) {
-            for (std::size_t e = 0; e < a_size; ++e)
+            for (unsigned e = 0; e < a_size; ++e) {
+                const auto at = mma.a.at(0, e);
                 b.line("a_fragments[" + std::to_string(mi * a_size + e) + "] = a_warp[" +
-                       uint_literal(a.offset(mi * mma.m + e % 2 * 8, kk + e / 2 * 4)) + "];");
+                       uint_literal(a.offset(mi * mma.m + at.row, kk + at.column)) + "];");
+            }
         };
         const auto load_b = [&](std::size_t kk, std::size_t ni) {
-            for (std::size_t e = 0; e < b_size; ++e)
+            for (unsigned e = 0; e < b_size; ++e) {
+                const auto at = mma.b.at(0, e);
                 b.line("b_fragments[" + std::to_string(ni * b_size + e) + "] = b_warp[" +
-                       uint_literal(bl.offset(ni * 8, kk + e * 4)) + "];");
+                       uint_literal(bl.offset(ni * mma.n + at.column, kk + at.row)) + "];");
+            }
         };
         const auto multiply = [&](std::size_t mi, std::size_t ni) {
-            b.line(mma.function + "(accumulators + " + uint_literal((mi * n_tiles + ni) * c_size) +
+            b.line(mma_function + "(accumulators + " + uint_literal((mi * n_tiles + ni) * c_size) +
                    ", a_fragments + " + uint_literal(mi * a_size) + ", b_fragments + " +
                    uint_literal(ni * b_size) + ");");
         };
@@ -172,7 +173,7 @@ std::string wide_tensor_kernel_source(const gemm_tensor_kernel& shape) {
         }
     });
     // The epilogue: each accumulator where the instruction's layout puts it.
-    const ptx_fragment_layout& c = accumulator_layout(mma.function);
+    const ptx_fragment_layout& c = mma.c;
     const fragment_lane_position lane = lane_position(c);
     for (std::size_t mi = 0; mi < m_tiles; ++mi)
         for (std::size_t ni = 0; ni < n_tiles; ++ni)

@@ -52,7 +52,7 @@ void emit_warpgroup_stores(source_builder& b, const gemm_types& types, const std
                            std::size_t block_columns, const std::string& first_row) {
     // Each register of the warpgroup's m64nN accumulator where wgmma's layout puts it.
     const ptx_fragment_layout& layout =
-        accumulator_layout(warpgroup_mma_function(types, block_columns));
+        tensor_core_atom(warpgroup_mma_function(types, block_columns)).c;
     const fragment_lane_position lane = lane_position(layout);
     b.open("");
     b.line("const ulong row = " + first_row + " + " + lane.row + ";");
