@@ -3,7 +3,7 @@
 // tiles of op(A) and op(B) staged through local memory, the next tile's loads in flight (in
 // registers) while the current one is multiplied, two local buffers so that one barrier per
 // tile suffices. CUTLASS's SIMT GEMM and the "how to optimise a CUDA matmul" worklogs build it
-// so; docs/linear_algebra.md, "Strategies". Tiles with copy_stages take gemm_simt_copies.cpp's
+// so; docs/dev/gemm.md, "Strategies". Tiles with copy_stages take gemm_simt_copies.cpp's
 // kernel where the device has cp.async.
 #include <algorithm>
 #include <string>

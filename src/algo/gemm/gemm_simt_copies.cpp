@@ -5,7 +5,7 @@
 // work-items read their thread tiles as 4-vectors (gemm_simt_thread_tile.hpp). No registers hold
 // the next tile, so 256x128 blocks of 16x8 thread tiles fit, cuBLAS's SGEMM shape on Hopper. A
 // tile whose k is inner in memory (A, or Bᵀ) is transposed by copies of one float each; the
-// other is copied by 16 bytes where its rows allow. docs/linear_algebra.md, "Strategies".
+// other is copied by 16 bytes where its rows allow. docs/dev/gemm.md, "Strategies".
 #include <kiln/error.hpp>
 #include <string>
 

@@ -3,7 +3,7 @@
 // through `stages` local buffers of op(A) and op(B) tiles, filled by cp.async 16 bytes at a time
 // (zeros past the matrix's edges) while earlier tiles are multiplied; each warp's tile of C in
 // registers, fed by ldmatrix from local memory to mma.sync m16n8k16 (16-bit inputs, float
-// accumulation); the epilogue applies alpha and beta. docs/linear_algebra.md, "Strategies".
+// accumulation); the epilogue applies alpha and beta. docs/dev/gemm.md, "Strategies".
 #include <kiln/error.hpp>
 #include <string>
 #include <utility>

@@ -3,7 +3,7 @@
 // (gemm_tensor_pipeline.hpp) feeding mma.sync with f64 operands (DMMA: m8n8k4 from compute
 // capability 8.0, m16n8k8 and m16n8k16 from 9.0) or, where the user allows it, float operands
 // rounded to TF32 (m16n8k8). Lane l holds elements at row l / 4 (+ 8) and k l % 4 (+ 4) of its
-// fragments, read from local memory without ldmatrix. docs/linear_algebra.md, "Strategies".
+// fragments, read from local memory without ldmatrix. docs/dev/gemm.md, "Strategies".
 #include <algorithm>
 #include <array>
 #include <kiln/error.hpp>

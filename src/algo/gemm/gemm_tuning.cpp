@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The GEMM module's tuning rows, from specific to generic, each saying in one line where its
-// numbers come from (docs/benchmarks.md; the sweeps behind them in docs/linear_algebra.md, ### GPUs
-// and ### CPU), and its tiles' keys.
+// numbers come from (docs/benchmarks.md; the sweeps behind them in docs/dev/gemm.md, ### GPUs and
+// ### CPU), and its tiles' keys.
 #include "gemm_tuning.hpp"
 
 #include <array>

@@ -5,7 +5,7 @@
 // the 128-byte swizzled layout that wgmma's descriptors name; each warpgroup multiplies its 64 rows
 // of the block by the whole tile of B with wgmma.mma_async m64nNk16, which reads both operands
 // from local memory and runs while the warpgroup returns to the copies. sm_90a only: CUDA on
-// compute capability 9.0 (docs/linear_algebra.md, "Strategies").
+// compute capability 9.0 (docs/dev/gemm.md, "Strategies").
 #include <kiln/error.hpp>
 #include <string>
 #include <utility>

@@ -7,7 +7,7 @@
 // descriptors name). Two barriers per stage pace them: "full" completes when a stage's bytes have
 // landed, "free" when every multiplying warp has finished reading it. The copying warpgroup hands
 // registers to the multiplying ones (setmaxnreg) for their accumulators. sm_90a only: CUDA on
-// compute capability 9.0 (docs/linear_algebra.md, "Strategies").
+// compute capability 9.0 (docs/dev/gemm.md, "Strategies").
 #include <algorithm>
 #include <kiln/detail/tile_map.hpp>
 #include <kiln/error.hpp>
