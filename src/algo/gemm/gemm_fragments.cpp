@@ -47,4 +47,25 @@ const ptx_mma_shape& tensor_core_atom(std::string_view mma_function) {
     return row->mma;
 }
 
+void emit_warp_tile_stores(source_builder& b, const gemm_types& types, const ptx_fragment_layout& c,
+                           std::size_t m_tiles, std::size_t n_tiles) {
+    const fragment_lane_position lane = lane_position(c);
+    for (std::size_t mi = 0; mi < m_tiles; ++mi)
+        for (std::size_t ni = 0; ni < n_tiles; ++ni)
+            for (unsigned e = 0; e < c.value_count(); ++e) {
+                const auto at = c.at(0, e);
+                const std::string row =
+                    "row0 + warp_row + " + uint_literal(mi * c.rows + at.row) + " + " + lane.row;
+                const std::string column = "column0 + warp_column + " +
+                                           uint_literal(ni * c.columns + at.column) + " + " +
+                                           lane.column;
+                b.open("if (" + row + " < m && " + column + " < n)");
+                b.line(gemm_store(types, "(" + row + ")", "(" + column + ")",
+                                  "accumulators[" +
+                                      std::to_string((mi * n_tiles + ni) * c.value_count() + e) +
+                                      "]"));
+                b.close();
+            }
+}
+
 }  // namespace kiln::detail

@@ -4,9 +4,12 @@
 // written once, as data, and every writer reads them.
 #pragma once
 
+#include <cstddef>
 #include <kiln/detail/ptx_instructions.hpp>
 #include <string>
 #include <string_view>
+
+#include "gemm_kernels.hpp"
 
 namespace kiln::detail {
 
@@ -21,5 +24,11 @@ fragment_lane_position lane_position(const ptx_fragment_layout& layout);
 /// The shape and fragment layouts of the instruction table's `mma_function` (an mma.sync or
 /// wgmma wrapper's name).
 const ptx_mma_shape& tensor_core_atom(std::string_view mma_function);
+
+/// The mma.sync kernels' epilogue: a warp's m_tiles x n_tiles tiles of accumulators
+/// (`accumulators`, tile by tile, each in `c`'s layout) stored into C where inside it, the warp's
+/// tile starting at (row0 + warp_row, column0 + warp_column).
+void emit_warp_tile_stores(source_builder& b, const gemm_types& types, const ptx_fragment_layout& c,
+                           std::size_t m_tiles, std::size_t n_tiles);
 
 }  // namespace kiln::detail

@@ -91,25 +91,7 @@ std::string generate(const gemm_tensor_kernel& shape) {
                            uint_literal(ni * 2) + ");");
         }
     });
-    // The epilogue: each accumulator where the instruction's layout puts it.
-    const ptx_fragment_layout& c = tensor_core_atom(mma).c;
-    const fragment_lane_position lane = lane_position(c);
-    for (std::size_t mi = 0; mi < m_tiles; ++mi)
-        for (std::size_t ni = 0; ni < n_tiles; ++ni)
-            for (unsigned e = 0; e < c.value_count(); ++e) {
-                const auto at = c.at(0, e);
-                const std::string row =
-                    "row0 + warp_row + " + uint_literal(mi * c.rows + at.row) + " + " + lane.row;
-                const std::string column = "column0 + warp_column + " +
-                                           uint_literal(ni * c.columns + at.column) + " + " +
-                                           lane.column;
-                b.open("if (" + row + " < m && " + column + " < n)");
-                b.line(gemm_store(shape.types, "(" + row + ")", "(" + column + ")",
-                                  "accumulators[" +
-                                      std::to_string((mi * n_tiles + ni) * c.value_count() + e) +
-                                      "]"));
-                b.close();
-            }
+    emit_warp_tile_stores(b, shape.types, tensor_core_atom(mma).c, m_tiles, n_tiles);
     b.end_kernel();
     return b.str();
 }

@@ -172,24 +172,7 @@ std::string wide_tensor_kernel_source(const gemm_tensor_kernel& shape) {
             }
         }
     });
-    // The epilogue: each accumulator where the instruction's layout puts it.
-    const ptx_fragment_layout& c = mma.c;
-    const fragment_lane_position lane = lane_position(c);
-    for (std::size_t mi = 0; mi < m_tiles; ++mi)
-        for (std::size_t ni = 0; ni < n_tiles; ++ni)
-            for (std::size_t e = 0; e < c_size; ++e) {
-                const auto at = c.at(0, static_cast<unsigned>(e));
-                const std::string row =
-                    "row0 + warp_row + " + uint_literal(mi * c.rows + at.row) + " + " + lane.row;
-                const std::string column = "column0 + warp_column + " +
-                                           uint_literal(ni * c.columns + at.column) + " + " +
-                                           lane.column;
-                b.open("if (" + row + " < m && " + column + " < n)");
-                b.line(gemm_store(
-                    shape.types, "(" + row + ")", "(" + column + ")",
-                    "accumulators[" + std::to_string((mi * n_tiles + ni) * c_size + e) + "]"));
-                b.close();
-            }
+    emit_warp_tile_stores(b, shape.types, mma.c, m_tiles, n_tiles);
     b.end_kernel();
     return b.str();
 }
