@@ -19,6 +19,7 @@
 
 #include "runtime/atomic_file.hpp"
 #include "runtime/entry_signing.hpp"
+#include "runtime/fnv1a.hpp"
 
 namespace kiln {
 namespace {
@@ -51,18 +52,6 @@ void evict_beyond_capacity(memory_cache& cache) {
     }
 }
 
-// FNV-1a: simple and good enough to name files; the full key is stored in each entry, so a hash
-// collision cannot return the wrong binary.
-std::uint64_t fnv1a(const void* data, std::size_t size,
-                    std::uint64_t hash = 14695981039346656037ull) {
-    const auto* bytes = static_cast<const unsigned char*>(data);
-    for (std::size_t i = 0; i < size; ++i) {
-        hash ^= bytes[i];
-        hash *= 1099511628211ull;
-    }
-    return hash;
-}
-
 // An entry: this magic, the key's size and the key, the payload's size, the keyed hash of all
 // of that and the payload (entry_signing.hpp), then the payload (the device binary). Version 1
 // carried an FNV-1a checksum instead, which anyone could recompute over a payload of their own.
@@ -79,10 +68,10 @@ std::string cache_key(const device& dev, std::span<const std::string> sources,
 
 std::string entry_file_name(const std::string& key) {
     char name[64];
-    std::snprintf(
-        name, sizeof name, "%016llx%016llx.kbin",
-        static_cast<unsigned long long>(fnv1a(key.data(), key.size())),
-        static_cast<unsigned long long>(fnv1a(key.data(), key.size(), 0x9e3779b97f4a7c15ull)));
+    std::snprintf(name, sizeof name, "%016llx%016llx.kbin",
+                  static_cast<unsigned long long>(detail::fnv1a(key.data(), key.size())),
+                  static_cast<unsigned long long>(
+                      detail::fnv1a(key.data(), key.size(), 0x9e3779b97f4a7c15ull)));
     return name;
 }
 

@@ -16,6 +16,7 @@
 #include "algo/gemm/gemm_plan.hpp"
 #include "algo/gemm/gemm_strategies.hpp"
 #include "algo/written_devices.hpp"
+#include "runtime/fnv1a.hpp"
 
 namespace {
 
@@ -25,11 +26,9 @@ using kiln::detail::gemm_types;
 
 const char* const texts_file = KILN_GEMM_TEXTS_FILE;
 
-std::string fnv1a(const std::string& text) {
-    std::uint64_t hash = 0xcbf29ce484222325u;
-    for (const unsigned char c : text) hash = (hash ^ c) * 0x100000001b3u;
+std::string hash_of(const std::string& text) {
     std::ostringstream out;
-    out << std::hex << hash;
+    out << std::hex << kiln::detail::fnv1a(text.data(), text.size());
     return out.str();
 }
 
@@ -126,7 +125,7 @@ class kernel_texts {
         } catch (const kiln::invalid_argument_error& e) {
             text = std::string("refused: ") + e.what();
         }
-        hashes_.emplace(key, fnv1a(text));
+        hashes_.emplace(key, hash_of(text));
     }
 
     // As run_simt_gemm, run_cpu_tiles_gemm, run_tensor_core_gemm and run_warpgroup_gemm build

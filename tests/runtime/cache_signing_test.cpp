@@ -19,6 +19,7 @@
 
 #include "cache_fixture.hpp"
 #include "runtime/entry_signing.hpp"
+#include "runtime/fnv1a.hpp"
 #include "support/hang_guard.hpp"
 
 namespace kiln::test::cache {
@@ -35,12 +36,6 @@ void append_u64(std::string& bytes, std::uint64_t value) {
     for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<char>(value >> (8 * i)));
 }
 
-std::uint64_t fnv1a(const std::string& bytes) {
-    std::uint64_t hash = 14695981039346656037ull;
-    for (const char c : bytes) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-    return hash;
-}
-
 // An entry is a magic (8 bytes), the key's size (8) and the key, the payload's size (8), a hash
 // (8) and the payload, the device binary. Where the payload starts:
 std::size_t payload_start(const std::string& entry) {
@@ -53,7 +48,7 @@ std::size_t payload_start(const std::string& entry) {
 std::string forged(const std::string& entry, const std::string& payload) {
     std::string forgery = entry.substr(0, payload_start(entry) - 16);
     append_u64(forgery, payload.size());
-    append_u64(forgery, fnv1a(payload));
+    append_u64(forgery, kiln::detail::fnv1a(payload.data(), payload.size()));
     return forgery + payload;
 }
 

@@ -2,7 +2,9 @@
 // The fragments' positions as kernel expressions (gemm_fragments.hpp).
 #include "gemm_fragments.hpp"
 
+#include <array>
 #include <stdexcept>
+#include <tuple>
 
 #include "gemm_tensor_pipeline.hpp"
 
@@ -14,7 +16,8 @@ fragment_lane_position lane_position(const ptx_fragment_layout& layout) {
     // its step. Modes from the 32nd lane on are the warp's.
     constexpr unsigned warp_lanes = 32;
     fragment_lane_position position;
-    unsigned below[3] = {1, 1, 1};
+    std::array<unsigned, std::tuple_size_v<decltype(layout.lanes)>> below{};
+    below[0] = 1;
     for (std::size_t i = 1; i < layout.lanes.size(); ++i)
         below[i] = below[i - 1] * layout.lanes[i - 1].extent;
     for (std::size_t i = layout.lanes.size(); i-- > 0;) {
