@@ -2,10 +2,12 @@
 // cuBLAS on bench/linalg/gemm_bench's products (gemm_workloads.hpp): cublasSgemm, cublasDgemm
 // and cublasSgemmStridedBatched, row-major C = A B (cuBLAS's column-major C^T = B^T A^T), TF32
 // off (CUBLAS_DEFAULT_MATH keeps float in float); cublasGemmEx for bf16 and fp16 inputs with
-// CUBLAS_COMPUTE_32F and a float C. Prints `cublas <work> <seconds>` lines that
+// CUBLAS_COMPUTE_32F and a float C; cublasLtMatmul for bf16 in and out, plain and with
+// CUBLASLT_EPILOGUE_RELU_BIAS. Prints `cublas <work> <seconds>` lines that
 // gemm_bench reads (best of 10 runs, CUDA events, after one untimed run).
 //
 //     gemm_cublas_reference [work...]     (all of gemm_workloads::gpu_workloads() by default)
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -75,8 +77,76 @@ double time_gemm_ex(cublasHandle_t handle, const gemm_workloads::workload& w, cu
     return seconds;
 }
 
+void check_lt(cublasStatus_t status, const char* call) {
+    check(status, call);
+}
+
+/// bf16 inputs and output through cublasLtMatmul, float accumulation, with `epilogue`
+/// (CUBLASLT_EPILOGUE_RELU_BIAS takes a bf16 bias per row of cuBLAS's column-major D, which is
+/// per column of the row-major C), on the algorithm its heuristic ranks first.
+double time_lt_bf16_out(const gemm_workloads::workload& w, cublasLtEpilogue_t epilogue) {
+    cublasLtHandle_t lt;
+    check_lt(cublasLtCreate(&lt), "cublasLtCreate");
+    auto* a = cuda_reference::device_copy(gemm_workloads::values<__nv_bfloat16>(w.m * w.k, 1));
+    auto* b = cuda_reference::device_copy(gemm_workloads::values<__nv_bfloat16>(w.k * w.n, 2));
+    auto* c =
+        cuda_reference::device_copy(std::vector<__nv_bfloat16>(w.m * w.n, __float2bfloat16(0.0f)));
+    auto* bias = cuda_reference::device_copy(gemm_workloads::values<__nv_bfloat16>(w.n, 3));
+    const std::size_t workspace_bytes = std::size_t(32) << 20;
+    void* workspace = nullptr;
+    cudaMalloc(&workspace, workspace_bytes);
+    cublasLtMatmulDesc_t op;
+    check_lt(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F), "MatmulDescCreate");
+    check_lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                            sizeof epilogue),
+             "epilogue");
+    if (epilogue != CUBLASLT_EPILOGUE_DEFAULT)
+        check_lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+                                                sizeof bias),
+                 "bias");
+    // Row-major C = A B as column-major C^T (n x m) = B^T (n x k) A^T (k x m).
+    cublasLtMatrixLayout_t first, second, out;
+    check_lt(cublasLtMatrixLayoutCreate(&first, CUDA_R_16BF, w.n, w.k, w.n), "layout B");
+    check_lt(cublasLtMatrixLayoutCreate(&second, CUDA_R_16BF, w.k, w.m, w.k), "layout A");
+    check_lt(cublasLtMatrixLayoutCreate(&out, CUDA_R_16BF, w.n, w.m, w.n), "layout C");
+    cublasLtMatmulPreference_t preference;
+    check_lt(cublasLtMatmulPreferenceCreate(&preference), "preference");
+    check_lt(
+        cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                             &workspace_bytes, sizeof workspace_bytes),
+        "workspace");
+    cublasLtMatmulHeuristicResult_t heuristic{};
+    int found = 0;
+    check_lt(cublasLtMatmulAlgoGetHeuristic(lt, op, first, second, out, out, preference, 1,
+                                            &heuristic, &found),
+             "cublasLtMatmulAlgoGetHeuristic");
+    if (found == 0) cuda_reference::fail("cublasLtMatmulAlgoGetHeuristic", "no algorithm");
+    const float one = 1, zero = 0;
+    const double seconds = cuda_reference::best_event_seconds(10, [&] {
+        check_lt(cublasLtMatmul(lt, op, &one, b, first, a, second, &zero, c, out, c, out,
+                                &heuristic.algo, workspace, workspace_bytes, 0),
+                 "cublasLtMatmul");
+    });
+    cublasLtMatmulPreferenceDestroy(preference);
+    cublasLtMatrixLayoutDestroy(first);
+    cublasLtMatrixLayoutDestroy(second);
+    cublasLtMatrixLayoutDestroy(out);
+    cublasLtMatmulDescDestroy(op);
+    cudaFree(workspace);
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(c);
+    cudaFree(bias);
+    cublasLtDestroy(lt);
+    return seconds;
+}
+
 double time_work(cublasHandle_t handle, const gemm_workloads::workload& w) {
     switch (w.inputs) {
+        case gemm_workloads::inputs::bf16_out:
+            return time_lt_bf16_out(w, CUBLASLT_EPILOGUE_DEFAULT);
+        case gemm_workloads::inputs::bf16_bias_relu:
+            return time_lt_bf16_out(w, CUBLASLT_EPILOGUE_RELU_BIAS);
         case gemm_workloads::inputs::bf16:
             return time_gemm_ex<__nv_bfloat16>(handle, w, CUDA_R_16BF);
         case gemm_workloads::inputs::f16:
@@ -98,6 +168,8 @@ int main(int argc, char** argv) {
     const std::vector<std::string> wanted(argv + 1, argv + argc);
     std::vector<gemm_workloads::workload> works = gemm_workloads::gpu_workloads();
     for (const gemm_workloads::workload& w : gemm_workloads::binary16_workloads())
+        works.push_back(w);
+    for (const gemm_workloads::workload& w : gemm_workloads::epilogue_workloads())
         works.push_back(w);
     for (const gemm_workloads::workload& w : works) {
         bool chosen = wanted.empty();

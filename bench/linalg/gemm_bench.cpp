@@ -5,7 +5,8 @@
 //
 // On each device kiln sees: GPUs run the GPU works (SGEMM 4096^3 and 8192^3, DGEMM 4096^3, odd
 // shapes, a batch of 4096 64^3 products; bf16 and fp16 inputs with a float C, 4096^3 and 8192^3,
-// beside cublasGemmEx) beside cuBLAS (bench/linalg/cublas_gemm_reference.cu,
+// beside cublasGemmEx; bf16 in and out, plain and with bias and ReLU in the epilogue, beside
+// cublasLtMatmul and beside each other) beside cuBLAS (bench/linalg/cublas_gemm_reference.cu,
 // run by this program where it was built; TF32 off on both sides but for tf32_4096, which allows
 // it on both sides); CPUs run SGEMM 2048^3 through
 // the plan's choice and each CPU strategy forced, beside OpenBLAS called directly on as many
@@ -91,8 +92,29 @@ double time_kiln_binary16(const kiln::queue& q, const workload& w) {
     return time_calls(q, [&] { kiln::gemm(c, a, b); });
 }
 
+/// bf16 inputs and output, plain or with a bias per column and the ReLU in the epilogue.
+double time_kiln_bf16_out(const kiln::queue& q, const workload& w) {
+    using kiln::bfloat16;
+    const kiln::matrix<bfloat16> a(q, w.m, w.k, gemm_workloads::values<bfloat16>(w.m * w.k, 1));
+    const kiln::matrix<bfloat16> b(q, w.k, w.n, gemm_workloads::values<bfloat16>(w.k * w.n, 2));
+    const kiln::matrix<bfloat16> c(q, w.m, w.n);
+    const kiln::vector<float> bias(q, gemm_workloads::values<float>(w.n, 3));
+    if (w.inputs == gemm_workloads::inputs::bf16_out)
+        return time_calls(q, [&] { kiln::gemm(c, a, b); });
+    return time_calls(q, [&] {
+        kiln::gemm(c, a, b, {},
+                   KILN_LAMBDA((float value, kiln::uint row, kiln::uint column), (bias), {
+                       (void)row;
+                       return fmax(value + bias[column], 0.0f);
+                   }));
+    });
+}
+
 double time_kiln(const kiln::queue& q, const workload& w) {
     switch (w.inputs) {
+        case gemm_workloads::inputs::bf16_out:
+        case gemm_workloads::inputs::bf16_bias_relu:
+            return time_kiln_bf16_out(q, w);
         case gemm_workloads::inputs::bf16:
             return time_kiln_binary16<kiln::bfloat16>(q, w);
         case gemm_workloads::inputs::f16:
@@ -247,6 +269,8 @@ int main(int argc, char** argv) {
         if (wanted(names, w)) gpu_works.push_back(w);
     for (const workload& w : gemm_workloads::binary16_workloads())
         if (wanted(names, w)) gpu_works.push_back(w);
+    for (const workload& w : gemm_workloads::epilogue_workloads())
+        if (wanted(names, w)) gpu_works.push_back(w);
     for (const workload& w : gemm_workloads::cpu_workloads())
         if (wanted(names, w)) cpu_works.push_back(w);
     std::vector<kiln::device> devices;
@@ -276,11 +300,22 @@ int main(int argc, char** argv) {
         const std::string device =
             dev.name() + " (" + std::string(kiln::to_string(dev.backend())) + ")";
         if (dev.properties().type == kiln::device_type::gpu) {
+            double plain_bf16_out = 0;
             for (const workload& w : gpu_works) {
                 if (w.double_precision && !dev.properties().double_precision) continue;
                 const auto found = cublas.find(w.name);
                 const double reference = found == cublas.end() ? 0 : found->second;
-                row(device, w, "plan", time_kiln(q, w), reference, "cuBLAS");
+                const double seconds = time_kiln(q, w);
+                row(device, w, "plan", seconds, reference,
+                    w.inputs == gemm_workloads::inputs::bf16_out ||
+                            w.inputs == gemm_workloads::inputs::bf16_bias_relu
+                        ? "cuBLASLt"
+                        : "cuBLAS");
+                // The epilogue's cost: its product beside the plain one, timed in this run.
+                if (w.inputs == gemm_workloads::inputs::bf16_out) plain_bf16_out = seconds;
+                if (w.inputs == gemm_workloads::inputs::bf16_bias_relu && plain_bf16_out > 0)
+                    row(device, w, "plan, against kiln's plain bf16_out_4096", seconds,
+                        plain_bf16_out, "kiln plain");
                 if (w.name == "dgemm_4096" || w.name == "bf16_4096" || w.name == "f16_4096" ||
                     w.name == "tf32_4096")
                     for (const kiln::detail::gemm_tensor_tiles& tiles : tensor_sweep)

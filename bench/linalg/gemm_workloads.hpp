@@ -11,8 +11,10 @@
 namespace gemm_workloads {
 
 /// The inputs' type: the output's, or 16-bit with float accumulation and a float output, or float
-/// with TF32 allowed (cuBLAS: CUBLAS_COMPUTE_32F_FAST_TF32).
-enum class inputs { as_output, bf16, f16, tf32 };
+/// with TF32 allowed (cuBLAS: CUBLAS_COMPUTE_32F_FAST_TF32); or bf16 inputs with a bf16 output,
+/// plain or through an epilogue adding a bias per column (float in kiln, bf16 in cuBLASLt, whose
+/// bias is of the output's type) and taking the ReLU (cuBLASLt: CUBLASLT_EPILOGUE_RELU_BIAS).
+enum class inputs { as_output, bf16, f16, tf32, bf16_out, bf16_bias_relu };
 
 struct workload {
     std::string name;
@@ -41,6 +43,13 @@ inline std::vector<workload> binary16_workloads() {
             {"f16_4096", 4096, 4096, 4096, 1, false, inputs::f16},
             {"f16_8192", 8192, 8192, 8192, 1, false, inputs::f16},
             {"tf32_4096", 4096, 4096, 4096, 1, false, inputs::tf32}};
+}
+
+/// The GPU rows of epilogues: bf16 in and out, plain and with bias and ReLU (issue 69's goal: the
+/// second within 1.05x of the first, and no slower than cuBLASLt's).
+inline std::vector<workload> epilogue_workloads() {
+    return {{"bf16_out_4096", 4096, 4096, 4096, 1, false, inputs::bf16_out},
+            {"bf16_bias_relu_4096", 4096, 4096, 4096, 1, false, inputs::bf16_bias_relu}};
 }
 
 /// The CPU row.

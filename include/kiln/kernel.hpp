@@ -87,12 +87,39 @@ void add_cpp_kernel(source_builder& source, std::string_view name,
                     const std::vector<std::string>& parameter_names,
                     const std::vector<std::string>& prologue, std::string_view body);
 
+/// Adds `return_type name(parameters) { body }`, a device function of C++ body tokens (a
+/// KILN_LAMBDA that returns a value, as kiln::gemm's epilogue), to `source`.
+void add_cpp_function(source_builder& source, std::string_view return_type, std::string_view name,
+                      const std::vector<std::string>& parameter_types,
+                      const std::vector<std::string>& parameter_names, std::string_view body);
+
 template <class F>
 struct kernel_signature;
-template <class... P>
-struct kernel_signature<void (*)(P...)> {
+template <class R, class... P>
+struct kernel_signature<R (*)(P...)> {
     using parameters = std::tuple<P...>;
+    using result = R;
 };
+/// A KILN_LAMBDA's parameters (its index, or an epilogue's value, row and column, then its
+/// captures) and what its body returns. Taken once the lambda's class is complete: the body's
+/// return type is deduced, and not known inside the class.
+template <class Definition>
+using lambda_signature = kernel_signature<decltype(&Definition::kiln_body)>;
+
+template <class Definition, class Index, class... P>
+std::string lambda_source(std::tuple<Index, P...>*);
+
+/// A C++ kernel's program source: a KILN_KERNEL's own, a KILN_LAMBDA's loop (written here rather
+/// than by a member of the lambda's class, which would be compiled for every KILN_LAMBDA, GEMM
+/// epilogues included).
+template <class Definition>
+std::string source_of() {
+    if constexpr (requires { Definition::index_text(); })
+        return lambda_source<Definition>(
+            static_cast<typename lambda_signature<Definition>::parameters*>(nullptr));
+    else
+        return Definition::source();
+}
 
 /// The kernel of a program built from `source` on `dev`, built once per device for each C++
 /// kernel (Definition) and kept for the process.
@@ -104,7 +131,7 @@ kiln::kernel kernel_on(const kiln::device& dev) {
     for (const auto& [device, k] : built)
         if (device == dev) return k;
     kiln::kernel k =
-        program(dev, Definition::source(), kernel_build_options(Definition::body_text()))
+        program(dev, source_of<Definition>(), kernel_build_options(Definition::body_text()))
             .kernel(Definition::kernel_name());
     built.emplace_back(dev, k);
     return k;
@@ -360,7 +387,10 @@ class cpp_kernel {
 template <class Definition, class... Captures>
 event parallel_for(const queue& q, std::size_t n,
                    const detail::kernel_lambda<Definition, Captures...>& lambda) {
-    using parameters = typename Definition::parameters;
+    using parameters = typename detail::lambda_signature<Definition>::parameters;
+    static_assert(std::is_void_v<typename detail::lambda_signature<Definition>::result>,
+                  "a kiln::parallel_for body returns nothing (a KILN_LAMBDA that returns a value "
+                  "is a kiln::gemm epilogue)");
     using index = std::tuple_element_t<0, parameters>;
     static_assert(std::is_integral_v<index> && !std::is_same_v<index, bool>,
                   "a KILN_LAMBDA's index is an integer");
@@ -464,24 +494,21 @@ event parallel_for(const queue& q, std::size_t n,
 ///         y[i] = a * x[i] + y[i];
 ///     }));
 ///
-/// The body is checked like a KILN_KERNEL's; it runs once for each index below n.
+/// The body is checked like a KILN_KERNEL's; it runs once for each index below n. A KILN_LAMBDA
+/// whose parameters are a value, a row and a column and whose body returns a value is an
+/// epilogue of kiln::gemm (kiln/matrix.hpp).
 #define KILN_LAMBDA(index, captures, ...)                                                          \
     [&] {                                                                                          \
         struct kiln_lambda : ::kiln::detail::kernel_scope {                                        \
-            static void kiln_body(KILN_DETAIL_LAMBDA_INDEX(index)                                  \
+            static auto kiln_body(KILN_DETAIL_LAMBDA_INDEX(index)                                  \
                                       KILN_DETAIL_FOR_EACH(KILN_DETAIL_LAMBDA_PARAMETER, unused,   \
                                                            KILN_DETAIL_UNPARENTHESIZE captures)) { \
                 KILN_DETAIL_KERNEL_BODY_NAMES __VA_ARGS__                                          \
             }                                                                                      \
-            using parameters = ::kiln::detail::kernel_signature<decltype(&kiln_body)>::parameters; \
             static constexpr ::std::string_view kernel_name() { return "kiln_parallel_for"; }      \
             static constexpr ::std::string_view index_text() { return #index; }                    \
             static constexpr ::std::string_view capture_text() { return #captures; }               \
             static constexpr ::std::string_view body_text() { return #__VA_ARGS__; }               \
-            static ::std::string source() {                                                        \
-                return ::kiln::detail::lambda_source<kiln_lambda>(                                 \
-                    static_cast<parameters*>(nullptr));                                            \
-            }                                                                                      \
         };                                                                                         \
         return ::kiln::detail::kernel_lambda<kiln_lambda KILN_DETAIL_FOR_EACH(                     \
             KILN_DETAIL_LAMBDA_CAPTURE_TYPE, unused, KILN_DETAIL_UNPARENTHESIZE captures)>{        \

@@ -16,6 +16,7 @@
 #pragma GCC visibility push(default)
 
 #include <cstddef>
+#include <kiln/detail/algo/gemm_epilogue.hpp>
 #include <kiln/detail/algo/gemm_problem.hpp>
 #include <kiln/error.hpp>
 #include <kiln/vector.hpp>
@@ -319,7 +320,8 @@ concept gemm_operand_types = std::is_same_v<gemm_value_t<A>, gemm_value_t<B>> &&
 
 template <class C, class A, class B>
 void gemm(const char* call, const C& c, const A& a, const B& b,
-          const gemm_options<gemm_scalar_t<C>>& options, bool batched) {
+          const gemm_options<gemm_scalar_t<C>>& options, bool batched,
+          const gemm_epilogue* epilogue = nullptr) {
     gemm_problem problem;
     problem.a = gemm_operand_traits<A>::of(a);
     problem.b = gemm_operand_traits<B>::of(b);
@@ -327,6 +329,7 @@ void gemm(const char* call, const C& c, const A& a, const B& b,
     problem.alpha = static_cast<double>(options.alpha);
     problem.beta = static_cast<double>(options.beta);
     problem.allow_tf32 = options.allow_tf32;
+    problem.epilogue = epilogue;
     if (!batched && (problem.a.batch != 1 || problem.b.batch != 1 || problem.c.batch != 1))
         throw invalid_argument_error(call, "operands hold batches of matrices (" +
                                                problem.c.describe("C") +
@@ -353,6 +356,32 @@ requires detail::gemm_operand_types<C, A, B>
 void gemm_batched(const C& cs, const A& as, const B& bs,
                   const gemm_options<detail::gemm_scalar_t<C>>& options = {}) {
     detail::gemm("kiln::gemm_batched", cs, as, bs, options, true);
+}
+
+/// gemm with an epilogue, a KILN_LAMBDA((S value, I row, I column), (captures), { return ...; })
+/// where S is the accumulation type (float, double for double products) and I an integer type
+/// every row and column fits: C(row, column) = epilogue(alpha (op(A) op(B))(row, column) + beta
+/// C(row, column), row, column), computed in S and rounded once to C's type, in the product's
+/// kernels. It captures kiln vectors, buffers and values as parallel_for's lambdas do, on C's
+/// device and apart from C (docs/linear_algebra.md, "Epilogues").
+template <detail::gemm_output C, detail::gemm_input A, detail::gemm_input B, class Definition,
+          class... Captures>
+requires detail::gemm_operand_types<C, A, B>
+void gemm(const C& c, const A& a, const B& b, const gemm_options<detail::gemm_scalar_t<C>>& options,
+          const detail::kernel_lambda<Definition, Captures...>& epilogue) {
+    const detail::gemm_epilogue e = detail::make_gemm_epilogue<detail::gemm_scalar_t<C>>(epilogue);
+    detail::gemm("kiln::gemm", c, a, b, options, false, &e);
+}
+
+/// gemm_batched with an epilogue, called with each entry's rows and columns.
+template <detail::gemm_output C, detail::gemm_input A, detail::gemm_input B, class Definition,
+          class... Captures>
+requires detail::gemm_operand_types<C, A, B>
+void gemm_batched(const C& cs, const A& as, const B& bs,
+                  const gemm_options<detail::gemm_scalar_t<C>>& options,
+                  const detail::kernel_lambda<Definition, Captures...>& epilogue) {
+    const detail::gemm_epilogue e = detail::make_gemm_epilogue<detail::gemm_scalar_t<C>>(epilogue);
+    detail::gemm("kiln::gemm_batched", cs, as, bs, options, true, &e);
 }
 
 }  // namespace kiln

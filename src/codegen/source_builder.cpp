@@ -37,6 +37,10 @@ bool source_builder::define(std::string_view key, std::string_view text) {
     return true;
 }
 
+void source_builder::define_all(const source_builder& other) {
+    for (const auto& [key, text] : other.definitions_) define(key, text);
+}
+
 bool source_builder::is_defined(std::string_view key) const {
     return std::any_of(definitions_.begin(), definitions_.end(),
                        [&](const auto& entry) { return entry.first == key; });

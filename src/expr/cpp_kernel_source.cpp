@@ -363,4 +363,28 @@ void add_cpp_kernel(source_builder& source, std::string_view name,
     source.end_kernel();
 }
 
+void add_cpp_function(source_builder& source, std::string_view return_type, std::string_view name,
+                      const std::vector<std::string>& parameter_types,
+                      const std::vector<std::string>& parameter_names, std::string_view body) {
+    const std::string what = "KILN_LAMBDA " + std::string(name);
+    if (parameter_types.size() != parameter_names.size())
+        throw invalid_argument_error(
+            what, "cannot tell the names of its " + std::to_string(parameter_types.size()) +
+                      " parameters apart (found " + std::to_string(parameter_names.size()) + ")");
+    // The function joins a program that kiln writes (a GEMM kernel's), whose pragmas and options
+    // are that program's.
+    if (!marker_arguments(body, "KILN_PRAGMA").empty() ||
+        !marker_arguments(body, "KILN_BUILD_OPTIONS").empty())
+        throw invalid_argument_error(what,
+                                     "a KILN_LAMBDA that returns a value joins a kernel of kiln's "
+                                     "and takes no KILN_PRAGMA or KILN_BUILD_OPTIONS");
+    std::string text = std::string(return_type) + " " + std::string(name) + "(";
+    for (std::size_t i = 0; i < parameter_types.size(); ++i)
+        text += (i ? ", " : "") + parameter_types[i] + " " + parameter_names[i];
+    text += ") {\n";
+    for (const auto& line : kernel_body_lines(body)) text += "    " + line + "\n";
+    text += "}\n";
+    source.define("function " + std::string(name), text);
+}
+
 }  // namespace kiln::detail

@@ -10,27 +10,20 @@
 #include <cstddef>
 #include <kiln/kiln.hpp>
 #include <limits>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "algo/gemm/gemm_plan.hpp"
 #include "algo/written_devices.hpp"
 #include "support/device_param.hpp"
+#include "support/uniform_values.hpp"
 
 namespace {
 
 using kiln::detail::gemm_element;
 using kiln::detail::gemm_strategy;
 
-template <class T>
-std::vector<T> random_values(std::size_t count, unsigned seed) {
-    std::mt19937 generator(seed);
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    std::vector<T> values(count);
-    for (T& v : values) v = T(uniform(generator));
-    return values;
-}
+using kiln::test::uniform_values;
 
 template <class T>
 double value_of(T x) {
@@ -102,9 +95,9 @@ class gemm_binary16_test : public kiln::test::device_queue_test {
         SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
                      (ta ? " Aᵀ" : "") + (tb ? " Bᵀ" : ""));
         const padded_layout la(ta ? k : m, ta ? m : k, ta), lb(tb ? n : k, tb ? k : n, tb);
-        const auto a = random_values<T>(la.rows * la.leading, 1),
-                   b = random_values<T>(lb.rows * lb.leading, 2);
-        const auto c = random_values<Out>(m * n, 3);
+        const auto a = uniform_values<T>(la.rows * la.leading, 1),
+                   b = uniform_values<T>(lb.rows * lb.leading, 2);
+        const auto c = uniform_values<Out>(m * n, 3);
         const kiln::matrix<T> A(q, la.rows, la.leading, a), B(q, lb.rows, lb.leading, b);
         const kiln::matrix<Out> C(q, m, n, c);
         const kiln::matrix_view<T> va(A.data(), la.rows, la.columns, la.leading),
@@ -205,10 +198,10 @@ TEST_P(gemm_binary16_test, half_outputs_overflow_to_infinity) {
 // batches.
 TEST_P(gemm_binary16_test, unaligned_views_and_batches) {
     const std::size_t m = 37, n = 29, k = 43, batch = 3;
-    const auto a = random_values<kiln::half>(m * (k + 3) + 5, 4),
-               b = random_values<kiln::half>(k * n, 5);
-    const auto as = random_values<kiln::bfloat16>(batch * m * 48, 6),
-               bs = random_values<kiln::bfloat16>(batch * 48 * n, 7);
+    const auto a = uniform_values<kiln::half>(m * (k + 3) + 5, 4),
+               b = uniform_values<kiln::half>(k * n, 5);
+    const auto as = uniform_values<kiln::bfloat16>(batch * m * 48, 6),
+               bs = uniform_values<kiln::bfloat16>(batch * 48 * n, 7);
     on_every_strategy([&] {
         const kiln::matrix<kiln::half> A(q, 1, a.size(), a), B(q, k, n, b);
         const kiln::matrix<float> C(q, m, n);
@@ -268,8 +261,8 @@ TEST_P(gemm_binary16_test, the_plan_takes_the_tensor_cores_where_the_device_has_
 }
 
 TEST_P(gemm_binary16_test, bad_input_is_rejected_before_any_device_work) {
-    const kiln::matrix<kiln::half> A(q, 4, 5, random_values<kiln::half>(20, 8)),
-        B(q, 6, 3, random_values<kiln::half>(18, 9));
+    const kiln::matrix<kiln::half> A(q, 4, 5, uniform_values<kiln::half>(20, 8)),
+        B(q, 6, 3, uniform_values<kiln::half>(18, 9));
     const kiln::matrix<float> C(q, 4, 3, std::vector<float>(12, 7.0f));
     try {
         kiln::gemm(C, A, B);
@@ -280,7 +273,7 @@ TEST_P(gemm_binary16_test, bad_input_is_rejected_before_any_device_work) {
             << e.what();
     }
     EXPECT_EQ(C.read(), std::vector<float>(12, 7.0f));
-    EXPECT_THROW(kiln::matrix<kiln::half>(q, 2, 2, random_values<kiln::half>(3, 10)),
+    EXPECT_THROW(kiln::matrix<kiln::half>(q, 2, 2, uniform_values<kiln::half>(3, 10)),
                  kiln::invalid_argument_error);
 }
 

@@ -11,7 +11,6 @@
 #include <cstring>
 #include <kiln/kiln.hpp>
 #include <limits>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -20,19 +19,13 @@
 #include "algo/gemm/gemm_strategies.hpp"
 #include "algo/written_devices.hpp"
 #include "support/device_param.hpp"
+#include "support/uniform_values.hpp"
 
 namespace {
 
 using kiln::detail::gemm_strategy;
 
-template <class T>
-std::vector<T> random_values(std::size_t count, unsigned seed) {
-    std::mt19937 generator(seed);
-    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-    std::vector<T> values(count);
-    for (T& v : values) v = T(uniform(generator));
-    return values;
-}
+using kiln::test::uniform_values;
 
 /// A rows x columns matrix stored with leading dimension `leading` from `offset` in `values`.
 struct host_layout {
@@ -166,8 +159,8 @@ class gemm_test : public kiln::test::device_queue_test {
         const host_layout lb{transpose_b ? n : k, transpose_b ? k : n, transpose_b ? k : n, 0,
                              transpose_b};
         const host_layout lc{m, n, n};
-        const auto a = random_values<T>(m * k, 1), b = random_values<T>(k * n, 2),
-                   c = random_values<T>(m * n, 3);
+        const auto a = uniform_values<T>(m * k, 1), b = uniform_values<T>(k * n, 2),
+                   c = uniform_values<T>(m * n, 3);
         const kiln::matrix<T> A(q, la.rows, la.columns, a), B(q, lb.rows, lb.columns, b),
             C(q, m, n, c);
         if (transpose_a && transpose_b)
@@ -263,8 +256,9 @@ TEST_P(gemm_test, floats_on_tf32_tensor_cores_when_allowed) {
                              (tb ? " Bᵀ" : ""));
                 const host_layout la{m, k, k}, lb{tb ? n : k, tb ? k : n, tb ? k : n, 0, tb},
                     lc{m, n, n};
-                const auto a = random_values<float>(m * k, 11), b = random_values<float>(k * n, 12),
-                           c = random_values<float>(m * n, 13);
+                const auto a = uniform_values<float>(m * k, 11),
+                           b = uniform_values<float>(k * n, 12),
+                           c = uniform_values<float>(m * n, 13);
                 const kiln::matrix<float> A(q, m, k, a), B(q, lb.rows, lb.columns, b),
                     C(q, m, n, c);
                 const kiln::gemm_options<float> tf32{
@@ -292,9 +286,9 @@ TEST_P(gemm_test, floats_on_tf32_tensor_cores_when_allowed) {
 TEST_P(gemm_test, views_with_any_leading_dimension_and_offset) {
     const std::size_t m = 37, n = 29, k = 43;
     const host_layout la{m, k, k + 3, 5}, lb{k, n, n + 1, 2}, lc{m, n, n + 7, 11};
-    const auto a = random_values<float>(la.offset + m * la.leading, 4),
-               b = random_values<float>(lb.offset + k * lb.leading, 5),
-               c = random_values<float>(lc.offset + m * lc.leading + 3, 6);
+    const auto a = uniform_values<float>(la.offset + m * la.leading, 4),
+               b = uniform_values<float>(lb.offset + k * lb.leading, 5),
+               c = uniform_values<float>(lc.offset + m * lc.leading + 3, 6);
     on_every_strategy([&] {
         const kiln::vector<float> va(q, a), vb(q, b), vc(q, c);
         kiln::gemm(kiln::matrix_view<float>(vc, m, n, lc.leading, lc.offset),
@@ -311,9 +305,9 @@ TEST_P(gemm_test, views_with_any_leading_dimension_and_offset) {
 TEST_P(gemm_test, operands_copied_into_aligned_rows_multiply_as_before) {
     const std::size_t m = 37, n = 29, k = 43;
     const host_layout la{m, k, k + 2, 3}, lb{k, n, n + 2, 1}, lc{m, n, n};
-    const auto a = random_values<float>(la.offset + m * la.leading, 7),
-               b = random_values<float>(lb.offset + k * lb.leading, 8),
-               c = random_values<float>(m * n, 9);
+    const auto a = uniform_values<float>(la.offset + m * la.leading, 7),
+               b = uniform_values<float>(lb.offset + k * lb.leading, 8),
+               c = uniform_values<float>(m * n, 9);
     const kiln::buffer<float> ba(q, a), bb(q, b), bc(q, c);
     using kiln::detail::gemm_operand;
     kiln::detail::gemm_problem problem{
@@ -358,7 +352,7 @@ TEST_P(gemm_test, operands_copied_into_aligned_rows_multiply_as_before) {
 TEST_P(gemm_test, operands_side_by_side_in_one_vector) {
     const std::size_t m = 21, n = 18, k = 13, row = 64;
     const host_layout la{m, k, row, 0}, lb{k, n, row, 20}, lc{m, n, row, 40};
-    const auto values = random_values<float>(row * std::max(m, k), 7);
+    const auto values = uniform_values<float>(row * std::max(m, k), 7);
     on_every_strategy([&] {
         const kiln::vector<float> v(q, values);
         kiln::gemm(kiln::matrix_view<float>(v, m, n, row, lc.offset),
@@ -371,9 +365,9 @@ TEST_P(gemm_test, operands_side_by_side_in_one_vector) {
 
 TEST_P(gemm_test, strided_batches) {
     const std::size_t m = 33, n = 17, k = 21, batch = 3;
-    const auto a = random_values<float>(batch * m * k, 8),
-               b = random_values<float>(batch * k * n, 9),
-               c = random_values<float>(batch * m * n, 10);
+    const auto a = uniform_values<float>(batch * m * k, 8),
+               b = uniform_values<float>(batch * k * n, 9),
+               c = uniform_values<float>(batch * m * n, 10);
     on_every_strategy([&] {
         const kiln::matrix<float> As(q, m, k, batch, a), Bs(q, k, n, batch, b),
             Cs(q, m, n, batch, c);
@@ -400,8 +394,8 @@ TEST_P(gemm_test, blocks_taken_down_bands_of_rows) {
     const auto products = [&] {
         for (const auto& [m, n, k] : shapes) check_product<float>(m, n, k, false, true, 1.0f, 0.5f);
         const std::size_t m = 70, n = 40, k = 3, batch = 3;
-        const auto a = random_values<float>(batch * m * k, 11),
-                   b = random_values<float>(batch * k * n, 12);
+        const auto a = uniform_values<float>(batch * m * k, 11),
+                   b = uniform_values<float>(batch * k * n, 12);
         const kiln::matrix<float> As(q, m, k, batch, a), Bs(q, k, n, batch, b), Cs(q, m, n, batch);
         kiln::gemm_batched(Cs, As, Bs);
         const std::vector<float> got = Cs.read();
@@ -474,7 +468,7 @@ TEST_P(gemm_test, nan_and_infinity_propagate) {
 TEST_P(gemm_test, alpha_zero_reads_neither_operand) {
     const std::size_t m = 5, n = 67, k = 3;
     const std::vector<float> a(m * k, std::numeric_limits<float>::quiet_NaN()),
-        b(k * n, std::numeric_limits<float>::infinity()), c = random_values<float>(m * n, 20);
+        b(k * n, std::numeric_limits<float>::infinity()), c = uniform_values<float>(m * n, 20);
     on_every_strategy([&] {
         const kiln::matrix<float> A(q, m, k, a), B(q, k, n, b), C(q, m, n, c);
         kiln::gemm(C, kiln::transposed(kiln::transposed(A)), B, {.alpha = 0.0f, .beta = 2.0f});
@@ -498,9 +492,9 @@ void expect_rejected(const kiln::vector<float>& c, Bad&& bad, const std::string&
 }
 
 TEST_P(gemm_test, bad_input_is_rejected_before_any_device_work) {
-    const kiln::matrix<float> A(q, 4, 5, random_values<float>(20, 12)),
-        B(q, 6, 3, random_values<float>(18, 13)), B5(q, 5, 3, random_values<float>(15, 14));
-    const kiln::vector<float> c(q, random_values<float>(64, 15));
+    const kiln::matrix<float> A(q, 4, 5, uniform_values<float>(20, 12)),
+        B(q, 6, 3, uniform_values<float>(18, 13)), B5(q, 5, 3, uniform_values<float>(15, 14));
+    const kiln::vector<float> c(q, uniform_values<float>(64, 15));
     const kiln::matrix_view<float> C(c, 4, 3, 3);
     expect_rejected(
         c, [&] { kiln::gemm(C, A, B); }, "inner dimensions differ: op(A) is 4x5, op(B) 6x3");
@@ -517,7 +511,7 @@ TEST_P(gemm_test, bad_input_is_rejected_before_any_device_work) {
                        kiln::matrix_view<float>(c, 4, 5, 5), B5);
         },
         "C overlaps A");
-    const kiln::matrix<float> square(q, 3, 3, random_values<float>(9, 16));
+    const kiln::matrix<float> square(q, 3, 3, uniform_values<float>(9, 16));
     EXPECT_THROW(kiln::gemm(square, square, square), kiln::invalid_argument_error);
     expect_rejected(
         c, [&] { kiln::gemm(C, A, kiln::matrix_view<float>(c, 5, 3, 3, 5)); }, "C overlaps B");
@@ -547,9 +541,9 @@ TEST_P(gemm_test, bad_input_is_rejected_before_any_device_work) {
 // (every strategy wrote some other sum), entries side by side in C's rows are not.
 TEST_P(gemm_test, batch_entries_of_c_that_overlap_are_rejected) {
     const std::size_t m = 4, n = 3, k = 5;
-    const auto a = random_values<float>(2 * m * k, 20), b = random_values<float>(2 * k * n, 21);
+    const auto a = uniform_values<float>(2 * m * k, 20), b = uniform_values<float>(2 * k * n, 21);
     const kiln::matrix<float> As(q, m, k, 2, a), Bs(q, k, n, 2, b);
-    const kiln::vector<float> c(q, random_values<float>(64, 22));
+    const kiln::vector<float> c(q, uniform_values<float>(64, 22));
     const auto batched_into = [&](std::size_t leading, std::size_t stride) {
         return [&, leading, stride] {
             kiln::gemm_batched(kiln::matrix_view<float>(c, m, n, leading, 0, 2, stride), As, Bs);
@@ -567,15 +561,15 @@ TEST_P(gemm_test, batch_entries_of_c_that_overlap_are_rejected) {
     expect_rejected(c, batched_into(n, m * n - 1), overlap);  // one element shared
     expect_rejected(c, batched_into(2 * n, n + 1), overlap);  // side by side, one column too close
     // Three entries side by side in rows of 6: entry 2 begins entry 0's second row.
-    const kiln::matrix<float> As3(q, 2, k, 3, random_values<float>(3 * 2 * k, 24)),
-        Bs3(q, k, n, 3, random_values<float>(3 * k * n, 25));
+    const kiln::matrix<float> As3(q, 2, k, 3, uniform_values<float>(3 * 2 * k, 24)),
+        Bs3(q, k, n, 3, uniform_values<float>(3 * k * n, 25));
     expect_rejected(
         c, [&] { kiln::gemm_batched(kiln::matrix_view<float>(c, 2, n, 2 * n, 0, 3, n), As3, Bs3); },
         "entries 0 and 2 share elements");
 
     // Side by side in rows of 7, the last column untouched: apart, and each entry's product.
     const std::size_t leading = 2 * n + 1;
-    const auto before = random_values<float>(m * leading, 23);
+    const auto before = uniform_values<float>(m * leading, 23);
     on_every_strategy([&] {
         const kiln::vector<float> side_by_side(q, before);
         kiln::gemm_batched(kiln::matrix_view<float>(side_by_side, m, n, leading, 0, 2, n), As, Bs,
@@ -601,9 +595,9 @@ KILN_INSTANTIATE_FOR_EVERY_DEVICE(gemm_test);
 // Operands on two devices (CTest runs this with POCL_DEVICES="pthread pthread").
 class gemm_two_devices : public kiln::test::two_devices_test {};
 TEST_F(gemm_two_devices, operands_on_different_devices_are_rejected) {
-    const kiln::matrix<float> A(queues[0], 3, 4, random_values<float>(12, 17)),
-        B(queues[1], 4, 2, random_values<float>(8, 18));
-    const std::vector<float> c = random_values<float>(6, 19);
+    const kiln::matrix<float> A(queues[0], 3, 4, uniform_values<float>(12, 17)),
+        B(queues[1], 4, 2, uniform_values<float>(8, 18));
+    const std::vector<float> c = uniform_values<float>(6, 19);
     const kiln::matrix<float> C(queues[0], 3, 2, c);
     expect_rejected(
         C.data(), [&] { kiln::gemm(C, A, B); }, "operands on different devices");

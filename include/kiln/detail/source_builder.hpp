@@ -45,6 +45,8 @@ class source_builder {
     /// ignored. Returns whether it was added now.
     bool define(std::string_view key, std::string_view text);
     bool is_defined(std::string_view key) const;
+    /// Adds each of `other`'s definitions, in its order, that is not defined here.
+    void define_all(const source_builder& other);
 
     /// Starts `kernel void name(`; parameters follow, then begin_body().
     void begin_kernel(std::string_view name);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The GEMM module's entry: the checks of kiln::gemm's typed input, and the dispatch of a checked
 // problem to the strategy its plan chooses.
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <kiln/detail/algo/gemm_epilogue.hpp>
 #include <kiln/detail/algo/gemm_problem.hpp>
 #include <kiln/error.hpp>
 #include <kiln/matrix.hpp>
@@ -94,6 +96,27 @@ std::size_t first_entry_meeting_the_first(const gemm_operand& x) {
         if (k * stride < row + width) return k;
     }
     return 0;
+}
+
+/// The epilogue's rows and columns must fit its index type, and it must not capture C's memory,
+/// which the kernels reach through their restrict pointer alone.
+void check_epilogue(const gemm_problem& p, const char* call) {
+    const gemm_epilogue& epilogue = *p.epilogue;
+    if (std::max(p.m(), p.n()) - 1 > epilogue.largest_index)
+        throw invalid_argument_error(call, "C is " + shape(p.m(), p.n()) +
+                                               ": its rows and columns do not fit the "
+                                               "epilogue's row and column type " +
+                                               epilogue.index_type + ", whose largest value is " +
+                                               std::to_string(epilogue.largest_index) +
+                                               "; declare them kiln::uint or "
+                                               "kiln::ulong");
+    for (std::size_t i = 0; i < epilogue.arguments.size(); ++i)
+        if (epilogue.arguments[i].memory &&
+            epilogue.arguments[i].memory.get() == p.c.storage->memory())
+            throw invalid_argument_error(
+                call, "the epilogue captures C's memory (capture " + std::to_string(i + 1) +
+                          "): the product writes C while the epilogue would read it; read C's "
+                          "old values with beta, or capture a copy");
 }
 
 }  // namespace
@@ -194,6 +217,7 @@ void check_gemm(const gemm_problem& p, const char* call) {
             throw invalid_argument_error(call, "C overlaps " + std::string(name) + " (" + shapes +
                                                    "): the product would read what it writes");
     }
+    if (p.epilogue) check_epilogue(p, call);
     if (const std::size_t k = first_entry_meeting_the_first(p.c))
         throw invalid_argument_error(call, "C's batch entries overlap (" + p.c.describe("C") +
                                                "): entries 0 and " + std::to_string(k) +
@@ -243,7 +267,8 @@ event run_gemm(const queue& q, const gemm_problem& checked) {
                                   "devices) multiplies on the host, in the device's memory; "
                                   "KILN_GEMM_STRATEGY=cpu_tiles multiplies with kernels, which "
                                   "capture");
-            return run_host_blas_gemm(q, problem);
+            run_host_blas_gemm(q, problem);
+            return problem.epilogue ? run_gemm_epilogue_pass(q, problem) : q.marker();
         case gemm_strategy::cpu_tiles:
             return run_cpu_tiles_gemm(q, problem, plan.cpu);
         case gemm_strategy::automatic:

@@ -36,6 +36,7 @@ std::string generate(const gemm_cpu_kernel& shape) {
     source_builder b;
     b.begin_kernel(cpu_kernel, t.work_group_size);
     kernel.declare(b);
+    define_gemm_epilogue(b, shape.types);
     b.begin_body();
     b.line("const ulong row_tiles = (m + " + rows + " - 1) / " + rows + ";");
     b.line("const ulong tiles = row_tiles * ((n + " + columns + " - 1) / " + columns + ");");
@@ -94,36 +95,56 @@ std::string generate(const gemm_cpu_kernel& shape) {
     b.close();
     if (t.depth_block) b.line("barrier(CLK_LOCAL_MEM_FENCE);");
     b.close();
-    b.open("if (full)");
-    for (std::size_t i = 0; i < t.rows; ++i)
-        for (std::size_t l = 0; l < t.vectors; ++l) {
-            const std::string at = "c + (row0 + " + std::to_string(i) +
-                                   ") * c_leading + column0 + " +
-                                   std::to_string(l * t.vector_width);
-            const std::string slot = "acc" + std::to_string(i) + "_" + std::to_string(l);
-            b.line("vstore" + width + "(beta == 0 ? alpha * " + slot + " : alpha * " + slot +
-                   " + beta * vload" + width + "(0, " + at + "), 0, " + at + ");");
+    // The elements of the tile inside the matrix, lane by lane, through gemm_store.
+    const auto emit_lane_stores = [&] {
+        b.line(acc + " lanes[" + width + "];");
+        for (std::size_t i = 0; i < t.rows; ++i) {
+            const std::string row = "(row0 + " + std::to_string(i) + ")";
+            b.open("if (" + row + " < m)");
+            for (std::size_t l = 0; l < t.vectors; ++l) {
+                const std::string first = std::to_string(l * t.vector_width);
+                b.line("vstore" + width + "(acc" + std::to_string(i) + "_" + std::to_string(l) +
+                       ", 0, lanes);");
+                b.open("for (uint v = 0; v < " + width + "u && column0 + " + first +
+                       " + v < n; ++v)");
+                b.line(gemm_store(shape.types, row, "(column0 + " + first + " + v)", "lanes[v]"));
+                b.close();
+            }
+            b.close();
         }
+    };
+    b.open("if (full)");
+    // A user's epilogue is a function of one element: full tiles store component by component
+    // (through a private array, as edge tiles do, PoCL 5 stored garbage on AVX-512).
+    if (shape.types.epilogue) {
+        for (std::size_t i = 0; i < t.rows; ++i)
+            for (std::size_t l = 0; l < t.vectors; ++l)
+                for (std::size_t v = 0; v < t.vector_width; ++v) {
+                    const std::string slot = "acc" + std::to_string(i) + "_" + std::to_string(l);
+                    const std::string lane =
+                        t.vector_width == 1 ? slot : slot + ".s" + "0123456789abcdef"[v];
+                    b.line(gemm_store(shape.types, "(row0 + " + std::to_string(i) + ")",
+                                      "(column0 + " + std::to_string(l * t.vector_width + v) + ")",
+                                      lane));
+                }
+    } else {
+        for (std::size_t i = 0; i < t.rows; ++i)
+            for (std::size_t l = 0; l < t.vectors; ++l) {
+                const std::string at = "c + (row0 + " + std::to_string(i) +
+                                       ") * c_leading + column0 + " +
+                                       std::to_string(l * t.vector_width);
+                const std::string slot = "acc" + std::to_string(i) + "_" + std::to_string(l);
+                b.line("vstore" + width + "(beta == 0 ? alpha * " + slot + " : alpha * " + slot +
+                       " + beta * vload" + width + "(0, " + at + "), 0, " + at + ");");
+            }
+    }
     // Tiles across the edges: all of k, then the elements inside the matrix, lane by lane.
     b.close_with("else if (active)");
     b.open("");
     b.open("for (ulong p = 0; p < k; ++p)");
     emit_step(true);
     b.close();
-    b.line(acc + " lanes[" + width + "];");
-    for (std::size_t i = 0; i < t.rows; ++i) {
-        const std::string row = "(row0 + " + std::to_string(i) + ")";
-        b.open("if (" + row + " < m)");
-        for (std::size_t l = 0; l < t.vectors; ++l) {
-            const std::string first = std::to_string(l * t.vector_width);
-            b.line("vstore" + width + "(acc" + std::to_string(i) + "_" + std::to_string(l) +
-                   ", 0, lanes);");
-            b.open("for (uint v = 0; v < " + width + "u && column0 + " + first + " + v < n; ++v)");
-            b.line(gemm_store(shape.types, row, "(column0 + " + first + " + v)", "lanes[v]"));
-            b.close();
-        }
-        b.close();
-    }
+    emit_lane_stores();
     b.close();
     b.end_kernel();
     return b.str();

@@ -2,6 +2,7 @@
 // The GEMM kernels' shared parameters, binding and epilogue (gemm_kernels.hpp).
 #include "gemm_kernels.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace kiln::detail {
@@ -35,14 +36,21 @@ void bind_operand(kernel_binding& args, const std::string& name, const gemm_oper
 }  // namespace
 
 std::string gemm_types::key() const {
-    return std::string(to_string(a)) + " " + std::string(to_string(b)) + " " +
-           std::string(to_string(c)) + " acc " + std::string(to_string(accumulator));
+    std::string key = std::string(to_string(a)) + " " + std::string(to_string(b)) + " " +
+                      std::string(to_string(c)) + " acc " + std::string(to_string(accumulator));
+    // The whole text rather than a hash of it: two epilogues never share a program.
+    if (epilogue) key += " epilogue " + epilogue->source;
+    return key;
 }
 
 gemm_types gemm_types_of(const gemm_problem& problem) {
     const gemm_element accumulator =
         problem.c.element == gemm_element::f64 ? gemm_element::f64 : gemm_element::f32;
-    return {problem.a.element, problem.b.element, problem.c.element, accumulator};
+    return {problem.a.element, problem.b.element, problem.c.element, accumulator, problem.epilogue};
+}
+
+void define_gemm_epilogue(source_builder& b, const gemm_types& types) {
+    if (types.epilogue) b.define_all(types.epilogue->definitions);
 }
 
 std::string opencl_name(gemm_element e) {
@@ -86,6 +94,26 @@ kernel_description gemm_kernel_description(const std::string& name, const gemm_t
     const std::size_t bytes = element_bytes(types.accumulator);
     kernel.scalar(opencl_name(types.accumulator), "alpha", bytes)
         .scalar(opencl_name(types.accumulator), "beta", bytes);
+    if (types.epilogue) {
+        const auto& captures = types.epilogue->captures;
+        // Memory the epilogue only reads, where it writes none, is restrict: the compiler may then
+        // load a whole tile's captured values ahead of its stores to C, where otherwise each load
+        // waits for the store before it (bias and ReLU cost 9% more time with one latency per
+        // element on an H200, against the plain bf16 product).
+        const bool reads_only = std::none_of(captures.begin(), captures.end(), [](const auto& s) {
+            return s.kind == slot_kind::global;
+        });
+        for (const parameter_slot& capture : captures) {
+            if (capture.kind == slot_kind::scalar) {
+                kernel.scalar(capture.type, capture.name, capture.bytes);
+            } else if (capture.kind == slot_kind::global_const) {
+                kernel.global_const(capture.type, capture.name);
+                if (reads_only) kernel.restricted();
+            } else {
+                kernel.global(capture.type, capture.name);
+            }
+        }
+    }
     return kernel;
 }
 
@@ -103,6 +131,9 @@ kernel_binding bind_gemm(const algorithm_program& program, const std::string& na
         args.scalar("alpha", problem.alpha).scalar("beta", problem.beta);
     else
         args.scalar("alpha", float(problem.alpha)).scalar("beta", float(problem.beta));
+    if (types.epilogue)
+        for (std::size_t i = 0; i < types.epilogue->captures.size(); ++i)
+            args.argument(types.epilogue->captures[i].name, types.epilogue->arguments[i]);
     return args;
 }
 
@@ -142,11 +173,20 @@ std::size_t gemm_block_count(const gemm_problem& problem, std::size_t block_rows
            ((problem.n() + block_columns - 1) / block_columns) * problem.batch();
 }
 
+std::string gemm_epilogue_call(const gemm_epilogue& epilogue, const std::string& value,
+                               const std::string& row, const std::string& column) {
+    std::string call =
+        std::string(gemm_epilogue_function) + "(" + value + ", " + row + ", " + column;
+    for (const parameter_slot& capture : epilogue.captures) call += ", " + capture.name;
+    return call + ")";
+}
+
 std::string gemm_store(const gemm_types& types, const std::string& row, const std::string& column,
                        const std::string& accumulator) {
     const std::string at = "c[" + row + " * c_leading + " + column + "]";
-    const std::string value = "beta == 0 ? alpha * " + accumulator + " : alpha * " + accumulator +
-                              " + beta * " + gemm_convert(types.c, types.accumulator, at);
+    std::string value = "beta == 0 ? alpha * " + accumulator + " : alpha * " + accumulator +
+                        " + beta * " + gemm_convert(types.c, types.accumulator, at);
+    if (types.epilogue) value = gemm_epilogue_call(*types.epilogue, value, row, column);
     // 16-bit outputs round once, to nearest even.
     switch (types.c) {
         case gemm_element::f16:

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <kiln/detail/algo/algorithm_program.hpp>
+#include <kiln/detail/algo/gemm_epilogue.hpp>
 #include <kiln/detail/algo/gemm_problem.hpp>
 #include <kiln/detail/kernel_description.hpp>
 #include <kiln/detail/source_builder.hpp>
@@ -18,11 +19,17 @@ namespace kiln::detail {
 struct gemm_types {
     gemm_element a = gemm_element::f32, b = gemm_element::f32, c = gemm_element::f32;
     gemm_element accumulator = gemm_element::f32;
-    /// "f32 f32 f32 acc f32", for program keys.
+    /// The user's epilogue, which every store calls (gemm_store), or null.
+    const gemm_epilogue* epilogue = nullptr;
+    /// "f32 f32 f32 acc f32", and the epilogue's source where there is one, for program keys.
     std::string key() const;
 };
-/// Double for double outputs, float otherwise (16-bit inputs accumulate in float).
+/// Double for double outputs, float otherwise (16-bit inputs accumulate in float); the
+/// problem's epilogue.
 gemm_types gemm_types_of(const gemm_problem& problem);
+/// Adds the epilogue's definitions (its function and the KILN_STRUCTs it takes) to a program
+/// whose kernels store through gemm_store; nothing where there is no epilogue.
+void define_gemm_epilogue(source_builder& b, const gemm_types& types);
 /// The OpenCL C type kernels hold `e` in: float, double, or ushort for the 16-bit formats (their
 /// bits: kernels convert them, so that no device needs cl_khr_fp16).
 std::string opencl_name(gemm_element e);
@@ -32,7 +39,7 @@ std::string gemm_convert(gemm_element e, gemm_element accumulator, const std::st
 
 /// Every GEMM kernel's parameters, in one place so that generators and the binding agree:
 /// a, b and c with their offsets, leading dimensions and batch strides (in elements), m, n, k,
-/// the batch entries and alpha, beta.
+/// the batch entries and alpha, beta, then the epilogue's captures.
 kernel_description gemm_kernel_description(const std::string& name, const gemm_types& types);
 /// An operand's memory as a kernel argument of its element type.
 kernel_argument gemm_storage_argument(const buffer_storage& storage, gemm_element element);
@@ -62,9 +69,12 @@ void emit_block_origin(source_builder& b, std::size_t block_rows, std::size_t bl
 /// The work-groups of the kernels that emit_block_origin places: C's blocks in every batch entry.
 std::size_t gemm_block_count(const gemm_problem& problem, std::size_t block_rows,
                              std::size_t block_columns);
+/// The call of the user's epilogue on `value` at (row, column): what the kernel stores there.
+std::string gemm_epilogue_call(const gemm_epilogue& epilogue, const std::string& value,
+                               const std::string& row, const std::string& column);
 /// The epilogue's store of one accumulator at (row, column), inside the matrix: C = alpha acc
-/// (+ beta C where beta is not 0, which C's old value is not read under), rounded once to C's
-/// type.
+/// (+ beta C where beta is not 0, which C's old value is not read under), passed through the
+/// user's epilogue where there is one, rounded once to C's type.
 std::string gemm_store(const gemm_types& types, const std::string& row, const std::string& column,
                        const std::string& accumulator);
 

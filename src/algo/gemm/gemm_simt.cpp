@@ -132,6 +132,7 @@ std::string generate(const gemm_simt_kernel& shape) {
     if (shape.rounded_products) b.turn_off_contraction();
     b.begin_kernel(simt_kernel, group);
     kernel.declare(b);
+    define_gemm_epilogue(b, shape.types);
     b.begin_body();
     const std::size_t a_elements = 2 * t.block_depth * a.local_row,
                       b_elements = 2 * t.block_depth * b_loads.local_row;

@@ -52,6 +52,7 @@ std::string simt_copies_source(const gemm_simt_kernel& shape) {
     use_tensor_core_vocabulary(b, shape.target);
     b.begin_kernel(gemm_simt_kernel_name, t.work_group_size());
     gemm_kernel_description(gemm_simt_kernel_name, types).declare(b);
+    define_gemm_epilogue(b, types);
     b.begin_body();
     emit_stage_buffers(b, a, bl, t.copy_stages, false);
     emit_thread_tile_start(b, t, types);

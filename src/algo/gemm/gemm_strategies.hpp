@@ -98,6 +98,8 @@ event run_warpgroup_gemm(const queue& q, const gemm_problem& problem,
 /// tile maps (gemm_warpgroup_tma.cpp).
 event run_warpgroup_tma_gemm(const queue& q, const gemm_problem& problem,
                              const gemm_warpgroup_tiles& tiles);
+/// The user's epilogue over C, once host_blas has written the product (gemm_epilogue_pass.cpp).
+event run_gemm_epilogue_pass(const queue& q, const gemm_problem& problem);
 /// Vector register tiles read straight from memory (gemm_cpu_tiles.cpp).
 event run_cpu_tiles_gemm(const queue& q, const gemm_problem& problem, const gemm_cpu_tiles& tiles);
 

@@ -68,6 +68,7 @@ std::string generate(const gemm_tensor_kernel& shape) {
     use_tensor_core_vocabulary(b, shape.target);
     b.begin_kernel(tensor_kernel, t.work_group_size());
     shape.description().declare(b);
+    define_gemm_epilogue(b, shape.types);
     b.begin_body();
     emit_stage_buffers(b, a, bl, t.stages, shape.dynamic_stages);
     emit_block_start(b, t);

@@ -111,6 +111,7 @@ std::string wide_tensor_kernel_source(const gemm_tensor_kernel& shape) {
     use_tensor_core_vocabulary(b, shape.target);
     b.begin_kernel(gemm_tensor_kernel_name, group);
     shape.description().declare(b);
+    define_gemm_epilogue(b, shape.types);
     b.begin_body();
     emit_stage_buffers(b, a, bl, t.stages, shape.dynamic_stages);
     emit_block_start(b, t);

@@ -62,6 +62,7 @@ std::string generate(const gemm_warpgroup_kernel& shape) {
     define_warpgroup_descriptor(b);
     b.begin_kernel(warpgroup_kernel, group);
     gemm_kernel_description(warpgroup_kernel, shape.types).local("uint4", "staging").declare(b);
+    define_gemm_epilogue(b, shape.types);
     b.begin_body();
     b.line("const uint tid = " + source_builder::local_id() + ";");
     b.line("const uint warpgroup = tid / 128u, warp = tid % 128u / 32u, lane = tid % 32u;");

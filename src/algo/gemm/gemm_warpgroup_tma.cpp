@@ -70,6 +70,7 @@ std::string generate_tile_map_kernel(const gemm_warpgroup_kernel& shape) {
     define_warpgroup_descriptor(b);
     b.begin_kernel(tma_kernel, t.work_group_size());
     tma_description(shape.types).declare(b);
+    define_gemm_epilogue(b, shape.types);
     b.begin_body();
     b.line("const uint tid = " + source_builder::local_id() + ";");
     b.line("const uint warpgroup = tid / 128u, warp = tid % 128u / 32u, lane = tid % 32u;");

@@ -63,14 +63,19 @@ struct gemm_operand {
     std::string describe(std::string_view name) const;
 };
 
+struct gemm_epilogue;
+
 /// C = alpha op(A) op(B) + beta C for every batch entry. alpha and beta are held in double and
 /// converted to the accumulation type; beta == 0 does not read C (BLAS's rule, so that
 /// uninitialised C cannot leak NaN).
 struct gemm_problem {
     gemm_operand a, b, c;
     double alpha = 1.0, beta = 0.0;
-    /// Float inputs may use TF32 tensor cores (a strategy not written yet: ignored now).
+    /// Float inputs may use TF32 tensor cores.
     bool allow_tf32 = false;
+    /// The user's epilogue, called on each alpha op(A) op(B) + beta C before it is stored
+    /// (kiln/detail/algo/gemm_epilogue.hpp); none where null.
+    const gemm_epilogue* epilogue = nullptr;
 
     std::size_t m() const noexcept { return c.rows; }
     std::size_t n() const noexcept { return c.columns; }
