@@ -32,6 +32,8 @@ LAYER_OF = {
     # What every layer's types are made of, and the runtime's own details.
     "include/kiln/error.hpp": "runtime",
     "include/kiln/half.hpp": "runtime",
+    "include/kiln/float8.hpp": "runtime",
+    "include/kiln/detail/narrow_float.hpp": "runtime",
     "include/kiln/vector_types.hpp": "runtime",
     "include/kiln/kernel_struct.hpp": "runtime",
     "include/kiln/detail/device_class.hpp": "runtime",

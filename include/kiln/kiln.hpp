@@ -7,6 +7,7 @@
 #include <kiln/error.hpp>
 #include <kiln/expr/graph_value.hpp>
 #include <kiln/fft.hpp>
+#include <kiln/float8.hpp>
 #include <kiln/half.hpp>
 #include <kiln/kernel.hpp>
 #include <kiln/kernel_struct.hpp>
