@@ -38,7 +38,7 @@ LAYER_OF = {
     "include/kiln/kernel_struct.hpp": "runtime",
     "include/kiln/detail/device_class.hpp": "runtime",
     "include/kiln/detail/device_type_names.hpp": "runtime",
-    "include/kiln/detail/kernel_binary16.hpp": "runtime",
+    "include/kiln/detail/kernel_narrow_float.hpp": "runtime",
     "include/kiln/detail/handle.hpp": "runtime",
     "include/kiln/detail/ptx_instructions.hpp": "runtime",
     "include/kiln/detail/profiling.hpp": "runtime",

@@ -38,11 +38,11 @@ namespace kiln {
 namespace detail {
 
 /// Parameter types a C++ kernel may declare: address-space pointers to device-representable
-/// types, and such values themselves. Not bool, which has no fixed size on the device, nor half
-/// or bfloat16, whose values OpenCL C takes only as bits: pass them as float.
+/// types, and such values themselves. Not bool, which has no fixed size on the device, nor half,
+/// bfloat16 or the FP8 types, whose values OpenCL C takes only as bits: pass them as float.
 template <class P>
 concept cpp_kernel_parameter = is_address_space_pointer_v<P> ||
-    (device_representable<P> && !std::is_same_v<P, bool> && !is_binary16_v<P>);
+    (device_representable<P> && !std::is_same_v<P, bool> && !is_narrow_float_v<P>);
 
 template <class P>
 struct pointee {
@@ -231,8 +231,8 @@ template <class Definition, class... P>
 std::string cpp_kernel_source(std::tuple<P...>*) {
     static_assert((cpp_kernel_parameter<P> && ...),
                   "kernel parameters are kiln::global_ptr<T>, kiln::local_ptr<T>, "
-                  "kiln::constant_ptr<T> or values of types kernels know (not bool; half and "
-                  "bfloat16 values travel as float)");
+                  "kiln::constant_ptr<T> or values of types kernels know (not bool; half, "
+                  "bfloat16 and FP8 values travel as float)");
     source_builder source;
     add_kernel_pragmas(source, Definition::body_text());
     (declare_type<typename pointee<P>::type>(source), ...);
@@ -301,7 +301,7 @@ std::string lambda_source(std::tuple<Index, P...>*) {
     static_assert(std::is_integral_v<Index>, "a KILN_LAMBDA's index is an integer");
     static_assert((cpp_kernel_parameter<P> && ...),
                   "KILN_LAMBDA captures kiln vectors, buffers and values of types kernels know "
-                  "(not bool; half and bfloat16 values travel as float)");
+                  "(not bool; half, bfloat16 and FP8 values travel as float)");
     source_builder source;
     add_kernel_pragmas(source, Definition::body_text());
     (declare_type<typename pointee<P>::type>(source), ...);

@@ -10,7 +10,8 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <kiln/detail/kernel_binary16.hpp>
+#include <kiln/detail/kernel_narrow_float.hpp>
+#include <kiln/float8.hpp>
 #include <kiln/half.hpp>
 #include <kiln/vector_types.hpp>
 #include <type_traits>
@@ -229,13 +230,16 @@ struct kernel_scope {
     static double3 cross(double3 x, double3 y); static double4 cross(double4 x, double4 y);
     // clang-format on
 
-    // --- 16-bit floating point (docs/kernel_language.md) ---------------------------------------
+    // --- 16-bit and 8-bit floating point (docs/kernel_language.md) ----------------------------
     // half elements load as float and store rounded (OpenCL C's core functions, no cl_khr_fp16
-    // needed); bfloat16 elements are ushort bits in OpenCL C, and 16-bit fields of a KILN_STRUCT
-    // too, converted by kiln's helpers. `half` and `bfloat16` here are the host types, for
-    // parameter lists; a body sees the kernel's (KILN_DETAIL_KERNEL_BODY_NAMES).
+    // needed); bfloat16 and FP8 elements are ushort and uchar bits in OpenCL C, and such fields
+    // of a KILN_STRUCT too, converted by kiln's helpers. `half`, `bfloat16` and the FP8 types
+    // here are the host types, for parameter lists; a body sees the kernel's
+    // (KILN_DETAIL_KERNEL_BODY_NAMES).
     using half = kiln::half;
     using bfloat16 = kiln::bfloat16;
+    using float8_e4m3 = kiln::float8_e4m3;
+    using float8_e5m2 = kiln::float8_e5m2;
 #define KILN_DETAIL_HALF_ACCESS(P)                                  \
     static float vload_half(size_t offset, P<const half> p);        \
     static void vstore_half(float value, size_t offset, P<half> p); \
@@ -247,10 +251,14 @@ struct kernel_scope {
     static float vload_half(size_t offset, const half* p);
     static void vstore_half(float value, size_t offset, half* p);
     static void vstore_half_rte(float value, size_t offset, half* p);
-    static float kiln_bf16_to_float(binary16_bits_in_kernel<bfloat16> bits);
-    static binary16_bits_in_kernel<bfloat16> kiln_float_to_bf16(float value);
-    static float kiln_half_to_float(binary16_bits_in_kernel<half> bits);
-    static binary16_bits_in_kernel<half> kiln_float_to_half(float value);
+    static float kiln_bf16_to_float(narrow_float_bits_in_kernel<bfloat16> bits);
+    static narrow_float_bits_in_kernel<bfloat16> kiln_float_to_bf16(float value);
+    static float kiln_half_to_float(narrow_float_bits_in_kernel<half> bits);
+    static narrow_float_bits_in_kernel<half> kiln_float_to_half(float value);
+    static float kiln_e4m3_to_float(narrow_float_bits_in_kernel<float8_e4m3> bits);
+    static narrow_float_bits_in_kernel<float8_e4m3> kiln_float_to_e4m3(float value);
+    static float kiln_e5m2_to_float(narrow_float_bits_in_kernel<float8_e5m2> bits);
+    static narrow_float_bits_in_kernel<float8_e5m2> kiln_float_to_e5m2(float value);
 
     // --- relational and conversion functions ---------------------------------------------------
     static int isnan(float x);

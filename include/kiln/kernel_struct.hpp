@@ -12,7 +12,7 @@
 
 #include <cstddef>
 #include <kiln/detail/device_type_names.hpp>
-#include <kiln/detail/kernel_binary16.hpp>
+#include <kiln/detail/kernel_narrow_float.hpp>
 #include <kiln/vector_types.hpp>
 #include <string>
 #include <string_view>
@@ -115,7 +115,7 @@ constexpr std::string_view field_name() {
 #define KILN_DETAIL_STRUCT_VIEW_MEMBER(owner, field) KILN_DETAIL_STRUCT_VIEW_MEMBER_I field
 #define KILN_DETAIL_STRUCT_VIEW_MEMBER_I(type, name) ::kiln::detail::kernel_value_t<type> name;
 #define KILN_DETAIL_STRUCT_IS_BINARY16(owner, field) KILN_DETAIL_STRUCT_IS_BINARY16_I field
-#define KILN_DETAIL_STRUCT_IS_BINARY16_I(type, name) || ::kiln::detail::is_binary16_v<type>
+#define KILN_DETAIL_STRUCT_IS_BINARY16_I(type, name) || ::kiln::detail::is_narrow_float_v<type>
 #define KILN_DETAIL_STRUCT_FIELD(owner, field) \
     KILN_DETAIL_STRUCT_FIELD_I(owner, KILN_DETAIL_EXPAND1 field)
 #define KILN_DETAIL_STRUCT_FIELD_I(owner, ...) KILN_DETAIL_STRUCT_FIELD_II(owner, __VA_ARGS__)
@@ -146,7 +146,7 @@ constexpr std::string_view field_name() {
         }                                                                                      \
         friend bool operator==(const name&, const name&) = default;                            \
         /* What a kernel body reads through a pointer to the struct, where it has */           \
-        /* 16-bit fields (kiln/detail/kernel_binary16.hpp). */                                 \
+        /* 16-bit or FP8 fields (kiln/detail/kernel_narrow_float.hpp). */                      \
         static constexpr bool kiln_has_binary16_fields =                                       \
             false KILN_DETAIL_FOR_EACH(KILN_DETAIL_STRUCT_IS_BINARY16, name, __VA_ARGS__);     \
         struct kiln_kernel_view {                                                              \

@@ -437,13 +437,14 @@ struct reduce_input {
     std::string reducer, expression;
     /// Declares the expression's kernel parameters and returns element `idx` mapped to a state.
     std::function<element_input(source_builder&)> declare;
-    /// Elements per 16-byte load where the expression reads 16-bit vectors only (8), else 1.
+    /// Elements per 16-byte load where the expression reads 16-bit (8) or FP8 (16) vectors only,
+    /// else 1.
     std::size_t wide_load_lanes = 1;
     /// Where wide_load_lanes > 1, called after declare: the mapped element as lanes of 16-byte
     /// loads, the first at an index that is a multiple of wide_load_lanes.
     std::function<wide_input(source_builder&)> declare_wide;
     /// Whether a chunked loop may fold several elements per step (reduce_tuning::vector_lanes
-    /// picks how many): inputs of 16-bit vectors whose every node has a vector form, under a
+    /// picks how many): inputs of 16-bit or FP8 vectors whose every node has a vector form, under a
     /// reducer that is lane_wise over float states.
     bool has_vector_form = false;
     /// Where has_vector_form, called after declare: the mapped elements idx .. idx + width - 1
@@ -506,10 +507,11 @@ reduce_input reduce_input_of(const Value& value, std::string_view variant = {}) 
         const std::string mapped = traits::map(b, element);
         return element_input{.statements = g.statements(), .value = mapped};
     };
-    // 16-bit elements 2 bytes at a time stay short of the copy bandwidth on GPUs. Wider elements
-    // keep their loads: independent ones per accumulator already keep enough bytes in flight.
-    if constexpr (width_of<Value>() == 2) {
-        static constexpr unsigned lanes = 8;
+    // 16-bit and FP8 elements 2 or 1 bytes at a time stay short of the copy bandwidth on GPUs.
+    // Wider elements keep their loads: independent ones per accumulator already keep enough
+    // bytes in flight.
+    if constexpr (width_of<Value>() == 1 || width_of<Value>() == 2) {
+        static constexpr unsigned lanes = 16 / width_of<Value>();
         input.wide_load_lanes = lanes;
         input.declare_wide = [value](source_builder& b) {
             wide_input wide;
@@ -525,9 +527,9 @@ reduce_input reduce_input_of(const Value& value, std::string_view variant = {}) 
             return wide;
         };
     }
-    // CPU devices convert 16-bit elements a vector at a time in the chunked loop's vector form:
-    // one by one, each through vload_half or the bfloat16 helper, they stay scalar.
-    if constexpr (width_of<Value>() == 2 && has_vector_form<Value>() &&
+    // CPU devices convert 16-bit and FP8 elements a vector at a time in the chunked loop's vector
+    // form: one by one, each through vload_half or kiln's helpers, they stay scalar.
+    if constexpr ((width_of<Value>() == 1 || width_of<Value>() == 2) && has_vector_form<Value>() &&
                   std::is_same_v<typename Value::value_type, float> &&
                   std::is_same_v<state, float> && lane_wise_reducer<traits>) {
         input.has_vector_form = true;

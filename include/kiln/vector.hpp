@@ -188,14 +188,14 @@ class vector {
         statement.assign_to(*this);
         return *this;
     }
-    /// Sets every element (a fill, no kernel to build). Vectors of half and bfloat16 take a
-    /// number (converted to float, then rounded once to T) or a T.
+    /// Sets every element (a fill, no kernel to build). Vectors of half, bfloat16 and the FP8
+    /// types take a number (converted to float, then rounded once to T) or a T.
     template <scalar_value S>
     requires detail::storable_as<detail::computed_t<T>, S> vector& operator=(const S& value) {
         return fill(static_cast<T>(static_cast<detail::computed_t<T>>(value)));
     }
-    /// Sets every element of a half or bfloat16 vector to `value`, bit for bit.
-    vector& operator=(const T& value) requires detail::is_binary16_v<T> { return fill(value); }
+    /// Sets every element of a half, bfloat16 or FP8 vector to `value`, bit for bit.
+    vector& operator=(const T& value) requires detail::is_narrow_float_v<T> { return fill(value); }
 
     ///@{
     /// x op= e is x = x op e: one kernel that reads and writes x.
@@ -424,15 +424,13 @@ class vector_terminal : public expression_tag {
     using storage = element_storage<T>;
     // Wide accesses are safe: a vector part is a whole device allocation, aligned far beyond
     // 16 bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN, cudaMalloc's 256 bytes). 16-bit elements go
-    // eight to a 16-byte access, as ushort bits (element_storage::lane_type).
+    // eight to a 16-byte access, FP8 ones sixteen, as their bits (element_storage::lane_type).
     static constexpr std::size_t contiguous_width =
-        (std::is_arithmetic_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) ||
-                std::is_same_v<T, half> || std::is_same_v<T, bfloat16>
+        (std::is_arithmetic_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) || is_narrow_float_v<T>
             ? sizeof(T)
             : 0;
-    // half has OpenCL C's vector loads and stores (vload_half8...), bfloat16 kiln's helpers.
-    static constexpr bool vector_form =
-        vector_form_value<T> || std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
+    // half has OpenCL C's vector loads and stores (vload_half8...), the others kiln's helpers.
+    static constexpr bool vector_form = vector_form_value<T> || is_narrow_float_v<T>;
 
     explicit vector_terminal(const kiln::vector<T>& v) : vector_(&v) {}
 

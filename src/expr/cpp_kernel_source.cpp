@@ -118,9 +118,9 @@ std::string to_opencl(std::string_view text);
 
 /// `kiln::` dropped (the vocabulary is OpenCL C's own names), `float4{...}` made the OpenCL C
 /// vector literal `(float4)(...)`, C++'s functional casts `uint(x)` and `float4(x)` C's
-/// `(uint)(x)` and `(float4)(x)`, `half` and `bfloat16` spelt `ushort` and `.bits()` dropped,
-/// and `KILN_LOCAL(type, name, count)` written out as `local type name[count]` (CUDA's
-/// translation does not take address spaces from macros).
+/// `(uint)(x)` and `(float4)(x)`, `half` and `bfloat16` spelt `ushort`, the FP8 types `uchar`,
+/// `.bits()` dropped, and `KILN_LOCAL(type, name, count)` written out as `local type name[count]`
+/// (CUDA's translation does not take address spaces from macros).
 std::string to_opencl(std::string_view qualified) {
     const std::string unqualified = without_kiln_qualifiers(qualified);
     const std::string_view text = unqualified;
@@ -135,9 +135,11 @@ std::string to_opencl(std::string_view qualified) {
             while (end < text.size() && is_identifier_char(text[end])) ++end;
             std::string word(text.substr(i, end - i));
             const std::size_t next = skip_spaces(text, end);
-            // A body's half and bfloat16 values are their bits (kiln/detail/kernel_binary16.hpp):
-            // ushort in OpenCL C, where `.bits()` is the value itself.
+            // A body's half, bfloat16 and FP8 values are their bits
+            // (kiln/detail/kernel_narrow_float.hpp): ushort or uchar in OpenCL C, where `.bits()`
+            // is the value itself.
             if (word == "half" || word == "bfloat16") word = "ushort";
+            if (word == "float8_e4m3" || word == "float8_e5m2") word = "uchar";
             if (word == "bits" && trim_spaces(out).ends_with('.') && next < text.size() &&
                 text[next] == '(') {
                 const std::size_t close = skip_spaces(text, next + 1);

@@ -298,6 +298,26 @@ TEST_F(NvrtcCompile, HalfAndBfloat16Expressions) {
     expect_cubin(compile({gpu_assignment_source(b, b * 3 + b, chunked)}));
 }
 
+TEST_F(NvrtcCompile, Float8HelpersAndExpressions) {
+    expect_cubin(compile({kiln_test::float8_source}));
+    const kiln::vector<kiln::float8_e4m3> x;
+    const kiln::vector<kiln::float8_e5m2> y;
+    const kiln::vector<float> z;
+    expect_cubin(compile({gpu_assignment_source(y, 2 * x + z)}));
+    // FP8 statements and reductions through 16-byte accesses (uchar16 bits, .s0 to .sf).
+    const std::string wide = gpu_assignment_source(y, 2 * y + y);
+    EXPECT_NE(wide.find("uchar16"), std::string::npos) << wide;
+    expect_cubin(compile({wide}));
+    const std::string sum = reduce_program_source(
+        reduce_input_of<kiln::reducers::sum>(vector_terminal<kiln::float8_e4m3>(x)),
+        reduce_tuning{.loop = loop_style::strided, .wide_loads = 1});
+    EXPECT_NE(sum.find("uchar16"), std::string::npos) << sum;
+    expect_cubin(compile({sum}));
+    // CPU devices' vector form, which tests force on CUDA: the FP8 vector helpers.
+    const launch_policy chunked{loop_style::chunked, 1, 16, 64};
+    expect_cubin(compile({gpu_assignment_source(x, x * 3 + y, chunked)}));
+}
+
 /// The multiplies in `ptx` without a rounding mode (mul.f32, mul.f64) whose result an add or a
 /// subtract without one takes: pairs that ptxas contracts into an fma or not, by where they land
 /// among the other instructions.

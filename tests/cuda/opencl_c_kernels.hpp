@@ -136,4 +136,17 @@ kernel void scale_16_bit(global const half* x, global half* y, global const usho
 }
 )";
 
+// FP8 values as uchar bits through kiln's helpers, scalar and in vectors.
+inline constexpr const char* float8_source = R"(
+kernel void scale_fp8(global const uchar* x, global uchar* y, global uchar* z, ulong n) {
+    const ulong i = get_global_id(0);
+    if (16 * i + 15 >= n) return;
+    y[i] = kiln_float_to_e5m2(kiln_e4m3_to_float(x[i]) * 2.0f);
+    z[i] = kiln_float_to_e4m3(kiln_e5m2_to_float(y[i]));
+    const float16 v = kiln_e4m3x16_to_float(vload16(i, x));
+    kiln_e5m2x16_store(v * 0.5f, y + 16 * i);
+    vstore4(kiln_float_to_e4m3x4(kiln_e5m2x4_to_float(vload4(i, y))), i, z);
+}
+)";
+
 }  // namespace kiln_test

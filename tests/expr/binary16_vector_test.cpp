@@ -12,13 +12,16 @@
 #include <type_traits>
 #include <vector>
 
+#include "narrow_float_vectors.hpp"
 #include "support/binary16_types.hpp"
 #include "support/device_param.hpp"
 #include "test_data.hpp"
 
 namespace {
 
+using kiln::test::expect_exact_reductions;
 using kiln::test::for_each_binary16;
+using kiln::test::from_floats;
 
 /// Every 16-bit pattern once: zeros, subnormals, normals, infinities and NaNs of both signs.
 template <class T>
@@ -26,13 +29,6 @@ std::vector<T> every_bit_pattern() {
     std::vector<T> values(65536);
     for (std::uint32_t bits = 0; bits < values.size(); ++bits)
         values[bits] = T::from_bits(static_cast<std::uint16_t>(bits));
-    return values;
-}
-
-template <class T>
-std::vector<T> from_floats(const std::vector<float>& floats) {
-    std::vector<T> values;
-    for (float f : floats) values.push_back(T(f));
     return values;
 }
 
@@ -324,30 +320,6 @@ kiln::detail::reduce_tuning strided_reduction(std::size_t wide_loads) {
             .wide_loads = wide_loads};
 }
 
-/// Sums, a dot product and the extremes of n quarters of small integers, whose float sum is
-/// exact in any order; the extremes sit in the last elements, in the tail of a vector load or
-/// chunk wherever n is not a multiple of it.
-template <class T>
-void expect_exact_reductions(const kiln::queue& q, std::size_t n) {
-    std::vector<T> hs;
-    for (std::size_t i = 0; i < n; ++i)
-        hs.push_back(T(static_cast<float>(static_cast<int>(i % 7) - 2) * 0.25f));
-    if (n > 0) hs[n - 1] = T(9.0f);
-    if (n > 1) hs[n - 2] = T(-5.0f);
-    float total = 0, squares = 0;
-    for (const T& h : hs) {
-        total += static_cast<float>(h);
-        squares += static_cast<float>(h) * static_cast<float>(h);
-    }
-    kiln::vector<T> x(q, hs);
-    EXPECT_EQ(kiln::sum(x), total);
-    EXPECT_EQ(kiln::sum(x * x), squares);
-    if (n > 0) {
-        EXPECT_EQ(kiln::maximum(x), 9.0f);
-        EXPECT_EQ(kiln::minimum(x), n > 1 ? -5.0f : 9.0f);
-    }
-}
-
 /// Sums, minima and maxima of 19 elements holding a subnormal (at 3) and infinity (at 18),
 /// then a NaN (at 5) in place of the infinity: inside a 16-byte load's or a chunk's vectors, and
 /// in the tail. Returns the elements with the NaN.
@@ -577,18 +549,8 @@ class binary16_split : public kiln::test::two_parts_test {};
 
 TEST_F(binary16_split, splits_transfers_and_expressions_over_parts) {
     for_each_binary16([&]<class T>() {
-        for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{10001}}) {
-            const auto hs = from_floats<T>(kiln::test::random_values<float>(n, -5, 5, 5));
-            kiln::vector<T> x(queues, hs), y(queues, n);
-            EXPECT_EQ(x.read(), hs);
-            y = x * 3 + 1;
-            std::vector<T> expected;
-            for (const T& h : hs) expected.push_back(T(static_cast<float>(h) * 3 + 1));
-            expect_same_values(y.read(), expected);
-            float total = 0;
-            for (const T& e : expected) total += static_cast<float>(e);
-            EXPECT_NEAR(kiln::sum(y), total, 1e-3f * static_cast<float>(n) * 16);
-        }
+        for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{10001}})
+            kiln::test::expect_split_statement<T>(queues, n);
     });
 }
 

@@ -6,6 +6,7 @@
 
 #include <complex>
 #include <concepts>
+#include <kiln/float8.hpp>
 #include <kiln/half.hpp>
 #include <kiln/vector_types.hpp>
 #include <string>
@@ -44,12 +45,12 @@ template <class T>
 concept device_representable =
     (std::is_arithmetic_v<T> && !std::is_same_v<T, long double>) ||
     std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>> ||
-    is_pair_state_v<T> || is_vec_v<T> || declared_struct<T> || is_binary16_v<T>;
+    is_pair_state_v<T> || is_vec_v<T> || declared_struct<T> || is_narrow_float_v<T>;
 
 /// The OpenCL C name of a host type. bool travels as int (OpenCL has no bool kernel arguments);
 /// complex numbers are float2 / double2 holding (real, imaginary). half is OpenCL C's half, whose
-/// pointers every device takes (vload_half, vstore_half_rte) without cl_khr_fp16; bfloat16,
-/// which OpenCL C lacks, is its bits, a ushort.
+/// pointers every device takes (vload_half, vstore_half_rte) without cl_khr_fp16; bfloat16 and
+/// the FP8 types, which OpenCL C lacks, are their bits, a ushort or a uchar.
 template <device_representable T>
 std::string opencl_type_name() {
     if constexpr (std::is_same_v<T, bool>) {
@@ -58,6 +59,8 @@ std::string opencl_type_name() {
         return "half";
     } else if constexpr (std::is_same_v<T, bfloat16>) {
         return "ushort";
+    } else if constexpr (is_float8_v<T>) {
+        return "uchar";
     } else if constexpr (std::is_same_v<T, float>) {
         return "float";
     } else if constexpr (std::is_same_v<T, double>) {

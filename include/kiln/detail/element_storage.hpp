@@ -1,19 +1,35 @@
 // SPDX-License-Identifier: Apache-2.0
 // How the elements of a host type sit in device memory and what kernels compute with: most
-// types are read and written as themselves; half and bfloat16 load as float and store once,
-// rounded to nearest even.
+// types are read and written as themselves; half, bfloat16 and the FP8 types load as float and
+// store once, rounded to nearest even.
 #pragma once
 #pragma GCC visibility push(default)
 
 #include <kiln/detail/source_builder.hpp>
+#include <kiln/float8.hpp>
 #include <kiln/half.hpp>
 #include <string>
 
 namespace kiln::detail {
 
+/// The name of a storage type in the kernel language's helpers on its bits: kiln_<name>_to_float
+/// and kiln_float_to_<name> (docs/kernel_language.md).
+template <class T>
+requires is_narrow_float_v<T>
+constexpr const char* kernel_helper_name() {
+    if constexpr (std::is_same_v<T, half>)
+        return "half";
+    else if constexpr (std::is_same_v<T, bfloat16>)
+        return "bf16";
+    else if constexpr (std::is_same_v<T, float8_e4m3>)
+        return "e4m3";
+    else
+        return "e5m2";
+}
+
 /// A value of T held in a variable or struct field rather than an array: `lvalue` is its
-/// OpenCL C text. 16-bit values are ushort bits there (OpenCL C keeps half in memory only), read
-/// and written through kiln's helpers.
+/// OpenCL C text. The storage types' values are their bits there (ushort, uchar; OpenCL C keeps
+/// half in memory only), read and written through kiln's helpers.
 template <class T>
 struct field_storage {
     static std::string load(const std::string& lvalue) { return lvalue; }
@@ -21,22 +37,14 @@ struct field_storage {
         return target + " = " + value + ";";
     }
 };
-template <>
-struct field_storage<half> {
+template <class T>
+requires is_narrow_float_v<T>
+struct field_storage<T> {
     static std::string load(const std::string& lvalue) {
-        return "kiln_half_to_float(" + lvalue + ")";
+        return "kiln_" + std::string(kernel_helper_name<T>()) + "_to_float(" + lvalue + ")";
     }
     static std::string store(const std::string& target, const std::string& value) {
-        return target + " = kiln_float_to_half(" + value + ");";
-    }
-};
-template <>
-struct field_storage<bfloat16> {
-    static std::string load(const std::string& lvalue) {
-        return "kiln_bf16_to_float(" + lvalue + ")";
-    }
-    static std::string store(const std::string& target, const std::string& value) {
-        return target + " = kiln_float_to_bf16(" + value + ");";
+        return target + " = kiln_float_to_" + kernel_helper_name<T>() + "(" + value + ");";
     }
 };
 
@@ -100,34 +108,37 @@ struct element_storage<half> {
     }
 };
 
-/// The kernel language's bfloat16 helpers on ushort bits (docs/kernel_language.md).
-template <>
-struct element_storage<bfloat16> {
+/// bfloat16 and the FP8 types, which OpenCL C lacks: their bits (ushort, uchar) through the kernel
+/// language's helpers (docs/kernel_language.md).
+template <class T>
+requires is_narrow_float_v<T> &&(!std::is_same_v<T, half>)struct element_storage<T> {
     using value_type = float;
-    static std::string lane_type() { return "ushort"; }
-    using lane_storage = field_storage<bfloat16>;
+    static std::string lane_type() { return opencl_type_name<T>(); }
+    using lane_storage = field_storage<T>;
     static std::string load(const std::string& pointer, const std::string& index) {
-        return "kiln_bf16_to_float(" + pointer + "[" + index + "])";
+        return lane_storage::load(pointer + "[" + index + "]");
     }
     static std::string target(const std::string& pointer, const std::string& index) {
         return pointer + "[" + index + "]";
     }
     static std::string store(const std::string& target, const std::string& value) {
-        return target + " = kiln_float_to_bf16(" + value + ");";
+        return lane_storage::store(target, value);
     }
-    // OpenCL C has no bfloat16: the vector form moves ushort vectors and converts them with
-    // the kernel language's vector helpers (binary16.cl), whose store stays one vector store.
+    // The vector form moves vectors of bits and converts them with the kernel language's
+    // vector helpers (binary16.cl, float8.cl), whose store stays one vector store.
     static std::string vector_load(unsigned width, const std::string& address) {
         const std::string w = std::to_string(width);
-        return "kiln_bf16x" + w + "_to_float(vload" + w + "(0, " + address + "))";
+        return "kiln_" + std::string(kernel_helper_name<T>()) + "x" + w + "_to_float(vload" + w +
+               "(0, " + address + "))";
     }
     static std::string vector_store(unsigned width, const std::string& value,
                                     const std::string& address) {
-        return "kiln_bf16x" + std::to_string(width) + "_store(" + value + ", " + address + ");";
+        return "kiln_" + std::string(kernel_helper_name<T>()) + "x" + std::to_string(width) +
+               "_store(" + value + ", " + address + ");";
     }
 };
 
-/// What kernels compute with for elements of T: float for the 16-bit types, else T.
+/// What kernels compute with for elements of T: float for the storage types, else T.
 template <class T>
 using computed_t = typename element_storage<T>::value_type;
 

@@ -35,13 +35,13 @@
 namespace kiln {
 
 /// Element types of kiln::vector: numbers, kiln vector types (float4...) and KILN_STRUCTs. The
-/// 16-bit floating-point types (half, bfloat16) take part in expressions as float.
+/// storage types (half, bfloat16, float8_e4m3, float8_e5m2) take part in expressions as float.
 template <class T>
 concept vector_value = std::same_as<T, float> || std::same_as<T, double> ||
-    detail::is_binary16_v<T> || std::same_as<T, std::int32_t> || std::same_as<T, std::uint32_t> ||
-    std::same_as<T, std::int64_t> || std::same_as<T, std::uint64_t> ||
-    std::same_as<T, std::complex<float>> || std::same_as<T, std::complex<double>> ||
-    detail::is_vec_v<T> || detail::declared_struct<T>;
+    detail::is_narrow_float_v<T> || std::same_as<T, std::int32_t> ||
+    std::same_as<T, std::uint32_t> || std::same_as<T, std::int64_t> ||
+    std::same_as<T, std::uint64_t> || std::same_as<T, std::complex<float>> ||
+    std::same_as<T, std::complex<double>> || detail::is_vec_v<T> || detail::declared_struct<T>;
 
 template <vector_value T>
 class vector;

@@ -37,6 +37,7 @@ std::span<const prelude_header> opencl_c_prelude() noexcept {
         prelude_header{"kiln_tensor_cores.h", tensor_cores},
         prelude_header{"kiln_opencl_images.h", embedded::opencl_c_images_cuh},
         prelude_header{"kiln_opencl_binary16.h", embedded::opencl_c_binary16_cuh},
+        prelude_header{"kiln_opencl_float8.h", embedded::opencl_c_float8_cuh},
     };
     return headers;
 }

@@ -12,7 +12,7 @@
 // NVRTC's messages name this file and its own line numbers (tests/cuda/prelude_test.cpp checks). It
 // includes the rest of the prelude at its end: opencl_c_vectors.cuh, opencl_c_work_items.cuh,
 // opencl_c_math.cuh, opencl_c_geometric_relational.cuh, opencl_c_subgroups.cuh,
-// kiln_vocabulary.cuh, opencl_c_images.cuh and opencl_c_binary16.cuh.
+// kiln_vocabulary.cuh, opencl_c_images.cuh, opencl_c_binary16.cuh and opencl_c_float8.cuh.
 #define __OPENCL_VERSION__ 120
 #define CL_VERSION_1_0 100
 #define CL_VERSION_1_1 110
@@ -267,6 +267,7 @@ constexpr T highest_value() {
 #include "kiln_vocabulary.h"
 #include "kiln_opencl_images.h"
 #include "kiln_opencl_binary16.h"
+#include "kiln_opencl_float8.h"
 // clang-format on
 
 // printf's %vN conversions: the translator turns the vector argument v into its N components.

@@ -208,6 +208,11 @@ kernel_feature_setup prepare_kernel_features(const device_properties& props,
             setup.prologue += "#define KILN_PTX_BF16_CONVERSION\n";
         setup.prologue += std::string(embedded::binary16_cl) + "\n";
     }
+    // The FP8 conversions of the kernel language: every helper's name holds its format's.
+    const bool names_float8 = std::any_of(sources.begin(), sources.end(), [](const auto& s) {
+        return s.find("e4m3") != std::string::npos || s.find("e5m2") != std::string::npos;
+    });
+    if (names_float8) setup.prologue += std::string(embedded::float8_cl) + "\n";
     // The sources keep their own line numbers after the pragmas.
     if (!setup.prologue.empty()) setup.prologue += "#line 1\n";
     // Sub-groups and collectives are OpenCL C 2.0 functions; the default language is 1.2.

@@ -2,8 +2,8 @@
 // Two bfloat16 elements compared: OpenCL C would compare their bits (1 < -1, -0 != +0,
 // NaN == NaN). Their values compare through kiln_bf16_to_float.
 // clang-format off
-// expected g++: 16-bit values are bits in kernels: compare kiln_half_to_float or kiln_bf16_to_float values
-// expected clang++: 16-bit values are bits in kernels: compare kiln_half_to_float or kiln_bf16_to_float values
+// expected g++: 16-bit and FP8 values are bits in kernels: compare the floats of kiln_half_to_float, kiln_bf16_to_float, kiln_e4m3_to_float or kiln_e5m2_to_float
+// expected clang++: 16-bit and FP8 values are bits in kernels: compare the floats of kiln_half_to_float, kiln_bf16_to_float, kiln_e4m3_to_float or kiln_e5m2_to_float
 // clang-format on
 #include <kiln/kernel.hpp>
 

@@ -2,8 +2,8 @@
 // A bfloat16 made from a float by its constructor: OpenCL C has no bfloat16 type (CUDA:
 // "identifier bfloat16 is undefined"). kiln_float_to_bf16 rounds a float to one.
 // clang-format off
-// expected g++: 16-bit values are bits in kernels: make them with kiln_float_to_half or kiln_float_to_bf16
-// expected clang++: 16-bit values are bits in kernels: make them with kiln_float_to_half or kiln_float_to_bf16
+// expected g++: 16-bit and FP8 values are bits in kernels: make them with kiln_float_to_half, kiln_float_to_bf16, kiln_float_to_e4m3 or kiln_float_to_e5m2
+// expected clang++: 16-bit and FP8 values are bits in kernels: make them with kiln_float_to_half, kiln_float_to_bf16, kiln_float_to_e4m3 or kiln_float_to_e5m2
 // clang-format on
 #include <kiln/kernel.hpp>
 

@@ -2,8 +2,8 @@
 // A half field of a KILN_STRUCT cast to float: the field is its ushort bits in OpenCL C, so
 // the cast would read the bits as a number. kiln_half_to_float reads the value.
 // clang-format off
-// expected g++: 16-bit values are bits in kernels: convert with kiln_half_to_float or kiln_bf16_to_float
-// expected clang++: 16-bit values are bits in kernels: convert with kiln_half_to_float or kiln_bf16_to_float
+// expected g++: 16-bit and FP8 values are bits in kernels: convert with kiln_half_to_float, kiln_bf16_to_float, kiln_e4m3_to_float or kiln_e5m2_to_float
+// expected clang++: 16-bit and FP8 values are bits in kernels: convert with kiln_half_to_float, kiln_bf16_to_float, kiln_e4m3_to_float or kiln_e5m2_to_float
 // clang-format on
 #include <kiln/kernel.hpp>
 

@@ -27,11 +27,11 @@ struct reduce_tuning {
     /// Independent accumulators per work-item, each fed by its own loads, so that loads are in
     /// flight while the previous additions wait: one accumulator chains every addition.
     std::size_t accumulators = 4;
-    /// Strided loops over inputs of 16-bit elements only (half, bfloat16): 16-byte loads (8
+    /// Strided loops over inputs of 16-bit or FP8 elements only: 16-byte loads (8 or 16
     /// elements) each work-item issues per step before it folds their elements, so that
     /// wide_loads x 16 bytes are in flight per work-item; 0 reads element by element.
     std::size_t wide_loads = 1;
-    /// Chunked loops over inputs of 16-bit elements only, whose reducer combines OpenCL C
+    /// Chunked loops over inputs of 16-bit or FP8 elements only, whose reducer combines OpenCL C
     /// vectors lane by lane (sum, minimum, maximum): elements per step of the vector form (2, 4,
     /// 8 or 16), which converts them a vector at a time where one by one would keep the
     /// device's vectoriser out; each accumulator is then a vector of that many lanes. 0 steps
