@@ -15,11 +15,20 @@ namespace kiln::detail::dlpack {
 namespace {
 
 std::string dtype_name(DLDataType t) {
-    static constexpr const char* codes[] = {"int",    "uint",    "float", "opaque handle",
-                                            "bfloat", "complex", "bool"};
+    static constexpr const char* codes[] = {"int",           "uint",
+                                            "float",         "opaque handle",
+                                            "bfloat",        "complex",
+                                            "bool",          "float8_e3m4",
+                                            "float8_e4m3",   "float8_e4m3b11fnuz",
+                                            "float8_e4m3fn", "float8_e4m3fnuz",
+                                            "float8_e5m2",   "float8_e5m2fnuz",
+                                            "float8_e8m0fnu"};
     const std::string code =
         t.code < std::size(codes) ? codes[t.code] : "code " + std::to_string(t.code);
-    return code + std::to_string(t.bits) + (t.lanes != 1 ? "x" + std::to_string(t.lanes) : "");
+    // The FP8 codes name their width; other widths are spelt out.
+    const bool float8 = code.starts_with("float8_") && t.bits == 8;
+    return code + (float8 ? "" : std::to_string(t.bits)) +
+           (t.lanes != 1 ? "x" + std::to_string(t.lanes) : "");
 }
 
 std::string device_type_name(std::int32_t type) {

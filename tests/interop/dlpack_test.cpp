@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "support/device_param.hpp"
+#include "support/float8_types.hpp"
 
 namespace {
 
@@ -187,6 +188,10 @@ TEST_P(dlpack, every_element_type_keeps_its_dtype) {
     if (has_double()) through_dlpack(std::vector<double>{1.5, -2.0});
     through_dlpack(std::vector<kiln::half>{kiln::half(1.5f), kiln::half(-2.0f)});
     through_dlpack(std::vector<kiln::bfloat16>{kiln::bfloat16(1.5f), kiln::bfloat16(-2.0f)});
+    through_dlpack(
+        std::vector<kiln::float8_e4m3>{kiln::float8_e4m3(1.5f), kiln::float8_e4m3(-448.0f)});
+    through_dlpack(
+        std::vector<kiln::float8_e5m2>{kiln::float8_e5m2(1.5f), kiln::float8_e5m2(-2.0f)});
     through_dlpack(std::vector<std::int32_t>{1, -2});
     through_dlpack(std::vector<std::uint64_t>{1, 2});
     through_dlpack(std::vector<std::complex<float>>{{1, 2}, {3, 4}});
@@ -198,6 +203,29 @@ TEST_P(dlpack, every_element_type_keeps_its_dtype) {
         EXPECT_EQ(b.read(q), (std::vector<std::int8_t>{1, 2, 3, 4, 5, 6, 7, 8}));
     }
     EXPECT_EQ(bytes->deleted, 1);
+}
+
+TEST_P(dlpack, fp8_tensors_carry_dlpack_1_1s_codes) {
+    // DLPack 1.1: kDLFloat8_e4m3fn is 10 and kDLFloat8_e5m2 12, both of 8 bits, as PyTorch's
+    // float8_e4m3fn and float8_e5m2 tensors carry them.
+    static_assert(kiln::dlpack_dtype<kiln::float8_e4m3>.code == 10);
+    static_assert(kiln::dlpack_dtype<kiln::float8_e5m2>.code == 12);
+    const std::vector<kiln::float8_e4m3> values = kiln::test::every_float8<kiln::float8_e4m3>();
+    kiln::vector<kiln::float8_e4m3> v(q, values);
+    DLManagedTensorVersioned* t = kiln::to_dlpack(v);
+    EXPECT_EQ(t->dl_tensor.dtype.code, kDLFloat8_e4m3fn);
+    EXPECT_EQ(t->dl_tensor.dtype.bits, 8);
+    // The other format's bits are not these values: refused, naming both.
+    try {
+        kiln::from_dlpack<kiln::float8_e5m2>(q, t);
+        ADD_FAILURE() << "an e4m3fn tensor taken as e5m2";
+    } catch (const invalid_argument_error& e) {
+        EXPECT_NE(std::string(e.what()).find("float8_e4m3fn, not the float8_e5m2"),
+                  std::string::npos)
+            << e.what();
+    }
+    const auto back = kiln::from_dlpack<kiln::float8_e4m3>(q, t).read();
+    for (std::size_t i = 0; i < values.size(); ++i) ASSERT_EQ(back[i].bits(), values[i].bits());
 }
 
 TEST_P(dlpack, a_read_only_tensor_is_read_and_never_written) {

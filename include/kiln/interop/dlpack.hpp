@@ -17,6 +17,7 @@
 #include <array>
 #include <complex>
 #include <cstdint>
+#include <kiln/float8.hpp>
 #include <kiln/half.hpp>
 #include <kiln/interop/dlpack_memory.hpp>
 #include <kiln/interop/native_handles.hpp>
@@ -26,7 +27,8 @@
 namespace kiln {
 
 /// DLPack's dtype of an element type kiln exchanges: float, double, kiln::half (kDLFloat 16),
-/// kiln::bfloat16 (kDLBfloat 16), the 8- to 64-bit integers, bool and complex float and double.
+/// kiln::bfloat16 (kDLBfloat 16), kiln::float8_e4m3 (kDLFloat8_e4m3fn 8), kiln::float8_e5m2
+/// (kDLFloat8_e5m2 8), the 8- to 64-bit integers, bool and complex float and double.
 template <class T>
 inline constexpr bool is_dlpack_element_v = false;
 /// The DLDataType of an element type T for which is_dlpack_element_v<T> holds.
@@ -42,6 +44,8 @@ KILN_DLPACK_ELEMENT(float, kDLFloat, 32)
 KILN_DLPACK_ELEMENT(double, kDLFloat, 64)
 KILN_DLPACK_ELEMENT(half, kDLFloat, 16)
 KILN_DLPACK_ELEMENT(bfloat16, kDLBfloat, 16)
+KILN_DLPACK_ELEMENT(float8_e4m3, kDLFloat8_e4m3fn, 8)
+KILN_DLPACK_ELEMENT(float8_e5m2, kDLFloat8_e5m2, 8)
 KILN_DLPACK_ELEMENT(std::int8_t, kDLInt, 8)
 KILN_DLPACK_ELEMENT(std::int16_t, kDLInt, 16)
 KILN_DLPACK_ELEMENT(std::int32_t, kDLInt, 32)

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * DLPack 1.0's header: the structs, enums and macros that libraries exchange tensors through,
- * with DLPack's names, values and layouts exactly (https://github.com/dmlc/dlpack,
- * include/dlpack/dlpack.h), written for kiln from DLPack's specification. A program that has
- * DLPack's own header may include it instead, before kiln's: both guard on DLPACK_DLPACK_H_.
+ * DLPack 1.0's header with 1.1's FP8 type codes: the structs, enums and macros that libraries
+ * exchange tensors through, with DLPack's names, values and layouts exactly
+ * (https://github.com/dmlc/dlpack, include/dlpack/dlpack.h), written for kiln from DLPack's
+ * specification. A program that has DLPack's own header (1.1 or later, for the FP8 codes) may
+ * include it instead, before kiln's: both guard on DLPACK_DLPACK_H_.
  * Debian's libdlpack-dev (0.6) predates DLManagedTensorVersioned, which kiln exchanges.
  *
  * Copyright (c) 2017 by Contributors (DLPack)
@@ -94,6 +95,16 @@ typedef enum {
     kDLBfloat = 4U,       /* bfloat16 */
     kDLComplex = 5U,      /* complex numbers: pairs of floats, `bits` for the pair */
     kDLBool = 6U,
+    /* DLPack 1.1's FP8 formats, `bits` 8. e4m3fn is OCP's E4M3 (kiln::float8_e4m3), e5m2 OCP's
+       E5M2 (kiln::float8_e5m2); the others kiln does not exchange. */
+    kDLFloat8_e3m4 = 7U,
+    kDLFloat8_e4m3 = 8U,
+    kDLFloat8_e4m3b11fnuz = 9U,
+    kDLFloat8_e4m3fn = 10U,
+    kDLFloat8_e4m3fnuz = 11U,
+    kDLFloat8_e5m2 = 12U,
+    kDLFloat8_e5m2fnuz = 13U,
+    kDLFloat8_e8m0fnu = 14U,
 } DLDataTypeCode;
 
 /* An element type: code, bits per lane and lanes (1 for a scalar). float is {kDLFloat, 32, 1}. */
