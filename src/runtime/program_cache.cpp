@@ -17,9 +17,9 @@
 #include <string_view>
 #include <vector>
 
+#include "backend/fnv1a.hpp"
 #include "runtime/atomic_file.hpp"
 #include "runtime/entry_signing.hpp"
-#include "runtime/fnv1a.hpp"
 
 namespace kiln {
 namespace {

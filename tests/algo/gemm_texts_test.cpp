@@ -16,7 +16,7 @@
 #include "algo/gemm/gemm_plan.hpp"
 #include "algo/gemm/gemm_strategies.hpp"
 #include "algo/written_devices.hpp"
-#include "runtime/fnv1a.hpp"
+#include "backend/fnv1a.hpp"
 
 namespace {
 

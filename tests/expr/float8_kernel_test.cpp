@@ -223,6 +223,45 @@ TEST_P(float8_kernel, struct_fields_of_fp8_types_take_part_in_expressions_as_flo
     }
 }
 
+// NVIDIA's conversion instructions (compute capability 8.9 on) against kiln's helpers, for every
+// float that is not a NaN: kiln's rule is cvt.rn.satfinite's, so that a product that converts
+// with the instruction stores kiln's bits. NaNs, whose sign the instruction may drop, are the
+// helpers' own (checked on the host). NVIDIA's OpenCL takes the inline PTX; the CUDA
+// translation reserves `asm`, and its prelude's helpers give the host's bits (above).
+// (H200, NVIDIA OpenCL, 2026-11-29: no difference for any float but the NaNs, either format.)
+const std::string cvt_source = R"(
+kernel void count_differences(global uint* differences) {
+    const uint high = get_global_id(0);
+    uint e4m3 = 0, e5m2 = 0;
+    for (uint low = 0; low < 65536u; ++low) {
+        const float x = as_float(high << 16 | low);
+        if (isnan(x)) continue;
+        ushort pair;
+        asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(pair) : "f"(0.0f), "f"(x));
+        if ((uchar)pair != kiln_float_to_e4m3(x)) ++e4m3;
+        asm("cvt.rn.satfinite.e5m2x2.f32 %0, %1, %2;" : "=h"(pair) : "f"(0.0f), "f"(x));
+        if ((uchar)pair != kiln_float_to_e5m2(x)) ++e5m2;
+    }
+    atomic_add(&differences[0], e4m3);
+    atomic_add(&differences[1], e5m2);
+}
+)";
+
+TEST_P(float8_kernel, nvidias_conversion_instructions_give_the_helpers_bits) {
+    const auto& props = device().properties();
+    if (device().backend() != kiln::backend_kind::opencl ||
+        props.vendor.find("NVIDIA") == std::string::npos ||
+        props.compute_capability_major * 10 + props.compute_capability_minor < 89)
+        GTEST_SKIP() << "NVIDIA's OpenCL with FP8 conversion instructions (compute capability "
+                        "8.9 on) only";
+    kiln::vector<kiln::uint> differences(q, std::vector<kiln::uint>{0, 0});
+    kiln::program(device(), cvt_source)
+        .kernel("count_differences")(differences.part(0))
+        .launch(q, {65536})
+        .wait();
+    EXPECT_EQ(differences.read(), (std::vector<kiln::uint>{0, 0})) << "e4m3, e5m2 differences";
+}
+
 KILN_INSTANTIATE_FOR_EVERY_DEVICE(float8_kernel);
 
 TEST(float8_kernel_source, holds_fp8_values_as_uchar_and_their_bits_as_themselves) {

@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "backend/fnv1a.hpp"
 #include "cache_fixture.hpp"
 #include "runtime/entry_signing.hpp"
-#include "runtime/fnv1a.hpp"
 #include "support/hang_guard.hpp"
 
 namespace kiln::test::cache {

@@ -4,12 +4,16 @@
 // without collectives. No device needed; runtime.subgroup runs the same calls on real devices.
 // Also the register limit NVIDIA's programs take through their PTX (algo.sort's capped variant
 // runs it on NVIDIA's OpenCL).
+// And the compiler identity that keys cached OpenCL binaries, which names the helpers kiln
+// prepends.
 #include <gtest/gtest.h>
 
 #include <kiln/error.hpp>
+#include <kiln/kiln.hpp>
 #include <string>
 #include <vector>
 
+#include "backend/backend.hpp"
 #include "backend/opencl/opencl_kernel_features.hpp"
 #include "backend/opencl/opencl_quirks.hpp"
 #include "backend/opencl/opencl_register_limit.hpp"
@@ -216,4 +220,20 @@ TEST(RegisterLimit, EveryEntryOfThePtxTakesIt) {
     // The same driver understates every kernel's group limit (runtime.launch runs past it).
     EXPECT_TRUE(kiln::detail::opencl::quirks_for(nvidia).kernel_group_limit_understated);
     EXPECT_FALSE(kiln::detail::opencl::quirks_for(pocl_like()).kernel_group_limit_understated);
+}
+
+// OpenCL programs compile with kiln's helpers put before their sources: the helpers' texts are
+// part of the compiler identity that keys cached binaries, so a library whose helpers changed
+// rebuilds rather than loading what the old ones compiled to.
+TEST(CompilerIdentity, NamesTheHelpersKilnPrepends) {
+    bool any = false;
+    for (const kiln::device& dev : kiln::devices()) {
+        if (dev.backend() != kiln::backend_kind::opencl) continue;
+        any = true;
+        const std::string identity = dev.impl().compiler_identity();
+        EXPECT_TRUE(identity.ends_with(
+            " | helpers " + std::to_string(kiln::detail::opencl::prologue_helpers_hash())))
+            << identity;
+    }
+    if (!any) GTEST_SKIP() << "no OpenCL device";
 }

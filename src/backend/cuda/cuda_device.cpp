@@ -13,6 +13,7 @@
 #include "backend/cuda/cuda_error.hpp"
 #include "backend/cuda/nvrtc_compiler.hpp"
 #include "backend/cuda/opencl_c_prelude.hpp"
+#include "backend/fnv1a.hpp"
 
 namespace kiln::detail {
 
@@ -106,15 +107,10 @@ std::string kernel_module_version() {
 
 /// FNV-1a over every prelude header's name and text.
 std::uint64_t prelude_hash() {
-    std::uint64_t hash = 14695981039346656037ull;
-    for (const auto& header : opencl_c_prelude()) {
-        for (std::string_view part : {header.name, header.text}) {
-            for (char c : part) {
-                hash ^= static_cast<unsigned char>(c);
-                hash *= 1099511628211ull;
-            }
-        }
-    }
+    std::uint64_t hash = fnv1a(nullptr, 0);
+    for (const auto& header : opencl_c_prelude())
+        for (std::string_view part : {header.name, header.text})
+            hash = fnv1a(part.data(), part.size(), hash);
     return hash;
 }
 

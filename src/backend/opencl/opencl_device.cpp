@@ -5,6 +5,7 @@
 #include <sstream>
 #include <variant>
 
+#include "backend/opencl/opencl_kernel_features.hpp"
 #include "backend/opencl/opencl_objects.hpp"
 
 namespace kiln::detail::opencl {
@@ -187,8 +188,10 @@ opencl_device::opencl_device(cl_platform_id platform, cl_device_id device, conte
       context_made_(true) {}
 
 std::string opencl_device::compiler_identity() const {
+    // The helpers kiln puts before a program's sources are part of what the device compiles.
     return properties_.platform + " | " + properties_.api_version + " | " +
-           properties_.driver_version + " | " + properties_.compiler;
+           properties_.driver_version + " | " + properties_.compiler + " | helpers " +
+           std::to_string(prologue_helpers_hash());
 }
 
 cl_context opencl_device::context() {

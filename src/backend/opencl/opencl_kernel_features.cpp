@@ -10,6 +10,7 @@
 #include <optional>
 #include <string_view>
 
+#include "backend/fnv1a.hpp"
 #include "opencl_kernels.hpp"
 
 namespace kiln::detail::opencl {
@@ -147,6 +148,14 @@ std::string declare_collective_scratch(const std::string& source) {
 }
 
 }  // namespace
+
+std::uint64_t prologue_helpers_hash() {
+    std::uint64_t hash = fnv1a(nullptr, 0);
+    for (std::string_view text : {embedded::work_group_collectives_cl, embedded::float_atomics_cl,
+                                  embedded::binary16_cl, embedded::float8_cl})
+        hash = fnv1a(text.data(), text.size(), hash);
+    return hash;
+}
 
 kernel_feature_setup prepare_kernel_features(const device_properties& props,
                                              std::span<const std::string> sources,

@@ -3,6 +3,7 @@
 // before the driver compiles them.
 #pragma once
 
+#include <cstdint>
 #include <kiln/runtime/device.hpp>
 #include <span>
 #include <string>
@@ -16,6 +17,11 @@ struct kernel_feature_setup {
     std::vector<std::string> sources;  ///< the sources, with kernel scratch arrays where needed
     std::string extra_options;         ///< -cl-std when the native functions need OpenCL C 2.0+
 };
+
+/// A hash of every helper text prepare_kernel_features may put in a prologue: part of the
+/// compiler identity that keys cached binaries, so that a library whose helpers changed does not
+/// load the binaries built with the old ones.
+std::uint64_t prologue_helpers_hash();
 
 /// Throws build_error (code name KILN_KERNEL_FEATURE_UNSUPPORTED) naming the device, the missing
 /// extension and the first call needing it when the sources call sub-group functions the device
