@@ -50,9 +50,33 @@ const ptx_mma_shape& tensor_core_atom(std::string_view mma_function) {
     return row->mma;
 }
 
+void emit_fragment_stores(source_builder& b, const gemm_types& types,
+                          const std::vector<fragment_store>& stores,
+                          const std::string& tile_inside) {
+    const auto emit_guarded = [&] {
+        for (const fragment_store& store : stores) {
+            b.open("if (" + store.inside + ")");
+            b.line(gemm_store(types, store.row, store.column, store.value));
+            b.close();
+        }
+    };
+    if (!types.epilogue) {
+        emit_guarded();
+        return;
+    }
+    b.open("if (" + tile_inside + ")");
+    for (const fragment_store& store : stores)
+        b.line(gemm_store(types, store.row, store.column, store.value));
+    b.close_with("else");
+    b.open("");
+    emit_guarded();
+    b.close();
+}
+
 void emit_warp_tile_stores(source_builder& b, const gemm_types& types, const ptx_fragment_layout& c,
                            std::size_t m_tiles, std::size_t n_tiles) {
     const fragment_lane_position lane = lane_position(c);
+    std::vector<fragment_store> stores;
     for (std::size_t mi = 0; mi < m_tiles; ++mi)
         for (std::size_t ni = 0; ni < n_tiles; ++ni)
             for (unsigned e = 0; e < c.value_count(); ++e) {
@@ -62,13 +86,16 @@ void emit_warp_tile_stores(source_builder& b, const gemm_types& types, const ptx
                 const std::string column = "column0 + warp_column + " +
                                            uint_literal(ni * c.columns + at.column) + " + " +
                                            lane.column;
-                b.open("if (" + row + " < m && " + column + " < n)");
-                b.line(gemm_store(types, "(" + row + ")", "(" + column + ")",
+                stores.push_back({"(" + row + ")", "(" + column + ")",
                                   "accumulators[" +
                                       std::to_string((mi * n_tiles + ni) * c.value_count() + e) +
-                                      "]"));
-                b.close();
+                                      "]",
+                                  row + " < m && " + column + " < n"});
             }
+    emit_fragment_stores(b, types, stores,
+                         "row0 + warp_row + " + uint_literal(m_tiles * c.rows) +
+                             " <= m && column0 + warp_column + " +
+                             uint_literal(n_tiles * c.columns) + " <= n");
 }
 
 }  // namespace kiln::detail

@@ -8,6 +8,7 @@
 #include <kiln/detail/ptx_instructions.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gemm_kernels.hpp"
 
@@ -24,6 +25,19 @@ fragment_lane_position lane_position(const ptx_fragment_layout& layout);
 /// The shape and fragment layouts of the instruction table's `mma_function` (an mma.sync or
 /// wgmma wrapper's name).
 const ptx_mma_shape& tensor_core_atom(std::string_view mma_function);
+
+/// One accumulator's store: its row and column in C and its value (kernel expressions, as
+/// gemm_store takes them), and the condition that it is inside C.
+struct fragment_store {
+    std::string row, column, value, inside;
+};
+/// The stores of a tile whose elements are all inside C where `tile_inside` (a kernel condition)
+/// holds, each guarded by C's bounds. With a user's epilogue, a tile inside C stores without the
+/// guards: the compiler may then load what the epilogue reads for many elements at once, where a
+/// load behind each guard waits for the one before it.
+void emit_fragment_stores(source_builder& b, const gemm_types& types,
+                          const std::vector<fragment_store>& stores,
+                          const std::string& tile_inside);
 
 /// The mma.sync kernels' epilogue: a warp's m_tiles x n_tiles tiles of accumulators
 /// (`accumulators`, tile by tile, each in `c`'s layout) stored into C where inside it, the warp's

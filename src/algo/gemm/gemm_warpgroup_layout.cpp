@@ -57,14 +57,16 @@ void emit_warpgroup_stores(source_builder& b, const gemm_types& types, const std
     b.open("");
     b.line("const ulong row = " + first_row + " + " + lane.row + ";");
     b.line("const ulong column = column0 + " + lane.column + ";");
+    std::vector<fragment_store> stores;
     for (unsigned i = 0; i < layout.value_count(); ++i) {
         const auto at = layout.at(0, i);
         const std::string r = "(row + " + uint_literal(at.row) + ")",
                           c = "(column + " + uint_literal(at.column) + ")";
-        b.open("if (" + r + " < m && " + c + " < n)");
-        b.line(gemm_store(types, r, c, d + "[" + std::to_string(i) + "]"));
-        b.close();
+        stores.push_back({r, c, d + "[" + std::to_string(i) + "]", r + " < m && " + c + " < n"});
     }
+    emit_fragment_stores(b, types, stores,
+                         first_row + " + " + uint_literal(layout.rows) + " <= m && column0 + " +
+                             uint_literal(layout.columns) + " <= n");
     b.close();
 }
 
