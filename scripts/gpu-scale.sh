@@ -70,13 +70,26 @@ fi
 if want heat; then
     apps=$build/apps/heat_world
     log=$out/heat.log
-    # Runs one stepper on world $1 (steps $steps), output to $2, stats to the log; then the rest.
+    # Runs one stepper on world $1 (steps $steps), output to $2, stats and the whole process's
+    # wall-clock seconds (from reading the world to writing it, as the coursework times a run)
+    # to the log, the seconds also in $whole; then the rest. step_world reads standard input and
+    # writes standard output; MPI ranks read and write files (-i, -o), since mpirun forwards
+    # standard input and output through one process at a fraction of the disk's speed.
     run_step() {
-        local world=$1 output=$2
+        local world=$1 output=$2 begin end
         shift 2
         echo "--- $* < $(basename "$world")" >> "$log"
-        timeout 200 "$@" --stats 0.1 "$steps" 1 < "$world" > "$output" 2>> "$log" || echo "(exit $?)" >> "$log"
+        begin=$(date +%s.%N)
+        if [[ "$*" == *step_world_mpi* ]]; then
+            timeout 200 "$@" --stats -i "$world" -o "$output" 0.1 "$steps" 1 2>> "$log" || echo "(exit $?)" >> "$log"
+        else
+            timeout 200 "$@" --stats 0.1 "$steps" 1 < "$world" > "$output" 2>> "$log" || echo "(exit $?)" >> "$log"
+        fi
+        end=$(date +%s.%N)
+        whole=$(awk -v a="$end" -v b="$begin" 'BEGIN {printf "%.3f", a - b}')
+        echo "whole process: $whole s" >> "$log"
     }
+    speed_up() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2fx", a / b}'; }
     same() { cmp "$1" "$2" > /dev/null && echo "identical" || echo "DIFFERENT"; }
 
     # make_world makes square worlds; the weak-scaling world of k GPUs is the one-GPU world k
@@ -109,17 +122,23 @@ if want heat; then
             world=$worlds/strong.bin
             [ $kind = weak ] && world=$worlds/weak$k.bin
             # step_world on one GPU: the reference bytes (once for the strong world).
-            if [ $kind = weak ] || [ "$k" = 1 ]; then run_step "$world" "$worlds/ref$k.bin" "$apps/step_world"; fi
+            if [ $kind = weak ] || [ "$k" = 1 ]; then
+                run_step "$world" "$worlds/ref$k.bin" "$apps/step_world"
+                echo "$kind step_world on one GPU: whole process $whole s" >> "$log"
+            fi
             ref=$worlds/ref$k.bin
             [ $kind = strong ] && ref=$worlds/ref1.bin
             list=$(IFS=,; echo "${cuda_gpus[*]:0:$k}")
             run_step "$world" "$worlds/dev.bin" "$apps/step_world" --devices "$list"
-            echo "$kind --devices $list ($k GPUs): $(same "$ref" "$worlds/dev.bin")" >> "$log"
-            # MPI with one rank and with one per GPU (rank 0's output goes through mpirun,
-            # seconds per GiB, so not every count).
+            [ "$k" = 1 ] && devices_one=$whole
+            echo "$kind --devices $list ($k GPUs): $(same "$ref" "$worlds/dev.bin"); whole process" \
+                "$whole s, $(speed_up "$devices_one" "$whole") one GPU's --devices" >> "$log"
+            # MPI with one rank and with one per GPU, not every count.
             if [ "$have_mpi" = 1 ] && { [ "$k" = 1 ] || [ "$k" = "${gpu_counts[-1]}" ]; }; then
                 run_step "$world" "$worlds/mpi.bin" mpirun --oversubscribe -n "$k" "$apps/step_world_mpi"
-                echo "$kind MPI $k ranks: $(same "$ref" "$worlds/mpi.bin")" >> "$log"
+                [ "$k" = 1 ] && mpi_one=$whole
+                echo "$kind MPI $k ranks: $(same "$ref" "$worlds/mpi.bin"); whole process $whole s," \
+                    "$(speed_up "$mpi_one" "$whole") one rank's" >> "$log"
             fi
         done
         [ "$have_mpi" = 1 ] || echo "$kind MPI: not built (no MPI found)" >> "$log"

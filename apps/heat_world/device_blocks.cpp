@@ -17,29 +17,11 @@
 #include <utility>
 #include <vector>
 
+#include "parallel.hpp"
 #include "tool_support.hpp"
 
 namespace kiln::heat {
 namespace {
-
-// Runs work(0) ... work(count - 1) at once, one thread each, and rethrows the first failure.
-void in_parallel(std::size_t count, const std::function<void(std::size_t)>& work) {
-    std::vector<std::exception_ptr> failures(count);
-    {
-        std::vector<std::jthread> threads;
-        for (std::size_t b = 0; b < count; ++b) {
-            threads.emplace_back([&work, &failures, b] {
-                try {
-                    work(b);
-                } catch (...) {
-                    failures[b] = std::current_exception();
-                }
-            });
-        }
-    }
-    for (const std::exception_ptr& failure : failures)
-        if (failure) std::rethrow_exception(failure);
-}
 
 // Rows [first, end) of the world that `source`'s block owns and `target`'s part holds as halo:
 // empty when first >= end.
@@ -170,12 +152,13 @@ std::vector<kiln::device> parse_device_list(std::string_view list) {
 std::vector<std::unique_ptr<engine>> make_device_engines(const engine_entry& entry,
                                                          const engine_options& options,
                                                          const std::vector<kiln::device>& devices) {
-    std::vector<std::unique_ptr<engine>> engines;
-    for (const kiln::device& device : devices) {
+    // At once, one thread per device: each creates its driver's context and builds its kernel.
+    std::vector<std::unique_ptr<engine>> engines(devices.size());
+    in_parallel(devices.size(), [&](std::size_t d) {
         engine_options on_device = options;
-        on_device.device = std::to_string(device.index());
-        engines.push_back(entry.create(on_device));
-    }
+        on_device.device = std::to_string(devices[d].index());
+        engines[d] = entry.create(on_device);
+    });
     return engines;
 }
 
@@ -191,6 +174,7 @@ stepping_totals step_on_devices(world& w, std::vector<std::unique_ptr<engine>>& 
     device_blocks stepper(w, blocks, engines, dt);
     stepping_totals totals = step_in_rounds(stepper, steps, halo_rows, progress);
     totals.moves = stepper.moves();
+    totals.first_start_text = blocks.front().start_text;
     // Every device reads its block straight into the world's rows, all at once.
     const stopwatch finish_clock;
     in_parallel(blocks.size(), [&](std::size_t b) {

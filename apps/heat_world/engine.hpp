@@ -75,6 +75,9 @@ class stepping_session {
     virtual void wait_for_copies() {}
     // Brings the world's temperatures up to date.
     virtual void finish() = 0;
+    // Where the session's start went, for --stats ("buffers allocated in 0.004 s, ..."); empty
+    // where it started nothing worth telling.
+    virtual std::string start_text() const { return {}; }
 };
 
 class engine {

@@ -19,6 +19,7 @@ void halo_storage::allocate(std::size_t cells, const kiln::device* device) {
 void row_block::start(engine& stepper, const world_rows& part, float dt) {
     halo.allocate(std::size_t{rows_above() + rows_below()} * width, stepper.device());
     session = stepper.start_rows(part, dt);
+    start_text = session->start_text();
     rows_above_fresh = rows_below_fresh = false;
 }
 

@@ -14,6 +14,7 @@
 #include <kiln/runtime/pinned.hpp>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "engine.hpp"
@@ -54,6 +55,7 @@ struct row_block {
     bool rows_above_fresh = false;  // in `halo`, not yet on the device
     bool rows_below_fresh = false;
     double halo_write_seconds = 0;  // the last step()'s hand-over of the halo rows to the session
+    std::string start_text;         // the session's, once started (--stats)
 
     std::uint32_t rows_above() const { return block_first_row - part_first_row; }
     std::uint32_t rows_below() const {
@@ -108,6 +110,7 @@ struct stepping_totals {
     double finish_seconds = 0;    // the caller's read-back of the blocks
     unsigned exchanges = 0;
     double exchange_seconds = 0;
+    std::string first_start_text;  // the first block's session start (--stats)
     // Halo row ranges moved over the run, by how (halo_move; step_world_mpi's all go through
     // host memory).
     std::array<unsigned, 4> moves{};

@@ -4,9 +4,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <string>
+
+#include "parallel.hpp"
 
 namespace kiln::heat {
 namespace {
@@ -121,26 +125,45 @@ std::vector<std::uint32_t> pack_neighbour_flags(const world& w) {
     return pack_neighbour_flags(world_rows{w, 0, w.height});
 }
 
-std::vector<std::uint32_t> pack_neighbour_flags(const world_rows& rows) {
-    const std::uint32_t width = rows.source.width;
+template <class Word>
+void pack_neighbour_flags_into(const world_rows& rows, std::span<Word> packed) {
+    const std::size_t width = rows.source.width;
+    if (packed.size() != rows.cell_count())
+        throw std::invalid_argument("pack_neighbour_flags: " + std::to_string(packed.size()) +
+                                    " words for " + std::to_string(rows.cell_count()) + " cells");
     const std::span<const std::uint32_t> flags = rows.flags();
+    // Rows of a large world in bands, one per core: on one thread, packing a 16384^2 world took
+    // longer than uploading it.
+    in_bands(rows.rows,
+             std::max<std::size_t>(1, (std::size_t{1} << 20) / std::max<std::size_t>(width, 1)),
+             [&](std::size_t first_row, std::size_t end_row) {
+                 for (std::size_t y = first_row; y < end_row; ++y) {
+                     const std::uint32_t* row = flags.data() + y * width;
+                     // Outside the rows blocks as an insulator does.
+                     const std::uint32_t* above = y > 0 ? row - width : nullptr;
+                     const std::uint32_t* below = y + 1 < rows.rows ? row + width : nullptr;
+                     for (std::size_t x = 0; x < width; ++x) {
+                         std::uint32_t word = row[x];
+                         if (above == nullptr || (above[x] & cell_insulator) != 0)
+                             word |= packed_up_blocked;
+                         if (below == nullptr || (below[x] & cell_insulator) != 0)
+                             word |= packed_down_blocked;
+                         if (x == 0 || (row[x - 1] & cell_insulator) != 0)
+                             word |= packed_left_blocked;
+                         if (x + 1 == width || (row[x + 1] & cell_insulator) != 0)
+                             word |= packed_right_blocked;
+                         packed[y * width + x] = static_cast<Word>(word);
+                     }
+                 }
+             });
+}
+
+template void pack_neighbour_flags_into(const world_rows&, std::span<std::uint32_t>);
+template void pack_neighbour_flags_into(const world_rows&, std::span<std::uint8_t>);
+
+std::vector<std::uint32_t> pack_neighbour_flags(const world_rows& rows) {
     std::vector<std::uint32_t> packed(rows.cell_count());
-    auto blocks = [&](std::int64_t x, std::int64_t y) {
-        if (x < 0 || y < 0 || x >= std::int64_t{width} || y >= std::int64_t{rows.rows}) return true;
-        return (flags[static_cast<std::size_t>(y) * width + static_cast<std::size_t>(x)] &
-                cell_insulator) != 0;
-    };
-    for (std::uint32_t y = 0; y < rows.rows; ++y) {
-        for (std::uint32_t x = 0; x < width; ++x) {
-            const std::size_t i = std::size_t{y} * width + x;
-            std::uint32_t word = flags[i];
-            if (blocks(x, std::int64_t{y} - 1)) word |= packed_up_blocked;
-            if (blocks(x, std::int64_t{y} + 1)) word |= packed_down_blocked;
-            if (blocks(std::int64_t{x} - 1, y)) word |= packed_left_blocked;
-            if (blocks(std::int64_t{x} + 1, y)) word |= packed_right_blocked;
-            packed[i] = word;
-        }
-    }
+    pack_neighbour_flags_into(rows, std::span<std::uint32_t>(packed));
     return packed;
 }
 

@@ -77,6 +77,12 @@ struct world_rows {
 // neighbours, computed once so that a step reads one flag per cell instead of five.
 std::vector<std::uint32_t> pack_neighbour_flags(const world& w);
 std::vector<std::uint32_t> pack_neighbour_flags(const world_rows& rows);
+// The same words written into `packed` (one per cell of `rows`), as 32-bit words or as bytes,
+// since they use six bits; on every core for large worlds.
+template <class Word>
+void pack_neighbour_flags_into(const world_rows& rows, std::span<Word> packed);
+extern template void pack_neighbour_flags_into(const world_rows&, std::span<std::uint32_t>);
+extern template void pack_neighbour_flags_into(const world_rows&, std::span<std::uint8_t>);
 
 // Adds dt to w.t once per step, in float, as the original did: t is not dt*steps exactly.
 void advance_time(world& w, float dt, unsigned steps);

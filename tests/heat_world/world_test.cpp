@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace kiln::heat {
 namespace {
@@ -152,6 +155,43 @@ TEST(pack_neighbour_flags, a_single_cell_is_blocked_all_round) {
     w.temperatures = {0.5f};
     EXPECT_EQ(pack_neighbour_flags(w)[0],
               packed_up_blocked | packed_down_blocked | packed_left_blocked | packed_right_blocked);
+}
+
+// Large enough for bands on several threads (a band per 2^20 cells), with random flags; rows of
+// it (a block with halo, as --devices and MPI ranks pack) treat the cells beyond them as outside.
+TEST(pack_neighbour_flags, bands_on_several_threads_match_the_rule_cell_by_cell) {
+    world w;
+    w.width = 1031;
+    w.height = 2100;
+    w.flags.resize(w.cell_count());
+    std::uint32_t state = 12345;
+    for (std::uint32_t& flag : w.flags) {
+        state = state * 1664525u + 1013904223u;
+        flag = (state >> 28) % 3;
+    }
+    w.temperatures.assign(w.cell_count(), 0.0f);
+    for (const world_rows rows : {world_rows{w, 0, w.height}, world_rows{w, 17, 2050}}) {
+        const std::vector<std::uint32_t> words = pack_neighbour_flags(rows);
+        std::vector<std::uint8_t> bytes(rows.cell_count());
+        pack_neighbour_flags_into(rows, std::span<std::uint8_t>(bytes));
+        const auto blocks = [&](std::int64_t x, std::int64_t y) {
+            return x < 0 || y < 0 || x >= std::int64_t{w.width} || y >= std::int64_t{rows.rows} ||
+                   (rows.flags()[static_cast<std::size_t>(y * w.width + x)] & cell_insulator) != 0;
+        };
+        std::size_t wrong = 0;
+        for (std::int64_t y = 0; y < rows.rows; ++y) {
+            for (std::int64_t x = 0; x < w.width; ++x) {
+                const std::size_t i = static_cast<std::size_t>(y * w.width + x);
+                const std::uint32_t expected = rows.flags()[i] |
+                                               (blocks(x, y - 1) ? packed_up_blocked : 0u) |
+                                               (blocks(x, y + 1) ? packed_down_blocked : 0u) |
+                                               (blocks(x - 1, y) ? packed_left_blocked : 0u) |
+                                               (blocks(x + 1, y) ? packed_right_blocked : 0u);
+                wrong += words[i] != expected || bytes[i] != expected;
+            }
+        }
+        EXPECT_EQ(wrong, 0u) << "rows from " << rows.first_row;
+    }
 }
 
 TEST(advance_time, adds_dt_once_per_step_in_float) {
