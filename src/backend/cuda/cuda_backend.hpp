@@ -450,10 +450,6 @@ class cuda_backend final : public backend {
     std::vector<std::shared_ptr<device_impl>> devices_;
 };
 
-/// memcpy shared between the calling thread and a few helper threads, for copies between pageable
-/// memory and staging chunks, which one thread copies well below the link's speed.
-void copy_in_parallel(void* destination, const void* source, std::size_t bytes);
-
 /// A new CUDA event in the current context.
 event_handle create_event(CUcontext context, bool timing);
 

@@ -10,6 +10,7 @@
 #include "backend/cuda/cuda_backend.hpp"
 #include "backend/cuda/cuda_error.hpp"
 #include "backend/cuda/cuda_launch.hpp"
+#include "backend/parallel_copy.hpp"
 
 namespace kiln::detail::cuda {
 

@@ -3,14 +3,11 @@
 // device-to-host read that copies staged chunks out on several host threads.
 #include <algorithm>
 #include <array>
-#include <cstring>
-#include <deque>
-#include <latch>
-#include <thread>
 
 #include "backend/cuda/cuda_api.hpp"
 #include "backend/cuda/cuda_backend.hpp"
 #include "backend/cuda/cuda_error.hpp"
+#include "backend/parallel_copy.hpp"
 
 namespace kiln::detail::cuda {
 
@@ -130,86 +127,13 @@ struct host_copy {
     std::size_t bytes;
 };
 
-/// Threads that share the copying of staged chunks out to pageable memory: one host thread's
-/// memcpy is well below the link's speed on server CPUs, so a chunk is split between the
-/// driver's callback thread and these. Never destroyed: host functions may still run while the
-/// process exits, and idle threads cost nothing.
-class copy_threads {
-  public:
-    static copy_threads& instance() {
-        static auto* const threads = new copy_threads;
-        return *threads;
-    }
-
-    /// Copies `whole`, in parts on the pool and the calling thread; returns when all are done.
-    void copy(const host_copy& whole) {
-        constexpr std::size_t smallest_part = std::size_t{512} << 10;
-        const std::size_t parts =
-            std::clamp<std::size_t>(whole.bytes / smallest_part, 1, workers_ + 1);
-        if (parts == 1) {
-            std::memcpy(whole.destination, whole.source, whole.bytes);
-            return;
-        }
-        // Parts of a 64-byte multiple, so that no two threads write into one cache line.
-        const std::size_t part_bytes = (whole.bytes / parts + 63) / 64 * 64;
-        std::latch done(static_cast<std::ptrdiff_t>(parts - 1));
-        {
-            std::lock_guard lock(mutex_);
-            for (std::size_t k = 1; k < parts; ++k) {
-                const std::size_t begin = std::min(whole.bytes, k * part_bytes);
-                const std::size_t end = std::min(whole.bytes, begin + part_bytes);
-                tasks_.push_back(
-                    {{static_cast<std::byte*>(whole.destination) + begin,
-                      static_cast<const std::byte*>(whole.source) + begin, end - begin},
-                     &done});
-            }
-        }
-        work_.notify_all();
-        std::memcpy(whole.destination, whole.source, std::min(whole.bytes, part_bytes));
-        done.wait();
-    }
-
-  private:
-    struct task {
-        host_copy part;
-        std::latch* done;
-    };
-
-    copy_threads() : workers_(std::clamp(std::thread::hardware_concurrency(), 2u, 5u) - 1) {
-        for (unsigned k = 0; k < workers_; ++k) std::thread([this] { serve(); }).detach();
-    }
-
-    void serve() {
-        while (true) {
-            task t;
-            {
-                std::unique_lock lock(mutex_);
-                work_.wait(lock, [&] { return !tasks_.empty(); });
-                t = tasks_.front();
-                tasks_.pop_front();
-            }
-            std::memcpy(t.part.destination, t.part.source, t.part.bytes);
-            t.done->count_down();
-        }
-    }
-
-    unsigned workers_;
-    std::mutex mutex_;
-    std::condition_variable work_;
-    std::deque<task> tasks_;
-};
-
 /// Runs on the driver's callback thread once a device-to-host copy into staging is done.
 void CUDA_CB copy_on_host(void* payload) {
     std::unique_ptr<host_copy> copy(static_cast<host_copy*>(payload));
-    copy_threads::instance().copy(*copy);
+    copy_in_parallel(copy->destination, copy->source, copy->bytes);
 }
 
 }  // namespace
-
-void copy_in_parallel(void* destination, const void* source, std::size_t bytes) {
-    copy_threads::instance().copy({destination, source, bytes});
-}
 
 CUstream cuda_queue::copy_out_stream() {
     if (!copy_out_) {
