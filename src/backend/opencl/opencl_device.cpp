@@ -291,6 +291,10 @@ class ordinary_host_memory final : public host_memory_impl {
 
 std::unique_ptr<host_memory_impl> opencl_device::allocate_host(std::size_t bytes) {
     if (properties_.type == device_type::cpu) return std::make_unique<ordinary_host_memory>(bytes);
+    return allocate_mapped_host(bytes);
+}
+
+std::unique_ptr<host_memory_impl> opencl_device::allocate_mapped_host(std::size_t bytes) {
     cl_int status = CL_SUCCESS;
     command_queue_handle queue(clCreateCommandQueue(context(), device_, 0, &status));
     check(status, "clCreateCommandQueue", properties_.name);

@@ -14,6 +14,7 @@
 #include "backend/opencl/opencl_command_buffer.hpp"
 #include "backend/opencl/opencl_common.hpp"
 #include "backend/opencl/opencl_quirks.hpp"
+#include "backend/opencl/opencl_staging.hpp"
 
 namespace kiln::detail::opencl {
 
@@ -33,6 +34,9 @@ class opencl_device final : public device_impl {
     std::unique_ptr<memory_impl> allocate_range(memory_impl& allocation, std::size_t offset,
                                                 std::size_t bytes) override;
     std::unique_ptr<host_memory_impl> allocate_host(std::size_t bytes) override;
+    /// Page-locked host memory of a mapped CL_MEM_ALLOC_HOST_PTR buffer, also on a CPU device
+    /// (where allocate_host gives ordinary memory).
+    std::unique_ptr<host_memory_impl> allocate_mapped_host(std::size_t bytes);
     /// None: a context holds one device, and OpenCL copies only within a context.
     device_copy copy_between(device_impl&) override { return device_copy::none; }
     std::unique_ptr<image_impl> create_image(std::size_t width, std::size_t height,
@@ -63,6 +67,8 @@ class opencl_device final : public device_impl {
     /// The cl_khr_command_buffer entry points, or null where the device lacks the extension or
     /// has a version kiln does not call (opencl_command_buffer.hpp); loaded on first use.
     const command_buffer_api* command_buffers();
+    /// The chunks that non-blocking writes of pageable memory go through (opencl_staging.hpp).
+    staging_pool& staging() noexcept { return staging_; }
 
   private:
     cl_platform_id platform_;
@@ -74,6 +80,7 @@ class opencl_device final : public device_impl {
     std::atomic<bool> context_made_{false};
     std::once_flag command_buffers_once_;
     std::optional<command_buffer_api> command_buffers_;
+    staging_pool staging_{*this};  // last: its chunks are unmapped before the context goes
 };
 
 class opencl_memory final : public memory_impl {
@@ -207,6 +214,11 @@ class opencl_queue final : public queue_impl {
     /// Throws invalid_argument_error for a geometry that this device's driver mishandles
     /// (opencl_quirks) rather than rejects, naming `kernel`.
     void check_driver_limits(const launch_geometry& geometry, const kernel_impl& kernel) const;
+    /// A non-blocking write of pageable memory through the device's staging chunks
+    /// (opencl_staging.cpp): the caller's memory is copied when this returns.
+    std::shared_ptr<event_impl> write_through_staging(cl_mem target, std::size_t offset,
+                                                      const std::byte* source, std::size_t bytes,
+                                                      const std::vector<cl_event>& after);
 
     opencl_device& device_;
     cl_context context_;
