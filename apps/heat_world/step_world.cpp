@@ -8,6 +8,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -49,14 +50,21 @@ void print_device_stats(std::size_t devices, const kiln::heat::world& w, unsigne
 // (the drivers' start, about half a second with a GPU) and starting the engines (contexts,
 // kernels) happen meanwhile, so a run's start-up is the longer of the two, not their sum. The
 // thread is detached: a device error still ends the run at once, whatever the input is doing.
-std::future<kiln::heat::world> read_in_background(const kiln::heat::step_command& command) {
-    auto world_read = std::make_shared<std::promise<kiln::heat::world>>();
-    std::future<kiln::heat::world> result = world_read->get_future();
-    std::thread([world_read, command] {
+struct world_read {
+    kiln::heat::world w;
+    double seconds;  // since the start of main, when the world was in
+};
+
+std::future<world_read> read_in_background(const kiln::heat::step_command& command,
+                                           const kiln::heat::stopwatch& main_clock) {
+    auto promise = std::make_shared<std::promise<world_read>>();
+    std::future<world_read> result = promise->get_future();
+    std::thread([promise, command, main_clock] {
         try {
-            world_read->set_value(kiln::heat::read_input(command));
+            kiln::heat::world w = kiln::heat::read_input(command);
+            promise->set_value({std::move(w), main_clock.seconds()});
         } catch (...) {
-            world_read->set_exception(std::current_exception());
+            promise->set_exception(std::current_exception());
         }
     }).detach();
     return result;
@@ -74,8 +82,8 @@ int main(int argc, char** argv) {
             return 0;
         }
         std::ios::sync_with_stdio(false);
-        std::optional<std::future<world>> world_read;
-        if (!command.list_engines) world_read = read_in_background(command);
+        std::optional<std::future<world_read>> reading;
+        if (!command.list_engines) reading = read_in_background(command, main_clock);
         check_device_choice(command);
         const engine_registry registry = make_engine_registry();
         if (command.list_engines) {
@@ -102,8 +110,7 @@ int main(int argc, char** argv) {
         engine& stepper = *engines.front();
         const double engines_seconds = main_clock.seconds();
         kiln::programs::now_doing("reading the world");
-        world w = world_read->get();
-        const double read_seconds = main_clock.seconds();
+        auto [w, read_seconds] = reading->get();
 
         const bool show_progress =
             command.progress == progress_choice::always ||
@@ -129,16 +136,21 @@ int main(int argc, char** argv) {
         write_output(command, w);
         const double write_seconds = write_clock.seconds();
 
+        // The engines go before the figures, so that "in main" counts their end too.
+        const std::string description = stepper.description();
+        const stopwatch release_clock;
+        engines.clear();
+        const double release_seconds = release_clock.seconds();
         if (command.stats) {
             const double updates = static_cast<double>(w.cell_count()) * steps;
             std::fprintf(
                 stderr,
                 "step_world: %s: %u x %u cells, %u steps in %.4f s: %s; world read after %.3f "
-                "s, devices found and engines started meanwhile after %.3f s, write %.3f s; "
-                "%.3f s in main\n",
-                stepper.description().c_str(), w.width, w.height, steps, step_seconds,
+                "s, devices found and engines started meanwhile after %.3f s, write %.3f s, "
+                "engines ended in %.3f s; %.3f s in main\n",
+                description.c_str(), w.width, w.height, steps, step_seconds,
                 update_rate_text(updates, step_seconds).c_str(), read_seconds, engines_seconds,
-                write_seconds, main_clock.seconds());
+                write_seconds, release_seconds, main_clock.seconds());
             if (!devices.empty()) print_device_stats(devices.size(), w, steps, halo_rows, totals);
         }
         return 0;

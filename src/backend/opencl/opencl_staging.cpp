@@ -116,6 +116,9 @@ std::shared_ptr<event_impl> opencl_queue::write_through_staging(
               "clEnqueueWriteBuffer", "a staged piece of a write");
         pieces.emplace_back(landed);
         chunk.read_by(pieces.back());
+        // Let the copy engine start on this piece while the next is copied in: a driver may
+        // hold enqueued commands until a flush, and polling a chunk's event does not flush.
+        check(clFlush(queue_.get()), "clFlush", "after a staged piece of a write");
         ++staged_chunks;
         done += part;
     }
