@@ -96,10 +96,11 @@ kernel_description gemm_kernel_description(const std::string& name, const gemm_t
         .scalar(opencl_name(types.accumulator), "beta", bytes);
     if (types.epilogue) {
         const auto& captures = types.epilogue->captures;
-        // Memory the epilogue only reads, where it writes none, is restrict: the compiler may then
-        // load a whole tile's captured values ahead of its stores to C, where otherwise each load
-        // waits for the store before it (bias and ReLU cost 9% more time with one latency per
-        // element on an H200, against the plain bf16 product).
+        // Memory the epilogue only reads, where it writes none, is restrict: it says that the
+        // stores to C leave it unchanged, so a compiler may load captured values ahead of them.
+        // On an H200 (bf16 4096^3, bias and ReLU) it alone changed nothing; the epilogue's cost
+        // fell from 9% to 4% when tiles inside C stored without a check per element
+        // (emit_fragment_stores).
         const bool reads_only = std::none_of(captures.begin(), captures.end(), [](const auto& s) {
             return s.kind == slot_kind::global;
         });

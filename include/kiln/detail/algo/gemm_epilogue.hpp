@@ -56,9 +56,10 @@ parameter_slot gemm_epilogue_slot(std::size_t position) {
 }
 
 /// The gemm_epilogue of a KILN_LAMBDA((Scalar value, Index row, Index column), (captures...),
-/// { return ...; }) for products that accumulate in Scalar.
+/// { return ...; }) for products that accumulate in Scalar, without its arguments: built once
+/// per lambda, since parsing the body's parameter names costs far more than a small product.
 template <class Scalar, class Definition, class... Captures>
-gemm_epilogue make_gemm_epilogue(const kernel_lambda<Definition, Captures...>& lambda) {
+const gemm_epilogue& gemm_epilogue_text() {
     using signature = lambda_signature<Definition>;
     using parameters = typename signature::parameters;
     static_assert(std::tuple_size_v<parameters> == 3 + sizeof...(Captures),
@@ -78,22 +79,39 @@ gemm_epilogue make_gemm_epilogue(const kernel_lambda<Definition, Captures...>& l
                       !std::is_same_v<typename signature::result, bool>,
                   "a GEMM epilogue returns the value to store, a number (it is converted to "
                   "the accumulation type, then rounded once to C's)");
-    gemm_epilogue epilogue;
-    epilogue.index_type = opencl_type_name<row_type>();
-    epilogue.largest_index = static_cast<std::uint64_t>(std::numeric_limits<row_type>::max());
+    static const gemm_epilogue text = [] {
+        gemm_epilogue epilogue;
+        epilogue.index_type = opencl_type_name<row_type>();
+        epilogue.largest_index = static_cast<std::uint64_t>(std::numeric_limits<row_type>::max());
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            using capture_types = std::tuple<std::tuple_element_t<I + 3, parameters>...>;
+            source_builder& source = epilogue.definitions;
+            (declare_type<typename pointee<std::tuple_element_t<I, capture_types>>::type>(source),
+             ...);
+            std::vector<std::string> names = kernel_parameter_names(Definition::index_text());
+            for (std::string& name : kernel_parameter_names(Definition::capture_text()))
+                names.push_back(std::move(name));
+            add_cpp_function(
+                source, opencl_type_name<Scalar>(), gemm_epilogue_function,
+                {opencl_type_name<value_type>(), epilogue.index_type, epilogue.index_type,
+                 opencl_parameter_type<std::tuple_element_t<I, capture_types>>()...},
+                names, Definition::body_text());
+            epilogue.source = source.str();
+            epilogue.captures = {gemm_epilogue_slot<std::tuple_element_t<I, capture_types>>(I)...};
+        }
+        (std::index_sequence_for<Captures...>{});
+        return epilogue;
+    }();
+    return text;
+}
+
+/// The gemm_epilogue of `lambda` with its captured values as arguments.
+template <class Scalar, class Definition, class... Captures>
+gemm_epilogue make_gemm_epilogue(const kernel_lambda<Definition, Captures...>& lambda) {
+    using parameters = typename lambda_signature<Definition>::parameters;
+    gemm_epilogue epilogue = gemm_epilogue_text<Scalar, Definition, Captures...>();
     [&]<std::size_t... I>(std::index_sequence<I...>) {
         using capture_types = std::tuple<std::tuple_element_t<I + 3, parameters>...>;
-        source_builder& source = epilogue.definitions;
-        (declare_type<typename pointee<std::tuple_element_t<I, capture_types>>::type>(source), ...);
-        std::vector<std::string> names = kernel_parameter_names(Definition::index_text());
-        for (std::string& name : kernel_parameter_names(Definition::capture_text()))
-            names.push_back(std::move(name));
-        add_cpp_function(source, opencl_type_name<Scalar>(), gemm_epilogue_function,
-                         {opencl_type_name<value_type>(), epilogue.index_type, epilogue.index_type,
-                          opencl_parameter_type<std::tuple_element_t<I, capture_types>>()...},
-                         names, Definition::body_text());
-        epilogue.source = source.str();
-        epilogue.captures = {gemm_epilogue_slot<std::tuple_element_t<I, capture_types>>(I)...};
         epilogue.arguments = std::apply(
             [](const auto&... captured) {
                 return std::vector<kernel_argument>{
