@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <cstdlib>
 #include <kiln/kiln.hpp>
 #include <ostream>
 #include <string>
@@ -45,15 +46,22 @@ class device_queue_test : public device_test {
 };
 
 /// Queues on the first two devices, for suites that split vectors or matrices over them (CTest
-/// runs those with POCL_DEVICES="pthread pthread"). With one device such a suite skips; with
-/// none the machine is broken and it fails, as every suite must.
+/// runs those with POCL_DEVICES="pthread pthread"), or on the first two that the device spec in
+/// KILN_TEST_SPLIT_DEVICES matches (`cuda,gpu`: two CUDA GPUs of a machine that has them). With
+/// one device such a suite skips; with none the machine is broken and it fails, as every suite
+/// must.
 class two_devices_test : public ::testing::Test {
   protected:
     void SetUp() override {
         ASSERT_FALSE(kiln::devices().empty()) << "no OpenCL or CUDA device";
-        if (kiln::devices().size() < 2)
-            GTEST_SKIP() << "needs two devices (POCL_DEVICES=\"pthread pthread\")";
-        for (std::size_t i = 0; i < 2; ++i) queues.emplace_back(kiln::devices()[i]);
+        const char* spec = std::getenv("KILN_TEST_SPLIT_DEVICES");
+        const std::vector<kiln::device> chosen = spec != nullptr && *spec != '\0'
+                                                     ? kiln::devices(kiln::filters::from_spec(spec))
+                                                     : kiln::devices();
+        if (chosen.size() < 2)
+            GTEST_SKIP() << "needs two devices (POCL_DEVICES=\"pthread pthread\", or two that "
+                            "KILN_TEST_SPLIT_DEVICES matches)";
+        for (std::size_t i = 0; i < 2; ++i) queues.emplace_back(chosen[i]);
     }
     std::vector<kiln::queue> queues;
 };
