@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Writing a file so that a failure never loses or truncates what was there, and no file but the
-// one named is touched: kiln's profile, its programs' output files, and its own cache files; and
-// reading those cache files back whatever is found at their paths.
+// one named is touched: kiln's profile, its programs' output files (also those that several
+// threads or processes write at offsets: file_replacement), and its own cache files; and reading
+// those cache files back whatever is found at their paths.
 #include "runtime/atomic_file.hpp"
 
 #include <fcntl.h>
@@ -166,42 +167,98 @@ class open_descriptor {
     int fd_;
 };
 
+// A failed replacement's message, which ends with what became of the name: "writing 'x'
+// failed: No space left on device; 'x' is unchanged".
+std::string failure_text(const char* what, const std::string& shown, bool replaces_existing,
+                         int error) {
+    return std::string(what) + " " + shown + " failed: " + std::strerror(error) +
+           (replaces_existing ? "; " + shown + " is unchanged" : "; no file was created");
+}
+
+}  // namespace
+
+// A replacement under way: the temporary file beside its target, and what it replaces.
+class file_replacement::state {
+  public:
+    // `existing`: the file replaced, or nullptr where nothing is there yet.
+    state(const std::string& target, const struct stat* existing, const std::string& shown)
+        : target_(target),
+          shown_(shown),
+          existing_(existing ? std::optional<struct stat>(*existing) : std::nullopt),
+          // Without a file to copy the bits from, 0666 lets the umask decide, as for any new
+          // file.
+          temporary_(target, existing ? 0600 : 0666, shown) {}
+
+    int fd() const { return temporary_.fd(); }
+    const std::string& temporary_path() const { return temporary_.path(); }
+    bool replaces_existing() const { return existing_.has_value(); }
+
+    [[noreturn]] void failed(const char* what, int error) const {
+        throw std::runtime_error(failure_text(what, shown_, replaces_existing(), error));
+    }
+
+    void write(const void* data, std::size_t size, const file_system_calls& calls) {
+        if (const int error = write_all(fd(), data, size, calls)) failed("writing", error);
+    }
+
+    // Where the file system cannot reserve space (EOPNOTSUPP), a full disk shows in the writes
+    // instead.
+    void reserve(std::uint64_t size) {
+        if (size == 0) return;
+        int error = 0;
+        do {
+            error = fallocate(fd(), 0, 0, static_cast<off_t>(size)) == 0 ? 0 : errno;
+        } while (error == EINTR);
+        if (error != 0 && error != EOPNOTSUPP && error != ENOSYS) failed("writing", error);
+    }
+
+    void finish(const file_system_calls& calls, durability kept) {
+        if (existing_) {
+            // Owner and group first: changing them clears set-user-ID bits that fchmod then
+            // restores. Only a privileged process may give a file away, so failing to is no
+            // error.
+            const bool owner_kept = fchown(fd(), existing_->st_uid, existing_->st_gid) == 0;
+            if (!owner_kept && fchown(fd(), static_cast<uid_t>(-1), existing_->st_gid) != 0) {
+                // Not even the group: the new file keeps the process's own, as any new file
+                // does.
+            }
+            if (fchmod(fd(), existing_->st_mode & 07777) != 0) {
+                failed("copying the permissions of", errno);
+            }
+        }
+        if (kept == durability::synced && calls.fsync(fd()) != 0) failed("writing", errno);
+        if (const int error = temporary_.close_file()) failed("writing", error);
+        if (calls.rename(temporary_.path().c_str(), target_.c_str()) != 0) {
+            failed("replacing", errno);
+        }
+        temporary_.mark_renamed();
+        if (kept == durability::checked) return;
+        // The rename is durable once the folder is on disk too; a folder that cannot be synced
+        // (some file systems refuse) still holds the new file, so this is best effort.
+        std::filesystem::path folder = std::filesystem::path(target_).parent_path();
+        if (folder.empty()) folder = ".";
+        const int folder_fd = open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (folder_fd >= 0) {
+            (void)fsync(folder_fd);
+            close(folder_fd);
+        }
+    }
+
+  private:
+    std::string target_;
+    std::string shown_;
+    std::optional<struct stat> existing_;
+    temporary_file temporary_;
+};
+
+namespace {
+
 void replace_file(const std::string& target, const struct stat* existing, const void* data,
                   std::size_t size, const std::string& shown, const file_system_calls& calls,
                   durability kept = durability::synced) {
-    const std::string outcome = existing ? "; " + shown + " is unchanged" : "; no file was created";
-    const auto failed = [&](const char* what, int error) {
-        throw std::runtime_error(std::string(what) + " " + shown +
-                                 " failed: " + std::strerror(error) + outcome);
-    };
-    // Without a file to copy the bits from, 0666 lets the umask decide, as for any new file.
-    temporary_file temporary(target, existing ? 0600 : 0666, shown);
-    if (const int error = write_all(temporary.fd(), data, size, calls)) failed("writing", error);
-    if (existing) {
-        // Owner and group first: changing them clears set-user-ID bits that fchmod then restores.
-        // Only a privileged process may give a file away, so failing to is no error.
-        const bool owner_kept = fchown(temporary.fd(), existing->st_uid, existing->st_gid) == 0;
-        if (!owner_kept && fchown(temporary.fd(), static_cast<uid_t>(-1), existing->st_gid) != 0) {
-            // Not even the group: the new file keeps the process's own, as any new file does.
-        }
-        if (fchmod(temporary.fd(), existing->st_mode & 07777) != 0) {
-            failed("copying the permissions of", errno);
-        }
-    }
-    if (kept == durability::synced && calls.fsync(temporary.fd()) != 0) failed("writing", errno);
-    if (const int error = temporary.close_file()) failed("writing", error);
-    if (calls.rename(temporary.path().c_str(), target.c_str()) != 0) failed("replacing", errno);
-    temporary.mark_renamed();
-    if (kept == durability::checked) return;
-    // The rename is durable once the folder is on disk too; a folder that cannot be synced
-    // (some file systems refuse) still holds the new file, so this is best effort.
-    std::filesystem::path folder = std::filesystem::path(target).parent_path();
-    if (folder.empty()) folder = ".";
-    const int folder_fd = open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (folder_fd >= 0) {
-        (void)fsync(folder_fd);
-        close(folder_fd);
-    }
+    file_replacement::state replacement(target, existing, shown);
+    replacement.write(data, size, calls);
+    replacement.finish(calls, kept);
 }
 
 void stream_to_file(const std::string& target, const void* data, std::size_t size,
@@ -221,34 +278,93 @@ void stream_to_file(const std::string& target, const void* data, std::size_t siz
     if (close(fd) != 0) fail("writing " + shown + " failed", errno);
 }
 
+// Where write_file's bytes for `path` go: into a descriptor of this process that the name
+// stands for, else into `file` (links followed), as a stream when something other than a
+// regular file is there, else as a replacement (of `existing`, or where nothing is yet).
+struct write_target {
+    int descriptor = -1;
+    std::string file;
+    std::optional<struct stat> existing;
+    bool streamed() const { return existing && !S_ISREG(existing->st_mode); }
+};
+
+write_target find_target(const std::string& path, const std::string& shown) {
+    if (path.empty()) throw std::runtime_error("cannot write a file with an empty name");
+    write_target target;
+    target.descriptor = named_descriptor(path);
+    if (target.descriptor >= 0) return target;
+    target.file = resolve_links(path);
+    struct stat status {};
+    if (stat(target.file.c_str(), &status) != 0) {
+        if (errno != ENOENT) fail("cannot write " + shown, errno);
+        return target;
+    }
+    if (S_ISDIR(status.st_mode)) fail("cannot write " + shown, EISDIR);
+    target.existing = status;
+    if (!S_ISREG(status.st_mode)) return target;
+    // Root may write any file, but one whose mode lets nobody write it says it is not to be
+    // changed: replacing it through the folder would go around that.
+    if ((status.st_mode & 0222) == 0) fail("cannot write " + shown, EACCES);
+    if (access(target.file.c_str(), W_OK) != 0) fail("cannot write " + shown, errno);
+    return target;
+}
+
 }  // namespace
 
 delivery write_file(const std::string& path, const void* data, std::size_t size,
                     const file_system_calls& calls) {
     const std::string shown = quoted(path);
-    if (path.empty()) throw std::runtime_error("cannot write a file with an empty name");
-    if (const int fd = named_descriptor(path); fd >= 0) {
-        write_stream(fd, data, size, shown, calls);
+    const write_target target = find_target(path, shown);
+    if (target.descriptor >= 0) {
+        write_stream(target.descriptor, data, size, shown, calls);
         return delivery::streamed;
     }
-    const std::string target = resolve_links(path);
-    struct stat status {};
-    if (stat(target.c_str(), &status) != 0) {
-        if (errno != ENOENT) fail("cannot write " + shown, errno);
-        replace_file(target, nullptr, data, size, shown, calls);
-        return delivery::replaced;
-    }
-    if (S_ISDIR(status.st_mode)) fail("cannot write " + shown, EISDIR);
-    if (!S_ISREG(status.st_mode)) {
-        stream_to_file(target, data, size, shown, calls);
+    if (target.streamed()) {
+        stream_to_file(target.file, data, size, shown, calls);
         return delivery::streamed;
     }
-    // Root may write any file, but one whose mode lets nobody write it says it is not to be
-    // changed: replacing it through the folder would go around that.
-    if ((status.st_mode & 0222) == 0) fail("cannot write " + shown, EACCES);
-    if (access(target.c_str(), W_OK) != 0) fail("cannot write " + shown, errno);
-    replace_file(target, &status, data, size, shown, calls);
+    replace_file(target.file, target.existing ? &*target.existing : nullptr, data, size, shown,
+                 calls);
     return delivery::replaced;
+}
+
+file_replacement::file_replacement(std::unique_ptr<state> begun) : state_(std::move(begun)) {}
+file_replacement::~file_replacement() = default;
+
+std::unique_ptr<file_replacement> file_replacement::begin(const std::string& path,
+                                                          std::uint64_t size) {
+    const std::string shown = quoted(path);
+    const write_target target = find_target(path, shown);
+    if (target.descriptor >= 0 || target.streamed()) return nullptr;
+    auto begun =
+        std::make_unique<state>(target.file, target.existing ? &*target.existing : nullptr, shown);
+    begun->reserve(size);
+    return std::unique_ptr<file_replacement>(new file_replacement(std::move(begun)));
+}
+
+int file_replacement::fd() const {
+    return state_->fd();
+}
+const std::string& file_replacement::temporary_path() const {
+    return state_->temporary_path();
+}
+bool file_replacement::replaces_existing() const {
+    return state_->replaces_existing();
+}
+void file_replacement::commit(const file_system_calls& calls) {
+    state_->finish(calls, durability::synced);
+}
+
+int open_replacement_part(const std::string& temporary_path) {
+    int fd = -1;
+    do {
+        fd = open(temporary_path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+    } while (fd < 0 && errno == EINTR);
+    return fd;
+}
+
+std::string replacement_failure(const std::string& path, bool replaces_existing, int error) {
+    return failure_text("writing", quoted(path), replaces_existing, error);
 }
 
 void replace_own_file(const std::string& path, const void* data, std::size_t size) {

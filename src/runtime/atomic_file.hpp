@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -19,6 +21,8 @@ namespace kiln::detail {
 // (ENOSPC) without root, a loop device or LD_PRELOAD. Everything else uses the defaults.
 struct file_system_calls {
     std::function<ssize_t(int fd, const void* data, std::size_t size)> write = ::write;
+    std::function<ssize_t(int fd, const void* data, std::size_t size, off_t offset)> pwrite =
+        ::pwrite;
     std::function<int(int fd)> fsync = ::fsync;
     std::function<int(const char* from, const char* to)> rename = ::rename;
 };
@@ -49,6 +53,51 @@ enum class delivery {
 // "writing 'heat.bmp' failed: No space left on device; 'heat.bmp' is unchanged".
 delivery write_file(const std::string& path, const void* data, std::size_t size,
                     const file_system_calls& calls = {});
+
+// A file replaced whole, as write_file replaces one, by a writer that puts the bytes in place
+// itself: at their offsets, from several threads, or from other processes through the temporary
+// file's name (step_world_mpi's ranks each write their rows). begin() makes the temporary file
+// as write_file does and reserves its full size (fallocate), so that a full disk fails before
+// any byte is written where the file system can reserve space; commit() flushes it to disk and
+// renames it over the name. Destroyed uncommitted (a failure anywhere), it removes the temporary
+// file, and the name keeps what it held.
+class file_replacement {
+  public:
+    // Begins replacing `path` by a file of `size` bytes. nullptr where write_file would stream
+    // instead (a name for an open descriptor, a device, a FIFO). Throws std::runtime_error as
+    // write_file does for a name it cannot replace (a folder, a file without write permission,
+    // a folder where no file can be created), and "writing 'x' failed: <reason>; 'x' is
+    // unchanged" (or "; no file was created") when the space cannot be reserved.
+    static std::unique_ptr<file_replacement> begin(const std::string& path, std::uint64_t size);
+    file_replacement(const file_replacement&) = delete;
+    file_replacement& operator=(const file_replacement&) = delete;
+    ~file_replacement();
+
+    // The temporary file, open for writing.
+    int fd() const;
+    // Its name, where another process opens it (open_replacement_part).
+    const std::string& temporary_path() const;
+    // Whether a file is there to be replaced, for replacement_failure's message.
+    bool replaces_existing() const;
+    // Gives the file the replaced one's permissions, flushes it to disk and renames it over the
+    // name; throws as write_file does, the temporary file then removed.
+    void commit(const file_system_calls& calls = {});
+
+    // The temporary file and what it replaces; atomic_file.cpp's, where write_file uses it too.
+    class state;
+
+  private:
+    explicit file_replacement(std::unique_ptr<state> begun);
+    std::unique_ptr<state> state_;
+};
+
+// Opens the temporary file of a replacement that another process began, to write its share of
+// the bytes: never creating a file, never following a link. -1 with errno when it cannot.
+int open_replacement_part(const std::string& temporary_path);
+
+// The message for a replacement of `path` that failed in any process: "writing 'x' failed:
+// No space left on device; 'x' is unchanged", or "...; no file was created".
+std::string replacement_failure(const std::string& path, bool replaces_existing, int error);
 
 // Writes a file of kiln's own (a compile-cache entry, a measured bandwidth): whatever is at
 // `path`, a symbolic link included, is replaced by a new regular file through the same unguessable,

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tests of write_file: a file is replaced whole or not at all, and devices and FIFOs get a stream.
+// Tests of write_file and file_replacement: a file is replaced whole or not at all, and devices
+// and FIFOs get a stream.
 #include "atomic_file.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -17,37 +21,23 @@
 #include <thread>
 #include <utility>
 
+#include "support/scratch_folder.hpp"
+
 namespace kiln::programs {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh folder per test, removed afterwards.
 class atomic_file : public testing::Test {
   protected:
-    void SetUp() override {
-        std::string pattern = (fs::temp_directory_path() / "kiln-atomic-file-XXXXXX").string();
-        ASSERT_NE(mkdtemp(pattern.data()), nullptr) << std::strerror(errno);
-        folder_ = pattern;
-    }
-    void TearDown() override { fs::remove_all(folder_); }
+    std::string path(const std::string& name) const { return folder_.path(name); }
+    std::set<std::string> folder_entries() const { return folder_.entries(); }
 
-    std::string path(const std::string& name) const { return (folder_ / name).string(); }
-
-    std::set<std::string> folder_entries() const {
-        std::set<std::string> names;
-        for (const auto& entry : fs::directory_iterator(folder_)) {
-            names.insert(entry.path().filename().string());
-        }
-        return names;
-    }
-
-    fs::path folder_;
+    kiln::test::scratch_folder folder_{"kiln-atomic-file"};
 };
 
 std::string contents(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    return kiln::test::file_contents(path);
 }
 
 void create(const std::string& path, const std::string& text, mode_t mode) {
@@ -313,6 +303,76 @@ TEST_F(atomic_file, streams_into_a_fifo) {
     EXPECT_EQ(received, new_text);
     EXPECT_TRUE(fs::is_fifo(fifo));
     EXPECT_EQ(folder_entries(), std::set<std::string>{"picture.fifo"});
+}
+
+// A replacement written at offsets, here through a second descriptor as another process would
+// write its share (open_replacement_part), replaces the file on commit and keeps its
+// permissions; destroyed uncommitted, it leaves the old file and no temporary.
+TEST_F(atomic_file, a_replacement_written_at_offsets_replaces_the_file_on_commit) {
+    const std::string target = path("old.bin");
+    create(target, "old", 0640);
+    for (const bool committed : {false, true}) {
+        auto replacement = file_replacement::begin(target, new_text.size());
+        ASSERT_TRUE(replacement);
+        EXPECT_TRUE(replacement->replaces_existing());
+        EXPECT_EQ(fs::file_size(replacement->temporary_path()), new_text.size());  // reserved
+        const int part = open_replacement_part(replacement->temporary_path());
+        ASSERT_GE(part, 0) << std::strerror(errno);
+        const std::size_t half = new_text.size() / 2;
+        ASSERT_EQ(pwrite(part, new_text.data() + half, new_text.size() - half, half),
+                  static_cast<ssize_t>(new_text.size() - half));
+        close(part);
+        ASSERT_EQ(pwrite(replacement->fd(), new_text.data(), half, 0), static_cast<ssize_t>(half));
+        if (committed) replacement->commit();
+        replacement.reset();
+        EXPECT_EQ(contents(target), committed ? new_text : "old");
+        EXPECT_EQ(folder_entries(), std::set<std::string>{"old.bin"});
+    }
+    EXPECT_EQ(status_of(target).st_mode & 07777, 0640);
+    // Never a file of its own making: the part opens only what exists, and no link.
+    EXPECT_LT(open_replacement_part(path("missing")), 0);
+    fs::create_symlink("old.bin", path("link"));
+    EXPECT_LT(open_replacement_part(path("link")), 0);
+}
+
+// begin() refuses what write_file refuses, and gives nothing to replace where write_file would
+// stream.
+TEST_F(atomic_file, a_replacement_is_begun_only_where_write_file_would_replace) {
+    create(path("read_only.bin"), "old", 0444);
+    EXPECT_NE(failure_of([&] {
+                  file_replacement::begin(path("read_only.bin"), 1);
+              }).find("cannot write '" + path("read_only.bin") + "': Permission denied"),
+              std::string::npos);
+    EXPECT_NE(failure_of([&] {
+                  file_replacement::begin(path("no/such/folder.bin"), 1);
+              }).find("cannot create a file in"),
+              std::string::npos);
+    EXPECT_FALSE(file_replacement::begin("/dev/null", 1));
+    EXPECT_EQ(folder_entries(), std::set<std::string>{"read_only.bin"});
+    EXPECT_EQ(replacement_failure("x.bin", false, ENOSPC),
+              "writing 'x.bin' failed: No space left on device; no file was created");
+}
+
+// The space is reserved when the replacement begins, so that a disk that cannot hold the file
+// fails before any byte is written: here a file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored) that
+// the reservation passes.
+TEST_F(atomic_file, a_replacement_too_large_for_the_disk_fails_when_it_begins) {
+    const std::string target = path("old.bin");
+    create(target, "old", 0644);
+    struct rlimit before {};
+    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &before), 0);
+    struct rlimit small = before;
+    small.rlim_cur = 4096;
+    const auto signal_before = std::signal(SIGXFSZ, SIG_IGN);
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+    const std::string message =
+        failure_of([&] { file_replacement::begin(target, std::uint64_t{1} << 20); });
+    setrlimit(RLIMIT_FSIZE, &before);
+    std::signal(SIGXFSZ, signal_before);
+    EXPECT_EQ(message,
+              "writing '" + target + "' failed: File too large; '" + target + "' is unchanged");
+    EXPECT_EQ(contents(target), "old");
+    EXPECT_EQ(folder_entries(), std::set<std::string>{"old.bin"});
 }
 
 TEST_F(atomic_file, write_stream_finishes_short_and_interrupted_writes) {

@@ -8,7 +8,10 @@
 namespace kiln::programs {
 
 using detail::delivery;
+using detail::file_replacement;
 using detail::file_system_calls;
+using detail::open_replacement_part;
+using detail::replacement_failure;
 using detail::write_file;
 using detail::write_stream;
 
