@@ -11,8 +11,10 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "world.hpp"
+#include "world_arrays.hpp"
 #include "world_io.hpp"
 
 namespace {
@@ -59,6 +61,50 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         } catch (const world_format_error& e) {
             if (message != e.what()) broken("file and bytes readers give different errors");
         }
+    }
+    // So must step_world_mpi's ranks, which read a file laid out as written each their own rows
+    // (here two parts, split at the middle row): the same world, or the first of their errors
+    // in the file's order is the same message.
+    try {
+        if (const auto layout = read_binary_layout(file, "a file")) {
+            if (8 * layout->cells() > size) broken("a layout larger than its file");
+            world parts;
+            parts.width = layout->width;
+            parts.height = layout->height;
+            parts.alpha = layout->alpha;
+            parts.flags.resize(layout->cells());
+            parts.temperatures.resize(layout->cells());
+            const std::size_t split = std::size_t{layout->height / 2} * layout->width;
+            std::string first_error;
+            std::uint64_t first_position = 0;
+            for (const auto& [first, count] :
+                 {std::pair{std::size_t{0}, split}, std::pair{split, layout->cells() - split}}) {
+                const auto array = [&](std::uint64_t offset) {
+                    return array_in_file{.fd = file,
+                                         .shown = "a file",
+                                         .file_offset = offset,
+                                         .input_offset = offset,
+                                         .cells = layout->cells(),
+                                         .width = layout->width};
+                };
+                try {
+                    read_cells(array(layout->flags_offset), first,
+                               std::span(parts.flags).subspan(first, count));
+                    read_cells(array(layout->temperatures_offset), first,
+                               std::span(parts.temperatures).subspan(first, count));
+                } catch (const world_format_error& e) {
+                    if (first_error.empty() || e.position() < first_position) {
+                        first_error = e.what();
+                        first_position = e.position();
+                    }
+                }
+            }
+            if (first_error != message || (message.empty() && parts != w))
+                broken("rows read in parts and the bytes reader disagree");
+        }
+    } catch (const world_format_error& e) {
+        if (message != e.what())
+            broken("the layout reader and the bytes reader give different errors");
     }
     close(file);
     if (!message.empty()) return 0;

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace kiln::heat {
 
@@ -26,6 +27,17 @@ inline void advise_huge_pages(void* first, std::size_t bytes) {
     (void)first;
     (void)bytes;
 #endif
+}
+
+// Gives `words` room for `count` words in new memory marked for huge pages before any of it is
+// touched, the words already there moved into it.
+template <class T>
+void reserve_huge(std::vector<T>& words, std::size_t count) {
+    std::vector<T> room;
+    room.reserve(count);
+    advise_huge_pages(room.data(), room.capacity() * sizeof(T));
+    room.insert(room.end(), words.begin(), words.end());
+    words.swap(room);
 }
 
 }  // namespace kiln::heat

@@ -19,6 +19,7 @@
 #include "engine_kiln.hpp"
 #include "program_main.hpp"
 #include "tool_support.hpp"
+#include "world_arrays.hpp"
 #include "world_io.hpp"
 
 namespace kiln::heat {
@@ -173,6 +174,22 @@ void check_device_choice(const step_command& command) {
                                 ")");
 }
 
+input_file::input_file(const std::string& path) : shown_(quoted(path)) {
+    do {
+        fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    } while (fd_ < 0 && errno == EINTR);
+    if (fd_ < 0) throw std::runtime_error("cannot read " + shown_ + ": " + std::strerror(errno));
+    struct stat status {};
+    if (fstat(fd_, &status) == 0 && S_ISDIR(status.st_mode)) {
+        close(fd_);
+        throw std::runtime_error("cannot read " + shown_ + ": " + std::strerror(EISDIR));
+    }
+}
+
+input_file::~input_file() {
+    close(fd_);
+}
+
 world read_input(const step_command& command) {
     if (!command.input) {
         try {
@@ -181,24 +198,31 @@ world read_input(const step_command& command) {
             throw std::runtime_error(std::string("bad world on standard input: ") + e.what());
         }
     }
-    const std::string shown = quoted(*command.input);
-    int fd = -1;
-    do {
-        fd = open(command.input->c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    } while (fd < 0 && errno == EINTR);
-    if (fd < 0) throw std::runtime_error("cannot read " + shown + ": " + std::strerror(errno));
-    struct closer {
-        int fd;
-        ~closer() { close(fd); }
-    } const closing{fd};
-    struct stat status {};
-    if (fstat(fd, &status) == 0 && S_ISDIR(status.st_mode))
-        throw std::runtime_error("cannot read " + shown + ": " + std::strerror(EISDIR));
+    const input_file file(*command.input);
     try {
-        return read_world(fd, shown);
+        return read_world(file.fd(), file.shown());
     } catch (const world_format_error& e) {
-        throw std::runtime_error("bad world in " + shown + ": " + e.what());
+        throw std::runtime_error("bad world in " + file.shown() + ": " + e.what());
     }
+}
+
+bool replace_with_binary_world(const std::string& path, const world& w,
+                               const kiln::programs::file_system_calls& calls) {
+    if (w.flags.size() != w.cell_count() || w.temperatures.size() != w.cell_count()) {
+        throw std::invalid_argument("write_world: the world's arrays do not match its size");
+    }
+    const binary_world_layout layout = written_layout(w.width, w.height, w.alpha);
+    const auto replacement = kiln::programs::file_replacement::begin(path, written_size(layout));
+    if (!replacement) return false;
+    int error = write_binary_frame(replacement->fd(), layout, calls);
+    if (error == 0)
+        error = write_cells(replacement->fd(), layout, 0, w.flags, w.temperatures, calls);
+    if (error != 0) {
+        throw std::runtime_error(
+            kiln::programs::replacement_failure(path, replacement->replaces_existing(), error));
+    }
+    replacement->commit(calls);
+    return true;
 }
 
 void write_output(const step_command& command, const world& w) {
@@ -208,6 +232,7 @@ void write_output(const step_command& command, const world& w) {
         kiln::programs::flush_standard_output();
         return;
     }
+    if (format == world_format::binary && replace_with_binary_world(*command.output, w)) return;
     const std::string bytes = world_to_string(w, format);
     kiln::programs::write_file(*command.output, bytes.data(), bytes.size());
 }

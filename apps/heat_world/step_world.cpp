@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // step_world: reads a heat world (standard input or a file), advances it, writes it (standard
 // output or a file).
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -74,6 +75,10 @@ std::future<world_read> read_in_background(const kiln::heat::step_command& comma
 
 int main(int argc, char** argv) {
     const kiln::heat::stopwatch main_clock;
+    // A file-size limit (ulimit -f) is one more full disk: a write past it then fails with EFBIG
+    // and the usual message, the temporary file removed, instead of the signal ending the
+    // process with the temporary file left behind.
+    std::signal(SIGXFSZ, SIG_IGN);
     return kiln::programs::run_program("step_world", [&] {
         using namespace kiln::heat;
         const step_command command = parse_step_command(argc, argv, step_tool::single_process);

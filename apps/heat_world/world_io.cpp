@@ -23,25 +23,21 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <exception>
 #include <istream>
 #include <limits>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <streambuf>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "huge_pages.hpp"
+#include "world_arrays.hpp"
 
 namespace kiln::heat {
 
@@ -101,46 +97,26 @@ class descriptor_streambuf : public std::streambuf {
         return static_cast<std::uint64_t>(status.st_size - offset);
     }
 
-    // The file's offset: where the bytes after those buffered come from.
-    std::uint64_t file_offset() const {
+    int fd() const { return fd_; }
+    const std::string& shown() const { return shown_; }
+
+    // The file's offset of the next byte the stream gives: the file's own offset, less what is
+    // buffered.
+    std::uint64_t next_byte_offset() const {
         const off_t offset = lseek(fd_, 0, SEEK_CUR);
         if (offset < 0) {
             throw std::runtime_error("reading " + shown_ + " failed: " + std::strerror(errno));
         }
-        return static_cast<std::uint64_t>(offset);
+        return static_cast<std::uint64_t>(offset) - static_cast<std::uint64_t>(egptr() - gptr());
     }
 
-    // Takes up to `size` buffered bytes into `out`; returns how many.
-    std::size_t take_buffered(char* out, std::size_t size) {
-        const std::size_t buffered = std::min<std::size_t>(size, egptr() - gptr());
-        if (buffered > 0) std::memcpy(out, gptr(), buffered);
-        gbump(static_cast<int>(buffered));  // at most the buffer's size
-        return buffered;
-    }
-
-    // Reads `size` bytes at the file's `offset` into `out` without moving the file's offset (safe
-    // from several threads); fewer only where the file ends.
-    std::size_t read_at(char* out, std::size_t size, std::uint64_t offset) const {
-        std::size_t done = 0;
-        while (done < size) {
-            const std::size_t request = std::min(size - done, std::size_t{1} << 30);
-            const ssize_t got =
-                ::pread(fd_, out + done, request, static_cast<off_t>(offset + done));
-            if (got == 0) break;
-            if (got < 0) {
-                if (errno == EINTR) continue;
-                throw std::runtime_error("reading " + shown_ + " failed: " + std::strerror(errno));
-            }
-            done += static_cast<std::size_t>(got);
-        }
-        return done;
-    }
-
-    // Moves the file's offset past bytes read with read_at.
+    // Goes on from the file's `offset`, past bytes read there with pread: what is buffered is
+    // dropped.
     void skip_to(std::uint64_t offset) {
         if (lseek(fd_, static_cast<off_t>(offset), SEEK_SET) < 0) {
             throw std::runtime_error("reading " + shown_ + " failed: " + std::strerror(errno));
         }
+        setg(buffer_.data(), buffer_.data(), buffer_.data());
     }
 
   protected:
@@ -184,17 +160,6 @@ class descriptor_streambuf : public std::streambuf {
     std::vector<char> buffer_;
 };
 
-// Gives `words` room for `count` words in new memory marked for huge pages (huge_pages.hpp)
-// before any of it is touched, the words already read moved there.
-template <class T>
-void reserve_huge(std::vector<T>& words, std::size_t count) {
-    std::vector<T> room;
-    room.reserve(count);
-    advise_huge_pages(room.data(), room.capacity() * sizeof(T));
-    room.insert(room.end(), words.begin(), words.end());
-    words.swap(room);
-}
-
 bool is_space(int c) {
     return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
@@ -216,10 +181,6 @@ std::string quoted(std::string_view token, bool truncated = false) {
     return text + "'";
 }
 
-std::string at_cell(std::size_t index, std::uint32_t width) {
-    return " at x=" + std::to_string(index % width) + ", y=" + std::to_string(index / width);
-}
-
 class world_parser {
   public:
     // `input_size`: how many bytes the source holds from here on, where that is known (a regular
@@ -233,7 +194,9 @@ class world_parser {
           file_(file),
           parallel_from_cells_(parallel_from_cells) {}
 
-    world parse() {
+    // The header line, the size line and the '-' before the flags: the world's shape, its
+    // arrays still empty; binary() then says which format follows.
+    world parse_head() {
         skip_whitespace();
         const token header = next_token("header");
         if (header.text.empty()) {
@@ -255,24 +218,32 @@ class world_parser {
         const std::uint64_t width = read_dimension("width");
         const std::uint64_t height = read_dimension("height");
         w.alpha = read_alpha();
-        std::size_t cells = 0;
         try {
-            cells = checked_cell_count(width, height);
+            (void)checked_cell_count(width, height);
         } catch (const std::length_error& e) {
             fail_at(dimensions, e.what());
         }
         w.width = static_cast<std::uint32_t>(width);
         w.height = static_cast<std::uint32_t>(height);
-
         expect_hyphen("the cell flags");
+        return w;
+    }
+
+    bool binary() const { return binary_; }
+    // The bytes taken from the source so far.
+    std::uint64_t offset() const { return offset_; }
+
+    world parse() {
+        world w = parse_head();
+        const std::size_t cells = w.cell_count();
         if (binary_) {
-            read_binary_flags(w, cells);
+            read_binary_words(w.flags, cells, w.width, "cell flags");
         } else {
             read_text_flags(w, cells);
         }
         expect_hyphen("the temperatures");
         if (binary_) {
-            read_binary_temperatures(w, cells);
+            read_binary_words(w.temperatures, cells, w.width, "temperatures");
         } else {
             read_text_temperatures(w, cells);
         }
@@ -419,12 +390,14 @@ class world_parser {
                    : "";
     }
 
-    // Reads `count` raw 32-bit little-endian words into `words` a piece at a time, and has
-    // `check(first, piece)` look at each piece while it is still in the cache. The array is
-    // allocated once where the input's size is known, else it grows with the data that arrives.
-    template <class T, class Check>
-    void read_binary_words(std::vector<T>& words, std::size_t count, const char* what,
-                           Check&& check) {
+    // Reads `count` raw 32-bit little-endian words (flags or temperatures of a world `width`
+    // cells wide) into `words` a piece at a time, each checked (check_cells) while it is still
+    // in the cache. The array is allocated once where the input's size is known, else it grows
+    // with the data that arrives. A regular file that holds all of a large array is read by
+    // several threads with pread instead (read_cells), which report the same first failure.
+    template <class T>
+    void read_binary_words(std::vector<T>& words, std::size_t count, std::uint32_t width,
+                           const char* what) {
         payload_start_ = offset_;
         words.clear();
         std::size_t known = 0;
@@ -433,7 +406,19 @@ class world_parser {
                 std::min<std::uint64_t>(count, (*input_size_ - offset_) / sizeof(T)));
         }
         if (file_ != nullptr && known == count && count >= parallel_from_cells_) {
-            read_binary_words_in_parallel(words, count, what, check);
+            reserve_huge(words, count);
+            words.resize(count);
+            const std::uint64_t file_start = file_->next_byte_offset();
+            read_cells({.fd = file_->fd(),
+                        .shown = file_->shown(),
+                        .file_offset = file_start,
+                        .input_offset = payload_start_,
+                        .cells = count,
+                        .width = width},
+                       0, std::span<T>(words));
+            file_->skip_to(file_start + count * sizeof(T));
+            offset_ += count * sizeof(T);
+            after_binary_payload_ = true;
             return;
         }
         reserve_huge(words, std::min(count, std::max(known, cells_per_chunk)));
@@ -460,146 +445,9 @@ class world_parser {
                     std::memcpy(&word, &bits, 4);
                 }
             }
-            check(done, std::span<const T>(first, piece));
+            check_cells(std::span<const T>(first, piece), done, width, payload_start_);
         }
         after_binary_payload_ = true;
-    }
-
-    // read_binary_words for a regular file that holds all `count` words: the buffered bytes
-    // first, then the rest in chunks that the threads take in turn, each read with pread and
-    // checked a piece at a time. The first failure in the file's order is reported, as the serial
-    // reader would report it.
-    template <class T, class Check>
-    void read_binary_words_in_parallel(std::vector<T>& words, std::size_t count, const char* what,
-                                       Check& check) {
-        reserve_huge(words, count);
-        words.resize(count);
-        char* const bytes = reinterpret_cast<char*>(words.data());
-        const std::size_t total = count * sizeof(T);
-        const std::size_t buffered = file_->take_buffered(bytes, total);
-        const std::uint64_t file_start = file_->file_offset();
-        // Threads take chunks in the file's order, so when one fails every earlier chunk has been
-        // taken and is finished: the failure at the smallest index is the first in the file.
-        constexpr std::size_t cells_per_take = 16 * cells_per_piece;
-        std::atomic<std::size_t> next_take{0};
-        std::mutex failure_lock;
-        std::atomic<std::size_t> failed_at{count};
-        std::exception_ptr failure;
-        const auto read_chunks = [&] {
-            for (;;) {
-                const std::size_t take = next_take.fetch_add(cells_per_take);
-                // Chunks after a failure need not be read; those before it must be.
-                if (take >= count || take > failed_at) return;
-                std::size_t first = take;
-                try {
-                    for (const std::size_t end = std::min(count, take + cells_per_take);
-                         first < end; first += cells_per_piece) {
-                        const std::size_t piece = std::min(cells_per_piece, end - first);
-                        read_piece<T>(bytes, buffered, file_start, first, piece, count, what);
-                        check(first, std::span<const T>(words.data() + first, piece));
-                    }
-                } catch (...) {
-                    const std::lock_guard lock(failure_lock);
-                    if (first < failed_at) {
-                        failed_at = first;
-                        failure = std::current_exception();
-                    }
-                    return;
-                }
-            }
-        };
-        {
-            std::vector<std::jthread> helpers;
-            const std::size_t wanted = std::min<std::size_t>(
-                std::max(1u, std::thread::hardware_concurrency()), count / cells_per_take);
-            try {
-                while (helpers.size() + 1 < wanted) helpers.emplace_back(read_chunks);
-            } catch (const std::system_error&) {
-                // Fewer threads than cores (a thread limit): those that started read it all.
-            }
-            read_chunks();
-        }
-        if (failure) std::rethrow_exception(failure);
-        file_->skip_to(file_start + (total - buffered));
-        offset_ += total;
-        after_binary_payload_ = true;
-    }
-
-    // Reads words [first, first + piece) of an array of `count` at `bytes` (its first `buffered`
-    // bytes already there) from the file, whose array bytes past the buffered ones start at
-    // `file_start`; swaps them to the host's order.
-    template <class T>
-    void read_piece(char* bytes, std::size_t buffered, std::uint64_t file_start, std::size_t first,
-                    std::size_t piece, std::size_t count, const char* what) const {
-        const std::size_t from = std::max(first * sizeof(T), buffered);
-        const std::size_t to = (first + piece) * sizeof(T);
-        if (to > from) {
-            const std::size_t got =
-                file_->read_at(bytes + from, to - from, file_start + (from - buffered));
-            if (got != to - from) {
-                fail_at_byte(payload_start_ + from + got,
-                             "input ends after " + std::to_string((from + got) / sizeof(T)) +
-                                 " of " + std::to_string(count) + " " + what);
-            }
-        }
-        if constexpr (std::endian::native == std::endian::big) {
-            for (T& word : std::span<T>(reinterpret_cast<T*>(bytes) + first, piece)) {
-                std::uint32_t word_bits;
-                std::memcpy(&word_bits, &word, 4);
-                word_bits = __builtin_bswap32(word_bits);
-                std::memcpy(&word, &word_bits, 4);
-            }
-        }
-    }
-
-    void read_binary_flags(world& w, std::size_t cells) {
-        read_binary_words(w.flags, cells, "cell flags",
-                          [&](std::size_t first, std::span<const std::uint32_t> flags) {
-                              // One pass the compiler vectorises; the search only on failure.
-                              std::uint32_t largest = 0;
-                              for (const std::uint32_t flag : flags)
-                                  largest = std::max(largest, flag);
-                              if (largest <= cell_insulator) return;
-                              for (std::size_t i = 0; i < flags.size(); ++i) {
-                                  if (flags[i] > cell_insulator) {
-                                      fail_at_byte(payload_start_ + 4 * (first + i),
-                                                   "unknown cell flag " + std::to_string(flags[i]) +
-                                                       at_cell(first + i, w.width) +
-                                                       " (expected 0, 1 or 2)");
-                                  }
-                              }
-                          });
-    }
-
-    void read_binary_temperatures(world& w, std::size_t cells) {
-        read_binary_words(w.temperatures, cells, "temperatures",
-                          [&](std::size_t first, std::span<const float> temperatures) {
-                              // One pass the compiler vectorises (NaN fails both comparisons); the
-                              // search only on failure.
-                              bool all_in_range = true;
-                              for (const float value : temperatures)
-                                  all_in_range &= (value >= 0.0f) & (value <= 1.0f);
-                              if (all_in_range) return;
-                              for (std::size_t i = 0; i < temperatures.size(); ++i) {
-                                  check_temperature(
-                                      temperatures[i], first + i, w.width,
-                                      [&](const std::string& problem) {
-                                          fail_at_byte(payload_start_ + 4 * (first + i), problem);
-                                      });
-                              }
-                          });
-    }
-
-    template <class Fail>
-    static void check_temperature(float value, std::size_t index, std::uint32_t width,
-                                  Fail&& fail_with) {
-        if (std::isnan(value)) fail_with("temperature" + at_cell(index, width) + " is NaN");
-        if (!(value >= 0.0f && value <= 1.0f)) {
-            char text[64];
-            std::snprintf(text, sizeof text, "%g", static_cast<double>(value));
-            fail_with("temperature " + std::string(text) + at_cell(index, width) +
-                      " is outside [0, 1]");
-        }
     }
 
     // The next value of a text section, or a precise complaint when the section is short.
@@ -656,8 +504,9 @@ class world_parser {
             if (error != std::errc{} || end != t.text.data() + t.text.size()) {
                 fail("temperature " + quoted(t.text) + at_cell(i, w.width) + " is not a number");
             }
-            check_temperature(value, i, w.width,
-                              [&](const std::string& problem) { fail(problem); });
+            if (const std::string problem = temperature_problem(value, i, w.width);
+                !problem.empty())
+                fail(problem);
             w.temperatures.push_back(value);
         }
     }
@@ -690,6 +539,36 @@ world read_world(std::string_view bytes) {
 world read_world(int fd, const std::string& shown, std::size_t parallel_from_cells) {
     descriptor_streambuf source(fd, shown);
     return world_parser(source, source.remaining_in_file(), &source, parallel_from_cells).parse();
+}
+
+std::optional<binary_world_layout> read_binary_layout(int fd, const std::string& shown) {
+    if (lseek(fd, 0, SEEK_SET) != 0) return std::nullopt;
+    descriptor_streambuf source(fd, shown);
+    const std::optional<std::uint64_t> size = source.remaining_in_file();
+    if (!size) return std::nullopt;
+    world_parser parser(source, size);
+    const world head = parser.parse_head();
+    if (!parser.binary()) return std::nullopt;
+    const std::uint64_t array_bytes = 4 * std::uint64_t{head.cell_count()};
+    const binary_world_layout layout{.width = head.width,
+                                     .height = head.height,
+                                     .alpha = head.alpha,
+                                     .flags_offset = parser.offset(),
+                                     .temperatures_offset = parser.offset() + array_bytes + 1};
+    // What write_world writes after the arrays, with whitespace around 'End' as the reader
+    // takes it; a longer tail is anything but that.
+    constexpr std::uint64_t longest_tail = 64;
+    const std::uint64_t tail_offset = layout.temperatures_offset + array_bytes;
+    if (tail_offset > *size || *size - tail_offset > longest_tail) return std::nullopt;
+    char between = 0;
+    std::string tail(*size - tail_offset, '\0');
+    if (read_at(fd, shown, &between, 1, layout.temperatures_offset - 1) != 1 || between != '-' ||
+        read_at(fd, shown, tail.data(), tail.size(), tail_offset) != tail.size())
+        return std::nullopt;
+    const auto first = std::find_if_not(tail.begin(), tail.end(), is_space);
+    const auto last = std::find_if_not(tail.rbegin(), tail.rend(), is_space).base();
+    if (first >= last || std::string_view(&*first, last - first) != "End") return std::nullopt;
+    return layout;
 }
 
 }  // namespace kiln::heat

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -56,10 +57,31 @@ inline constexpr std::size_t parallel_read_cells = std::size_t{1} << 24;
 world read_world(int fd, const std::string& shown,
                  std::size_t parallel_from_cells = parallel_read_cells);
 
+// Where the parts of a binary world's file lie (its arrays' offsets within the file).
+struct binary_world_layout {
+    std::uint32_t width = 0, height = 0;
+    float alpha = 0;
+    std::uint64_t flags_offset = 0;         // the first flag's byte
+    std::uint64_t temperatures_offset = 0;  // the first temperature's byte
+    std::size_t cells() const { return std::size_t{width} * height; }
+};
+
+// The layout of the binary world in the regular file `fd`, read from the file's start, where
+// the file is laid out as write_world lays one out: the arrays whole, '-' right after the
+// flags, nothing but 'End' after the temperatures (whitespace around it allowed). Reads the
+// header and the bytes around the arrays, not the arrays. nullopt for a text world, a file that
+// is not regular, or any other layout, which read_world reads whole (saying what is wrong with
+// it, first in the file's order). A malformed header throws world_format_error as read_world
+// would.
+std::optional<binary_world_layout> read_binary_layout(int fd, const std::string& shown);
+
 // Writes exactly the bytes the original coursework program wrote for the same world.
 // Throws std::runtime_error when the stream fails.
 void write_world(std::ostream& out, const world& w, world_format format);
 // Those bytes in memory, for kiln::programs::write_file.
 std::string world_to_string(const world& w, world_format format);
+// The bytes write_world writes before a binary world's flags: the header line, the size line
+// and '-'.
+std::string binary_world_head(std::uint32_t width, std::uint32_t height, float alpha);
 
 }  // namespace kiln::heat

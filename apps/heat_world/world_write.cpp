@@ -71,10 +71,10 @@ class output_buffer {
     std::string buffer_;
 };
 
-std::string size_line(const world& w) {
-    char alpha[64];
-    std::snprintf(alpha, sizeof alpha, "%g", static_cast<double>(w.alpha));
-    return std::to_string(w.width) + " " + std::to_string(w.height) + " " + alpha + "\n";
+std::string size_line(std::uint32_t width, std::uint32_t height, float alpha) {
+    char alpha_text[64];
+    std::snprintf(alpha_text, sizeof alpha_text, "%g", static_cast<double>(alpha));
+    return std::to_string(width) + " " + std::to_string(height) + " " + alpha_text + "\n";
 }
 
 void write_world_to(const byte_sink& sink, const world& w, world_format format) {
@@ -82,12 +82,8 @@ void write_world_to(const byte_sink& sink, const world& w, world_format format) 
         throw std::invalid_argument("write_world: the world's arrays do not match its size");
     }
     output_buffer buffer(sink);
-    buffer.append(format == world_format::binary ? world_binary_header : world_text_header);
-    buffer.append("\n");
-    buffer.append(size_line(w));
-
     if (format == world_format::binary) {
-        buffer.append("-");
+        buffer.append(binary_world_head(w.width, w.height, w.alpha));
         buffer.append_words(w.flags);
         buffer.append("-");
         buffer.append_words(w.temperatures);
@@ -98,6 +94,9 @@ void write_world_to(const byte_sink& sink, const world& w, world_format format) 
 
     // std::to_chars with a precision formats exactly as printf does ("as if by printf in the C
     // locale"), and is several times faster; the tests compare the two on many values.
+    buffer.append(world_text_header);
+    buffer.append("\n");
+    buffer.append(size_line(w.width, w.height, w.alpha));
     buffer.append("-\n");
     for (std::uint32_t y = 0; y < w.height; ++y) {
         for (std::uint32_t x = 0; x < w.width; ++x) {
@@ -131,7 +130,7 @@ std::size_t expected_size(const world& w, world_format format) {
     const std::size_t cells = w.cell_count();
     const std::string_view header =
         format == world_format::binary ? world_binary_header : world_text_header;
-    const std::size_t head = header.size() + 1 + size_line(w).size();
+    const std::size_t head = header.size() + 1 + size_line(w.width, w.height, w.alpha).size();
     if (format == world_format::binary) return head + 2 + 8 * cells + 4;
     // " f" per flag, " 0.12345678" per temperature, a newline per row of each, two "-\n", "End\n".
     return head + 13 * cells + 2 * std::size_t{w.height} + 8;
@@ -146,6 +145,10 @@ void write_world(std::ostream& out, const world& w, world_format format) {
             if (!out) throw std::runtime_error("writing the world failed");
         },
         w, format);
+}
+
+std::string binary_world_head(std::uint32_t width, std::uint32_t height, float alpha) {
+    return std::string(world_binary_header) + "\n" + size_line(width, height, alpha) + "-";
 }
 
 std::string world_to_string(const world& w, world_format format) {
