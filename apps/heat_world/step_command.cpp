@@ -36,11 +36,12 @@ Errors go to standard error, one line, with exit status 1 and nothing on standar
 )";
     if (mpi)
         text += R"(
-Rank 0 reads the world and writes the result, byte for byte step_world's; every rank steps a
-block of rows on its own device (chosen by its rank on the node among the devices --device
-matches), with the rows around its block from the ranks that own them. With --input and
---output rank 0 reads and writes the files itself, not through mpirun's forwarding of its
-standard input and output, which is much slower for large worlds.
+Every rank steps a block of rows on its own device (chosen by its rank on the node among the
+devices --device matches), with the rows around its block from the ranks that own them, and
+the result is byte for byte step_world's. A binary world file (--input) every rank reads at
+once, each its own rows, and a binary world to a file (--output) every rank writes so, the file
+replaced once all have; other input and output goes through rank 0, standard input and output
+through mpirun's forwarding, which is much slower for large worlds.
 )";
     text += R"(
   dt       time step, a number >= 0 (default 0.1)

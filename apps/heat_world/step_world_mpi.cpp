@@ -2,14 +2,16 @@
 // step_world_mpi: step_world over MPI ranks; each rank steps a block of rows and the halo around
 // it.
 //
-// Rank 0 reads the world and scatters blocks of rows. Every rank steps its block with the
+// Every rank reads its block of rows and the halo rows around it (rank_world_io.hpp: each its
+// own rows of a binary world file, else rank 0 reads and scatters), steps its block with the
 // row-block stepper of step_world --devices (row_blocks.hpp: deep halos, exchanged once per
-// `halo` steps), the halo rows moving between ranks as MPI messages, and at the end rank 0
-// gathers the blocks and writes the world.
+// `halo` steps), the halo rows moving between ranks as MPI messages, and at the end writes
+// its block (each its own rows of a binary output file, else rank 0 gathers and writes).
 #include <mpi.h>
 
 #include <algorithm>
 #include <climits>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -23,6 +25,7 @@
 
 #include "engine.hpp"
 #include "program_main.hpp"
+#include "rank_world_io.hpp"
 #include "row_blocks.hpp"
 #include "step_command.hpp"
 #include "tool_support.hpp"
@@ -35,8 +38,9 @@ using namespace kiln::heat;
 
 constexpr const char* program = "step_world_mpi";
 
-// Test-only hook (tests/heat_world, docs/mpi.md): KILN_TEST_FAIL_RANK=R makes rank R fail as a
-// device would, when it starts stepping, so that tests can check that every rank then stops.
+// Test-only hooks (tests/heat_world, docs/mpi.md), so that tests can check that every rank
+// stops when one fails. KILN_TEST_FAIL_RANK=R makes rank R fail as a device would, when it
+// starts stepping.
 void injected_failure(const kiln::mpi::communicator& comm) {
     const char* failing = std::getenv("KILN_TEST_FAIL_RANK");
     if (failing != nullptr && std::to_string(comm.rank()) == failing)
@@ -45,23 +49,19 @@ void injected_failure(const kiln::mpi::communicator& comm) {
                               " by KILN_TEST_FAIL_RANK (a test hook)");
 }
 
-// What every rank needs to know of the world rank 0 read.
-struct world_shape {
-    std::uint32_t width = 0, height = 0;
-    float alpha = 0;
-};
-
-// This rank's part of the world: its block of rows and the halo rows around it.
-struct rank_part {
-    kiln::mpi::distribution cells;  // blocks of whole rows, in cells
-    kiln::mpi::range_exchange exchange;
-    row_block block;
-    world rows;  // the part's rows as scattered, later where halo messages arrive
-    std::span<float> block_temperatures() {
-        return std::span<float>(rows.temperatures)
-            .subspan(std::size_t{block.rows_above()} * block.width, block.block_cells());
+// KILN_TEST_FULL_DISK_RANK=R makes rank R's writes of its rows into a binary output file fail
+// as on a full disk (ENOSPC), after rank 0 reserved the file's space.
+kiln::programs::file_system_calls output_calls(const kiln::mpi::communicator& comm) {
+    kiln::programs::file_system_calls calls;
+    const char* full = std::getenv("KILN_TEST_FULL_DISK_RANK");
+    if (full != nullptr && std::to_string(comm.rank()) == full) {
+        calls.pwrite = [](int, const void*, std::size_t, off_t) -> ssize_t {
+            errno = ENOSPC;
+            return -1;
+        };
     }
-};
+    return calls;
+}
 
 // This rank's block, its halo rows moving between ranks as MPI messages: only the rows other
 // ranks want leave a device, into their places among the part's host rows (stale while the
@@ -288,69 +288,24 @@ class overlapped_rank_blocks final : public block_stepper {
     double message_wait_seconds_ = 0;
 };
 
-kiln::mpi::distribution row_blocks_in_cells(const world_shape& shape, int ranks) {
-    const auto rows = kiln::mpi::distribution::even(shape.height, ranks);
-    std::vector<std::size_t> cells;
-    for (int r = 0; r < ranks; ++r) cells.push_back(rows.count(r) * shape.width);
-    return kiln::mpi::distribution(cells);
-}
-
-// Collective: scatters rank 0's world `w` into every rank's part, each block straight into its
-// place among the part's rows.
-rank_part scatter_world(const kiln::mpi::communicator& comm, const world& w,
-                        const world_shape& shape, unsigned halo_rows) {
-    kiln::mpi::distribution cells = row_blocks_in_cells(shape, comm.size());
-    const std::size_t halo_cells = std::size_t{halo_rows} * shape.width;
-    auto exchange = kiln::mpi::range_exchange::halo(comm, cells, halo_cells, halo_cells);
-    const kiln::mpi::element_range wanted = exchange.wanted();
-    const std::size_t block_cells = cells.count(comm.rank());
-    rank_part mine{cells, std::move(exchange), {}, {}};
-    row_block& block = mine.block;
-    block.width = shape.width;
-    if (block_cells > 0 && shape.width > 0) {
-        block.part_first_row = static_cast<std::uint32_t>(wanted.first / shape.width);
-        block.part_rows = static_cast<std::uint32_t>(wanted.size() / shape.width);
-        block.block_first_row = static_cast<std::uint32_t>(cells.begin(comm.rank()) / shape.width);
-        block.block_rows = static_cast<std::uint32_t>(block_cells / shape.width);
-    }
-    // A rank without rows wants nothing: its (empty) block sits at 0 of an empty part.
-    world& part = mine.rows;
-    part.width = shape.width;
-    part.height = block.part_rows;
-    part.alpha = shape.alpha;
-    part.t = w.t;
-    const std::size_t block_offset = std::size_t{block.rows_above()} * shape.width;
-
-    // Each rank's block from rank 0, then the rows around it from the ranks that own them. The
-    // block is sent from where it lies among the part's rows, into whose other rows the halo
-    // arrives: Open MPI takes the disjoint send and receive regions of one array.
-    part.flags.resize(wanted.size());
-    const std::span<std::uint32_t> block_flags =
-        std::span<std::uint32_t>(part.flags).subspan(block_offset, block_cells);
-    kiln::mpi::scatter<std::uint32_t>(comm, cells, w.flags, block_flags);
-    mine.exchange.run<std::uint32_t>(block_flags, part.flags);
-    part.temperatures.resize(wanted.size());
-    const std::span<float> block_temperatures = mine.block_temperatures();
-    kiln::mpi::scatter<float>(comm, cells, w.temperatures, block_temperatures);
-    mine.exchange.run<float>(block_temperatures, part.temperatures);
-    return mine;
-}
-
-// Rank 0's --stats lines: the run, then where the stepping's time went on rank 0 (setup: the
-// upload; finish: read-back and gather) and what the halo exchanges cost. Overlapped (with the
+// Rank 0's --stats lines: the run (read: until every rank holds its rows; write: until the
+// output is complete, a file renamed into place), then where the stepping's time went on rank 0
+// (setup: the upload; finish: the read-back) and what the halo exchanges cost. Overlapped (with the
 // time waited for the messages while the part stepped), the cost is the rounds' time beyond
 // the part's own stepping, message waits longer than the part's steps counting as stepping.
-void print_stats(const kiln::mpi::communicator& comm, const engine& stepper, const world& w,
+void print_stats(const kiln::mpi::communicator& comm, const engine& stepper, const world_shape& w,
                  const step_command& command, unsigned halo_rows,
                  std::optional<double> message_wait_seconds, double step_seconds,
-                 const stepping_totals& totals, double read_seconds, double write_seconds) {
+                 const stepping_totals& totals, double read_seconds, io_route read_route,
+                 double write_seconds, io_route write_route) {
     const double updates = static_cast<double>(w.cell_count()) * command.steps;
     std::fprintf(stderr,
-                 "%s: %s on %d ranks: %u x %u cells, %u steps in %.4f s: %s; read %.3f s, write "
-                 "%.3f s\n",
+                 "%s: %s on %d ranks: %u x %u cells, %u steps in %.4f s: %s; read %.3f s (%s), "
+                 "write %.3f s (%s)\n",
                  program, stepper.description().c_str(), comm.size(), w.width, w.height,
                  command.steps, step_seconds, update_rate_text(updates, step_seconds).c_str(),
-                 read_seconds, write_seconds);
+                 read_seconds, io_route_text(read_route), write_seconds,
+                 io_route_text(write_route));
     const double per_exchange = totals.exchanges > 0 ? 1e3 / totals.exchanges : 0.0;
     char what[200];
     if (message_wait_seconds) {
@@ -364,7 +319,7 @@ void print_stats(const kiln::mpi::communicator& comm, const engine& stepper, con
     std::fprintf(
         stderr,
         "%s: rank 0: setup %.3f s (upload), stepping %.4f s (%s), finish %.3f s "
-        "(read-back, gather); %u halo exchanges of %u rows in %.4f s (%.1f%% of the "
+        "(read-back); %u halo exchanges of %u rows in %.4f s (%.1f%% of the "
         "stepping; %.3f ms each: %s); MPI library CUDA-aware: %s (halo rows move through "
         "%s)\n",
         program, totals.setup_seconds, totals.stepping_seconds,
@@ -412,15 +367,10 @@ int step_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** arg
     std::ios::sync_with_stdio(false);
     const stopwatch read_clock;
     kiln::programs::now_doing("reading the world");
-    world w;
-    comm.agree([&] {
-        if (root) w = read_input(command);
-    });
-    const double read_seconds = read_clock.seconds();
-    world_shape shape{w.width, w.height, w.alpha};
-    kiln::mpi::detail::check(MPI_Bcast(&shape, sizeof shape, MPI_BYTE, 0, comm.get()), "MPI_Bcast");
     const unsigned halo_rows = command.halo_rows > 0 ? command.halo_rows : default_halo_rows;
-    rank_part mine = scatter_world(comm, w, shape, halo_rows);
+    rank_part mine = read_parts(comm, command, halo_rows);
+    const double read_seconds = read_clock.seconds();
+    const world_shape shape = mine.shape;
 
     const bool show_progress =
         root && (command.progress == progress_choice::always ||
@@ -446,35 +396,36 @@ int step_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** arg
     stepping_totals totals = step_in_rounds(*blocks, command.steps, halo_rows, on_progress);
     const stopwatch finish_clock;
     comm.agree([&] { mine.block.read_back(mine.block_temperatures()); });
-    kiln::mpi::gather<float>(comm, mine.cells, mine.block_temperatures(), w.temperatures);
     totals.finish_seconds = finish_clock.seconds();
     const double step_seconds = step_clock.seconds();
     if (bar) bar->finish();
 
     const stopwatch write_clock;
-    comm.agree([&] {
-        if (!root) return;
-        kiln::programs::now_doing("writing the world");
-        advance_time(w, command.dt, command.steps);
-        write_output(command, w);
-    });
+    kiln::programs::now_doing("writing the world");
+    const io_route write_route = write_blocks(comm, command, mine, output_calls(comm));
     const double write_seconds = write_clock.seconds();
 
     if (root && command.stats)
-        print_stats(comm, *stepper, w, command, halo_rows,
+        print_stats(comm, *stepper, shape, command, halo_rows,
                     overlapping ? std::optional(overlapping->message_wait_seconds()) : std::nullopt,
-                    step_seconds, totals, read_seconds, write_seconds);
+                    step_seconds, totals, read_seconds, mine.read_route, write_seconds,
+                    write_route);
     return 0;
 }
 
 // kiln::programs::run_program for every rank. A failure every rank agreed on is printed once,
-// by rank 0, and every rank exits with status 1; any other failure is printed by its rank,
+// by rank 0 (with the failed rank's number, unless it is rank 0 or the input's), and every rank
+// exits with status 1; any other failure is printed by its rank,
 // which then aborts the others (MPI_Abort) rather than leave them waiting for it.
 int run_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** argv) {
     bool agreed = false;
     const int status = kiln::programs::run_program(program, [&] {
         try {
             return step_on_every_rank(comm, argc, argv);
+        } catch (const shared_failure&) {
+            agreed = true;
+            if (comm.rank() != 0) return 1;
+            throw;
         } catch (const kiln::mpi::rank_failure& failure) {
             agreed = true;
             if (comm.rank() != 0) return 1;
@@ -490,6 +441,10 @@ int run_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** argv
 }  // namespace
 
 int main(int argc, char** argv) {
+    // A file-size limit (ulimit -f) is one more full disk: a write past it then fails with EFBIG
+    // and the usual message, the temporary file removed, instead of the signal ending the
+    // process with the temporary file left behind.
+    std::signal(SIGXFSZ, SIG_IGN);
     std::optional<kiln::mpi::environment> mpi;
     std::optional<kiln::mpi::communicator> comm;
     const int started = kiln::programs::run_program(program, [&] {
