@@ -74,7 +74,9 @@ if want heat; then
     # wall-clock seconds (from reading the world to writing it, as the coursework times a run)
     # to the log, the seconds also in $whole; then the rest. step_world reads standard input and
     # writes standard output; MPI ranks read and write files (-i, -o), since mpirun forwards
-    # standard input and output through one process at a fraction of the disk's speed.
+    # standard input and output through one process at a fraction of the disk's speed. Ranks run
+    # unbound: Open MPI's default binds each of two to one core, where a 2 GiB world's setup
+    # took 1.3 s instead of 0.18 s (docs/heat_world.md).
     run_step() {
         local world=$1 output=$2 begin end
         shift 2
@@ -138,7 +140,7 @@ if want heat; then
                 "$whole s, $(speed_up "$devices_one" "$whole") one GPU's --devices" >> "$log"
             # MPI with one rank and with one per GPU, not every count.
             if [ "$have_mpi" = 1 ] && { [ "$k" = 1 ] || [ "$k" = "${gpu_counts[-1]}" ]; }; then
-                run_step "$world" "$worlds/mpi.bin" mpirun --oversubscribe -n "$k" "$apps/step_world_mpi"
+                run_step "$world" "$worlds/mpi.bin" mpirun --oversubscribe --bind-to none -n "$k" "$apps/step_world_mpi"
                 [ "$k" = 1 ] && mpi_one=$whole
                 echo "$kind MPI $k ranks: $(same "$ref" "$worlds/mpi.bin"); whole process $whole s," \
                     "$(speed_up "$mpi_one" "$whole") one rank's" >> "$log"

@@ -98,7 +98,7 @@ row "step_world whole run, 0 steps, \`< FILE > FILE\`" \
     "$(best_of "$step < '$world' > '$out' 2>/dev/null")"
 
 if [ -x "$tools/step_world_mpi" ] && command -v mpirun > /dev/null; then
-    mpirun="mpirun --oversubscribe -n 2"
+    mpirun="mpirun --oversubscribe --bind-to none -n 2"
     if [ "$(id -u)" = 0 ]; then
         export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     fi

@@ -3,6 +3,8 @@
 // rows of a large world, one band per core.
 #pragma once
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <exception>
@@ -11,6 +13,16 @@
 #include <vector>
 
 namespace kiln::heat {
+
+// The cores this process may run on: mpirun may bind each rank to a few (to one core each by
+// default for two ranks), where more threads than that would only take turns.
+inline unsigned usable_cores() {
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+        return static_cast<unsigned>(std::max(1, CPU_COUNT(&allowed)));
+    return std::max(1u, std::thread::hardware_concurrency());
+}
 
 // Runs work(0) ... work(count - 1) at once, one thread each, and rethrows the first failure.
 inline void in_parallel(std::size_t count, const std::function<void(std::size_t)>& work) {
@@ -31,14 +43,13 @@ inline void in_parallel(std::size_t count, const std::function<void(std::size_t)
         if (failure) std::rethrow_exception(failure);
 }
 
-// Calls work(first, end) on bands of [0, count) that together cover it: one band per core when
-// there are at least `per_thread` items for each, fewer otherwise (one band, on this thread, for
-// small counts), since starting a thread costs more than small work.
+// Calls work(first, end) on bands of [0, count) that together cover it: one band per usable core
+// when there are at least `per_thread` items for each, fewer otherwise (one band, on this thread,
+// for small counts), since starting a thread costs more than small work.
 inline void in_bands(std::size_t count, std::size_t per_thread,
                      const std::function<void(std::size_t first, std::size_t end)>& work) {
-    const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
     const std::size_t bands =
-        std::clamp<std::size_t>(count / std::max<std::size_t>(per_thread, 1), 1, cores);
+        std::clamp<std::size_t>(count / std::max<std::size_t>(per_thread, 1), 1, usable_cores());
     if (bands == 1) {
         work(0, count);
         return;

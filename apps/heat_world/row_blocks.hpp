@@ -23,8 +23,9 @@
 namespace kiln::heat {
 
 // Rows around each block, and steps between exchanges, unless --halo says otherwise: extra
-// work of 2 x 32 rows per block (under 2% of a 4096-row block) for one exchange per 32 steps.
-inline constexpr unsigned default_halo_rows = 32;
+// work of 2 x 64 rows per block (3% of a 4096-row block) for one exchange per 64 steps. On two
+// H200s a 16384^2 world stepped 2.3% faster than with 32 rows, and no faster with 128.
+inline constexpr unsigned default_halo_rows = 64;
 
 // Host memory for a block's halo rows: pinned through the engine's device where it has one, so
 // that the rows move to and from the device at the link's speed; ordinary memory for host

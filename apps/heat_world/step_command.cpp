@@ -63,10 +63,10 @@ options:
 )";
     text +=
         mpi ? R"(  --halo ROWS     rows each rank keeps around its block, and steps between exchanges
-                  of them (default 32)
+                  of them (default 64)
 )"
             : R"(  --halo ROWS     with --devices: rows each device keeps around its block, and
-                  steps between exchanges of them (default 32)
+                  steps between exchanges of them (default 64)
 )";
     text += R"(  --list-engines  list the engines of this build and exit
   --stats         print the time taken, cell updates/s and GB/s on standard error

@@ -15,15 +15,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <future>
 #include <iostream>
 #include <kiln/mpi.hpp>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine.hpp"
+#include "parallel.hpp"
 #include "program_main.hpp"
 #include "rank_world_io.hpp"
 #include "row_blocks.hpp"
@@ -288,6 +291,19 @@ class overlapped_rank_blocks final : public block_stepper {
     double message_wait_seconds_ = 0;
 };
 
+// mpirun binds each of two ranks to one core unless told otherwise. The world's packing and its
+// copies to the device then take turns on that core: on an H200 machine a 16384^2 world's setup
+// took 1.3 s so, 0.18 s with `--bind-to none`. Said once, by rank 0, for worlds where it costs.
+void note_one_core(const world_shape& w) {
+    const unsigned machine = std::thread::hardware_concurrency();
+    if (usable_cores() == 1 && machine > 1 && w.cell_count() >= (std::size_t{1} << 24))
+        std::fprintf(stderr,
+                     "%s: note: rank 0 may run on 1 of the machine's %u cores (mpirun binds ranks "
+                     "to cores): the world's packing and its copies to the device take turns on "
+                     "it; mpirun --bind-to none, or --map-by slot:PE=N, gives each rank more\n",
+                     program, machine);
+}
+
 // Rank 0's --stats lines: the run (read: until every rank holds its rows; write: until the
 // output is complete, a file renamed into place), then where the stepping's time went on rank 0
 // (setup: the upload; finish: the read-back) and what the halo exchanges cost. Overlapped (with the
@@ -301,11 +317,11 @@ void print_stats(const kiln::mpi::communicator& comm, const engine& stepper, con
     const double updates = static_cast<double>(w.cell_count()) * command.steps;
     std::fprintf(stderr,
                  "%s: %s on %d ranks: %u x %u cells, %u steps in %.4f s: %s; read %.3f s (%s), "
-                 "write %.3f s (%s)\n",
+                 "write %.3f s (%s); rank 0 on %u of %u cores\n",
                  program, stepper.description().c_str(), comm.size(), w.width, w.height,
                  command.steps, step_seconds, update_rate_text(updates, step_seconds).c_str(),
-                 read_seconds, io_route_text(read_route), write_seconds,
-                 io_route_text(write_route));
+                 read_seconds, io_route_text(read_route), write_seconds, io_route_text(write_route),
+                 usable_cores(), std::thread::hardware_concurrency());
     const double per_exchange = totals.exchanges > 0 ? 1e3 / totals.exchanges : 0.0;
     char what[200];
     if (message_wait_seconds) {
@@ -348,8 +364,10 @@ int step_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** arg
         if (root) list_engines(registry, command.options);
         return 0;
     }
-    std::unique_ptr<engine> stepper;
-    // Before reading the input, so that a missing device fails fast.
+    // The device is chosen before the input is read, so that a missing one fails fast; the
+    // engine (its device's context and programs) then starts on another thread while the world
+    // is read, as in step_world. Only this thread calls MPI.
+    std::future<std::unique_ptr<engine>> starting;
     comm.agree([&] {
         const engine_entry& entry = chosen_engine(registry, command);
         engine_options options = command.options;
@@ -361,7 +379,8 @@ int step_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** arg
             std::fprintf(stderr, "%s: note: engine '%s' runs on the host and ignores --device\n",
                          program, entry.name.c_str());
         }
-        stepper = entry.create(options);
+        starting =
+            std::async(std::launch::async, [&entry, options] { return entry.create(options); });
     });
 
     std::ios::sync_with_stdio(false);
@@ -371,6 +390,9 @@ int step_on_every_rank(const kiln::mpi::communicator& comm, int argc, char** arg
     rank_part mine = read_parts(comm, command, halo_rows);
     const double read_seconds = read_clock.seconds();
     const world_shape shape = mine.shape;
+    if (root) note_one_core(shape);
+    std::unique_ptr<engine> stepper;
+    comm.agree([&] { stepper = starting.get(); });
 
     const bool show_progress =
         root && (command.progress == progress_choice::always ||

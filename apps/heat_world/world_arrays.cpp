@@ -3,7 +3,6 @@
 // binary world file by several threads (world_arrays.hpp).
 #include "world_arrays.hpp"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,6 +21,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "parallel.hpp"
 #include "world.hpp"
 #include "world_io.hpp"
 
@@ -37,17 +37,6 @@ static_assert(std::endian::native == std::endian::little ||
 // piece at a time, while the piece is still in the cache.
 constexpr std::size_t cells_per_chunk = std::size_t{1} << 20;
 constexpr std::size_t cells_per_piece = std::size_t{1} << 16;
-
-// The cores this process may run on: mpirun may bind each rank to a few, where more threads
-// than that would only take turns.
-unsigned usable_cores() {
-    cpu_set_t allowed;
-    CPU_ZERO(&allowed);
-    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
-        return static_cast<unsigned>(std::max(1, CPU_COUNT(&allowed)));
-    }
-    return std::max(1u, std::thread::hardware_concurrency());
-}
 
 // Runs `work(first, count)` over [0, total) in chunks of `chunk` that up to one thread per usable
 // core take in turn, this thread among them. Chunks are taken in order, so when one fails every
