@@ -4,6 +4,8 @@
 // against a double host reference of the exactly converted values, within the bound
 // docs/linear_algebra.md promises; NaN and infinity propagate, k = 0, views, batches, an
 // epilogue, and bad input is refused before any device work.
+#include "algo/gemm/gemm_float8.hpp"
+
 #include <gtest/gtest.h>
 
 #include <array>
@@ -15,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#include "algo/gemm/gemm_float8.hpp"
 #include "algo/gemm/gemm_plan.hpp"
 #include "algo/written_devices.hpp"
 #include "support/device_param.hpp"
@@ -158,8 +159,8 @@ class gemm_float8_test : public kiln::test::device_queue_test {
 
 // 1 and primes, sizes around the SIMT, CPU and tensor-core tiles; each output type.
 TEST_P(gemm_float8_test, edge_tiles_of_every_size_and_output) {
-    const std::vector<std::array<std::size_t, 3>> shapes{{1, 1, 1},    {5, 3, 1},     {17, 9, 15},
-                                                         {65, 63, 9},  {131, 37, 67}, {129, 130, 33}};
+    const std::vector<std::array<std::size_t, 3>> shapes{
+        {1, 1, 1}, {5, 3, 1}, {17, 9, 15}, {65, 63, 9}, {131, 37, 67}, {129, 130, 33}};
     on_every_strategy([&] {
         for (const auto& [m, n, k] : shapes) {
             check_product<float8_e4m3, float8_e4m3, float>(m, n, k, false, false, {});
@@ -200,8 +201,7 @@ TEST_P(gemm_float8_test, scaled_product_into_bfloat16) {
     kiln::gemm(C, A, B, {.alpha = 1.0f, .scale_a = scale_a, .scale_b = scale_b});
     // [/doc]
     expect_product(C.read(), host_a, layout{m, k, k}, host_b, layout{k, n, n},
-                   std::vector<bfloat16>(), m, n, k, 1,
-                   {.scale_a = scale_a, .scale_b = scale_b});
+                   std::vector<bfloat16>(), m, n, k, 1, {.scale_a = scale_a, .scale_b = scale_b});
 }
 
 // E4M3's NaN makes its row of C NaN; E5M2's infinity its column infinite (the other factors
@@ -327,8 +327,7 @@ TEST_P(gemm_float8_test, bad_input_is_rejected_before_any_device_work) {
     };
     const float nan = std::numeric_limits<float>::quiet_NaN();
     const float infinity = std::numeric_limits<float>::infinity();
-    expect_error([&] { kiln::gemm(C, A, B6); },
-                 "inner dimensions differ: op(A) is 4x5, op(B) 6x3");
+    expect_error([&] { kiln::gemm(C, A, B6); }, "inner dimensions differ: op(A) is 4x5, op(B) 6x3");
     expect_error([&] { kiln::gemm(C, A, B, {.scale_a = nan}); },
                  "scale_a is nan (A (4x5)): a per-tensor scale must be finite");
     expect_error([&] { kiln::gemm(C, A, B, {.scale_b = -infinity}); },
