@@ -184,12 +184,13 @@ event run_planned_gemm(const queue& q, const gemm_problem& problem) {
     }
     if (!plan.align_a && !plan.align_b) return run_simt_gemm(q, problem, plan.simt, reproducible);
     std::vector<aligned_rows> copies;
+    copies.reserve(2);  // the operands point into the leases, which must not move
     gemm_problem aligned = problem;
     for (const auto& [wanted, operand] :
          {std::pair{plan.align_a, &aligned.a}, std::pair{plan.align_b, &aligned.b}}) {
         if (!wanted) continue;
         copies.push_back(copy_with_aligned_rows(q, *operand));
-        *operand = copies.back().operand;
+        *operand = copies.back().operand();
     }
     // The queue is in order: the product runs after the copies.
     const event done = run_simt_gemm(q, aligned, plan.simt, reproducible);
