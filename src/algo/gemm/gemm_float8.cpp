@@ -27,7 +27,7 @@ kernel_description widen_description(gemm_element from, gemm_element to) {
     kernel.scalar<std::uint64_t>("to_leading")
         .scalar<std::uint64_t>("rows")
         .scalar<std::uint64_t>("columns")
-        .scalar<std::uint64_t>("elements");
+        .scalar<std::uint64_t>("chunks");
     return kernel;
 }
 
@@ -43,20 +43,25 @@ std::string gemm_widening_kernel::source() const {
     b.begin_kernel(widen_kernel, widen_group);
     widen_description(from, to).declare(b);
     b.begin_body();
-    b.line("const ulong i = " + source_builder::global_id() + ";");
-    b.line("if (i >= elements) return;");
-    b.line("const ulong entry = i / (rows * to_leading), within = i % (rows * to_leading);");
-    b.line("const ulong row = within / to_leading, column = within % to_leading;");
+    // A work-item widens one chunk of a row (the rows are whole chunks): one pair of 64-bit
+    // divisions, dozens of instructions on GPUs, per chunk rather than per element.
+    const std::string chunk = std::to_string(widened_row_elements);
+    b.line("const ulong chunk = " + source_builder::global_id() + ";");
+    b.line("if (chunk >= chunks) return;");
+    b.line("const ulong i = chunk * " + chunk + ";");
+    b.line("const ulong all_rows = i / to_leading, column0 = i - all_rows * to_leading;");
+    b.line("const ulong entry = all_rows / rows, row = all_rows - entry * rows;");
+    b.line("const ulong source = from_offset + entry * from_stride + row * from_leading;");
+    b.line("for (uint e = 0; e < " + chunk + "; ++e) {");
     // The padding past each row's columns is never read; zeros keep the scratch defined.
-    b.line("const float value = column < columns ? " +
-           gemm_convert(from, gemm_element::f32,
-                        "from[from_offset + entry * from_stride + row * from_leading + column]") +
-           " : 0.0f;");
+    b.line("    const float value = column0 + e < columns ? " +
+           gemm_convert(from, gemm_element::f32, "from[source + column0 + e]") + " : 0.0f;");
     // Exact: every FP8 value is a bfloat16, a half and a float.
     const std::string wide = to == gemm_element::bf16  ? "kiln_float_to_bf16(value)"
                              : to == gemm_element::f16 ? "kiln_float_to_half(value)"
                                                        : "value";
-    b.line("to[i] = " + wide + ";");
+    b.line("    to[i + e] = " + wide + ";");
+    b.line("}");
     b.end_kernel();
     return b.str();
 }
@@ -97,8 +102,8 @@ widened_operand widen_float8(const queue& q, const gemm_operand& x, gemm_element
         .scalar("to_leading", std::uint64_t(shape.leading_dimension))
         .scalar("rows", std::uint64_t(x.rows))
         .scalar("columns", std::uint64_t(x.columns))
-        .scalar("elements", std::uint64_t(elements));
-    const std::size_t groups = (elements + widen_group - 1) / widen_group;
+        .scalar("chunks", std::uint64_t(elements / widened_row_elements));
+    const std::size_t groups = (elements / widened_row_elements + widen_group - 1) / widen_group;
     program.bind(std::move(args)).launch(q, groups * widen_group, widen_group);
     return widened;
 }
