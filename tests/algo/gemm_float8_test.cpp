@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "algo/gemm/gemm_plan.hpp"
+#include "algo/gemm/gemm_strategies.hpp"
 #include "algo/written_devices.hpp"
 #include "support/device_param.hpp"
 #include "support/uniform_values.hpp"
@@ -367,6 +368,49 @@ TEST(gemm_float8_widening, the_type_the_strategies_take) {
     EXPECT_EQ(widened_element(gemm_element::f32, gpu), gemm_element::bf16);
     EXPECT_EQ(widened_element(gemm_element::bf16, cpu), gemm_element::bf16);
     EXPECT_EQ(widened_element(gemm_element::f16, gpu), gemm_element::f16);
+}
+
+// Whatever an FP8 operand's offset, rows and batch stride, its widened copy is one that the
+// tensor cores copy by 16 bytes: FP8 products take them wherever 16-bit ones do.
+TEST(gemm_float8_widening, any_layout_widens_to_rows_the_tensor_cores_copy) {
+    using kiln::detail::gemm_operand;
+    const gemm_operand a{.element = gemm_element::e4m3,
+                         .offset = 5,
+                         .rows = 37,
+                         .columns = 43,
+                         .leading_dimension = 47,
+                         .batch = 3,
+                         .batch_stride = 1747};
+    const gemm_operand b{.element = gemm_element::e5m2,
+                         .offset = 1,
+                         .rows = 29,
+                         .columns = 43,
+                         .leading_dimension = 45,
+                         .batch = 3,
+                         .batch_stride = 1307,
+                         .transposed = true};
+    const gemm_operand c{.element = gemm_element::f32,
+                         .rows = 37,
+                         .columns = 29,
+                         .leading_dimension = 29,
+                         .batch = 3,
+                         .batch_stride = 37 * 29};
+    kiln::detail::gemm_problem problem{.a = a, .b = b, .c = c};
+    EXPECT_FALSE(kiln::detail::tensor_core_layout_fits(problem));
+    problem.a = kiln::detail::widened_shape(a, gemm_element::bf16);
+    problem.b = kiln::detail::widened_shape(b, gemm_element::bf16);
+    EXPECT_TRUE(kiln::detail::tensor_core_layout_fits(problem));
+    EXPECT_EQ(problem.a.leading_dimension, 48u);
+    EXPECT_EQ(problem.a.batch_stride, 37u * 48u);
+    EXPECT_EQ(problem.a.offset, 0u);
+    EXPECT_TRUE(problem.b.transposed);
+    EXPECT_EQ(problem.b.product_rows(), 43u);
+    EXPECT_THROW(kiln::detail::widened_shape({.element = gemm_element::e4m3,
+                                              .rows = std::size_t(1) << 40,
+                                              .columns = std::size_t(1) << 30,
+                                              .leading_dimension = std::size_t(1) << 30},
+                                             gemm_element::bf16),
+                 kiln::invalid_argument_error);
 }
 
 }  // namespace

@@ -71,21 +71,26 @@ gemm_element widened_element(gemm_element c, const device_properties& props) {
     return props.type == device_type::cpu ? gemm_element::f32 : gemm_element::bf16;
 }
 
-widened_operand widen_float8(const queue& q, const gemm_operand& x, gemm_element to) {
+gemm_operand widened_shape(const gemm_operand& x, gemm_element to) {
     constexpr const char* call = "kiln::gemm";
-    widened_operand widened;
-    gemm_operand& shape = widened.shape;
-    shape = x;
+    gemm_operand shape = x;
+    shape.storage = nullptr;
     shape.element = to;
     shape.offset = 0;
     shape.leading_dimension =
         (x.columns + widened_row_elements - 1) / widened_row_elements * widened_row_elements;
     shape.batch_stride =
         checked_product(x.rows, shape.leading_dimension, call, "rows x widened leading dimension");
-    const std::size_t elements =
-        checked_product(shape.batch_stride, x.batch, call, "widened elements x batch");
-    widened.scratch = temporary_pool::acquire(
-        q, checked_product(elements, element_bytes(to), call, "widened bytes"));
+    checked_product(checked_product(shape.batch_stride, x.batch, call, "widened elements x batch"),
+                    element_bytes(to), call, "widened bytes");
+    return shape;
+}
+
+widened_operand widen_float8(const queue& q, const gemm_operand& x, gemm_element to) {
+    widened_operand widened;
+    const gemm_operand& shape = widened.shape = widened_shape(x, to);
+    const std::size_t elements = shape.batch_stride * x.batch;
+    widened.scratch = temporary_pool::acquire(q, elements * element_bytes(to));
     if (elements == 0) return widened;  // k = 0: no element to widen, none to read
     const gemm_widening_kernel kernel{x.element, to};
     const auto describe = [&] {

@@ -21,6 +21,11 @@ namespace kiln::detail {
 /// (the tensor cores' rate, half the bytes of float, and widened by a shift in the SIMT kernel).
 gemm_element widened_element(gemm_element c, const device_properties& props);
 
+/// The operand that a widened copy of `x` in elements of `to` is: its rows padded to a multiple
+/// of 8 elements, from offset 0, batch entries one after another (transposed as `x` is), on no
+/// storage yet; invalid_argument_error where its size overflows.
+gemm_operand widened_shape(const gemm_operand& x, gemm_element to);
+
 /// The widening kernel from FP8 elements of `from` to elements of `to`: its program key and its
 /// source (algo.gemm_texts records each).
 struct gemm_widening_kernel {
