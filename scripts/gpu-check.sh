@@ -80,6 +80,8 @@ if want gemm; then
     {
         timeout 500 "$build/tests/algo/algo_gemm_test" || echo "(exit $?)"
         timeout 300 "$build/tests/algo/algo_gemm_binary16_test" || echo "(exit $?)"
+        timeout 300 "$build/tests/algo/algo_gemm_float8_test" || echo "(exit $?)"
+        timeout 300 "$build/tests/algo/algo_gemm_aligned_rows_test" || echo "(exit $?)"
         timeout 120 "$build/tests/cuda/cuda_nvrtc_compile_test" --gtest_filter='*Gemm*' || echo "(exit $?)"
         timeout 400 "$build/bench/linalg/gemm_bench" || echo "(exit $?)"
         for backend in cuda opencl,gpu; do

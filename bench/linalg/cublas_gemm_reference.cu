@@ -3,7 +3,8 @@
 // and cublasSgemmStridedBatched, row-major C = A B (cuBLAS's column-major C^T = B^T A^T), TF32
 // off (CUBLAS_DEFAULT_MATH keeps float in float); cublasGemmEx for bf16 and fp16 inputs with
 // CUBLAS_COMPUTE_32F and a float C; cublasLtMatmul for bf16 in and out, plain and with
-// CUBLASLT_EPILOGUE_RELU_BIAS. Prints `cublas <work> <seconds>` lines that
+// CUBLASLT_EPILOGUE_RELU_BIAS, and for E4M3 inputs with a bf16 output (compute capability 8.9
+// and later; no line elsewhere). Prints `cublas <work> <seconds>` lines that
 // gemm_bench reads (best of 10 runs, CUDA events, after one untimed run).
 //
 //     gemm_cublas_reference [work...]     (all of gemm_workloads::gpu_workloads() by default)
@@ -11,6 +12,7 @@
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -81,14 +83,19 @@ void check_lt(cublasStatus_t status, const char* call) {
     check(status, call);
 }
 
-/// bf16 inputs and output through cublasLtMatmul, float accumulation, with `epilogue`
-/// (CUBLASLT_EPILOGUE_RELU_BIAS takes a bf16 bias per row of cuBLAS's column-major D, which is
-/// per column of the row-major C), on the algorithm its heuristic ranks first.
-double time_lt_bf16_out(const gemm_workloads::workload& w, cublasLtEpilogue_t epilogue) {
+/// Inputs of `Input` (cudaDataType `input`: bf16, or E4M3) and a bf16 output through
+/// cublasLtMatmul, float accumulation, with `epilogue` (CUBLASLT_EPILOGUE_RELU_BIAS takes a bf16
+/// bias per row of cuBLAS's column-major D, which is per column of the row-major C), on the
+/// algorithm its heuristic ranks first. FP8 products must be "TN": B is given as the row-major
+/// n x k matrix that gemm_bench reads transposed, cuBLAS's first operand with CUBLAS_OP_T.
+template <class Input>
+double time_lt_bf16_out(const gemm_workloads::workload& w, cublasLtEpilogue_t epilogue,
+                        cudaDataType input = CUDA_R_16BF) {
     cublasLtHandle_t lt;
     check_lt(cublasLtCreate(&lt), "cublasLtCreate");
-    auto* a = cuda_reference::device_copy(gemm_workloads::values<__nv_bfloat16>(w.m * w.k, 1));
-    auto* b = cuda_reference::device_copy(gemm_workloads::values<__nv_bfloat16>(w.k * w.n, 2));
+    const bool tn = input != CUDA_R_16BF;
+    auto* a = cuda_reference::device_copy(gemm_workloads::values<Input>(w.m * w.k, 1));
+    auto* b = cuda_reference::device_copy(gemm_workloads::values<Input>(w.k * w.n, 2));
     auto* c =
         cuda_reference::device_copy(std::vector<__nv_bfloat16>(w.m * w.n, __float2bfloat16(0.0f)));
     auto* bias = cuda_reference::device_copy(gemm_workloads::values<__nv_bfloat16>(w.n, 3));
@@ -104,10 +111,20 @@ double time_lt_bf16_out(const gemm_workloads::workload& w, cublasLtEpilogue_t ep
         check_lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
                                                 sizeof bias),
                  "bias");
-    // Row-major C = A B as column-major C^T (n x m) = B^T (n x k) A^T (k x m).
+    if (tn) {
+        const cublasOperation_t transposed = CUBLAS_OP_T;
+        check_lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &transposed,
+                                                sizeof transposed),
+                 "transa");
+    }
+    // Row-major C = A B as column-major C^T (n x m) = B^T (n x k) A^T (k x m); for TN, B^T as the
+    // transpose of the column-major k x n matrix that row-major n x k B^T is.
     cublasLtMatrixLayout_t first, second, out;
-    check_lt(cublasLtMatrixLayoutCreate(&first, CUDA_R_16BF, w.n, w.k, w.n), "layout B");
-    check_lt(cublasLtMatrixLayoutCreate(&second, CUDA_R_16BF, w.k, w.m, w.k), "layout A");
+    if (tn)
+        check_lt(cublasLtMatrixLayoutCreate(&first, input, w.k, w.n, w.k), "layout B");
+    else
+        check_lt(cublasLtMatrixLayoutCreate(&first, input, w.n, w.k, w.n), "layout B");
+    check_lt(cublasLtMatrixLayoutCreate(&second, input, w.k, w.m, w.k), "layout A");
     check_lt(cublasLtMatrixLayoutCreate(&out, CUDA_R_16BF, w.n, w.m, w.n), "layout C");
     cublasLtMatmulPreference_t preference;
     check_lt(cublasLtMatmulPreferenceCreate(&preference), "preference");
@@ -141,12 +158,28 @@ double time_lt_bf16_out(const gemm_workloads::workload& w, cublasLtEpilogue_t ep
     return seconds;
 }
 
+/// Whether the GPU has FP8 tensor cores, which cuBLASLt's FP8 products need (8.9 and later).
+bool has_float8_tensor_cores() {
+    int device = 0, major = 0, minor = 0;
+    cuda_reference::check(cudaGetDevice(&device), "cudaGetDevice");
+    cuda_reference::check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
+                          "major");
+    cuda_reference::check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device),
+                          "minor");
+    return major * 10 + minor >= 89;
+}
+
+/// Seconds per call of `w`; 0 where cuBLAS has no such product on this GPU.
 double time_work(cublasHandle_t handle, const gemm_workloads::workload& w) {
     switch (w.inputs) {
         case gemm_workloads::inputs::bf16_out:
-            return time_lt_bf16_out(w, CUBLASLT_EPILOGUE_DEFAULT);
+            return time_lt_bf16_out<__nv_bfloat16>(w, CUBLASLT_EPILOGUE_DEFAULT);
         case gemm_workloads::inputs::bf16_bias_relu:
-            return time_lt_bf16_out(w, CUBLASLT_EPILOGUE_RELU_BIAS);
+            return time_lt_bf16_out<__nv_bfloat16>(w, CUBLASLT_EPILOGUE_RELU_BIAS);
+        case gemm_workloads::inputs::e4m3_bf16_out:
+            return has_float8_tensor_cores() ? time_lt_bf16_out<__nv_fp8_e4m3>(
+                                                   w, CUBLASLT_EPILOGUE_DEFAULT, CUDA_R_8F_E4M3)
+                                             : 0;
         case gemm_workloads::inputs::bf16:
             return time_gemm_ex<__nv_bfloat16>(handle, w, CUDA_R_16BF);
         case gemm_workloads::inputs::f16:
@@ -171,11 +204,13 @@ int main(int argc, char** argv) {
         works.push_back(w);
     for (const gemm_workloads::workload& w : gemm_workloads::epilogue_workloads())
         works.push_back(w);
+    for (const gemm_workloads::workload& w : gemm_workloads::float8_workloads()) works.push_back(w);
     for (const gemm_workloads::workload& w : works) {
         bool chosen = wanted.empty();
         for (const std::string& name : wanted) chosen = chosen || name == w.name;
         if (!chosen) continue;
         const double seconds = time_work(handle, w);
+        if (seconds == 0) continue;
         std::printf("cublas %s %.9f\n", w.name.c_str(), seconds);
         std::fflush(stdout);
     }

@@ -6,16 +6,17 @@
 // On each device kiln sees: GPUs run the GPU works (SGEMM 4096^3 and 8192^3, DGEMM 4096^3, odd
 // shapes, a batch of 4096 64^3 products; bf16 and fp16 inputs with a float C, 4096^3 and 8192^3,
 // beside cublasGemmEx; bf16 in and out, plain and with bias and ReLU in the epilogue, beside
-// cublasLtMatmul and beside each other) beside cuBLAS (bench/linalg/cublas_gemm_reference.cu,
-// run by this program where it was built; TF32 off on both sides but for tf32_4096, which allows
-// it on both sides); CPUs run SGEMM 2048^3 through
-// the plan's choice and each CPU strategy forced, beside OpenBLAS called directly on as many
-// threads as the device has compute units. Prints one markdown table: TFLOP/s (2 m n k per
-// product, best of batches of back-to-back products, wall clock) and the ratio to the reference.
-// On GPUs SGEMM and DGEMM 4096^3 and the batch run again under SIMT tiles, forced, so that one
-// run tells which tiles suit the device: every tuning row's and the bench's candidates, or only
-// those KILN_GEMM_BENCH_TILES lists ("128x128x16 t8x8 v4 r4;64x64x8 t4x4 v2", as keys print),
-// which run on every float and double work named.
+// cublasLtMatmul and beside each other; E4M3 inputs with a bf16 C beside cublasLtMatmul's FP8
+// product, which compute capability 8.9 and later have) beside cuBLAS
+// (bench/linalg/cublas_gemm_reference.cu, run by this program where it was built; TF32 off on both
+// sides but for tf32_4096, which allows it on both sides); CPUs run SGEMM 2048^3 through the plan's
+// choice and each CPU strategy forced, beside OpenBLAS called directly on as many threads as the
+// device has compute units. Prints one markdown table: TFLOP/s (2 m n k per product, best of
+// batches of back-to-back products, wall clock) and the ratio to the reference. On GPUs SGEMM and
+// DGEMM 4096^3 and the batch run again under SIMT tiles, forced, so that one run tells which tiles
+// suit the device: every tuning row's and the bench's candidates, or only those
+// KILN_GEMM_BENCH_TILES lists ("128x128x16 t8x8 v4 r4;64x64x8 t4x4 v2", as keys print), which run
+// on every float and double work named.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -110,8 +111,21 @@ double time_kiln_bf16_out(const kiln::queue& q, const workload& w) {
     });
 }
 
+/// E4M3 A (m x k) and B read transposed from n x k, a bf16 C: cuBLASLt's FP8 layout.
+double time_kiln_e4m3(const kiln::queue& q, const workload& w) {
+    using kiln::float8_e4m3;
+    const kiln::matrix<float8_e4m3> a(q, w.m, w.k,
+                                      gemm_workloads::values<float8_e4m3>(w.m * w.k, 1));
+    const kiln::matrix<float8_e4m3> bt(q, w.n, w.k,
+                                       gemm_workloads::values<float8_e4m3>(w.n * w.k, 2));
+    const kiln::matrix<kiln::bfloat16> c(q, w.m, w.n);
+    return time_calls(q, [&] { kiln::gemm(c, a, kiln::transposed(bt)); });
+}
+
 double time_kiln(const kiln::queue& q, const workload& w) {
     switch (w.inputs) {
+        case gemm_workloads::inputs::e4m3_bf16_out:
+            return time_kiln_e4m3(q, w);
         case gemm_workloads::inputs::bf16_out:
         case gemm_workloads::inputs::bf16_bias_relu:
             return time_kiln_bf16_out(q, w);
@@ -271,6 +285,8 @@ int main(int argc, char** argv) {
         if (wanted(names, w)) gpu_works.push_back(w);
     for (const workload& w : gemm_workloads::epilogue_workloads())
         if (wanted(names, w)) gpu_works.push_back(w);
+    for (const workload& w : gemm_workloads::float8_workloads())
+        if (wanted(names, w)) gpu_works.push_back(w);
     for (const workload& w : gemm_workloads::cpu_workloads())
         if (wanted(names, w)) cpu_works.push_back(w);
     std::vector<kiln::device> devices;
@@ -308,7 +324,8 @@ int main(int argc, char** argv) {
                 const double seconds = time_kiln(q, w);
                 row(device, w, "plan", seconds, reference,
                     w.inputs == gemm_workloads::inputs::bf16_out ||
-                            w.inputs == gemm_workloads::inputs::bf16_bias_relu
+                            w.inputs == gemm_workloads::inputs::bf16_bias_relu ||
+                            w.inputs == gemm_workloads::inputs::e4m3_bf16_out
                         ? "cuBLASLt"
                         : "cuBLAS");
                 // The epilogue's cost: its product beside the plain one, timed in this run.

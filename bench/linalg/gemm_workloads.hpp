@@ -13,8 +13,10 @@ namespace gemm_workloads {
 /// The inputs' type: the output's, or 16-bit with float accumulation and a float output, or float
 /// with TF32 allowed (cuBLAS: CUBLAS_COMPUTE_32F_FAST_TF32); or bf16 inputs with a bf16 output,
 /// plain or through an epilogue adding a bias per column (float in kiln, bf16 in cuBLASLt, whose
-/// bias is of the output's type) and taking the ReLU (cuBLASLt: CUBLASLT_EPILOGUE_RELU_BIAS).
-enum class inputs { as_output, bf16, f16, tf32, bf16_out, bf16_bias_relu };
+/// bias is of the output's type) and taking the ReLU (cuBLASLt: CUBLASLT_EPILOGUE_RELU_BIAS); or
+/// E4M3 inputs with a bf16 output, B given transposed (n x k, k inner, as cuBLASLt's FP8 products
+/// require: "TN" in its column-major terms).
+enum class inputs { as_output, bf16, f16, tf32, bf16_out, bf16_bias_relu, e4m3_bf16_out };
 
 struct workload {
     std::string name;
@@ -50,6 +52,11 @@ inline std::vector<workload> binary16_workloads() {
 inline std::vector<workload> epilogue_workloads() {
     return {{"bf16_out_4096", 4096, 4096, 4096, 1, false, inputs::bf16_out},
             {"bf16_bias_relu_4096", 4096, 4096, 4096, 1, false, inputs::bf16_bias_relu}};
+}
+
+/// The GPU row of FP8 inputs: E4M3 A and B (B transposed), float accumulation, a bf16 C.
+inline std::vector<workload> float8_workloads() {
+    return {{"e4m3_4096", 4096, 4096, 4096, 1, false, inputs::e4m3_bf16_out}};
 }
 
 /// The CPU row.

@@ -27,8 +27,8 @@
 
 namespace kiln {
 
-/// The element types kiln::gemm multiplies: float and double, and kiln::half and kiln::bfloat16
-/// as inputs multiplied into float.
+/// The element types kiln::gemm multiplies: float and double, kiln::half and kiln::bfloat16 as
+/// inputs multiplied into float, and kiln::float8_e4m3 and kiln::float8_e5m2 as scaled inputs.
 template <class T>
 concept matrix_value = detail::is_gemm_element_v<T>;
 
@@ -260,12 +260,17 @@ matrix_view<T> transposed(const transposed_matrix<T>& t) {
 }
 
 /// alpha and beta of kiln::gemm, of the accumulation type; allow_tf32 lets float inputs use
-/// TF32 tensor cores (10-bit mantissas), off so that float means float.
+/// TF32 tensor cores (10-bit mantissas), off so that float means float. scale_a and scale_b are
+/// FP8 operands' per-tensor scales, the values that their elements stand for being the elements
+/// times the scale: C = alpha (scale_a op(A)) (scale_b op(B)) + beta C. A scale other than 1 on
+/// an operand that is not FP8, or a scale that is NaN or infinite, is an invalid_argument_error.
 template <class S>
 struct gemm_options {
     S alpha = S(1);           ///< scales op(A) op(B)
     S beta = S(0);            ///< scales C's old values (0: C is not read)
     bool allow_tf32 = false;  ///< float inputs may go through TF32 tensor cores
+    S scale_a = S(1);         ///< an FP8 A's per-tensor scale
+    S scale_b = S(1);         ///< an FP8 B's per-tensor scale
 };
 
 namespace detail {
@@ -312,11 +317,15 @@ using gemm_scalar_t =
     std::conditional_t<is_binary16_input_v<gemm_value_t<C>>, float, gemm_value_t<C>>;
 
 /// Inputs of the output's type (float, double, kiln::half, kiln::bfloat16), or both kiln::half or
-/// both kiln::bfloat16 with a float output.
+/// both kiln::bfloat16 with a float output, or A and B each kiln::float8_e4m3 or
+/// kiln::float8_e5m2 with a float, kiln::half or kiln::bfloat16 output.
 template <class C, class A, class B>
-concept gemm_operand_types = std::is_same_v<gemm_value_t<A>, gemm_value_t<B>> &&
-    (std::is_same_v<gemm_value_t<C>, gemm_value_t<A>> ||
-     (std::is_same_v<gemm_value_t<C>, float> && is_binary16_input_v<gemm_value_t<A>>));
+concept gemm_operand_types =
+    (std::is_same_v<gemm_value_t<A>, gemm_value_t<B>> && !is_float8_v<gemm_value_t<C>> &&
+     (std::is_same_v<gemm_value_t<C>, gemm_value_t<A>> ||
+      (std::is_same_v<gemm_value_t<C>, float> && is_binary16_input_v<gemm_value_t<A>>))) ||
+    (is_float8_v<gemm_value_t<A>> && is_float8_v<gemm_value_t<B>> &&
+     (std::is_same_v<gemm_value_t<C>, float> || is_binary16_input_v<gemm_value_t<C>>));
 
 template <class C, class A, class B>
 void gemm(const char* call, const C& c, const A& a, const B& b,
@@ -328,6 +337,8 @@ void gemm(const char* call, const C& c, const A& a, const B& b,
     problem.c = gemm_operand_traits<C>::of(c);
     problem.alpha = static_cast<double>(options.alpha);
     problem.beta = static_cast<double>(options.beta);
+    problem.scale_a = static_cast<double>(options.scale_a);
+    problem.scale_b = static_cast<double>(options.scale_b);
     problem.allow_tf32 = options.allow_tf32;
     problem.epilogue = epilogue;
     if (!batched && (problem.a.batch != 1 || problem.b.batch != 1 || problem.c.batch != 1))

@@ -329,9 +329,9 @@ TEST_P(gemm_test, operands_copied_into_aligned_rows_multiply_as_before) {
     ASSERT_TRUE(kiln::detail::copy_aligns_rows(problem.b));
     const auto copy_a = kiln::detail::copy_with_aligned_rows(q, problem.a);
     const auto copy_b = kiln::detail::copy_with_aligned_rows(q, problem.b);
-    EXPECT_EQ(copy_a.operand.leading_dimension, 44u);
-    EXPECT_EQ(copy_b.operand.leading_dimension, 32u);
-    EXPECT_FALSE(kiln::detail::copy_aligns_rows(copy_a.operand));
+    EXPECT_EQ(copy_a.shape.leading_dimension, 44u);
+    EXPECT_EQ(copy_b.shape.leading_dimension, 32u);
+    EXPECT_FALSE(kiln::detail::copy_aligns_rows(copy_a.operand()));
     // The copy of A holds its rows, each at a multiple of 4 elements.
     const std::vector<std::byte> bytes = copy_a.scratch.bytes().read(q, {copy_a.copied});
     for (std::size_t i = 0; i < m; ++i)
@@ -340,8 +340,8 @@ TEST_P(gemm_test, operands_copied_into_aligned_rows_multiply_as_before) {
             std::memcpy(&copied, bytes.data() + (i * 44 + p) * sizeof(float), sizeof copied);
             ASSERT_EQ(copied, a[la.offset + i * la.leading + p]) << i << ", " << p;
         }
-    problem.a = copy_a.operand;
-    problem.b = copy_b.operand;
+    problem.a = copy_a.operand();
+    problem.b = copy_b.operand();
     const kiln::detail::gemm_simt_tiles tiles = row_tuning().simt;
     if (tiles.work_group_size() > device().properties().max_work_group_size) GTEST_SKIP();
     kiln::detail::run_simt_gemm(q, problem, tiles, false).wait();

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "algo/gemm/gemm_float8.hpp"
 #include "algo/gemm/gemm_plan.hpp"
 #include "algo/gemm/gemm_strategies.hpp"
 #include "algo/written_devices.hpp"
@@ -111,6 +112,14 @@ class kernel_texts {
                     }
     }
 
+    /// The passes that widen FP8 operands before any of those kernels (gemm_float8.hpp): the
+    /// same text on every device.
+    void add_widening() {
+        for (const gemm_element from : {gemm_element::e4m3, gemm_element::e5m2})
+            for (const gemm_element to : {gemm_element::f32, gemm_element::bf16, gemm_element::f16})
+                add_kernel(kiln::detail::gemm_widening_kernel{from, to});
+    }
+
     const std::map<std::string, std::string>& hashes() const { return hashes_; }
 
   private:
@@ -206,10 +215,11 @@ TEST(gemm_kernel_texts, are_the_recorded_ones_on_every_device_class) {
         SCOPED_TRACE(c.name);
         texts.add_plans(c.props);
     }
+    texts.add_widening();
     const auto& current = texts.hashes();
     // Every family of kernels is reached.
-    for (const char* family :
-         {"kiln_gemm_simt", "kiln_gemm_cpu", "kiln_gemm_tensor", "kiln_gemm_warpgroup"}) {
+    for (const char* family : {"kiln_gemm_simt", "kiln_gemm_cpu", "kiln_gemm_tensor",
+                               "kiln_gemm_warpgroup", "kiln_gemm_widen"}) {
         const auto from = current.lower_bound(family);
         EXPECT_TRUE(from != current.end() && from->first.starts_with(family)) << family;
     }

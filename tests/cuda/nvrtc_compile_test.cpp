@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "algo/gemm/gemm_float8.hpp"
 #include "algo/gemm/gemm_strategies.hpp"
 #include "algo/reproducible_scan/reproducible_scan_kernels.hpp"
 #include "algo/scan/reduce_by_key.hpp"
@@ -159,6 +160,14 @@ TEST_F(NvrtcCompile, GemmTensorCoreKernelsOfEveryLayoutForAmpereAndHopper) {
         expect_cubin(
             compile({gemm_simt_kernel{registers, types, false, true, false, false}.source()}));
     }
+}
+
+// The passes that widen FP8 operands before kiln::gemm's kernels run (gemm_float8.hpp): the
+// prelude's FP8 and 16-bit conversions.
+TEST_F(NvrtcCompile, GemmFloat8WideningKernels) {
+    for (const gemm_element from : {gemm_element::e4m3, gemm_element::e5m2})
+        for (const gemm_element to : {gemm_element::f32, gemm_element::bf16, gemm_element::f16})
+            expect_cubin(compile({gemm_widening_kernel{from, to}.source()}));
 }
 
 // The wgmma kernel (sm_90a's warpgroup vocabulary): every layout of bf16 into float with the

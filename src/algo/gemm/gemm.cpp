@@ -3,6 +3,7 @@
 // problem to the strategy its plan chooses.
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <kiln/detail/algo/gemm_epilogue.hpp>
 #include <kiln/detail/algo/gemm_problem.hpp>
@@ -11,11 +12,13 @@
 #include <kiln/runtime/determinism.hpp>
 #include <kiln/runtime/graph.hpp>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "gemm_aligned_rows.hpp"
+#include "gemm_float8.hpp"
 #include "gemm_host_blas.hpp"
 #include "gemm_plan.hpp"
 #include "gemm_strategies.hpp"
@@ -98,6 +101,23 @@ std::size_t first_entry_meeting_the_first(const gemm_operand& x) {
     return 0;
 }
 
+/// A per-tensor scale belongs to an FP8 operand, and must be finite: a NaN or infinite scale
+/// (an amax of 0 divided into a format's largest value) would turn every element of C into NaN
+/// or infinity, where the caller's mistake is better named. A zero scale is alpha = 0's case.
+void check_scale(double scale, const char* option, const gemm_operand& x, std::string_view name,
+                 const char* call) {
+    std::ostringstream text;  // "nan", "-inf", "2": as the caller would write the value
+    text << option << " is " << scale;
+    if (!std::isfinite(scale))
+        throw invalid_argument_error(
+            call, text.str() + " (" + x.describe(name) + "): a per-tensor scale must be finite");
+    if (scale != 1 && !is_float8(x.element))
+        throw invalid_argument_error(call, text.str() + " but " + x.describe(name) + " holds " +
+                                               std::string(to_string(x.element)) +
+                                               ": per-tensor scales are for FP8 operands; fold "
+                                               "others into alpha");
+}
+
 /// The epilogue's rows and columns must fit its index type, and it must not capture C's memory,
 /// which the kernels reach through their restrict pointer alone.
 void check_epilogue(const gemm_problem& p, const char* call) {
@@ -119,6 +139,65 @@ void check_epilogue(const gemm_problem& p, const char* call) {
                           "old values with beta, or capture a copy");
 }
 
+/// A checked problem with alpha folded and no FP8 operand, on the strategy its plan chooses.
+event run_planned_gemm(const queue& q, const gemm_problem& problem) {
+    const device_properties& props = q.device().properties();
+    // Reproducible mode: float and double products on the SIMT kernel alone, each C element
+    // summed in k's order with every product rounded, the same on every device and tile shape.
+    const bool reproducible =
+        current_determinism() == determinism::reproducible &&
+        (problem.c.element == gemm_element::f32 || problem.c.element == gemm_element::f64) &&
+        problem.a.element == problem.c.element && problem.b.element == problem.c.element;
+    const gemm_plan_input input{
+        .element = problem.c.element,
+        .host_blas = !reproducible && host_blas_available() && host_blas_fits(problem),
+        .forced = reproducible ? gemm_strategy::simt : strategy_in_force(),
+        .tuning = tuning_table<algorithm::gemm_rows>::forced(),
+        .inputs = problem.a.element,
+        .allow_tf32 = problem.allow_tf32,
+        .tensor_core_layout = tensor_core_layout_fits(problem),
+        .rows = problem.m(),
+        .columns = problem.n(),
+        .depth = problem.k(),
+        .a_copy_aligns = copy_aligns_rows(problem.a),
+        .b_copy_aligns = copy_aligns_rows(problem.b)};
+    const gemm_plan plan = plan_gemm(props, input);
+    switch (plan.strategy) {
+        case gemm_strategy::tensor_cores:
+            return run_tensor_core_gemm(q, problem, plan.tensor);
+        case gemm_strategy::warpgroup_mma:
+            return plan.warpgroup.tile_maps ? run_warpgroup_tma_gemm(q, problem, plan.warpgroup)
+                                            : run_warpgroup_gemm(q, problem, plan.warpgroup);
+        case gemm_strategy::host_blas:
+            refuse_inside_capture("kiln::gemm",
+                                  "the host_blas strategy (OpenBLAS, the plan's choice on CPU "
+                                  "devices) multiplies on the host, in the device's memory; "
+                                  "KILN_GEMM_STRATEGY=cpu_tiles multiplies with kernels, which "
+                                  "capture");
+            run_host_blas_gemm(q, problem);
+            return problem.epilogue ? run_gemm_epilogue_pass(q, problem) : q.marker();
+        case gemm_strategy::cpu_tiles:
+            return run_cpu_tiles_gemm(q, problem, plan.cpu);
+        case gemm_strategy::automatic:
+        case gemm_strategy::simt:
+            break;
+    }
+    if (!plan.align_a && !plan.align_b) return run_simt_gemm(q, problem, plan.simt, reproducible);
+    std::vector<aligned_rows> copies;
+    copies.reserve(2);  // the operands point into the leases, which must not move
+    gemm_problem aligned = problem;
+    for (const auto& [wanted, operand] :
+         {std::pair{plan.align_a, &aligned.a}, std::pair{plan.align_b, &aligned.b}}) {
+        if (!wanted) continue;
+        copies.push_back(copy_with_aligned_rows(q, *operand));
+        *operand = copies.back().operand();
+    }
+    // The queue is in order: the product runs after the copies.
+    const event done = run_simt_gemm(q, aligned, plan.simt, reproducible);
+    for (aligned_rows& copy : copies) copy.scratch.release_after(q, done);
+    return done;
+}
+
 }  // namespace
 
 std::size_t checked_product(std::size_t a, std::size_t b, const char* call, const char* what) {
@@ -130,7 +209,7 @@ std::size_t checked_product(std::size_t a, std::size_t b, const char* call, cons
 }
 
 std::size_t element_bytes(gemm_element e) noexcept {
-    return e == gemm_element::f64 ? 8 : is_16_bit(e) ? 2 : 4;
+    return e == gemm_element::f64 ? 8 : is_16_bit(e) ? 2 : is_float8(e) ? 1 : 4;
 }
 
 std::string_view to_string(gemm_element e) noexcept {
@@ -143,6 +222,10 @@ std::string_view to_string(gemm_element e) noexcept {
             return "f16";
         case gemm_element::bf16:
             return "bf16";
+        case gemm_element::e4m3:
+            return "e4m3";
+        case gemm_element::e5m2:
+            return "e5m2";
     }
     return "?";
 }
@@ -217,6 +300,8 @@ void check_gemm(const gemm_problem& p, const char* call) {
             throw invalid_argument_error(call, "C overlaps " + std::string(name) + " (" + shapes +
                                                    "): the product would read what it writes");
     }
+    check_scale(p.scale_a, "scale_a", p.a, "A", call);
+    check_scale(p.scale_b, "scale_b", p.b, "B", call);
     if (p.epilogue) check_epilogue(p, call);
     if (const std::size_t k = first_entry_meeting_the_first(p.c))
         throw invalid_argument_error(call, "C's batch entries overlap (" + p.c.describe("C") +
@@ -226,67 +311,30 @@ void check_gemm(const gemm_problem& p, const char* call) {
 
 event run_gemm(const queue& q, const gemm_problem& checked) {
     if (checked.m() == 0 || checked.n() == 0 || checked.batch() == 0) return q.marker();
+    // C = alpha (scale_a A) (scale_b B) + beta C: every kernel applies alpha once per element,
+    // so the scales cost nothing where they are folded into it.
+    gemm_problem problem = checked;
+    problem.alpha *= problem.scale_a * problem.scale_b;
+    problem.scale_a = problem.scale_b = 1;
     // alpha = 0 reads neither A nor B (BLAS's rule, which OpenBLAS keeps): every strategy then
     // runs the product with k = 0, C = beta C, so that NaN in A or B cannot reach C on one
     // strategy and not on another.
-    gemm_problem problem = checked;
     if (problem.alpha == 0) {
         (problem.a.transposed ? problem.a.rows : problem.a.columns) = 0;
         (problem.b.transposed ? problem.b.columns : problem.b.rows) = 0;
     }
     const device_properties& props = q.device().properties();
-    // Reproducible mode: float and double products on the SIMT kernel alone, each C element
-    // summed in k's order with every product rounded, the same on every device and tile shape.
-    const bool reproducible =
-        current_determinism() == determinism::reproducible &&
-        (problem.c.element == gemm_element::f32 || problem.c.element == gemm_element::f64) &&
-        problem.a.element == problem.c.element && problem.b.element == problem.c.element;
-    const gemm_plan_input input{
-        .element = problem.c.element,
-        .host_blas = !reproducible && host_blas_available() && host_blas_fits(problem),
-        .forced = reproducible ? gemm_strategy::simt : strategy_in_force(),
-        .tuning = tuning_table<algorithm::gemm_rows>::forced(),
-        .inputs = problem.a.element,
-        .allow_tf32 = problem.allow_tf32,
-        .tensor_core_layout = tensor_core_layout_fits(problem),
-        .rows = problem.m(),
-        .columns = problem.n(),
-        .depth = problem.k(),
-        .a_copy_aligns = copy_aligns_rows(problem.a),
-        .b_copy_aligns = copy_aligns_rows(problem.b)};
-    const gemm_plan plan = plan_gemm(props, input);
-    switch (plan.strategy) {
-        case gemm_strategy::tensor_cores:
-            return run_tensor_core_gemm(q, problem, plan.tensor);
-        case gemm_strategy::warpgroup_mma:
-            return plan.warpgroup.tile_maps ? run_warpgroup_tma_gemm(q, problem, plan.warpgroup)
-                                            : run_warpgroup_gemm(q, problem, plan.warpgroup);
-        case gemm_strategy::host_blas:
-            refuse_inside_capture("kiln::gemm",
-                                  "the host_blas strategy (OpenBLAS, the plan's choice on CPU "
-                                  "devices) multiplies on the host, in the device's memory; "
-                                  "KILN_GEMM_STRATEGY=cpu_tiles multiplies with kernels, which "
-                                  "capture");
-            run_host_blas_gemm(q, problem);
-            return problem.epilogue ? run_gemm_epilogue_pass(q, problem) : q.marker();
-        case gemm_strategy::cpu_tiles:
-            return run_cpu_tiles_gemm(q, problem, plan.cpu);
-        case gemm_strategy::automatic:
-        case gemm_strategy::simt:
-            break;
+    // FP8 operands are widened whole into scratch first, which the strategies below take as
+    // 16-bit or float inputs (gemm_float8.hpp); the scratch is freed after the product.
+    std::vector<widened_operand> widened;
+    widened.reserve(2);  // the operands point into the leases, which must not move
+    for (gemm_operand* x : {&problem.a, &problem.b}) {
+        if (!is_float8(x->element)) continue;
+        widened.push_back(widen_float8(q, *x, widened_element(problem.c.element, props)));
+        *x = widened.back().operand();
     }
-    if (!plan.align_a && !plan.align_b) return run_simt_gemm(q, problem, plan.simt, reproducible);
-    std::vector<aligned_rows> copies;
-    gemm_problem aligned = problem;
-    for (const auto& [wanted, operand] :
-         {std::pair{plan.align_a, &aligned.a}, std::pair{plan.align_b, &aligned.b}}) {
-        if (!wanted) continue;
-        copies.push_back(copy_with_aligned_rows(q, *operand));
-        *operand = copies.back().operand;
-    }
-    // The queue is in order: the product runs after the copies.
-    const event done = run_simt_gemm(q, aligned, plan.simt, reproducible);
-    for (aligned_rows& copy : copies) copy.scratch.release_after(q, done);
+    const event done = run_planned_gemm(q, problem);
+    for (widened_operand& w : widened) w.scratch.release_after(q, done);
     return done;
 }
 

@@ -52,12 +52,11 @@ bool copy_aligns_rows(const gemm_operand& x) {
 
 aligned_rows copy_with_aligned_rows(const queue& q, const gemm_operand& x) {
     aligned_rows aligned;
-    aligned.operand = x;
-    aligned.operand.offset = 0;
-    aligned.operand.leading_dimension = round_up(x.columns, aligned_row_elements);
-    const std::size_t elements = x.rows * aligned.operand.leading_dimension;
+    aligned.shape = x;
+    aligned.shape.offset = 0;
+    aligned.shape.leading_dimension = round_up(x.columns, aligned_row_elements);
+    const std::size_t elements = x.rows * aligned.shape.leading_dimension;
     aligned.scratch = temporary_pool::acquire(q, elements * element_bytes(x.element));
-    aligned.operand.storage = &aligned.scratch.bytes().storage();
     const std::string key = std::string(align_kernel) + ":" + std::string(to_string(x.element));
     const auto describe = [&] {
         return std::vector<kernel_description>{align_description(x.element)};
@@ -68,8 +67,8 @@ aligned_rows copy_with_aligned_rows(const queue& q, const gemm_operand& x) {
     args.argument("from", gemm_storage_argument(*x.storage, x.element))
         .scalar("from_offset", std::uint64_t(x.offset))
         .scalar("from_leading", std::uint64_t(x.leading_dimension))
-        .argument("to", gemm_storage_argument(*aligned.operand.storage, x.element))
-        .scalar("to_leading", std::uint64_t(aligned.operand.leading_dimension))
+        .argument("to", gemm_storage_argument(aligned.scratch.bytes().storage(), x.element))
+        .scalar("to_leading", std::uint64_t(aligned.shape.leading_dimension))
         .scalar("rows", std::uint64_t(x.rows))
         .scalar("columns", std::uint64_t(x.columns));
     aligned.copied =

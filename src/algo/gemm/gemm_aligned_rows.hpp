@@ -20,11 +20,19 @@ inline constexpr std::size_t aligned_row_elements = 4;
 bool copy_aligns_rows(const gemm_operand& x);
 
 /// `x`'s rows copied on `q` into `scratch` (acquired here), each starting at a multiple of
-/// aligned_row_elements; the operand that reads the copy, ready once `copied` is.
+/// aligned_row_elements, ready once `copied` is.
 struct aligned_rows {
     temporary_lease scratch;
-    gemm_operand operand;
+    /// The copy's shape; its storage is the lease's, which moves with it: operand().
+    gemm_operand shape;
     event copied;
+    /// The operand that reads the copy where the lease is now: valid while this object stays put
+    /// (a pointer kept from before a move would read the moved-from, empty lease).
+    gemm_operand operand() const {
+        gemm_operand x = shape;
+        x.storage = &scratch.bytes().storage();
+        return x;
+    }
 };
 aligned_rows copy_with_aligned_rows(const queue& q, const gemm_operand& x);
 

@@ -11,7 +11,10 @@ namespace {
 
 /// opencl_name as a literal, which an argument names its element type by.
 constexpr const char* opencl_name_literal(gemm_element e) {
-    return e == gemm_element::f64 ? "double" : is_16_bit(e) ? "ushort" : "float";
+    return e == gemm_element::f64 ? "double"
+           : is_16_bit(e)         ? "ushort"
+           : is_float8(e)         ? "uchar"
+                                  : "float";
 }
 
 }  // namespace
@@ -59,13 +62,18 @@ std::string opencl_name(gemm_element e) {
 
 std::string gemm_convert(gemm_element e, gemm_element accumulator, const std::string& value) {
     const std::string acc = opencl_name(accumulator);
-    // The kernel language's conversions (binary16.cl, the CUDA prelude's opencl_c_binary16.cuh):
-    // exact, as every 16-bit value is a float.
+    // The kernel language's conversions (binary16.cl and float8.cl, the CUDA prelude's
+    // opencl_c_binary16.cuh and opencl_c_float8.cuh): exact, as every 16-bit and FP8 value is a
+    // float.
     switch (e) {
         case gemm_element::f16:
             return "(" + acc + ")kiln_half_to_float(" + value + ")";
         case gemm_element::bf16:
             return "(" + acc + ")kiln_bf16_to_float(" + value + ")";
+        case gemm_element::e4m3:
+            return "(" + acc + ")kiln_e4m3_to_float(" + value + ")";
+        case gemm_element::e5m2:
+            return "(" + acc + ")kiln_e5m2_to_float(" + value + ")";
         case gemm_element::f32:
         case gemm_element::f64:
             break;
@@ -196,6 +204,10 @@ std::string gemm_store(const gemm_types& types, const std::string& row, const st
             return at + " = kiln_float_to_bf16(" + value + ");";
         case gemm_element::f32:
         case gemm_element::f64:
+        // Never C: kiln::gemm's types refuse FP8 outputs, and FP8 inputs are widened before any
+        // kernel of a strategy is written (gemm_float8.hpp).
+        case gemm_element::e4m3:
+        case gemm_element::e5m2:
             break;
     }
     return at + " = (" + opencl_name(types.c) + ")(" + value + ");";

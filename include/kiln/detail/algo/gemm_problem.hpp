@@ -6,6 +6,7 @@
 #pragma GCC visibility push(default)
 
 #include <cstddef>
+#include <kiln/float8.hpp>
 #include <kiln/half.hpp>
 #include <kiln/runtime/buffer.hpp>
 #include <kiln/runtime/event.hpp>
@@ -20,12 +21,14 @@ namespace kiln::detail {
 /// The element types a GEMM operand may hold. The accumulation type is the plan's choice
 /// (gemm_accumulation): double for double outputs, float otherwise, so that 16-bit inputs with
 /// float accumulation add enumerators here and not another path. f16 is kiln::half, bf16
-/// kiln::bfloat16: inputs only, multiplied into float.
-enum class gemm_element { f32, f64, f16, bf16 };
+/// kiln::bfloat16, e4m3 and e5m2 kiln::float8_e4m3 and kiln::float8_e5m2 (inputs only, widened
+/// to 16 bits or float before the product: src/algo/gemm/gemm_float8.hpp).
+enum class gemm_element { f32, f64, f16, bf16, e4m3, e5m2 };
 
 template <class T>
-inline constexpr bool is_gemm_element_v = std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                                          std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
+inline constexpr bool is_gemm_element_v =
+    std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, half> ||
+    std::is_same_v<T, bfloat16> || is_float8_v<T>;
 
 template <class T>
 requires is_gemm_element_v<T>
@@ -33,11 +36,17 @@ constexpr gemm_element gemm_element_of() noexcept {
     if constexpr (std::is_same_v<T, double>) return gemm_element::f64;
     if constexpr (std::is_same_v<T, half>) return gemm_element::f16;
     if constexpr (std::is_same_v<T, bfloat16>) return gemm_element::bf16;
+    if constexpr (std::is_same_v<T, float8_e4m3>) return gemm_element::e4m3;
+    if constexpr (std::is_same_v<T, float8_e5m2>) return gemm_element::e5m2;
     return gemm_element::f32;
 }
 /// kiln::half or kiln::bfloat16.
 constexpr bool is_16_bit(gemm_element e) noexcept {
     return e == gemm_element::f16 || e == gemm_element::bf16;
+}
+/// kiln::float8_e4m3 or kiln::float8_e5m2.
+constexpr bool is_float8(gemm_element e) noexcept {
+    return e == gemm_element::e4m3 || e == gemm_element::e5m2;
 }
 std::size_t element_bytes(gemm_element e) noexcept;
 std::string_view to_string(gemm_element e) noexcept;
@@ -65,12 +74,14 @@ struct gemm_operand {
 
 struct gemm_epilogue;
 
-/// C = alpha op(A) op(B) + beta C for every batch entry. alpha and beta are held in double and
-/// converted to the accumulation type; beta == 0 does not read C (BLAS's rule, so that
-/// uninitialised C cannot leak NaN).
+/// C = alpha (scale_a op(A)) (scale_b op(B)) + beta C for every batch entry. alpha and beta are
+/// held in double and converted to the accumulation type; beta == 0 does not read C (BLAS's
+/// rule, so that uninitialised C cannot leak NaN). The scales are FP8 operands' (1 for others):
+/// run_gemm folds them into alpha.
 struct gemm_problem {
     gemm_operand a, b, c;
     double alpha = 1.0, beta = 0.0;
+    double scale_a = 1.0, scale_b = 1.0;
     /// Float inputs may use TF32 tensor cores.
     bool allow_tf32 = false;
     /// The user's epilogue, called on each alpha op(A) op(B) + beta C before it is stored
@@ -84,9 +95,10 @@ struct gemm_problem {
 };
 
 /// Throws invalid_argument_error naming the shapes where the problem cannot be run: inner
-/// dimensions that differ, C of the wrong shape, batches that differ, operands on different
-/// devices, C overlapping A or B, a leading dimension below the columns, an operand running past
-/// its buffer or extents that overflow. Touches no device.
+/// dimensions that differ, a scale other than 1 on an operand that is not FP8 or a scale that is
+/// not finite, C of the wrong shape, batches that differ, operands on
+/// different devices, C overlapping A or B, a leading dimension below the columns, an operand
+/// running past its buffer or extents that overflow. Touches no device.
 void check_gemm(const gemm_problem& problem, const char* call);
 /// Runs a checked problem on q (which must be the operands' device's queue), after q's earlier
 /// work; returns the event of its last command.
