@@ -66,10 +66,10 @@ class copy_threads {
         std::latch* done;
     };
 
-    // Up to sixteen helpers: a staged 4 MiB chunk takes seven beside its caller, and two GPUs
-    // uploading at once each want that many. On an H200 pair (32 cores), where one host thread
-    // copies about 5 GB/s, they moved 14.6 GB/s each with four helpers and 16.5-17.7 with eight.
-    copy_threads() : workers_(std::clamp(std::thread::hardware_concurrency(), 2u, 17u) - 1) {
+    // Up to eight helpers: two GPUs uploading at once through one pool moved 14.6 GB/s each with
+    // four (an H200 pair, 32 cores), where one host thread copies about 5 GB/s, 16.5-17.7 with
+    // eight, and 13.5-14.3 with sixteen (one GPU alone 19.5-21.5, 17.1-18.5 with sixteen).
+    copy_threads() : workers_(std::clamp(std::thread::hardware_concurrency(), 2u, 9u) - 1) {
         for (unsigned k = 0; k < workers_; ++k) std::thread([this] { serve(); }).detach();
     }
 

@@ -23,16 +23,7 @@ std::size_t group_size(const reduce_tuning& tuning, const device_properties& pro
 }  // namespace
 
 std::vector<reduction_launch> run_reduction(const reduce_input& input) {
-    // Every part is bound before any is launched: split over devices, the host work of binding
-    // a part (its program, tuning, arguments and partials) would otherwise delay the next
-    // device's start by as much, and the slowest part sets the reduction's time.
-    struct bound_part {
-        bound_kernel kernel;
-        std::size_t group;
-        reduction_launch result;
-    };
-    std::vector<bound_part> bound;
-    bound.reserve(input.parts.size());
+    std::vector<reduction_launch> launches;
     for (std::size_t k = 0; k < input.parts.size(); ++k) {
         const part_extent& part = input.parts[k];
         if (part.size == 0) continue;
@@ -62,15 +53,9 @@ std::vector<reduction_launch> run_reduction(const reduce_input& input) {
         args.local("kiln_scratch", group * input.state_bytes);
         args.argument("kiln_identity", input.identity);
         args.input(input.arguments(k, part.begin));
-        bound.push_back(
-            {program.bind(std::move(args)), group, {part.queue, std::move(partials), groups, {}}});
-    }
-    std::vector<reduction_launch> launches;
-    launches.reserve(bound.size());
-    for (bound_part& part : bound) {
-        part.result.launch =
-            part.kernel.launch(part.result.queue, part.result.groups * part.group, part.group);
-        launches.push_back(std::move(part.result));
+        const event launch =
+            program.bind(std::move(args)).launch(part.queue, groups * group, group);
+        launches.push_back({part.queue, std::move(partials), groups, launch});
     }
     return launches;
 }
