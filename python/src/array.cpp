@@ -233,7 +233,7 @@ const device_entry& ndarray::where() const noexcept {
 }
 
 py::object wrap(array_data data) {
-    return py::cast(std::make_shared<ndarray>(std::move(data)));
+    return python_of(std::make_shared<ndarray>(std::move(data)));
 }
 
 namespace {

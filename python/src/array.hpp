@@ -165,6 +165,8 @@ class ndarray {
 /// class, whose pybind11 record is looked up once (py::isinstance and cast each look it up in a
 /// hash map, several times per operator).
 const ndarray* ndarray_of(py::handle x);
+/// A new kiln.ndarray holding `a`, made through the same record (py::cast looks it up again).
+py::object python_of(std::shared_ptr<ndarray> a);
 
 /// A compact copy of `a` at the start of its own memory (a's own data when it is so already).
 array_data compact(const array_data& a);

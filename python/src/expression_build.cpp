@@ -442,7 +442,7 @@ py::object pending_array(std::shared_ptr<const expression> e) {
     auto& list = pending_arrays();
     if (list.size() >= 64) std::erase_if(list, [](const auto& w) { return w.expired(); });
     list.push_back(a);
-    return py::cast(std::move(a));
+    return python_of(std::move(a));
 }
 
 void evaluate_pending() {

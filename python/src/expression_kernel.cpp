@@ -228,12 +228,26 @@ std::shared_ptr<const expression> leaf_of(const array_data& a) {
     return e;
 }
 
-const ndarray* ndarray_of(py::handle x) {
+namespace {
+const py::detail::type_info* ndarray_record() {
     static const py::detail::type_info* const record = py::detail::get_type_info(typeid(ndarray));
+    return record;
+}
+}  // namespace
+
+const ndarray* ndarray_of(py::handle x) {
+    const py::detail::type_info* record = ndarray_record();
     if (!PyObject_TypeCheck(x.ptr(), record->type)) return nullptr;
     py::detail::type_caster_generic caster(record);
     if (!caster.load(x, false)) return nullptr;
     return static_cast<const ndarray*>(caster.value);
+}
+
+py::object python_of(std::shared_ptr<ndarray> a) {
+    // As pybind11's holder caster does: the instance takes a copy of the holder.
+    return py::reinterpret_steal<py::object>(
+        py::detail::type_caster_generic::cast(a.get(), py::return_value_policy::take_ownership, {},
+                                              ndarray_record(), nullptr, nullptr, &a));
 }
 
 const std::shared_ptr<const expression>& ndarray::leaf() const {
