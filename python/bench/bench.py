@@ -8,7 +8,8 @@ Work: y = 2*x + z at n = 1024 written with operators (kiln: into y's memory, y[.
 and as a new array, (2*x + z).evaluate()), CuPy's ElementwiseKernel of the same; sort of uint32
 keys (kiln.sort returns a sorted copy, as cupy.sort and torch.sort do; "in place" is k.sort(),
 kiln::sort on the array's memory, timed as a copy of the random keys and the sort less the copy), cumsum and sum of float32 at 2^24 .. 2^28; matmul float32 4096^3 (TF32 off); DLPack round
-trips (kiln -> CuPy/PyTorch -> kiln, the same memory). Libraries that are not installed, or have
+trips (kiln -> CuPy/PyTorch -> kiln, the same memory; with NumPy each way where the device's
+memory is the host's). Libraries that are not installed, or have
 no GPU, are left out. --quick uses small sizes (a check that the script runs, on PoCL).
 """
 import statistics
@@ -152,9 +153,25 @@ def matmul():
     row(f"matmul float32 {n}^3", figures)
 
 
+def dlpack_host():
+    # A device whose memory is the host's (PoCL's CPU) exchanges with NumPy. NumPy marks what it
+    # imports read-only and exports no read-only array, so the halves are timed apart.
+    x = kiln.asarray(np.random.rand(1 << 10).astype(np.float32))
+    if x.__dlpack_device__()[0] != 1:  # kDLCPU
+        return
+    room = np.zeros((1 << 10) + 64, np.float32)
+    skip = (-room.ctypes.data % 128) // 4  # kiln takes host memory aligned as its allocations
+    host = room[skip:skip + (1 << 10)]
+    row("DLPack kiln array into NumPy", [("numpy", per_call(lambda: np.from_dlpack(x), kiln_sync,
+                                                          inner=1000))])
+    row("DLPack NumPy array into kiln", [("kiln", per_call(lambda: kiln.from_dlpack(host), kiln_sync,
+                                                          inner=1000))])
+
+
 def dlpack():
     # CuPy and PyTorch take CUDA memory only: an OpenCL device's DLPack capsule is kDLOpenCL.
     if kiln.default_device().backend != "cuda":
+        dlpack_host()
         return
     x = kiln.asarray(np.random.rand(1 << 20).astype(np.float32))
     trips, outward, inward = [], [], []

@@ -5,6 +5,7 @@
 // while kiln works and waits.
 #include <pybind11/stl.h>
 
+#include <kiln/algo/sort_copy.hpp>
 #include <kiln/algorithm.hpp>
 
 #include "expression.hpp"
@@ -157,11 +158,16 @@ py::object sort(const py::object& x) {
     const array_data a = flat_for("kiln.sort", data_of(x, "kiln.sort"));
     return visit_number("kiln.sort", a.type, [&](auto zero) {
         using T = decltype(zero);
-        array_data out = copied(a);
+        // The sort reads a and writes the new array: no copy of a to sort in place. A view is
+        // read through a compact copy, held here so that its pool block is not the sort's
+        // temporary memory meanwhile.
+        const array_data keys = compact(a);
+        array_data out = array_data::empty(*a.where, a.type, 1, {1, a.size()});
+        const auto input = keys.as_vector<T>();
         auto v = out.as_vector<T>();
         {
             py::gil_scoped_release unlocked;
-            kiln::sort(v);
+            kiln::sort(input, v);
         }
         return wrap(std::move(out));
     });

@@ -233,7 +233,7 @@ const device_entry& ndarray::where() const noexcept {
 }
 
 py::object wrap(array_data data) {
-    return py::cast(std::make_shared<ndarray>(std::move(data)));
+    return python_of(std::make_shared<ndarray>(std::move(data)));
 }
 
 namespace {
@@ -317,33 +317,40 @@ picked pick(const py::handle& index, std::size_t extent) {
 }  // namespace
 
 array_data view_of(const array_data& a, const py::handle& key) {
-    std::vector<py::handle> indices;
-    if (py::isinstance<py::tuple>(key))
-        for (const auto& k : key.cast<py::tuple>()) indices.push_back(k);
-    else
-        indices.push_back(key);
-    if (indices.size() > a.ndim)
-        throw py::index_error("kiln.ndarray: " + std::to_string(indices.size()) +
-                              " indices for an array of " + std::to_string(a.ndim) + " dimensions");
+    // At most two indices and two kept dimensions: fixed arrays, no allocation per view.
+    std::array<py::handle, 2> indices;
+    std::size_t count = 1;
+    if (PyTuple_Check(key.ptr())) {
+        count = static_cast<std::size_t>(PyTuple_GET_SIZE(key.ptr()));
+        if (count > a.ndim)
+            throw py::index_error("kiln.ndarray: " + std::to_string(count) +
+                                  " indices for an array of " + std::to_string(a.ndim) +
+                                  " dimensions");
+        for (std::size_t k = 0; k < count; ++k)
+            indices[k] = PyTuple_GET_ITEM(key.ptr(), static_cast<py::ssize_t>(k));
+    } else {
+        indices[0] = key;
+    }
     array_data v = a;
-    std::vector<std::size_t> kept_shape;
-    std::vector<std::ptrdiff_t> kept_strides;
+    std::array<std::size_t, 2> kept_shape{};
+    std::array<std::ptrdiff_t, 2> kept_strides{};
+    std::size_t kept = 0;
     const std::size_t first = 2 - a.ndim;  // the entry of shape and strides dimension 0 is
     for (std::size_t d = 0; d < a.ndim; ++d) {
         const std::size_t slot = first + d;
-        const bool whole =
-            d >= indices.size() || indices[d].is_none() || py::isinstance<py::ellipsis>(indices[d]);
+        const bool whole = d >= count || indices[d].is_none() || indices[d].ptr() == Py_Ellipsis;
         const picked p = whole ? picked{0, a.shape[slot], 1} : pick(indices[d], a.shape[slot]);
         v.offset += p.start * static_cast<std::size_t>(a.strides[slot]);
         if (p.step != 0) {
-            kept_shape.push_back(p.count);
-            kept_strides.push_back(a.strides[slot] * p.step);
+            kept_shape[kept] = p.count;
+            kept_strides[kept] = a.strides[slot] * p.step;
+            ++kept;
         }
     }
-    v.ndim = kept_shape.size();
+    v.ndim = kept;
     if (v.ndim == 2) {
-        v.shape = {kept_shape[0], kept_shape[1]};
-        v.strides = {kept_strides[0], kept_strides[1]};
+        v.shape = kept_shape;
+        v.strides = kept_strides;
     } else if (v.ndim == 1) {
         v.shape = {1, kept_shape[0]};
         v.strides = {0, kept_strides[0]};
@@ -388,8 +395,8 @@ std::string device_repr(const device_entry& e) {
 
 py::object asarray(const py::object& object, const py::object& type, const py::object& device) {
     const device_entry& where = device_argument(device);
-    if (py::isinstance<ndarray>(object)) {
-        const ndarray& a = object.cast<const ndarray&>();
+    if (const ndarray* held = ndarray_of(object)) {
+        const ndarray& a = *held;
         array_data d = a.data();
         if (d.where != &where) d = to_device(d, where);
         if (!type.is_none()) d = converted(d, dtype_of(type));

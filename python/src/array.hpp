@@ -147,6 +147,8 @@ class ndarray {
     const array_data& data() const;
     bool pending() const noexcept { return pending_ != nullptr; }
     const std::shared_ptr<const expression>& expression_of() const noexcept { return pending_; }
+    /// Its values as a leaf of expressions, made once: every operator on it reads the leaf.
+    const std::shared_ptr<const expression>& leaf() const;
 
     dtype type() const noexcept;
     std::size_t ndim() const noexcept;
@@ -156,7 +158,15 @@ class ndarray {
   private:
     mutable std::shared_ptr<const expression> pending_;
     mutable array_data data_;
+    mutable std::shared_ptr<const expression> leaf_;
 };
+
+/// The kiln.ndarray `x` holds, or null when it is something else: one type check against the
+/// class, whose pybind11 record is looked up once (py::isinstance and cast each look it up in a
+/// hash map, several times per operator).
+const ndarray* ndarray_of(py::handle x);
+/// A new kiln.ndarray holding `a`, made through the same record (py::cast looks it up again).
+py::object python_of(std::shared_ptr<ndarray> a);
 
 /// A compact copy of `a` at the start of its own memory (a's own data when it is so already).
 array_data compact(const array_data& a);

@@ -57,11 +57,11 @@ std::shared_ptr<expression> scalar(dtype t, std::complex<double> v, std::int64_t
 
 std::shared_ptr<const expression> tree_of(const ndarray& a) {
     if (a.pending()) return a.expression_of();
-    return leaf_of(a.data());
+    return a.leaf();
 }
 
 operand operand_of(const py::handle& x, const device_entry* where) {
-    if (py::isinstance<ndarray>(x)) return {tree_of(x.cast<const ndarray&>())};
+    if (const ndarray* a = ndarray_of(x)) return {tree_of(*a)};
     if (py::isinstance<py::bool_>(x)) {
         const bool v = x.cast<bool>();
         return {scalar(dtype::bool_, v, v), true, operand::number::boolean};
@@ -127,9 +127,9 @@ dtype adopted(const operand& s, dtype t) {
 
 void settle(operand& s, dtype t) {
     if (!s.weak) return;
-    auto e = std::make_shared<expression>(*s.e);
-    e->type = adopted(s, t);
-    s.e = e;
+    // A weak number's node is this operand's own (operand_of made it, non-const): it takes its
+    // dtype in place rather than through a copy.
+    std::const_pointer_cast<expression>(s.e)->type = adopted(s, t);
 }
 
 const device_entry* device_of(const std::shared_ptr<const expression>& e) {
@@ -339,8 +339,10 @@ py::object in_place(op code, const py::object& self, const py::handle& y) {
     return self;
 }
 
-void setitem(const ndarray& self, const py::handle& key, const py::handle& value) {
-    array_data target = view_of(self.data(), key);
+void setitem(const py::handle& self, const py::handle& key, const py::handle& value) {
+    const ndarray* held = ndarray_of(self);
+    if (!held) throw py::type_error("kiln.ndarray.__setitem__: not a kiln.ndarray");
+    array_data target = view_of(held->data(), key);
     if (target.ndim == 0) target.ndim = 1;
     operand v = operand_of(value, target.where);
     if (!v.e) throw py::type_error("kiln.ndarray: cannot assign that");
@@ -440,7 +442,7 @@ py::object pending_array(std::shared_ptr<const expression> e) {
     auto& list = pending_arrays();
     if (list.size() >= 64) std::erase_if(list, [](const auto& w) { return w.expired(); });
     list.push_back(a);
-    return py::cast(std::move(a));
+    return python_of(std::move(a));
 }
 
 void evaluate_pending() {

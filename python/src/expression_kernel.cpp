@@ -5,6 +5,8 @@
 #include <cstring>
 #include <kiln/detail/source_builder.hpp>
 #include <kiln/expr/core.hpp>
+#include <memory_resource>
+#include <string_view>
 #include <unordered_map>
 
 #include "expression.hpp"
@@ -14,13 +16,21 @@ namespace kiln::python {
 
 namespace {
 
-// One pass over a tree: the key and the arguments, and on a cache miss the kernel's source.
+// One pass over a tree: the key and the arguments, and on a cache miss the kernel's source. Its
+// containers draw on the caller's arena: a statement's walk then allocates nothing, and builds
+// no text unless it generates.
 struct kernel_walk {
-    std::string key;
-    std::vector<detail::kernel_argument> args;
+    explicit kernel_walk(std::pmr::memory_resource* arena)
+        : key(arena), args(arena), leaves(arena) {}
+
+    struct leaf {
+        const array_data* data;
+        std::array<std::ptrdiff_t, 2> strides;  // over the output's elements
+    };
+    std::pmr::string key;
+    std::pmr::vector<detail::kernel_argument> args;
     detail::source_builder* source = nullptr;  // only when generating
-    std::vector<const array_data*> leaves;     // the distinct arrays read, parameter order
-    std::vector<std::array<std::ptrdiff_t, 2>> leaf_strides;
+    std::pmr::vector<leaf> leaves;             // the distinct arrays read, parameter order
     std::size_t scalars = 0;
     std::size_t out_ndim = 1;
     std::array<std::size_t, 2> out_shape{};
@@ -44,36 +54,37 @@ struct kernel_walk {
         const auto s = strides_over_output(a);
         std::size_t k = 0;
         for (; k < leaves.size(); ++k)
-            if (leaves[k]->mem == a.mem && leaves[k]->offset == a.offset &&
-                leaves[k]->type == a.type && leaf_strides[k] == s)
+            if (leaves[k].data->mem == a.mem && leaves[k].data->offset == a.offset &&
+                leaves[k].data->type == a.type && leaves[k].strides == s)
                 break;
         const bool runs = runs_with_output(s);
-        const std::string name = "a" + std::to_string(k);
-        if (k == leaves.size()) {
-            leaves.push_back(&a);
-            leaf_strides.push_back(s);
-            if (!source) {
+        key += 'a';
+        key += static_cast<char>('0' + k);
+        key += static_cast<char>('A' + static_cast<int>(a.type));
+        key += runs ? 'r' : 's';
+        if (!runs) strided = true;
+        const bool first = k == leaves.size();
+        if (first) leaves.push_back({&a, s});
+        if (!source) {
+            if (first) {
                 args.push_back(detail::storage_argument(a.mem->storage(), kiln::access::in));
                 args.push_back(scalar_argument(static_cast<std::uint64_t>(a.offset)));
                 if (!runs) {
                     args.push_back(scalar_argument(static_cast<std::int64_t>(s[0])));
                     args.push_back(scalar_argument(static_cast<std::int64_t>(s[1])));
                 }
-            } else {
-                source->parameter("global const " + std::string(storage_type(a.type)) + "* " +
-                                  name);
-                source->parameter("ulong " + name + "_offset");
-                if (!runs) {
-                    source->parameter("long " + name + "_row");
-                    source->parameter("long " + name + "_column");
-                }
+            }
+            return {};
+        }
+        const std::string name = "a" + std::to_string(k);
+        if (first) {
+            source->parameter("global const " + std::string(storage_type(a.type)) + "* " + name);
+            source->parameter("ulong " + name + "_offset");
+            if (!runs) {
+                source->parameter("long " + name + "_row");
+                source->parameter("long " + name + "_column");
             }
         }
-        key += 'a';
-        key += static_cast<char>('0' + k);
-        key += static_cast<char>('A' + static_cast<int>(a.type));
-        key += runs ? 'r' : 's';
-        if (!runs) strided = true;
         if (runs) return load(a.type, name + "[" + name + "_offset + i]");
         return load(a.type, name + "[" + name + "_offset + (long)row * " + name +
                                 "_row + (long)column * " + name + "_column]");
@@ -87,10 +98,10 @@ struct kernel_walk {
     }
 
     std::string scalar_leaf(const expression& e) {
-        const std::string name = "s" + std::to_string(scalars++);
         key += 's';
         key += static_cast<char>('A' + static_cast<int>(e.type));
         if (source) {
+            const std::string name = "s" + std::to_string(scalars++);
             source->parameter(std::string(compute_type(e.type)) + " " + name);
             return name;
         }
@@ -123,7 +134,7 @@ struct kernel_walk {
                 args.push_back(scalar_argument(e.number));
                 break;
         }
-        return name;
+        return {};
     }
 
     // The OpenCL C text of e's value (meaningful when generating), in e's compute type.
@@ -183,9 +194,19 @@ struct cached_kernel {
     std::size_t work_group;
 };
 
+// Looked up by the walk's key as it is, without a std::string made of it.
+struct key_hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view key) const noexcept {
+        return std::hash<std::string_view>{}(key);
+    }
+};
+using kernel_map =
+    std::unordered_map<std::string, std::unique_ptr<cached_kernel>, key_hash, std::equal_to<>>;
+
 // Per device, the kernels of the trees met so far, by key (the GIL guards the maps).
-std::unordered_map<std::string, std::unique_ptr<cached_kernel>>& kernels_of(const device_entry& d) {
-    static std::vector<std::unordered_map<std::string, std::unique_ptr<cached_kernel>>> maps;
+kernel_map& kernels_of(const device_entry& d) {
+    static std::vector<kernel_map> maps;
     if (maps.size() <= d.number) maps.resize(d.number + 1);
     return maps[d.number];
 }
@@ -207,23 +228,65 @@ std::shared_ptr<const expression> leaf_of(const array_data& a) {
     return e;
 }
 
+namespace {
+const py::detail::type_info* ndarray_record() {
+    static const py::detail::type_info* const record = py::detail::get_type_info(typeid(ndarray));
+    return record;
+}
+}  // namespace
+
+const ndarray* ndarray_of(py::handle x) {
+    const py::detail::type_info* record = ndarray_record();
+    if (!PyObject_TypeCheck(x.ptr(), record->type)) return nullptr;
+    py::detail::type_caster_generic caster(record);
+    if (!caster.load(x, false)) return nullptr;
+    return static_cast<const ndarray*>(caster.value);
+}
+
+py::object python_of(std::shared_ptr<ndarray> a) {
+    // As pybind11's holder caster does: the instance takes a copy of the holder.
+    return py::reinterpret_steal<py::object>(
+        py::detail::type_caster_generic::cast(a.get(), py::return_value_policy::take_ownership, {},
+                                              ndarray_record(), nullptr, nullptr, &a));
+}
+
+const std::shared_ptr<const expression>& ndarray::leaf() const {
+    if (!leaf_) leaf_ = leaf_of(data());
+    return leaf_;
+}
+
 void evaluate_into(const expression& e, const array_data& target) {
     const std::size_t n = target.size();
     if (n == 0) return;
-    kernel_walk walk;
+    // Room for the key, leaves and arguments of a tree of a dozen operands; larger ones spill
+    // to the heap.
+    std::array<std::byte, 4096> scratch;
+    std::pmr::monotonic_buffer_resource arena(scratch.data(), scratch.size());
+    kernel_walk walk(&arena);
+    walk.args.reserve(16);
     walk.out_ndim = target.ndim;
     walk.out_shape = target.shape;
     const auto out_strides = target.strides;
     const bool out_runs = walk.runs_with_output(out_strides);
     walk.key = out_runs ? "o" : "O";
     walk.key += static_cast<char>('A' + static_cast<int>(target.type));
+    // The output's arguments come first, as the kernel's parameters do.
+    walk.args.push_back(kernel_walk::scalar_argument(static_cast<std::uint64_t>(n)));
+    walk.args.push_back(kernel_walk::scalar_argument(static_cast<std::uint64_t>(target.shape[1])));
+    walk.args.push_back(detail::storage_argument(target.mem->storage(), kiln::access::out));
+    walk.args.push_back(kernel_walk::scalar_argument(static_cast<std::uint64_t>(target.offset)));
+    if (!out_runs) {
+        walk.args.push_back(
+            kernel_walk::scalar_argument(static_cast<std::int64_t>(out_strides[0])));
+        walk.args.push_back(
+            kernel_walk::scalar_argument(static_cast<std::int64_t>(out_strides[1])));
+    }
     walk.visit(e);
     // An operand that reads the target's memory elsewhere than at each element's own place
     // would race with the writes: evaluate into new memory first (as NumPy copies overlaps).
-    for (std::size_t k = 0; k < walk.leaves.size(); ++k) {
-        const array_data& leaf = *walk.leaves[k];
-        if (leaf.mem == target.mem &&
-            (leaf.offset != target.offset || walk.leaf_strides[k] != out_strides)) {
+    for (const auto& leaf : walk.leaves) {
+        if (leaf.data->mem == target.mem &&
+            (leaf.data->offset != target.offset || leaf.strides != out_strides)) {
             const array_data staged = evaluate(e);
             evaluate_into(*leaf_of(staged), target);
             return;
@@ -231,10 +294,10 @@ void evaluate_into(const expression& e, const array_data& target) {
     }
     const device_entry& where = *target.where;
     auto& cache = kernels_of(where);
-    auto found = cache.find(walk.key);
+    auto found = cache.find(std::string_view(walk.key));
     if (found == cache.end()) {
         detail::source_builder source;
-        kernel_walk generating;
+        kernel_walk generating(std::pmr::new_delete_resource());
         generating.source = &source;
         generating.out_ndim = walk.out_ndim;
         generating.out_shape = walk.out_shape;
@@ -264,21 +327,11 @@ void evaluate_into(const expression& e, const array_data& target) {
             py::gil_scoped_release unlocked;
             return kiln::program(where.device, text).kernel("kiln_elementwise");
         }();
-        found = cache.emplace(walk.key, std::make_unique<cached_kernel>(std::move(k))).first;
+        found = cache.emplace(std::string(walk.key), std::make_unique<cached_kernel>(std::move(k)))
+                    .first;
     }
-    std::vector<detail::kernel_argument> args;
-    args.reserve(walk.args.size() + 6);
-    args.push_back(kernel_walk::scalar_argument(static_cast<std::uint64_t>(n)));
-    args.push_back(kernel_walk::scalar_argument(static_cast<std::uint64_t>(target.shape[1])));
-    args.push_back(detail::storage_argument(target.mem->storage(), kiln::access::out));
-    args.push_back(kernel_walk::scalar_argument(static_cast<std::uint64_t>(target.offset)));
-    if (!out_runs) {
-        args.push_back(kernel_walk::scalar_argument(static_cast<std::int64_t>(out_strides[0])));
-        args.push_back(kernel_walk::scalar_argument(static_cast<std::int64_t>(out_strides[1])));
-    }
-    for (auto& a : walk.args) args.push_back(std::move(a));
     const std::size_t group = found->second->work_group;
-    found->second->launch.enqueue(where.queue, (n + group - 1) / group * group, group, args);
+    found->second->launch.enqueue(where.queue, (n + group - 1) / group * group, group, walk.args);
 }
 
 array_data evaluate(const expression& e) {

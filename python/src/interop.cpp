@@ -5,9 +5,13 @@
 // "used_..." once consumed.
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <kiln/interop/dlpack.hpp>
 #include <kiln/interop/dlpack_memory.hpp>
 #include <kiln/interop/native_handles.hpp>
+#include <optional>
+#include <span>
+#include <string_view>
 
 #include "expression.hpp"
 
@@ -47,9 +51,10 @@ struct legacy_holder {
 };
 
 DLManagedTensorVersioned* export_tensor(const array_data& compact_data) {
-    std::vector<std::int64_t> shape;
-    if (compact_data.ndim == 2) shape.push_back(static_cast<std::int64_t>(compact_data.shape[0]));
-    shape.push_back(static_cast<std::int64_t>(compact_data.shape[1]));
+    const std::array<std::int64_t, 2> extents{static_cast<std::int64_t>(compact_data.shape[0]),
+                                              static_cast<std::int64_t>(compact_data.shape[1])};
+    const std::span<const std::int64_t> shape =
+        compact_data.ndim == 2 ? std::span(extents) : std::span(extents).last(1);
     DLManagedTensorVersioned* inner = kiln::detail::dlpack::tensor_of(
         compact_data.exact_storage(), dl_type(compact_data.type), shape, "kiln.ndarray.__dlpack__");
     auto* holder = new export_holder{*inner, inner, compact_data.mem};
@@ -63,7 +68,7 @@ DLManagedTensorVersioned* export_tensor(const array_data& compact_data) {
 }
 
 // (device type, device id) of `where`'s memory as DLPack names it.
-std::pair<int, int> dlpack_device_of(const device_entry& where, const array_data* sample) {
+std::pair<int, int> find_dlpack_device(const device_entry& where) {
     const kiln::device& d = where.device;
     if (d.backend() == kiln::backend_kind::cuda)
         return {kDLCUDA,
@@ -71,8 +76,7 @@ std::pair<int, int> dlpack_device_of(const device_entry& where, const array_data
                                      d, kiln::backend_kind::cuda, "kiln.ndarray.__dlpack_device__")
                                      .device)};
     // An OpenCL device exports host memory where its driver keeps buffers there (PoCL's CPU).
-    array_data probe =
-        sample && sample->size() ? *sample : array_data::empty(where, dtype::float32, 1, {1, 1});
+    const array_data probe = array_data::empty(where, dtype::float32, 1, {1, 1});
     if (kiln::detail::interop::host_address(probe.mem->storage())) return {kDLCPU, 0};
     int opencl = 0;
     for (const auto& other : kiln::devices()) {
@@ -82,11 +86,25 @@ std::pair<int, int> dlpack_device_of(const device_entry& where, const array_data
     return {kDLOpenCL, opencl};
 }
 
-py::capsule capsule_of(const ndarray& self, const py::object& max_version) {
+// The same, found once per device: where a device keeps its buffers does not change, and the
+// probe (a map and unmap on an OpenCL device) cost more than the rest of an export.
+std::pair<int, int> dlpack_device_of(const device_entry& where) {
+    static std::vector<std::optional<std::pair<int, int>>> found;
+    if (found.size() <= where.number) found.resize(where.number + 1);
+    auto& known = found[where.number];
+    if (!known) known = find_dlpack_device(where);
+    return *known;
+}
+
+py::capsule capsule_of(const ndarray& self, const py::object& stream,
+                       const py::object& max_version) {
     const array_data data = compact(self.data());
-    {
+    // The consumer may read at once, on any stream; a stream of -1 says it orders its reads
+    // itself (the Python array API's __dlpack__), and waits for nothing here.
+    const bool consumer_orders = PyLong_Check(stream.ptr()) && stream.cast<long long>() == -1;
+    if (!consumer_orders) {
         py::gil_scoped_release unlocked;
-        data.where->queue.finish();  // the consumer may read at once, on any stream
+        data.where->queue.finish();
     }
     DLManagedTensorVersioned* tensor = export_tensor(data);
     bool versioned = false;
@@ -134,6 +152,22 @@ DLManagedTensorVersioned* versioned_of(DLManagedTensor* legacy) {
     return &a->tensor;
 }
 
+// Producer types whose __dlpack__ takes no max_version (NumPy before 2.0, CuPy and PyTorch before
+// DLPack 1.0): once one refused it, its arrays are asked without it, rather than through a
+// TypeError, a C++ exception and a second call on every import. The types are held, so that an
+// address is never another type's (and never released: the list outlives the interpreter).
+std::vector<py::handle>& refusing_types() {
+    static std::vector<py::handle> types;
+    return types;
+}
+bool refuses_max_version(py::handle type) {
+    return std::any_of(refusing_types().begin(), refusing_types().end(),
+                       [&](py::handle t) { return t.is(type); });
+}
+void remember_refusal(py::handle type) {
+    refusing_types().push_back(type.inc_ref());
+}
+
 // The kiln device of a producer's (device type, id).
 const device_entry& device_for(int type, int id) {
     const auto& all = kiln::devices();
@@ -174,36 +208,46 @@ py::object from_dlpack(const py::object& producer, const device_entry& requested
     const device_entry* where = &requested;
     py::object capsule = producer;
     if (!PyCapsule_CheckExact(producer.ptr())) {
-        if (!py::hasattr(producer, "__dlpack__"))
+        const py::object dlpack = py::getattr(producer, "__dlpack__", py::none());
+        if (dlpack.is_none())
             throw py::type_error(
                 "kiln.from_dlpack: takes an object with __dlpack__ or a DLPack capsule");
-        if (py::hasattr(producer, "__dlpack_device__")) {
-            auto [device_type, id] =
-                producer.attr("__dlpack_device__")().cast<std::pair<int, int>>();
+        const py::object device_method = py::getattr(producer, "__dlpack_device__", py::none());
+        if (!device_method.is_none()) {
+            auto [device_type, id] = device_method().cast<std::pair<int, int>>();
             where = &device_for(device_type, id);
         }
         py::object stream = py::none();
         if (where->device.backend() == kiln::backend_kind::cuda)
             stream = py::int_(kiln::detail::interop::native_queue(
                 where->queue, kiln::backend_kind::cuda, "kiln.from_dlpack"));
-        try {
-            capsule = producer.attr("__dlpack__")(py::arg("stream") = stream,
-                                                  py::arg("max_version") = py::make_tuple(1, 0));
-        } catch (const py::error_already_set& e) {
-            if (!e.matches(PyExc_TypeError)) throw;
-            capsule = stream.is_none() ? producer.attr("__dlpack__")()
-                                       : producer.attr("__dlpack__")(py::arg("stream") = stream);
+        const auto legacy_call = [&] {
+            return stream.is_none() ? dlpack() : dlpack(py::arg("stream") = stream);
+        };
+        const py::handle type = py::type::handle_of(producer);
+        if (refuses_max_version(type)) {
+            capsule = legacy_call();
+        } else {
+            try {
+                static const py::handle version = py::make_tuple(1, 0).release();
+                capsule = dlpack(py::arg("stream") = stream, py::arg("max_version") = version);
+            } catch (const py::error_already_set& e) {
+                if (!e.matches(PyExc_TypeError)) throw;
+                capsule = legacy_call();
+                remember_refusal(type);
+            }
         }
     }
     const char* name = PyCapsule_GetName(capsule.ptr());
-    const std::string capsule_name = name ? name : "";
-    if (capsule_name.rfind("used_", 0) == 0)
+    const std::string_view capsule_name = name ? name : "";
+    if (capsule_name.starts_with("used_"))
         throw py::value_error(
             "kiln.from_dlpack: this DLPack capsule was used already (a capsule "
             "hands its tensor over once)");
     const bool versioned = capsule_name == versioned_name;
     if (!versioned && capsule_name != legacy_name)
-        throw py::type_error("kiln.from_dlpack: not a DLPack capsule ('" + capsule_name + "')");
+        throw py::type_error("kiln.from_dlpack: not a DLPack capsule ('" +
+                             std::string(capsule_name) + "')");
     void* pointer = PyCapsule_GetPointer(capsule.ptr(), name);
     const DLTensor& t = versioned ? static_cast<DLManagedTensorVersioned*>(pointer)->dl_tensor
                                   : static_cast<DLManagedTensor*>(pointer)->dl_tensor;
@@ -245,17 +289,16 @@ py::object from_dlpack(const py::object& producer, const device_entry& requested
 void bind_dlpack(py::class_<ndarray, std::shared_ptr<ndarray>>& holder) {
     holder.def(
         "__dlpack__",
-        [](const ndarray& self, const py::object&, const py::object& max_version, const py::object&,
-           const py::object& copy) {
+        [](const ndarray& self, const py::object& stream, const py::object& max_version,
+           const py::object&, const py::object& copy) {
             if (!copy.is_none() && copy.cast<bool>())
-                return capsule_of(ndarray(copied(self.data())), max_version);
-            return capsule_of(self, max_version);
+                return capsule_of(ndarray(copied(self.data())), stream, max_version);
+            return capsule_of(self, stream, max_version);
         },
         py::arg("stream") = py::none(), py::arg("max_version") = py::none(),
         py::arg("dl_device") = py::none(), py::arg("copy") = py::none());
-    holder.def("__dlpack_device__", [](const ndarray& self) {
-        return dlpack_device_of(self.where(), self.pending() ? nullptr : &self.data());
-    });
+    holder.def("__dlpack_device__",
+               [](const ndarray& self) { return dlpack_device_of(self.where()); });
 }
 
 void bind_interop(py::module_& m) {

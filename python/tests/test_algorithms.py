@@ -31,6 +31,11 @@ def test_sort_argsort_sort_by_key(rng):
     order = np.argsort(kh, kind="stable")
     assert np.array_equal(keys.get(), kh[order]) and np.array_equal(values.get(), vh[order])
     assert np.array_equal(k.get(), kh)  # the input is left as it was
+    view = kiln.asarray(kh)[1::3]  # read through a compact copy, sorted into the new array
+    assert np.array_equal(kiln.sort(view).get(), np.sort(kh[1::3]))
+    assert np.array_equal(view.get(), kh[1::3])
+    for n in (0, 1):
+        assert np.array_equal(kiln.sort(kiln.asarray(kh[:n])).get(), kh[:n])
     k.sort()  # in place, as NumPy's method
     assert np.array_equal(k.get(), np.sort(kh))
     strided = kiln.asarray(kh)[::2]

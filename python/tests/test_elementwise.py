@@ -19,6 +19,42 @@ def test_a_statement_is_one_kernel_built_once(rng, device):
     assert kiln._kiln._cached_kernels(device) == built
 
 
+def test_kernels_are_told_apart_by_structure_and_reused_for_other_values(rng, device):
+    xh = rng.random(64).astype(np.float32)
+    zh = rng.random(64).astype(np.float32)
+    x, z = kiln.asarray(xh), kiln.asarray(zh)
+    y = kiln.empty(64, "float32")
+    half = kiln.empty(32, "float32")
+    terms = 40  # more arguments than the walk's arena holds: they spill to the heap
+
+    def statements(scale):
+        # Each differs from the one before in only one part of the key; a kernel taken for
+        # another's would read the wrong arguments and give other values.
+        y[...] = x + z
+        np.testing.assert_array_equal(y.get(), xh + zh)
+        y[...] = x + x  # one array read twice: one parameter
+        np.testing.assert_array_equal(y.get(), xh + xh)
+        half[...] = x[::2] + z[1::2]  # strided leaves
+        np.testing.assert_array_equal(half.get(), xh[::2] + zh[1::2])
+        y[...] = scale * x + z  # a weak int scalar takes float32
+        np.testing.assert_allclose(y.get(), np.float32(scale) * xh + zh, rtol=1e-6)
+        y[...] = (scale + 0.5) * x + z  # a weak float scalar, also float32
+        np.testing.assert_allclose(y.get(), np.float32(scale + 0.5) * xh + zh, rtol=1e-6)
+        y[...] = x.astype("float64") * scale  # a float64 leaf stored into float32
+        np.testing.assert_allclose(y.get(), (xh.astype(np.float64) * scale).astype(np.float32))
+        total, want = x + 0, xh.copy()
+        for k in range(terms):
+            total = total + (scale + k) * z
+            want = want + np.float32(scale + k) * zh
+        y[...] = total
+        np.testing.assert_allclose(y.get(), want, rtol=1e-5)
+
+    statements(2)
+    built = kiln._kiln._cached_kernels(device)
+    statements(3)  # the same structures with other values: no kernel built
+    assert kiln._kiln._cached_kernels(device) == built
+
+
 def test_operators_and_functions_match_numpy(rng):
     xh = rng.random(257).astype(np.float32) + 0.5
     x = kiln.asarray(xh)

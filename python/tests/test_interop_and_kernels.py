@@ -48,6 +48,39 @@ def test_a_dlpack_capsule_is_used_once():
         kiln.from_dlpack(capsule)
 
 
+class OlderProducer:
+    """A DLPack producer from before DLPack 1.0, whose __dlpack__ refuses max_version."""
+
+    def __init__(self, array):
+        self.array = array
+        self.asked = []
+
+    def __dlpack__(self, stream=None, max_version=None):
+        self.asked.append(max_version)
+        if max_version is not None:
+            raise TypeError("__dlpack__() got an unexpected keyword argument 'max_version'")
+        return self.array.__dlpack__(stream=stream)
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
+def test_dlpack_producers_that_refuse_max_version_are_asked_without_it_after_once():
+    x = kiln.asarray(np.arange(32.0))
+    older = OlderProducer(x)
+    first = kiln.from_dlpack(older)
+    assert older.asked == [(1, 0), None]
+    second = kiln.from_dlpack(older)
+    assert older.asked == [(1, 0), None, None]  # remembered for the type, no refusal again
+    x[...] = 7.0  # both share x's memory
+    assert np.array_equal(first.get(), np.full(32, 7.0))
+    assert np.array_equal(second.get(), np.full(32, 7.0))
+    # A consumer that orders its reads itself (stream -1) gets the same memory.
+    third = kiln.from_dlpack(x.__dlpack__(stream=-1))
+    x[3] = -1.0
+    assert third[3] == -1.0
+
+
 @pytest.mark.parametrize("module", ["cupy", "torch"])
 def test_dlpack_with_gpu_libraries(module):
     lib = pytest.importorskip(module)

@@ -134,7 +134,7 @@ void onesweep_offsets(source_builder& b, const radix_sort_shape& s, unsigned pas
     b.line("const uint c = kiln_counts[p * " + n.R + " + d];");
     b.line("histogram[p * " + n.R + " + d] = run;");
     b.line("run += c;");
-    b.line("if (c == n) same = 1;");
+    b.line("if (c == n && (p > 0u || first_skippable)) same = 1;");
     b.close();
     b.line("skip[p] = same;");
     b.line("kiln_skip[p] = same;");

@@ -85,15 +85,18 @@ struct radix_data {
 /// Reduce-then-scan: per digit, count every chunk's digits, scan the counts into offsets, then
 /// scatter the keys (and values) chunk by chunk. The count and scatter kernels run `items`
 /// work-items in groups of `group`: the tile strategy's work-groups, or the chunk strategy's
-/// single work-items.
+/// single work-items. The first pass moves `first`, the others `rest` (the same but in a sort
+/// into other memory, whose first pass reads the input and is never skipped).
 void reduce_then_scan_passes(const queue& q, const algorithm_program& built,
-                             const radix_sort_kernels& kernels, const radix_data& data,
-                             const kernel_argument& counts, const kernel_argument& state,
-                             std::size_t n, std::size_t chunk, std::size_t blocks,
-                             std::size_t items, std::size_t group, unsigned passes,
-                             const radix_sort_shape& shape) {
+                             const radix_sort_kernels& kernels, const radix_data& first,
+                             const radix_data& rest, const kernel_argument& counts,
+                             const kernel_argument& state, std::size_t n, std::size_t chunk,
+                             std::size_t blocks, std::size_t items, std::size_t group,
+                             unsigned passes, const radix_sort_shape& shape,
+                             bool into_other_memory) {
     for (unsigned pass = 0; pass < passes; ++pass) {
         const std::uint32_t shift = pass * shape.radix_bits;
+        const radix_data& data = pass == 0 ? first : rest;
         kernel_binding count(kernels.count);
         count.argument("keys_a", data.keys_a)
             .argument("keys_b", data.keys_b)
@@ -107,7 +110,8 @@ void reduce_then_scan_passes(const queue& q, const algorithm_program& built,
         scan.argument("counts", counts)
             .scalar<std::uint32_t>("blocks", static_cast<std::uint32_t>(blocks))
             .argument("state", state)
-            .scalar<std::uint64_t>("n", n);
+            .scalar<std::uint64_t>("n", n)
+            .scalar<std::uint32_t>("skippable", pass > 0 || !into_other_memory ? 1u : 0u);
         built.bind(std::move(scan)).launch(q, shape.work_group_size, shape.work_group_size);
         kernel_binding scatter(kernels.scatter);
         data.bind(scatter);
@@ -120,9 +124,11 @@ void reduce_then_scan_passes(const queue& q, const algorithm_program& built,
     }
 }
 
-/// The radix passes over keys and at most one value vector moving with them.
+/// The radix passes over keys and at most one value vector moving with them; with `input`, the
+/// keys are read from there and sorted into `keys`, and `input` is left as it was.
 event radix_passes(const queue& q, radix_key key, bool descending, const sort_operand& keys,
-                   std::size_t n, const sort_operand* value, radix_sorted_keys sorted_keys) {
+                   std::size_t n, const sort_operand* value, radix_sorted_keys sorted_keys,
+                   const kernel_argument* input = nullptr) {
     const device& dev = q.device();
     const radix_sort_policy plan =
         plan_radix_sort(dev, key.bytes, key.kind == static_cast<int>(sort_key_kind::floating),
@@ -177,6 +183,8 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
         data.values_a = value->memory;
         data.values_b = make_argument(values_b.bytes());
     }
+    radix_data first = data;
+    if (input) first.keys_a = *input;
     std::vector<temporary_lease> leases;
     const auto zeroed = [&](std::size_t bytes) {
         leases.push_back(temporary_pool::acquire(q, bytes));
@@ -195,7 +203,7 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
             std::max<std::size_t>(1, dev.properties().compute_units) *
             plan.histogram_groups_per_compute_unit;
         kernel_binding counting(one.histogram);
-        counting.argument("keys", keys.memory)
+        counting.argument("keys", first.keys_a)
             .scalar<std::uint64_t>("n", n)
             .argument("histogram", histogram);
         built.bind(std::move(counting))
@@ -205,11 +213,12 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
         kernel_binding offsets(one.offsets);
         offsets.argument("histogram", histogram)
             .argument("control", control)
-            .scalar<std::uint64_t>("n", n);
+            .scalar<std::uint64_t>("n", n)
+            .scalar<std::uint32_t>("first_skippable", input ? 0u : 1u);
         built.bind(std::move(offsets)).launch(q, group, group);
         for (unsigned pass = 0; pass < passes; ++pass) {
             kernel_binding args(one.pass);
-            data.bind(args);
+            (pass == 0 ? first : data).bind(args);
             args.argument("offsets", histogram)
                 .argument("control", control)
                 .argument("status", status)
@@ -221,9 +230,9 @@ event radix_passes(const queue& q, radix_key key, bool descending, const sort_op
     } else {
         const kernel_argument counts_arg = zeroed(blocks * shape.radix() * 8);
         state_arg = zeroed(8);  // the data starts in a, no pass skipped
-        reduce_then_scan_passes(q, built, kernels, data, counts_arg, state_arg, n, chunk, blocks,
-                                shape.chunks ? blocks : blocks * group, shape.chunks ? 1 : group,
-                                passes, shape);
+        reduce_then_scan_passes(q, built, kernels, first, data, counts_arg, state_arg, n, chunk,
+                                blocks, shape.chunks ? blocks : blocks * group,
+                                shape.chunks ? 1 : group, passes, shape, input != nullptr);
     }
     kernel_binding finish(kernels.finish);
     data.bind(finish);
@@ -338,6 +347,26 @@ void radix_sort_part(std::string_view call, const queue& q, radix_key key, bool 
     const event done = q.marker();
     order.release_after(q, done);
     wait_outside_capture(done);
+}
+
+void radix_sort_copy_part(std::string_view call, const queue& q, radix_key key, bool descending,
+                          const sort_operand& input, const sort_operand& output, std::size_t n) {
+    if (n == 0) return;
+    const bool on_host =
+        plan_radix_sort(q.device(), key.bytes,
+                        key.kind == static_cast<int>(sort_key_kind::floating), 0, n)
+            .floats_sorted_on_host;
+    // The first pass takes the input where the kernels take memory they may write, which
+    // read-only input (a DLPack tensor's) cannot be: it is copied into the output and sorted
+    // there, as are keys too few to sort and keys this device sorts on the host.
+    if (n < 2 || on_host || input.storage->read_only()) {
+        input.storage->copy_bytes(q, 0, *output.storage, 0, n * key.bytes, {});
+        radix_sort_part(call, q, key, descending, output, n, {});
+        wait_outside_capture(q.marker());
+        return;
+    }
+    wait_outside_capture(radix_passes(q, key, descending, output, n, nullptr,
+                                      radix_sorted_keys::kept, &input.memory));
 }
 
 void merge_sort_part(const queue& q, const sort_comparator& comparator, const sort_operand& keys,

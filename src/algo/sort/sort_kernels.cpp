@@ -14,7 +14,8 @@
 // Which one holds the data is decided on the device, with no host round trip: state[1] says
 // whether the last pass was skipped, state[0] is the buffer the last pass wrote (or would have
 // written). The state starts as zeros (data in a). The finish kernel copies the data back into
-// the caller's buffers if it ended in b.
+// the caller's buffers if it ended in b. A sort into other memory binds the input as a for the
+// first pass alone, which is then never skipped: from the second pass on, a is the output.
 #include "sort_kernels.hpp"
 
 #include <charconv>
@@ -190,7 +191,7 @@ void scan(source_builder& b, const radix_sort_shape& s) {
     b.line("uint skip = 0;");
     b.open("for (uint d = 0; d < " + num(s.radix()) + "u; ++d)");
     b.line("const ulong next = d + 1 < " + num(s.radix()) + "u ? kiln_digit_start[d + 1] : n;");
-    b.line("if (next - kiln_digit_start[d] == n) skip = 1;");
+    b.line("if (skippable && next - kiln_digit_start[d] == n) skip = 1;");
     b.close();
     b.line("state[0] = 1u - kiln_sort_current(state);");
     b.line("state[1] = skip;");
@@ -272,10 +273,13 @@ radix_sort_kernels::radix_sort_kernels(const radix_sort_shape& s)
         .scalar<std::uint64_t>("chunk")
         .scalar<std::uint32_t>("shift")
         .global<std::uint64_t>("counts");
+    // skippable 0: the pass moves the data even where every key has its digit (a sort into
+    // other memory, whose first pass reads the input and must leave it).
     scan.global<std::uint64_t>("counts")
         .scalar<std::uint32_t>("blocks")
         .global<std::uint32_t>("state")
-        .scalar<std::uint64_t>("n");
+        .scalar<std::uint64_t>("n")
+        .scalar<std::uint32_t>("skippable");
     radix_data_slots(scatter, s, false);
     scatter.global_const<std::uint64_t>("counts")
         .global_const<std::uint32_t>("state")
@@ -295,7 +299,8 @@ radix_sort_kernels::radix_sort_kernels(const radix_sort_shape& s)
         // control: state[2] as kiln_radix_finish reads it, skip[passes], ticket[passes].
         one.offsets.global<std::uint32_t>("histogram")
             .global<std::uint32_t>("control")
-            .scalar<std::uint64_t>("n");
+            .scalar<std::uint64_t>("n")
+            .scalar<std::uint32_t>("first_skippable");
         radix_data_slots(one.pass, s, false);
         one.pass
             .global_const<std::uint32_t>("offsets")  // every pass's, from the offsets kernel
