@@ -158,12 +158,9 @@ py::object sort(const py::object& x) {
     const array_data a = flat_for("kiln.sort", data_of(x, "kiln.sort"));
     return visit_number("kiln.sort", a.type, [&](auto zero) {
         using T = decltype(zero);
-        // The sort reads a and writes the new array: no copy of a to sort in place. A view is
-        // read through a compact copy, held here so that its pool block is not the sort's
-        // temporary memory meanwhile.
-        const array_data keys = compact(a);
+        // The sort reads a and writes the new array: no copy of a to sort in place.
         array_data out = array_data::empty(*a.where, a.type, 1, {1, a.size()});
-        const auto input = keys.as_vector<T>();
+        const auto input = a.as_vector<T>();
         auto v = out.as_vector<T>();
         {
             py::gil_scoped_release unlocked;

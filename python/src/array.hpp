@@ -126,8 +126,8 @@ struct array_data {
     /// A fresh, compact array of `shape`.
     static array_data empty(const device_entry& where, dtype t, std::size_t ndim,
                             std::array<std::size_t, 2> shape);
-    /// Its elements as a kiln::vector on its queue, without a copy when compact and at the
-    /// allocation's start (the caller copies otherwise: compact_copy).
+    /// Its elements as a kiln::vector on its queue: its own memory when compact and at the
+    /// allocation's start, else a copy that the vector alone owns.
     template <class T>
     kiln::vector<T> as_vector() const;
     /// Memory for a contiguous copy.
@@ -211,11 +211,18 @@ void bind_raw_kernels(py::module_& m);
 /// `a` itself when it is 1-D; a ValueError naming `call` otherwise.
 array_data flat_for(const char* call, const array_data& a);
 
+/// A compact copy of `a` in memory that only the storage returned holds, never a pool block: see
+/// array_data::as_vector.
+kiln::detail::buffer_storage owned_compact_copy(const array_data& a);
+
 template <class T>
 kiln::vector<T> array_data::as_vector() const {
-    const array_data c = python::compact(*this);
-    kiln::detail::buffer_storage exact = c.exact_storage();
-    return kiln::vector<T>(c.where->queue, kiln::buffer<T>(std::move(exact)));
+    // A copy in pooled memory would go back to the pool when its array_data ends here, while the
+    // vector is still read: the algorithm's own temporaries, or the next operand's copy, could
+    // then take the block over (kiln.sort of a view came out half unsorted so).
+    kiln::detail::buffer_storage exact =
+        compact() && offset == 0 ? exact_storage() : owned_compact_copy(*this);
+    return kiln::vector<T>(where->queue, kiln::buffer<T>(std::move(exact)));
 }
 
 }  // namespace kiln::python

@@ -349,6 +349,20 @@ array_data copied(const array_data& a) {
     return evaluate(*leaf_of(a));
 }
 
+kiln::detail::buffer_storage owned_compact_copy(const array_data& a) {
+    array_data copy;
+    copy.where = a.where;
+    copy.type = a.type;
+    copy.ndim = a.ndim;
+    copy.shape = a.shape;
+    copy.strides = {static_cast<std::ptrdiff_t>(a.shape[1]), 1};
+    copy.mem = memory::adopt(kiln::detail::buffer_storage(
+        a.where->device, kiln::detail::checked_bytes(a.size(), itemsize(a.type)),
+        kiln::access::inout));
+    evaluate_into(*leaf_of(a), copy);
+    return copy.mem->storage();
+}
+
 array_data converted(const array_data& a, dtype t) {
     if (a.type == t) return a;
     auto e = std::make_shared<expression>(*leaf_of(a));
