@@ -19,6 +19,7 @@
 
 #include "algo/gemm/gemm_plan.hpp"
 #include "algo/gemm/gemm_strategies.hpp"
+#include "algo/gemm_feeds.hpp"
 #include "algo/written_devices.hpp"
 #include "support/device_param.hpp"
 #include "support/uniform_values.hpp"
@@ -114,18 +115,9 @@ class gemm_float8_test : public kiln::test::device_queue_test {
             SCOPED_TRACE(std::string(kiln::detail::to_string(s)));
             const kiln::detail::scoped_gemm_strategy forced(s);
             body();
-            if (s == gemm_strategy::warpgroup_mma) {
-                SCOPED_TRACE("cp.async copies");
-                const kiln::detail::gemm_warpgroup_tiles copies{
-                    .block_rows = 256, .block_columns = 128, .stages = 4, .tile_maps = false};
-                const kiln::detail::scoped_algorithm_policy forced_tiles(
-                    kiln::detail::algorithm::gemm,
-                    kiln::detail::gemm_tuning_with(
-                        kiln::detail::tuning_table<kiln::detail::algorithm::gemm_rows>::tuning_for(
-                            device().properties(), std::nullopt),
-                        copies));
-                body();
-            }
+            // The row's feed above (tile maps); the other one too.
+            if (s == gemm_strategy::warpgroup_mma)
+                kiln::test::with_warpgroup_copy_feed(device(), body);
         }
     }
 
