@@ -333,7 +333,7 @@ TEST_P(gemm_test, operands_copied_into_aligned_rows_multiply_as_before) {
     EXPECT_EQ(copy_b.shape.leading_dimension, 32u);
     EXPECT_FALSE(kiln::detail::copy_aligns_rows(copy_a.operand()));
     // The copy of A holds its rows, each at a multiple of 4 elements.
-    const std::vector<std::byte> bytes = copy_a.scratch.bytes().read(q, {copy_a.copied});
+    const std::vector<std::byte> bytes = copy_a.scratch.bytes().read(q);
     for (std::size_t i = 0; i < m; ++i)
         for (std::size_t p = 0; p < k; ++p) {
             float copied;

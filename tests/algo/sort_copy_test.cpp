@@ -11,27 +11,16 @@
 #include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/detail/algo/sort_tuning.hpp>
 #include <kiln/interop/native_handles.hpp>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "algo/dispatch_paths.hpp"
+#include "algo/random_keys.hpp"
 #include "support/device_param.hpp"
 
 namespace {
 
-template <class T>
-std::vector<T> random_keys(std::size_t n, unsigned seed) {
-    std::mt19937_64 engine(seed);
-    std::vector<T> keys(n);
-    for (auto& k : keys) {
-        if constexpr (std::is_floating_point_v<T>)
-            k = static_cast<T>(std::uniform_real_distribution<double>(-1e6, 1e6)(engine));
-        else
-            k = static_cast<T>(engine());  // every bit random: high bits and negatives included
-    }
-    return keys;
-}
+using kiln::test::random_keys;
 
 class sort_copy_test : public kiln::test::device_queue_test {
   protected:

@@ -21,11 +21,14 @@
 
 #include "algo/dispatch_paths.hpp"
 #include "algo/key_changes.hpp"
+#include "algo/random_keys.hpp"
 #include "algo/sort/sort_kernels.hpp"
 #include "algo/stable_order.hpp"
 #include "support/device_param.hpp"
 
 namespace {
+
+using kiln::test::random_keys;
 
 KILN_FUNCTION(int, by_magnitude, (float a, float b), return fabs(a) < fabs(b););
 KILN_FUNCTION(int, by_low_byte, (uint a, uint b), return (a & 255u) < (b & 255u););
@@ -51,19 +54,6 @@ template <class T>
 bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
     return a.size() == b.size() &&
            (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
-
-template <class T>
-std::vector<T> random_keys(std::size_t n, unsigned seed) {
-    std::mt19937_64 engine(seed);
-    std::vector<T> keys(n);
-    for (auto& k : keys) {
-        if constexpr (std::is_floating_point_v<T>)
-            k = static_cast<T>(std::uniform_real_distribution<double>(-1e6, 1e6)(engine));
-        else
-            k = static_cast<T>(engine());  // every bit random: high bits and negatives included
-    }
-    return keys;
 }
 
 using kiln::test::permuted;

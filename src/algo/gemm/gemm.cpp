@@ -183,7 +183,7 @@ event run_planned_gemm(const queue& q, const gemm_problem& problem) {
             break;
     }
     if (!plan.align_a && !plan.align_b) return run_simt_gemm(q, problem, plan.simt, reproducible);
-    std::vector<aligned_rows> copies;
+    std::vector<operand_copy> copies;
     copies.reserve(2);  // the operands point into the leases, which must not move
     gemm_problem aligned = problem;
     for (const auto& [wanted, operand] :
@@ -194,7 +194,7 @@ event run_planned_gemm(const queue& q, const gemm_problem& problem) {
     }
     // The queue is in order: the product runs after the copies.
     const event done = run_simt_gemm(q, aligned, plan.simt, reproducible);
-    for (aligned_rows& copy : copies) copy.scratch.release_after(q, done);
+    for (operand_copy& copy : copies) copy.scratch.release_after(q, done);
     return done;
 }
 
@@ -326,7 +326,7 @@ event run_gemm(const queue& q, const gemm_problem& checked) {
     const device_properties& props = q.device().properties();
     // FP8 operands are widened whole into scratch first, which the strategies below take as
     // 16-bit or float inputs (gemm_float8.hpp); the scratch is freed after the product.
-    std::vector<widened_operand> widened;
+    std::vector<operand_copy> widened;
     widened.reserve(2);  // the operands point into the leases, which must not move
     for (gemm_operand* x : {&problem.a, &problem.b}) {
         if (!is_float8(x->element)) continue;
@@ -334,7 +334,7 @@ event run_gemm(const queue& q, const gemm_problem& checked) {
         *x = widened.back().operand();
     }
     const event done = run_planned_gemm(q, problem);
-    for (widened_operand& w : widened) w.scratch.release_after(q, done);
+    for (operand_copy& w : widened) w.scratch.release_after(q, done);
     return done;
 }
 

@@ -50,8 +50,8 @@ bool copy_aligns_rows(const gemm_operand& x) {
             x.offset % aligned_row_elements != 0);
 }
 
-aligned_rows copy_with_aligned_rows(const queue& q, const gemm_operand& x) {
-    aligned_rows aligned;
+operand_copy copy_with_aligned_rows(const queue& q, const gemm_operand& x) {
+    operand_copy aligned;
     aligned.shape = x;
     aligned.shape.offset = 0;
     aligned.shape.leading_dimension = round_up(x.columns, aligned_row_elements);
@@ -71,8 +71,7 @@ aligned_rows copy_with_aligned_rows(const queue& q, const gemm_operand& x) {
         .scalar("to_leading", std::uint64_t(aligned.shape.leading_dimension))
         .scalar("rows", std::uint64_t(x.rows))
         .scalar("columns", std::uint64_t(x.columns));
-    aligned.copied =
-        program.bind(std::move(args)).launch(q, round_up(elements, align_group), align_group);
+    program.bind(std::move(args)).launch(q, round_up(elements, align_group), align_group);
     return aligned;
 }
 

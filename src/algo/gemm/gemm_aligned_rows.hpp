@@ -6,9 +6,9 @@
 #pragma once
 
 #include <kiln/detail/algo/gemm_problem.hpp>
-#include <kiln/detail/temporary_pool.hpp>
-#include <kiln/runtime/event.hpp>
 #include <kiln/runtime/queue.hpp>
+
+#include "gemm_operand_copy.hpp"
 
 namespace kiln::detail {
 
@@ -19,21 +19,8 @@ inline constexpr std::size_t aligned_row_elements = 4;
 /// dimension or offset is not a multiple of aligned_row_elements.
 bool copy_aligns_rows(const gemm_operand& x);
 
-/// `x`'s rows copied on `q` into `scratch` (acquired here), each starting at a multiple of
-/// aligned_row_elements, ready once `copied` is.
-struct aligned_rows {
-    temporary_lease scratch;
-    /// The copy's shape; its storage is the lease's, which moves with it: operand().
-    gemm_operand shape;
-    event copied;
-    /// The operand that reads the copy where the lease is now: valid while this object stays put
-    /// (a pointer kept from before a move would read the moved-from, empty lease).
-    gemm_operand operand() const {
-        gemm_operand x = shape;
-        x.storage = &scratch.bytes().storage();
-        return x;
-    }
-};
-aligned_rows copy_with_aligned_rows(const queue& q, const gemm_operand& x);
+/// `x`'s rows copied on `q` into scratch (acquired here), each starting at a multiple of
+/// aligned_row_elements.
+operand_copy copy_with_aligned_rows(const queue& q, const gemm_operand& x);
 
 }  // namespace kiln::detail

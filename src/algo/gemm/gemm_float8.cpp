@@ -86,8 +86,8 @@ gemm_operand widened_shape(const gemm_operand& x, gemm_element to) {
     return shape;
 }
 
-widened_operand widen_float8(const queue& q, const gemm_operand& x, gemm_element to) {
-    widened_operand widened;
+operand_copy widen_float8(const queue& q, const gemm_operand& x, gemm_element to) {
+    operand_copy widened;
     const gemm_operand& shape = widened.shape = widened_shape(x, to);
     const std::size_t elements = shape.batch_stride * x.batch;
     widened.scratch = temporary_pool::acquire(q, elements * element_bytes(to));

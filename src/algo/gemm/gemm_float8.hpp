@@ -8,10 +8,11 @@
 #pragma once
 
 #include <kiln/detail/algo/gemm_problem.hpp>
-#include <kiln/detail/temporary_pool.hpp>
 #include <kiln/runtime/device.hpp>
 #include <kiln/runtime/queue.hpp>
 #include <string>
+
+#include "gemm_operand_copy.hpp"
 
 namespace kiln::detail {
 
@@ -34,20 +35,8 @@ struct gemm_widening_kernel {
     std::string source() const;
 };
 
-/// `x` (FP8) widened on `q` into `scratch` (acquired here) as elements of `to`: each batch entry
-/// `rows` rows of a leading dimension rounded up to 8, one entry after another, which work
-/// enqueued on `q` afterwards sees (the queue is in order).
-struct widened_operand {
-    temporary_lease scratch;
-    /// The copy's shape and type; its storage is the lease's, which moves with it: operand().
-    gemm_operand shape;
-    /// The operand that reads the copy where the lease is now: valid while this object stays put.
-    gemm_operand operand() const {
-        gemm_operand x = shape;
-        x.storage = &scratch.bytes().storage();
-        return x;
-    }
-};
-widened_operand widen_float8(const queue& q, const gemm_operand& x, gemm_element to);
+/// `x` (FP8) widened on `q` into scratch (acquired here) as elements of `to`: each batch entry
+/// `rows` rows of a leading dimension rounded up to 8, one entry after another.
+operand_copy widen_float8(const queue& q, const gemm_operand& x, gemm_element to);
 
 }  // namespace kiln::detail
