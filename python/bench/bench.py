@@ -193,6 +193,18 @@ def dlpack():
         row("DLPack round trip (no copy)", trips)
         row("  kiln array into the library", outward)
         row("  the library's array into kiln", inward)
+    if torch is not None:
+        # PyTorch's own share of kiln's half: its __dlpack__ alone, asked as kiln asks it.
+        t = torch.from_dlpack(x)
+        row("  PyTorch's __dlpack__ alone", [("torch", per_call(
+            lambda: t.__dlpack__(stream=1, max_version=(1, 0)), torch_sync, inner=1000))])
+    if cupy is not None and torch is not None:
+        # The floor that the two libraries set between themselves: the same round trip with
+        # CuPy in kiln's place.
+        cx = cupy.asarray(x.get())
+        row("  the same, CuPy in kiln's place",
+            [("torch", per_call(lambda: cupy.from_dlpack(torch.from_dlpack(cx)), torch_sync,
+                                inner=1000))])
 
 
 if __name__ == "__main__":

@@ -168,6 +168,21 @@ void remember_refusal(py::handle type) {
     refusing_types().push_back(type.inc_ref());
 }
 
+// CUDA's handle of the legacy default stream (cuda.h's CU_STREAM_LEGACY), as the Python array
+// API's __dlpack__ names it too.
+constexpr kiln::detail::interop::handle legacy_stream = 1;
+
+// kiln's queue over the legacy default stream of `where`'s device, made once.
+const kiln::queue& legacy_queue(const device_entry& where) {
+    static std::vector<std::optional<kiln::queue>> made;
+    if (made.size() <= where.number) made.resize(where.number + 1);
+    auto& q = made[where.number];
+    if (!q)
+        q = kiln::detail::interop::wrap_queue(where.device, legacy_stream, kiln::interop::borrow,
+                                              "kiln.from_dlpack");
+    return *q;
+}
+
 // The kiln device of a producer's (device type, id).
 const device_entry& device_for(int type, int id) {
     const auto& all = kiln::devices();
@@ -217,10 +232,12 @@ py::object from_dlpack(const py::object& producer, const device_entry& requested
             auto [device_type, id] = device_method().cast<std::pair<int, int>>();
             where = &device_for(device_type, id);
         }
-        py::object stream = py::none();
-        if (where->device.backend() == kiln::backend_kind::cuda)
-            stream = py::int_(kiln::detail::interop::native_queue(
-                where->queue, kiln::backend_kind::cuda, "kiln.from_dlpack"));
+        // A CUDA producer is asked for its tensor on the legacy default stream, where CuPy and
+        // PyTorch work unless told otherwise: they then order nothing (PyTorch would build a
+        // stream object and an event in Python, about 12 us, for kiln's own stream), and kiln's
+        // stream waits for that stream's work below, on the device.
+        const bool cuda = where->device.backend() == kiln::backend_kind::cuda;
+        const py::object stream = cuda ? py::object(py::int_(legacy_stream)) : py::none();
         const auto legacy_call = [&] {
             return stream.is_none() ? dlpack() : dlpack(py::arg("stream") = stream);
         };
@@ -237,6 +254,7 @@ py::object from_dlpack(const py::object& producer, const device_entry& requested
                 remember_refusal(type);
             }
         }
+        if (cuda) where->queue.marker({legacy_queue(*where).marker()});
     }
     const char* name = PyCapsule_GetName(capsule.ptr());
     const std::string_view capsule_name = name ? name : "";

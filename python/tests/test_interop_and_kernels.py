@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
+import contextlib
 import os
 import runpy
 
@@ -102,6 +103,33 @@ def test_dlpack_with_gpu_libraries(module):
     assert k[3] == 100.0
     back = lib.from_dlpack(k * 2)
     assert float(back[3]) == 200.0
+
+
+@pytest.mark.parametrize("module", ["cupy", "torch"])
+@pytest.mark.parametrize("their_stream", ["default", "own"])
+def test_dlpack_import_waits_for_the_producers_writes(module, their_stream):
+    # kiln reads a producer's tensor after the work the producer enqueued before the import, on
+    # its default stream or a stream of its own, without a wait on the host in between: 2^26
+    # elements multiplied 20 times are still running when kiln.from_dlpack returns.
+    lib = pytest.importorskip(module)
+    if module == "torch" and not lib.cuda.is_available():
+        pytest.skip("no CUDA for torch")
+    if not [d for d in kiln.devices() if d.backend == "cuda"]:
+        pytest.skip("kiln has no CUDA device")
+    n = 1 << 26
+    context = contextlib.nullcontext()
+    if their_stream == "own":
+        context = lib.cuda.Stream() if module == "cupy" else lib.cuda.stream(lib.cuda.Stream())
+    with context:
+        if module == "cupy":
+            theirs = lib.ones(n, dtype=lib.float32)
+        else:
+            theirs = lib.ones(n, dtype=lib.float32, device="cuda")
+        for _ in range(20):
+            theirs *= 2.0  # exact: a read too early finds a smaller power of 2
+        k = kiln.from_dlpack(theirs)
+        assert kiln.min(k) == 2.0**20
+        assert kiln.max(k) == 2.0**20
 
 
 def test_raw_kernel_elementwise_kernel_and_fuse(rng):
