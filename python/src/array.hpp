@@ -206,6 +206,9 @@ void bind_algorithms(py::module_& m);
 void bind_linalg(py::module_& m);
 void bind_interop(py::module_& m);
 void bind_errors(py::module_& m);
+/// The Python error for a C++ exception, as pybind11 and kiln's translator set it, for functions
+/// that CPython calls without pybind11 (the operator slots).
+void set_python_error(std::exception_ptr p);
 void bind_raw_kernels(py::module_& m);
 
 /// `a` itself when it is 1-D; a ValueError naming `call` otherwise.

@@ -449,6 +449,60 @@ void evaluate_pending() {
     evaluate_readers(nullptr, nullptr);
 }
 
+namespace {
+
+// The result of a slot that CPython calls itself: f's object, or null with the Python error set.
+template <class F>
+PyObject* slot_result(F&& f) noexcept {
+    try {
+        return f().release().ptr();
+    } catch (...) {
+        set_python_error(std::current_exception());
+        return nullptr;
+    }
+}
+template <op code>
+PyObject* operator_slot(PyObject* x, PyObject* y) noexcept {
+    return slot_result([&] { return binary(code, x, y); });
+}
+template <op code>
+PyObject* in_place_slot(PyObject* self, PyObject* y) noexcept {
+    return slot_result([&] { return in_place(code, py::reinterpret_borrow<py::object>(self), y); });
+}
+int assignment_slot(PyObject* self, PyObject* key, PyObject* value) noexcept {
+    if (!value) {
+        PyErr_SetString(PyExc_TypeError, "kiln.ndarray: elements cannot be deleted");
+        return -1;
+    }
+    PyObject* done = slot_result([&] {
+        setitem(self, key, value);
+        return py::none();
+    });
+    Py_XDECREF(done);
+    return done ? 0 : -1;
+}
+
+// CPython's own slot for an operator that a class defines as a method looks the method up and
+// calls it, here through pybind11's dispatcher: `y[...] = 2*x + z` went through that three times.
+// The arithmetic and assignment slots call kiln directly; the methods stay for explicit calls.
+void set_operator_slots(PyTypeObject* type) {
+    PyNumberMethods& n = *type->tp_as_number;
+    n.nb_add = operator_slot<op::add>;
+    n.nb_subtract = operator_slot<op::subtract>;
+    n.nb_multiply = operator_slot<op::multiply>;
+    n.nb_true_divide = operator_slot<op::true_divide>;
+    n.nb_floor_divide = operator_slot<op::floor_divide>;
+    n.nb_remainder = operator_slot<op::remainder>;
+    n.nb_inplace_add = in_place_slot<op::add>;
+    n.nb_inplace_subtract = in_place_slot<op::subtract>;
+    n.nb_inplace_multiply = in_place_slot<op::multiply>;
+    n.nb_inplace_true_divide = in_place_slot<op::true_divide>;
+    type->tp_as_mapping->mp_ass_subscript = assignment_slot;
+    PyType_Modified(type);
+}
+
+}  // namespace
+
 void bind_operators(py::class_<ndarray, std::shared_ptr<ndarray>>& cls) {
     auto forward = [&](const char* method, op code) {
         cls.def(method,
@@ -493,6 +547,7 @@ void bind_operators(py::class_<ndarray, std::shared_ptr<ndarray>>& cls) {
     cls.def("__abs__", [](const py::object& a) { return unary(op::absolute, a); });
     cls.def("__invert__", [](const py::object& a) { return unary(op::invert, a); });
     cls.def("__setitem__", setitem);
+    set_operator_slots(reinterpret_cast<PyTypeObject*>(cls.ptr()));
     cls.def("evaluate", [](const py::object& self) {
         self.cast<const ndarray&>().data();
         return self;

@@ -173,3 +173,30 @@ def test_bitwise_needs_integers():
     assert np.array_equal((a & 2 | 8).get(), np.array([1, 2, 3], np.uint32) & 2 | 8)
     with pytest.raises(TypeError, match="integer"):
         kiln.asarray(np.ones(3)) & 1
+
+
+def test_operators_called_by_cpython_directly(rng):
+    # The arithmetic and assignment operators are the type's own slots (no method lookup): the
+    # operand order, Python numbers on either side, NotImplemented and errors as methods give.
+    xh = rng.standard_normal(8)
+    x = kiln.asarray(xh)
+    assert np.allclose((2.0 - x).get(), 2.0 - xh)
+    assert np.allclose((x - 2.0).get(), xh - 2.0)
+    assert np.allclose((1.0 / (x + 3.0)).get(), 1.0 / (xh + 3.0))
+    assert np.allclose((x // 0.5).get(), xh // 0.5)
+    assert np.allclose((x % 0.75).get(), xh % 0.75)
+    assert np.allclose(x.__rsub__(2.0).get(), 2.0 - xh)  # the methods stay
+    y = kiln.asarray(xh)
+    y -= x
+    y /= 2.0
+    assert np.allclose(y.get(), np.zeros(8))
+    with pytest.raises(TypeError):
+        x + "a"
+    with pytest.raises(TypeError):
+        "a" - x
+    with pytest.raises(TypeError, match="cannot be deleted"):
+        del x[0]
+    with pytest.raises(ValueError, match="broadcast"):
+        x += kiln.asarray(np.zeros(3))
+    x[2:4] = 7.0
+    assert np.array_equal(x.get()[2:4], [7.0, 7.0])
