@@ -9,12 +9,12 @@
 // cublasLtMatmul and beside each other; E4M3 inputs with a bf16 C beside cublasLtMatmul's FP8
 // product, which compute capability 8.9 and later have) beside cuBLAS
 // (bench/linalg/cublas_gemm_reference.cu, run by this program where it was built; TF32 off on both
-// sides but for tf32_4096, which allows it on both sides); CPUs run SGEMM 2048^3 through the plan's
-// choice and each CPU strategy forced, beside OpenBLAS called directly on as many threads as the
-// device has compute units. Prints one markdown table: TFLOP/s (2 m n k per product, best of
-// batches of back-to-back products, wall clock) and the ratio to the reference. On GPUs SGEMM and
-// DGEMM 4096^3 and the batch run again under SIMT tiles, forced, so that one run tells which tiles
-// suit the device: every tuning row's and the bench's candidates, or only those
+// sides but for tf32_4096 and tf32_8192, which allow it on both sides); CPUs run SGEMM 2048^3
+// through the plan's choice and each CPU strategy forced, beside OpenBLAS called directly on as
+// many threads as the device has compute units. Prints one markdown table: TFLOP/s (2 m n k per
+// product, best of batches of back-to-back products, wall clock) and the ratio to the reference. On
+// GPUs SGEMM and DGEMM 4096^3 and the batch run again under SIMT tiles, forced, so that one run
+// tells which tiles suit the device: every tuning row's and the bench's candidates, or only those
 // KILN_GEMM_BENCH_TILES lists ("128x128x16 t8x8 v4 r4;64x64x8 t4x4 v2", as keys print), which run
 // on every float and double work named.
 #include <algorithm>
@@ -334,11 +334,12 @@ int main(int argc, char** argv) {
                     row(device, w, "plan, against kiln's plain bf16_out_4096", seconds,
                         plain_bf16_out, "kiln plain");
                 if (w.name == "dgemm_4096" || w.name == "bf16_4096" || w.name == "f16_4096" ||
-                    w.name == "tf32_4096")
+                    w.inputs == gemm_workloads::inputs::tf32)
                     for (const kiln::detail::gemm_tensor_tiles& tiles : tensor_sweep)
                         forced_row(q, device, w, gemm_strategy::tensor_cores, "tensor", tiles,
                                    reference);
-                if (w.name.starts_with("bf16_") || w.name.starts_with("f16_"))
+                if (w.name.starts_with("bf16_") || w.name.starts_with("f16_") ||
+                    w.name.starts_with("tf32_") || w.name.starts_with("e4m3_"))
                     for (const kiln::detail::gemm_warpgroup_tiles& tiles : warpgroup_sweep)
                         forced_row(q, device, w, gemm_strategy::warpgroup_mma, "warpgroup", tiles,
                                    reference);
