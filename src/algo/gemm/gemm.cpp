@@ -165,8 +165,10 @@ gemm_plan plan_of(const device_properties& props, const gemm_problem& problem) {
                 .depth = problem.k(),
                 .a_copy_aligns = copy_aligns_rows(problem.a),
                 .b_copy_aligns = copy_aligns_rows(problem.b),
-                .a_k_major = lies_k_major(problem.a, true),
-                .b_k_major = lies_k_major(problem.b, false)});
+                // With k = 0 nothing is read, but an operand of no elements may have no memory
+                // for a tile map: the copies (of nothing) give each one.
+                .a_k_major = problem.k() != 0 && lies_k_major(problem.a, true),
+                .b_k_major = problem.k() != 0 && lies_k_major(problem.b, false)});
 }
 
 /// Runs `problem` with A (B) replaced by a copy that `copy` makes of it where `copy_a` (`copy_b`);
@@ -353,11 +355,13 @@ event run_gemm(const queue& q, const gemm_problem& checked) {
         (problem.b.transposed ? problem.b.columns : problem.b.rows) = 0;
     }
     const device_properties& props = q.device().properties();
-    // FP8 operands go to wgmma as they are where the plan takes them there (both FP8); else they
-    // are widened whole into scratch first, which the strategies take as 16-bit or float inputs
-    // (gemm_float8.hpp).
+    // FP8 operands go to wgmma as they are where the caller allows its fast accumulation (about
+    // 14 bits per k32 step on an H200, past float's bound) and the plan takes them there (both
+    // FP8); else they are widened whole into scratch first, which the strategies take as 16-bit
+    // or float inputs (gemm_float8.hpp), with float accumulation.
     const bool float8_on_warpgroup =
-        is_float8(problem.a.element) && is_float8(problem.b.element) &&
+        problem.allow_float8_fast_accumulation && is_float8(problem.a.element) &&
+        is_float8(problem.b.element) &&
         plan_of(props, problem).strategy == gemm_strategy::warpgroup_mma;
     return run_with_copies(
         q, problem, is_float8(problem.a.element) && !float8_on_warpgroup,
