@@ -7,14 +7,15 @@
 // shapes, a batch of 4096 64^3 products; bf16 and fp16 inputs with a float C, 4096^3 and 8192^3,
 // beside cublasGemmEx; bf16 in and out, plain and with bias and ReLU in the epilogue, beside
 // cublasLtMatmul and beside each other; E4M3 inputs with a bf16 C beside cublasLtMatmul's FP8
-// product, which compute capability 8.9 and later have) beside cuBLAS
+// product, which compute capability 8.9 and later have, as the plan runs them and with FP8 fast
+// accumulation allowed) beside cuBLAS
 // (bench/linalg/cublas_gemm_reference.cu, run by this program where it was built; TF32 off on both
-// sides but for tf32_4096, which allows it on both sides); CPUs run SGEMM 2048^3 through the plan's
-// choice and each CPU strategy forced, beside OpenBLAS called directly on as many threads as the
-// device has compute units. Prints one markdown table: TFLOP/s (2 m n k per product, best of
-// batches of back-to-back products, wall clock) and the ratio to the reference. On GPUs SGEMM and
-// DGEMM 4096^3 and the batch run again under SIMT tiles, forced, so that one run tells which tiles
-// suit the device: every tuning row's and the bench's candidates, or only those
+// sides but for tf32_4096 and tf32_8192, which allow it on both sides); CPUs run SGEMM 2048^3
+// through the plan's choice and each CPU strategy forced, beside OpenBLAS called directly on as
+// many threads as the device has compute units. Prints one markdown table: TFLOP/s (2 m n k per
+// product, best of batches of back-to-back products, wall clock) and the ratio to the reference. On
+// GPUs SGEMM and DGEMM 4096^3 and the batch run again under SIMT tiles, forced, so that one run
+// tells which tiles suit the device: every tuning row's and the bench's candidates, or only those
 // KILN_GEMM_BENCH_TILES lists ("128x128x16 t8x8 v4 r4;64x64x8 t4x4 v2", as keys print), which run
 // on every float and double work named.
 #include <algorithm>
@@ -111,15 +112,18 @@ double time_kiln_bf16_out(const kiln::queue& q, const workload& w) {
     });
 }
 
-/// E4M3 A (m x k) and B read transposed from n x k, a bf16 C: cuBLASLt's FP8 layout.
-double time_kiln_e4m3(const kiln::queue& q, const workload& w) {
+/// E4M3 A (m x k) and B read transposed from n x k, a bf16 C: cuBLASLt's FP8 layout; with `fast`,
+/// on FP8 tensor cores where the device has them (allow_float8_fast_accumulation).
+double time_kiln_e4m3(const kiln::queue& q, const workload& w, bool fast = false) {
     using kiln::float8_e4m3;
     const kiln::matrix<float8_e4m3> a(q, w.m, w.k,
                                       gemm_workloads::values<float8_e4m3>(w.m * w.k, 1));
     const kiln::matrix<float8_e4m3> bt(q, w.n, w.k,
                                        gemm_workloads::values<float8_e4m3>(w.n * w.k, 2));
     const kiln::matrix<kiln::bfloat16> c(q, w.m, w.n);
-    return time_calls(q, [&] { kiln::gemm(c, a, kiln::transposed(bt)); });
+    return time_calls(q, [&] {
+        kiln::gemm(c, a, kiln::transposed(bt), {.allow_float8_fast_accumulation = fast});
+    });
 }
 
 double time_kiln(const kiln::queue& q, const workload& w) {
@@ -328,17 +332,21 @@ int main(int argc, char** argv) {
                             w.inputs == gemm_workloads::inputs::e4m3_bf16_out
                         ? "cuBLASLt"
                         : "cuBLAS");
+                if (w.inputs == gemm_workloads::inputs::e4m3_bf16_out)
+                    row(device, w, "plan, FP8 fast accumulation", time_kiln_e4m3(q, w, true),
+                        reference, "cuBLASLt");
                 // The epilogue's cost: its product beside the plain one, timed in this run.
                 if (w.inputs == gemm_workloads::inputs::bf16_out) plain_bf16_out = seconds;
                 if (w.inputs == gemm_workloads::inputs::bf16_bias_relu && plain_bf16_out > 0)
                     row(device, w, "plan, against kiln's plain bf16_out_4096", seconds,
                         plain_bf16_out, "kiln plain");
                 if (w.name == "dgemm_4096" || w.name == "bf16_4096" || w.name == "f16_4096" ||
-                    w.name == "tf32_4096")
+                    w.inputs == gemm_workloads::inputs::tf32)
                     for (const kiln::detail::gemm_tensor_tiles& tiles : tensor_sweep)
                         forced_row(q, device, w, gemm_strategy::tensor_cores, "tensor", tiles,
                                    reference);
-                if (w.name.starts_with("bf16_") || w.name.starts_with("f16_"))
+                if (w.name.starts_with("bf16_") || w.name.starts_with("f16_") ||
+                    w.name.starts_with("tf32_"))
                     for (const kiln::detail::gemm_warpgroup_tiles& tiles : warpgroup_sweep)
                         forced_row(q, device, w, gemm_strategy::warpgroup_mma, "warpgroup", tiles,
                                    reference);

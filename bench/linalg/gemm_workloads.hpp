@@ -44,7 +44,8 @@ inline std::vector<workload> binary16_workloads() {
             {"bf16_8192", 8192, 8192, 8192, 1, false, inputs::bf16},
             {"f16_4096", 4096, 4096, 4096, 1, false, inputs::f16},
             {"f16_8192", 8192, 8192, 8192, 1, false, inputs::f16},
-            {"tf32_4096", 4096, 4096, 4096, 1, false, inputs::tf32}};
+            {"tf32_4096", 4096, 4096, 4096, 1, false, inputs::tf32},
+            {"tf32_8192", 8192, 8192, 8192, 1, false, inputs::tf32}};
 }
 
 /// The GPU rows of epilogues: bf16 in and out, plain and with bias and ReLU (issue 69's goal: the

@@ -264,6 +264,9 @@ matrix_view<T> transposed(const transposed_matrix<T>& t) {
 /// FP8 operands' per-tensor scales, the values that their elements stand for being the elements
 /// times the scale: C = alpha (scale_a op(A)) (scale_b op(B)) + beta C. A scale other than 1 on
 /// an operand that is not FP8, or a scale that is NaN or infinite, is an invalid_argument_error.
+/// allow_float8_fast_accumulation lets FP8 A and B run on FP8 tensor cores (Hopper's wgmma
+/// through CUDA), which sum each product step with fewer bits than float (as cuBLASLt's
+/// CUBLASLT_MATMUL_DESC_FAST_ACCUM); off, FP8 products accumulate in float.
 template <class S>
 struct gemm_options {
     S alpha = S(1);           ///< scales op(A) op(B)
@@ -271,6 +274,8 @@ struct gemm_options {
     bool allow_tf32 = false;  ///< float inputs may go through TF32 tensor cores
     S scale_a = S(1);         ///< an FP8 A's per-tensor scale
     S scale_b = S(1);         ///< an FP8 B's per-tensor scale
+    /// FP8 inputs may go through FP8 tensor cores, which accumulate with fewer bits than float
+    bool allow_float8_fast_accumulation = false;
 };
 
 namespace detail {
@@ -340,6 +345,7 @@ void gemm(const char* call, const C& c, const A& a, const B& b,
     problem.scale_a = static_cast<double>(options.scale_a);
     problem.scale_b = static_cast<double>(options.scale_b);
     problem.allow_tf32 = options.allow_tf32;
+    problem.allow_float8_fast_accumulation = options.allow_float8_fast_accumulation;
     problem.epilogue = epilogue;
     if (!batched && (problem.a.batch != 1 || problem.b.batch != 1 || problem.c.batch != 1))
         throw invalid_argument_error(call, "operands hold batches of matrices (" +

@@ -98,14 +98,15 @@ constexpr ptx_operand tile_copy_operands[] = {
     {"z", use::read, value::s32},  {"bar", use::read, value::u32}};
 
 // wgmma D += A B with A and B in local memory through descriptors; trans_a (trans_b) 1 where
-// A's (B's) tile lies with m (n) inner, 0 with k inner; scale_d 0: D = A B.
+// A's (B's) tile lies with m (n) inner, 0 with k inner; scale_d 0: D = A B. Its K is 32 bytes of
+// the inputs: k16 for 16-bit ones, k8 for TF32, k32 for FP8.
 // A warpgroup's m64nN accumulators: rows lane / 4 of each warp's 16, and + 8; columns
 // 2 (lane % 4) and + 1, then every 8 columns on.
-template <unsigned N>
-constexpr ptx_mma_shape m64nNk16{
+template <unsigned N, unsigned K>
+constexpr ptx_mma_shape m64nNkK{
     64,
     N,
-    16,
+    K,
     {},
     {},
     {64,
@@ -120,9 +121,17 @@ constexpr ptx_operand wgmma_operands[] = {{"d", use::accumulate, value::f32, Acc
                                           {"scale_d", use::read, value::s32},
                                           {"trans_a", use::immediate, value::s32},
                                           {"trans_b", use::immediate, value::s32}};
-#define KILN_WGMMA_PTX(shape_and_types)                                                            \
+// TF32 and FP8 inputs: no transpose operands, as wgmma reads both tiles with k inner only.
+template <unsigned Accumulators>
+constexpr ptx_operand k_major_wgmma_operands[] = {{"d", use::accumulate, value::f32, Accumulators},
+                                                  {"a", use::read, value::u64},
+                                                  {"b", use::read, value::u64},
+                                                  {"scale_d", use::read, value::s32}};
+#define KILN_WGMMA_SCALED(shape_and_types, rest)                                                   \
     "{\n.reg .pred p;\nsetp.ne.b32 p, $scale_d, 0;\nwgmma.mma_async.sync.aligned." shape_and_types \
-    " $d, $a, $b, p, 1, 1, $trans_a, $trans_b;\n}"
+    " $d, $a, $b, p, 1, 1" rest ";\n}"
+#define KILN_WGMMA_PTX(shape_and_types) KILN_WGMMA_SCALED(shape_and_types, ", $trans_a, $trans_b")
+#define KILN_WGMMA_K_MAJOR_PTX(shape_and_types) KILN_WGMMA_SCALED(shape_and_types, "")
 
 constexpr ptx_instruction effect(std::string_view function, ptx_set set, std::string_view ptx,
                                  std::span<const ptx_operand> operands = {}) {
@@ -141,7 +150,18 @@ constexpr ptx_instruction wgmma(std::string_view function, std::string_view ptx)
             .ptx = ptx,
             .operands = wgmma_operands<N / 2>,
             .has_effects = true,
-            .mma = m64nNk16<N>};
+            .mma = m64nNkK<N, 16>};
+}
+
+/// A wgmma of inputs that only lie with k inner, K deep (32 bytes of them).
+template <unsigned N, unsigned K>
+constexpr ptx_instruction k_major_wgmma(std::string_view function, std::string_view ptx) {
+    return {.function = function,
+            .set = ptx_set::warpgroup,
+            .ptx = ptx,
+            .operands = k_major_wgmma_operands<N / 2>,
+            .has_effects = true,
+            .mma = m64nNkK<N, K>};
 }
 
 constexpr auto tc = ptx_set::tensor_cores;
@@ -238,8 +258,43 @@ const ptx_instruction table[] = {
     wgmma<128>("kiln_wgmma_m64n128k16_bf16", KILN_WGMMA_PTX("m64n128k16.f32.bf16.bf16")),
     wgmma<256>("kiln_wgmma_m64n256k16_f16", KILN_WGMMA_PTX("m64n256k16.f32.f16.f16")),
     wgmma<256>("kiln_wgmma_m64n256k16_bf16", KILN_WGMMA_PTX("m64n256k16.f32.bf16.bf16")),
+    // TF32 reads each float's bits and drops the low 13 of its mantissa (no rounding, unlike
+    // kiln_mma_m16n8k8_tf32's cvt.rna).
+    k_major_wgmma<64, 8>("kiln_wgmma_m64n64k8_tf32",
+                         KILN_WGMMA_K_MAJOR_PTX("m64n64k8.f32.tf32.tf32")),
+    k_major_wgmma<128, 8>("kiln_wgmma_m64n128k8_tf32",
+                          KILN_WGMMA_K_MAJOR_PTX("m64n128k8.f32.tf32.tf32")),
+    k_major_wgmma<256, 8>("kiln_wgmma_m64n256k8_tf32",
+                          KILN_WGMMA_K_MAJOR_PTX("m64n256k8.f32.tf32.tf32")),
+    // FP8 of either format on each side.
+    k_major_wgmma<64, 32>("kiln_wgmma_m64n64k32_e4m3_e4m3",
+                          KILN_WGMMA_K_MAJOR_PTX("m64n64k32.f32.e4m3.e4m3")),
+    k_major_wgmma<64, 32>("kiln_wgmma_m64n64k32_e4m3_e5m2",
+                          KILN_WGMMA_K_MAJOR_PTX("m64n64k32.f32.e4m3.e5m2")),
+    k_major_wgmma<64, 32>("kiln_wgmma_m64n64k32_e5m2_e4m3",
+                          KILN_WGMMA_K_MAJOR_PTX("m64n64k32.f32.e5m2.e4m3")),
+    k_major_wgmma<64, 32>("kiln_wgmma_m64n64k32_e5m2_e5m2",
+                          KILN_WGMMA_K_MAJOR_PTX("m64n64k32.f32.e5m2.e5m2")),
+    k_major_wgmma<128, 32>("kiln_wgmma_m64n128k32_e4m3_e4m3",
+                           KILN_WGMMA_K_MAJOR_PTX("m64n128k32.f32.e4m3.e4m3")),
+    k_major_wgmma<128, 32>("kiln_wgmma_m64n128k32_e4m3_e5m2",
+                           KILN_WGMMA_K_MAJOR_PTX("m64n128k32.f32.e4m3.e5m2")),
+    k_major_wgmma<128, 32>("kiln_wgmma_m64n128k32_e5m2_e4m3",
+                           KILN_WGMMA_K_MAJOR_PTX("m64n128k32.f32.e5m2.e4m3")),
+    k_major_wgmma<128, 32>("kiln_wgmma_m64n128k32_e5m2_e5m2",
+                           KILN_WGMMA_K_MAJOR_PTX("m64n128k32.f32.e5m2.e5m2")),
+    k_major_wgmma<256, 32>("kiln_wgmma_m64n256k32_e4m3_e4m3",
+                           KILN_WGMMA_K_MAJOR_PTX("m64n256k32.f32.e4m3.e4m3")),
+    k_major_wgmma<256, 32>("kiln_wgmma_m64n256k32_e4m3_e5m2",
+                           KILN_WGMMA_K_MAJOR_PTX("m64n256k32.f32.e4m3.e5m2")),
+    k_major_wgmma<256, 32>("kiln_wgmma_m64n256k32_e5m2_e4m3",
+                           KILN_WGMMA_K_MAJOR_PTX("m64n256k32.f32.e5m2.e4m3")),
+    k_major_wgmma<256, 32>("kiln_wgmma_m64n256k32_e5m2_e5m2",
+                           KILN_WGMMA_K_MAJOR_PTX("m64n256k32.f32.e5m2.e5m2")),
 };
+#undef KILN_WGMMA_K_MAJOR_PTX
 #undef KILN_WGMMA_PTX
+#undef KILN_WGMMA_SCALED
 
 unsigned split(unsigned index, const ptx_layout_mode* modes, std::size_t count, unsigned& row) {
     unsigned column = 0;

@@ -96,6 +96,37 @@ TEST(gemm_plan, floats_take_the_tf32_tensor_cores_only_when_allowed) {
     EXPECT_EQ(kiln::detail::plan_gemm(hopper, allowed).strategy, gemm_strategy::simt);
 }
 
+// TF32 and FP8 on Hopper through CUDA: the tile-map wgmma kernel, each operand that lies with k
+// outer (or off 16 bytes) copied into the K-major layout first; a forced tensor_cores strategy
+// keeps TF32 on mma.sync.
+TEST(gemm_plan, tf32_and_float8_take_the_k_major_warpgroup_kernel_on_hopper_cuda) {
+    using kiln::detail::gemm_element;
+    auto hopper = kiln::test::written_by_hand(kiln::device_type::gpu, "NVIDIA Corporation");
+    hopper.compute_capability_major = 9;
+    hopper.shared_memory_per_block_bytes = 227 * 1024;
+    hopper.backend = kiln::backend_kind::cuda;
+    const kiln::detail::gemm_plan_input tf32{.allow_tf32 = true, .b_k_major = false};
+    const auto plan = kiln::detail::plan_gemm(hopper, tf32);
+    EXPECT_EQ(plan.strategy, gemm_strategy::warpgroup_mma);
+    EXPECT_TRUE(plan.warpgroup.tile_maps);
+    EXPECT_FALSE(plan.k_major_a);
+    EXPECT_TRUE(plan.k_major_b);
+    auto forced = tf32;
+    forced.forced = gemm_strategy::tensor_cores;
+    forced.tensor_core_layout = true;
+    EXPECT_EQ(kiln::detail::plan_gemm(hopper, forced).strategy, gemm_strategy::tensor_cores);
+    const kiln::detail::gemm_plan_input float8{
+        .element = gemm_element::bf16, .inputs = gemm_element::e4m3, .a_k_major = false};
+    const auto fp8 = kiln::detail::plan_gemm(hopper, float8);
+    EXPECT_EQ(fp8.strategy, gemm_strategy::warpgroup_mma);
+    EXPECT_TRUE(fp8.k_major_a);
+    EXPECT_FALSE(fp8.k_major_b);
+    // Without wgmma (NVIDIA's OpenCL), FP8 is not planned there (it is widened first).
+    auto opencl = hopper;
+    opencl.backend = kiln::backend_kind::opencl;
+    EXPECT_NE(kiln::detail::plan_gemm(opencl, float8).strategy, gemm_strategy::warpgroup_mma);
+}
+
 kiln::device_properties nvidia_properties() {
     return kiln::test::written_by_hand(kiln::device_type::gpu, "NVIDIA Corporation");
 }

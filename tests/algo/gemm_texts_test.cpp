@@ -9,13 +9,16 @@
 #include <fstream>
 #include <kiln/error.hpp>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "algo/gemm/gemm_float8.hpp"
+#include "algo/gemm/gemm_k_major.hpp"
 #include "algo/gemm/gemm_plan.hpp"
 #include "algo/gemm/gemm_strategies.hpp"
+#include "algo/gemm/gemm_warpgroup_layout.hpp"
 #include "algo/written_devices.hpp"
 #include "backend/fnv1a.hpp"
 
@@ -64,12 +67,14 @@ std::vector<device_class> device_classes() {
             {"accelerator", other_accelerator}};
 }
 
-// C's type and the inputs', as gemm_types_of makes them.
+// C's type and the inputs', as gemm_types_of makes them (B's where it differs from A's: FP8).
 struct element_types {
     gemm_element c, inputs;
     bool tf32 = false;
+    std::optional<gemm_element> b_inputs{};
     gemm_types types() const {
-        return {inputs, inputs, c, c == gemm_element::f64 ? gemm_element::f64 : gemm_element::f32};
+        return {inputs, b_inputs.value_or(inputs), c,
+                c == gemm_element::f64 ? gemm_element::f64 : gemm_element::f32};
     }
 };
 
@@ -79,10 +84,17 @@ class kernel_texts {
   public:
     void add_plans(const kiln::device_properties& props) {
         const element_types kinds[] = {
-            {gemm_element::f32, gemm_element::f32},      {gemm_element::f64, gemm_element::f64},
-            {gemm_element::f32, gemm_element::bf16},     {gemm_element::f32, gemm_element::f16},
-            {gemm_element::f16, gemm_element::f16},      {gemm_element::bf16, gemm_element::bf16},
-            {gemm_element::f32, gemm_element::f32, true}};
+            {gemm_element::f32, gemm_element::f32},
+            {gemm_element::f64, gemm_element::f64},
+            {gemm_element::f32, gemm_element::bf16},
+            {gemm_element::f32, gemm_element::f16},
+            {gemm_element::f16, gemm_element::f16},
+            {gemm_element::bf16, gemm_element::bf16},
+            {gemm_element::f32, gemm_element::f32, true},
+            // FP8 reaches the plans as it is where wgmma takes it (else it is widened first).
+            {gemm_element::bf16, gemm_element::e4m3},
+            {gemm_element::f32, gemm_element::e5m2},
+            {gemm_element::bf16, gemm_element::e4m3, false, gemm_element::e5m2}};
         const gemm_strategy strategies[] = {gemm_strategy::automatic, gemm_strategy::simt,
                                             gemm_strategy::tensor_cores,
                                             gemm_strategy::warpgroup_mma, gemm_strategy::cpu_tiles};
@@ -108,16 +120,24 @@ class kernel_texts {
                         } catch (const kiln::invalid_argument_error&) {
                             continue;  // a strategy the device cannot run
                         }
+                        if (kiln::detail::is_float8(kind.inputs) &&
+                            plan.strategy != gemm_strategy::warpgroup_mma)
+                            continue;
                         add_plan(props, plan, kind.types());
                     }
     }
 
-    /// The passes that widen FP8 operands before any of those kernels (gemm_float8.hpp): the
-    /// same text on every device.
-    void add_widening() {
+    /// The passes that widen FP8 operands before any of those kernels (gemm_float8.hpp), and
+    /// that copy TF32 and FP8 operands into the K-major layout (gemm_k_major.hpp): the same text
+    /// on every device.
+    void add_operand_copies() {
         for (const gemm_element from : {gemm_element::e4m3, gemm_element::e5m2})
             for (const gemm_element to : {gemm_element::f32, gemm_element::bf16, gemm_element::f16})
                 add_kernel(kiln::detail::gemm_widening_kernel{from, to});
+        for (const gemm_element element :
+             {gemm_element::f32, gemm_element::e4m3, gemm_element::e5m2})
+            for (const bool transposes : {false, true})
+                add_kernel(kiln::detail::gemm_k_major_kernel{element, transposes});
     }
 
     const std::map<std::string, std::string>& hashes() const { return hashes_; }
@@ -167,6 +187,10 @@ class kernel_texts {
                         break;
                     }
                     case gemm_strategy::warpgroup_mma:
+                        // TF32 and FP8 run the K-major layout alone (copies make it).
+                        if (!kiln::detail::warpgroup_transposes_inputs(types) &&
+                            (a_transposed || !b_transposed))
+                            break;
                         add_kernel(kiln::detail::gemm_warpgroup_kernel{plan.warpgroup, types,
                                                                        a_transposed, b_transposed});
                         break;
@@ -215,11 +239,11 @@ TEST(gemm_kernel_texts, are_the_recorded_ones_on_every_device_class) {
         SCOPED_TRACE(c.name);
         texts.add_plans(c.props);
     }
-    texts.add_widening();
+    texts.add_operand_copies();
     const auto& current = texts.hashes();
     // Every family of kernels is reached.
     for (const char* family : {"kiln_gemm_simt", "kiln_gemm_cpu", "kiln_gemm_tensor",
-                               "kiln_gemm_warpgroup", "kiln_gemm_widen"}) {
+                               "kiln_gemm_warpgroup", "kiln_gemm_widen", "kiln_gemm_k_major"}) {
         const auto from = current.lower_bound(family);
         EXPECT_TRUE(from != current.end() && from->first.starts_with(family)) << family;
     }

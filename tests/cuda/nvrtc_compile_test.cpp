@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "algo/gemm/gemm_float8.hpp"
+#include "algo/gemm/gemm_k_major.hpp"
 #include "algo/gemm/gemm_strategies.hpp"
 #include "algo/reproducible_scan/reproducible_scan_kernels.hpp"
 #include "algo/scan/reduce_by_key.hpp"
@@ -196,6 +197,40 @@ TEST_F(NvrtcCompile, GemmWarpgroupKernelsOfEveryLayoutForHopper) {
                      bf16,
                      false,
                      false});
+}
+
+// TF32 and FP8 on wgmma (k8 and k32, no transposes): the tile-map kernel of the K-major layout
+// with the row's tiles and other widths, and the copies into that layout.
+TEST_F(NvrtcCompile, GemmKMajorWarpgroupKernelsForHopper) {
+    const tuning_row<gemm_tuning>& nvidia = algorithm::gemm_rows::rows().front();
+    const auto expect_compiles = [&](const gemm_warpgroup_kernel& kernel) {
+        SCOPED_TRACE(kernel.key());
+        expect_cubin(compile({kernel.source()}));
+    };
+    const gemm_types floats{gemm_element::f32, gemm_element::f32, gemm_element::f32,
+                            gemm_element::f32};
+    expect_compiles({nvidia.tuning.warpgroup, floats, false, true});
+    expect_compiles({{.block_rows = 128, .block_columns = 256, .stages = 3, .tile_maps = true},
+                     floats,
+                     false,
+                     true});
+    for (const gemm_element a : {gemm_element::e4m3, gemm_element::e5m2})
+        for (const gemm_element b : {gemm_element::e4m3, gemm_element::e5m2})
+            expect_compiles({nvidia.tuning.warpgroup,
+                             {a, b, gemm_element::bf16, gemm_element::f32},
+                             false,
+                             true});
+    expect_compiles({{.block_rows = 128, .block_columns = 64, .stages = 6, .tile_maps = true},
+                     {gemm_element::e4m3, gemm_element::e4m3, gemm_element::f32, gemm_element::f32},
+                     false,
+                     true});
+    // wgmma cannot transpose these inputs: the other layouts are refused.
+    EXPECT_THROW(
+        (void)gemm_warpgroup_kernel({nvidia.tuning.warpgroup, floats, false, false}).source(),
+        invalid_argument_error);
+    for (const gemm_element element : {gemm_element::f32, gemm_element::e4m3, gemm_element::e5m2})
+        for (const bool transposes : {false, true})
+            expect_cubin(compile({gemm_k_major_kernel{element, transposes}.source()}));
 }
 
 TEST_F(NvrtcCompile, NvidiaRegisterLimitReachesNvrtc) {

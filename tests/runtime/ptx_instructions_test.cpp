@@ -130,13 +130,17 @@ TEST(ptx_instructions, tf32_and_double_fragments_are_the_isas) {
 }
 
 // A warpgroup's lanes: the warp (lane / 32) takes 16 rows; each lane's values every 8 columns.
+// The accumulators are the same for every input type; K is 32 bytes of the inputs.
 TEST(ptx_instructions, warpgroup_accumulators_are_the_isas) {
+    const std::pair<const char*, unsigned> inputs[] = {
+        {"k16_f16", 16},       {"k16_bf16", 16},      {"k8_tf32", 8},       {"k32_e4m3_e4m3", 32},
+        {"k32_e4m3_e5m2", 32}, {"k32_e5m2_e4m3", 32}, {"k32_e5m2_e5m2", 32}};
     for (const unsigned n : {64u, 128u, 256u})
-        for (const char* type : {"f16", "bf16"}) {
-            const std::string function =
-                "kiln_wgmma_m64n" + std::to_string(n) + "k16_" + std::string(type);
+        for (const auto& [type, k] : inputs) {
+            const std::string function = "kiln_wgmma_m64n" + std::to_string(n) + std::string(type);
             const auto& mma = row(function).mma;
             EXPECT_EQ(mma.n, n);
+            EXPECT_EQ(mma.k, k) << function;
             expect_layout(
                 mma.c, 64, n, n / 2,
                 [](unsigned g, unsigned t, unsigned i) {
@@ -205,6 +209,24 @@ TEST(ptx_instructions, wrappers_of_both_dialects_hold_every_row_once) {
     EXPECT_NE(body.find("\"+f\"(d[31])"), std::string::npos) << body;
     EXPECT_EQ(body.find("\"+f\"(d[32])"), std::string::npos) << body;
     EXPECT_NE(body.find("\"l\"(a), \"l\"(b), \"r\"(scale_d)"), std::string::npos) << body;
+}
+
+// TF32 and FP8 wgmma read both tiles with k inner: no transpose operands, one statement.
+TEST(ptx_instructions, k_major_warpgroup_rows_have_no_transposes) {
+    const std::string cuda =
+        kiln::detail::ptx_wrappers(ptx_dialect::cuda_prelude, ptx_set::warpgroup);
+    for (const char* function :
+         {"kiln_wgmma_m64n128k8_tf32(float* d, unsigned long long a, unsigned long long b, int "
+          "scale_d) {\n    asm volatile(",
+          "kiln_wgmma_m64n256k32_e5m2_e4m3(float* d, unsigned long long a, unsigned long long b, "
+          "int scale_d) {\n    asm volatile("})
+        EXPECT_NE(cuda.find(function), std::string::npos) << function;
+    EXPECT_NE(cuda.find("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {%0, "),
+              std::string::npos);
+    EXPECT_NE(cuda.find("m64n64k32.f32.e4m3.e5m2 {%0, "), std::string::npos);
+    const auto tf32 = cuda.find("void kiln_wgmma_m64n64k8_tf32(");
+    const std::string body = cuda.substr(tf32, cuda.find("\n}\n", tf32) - tf32);
+    EXPECT_NE(body.find("%32, %33, p, 1, 1;\\n}"), std::string::npos) << body;
 }
 
 TEST(ptx_instructions, operands_are_numbered_outputs_first) {

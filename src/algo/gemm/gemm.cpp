@@ -14,12 +14,14 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "gemm_aligned_rows.hpp"
 #include "gemm_float8.hpp"
 #include "gemm_host_blas.hpp"
+#include "gemm_k_major.hpp"
 #include "gemm_plan.hpp"
 #include "gemm_strategies.hpp"
 #include "runtime/device_label.hpp"
@@ -139,35 +141,72 @@ void check_epilogue(const gemm_problem& p, const char* call) {
                           "old values with beta, or capture a copy");
 }
 
-/// A checked problem with alpha folded and no FP8 operand, on the strategy its plan chooses.
+/// Reproducible mode: float and double products on the SIMT kernel alone, each C element summed
+/// in k's order with every product rounded, the same on every device and tile shape.
+bool runs_reproducibly(const gemm_problem& problem) {
+    return current_determinism() == determinism::reproducible &&
+           (problem.c.element == gemm_element::f32 || problem.c.element == gemm_element::f64) &&
+           problem.a.element == problem.c.element && problem.b.element == problem.c.element;
+}
+
+/// The plan of a checked problem with alpha folded on `props`' device.
+gemm_plan plan_of(const device_properties& props, const gemm_problem& problem) {
+    const bool reproducible = runs_reproducibly(problem);
+    return plan_gemm(
+        props, {.element = problem.c.element,
+                .host_blas = !reproducible && host_blas_available() && host_blas_fits(problem),
+                .forced = reproducible ? gemm_strategy::simt : strategy_in_force(),
+                .tuning = tuning_table<algorithm::gemm_rows>::forced(),
+                .inputs = problem.a.element,
+                .allow_tf32 = problem.allow_tf32,
+                .tensor_core_layout = tensor_core_layout_fits(problem),
+                .rows = problem.m(),
+                .columns = problem.n(),
+                .depth = problem.k(),
+                .a_copy_aligns = copy_aligns_rows(problem.a),
+                .b_copy_aligns = copy_aligns_rows(problem.b),
+                // With k = 0 nothing is read, but an operand of no elements may have no memory
+                // for a tile map: the copies (of nothing) give each one.
+                .a_k_major = problem.k() != 0 && lies_k_major(problem.a, true),
+                .b_k_major = problem.k() != 0 && lies_k_major(problem.b, false)});
+}
+
+/// Runs `problem` with A (B) replaced by a copy that `copy` makes of it where `copy_a` (`copy_b`);
+/// the copies' scratch is freed after the product.
+template <class Copy, class Run>
+event run_with_copies(const queue& q, const gemm_problem& problem, bool copy_a, bool copy_b,
+                      Copy&& copy, Run&& run) {
+    if (!copy_a && !copy_b) return run(problem);
+    std::vector<operand_copy> copies;
+    copies.reserve(2);  // the operands point into the leases, which must not move
+    gemm_problem copied = problem;
+    for (const auto& [wanted, operand, is_a] :
+         {std::tuple{copy_a, &copied.a, true}, std::tuple{copy_b, &copied.b, false}}) {
+        if (!wanted) continue;
+        copies.push_back(copy(*operand, is_a));
+        *operand = copies.back().operand();
+    }
+    // The queue is in order: the product runs after the copies.
+    const event done = run(copied);
+    for (operand_copy& c : copies) c.scratch.release_after(q, done);
+    return done;
+}
+
+/// A checked problem with alpha folded and no FP8 operand but for both on wgmma, on the
+/// strategy its plan chooses.
 event run_planned_gemm(const queue& q, const gemm_problem& problem) {
-    const device_properties& props = q.device().properties();
-    // Reproducible mode: float and double products on the SIMT kernel alone, each C element
-    // summed in k's order with every product rounded, the same on every device and tile shape.
-    const bool reproducible =
-        current_determinism() == determinism::reproducible &&
-        (problem.c.element == gemm_element::f32 || problem.c.element == gemm_element::f64) &&
-        problem.a.element == problem.c.element && problem.b.element == problem.c.element;
-    const gemm_plan_input input{
-        .element = problem.c.element,
-        .host_blas = !reproducible && host_blas_available() && host_blas_fits(problem),
-        .forced = reproducible ? gemm_strategy::simt : strategy_in_force(),
-        .tuning = tuning_table<algorithm::gemm_rows>::forced(),
-        .inputs = problem.a.element,
-        .allow_tf32 = problem.allow_tf32,
-        .tensor_core_layout = tensor_core_layout_fits(problem),
-        .rows = problem.m(),
-        .columns = problem.n(),
-        .depth = problem.k(),
-        .a_copy_aligns = copy_aligns_rows(problem.a),
-        .b_copy_aligns = copy_aligns_rows(problem.b)};
-    const gemm_plan plan = plan_gemm(props, input);
+    const gemm_plan plan = plan_of(q.device().properties(), problem);
     switch (plan.strategy) {
         case gemm_strategy::tensor_cores:
             return run_tensor_core_gemm(q, problem, plan.tensor);
         case gemm_strategy::warpgroup_mma:
-            return plan.warpgroup.tile_maps ? run_warpgroup_tma_gemm(q, problem, plan.warpgroup)
-                                            : run_warpgroup_gemm(q, problem, plan.warpgroup);
+            if (!plan.warpgroup.tile_maps) return run_warpgroup_gemm(q, problem, plan.warpgroup);
+            return run_with_copies(
+                q, problem, plan.k_major_a, plan.k_major_b,
+                [&](const gemm_operand& x, bool is_a) { return copy_k_major(q, x, is_a); },
+                [&](const gemm_problem& p) {
+                    return run_warpgroup_tma_gemm(q, p, plan.warpgroup);
+                });
         case gemm_strategy::host_blas:
             refuse_inside_capture("kiln::gemm",
                                   "the host_blas strategy (OpenBLAS, the plan's choice on CPU "
@@ -182,20 +221,12 @@ event run_planned_gemm(const queue& q, const gemm_problem& problem) {
         case gemm_strategy::simt:
             break;
     }
-    if (!plan.align_a && !plan.align_b) return run_simt_gemm(q, problem, plan.simt, reproducible);
-    std::vector<operand_copy> copies;
-    copies.reserve(2);  // the operands point into the leases, which must not move
-    gemm_problem aligned = problem;
-    for (const auto& [wanted, operand] :
-         {std::pair{plan.align_a, &aligned.a}, std::pair{plan.align_b, &aligned.b}}) {
-        if (!wanted) continue;
-        copies.push_back(copy_with_aligned_rows(q, *operand));
-        *operand = copies.back().operand();
-    }
-    // The queue is in order: the product runs after the copies.
-    const event done = run_simt_gemm(q, aligned, plan.simt, reproducible);
-    for (operand_copy& copy : copies) copy.scratch.release_after(q, done);
-    return done;
+    return run_with_copies(
+        q, problem, plan.align_a, plan.align_b,
+        [&](const gemm_operand& x, bool) { return copy_with_aligned_rows(q, x); },
+        [&](const gemm_problem& p) {
+            return run_simt_gemm(q, p, plan.simt, runs_reproducibly(problem));
+        });
 }
 
 }  // namespace
@@ -324,18 +355,21 @@ event run_gemm(const queue& q, const gemm_problem& checked) {
         (problem.b.transposed ? problem.b.columns : problem.b.rows) = 0;
     }
     const device_properties& props = q.device().properties();
-    // FP8 operands are widened whole into scratch first, which the strategies below take as
-    // 16-bit or float inputs (gemm_float8.hpp); the scratch is freed after the product.
-    std::vector<operand_copy> widened;
-    widened.reserve(2);  // the operands point into the leases, which must not move
-    for (gemm_operand* x : {&problem.a, &problem.b}) {
-        if (!is_float8(x->element)) continue;
-        widened.push_back(widen_float8(q, *x, widened_element(problem.c.element, props)));
-        *x = widened.back().operand();
-    }
-    const event done = run_planned_gemm(q, problem);
-    for (operand_copy& w : widened) w.scratch.release_after(q, done);
-    return done;
+    // FP8 operands go to wgmma as they are where the caller allows its fast accumulation (about
+    // 14 bits per k32 step on an H200, past float's bound) and the plan takes them there (both
+    // FP8); else they are widened whole into scratch first, which the strategies take as 16-bit
+    // or float inputs (gemm_float8.hpp), with float accumulation.
+    const bool float8_on_warpgroup =
+        problem.allow_float8_fast_accumulation && is_float8(problem.a.element) &&
+        is_float8(problem.b.element) &&
+        plan_of(props, problem).strategy == gemm_strategy::warpgroup_mma;
+    return run_with_copies(
+        q, problem, is_float8(problem.a.element) && !float8_on_warpgroup,
+        is_float8(problem.b.element) && !float8_on_warpgroup,
+        [&](const gemm_operand& x, bool) {
+            return widen_float8(q, x, widened_element(problem.c.element, props));
+        },
+        [&](const gemm_problem& p) { return run_planned_gemm(q, p); });
 }
 
 std::vector<gemm_strategy> gemm_strategies_for(const device& dev) {

@@ -114,7 +114,20 @@ gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input
                                             .stage_bytes());
         if (bytes <= props.shared_memory_per_block_bytes) plan.tensor = deep;
     }
-    if (is_16_bit(input.inputs) || is_double || tf32) {
+    // TF32 and FP8 on wgmma: the tile-map kernel alone (one work-item's copies of whole tiles
+    // cost the same for every width), its operands copied first where they lie with k outer.
+    const bool k_major_inputs = tf32 || is_float8(input.inputs);
+    const bool k_major_warpgroup =
+        k_major_inputs && has_warpgroup_mma(props) && tuning.warpgroup.tile_maps &&
+        tuning.warpgroup.fits_together() &&
+        tuning.warpgroup.local_bytes() <= props.shared_memory_per_block_bytes &&
+        (plan.strategy == gemm_strategy::warpgroup_mma || input.forced == gemm_strategy::automatic);
+    if (k_major_warpgroup) {
+        plan.strategy = gemm_strategy::warpgroup_mma;
+        plan.warpgroup = tuning.warpgroup;
+        plan.k_major_a = !input.a_k_major;
+        plan.k_major_b = !input.b_k_major;
+    } else if (is_16_bit(input.inputs) || is_double || tf32) {
         // 16-bit inputs, doubles and floats allowed TF32: the tensor cores where the device has
         // them and the layout lets the kernel copy by 16 bytes, else the SIMT kernel (converting
         // 16-bit elements to float).
@@ -126,7 +139,8 @@ gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input
         if (!plan.warpgroup.fits_together())
             throw invalid_argument_error("kiln::gemm", "warpgroup tiles " + plan.warpgroup.key() +
                                                            " are not a shape the kernel takes");
-        // wgmma takes 16-bit inputs only; forced for doubles or TF32, mma.sync runs them.
+        // wgmma takes 16-bit inputs here; forced for doubles, or for TF32 where the row's tiles
+        // are not tile maps, mma.sync runs them.
         const bool warpgroup = tensor && is_16_bit(input.inputs) && has_warpgroup_mma(props) &&
                                plan.strategy != gemm_strategy::tensor_cores &&
                                plan.warpgroup.local_bytes() <= props.shared_memory_per_block_bytes;

@@ -21,6 +21,9 @@ struct gemm_plan {
     /// Where strategy is simt: A (B) is first copied into rows its vector loads can read
     /// (gemm_aligned_rows.hpp).
     bool align_a = false, align_b = false;
+    /// Where strategy is warpgroup_mma with TF32 or FP8 inputs: A (B) is first copied into the
+    /// K-major layout that their wgmma reads (gemm_k_major.hpp).
+    bool k_major_a = false, k_major_b = false;
     /// What the plan was made from: the device's row, or a test's (scoped_algorithm_policy).
     gemm_tuning tuning;
 };
@@ -37,7 +40,7 @@ struct gemm_plan_input {
     /// its tiles are taken as they are, not fitted to the device or shrunk to the problem, so
     /// that a test runs the shape it names (gemm_tuning_with).
     std::optional<gemm_tuning> tuning{};
-    /// A's and B's: C's, or f16 or bf16 with a float C.
+    /// A's and B's: C's, or f16 or bf16 with a float C, or FP8 (both FP8, of either format).
     gemm_element inputs = gemm_element::f32;
     /// The user allows float products on TF32 tensor cores (gemm_options::allow_tf32).
     bool allow_tf32 = false;
@@ -51,6 +54,8 @@ struct gemm_plan_input {
     std::size_t depth = 0;
     /// A copy would let the SIMT kernel read A (B) by vectors (copy_aligns_rows).
     bool a_copy_aligns = false, b_copy_aligns = false;
+    /// The tile-map wgmma kernel reads A (B) as it lies for TF32 and FP8 (lies_k_major).
+    bool a_k_major = true, b_k_major = true;
 };
 
 gemm_plan plan_gemm(const device_properties& props, const gemm_plan_input& input);

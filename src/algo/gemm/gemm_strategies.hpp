@@ -65,8 +65,9 @@ struct gemm_tensor_kernel {
     std::size_t stage_bytes() const;
 };
 
-/// The wgmma kernel of one tile shape, element types (16-bit inputs) and pair of layouts, for the
-/// CUDA prelude's vocabulary on compute capability 9.0.
+/// The wgmma kernel of one tile shape, element types (16-bit inputs; with tile maps also floats
+/// as TF32 and FP8, whose layouts must be A not transposed and B transposed) and pair of
+/// layouts, for the CUDA prelude's vocabulary on compute capability 9.0.
 struct gemm_warpgroup_kernel {
     gemm_warpgroup_tiles tiles;
     gemm_types types;

@@ -141,7 +141,8 @@ struct gemm_warpgroup_tiles {
     /// Hopper's tensor memory accelerator (gemm_warpgroup_tma.cpp), or every work-item's cp.async
     /// copies of 16 bytes (gemm_warpgroup.cpp).
     bool tile_maps = false;
-    /// k per stage: one 128-byte row of 16-bit elements, the swizzle's width.
+    /// k per stage: one 128-byte row of 16-bit elements, the swizzle's width (TF32 and FP8
+    /// stages hold a row of their elements: 32 or 128 deep, the same bytes).
     static constexpr std::size_t block_depth = 64;
 
     std::size_t work_group_size() const noexcept { return tile_maps ? 3 * 128 : 2 * block_rows; }

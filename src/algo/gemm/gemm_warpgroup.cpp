@@ -56,7 +56,7 @@ std::string generate(const gemm_warpgroup_kernel& shape) {
     const std::size_t stage_bytes = a.bytes() + bl.bytes();
     const std::size_t registers = t.block_columns / 2;
     const std::string mma = warpgroup_mma_function(shape.types, t.block_columns);
-    const std::string transposes = warpgroup_transposes(a, bl);
+    const std::string transposes = warpgroup_transposes(shape.types, a, bl);
 
     source_builder b;
     define_warpgroup_descriptor(b);
@@ -108,7 +108,7 @@ std::string generate(const gemm_warpgroup_kernel& shape) {
     for (std::size_t kk = 0; kk < depth / 16; ++kk)
         b.line(mma + "(d, " + warpgroup_descriptor(a, "warpgroup * 64u", kk) + ", " +
                warpgroup_descriptor(bl, "0u", kk) + ", " + (kk == 0 ? "(int)(tile != 0)" : "1") +
-               ", " + transposes + ");");
+               transposes + ");");
     b.line("kiln_wgmma_commit();");
     // The tile's products run on while the next iteration's copies start.
     b.line("kiln_wgmma_wait_1();");
@@ -130,7 +130,14 @@ std::string gemm_warpgroup_kernel::key() const {
 }
 
 std::string gemm_warpgroup_kernel::source() const {
-    if (!tiles.fits_together() || !is_16_bit(types.a) || types.b != types.a)
+    // TF32 and FP8 inputs: tile maps only, both tiles with k inner.
+    const bool k_major_inputs = (types.a == gemm_element::f32 && types.b == gemm_element::f32 &&
+                                 types.c == gemm_element::f32) ||
+                                (is_float8(types.a) && is_float8(types.b));
+    const bool inputs = is_16_bit(types.a) ? types.b == types.a
+                                           : k_major_inputs && tiles.tile_maps && !a_transposed &&
+                                                 b_transposed && !is_float8(types.c);
+    if (!tiles.fits_together() || !inputs)
         throw invalid_argument_error("kiln::gemm", "warpgroup tiles " + tiles.key() + " for " +
                                                        types.key() +
                                                        " are not a shape the kernel takes");

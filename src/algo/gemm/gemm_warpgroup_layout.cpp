@@ -7,8 +7,9 @@
 namespace kiln::detail {
 namespace {
 
-/// A k16 step's offset within a swizzled row (k inner), or its 16 rows (k outer).
-constexpr std::size_t k_step_inner = 32, k_step_outer = 16 * warpgroup_row_bytes;
+/// A k step's offset within a swizzled row (k inner), or its 16 rows (k outer: 16-bit only).
+constexpr std::size_t k_step_inner = warpgroup_k_step_bytes,
+                      k_step_outer = 16 * warpgroup_row_bytes;
 /// The distance between the 8-row groups that the swizzle pattern repeats over.
 constexpr std::size_t swizzle_group = 8 * warpgroup_row_bytes;
 
@@ -40,12 +41,25 @@ void define_warpgroup_descriptor(source_builder& b) {
 }
 
 std::string warpgroup_mma_function(const gemm_types& types, std::size_t block_columns) {
-    return "kiln_wgmma_m64n" + std::to_string(block_columns) + "k16_" +
-           (types.a == gemm_element::bf16 ? "bf16" : "f16");
+    const std::string shape = "kiln_wgmma_m64n" + std::to_string(block_columns) + "k";
+    if (is_16_bit(types.a)) return shape + "16_" + (types.a == gemm_element::bf16 ? "bf16" : "f16");
+    if (types.a == gemm_element::f32) return shape + "8_tf32";
+    return shape + "32_" + std::string(to_string(types.a)) + "_" + std::string(to_string(types.b));
 }
 
-std::string warpgroup_transposes(const swizzled_tile& a, const swizzled_tile& b) {
-    return std::string(a.tile.k_is_inner ? "0" : "1") + ", " + (b.tile.k_is_inner ? "0" : "1");
+bool warpgroup_transposes_inputs(const gemm_types& types) {
+    return is_16_bit(types.a);
+}
+
+std::size_t warpgroup_row_elements(const gemm_types& types) {
+    return warpgroup_row_bytes / element_bytes(types.a);
+}
+
+std::string warpgroup_transposes(const gemm_types& types, const swizzled_tile& a,
+                                 const swizzled_tile& b) {
+    if (!warpgroup_transposes_inputs(types)) return "";
+    return std::string(", ") + (a.tile.k_is_inner ? "0" : "1") + ", " +
+           (b.tile.k_is_inner ? "0" : "1");
 }
 
 void emit_warpgroup_stores(source_builder& b, const gemm_types& types, const std::string& d,

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The warpgroup strategy fed by tile maps, as Hopper's fastest GEMMs are built: of a work-group's
 // three warpgroups, two multiply (each block_rows / 2 rows of the block, by the whole tile of B,
-// with wgmma m64nNk16) while one work-item of the third copies whole 64-deep tiles of op(A) and
-// op(B) into `stages` buffers of dynamic local memory through the tensor memory accelerator
-// (cp.async.bulk.tensor, zeros past the matrix's edges, the 128-byte swizzled layout that the
-// descriptors name). Two barriers per stage pace them: "full" completes when a stage's bytes have
-// landed, "free" when every multiplying warp has finished reading it. The copying warpgroup hands
-// registers to the multiplying ones (setmaxnreg) for their accumulators. sm_90a only: CUDA on
-// compute capability 9.0 (docs/dev/gemm.md, "Strategies").
+// with wgmma m64nNk16, k8 for TF32, k32 for FP8) while one work-item of the third copies whole
+// tiles of op(A) and op(B), one swizzled row of 128 bytes deep (64 elements of 16 bits, 32
+// floats, 128 FP8), into `stages` buffers of dynamic local memory through the tensor memory
+// accelerator (cp.async.bulk.tensor, zeros past the matrix's edges, the 128-byte swizzled layout
+// that the descriptors name). Two barriers per stage pace them: "full" completes when a stage's
+// bytes have landed, "free" when every multiplying warp has finished reading it. The copying
+// warpgroup hands registers to the multiplying ones (setmaxnreg) for their accumulators. sm_90a
+// only: CUDA on compute capability 9.0 (docs/dev/gemm.md, "Strategies").
 #include <algorithm>
 #include <kiln/detail/tile_map.hpp>
 #include <kiln/error.hpp>
@@ -22,8 +23,6 @@ namespace kiln::detail {
 namespace {
 
 constexpr const char* tma_kernel = "kiln_gemm_warpgroup_tma";
-/// Elements per box row: one swizzled row of 128 bytes.
-constexpr std::size_t box_inner = 64;
 /// The warps that multiply, each arriving once on a stage's "free" barrier.
 constexpr std::size_t multiplying_warps = 8;
 
@@ -34,19 +33,29 @@ struct tma_layout {
 
 tma_layout layout_of(const gemm_warpgroup_kernel& shape) {
     const gemm_warpgroup_tiles& t = shape.tiles;
-    tma_layout l{{operand_tile_of(true, shape.a_transposed, t.block_rows, t.block_depth)},
-                 {operand_tile_of(false, shape.b_transposed, t.block_columns, t.block_depth)}};
+    const std::size_t depth = warpgroup_row_elements(shape.types);
+    tma_layout l{{operand_tile_of(true, shape.a_transposed, t.block_rows, depth), 0,
+                  element_bytes(shape.types.a)},
+                 {operand_tile_of(false, shape.b_transposed, t.block_columns, depth), 0,
+                  element_bytes(shape.types.b)}};
     l.b.offset = l.a.bytes();
     return l;
 }
 
-/// The copies of one operand's tile of the stage at local address `stage`: a box of 64 x outer
-/// elements per block of 64 of inner, at (inner start + 64 j, outer start, batch entry).
+/// Elements per box row: one swizzled row of 128 bytes.
+std::size_t box_inner(const swizzled_tile& s) {
+    return warpgroup_row_bytes / s.element_bytes;
+}
+
+/// The copies of one operand's tile of the stage at local address `stage`: a box of box_inner x
+/// outer elements per block of box_inner of inner, at (inner start + box_inner j, outer start,
+/// batch entry).
 void emit_tile_copies(source_builder& b, const swizzled_tile& s) {
     const operand_tile& l = s.tile;
-    for (std::size_t j = 0; j < l.inner / box_inner; ++j)
+    const std::size_t box = box_inner(s);
+    for (std::size_t j = 0; j < l.inner / box; ++j)
         b.line("kiln_tile_copy(stage + " + uint_literal(s.offset + j * s.block_bytes()) + ", " +
-               l.name + "_map, (int)(" + l.inner_start + " + " + uint_literal(j * box_inner) +
+               l.name + "_map, (int)(" + l.inner_start + " + " + uint_literal(j * box) +
                "), (int)(" + l.outer_start + "), " + l.name + "_entry, full);");
 }
 
@@ -60,11 +69,11 @@ kernel_description tma_description(const gemm_types& types) {
 std::string generate_tile_map_kernel(const gemm_warpgroup_kernel& shape) {
     const gemm_warpgroup_tiles& t = shape.tiles;
     const tma_layout l = layout_of(shape);
-    const std::size_t stages = t.stages, depth = t.block_depth;
+    const std::size_t stages = t.stages, depth = warpgroup_row_elements(shape.types);
     const std::size_t rows_per_warpgroup = t.block_rows / 2, registers = t.block_columns / 2;
     const std::size_t m64_tiles = rows_per_warpgroup / 64;
     const std::string mma = warpgroup_mma_function(shape.types, t.block_columns);
-    const std::string transposes = warpgroup_transposes(l.a, l.b);
+    const std::string transposes = warpgroup_transposes(shape.types, l.a, l.b);
 
     source_builder b;
     define_warpgroup_descriptor(b);
@@ -122,7 +131,7 @@ std::string generate_tile_map_kernel(const gemm_warpgroup_kernel& shape) {
            " % 2u));");
     b.line("const uint stage = aligned + slot * " + uint_literal(l.stage_bytes()) + ";");
     b.line("kiln_wgmma_fence();");
-    for (std::size_t kk = 0; kk < depth / 16; ++kk)
+    for (std::size_t kk = 0; kk < warpgroup_row_bytes / warpgroup_k_step_bytes; ++kk)
         for (std::size_t i = 0; i < m64_tiles; ++i)
             b.line(mma + "(d + " + std::to_string(i * registers) + ", " +
                    warpgroup_descriptor(l.a,
@@ -130,7 +139,7 @@ std::string generate_tile_map_kernel(const gemm_warpgroup_kernel& shape) {
                                             uint_literal(i * 64) + ")",
                                         kk) +
                    ", " + warpgroup_descriptor(l.b, "0u", kk) + ", " +
-                   (kk == 0 ? "(int)(tile != 0)" : "1") + ", " + transposes + ");");
+                   (kk == 0 ? "(int)(tile != 0)" : "1") + transposes + ");");
     b.line("kiln_wgmma_commit();");
     // The tile's products run on while this warp waits for the one before, whose stage it then
     // frees.
@@ -155,7 +164,7 @@ std::string generate_tile_map_kernel(const gemm_warpgroup_kernel& shape) {
 }
 
 /// The tile map of operand `x` whose block tile is `s`: the stored matrix (columns inner, then
-/// rows, then batch entries), boxes of 64 x outer elements.
+/// rows, then batch entries), boxes of one swizzled row x outer elements.
 tile_map operand_map(const gemm_operand& x, const swizzled_tile& s) {
     const std::uint64_t element = element_bytes(x.element);
     const std::uint64_t row_bytes = x.leading_dimension * element;
@@ -169,7 +178,7 @@ tile_map operand_map(const gemm_operand& x, const swizzled_tile& s) {
     r.strides_bytes = {
         std::max<std::uint64_t>(row_bytes, 16),
         batched ? x.batch_stride * element : std::max<std::uint64_t>(row_bytes * r.extents[1], 16)};
-    r.box = {static_cast<std::uint32_t>(box_inner), static_cast<std::uint32_t>(s.tile.outer), 1};
+    r.box = {static_cast<std::uint32_t>(box_inner(s)), static_cast<std::uint32_t>(s.tile.outer), 1};
     r.swizzle_bytes = warpgroup_row_bytes;
     return encode_tile_map(*x.storage, r);
 }

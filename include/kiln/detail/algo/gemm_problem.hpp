@@ -84,6 +84,8 @@ struct gemm_problem {
     double scale_a = 1.0, scale_b = 1.0;
     /// Float inputs may use TF32 tensor cores.
     bool allow_tf32 = false;
+    /// FP8 inputs may use FP8 tensor cores, whose sums keep fewer bits than float.
+    bool allow_float8_fast_accumulation = false;
     /// The user's epilogue, called on each alpha op(A) op(B) + beta C before it is stored
     /// (kiln/detail/algo/gemm_epilogue.hpp); none where null.
     const gemm_epilogue* epilogue = nullptr;
