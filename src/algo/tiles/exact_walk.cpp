@@ -23,7 +23,7 @@ void enter_fast_path(source_builder& b, const std::string& state, const std::str
     b.line("kiln_lo = 0.0;");
     b.line("kiln_size = fabs(kiln_hi);");
     // Elements above 2^52 times the lowest kept grid are on it.
-    b.line("kiln_on_grid = ldexp(1.0, 32 * kiln_acc.top - 1086);");
+    b.line("kiln_on_grid = kiln_pow2(32 * kiln_acc.top - 1086);");
     b.line("kiln_caught = " + next + ";");
 }
 
