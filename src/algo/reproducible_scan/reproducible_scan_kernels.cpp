@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstdint>
 #include <kiln/detail/group_collectives.hpp>
+#include <stdexcept>
 
 #include "algo/tiles/exact_walk.hpp"
 
@@ -15,6 +16,9 @@ namespace {
 /// Elements that whole runs add to an accumulator at once (exact_sum_add_several): as many as
 /// the reproducible sum's NVIDIA row adds (reduce_tuning.cpp); they divide the items.
 constexpr std::size_t added_at_once = 8;
+
+/// scoped_reproducible_scan_tiles' work-items and items.
+thread_local std::optional<std::pair<std::size_t, std::size_t>> forced_tiles;
 
 std::string combine(const std::string& a, const std::string& b) {
     return "kiln_exact_sum_combine(" + a + ", " + b + ")";
@@ -217,7 +221,10 @@ reproducible_scan_shape plan_reproducible_scan(const device_properties& dev, boo
                                   .double_values = double_values,
                                   .exclusive = exclusive,
                                   .expression = expression};
-    if (dev.type == device_type::cpu) {
+    if (forced_tiles) {
+        shape.group_size = forced_tiles->first;
+        shape.items = forced_tiles->second;
+    } else if (dev.type == device_type::cpu) {
         // A CPU's work-items are loops of one thread: one work-item per tile, no group scan.
         shape.group_size = 1;
         shape.items = 4096;
@@ -232,6 +239,19 @@ reproducible_scan_shape plan_reproducible_scan(const device_properties& dev, boo
            2 * shape.prefix_group_size * sizeof(exact_sum_state) > dev.local_memory_bytes)
         shape.prefix_group_size /= 2;
     return shape;
+}
+
+scoped_reproducible_scan_tiles::scoped_reproducible_scan_tiles(std::size_t group_size,
+                                                               std::size_t items)
+    : previous_(forced_tiles) {
+    if (!std::has_single_bit(group_size) || items == 0 || items % added_at_once != 0)
+        throw std::invalid_argument(
+            "scoped_reproducible_scan_tiles: a power of two of work-items, items a multiple of 8");
+    forced_tiles = std::pair{group_size, items};
+}
+
+scoped_reproducible_scan_tiles::~scoped_reproducible_scan_tiles() {
+    forced_tiles = previous_;
 }
 
 std::vector<kernel_description> reproducible_scan_kernels(const reproducible_scan_shape& shape) {

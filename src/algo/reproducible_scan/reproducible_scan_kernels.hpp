@@ -13,7 +13,9 @@
 #include <kiln/detail/kernel_description.hpp>
 #include <kiln/reproducible_reducers.hpp>
 #include <kiln/runtime/device.hpp>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kiln::detail {
@@ -42,6 +44,21 @@ struct reproducible_scan_shape {
 /// work-item of 4096 elements (PoCL, 2 cores, 2^24 floats: 256 x 8 took 486 ms).
 reproducible_scan_shape plan_reproducible_scan(const device_properties& dev, bool double_values,
                                                bool exclusive, const std::string& expression);
+
+/// Tests only: while alive, this thread's reproducible scans plan tiles of `group_size`
+/// work-items (a power of two) of `items` elements (a multiple of 8) on every device, still
+/// shrunk to its limits, so that a CPU runs a GPU's tile kernels (256 x 8) and small tiles make
+/// many tiles of small vectors.
+class scoped_reproducible_scan_tiles {
+  public:
+    scoped_reproducible_scan_tiles(std::size_t group_size, std::size_t items);
+    ~scoped_reproducible_scan_tiles();
+    scoped_reproducible_scan_tiles(const scoped_reproducible_scan_tiles&) = delete;
+    scoped_reproducible_scan_tiles& operator=(const scoped_reproducible_scan_tiles&) = delete;
+
+  private:
+    std::optional<std::pair<std::size_t, std::size_t>> previous_;
+};
 
 /// The scratch of one part: a state per tile (their exclusive prefixes after the second pass),
 /// then the part's total, which the next part starts from.
