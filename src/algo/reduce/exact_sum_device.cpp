@@ -39,19 +39,22 @@ std::string with_layout(std::string text) {
 // is left to round, so rounders there may be subnormal or zero. kiln_exact_split is the one
 // rounding of a value onto the three grids, which every adder shares.
 //
-// Grids and scales are powers of two built from their bits (kiln_pow2) and products with them,
-// exact wherever ldexp's result is exact (every value here is, or lies below half the smallest
-// subnormal, where both give 0): ldexp is a library call of a dozen instructions and branches on
-// GPUs, and a work-item of a scan's tile sets its bins up and flushes them once every 8 elements.
-// A bin's digits, its value over its grid 2^(32 (top - j) - 1074), take a scale up to 2^1138,
-// beyond a double: kiln_exact_digits multiplies twice by the root of 2^(1074 - 32 top), each
-// product exact (the first is a normal double, the second a whole number below 2^53).
+// Grids, rounders and scales are built from their bits (kiln_pow2 for 2^e, kiln_exact_rounder
+// for 1.5 2^e, exact as ldexp gives them: the exponents of rounders are 2 mod 32, and below
+// 2^-1073 only -1086's, which ldexp rounds to 0 too), where ldexp is a library call of a dozen
+// instructions and branches on GPUs and a work-item of a scan's tile sets its bins up and
+// flushes them once every 8 elements. Rounders take no multiply, which a compiler free to
+// contract could fuse with the add that uses them. A bin's digits, its value over its grid
+// 2^(32 (top - j) - 1074), take a scale up to 2^1138, beyond a double: kiln_exact_digits
+// multiplies twice by the root of 2^(1074 - 32 top), each product exact (the first is a normal
+// double, the second a whole number below 2^53), and converts.
 constexpr const char* accumulator_text = R"(double kiln_pow2(int e) {
     return e >= -1022 ? as_double((ulong)(e + 1023) << 52)
                       : e >= -1074 ? as_double(1UL << (e + 1074)) : 0.0;
 }
-double kiln_exact_rounder0(int top) {
-    return 1.5 * kiln_pow2(32 * top - 1022);
+double kiln_exact_rounder(int e) {
+    return e >= -1022 ? as_double((ulong)(e + 1023) << 52 | 0x0008000000000000UL)
+                      : e >= -1073 ? as_double(3UL << (e + 1073)) : 0.0;
 }
 long kiln_exact_digits(double bin, int top, double above) {
     const double root = kiln_pow2(537 - 16 * top);
@@ -71,9 +74,9 @@ void kiln_exact_split(double v, double rounder0, double rounder1, double rounder
 }
 void kiln_exact_set_top(kiln_exact_accumulator* a, int top) {
     a->top = top;
-    a->rounder0 = kiln_exact_rounder0(top);
-    a->rounder1 = a->rounder0 * 0x1p-32;
-    a->rounder2 = a->rounder1 * 0x1p-32;
+    a->rounder0 = kiln_exact_rounder(32 * top - 1022);
+    a->rounder1 = kiln_exact_rounder(32 * top - 1054);
+    a->rounder2 = kiln_exact_rounder(32 * top - 1086);
     a->limit = kiln_pow2(32 * top - 1043);
 }
 kiln_exact_accumulator kiln_exact_start(void) {
@@ -139,9 +142,9 @@ constexpr const char* state_of_text = R"(long4 kiln_exact_state_of(double v) {
     if (isinf(v)) return (long4)(0, 0, 0, v > 0.0 ? $PLUS_INFINITY : $MINUS_INFINITY);
     const int top = (ilogb(v) + 1075) / 32;
     if (top > 63) return (long4)(0, 0, 0, $OUT_OF_RANGE);
-    const double rounder0 = kiln_exact_rounder0(top), rounder1 = rounder0 * 0x1p-32;
     double q0, q1, q2;
-    kiln_exact_split(v, rounder0, rounder1, rounder1 * 0x1p-32, &q0, &q1, &q2);
+    kiln_exact_split(v, kiln_exact_rounder(32 * top - 1022), kiln_exact_rounder(32 * top - 1054),
+                     kiln_exact_rounder(32 * top - 1086), &q0, &q1, &q2);
     return (long4)(kiln_exact_digits(q0, top, 1.0), kiln_exact_digits(q1, top, 0x1p32),
                    kiln_exact_digits(q2, top, 0x1p64), (long)(top + 1));
 }
