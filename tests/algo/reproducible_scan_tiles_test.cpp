@@ -2,12 +2,14 @@
 // The reproducible scan's tile kernels in forced shapes on every device
 // (src/algo/reproducible_scan/): a GPU's tiles of 256 work-items of 8 elements, which PoCL
 // otherwise never runs (its CPU takes one work-item of 4096), and tiles of 4 x 8, whose many
-// tiles give the tile prefixes' work-items several each. Every shape gives the golden bits and
+// tiles give the tile prefixes' work-items several each; the group scans through sub-groups
+// where the device has them and through local memory. Every shape gives the golden bits and
 // each prefix rounded once, ties, in place and special values included.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <kiln/detail/algo/tuning.hpp>
 #include <kiln/kiln.hpp>
 #include <limits>
 #include <map>
@@ -69,6 +71,10 @@ TEST_P(reproducible_scan_tiles_test, forced_tiles_give_the_golden_bits) {
         const kiln::detail::scoped_reproducible_scan_tiles tiles(shape.first, shape.second);
         kiln::test::expect_golden(golden_scans(q, has_double()));
     }
+    // The group scans through local memory where the device would shuffle within sub-groups.
+    const kiln::detail::scoped_reproducible_scan_tiles tiles(256, 8);
+    const kiln::detail::scoped_local_memory_group_scans local;
+    kiln::test::expect_golden(golden_scans(q, has_double()));
 }
 
 TEST_P(reproducible_scan_tiles_test, forced_tiles_round_each_prefix_once) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <kiln/detail/algo/tuning.hpp>
 #include <kiln/detail/group_collectives.hpp>
 #include <stdexcept>
 
@@ -63,7 +64,8 @@ void write_tile_states(source_builder& b, const kernel_description& kernel,
                        const reproducible_scan_shape& shape,
                        const std::function<element_input(source_builder&)>& declare) {
     const element_input x = open_tile_kernel(b, kernel, shape, declare);
-    b.local_array("long4", "kiln_states", "KILN_EXACT_GROUP");
+    b.local_array("long4", "kiln_states",
+                  shape.sub_group_size == 0 ? "KILN_EXACT_GROUP" : "2 * KILN_EXACT_GROUP");
     b.line("const ulong kiln_end = min(kiln_begin + KILN_EXACT_TILE, n);");
     b.line("kiln_exact_accumulator kiln_acc = kiln_exact_start();");
     // Work-items read the tile in strides (coalesced): the order of additions shows in no bit.
@@ -88,9 +90,19 @@ void write_tile_states(source_builder& b, const kernel_description& kernel,
     b.line("kiln_exact_add(&kiln_acc, kiln_v);");
     b.close();
     b.close();
-    b.line("kiln_states[lid] = kiln_exact_state(&kiln_acc);");
-    group_collectives(b).reduce_in_place("kiln_states", "lid", "KILN_EXACT_GROUP", combine);
-    b.line("if (lid == 0) kiln_tile_states[get_group_id(0)] = kiln_states[0];");
+    group_collectives group(b, shape.sub_group_size, shape.target);
+    if (shape.sub_group_size == 0) {
+        b.line("kiln_states[lid] = kiln_exact_state(&kiln_acc);");
+        group.reduce_in_place("kiln_states", "lid", "KILN_EXACT_GROUP", combine);
+        b.line("if (lid == 0) kiln_tile_states[get_group_id(0)] = kiln_states[0];");
+    } else {
+        // Shuffles within sub-groups and two barriers, where the tree took a barrier a level;
+        // the last work-item's inclusive scan is the tile's state.
+        b.line("long4 kiln_mine = kiln_exact_state(&kiln_acc);");
+        group.inclusive_scan("kiln_states", "lid", "KILN_EXACT_GROUP", "kiln_mine", combine,
+                             "long4", 4);
+        b.line("if (lid == KILN_EXACT_GROUP - 1) kiln_tile_states[get_group_id(0)] = kiln_mine;");
+    }
     b.end_kernel();
 }
 
@@ -180,8 +192,9 @@ void write_tile_scan(source_builder& b, const kernel_description& kernel,
         "kiln_values[KILN_PAD(j)]);");
     b.close();
     b.line("long4 kiln_mine = kiln_exact_state(&kiln_acc);");
-    const std::string at = group_collectives(b).inclusive_scan(
-        "kiln_states", "lid", "KILN_EXACT_GROUP", "kiln_mine", combine, "long4");
+    const std::string at = group_collectives(b, shape.sub_group_size, shape.target)
+                               .inclusive_scan("kiln_states", "lid", "KILN_EXACT_GROUP",
+                                               "kiln_mine", combine, "long4", 4);
     b.line("long4 kiln_prefix = kiln_tile_states[get_group_id(0)];");
     b.line("if (lid > 0) kiln_prefix = " +
            combine("kiln_prefix", "kiln_states[" + at + " + lid - 1]") + ";");
@@ -210,7 +223,8 @@ std::size_t reproducible_scan_shape::local_bytes() const {
 std::string reproducible_scan_shape::key() const {
     return "reproducible scan " + std::string(double_values ? "double" : "float") +
            (exclusive ? " exclusive" : " inclusive") + " g" + std::to_string(group_size) + " i" +
-           std::to_string(items) + " p" + std::to_string(prefix_group_size) + " " + expression;
+           std::to_string(items) + " p" + std::to_string(prefix_group_size) + " s" +
+           std::to_string(sub_group_size) + " " + target.key() + " " + expression;
 }
 
 reproducible_scan_shape plan_reproducible_scan(const device_properties& dev, bool double_values,
@@ -218,6 +232,8 @@ reproducible_scan_shape plan_reproducible_scan(const device_properties& dev, boo
     reproducible_scan_shape shape{.group_size = 256,
                                   .items = 8,
                                   .prefix_group_size = 512,
+                                  .sub_group_size = 0,
+                                  .target = {},
                                   .double_values = double_values,
                                   .exclusive = exclusive,
                                   .expression = expression};
@@ -234,6 +250,8 @@ reproducible_scan_shape plan_reproducible_scan(const device_properties& dev, boo
     shape.group_size = std::min(shape.group_size, largest_group);
     while (shape.group_size > 1 && shape.local_bytes() > dev.local_memory_bytes)
         shape.group_size /= 2;
+    shape.target = plan_target(dev, shared_overrides_in_force());
+    shape.sub_group_size = group_scan_sub_group_size(shape.target, shape.group_size);
     shape.prefix_group_size = std::min(shape.prefix_group_size, largest_group);
     while (shape.prefix_group_size > 1 &&
            2 * shape.prefix_group_size * sizeof(exact_sum_state) > dev.local_memory_bytes)

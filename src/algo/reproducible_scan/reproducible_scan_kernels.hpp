@@ -11,6 +11,7 @@
 #include <functional>
 #include <kiln/detail/element_inputs.hpp>
 #include <kiln/detail/kernel_description.hpp>
+#include <kiln/detail/target_features.hpp>
 #include <kiln/reproducible_reducers.hpp>
 #include <kiln/runtime/device.hpp>
 #include <optional>
@@ -25,6 +26,10 @@ struct reproducible_scan_shape {
     /// Work-items per tile (a power of two), and the consecutive elements each walks (a
     /// multiple of 8); work-items of the tile prefixes' pass (a power of two).
     std::size_t group_size = 256, items = 8, prefix_group_size = 512;
+    /// The tile passes' group scans shuffle within sub-groups of this size where it is not 0
+    /// (group_scan_sub_group_size), in `target`'s vocabulary; otherwise through local memory.
+    std::size_t sub_group_size = 0;
+    target_features target{};
     bool double_values = false, exclusive = false;
     /// The input's node type (scan_call_input::expression).
     std::string expression;
@@ -33,7 +38,8 @@ struct reproducible_scan_shape {
     /// Local memory of the tile pass: the tile's values as doubles (a gap after each run), and
     /// the group scan's states.
     std::size_t local_bytes() const;
-    /// "reproducible scan float inclusive g256 i8 p512 <expression>", for the program cache.
+    /// "reproducible scan float inclusive g256 i8 p512 s32 <target> <expression>", for the
+    /// program cache.
     std::string key() const;
 };
 
