@@ -166,6 +166,13 @@ void write_tile_scan(source_builder& b, const kernel_description& kernel,
                      const std::function<element_input(source_builder&)>& declare) {
     const element_input x = open_tile_kernel(b, kernel, shape, declare);
     b.local_array("double", "kiln_values", "KILN_EXACT_TILE + KILN_EXACT_TILE / KILN_EXACT_ITEMS");
+    // The prefixes are staged in local memory and written coalesced: a work-item's run of
+    // consecutive elements stored directly made each store instruction of a sub-group touch a
+    // sector per work-item. Doubles' walk reads each element once, before its prefix, and
+    // stages the prefixes in place; floats' walk reads its elements again when it turns exact.
+    const std::string staged = shape.double_values ? "kiln_values" : "kiln_prefixes";
+    if (!shape.double_values)
+        b.local_array("float", staged, "KILN_EXACT_TILE + KILN_EXACT_TILE / KILN_EXACT_ITEMS");
     b.local_array("long4", "kiln_states", "2 * KILN_EXACT_GROUP");
     b.line("const uint kiln_count = (uint)min((ulong)KILN_EXACT_TILE, n - kiln_begin);");
     // The tile in local memory, read coalesced, so that each work-item can walk its own run of
@@ -207,17 +214,24 @@ void write_tile_scan(source_builder& b, const kernel_description& kernel,
          .last = "kiln_last",
          .element = [](const std::string& i) { return "kiln_values[KILN_PAD(" + i + ")]"; },
          .store =
-             [](const std::string& j, const std::string& value) {
-                 return "out[kiln_begin + " + j + "] = " + value + ";";
-             }},
+             [&](const std::string& j, const std::string& value) {
+                 return staged + "[KILN_PAD(" + j + ")] = " + value + ";";
+             },
+         .rereadable = !shape.double_values},
         "kiln_prefix", shape.double_values, shape.exclusive);
+    b.local_barrier();
+    b.open("for (uint j = lid; j < kiln_count; j += KILN_EXACT_GROUP)");
+    b.line("out[kiln_begin + j] = " + staged + "[KILN_PAD(j)];");
+    b.close();
     b.end_kernel();
 }
 
 }  // namespace
 
 std::size_t reproducible_scan_shape::local_bytes() const {
-    return (tile_size() + group_size) * sizeof(double) + 2 * group_size * sizeof(exact_sum_state);
+    const std::size_t staged = double_values ? 0 : sizeof(float);
+    return (tile_size() + group_size) * (sizeof(double) + staged) +
+           2 * group_size * sizeof(exact_sum_state);
 }
 
 std::string reproducible_scan_shape::key() const {

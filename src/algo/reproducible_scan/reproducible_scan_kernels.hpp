@@ -35,19 +35,20 @@ struct reproducible_scan_shape {
     std::string expression;
 
     std::size_t tile_size() const { return group_size * items; }
-    /// Local memory of the tile pass: the tile's values as doubles (a gap after each run), and
-    /// the group scan's states.
+    /// Local memory of the tile pass: the tile's values as doubles (a gap after each run), float
+    /// outputs' prefixes beside them (doubles' take their values' place), and the group scan's
+    /// states.
     std::size_t local_bytes() const;
     /// "reproducible scan float inclusive g256 i8 p512 s32 <target> <expression>", for the
     /// program cache.
     std::string key() const;
 };
 
-/// The shape for `dev`: tiles of 256 work-items of 8 elements (the tile pass's 34 KiB of local
-/// memory fit every GPU kiln meets; H200, 2^28 floats: 128 work-items of 32 elements took as
-/// long under CUDA and 1.5x as long under NVIDIA OpenCL), and 512 work-items for the tiles'
-/// prefixes; fewer where the device's groups or local memory are smaller. CPUs: tiles of one
-/// work-item of 4096 elements (PoCL, 2 cores, 2^24 floats: 256 x 8 took 486 ms).
+/// The shape for `dev`: tiles of 256 work-items of 8 elements (the tile pass's 43 KiB of local
+/// memory for floats, 34 KiB for doubles, fit every GPU kiln meets; H200, 2^28 floats: 128
+/// work-items of 32 elements took as long under CUDA and 1.5x as long under NVIDIA OpenCL), and 512
+/// work-items for the tiles' prefixes; fewer where the device's groups or local memory are smaller.
+/// CPUs: tiles of one work-item of 4096 elements (PoCL, 2 cores, 2^24 floats: 256 x 8 took 486 ms).
 reproducible_scan_shape plan_reproducible_scan(const device_properties& dev, bool double_values,
                                                bool exclusive, const std::string& expression);
 
