@@ -152,8 +152,10 @@ constexpr const char* state_of_text = R"(long4 kiln_exact_state_of(double v) {
 
 // kiln_exact_round is round_exact_sum's twin: the digits as one 128-bit integer in two's
 // complement (hi, lo), its magnitude cut to the bits the type keeps at that exponent, then
-// rounded to nearest, ties to even, by the first bit dropped and those below it. Its NaN has the
-// host's bits (devices' NAN macros differ: PoCL's is 0x7fffffff).
+// rounded to nearest, ties to even, by the first bit dropped and those below it; the kept bits
+// are then scaled by 2^k (kiln_scale: k from -1138, two factors, the first product a normal
+// double and the second the result, exact by construction, or an overflow to infinity as ldexp
+// gives it). Its NaN has the host's bits (devices' NAN macros differ: PoCL's is 0x7fffffff).
 constexpr const char* rounding_text = R"(long4 kiln_exact_peek(const kiln_exact_accumulator* a) {
     return (long4)(a->digits0 + kiln_exact_digits(a->bin0, a->top, 1.0),
                    a->digits1 + kiln_exact_digits(a->bin1, a->top, 0x1p32),
