@@ -6,8 +6,9 @@
 // (run_to_run) and in reproducible mode, on the same data in one run, with CUB's DeviceReduce::Sum
 // beside them on CUDA devices (run-to-run, and gpu_to_gpu where the CUB has it).
 //
-//     reproducible_bench [log2(n) [segments]]   (default 28 on GPUs, 24 on CPUs; KILN_DEVICE picks
-//                                               devices; segments: those rows alone)
+//     reproducible_bench [log2(n) [segments|scans]]   (default 28 on GPUs, 24 on CPUs;
+//                                                     KILN_DEVICE picks devices; segments,
+//                                                     scans: those rows alone)
 //
 // Each row gives the device time of a call's kernels (the best of 20 calls, as CUDA events time
 // CUB's) and the wall time per call (best of batches, host fold included), as bandwidth and as a
@@ -197,6 +198,19 @@ void matrix_product(const kiln::device& dev, std::size_t size, const std::string
 
 }  // namespace
 
+/// The inclusive scans of `x` (floats) and of n/2 doubles; each reads one vector and writes
+/// another: the bytes of both.
+void scans(const kiln::device& dev, const std::vector<float>& x, double bound) {
+    using floats = std::vector<std::optional<kiln::vector<float>>>;
+    compare<float>(dev, "inclusive_scan float", {x, x}, bound,
+                   [](const floats& v) { kiln::inclusive_scan(*v[0], *v[1]); });
+    if (!dev.properties().double_precision) return;
+    const std::vector<double> xd = values<double>(x.size() / 2, 3);
+    using doubles = std::vector<std::optional<kiln::vector<double>>>;
+    compare<double>(dev, "inclusive_scan double (n/2)", {xd, xd}, bound,
+                    [](const doubles& v) { kiln::inclusive_scan(*v[0], *v[1]); });
+}
+
 int main(int argc, char** argv) {
     for (const kiln::device& dev : kiln::bench::devices_chosen()) {
         const int log2_n = argc > 1 ? std::atoi(argv[1]) : (dev.is_cpu() ? 24 : 28);
@@ -213,6 +227,10 @@ int main(int argc, char** argv) {
             continue;
         }
         const std::vector<std::vector<float>> x = {values<float>(n, 1)};
+        if (only == "scans") {  // the scans' rows alone
+            scans(dev, x[0], bound);
+            continue;
+        }
         const std::vector<std::vector<float>> xy = {x[0], values<float>(n, 2)};
         using floats = std::vector<std::optional<kiln::vector<float>>>;
         compare<float>(dev, "sum float", x, bound, [](const floats& v) { (void)kiln::sum(*v[0]); });
@@ -220,17 +238,12 @@ int main(int argc, char** argv) {
                        [](const floats& v) { (void)kiln::sum(*v[0] * *v[1]); });
         compare<float>(dev, "minimum float", x, bound,
                        [](const floats& v) { (void)kiln::minimum(*v[0]); });
-        // Scans read one vector and write another: the bytes of both.
-        compare<float>(dev, "inclusive_scan float", {x[0], x[0]}, bound,
-                       [](const floats& v) { kiln::inclusive_scan(*v[0], *v[1]); });
         if (dev.properties().double_precision) {
-            const std::vector<std::vector<double>> xd = {values<double>(n / 2, 3)};
             using doubles = std::vector<std::optional<kiln::vector<double>>>;
-            compare<double>(dev, "sum double (n/2)", xd, bound,
+            compare<double>(dev, "sum double (n/2)", {values<double>(n / 2, 3)}, bound,
                             [](const doubles& v) { (void)kiln::sum(*v[0]); });
-            compare<double>(dev, "inclusive_scan double (n/2)", {xd[0], xd[0]}, bound,
-                            [](const doubles& v) { kiln::inclusive_scan(*v[0], *v[1]); });
         }
+        scans(dev, x[0], bound);
         sparse_product(dev, n, bound);
         segments(dev, n, bound);
         const std::size_t size = dev.is_cpu() ? 512 : 4096;

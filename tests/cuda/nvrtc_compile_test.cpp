@@ -427,11 +427,23 @@ TEST_F(NvrtcCompile, ReproducibleScansCompile) {
     };
     for (const bool exclusive : {false, true})
         for (const bool double_values : {false, true}) {
-            const kiln::detail::reproducible_scan_shape shape{
+            kiln::detail::reproducible_scan_shape shape{
                 .double_values = double_values, .exclusive = exclusive, .expression = "x"};
             const std::string source = kiln::detail::write_reproducible_scan_program(shape, plain);
             EXPECT_NE(source.find("FP_CONTRACT OFF"), std::string::npos) << source;
             expect_cubin(compile({source}));
+            // The group scans' shuffles within warps, as a CUDA device plans them
+            // (target_features_for).
+            shape.target = {.vocabulary = vocabulary_target::cuda_prelude,
+                            .ballot = true,
+                            .shuffles = true,
+                            .device_fence = true,
+                            .sub_group_size = 32};
+            shape.sub_group_size = 32;
+            const std::string shuffled =
+                kiln::detail::write_reproducible_scan_program(shape, plain);
+            EXPECT_NE(shuffled.find("kiln_shuffle_up_64"), std::string::npos) << shuffled;
+            expect_cubin(compile({shuffled}));
         }
 }
 

@@ -38,7 +38,29 @@ std::string with_layout(std::string text) {
 // before it could leave 53 bits; then the flush moves it into 64-bit digits. Below bin 0 nothing
 // is left to round, so rounders there may be subnormal or zero. kiln_exact_split is the one
 // rounding of a value onto the three grids, which every adder shares.
-constexpr const char* accumulator_text = R"(typedef struct {
+//
+// Grids, rounders and scales are built from their bits (kiln_pow2 for 2^e, kiln_exact_rounder
+// for 1.5 2^e, exact as ldexp gives them: the exponents of rounders are 2 mod 32, and below
+// 2^-1073 only -1086's, which ldexp rounds to 0 too), where ldexp is a library call of a dozen
+// instructions and branches on GPUs and a work-item of a scan's tile sets its bins up and
+// flushes them once every 8 elements. Rounders take no multiply, which a compiler free to
+// contract could fuse with the add that uses them. A bin's digits, its value over its grid
+// 2^(32 (top - j) - 1074), take a scale up to 2^1138, beyond a double: kiln_exact_digits
+// multiplies twice by the root of 2^(1074 - 32 top), each product exact (the first is a normal
+// double, the second a whole number below 2^53), and converts.
+constexpr const char* accumulator_text = R"(double kiln_pow2(int e) {
+    return e >= -1022 ? as_double((ulong)(e + 1023) << 52)
+                      : e >= -1074 ? as_double(1UL << (e + 1074)) : 0.0;
+}
+double kiln_exact_rounder(int e) {
+    return e >= -1022 ? as_double((ulong)(e + 1023) << 52 | 0x0008000000000000UL)
+                      : e >= -1073 ? as_double(3UL << (e + 1073)) : 0.0;
+}
+long kiln_exact_digits(double bin, int top, double above) {
+    const double root = kiln_pow2(537 - 16 * top);
+    return (long)((bin * root) * (root * above));
+}
+typedef struct {
     double bin0, bin1, bin2, rounder0, rounder1, rounder2, limit;
     long digits0, digits1, digits2;
     int top, count, flags;
@@ -52,10 +74,10 @@ void kiln_exact_split(double v, double rounder0, double rounder1, double rounder
 }
 void kiln_exact_set_top(kiln_exact_accumulator* a, int top) {
     a->top = top;
-    a->rounder0 = ldexp(1.5, 32 * top - 1022);
-    a->rounder1 = ldexp(1.5, 32 * top - 1054);
-    a->rounder2 = ldexp(1.5, 32 * top - 1086);
-    a->limit = ldexp(1.0, 32 * top - 1043);
+    a->rounder0 = kiln_exact_rounder(32 * top - 1022);
+    a->rounder1 = kiln_exact_rounder(32 * top - 1054);
+    a->rounder2 = kiln_exact_rounder(32 * top - 1086);
+    a->limit = kiln_pow2(32 * top - 1043);
 }
 kiln_exact_accumulator kiln_exact_start(void) {
     kiln_exact_accumulator a;
@@ -66,9 +88,9 @@ kiln_exact_accumulator kiln_exact_start(void) {
     return a;
 }
 void kiln_exact_flush(kiln_exact_accumulator* a) {
-    a->digits0 += (long)ldexp(a->bin0, 1074 - 32 * a->top);
-    a->digits1 += (long)ldexp(a->bin1, 1106 - 32 * a->top);
-    a->digits2 += (long)ldexp(a->bin2, 1138 - 32 * a->top);
+    a->digits0 += kiln_exact_digits(a->bin0, a->top, 1.0);
+    a->digits1 += kiln_exact_digits(a->bin1, a->top, 0x1p32);
+    a->digits2 += kiln_exact_digits(a->bin2, a->top, 0x1p64);
     a->bin0 = 0.0; a->bin1 = 0.0; a->bin2 = 0.0;
     a->count = 0;
 }
@@ -121,21 +143,23 @@ constexpr const char* state_of_text = R"(long4 kiln_exact_state_of(double v) {
     const int top = (ilogb(v) + 1075) / 32;
     if (top > 63) return (long4)(0, 0, 0, $OUT_OF_RANGE);
     double q0, q1, q2;
-    kiln_exact_split(v, ldexp(1.5, 32 * top - 1022), ldexp(1.5, 32 * top - 1054),
-                     ldexp(1.5, 32 * top - 1086), &q0, &q1, &q2);
-    return (long4)((long)ldexp(q0, 1074 - 32 * top), (long)ldexp(q1, 1106 - 32 * top),
-                   (long)ldexp(q2, 1138 - 32 * top), (long)(top + 1));
+    kiln_exact_split(v, kiln_exact_rounder(32 * top - 1022), kiln_exact_rounder(32 * top - 1054),
+                     kiln_exact_rounder(32 * top - 1086), &q0, &q1, &q2);
+    return (long4)(kiln_exact_digits(q0, top, 1.0), kiln_exact_digits(q1, top, 0x1p32),
+                   kiln_exact_digits(q2, top, 0x1p64), (long)(top + 1));
 }
 )";
 
 // kiln_exact_round is round_exact_sum's twin: the digits as one 128-bit integer in two's
 // complement (hi, lo), its magnitude cut to the bits the type keeps at that exponent, then
-// rounded to nearest, ties to even, by the first bit dropped and those below it. Its NaN has the
-// host's bits (devices' NAN macros differ: PoCL's is 0x7fffffff).
+// rounded to nearest, ties to even, by the first bit dropped and those below it; the kept bits
+// are then scaled by 2^k (kiln_scale: k from -1138, two factors, the first product a normal
+// double and the second the result, exact by construction, or an overflow to infinity as ldexp
+// gives it). Its NaN has the host's bits (devices' NAN macros differ: PoCL's is 0x7fffffff).
 constexpr const char* rounding_text = R"(long4 kiln_exact_peek(const kiln_exact_accumulator* a) {
-    return (long4)(a->digits0 + (long)ldexp(a->bin0, 1074 - 32 * a->top),
-                   a->digits1 + (long)ldexp(a->bin1, 1106 - 32 * a->top),
-                   a->digits2 + (long)ldexp(a->bin2, 1138 - 32 * a->top),
+    return (long4)(a->digits0 + kiln_exact_digits(a->bin0, a->top, 1.0),
+                   a->digits1 + kiln_exact_digits(a->bin1, a->top, 0x1p32),
+                   a->digits2 + kiln_exact_digits(a->bin2, a->top, 0x1p64),
                    (long)(a->top + 1) | (long)a->flags);
 }
 kiln_exact_accumulator kiln_exact_resume(long4 s) {
@@ -145,6 +169,10 @@ kiln_exact_accumulator kiln_exact_resume(long4 s) {
     a.digits0 = s.x; a.digits1 = s.y; a.digits2 = s.z;
     a.flags = (int)(s.w & ~$TOPL);
     return a;
+}
+double kiln_scale(double m, int k) {
+    const int h = k / 2;
+    return (m * kiln_pow2(h)) * kiln_pow2(k - h);
 }
 int kiln_bit128(ulong hi, ulong lo, int k) {
     return (int)((k < 64 ? lo >> k : hi >> (k - 64)) & 1UL);
@@ -184,7 +212,7 @@ double kiln_exact_round(long4 s, int precision, int lowest_normal) {
     const int dropped = h + 1 - kept;
     double magnitude = 0.0;
     if (dropped <= 0) {
-        magnitude = ldexp((double)lo, scale);
+        magnitude = kiln_scale((double)lo, scale);
     } else if (dropped <= 128) {
         ulong mantissa = dropped >= 128 ? 0UL
                          : dropped >= 64 ? mhi >> (dropped - 64)
@@ -192,7 +220,7 @@ double kiln_exact_round(long4 s, int precision, int lowest_normal) {
         if (kiln_bit128(mhi, lo, dropped - 1) &&
             (kiln_any_below128(mhi, lo, dropped - 1) || (mantissa & 1UL) != 0UL))
             ++mantissa;
-        magnitude = ldexp((double)mantissa, scale + dropped);
+        magnitude = kiln_scale((double)mantissa, scale + dropped);
     }
     return negative ? -magnitude : magnitude;
 }

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <kiln/detail/algo/tuning.hpp>
 #include <kiln/detail/group_collectives.hpp>
+#include <stdexcept>
 
 #include "algo/tiles/exact_walk.hpp"
 
@@ -15,6 +17,9 @@ namespace {
 /// Elements that whole runs add to an accumulator at once (exact_sum_add_several): as many as
 /// the reproducible sum's NVIDIA row adds (reduce_tuning.cpp); they divide the items.
 constexpr std::size_t added_at_once = 8;
+
+/// scoped_reproducible_scan_tiles' work-items and items.
+thread_local std::optional<std::pair<std::size_t, std::size_t>> forced_tiles;
 
 std::string combine(const std::string& a, const std::string& b) {
     return "kiln_exact_sum_combine(" + a + ", " + b + ")";
@@ -59,7 +64,8 @@ void write_tile_states(source_builder& b, const kernel_description& kernel,
                        const reproducible_scan_shape& shape,
                        const std::function<element_input(source_builder&)>& declare) {
     const element_input x = open_tile_kernel(b, kernel, shape, declare);
-    b.local_array("long4", "kiln_states", "KILN_EXACT_GROUP");
+    b.local_array("long4", "kiln_states",
+                  shape.sub_group_size == 0 ? "KILN_EXACT_GROUP" : "2 * KILN_EXACT_GROUP");
     b.line("const ulong kiln_end = min(kiln_begin + KILN_EXACT_TILE, n);");
     b.line("kiln_exact_accumulator kiln_acc = kiln_exact_start();");
     // Work-items read the tile in strides (coalesced): the order of additions shows in no bit.
@@ -84,9 +90,19 @@ void write_tile_states(source_builder& b, const kernel_description& kernel,
     b.line("kiln_exact_add(&kiln_acc, kiln_v);");
     b.close();
     b.close();
-    b.line("kiln_states[lid] = kiln_exact_state(&kiln_acc);");
-    group_collectives(b).reduce_in_place("kiln_states", "lid", "KILN_EXACT_GROUP", combine);
-    b.line("if (lid == 0) kiln_tile_states[get_group_id(0)] = kiln_states[0];");
+    group_collectives group(b, shape.sub_group_size, shape.target);
+    if (shape.sub_group_size == 0) {
+        b.line("kiln_states[lid] = kiln_exact_state(&kiln_acc);");
+        group.reduce_in_place("kiln_states", "lid", "KILN_EXACT_GROUP", combine);
+        b.line("if (lid == 0) kiln_tile_states[get_group_id(0)] = kiln_states[0];");
+    } else {
+        // Shuffles within sub-groups and two barriers, where the tree took a barrier a level;
+        // the last work-item's inclusive scan is the tile's state.
+        b.line("long4 kiln_mine = kiln_exact_state(&kiln_acc);");
+        group.inclusive_scan("kiln_states", "lid", "KILN_EXACT_GROUP", "kiln_mine", combine,
+                             "long4", 4);
+        b.line("if (lid == KILN_EXACT_GROUP - 1) kiln_tile_states[get_group_id(0)] = kiln_mine;");
+    }
     b.end_kernel();
 }
 
@@ -150,6 +166,13 @@ void write_tile_scan(source_builder& b, const kernel_description& kernel,
                      const std::function<element_input(source_builder&)>& declare) {
     const element_input x = open_tile_kernel(b, kernel, shape, declare);
     b.local_array("double", "kiln_values", "KILN_EXACT_TILE + KILN_EXACT_TILE / KILN_EXACT_ITEMS");
+    // The prefixes are staged in local memory and written coalesced: a work-item's run of
+    // consecutive elements stored directly made each store instruction of a sub-group touch a
+    // sector per work-item. Doubles' walk reads each element once, before its prefix, and
+    // stages the prefixes in place; floats' walk reads its elements again when it turns exact.
+    const std::string staged = shape.double_values ? "kiln_values" : "kiln_prefixes";
+    if (!shape.double_values)
+        b.local_array("float", staged, "KILN_EXACT_TILE + KILN_EXACT_TILE / KILN_EXACT_ITEMS");
     b.local_array("long4", "kiln_states", "2 * KILN_EXACT_GROUP");
     b.line("const uint kiln_count = (uint)min((ulong)KILN_EXACT_TILE, n - kiln_begin);");
     // The tile in local memory, read coalesced, so that each work-item can walk its own run of
@@ -176,8 +199,9 @@ void write_tile_scan(source_builder& b, const kernel_description& kernel,
         "kiln_values[KILN_PAD(j)]);");
     b.close();
     b.line("long4 kiln_mine = kiln_exact_state(&kiln_acc);");
-    const std::string at = group_collectives(b).inclusive_scan(
-        "kiln_states", "lid", "KILN_EXACT_GROUP", "kiln_mine", combine, "long4");
+    const std::string at = group_collectives(b, shape.sub_group_size, shape.target)
+                               .inclusive_scan("kiln_states", "lid", "KILN_EXACT_GROUP",
+                                               "kiln_mine", combine, "long4", 4);
     b.line("long4 kiln_prefix = kiln_tile_states[get_group_id(0)];");
     b.line("if (lid > 0) kiln_prefix = " +
            combine("kiln_prefix", "kiln_states[" + at + " + lid - 1]") + ";");
@@ -190,23 +214,31 @@ void write_tile_scan(source_builder& b, const kernel_description& kernel,
          .last = "kiln_last",
          .element = [](const std::string& i) { return "kiln_values[KILN_PAD(" + i + ")]"; },
          .store =
-             [](const std::string& j, const std::string& value) {
-                 return "out[kiln_begin + " + j + "] = " + value + ";";
-             }},
+             [&](const std::string& j, const std::string& value) {
+                 return staged + "[KILN_PAD(" + j + ")] = " + value + ";";
+             },
+         .rereadable = !shape.double_values},
         "kiln_prefix", shape.double_values, shape.exclusive);
+    b.local_barrier();
+    b.open("for (uint j = lid; j < kiln_count; j += KILN_EXACT_GROUP)");
+    b.line("out[kiln_begin + j] = " + staged + "[KILN_PAD(j)];");
+    b.close();
     b.end_kernel();
 }
 
 }  // namespace
 
 std::size_t reproducible_scan_shape::local_bytes() const {
-    return (tile_size() + group_size) * sizeof(double) + 2 * group_size * sizeof(exact_sum_state);
+    const std::size_t staged = double_values ? 0 : sizeof(float);
+    return (tile_size() + group_size) * (sizeof(double) + staged) +
+           2 * group_size * sizeof(exact_sum_state);
 }
 
 std::string reproducible_scan_shape::key() const {
     return "reproducible scan " + std::string(double_values ? "double" : "float") +
            (exclusive ? " exclusive" : " inclusive") + " g" + std::to_string(group_size) + " i" +
-           std::to_string(items) + " p" + std::to_string(prefix_group_size) + " " + expression;
+           std::to_string(items) + " p" + std::to_string(prefix_group_size) + " s" +
+           std::to_string(sub_group_size) + " " + target.key() + " " + expression;
 }
 
 reproducible_scan_shape plan_reproducible_scan(const device_properties& dev, bool double_values,
@@ -214,10 +246,15 @@ reproducible_scan_shape plan_reproducible_scan(const device_properties& dev, boo
     reproducible_scan_shape shape{.group_size = 256,
                                   .items = 8,
                                   .prefix_group_size = 512,
+                                  .sub_group_size = 0,
+                                  .target = {},
                                   .double_values = double_values,
                                   .exclusive = exclusive,
                                   .expression = expression};
-    if (dev.type == device_type::cpu) {
+    if (forced_tiles) {
+        shape.group_size = forced_tiles->first;
+        shape.items = forced_tiles->second;
+    } else if (dev.type == device_type::cpu) {
         // A CPU's work-items are loops of one thread: one work-item per tile, no group scan.
         shape.group_size = 1;
         shape.items = 4096;
@@ -227,11 +264,26 @@ reproducible_scan_shape plan_reproducible_scan(const device_properties& dev, boo
     shape.group_size = std::min(shape.group_size, largest_group);
     while (shape.group_size > 1 && shape.local_bytes() > dev.local_memory_bytes)
         shape.group_size /= 2;
+    shape.target = plan_target(dev, shared_overrides_in_force());
+    shape.sub_group_size = group_scan_sub_group_size(shape.target, shape.group_size);
     shape.prefix_group_size = std::min(shape.prefix_group_size, largest_group);
     while (shape.prefix_group_size > 1 &&
            2 * shape.prefix_group_size * sizeof(exact_sum_state) > dev.local_memory_bytes)
         shape.prefix_group_size /= 2;
     return shape;
+}
+
+scoped_reproducible_scan_tiles::scoped_reproducible_scan_tiles(std::size_t group_size,
+                                                               std::size_t items)
+    : previous_(forced_tiles) {
+    if (!std::has_single_bit(group_size) || items == 0 || items % added_at_once != 0)
+        throw std::invalid_argument(
+            "scoped_reproducible_scan_tiles: a power of two of work-items, items a multiple of 8");
+    forced_tiles = std::pair{group_size, items};
+}
+
+scoped_reproducible_scan_tiles::~scoped_reproducible_scan_tiles() {
+    forced_tiles = previous_;
 }
 
 std::vector<kernel_description> reproducible_scan_kernels(const reproducible_scan_shape& shape) {

@@ -11,9 +11,12 @@
 #include <functional>
 #include <kiln/detail/element_inputs.hpp>
 #include <kiln/detail/kernel_description.hpp>
+#include <kiln/detail/target_features.hpp>
 #include <kiln/reproducible_reducers.hpp>
 #include <kiln/runtime/device.hpp>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kiln::detail {
@@ -23,25 +26,46 @@ struct reproducible_scan_shape {
     /// Work-items per tile (a power of two), and the consecutive elements each walks (a
     /// multiple of 8); work-items of the tile prefixes' pass (a power of two).
     std::size_t group_size = 256, items = 8, prefix_group_size = 512;
+    /// The tile passes' group scans shuffle within sub-groups of this size where it is not 0
+    /// (group_scan_sub_group_size), in `target`'s vocabulary; otherwise through local memory.
+    std::size_t sub_group_size = 0;
+    target_features target{};
     bool double_values = false, exclusive = false;
     /// The input's node type (scan_call_input::expression).
     std::string expression;
 
     std::size_t tile_size() const { return group_size * items; }
-    /// Local memory of the tile pass: the tile's values as doubles (a gap after each run), and
-    /// the group scan's states.
+    /// Local memory of the tile pass: the tile's values as doubles (a gap after each run), float
+    /// outputs' prefixes beside them (doubles' take their values' place), and the group scan's
+    /// states.
     std::size_t local_bytes() const;
-    /// "reproducible scan float inclusive g256 i8 p512 <expression>", for the program cache.
+    /// "reproducible scan float inclusive g256 i8 p512 s32 <target> <expression>", for the
+    /// program cache.
     std::string key() const;
 };
 
-/// The shape for `dev`: tiles of 256 work-items of 8 elements (the tile pass's 34 KiB of local
-/// memory fit every GPU kiln meets; H200, 2^28 floats: 128 work-items of 32 elements took as
-/// long under CUDA and 1.5x as long under NVIDIA OpenCL), and 512 work-items for the tiles'
-/// prefixes; fewer where the device's groups or local memory are smaller. CPUs: tiles of one
-/// work-item of 4096 elements (PoCL, 2 cores, 2^24 floats: 256 x 8 took 486 ms).
+/// The shape for `dev`: tiles of 256 work-items of 8 elements (the tile pass's 43 KiB of local
+/// memory for floats, 34 KiB for doubles, fit every GPU kiln meets; H200, 2^28 floats: 128
+/// work-items of 32 elements took as long under CUDA and 1.5x as long under NVIDIA OpenCL), and 512
+/// work-items for the tiles' prefixes; fewer where the device's groups or local memory are smaller.
+/// CPUs: tiles of one work-item of 4096 elements (PoCL, 2 cores, 2^24 floats: 256 x 8 took 486 ms).
 reproducible_scan_shape plan_reproducible_scan(const device_properties& dev, bool double_values,
                                                bool exclusive, const std::string& expression);
+
+/// Tests only: while alive, this thread's reproducible scans plan tiles of `group_size`
+/// work-items (a power of two) of `items` elements (a multiple of 8) on every device, still
+/// shrunk to its limits, so that a CPU runs a GPU's tile kernels (256 x 8) and small tiles make
+/// many tiles of small vectors.
+class scoped_reproducible_scan_tiles {
+  public:
+    scoped_reproducible_scan_tiles(std::size_t group_size, std::size_t items);
+    ~scoped_reproducible_scan_tiles();
+    scoped_reproducible_scan_tiles(const scoped_reproducible_scan_tiles&) = delete;
+    scoped_reproducible_scan_tiles& operator=(const scoped_reproducible_scan_tiles&) = delete;
+
+  private:
+    std::optional<std::pair<std::size_t, std::size_t>> previous_;
+};
 
 /// The scratch of one part: a state per tile (their exclusive prefixes after the second pass),
 /// then the part's total, which the next part starts from.

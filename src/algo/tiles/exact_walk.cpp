@@ -23,7 +23,7 @@ void enter_fast_path(source_builder& b, const std::string& state, const std::str
     b.line("kiln_lo = 0.0;");
     b.line("kiln_size = fabs(kiln_hi);");
     // Elements above 2^52 times the lowest kept grid are on it.
-    b.line("kiln_on_grid = ldexp(1.0, 32 * kiln_acc.top - 1086);");
+    b.line("kiln_on_grid = kiln_pow2(32 * kiln_acc.top - 1086);");
     b.line("kiln_caught = " + next + ";");
 }
 
@@ -89,8 +89,14 @@ void emit(source_builder& b, const exact_walk_run& run, bool double_values, bool
     b.open("if (kiln_fast)");
     b.line("kiln_f = (float)(kiln_hi + kiln_lo);");
     b.line("const double kiln_fd = (double)kiln_f;");
-    b.line("const double kiln_below = (kiln_fd + (double)nextafter(kiln_f, -INFINITY)) * 0.5;");
-    b.line("const double kiln_above = (kiln_fd + (double)nextafter(kiln_f, INFINITY)) * 0.5;");
+    // The float's neighbours from its bits, one step either way (nextafter is a library call):
+    // right for every finite nonzero float, the only ones that can be certain.
+    b.line("const uint kiln_bits = as_uint(kiln_f);");
+    b.line("const uint kiln_away = kiln_bits + 1u, kiln_toward = kiln_bits - 1u;");
+    b.line("const float kiln_down = as_float(kiln_f > 0.0f ? kiln_toward : kiln_away);");
+    b.line("const float kiln_up = as_float(kiln_f > 0.0f ? kiln_away : kiln_toward);");
+    b.line("const double kiln_below = (kiln_fd + (double)kiln_down) * 0.5;");
+    b.line("const double kiln_above = (kiln_fd + (double)kiln_up) * 0.5;");
     b.line("const double kiln_margin = kiln_size * 0x1p-48 + 0x1p-1060;");
     b.line("kiln_certain = kiln_f != 0.0f && fabs(kiln_fd) < 0x1p127 &&");
     b.line("    (kiln_hi - kiln_below) + kiln_lo > kiln_margin &&");
