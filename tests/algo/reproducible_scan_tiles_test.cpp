@@ -28,10 +28,7 @@ using kiln::test::are_rounded_once;
 using kiln::test::digest_bits;
 using kiln::test::exact_prefixes;
 
-class reproducible_scan_tiles_test : public kiln::test::device_queue_test {
-  protected:
-    kiln::scoped_determinism reproducible{kiln::determinism::reproducible};
-};
+class reproducible_scan_tiles_test : public kiln::test::reproducible_device_test {};
 
 /// Tiles of a GPU, and small tiles: (work-items, items).
 const std::vector<std::pair<std::size_t, std::size_t>> forced_shapes{{256, 8}, {4, 8}};

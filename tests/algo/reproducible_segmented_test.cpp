@@ -50,10 +50,8 @@ std::vector<T> segment_of(const std::vector<T>& values, const std::vector<std::u
     return {values.begin() + offsets[s], values.begin() + offsets[s + 1]};
 }
 
-class reproducible_segmented_test : public kiln::test::device_queue_test {
+class reproducible_segmented_test : public kiln::test::reproducible_device_test {
   protected:
-    kiln::scoped_determinism reproducible{kiln::determinism::reproducible};
-
     /// Segment sums and scans of values exact on the grid 2^-shift, checked segment by segment.
     template <class T>
     void expect_rounded_once(const std::vector<T>& host, int shift) {

@@ -40,10 +40,7 @@ using kiln::test::is_rounded_once;
 using kiln::test::is_within_the_bound;
 using kiln::test::spread_values;
 
-class reproducible_test : public kiln::test::device_queue_test {
-  protected:
-    kiln::scoped_determinism reproducible{kiln::determinism::reproducible};
-};
+class reproducible_test : public kiln::test::reproducible_device_test {};
 
 TEST_P(reproducible_test, sums_are_the_exact_sum_rounded_once) {
     // Elements within the three bins below the largest one's: nothing is rounded before the

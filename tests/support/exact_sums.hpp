@@ -10,6 +10,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <kiln/runtime/determinism.hpp>
 #include <kiln/vector.hpp>
 #include <limits>
 #include <map>
@@ -17,9 +18,16 @@
 #include <type_traits>
 #include <vector>
 
+#include "support/device_param.hpp"
 #include "support/reproducible_inputs.hpp"
 
 namespace kiln::test {
+
+/// A test on one device in reproducible mode for the test's whole life.
+class reproducible_device_test : public device_queue_test {
+  protected:
+    kiln::scoped_determinism reproducible{kiln::determinism::reproducible};
+};
 
 __extension__ typedef __int128 exact_integer;
 
