@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <kiln/detail/algo/algorithm_program.hpp>
 
+#include "algo/ceil_div.hpp"
 #include "gemm_kernels.hpp"
 
 namespace kiln::detail {
@@ -36,10 +37,6 @@ std::string align_source(gemm_element element) {
     b.line("to[i] = column < columns ? from[from_offset + row * from_leading + column] : 0;");
     b.end_kernel();
     return b.str();
-}
-
-std::size_t round_up(std::size_t value, std::size_t multiple) {
-    return (value + multiple - 1) / multiple * multiple;
 }
 
 }  // namespace

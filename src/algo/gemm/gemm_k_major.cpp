@@ -7,6 +7,7 @@
 #include <kiln/detail/algo/algorithm_program.hpp>
 #include <kiln/matrix.hpp>
 
+#include "algo/ceil_div.hpp"
 #include "gemm_kernels.hpp"
 #include "gemm_tensor_pipeline.hpp"
 
@@ -30,10 +31,6 @@ kernel_description k_major_description(gemm_element element) {
         .scalar<std::uint64_t>("row_squares")
         .scalar<std::uint64_t>("depth_squares");
     return kernel;
-}
-
-std::size_t round_up(std::size_t value, std::size_t multiple) {
-    return (value + multiple - 1) / multiple * multiple;
 }
 
 std::size_t copied_entries(const gemm_operand& x) {
@@ -121,8 +118,8 @@ operand_copy copy_k_major(const queue& q, const gemm_operand& x, bool is_a) {
     };
     const algorithm_program& program =
         algorithm_program_for(q.device(), kernel.key(), describe, [&] { return kernel.source(); });
-    const std::size_t row_squares = round_up(shape.rows, square) / square;
-    const std::size_t depth_squares = round_up(shape.leading_dimension, square) / square;
+    const std::size_t row_squares = ceil_div(shape.rows, square);
+    const std::size_t depth_squares = ceil_div(shape.leading_dimension, square);
     kernel_binding args = program.binding(k_major_kernel);
     args.argument("from", gemm_storage_argument(*x.storage, x.element))
         .scalar("from_offset", std::uint64_t(x.offset))
