@@ -13,8 +13,12 @@ memory is the host's). Each figure is the median over batches of back-to-back ca
 wait; the large works run 10 calls a batch, as kiln's C++ benches time theirs, so that a call's
 launch overlaps the device's work as it does in a program. Libraries that are not installed, or
 have no GPU, are left out. --quick uses small sizes (a check that the script runs, on PoCL).
+--cpp PATH runs kiln's C++ twin of the large works (bench/python/python_twin_bench, timed the same
+way, on the same device) first, and prints its figures beside Python's, with their ratio.
 """
+import os
 import statistics
+import subprocess
 import sys
 import time
 
@@ -23,6 +27,27 @@ import numpy as np
 import kiln
 
 QUICK = "--quick" in sys.argv
+EXPONENTS = [16] if QUICK else [24, 26, 28]
+MATMUL_SIZE = 256 if QUICK else 4096
+
+
+def cpp_twin_figures():
+    """{(work, exponent): seconds} from the C++ twin that --cpp names; empty without it."""
+    if "--cpp" not in sys.argv:
+        return {}
+    path = sys.argv[sys.argv.index("--cpp") + 1]
+    arguments = [path, "--matmul", str(MATMUL_SIZE)] + [str(e) for e in EXPONENTS]
+    printed = subprocess.run(arguments, check=True, env=os.environ,
+                             capture_output=True, text=True).stdout
+    figures = {}
+    for line in printed.splitlines():
+        fields = line.split()
+        if len(fields) == 4 and fields[0] == "twin":
+            figures[(fields[1], int(fields[2]))] = float(fields[3])
+    return figures
+
+
+CPP = cpp_twin_figures()
 
 
 def optional(name):
@@ -46,7 +71,7 @@ torch = optional("torch")
 
 def per_call(function, sync, repeats=None, inner=None):
     """Median seconds per call over `repeats` batches of `inner` calls, after a warm-up."""
-    repeats = repeats or (3 if QUICK else 7)
+    repeats = repeats or (3 if QUICK else 15)
     inner = inner or 1
     function()
     sync()
@@ -72,8 +97,14 @@ def torch_sync():
     torch.cuda.synchronize()
 
 
-def row(work, figures):
-    cells = "  ".join(f"{name} {seconds * 1e6:10.1f} us" if seconds < 1e-2 else
+def row(work, figures, twin=None):
+    """Prints the figures; with the C++ twin's `twin` (work, exponent), also it and the ratio
+    of C++'s time to Python's first figure (1.0x: Python costs nothing over C++)."""
+    if twin in CPP:
+        figures = figures + [("kiln C++", CPP[twin])]
+        figures.append(("C++/Python", CPP[twin] / figures[0][1]))
+    cells = "  ".join(f"{name} {seconds:6.2f}x" if name == "C++/Python" else
+                      f"{name} {seconds * 1e6:10.1f} us" if seconds < 1e-2 else
                       f"{name} {seconds * 1e3:10.3f} ms" for name, seconds in figures)
     print(f"{work:<34} {cells}", flush=True)
 
@@ -125,8 +156,7 @@ def large(exponent):
 
     in_place = (per_call(restore_and_sort, kiln_sync, inner=BATCH) -
                 per_call(restore, kiln_sync, inner=BATCH))
-    sort = [("kiln", per_call(lambda: kiln.sort(k), kiln_sync, inner=BATCH)),
-            ("kiln in place", in_place)]
+    sort = [("kiln", per_call(lambda: kiln.sort(k), kiln_sync, inner=BATCH))]
     scan = [("kiln", per_call(lambda: kiln.cumsum(v), kiln_sync, inner=BATCH))]
     total = [("kiln", per_call(lambda: kiln.sum(v), kiln_sync, inner=BATCH))]
     if cupy is not None:
@@ -141,13 +171,14 @@ def large(exponent):
         sort.append(("torch (int32)", per_call(lambda: torch.sort(tk), torch_sync, inner=BATCH)))
         scan.append(("torch", per_call(lambda: torch.cumsum(tv, 0), torch_sync, inner=BATCH)))
         total.append(("torch", per_call(lambda: float(torch.sum(tv)), torch_sync, inner=BATCH)))
-    row(f"sort uint32 2^{exponent}", sort)
-    row(f"cumsum float32 2^{exponent}", scan)
-    row(f"sum float32 2^{exponent}", total)
+    row(f"sort uint32 2^{exponent}", sort, ("sort", exponent))
+    row("  in place (k.sort())", [("kiln", in_place)], ("sort_in_place", exponent))
+    row(f"cumsum float32 2^{exponent}", scan, ("cumsum", exponent))
+    row(f"sum float32 2^{exponent}", total, ("sum", exponent))
 
 
 def matmul():
-    n = 256 if QUICK else 4096
+    n = MATMUL_SIZE
     a = np.random.rand(n, n).astype(np.float32)
     A = kiln.asarray(a)
     figures = [("kiln", per_call(lambda: A @ A, kiln_sync, inner=BATCH))]
@@ -158,7 +189,7 @@ def matmul():
         torch.backends.cuda.matmul.allow_tf32 = False
         ta = torch.from_numpy(a).cuda()
         figures.append(("torch", per_call(lambda: ta @ ta, torch_sync, inner=BATCH)))
-    row(f"matmul float32 {n}^3", figures)
+    row(f"matmul float32 {n}^3", figures, ("matmul", n.bit_length() - 1))
 
 
 def dlpack_host():
@@ -219,7 +250,7 @@ if __name__ == "__main__":
     print(f"kiln on {kiln.default_device()}; cupy {'yes' if cupy else 'no'}, "
           f"torch {'yes' if torch else 'no'}")
     elementwise()
-    for exponent in ([16] if QUICK else [24, 26, 28]):
+    for exponent in EXPONENTS:
         large(exponent)
     matmul()
     dlpack()
