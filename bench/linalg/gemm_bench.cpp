@@ -196,7 +196,7 @@ std::vector<kiln::detail::gemm_tensor_tiles> tensor_tiles_to_sweep() {
 }
 
 /// The warpgroup tiles KILN_GEMM_BENCH_WARPGROUP_TILES lists ("256x128 s4 tma;256x128 s4;..."),
-/// forced on the 16-bit products; none without it.
+/// forced on the 16-bit, TF32 and FP8 (fast accumulation) products; none without it.
 std::vector<kiln::detail::gemm_warpgroup_tiles> warpgroup_tiles_to_sweep() {
     std::vector<kiln::detail::gemm_warpgroup_tiles> sweep;
     if (const char* listed = std::getenv("KILN_GEMM_BENCH_WARPGROUP_TILES")) {
@@ -259,7 +259,7 @@ std::vector<kiln::detail::gemm_simt_tiles> tiles_to_sweep() {
 template <class Tiles>
 void forced_row(const kiln::queue& q, const std::string& device, const workload& w,
                 gemm_strategy strategy, const std::string& name, const Tiles& tiles,
-                double reference) {
+                double reference, bool float8_fast_accumulation = false) {
     const kiln::detail::scoped_gemm_strategy forced_strategy(strategy);
     const kiln::detail::gemm_tuning device_row =
         kiln::detail::tuning_table<kiln::detail::algorithm::gemm_rows>::tuning_for(
@@ -267,7 +267,10 @@ void forced_row(const kiln::queue& q, const std::string& device, const workload&
     const kiln::detail::scoped_algorithm_policy forced(
         kiln::detail::algorithm::gemm, kiln::detail::gemm_tuning_with(device_row, tiles));
     try {
-        row(device, w, name + " " + tiles.key(), time_kiln(q, w), reference, "cuBLAS");
+        const double seconds =
+            float8_fast_accumulation ? time_kiln_e4m3(q, w, true) : time_kiln(q, w);
+        row(device, w, name + " " + tiles.key(), seconds, reference,
+            float8_fast_accumulation ? "cuBLASLt" : "cuBLAS");
     } catch (const std::exception& e) {
         std::printf("| %s | %s | %s %s | failed: %s | | |\n", device.c_str(), w.name.c_str(),
                     name.c_str(), tiles.key().c_str(), e.what());
@@ -345,11 +348,13 @@ int main(int argc, char** argv) {
                     for (const kiln::detail::gemm_tensor_tiles& tiles : tensor_sweep)
                         forced_row(q, device, w, gemm_strategy::tensor_cores, "tensor", tiles,
                                    reference);
+                const bool float8 = w.inputs == gemm_workloads::inputs::e4m3_bf16_out;
                 if (w.name.starts_with("bf16_") || w.name.starts_with("f16_") ||
-                    w.name.starts_with("tf32_"))
+                    w.name.starts_with("tf32_") || float8)
                     for (const kiln::detail::gemm_warpgroup_tiles& tiles : warpgroup_sweep)
-                        forced_row(q, device, w, gemm_strategy::warpgroup_mma, "warpgroup", tiles,
-                                   reference);
+                        forced_row(q, device, w, gemm_strategy::warpgroup_mma,
+                                   float8 ? "warpgroup, FP8 fast accumulation" : "warpgroup", tiles,
+                                   reference, float8);
                 // Listed tiles run on every work named; the default sweep on three of them.
                 if (std::getenv("KILN_GEMM_BENCH_TILES") == nullptr && w.name != "sgemm_4096" &&
                     w.name != "dgemm_4096" && w.name != "sgemm_batched_4096x64")

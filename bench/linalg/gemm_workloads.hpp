@@ -55,9 +55,10 @@ inline std::vector<workload> epilogue_workloads() {
             {"bf16_bias_relu_4096", 4096, 4096, 4096, 1, false, inputs::bf16_bias_relu}};
 }
 
-/// The GPU row of FP8 inputs: E4M3 A and B (B transposed), float accumulation, a bf16 C.
+/// The GPU rows of FP8 inputs: E4M3 A and B (B transposed), float accumulation, a bf16 C.
 inline std::vector<workload> float8_workloads() {
-    return {{"e4m3_4096", 4096, 4096, 4096, 1, false, inputs::e4m3_bf16_out}};
+    return {{"e4m3_4096", 4096, 4096, 4096, 1, false, inputs::e4m3_bf16_out},
+            {"e4m3_8192", 8192, 8192, 8192, 1, false, inputs::e4m3_bf16_out}};
 }
 
 /// The CPU row.

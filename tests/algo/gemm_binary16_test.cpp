@@ -72,9 +72,9 @@ class gemm_binary16_test : public kiln::test::device_queue_test {
             SCOPED_TRACE(std::string(kiln::detail::to_string(s)));
             const kiln::detail::scoped_gemm_strategy forced(s);
             body();
-            // The row's feed above (tile maps); the other one too.
+            // The row's feed above (tile maps); the others too.
             if (s == gemm_strategy::warpgroup_mma)
-                kiln::test::with_warpgroup_copy_feed(device(), body);
+                kiln::test::with_other_warpgroup_feeds(device(), body);
         }
     }
 
@@ -236,6 +236,42 @@ TEST_P(gemm_binary16_test, empty_inner_dimension) {
         kiln::gemm(C, A, B, {.alpha = 2.0f, .beta = 3.0f});
         EXPECT_EQ(C.read(), (std::vector<float>{3, 6, 9, 12, 15, 18}));
     });
+}
+
+// More blocks than the device has multiprocessors, over batch entries of 2 x 2 blocks (edge
+// blocks mostly) and 6 k tiles, so that a persistent work-group takes several blocks, its
+// stages' phases running on from block to block, and bands end short; under both schedules.
+TEST_P(gemm_binary16_test, tile_maps_take_more_blocks_than_multiprocessors) {
+    if (!kiln::detail::has_warpgroup_mma(device().properties()))
+        GTEST_SKIP() << device().name() << " has no wgmma through CUDA";
+    const std::size_t m = 260, n = 130, k = 330,
+                      batch = device().properties().compute_units / 2 + 1;
+    const auto as = uniform_values<kiln::bfloat16>(batch * m * k, 14),
+               bs = uniform_values<kiln::bfloat16>(batch * k * n, 15);
+    const kiln::matrix<kiln::bfloat16> As(q, m, k, batch, as), Bs(q, k, n, batch, bs);
+    const auto products = [&] {
+        const kiln::matrix<float> Cs(q, m, n, batch);
+        kiln::gemm_batched(Cs, As, Bs);
+        const std::vector<float> cs = Cs.read();
+        std::size_t wrong = 0;
+        for (std::size_t e = 0; e < batch; ++e)
+            for (std::size_t i = 0; i < m; ++i)
+                for (std::size_t j = 0; j < n; ++j) {
+                    double sum = 0, magnitude = 0;
+                    for (std::size_t p = 0; p < k; ++p) {
+                        const double x =
+                            value_of(as[(e * m + i) * k + p]) * value_of(bs[(e * k + p) * n + j]);
+                        sum += x;
+                        magnitude += std::abs(x);
+                    }
+                    if (!(std::abs(cs[(e * m + i) * n + j] - sum) <= error_bound(k, magnitude)) &&
+                        wrong++ < 5)
+                        ADD_FAILURE() << "C(" << e << ", " << i << ", " << j << ")";
+                }
+    };
+    const kiln::detail::scoped_gemm_strategy forced(gemm_strategy::warpgroup_mma);
+    products();
+    kiln::test::with_other_warpgroup_feeds(device(), products);
 }
 
 TEST_P(gemm_binary16_test, the_plan_takes_the_tensor_cores_where_the_device_has_them) {

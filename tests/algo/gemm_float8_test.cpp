@@ -116,16 +116,16 @@ void expect_product(const std::vector<Out>& got, const std::vector<TA>& a, const
 class gemm_float8_test : public kiln::test::device_queue_test {
   protected:
     /// `body` with each strategy the device runs forced (the 16-bit and float ones the widened
-    /// operands take), and wgmma's cp.async feed beside its tile maps.
+    /// operands take), and wgmma's other feeds and schedules beside the row's tile maps.
     template <class Body>
     void on_every_strategy(Body&& body) {
         for (gemm_strategy s : kiln::detail::gemm_strategies_for(device())) {
             SCOPED_TRACE(std::string(kiln::detail::to_string(s)));
             const kiln::detail::scoped_gemm_strategy forced(s);
             body();
-            // The row's feed above (tile maps); the other one too.
+            // The row's feed above (tile maps); the others too.
             if (s == gemm_strategy::warpgroup_mma)
-                kiln::test::with_warpgroup_copy_feed(device(), body);
+                kiln::test::with_other_warpgroup_feeds(device(), body);
         }
     }
 

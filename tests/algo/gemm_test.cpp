@@ -17,6 +17,7 @@
 #include "algo/gemm/gemm_aligned_rows.hpp"
 #include "algo/gemm/gemm_plan.hpp"
 #include "algo/gemm/gemm_strategies.hpp"
+#include "algo/gemm_feeds.hpp"
 #include "algo/written_devices.hpp"
 #include "support/device_param.hpp"
 #include "support/uniform_values.hpp"
@@ -251,38 +252,44 @@ TEST_P(gemm_test, floats_on_tf32_tensor_cores_when_allowed) {
     for (gemm_strategy s : kiln::detail::gemm_strategies_for(device())) {
         SCOPED_TRACE(std::string(kiln::detail::to_string(s)));
         const kiln::detail::scoped_gemm_strategy forced(s);
-        for (const auto& [m, n, k] : shapes)
-            for (const auto& [ta, tb] :
-                 {std::pair{false, false}, std::pair{false, true}, std::pair{true, false}}) {
-                SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
-                             (ta ? " Aᵀ" : "") + (tb ? " Bᵀ" : ""));
-                const host_layout la{ta ? k : m, ta ? m : k, ta ? m : k, 0, ta},
-                    lb{tb ? n : k, tb ? k : n, tb ? k : n, 0, tb}, lc{m, n, n};
-                const auto a = uniform_values<float>(m * k, 11),
-                           b = uniform_values<float>(k * n, 12),
-                           c = uniform_values<float>(m * n, 13);
-                const kiln::matrix<float> A(q, la.rows, la.columns, a),
-                    B(q, lb.rows, lb.columns, b), C(q, m, n, c);
-                const kiln::gemm_options<float> tf32{
-                    .alpha = 1.5f, .beta = -1.0f, .allow_tf32 = true};
-                if (ta)
-                    kiln::gemm(C, kiln::transposed(A), B, tf32);
-                else if (tb)
-                    kiln::gemm(C, A, kiln::transposed(B), tf32);
-                else
-                    kiln::gemm(C, A, B, tf32);
-                const auto want = host_gemm(a, la, b, lb, c, lc, 1.5, -1.0, k);
-                const std::vector<float> got = C.read();
-                std::size_t wrong = 0;
-                for (std::size_t i = 0; i < got.size(); ++i) {
-                    const double bound =
-                        error_bound<float>(k, want.scales[i]) +
-                        std::ldexp(want.scales[i], s == gemm_strategy::warpgroup_mma ? -9 : -10);
-                    if (!(std::abs(double(got[i]) - want.values[i]) <= bound) && wrong++ < 5)
-                        ADD_FAILURE() << "element " << i << ": " << got[i] << ", reference "
-                                      << want.values[i] << " (bound " << bound << ")";
+        const auto products = [&] {
+            for (const auto& [m, n, k] : shapes)
+                for (const auto& [ta, tb] :
+                     {std::pair{false, false}, std::pair{false, true}, std::pair{true, false}}) {
+                    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" +
+                                 std::to_string(k) + (ta ? " Aᵀ" : "") + (tb ? " Bᵀ" : ""));
+                    const host_layout la{ta ? k : m, ta ? m : k, ta ? m : k, 0, ta},
+                        lb{tb ? n : k, tb ? k : n, tb ? k : n, 0, tb}, lc{m, n, n};
+                    const auto a = uniform_values<float>(m * k, 11),
+                               b = uniform_values<float>(k * n, 12),
+                               c = uniform_values<float>(m * n, 13);
+                    const kiln::matrix<float> A(q, la.rows, la.columns, a),
+                        B(q, lb.rows, lb.columns, b), C(q, m, n, c);
+                    const kiln::gemm_options<float> tf32{
+                        .alpha = 1.5f, .beta = -1.0f, .allow_tf32 = true};
+                    if (ta)
+                        kiln::gemm(C, kiln::transposed(A), B, tf32);
+                    else if (tb)
+                        kiln::gemm(C, A, kiln::transposed(B), tf32);
+                    else
+                        kiln::gemm(C, A, B, tf32);
+                    const auto want = host_gemm(a, la, b, lb, c, lc, 1.5, -1.0, k);
+                    const std::vector<float> got = C.read();
+                    std::size_t wrong = 0;
+                    for (std::size_t i = 0; i < got.size(); ++i) {
+                        const double bound =
+                            error_bound<float>(k, want.scales[i]) +
+                            std::ldexp(want.scales[i],
+                                       s == gemm_strategy::warpgroup_mma ? -9 : -10);
+                        if (!(std::abs(double(got[i]) - want.values[i]) <= bound) && wrong++ < 5)
+                            ADD_FAILURE() << "element " << i << ": " << got[i] << ", reference "
+                                          << want.values[i] << " (bound " << bound << ")";
+                    }
                 }
-            }
+        };
+        products();
+        if (s == gemm_strategy::warpgroup_mma)
+            kiln::test::with_other_warpgroup_feeds(device(), products);
     }
 }
 

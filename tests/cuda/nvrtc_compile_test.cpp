@@ -197,6 +197,20 @@ TEST_F(NvrtcCompile, GemmWarpgroupKernelsOfEveryLayoutForHopper) {
                      bf16,
                      false,
                      false});
+    // Both schedules of tile maps, persistent and a work-group per block, in bands of block
+    // rows, with paired stores into a float and a 16-bit C.
+    for (const bool persistent : {false, true})
+        for (const gemm_types& types : {bf16, f16})
+            expect_compiles({{.block_rows = 256,
+                              .block_columns = 128,
+                              .stages = 4,
+                              .tile_maps = true,
+                              .band_rows = 8,
+                              .persistent = persistent,
+                              .paired_stores = true},
+                             types,
+                             false,
+                             true});
 }
 
 // TF32 and FP8 on wgmma (k8 and k32, no transposes): the tile-map kernel of the K-major layout
@@ -224,6 +238,19 @@ TEST_F(NvrtcCompile, GemmKMajorWarpgroupKernelsForHopper) {
                      {gemm_element::e4m3, gemm_element::e4m3, gemm_element::f32, gemm_element::f32},
                      false,
                      true});
+    const gemm_warpgroup_tiles persistent{.block_rows = 128,
+                                          .block_columns = 256,
+                                          .stages = 4,
+                                          .tile_maps = true,
+                                          .band_rows = 4,
+                                          .persistent = true,
+                                          .paired_stores = true};
+    expect_compiles({persistent, floats, false, true});
+    expect_compiles(
+        {persistent,
+         {gemm_element::e4m3, gemm_element::e4m3, gemm_element::bf16, gemm_element::f32},
+         false,
+         true});
     // wgmma cannot transpose these inputs: the other layouts are refused.
     EXPECT_THROW(
         (void)gemm_warpgroup_kernel({nvidia.tuning.warpgroup, floats, false, false}).source(),

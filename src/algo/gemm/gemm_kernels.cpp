@@ -162,6 +162,12 @@ void emit_block_origin(source_builder& b, std::size_t block_rows, std::size_t bl
     b.line("const ulong group = " + source_builder::group_id() + ";");
     emit_batch_entry(b, "(group / tiles)");
     b.line("const ulong place = group % tiles;");
+    emit_block_place(b, block_rows, block_columns, band_rows);
+}
+
+void emit_block_place(source_builder& b, std::size_t block_rows, std::size_t block_columns,
+                      std::size_t band_rows) {
+    const std::string rows = std::to_string(block_rows), columns = std::to_string(block_columns);
     if (band_rows == 0) {
         b.line("const ulong row0 = place / tiles_n * " + rows + ";");
         b.line("const ulong column0 = place % tiles_n * " + columns + ";");

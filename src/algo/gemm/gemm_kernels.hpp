@@ -66,6 +66,11 @@ void emit_batch_entry(source_builder& b, const std::string& entry);
 /// many block rows, column by column), then through the batch entries.
 void emit_block_origin(source_builder& b, std::size_t block_rows, std::size_t block_columns,
                        std::size_t band_rows);
+/// The block of C (row0, column0) at `place` (a kernel variable, below tiles_m x tiles_n) in
+/// emit_block_origin's order: what it places a group's block by, and a persistent kernel each of
+/// the blocks it loops over.
+void emit_block_place(source_builder& b, std::size_t block_rows, std::size_t block_columns,
+                      std::size_t band_rows);
 /// The work-groups of the kernels that emit_block_origin places: C's blocks in every batch entry.
 std::size_t gemm_block_count(const gemm_problem& problem, std::size_t block_rows,
                              std::size_t block_columns);

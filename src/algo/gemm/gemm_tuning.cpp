@@ -64,31 +64,41 @@ constexpr gemm_cpu_tiles cpu_tiles(std::size_t rows, std::size_t vectors, std::s
 using gemm_row = tuning_row<gemm_tuning>;
 
 const std::array gemm_table{
-    gemm_row{
-        nvidia_gpus,
-        // simt: 2026-11-27, H100, `KILN_GEMM_BENCH_TILES=... gemm_bench sgemm_4096
-        // sgemm_8192`, CUDA and NVIDIA OpenCL: 128x256x8 t8x16 v4 s3 r4 0.92-0.93x cuBLAS
-        // (128x128x16 0.81x). tensor_double (NVIDIA OpenCL's doubles, 48 KiB): 2026-11-27,
-        // H100, `KILN_GEMM_BENCH_TENSOR_TILES=... gemm_bench dgemm_4096`: 128x64x8 w64x32 s3
-        // 0.70x cuBLAS (s2 0.65x); 2026-11-28, H100, the same command: bands of 8 block rows
-        // 0.74-0.75x (of 4 0.74x, of 16 0.71-0.73x, none 0.70-0.71x; CUDA's deep tiles ran
-        // slower in bands of 4, 8 or 16: 0.82-0.84x against 0.87-0.89x).
-        // tensor_double_deep (CUDA's doubles, m16n8k16, fragments read a tile at a time):
-        // 2026-11-27, H100, the same command: 128x64x16 w64x32 s3 0.87-0.90x (64x128x16
-        // w32x64 s3 0.80-0.82x, 128x128x16 w64x32 s3 0.74-0.75x).
-        {.strategy = gemm_strategy::simt,
-         .simt = copied(vector_reads(tiles(128, 256, 8, 8, 16, 4)), 3),
-         .simt_double = tiles(64, 64, 8, 4, 4, 2),
-         .cpu = cpu_tiles(4, 2, 8, 16, 256),
-         .tensor = tensor_tiles(128, 128, 32, 64, 32, 2),
-         .tensor_double = banded(tensor_tiles(128, 64, 8, 64, 32, 3), 8),
-         .tensor_tf32 = tensor_tiles(128, 128, 16, 64, 32, 2),
-         .warpgroup = {.block_rows = 256, .block_columns = 128, .stages = 4, .tile_maps = true},
-         .simt_short = tiles(128, 128, 16, 8, 8, 4),
-         .short_depth = 128,
-         .tensor_double_deep = tensor_tiles(128, 64, 16, 64, 32, 3)},
-        "gemm_bench / cuBLAS: H100 SGEMM 0.92x, DGEMM 0.74-0.90x; H200 k 64-77 0.87-0.94x, "
-        "bf16 wgmma 0.86x; docs/benchmarks.md, ## Matrix multiply"},
+    gemm_row{nvidia_gpus,
+             // simt: 2026-11-27, H100, `KILN_GEMM_BENCH_TILES=... gemm_bench sgemm_4096
+             // sgemm_8192`, CUDA and NVIDIA OpenCL: 128x256x8 t8x16 v4 s3 r4 0.92-0.93x cuBLAS
+             // (128x128x16 0.81x). tensor_double (NVIDIA OpenCL's doubles, 48 KiB): 2026-11-27,
+             // H100, `KILN_GEMM_BENCH_TENSOR_TILES=... gemm_bench dgemm_4096`: 128x64x8 w64x32 s3
+             // 0.70x cuBLAS (s2 0.65x); 2026-11-28, H100, the same command: bands of 8 block rows
+             // 0.74-0.75x (of 4 0.74x, of 16 0.71-0.73x, none 0.70-0.71x; CUDA's deep tiles ran
+             // slower in bands of 4, 8 or 16: 0.82-0.84x against 0.87-0.89x).
+             // tensor_double_deep (CUDA's doubles, m16n8k16, fragments read a tile at a time):
+             // 2026-11-27, H100, the same command: 128x64x16 w64x32 s3 0.87-0.90x (64x128x16
+             // w32x64 s3 0.80-0.82x, 128x128x16 w64x32 s3 0.74-0.75x).
+             // warpgroup (tile maps): 2026-11-29, H200, CUDA, `KILN_GEMM_BENCH_WARPGROUP_TILES=...
+             // gemm_bench bf16_4096 bf16_8192 tf32_4096 tf32_8192 e4m3_4096 e4m3_8192`: 128x256 s4
+             // b8 persistent pairs 1.01x / 0.93x cuBLAS bf16, 0.89x / 0.80x TF32, 0.96x / 0.93x
+             // cuBLASLt FP8 (fast accumulation); 256x128 s4, no bands, a group per block, element
+             // stores (the row before) 0.85x / 0.81x, 0.82x / 0.73x, 0.76x / 0.80x.
+             {.strategy = gemm_strategy::simt,
+              .simt = copied(vector_reads(tiles(128, 256, 8, 8, 16, 4)), 3),
+              .simt_double = tiles(64, 64, 8, 4, 4, 2),
+              .cpu = cpu_tiles(4, 2, 8, 16, 256),
+              .tensor = tensor_tiles(128, 128, 32, 64, 32, 2),
+              .tensor_double = banded(tensor_tiles(128, 64, 8, 64, 32, 3), 8),
+              .tensor_tf32 = tensor_tiles(128, 128, 16, 64, 32, 2),
+              .warpgroup = {.block_rows = 128,
+                            .block_columns = 256,
+                            .stages = 4,
+                            .tile_maps = true,
+                            .band_rows = 8,
+                            .persistent = true,
+                            .paired_stores = true},
+              .simt_short = tiles(128, 128, 16, 8, 8, 4),
+              .short_depth = 128,
+              .tensor_double_deep = tensor_tiles(128, 64, 16, 64, 32, 3)},
+             "gemm_bench / cuBLAS: H100 SGEMM 0.92x, DGEMM 0.74-0.90x; H200 k 64-77 0.87-0.94x, "
+             "wgmma 0.79-0.98x; docs/benchmarks.md, ## Matrix multiply"},
     gemm_row{any_gpu,
              {.strategy = gemm_strategy::simt,
               .simt = tiles(64, 64, 8, 4, 4, 4),
@@ -136,12 +146,16 @@ constexpr tuning_key_number<gemm_tensor_tiles> tensor_key_numbers[] = {
     {"b", {&gemm_tensor_tiles::band_rows}, false, true}};
 constexpr tuning_key_format<gemm_tensor_tiles> tensor_key_format{tensor_key_numbers};
 
-/// "256x128 s4 tma" ("tma": fed by tile maps)
+/// "256x128 s4 tma", "256x128 s4 b8 tma persistent pairs" ("tma": fed by tile maps; b: band_rows,
+/// left out at 0)
 constexpr tuning_key_number<gemm_warpgroup_tiles> warpgroup_key_numbers[] = {
     {"", {&gemm_warpgroup_tiles::block_rows, &gemm_warpgroup_tiles::block_columns}},
-    {"s", {&gemm_warpgroup_tiles::stages}}};
+    {"s", {&gemm_warpgroup_tiles::stages}},
+    {"b", {&gemm_warpgroup_tiles::band_rows}, false, true}};
 constexpr tuning_key_flag<gemm_warpgroup_tiles> warpgroup_key_flags[] = {
-    {"tma", &gemm_warpgroup_tiles::tile_maps}};
+    {"tma", &gemm_warpgroup_tiles::tile_maps},
+    {"persistent", &gemm_warpgroup_tiles::persistent},
+    {"pairs", &gemm_warpgroup_tiles::paired_stores}};
 constexpr tuning_key_format<gemm_warpgroup_tiles> warpgroup_key_format{warpgroup_key_numbers,
                                                                        warpgroup_key_flags};
 

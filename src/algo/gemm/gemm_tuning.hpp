@@ -141,6 +141,17 @@ struct gemm_warpgroup_tiles {
     /// Hopper's tensor memory accelerator (gemm_warpgroup_tma.cpp), or every work-item's cp.async
     /// copies of 16 bytes (gemm_warpgroup.cpp).
     bool tile_maps = false;
+    /// Not 0: work-groups take C's blocks down bands of this many block rows, column after
+    /// column within a band (as gemm_simt_tiles::band_rows), so that the blocks in flight at once
+    /// share rows of op(A) and columns of op(B) in the second-level cache. Tile maps only.
+    std::size_t band_rows = 0;
+    /// One work-group per multiprocessor, each looping over C's blocks (tile maps only): the
+    /// copying warpgroup fills the stages of a work-group's next block while the multiplying
+    /// ones store the last, and the barriers' setup is paid once per multiprocessor.
+    bool persistent = false;
+    /// The multiplying warpgroups store each pair of neighbouring columns of C they hold as one
+    /// store where C's rows allow it (emit_warpgroup_stores). Tile maps only.
+    bool paired_stores = false;
     /// k per stage: one 128-byte row of 16-bit elements, the swizzle's width (TF32 and FP8
     /// stages hold a row of their elements: 32 or 128 deep, the same bytes).
     static constexpr std::size_t block_depth = 64;
@@ -161,9 +172,10 @@ struct gemm_warpgroup_tiles {
             return width && (block_rows == 128 || block_rows == 256) &&
                    block_rows / 128 * block_columns <= 256 && stages >= 2 && stages <= 8;
         return width && block_rows % 64 == 0 && block_rows >= 64 && block_rows <= 256 &&
-               stages >= 3 && stages <= 5;
+               stages >= 3 && stages <= 5 && band_rows == 0 && !persistent && !paired_stores;
     }
-    /// "256x128 s4", and " tma" for tile maps, for program keys.
+    /// "256x128 s4", " b8" with band_rows, " tma" for tile maps, " persistent", " pairs" with
+    /// paired_stores, for program keys.
     std::string key() const;
 };
 

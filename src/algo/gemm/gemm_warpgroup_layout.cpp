@@ -2,6 +2,8 @@
 // The warpgroup strategy's shared layout, descriptors and stores (gemm_warpgroup_layout.hpp).
 #include "gemm_warpgroup_layout.hpp"
 
+#include <stdexcept>
+
 #include "gemm_fragments.hpp"
 
 namespace kiln::detail {
@@ -62,8 +64,36 @@ std::string warpgroup_transposes(const gemm_types& types, const swizzled_tile& a
            (b.tile.k_is_inner ? "0" : "1");
 }
 
+namespace {
+
+/// One store of the values `first` and `second` of C's row `row` at columns `column` and
+/// `column` + 1 (pair-aligned, inside C): alpha times each (plus beta times C's old value where
+/// beta is not 0), rounded to C's type, as one vector store.
+std::string warpgroup_pair_store(const gemm_types& types, const std::string& row,
+                                 const std::string& column, const std::string& first,
+                                 const std::string& second) {
+    const std::string at = "(" + row + ") * c_leading + " + column;
+    const auto value = [&](const std::string& accumulator, const char* next) {
+        const std::string old = "c[" + at + next + "]";
+        return "(beta == 0 ? alpha * " + accumulator + " : alpha * " + accumulator + " + beta * " +
+               gemm_convert(types.c, types.accumulator, old) + ")";
+    };
+    if (types.c == gemm_element::f32)
+        return "*(global float2*)(c + " + at + ") = (float2)(" + value(first, "") + ", " +
+               value(second, " + 1") + ");";
+    const char* round = types.c == gemm_element::bf16 ? "kiln_float_to_bf16" : "kiln_float_to_half";
+    return "*(global uint*)(c + " + at + ") = (uint)" + round + "(" + value(first, "") +
+           ") | ((uint)" + round + "(" + value(second, " + 1") + ") << 16);";
+}
+
+}  // namespace
+
+void emit_warpgroup_pairs_condition(source_builder& b) {
+    b.line("const bool c_pairs = ((c_offset | c_leading | c_stride) & 1) == 0;");
+}
+
 void emit_warpgroup_stores(source_builder& b, const gemm_types& types, const std::string& d,
-                           std::size_t block_columns, const std::string& first_row) {
+                           std::size_t block_columns, const std::string& first_row, bool pairs) {
     // Each register of the warpgroup's m64nN accumulator where wgmma's layout puts it.
     const ptx_fragment_layout& layout =
         tensor_core_atom(warpgroup_mma_function(types, block_columns)).c;
@@ -78,9 +108,26 @@ void emit_warpgroup_stores(source_builder& b, const gemm_types& types, const std
                           c = "(column + " + uint_literal(at.column) + ")";
         stores.push_back({r, c, d + "[" + std::to_string(i) + "]", r + " < m && " + c + " < n"});
     }
-    emit_fragment_stores(b, types, stores,
-                         first_row + " + " + uint_literal(layout.rows) + " <= m && column0 + " +
-                             uint_literal(layout.columns) + " <= n");
+    const std::string inside = first_row + " + " + uint_literal(layout.rows) +
+                               " <= m && column0 + " + uint_literal(layout.columns) + " <= n";
+    // Doubles and FP8 never reach wgmma's C; a user's epilogue keeps the stores it is called by.
+    if (pairs && !types.epilogue && (types.c == gemm_element::f32 || is_16_bit(types.c))) {
+        b.open("if (c_pairs && " + inside + ")");
+        for (unsigned i = 0; i + 1 < layout.value_count(); i += 2) {
+            const auto at = layout.at(0, i), next = layout.at(0, i + 1);
+            if (next.row != at.row || next.column != at.column + 1)
+                throw std::logic_error("wgmma's accumulators hold no pairs of columns");
+            b.line(warpgroup_pair_store(
+                types, "row + " + uint_literal(at.row), "column + " + uint_literal(at.column),
+                d + "[" + std::to_string(i) + "]", d + "[" + std::to_string(i + 1) + "]"));
+        }
+        b.close_with("else");
+        b.open("");
+        emit_fragment_stores(b, types, stores, inside);
+        b.close();
+    } else {
+        emit_fragment_stores(b, types, stores, inside);
+    }
     b.close();
 }
 

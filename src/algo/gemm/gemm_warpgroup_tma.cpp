@@ -7,7 +7,8 @@
 // accelerator (cp.async.bulk.tensor, zeros past the matrix's edges, the 128-byte swizzled layout
 // that the descriptors name). Two barriers per stage pace them: "full" completes when a stage's
 // bytes have landed, "free" when every multiplying warp has finished reading it. The copying
-// warpgroup hands registers to the multiplying ones (setmaxnreg) for their accumulators. sm_90a
+// warpgroup hands registers to the multiplying ones (setmaxnreg) for their accumulators. A
+// persistent kernel runs one work-group per multiprocessor, each looping over C's blocks. sm_90a
 // only: CUDA on compute capability 9.0 (docs/dev/gemm.md, "Strategies").
 #include <algorithm>
 #include <kiln/detail/tile_map.hpp>
@@ -66,6 +67,14 @@ kernel_description tma_description(const gemm_types& types) {
         .local("uint4", "staging");
 }
 
+/// The block a persistent kernel's loop is at (`work`, over every batch entry's blocks): its
+/// batch entry, origin (row0, column0), and C moved to the entry.
+void emit_persistent_block(source_builder& b, const gemm_warpgroup_tiles& t, bool moves_c) {
+    b.line("const ulong entry = work / tiles, place = work % tiles;");
+    emit_block_place(b, t.block_rows, t.block_columns, t.band_rows);
+    if (moves_c) b.line("c = c_entries + entry * c_stride;");
+}
+
 std::string generate_tile_map_kernel(const gemm_warpgroup_kernel& shape) {
     const gemm_warpgroup_tiles& t = shape.tiles;
     const tma_layout l = layout_of(shape);
@@ -74,6 +83,9 @@ std::string generate_tile_map_kernel(const gemm_warpgroup_kernel& shape) {
     const std::size_t m64_tiles = rows_per_warpgroup / 64;
     const std::string mma = warpgroup_mma_function(shape.types, t.block_columns);
     const std::string transposes = warpgroup_transposes(shape.types, l.a, l.b);
+    // The stages go round by `step`: the k tile of the block, or a persistent kernel's count of
+    // every k tile it has taken, whose barriers' phases run on from block to block.
+    const std::string step = t.persistent ? "step" : "tile";
 
     source_builder b;
     define_warpgroup_descriptor(b);
@@ -83,11 +95,21 @@ std::string generate_tile_map_kernel(const gemm_warpgroup_kernel& shape) {
     b.begin_body();
     b.line("const uint tid = " + source_builder::local_id() + ";");
     b.line("const uint warpgroup = tid / 128u, warp = tid % 128u / 32u, lane = tid % 32u;");
-    emit_block_origin(b, t.block_rows, t.block_columns, 0);
-    // The tile maps span every batch entry; an operand without a batch stride has one.
-    for (const char* operand : {"a", "b"})
-        b.line(std::string("const int ") + operand + "_entry = " + operand +
-               "_stride == 0 ? 0 : (int)(group / tiles);");
+    if (t.persistent) {
+        b.line("const ulong tiles_n = (n + " + uint_literal(t.block_columns - 1) + ") / " +
+               uint_literal(t.block_columns) + ";");
+        b.line("const ulong tiles_m = (m + " + uint_literal(t.block_rows - 1) + ") / " +
+               uint_literal(t.block_rows) + ";");
+        b.line("const ulong tiles = tiles_m * tiles_n;");
+        b.line("const ulong group = " + source_builder::group_id() + ";");
+        b.line("const ulong groups = " + source_builder::group_count() + ";");
+    } else {
+        emit_block_origin(b, t.block_rows, t.block_columns, t.band_rows);
+        // The tile maps span every batch entry; an operand without a batch stride has one.
+        for (const char* operand : {"a", "b"})
+            b.line(std::string("const int ") + operand + "_entry = " + operand +
+                   "_stride == 0 ? 0 : (int)(group / tiles);");
+    }
     b.line("const uint staging_address = kiln_shared_address(staging);");
     b.line("const uint aligned = (staging_address + 1023u) & ~1023u;");
     b.line("const uint full_barriers = aligned + " + uint_literal(stages * l.stage_bytes()) + ";");
@@ -103,15 +125,29 @@ std::string generate_tile_map_kernel(const gemm_warpgroup_kernel& shape) {
     b.close();
     b.local_barrier();
 
+    // A persistent kernel's loop over its blocks, the batch entries' one after another.
+    const auto open_block_loop = [&](bool moves_c) {
+        if (!t.persistent) return;
+        b.line("ulong step = 0;");
+        b.open("for (ulong work = group; work < tiles * batch; work += groups)");
+        emit_persistent_block(b, t, moves_c);
+    };
+    const std::string next_step = t.persistent ? "; ++tile, ++step)" : "; ++tile)";
+
     b.open("if (warpgroup == 2u)");
     b.line("kiln_registers_release_to_40();");
     b.open("if (tid == 256u)");
-    b.open("for (ulong tile = 0; tile < depth_tiles; ++tile)");
-    b.line("const uint slot = (uint)(tile % " + uint_literal(stages) + ");");
-    // A stage is free again once the multiplying warps have read it (round tile / stages - 1);
+    open_block_loop(false);
+    if (t.persistent)
+        for (const char* operand : {"a", "b"})
+            b.line(std::string("const int ") + operand + "_entry = " + operand +
+                   "_stride == 0 ? 0 : (int)entry;");
+    b.open("for (ulong tile = 0; tile < depth_tiles" + next_step);
+    b.line("const uint slot = (uint)(" + step + " % " + uint_literal(stages) + ");");
+    // A stage is free again once the multiplying warps have read it (round step / stages - 1);
     // in the first round the parity of the phase before the barrier's first passes at once.
-    b.line("kiln_barrier_wait(free_barriers + 8u * slot, (uint)(tile / " + uint_literal(stages) +
-           " % 2u) ^ 1u);");
+    b.line("kiln_barrier_wait(free_barriers + 8u * slot, (uint)(" + step + " / " +
+           uint_literal(stages) + " % 2u) ^ 1u);");
     b.line("const uint full = full_barriers + 8u * slot;");
     b.line("const uint stage = aligned + slot * " + uint_literal(l.stage_bytes()) + ";");
     b.line("const ulong k0 = tile * " + uint_literal(depth) + ";");
@@ -119,16 +155,21 @@ std::string generate_tile_map_kernel(const gemm_warpgroup_kernel& shape) {
     emit_tile_copies(b, l.a);
     emit_tile_copies(b, l.b);
     b.close();
+    if (t.persistent) b.close();
     b.close();
     b.close();
 
     b.open("else");
     b.line("kiln_registers_take_232();");
     b.line("float d[" + std::to_string(m64_tiles * registers) + "];");
-    b.open("for (ulong tile = 0; tile < depth_tiles; ++tile)");
-    b.line("const uint slot = (uint)(tile % " + uint_literal(stages) + ");");
-    b.line("kiln_barrier_wait(full_barriers + 8u * slot, (uint)(tile / " + uint_literal(stages) +
-           " % 2u));");
+    if (t.paired_stores) emit_warpgroup_pairs_condition(b);
+    if (t.persistent)
+        b.line("global " + opencl_name(shape.types.c) + "* const c_entries = c + c_offset;");
+    open_block_loop(true);
+    b.open("for (ulong tile = 0; tile < depth_tiles" + next_step);
+    b.line("const uint slot = (uint)(" + step + " % " + uint_literal(stages) + ");");
+    b.line("kiln_barrier_wait(full_barriers + 8u * slot, (uint)(" + step + " / " +
+           uint_literal(stages) + " % 2u));");
     b.line("const uint stage = aligned + slot * " + uint_literal(l.stage_bytes()) + ";");
     b.line("kiln_wgmma_fence();");
     for (std::size_t kk = 0; kk < warpgroup_row_bytes / warpgroup_k_step_bytes; ++kk)
@@ -145,19 +186,27 @@ std::string generate_tile_map_kernel(const gemm_warpgroup_kernel& shape) {
     // frees.
     b.line("kiln_wgmma_wait_1();");
     b.open("if (tile > 0 && lane == 0u)");
-    b.line("kiln_barrier_arrive(free_barriers + 8u * (uint)((tile - 1) % " + uint_literal(stages) +
-           "));");
+    b.line("kiln_barrier_arrive(free_barriers + 8u * (uint)((" + step + " - 1) % " +
+           uint_literal(stages) + "));");
     b.close();
     b.close();
     b.line("kiln_wgmma_wait_0();");
+    // The block's last stage, which a kernel of one block never needs again.
+    if (t.persistent) {
+        b.open("if (depth_tiles > 0 && lane == 0u)");
+        b.line("kiln_barrier_arrive(free_barriers + 8u * (uint)((step - 1) % " +
+               uint_literal(stages) + "));");
+        b.close();
+    }
     b.open("if (depth_tiles == 0)");
     b.line("for (uint i = 0; i < " + uint_literal(m64_tiles * registers) + "; ++i) d[i] = 0.0f;");
     b.close();
     for (std::size_t i = 0; i < m64_tiles; ++i)
-        emit_warpgroup_stores(b, shape.types, "(d + " + std::to_string(i * registers) + ")",
-                              t.block_columns,
-                              "row0 + warpgroup * " + uint_literal(rows_per_warpgroup) + " + " +
-                                  uint_literal(i * 64));
+        emit_warpgroup_stores(
+            b, shape.types, "(d + " + std::to_string(i * registers) + ")", t.block_columns,
+            "row0 + warpgroup * " + uint_literal(rows_per_warpgroup) + " + " + uint_literal(i * 64),
+            t.paired_stores);
+    if (t.persistent) b.close();
     b.close();
     b.end_kernel();
     return b.str();
@@ -199,7 +248,11 @@ event run_warpgroup_tma_gemm(const queue& q, const gemm_problem& problem,
         [&] { return shape.source(); });
     const tma_layout l = layout_of(shape);
     const std::size_t group = tiles.work_group_size();
-    const std::size_t groups = gemm_block_count(problem, tiles.block_rows, tiles.block_columns);
+    std::size_t groups = gemm_block_count(problem, tiles.block_rows, tiles.block_columns);
+    // One persistent work-group per multiprocessor: the registers the multiplying warpgroups
+    // take (232 each, 40 for the copying one) leave room for no second.
+    if (tiles.persistent)
+        groups = std::min<std::size_t>(groups, std::max(1u, q.device().properties().compute_units));
     kernel_binding args = bind_gemm(program, tma_kernel, problem, types);
     args.scalar("a_map", operand_map(problem.a, l.a));
     args.scalar("b_map", operand_map(problem.b, l.b));
