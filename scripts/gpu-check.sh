@@ -110,8 +110,11 @@ if want python; then
                 KILN_DEVICE=$backend PYTHONPATH="$build/python-prefix/site-packages" timeout 300 \
                     python3 -m pytest -q -p no:cacheprovider python/tests || echo "(exit $?)"
                 echo "=== python/bench/bench.py on $backend"
+                # kiln's C++ twin of the large works, where benchmarks were built, beside them.
+                twin=()
+                [ -x "$build/bench/python/python_twin_bench" ] && twin=(--cpp "$build/bench/python/python_twin_bench")
                 KILN_DEVICE=$backend PYTHONPATH="$build/python-prefix/site-packages" timeout 400 \
-                    python3 python/bench/bench.py || echo "(exit $?)"
+                    python3 python/bench/bench.py "${twin[@]}" || echo "(exit $?)"
             done
         else
             echo "no Python package built (configure.log says why)"
