@@ -245,7 +245,7 @@ int main(int argc, char** argv) {
             compare<double>(dev, "sum double (n/2)", {values<double>(n / 2, 3)}, bound,
                             [](const doubles& v) { (void)kiln::sum(*v[0]); });
         }
-        if (only != "sums") {  // sums: the sums' rows and CUB's alone (the minimum's too)
+        if (only != "sums") {  // sums: the sums' rows and CUB's alone
             scans(dev, x[0], bound);
             sparse_product(dev, n, bound);
             segments(dev, n, bound);

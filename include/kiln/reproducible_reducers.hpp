@@ -61,15 +61,6 @@ void define_exact_rounding(source_builder& source);
 /// its helper for that many values in `source`.
 std::string exact_sum_add_several(source_builder& source, const std::string& acc,
                                   const std::vector<std::string>& values);
-/// Defines, beside define_exact_sum's helpers, the accumulator of float elements
-/// (kiln_exact_float_accumulator: kiln_exact_float_start, kiln_exact_float_state; elements
-/// go in through exact_float_sum_add_several): the double bins' digits, with floats' roundings in
-/// float arithmetic.
-void define_exact_float_sum(source_builder& source);
-/// The statement adding `values` (texts of floats) to the float accumulator `acc` at once,
-/// defining its helper for that many values (1 to 256) in `source`.
-std::string exact_float_sum_add_several(source_builder& source, const std::string& acc,
-                                        const std::vector<std::string>& values);
 /// The device's combination, on the host.
 exact_sum_state combine_exact_sums(const exact_sum_state& a, const exact_sum_state& b);
 ///@{
@@ -106,54 +97,38 @@ struct reproducible_sum {
         static constexpr std::size_t max_elements = std::size_t{1} << 31;
         /// No element: no digits, no top bin yet.
         static state identity() { return state{0}; }
-        /// Sums into float (float, half, bfloat16 elements) take float accumulators.
-        static constexpr bool floats = std::is_same_v<result, float>;
-        /// Defines the accumulator's helpers in `source`.
-        static void define(detail::source_builder& source) {
-            if (floats)
-                detail::define_exact_float_sum(source);
-            else
-                detail::define_exact_sum(source);
-        }
-        /// The element in the result's type: a double, or a float for the float accumulator.
+        /// The element in double, exact for every float.
         static std::string map(detail::source_builder& source, const std::string& value) {
-            const std::string converted = detail::convert_value<result, T>(source, value);
-            return floats ? converted : "(double)" + converted;
+            return "(double)" + detail::convert_value<result, T>(source, value);
         }
         /// Work-items add elements to running bins (kiln_exact_accumulator), which become states
-        /// at the end: the bins' extraction is a few additions per element. Floats take
-        /// kiln_exact_float_accumulator, the same digits in float arithmetic.
-        static std::string accumulator_type() {
-            return floats ? "kiln_exact_float_accumulator" : "kiln_exact_accumulator";
-        }
+        /// at the end: the bins' extraction is a few additions per element.
+        static std::string accumulator_type() { return "kiln_exact_accumulator"; }
         /// A work-item's fresh accumulator, as text.
         static std::string start_accumulator(detail::source_builder& source) {
-            define(source);
-            return floats ? "kiln_exact_float_start()" : "kiln_exact_start()";
+            detail::define_exact_sum(source);
+            return "kiln_exact_start()";
         }
-        /// What map gives: OpenCL C's float or double.
-        static std::string accumulated_type() { return floats ? "float" : "double"; }
+        /// What map gives: OpenCL C's double.
+        static std::string accumulated_type() { return "double"; }
         /// The statement adding several mapped elements to accumulator `acc` at once: their
         /// roundings are independent, their digits summed before they meet the bins.
         static std::string accumulate_several(detail::source_builder& source,
                                               const std::string& acc,
                                               const std::vector<std::string>& values) {
-            return floats ? detail::exact_float_sum_add_several(source, acc, values)
-                          : detail::exact_sum_add_several(source, acc, values);
+            return detail::exact_sum_add_several(source, acc, values);
         }
         /// The statement adding a mapped element `value` to accumulator `acc`.
         static std::string accumulate(detail::source_builder& source, const std::string& acc,
                                       const std::string& value) {
-            if (floats) return detail::exact_float_sum_add_several(source, acc, {value});
-            define(source);
+            detail::define_exact_sum(source);
             return "kiln_exact_add(&" + acc + ", " + value + ")";
         }
         /// The state of accumulator `acc`, as text.
         static std::string accumulator_state(detail::source_builder& source,
                                              const std::string& acc) {
-            define(source);
-            return std::string(floats ? "kiln_exact_float_state(&" : "kiln_exact_state(&") + acc +
-                   ")";
+            detail::define_exact_sum(source);
+            return "kiln_exact_state(&" + acc + ")";
         }
         /// Two states added bin by bin, as text.
         static std::string combine(detail::source_builder& source, const std::string& a,

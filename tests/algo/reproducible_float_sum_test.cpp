@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The reproducible sum's float accumulator (src/algo/reduce/exact_float_sum_device.cpp) against
-// the definition of the sum, computed here on the host: each element's digits as a fresh double
-// accumulator's, all states combined, rounded once. Maxima across float's whole range (both
-// sides of where the float form stops), ties of every grid it rounds onto, elements at the top
-// bin's limit, subnormals, and elements far below the largest, in any order.
+// Reproducible float sums (docs/reproducibility.md) against the definition of the sum, computed
+// here on the host: each element's digits as a fresh accumulator's, all states combined, rounded
+// once. Largest elements across float's whole range and either side of where the top bin steps,
+// ties of every grid below a top (and of the grids half-way, which a split of the roundings
+// would round onto), elements at the top bin's limit, subnormals, and sums left on the lower
+// grids' digits by cancellation, in two orders.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -49,8 +50,9 @@ float defined_sum(const std::vector<float>& values) {
     return kiln::detail::round_exact_sum_to_float(total);
 }
 
-/// n elements under a largest of 2^e: random exponents from e - 100 up, ties of the six grids
-/// below each top that e's might have, a few subnormals and zeros, the largest floats below 2^e
+/// n elements under a largest of 2^e: random exponents from e - 100 up, ties of six grids below
+/// e's top (its bins' 2^K, 2^(K - 32) and 2^(K - 64), and 2^(K + 9), 2^(K - 23) and
+/// 2^(K - 55)), a few subnormals and zeros, the largest floats below 2^e
 /// and below the top bin's limit; then, where `cancelled_above` is below e, the negation of
 /// every element from 2^cancelled_above up, so that the sum lies on the lower grids' digits;
 /// shuffled.
@@ -85,7 +87,7 @@ TEST_P(reproducible_float_sum_test, float_sums_are_the_defined_sums_over_floats_
     if (!has_double()) GTEST_SKIP() << "the reproducible sum needs doubles";
     std::vector<int> exponents;
     for (int e = -140; e <= 127; e += 9) exponents.push_back(e);
-    // Where the float form starts and stops (tops 32 and 37), and either side.
+    // Either side of where the top bin steps: 2^-51, 2^-19 and 2^109 start tops 32, 33 and 37.
     for (const int e : {-53, -52, -51, -50, -20, -19, 107, 108, 109, 110}) exponents.push_back(e);
     for (const int e : exponents) {
         // All of them; then what is left below 2^(e - 50) and below 2^(e - 75), which the

@@ -55,60 +55,22 @@ std::size_t accumulators_of(const reduce_shape& shape, const reduce_input& input
     return input.accumulator ? 1 : shape.accumulators;
 }
 
-/// The values of a step's elements from index `first` into the variables `prefix`0, 1...
-void load_step(source_builder& b, std::size_t elements, const std::string& first,
-               const std::string& step, const element_input& x, const std::string& prefix) {
-    for (std::size_t a = 0; a < elements; ++a) {
-        b.open("");
-        b.line("const ulong idx = " + first +
-               (a == 0 ? std::string() : " + " + num(a) + " * " + step) + ";");
-        for (const std::string& statement : x.statements) b.line(statement);
-        b.line(prefix + num(a) + " = " + x.value + ";");
-        b.close();
-    }
-}
-
-std::vector<std::string> step_values(std::size_t elements) {
-    std::vector<std::string> values;
-    for (std::size_t a = 0; a < elements; ++a) values.push_back("kiln_value" + num(a));
-    return values;
-}
-
 /// One step of the unrolled loop for a reducer's own accumulator: each element's value into a
 /// variable of its own, then all of them added to acc0 at once.
 void add_step(source_builder& b, const reduce_input& input, std::size_t elements,
               const std::string& step, const element_input& x) {
-    const std::vector<std::string> values = step_values(elements);
-    for (const std::string& value : values)
-        b.line(input.accumulator->value_type + " " + value + ";");
-    load_step(b, elements, "i", step, x, "kiln_value");
+    std::vector<std::string> values;
+    for (std::size_t a = 0; a < elements; ++a) {
+        values.push_back("kiln_value" + num(a));
+        b.line(input.accumulator->value_type + " " + values.back() + ";");
+        b.open("");
+        b.line("const ulong idx = i" + (a == 0 ? std::string() : " + " + num(a) + " * " + step) +
+               ";");
+        for (const std::string& statement : x.statements) b.line(statement);
+        b.line(values.back() + " = " + x.value + ";");
+        b.close();
+    }
     b.line(input.accumulator->add_several(b, accumulator(0), values) + ";");
-}
-
-/// The unrolled loop of a reducer's own accumulator with each step's loads issued a step
-/// ahead (reduce_shape::prefetch): the next step's values are read into kiln_next0, 1... before
-/// this step's are added.
-void add_steps_ahead(source_builder& b, const reduce_input& input, std::size_t elements,
-                     const element_range& range, const element_input& x) {
-    const std::string& type = input.accumulator->value_type;
-    const std::string last = num(elements - 1) + " * " + range.step;
-    for (std::size_t a = 0; a < elements; ++a) b.line(type + " kiln_next" + num(a) + ";");
-    b.open("if (i + " + last + " < " + range.end + ")");
-    load_step(b, elements, "i", range.step, x, "kiln_next");
-    b.open("for (;;)");
-    const std::vector<std::string> values = step_values(elements);
-    for (std::size_t a = 0; a < elements; ++a)
-        b.line("const " + type + " " + values[a] + " = kiln_next" + num(a) + ";");
-    b.line("const ulong kiln_after = i + " + num(elements) + " * " + range.step + ";");
-    b.line("const int kiln_more = kiln_after + " + last + " < " + range.end + ";");
-    b.open("if (kiln_more)");
-    load_step(b, elements, "kiln_after", range.step, x, "kiln_next");
-    b.close();
-    b.line(input.accumulator->add_several(b, accumulator(0), values) + ";");
-    b.line("i = kiln_after;");
-    b.line("if (!kiln_more) break;");
-    b.close();
-    b.close();
 }
 
 /// Folds the lanes of the 16-byte load at `load` (its elements lanes x load onwards), read into
@@ -224,8 +186,8 @@ element_range emit_vector_chunk(source_builder& b, const reduce_shape& shape,
 std::string reduce_shape::key() const {
     return std::string("reduce ") + (loop == loop_style::strided ? "strided" : "chunked") + " a" +
            num(accumulators) + " w" + num(wide_loads) + " l" + num(lanes) +
-           (vector_lanes > 0 ? " v" + num(vector_lanes) : "") + (prefetch ? " prefetch" : "") +
-           " " + state_type + " " + reducer + " " + expression;
+           (vector_lanes > 0 ? " v" + num(vector_lanes) : "") + " " + state_type + " " + reducer +
+           " " + expression;
 }
 
 reduce_shape reduce_shape_of(const reduce_input& input, const reduce_tuning& tuning) {
@@ -237,8 +199,6 @@ reduce_shape reduce_shape_of(const reduce_input& input, const reduce_tuning& tun
                        .expression = input.expression};
     if (input.accumulator && tuning.own_accumulator_step > 0)
         shape.accumulators = tuning.own_accumulator_step;
-    shape.prefetch =
-        input.accumulator && tuning.loop == loop_style::strided && tuning.own_accumulator_prefetch;
     if (tuning.loop == loop_style::strided && input.wide_load_lanes > 1 && tuning.wide_loads > 0) {
         shape.wide_loads = tuning.wide_loads;
         shape.lanes = input.wide_load_lanes;
@@ -280,9 +240,7 @@ std::string write_reduce_program(const reduce_shape& shape, const reduce_input& 
         range.begin = "kiln_wide_n * " + num(shape.lanes) + " + " + range.begin;
     }
     b.line("ulong i = " + range.begin + ";");
-    if (A > 1 && input.accumulator && shape.prefetch) {
-        add_steps_ahead(b, input, A, range, x);
-    } else if (A > 1) {
+    if (A > 1) {
         b.open("for (; i + " + num(A - 1) + " * " + range.step + " < " + range.end +
                "; i += " + num(A) + " * " + range.step + ")");
         if (input.accumulator) {

@@ -21,8 +21,6 @@ struct reduce_shape {
     /// Chunked loops: elements per step of the vector form, whose accumulators are vectors of
     /// that many states; 0: element by element.
     std::size_t vector_lanes = 0;
-    /// Strided loops of a reducer's own accumulator: each step's elements loaded a step ahead.
-    bool prefetch = false;
     /// The state's OpenCL C type and its bytes on the host (the identity's).
     std::string state_type = "float";
     std::size_t state_bytes = 4;

@@ -30,10 +30,9 @@ constexpr reduce_tuning chunked(std::size_t groups_per_compute_unit, std::size_t
 }
 
 constexpr reduce_tuning with_own_accumulators(reduce_tuning tuning, std::size_t step,
-                                              std::size_t groups_per_compute_unit, bool prefetch) {
+                                              std::size_t groups_per_compute_unit) {
     tuning.own_accumulator_step = step;
     tuning.own_accumulator_groups_per_compute_unit = groups_per_compute_unit;
-    tuning.own_accumulator_prefetch = prefetch;
     return tuning;
 }
 
@@ -41,7 +40,7 @@ using reduce_row = tuning_row<reduce_tuning>;
 
 // clang-format off
 constexpr std::array reduce_table{
-    reduce_row{nvidia_gpus, with_own_accumulators(strided(256, 16, 4, 1), 8, 8, true),
+    reduce_row{nvidia_gpus, with_own_accumulators(strided(256, 16, 4, 1), 8, 8),
                "H100, expr_bench 28 beside expr_cub_reference, 2026-11-25: 16-bit sums at 89.4% "
                "of copy (CUDA) and 84.9% (OpenCL), docs/benchmarks.md, ## 16-bit types; float "
                "sums at 95.2%, ## Vector expressions. "
@@ -63,8 +62,7 @@ constexpr std::array reduce_table{
 // clang-format on
 
 /// "strided g256 p16 a4 w2 v0" after the loop's name; w0: no 16-byte loads, v0: no vector form;
-/// "s8x8" where reducers with their own accumulator step and spread otherwise (left out at 0,0),
-/// and "prefetch" where they load a step ahead.
+/// "s8x8" where reducers with their own accumulator step and spread otherwise (left out at 0,0).
 constexpr tuning_key_number<reduce_tuning> reduce_key_numbers[] = {
     {"g", {&reduce_tuning::work_group_size}},
     {"p", {&reduce_tuning::groups_per_compute_unit}},
@@ -76,9 +74,7 @@ constexpr tuning_key_number<reduce_tuning> reduce_key_numbers[] = {
       &reduce_tuning::own_accumulator_groups_per_compute_unit},
      true,
      true}};
-constexpr tuning_key_flag<reduce_tuning> reduce_key_flags[] = {
-    {"prefetch", &reduce_tuning::own_accumulator_prefetch}};
-constexpr tuning_key_format<reduce_tuning> reduce_key_format{reduce_key_numbers, reduce_key_flags};
+constexpr tuning_key_format<reduce_tuning> reduce_key_format{reduce_key_numbers};
 
 }  // namespace
 

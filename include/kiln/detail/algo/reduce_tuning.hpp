@@ -41,11 +41,6 @@ struct reduce_tuning {
     /// bins): elements each step adds at once, and groups per compute unit; 0 takes accumulators
     /// and groups_per_compute_unit.
     std::size_t own_accumulator_step = 0, own_accumulator_groups_per_compute_unit = 0;
-    /// Strided loops of reducers with an accumulator of their own: each step's loads issued
-    /// before the previous step's elements are added ("prefetch" in the key), so that a
-    /// work-item's loads are in flight while it computes, where its registers limit how many
-    /// work-items hide the loads' latency.
-    bool own_accumulator_prefetch = false;
 
     /// Every field, as KILN_REDUCE_TUNING takes them (parse_reduce_tuning): "strided g256 p16
     /// a4 w1 v0".
