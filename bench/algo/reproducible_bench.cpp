@@ -6,9 +6,10 @@
 // (run_to_run) and in reproducible mode, on the same data in one run, with CUB's DeviceReduce::Sum
 // beside them on CUDA devices (run-to-run, and gpu_to_gpu where the CUB has it).
 //
-//     reproducible_bench [log2(n) [segments|scans]]   (default 28 on GPUs, 24 on CPUs;
-//                                                     KILN_DEVICE picks devices; segments,
-//                                                     scans: those rows alone)
+//     reproducible_bench [log2(n) [segments|scans|sums]]   (default 28 on GPUs, 24 on CPUs;
+//                                                          KILN_DEVICE picks devices; segments,
+//                                                          scans: those rows alone; sums: the
+//                                                          sums' and CUB's rows)
 //
 // Each row gives the device time of a call's kernels (the best of 20 calls, as CUDA events time
 // CUB's) and the wall time per call (best of batches, host fold included), as bandwidth and as a
@@ -236,19 +237,22 @@ int main(int argc, char** argv) {
         compare<float>(dev, "sum float", x, bound, [](const floats& v) { (void)kiln::sum(*v[0]); });
         compare<float>(dev, "dot float", xy, bound,
                        [](const floats& v) { (void)kiln::sum(*v[0] * *v[1]); });
-        compare<float>(dev, "minimum float", x, bound,
-                       [](const floats& v) { (void)kiln::minimum(*v[0]); });
+        if (only != "sums")
+            compare<float>(dev, "minimum float", x, bound,
+                           [](const floats& v) { (void)kiln::minimum(*v[0]); });
         if (dev.properties().double_precision) {
             using doubles = std::vector<std::optional<kiln::vector<double>>>;
             compare<double>(dev, "sum double (n/2)", {values<double>(n / 2, 3)}, bound,
                             [](const doubles& v) { (void)kiln::sum(*v[0]); });
         }
-        scans(dev, x[0], bound);
-        sparse_product(dev, n, bound);
-        segments(dev, n, bound);
-        const std::size_t size = dev.is_cpu() ? 512 : 4096;
-        matrix_product<float>(dev, size, "float");
-        if (dev.properties().double_precision) matrix_product<double>(dev, size, "double");
+        if (only != "sums") {  // sums: the sums' rows and CUB's alone
+            scans(dev, x[0], bound);
+            sparse_product(dev, n, bound);
+            segments(dev, n, bound);
+            const std::size_t size = dev.is_cpu() ? 512 : 4096;
+            matrix_product<float>(dev, size, "float");
+            if (dev.properties().double_precision) matrix_product<double>(dev, size, "double");
+        }
 #if KILN_BENCH_HAVE_CUB
         if (dev.backend() == kiln::backend_kind::cuda) {
             const double bytes = static_cast<double>(n * sizeof(float));
