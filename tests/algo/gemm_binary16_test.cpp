@@ -17,6 +17,7 @@
 #include "algo/gemm_feeds.hpp"
 #include "algo/written_devices.hpp"
 #include "support/device_param.hpp"
+#include "support/reference_dot.hpp"
 #include "support/uniform_values.hpp"
 
 namespace {
@@ -112,12 +113,9 @@ class gemm_binary16_test : public kiln::test::device_queue_test {
         std::size_t wrong = 0;
         for (std::size_t i = 0; i < m; ++i)
             for (std::size_t j = 0; j < n; ++j) {
-                double sum = 0, magnitude = 0;
-                for (std::size_t p = 0; p < k; ++p) {
-                    const double x = op_at(a, la, i, p) * op_at(b, lb, p, j);
-                    sum += x;
-                    magnitude += std::abs(x);
-                }
+                const auto [sum, magnitude] = kiln::test::reference_dot(
+                    k, [&](std::size_t p) { return op_at(a, la, i, p); },
+                    [&](std::size_t p) { return op_at(b, lb, p, j); });
                 const double old = beta == 0 ? 0.0 : value_of(c[i * n + j]);
                 const double want = alpha * sum + beta * old;
                 const double bound =
@@ -200,12 +198,9 @@ TEST_P(gemm_binary16_test, unaligned_views_and_batches) {
         const std::vector<float> got = C.read();
         for (std::size_t i = 0; i < m; ++i)
             for (std::size_t j = 0; j < n; ++j) {
-                double sum = 0, magnitude = 0;
-                for (std::size_t p = 0; p < k; ++p) {
-                    const double x = value_of(a[5 + i * (k + 3) + p]) * value_of(b[p * n + j]);
-                    sum += x;
-                    magnitude += std::abs(x);
-                }
+                const auto [sum, magnitude] = kiln::test::reference_dot(
+                    k, [&](std::size_t p) { return value_of(a[5 + i * (k + 3) + p]); },
+                    [&](std::size_t p) { return value_of(b[p * n + j]); });
                 EXPECT_LE(std::abs(got[i * n + j] - sum), error_bound(k, magnitude)) << i << j;
             }
         const kiln::matrix<kiln::bfloat16> As(q, m, 48, batch, as), Bs(q, 48, n, batch, bs);
@@ -215,13 +210,9 @@ TEST_P(gemm_binary16_test, unaligned_views_and_batches) {
         for (std::size_t e = 0; e < batch; ++e)
             for (std::size_t i = 0; i < m; ++i)
                 for (std::size_t j = 0; j < n; ++j) {
-                    double sum = 0, magnitude = 0;
-                    for (std::size_t p = 0; p < 48; ++p) {
-                        const double x = value_of(as[e * m * 48 + i * 48 + p]) *
-                                         value_of(bs[e * 48 * n + p * n + j]);
-                        sum += x;
-                        magnitude += std::abs(x);
-                    }
+                    const auto [sum, magnitude] = kiln::test::reference_dot(
+                        48, [&](std::size_t p) { return value_of(as[e * m * 48 + i * 48 + p]); },
+                        [&](std::size_t p) { return value_of(bs[e * 48 * n + p * n + j]); });
                     EXPECT_LE(std::abs(cs[e * m * n + i * n + j] - sum), error_bound(48, magnitude))
                         << e << " " << i << " " << j;
                 }
@@ -257,13 +248,9 @@ TEST_P(gemm_binary16_test, tile_maps_take_more_blocks_than_multiprocessors) {
         for (std::size_t e = 0; e < batch; ++e)
             for (std::size_t i = 0; i < m; ++i)
                 for (std::size_t j = 0; j < n; ++j) {
-                    double sum = 0, magnitude = 0;
-                    for (std::size_t p = 0; p < k; ++p) {
-                        const double x =
-                            value_of(as[(e * m + i) * k + p]) * value_of(bs[(e * k + p) * n + j]);
-                        sum += x;
-                        magnitude += std::abs(x);
-                    }
+                    const auto [sum, magnitude] = kiln::test::reference_dot(
+                        k, [&](std::size_t p) { return value_of(as[(e * m + i) * k + p]); },
+                        [&](std::size_t p) { return value_of(bs[(e * k + p) * n + j]); });
                     if (!(std::abs(cs[(e * m + i) * n + j] - sum) <= error_bound(k, magnitude)) &&
                         wrong++ < 5)
                         ADD_FAILURE() << "C(" << e << ", " << i << ", " << j << ")";

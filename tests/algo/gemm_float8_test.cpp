@@ -22,6 +22,7 @@
 #include "algo/gemm_feeds.hpp"
 #include "algo/written_devices.hpp"
 #include "support/device_param.hpp"
+#include "support/reference_dot.hpp"
 #include "support/uniform_values.hpp"
 
 namespace {
@@ -85,12 +86,9 @@ void expect_product(const std::vector<Out>& got, const std::vector<TA>& a, const
     for (std::size_t e = 0; e < batch; ++e)
         for (std::size_t i = 0; i < m; ++i)
             for (std::size_t j = 0; j < n; ++j) {
-                double sum = 0, magnitude = 0;
-                for (std::size_t p = 0; p < k; ++p) {
-                    const double x = op_at(a, la, e, i, p) * op_at(b, lb, e, p, j);
-                    sum += x;
-                    magnitude += std::abs(x);
-                }
+                const auto [sum, magnitude] = kiln::test::reference_dot(
+                    k, [&](std::size_t p) { return op_at(a, la, e, i, p); },
+                    [&](std::size_t p) { return op_at(b, lb, e, p, j); });
                 const std::size_t at = e * m * n + i * n + j;
                 const double old = s.beta == 0 ? 0.0 : value_of(c_old[at]);
                 double want = scale * sum + double(s.beta) * old;

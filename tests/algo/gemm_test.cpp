@@ -20,6 +20,7 @@
 #include "algo/gemm_feeds.hpp"
 #include "algo/written_devices.hpp"
 #include "support/device_param.hpp"
+#include "support/reference_dot.hpp"
 #include "support/uniform_values.hpp"
 
 namespace {
@@ -56,12 +57,9 @@ reference<T> host_gemm(const std::vector<T>& a, const host_layout& la, const std
     r.scales.assign(c.size(), 0.0);
     for (std::size_t i = 0; i < lc.rows; ++i)
         for (std::size_t j = 0; j < lc.columns; ++j) {
-            double sum = 0, magnitude = 0;
-            for (std::size_t p = 0; p < k; ++p) {
-                const double x = op_at(a, la, i, p), y = op_at(b, lb, p, j);
-                sum += x * y;
-                magnitude += std::abs(x * y);
-            }
+            const auto [sum, magnitude] = kiln::test::reference_dot(
+                k, [&](std::size_t p) { return op_at(a, la, i, p); },
+                [&](std::size_t p) { return op_at(b, lb, p, j); });
             const std::size_t at = lc.offset + i * lc.leading + j;
             const double old = beta == 0 ? 0.0 : double(c[at]);
             r.values[at] = alpha * sum + beta * old;
