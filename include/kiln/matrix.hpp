@@ -316,21 +316,24 @@ template <class T>
 inline constexpr bool is_binary16_input_v = std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
 
 /// The type alpha and beta are given in, which products of C's type accumulate in: C's, float for
-/// 16-bit outputs.
+/// 16-bit and FP8 outputs.
 template <class C>
 using gemm_scalar_t =
-    std::conditional_t<is_binary16_input_v<gemm_value_t<C>>, float, gemm_value_t<C>>;
+    std::conditional_t<is_binary16_input_v<gemm_value_t<C>> || is_float8_v<gemm_value_t<C>>, float,
+                       gemm_value_t<C>>;
 
 /// Inputs of the output's type (float, double, kiln::half, kiln::bfloat16), or both kiln::half or
 /// both kiln::bfloat16 with a float output, or A and B each kiln::float8_e4m3 or
-/// kiln::float8_e5m2 with a float, kiln::half or kiln::bfloat16 output.
+/// kiln::float8_e5m2 with a float, kiln::half, kiln::bfloat16, kiln::float8_e4m3 or
+/// kiln::float8_e5m2 output.
 template <class C, class A, class B>
 concept gemm_operand_types =
     (std::is_same_v<gemm_value_t<A>, gemm_value_t<B>> && !is_float8_v<gemm_value_t<C>> &&
      (std::is_same_v<gemm_value_t<C>, gemm_value_t<A>> ||
       (std::is_same_v<gemm_value_t<C>, float> && is_binary16_input_v<gemm_value_t<A>>))) ||
     (is_float8_v<gemm_value_t<A>> && is_float8_v<gemm_value_t<B>> &&
-     (std::is_same_v<gemm_value_t<C>, float> || is_binary16_input_v<gemm_value_t<C>>));
+     (std::is_same_v<gemm_value_t<C>, float> || is_binary16_input_v<gemm_value_t<C>> ||
+      is_float8_v<gemm_value_t<C>>));
 
 template <class C, class A, class B>
 void gemm(const char* call, const C& c, const A& a, const B& b,

@@ -14,6 +14,7 @@
 #include <functional>
 #include <kiln/kiln.hpp>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -169,6 +170,8 @@ TEST_P(gemm_float8_test, edge_tiles_of_every_size_and_output) {
             check_product<float8_e4m3, float8_e4m3, float>(m, n, k, false, false, {});
             check_product<float8_e5m2, float8_e5m2, bfloat16>(m, n, k, false, false, {});
             check_product<float8_e4m3, float8_e5m2, half>(m, n, k, false, false, {});
+            check_product<float8_e4m3, float8_e4m3, float8_e4m3>(m, n, k, false, false, {});
+            check_product<float8_e5m2, float8_e4m3, float8_e5m2>(m, n, k, false, false, {});
         }
     });
 }
@@ -339,6 +342,66 @@ TEST_P(gemm_float8_test, epilogue_sees_the_scaled_product) {
     });
 }
 
+// FP8 outputs: the product in float, rounded once into C. C is a batched view at an odd offset
+// with rows longer than its columns, whose gaps keep their bits; beta reads C's old values; an
+// E5M2 C takes an epilogue, and beta 0 reads nothing.
+TEST_P(gemm_float8_test, float8_outputs_are_rounded_once) {
+    const std::size_t m = 37, n = 29, k = 43, batch = 2, leading = n + 3, offset = 5;
+    const std::size_t c_stride = m * leading;
+    const layout la{m, k, k, 0, m * k}, lb{k, n, n, 0, k * n};
+    const auto a = uniform_values<float8_e4m3>(la.size(batch), 14);
+    const auto b = uniform_values<float8_e5m2>(lb.size(batch), 15);
+    const auto c = uniform_values<float8_e4m3>(batch * m * n, 16);
+    std::vector<float8_e4m3> c_store(offset + batch * c_stride, float8_e4m3(7.0f));
+    const auto at = [&](std::size_t e, std::size_t i, std::size_t j) {
+        return offset + e * c_stride + i * leading + j;
+    };
+    for (std::size_t e = 0; e < batch; ++e)
+        for (std::size_t i = 0; i < m; ++i)
+            for (std::size_t j = 0; j < n; ++j) c_store[at(e, i, j)] = c[(e * m + i) * n + j];
+    const scalars s{.alpha = 0.5f, .beta = 0.75f, .scale_a = 1.5f, .scale_b = 0.5f};
+    const scalars plain{.alpha = 2.0f};
+    const auto host_bias = uniform_values<float>(n, 17);
+    on_every_strategy([&] {
+        const kiln::matrix<float8_e4m3> As(q, m, k, batch, a);
+        const kiln::matrix<float8_e5m2> Bs(q, k, n, batch, b);
+        const kiln::matrix<float8_e4m3> store(q, 1, c_store.size(), c_store);
+        kiln::gemm_batched(
+            kiln::matrix_view<float8_e4m3>(store.data(), m, n, leading, offset, batch, c_stride),
+            As, Bs, {.alpha = s.alpha, .beta = s.beta, .scale_a = s.scale_a, .scale_b = s.scale_b});
+        const std::vector<float8_e4m3> stored = store.read();
+        std::vector<float8_e4m3> got(batch * m * n);
+        std::vector<bool> in_view(stored.size(), false);
+        for (std::size_t e = 0; e < batch; ++e)
+            for (std::size_t i = 0; i < m; ++i)
+                for (std::size_t j = 0; j < n; ++j) {
+                    got[(e * m + i) * n + j] = stored[at(e, i, j)];
+                    in_view[at(e, i, j)] = true;
+                }
+        for (std::size_t x = 0; x < stored.size(); ++x) {
+            if (!in_view[x]) {
+                ASSERT_EQ(stored[x].bits(), c_store[x].bits()) << "gap " << x;
+            }
+        }
+        expect_product(got, a, la, b, lb, c, m, n, k, batch, s);
+
+        // The first batch entries of A and B.
+        const kiln::matrix<float8_e4m3> A(q, m, k, std::span<const float8_e4m3>(a).first(m * k));
+        const kiln::matrix<float8_e5m2> B(q, k, n, std::span<const float8_e5m2>(b).first(k * n));
+        const kiln::matrix<float8_e5m2> C(q, m, n);
+        const kiln::vector<float> bias(q, host_bias);
+        kiln::gemm(C, A, B, {.alpha = plain.alpha},
+                   KILN_LAMBDA((float value, kiln::uint row, kiln::uint column), (bias), {
+                       (void)row;
+                       return fmax(value + bias[column], 0.0f);
+                   }));
+        expect_product(C.read(), a, layout{m, k, k}, b, layout{k, n, n}, std::vector<float8_e5m2>(),
+                       m, n, k, 1, plain, [&](double value, std::size_t column) {
+                           return std::max(value + double(host_bias[column]), 0.0);
+                       });
+    });
+}
+
 TEST_P(gemm_float8_test, bad_input_is_rejected_before_any_device_work) {
     const kiln::matrix<float8_e4m3> A(q, 4, 5, uniform_values<float8_e4m3>(20, 14));
     const kiln::matrix<float8_e5m2> B(q, 5, 3, uniform_values<float8_e5m2>(15, 15)),
@@ -386,7 +449,10 @@ static_assert(!multipliable<kiln::matrix<double>, e4m3_matrix, e4m3_matrix>);
 static_assert(!multipliable<kiln::matrix<float>, e4m3_matrix, kiln::matrix<double>>);
 static_assert(!multipliable<kiln::matrix<float>, e4m3_matrix, kiln::matrix<bfloat16>>);
 static_assert(!multipliable<kiln::matrix<float>, kiln::matrix<float>, e5m2_matrix>);
-static_assert(!multipliable<e4m3_matrix, e4m3_matrix, e4m3_matrix>);
+static_assert(multipliable<e4m3_matrix, e4m3_matrix, e4m3_matrix>);
+static_assert(multipliable<e5m2_matrix, e4m3_matrix, e5m2_matrix>);
+static_assert(!multipliable<e4m3_matrix, kiln::matrix<float>, kiln::matrix<float>>);
+static_assert(!multipliable<e5m2_matrix, kiln::matrix<bfloat16>, kiln::matrix<bfloat16>>);
 
 // What FP8 operands widen to: C's 16-bit type, else float on CPUs and bfloat16 elsewhere.
 TEST(gemm_float8_widening, the_type_the_strategies_take) {

@@ -127,13 +127,15 @@ class kernel_texts {
                     }
     }
 
-    /// The passes that widen FP8 operands before any of those kernels (gemm_float8.hpp), and
-    /// that copy TF32 and FP8 operands into the K-major layout (gemm_k_major.hpp): the same text
-    /// on every device.
+    /// The passes that widen FP8 operands before any of those kernels and round a float product
+    /// into an FP8 C after them (gemm_float8.hpp), and that copy TF32 and FP8 operands into the
+    /// K-major layout (gemm_k_major.hpp): the same text on every device.
     void add_operand_copies() {
-        for (const gemm_element from : {gemm_element::e4m3, gemm_element::e5m2})
+        for (const gemm_element from : {gemm_element::e4m3, gemm_element::e5m2}) {
             for (const gemm_element to : {gemm_element::f32, gemm_element::bf16, gemm_element::f16})
                 add_kernel(kiln::detail::gemm_widening_kernel{from, to});
+            add_kernel(kiln::detail::gemm_narrowing_kernel{from});
+        }
         for (const gemm_element element :
              {gemm_element::f32, gemm_element::e4m3, gemm_element::e5m2})
             for (const bool transposes : {false, true})

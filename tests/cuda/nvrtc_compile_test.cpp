@@ -163,12 +163,14 @@ TEST_F(NvrtcCompile, GemmTensorCoreKernelsOfEveryLayoutForAmpereAndHopper) {
     }
 }
 
-// The passes that widen FP8 operands before kiln::gemm's kernels run (gemm_float8.hpp): the
-// prelude's FP8 and 16-bit conversions.
+// The passes that widen FP8 operands before kiln::gemm's kernels run and round a float product
+// into an FP8 C after them (gemm_float8.hpp): the prelude's FP8 and 16-bit conversions.
 TEST_F(NvrtcCompile, GemmFloat8WideningKernels) {
-    for (const gemm_element from : {gemm_element::e4m3, gemm_element::e5m2})
+    for (const gemm_element from : {gemm_element::e4m3, gemm_element::e5m2}) {
         for (const gemm_element to : {gemm_element::f32, gemm_element::bf16, gemm_element::f16})
             expect_cubin(compile({gemm_widening_kernel{from, to}.source()}));
+        expect_cubin(compile({gemm_narrowing_kernel{from}.source()}));
+    }
 }
 
 // The wgmma kernel (sm_90a's warpgroup vocabulary): every layout of bf16 into float with the

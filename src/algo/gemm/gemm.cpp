@@ -229,6 +229,27 @@ event run_planned_gemm(const queue& q, const gemm_problem& problem) {
         });
 }
 
+/// A problem with alpha folded and a C that is not FP8, its FP8 operands taken as the plan and
+/// the options allow.
+event run_float8_inputs(const queue& q, const gemm_problem& problem) {
+    const device_properties& props = q.device().properties();
+    // FP8 operands go to wgmma as they are where the caller allows its fast accumulation (about
+    // 14 bits per k32 step on an H200, past float's bound) and the plan takes them there (both
+    // FP8); else they are widened whole into scratch first, which the strategies take as 16-bit
+    // or float inputs (gemm_float8.hpp), with float accumulation.
+    const bool float8_on_warpgroup =
+        problem.allow_float8_fast_accumulation && is_float8(problem.a.element) &&
+        is_float8(problem.b.element) &&
+        plan_of(props, problem).strategy == gemm_strategy::warpgroup_mma;
+    return run_with_copies(
+        q, problem, is_float8(problem.a.element) && !float8_on_warpgroup,
+        is_float8(problem.b.element) && !float8_on_warpgroup,
+        [&](const gemm_operand& x, bool) {
+            return widen_float8(q, x, widened_element(problem.c.element, props));
+        },
+        [&](const gemm_problem& p) { return run_planned_gemm(q, p); });
+}
+
 }  // namespace
 
 std::size_t checked_product(std::size_t a, std::size_t b, const char* call, const char* what) {
@@ -354,22 +375,10 @@ event run_gemm(const queue& q, const gemm_problem& checked) {
         (problem.a.transposed ? problem.a.rows : problem.a.columns) = 0;
         (problem.b.transposed ? problem.b.columns : problem.b.rows) = 0;
     }
-    const device_properties& props = q.device().properties();
-    // FP8 operands go to wgmma as they are where the caller allows its fast accumulation (about
-    // 14 bits per k32 step on an H200, past float's bound) and the plan takes them there (both
-    // FP8); else they are widened whole into scratch first, which the strategies take as 16-bit
-    // or float inputs (gemm_float8.hpp), with float accumulation.
-    const bool float8_on_warpgroup =
-        problem.allow_float8_fast_accumulation && is_float8(problem.a.element) &&
-        is_float8(problem.b.element) &&
-        plan_of(props, problem).strategy == gemm_strategy::warpgroup_mma;
-    return run_with_copies(
-        q, problem, is_float8(problem.a.element) && !float8_on_warpgroup,
-        is_float8(problem.b.element) && !float8_on_warpgroup,
-        [&](const gemm_operand& x, bool) {
-            return widen_float8(q, x, widened_element(problem.c.element, props));
-        },
-        [&](const gemm_problem& p) { return run_planned_gemm(q, p); });
+    if (is_float8(problem.c.element))
+        return run_with_float8_output(
+            q, problem, [&](const gemm_problem& p) { return run_float8_inputs(q, p); });
+    return run_float8_inputs(q, problem);
 }
 
 std::vector<gemm_strategy> gemm_strategies_for(const device& dev) {

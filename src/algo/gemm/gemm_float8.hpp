@@ -7,6 +7,7 @@
 // copies take any FP8 layout.
 #pragma once
 
+#include <functional>
 #include <kiln/detail/algo/gemm_problem.hpp>
 #include <kiln/runtime/device.hpp>
 #include <kiln/runtime/queue.hpp>
@@ -38,5 +39,19 @@ struct gemm_widening_kernel {
 /// `x` (FP8) widened on `q` into scratch (acquired here) as elements of `to`: each batch entry
 /// `rows` rows of a leading dimension rounded up to 8, one entry after another.
 operand_copy widen_float8(const queue& q, const gemm_operand& x, gemm_element to);
+
+/// The narrowing kernel from float scratch (widened_shape's layout) into an FP8 C of `to`.
+struct gemm_narrowing_kernel {
+    gemm_element to;
+    std::string key() const;
+    std::string source() const;
+};
+
+/// A product whose C is FP8, which no strategy writes: `run` computes it into float scratch of
+/// widened_shape's layout (C's old values widened into it first where beta reads them; an
+/// epilogue runs there, in float), and one pass rounds the scratch into C, to nearest even as
+/// kiln::float8_e4m3 and kiln::float8_e5m2 round floats: C is rounded once, as a 16-bit C is.
+event run_with_float8_output(const queue& q, const gemm_problem& problem,
+                             const std::function<event(const gemm_problem&)>& run);
 
 }  // namespace kiln::detail

@@ -210,8 +210,9 @@ std::string gemm_store(const gemm_types& types, const std::string& row, const st
             return at + " = kiln_float_to_bf16(" + value + ");";
         case gemm_element::f32:
         case gemm_element::f64:
-        // Never C: kiln::gemm's types refuse FP8 outputs, and FP8 inputs are widened before any
-        // kernel of a strategy is written (gemm_float8.hpp).
+        // Never C: an FP8 C's product is written into float scratch and narrowed by a pass of
+        // its own, and FP8 inputs are widened before any kernel of a strategy is written
+        // (gemm_float8.hpp).
         case gemm_element::e4m3:
         case gemm_element::e5m2:
             break;
