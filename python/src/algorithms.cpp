@@ -57,12 +57,6 @@ constexpr dtype dtype_of_type() {
         return dtype::complex128;
 }
 
-const array_data& data_of(const py::handle& x, const char* call) {
-    if (!py::isinstance<ndarray>(x))
-        throw py::type_error(std::string(call) + ": takes a kiln.ndarray (kiln.asarray makes one)");
-    return x.cast<const ndarray&>().data();
-}
-
 // A flat, compact array of n elements of T on `where`, and its kiln::vector.
 template <class T>
 std::pair<array_data, kiln::vector<T>> fresh(const device_entry& where, std::size_t n) {
@@ -96,15 +90,19 @@ py::object sum(const py::object& x) {
     if (is_complex(a.type)) {
         if (a.type == dtype::complex64) {
             auto v = a.as_vector<std::complex<float>>();
-            py::gil_scoped_release unlocked;
-            const auto s = a.size() ? kiln::sum(v) : std::complex<float>{};
-            py::gil_scoped_acquire locked;
+            std::complex<float> s{};
+            if (a.size()) {
+                py::gil_scoped_release unlocked;
+                s = kiln::sum(v);
+            }
             return py::cast(std::complex<double>(s));
         }
         auto v = a.as_vector<std::complex<double>>();
-        py::gil_scoped_release unlocked;
-        const auto s = a.size() ? kiln::sum(v) : std::complex<double>{};
-        py::gil_scoped_acquire locked;
+        std::complex<double> s{};
+        if (a.size()) {
+            py::gil_scoped_release unlocked;
+            s = kiln::sum(v);
+        }
         return py::cast(s);
     }
     return visit_number("kiln.sum", a.type, [&](auto zero) -> py::object {

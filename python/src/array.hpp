@@ -167,6 +167,8 @@ class ndarray {
 const ndarray* ndarray_of(py::handle x);
 /// A new kiln.ndarray holding `a`, made through the same record (py::cast looks it up again).
 py::object python_of(std::shared_ptr<ndarray> a);
+/// The values of the kiln.ndarray `x`; a TypeError naming `call` when `x` is something else.
+const array_data& data_of(py::handle x, const char* call);
 
 /// A compact copy of `a` at the start of its own memory (a's own data when it is so already).
 array_data compact(const array_data& a);

@@ -243,6 +243,13 @@ const ndarray* ndarray_of(py::handle x) {
     return static_cast<const ndarray*>(caster.value);
 }
 
+const array_data& data_of(py::handle x, const char* call) {
+    const ndarray* a = ndarray_of(x);
+    if (a == nullptr)
+        throw py::type_error(std::string(call) + ": takes a kiln.ndarray (kiln.asarray makes one)");
+    return a->data();
+}
+
 py::object python_of(std::shared_ptr<ndarray> a) {
     // As pybind11's holder caster does: the instance takes a copy of the holder.
     return py::reinterpret_steal<py::object>(

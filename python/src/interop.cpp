@@ -187,7 +187,8 @@ const kiln::queue& stream_queue(const device_entry& where, kiln::detail::interop
     for (const wrapped& w : made)
         if (w.device == where.number && w.stream == stream) return w.queue;
     // Programs use a few streams; one that makes a new stream for every tensor is not let grow
-    // the list without end.
+    // the list without end. A wrap only borrows its stream: dropping one releases kiln's own
+    // objects, never the stream, which may be gone by then.
     constexpr std::size_t most_kept = 64;
     if (made.size() == most_kept) made.erase(made.begin());
     made.push_back({where.number, stream,
@@ -274,8 +275,8 @@ py::object from_dlpack(const py::object& producer, const device_entry& requested
         // stream object and an event in Python, about 12 us, for kiln's own stream), and kiln's
         // stream waits for that stream's work below, on the device. A PyTorch tensor is asked
         // with stream -1 (the consumer orders), and kiln's stream waits for PyTorch's current
-        // one, which it asks for itself: PyTorch's own ordering for stream 1 took 16 of the 21
-        // us that its __dlpack__ cost (H200, 2026-11-29).
+        // one, which it asks for itself: PyTorch's own ordering for stream 1 took 9 of the 11 us
+        // that its __dlpack__ cost (H200, 2026-11-29; docs/python.md).
         const bool cuda = where->device.backend() == kiln::backend_kind::cuda;
         const auto& torch = torch_stream_query();
         kiln::detail::interop::handle producer_stream = legacy_stream;

@@ -15,13 +15,6 @@ namespace kiln::python {
 
 namespace {
 
-const array_data& data_of(const py::handle& x, const char* call) {
-    if (!py::isinstance<ndarray>(x))
-        throw py::type_error(std::string(call) +
-                             ": takes kiln.ndarray operands (kiln.asarray makes one)");
-    return x.cast<const ndarray&>().data();
-}
-
 // A 2-D operand of gemm: the array's rows in place (row-major, or transposed), else a copy.
 template <class T>
 struct gemm_operand {
