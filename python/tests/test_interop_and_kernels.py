@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 import contextlib
 import os
+import re
 import runpy
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -175,3 +178,19 @@ def test_errors_map_to_python_exceptions():
 def test_the_quickstart_example_runs():
     here = os.path.dirname(__file__)
     runpy.run_path(os.path.join(here, "..", "examples", "quickstart.py"))
+
+
+def test_kiln_profile_records_what_a_python_program_ran():
+    # The module's queues live until the interpreter's very end, past KILN_PROFILE's exit
+    # handler: the handler reads what they have run (docs/profiling.md).
+    program = ("import numpy as np, kiln\n"
+               "x = kiln.asarray(np.ones(1000, np.float32))\n"
+               "print(kiln.sum(x))\n")
+    ran = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                         env=dict(os.environ, KILN_PROFILE="summary"), check=True, timeout=300)
+    assert ran.stdout.strip() == "1000.0"
+    commands = re.search(r"kiln profile: (\d+) device commands", ran.stderr)
+    assert commands, ran.stderr
+    # The copy in, the sum's kernel and the read of its result, at least.
+    assert int(commands.group(1)) >= 3, ran.stderr
+    assert re.search(r"^kernel ", ran.stderr, re.MULTILINE), ran.stderr

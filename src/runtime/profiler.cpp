@@ -27,12 +27,35 @@ constinit std::atomic<bool> environment_read{false};
 struct environment_profile {
     std::shared_ptr<session> owner;
     std::string path;  // empty: print the summary
+    // Its queues, so that the exit handler reads the times of what those still alive then have
+    // run: a static queue, or a Python module's, outlives the handler and would take them along.
+    std::mutex queues_mutex{};
+    std::vector<std::weak_ptr<queue_recorder>> queues{};
+
+    void keep(const std::shared_ptr<queue_recorder>& recorder) {
+        std::lock_guard lock(queues_mutex);
+        // Dropping the queues gone whenever the list would grow keeps it to the live ones, at
+        // a constant cost per queue made.
+        if (queues.size() == queues.capacity())
+            std::erase_if(queues, [](const auto& q) { return q.expired(); });
+        queues.push_back(recorder);
+    }
+    void read_live_queues() noexcept {
+        std::vector<std::shared_ptr<queue_recorder>> live;
+        {
+            std::lock_guard lock(queues_mutex);
+            for (const auto& q : queues)
+                if (auto recorder = q.lock()) live.push_back(std::move(recorder));
+        }
+        for (const auto& recorder : live) recorder->read_completed();
+    }
 };
 environment_profile* from_environment = nullptr;
 
 void write_at_exit() noexcept {
     environment_profile& profile = *from_environment;
     try {
+        profile.read_live_queues();
         if (profile.path.empty()) {
             const std::string table = profile.owner->summary();
             std::fputs(table.c_str(), stderr);
@@ -137,7 +160,10 @@ std::shared_ptr<queue_recorder> recorder_for(const device& dev, queue_options& o
     std::shared_ptr<session> owner = owning(s);
     if (!owner) return nullptr;
     options.profiling = true;
-    return std::make_shared<queue_recorder>(std::move(owner), dev, options);
+    auto recorder = std::make_shared<queue_recorder>(std::move(owner), dev, options);
+    if (from_environment != nullptr && from_environment->owner.get() == s)
+        from_environment->keep(recorder);
+    return recorder;
 }
 
 queue_recorder::queue_recorder(std::shared_ptr<session> owner, const device& dev,
@@ -210,6 +236,19 @@ void queue_recorder::completed() noexcept {
     std::lock_guard lock(mutex_);
     for (pending& p : pending_) harvest(p);
     pending_.clear();
+}
+
+void queue_recorder::read_completed() noexcept {
+    std::lock_guard lock(mutex_);
+    std::erase_if(pending_, [&](pending& p) {
+        try {
+            if (p.done->status() != event_status::complete) return false;
+        } catch (...) {
+            p.done.reset();  // the command failed: it has no times
+        }
+        harvest(p);
+        return true;
+    });
 }
 
 void queue_recorder::harvest(pending& p) noexcept {

@@ -114,6 +114,8 @@ class queue_recorder {
     }
     /// Everything enqueued so far has completed (after queue::finish).
     void completed() noexcept;
+    /// Reads the times of the commands that are complete now, waiting for none (at exit).
+    void read_completed() noexcept;
 
   private:
     struct pending {
