@@ -9,12 +9,15 @@
 #include <kiln/algo/reduce_by_key.hpp>
 #include <kiln/algo/scan.hpp>
 #include <kiln/detail/algo/fft_kernels.hpp>
+#include <kiln/detail/algo/gemm_epilogue.hpp>
 #include <kiln/detail/algo/reduce_tuning.hpp>
 #include <kiln/detail/algo/scan_strategy.hpp>
 #include <kiln/detail/algo/stencil_2d_streaming.hpp>
 #include <kiln/detail/algo/stencil_windows.hpp>
 #include <kiln/detail/source_builder.hpp>
 #include <kiln/error.hpp>
+#include <kiln/kernel.hpp>
+#include <kiln/vector.hpp>
 #include <regex>
 #include <string>
 #include <vector>
@@ -213,6 +216,39 @@ TEST_F(NvrtcCompile, GemmWarpgroupKernelsOfEveryLayoutForHopper) {
                              types,
                              false,
                              true});
+}
+
+/// The epilogue text of a KILN_LAMBDA, which takes only its types: no device is needed.
+template <class Definition, class... Captures>
+const gemm_epilogue& epilogue_text_of(const kernel_lambda<Definition, Captures...>&) {
+    return gemm_epilogue_text<float, Definition, Captures...>();
+}
+
+// A user's epilogue in the row's tile-map kernel, whose paired stores call it on each of the two
+// values they store, into a float and a bf16 C.
+TEST_F(NvrtcCompile, GemmWarpgroupKernelWithAnEpilogueStoresPairs) {
+    const tuning_row<gemm_tuning>& nvidia = algorithm::gemm_rows::rows().front();
+    ASSERT_TRUE(nvidia.tuning.warpgroup.paired_stores) << "the row's kernel stores pairs";
+    const kiln::vector<float> bias;  // its type only: the text binds no argument
+    const float slope = 0.125f;
+    const gemm_epilogue& epilogue = epilogue_text_of(
+        KILN_LAMBDA((float value, kiln::uint row, kiln::uint column), (bias, slope), {
+            (void)row;
+            const float biased = value + bias[column];
+            return biased > 0.0f ? biased : slope * biased;
+        }));
+    for (const gemm_element c : {gemm_element::f32, gemm_element::bf16}) {
+        const gemm_warpgroup_kernel kernel{
+            nvidia.tuning.warpgroup,
+            {gemm_element::bf16, gemm_element::bf16, c, gemm_element::f32, &epilogue},
+            false,
+            true};
+        SCOPED_TRACE(kernel.key());
+        const std::string source = kernel.source();
+        EXPECT_NE(source.find("kiln_gemm_epilogue(("), std::string::npos)
+            << "the pairs call the epilogue";
+        expect_cubin(compile({source}));
+    }
 }
 
 // TF32 and FP8 on wgmma (k8 and k32, no transposes): the tile-map kernel of the K-major layout

@@ -68,15 +68,20 @@ namespace {
 
 /// One store of the values `first` and `second` of C's row `row` at columns `column` and
 /// `column` + 1 (pair-aligned, inside C): alpha times each (plus beta times C's old value where
-/// beta is not 0), rounded to C's type, as one vector store.
+/// beta is not 0), each through the user's epilogue where there is one, rounded to C's type, as
+/// one vector store.
 std::string warpgroup_pair_store(const gemm_types& types, const std::string& row,
                                  const std::string& column, const std::string& first,
                                  const std::string& second) {
     const std::string at = "(" + row + ") * c_leading + " + column;
     const auto value = [&](const std::string& accumulator, const char* next) {
         const std::string old = "c[" + at + next + "]";
-        return "(beta == 0 ? alpha * " + accumulator + " : alpha * " + accumulator + " + beta * " +
-               gemm_convert(types.c, types.accumulator, old) + ")";
+        const std::string scaled = "(beta == 0 ? alpha * " + accumulator + " : alpha * " +
+                                   accumulator + " + beta * " +
+                                   gemm_convert(types.c, types.accumulator, old) + ")";
+        if (!types.epilogue) return scaled;
+        return gemm_epilogue_call(*types.epilogue, scaled, "(" + row + ")",
+                                  "(" + column + next + ")");
     };
     if (types.c == gemm_element::f32)
         return "*(global float2*)(c + " + at + ") = (float2)(" + value(first, "") + ", " +
@@ -110,8 +115,8 @@ void emit_warpgroup_stores(source_builder& b, const gemm_types& types, const std
     }
     const std::string inside = first_row + " + " + uint_literal(layout.rows) +
                                " <= m && column0 + " + uint_literal(layout.columns) + " <= n";
-    // Doubles and FP8 never reach wgmma's C; a user's epilogue keeps the stores it is called by.
-    if (pairs && !types.epilogue && (types.c == gemm_element::f32 || is_16_bit(types.c))) {
+    // Doubles and FP8 never reach wgmma's C.
+    if (pairs && (types.c == gemm_element::f32 || is_16_bit(types.c))) {
         b.open("if (c_pairs && " + inside + ")");
         for (unsigned i = 0; i + 1 < layout.value_count(); i += 2) {
             const auto at = layout.at(0, i), next = layout.at(0, i + 1);

@@ -58,10 +58,11 @@ std::string warpgroup_transposes(const gemm_types& types, const swizzled_tile& a
                                  const swizzled_tile& b);
 
 /// The stores of the m64 x block_columns accumulator `d` (block_columns / 2 registers) whose first
-/// row is `first_row` (a kernel expression), within C's bounds. With `pairs` (and no user's
-/// epilogue), an accumulator inside C whose rows allow it (the kernel's `c_pairs`) stores each
-/// pair of neighbouring columns that a work-item holds as one 8-byte (float) or 4-byte (16-bit)
-/// store: half the store instructions, and a warp's stores of a row fill whole 32-byte sectors.
+/// row is `first_row` (a kernel expression), within C's bounds. With `pairs`, an accumulator
+/// inside C whose rows allow it (the kernel's `c_pairs`) stores each pair of neighbouring columns
+/// that a work-item holds as one 8-byte (float) or 4-byte (16-bit) store, a user's epilogue
+/// called on each of the two: half the store instructions, and a warp's stores of a row fill
+/// whole 32-byte sectors.
 void emit_warpgroup_stores(source_builder& b, const gemm_types& types, const std::string& d,
                            std::size_t block_columns, const std::string& first_row,
                            bool pairs = false);
