@@ -26,11 +26,10 @@ void with_warpgroup_tiles(const kiln::device& device,
     body();
 }
 
-/// `body` again with wgmma fed by cp.async copies rather than the tuning row's tile maps, with
-/// the row's tile maps scheduled the other way (persistent or a work-group per block, in bands
-/// of 4 block rows or along whole rows), and with the multiplying warpgroups taking turns or
-/// sharing blocks (whichever the row does not), so that every feed and schedule runs wherever
-/// the warpgroup strategy does.
+/// `body` again with wgmma fed by cp.async copies rather than the tuning row's tile maps, and
+/// with the row's tile maps scheduled the other way (persistent or a work-group per block, in
+/// bands of 4 block rows or along whole rows), so that every feed and schedule runs wherever the
+/// warpgroup strategy does.
 template <class Body>
 void with_other_warpgroup_feeds(const kiln::device& device, Body&& body) {
     with_warpgroup_tiles(
@@ -39,33 +38,9 @@ void with_other_warpgroup_feeds(const kiln::device& device, Body&& body) {
         kiln::detail::tuning_table<kiln::detail::algorithm::gemm_rows>::tuning_for(
             device.properties(), std::nullopt)
             .warpgroup;
-    const kiln::detail::gemm_warpgroup_tiles row = rescheduled;
     rescheduled.persistent = !rescheduled.persistent;
     rescheduled.band_rows = rescheduled.band_rows == 0 ? 4 : 0;
-    // A work-group per block shares it between the warpgroups.
-    if (rescheduled.ping_pong) {
-        rescheduled.ping_pong = false;
-        rescheduled.block_rows = 128;
-        rescheduled.block_columns = 256;
-        rescheduled.stages = 4;
-    }
     with_warpgroup_tiles(device, rescheduled, body);
-    kiln::detail::gemm_warpgroup_tiles turns{.block_rows = 128,
-                                             .block_columns = 128,
-                                             .stages = 6,
-                                             .tile_maps = true,
-                                             .band_rows = 4,
-                                             .persistent = true,
-                                             .paired_stores = true,
-                                             .ping_pong = true};
-    if (row.ping_pong) {
-        turns = row;
-        turns.ping_pong = false;
-        turns.block_rows = 128;
-        turns.block_columns = 256;
-        turns.stages = 4;
-    }
-    with_warpgroup_tiles(device, turns, body);
 }
 
 }  // namespace kiln::test

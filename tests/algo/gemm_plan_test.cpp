@@ -173,19 +173,6 @@ TEST(gemm_tuning, tiles_read_back_from_their_keys) {
         EXPECT_FALSE(kiln::detail::parse_gemm_simt_tiles(bad).has_value()) << bad;
     EXPECT_FALSE(kiln::detail::parse_gemm_tensor_tiles("128x128x32 w64x32x2").has_value());
     EXPECT_FALSE(kiln::detail::parse_gemm_warpgroup_tiles("128x256x64 s4").has_value());
-    // ping_pong: a warpgroup's block of 64 or 128 rows, persistent tile maps only.
-    const auto turns =
-        kiln::detail::parse_gemm_warpgroup_tiles("128x128 s6 b8 tma persistent pairs pingpong");
-    ASSERT_TRUE(turns.has_value());
-    EXPECT_TRUE(turns->ping_pong);
-    EXPECT_TRUE(turns->fits_together());
-    EXPECT_EQ(turns->key(), "128x128 s6 b8 tma persistent pairs pingpong");
-    EXPECT_FALSE(kiln::detail::parse_gemm_warpgroup_tiles("128x128 s6 tma pairs")->ping_pong);
-    for (const char* unfit : {"128x128 s6 tma pingpong", "128x256 s4 tma persistent pingpong",
-                              "256x128 s4 tma persistent pingpong", "128x128 s4 pingpong"})
-        EXPECT_FALSE(kiln::detail::parse_gemm_warpgroup_tiles(unfit)->fits_together()) << unfit;
-    EXPECT_TRUE(kiln::detail::parse_gemm_warpgroup_tiles("64x256 s5 tma persistent pingpong")
-                    ->fits_together());
 }
 
 TEST(gemm_plan, float_products_of_a_short_depth_take_the_rows_short_tiles) {

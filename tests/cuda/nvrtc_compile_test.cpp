@@ -173,23 +173,6 @@ TEST_F(NvrtcCompile, GemmFloat8WideningKernels) {
     }
 }
 
-/// Tile maps with the multiplying warpgroups taking turns, a block each of both shapes.
-std::vector<gemm_warpgroup_tiles> ping_pong_tiles() {
-    gemm_warpgroup_tiles tall{.block_rows = 128,
-                              .block_columns = 128,
-                              .stages = 6,
-                              .tile_maps = true,
-                              .band_rows = 8,
-                              .persistent = true,
-                              .paired_stores = true,
-                              .ping_pong = true};
-    gemm_warpgroup_tiles wide = tall;
-    wide.block_rows = 64;
-    wide.block_columns = 256;
-    wide.stages = 5;
-    return {tall, wide};
-}
-
 // The wgmma kernel (sm_90a's warpgroup vocabulary): every layout of bf16 into float with the
 // row's tiles, and the other widths with f16 and a 16-bit C.
 TEST_F(NvrtcCompile, GemmWarpgroupKernelsOfEveryLayoutForHopper) {
@@ -230,13 +213,6 @@ TEST_F(NvrtcCompile, GemmWarpgroupKernelsOfEveryLayoutForHopper) {
                              types,
                              false,
                              true});
-    // The warpgroups taking turns, each on a block of its own: 128 rows by two m64n128 and 64
-    // rows by one m64n256, in every layout of bf16 (A transposed: its 64-row tiles m inner).
-    for (const bool a_transposed : {false, true})
-        for (const bool b_transposed : {false, true})
-            for (const gemm_warpgroup_tiles& tiles : ping_pong_tiles())
-                expect_compiles({tiles, bf16, a_transposed, b_transposed});
-    expect_compiles({ping_pong_tiles()[0], f16, false, true});
 }
 
 // TF32 and FP8 on wgmma (k8 and k32, no transposes): the tile-map kernel of the K-major layout
@@ -277,14 +253,6 @@ TEST_F(NvrtcCompile, GemmKMajorWarpgroupKernelsForHopper) {
          {gemm_element::e4m3, gemm_element::e4m3, gemm_element::bf16, gemm_element::f32},
          false,
          true});
-    for (const gemm_warpgroup_tiles& tiles : ping_pong_tiles()) {
-        expect_compiles({tiles, floats, false, true});
-        expect_compiles(
-            {tiles,
-             {gemm_element::e4m3, gemm_element::e4m3, gemm_element::bf16, gemm_element::f32},
-             false,
-             true});
-    }
     // wgmma cannot transpose these inputs: the other layouts are refused.
     EXPECT_THROW(
         (void)gemm_warpgroup_kernel({nvidia.tuning.warpgroup, floats, false, false}).source(),

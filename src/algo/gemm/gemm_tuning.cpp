@@ -146,8 +146,8 @@ constexpr tuning_key_number<gemm_tensor_tiles> tensor_key_numbers[] = {
     {"b", {&gemm_tensor_tiles::band_rows}, false, true}};
 constexpr tuning_key_format<gemm_tensor_tiles> tensor_key_format{tensor_key_numbers};
 
-/// "256x128 s4 tma", "256x128 s4 b8 tma persistent pairs", "128x128 s6 b8 tma persistent pairs
-/// pingpong" ("tma": fed by tile maps; b: band_rows, left out at 0)
+/// "256x128 s4 tma", "256x128 s4 b8 tma persistent pairs" ("tma": fed by tile maps; b: band_rows,
+/// left out at 0)
 constexpr tuning_key_number<gemm_warpgroup_tiles> warpgroup_key_numbers[] = {
     {"", {&gemm_warpgroup_tiles::block_rows, &gemm_warpgroup_tiles::block_columns}},
     {"s", {&gemm_warpgroup_tiles::stages}},
@@ -155,8 +155,7 @@ constexpr tuning_key_number<gemm_warpgroup_tiles> warpgroup_key_numbers[] = {
 constexpr tuning_key_flag<gemm_warpgroup_tiles> warpgroup_key_flags[] = {
     {"tma", &gemm_warpgroup_tiles::tile_maps},
     {"persistent", &gemm_warpgroup_tiles::persistent},
-    {"pairs", &gemm_warpgroup_tiles::paired_stores},
-    {"pingpong", &gemm_warpgroup_tiles::ping_pong}};
+    {"pairs", &gemm_warpgroup_tiles::paired_stores}};
 constexpr tuning_key_format<gemm_warpgroup_tiles> warpgroup_key_format{warpgroup_key_numbers,
                                                                        warpgroup_key_flags};
 

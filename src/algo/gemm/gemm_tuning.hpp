@@ -152,41 +152,30 @@ struct gemm_warpgroup_tiles {
     /// The multiplying warpgroups store each pair of neighbouring columns of C they hold as one
     /// store where C's rows allow it (emit_warpgroup_stores). Tile maps only.
     bool paired_stores = false;
-    /// The two multiplying warpgroups take turns (persistent tile maps only): each computes a
-    /// whole block_rows x block_columns block of its own, the work-group's blocks alternating
-    /// between them, and one's main loop starts when the other's has read its last stage, so
-    /// that one warpgroup's stores run while the other multiplies (CUTLASS's ping-pong
-    /// schedule; without it both store at once and the tensor cores idle).
-    bool ping_pong = false;
     /// k per stage: one 128-byte row of 16-bit elements, the swizzle's width (TF32 and FP8
     /// stages hold a row of their elements: 32 or 128 deep, the same bytes).
     static constexpr std::size_t block_depth = 64;
 
     std::size_t work_group_size() const noexcept { return tile_maps ? 3 * 128 : 2 * block_rows; }
-    /// The staging buffers, 1 KiB to align them to the swizzle's 1024-byte pattern, with tile
-    /// maps two 8-byte barriers per stage, and with ping_pong the two warpgroups' turns.
+    /// The staging buffers, 1 KiB to align them to the swizzle's 1024-byte pattern, and with tile
+    /// maps two 8-byte barriers per stage.
     std::size_t local_bytes() const noexcept {
         return stages * block_depth * (block_rows + block_columns) * 2 + 1024 +
-               (tile_maps ? 16 * stages : 0) + (ping_pong ? 16 : 0);
+               (tile_maps ? 16 * stages : 0);
     }
     /// The shapes the kernels take: an N that wgmma has; copies: whole warpgroups of 64 rows,
     /// one to three tiles in flight; tile maps: 64 or 128 rows per multiplying warpgroup, at
-    /// most 128 accumulators per work-item, two to eight stages; taking turns, persistent, and
-    /// the block of one warpgroup: 64 or 128 rows.
+    /// most 128 accumulators per work-item, two to eight stages.
     bool fits_together() const noexcept {
         const bool width = block_columns == 64 || block_columns == 128 || block_columns == 256;
-        if (tile_maps && ping_pong)
-            return width && persistent && (block_rows == 64 || block_rows == 128) &&
-                   block_rows / 64 * block_columns <= 256 && stages >= 2 && stages <= 8;
         if (tile_maps)
             return width && (block_rows == 128 || block_rows == 256) &&
                    block_rows / 128 * block_columns <= 256 && stages >= 2 && stages <= 8;
         return width && block_rows % 64 == 0 && block_rows >= 64 && block_rows <= 256 &&
-               stages >= 3 && stages <= 5 && band_rows == 0 && !persistent && !paired_stores &&
-               !ping_pong;
+               stages >= 3 && stages <= 5 && band_rows == 0 && !persistent && !paired_stores;
     }
     /// "256x128 s4", " b8" with band_rows, " tma" for tile maps, " persistent", " pairs" with
-    /// paired_stores, " pingpong" with ping_pong, for program keys.
+    /// paired_stores, for program keys.
     std::string key() const;
 };
 

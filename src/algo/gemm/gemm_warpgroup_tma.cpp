@@ -8,9 +8,8 @@
 // that the descriptors name). Two barriers per stage pace them: "full" completes when a stage's
 // bytes have landed, "free" when every multiplying warp has finished reading it. The copying
 // warpgroup hands registers to the multiplying ones (setmaxnreg) for their accumulators. A
-// persistent kernel runs one work-group per multiprocessor, each looping over C's blocks; taking
-// turns (ping_pong), its multiplying warpgroups compute alternate blocks, one storing while the
-// other multiplies. sm_90a only: CUDA on compute capability 9.0 (docs/dev/gemm.md, "Strategies").
+// persistent kernel runs one work-group per multiprocessor, each looping over C's blocks. sm_90a
+// only: CUDA on compute capability 9.0 (docs/dev/gemm.md, "Strategies").
 #include <algorithm>
 #include <kiln/detail/tile_map.hpp>
 #include <kiln/error.hpp>
@@ -80,20 +79,13 @@ std::string generate_tile_map_kernel(const gemm_warpgroup_kernel& shape) {
     const gemm_warpgroup_tiles& t = shape.tiles;
     const tma_layout l = layout_of(shape);
     const std::size_t stages = t.stages, depth = warpgroup_row_elements(shape.types);
-    // Taking turns, a warpgroup multiplies a whole block of its own; else half the block's rows.
-    const std::size_t rows_per_warpgroup = t.ping_pong ? t.block_rows : t.block_rows / 2;
-    const std::size_t registers = t.block_columns / 2;
-    // The warps that read each stage, each arriving once on its "free" barrier.
-    const std::size_t readers = t.ping_pong ? multiplying_warps / 2 : multiplying_warps;
+    const std::size_t rows_per_warpgroup = t.block_rows / 2, registers = t.block_columns / 2;
     const std::size_t m64_tiles = rows_per_warpgroup / 64;
     const std::string mma = warpgroup_mma_function(shape.types, t.block_columns);
     const std::string transposes = warpgroup_transposes(shape.types, l.a, l.b);
     // The stages go round by `step`: the k tile of the block, or a persistent kernel's count of
     // every k tile it has taken, whose barriers' phases run on from block to block.
     const std::string step = t.persistent ? "step" : "tile";
-    // The first row of a warpgroup's accumulators, from the block's.
-    const std::string warpgroup_row =
-        t.ping_pong ? std::string() : "warpgroup * " + uint_literal(rows_per_warpgroup) + " + ";
 
     source_builder b;
     define_warpgroup_descriptor(b);
@@ -122,20 +114,13 @@ std::string generate_tile_map_kernel(const gemm_warpgroup_kernel& shape) {
     b.line("const uint aligned = (staging_address + 1023u) & ~1023u;");
     b.line("const uint full_barriers = aligned + " + uint_literal(stages * l.stage_bytes()) + ";");
     b.line("const uint free_barriers = full_barriers + " + uint_literal(8 * stages) + ";");
-    // Taking turns: turns + 8 w completes when the other warpgroup's main loop has read its
-    // block's last stage, so that warpgroup w's next block may begin.
-    if (t.ping_pong) b.line("const uint turns = free_barriers + " + uint_literal(8 * stages) + ";");
     b.line("const ulong depth_tiles = (k + " + uint_literal(depth - 1) + ") / " +
            uint_literal(depth) + ";");
     b.open("if (tid == 0u)");
     b.open("for (uint s = 0; s < " + uint_literal(stages) + "; ++s)");
     b.line("kiln_barrier_init(full_barriers + 8u * s, 1u);");
-    b.line("kiln_barrier_init(free_barriers + 8u * s, " + uint_literal(readers) + ");");
+    b.line("kiln_barrier_init(free_barriers + 8u * s, " + uint_literal(multiplying_warps) + ");");
     b.close();
-    if (t.ping_pong)
-        for (const char* w : {"", " + 8u"})
-            b.line(std::string("kiln_barrier_init(turns") + w + ", " + uint_literal(readers) +
-                   ");");
     b.line("kiln_barrier_init_fence();");
     b.close();
     b.local_barrier();
@@ -180,24 +165,7 @@ std::string generate_tile_map_kernel(const gemm_warpgroup_kernel& shape) {
     if (t.paired_stores) emit_warpgroup_pairs_condition(b);
     if (t.persistent)
         b.line("global " + opencl_name(shape.types.c) + "* const c_entries = c + c_offset;");
-    if (t.ping_pong) {
-        // The work-group's blocks alternate between the warpgroups: `turn` counts them, each
-        // `depth_tiles` steps long, so that a block's steps follow from its place in the order.
-        // A warpgroup waits for its turn before its first stage: only the other's main loop
-        // having read the stages before guarantees that their phases have run on as far as the
-        // parities below assume.
-        b.line("ulong turn = warpgroup;");
-        b.open(
-            "for (ulong work = group + warpgroup * groups; work < tiles * batch; work += 2 * "
-            "groups, turn += 2)");
-        emit_persistent_block(b, t, true);
-        b.line("ulong step = turn * depth_tiles;");
-        b.line(
-            "if (turn > 0) kiln_barrier_wait(turns + 8u * warpgroup, (uint)((turn - 1) / 2 % "
-            "2));");
-    } else {
-        open_block_loop(true);
-    }
+    open_block_loop(true);
     b.open("for (ulong tile = 0; tile < depth_tiles" + next_step);
     b.line("const uint slot = (uint)(" + step + " % " + uint_literal(stages) + ");");
     b.line("kiln_barrier_wait(full_barriers + 8u * slot, (uint)(" + step + " / " +
@@ -207,7 +175,10 @@ std::string generate_tile_map_kernel(const gemm_warpgroup_kernel& shape) {
     for (std::size_t kk = 0; kk < warpgroup_row_bytes / warpgroup_k_step_bytes; ++kk)
         for (std::size_t i = 0; i < m64_tiles; ++i)
             b.line(mma + "(d + " + std::to_string(i * registers) + ", " +
-                   warpgroup_descriptor(l.a, "(" + warpgroup_row + uint_literal(i * 64) + ")", kk) +
+                   warpgroup_descriptor(l.a,
+                                        "(warpgroup * " + uint_literal(rows_per_warpgroup) + " + " +
+                                            uint_literal(i * 64) + ")",
+                                        kk) +
                    ", " + warpgroup_descriptor(l.b, "0u", kk) + ", " +
                    (kk == 0 ? "(int)(tile != 0)" : "1") + transposes + ");");
     b.line("kiln_wgmma_commit();");
@@ -219,12 +190,6 @@ std::string generate_tile_map_kernel(const gemm_warpgroup_kernel& shape) {
            uint_literal(stages) + "));");
     b.close();
     b.close();
-    // The other warpgroup's turn, while this one's last products run and it stores them.
-    if (t.ping_pong) {
-        b.open("if (work + groups < tiles * batch && lane == 0u)");
-        b.line("kiln_barrier_arrive(turns + 8u * (1u - warpgroup));");
-        b.close();
-    }
     b.line("kiln_wgmma_wait_0();");
     // The block's last stage, which a kernel of one block never needs again.
     if (t.persistent) {
@@ -237,9 +202,10 @@ std::string generate_tile_map_kernel(const gemm_warpgroup_kernel& shape) {
     b.line("for (uint i = 0; i < " + uint_literal(m64_tiles * registers) + "; ++i) d[i] = 0.0f;");
     b.close();
     for (std::size_t i = 0; i < m64_tiles; ++i)
-        emit_warpgroup_stores(b, shape.types, "(d + " + std::to_string(i * registers) + ")",
-                              t.block_columns, "row0 + " + warpgroup_row + uint_literal(i * 64),
-                              t.paired_stores);
+        emit_warpgroup_stores(
+            b, shape.types, "(d + " + std::to_string(i * registers) + ")", t.block_columns,
+            "row0 + warpgroup * " + uint_literal(rows_per_warpgroup) + " + " + uint_literal(i * 64),
+            t.paired_stores);
     if (t.persistent) b.close();
     b.close();
     b.end_kernel();
