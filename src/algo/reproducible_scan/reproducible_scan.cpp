@@ -28,7 +28,8 @@ event scan_part(const algorithm_program& program, const reproducible_scan_shape&
     };
     kernel_binding states = bound(exact_tile_states_kernel);
     states.scalar<std::uint64_t>("n", part.size).input(part.input);
-    const event stated = program.bind(std::move(states)).launch(q, tiles * group, group);
+    const event stated = program.bind(std::move(states))
+                             .launch(q, tiles * shape.states_group_size, shape.states_group_size);
     kernel_binding prefixes = bound(exact_tile_prefixes_kernel);
     prefixes.scalar<std::uint64_t>("tiles", tiles)
         .argument("kiln_carry", make_argument(carry))

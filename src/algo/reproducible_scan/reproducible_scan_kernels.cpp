@@ -22,7 +22,21 @@ constexpr std::size_t added_at_once = 8;
 thread_local std::optional<std::pair<std::size_t, std::size_t>> forced_tiles;
 
 std::string combine(const std::string& a, const std::string& b) {
-    return "kiln_exact_sum_combine(" + a + ", " + b + ")";
+    return "kiln_exact_scan_combine(" + a + ", " + b + ")";
+}
+
+/// kiln_exact_sum_combine with a shortcut: the states a scan combines mostly share their top
+/// bin (a tile's elements rarely span 2^32), and then their digits add with no comparison or
+/// shift, which is what kiln_exact_sum_combine computes for them too.
+void define_scan_combine(source_builder& b) {
+    const std::string top = std::to_string(exact_sum_top_mask);
+    b.define("kiln_exact_scan_combine",
+             "long4 kiln_exact_scan_combine(long4 a, long4 b) {\n"
+             "    if (((a.w ^ b.w) & " +
+                 top +
+                 "L) != 0) return kiln_exact_sum_combine(a, b);\n"
+                 "    return (long4)(a.x + b.x, a.y + b.y, a.z + b.z, a.w | b.w);\n"
+                 "}\n");
 }
 
 std::string value_type(const reproducible_scan_shape& shape) {
@@ -46,12 +60,12 @@ void load_element(source_builder& b, const element_input& x, const std::string& 
     b.close();
 }
 
-/// Opens a kernel of one tile per group that reads the input (lid, the tile's kiln_begin), and
-/// returns the input's element.
+/// Opens a kernel of one tile per group of `group_size` work-items that reads the input (lid,
+/// the tile's kiln_begin), and returns the input's element.
 element_input open_tile_kernel(source_builder& b, const kernel_description& kernel,
-                               const reproducible_scan_shape& shape,
+                               std::size_t group_size,
                                const std::function<element_input(source_builder&)>& declare) {
-    b.begin_kernel(kernel.name(), shape.group_size);
+    b.begin_kernel(kernel.name(), group_size);
     element_input x;
     kernel.declare(b, [&] { x = declare(b); });
     b.begin_body();
@@ -63,45 +77,45 @@ element_input open_tile_kernel(source_builder& b, const kernel_description& kern
 void write_tile_states(source_builder& b, const kernel_description& kernel,
                        const reproducible_scan_shape& shape,
                        const std::function<element_input(source_builder&)>& declare) {
-    const element_input x = open_tile_kernel(b, kernel, shape, declare);
+    const element_input x = open_tile_kernel(b, kernel, shape.states_group_size, declare);
     b.local_array("long4", "kiln_states",
-                  shape.sub_group_size == 0 ? "KILN_EXACT_GROUP" : "2 * KILN_EXACT_GROUP");
+                  shape.states_sub_group_size == 0 ? "KILN_STATES_GROUP" : "2 * KILN_STATES_GROUP");
     b.line("const ulong kiln_end = min(kiln_begin + KILN_EXACT_TILE, n);");
     b.line("kiln_exact_accumulator kiln_acc = kiln_exact_start();");
     // Work-items read the tile in strides (coalesced): the order of additions shows in no bit.
-    // A whole tile's elements are added `items` at a time (exact_sum_add_several).
+    // A whole tile's elements are added 8 at a time (exact_sum_add_several).
     b.open("if (kiln_end - kiln_begin == KILN_EXACT_TILE)");
-    b.open("for (uint kiln_u = 0; kiln_u < KILN_EXACT_ITEMS; kiln_u += " +
+    b.open("for (uint kiln_u = 0; kiln_u < KILN_STATES_ITEMS; kiln_u += " +
            std::to_string(added_at_once) + ")");
     const std::vector<std::string> values = names("kiln_v", added_at_once);
     for (std::size_t u = 0; u < added_at_once; ++u) {
         b.line("double " + values[u] + ";");
         load_element(b, x,
-                     "kiln_begin + lid + (kiln_u + " + std::to_string(u) + ") * KILN_EXACT_GROUP",
+                     "kiln_begin + lid + (kiln_u + " + std::to_string(u) + ") * KILN_STATES_GROUP",
                      values[u]);
     }
     b.line(exact_sum_add_several(b, "kiln_acc", values) + ";");
     b.close();
     b.close();
     b.open("else");
-    b.open("for (ulong kiln_i = kiln_begin + lid; kiln_i < kiln_end; kiln_i += KILN_EXACT_GROUP)");
+    b.open("for (ulong kiln_i = kiln_begin + lid; kiln_i < kiln_end; kiln_i += KILN_STATES_GROUP)");
     b.line("double kiln_v;");
     load_element(b, x, "kiln_i", "kiln_v");
     b.line("kiln_exact_add(&kiln_acc, kiln_v);");
     b.close();
     b.close();
-    group_collectives group(b, shape.sub_group_size, shape.target);
-    if (shape.sub_group_size == 0) {
+    group_collectives group(b, shape.states_sub_group_size, shape.target);
+    if (shape.states_sub_group_size == 0) {
         b.line("kiln_states[lid] = kiln_exact_state(&kiln_acc);");
-        group.reduce_in_place("kiln_states", "lid", "KILN_EXACT_GROUP", combine);
+        group.reduce_in_place("kiln_states", "lid", "KILN_STATES_GROUP", combine);
         b.line("if (lid == 0) kiln_tile_states[get_group_id(0)] = kiln_states[0];");
     } else {
         // Shuffles within sub-groups and two barriers, where the tree took a barrier a level;
         // the last work-item's inclusive scan is the tile's state.
         b.line("long4 kiln_mine = kiln_exact_state(&kiln_acc);");
-        group.inclusive_scan("kiln_states", "lid", "KILN_EXACT_GROUP", "kiln_mine", combine,
+        group.inclusive_scan("kiln_states", "lid", "KILN_STATES_GROUP", "kiln_mine", combine,
                              "long4", 4);
-        b.line("if (lid == KILN_EXACT_GROUP - 1) kiln_tile_states[get_group_id(0)] = kiln_mine;");
+        b.line("if (lid == KILN_STATES_GROUP - 1) kiln_tile_states[get_group_id(0)] = kiln_mine;");
     }
     b.end_kernel();
 }
@@ -164,7 +178,7 @@ void write_tile_prefixes(source_builder& b, const kernel_description& kernel,
 void write_tile_scan(source_builder& b, const kernel_description& kernel,
                      const reproducible_scan_shape& shape,
                      const std::function<element_input(source_builder&)>& declare) {
-    const element_input x = open_tile_kernel(b, kernel, shape, declare);
+    const element_input x = open_tile_kernel(b, kernel, shape.group_size, declare);
     b.local_array("double", "kiln_values", "KILN_EXACT_TILE + KILN_EXACT_TILE / KILN_EXACT_ITEMS");
     // The prefixes are staged in local memory and written coalesced: a work-item's run of
     // consecutive elements stored directly made each store instruction of a sub-group touch a
@@ -238,7 +252,8 @@ std::string reproducible_scan_shape::key() const {
     return "reproducible scan " + std::string(double_values ? "double" : "float") +
            (exclusive ? " exclusive" : " inclusive") + " g" + std::to_string(group_size) + " i" +
            std::to_string(items) + " p" + std::to_string(prefix_group_size) + " s" +
-           std::to_string(sub_group_size) + " " + target.key() + " " + expression;
+           std::to_string(sub_group_size) + " t" + std::to_string(states_group_size) + " u" +
+           std::to_string(states_sub_group_size) + " " + target.key() + " " + expression;
 }
 
 reproducible_scan_shape plan_reproducible_scan(const device_properties& dev, bool double_values,
@@ -246,6 +261,7 @@ reproducible_scan_shape plan_reproducible_scan(const device_properties& dev, boo
     reproducible_scan_shape shape{.group_size = 256,
                                   .items = 8,
                                   .prefix_group_size = 512,
+                                  .states_group_size = 64,
                                   .sub_group_size = 0,
                                   .target = {},
                                   .double_values = double_values,
@@ -266,6 +282,8 @@ reproducible_scan_shape plan_reproducible_scan(const device_properties& dev, boo
         shape.group_size /= 2;
     shape.target = plan_target(dev, shared_overrides_in_force());
     shape.sub_group_size = group_scan_sub_group_size(shape.target, shape.group_size);
+    shape.states_group_size = std::min(shape.states_group_size, shape.group_size);
+    shape.states_sub_group_size = group_scan_sub_group_size(shape.target, shape.states_group_size);
     shape.prefix_group_size = std::min(shape.prefix_group_size, largest_group);
     while (shape.prefix_group_size > 1 &&
            2 * shape.prefix_group_size * sizeof(exact_sum_state) > dev.local_memory_bytes)
@@ -313,6 +331,9 @@ std::string write_reproducible_scan_program(
     b.constant("KILN_EXACT_ITEMS", shape.items);
     b.constant("KILN_PREFIX_GROUP", shape.prefix_group_size);
     b.constant("KILN_EXACT_TILE", shape.tile_size());
+    b.constant("KILN_STATES_GROUP", shape.states_group_size);
+    b.constant("KILN_STATES_ITEMS", shape.states_items());
+    define_scan_combine(b);
     // A gap after every work-item's run of values in local memory: without it the runs of a
     // sub-group start in the same bank.
     b.define("kiln_pad", "#define KILN_PAD(j) ((j) + (j) / KILN_EXACT_ITEMS)\n");

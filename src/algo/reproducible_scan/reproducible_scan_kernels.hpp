@@ -26,21 +26,28 @@ struct reproducible_scan_shape {
     /// Work-items per tile (a power of two), and the consecutive elements each walks (a
     /// multiple of 8); work-items of the tile prefixes' pass (a power of two).
     std::size_t group_size = 256, items = 8, prefix_group_size = 512;
+    /// Work-items that sum a tile in the tile states' pass (a power of two, at most
+    /// group_size): fewer than the scan's, each adding more elements, since a work-item's
+    /// bins cost as much to start, flush and combine as 8 elements to add.
+    std::size_t states_group_size = 64;
     /// The tile passes' group scans shuffle within sub-groups of this size where it is not 0
-    /// (group_scan_sub_group_size), in `target`'s vocabulary; otherwise through local memory.
-    std::size_t sub_group_size = 0;
+    /// (group_scan_sub_group_size), in `target`'s vocabulary; otherwise through local memory;
+    /// likewise the states' pass with states_sub_group_size.
+    std::size_t sub_group_size = 0, states_sub_group_size = 0;
     target_features target{};
     bool double_values = false, exclusive = false;
     /// The input's node type (scan_call_input::expression).
     std::string expression;
 
     std::size_t tile_size() const { return group_size * items; }
+    /// The elements each work-item of the tile states' pass adds.
+    std::size_t states_items() const { return tile_size() / states_group_size; }
     /// Local memory of the tile pass: the tile's values as doubles (a gap after each run), float
     /// outputs' prefixes beside them (doubles' take their values' place), and the group scan's
     /// states.
     std::size_t local_bytes() const;
-    /// "reproducible scan float inclusive g256 i8 p512 s32 <target> <expression>", for the
-    /// program cache.
+    /// "reproducible scan float inclusive g256 i8 p512 s32 t64 u32 <target> <expression>", for
+    /// the program cache.
     std::string key() const;
 };
 
@@ -48,6 +55,8 @@ struct reproducible_scan_shape {
 /// memory for floats, 34 KiB for doubles, fit every GPU kiln meets; H200, 2^28 floats: 128
 /// work-items of 32 elements took as long under CUDA and 1.5x as long under NVIDIA OpenCL), and 512
 /// work-items for the tiles' prefixes; fewer where the device's groups or local memory are smaller.
+/// The tile states' pass: 64 work-items a tile (a guess, not yet timed on a GPU: a fourth of the
+/// bins' set-up, flush and combination per element, two sub-groups).
 /// CPUs: tiles of one work-item of 4096 elements (PoCL, 2 cores, 2^24 floats: 256 x 8 took 486 ms).
 reproducible_scan_shape plan_reproducible_scan(const device_properties& dev, bool double_values,
                                                bool exclusive, const std::string& expression);
