@@ -261,7 +261,7 @@ reproducible_scan_shape plan_reproducible_scan(const device_properties& dev, boo
     reproducible_scan_shape shape{.group_size = 256,
                                   .items = 8,
                                   .prefix_group_size = 512,
-                                  .states_group_size = 64,
+                                  .states_group_size = 32,
                                   .sub_group_size = 0,
                                   .target = {},
                                   .double_values = double_values,

@@ -29,7 +29,7 @@ struct reproducible_scan_shape {
     /// Work-items that sum a tile in the tile states' pass (a power of two, at most
     /// group_size): fewer than the scan's, each adding more elements, since a work-item's
     /// bins cost as much to start, flush and combine as 8 elements to add.
-    std::size_t states_group_size = 64;
+    std::size_t states_group_size = 32;
     /// The tile passes' group scans shuffle within sub-groups of this size where it is not 0
     /// (group_scan_sub_group_size), in `target`'s vocabulary; otherwise through local memory;
     /// likewise the states' pass with states_sub_group_size.
@@ -46,7 +46,7 @@ struct reproducible_scan_shape {
     /// outputs' prefixes beside them (doubles' take their values' place), and the group scan's
     /// states.
     std::size_t local_bytes() const;
-    /// "reproducible scan float inclusive g256 i8 p512 s32 t64 u32 <target> <expression>", for
+    /// "reproducible scan float inclusive g256 i8 p512 s32 t32 u32 <target> <expression>", for
     /// the program cache.
     std::string key() const;
 };
