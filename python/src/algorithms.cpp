@@ -85,26 +85,22 @@ array_data summable(const array_data& a) {
     }
 }
 
+// Python's complex is double's: a complex64 sum widens on its way out, as NumPy's item() does.
+template <class T>
+py::object complex_sum(const array_data& a) {
+    std::complex<T> s{};
+    if (a.size()) {
+        auto v = a.as_vector<std::complex<T>>();
+        py::gil_scoped_release unlocked;
+        s = kiln::sum(v);
+    }
+    return py::cast(std::complex<double>(s));
+}
+
 py::object sum(const py::object& x) {
     const array_data a = summable(data_of(x, "kiln.sum"));
-    if (is_complex(a.type)) {
-        if (a.type == dtype::complex64) {
-            auto v = a.as_vector<std::complex<float>>();
-            std::complex<float> s{};
-            if (a.size()) {
-                py::gil_scoped_release unlocked;
-                s = kiln::sum(v);
-            }
-            return py::cast(std::complex<double>(s));
-        }
-        auto v = a.as_vector<std::complex<double>>();
-        std::complex<double> s{};
-        if (a.size()) {
-            py::gil_scoped_release unlocked;
-            s = kiln::sum(v);
-        }
-        return py::cast(s);
-    }
+    if (a.type == dtype::complex64) return complex_sum<float>(a);
+    if (a.type == dtype::complex128) return complex_sum<double>(a);
     return visit_number("kiln.sum", a.type, [&](auto zero) -> py::object {
         using T = decltype(zero);
         if (a.size() == 0) return py::cast(T{});

@@ -74,10 +74,11 @@ void run_gemm(const array_data& a, const array_data& b, const array_data& c) {
 }  // namespace
 
 py::object matmul(const py::object& left, const py::object& right) {
-    if (!py::isinstance<ndarray>(right) || !py::isinstance<ndarray>(left))
-        return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-    array_data a = data_of(left, "kiln.matmul");
-    array_data b = data_of(right, "kiln.matmul");
+    const ndarray* held_left = ndarray_of(left);
+    const ndarray* held_right = ndarray_of(right);
+    if (!held_left || !held_right) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+    array_data a = held_left->data();
+    array_data b = held_right->data();
     check_same_device("kiln.matmul", *a.where, b);
     const bool vector_left = a.ndim == 1, vector_right = b.ndim == 1;
     if (vector_left) a = reshaped(a, {1, static_cast<py::ssize_t>(a.size())});

@@ -92,7 +92,7 @@ class raw_kernel {
         std::vector<detail::kernel_argument> bound;
         evaluate_pending();  // the kernel may write any of its arrays
         for (const auto& a : args) {
-            if (py::isinstance<ndarray>(a)) {
+            if (ndarray_of(a)) {
                 const array_data& d = writable_array(a, "kiln.RawKernel");
                 if (where && where != d.where) check_same_device("kiln.RawKernel", *where, d);
                 where = d.where;
@@ -181,12 +181,13 @@ class elementwise_kernel {
         std::string mask;
         std::vector<array_data> inputs(in_.size());
         for (std::size_t k = 0; k < in_.size(); ++k) {
-            if (!py::isinstance<ndarray>(args[k])) {
+            const ndarray* held = ndarray_of(args[k]);
+            if (!held) {
                 mask += 's';
                 continue;
             }
             mask += 'a';
-            array_data d = compact(converted(args[k].cast<const ndarray&>().data(), in_[k].type));
+            array_data d = compact(converted(held->data(), in_[k].type));
             if (where) check_same_device("kiln.ElementwiseKernel", *where, d);
             if (where && d.size() != n)
                 throw py::value_error("kiln.ElementwiseKernel " + name_ +

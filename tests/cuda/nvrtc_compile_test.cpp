@@ -245,8 +245,12 @@ TEST_F(NvrtcCompile, GemmWarpgroupKernelWithAnEpilogueStoresPairs) {
             true};
         SCOPED_TRACE(kernel.key());
         const std::string source = kernel.source();
-        EXPECT_NE(source.find("kiln_gemm_epilogue(("), std::string::npos)
-            << "the pairs call the epilogue";
+        const std::size_t pair =
+            source.find(c == gemm_element::f32 ? "*(global float2*)(c + " : "*(global uint*)(c + ");
+        ASSERT_NE(pair, std::string::npos) << "the kernel stores pairs";
+        const std::string pair_store = source.substr(pair, source.find(';', pair) - pair);
+        EXPECT_NE(pair_store.find("kiln_gemm_epilogue("), std::string::npos)
+            << "the pairs call the epilogue: " << pair_store;
         expect_cubin(compile({source}));
     }
 }

@@ -196,12 +196,18 @@ std::string gemm_epilogue_call(const gemm_epilogue& epilogue, const std::string&
     return call + ")";
 }
 
+std::string gemm_stored_value(const gemm_types& types, const std::string& old,
+                              const std::string& accumulator, const std::string& row,
+                              const std::string& column) {
+    const std::string value = "beta == 0 ? alpha * " + accumulator + " : alpha * " + accumulator +
+                              " + beta * " + gemm_convert(types.c, types.accumulator, old);
+    return types.epilogue ? gemm_epilogue_call(*types.epilogue, value, row, column) : value;
+}
+
 std::string gemm_store(const gemm_types& types, const std::string& row, const std::string& column,
                        const std::string& accumulator) {
     const std::string at = "c[" + row + " * c_leading + " + column + "]";
-    std::string value = "beta == 0 ? alpha * " + accumulator + " : alpha * " + accumulator +
-                        " + beta * " + gemm_convert(types.c, types.accumulator, at);
-    if (types.epilogue) value = gemm_epilogue_call(*types.epilogue, value, row, column);
+    const std::string value = gemm_stored_value(types, at, accumulator, row, column);
     // 16-bit outputs round once, to nearest even.
     switch (types.c) {
         case gemm_element::f16:

@@ -77,6 +77,12 @@ std::size_t gemm_block_count(const gemm_problem& problem, std::size_t block_rows
 /// The call of the user's epilogue on `value` at (row, column): what the kernel stores there.
 std::string gemm_epilogue_call(const gemm_epilogue& epilogue, const std::string& value,
                                const std::string& row, const std::string& column);
+/// What the epilogue stores of one accumulator at (row, column), before C's rounding: alpha acc
+/// (+ beta `old`, C's value there, which is not read where beta is 0), passed through the user's
+/// epilogue where there is one. An expression with no parentheses around it.
+std::string gemm_stored_value(const gemm_types& types, const std::string& old,
+                              const std::string& accumulator, const std::string& row,
+                              const std::string& column);
 /// The epilogue's store of one accumulator at (row, column), inside the matrix: C = alpha acc
 /// (+ beta C where beta is not 0, which C's old value is not read under), passed through the
 /// user's epilogue where there is one, rounded once to C's type.

@@ -75,13 +75,9 @@ std::string warpgroup_pair_store(const gemm_types& types, const std::string& row
                                  const std::string& second) {
     const std::string at = "(" + row + ") * c_leading + " + column;
     const auto value = [&](const std::string& accumulator, const char* next) {
-        const std::string old = "c[" + at + next + "]";
-        const std::string scaled = "(beta == 0 ? alpha * " + accumulator + " : alpha * " +
-                                   accumulator + " + beta * " +
-                                   gemm_convert(types.c, types.accumulator, old) + ")";
-        if (!types.epilogue) return scaled;
-        return gemm_epilogue_call(*types.epilogue, scaled, "(" + row + ")",
-                                  "(" + column + next + ")");
+        const std::string stored = gemm_stored_value(types, "c[" + at + next + "]", accumulator,
+                                                     "(" + row + ")", "(" + column + next + ")");
+        return types.epilogue ? stored : "(" + stored + ")";
     };
     if (types.c == gemm_element::f32)
         return "*(global float2*)(c + " + at + ") = (float2)(" + value(first, "") + ", " +
