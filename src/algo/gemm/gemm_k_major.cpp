@@ -15,8 +15,10 @@ namespace kiln::detail {
 namespace {
 
 constexpr const char* k_major_kernel = "kiln_gemm_k_major";
-/// A work-group copies a square of 32 x 32 elements, 8 rows of 32 work-items at a time.
-constexpr std::size_t square = 32, square_rows = 8, k_major_group = square * square_rows;
+/// A work-group copies a square of 64 x 64 elements, 4 rows of 64 work-items at a time: 16
+/// elements a work-item, whose loads are in flight together, for one computation of the
+/// square's place.
+constexpr std::size_t square = 64, square_rows = 4, k_major_group = square * square_rows;
 
 kernel_description k_major_description(gemm_element element) {
     kernel_description kernel(k_major_kernel);
