@@ -56,8 +56,8 @@ class gemm_k_major_test : public kiln::test::device_queue_test {
                     const std::size_t i = is_a ? r : k, j = is_a ? k : r;
                     std::vector<std::uint8_t> expected(bytes, 0);
                     if (k < shape.columns) {
-                        const std::size_t at = offset + e * stride +
-                                               (transposed ? j * leading + i : i * leading + j);
+                        const std::size_t at =
+                            offset + e * stride + (transposed ? j * leading + i : i * leading + j);
                         std::memcpy(expected.data(), host.data() + at * bytes, bytes);
                     }
                     const std::size_t to = e * shape.batch_stride + r * shape.leading_dimension + k;

@@ -224,8 +224,8 @@ const gemm_epilogue& epilogue_text_of(const kernel_lambda<Definition, Captures..
     return gemm_epilogue_text<float, Definition, Captures...>();
 }
 
-// A user's epilogue in the row's tile-map kernel, whose paired stores call it on each of the two
-// values they store, into a float and a bf16 C.
+// A user's epilogue in the row's tile-map kernel, whose paired stores' branch calls it once for
+// each value it stores (in batches ahead of the stores), into a float and a bf16 C.
 TEST_F(NvrtcCompile, GemmWarpgroupKernelWithAnEpilogueStoresPairs) {
     const tuning_row<gemm_tuning>& nvidia = algorithm::gemm_rows::rows().front();
     ASSERT_TRUE(nvidia.tuning.warpgroup.paired_stores) << "the row's kernel stores pairs";
@@ -245,12 +245,22 @@ TEST_F(NvrtcCompile, GemmWarpgroupKernelWithAnEpilogueStoresPairs) {
             true};
         SCOPED_TRACE(kernel.key());
         const std::string source = kernel.source();
-        const std::size_t pair =
-            source.find(c == gemm_element::f32 ? "*(global float2*)(c + " : "*(global uint*)(c + ");
-        ASSERT_NE(pair, std::string::npos) << "the kernel stores pairs";
-        const std::string pair_store = source.substr(pair, source.find(';', pair) - pair);
-        EXPECT_NE(pair_store.find("kiln_gemm_epilogue("), std::string::npos)
-            << "the pairs call the epilogue: " << pair_store;
+        const std::string pair_store =
+            c == gemm_element::f32 ? "*(global float2*)(c + " : "*(global uint*)(c + ";
+        const std::size_t branch = source.find("if (c_pairs && ");
+        ASSERT_NE(branch, std::string::npos) << "the kernel stores pairs";
+        const std::size_t pairs_end = source.find("else", branch);
+        const auto count = [&](const std::string& what) {
+            std::size_t found = 0;
+            for (std::size_t at = source.find(what, branch); at < pairs_end;
+                 at = source.find(what, at + 1))
+                ++found;
+            return found;
+        };
+        const std::size_t pairs = count(pair_store);
+        EXPECT_GT(pairs, 0U);
+        EXPECT_EQ(count("kiln_gemm_epilogue("), 2 * pairs)
+            << "the pairs' branch calls the epilogue once for each value it stores";
         expect_cubin(compile({source}));
     }
 }
