@@ -74,7 +74,8 @@ const std::array gemm_table{
              // slower in bands of 4, 8 or 16: 0.82-0.84x against 0.87-0.89x).
              // tensor_double_deep (CUDA's doubles, m16n8k16, fragments read a tile at a time):
              // 2026-11-27, H100, the same command: 128x64x16 w64x32 s3 0.87-0.90x (64x128x16
-             // w32x64 s3 0.80-0.82x, 128x128x16 w64x32 s3 0.74-0.75x).
+             // w32x64 s3 0.80-0.82x, 128x128x16 w64x32 s3 0.74-0.75x); 2026-11-30, H200, CUDA:
+             // 0.90x (s2 0.80x, s4 0.65x, s5 0.60x, 256x64x16 s3 0.71x), OpenCL's row 0.79x.
              // warpgroup (tile maps): 2026-11-29, H200, CUDA, `KILN_GEMM_BENCH_WARPGROUP_TILES=...
              // gemm_bench bf16_4096 bf16_8192 tf32_4096 tf32_8192 e4m3_4096 e4m3_8192`: 128x256 s4
              // b8 persistent pairs 1.01x / 0.93x cuBLAS bf16, 0.89x / 0.80x TF32, 0.96x / 0.93x
