@@ -74,19 +74,20 @@ namespace {
 constexpr unsigned epilogue_batch = 16;
 
 /// One store of the values `first` and `second` of C's row `row` at columns `column` and
-/// `column` + 1 (pair-aligned, inside C), rounded to C's type, as one vector store. Where
-/// `scale` is set, each is first alpha times itself (plus beta times C's old value where beta is
-/// not 0), passed through the user's epilogue where there is one; otherwise they are what C
-/// receives, before its rounding.
+/// `column` + 1 (pair-aligned, inside C), rounded to C's type, as one vector store. Without a
+/// user's epilogue each is first alpha times itself (plus beta times C's old value where beta is
+/// not 0); with one, they already hold what C receives (emit_warpgroup_stores computes them
+/// ahead), before its rounding.
 std::string warpgroup_pair_store(const gemm_types& types, const std::string& row,
                                  const std::string& column, const std::string& first,
-                                 const std::string& second, bool scale) {
+                                 const std::string& second) {
     const std::string at = "(" + row + ") * c_leading + " + column;
     const auto value = [&](const std::string& accumulator, const char* next) {
-        if (!scale) return accumulator;
-        const std::string stored = gemm_stored_value(types, "c[" + at + next + "]", accumulator,
-                                                     "(" + row + ")", "(" + column + next + ")");
-        return types.epilogue ? stored : "(" + stored + ")";
+        if (types.epilogue) return accumulator;
+        return "(" +
+               gemm_stored_value(types, "c[" + at + next + "]", accumulator, "(" + row + ")",
+                                 "(" + column + next + ")") +
+               ")";
     };
     if (types.c == gemm_element::f32)
         return "*(global float2*)(c + " + at + ") = (float2)(" + value(first, "") + ", " +
@@ -143,8 +144,7 @@ void emit_warpgroup_stores(source_builder& b, const gemm_types& types, const std
                     throw std::logic_error("wgmma's accumulators hold no pairs of columns");
                 b.line(warpgroup_pair_store(
                     types, "row + " + uint_literal(at.row), "column + " + uint_literal(at.column),
-                    d + "[" + std::to_string(i) + "]", d + "[" + std::to_string(i + 1) + "]",
-                    !types.epilogue));
+                    d + "[" + std::to_string(i) + "]", d + "[" + std::to_string(i + 1) + "]"));
             }
         }
         b.close_with("else");
